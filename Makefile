@@ -1,0 +1,49 @@
+# Edgewise: every command is defined here; CI and humans call the same targets.
+.DEFAULT_GOAL := help
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.install-stamp
+PACKAGES := $(wildcard packages/*/pyproject.toml)
+SRC := packages/graph/src tests examples benchmarks
+
+.PHONY: help install run test lint format typecheck bench clean
+
+help: ## Show this help
+	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "} {printf "  \033[36m%-10s\033[0m %s\n", $$1, $$2}'
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+
+$(STAMP): $(PY) pyproject.toml $(PACKAGES)
+	$(PY) -m pip install --quiet --upgrade 'pip>=25.1'
+	$(PY) -m pip install --quiet $(addprefix -e ,$(dir $(PACKAGES))) --group dev
+	touch $(STAMP)
+
+install: $(STAMP) ## Create .venv if missing; install both packages (editable) and the dev tools
+
+run: install ## Run the flagship example end to end (SQLite persistence, no server, no API key)
+	$(PY) -m examples.graph.flagship
+
+test: install ## Run the whole test suite with branch coverage and the coverage gate
+	rm -f .coverage .coverage.*
+	$(PY) -m pytest --cov --cov-report=term-missing $(PYTEST_ARGS)
+
+lint: install ## Lint and check formatting with ruff
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+format: install ## Format and auto-fix with ruff
+	$(VENV)/bin/ruff format .
+	$(VENV)/bin/ruff check --fix .
+
+typecheck: install ## Strict type checking of src, tests and examples (mypy)
+	$(VENV)/bin/mypy packages/graph/src tests examples benchmarks
+
+bench: install ## Benchmarks against the anchor libraries (installed as bench-only dependencies)
+	$(PY) -m pip install --quiet --group bench
+	$(PY) -m benchmarks
+
+clean: ## Remove the virtual environment and caches
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .coverage .coverage.*

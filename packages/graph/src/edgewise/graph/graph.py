@@ -1,0 +1,496 @@
+"""`Graph`, the set of nodes of a workflow, and `GraphRun`, the step loop that runs it."""
+
+from __future__ import annotations as _annotations
+
+import inspect
+import types
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from functools import cached_property, partial
+from typing import Any, Generic, cast
+
+import anyio
+import typing_extensions
+
+from . import _instrument
+from ._edges import comma_and
+from .exceptions import GraphRuntimeError, GraphSetupError, StepLimitExceeded, UndeclaredEdgeError
+from .nodes import BaseNode, DepsT, End, GraphRunContext, NodeDef, RunEndT, StateT
+from .persistence import BaseStatePersistence
+from .persistence.in_mem import SimpleStatePersistence
+
+__all__ = ('Graph', 'GraphRun', 'GraphRunResult')
+
+
+class _Unset:
+    """Marks an argument that was not given."""
+
+    def __repr__(self) -> str:
+        return 'UNSET'
+
+
+UNSET: Any = _Unset()
+
+
+@dataclass(frozen=True, slots=True)
+class _Edges:
+    """A node's allowed next steps, precomputed for the runtime check."""
+
+    next_ids: frozenset[str]
+    can_end: bool
+    any_node: bool
+
+
+@dataclass(init=False)
+class Graph(Generic[StateT, DepsT, RunEndT]):
+    """A workflow: a set of node classes whose edges come from the return hints of their `run` methods.
+
+    Build it once, at module level, and run it as often as needed with `run`, `run_sync` or `iter`.
+    """
+
+    name: str | None
+    """The graph's name, used in spans and diagrams; inferred from the variable it is assigned to."""
+    node_defs: dict[str, NodeDef[StateT, DepsT, RunEndT]]
+    """The definitions of the graph's nodes, by node id."""
+    _state_type: type[StateT] | _Unset = field(repr=False)
+    _run_end_type: type[RunEndT] | _Unset = field(repr=False)
+    auto_instrument: bool = field(repr=False)
+    """Whether runs and node runs are wrapped in logfire spans."""
+
+    def __init__(
+        self,
+        *,
+        nodes: Sequence[type[BaseNode[StateT, DepsT, RunEndT]]],
+        name: str | None = None,
+        state_type: type[StateT] | _Unset = UNSET,
+        run_end_type: type[RunEndT] | _Unset = UNSET,
+        auto_instrument: bool = True,
+    ) -> None:
+        """Build a graph, reading and validating the edges of every node.
+
+        Args:
+            nodes: The node classes; their ids must be unique.
+            name: The graph's name; inferred on first use from the variable the graph is assigned to.
+            state_type: The state type, when it cannot be inferred from the nodes' generic parameters.
+            run_end_type: The output type, when it cannot be inferred from the nodes' generic parameters.
+            auto_instrument: Wrap runs and node runs in logfire spans.
+
+        Raises:
+            GraphSetupError: a node lacks a return hint, returns something that is not a node or `End`,
+                has the id of another node, or refers to a node that is not in `nodes`.
+        """
+        self.name = name
+        self._state_type = state_type
+        self._run_end_type = run_end_type
+        self.auto_instrument = auto_instrument
+        parent_namespace = _parent_namespace(inspect.currentframe())
+        self.node_defs = {}
+        for node in nodes:
+            self._register_node(node, parent_namespace)
+        self._validate_edges()
+        self._edges = {
+            node_id: _Edges(frozenset(d.next_node_edges), d.end_edge is not None, d.returns_base_node)
+            for node_id, d in self.node_defs.items()
+        }
+
+    async def run(
+        self,
+        start_node: BaseNode[StateT, DepsT, RunEndT],
+        *,
+        state: StateT = None,  # type: ignore[assignment]
+        deps: DepsT = None,  # type: ignore[assignment]
+        persistence: BaseStatePersistence[StateT, RunEndT] | None = None,
+        infer_name: bool = True,
+        max_steps: int | None = None,
+    ) -> GraphRunResult[StateT, RunEndT]:
+        """Run the graph from `start_node` to its end.
+
+        Args:
+            start_node: The first node to run.
+            state: The initial state, shared by every node.
+            deps: The dependencies, available to nodes as `ctx.deps`; never persisted.
+            persistence: Where snapshots go; `SimpleStatePersistence` (latest snapshot, in memory) if `None`.
+            infer_name: Infer the graph's name from the caller's variables when it has none.
+            max_steps: Stop with `StepLimitExceeded` before running more than this many nodes.
+
+        Returns:
+            The run's output, final state and persistence.
+        """
+        if infer_name and self.name is None:
+            self._infer_name(inspect.currentframe())
+        async with self.iter(
+            start_node, state=state, deps=deps, persistence=persistence, infer_name=False, max_steps=max_steps
+        ) as graph_run:
+            async for _ in graph_run:
+                pass
+        result = graph_run.result
+        assert result is not None
+        return result
+
+    def run_sync(
+        self,
+        start_node: BaseNode[StateT, DepsT, RunEndT],
+        *,
+        state: StateT = None,  # type: ignore[assignment]
+        deps: DepsT = None,  # type: ignore[assignment]
+        persistence: BaseStatePersistence[StateT, RunEndT] | None = None,
+        infer_name: bool = True,
+        max_steps: int | None = None,
+    ) -> GraphRunResult[StateT, RunEndT]:
+        """Run the graph to its end from synchronous code (starts an event loop; not for use inside one).
+
+        Takes the same arguments as `run`.
+        """
+        if infer_name and self.name is None:
+            self._infer_name(inspect.currentframe())
+        run = partial(
+            self.run, start_node, state=state, deps=deps, persistence=persistence, infer_name=False, max_steps=max_steps
+        )
+        return anyio.run(run)
+
+    @asynccontextmanager
+    async def iter(
+        self,
+        start_node: BaseNode[StateT, DepsT, RunEndT],
+        *,
+        state: StateT = None,  # type: ignore[assignment]
+        deps: DepsT = None,  # type: ignore[assignment]
+        persistence: BaseStatePersistence[StateT, RunEndT] | None = None,
+        infer_name: bool = True,
+        max_steps: int | None = None,
+    ) -> AsyncIterator[GraphRun[StateT, DepsT, RunEndT]]:
+        """Start a run that is driven step by step: `async for node in run` or `await run.next()`.
+
+        Takes the same arguments as `run`. The `GraphRun` yields the start node first (not yet run),
+        then each node as it becomes next, and the `End` last.
+        """
+        if infer_name and self.name is None:
+            self._infer_name(_caller(inspect.currentframe()))
+        if persistence is None:
+            persistence = SimpleStatePersistence()
+        persistence.set_graph_types(self)
+        with self._run_span():
+            yield GraphRun(
+                graph=self,
+                start_node=start_node,
+                persistence=persistence,
+                state=state,
+                deps=deps,
+                traceparent=None,
+                max_steps=max_steps,
+            )
+
+    @asynccontextmanager
+    async def iter_from_persistence(
+        self,
+        persistence: BaseStatePersistence[StateT, RunEndT],
+        *,
+        deps: DepsT = None,  # type: ignore[assignment]
+        infer_name: bool = True,
+        max_steps: int | None = None,
+    ) -> AsyncIterator[GraphRun[StateT, DepsT, RunEndT]]:
+        """Resume a run from its persistence: the next node and the state come from its latest snapshot.
+
+        Raises:
+            GraphRuntimeError: the persistence holds no node snapshot waiting to run.
+        """
+        if infer_name and self.name is None:
+            self._infer_name(_caller(inspect.currentframe()))
+        persistence.set_graph_types(self)
+        snapshot = await persistence.load_next()
+        if snapshot is None:
+            raise GraphRuntimeError(
+                f'Unable to restore snapshot from state persistence: {type(persistence).__name__} holds no node '
+                "snapshot with status 'created' (the run has ended, or was never initialized)."
+            )
+        snapshot.node.set_snapshot_id(snapshot.id)
+        with self._run_span():
+            yield GraphRun(
+                graph=self,
+                start_node=snapshot.node,
+                persistence=persistence,
+                state=snapshot.state,
+                deps=deps,
+                snapshot_id=snapshot.id,
+                traceparent=None,
+                max_steps=max_steps,
+            )
+
+    async def initialize(
+        self,
+        node: BaseNode[StateT, DepsT, RunEndT],
+        persistence: BaseStatePersistence[StateT, RunEndT],
+        *,
+        state: StateT = None,  # type: ignore[assignment]
+        infer_name: bool = True,
+    ) -> None:
+        """Store the first snapshot of a run without running it, to be run later by `iter_from_persistence`."""
+        if infer_name and self.name is None:
+            self._infer_name(inspect.currentframe())
+        persistence.set_graph_types(self)
+        await persistence.snapshot_node(state, node)
+
+    def get_nodes(self) -> Sequence[type[BaseNode[StateT, DepsT, RunEndT]]]:
+        """The graph's node classes."""
+        return [node_def.node for node_def in self.node_defs.values()]
+
+    @cached_property
+    def inferred_types(self) -> tuple[type[StateT], type[RunEndT]]:
+        """The state and output types: as given, else from the nodes' `BaseNode[...]` parameters, else `None`."""
+        state_type: Any = self._state_type
+        run_end_type: Any = self._run_end_type
+        for node_def in self.node_defs.values():
+            if state_type is not UNSET and run_end_type is not UNSET:
+                break
+            for base in typing_extensions.get_original_bases(node_def.node):
+                if typing_extensions.get_origin(base) is BaseNode:
+                    args = typing_extensions.get_args(base)
+                    if state_type is UNSET and args:
+                        state_type = args[0]
+                    if run_end_type is UNSET and len(args) == 3 and args[2] is not typing_extensions.Never:
+                        run_end_type = args[2]
+                    break
+        return cast(
+            tuple[type[StateT], type[RunEndT]],
+            (None if state_type is UNSET else state_type, None if run_end_type is UNSET else run_end_type),
+        )
+
+    def _register_node(
+        self, node: type[BaseNode[StateT, DepsT, RunEndT]], parent_namespace: dict[str, Any] | None
+    ) -> None:
+        if not (isinstance(node, type) and issubclass(node, BaseNode)):
+            raise GraphSetupError(f'Graph nodes must be `BaseNode` subclasses, got {node!r}.')
+        node_id = node.get_node_id()
+        if existing := self.node_defs.get(node_id):
+            raise GraphSetupError(
+                f'Node ID `{node_id}` is not unique — found on {existing.node} and {node}. '
+                'Rename one of the classes or override `get_node_id`.'
+            )
+        self.node_defs[node_id] = node.get_node_def(parent_namespace)
+
+    def _validate_edges(self) -> None:
+        bad_edges: dict[str, list[str]] = {}
+        for node_id, node_def in self.node_defs.items():
+            for next_id in node_def.next_node_edges:
+                if next_id not in self.node_defs:
+                    bad_edges.setdefault(next_id, []).append(f'`{node_id}`')
+        if bad_edges:
+            lines = [f'`{k}` is referenced by {comma_and(v)}' for k, v in bad_edges.items()]
+            if len(lines) == 1:
+                raise GraphSetupError(f'{lines[0]} but not included in the graph.')
+            listed = '\n'.join(f' {line}' for line in lines)
+            raise GraphSetupError(f'Nodes are referenced in the graph but not included in the graph:\n{listed}')
+
+    def _infer_name(self, function_frame: types.FrameType | None) -> None:
+        """Take the name of the variable holding this graph in the frame that called `function_frame`."""
+        if function_frame is None or (caller := function_frame.f_back) is None:  # pragma: no cover
+            return
+        for name, item in caller.f_locals.items():
+            if item is self:
+                self.name = name
+                return
+        if caller.f_locals is not caller.f_globals:
+            for name, item in caller.f_globals.items():
+                if item is self:
+                    self.name = name
+                    return
+
+    def _run_span(self) -> Any:
+        if self.auto_instrument and _instrument.TRACING:
+            return _instrument.span('run graph {graph.name}', graph=self)
+        return _NULL_CONTEXT
+
+
+class _NullContext:
+    __slots__ = ()
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *args: object) -> None:
+        return None
+
+
+_NULL_CONTEXT = _NullContext()
+
+
+def _caller(frame: types.FrameType | None) -> types.FrameType | None:
+    """Skip the `asynccontextmanager` frame between `iter(...)` and its caller."""
+    return frame.f_back if frame is not None else None
+
+
+def _parent_namespace(frame: types.FrameType | None) -> dict[str, Any] | None:
+    """The locals of the code that called `Graph(...)`, to resolve hints of classes defined in functions."""
+    back = frame.f_back if frame is not None else None
+    # `Graph[S, D, R](...)` goes through `typing`'s generic alias, which adds a frame.
+    while back is not None and back.f_globals.get('__name__') == 'typing':
+        back = back.f_back
+    return back.f_locals if back is not None else None
+
+
+class GraphRun(Generic[StateT, DepsT, RunEndT]):
+    """A run of a graph, driven node by node.
+
+    Get one from `Graph.iter` or `Graph.iter_from_persistence`; iterate it with `async for`, or call
+    `next()` to run one node at a time (and to inspect or replace the next node before it runs).
+    """
+
+    def __init__(
+        self,
+        *,
+        graph: Graph[StateT, DepsT, RunEndT],
+        start_node: BaseNode[StateT, DepsT, RunEndT],
+        persistence: BaseStatePersistence[StateT, RunEndT],
+        state: StateT,
+        deps: DepsT,
+        traceparent: str | None = None,
+        snapshot_id: str | None = None,
+        max_steps: int | None = None,
+    ) -> None:
+        if max_steps is not None and max_steps < 0:
+            raise ValueError(f'max_steps must be a non-negative integer or None, got {max_steps!r}')
+        self.graph = graph
+        """The graph being run."""
+        self.persistence = persistence
+        """Where this run's snapshots are stored."""
+        self.state = state
+        """The run's state, shared by every node."""
+        self.deps = deps
+        """The run's dependencies."""
+        self.max_steps = max_steps
+        """The most nodes this run may run, or `None` for no limit."""
+        self.steps = 0
+        """How many nodes this run has run so far."""
+        self._snapshot_id = snapshot_id
+        self._next_node: BaseNode[StateT, DepsT, RunEndT] | End[RunEndT] = start_node
+        self._is_started = False
+        self._ctx: GraphRunContext[StateT, DepsT] = GraphRunContext(state=state, deps=deps)
+
+    @property
+    def next_node(self) -> BaseNode[StateT, DepsT, RunEndT] | End[RunEndT]:
+        """The node `async for` or `next()` will run next, or the `End` once the run has finished."""
+        return self._next_node
+
+    @property
+    def result(self) -> GraphRunResult[StateT, RunEndT] | None:
+        """The result once the run has ended, else `None`."""
+        if not isinstance(self._next_node, End):
+            return None
+        return GraphRunResult(self._next_node.data, state=self.state, persistence=self.persistence)
+
+    async def next(
+        self, node: BaseNode[StateT, DepsT, RunEndT] | None = None
+    ) -> BaseNode[StateT, DepsT, RunEndT] | End[RunEndT]:
+        """Run one node (by default `next_node`) and return what comes after it.
+
+        Args:
+            node: The node to run instead of `next_node`.
+
+        Raises:
+            GraphRuntimeError: the node is not in the graph, or returned something that is neither a node
+                nor `End`.
+            UndeclaredEdgeError: the node returned a node (or `End`) its return hint does not declare.
+            StepLimitExceeded: the run already ran `max_steps` nodes.
+        """
+        if node is None:
+            node = cast(BaseNode[StateT, DepsT, RunEndT], self._next_node)
+        if not isinstance(node, BaseNode):
+            raise TypeError(f'`next` must be called with a `BaseNode` instance, got {node!r}.')
+        graph = self.graph
+        node_id = node.get_node_id()
+        edges = graph._edges.get(node_id)
+        if edges is None:
+            raise GraphRuntimeError(f'Node `{node}` is not in the graph.')
+        if self.max_steps is not None and self.steps >= self.max_steps:
+            raise StepLimitExceeded(
+                f'Graph `{graph.name or "[unnamed]"}` ran {self.steps} nodes, its `max_steps`, and was about to run '
+                f'`{node_id}`; it is likely in a runaway cycle. Raise `max_steps` if the run needs more steps.'
+            )
+
+        persistence = self.persistence
+        snapshot_id = node.get_snapshot_id()
+        if snapshot_id != self._snapshot_id:
+            await persistence.snapshot_node_if_new(snapshot_id, self.state, node)
+            self._snapshot_id = snapshot_id
+
+        ctx = self._ctx
+        if ctx.state is not self.state or ctx.deps is not self.deps:
+            ctx = self._ctx = GraphRunContext(state=self.state, deps=self.deps)
+        self.steps += 1
+        async with persistence.record_run(snapshot_id):
+            if graph.auto_instrument and _instrument.TRACING:
+                with _instrument.span('run node {node_id}', node_id=node_id, node=node):
+                    next_node = await node.run(ctx)
+            else:
+                next_node = await node.run(ctx)
+            # The next snapshot is written before this one is marked done, so that a crash in between
+            # never leaves a run with nothing to resume from.
+            if isinstance(next_node, End):
+                if not (edges.can_end or edges.any_node):
+                    raise UndeclaredEdgeError(
+                        f'Node `{node_id}` returned `End`, but the return hint of its `run` method does not declare '
+                        f'`End`; declared next nodes: {_declared(edges)}. Add `End[...]` to the hint.'
+                    )
+                self._snapshot_id = next_node.get_snapshot_id()
+                await persistence.snapshot_end(self.state, next_node)
+            elif isinstance(next_node, BaseNode):
+                next_id = next_node.get_node_id()
+                if next_id not in edges.next_ids and not edges.any_node:
+                    raise UndeclaredEdgeError(
+                        f'Node `{node_id}` returned `{next_id}`, which the return hint of its `run` method does not '
+                        f'declare; declared: {_declared(edges)}. Add `{next_id}` to the hint.'
+                    )
+                self._snapshot_id = next_node.get_snapshot_id()
+                await persistence.snapshot_node(self.state, next_node)
+            else:
+                raise GraphRuntimeError(
+                    f'Invalid node return type: `{type(next_node).__name__}` returned by node `{node_id}`. '
+                    'Expected `BaseNode` or `End`.'
+                )
+        self._next_node = next_node
+        return next_node
+
+    def __aiter__(self) -> AsyncIterator[BaseNode[StateT, DepsT, RunEndT] | End[RunEndT]]:
+        return self
+
+    async def __anext__(self) -> BaseNode[StateT, DepsT, RunEndT] | End[RunEndT]:
+        if not self._is_started:
+            self._is_started = True
+            return self._next_node
+        if isinstance(self._next_node, End):
+            raise StopAsyncIteration
+        return await self.next(self._next_node)
+
+    def __repr__(self) -> str:
+        return f'<GraphRun graph={self.graph.name or "[unnamed]"}>'
+
+
+def _declared(edges: _Edges) -> str:
+    names = sorted(f'`{n}`' for n in edges.next_ids)
+    if edges.can_end:
+        names.append('`End`')
+    return ', '.join(names) if names else 'none'
+
+
+@dataclass(init=False)
+class GraphRunResult(Generic[StateT, RunEndT]):
+    """The result of a finished run."""
+
+    output: RunEndT
+    """The data the run ended with."""
+    state: StateT
+    """The final state."""
+    persistence: BaseStatePersistence[StateT, RunEndT] = field(repr=False)
+    """The run's persistence, holding its history."""
+
+    def __init__(
+        self,
+        output: RunEndT,
+        state: StateT,
+        persistence: BaseStatePersistence[StateT, RunEndT],
+        traceparent: str | None = None,
+    ) -> None:
+        self.output = output
+        self.state = state
+        self.persistence = persistence

@@ -1,0 +1,188 @@
+"""Nodes, the end marker, edge labels and the run context: the pieces a workflow is written with."""
+
+from __future__ import annotations as _annotations
+
+import copy
+import inspect
+import os
+import random
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, is_dataclass
+from functools import cache
+from typing import Any, ClassVar, Generic, Never, Self
+
+from typing_extensions import TypeVar
+
+__all__ = (
+    'GraphRunContext',
+    'BaseNode',
+    'End',
+    'Edge',
+    'NodeDef',
+    'DepsT',
+    'StateT',
+    'RunEndT',
+    'NodeRunEndT',
+    'generate_snapshot_id',
+)
+
+StateT = TypeVar('StateT', default=None)
+"""Type of a graph's state."""
+RunEndT = TypeVar('RunEndT', covariant=True, default=None)
+"""Type of the value a graph run ends with."""
+NodeRunEndT = TypeVar('NodeRunEndT', covariant=True, default=Never)
+"""Type of the value a node may end the run with (`Never` for nodes that never end it)."""
+DepsT = TypeVar('DepsT', default=None, contravariant=True)
+"""Type of a graph's dependencies."""
+
+_SNAPSHOT_ID_ATTR = '__snapshot_id'
+
+
+@dataclass(kw_only=True)
+class GraphRunContext(Generic[StateT, DepsT]):
+    """What a node's `run` method receives: the run's state and its dependencies."""
+
+    state: StateT
+    """The state of the run, shared by every node and persisted with each snapshot."""
+    deps: DepsT
+    """The dependencies of the run (clients, configuration, ...); never persisted."""
+
+
+class BaseNode(ABC, Generic[StateT, DepsT, NodeRunEndT]):
+    """Base class of every node of a graph.
+
+    Subclass it (usually as a dataclass), implement `run`, and annotate `run`'s return type with the
+    nodes it may go to next, and `End[T]` if it may end the run: the graph's edges are read from that hint.
+    """
+
+    docstring_notes: ClassVar[bool] = False
+    """Set to `True` to show the class docstring as a note on mermaid diagrams."""
+
+    @abstractmethod
+    async def run(self, ctx: GraphRunContext[StateT, DepsT]) -> BaseNode[StateT, DepsT, Any] | End[NodeRunEndT]:
+        """Run the node and return the next node to run, or `End` to finish the run.
+
+        The return type hint is read at graph construction to find the node's outgoing edges.
+
+        Args:
+            ctx: The run context, with the run's state and dependencies.
+        """
+        ...
+
+    def get_snapshot_id(self) -> str:
+        """The id of the snapshot this node instance is (or will be) stored under."""
+        snapshot_id: str | None = self.__dict__.get(_SNAPSHOT_ID_ATTR)
+        if snapshot_id is None:
+            snapshot_id = generate_snapshot_id(self.get_node_id())
+            object.__setattr__(self, _SNAPSHOT_ID_ATTR, snapshot_id)
+        return snapshot_id
+
+    def set_snapshot_id(self, snapshot_id: str) -> None:
+        """Bind this node instance to an existing snapshot id (used when restoring from persistence)."""
+        object.__setattr__(self, _SNAPSHOT_ID_ATTR, snapshot_id)
+
+    @classmethod
+    @cache
+    def get_node_id(cls) -> str:
+        """The node's id in its graph; the class name unless overridden."""
+        return cls.__name__
+
+    @classmethod
+    def get_note(cls) -> str | None:
+        """The note shown on mermaid diagrams: the cleaned docstring when `docstring_notes` is set."""
+        if not cls.docstring_notes:
+            return None
+        docstring = cls.__doc__
+        # A dataclass without a docstring gets its signature as one; that is not a note.
+        if not docstring or (is_dataclass(cls) and docstring.startswith(f'{cls.__name__}(')):
+            return None
+        return inspect.cleandoc(docstring)
+
+    @classmethod
+    def get_node_def(cls, local_ns: dict[str, Any] | None) -> NodeDef[StateT, DepsT, NodeRunEndT]:
+        """Read this node's outgoing edges from the return hint of `run`.
+
+        Args:
+            local_ns: Extra namespace to resolve forward references in (where the graph is defined).
+        """
+        from ._edges import node_def_from_hints
+
+        return node_def_from_hints(cls, local_ns)
+
+    def deep_copy(self) -> Self:
+        """A deep copy of the node, keeping its snapshot id."""
+        return copy.deepcopy(self)
+
+
+@dataclass
+class End(Generic[RunEndT]):
+    """Returned by a node to end the run with `data` as its output."""
+
+    data: RunEndT
+    """The output of the run."""
+
+    def deep_copy_data(self) -> End[RunEndT]:
+        """A copy of this end whose data is deep-copied, keeping the snapshot id."""
+        if self.data is None:
+            return self
+        end = End(copy.deepcopy(self.data))
+        end.set_snapshot_id(self.get_snapshot_id())
+        return end
+
+    def get_snapshot_id(self) -> str:
+        """The id of the end snapshot for this value."""
+        snapshot_id: str | None = self.__dict__.get(_SNAPSHOT_ID_ATTR)
+        if snapshot_id is None:
+            snapshot_id = self.__dict__[_SNAPSHOT_ID_ATTR] = generate_snapshot_id('end')
+        return snapshot_id
+
+    def set_snapshot_id(self, snapshot_id: str) -> None:
+        """Bind this end to an existing snapshot id."""
+        self.__dict__[_SNAPSHOT_ID_ATTR] = snapshot_id
+
+
+@dataclass(frozen=True)
+class Edge:
+    """A label for an edge, used as `Annotated[NextNode, Edge(label='...')]` in a return hint."""
+
+    label: str | None
+    """The text shown on the edge in diagrams."""
+
+
+@dataclass(kw_only=True)
+class NodeDef(Generic[StateT, DepsT, NodeRunEndT]):
+    """A node's definition in a graph: its id, note and outgoing edges, read from its `run` hint."""
+
+    node: type[BaseNode[StateT, DepsT, NodeRunEndT]]
+    """The node class."""
+    node_id: str
+    """The node's id."""
+    note: str | None
+    """The note shown on mermaid diagrams."""
+    next_node_edges: dict[str, Edge]
+    """The ids of the nodes it may go to next, with the edge of each."""
+    end_edge: Edge | None
+    """The edge to the end of the run, if the node may end it."""
+    returns_base_node: bool
+    """Whether `run` is annotated to return bare `BaseNode`, so that it may go to any node."""
+
+
+# Snapshot ids only need to be unique, not secret: a seeded PRNG is several times cheaper than uuid4
+# (no syscall per id). It is reseeded in forked children so that parent and child never share ids.
+_id_random = random.Random(os.urandom(32))
+
+
+def _reseed_ids() -> None:
+    _id_random.seed(os.urandom(32))
+
+
+if hasattr(os, 'register_at_fork'):  # pragma: no branch
+    os.register_at_fork(after_in_child=_reseed_ids)
+
+
+def generate_snapshot_id(node_id: str) -> str:
+    """A new snapshot id, `'<node_id>:<32 random hex digits>'`.
+
+    A module-level function so that tests can patch it for deterministic ids.
+    """
+    return f'{node_id}:{_id_random.getrandbits(128):032x}'

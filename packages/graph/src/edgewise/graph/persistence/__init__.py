@@ -1,0 +1,234 @@
+"""Snapshots of a graph run and the contract every persistence backend implements.
+
+A run's history is a list of snapshots: a `NodeSnapshot` each time the next step is to run a node
+(with the state before it runs), and an `EndSnapshot` when the run ends. Their JSON shape matches
+pydantic-graph 1.x, so histories written by one load in the other.
+"""
+
+from __future__ import annotations as _annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterator, Sequence
+from contextlib import AbstractAsyncContextManager, contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING, Annotated, Any, Generic, Literal, Union
+
+import pydantic
+from pydantic_core import core_schema
+from typing_extensions import TypeVar
+
+from ..nodes import BaseNode, End
+
+if TYPE_CHECKING:
+    from ..graph import Graph
+
+__all__ = (
+    'StateT',
+    'RunEndT',
+    'NodeSnapshot',
+    'EndSnapshot',
+    'Snapshot',
+    'SnapshotStatus',
+    'BaseStatePersistence',
+    'build_snapshot_list_type_adapter',
+    'set_nodes_type_context',
+)
+
+StateT = TypeVar('StateT', default=Any)
+"""Type of the state stored in snapshots."""
+RunEndT = TypeVar('RunEndT', default=Any)
+"""Type of the run's output stored in the end snapshot."""
+
+UNSET_SNAPSHOT_ID = '__unset__'
+
+SnapshotStatus = Literal['created', 'pending', 'running', 'success', 'error']
+"""The status of a node snapshot.
+
+- `'created'`: stored, not yet run.
+- `'pending'`: handed out by `load_next`, not yet run.
+- `'running'`: its node is running.
+- `'success'`: its node ran and returned the next node or the end.
+- `'error'`: its node raised.
+"""
+
+
+def now_utc() -> datetime:
+    """The current time, timezone-aware in UTC."""
+    return datetime.now(tz=timezone.utc)
+
+
+_nodes_type_context: ContextVar[Sequence[type[BaseNode[Any, Any, Any]]]] = ContextVar('_nodes_type_context')
+
+
+@contextmanager
+def set_nodes_type_context(nodes: Sequence[type[BaseNode[Any, Any, Any]]]) -> Iterator[None]:
+    """Make `nodes` the node classes that snapshot schemas built inside this block can hold."""
+    token = _nodes_type_context.set(nodes)
+    try:
+        yield
+    finally:
+        _nodes_type_context.reset(token)
+
+
+class _NodeSchema:
+    """Pydantic schema for `NodeSnapshot.node`: one of the graph's nodes, tagged by `node_id` in JSON."""
+
+    def __get_pydantic_core_schema__(self, source: Any, handler: pydantic.GetCoreSchemaHandler) -> Any:
+        try:
+            nodes = _nodes_type_context.get()
+        except LookupError:
+            raise RuntimeError(
+                "Snapshot schemas need the graph's node classes: build them inside `set_nodes_type_context(...)`, "
+                'as `BaseStatePersistence.set_graph_types(graph)` does.'
+            ) from None
+        if len(nodes) == 1:
+            nodes_type: Any = nodes[0]
+        else:
+            tagged = tuple(Annotated[node, pydantic.Tag(node.get_node_id())] for node in nodes)
+            nodes_type = Annotated[Union[tagged], pydantic.Discriminator(_node_id_of)]  # noqa: UP007
+        schema: dict[str, Any] = dict(handler(nodes_type))
+        schema['serialization'] = core_schema.wrap_serializer_function_ser_schema(
+            _serialize_node, return_schema=core_schema.dict_schema(core_schema.str_schema(), core_schema.any_schema())
+        )
+        return schema
+
+
+def _node_id_of(data: Any) -> str | None:
+    if isinstance(data, dict):
+        node_id = data.get('node_id')
+        return node_id if isinstance(node_id, str) else None
+    if isinstance(data, BaseNode):
+        return data.get_node_id()
+    return None
+
+
+def _serialize_node(node: Any, handler: pydantic.SerializerFunctionWrapHandler) -> dict[str, Any]:
+    data: dict[str, Any] = handler(node)
+    data['node_id'] = node.get_node_id()
+    return data
+
+
+@dataclass(kw_only=True)
+class NodeSnapshot(Generic[StateT, RunEndT]):
+    """A step of a run's history: the next node to run, with the state before it runs."""
+
+    state: StateT
+    """The state of the run before the node runs."""
+    node: Annotated[BaseNode[StateT, Any, RunEndT], _NodeSchema()]
+    """The node to run."""
+    start_ts: datetime | None = None
+    """When the node started running; `None` until it does."""
+    duration: float | None = None
+    """How long the node ran, in seconds; `None` until it has run."""
+    status: SnapshotStatus = 'created'
+    """Where the snapshot is in its life: created, pending, running, success or error."""
+    kind: Literal['node'] = 'node'
+    """Discriminator between node and end snapshots in serialized histories."""
+    id: str = UNSET_SNAPSHOT_ID
+    """The snapshot's unique id; taken from the node when not given."""
+
+    def __post_init__(self) -> None:
+        if self.id == UNSET_SNAPSHOT_ID:
+            self.id = self.node.get_snapshot_id()
+
+
+@dataclass(kw_only=True)
+class EndSnapshot(Generic[StateT, RunEndT]):
+    """The last step of a finished run: its output and final state."""
+
+    state: StateT
+    """The state of the run when it ended."""
+    result: End[RunEndT]
+    """The end of the run, holding its output."""
+    ts: datetime = field(default_factory=now_utc)
+    """When the run ended."""
+    kind: Literal['end'] = 'end'
+    """Discriminator between node and end snapshots in serialized histories."""
+    id: str = UNSET_SNAPSHOT_ID
+    """The snapshot's unique id; taken from the `End` when not given."""
+
+    def __post_init__(self) -> None:
+        if self.id == UNSET_SNAPSHOT_ID:
+            self.id = self.result.get_snapshot_id()
+
+    @property
+    def node(self) -> End[RunEndT]:
+        """The `result`, so that `[s.node for s in history]` works on any snapshot."""
+        return self.result
+
+
+Snapshot = NodeSnapshot[StateT, RunEndT] | EndSnapshot[StateT, RunEndT]
+"""One step of a run's history."""
+
+
+class BaseStatePersistence(ABC, Generic[StateT, RunEndT]):
+    """The contract of a persistence backend; one instance holds the history of one run."""
+
+    @abstractmethod
+    async def snapshot_node(self, state: StateT, next_node: BaseNode[StateT, Any, RunEndT]) -> None:
+        """Store a `NodeSnapshot`: the next step is to run `next_node` on `state`."""
+        raise NotImplementedError
+
+    @abstractmethod
+    async def snapshot_node_if_new(
+        self, snapshot_id: str, state: StateT, next_node: BaseNode[StateT, Any, RunEndT]
+    ) -> None:
+        """Store a `NodeSnapshot` unless one with `snapshot_id` is already stored (atomically)."""
+        raise NotImplementedError
+
+    @abstractmethod
+    async def snapshot_end(self, state: StateT, end: End[RunEndT]) -> None:
+        """Store an `EndSnapshot`: the run ended with `end`."""
+        raise NotImplementedError
+
+    @abstractmethod
+    def record_run(self, snapshot_id: str) -> AbstractAsyncContextManager[None]:
+        """Record the run of a node snapshot around the node's `run` call.
+
+        On entry the status becomes `'running'` with `start_ts` set; on exit `'success'` or `'error'`
+        with `duration` set.
+
+        Raises:
+            LookupError: no snapshot has that id.
+            GraphNodeStatusError: the snapshot is not `'created'` or `'pending'`.
+        """
+        raise NotImplementedError
+
+    @abstractmethod
+    async def load_next(self) -> NodeSnapshot[StateT, RunEndT] | None:
+        """Return the first `'created'` node snapshot after marking it `'pending'`, or `None`."""
+        raise NotImplementedError
+
+    @abstractmethod
+    async def load_all(self) -> list[Snapshot[StateT, RunEndT]]:
+        """Return the whole history of the run."""
+        raise NotImplementedError
+
+    def set_graph_types(self, graph: Graph[StateT, Any, RunEndT]) -> None:
+        """Learn the state, output and node types of `graph`, when `should_set_types()` says so."""
+        if self.should_set_types():
+            with set_nodes_type_context(graph.get_nodes()):
+                self.set_types(*graph.inferred_types)
+
+    def should_set_types(self) -> bool:
+        """Whether `set_types` still needs to be called; backends that serialize return `True` until it was."""
+        return False
+
+    def set_types(self, state_type: type[StateT], run_end_type: type[RunEndT]) -> None:
+        """Build what is needed to (de)serialize snapshots of these types (e.g. a type adapter)."""
+
+
+def build_snapshot_list_type_adapter(
+    state_t: type[StateT], run_end_t: type[RunEndT]
+) -> pydantic.TypeAdapter[list[Snapshot[StateT, RunEndT]]]:
+    """A type adapter for a list of snapshots; call it inside `set_nodes_type_context` (from `set_types`)."""
+    return pydantic.TypeAdapter(list[Annotated[Snapshot[state_t, run_end_t], pydantic.Discriminator('kind')]])  # type: ignore[valid-type]
+
+
+def build_snapshot_type_adapter(
+    state_t: type[StateT], run_end_t: type[RunEndT]
+) -> pydantic.TypeAdapter[Snapshot[StateT, RunEndT]]:
+    """A type adapter for one snapshot; call it inside `set_nodes_type_context` (from `set_types`)."""
+    return pydantic.TypeAdapter(Annotated[Snapshot[state_t, run_end_t], pydantic.Discriminator('kind')])  # type: ignore[valid-type,misc]
