@@ -4,23 +4,33 @@ from __future__ import annotations as _annotations
 
 import inspect
 import types
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from functools import cached_property, partial
-from typing import Any, Generic, cast
+from time import perf_counter
+from typing import Any, Generic, TypeVar, cast
 
 import anyio
 import typing_extensions
 
 from . import _instrument
+from . import nodes as _nodes
 from ._edges import comma_and
-from .exceptions import GraphRuntimeError, GraphSetupError, StepLimitExceeded, UndeclaredEdgeError
-from .nodes import BaseNode, DepsT, End, GraphRunContext, NodeDef, RunEndT, StateT
-from .persistence import BaseStatePersistence
+from .exceptions import (
+    GraphNodeStatusError,
+    GraphRuntimeError,
+    GraphSetupError,
+    StepLimitExceeded,
+    UndeclaredEdgeError,
+)
+from .nodes import _SNAPSHOT_ID_ATTR, BaseNode, DepsT, End, GraphRunContext, NodeDef, RunEndT, StateT
+from .persistence import BaseStatePersistence, EndSnapshot, NodeSnapshot, now_utc
 from .persistence.in_mem import SimpleStatePersistence
 
 __all__ = ('Graph', 'GraphRun', 'GraphRunResult')
+
+_T = TypeVar('_T')
 
 
 class _Unset:
@@ -37,9 +47,11 @@ UNSET: Any = _Unset()
 class _Edges:
     """A node's allowed next steps, precomputed for the runtime check."""
 
+    node_id: str
     next_ids: frozenset[str]
     can_end: bool
     any_node: bool
+    next_classes: frozenset[type[Any]] = frozenset()
 
 
 @dataclass(init=False)
@@ -90,9 +102,14 @@ class Graph(Generic[StateT, DepsT, RunEndT]):
             self._register_node(node, parent_namespace)
         self._validate_edges()
         self._edges = {
-            node_id: _Edges(frozenset(d.next_node_edges), d.end_edge is not None, d.returns_base_node)
+            node_id: _Edges(node_id, frozenset(d.next_node_edges), d.end_edge is not None, d.returns_base_node)
             for node_id, d in self.node_defs.items()
         }
+        # Looking edges up by class skips `get_node_id()` on every step.
+        self._edges_by_class: dict[type[Any], _Edges] = {d.node: self._edges[i] for i, d in self.node_defs.items()}
+        for edges in self._edges.values():
+            classes = frozenset(self.node_defs[i].node for i in edges.next_ids if i in self.node_defs)
+            object.__setattr__(edges, 'next_classes', classes)
 
     async def run(
         self,
@@ -366,6 +383,7 @@ class GraphRun(Generic[StateT, DepsT, RunEndT]):
         self._next_node: BaseNode[StateT, DepsT, RunEndT] | End[RunEndT] = start_node
         self._is_started = False
         self._ctx: GraphRunContext[StateT, DepsT] = GraphRunContext(state=state, deps=deps)
+        self._traced = graph.auto_instrument and _instrument.TRACING
 
     @property
     def next_node(self) -> BaseNode[StateT, DepsT, RunEndT] | End[RunEndT]:
@@ -395,75 +413,135 @@ class GraphRun(Generic[StateT, DepsT, RunEndT]):
         """
         if node is None:
             node = cast(BaseNode[StateT, DepsT, RunEndT], self._next_node)
-        if not isinstance(node, BaseNode):
-            raise TypeError(f'`next` must be called with a `BaseNode` instance, got {node!r}.')
         graph = self.graph
-        node_id = node.get_node_id()
-        edges = graph._edges.get(node_id)
+        edges = graph._edges_by_class.get(type(node))
         if edges is None:
-            raise GraphRuntimeError(f'Node `{node}` is not in the graph.')
+            if not isinstance(node, BaseNode):
+                raise TypeError(f'`next` must be called with a `BaseNode` instance, got {node!r}.')
+            edges = graph._edges.get(node.get_node_id())
+            if edges is None:
+                raise GraphRuntimeError(f'Node `{node}` is not in the graph.')
         if self.max_steps is not None and self.steps >= self.max_steps:
             raise StepLimitExceeded(
-                f'Graph `{graph.name or "[unnamed]"}` ran {self.steps} nodes, its `max_steps`, and was about to run '
-                f'`{node_id}`; it is likely in a runaway cycle. Raise `max_steps` if the run needs more steps.'
+                f'Graph `{graph.name or "[unnamed]"}` ran {self.steps} nodes, its `max_steps`, and was about to '
+                f'run `{edges.node_id}`; it is likely in a runaway cycle. Raise `max_steps` if it needs more steps.'
             )
-
-        persistence = self.persistence
-        snapshot_id = node.get_snapshot_id()
-        if snapshot_id != self._snapshot_id:
-            await persistence.snapshot_node_if_new(snapshot_id, self.state, node)
-            self._snapshot_id = snapshot_id
-
         ctx = self._ctx
         if ctx.state is not self.state or ctx.deps is not self.deps:
             ctx = self._ctx = GraphRunContext(state=self.state, deps=self.deps)
         self.steps += 1
-        async with persistence.record_run(snapshot_id):
-            if graph.auto_instrument and _instrument.TRACING:
-                with _instrument.span('run node {node_id}', node_id=node_id, node=node):
+        persistence = self.persistence
+        if type(persistence) is SimpleStatePersistence:
+            # The default persistence, with its bookkeeping inlined: the hot path of most runs.
+            snapshot_id = node.get_snapshot_id()
+            snapshot = persistence.last_snapshot
+            if snapshot is None or snapshot.id != snapshot_id:
+                snapshot = persistence.last_snapshot = NodeSnapshot.fast(self.state, node, snapshot_id)
+                self._snapshot_id = snapshot_id
+            if not isinstance(snapshot, NodeSnapshot):  # pragma: no cover - ids of ends never match a node's
+                raise GraphRuntimeError(f'Snapshot {snapshot_id!r} is the end of the run; only node snapshots can run.')
+            if snapshot.status != 'created' and snapshot.status != 'pending':
+                raise GraphNodeStatusError(snapshot.status)
+            snapshot.status = 'running'
+            snapshot.start_ts = now_utc()
+            start = perf_counter()
+            try:
+                if self._traced:
+                    next_node = await self._run_traced(node, edges, ctx)
+                else:
                     next_node = await node.run(ctx)
-            else:
-                next_node = await node.run(ctx)
-            # The next snapshot is written before this one is marked done, so that a crash in between
-            # never leaves a run with nothing to resume from.
+                if type(next_node) not in edges.next_classes:
+                    self._check_next(next_node, edges)
+            except BaseException:
+                snapshot.duration = perf_counter() - start
+                snapshot.status = 'error'
+                raise
+            snapshot_id = next_node.__dict__.get(_SNAPSHOT_ID_ATTR) or self._new_snapshot_id(next_node)
+            self._snapshot_id = snapshot_id
             if isinstance(next_node, End):
-                if not (edges.can_end or edges.any_node):
-                    raise UndeclaredEdgeError(
-                        f'Node `{node_id}` returned `End`, but the return hint of its `run` method does not declare '
-                        f'`End`; declared next nodes: {_declared(edges)}. Add `End[...]` to the hint.'
-                    )
-                self._snapshot_id = next_node.get_snapshot_id()
-                await persistence.snapshot_end(self.state, next_node)
-            elif isinstance(next_node, BaseNode):
-                next_id = next_node.get_node_id()
-                if next_id not in edges.next_ids and not edges.any_node:
-                    raise UndeclaredEdgeError(
-                        f'Node `{node_id}` returned `{next_id}`, which the return hint of its `run` method does not '
-                        f'declare; declared: {_declared(edges)}. Add `{next_id}` to the hint.'
-                    )
-                self._snapshot_id = next_node.get_snapshot_id()
-                await persistence.snapshot_node(self.state, next_node)
+                persistence.last_snapshot = EndSnapshot(state=self.state, result=next_node, id=snapshot_id)
             else:
-                raise GraphRuntimeError(
-                    f'Invalid node return type: `{type(next_node).__name__}` returned by node `{node_id}`. '
-                    'Expected `BaseNode` or `End`.'
-                )
+                persistence.last_snapshot = NodeSnapshot.fast(self.state, next_node, snapshot_id)
+            snapshot.duration = perf_counter() - start
+            snapshot.status = 'success'
+        else:
+            snapshot_id = node.get_snapshot_id()
+            if snapshot_id != self._snapshot_id:
+                await persistence.snapshot_node_if_new(snapshot_id, self.state, node)
+                self._snapshot_id = snapshot_id
+            async with persistence.record_run(snapshot_id):
+                if self._traced:
+                    next_node = await self._run_traced(node, edges, ctx)
+                else:
+                    next_node = await node.run(ctx)
+                self._check_next(next_node, edges)
+                # The next snapshot is written before this one is marked done, so that a crash in between
+                # never leaves a run with nothing to resume from.
+                self._snapshot_id = next_node.get_snapshot_id()
+                if isinstance(next_node, End):
+                    await persistence.snapshot_end(self.state, next_node)
+                else:
+                    await persistence.snapshot_node(self.state, next_node)
         self._next_node = next_node
         return next_node
+
+    def _new_snapshot_id(self, node: BaseNode[StateT, DepsT, RunEndT] | End[RunEndT]) -> str:
+        """`node.get_snapshot_id()`, without `get_node_id()` for the graph's own node classes."""
+        edges = self.graph._edges_by_class.get(type(node))
+        if edges is None:
+            return node.get_snapshot_id()
+        snapshot_id = _nodes.generate_snapshot_id(edges.node_id)
+        object.__setattr__(node, _SNAPSHOT_ID_ATTR, snapshot_id)
+        return snapshot_id
+
+    def _check_next(self, next_node: object, edges: _Edges) -> None:
+        """Check that what a node returned is a node or `End` that its return hint declares."""
+        if isinstance(next_node, End):
+            if not (edges.can_end or edges.any_node):
+                raise UndeclaredEdgeError(
+                    f'Node `{edges.node_id}` returned `End`, but the return hint of its `run` method does not '
+                    f'declare `End`; declared next nodes: {_declared(edges)}. Add `End[...]` to the hint.'
+                )
+        elif isinstance(next_node, BaseNode):
+            if edges.any_node:
+                return
+            next_edges = self.graph._edges_by_class.get(type(next_node))
+            next_id = next_edges.node_id if next_edges is not None else next_node.get_node_id()
+            if next_id not in edges.next_ids:
+                raise UndeclaredEdgeError(
+                    f'Node `{edges.node_id}` returned `{next_id}`, which the return hint of its `run` method does '
+                    f'not declare; declared: {_declared(edges)}. Add `{next_id}` to the hint.'
+                )
+        else:
+            raise GraphRuntimeError(
+                f'Invalid node return type: `{type(next_node).__name__}` returned by node `{edges.node_id}`. '
+                'Expected `BaseNode` or `End`.'
+            )
+
+    async def _run_traced(
+        self, node: BaseNode[StateT, DepsT, RunEndT], edges: _Edges, ctx: GraphRunContext[StateT, DepsT]
+    ) -> BaseNode[StateT, DepsT, RunEndT] | End[RunEndT]:
+        with _instrument.span('run node {node_id}', node_id=edges.node_id, node=node):
+            return await node.run(ctx)
 
     def __aiter__(self) -> AsyncIterator[BaseNode[StateT, DepsT, RunEndT] | End[RunEndT]]:
         return self
 
-    async def __anext__(self) -> BaseNode[StateT, DepsT, RunEndT] | End[RunEndT]:
+    def __anext__(self) -> Awaitable[BaseNode[StateT, DepsT, RunEndT] | End[RunEndT]]:
+        # A plain method handing back `next()`'s coroutine saves a coroutine frame per step.
         if not self._is_started:
             self._is_started = True
-            return self._next_node
+            return _ready(self._next_node)
         if isinstance(self._next_node, End):
             raise StopAsyncIteration
-        return await self.next(self._next_node)
+        return self.next(self._next_node)
 
     def __repr__(self) -> str:
         return f'<GraphRun graph={self.graph.name or "[unnamed]"}>'
+
+
+async def _ready(value: _T) -> _T:
+    return value
 
 
 def _declared(edges: _Edges) -> str:

@@ -133,6 +133,17 @@ class NodeSnapshot(Generic[StateT, RunEndT]):
         if self.id == UNSET_SNAPSHOT_ID:
             self.id = self.node.get_snapshot_id()
 
+    @classmethod
+    def fast(
+        cls, state: StateT, node: BaseNode[StateT, Any, RunEndT], snapshot_id: str
+    ) -> NodeSnapshot[StateT, RunEndT]:
+        """A new `'created'` snapshot, built without the dataclass `__init__` (used on the hot path)."""
+        snapshot = object.__new__(cls)
+        snapshot.__dict__.update(
+            state=state, node=node, start_ts=None, duration=None, status='created', kind='node', id=snapshot_id
+        )
+        return snapshot
+
 
 @dataclass(kw_only=True)
 class EndSnapshot(Generic[StateT, RunEndT]):
