@@ -6,7 +6,6 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.install-stamp
 PACKAGES := $(wildcard packages/*/pyproject.toml)
-SRC := packages/graph/src tests examples benchmarks
 
 .PHONY: help install run test lint format typecheck bench clean
 
@@ -39,11 +38,21 @@ format: install ## Format and auto-fix with ruff
 	$(VENV)/bin/ruff check --fix .
 
 typecheck: install ## Strict type checking of src, tests and examples (mypy)
-	$(VENV)/bin/mypy packages/graph/src tests examples benchmarks
+	$(VENV)/bin/mypy $(wildcard packages/*/src) tests examples benchmarks
 
-bench: install ## Benchmarks against the anchor libraries (installed as bench-only dependencies)
-	$(PY) -m pip install --quiet --group bench
-	$(PY) -m benchmarks
+# Benchmarks run in their own environment: the packages and the anchors, without the dev tools (logfire
+# among them, which would turn on tracing for every library measured).
+BENCH_VENV := .venv-bench
+BENCH_STAMP := $(BENCH_VENV)/.install-stamp
+
+$(BENCH_STAMP): pyproject.toml $(PACKAGES)
+	test -x $(BENCH_VENV)/bin/python || $(PYTHON) -m venv $(BENCH_VENV)
+	$(BENCH_VENV)/bin/python -m pip install --quiet --upgrade 'pip>=25.1'
+	$(BENCH_VENV)/bin/python -m pip install --quiet $(addprefix -e ,$(dir $(PACKAGES))) --group bench
+	touch $(BENCH_STAMP)
+
+bench: $(BENCH_STAMP) ## Benchmarks against the anchors (bench-only deps), ratios from one run; BENCH=name to pick
+	$(BENCH_VENV)/bin/python -m benchmarks $(BENCH)
 
 clean: ## Remove the virtual environment and caches
-	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .coverage .coverage.*
+	rm -rf $(VENV) $(BENCH_VENV) .mypy_cache .ruff_cache .pytest_cache .coverage .coverage.*

@@ -2,7 +2,6 @@
 
 from __future__ import annotations as _annotations
 
-import copy
 import inspect
 import itertools
 import os
@@ -12,6 +11,8 @@ from functools import cache
 from typing import Any, ClassVar, Generic, Never, Self
 
 from typing_extensions import TypeVar
+
+from ._copy import deep_copy
 
 __all__ = (
     'GraphRunContext',
@@ -111,7 +112,7 @@ class BaseNode(ABC, Generic[StateT, DepsT, NodeRunEndT]):
 
     def deep_copy(self) -> Self:
         """A deep copy of the node, keeping its snapshot id."""
-        return copy.deepcopy(self)
+        return deep_copy(self)
 
 
 @dataclass
@@ -125,7 +126,7 @@ class End(Generic[RunEndT]):
         """A copy of this end whose data is deep-copied, keeping the snapshot id."""
         if self.data is None:
             return self
-        end = End(copy.deepcopy(self.data))
+        end = End(deep_copy(self.data))
         end.set_snapshot_id(self.get_snapshot_id())
         return end
 

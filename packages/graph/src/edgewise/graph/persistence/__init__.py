@@ -242,4 +242,4 @@ def build_snapshot_type_adapter(
     state_t: type[StateT], run_end_t: type[RunEndT]
 ) -> pydantic.TypeAdapter[Snapshot[StateT, RunEndT]]:
     """A type adapter for one snapshot; call it inside `set_nodes_type_context` (from `set_types`)."""
-    return pydantic.TypeAdapter(Annotated[Snapshot[state_t, run_end_t], pydantic.Discriminator('kind')])  # type: ignore[valid-type,misc]
+    return pydantic.TypeAdapter(Annotated[Snapshot[state_t, run_end_t], pydantic.Discriminator('kind')])  # type: ignore[valid-type,misc,arg-type]

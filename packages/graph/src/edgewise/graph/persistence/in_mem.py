@@ -3,13 +3,15 @@
 from __future__ import annotations as _annotations
 
 import copy
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from time import perf_counter
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pydantic
 
+from .._copy import deep_copy
 from ..exceptions import GraphNodeStatusError, GraphRuntimeError
 from ..nodes import BaseNode, End
 from . import (
@@ -21,7 +23,11 @@ from . import (
     StateT,
     build_snapshot_list_type_adapter,
     now_utc,
+    set_nodes_type_context,
 )
+
+if TYPE_CHECKING:
+    from ..graph import Graph
 
 __all__ = ('SimpleStatePersistence', 'FullStatePersistence')
 
@@ -112,6 +118,9 @@ class FullStatePersistence(BaseStatePersistence[StateT, RunEndT]):
     _snapshots_type_adapter: pydantic.TypeAdapter[list[Snapshot[StateT, RunEndT]]] | None = field(
         default=None, init=False, repr=False
     )
+    _pending_types: tuple[Sequence[type[BaseNode[Any, Any, Any]]], type[StateT], type[RunEndT]] | None = field(
+        default=None, init=False, repr=False
+    )
     # Index over `history`, rebuilt whenever `history` was replaced or grown from outside.
     _index: dict[str, Snapshot[StateT, RunEndT]] = field(default_factory=dict, init=False, repr=False)
     _indexed_history: list[Snapshot[StateT, RunEndT]] | None = field(default=None, init=False, repr=False)
@@ -167,7 +176,12 @@ class FullStatePersistence(BaseStatePersistence[StateT, RunEndT]):
         return self.history
 
     def should_set_types(self) -> bool:
-        return self._snapshots_type_adapter is None
+        return self._snapshots_type_adapter is None and self._pending_types is None
+
+    def set_graph_types(self, graph: Graph[StateT, Any, RunEndT]) -> None:
+        # Building a type adapter costs milliseconds; defer it until `dump_json`/`load_json` need it.
+        if self.should_set_types():
+            self._pending_types = (graph.get_nodes(), *graph.inferred_types)
 
     def set_types(self, state_type: type[StateT], run_end_type: type[RunEndT]) -> None:
         self._snapshots_type_adapter = build_snapshot_list_type_adapter(state_type, run_end_type)
@@ -181,6 +195,10 @@ class FullStatePersistence(BaseStatePersistence[StateT, RunEndT]):
         self.history = self._type_adapter('load_json').validate_json(json_data)
 
     def _type_adapter(self, method: str) -> pydantic.TypeAdapter[list[Snapshot[StateT, RunEndT]]]:
+        if self._snapshots_type_adapter is None and self._pending_types is not None:
+            nodes, state_type, run_end_type = self._pending_types
+            with set_nodes_type_context(nodes):
+                self.set_types(state_type, run_end_type)
         if self._snapshots_type_adapter is None:
             raise RuntimeError(
                 f"FullStatePersistence.{method} needs the graph's types: pass the persistence to a graph run first, "
@@ -192,4 +210,4 @@ class FullStatePersistence(BaseStatePersistence[StateT, RunEndT]):
         """The state as stored: a deep copy unless `deep_copy` is off."""
         if not self.deep_copy or state is None:
             return state
-        return copy.deepcopy(state)
+        return deep_copy(state)

@@ -1,0 +1,101 @@
+"""A faster `copy.deepcopy` for the data snapshots hold: builtin containers and plain classes.
+
+`copy.deepcopy` copies an instance of a plain class (a dataclass, say) through `__reduce_ex__` and
+`copyreg`, which dominates the cost of keeping a history in memory. For classes that do not customise
+copying or pickling, copying `__dict__` directly gives the same result. Everything else (classes with
+`__deepcopy__`, `__reduce__`, `__slots__`, pydantic models, ...) goes to `copy.deepcopy`, sharing the memo,
+so identity and cycles are preserved exactly as `copy.deepcopy` preserves them.
+"""
+
+from __future__ import annotations as _annotations
+
+import copy
+import datetime
+import decimal
+import enum
+import uuid
+from typing import Any, TypeVar
+
+__all__ = ('deep_copy',)
+
+_T = TypeVar('_T')
+
+_IMMUTABLE: frozenset[type[Any]] = frozenset(
+    {
+        int,
+        float,
+        complex,
+        str,
+        bytes,
+        bool,
+        type(None),
+        range,
+        datetime.datetime,
+        datetime.date,
+        datetime.time,
+        datetime.timedelta,
+        decimal.Decimal,
+        uuid.UUID,
+    }
+)
+
+# class -> whether instances can be copied through their `__dict__`
+_plain_classes: dict[type[Any], bool] = {}
+
+
+def _is_plain(cls: type[Any]) -> bool:
+    plain = _plain_classes.get(cls)
+    if plain is None:
+        plain = (
+            getattr(cls, '__deepcopy__', None) is None
+            and cls.__reduce_ex__ is object.__reduce_ex__  # type: ignore[comparison-overlap]
+            and cls.__reduce__ is object.__reduce__  # type: ignore[comparison-overlap]
+            and getattr(cls, '__getstate__', object.__getstate__) is object.__getstate__
+            and getattr(cls, '__setstate__', None) is None
+            and cls.__new__ is object.__new__  # type: ignore[comparison-overlap]
+            and not issubclass(cls, enum.Enum | type)
+            and not any(vars(c).get('__slots__') for c in cls.__mro__[:-1])
+            and '__dict__' in dir(cls)
+        )
+        _plain_classes[cls] = plain
+    return plain
+
+
+def deep_copy(obj: _T) -> _T:
+    """A deep copy of `obj`, equal in result to `copy.deepcopy(obj)`."""
+    copied: _T = _copy(obj, {})
+    return copied
+
+
+def _copy(obj: Any, memo: dict[int, Any]) -> Any:
+    cls = type(obj)
+    if cls in _IMMUTABLE:
+        return obj
+    key = id(obj)
+    if key in memo:
+        return memo[key]
+    new: Any
+    if cls is list:
+        new = memo[key] = []
+        new.extend([_copy(item, memo) for item in obj])
+    elif cls is dict:
+        new = memo[key] = {}
+        for k, v in obj.items():
+            new[_copy(k, memo)] = _copy(v, memo)
+    elif cls is tuple and all(type(item) in _IMMUTABLE for item in obj):
+        return obj
+    elif cls is not tuple and _is_plain(cls):
+        new = memo[key] = object.__new__(cls)
+        new.__dict__.update({k: _copy(v, memo) for k, v in obj.__dict__.items()})
+    else:
+        return copy.deepcopy(obj, memo)
+    _keep_alive(obj, memo)
+    return new
+
+
+def _keep_alive(obj: Any, memo: dict[int, Any]) -> None:
+    # As `copy.deepcopy` does: keep originals alive for the whole copy so that their ids stay unique.
+    try:
+        memo[id(memo)].append(obj)
+    except KeyError:
+        memo[id(memo)] = [obj]
