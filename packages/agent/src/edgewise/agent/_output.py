@@ -279,7 +279,15 @@ def _object_schema(spec: NativeOutput[Any] | PromptedOutput[Any]) -> OutputSchem
     output: Any = members[0] if len(members) == 1 else Union[tuple(members)]  # noqa: UP007
     name = spec.name or (_type_name(output) if len(members) == 1 else DEFAULT_OUTPUT_TOOL_NAME)
     strict = spec.strict if isinstance(spec, NativeOutput) else None
-    processor = _processor(output, name=name, description=spec.description, strict=strict)
+    if len(members) > 1 and all(_is_object_type(m) for m in members):
+        # A union of objects is itself an object schema (`anyOf`): no `response` wrapper needed.
+        adapter: pydantic.TypeAdapter[Any] = pydantic.TypeAdapter(output)
+        processor = OutputProcessor(
+            name=name, json_schema=_strip_field_titles(adapter.json_schema()), description=spec.description,
+            strict=strict, validator=adapter,
+        )  # fmt: skip
+    else:
+        processor = _processor(output, name=name, description=spec.description, strict=strict)
     if isinstance(spec, NativeOutput):
         return OutputSchema(mode='native', allow_text_output=False, object_processor=processor)
     template = spec.template or _PROMPTED_TEMPLATE
