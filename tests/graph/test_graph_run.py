@@ -212,3 +212,17 @@ async def test_run_in_a_full_persistence_records_every_step(snapshot_ids: None) 
         ('Check:2', 'success', 1),
         ('end:3', 'end', 1),
     ]
+
+
+def test_name_is_inferred_at_module_level_and_stays_unset_when_not_found() -> None:
+    # Code run at module level: its locals are its globals.
+    namespace: dict[str, Any] = {'Graph': Graph, 'Done': Done}
+    exec('top_level = Graph(nodes=[Done])\ntop_level.run_sync(Done())', namespace)
+    exec('anonymous = [Graph(nodes=[Done])]\nanonymous[0].run_sync(Done())', namespace)
+    assert (namespace['top_level'].name, namespace['anonymous'][0].name) == ('top_level', None)
+
+
+def test_unset_arguments_show_as_unset() -> None:
+    from edgewise.graph.graph import UNSET
+
+    assert repr(UNSET) == 'UNSET'

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -25,7 +26,7 @@ def _span_names(capfire: CaptureLogfire) -> list[str]:
 async def test_a_run_and_each_node_get_a_span(capfire: CaptureLogfire, persistence: BaseStatePersistence[Any, Any]) -> None:
     traced = Graph(nodes=[Increment, Check], name='traced')
     await traced.run(Increment(), state=Counter(), deps=Deps(target=1), persistence=persistence)
-    assert _span_names(capfire) == ['run graph {graph.name}', 'run node {node_id}', 'run node {node_id}']
+    assert _span_names(capfire) == ['run graph traced', 'run node Increment', 'run node Check']
     spans = sorted(capfire.exporter.exported_spans_as_dict(), key=lambda s: s['start_time'])
     messages = [span['attributes']['logfire.msg'] for span in spans]
     assert messages == ['run graph traced', 'run node Increment', 'run node Check']
@@ -77,3 +78,41 @@ def test_without_logfire_runs_work_and_trace_nothing() -> None:
     root = Path(__file__).parents[2]
     done = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, check=True, cwd=root)
     assert (done.stdout, done.stderr) == ('False 2\n', '')
+
+
+async def test_a_given_span_replaces_the_run_span(capfire: CaptureLogfire) -> None:
+    import logfire
+
+    traced = Graph(nodes=[Increment, Check], name='traced')
+    with logfire.span('outer'):
+        async with traced.iter(Check(), state=Counter(count=1), deps=Deps(1), span=logfire.span('mine')) as run:
+            async for _ in run:
+                pass
+    spans = sorted(capfire.exporter.exported_spans_as_dict(), key=lambda s: s['start_time'])
+    assert [span['name'] for span in spans] == ['outer', 'mine', 'run node Check']
+
+
+async def test_a_given_span_replaces_the_run_span_when_resuming(
+    capfire: CaptureLogfire, persistence: BaseStatePersistence[Any, Any]
+) -> None:
+    import logfire
+
+    traced = Graph(nodes=[Increment, Check], name='traced')
+    await traced.initialize(Check(), persistence, state=Counter(count=1))
+    async with traced.iter_from_persistence(persistence, deps=Deps(1), span=logfire.span('resumed')) as run:
+        async for _ in run:
+            pass
+    spans = sorted(capfire.exporter.exported_spans_as_dict(), key=lambda s: s['start_time'])
+    assert [span['name'] for span in spans] == ['resumed', 'run node Check']
+
+
+def test_an_unconfigured_logfire_does_not_warn() -> None:
+    # logfire is installed but the application never called `logfire.configure()`.
+    code = (
+        'from tests.graph._counting import Counter, Deps, Increment, counting_graph\n'
+        'print(counting_graph.run_sync(Increment(), state=Counter(), deps=Deps(2)).output)\n'
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith('LOGFIRE')}
+    root = Path(__file__).parents[2]
+    done = subprocess.run([sys.executable, '-W', 'error', '-c', code], capture_output=True, text=True, cwd=root, env=env)
+    assert (done.returncode, done.stdout, done.stderr) == (0, '2\n', '')
