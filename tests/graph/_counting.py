@@ -37,4 +37,4 @@ class Check(BaseNode[Counter, Deps, int]):
         return Increment()
 
 
-counting_graph = Graph(nodes=[Increment, Check])
+counting_graph = Graph(nodes=(Increment, Check))

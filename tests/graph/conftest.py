@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -13,11 +12,10 @@ from edgewise.graph import BaseStatePersistence, FullStatePersistence, SimpleSta
 
 
 @pytest.fixture
-def snapshot_ids(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+def snapshot_ids(monkeypatch: pytest.MonkeyPatch) -> None:
     """Make snapshot ids `'<node_id>:1'`, `'<node_id>:2'`, ... in the order they are generated."""
     counter = itertools.count(1)
     monkeypatch.setattr(edgewise.graph.nodes, 'generate_snapshot_id', lambda node_id: f'{node_id}:{next(counter)}')
-    yield
 
 
 @pytest.fixture(params=['simple', 'full'])

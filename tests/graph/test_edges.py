@@ -59,8 +59,8 @@ class AnnotatedWithoutEdge(BaseNode[None, None, int]):
 
 
 class Anywhere(BaseNode[None, None, int]):
-    async def run(self, ctx: GraphRunContext) -> BaseNode:  # type: ignore[type-arg]
-        return Stop()
+    async def run(self, ctx: GraphRunContext) -> BaseNode:
+        return Stop()  # type: ignore[return-value]  # bare `BaseNode` means `BaseNode[None, None, Never]`
 
 
 class AnywhereOrEnd(BaseNode[None, None, int]):
@@ -84,7 +84,7 @@ def node_def(graph: Graph[Any, Any, Any], node: type[BaseNode[Any, Any, Any]]) -
 
 
 def test_edges_from_a_pipe_union_with_end() -> None:
-    graph = Graph(nodes=[PipeUnion, Stop, Other])
+    graph = Graph(nodes=(PipeUnion, Stop, Other))
     assert node_def(graph, PipeUnion) == NodeDef(
         node=PipeUnion,
         node_id='PipeUnion',
@@ -96,53 +96,53 @@ def test_edges_from_a_pipe_union_with_end() -> None:
 
 
 def test_edges_from_a_typing_union() -> None:
-    graph = Graph(nodes=[TypingUnion, Stop, Other])
+    graph = Graph(nodes=(TypingUnion, Stop, Other))
     assert node_def(graph, TypingUnion).next_node_edges == {'Stop': Edge(None), 'Other': Edge(None)}
     assert node_def(graph, TypingUnion).end_edge is None
 
 
 def test_edges_from_a_type_alias() -> None:
-    graph = Graph(nodes=[Aliased, Stop, Other])
+    graph = Graph(nodes=(Aliased, Stop, Other))
     assert node_def(graph, Aliased).next_node_edges == {'Stop': Edge(None), 'Other': Edge(None)}
 
 
 def test_edges_from_end_only() -> None:
-    graph = Graph(nodes=[Stop])
+    graph = Graph(nodes=(Stop,))
     assert node_def(graph, Stop).next_node_edges == {}
     assert node_def(graph, Stop).end_edge == Edge(None)
 
 
 def test_edge_labels_from_annotated_members() -> None:
-    graph = Graph(nodes=[Labelled, Stop, Other])
+    graph = Graph(nodes=(Labelled, Stop, Other))
     assert node_def(graph, Labelled).next_node_edges == {'Stop': Edge('stop'), 'Other': Edge(None)}
     assert node_def(graph, Labelled).end_edge == Edge('done')
 
 
 def test_a_label_on_an_annotated_union_applies_to_each_member() -> None:
-    graph = Graph(nodes=[LabelledUnion, Stop, Other])
+    graph = Graph(nodes=(LabelledUnion, Stop, Other))
     assert node_def(graph, LabelledUnion).next_node_edges == {'Stop': Edge('either'), 'Other': Edge('either')}
 
 
 def test_annotated_metadata_other_than_edge_is_ignored() -> None:
-    graph = Graph(nodes=[AnnotatedWithoutEdge, Stop])
+    graph = Graph(nodes=(AnnotatedWithoutEdge, Stop))
     assert node_def(graph, AnnotatedWithoutEdge).next_node_edges == {'Stop': Edge(None)}
 
 
 def test_bare_base_node_may_go_to_any_node() -> None:
-    graph = Graph(nodes=[Anywhere, Stop])
+    graph = Graph(nodes=(Anywhere, Stop))
     assert node_def(graph, Anywhere).returns_base_node is True
     assert node_def(graph, Anywhere).next_node_edges == {}
     assert node_def(graph, Anywhere).end_edge is None
 
 
 def test_parametrised_base_node_may_go_to_any_node() -> None:
-    graph = Graph(nodes=[AnywhereOrEnd])
+    graph = Graph(nodes=(AnywhereOrEnd,))
     assert node_def(graph, AnywhereOrEnd).returns_base_node is True
     assert node_def(graph, AnywhereOrEnd).end_edge == Edge(None)
 
 
 def test_forward_references_resolve() -> None:
-    graph = Graph(nodes=[ForwardRef, DefinedLater])
+    graph = Graph(nodes=(ForwardRef, DefinedLater))
     assert node_def(graph, ForwardRef).next_node_edges == {'DefinedLater': Edge(None)}
 
 
@@ -157,7 +157,7 @@ def test_classes_defined_inside_a_function_resolve() -> None:
         async def run(self, ctx: GraphRunContext) -> First | End[int]:
             return End(1)
 
-    graph = Graph(nodes=[First, Second])
+    graph = Graph(nodes=(First, Second))
     assert node_def(graph, First).next_node_edges == {'Second': Edge(None)}
     assert node_def(graph, Second).next_node_edges == {'First': Edge(None)}
 
@@ -167,7 +167,7 @@ def test_classes_defined_inside_a_function_resolve_through_a_parametrised_graph(
         async def run(self, ctx: GraphRunContext) -> Only | End[int]:
             return End(1)
 
-    graph = Graph[None, None, int](nodes=[Only])
+    graph = Graph[None, None, int](nodes=(Only,))
     assert node_def(graph, Only).next_node_edges == {'Only': Edge(None)}
 
 
@@ -177,7 +177,7 @@ def test_an_unresolvable_hint_is_a_setup_error() -> None:
             raise AssertionError
 
     with pytest.raises(GraphSetupError) as exc_info:
-        Graph(nodes=[Lost])
+        Graph(nodes=(Lost,))
     assert exc_info.value.message == (
         "Node `Lost`: cannot resolve the type hints of `run` (name 'Nowhere' is not defined). Define the referenced "
         'class before building the graph, or in the scope where `Graph(...)` is called.'
@@ -186,11 +186,11 @@ def test_an_unresolvable_hint_is_a_setup_error() -> None:
 
 def test_a_missing_return_hint_is_a_setup_error() -> None:
     class NoHint(BaseNode):
-        async def run(self, ctx: GraphRunContext):  # type: ignore[no-untyped-def]
+        async def run(self, ctx: GraphRunContext):
             return End(None)
 
     with pytest.raises(GraphSetupError) as exc_info:
-        Graph(nodes=[NoHint])
+        Graph(nodes=(NoHint,))
     assert exc_info.value.message == (
         'Node `NoHint` is missing a return type hint on its `run` method; annotate it with the nodes it may '
         'return next, e.g. `-> NextNode | End[int]`.'
@@ -203,7 +203,7 @@ def test_an_invalid_return_type_is_a_setup_error() -> None:
             return 1
 
     with pytest.raises(GraphSetupError) as exc_info:
-        Graph(nodes=[ReturnsInt])
+        Graph(nodes=(ReturnsInt,))
     assert exc_info.value.message == (
         'Node `ReturnsInt`: invalid return type `int` in the hint of `run`; each member must be a `BaseNode` '
         'subclass or `End[...]`.'
@@ -212,11 +212,11 @@ def test_an_invalid_return_type_is_a_setup_error() -> None:
 
 def test_none_in_the_return_type_is_a_setup_error() -> None:
     class MaybeStop(BaseNode[None, None, int]):
-        async def run(self, ctx: GraphRunContext) -> Stop | None:
+        async def run(self, ctx: GraphRunContext) -> Stop | None:  # type: ignore[override]
             return None
 
     with pytest.raises(GraphSetupError) as exc_info:
-        Graph(nodes=[MaybeStop, Stop])
+        Graph(nodes=(MaybeStop, Stop))
     assert exc_info.value.message == (
         'Node `MaybeStop`: invalid return type `None` in the hint of `run`; each member must be a `BaseNode` '
         'subclass or `End[...]`.'
@@ -229,7 +229,7 @@ def test_a_generic_non_node_return_type_is_a_setup_error() -> None:
             return []
 
     with pytest.raises(GraphSetupError) as exc_info:
-        Graph(nodes=[ReturnsList])
+        Graph(nodes=(ReturnsList,))
     assert exc_info.value.message == (
         'Node `ReturnsList`: invalid return type `list[int]` in the hint of `run`; each member must be a `BaseNode` '
         'subclass or `End[...]`.'
@@ -246,7 +246,7 @@ def test_a_duplicate_node_id_is_a_setup_error() -> None:
 
     duplicate = make()
     with pytest.raises(GraphSetupError) as exc_info:
-        Graph(nodes=[Stop, duplicate])
+        Graph(nodes=(Stop, duplicate))
     assert exc_info.value.message == (
         f'Node ID `Stop` is not unique — found on {Stop} and {duplicate}. '
         'Rename one of the classes or override `get_node_id`.'
@@ -255,13 +255,13 @@ def test_a_duplicate_node_id_is_a_setup_error() -> None:
 
 def test_a_node_referenced_but_not_included_is_a_setup_error() -> None:
     with pytest.raises(GraphSetupError) as exc_info:
-        Graph(nodes=[PipeUnion, Stop])
+        Graph(nodes=(PipeUnion, Stop))
     assert exc_info.value.message == '`Other` is referenced by `PipeUnion` but not included in the graph.'
 
 
 def test_every_node_referenced_but_not_included_is_named() -> None:
     with pytest.raises(GraphSetupError) as exc_info:
-        Graph(nodes=[PipeUnion, TypingUnion, Labelled])
+        Graph(nodes=(PipeUnion, TypingUnion, Labelled))
     assert exc_info.value.message == (
         'Nodes are referenced in the graph but not included in the graph:\n'
         ' `Stop` is referenced by `PipeUnion`, `TypingUnion`, and `Labelled`\n'
@@ -271,13 +271,13 @@ def test_every_node_referenced_but_not_included_is_named() -> None:
 
 def test_a_node_that_is_not_a_base_node_subclass_is_a_setup_error() -> None:
     with pytest.raises(GraphSetupError) as exc_info:
-        Graph(nodes=[int])  # type: ignore[list-item]
+        Graph(nodes=(int,))  # type: ignore[arg-type]
     assert exc_info.value.message == "Graph nodes must be `BaseNode` subclasses, got <class 'int'>."
 
 
 def test_setup_errors_are_type_errors() -> None:
     with pytest.raises(TypeError):
-        Graph(nodes=[PipeUnion])
+        Graph(nodes=(PipeUnion,))
 
 
 @pytest.mark.parametrize(

@@ -83,13 +83,13 @@ class Hinted(BaseNode[None, None, int]):
 class Free(BaseNode[None, None, int]):
     go_to: str = 'node'
 
-    async def run(self, ctx: GraphRunContext) -> BaseNode:  # type: ignore[type-arg]
+    async def run(self, ctx: GraphRunContext) -> BaseNode:
         if self.go_to == 'end':
             return End(5)  # type: ignore[return-value]
-        return Elsewhere()
+        return Elsewhere()  # type: ignore[return-value]  # bare `BaseNode` means `BaseNode[None, None, Never]`
 
 
-error_graph = Graph(nodes=[Explode, ReturnsJunk, Sneaky, Target, Elsewhere, Hinted, Free], name='errors')
+error_graph = Graph(nodes=(Explode, ReturnsJunk, Sneaky, Target, Elsewhere, Hinted, Free), name='errors')
 
 
 @pytest.mark.parametrize(
@@ -180,7 +180,7 @@ async def test_a_node_returning_undeclared_end_is_an_undeclared_edge_error(
 
 
 async def test_undeclared_end_from_a_node_with_no_declared_next_nodes_says_none() -> None:
-    only_hinted = Graph(nodes=[Hinted, Elsewhere])
+    only_hinted = Graph(nodes=(Hinted, Elsewhere))
     with pytest.raises(UndeclaredEdgeError, match='declared next nodes: `Elsewhere`'):
         await only_hinted.run(Hinted())
 

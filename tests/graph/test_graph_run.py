@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Never
 
 import pytest
-from typing_extensions import Never
 
 from edgewise.graph import (
     BaseNode,
@@ -24,12 +23,12 @@ from ._counting import Check, Counter, Deps, Increment, counting_graph
 pytestmark = pytest.mark.anyio
 
 
-class Done(BaseNode):
+class Done(BaseNode[None, None, None]):
     async def run(self, ctx: GraphRunContext) -> End[None]:
         return End(None)
 
 
-module_level_graph = Graph(nodes=[Done])
+module_level_graph = Graph(nodes=(Done,))
 
 
 async def test_run_returns_output_final_state_and_persistence() -> None:
@@ -67,12 +66,12 @@ async def test_deps_reach_every_node() -> None:
 async def test_state_and_deps_default_to_none() -> None:
     seen: list[tuple[object, object]] = []
 
-    class Look(BaseNode):
+    class Look(BaseNode[None, None, str]):
         async def run(self, ctx: GraphRunContext) -> End[str]:
             seen.append((ctx.state, ctx.deps))
             return End('looked')
 
-    result = await Graph(nodes=[Look]).run(Look())
+    result = await Graph(nodes=(Look,)).run(Look())
     assert (result.output, result.state, seen) == ('looked', None, [(None, None)])
 
 
@@ -87,19 +86,19 @@ def test_run_sync_runs_the_graph_to_its_end() -> None:
 
 
 def test_run_sync_infers_the_name() -> None:
-    sync_graph = Graph(nodes=[Done])
+    sync_graph = Graph(nodes=(Done,))
     sync_graph.run_sync(Done())
     assert sync_graph.name == 'sync_graph'
 
 
 def test_run_sync_without_name_inference() -> None:
-    sync_graph = Graph(nodes=[Done])
+    sync_graph = Graph(nodes=(Done,))
     sync_graph.run_sync(Done(), infer_name=False)
     assert sync_graph.name is None
 
 
 async def test_name_is_inferred_from_a_local_variable_on_run() -> None:
-    my_graph = Graph(nodes=[Done])
+    my_graph = Graph(nodes=(Done,))
     assert my_graph.name is None
     await my_graph.run(Done())
     assert my_graph.name == 'my_graph'
@@ -112,18 +111,18 @@ async def test_name_is_inferred_from_a_module_variable() -> None:
 
 
 async def test_name_is_inferred_on_iter() -> None:
-    iter_graph = Graph(nodes=[Done])
+    iter_graph = Graph(nodes=(Done,))
     async with iter_graph.iter(Done()):
         pass
     assert iter_graph.name == 'iter_graph'
 
 
 async def test_name_is_inferred_on_initialize_and_iter_from_persistence() -> None:
-    init_graph = Graph(nodes=[Done])
+    init_graph = Graph(nodes=(Done,))
     persistence = FullStatePersistence[None, None]()
     await init_graph.initialize(Done(), persistence)
     assert init_graph.name == 'init_graph'
-    resume_graph = Graph(nodes=[Done])
+    resume_graph = Graph(nodes=(Done,))
     async with resume_graph.iter_from_persistence(persistence):
         pass
     assert resume_graph.name == 'resume_graph'
@@ -131,7 +130,7 @@ async def test_name_is_inferred_on_initialize_and_iter_from_persistence() -> Non
 
 async def test_name_stays_unset_when_not_found() -> None:
     def make() -> Graph[None, None, None]:
-        return Graph(nodes=[Done])
+        return Graph(nodes=(Done,))
 
     await make().run(Done())
     unnamed = make()
@@ -139,7 +138,7 @@ async def test_name_stays_unset_when_not_found() -> None:
 
 
 async def test_name_inference_can_be_turned_off() -> None:
-    quiet_graph = Graph(nodes=[Done])
+    quiet_graph = Graph(nodes=(Done,))
     await quiet_graph.run(Done(), infer_name=False)
     async with quiet_graph.iter(Done(), infer_name=False):
         pass
@@ -148,7 +147,7 @@ async def test_name_inference_can_be_turned_off() -> None:
 
 
 async def test_a_given_name_is_kept() -> None:
-    named = Graph(nodes=[Done], name='explicit')
+    named = Graph(nodes=(Done,), name='explicit')
     await named.run(Done())
     assert named.name == 'explicit'
 
@@ -158,12 +157,17 @@ def test_inferred_types_come_from_the_nodes_generic_parameters() -> None:
 
 
 def test_inferred_types_given_explicitly_win() -> None:
-    graph = Graph(nodes=[Increment, Check], state_type=dict, run_end_type=str)  # type: ignore[arg-type]
+    graph = Graph[Any, Any, Any](nodes=(Increment, Check), state_type=dict, run_end_type=str)
     assert graph.inferred_types == (dict, str)
 
 
 def test_inferred_types_default_to_none() -> None:
-    assert Graph(nodes=[Done]).inferred_types == (None, None)
+    class Bare(BaseNode):
+        async def run(self, ctx: GraphRunContext) -> End[None]:  # type: ignore[override]
+            return End(None)
+
+    inferred: tuple[object, object] = Graph(nodes=(Bare,)).inferred_types
+    assert inferred == (None, None)
 
 
 def test_inferred_types_skip_nodes_that_never_end() -> None:
@@ -177,7 +181,7 @@ def test_inferred_types_skip_nodes_that_never_end() -> None:
         async def run(self, ctx: GraphRunContext[Counter]) -> End[str]:
             return End('x')
 
-    assert Graph(nodes=[Start, Finish]).inferred_types == (Counter, str)
+    assert Graph(nodes=(Start, Finish)).inferred_types == (Counter, str)
 
 
 def test_inferred_types_of_a_node_with_a_non_generic_base() -> None:
@@ -188,7 +192,7 @@ def test_inferred_types_of_a_node_with_a_non_generic_base() -> None:
         async def run(self, ctx: GraphRunContext[Counter]) -> End[int]:
             return End(1)
 
-    assert Graph(nodes=[Mixed]).inferred_types == (Counter, int)
+    assert Graph(nodes=(Mixed,)).inferred_types == (Counter, int)
 
 
 def test_get_nodes_lists_the_node_classes_in_order() -> None:
@@ -196,7 +200,7 @@ def test_get_nodes_lists_the_node_classes_in_order() -> None:
 
 
 def test_graph_repr_names_nodes_and_edges() -> None:
-    graph = Graph(nodes=[Done], name='g')
+    graph = Graph(nodes=(Done,), name='g')
     assert repr(graph) == (
         "Graph(name='g', node_defs={'Done': NodeDef(node=<class 'tests.graph.test_graph_run.Done'>, node_id='Done', "
         'note=None, next_node_edges={}, end_edge=Edge(label=None), returns_base_node=False)})'
@@ -217,8 +221,8 @@ async def test_run_in_a_full_persistence_records_every_step(snapshot_ids: None) 
 def test_name_is_inferred_at_module_level_and_stays_unset_when_not_found() -> None:
     # Code run at module level: its locals are its globals.
     namespace: dict[str, Any] = {'Graph': Graph, 'Done': Done}
-    exec('top_level = Graph(nodes=[Done])\ntop_level.run_sync(Done())', namespace)
-    exec('anonymous = [Graph(nodes=[Done])]\nanonymous[0].run_sync(Done())', namespace)
+    exec('top_level = Graph(nodes=(Done,))\ntop_level.run_sync(Done())', namespace)
+    exec('anonymous = [Graph(nodes=(Done,))]\nanonymous[0].run_sync(Done())', namespace)
     assert (namespace['top_level'].name, namespace['anonymous'][0].name) == ('top_level', None)
 
 

@@ -23,8 +23,10 @@ def _span_names(capfire: CaptureLogfire) -> list[str]:
     return [span['name'] for span in sorted(spans, key=lambda s: s['start_time'])]
 
 
-async def test_a_run_and_each_node_get_a_span(capfire: CaptureLogfire, persistence: BaseStatePersistence[Any, Any]) -> None:
-    traced = Graph(nodes=[Increment, Check], name='traced')
+async def test_a_run_and_each_node_get_a_span(
+    capfire: CaptureLogfire, persistence: BaseStatePersistence[Any, Any]
+) -> None:
+    traced = Graph(nodes=(Increment, Check), name='traced')
     await traced.run(Increment(), state=Counter(), deps=Deps(target=1), persistence=persistence)
     assert _span_names(capfire) == ['run graph traced', 'run node Increment', 'run node Check']
     spans = sorted(capfire.exporter.exported_spans_as_dict(), key=lambda s: s['start_time'])
@@ -38,7 +40,7 @@ async def test_a_run_and_each_node_get_a_span(capfire: CaptureLogfire, persisten
 async def test_iter_from_persistence_gets_a_run_span(
     capfire: CaptureLogfire, persistence: BaseStatePersistence[Any, Any]
 ) -> None:
-    traced = Graph(nodes=[Increment, Check], name='resumed')
+    traced = Graph(nodes=(Increment, Check), name='resumed')
     await traced.initialize(Check(), persistence, state=Counter(count=1))
     async with traced.iter_from_persistence(persistence, deps=Deps(target=1)) as run:
         async for _ in run:
@@ -50,7 +52,7 @@ async def test_iter_from_persistence_gets_a_run_span(
 async def test_no_spans_when_auto_instrument_is_off(
     capfire: CaptureLogfire, persistence: BaseStatePersistence[Any, Any]
 ) -> None:
-    quiet = Graph(nodes=[Increment, Check], auto_instrument=False)
+    quiet = Graph(nodes=(Increment, Check), auto_instrument=False)
     await quiet.run(Increment(), state=Counter(), deps=Deps(target=1), persistence=persistence)
     async with quiet.iter(Check(), state=Counter(count=1), deps=Deps(target=1), persistence=persistence) as run:
         async for _ in run:
@@ -59,7 +61,7 @@ async def test_no_spans_when_auto_instrument_is_off(
 
 
 async def test_a_failing_node_span_records_the_exception(capfire: CaptureLogfire) -> None:
-    traced = Graph(nodes=[Increment, Check], name='failing')
+    traced = Graph(nodes=(Increment, Check), name='failing')
     with pytest.raises(AttributeError):
         await traced.run(Increment(), state=None, deps=Deps(target=1))  # type: ignore[arg-type]
     spans = sorted(capfire.exporter.exported_spans_as_dict(), key=lambda s: s['start_time'])
@@ -83,7 +85,7 @@ def test_without_logfire_runs_work_and_trace_nothing() -> None:
 async def test_a_given_span_replaces_the_run_span(capfire: CaptureLogfire) -> None:
     import logfire
 
-    traced = Graph(nodes=[Increment, Check], name='traced')
+    traced = Graph(nodes=(Increment, Check), name='traced')
     with logfire.span('outer'):
         async with traced.iter(Check(), state=Counter(count=1), deps=Deps(1), span=logfire.span('mine')) as run:
             async for _ in run:
@@ -97,7 +99,7 @@ async def test_a_given_span_replaces_the_run_span_when_resuming(
 ) -> None:
     import logfire
 
-    traced = Graph(nodes=[Increment, Check], name='traced')
+    traced = Graph(nodes=(Increment, Check), name='traced')
     await traced.initialize(Check(), persistence, state=Counter(count=1))
     async with traced.iter_from_persistence(persistence, deps=Deps(1), span=logfire.span('resumed')) as run:
         async for _ in run:
@@ -114,5 +116,7 @@ def test_an_unconfigured_logfire_does_not_warn() -> None:
     )
     env = {k: v for k, v in os.environ.items() if not k.startswith('LOGFIRE')}
     root = Path(__file__).parents[2]
-    done = subprocess.run([sys.executable, '-W', 'error', '-c', code], capture_output=True, text=True, cwd=root, env=env)
+    done = subprocess.run(
+        [sys.executable, '-W', 'error', '-c', code], capture_output=True, text=True, cwd=root, env=env
+    )
     assert (done.returncode, done.stdout, done.stderr) == (0, '2\n', '')

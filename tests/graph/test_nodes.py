@@ -13,14 +13,14 @@ from edgewise.graph.nodes import generate_snapshot_id
 
 
 @dataclass
-class Plain(BaseNode):
+class Plain(BaseNode[None, None, int]):
     value: int = 0
 
     async def run(self, ctx: GraphRunContext) -> End[int]:
         return End(self.value)
 
 
-class Renamed(BaseNode):
+class Renamed(BaseNode[None, None, None]):
     @classmethod
     def get_node_id(cls) -> str:
         return 'custom-id'
@@ -30,7 +30,7 @@ class Renamed(BaseNode):
 
 
 @dataclass
-class Noted(BaseNode):
+class Noted(BaseNode[None, None, None]):
     """Checks the order.
 
     Indented second paragraph.
@@ -43,21 +43,21 @@ class Noted(BaseNode):
 
 
 @dataclass
-class NotedWithoutDocstring(BaseNode):
+class NotedWithoutDocstring(BaseNode[None, None, None]):
     docstring_notes = True
 
     async def run(self, ctx: GraphRunContext) -> End[None]:
         return End(None)
 
 
-class PlainNotedWithoutDocstring(BaseNode):
+class PlainNotedWithoutDocstring(BaseNode[None, None, None]):
     docstring_notes = True
 
     async def run(self, ctx: GraphRunContext) -> End[None]:
         return End(None)
 
 
-class DocumentedButNotNoted(BaseNode):
+class DocumentedButNotNoted(BaseNode[None, None, None]):
     """A docstring that is not a note."""
 
     async def run(self, ctx: GraphRunContext) -> End[None]:
@@ -65,7 +65,7 @@ class DocumentedButNotNoted(BaseNode):
 
 
 @dataclass
-class WithList(BaseNode):
+class WithList(BaseNode[None, None, None]):
     items: list[int] = field(default_factory=list)
 
     async def run(self, ctx: GraphRunContext) -> End[None]:
@@ -98,7 +98,7 @@ def test_no_note_without_a_docstring() -> None:
 
 
 def test_a_node_without_run_cannot_be_instantiated() -> None:
-    class NoRun(BaseNode):  # type: ignore[type-arg]
+    class NoRun(BaseNode[None, None, None]):
         pass
 
     with pytest.raises(TypeError, match='abstract method'):
@@ -122,7 +122,7 @@ def test_run_context_is_keyword_only_state_and_deps() -> None:
     ctx = GraphRunContext(state=[1], deps='deps')
     assert (ctx.state, ctx.deps) == ([1], 'deps')
     with pytest.raises(TypeError):
-        GraphRunContext([1], 'deps')  # type: ignore[misc]
+        GraphRunContext([1], 'deps')  # type: ignore[call-arg]
 
 
 def test_snapshot_id_is_node_id_and_32_hex_digits() -> None:

@@ -59,7 +59,7 @@ class Checkout(BaseNode[Basket, None, dict[str, int]]):
         return End({'paid': ctx.state.total_cents - self.discount, 'items': len(ctx.state.items)})
 
 
-basket_graph = Graph(nodes=[AddItem, Checkout])
+basket_graph = Graph(nodes=(AddItem, Checkout))
 
 
 def _loaded_anchor_history() -> FullStatePersistence[Basket, dict[str, int]]:
@@ -156,7 +156,9 @@ async def test_a_loaded_pydantic_graph_history_can_be_resumed() -> None:
 
 
 names = st.text(st.characters(codec='utf-8', exclude_categories=['Cs']), max_size=12)
-timestamps = st.datetimes(timezones=st.just(timezone.utc), min_value=datetime(1970, 1, 2), max_value=datetime(9000, 1, 1))
+timestamps = st.datetimes(
+    timezones=st.just(timezone.utc), min_value=datetime(1970, 1, 2), max_value=datetime(9000, 1, 1)
+)
 baskets = st.builds(Basket, items=st.lists(names, max_size=4), total_cents=st.integers(-(2**53), 2**53))
 nodes = st.one_of(
     st.builds(AddItem, name=names, price_cents=st.integers(-(2**53), 2**53)),
