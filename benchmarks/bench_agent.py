@@ -1,0 +1,167 @@
+"""Agent overhead against pydantic-ai 1.107 (bench-only dependency): round trips, a trivial run, import time.
+
+Both agents get the same scripted models (async functions, so that no worker thread is involved) and the
+same async tool, so the figures measure the agent loop itself.
+"""
+
+from __future__ import annotations
+
+import itertools
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+from benchmarks._harness import Case, Result, measure, report
+
+TOOL_CALLS = 200
+TRIVIAL_RUNS = 200
+
+
+def _edgewise_tool_agent(stamps: list[float]) -> Callable[[], Any]:
+    from edgewise.agent import Agent
+    from edgewise.agent.messages import ModelResponse, TextPart, ToolCallPart
+    from edgewise.agent.models.function import FunctionModel
+
+    counter = [0]
+
+    async def script(messages: list[Any], info: Any) -> ModelResponse:
+        stamps.append(time.perf_counter())
+        counter[0] += 1
+        if counter[0] <= TOOL_CALLS:
+            return ModelResponse(parts=[ToolCallPart('step', {'i': counter[0]})])
+        return ModelResponse(parts=[TextPart('done')])
+
+    agent = Agent(FunctionModel(script))
+
+    @agent.tool_plain
+    async def step(i: int) -> int:
+        return i
+
+    async def run() -> None:
+        counter[0] = 0
+        stamps.clear()
+        result = await agent.run('go', usage_limits=_edgewise_limits())
+        assert result.output == 'done'
+
+    return run
+
+
+def _edgewise_limits() -> Any:
+    from edgewise.agent import UsageLimits
+
+    return UsageLimits(request_limit=TOOL_CALLS + 10)
+
+
+def _pydantic_ai_tool_agent(stamps: list[float]) -> Callable[[], Any]:
+    from pydantic_ai import Agent, UsageLimits
+    from pydantic_ai.messages import ModelResponse, TextPart, ToolCallPart
+    from pydantic_ai.models.function import FunctionModel
+
+    counter = [0]
+
+    async def script(messages: list[Any], info: Any) -> ModelResponse:
+        stamps.append(time.perf_counter())
+        counter[0] += 1
+        if counter[0] <= TOOL_CALLS:
+            return ModelResponse(parts=[ToolCallPart('step', {'i': counter[0]})])
+        return ModelResponse(parts=[TextPart('done')])
+
+    agent = Agent(FunctionModel(script))
+
+    @agent.tool_plain
+    async def step(i: int) -> int:
+        return i
+
+    async def run() -> None:
+        counter[0] = 0
+        stamps.clear()
+        result = await agent.run('go', usage_limits=UsageLimits(request_limit=TOOL_CALLS + 10))
+        assert result.output == 'done'
+
+    return run
+
+
+def _quarter_ratio(stamps: list[float]) -> float:
+    """Time per round trip in the last quarter of the run over the first quarter."""
+    gaps = [b - a for a, b in itertools.pairwise(stamps)]
+    quarter = len(gaps) // 4
+    return sum(gaps[-quarter:]) / sum(gaps[:quarter])
+
+
+def _trivial(make_agent: Callable[[], Any]) -> Callable[[], Any]:
+    agent = make_agent()
+
+    async def run() -> None:
+        for _ in range(TRIVIAL_RUNS):
+            await agent.run('hi')
+
+    return run
+
+
+def _edgewise_test_agent() -> Any:
+    from edgewise.agent import Agent
+    from edgewise.agent.models.test import TestModel
+
+    return Agent(TestModel())
+
+
+def _pydantic_ai_test_agent() -> Any:
+    from pydantic_ai import Agent
+    from pydantic_ai.models.test import TestModel
+
+    return Agent(TestModel())
+
+
+def _import_time(module: str, repeats: int = 7) -> float:
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        subprocess.run([sys.executable, '-c', f'import {module}'], check=True)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def main() -> None:
+    edgewise_stamps: list[float] = []
+    pydantic_stamps: list[float] = []
+    round_trips = measure(
+        f'agent: {TOOL_CALLS} sequential tool calls then an answer',
+        'model round trip',
+        [
+            Case('pydantic-ai', _pydantic_ai_tool_agent(pydantic_stamps), units=TOOL_CALLS + 1, is_async=True),
+            Case('edgewise', _edgewise_tool_agent(edgewise_stamps), units=TOOL_CALLS + 1, is_async=True),
+        ],
+        repeats=5,
+    )
+    round_trips.notes.append(
+        f'last quarter / first quarter per round trip: edgewise {_quarter_ratio(edgewise_stamps):.2f}x, '
+        f'pydantic-ai {_quarter_ratio(pydantic_stamps):.2f}x (target edgewise <= 1.3x)'
+    )
+    round_trips.notes.append('target: edgewise <= 0.05x pydantic-ai')
+    print(report(round_trips, anchor='pydantic-ai'))
+
+    trivial = measure(
+        'agent: a trivial TestModel run',
+        'run',
+        [
+            Case('pydantic-ai', _trivial(_pydantic_ai_test_agent), units=TRIVIAL_RUNS, is_async=True),
+            Case('edgewise', _trivial(_edgewise_test_agent), units=TRIVIAL_RUNS, is_async=True),
+        ],
+        repeats=5,
+    )
+    trivial.notes.append('target: edgewise <= 0.2x pydantic-ai')
+    print(report(trivial, anchor='pydantic-ai'))
+
+    imports = Result('agent: `python -c "import ..."` in a fresh process', 'process')
+    imports.per_unit['pydantic-ai (import pydantic_ai)'] = _import_time('pydantic_ai')
+    imports.per_unit['edgewise (import edgewise.agent)'] = _import_time('edgewise.agent')
+    imports.per_unit['bare interpreter (python -c pass)'] = _import_time('sys')
+    imports.notes.append('target: edgewise <= 0.5x pydantic-ai (whole process time, interpreter start included)')
+    print(report(imports, anchor='pydantic-ai (import pydantic_ai)'))
+
+
+if __name__ == '__main__':
+    main()
