@@ -10,6 +10,7 @@ from __future__ import annotations as _annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
+from functools import cache
 from typing import Any, cast
 
 import pydantic
@@ -38,21 +39,14 @@ from .models import ModelRequestParameters
 from .result import FinalResult
 from .tools import RunContext
 
-__all__ = ('UserPromptNode', 'ModelRequestNode', 'CallToolsNode', 'AgentNode', 'agent_graph', 'build_run_context')
+__all__ = ('UserPromptNode', 'ModelRequestNode', 'CallToolsNode', 'AgentNode', 'agent_graph')
 
 DepsT = TypeVar('DepsT', default=None)
 NodeRunEndT = TypeVar('NodeRunEndT', covariant=True, default=Any)
 
-_AgentCtx = GraphRunContext[GraphAgentState, GraphAgentDeps[Any, Any]]
-
 
 def _now() -> datetime:
     return datetime.now(tz=timezone.utc)
-
-
-def build_run_context(ctx: _AgentCtx) -> RunContext[Any]:
-    """The `RunContext` of the run at its current step."""
-    return ctx.deps.run_context(ctx.state)
 
 
 @dataclass
@@ -88,7 +82,7 @@ class UserPromptNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Final
             # Re-send the last request of the history (e.g. one whose answer failed).
             history.pop()
             return ModelRequestNode(last)
-        instructions = await deps.instructions_text(run_ctx)
+        instructions = await deps.instructions_text(state)
         return ModelRequestNode(ModelRequest(parts, instructions=instructions))
 
 
@@ -124,8 +118,7 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
         request.run_id = state.run_id
         history.append(request)
         state.run_step += 1
-        run_ctx = deps.run_context(state)
-        function_tools = await deps.prepare_tools(run_ctx)
+        function_tools = await deps.prepare_tools(state)
         schema = deps.output_schema
         params = ModelRequestParameters(
             function_tools=list(function_tools.values()),
@@ -172,16 +165,16 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
         if not texts:
             # An empty answer (or reasoning only): ask again with an empty request, as pydantic-ai does.
             state.increment_retries(deps.max_result_retries)
-            return ModelRequestNode(ModelRequest([], instructions=await deps.instructions_text(build_run_context(ctx))))
+            return ModelRequestNode(ModelRequest([], instructions=await deps.instructions_text(state)))
         text = ''.join(texts)
         schema = deps.output_schema
-        run_ctx = build_run_context(ctx)
+        run_ctx = deps.run_context(state, retry=state.retries, max_retries=deps.max_result_retries)
         retry: RetryPromptPart
         try:
             if not text:
                 raise ModelRetry('Please return text.')
             if schema.allow_text_output:
-                output = await schema.process_text(text, run_ctx.replace_with(retry=state.retries))
+                output = await schema.process_text(text, run_ctx)
             else:
                 value = schema.parse_json_text(text)
                 processor = schema.object_processor
@@ -196,7 +189,7 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
             retry = RetryPromptPart(exc.message)
         else:
             return End(FinalResult(output))
-        instructions = await deps.instructions_text(build_run_context(ctx))
+        instructions = await deps.instructions_text(state)
         return ModelRequestNode(ModelRequest([retry], instructions=instructions))
 
     async def _handle_tool_calls(
@@ -206,21 +199,20 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
         output_tools = deps.output_schema.tools
         step_tools = deps.step_tools
         if step_tools is None:  # resumed from persistence: the step's tools were not prepared in this process
-            step_tools = await deps.prepare_tools(build_run_context(ctx))
+            step_tools = await deps.prepare_tools(state)
         output_calls = [c for c in calls if c.tool_name in output_tools]
         function_calls = [c for c in calls if c.tool_name in step_tools and c.tool_name not in output_tools]
         unknown_calls = [c for c in calls if c.tool_name not in step_tools and c.tool_name not in output_tools]
         parts: list[ModelRequestPart] = []
         final: FinalResult[Any] | None = None
         failures: list[tuple[ToolCallPart, RetryPromptPart, Exception]] = []
-        run_ctx = build_run_context(ctx)
         for call in output_calls:
             if final is not None:
                 parts.append(_status(call, 'Output tool not used - a final result was already processed.'))
                 continue
             processor = output_tools[call.tool_name]
-            call_ctx = run_ctx.replace_with(
-                tool_name=call.tool_name, tool_call_id=call.tool_call_id, retry=state.retries,
+            call_ctx = deps.run_context(
+                state, tool_name=call.tool_name, tool_call_id=call.tool_call_id, retry=state.retries,
                 max_retries=deps.max_result_retries,
             )  # fmt: skip
             try:
@@ -254,7 +246,7 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
             # The output tool's acknowledgement closes the conversation, so that it can be continued later.
             state.message_history.append(ModelRequest(parts, timestamp=_now(), run_id=state.run_id))
             return End(final)
-        instructions = await deps.instructions_text(build_run_context(ctx))
+        instructions = await deps.instructions_text(state)
         return ModelRequestNode(ModelRequest(parts, instructions=instructions))
 
 
@@ -275,8 +267,6 @@ async def _validate_output(
 ) -> Any:
     if not deps.output_validators:
         return output
-    if call is None:
-        ctx = ctx.replace_with(retry=state.retries, max_retries=deps.max_result_retries)
     for validator in deps.output_validators:
         output = await validator.validate(output, ctx)
     return output
@@ -287,11 +277,14 @@ AgentNode = (
 )
 """A node of the agent graph."""
 
-agent_graph: Graph[GraphAgentState, GraphAgentDeps[Any, Any], FinalResult[Any]] = Graph(
-    nodes=(UserPromptNode, ModelRequestNode, CallToolsNode),
-    name='Agent',
-    state_type=GraphAgentState,
-    run_end_type=FinalResult[Any],
-    auto_instrument=False,
-)
-"""The graph every agent runs: one graph for all agents, built once."""
+
+@cache
+def agent_graph() -> Graph[GraphAgentState, GraphAgentDeps[Any, Any], FinalResult[Any]]:
+    """The graph every agent runs: one graph for all agents, built on first use (reading edges takes time)."""
+    return Graph(
+        nodes=(UserPromptNode, ModelRequestNode, CallToolsNode),
+        name='Agent',
+        state_type=GraphAgentState,
+        run_end_type=FinalResult[Any],
+        auto_instrument=False,
+    )

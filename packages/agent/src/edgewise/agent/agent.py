@@ -12,7 +12,7 @@ from typing import Any, Generic, overload
 import anyio
 from typing_extensions import TypeVar
 
-from edgewise.graph import BaseStatePersistence
+from edgewise.graph import BaseStatePersistence, Graph
 
 from . import _instrument
 from ._agent_graph import UserPromptNode, agent_graph
@@ -24,7 +24,7 @@ from .exceptions import UserError
 from .messages import ModelMessage, ModelRequest, ModelResponse, UserContent
 from .models import KnownModelName, Model, infer_model
 from .output import OutputDataT, OutputSpec
-from .result import AgentRunResult
+from .result import AgentRunResult, FinalResult
 from .settings import ModelSettings, merge_model_settings
 from .tools import AgentDepsT, RunContext, Tool, ToolDefinition, ToolFuncEither, ToolPrepareFunc
 from .usage import RunUsage, UsageLimits
@@ -115,6 +115,11 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
     def output_type(self) -> OutputSpec[OutputDataT]:
         """The output type the agent was built with."""
         return self._output_type
+
+    @property
+    def graph(self) -> Graph[GraphAgentState, GraphAgentDeps[Any, Any], FinalResult[Any]]:
+        """The Edgewise graph agent runs are (shared by all agents): to load their persisted snapshots or draw it."""
+        return agent_graph()
 
     @property
     def deps_type(self) -> type[AgentDepsT]:
@@ -358,7 +363,7 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         if span is not None:
             span.__enter__()
         try:
-            async with agent_graph.iter(
+            async with agent_graph().iter(
                 start, state=state, deps=graph_deps, persistence=persistence, infer_name=False
             ) as graph_run:
                 yield AgentRun(graph_run)
