@@ -17,6 +17,9 @@ def google(x: int, y: str = 'a') -> str:
     Args:
         x: the x value
         y: the y value
+
+    Returns:
+        Both, joined.
     """
     return f'{x}{y}'
 
@@ -75,6 +78,12 @@ def test_functions_without_docstrings_or_hints_get_a_plain_schema() -> None:
         'required': ['x', 'y'],
         'type': 'object',
     }
+
+
+@pytest.mark.anyio
+async def test_positional_only_parameters_are_passed_by_position() -> None:
+    schema = function_schema(undocumented, takes_ctx=False)
+    assert await schema.call(schema.validate({'x': 1, 'y': [2]}), None) == (1, [2])
 
 
 def test_arguments_validate_from_a_json_string_or_a_dict() -> None:

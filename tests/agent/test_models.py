@@ -159,7 +159,7 @@ async def test_function_model_passes_the_request_info_and_names_itself() -> None
 
     def answer(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         infos.append(info)
-        return ModelResponse(parts=[TextPart('ok')], usage=RequestUsage(input_tokens=3))
+        return ModelResponse(parts=[TextPart('ok')], usage=RequestUsage(input_tokens=3), model_name=info.instructions)
 
     agent = Agent(FunctionModel(answer), instructions='be brief', model_settings={'temperature': 0.1})
     result = await agent.run('x', model_settings={'seed': 1})
@@ -167,7 +167,9 @@ async def test_function_model_passes_the_request_info_and_names_itself() -> None
     assert (infos[0].instructions, infos[0].allow_text_output, infos[0].function_tools) == ('be brief', True, [])
     response = result.all_messages()[1]
     assert isinstance(response, ModelResponse)
-    assert (response.model_name, response.usage) == ('function:answer:', RequestUsage(input_tokens=3))
+    assert (response.model_name, response.usage) == ('be brief', RequestUsage(input_tokens=3))
+    assert agent.model is not None
+    assert FunctionModel(answer).model_name == 'function:answer:'
 
 
 async def test_function_model_rejects_what_is_not_a_response() -> None:
@@ -203,8 +205,10 @@ def test_usage_estimates_are_incremental_and_survive_a_rewritten_history() -> No
     assert estimator.estimate(history, ModelResponse(parts=[])) == RequestUsage(input_tokens=53, output_tokens=3)
     del history[1:]  # truncated: recount
     assert estimator.estimate(history, ModelResponse(parts=[])) == RequestUsage(input_tokens=52, output_tokens=0)
-    for _ in range(20):
-        estimator.estimate([], ModelResponse(parts=[]))
+    conversations: list[list[ModelMessage]] = [[ModelRequest(parts=[])] for _ in range(20)]
+    for conversation in conversations:  # more conversations than the estimator remembers
+        estimator.estimate(conversation, ModelResponse(parts=[]))
+    assert estimator.estimate(conversations[0], ModelResponse(parts=[])) == RequestUsage(input_tokens=50)
     assert estimate_tokens(['a b', 'c']) == 3
     assert estimate_tokens('') == 0
 

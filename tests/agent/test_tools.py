@@ -154,6 +154,7 @@ async def test_from_schema_passes_the_arguments_through() -> None:
 
 
 def test_tool_definitions_compare_and_show_only_what_is_set() -> None:
+    assert repr(ToolDefinition(name='d', description='x')).endswith("description='x')")
     tool_def = ToolDefinition(name='t', strict=True, sequential=True, kind='output', metadata={'k': 1})
     assert repr(tool_def) == (
         "ToolDefinition(name='t', parameters_json_schema={'type': 'object', 'properties': {}, "

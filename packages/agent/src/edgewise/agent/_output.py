@@ -207,8 +207,7 @@ def _strip_field_titles(schema: Any) -> Any:
         props = schema.get('properties')
         if isinstance(props, dict):
             for prop in props.values():
-                if isinstance(prop, dict):
-                    prop.pop('title', None)
+                prop.pop('title', None)
         for value in schema.values():
             _strip_field_titles(value)
     elif isinstance(schema, list):

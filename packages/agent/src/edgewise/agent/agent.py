@@ -3,7 +3,7 @@
 from __future__ import annotations as _annotations
 
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
-from contextlib import asynccontextmanager, contextmanager
+from contextlib import asynccontextmanager, contextmanager, nullcontext
 from contextvars import ContextVar
 from functools import partial
 from types import NoneType
@@ -358,18 +358,16 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
             static_tool_defs=static_defs,
         )
         start: UserPromptNode[AgentDepsT, Any] = UserPromptNode(user_prompt)
-        span = _instrument.span('agent run', agent_name=self.name or 'agent', model_name=model_used.model_name) \
-            if _instrument.TRACING else None  # fmt: skip
-        if span is not None:
-            span.__enter__()
-        try:
+        span = (
+            _instrument.span('agent run', agent_name=self.name or 'agent', model_name=model_used.model_name)
+            if _instrument.TRACING
+            else nullcontext()
+        )
+        with span:
             async with agent_graph().iter(
                 start, state=state, deps=graph_deps, persistence=persistence, infer_name=False
             ) as graph_run:
                 yield AgentRun(graph_run)
-        finally:
-            if span is not None:
-                span.__exit__(None, None, None)
 
     def _resolve_model(self, model: Model | KnownModelName | None) -> Model:
         chosen = self._override_model.get() or model or self.model
