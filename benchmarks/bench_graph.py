@@ -16,7 +16,7 @@ import statistics
 import subprocess
 import sys
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -72,9 +72,23 @@ class EC(BaseNode[Loop, None, int]):
 
 
 @dataclass
-class EPark(BaseNode[Loop, None, int]):
-    async def run(self, ctx: GraphRunContext[Loop]) -> End[int]:
-        ctx.state.remaining += 1  # counts the runs that reached the sleep
+class Parking:
+    """The state shared by the parked runs: how many reached the sleep, and an event once all did."""
+
+    expected: int
+    parked: int = 0
+    all_parked: anyio.Event = field(default_factory=anyio.Event)
+
+    def arrive(self) -> None:
+        self.parked += 1
+        if self.parked == self.expected:
+            self.all_parked.set()
+
+
+@dataclass
+class EPark(BaseNode[Parking, None, int]):
+    async def run(self, ctx: GraphRunContext[Parking]) -> End[int]:
+        ctx.state.arrive()
         await anyio.sleep(3600)
         return End(0)  # pragma: no cover - cancelled while asleep
 
@@ -109,7 +123,7 @@ class PC(PgBaseNode):  # type: ignore[misc]
 @dataclass
 class PPark(PgBaseNode):  # type: ignore[misc]
     async def run(self, ctx: Any) -> PgEnd[int]:
-        ctx.state.remaining += 1
+        ctx.state.arrive()
         await anyio.sleep(3600)
         return PgEnd(0)  # pragma: no cover
 
@@ -192,9 +206,9 @@ def bench_full_history() -> None:
 
 def memory_child(library: str) -> None:
     """In a fresh process: start `IN_FLIGHT` runs that all park inside a node; print RSS bytes per run."""
-    import psutil
+    import psutil  # type: ignore[import-untyped]
 
-    async def raw_run(state: Loop) -> None:
+    async def raw_run(state: Parking) -> None:
         await EPark().run(GraphRunContext(state=state, deps=None))
 
     def start(library: str) -> Any:
@@ -204,27 +218,24 @@ def memory_child(library: str) -> None:
             return lambda state: pg_park.run(PPark(), state=state)
         return raw_run
 
+    async def park(launch: Any, runs: int) -> float:
+        """Start `runs` runs, wait until all sleep inside their node, and return the RSS then."""
+        parking = Parking(expected=runs)
+        async with anyio.create_task_group() as tg:
+            for _ in range(runs):
+                tg.start_soon(launch, parking)
+            await parking.all_parked.wait()
+            gc.collect()
+            rss = float(psutil.Process().memory_info().rss)
+            tg.cancel_scope.cancel()
+        return rss
+
     async def measure() -> float:
         launch = start(library)
-        parked = Loop(0)
-        # One run first, so that lazily built things (type hints, caches) do not count.
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(launch, parked)
-            while parked.remaining < 1:
-                await anyio.sleep(0.001)
-            tg.cancel_scope.cancel()
-        parked = Loop(0)
+        await park(launch, 1)  # first, so that lazily built things (type hints, caches) do not count
         gc.collect()
-        before = psutil.Process().memory_info().rss
-        async with anyio.create_task_group() as tg:
-            for _ in range(IN_FLIGHT):
-                tg.start_soon(launch, parked)
-            while parked.remaining < IN_FLIGHT:
-                await anyio.sleep(0.001)
-            gc.collect()
-            after = psutil.Process().memory_info().rss
-            tg.cancel_scope.cancel()
-        return (after - before) / IN_FLIGHT
+        before = float(psutil.Process().memory_info().rss)
+        return (await park(launch, IN_FLIGHT) - before) / IN_FLIGHT
 
     print(anyio.run(measure))
 
