@@ -22,7 +22,10 @@ from edgewise.graph.persistence import build_snapshot_list_type_adapter
 
 
 def _params(fn: Callable[..., Any]) -> list[str]:
-    marks = {inspect.Parameter.KEYWORD_ONLY: '*', inspect.Parameter.POSITIONAL_OR_KEYWORD: ''}
+    marks: dict[inspect._ParameterKind, str] = {
+        inspect.Parameter.KEYWORD_ONLY: '*',
+        inspect.Parameter.POSITIONAL_OR_KEYWORD: '',
+    }
     return [marks[p.kind] + name for name, p in inspect.signature(fn).parameters.items() if name != 'self']
 
 
