@@ -95,6 +95,7 @@ async def test_dynamic_system_prompts_are_refreshed_when_a_history_is_continued(
     second = await agent.run('two', deps=Deps('bob'), message_history=first.all_messages())
     assert [getattr(p, 'content', None) for p in second.all_messages()[0].parts] == ['hi bob', 'fixed', 'one']
     assert [type(m) for m in second.new_messages()] == [ModelRequest, ModelResponse]
+    assert first.all_messages()[0].parts[0] == SystemPromptPart('hi ann', timestamp=NOW, dynamic_ref=greet.__qualname__)
 
 
 async def test_system_prompts_are_not_repeated_when_a_history_is_continued() -> None:

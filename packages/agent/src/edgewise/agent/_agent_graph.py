@@ -7,11 +7,12 @@ proportion to the new messages only: the history is appended to, never copied or
 
 from __future__ import annotations as _annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from functools import cache
-from typing import Any, cast
+from typing import Any
 
 import pydantic
 from typing_extensions import TypeVar
@@ -90,14 +91,18 @@ async def _refresh_dynamic_prompts(history: list[Any], deps: GraphAgentDeps[Any,
     dynamic = {p.function.__qualname__: p for p in deps.system_prompts if not isinstance(p, str) and p.dynamic}
     if not dynamic:
         return
-    for message in history:
-        if isinstance(message, ModelRequest):
-            for i, part in enumerate(message.parts):
+    for index, message in enumerate(history):
+        if isinstance(message, ModelRequest) and any(
+            isinstance(p, SystemPromptPart) and p.dynamic_ref in dynamic for p in message.parts
+        ):
+            # A new message rather than an edit in place: the history belongs to the caller.
+            parts: list[ModelRequestPart] = []
+            for part in message.parts:
                 if isinstance(part, SystemPromptPart) and part.dynamic_ref in dynamic:
                     text = await dynamic[part.dynamic_ref].run(ctx)
-                    cast(list[ModelRequestPart], message.parts)[i] = SystemPromptPart(
-                        text or '', dynamic_ref=part.dynamic_ref
-                    )
+                    part = SystemPromptPart(text or '', dynamic_ref=part.dynamic_ref)
+                parts.append(part)
+            history[index] = dataclasses.replace(message, parts=parts)
 
 
 @dataclass

@@ -155,7 +155,9 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
     agent_name: str | None = None
     """The agent's name, for spans."""
     step_tools: dict[str, ToolDefinition] | None = None
-    """The function tools visible in the current step (after `prepare`)."""
+    """The function tools visible in the current step (after `prepare`), by the name the model sees."""
+    step_tool_functions: dict[str, Tool[Any]] = field(default_factory=dict)
+    """The tool behind each name of `step_tools` (a `prepare` function may rename a tool)."""
     static_tool_defs: list[ToolDefinition] | None = None
     """The tool definitions, computed once when no tool has a `prepare` function."""
     _static_instructions: Any = field(default=None, init=False, repr=False)
@@ -193,15 +195,18 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
         if self.static_tool_defs is not None:
             if self.step_tools is None:
                 self.step_tools = {d.name: d for d in self.static_tool_defs}
+                self.step_tool_functions = dict(self.tools)
             return self.step_tools
-        defs = []
+        step_tools: dict[str, ToolDefinition] = {}
+        functions: dict[str, Tool[Any]] = {}
         for tool in self.tools.values():
             ctx = self.run_context(state, retry=state.tool_retries.get(tool.name, 0))
             tool_def = await tool.prepare_tool_def(ctx)
             if tool_def is not None:
-                defs.append(tool_def)
-        self.step_tools = {d.name: d for d in defs}
-        return self.step_tools
+                step_tools[tool_def.name] = tool_def
+                functions[tool_def.name] = tool
+        self.step_tools, self.step_tool_functions = step_tools, functions
+        return step_tools
 
     async def instructions_text(self, state: GraphAgentState) -> str | None:
         """The instructions of the next request: texts and function results joined, prompted-output last."""

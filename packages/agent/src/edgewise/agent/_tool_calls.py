@@ -29,17 +29,18 @@ def unknown_tool_part(call: ToolCallPart, available: Sequence[str]) -> RetryProm
 async def _run_one(
     tool: Tool[Any], call: ToolCallPart, state: GraphAgentState, deps: GraphAgentDeps[Any, Any]
 ) -> ModelRequestPart:
+    name = call.tool_name  # the name the model used (a `prepare` function may have renamed the tool)
     max_retries = tool.max_retries if tool.max_retries is not None else deps.default_tool_retries
-    retry = state.tool_retries.get(tool.name, 0)
+    retry = state.tool_retries.get(name, 0)
     tool_ctx = deps.run_context(
-        state, tool_name=tool.name, tool_call_id=call.tool_call_id, retry=retry, max_retries=max_retries
+        state, tool_name=name, tool_call_id=call.tool_call_id, retry=retry, max_retries=max_retries
     )
     schema = tool.function_schema
     error: Exception
     try:
         kwargs = schema.validate(call.args)
         if _instrument.TRACING:
-            with _instrument.span('running tool: {tool_name}', tool_name=tool.name, tool_call_id=call.tool_call_id):
+            with _instrument.span('running tool: {tool_name}', tool_name=name, tool_call_id=call.tool_call_id):
                 result = await schema.call(kwargs, tool_ctx)
         else:
             result = await schema.call(kwargs, tool_ctx)
@@ -50,10 +51,10 @@ async def _run_one(
         error = exc
         content = exc.message
     else:
-        return ToolReturnPart(tool.name, result, call.tool_call_id)
+        return ToolReturnPart(name, result, call.tool_call_id)
     if retry >= max_retries:
-        raise UnexpectedModelBehavior(f'Tool {tool.name!r} exceeded max retries count of {max_retries}') from error
-    return RetryPromptPart(content, tool_name=tool.name, tool_call_id=call.tool_call_id)
+        raise UnexpectedModelBehavior(f'Tool {name!r} exceeded max retries count of {max_retries}') from error
+    return RetryPromptPart(content, tool_name=name, tool_call_id=call.tool_call_id)
 
 
 async def run_tool_calls(
@@ -66,9 +67,10 @@ async def run_tool_calls(
     if not calls:
         return []
     deps.usage_limits.check_before_tool_call(state.usage, len(calls), state.message_history)
-    tools = deps.tools
+    tools = deps.step_tool_functions
+    tool_defs = deps.step_tools or {}
     results: list[ModelRequestPart | None] = [None] * len(calls)
-    if len(calls) == 1 or any(tools[c.tool_name].sequential for c in calls):
+    if len(calls) == 1 or any(tool_defs[c.tool_name].sequential for c in calls):
         for i, call in enumerate(calls):
             results[i] = await _run_one(tools[call.tool_name], call, state, deps)
     else:
