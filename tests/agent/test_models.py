@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import pytest
-from pydantic import BaseModel
+from hypothesis import given
+from hypothesis import strategies as st
+from pydantic import BaseModel, create_model
 
 from edgewise.agent import Agent, UserError, models
 from edgewise.agent.messages import (
@@ -224,3 +226,15 @@ def test_model_subclasses_must_implement_the_interface() -> None:
 def test_the_test_model_is_not_collected_as_a_test() -> None:
     assert TestModel.__test__ is False
     assert NOW is not None
+
+
+_FIELD_TYPES: list[Any] = [int, str, float, bool, list[int], list[str], dict[str, int], int | None, Literal['a', 'b']]
+
+
+@given(st.lists(st.sampled_from(_FIELD_TYPES), min_size=0, max_size=5), st.integers(0, 50), st.booleans())
+def test_made_up_arguments_always_validate_against_their_schema(types: list[Any], seed: int, nested: bool) -> None:
+    fields: dict[str, Any] = {f'f{i}': (tp, ...) for i, tp in enumerate(types)}
+    if nested:
+        fields['inner'] = (create_model('Inner', x=(int, ...), tags=(list[str], ...)), ...)
+    model = create_model('Args', **fields)
+    model.model_validate(_made_up(model.model_json_schema(), seed))
