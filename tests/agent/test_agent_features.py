@@ -308,3 +308,33 @@ async def test_tools_without_prepare_keep_their_definition_next_to_prepared_ones
     agent.tool_plain(name='prepared', prepare=keep)(lambda: 2)
     await agent.run('x')
     assert seen == [['plain', 'prepared']]
+
+
+async def test_an_unnamed_agent_takes_the_name_of_its_variable() -> None:
+    weather_agent = Agent(scripted([TextPart('a')], [TextPart('b')], [TextPart('c')]))
+    await weather_agent.run('x', infer_name=False)
+    assert weather_agent.name is None
+    async with weather_agent.iter('x') as run:
+        async for _ in run:
+            pass
+    assert weather_agent.name == 'weather_agent'
+    named = Agent(scripted([TextPart('a')]), name='kept')
+    await named.run('x')
+    assert named.name == 'kept'
+
+
+def test_run_sync_infers_the_name_too() -> None:
+    sync_agent = Agent(scripted([TextPart('a')]))
+    quiet_agent = Agent(scripted([TextPart('a')]))
+    quiet_agent.run_sync('x', infer_name=False)
+    assert quiet_agent.name is None
+    sync_agent.run_sync('x')
+    assert sync_agent.name == 'sync_agent'
+
+
+GLOBAL_AGENT = Agent(TestModel())
+
+
+async def test_a_module_level_agent_takes_its_global_name() -> None:
+    await GLOBAL_AGENT.run('x')
+    assert GLOBAL_AGENT.name == 'GLOBAL_AGENT'

@@ -60,6 +60,7 @@ class UserPromptNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Final
     async def run(
         self, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]]
     ) -> ModelRequestNode[DepsT, NodeRunEndT] | CallToolsNode[DepsT, NodeRunEndT]:
+        """Build the first request, or continue a message history that ends with a request or a response."""
         state, deps = ctx.state, ctx.deps
         history = state.message_history
         run_ctx = deps.run_context(state)
@@ -115,6 +116,7 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
     async def run(
         self, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]]
     ) -> CallToolsNode[DepsT, NodeRunEndT]:
+        """Check the request limit, send the request, record the response and its usage."""
         state, deps = ctx.state, ctx.deps
         history = state.message_history
         deps.usage_limits.check_before_request(state.usage, history)
@@ -157,6 +159,7 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
     async def run(
         self, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]]
     ) -> ModelRequestNode[DepsT, NodeRunEndT] | End[FinalResult[NodeRunEndT]]:
+        """End the run with a valid output, or send tool results and retry prompts in a new request."""
         calls = [p for p in self.model_response.parts if isinstance(p, ToolCallPart)]
         if calls:
             return await self._handle_tool_calls(ctx, calls)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations as _annotations
 
+import inspect
+import types
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from contextlib import asynccontextmanager, contextmanager, nullcontext
 from contextvars import ContextVar
@@ -233,6 +235,7 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         usage_limits: UsageLimits | None = None,
         usage: RunUsage | None = None,
         persistence: BaseStatePersistence[Any, Any] | None = None,
+        infer_name: bool = True,
     ) -> AgentRunResult[OutputDataT]: ...
 
     @overload
@@ -248,6 +251,7 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         usage_limits: UsageLimits | None = None,
         usage: RunUsage | None = None,
         persistence: BaseStatePersistence[Any, Any] | None = None,
+        infer_name: bool = True,
     ) -> AgentRunResult[RunOutputDataT]: ...
 
     async def run(self, user_prompt: str | Sequence[UserContent] | None = None, **kwargs: Any) -> AgentRunResult[Any]:
@@ -257,14 +261,17 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
             user_prompt: The user's prompt (may be omitted when `message_history` ends with a request).
             **kwargs: `output_type`, `message_history`, `model`, `deps`, `model_settings`, `usage_limits`,
                 `usage` (a `RunUsage` to add this run's usage to), `persistence` (an Edgewise persistence
-                to store the run's snapshots in).
+                to store the run's snapshots in), `infer_name` (name an unnamed agent after the variable
+                holding it, for spans and errors).
 
         Raises:
             UserError: no model, or deps of the wrong type.
             UnexpectedModelBehavior: the model kept answering in unusable ways past the retry budgets.
             UsageLimitExceeded: the run went past its `usage_limits`.
         """
-        async with self.iter(user_prompt, **kwargs) as agent_run:
+        if kwargs.pop('infer_name', True):
+            self._infer_name(inspect.currentframe())
+        async with self.iter(user_prompt, infer_name=False, **kwargs) as agent_run:
             async for _ in agent_run:
                 pass
         result = agent_run.result
@@ -284,6 +291,7 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         usage_limits: UsageLimits | None = None,
         usage: RunUsage | None = None,
         persistence: BaseStatePersistence[Any, Any] | None = None,
+        infer_name: bool = True,
     ) -> AgentRunResult[OutputDataT]: ...
 
     @overload
@@ -299,11 +307,14 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         usage_limits: UsageLimits | None = None,
         usage: RunUsage | None = None,
         persistence: BaseStatePersistence[Any, Any] | None = None,
+        infer_name: bool = True,
     ) -> AgentRunResult[RunOutputDataT]: ...
 
     def run_sync(self, user_prompt: str | Sequence[UserContent] | None = None, **kwargs: Any) -> AgentRunResult[Any]:
         """`run` from synchronous code (starts an event loop; not for use inside one). Same arguments."""
-        return anyio.run(partial(self.run, user_prompt, **kwargs))
+        if kwargs.pop('infer_name', True):
+            self._infer_name(inspect.currentframe())
+        return anyio.run(partial(self.run, user_prompt, infer_name=False, **kwargs))
 
     @asynccontextmanager
     async def iter(
@@ -318,11 +329,16 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         usage_limits: UsageLimits | None = None,
         usage: RunUsage | None = None,
         persistence: BaseStatePersistence[Any, Any] | None = None,
+        infer_name: bool = True,
     ) -> AsyncIterator[AgentRun[AgentDepsT, OutputDataT]]:
         """Start a run driven node by node: `async with agent.iter(prompt) as run: async for node in run: ...`.
 
         Takes the same arguments as `run`.
         """
+        if infer_name:
+            frame = inspect.currentframe()
+            # Skip the frame of `asynccontextmanager` between `iter(...)` and its caller.
+            self._infer_name(frame.f_back if frame is not None else None)
         model_used = self._resolve_model(model)
         deps = self._resolve_deps(deps)
         schema = self._output_schema if output_type is None else build_output_schema(output_type)
@@ -368,6 +384,19 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
                 start, state=state, deps=graph_deps, persistence=persistence, infer_name=False
             ) as graph_run:
                 yield AgentRun(graph_run)
+
+    def _infer_name(self, frame: types.FrameType | None) -> None:
+        """Name the agent after the variable holding it in the caller of `frame`, when it has no name."""
+        if self.name is not None or frame is None or (caller := frame.f_back) is None:
+            return
+        for name, value in caller.f_locals.items():
+            if value is self:
+                self.name = name
+                return
+        for name, value in caller.f_globals.items():
+            if value is self:
+                self.name = name
+                return
 
     def _resolve_model(self, model: Model | KnownModelName | None) -> Model:
         chosen = self._override_model.get() or model or self.model
@@ -417,6 +446,11 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         tool_name = name or self.name or 'agent'
 
         async def delegate(ctx: RunContext[AgentDepsT], prompt: str) -> Any:
+            """Run the agent.
+
+            Args:
+                prompt: The request for the agent, with everything it needs to know.
+            """
             result = await self.run(prompt, deps=ctx.deps, usage=ctx.usage)
             return result.output
 
