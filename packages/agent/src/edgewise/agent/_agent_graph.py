@@ -131,7 +131,7 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
             function_tools=list(function_tools.values()),
             output_mode=schema.mode,
             output_object=schema.object_def,
-            output_tools=schema.tool_defs,
+            output_tools=list(schema.tool_defs),
             allow_text_output=schema.allow_text_output,
         )
         model = deps.model
