@@ -238,3 +238,12 @@ def test_made_up_arguments_always_validate_against_their_schema(types: list[Any]
         fields['inner'] = (create_model('Inner', x=(int, ...), tags=(list[str], ...)), ...)
     model = create_model('Args', **fields)
     model.model_validate(_made_up(model.model_json_schema(), seed))
+
+
+async def test_test_model_prefers_text_when_text_is_an_accepted_output() -> None:
+    class Point(BaseModel):
+        x: int
+
+    assert (await Agent(TestModel(), output_type=[str, Point]).run('x')).output == 'success (no tool calls)'
+    picked = await Agent(TestModel(custom_output_args={'x': 3}), output_type=[str, Point]).run('x')
+    assert picked.output == Point(x=3)
