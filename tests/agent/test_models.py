@@ -244,6 +244,7 @@ async def test_test_model_prefers_text_when_text_is_an_accepted_output() -> None
     class Point(BaseModel):
         x: int
 
-    assert (await Agent(TestModel(), output_type=[str, Point]).run('x')).output == 'success (no tool calls)'
-    picked = await Agent(TestModel(custom_output_args={'x': 3}), output_type=[str, Point]).run('x')
+    text_or_point: Any = [str, Point]
+    assert (await Agent(TestModel(), output_type=text_or_point).run('x')).output == 'success (no tool calls)'
+    picked = await Agent(TestModel(custom_output_args={'x': 3}), output_type=text_or_point).run('x')
     assert picked.output == Point(x=3)
