@@ -134,20 +134,22 @@ pg_park = PgGraph(nodes=[PPark], name='park')
 # --- timed cases -----------------------------------------------------------------------------------------------
 
 
-def _edgewise(n: int, full: bool = False) -> Any:
+def _edgewise(n: int, full: bool = False, runs: int = 1) -> Any:
     async def run() -> None:
-        persistence = FullStatePersistence[Loop, int]() if full else None
-        result = await edgewise_cycle.run(EA(), state=Loop(n), persistence=persistence)
-        assert result.state.remaining == 0
+        for _ in range(runs):
+            persistence = FullStatePersistence[Loop, int]() if full else None
+            result = await edgewise_cycle.run(EA(), state=Loop(n), persistence=persistence)
+            assert result.state.remaining == 0
 
     return run
 
 
-def _pydantic_graph(n: int, full: bool = False) -> Any:
+def _pydantic_graph(n: int, full: bool = False, runs: int = 1) -> Any:
     async def run() -> None:
-        persistence = PgFullStatePersistence() if full else None
-        result = await pg_cycle.run(PA(), state=Loop(n), persistence=persistence)
-        assert result.state.remaining == 0
+        for _ in range(runs):
+            persistence = PgFullStatePersistence() if full else None
+            result = await pg_cycle.run(PA(), state=Loop(n), persistence=persistence)
+            assert result.state.remaining == 0
 
     return run
 
@@ -178,6 +180,7 @@ def bench_cycle() -> None:
             Case('pydantic-graph 1.107.10', _pydantic_graph(CYCLE), CYCLE),
             Case('raw loop (await node.run)', _raw(CYCLE), CYCLE),
         ],
+        repeats=7,
     )
     _target(result, 'edgewise', 'pydantic-graph 1.107.10', 0.2, '')
     _target(result, 'edgewise', 'raw loop (await node.run)', 10, '')
@@ -185,16 +188,23 @@ def bench_cycle() -> None:
 
 
 def bench_full_history() -> None:
+    short_runs = FULL_LONG // FULL_SHORT
     result = measure_async(
         f'3-node cycle with FullStatePersistence, {FULL_SHORT:,} and {FULL_LONG:,} transitions',
         'transition',
         [
-            Case(f'edgewise, {FULL_SHORT:,}', _edgewise(FULL_SHORT, full=True), FULL_SHORT),
+            Case(f'edgewise, {FULL_SHORT:,}', _edgewise(FULL_SHORT, full=True, runs=short_runs), FULL_LONG),
             Case(f'edgewise, {FULL_LONG:,}', _edgewise(FULL_LONG, full=True), FULL_LONG),
-            Case(f'pydantic-graph 1.107.10, {FULL_SHORT:,}', _pydantic_graph(FULL_SHORT, full=True), FULL_SHORT),
+            Case(
+                f'pydantic-graph 1.107.10, {FULL_SHORT:,}',
+                _pydantic_graph(FULL_SHORT, full=True, runs=short_runs),
+                FULL_LONG,
+            ),
             Case(f'pydantic-graph 1.107.10, {FULL_LONG:,}', _pydantic_graph(FULL_LONG, full=True), FULL_LONG),
         ],
+        repeats=7,
     )
+    result.notes.append(f'each {FULL_SHORT:,}-transition sample is {short_runs} runs, so that samples take as long')
     _target(result, f'edgewise, {FULL_LONG:,}', f'edgewise, {FULL_SHORT:,}', 1.2, ', flat')
     for n in (FULL_SHORT, FULL_LONG):
         _target(result, f'edgewise, {n:,}', f'pydantic-graph 1.107.10, {n:,}', 0.2, '')
