@@ -143,6 +143,8 @@ class FullStatePersistence(BaseStatePersistence[StateT, RunEndT]):
         self._indexed_len += 1
 
     async def snapshot_node(self, state: StateT, next_node: BaseNode[StateT, Any, RunEndT]) -> None:
+        # Give the node its id before copying it, so that the caller's node and the stored copy share it.
+        next_node.get_snapshot_id()
         node = next_node.deep_copy() if self.deep_copy else next_node
         self._append(NodeSnapshot(state=self._prep_state(state), node=node))
 
