@@ -39,7 +39,7 @@ from ._owner import Owner, current_owner
 if TYPE_CHECKING:
     from ..graph import Graph
 
-__all__ = ('DurableStatePersistence', 'Completion', 'run_in_progress', 'snapshot_not_found')
+__all__ = ('DurableStatePersistence', 'Completion', 'duplicate_snapshot', 'run_in_progress', 'snapshot_not_found')
 
 EndStatus = Literal['success', 'error', 'created']
 
@@ -65,6 +65,14 @@ def run_in_progress(run_id: str, owner: Owner | None) -> RunInProgressError:
     return RunInProgressError(
         f'Run {run_id!r} is in progress elsewhere: {holder} is advancing it. Wait for that run to finish or stop '
         'it; once its process has exited, the run can be resumed (its unfinished step runs again).'
+    )
+
+
+def duplicate_snapshot(run_id: str, where: str, snapshot_id: str) -> PersistenceError:
+    """The error for a second snapshot with an id the run already has."""
+    return PersistenceError(
+        f'Run {run_id!r} in {where} already has a snapshot with id {snapshot_id!r}; a node that returns itself '
+        'must return a new instance instead. Nothing was changed.'
     )
 
 
@@ -230,15 +238,19 @@ class DurableStatePersistence(BaseStatePersistence[StateT, RunEndT]):
         if unknown:
             reason = f'its node `{unknown[0]}` is not a node of this graph (renamed or removed?)'
         else:
-            details = '; '.join(
-                f'{".".join(str(p) for p in err["loc"]) or "(root)"}: {err["msg"]}' for err in error.errors()[:3]
-            )
+            details = '; '.join(f'{_location(err["loc"])}: {err["msg"]}' for err in error.errors()[:3])
             reason = f"it does not validate against the graph's types ({details})"
         return PersistenceError(
             f'Snapshot {snapshot_id!r} of run {self.run_id!r} in {self._describe()} cannot be loaded: {reason}. '
             'Nothing was changed; load it with the version of the graph that wrote it, or fork the run from an '
             'earlier snapshot.'
         )
+
+
+def _location(loc: tuple[int | str, ...]) -> str:
+    # The first part is the tag of the snapshot kind ('node' or 'end'), not a field.
+    parts = loc[1:] if loc and loc[0] in ('node', 'end') else loc
+    return '.'.join(str(p) for p in parts) or '(root)'
 
 
 class _RecordRun:

@@ -26,7 +26,14 @@ from typing import Any, Self, TypeVar
 
 from ..exceptions import GraphNodeStatusError, GraphRuntimeError, PersistenceError
 from . import NodeSnapshot, RunEndT, RunInfo, RunStatus, Snapshot, StateT, now_utc
-from ._durable import Completion, DurableStatePersistence, EndStatus, run_in_progress, snapshot_not_found
+from ._durable import (
+    Completion,
+    DurableStatePersistence,
+    duplicate_snapshot,
+    EndStatus,
+    run_in_progress,
+    snapshot_not_found,
+)
 from ._owner import Owner, owner_is_alive
 
 __all__ = (
@@ -252,10 +259,7 @@ class SqlStatePersistence(DurableStatePersistence[StateT, RunEndT]):
             ),
         )
         if inserted.rowcount == 0:
-            raise PersistenceError(
-                f'Run {run_id!r} in {self._describe()} already has a snapshot with id {snapshot.id!r}; a node that '
-                'returns itself must return a new instance instead. Nothing was changed.'
-            )
+            raise duplicate_snapshot(run_id, self._describe(), snapshot.id)
         if complete is not None:
             yield Query(
                 "UPDATE edgewise_snapshots SET status = 'success', duration = ? WHERE run_id = ? AND snapshot_id = ?",

@@ -24,7 +24,14 @@ import anyio.to_thread
 
 from ..exceptions import GraphNodeStatusError, GraphRuntimeError, PersistenceError
 from . import NodeSnapshot, RunEndT, Snapshot, StateT, now_utc
-from ._durable import Completion, DurableStatePersistence, EndStatus, run_in_progress, snapshot_not_found
+from ._durable import (
+    Completion,
+    DurableStatePersistence,
+    duplicate_snapshot,
+    EndStatus,
+    run_in_progress,
+    snapshot_not_found,
+)
 from ._owner import Owner, current_owner
 
 try:
@@ -188,8 +195,10 @@ class FileStatePersistence(DurableStatePersistence[StateT, RunEndT]):
 
         def insert() -> bool:
             items = self._read()
-            if if_new and any(item['id'] == snapshot.id for item in items):
-                return False
+            if any(item['id'] == snapshot.id for item in items):
+                if if_new:
+                    return False
+                raise duplicate_snapshot(self.run_id, self._describe(), snapshot.id)
             items = [*items, new_item]
             if complete is not None:
                 done = self._find(items, complete.snapshot_id)
