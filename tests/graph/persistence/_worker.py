@@ -32,7 +32,8 @@ async def resume(kind: str, location: str, run_id: str, go_file: str | None) -> 
     persistence = open_run(kind, location, run_id)
     print('ready', flush=True)
     if go_file is not None:
-        while not await anyio.Path(go_file).exists():
+        # Another process creates the file: there is no event to wait on across processes.
+        while not await anyio.Path(go_file).exists():  # noqa: ASYNC110
             await anyio.sleep(0.001)
     try:
         async with cycle_graph.iter_from_persistence(persistence) as run:

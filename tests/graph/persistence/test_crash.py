@@ -17,16 +17,20 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 
 from edgewise.graph import NodeSnapshot
+from edgewise.graph.persistence.postgres import PostgresStatePersistence
+from edgewise.graph.persistence.sqlite import SqliteStatePersistence
 
+from ._worker import open_run
 from ._workflow import Start, Tally, cycle_graph, expected_trail
 from .conftest import postgres_schema
-from ._worker import open_run
 
 ROOT = Path(__file__).parents[3]
 KILLS = 8
+RUN_ID = 'crash-run'
 TARGET = 10
 
 
@@ -48,15 +52,35 @@ def location_for(kind: str, tmp_path: Path, dsn: str) -> str:
     return {'file': str(tmp_path / 'crash-run.json'), 'sqlite': str(tmp_path / 'runs.db')}.get(kind, dsn)
 
 
-async def initialize(kind: str, location: str, state: Tally) -> tuple[str, Any]:
-    persistence = open_run(kind, location, 'crash-run')
+async def _initialize(kind: str, location: str, state: Tally) -> None:
+    persistence = open_run(kind, location, RUN_ID)
     await cycle_graph.initialize(Start(), persistence, state=state)
-    return 'crash-run', persistence
+    await close(persistence)
+
+
+def initialize(kind: str, location: str, state: Tally) -> str:
+    anyio.run(_initialize, kind, location, state)
+    return RUN_ID
+
+
+async def _history(kind: str, location: str) -> list[Any]:
+    persistence = open_run(kind, location, RUN_ID)
+    persistence.set_graph_types(cycle_graph)
+    try:
+        return await persistence.load_all()
+    finally:
+        await close(persistence)
+
+
+def history_of(kind: str, location: str) -> list[Any]:
+    return anyio.run(_history, kind, location)
 
 
 async def close(persistence: Any) -> None:
-    if hasattr(persistence, 'aclose'):
+    if isinstance(persistence, PostgresStatePersistence):
         await persistence.aclose()
+    elif isinstance(persistence, SqliteStatePersistence):
+        persistence.close()
 
 
 @pytest.fixture(params=['file', 'sqlite', 'postgres'])
@@ -68,14 +92,12 @@ def crash_store(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
         yield request.param, location_for(request.param, tmp_path, '')
 
 
-@pytest.mark.anyio
-@pytest.mark.parametrize('anyio_backend', ['asyncio'])
-async def test_a_run_killed_mid_node_again_and_again_resumes_to_the_right_end(
-    crash_store: tuple[str, str], tmp_path: Path, anyio_backend: str
+def test_a_run_killed_mid_node_again_and_again_resumes_to_the_right_end(
+    crash_store: tuple[str, str], tmp_path: Path
 ) -> None:
     kind, location = crash_store
     log = tmp_path / 'effects.log'
-    run_id, persistence = await initialize(kind, location, Tally(target=TARGET, effects_log=str(log), node_delay=0.004))
+    run_id = initialize(kind, location, Tally(target=TARGET, effects_log=str(log), node_delay=0.004))
     rng = random.Random(f'{kind}-crash')
     kills = 0
     for _ in range(KILLS + 20):
@@ -93,8 +115,7 @@ async def test_a_run_killed_mid_node_again_and_again_resumes_to_the_right_end(
         assert out.splitlines()[-1] == f'finished {TARGET}'
         break
 
-    history = await persistence.load_all()
-    await close(persistence)
+    history = history_of(kind, location)
     assert [(s.kind, type(s.node).__name__) for s in history] == [
         *[('node', name) for name in expected_trail(TARGET)],
         ('end', 'End'),
@@ -111,27 +132,22 @@ async def test_a_run_killed_mid_node_again_and_again_resumes_to_the_right_end(
             assert conn.execute('PRAGMA integrity_check').fetchall() == [('ok',)]
 
 
-@pytest.mark.anyio
-@pytest.mark.parametrize('anyio_backend', ['asyncio'])
-async def test_two_processes_resuming_one_run_at_once_one_advances_it(
-    crash_store: tuple[str, str], tmp_path: Path, anyio_backend: str
-) -> None:
+def test_two_processes_resuming_one_run_at_once_one_advances_it(crash_store: tuple[str, str], tmp_path: Path) -> None:
     kind, location = crash_store
     log = tmp_path / 'effects.log'
     go = tmp_path / 'go'
-    run_id, persistence = await initialize(kind, location, Tally(target=3, effects_log=str(log), node_delay=0.03))
+    run_id = initialize(kind, location, Tally(target=3, effects_log=str(log), node_delay=0.03))
     workers = [start_worker(kind, location, run_id, go) for _ in range(2)]
     for worker in workers:
         wait_ready(worker)
     go.touch()
-    results = [(w.communicate(timeout=60)[0], w) for w in workers]
-    results = [(w.returncode, out, w.pid) for out, w in results]
+    outputs = [w.communicate(timeout=60)[0] for w in workers]
+    results = [(w.returncode, out, w.pid) for out, w in zip(outputs, workers, strict=True)]
 
     assert sorted(code for code, _, _ in results) == [0, 4]
     [(_, refused_output, _)] = [r for r in results if r[0] == 4]
     assert f"Run '{run_id}' is in progress elsewhere: process" in refused_output
     [(_, _, winner)] = [r for r in results if r[0] == 0]
     assert {line.split()[2] for line in log.read_text().splitlines()} == {str(winner)}
-    history = await persistence.load_all()
-    await close(persistence)
+    history = history_of(kind, location)
     assert history[-1].state.trail == expected_trail(3)

@@ -65,7 +65,7 @@ async def test_a_fork_into_an_existing_run_id_is_refused(durable: Store) -> None
     first = (await original.load_all())[0]
     durable.track(await original.fork(first.id, run_id='taken'))
 
-    with pytest.raises(PersistenceError, match="into 'taken'.*already exists"):
+    with pytest.raises(PersistenceError, match=r"into 'taken'.*already exists"):
         durable.track(await original.fork(first.id, run_id='taken'))
 
 

@@ -29,8 +29,8 @@ from . import NodeSnapshot, RunEndT, RunInfo, RunStatus, Snapshot, StateT, now_u
 from ._durable import (
     Completion,
     DurableStatePersistence,
-    duplicate_snapshot,
     EndStatus,
+    duplicate_snapshot,
     run_in_progress,
     snapshot_not_found,
 )

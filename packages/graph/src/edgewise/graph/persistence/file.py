@@ -27,8 +27,8 @@ from . import NodeSnapshot, RunEndT, Snapshot, StateT, now_utc
 from ._durable import (
     Completion,
     DurableStatePersistence,
-    duplicate_snapshot,
     EndStatus,
+    duplicate_snapshot,
     run_in_progress,
     snapshot_not_found,
 )
