@@ -157,7 +157,7 @@ def setup_program(dialect: Dialect, where: str) -> Program[None]:
             yield Query(
                 statement.format(time=dialect.time_type, float=dialect.float_type, table_options=dialect.table_options)
             )
-    if version == 0:
+    if not found:
         yield Query('INSERT INTO edgewise_schema_version (version) VALUES (?)', (SCHEMA_VERSION,))
     elif version < SCHEMA_VERSION:
         yield Query('UPDATE edgewise_schema_version SET version = ?', (SCHEMA_VERSION,))
