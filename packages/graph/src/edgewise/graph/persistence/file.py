@@ -166,12 +166,10 @@ class FileStatePersistence(DurableStatePersistence[StateT, RunEndT]):
             os.fsync(fd)
         finally:
             os.close(fd)
+        # The data is on disk before the rename makes it the file, so the file is whole after any crash.
+        # The directory is not fsynced: after a power loss the last rename may be undone (the previous
+        # whole file stays), as SQLite's `synchronous=NORMAL` may undo the last commits.
         os.replace(tmp, self.json_file)
-        dir_fd = os.open(self.json_file.parent, os.O_RDONLY)
-        try:
-            os.fsync(dir_fd)  # the rename itself must survive a power loss
-        finally:
-            os.close(dir_fd)
         stat = os.stat(self.json_file)
         self._cache = ((stat.st_ino, stat.st_mtime_ns, stat.st_size), items)
 
