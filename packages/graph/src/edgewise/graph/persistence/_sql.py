@@ -8,7 +8,8 @@ it raises. So SQLite (inline, stdlib `sqlite3`) and PostgreSQL (psycopg) run the
 Tables (all names prefixed `edgewise_`, so they can live in a database shared with other applications):
 
 - `edgewise_schema_version(version)`: one row, the schema version; `MIGRATIONS` upgrades older ones.
-- `edgewise_runs`: one row per run (graph name, status, times, snapshot count, the owner holding it).
+- `edgewise_runs`: one row per run (graph name, creation time, the owner holding it); its status, last
+  update and snapshot count are read from its last snapshot, so that a step writes one row only.
 - `edgewise_snapshots`: one row per snapshot; `data` is the snapshot's JSON (as pydantic-graph writes it),
   written once; status, start time and duration live in their own columns, so a status change rewrites
   a few bytes of one row, whatever the size of the state or the length of the history.
@@ -119,8 +120,6 @@ MIGRATIONS: dict[int, list[str]] = {
             run_id TEXT PRIMARY KEY,
             graph_name TEXT,
             created {time} NOT NULL,
-            updated {time} NOT NULL,
-            snapshot_count INTEGER NOT NULL,
             owner TEXT
         )""",
         """CREATE TABLE edgewise_snapshots (
@@ -131,6 +130,7 @@ MIGRATIONS: dict[int, list[str]] = {
             status TEXT,
             start_ts {time},
             duration {float},
+            written {time} NOT NULL,
             data TEXT NOT NULL,
             PRIMARY KEY (run_id, seq),
             UNIQUE (run_id, snapshot_id)
@@ -179,8 +179,9 @@ def list_runs_program() -> Program[list[RunInfo]]:
     # have to update the run's row just to change its status.
     rows = (
         yield Query(
-            'SELECT r.run_id, r.graph_name, s.kind, s.status, r.created, r.updated, r.snapshot_count '
-            'FROM edgewise_runs r LEFT JOIN edgewise_snapshots s ON s.run_id = r.run_id AND s.seq = r.snapshot_count '
+            'SELECT r.run_id, r.graph_name, s.kind, s.status, r.created, s.written, s.start_ts, s.seq '
+            'FROM edgewise_runs r LEFT JOIN edgewise_snapshots s ON s.run_id = r.run_id '
+            'AND s.seq = (SELECT MAX(seq) FROM edgewise_snapshots m WHERE m.run_id = r.run_id) '
             'ORDER BY r.created, r.run_id'
         )
     ).rows
@@ -190,11 +191,17 @@ def list_runs_program() -> Program[list[RunInfo]]:
             graph_name=r[1],
             status=run_status(r[2], r[3]),
             created=to_datetime(r[4]),
-            updated=to_datetime(r[5]),
-            snapshot_count=r[6],
+            updated=max(to_datetime(t) for t in (r[4], r[5], r[6]) if t is not None),
+            snapshot_count=r[7] or 0,
         )
         for r in rows
     ]
+
+
+def _status(snapshot: Snapshot[Any, Any], start: datetime | None) -> str | None:
+    if not isinstance(snapshot, NodeSnapshot):
+        return None
+    return 'created' if start is None else 'running'
 
 
 _SELECT_SNAPSHOT = 'SELECT snapshot_id, kind, status, start_ts, duration, data FROM edgewise_snapshots'
@@ -223,13 +230,17 @@ class SqlStatePersistence(DurableStatePersistence[StateT, RunEndT]):
 
     def _ensure_run(self, now: datetime) -> Query:
         return Query(
-            'INSERT INTO edgewise_runs (run_id, graph_name, created, updated, snapshot_count) '
-            'VALUES (?, ?, ?, ?, 0) ON CONFLICT (run_id) DO NOTHING',
-            (self._run_id, self.graph_name, now, now),
+            'INSERT INTO edgewise_runs (run_id, graph_name, created) VALUES (?, ?, ?) ON CONFLICT (run_id) DO NOTHING',
+            (self._run_id, self.graph_name, now),
         )
 
     def _insert_program(
-        self, snapshot: Snapshot[StateT, RunEndT], data: str, complete: Completion | None, if_new: bool
+        self,
+        snapshot: Snapshot[StateT, RunEndT],
+        data: str,
+        complete: Completion | None,
+        if_new: bool,
+        start: datetime | None,
     ) -> Program[bool]:
         run_id = self._run_id
         now = now_utc()
@@ -241,35 +252,26 @@ class SqlStatePersistence(DurableStatePersistence[StateT, RunEndT]):
             )
             if found.rows:
                 return False
-        counted = yield Query(
-            'UPDATE edgewise_runs SET snapshot_count = snapshot_count + 1, updated = ? '
-            'WHERE run_id = ? RETURNING snapshot_count',
-            (now, run_id),
-        )
+        # The position comes from the run's last row (a primary-key lookup): the run's own row is not
+        # written on every step.
         inserted = yield Query(
-            'INSERT INTO edgewise_snapshots (run_id, seq, snapshot_id, kind, status, data) VALUES (?, ?, ?, ?, ?, ?) '
+            'INSERT INTO edgewise_snapshots (run_id, seq, snapshot_id, kind, status, start_ts, written, data) '
+            'SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ?, ?, ?, ? FROM edgewise_snapshots WHERE run_id = ? '
             'ON CONFLICT (run_id, snapshot_id) DO NOTHING',
-            (
-                run_id,
-                counted.rows[0][0],
-                snapshot.id,
-                snapshot.kind,
-                'created' if isinstance(snapshot, NodeSnapshot) else None,
-                data,
-            ),
+            (run_id, snapshot.id, snapshot.kind, _status(snapshot, start), start, now, data, run_id),
         )
         if inserted.rowcount == 0:
             raise duplicate_snapshot(run_id, self._describe(), snapshot.id)
         if complete is not None:
             yield Query(
-                "UPDATE edgewise_snapshots SET status = 'success', duration = ? WHERE run_id = ? AND snapshot_id = ?",
-                (complete.duration, run_id, complete.snapshot_id),
+                "UPDATE edgewise_snapshots SET status = 'success', start_ts = ?, duration = ? "
+                'WHERE run_id = ? AND snapshot_id = ?',
+                (complete.start_ts, complete.duration, run_id, complete.snapshot_id),
             )
         return True
 
-    def _start_program(self, snapshot_id: str) -> Program[None]:
+    def _start_program(self, snapshot_id: str, now: datetime) -> Program[None]:
         run_id = self._run_id
-        now = now_utc()
         started = yield Query(
             "UPDATE edgewise_snapshots SET status = 'running', start_ts = ? "
             "WHERE run_id = ? AND snapshot_id = ? AND status IN ('created', 'pending')",
@@ -288,10 +290,12 @@ class SqlStatePersistence(DurableStatePersistence[StateT, RunEndT]):
                 raise GraphRuntimeError(f'Snapshot {snapshot_id!r} is the end of the run; only node snapshots can run.')
             raise GraphNodeStatusError(found[0][1])
 
-    def _finish_program(self, snapshot_id: str, status: EndStatus, duration: float) -> Program[None]:
+    def _finish_program(
+        self, snapshot_id: str, status: EndStatus, start_ts: datetime | None, duration: float
+    ) -> Program[None]:
         yield Query(
-            'UPDATE edgewise_snapshots SET status = ?, duration = ? WHERE run_id = ? AND snapshot_id = ?',
-            (status, duration, self._run_id, snapshot_id),
+            'UPDATE edgewise_snapshots SET status = ?, start_ts = ?, duration = ? WHERE run_id = ? AND snapshot_id = ?',
+            (status, start_ts, duration, self._run_id, snapshot_id),
         )
 
     def _decode_row(self, row: tuple[Any, ...]) -> Snapshot[StateT, RunEndT]:
@@ -344,12 +348,18 @@ class SqlStatePersistence(DurableStatePersistence[StateT, RunEndT]):
         # Whoever left the last step pending or running no longer holds the run: it runs again.
         yield Query(
             "UPDATE edgewise_snapshots SET status = 'created' WHERE run_id = ? AND status IN ('pending', 'running') "
-            'AND seq = (SELECT snapshot_count FROM edgewise_runs WHERE run_id = ?)',
+            'AND seq = (SELECT MAX(seq) FROM edgewise_snapshots WHERE run_id = ?)',
             (run_id, run_id),
         )
 
-    def _release_program(self, owner: Owner) -> Program[None]:
+    def _release_program(self, owner: Owner, prestarted: str | None) -> Program[None]:
         run_id = self._run_id
+        if prestarted is not None:
+            yield Query(
+                "UPDATE edgewise_snapshots SET status = 'created', start_ts = NULL "
+                "WHERE run_id = ? AND snapshot_id = ? AND status = 'running'",
+                (run_id, prestarted),
+            )
         yield Query('UPDATE edgewise_runs SET owner = NULL WHERE run_id = ? AND owner = ?', (run_id, owner.to_json()))
         if self.dialect.advisory_locks:
             yield Query('SELECT pg_advisory_unlock(?)', (advisory_key(run_id),))
@@ -372,13 +382,14 @@ class SqlStatePersistence(DurableStatePersistence[StateT, RunEndT]):
                 f'{self._describe()}. Choose another run id, or leave it out to get a new one.'
             )
         yield Query(
-            'INSERT INTO edgewise_runs (run_id, graph_name, created, updated, snapshot_count) '
-            'SELECT ?, graph_name, ?, ?, ? FROM edgewise_runs WHERE run_id = ?',
-            (new_run_id, now, now, seq, run_id),
+            'INSERT INTO edgewise_runs (run_id, graph_name, created) SELECT ?, graph_name, ? FROM edgewise_runs '
+            'WHERE run_id = ?',
+            (new_run_id, now, run_id),
         )
         yield Query(
-            'INSERT INTO edgewise_snapshots (run_id, seq, snapshot_id, kind, status, start_ts, duration, data) '
-            'SELECT ?, seq, snapshot_id, kind, status, start_ts, duration, data FROM edgewise_snapshots '
+            'INSERT INTO edgewise_snapshots '
+            '(run_id, seq, snapshot_id, kind, status, start_ts, duration, written, data) '
+            'SELECT ?, seq, snapshot_id, kind, status, start_ts, duration, written, data FROM edgewise_snapshots '
             'WHERE run_id = ? AND seq <= ?',
             (new_run_id, run_id, seq),
         )
@@ -391,17 +402,19 @@ class SqlStatePersistence(DurableStatePersistence[StateT, RunEndT]):
 
     # --- operations ----------------------------------------------------------------------------------
 
-    async def _op_insert(self, snapshot: Snapshot[StateT, RunEndT], complete: Completion | None, if_new: bool) -> bool:
+    async def _op_insert(
+        self, snapshot: Snapshot[StateT, RunEndT], complete: Completion | None, if_new: bool, start: datetime | None
+    ) -> bool:
         data = self._dump(snapshot).decode()
-        stored = await self._transact(lambda: self._insert_program(snapshot, data, complete, if_new))
+        stored = await self._transact(lambda: self._insert_program(snapshot, data, complete, if_new, start))
         self._run_row_written = True
         return stored
 
-    async def _op_start(self, snapshot_id: str) -> None:
-        await self._transact(lambda: self._start_program(snapshot_id))
+    async def _op_start(self, snapshot_id: str, start_ts: datetime) -> None:
+        await self._transact(lambda: self._start_program(snapshot_id, start_ts))
 
-    async def _op_finish(self, snapshot_id: str, status: EndStatus, duration: float) -> None:
-        await self._transact(lambda: self._finish_program(snapshot_id, status, duration))
+    async def _op_finish(self, snapshot_id: str, status: EndStatus, start_ts: datetime | None, duration: float) -> None:
+        await self._transact(lambda: self._finish_program(snapshot_id, status, start_ts, duration))
 
     async def _op_load_next(self) -> NodeSnapshot[StateT, RunEndT] | None:
         return await self._transact(self._load_next_program)
@@ -413,8 +426,8 @@ class SqlStatePersistence(DurableStatePersistence[StateT, RunEndT]):
         await self._transact(lambda: self._claim_program(owner))
         self._run_row_written = True
 
-    async def _op_release(self, owner: Owner) -> None:
-        await self._transact(lambda: self._release_program(owner))
+    async def _op_release(self, owner: Owner, prestarted: str | None) -> None:
+        await self._transact(lambda: self._release_program(owner, prestarted))
 
     async def _op_fork(self, snapshot_id: str, run_id: str | None) -> Self:
         fork_id = run_id or new_run_id()
