@@ -56,7 +56,7 @@ countdown = Graph(nodes=(Tick, Liftoff), name='countdown')
 async def main(db: Path, start: int, delay: float, fresh: bool) -> str:
     if fresh:
         for suffix in ('', '-wal', '-shm'):
-            Path(f'{db}{suffix}').unlink(missing_ok=True)
+            await anyio.Path(f'{db}{suffix}').unlink(missing_ok=True)
     persistence: SqliteStatePersistence[Countdown, str] = SqliteStatePersistence(db, RUN_ID)
     runs = {run.run_id: run for run in await SqliteStatePersistence.list_runs(db)}
     stored = runs.get(RUN_ID)
