@@ -87,6 +87,8 @@ class Dialect:
     advisory_locks: bool
     """Whether a run is held by a session lock (released by the server when the session ends) rather than
     by an owner record whose process is checked for liveness (same host only)."""
+    time_param: Callable[[datetime], Any] = lambda t: t
+    """How a time is passed to the driver (SQLite has no time type: ISO text)."""
     table_options: str = ''
     """Appended to `CREATE TABLE` of the snapshots table (e.g. SQLite's `WITHOUT ROWID`)."""
     serialize_setup: str | None = None
@@ -198,6 +200,10 @@ def list_runs_program() -> Program[list[RunInfo]]:
     ]
 
 
+def _time(convert: Callable[[datetime], Any], value: datetime | None) -> Any:
+    return None if value is None else convert(value)
+
+
 def _status(snapshot: Snapshot[Any, Any], start: datetime | None) -> str | None:
     if not isinstance(snapshot, NodeSnapshot):
         return None
@@ -231,7 +237,7 @@ class SqlStatePersistence(DurableStatePersistence[StateT, RunEndT]):
     def _ensure_run(self, now: datetime) -> Query:
         return Query(
             'INSERT INTO edgewise_runs (run_id, graph_name, created) VALUES (?, ?, ?) ON CONFLICT (run_id) DO NOTHING',
-            (self._run_id, self.graph_name, now),
+            (self._run_id, self.graph_name, self.dialect.time_param(now)),
         )
 
     def _insert_program(
@@ -244,6 +250,7 @@ class SqlStatePersistence(DurableStatePersistence[StateT, RunEndT]):
     ) -> Program[bool]:
         run_id = self._run_id
         now = now_utc()
+        t = self.dialect.time_param
         if not self._run_row_written:
             yield self._ensure_run(now)
         if if_new:
@@ -258,7 +265,7 @@ class SqlStatePersistence(DurableStatePersistence[StateT, RunEndT]):
             'INSERT INTO edgewise_snapshots (run_id, seq, snapshot_id, kind, status, start_ts, written, data) '
             'SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ?, ?, ?, ? FROM edgewise_snapshots WHERE run_id = ? '
             'ON CONFLICT (run_id, snapshot_id) DO NOTHING',
-            (run_id, snapshot.id, snapshot.kind, _status(snapshot, start), start, now, data, run_id),
+            (run_id, snapshot.id, snapshot.kind, _status(snapshot, start), _time(t, start), t(now), data, run_id),
         )
         if inserted.rowcount == 0:
             raise duplicate_snapshot(run_id, self._describe(), snapshot.id)
@@ -266,7 +273,7 @@ class SqlStatePersistence(DurableStatePersistence[StateT, RunEndT]):
             yield Query(
                 "UPDATE edgewise_snapshots SET status = 'success', start_ts = ?, duration = ? "
                 'WHERE run_id = ? AND snapshot_id = ?',
-                (complete.start_ts, complete.duration, run_id, complete.snapshot_id),
+                (t(complete.start_ts), complete.duration, run_id, complete.snapshot_id),
             )
         return True
 
@@ -275,7 +282,7 @@ class SqlStatePersistence(DurableStatePersistence[StateT, RunEndT]):
         started = yield Query(
             "UPDATE edgewise_snapshots SET status = 'running', start_ts = ? "
             "WHERE run_id = ? AND snapshot_id = ? AND status IN ('created', 'pending')",
-            (now, run_id, snapshot_id),
+            (self.dialect.time_param(now), run_id, snapshot_id),
         )
         if started.rowcount == 0:
             found = (
@@ -295,7 +302,7 @@ class SqlStatePersistence(DurableStatePersistence[StateT, RunEndT]):
     ) -> Program[None]:
         yield Query(
             'UPDATE edgewise_snapshots SET status = ?, start_ts = ?, duration = ? WHERE run_id = ? AND snapshot_id = ?',
-            (status, start_ts, duration, self._run_id, snapshot_id),
+            (status, _time(self.dialect.time_param, start_ts), duration, self._run_id, snapshot_id),
         )
 
     def _decode_row(self, row: tuple[Any, ...]) -> Snapshot[StateT, RunEndT]:
@@ -384,7 +391,7 @@ class SqlStatePersistence(DurableStatePersistence[StateT, RunEndT]):
         yield Query(
             'INSERT INTO edgewise_runs (run_id, graph_name, created) SELECT ?, graph_name, ? FROM edgewise_runs '
             'WHERE run_id = ?',
-            (new_run_id, now, run_id),
+            (new_run_id, self.dialect.time_param(now), run_id),
         )
         yield Query(
             'INSERT INTO edgewise_snapshots '

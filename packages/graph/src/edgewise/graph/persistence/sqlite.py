@@ -37,7 +37,12 @@ __all__ = ('SqliteStatePersistence',)
 _T = TypeVar('_T')
 
 _DIALECT = Dialect(
-    name='SQLite', time_type='TEXT', float_type='REAL', advisory_locks=False, table_options='WITHOUT ROWID'
+    name='SQLite',
+    time_type='TEXT',
+    float_type='REAL',
+    advisory_locks=False,
+    time_param=datetime.isoformat,
+    table_options='WITHOUT ROWID',
 )
 _BUSY = (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
 _CHECKPOINT_EVERY = 256
@@ -211,10 +216,6 @@ class SqliteStatePersistence(SqlStatePersistence[StateT, RunEndT]):
         )
 
 
-def _param(value: Any) -> Any:
-    return value.isoformat() if isinstance(value, datetime) else value
-
-
 def _run(conn: sqlite3.Connection, program: Callable[[], Program[_T]], write: bool) -> _T:
     """Run `program` in one transaction on `conn`: commit when it returns, roll back when it raises."""
     conn.execute('BEGIN IMMEDIATE' if write else 'BEGIN')
@@ -222,7 +223,7 @@ def _run(conn: sqlite3.Connection, program: Callable[[], Program[_T]], write: bo
         steps = program()
         query = next(steps)
         while True:
-            cursor = conn.execute(query.sql, tuple(map(_param, query.params)))
+            cursor = conn.execute(query.sql, query.params)
             query = steps.send(Rows(cursor.fetchall(), cursor.rowcount))
     except StopIteration as done:
         result: _T = done.value
