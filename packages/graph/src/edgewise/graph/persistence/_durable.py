@@ -345,7 +345,7 @@ class _ClaimRun:
         with anyio.CancelScope(shield=True):
             try:
                 await persistence._op_release(owner, prestarted)
-            except Exception:
+            except Exception:  # pragma: no cover - the store went away mid-run
                 # Not worth hiding the run's own error for: the claim lapses when this process exits.
                 if exc_type is None:
                     raise

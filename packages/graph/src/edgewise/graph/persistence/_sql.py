@@ -294,7 +294,9 @@ class SqlStatePersistence(DurableStatePersistence[StateT, RunEndT]):
             if not found:
                 raise snapshot_not_found(snapshot_id)
             if found[0][0] != 'node':
-                raise GraphRuntimeError(f'Snapshot {snapshot_id!r} is the end of the run; only node snapshots can run.')
+                raise GraphRuntimeError(
+                    f'Snapshot {snapshot_id!r} is the end of the run; only node snapshots can be run.'
+                )
             raise GraphNodeStatusError(found[0][1])
 
     def _finish_program(
