@@ -9,9 +9,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated
 
+import pytest
 from inline_snapshot import snapshot
 
 from edgewise.graph import BaseNode, Edge, End, Graph, GraphRunContext, mermaid
+from edgewise.graph.exceptions import DiagramNodeError
 
 
 @dataclass
@@ -698,4 +700,26 @@ stateDiagram-v2
 classDef highlighted fill:blue
 class Right highlighted\
 """
+    )
+
+
+def test_unknown_start_node_raises_lookup_error_naming_it() -> None:
+    with pytest.raises(LookupError) as exc_info:
+        never_42.mermaid_code(start_node='Missing')
+    assert (type(exc_info.value), str(exc_info.value)) == (
+        DiagramNodeError,
+        'Start node "Missing" is not in the graph; its nodes are: Increment, Check42.',
+    )
+
+
+def test_unknown_start_nodes_are_all_named() -> None:
+    with pytest.raises(DiagramNodeError, match=r'^Start nodes "Ask", "Missing" are not in the graph; its nodes are'):
+        never_42.mermaid_code(start_node=['Missing', Increment, Ask, 'Missing'])
+
+
+def test_unknown_highlighted_nodes_are_named_in_the_order_given() -> None:
+    with pytest.raises(LookupError) as exc_info:
+        mermaid.generate_code(quiz, highlighted_nodes=['Summary', 'Zeta', Increment(), 'Zeta'])
+    assert str(exc_info.value) == (
+        'Highlighted nodes "Zeta", "Increment" are not in the graph; its nodes are: Ask, Answer, Reflect, Summary.'
     )

@@ -59,7 +59,7 @@ def render(code: str, config: MermaidConfig, image_type: ImageType | None) -> by
             )
         except subprocess.TimeoutExpired:
             raise LocalRendererError(
-                f'The mermaid CLI {executable} did not finish within {_TIMEOUT_SECONDS:.0f} seconds; check that its '
+                f'The mermaid CLI {executable} did not finish within {_TIMEOUT_SECONDS:g} seconds; check that its '
                 'Chromium starts (a puppeteer configuration with `--no-sandbox` is needed as root).'
             ) from None
         except OSError as e:
