@@ -188,16 +188,17 @@ class Graph(Generic[StateT, DepsT, RunEndT]):
         if persistence is None:
             persistence = SimpleStatePersistence()
         persistence.set_graph_types(self)
-        with self._run_span():
-            yield GraphRun(
-                graph=self,
-                start_node=start_node,
-                persistence=persistence,
-                state=state,
-                deps=deps,
-                traceparent=None,
-                max_steps=max_steps,
-            )
+        async with persistence.claim_run():
+            with self._run_span():
+                yield GraphRun(
+                    graph=self,
+                    start_node=start_node,
+                    persistence=persistence,
+                    state=state,
+                    deps=deps,
+                    traceparent=None,
+                    max_steps=max_steps,
+                )
 
     @asynccontextmanager
     async def iter_from_persistence(
@@ -212,28 +213,32 @@ class Graph(Generic[StateT, DepsT, RunEndT]):
 
         Raises:
             GraphRuntimeError: the persistence holds no node snapshot waiting to run.
+            RunInProgressError: another live process (or task) is advancing the run (durable backends).
         """
         if infer_name and self.name is None:
             self._infer_name(_caller(inspect.currentframe()))
         persistence.set_graph_types(self)
-        snapshot = await persistence.load_next()
-        if snapshot is None:
-            raise GraphRuntimeError(
-                f'Unable to restore snapshot from state persistence: {type(persistence).__name__} holds no node '
-                "snapshot with status 'created' (the run has ended, or was never initialized)."
-            )
-        snapshot.node.set_snapshot_id(snapshot.id)
-        with self._run_span():
-            yield GraphRun(
-                graph=self,
-                start_node=snapshot.node,
-                persistence=persistence,
-                state=snapshot.state,
-                deps=deps,
-                snapshot_id=snapshot.id,
-                traceparent=None,
-                max_steps=max_steps,
-            )
+        # Durable backends hold the run for this process (or raise `RunInProgressError`) before the next
+        # snapshot is loaded, so that a step left unfinished by a dead process is runnable again.
+        async with persistence.claim_run():
+            snapshot = await persistence.load_next()
+            if snapshot is None:
+                raise GraphRuntimeError(
+                    f'Unable to restore snapshot from state persistence: {type(persistence).__name__} holds no '
+                    "node snapshot with status 'created' (the run has ended, or was never initialized)."
+                )
+            snapshot.node.set_snapshot_id(snapshot.id)
+            with self._run_span():
+                yield GraphRun(
+                    graph=self,
+                    start_node=snapshot.node,
+                    persistence=persistence,
+                    state=snapshot.state,
+                    deps=deps,
+                    snapshot_id=snapshot.id,
+                    traceparent=None,
+                    max_steps=max_steps,
+                )
 
     async def initialize(
         self,

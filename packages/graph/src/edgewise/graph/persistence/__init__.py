@@ -33,7 +33,10 @@ __all__ = (
     'SnapshotStatus',
     'BaseStatePersistence',
     'build_snapshot_list_type_adapter',
+    'build_snapshot_type_adapter',
     'set_nodes_type_context',
+    'RunInfo',
+    'RunStatus',
 )
 
 StateT = TypeVar('StateT', default=Any)
@@ -217,6 +220,16 @@ class BaseStatePersistence(ABC, Generic[StateT, RunEndT]):
         """Return the whole history of the run."""
         raise NotImplementedError
 
+    def claim_run(self) -> AbstractAsyncContextManager[None]:
+        """Hold the run for the current process while a `GraphRun` advances it (entered by `Graph.iter` and
+        `Graph.iter_from_persistence`).
+
+        Durable backends raise `RunInProgressError` when a live process holds the run, and when they take it
+        over from a process that is gone, make the step it left unfinished runnable again. The default does
+        nothing, so in-memory and custom backends work unchanged.
+        """
+        return _NO_CLAIM
+
     def set_graph_types(self, graph: Graph[StateT, Any, RunEndT]) -> None:
         """Learn the state, output and node types of `graph`, when `should_set_types()` says so."""
         if self.should_set_types():
@@ -229,6 +242,41 @@ class BaseStatePersistence(ABC, Generic[StateT, RunEndT]):
 
     def set_types(self, state_type: type[StateT], run_end_type: type[RunEndT]) -> None:
         """Build what is needed to (de)serialize snapshots of these types (e.g. a type adapter)."""
+
+
+class _NoClaim:
+    __slots__ = ()
+
+    async def __aenter__(self) -> None:
+        return None
+
+    async def __aexit__(self, *args: object) -> None:
+        return None
+
+
+_NO_CLAIM = _NoClaim()
+
+RunStatus = Literal['running', 'waiting', 'finished', 'failed']
+"""Where a stored run is: a node is `'running'`, the next node is `'waiting'` to run, the run has
+`'finished'` (it has an end snapshot), or it `'failed'` (its last node raised)."""
+
+
+@dataclass(kw_only=True, frozen=True)
+class RunInfo:
+    """A stored run, as listed by `SqliteStatePersistence.list_runs` and `PostgresStatePersistence.list_runs`."""
+
+    run_id: str
+    """The run's id."""
+    graph_name: str | None
+    """The name of the graph that ran it, when known."""
+    status: RunStatus
+    """Where the run is: running, waiting, finished or failed."""
+    created: datetime
+    """When the run was first stored (UTC)."""
+    updated: datetime
+    """When the run was last written (UTC)."""
+    snapshot_count: int
+    """How many snapshots its history holds."""
 
 
 def build_snapshot_list_type_adapter(

@@ -1,0 +1,316 @@
+"""What every durable backend (file, SQLite, PostgreSQL) shares: the contract on top of a few storage operations.
+
+A backend implements `_op_*` methods, each one atomic in its store; this class turns them into the
+`BaseStatePersistence` contract, with the rules that make runs crash-safe:
+
+- the next snapshot is stored in the same atomic write that marks the running one `'success'` (a crash
+  never leaves a finished node looking unfinished, or a finished node without its successor);
+- a node interrupted by cancellation goes back to `'created'`, a node that raised becomes `'error'`;
+- `claim_run` holds the run for one process at a time; when it is taken over from an owner that is gone,
+  the step that owner left `'pending'` or `'running'` is made runnable again (at-least-once).
+"""
+
+from __future__ import annotations as _annotations
+
+from abc import abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass
+from time import perf_counter
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, Literal, Self
+
+import anyio
+import pydantic
+
+from ..exceptions import PersistenceError, RunInProgressError
+from ..nodes import BaseNode, End
+from . import (
+    BaseStatePersistence,
+    EndSnapshot,
+    NodeSnapshot,
+    RunEndT,
+    Snapshot,
+    StateT,
+    build_snapshot_type_adapter,
+    set_nodes_type_context,
+)
+from ._owner import Owner, current_owner
+
+if TYPE_CHECKING:
+    from ..graph import Graph
+
+__all__ = ('DurableStatePersistence', 'Completion', 'run_in_progress', 'snapshot_not_found')
+
+EndStatus = Literal['success', 'error', 'created']
+
+
+@dataclass(slots=True)
+class Completion:
+    """The running snapshot that a write also marks `'success'`, and how long its node ran."""
+
+    snapshot_id: str
+    duration: float
+
+
+@dataclass(slots=True)
+class _Running:
+    snapshot_id: str
+    start: float
+    completed: bool = False
+
+
+def run_in_progress(run_id: str, owner: Owner | None) -> RunInProgressError:
+    """The error for a run held by another live process (or task)."""
+    holder = owner.describe() if owner is not None else 'another process'
+    return RunInProgressError(
+        f'Run {run_id!r} is in progress elsewhere: {holder} is advancing it. Wait for that run to finish or stop '
+        'it; once its process has exited, the run can be resumed (its unfinished step runs again).'
+    )
+
+
+def snapshot_not_found(snapshot_id: str) -> LookupError:
+    """The error for an unknown snapshot id (the message matches pydantic-graph's)."""
+    return LookupError(f'No snapshot found with id={snapshot_id!r}')
+
+
+class DurableStatePersistence(BaseStatePersistence[StateT, RunEndT]):
+    """Base of the persistence backends that store runs outside the process (file, SQLite, PostgreSQL)."""
+
+    _adapter: pydantic.TypeAdapter[Snapshot[StateT, RunEndT]] | None = None
+    _pending_types: tuple[Sequence[type[BaseNode[Any, Any, Any]]], Any, Any] | None = None
+    _graph: Graph[StateT, Any, RunEndT] | None = None
+    _running: _Running | None = None
+    _owner: Owner | None = None
+
+    @property
+    @abstractmethod
+    def run_id(self) -> str:
+        """The id of the run this persistence holds."""
+
+    @abstractmethod
+    def _describe(self) -> str:
+        """Where the run is stored, for error messages (never with a password)."""
+
+    # --- storage operations, each atomic -------------------------------------------------------------
+
+    @abstractmethod
+    async def _op_insert(self, snapshot: Snapshot[StateT, RunEndT], complete: Completion | None, if_new: bool) -> bool:
+        """Append `snapshot` (unless `if_new` and its id is stored) and apply `complete`; whether it was stored."""
+
+    @abstractmethod
+    async def _op_start(self, snapshot_id: str) -> None:
+        """Mark a `'created'`/`'pending'` node snapshot `'running'` now, or raise as `record_run` documents."""
+
+    @abstractmethod
+    async def _op_finish(self, snapshot_id: str, status: EndStatus, duration: float) -> None:
+        """Set the status and duration of a node snapshot that was running."""
+
+    @abstractmethod
+    async def _op_load_next(self) -> NodeSnapshot[StateT, RunEndT] | None:
+        """Return the first `'created'` node snapshot, decoded, and mark it `'pending'`."""
+
+    @abstractmethod
+    async def _op_load_all(self) -> list[Snapshot[StateT, RunEndT]]:
+        """Return every snapshot, decoded, in order."""
+
+    @abstractmethod
+    async def _op_claim(self, owner: Owner) -> None:
+        """Hold the run for `owner`, or raise `RunInProgressError`; recover the step a gone owner left."""
+
+    @abstractmethod
+    async def _op_release(self, owner: Owner) -> None:
+        """Stop holding the run."""
+
+    @abstractmethod
+    async def _op_fork(self, snapshot_id: str, run_id: str | None) -> Self:
+        """Copy the history up to `snapshot_id` into a new run and return a persistence for it."""
+
+    # --- the contract --------------------------------------------------------------------------------
+
+    async def snapshot_node(self, state: StateT, next_node: BaseNode[StateT, Any, RunEndT]) -> None:
+        await self._store(NodeSnapshot(state=state, node=next_node), if_new=False)
+
+    async def snapshot_node_if_new(
+        self, snapshot_id: str, state: StateT, next_node: BaseNode[StateT, Any, RunEndT]
+    ) -> None:
+        await self._store(NodeSnapshot(state=state, node=next_node, id=snapshot_id), if_new=True)
+
+    async def snapshot_end(self, state: StateT, end: End[RunEndT]) -> None:
+        await self._store(EndSnapshot(state=state, result=end), if_new=False)
+
+    async def _store(self, snapshot: Snapshot[StateT, RunEndT], *, if_new: bool) -> None:
+        running = self._running
+        complete = None
+        if running is not None and not running.completed and not if_new:
+            # The successor of the running node: store it and finish that node in one atomic write.
+            complete = Completion(running.snapshot_id, perf_counter() - running.start)
+        await self._op_insert(snapshot, complete, if_new)
+        if complete is not None and running is not None:
+            running.completed = True
+
+    def record_run(self, snapshot_id: str) -> _RecordRun:
+        return _RecordRun(self, snapshot_id)
+
+    async def load_next(self) -> NodeSnapshot[StateT, RunEndT] | None:
+        return await self._op_load_next()
+
+    async def load_all(self) -> list[Snapshot[StateT, RunEndT]]:
+        return await self._op_load_all()
+
+    def claim_run(self) -> _ClaimRun:
+        return _ClaimRun(self)
+
+    async def fork(self, snapshot_id: str, run_id: str | None = None) -> Self:
+        """Start a new run whose history is this run's up to `snapshot_id` (time travel).
+
+        The new run's last snapshot is `snapshot_id`, ready to run again (`'created'`), so that
+        `Graph.iter_from_persistence` continues from there; this run is left untouched.
+
+        Args:
+            snapshot_id: The snapshot to branch at; usually a node snapshot from `load_all()`.
+            run_id: The id of the new run; generated when not given.
+
+        Returns:
+            A persistence of the same kind for the new run (with this one's graph types).
+
+        Raises:
+            LookupError: this run has no snapshot with that id.
+            PersistenceError: a run with `run_id` already exists.
+        """
+        forked = await self._op_fork(snapshot_id, run_id)
+        forked._graph = self._graph
+        forked._adapter = self._adapter
+        forked._pending_types = self._pending_types
+        return forked
+
+    # --- types and serialization ---------------------------------------------------------------------
+
+    def should_set_types(self) -> bool:
+        return self._adapter is None and self._pending_types is None
+
+    def set_graph_types(self, graph: Graph[StateT, Any, RunEndT]) -> None:
+        self._graph = graph
+        # Building a type adapter costs milliseconds: defer it until a snapshot is written or read.
+        if self.should_set_types():
+            self._pending_types = (graph.get_nodes(), *graph.inferred_types)
+
+    def set_types(self, state_type: type[StateT], run_end_type: type[RunEndT]) -> None:
+        self._adapter = build_snapshot_type_adapter(state_type, run_end_type)
+
+    @property
+    def graph_name(self) -> str | None:
+        """The name of the graph that last used this persistence, if it has one."""
+        return self._graph.name if self._graph is not None else None
+
+    def _type_adapter(self) -> pydantic.TypeAdapter[Snapshot[StateT, RunEndT]]:
+        if self._adapter is None:
+            if self._pending_types is None:
+                raise PersistenceError(
+                    f"{type(self).__name__} needs the graph's types to read or write snapshots of run "
+                    f'{self.run_id!r}: pass it to a graph run, or call `persistence.set_graph_types(graph)` first.'
+                )
+            nodes, state_type, run_end_type = self._pending_types
+            with set_nodes_type_context(nodes):
+                self.set_types(state_type, run_end_type)
+            assert self._adapter is not None
+        return self._adapter
+
+    def _dump(self, snapshot: Snapshot[StateT, RunEndT]) -> bytes:
+        return self._type_adapter().dump_json(snapshot)
+
+    def _decode(self, data: str | bytes, snapshot_id: str) -> Snapshot[StateT, RunEndT]:
+        """Validate one stored snapshot, or raise a `PersistenceError` naming the run and the snapshot."""
+        try:
+            return self._type_adapter().validate_json(data)
+        except pydantic.ValidationError as e:
+            raise self._bad_snapshot(snapshot_id, e) from None
+
+    def _bad_snapshot(self, snapshot_id: str, error: pydantic.ValidationError) -> PersistenceError:
+        unknown = [str(err.get('ctx', {}).get('tag')) for err in error.errors() if err['type'] == 'union_tag_invalid']
+        if unknown:
+            reason = f'its node `{unknown[0]}` is not a node of this graph (renamed or removed?)'
+        else:
+            details = '; '.join(
+                f'{".".join(str(p) for p in err["loc"]) or "(root)"}: {err["msg"]}' for err in error.errors()[:3]
+            )
+            reason = f"it does not validate against the graph's types ({details})"
+        return PersistenceError(
+            f'Snapshot {snapshot_id!r} of run {self.run_id!r} in {self._describe()} cannot be loaded: {reason}. '
+            'Nothing was changed; load it with the version of the graph that wrote it, or fork the run from an '
+            'earlier snapshot.'
+        )
+
+
+class _RecordRun:
+    """`record_run`: `'running'` on entry; on exit `'success'`, `'error'` (the node raised) or back to
+    `'created'` (the node was cancelled or interrupted, so that a resume runs it again)."""
+
+    __slots__ = ('_persistence', '_snapshot_id')
+
+    def __init__(self, persistence: DurableStatePersistence[Any, Any], snapshot_id: str) -> None:
+        self._persistence = persistence
+        self._snapshot_id = snapshot_id
+
+    async def __aenter__(self) -> None:
+        persistence = self._persistence
+        await persistence._op_start(self._snapshot_id)
+        persistence._running = _Running(self._snapshot_id, perf_counter())
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        persistence = self._persistence
+        running = persistence._running
+        persistence._running = None
+        if running is None or running.completed:
+            return
+        duration = perf_counter() - running.start
+        status: EndStatus
+        if exc_type is None:
+            status = 'success'
+        elif issubclass(exc_type, Exception):
+            status = 'error'
+        else:
+            status = 'created'
+        with anyio.CancelScope(shield=True):
+            await persistence._op_finish(running.snapshot_id, status, duration)
+
+
+class _ClaimRun:
+    """`claim_run`: hold the run for this process while a `GraphRun` advances it."""
+
+    __slots__ = ('_owner', '_persistence')
+
+    def __init__(self, persistence: DurableStatePersistence[Any, Any]) -> None:
+        self._persistence = persistence
+        self._owner: Owner | None = None
+
+    async def __aenter__(self) -> None:
+        persistence = self._persistence
+        if persistence._owner is not None:
+            raise run_in_progress(persistence.run_id, persistence._owner)
+        owner = current_owner()
+        # Taken before the await, so that a second task using the same object fails at once.
+        persistence._owner = owner
+        try:
+            await persistence._op_claim(owner)
+        except BaseException:
+            persistence._owner = None
+            raise
+        self._owner = owner
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        persistence = self._persistence
+        owner = self._owner
+        persistence._owner = None
+        if owner is None:  # pragma: no cover - only entered after a successful claim
+            return
+        with anyio.CancelScope(shield=True):
+            try:
+                await persistence._op_release(owner)
+            except Exception:
+                # Not worth hiding the run's own error for: the claim lapses when this process exits.
+                if exc_type is None:
+                    raise

@@ -1,0 +1,420 @@
+"""What the SQL backends share: the schema, its migrations, and every transaction as a driver-neutral program.
+
+A program is a generator that yields `Query` objects and receives each one's `Rows`; its return value is
+the transaction's result. A backend only supplies a `Dialect` (types, placeholders, how a run is held)
+and a driver that runs a program inside one transaction, committing when it returns and rolling back when
+it raises. So SQLite (inline, stdlib `sqlite3`) and PostgreSQL (psycopg) run the very same transactions.
+
+Tables (all names prefixed `edgewise_`, so they can live in a database shared with other applications):
+
+- `edgewise_schema_version(version)`: one row, the schema version; `MIGRATIONS` upgrades older ones.
+- `edgewise_runs`: one row per run (graph name, status, times, snapshot count, the owner holding it).
+- `edgewise_snapshots`: one row per snapshot; `data` is the snapshot's JSON (as pydantic-graph writes it),
+  written once; status, start time and duration live in their own columns, so a status change rewrites
+  a few bytes of one row, whatever the size of the state or the length of the history.
+"""
+
+from __future__ import annotations as _annotations
+
+import hashlib
+import os
+from abc import abstractmethod
+from collections.abc import Callable, Generator
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any, Self, TypeVar
+
+from ..exceptions import GraphNodeStatusError, GraphRuntimeError, PersistenceError
+from . import NodeSnapshot, RunEndT, RunInfo, RunStatus, Snapshot, StateT, now_utc
+from ._durable import Completion, DurableStatePersistence, EndStatus, run_in_progress, snapshot_not_found
+from ._owner import Owner, owner_is_alive
+
+__all__ = (
+    'Query',
+    'Rows',
+    'Program',
+    'Dialect',
+    'SqlStatePersistence',
+    'SCHEMA_VERSION',
+    'MIGRATIONS',
+    'new_run_id',
+    'advisory_key',
+    'to_datetime',
+    'setup_program',
+    'list_runs_program',
+    'run_status',
+)
+
+_T = TypeVar('_T')
+
+
+@dataclass(frozen=True, slots=True)
+class Query:
+    """One statement of a program, written with `?` placeholders."""
+
+    sql: str
+    params: tuple[Any, ...] = ()
+
+
+@dataclass(slots=True)
+class Rows:
+    """What a statement returned: its rows and the number of rows it changed."""
+
+    rows: list[tuple[Any, ...]]
+    rowcount: int
+
+
+Program = Generator[Query, Rows, _T]
+"""A transaction: yields queries, receives their rows, returns its result."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Dialect:
+    """What differs between SQL databases, as data."""
+
+    name: str
+    """Shown in messages: `'SQLite'`, `'PostgreSQL'`."""
+    time_type: str
+    float_type: str
+    advisory_locks: bool
+    """Whether a run is held by a session lock (released by the server when the session ends) rather than
+    by an owner record whose process is checked for liveness (same host only)."""
+    table_options: str = ''
+    """Appended to `CREATE TABLE` of the snapshots table (e.g. SQLite's `WITHOUT ROWID`)."""
+    serialize_setup: str | None = None
+    """A statement that serializes concurrent schema setup, when `CREATE ... IF NOT EXISTS` does not."""
+
+
+def new_run_id() -> str:
+    """A new unique run id."""
+    return f'run-{os.urandom(10).hex()}'
+
+
+def advisory_key(run_id: str) -> int:
+    """A signed 64-bit key for a run's session lock."""
+    return int.from_bytes(hashlib.blake2b(run_id.encode(), digest_size=8).digest(), 'big', signed=True)
+
+
+def to_datetime(value: Any) -> datetime:
+    if isinstance(value, datetime):
+        return value if value.tzinfo is not None else value.replace(tzinfo=timezone.utc)
+    return datetime.fromisoformat(str(value))
+
+
+# --- schema -------------------------------------------------------------------------------------------
+
+SCHEMA_VERSION = 1
+"""The schema version this code writes; older databases are migrated on first use."""
+
+MIGRATIONS: dict[int, list[str]] = {
+    1: [
+        """CREATE TABLE edgewise_runs (
+            run_id TEXT PRIMARY KEY,
+            graph_name TEXT,
+            created {time} NOT NULL,
+            updated {time} NOT NULL,
+            snapshot_count INTEGER NOT NULL,
+            owner TEXT
+        )""",
+        """CREATE TABLE edgewise_snapshots (
+            run_id TEXT NOT NULL,
+            seq INTEGER NOT NULL,
+            snapshot_id TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            status TEXT,
+            start_ts {time},
+            duration {float},
+            data TEXT NOT NULL,
+            PRIMARY KEY (run_id, seq),
+            UNIQUE (run_id, snapshot_id)
+        ) {table_options}""",
+    ],
+}
+"""Statements that bring a database from the previous version to each version."""
+
+
+def setup_program(dialect: Dialect, where: str) -> Program[None]:
+    """Create the tables, or migrate them to `SCHEMA_VERSION`; refuse a newer schema."""
+    if dialect.serialize_setup:
+        yield Query(dialect.serialize_setup)
+    yield Query('CREATE TABLE IF NOT EXISTS edgewise_schema_version (version INTEGER NOT NULL)')
+    found = (yield Query('SELECT version FROM edgewise_schema_version')).rows
+    version = found[0][0] if found else 0
+    if version > SCHEMA_VERSION:
+        raise PersistenceError(
+            f'{where} holds an Edgewise schema of version {version}, newer than this version of Edgewise '
+            f'understands ({SCHEMA_VERSION}); upgrade edgewise-graph to use it. Nothing was changed.'
+        )
+    for target in range(version + 1, SCHEMA_VERSION + 1):
+        for statement in MIGRATIONS[target]:
+            yield Query(
+                statement.format(time=dialect.time_type, float=dialect.float_type, table_options=dialect.table_options)
+            )
+    if version == 0:
+        yield Query('INSERT INTO edgewise_schema_version (version) VALUES (?)', (SCHEMA_VERSION,))
+    elif version < SCHEMA_VERSION:
+        yield Query('UPDATE edgewise_schema_version SET version = ?', (SCHEMA_VERSION,))
+
+
+def run_status(kind: str | None, status: str | None) -> RunStatus:
+    """A run's status, from the kind and status of its last snapshot."""
+    if kind == 'end':
+        return 'finished'
+    if status == 'error':
+        return 'failed'
+    if status in ('running', 'pending'):
+        return 'running'
+    return 'waiting'
+
+
+def list_runs_program() -> Program[list[RunInfo]]:
+    # The status is read from each run's last snapshot (one primary-key lookup), so that steps never
+    # have to update the run's row just to change its status.
+    rows = (
+        yield Query(
+            'SELECT r.run_id, r.graph_name, s.kind, s.status, r.created, r.updated, r.snapshot_count '
+            'FROM edgewise_runs r LEFT JOIN edgewise_snapshots s ON s.run_id = r.run_id AND s.seq = r.snapshot_count '
+            'ORDER BY r.created, r.run_id'
+        )
+    ).rows
+    return [
+        RunInfo(
+            run_id=r[0],
+            graph_name=r[1],
+            status=run_status(r[2], r[3]),
+            created=to_datetime(r[4]),
+            updated=to_datetime(r[5]),
+            snapshot_count=r[6],
+        )
+        for r in rows
+    ]
+
+
+_SELECT_SNAPSHOT = 'SELECT snapshot_id, kind, status, start_ts, duration, data FROM edgewise_snapshots'
+
+
+class SqlStatePersistence(DurableStatePersistence[StateT, RunEndT]):
+    """The contract on a SQL database; subclasses give the dialect and run programs in transactions."""
+
+    dialect: Dialect
+    _run_id: str
+    _run_row_written: bool = False
+
+    @property
+    def run_id(self) -> str:
+        return self._run_id
+
+    @abstractmethod
+    async def _transact(self, program: Callable[[], Program[_T]], *, write: bool = True) -> _T:
+        """Run `program` in one transaction (again from the start if the database asks to retry)."""
+
+    @abstractmethod
+    def _with_run_id(self, run_id: str) -> Self:
+        """A persistence of the same store for another run."""
+
+    # --- programs ------------------------------------------------------------------------------------
+
+    def _ensure_run(self, now: datetime) -> Query:
+        return Query(
+            'INSERT INTO edgewise_runs (run_id, graph_name, created, updated, snapshot_count) '
+            'VALUES (?, ?, ?, ?, 0) ON CONFLICT (run_id) DO NOTHING',
+            (self._run_id, self.graph_name, now, now),
+        )
+
+    def _insert_program(
+        self, snapshot: Snapshot[StateT, RunEndT], data: str, complete: Completion | None, if_new: bool
+    ) -> Program[bool]:
+        run_id = self._run_id
+        now = now_utc()
+        if not self._run_row_written:
+            yield self._ensure_run(now)
+        if if_new:
+            found = yield Query(
+                'SELECT 1 FROM edgewise_snapshots WHERE run_id = ? AND snapshot_id = ?', (run_id, snapshot.id)
+            )
+            if found.rows:
+                return False
+        counted = yield Query(
+            'UPDATE edgewise_runs SET snapshot_count = snapshot_count + 1, updated = ? '
+            'WHERE run_id = ? RETURNING snapshot_count',
+            (now, run_id),
+        )
+        inserted = yield Query(
+            'INSERT INTO edgewise_snapshots (run_id, seq, snapshot_id, kind, status, data) VALUES (?, ?, ?, ?, ?, ?) '
+            'ON CONFLICT (run_id, snapshot_id) DO NOTHING',
+            (
+                run_id,
+                counted.rows[0][0],
+                snapshot.id,
+                snapshot.kind,
+                'created' if isinstance(snapshot, NodeSnapshot) else None,
+                data,
+            ),
+        )
+        if inserted.rowcount == 0:
+            raise PersistenceError(
+                f'Run {run_id!r} in {self._describe()} already has a snapshot with id {snapshot.id!r}; a node that '
+                'returns itself must return a new instance instead. Nothing was changed.'
+            )
+        if complete is not None:
+            yield Query(
+                "UPDATE edgewise_snapshots SET status = 'success', duration = ? WHERE run_id = ? AND snapshot_id = ?",
+                (complete.duration, run_id, complete.snapshot_id),
+            )
+        return True
+
+    def _start_program(self, snapshot_id: str) -> Program[None]:
+        run_id = self._run_id
+        now = now_utc()
+        started = yield Query(
+            "UPDATE edgewise_snapshots SET status = 'running', start_ts = ? "
+            "WHERE run_id = ? AND snapshot_id = ? AND status IN ('created', 'pending')",
+            (now, run_id, snapshot_id),
+        )
+        if started.rowcount == 0:
+            found = (
+                yield Query(
+                    'SELECT kind, status FROM edgewise_snapshots WHERE run_id = ? AND snapshot_id = ?',
+                    (run_id, snapshot_id),
+                )
+            ).rows
+            if not found:
+                raise snapshot_not_found(snapshot_id)
+            if found[0][0] != 'node':
+                raise GraphRuntimeError(f'Snapshot {snapshot_id!r} is the end of the run; only node snapshots can run.')
+            raise GraphNodeStatusError(found[0][1])
+
+    def _finish_program(self, snapshot_id: str, status: EndStatus, duration: float) -> Program[None]:
+        yield Query(
+            'UPDATE edgewise_snapshots SET status = ?, duration = ? WHERE run_id = ? AND snapshot_id = ?',
+            (status, duration, self._run_id, snapshot_id),
+        )
+
+    def _decode_row(self, row: tuple[Any, ...]) -> Snapshot[StateT, RunEndT]:
+        snapshot_id, _kind, status, start_ts, duration, data = row
+        snapshot = self._decode(data, snapshot_id)
+        if isinstance(snapshot, NodeSnapshot):
+            snapshot.status = status
+            snapshot.start_ts = None if start_ts is None else to_datetime(start_ts)
+            snapshot.duration = duration
+        return snapshot
+
+    def _load_next_program(self) -> Program[NodeSnapshot[StateT, RunEndT] | None]:
+        run_id = self._run_id
+        rows = (
+            yield Query(f"{_SELECT_SNAPSHOT} WHERE run_id = ? AND status = 'created' ORDER BY seq LIMIT 1", (run_id,))
+        ).rows
+        if not rows:
+            return None
+        snapshot = self._decode_row(rows[0])  # a snapshot that cannot be read is not marked: nothing changes
+        assert isinstance(snapshot, NodeSnapshot)
+        yield Query(
+            "UPDATE edgewise_snapshots SET status = 'pending' WHERE run_id = ? AND snapshot_id = ?",
+            (run_id, snapshot.id),
+        )
+        snapshot.status = 'pending'
+        return snapshot
+
+    def _load_all_program(self) -> Program[list[Snapshot[StateT, RunEndT]]]:
+        rows = (yield Query(f'{_SELECT_SNAPSHOT} WHERE run_id = ? ORDER BY seq', (self._run_id,))).rows
+        return [self._decode_row(row) for row in rows]
+
+    def _claim_program(self, owner: Owner) -> Program[None]:
+        run_id = self._run_id
+        now = now_utc()
+        yield self._ensure_run(now)
+        if self.dialect.advisory_locks:
+            got = (yield Query('SELECT pg_try_advisory_lock(?)', (advisory_key(run_id),))).rows[0][0]
+            if not got:
+                held = (yield Query('SELECT owner FROM edgewise_runs WHERE run_id = ?', (run_id,))).rows
+                raise run_in_progress(run_id, Owner.from_json(held[0][0]))
+        else:
+            held = (yield Query('SELECT owner FROM edgewise_runs WHERE run_id = ?', (run_id,))).rows
+            current = Owner.from_json(held[0][0])
+            if current is not None and owner_is_alive(current):
+                raise run_in_progress(run_id, current)
+        yield Query(
+            'UPDATE edgewise_runs SET owner = ?, graph_name = COALESCE(?, graph_name) WHERE run_id = ?',
+            (owner.to_json(), self.graph_name, run_id),
+        )
+        # Whoever left the last step pending or running no longer holds the run: it runs again.
+        yield Query(
+            "UPDATE edgewise_snapshots SET status = 'created' WHERE run_id = ? AND status IN ('pending', 'running') "
+            'AND seq = (SELECT snapshot_count FROM edgewise_runs WHERE run_id = ?)',
+            (run_id, run_id),
+        )
+
+    def _release_program(self, owner: Owner) -> Program[None]:
+        run_id = self._run_id
+        yield Query('UPDATE edgewise_runs SET owner = NULL WHERE run_id = ? AND owner = ?', (run_id, owner.to_json()))
+        if self.dialect.advisory_locks:
+            yield Query('SELECT pg_advisory_unlock(?)', (advisory_key(run_id),))
+
+    def _fork_program(self, snapshot_id: str, new_run_id: str) -> Program[None]:
+        run_id = self._run_id
+        now = now_utc()
+        found = (
+            yield Query(
+                'SELECT seq, kind FROM edgewise_snapshots WHERE run_id = ? AND snapshot_id = ?', (run_id, snapshot_id)
+            )
+        ).rows
+        if not found:
+            raise snapshot_not_found(snapshot_id)
+        seq, kind = found[0]
+        exists = (yield Query('SELECT 1 FROM edgewise_runs WHERE run_id = ?', (new_run_id,))).rows
+        if exists:
+            raise PersistenceError(
+                f'Cannot fork run {run_id!r} into {new_run_id!r}: a run with that id already exists in '
+                f'{self._describe()}. Choose another run id, or leave it out to get a new one.'
+            )
+        yield Query(
+            'INSERT INTO edgewise_runs (run_id, graph_name, created, updated, snapshot_count) '
+            'SELECT ?, graph_name, ?, ?, ? FROM edgewise_runs WHERE run_id = ?',
+            (new_run_id, now, now, seq, run_id),
+        )
+        yield Query(
+            'INSERT INTO edgewise_snapshots (run_id, seq, snapshot_id, kind, status, start_ts, duration, data) '
+            'SELECT ?, seq, snapshot_id, kind, status, start_ts, duration, data FROM edgewise_snapshots '
+            'WHERE run_id = ? AND seq <= ?',
+            (new_run_id, run_id, seq),
+        )
+        if kind == 'node':
+            yield Query(
+                "UPDATE edgewise_snapshots SET status = 'created', start_ts = NULL, duration = NULL "
+                'WHERE run_id = ? AND seq = ?',
+                (new_run_id, seq),
+            )
+
+    # --- operations ----------------------------------------------------------------------------------
+
+    async def _op_insert(self, snapshot: Snapshot[StateT, RunEndT], complete: Completion | None, if_new: bool) -> bool:
+        data = self._dump(snapshot).decode()
+        stored = await self._transact(lambda: self._insert_program(snapshot, data, complete, if_new))
+        self._run_row_written = True
+        return stored
+
+    async def _op_start(self, snapshot_id: str) -> None:
+        await self._transact(lambda: self._start_program(snapshot_id))
+
+    async def _op_finish(self, snapshot_id: str, status: EndStatus, duration: float) -> None:
+        await self._transact(lambda: self._finish_program(snapshot_id, status, duration))
+
+    async def _op_load_next(self) -> NodeSnapshot[StateT, RunEndT] | None:
+        return await self._transact(self._load_next_program)
+
+    async def _op_load_all(self) -> list[Snapshot[StateT, RunEndT]]:
+        return await self._transact(self._load_all_program, write=False)
+
+    async def _op_claim(self, owner: Owner) -> None:
+        await self._transact(lambda: self._claim_program(owner))
+        self._run_row_written = True
+
+    async def _op_release(self, owner: Owner) -> None:
+        await self._transact(lambda: self._release_program(owner))
+
+    async def _op_fork(self, snapshot_id: str, run_id: str | None) -> Self:
+        fork_id = run_id or new_run_id()
+        await self._transact(lambda: self._fork_program(snapshot_id, fork_id))
+        forked = self._with_run_id(fork_id)
+        forked._run_row_written = True
+        return forked

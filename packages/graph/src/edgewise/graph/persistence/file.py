@@ -1,0 +1,288 @@
+"""File persistence: a run's history as a JSON list of snapshots in one file (pydantic-graph 1.x's format).
+
+Unlike pydantic-graph's, every write is atomic (a temporary file beside it is written, fsynced and renamed
+over it), a file that is not a snapshot list is reported and never overwritten, and the lock beside the
+file is an OS lock (`flock`) whose file records its owner (host, pid, start time): the OS drops it when its
+owner dies, so a lock left by a killed process never blocks anyone, and an error names a live owner.
+
+The file is rewritten whole on every write, so a step costs time proportional to the history's length;
+for long runs use `SqliteStatePersistence`.
+"""
+
+from __future__ import annotations as _annotations
+
+import json
+import os
+from collections.abc import Callable
+from os import PathLike, fspath
+from pathlib import Path
+from time import monotonic
+from typing import Any, Self, TypeVar
+
+import anyio
+import anyio.to_thread
+
+from ..exceptions import GraphNodeStatusError, GraphRuntimeError, PersistenceError
+from . import NodeSnapshot, RunEndT, Snapshot, StateT, now_utc
+from ._durable import Completion, DurableStatePersistence, EndStatus, run_in_progress, snapshot_not_found
+from ._owner import Owner, current_owner
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows
+    fcntl = None  # type: ignore[assignment]
+
+__all__ = ('FileStatePersistence',)
+
+_T = TypeVar('_T')
+_Item = dict[str, Any]
+
+
+class FileStatePersistence(DurableStatePersistence[StateT, RunEndT]):
+    """Stores one run's snapshots in a JSON file, in the format of pydantic-graph 1.x.
+
+    Use one file per run, e.g. `FileStatePersistence(Path('runs') / f'{run_id}.json')`.
+    """
+
+    def __init__(self, json_file: str | PathLike[str], *, lock_timeout: float = 5.0) -> None:
+        """Use `json_file` (created on the first write) for the run's snapshots.
+
+        Args:
+            json_file: The JSON file holding the run's snapshots.
+            lock_timeout: How long a write waits, in seconds, while another live process holds the file.
+        """
+        self.json_file = Path(json_file)
+        """The JSON file holding the run's snapshots; one file per run."""
+        self.lock_timeout = lock_timeout
+        """How long a write waits, in seconds, while another live process holds the file."""
+        self._held_fd: int | None = None
+        self._cache: tuple[tuple[int, int, int], list[_Item]] | None = None
+
+    def __repr__(self) -> str:
+        return f'{type(self).__name__}(json_file={fspath(self.json_file)!r})'
+
+    @property
+    def run_id(self) -> str:
+        """The run's id: the file name without its extension."""
+        return self.json_file.stem
+
+    @property
+    def lock_file(self) -> Path:
+        """The lock beside the JSON file; it records the process holding it."""
+        return self.json_file.with_name(f'{self.json_file.name}.edgewise-lock')
+
+    def _describe(self) -> str:
+        return f'file {fspath(self.json_file)!r}'
+
+    # --- locking -------------------------------------------------------------------------------------
+
+    def _try_lock(self, owner: Owner) -> int | None:
+        """Take the lock without waiting: its descriptor, or `None` when a live process holds it."""
+        if fcntl is None:  # pragma: no cover - Windows
+            raise PersistenceError('FileStatePersistence needs POSIX file locks (fcntl); use SqliteStatePersistence.')
+        fd = os.open(self.lock_file, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            return None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, owner.to_json().encode(), 0)
+        return fd
+
+    def _unlock(self, fd: int) -> None:
+        os.ftruncate(fd, 0)
+        os.close(fd)  # closing drops the flock
+
+    def _lock_owner(self) -> Owner | None:
+        try:
+            return Owner.from_json(self.lock_file.read_text())
+        except OSError:  # pragma: no cover - removed meanwhile
+            return None
+
+    async def _locked(self, operation: Callable[[], _T]) -> _T:
+        """Run `operation` in a worker thread while holding the lock (already held during a claimed run)."""
+        if self._held_fd is not None:
+            return await anyio.to_thread.run_sync(operation)
+        owner = current_owner()
+        deadline = monotonic() + self.lock_timeout
+        while (fd := self._try_lock(owner)) is None:
+            if monotonic() > deadline:
+                raise run_in_progress(self.run_id, self._lock_owner())
+            await anyio.sleep(0.005)
+        try:
+            # A worker thread, once started, is waited for: the write completes even if this task is cancelled.
+            return await anyio.to_thread.run_sync(operation)
+        finally:
+            self._unlock(fd)
+
+    # --- reading and writing -------------------------------------------------------------------------
+
+    def _read(self) -> list[_Item]:
+        try:
+            stat = os.stat(self.json_file)
+        except FileNotFoundError:
+            return []
+        key = (stat.st_ino, stat.st_mtime_ns, stat.st_size)
+        if self._cache is not None and self._cache[0] == key:
+            return self._cache[1]
+        content = self.json_file.read_bytes()
+        items = self._parse(content)
+        self._cache = (key, items)
+        return items
+
+    def _parse(self, content: bytes) -> list[_Item]:
+        try:
+            data = json.loads(content)
+        except ValueError as e:
+            raise self._bad_file(f'it is not valid JSON ({e})') from None
+        if not isinstance(data, list):
+            raise self._bad_file(f'it holds a JSON {type(data).__name__}, not a list of snapshots')
+        for index, item in enumerate(data):
+            if not (isinstance(item, dict) and item.get('kind') in ('node', 'end') and isinstance(item.get('id'), str)):
+                raise self._bad_file(f'item {index} is not a snapshot (an object with "kind" and "id")')
+        return data
+
+    def _bad_file(self, reason: str) -> PersistenceError:
+        return PersistenceError(
+            f'{self._describe()} cannot be used for run {self.run_id!r}: {reason}. It was left untouched; '
+            'give FileStatePersistence a file of its own.'
+        )
+
+    def _write(self, items: list[_Item]) -> None:
+        """Replace the file atomically: write a temporary file beside it, fsync it, rename it over the file."""
+        content = json.dumps(items, indent=2, ensure_ascii=False).encode()
+        tmp = self.json_file.with_name(f'.{self.json_file.name}.{os.getpid()}.tmp')
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        try:
+            os.write(fd, content)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, self.json_file)
+        dir_fd = os.open(self.json_file.parent, os.O_RDONLY)
+        try:
+            os.fsync(dir_fd)  # the rename itself must survive a power loss
+        finally:
+            os.close(dir_fd)
+        stat = os.stat(self.json_file)
+        self._cache = ((stat.st_ino, stat.st_mtime_ns, stat.st_size), items)
+
+    def _item(self, snapshot: Snapshot[StateT, RunEndT]) -> _Item:
+        item: _Item = json.loads(self._dump(snapshot))
+        return item
+
+    def _find(self, items: list[_Item], snapshot_id: str) -> _Item:
+        for item in items:
+            if item['id'] == snapshot_id:
+                return item
+        raise snapshot_not_found(snapshot_id)
+
+    def _decode_item(self, item: _Item) -> Snapshot[StateT, RunEndT]:
+        return self._decode(json.dumps(item), item['id'])
+
+    # --- operations ----------------------------------------------------------------------------------
+
+    async def _op_insert(self, snapshot: Snapshot[StateT, RunEndT], complete: Completion | None, if_new: bool) -> bool:
+        new_item = self._item(snapshot)
+
+        def insert() -> bool:
+            items = self._read()
+            if if_new and any(item['id'] == snapshot.id for item in items):
+                return False
+            items = [*items, new_item]
+            if complete is not None:
+                done = self._find(items, complete.snapshot_id)
+                items[items.index(done)] = {**done, 'status': 'success', 'duration': complete.duration}
+            self._write(items)
+            return True
+
+        return await self._locked(insert)
+
+    async def _op_start(self, snapshot_id: str) -> None:
+        def start() -> None:
+            items = list(self._read())
+            item = self._find(items, snapshot_id)
+            if item['kind'] != 'node':
+                raise GraphRuntimeError(f'Snapshot {snapshot_id!r} is the end of the run; only node snapshots can run.')
+            GraphNodeStatusError.check(item.get('status', 'created'))
+            start_ts = now_utc().isoformat().replace('+00:00', 'Z')
+            items[items.index(item)] = {**item, 'status': 'running', 'start_ts': start_ts}
+            self._write(items)
+
+        await self._locked(start)
+
+    async def _op_finish(self, snapshot_id: str, status: EndStatus, duration: float) -> None:
+        def finish() -> None:
+            items = list(self._read())
+            item = self._find(items, snapshot_id)
+            items[items.index(item)] = {**item, 'status': status, 'duration': duration}
+            self._write(items)
+
+        await self._locked(finish)
+
+    async def _op_load_next(self) -> NodeSnapshot[StateT, RunEndT] | None:
+        def load_next() -> NodeSnapshot[StateT, RunEndT] | None:
+            items = list(self._read())
+            for index, item in enumerate(items):
+                if item['kind'] == 'node' and item.get('status') == 'created':
+                    snapshot = self._decode_item(item)  # one that cannot be read is not marked: nothing changes
+                    assert isinstance(snapshot, NodeSnapshot)
+                    items[index] = {**item, 'status': 'pending'}
+                    self._write(items)
+                    snapshot.status = 'pending'
+                    return snapshot
+            return None
+
+        return await self._locked(load_next)
+
+    async def _op_load_all(self) -> list[Snapshot[StateT, RunEndT]]:
+        def load_all() -> list[Snapshot[StateT, RunEndT]]:
+            return [self._decode_item(item) for item in self._read()]
+
+        # Writes replace the file atomically, so reading needs no lock.
+        return await anyio.to_thread.run_sync(load_all)
+
+    async def _op_claim(self, owner: Owner) -> None:
+        fd = self._try_lock(owner)
+        if fd is None:
+            raise run_in_progress(self.run_id, self._lock_owner())
+        self._held_fd = fd
+
+        def recover() -> None:
+            # The previous holder is gone (the OS dropped its lock): the step it left unfinished runs again.
+            items = self._read()
+            if items and items[-1]['kind'] == 'node' and items[-1].get('status') in ('pending', 'running'):
+                self._write([*items[:-1], {**items[-1], 'status': 'created'}])
+
+        try:
+            await anyio.to_thread.run_sync(recover)
+        except BaseException:
+            self._held_fd = None
+            self._unlock(fd)
+            raise
+
+    async def _op_release(self, owner: Owner) -> None:
+        fd, self._held_fd = self._held_fd, None
+        if fd is not None:  # pragma: no branch
+            self._unlock(fd)
+
+    async def _op_fork(self, snapshot_id: str, run_id: str | None) -> Self:
+        fork_id = run_id or f'{self.run_id}-fork-{os.urandom(4).hex()}'
+        forked = type(self)(self.json_file.with_name(f'{fork_id}.json'), lock_timeout=self.lock_timeout)
+
+        def fork() -> None:
+            items = self._read()
+            item = self._find(items, snapshot_id)
+            history = items[: items.index(item) + 1]
+            if item['kind'] == 'node':
+                history[-1] = {**item, 'status': 'created', 'start_ts': None, 'duration': None}
+            if forked.json_file.exists():
+                raise PersistenceError(
+                    f'Cannot fork run {self.run_id!r} into {fork_id!r}: {forked._describe()} already exists. '
+                    'Choose another run id, or leave it out to get a new one.'
+                )
+            forked._write(history)
+
+        await forked._locked(fork)
+        return forked

@@ -1,0 +1,204 @@
+"""PostgreSQL persistence (extra `edgewise-graph[postgres]`, psycopg 3): runs shared by processes on many machines.
+
+The same tables and transactions as `SqliteStatePersistence` (see `_sql`), with one difference in how a
+run is held: by a session-level advisory lock, which the server releases when the holding session ends
+(its process died, its machine went away), so a crashed run can be resumed from any machine.
+
+psycopg's async connections work on asyncio only; under trio the same transactions run on a blocking
+psycopg connection in a worker thread.
+"""
+
+from __future__ import annotations as _annotations
+
+import re
+from collections.abc import Callable
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, Self, TypeVar
+
+import anyio.to_thread
+import sniffio
+
+from ..exceptions import PersistenceError
+from . import RunEndT, RunInfo, StateT
+from ._sql import Dialect, Program, Rows, SqlStatePersistence, list_runs_program, new_run_id, setup_program
+
+if TYPE_CHECKING:
+    import psycopg
+
+__all__ = ('PostgresStatePersistence',)
+
+_T = TypeVar('_T')
+
+_DIALECT = Dialect(
+    name='PostgreSQL',
+    time_type='TIMESTAMPTZ',
+    float_type='DOUBLE PRECISION',
+    advisory_locks=True,
+    # Concurrent `CREATE TABLE IF NOT EXISTS` can collide in PostgreSQL's catalog: take turns.
+    serialize_setup="SELECT pg_advisory_xact_lock(hashtext('edgewise schema setup'))",
+)
+_PASSWORD_IN_URL = re.compile(r'(://[^:/@]*:)[^@]*@')
+_PASSWORD_IN_KEYWORDS = re.compile(r"(password\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)", re.IGNORECASE)
+_placeholders: dict[str, str] = {}
+
+
+def _psycopg() -> Any:
+    try:
+        import psycopg
+    except ImportError as e:  # pragma: no cover - psycopg is installed for the tests
+        raise ImportError(
+            'PostgresStatePersistence needs psycopg 3: install the `postgres` extra, '
+            "e.g. `pip install 'edgewise-graph[postgres]'`."
+        ) from e
+    return psycopg
+
+
+def mask_dsn(dsn: str) -> str:
+    """`dsn` with any password replaced by `***`."""
+    return _PASSWORD_IN_KEYWORDS.sub(r'\1***', _PASSWORD_IN_URL.sub(r'\1***@', dsn))
+
+
+def _sql(query_sql: str) -> str:
+    converted = _placeholders.get(query_sql)
+    if converted is None:
+        converted = _placeholders[query_sql] = query_sql.replace('%', '%%').replace('?', '%s')
+    return converted
+
+
+class PostgresStatePersistence(SqlStatePersistence[StateT, RunEndT]):
+    """Stores a run's snapshots in PostgreSQL, beside other runs; tables are created on first use.
+
+    One object holds one database connection; close it with `aclose()` (or use `async with`).
+    """
+
+    dialect = _DIALECT
+
+    def __init__(self, dsn: str, run_id: str | None = None) -> None:
+        """Use the database at `dsn` for the run `run_id`.
+
+        Args:
+            dsn: A libpq connection string or URL, e.g. `postgresql://user@host/db`; never shown with its password.
+            run_id: The run to hold; a new id is generated when not given (see `run_id`).
+        """
+        self._dsn = dsn
+        self._run_id = run_id if run_id is not None else new_run_id()
+        self._conn: Any = None
+        self._blocking = False
+
+    @property
+    def dsn(self) -> str:
+        """The connection string, with any password masked."""
+        return mask_dsn(self._dsn)
+
+    def __repr__(self) -> str:
+        return f'{type(self).__name__}(dsn={self.dsn!r}, run_id={self._run_id!r})'
+
+    def _describe(self) -> str:
+        return f'PostgreSQL database {self.dsn!r}'
+
+    def _with_run_id(self, run_id: str) -> Self:
+        return type(self)(self._dsn, run_id)
+
+    async def setup(self) -> None:
+        """Create the tables (or migrate them) now rather than on first use."""
+        await self._connection()
+
+    @staticmethod
+    async def list_runs(dsn: str) -> list[RunInfo]:
+        """Every run stored in the database at `dsn`, oldest first."""
+        async with PostgresStatePersistence[Any, Any](dsn) as store:
+            return await store._transact(list_runs_program, write=False)
+
+    async def aclose(self) -> None:
+        """Close the connection (releasing any run it holds); it is opened again when needed."""
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            if self._blocking:
+                await anyio.to_thread.run_sync(conn.close)
+            else:
+                await conn.close()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.aclose()
+
+    # --- the driver ----------------------------------------------------------------------------------
+
+    async def _connection(self) -> Any:
+        if self._conn is not None:
+            return self._conn
+        psycopg = _psycopg()
+        self._blocking = sniffio.current_async_library() != 'asyncio'
+        try:
+            if self._blocking:
+                conn = await anyio.to_thread.run_sync(lambda: psycopg.Connection.connect(self._dsn, autocommit=True))
+            else:
+                conn = await psycopg.AsyncConnection.connect(self._dsn, autocommit=True)
+        except psycopg.Error as e:
+            raise self._error(e) from None
+        self._conn = conn
+        try:
+            await self._transact(lambda: setup_program(_DIALECT, self._describe()))
+        except BaseException:
+            await self.aclose()
+            raise
+        return conn
+
+    async def _transact(self, program: Callable[[], Program[_T]], *, write: bool = True) -> _T:
+        conn = await self._connection()
+        psycopg = _psycopg()
+        try:
+            if self._blocking:
+                return await anyio.to_thread.run_sync(_run_blocking, conn, program)
+            return await _run_async(conn, program)
+        except psycopg.Error as e:
+            raise self._error(e) from None
+
+    def _error(self, error: psycopg.Error) -> PersistenceError:
+        message = str(error)
+        password = _password(self._dsn)
+        if password:
+            message = message.replace(password, '***')
+        return PersistenceError(f'{self._describe()} failed for run {self._run_id!r}: {message}')
+
+
+def _password(dsn: str) -> str | None:
+    try:
+        from psycopg.conninfo import conninfo_to_dict
+
+        value = conninfo_to_dict(dsn).get('password')
+    except Exception:  # pragma: no cover - an unparsable DSN fails to connect anyway
+        return None
+    return str(value) if value else None
+
+
+async def _run_async(conn: psycopg.AsyncConnection[Any], program: Callable[[], Program[_T]]) -> _T:
+    async with conn.transaction():
+        steps = program()
+        try:
+            query = next(steps)
+            while True:
+                cursor = await conn.execute(_sql(query.sql), query.params)
+                rows = await cursor.fetchall() if cursor.description is not None else []
+                query = steps.send(Rows(rows, cursor.rowcount))
+        except StopIteration as done:
+            result: _T = done.value
+            return result
+
+
+def _run_blocking(conn: psycopg.Connection[Any], program: Callable[[], Program[_T]]) -> _T:
+    with conn.transaction():
+        steps = program()
+        try:
+            query = next(steps)
+            while True:
+                cursor = conn.execute(_sql(query.sql), query.params)
+                rows = cursor.fetchall() if cursor.description is not None else []
+                query = steps.send(Rows(rows, cursor.rowcount))
+        except StopIteration as done:
+            result: _T = done.value
+            return result
