@@ -8,6 +8,7 @@ from time import perf_counter
 from typing import Any
 
 import anyio
+import anyio.abc
 
 from ..exceptions import GraphRuntimeError
 from ..graph import Graph
@@ -131,7 +132,7 @@ async def resume_run(store: Store, run_id: str, graph: Graph[Any, Any, Any], max
     try:
         async with anyio.create_task_group() as tg:
             with anyio.CancelScope() as run_scope:
-                tg.start_soon(_watch_interrupts, interrupts, run_scope)
+                await tg.start(_watch_interrupts, interrupts, run_scope)
                 try:
                     outcome = await _advance(graph, persistence, step, max_steps, interrupts)
                 except CommandError as e:
@@ -188,8 +189,11 @@ async def _advance(
     return f'Finished: result {summary(node.data, 300)}'
 
 
-async def _watch_interrupts(interrupts: _Interrupts, run_scope: anyio.CancelScope) -> None:
+async def _watch_interrupts(
+    interrupts: _Interrupts, run_scope: anyio.CancelScope, *, task_status: anyio.abc.TaskStatus[None]
+) -> None:
     with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+        task_status.started()
         async for _ in signals:
             if not interrupts.stop:
                 interrupts.stop = True
