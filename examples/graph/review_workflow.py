@@ -58,7 +58,7 @@ class Publish(BaseNode[Document, None, str]):
         return End(f'{ctx.state.title}, revision {ctx.state.revisions}')
 
 
-review_graph = Graph(nodes=[Draft, Review, Revise, Publish])
+review_graph = Graph[Document, None, str](nodes=[Draft, Review, Revise, Publish])
 
 
 def main() -> None:

@@ -54,7 +54,7 @@ class Publish(BaseNode[Doc, None, str]):
         return End(f'{ctx.state.title} r{ctx.state.revisions}')
 
 
-review_graph = Graph(nodes=[Draft, Review, Revise, Publish], auto_instrument=False)
+review_graph = Graph[Doc, None, str](nodes=[Draft, Review, Revise, Publish], auto_instrument=False)
 
 
 @dataclass

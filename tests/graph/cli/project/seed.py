@@ -6,7 +6,7 @@ import contextlib
 import itertools
 
 import anyio
-from flows import Doc, Draft, Explode, Tick, Ticks, failing_graph, review_graph, ticks_graph
+from flows import Doc, Draft, Explode, Tick, Ticks, failing_graph, review_graph, ticks_graph  # type: ignore[import-not-found,unused-ignore]
 
 import edgewise.graph.nodes
 from edgewise.graph.persistence.sqlite import SqliteStatePersistence
