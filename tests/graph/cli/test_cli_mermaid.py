@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import signal
 import sys
 import threading
 from collections.abc import Iterator
@@ -38,6 +39,18 @@ def test_prints_the_code_titled_with_the_graphs_variable(edgewise: Edgewise, see
 
 def test_a_python_file_as_the_module(edgewise: Edgewise, seeded: Path) -> None:
     assert edgewise('mermaid', 'flows.py:review_graph', cwd=seeded) == (0, REVIEW, '')
+
+
+def test_module_found_through_pythonpath(edgewise: Edgewise, seeded: Path, tmp_path: Path) -> None:
+    assert edgewise('mermaid', 'flows:review_graph', cwd=seeded, env={'PYTHONPATH': str(seeded)}) == (0, REVIEW, '')
+
+
+def test_ctrl_c_while_importing_the_graph(edgewise: Edgewise, seeded: Path) -> None:
+    process = edgewise.start('mermaid', 'slow_import:graph', cwd=seeded)
+    process.read_until('importing')
+    process.send_signal(signal.SIGINT)
+    result = process.finish()
+    assert (result.code, result.out.strip(), result.err) == (130, 'importing', 'edgewise: error: interrupted\n')
 
 
 def test_diagram_options(edgewise: Edgewise, seeded: Path) -> None:
@@ -127,6 +140,7 @@ def test_image_rendered_by_the_local_cli(edgewise: Edgewise, project: Path) -> N
     mmdc = project / 'mmdc'
     mmdc.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{Path(__file__).parent.parent / "fake_mmdc.py"}" "$@"\n')
     mmdc.chmod(0o755)
+    (project / 'puppeteer.json').write_text('{"args": ["--no-sandbox"]}')
     result = edgewise(
         'mermaid',
         'flows:ticks_graph',
@@ -138,6 +152,8 @@ def test_image_rendered_by_the_local_cli(edgewise: Edgewise, project: Path) -> N
         str(mmdc),
         '--theme',
         'dark',
+        '--puppeteer-config',
+        'puppeteer.json',
         cwd=project,
     )
     image = json.loads((project / 'ticks.svg').read_text())
@@ -145,7 +161,7 @@ def test_image_rendered_by_the_local_cli(edgewise: Edgewise, project: Path) -> N
         (0, '', ''),
         {
             'format': 'svg',
-            'options': {'quiet': True, 'theme': 'dark'},
+            'options': {'quiet': True, 'puppeteerConfigFile': 'puppeteer.json', 'theme': 'dark'},
             'code': '---\ntitle: ticks_graph\n---\nstateDiagram-v2\n  Tick --> Tick\n  Tick --> [*]',
         },
     )
@@ -204,6 +220,12 @@ def test_image_rendered_by_a_service(edgewise: Edgewise, project: Path, service_
         (('flows:nothing',), "Module 'flows' has no attribute 'nothing'."),
         (('flows:not_a_graph',), 'flows:not_a_graph is a int, not an edgewise `Graph`.'),
         (('broken:graph',), "Importing 'broken' failed: ValueError: this module cannot be imported"),
+        (('broken.py:graph',), "Importing 'broken.py' failed: ValueError: this module cannot be imported"),
+        (
+            ('needs_missing:graph',),
+            "Importing 'needs_missing' failed: No module named 'not_an_installed_package'.",
+        ),
+        (('flows:review_graph.name',), 'flows:review_graph.name is a NoneType, not an edgewise `Graph`.'),
         (
             ('flows:review_graph', '--start', 'Nope'),
             'Start node "Nope" is not in the graph; its nodes are: Draft, Review, Revise, Publish.',

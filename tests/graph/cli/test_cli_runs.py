@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING
 import pytest
 from inline_snapshot import snapshot
 
+from edgewise.graph.cli import _message, main
+
 if TYPE_CHECKING:
     from tests.graph.cli.conftest import Edgewise
 
@@ -263,6 +265,50 @@ def test_second_ctrl_c_interrupts_the_node_which_runs_again_on_resume(edgewise: 
     ]
 
 
+def test_crashed_run_shows_running_and_resume_runs_its_node_again(edgewise: Edgewise, project: Path) -> None:
+    process = edgewise.start(
+        'runs', 'resume', 'run-ticks', 'flows:ticks_graph', '--store', STORE, cwd=project, env={'TICK_SECONDS': '30'}
+    )
+    process.read_until('[1] Tick ...')
+    process.send_signal(signal.SIGKILL)
+    assert process.finish().code == -signal.SIGKILL
+    shown = edgewise('runs', 'show', 'run-ticks', '--store', STORE, cwd=project)
+    assert _normal(shown.out).splitlines()[-1] == (
+        'Running: node Tick (step 1) was started by a process; if that process is gone, `edgewise runs resume '
+        'run-ticks MODULE:GRAPH --store sqlite:///runs.db` runs it again.'
+    )
+    rest = edgewise('runs', 'resume', 'run-ticks', 'flows:ticks_graph', '--store', STORE, cwd=project)
+    assert _normal(rest.out).splitlines() == [
+        '[1] Tick ... ok (DUR) -> Tick',
+        '[2] Tick ... ok (DUR) -> Tick',
+        '[3] Tick ... ok (DUR) -> End',
+        'Finished: result 3',
+    ]
+
+
+def test_resume_while_another_process_runs_it(edgewise: Edgewise, project: Path) -> None:
+    process = edgewise.start(
+        'runs', 'resume', 'run-ticks', 'flows:ticks_graph', '--store', STORE, cwd=project, env={'TICK_SECONDS': '30'}
+    )
+    process.read_until('[1] Tick ...')
+    second = edgewise('runs', 'resume', 'run-ticks', 'flows:ticks_graph', '--store', STORE, cwd=project)
+    process.send_signal(signal.SIGINT)
+    process.read_until('Ctrl-C again to interrupt it)')
+    process.send_signal(signal.SIGINT)
+    assert process.finish().code == 130
+    assert (second.code, second.out, second.err.count('\n')) == (1, '', 1)
+    assert second.err.startswith("edgewise: error: Run 'run-ticks' is in progress elsewhere: process "), second.err
+
+
+def test_unexpected_errors_are_one_line_with_their_type() -> None:
+    error = ExceptionGroup('task group', [ValueError('bad\nvalue')])
+    assert (_message(error), _message(KeyError('k')), _message(RuntimeError())) == (
+        'ValueError: bad value',
+        "'k'",
+        'RuntimeError:',
+    )
+
+
 def test_fork_prints_the_new_run_id_and_leaves_the_original(edgewise: Edgewise, project: Path) -> None:
     fork = edgewise('runs', 'fork', 'run-done', 'Review:0004', '--store', STORE, cwd=project)
     new_id = fork.out.strip()
@@ -290,7 +336,7 @@ def test_file_store_of_one_run_and_a_directory_of_runs(edgewise: Edgewise, tmp_p
     (tmp_path / 'runs').mkdir()
     snapshots = [
         {
-            'state': {'count': 0},
+            'state': {'count': 0, 'meta': {'tags': ['a']}},
             'node': {'node_id': 'Tick'},
             'start_ts': '2026-01-02T03:04:05Z',
             'duration': 0.25,
@@ -314,12 +360,16 @@ Run tick-run in file://{tmp_path}/runs/tick-run.json: finished, 2 snapshots
 
 STEP  NODE  STATUS  STARTED (UTC)  DURATION  SNAPSHOT ID
 1  Tick  success  TIME  DUR  Tick:1
-      state: count=0
+      state: count=0, meta={{'tags': ['a']}}
 end  End(1)  -  TIME  -  end:2
       state: count=1
 
 Result: 1
 """)
+    bad = tmp_path / 'bad.json'
+    bad.write_text(json.dumps([{**snapshots[0], 'node': {'no_id': 1}}]))
+    unreadable = edgewise('runs', 'show', 'bad', '--store', f'file://{bad}', cwd=tmp_path)
+    assert (unreadable.code, unreadable.err.startswith("edgewise: error: Snapshot 'Tick:1' of run 'bad'")) == (1, True)
     assert wrong.err == (
         f"edgewise: error: No run 'other' in file://{tmp_path}/runs/tick-run.json: that file holds run 'tick-run' "
         'only (a file store holds one run, named after the file).\n'
@@ -346,13 +396,12 @@ def test_postgres_store_lists_runs(edgewise: Edgewise, postgres_dsn: str, tmp_pa
     'command',
     [(), ('mermaid',), ('runs',), ('runs', 'list'), ('runs', 'show'), ('runs', 'resume'), ('runs', 'fork')],
 )
-def test_help_everywhere(edgewise: Edgewise, tmp_path: Path, command: tuple[str, ...]) -> None:
-    result = edgewise(*command, '--help', cwd=tmp_path)
-    assert (result.code, result.out.startswith(f'usage: edgewise {" ".join(command)}'.rstrip()), result.err) == (
-        0,
-        True,
-        '',
-    )
+def test_help_everywhere(capsys: pytest.CaptureFixture[str], command: tuple[str, ...]) -> None:
+    # Argument parsing ends before anything is imported or opened: tested in this process, for speed.
+    with pytest.raises(SystemExit) as exc_info:
+        main([*command, '--help'])
+    out, err = capsys.readouterr()
+    assert (exc_info.value.code, out.startswith(f'usage: edgewise {" ".join(command)}'.rstrip()), err) == (0, True, '')
 
 
 @pytest.mark.parametrize(
@@ -376,6 +425,16 @@ def test_help_everywhere(edgewise: Edgewise, tmp_path: Path, command: tuple[str,
     ],
 )
 def test_malformed_arguments_are_one_line_errors(
-    edgewise: Edgewise, tmp_path: Path, args: tuple[str, ...], message: str
+    capsys: pytest.CaptureFixture[str], args: tuple[str, ...], message: str
 ) -> None:
-    assert edgewise(*args, cwd=tmp_path) == (2, '', message + '\n')
+    with pytest.raises(SystemExit) as exc_info:
+        main(list(args))
+    assert (exc_info.value.code, *capsys.readouterr()) == (2, '', message + '\n')
+
+
+def test_malformed_arguments_in_a_subprocess(edgewise: Edgewise, tmp_path: Path) -> None:
+    assert edgewise('runs', 'list', cwd=tmp_path) == (
+        2,
+        '',
+        'edgewise runs list: error: the following arguments are required: --store (see `edgewise runs list --help`)\n',
+    )

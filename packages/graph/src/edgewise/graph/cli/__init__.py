@@ -119,12 +119,11 @@ async def _mermaid(args: argparse.Namespace) -> int:
     from ..mermaid import MermaidConfig
     from ._diagram import draw
     from ._store import open_store
-    from ._target import load_graph
 
     if (args.run is None) != (args.store is None):
         raise CommandError('--run and --store go together: --run RUN_ID --store URL.')
     run = (open_store(args.store), args.run) if args.run is not None else None
-    graph = load_graph(args.target)
+    graph = args.graph
     config: MermaidConfig = {'renderer': args.renderer, 'edge_labels': not args.no_edge_labels}
     config['notes'] = not args.no_notes
     config['title'] = None if args.no_title else (args.title or graph.name)
@@ -162,10 +161,8 @@ async def _show(args: argparse.Namespace) -> int:
 async def _resume(args: argparse.Namespace) -> int:
     from ._runs import resume_run
     from ._store import open_store
-    from ._target import load_graph
 
-    store = open_store(args.store)
-    return await resume_run(store, args.run_id, load_graph(args.target), args.max_steps)
+    return await resume_run(open_store(args.store), args.run_id, args.graph, args.max_steps)
 
 
 async def _fork(args: argparse.Namespace) -> int:
@@ -180,6 +177,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     handler: Callable[[argparse.Namespace], Awaitable[int]] = args.handler
     try:
+        if getattr(args, 'target', None) is not None:
+            from ._target import load_graph
+
+            # Imported before the event loop starts, where a blocking import still stops at the first Ctrl-C.
+            args.graph = load_graph(args.target)
         return anyio.run(handler, args)
     except KeyboardInterrupt:
         _error('interrupted')

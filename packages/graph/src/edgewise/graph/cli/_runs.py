@@ -111,6 +111,8 @@ class _Interrupts:
 
     stop: bool = False
     cancelled: bool = False
+    watcher: anyio.CancelScope | None = None
+    """The scope of the task watching for signals, cancelled once the run stops."""
 
 
 async def resume_run(store: Store, run_id: str, graph: Graph[Any, Any, Any], max_steps: int | None) -> int:
@@ -138,7 +140,8 @@ async def resume_run(store: Store, run_id: str, graph: Graph[Any, Any, Any], max
                 except CommandError as e:
                     # Raised after the task group, which would wrap it in an exception group.
                     error = e
-            tg.cancel_scope.cancel()
+            assert interrupts.watcher is not None
+            interrupts.watcher.cancel()
     finally:
         await close(persistence)
     if error is not None:
@@ -192,7 +195,10 @@ async def _advance(
 async def _watch_interrupts(
     interrupts: _Interrupts, run_scope: anyio.CancelScope, *, task_status: anyio.abc.TaskStatus[None]
 ) -> None:
-    with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+    with (
+        anyio.CancelScope() as interrupts.watcher,
+        anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals,
+    ):
         task_status.started()
         async for _ in signals:
             if not interrupts.stop:

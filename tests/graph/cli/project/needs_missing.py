@@ -1,0 +1,1 @@
+import not_an_installed_package  # noqa: F401
