@@ -9,7 +9,7 @@ import signal
 import subprocess
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from inline_snapshot import snapshot
@@ -334,7 +334,7 @@ def test_fork_at_an_unknown_snapshot(edgewise: Edgewise, seeded: Path) -> None:
 
 def test_file_store_of_one_run_and_a_directory_of_runs(edgewise: Edgewise, tmp_path: Path) -> None:
     (tmp_path / 'runs').mkdir()
-    snapshots = [
+    snapshots: list[dict[str, Any]] = [
         {
             'state': {'count': 0, 'meta': {'tags': ['a']}},
             'node': {'node_id': 'Tick'},
