@@ -2,6 +2,7 @@
 
 from __future__ import annotations as _annotations
 
+import warnings
 from contextlib import AbstractContextManager
 from typing import Any
 
@@ -16,6 +17,21 @@ _logfire = logfire_api.Logfire(otel_scope='edgewise-graph')
 TRACING: bool = logfire_api.__name__ != 'logfire_api'
 
 
-def span(msg_template: str, **attributes: Any) -> AbstractContextManager[Any]:
-    """A logfire span; only call it when `TRACING` is true."""
-    return _logfire.span(msg_template, **attributes)
+_warning_checked = False
+
+
+def span(name: str, **attributes: Any) -> AbstractContextManager[Any]:
+    """A logfire span named `name` (already formatted: other tracing backends show the name, not the message).
+
+    Only call it when `TRACING` is true.
+    """
+    global _warning_checked
+    if not _warning_checked:
+        # logfire warns once, on the first span, when the application has not configured it; that is the
+        # application's choice to make, not a library's warning to raise (and it breaks `-W error` test suites).
+        with warnings.catch_warnings():
+            warnings.filterwarnings('ignore', message='No logs or spans will be created')
+            created = _logfire.span(name, **attributes)
+        _warning_checked = True
+        return created
+    return _logfire.span(name, **attributes)

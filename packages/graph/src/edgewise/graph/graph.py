@@ -5,7 +5,7 @@ from __future__ import annotations as _annotations
 import inspect
 import types
 from collections.abc import AsyncIterator, Awaitable, Sequence
-from contextlib import asynccontextmanager
+from contextlib import AbstractContextManager, asynccontextmanager
 from dataclasses import dataclass, field
 from functools import cached_property, partial
 from pathlib import Path
@@ -175,13 +175,15 @@ class Graph(Generic[StateT, DepsT, RunEndT]):
         state: StateT = None,  # type: ignore[assignment]
         deps: DepsT = None,  # type: ignore[assignment]
         persistence: BaseStatePersistence[StateT, RunEndT] | None = None,
+        span: AbstractContextManager[Any] | None = None,
         infer_name: bool = True,
         max_steps: int | None = None,
     ) -> AsyncIterator[GraphRun[StateT, DepsT, RunEndT]]:
         """Start a run that is driven step by step: `async for node in run` or `await run.next()`.
 
-        Takes the same arguments as `run`. The `GraphRun` yields the start node first (not yet run),
-        then each node as it becomes next, and the `End` last.
+        Takes the same arguments as `run`, and `span`: a span (context manager) to run the graph in instead
+        of the `run graph {name}` span it would otherwise open. The `GraphRun` yields the start node first
+        (not yet run), then each node as it becomes next, and the `End` last.
         """
         if infer_name and self.name is None:
             self._infer_name(_caller(inspect.currentframe()))
@@ -189,7 +191,7 @@ class Graph(Generic[StateT, DepsT, RunEndT]):
             persistence = SimpleStatePersistence()
         persistence.set_graph_types(self)
         async with persistence.claim_run():
-            with self._run_span():
+            with self._run_span() if span is None else span:
                 yield GraphRun(
                     graph=self,
                     start_node=start_node,
@@ -206,10 +208,13 @@ class Graph(Generic[StateT, DepsT, RunEndT]):
         persistence: BaseStatePersistence[StateT, RunEndT],
         *,
         deps: DepsT = None,  # type: ignore[assignment]
+        span: AbstractContextManager[Any] | None = None,
         infer_name: bool = True,
         max_steps: int | None = None,
     ) -> AsyncIterator[GraphRun[StateT, DepsT, RunEndT]]:
         """Resume a run from its persistence: the next node and the state come from its latest snapshot.
+
+        Takes `deps`, `span`, `infer_name` and `max_steps` as `iter` does.
 
         Raises:
             GraphRuntimeError: the persistence holds no node snapshot waiting to run.
@@ -228,7 +233,7 @@ class Graph(Generic[StateT, DepsT, RunEndT]):
                     "node snapshot with status 'created' (the run has ended, or was never initialized)."
                 )
             snapshot.node.set_snapshot_id(snapshot.id)
-            with self._run_span():
+            with self._run_span() if span is None else span:
                 yield GraphRun(
                     graph=self,
                     start_node=snapshot.node,
@@ -397,7 +402,7 @@ class Graph(Generic[StateT, DepsT, RunEndT]):
 
     def _run_span(self) -> Any:
         if self.auto_instrument and _instrument.TRACING:
-            return _instrument.span('run graph {graph.name}', graph=self)
+            return _instrument.span(f'run graph {self.name}', graph=self)
         return _NULL_CONTEXT
 
 
@@ -556,7 +561,8 @@ class GraphRun(Generic[StateT, DepsT, RunEndT]):
                     next_node = await self._run_traced(node, edges, ctx)
                 else:
                     next_node = await node.run(ctx)
-                self._check_next(next_node, edges)
+                if type(next_node) not in edges.next_classes:
+                    self._check_next(next_node, edges)
                 # The next snapshot is written before this one is marked done, so that a crash in between
                 # never leaves a run with nothing to resume from.
                 self._snapshot_id = next_node.get_snapshot_id()
@@ -603,7 +609,7 @@ class GraphRun(Generic[StateT, DepsT, RunEndT]):
     async def _run_traced(
         self, node: BaseNode[StateT, DepsT, RunEndT], edges: _Edges, ctx: GraphRunContext[StateT, DepsT]
     ) -> BaseNode[StateT, DepsT, RunEndT] | End[RunEndT]:
-        with _instrument.span('run node {node_id}', node_id=edges.node_id, node=node):
+        with _instrument.span(f'run node {edges.node_id}', node_id=edges.node_id, node=node):
             return await node.run(ctx)
 
     def __aiter__(self) -> AsyncIterator[BaseNode[StateT, DepsT, RunEndT] | End[RunEndT]]:

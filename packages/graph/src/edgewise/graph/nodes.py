@@ -8,7 +8,7 @@ import os
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, is_dataclass
 from functools import cache
-from typing import Any, ClassVar, Generic, Never, Self
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Never, Self
 
 from typing_extensions import TypeVar
 
@@ -82,11 +82,19 @@ class BaseNode(ABC, Generic[StateT, DepsT, NodeRunEndT]):
         """Bind this node instance to an existing snapshot id (used when restoring from persistence)."""
         object.__setattr__(self, _SNAPSHOT_ID_ATTR, snapshot_id)
 
-    @classmethod
-    @cache
-    def get_node_id(cls) -> str:
-        """The node's id in its graph; the class name unless overridden."""
-        return cls.__name__
+    if TYPE_CHECKING:
+        # Typed as a plain classmethod, so that subclasses can override it without a type error.
+        @classmethod
+        def get_node_id(cls) -> str:
+            """The node's id in its graph; the class name unless overridden."""
+            ...
+    else:
+
+        @classmethod
+        @cache
+        def get_node_id(cls) -> str:
+            """The node's id in its graph; the class name unless overridden."""
+            return cls.__name__
 
     @classmethod
     def get_note(cls) -> str | None:
