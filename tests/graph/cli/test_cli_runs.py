@@ -173,7 +173,7 @@ def test_resume_stops_at_max_steps_and_resumes_later(edgewise: Edgewise, project
     second = edgewise('runs', 'resume', 'run-ticks', 'flows:ticks_graph', '--store', STORE, cwd=project)
     assert (_normal(first.out), first.code, _normal(second.out), second.code) == (
         '[1] Tick ... ok (DUR) -> Tick\n'
-        'Stopped after 1 steps (--max-steps): run run-ticks is resumable; Tick runs next.\n',
+        'Stopped after 1 step (--max-steps): run run-ticks is resumable; Tick runs next.\n',
         0,
         '[2] Tick ... ok (DUR) -> Tick\n[3] Tick ... ok (DUR) -> End\nFinished: result 3\n',
         0,
