@@ -12,6 +12,7 @@ from __future__ import annotations as _annotations
 
 import re
 from collections.abc import Iterator, Sequence
+from functools import lru_cache
 from pathlib import Path
 from textwrap import indent
 from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias
@@ -108,28 +109,27 @@ def generate_code(
     _check_known(graph, start_ids, 'Start')
 
     lines: list[str] = ['---', f'title: {title}', '---', 'stateDiagram-v2'] if title else ['stateDiagram-v2']
+    append = lines.append
     if direction is not None:
-        lines.append(f'  direction {direction}')
+        append(f'  direction {direction}')
     for node_id, node_def in node_defs.items():
         if node_id in start_ids:
-            lines.append(f'  [*] --> {node_id}')
+            append(f'  [*] --> {node_id}')
         if node_def.returns_base_node:
             # An edge to every node, unlabelled: a bare `BaseNode` says nothing about where it goes.
-            lines.extend(f'  {node_id} --> {next_id}' for next_id in node_defs)
+            lines.extend([f'  {node_id} --> {next_id}' for next_id in node_defs])
         elif edge_labels:
             for next_id, edge in node_def.next_node_edges.items():
                 label = edge.label
-                lines.append(f'  {node_id} --> {next_id}: {label}' if label else f'  {node_id} --> {next_id}')
+                append(f'  {node_id} --> {next_id}: {label}' if label else f'  {node_id} --> {next_id}')
         else:
-            lines.extend(f'  {node_id} --> {next_id}' for next_id in node_def.next_node_edges)
+            lines.extend([f'  {node_id} --> {next_id}' for next_id in node_def.next_node_edges])
         end_edge = node_def.end_edge
         if end_edge is not None:
             label = end_edge.label if edge_labels else None
-            lines.append(f'  {node_id} --> [*]: {label}' if label else f'  {node_id} --> [*]')
+            append(f'  {node_id} --> [*]: {label}' if label else f'  {node_id} --> [*]')
         if notes and node_def.note:
-            # Mermaid renders a blank line inside a note as the end of the note.
-            lines.extend((f'  note right of {node_id}', indent(_BLANK_LINES.sub('\n', node_def.note), '    ')))
-            lines.append('  end note')
+            append(f'  note right of {node_id}\n{_note_text(node_def.note)}\n  end note')
 
     highlighted = list(_node_ids(highlighted_nodes)) if highlighted_nodes else []
     _check_known(graph, highlighted, 'Highlighted')
@@ -153,6 +153,12 @@ def generate_code(
 
 
 _BLANK_LINES = re.compile('\n{2,}')
+
+
+@lru_cache(maxsize=1024)
+def _note_text(note: str) -> str:
+    """A note's lines, indented; mermaid takes a blank line inside a note for the end of the note."""
+    return indent(_BLANK_LINES.sub('\n', note), '    ')
 
 
 def _node_ids(node_idents: Sequence[NodeIdent] | NodeIdent) -> Iterator[str]:

@@ -24,7 +24,8 @@ def when(moment: datetime | None) -> str:
     """A UTC time to the second, `2026-01-31 23:59:59`, or `-`."""
     if moment is None:
         return '-'
-    return moment.astimezone(timezone.utc).strftime('%Y-%m-%d %H:%M:%S')
+    # isoformat is several times faster than strftime, which shows on listings of thousands of runs.
+    return moment.astimezone(timezone.utc).isoformat(' ', 'seconds')[:19]
 
 
 def duration(seconds: float | None) -> str:

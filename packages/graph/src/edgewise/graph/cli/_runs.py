@@ -169,8 +169,9 @@ async def _advance(
                 if interrupts.stop:
                     return f'Stopped: run {persistence.run_id} is resumable; {node.get_node_id()} runs next.'
                 if max_steps is not None and ran >= max_steps:
+                    steps = 'step' if ran == 1 else 'steps'
                     return (
-                        f'Stopped after {ran} step{"" if ran == 1 else "s"} (--max-steps): run {persistence.run_id} is resumable; '
+                        f'Stopped after {ran} {steps} (--max-steps): run {persistence.run_id} is resumable; '
                         f'{node.get_node_id()} runs next.'
                     )
                 step += 1
