@@ -6,8 +6,10 @@ and the same call (with `pydantic_graph` in place of `edgewise.graph`), and past
 
 from __future__ import annotations
 
+import inspect
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Annotated
+from typing import Annotated, Any
 
 import pytest
 from inline_snapshot import snapshot
@@ -723,3 +725,108 @@ def test_unknown_highlighted_nodes_are_named_in_the_order_given() -> None:
     assert str(exc_info.value) == (
         'Highlighted nodes "Zeta", "Increment" are not in the graph; its nodes are: Ask, Answer, Reflect, Summary.'
     )
+
+
+def test_public_names_are_pydantic_graphs_plus_ours() -> None:
+    assert sorted(mermaid.__all__) == [
+        'DEFAULT_BASE_URL',
+        'DEFAULT_FAILED_CSS',
+        'DEFAULT_HIGHLIGHT_CSS',
+        'DEFAULT_STOPPED_CSS',
+        'ImageType',
+        'MermaidConfig',
+        'NodeIdent',
+        'Renderer',
+        'StateDiagramDirection',
+        'generate_code',
+        'request_image',
+        'save_image',
+    ]
+
+
+def _params(fn: Callable[..., Any]) -> list[str]:
+    marks = {
+        inspect.Parameter.POSITIONAL_ONLY: '/',
+        inspect.Parameter.POSITIONAL_OR_KEYWORD: '',
+        inspect.Parameter.KEYWORD_ONLY: '*',
+        inspect.Parameter.VAR_KEYWORD: '**',
+    }
+    return [marks[p.kind] + name for name, p in inspect.signature(fn).parameters.items() if name != 'self']
+
+
+@pytest.mark.parametrize(
+    ('fn', 'params'),
+    [
+        (
+            Graph.mermaid_code,
+            [
+                '*start_node',
+                '*title',
+                '*edge_labels',
+                '*notes',
+                '*highlighted_nodes',
+                '*highlight_css',
+                '*infer_name',
+                '*direction',
+                '*history',
+            ],
+        ),
+        (Graph.mermaid_image, ['infer_name', '**kwargs']),
+        (Graph.mermaid_save, ['/path', '*infer_name', '**kwargs']),
+        (
+            mermaid.generate_code,
+            [
+                '/graph',
+                '*start_node',
+                '*highlighted_nodes',
+                '*highlight_css',
+                '*title',
+                '*edge_labels',
+                '*notes',
+                '*direction',
+                '*history',
+                '*stopped_css',
+                '*failed_css',
+            ],
+        ),
+        (mermaid.request_image, ['/graph', '**kwargs']),
+        (mermaid.save_image, ['/path', '/graph', '**kwargs']),
+    ],
+    ids=lambda v: getattr(v, '__qualname__', None),
+)
+def test_signatures_are_pydantic_graphs_plus_ours(fn: Callable[..., Any], params: list[str]) -> None:
+    """pydantic-graph 1.x's parameters, in its order and kinds; Edgewise's additions come last."""
+    assert _params(fn) == params
+
+
+def test_config_keys_are_pydantic_graphs_plus_ours() -> None:
+    pydantic_graph_keys = {
+        'start_node',
+        'highlighted_nodes',
+        'highlight_css',
+        'title',
+        'edge_labels',
+        'notes',
+        'image_type',
+        'pdf_fit',
+        'pdf_landscape',
+        'pdf_paper',
+        'background_color',
+        'theme',
+        'width',
+        'height',
+        'scale',
+        'httpx_client',
+        'direction',
+    }
+    ours = {
+        'history',
+        'stopped_css',
+        'failed_css',
+        'base_url',
+        'max_url_length',
+        'renderer',
+        'mmdc',
+        'puppeteer_config',
+    }
+    assert set(mermaid.MermaidConfig.__annotations__) == pydantic_graph_keys | ours
