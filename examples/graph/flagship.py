@@ -1,21 +1,23 @@
 """Edgewise end to end: an order workflow run by two workers that share its persisted history.
 
-Worker 1 starts the run and is stopped part-way; worker 2, which could be another process on another
-machine, loads the history and finishes the run. Every step is printed, then the whole history.
+Worker 1 starts the run and is stopped part-way; worker 2, which could be another process, loads the
+history from the SQLite file `runs.db` in the working directory and finishes the run. Every step is
+printed, then the whole history.
 
 `make run` runs it (`python -m examples.graph.flagship`).
 """
 
 from __future__ import annotations
 
-import tempfile
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated
 
 import anyio
 
-from edgewise.graph import BaseNode, Edge, End, FullStatePersistence, Graph, GraphRunContext, NodeSnapshot
+from edgewise.graph import BaseNode, Edge, End, Graph, GraphRunContext, NodeSnapshot
+from edgewise.graph.persistence.sqlite import SqliteStatePersistence
 
 # --- the workflow ----------------------------------------------------------------------------------------------
 
@@ -122,18 +124,16 @@ order_workflow = Graph(nodes=(ReceiveOrder, ReserveStock, ChargeCard, Ship))
 # Two functions, so that switching to another persistence backend touches nothing else.
 
 
-async def open_history(path: Path) -> FullStatePersistence[Order, Receipt]:
-    """The run's history, as the last worker left it (empty for a new run)."""
-    persistence = FullStatePersistence[Order, Receipt]()
+async def open_history(path: Path, run_id: str) -> SqliteStatePersistence[Order, Receipt]:
+    """The run's history in the database at `path`, as the last worker left it (empty for a new run)."""
+    persistence = SqliteStatePersistence[Order, Receipt](path, run_id)
     persistence.set_graph_types(order_workflow)
-    if await anyio.Path(path).exists():
-        persistence.load_json(await anyio.Path(path).read_bytes())
     return persistence
 
 
-async def close_history(persistence: FullStatePersistence[Order, Receipt], path: Path) -> None:
-    """Make the history durable for the next worker."""
-    await anyio.Path(path).write_bytes(persistence.dump_json(indent=2))
+async def close_history(persistence: SqliteStatePersistence[Order, Receipt]) -> None:
+    """Done with the history: every step was committed as it ran."""
+    persistence.close()
 
 
 # --- the workers -----------------------------------------------------------------------------------------------
@@ -144,9 +144,9 @@ def new_shop() -> Shop:
     return Shop(prices={'mug': 850, 'tea': 420}, stock={'mug': 10, 'tea': 3})
 
 
-async def work(name: str, path: Path, *, max_nodes: int | None = None) -> Receipt | None:
+async def work(name: str, path: Path, run_id: str, *, max_nodes: int | None = None) -> Receipt | None:
     """Advance the run stored at `path` by up to `max_nodes` nodes; return the receipt if it ended."""
-    persistence = await open_history(path)
+    persistence = await open_history(path, run_id)
     async with order_workflow.iter_from_persistence(persistence, deps=new_shop()) as run:
         ran = 0
         while not isinstance(run.next_node, End) and (max_nodes is None or ran < max_nodes):
@@ -155,7 +155,7 @@ async def work(name: str, path: Path, *, max_nodes: int | None = None) -> Receip
             ran += 1
             print(f'  {name}: {node.get_node_id():<12} -> {_label(next_node):<12} {run.state.events[-1]}')
         result = run.result
-    await close_history(persistence, path)
+    await close_history(persistence)
     return result.output if result is not None else None
 
 
@@ -166,29 +166,31 @@ def _label(node: BaseNode[Order, Shop, Receipt] | End[Receipt]) -> str:
 async def fulfil(path: Path) -> Receipt | None:
     """Start an order, stop worker 1 after three nodes, let worker 2 finish it; print what happened."""
     print('order A-1001: 2 mugs and 1 tea')
-    persistence = await open_history(path)
+    run_id = f'order-A-1001-{os.urandom(4).hex()}'  # the file keeps the runs of earlier invocations too
+    persistence = await open_history(path, run_id)
     await order_workflow.initialize(ReceiveOrder(), persistence, state=Order('A-1001', {'mug': 2, 'tea': 1}))
-    await close_history(persistence, path)
+    await close_history(persistence)
 
-    await work('worker 1', path, max_nodes=3)
-    print(f'worker 1 stops; {len((await open_history(path)).history)} snapshots saved to {path.name}')
-    receipt = await work('worker 2', path)
+    await work('worker 1', path, run_id, max_nodes=3)
+    persistence = await open_history(path, run_id)
+    print(f'worker 1 stops; {len(await persistence.load_all())} snapshots saved to {path.name}')
+    receipt = await work('worker 2', path, run_id)
     print(f'receipt: {receipt}')
 
     print('history:')
-    for i, snapshot in enumerate((await open_history(path)).history, 1):
+    for i, snapshot in enumerate(await persistence.load_all(), 1):
         status = snapshot.status if isinstance(snapshot, NodeSnapshot) else 'end'
         print(
             f'  {i}. {_label(snapshot.node):<12} {status:<8} charge attempts so far: {snapshot.state.charge_attempts}'
         )
+    await close_history(persistence)
     return receipt
 
 
 def main() -> None:
-    """Run the flagship example in a temporary directory."""
+    """Run the flagship example, storing the run in `runs.db` in the working directory."""
     print('Edgewise: an order workflow, persisted after every step and finished by a second worker.\n')
-    with tempfile.TemporaryDirectory() as tmp:
-        anyio.run(fulfil, Path(tmp) / 'order-A-1001.json')
+    anyio.run(fulfil, Path('runs.db'))
 
 
 if __name__ == '__main__':

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -18,7 +19,7 @@ order A-1001: 2 mugs and 1 tea
   worker 1: ReceiveOrder -> ReserveStock priced 3 items at 2120 cents
   worker 1: ReserveStock -> ChargeCard   reserved 2 mug, 1 tea
   worker 1: ChargeCard   -> ChargeCard   card declined (attempt 1)
-worker 1 stops; 4 snapshots saved to order-A-1001.json
+worker 1 stops; 4 snapshots saved to runs.db
   worker 2: ChargeCard   -> Ship         charged 2120 cents (attempt 2)
   worker 2: Ship         -> End          shipped, tracking TRK-A-1001
 receipt: Receipt(order_id='A-1001', status='shipped', total_cents=2120, tracking='TRK-A-1001')
@@ -106,16 +107,24 @@ async def test_question_answer_session_without_an_answer_asks_again(
     assert capsys.readouterr().out == 'Q: What is the capital of France?\nQ: What is the capital of France?\n'
 
 
-def test_flagship(capsys: pytest.CaptureFixture[str]) -> None:
+def test_flagship(capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
     flagship.main()
     assert capsys.readouterr().out == FLAGSHIP_OUTPUT
 
 
-def test_flagship_runs_as_a_program() -> None:
-    done = subprocess.run(
-        [sys.executable, '-m', 'examples.graph.flagship'], cwd=ROOT, capture_output=True, text=True, check=True
-    )
-    assert (done.stdout, done.stderr) == (FLAGSHIP_OUTPUT, '')
+def test_flagship_runs_as_a_program(tmp_path: Path) -> None:
+    env = {**os.environ, 'PYTHONPATH': str(ROOT)}
+    for _ in range(2):  # the second run adds its run to the same database
+        done = subprocess.run(
+            [sys.executable, '-m', 'examples.graph.flagship'],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        assert (done.stdout, done.stderr) == (FLAGSHIP_OUTPUT, '')
 
 
 @pytest.mark.anyio

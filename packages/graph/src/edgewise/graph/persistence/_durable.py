@@ -5,6 +5,9 @@ A backend implements `_op_*` methods, each one atomic in its store; this class t
 
 - the next snapshot is stored in the same atomic write that marks the running one `'success'` (a crash
   never leaves a finished node looking unfinished, or a finished node without its successor);
+- during a claimed run, that write also stores the next snapshot already `'running'`, as the run loop runs
+  it next: one write per transition. Should the loop stop before running it, releasing the claim puts it
+  back to `'created'`; should the process die, the next claim does;
 - a node interrupted by cancellation goes back to `'created'`, a node that raised becomes `'error'`;
 - `claim_run` holds the run for one process at a time; when it is taken over from an owner that is gone,
   the step that owner left `'pending'` or `'running'` is made runnable again (at-least-once).
@@ -15,6 +18,7 @@ from __future__ import annotations as _annotations
 from abc import abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from time import perf_counter
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal, Self
@@ -32,6 +36,7 @@ from . import (
     Snapshot,
     StateT,
     build_snapshot_type_adapter,
+    now_utc,
     set_nodes_type_context,
 )
 from ._owner import Owner, current_owner
@@ -39,22 +44,24 @@ from ._owner import Owner, current_owner
 if TYPE_CHECKING:
     from ..graph import Graph
 
-__all__ = ('DurableStatePersistence', 'Completion', 'run_in_progress', 'snapshot_not_found')
+__all__ = ('DurableStatePersistence', 'Completion', 'duplicate_snapshot', 'run_in_progress', 'snapshot_not_found')
 
 EndStatus = Literal['success', 'error', 'created']
 
 
 @dataclass(slots=True)
 class Completion:
-    """The running snapshot that a write also marks `'success'`, and how long its node ran."""
+    """The running snapshot that a write also marks `'success'`: when its node started and how long it ran."""
 
     snapshot_id: str
+    start_ts: datetime
     duration: float
 
 
 @dataclass(slots=True)
 class _Running:
     snapshot_id: str
+    start_ts: datetime
     start: float
     completed: bool = False
 
@@ -65,6 +72,14 @@ def run_in_progress(run_id: str, owner: Owner | None) -> RunInProgressError:
     return RunInProgressError(
         f'Run {run_id!r} is in progress elsewhere: {holder} is advancing it. Wait for that run to finish or stop '
         'it; once its process has exited, the run can be resumed (its unfinished step runs again).'
+    )
+
+
+def duplicate_snapshot(run_id: str, where: str, snapshot_id: str) -> PersistenceError:
+    """The error for a second snapshot with an id the run already has."""
+    return PersistenceError(
+        f'Run {run_id!r} in {where} already has a snapshot with id {snapshot_id!r}; a node that returns itself '
+        'must return a new instance instead. Nothing was changed.'
     )
 
 
@@ -81,6 +96,8 @@ class DurableStatePersistence(BaseStatePersistence[StateT, RunEndT]):
     _graph: Graph[StateT, Any, RunEndT] | None = None
     _running: _Running | None = None
     _owner: Owner | None = None
+    _prestarted: str | None = None
+    """The snapshot this object stored already `'running'`, for the run loop to run next."""
 
     @property
     @abstractmethod
@@ -94,16 +111,19 @@ class DurableStatePersistence(BaseStatePersistence[StateT, RunEndT]):
     # --- storage operations, each atomic -------------------------------------------------------------
 
     @abstractmethod
-    async def _op_insert(self, snapshot: Snapshot[StateT, RunEndT], complete: Completion | None, if_new: bool) -> bool:
-        """Append `snapshot` (unless `if_new` and its id is stored) and apply `complete`; whether it was stored."""
+    async def _op_insert(
+        self, snapshot: Snapshot[StateT, RunEndT], complete: Completion | None, if_new: bool, start: datetime | None
+    ) -> bool:
+        """Append `snapshot` (unless `if_new` and its id is stored), `'running'` since `start` when given, and apply
+        `complete`; whether it was stored."""
 
     @abstractmethod
-    async def _op_start(self, snapshot_id: str) -> None:
-        """Mark a `'created'`/`'pending'` node snapshot `'running'` now, or raise as `record_run` documents."""
+    async def _op_start(self, snapshot_id: str, start_ts: datetime) -> None:
+        """Mark a `'created'`/`'pending'` node snapshot `'running'`, or raise as `record_run` documents."""
 
     @abstractmethod
-    async def _op_finish(self, snapshot_id: str, status: EndStatus, duration: float) -> None:
-        """Set the status and duration of a node snapshot that was running."""
+    async def _op_finish(self, snapshot_id: str, status: EndStatus, start_ts: datetime | None, duration: float) -> None:
+        """Set the status, start time and duration of a node snapshot that was running."""
 
     @abstractmethod
     async def _op_load_next(self) -> NodeSnapshot[StateT, RunEndT] | None:
@@ -118,8 +138,8 @@ class DurableStatePersistence(BaseStatePersistence[StateT, RunEndT]):
         """Hold the run for `owner`, or raise `RunInProgressError`; recover the step a gone owner left."""
 
     @abstractmethod
-    async def _op_release(self, owner: Owner) -> None:
-        """Stop holding the run."""
+    async def _op_release(self, owner: Owner, prestarted: str | None) -> None:
+        """Stop holding the run, putting the snapshot `prestarted` (if still `'running'`) back to `'created'`."""
 
     @abstractmethod
     async def _op_fork(self, snapshot_id: str, run_id: str | None) -> Self:
@@ -141,12 +161,17 @@ class DurableStatePersistence(BaseStatePersistence[StateT, RunEndT]):
     async def _store(self, snapshot: Snapshot[StateT, RunEndT], *, if_new: bool) -> None:
         running = self._running
         complete = None
+        start = None
         if running is not None and not running.completed and not if_new:
             # The successor of the running node: store it and finish that node in one atomic write.
-            complete = Completion(running.snapshot_id, perf_counter() - running.start)
-        await self._op_insert(snapshot, complete, if_new)
+            complete = Completion(running.snapshot_id, running.start_ts, perf_counter() - running.start)
+            if self._owner is not None and isinstance(snapshot, NodeSnapshot):
+                start = now_utc()
+        await self._op_insert(snapshot, complete, if_new, start)
         if complete is not None and running is not None:
             running.completed = True
+        if start is not None:
+            self._prestarted = snapshot.id
 
     def record_run(self, snapshot_id: str) -> _RecordRun:
         return _RecordRun(self, snapshot_id)
@@ -230,15 +255,19 @@ class DurableStatePersistence(BaseStatePersistence[StateT, RunEndT]):
         if unknown:
             reason = f'its node `{unknown[0]}` is not a node of this graph (renamed or removed?)'
         else:
-            details = '; '.join(
-                f'{".".join(str(p) for p in err["loc"]) or "(root)"}: {err["msg"]}' for err in error.errors()[:3]
-            )
+            details = '; '.join(f'{_location(err["loc"])}: {err["msg"]}' for err in error.errors()[:3])
             reason = f"it does not validate against the graph's types ({details})"
         return PersistenceError(
             f'Snapshot {snapshot_id!r} of run {self.run_id!r} in {self._describe()} cannot be loaded: {reason}. '
             'Nothing was changed; load it with the version of the graph that wrote it, or fork the run from an '
             'earlier snapshot.'
         )
+
+
+def _location(loc: tuple[int | str, ...]) -> str:
+    # The first part is the tag of the snapshot kind ('node' or 'end'), not a field.
+    parts = loc[1:] if loc and loc[0] in ('node', 'end') else loc
+    return '.'.join(str(p) for p in parts) or '(root)'
 
 
 class _RecordRun:
@@ -253,8 +282,12 @@ class _RecordRun:
 
     async def __aenter__(self) -> None:
         persistence = self._persistence
-        await persistence._op_start(self._snapshot_id)
-        persistence._running = _Running(self._snapshot_id, perf_counter())
+        start_ts = now_utc()
+        if persistence._prestarted == self._snapshot_id:
+            persistence._prestarted = None  # stored `'running'` already, by the write that finished its predecessor
+        else:
+            await persistence._op_start(self._snapshot_id, start_ts)
+        persistence._running = _Running(self._snapshot_id, start_ts, perf_counter())
 
     async def __aexit__(
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
@@ -273,7 +306,7 @@ class _RecordRun:
         else:
             status = 'created'
         with anyio.CancelScope(shield=True):
-            await persistence._op_finish(running.snapshot_id, status, duration)
+            await persistence._op_finish(running.snapshot_id, status, running.start_ts, duration)
 
 
 class _ClaimRun:
@@ -304,12 +337,14 @@ class _ClaimRun:
     ) -> None:
         persistence = self._persistence
         owner = self._owner
+        prestarted = persistence._prestarted
         persistence._owner = None
+        persistence._prestarted = None
         if owner is None:  # pragma: no cover - only entered after a successful claim
             return
         with anyio.CancelScope(shield=True):
             try:
-                await persistence._op_release(owner)
+                await persistence._op_release(owner, prestarted)
             except Exception:
                 # Not worth hiding the run's own error for: the claim lapses when this process exits.
                 if exc_type is None:

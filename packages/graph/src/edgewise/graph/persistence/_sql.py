@@ -8,7 +8,8 @@ it raises. So SQLite (inline, stdlib `sqlite3`) and PostgreSQL (psycopg) run the
 Tables (all names prefixed `edgewise_`, so they can live in a database shared with other applications):
 
 - `edgewise_schema_version(version)`: one row, the schema version; `MIGRATIONS` upgrades older ones.
-- `edgewise_runs`: one row per run (graph name, status, times, snapshot count, the owner holding it).
+- `edgewise_runs`: one row per run (graph name, creation time, the owner holding it); its status, last
+  update and snapshot count are read from its last snapshot, so that a step writes one row only.
 - `edgewise_snapshots`: one row per snapshot; `data` is the snapshot's JSON (as pydantic-graph writes it),
   written once; status, start time and duration live in their own columns, so a status change rewrites
   a few bytes of one row, whatever the size of the state or the length of the history.
@@ -26,7 +27,14 @@ from typing import Any, Self, TypeVar
 
 from ..exceptions import GraphNodeStatusError, GraphRuntimeError, PersistenceError
 from . import NodeSnapshot, RunEndT, RunInfo, RunStatus, Snapshot, StateT, now_utc
-from ._durable import Completion, DurableStatePersistence, EndStatus, run_in_progress, snapshot_not_found
+from ._durable import (
+    Completion,
+    DurableStatePersistence,
+    EndStatus,
+    duplicate_snapshot,
+    run_in_progress,
+    snapshot_not_found,
+)
 from ._owner import Owner, owner_is_alive
 
 __all__ = (
@@ -79,6 +87,8 @@ class Dialect:
     advisory_locks: bool
     """Whether a run is held by a session lock (released by the server when the session ends) rather than
     by an owner record whose process is checked for liveness (same host only)."""
+    time_param: Callable[[datetime], Any] = lambda t: t
+    """How a time is passed to the driver (SQLite has no time type: ISO text)."""
     table_options: str = ''
     """Appended to `CREATE TABLE` of the snapshots table (e.g. SQLite's `WITHOUT ROWID`)."""
     serialize_setup: str | None = None
@@ -112,8 +122,6 @@ MIGRATIONS: dict[int, list[str]] = {
             run_id TEXT PRIMARY KEY,
             graph_name TEXT,
             created {time} NOT NULL,
-            updated {time} NOT NULL,
-            snapshot_count INTEGER NOT NULL,
             owner TEXT
         )""",
         """CREATE TABLE edgewise_snapshots (
@@ -124,6 +132,7 @@ MIGRATIONS: dict[int, list[str]] = {
             status TEXT,
             start_ts {time},
             duration {float},
+            written {time} NOT NULL,
             data TEXT NOT NULL,
             PRIMARY KEY (run_id, seq),
             UNIQUE (run_id, snapshot_id)
@@ -150,7 +159,7 @@ def setup_program(dialect: Dialect, where: str) -> Program[None]:
             yield Query(
                 statement.format(time=dialect.time_type, float=dialect.float_type, table_options=dialect.table_options)
             )
-    if version == 0:
+    if not found:
         yield Query('INSERT INTO edgewise_schema_version (version) VALUES (?)', (SCHEMA_VERSION,))
     elif version < SCHEMA_VERSION:
         yield Query('UPDATE edgewise_schema_version SET version = ?', (SCHEMA_VERSION,))
@@ -172,8 +181,9 @@ def list_runs_program() -> Program[list[RunInfo]]:
     # have to update the run's row just to change its status.
     rows = (
         yield Query(
-            'SELECT r.run_id, r.graph_name, s.kind, s.status, r.created, r.updated, r.snapshot_count '
-            'FROM edgewise_runs r LEFT JOIN edgewise_snapshots s ON s.run_id = r.run_id AND s.seq = r.snapshot_count '
+            'SELECT r.run_id, r.graph_name, s.kind, s.status, r.created, s.written, s.start_ts, s.seq '
+            'FROM edgewise_runs r LEFT JOIN edgewise_snapshots s ON s.run_id = r.run_id '
+            'AND s.seq = (SELECT MAX(seq) FROM edgewise_snapshots m WHERE m.run_id = r.run_id) '
             'ORDER BY r.created, r.run_id'
         )
     ).rows
@@ -183,11 +193,21 @@ def list_runs_program() -> Program[list[RunInfo]]:
             graph_name=r[1],
             status=run_status(r[2], r[3]),
             created=to_datetime(r[4]),
-            updated=to_datetime(r[5]),
-            snapshot_count=r[6],
+            updated=max(to_datetime(t) for t in (r[4], r[5], r[6]) if t is not None),
+            snapshot_count=r[7] or 0,
         )
         for r in rows
     ]
+
+
+def _time(convert: Callable[[datetime], Any], value: datetime | None) -> Any:
+    return None if value is None else convert(value)
+
+
+def _status(snapshot: Snapshot[Any, Any], start: datetime | None) -> str | None:
+    if not isinstance(snapshot, NodeSnapshot):
+        return None
+    return 'created' if start is None else 'running'
 
 
 _SELECT_SNAPSHOT = 'SELECT snapshot_id, kind, status, start_ts, duration, data FROM edgewise_snapshots'
@@ -216,16 +236,21 @@ class SqlStatePersistence(DurableStatePersistence[StateT, RunEndT]):
 
     def _ensure_run(self, now: datetime) -> Query:
         return Query(
-            'INSERT INTO edgewise_runs (run_id, graph_name, created, updated, snapshot_count) '
-            'VALUES (?, ?, ?, ?, 0) ON CONFLICT (run_id) DO NOTHING',
-            (self._run_id, self.graph_name, now, now),
+            'INSERT INTO edgewise_runs (run_id, graph_name, created) VALUES (?, ?, ?) ON CONFLICT (run_id) DO NOTHING',
+            (self._run_id, self.graph_name, self.dialect.time_param(now)),
         )
 
     def _insert_program(
-        self, snapshot: Snapshot[StateT, RunEndT], data: str, complete: Completion | None, if_new: bool
+        self,
+        snapshot: Snapshot[StateT, RunEndT],
+        data: str,
+        complete: Completion | None,
+        if_new: bool,
+        start: datetime | None,
     ) -> Program[bool]:
         run_id = self._run_id
         now = now_utc()
+        t = self.dialect.time_param
         if not self._run_row_written:
             yield self._ensure_run(now)
         if if_new:
@@ -234,42 +259,30 @@ class SqlStatePersistence(DurableStatePersistence[StateT, RunEndT]):
             )
             if found.rows:
                 return False
-        counted = yield Query(
-            'UPDATE edgewise_runs SET snapshot_count = snapshot_count + 1, updated = ? '
-            'WHERE run_id = ? RETURNING snapshot_count',
-            (now, run_id),
-        )
+        # The position comes from the run's last row (a primary-key lookup): the run's own row is not
+        # written on every step.
         inserted = yield Query(
-            'INSERT INTO edgewise_snapshots (run_id, seq, snapshot_id, kind, status, data) VALUES (?, ?, ?, ?, ?, ?) '
+            'INSERT INTO edgewise_snapshots (run_id, seq, snapshot_id, kind, status, start_ts, written, data) '
+            'SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ?, ?, ?, ? FROM edgewise_snapshots WHERE run_id = ? '
             'ON CONFLICT (run_id, snapshot_id) DO NOTHING',
-            (
-                run_id,
-                counted.rows[0][0],
-                snapshot.id,
-                snapshot.kind,
-                'created' if isinstance(snapshot, NodeSnapshot) else None,
-                data,
-            ),
+            (run_id, snapshot.id, snapshot.kind, _status(snapshot, start), _time(t, start), t(now), data, run_id),
         )
         if inserted.rowcount == 0:
-            raise PersistenceError(
-                f'Run {run_id!r} in {self._describe()} already has a snapshot with id {snapshot.id!r}; a node that '
-                'returns itself must return a new instance instead. Nothing was changed.'
-            )
+            raise duplicate_snapshot(run_id, self._describe(), snapshot.id)
         if complete is not None:
             yield Query(
-                "UPDATE edgewise_snapshots SET status = 'success', duration = ? WHERE run_id = ? AND snapshot_id = ?",
-                (complete.duration, run_id, complete.snapshot_id),
+                "UPDATE edgewise_snapshots SET status = 'success', start_ts = ?, duration = ? "
+                'WHERE run_id = ? AND snapshot_id = ?',
+                (t(complete.start_ts), complete.duration, run_id, complete.snapshot_id),
             )
         return True
 
-    def _start_program(self, snapshot_id: str) -> Program[None]:
+    def _start_program(self, snapshot_id: str, now: datetime) -> Program[None]:
         run_id = self._run_id
-        now = now_utc()
         started = yield Query(
             "UPDATE edgewise_snapshots SET status = 'running', start_ts = ? "
             "WHERE run_id = ? AND snapshot_id = ? AND status IN ('created', 'pending')",
-            (now, run_id, snapshot_id),
+            (self.dialect.time_param(now), run_id, snapshot_id),
         )
         if started.rowcount == 0:
             found = (
@@ -284,10 +297,12 @@ class SqlStatePersistence(DurableStatePersistence[StateT, RunEndT]):
                 raise GraphRuntimeError(f'Snapshot {snapshot_id!r} is the end of the run; only node snapshots can run.')
             raise GraphNodeStatusError(found[0][1])
 
-    def _finish_program(self, snapshot_id: str, status: EndStatus, duration: float) -> Program[None]:
+    def _finish_program(
+        self, snapshot_id: str, status: EndStatus, start_ts: datetime | None, duration: float
+    ) -> Program[None]:
         yield Query(
-            'UPDATE edgewise_snapshots SET status = ?, duration = ? WHERE run_id = ? AND snapshot_id = ?',
-            (status, duration, self._run_id, snapshot_id),
+            'UPDATE edgewise_snapshots SET status = ?, start_ts = ?, duration = ? WHERE run_id = ? AND snapshot_id = ?',
+            (status, _time(self.dialect.time_param, start_ts), duration, self._run_id, snapshot_id),
         )
 
     def _decode_row(self, row: tuple[Any, ...]) -> Snapshot[StateT, RunEndT]:
@@ -340,12 +355,18 @@ class SqlStatePersistence(DurableStatePersistence[StateT, RunEndT]):
         # Whoever left the last step pending or running no longer holds the run: it runs again.
         yield Query(
             "UPDATE edgewise_snapshots SET status = 'created' WHERE run_id = ? AND status IN ('pending', 'running') "
-            'AND seq = (SELECT snapshot_count FROM edgewise_runs WHERE run_id = ?)',
+            'AND seq = (SELECT MAX(seq) FROM edgewise_snapshots WHERE run_id = ?)',
             (run_id, run_id),
         )
 
-    def _release_program(self, owner: Owner) -> Program[None]:
+    def _release_program(self, owner: Owner, prestarted: str | None) -> Program[None]:
         run_id = self._run_id
+        if prestarted is not None:
+            yield Query(
+                "UPDATE edgewise_snapshots SET status = 'created', start_ts = NULL "
+                "WHERE run_id = ? AND snapshot_id = ? AND status = 'running'",
+                (run_id, prestarted),
+            )
         yield Query('UPDATE edgewise_runs SET owner = NULL WHERE run_id = ? AND owner = ?', (run_id, owner.to_json()))
         if self.dialect.advisory_locks:
             yield Query('SELECT pg_advisory_unlock(?)', (advisory_key(run_id),))
@@ -368,13 +389,14 @@ class SqlStatePersistence(DurableStatePersistence[StateT, RunEndT]):
                 f'{self._describe()}. Choose another run id, or leave it out to get a new one.'
             )
         yield Query(
-            'INSERT INTO edgewise_runs (run_id, graph_name, created, updated, snapshot_count) '
-            'SELECT ?, graph_name, ?, ?, ? FROM edgewise_runs WHERE run_id = ?',
-            (new_run_id, now, now, seq, run_id),
+            'INSERT INTO edgewise_runs (run_id, graph_name, created) SELECT ?, graph_name, ? FROM edgewise_runs '
+            'WHERE run_id = ?',
+            (new_run_id, self.dialect.time_param(now), run_id),
         )
         yield Query(
-            'INSERT INTO edgewise_snapshots (run_id, seq, snapshot_id, kind, status, start_ts, duration, data) '
-            'SELECT ?, seq, snapshot_id, kind, status, start_ts, duration, data FROM edgewise_snapshots '
+            'INSERT INTO edgewise_snapshots '
+            '(run_id, seq, snapshot_id, kind, status, start_ts, duration, written, data) '
+            'SELECT ?, seq, snapshot_id, kind, status, start_ts, duration, written, data FROM edgewise_snapshots '
             'WHERE run_id = ? AND seq <= ?',
             (new_run_id, run_id, seq),
         )
@@ -387,17 +409,19 @@ class SqlStatePersistence(DurableStatePersistence[StateT, RunEndT]):
 
     # --- operations ----------------------------------------------------------------------------------
 
-    async def _op_insert(self, snapshot: Snapshot[StateT, RunEndT], complete: Completion | None, if_new: bool) -> bool:
+    async def _op_insert(
+        self, snapshot: Snapshot[StateT, RunEndT], complete: Completion | None, if_new: bool, start: datetime | None
+    ) -> bool:
         data = self._dump(snapshot).decode()
-        stored = await self._transact(lambda: self._insert_program(snapshot, data, complete, if_new))
+        stored = await self._transact(lambda: self._insert_program(snapshot, data, complete, if_new, start))
         self._run_row_written = True
         return stored
 
-    async def _op_start(self, snapshot_id: str) -> None:
-        await self._transact(lambda: self._start_program(snapshot_id))
+    async def _op_start(self, snapshot_id: str, start_ts: datetime) -> None:
+        await self._transact(lambda: self._start_program(snapshot_id, start_ts))
 
-    async def _op_finish(self, snapshot_id: str, status: EndStatus, duration: float) -> None:
-        await self._transact(lambda: self._finish_program(snapshot_id, status, duration))
+    async def _op_finish(self, snapshot_id: str, status: EndStatus, start_ts: datetime | None, duration: float) -> None:
+        await self._transact(lambda: self._finish_program(snapshot_id, status, start_ts, duration))
 
     async def _op_load_next(self) -> NodeSnapshot[StateT, RunEndT] | None:
         return await self._transact(self._load_next_program)
@@ -409,8 +433,8 @@ class SqlStatePersistence(DurableStatePersistence[StateT, RunEndT]):
         await self._transact(lambda: self._claim_program(owner))
         self._run_row_written = True
 
-    async def _op_release(self, owner: Owner) -> None:
-        await self._transact(lambda: self._release_program(owner))
+    async def _op_release(self, owner: Owner, prestarted: str | None) -> None:
+        await self._transact(lambda: self._release_program(owner, prestarted))
 
     async def _op_fork(self, snapshot_id: str, run_id: str | None) -> Self:
         fork_id = run_id or new_run_id()

@@ -14,6 +14,7 @@ from __future__ import annotations as _annotations
 import json
 import os
 from collections.abc import Callable
+from datetime import datetime
 from os import PathLike, fspath
 from pathlib import Path
 from time import monotonic
@@ -23,8 +24,15 @@ import anyio
 import anyio.to_thread
 
 from ..exceptions import GraphNodeStatusError, GraphRuntimeError, PersistenceError
-from . import NodeSnapshot, RunEndT, Snapshot, StateT, now_utc
-from ._durable import Completion, DurableStatePersistence, EndStatus, run_in_progress, snapshot_not_found
+from . import NodeSnapshot, RunEndT, Snapshot, StateT
+from ._durable import (
+    Completion,
+    DurableStatePersistence,
+    EndStatus,
+    duplicate_snapshot,
+    run_in_progress,
+    snapshot_not_found,
+)
 from ._owner import Owner, current_owner
 
 try:
@@ -36,6 +44,11 @@ __all__ = ('FileStatePersistence',)
 
 _T = TypeVar('_T')
 _Item = dict[str, Any]
+
+
+def _ts(value: datetime) -> str:
+    """A time as pydantic writes it in JSON."""
+    return value.isoformat().replace('+00:00', 'Z')
 
 
 class FileStatePersistence(DurableStatePersistence[StateT, RunEndT]):
@@ -159,12 +172,10 @@ class FileStatePersistence(DurableStatePersistence[StateT, RunEndT]):
             os.fsync(fd)
         finally:
             os.close(fd)
+        # The data is on disk before the rename makes it the file, so the file is whole after any crash.
+        # The directory is not fsynced: after a power loss the last rename may be undone (the previous
+        # whole file stays), as SQLite's `synchronous=NORMAL` may undo the last commits.
         os.replace(tmp, self.json_file)
-        dir_fd = os.open(self.json_file.parent, os.O_RDONLY)
-        try:
-            os.fsync(dir_fd)  # the rename itself must survive a power loss
-        finally:
-            os.close(dir_fd)
         stat = os.stat(self.json_file)
         self._cache = ((stat.st_ino, stat.st_mtime_ns, stat.st_size), items)
 
@@ -183,40 +194,55 @@ class FileStatePersistence(DurableStatePersistence[StateT, RunEndT]):
 
     # --- operations ----------------------------------------------------------------------------------
 
-    async def _op_insert(self, snapshot: Snapshot[StateT, RunEndT], complete: Completion | None, if_new: bool) -> bool:
+    async def _op_insert(
+        self, snapshot: Snapshot[StateT, RunEndT], complete: Completion | None, if_new: bool, start: datetime | None
+    ) -> bool:
         new_item = self._item(snapshot)
+        if start is not None:
+            new_item.update(status='running', start_ts=_ts(start))
 
         def insert() -> bool:
             items = self._read()
-            if if_new and any(item['id'] == snapshot.id for item in items):
-                return False
+            if any(item['id'] == snapshot.id for item in items):
+                if if_new:
+                    return False
+                raise duplicate_snapshot(self.run_id, self._describe(), snapshot.id)
             items = [*items, new_item]
             if complete is not None:
                 done = self._find(items, complete.snapshot_id)
-                items[items.index(done)] = {**done, 'status': 'success', 'duration': complete.duration}
+                items[items.index(done)] = {
+                    **done,
+                    'status': 'success',
+                    'start_ts': _ts(complete.start_ts),
+                    'duration': complete.duration,
+                }
             self._write(items)
             return True
 
         return await self._locked(insert)
 
-    async def _op_start(self, snapshot_id: str) -> None:
+    async def _op_start(self, snapshot_id: str, start_ts: datetime) -> None:
         def start() -> None:
             items = list(self._read())
             item = self._find(items, snapshot_id)
             if item['kind'] != 'node':
                 raise GraphRuntimeError(f'Snapshot {snapshot_id!r} is the end of the run; only node snapshots can run.')
             GraphNodeStatusError.check(item.get('status', 'created'))
-            start_ts = now_utc().isoformat().replace('+00:00', 'Z')
-            items[items.index(item)] = {**item, 'status': 'running', 'start_ts': start_ts}
+            items[items.index(item)] = {**item, 'status': 'running', 'start_ts': _ts(start_ts)}
             self._write(items)
 
         await self._locked(start)
 
-    async def _op_finish(self, snapshot_id: str, status: EndStatus, duration: float) -> None:
+    async def _op_finish(self, snapshot_id: str, status: EndStatus, start_ts: datetime | None, duration: float) -> None:
         def finish() -> None:
             items = list(self._read())
             item = self._find(items, snapshot_id)
-            items[items.index(item)] = {**item, 'status': status, 'duration': duration}
+            items[items.index(item)] = {
+                **item,
+                'status': status,
+                'start_ts': None if start_ts is None else _ts(start_ts),
+                'duration': duration,
+            }
             self._write(items)
 
         await self._locked(finish)
@@ -262,10 +288,23 @@ class FileStatePersistence(DurableStatePersistence[StateT, RunEndT]):
             self._unlock(fd)
             raise
 
-    async def _op_release(self, owner: Owner) -> None:
-        fd, self._held_fd = self._held_fd, None
-        if fd is not None:  # pragma: no branch
-            self._unlock(fd)
+    async def _op_release(self, owner: Owner, prestarted: str | None) -> None:
+        fd = self._held_fd
+        try:
+            if prestarted is not None:
+
+                def reset() -> None:
+                    items = list(self._read())
+                    item = self._find(items, prestarted)
+                    if item.get('status') == 'running':
+                        items[items.index(item)] = {**item, 'status': 'created', 'start_ts': None}
+                        self._write(items)
+
+                await anyio.to_thread.run_sync(reset)
+        finally:
+            self._held_fd = None
+            if fd is not None:  # pragma: no branch
+                self._unlock(fd)
 
     async def _op_fork(self, snapshot_id: str, run_id: str | None) -> Self:
         fork_id = run_id or f'{self.run_id}-fork-{os.urandom(4).hex()}'

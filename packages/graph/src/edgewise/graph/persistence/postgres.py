@@ -151,12 +151,19 @@ class PostgresStatePersistence(SqlStatePersistence[StateT, RunEndT]):
     async def _transact(self, program: Callable[[], Program[_T]], *, write: bool = True) -> _T:
         conn = await self._connection()
         psycopg = _psycopg()
-        try:
-            if self._blocking:
-                return await anyio.to_thread.run_sync(_run_blocking, conn, program)
-            return await _run_async(conn, program)
-        except psycopg.Error as e:
-            raise self._error(e) from None
+        # A transaction, once started, is not interrupted by cancellation: psycopg would close the
+        # connection (and with it the session lock holding the run) to abandon a query in flight.
+        with anyio.CancelScope(shield=True):
+            try:
+                if self._blocking:
+                    result: _T = await anyio.to_thread.run_sync(_run_blocking, conn, program)
+                else:
+                    result = await _run_async(conn, program)
+            except psycopg.Error as e:
+                if conn.closed:
+                    self._conn = None  # opened again on next use
+                raise self._error(e) from None
+        return result
 
     def _error(self, error: psycopg.Error) -> PersistenceError:
         message = str(error)

@@ -9,12 +9,15 @@ every commit).
 Why the calls run on the event loop rather than in a worker thread: each transaction touches a handful
 of rows of a local file and takes microseconds, less than a hop to a thread and back would cost.
 Waiting is never done blocking: the connection's busy timeout is zero, and when another process holds
-the write lock the transaction is retried after an `anyio.sleep`, so other tasks keep running.
+the write lock the transaction is retried after an `anyio.sleep`, so other tasks keep running. The one
+slow part of WAL mode, copying the log back into the database with its fsyncs (a checkpoint), runs in a
+background thread on a connection of its own, so that no step waits for it.
 """
 
 from __future__ import annotations as _annotations
 
 import sqlite3
+import threading
 from collections.abc import Callable
 from datetime import datetime
 from os import PathLike, fspath
@@ -34,9 +37,50 @@ __all__ = ('SqliteStatePersistence',)
 _T = TypeVar('_T')
 
 _DIALECT = Dialect(
-    name='SQLite', time_type='TEXT', float_type='REAL', advisory_locks=False, table_options='WITHOUT ROWID'
+    name='SQLite',
+    time_type='TEXT',
+    float_type='REAL',
+    advisory_locks=False,
+    time_param=datetime.isoformat,
+    table_options='WITHOUT ROWID',
 )
 _BUSY = (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+_CHECKPOINT_EVERY = 256
+"""Write transactions between two background checkpoints."""
+
+
+class _Checkpointer:
+    """Checkpoints databases in background threads, at most one at a time per file.
+
+    A `PASSIVE` checkpoint never blocks writers: steps go on appending to the log while it runs.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._running: set[str] = set()
+
+    def request(self, path: str) -> None:
+        with self._lock:
+            if path in self._running:
+                return
+            self._running.add(path)
+        threading.Thread(target=self._checkpoint, args=(path,), name='edgewise-sqlite-checkpoint', daemon=True).start()
+
+    def _checkpoint(self, path: str) -> None:
+        try:
+            conn = sqlite3.connect(path, timeout=5)
+            try:
+                conn.execute('PRAGMA wal_checkpoint(PASSIVE)')
+            finally:
+                conn.close()
+        except sqlite3.Error:  # pragma: no cover - the next checkpoint (or closing the file) catches up
+            pass
+        finally:
+            with self._lock:
+                self._running.discard(path)
+
+
+_checkpointer = _Checkpointer()
 
 
 class SqliteStatePersistence(SqlStatePersistence[StateT, RunEndT]):
@@ -78,6 +122,7 @@ class SqliteStatePersistence(SqlStatePersistence[StateT, RunEndT]):
         self.busy_timeout = busy_timeout
         """How long writes wait for other processes' write locks, in seconds."""
         self._conn: sqlite3.Connection | None = None
+        self._writes = 0
 
     def __repr__(self) -> str:
         return f'{type(self).__name__}(path={fspath(self.path)!r}, run_id={self._run_id!r})'
@@ -121,7 +166,12 @@ class SqliteStatePersistence(SqlStatePersistence[StateT, RunEndT]):
         while True:
             try:
                 conn = self._conn if self._conn is not None else self._connect()
-                return _run(conn, program, write)
+                result = _run(conn, program, write)
+                if write:
+                    self._writes += 1
+                    if self._writes % _CHECKPOINT_EVERY == 0:
+                        _checkpointer.request(fspath(self.path))
+                return result
             except sqlite3.OperationalError as e:
                 if e.sqlite_errorcode & 0xFF not in _BUSY:
                     raise self._error(e) from None
@@ -151,6 +201,7 @@ class SqliteStatePersistence(SqlStatePersistence[StateT, RunEndT]):
             if conn.execute('PRAGMA journal_mode').fetchone()[0] != 'wal':
                 conn.execute('PRAGMA journal_mode = WAL')
             conn.execute(f'PRAGMA synchronous = {self.synchronous}')
+            conn.execute('PRAGMA wal_autocheckpoint = 0')  # checkpoints run in the background instead
             _run(conn, lambda: setup_program(_DIALECT, self._describe()), True)
         except BaseException:
             conn.close()
@@ -165,10 +216,6 @@ class SqliteStatePersistence(SqlStatePersistence[StateT, RunEndT]):
         )
 
 
-def _param(value: Any) -> Any:
-    return value.isoformat() if isinstance(value, datetime) else value
-
-
 def _run(conn: sqlite3.Connection, program: Callable[[], Program[_T]], write: bool) -> _T:
     """Run `program` in one transaction on `conn`: commit when it returns, roll back when it raises."""
     conn.execute('BEGIN IMMEDIATE' if write else 'BEGIN')
@@ -176,7 +223,7 @@ def _run(conn: sqlite3.Connection, program: Callable[[], Program[_T]], write: bo
         steps = program()
         query = next(steps)
         while True:
-            cursor = conn.execute(query.sql, tuple(map(_param, query.params)))
+            cursor = conn.execute(query.sql, query.params)
             query = steps.send(Rows(cursor.fetchall(), cursor.rowcount))
     except StopIteration as done:
         result: _T = done.value

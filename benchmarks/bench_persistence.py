@@ -1,0 +1,313 @@
+"""Durable persistence: cost per transition of a 3-node cycle whose every snapshot is committed before the next
+node starts.
+
+- Edgewise SQLite vs LangGraph's `SqliteSaver` and pydantic-graph 1.x `FileStatePersistence`, at 500 transitions;
+- Edgewise SQLite and PostgreSQL at 500 and 5,000 transitions (flat in history length);
+- Edgewise's file persistence beside pydantic-graph's, at 100 transitions (both rewrite the whole file per write).
+
+PostgreSQL is measured when `EDGEWISE_BENCH_POSTGRES_DSN` or `EDGEWISE_TEST_POSTGRES_DSN` is set.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypedDict
+
+from benchmarks._harness import Case, Result, measure, report
+
+SHORT = 500
+LONG = 5_000
+FILE_TRANSITIONS = 100
+
+
+def cycles(transitions: int) -> int:
+    return -(-transitions // 3)
+
+
+# --- Edgewise ---------------------------------------------------------------------------------------------
+
+from edgewise.graph import BaseNode as EwNode  # noqa: E402
+from edgewise.graph import End as EwEnd  # noqa: E402
+from edgewise.graph import Graph as EwGraph  # noqa: E402
+from edgewise.graph import GraphRunContext as EwContext  # noqa: E402
+from edgewise.graph.persistence.file import FileStatePersistence as EwFile  # noqa: E402
+from edgewise.graph.persistence.postgres import PostgresStatePersistence  # noqa: E402
+from edgewise.graph.persistence.sqlite import SqliteStatePersistence  # noqa: E402
+
+
+@dataclass
+class Count:
+    n: int = 0
+    limit: int = 0
+
+
+@dataclass
+class EwA(EwNode[Count, None, int]):
+    async def run(self, ctx: EwContext[Count]) -> EwB:
+        ctx.state.n += 1
+        return EwB()
+
+
+@dataclass
+class EwB(EwNode[Count, None, int]):
+    async def run(self, ctx: EwContext[Count]) -> EwC:
+        return EwC()
+
+
+@dataclass
+class EwC(EwNode[Count, None, int]):
+    async def run(self, ctx: EwContext[Count]) -> EwA | EwEnd[int]:
+        if ctx.state.n >= ctx.state.limit:
+            return EwEnd(ctx.state.n)
+        return EwA()
+
+
+ew_graph = EwGraph(nodes=(EwA, EwB, EwC), name='cycle')
+
+
+def edgewise_run(make_persistence: Any, transitions: int) -> Any:
+    async def run() -> None:
+        persistence = make_persistence()
+        try:
+            result = await ew_graph.run(EwA(), state=Count(limit=cycles(transitions)), persistence=persistence)
+            assert result.output == cycles(transitions)
+        finally:
+            if isinstance(persistence, PostgresStatePersistence):
+                await persistence.aclose()
+            elif isinstance(persistence, SqliteStatePersistence):
+                persistence.close()
+
+    return run
+
+
+# --- pydantic-graph 1.x -----------------------------------------------------------------------------------
+
+from pydantic_graph import BaseNode as PgNode  # noqa: E402
+from pydantic_graph import End as PgEnd  # noqa: E402
+from pydantic_graph import Graph as PgGraph  # noqa: E402
+from pydantic_graph import GraphRunContext as PgContext  # noqa: E402
+from pydantic_graph.persistence.file import FileStatePersistence as PgFile  # noqa: E402
+
+
+@dataclass
+class PgA(PgNode[Count, None, int]):
+    async def run(self, ctx: PgContext[Count]) -> PgB:
+        ctx.state.n += 1
+        return PgB()
+
+
+@dataclass
+class PgB(PgNode[Count, None, int]):
+    async def run(self, ctx: PgContext[Count]) -> PgC:
+        return PgC()
+
+
+@dataclass
+class PgC(PgNode[Count, None, int]):
+    async def run(self, ctx: PgContext[Count]) -> PgA | PgEnd[int]:
+        if ctx.state.n >= ctx.state.limit:
+            return PgEnd(ctx.state.n)
+        return PgA()
+
+
+pg_graph = PgGraph(nodes=(PgA, PgB, PgC), name='cycle')
+
+
+def pydantic_graph_file_run(directory: Path, transitions: int) -> Any:
+    async def run() -> None:
+        persistence = PgFile(directory / f'pg-{os.urandom(6).hex()}.json')
+        result = await pg_graph.run(PgA(), state=Count(limit=cycles(transitions)), persistence=persistence)
+        assert result.output == cycles(transitions)
+
+    return run
+
+
+# --- LangGraph --------------------------------------------------------------------------------------------
+
+from langgraph.checkpoint.sqlite import SqliteSaver  # noqa: E402
+from langgraph.graph import END, START, StateGraph  # noqa: E402
+
+
+class LgState(TypedDict):
+    n: int
+    limit: int
+
+
+def lg_a(state: LgState) -> dict[str, int]:
+    return {'n': state['n'] + 1}
+
+
+def lg_b(state: LgState) -> dict[str, int]:
+    return {}
+
+
+def lg_c(state: LgState) -> dict[str, int]:
+    return {}
+
+
+def lg_route(state: LgState) -> str:
+    return END if state['n'] >= state['limit'] else 'a'
+
+
+def langgraph_run(db: Path, transitions: int) -> Any:
+    builder = StateGraph(LgState)
+    builder.add_node('a', lg_a)
+    builder.add_node('b', lg_b)
+    builder.add_node('c', lg_c)
+    builder.add_edge(START, 'a')
+    builder.add_edge('a', 'b')
+    builder.add_edge('b', 'c')
+    builder.add_conditional_edges('c', lg_route)
+
+    def run() -> None:
+        conn = sqlite3.connect(db, check_same_thread=False)
+        try:
+            graph = builder.compile(checkpointer=SqliteSaver(conn))
+            config: Any = {'configurable': {'thread_id': os.urandom(6).hex()}, 'recursion_limit': 100_000}
+            out = graph.invoke({'n': 0, 'limit': cycles(transitions)}, config)
+            assert out['n'] == cycles(transitions)
+        finally:
+            conn.close()
+
+    return run
+
+
+# --- the tables -------------------------------------------------------------------------------------------
+
+
+def _merge(title: str, unit: str, *results: Result) -> Result:
+    merged = Result(title, unit)
+    for result in results:
+        merged.per_unit.update(result.per_unit)
+    return merged
+
+
+def _postgres_dsn() -> str | None:
+    return os.environ.get('EDGEWISE_BENCH_POSTGRES_DSN') or os.environ.get('EDGEWISE_TEST_POSTGRES_DSN')
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        directory = Path(tmp)
+        db = directory / 'edgewise.db'
+        units = cycles(SHORT) * 3
+
+        sqlite_short = measure(
+            'x',
+            'transition',
+            [
+                Case(
+                    'edgewise SqliteStatePersistence',
+                    edgewise_run(lambda: SqliteStatePersistence(db), SHORT),
+                    units,
+                    True,
+                )
+            ],
+            repeats=5,
+        )
+        langgraph = measure(
+            'x',
+            'transition',
+            [Case('langgraph SqliteSaver', langgraph_run(directory / 'lg.db', SHORT), units)],
+            repeats=3,
+        )
+        pg_file = measure(
+            'x',
+            'transition',
+            [Case('pydantic-graph FileStatePersistence', pydantic_graph_file_run(directory, SHORT), units, True)],
+            repeats=1,
+            warmup=0,
+        )
+        headline = _merge(
+            f'3-node cycle, {units} transitions, every snapshot committed before the next node',
+            'transition',
+            sqlite_short,
+            langgraph,
+            pg_file,
+        )
+        print(report(headline, anchor='edgewise SqliteStatePersistence'), flush=True)
+        print(
+            f'  => edgewise SQLite is {headline.ratio("langgraph SqliteSaver", "edgewise SqliteStatePersistence"):.1f}x '
+            'faster than LangGraph SqliteSaver, '
+            f'{headline.ratio("pydantic-graph FileStatePersistence", "edgewise SqliteStatePersistence"):.1f}x faster '
+            'than pydantic-graph FileStatePersistence',
+            flush=True,
+        )
+
+        long_units = cycles(LONG) * 3
+        sqlite_long = measure(
+            'x',
+            'transition',
+            [Case('edgewise SQLite @5000', edgewise_run(lambda: SqliteStatePersistence(db), LONG), long_units, True)],
+            repeats=3,
+        )
+        flat = _merge('SQLite per transition by history length', 'transition')
+        flat.per_unit['edgewise SQLite @500'] = sqlite_short.per_unit['edgewise SqliteStatePersistence']
+        flat.per_unit.update(sqlite_long.per_unit)
+        print(report(flat, anchor='edgewise SQLite @500'), flush=True)
+
+        dsn = _postgres_dsn()
+        if dsn is None:
+            print('## PostgreSQL: skipped (set EDGEWISE_BENCH_POSTGRES_DSN or EDGEWISE_TEST_POSTGRES_DSN)', flush=True)
+        else:
+            pg_short = measure(
+                'x',
+                'transition',
+                [
+                    Case(
+                        'edgewise PostgreSQL @500',
+                        edgewise_run(lambda: PostgresStatePersistence(dsn), SHORT),
+                        units,
+                        True,
+                    )
+                ],
+                repeats=3,
+            )
+            pg_long = measure(
+                'x',
+                'transition',
+                [
+                    Case(
+                        'edgewise PostgreSQL @5000',
+                        edgewise_run(lambda: PostgresStatePersistence(dsn), LONG),
+                        long_units,
+                        True,
+                    )
+                ],
+                repeats=1,
+                warmup=0,
+            )
+            print(
+                report(
+                    _merge('PostgreSQL per transition by history length', 'transition', pg_short, pg_long),
+                    anchor='edgewise PostgreSQL @500',
+                ),
+                flush=True,
+            )
+
+        file_units = cycles(FILE_TRANSITIONS) * 3
+        files = measure(
+            'x',
+            'transition',
+            [
+                Case(
+                    'edgewise FileStatePersistence',
+                    edgewise_run(lambda: EwFile(directory / f'ew-{os.urandom(6).hex()}.json'), FILE_TRANSITIONS),
+                    file_units,
+                    True,
+                ),
+                Case(
+                    'pydantic-graph FileStatePersistence',
+                    pydantic_graph_file_run(directory, FILE_TRANSITIONS),
+                    file_units,
+                    True,
+                ),
+            ],
+            repeats=3,
+        )
+        files.title = f'File persistence, {file_units} transitions (atomic + fsync vs in-place rewrite)'
+        print(report(files, anchor='pydantic-graph FileStatePersistence'), flush=True)

@@ -1,0 +1,170 @@
+"""The persistence contract, on every backend: memory, file, SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import anyio
+import pytest
+from dirty_equals import IsDatetime, IsFloat, IsStr
+
+from edgewise.graph import End, EndSnapshot, GraphNodeStatusError, GraphRuntimeError, NodeSnapshot
+
+from ._workflow import Fails, Finish, Middle, Start, Tally, cycle_graph, expected_trail
+from .conftest import Store
+
+pytestmark = pytest.mark.anyio
+
+
+def summary(history: list[Any]) -> list[tuple[str, str, str | None, int]]:
+    """Each snapshot as (kind, node, status, count in its state)."""
+    return [
+        (s.kind, type(s.node).__name__, s.status if isinstance(s, NodeSnapshot) else None, s.state.count)
+        for s in history
+    ]
+
+
+async def test_a_finished_run_stores_every_step_in_order(store: Store) -> None:
+    persistence = store()
+    result = await cycle_graph.run(Start(), state=Tally(target=2), persistence=persistence)
+
+    assert result.output == 2
+    history = await persistence.load_all()
+    assert summary(history) == [
+        ('node', 'Start', 'success', 0),
+        ('node', 'Middle', 'success', 1),
+        ('node', 'Finish', 'success', 1),
+        ('node', 'Start', 'success', 1),
+        ('node', 'Middle', 'success', 2),
+        ('node', 'Finish', 'success', 2),
+        ('end', 'End', None, 2),
+    ]
+    first = history[0]
+    assert isinstance(first, NodeSnapshot)
+    assert first.start_ts == IsDatetime()
+    assert first.duration == IsFloat(ge=0)
+    assert history[1].node == Middle(step=1)
+    assert [s.id for s in history] == [IsStr(regex=r'(Start|Middle|Finish|end):\w+')] * 7
+    assert len({s.id for s in history}) == 7
+    end = history[-1]
+    assert isinstance(end, EndSnapshot)
+    assert end.result.data == 2
+    assert end.state.trail == expected_trail(2)
+
+
+async def test_a_snapshot_keeps_the_state_as_it_was_then(store: Store) -> None:
+    persistence = store()
+    await cycle_graph.run(Start(), state=Tally(target=1), persistence=persistence)
+
+    history = await persistence.load_all()
+    assert [s.state.trail for s in history] == [[], ['Start'], ['Start', 'Middle'], ['Start', 'Middle', 'Finish']]
+
+
+async def test_an_initialized_run_is_run_by_iter_from_persistence(store: Store) -> None:
+    persistence = store()
+    await cycle_graph.initialize(Start(), persistence, state=Tally(target=2))
+
+    resumed = store.reopen(persistence)
+    async with cycle_graph.iter_from_persistence(resumed) as run:
+        nodes = [type(node).__name__ async for node in run]
+
+    assert nodes == ['Start', 'Middle', 'Finish', 'Start', 'Middle', 'Finish', 'End']
+    assert run.result is not None
+    assert run.result.output == 2
+    assert run.result.state.trail == expected_trail(2)
+
+
+async def test_a_run_stopped_between_steps_resumes_where_it_stopped(store: Store) -> None:
+    persistence = store()
+    async with cycle_graph.iter(Start(), state=Tally(target=2), persistence=persistence) as run:
+        await run.next()
+        await run.next()  # Start and Middle have run; Finish is next
+
+    resumed = store.reopen(persistence)
+    async with cycle_graph.iter_from_persistence(resumed) as run:
+        assert run.next_node == Finish()
+        async for _ in run:
+            pass
+
+    assert run.result is not None
+    assert run.result.state.trail == expected_trail(2)
+    assert [s.status for s in await resumed.load_all() if isinstance(s, NodeSnapshot)] == ['success'] * 6
+
+
+async def test_load_next_hands_out_a_created_snapshot_once(store: Store) -> None:
+    persistence = store()
+    await cycle_graph.initialize(Start(), persistence, state=Tally())
+
+    first = await persistence.load_next()
+    second = await persistence.load_next()
+
+    assert first is not None
+    assert (type(first.node), first.status, first.state) == (Start, 'pending', Tally())
+    assert second is None
+
+
+async def test_a_node_that_raises_leaves_its_snapshot_in_error(store: Store) -> None:
+    persistence = store()
+    with pytest.raises(ValueError, match='this node always fails'):
+        await cycle_graph.run(Fails(), state=Tally(), persistence=persistence)
+
+    assert summary(await persistence.load_all()) == [('node', 'Fails', 'error', 0)]
+    with pytest.raises(GraphRuntimeError, match='holds no node snapshot'):
+        async with cycle_graph.iter_from_persistence(store.reopen(persistence)):
+            pass  # pragma: no cover
+
+
+async def test_record_run_of_an_unknown_snapshot_raises_lookup_error(store: Store) -> None:
+    persistence = store()
+    await cycle_graph.initialize(Start(), persistence, state=Tally())
+
+    with pytest.raises(LookupError, match="No snapshot found with id='nope'"):
+        async with persistence.record_run('nope'):
+            pass  # pragma: no cover
+
+
+async def test_record_run_of_a_finished_snapshot_raises_status_error(store: Store) -> None:
+    persistence = store()
+    await cycle_graph.run(Start(), state=Tally(target=1), persistence=persistence)
+    first = (await persistence.load_all())[0]
+
+    with pytest.raises(GraphNodeStatusError, match="Incorrect snapshot status 'success'"):
+        async with persistence.record_run(first.id):
+            pass  # pragma: no cover
+
+
+async def test_snapshot_node_if_new_stores_a_snapshot_once(store: Store) -> None:
+    persistence = store()
+    persistence.set_graph_types(cycle_graph)
+    node = Start()
+    await persistence.snapshot_node_if_new(node.get_snapshot_id(), Tally(), node)
+    await persistence.snapshot_node_if_new(node.get_snapshot_id(), Tally(count=5), node)
+
+    assert summary(await persistence.load_all()) == [('node', 'Start', 'created', 0)]
+
+
+async def test_snapshot_end_stores_the_output(store: Store) -> None:
+    persistence = store()
+    persistence.set_graph_types(cycle_graph)
+    await persistence.snapshot_end(Tally(count=4), End(4))
+
+    [end] = await persistence.load_all()
+    assert isinstance(end, EndSnapshot)
+    assert (end.result.data, end.state.count) == (4, 4)
+    assert end.ts == IsDatetime()
+
+
+async def test_a_cancelled_node_can_run_again_on_resume(durable: Store) -> None:
+    store = durable
+    persistence = store()
+    with anyio.move_on_after(0.05):
+        await cycle_graph.run(Start(), state=Tally(target=1, node_delay=10), persistence=persistence)
+
+    assert summary(await persistence.load_all()) == [('node', 'Start', 'created', 0)]
+    resumed = store.reopen(persistence)
+    async with cycle_graph.iter_from_persistence(resumed) as run:
+        run.state.node_delay = 0
+        async for _ in run:
+            pass
+    assert run.result is not None
+    assert run.result.state.trail == expected_trail(1)

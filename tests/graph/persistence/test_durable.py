@@ -1,0 +1,254 @@
+"""What the durable backends (file, SQLite, PostgreSQL) add to the contract: forks, claims, bad stored data."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import anyio
+import pytest
+
+from edgewise.graph import BaseNode, End, Graph, GraphRunContext, NodeSnapshot
+from edgewise.graph.exceptions import GraphRuntimeError, PersistenceError, RunInProgressError
+from edgewise.graph.persistence.file import FileStatePersistence
+from edgewise.graph.persistence.sqlite import SqliteStatePersistence
+
+from ._workflow import Start, Tally, cycle_graph, expected_trail
+from .conftest import Store, run_id_of
+from .test_contract import summary
+
+pytestmark = pytest.mark.anyio
+
+
+async def test_a_fork_continues_from_its_snapshot_and_leaves_the_original_alone(durable: Store) -> None:
+    original = durable()
+    await cycle_graph.run(Start(), state=Tally(target=2), persistence=original)
+    before = summary(await original.load_all())
+    branch_point = (await original.load_all())[3]  # the second Start, with count 1
+
+    fork = durable.track(await original.fork(branch_point.id, run_id='forked-run'))
+    assert run_id_of(fork) == 'forked-run'
+    assert summary(await fork.load_all()) == [*before[:3], ('node', 'Start', 'created', 1)]
+    async with cycle_graph.iter_from_persistence(fork) as run:
+        run.state.target = 3
+        async for _ in run:
+            pass
+
+    assert run.result is not None
+    assert run.result.output == 3
+    assert run.result.state.trail == expected_trail(3)
+    assert summary(await original.load_all()) == before
+
+
+async def test_a_fork_gets_a_new_run_id_when_none_is_given(durable: Store) -> None:
+    original = durable()
+    await cycle_graph.run(Start(), state=Tally(target=1), persistence=original)
+    first = (await original.load_all())[0]
+
+    fork = durable.track(await original.fork(first.id))
+
+    assert run_id_of(fork) != run_id_of(original)
+    assert summary(await fork.load_all()) == [('node', 'Start', 'created', 0)]
+
+
+async def test_a_fork_of_an_unknown_snapshot_raises_lookup_error(durable: Store) -> None:
+    original = durable()
+    await cycle_graph.run(Start(), state=Tally(target=1), persistence=original)
+
+    with pytest.raises(LookupError, match="No snapshot found with id='nope'"):
+        await original.fork('nope')
+
+
+async def test_a_fork_into_an_existing_run_id_is_refused(durable: Store) -> None:
+    original = durable()
+    await cycle_graph.run(Start(), state=Tally(target=1), persistence=original)
+    first = (await original.load_all())[0]
+    durable.track(await original.fork(first.id, run_id='taken'))
+
+    with pytest.raises(PersistenceError, match=r"into 'taken'.*already exists"):
+        durable.track(await original.fork(first.id, run_id='taken'))
+
+
+async def test_a_second_resume_while_the_first_runs_fails_at_once(durable: Store) -> None:
+    persistence = durable()
+    await cycle_graph.initialize(Start(), persistence, state=Tally(target=1))
+    run_id = run_id_of(persistence)
+
+    async with cycle_graph.iter_from_persistence(persistence) as run:
+        with pytest.raises(RunInProgressError, match=f"Run '{run_id}' is in progress elsewhere: process") as caught:
+            async with cycle_graph.iter_from_persistence(durable(run_id)):
+                pass  # pragma: no cover
+        assert isinstance(caught.value, GraphRuntimeError)
+        async for _ in run:
+            pass
+
+    assert run.result is not None
+    assert run.result.output == 1
+
+
+async def test_the_same_object_cannot_be_resumed_twice_at_once(durable: Store) -> None:
+    persistence = durable()
+    await cycle_graph.initialize(Start(), persistence, state=Tally(target=1))
+
+    async with cycle_graph.iter_from_persistence(persistence):
+        with pytest.raises(RunInProgressError, match='is in progress elsewhere'):
+            async with cycle_graph.iter_from_persistence(persistence):
+                pass  # pragma: no cover
+
+
+async def test_a_run_is_free_again_once_its_holder_is_done(durable: Store) -> None:
+    persistence = durable()
+    async with cycle_graph.iter(Start(), state=Tally(target=1), persistence=persistence) as run:
+        await run.next()
+
+    async with cycle_graph.iter_from_persistence(durable(run_id_of(persistence))) as run:
+        async for _ in run:
+            pass
+    assert run.result is not None
+    assert run.result.state.trail == expected_trail(1)
+
+
+async def test_two_tasks_resuming_one_run_advance_it_once(durable: Store) -> None:
+    persistence = durable()
+    await cycle_graph.initialize(Start(), persistence, state=Tally(target=2, node_delay=0.01))
+    outcomes: list[str] = []
+
+    async def resume() -> None:
+        try:
+            async with cycle_graph.iter_from_persistence(durable(run_id_of(persistence))) as run:
+                async for _ in run:
+                    pass
+            outcomes.append('finished')
+        except RunInProgressError:
+            outcomes.append('refused')
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(resume)
+        tg.start_soon(resume)
+
+    assert sorted(outcomes) == ['finished', 'refused']
+    history = await persistence.load_all()
+    assert history[-1].state.trail == expected_trail(2)
+
+
+# --- bad stored data ---------------------------------------------------------------------------------
+
+
+@dataclass
+class Renamed(BaseNode[Tally, None, int]):
+    async def run(self, ctx: GraphRunContext[Tally]) -> End[int]:
+        return End(0)  # pragma: no cover
+
+
+@dataclass
+class Other(BaseNode[Tally, None, int]):
+    async def run(self, ctx: GraphRunContext[Tally]) -> End[int]:
+        return End(0)  # pragma: no cover
+
+
+graph_without_start = Graph(nodes=(Renamed, Other), name='graph_without_start')
+
+
+@dataclass
+class Strict:
+    count: list[int]
+
+
+@dataclass
+class StrictStart(BaseNode[Strict, None, int]):
+    async def run(self, ctx: GraphRunContext[Strict]) -> End[int]:
+        return End(0)  # pragma: no cover
+
+    @classmethod
+    def get_node_id(cls) -> str:
+        return 'Start'
+
+
+@dataclass
+class StrictOther(BaseNode[Strict, None, int]):
+    async def run(self, ctx: GraphRunContext[Strict]) -> End[int]:
+        return End(0)  # pragma: no cover
+
+
+graph_with_other_state = Graph(nodes=(StrictStart, StrictOther), name='graph_with_other_state')
+
+
+async def stored(persistence: object) -> object:
+    """The raw stored form of a run, to show that a failed load changed nothing."""
+    if isinstance(persistence, FileStatePersistence):
+        return persistence.json_file.read_bytes()
+    if isinstance(persistence, SqliteStatePersistence):
+        import sqlite3
+
+        with sqlite3.connect(persistence.path) as conn:
+            return conn.execute('SELECT * FROM edgewise_snapshots ORDER BY run_id, seq').fetchall()
+    return [(s.id, s.status) for s in await persistence.load_all()]  # type: ignore[attr-defined]
+
+
+async def test_a_snapshot_whose_node_class_is_gone_is_reported_and_left_alone(durable: Store) -> None:
+    persistence = durable()
+    await cycle_graph.initialize(Start(), persistence, state=Tally())
+    snapshot_id = (await persistence.load_all())[0].id
+    before = await stored(persistence)
+
+    other = durable(run_id_of(persistence))
+    with pytest.raises(PersistenceError) as caught:
+        async with graph_without_start.iter_from_persistence(other):
+            pass  # pragma: no cover
+
+    run_id = run_id_of(persistence)
+    assert f'Snapshot {snapshot_id!r} of run {run_id!r}' in caught.value.message
+    assert 'its node `Start` is not a node of this graph (renamed or removed?)' in caught.value.message
+    assert 'Nothing was changed' in caught.value.message
+    if not isinstance(persistence, FileStatePersistence | SqliteStatePersistence):
+        other = durable(run_id)
+        other.set_graph_types(cycle_graph)
+        persistence = other
+    assert await stored(persistence) == before
+
+
+async def test_a_state_that_no_longer_validates_is_reported_and_left_alone(durable: Store) -> None:
+    persistence = durable()
+    await cycle_graph.initialize(Start(), persistence, state=Tally())
+    snapshot_id = (await persistence.load_all())[0].id
+    before = await stored(persistence)
+
+    other = durable(run_id_of(persistence))
+    with pytest.raises(PersistenceError) as caught:
+        async with graph_with_other_state.iter_from_persistence(other):
+            pass  # pragma: no cover
+
+    assert f'Snapshot {snapshot_id!r} of run {run_id_of(persistence)!r}' in caught.value.message
+    assert re.search(
+        r"it does not validate against the graph's types \(state.count: Input should be a valid (list|array)",
+        caught.value.message,
+    )
+    assert await stored(persistence) == before
+    async with cycle_graph.iter_from_persistence(durable(run_id_of(persistence))) as run:
+        async for _ in run:
+            pass
+    assert run.result is not None
+
+
+async def test_snapshots_cannot_be_read_before_the_graph_types_are_known(durable: Store) -> None:
+    persistence = durable()
+    await cycle_graph.initialize(Start(), persistence, state=Tally())
+
+    with pytest.raises(PersistenceError, match="needs the graph's types"):
+        await durable(run_id_of(persistence)).load_all()
+
+
+async def test_a_node_returning_itself_is_refused_without_losing_the_run(durable: Store) -> None:
+    @dataclass
+    class Loop(BaseNode[Tally, None, int]):
+        async def run(self, ctx: GraphRunContext[Tally]) -> Loop | End[int]:
+            return self
+
+    loop_graph = Graph(nodes=(Loop,), name='loop_graph')
+    persistence = durable()
+    with pytest.raises(PersistenceError, match='already has a snapshot with id'):
+        await loop_graph.run(Loop(), state=Tally(), persistence=persistence)
+
+    [snapshot] = await persistence.load_all()
+    assert isinstance(snapshot, NodeSnapshot)
+    assert snapshot.status == 'error'

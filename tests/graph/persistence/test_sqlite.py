@@ -1,0 +1,138 @@
+"""SQLite specifics: listing runs, schema versions, foreign or damaged files, waiting for other writers."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from datetime import datetime, timezone
+from pathlib import Path
+
+import anyio
+import pytest
+
+from edgewise.graph.exceptions import PersistenceError
+from edgewise.graph.persistence._sql import SCHEMA_VERSION
+from edgewise.graph.persistence.sqlite import SqliteStatePersistence
+
+from ._workflow import Fails, Start, Tally, cycle_graph
+
+pytestmark = pytest.mark.anyio
+
+
+async def test_list_runs_shows_each_run_with_its_status(tmp_path: Path) -> None:
+    db = tmp_path / 'runs.db'
+    before = datetime.now(tz=timezone.utc)
+    await cycle_graph.run(Start(), state=Tally(target=1), persistence=SqliteStatePersistence(db, 'finished'))
+    await cycle_graph.initialize(Start(), SqliteStatePersistence(db, 'waiting'), state=Tally())
+    with pytest.raises(ValueError, match='always fails'):
+        await cycle_graph.run(Fails(), state=Tally(), persistence=SqliteStatePersistence(db, 'failed'))
+    running = SqliteStatePersistence(db, 'running')
+    await cycle_graph.initialize(Start(), running, state=Tally())
+    [snapshot] = await running.load_all()
+    async with running.record_run(snapshot.id):
+        runs = await SqliteStatePersistence.list_runs(db)
+
+    assert [(r.run_id, r.graph_name, r.status, r.snapshot_count) for r in runs] == [
+        ('finished', 'cycle_graph', 'finished', 4),
+        ('waiting', 'cycle_graph', 'waiting', 1),
+        ('failed', 'cycle_graph', 'failed', 1),
+        ('running', 'cycle_graph', 'running', 1),
+    ]
+    assert all(before <= r.created <= r.updated <= datetime.now(tz=timezone.utc) for r in runs)
+    assert [r.created for r in runs] == sorted(r.created for r in runs)
+
+
+async def test_list_runs_of_a_missing_file_is_empty_and_creates_nothing(tmp_path: Path) -> None:
+    assert await SqliteStatePersistence.list_runs(tmp_path / 'nothing.db') == []
+    assert [p async for p in anyio.Path(tmp_path).iterdir()] == []
+
+
+async def test_a_run_id_is_generated_when_not_given(tmp_path: Path) -> None:
+    first = SqliteStatePersistence(tmp_path / 'runs.db')
+    second = SqliteStatePersistence(tmp_path / 'runs.db')
+
+    assert first.run_id.startswith('run-')
+    assert first.run_id != second.run_id
+    assert repr(first) == f'SqliteStatePersistence(path={str(tmp_path / "runs.db")!r}, run_id={first.run_id!r})'
+
+
+async def test_the_database_is_in_wal_mode_with_its_schema_version(tmp_path: Path) -> None:
+    db = tmp_path / 'runs.db'
+    async with SqliteStatePersistence(db, 'r') as persistence:
+        await cycle_graph.initialize(Start(), persistence, state=Tally())
+
+    with sqlite3.connect(db) as conn:
+        assert conn.execute('PRAGMA journal_mode').fetchone() == ('wal',)
+        assert conn.execute('SELECT version FROM edgewise_schema_version').fetchall() == [(SCHEMA_VERSION,)]
+
+
+async def test_a_database_with_a_newer_schema_is_refused(tmp_path: Path) -> None:
+    db = tmp_path / 'runs.db'
+    with sqlite3.connect(db) as conn:
+        conn.execute('CREATE TABLE edgewise_schema_version (version INTEGER NOT NULL)')
+        conn.execute('INSERT INTO edgewise_schema_version VALUES (99)')
+
+    with pytest.raises(PersistenceError, match='holds an Edgewise schema of version 99, newer than'):
+        await SqliteStatePersistence.list_runs(db)
+
+
+async def test_an_older_schema_is_migrated(tmp_path: Path) -> None:
+    db = tmp_path / 'runs.db'
+    with sqlite3.connect(db) as conn:
+        conn.execute('CREATE TABLE edgewise_schema_version (version INTEGER NOT NULL)')
+        conn.execute('INSERT INTO edgewise_schema_version VALUES (0)')
+
+    assert await SqliteStatePersistence.list_runs(db) == []
+    with sqlite3.connect(db) as conn:
+        assert conn.execute('SELECT version FROM edgewise_schema_version').fetchall() == [(SCHEMA_VERSION,)]
+
+
+async def test_a_database_of_another_application_is_refused_and_untouched(tmp_path: Path) -> None:
+    db = tmp_path / 'other.db'
+    with sqlite3.connect(db) as conn:
+        conn.execute('CREATE TABLE checkpoints (id TEXT)')
+    before = db.read_bytes()
+
+    persistence = SqliteStatePersistence(db, 'r')
+    with pytest.raises(PersistenceError, match=r'is a SQLite database of another application \(tables: checkpoints\)'):
+        await cycle_graph.initialize(Start(), persistence, state=Tally())
+    assert db.read_bytes() == before
+
+
+async def test_a_file_that_is_not_a_database_is_refused_and_untouched(tmp_path: Path) -> None:
+    db = tmp_path / 'notes.db'
+    db.write_text('just some notes, not a database' * 100)
+
+    persistence = SqliteStatePersistence(db, 'r')
+    with pytest.raises(PersistenceError, match=r"SQLite file '.*notes.db' cannot be used for run 'r': file is not a"):
+        await cycle_graph.initialize(Start(), persistence, state=Tally())
+    assert db.read_text() == 'just some notes, not a database' * 100
+
+
+async def test_a_write_waits_while_another_process_holds_the_write_lock(tmp_path: Path) -> None:
+    db = tmp_path / 'runs.db'
+    persistence = SqliteStatePersistence(db, 'r')
+    await cycle_graph.initialize(Start(), persistence, state=Tally())
+    blocker = sqlite3.connect(db, isolation_level=None, check_same_thread=False)
+    blocker.execute('BEGIN IMMEDIATE')
+    timer = threading.Timer(0.05, lambda: blocker.execute('COMMIT'))
+    timer.start()
+
+    assert await persistence.load_next() is not None
+    timer.join()
+    blocker.close()
+
+
+async def test_a_write_gives_up_after_the_busy_timeout(tmp_path: Path) -> None:
+    db = tmp_path / 'runs.db'
+    persistence = SqliteStatePersistence(db, 'r', busy_timeout=0.02)
+    await cycle_graph.initialize(Start(), persistence, state=Tally())
+    blocker = sqlite3.connect(db, isolation_level=None)
+    blocker.execute('BEGIN IMMEDIATE')
+    try:
+        with pytest.raises(PersistenceError, match=r'stayed locked by another process for more than 0.02 s'):
+            await persistence.load_next()
+    finally:
+        blocker.execute('ROLLBACK')
+        blocker.close()
+    assert (await persistence.load_next()) is not None
