@@ -8,13 +8,18 @@ import re
 import signal
 import subprocess
 import sys
+import uuid
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import anyio
 import pytest
 from inline_snapshot import snapshot
 
+from edgewise.graph import BaseNode, End, Graph, GraphRunContext
 from edgewise.graph.cli import _message, main
+from edgewise.graph.persistence.postgres import PostgresStatePersistence
 
 if TYPE_CHECKING:
     from tests.graph.cli.conftest import Edgewise
@@ -386,10 +391,28 @@ def postgres_dsn() -> str:
     return dsn
 
 
-def test_postgres_store_lists_runs(edgewise: Edgewise, postgres_dsn: str, tmp_path: Path) -> None:
-    result = edgewise('runs', 'list', '--store', postgres_dsn, cwd=tmp_path)
-    assert (result.code, result.err) == (0, '')
-    assert result.out.startswith(('RUN ID', 'No runs in'))
+@dataclass
+class Ping(BaseNode[None, None, str]):
+    async def run(self, ctx: GraphRunContext) -> End[str]:
+        return End('pong')
+
+
+ping_graph = Graph(nodes=[Ping], name='ping_graph', auto_instrument=False)
+
+
+def test_postgres_store_lists_and_shows_runs(edgewise: Edgewise, postgres_dsn: str, tmp_path: Path) -> None:
+    run_id = f'cli-{uuid.uuid4().hex}'
+
+    async def store_run() -> None:
+        async with PostgresStatePersistence[None, str](postgres_dsn, run_id) as persistence:
+            await ping_graph.run(Ping(), persistence=persistence)
+
+    anyio.run(store_run)
+    listing = edgewise('runs', 'list', '--store', postgres_dsn, cwd=tmp_path)
+    shown = edgewise('runs', 'show', run_id, '--store', postgres_dsn, cwd=tmp_path)
+    assert (listing.code, listing.err, shown.code, shown.err) == (0, '', 0, '')
+    assert re.search(rf'^{run_id}  ping_graph  finished  ', _normal(listing.out), re.MULTILINE)
+    assert _normal(shown.out).splitlines()[-1] == "Result: 'pong'"
 
 
 @pytest.mark.parametrize(

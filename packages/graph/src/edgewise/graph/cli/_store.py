@@ -15,6 +15,7 @@ import anyio.to_thread
 from ..persistence import RunInfo
 from ..persistence._durable import DurableStatePersistence
 from ..persistence._sql import run_status
+from ..persistence.store import list_runs, persistence_from_url
 from ._common import CommandError
 from ._raw import raw_history
 
@@ -28,6 +29,8 @@ class Store:
     """Where runs are stored, as a store URL names it."""
 
     kind: Literal['sqlite', 'postgresql', 'file']
+    url: str
+    """The store URL, as given."""
     location: str
     """The database file, the DSN, or the JSON file or directory of JSON files."""
     display: str
@@ -35,46 +38,29 @@ class Store:
 
     def persistence(self, run_id: str) -> DurableStatePersistence[Any, Any]:
         """A persistence for the run `run_id` of this store."""
-        if self.kind == 'sqlite':
-            from ..persistence.sqlite import SqliteStatePersistence
-
-            return SqliteStatePersistence(self.location, run_id)
-        if self.kind == 'postgresql':
-            from ..persistence.postgres import PostgresStatePersistence
-
-            return PostgresStatePersistence(self.location, run_id)
-        from ..persistence.file import FileStatePersistence
-
-        return FileStatePersistence(self._run_file(run_id))
+        if self.kind == 'file':
+            self._check_run_file(run_id)
+        return persistence_from_url(self.url, run_id)
 
     async def list_runs(self) -> list[RunInfo]:
         """Every run of the store, oldest first."""
-        if self.kind == 'sqlite':
-            from ..persistence.sqlite import SqliteStatePersistence
-
-            self.check_exists()
-            return await SqliteStatePersistence.list_runs(self.location)
-        if self.kind == 'postgresql':
-            from ..persistence.postgres import PostgresStatePersistence
-
-            return await PostgresStatePersistence.list_runs(self.location)
-        return await self._list_files()
+        if self.kind == 'file':
+            return await self._list_files()
+        self.check_exists()
+        return await list_runs(self.url)
 
     def check_exists(self) -> None:
         """Raise unless the store's file or directory exists (reading must not create an empty store)."""
         if self.kind != 'postgresql' and not os.path.exists(self.location):
             raise CommandError(f'No store at {self.display}: {self.location!r} does not exist.')
 
-    def _run_file(self, run_id: str) -> Path:
+    def _check_run_file(self, run_id: str) -> None:
         path = Path(self.location)
-        if path.is_dir():
-            return path / f'{run_id}.json'
-        if path.stem != run_id:
+        if path.suffix == '.json' and path.stem != run_id:
             raise CommandError(
                 f'No run {run_id!r} in {self.display}: that file holds run {path.stem!r} only '
                 '(a file store holds one run, named after the file).'
             )
-        return path
 
     async def _list_files(self) -> list[RunInfo]:
         self.check_exists()
@@ -121,16 +107,16 @@ def open_store(url: str) -> Store:
         path = unquote(rest[1:]) if rest.startswith('/') else ''
         if not path:
             raise CommandError(f'{url!r} names no database file; write sqlite:///runs.db or sqlite:////abs/runs.db.')
-        return Store(kind='sqlite', location=path, display=url)
+        return Store(kind='sqlite', url=url, location=path, display=url)
     if scheme in ('postgresql', 'postgres'):
         from ..persistence.postgres import mask_dsn
 
-        return Store(kind='postgresql', location=url, display=mask_dsn(url))
+        return Store(kind='postgresql', url=url, location=url, display=mask_dsn(url))
     if scheme == 'file':
         parts = urlsplit(url)
         if parts.netloc not in ('', 'localhost') or not parts.path:
             raise CommandError(f'{url!r} names no local file; write file:///abs/path/run.json or file:///abs/dir.')
-        return Store(kind='file', location=unquote(parts.path), display=url)
+        return Store(kind='file', url=url, location=unquote(parts.path), display=url)
     raise CommandError(f'Unsupported store {scheme}://...; use one of: {_SCHEMES}.')
 
 
