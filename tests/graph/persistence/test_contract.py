@@ -168,3 +168,13 @@ async def test_a_cancelled_node_can_run_again_on_resume(durable: Store) -> None:
             pass
     assert run.result is not None
     assert run.result.state.trail == expected_trail(1)
+
+
+async def test_record_run_of_an_end_snapshot_is_refused(store: Store) -> None:
+    persistence = store()
+    await cycle_graph.run(Start(), state=Tally(target=1), persistence=persistence)
+    end = (await persistence.load_all())[-1]
+
+    with pytest.raises(GraphRuntimeError, match=r"Snapshot '.*' is the end of the run; only node snapshots can be run"):
+        async with persistence.record_run(end.id):
+            pass  # pragma: no cover

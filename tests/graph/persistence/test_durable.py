@@ -252,3 +252,20 @@ async def test_a_node_returning_itself_is_refused_without_losing_the_run(durable
     [snapshot] = await persistence.load_all()
     assert isinstance(snapshot, NodeSnapshot)
     assert snapshot.status == 'error'
+
+
+async def test_a_step_left_running_by_a_gone_process_runs_again(durable: Store) -> None:
+    persistence = durable()
+    await cycle_graph.initialize(Start(), persistence, state=Tally(target=1))
+    [snapshot] = await persistence.load_all()
+    abandoned = persistence.record_run(snapshot.id)
+    await abandoned.__aenter__()  # the node started; its process "dies" here, holding no claim
+    assert summary(await persistence.load_all()) == [('node', 'Start', 'running', 0)]
+
+    async with cycle_graph.iter_from_persistence(durable(run_id_of(persistence))) as run:
+        async for _ in run:
+            pass
+
+    assert run.result is not None
+    assert run.result.state.trail == expected_trail(1)
+    assert summary(await persistence.load_all())[0] == ('node', 'Start', 'success', 0)

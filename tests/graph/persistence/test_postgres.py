@@ -49,3 +49,27 @@ async def test_setup_creates_the_tables_and_list_runs_lists_runs() -> None:
 
         [run] = await PostgresStatePersistence.list_runs(dsn)
         assert (run.run_id, run.graph_name, run.status, run.snapshot_count) == ('first', 'cycle_graph', 'finished', 4)
+
+
+async def test_a_database_with_a_newer_schema_is_refused() -> None:
+    import psycopg
+
+    with postgres_schema() as dsn:
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            conn.execute('CREATE TABLE edgewise_schema_version (version INTEGER NOT NULL)')
+            conn.execute('INSERT INTO edgewise_schema_version VALUES (99)')
+        persistence = PostgresStatePersistence(dsn, 'r')
+        with pytest.raises(PersistenceError, match='holds an Edgewise schema of version 99, newer than'):
+            await persistence.setup()
+
+
+async def test_a_database_error_is_reported_as_a_persistence_error() -> None:
+    import psycopg
+
+    with postgres_schema() as dsn:
+        async with PostgresStatePersistence(dsn, 'r') as persistence:
+            await cycle_graph.initialize(Start(), persistence, state=Tally())
+            with psycopg.connect(dsn, autocommit=True) as conn:
+                conn.execute('DROP TABLE edgewise_snapshots')
+            with pytest.raises(PersistenceError, match='relation "edgewise_snapshots" does not exist'):
+                await persistence.load_all()

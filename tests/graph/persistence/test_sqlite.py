@@ -136,3 +136,15 @@ async def test_a_write_gives_up_after_the_busy_timeout(tmp_path: Path) -> None:
         blocker.execute('ROLLBACK')
         blocker.close()
     assert (await persistence.load_next()) is not None
+
+
+async def test_the_log_is_copied_into_the_database_in_the_background(tmp_path: Path) -> None:
+    db = tmp_path / 'runs.db'
+    await cycle_graph.run(Start(), state=Tally(target=90), persistence=SqliteStatePersistence(db, 'long'))
+    for thread in threading.enumerate():
+        if thread.name == 'edgewise-sqlite-checkpoint':
+            thread.join()
+
+    with sqlite3.connect(f'file:{db}?mode=ro', uri=True) as conn:
+        assert conn.execute('PRAGMA integrity_check').fetchall() == [('ok',)]
+    assert (await anyio.Path(db).stat()).st_size > 16 * 1024  # pages reached the database file, not only the log

@@ -73,3 +73,20 @@ async def test_list_runs_reads_a_sqlite_store(tmp_path: Path) -> None:
 async def test_list_runs_of_a_file_url_is_refused(tmp_path: Path) -> None:
     with pytest.raises(PersistenceError, match='Listing runs needs a SQLite or PostgreSQL store'):
         await list_runs(f'file://{tmp_path}/r1.json')
+
+
+async def test_list_runs_reads_a_postgres_store() -> None:
+    from psycopg.conninfo import conninfo_to_dict
+
+    from .conftest import postgres_dsn, postgres_schema
+
+    base = postgres_dsn()
+    with postgres_schema() as dsn:
+        schema = str(conninfo_to_dict(dsn)['options']).split('=')[1]
+        url = f'{base}{"&" if "?" in base else "?"}options=-csearch_path%3D{schema}'
+        persistence = persistence_from_url(url, 'r1')
+        assert isinstance(persistence, PostgresStatePersistence)
+        async with persistence:
+            await cycle_graph.run(Start(), state=Tally(target=1), persistence=persistence)
+        [run] = await list_runs(url)
+    assert (run.run_id, run.status) == ('r1', 'finished')

@@ -66,6 +66,10 @@ class _Running:
     completed: bool = False
 
 
+# Building a snapshot type adapter costs milliseconds; runs of one graph share one.
+_adapters: dict[Any, Any] = {}
+
+
 def run_in_progress(run_id: str, owner: Owner | None) -> RunInProgressError:
     """The error for a run held by another live process (or task)."""
     holder = owner.describe() if owner is not None else 'another process'
@@ -163,6 +167,8 @@ class DurableStatePersistence(BaseStatePersistence[StateT, RunEndT]):
         complete = None
         start = None
         if running is not None and not running.completed and not if_new:
+            if snapshot.id == running.snapshot_id:
+                raise duplicate_snapshot(self.run_id, self._describe(), snapshot.id)
             # The successor of the running node: store it and finish that node in one atomic write.
             complete = Completion(running.snapshot_id, running.start_ts, perf_counter() - running.start)
             if self._owner is not None and isinstance(snapshot, NodeSnapshot):
@@ -235,8 +241,16 @@ class DurableStatePersistence(BaseStatePersistence[StateT, RunEndT]):
                     f'{self.run_id!r}: pass it to a graph run, or call `persistence.set_graph_types(graph)` first.'
                 )
             nodes, state_type, run_end_type = self._pending_types
-            with set_nodes_type_context(nodes):
-                self.set_types(state_type, run_end_type)
+            key: tuple[Any, ...] = (tuple(nodes), state_type, run_end_type)
+            try:
+                self._adapter = _adapters.get(key)
+            except TypeError:  # pragma: no cover - an unhashable type: build the adapter every time
+                key = ()
+            if self._adapter is None:
+                with set_nodes_type_context(nodes):
+                    self.set_types(state_type, run_end_type)
+                if key:
+                    _adapters[key] = self._adapter
             assert self._adapter is not None
         return self._adapter
 
@@ -345,7 +359,7 @@ class _ClaimRun:
         with anyio.CancelScope(shield=True):
             try:
                 await persistence._op_release(owner, prestarted)
-            except Exception:
+            except Exception:  # pragma: no cover - the store went away mid-run
                 # Not worth hiding the run's own error for: the claim lapses when this process exits.
                 if exc_type is None:
                     raise

@@ -31,7 +31,6 @@ from ._durable import (
     Completion,
     DurableStatePersistence,
     EndStatus,
-    duplicate_snapshot,
     run_in_progress,
     snapshot_not_found,
 )
@@ -134,8 +133,7 @@ MIGRATIONS: dict[int, list[str]] = {
             duration {float},
             written {time} NOT NULL,
             data TEXT NOT NULL,
-            PRIMARY KEY (run_id, seq),
-            UNIQUE (run_id, snapshot_id)
+            PRIMARY KEY (run_id, seq)
         ) {table_options}""",
     ],
 }
@@ -210,7 +208,7 @@ def _status(snapshot: Snapshot[Any, Any], start: datetime | None) -> str | None:
     return 'created' if start is None else 'running'
 
 
-_SELECT_SNAPSHOT = 'SELECT snapshot_id, kind, status, start_ts, duration, data FROM edgewise_snapshots'
+_SELECT_SNAPSHOT = 'SELECT snapshot_id, kind, status, start_ts, duration, data, seq FROM edgewise_snapshots'
 
 
 class SqlStatePersistence(DurableStatePersistence[StateT, RunEndT]):
@@ -219,6 +217,8 @@ class SqlStatePersistence(DurableStatePersistence[StateT, RunEndT]):
     dialect: Dialect
     _run_id: str
     _run_row_written: bool = False
+    _known_seq: tuple[str, int] | None = None
+    """The id and position of the snapshot this object last stored or handed out: the one that runs next."""
 
     @property
     def run_id(self) -> str:
@@ -247,7 +247,7 @@ class SqlStatePersistence(DurableStatePersistence[StateT, RunEndT]):
         complete: Completion | None,
         if_new: bool,
         start: datetime | None,
-    ) -> Program[bool]:
+    ) -> Program[int | None]:
         run_id = self._run_id
         now = now_utc()
         t = self.dialect.time_param
@@ -258,24 +258,32 @@ class SqlStatePersistence(DurableStatePersistence[StateT, RunEndT]):
                 'SELECT 1 FROM edgewise_snapshots WHERE run_id = ? AND snapshot_id = ?', (run_id, snapshot.id)
             )
             if found.rows:
-                return False
+                return None
         # The position comes from the run's last row (a primary-key lookup): the run's own row is not
-        # written on every step.
+        # written on every step, and no index but the primary key is: a step writes one page.
         inserted = yield Query(
             'INSERT INTO edgewise_snapshots (run_id, seq, snapshot_id, kind, status, start_ts, written, data) '
             'SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ?, ?, ?, ? FROM edgewise_snapshots WHERE run_id = ? '
-            'ON CONFLICT (run_id, snapshot_id) DO NOTHING',
+            'RETURNING seq',
             (run_id, snapshot.id, snapshot.kind, _status(snapshot, start), _time(t, start), t(now), data, run_id),
         )
-        if inserted.rowcount == 0:
-            raise duplicate_snapshot(run_id, self._describe(), snapshot.id)
         if complete is not None:
-            yield Query(
-                "UPDATE edgewise_snapshots SET status = 'success', start_ts = ?, duration = ? "
-                'WHERE run_id = ? AND snapshot_id = ?',
-                (t(complete.start_ts), complete.duration, run_id, complete.snapshot_id),
-            )
-        return True
+            params = (t(complete.start_ts), complete.duration, run_id)
+            known = self._known_seq
+            if known is not None and known[0] == complete.snapshot_id:
+                yield Query(
+                    "UPDATE edgewise_snapshots SET status = 'success', start_ts = ?, duration = ? "
+                    'WHERE run_id = ? AND seq = ?',
+                    (*params, known[1]),
+                )
+            else:
+                yield Query(
+                    "UPDATE edgewise_snapshots SET status = 'success', start_ts = ?, duration = ? "
+                    'WHERE run_id = ? AND snapshot_id = ?',
+                    (*params, complete.snapshot_id),
+                )
+        seq: int = inserted.rows[0][0]
+        return seq
 
     def _start_program(self, snapshot_id: str, now: datetime) -> Program[None]:
         run_id = self._run_id
@@ -294,7 +302,9 @@ class SqlStatePersistence(DurableStatePersistence[StateT, RunEndT]):
             if not found:
                 raise snapshot_not_found(snapshot_id)
             if found[0][0] != 'node':
-                raise GraphRuntimeError(f'Snapshot {snapshot_id!r} is the end of the run; only node snapshots can run.')
+                raise GraphRuntimeError(
+                    f'Snapshot {snapshot_id!r} is the end of the run; only node snapshots can be run.'
+                )
             raise GraphNodeStatusError(found[0][1])
 
     def _finish_program(
@@ -306,7 +316,7 @@ class SqlStatePersistence(DurableStatePersistence[StateT, RunEndT]):
         )
 
     def _decode_row(self, row: tuple[Any, ...]) -> Snapshot[StateT, RunEndT]:
-        snapshot_id, _kind, status, start_ts, duration, data = row
+        snapshot_id, _kind, status, start_ts, duration, data = row[:6]
         snapshot = self._decode(data, snapshot_id)
         if isinstance(snapshot, NodeSnapshot):
             snapshot.status = status
@@ -314,7 +324,7 @@ class SqlStatePersistence(DurableStatePersistence[StateT, RunEndT]):
             snapshot.duration = duration
         return snapshot
 
-    def _load_next_program(self) -> Program[NodeSnapshot[StateT, RunEndT] | None]:
+    def _load_next_program(self) -> Program[tuple[NodeSnapshot[StateT, RunEndT], int] | None]:
         run_id = self._run_id
         rows = (
             yield Query(f"{_SELECT_SNAPSHOT} WHERE run_id = ? AND status = 'created' ORDER BY seq LIMIT 1", (run_id,))
@@ -323,12 +333,10 @@ class SqlStatePersistence(DurableStatePersistence[StateT, RunEndT]):
             return None
         snapshot = self._decode_row(rows[0])  # a snapshot that cannot be read is not marked: nothing changes
         assert isinstance(snapshot, NodeSnapshot)
-        yield Query(
-            "UPDATE edgewise_snapshots SET status = 'pending' WHERE run_id = ? AND snapshot_id = ?",
-            (run_id, snapshot.id),
-        )
+        seq: int = rows[0][6]
+        yield Query("UPDATE edgewise_snapshots SET status = 'pending' WHERE run_id = ? AND seq = ?", (run_id, seq))
         snapshot.status = 'pending'
-        return snapshot
+        return snapshot, seq
 
     def _load_all_program(self) -> Program[list[Snapshot[StateT, RunEndT]]]:
         rows = (yield Query(f'{_SELECT_SNAPSHOT} WHERE run_id = ? ORDER BY seq', (self._run_id,))).rows
@@ -413,9 +421,12 @@ class SqlStatePersistence(DurableStatePersistence[StateT, RunEndT]):
         self, snapshot: Snapshot[StateT, RunEndT], complete: Completion | None, if_new: bool, start: datetime | None
     ) -> bool:
         data = self._dump(snapshot).decode()
-        stored = await self._transact(lambda: self._insert_program(snapshot, data, complete, if_new, start))
+        seq = await self._transact(lambda: self._insert_program(snapshot, data, complete, if_new, start))
         self._run_row_written = True
-        return stored
+        if seq is None:
+            return False
+        self._known_seq = (snapshot.id, seq)
+        return True
 
     async def _op_start(self, snapshot_id: str, start_ts: datetime) -> None:
         await self._transact(lambda: self._start_program(snapshot_id, start_ts))
@@ -424,7 +435,11 @@ class SqlStatePersistence(DurableStatePersistence[StateT, RunEndT]):
         await self._transact(lambda: self._finish_program(snapshot_id, status, start_ts, duration))
 
     async def _op_load_next(self) -> NodeSnapshot[StateT, RunEndT] | None:
-        return await self._transact(self._load_next_program)
+        found = await self._transact(self._load_next_program)
+        if found is None:
+            return None
+        self._known_seq = (found[0].id, found[1])
+        return found[0]
 
     async def _op_load_all(self) -> list[Snapshot[StateT, RunEndT]]:
         return await self._transact(self._load_all_program, write=False)

@@ -226,7 +226,9 @@ class FileStatePersistence(DurableStatePersistence[StateT, RunEndT]):
             items = list(self._read())
             item = self._find(items, snapshot_id)
             if item['kind'] != 'node':
-                raise GraphRuntimeError(f'Snapshot {snapshot_id!r} is the end of the run; only node snapshots can run.')
+                raise GraphRuntimeError(
+                    f'Snapshot {snapshot_id!r} is the end of the run; only node snapshots can be run.'
+                )
             GraphNodeStatusError.check(item.get('status', 'created'))
             items[items.index(item)] = {**item, 'status': 'running', 'start_ts': _ts(start_ts)}
             self._write(items)

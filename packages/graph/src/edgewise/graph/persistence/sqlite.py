@@ -232,7 +232,7 @@ def _run(conn: sqlite3.Connection, program: Callable[[], Program[_T]], write: bo
         raise
     try:
         conn.execute('COMMIT')
-    except BaseException:
+    except BaseException:  # pragma: no cover - a commit failing after its statements succeeded (disk full, ...)
         _rollback(conn)
         raise
     return result
