@@ -745,7 +745,7 @@ def test_public_names_are_pydantic_graphs_plus_ours() -> None:
 
 
 def _params(fn: Callable[..., Any]) -> list[str]:
-    marks = {
+    marks: dict[inspect._ParameterKind, str] = {
         inspect.Parameter.POSITIONAL_ONLY: '/',
         inspect.Parameter.POSITIONAL_OR_KEYWORD: '',
         inspect.Parameter.KEYWORD_ONLY: '*',
