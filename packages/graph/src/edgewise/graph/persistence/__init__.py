@@ -13,7 +13,7 @@ from contextlib import AbstractAsyncContextManager, contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Annotated, Any, Generic, Literal, Union
+from typing import TYPE_CHECKING, Annotated, Any, Generic, Literal
 
 import pydantic
 from pydantic_core import core_schema
@@ -86,12 +86,9 @@ class _NodeSchema:
                 "Snapshot schemas need the graph's node classes: build them inside `set_nodes_type_context(...)`, "
                 'as `BaseStatePersistence.set_graph_types(graph)` does.'
             ) from None
-        if len(nodes) == 1:
-            nodes_type: Any = nodes[0]
-        else:
-            tagged = tuple(Annotated[node, pydantic.Tag(node.get_node_id())] for node in nodes)
-            nodes_type = Annotated[Union[tagged], pydantic.Discriminator(_node_id_of)]  # noqa: UP007
-        schema: dict[str, Any] = dict(handler(nodes_type))
+        # A tagged union even for one node class, so a stored node of another class is refused by its tag.
+        choices: dict[Any, Any] = {node.get_node_id(): handler(node) for node in nodes}
+        schema: dict[str, Any] = dict(core_schema.tagged_union_schema(choices, _node_id_of))
         schema['serialization'] = core_schema.wrap_serializer_function_ser_schema(
             _serialize_node, return_schema=core_schema.dict_schema(core_schema.str_schema(), core_schema.any_schema())
         )
