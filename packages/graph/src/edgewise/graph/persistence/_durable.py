@@ -10,7 +10,9 @@ A backend implements `_op_*` methods, each one atomic in its store; this class t
   back to `'created'`; should the process die, the next claim does;
 - a node interrupted by cancellation goes back to `'created'`, a node that raised becomes `'error'`;
 - `claim_run` holds the run for one process at a time; when it is taken over from an owner that is gone,
-  the step that owner left `'pending'` or `'running'` is made runnable again (at-least-once).
+  the step that owner left `'pending'` or `'running'` is made runnable again (at-least-once), except a node
+  this object's own `load_next` handed out before the claim: pydantic-graph's resume-with-input pattern
+  (`load_next`, then `iter(<a node with the input>, persistence=...)`) replaces that node, so it stays taken.
 """
 
 from __future__ import annotations as _annotations
@@ -102,6 +104,8 @@ class DurableStatePersistence(BaseStatePersistence[StateT, RunEndT]):
     _owner: Owner | None = None
     _prestarted: str | None = None
     """The snapshot this object stored already `'running'`, for the run loop to run next."""
+    _handed_out: str | None = None
+    """The snapshot this object's `load_next` handed out outside a claimed run; a claim leaves it `'pending'`."""
 
     @property
     @abstractmethod
@@ -138,8 +142,9 @@ class DurableStatePersistence(BaseStatePersistence[StateT, RunEndT]):
         """Return every snapshot, decoded, in order."""
 
     @abstractmethod
-    async def _op_claim(self, owner: Owner) -> None:
-        """Hold the run for `owner`, or raise `RunInProgressError`; recover the step a gone owner left."""
+    async def _op_claim(self, owner: Owner, keep: str | None) -> None:
+        """Hold the run for `owner`, or raise `RunInProgressError`; recover the step a gone owner left, unless it
+        is the snapshot `keep`."""
 
     @abstractmethod
     async def _op_release(self, owner: Owner, prestarted: str | None) -> None:
@@ -183,7 +188,10 @@ class DurableStatePersistence(BaseStatePersistence[StateT, RunEndT]):
         return _RecordRun(self, snapshot_id)
 
     async def load_next(self) -> NodeSnapshot[StateT, RunEndT] | None:
-        return await self._op_load_next()
+        snapshot = await self._op_load_next()
+        if snapshot is not None and self._owner is None:
+            self._handed_out = snapshot.id
+        return snapshot
 
     async def load_all(self) -> list[Snapshot[StateT, RunEndT]]:
         return await self._op_load_all()
@@ -340,7 +348,7 @@ class _ClaimRun:
         # Taken before the await, so that a second task using the same object fails at once.
         persistence._owner = owner
         try:
-            await persistence._op_claim(owner)
+            await persistence._op_claim(owner, persistence._handed_out)
         except BaseException:
             persistence._owner = None
             raise

@@ -342,7 +342,7 @@ class SqlStatePersistence(DurableStatePersistence[StateT, RunEndT]):
         rows = (yield Query(f'{_SELECT_SNAPSHOT} WHERE run_id = ? ORDER BY seq', (self._run_id,))).rows
         return [self._decode_row(row) for row in rows]
 
-    def _claim_program(self, owner: Owner) -> Program[None]:
+    def _claim_program(self, owner: Owner, keep: str | None) -> Program[None]:
         run_id = self._run_id
         now = now_utc()
         yield self._ensure_run(now)
@@ -360,11 +360,12 @@ class SqlStatePersistence(DurableStatePersistence[StateT, RunEndT]):
             'UPDATE edgewise_runs SET owner = ?, graph_name = COALESCE(?, graph_name) WHERE run_id = ?',
             (owner.to_json(), self.graph_name, run_id),
         )
-        # Whoever left the last step pending or running no longer holds the run: it runs again.
+        # Whoever left the last step pending or running no longer holds the run: it runs again (unless it is the
+        # node `keep` this object's `load_next` handed out, to be replaced by a node carrying user input).
         yield Query(
             "UPDATE edgewise_snapshots SET status = 'created' WHERE run_id = ? AND status IN ('pending', 'running') "
-            'AND seq = (SELECT MAX(seq) FROM edgewise_snapshots WHERE run_id = ?)',
-            (run_id, run_id),
+            'AND seq = (SELECT MAX(seq) FROM edgewise_snapshots WHERE run_id = ?) AND snapshot_id <> ?',
+            (run_id, run_id, keep or ''),
         )
 
     def _release_program(self, owner: Owner, prestarted: str | None) -> Program[None]:
@@ -444,8 +445,8 @@ class SqlStatePersistence(DurableStatePersistence[StateT, RunEndT]):
     async def _op_load_all(self) -> list[Snapshot[StateT, RunEndT]]:
         return await self._transact(self._load_all_program, write=False)
 
-    async def _op_claim(self, owner: Owner) -> None:
-        await self._transact(lambda: self._claim_program(owner))
+    async def _op_claim(self, owner: Owner, keep: str | None) -> None:
+        await self._transact(lambda: self._claim_program(owner, keep))
         self._run_row_written = True
 
     async def _op_release(self, owner: Owner, prestarted: str | None) -> None:

@@ -271,7 +271,7 @@ class FileStatePersistence(DurableStatePersistence[StateT, RunEndT]):
         # Writes replace the file atomically, so reading needs no lock.
         return await anyio.to_thread.run_sync(load_all)
 
-    async def _op_claim(self, owner: Owner) -> None:
+    async def _op_claim(self, owner: Owner, keep: str | None) -> None:
         fd = self._try_lock(owner)
         if fd is None:
             raise run_in_progress(self.run_id, self._lock_owner())
@@ -280,8 +280,9 @@ class FileStatePersistence(DurableStatePersistence[StateT, RunEndT]):
         def recover() -> None:
             # The previous holder is gone (the OS dropped its lock): the step it left unfinished runs again.
             items = self._read()
-            if items and items[-1]['kind'] == 'node' and items[-1].get('status') in ('pending', 'running'):
-                self._write([*items[:-1], {**items[-1], 'status': 'created'}])
+            last = items[-1] if items else None
+            if last and last['kind'] == 'node' and last.get('status') in ('pending', 'running') and last['id'] != keep:
+                self._write([*items[:-1], {**last, 'status': 'created'}])
 
         try:
             await anyio.to_thread.run_sync(recover)
