@@ -91,14 +91,17 @@ class TestModel(Model):
 
     def _parts(self, messages: list[ModelMessage], params: ModelRequestParameters) -> list[ModelResponsePart]:
         tools = [t for t in params.function_tools if self.call_tools == 'all' or t.name in self.call_tools]
+        # As pydantic-ai's TestModel: the tools are called once per conversation, before any response (so a
+        # run continuing a message history answers at once), and a retried tool call gets a fresh call id.
+        if tools and not any(isinstance(m, ModelResponse) for m in messages):
+            return [self._call(t) for t in tools]
         last = messages[-1] if messages else None
         last_parts = last.parts if isinstance(last, ModelRequest) else []
         retried = {p.tool_name for p in last_parts if isinstance(p, RetryPromptPart) and p.tool_name}
-        answered = any(isinstance(p, ToolReturnPart | RetryPromptPart) for p in last_parts)
         if retried & {t.name for t in tools}:
-            return [self._call(t) for t in tools if t.name in retried]
-        if tools and not answered:
-            return [self._call(t) for t in tools]
+            return [
+                ToolCallPart(t.name, _made_up(t.parameters_json_schema, self.seed)) for t in tools if t.name in retried
+            ]
         output_tools = params.output_tools
         # Text when text is an accepted output, unless output tool arguments were asked for.
         if output_tools and (self.custom_output_args is not None or not params.allow_text_output):

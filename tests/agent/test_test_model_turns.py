@@ -1,0 +1,50 @@
+"""TestModel calls the tools once per conversation and gives a retried tool call a new id, as pydantic-ai's does."""
+
+from __future__ import annotations
+
+import pytest
+
+from edgewise.agent import Agent, ModelRetry
+from edgewise.agent.messages import ModelResponse, TextPart, ToolCallPart
+from edgewise.agent.models.test import TestModel
+
+from ._helpers import CALL_ID
+
+pytestmark = pytest.mark.anyio
+
+
+async def test_a_run_continuing_a_history_answers_without_calling_the_tools_again() -> None:
+    agent = Agent(TestModel())
+    calls: list[int] = []
+
+    @agent.tool_plain
+    def lookup(n: int) -> int:
+        calls.append(n)
+        return n
+
+    first = await agent.run('first')
+    second = await agent.run('second', message_history=first.all_messages())
+
+    assert calls == [0]
+    assert [m.parts for m in second.new_messages() if isinstance(m, ModelResponse)] == [[TextPart('{"lookup":0}')]]
+
+
+async def test_a_retried_tool_call_gets_a_new_call_id() -> None:
+    agent = Agent(TestModel())
+    attempts: list[int] = []
+
+    @agent.tool_plain
+    def flaky(n: int) -> int:
+        attempts.append(n)
+        if len(attempts) == 1:
+            raise ModelRetry('try again')
+        return n
+
+    result = await agent.run('go')
+
+    calls = [p for m in result.all_messages() if isinstance(m, ModelResponse) for p in m.parts]
+    assert calls == [
+        ToolCallPart('flaky', {'n': 0}, 'pyd_ai_tool_call_id__flaky'),
+        ToolCallPart('flaky', {'n': 0}, CALL_ID),
+        TextPart('{"flaky":0}'),
+    ]
