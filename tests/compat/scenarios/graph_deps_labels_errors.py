@@ -66,29 +66,29 @@ class Dispense(BaseNode[Machine, Prices, float]):
         return End(round(ctx.state.credit - ctx.deps.table[ctx.state.chosen], 2))
 
 
-vending = Graph(nodes=[Insert, Choose, Dispense], name='vending')
+vending = Graph(nodes=(Insert, Choose, Dispense), name='vending')
 
 
 @dataclass
-class Rogue(BaseNode):
+class Rogue(BaseNode[None, None, None]):
     async def run(self, ctx: GraphRunContext) -> End[None]:
         return 42  # type: ignore[return-value]
 
 
 @dataclass
-class Outsider(BaseNode):
+class Outsider(BaseNode[None, None, None]):
     async def run(self, ctx: GraphRunContext) -> End[None]:
         return End(None)  # pragma: no cover
 
 
 @dataclass
-class Stranger(BaseNode):
+class Stranger(BaseNode[None, None, None]):
     async def run(self, ctx: GraphRunContext) -> Outsider:
         return Outsider()  # pragma: no cover
 
 
 @dataclass
-class Boom(BaseNode):
+class Boom(BaseNode[None, None, None]):
     async def run(self, ctx: GraphRunContext) -> End[None]:
         raise ValueError('boom inside the node')
 
@@ -147,7 +147,7 @@ print(vending.mermaid_code())
 print(vending.mermaid_code(edge_labels=False, notes=False, title='no labels'))
 
 try:
-    Graph(nodes=[Insert, Choose, Dispense, Insert])
+    Graph(nodes=(Insert, Choose, Dispense, Insert))
 except GraphSetupError as error:
     print('duplicate:', isinstance(error, TypeError))
 try:
