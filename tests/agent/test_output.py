@@ -92,7 +92,7 @@ def test_scalars_are_wrapped_as_a_response_object() -> None:
 
 def test_str_in_a_union_allows_text_next_to_tools() -> None:
     schema = build_output_schema([str, City])
-    assert (schema.mode, schema.allow_text_output, list(schema.tools)) == ('tool_or_text', True, ['final_result'])
+    assert (schema.mode, schema.allow_text_output, list(schema.tools)) == ('tool', True, ['final_result'])
 
 
 def test_tool_output_sets_name_and_description() -> None:

@@ -132,7 +132,8 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
             output_mode=schema.mode,
             output_object=schema.object_def,
             output_tools=list(schema.tool_defs),
-            allow_text_output=schema.allow_text_output,
+            # As in pydantic-ai: native and prompted output arrive as text, so the model is told text is allowed.
+            allow_text_output=schema.allow_text_output or schema.mode in ('native', 'prompted'),
         )
         model = deps.model
         params = model.customize_request_parameters(params)

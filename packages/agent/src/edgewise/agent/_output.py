@@ -266,7 +266,7 @@ def build_output_schema(output_type: Any) -> OutputSchema:
             )
         tools[name] = processor
     return OutputSchema(
-        mode='tool_or_text' if allow_text else 'tool',
+        mode='tool',  # also with text allowed: pydantic-ai 1.x no longer uses 'tool_or_text'
         allow_text_output=allow_text,
         tools=tools,
         text_function=text_function,

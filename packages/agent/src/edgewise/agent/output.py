@@ -37,7 +37,8 @@ DEFAULT_OUTPUT_TOOL_DESCRIPTION = 'The final response which ends this conversati
 """The description of an output tool whose type has no docstring."""
 
 OutputMode: TypeAlias = Literal['text', 'tool', 'native', 'prompted', 'tool_or_text']
-"""How the output is asked of the model."""
+"""How the output is asked of the model (`'tool'` also when text is allowed too; `'tool_or_text'` is no longer used,
+as in pydantic-ai 1.x)."""
 
 
 @dataclass(init=False)
