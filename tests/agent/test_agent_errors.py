@@ -69,9 +69,9 @@ async def test_output_retries_are_separate_from_tool_retries() -> None:
         await agent.run('x')
 
 
-async def test_unknown_tools_count_against_the_output_retries() -> None:
+async def test_an_unknown_tool_is_retried_on_its_own_count_and_the_tool_budget() -> None:
     agent = Agent(scripted([ToolCallPart('zz', {})], [ToolCallPart('zz', {})]))
-    with pytest.raises(UnexpectedModelBehavior, match=r'Exceeded maximum output retries \(1\)'):
+    with pytest.raises(UnexpectedModelBehavior, match=r"^Tool 'zz' exceeded max retries count of 1$"):
         await agent.run('x')
 
 

@@ -22,7 +22,7 @@ from edgewise.graph import BaseNode, End, Graph, GraphRunContext
 from . import _instrument
 from ._output import validation_errors
 from ._run_deps import GraphAgentDeps, GraphAgentState
-from ._tool_calls import run_tool_calls, unknown_tool_part
+from ._tool_calls import run_tool_calls
 from .exceptions import ModelRetry
 from .messages import (
     ModelRequest,
@@ -241,16 +241,11 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
             parts.extend(retry for _, retry, _ in failures)
         if final is not None and deps.end_strategy == 'early':
             parts.extend(
-                _status(call, 'Tool not executed - a final result was already processed.')
-                for call in (*function_calls, *unknown_calls)
+                _status(call, 'Tool not executed - a final result was already processed.') for call in function_calls
             )
-        else:
-            parts.extend(await run_tool_calls(function_calls, state, deps))
-            if unknown_calls:
-                available = [*step_tools, *output_tools]
-                parts.extend(unknown_tool_part(call, available) for call in unknown_calls)
-                if final is None:
-                    state.increment_retries(deps.max_result_retries)
+            function_calls = []
+        # Unknown tools are retried like tools (their own retry count, the agent's tool budget), as in pydantic-ai.
+        parts.extend(await run_tool_calls(function_calls, state, deps, unknown_calls))
         if final is not None:
             # The output tool's acknowledgement closes the conversation, so that it can be continued later.
             state.message_history.append(ModelRequest(parts, timestamp=_now(), run_id=state.run_id))

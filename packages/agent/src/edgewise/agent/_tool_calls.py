@@ -15,7 +15,7 @@ from .exceptions import ModelRetry, UnexpectedModelBehavior
 from .messages import ModelRequestPart, RetryPromptPart, ToolCallPart, ToolReturnPart
 from .tools import Tool
 
-__all__ = ('run_tool_calls', 'unknown_tool_part')
+__all__ = ('run_tool_calls',)
 
 
 def unknown_tool_part(call: ToolCallPart, available: Sequence[str]) -> RetryPromptPart:
@@ -24,6 +24,13 @@ def unknown_tool_part(call: ToolCallPart, available: Sequence[str]) -> RetryProm
     hint = f'Available tools: {names}' if names else 'No tools available.'
     return RetryPromptPart(f'Unknown tool name: {call.tool_name!r}. {hint}', tool_name=call.tool_name,
                            tool_call_id=call.tool_call_id)  # fmt: skip
+
+
+def _unknown(call: ToolCallPart, state: GraphAgentState, deps: GraphAgentDeps[Any, Any]) -> RetryPromptPart:
+    name, max_retries = call.tool_name, deps.default_tool_retries
+    if state.tool_retries.get(name, 0) >= max_retries:
+        raise UnexpectedModelBehavior(f'Tool {name!r} exceeded max retries count of {max_retries}')
+    return unknown_tool_part(call, [*(deps.step_tools or {}), *deps.output_schema.tools])
 
 
 async def _run_one(
@@ -58,15 +65,21 @@ async def _run_one(
 
 
 async def run_tool_calls(
-    calls: Sequence[ToolCallPart], state: GraphAgentState, deps: GraphAgentDeps[Any, Any]
+    calls: Sequence[ToolCallPart],
+    state: GraphAgentState,
+    deps: GraphAgentDeps[Any, Any],
+    unknown_calls: Sequence[ToolCallPart] = (),
 ) -> list[ModelRequestPart]:
-    """Run the calls (concurrently unless one of the tools is `sequential`); the parts come in call order.
+    """Run the calls (concurrently unless one of the tools is `sequential`); the parts come in call order,
+    followed by a retry prompt for each call of an unknown tool.
 
-    Updates the run's tool call count (checking `tool_calls_limit` first) and each tool's retry count.
+    Updates the run's tool call count (checking `tool_calls_limit` first, counting the unknown calls as
+    pydantic-ai does) and each tool's retry count (unknown tools included, on the agent's tool retry budget).
     """
-    if not calls:
+    if not calls and not unknown_calls:
         return []
-    deps.usage_limits.check_before_tool_call(state.usage, len(calls), state.message_history)
+    deps.usage_limits.check_before_tool_call(state.usage, len(calls) + len(unknown_calls), state.message_history)
+    unknown_parts = [_unknown(call, state, deps) for call in unknown_calls]  # checked before any tool runs
     tools = deps.step_tool_functions
     tool_defs = deps.step_tools or {}
     results: list[ModelRequestPart | None] = [None] * len(calls)
@@ -89,7 +102,7 @@ async def run_tool_calls(
                 tg.start_soon(run, i, call, tg.cancel_scope)
         if failure:
             raise failure[0]
-    parts = [part for part in results if part is not None]
+    parts = [*(part for part in results if part is not None), *unknown_parts]
     state.usage.tool_calls += sum(isinstance(p, ToolReturnPart) for p in parts)
     failed = {p.tool_name for p in parts if isinstance(p, RetryPromptPart) and p.tool_name is not None}
     # A tool's retry count runs while it keeps failing; a step where it succeeds (or is not called) resets it.
