@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
 
 import anyio
 
@@ -22,6 +21,7 @@ from edgewise.agent import (
 from edgewise.agent.messages import ModelMessage, ModelMessagesTypeAdapter, ModelResponse, TextPart, ToolCallPart
 from edgewise.agent.models.function import AgentInfo, FunctionModel
 from edgewise.agent.models.test import TestModel
+from edgewise.graph import End
 from tests.compat._show import show_error, show_messages, usage_line
 
 
@@ -48,18 +48,18 @@ async def walk() -> None:
             elif isinstance(node, CallToolsNode):
                 print('CallToolsNode', [p.part_kind for p in node.model_response.parts])
             else:
-                print(type(node).__name__, node.data.output)  # type: ignore[attr-defined]
+                print(type(node).__name__, node.data.output)
         print(usage_line(run.usage()))
         assert run.result is not None
         print(repr(run.result.output))
 
     async with shop_agent.iter('step by step', deps=Shop(name='Kiosk')) as run:
-        node: Any = run.next_node
+        step = run.next_node
         kinds = []
-        while not isinstance(node, tuple) and type(node).__name__ != 'End':
-            kinds.append(type(node).__name__)
-            node = await run.next(node)
-        print(kinds, node.data.output)
+        while not isinstance(step, End):
+            kinds.append(type(step).__name__)
+            step = await run.next(step)
+        print(kinds, step.data.output)
 
 
 anyio.run(walk)
