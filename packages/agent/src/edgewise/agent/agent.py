@@ -210,10 +210,21 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
 
         return register if func is None else register(func)
 
-    def instructions(self, func: _F, /) -> _F:
-        """Register an instructions function (`(ctx) -> str` or `() -> str`), evaluated for every request."""
-        self._instructions.append(SystemPromptRunner(func))
-        return func
+    @overload
+    def instructions(self, func: _F, /) -> _F: ...
+
+    @overload
+    def instructions(self, /) -> Callable[[_F], _F]: ...
+
+    def instructions(self, func: Any = None, /) -> Any:
+        """Register an instructions function (`(ctx) -> str` or `() -> str`), evaluated for every request:
+        `@agent.instructions` or `@agent.instructions()`."""
+
+        def register(function: _F) -> _F:
+            self._instructions.append(SystemPromptRunner(function))
+            return function
+
+        return register if func is None else register(func)
 
     def output_validator(self, func: _F, /) -> _F:
         """Register an output validator (`(output)` or `(ctx, output)`, sync or async) that may raise `ModelRetry`."""

@@ -1,0 +1,113 @@
+"""The public signatures are pydantic-ai 1.107's (parameter names, order and kinds) minus the parameters listed as
+not yet available in docs/compatibility.md, plus Edgewise's additions (`persistence`)."""
+
+from __future__ import annotations
+
+import inspect
+import typing
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from edgewise.agent import Agent, RunContext, Tool, capture_run_messages
+from edgewise.agent.messages import (
+    ModelRequest,
+    ModelResponse,
+    RetryPromptPart,
+    SystemPromptPart,
+    TextPart,
+    ThinkingPart,
+    ToolCallPart,
+    ToolReturnPart,
+    UserPromptPart,
+)
+from edgewise.agent.models.function import AgentInfo, FunctionModel
+from edgewise.agent.models.test import TestModel
+from edgewise.agent.output import NativeOutput, PromptedOutput, TextOutput, ToolOutput
+from edgewise.agent.tools import ToolDefinition
+from edgewise.agent.usage import RequestUsage, RunUsage, UsageLimits
+
+RUN = ['user_prompt', '*output_type', '*message_history', '*model', '*deps', '*model_settings', '*usage_limits', '*usage']
+
+
+def _params(fn: Callable[..., Any]) -> list[str]:
+    marks: dict[inspect._ParameterKind, str] = {
+        inspect.Parameter.KEYWORD_ONLY: '*',
+        inspect.Parameter.POSITIONAL_OR_KEYWORD: '',
+        inspect.Parameter.POSITIONAL_ONLY: '/',
+        inspect.Parameter.VAR_KEYWORD: '**',
+    }
+    return [marks[p.kind] + name for name, p in inspect.signature(fn).parameters.items() if name != 'self']
+
+
+@pytest.mark.parametrize(
+    ('fn', 'params'),
+    [
+        (Agent.__init__, ['model', '*output_type', '*instructions', '*system_prompt', '*deps_type', '*name',
+                          '*model_settings', '*retries', '*output_retries', '*tools', '*end_strategy']),
+        (Agent.iter, [*RUN, '*persistence', '*infer_name']),
+        (Agent.system_prompt, ['/func', '*dynamic']),
+        (Agent.instructions, ['/func']),
+        (Agent.output_validator, ['/func']),
+        (Agent.override, ['*model', '*deps', '*tools']),
+        (Tool.__init__, ['function', '*takes_ctx', '*max_retries', '*name', '*description', '*prepare',
+                         '*docstring_format', '*require_parameter_descriptions', '*strict', '*sequential', '*metadata',
+                         '*function_schema']),
+        (Tool.from_schema, ['function', 'name', 'description', 'json_schema', 'takes_ctx', 'sequential']),
+        (UsageLimits, ['*request_limit', '*tool_calls_limit', '*input_tokens_limit', '*output_tokens_limit',
+                       '*total_tokens_limit', '*count_tokens_before_request']),
+        (RunUsage, ['*input_tokens', '*cache_write_tokens', '*cache_read_tokens', '*output_tokens',
+                    '*input_audio_tokens', '*cache_audio_read_tokens', '*output_audio_tokens', '*details', '*requests',
+                    '*tool_calls']),
+        (RequestUsage, ['*input_tokens', '*cache_write_tokens', '*cache_read_tokens', '*output_tokens',
+                        '*input_audio_tokens', '*cache_audio_read_tokens', '*output_audio_tokens', '*details']),
+        (RunContext, ['*deps', '*model', '*usage', '*prompt', '*messages', '*retries', '*tool_call_id', '*tool_name',
+                      '*retry', '*max_retries', '*run_step', '*run_id', '*partial_output']),
+        (ToolDefinition, ['*name', '*parameters_json_schema', '*description', '*outer_typed_dict_key', '*strict',
+                          '*sequential', '*kind', '*metadata']),
+        (ToolOutput, ['type_', '*name', '*description', '*max_retries', '*strict']),
+        (NativeOutput, ['outputs', '*name', '*description', '*strict']),
+        (PromptedOutput, ['outputs', '*name', '*description', '*template']),
+        (TextOutput, ['output_function']),
+        (TestModel, ['*call_tools', '*custom_output_text', '*custom_output_args', '*seed', '*model_name', '*settings']),
+        (FunctionModel, ['function', '*stream_function', '*model_name', '*settings']),
+        (AgentInfo, ['*function_tools', '*allow_text_output', '*output_tools', '*model_settings',
+                     '*model_request_parameters', '*instructions']),
+        (capture_run_messages, []),
+        (ModelRequest, ['parts', '*timestamp', '*instructions', '*kind', '*run_id', '*metadata']),
+        (ModelResponse, ['parts', '*usage', '*model_name', '*timestamp', '*kind', '*provider_name', '*provider_details',
+                         '*provider_response_id', '*finish_reason', '*run_id', '*metadata']),
+        (SystemPromptPart, ['content', '*timestamp', '*dynamic_ref', '*part_kind']),
+        (UserPromptPart, ['content', '*timestamp', '*part_kind']),
+        (ToolReturnPart, ['tool_name', 'content', 'tool_call_id', '*tool_kind', '*metadata', '*timestamp', '*outcome',
+                          '*part_kind']),
+        (RetryPromptPart, ['content', '*tool_name', '*tool_call_id', '*timestamp', '*part_kind']),
+        (TextPart, ['content', '*id', '*provider_name', '*provider_details', '*part_kind']),
+        (ToolCallPart, ['tool_name', 'args', 'tool_call_id', '*tool_kind', '*id', '*provider_name',
+                        '*provider_details', '*part_kind']),
+        (ThinkingPart, ['content', '*id', '*signature', '*provider_name', '*provider_details', '*part_kind']),
+    ],
+    ids=lambda v: getattr(v, '__qualname__', None),
+)  # fmt: skip
+def test_signature(fn: Callable[..., Any], params: list[str]) -> None:
+    assert _params(fn) == params
+
+
+@pytest.mark.parametrize('method', [Agent.run, Agent.run_sync], ids=['run', 'run_sync'])
+def test_run_and_run_sync_take_the_arguments_of_iter_in_their_typed_overloads(method: Callable[..., Any]) -> None:
+    overloads = typing.get_overloads(method)
+
+    assert [_params(o) for o in overloads] == [[*RUN, '*persistence', '*infer_name']] * 2
+    assert _params(method) == ['user_prompt', '**kwargs']
+
+
+@pytest.mark.parametrize('method', [Agent.tool, Agent.tool_plain], ids=['tool', 'tool_plain'])
+def test_tool_decorators_take_the_options_of_tool_in_their_typed_overloads(method: Callable[..., Any]) -> None:
+    overloads = typing.get_overloads(method)
+
+    assert [_params(o) for o in overloads] == [
+        ['/func'],
+        ['*name', '*description', '*retries', '*prepare', '*docstring_format', '*require_parameter_descriptions',
+         '*strict', '*sequential', '*metadata'],
+    ]  # fmt: skip
