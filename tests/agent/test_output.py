@@ -143,12 +143,12 @@ async def test_an_output_function_gets_the_arguments_and_can_ask_for_a_retry() -
     ]
 
 
-async def test_a_failed_output_tool_is_noted_when_a_later_one_succeeds() -> None:
+async def test_a_failed_output_tool_keeps_its_retry_prompt_when_a_later_one_succeeds() -> None:
     calls = [ToolCallPart('final_result_City', {}, 'c1'), ToolCallPart('final_result_Country', {'code': 'FR'}, 'c2')]
     result = await Agent(scripted(calls), output_type=[City, Country]).run('x')
     assert result.output == Country(code='FR')
     assert [(p.tool_name, getattr(p, 'content', None)) for p in result.all_messages()[-1].parts] == [  # type: ignore[union-attr]
-        ('final_result_City', 'Output tool not used - output failed validation.'),
+        ('final_result_City', [{'type': 'missing', 'loc': ('name',), 'msg': 'Field required', 'input': {}}]),
         ('final_result_Country', 'Final result processed.'),
     ]
 

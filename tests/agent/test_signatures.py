@@ -28,7 +28,8 @@ from edgewise.agent.output import NativeOutput, PromptedOutput, TextOutput, Tool
 from edgewise.agent.tools import ToolDefinition
 from edgewise.agent.usage import RequestUsage, RunUsage, UsageLimits
 
-RUN = ['user_prompt', '*output_type', '*message_history', '*model', '*deps', '*model_settings', '*usage_limits', '*usage']
+RUN = ['user_prompt', '*output_type', '*message_history', '*model', '*deps', '*model_settings', '*usage_limits',
+       '*usage']  # fmt: skip
 
 
 def _params(fn: Callable[..., Any]) -> list[str]:

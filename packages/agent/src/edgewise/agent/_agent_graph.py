@@ -214,9 +214,12 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
         unknown_calls = [c for c in calls if c.tool_name not in step_tools and c.tool_name not in output_tools]
         parts: list[ModelRequestPart] = []
         final: FinalResult[Any] | None = None
-        failures: list[tuple[ToolCallPart, RetryPromptPart, Exception]] = []
+        failure: Exception | None = None
+        # Output calls in order, as pydantic-ai 1.x: the first valid one is the output; 'exhaustive' processes the
+        # later ones too. A failure before the output is a retry prompt; after it, invalid arguments are only
+        # reported (a `ModelRetry` from an output function or validator is still a retry prompt).
         for call in output_calls:
-            if final is not None:
+            if final is not None and deps.end_strategy == 'early':
                 parts.append(_status(call, 'Output tool not used - a final result was already processed.'))
                 continue
             processor = output_tools[call.tool_name]
@@ -228,17 +231,19 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
                 output = await processor.finish(processor.validate(call.args), call_ctx)
                 output = await _validate_output(output, call_ctx, deps, state, call)
             except pydantic.ValidationError as exc:
-                failures.append((call, _retry(call, validation_errors(exc)), exc))
+                if final is not None:
+                    parts.append(_status(call, 'Output tool not used - output failed validation.'))
+                    continue
+                failure = failure or exc
+                parts.append(_retry(call, validation_errors(exc)))
             except ModelRetry as exc:
-                failures.append((call, _retry(call, exc.message), exc))
+                failure = failure or exc
+                parts.append(_retry(call, exc.message))
             else:
-                final = FinalResult(output, call.tool_name, call.tool_call_id)
                 parts.append(_status(call, 'Final result processed.'))
-        if final is not None:
-            parts[:0] = [_status(call, 'Output tool not used - output failed validation.') for call, _, _ in failures]
-        elif failures:
-            state.increment_retries(deps.max_result_retries, failures[0][2])
-            parts.extend(retry for _, retry, _ in failures)
+                final = final or FinalResult(output, call.tool_name, call.tool_call_id)
+        if final is None and failure is not None:
+            state.increment_retries(deps.max_result_retries, failure)
         if final is not None and deps.end_strategy == 'early':
             parts.extend(
                 _status(call, 'Tool not executed - a final result was already processed.') for call in function_calls
