@@ -12,12 +12,20 @@ GraphError
     ├── StepLimitExceeded                  a run took more steps than `max_steps`
     ├── RunInProgressError                 another live process is advancing the same run
     └── PersistenceError                   stored snapshots cannot be read or written
+└── DiagramError                           a diagram cannot be drawn or rendered
+    ├── DiagramNodeError (LookupError)     a start, highlighted or visited node is not in the graph
+    └── DiagramRenderError (RuntimeError)  an image of a diagram cannot be rendered
+        ├── DiagramTooLongError (ValueError)           the diagram does not fit in a GET URL of the service
+        ├── MermaidServiceError (httpx.HTTPStatusError)  the rendering service answered with an error status
+        └── LocalRendererError             the mermaid CLI is missing, cannot do what was asked, or failed
 ```
 """
 
 from __future__ import annotations as _annotations
 
 from typing import TYPE_CHECKING
+
+import httpx
 
 if TYPE_CHECKING:
     from .persistence import SnapshotStatus
@@ -31,6 +39,12 @@ __all__ = (
     'StepLimitExceeded',
     'RunInProgressError',
     'PersistenceError',
+    'DiagramError',
+    'DiagramNodeError',
+    'DiagramRenderError',
+    'DiagramTooLongError',
+    'MermaidServiceError',
+    'LocalRendererError',
 )
 
 
@@ -84,3 +98,51 @@ class RunInProgressError(GraphRuntimeError):
 
 class PersistenceError(GraphRuntimeError):
     """Stored snapshots cannot be read or written (a corrupt or foreign file, an unknown node, ...)."""
+
+
+class DiagramError(GraphError):
+    """A diagram of a graph cannot be drawn or rendered."""
+
+
+class DiagramNodeError(DiagramError, LookupError):
+    """A start, highlighted or visited node given for a diagram is not in the graph."""
+
+
+class DiagramRenderError(DiagramError, RuntimeError):
+    """An image of a diagram cannot be rendered (the rendering service cannot be reached, ...)."""
+
+
+class DiagramTooLongError(DiagramRenderError, ValueError):
+    """The diagram is too long to be sent in the GET URL of the rendering service."""
+
+    url_length: int
+    """The length of the URL the diagram needed, in characters."""
+    status_code: int | None
+    """The HTTP status the service answered with (414 or 431), or `None` if the request was not sent."""
+
+    def __init__(self, message: str, *, url_length: int, status_code: int | None = None) -> None:
+        self.url_length = url_length
+        self.status_code = status_code
+        super().__init__(message)
+
+
+class MermaidServiceError(DiagramRenderError, httpx.HTTPStatusError):
+    """The mermaid rendering service answered with an error status.
+
+    Also an `httpx.HTTPStatusError`, which is what pydantic-graph 1.x raised in this case.
+    """
+
+    status_code: int
+    """The HTTP status of the service's answer."""
+    service_message: str
+    """The body of the service's answer: its explanation of the error."""
+
+    def __init__(self, message: str, *, request: httpx.Request, response: httpx.Response) -> None:
+        self.message = message
+        self.status_code = response.status_code
+        self.service_message = response.text
+        httpx.HTTPStatusError.__init__(self, message, request=request, response=response)
+
+
+class LocalRendererError(DiagramRenderError):
+    """The mermaid CLI (`mmdc`) is not installed, cannot render what was asked, or failed."""

@@ -8,13 +8,14 @@ from collections.abc import AsyncIterator, Awaitable, Sequence
 from contextlib import AbstractContextManager, asynccontextmanager
 from dataclasses import dataclass, field
 from functools import cached_property, partial
+from pathlib import Path
 from time import perf_counter
-from typing import Any, Generic, TypeVar, cast
+from typing import Any, Generic, Literal, TypeVar, cast
 
 import anyio
 import typing_extensions
 
-from . import _instrument
+from . import _instrument, mermaid
 from . import nodes as _nodes
 from ._edges import comma_and
 from .exceptions import (
@@ -25,7 +26,7 @@ from .exceptions import (
     UndeclaredEdgeError,
 )
 from .nodes import _SNAPSHOT_ID_ATTR, BaseNode, DepsT, End, GraphRunContext, NodeDef, RunEndT, StateT
-from .persistence import BaseStatePersistence, EndSnapshot, NodeSnapshot, now_utc
+from .persistence import BaseStatePersistence, EndSnapshot, NodeSnapshot, Snapshot, now_utc
 from .persistence.in_mem import SimpleStatePersistence
 
 __all__ = ('Graph', 'GraphRun', 'GraphRunResult')
@@ -257,6 +258,82 @@ class Graph(Generic[StateT, DepsT, RunEndT]):
             self._infer_name(inspect.currentframe())
         persistence.set_graph_types(self)
         await persistence.snapshot_node(state, node)
+
+    def mermaid_code(
+        self,
+        *,
+        start_node: Sequence[mermaid.NodeIdent] | mermaid.NodeIdent | None = None,
+        title: str | Literal[False] | None = None,
+        edge_labels: bool = True,
+        notes: bool = True,
+        highlighted_nodes: Sequence[mermaid.NodeIdent] | mermaid.NodeIdent | None = None,
+        highlight_css: str = mermaid.DEFAULT_HIGHLIGHT_CSS,
+        infer_name: bool = True,
+        direction: mermaid.StateDiagramDirection | None = None,
+        history: Sequence[Snapshot[Any, Any]] | None = None,
+    ) -> str:
+        """The graph's mermaid state diagram code (see `edgewise.graph.mermaid.generate_code`).
+
+        Args:
+            start_node: The node or nodes a run may start from.
+            title: The diagram's title; the graph's name when `None`, no title when `False`.
+            edge_labels: Show edge labels.
+            notes: Show node notes.
+            highlighted_nodes: Nodes to highlight.
+            highlight_css: The CSS of highlighted nodes.
+            infer_name: Infer the graph's name from the caller's variables when it has none.
+            direction: The direction the diagram flows in.
+            history: A run's snapshots: draw the run's path (nodes it ran, and where it stopped or failed).
+        """
+        if infer_name and self.name is None:
+            self._infer_name(inspect.currentframe())
+        if title is None and self.name:
+            title = self.name
+        return mermaid.generate_code(
+            self,
+            start_node=start_node,
+            highlighted_nodes=highlighted_nodes,
+            highlight_css=highlight_css,
+            title=title or None,
+            edge_labels=edge_labels,
+            notes=notes,
+            direction=direction,
+            history=history,
+        )
+
+    def mermaid_image(
+        self, infer_name: bool = True, **kwargs: typing_extensions.Unpack[mermaid.MermaidConfig]
+    ) -> bytes:
+        """An image of the graph's diagram, titled with the graph's name unless `title` is given.
+
+        Rendered by a mermaid.ink-compatible service (mermaid.ink by default, a free service not
+        affiliated with Edgewise), or offline by the mermaid CLI with `renderer='local'`.
+
+        Args:
+            infer_name: Infer the graph's name from the caller's variables when it has none.
+            **kwargs: The diagram's and the image's options (see `edgewise.graph.mermaid.MermaidConfig`).
+        """
+        if infer_name and self.name is None:
+            self._infer_name(inspect.currentframe())
+        if 'title' not in kwargs and self.name:
+            kwargs['title'] = self.name
+        return mermaid.request_image(self, **kwargs)
+
+    def mermaid_save(
+        self, path: Path | str, /, *, infer_name: bool = True, **kwargs: typing_extensions.Unpack[mermaid.MermaidConfig]
+    ) -> None:
+        """Render an image of the graph's diagram (see `mermaid_image`) and write it to `path`.
+
+        Args:
+            path: Where to write the image; its suffix picks the format unless `image_type` is given.
+            infer_name: Infer the graph's name from the caller's variables when it has none.
+            **kwargs: The diagram's and the image's options (see `edgewise.graph.mermaid.MermaidConfig`).
+        """
+        if infer_name and self.name is None:
+            self._infer_name(inspect.currentframe())
+        if 'title' not in kwargs and self.name:
+            kwargs['title'] = self.name
+        mermaid.save_image(path, self, **kwargs)
 
     def get_nodes(self) -> Sequence[type[BaseNode[StateT, DepsT, RunEndT]]]:
         """The graph's node classes."""

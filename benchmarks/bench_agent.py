@@ -1,0 +1,180 @@
+# mypy: disable-error-code="import-not-found,untyped-decorator"
+"""Agent overhead against pydantic-ai 1.107 (bench-only dependency): round trips, a trivial run, import time.
+
+Both agents get the same scripted models (async functions, so that no worker thread is involved) and the
+same async tool, so the figures measure the agent loop itself.
+"""
+
+from __future__ import annotations
+
+import itertools
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+from benchmarks._harness import Case, Result, measure, report
+
+TOOL_CALLS = 200
+TRIVIAL_RUNS = 200
+
+
+def _edgewise_tool_agent(stamps: list[float], ratios: list[float]) -> Callable[[], Any]:
+    from edgewise.agent import Agent
+    from edgewise.agent.messages import ModelResponse, TextPart, ToolCallPart
+    from edgewise.agent.models.function import FunctionModel
+
+    counter = [0]
+
+    async def script(messages: list[Any], info: Any) -> ModelResponse:
+        stamps.append(time.perf_counter())
+        counter[0] += 1
+        if counter[0] <= TOOL_CALLS:
+            return ModelResponse(parts=[ToolCallPart('step', {'i': counter[0]})])
+        return ModelResponse(parts=[TextPart('done')])
+
+    agent = Agent(FunctionModel(script))
+
+    @agent.tool_plain
+    async def step(i: int) -> int:
+        return i
+
+    async def run() -> None:
+        counter[0] = 0
+        stamps.clear()
+        result = await agent.run('go', usage_limits=_edgewise_limits())
+        assert result.output == 'done'
+        ratios.append(_quarter_ratio(stamps))
+
+    return run
+
+
+def _edgewise_limits() -> Any:
+    from edgewise.agent import UsageLimits
+
+    return UsageLimits(request_limit=TOOL_CALLS + 10)
+
+
+def _pydantic_ai_tool_agent(stamps: list[float], ratios: list[float]) -> Callable[[], Any]:
+    from pydantic_ai import Agent, UsageLimits
+    from pydantic_ai.messages import ModelResponse, TextPart, ToolCallPart
+    from pydantic_ai.models.function import FunctionModel
+
+    counter = [0]
+
+    async def script(messages: list[Any], info: Any) -> ModelResponse:
+        stamps.append(time.perf_counter())
+        counter[0] += 1
+        if counter[0] <= TOOL_CALLS:
+            return ModelResponse(parts=[ToolCallPart('step', {'i': counter[0]})])
+        return ModelResponse(parts=[TextPart('done')])
+
+    agent = Agent(FunctionModel(script))
+
+    @agent.tool_plain
+    async def step(i: int) -> int:
+        return i
+
+    async def run() -> None:
+        counter[0] = 0
+        stamps.clear()
+        result = await agent.run('go', usage_limits=UsageLimits(request_limit=TOOL_CALLS + 10))
+        assert result.output == 'done'
+        ratios.append(_quarter_ratio(stamps))
+
+    return run
+
+
+def _quarter_ratio(stamps: list[float]) -> float:
+    """Time per round trip in the last quarter of the run over the first quarter."""
+    gaps = [b - a for a, b in itertools.pairwise(stamps)]
+    quarter = len(gaps) // 4
+    return sum(gaps[-quarter:]) / sum(gaps[:quarter])
+
+
+def _median_and_range(ratios: list[float]) -> str:
+    return f'{statistics.median(ratios):.2f}x (runs {min(ratios):.2f}-{max(ratios):.2f}x)'
+
+
+def _trivial(make_agent: Callable[[], Any]) -> Callable[[], Any]:
+    agent = make_agent()
+
+    async def run() -> None:
+        for _ in range(TRIVIAL_RUNS):
+            await agent.run('hi')
+
+    return run
+
+
+def _edgewise_test_agent() -> Any:
+    from edgewise.agent import Agent
+    from edgewise.agent.models.test import TestModel
+
+    return Agent(TestModel())
+
+
+def _pydantic_ai_test_agent() -> Any:
+    from pydantic_ai import Agent
+    from pydantic_ai.models.test import TestModel
+
+    return Agent(TestModel())
+
+
+def _import_times(modules: list[str], repeats: int = 9) -> dict[str, float]:
+    """Median wall time of `python -c "import <module>"` per module, the modules interleaved in each repeat."""
+    times: dict[str, list[float]] = {module: [] for module in modules}
+    for _ in range(repeats):
+        for module in modules:
+            start = time.perf_counter()
+            subprocess.run([sys.executable, '-c', f'import {module}'], check=True)
+            times[module].append(time.perf_counter() - start)
+    return {module: statistics.median(samples) for module, samples in times.items()}
+
+
+def main() -> None:
+    stamps: list[float] = []
+    edgewise_ratios: list[float] = []
+    pydantic_ratios: list[float] = []
+    round_trips = measure(
+        f'agent: {TOOL_CALLS} sequential tool calls then an answer',
+        'model round trip',
+        [
+            Case('pydantic-ai', _pydantic_ai_tool_agent(stamps, pydantic_ratios), units=TOOL_CALLS + 1, is_async=True),
+            Case('edgewise', _edgewise_tool_agent(stamps, edgewise_ratios), units=TOOL_CALLS + 1, is_async=True),
+        ],
+        repeats=5,
+    )
+    # One run's ratio is at the mercy of whatever else the machine does meanwhile: report the median over runs.
+    round_trips.notes.append(
+        'last quarter / first quarter per round trip (median over runs): '
+        f'edgewise {_median_and_range(edgewise_ratios)}, pydantic-ai {_median_and_range(pydantic_ratios)} '
+        '(target edgewise <= 1.3x)'
+    )
+    round_trips.notes.append('target: edgewise <= 0.05x pydantic-ai')
+    print(report(round_trips, anchor='pydantic-ai'))
+
+    trivial = measure(
+        'agent: a trivial TestModel run',
+        'run',
+        [
+            Case('pydantic-ai', _trivial(_pydantic_ai_test_agent), units=TRIVIAL_RUNS, is_async=True),
+            Case('edgewise', _trivial(_edgewise_test_agent), units=TRIVIAL_RUNS, is_async=True),
+        ],
+        repeats=5,
+    )
+    trivial.notes.append('target: edgewise <= 0.2x pydantic-ai')
+    print(report(trivial, anchor='pydantic-ai'))
+
+    imports = Result('agent: `python -c "import ..."` in a fresh process', 'process')
+    medians = _import_times(['pydantic_ai', 'edgewise.agent', 'sys'])
+    imports.per_unit['pydantic-ai (import pydantic_ai)'] = medians['pydantic_ai']
+    imports.per_unit['edgewise (import edgewise.agent)'] = medians['edgewise.agent']
+    imports.per_unit['bare interpreter (import sys)'] = medians['sys']
+    imports.notes.append('target: edgewise <= 0.5x pydantic-ai (whole process time, interpreter start included)')
+    print(report(imports, anchor='pydantic-ai (import pydantic_ai)'))
+
+
+if __name__ == '__main__':
+    main()

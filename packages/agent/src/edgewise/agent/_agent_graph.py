@@ -1,0 +1,298 @@
+"""The agent loop as an Edgewise graph: `UserPromptNode -> ModelRequestNode -> CallToolsNode -> ... -> End`.
+
+Nodes hold only serializable data (the prompt, a request, a response); everything else lives in the
+state (`GraphAgentState`, persisted) or the deps (`GraphAgentDeps`, per run). Each step does work in
+proportion to the new messages only: the history is appended to, never copied or re-validated.
+"""
+
+from __future__ import annotations as _annotations
+
+import dataclasses
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from functools import cache
+from typing import Any
+
+import pydantic
+from typing_extensions import TypeVar
+
+from edgewise.graph import BaseNode, End, Graph, GraphRunContext
+
+from . import _instrument
+from ._output import validation_errors
+from ._run_deps import GraphAgentDeps, GraphAgentState
+from ._tool_calls import run_tool_calls, unknown_tool_part
+from .exceptions import ModelRetry
+from .messages import (
+    ModelRequest,
+    ModelRequestPart,
+    ModelResponse,
+    RetryPromptPart,
+    SystemPromptPart,
+    TextPart,
+    ToolCallPart,
+    ToolReturnPart,
+    UserContent,
+    UserPromptPart,
+)
+from .models import ModelRequestParameters
+from .result import FinalResult
+from .tools import RunContext
+
+__all__ = ('UserPromptNode', 'ModelRequestNode', 'CallToolsNode', 'AgentNode', 'agent_graph')
+
+DepsT = TypeVar('DepsT', default=None)
+NodeRunEndT = TypeVar('NodeRunEndT', covariant=True, default=Any)
+
+
+def _now() -> datetime:
+    return datetime.now(tz=timezone.utc)
+
+
+@dataclass
+class UserPromptNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalResult[NodeRunEndT]]):
+    """Builds the first request of the run: system prompts (for a new conversation) and the user prompt."""
+
+    user_prompt: str | Sequence[UserContent] | None
+    """The user prompt of the run, if any."""
+
+    async def run(
+        self, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]]
+    ) -> ModelRequestNode[DepsT, NodeRunEndT] | CallToolsNode[DepsT, NodeRunEndT]:
+        """Build the first request, or continue a message history that ends with a request or a response."""
+        state, deps = ctx.state, ctx.deps
+        history = state.message_history
+        run_ctx = deps.run_context(state)
+        parts: list[ModelRequestPart] = []
+        if not history:
+            for prompt in deps.system_prompts:
+                if isinstance(prompt, str):
+                    parts.append(SystemPromptPart(prompt))
+                elif text := await prompt.run(run_ctx):
+                    ref = prompt.function.__qualname__ if prompt.dynamic else None
+                    parts.append(SystemPromptPart(text, dynamic_ref=ref))
+        else:
+            await _refresh_dynamic_prompts(history, deps, run_ctx)
+        if self.user_prompt is not None:
+            parts.append(UserPromptPart(self.user_prompt))
+        elif not parts and history:
+            last = history[-1]
+            if isinstance(last, ModelResponse):
+                # Continue a conversation whose last response still has tool calls to handle.
+                return CallToolsNode(last)
+            # Re-send the last request of the history (e.g. one whose answer failed).
+            history.pop()
+            return ModelRequestNode(last)
+        instructions = await deps.instructions_text(state)
+        return ModelRequestNode(ModelRequest(parts, instructions=instructions))
+
+
+async def _refresh_dynamic_prompts(history: list[Any], deps: GraphAgentDeps[Any, Any], ctx: RunContext[Any]) -> None:
+    dynamic = {p.function.__qualname__: p for p in deps.system_prompts if not isinstance(p, str) and p.dynamic}
+    if not dynamic:
+        return
+    for index, message in enumerate(history):
+        if isinstance(message, ModelRequest) and any(
+            isinstance(p, SystemPromptPart) and p.dynamic_ref in dynamic for p in message.parts
+        ):
+            # A new message rather than an edit in place: the history belongs to the caller.
+            parts: list[ModelRequestPart] = []
+            for part in message.parts:
+                if isinstance(part, SystemPromptPart) and part.dynamic_ref in dynamic:
+                    text = await dynamic[part.dynamic_ref].run(ctx)
+                    part = SystemPromptPart(text or '', dynamic_ref=part.dynamic_ref)
+                parts.append(part)
+            history[index] = dataclasses.replace(message, parts=parts)
+
+
+@dataclass
+class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalResult[NodeRunEndT]]):
+    """Sends a request to the model and records its response."""
+
+    request: ModelRequest
+    """The request to send."""
+
+    async def run(
+        self, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]]
+    ) -> CallToolsNode[DepsT, NodeRunEndT]:
+        """Check the request limit, send the request, record the response and its usage."""
+        state, deps = ctx.state, ctx.deps
+        history = state.message_history
+        deps.usage_limits.check_before_request(state.usage, history)
+        request = self.request
+        request.timestamp = _now()
+        request.run_id = state.run_id
+        history.append(request)
+        state.run_step += 1
+        function_tools = await deps.prepare_tools(state)
+        schema = deps.output_schema
+        params = ModelRequestParameters(
+            function_tools=list(function_tools.values()),
+            output_mode=schema.mode,
+            output_object=schema.object_def,
+            output_tools=list(schema.tool_defs),
+            allow_text_output=schema.allow_text_output,
+        )
+        model = deps.model
+        params = model.customize_request_parameters(params)
+        if _instrument.TRACING:
+            with _instrument.span('chat {model_name}', model_name=model.model_name, run_step=state.run_step):
+                response = await model.request(history, deps.model_settings, params)
+        else:
+            response = await model.request(history, deps.model_settings, params)
+        response.run_id = state.run_id
+        state.usage.incr(response.usage)
+        history.append(response)
+        if deps.usage_limits.has_token_limits():
+            deps.usage_limits.check_tokens(state.usage, history)
+        return CallToolsNode(response)
+
+
+@dataclass
+class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalResult[NodeRunEndT]]):
+    """Handles a model response: runs its tool calls, or validates its output; ends the run or asks again."""
+
+    model_response: ModelResponse
+    """The response to handle."""
+
+    async def run(
+        self, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]]
+    ) -> ModelRequestNode[DepsT, NodeRunEndT] | End[FinalResult[NodeRunEndT]]:
+        """End the run with a valid output, or send tool results and retry prompts in a new request."""
+        calls = [p for p in self.model_response.parts if isinstance(p, ToolCallPart)]
+        if calls:
+            return await self._handle_tool_calls(ctx, calls)
+        return await self._handle_text(ctx)
+
+    async def _handle_text(
+        self, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]]
+    ) -> ModelRequestNode[DepsT, NodeRunEndT] | End[FinalResult[NodeRunEndT]]:
+        state, deps = ctx.state, ctx.deps
+        texts = [p.content for p in self.model_response.parts if isinstance(p, TextPart)]
+        if not texts:
+            # An empty answer (or reasoning only): ask again with an empty request, as pydantic-ai does.
+            state.increment_retries(deps.max_result_retries)
+            return ModelRequestNode(ModelRequest([], instructions=await deps.instructions_text(state)))
+        text = ''.join(texts)
+        schema = deps.output_schema
+        run_ctx = deps.run_context(state, retry=state.retries, max_retries=deps.max_result_retries)
+        retry: RetryPromptPart
+        try:
+            if not text:
+                raise ModelRetry('Please return text.')
+            if schema.allow_text_output:
+                output = await schema.process_text(text, run_ctx)
+            else:
+                value = schema.parse_json_text(text)
+                processor = schema.object_processor
+                assert processor is not None
+                output = await processor.finish(value, run_ctx)
+            output = await _validate_output(output, run_ctx, deps, state, None)
+        except pydantic.ValidationError as exc:
+            state.increment_retries(deps.max_result_retries, exc)
+            retry = RetryPromptPart(validation_errors(exc))
+        except ModelRetry as exc:
+            state.increment_retries(deps.max_result_retries, exc)
+            retry = RetryPromptPart(exc.message)
+        else:
+            return End(FinalResult(output))
+        instructions = await deps.instructions_text(state)
+        return ModelRequestNode(ModelRequest([retry], instructions=instructions))
+
+    async def _handle_tool_calls(
+        self, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]], calls: list[ToolCallPart]
+    ) -> ModelRequestNode[DepsT, NodeRunEndT] | End[FinalResult[NodeRunEndT]]:
+        state, deps = ctx.state, ctx.deps
+        output_tools = deps.output_schema.tools
+        step_tools = deps.step_tools
+        if step_tools is None:  # resumed from persistence: the step's tools were not prepared in this process
+            step_tools = await deps.prepare_tools(state)
+        output_calls = [c for c in calls if c.tool_name in output_tools]
+        function_calls = [c for c in calls if c.tool_name in step_tools and c.tool_name not in output_tools]
+        unknown_calls = [c for c in calls if c.tool_name not in step_tools and c.tool_name not in output_tools]
+        parts: list[ModelRequestPart] = []
+        final: FinalResult[Any] | None = None
+        failures: list[tuple[ToolCallPart, RetryPromptPart, Exception]] = []
+        for call in output_calls:
+            if final is not None:
+                parts.append(_status(call, 'Output tool not used - a final result was already processed.'))
+                continue
+            processor = output_tools[call.tool_name]
+            call_ctx = deps.run_context(
+                state, tool_name=call.tool_name, tool_call_id=call.tool_call_id, retry=state.retries,
+                max_retries=deps.max_result_retries,
+            )  # fmt: skip
+            try:
+                output = await processor.finish(processor.validate(call.args), call_ctx)
+                output = await _validate_output(output, call_ctx, deps, state, call)
+            except pydantic.ValidationError as exc:
+                failures.append((call, _retry(call, validation_errors(exc)), exc))
+            except ModelRetry as exc:
+                failures.append((call, _retry(call, exc.message), exc))
+            else:
+                final = FinalResult(output, call.tool_name, call.tool_call_id)
+                parts.append(_status(call, 'Final result processed.'))
+        if final is not None:
+            parts[:0] = [_status(call, 'Output tool not used - output failed validation.') for call, _, _ in failures]
+        elif failures:
+            state.increment_retries(deps.max_result_retries, failures[0][2])
+            parts.extend(retry for _, retry, _ in failures)
+        if final is not None and deps.end_strategy == 'early':
+            parts.extend(
+                _status(call, 'Tool not executed - a final result was already processed.')
+                for call in (*function_calls, *unknown_calls)
+            )
+        else:
+            parts.extend(await run_tool_calls(function_calls, state, deps))
+            if unknown_calls:
+                available = [*step_tools, *output_tools]
+                parts.extend(unknown_tool_part(call, available) for call in unknown_calls)
+                if final is None:
+                    state.increment_retries(deps.max_result_retries)
+        if final is not None:
+            # The output tool's acknowledgement closes the conversation, so that it can be continued later.
+            state.message_history.append(ModelRequest(parts, timestamp=_now(), run_id=state.run_id))
+            return End(final)
+        instructions = await deps.instructions_text(state)
+        return ModelRequestNode(ModelRequest(parts, instructions=instructions))
+
+
+def _status(call: ToolCallPart, content: str) -> ToolReturnPart:
+    return ToolReturnPart(call.tool_name, content, call.tool_call_id)
+
+
+def _retry(call: ToolCallPart, content: Any) -> RetryPromptPart:
+    return RetryPromptPart(content, tool_name=call.tool_name, tool_call_id=call.tool_call_id)
+
+
+async def _validate_output(
+    output: Any,
+    ctx: RunContext[Any],
+    deps: GraphAgentDeps[Any, Any],
+    state: GraphAgentState,
+    call: ToolCallPart | None,
+) -> Any:
+    if not deps.output_validators:
+        return output
+    for validator in deps.output_validators:
+        output = await validator.validate(output, ctx)
+    return output
+
+
+AgentNode = (
+    UserPromptNode[DepsT, NodeRunEndT] | ModelRequestNode[DepsT, NodeRunEndT] | CallToolsNode[DepsT, NodeRunEndT]
+)
+"""A node of the agent graph."""
+
+
+@cache
+def agent_graph() -> Graph[GraphAgentState, GraphAgentDeps[Any, Any], FinalResult[Any]]:
+    """The graph every agent runs: one graph for all agents, built on first use (reading edges takes time)."""
+    return Graph(
+        nodes=(UserPromptNode, ModelRequestNode, CallToolsNode),
+        name='Agent',
+        state_type=GraphAgentState,
+        run_end_type=FinalResult[Any],
+        auto_instrument=False,
+    )

@@ -1,0 +1,122 @@
+"""`AgentRun`: an agent run driven node by node (from `Agent.iter`), and `capture_run_messages`."""
+
+from __future__ import annotations as _annotations
+
+from collections.abc import AsyncIterator, Awaitable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any, Generic
+
+from typing_extensions import TypeVar
+
+from edgewise.graph import End, GraphRun, GraphRunContext
+
+from ._agent_graph import AgentNode
+from ._run_deps import GraphAgentDeps, GraphAgentState
+from .messages import ModelMessage
+from .result import AgentRunResult, FinalResult
+from .usage import RunUsage
+
+__all__ = ('AgentRun', 'capture_run_messages')
+
+DepsT = TypeVar('DepsT', default=None)
+OutputT = TypeVar('OutputT', default=str)
+
+
+class AgentRun(Generic[DepsT, OutputT]):
+    """A run of an agent, driven node by node: `async for node in run`, or `await run.next(node)`.
+
+    The nodes are `UserPromptNode`, `ModelRequestNode` and `CallToolsNode`, then `End` holding the
+    `FinalResult`; `result` is set once the run has ended.
+    """
+
+    def __init__(self, graph_run: GraphRun[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalResult[OutputT]]):
+        self._graph_run = graph_run
+
+    @property
+    def ctx(self) -> GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]]:
+        """The graph run context: the run's state (messages, usage, retries) and its deps."""
+        return GraphRunContext(state=self._graph_run.state, deps=self._graph_run.deps)
+
+    @property
+    def next_node(self) -> AgentNode[DepsT, OutputT] | End[FinalResult[OutputT]]:
+        """The node that runs next, or the `End` once the run has finished."""
+        return self._graph_run.next_node  # type: ignore[return-value]
+
+    @property
+    def result(self) -> AgentRunResult[OutputT] | None:
+        """The run's result once it has ended, else `None`."""
+        end = self._graph_run.next_node
+        if not isinstance(end, End):
+            return None
+        final: FinalResult[OutputT] = end.data
+        return AgentRunResult(
+            final.output,
+            _output_tool_name=final.tool_name,
+            _state=self._graph_run.state,
+            _new_message_index=self._graph_run.deps.new_message_index,
+            _output_tool_call_id=final.tool_call_id,
+        )
+
+    async def next(
+        self, node: AgentNode[DepsT, OutputT] | None = None
+    ) -> AgentNode[DepsT, OutputT] | End[FinalResult[OutputT]]:
+        """Run `node` (by default the next node) and return the node after it, or the `End`."""
+        return await self._graph_run.next(node)  # type: ignore[return-value]
+
+    def usage(self) -> RunUsage:
+        """The usage of the run so far."""
+        return self._graph_run.state.usage
+
+    def all_messages(self) -> list[ModelMessage]:
+        """Every message so far, including the message history the run was given."""
+        return list(self._graph_run.state.message_history)
+
+    def new_messages(self) -> list[ModelMessage]:
+        """The messages of this run so far."""
+        return self._graph_run.state.message_history[self._graph_run.deps.new_message_index :]
+
+    def __aiter__(self) -> AsyncIterator[AgentNode[DepsT, OutputT] | End[FinalResult[OutputT]]]:
+        return self
+
+    def __anext__(self) -> Awaitable[AgentNode[DepsT, OutputT] | End[FinalResult[OutputT]]]:
+        return self._graph_run.__anext__()  # type: ignore[return-value]
+
+    def __repr__(self) -> str:
+        return f'<AgentRun next_node={type(self._graph_run.next_node).__name__}>'
+
+
+_captured: ContextVar[list[list[ModelMessage]] | None] = ContextVar('_captured', default=None)
+
+
+@contextmanager
+def capture_run_messages() -> Iterator[list[ModelMessage]]:
+    """Capture the messages of the first agent run started inside the block, even if it fails.
+
+    ```python
+    with capture_run_messages() as messages:
+        try:
+            agent.run_sync('...')
+        except UnexpectedModelBehavior:
+            print(messages)
+    ```
+    """
+    holder: list[list[ModelMessage]] = []
+    token = _captured.set(holder)
+    messages: list[ModelMessage] = []
+    holder.append(messages)
+    try:
+        yield messages
+    finally:
+        _captured.reset(token)
+
+
+def bind_captured_messages(history: list[ModelMessage]) -> list[ModelMessage]:
+    """The list the run should use as its history: the capture list (filled with `history`) if one is waiting."""
+    holder = _captured.get()
+    if holder is None or len(holder) != 1:  # no capture block, or its list is taken by an earlier run
+        return history
+    messages = holder[0]
+    holder.append(messages)  # mark it taken
+    messages.extend(history)
+    return messages

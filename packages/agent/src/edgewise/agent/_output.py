@@ -1,0 +1,308 @@
+"""The output schema of an agent: which output tools the model gets, whether text is allowed, and how the
+model's answer is validated into the output value."""
+
+from __future__ import annotations as _annotations
+
+import dataclasses
+import inspect
+import re
+import types
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any, Union, get_args, get_origin
+
+import pydantic
+import pydantic_core
+from typing_extensions import is_typeddict
+
+from ._function_schema import FunctionSchema, function_schema, takes_run_context
+from .exceptions import UserError
+from .output import (
+    DEFAULT_OUTPUT_TOOL_DESCRIPTION,
+    DEFAULT_OUTPUT_TOOL_NAME,
+    NativeOutput,
+    OutputMode,
+    OutputObjectDefinition,
+    PromptedOutput,
+    TextOutput,
+    ToolOutput,
+)
+from .tools import RunContext, ToolDefinition
+
+__all__ = ('OutputProcessor', 'OutputSchema', 'build_output_schema')
+
+_PROMPTED_TEMPLATE = (
+    'Answer with a single JSON object matching this JSON schema, and nothing else (no text or code fences '
+    'around it):\n\n{schema}'
+)
+_FENCE_RE = re.compile(r'^\s*```(?:json)?\s*\n(.*)\n\s*```\s*$', re.DOTALL)
+
+
+def _is_object_type(tp: Any) -> bool:
+    """Types whose JSON schema is an object, so they need no `{'response': ...}` wrapper."""
+    return isinstance(tp, type) and (
+        issubclass(tp, pydantic.BaseModel) or dataclasses.is_dataclass(tp) or is_typeddict(tp)
+    )
+
+
+def _is_function(tp: Any) -> bool:
+    return inspect.isfunction(tp) or inspect.ismethod(tp)
+
+
+def _own_docstring(tp: Any) -> str | None:
+    doc = tp.__dict__.get('__doc__') if isinstance(tp, type) else None
+    if not doc or (dataclasses.is_dataclass(tp) and doc.startswith(f'{getattr(tp, "__name__", "")}(')):
+        return None
+    return inspect.cleandoc(doc)
+
+
+@dataclass(kw_only=True)
+class OutputProcessor:
+    """Validates a structured answer (tool arguments or JSON text) into the output value."""
+
+    name: str
+    """The output tool's name (or the schema's name for native and prompted output)."""
+    json_schema: dict[str, Any]
+    """The JSON schema the model is given."""
+    description: str | None
+    """The description the model is given."""
+    strict: bool | None = None
+    """Whether the model should follow the schema strictly."""
+    validator: pydantic.TypeAdapter[Any] | None = None
+    """Validates the answer (for types)."""
+    wrapped: bool = False
+    """Whether the value sits under `'response'` in the answer (for non-object types)."""
+    function: FunctionSchema | None = None
+    """The output function whose return value is the output."""
+
+    def validate(self, args: str | dict[str, Any] | None) -> Any:
+        """The answer validated into a value (or into the output function's arguments).
+
+        Raises:
+            pydantic.ValidationError: the answer does not match the schema.
+        """
+        if self.function is not None:
+            return self.function.validate(args)
+        assert self.validator is not None
+        if isinstance(args, str):
+            value = self.validator.validate_json(args or '{}')
+        else:
+            value = self.validator.validate_python(args or {})
+        return value.response if self.wrapped else value
+
+    async def finish(self, value: Any, ctx: RunContext[Any]) -> Any:
+        """The output: `value` itself, or what the output function returns for it (it may raise `ModelRetry`)."""
+        if self.function is None:
+            return value
+        return await self.function.call(value, ctx)
+
+    @property
+    def tool_def(self) -> ToolDefinition:
+        """The output tool's definition."""
+        return ToolDefinition(
+            name=self.name,
+            parameters_json_schema=self.json_schema,
+            description=self.description,
+            outer_typed_dict_key='response' if self.wrapped else None,
+            strict=self.strict,
+            kind='output',
+        )
+
+
+@dataclass(kw_only=True)
+class OutputSchema:
+    """Everything the run needs to know about its output."""
+
+    mode: OutputMode
+    """How the output is asked of the model."""
+    allow_text_output: bool
+    """Whether a plain text answer may be the output (`str` or `TextOutput` among the output types)."""
+    tools: dict[str, OutputProcessor] = field(default_factory=dict)
+    """The output tools, by name."""
+    text_function: FunctionSchema | None = None
+    """The `TextOutput` function applied to text answers."""
+    object_processor: OutputProcessor | None = None
+    """Validates JSON text answers (native and prompted output, and stray text in tool mode)."""
+    instructions: str | None = None
+    """Instructions added to each request (prompted output)."""
+
+    @cached_property
+    def object_def(self) -> OutputObjectDefinition | None:
+        """The schema sent to the model for native and prompted output."""
+        processor = self.object_processor
+        if processor is None or self.mode not in ('native', 'prompted'):
+            return None
+        return OutputObjectDefinition(
+            json_schema=processor.json_schema, name=processor.name, description=processor.description,
+            strict=processor.strict,
+        )  # fmt: skip
+
+    @cached_property
+    def tool_defs(self) -> list[ToolDefinition]:
+        """The output tools' definitions."""
+        return [processor.tool_def for processor in self.tools.values()]
+
+    async def process_text(self, text: str, ctx: RunContext[Any]) -> Any:
+        """The output for a plain text answer (text output): the text, or what the `TextOutput` function returns."""
+        if self.text_function is None:
+            return text
+        kwargs = {_first_plain_param(self.text_function): text}
+        output: Any = await self.text_function.call(kwargs, ctx)
+        return output
+
+    def parse_json_text(self, text: str) -> Any:
+        """The value of a JSON text answer (native or prompted output, or text when only tools are allowed).
+
+        Raises:
+            pydantic.ValidationError: the text is not JSON matching the schema.
+        """
+        assert self.object_processor is not None
+        if (match := _FENCE_RE.match(text)) is not None:
+            text = match.group(1)
+        return self.object_processor.validate(text)
+
+
+def _first_plain_param(schema: FunctionSchema) -> str:
+    names: list[str] = list(schema.json_schema.get('properties', {}))
+    return names[0]
+
+
+def _members(output_type: Any) -> list[Any]:
+    if isinstance(output_type, Sequence) and not isinstance(output_type, str):
+        members: list[Any] = []
+        for item in output_type:
+            members.extend(_members(item))
+        return members
+    if get_origin(output_type) in (Union, types.UnionType):
+        return list(get_args(output_type))
+    return [output_type]
+
+
+def _processor(output: Any, *, name: str, description: str | None, strict: bool | None) -> OutputProcessor:
+    if _is_function(output):
+        schema = function_schema(output, takes_ctx=takes_run_context(output), name=name)
+        return OutputProcessor(
+            name=name, json_schema=schema.json_schema, description=description or schema.description,
+            strict=strict, function=schema,
+        )  # fmt: skip
+    if _is_object_type(output):
+        adapter: pydantic.TypeAdapter[Any] = pydantic.TypeAdapter(output)
+        return OutputProcessor(
+            name=name, json_schema=_strip_field_titles(adapter.json_schema()),
+            description=description or _own_docstring(output), strict=strict, validator=adapter,
+        )  # fmt: skip
+    model = pydantic.create_model(name, response=(output, ...))
+    json_schema = model.model_json_schema()
+    json_schema.pop('title', None)
+    json_schema['properties']['response'].pop('title', None)
+    return OutputProcessor(
+        name=name, json_schema=json_schema, description=description, strict=strict,
+        validator=pydantic.TypeAdapter(model), wrapped=True,
+    )  # fmt: skip
+
+
+def _strip_field_titles(schema: Any) -> Any:
+    """Drop the titles pydantic derives from field names (noise for a model); class titles stay."""
+    if isinstance(schema, dict):
+        props = schema.get('properties')
+        if isinstance(props, dict):
+            for prop in props.values():
+                prop.pop('title', None)
+        for value in schema.values():
+            _strip_field_titles(value)
+    elif isinstance(schema, list):
+        for item in schema:
+            _strip_field_titles(item)
+    return schema
+
+
+def _type_name(output: Any) -> str:
+    name = getattr(output, '__name__', None) or repr(output)
+    return re.sub(r'[^A-Za-z0-9_]+', '_', name).strip('_')
+
+
+def build_output_schema(output_type: Any) -> OutputSchema:
+    """The output schema for `Agent(output_type=...)`.
+
+    Raises:
+        UserError: the output type mixes native or prompted output with other kinds, or names no output.
+    """
+    if isinstance(output_type, NativeOutput | PromptedOutput):
+        return _object_schema(output_type)
+    members = _members(output_type)
+    allow_text = False
+    text_function: FunctionSchema | None = None
+    tool_items: list[tuple[Any, ToolOutput[Any] | None]] = []
+    for member in members:
+        if member is str:
+            allow_text = True
+        elif isinstance(member, TextOutput):
+            allow_text = True
+            fn = member.output_function
+            text_function = function_schema(fn, takes_ctx=takes_run_context(fn), name=getattr(fn, '__name__', None))
+        elif isinstance(member, NativeOutput | PromptedOutput):
+            raise UserError('`NativeOutput` and `PromptedOutput` must be the whole `output_type`, not one of several.')
+        elif isinstance(member, ToolOutput):
+            tool_items.append((member.output, member))
+        else:
+            tool_items.append((member, None))
+    if not tool_items:
+        return OutputSchema(mode='text', allow_text_output=True, text_function=text_function)
+    tools: dict[str, OutputProcessor] = {}
+    many = len(tool_items) > 1
+    for output, spec in tool_items:
+        name = spec.name if spec is not None and spec.name else DEFAULT_OUTPUT_TOOL_NAME
+        description = spec.description if spec is not None else None
+        if many and not (spec is not None and spec.name):
+            name = f'{name}_{_type_name(output)}'
+        processor = _processor(output, name=name, description=description, strict=spec.strict if spec else None)
+        if processor.description is None or many:
+            default = processor.description or DEFAULT_OUTPUT_TOOL_DESCRIPTION
+            processor.description = f'{_type_name(output)}: {default}' if many else default
+        if name in tools:
+            raise UserError(
+                f'Two output types share the output tool name {name!r}; give them distinct `ToolOutput(name=...)`.'
+            )
+        tools[name] = processor
+    return OutputSchema(
+        mode='tool_or_text' if allow_text else 'tool',
+        allow_text_output=allow_text,
+        tools=tools,
+        text_function=text_function,
+        object_processor=next(iter(tools.values())),
+    )
+
+
+def _object_schema(spec: NativeOutput[Any] | PromptedOutput[Any]) -> OutputSchema:
+    members = _members(spec.outputs)
+    output: Any = members[0] if len(members) == 1 else Union[tuple(members)]  # noqa: UP007
+    name = spec.name or (_type_name(output) if len(members) == 1 else DEFAULT_OUTPUT_TOOL_NAME)
+    strict = spec.strict if isinstance(spec, NativeOutput) else None
+    if len(members) > 1 and all(_is_object_type(m) for m in members):
+        # A union of objects is itself an object schema (`anyOf`): no `response` wrapper needed.
+        adapter: pydantic.TypeAdapter[Any] = pydantic.TypeAdapter(output)
+        processor = OutputProcessor(
+            name=name, json_schema=_strip_field_titles(adapter.json_schema()), description=spec.description,
+            strict=strict, validator=adapter,
+        )  # fmt: skip
+    else:
+        processor = _processor(output, name=name, description=spec.description, strict=strict)
+    if isinstance(spec, NativeOutput):
+        return OutputSchema(mode='native', allow_text_output=False, object_processor=processor)
+    template = spec.template or _PROMPTED_TEMPLATE
+    schema_text = pydantic_core.to_json(processor.json_schema).decode()
+    return OutputSchema(
+        mode='prompted',
+        allow_text_output=False,
+        object_processor=processor,
+        instructions=template.replace('{schema}', schema_text),
+    )
+
+
+def validation_errors(error: pydantic.ValidationError) -> list[pydantic_core.ErrorDetails]:
+    """The errors of a validation failure as sent to the model (no URLs, no context objects)."""
+    return error.errors(include_url=False, include_context=False)
+
+
+OutputFunction = Callable[..., Any]

@@ -1,0 +1,97 @@
+"""Running the function tool calls of one model response: validation, retries, concurrency, usage."""
+
+from __future__ import annotations as _annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import anyio
+import pydantic
+
+from . import _instrument
+from ._output import validation_errors
+from ._run_deps import GraphAgentDeps, GraphAgentState
+from .exceptions import ModelRetry, UnexpectedModelBehavior
+from .messages import ModelRequestPart, RetryPromptPart, ToolCallPart, ToolReturnPart
+from .tools import Tool
+
+__all__ = ('run_tool_calls', 'unknown_tool_part')
+
+
+def unknown_tool_part(call: ToolCallPart, available: Sequence[str]) -> RetryPromptPart:
+    """The retry prompt for a call of a tool that does not exist (or is hidden in this step)."""
+    names = ', '.join(repr(name) for name in sorted(available))
+    hint = f'Available tools: {names}' if names else 'No tools available.'
+    return RetryPromptPart(f'Unknown tool name: {call.tool_name!r}. {hint}', tool_name=call.tool_name,
+                           tool_call_id=call.tool_call_id)  # fmt: skip
+
+
+async def _run_one(
+    tool: Tool[Any], call: ToolCallPart, state: GraphAgentState, deps: GraphAgentDeps[Any, Any]
+) -> ModelRequestPart:
+    name = call.tool_name  # the name the model used (a `prepare` function may have renamed the tool)
+    max_retries = tool.max_retries if tool.max_retries is not None else deps.default_tool_retries
+    retry = state.tool_retries.get(name, 0)
+    tool_ctx = deps.run_context(
+        state, tool_name=name, tool_call_id=call.tool_call_id, retry=retry, max_retries=max_retries
+    )
+    schema = tool.function_schema
+    error: Exception
+    try:
+        kwargs = schema.validate(call.args)
+        if _instrument.TRACING:
+            with _instrument.span('running tool: {tool_name}', tool_name=name, tool_call_id=call.tool_call_id):
+                result = await schema.call(kwargs, tool_ctx)
+        else:
+            result = await schema.call(kwargs, tool_ctx)
+    except pydantic.ValidationError as exc:
+        error = exc
+        content: Any = validation_errors(exc)
+    except ModelRetry as exc:
+        error = exc
+        content = exc.message
+    else:
+        return ToolReturnPart(name, result, call.tool_call_id)
+    if retry >= max_retries:
+        raise UnexpectedModelBehavior(f'Tool {name!r} exceeded max retries count of {max_retries}') from error
+    return RetryPromptPart(content, tool_name=name, tool_call_id=call.tool_call_id)
+
+
+async def run_tool_calls(
+    calls: Sequence[ToolCallPart], state: GraphAgentState, deps: GraphAgentDeps[Any, Any]
+) -> list[ModelRequestPart]:
+    """Run the calls (concurrently unless one of the tools is `sequential`); the parts come in call order.
+
+    Updates the run's tool call count (checking `tool_calls_limit` first) and each tool's retry count.
+    """
+    if not calls:
+        return []
+    deps.usage_limits.check_before_tool_call(state.usage, len(calls), state.message_history)
+    tools = deps.step_tool_functions
+    tool_defs = deps.step_tools or {}
+    results: list[ModelRequestPart | None] = [None] * len(calls)
+    if len(calls) == 1 or any(tool_defs[c.tool_name].sequential for c in calls):
+        for i, call in enumerate(calls):
+            results[i] = await _run_one(tools[call.tool_name], call, state, deps)
+    else:
+        failure: list[BaseException] = []
+
+        async def run(i: int, call: ToolCallPart, scope: anyio.CancelScope) -> None:
+            try:
+                results[i] = await _run_one(tools[call.tool_name], call, state, deps)
+            except Exception as exc:
+                # Keep the first failure as is (no exception group) and stop the other calls.
+                failure.append(exc)
+                scope.cancel()
+
+        async with anyio.create_task_group() as tg:
+            for i, call in enumerate(calls):
+                tg.start_soon(run, i, call, tg.cancel_scope)
+        if failure:
+            raise failure[0]
+    parts = [part for part in results if part is not None]
+    state.usage.tool_calls += sum(isinstance(p, ToolReturnPart) for p in parts)
+    failed = {p.tool_name for p in parts if isinstance(p, RetryPromptPart) and p.tool_name is not None}
+    # A tool's retry count runs while it keeps failing; a step where it succeeds (or is not called) resets it.
+    state.tool_retries = {name: state.tool_retries.get(name, 0) + 1 for name in failed}
+    return parts

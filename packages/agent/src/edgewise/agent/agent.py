@@ -1,0 +1,474 @@
+"""`Agent`: a model, instructions, tools and an output type; run it with `run`, `run_sync` or `iter`."""
+
+from __future__ import annotations as _annotations
+
+import inspect
+import types
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from contextlib import asynccontextmanager, contextmanager, nullcontext
+from contextvars import ContextVar
+from functools import partial
+from types import NoneType
+from typing import Any, Generic, overload
+
+import anyio
+from typing_extensions import TypeVar
+
+from edgewise.graph import BaseStatePersistence, Graph
+
+from . import _instrument
+from ._agent_graph import UserPromptNode, agent_graph
+from ._agent_run import AgentRun, bind_captured_messages
+from ._function_schema import DocstringFormat
+from ._output import build_output_schema
+from ._run_deps import EndStrategy, GraphAgentDeps, GraphAgentState, OutputValidator, SystemPromptRunner
+from .exceptions import UserError
+from .messages import ModelMessage, ModelRequest, ModelResponse, UserContent
+from .models import KnownModelName, Model, infer_model
+from .output import OutputDataT, OutputSpec
+from .result import AgentRunResult, FinalResult
+from .settings import ModelSettings, merge_model_settings
+from .tools import AgentDepsT, RunContext, Tool, ToolDefinition, ToolFuncEither, ToolPrepareFunc
+from .usage import RunUsage, UsageLimits
+
+__all__ = ('Agent', 'EndStrategy')
+
+RunOutputDataT = TypeVar('RunOutputDataT')
+_F = TypeVar('_F', bound=Callable[..., Any])
+_UNSET: Any = object()
+
+
+class Agent(Generic[AgentDepsT, OutputDataT]):
+    """An LLM agent: a model, instructions, tools and an output type, run as an Edgewise graph.
+
+    `AgentDepsT` is the type of the dependencies given to tools (`ctx.deps`); `OutputDataT` the type of
+    the output.
+    """
+
+    model: Model | KnownModelName | None
+    """The default model of runs."""
+    name: str | None
+    """The agent's name, used in spans and by `as_tool`."""
+    end_strategy: EndStrategy
+    """What happens to other tool calls once the output is given: `'early'` skips them, `'exhaustive'` runs them."""
+    model_settings: ModelSettings | None
+    """Default settings of the agent's model requests."""
+
+    def __init__(
+        self,
+        model: Model | KnownModelName | None = None,
+        *,
+        output_type: OutputSpec[OutputDataT] = str,  # type: ignore[assignment]
+        instructions: str | Callable[..., Any] | Sequence[str | Callable[..., Any]] | None = None,
+        system_prompt: str | Sequence[str] = (),
+        deps_type: type[AgentDepsT] = NoneType,  # type: ignore[assignment]
+        name: str | None = None,
+        model_settings: ModelSettings | None = None,
+        retries: int = 1,
+        output_retries: int | None = None,
+        tools: Sequence[Tool[AgentDepsT] | ToolFuncEither[AgentDepsT, ...]] = (),
+        end_strategy: EndStrategy = 'early',
+    ) -> None:
+        """Configure the agent.
+
+        Args:
+            model: The default model: a `Model`, or a name such as `'test'` (checked when a run starts).
+            output_type: The output: a type, a function, `ToolOutput`, `NativeOutput`, `PromptedOutput`,
+                `TextOutput`, or a sequence of them.
+            instructions: Instructions sent with every request (texts, or functions taking the `RunContext`).
+            system_prompt: System prompts that start a new conversation.
+            deps_type: The type of the run's dependencies; a run given deps of another type fails.
+            name: The agent's name.
+            model_settings: Default settings of the agent's model requests.
+            retries: The retry budget of each tool (and of the output, unless `output_retries` is set).
+            output_retries: The retry budget of the output.
+            tools: Tools: `Tool` instances or functions (taking the `RunContext` first, or not).
+            end_strategy: `'early'` or `'exhaustive'`.
+        """
+        self.model = model
+        self.name = name
+        self.end_strategy = end_strategy
+        self.model_settings = model_settings
+        self._deps_type = deps_type
+        self._output_type = output_type
+        self._output_schema = build_output_schema(output_type)
+        self._default_retries = retries
+        self._max_result_retries = output_retries if output_retries is not None else retries
+        self._instructions: list[str | SystemPromptRunner] = []
+        if isinstance(instructions, str) or callable(instructions):
+            instructions = [instructions]
+        for item in instructions or ():
+            self._instructions.append(item if isinstance(item, str) else SystemPromptRunner(item))
+        self._system_prompts: list[str | SystemPromptRunner] = (
+            [system_prompt] if isinstance(system_prompt, str) else list(system_prompt)
+        )
+        self._output_validators: list[OutputValidator] = []
+        self._tools: dict[str, Tool[AgentDepsT]] = {}
+        self._static_tool_defs: list[ToolDefinition] | None = None
+        for tool in tools:
+            self._register_tool(tool if isinstance(tool, Tool) else Tool(tool))
+        self._override_model: ContextVar[Model | KnownModelName | None] = ContextVar('_override_model', default=None)
+        self._override_deps: ContextVar[tuple[Any] | None] = ContextVar('_override_deps', default=None)
+        self._override_tools: ContextVar[Sequence[Tool[AgentDepsT]] | None] = ContextVar(
+            '_override_tools', default=None
+        )
+
+    @property
+    def output_type(self) -> OutputSpec[OutputDataT]:
+        """The output type the agent was built with."""
+        return self._output_type
+
+    @property
+    def graph(self) -> Graph[GraphAgentState, GraphAgentDeps[Any, Any], FinalResult[Any]]:
+        """The Edgewise graph agent runs are (shared by all agents): to load their persisted snapshots or draw it."""
+        return agent_graph()
+
+    @property
+    def deps_type(self) -> type[AgentDepsT]:
+        """The type of the run's dependencies."""
+        return self._deps_type
+
+    # -- decorators -------------------------------------------------------------------------------------------
+
+    @overload
+    def tool(self, func: _F, /) -> _F: ...
+
+    @overload
+    def tool(
+        self,
+        /,
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        retries: int | None = None,
+        prepare: ToolPrepareFunc[AgentDepsT] | None = None,
+        docstring_format: DocstringFormat = 'auto',
+        require_parameter_descriptions: bool = False,
+        strict: bool | None = None,
+        sequential: bool = False,
+        metadata: dict[str, Any] | None = None,
+    ) -> Callable[[_F], _F]: ...
+
+    def tool(self, func: Any = None, /, **options: Any) -> Any:
+        """Register a tool whose function takes the `RunContext` first: `@agent.tool` or `@agent.tool(...)`."""
+        return self._tool_decorator(func, True, options)
+
+    @overload
+    def tool_plain(self, func: _F, /) -> _F: ...
+
+    @overload
+    def tool_plain(
+        self,
+        /,
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        retries: int | None = None,
+        prepare: ToolPrepareFunc[AgentDepsT] | None = None,
+        docstring_format: DocstringFormat = 'auto',
+        require_parameter_descriptions: bool = False,
+        strict: bool | None = None,
+        sequential: bool = False,
+        metadata: dict[str, Any] | None = None,
+    ) -> Callable[[_F], _F]: ...
+
+    def tool_plain(self, func: Any = None, /, **options: Any) -> Any:
+        """Register a tool whose function does not take the `RunContext`: `@agent.tool_plain` or `(...)`."""
+        return self._tool_decorator(func, False, options)
+
+    def _tool_decorator(self, func: Any, takes_ctx: bool, options: dict[str, Any]) -> Any:
+        def register(function: _F) -> _F:
+            retries = options.pop('retries', None)
+            self._register_tool(Tool(function, takes_ctx=takes_ctx, max_retries=retries, **options))
+            return function
+
+        return register if func is None else register(func)
+
+    def _register_tool(self, tool: Tool[AgentDepsT]) -> None:
+        if tool.name in self._tools:
+            raise UserError(f'Tool name conflicts with existing tool: {tool.name!r}')
+        if tool.name in self._output_schema.tools:
+            raise UserError(f'Tool name conflicts with output tool name: {tool.name!r}')
+        self._tools[tool.name] = tool
+        self._static_tool_defs = None
+
+    @overload
+    def system_prompt(self, func: _F, /) -> _F: ...
+
+    @overload
+    def system_prompt(self, /, *, dynamic: bool = False) -> Callable[[_F], _F]: ...
+
+    def system_prompt(self, func: Any = None, /, *, dynamic: bool = False) -> Any:
+        """Register a system prompt function (`(ctx) -> str` or `() -> str`, sync or async).
+
+        With `dynamic=True` it is re-evaluated when a run continues a message history that holds its text.
+        """
+
+        def register(function: _F) -> _F:
+            self._system_prompts.append(SystemPromptRunner(function, dynamic=dynamic))
+            return function
+
+        return register if func is None else register(func)
+
+    def instructions(self, func: _F, /) -> _F:
+        """Register an instructions function (`(ctx) -> str` or `() -> str`), evaluated for every request."""
+        self._instructions.append(SystemPromptRunner(func))
+        return func
+
+    def output_validator(self, func: _F, /) -> _F:
+        """Register an output validator (`(output)` or `(ctx, output)`, sync or async) that may raise `ModelRetry`."""
+        self._output_validators.append(OutputValidator(func))
+        return func
+
+    # -- running ----------------------------------------------------------------------------------------------
+
+    @overload
+    async def run(
+        self,
+        user_prompt: str | Sequence[UserContent] | None = None,
+        *,
+        output_type: None = None,
+        message_history: Sequence[ModelMessage] | None = None,
+        model: Model | KnownModelName | None = None,
+        deps: AgentDepsT = None,  # type: ignore[assignment]
+        model_settings: ModelSettings | None = None,
+        usage_limits: UsageLimits | None = None,
+        usage: RunUsage | None = None,
+        persistence: BaseStatePersistence[Any, Any] | None = None,
+        infer_name: bool = True,
+    ) -> AgentRunResult[OutputDataT]: ...
+
+    @overload
+    async def run(
+        self,
+        user_prompt: str | Sequence[UserContent] | None = None,
+        *,
+        output_type: OutputSpec[RunOutputDataT],
+        message_history: Sequence[ModelMessage] | None = None,
+        model: Model | KnownModelName | None = None,
+        deps: AgentDepsT = None,  # type: ignore[assignment]
+        model_settings: ModelSettings | None = None,
+        usage_limits: UsageLimits | None = None,
+        usage: RunUsage | None = None,
+        persistence: BaseStatePersistence[Any, Any] | None = None,
+        infer_name: bool = True,
+    ) -> AgentRunResult[RunOutputDataT]: ...
+
+    async def run(self, user_prompt: str | Sequence[UserContent] | None = None, **kwargs: Any) -> AgentRunResult[Any]:
+        """Run the agent on `user_prompt` until it gives its output.
+
+        Args:
+            user_prompt: The user's prompt (may be omitted when `message_history` ends with a request).
+            **kwargs: `output_type`, `message_history`, `model`, `deps`, `model_settings`, `usage_limits`,
+                `usage` (a `RunUsage` to add this run's usage to), `persistence` (an Edgewise persistence
+                to store the run's snapshots in), `infer_name` (name an unnamed agent after the variable
+                holding it, for spans and errors).
+
+        Raises:
+            UserError: no model, or deps of the wrong type.
+            UnexpectedModelBehavior: the model kept answering in unusable ways past the retry budgets.
+            UsageLimitExceeded: the run went past its `usage_limits`.
+        """
+        if kwargs.pop('infer_name', True):
+            self._infer_name(inspect.currentframe())
+        async with self.iter(user_prompt, infer_name=False, **kwargs) as agent_run:
+            async for _ in agent_run:
+                pass
+        result = agent_run.result
+        assert result is not None
+        return result
+
+    @overload
+    def run_sync(
+        self,
+        user_prompt: str | Sequence[UserContent] | None = None,
+        *,
+        output_type: None = None,
+        message_history: Sequence[ModelMessage] | None = None,
+        model: Model | KnownModelName | None = None,
+        deps: AgentDepsT = None,  # type: ignore[assignment]
+        model_settings: ModelSettings | None = None,
+        usage_limits: UsageLimits | None = None,
+        usage: RunUsage | None = None,
+        persistence: BaseStatePersistence[Any, Any] | None = None,
+        infer_name: bool = True,
+    ) -> AgentRunResult[OutputDataT]: ...
+
+    @overload
+    def run_sync(
+        self,
+        user_prompt: str | Sequence[UserContent] | None = None,
+        *,
+        output_type: OutputSpec[RunOutputDataT],
+        message_history: Sequence[ModelMessage] | None = None,
+        model: Model | KnownModelName | None = None,
+        deps: AgentDepsT = None,  # type: ignore[assignment]
+        model_settings: ModelSettings | None = None,
+        usage_limits: UsageLimits | None = None,
+        usage: RunUsage | None = None,
+        persistence: BaseStatePersistence[Any, Any] | None = None,
+        infer_name: bool = True,
+    ) -> AgentRunResult[RunOutputDataT]: ...
+
+    def run_sync(self, user_prompt: str | Sequence[UserContent] | None = None, **kwargs: Any) -> AgentRunResult[Any]:
+        """`run` from synchronous code (starts an event loop; not for use inside one). Same arguments."""
+        if kwargs.pop('infer_name', True):
+            self._infer_name(inspect.currentframe())
+        return anyio.run(partial(self.run, user_prompt, infer_name=False, **kwargs))
+
+    @asynccontextmanager
+    async def iter(
+        self,
+        user_prompt: str | Sequence[UserContent] | None = None,
+        *,
+        output_type: OutputSpec[Any] | None = None,
+        message_history: Sequence[ModelMessage] | None = None,
+        model: Model | KnownModelName | None = None,
+        deps: AgentDepsT = None,  # type: ignore[assignment]
+        model_settings: ModelSettings | None = None,
+        usage_limits: UsageLimits | None = None,
+        usage: RunUsage | None = None,
+        persistence: BaseStatePersistence[Any, Any] | None = None,
+        infer_name: bool = True,
+    ) -> AsyncIterator[AgentRun[AgentDepsT, OutputDataT]]:
+        """Start a run driven node by node: `async with agent.iter(prompt) as run: async for node in run: ...`.
+
+        Takes the same arguments as `run`.
+        """
+        if infer_name:
+            frame = inspect.currentframe()
+            # Skip the frame of `asynccontextmanager` between `iter(...)` and its caller.
+            self._infer_name(frame.f_back if frame is not None else None)
+        model_used = self._resolve_model(model)
+        deps = self._resolve_deps(deps)
+        schema = self._output_schema if output_type is None else build_output_schema(output_type)
+        tools = self._tools
+        static_defs = self._static_tool_defs
+        if (override := self._override_tools.get()) is not None:
+            tools = {t.name: t for t in override}
+            static_defs = None
+        if static_defs is None and all(t.prepare is None for t in tools.values()):
+            static_defs = [t.tool_def for t in tools.values()]
+            if override is None:
+                self._static_tool_defs = static_defs
+        history = _validate_history(message_history)
+        state = GraphAgentState(message_history=bind_captured_messages(history), usage=usage or RunUsage())
+        graph_deps: GraphAgentDeps[AgentDepsT, Any] = GraphAgentDeps(
+            user_deps=deps,
+            prompt=user_prompt,
+            new_message_index=len(history),
+            model=model_used,
+            model_settings=merge_model_settings(
+                merge_model_settings(model_used.settings, self.model_settings), model_settings
+            ),
+            usage_limits=usage_limits or UsageLimits(),
+            max_result_retries=self._max_result_retries,
+            default_tool_retries=self._default_retries,
+            end_strategy=self.end_strategy,
+            output_schema=schema,
+            output_validators=self._output_validators,
+            tools=tools,
+            instructions=self._instructions,
+            system_prompts=self._system_prompts,
+            agent_name=self.name,
+            static_tool_defs=static_defs,
+        )
+        start: UserPromptNode[AgentDepsT, Any] = UserPromptNode(user_prompt)
+        span = (
+            _instrument.span('agent run', agent_name=self.name or 'agent', model_name=model_used.model_name)
+            if _instrument.TRACING
+            else nullcontext()
+        )
+        with span:
+            async with agent_graph().iter(
+                start, state=state, deps=graph_deps, persistence=persistence, infer_name=False
+            ) as graph_run:
+                yield AgentRun(graph_run)
+
+    def _infer_name(self, frame: types.FrameType | None) -> None:
+        """Name the agent after the variable holding it in the caller of `frame`, when it has no name."""
+        if self.name is not None or frame is None or (caller := frame.f_back) is None:
+            return
+        for name, value in caller.f_locals.items():
+            if value is self:
+                self.name = name
+                return
+        for name, value in caller.f_globals.items():
+            if value is self:
+                self.name = name
+                return
+
+    def _resolve_model(self, model: Model | KnownModelName | None) -> Model:
+        chosen = self._override_model.get() or model or self.model
+        if chosen is None:
+            raise UserError('`model` must either be set on the agent or included when calling it.')
+        return infer_model(chosen)
+
+    def _resolve_deps(self, deps: Any) -> Any:
+        if (override := self._override_deps.get()) is not None:
+            return override[0]
+        deps_type = self._deps_type
+        if isinstance(deps_type, type) and deps_type is not NoneType and not isinstance(deps, deps_type):
+            raise UserError(
+                f'Agent {self.name or "[unnamed]"!r} expects deps of type {deps_type.__name__}, got '
+                f'{type(deps).__name__}: pass `deps=` a {deps_type.__name__} instance.'
+            )
+        return deps
+
+    @contextmanager
+    def override(
+        self,
+        *,
+        model: Model | KnownModelName | None = _UNSET,
+        deps: AgentDepsT = _UNSET,
+        tools: Sequence[Tool[AgentDepsT] | ToolFuncEither[AgentDepsT, ...]] | None = _UNSET,
+    ) -> Iterator[None]:
+        """Replace the model, deps or tools of every run started inside the block (e.g. in tests)."""
+        tokens: list[Callable[[], None]] = []
+        if model is not _UNSET:
+            token_m = self._override_model.set(model)
+            tokens.append(lambda: self._override_model.reset(token_m))
+        if deps is not _UNSET:
+            token_d = self._override_deps.set((deps,))
+            tokens.append(lambda: self._override_deps.reset(token_d))
+        if tools is not _UNSET and tools is not None:
+            resolved: list[Tool[AgentDepsT]] = [t if isinstance(t, Tool) else Tool(t) for t in tools]
+            token_t = self._override_tools.set(resolved)
+            tokens.append(lambda: self._override_tools.reset(token_t))
+        try:
+            yield
+        finally:
+            for reset in reversed(tokens):
+                reset()
+
+    def as_tool(self, *, name: str | None = None, description: str | None = None) -> Tool[AgentDepsT]:
+        """A tool that runs this agent on a prompt from the calling model, with the caller's deps and usage."""
+        tool_name = name or self.name or 'agent'
+
+        async def delegate(ctx: RunContext[AgentDepsT], prompt: str) -> Any:
+            """Run the agent.
+
+            Args:
+                prompt: The request for the agent, with everything it needs to know.
+            """
+            result = await self.run(prompt, deps=ctx.deps, usage=ctx.usage)
+            return result.output
+
+        text = description or f'Ask the {tool_name} agent. Pass it the full request as `prompt`.'
+        return Tool(delegate, takes_ctx=True, name=tool_name, description=text)
+
+    def __repr__(self) -> str:
+        return f'Agent(model={self.model!r}, name={self.name!r}, end_strategy={self.end_strategy!r})'
+
+
+def _validate_history(history: Sequence[ModelMessage] | None) -> list[ModelMessage]:
+    if not history:
+        return []
+    if all(isinstance(m, ModelRequest | ModelResponse) for m in history):
+        return list(history)
+    from .messages import ModelMessagesTypeAdapter
+
+    try:
+        return ModelMessagesTypeAdapter.validate_python(list(history))
+    except Exception as exc:
+        raise UserError(f'`message_history` holds items that are not valid messages: {exc}') from exc

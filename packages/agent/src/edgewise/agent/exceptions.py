@@ -1,0 +1,94 @@
+"""The exceptions of `edgewise.agent`: one tree, each leaf also a subclass of the closest builtin.
+
+```
+AgentError(Exception)                       root of every error raised by edgewise.agent
+ +-- ModelRetry                             raised by tools and validators to ask the model to try again
+ +-- UserError(RuntimeError)                the agent, a tool or a run was set up wrongly
+ +-- AgentRunError(RuntimeError)            a run failed
+      +-- UnexpectedModelBehavior           the model answered in a way the run cannot use
+      +-- UsageLimitExceeded                a run went past one of its `UsageLimits`
+```
+"""
+
+from __future__ import annotations as _annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .messages import ModelMessage
+
+__all__ = (
+    'AgentError',
+    'ModelRetry',
+    'UserError',
+    'AgentRunError',
+    'UnexpectedModelBehavior',
+    'UsageLimitExceeded',
+)
+
+
+class AgentError(Exception):
+    """Root of every exception raised by `edgewise.agent`."""
+
+
+class ModelRetry(AgentError):
+    """Raise it from a tool or an output validator to send `message` back to the model and let it retry."""
+
+    message: str
+    """What the model is told about why it must try again."""
+
+    def __init__(self, message: str) -> None:
+        self.message = message
+        super().__init__(message)
+
+
+class UserError(AgentError, RuntimeError):
+    """The agent, one of its tools or a run's arguments were set up wrongly; the message says how to fix it."""
+
+    message: str
+    """What is wrong and what to do."""
+
+    def __init__(self, message: str) -> None:
+        self.message = message
+        super().__init__(message)
+
+
+class AgentRunError(AgentError, RuntimeError):
+    """A run of an agent failed."""
+
+    message: str
+    """What went wrong."""
+
+    def __init__(self, message: str) -> None:
+        self.message = message
+        super().__init__(message)
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class UnexpectedModelBehavior(AgentRunError):
+    """The model answered in a way the run cannot use, for longer than the retry budget allows."""
+
+    body: str | None
+    """The model's raw answer, when there is one worth showing."""
+
+    def __init__(self, message: str, body: str | None = None) -> None:
+        self.body = body
+        super().__init__(message)
+
+    def __str__(self) -> str:
+        if self.body:
+            return f'{self.message}, body:\n{self.body}'
+        return self.message
+
+
+class UsageLimitExceeded(AgentRunError):
+    """A run went past one of its `UsageLimits`; `messages` holds what was exchanged until then."""
+
+    messages: list[ModelMessage]
+    """The messages of the run up to the point where the limit was hit."""
+
+    def __init__(self, message: str, messages: list[ModelMessage] | None = None) -> None:
+        self.messages = messages if messages is not None else []
+        super().__init__(message)

@@ -1,0 +1,82 @@
+"""Plausible token counts for test models, from the words of the conversation (no tokenizer).
+
+The counts are cumulative over the whole conversation (as a provider bills a request), but computed
+incrementally: a run's history only grows, so each request counts the new messages only.
+"""
+
+from __future__ import annotations as _annotations
+
+import re
+from collections import OrderedDict
+from collections.abc import Sequence
+
+from ..messages import (
+    ModelMessage,
+    ModelRequest,
+    SystemPromptPart,
+    TextPart,
+    ThinkingPart,
+    ToolReturnPart,
+    UserPromptPart,
+)
+from ..usage import RequestUsage
+
+__all__ = ('UsageEstimator', 'estimate_tokens')
+
+_SPLIT_RE = re.compile(r'[\s",.:]+')
+# Providers bill a fixed overhead of roughly this many tokens per request.
+_REQUEST_OVERHEAD = 50
+_CACHE_SIZE = 16
+
+
+def estimate_tokens(content: str | Sequence[str]) -> int:
+    """Roughly how many tokens `content` is: its words and punctuation-separated pieces."""
+    if not content:
+        return 0
+    if isinstance(content, str):
+        return len(_SPLIT_RE.split(content.strip()))
+    return sum(len(_SPLIT_RE.split(item.strip())) for item in content)
+
+
+def _message_tokens(message: ModelMessage) -> tuple[int, int]:
+    request_tokens = response_tokens = 0
+    if isinstance(message, ModelRequest):
+        for part in message.parts:
+            if isinstance(part, SystemPromptPart | UserPromptPart):
+                request_tokens += estimate_tokens(part.content)
+            elif isinstance(part, ToolReturnPart):
+                request_tokens += estimate_tokens(part.model_response_str())
+            else:
+                request_tokens += estimate_tokens(part.model_response())
+    else:
+        for response_part in message.parts:
+            if isinstance(response_part, TextPart | ThinkingPart):
+                response_tokens += estimate_tokens(response_part.content)
+            else:
+                response_tokens += 1 + estimate_tokens(response_part.args_as_json_str())
+    return request_tokens, response_tokens
+
+
+class UsageEstimator:
+    """Estimates the usage of a request, remembering the totals of the last few conversations it saw."""
+
+    def __init__(self) -> None:
+        # id(list) -> (messages counted, last message counted, request tokens, response tokens)
+        self._seen: OrderedDict[int, tuple[int, ModelMessage | None, int, int]] = OrderedDict()
+
+    def estimate(self, messages: Sequence[ModelMessage], extra: ModelMessage) -> RequestUsage:
+        """The estimated usage of a request with `messages`, answered by `extra`."""
+        key = id(messages)
+        counted, last, request_tokens, response_tokens = self._seen.pop(key, (0, None, 0, 0))
+        # The same list object may have been rewritten in place: start over unless the prefix is intact.
+        if counted > len(messages) or (counted and messages[counted - 1] is not last):
+            counted, request_tokens, response_tokens = 0, 0, 0
+        for message in messages[counted:]:
+            req, resp = _message_tokens(message)
+            request_tokens += req
+            response_tokens += resp
+        self._seen[key] = (len(messages), messages[-1] if messages else None, request_tokens, response_tokens)
+        if len(self._seen) > _CACHE_SIZE:
+            self._seen.popitem(last=False)
+        req, resp = _message_tokens(extra)
+        return RequestUsage(input_tokens=_REQUEST_OVERHEAD + request_tokens + req, output_tokens=response_tokens + resp)

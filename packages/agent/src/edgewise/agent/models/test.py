@@ -1,0 +1,178 @@
+"""`TestModel`: a model that calls every tool with arguments made up from their schemas, then answers.
+
+It needs no script: good for checking that an agent's tools and output are wired correctly.
+"""
+
+from __future__ import annotations as _annotations
+
+from typing import Any, Literal
+
+import pydantic_core
+
+from ..messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    ModelResponsePart,
+    RetryPromptPart,
+    TextPart,
+    ToolCallPart,
+    ToolReturnPart,
+)
+from ..settings import ModelSettings
+from ..tools import ToolDefinition
+from . import Model, ModelRequestParameters
+from ._usage_estimate import UsageEstimator
+
+__all__ = ('TestModel',)
+
+
+class TestModel(Model):
+    """Calls the function tools (all, or those named in `call_tools`) once, then gives the output.
+
+    The output is text when text is an accepted output (`custom_output_text`, or a JSON object of what each
+    tool returned), else an output tool call with `custom_output_args` (or arguments made up from its
+    schema); `custom_output_args` also picks the output tool when text is accepted too.
+    """
+
+    __test__ = False  # not a pytest test class, despite its name
+
+    call_tools: list[str] | Literal['all']
+    """The function tools to call."""
+    custom_output_text: str | None
+    """The text answer, when text output is allowed."""
+    custom_output_args: Any
+    """The arguments of the output tool call."""
+    seed: int
+    """Varies the made-up arguments."""
+    last_model_request_parameters: ModelRequestParameters | None
+    """The parameters of the last request, for tests to inspect."""
+
+    def __init__(
+        self,
+        *,
+        call_tools: list[str] | Literal['all'] = 'all',
+        custom_output_text: str | None = None,
+        custom_output_args: Any = None,
+        seed: int = 0,
+        model_name: str = 'test',
+        settings: ModelSettings | None = None,
+    ) -> None:
+        """Configure the model.
+
+        Args:
+            call_tools: The names of the function tools to call, or `'all'`.
+            custom_output_text: The text answer (when text output is allowed).
+            custom_output_args: The output tool's arguments (when the output is a tool call).
+            seed: Varies the made-up arguments.
+            model_name: The model's name.
+            settings: Default settings of requests to this model.
+        """
+        self.call_tools = call_tools
+        self.custom_output_text = custom_output_text
+        self.custom_output_args = custom_output_args
+        self.seed = seed
+        self._model_name = model_name
+        self._settings = settings
+        self.last_model_request_parameters = None
+        self._estimator = UsageEstimator()
+
+    async def request(
+        self,
+        messages: list[ModelMessage],
+        model_settings: ModelSettings | None,
+        model_request_parameters: ModelRequestParameters,
+    ) -> ModelResponse:
+        """Answer the request as described in the class docstring."""
+        self.last_model_request_parameters = model_request_parameters
+        response = ModelResponse(parts=self._parts(messages, model_request_parameters), model_name=self._model_name)
+        response.usage = self._estimator.estimate(messages, response)
+        return response
+
+    def _parts(self, messages: list[ModelMessage], params: ModelRequestParameters) -> list[ModelResponsePart]:
+        tools = [t for t in params.function_tools if self.call_tools == 'all' or t.name in self.call_tools]
+        last = messages[-1] if messages else None
+        last_parts = last.parts if isinstance(last, ModelRequest) else []
+        retried = {p.tool_name for p in last_parts if isinstance(p, RetryPromptPart) and p.tool_name}
+        answered = any(isinstance(p, ToolReturnPart | RetryPromptPart) for p in last_parts)
+        if retried & {t.name for t in tools}:
+            return [self._call(t) for t in tools if t.name in retried]
+        if tools and not answered:
+            return [self._call(t) for t in tools]
+        output_tools = params.output_tools
+        # Text when text is an accepted output, unless output tool arguments were asked for.
+        if output_tools and (self.custom_output_args is not None or not params.allow_text_output):
+            tool = output_tools[0]
+            args = self.custom_output_args
+            if args is not None and tool.outer_typed_dict_key:
+                args = {tool.outer_typed_dict_key: args}
+            return [self._call(tool, args)]
+        if params.output_object is not None:
+            args = self.custom_output_args
+            if args is None:
+                args = _made_up(params.output_object.json_schema, self.seed)
+            return [TextPart(pydantic_core.to_json(args).decode())]
+        if self.custom_output_text is not None:
+            return [TextPart(self.custom_output_text)]
+        returns = {
+            p.tool_name: p.content
+            for m in messages
+            if isinstance(m, ModelRequest)
+            for p in m.parts
+            if isinstance(p, ToolReturnPart)
+        }
+        if not returns:
+            return [TextPart('success (no tool calls)')]
+        return [TextPart(pydantic_core.to_json(returns).decode())]
+
+    def _call(self, tool: ToolDefinition, args: Any = None) -> ToolCallPart:
+        if args is None:
+            args = _made_up(tool.parameters_json_schema, self.seed)
+        return ToolCallPart(tool.name, args, tool_call_id=f'pyd_ai_tool_call_id__{tool.name}')
+
+    @property
+    def model_name(self) -> str:
+        """`'test'`, unless given."""
+        return self._model_name
+
+    @property
+    def system(self) -> str:
+        """Always `'test'`."""
+        return 'test'
+
+
+def _made_up(schema: dict[str, Any], seed: int, defs: dict[str, Any] | None = None) -> Any:
+    """A value matching a JSON schema (required properties only), varied by `seed`."""
+    defs = {**(defs or {}), **schema.get('$defs', {})}
+    if ref := schema.get('$ref'):
+        return _made_up(defs[ref.rsplit('/', 1)[-1]], seed, defs)
+    if 'const' in schema:
+        return schema['const']
+    if 'enum' in schema:
+        return schema['enum'][seed % len(schema['enum'])]
+    for key in ('anyOf', 'oneOf', 'allOf'):
+        if key in schema:
+            return _made_up(schema[key][0], seed, defs)
+    if 'default' in schema:
+        return schema['default']
+    kind = schema.get('type')
+    if isinstance(kind, list):
+        kind = kind[0]
+    if kind == 'object':
+        required = schema.get('required', [])
+        return {
+            name: _made_up(prop, seed, defs) for name, prop in schema.get('properties', {}).items() if name in required
+        }
+    if kind == 'array':
+        return [_made_up(schema['items'], seed, defs)] if 'items' in schema else []
+    if kind == 'string':
+        return chr(ord('a') + seed % 26)
+    if kind == 'integer':
+        return seed
+    if kind == 'number':
+        return float(seed)
+    if kind == 'boolean':
+        return bool(seed % 2)
+    if kind == 'null':
+        return None
+    return {}

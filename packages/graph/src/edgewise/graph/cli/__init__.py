@@ -1,0 +1,207 @@
+"""The `edgewise` command: draw graphs, and list, inspect, resume and fork stored runs.
+
+```
+edgewise mermaid MODULE:GRAPH [--start NODE] [--direction LR] [--highlight NODE ...]
+                 [--run RUN_ID --store URL] [-o FILE]
+edgewise runs list --store URL
+edgewise runs show RUN_ID --store URL
+edgewise runs resume RUN_ID MODULE:GRAPH --store URL [--max-steps N]
+edgewise runs fork RUN_ID SNAPSHOT_ID --store URL
+```
+
+Every mistake (a bad URL, an unknown run, a MODULE:GRAPH that does not import) is reported on one line
+with exit status 1 (2 for malformed arguments), never as a traceback.
+"""
+
+from __future__ import annotations as _annotations
+
+import argparse
+import sys
+from collections.abc import Awaitable, Callable, Sequence
+from pathlib import Path
+from typing import NoReturn
+
+import anyio
+
+from ..exceptions import GraphError
+from ._common import CommandError
+
+__all__ = ('main',)
+
+_EPILOG = 'Store URLs: sqlite:///runs.db (relative), sqlite:////abs/runs.db, postgresql://..., file:///abs/run.json'
+
+
+class _Parser(argparse.ArgumentParser):
+    """Reports malformed arguments on one line, with where to find help."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f'{self.prog}: error: {message} (see `{self.prog} --help`)\n')
+
+
+def _parser() -> _Parser:
+    parser = _Parser(prog='edgewise', description='Draw edgewise graphs; list, inspect, resume and fork stored runs.')
+    commands = parser.add_subparsers(dest='command', required=True, metavar='COMMAND', parser_class=_Parser)
+
+    diagram = commands.add_parser(
+        'mermaid',
+        help="print a graph's mermaid diagram, or save it as an image",
+        description="Print a graph's mermaid state diagram, or save it: code for .mmd, an image for "
+        '.png/.jpg/.webp/.svg/.pdf (rendered by a mermaid.ink-compatible service, or locally by mmdc).',
+        epilog=_EPILOG,
+    )
+    diagram.add_argument('target', metavar='MODULE:GRAPH', help='the graph, e.g. `workflows.orders:order_graph`')
+    diagram.add_argument('--start', action='append', metavar='NODE', help='a node runs start from (repeatable)')
+    diagram.add_argument('--direction', choices=('TB', 'LR', 'RL', 'BT'), help='the direction the diagram flows in')
+    diagram.add_argument('--highlight', nargs='+', action='extend', metavar='NODE', help='nodes to highlight')
+    diagram.add_argument('--title', help="the diagram's title (default: the graph's name)")
+    diagram.add_argument('--no-title', action='store_true', help='no title')
+    diagram.add_argument('--no-edge-labels', action='store_true', help='leave edge labels out')
+    diagram.add_argument('--no-notes', action='store_true', help='leave node notes out')
+    diagram.add_argument('--run', metavar='RUN_ID', help="draw this stored run's path (needs --store)")
+    diagram.add_argument('--store', metavar='URL', help='the store of --run')
+    diagram.add_argument('-o', '--output', type=Path, metavar='FILE', help='write to FILE (format from its suffix)')
+    diagram.add_argument(
+        '--renderer', choices=('service', 'local', 'auto'), default='service', help='where images are rendered'
+    )
+    diagram.add_argument('--service-url', metavar='URL', help='a mermaid.ink-compatible service (self-hosted)')
+    diagram.add_argument('--mmdc', metavar='PATH', help='the mermaid CLI, for --renderer local/auto')
+    diagram.add_argument('--puppeteer-config', metavar='FILE', help="a puppeteer config for the mermaid CLI's Chromium")
+    diagram.add_argument('--theme', choices=('default', 'neutral', 'dark', 'forest'), help='the mermaid theme')
+    diagram.set_defaults(handler=_mermaid)
+
+    runs = commands.add_parser('runs', help='list, show, resume and fork stored runs', epilog=_EPILOG)
+    run_commands = runs.add_subparsers(dest='runs_command', required=True, metavar='COMMAND', parser_class=_Parser)
+
+    listing = run_commands.add_parser('list', help='a table of the runs of a store', epilog=_EPILOG)
+    listing.add_argument('--store', required=True, metavar='URL', help='where the runs are stored')
+    listing.set_defaults(handler=_list)
+
+    show = run_commands.add_parser('show', help="a run's history, and its result or error", epilog=_EPILOG)
+    show.add_argument('run_id', metavar='RUN_ID')
+    show.add_argument('--store', required=True, metavar='URL', help='where the run is stored')
+    show.set_defaults(handler=_show)
+
+    resume = run_commands.add_parser(
+        'resume',
+        help='run a stored run on to its end',
+        description='Run a stored run on to its end (or --max-steps more nodes), printing each node as it runs. '
+        'Ctrl-C stops after the running node; a second Ctrl-C interrupts it. Either way the run stays resumable.',
+        epilog=_EPILOG,
+    )
+    resume.add_argument('run_id', metavar='RUN_ID')
+    resume.add_argument('target', metavar='MODULE:GRAPH', help='the graph the run belongs to')
+    resume.add_argument('--store', required=True, metavar='URL', help='where the run is stored')
+    resume.add_argument('--max-steps', type=_non_negative, metavar='N', help='run at most N more nodes')
+    resume.set_defaults(handler=_resume)
+
+    fork = run_commands.add_parser(
+        'fork', help='start a new run from a snapshot of a stored run; prints its id', epilog=_EPILOG
+    )
+    fork.add_argument('run_id', metavar='RUN_ID')
+    fork.add_argument('snapshot_id', metavar='SNAPSHOT_ID', help='from `edgewise runs show`')
+    fork.add_argument('--store', required=True, metavar='URL', help='where the run is stored')
+    fork.add_argument('--new-id', metavar='RUN_ID', help='the id of the new run (generated when not given)')
+    fork.set_defaults(handler=_fork)
+    return parser
+
+
+def _non_negative(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f'{text!r} is not a whole number') from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f'{text} is negative')
+    return value
+
+
+async def _mermaid(args: argparse.Namespace) -> int:
+    from ..mermaid import MermaidConfig
+    from ._diagram import draw
+    from ._store import open_store
+
+    if (args.run is None) != (args.store is None):
+        raise CommandError('--run and --store go together: --run RUN_ID --store URL.')
+    run = (open_store(args.store), args.run) if args.run is not None else None
+    graph = args.graph
+    config: MermaidConfig = {'renderer': args.renderer, 'edge_labels': not args.no_edge_labels}
+    config['notes'] = not args.no_notes
+    config['title'] = None if args.no_title else (args.title or graph.name)
+    if args.start:
+        config['start_node'] = args.start
+    if args.highlight:
+        config['highlighted_nodes'] = args.highlight
+    if args.direction:
+        config['direction'] = args.direction
+    if args.service_url:
+        config['base_url'] = args.service_url
+    if args.mmdc:
+        config['mmdc'] = args.mmdc
+    if args.puppeteer_config:
+        config['puppeteer_config'] = args.puppeteer_config
+    if args.theme:
+        config['theme'] = args.theme
+    return await draw(graph, output=args.output, run=run, config=config)
+
+
+async def _list(args: argparse.Namespace) -> int:
+    from ._runs import list_runs
+    from ._store import open_store
+
+    return await list_runs(open_store(args.store))
+
+
+async def _show(args: argparse.Namespace) -> int:
+    from ._runs import show_run
+    from ._store import open_store
+
+    return await show_run(open_store(args.store), args.run_id)
+
+
+async def _resume(args: argparse.Namespace) -> int:
+    from ._runs import resume_run
+    from ._store import open_store
+
+    return await resume_run(open_store(args.store), args.run_id, args.graph, args.max_steps)
+
+
+async def _fork(args: argparse.Namespace) -> int:
+    from ._runs import fork_run
+    from ._store import open_store
+
+    return await fork_run(open_store(args.store), args.run_id, args.snapshot_id, args.new_id)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the `edgewise` command with `argv` (default: the process's arguments); return its exit status."""
+    args = _parser().parse_args(argv)
+    handler: Callable[[argparse.Namespace], Awaitable[int]] = args.handler
+    try:
+        if getattr(args, 'target', None) is not None:
+            from ._target import load_graph
+
+            # Imported before the event loop starts, where a blocking import still stops at the first Ctrl-C.
+            args.graph = load_graph(args.target)
+        return anyio.run(handler, args)
+    except KeyboardInterrupt:
+        _error('interrupted')
+        return 130
+    except Exception as e:
+        _error(_message(e))
+        return 1
+
+
+def _message(error: BaseException) -> str:
+    """One line for an error: a user's mistake as it is, anything else with its type."""
+    while isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
+        error = error.exceptions[0]
+    if isinstance(error, GraphError | LookupError | OSError | ImportError):
+        text = str(error)
+    else:
+        text = f'{type(error).__name__}: {error}'
+    return ' '.join(text.split()) or type(error).__name__
+
+
+def _error(message: str) -> None:
+    sys.stdout.flush()
+    sys.stderr.write(f'edgewise: error: {message}\n')

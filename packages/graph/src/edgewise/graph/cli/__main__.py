@@ -1,0 +1,5 @@
+"""`python -m edgewise.graph.cli`: the `edgewise` command."""
+
+from . import main
+
+raise SystemExit(main())

@@ -1,0 +1,58 @@
+"""`edgewise mermaid`: a graph's diagram as code or as an image, optionally with a stored run's path."""
+
+from __future__ import annotations as _annotations
+
+from pathlib import Path
+from typing import Any
+
+from .. import mermaid
+from ..graph import Graph
+from ._common import CommandError, echo
+from ._runs import load_history
+from ._store import Store
+
+__all__ = ('draw',)
+
+_IMAGE_SUFFIXES = ('.png', '.jpg', '.jpeg', '.webp', '.svg', '.pdf')
+
+
+async def draw(
+    graph: Graph[Any, Any, Any],
+    *,
+    output: Path | None,
+    run: tuple[Store, str] | None,
+    config: mermaid.MermaidConfig,
+) -> int:
+    """Print the diagram's code, or write it to `output`: code for `.mmd`, else an image of the suffix's format."""
+    if run is not None:
+        config['history'] = await load_history(*run)
+    if output is None or output.suffix.lower() == '.mmd':
+        code = mermaid.generate_code(
+            graph,
+            start_node=config.get('start_node'),
+            highlighted_nodes=config.get('highlighted_nodes'),
+            title=config.get('title'),
+            edge_labels=config.get('edge_labels', True),
+            notes=config.get('notes', True),
+            direction=config.get('direction'),
+            history=config.get('history'),
+        )
+        if output is None:
+            echo(code)
+        else:
+            _write(output, lambda: output.write_text(code + '\n', encoding='utf-8'))
+        return 0
+    if output.suffix.lower() not in _IMAGE_SUFFIXES:
+        raise CommandError(
+            f'Cannot tell the format of {str(output)!r} from its suffix; use .mmd (mermaid code), '
+            f'{", ".join(_IMAGE_SUFFIXES)}.'
+        )
+    _write(output, lambda: mermaid.save_image(output, graph, **config))
+    return 0
+
+
+def _write(output: Path, write: Any) -> None:
+    try:
+        write()
+    except OSError as e:
+        raise CommandError(f'Cannot write {str(output)!r}: {e.strerror or e}.') from None

@@ -1,0 +1,230 @@
+"""`edgewise runs list | show | resume | fork`: inspecting and driving stored runs."""
+
+from __future__ import annotations as _annotations
+
+import signal
+from dataclasses import dataclass
+from time import perf_counter
+from typing import Any
+
+import anyio
+import anyio.abc
+
+from ..exceptions import GraphRuntimeError
+from ..graph import Graph
+from ..nodes import End
+from ..persistence._sql import run_status
+from ._common import CommandError, duration, echo, when
+from ._format import summary, table
+from ._raw import RawSnapshot, raw_history, use_raw_types
+from ._store import Store, close
+
+__all__ = ('list_runs', 'show_run', 'resume_run', 'fork_run', 'load_history')
+
+
+async def list_runs(store: Store) -> int:
+    """Print the store's runs as a table, oldest first."""
+    runs = await store.list_runs()
+    if not runs:
+        echo(f'No runs in {store.display}.')
+        return 0
+    rows = [
+        (run.run_id, run.graph_name or '-', run.status, when(run.created), when(run.updated), str(run.snapshot_count))
+        for run in runs
+    ]
+    echo(table(('RUN ID', 'GRAPH', 'STATUS', 'STARTED (UTC)', 'UPDATED (UTC)', 'STEPS'), rows))
+    return 0
+
+
+async def load_history(store: Store, run_id: str) -> list[RawSnapshot]:
+    """The run's snapshots, read without its graph.
+
+    Raises:
+        CommandError: the store has no such run.
+    """
+    store.check_exists()
+    persistence = store.persistence(run_id)
+    try:
+        history = await raw_history(persistence)
+    finally:
+        await close(persistence)
+    if not history:
+        raise CommandError(f'No run {run_id!r} in {store.display} (`edgewise runs list --store URL` lists them).')
+    return history
+
+
+async def show_run(store: Store, run_id: str) -> int:
+    """Print a run's history: one line per step, the state where it changed, and how the run ended."""
+    history = await load_history(store, run_id)
+    last = history[-1]
+    status = run_status(last.kind, None if last.kind == 'end' else last.status)
+    echo(f'Run {run_id} in {store.display}: {status}, {len(history)} snapshots')
+    echo()
+    rows: list[tuple[str, ...]] = []
+    states: dict[int, str] = {}  # row index -> the state line shown under it, where the state changed
+    previous_state: Any = object()
+    for step, snapshot in enumerate(history, start=1):
+        if snapshot.kind == 'node':
+            fields = snapshot.node.fields
+            node = f'{snapshot.node.node_id}({summary(fields, 60)})' if fields else snapshot.node.node_id
+            start, took = when(snapshot.start_ts), duration(snapshot.duration)
+            rows.append((str(step), node, snapshot.status, start, took, snapshot.id))
+        else:
+            rows.append(('end', f'End({summary(snapshot.result.data, 60)})', '-', when(snapshot.ts), '-', snapshot.id))
+        if snapshot.state != previous_state:
+            states[len(rows)] = f'      state: {summary(snapshot.state, 110)}'
+            previous_state = snapshot.state
+    lines = table(('STEP', 'NODE', 'STATUS', 'STARTED (UTC)', 'DURATION', 'SNAPSHOT ID'), rows).split('\n')
+    for index, line in enumerate(lines):
+        echo(line)
+        if index in states:
+            echo(states[index])
+    echo()
+    echo(_outcome(store, run_id, history))
+    return 0
+
+
+def _outcome(store: Store, run_id: str, history: list[RawSnapshot]) -> str:
+    last = history[-1]
+    if last.kind == 'end':
+        return f'Result: {summary(last.result.data, 300)}'
+    node_id = last.node.node_id
+    if last.status == 'error':
+        return (
+            f'Failed: node {node_id} (step {len(history)}) raised; its error is in the logs of the process that ran '
+            f'it. To retry from an earlier step: edgewise runs fork {run_id} SNAPSHOT_ID --store {store.display}'
+        )
+    if last.status in ('running', 'pending'):
+        return (
+            f'Running: node {node_id} (step {len(history)}) was started by a process; if that process is gone, '
+            f'`edgewise runs resume {run_id} MODULE:GRAPH --store {store.display}` runs it again.'
+        )
+    return (
+        f'Waiting: node {node_id} (step {len(history)}) runs next; continue with '
+        f'`edgewise runs resume {run_id} MODULE:GRAPH --store {store.display}`.'
+    )
+
+
+@dataclass
+class _Interrupts:
+    """Ctrl-C once: stop after the running node; twice: cancel it (it runs again on the next resume)."""
+
+    stop: bool = False
+    cancelled: bool = False
+    watcher: anyio.CancelScope | None = None
+    """The scope of the task watching for signals, cancelled once the run stops."""
+
+
+async def resume_run(store: Store, run_id: str, graph: Graph[Any, Any, Any], max_steps: int | None) -> int:
+    """Run a stored run on to its end (or `max_steps` more nodes), printing each node as it runs."""
+    history = await load_history(store, run_id)
+    last = history[-1]
+    if last.kind == 'end':
+        raise CommandError(f'Run {run_id} already finished, with result {summary(last.result.data, 200)}.')
+    if last.status == 'error':
+        raise CommandError(
+            f'Run {run_id} failed at node {last.node.node_id}; a failed run does not resume. Fork it from an '
+            f'earlier snapshot (edgewise runs fork {run_id} SNAPSHOT_ID --store {store.display}) and resume the fork.'
+        )
+    step = sum(1 for snapshot in history if snapshot.kind == 'node' and snapshot.status == 'success')
+    interrupts = _Interrupts()
+    persistence = store.persistence(run_id)
+    outcome: str | None = None
+    error: CommandError | None = None
+    try:
+        async with anyio.create_task_group() as tg:
+            with anyio.CancelScope() as run_scope:
+                await tg.start(_watch_interrupts, interrupts, run_scope)
+                try:
+                    outcome = await _advance(graph, persistence, step, max_steps, interrupts)
+                except CommandError as e:
+                    # Raised after the task group, which would wrap it in an exception group.
+                    error = e
+            assert interrupts.watcher is not None
+            interrupts.watcher.cancel()
+    finally:
+        await close(persistence)
+    if error is not None:
+        raise error
+    if interrupts.cancelled:
+        echo(' interrupted')
+        echo(
+            f'Interrupted: run {run_id} is resumable; the interrupted node runs again on the next '
+            f'`edgewise runs resume {run_id} {graph.name or "MODULE:GRAPH"} --store {store.display}`.'
+        )
+        return 130
+    assert outcome is not None
+    echo(outcome)
+    return 130 if interrupts.stop else 0
+
+
+async def _advance(
+    graph: Graph[Any, Any, Any], persistence: Any, step: int, max_steps: int | None, interrupts: _Interrupts
+) -> str | None:
+    ran = 0
+    try:
+        async with graph.iter_from_persistence(persistence, infer_name=False) as run:
+            node = run.next_node
+            while not isinstance(node, End):
+                if interrupts.stop:
+                    return f'Stopped: run {persistence.run_id} is resumable; {node.get_node_id()} runs next.'
+                if max_steps is not None and ran >= max_steps:
+                    steps = 'step' if ran == 1 else 'steps'
+                    return (
+                        f'Stopped after {ran} {steps} (--max-steps): run {persistence.run_id} is resumable; '
+                        f'{node.get_node_id()} runs next.'
+                    )
+                step += 1
+                echo(f'[{step}] {node.get_node_id()} ...', end='')
+                start = perf_counter()
+                try:
+                    node = await run.next(node)
+                except Exception as e:
+                    echo(' failed')
+                    raise CommandError(
+                        f'Node {type(node).__name__} raised {type(e).__name__}: {e}; run {persistence.run_id} '
+                        'is marked failed.'
+                    ) from None
+                ran += 1
+                after = 'End' if isinstance(node, End) else node.get_node_id()
+                echo(f' ok ({duration(perf_counter() - start)}) -> {after}')
+    except GraphRuntimeError as e:
+        raise CommandError(str(e)) from None
+    return f'Finished: result {summary(node.data, 300)}'
+
+
+async def _watch_interrupts(
+    interrupts: _Interrupts, run_scope: anyio.CancelScope, *, task_status: anyio.abc.TaskStatus[None]
+) -> None:
+    with (
+        anyio.CancelScope() as interrupts.watcher,
+        anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals,
+    ):
+        task_status.started()
+        async for _ in signals:
+            if not interrupts.stop:
+                interrupts.stop = True
+                echo(' (stopping after this node; Ctrl-C again to interrupt it)', end='')
+            else:
+                interrupts.cancelled = True
+                run_scope.cancel()
+                return
+
+
+async def fork_run(store: Store, run_id: str, snapshot_id: str, new_run_id: str | None) -> int:
+    """Start a new run from a snapshot of a stored one and print its id."""
+    history = await load_history(store, run_id)
+    if not any(snapshot.id == snapshot_id for snapshot in history):
+        raise CommandError(
+            f'Run {run_id} has no snapshot {snapshot_id!r}; `edgewise runs show {run_id} --store {store.display}` '
+            'lists its snapshot ids.'
+        )
+    persistence = store.persistence(run_id)
+    use_raw_types(persistence)
+    try:
+        forked = await persistence.fork(snapshot_id, new_run_id)
+        await close(forked)
+    finally:
+        await close(persistence)
+    echo(forked.run_id)
+    return 0

@@ -1,0 +1,80 @@
+"""Loading the graph a `MODULE:GRAPH` argument names."""
+
+from __future__ import annotations as _annotations
+
+import importlib
+import importlib.util
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..graph import Graph
+from ._common import CommandError
+
+__all__ = ('load_graph',)
+
+
+def load_graph(target: str) -> Graph[Any, Any, Any]:
+    """Import `MODULE:GRAPH` (a dotted module, or a `.py` file) and return its graph, named after its variable.
+
+    Raises:
+        CommandError: the argument is malformed, the module does not import, or the object is not a `Graph`.
+    """
+    module_name, sep, attribute = target.rpartition(':')
+    if not sep or not module_name or not attribute:
+        raise CommandError(
+            f'{target!r} is not MODULE:GRAPH, e.g. `examples.graph.review_workflow:review_graph` or `flows.py:graph`.'
+        )
+    module = _import(module_name)
+    obj: Any = module
+    for part in attribute.split('.'):
+        try:
+            obj = getattr(obj, part)
+        except AttributeError:
+            raise CommandError(f'Module {module_name!r} has no attribute {attribute!r}.') from None
+    if not isinstance(obj, Graph):
+        raise CommandError(f'{target} is a {type(obj).__name__}, not an edgewise `Graph`.')
+    if obj.name is None:
+        obj.name = attribute.rpartition('.')[2]
+    return obj
+
+
+def _import(module_name: str) -> Any:
+    # Like `python -m`, modules of the current directory are importable.
+    cwd = os.getcwd()
+    if cwd not in sys.path:
+        sys.path.insert(0, cwd)
+    try:
+        if module_name.endswith('.py'):
+            return _import_file(Path(module_name))
+        return importlib.import_module(module_name)
+    except CommandError:
+        raise
+    except ModuleNotFoundError as e:
+        if e.name is not None and (module_name == e.name or module_name.startswith(f'{e.name}.')):
+            raise CommandError(
+                f'Cannot import {module_name!r}: no module named {e.name!r} (run from the directory that holds '
+                'it, or add that directory to PYTHONPATH).'
+            ) from None
+        raise CommandError(f'Importing {module_name!r} failed: {e}.') from None
+    except Exception as e:
+        raise CommandError(f'Importing {module_name!r} failed: {type(e).__name__}: {e}') from None
+
+
+def _import_file(path: Path) -> Any:
+    if not path.is_file():
+        raise CommandError(f'Cannot import {str(path)!r}: no such file.')
+    name = path.stem
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    # Registered before it runs, as an import would: dataclasses and type hints look the module up by name.
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[name]
+        raise
+    return module

@@ -1,0 +1,328 @@
+"""Mermaid state diagrams of graphs: their code, and images of them.
+
+The code is the same text pydantic-graph 1.x produces for the same graph and options. Images come from a
+mermaid.ink-compatible HTTP service (the default, as in pydantic-graph; `base_url` points at a self-hosted
+one) or, without any network, from the mermaid CLI `mmdc` (`renderer='local'`).
+
+Given a run's history (`await persistence.load_all()`), a diagram also shows the run's path: the nodes it
+ran are highlighted, and the node where it stopped (or failed) gets a class of its own.
+"""
+
+from __future__ import annotations as _annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from functools import lru_cache
+from pathlib import Path
+from textwrap import indent
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias
+
+import httpx
+from annotated_types import Ge, Le
+from typing_extensions import TypedDict, Unpack
+
+from .exceptions import DiagramNodeError
+from .nodes import BaseNode
+
+if TYPE_CHECKING:
+    from .graph import Graph
+    from .persistence import Snapshot
+
+__all__ = (
+    'NodeIdent',
+    'DEFAULT_HIGHLIGHT_CSS',
+    'DEFAULT_STOPPED_CSS',
+    'DEFAULT_FAILED_CSS',
+    'DEFAULT_BASE_URL',
+    'generate_code',
+    'MermaidConfig',
+    'request_image',
+    'save_image',
+    'StateDiagramDirection',
+    'ImageType',
+    'Renderer',
+)
+
+DEFAULT_HIGHLIGHT_CSS = 'fill:#fdff32'
+"""The CSS of highlighted nodes (and of the nodes a run visited)."""
+DEFAULT_STOPPED_CSS = 'fill:#7ec8ff,stroke:#1f6fb2,stroke-width:3px'
+"""The CSS of the node where a run stopped: the next to run, or the one running when it was interrupted."""
+DEFAULT_FAILED_CSS = 'fill:#ff8a80,stroke:#c62828,stroke-width:3px'
+"""The CSS of the node whose run raised, ending the run with an error."""
+DEFAULT_BASE_URL = 'https://mermaid.ink'
+"""The mermaid rendering service used unless `base_url` names another (e.g. a self-hosted one)."""
+
+StateDiagramDirection = Literal['TB', 'LR', 'RL', 'BT']
+"""The direction a state diagram flows in: `'TB'` top to bottom (mermaid's default), `'LR'` left to right,
+`'RL'` right to left, `'BT'` bottom to top."""
+
+ImageType = Literal['jpeg', 'png', 'webp', 'svg', 'pdf']
+"""The image formats the rendering service produces; the mermaid CLI produces `png`, `svg` and `pdf`."""
+
+Renderer = Literal['service', 'local', 'auto']
+"""Where images are rendered: `'service'`, the HTTP service (default); `'local'`, the mermaid CLI `mmdc`;
+`'auto'`, the CLI when it is installed and can produce the requested image, else the service."""
+
+NodeIdent: TypeAlias = 'type[BaseNode[Any, Any, Any]] | BaseNode[Any, Any, Any] | str'
+"""A node given to a diagram function: its class, an instance of it, or its id."""
+
+
+def generate_code(
+    graph: Graph[Any, Any, Any],
+    /,
+    *,
+    start_node: Sequence[NodeIdent] | NodeIdent | None = None,
+    highlighted_nodes: Sequence[NodeIdent] | NodeIdent | None = None,
+    highlight_css: str = DEFAULT_HIGHLIGHT_CSS,
+    title: str | None = None,
+    edge_labels: bool = True,
+    notes: bool = True,
+    direction: StateDiagramDirection | None = None,
+    history: Sequence[Snapshot[Any, Any]] | None = None,
+    stopped_css: str = DEFAULT_STOPPED_CSS,
+    failed_css: str = DEFAULT_FAILED_CSS,
+) -> str:
+    """The mermaid `stateDiagram-v2` code of a graph.
+
+    Args:
+        graph: The graph to draw.
+        start_node: The node or nodes a run may start from; each gets an arrow from the start state.
+        highlighted_nodes: Nodes to highlight, in the `highlighted` class.
+        highlight_css: The CSS of the `highlighted` class.
+        title: The diagram's title (front matter); none when `None` or empty.
+        edge_labels: Show the labels given with `Edge(label=...)`.
+        notes: Show the docstrings of nodes that set `docstring_notes = True` as notes.
+        direction: The direction the diagram flows in; mermaid's default (top to bottom) when `None`.
+        history: A run's snapshots, oldest first (`await persistence.load_all()`): the nodes the run ran
+            are highlighted, and the node where it stopped gets the `stopped` class (`failed` if it raised).
+        stopped_css: The CSS of the `stopped` class.
+        failed_css: The CSS of the `failed` class.
+
+    Returns:
+        The diagram's code.
+
+    Raises:
+        DiagramNodeError: a start, highlighted or history node is not in the graph (also a `LookupError`).
+    """
+    node_defs = graph.node_defs
+    start_ids = set(_node_ids(start_node)) if start_node else set()
+    _check_known(graph, start_ids, 'Start')
+
+    lines: list[str] = ['---', f'title: {title}', '---', 'stateDiagram-v2'] if title else ['stateDiagram-v2']
+    append = lines.append
+    if direction is not None:
+        append(f'  direction {direction}')
+    for node_id, node_def in node_defs.items():
+        if node_id in start_ids:
+            append(f'  [*] --> {node_id}')
+        if node_def.returns_base_node:
+            # An edge to every node, unlabelled: a bare `BaseNode` says nothing about where it goes.
+            lines.extend([f'  {node_id} --> {next_id}' for next_id in node_defs])
+        elif edge_labels:
+            for next_id, edge in node_def.next_node_edges.items():
+                label = edge.label
+                append(f'  {node_id} --> {next_id}: {label}' if label else f'  {node_id} --> {next_id}')
+        else:
+            lines.extend([f'  {node_id} --> {next_id}' for next_id in node_def.next_node_edges])
+        end_edge = node_def.end_edge
+        if end_edge is not None:
+            label = end_edge.label if edge_labels else None
+            append(f'  {node_id} --> [*]: {label}' if label else f'  {node_id} --> [*]')
+        if notes and node_def.note:
+            append(f'  note right of {node_id}\n{_note_text(node_def.note)}\n  end note')
+
+    highlighted = list(_node_ids(highlighted_nodes)) if highlighted_nodes else []
+    _check_known(graph, highlighted, 'Highlighted')
+    stopped: tuple[str, str] | None = None
+    if history:
+        visited, stopped = _run_path(graph, history)
+        seen = set(highlighted)
+        if stopped is not None:
+            seen.add(stopped[0])
+        highlighted.extend(node_id for node_id in visited if node_id not in seen)
+    if highlighted:
+        lines.extend(('', f'classDef highlighted {highlight_css}'))
+        lines.extend(f'class {node_id} highlighted' for node_id in highlighted)
+    if stopped is not None:
+        node_id, css_class = stopped
+        if not highlighted:
+            lines.append('')
+        css = failed_css if css_class == 'failed' else stopped_css
+        lines.extend((f'classDef {css_class} {css}', f'class {node_id} {css_class}'))
+    return '\n'.join(lines)
+
+
+_BLANK_LINES = re.compile('\n{2,}')
+
+
+@lru_cache(maxsize=1024)
+def _note_text(note: str) -> str:
+    """A note's lines, indented; mermaid takes a blank line inside a note for the end of the note."""
+    return indent(_BLANK_LINES.sub('\n', note), '    ')
+
+
+def _node_ids(node_idents: Sequence[NodeIdent] | NodeIdent) -> Iterator[str]:
+    if isinstance(node_idents, str) or not isinstance(node_idents, Sequence):
+        node_idents = (node_idents,)
+    for node in node_idents:
+        yield node if isinstance(node, str) else node.get_node_id()
+
+
+def _check_known(graph: Graph[Any, Any, Any], node_ids: Sequence[str] | set[str], role: str) -> None:
+    unknown = list(dict.fromkeys(node_id for node_id in node_ids if node_id not in graph.node_defs))
+    if not unknown:
+        return
+    if isinstance(node_ids, set):
+        unknown.sort()
+    known = ', '.join(graph.node_defs)
+    if len(unknown) == 1:
+        raise DiagramNodeError(f'{role} node "{unknown[0]}" is not in the graph; its nodes are: {known}.')
+    names = ', '.join(f'"{node_id}"' for node_id in unknown)
+    raise DiagramNodeError(f'{role} nodes {names} are not in the graph; its nodes are: {known}.')
+
+
+def _run_path(
+    graph: Graph[Any, Any, Any], history: Sequence[Snapshot[Any, Any]]
+) -> tuple[list[str], tuple[str, str] | None]:
+    """The ids of the nodes a run ran, in order of first run, and where it stopped with the class to mark it."""
+    visited: dict[str, None] = {}
+    for snapshot in history:
+        if snapshot.kind == 'node' and snapshot.status == 'success':
+            visited[snapshot.node.get_node_id()] = None
+    stopped: tuple[str, str] | None = None
+    last = history[-1]
+    if last.kind == 'node':
+        stopped = (last.node.get_node_id(), 'failed' if last.status == 'error' else 'stopped')
+    _check_known(graph, list(visited) if stopped is None else [*visited, stopped[0]], 'Run history')
+    return list(visited), stopped
+
+
+def request_image(graph: Graph[Any, Any, Any], /, **kwargs: Unpack[MermaidConfig]) -> bytes:
+    """An image of a graph's diagram, rendered by the mermaid service (default) or the mermaid CLI.
+
+    Args:
+        graph: The graph to draw.
+        **kwargs: The diagram's options and the image's (see `MermaidConfig`).
+
+    Returns:
+        The image's bytes.
+
+    Raises:
+        DiagramNodeError: a start, highlighted or history node is not in the graph.
+        DiagramTooLongError: the diagram is too long for the service's GET URL.
+        MermaidServiceError: the service answered with an error status.
+        LocalRendererError: the mermaid CLI is missing (with `renderer='local'`), or failed.
+        DiagramRenderError: the service cannot be reached.
+    """
+    return _render(graph, kwargs, kwargs.get('image_type'))
+
+
+def save_image(path: Path | str, graph: Graph[Any, Any, Any], /, **kwargs: Unpack[MermaidConfig]) -> None:
+    """Render an image of a graph's diagram (see `request_image`) and write it to `path`.
+
+    Args:
+        path: Where to write the image; unless `image_type` is given, its suffix picks the format
+            (`.png`, `.webp`, `.svg`, `.pdf`; anything else gets the service's default, JPEG).
+        graph: The graph to draw.
+        **kwargs: The diagram's options and the image's (see `MermaidConfig`).
+    """
+    path = Path(path)
+    image_type = kwargs.get('image_type')
+    if image_type is None:
+        image_type = _SUFFIX_TYPES.get(path.suffix.lower())
+        # Like pydantic-graph, JPEG (the service's default) is not asked for by name.
+        if image_type is not None and image_type != 'jpeg':
+            kwargs['image_type'] = image_type
+    path.write_bytes(_render(graph, kwargs, image_type))
+
+
+_SUFFIX_TYPES: dict[str, ImageType] = {
+    '.png': 'png',
+    '.webp': 'webp',
+    '.svg': 'svg',
+    '.pdf': 'pdf',
+    '.jpg': 'jpeg',
+    '.jpeg': 'jpeg',
+}
+
+
+def _render(graph: Graph[Any, Any, Any], config: MermaidConfig, image_type: ImageType | None) -> bytes:
+    code = generate_code(
+        graph,
+        start_node=config.get('start_node'),
+        highlighted_nodes=config.get('highlighted_nodes'),
+        highlight_css=config.get('highlight_css', DEFAULT_HIGHLIGHT_CSS),
+        title=config.get('title'),
+        edge_labels=config.get('edge_labels', True),
+        notes=config.get('notes', True),
+        direction=config.get('direction'),
+        history=config.get('history'),
+        stopped_css=config.get('stopped_css', DEFAULT_STOPPED_CSS),
+        failed_css=config.get('failed_css', DEFAULT_FAILED_CSS),
+    )
+    renderer = config.get('renderer', 'service')
+    if renderer != 'service':
+        from . import _mermaid_local
+
+        if renderer == 'local' or _mermaid_local.can_render(config, image_type):
+            return _mermaid_local.render(code, config, image_type)
+    from . import _mermaid_service
+
+    return _mermaid_service.render(code, config)
+
+
+class MermaidConfig(TypedDict, total=False):
+    """Options of a diagram and of its image, for `request_image`, `save_image`, `Graph.mermaid_image`, ..."""
+
+    start_node: Sequence[NodeIdent] | NodeIdent
+    """The node or nodes a run may start from."""
+    highlighted_nodes: Sequence[NodeIdent] | NodeIdent
+    """Nodes to highlight."""
+    highlight_css: str
+    """The CSS of highlighted nodes."""
+    title: str | None
+    """The diagram's title."""
+    edge_labels: bool
+    """Show edge labels (default `True`)."""
+    notes: bool
+    """Show node notes (default `True`)."""
+    direction: StateDiagramDirection
+    """The direction the diagram flows in."""
+    history: Sequence[Snapshot[Any, Any]]
+    """A run's snapshots, to draw its path (see `generate_code`)."""
+    stopped_css: str
+    """The CSS of the node where a run stopped."""
+    failed_css: str
+    """The CSS of the node where a run failed."""
+    image_type: ImageType
+    """The image format; the service's default is `'jpeg'`, the mermaid CLI's `'png'`."""
+    pdf_fit: bool
+    """PDF only: fit the page to the diagram."""
+    pdf_landscape: bool
+    """PDF only, service only: landscape orientation (ignored with `pdf_fit`)."""
+    pdf_paper: Literal['letter', 'legal', 'tabloid', 'ledger', 'a0', 'a1', 'a2', 'a3', 'a4', 'a5', 'a6']
+    """PDF only, service only: the paper size."""
+    background_color: str
+    """The background colour: a hex code without `#` (`'FF0000'`), or a named colour after `!` (`'!white'`);
+    transparent when unset (service)."""
+    theme: Literal['default', 'neutral', 'dark', 'forest']
+    """The mermaid theme."""
+    width: int
+    """The image's width, in pixels."""
+    height: int
+    """The image's height, in pixels."""
+    scale: Annotated[float, Ge(1), Le(3)]
+    """A scale factor from 1 to 3; the service needs `width` or `height` with it."""
+    httpx_client: httpx.Client
+    """The HTTP client to send the request with (a new one, closed afterwards, when unset)."""
+    base_url: str
+    """The root URL of a mermaid.ink-compatible service; `DEFAULT_BASE_URL` when unset."""
+    max_url_length: int
+    """The longest request URL sent to the service (default 16384 characters); a longer diagram raises
+    `DiagramTooLongError` without sending anything."""
+    renderer: Renderer
+    """Where the image is rendered (default `'service'`)."""
+    mmdc: str | Path
+    """The mermaid CLI executable, a path or a name looked up on `PATH` (default `'mmdc'`)."""
+    puppeteer_config: str | Path
+    """A puppeteer configuration file for the mermaid CLI (the Chromium to use, `--no-sandbox`, ...)."""

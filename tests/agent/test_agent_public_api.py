@@ -1,0 +1,62 @@
+"""The public API of `edgewise.agent` is curated: `__all__` is pinned and the modules mirror pydantic-ai's."""
+
+from __future__ import annotations
+
+import importlib
+
+import pytest
+
+import edgewise.agent
+
+
+def test_all_is_pinned() -> None:
+    assert sorted(edgewise.agent.__all__) == [
+        'Agent',
+        'AgentError',
+        'AgentRun',
+        'AgentRunError',
+        'AgentRunResult',
+        'CallToolsNode',
+        'EndStrategy',
+        'FinalResult',
+        'ModelMessage',
+        'ModelRequest',
+        'ModelRequestNode',
+        'ModelResponse',
+        'ModelRetry',
+        'ModelSettings',
+        'NativeOutput',
+        'PromptedOutput',
+        'RequestUsage',
+        'RunContext',
+        'RunUsage',
+        'TextOutput',
+        'Tool',
+        'ToolDefinition',
+        'ToolOutput',
+        'UnexpectedModelBehavior',
+        'UsageLimitExceeded',
+        'UsageLimits',
+        'UserError',
+        'UserPromptNode',
+        'capture_run_messages',
+    ]
+
+
+def test_every_exported_name_resolves() -> None:
+    for name in edgewise.agent.__all__:
+        assert getattr(edgewise.agent, name) is not None
+
+
+def test_public_modules_match_pydantic_ai() -> None:
+    for module in ('messages', 'tools', 'output', 'usage', 'settings', 'result', 'exceptions', 'models',
+                   'models.test', 'models.function', 'agent'):  # fmt: skip
+        importlib.import_module(f'edgewise.agent.{module}')
+
+
+def test_unknown_module_attribute_is_an_attribute_error() -> None:
+    import edgewise.agent.messages as messages
+
+    with pytest.raises(AttributeError) as exc_info:
+        messages.NoSuchThing  # noqa: B018
+    assert str(exc_info.value) == "module 'edgewise.agent.messages' has no attribute 'NoSuchThing'"

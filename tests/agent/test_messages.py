@@ -1,0 +1,187 @@
+"""The message model: JSON round trips, pydantic-ai's JSON shape, helpers and retry texts."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from inline_snapshot import snapshot
+
+from edgewise.agent.messages import (
+    ModelMessage,
+    ModelMessagesTypeAdapter,
+    ModelRequest,
+    ModelResponse,
+    RetryPromptPart,
+    SystemPromptPart,
+    TextPart,
+    ThinkingPart,
+    ToolCallPart,
+    ToolReturnPart,
+    UserPromptPart,
+)
+from edgewise.agent.usage import RequestUsage
+
+TS = datetime(2026, 1, 2, 3, 4, 5, tzinfo=timezone.utc)
+
+
+def _conversation() -> list[ModelMessage]:
+    return [
+        ModelRequest(
+            parts=[
+                SystemPromptPart('sys', timestamp=TS, dynamic_ref='f'),
+                UserPromptPart('hi', timestamp=TS),
+                ToolReturnPart('t', {'a': [1]}, 'c0', timestamp=TS),
+                RetryPromptPart([{'type': 'missing', 'loc': ('b',), 'msg': 'Field required', 'input': {}}],
+                                tool_name='t', tool_call_id='c1', timestamp=TS),
+            ],
+            timestamp=TS,
+            instructions='be nice',
+            run_id='r',
+        ),
+        ModelResponse(
+            parts=[TextPart('hello'), ThinkingPart('hmm', signature='s'), ToolCallPart('t', '{"a": 1}', 'c2')],
+            usage=RequestUsage(input_tokens=5, output_tokens=2),
+            model_name='m',
+            timestamp=TS,
+            finish_reason='tool_call',
+        ),
+    ]  # fmt: skip
+
+
+def test_a_conversation_round_trips_through_json() -> None:
+    messages = _conversation()
+    data = ModelMessagesTypeAdapter.dump_json(messages)
+    assert ModelMessagesTypeAdapter.validate_json(data) == messages
+    assert ModelMessagesTypeAdapter.validate_python(json.loads(data)) == messages
+
+
+def test_the_json_shape_uses_pydantic_ai_field_names_and_tags() -> None:
+    data = json.loads(ModelMessagesTypeAdapter.dump_json(_conversation()))
+    assert [m['kind'] for m in data] == ['request', 'response']
+    assert [p['part_kind'] for p in data[0]['parts']] == ['system-prompt', 'user-prompt', 'tool-return', 'retry-prompt']
+    assert data[1]['parts'][2] == snapshot(
+        {
+            'tool_name': 't',
+            'args': '{"a": 1}',
+            'tool_call_id': 'c2',
+            'tool_kind': None,
+            'id': None,
+            'provider_name': None,
+            'provider_details': None,
+            'part_kind': 'tool-call',
+        }
+    )
+    assert data[1]['usage']['input_tokens'] == 5
+
+
+def test_pydantic_ai_json_loads_including_fields_edgewise_does_not_keep() -> None:
+    pydantic_ai_json = (
+        '[{"parts":[{"content":"hi","timestamp":"2026-11-22T18:56:13.668961Z","part_kind":"user-prompt"}],'
+        '"timestamp":"2026-11-22T18:56:13.669327Z","instructions":"be nice","kind":"request",'
+        '"run_id":"01a2049d","conversation_id":"01a2","metadata":null},'
+        '{"parts":[{"content":"hello","id":null,"provider_name":null,"provider_details":null,"part_kind":"text"}],'
+        '"usage":{"input_tokens":115,"output_tokens":12,"details":{}},"model_name":"function:model:",'
+        '"timestamp":"2026-11-22T18:56:13.677495Z","kind":"response","provider_url":null,"state":"complete"}]'
+    )
+    request, response = ModelMessagesTypeAdapter.validate_json(pydantic_ai_json)
+    assert isinstance(request, ModelRequest)
+    assert request.instructions == 'be nice'
+    assert isinstance(response, ModelResponse)
+    assert (response.text, response.usage.total_tokens) == ('hello', 127)
+
+
+@given(st.lists(st.text(), max_size=4), st.text())
+def test_any_text_conversation_round_trips(texts: list[str], answer: str) -> None:
+    messages: list[ModelMessage] = [ModelRequest(parts=[UserPromptPart(t, timestamp=TS) for t in texts])]
+    messages.append(ModelResponse(parts=[TextPart(answer)], timestamp=TS))
+    assert ModelMessagesTypeAdapter.validate_json(ModelMessagesTypeAdapter.dump_json(messages)) == messages
+
+
+def test_response_helpers() -> None:
+    response = _conversation()[1]
+    assert isinstance(response, ModelResponse)
+    assert response.text == 'hello'
+    assert response.tool_calls == [ToolCallPart('t', '{"a": 1}', 'c2')]
+    assert ModelResponse(parts=[]).text is None
+    assert [TextPart('').has_content(), ThinkingPart('x').has_content(), ToolCallPart('t').has_content()] == [
+        False,
+        True,
+        False,
+    ]
+
+
+def test_tool_call_arguments_as_dict_and_json() -> None:
+    assert ToolCallPart('t', '{"a": 1}').args_as_dict() == {'a': 1}
+    assert ToolCallPart('t', {'a': 1}).args_as_json_str() == '{"a":1}'
+    assert ToolCallPart('t').args_as_dict() == {}
+    assert ToolCallPart('t').args_as_json_str() == '{}'
+    assert ToolCallPart('t', '{"a": 1}').args_as_json_str() == '{"a": 1}'
+    assert ToolCallPart('t', {'a': 1}).args_as_dict() == {'a': 1}
+    with pytest.raises(ValueError, match=r"Tool call 't' arguments are not a JSON object: '\[1\]'"):
+        ToolCallPart('t', '[1]').args_as_dict()
+
+
+def test_tool_returns_as_model_text_and_objects() -> None:
+    assert ToolReturnPart('t', 'plain').model_response_str() == 'plain'
+    assert ToolReturnPart('t', {'a': 1}).model_response_str() == '{"a":1}'
+    assert ToolReturnPart('t', {'a': 1}).model_response_object() == {'a': 1}
+    assert ToolReturnPart('t', 3).model_response_object() == {'return_value': 3}
+
+
+def test_retry_prompt_texts_match_pydantic_ai() -> None:
+    assert RetryPromptPart('bad', tool_name='t').model_response() == 'bad\n\nFix the errors and try again.'
+    assert RetryPromptPart('bad').model_response() == 'Validation feedback:\nbad\n\nFix the errors and try again.'
+    errors: list[Any] = [{'type': 'missing', 'loc': ('b',), 'msg': 'Field required', 'input': {'a': 1}}]
+    assert RetryPromptPart(errors, tool_name='t').model_response() == snapshot("""\
+1 validation error:
+```json
+[
+  {
+    "type": "missing",
+    "loc": [
+      "b"
+    ],
+    "msg": "Field required",
+    "input": {
+      "a": 1
+    }
+  }
+]
+```
+
+Fix the errors and try again.""")
+    two: list[Any] = [{'type': 'json_invalid', 'loc': (), 'msg': 'Invalid JSON', 'input': 'x'}] * 2
+    assert (
+        RetryPromptPart(two)
+        .model_response()
+        .startswith('2 validation errors:\n```json\n[\n  {\n    "type": "json_invalid"')
+    )
+    assert '"input"' not in RetryPromptPart(two).model_response()
+
+
+def test_reprs_leave_out_unset_fields() -> None:
+    assert repr(ModelRequest.user_text_prompt('hi', instructions='x')).startswith(
+        "ModelRequest(parts=[UserPromptPart(content='hi', timestamp="
+    )
+    assert repr(TextPart('a')) == "TextPart(content='a')"
+    assert repr(ThinkingPart('a')) == "ThinkingPart(content='a')"
+    assert repr(ToolCallPart('t', None, 'c')) == "ToolCallPart(tool_name='t', tool_call_id='c')"
+    assert repr(SystemPromptPart('s', timestamp=TS, dynamic_ref='f')) == (
+        "SystemPromptPart(content='s', timestamp=datetime.datetime(2026, 1, 2, 3, 4, 5, tzinfo=datetime.timezone.utc), "
+        "dynamic_ref='f')"
+    )
+    assert repr(ToolReturnPart('t', 1, 'c', timestamp=TS)).startswith(
+        "ToolReturnPart(tool_name='t', content=1, tool_call_id='c'"
+    )
+    assert repr(RetryPromptPart('r', tool_call_id='c', timestamp=TS)).startswith(
+        "RetryPromptPart(content='r', tool_call_id='c'"
+    )
+    assert repr(ModelResponse(parts=[], timestamp=TS, model_name='m')) == (
+        "ModelResponse(parts=[], usage=RequestUsage(), model_name='m', "
+        'timestamp=datetime.datetime(2026, 1, 2, 3, 4, 5, tzinfo=datetime.timezone.utc))'
+    )

@@ -1,0 +1,211 @@
+"""Output kinds: tool output for structured types, unions, scalars, functions, native, prompted and text output."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+from pydantic import BaseModel
+from typing_extensions import TypedDict
+
+from edgewise.agent import (
+    Agent,
+    ModelRetry,
+    NativeOutput,
+    PromptedOutput,
+    RunContext,
+    TextOutput,
+    ToolOutput,
+    UserError,
+)
+from edgewise.agent._output import build_output_schema
+from edgewise.agent.messages import ModelMessage, ModelResponse, RetryPromptPart, TextPart, ToolCallPart
+from edgewise.agent.models.function import AgentInfo, FunctionModel
+from edgewise.agent.tools import ToolDefinition
+
+from ._helpers import CALL_ID, NOW, scripted
+
+pytestmark = pytest.mark.anyio
+
+
+class City(BaseModel):
+    name: str
+
+
+class Country(BaseModel):
+    """A country."""
+
+    code: str
+
+
+@dataclass
+class Point:
+    x: int
+
+
+class Pair(TypedDict):
+    a: int
+
+
+def test_a_model_gets_one_output_tool_named_final_result() -> None:
+    schema = build_output_schema(City)
+    assert (schema.mode, schema.allow_text_output) == ('tool', False)
+    assert schema.tool_defs == [
+        ToolDefinition(
+            name='final_result',
+            parameters_json_schema={
+                'properties': {'name': {'type': 'string'}},
+                'required': ['name'],
+                'title': 'City',
+                'type': 'object',
+            },
+            description='The final response which ends this conversation',
+            kind='output',
+        )
+    ]
+
+
+def test_a_docstring_becomes_the_output_tool_description() -> None:
+    assert build_output_schema(Country).tool_defs[0].description == 'A country.'
+
+
+def test_unions_and_lists_of_types_get_one_tool_per_member() -> None:
+    specs: list[Any] = [City | Country, [City, Country]]
+    for spec in specs:
+        schema = build_output_schema(spec)
+        assert [(t.name, t.description) for t in schema.tool_defs] == [
+            ('final_result_City', 'City: The final response which ends this conversation'),
+            ('final_result_Country', 'Country: A country.'),
+        ]
+
+
+def test_scalars_are_wrapped_as_a_response_object() -> None:
+    tool_def = build_output_schema(int).tool_defs[0]
+    assert tool_def.parameters_json_schema == {
+        'properties': {'response': {'type': 'integer'}},
+        'required': ['response'],
+        'type': 'object',
+    }
+    assert tool_def.outer_typed_dict_key == 'response'
+
+
+def test_str_in_a_union_allows_text_next_to_tools() -> None:
+    schema = build_output_schema([str, City])
+    assert (schema.mode, schema.allow_text_output, list(schema.tools)) == ('tool_or_text', True, ['final_result'])
+
+
+def test_tool_output_sets_name_and_description() -> None:
+    schema = build_output_schema([ToolOutput(City, name='city', description='A city.'), Country])
+    assert [(t.name, t.description) for t in schema.tool_defs] == [
+        ('city', 'City: A city.'),
+        ('final_result_Country', 'Country: A country.'),
+    ]
+
+
+def test_two_outputs_with_one_tool_name_are_rejected() -> None:
+    with pytest.raises(UserError, match="Two output types share the output tool name 'same'"):
+        build_output_schema([ToolOutput(City, name='same'), ToolOutput(Country, name='same')])
+
+
+def test_native_output_cannot_be_mixed_with_other_outputs() -> None:
+    with pytest.raises(UserError, match='must be the whole `output_type`'):
+        build_output_schema([NativeOutput(City), str])
+
+
+@pytest.mark.parametrize(
+    ('output_type', 'args', 'expected'),
+    [
+        (Point, {'x': 1}, Point(x=1)),
+        (Pair, '{"a": 2}', {'a': 2}),
+        (list[int], {'response': [1, 2]}, [1, 2]),
+        (City | Country, {'code': 'FR'}, Country(code='FR')),
+    ],
+)
+async def test_structured_outputs_validate_from_their_output_tool(output_type: Any, args: Any, expected: Any) -> None:
+    tool_name = build_output_schema(output_type).tool_defs[-1].name
+    result = await Agent(scripted([ToolCallPart(tool_name, args)]), output_type=output_type).run('x')
+    assert result.output == expected
+
+
+async def test_an_output_function_gets_the_arguments_and_can_ask_for_a_retry() -> None:
+    def to_city(ctx: RunContext[None], name: str) -> City:
+        if name == 'bad':
+            raise ModelRetry('not a city')
+        return City(name=name.title())
+
+    bad, good = [ToolCallPart('final_result', {'name': 'bad'}, 'c1')], [ToolCallPart('final_result', {'name': 'paris'})]
+    agent = Agent(scripted(bad, good), output_type=to_city)
+    result = await agent.run('x')
+    assert result.output == City(name='Paris')
+    assert result.all_messages()[2].parts == [
+        RetryPromptPart('not a city', tool_name='final_result', tool_call_id='c1', timestamp=NOW)
+    ]
+
+
+async def test_a_failed_output_tool_is_noted_when_a_later_one_succeeds() -> None:
+    calls = [ToolCallPart('final_result_City', {}, 'c1'), ToolCallPart('final_result_Country', {'code': 'FR'}, 'c2')]
+    result = await Agent(scripted(calls), output_type=[City, Country]).run('x')
+    assert result.output == Country(code='FR')
+    assert [(p.tool_name, getattr(p, 'content', None)) for p in result.all_messages()[-1].parts] == [  # type: ignore[union-attr]
+        ('final_result_City', 'Output tool not used - output failed validation.'),
+        ('final_result_Country', 'Final result processed.'),
+    ]
+
+
+async def test_text_output_functions_turn_text_into_the_output() -> None:
+    def words(text: str) -> list[str]:
+        return text.split()
+
+    async def upper(ctx: RunContext[None], text: str) -> str:
+        if text == 'retry':
+            raise ModelRetry('say more')
+        return text.upper()
+
+    assert (await Agent(scripted([TextPart('a b')]), output_type=TextOutput(words)).run('x')).output == ['a', 'b']
+    result = await Agent(scripted([TextPart('retry')], [TextPart('ok')]), output_type=TextOutput(upper)).run('x')
+    assert result.output == 'OK'
+    assert result.all_messages()[2].parts == [RetryPromptPart('say more', tool_call_id=CALL_ID, timestamp=NOW)]
+
+
+async def test_native_output_parses_the_json_text_against_the_schema() -> None:
+    seen: list[Any] = []
+
+    def answer(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        seen.append(info.model_request_parameters.output_object)
+        return ModelResponse(parts=[TextPart('{"name": "Rome"}')])
+
+    result = await Agent(FunctionModel(answer), output_type=NativeOutput(City, description='The city')).run('x')
+    assert result.output == City(name='Rome')
+    assert (seen[0].name, seen[0].description, seen[0].json_schema['title']) == ('City', 'The city', 'City')
+
+
+async def test_prompted_output_adds_the_schema_to_the_instructions_and_accepts_fenced_json() -> None:
+    instructions: list[str | None] = []
+
+    def answer(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        instructions.append(info.instructions)
+        return ModelResponse(parts=[TextPart('```json\n{"code": "IT"}\n```')])
+
+    spec = PromptedOutput([City, Country], template='Schema: {schema}')
+    result = await Agent(FunctionModel(answer), output_type=spec).run('x')
+    assert result.output == Country(code='IT')
+    assert instructions[0] is not None
+    assert instructions[0].startswith('Schema: {"$defs":{"City":')
+
+
+async def test_prompted_output_retries_invalid_json_without_a_tool_name() -> None:
+    result = await Agent(
+        scripted([TextPart('nope')], [TextPart('{"name": "Oslo"}')]), output_type=PromptedOutput(City)
+    ).run('x')
+    assert result.output == City(name='Oslo')
+    retry = result.all_messages()[2].parts[0]
+    assert isinstance(retry, RetryPromptPart)
+    assert retry.tool_name is None
+    assert 'JSON schema' in (result.all_messages()[0].instructions or '')  # type: ignore[union-attr]
+
+
+async def test_the_run_output_type_overrides_the_agent_output_type() -> None:
+    agent = Agent(scripted([ToolCallPart('final_result', {'response': 5})]))
+    result = await agent.run('x', output_type=int)
+    assert result.output == 5

@@ -1,0 +1,1 @@
+raise ValueError('this module cannot be imported')

@@ -1,0 +1,4 @@
+import time
+
+print('importing', flush=True)
+time.sleep(60)
