@@ -1,0 +1,277 @@
+"""Partial structured output, validated as the JSON grows, in time linear in the size of the output.
+
+`PartialOutputBuilder` listens to an `IncrementalJsonParser`. It follows the output type down the document:
+each value that completes (an item of a list, a field of a model) is validated once, with the adapter of its
+own type, and kept; the partial output of a chunk is assembled from those kept values along the path that is
+still open, so a chunk costs the same whether it is the tenth or the ten-thousandth. A partial value obeys
+pydantic's `experimental_allow_partial` rules: a model needs all its required fields, an incomplete last item
+of a list is left out until it validates, a string being read counts as it is so far.
+"""
+
+from __future__ import annotations as _annotations
+
+import contextlib
+import dataclasses
+import types
+import typing
+from dataclasses import dataclass, field
+from typing import Any, Literal, Union
+
+import pydantic
+from typing_extensions import is_typeddict
+
+from ._partial_json import IncrementalJsonParser
+
+__all__ = ('PartialOutputBuilder', 'INVALID')
+
+
+class _Invalid:
+    def __repr__(self) -> str:
+        return 'INVALID'
+
+
+INVALID: Any = _Invalid()
+"""Marks a partial value that does not validate (yet)."""
+
+_Kind = Literal['model', 'dataclass', 'typeddict', 'list', 'leaf']
+
+
+@dataclass(eq=False)
+class _Spec:
+    """How values of one type are validated and assembled."""
+
+    tp: Any
+    kind: _Kind
+    adapter: pydantic.TypeAdapter[Any]
+    fields: dict[str, tuple[str, Any]] = field(default_factory=dict)  # JSON key -> (attribute name, annotation)
+    required: frozenset[str] = frozenset()  # JSON keys
+    item: Any = None
+    _children: dict[Any, _Spec] = field(default_factory=dict)
+
+    def child(self, key: str | None) -> _Spec:
+        annotation = self.item if key is None else self.fields.get(key, (key, Any))[1]
+        spec = self._children.get(annotation)
+        if spec is None:
+            spec = self._children[annotation] = spec_for(annotation)
+        return spec
+
+
+_SPECS: dict[Any, _Spec] = {}
+
+
+def spec_for(tp: Any) -> _Spec:
+    """The spec of type `tp` (cached per type)."""
+    try:
+        return _SPECS[tp]
+    except (KeyError, TypeError):
+        pass
+    spec = _build_spec(tp)
+    with contextlib.suppress(TypeError):  # unhashable annotations are not cached
+        _SPECS[tp] = spec
+    return spec
+
+
+def _build_spec(tp: Any) -> _Spec:
+    inner = _strip_optional(tp)
+    adapter: pydantic.TypeAdapter[Any] = pydantic.TypeAdapter(tp)
+    if isinstance(inner, type) and issubclass(inner, pydantic.BaseModel):
+        fields = {(f.alias or name): (name, f.annotation) for name, f in inner.model_fields.items()}
+        required = frozenset(f.alias or name for name, f in inner.model_fields.items() if f.is_required())
+        return _Spec(tp, 'model', adapter, fields, required)
+    if isinstance(inner, type) and dataclasses.is_dataclass(inner):
+        hints = typing.get_type_hints(inner)
+        dc_fields = [f for f in dataclasses.fields(inner) if f.init]
+        fields = {f.name: (f.name, hints.get(f.name, Any)) for f in dc_fields}
+        required = frozenset(
+            f.name for f in dc_fields if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+        )
+        return _Spec(tp, 'dataclass', adapter, fields, required)
+    if is_typeddict(inner):
+        hints = typing.get_type_hints(inner)
+        fields = {name: (name, hint) for name, hint in hints.items()}
+        return _Spec(tp, 'typeddict', adapter, fields, frozenset(getattr(inner, '__required_keys__', ())))
+    origin = typing.get_origin(inner)
+    if origin in (list, typing.Sequence, _abc_sequence()) and typing.get_args(inner):
+        return _Spec(tp, 'list', adapter, item=typing.get_args(inner)[0])
+    return _Spec(tp, 'leaf', adapter)
+
+
+def _abc_sequence() -> Any:
+    import collections.abc
+
+    return collections.abc.Sequence
+
+
+def _strip_optional(tp: Any) -> Any:
+    if typing.get_origin(tp) in (Union, types.UnionType):
+        members = [m for m in typing.get_args(tp) if m is not type(None)]
+        if len(members) == 1:
+            return members[0]
+    return tp
+
+
+class _Frame:
+    """An open object or array, with its children validated so far."""
+
+    __slots__ = ('bad', 'key', 'leaf', 'raw', 'spec', 'values')
+
+    def __init__(self, spec: _Spec, raw: Any, leaf: bool) -> None:
+        self.spec = spec
+        self.raw = raw  # the plain JSON value, for validating the whole container when it completes
+        self.values: Any = [] if isinstance(raw, list) else {}  # validated children
+        self.key: str | None = None
+        self.bad = False  # a complete child failed validation: the container cannot validate either
+        self.leaf = leaf  # inside a type validated only as a whole: children are kept raw
+
+
+class PartialOutputBuilder:
+    """Builds validated partial values of `tp` from the events of an `IncrementalJsonParser`."""
+
+    def __init__(self, tp: Any) -> None:
+        self._root_spec = spec_for(tp)
+        self._stack: list[_Frame] = []
+        self._root: Any = INVALID
+        self.changes = 0
+        """Counts the events that changed the parsed value (a caller compares it between chunks)."""
+
+    # -- JsonBuilder ----------------------------------------------------------------------------------------------
+
+    def start_object(self) -> None:
+        self._open({})
+
+    def start_array(self) -> None:
+        self._open([])
+
+    def key(self, key: str) -> None:
+        self._stack[-1].key = key
+
+    def scalar(self, value: Any) -> None:
+        self.changes += 1
+        if not self._stack:
+            self._root = self._validate(self._root_spec, value)
+            return
+        frame = self._stack[-1]
+        _put_raw(frame, value)
+        if not frame.leaf:
+            self._put(frame, self._validate(frame.spec.child(frame.key) if frame.spec.kind != 'list' else
+                                            frame.spec.child(None), value))  # fmt: skip
+        frame.key = None
+
+    def end(self) -> None:
+        self.changes += 1
+        frame = self._stack.pop()
+        if not self._stack:
+            self._root = INVALID if frame.bad else self._validate(frame.spec, frame.raw)
+            return
+        parent = self._stack[-1]
+        if not parent.leaf:
+            self._put(parent, INVALID if frame.bad else self._validate(frame.spec, frame.raw))
+        parent.key = None
+
+    # -- partial values -------------------------------------------------------------------------------------------
+
+    def value(self, parser: IncrementalJsonParser) -> Any:
+        """The validated value so far (the complete value once the document is done), or `INVALID`."""
+        if not self._stack:
+            if self._root is not INVALID or not parser.partial_string:
+                return self._root
+            return self._validate(self._root_spec, parser.partial_string)
+        partial_string = parser.partial_string
+        child: Any = INVALID
+        child_raw: Any = partial_string
+        for depth in range(len(self._stack) - 1, -1, -1):
+            frame = self._stack[depth]
+            if frame.leaf and depth > 0 and self._stack[depth - 1].leaf:
+                child_raw = _raw_with(frame, child_raw)
+                continue
+            if frame.leaf:
+                raw = _raw_with(frame, child_raw)
+                child = self._validate(frame.spec, raw, partial=True)
+            else:
+                if depth == len(self._stack) - 1 and partial_string is not None:
+                    spec = frame.spec.child(None if frame.spec.kind == 'list' else frame.key)
+                    child = self._validate(spec, partial_string)
+                child = self._assemble(frame, child)
+            child_raw = None
+        return child
+
+    def _open(self, raw: Any) -> None:
+        self.changes += 1
+        if not self._stack:
+            spec = self._root_spec
+            leaf = False
+        else:
+            parent = self._stack[-1]
+            _put_raw(parent, raw)
+            leaf = parent.leaf
+            spec = parent.spec if leaf else parent.spec.child(None if parent.spec.kind == 'list' else parent.key)
+        # A container of the wrong kind (an array where an object is expected, ...) is validated as a whole.
+        leaf = leaf or spec.kind == 'leaf' or (spec.kind == 'list') != isinstance(raw, list)
+        self._stack.append(_Frame(spec, raw, leaf))
+
+    def _put(self, frame: _Frame, value: Any) -> None:
+        if value is INVALID:
+            frame.bad = True
+        elif isinstance(frame.values, list):
+            frame.values.append(value)
+        else:
+            assert frame.key is not None
+            frame.values[frame.key] = value
+
+    def _assemble(self, frame: _Frame, last: Any) -> Any:
+        """The partial value of an open container: its validated children, plus `last` (the open child) if valid."""
+        if frame.bad:
+            return INVALID
+        spec = frame.spec
+        values = frame.values
+        if isinstance(values, list):
+            items = list(values)
+            if last is not INVALID:
+                items.append(last)
+            return items if spec.kind == 'list' else INVALID
+        fields = dict(values)
+        if last is not INVALID and frame.key is not None:
+            fields[frame.key] = last
+        if not spec.required.issubset(fields):
+            return INVALID
+        if spec.kind == 'model':
+            return spec.tp.model_construct(**{spec.fields[k][0] if k in spec.fields else k: v for k, v in
+                                              fields.items()})  # fmt: skip
+        if spec.kind == 'dataclass':
+            try:
+                return _strip_optional(spec.tp)(**{k: v for k, v in fields.items() if k in spec.fields})
+            except Exception:
+                return INVALID
+        return fields
+
+    def _validate(self, spec: _Spec, value: Any, partial: bool = False) -> Any:
+        try:
+            if partial:
+                return spec.adapter.validate_python(value, experimental_allow_partial=True)
+            return spec.adapter.validate_python(value)
+        except pydantic.ValidationError:
+            return INVALID
+
+
+def _put_raw(frame: _Frame, value: Any) -> None:
+    if isinstance(frame.raw, list):
+        frame.raw.append(value)
+    elif frame.key is not None:
+        frame.raw[frame.key] = value
+
+
+def _raw_with(frame: _Frame, child_raw: Any) -> Any:
+    """A shallow copy of the frame's raw value with the open child (a partial string or container) in place."""
+    raw = frame.raw
+    if isinstance(raw, list):
+        copy = list(raw)
+        if child_raw is not None:
+            if frame.key is None and copy and isinstance(copy[-1], dict | list) and not isinstance(child_raw, str):
+                copy[-1] = child_raw
+            else:
+                copy.append(child_raw)
+        return copy
+    copy_d = dict(raw)
+    if child_raw is not None and frame.key is not None:
+        copy_d[frame.key] = child_raw
+    return copy_d
