@@ -20,11 +20,12 @@ from ._agent_run import AgentRun, bind_captured_messages
 from ._function_schema import DocstringFormat
 from ._output import build_output_schema
 from ._run_deps import EndStrategy, GraphAgentDeps, GraphAgentState, OutputValidator, SystemPromptRunner
+from ._streaming import EventStreamHandler, run_with_event_handler
 from .exceptions import UserError
 from .messages import ModelMessage, ModelRequest, ModelResponse, UserContent
 from .models import KnownModelName, Model, infer_model
 from .output import OutputDataT, OutputSpec
-from .result import AgentRunResult
+from .result import AgentEventStream, AgentRunResult, StreamedRunResult
 from .settings import ModelSettings, merge_model_settings
 from .tools import AgentDepsT, RunContext, Tool, ToolDefinition, ToolFuncEither, ToolPrepareFunc
 from .usage import RunUsage, UsageLimits
@@ -228,6 +229,7 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         usage_limits: UsageLimits | None = None,
         usage: RunUsage | None = None,
         persistence: BaseStatePersistence[Any, Any] | None = None,
+        event_stream_handler: EventStreamHandler | None = None,
     ) -> AgentRunResult[OutputDataT]: ...
 
     @overload
@@ -243,9 +245,16 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         usage_limits: UsageLimits | None = None,
         usage: RunUsage | None = None,
         persistence: BaseStatePersistence[Any, Any] | None = None,
+        event_stream_handler: EventStreamHandler | None = None,
     ) -> AgentRunResult[RunOutputDataT]: ...
 
-    async def run(self, user_prompt: str | Sequence[UserContent] | None = None, **kwargs: Any) -> AgentRunResult[Any]:
+    async def run(
+        self,
+        user_prompt: str | Sequence[UserContent] | None = None,
+        *,
+        event_stream_handler: EventStreamHandler | None = None,
+        **kwargs: Any,
+    ) -> AgentRunResult[Any]:
         """Run the agent on `user_prompt` until it gives its output.
 
         Args:
@@ -253,6 +262,8 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
             **kwargs: `output_type`, `message_history`, `model`, `deps`, `model_settings`, `usage_limits`,
                 `usage` (a `RunUsage` to add this run's usage to), `persistence` (an Edgewise persistence
                 to store the run's snapshots in).
+            event_stream_handler: `async def handler(ctx, events)`, called for each model request and each
+                handling of tool calls with the stream of their events (the run streams its model requests).
 
         Raises:
             UserError: no model, or deps of the wrong type.
@@ -260,8 +271,11 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
             UsageLimitExceeded: the run went past its `usage_limits`.
         """
         async with self.iter(user_prompt, **kwargs) as agent_run:
-            async for _ in agent_run:
-                pass
+            if event_stream_handler is None:
+                async for _ in agent_run:
+                    pass
+            else:
+                await run_with_event_handler(agent_run, event_stream_handler)
         result = agent_run.result
         assert result is not None
         return result
@@ -279,6 +293,7 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         usage_limits: UsageLimits | None = None,
         usage: RunUsage | None = None,
         persistence: BaseStatePersistence[Any, Any] | None = None,
+        event_stream_handler: EventStreamHandler | None = None,
     ) -> AgentRunResult[OutputDataT]: ...
 
     @overload
@@ -294,6 +309,7 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         usage_limits: UsageLimits | None = None,
         usage: RunUsage | None = None,
         persistence: BaseStatePersistence[Any, Any] | None = None,
+        event_stream_handler: EventStreamHandler | None = None,
     ) -> AgentRunResult[RunOutputDataT]: ...
 
     def run_sync(self, user_prompt: str | Sequence[UserContent] | None = None, **kwargs: Any) -> AgentRunResult[Any]:
@@ -408,6 +424,47 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         finally:
             for reset in reversed(tokens):
                 reset()
+
+    @asynccontextmanager
+    async def run_stream(
+        self,
+        user_prompt: str | Sequence[UserContent] | None = None,
+        *,
+        output_type: OutputSpec[Any] | None = None,
+        message_history: Sequence[ModelMessage] | None = None,
+        model: Model | KnownModelName | None = None,
+        deps: AgentDepsT = None,  # type: ignore[assignment]
+        model_settings: ModelSettings | None = None,
+        usage_limits: UsageLimits | None = None,
+        usage: RunUsage | None = None,
+        persistence: BaseStatePersistence[Any, Any] | None = None,
+    ) -> AsyncIterator[StreamedRunResult[OutputDataT]]:
+        """Run the agent with streamed model responses: `async with agent.run_stream(prompt) as result:`.
+
+        Read `result.stream_text()`, `result.stream_output()` or `result.stream_responses()` as the run goes
+        on; tools called along the way (even after text, or after the output tool call) run as in `run`, and
+        the stream goes on until the run's final result. Leaving the block early stops the run. Takes the
+        same arguments as `run`.
+        """
+        async with self.iter(
+            user_prompt, output_type=output_type, message_history=message_history, model=model, deps=deps,
+            model_settings=model_settings, usage_limits=usage_limits, usage=usage, persistence=persistence,
+        ) as agent_run:  # fmt: skip
+            result: StreamedRunResult[OutputDataT] = StreamedRunResult(agent_run)
+            try:
+                yield result
+            finally:
+                await result.aclose()
+
+    def run_stream_events(
+        self, user_prompt: str | Sequence[UserContent] | None = None, **kwargs: Any
+    ) -> AgentEventStream[OutputDataT]:
+        """Every event of a run, ending with an `AgentRunResultEvent` holding the result.
+
+        Use `async with agent.run_stream_events(prompt) as events: async for event in events: ...` (or
+        iterate it directly). Takes the same arguments as `run`.
+        """
+        return AgentEventStream(self.iter(user_prompt, **kwargs))
 
     def as_tool(self, *, name: str | None = None, description: str | None = None) -> Tool[AgentDepsT]:
         """A tool that runs this agent on a prompt from the calling model, with the caller's deps and usage."""
