@@ -56,10 +56,12 @@ def _edgewise(count: int, seen: list[int]) -> Callable[[], Any]:
 
     async def run() -> None:
         partials = 0
+        last: Any = None
         async with agent.run_stream('go') as result:
             async for output in result.stream_output(debounce_by=None):
                 partials += 1
-        assert len(output.items) == count
+                last = output
+        assert len(last.items) == count
         seen.append(partials)
 
     return run
@@ -80,10 +82,12 @@ def _pydantic_ai(count: int, seen: list[int]) -> Callable[[], Any]:
 
     async def run() -> None:
         partials = 0
+        last: Any = None
         async with agent.run_stream('go') as result:
             async for output in result.stream_output(debounce_by=None):
                 partials += 1
-        assert len(output.items) == count
+                last = output
+        assert len(last.items) == count
         seen.append(partials)
 
     return run
