@@ -1,3 +1,4 @@
+# mypy: disable-error-code="import-not-found,untyped-decorator"
 """Agent overhead against pydantic-ai 1.107 (bench-only dependency): round trips, a trivial run, import time.
 
 Both agents get the same scripted models (async functions, so that no worker thread is involved) and the
@@ -115,13 +116,15 @@ def _pydantic_ai_test_agent() -> Any:
     return Agent(TestModel())
 
 
-def _import_time(module: str, repeats: int = 7) -> float:
-    times = []
+def _import_times(modules: list[str], repeats: int = 9) -> dict[str, float]:
+    """Median wall time of `python -c "import <module>"` per module, the modules interleaved in each repeat."""
+    times: dict[str, list[float]] = {module: [] for module in modules}
     for _ in range(repeats):
-        start = time.perf_counter()
-        subprocess.run([sys.executable, '-c', f'import {module}'], check=True)
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+        for module in modules:
+            start = time.perf_counter()
+            subprocess.run([sys.executable, '-c', f'import {module}'], check=True)
+            times[module].append(time.perf_counter() - start)
+    return {module: statistics.median(samples) for module, samples in times.items()}
 
 
 def main() -> None:
@@ -156,9 +159,10 @@ def main() -> None:
     print(report(trivial, anchor='pydantic-ai'))
 
     imports = Result('agent: `python -c "import ..."` in a fresh process', 'process')
-    imports.per_unit['pydantic-ai (import pydantic_ai)'] = _import_time('pydantic_ai')
-    imports.per_unit['edgewise (import edgewise.agent)'] = _import_time('edgewise.agent')
-    imports.per_unit['bare interpreter (python -c pass)'] = _import_time('sys')
+    medians = _import_times(['pydantic_ai', 'edgewise.agent', 'sys'])
+    imports.per_unit['pydantic-ai (import pydantic_ai)'] = medians['pydantic_ai']
+    imports.per_unit['edgewise (import edgewise.agent)'] = medians['edgewise.agent']
+    imports.per_unit['bare interpreter (import sys)'] = medians['sys']
     imports.notes.append('target: edgewise <= 0.5x pydantic-ai (whole process time, interpreter start included)')
     print(report(imports, anchor='pydantic-ai (import pydantic_ai)'))
 

@@ -15,6 +15,7 @@ from edgewise.agent import (
     RunContext,
     RunUsage,
     Tool,
+    ToolDefinition,
     UserPromptNode,
 )
 from edgewise.agent.messages import (
@@ -94,6 +95,7 @@ async def test_dynamic_system_prompts_are_refreshed_when_a_history_is_continued(
     second = await agent.run('two', deps=Deps('bob'), message_history=first.all_messages())
     assert [getattr(p, 'content', None) for p in second.all_messages()[0].parts] == ['hi bob', 'fixed', 'one']
     assert [type(m) for m in second.new_messages()] == [ModelRequest, ModelResponse]
+    assert first.all_messages()[0].parts[0] == SystemPromptPart('hi ann', timestamp=NOW, dynamic_ref=greet.__qualname__)
 
 
 async def test_system_prompts_are_not_repeated_when_a_history_is_continued() -> None:
@@ -271,3 +273,68 @@ def test_agent_reports_its_configuration() -> None:
     agent = Agent('test', output_type=int, deps_type=Deps, name='a', tools=[Tool(lambda: 1, name='one')])
     assert (agent.output_type, agent.deps_type) == (int, Deps)
     assert repr(agent) == "Agent(model='test', name='a', end_strategy='early')"
+
+
+async def test_a_run_without_prompt_or_history_sends_the_system_prompts_only() -> None:
+    agent = Agent(scripted([TextPart('hi')]), system_prompt='sys')
+
+    @agent.system_prompt
+    def nothing() -> str:
+        return ''
+
+    result = await agent.run()
+    assert result.all_messages()[0].parts == [SystemPromptPart('sys', timestamp=NOW)]
+
+
+async def test_unknown_tools_next_to_the_output_run_in_exhaustive_mode_are_reported() -> None:
+    calls = [ToolCallPart('final_result', {'response': 1}, 'c1'), ToolCallPart('nope', {}, 'c2')]
+    result = await Agent(scripted(calls), output_type=int, end_strategy='exhaustive').run('x')
+    assert result.output == 1
+    assert [type(p).__name__ for p in result.all_messages()[-1].parts] == ['ToolReturnPart', 'RetryPromptPart']
+
+
+async def test_tools_without_prepare_keep_their_definition_next_to_prepared_ones() -> None:
+    seen: list[list[str]] = []
+
+    def record(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        seen.append(sorted(t.name for t in info.function_tools))
+        return ModelResponse(parts=[TextPart('ok')])
+
+    def keep(ctx: RunContext[None], tool_def: ToolDefinition) -> ToolDefinition:
+        return tool_def
+
+    agent = Agent(FunctionModel(record))
+    agent.tool_plain(name='plain')(lambda: 1)
+    agent.tool_plain(name='prepared', prepare=keep)(lambda: 2)
+    await agent.run('x')
+    assert seen == [['plain', 'prepared']]
+
+
+async def test_an_unnamed_agent_takes_the_name_of_its_variable() -> None:
+    weather_agent = Agent(scripted([TextPart('a')], [TextPart('b')], [TextPart('c')]))
+    await weather_agent.run('x', infer_name=False)
+    assert weather_agent.name is None
+    async with weather_agent.iter('x') as run:
+        async for _ in run:
+            pass
+    assert weather_agent.name == 'weather_agent'
+    named = Agent(scripted([TextPart('a')]), name='kept')
+    await named.run('x')
+    assert named.name == 'kept'
+
+
+def test_run_sync_infers_the_name_too() -> None:
+    sync_agent = Agent(scripted([TextPart('a')]))
+    quiet_agent = Agent(scripted([TextPart('a')]))
+    quiet_agent.run_sync('x', infer_name=False)
+    assert quiet_agent.name is None
+    sync_agent.run_sync('x')
+    assert sync_agent.name == 'sync_agent'
+
+
+GLOBAL_AGENT = Agent(TestModel())
+
+
+async def test_a_module_level_agent_takes_its_global_name() -> None:
+    await GLOBAL_AGENT.run('x')
+    assert GLOBAL_AGENT.name == 'GLOBAL_AGENT'

@@ -6,6 +6,8 @@ from typing import Any
 
 import pydantic
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from edgewise.agent import RunContext, Tool, UserError
 from edgewise.agent._function_schema import function_schema, parse_docstring
@@ -17,6 +19,9 @@ def google(x: int, y: str = 'a') -> str:
     Args:
         x: the x value
         y: the y value
+
+    Returns:
+        Both, joined.
     """
     return f'{x}{y}'
 
@@ -77,6 +82,12 @@ def test_functions_without_docstrings_or_hints_get_a_plain_schema() -> None:
     }
 
 
+@pytest.mark.anyio
+async def test_positional_only_parameters_are_passed_by_position() -> None:
+    schema = function_schema(undocumented, takes_ctx=False)
+    assert await schema.call(schema.validate({'x': 1, 'y': [2]}), None) == (1, [2])
+
+
 def test_arguments_validate_from_a_json_string_or_a_dict() -> None:
     schema = function_schema(google, takes_ctx=False)
     assert schema.validate('{"x": "3"}') == {'x': 3, 'y': 'a'}
@@ -131,3 +142,27 @@ def test_the_run_context_is_detected_from_the_annotation() -> None:
     assert Tool(with_ctx).takes_ctx is True
     assert Tool(no_params).takes_ctx is False
     assert list(Tool(with_ctx).tool_def.parameters_json_schema['properties']) == ['q']
+
+
+_NAMES = st.from_regex(r'[a-z][a-z_]{0,8}', fullmatch=True)
+_WORDS = st.lists(st.from_regex(r'[A-Za-z]{1,8}', fullmatch=True), min_size=1, max_size=5).map(' '.join)
+
+
+def _docstring(style: str, summary: str, params: dict[str, str]) -> str:
+    if style == 'google':
+        body = '\n'.join(f'    {name}: {text}' for name, text in params.items())
+        return f'{summary}\n\nArgs:\n{body}\n'
+    if style == 'numpy':
+        body = '\n'.join(f'{name} : int\n    {text}' for name, text in params.items())
+        return f'{summary}\n\nParameters\n----------\n{body}\n'
+    body = '\n'.join(f':param {name}: {text}' for name, text in params.items())
+    return f'{summary}\n\n{body}\n'
+
+
+@given(st.sampled_from(['google', 'numpy', 'sphinx']), _WORDS, st.dictionaries(_NAMES, _WORDS, min_size=1, max_size=4))
+def test_each_docstring_style_is_detected_and_parsed(style: str, summary: str, params: dict[str, str]) -> None:
+    def function() -> None:  # pragma: no cover - only its docstring is read
+        pass
+
+    function.__doc__ = _docstring(style, summary, params)
+    assert parse_docstring(function, 'auto') == (summary, params)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from logfire.testing import CaptureLogfire
 
-from edgewise.agent import Agent
+from edgewise.agent import Agent, UnexpectedModelBehavior
 from edgewise.agent.messages import TextPart, ToolCallPart
 
 from ._helpers import scripted
@@ -31,3 +31,25 @@ async def test_a_run_has_spans_for_itself_its_requests_and_its_tools(capfire: Ca
     run_span = spans[0]
     assert run_span['attributes']['agent_name'] == 'traced'
     assert all(s['parent']['span_id'] == run_span['context']['span_id'] for s in spans[1:] if s['parent'])
+
+
+async def test_no_spans_are_made_when_tracing_is_off(capfire: CaptureLogfire, monkeypatch: pytest.MonkeyPatch) -> None:
+    from edgewise.agent import _instrument
+
+    monkeypatch.setattr(_instrument, 'TRACING', False)
+    agent = Agent(scripted([ToolCallPart('t', {})], [TextPart('ok')]))
+
+    @agent.tool_plain
+    async def t() -> int:
+        return 1
+
+    assert (await agent.run('go')).output == 'ok'
+    assert capfire.exporter.exported_spans_as_dict() == []
+
+
+async def test_a_failed_run_ends_its_span_with_the_error(capfire: CaptureLogfire) -> None:
+    agent = Agent(scripted([TextPart('x')], [TextPart('x')]), output_type=int)
+    with pytest.raises(UnexpectedModelBehavior):
+        await agent.run('go')
+    run_span = next(s for s in capfire.exporter.exported_spans_as_dict() if s['name'] == 'agent run')
+    assert run_span['attributes']['logfire.level_num'] == 17

@@ -171,3 +171,17 @@ def test_reprs_leave_out_unset_fields() -> None:
     assert repr(TextPart('a')) == "TextPart(content='a')"
     assert repr(ThinkingPart('a')) == "ThinkingPart(content='a')"
     assert repr(ToolCallPart('t', None, 'c')) == "ToolCallPart(tool_name='t', tool_call_id='c')"
+    assert repr(SystemPromptPart('s', timestamp=TS, dynamic_ref='f')) == (
+        "SystemPromptPart(content='s', timestamp=datetime.datetime(2026, 1, 2, 3, 4, 5, tzinfo=datetime.timezone.utc), "
+        "dynamic_ref='f')"
+    )
+    assert repr(ToolReturnPart('t', 1, 'c', timestamp=TS)).startswith(
+        "ToolReturnPart(tool_name='t', content=1, tool_call_id='c'"
+    )
+    assert repr(RetryPromptPart('r', tool_call_id='c', timestamp=TS)).startswith(
+        "RetryPromptPart(content='r', tool_call_id='c'"
+    )
+    assert repr(ModelResponse(parts=[], timestamp=TS, model_name='m')) == (
+        "ModelResponse(parts=[], usage=RequestUsage(), model_name='m', "
+        'timestamp=datetime.datetime(2026, 1, 2, 3, 4, 5, tzinfo=datetime.timezone.utc))'
+    )

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import pytest
-from pydantic import BaseModel
+from hypothesis import given
+from hypothesis import strategies as st
+from pydantic import BaseModel, create_model
 
 from edgewise.agent import Agent, UserError, models
 from edgewise.agent.messages import (
@@ -162,7 +164,7 @@ async def test_function_model_passes_the_request_info_and_names_itself() -> None
 
     def answer(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         infos.append(info)
-        return ModelResponse(parts=[TextPart('ok')], usage=RequestUsage(input_tokens=3))
+        return ModelResponse(parts=[TextPart('ok')], usage=RequestUsage(input_tokens=3), model_name=info.instructions)
 
     agent = Agent(FunctionModel(answer), instructions='be brief', model_settings={'temperature': 0.1})
     result = await agent.run('x', model_settings={'seed': 1})
@@ -170,7 +172,9 @@ async def test_function_model_passes_the_request_info_and_names_itself() -> None
     assert (infos[0].instructions, infos[0].allow_text_output, infos[0].function_tools) == ('be brief', True, [])
     response = result.all_messages()[1]
     assert isinstance(response, ModelResponse)
-    assert (response.model_name, response.usage) == ('function:answer:', RequestUsage(input_tokens=3))
+    assert (response.model_name, response.usage) == ('be brief', RequestUsage(input_tokens=3))
+    assert agent.model is not None
+    assert FunctionModel(answer).model_name == 'function:answer:'
 
 
 async def test_function_model_rejects_what_is_not_a_response() -> None:
@@ -206,8 +210,10 @@ def test_usage_estimates_are_incremental_and_survive_a_rewritten_history() -> No
     assert estimator.estimate(history, ModelResponse(parts=[])) == RequestUsage(input_tokens=53, output_tokens=3)
     del history[1:]  # truncated: recount
     assert estimator.estimate(history, ModelResponse(parts=[])) == RequestUsage(input_tokens=52, output_tokens=0)
-    for _ in range(20):
-        estimator.estimate([], ModelResponse(parts=[]))
+    conversations: list[list[ModelMessage]] = [[ModelRequest(parts=[])] for _ in range(20)]
+    for conversation in conversations:  # more conversations than the estimator remembers
+        estimator.estimate(conversation, ModelResponse(parts=[]))
+    assert estimator.estimate(conversations[0], ModelResponse(parts=[])) == RequestUsage(input_tokens=50)
     assert estimate_tokens(['a b', 'c']) == 3
     assert estimate_tokens('') == 0
 
@@ -223,3 +229,25 @@ def test_model_subclasses_must_implement_the_interface() -> None:
 def test_the_test_model_is_not_collected_as_a_test() -> None:
     assert TestModel.__test__ is False
     assert NOW is not None
+
+
+_FIELD_TYPES: list[Any] = [int, str, float, bool, list[int], list[str], dict[str, int], int | None, Literal['a', 'b']]
+
+
+@given(st.lists(st.sampled_from(_FIELD_TYPES), min_size=0, max_size=5), st.integers(0, 50), st.booleans())
+def test_made_up_arguments_always_validate_against_their_schema(types: list[Any], seed: int, nested: bool) -> None:
+    fields: dict[str, Any] = {f'f{i}': (tp, ...) for i, tp in enumerate(types)}
+    if nested:
+        fields['inner'] = (create_model('Inner', x=(int, ...), tags=(list[str], ...)), ...)
+    model = create_model('Args', **fields)
+    model.model_validate(_made_up(model.model_json_schema(), seed))
+
+
+async def test_test_model_prefers_text_when_text_is_an_accepted_output() -> None:
+    class Point(BaseModel):
+        x: int
+
+    text_or_point: Any = [str, Point]
+    assert (await Agent(TestModel(), output_type=text_or_point).run('x')).output == 'success (no tool calls)'
+    picked = await Agent(TestModel(custom_output_args={'x': 3}), output_type=text_or_point).run('x')
+    assert picked.output == Point(x=3)

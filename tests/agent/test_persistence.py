@@ -8,7 +8,6 @@ import pytest
 from pydantic import BaseModel
 
 from edgewise.agent import Agent, CallToolsNode, FinalResult, ModelRequestNode, UserPromptNode
-from edgewise.agent._agent_graph import agent_graph
 from edgewise.agent.messages import TextPart, ToolCallPart
 from edgewise.graph import End, EndSnapshot, FullStatePersistence, NodeSnapshot
 
@@ -45,7 +44,7 @@ async def test_a_run_persists_every_step_and_its_snapshots_round_trip_through_js
 
     data = persistence.dump_json()
     restored = FullStatePersistence()
-    restored.set_graph_types(agent_graph)
+    restored.set_graph_types(agent.graph)
     restored.load_json(data)
     assert [type(s.node) for s in restored.history] == [
         UserPromptNode,

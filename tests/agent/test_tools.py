@@ -154,6 +154,7 @@ async def test_from_schema_passes_the_arguments_through() -> None:
 
 
 def test_tool_definitions_compare_and_show_only_what_is_set() -> None:
+    assert repr(ToolDefinition(name='d', description='x')).endswith("description='x')")
     tool_def = ToolDefinition(name='t', strict=True, sequential=True, kind='output', metadata={'k': 1})
     assert repr(tool_def) == (
         "ToolDefinition(name='t', parameters_json_schema={'type': 'object', 'properties': {}, "
@@ -173,3 +174,26 @@ def test_run_context_repr_and_replace() -> None:
     assert repr(ctx) == (
         "RunContext(deps=1, model=TestModel(model_name='test'), usage=RunUsage(), run_step=0, tool_name=None, retry=0)"
     )
+
+
+async def test_a_tool_renamed_by_prepare_is_called_by_its_new_name() -> None:
+    def rename(ctx: RunContext[None], tool_def: ToolDefinition) -> ToolDefinition:
+        tool_def.name = 'lookup'
+        tool_def.sequential = True
+        return tool_def
+
+    agent = Agent(scripted([ToolCallPart('lookup', {'q': 'x'}, 'c1'), ToolCallPart('lookup', {'q': 'y'}, 'c2')],
+                           [TextPart('ok')]))  # fmt: skip
+    seen: list[str | None] = []
+
+    @agent.tool(prepare=rename)
+    async def search(ctx: RunContext[None], q: str) -> str:
+        seen.append(ctx.tool_name)
+        return q.upper()
+
+    result = await agent.run('x')
+    assert seen == ['lookup', 'lookup']
+    assert result.all_messages()[2].parts == [
+        ToolReturnPart('lookup', 'X', 'c1', timestamp=NOW),
+        ToolReturnPart('lookup', 'Y', 'c2', timestamp=NOW),
+    ]

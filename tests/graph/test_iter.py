@@ -179,3 +179,25 @@ async def test_a_node_not_in_the_graph_is_a_runtime_error(persistence: BaseState
     with pytest.raises(GraphRuntimeError) as exc_info:
         await only_check.run(Stranger(), state=Counter(), deps=Deps(1), persistence=persistence)
     assert exc_info.value.message == 'Node `Stranger()` is not in the graph.'
+
+
+async def test_a_returned_node_with_the_id_of_a_declared_node_is_accepted(
+    persistence: BaseStatePersistence[Any, Any],
+) -> None:
+    from edgewise.graph import BaseNode, GraphRunContext
+
+    class LookAlike(BaseNode[Counter, Deps, int]):
+        @classmethod
+        def get_node_id(cls) -> str:
+            return 'Check'
+
+        async def run(self, ctx: GraphRunContext[Counter, Deps]) -> End[int]:
+            return End(7)
+
+    class Start(BaseNode[Counter, Deps, int]):
+        async def run(self, ctx: GraphRunContext[Counter, Deps]) -> Check:
+            return LookAlike()  # type: ignore[return-value]
+
+    graph = Graph(nodes=(Start, Check, Increment))
+    result = await graph.run(Start(), state=Counter(), deps=Deps(1), persistence=persistence)
+    assert result.output == 7

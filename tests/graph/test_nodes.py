@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import os
 import re
+import subprocess
+import sys
 from dataclasses import FrozenInstanceError, dataclass, field
 
 import pytest
@@ -135,18 +136,22 @@ def test_snapshot_ids_are_unique() -> None:
 
 
 def test_a_forked_child_draws_new_snapshot_ids() -> None:
-    read_end, write_end = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # pragma: no cover - the child process exits without reporting coverage
-        os.write(write_end, generate_snapshot_id('A').encode())
-        os._exit(0)
-    os.close(write_end)
-    os.waitpid(pid, 0)
-    child_id = os.read(read_end, 100).decode()
-    os.close(read_end)
-    parent_id = generate_snapshot_id('A')
-    # The first 16 hex digits are the per-process random prefix.
-    assert child_id[2:18] != parent_id[2:18]
+    # In a fresh single-threaded interpreter: forking the test process itself is unsafe.
+    code = (
+        'import os\n'
+        'from edgewise.graph.nodes import generate_snapshot_id\n'
+        'read_end, write_end = os.pipe()\n'
+        'pid = os.fork()\n'
+        'if pid == 0:\n'
+        '    os.write(write_end, generate_snapshot_id("A").encode())\n'
+        '    os._exit(0)\n'
+        'os.waitpid(pid, 0)\n'
+        'child, parent = os.read(read_end, 100).decode(), generate_snapshot_id("A")\n'
+        'print(child[:18] == parent[:18], child[:2] == parent[:2])\n'
+    )
+    done = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, check=True)
+    # The 16 hex digits after `A:` are the per-process random prefix.
+    assert done.stdout == 'False True\n'
 
 
 def test_node_snapshot_id_is_generated_once_and_kept(snapshot_ids: None) -> None:

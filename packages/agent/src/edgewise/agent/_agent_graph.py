@@ -7,11 +7,13 @@ proportion to the new messages only: the history is appended to, never copied or
 
 from __future__ import annotations as _annotations
 
+import dataclasses
 from collections.abc import AsyncIterator, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Any, cast
+from functools import cache
+from typing import Any
 
 import pydantic
 from typing_extensions import TypeVar
@@ -41,21 +43,14 @@ from .models import ModelRequestParameters
 from .result import FinalResult
 from .tools import RunContext
 
-__all__ = ('UserPromptNode', 'ModelRequestNode', 'CallToolsNode', 'AgentNode', 'agent_graph', 'build_run_context')
+__all__ = ('UserPromptNode', 'ModelRequestNode', 'CallToolsNode', 'AgentNode', 'agent_graph')
 
 DepsT = TypeVar('DepsT', default=None)
 NodeRunEndT = TypeVar('NodeRunEndT', covariant=True, default=Any)
 
-_AgentCtx = GraphRunContext[GraphAgentState, GraphAgentDeps[Any, Any]]
-
 
 def _now() -> datetime:
     return datetime.now(tz=timezone.utc)
-
-
-def build_run_context(ctx: _AgentCtx) -> RunContext[Any]:
-    """The `RunContext` of the run at its current step."""
-    return ctx.deps.run_context(ctx.state)
 
 
 @dataclass
@@ -68,6 +63,7 @@ class UserPromptNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Final
     async def run(
         self, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]]
     ) -> ModelRequestNode[DepsT, NodeRunEndT] | CallToolsNode[DepsT, NodeRunEndT]:
+        """Build the first request, or continue a message history that ends with a request or a response."""
         state, deps = ctx.state, ctx.deps
         history = state.message_history
         run_ctx = deps.run_context(state)
@@ -91,7 +87,7 @@ class UserPromptNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Final
             # Re-send the last request of the history (e.g. one whose answer failed).
             history.pop()
             return ModelRequestNode(last)
-        instructions = await deps.instructions_text(run_ctx)
+        instructions = await deps.instructions_text(state)
         return ModelRequestNode(ModelRequest(parts, instructions=instructions))
 
 
@@ -99,14 +95,18 @@ async def _refresh_dynamic_prompts(history: list[Any], deps: GraphAgentDeps[Any,
     dynamic = {p.function.__qualname__: p for p in deps.system_prompts if not isinstance(p, str) and p.dynamic}
     if not dynamic:
         return
-    for message in history:
-        if isinstance(message, ModelRequest):
-            for i, part in enumerate(message.parts):
+    for index, message in enumerate(history):
+        if isinstance(message, ModelRequest) and any(
+            isinstance(p, SystemPromptPart) and p.dynamic_ref in dynamic for p in message.parts
+        ):
+            # A new message rather than an edit in place: the history belongs to the caller.
+            parts: list[ModelRequestPart] = []
+            for part in message.parts:
                 if isinstance(part, SystemPromptPart) and part.dynamic_ref in dynamic:
                     text = await dynamic[part.dynamic_ref].run(ctx)
-                    cast(list[ModelRequestPart], message.parts)[i] = SystemPromptPart(
-                        text or '', dynamic_ref=part.dynamic_ref
-                    )
+                    part = SystemPromptPart(text or '', dynamic_ref=part.dynamic_ref)
+                parts.append(part)
+            history[index] = dataclasses.replace(message, parts=parts)
 
 
 @dataclass
@@ -119,6 +119,7 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
     async def run(
         self, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]]
     ) -> CallToolsNode[DepsT, NodeRunEndT]:
+        """Check the request limit, send the request, record the response and its usage."""
         if (streamed := take_streamed_next(self)) is not None:
             return streamed  # type: ignore[no-any-return]
         params = await self.prepare_request(ctx)
@@ -154,14 +155,13 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
         request.run_id = state.run_id
         history.append(request)
         state.run_step += 1
-        run_ctx = deps.run_context(state)
-        function_tools = await deps.prepare_tools(run_ctx)
+        function_tools = await deps.prepare_tools(state)
         schema = deps.output_schema
         params = ModelRequestParameters(
             function_tools=list(function_tools.values()),
             output_mode=schema.mode,
             output_object=schema.object_def,
-            output_tools=schema.tool_defs,
+            output_tools=list(schema.tool_defs),
             allow_text_output=schema.allow_text_output,
         )
         return deps.model.customize_request_parameters(params)
@@ -189,6 +189,7 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
     async def run(
         self, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]]
     ) -> ModelRequestNode[DepsT, NodeRunEndT] | End[FinalResult[NodeRunEndT]]:
+        """End the run with a valid output, or send tool results and retry prompts in a new request."""
         if (streamed := take_streamed_next(self)) is not None:
             return streamed  # type: ignore[no-any-return]
         calls = [p for p in self.model_response.parts if isinstance(p, ToolCallPart)]
@@ -214,16 +215,16 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
         if not texts:
             # An empty answer (or reasoning only): ask again with an empty request, as pydantic-ai does.
             state.increment_retries(deps.max_result_retries)
-            return ModelRequestNode(ModelRequest([], instructions=await deps.instructions_text(build_run_context(ctx))))
+            return ModelRequestNode(ModelRequest([], instructions=await deps.instructions_text(state)))
         text = ''.join(texts)
         schema = deps.output_schema
-        run_ctx = build_run_context(ctx)
+        run_ctx = deps.run_context(state, retry=state.retries, max_retries=deps.max_result_retries)
         retry: RetryPromptPart
         try:
             if not text:
                 raise ModelRetry('Please return text.')
             if schema.allow_text_output:
-                output = await schema.process_text(text, run_ctx.replace_with(retry=state.retries))
+                output = await schema.process_text(text, run_ctx)
             else:
                 value = schema.parse_json_text(text)
                 processor = schema.object_processor
@@ -238,7 +239,7 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
             retry = RetryPromptPart(exc.message)
         else:
             return End(FinalResult(output))
-        instructions = await deps.instructions_text(build_run_context(ctx))
+        instructions = await deps.instructions_text(state)
         return ModelRequestNode(ModelRequest([retry], instructions=instructions))
 
     async def _handle_tool_calls(
@@ -248,21 +249,20 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
         output_tools = deps.output_schema.tools
         step_tools = deps.step_tools
         if step_tools is None:  # resumed from persistence: the step's tools were not prepared in this process
-            step_tools = await deps.prepare_tools(build_run_context(ctx))
+            step_tools = await deps.prepare_tools(state)
         output_calls = [c for c in calls if c.tool_name in output_tools]
         function_calls = [c for c in calls if c.tool_name in step_tools and c.tool_name not in output_tools]
         unknown_calls = [c for c in calls if c.tool_name not in step_tools and c.tool_name not in output_tools]
         parts: list[ModelRequestPart] = []
         final: FinalResult[Any] | None = None
         failures: list[tuple[ToolCallPart, RetryPromptPart, Exception]] = []
-        run_ctx = build_run_context(ctx)
         for call in output_calls:
             if final is not None:
                 parts.append(_status(call, 'Output tool not used - a final result was already processed.'))
                 continue
             processor = output_tools[call.tool_name]
-            call_ctx = run_ctx.replace_with(
-                tool_name=call.tool_name, tool_call_id=call.tool_call_id, retry=state.retries,
+            call_ctx = deps.run_context(
+                state, tool_name=call.tool_name, tool_call_id=call.tool_call_id, retry=state.retries,
                 max_retries=deps.max_result_retries,
             )  # fmt: skip
             try:
@@ -296,7 +296,7 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
             # The output tool's acknowledgement closes the conversation, so that it can be continued later.
             state.message_history.append(ModelRequest(parts, timestamp=_now(), run_id=state.run_id))
             return End(final)
-        instructions = await deps.instructions_text(build_run_context(ctx))
+        instructions = await deps.instructions_text(state)
         return ModelRequestNode(ModelRequest(parts, instructions=instructions))
 
 
@@ -317,8 +317,6 @@ async def _validate_output(
 ) -> Any:
     if not deps.output_validators:
         return output
-    if call is None:
-        ctx = ctx.replace_with(retry=state.retries, max_retries=deps.max_result_retries)
     for validator in deps.output_validators:
         output = await validator.validate(output, ctx)
     return output
@@ -329,11 +327,14 @@ AgentNode = (
 )
 """A node of the agent graph."""
 
-agent_graph: Graph[GraphAgentState, GraphAgentDeps[Any, Any], FinalResult[Any]] = Graph(
-    nodes=(UserPromptNode, ModelRequestNode, CallToolsNode),
-    name='Agent',
-    state_type=GraphAgentState,
-    run_end_type=FinalResult[Any],
-    auto_instrument=False,
-)
-"""The graph every agent runs: one graph for all agents, built once."""
+
+@cache
+def agent_graph() -> Graph[GraphAgentState, GraphAgentDeps[Any, Any], FinalResult[Any]]:
+    """The graph every agent runs: one graph for all agents, built on first use (reading edges takes time)."""
+    return Graph(
+        nodes=(UserPromptNode, ModelRequestNode, CallToolsNode),
+        name='Agent',
+        state_type=GraphAgentState,
+        run_end_type=FinalResult[Any],
+        auto_instrument=False,
+    )

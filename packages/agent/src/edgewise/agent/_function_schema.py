@@ -11,7 +11,7 @@ import logging
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from functools import partial
+from functools import cache, partial
 from typing import Any, Literal, get_origin
 
 import anyio.to_thread
@@ -29,7 +29,10 @@ _SPHINX_RE = re.compile(r'^\s*:(param|parameter|arg|argument|returns?|raises?)\b
 _NUMPY_RE = re.compile(r'^\s*(Parameters|Returns|Raises|Yields)\s*\n\s*-{3,}\s*$', re.MULTILINE)
 
 
-_ARGS_ADAPTER: pydantic.TypeAdapter[dict[str, Any]] = pydantic.TypeAdapter(dict[str, Any])
+@cache
+def _args_adapter() -> pydantic.TypeAdapter[dict[str, Any]]:
+    # Built on first use: building type adapters at import time would slow down `import edgewise.agent`.
+    return pydantic.TypeAdapter(dict[str, Any])
 
 
 def _detect_style(docstring: str) -> Literal['google', 'numpy', 'sphinx']:
@@ -93,7 +96,7 @@ class FunctionSchema:
         """
         if self.validator is None:
             if isinstance(args, str):
-                return _ARGS_ADAPTER.validate_json(args or '{}')
+                return _args_adapter().validate_json(args or '{}')
             return dict(args or {})
         if isinstance(args, str):
             model = self.validator.validate_json(args or '{}')

@@ -9,6 +9,7 @@ import re
 import types
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Union, get_args, get_origin
 
 import pydantic
@@ -126,7 +127,7 @@ class OutputSchema:
     instructions: str | None = None
     """Instructions added to each request (prompted output)."""
 
-    @property
+    @cached_property
     def object_def(self) -> OutputObjectDefinition | None:
         """The schema sent to the model for native and prompted output."""
         processor = self.object_processor
@@ -137,7 +138,7 @@ class OutputSchema:
             strict=processor.strict,
         )  # fmt: skip
 
-    @property
+    @cached_property
     def tool_defs(self) -> list[ToolDefinition]:
         """The output tools' definitions."""
         return [processor.tool_def for processor in self.tools.values()]
@@ -207,8 +208,7 @@ def _strip_field_titles(schema: Any) -> Any:
         props = schema.get('properties')
         if isinstance(props, dict):
             for prop in props.values():
-                if isinstance(prop, dict):
-                    prop.pop('title', None)
+                prop.pop('title', None)
         for value in schema.values():
             _strip_field_titles(value)
     elif isinstance(schema, list):

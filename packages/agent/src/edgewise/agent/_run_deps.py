@@ -115,6 +115,8 @@ class OutputValidator:
         return await call_user_function(self.function, *((ctx, output) if self.takes_ctx else (output,)))
 
 
+_NOT_COMPUTED: Any = object()
+
 InstructionsItem: TypeAlias = str | SystemPromptRunner
 
 
@@ -153,12 +155,26 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
     agent_name: str | None = None
     """The agent's name, for spans."""
     step_tools: dict[str, ToolDefinition] | None = None
-    """The function tools visible in the current step (after `prepare`)."""
+    """The function tools visible in the current step (after `prepare`), by the name the model sees."""
+    step_tool_functions: dict[str, Tool[Any]] = field(default_factory=dict)
+    """The tool behind each name of `step_tools` (a `prepare` function may rename a tool)."""
     static_tool_defs: list[ToolDefinition] | None = None
     """The tool definitions, computed once when no tool has a `prepare` function."""
+    _static_instructions: Any = field(default=None, init=False, repr=False)
 
-    def run_context(self, state: GraphAgentState) -> RunContext[DepsT]:
-        """A `RunContext` for the current point of the run."""
+    def __post_init__(self) -> None:
+        self._static_instructions = _NOT_COMPUTED
+
+    def run_context(
+        self,
+        state: GraphAgentState,
+        *,
+        tool_name: str | None = None,
+        tool_call_id: str | None = None,
+        retry: int = 0,
+        max_retries: int = 0,
+    ) -> RunContext[DepsT]:
+        """A `RunContext` for the current point of the run (for a tool call, when its name is given)."""
         return RunContext(
             deps=self.user_deps,
             model=self.model,
@@ -168,28 +184,49 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
             run_step=state.run_step,
             run_id=state.run_id,
             retries=state.tool_retries,
+            tool_name=tool_name,
+            tool_call_id=tool_call_id,
+            retry=retry,
+            max_retries=max_retries,
         )
 
-    async def prepare_tools(self, ctx: RunContext[DepsT]) -> dict[str, ToolDefinition]:
+    async def prepare_tools(self, state: GraphAgentState) -> dict[str, ToolDefinition]:
         """The function tools of this step, after each tool's `prepare`."""
         if self.static_tool_defs is not None:
-            defs = self.static_tool_defs
-        else:
-            defs = []
-            for tool in self.tools.values():
-                tool_def = await tool.prepare_tool_def(ctx.replace_with(retry=ctx.retries.get(tool.name, 0)))
-                if tool_def is not None:
-                    defs.append(tool_def)
-        self.step_tools = {d.name: d for d in defs}
-        return self.step_tools
+            if self.step_tools is None:
+                self.step_tools = {d.name: d for d in self.static_tool_defs}
+                self.step_tool_functions = dict(self.tools)
+            return self.step_tools
+        step_tools: dict[str, ToolDefinition] = {}
+        functions: dict[str, Tool[Any]] = {}
+        for tool in self.tools.values():
+            ctx = self.run_context(state, retry=state.tool_retries.get(tool.name, 0))
+            tool_def = await tool.prepare_tool_def(ctx)
+            if tool_def is not None:
+                step_tools[tool_def.name] = tool_def
+                functions[tool_def.name] = tool
+        self.step_tools, self.step_tool_functions = step_tools, functions
+        return step_tools
 
-    async def instructions_text(self, ctx: RunContext[DepsT]) -> str | None:
+    async def instructions_text(self, state: GraphAgentState) -> str | None:
         """The instructions of the next request: texts and function results joined, prompted-output last."""
+        if self._static_instructions is not _NOT_COMPUTED:
+            static: str | None = self._static_instructions
+            return static
         texts: list[str] = []
+        ctx: RunContext[DepsT] | None = None
         for item in self.instructions:
-            text = item if isinstance(item, str) else await item.run(ctx)
+            if isinstance(item, str):
+                text: str | None = item
+            else:
+                ctx = ctx or self.run_context(state)
+                text = await item.run(ctx)
             if text:
                 texts.append(text.strip())
         if self.output_schema.instructions:
             texts.append(self.output_schema.instructions)
-        return '\n\n'.join(texts) if texts else None
+        joined = '\n\n'.join(texts) if texts else None
+        if all(isinstance(item, str) for item in self.instructions):
+            # Texts only: the same for every request of the run.
+            self._static_instructions = joined
+        return joined

@@ -13,7 +13,7 @@ from ._output import validation_errors
 from ._run_deps import GraphAgentDeps, GraphAgentState
 from .exceptions import ModelRetry, UnexpectedModelBehavior
 from .messages import ModelRequestPart, RetryPromptPart, ToolCallPart, ToolReturnPart
-from .tools import RunContext, Tool
+from .tools import Tool
 
 __all__ = ('run_tool_calls', 'unknown_tool_part')
 
@@ -27,19 +27,20 @@ def unknown_tool_part(call: ToolCallPart, available: Sequence[str]) -> RetryProm
 
 
 async def _run_one(
-    tool: Tool[Any], call: ToolCallPart, ctx: RunContext[Any], deps: GraphAgentDeps[Any, Any]
+    tool: Tool[Any], call: ToolCallPart, state: GraphAgentState, deps: GraphAgentDeps[Any, Any]
 ) -> ModelRequestPart:
+    name = call.tool_name  # the name the model used (a `prepare` function may have renamed the tool)
     max_retries = tool.max_retries if tool.max_retries is not None else deps.default_tool_retries
-    retry = ctx.retries.get(tool.name, 0)
-    tool_ctx = ctx.replace_with(
-        tool_name=tool.name, tool_call_id=call.tool_call_id, retry=retry, max_retries=max_retries
+    retry = state.tool_retries.get(name, 0)
+    tool_ctx = deps.run_context(
+        state, tool_name=name, tool_call_id=call.tool_call_id, retry=retry, max_retries=max_retries
     )
     schema = tool.function_schema
     error: Exception
     try:
         kwargs = schema.validate(call.args)
         if _instrument.TRACING:
-            with _instrument.span('running tool: {tool_name}', tool_name=tool.name, tool_call_id=call.tool_call_id):
+            with _instrument.span('running tool: {tool_name}', tool_name=name, tool_call_id=call.tool_call_id):
                 result = await schema.call(kwargs, tool_ctx)
         else:
             result = await schema.call(kwargs, tool_ctx)
@@ -50,10 +51,10 @@ async def _run_one(
         error = exc
         content = exc.message
     else:
-        return ToolReturnPart(tool.name, result, call.tool_call_id)
+        return ToolReturnPart(name, result, call.tool_call_id)
     if retry >= max_retries:
-        raise UnexpectedModelBehavior(f'Tool {tool.name!r} exceeded max retries count of {max_retries}') from error
-    return RetryPromptPart(content, tool_name=tool.name, tool_call_id=call.tool_call_id)
+        raise UnexpectedModelBehavior(f'Tool {name!r} exceeded max retries count of {max_retries}') from error
+    return RetryPromptPart(content, tool_name=name, tool_call_id=call.tool_call_id)
 
 
 async def run_tool_calls(
@@ -66,18 +67,18 @@ async def run_tool_calls(
     if not calls:
         return []
     deps.usage_limits.check_before_tool_call(state.usage, len(calls), state.message_history)
-    ctx = deps.run_context(state)
-    tools = deps.tools
+    tools = deps.step_tool_functions
+    tool_defs = deps.step_tools or {}
     results: list[ModelRequestPart | None] = [None] * len(calls)
-    if len(calls) == 1 or any(tools[c.tool_name].sequential for c in calls):
+    if len(calls) == 1 or any(tool_defs[c.tool_name].sequential for c in calls):
         for i, call in enumerate(calls):
-            results[i] = await _run_one(tools[call.tool_name], call, ctx, deps)
+            results[i] = await _run_one(tools[call.tool_name], call, state, deps)
     else:
         failure: list[BaseException] = []
 
         async def run(i: int, call: ToolCallPart, scope: anyio.CancelScope) -> None:
             try:
-                results[i] = await _run_one(tools[call.tool_name], call, ctx, deps)
+                results[i] = await _run_one(tools[call.tool_name], call, state, deps)
             except Exception as exc:
                 # Keep the first failure as is (no exception group) and stop the other calls.
                 failure.append(exc)

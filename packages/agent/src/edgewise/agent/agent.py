@@ -2,8 +2,10 @@
 
 from __future__ import annotations as _annotations
 
+import inspect
+import types
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
-from contextlib import asynccontextmanager, contextmanager
+from contextlib import asynccontextmanager, contextmanager, nullcontext
 from contextvars import ContextVar
 from functools import partial
 from types import NoneType
@@ -12,7 +14,7 @@ from typing import Any, Generic, overload
 import anyio
 from typing_extensions import TypeVar
 
-from edgewise.graph import BaseStatePersistence
+from edgewise.graph import BaseStatePersistence, Graph
 
 from . import _instrument
 from ._agent_graph import UserPromptNode, agent_graph
@@ -25,7 +27,7 @@ from .exceptions import UserError
 from .messages import ModelMessage, ModelRequest, ModelResponse, UserContent
 from .models import KnownModelName, Model, infer_model
 from .output import OutputDataT, OutputSpec
-from .result import AgentEventStream, AgentRunResult, StreamedRunResult
+from .result import AgentEventStream, AgentRunResult, FinalResult, StreamedRunResult
 from .settings import ModelSettings, merge_model_settings
 from .tools import AgentDepsT, RunContext, Tool, ToolDefinition, ToolFuncEither, ToolPrepareFunc
 from .usage import RunUsage, UsageLimits
@@ -116,6 +118,11 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
     def output_type(self) -> OutputSpec[OutputDataT]:
         """The output type the agent was built with."""
         return self._output_type
+
+    @property
+    def graph(self) -> Graph[GraphAgentState, GraphAgentDeps[Any, Any], FinalResult[Any]]:
+        """The Edgewise graph agent runs are (shared by all agents): to load their persisted snapshots or draw it."""
+        return agent_graph()
 
     @property
     def deps_type(self) -> type[AgentDepsT]:
@@ -229,6 +236,7 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         usage_limits: UsageLimits | None = None,
         usage: RunUsage | None = None,
         persistence: BaseStatePersistence[Any, Any] | None = None,
+        infer_name: bool = True,
         event_stream_handler: EventStreamHandler | None = None,
     ) -> AgentRunResult[OutputDataT]: ...
 
@@ -245,6 +253,7 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         usage_limits: UsageLimits | None = None,
         usage: RunUsage | None = None,
         persistence: BaseStatePersistence[Any, Any] | None = None,
+        infer_name: bool = True,
         event_stream_handler: EventStreamHandler | None = None,
     ) -> AgentRunResult[RunOutputDataT]: ...
 
@@ -261,7 +270,8 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
             user_prompt: The user's prompt (may be omitted when `message_history` ends with a request).
             **kwargs: `output_type`, `message_history`, `model`, `deps`, `model_settings`, `usage_limits`,
                 `usage` (a `RunUsage` to add this run's usage to), `persistence` (an Edgewise persistence
-                to store the run's snapshots in).
+                to store the run's snapshots in), `infer_name` (name an unnamed agent after the variable
+                holding it, for spans and errors).
             event_stream_handler: `async def handler(ctx, events)`, called for each model request and each
                 handling of tool calls with the stream of their events (the run streams its model requests).
 
@@ -270,7 +280,9 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
             UnexpectedModelBehavior: the model kept answering in unusable ways past the retry budgets.
             UsageLimitExceeded: the run went past its `usage_limits`.
         """
-        async with self.iter(user_prompt, **kwargs) as agent_run:
+        if kwargs.pop('infer_name', True):
+            self._infer_name(inspect.currentframe())
+        async with self.iter(user_prompt, infer_name=False, **kwargs) as agent_run:
             if event_stream_handler is None:
                 async for _ in agent_run:
                     pass
@@ -293,6 +305,7 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         usage_limits: UsageLimits | None = None,
         usage: RunUsage | None = None,
         persistence: BaseStatePersistence[Any, Any] | None = None,
+        infer_name: bool = True,
         event_stream_handler: EventStreamHandler | None = None,
     ) -> AgentRunResult[OutputDataT]: ...
 
@@ -309,12 +322,15 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         usage_limits: UsageLimits | None = None,
         usage: RunUsage | None = None,
         persistence: BaseStatePersistence[Any, Any] | None = None,
+        infer_name: bool = True,
         event_stream_handler: EventStreamHandler | None = None,
     ) -> AgentRunResult[RunOutputDataT]: ...
 
     def run_sync(self, user_prompt: str | Sequence[UserContent] | None = None, **kwargs: Any) -> AgentRunResult[Any]:
         """`run` from synchronous code (starts an event loop; not for use inside one). Same arguments."""
-        return anyio.run(partial(self.run, user_prompt, **kwargs))
+        if kwargs.pop('infer_name', True):
+            self._infer_name(inspect.currentframe())
+        return anyio.run(partial(self.run, user_prompt, infer_name=False, **kwargs))
 
     @asynccontextmanager
     async def iter(
@@ -329,11 +345,16 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         usage_limits: UsageLimits | None = None,
         usage: RunUsage | None = None,
         persistence: BaseStatePersistence[Any, Any] | None = None,
+        infer_name: bool = True,
     ) -> AsyncIterator[AgentRun[AgentDepsT, OutputDataT]]:
         """Start a run driven node by node: `async with agent.iter(prompt) as run: async for node in run: ...`.
 
         Takes the same arguments as `run`.
         """
+        if infer_name:
+            frame = inspect.currentframe()
+            # Skip the frame of `asynccontextmanager` between `iter(...)` and its caller.
+            self._infer_name(frame.f_back if frame is not None else None)
         model_used = self._resolve_model(model)
         deps = self._resolve_deps(deps)
         schema = self._output_schema if output_type is None else build_output_schema(output_type)
@@ -369,18 +390,29 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
             static_tool_defs=static_defs,
         )
         start: UserPromptNode[AgentDepsT, Any] = UserPromptNode(user_prompt)
-        span = _instrument.span('agent run', agent_name=self.name or 'agent', model_name=model_used.model_name) \
-            if _instrument.TRACING else None  # fmt: skip
-        if span is not None:
-            span.__enter__()
-        try:
-            async with agent_graph.iter(
+        span = (
+            _instrument.span('agent run', agent_name=self.name or 'agent', model_name=model_used.model_name)
+            if _instrument.TRACING
+            else nullcontext()
+        )
+        with span:
+            async with agent_graph().iter(
                 start, state=state, deps=graph_deps, persistence=persistence, infer_name=False
             ) as graph_run:
                 yield AgentRun(graph_run)
-        finally:
-            if span is not None:
-                span.__exit__(None, None, None)
+
+    def _infer_name(self, frame: types.FrameType | None) -> None:
+        """Name the agent after the variable holding it in the caller of `frame`, when it has no name."""
+        if self.name is not None or frame is None or (caller := frame.f_back) is None:
+            return
+        for name, value in caller.f_locals.items():
+            if value is self:
+                self.name = name
+                return
+        for name, value in caller.f_globals.items():
+            if value is self:
+                self.name = name
+                return
 
     def _resolve_model(self, model: Model | KnownModelName | None) -> Model:
         chosen = self._override_model.get() or model or self.model
@@ -438,6 +470,7 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         usage_limits: UsageLimits | None = None,
         usage: RunUsage | None = None,
         persistence: BaseStatePersistence[Any, Any] | None = None,
+        infer_name: bool = True,
     ) -> AsyncIterator[StreamedRunResult[OutputDataT]]:
         """Run the agent with streamed model responses: `async with agent.run_stream(prompt) as result:`.
 
@@ -446,9 +479,13 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         the stream goes on until the run's final result. Leaving the block early stops the run. Takes the
         same arguments as `run`.
         """
+        if infer_name:
+            frame = inspect.currentframe()
+            self._infer_name(frame.f_back if frame is not None else None)
         async with self.iter(
             user_prompt, output_type=output_type, message_history=message_history, model=model, deps=deps,
             model_settings=model_settings, usage_limits=usage_limits, usage=usage, persistence=persistence,
+            infer_name=False,
         ) as agent_run:  # fmt: skip
             result: StreamedRunResult[OutputDataT] = StreamedRunResult(agent_run)
             try:
@@ -464,13 +501,20 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         Use `async with agent.run_stream_events(prompt) as events: async for event in events: ...` (or
         iterate it directly). Takes the same arguments as `run`.
         """
-        return AgentEventStream(self.iter(user_prompt, **kwargs))
+        if kwargs.pop('infer_name', True):
+            self._infer_name(inspect.currentframe())
+        return AgentEventStream(self.iter(user_prompt, infer_name=False, **kwargs))
 
     def as_tool(self, *, name: str | None = None, description: str | None = None) -> Tool[AgentDepsT]:
         """A tool that runs this agent on a prompt from the calling model, with the caller's deps and usage."""
         tool_name = name or self.name or 'agent'
 
         async def delegate(ctx: RunContext[AgentDepsT], prompt: str) -> Any:
+            """Run the agent.
+
+            Args:
+                prompt: The request for the agent, with everything it needs to know.
+            """
             result = await self.run(prompt, deps=ctx.deps, usage=ctx.usage)
             return result.output
 

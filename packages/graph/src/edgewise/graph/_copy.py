@@ -63,39 +63,48 @@ def _is_plain(cls: type[Any]) -> bool:
 
 def deep_copy(obj: _T) -> _T:
     """A deep copy of `obj`, equal in result to `copy.deepcopy(obj)`."""
+    cls = type(obj)
+    if cls in _IMMUTABLE:
+        return obj
+    plain = _plain_classes.get(cls)
+    if plain is None:
+        plain = _is_plain(cls)
+    if plain:
+        # The common case in snapshots: a node, or a small state, whose fields are all immutable.
+        fields = obj.__dict__
+        for value in fields.values():
+            if type(value) not in _IMMUTABLE:
+                break
+        else:
+            new: _T = object.__new__(cls)
+            new.__dict__.update(fields)
+            return new
     copied: _T = _copy(obj, {})
     return copied
 
 
+# Immutable values are returned as they are without a call (`x if type(x) in _IMMUTABLE else _copy(x, memo)`).
+# Originals need no keep-alive list (which `copy.deepcopy` keeps so that ids are not reused mid-copy): every
+# object copied here stays reachable from the root being copied; temporaries made by `__reduce__` only occur
+# inside `copy.deepcopy`, which keeps its own.
 def _copy(obj: Any, memo: dict[int, Any]) -> Any:
-    cls = type(obj)
-    if cls in _IMMUTABLE:
-        return obj
+    cls = type(obj)  # never an immutable type: callers return those without calling
     key = id(obj)
     if key in memo:
         return memo[key]
     new: Any
     if cls is list:
         new = memo[key] = []
-        new.extend([_copy(item, memo) for item in obj])
+        new.extend([item if type(item) in _IMMUTABLE else _copy(item, memo) for item in obj])
     elif cls is dict:
         new = memo[key] = {}
         for k, v in obj.items():
-            new[_copy(k, memo)] = _copy(v, memo)
+            new[k if type(k) in _IMMUTABLE else _copy(k, memo)] = v if type(v) in _IMMUTABLE else _copy(v, memo)
     elif cls is tuple and all(type(item) in _IMMUTABLE for item in obj):
         return obj
     elif cls is not tuple and _is_plain(cls):
         new = memo[key] = object.__new__(cls)
-        new.__dict__.update({k: _copy(v, memo) for k, v in obj.__dict__.items()})
+        new.__dict__.update({k: v if type(v) in _IMMUTABLE else _copy(v, memo) for k, v in obj.__dict__.items()})
     else:
         return copy.deepcopy(obj, memo)
-    _keep_alive(obj, memo)
     return new
-
-
-def _keep_alive(obj: Any, memo: dict[int, Any]) -> None:
-    # As `copy.deepcopy` does: keep originals alive for the whole copy so that their ids stay unique.
-    try:
-        memo[id(memo)].append(obj)
-    except KeyError:
-        memo[id(memo)] = [obj]

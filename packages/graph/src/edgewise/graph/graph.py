@@ -479,7 +479,8 @@ class GraphRun(Generic[StateT, DepsT, RunEndT]):
                     next_node = await self._run_traced(node, edges, ctx)
                 else:
                     next_node = await node.run(ctx)
-                self._check_next(next_node, edges)
+                if type(next_node) not in edges.next_classes:
+                    self._check_next(next_node, edges)
                 # The next snapshot is written before this one is marked done, so that a crash in between
                 # never leaves a run with nothing to resume from.
                 self._snapshot_id = next_node.get_snapshot_id()

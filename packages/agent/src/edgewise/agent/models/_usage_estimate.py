@@ -13,11 +13,9 @@ from collections.abc import Sequence
 from ..messages import (
     ModelMessage,
     ModelRequest,
-    RetryPromptPart,
     SystemPromptPart,
     TextPart,
     ThinkingPart,
-    ToolCallPart,
     ToolReturnPart,
     UserPromptPart,
 )
@@ -48,13 +46,13 @@ def _message_tokens(message: ModelMessage) -> tuple[int, int]:
                 request_tokens += estimate_tokens(part.content)
             elif isinstance(part, ToolReturnPart):
                 request_tokens += estimate_tokens(part.model_response_str())
-            elif isinstance(part, RetryPromptPart):
+            else:
                 request_tokens += estimate_tokens(part.model_response())
     else:
         for response_part in message.parts:
             if isinstance(response_part, TextPart | ThinkingPart):
                 response_tokens += estimate_tokens(response_part.content)
-            elif isinstance(response_part, ToolCallPart):
+            else:
                 response_tokens += 1 + estimate_tokens(response_part.args_as_json_str())
     return request_tokens, response_tokens
 

@@ -37,8 +37,9 @@ __all__ = ('TestModel',)
 class TestModel(Model):
     """Calls the function tools (all, or those named in `call_tools`) once, then gives the output.
 
-    The output is an output tool call with `custom_output_args` (or arguments made up from its schema), or
-    text: `custom_output_text`, or a JSON object of what each tool returned.
+    The output is text when text is an accepted output (`custom_output_text`, or a JSON object of what each
+    tool returned), else an output tool call with `custom_output_args` (or arguments made up from its
+    schema); `custom_output_args` also picks the output tool when text is accepted too.
     """
 
     __test__ = False  # not a pytest test class, despite its name
@@ -125,7 +126,8 @@ class TestModel(Model):
         if tools and not answered:
             return [self._call(t) for t in tools]
         output_tools = params.output_tools
-        if output_tools and (self.custom_output_text is None or not params.allow_text_output):
+        # Text when text is an accepted output, unless output tool arguments were asked for.
+        if output_tools and (self.custom_output_args is not None or not params.allow_text_output):
             tool = output_tools[0]
             args = self.custom_output_args
             if args is not None and tool.outer_typed_dict_key:

@@ -144,9 +144,9 @@ class FullStatePersistence(BaseStatePersistence[StateT, RunEndT]):
 
     async def snapshot_node(self, state: StateT, next_node: BaseNode[StateT, Any, RunEndT]) -> None:
         # Give the node its id before copying it, so that the caller's node and the stored copy share it.
-        next_node.get_snapshot_id()
+        snapshot_id = next_node.get_snapshot_id()
         node = next_node.deep_copy() if self.deep_copy else next_node
-        self._append(NodeSnapshot(state=self._prep_state(state), node=node))
+        self._append(NodeSnapshot.fast(self._prep_state(state), node, snapshot_id))
 
     async def snapshot_node_if_new(
         self, snapshot_id: str, state: StateT, next_node: BaseNode[StateT, Any, RunEndT]

@@ -1,0 +1,1 @@
+"""Agent examples, runnable offline: each one scripts its model with a `FunctionModel`."""
