@@ -1,3 +1,4 @@
+# mypy: disable-error-code="import-not-found"
 """Streamed structured output against pydantic-ai 1.107: a list of items streamed as output tool arguments in
 8-byte chunks with `debounce_by=None`, every partial output validated.
 
