@@ -78,10 +78,13 @@ class IncrementalJsonParser:
             return None
         raw = ''.join(self._string)
         try:
-            return _decode(raw)
+            text = _decode(raw)
         except PartialJsonError:
             # An escape cut by the chunk boundary is left out until it is complete.
-            return _decode(raw[: raw.rfind('\\')])
+            text = _decode(raw[: raw.rfind('\\')])
+        if text and '\ud800' <= text[-1] <= '\udbff':
+            text = text[:-1]  # half of a surrogate pair: the other half is still to come
+        return text
 
     def feed(self, chunk: str) -> None:
         """Read `chunk`, the next piece of the document.

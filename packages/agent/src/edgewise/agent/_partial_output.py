@@ -82,18 +82,24 @@ def _build_spec(tp: Any) -> _Spec:
         hints = typing.get_type_hints(inner)
         dc_fields = [f for f in dataclasses.fields(inner) if f.init]
         fields = {f.name: (f.name, hints.get(f.name, Any)) for f in dc_fields}
-        required = frozenset(
-            f.name for f in dc_fields if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
-        )
-        return _Spec(tp, 'dataclass', adapter, fields, required)
+        required = [f.name for f in dc_fields if f.default is f.default_factory is dataclasses.MISSING]
+        return _Spec(tp, 'dataclass', adapter, fields, _required(adapter, required))
     if is_typeddict(inner):
         hints = typing.get_type_hints(inner)
         fields = {name: (name, hint) for name, hint in hints.items()}
-        return _Spec(tp, 'typeddict', adapter, fields, frozenset(getattr(inner, '__required_keys__', ())))
+        return _Spec(tp, 'typeddict', adapter, fields, _required(adapter, getattr(inner, '__required_keys__', ())))
     origin = typing.get_origin(inner)
     if origin in (list, typing.Sequence, _abc_sequence()) and typing.get_args(inner):
         return _Spec(tp, 'list', adapter, item=typing.get_args(inner)[0])
     return _Spec(tp, 'leaf', adapter)
+
+
+def _required(adapter: pydantic.TypeAdapter[Any], fallback: Any) -> frozenset[str]:
+    # pydantic knows best which keys are required (e.g. `NotRequired` under postponed annotations).
+    try:
+        return frozenset(adapter.json_schema().get('required', ()))
+    except Exception:
+        return frozenset(fallback)
 
 
 def _abc_sequence() -> Any:

@@ -1,0 +1,108 @@
+"""Partial structured outputs built while the JSON grows: nested models, lists, dataclasses, TypedDicts."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, NotRequired
+
+from inline_snapshot import snapshot
+from pydantic import BaseModel, field_validator
+from typing_extensions import TypedDict
+
+from edgewise.agent._partial_json import IncrementalJsonParser
+from edgewise.agent._partial_output import INVALID, PartialOutputBuilder
+
+
+class Item(BaseModel):
+    name: str
+    tags: list[str] = []
+
+
+class Order(BaseModel):
+    id: int
+    items: list[Item]
+    note: str | None = None
+
+
+@dataclass
+class Point:
+    x: int
+    y: int = 0
+
+
+class Shape(TypedDict):
+    name: str
+    points: list[Point]
+    color: NotRequired[str]
+
+
+class Positive(BaseModel):
+    n: int
+
+    @field_validator('n')
+    @classmethod
+    def positive(cls, value: int) -> int:
+        if value <= 0:
+            raise ValueError('must be positive')
+        return value
+
+
+def _partials(tp: Any, text: str, size: int = 4) -> list[Any]:
+    builder = PartialOutputBuilder(tp)
+    parser = IncrementalJsonParser(builder)
+    seen: list[Any] = []
+    for i in range(0, len(text), size):
+        parser.feed(text[i : i + size])
+        value = builder.value(parser)
+        if value is not INVALID and (not seen or value != seen[-1]):
+            seen.append(value)
+    return seen
+
+
+def test_a_model_with_a_list_of_models_fills_in_item_by_item() -> None:
+    text = json.dumps({'id': 7, 'items': [{'name': 'ab', 'tags': ['x']}, {'name': 'c'}], 'note': 'hi'})
+    assert _partials(Order, text, size=6) == snapshot(
+        [
+            Order(id=7, items=[]),
+            Order(id=7, items=[Item(name='')]),
+            Order(id=7, items=[Item(name='ab')]),
+            Order(id=7, items=[Item(name='ab', tags=['x'])]),
+            Order(id=7, items=[Item(name='ab', tags=['x']), Item(name='c')]),
+            Order(id=7, items=[Item(name='ab', tags=['x']), Item(name='c')], note='hi'),
+        ]
+    )
+
+
+def test_a_model_shows_only_once_its_required_fields_are_there() -> None:
+    assert _partials(Order, '{"items": [], "id": 3}', size=3) == [Order(id=3, items=[])]
+
+
+def test_a_typed_dict_of_dataclasses_and_a_list_of_scalars() -> None:
+    text = json.dumps({'name': 'tri', 'points': [{'x': 1, 'y': 2}, {'x': 3}], 'color': 'red'})
+    assert _partials(Shape, text, size=8) == snapshot(
+        [
+            {'name': 'tri', 'points': []},
+            {'name': 'tri', 'points': [Point(x=1)]},
+            {'name': 'tri', 'points': [Point(x=1, y=2)]},
+            {'name': 'tri', 'points': [Point(x=1, y=2), Point(x=3)]},
+            {'name': 'tri', 'points': [Point(x=1, y=2), Point(x=3)], 'color': 'red'},
+        ]
+    )
+    assert _partials(list[int], '[1, 22, 333]', size=2) == snapshot([[], [1], [1, 22], [1, 22, 333]])
+
+
+def test_a_completed_item_that_fails_validation_stops_the_partial_values() -> None:
+    assert _partials(list[Positive], '[{"n": 1}, {"n": -1}, {"n": 2}]', size=5) == [[], [Positive(n=1)]]
+
+
+def test_types_validated_as_a_whole_show_partial_values_through_pydantic() -> None:
+    assert _partials(dict[str, list[int]], '{"a": [1, 2], "b": [3]}', size=5) == snapshot(
+        [{}, {'a': [1]}, {'a': [1, 2]}, {'a': [1, 2], 'b': []}, {'a': [1, 2], 'b': [3]}]
+    )
+    assert _partials(str, '"hello"', size=2) == ['h', 'hel', 'hello']
+
+
+def test_a_container_of_the_wrong_kind_never_validates() -> None:
+    assert _partials(Order, '{"id": 1, "items": {"name": "x"}}', size=4) == []
+    assert _partials(list[int], '{"a": 1}', size=4) == []
