@@ -82,8 +82,8 @@ def _build_spec(tp: Any) -> _Spec:
         hints = typing.get_type_hints(inner)
         dc_fields = [f for f in dataclasses.fields(inner) if f.init]
         fields = {f.name: (f.name, hints.get(f.name, Any)) for f in dc_fields}
-        required = [f.name for f in dc_fields if f.default is f.default_factory is dataclasses.MISSING]
-        return _Spec(tp, 'dataclass', adapter, fields, _required(adapter, required))
+        defaultless = [f.name for f in dc_fields if f.default is f.default_factory is dataclasses.MISSING]
+        return _Spec(tp, 'dataclass', adapter, fields, _required(adapter, defaultless))
     if is_typeddict(inner):
         hints = typing.get_type_hints(inner)
         fields = {name: (name, hint) for name, hint in hints.items()}

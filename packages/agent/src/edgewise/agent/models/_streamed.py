@@ -3,7 +3,7 @@
 from __future__ import annotations as _annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
@@ -61,18 +61,20 @@ class StreamedResponse(ABC):
 
     async def _iterate(self) -> AsyncIterator[ModelResponseStreamEvent]:
         inner = self._get_event_iterator()
+        wrapped = self._with_ends(inner)
         try:
-            async for event in self._with_ends(inner):
+            async for event in wrapped:
                 yield event
         finally:
             # Close the model's own iterator now, not when the garbage collector finds it (the HTTP response).
             with anyio.CancelScope(shield=True):
+                await wrapped.aclose()
                 await inner.aclose()  # type: ignore[attr-defined]
         self._complete = True
 
     async def _with_ends(
         self, inner: AsyncIterator[ModelResponseStreamEvent]
-    ) -> AsyncIterator[ModelResponseStreamEvent]:
+    ) -> AsyncGenerator[ModelResponseStreamEvent]:
         params = self.model_request_parameters
         text_is_output = params.allow_text_output or params.output_mode in ('native', 'prompted')
         output_tools = {t.name for t in params.output_tools}
