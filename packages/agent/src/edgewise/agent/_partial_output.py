@@ -138,7 +138,7 @@ class PartialOutputBuilder:
         self._stack: list[_Frame] = []
         self._root: Any = INVALID
         self.changes = 0
-        """Counts the events that changed the parsed value (a caller compares it between chunks)."""
+        """Counts the events that may change the validated value (a caller compares it between chunks)."""
 
     # -- JsonBuilder ----------------------------------------------------------------------------------------------
 
@@ -202,7 +202,6 @@ class PartialOutputBuilder:
         return child
 
     def _open(self, raw: Any) -> None:
-        self.changes += 1
         if not self._stack:
             spec = self._root_spec
             leaf = False
@@ -213,6 +212,9 @@ class PartialOutputBuilder:
             spec = parent.spec if leaf else parent.spec.child(None if parent.spec.kind == 'list' else parent.key)
         # A container of the wrong kind (an array where an object is expected, ...) is validated as a whole.
         leaf = leaf or spec.kind == 'leaf' or (spec.kind == 'list') != isinstance(raw, list)
+        if leaf or isinstance(raw, list) or not spec.required:
+            # An empty list (or an object needing no field) shows at once; other objects wait for their fields.
+            self.changes += 1
         self._stack.append(_Frame(spec, raw, leaf))
 
     def _put(self, frame: _Frame, value: Any) -> None:
