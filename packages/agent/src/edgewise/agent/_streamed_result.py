@@ -47,6 +47,12 @@ class StreamedRunResult(Generic[OutputDataT]):
         self._response: StreamedResponse | None = None
         self._responses = 0  # model responses started so far
         self._result: AgentRunResult[OutputDataT] | None = None
+        # Every generator made for a stream, closed with the run: a reader may leave a stream half read.
+        self._generators: list[AsyncGenerator[Any]] = []
+
+    def _track(self, generator: AsyncGenerator[_T]) -> AsyncGenerator[_T]:
+        self._generators.append(generator)
+        return generator
 
     async def _drive(self) -> AsyncGenerator[AgentStreamEvent]:
         from edgewise.graph import End
@@ -76,11 +82,13 @@ class StreamedRunResult(Generic[OutputDataT]):
 
     async def aclose(self) -> None:
         """Stop the run if it is still going (what leaving the `async with` block does)."""
+        for generator in reversed(self._generators):
+            await generator.aclose()
         await self._events.aclose()
 
     # -- streams --------------------------------------------------------------------------------------------------
 
-    async def stream_text(self, *, delta: bool = False, debounce_by: float | None = 0.1) -> AsyncIterator[str]:
+    def stream_text(self, *, delta: bool = False, debounce_by: float | None = 0.1) -> AsyncIterator[str]:
         """Stream the text of the run's responses as it arrives.
 
         Args:
@@ -99,11 +107,10 @@ class StreamedRunResult(Generic[OutputDataT]):
             raise UserError(
                 'stream_text() can only be used with text output; use stream_output() for structured output.'
             )
-        source = self._text_pieces() if delta else self._texts()
-        async for text in _debounce(source, debounce_by, ''.join if delta else None):
-            yield text
+        source = self._track(self._text_pieces()) if delta else self._track(self._texts())
+        return _Stream(self._track(_debounce(source, debounce_by, ''.join if delta else None)))
 
-    async def _text_pieces(self) -> AsyncIterator[str]:
+    async def _text_pieces(self) -> AsyncGenerator[str]:
         async for event in self._events:
             if isinstance(event, PartStartEvent):
                 if isinstance(event.part, TextPart):
@@ -111,16 +118,16 @@ class StreamedRunResult(Generic[OutputDataT]):
             elif isinstance(event, PartDeltaEvent) and event.delta.part_delta_kind == 'text':
                 yield event.delta.content_delta
 
-    async def _texts(self) -> AsyncIterator[str]:
+    async def _texts(self) -> AsyncGenerator[str]:
         text = ''
         response = 0
-        async for piece in self._text_pieces():
+        async for piece in self._track(self._text_pieces()):
             if self._responses != response:
                 response, text = self._responses, ''
             text += piece
             yield text
 
-    async def stream_output(self, *, debounce_by: float | None = 0.1) -> AsyncIterator[OutputDataT]:
+    def stream_output(self, *, debounce_by: float | None = 0.1) -> AsyncIterator[OutputDataT]:
         """Stream the output as it grows: partial values validated against the output type, then the output.
 
         For text output, the text so far. For structured output, a validated partial value for every chunk
@@ -130,8 +137,11 @@ class StreamedRunResult(Generic[OutputDataT]):
         Args:
             debounce_by: Yield at most once per this many seconds (the latest value); `None`: every change.
         """
+        return _Stream(self._track(self._outputs(debounce_by)))
+
+    async def _outputs(self, debounce_by: float | None) -> AsyncGenerator[Any]:
         last: Any = INVALID
-        async for value in _debounce(self._partial_outputs(), debounce_by, None):
+        async for value in self._track(_debounce(self._track(self._partial_outputs()), debounce_by, None)):
             last = value
             yield value
         await self._finish()
@@ -140,7 +150,7 @@ class StreamedRunResult(Generic[OutputDataT]):
         if last is INVALID or output != last:
             yield output
 
-    async def _partial_outputs(self) -> AsyncIterator[Any]:
+    async def _partial_outputs(self) -> AsyncGenerator[Any]:
         deps = self._run.ctx.deps
         schema = deps.output_schema
         text_output = schema.allow_text_output and schema.text_function is None
@@ -216,20 +226,19 @@ class StreamedRunResult(Generic[OutputDataT]):
             return INVALID
         return value
 
-    async def stream_responses(self, *, debounce_by: float | None = 0.1) -> AsyncIterator[ModelResponse]:
+    def stream_responses(self, *, debounce_by: float | None = 0.1) -> AsyncIterator[ModelResponse]:
         """Stream the model response being received, as a `ModelResponse` rebuilt on each event.
 
         Args:
             debounce_by: Yield at most once per this many seconds (the latest response); `None`: every event.
         """
 
-        async def responses() -> AsyncIterator[ModelResponse]:
+        async def responses() -> AsyncGenerator[ModelResponse]:
             async for event in self._events:
                 if isinstance(event, PartStartEvent | PartDeltaEvent) and self._response is not None:
                     yield self._response.get()
 
-        async for response in _debounce(responses(), debounce_by, None):
-            yield response
+        return _Stream(self._track(_debounce(self._track(responses()), debounce_by, None)))
 
     # -- results --------------------------------------------------------------------------------------------------
 
@@ -316,9 +325,23 @@ def _unwrap_response(value: Any) -> Any:
     return getattr(value, 'response', INVALID)
 
 
+class _Stream(AsyncIterator[_T]):
+    """What the `stream_*` methods return: an iterator over a generator the result closes with the run (a
+    class, so that a reader leaving it half read leaves no generator for the garbage collector to finish)."""
+
+    def __init__(self, generator: AsyncGenerator[_T]) -> None:
+        self._generator = generator
+
+    def __aiter__(self) -> _Stream[_T]:
+        return self
+
+    async def __anext__(self) -> _T:
+        return await self._generator.__anext__()
+
+
 async def _debounce(
     source: AsyncIterator[_T], debounce_by: float | None, join: Callable[[list[_T]], _T] | None
-) -> AsyncIterator[_T]:
+) -> AsyncGenerator[_T]:
     """Yield the first value at once, then at most one value per `debounce_by` seconds: the latest (or, with
     `join`, all pending values joined); what is pending at the end is yielded too. Uses anyio's clock."""
     if debounce_by is None:
