@@ -13,7 +13,7 @@ from .usage import RunUsage
 if TYPE_CHECKING:
     from ._run_deps import GraphAgentState
 
-__all__ = ('AgentRunResult', 'FinalResult', 'StreamedRunResult', 'AgentEventStream')
+__all__ = ('AgentRunResult', 'FinalResult', 'StreamedRunResult', 'AgentEventStream', 'AgentRunResultEvent')
 
 OutputDataT = TypeVar('OutputDataT', default=str, covariant=True)
 
@@ -102,4 +102,5 @@ class AgentRunResult(Generic[OutputDataT]):
 
 # Streaming results live in their own modules; they are part of this module's public API.
 from ._event_stream import AgentEventStream  # noqa: E402
+from ._stream_events import AgentRunResultEvent  # noqa: E402
 from ._streamed_result import StreamedRunResult  # noqa: E402
