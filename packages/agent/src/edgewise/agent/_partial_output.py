@@ -139,6 +139,10 @@ class PartialOutputBuilder:
         self._root: Any = INVALID
         self.changes = 0
         """Counts the events that may change the validated value (a caller compares it between chunks)."""
+        self.signature: tuple[Any, ...] = ()
+        """What the last `value()` was made of: `changes`, and the string being read if it is part of the value.
+        Two values with the same signature are equal, so a caller can skip a repeat without comparing them
+        (comparing would cost time in proportion to the value)."""
 
     # -- JsonBuilder ----------------------------------------------------------------------------------------------
 
@@ -178,11 +182,14 @@ class PartialOutputBuilder:
 
     def value(self, parser: IncrementalJsonParser) -> Any:
         """The validated value so far (the complete value once the document is done), or `INVALID`."""
-        if not self._stack:
-            if self._root is not INVALID or not parser.partial_string:
-                return self._root
-            return self._validate(self._root_spec, parser.partial_string)
         partial_string = parser.partial_string
+        if not self._stack:
+            self.signature = (self.changes, partial_string)
+            if self._root is not INVALID or not partial_string:
+                return self._root
+            return self._validate(self._root_spec, partial_string)
+        used = partial_string  # the string being read, as long as it is part of the value
+        shown = len(self._stack)  # the frames whose content is part of the value
         child: Any = INVALID
         child_raw: Any = partial_string
         for depth in range(len(self._stack) - 1, -1, -1):
@@ -197,8 +204,13 @@ class PartialOutputBuilder:
                 if depth == len(self._stack) - 1 and partial_string is not None:
                     spec = frame.spec.child(None if frame.spec.kind == 'list' else frame.key)
                     child = self._validate(spec, partial_string)
+                if child is INVALID:
+                    used = None  # the open child is left out: the string being read does not show
+                    shown = depth + 1
                 child = self._assemble(frame, child)
             child_raw = None
+        frames = self._stack[:shown]
+        self.signature = (tuple((len(f.raw) if f.leaf else len(f.values), f.bad) for f in frames), used)
         return child
 
     def _open(self, raw: Any) -> None:

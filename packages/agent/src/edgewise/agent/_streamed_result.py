@@ -198,17 +198,15 @@ class StreamedRunResult(Generic[OutputDataT]):
             parser, builder, unwrap = entry
             before = (builder.changes, parser.partial_string)
             try:
-                if isinstance(chunk, dict):
-                    parser.feed(_to_json(chunk))
-                else:
-                    parser.feed(chunk)
+                parser.feed(chunk if isinstance(chunk, str) else _to_json(chunk))
             except PartialJsonError:
                 del parsers[index]  # not JSON: the final validation will tell the model
                 continue
             if (builder.changes, parser.partial_string) == before:
                 continue
+            previous = builder.signature
             value = builder.value(parser)
-            if value is INVALID:
+            if value is INVALID or builder.signature == previous:
                 continue
             value = await self._validate_partial(unwrap(value))
             if value is not INVALID:
