@@ -300,8 +300,7 @@ class ValueBuilder:
         if isinstance(top, list):
             return _with_last(self.root, self._stack, partial, None)
         key = self._keys[-1]
-        if key is None:
-            return self.root
+        assert key is not None  # a string value in an object always follows its key
         return _with_last(self.root, self._stack, partial, key)
 
 
@@ -318,7 +317,5 @@ def _with_last(root: Any, stack: list[Any], partial: str, key: str | None) -> An
         if isinstance(parent, list):
             parent[-1] = copies[depth]
         else:
-            for name in reversed(parent):
-                parent[name] = copies[depth]
-                break
+            parent[next(reversed(parent))] = copies[depth]
     return copies[0]

@@ -45,8 +45,6 @@ def _repr(obj: object) -> str:
     # Fields left at their default are not shown, as in the reprs of messages.
     shown = []
     for f in obj.__dataclass_fields__.values():  # type: ignore[attr-defined]
-        if not f.repr or f.name == '_':
-            continue
         value = getattr(obj, f.name)
         if f.default is not value:
             shown.append(f'{f.name}={value!r}')
