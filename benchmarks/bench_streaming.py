@@ -95,6 +95,7 @@ def _pydantic_ai(count: int, seen: list[int]) -> Callable[[], Any]:
 
 
 def main() -> None:
+    per_chunk: dict[str, float] = {}
     for label, count in SIZES.items():
         chunks = len(_chunks(count))
         edgewise_seen: list[int] = []
@@ -114,4 +115,7 @@ def main() -> None:
         )
         if count == 200:
             result.notes.append('target: edgewise <= 0.1x pydantic-ai')
+        per_chunk[label] = result.per_unit['edgewise']
         print(report(result, anchor='pydantic-ai'), flush=True)
+    sizes = ', '.join(f'{label} {seconds * 1e6:.1f} us' for label, seconds in per_chunk.items())
+    print(f'edgewise per chunk: {sizes}; 32 KB / 2 KB = {per_chunk["32 KB"] / per_chunk["2 KB"]:.2f}x (flat: ~1x)')

@@ -140,3 +140,13 @@ async def test_a_node_stream_left_unread_still_records_the_whole_response() -> N
             async with tools.stream(run.ctx):
                 pass  # pragma: no cover
         assert isinstance(await run.next(tools), ModelRequestNode)
+
+
+async def test_a_streamed_run_is_persisted_like_any_run() -> None:
+    from edgewise.graph.persistence.in_mem import FullStatePersistence
+
+    persistence = FullStatePersistence()
+    async with _agent().run_stream('double 2', persistence=persistence) as result:
+        assert await result.get_output() == 'It is 4'
+    assert [s.status for s in persistence.history if s.kind == 'node'] == ['success'] * 5
+    assert b'_edgewise' not in persistence.dump_json()
