@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 from inline_snapshot import snapshot
+from logfire.testing import CaptureLogfire
 
 from edgewise.agent import Agent, CallToolsNode, ModelRequestNode, RunContext, UserError
 from edgewise.agent._stream_events import (
@@ -150,3 +151,15 @@ async def test_a_streamed_run_is_persisted_like_any_run() -> None:
         assert await result.get_output() == 'It is 4'
     assert [s.status for s in persistence.history if s.kind == 'node'] == ['success'] * 5
     assert b'_edgewise' not in persistence.dump_json()
+
+
+async def test_a_streamed_run_has_the_spans_of_a_plain_run(capfire: CaptureLogfire) -> None:
+    async with _agent().run_stream('double 2') as result:
+        assert [t async for t in result.stream_text(debounce_by=None)][-1] == 'It is 4'
+    spans = sorted(capfire.exporter.exported_spans_as_dict(), key=lambda s: s['start_time'])
+    assert [s['attributes']['logfire.msg'] for s in spans] == [
+        'agent run',
+        'chat function::stream',
+        'running tool: double',
+        'chat function::stream',
+    ]
