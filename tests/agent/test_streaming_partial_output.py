@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 from dataclasses import dataclass
 from typing import Any, NotRequired
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from inline_snapshot import snapshot
-from pydantic import BaseModel, field_validator
+from pydantic import BaseModel, TypeAdapter, field_validator
 from typing_extensions import TypedDict
 
 from edgewise.agent._partial_json import IncrementalJsonParser
@@ -106,3 +109,30 @@ def test_types_validated_as_a_whole_show_partial_values_through_pydantic() -> No
 def test_a_container_of_the_wrong_kind_never_validates() -> None:
     assert _partials(Order, '{"id": 1, "items": {"name": "x"}}', size=4) == []
     assert _partials(list[int], '{"a": 1}', size=4) == []
+
+
+items = st.lists(st.builds(Item, name=st.text(max_size=8), tags=st.lists(st.text(max_size=4), max_size=3)), max_size=6)
+
+
+@settings(max_examples=150, deadline=None)
+@given(order_items=items, note=st.none() | st.text(max_size=10), cuts=st.lists(st.integers(0, 10_000), max_size=10))
+def test_any_split_ends_with_what_pydantic_validates_and_partial_values_only_grow(
+    order_items: list[Item], note: str | None, cuts: list[int]
+) -> None:
+    order = Order(id=1, items=order_items, note=note)
+    text = order.model_dump_json()
+    points = sorted({c % (len(text) + 1) for c in cuts})
+    bounds = [0, *points, len(text)]
+    builder = PartialOutputBuilder(Order)
+    parser = IncrementalJsonParser(builder)
+    seen: list[Order] = []
+    for start, end in itertools.pairwise(bounds):
+        parser.feed(text[start:end])
+        value = builder.value(parser)
+        if value is not INVALID:
+            seen.append(value)
+    assert seen[-1] == TypeAdapter(Order).validate_json(text)
+    for earlier, later in itertools.pairwise(seen):
+        # items only ever get added, and every item but the last is final once shown
+        assert len(earlier.items) <= len(later.items)
+        assert earlier.items[:-1] == later.items[: max(len(earlier.items) - 1, 0)]

@@ -17,6 +17,7 @@ from edgewise.agent import (
     RequestUsage,
     RunContext,
     RunUsage,
+    UnexpectedModelBehavior,
     UserError,
 )
 from edgewise.agent.messages import TextPart, ToolCallPart, ToolReturnPart, UserPromptPart
@@ -318,3 +319,13 @@ async def test_messages_of_a_finished_stream_match_a_plain_run() -> None:
     assert result.new_messages_json() == result.all_messages_json()
     replaced: Any = result.new_messages(output_tool_return_content='thanks')[-1]
     assert replaced.parts[0].content == 'thanks'
+
+
+async def test_a_run_that_fails_raises_from_the_stream_and_keeps_whole_messages() -> None:
+    bad = [_call('final_result', '{"owner": 1}', 'c1')]
+    agent = Agent(streamed(bad, bad), output_type=Basket)
+    async with agent.run_stream('go') as result:
+        with pytest.raises(UnexpectedModelBehavior, match=r'Exceeded maximum output retries \(1\)'):
+            await result.get_output()
+    assert [m.kind for m in result.all_messages()] == ['request', 'response', 'request', 'response']
+    assert not result.is_complete
