@@ -65,6 +65,7 @@ class IncrementalJsonParser:
         self._string_is_key = False
         self._token = ''  # a number or literal being read (it may continue in the next chunk)
         self._escape_pending = False
+        self._partial: str | None | bool = False  # `partial_string` of the last chunk; False: not computed yet
 
     @property
     def done(self) -> bool:
@@ -76,6 +77,8 @@ class IncrementalJsonParser:
         """The decoded text of the string value being read, or `None` (keys are never partial)."""
         if self._string is None or self._string_is_key:
             return None
+        if self._partial is not False:
+            return self._partial  # type: ignore[return-value]
         raw = ''.join(self._string)
         try:
             text = _decode(raw)
@@ -84,6 +87,7 @@ class IncrementalJsonParser:
             text = _decode(raw[: raw.rfind('\\')])
         if text and '\ud800' <= text[-1] <= '\udbff':
             text = text[:-1]  # half of a surrogate pair: the other half is still to come
+        self._partial = text
         return text
 
     def feed(self, chunk: str) -> None:
@@ -94,6 +98,7 @@ class IncrementalJsonParser:
         """
         pos, end = 0, len(chunk)
         builder = self.builder
+        self._partial = False
         while pos < end:
             if self._string is not None:
                 pos = self._read_string(chunk, pos)
