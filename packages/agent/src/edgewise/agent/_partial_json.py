@@ -65,7 +65,7 @@ class IncrementalJsonParser:
         self._string_is_key = False
         self._token = ''  # a number or literal being read (it may continue in the next chunk)
         self._escape_pending = False
-        self._partial: str | None | bool = False  # `partial_string` of the last chunk; False: not computed yet
+        self._partial: str | bool | None = False  # `partial_string` of the last chunk; False: not computed yet
 
     @property
     def done(self) -> bool:
