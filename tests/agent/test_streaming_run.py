@@ -329,3 +329,13 @@ async def test_a_run_that_fails_raises_from_the_stream_and_keeps_whole_messages(
             await result.get_output()
     assert [m.kind for m in result.all_messages()] == ['request', 'response', 'request', 'response']
     assert not result.is_complete
+
+
+async def test_a_stream_left_half_read_can_be_followed_by_get_output() -> None:
+    agent = Agent(streamed(['a', 'b', 'c']))
+    async with agent.run_stream('go') as result:
+        async for text in result.stream_text(delta=True, debounce_by=None):
+            assert text == 'a'
+            break
+        assert await result.get_output() == 'abc'
+        assert [text async for text in result.stream_text(debounce_by=None)] == []
