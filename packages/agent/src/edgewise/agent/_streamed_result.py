@@ -108,7 +108,9 @@ class StreamedRunResult(Generic[OutputDataT]):
                 'stream_text() can only be used with text output; use stream_output() for structured output.'
             )
         source = self._track(self._text_pieces()) if delta else self._track(self._texts())
-        return _Stream(self._track(_debounce(source, debounce_by, ''.join if delta else None)))
+        if debounce_by is not None:
+            source = self._track(_debounce(source, debounce_by, ''.join if delta else None))
+        return _Stream(source)
 
     async def _text_pieces(self) -> AsyncGenerator[str]:
         async for event in self._events:
@@ -141,7 +143,9 @@ class StreamedRunResult(Generic[OutputDataT]):
 
     async def _outputs(self, debounce_by: float | None) -> AsyncGenerator[Any]:
         last: Any = INVALID
-        async for value in self._track(_debounce(self._track(self._partial_outputs()), debounce_by, None)):
+        partials = self._track(self._partial_outputs())
+        source = partials if debounce_by is None else self._track(_debounce(partials, debounce_by, None))
+        async for value in source:
             last = value
             yield value
         await self._finish()
@@ -236,7 +240,10 @@ class StreamedRunResult(Generic[OutputDataT]):
                 if isinstance(event, PartStartEvent | PartDeltaEvent) and self._response is not None:
                     yield self._response.get()
 
-        return _Stream(self._track(_debounce(self._track(responses()), debounce_by, None)))
+        source = self._track(responses())
+        if debounce_by is not None:
+            source = self._track(_debounce(source, debounce_by, None))
+        return _Stream(source)
 
     # -- results --------------------------------------------------------------------------------------------------
 
@@ -338,14 +345,10 @@ class _Stream(AsyncIterator[_T]):
 
 
 async def _debounce(
-    source: AsyncIterator[_T], debounce_by: float | None, join: Callable[[list[_T]], _T] | None
+    source: AsyncIterator[_T], debounce_by: float, join: Callable[[list[_T]], _T] | None
 ) -> AsyncGenerator[_T]:
     """Yield the first value at once, then at most one value per `debounce_by` seconds: the latest (or, with
     `join`, all pending values joined); what is pending at the end is yielded too. Uses anyio's clock."""
-    if debounce_by is None:
-        async for value in source:
-            yield value
-        return
     pending: list[_T] = []
     last_yield: float | None = None
     async for value in source:

@@ -3,7 +3,7 @@
 from __future__ import annotations as _annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import AsyncGenerator, AsyncIterator
+from collections.abc import AsyncIterator
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
@@ -60,21 +60,6 @@ class StreamedResponse(ABC):
         return self._events
 
     async def _iterate(self) -> AsyncIterator[ModelResponseStreamEvent]:
-        inner = self._get_event_iterator()
-        wrapped = self._with_ends(inner)
-        try:
-            async for event in wrapped:
-                yield event
-        finally:
-            # Close the model's own iterator now, not when the garbage collector finds it (the HTTP response).
-            with anyio.CancelScope(shield=True):
-                await wrapped.aclose()
-                await inner.aclose()  # type: ignore[attr-defined]
-        self._complete = True
-
-    async def _with_ends(
-        self, inner: AsyncIterator[ModelResponseStreamEvent]
-    ) -> AsyncGenerator[ModelResponseStreamEvent]:
         params = self.model_request_parameters
         text_is_output = params.allow_text_output or params.output_mode in ('native', 'prompted')
         output_tools = {t.name for t in params.output_tools}
@@ -82,35 +67,42 @@ class StreamedResponse(ABC):
         last_start: PartStartEvent | None = None
         # Text parts that hold only whitespace so far: they are no candidate for the final result yet.
         blank_text: set[int] = set()
-        async for event in inner:
-            if isinstance(event, PartStartEvent):
-                if last_start is not None:
-                    event.previous_part_kind = last_start.part.part_kind
-                    yield PartEndEvent(index=last_start.index, part=manager.get_part(last_start.index),
-                                       next_part_kind=event.part.part_kind)  # fmt: skip
-                last_start = event
-            yield event
-            if self.final_result_event is not None:
-                continue
-            final: FinalResultEvent | None = None
-            if isinstance(event, PartStartEvent):
-                part = event.part
-                if isinstance(part, TextPart) and text_is_output:
-                    if part.content.strip():
+        inner = self._get_event_iterator()
+        try:
+            async for event in inner:
+                if isinstance(event, PartStartEvent):
+                    if last_start is not None:
+                        event.previous_part_kind = last_start.part.part_kind
+                        yield PartEndEvent(index=last_start.index, part=manager.get_part(last_start.index),
+                                           next_part_kind=event.part.part_kind)  # fmt: skip
+                    last_start = event
+                yield event
+                if self.final_result_event is not None:
+                    continue
+                final: FinalResultEvent | None = None
+                if isinstance(event, PartStartEvent):
+                    part = event.part
+                    if isinstance(part, TextPart) and text_is_output:
+                        if part.content.strip():
+                            final = FinalResultEvent(tool_name=None, tool_call_id=None)
+                        else:
+                            blank_text.add(event.index)
+                    elif isinstance(part, ToolCallPart) and part.tool_name in output_tools:
+                        final = FinalResultEvent(tool_name=part.tool_name, tool_call_id=part.tool_call_id)
+                elif event.event_kind == 'part_delta' and event.index in blank_text:
+                    delta = event.delta
+                    if delta.part_delta_kind == 'text' and delta.content_delta.strip():
                         final = FinalResultEvent(tool_name=None, tool_call_id=None)
-                    else:
-                        blank_text.add(event.index)
-                elif isinstance(part, ToolCallPart) and part.tool_name in output_tools:
-                    final = FinalResultEvent(tool_name=part.tool_name, tool_call_id=part.tool_call_id)
-            elif event.event_kind == 'part_delta' and event.index in blank_text:
-                delta = event.delta
-                if delta.part_delta_kind == 'text' and delta.content_delta.strip():
-                    final = FinalResultEvent(tool_name=None, tool_call_id=None)
-            if final is not None:
-                self.final_result_event = final
-                yield final
+                if final is not None:
+                    self.final_result_event = final
+                    yield final
+        finally:
+            # Close the model's own iterator now, not when the garbage collector finds it (the HTTP response).
+            with anyio.CancelScope(shield=True):
+                await inner.aclose()  # type: ignore[attr-defined]
         if last_start is not None:
             yield PartEndEvent(index=last_start.index, part=manager.get_part(last_start.index))
+        self._complete = True
 
     @property
     def complete(self) -> bool:
