@@ -140,6 +140,8 @@ class PartialOutputBuilder:
         self.changes = 0
         """Counts the events that may change the validated value (a caller compares it between chunks)."""
         self.signature: tuple[Any, ...] = ()
+        self._last_key: tuple[int, str | None] = (-1, None)
+        self._last_value: Any = INVALID
         """What the last `value()` was made of: `changes`, and the string being read if it is part of the value.
         Two values with the same signature are equal, so a caller can skip a repeat without comparing them
         (comparing would cost time in proportion to the value)."""
@@ -156,33 +158,54 @@ class PartialOutputBuilder:
         self._stack[-1].key = key
 
     def scalar(self, value: Any) -> None:
-        self.changes += 1
         if not self._stack:
+            self.changes += 1
             self._root = self._validate(self._root_spec, value)
             return
         frame = self._stack[-1]
         _put_raw(frame, value)
         if not frame.leaf:
-            self._put(frame, self._validate(frame.spec.child(frame.key) if frame.spec.kind != 'list' else
-                                            frame.spec.child(None), value))  # fmt: skip
+            spec = frame.spec.child(None if frame.spec.kind == 'list' else frame.key)
+            self._put(frame, self._validate(spec, value))
         frame.key = None
+        self._changed(frame)
 
     def end(self) -> None:
-        self.changes += 1
         frame = self._stack.pop()
         if not self._stack:
+            self.changes += 1
             self._root = INVALID if frame.bad else self._validate(frame.spec, frame.raw)
             return
         parent = self._stack[-1]
         if not parent.leaf:
             self._put(parent, INVALID if frame.bad else self._validate(frame.spec, frame.raw))
         parent.key = None
+        self._changed(parent)
+
+    def _changed(self, frame: _Frame) -> None:
+        # A value added to an object that still lacks required fields changes nothing visible (the object
+        # cannot show yet): callers then skip building a partial value.
+        if frame.leaf or frame.spec.kind == 'list' or frame.spec.required <= frame.values.keys():
+            self.changes += 1
 
     # -- partial values -------------------------------------------------------------------------------------------
 
     def value(self, parser: IncrementalJsonParser) -> Any:
         """The validated value so far (the complete value once the document is done), or `INVALID`."""
         partial_string = parser.partial_string
+        if self._stack and partial_string is not None:
+            top = self._stack[-1]
+            if not top.leaf and top.spec.kind != 'list' and not top.spec.required <= {*top.values, top.key}:
+                # the open object lacks required fields even with this string: the string cannot show yet
+                partial_string = None
+        key = (self.changes, partial_string)
+        if key == self._last_key:
+            return self._last_value
+        value = self._value(partial_string)
+        self._last_key, self._last_value = key, value
+        return value
+
+    def _value(self, partial_string: str | None) -> Any:
         if not self._stack:
             self.signature = (self.changes, partial_string)
             if self._root is not INVALID or not partial_string:
@@ -255,8 +278,7 @@ class PartialOutputBuilder:
         if not spec.required.issubset(fields):
             return INVALID
         if spec.kind == 'model':
-            return spec.tp.model_construct(**{spec.fields[k][0] if k in spec.fields else k: v for k, v in
-                                              fields.items()})  # fmt: skip
+            return _construct_model(spec, fields)
         if spec.kind == 'dataclass':
             try:
                 return _strip_optional(spec.tp)(**{k: v for k, v in fields.items() if k in spec.fields})
@@ -271,6 +293,28 @@ class PartialOutputBuilder:
             return spec.adapter.validate_python(value)
         except pydantic.ValidationError:
             return INVALID
+
+
+def _construct_model(spec: _Spec, fields: dict[str, Any]) -> Any:
+    """A model instance of validated field values (by JSON key), with defaults for the missing ones."""
+    cls = _strip_optional(spec.tp)
+    if cls.__pydantic_post_init__ or cls.__pydantic_root_model__ or cls.model_config.get('extra') == 'allow':
+        return cls.model_construct(**{spec.fields[k][0] if k in spec.fields else k: v for k, v in fields.items()})
+    # What `model_construct` does for plain models, without its per-field alias handling (the keys are known).
+    values: dict[str, Any] = {}
+    fields_set: set[str] = set()
+    for key, (name, _) in spec.fields.items():
+        if key in fields:
+            values[name] = fields[key]
+            fields_set.add(name)
+        else:  # not required, or the caller would not construct
+            values[name] = cls.__pydantic_fields__[name].get_default(call_default_factory=True, validated_data=values)
+    model = cls.__new__(cls)
+    object.__setattr__(model, '__dict__', values)
+    object.__setattr__(model, '__pydantic_fields_set__', fields_set)
+    object.__setattr__(model, '__pydantic_extra__', None)
+    object.__setattr__(model, '__pydantic_private__', None)
+    return model
 
 
 def _put_raw(frame: _Frame, value: Any) -> None:
