@@ -136,3 +136,21 @@ def test_any_split_ends_with_what_pydantic_validates_and_partial_values_only_gro
         # items only ever get added, and every item but the last is final once shown
         assert len(earlier.items) <= len(later.items)
         assert earlier.items[:-1] == later.items[: max(len(earlier.items) - 1, 0)]
+
+
+class Loose(BaseModel, extra='allow'):
+    name: str
+    size: int = 0
+
+
+def test_models_allowing_extra_fields_keep_them_in_partial_values() -> None:
+    partials = _partials(list[Loose], '[{"name": "a", "color": "red"}, {"name": "b"}]', size=7)
+    assert [[item.model_dump() for item in value] for value in partials] == snapshot(
+        [
+            [],
+            [{'name': 'a', 'size': 0}],
+            [{'name': 'a', 'size': 0, 'color': 'red'}],
+            [{'name': 'a', 'size': 0, 'color': 'red'}, {'name': '', 'size': 0}],
+            [{'name': 'a', 'size': 0, 'color': 'red'}, {'name': 'b', 'size': 0}],
+        ]
+    )
