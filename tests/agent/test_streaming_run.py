@@ -298,6 +298,11 @@ async def test_stream_responses_rebuilds_the_response_on_each_event() -> None:
     agent = Agent(streamed(['a', 'b']))
     async with agent.run_stream('go') as result:
         responses = [r async for r in result.stream_responses(debounce_by=None)]
+    async with Agent(streamed(['a', 'b'])).run_stream('go') as debounced:
+        assert [r.parts async for r in debounced.stream_responses(debounce_by=3600)] == [
+            [TextPart('a')],
+            [TextPart('ab')],
+        ]
     assert [r.parts for r in responses] == snapshot([[TextPart(content='a')], [TextPart(content='ab')]])
 
 
