@@ -204,25 +204,19 @@ def main() -> None:
         directory = Path(tmp)
         db = directory / 'edgewise.db'
         units = cycles(SHORT) * 3
+        long_units = cycles(LONG) * 3
+        sqlite = 'edgewise SqliteStatePersistence'
 
-        sqlite_short = measure(
+        # SQLite and LangGraph interleaved (A B A B ...), so that load on the machine hits both alike;
+        # pydantic-graph's file persistence takes seconds per run: one run, measured right after.
+        interleaved = measure(
             'x',
             'transition',
             [
-                Case(
-                    'edgewise SqliteStatePersistence',
-                    edgewise_run(lambda: SqliteStatePersistence(db), SHORT),
-                    units,
-                    True,
-                )
+                Case(sqlite, edgewise_run(lambda: SqliteStatePersistence(db), SHORT), units, True),
+                Case('langgraph SqliteSaver', langgraph_run(directory / 'lg.db', SHORT), units),
             ],
             repeats=5,
-        )
-        langgraph = measure(
-            'x',
-            'transition',
-            [Case('langgraph SqliteSaver', langgraph_run(directory / 'lg.db', SHORT), units)],
-            repeats=3,
         )
         pg_file = measure(
             'x',
@@ -234,37 +228,35 @@ def main() -> None:
         headline = _merge(
             f'3-node cycle, {units} transitions, every snapshot committed before the next node',
             'transition',
-            sqlite_short,
-            langgraph,
+            interleaved,
             pg_file,
         )
-        print(report(headline, anchor='edgewise SqliteStatePersistence'), flush=True)
-        vs_langgraph = headline.ratio('langgraph SqliteSaver', 'edgewise SqliteStatePersistence')
-        vs_files = headline.ratio('pydantic-graph FileStatePersistence', 'edgewise SqliteStatePersistence')
+        print(report(headline, anchor=sqlite), flush=True)
+        vs_langgraph = headline.ratio('langgraph SqliteSaver', sqlite)
+        vs_files = headline.ratio('pydantic-graph FileStatePersistence', sqlite)
         print(
             f'  => edgewise SQLite is {vs_langgraph:.1f}x faster per transition than LangGraph SqliteSaver '
             f'and {vs_files:.1f}x faster than pydantic-graph FileStatePersistence',
             flush=True,
         )
 
-        long_units = cycles(LONG) * 3
-        sqlite_long = measure(
-            'x',
+        flat = measure(
+            'SQLite per transition by history length',
             'transition',
-            [Case('edgewise SQLite @5000', edgewise_run(lambda: SqliteStatePersistence(db), LONG), long_units, True)],
+            [
+                Case('edgewise SQLite @500', edgewise_run(lambda: SqliteStatePersistence(db), SHORT), units, True),
+                Case('edgewise SQLite @5000', edgewise_run(lambda: SqliteStatePersistence(db), LONG), long_units, True),
+            ],
             repeats=3,
         )
-        flat = _merge('SQLite per transition by history length', 'transition')
-        flat.per_unit['edgewise SQLite @500'] = sqlite_short.per_unit['edgewise SqliteStatePersistence']
-        flat.per_unit.update(sqlite_long.per_unit)
         print(report(flat, anchor='edgewise SQLite @500'), flush=True)
 
         dsn = _postgres_dsn()
         if dsn is None:
             print('## PostgreSQL: skipped (set EDGEWISE_BENCH_POSTGRES_DSN or EDGEWISE_TEST_POSTGRES_DSN)', flush=True)
         else:
-            pg_short = measure(
-                'x',
+            postgres = measure(
+                'PostgreSQL per transition by history length',
                 'transition',
                 [
                     Case(
@@ -272,35 +264,22 @@ def main() -> None:
                         edgewise_run(lambda: PostgresStatePersistence(dsn), SHORT),
                         units,
                         True,
-                    )
-                ],
-                repeats=3,
-            )
-            pg_long = measure(
-                'x',
-                'transition',
-                [
+                    ),
                     Case(
                         'edgewise PostgreSQL @5000',
                         edgewise_run(lambda: PostgresStatePersistence(dsn), LONG),
                         long_units,
                         True,
-                    )
+                    ),
                 ],
                 repeats=1,
                 warmup=0,
             )
-            print(
-                report(
-                    _merge('PostgreSQL per transition by history length', 'transition', pg_short, pg_long),
-                    anchor='edgewise PostgreSQL @500',
-                ),
-                flush=True,
-            )
+            print(report(postgres, anchor='edgewise PostgreSQL @500'), flush=True)
 
         file_units = cycles(FILE_TRANSITIONS) * 3
         files = measure(
-            'x',
+            f'File persistence, {file_units} transitions (atomic + fsync vs in-place rewrite)',
             'transition',
             [
                 Case(
@@ -318,5 +297,4 @@ def main() -> None:
             ],
             repeats=3,
         )
-        files.title = f'File persistence, {file_units} transitions (atomic + fsync vs in-place rewrite)'
         print(report(files, anchor='pydantic-graph FileStatePersistence'), flush=True)

@@ -52,9 +52,12 @@ def test_model_requests_can_be_forbidden(monkeypatch: pytest.MonkeyPatch) -> Non
         check_allow_model_requests()
 
 
-async def test_streamed_requests_are_not_supported_yet() -> None:
-    with pytest.raises(NotImplementedError, match=r'Streamed requests are not supported by TestModel yet\.'):
-        async with TestModel().request_stream([], None, ModelRequestParameters()):
+async def test_models_without_streaming_say_so() -> None:
+    class RequestOnly(TestModel):
+        request_stream = Model.request_stream
+
+    with pytest.raises(NotImplementedError, match=r'Streamed requests are not supported by RequestOnly yet\.'):
+        async with RequestOnly().request_stream([], None, ModelRequestParameters()):
             pass  # pragma: no cover
 
 

@@ -24,7 +24,7 @@ def _final(value: Any, call_id: str) -> ToolCallPart:
     return ToolCallPart('final_result', {'value': value}, call_id)
 
 
-async def _last_parts(strategy: EndStrategy, *calls: ToolCallPart) -> tuple[Reading, list[tuple[str, Any]]]:
+async def _last_parts(strategy: EndStrategy, *calls: ToolCallPart) -> tuple[Reading, list[tuple[Any, Any]]]:
     agent = Agent(scripted(list(calls)), output_type=Reading, end_strategy=strategy)
 
     @agent.output_validator
@@ -34,7 +34,9 @@ async def _last_parts(strategy: EndStrategy, *calls: ToolCallPart) -> tuple[Read
         return output
 
     result = await agent.run('x')
-    return result.output, [(p.tool_call_id, getattr(p, 'content', None)) for p in result.all_messages()[-1].parts]
+    return result.output, [
+        (getattr(p, 'tool_call_id', None), getattr(p, 'content', None)) for p in result.all_messages()[-1].parts
+    ]
 
 
 async def test_exhaustive_processes_every_output_call_and_keeps_the_first_valid_one() -> None:

@@ -95,12 +95,18 @@ def test_signature(fn: Callable[..., Any], params: list[str]) -> None:
     assert _params(fn) == params
 
 
-@pytest.mark.parametrize('method', [Agent.run, Agent.run_sync], ids=['run', 'run_sync'])
-def test_run_and_run_sync_take_the_arguments_of_iter_in_their_typed_overloads(method: Callable[..., Any]) -> None:
+@pytest.mark.parametrize(
+    ('method', 'runtime'),
+    [(Agent.run, ['user_prompt', '*event_stream_handler', '**kwargs']), (Agent.run_sync, ['user_prompt', '**kwargs'])],
+    ids=['run', 'run_sync'],
+)
+def test_run_and_run_sync_take_the_arguments_of_iter_in_their_typed_overloads(
+    method: Callable[..., Any], runtime: list[str]
+) -> None:
     overloads = typing.get_overloads(method)
 
-    assert [_params(o) for o in overloads] == [[*RUN, '*persistence', '*infer_name']] * 2
-    assert _params(method) == ['user_prompt', '**kwargs']
+    assert [_params(o) for o in overloads] == [[*RUN, '*persistence', '*infer_name', '*event_stream_handler']] * 2
+    assert _params(method) == runtime
 
 
 @pytest.mark.parametrize('method', [Agent.tool, Agent.tool_plain], ids=['tool', 'tool_plain'])

@@ -8,7 +8,8 @@ proportion to the new messages only: the history is appended to, never copied or
 from __future__ import annotations as _annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from functools import cache
@@ -22,6 +23,8 @@ from edgewise.graph import BaseNode, End, Graph, GraphRunContext
 from . import _instrument
 from ._output import validation_errors
 from ._run_deps import GraphAgentDeps, GraphAgentState
+from ._stream_events import HandleResponseEvent
+from ._streaming import AgentStream, stream_call_tools, stream_model_request, take_streamed_next
 from ._tool_calls import run_tool_calls
 from .exceptions import ModelRetry
 from .messages import (
@@ -117,6 +120,33 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
         self, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]]
     ) -> CallToolsNode[DepsT, NodeRunEndT]:
         """Check the request limit, send the request, record the response and its usage."""
+        if (streamed := take_streamed_next(self)) is not None:
+            return streamed  # type: ignore[no-any-return]
+        params = await self.prepare_request(ctx)
+        state, deps = ctx.state, ctx.deps
+        history = state.message_history
+        model = deps.model
+        if _instrument.TRACING:
+            with _instrument.span('chat {model_name}', model_name=model.model_name, run_step=state.run_step):
+                response = await model.request(history, deps.model_settings, params)
+        else:
+            response = await model.request(history, deps.model_settings, params)
+        return self.record_response(ctx, response)
+
+    def stream(
+        self, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]]
+    ) -> AbstractAsyncContextManager[AgentStream]:
+        """Send the request as a streamed request: `async with node.stream(run.ctx) as events: async for ...`.
+
+        The model's events come as they arrive, with a `FinalResultEvent` at the first candidate for the
+        final result. Running the node afterwards returns the `CallToolsNode` for the streamed response.
+        """
+        return stream_model_request(self, ctx)
+
+    async def prepare_request(
+        self, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]]
+    ) -> ModelRequestParameters:
+        """Check the usage limits, add the request to the history and build the request's parameters."""
         state, deps = ctx.state, ctx.deps
         history = state.message_history
         deps.usage_limits.check_before_request(state.usage, history)
@@ -135,18 +165,18 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
             # As in pydantic-ai: native and prompted output arrive as text, so the model is told text is allowed.
             allow_text_output=schema.allow_text_output or schema.mode in ('native', 'prompted'),
         )
-        model = deps.model
-        params = model.customize_request_parameters(params)
-        if _instrument.TRACING:
-            with _instrument.span('chat {model_name}', model_name=model.model_name, run_step=state.run_step):
-                response = await model.request(history, deps.model_settings, params)
-        else:
-            response = await model.request(history, deps.model_settings, params)
+        return deps.model.customize_request_parameters(params)
+
+    def record_response(
+        self, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]], response: ModelResponse
+    ) -> CallToolsNode[DepsT, NodeRunEndT]:
+        """Add the model's response to the history and the usage; check the token limits."""
+        state, deps = ctx.state, ctx.deps
         response.run_id = state.run_id
         state.usage.incr(response.usage)
-        history.append(response)
+        state.message_history.append(response)
         if deps.usage_limits.has_token_limits():
-            deps.usage_limits.check_tokens(state.usage, history)
+            deps.usage_limits.check_tokens(state.usage, state.message_history)
         return CallToolsNode(response)
 
 
@@ -161,10 +191,22 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
         self, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]]
     ) -> ModelRequestNode[DepsT, NodeRunEndT] | End[FinalResult[NodeRunEndT]]:
         """End the run with a valid output, or send tool results and retry prompts in a new request."""
+        if (streamed := take_streamed_next(self)) is not None:
+            return streamed  # type: ignore[no-any-return]
         calls = [p for p in self.model_response.parts if isinstance(p, ToolCallPart)]
         if calls:
             return await self._handle_tool_calls(ctx, calls)
         return await self._handle_text(ctx)
+
+    def stream(
+        self, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]]
+    ) -> AbstractAsyncContextManager[AsyncIterator[HandleResponseEvent]]:
+        """Handle the response while streaming its tool call events: `async with node.stream(run.ctx) as events`.
+
+        Gives a `FunctionToolCallEvent` (or `OutputToolCallEvent`) per tool call, then, once the calls have
+        run, a `FunctionToolResultEvent` (or `OutputToolResultEvent`) per call, in call order.
+        """
+        return stream_call_tools(self, ctx)
 
     async def _handle_text(
         self, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]]

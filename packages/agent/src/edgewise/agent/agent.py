@@ -22,11 +22,12 @@ from ._agent_run import AgentRun, bind_captured_messages
 from ._function_schema import DocstringFormat
 from ._output import build_output_schema
 from ._run_deps import EndStrategy, GraphAgentDeps, GraphAgentState, OutputValidator, SystemPromptRunner
+from ._streaming import EventStreamHandler, run_with_event_handler
 from .exceptions import UserError
 from .messages import ModelMessage, ModelRequest, ModelResponse, UserContent
 from .models import KnownModelName, Model, infer_model
 from .output import OutputDataT, OutputSpec
-from .result import AgentRunResult, FinalResult
+from .result import AgentEventStream, AgentRunResult, FinalResult, StreamedRunResult
 from .settings import ModelSettings, merge_model_settings
 from .tools import AgentDepsT, RunContext, Tool, ToolDefinition, ToolFuncEither, ToolPrepareFunc
 from .usage import RunUsage, UsageLimits
@@ -247,6 +248,7 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         usage: RunUsage | None = None,
         persistence: BaseStatePersistence[Any, Any] | None = None,
         infer_name: bool = True,
+        event_stream_handler: EventStreamHandler | None = None,
     ) -> AgentRunResult[OutputDataT]: ...
 
     @overload
@@ -263,9 +265,16 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         usage: RunUsage | None = None,
         persistence: BaseStatePersistence[Any, Any] | None = None,
         infer_name: bool = True,
+        event_stream_handler: EventStreamHandler | None = None,
     ) -> AgentRunResult[RunOutputDataT]: ...
 
-    async def run(self, user_prompt: str | Sequence[UserContent] | None = None, **kwargs: Any) -> AgentRunResult[Any]:
+    async def run(
+        self,
+        user_prompt: str | Sequence[UserContent] | None = None,
+        *,
+        event_stream_handler: EventStreamHandler | None = None,
+        **kwargs: Any,
+    ) -> AgentRunResult[Any]:
         """Run the agent on `user_prompt` until it gives its output.
 
         Args:
@@ -274,6 +283,8 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
                 `usage` (a `RunUsage` to add this run's usage to), `persistence` (an Edgewise persistence
                 to store the run's snapshots in), `infer_name` (name an unnamed agent after the variable
                 holding it, for spans and errors).
+            event_stream_handler: `async def handler(ctx, events)`, called for each model request and each
+                handling of tool calls with the stream of their events (the run streams its model requests).
 
         Raises:
             UserError: no model, or deps of the wrong type.
@@ -283,8 +294,11 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         if kwargs.pop('infer_name', True):
             self._infer_name(inspect.currentframe())
         async with self.iter(user_prompt, infer_name=False, **kwargs) as agent_run:
-            async for _ in agent_run:
-                pass
+            if event_stream_handler is None:
+                async for _ in agent_run:
+                    pass
+            else:
+                await run_with_event_handler(agent_run, event_stream_handler)
         result = agent_run.result
         assert result is not None
         return result
@@ -303,6 +317,7 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         usage: RunUsage | None = None,
         persistence: BaseStatePersistence[Any, Any] | None = None,
         infer_name: bool = True,
+        event_stream_handler: EventStreamHandler | None = None,
     ) -> AgentRunResult[OutputDataT]: ...
 
     @overload
@@ -319,6 +334,7 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         usage: RunUsage | None = None,
         persistence: BaseStatePersistence[Any, Any] | None = None,
         infer_name: bool = True,
+        event_stream_handler: EventStreamHandler | None = None,
     ) -> AgentRunResult[RunOutputDataT]: ...
 
     def run_sync(self, user_prompt: str | Sequence[UserContent] | None = None, **kwargs: Any) -> AgentRunResult[Any]:
@@ -451,6 +467,54 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         finally:
             for reset in reversed(tokens):
                 reset()
+
+    @asynccontextmanager
+    async def run_stream(
+        self,
+        user_prompt: str | Sequence[UserContent] | None = None,
+        *,
+        output_type: OutputSpec[Any] | None = None,
+        message_history: Sequence[ModelMessage] | None = None,
+        model: Model | KnownModelName | None = None,
+        deps: AgentDepsT = None,  # type: ignore[assignment]
+        model_settings: ModelSettings | None = None,
+        usage_limits: UsageLimits | None = None,
+        usage: RunUsage | None = None,
+        persistence: BaseStatePersistence[Any, Any] | None = None,
+        infer_name: bool = True,
+    ) -> AsyncIterator[StreamedRunResult[OutputDataT]]:
+        """Run the agent with streamed model responses: `async with agent.run_stream(prompt) as result:`.
+
+        Read `result.stream_text()`, `result.stream_output()` or `result.stream_responses()` as the run goes
+        on; tools called along the way (even after text, or after the output tool call) run as in `run`, and
+        the stream goes on until the run's final result. Leaving the block early stops the run. Takes the
+        same arguments as `run`.
+        """
+        if infer_name:
+            frame = inspect.currentframe()
+            self._infer_name(frame.f_back if frame is not None else None)
+        async with self.iter(
+            user_prompt, output_type=output_type, message_history=message_history, model=model, deps=deps,
+            model_settings=model_settings, usage_limits=usage_limits, usage=usage, persistence=persistence,
+            infer_name=False,
+        ) as agent_run:  # fmt: skip
+            result: StreamedRunResult[OutputDataT] = StreamedRunResult(agent_run)
+            try:
+                yield result
+            finally:
+                await result.aclose()
+
+    def run_stream_events(
+        self, user_prompt: str | Sequence[UserContent] | None = None, **kwargs: Any
+    ) -> AgentEventStream[OutputDataT]:
+        """Every event of a run, ending with an `AgentRunResultEvent` holding the result.
+
+        Use `async with agent.run_stream_events(prompt) as events: async for event in events: ...` (or
+        iterate it directly). Takes the same arguments as `run`.
+        """
+        if kwargs.pop('infer_name', True):
+            self._infer_name(inspect.currentframe())
+        return AgentEventStream(self.iter(user_prompt, infer_name=False, **kwargs))
 
     def as_tool(self, *, name: str | None = None, description: str | None = None) -> Tool[AgentDepsT]:
         """A tool that runs this agent on a prompt from the calling model, with the caller's deps and usage."""

@@ -38,6 +38,22 @@ __all__ = (
     'FinishReason',
     'ModelMessagesTypeAdapter',
     'generate_tool_call_id',
+    # streaming events (defined in _stream_events)
+    'TextPartDelta',
+    'ThinkingPartDelta',
+    'ToolCallPartDelta',
+    'ModelResponsePartDelta',
+    'PartStartEvent',
+    'PartDeltaEvent',
+    'PartEndEvent',
+    'FinalResultEvent',
+    'ModelResponseStreamEvent',
+    'FunctionToolCallEvent',
+    'FunctionToolResultEvent',
+    'OutputToolCallEvent',
+    'OutputToolResultEvent',
+    'HandleResponseEvent',
+    'AgentStreamEvent',
 )
 
 
@@ -352,6 +368,25 @@ def _repr(obj: object, names: tuple[str, ...]) -> str:
     shown = ', '.join(f'{n}={v!r}' for n in names if (v := getattr(obj, n)) is not None)
     return f'{type(obj).__name__}({shown})'
 
+
+# The streaming events live in their own module; they are part of this module's public API.
+from ._stream_events import (  # noqa: E402
+    AgentStreamEvent,
+    FinalResultEvent,
+    FunctionToolCallEvent,
+    FunctionToolResultEvent,
+    HandleResponseEvent,
+    ModelResponsePartDelta,
+    ModelResponseStreamEvent,
+    OutputToolCallEvent,
+    OutputToolResultEvent,
+    PartDeltaEvent,
+    PartEndEvent,
+    PartStartEvent,
+    TextPartDelta,
+    ThinkingPartDelta,
+    ToolCallPartDelta,
+)
 
 _type_adapter: TypeAdapter[list[ModelMessage]] | None = None
 

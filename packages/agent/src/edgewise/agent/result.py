@@ -13,7 +13,14 @@ from .usage import RunUsage
 if TYPE_CHECKING:
     from ._run_deps import GraphAgentState
 
-__all__ = ('AgentRunResult', 'FinalResult')
+__all__ = (
+    'AgentRunResult',
+    'FinalResult',
+    'StreamedRunResult',
+    'AgentEventStream',
+    'AgentRunResultEvent',
+    'AgentStream',
+)
 
 OutputDataT = TypeVar('OutputDataT', default=str, covariant=True)
 
@@ -98,3 +105,10 @@ class AgentRunResult(Generic[OutputDataT]):
 
     def __repr__(self) -> str:
         return f'AgentRunResult(output={self.output!r})'
+
+
+# Streaming results live in their own modules; they are part of this module's public API.
+from ._event_stream import AgentEventStream  # noqa: E402
+from ._stream_events import AgentRunResultEvent  # noqa: E402
+from ._streamed_result import StreamedRunResult  # noqa: E402
+from ._streaming import AgentStream  # noqa: E402

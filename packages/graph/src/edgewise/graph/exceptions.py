@@ -6,12 +6,12 @@ pydantic-graph 1.x that catches `TypeError` or `RuntimeError` keeps working:
 ```
 GraphError
 ├── GraphSetupError (TypeError)            a graph or node is defined wrongly
-└── GraphRuntimeError (RuntimeError)       something went wrong while running a graph
-    ├── GraphNodeStatusError               a snapshot is not in a runnable status
-    ├── UndeclaredEdgeError                a node returned a node its return hint does not declare
-    ├── StepLimitExceeded                  a run took more steps than `max_steps`
-    ├── RunInProgressError                 another live process is advancing the same run
-    └── PersistenceError                   stored snapshots cannot be read or written
+├── GraphRuntimeError (RuntimeError)       something went wrong while running a graph
+│   ├── GraphNodeStatusError               a snapshot is not in a runnable status
+│   ├── UndeclaredEdgeError                a node returned a node its return hint does not declare
+│   ├── StepLimitExceeded                  a run took more steps than `max_steps`
+│   ├── RunInProgressError                 another live process is advancing the same run
+│   └── PersistenceError                   stored snapshots cannot be read or written
 └── DiagramError                           a diagram cannot be drawn or rendered
     ├── DiagramNodeError (LookupError)     a start, highlighted or visited node is not in the graph
     └── DiagramRenderError (RuntimeError)  an image of a diagram cannot be rendered

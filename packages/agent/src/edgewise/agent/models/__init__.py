@@ -17,6 +17,7 @@ from ..messages import ModelMessage, ModelResponse
 from ..output import OutputMode, OutputObjectDefinition
 from ..settings import ModelSettings
 from ..tools import ToolDefinition
+from ._streamed import StreamedResponse
 
 if TYPE_CHECKING:
     from ..tools import RunContext
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
 __all__ = (
     'Model',
     'ModelRequestParameters',
+    'StreamedResponse',
     'KnownModelName',
     'ALLOW_MODEL_REQUESTS',
     'check_allow_model_requests',
@@ -132,8 +134,16 @@ class Model(ABC):
         model_settings: ModelSettings | None,
         model_request_parameters: ModelRequestParameters,
         run_context: RunContext[Any] | None = None,
-    ) -> AsyncIterator[Any]:
-        """Stream the model's response (implemented by models that stream; see the streaming release).
+    ) -> AsyncIterator[StreamedResponse]:
+        """Stream the model's response: `async with model.request_stream(...) as response: async for event ...`.
+
+        Leaving the block closes the stream (and its HTTP response), even in the middle of it.
+
+        Args:
+            messages: The conversation so far, ending with the request to answer. Do not modify it.
+            model_settings: The merged settings of the model, the agent and the run.
+            model_request_parameters: The tools and output kind of the request.
+            run_context: The run's context, when the request is made by an agent run.
 
         Raises:
             NotImplementedError: this model does not stream.

@@ -4,19 +4,33 @@ from __future__ import annotations as _annotations
 
 import inspect
 from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from typing import TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import anyio.to_thread
 
+from .._stream_events import ModelResponseStreamEvent
 from ..exceptions import UserError
 from ..messages import ModelMessage, ModelRequest, ModelResponse
 from ..settings import ModelSettings
 from ..tools import ToolDefinition
-from . import Model, ModelRequestParameters
+from . import Model, ModelRequestParameters, StreamedResponse
 from ._usage_estimate import UsageEstimator
 
-__all__ = ('FunctionModel', 'AgentInfo', 'FunctionDef', 'StreamFunctionDef', 'DeltaToolCall', 'DeltaToolCalls')
+if TYPE_CHECKING:
+    from ..tools import RunContext
+
+__all__ = (
+    'FunctionModel',
+    'AgentInfo',
+    'FunctionDef',
+    'StreamFunctionDef',
+    'DeltaToolCall',
+    'DeltaToolCalls',
+    'DeltaThinkingPart',
+    'DeltaThinkingCalls',
+)
 
 
 @dataclass(kw_only=True)
@@ -49,12 +63,26 @@ class DeltaToolCall:
     """The tool call id, if known in this piece."""
 
 
+@dataclass(kw_only=True)
+class DeltaThinkingPart:
+    """A piece of streamed reasoning (used by `stream_function`s)."""
+
+    content: str | None = None
+    """A chunk of the reasoning text."""
+    signature: str | None = None
+    """The reasoning's signature, if known in this piece."""
+
+
 DeltaToolCalls: TypeAlias = dict[int, DeltaToolCall]
 """Pieces of streamed tool calls, by index."""
+DeltaThinkingCalls: TypeAlias = dict[int, DeltaThinkingPart]
+"""Pieces of streamed reasoning parts, by index."""
 FunctionDef: TypeAlias = Callable[[list[ModelMessage], AgentInfo], ModelResponse | Awaitable[ModelResponse]]
 """A function answering requests: `(messages, info) -> ModelResponse`, sync or async."""
-StreamFunctionDef: TypeAlias = Callable[[list[ModelMessage], AgentInfo], AsyncIterator[str | DeltaToolCalls]]
-"""An async generator streaming an answer as text chunks or tool call pieces."""
+StreamFunctionDef: TypeAlias = Callable[
+    [list[ModelMessage], AgentInfo], AsyncIterator[str | DeltaToolCalls | DeltaThinkingCalls]
+]
+"""An async generator streaming an answer as text chunks, tool call pieces or reasoning pieces."""
 
 
 class FunctionModel(Model):
@@ -107,15 +135,7 @@ class FunctionModel(Model):
             raise UserError(
                 f'FunctionModel {self._model_name!r} has only a `stream_function`; non-streamed runs need `function`.'
             )
-        last = messages[-1] if messages else None
-        info = AgentInfo(
-            function_tools=model_request_parameters.function_tools,
-            allow_text_output=model_request_parameters.allow_text_output,
-            output_tools=model_request_parameters.output_tools,
-            model_settings=model_settings,
-            model_request_parameters=model_request_parameters,
-            instructions=last.instructions if isinstance(last, ModelRequest) else None,
-        )
+        info = _agent_info(messages, model_settings, model_request_parameters)
         if self._is_async:
             response = await function(messages, info)  # type: ignore[misc]
         else:
@@ -131,6 +151,29 @@ class FunctionModel(Model):
             response.usage = self._estimator.estimate(messages, response)
         return response
 
+    @asynccontextmanager
+    async def request_stream(
+        self,
+        messages: list[ModelMessage],
+        model_settings: ModelSettings | None,
+        model_request_parameters: ModelRequestParameters,
+        run_context: RunContext[Any] | None = None,
+    ) -> AsyncIterator[StreamedResponse]:
+        """Stream the answer of `stream_function`; usage is estimated at the end if the function sets none.
+
+        Raises:
+            UserError: the model has no `stream_function`.
+        """
+        if self.stream_function is None:
+            raise UserError(f'FunctionModel {self._model_name!r} has no `stream_function`; streamed runs need one.')
+        info = _agent_info(messages, model_settings, model_request_parameters)
+        items = self.stream_function(messages, info)
+        stream = _FunctionStreamedResponse(model_request_parameters, self, messages, items)
+        try:
+            yield stream
+        finally:
+            await stream.close()
+
     @property
     def model_name(self) -> str:
         """`function:<function name>:<stream function name>`, unless given."""
@@ -140,3 +183,61 @@ class FunctionModel(Model):
     def system(self) -> str:
         """Always `'function'`."""
         return 'function'
+
+
+def _agent_info(
+    messages: list[ModelMessage], model_settings: ModelSettings | None, params: ModelRequestParameters
+) -> AgentInfo:
+    last = messages[-1] if messages else None
+    return AgentInfo(
+        function_tools=params.function_tools,
+        allow_text_output=params.allow_text_output,
+        output_tools=params.output_tools,
+        model_settings=model_settings,
+        model_request_parameters=params,
+        instructions=last.instructions if isinstance(last, ModelRequest) else None,
+    )
+
+
+class _FunctionStreamedResponse(StreamedResponse):
+    def __init__(
+        self,
+        params: ModelRequestParameters,
+        model: FunctionModel,
+        messages: list[ModelMessage],
+        items: AsyncIterator[str | DeltaToolCalls | DeltaThinkingCalls],
+    ) -> None:
+        super().__init__(params)
+        self._model = model
+        self._messages = messages
+        self._items = items
+
+    async def _get_event_iterator(self) -> AsyncIterator[ModelResponseStreamEvent]:
+        manager = self._parts_manager
+        items = self._items
+        try:
+            async for item in items:
+                if isinstance(item, str):
+                    if (event := manager.text_delta('content', item)) is not None:
+                        yield event
+                    continue
+                for index, delta in item.items():
+                    if isinstance(delta, DeltaThinkingPart):
+                        event = manager.thinking_delta(index, delta.content, delta.signature)
+                    elif isinstance(delta, DeltaToolCall):
+                        event = manager.tool_call_delta(index, delta.name, delta.json_args, delta.tool_call_id)
+                    else:
+                        raise UserError(
+                            f'The stream function of FunctionModel {self._model.model_name!r} yielded {delta!r}; '
+                            'expected `str`, `{index: DeltaToolCall(...)}` or `{index: DeltaThinkingPart(...)}`.'
+                        )
+                    if event is not None:
+                        yield event
+        finally:
+            # Stop the user's generator at once when the stream is left early.
+            await items.aclose()  # type: ignore[attr-defined]
+        self._usage = self._model._estimator.estimate(self._messages, self.get())
+
+    @property
+    def model_name(self) -> str:
+        return self._model.model_name

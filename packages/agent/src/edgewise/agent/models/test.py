@@ -5,10 +5,14 @@ It needs no script: good for checking that an agent's tools and output are wired
 
 from __future__ import annotations as _annotations
 
-from typing import Any, Literal
+import re
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING, Any, Literal
 
 import pydantic_core
 
+from .._stream_events import ModelResponseStreamEvent
 from ..messages import (
     ModelMessage,
     ModelRequest,
@@ -21,8 +25,11 @@ from ..messages import (
 )
 from ..settings import ModelSettings
 from ..tools import ToolDefinition
-from . import Model, ModelRequestParameters
+from . import Model, ModelRequestParameters, StreamedResponse
 from ._usage_estimate import UsageEstimator
+
+if TYPE_CHECKING:
+    from ..tools import RunContext
 
 __all__ = ('TestModel',)
 
@@ -88,6 +95,25 @@ class TestModel(Model):
         response = ModelResponse(parts=self._parts(messages, model_request_parameters), model_name=self._model_name)
         response.usage = self._estimator.estimate(messages, response)
         return response
+
+    @asynccontextmanager
+    async def request_stream(
+        self,
+        messages: list[ModelMessage],
+        model_settings: ModelSettings | None,
+        model_request_parameters: ModelRequestParameters,
+        run_context: RunContext[Any] | None = None,
+    ) -> AsyncIterator[StreamedResponse]:
+        """Stream the same answer as `request`: text word by word, each tool call in one piece."""
+        self.last_model_request_parameters = model_request_parameters
+        parts = self._parts(messages, model_request_parameters)
+        response = ModelResponse(parts=parts, model_name=self._model_name)
+        usage = self._estimator.estimate(messages, response)
+        stream = _TestStreamedResponse(model_request_parameters, self._model_name, parts, usage)
+        try:
+            yield stream
+        finally:
+            await stream.close()
 
     def _parts(self, messages: list[ModelMessage], params: ModelRequestParameters) -> list[ModelResponsePart]:
         tools = [t for t in params.function_tools if self.call_tools == 'all' or t.name in self.call_tools]
@@ -179,3 +205,34 @@ def _made_up(schema: dict[str, Any], seed: int, defs: dict[str, Any] | None = No
     if kind == 'null':
         return None
     return {}
+
+
+_WORD_RE = re.compile(r'\S+\s*|\s+')
+
+
+class _TestStreamedResponse(StreamedResponse):
+    def __init__(
+        self, params: ModelRequestParameters, model_name: str, parts: list[ModelResponsePart], usage: Any
+    ) -> None:
+        super().__init__(params)
+        self._model_name = model_name
+        self._parts = parts
+        self._final_usage = usage
+
+    async def _get_event_iterator(self) -> AsyncIterator[ModelResponseStreamEvent]:
+        manager = self._parts_manager
+        for i, part in enumerate(self._parts):
+            if isinstance(part, TextPart):
+                for word in _WORD_RE.findall(part.content):
+                    if (event := manager.text_delta(i, word)) is not None:
+                        yield event
+            else:
+                assert isinstance(part, ToolCallPart)
+                event = manager.tool_call_delta(i, part.tool_name, part.args, part.tool_call_id)
+                assert event is not None
+                yield event
+        self._usage = self._final_usage
+
+    @property
+    def model_name(self) -> str:
+        return self._model_name

@@ -1,0 +1,362 @@
+"""`StreamedRunResult`: the result of `Agent.run_stream`, read while the run goes on.
+
+The run is driven by whoever reads the result (no background task): each `stream_*` method pulls the run's
+events, node after node, and yields what it is about. The run never stops at the first text or output tool
+call: tool calls that follow in the same response still run, and the stream goes on with the next response,
+until the run's real final result.
+"""
+
+from __future__ import annotations as _annotations
+
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
+from typing import TYPE_CHECKING, Any, Generic
+
+import anyio
+from typing_extensions import TypeVar
+
+from ._partial_json import IncrementalJsonParser, PartialJsonError
+from ._partial_output import INVALID, PartialOutputBuilder
+from ._stream_events import AgentStreamEvent, PartDeltaEvent, PartStartEvent
+from .exceptions import ModelRetry, UserError
+from .messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
+from .models import StreamedResponse
+from .usage import RunUsage
+
+if TYPE_CHECKING:
+    from ._agent_run import AgentRun
+    from ._output import OutputProcessor
+    from .result import AgentRunResult
+
+__all__ = ('StreamedRunResult',)
+
+OutputDataT = TypeVar('OutputDataT', default=str, covariant=True)
+_T = TypeVar('_T')
+
+
+class StreamedRunResult(Generic[OutputDataT]):
+    """The result of `agent.run_stream(...)`: stream the text, the partial output or the responses, then read
+    the output, the messages and the usage.
+
+    Reading any stream drives the run; leaving the `async with` block before the end stops it (the model's
+    stream is closed, running tools are cancelled).
+    """
+
+    def __init__(self, agent_run: AgentRun[Any, OutputDataT]) -> None:
+        self._run = agent_run
+        self._events: AsyncGenerator[AgentStreamEvent] = self._drive()
+        self._response: StreamedResponse | None = None
+        self._responses = 0  # model responses started so far
+        self._result: AgentRunResult[OutputDataT] | None = None
+        # Every generator made for a stream, closed with the run: a reader may leave a stream half read.
+        self._generators: list[AsyncGenerator[Any]] = []
+
+    def _track(self, generator: AsyncGenerator[_T]) -> AsyncGenerator[_T]:
+        self._generators.append(generator)
+        return generator
+
+    async def _drive(self) -> AsyncGenerator[AgentStreamEvent]:
+        from edgewise.graph import End
+
+        from ._agent_graph import CallToolsNode, ModelRequestNode
+
+        run = self._run
+        ctx = run.ctx
+        node: Any = run.next_node
+        while not isinstance(node, End):
+            if isinstance(node, ModelRequestNode):
+                async with node.stream(ctx) as stream:
+                    self._response = stream.response
+                    self._responses += 1
+                    async for event in stream:
+                        yield event
+            elif isinstance(node, CallToolsNode):
+                async with node.stream(ctx) as tool_events:
+                    async for tool_event in tool_events:
+                        yield tool_event
+            node = await run.next(node)
+        self._result = run.result
+
+    async def _finish(self) -> None:
+        async for _ in self._events:
+            pass
+
+    async def aclose(self) -> None:
+        """Stop the run if it is still going (what leaving the `async with` block does)."""
+        for generator in reversed(self._generators):
+            await generator.aclose()
+        await self._events.aclose()
+
+    # -- streams --------------------------------------------------------------------------------------------------
+
+    def stream_text(self, *, delta: bool = False, debounce_by: float | None = 0.1) -> AsyncIterator[str]:
+        """Stream the text of the run's responses as it arrives.
+
+        Args:
+            delta: Yield each new piece of text, instead of the whole text of the current response so far.
+            debounce_by: Yield at most once per this many seconds (the latest text; pieces are joined when
+                `delta`); `None` yields on every chunk.
+
+        A response that is followed by another one (because it also called tools) is streamed too: with
+        `delta=False` the text starts over with each response; the last response's text is the output.
+
+        Raises:
+            UserError: the output is structured (use `stream_output`).
+        """
+        schema = self._run.ctx.deps.output_schema
+        if not schema.allow_text_output or schema.text_function is not None:
+            raise UserError(
+                'stream_text() can only be used with text output; use stream_output() for structured output.'
+            )
+        source = self._track(self._text_pieces()) if delta else self._track(self._texts())
+        if debounce_by is not None:
+            source = self._track(_debounce(source, debounce_by, ''.join if delta else None))
+        return _Stream(source)
+
+    async def _text_pieces(self) -> AsyncGenerator[str]:
+        async for event in self._events:
+            if isinstance(event, PartStartEvent):
+                if isinstance(event.part, TextPart):
+                    yield event.part.content
+            elif isinstance(event, PartDeltaEvent) and event.delta.part_delta_kind == 'text':
+                yield event.delta.content_delta
+
+    async def _texts(self) -> AsyncGenerator[str]:
+        text = ''
+        response = 0
+        async for piece in self._track(self._text_pieces()):
+            if self._responses != response:
+                response, text = self._responses, ''
+            text += piece
+            yield text
+
+    def stream_output(self, *, debounce_by: float | None = 0.1) -> AsyncIterator[OutputDataT]:
+        """Stream the output as it grows: partial values validated against the output type, then the output.
+
+        For text output, the text so far. For structured output, a validated partial value for every chunk
+        that changes it; output validators see each one with `ctx.partial_output` set (a `ModelRetry` from
+        them skips that partial value). The last value yielded is the run's output.
+
+        Args:
+            debounce_by: Yield at most once per this many seconds (the latest value); `None`: every change.
+        """
+        return _Stream(self._track(self._outputs(debounce_by)))
+
+    async def _outputs(self, debounce_by: float | None) -> AsyncGenerator[Any]:
+        last: Any = INVALID
+        partials = self._track(self._partial_outputs())
+        source = partials if debounce_by is None else self._track(_debounce(partials, debounce_by, None))
+        async for value in source:
+            last = value
+            yield value
+        await self._finish()
+        assert self._result is not None
+        output = self._result.output
+        if last is INVALID or output != last:
+            yield output
+
+    async def _partial_outputs(self) -> AsyncGenerator[Any]:
+        deps = self._run.ctx.deps
+        schema = deps.output_schema
+        text_output = schema.allow_text_output and schema.text_function is None
+        json_text = schema.mode in ('native', 'prompted')
+        parsers: dict[int, tuple[IncrementalJsonParser, PartialOutputBuilder, Callable[[Any], Any]]] = {}
+        texts: dict[int, str] = {}
+        response = 0
+        async for event in self._events:
+            if self._responses != response:
+                response = self._responses
+                parsers.clear()
+                texts.clear()
+            chunk: Any = None
+            if isinstance(event, PartStartEvent):
+                index, part = event.index, event.part
+                entry = None
+                if isinstance(part, ToolCallPart) and part.tool_name in schema.tools:
+                    entry = _partial_parser(schema.tools[part.tool_name])
+                    chunk = part.args
+                elif isinstance(part, TextPart) and json_text and schema.object_processor is not None:
+                    entry = _partial_parser(schema.object_processor)
+                    chunk = part.content
+                elif isinstance(part, TextPart) and text_output:
+                    texts[index] = ''
+                    chunk = part.content
+                if entry is not None:
+                    parsers[index] = entry
+            elif isinstance(event, PartDeltaEvent):
+                index, delta = event.index, event.delta
+                if delta.part_delta_kind == 'text':
+                    chunk = delta.content_delta
+                elif delta.part_delta_kind == 'tool_call':
+                    chunk = delta.args_delta
+            if chunk is None:
+                continue
+            if index in texts:
+                texts[index] = text = texts[index] + chunk
+                value = await self._validate_partial(text)
+                if value is not INVALID:
+                    yield value
+                continue
+            entry = parsers.get(index)
+            if entry is None:
+                continue
+            parser, builder, unwrap = entry
+            before = (builder.changes, parser.partial_string)
+            try:
+                parser.feed(chunk if isinstance(chunk, str) else _to_json(chunk))
+            except PartialJsonError:
+                del parsers[index]  # not JSON: the final validation will tell the model
+                continue
+            if (builder.changes, parser.partial_string) == before:
+                continue
+            previous = builder.signature
+            value = builder.value(parser)
+            if value is INVALID or builder.signature == previous:
+                continue
+            value = await self._validate_partial(unwrap(value))
+            if value is not INVALID:
+                yield value
+
+    async def _validate_partial(self, value: Any) -> Any:
+        deps = self._run.ctx.deps
+        if not deps.output_validators:
+            return value
+        ctx = deps.run_context(self._run.ctx.state).replace_with(partial_output=True)
+        try:
+            for validator in deps.output_validators:
+                value = await validator.validate(value, ctx)
+        except ModelRetry:
+            return INVALID
+        return value
+
+    def stream_responses(self, *, debounce_by: float | None = 0.1) -> AsyncIterator[ModelResponse]:
+        """Stream the model response being received, as a `ModelResponse` rebuilt on each event.
+
+        Args:
+            debounce_by: Yield at most once per this many seconds (the latest response); `None`: every event.
+        """
+
+        async def responses() -> AsyncGenerator[ModelResponse]:
+            async for event in self._events:
+                if isinstance(event, PartStartEvent | PartDeltaEvent) and self._response is not None:
+                    yield self._response.get()
+
+        source = self._track(responses())
+        if debounce_by is not None:
+            source = self._track(_debounce(source, debounce_by, None))
+        return _Stream(source)
+
+    # -- results --------------------------------------------------------------------------------------------------
+
+    async def get_output(self) -> OutputDataT:
+        """Run to the end (reading what is left of the stream) and return the output."""
+        await self._finish()
+        assert self._result is not None
+        return self._result.output
+
+    @property
+    def is_complete(self) -> bool:
+        """Whether the run has ended with its final result."""
+        return self._result is not None
+
+    def usage(self) -> RunUsage:
+        """The usage of the run so far (including the response being streamed once it is complete)."""
+        return self._run.usage()
+
+    def all_messages(self, *, output_tool_return_content: str | None = None) -> list[ModelMessage]:
+        """Every message so far, including the message history the run was given.
+
+        Args:
+            output_tool_return_content: Once the run is complete, replace the content of the output tool's
+                return part with this.
+        """
+        if output_tool_return_content is not None:
+            return self._complete_result().all_messages(output_tool_return_content=output_tool_return_content)
+        return self._run.all_messages()
+
+    def all_messages_json(self, *, output_tool_return_content: str | None = None) -> bytes:
+        """`all_messages()` as JSON."""
+        from .messages import ModelMessagesTypeAdapter
+
+        return ModelMessagesTypeAdapter.dump_json(
+            self.all_messages(output_tool_return_content=output_tool_return_content)
+        )
+
+    def new_messages(self, *, output_tool_return_content: str | None = None) -> list[ModelMessage]:
+        """The messages of this run so far."""
+        start = self._run.ctx.deps.new_message_index
+        return self.all_messages(output_tool_return_content=output_tool_return_content)[start:]
+
+    def new_messages_json(self, *, output_tool_return_content: str | None = None) -> bytes:
+        """`new_messages()` as JSON."""
+        from .messages import ModelMessagesTypeAdapter
+
+        return ModelMessagesTypeAdapter.dump_json(
+            self.new_messages(output_tool_return_content=output_tool_return_content)
+        )
+
+    def _complete_result(self) -> AgentRunResult[OutputDataT]:
+        if self._result is None:
+            raise UserError('The run is not complete yet: read the stream (or `await get_output()`) first.')
+        return self._result
+
+    def __repr__(self) -> str:
+        return f'<StreamedRunResult is_complete={self.is_complete}>'
+
+
+def _to_json(value: Any) -> str:
+    import pydantic_core
+
+    return pydantic_core.to_json(value).decode()
+
+
+def _partial_parser(
+    processor: OutputProcessor,
+) -> tuple[IncrementalJsonParser, PartialOutputBuilder, Callable[[Any], Any]] | None:
+    """A parser and builder of partial values for the processor's type; `None` for output functions."""
+    adapter = processor.validator
+    tp = getattr(adapter, '_type', None) if adapter is not None else None
+    if processor.function is not None or tp is None:
+        return None
+    builder = PartialOutputBuilder(tp)
+    unwrap: Callable[[Any], Any] = _unwrap_response if processor.wrapped else _identity
+    return IncrementalJsonParser(builder), builder, unwrap
+
+
+def _identity(value: Any) -> Any:
+    return value
+
+
+def _unwrap_response(value: Any) -> Any:
+    return getattr(value, 'response', INVALID)
+
+
+class _Stream(AsyncIterator[_T]):
+    """What the `stream_*` methods return: an iterator over a generator the result closes with the run (a
+    class, so that a reader leaving it half read leaves no generator for the garbage collector to finish)."""
+
+    def __init__(self, generator: AsyncGenerator[_T]) -> None:
+        self._generator = generator
+
+    def __aiter__(self) -> _Stream[_T]:
+        return self
+
+    async def __anext__(self) -> _T:
+        return await self._generator.__anext__()
+
+
+async def _debounce(
+    source: AsyncIterator[_T], debounce_by: float, join: Callable[[list[_T]], _T] | None
+) -> AsyncGenerator[_T]:
+    """Yield the first value at once, then at most one value per `debounce_by` seconds: the latest (or, with
+    `join`, all pending values joined); what is pending at the end is yielded too. Uses anyio's clock."""
+    pending: list[_T] = []
+    last_yield: float | None = None
+    async for value in source:
+        pending.append(value)
+        now = anyio.current_time()
+        if last_yield is None or now - last_yield >= debounce_by:
+            yield join(pending) if join is not None else pending[-1]
+            pending = []
+            last_yield = now
+    if pending:
+        yield join(pending) if join is not None else pending[-1]

@@ -1,0 +1,147 @@
+"""`StreamedResponse`: a model response arriving as events, and its complete `ModelResponse` at the end."""
+
+from __future__ import annotations as _annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import AsyncIterator
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING
+
+import anyio
+
+from .._parts_manager import PartsManager
+from .._stream_events import FinalResultEvent, ModelResponseStreamEvent, PartEndEvent, PartStartEvent
+from ..messages import FinishReason, ModelResponse, TextPart, ToolCallPart
+from ..usage import RequestUsage
+
+if TYPE_CHECKING:
+    from . import ModelRequestParameters
+
+__all__ = ('StreamedResponse',)
+
+
+class StreamedResponse(ABC):
+    """A streamed model response: `async for event in response`, then `get()` for the whole `ModelResponse`.
+
+    Subclasses implement `_get_event_iterator`, feeding deltas to `self._parts_manager` and yielding the
+    events it returns, and keep `self._usage` up to date. The iterator adds `PartEndEvent`s and, at the first
+    candidate for the final result (text with more than whitespace when text is an acceptable output, or
+    a call of an output tool), a `FinalResultEvent`.
+    """
+
+    model_request_parameters: ModelRequestParameters
+    """The request's tools and output kind."""
+    final_result_event: FinalResultEvent | None
+    """The `FinalResultEvent` once one was emitted."""
+    provider_response_id: str | None
+    """The provider's id of the response."""
+    finish_reason: FinishReason | None
+    """Why the model stopped, once it has."""
+
+    def __init__(self, model_request_parameters: ModelRequestParameters) -> None:
+        self.model_request_parameters = model_request_parameters
+        self.final_result_event = None
+        self.provider_response_id = None
+        self.finish_reason = None
+        self._parts_manager = PartsManager()
+        self._usage = RequestUsage()
+        self._timestamp = datetime.now(tz=timezone.utc)
+        self._events: AsyncIterator[ModelResponseStreamEvent] | None = None
+        self._complete = False
+
+    @abstractmethod
+    def _get_event_iterator(self) -> AsyncIterator[ModelResponseStreamEvent]:
+        """The model's events, as the parts manager produced them."""
+        raise NotImplementedError
+
+    def __aiter__(self) -> AsyncIterator[ModelResponseStreamEvent]:
+        if self._events is None:
+            self._events = self._iterate()
+        return self._events
+
+    async def _iterate(self) -> AsyncIterator[ModelResponseStreamEvent]:
+        params = self.model_request_parameters
+        text_is_output = params.allow_text_output or params.output_mode in ('native', 'prompted')
+        output_tools = {t.name for t in params.output_tools}
+        manager = self._parts_manager
+        last_start: PartStartEvent | None = None
+        # Text parts that hold only whitespace so far: they are no candidate for the final result yet.
+        blank_text: set[int] = set()
+        inner = self._get_event_iterator()
+        try:
+            async for event in inner:
+                if isinstance(event, PartStartEvent):
+                    if last_start is not None:
+                        event.previous_part_kind = last_start.part.part_kind
+                        yield PartEndEvent(index=last_start.index, part=manager.get_part(last_start.index),
+                                           next_part_kind=event.part.part_kind)  # fmt: skip
+                    last_start = event
+                yield event
+                if self.final_result_event is not None:
+                    continue
+                final: FinalResultEvent | None = None
+                if isinstance(event, PartStartEvent):
+                    part = event.part
+                    if isinstance(part, TextPart) and text_is_output:
+                        if part.content.strip():
+                            final = FinalResultEvent(tool_name=None, tool_call_id=None)
+                        else:
+                            blank_text.add(event.index)
+                    elif isinstance(part, ToolCallPart) and part.tool_name in output_tools:
+                        final = FinalResultEvent(tool_name=part.tool_name, tool_call_id=part.tool_call_id)
+                elif event.event_kind == 'part_delta' and event.index in blank_text:
+                    delta = event.delta
+                    if delta.part_delta_kind == 'text' and delta.content_delta.strip():
+                        final = FinalResultEvent(tool_name=None, tool_call_id=None)
+                if final is not None:
+                    self.final_result_event = final
+                    yield final
+        finally:
+            # Close the model's own iterator now, not when the garbage collector finds it (the HTTP response).
+            with anyio.CancelScope(shield=True):
+                await inner.aclose()  # type: ignore[attr-defined]
+        if last_start is not None:
+            yield PartEndEvent(index=last_start.index, part=manager.get_part(last_start.index))
+        self._complete = True
+
+    @property
+    def complete(self) -> bool:
+        """Whether the model finished its response (every event was read)."""
+        return self._complete
+
+    def get(self) -> ModelResponse:
+        """The response received so far as a `ModelResponse` (the whole response once the stream is done)."""
+        return ModelResponse(
+            parts=self._parts_manager.get_parts(),
+            usage=self._usage,
+            model_name=self.model_name,
+            timestamp=self._timestamp,
+            provider_name=self.provider_name,
+            provider_response_id=self.provider_response_id,
+            finish_reason=self.finish_reason,
+        )
+
+    def usage(self) -> RequestUsage:
+        """The usage so far (final once the stream is done)."""
+        return self._usage
+
+    @property
+    def timestamp(self) -> datetime:
+        """When the response started."""
+        return self._timestamp
+
+    @property
+    @abstractmethod
+    def model_name(self) -> str:
+        """The name of the model that answers."""
+        raise NotImplementedError
+
+    @property
+    def provider_name(self) -> str | None:
+        """The provider that answers, if any."""
+        return None
+
+    async def close(self) -> None:
+        """Stop the stream and release its resources (the HTTP response, for provider models)."""
+        if self._events is not None:
+            await self._events.aclose()  # type: ignore[attr-defined]

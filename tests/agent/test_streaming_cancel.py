@@ -1,0 +1,160 @@
+"""Cancellation of streamed runs: leaving early or cancelling stops the model and the tools at once and leaves
+a message history of whole messages (no half response, no unanswered tool call)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+import anyio
+import pytest
+from inline_snapshot import snapshot
+
+from edgewise.agent import Agent
+from edgewise.agent.messages import ModelMessage
+from edgewise.agent.models.function import AgentInfo, DeltaToolCall, FunctionModel
+
+from ._streaming_helpers import streamed
+
+pytestmark = pytest.mark.anyio
+
+
+def _shape(messages: list[ModelMessage]) -> list[tuple[str, list[tuple[str, Any]]]]:
+    return [
+        (m.kind, [(p.part_kind, getattr(p, 'content', getattr(p, 'tool_name', None))) for p in m.parts])
+        for m in messages
+    ]
+
+
+async def test_leaving_run_stream_in_the_middle_of_a_response_closes_the_model_stream_and_drops_the_half_response() -> (
+    None
+):
+    log: list[str] = []
+    agent = Agent(streamed(['one ', 'two ', 'three'], log=log))
+    async with agent.run_stream('go') as result:
+        async for text in result.stream_text(debounce_by=None):
+            assert text == 'one '
+            break
+        assert log == []
+    assert log == ['closed 1']
+    assert _shape(result.all_messages()) == snapshot([('request', [('user-prompt', 'go')])])
+    assert not result.is_complete
+
+
+async def test_leaving_after_text_and_before_its_tool_calls_stops_the_run_there() -> None:
+    log: list[str] = []
+    agent = Agent(
+        streamed(['Let me look', {0: DeltaToolCall(name='look', json_args='{}', tool_call_id='c1')}], log=log)
+    )
+    ran: list[str] = []
+
+    @agent.tool_plain
+    def look() -> str:
+        ran.append('look')  # pragma: no cover - the run is left before the call is read
+        return 'seen'  # pragma: no cover
+
+    async with agent.run_stream('go') as result:
+        async for _ in result.stream_text(debounce_by=None):
+            break
+    assert (log, ran) == (['closed 1'], [])
+    assert _shape(result.all_messages()) == snapshot([('request', [('user-prompt', 'go')])])
+
+
+async def test_cancelling_the_task_while_a_tool_runs_stops_the_tool_and_answers_its_call() -> None:
+    events: list[str] = []
+    started = anyio.Event()
+    agent = Agent(
+        streamed(
+            [
+                {0: DeltaToolCall(name='slow', json_args='{}', tool_call_id='c1')},
+                {1: DeltaToolCall(name='fast', json_args='{}', tool_call_id='c2')},
+            ],
+        )
+    )
+
+    @agent.tool_plain
+    async def slow() -> str:
+        started.set()
+        try:
+            await anyio.sleep_forever()
+        finally:
+            events.append('slow stopped')
+        return 'never'  # pragma: no cover
+
+    @agent.tool_plain
+    async def fast() -> str:
+        return 'done'
+
+    result: Any = None
+    with anyio.CancelScope() as scope:
+        async with anyio.create_task_group() as tg:
+
+            async def cancel_when_started() -> None:
+                await started.wait()
+                scope.cancel()
+
+            tg.start_soon(cancel_when_started)
+            async with agent.run_stream('go') as result:
+                await result.get_output()
+    assert scope.cancelled_caught
+    assert events == ['slow stopped']
+    assert _shape(result.all_messages()) == snapshot(
+        [
+            ('request', [('user-prompt', 'go')]),
+            ('response', [('tool-call', 'slow'), ('tool-call', 'fast')]),
+            ('request', [('tool-return', 'Tool call cancelled.'), ('tool-return', 'Tool call cancelled.')]),
+        ]
+    )
+
+
+async def test_cancelling_while_the_model_waits_closes_its_stream() -> None:
+    log: list[str] = []
+    waiting = anyio.Event()
+
+    async def stream(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[str]:
+        try:
+            yield 'first'
+            waiting.set()
+            await anyio.sleep_forever()
+            yield 'never'  # pragma: no cover
+        finally:
+            log.append('closed')
+
+    agent = Agent(FunctionModel(stream_function=stream))
+    texts: list[str] = []
+    with anyio.CancelScope() as scope:
+        async with anyio.create_task_group() as tg:
+
+            async def cancel_when_waiting() -> None:
+                await waiting.wait()
+                scope.cancel()
+
+            tg.start_soon(cancel_when_waiting)
+            async with agent.run_stream('go') as result:
+                async for text in result.stream_text(debounce_by=None):
+                    texts.append(text)
+    assert (texts, log) == (['first'], ['closed'])
+    assert _shape(result.all_messages()) == snapshot([('request', [('user-prompt', 'go')])])
+
+
+async def test_leaving_run_stream_events_early_stops_the_run() -> None:
+    log: list[str] = []
+    agent = Agent(streamed(['a', 'b'], log=log))
+    async with agent.run_stream_events('go') as events:
+        async for event in events:
+            assert event.event_kind == 'part_start'
+            break
+    assert log == ['closed 1']
+
+
+async def test_an_error_in_an_event_stream_handler_closes_the_model_stream() -> None:
+    log: list[str] = []
+    agent = Agent(streamed(['a', 'b'], log=log))
+
+    async def handler(ctx: Any, events: Any) -> None:
+        async for _ in events:
+            raise RuntimeError('handler failed')
+
+    with pytest.raises(RuntimeError, match='handler failed'):
+        await agent.run('go', event_stream_handler=handler)
+    assert log == ['closed 1']

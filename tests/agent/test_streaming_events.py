@@ -1,0 +1,165 @@
+"""Events of whole runs: `run_stream_events`, `event_stream_handler`, and node-level `node.stream` in `iter`."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterable
+from typing import Any
+
+import pytest
+from inline_snapshot import snapshot
+from logfire.testing import CaptureLogfire
+
+from edgewise.agent import Agent, CallToolsNode, ModelRequestNode, RunContext, UserError
+from edgewise.agent._stream_events import (
+    FinalResultEvent,
+    FunctionToolCallEvent,
+    FunctionToolResultEvent,
+    PartDeltaEvent,
+    PartEndEvent,
+    PartStartEvent,
+    TextPartDelta,
+)
+from edgewise.agent.messages import AgentStreamEvent, TextPart, ToolCallPart, ToolReturnPart
+from edgewise.agent.models.function import DeltaToolCall
+from edgewise.graph import End
+
+from ._helpers import NOW
+from ._streaming_helpers import kinds, streamed
+
+pytestmark = pytest.mark.anyio
+
+
+def _agent() -> Agent[None, str]:
+    agent = Agent(
+        streamed(
+            ['Checking', {0: DeltaToolCall(name='double', json_args='{"x": 2}', tool_call_id='c1')}],
+            ['It is ', '4'],
+        )
+    )
+
+    @agent.tool_plain
+    def double(x: int) -> int:
+        return 2 * x
+
+    return agent
+
+
+async def test_run_stream_events_gives_every_event_of_the_run_then_the_result() -> None:
+    async with _agent().run_stream_events('double 2') as events:
+        seen = [event async for event in events]
+    assert seen[:-1] == snapshot(
+        [
+            PartStartEvent(index=0, part=TextPart(content='Checking')),
+            FinalResultEvent(tool_name=None, tool_call_id=None),
+            PartEndEvent(index=0, part=TextPart(content='Checking'), next_part_kind='tool-call'),
+            PartStartEvent(
+                index=1,
+                part=ToolCallPart(tool_name='double', args='{"x": 2}', tool_call_id='c1'),
+                previous_part_kind='text',
+            ),
+            PartEndEvent(index=1, part=ToolCallPart(tool_name='double', args='{"x": 2}', tool_call_id='c1')),
+            FunctionToolCallEvent(part=ToolCallPart(tool_name='double', args='{"x": 2}', tool_call_id='c1')),
+            FunctionToolResultEvent(
+                part=ToolReturnPart(tool_name='double', content=4, tool_call_id='c1', timestamp=NOW)
+            ),
+            PartStartEvent(index=0, part=TextPart(content='It is ')),
+            FinalResultEvent(tool_name=None, tool_call_id=None),
+            PartDeltaEvent(index=0, delta=TextPartDelta(content_delta='4')),
+            PartEndEvent(index=0, part=TextPart(content='It is 4')),
+        ]
+    )
+    assert repr(seen[-1]) == "AgentRunResultEvent(result=AgentRunResult(output='It is 4'))"
+
+
+async def test_run_stream_events_can_be_iterated_directly() -> None:
+    seen = [event async for event in _agent().run_stream_events('double 2')]
+    assert kinds(seen)[-3:] == ['part_delta', 'part_end', 'agent_run_result']
+
+
+async def test_an_event_stream_handler_receives_the_events_of_each_streamed_node() -> None:
+    received: list[tuple[int, list[str]]] = []
+
+    async def handler(ctx: RunContext[None], events: AsyncIterable[AgentStreamEvent]) -> None:
+        received.append((ctx.run_step, kinds([e async for e in events])))
+
+    result = await _agent().run('double 2', event_stream_handler=handler)
+    assert result.output == 'It is 4'
+    assert received == snapshot(
+        [
+            (1, ['part_start', 'final_result', 'part_end', 'part_start', 'part_end']),
+            (1, ['function_tool_call', 'function_tool_result']),
+            (2, ['part_start', 'final_result', 'part_delta', 'part_end']),
+            (2, []),
+        ]
+    )
+
+
+async def test_nodes_stream_in_iter_and_running_them_afterwards_does_not_repeat_their_work() -> None:
+    calls: list[int] = []
+    agent = _agent()
+
+    @agent.tool_plain
+    def spy() -> None:  # makes the tool list differ from the default, to check the request is not re-sent
+        calls.append(1)  # pragma: no cover
+
+    streamed_kinds: list[list[str]] = []
+    async with agent.iter('double 2') as run:
+        node: Any = run.next_node
+        while not isinstance(node, End):
+            if isinstance(node, ModelRequestNode | CallToolsNode):
+                async with node.stream(run.ctx) as events:
+                    streamed_kinds.append(kinds([e async for e in events]))
+            node = await run.next(node)
+    assert streamed_kinds == snapshot(
+        [
+            ['part_start', 'final_result', 'part_end', 'part_start', 'part_end'],
+            ['function_tool_call', 'function_tool_result'],
+            ['part_start', 'final_result', 'part_delta', 'part_end'],
+            [],
+        ]
+    )
+    assert run.result is not None
+    assert run.result.output == 'It is 4'
+    assert [m.kind for m in run.all_messages()] == ['request', 'response', 'request', 'response']
+
+
+async def test_a_node_stream_left_unread_still_records_the_whole_response() -> None:
+    async with _agent().iter('double 2') as run:
+        first = await run.next()
+        assert isinstance(first, ModelRequestNode)
+        async with first.stream(run.ctx):
+            pass
+        assert run.all_messages()[-1].parts[0].content == 'Checking'  # type: ignore[union-attr]
+        with pytest.raises(UserError, match='already been streamed'):
+            async with first.stream(run.ctx):
+                pass  # pragma: no cover
+        tools = await run.next(first)
+        assert isinstance(tools, CallToolsNode)
+        async with tools.stream(run.ctx):
+            pass
+        with pytest.raises(UserError, match='already been streamed'):
+            async with tools.stream(run.ctx):
+                pass  # pragma: no cover
+        assert isinstance(await run.next(tools), ModelRequestNode)
+
+
+async def test_a_streamed_run_is_persisted_like_any_run() -> None:
+    from edgewise.graph.persistence.in_mem import FullStatePersistence
+
+    persistence = FullStatePersistence()
+    async with _agent().run_stream('double 2', persistence=persistence) as result:
+        assert await result.get_output() == 'It is 4'
+    assert [s.status for s in persistence.history if s.kind == 'node'] == ['success'] * 5
+    assert b'_edgewise' not in persistence.dump_json()
+
+
+async def test_a_streamed_run_has_the_spans_of_a_plain_run(capfire: CaptureLogfire) -> None:
+    async with _agent().run_stream('double 2') as result:
+        assert [t async for t in result.stream_text(debounce_by=None)][-1] == 'It is 4'
+    spans = sorted(capfire.exporter.exported_spans_as_dict(), key=lambda s: s['start_time'])
+    assert [s['attributes']['logfire.msg'] for s in spans] == [
+        'agent run',
+        'chat function::stream',
+        'running tool: double',
+        'chat function::stream',
+    ]

@@ -1,0 +1,196 @@
+"""Streamed model responses: the events of FunctionModel and TestModel streams, and the response at the end."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from inline_snapshot import snapshot
+
+from edgewise.agent import UnexpectedModelBehavior, UserError
+from edgewise.agent.messages import (
+    FinalResultEvent,
+    ModelRequest,
+    ModelResponse,
+    PartDeltaEvent,
+    PartEndEvent,
+    PartStartEvent,
+    TextPart,
+    TextPartDelta,
+    ThinkingPart,
+    ThinkingPartDelta,
+    ToolCallPart,
+    ToolCallPartDelta,
+)
+from edgewise.agent.models import ModelRequestParameters, StreamedResponse
+from edgewise.agent.models.function import DeltaThinkingPart, DeltaToolCall, FunctionModel
+from edgewise.agent.models.test import TestModel
+from edgewise.agent.tools import ToolDefinition
+from edgewise.agent.usage import RequestUsage
+
+from ._streaming_helpers import StreamItem, streamed
+
+pytestmark = pytest.mark.anyio
+
+OUTPUT_TOOL = ToolDefinition(name='final_result', kind='output')
+
+
+async def _events(model: FunctionModel | TestModel, params: ModelRequestParameters) -> tuple[list[Any], ModelResponse]:
+    async with model.request_stream([ModelRequest.user_text_prompt('hi')], None, params) as response:
+        events = [event async for event in response]
+        assert response.complete
+        return events, response.get()
+
+
+async def test_text_then_a_tool_call_streams_part_starts_deltas_ends_and_one_final_result_event() -> None:
+    model = streamed(
+        [
+            'hel',
+            'lo',
+            {0: DeltaToolCall(name='get', json_args='{"x":', tool_call_id='c1')},
+            {0: DeltaToolCall(json_args='1}')},
+        ]
+    )
+    events, response = await _events(model, ModelRequestParameters())
+    assert events == snapshot(
+        [
+            PartStartEvent(index=0, part=TextPart(content='hel')),
+            FinalResultEvent(tool_name=None, tool_call_id=None),
+            PartDeltaEvent(index=0, delta=TextPartDelta(content_delta='lo')),
+            PartEndEvent(index=0, part=TextPart(content='hello'), next_part_kind='tool-call'),
+            PartStartEvent(
+                index=1, part=ToolCallPart(tool_name='get', args='{"x":', tool_call_id='c1'), previous_part_kind='text'
+            ),
+            PartDeltaEvent(index=1, delta=ToolCallPartDelta(args_delta='1}')),
+            PartEndEvent(index=1, part=ToolCallPart(tool_name='get', args='{"x":1}', tool_call_id='c1')),
+        ]
+    )
+    assert response.parts == snapshot(
+        [TextPart(content='hello'), ToolCallPart(tool_name='get', args='{"x":1}', tool_call_id='c1')]
+    )
+    assert response.usage == snapshot(RequestUsage(input_tokens=51, output_tokens=5))
+    assert response.model_name == 'function::stream'
+
+
+async def test_whitespace_text_is_no_final_result_until_it_has_content() -> None:
+    events, _ = await _events(streamed(['\n', ' ', 'ok']), ModelRequestParameters())
+    assert [type(e).__name__ for e in events] == snapshot(
+        ['PartStartEvent', 'PartDeltaEvent', 'PartDeltaEvent', 'FinalResultEvent', 'PartEndEvent']
+    )
+    events, _ = await _events(
+        streamed(['\n', {0: DeltaToolCall(name='get', json_args='{}')}]), ModelRequestParameters()
+    )
+    assert [e for e in events if e.event_kind == 'final_result'] == []
+
+
+async def test_an_output_tool_call_is_the_final_result_and_text_is_not_when_text_is_not_allowed() -> None:
+    params = ModelRequestParameters(output_tools=[OUTPUT_TOOL], output_mode='tool', allow_text_output=False)
+    items: list[StreamItem] = ['thinking aloud', {1: DeltaToolCall(name='final_', tool_call_id='c9')},
+                               {1: DeltaToolCall(name='result', json_args='{}')}]  # fmt: skip
+    events, response = await _events(streamed(items), params)
+    assert events == snapshot(
+        [
+            PartStartEvent(index=0, part=TextPart(content='thinking aloud')),
+            PartEndEvent(index=0, part=TextPart(content='thinking aloud'), next_part_kind='tool-call'),
+            PartStartEvent(
+                index=1, part=ToolCallPart(tool_name='final_', tool_call_id='c9'), previous_part_kind='text'
+            ),
+            PartDeltaEvent(index=1, delta=ToolCallPartDelta(tool_name_delta='result', args_delta='{}')),
+            PartEndEvent(index=1, part=ToolCallPart(tool_name='final_result', args='{}', tool_call_id='c9')),
+        ]
+    )
+    assert response.parts == snapshot(
+        [TextPart(content='thinking aloud'), ToolCallPart(tool_name='final_result', args='{}', tool_call_id='c9')]
+    )
+
+
+async def test_thinking_parts_stream_with_their_signature() -> None:
+    items: list[StreamItem] = [
+        {0: DeltaThinkingPart(content='let me ')},
+        {0: DeltaThinkingPart(content='think', signature='sig')},
+        'done',
+    ]
+    events, response = await _events(streamed(items), ModelRequestParameters())
+    assert [e.delta for e in events if e.event_kind == 'part_delta'] == snapshot(
+        [ThinkingPartDelta(content_delta='think', signature_delta='sig')]
+    )
+    assert response.parts == snapshot([ThinkingPart(content='let me think', signature='sig'), TextPart(content='done')])
+
+
+async def test_test_model_streams_text_word_by_word_and_tool_calls_whole() -> None:
+    params = ModelRequestParameters(function_tools=[ToolDefinition(name='get')])
+    events, response = await _events(TestModel(), params)
+    assert events == snapshot(
+        [
+            PartStartEvent(
+                index=0, part=ToolCallPart(tool_name='get', args={}, tool_call_id='pyd_ai_tool_call_id__get')
+            ),
+            PartEndEvent(index=0, part=ToolCallPart(tool_name='get', args={}, tool_call_id='pyd_ai_tool_call_id__get')),
+        ]
+    )
+    events, response = await _events(TestModel(custom_output_text='one two  three'), ModelRequestParameters())
+    assert [
+        e.part if e.event_kind == 'part_start' else e.delta
+        for e in events
+        if e.event_kind in ('part_start', 'part_delta')
+    ] == snapshot(
+        [TextPart(content='one '), TextPartDelta(content_delta='two  '), TextPartDelta(content_delta='three')]
+    )
+    assert response.usage == snapshot(RequestUsage(input_tokens=51, output_tokens=3))
+
+
+async def test_a_function_model_without_a_stream_function_cannot_stream() -> None:
+    model = FunctionModel(lambda messages, info: ModelResponse(parts=[TextPart('x')]), model_name='plain')
+    with pytest.raises(UserError, match="FunctionModel 'plain' has no `stream_function`"):
+        async with model.request_stream([], None, ModelRequestParameters()):
+            pass  # pragma: no cover
+
+
+async def test_a_stream_function_yielding_something_else_is_a_user_error() -> None:
+    with pytest.raises(UserError, match=r'yielded 42; expected `str`'):
+        await _events(streamed([{0: 42}]), ModelRequestParameters())  # type: ignore[list-item]
+
+
+async def test_json_text_and_dict_arguments_cannot_be_mixed_in_one_call() -> None:
+    with pytest.raises(UnexpectedModelBehavior, match='dict added to JSON text arguments'):
+        await _events(streamed([{0: DeltaToolCall(name='t', json_args='{')}, {0: DeltaToolCall(json_args={})}]),  # type: ignore[arg-type]
+                      ModelRequestParameters())  # fmt: skip
+
+
+async def test_leaving_a_stream_early_closes_the_stream_function_at_once() -> None:
+    log: list[str] = []
+    model = streamed(['a', 'b', 'c'], log=log)
+    async with model.request_stream([], None, ModelRequestParameters()) as response:
+        async for _ in response:
+            break
+        assert log == []
+        assert not response.complete
+    assert log == ['closed 1']
+
+
+def test_deltas_apply_to_parts_as_pydantic_ai_applies_them() -> None:
+    assert TextPartDelta('b').apply(TextPart('a')) == TextPart('ab')
+    assert ThinkingPartDelta(content_delta='b', signature_delta='s').apply(ThinkingPart('a')) == ThinkingPart(
+        'ab', signature='s'
+    )
+    assert ToolCallPartDelta(tool_name_delta='x', args_delta='1}', tool_call_id='c2').apply(
+        ToolCallPart('t', '{"a":', 'c1')
+    ) == ToolCallPart('tx', '{"a":1}', 'c2')
+    assert ToolCallPartDelta(args_delta={'b': 2}).apply(ToolCallPart('t', {'a': 1}, 'c')) == ToolCallPart(
+        't', {'a': 1, 'b': 2}, 'c'
+    )
+    with pytest.raises(ValueError, match='Cannot apply a TextPartDelta to ThinkingPart'):
+        TextPartDelta('x').apply(ThinkingPart('a'))
+    with pytest.raises(ValueError, match='Cannot apply a ThinkingPartDelta to TextPart'):
+        ThinkingPartDelta(content_delta='x').apply(TextPart('a'))
+    with pytest.raises(ValueError, match='Cannot apply a ToolCallPartDelta to TextPart'):
+        ToolCallPartDelta(args_delta='x').apply(TextPart('a'))
+    with pytest.raises(UnexpectedModelBehavior, match="Cannot apply JSON text to the dict arguments of tool 't'"):
+        ToolCallPartDelta(args_delta='x').apply(ToolCallPart('t', {}, 'c'))
+    with pytest.raises(UnexpectedModelBehavior, match="Cannot apply a dict to the JSON arguments of tool 't'"):
+        ToolCallPartDelta(args_delta={}).apply(ToolCallPart('t', '{', 'c'))
+
+
+def test_streamed_response_is_exported_from_models() -> None:
+    assert StreamedResponse.__module__ == 'edgewise.agent.models._streamed'
+    assert RequestUsage().input_tokens == 0

@@ -1,0 +1,32 @@
+"""The public names of the persistence modules are pinned."""
+
+from __future__ import annotations
+
+import importlib
+
+
+def test_persistence_modules_export_their_names() -> None:
+    exported = {
+        module: sorted(importlib.import_module(f'edgewise.graph.persistence{module}').__all__)
+        for module in ('', '.file', '.sqlite', '.postgres', '.store')
+    }
+    assert exported == {
+        '': [
+            'BaseStatePersistence',
+            'EndSnapshot',
+            'NodeSnapshot',
+            'RunEndT',
+            'RunInfo',
+            'RunStatus',
+            'Snapshot',
+            'SnapshotStatus',
+            'StateT',
+            'build_snapshot_list_type_adapter',
+            'build_snapshot_type_adapter',
+            'set_nodes_type_context',
+        ],
+        '.file': ['FileStatePersistence'],
+        '.sqlite': ['SqliteStatePersistence'],
+        '.postgres': ['PostgresStatePersistence'],
+        '.store': ['list_runs', 'persistence_from_url'],
+    }
