@@ -13,7 +13,7 @@ from edgewise.graph.exceptions import GraphRuntimeError, PersistenceError, RunIn
 from edgewise.graph.persistence.file import FileStatePersistence
 from edgewise.graph.persistence.sqlite import SqliteStatePersistence
 
-from ._workflow import Start, Tally, cycle_graph, expected_trail
+from ._workflow import Finish, Middle, Start, Tally, cycle_graph, expected_trail
 from .conftest import Store, run_id_of
 from .test_contract import summary
 
@@ -106,6 +106,20 @@ async def test_a_run_is_free_again_once_its_holder_is_done(durable: Store) -> No
             pass
     assert run.result is not None
     assert run.result.state.trail == expected_trail(1)
+
+
+async def test_snapshots_written_through_two_objects_of_one_run_are_appended_in_order(durable: Store) -> None:
+    first = durable()
+    second = durable(run_id_of(first))
+    first.set_graph_types(cycle_graph)
+    second.set_graph_types(cycle_graph)
+
+    await first.snapshot_node(Tally(), Start())
+    await second.snapshot_node(Tally(count=1), Middle(step=1))
+    await first.snapshot_node(Tally(count=2), Finish())
+
+    history = await second.load_all()
+    assert [(type(s.node).__name__, s.state.count) for s in history] == [('Start', 0), ('Middle', 1), ('Finish', 2)]
 
 
 async def test_two_tasks_resuming_one_run_advance_it_once(durable: Store) -> None:

@@ -259,30 +259,44 @@ class SqlStatePersistence(DurableStatePersistence[StateT, RunEndT]):
             )
             if found.rows:
                 return None
-        # The position comes from the run's last row (a primary-key lookup): the run's own row is not
-        # written on every step, and no index but the primary key is: a step writes one page.
-        inserted = yield Query(
-            'INSERT INTO edgewise_snapshots (run_id, seq, snapshot_id, kind, status, start_ts, written, data) '
-            'SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ?, ?, ?, ? FROM edgewise_snapshots WHERE run_id = ? '
-            'RETURNING seq',
-            (run_id, snapshot.id, snapshot.kind, _status(snapshot, start), _time(t, start), t(now), data, run_id),
-        )
+        params = (snapshot.id, snapshot.kind, _status(snapshot, start), _time(t, start), t(now), data)
+        known = self._known_seq
+        seq: int | None = None
+        if known is not None:
+            # Positions are dense (1, 2, 3, ... per run, never deleted), so the slot after a known snapshot is
+            # free only when that snapshot is the run's last: then it is the next position, found without a
+            # lookup. Taken (another writer went on, or a later snapshot exists), the lookup below decides.
+            taken = yield Query(
+                'INSERT INTO edgewise_snapshots (run_id, seq, snapshot_id, kind, status, start_ts, written, data) '
+                'VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_id, seq) DO NOTHING',
+                (run_id, known[1] + 1, *params),
+            )
+            if taken.rowcount == 1:
+                seq = known[1] + 1
+        if seq is None:
+            # The position comes from the run's last row (a primary-key lookup): the run's own row is not
+            # written on every step, and no index but the primary key is: a step writes one page.
+            inserted = yield Query(
+                'INSERT INTO edgewise_snapshots (run_id, seq, snapshot_id, kind, status, start_ts, written, data) '
+                'SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ?, ?, ?, ? FROM edgewise_snapshots WHERE run_id = ? '
+                'RETURNING seq',
+                (run_id, *params, run_id),
+            )
+            seq = inserted.rows[0][0]
         if complete is not None:
-            params = (t(complete.start_ts), complete.duration, run_id)
-            known = self._known_seq
+            done = (t(complete.start_ts), complete.duration, run_id)
             if known is not None and known[0] == complete.snapshot_id:
                 yield Query(
                     "UPDATE edgewise_snapshots SET status = 'success', start_ts = ?, duration = ? "
                     'WHERE run_id = ? AND seq = ?',
-                    (*params, known[1]),
+                    (*done, known[1]),
                 )
             else:
                 yield Query(
                     "UPDATE edgewise_snapshots SET status = 'success', start_ts = ?, duration = ? "
                     'WHERE run_id = ? AND snapshot_id = ?',
-                    (*params, complete.snapshot_id),
+                    (*done, complete.snapshot_id),
                 )
-        seq: int = inserted.rows[0][0]
         return seq
 
     def _start_program(self, snapshot_id: str, now: datetime) -> Program[None]:

@@ -16,6 +16,8 @@ background thread on a connection of its own, so that no step waits for it.
 
 from __future__ import annotations as _annotations
 
+import atexit
+import contextlib
 import sqlite3
 import threading
 from collections.abc import Callable
@@ -50,14 +52,21 @@ _CHECKPOINT_EVERY = 256
 
 
 class _Checkpointer:
-    """Checkpoints databases in background threads, at most one at a time per file.
+    """Checkpoints databases in background threads, at most one at a time per file; keeps files open.
 
     A `PASSIVE` checkpoint never blocks writers: steps go on appending to the log while it runs.
+
+    The last connection to a file copies the whole log into the database as it closes, with its fsyncs:
+    milliseconds at the end of every run that opens and closes its own connection. So the process keeps
+    one idle connection to each of the files it used last (it holds no lock), and the connections of runs
+    close at once; the kept ones close when the process exits, or when other files take their place.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, keep: int = 8) -> None:
         self._lock = threading.Lock()
         self._running: set[str] = set()
+        self._keep = keep
+        self._kept: dict[str, sqlite3.Connection] = {}
 
     def request(self, path: str) -> None:
         with self._lock:
@@ -65,6 +74,28 @@ class _Checkpointer:
                 return
             self._running.add(path)
         threading.Thread(target=self._checkpoint, args=(path,), name='edgewise-sqlite-checkpoint', daemon=True).start()
+
+    def keep_open(self, path: str) -> None:
+        """Hold an idle connection to `path` (a verified Edgewise store) until exit or until evicted."""
+        with self._lock:
+            kept = self._kept.pop(path, None)
+            evicted = None
+            if kept is None:
+                kept = sqlite3.connect(path, check_same_thread=False)
+                # A connection only joins the log (and so counts as open to the others) once it has read.
+                kept.execute('SELECT version FROM edgewise_schema_version').fetchall()
+                if len(self._kept) >= self._keep:
+                    evicted = self._kept.pop(next(iter(self._kept)))
+            self._kept[path] = kept  # most recently used last
+        if evicted is not None:
+            _close(evicted)
+
+    def close_all(self) -> None:  # pragma: no cover - runs at exit, after coverage stops measuring
+        """Close every kept connection (at exit)."""
+        with self._lock:
+            kept, self._kept = list(self._kept.values()), {}
+        for conn in kept:
+            _close(conn)
 
     def _checkpoint(self, path: str) -> None:
         try:
@@ -80,7 +111,14 @@ class _Checkpointer:
                 self._running.discard(path)
 
 
+def _close(conn: sqlite3.Connection) -> None:
+    # A checkpoint on close that fails leaves the log in place: the next connection recovers it.
+    with contextlib.suppress(sqlite3.Error):
+        conn.close()
+
+
 _checkpointer = _Checkpointer()
+atexit.register(_checkpointer.close_all)
 
 
 class SqliteStatePersistence(SqlStatePersistence[StateT, RunEndT]):
@@ -203,6 +241,7 @@ class SqliteStatePersistence(SqlStatePersistence[StateT, RunEndT]):
             conn.execute(f'PRAGMA synchronous = {self.synchronous}')
             conn.execute('PRAGMA wal_autocheckpoint = 0')  # checkpoints run in the background instead
             _run(conn, lambda: setup_program(_DIALECT, self._describe()), True)
+            _checkpointer.keep_open(fspath(self.path))
         except BaseException:
             conn.close()
             raise
