@@ -23,11 +23,10 @@ GraphError
 
 from __future__ import annotations as _annotations
 
-from typing import TYPE_CHECKING
-
-import httpx
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from ._mermaid_service import MermaidServiceError
     from .persistence import SnapshotStatus
 
 __all__ = (
@@ -126,23 +125,16 @@ class DiagramTooLongError(DiagramRenderError, ValueError):
         super().__init__(message)
 
 
-class MermaidServiceError(DiagramRenderError, httpx.HTTPStatusError):
-    """The mermaid rendering service answered with an error status.
-
-    Also an `httpx.HTTPStatusError`, which is what pydantic-graph 1.x raised in this case.
-    """
-
-    status_code: int
-    """The HTTP status of the service's answer."""
-    service_message: str
-    """The body of the service's answer: its explanation of the error."""
-
-    def __init__(self, message: str, *, request: httpx.Request, response: httpx.Response) -> None:
-        self.message = message
-        self.status_code = response.status_code
-        self.service_message = response.text
-        httpx.HTTPStatusError.__init__(self, message, request=request, response=response)
-
-
 class LocalRendererError(DiagramRenderError):
     """The mermaid CLI (`mmdc`) is not installed, cannot render what was asked, or failed."""
+
+
+def __getattr__(name: str) -> Any:
+    # `MermaidServiceError` subclasses `httpx.HTTPStatusError`; defining it here would import httpx (tens of
+    # milliseconds) with every `import edgewise.graph`. It lives beside the service renderer and is loaded
+    # on first use of the name.
+    if name == 'MermaidServiceError':
+        from ._mermaid_service import MermaidServiceError
+
+        return MermaidServiceError
+    raise AttributeError(f'module {__name__!r} has no attribute {name!r}')

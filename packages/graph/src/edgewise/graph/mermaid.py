@@ -17,7 +17,6 @@ from pathlib import Path
 from textwrap import indent
 from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias
 
-import httpx
 from annotated_types import Ge, Le
 from typing_extensions import TypedDict, Unpack
 
@@ -25,6 +24,8 @@ from .exceptions import DiagramNodeError
 from .nodes import BaseNode
 
 if TYPE_CHECKING:
+    import httpx
+
     from .graph import Graph
     from .persistence import Snapshot
 
