@@ -146,9 +146,9 @@ def test_two_processes_resuming_one_run_at_once_one_advances_it(crash_store: tup
 
     assert sorted(code for code, _, _ in results) == [0, 4]
     [(_, refused_output, _)] = [r for r in results if r[0] == 4]
-    # On PostgreSQL the loser may look before the winner's owner record is committed (the advisory lock is
-    # taken first): it then names no process, which is still the right refusal.
-    holders = ['process'] if kind != 'postgres' else ['process', 'another process']
+    # The loser may look before the winner has recorded who it is (the lock is taken first, the owner record
+    # written right after): it then names no process, which is still the right refusal.
+    holders = ['process', 'another process']
     assert any(f"Run '{run_id}' is in progress elsewhere: {h}" in refused_output for h in holders), refused_output
     [(_, _, winner)] = [r for r in results if r[0] == 0]
     assert {line.split()[2] for line in log.read_text().splitlines()} == {str(winner)}
