@@ -73,3 +73,21 @@ async def test_a_database_error_is_reported_as_a_persistence_error() -> None:
                 conn.execute('DROP TABLE edgewise_snapshots')
             with pytest.raises(PersistenceError, match='relation "edgewise_snapshots" does not exist'):
                 await persistence.load_all()
+
+
+async def test_runs_with_one_id_in_two_schemas_are_held_independently() -> None:
+    # Advisory locks are database-wide: the key must include the schema, or two stores sharing a database
+    # would refuse each other's runs.
+    with postgres_schema() as first_dsn, postgres_schema() as second_dsn:
+        first = PostgresStatePersistence(first_dsn, 'same-id')
+        second = PostgresStatePersistence(second_dsn, 'same-id')
+        try:
+            await cycle_graph.initialize(Start(), first, state=Tally(target=1))
+            await cycle_graph.initialize(Start(), second, state=Tally(target=1))
+            async with cycle_graph.iter_from_persistence(first) as first_run:
+                async with cycle_graph.iter_from_persistence(second) as second_run:
+                    assert [type(n).__name__ async for n in second_run][-1] == 'End'
+                assert [type(n).__name__ async for n in first_run][-1] == 'End'
+        finally:
+            await first.aclose()
+            await second.aclose()

@@ -17,7 +17,6 @@ Tables (all names prefixed `edgewise_`, so they can live in a database shared wi
 
 from __future__ import annotations as _annotations
 
-import hashlib
 import os
 from abc import abstractmethod
 from collections.abc import Callable, Generator
@@ -45,7 +44,6 @@ __all__ = (
     'SCHEMA_VERSION',
     'MIGRATIONS',
     'new_run_id',
-    'advisory_key',
     'to_datetime',
     'setup_program',
     'list_runs_program',
@@ -99,9 +97,9 @@ def new_run_id() -> str:
     return f'run-{os.urandom(10).hex()}'
 
 
-def advisory_key(run_id: str) -> int:
-    """A signed 64-bit key for a run's session lock."""
-    return int.from_bytes(hashlib.blake2b(run_id.encode(), digest_size=8).digest(), 'big', signed=True)
+# A run's lock key: advisory locks are database-wide, so the key includes the schema the tables live in (two
+# stores in two schemas of one database may have runs with the same id).
+_RUN_LOCK_KEY = "hashtextextended(current_schema() || '/' || ?, 0)"
 
 
 def to_datetime(value: Any) -> datetime:
@@ -361,7 +359,7 @@ class SqlStatePersistence(DurableStatePersistence[StateT, RunEndT]):
         now = now_utc()
         yield self._ensure_run(now)
         if self.dialect.advisory_locks:
-            got = (yield Query('SELECT pg_try_advisory_lock(?)', (advisory_key(run_id),))).rows[0][0]
+            got = (yield Query(f'SELECT pg_try_advisory_lock({_RUN_LOCK_KEY})', (run_id,))).rows[0][0]
             if not got:
                 held = (yield Query('SELECT owner FROM edgewise_runs WHERE run_id = ?', (run_id,))).rows
                 raise run_in_progress(run_id, Owner.from_json(held[0][0]))
@@ -392,7 +390,7 @@ class SqlStatePersistence(DurableStatePersistence[StateT, RunEndT]):
             )
         yield Query('UPDATE edgewise_runs SET owner = NULL WHERE run_id = ? AND owner = ?', (run_id, owner.to_json()))
         if self.dialect.advisory_locks:
-            yield Query('SELECT pg_advisory_unlock(?)', (advisory_key(run_id),))
+            yield Query(f'SELECT pg_advisory_unlock({_RUN_LOCK_KEY})', (run_id,))
 
     def _fork_program(self, snapshot_id: str, new_run_id: str) -> Program[None]:
         run_id = self._run_id
