@@ -104,6 +104,8 @@ class DurableStatePersistence(BaseStatePersistence[StateT, RunEndT]):
     _owner: Owner | None = None
     _prestarted: str | None = None
     """The snapshot this object stored already `'running'`, for the run loop to run next."""
+    _prestarted_ts: datetime | None = None
+    """The start time stored with `_prestarted` (the instant of the write that stored it)."""
     _handed_out: str | None = None
     """The snapshot this object's `load_next` handed out outside a claimed run; a claim leaves it `'pending'`."""
 
@@ -183,6 +185,7 @@ class DurableStatePersistence(BaseStatePersistence[StateT, RunEndT]):
             running.completed = True
         if start is not None:
             self._prestarted = snapshot.id
+            self._prestarted_ts = start
 
     def record_run(self, snapshot_id: str) -> _RecordRun:
         return _RecordRun(self, snapshot_id)
@@ -304,10 +307,12 @@ class _RecordRun:
 
     async def __aenter__(self) -> None:
         persistence = self._persistence
-        start_ts = now_utc()
-        if persistence._prestarted == self._snapshot_id:
-            persistence._prestarted = None  # stored `'running'` already, by the write that finished its predecessor
+        if persistence._prestarted == self._snapshot_id and persistence._prestarted_ts is not None:
+            # Stored `'running'` already, by the write that finished its predecessor: it started at that write.
+            start_ts = persistence._prestarted_ts
+            persistence._prestarted = None
         else:
+            start_ts = now_utc()
             await persistence._op_start(self._snapshot_id, start_ts)
         persistence._running = _Running(self._snapshot_id, start_ts, perf_counter())
 

@@ -217,6 +217,9 @@ class SqlStatePersistence(DurableStatePersistence[StateT, RunEndT]):
     _run_row_written: bool = False
     _known_seq: tuple[str, int] | None = None
     """The id and position of the snapshot this object last stored or handed out: the one that runs next."""
+    _last_time: tuple[datetime, Any] | None = None
+    """The last time this object encoded for the driver, and its encoding: a step's start is written again
+    when it completes."""
 
     @property
     def run_id(self) -> str:
@@ -247,8 +250,10 @@ class SqlStatePersistence(DurableStatePersistence[StateT, RunEndT]):
         start: datetime | None,
     ) -> Program[int | None]:
         run_id = self._run_id
-        now = now_utc()
+        # A snapshot stored `'running'` starts at the instant it is written: one time, encoded once.
+        now = start if start is not None else now_utc()
         t = self.dialect.time_param
+        written = t(now)
         if not self._run_row_written:
             yield self._ensure_run(now)
         if if_new:
@@ -257,7 +262,8 @@ class SqlStatePersistence(DurableStatePersistence[StateT, RunEndT]):
             )
             if found.rows:
                 return None
-        params = (snapshot.id, snapshot.kind, _status(snapshot, start), _time(t, start), t(now), data)
+        start_text = None if start is None else written
+        params = (snapshot.id, snapshot.kind, _status(snapshot, start), start_text, written, data)
         known = self._known_seq
         seq: int | None = None
         if known is not None:
@@ -281,8 +287,11 @@ class SqlStatePersistence(DurableStatePersistence[StateT, RunEndT]):
                 (run_id, *params, run_id),
             )
             seq = inserted.rows[0][0]
+        last = self._last_time
+        self._last_time = (now, written)
         if complete is not None:
-            done = (t(complete.start_ts), complete.duration, run_id)
+            started = last[1] if last is not None and last[0] is complete.start_ts else t(complete.start_ts)
+            done = (started, complete.duration, run_id)
             if known is not None and known[0] == complete.snapshot_id:
                 yield Query(
                     "UPDATE edgewise_snapshots SET status = 'success', start_ts = ?, duration = ? "
