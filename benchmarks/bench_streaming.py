@@ -10,6 +10,7 @@ stay flat as the output grows).
 
 from __future__ import annotations
 
+import importlib
 import json
 from collections.abc import Callable
 from typing import Any
@@ -42,44 +43,19 @@ def _chunks(count: int) -> list[str]:
     return [text[i : i + CHUNK] for i in range(0, len(text), CHUNK)]
 
 
-def _edgewise(count: int, seen: list[int]) -> Callable[[], Any]:
-    from edgewise.agent import Agent
-    from edgewise.agent.models.function import DeltaToolCall, FunctionModel
-
+def _contender(package: str, count: int, seen: list[int]) -> Callable[[], Any]:
+    """The same streamed run for `edgewise.agent` or `pydantic_ai` (both have these names)."""
+    agent_module = importlib.import_module(package)
+    function_module = importlib.import_module(f'{package}.models.function')
+    delta: Any = function_module.DeltaToolCall
     chunks = _chunks(count)
 
     async def stream(messages: list[Any], info: Any) -> Any:
-        yield {0: DeltaToolCall(name='final_result', json_args=chunks[0], tool_call_id='call')}
+        yield {0: delta(name='final_result', json_args=chunks[0], tool_call_id='call')}
         for chunk in chunks[1:]:
-            yield {0: DeltaToolCall(json_args=chunk)}
+            yield {0: delta(json_args=chunk)}
 
-    agent = Agent(FunctionModel(stream_function=stream), output_type=Catalog)
-
-    async def run() -> None:
-        partials = 0
-        last: Any = None
-        async with agent.run_stream('go') as result:
-            async for output in result.stream_output(debounce_by=None):
-                partials += 1
-                last = output
-        assert len(last.items) == count
-        seen.append(partials)
-
-    return run
-
-
-def _pydantic_ai(count: int, seen: list[int]) -> Callable[[], Any]:
-    from pydantic_ai import Agent
-    from pydantic_ai.models.function import DeltaToolCall, FunctionModel
-
-    chunks = _chunks(count)
-
-    async def stream(messages: list[Any], info: Any) -> Any:
-        yield {0: DeltaToolCall(name='final_result', json_args=chunks[0], tool_call_id='call')}
-        for chunk in chunks[1:]:
-            yield {0: DeltaToolCall(json_args=chunk)}
-
-    agent = Agent(FunctionModel(stream_function=stream), output_type=Catalog)
+    agent = agent_module.Agent(function_module.FunctionModel(stream_function=stream), output_type=Catalog)
 
     async def run() -> None:
         partials = 0
@@ -104,8 +80,8 @@ def main() -> None:
             f'streaming: {count} items ({label}, {len(_arguments(count))} bytes) in {CHUNK}-byte chunks',
             'chunk',
             [
-                Case('pydantic-ai', _pydantic_ai(count, pydantic_seen), units=chunks, is_async=True),
-                Case('edgewise', _edgewise(count, edgewise_seen), units=chunks, is_async=True),
+                Case('pydantic-ai', _contender('pydantic_ai', count, pydantic_seen), units=chunks, is_async=True),
+                Case('edgewise', _contender('edgewise.agent', count, edgewise_seen), units=chunks, is_async=True),
             ],
             repeats=3 if count > 200 else 5,
         )
