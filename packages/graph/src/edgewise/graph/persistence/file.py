@@ -180,7 +180,8 @@ class FileStatePersistence(DurableStatePersistence[StateT, RunEndT]):
         self._cache = ((stat.st_ino, stat.st_mtime_ns, stat.st_size), items)
 
     def _item(self, snapshot: Snapshot[StateT, RunEndT]) -> _Item:
-        item: _Item = json.loads(self._dump(snapshot))
+        # The JSON-ready dict straight away: `_write` encodes the whole list once.
+        item: _Item = self._type_adapter().dump_python(snapshot, mode='json')
         return item
 
     def _find(self, items: list[_Item], snapshot_id: str) -> _Item:
