@@ -178,8 +178,10 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         return self._tool_decorator(func, False, options)
 
     def _tool_decorator(self, func: Any, takes_ctx: bool, options: dict[str, Any]) -> Any:
+        # Taken out once, not in `register`: one decorator object may register several functions.
+        retries = options.pop('retries', None)
+
         def register(function: _F) -> _F:
-            retries = options.pop('retries', None)
             self._register_tool(Tool(function, takes_ctx=takes_ctx, max_retries=retries, **options))
             return function
 
