@@ -231,7 +231,7 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
                 processor = schema.object_processor
                 assert processor is not None
                 output = await processor.finish(value, run_ctx)
-            output = await _validate_output(output, run_ctx, deps, state, None)
+            output = await _validate_output(output, run_ctx, deps)
         except pydantic.ValidationError as exc:
             state.increment_retries(deps.max_result_retries, exc)
             retry = RetryPromptPart(validation_errors(exc))
@@ -271,7 +271,7 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
             )  # fmt: skip
             try:
                 output = await processor.finish(processor.validate(call.args), call_ctx)
-                output = await _validate_output(output, call_ctx, deps, state, call)
+                output = await _validate_output(output, call_ctx, deps)
             except pydantic.ValidationError as exc:
                 if final is not None:
                     parts.append(_status(call, 'Output tool not used - output failed validation.'))
@@ -309,15 +309,7 @@ def _retry(call: ToolCallPart, content: Any) -> RetryPromptPart:
     return RetryPromptPart(content, tool_name=call.tool_name, tool_call_id=call.tool_call_id)
 
 
-async def _validate_output(
-    output: Any,
-    ctx: RunContext[Any],
-    deps: GraphAgentDeps[Any, Any],
-    state: GraphAgentState,
-    call: ToolCallPart | None,
-) -> Any:
-    if not deps.output_validators:
-        return output
+async def _validate_output(output: Any, ctx: RunContext[Any], deps: GraphAgentDeps[Any, Any]) -> Any:
     for validator in deps.output_validators:
         output = await validator.validate(output, ctx)
     return output
