@@ -235,15 +235,22 @@ class StreamedRunResult(Generic[OutputDataT]):
             debounce_by: Yield at most once per this many seconds (the latest response); `None`: every event.
         """
 
-        async def responses() -> AsyncGenerator[ModelResponse]:
+        async def changed() -> AsyncGenerator[Any]:
             async for event in self._events:
                 if isinstance(event, PartStartEvent | PartDeltaEvent) and self._response is not None:
-                    yield self._response.get()
+                    yield self._response
 
-        source = self._track(responses())
+        async def responses(source: AsyncIterator[Any]) -> AsyncGenerator[ModelResponse]:
+            # Built only for the values that are yielded: building costs the size of the response so far, and
+            # debouncing drops most values. A value is built as soon as it is yielded, so it shows the response
+            # as of its event.
+            async for streamed in source:
+                yield streamed.get()
+
+        source = self._track(changed())
         if debounce_by is not None:
             source = self._track(_debounce(source, debounce_by, None))
-        return _Stream(source)
+        return _Stream(self._track(responses(source)))
 
     # -- results --------------------------------------------------------------------------------------------------
 
