@@ -13,6 +13,12 @@ Tables (all names prefixed `edgewise_`, so they can live in a database shared wi
 - `edgewise_snapshots`: one row per snapshot; `data` is the snapshot's JSON (as pydantic-graph writes it),
   written once; status, start time and duration live in their own columns, so a status change rewrites
   a few bytes of one row, whatever the size of the state or the length of the history.
+
+A step of a run (store the next snapshot, mark the one that ran `'success'`) is one `INSERT` on its own,
+without `BEGIN` and `COMMIT`: the new row carries the duration of the node that produced it
+(`prev_duration`), and a trigger (`edgewise_complete_previous`) marks the row before it `'success'` with
+that duration, inside the same statement and so the same atomic commit. One statement instead of four
+is a quarter of the round trips on PostgreSQL, and about a fifth of a step's cost on SQLite.
 """
 
 from __future__ import annotations as _annotations
@@ -90,6 +96,9 @@ class Dialect:
     """Appended to `CREATE TABLE` of the snapshots table (e.g. SQLite's `WITHOUT ROWID`)."""
     serialize_setup: str | None = None
     """A statement that serializes concurrent schema setup, when `CREATE ... IF NOT EXISTS` does not."""
+    complete_previous_trigger: tuple[str, ...] = ()
+    """The statements creating the trigger `edgewise_complete_previous`: after a row with a `prev_duration`
+    is inserted, the row before it in the run (`seq - 1`) becomes `'success'` with that duration."""
 
 
 def new_run_id() -> str:
@@ -110,7 +119,7 @@ def to_datetime(value: Any) -> datetime:
 
 # --- schema -------------------------------------------------------------------------------------------
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 """The schema version this code writes; older databases are migrated on first use."""
 
 MIGRATIONS: dict[int, list[str]] = {
@@ -134,6 +143,10 @@ MIGRATIONS: dict[int, list[str]] = {
             PRIMARY KEY (run_id, seq)
         ) {table_options}""",
     ],
+    2: [
+        'ALTER TABLE edgewise_snapshots ADD COLUMN prev_duration {float}',
+        '{complete_previous_trigger}',  # replaced by the dialect's statements, one query each
+    ],
 }
 """Statements that bring a database from the previous version to each version."""
 
@@ -152,6 +165,10 @@ def setup_program(dialect: Dialect, where: str) -> Program[None]:
         )
     for target in range(version + 1, SCHEMA_VERSION + 1):
         for statement in MIGRATIONS[target]:
+            if statement == '{complete_previous_trigger}':
+                for trigger_statement in dialect.complete_previous_trigger:
+                    yield Query(trigger_statement)
+                continue
             yield Query(
                 statement.format(time=dialect.time_type, float=dialect.float_type, table_options=dialect.table_options)
             )
@@ -207,6 +224,10 @@ def _status(snapshot: Snapshot[Any, Any], start: datetime | None) -> str | None:
 
 
 _SELECT_SNAPSHOT = 'SELECT snapshot_id, kind, status, start_ts, duration, data, seq FROM edgewise_snapshots'
+_APPEND = (
+    'INSERT INTO edgewise_snapshots (run_id, seq, snapshot_id, kind, status, start_ts, written, data, prev_duration) '
+    'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_id, seq) DO NOTHING'
+)
 
 
 class SqlStatePersistence(DurableStatePersistence[StateT, RunEndT]):
@@ -228,6 +249,10 @@ class SqlStatePersistence(DurableStatePersistence[StateT, RunEndT]):
     @abstractmethod
     async def _transact(self, program: Callable[[], Program[_T]], *, write: bool = True) -> _T:
         """Run `program` in one transaction (again from the start if the database asks to retry)."""
+
+    @abstractmethod
+    async def _execute_alone(self, query: Query) -> int:
+        """Run one statement as a transaction of its own (retried while the database asks to); its row count."""
 
     @abstractmethod
     def _with_run_id(self, run_id: str) -> Self:
@@ -308,10 +333,11 @@ class SqlStatePersistence(DurableStatePersistence[StateT, RunEndT]):
 
     def _start_program(self, snapshot_id: str, now: datetime) -> Program[None]:
         run_id = self._run_id
+        start_ts = self.dialect.time_param(now)
         started = yield Query(
             "UPDATE edgewise_snapshots SET status = 'running', start_ts = ? "
             "WHERE run_id = ? AND snapshot_id = ? AND status IN ('created', 'pending')",
-            (self.dialect.time_param(now), run_id, snapshot_id),
+            (start_ts, run_id, snapshot_id),
         )
         if started.rowcount == 0:
             found = (
@@ -327,6 +353,7 @@ class SqlStatePersistence(DurableStatePersistence[StateT, RunEndT]):
                     f'Snapshot {snapshot_id!r} is the end of the run; only node snapshots can be run.'
                 )
             raise GraphNodeStatusError(found[0][1])
+        self._last_time = (now, start_ts)
 
     def _finish_program(
         self, snapshot_id: str, status: EndStatus, start_ts: datetime | None, duration: float
@@ -443,6 +470,38 @@ class SqlStatePersistence(DurableStatePersistence[StateT, RunEndT]):
         self, snapshot: Snapshot[StateT, RunEndT], complete: Completion | None, if_new: bool, start: datetime | None
     ) -> bool:
         data = self._dump(snapshot).decode()
+        known = self._known_seq
+        if known is not None and not if_new and self._run_row_written:
+            last = self._last_time
+            if complete is None or (
+                complete.snapshot_id == known[0] and last is not None and last[0] is complete.start_ts
+            ):
+                # The step of a run: the slot after the snapshot that ran, which that snapshot's own row
+                # already holds the start time of. One statement; the trigger marks the predecessor.
+                now = start if start is not None else now_utc()
+                written = self.dialect.time_param(now)
+                next_seq = known[1] + 1
+                appended = await self._execute_alone(
+                    Query(
+                        _APPEND,
+                        (
+                            self._run_id,
+                            next_seq,
+                            snapshot.id,
+                            snapshot.kind,
+                            _status(snapshot, start),
+                            None if start is None else written,
+                            written,
+                            data,
+                            None if complete is None else complete.duration,
+                        ),
+                    )
+                )
+                if appended == 1:
+                    self._last_time = (now, written)
+                    self._known_seq = (snapshot.id, next_seq)
+                    return True
+                # Taken: another writer went on, or a later snapshot exists; the transaction below decides.
         seq = await self._transact(lambda: self._insert_program(snapshot, data, complete, if_new, start))
         self._run_row_written = True
         if seq is None:

@@ -11,7 +11,7 @@ psycopg connection in a worker thread.
 from __future__ import annotations as _annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Self, TypeVar
 
@@ -20,7 +20,7 @@ import sniffio
 
 from ..exceptions import PersistenceError
 from . import RunEndT, RunInfo, StateT
-from ._sql import Dialect, Program, Rows, SqlStatePersistence, list_runs_program, new_run_id, setup_program
+from ._sql import Dialect, Program, Query, Rows, SqlStatePersistence, list_runs_program, new_run_id, setup_program
 
 if TYPE_CHECKING:
     import psycopg
@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 __all__ = ('PostgresStatePersistence',)
 
 _T = TypeVar('_T')
+_A = TypeVar('_A')
 
 _DIALECT = Dialect(
     name='PostgreSQL',
@@ -36,6 +37,19 @@ _DIALECT = Dialect(
     advisory_locks=True,
     # Concurrent `CREATE TABLE IF NOT EXISTS` can collide in PostgreSQL's catalog: take turns.
     serialize_setup="SELECT pg_advisory_xact_lock(hashtext('edgewise schema setup'))",
+    complete_previous_trigger=(
+        # `search_path` pinned to the schema the tables are created in, so that the function finds those.
+        """CREATE FUNCTION edgewise_complete_previous() RETURNS trigger LANGUAGE plpgsql
+        SET search_path FROM CURRENT AS $$
+        BEGIN
+            UPDATE edgewise_snapshots SET status = 'success', duration = NEW.prev_duration
+            WHERE run_id = NEW.run_id AND seq = NEW.seq - 1;
+            RETURN NULL;
+        END
+        $$""",
+        """CREATE TRIGGER edgewise_complete_previous AFTER INSERT ON edgewise_snapshots
+        FOR EACH ROW WHEN (NEW.prev_duration IS NOT NULL) EXECUTE FUNCTION edgewise_complete_previous()""",
+    ),
 )
 _PASSWORD_IN_URL = re.compile(r'(://[^:/@]*:)[^@]*@')
 _PASSWORD_IN_KEYWORDS = re.compile(r"(password\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)", re.IGNORECASE)
@@ -149,6 +163,19 @@ class PostgresStatePersistence(SqlStatePersistence[StateT, RunEndT]):
         return conn
 
     async def _transact(self, program: Callable[[], Program[_T]], *, write: bool = True) -> _T:
+        return await self._on_connection(_run_blocking, _run_async, program)
+
+    async def _execute_alone(self, query: Query) -> int:
+        # The connection is in autocommit mode: a statement alone is a transaction of its own.
+        return await self._on_connection(_execute_blocking, _execute_async, query)
+
+    async def _on_connection(
+        self,
+        blocking: Callable[[psycopg.Connection[Any], _A], _T],
+        asynchronous: Callable[[psycopg.AsyncConnection[Any], _A], Awaitable[_T]],
+        arg: _A,
+    ) -> _T:
+        """`blocking(connection, arg)` in a worker thread, or `await asynchronous(connection, arg)` on asyncio."""
         conn = await self._connection()
         psycopg = _psycopg()
         # A transaction, once started, is not interrupted by cancellation: psycopg would close the
@@ -156,9 +183,9 @@ class PostgresStatePersistence(SqlStatePersistence[StateT, RunEndT]):
         with anyio.CancelScope(shield=True):
             try:
                 if self._blocking:
-                    result: _T = await anyio.to_thread.run_sync(_run_blocking, conn, program)
+                    result: _T = await anyio.to_thread.run_sync(blocking, conn, arg)
                 else:
-                    result = await _run_async(conn, program)
+                    result = await asynchronous(conn, arg)
             except psycopg.Error as e:
                 if conn.closed:
                     self._conn = None  # opened again on next use
@@ -209,3 +236,13 @@ def _run_blocking(conn: psycopg.Connection[Any], program: Callable[[], Program[_
         except StopIteration as done:
             result: _T = done.value
             return result
+
+
+async def _execute_async(conn: psycopg.AsyncConnection[Any], query: Query) -> int:
+    rowcount: int = (await conn.execute(_sql(query.sql), query.params)).rowcount
+    return rowcount
+
+
+def _execute_blocking(conn: psycopg.Connection[Any], query: Query) -> int:
+    rowcount: int = conn.execute(_sql(query.sql), query.params).rowcount
+    return rowcount

@@ -32,7 +32,7 @@ import anyio
 
 from ..exceptions import PersistenceError
 from . import RunEndT, RunInfo, StateT
-from ._sql import Dialect, Program, Rows, SqlStatePersistence, list_runs_program, new_run_id, setup_program
+from ._sql import Dialect, Program, Query, Rows, SqlStatePersistence, list_runs_program, new_run_id, setup_program
 
 __all__ = ('SqliteStatePersistence',)
 
@@ -45,6 +45,14 @@ _DIALECT = Dialect(
     advisory_locks=False,
     time_param=datetime.isoformat,
     table_options='WITHOUT ROWID',
+    complete_previous_trigger=(
+        """CREATE TRIGGER edgewise_complete_previous AFTER INSERT ON edgewise_snapshots
+        WHEN NEW.prev_duration IS NOT NULL
+        BEGIN
+            UPDATE edgewise_snapshots SET status = 'success', duration = NEW.prev_duration
+            WHERE run_id = NEW.run_id AND seq = NEW.seq - 1;
+        END""",
+    ),
 )
 _BUSY = (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
 _CHECKPOINT_EVERY = 256
@@ -199,12 +207,20 @@ class SqliteStatePersistence(SqlStatePersistence[StateT, RunEndT]):
     # --- the driver ----------------------------------------------------------------------------------
 
     async def _transact(self, program: Callable[[], Program[_T]], *, write: bool = True) -> _T:
+        return await self._retrying(lambda conn: _run(conn, program, write), write)
+
+    async def _execute_alone(self, query: Query) -> int:
+        # In autocommit mode a single statement is a transaction of its own, its trigger included.
+        return await self._retrying(lambda conn: conn.execute(query.sql, query.params).rowcount, True)
+
+    async def _retrying(self, call: Callable[[sqlite3.Connection], _T], write: bool) -> _T:
+        """`call(connection)`, again after a pause while another process holds the write lock."""
         deadline: float | None = None
         delay = 0.0005
         while True:
             try:
                 conn = self._conn if self._conn is not None else self._connect()
-                result = _run(conn, program, write)
+                result = call(conn)
                 if write:
                     self._writes += 1
                     if self._writes % _CHECKPOINT_EVERY == 0:
