@@ -123,16 +123,22 @@ def test_show_an_unknown_run(edgewise: Edgewise, seeded: Path) -> None:
 @pytest.mark.parametrize(
     ('url', 'message'),
     [
-        ('runs.db', "'runs.db' is not a store URL; use one of: sqlite:///PATH, postgresql://..., file:///PATH."),
         (
-            'mysql://db/runs',
-            'Unsupported store mysql://...; use one of: sqlite:///PATH, postgresql://..., file:///PATH.',
+            'runs.db',
+            "Unsupported store URL 'runs.db': use sqlite:///path.db, postgresql://..., or file:///path "
+            '(a run.json, or a directory of them).',
         ),
-        ('sqlite://', "'sqlite://' names no database file; write sqlite:///runs.db or sqlite:////abs/runs.db."),
         (
-            'file://host/x.json',
-            "'file://host/x.json' names no local file; write file:///abs/path/run.json or file:///abs/dir.",
+            'mysql://u:s3cret@db/runs',
+            "Unsupported store URL 'mysql://u:***@db/runs': use sqlite:///path.db, postgresql://..., or "
+            'file:///path (a run.json, or a directory of them).',
         ),
+        (
+            'sqlite://',
+            "'sqlite://' names no database file: a SQLite store URL has three slashes before the path, as in "
+            'sqlite:///runs.db (relative) or sqlite:////var/lib/runs.db (absolute).',
+        ),
+        ('file://host/x.json', "'file://host/x.json' names a file on host 'host'; only local files can be stores."),
         ('sqlite:///missing.db', "No store at sqlite:///missing.db: 'missing.db' does not exist."),
     ],
 )
@@ -270,18 +276,29 @@ def test_second_ctrl_c_interrupts_the_node_which_runs_again_on_resume(edgewise: 
     ]
 
 
-def test_crashed_run_shows_running_and_resume_runs_its_node_again(edgewise: Edgewise, project: Path) -> None:
+def test_a_crashed_run_shows_interrupted_and_resume_runs_its_node_again(edgewise: Edgewise, project: Path) -> None:
     process = edgewise.start(
         'runs', 'resume', 'run-ticks', 'flows:ticks_graph', '--store', STORE, cwd=project, env={'TICK_SECONDS': '30'}
     )
     process.read_until('[1] Tick ...')
+    while_running = edgewise('runs', 'show', 'run-ticks', '--store', STORE, cwd=project)
+    listed_running = edgewise('runs', 'list', '--store', STORE, cwd=project)
     process.send_signal(signal.SIGKILL)
     assert process.finish().code == -signal.SIGKILL
     shown = edgewise('runs', 'show', 'run-ticks', '--store', STORE, cwd=project)
+    listed = edgewise('runs', 'list', '--store', STORE, cwd=project)
+    assert while_running.out.splitlines()[0] == 'Run run-ticks in sqlite:///runs.db: running, 1 snapshots'
+    assert _normal(while_running.out).splitlines()[-1] == (
+        'Running: node Tick (step 1) is running in a live process; when that process ends, the run can be resumed '
+        'from where it stopped.'
+    )
+    assert 'run-ticks  ticks_graph  running' in _normal(listed_running.out)
+    assert shown.out.splitlines()[0] == 'Run run-ticks in sqlite:///runs.db: waiting, 1 snapshots'
     assert _normal(shown.out).splitlines()[-1] == (
-        'Running: node Tick (step 1) was started by a process; if that process is gone, `edgewise runs resume '
+        'Interrupted: node Tick (step 1) was running in a process that has ended; `edgewise runs resume '
         'run-ticks MODULE:GRAPH --store sqlite:///runs.db` runs it again.'
     )
+    assert 'run-ticks  ticks_graph  waiting' in _normal(listed.out)
     rest = edgewise('runs', 'resume', 'run-ticks', 'flows:ticks_graph', '--store', STORE, cwd=project)
     assert _normal(rest.out).splitlines() == [
         '[1] Tick ... ok (DUR) -> Tick',
@@ -376,8 +393,9 @@ Result: 1
     unreadable = edgewise('runs', 'show', 'bad', '--store', f'file://{bad}', cwd=tmp_path)
     assert (unreadable.code, unreadable.err.startswith("edgewise: error: Snapshot 'Tick:1' of run 'bad'")) == (1, True)
     assert wrong.err == (
-        f"edgewise: error: No run 'other' in file://{tmp_path}/runs/tick-run.json: that file holds run 'tick-run' "
-        'only (a file store holds one run, named after the file).\n'
+        f"edgewise: error: No run 'other' in 'file://{tmp_path}/runs/tick-run.json': that file holds run "
+        "'tick-run' only (a file holds one run, named after the file). Use the directory as the store URL to reach "
+        'other runs.\n'
     )
 
 

@@ -21,6 +21,8 @@ import anyio
 import pytest
 
 from edgewise.graph import NodeSnapshot
+from edgewise.graph.persistence._durable import DurableStatePersistence
+from edgewise.graph.persistence.file import FileStatePersistence
 from edgewise.graph.persistence.postgres import PostgresStatePersistence
 from edgewise.graph.persistence.sqlite import SqliteStatePersistence
 
@@ -154,3 +156,53 @@ def test_two_processes_resuming_one_run_at_once_one_advances_it(crash_store: tup
     assert {line.split()[2] for line in log.read_text().splitlines()} == {str(winner)}
     history = history_of(kind, location)
     assert history[-1].state.trail == expected_trail(3)
+
+
+async def _info(kind: str, location: str) -> Any:
+    persistence = open_run(kind, location, RUN_ID)
+    try:
+        assert isinstance(persistence, DurableStatePersistence)
+        return await persistence.info()
+    finally:
+        await close(persistence)
+
+
+def status_of(kind: str, location: str) -> tuple[str, str]:
+    """The run's status, as its `info()` and as the store's listing give it."""
+    info = anyio.run(_info, kind, location)
+    [listed] = anyio.run(_list, kind, location)
+    assert listed.run_id == info.run_id == RUN_ID
+    return info.status, listed.status
+
+
+async def _list(kind: str, location: str) -> list[Any]:
+    if kind == 'file':
+        return await FileStatePersistence.list_runs(location)
+    if kind == 'sqlite':
+        return await SqliteStatePersistence.list_runs(location)
+    return await PostgresStatePersistence.list_runs(location)
+
+
+def wait_for_status(kind: str, location: str, expected: str) -> tuple[str, str]:
+    deadline = time.monotonic() + 20
+    while (status := status_of(kind, location)) != (expected, expected) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return status
+
+
+def test_a_run_is_running_while_its_process_lives_and_waiting_once_it_is_killed(
+    crash_store: tuple[str, str], tmp_path: Path
+) -> None:
+    kind, location = crash_store
+    initialize(kind, location, Tally(target=3, node_delay=60))
+    assert status_of(kind, location) == ('waiting', 'waiting')
+    worker = start_worker(kind, location, RUN_ID)
+    try:
+        wait_ready(worker)
+        assert wait_for_status(kind, location, 'running') == ('running', 'running')
+    finally:
+        worker.send_signal(signal.SIGKILL)
+        worker.communicate()
+    # The node it was running (or about to run) is left so in the store, but no process runs it any more.
+    assert history_of(kind, location)[-1].status in ('pending', 'running')
+    assert wait_for_status(kind, location, 'waiting') == ('waiting', 'waiting')

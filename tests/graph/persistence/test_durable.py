@@ -283,3 +283,30 @@ async def test_a_step_left_running_by_a_gone_process_runs_again(durable: Store) 
     assert run.result is not None
     assert run.result.state.trail == expected_trail(1)
     assert summary(await persistence.load_all())[0] == ('node', 'Start', 'success', 0)
+
+
+async def test_info_gives_the_run_as_its_store_lists_it(durable: Store) -> None:
+    persistence = durable()
+    assert await persistence.info() is None  # nothing stored yet
+
+    await cycle_graph.initialize(Start(), persistence, state=Tally(target=1))
+    waiting = await durable.reopen(persistence).info()
+    async with cycle_graph.iter_from_persistence(durable.reopen(persistence)) as run:
+        await run.next()
+        running = await durable.reopen(persistence).info()  # held by this process, its next node started
+        async for _ in run:
+            pass
+    finished = await durable.reopen(persistence).info()
+
+    graph_name = None if durable.kind == 'file' else 'cycle_graph'
+    assert (waiting.run_id, waiting.graph_name, waiting.status, waiting.snapshot_count) == (
+        run_id_of(persistence),
+        graph_name,
+        'waiting',
+        1,
+    )
+    assert (running.status, running.snapshot_count) == ('running', 2)
+    assert (finished.status, finished.snapshot_count) == ('finished', 4)
+    assert running.created == finished.created <= finished.updated
+    if durable.kind != 'file':  # a file records no creation time: until its first node runs, its mtime stands in
+        assert waiting.created == running.created

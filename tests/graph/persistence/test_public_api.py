@@ -28,5 +28,5 @@ def test_persistence_modules_export_their_names() -> None:
         '.file': ['FileStatePersistence'],
         '.sqlite': ['SqliteStatePersistence'],
         '.postgres': ['PostgresStatePersistence'],
-        '.store': ['list_runs', 'persistence_from_url'],
+        '.store': ['StoreURL', 'list_runs', 'parse_store_url', 'persistence_from_url'],
     }

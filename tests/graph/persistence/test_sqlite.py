@@ -29,7 +29,7 @@ async def test_list_runs_shows_each_run_with_its_status(tmp_path: Path) -> None:
     running = SqliteStatePersistence(db, 'running')
     await cycle_graph.initialize(Start(), running, state=Tally())
     [snapshot] = await running.load_all()
-    async with running.record_run(snapshot.id):
+    async with running.claim_run(), running.record_run(snapshot.id):
         runs = await SqliteStatePersistence.list_runs(db)
 
     assert [(r.run_id, r.graph_name, r.status, r.snapshot_count) for r in runs] == [

@@ -10,7 +10,7 @@ from edgewise.graph.exceptions import PersistenceError
 from edgewise.graph.persistence.file import FileStatePersistence
 from edgewise.graph.persistence.postgres import PostgresStatePersistence
 from edgewise.graph.persistence.sqlite import SqliteStatePersistence
-from edgewise.graph.persistence.store import list_runs, persistence_from_url
+from edgewise.graph.persistence.store import StoreURL, list_runs, parse_store_url, persistence_from_url
 
 from ._workflow import Start, Tally, cycle_graph
 
@@ -49,17 +49,36 @@ def test_file_urls_name_the_run_file_or_its_directory() -> None:
     )
 
 
+def test_schemes_are_case_insensitive_and_paths_percent_decoded() -> None:
+    assert parse_store_url('SQLite:///my%20runs.db') == StoreURL('sqlite', 'my runs.db', 'SQLite:///my%20runs.db')
+    assert parse_store_url('FILE://localhost/runs/r1.json').location == '/runs/r1.json'
+    assert parse_store_url('Postgres://db/runs').kind == 'postgresql'
+
+
 @pytest.mark.parametrize(
     ('url', 'message'),
     [
         ('mysql://u:pw@db/x', r"Unsupported store URL 'mysql://u:\*\*\*@db/x'"),
         ('runs.db', "Unsupported store URL 'runs.db'"),
         ('sqlite://runs.db', 'three slashes'),
+        ('sqlite:///', 'names no database file'),
+        ('file://server/runs/r1.json', "names a file on host 'server'"),
+        ('file:', 'names no file'),
     ],
 )
 def test_unknown_urls_are_refused(url: str, message: str) -> None:
     with pytest.raises(PersistenceError, match=message):
         persistence_from_url(url)
+
+
+def test_a_file_url_names_the_run_it_holds() -> None:
+    assert parse_store_url('file:///runs/r1.json').run_file == 'r1'
+    assert parse_store_url('file:///runs').run_file is None
+    assert persistence_from_url('file:///runs/r1.json', 'r1').run_id == 'r1'
+    with pytest.raises(PersistenceError, match=r"No run 'r2' in 'file:///runs/r1\.json': that file holds run 'r1'"):
+        persistence_from_url('file:///runs/r1.json', 'r2')
+    with pytest.raises(PersistenceError, match='is a directory of runs: give the run id'):
+        persistence_from_url('file:///runs')
 
 
 async def test_list_runs_reads_a_sqlite_store(tmp_path: Path) -> None:
@@ -70,9 +89,25 @@ async def test_list_runs_reads_a_sqlite_store(tmp_path: Path) -> None:
     assert (run.run_id, run.status) == ('r1', 'finished')
 
 
-async def test_list_runs_of_a_file_url_is_refused(tmp_path: Path) -> None:
-    with pytest.raises(PersistenceError, match='Listing runs needs a SQLite or PostgreSQL store'):
-        await list_runs(f'file://{tmp_path}/r1.json')
+async def test_list_runs_reads_a_directory_of_run_files_or_one_file(tmp_path: Path) -> None:
+    runs = tmp_path / 'runs'
+    assert await list_runs(f'file://{runs}') == []  # nothing there yet: no runs, and nothing created
+    assert not runs.exists()
+    runs.mkdir()
+    await cycle_graph.run(Start(), state=Tally(target=1), persistence=persistence_from_url(f'file://{runs}', 'r1'))
+    await cycle_graph.initialize(Start(), persistence_from_url(f'file://{runs}', 'r2'), state=Tally())
+
+    listed = await list_runs(f'file://{runs}')
+    [one] = await list_runs(f'file://{runs}/r2.json')
+
+    assert [(r.run_id, r.graph_name, r.status, r.snapshot_count) for r in listed] == [
+        ('r1', None, 'finished', 4),
+        ('r2', None, 'waiting', 1),
+    ]
+    assert one == listed[1]
+    (runs / 'notes.json').write_text('{"not": "a run"}')
+    with pytest.raises(PersistenceError, match=r"notes\.json' cannot be used for run 'notes'"):
+        await list_runs(f'file://{runs}')
 
 
 async def test_list_runs_reads_a_postgres_store() -> None:

@@ -13,7 +13,7 @@ import anyio.abc
 from ..exceptions import GraphRuntimeError
 from ..graph import Graph
 from ..nodes import End
-from ..persistence._sql import run_status
+from ..persistence import RunInfo
 from ._common import CommandError, duration, echo, when
 from ._format import summary, table
 from ._raw import RawSnapshot, raw_history, use_raw_types
@@ -42,23 +42,30 @@ async def load_history(store: Store, run_id: str) -> list[RawSnapshot]:
     Raises:
         CommandError: the store has no such run.
     """
+    return (await _load(store, run_id))[0]
+
+
+async def _load(store: Store, run_id: str) -> tuple[list[RawSnapshot], RunInfo]:
     store.check_exists()
     persistence = store.persistence(run_id)
     try:
         history = await raw_history(persistence)
+        info = await persistence.info() if history else None
     finally:
         await close(persistence)
-    if not history:
-        raise CommandError(f'No run {run_id!r} in {store.display} (`edgewise runs list --store URL` lists them).')
-    return history
+    if info is None:
+        raise _no_run(store, run_id)
+    return history, info
+
+
+def _no_run(store: Store, run_id: str) -> CommandError:
+    return CommandError(f'No run {run_id!r} in {store.display} (`edgewise runs list --store URL` lists them).')
 
 
 async def show_run(store: Store, run_id: str) -> int:
     """Print a run's history: one line per step, the state where it changed, and how the run ended."""
-    history = await load_history(store, run_id)
-    last = history[-1]
-    status = run_status(last.kind, None if last.kind == 'end' else last.status)
-    echo(f'Run {run_id} in {store.display}: {status}, {len(history)} snapshots')
+    history, info = await _load(store, run_id)
+    echo(f'Run {run_id} in {store.display}: {info.status}, {len(history)} snapshots')
     echo()
     rows: list[tuple[str, ...]] = []
     states: dict[int, str] = {}  # row index -> the state line shown under it, where the state changed
@@ -80,11 +87,11 @@ async def show_run(store: Store, run_id: str) -> int:
         if index in states:
             echo(states[index])
     echo()
-    echo(_outcome(store, run_id, history))
+    echo(_outcome(store, run_id, history, info))
     return 0
 
 
-def _outcome(store: Store, run_id: str, history: list[RawSnapshot]) -> str:
+def _outcome(store: Store, run_id: str, history: list[RawSnapshot], info: RunInfo) -> str:
     last = history[-1]
     if last.kind == 'end':
         return f'Result: {summary(last.result.data, 300)}'
@@ -94,9 +101,14 @@ def _outcome(store: Store, run_id: str, history: list[RawSnapshot]) -> str:
             f'Failed: node {node_id} (step {len(history)}) raised; its error is in the logs of the process that ran '
             f'it. To retry from an earlier step: edgewise runs fork {run_id} SNAPSHOT_ID --store {store.display}'
         )
+    if info.status == 'running':
+        return (
+            f'Running: node {node_id} (step {len(history)}) is running in a live process; when that process '
+            'ends, the run can be resumed from where it stopped.'
+        )
     if last.status in ('running', 'pending'):
         return (
-            f'Running: node {node_id} (step {len(history)}) was started by a process; if that process is gone, '
+            f'Interrupted: node {node_id} (step {len(history)}) was running in a process that has ended; '
             f'`edgewise runs resume {run_id} MODULE:GRAPH --store {store.display}` runs it again.'
         )
     return (
@@ -213,16 +225,19 @@ async def _watch_interrupts(
 
 async def fork_run(store: Store, run_id: str, snapshot_id: str, new_run_id: str | None) -> int:
     """Start a new run from a snapshot of a stored one and print its id."""
-    history = await load_history(store, run_id)
-    if not any(snapshot.id == snapshot_id for snapshot in history):
-        raise CommandError(
-            f'Run {run_id} has no snapshot {snapshot_id!r}; `edgewise runs show {run_id} --store {store.display}` '
-            'lists its snapshot ids.'
-        )
+    store.check_exists()
     persistence = store.persistence(run_id)
     use_raw_types(persistence)
     try:
-        forked = await persistence.fork(snapshot_id, new_run_id)
+        try:
+            forked = await persistence.fork(snapshot_id, new_run_id)
+        except LookupError:
+            if await persistence.info() is None:
+                raise _no_run(store, run_id) from None
+            raise CommandError(
+                f'Run {run_id} has no snapshot {snapshot_id!r}; `edgewise runs show {run_id} --store {store.display}` '
+                'lists its snapshot ids.'
+            ) from None
         await close(forked)
     finally:
         await close(persistence)

@@ -254,8 +254,9 @@ class _NoClaim:
 _NO_CLAIM = _NoClaim()
 
 RunStatus = Literal['running', 'waiting', 'finished', 'failed']
-"""Where a stored run is: a node is `'running'`, the next node is `'waiting'` to run, the run has
-`'finished'` (it has an end snapshot), or it `'failed'` (its last node raised)."""
+"""Where a stored run is: a live process is `'running'` a node of it, the next node is `'waiting'` to run
+(also when the process that was running it died: resuming runs that node again), the run has `'finished'`
+(it has an end snapshot), or it `'failed'` (its last node raised)."""
 
 
 @dataclass(kw_only=True, frozen=True)

@@ -35,6 +35,8 @@ from . import (
     EndSnapshot,
     NodeSnapshot,
     RunEndT,
+    RunInfo,
+    RunStatus,
     Snapshot,
     StateT,
     build_snapshot_type_adapter,
@@ -46,7 +48,14 @@ from ._owner import Owner, current_owner
 if TYPE_CHECKING:
     from ..graph import Graph
 
-__all__ = ('DurableStatePersistence', 'Completion', 'duplicate_snapshot', 'run_in_progress', 'snapshot_not_found')
+__all__ = (
+    'DurableStatePersistence',
+    'Completion',
+    'duplicate_snapshot',
+    'run_in_progress',
+    'run_status',
+    'snapshot_not_found',
+)
 
 EndStatus = Literal['success', 'error', 'created']
 
@@ -92,6 +101,21 @@ def duplicate_snapshot(run_id: str, where: str, snapshot_id: str) -> Persistence
 def snapshot_not_found(snapshot_id: str) -> LookupError:
     """The error for an unknown snapshot id (the message matches pydantic-graph's)."""
     return LookupError(f'No snapshot found with id={snapshot_id!r}')
+
+
+def run_status(kind: str | None, status: str | None, held: bool) -> RunStatus:
+    """A run's status, from the kind and status of its last snapshot and whether a live process holds the run.
+
+    A node left `'running'` by a process that has died is not running any more: the run is `'waiting'` to be
+    resumed (which runs that node again).
+    """
+    if kind == 'end':
+        return 'finished'
+    if status == 'error':
+        return 'failed'
+    if status in ('running', 'pending') and held:
+        return 'running'
+    return 'waiting'
 
 
 class DurableStatePersistence(BaseStatePersistence[StateT, RunEndT]):
@@ -142,6 +166,10 @@ class DurableStatePersistence(BaseStatePersistence[StateT, RunEndT]):
     @abstractmethod
     async def _op_load_all(self) -> list[Snapshot[StateT, RunEndT]]:
         """Return every snapshot, decoded, in order."""
+
+    @abstractmethod
+    async def _op_info(self) -> RunInfo | None:
+        """The run as `list_runs` lists it, or `None` when nothing of it is stored."""
 
     @abstractmethod
     async def _op_claim(self, owner: Owner, keep: str | None) -> None:
@@ -198,6 +226,13 @@ class DurableStatePersistence(BaseStatePersistence[StateT, RunEndT]):
 
     async def load_all(self) -> list[Snapshot[StateT, RunEndT]]:
         return await self._op_load_all()
+
+    async def info(self) -> RunInfo | None:
+        """This run as the store's `list_runs` lists it: status, times, number of snapshots.
+
+        Reads no snapshot's data, so it needs no graph types. `None` when nothing of the run is stored.
+        """
+        return await self._op_info()
 
     def claim_run(self) -> _ClaimRun:
         return _ClaimRun(self)

@@ -31,12 +31,13 @@ from datetime import datetime, timezone
 from typing import Any, Self, TypeVar
 
 from ..exceptions import GraphNodeStatusError, GraphRuntimeError, PersistenceError
-from . import NodeSnapshot, RunEndT, RunInfo, RunStatus, Snapshot, StateT, now_utc
+from . import NodeSnapshot, RunEndT, RunInfo, Snapshot, StateT, now_utc
 from ._durable import (
     Completion,
     DurableStatePersistence,
     EndStatus,
     run_in_progress,
+    run_status,
     snapshot_not_found,
 )
 from ._owner import Owner, owner_is_alive
@@ -53,7 +54,6 @@ __all__ = (
     'to_datetime',
     'setup_program',
     'list_runs_program',
-    'run_status',
 )
 
 _T = TypeVar('_T')
@@ -108,7 +108,18 @@ def new_run_id() -> str:
 
 # A run's lock key: advisory locks are database-wide, so the key includes the schema the tables live in (two
 # stores in two schemas of one database may have runs with the same id).
-_RUN_LOCK_KEY = "hashtextextended(current_schema() || '/' || ?, 0)"
+def _run_lock_key(run_id: str) -> str:
+    """The SQL expression of the advisory lock key of the run whose id is the SQL expression `run_id`."""
+    return f"hashtextextended(current_schema() || '/' || {run_id}, 0)"
+
+
+_RUN_LOCK_KEY = _run_lock_key('?')
+# Whether any session holds the lock of the run `r` (a bigint lock shows in `pg_locks` as two 32-bit halves).
+_RUN_LOCK_HELD = (
+    "EXISTS (SELECT 1 FROM pg_locks l WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1 "
+    'AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database()) '
+    f'AND ((l.classid::bigint << 32) | l.objid::bigint) = {_run_lock_key("r.run_id")})'
+)
 
 
 def to_datetime(value: Any) -> datetime:
@@ -178,39 +189,39 @@ def setup_program(dialect: Dialect, where: str) -> Program[None]:
         yield Query('UPDATE edgewise_schema_version SET version = ?', (SCHEMA_VERSION,))
 
 
-def run_status(kind: str | None, status: str | None) -> RunStatus:
-    """A run's status, from the kind and status of its last snapshot."""
-    if kind == 'end':
-        return 'finished'
-    if status == 'error':
-        return 'failed'
-    if status in ('running', 'pending'):
-        return 'running'
-    return 'waiting'
-
-
-def list_runs_program() -> Program[list[RunInfo]]:
+def list_runs_program(dialect: Dialect, run_id: str | None = None) -> Program[list[RunInfo]]:
+    """Every run of the store, oldest first; or only the run `run_id`."""
     # The status is read from each run's last snapshot (one primary-key lookup), so that steps never
     # have to update the run's row just to change its status.
     rows = (
         yield Query(
-            'SELECT r.run_id, r.graph_name, s.kind, s.status, r.created, s.written, s.start_ts, s.seq '
+            'SELECT r.run_id, r.graph_name, s.kind, s.status, r.created, s.written, s.start_ts, s.seq, '
+            f'{_RUN_LOCK_HELD if dialect.advisory_locks else "r.owner"} '
             'FROM edgewise_runs r LEFT JOIN edgewise_snapshots s ON s.run_id = r.run_id '
             'AND s.seq = (SELECT MAX(seq) FROM edgewise_snapshots m WHERE m.run_id = r.run_id) '
-            'ORDER BY r.created, r.run_id'
+            + ('ORDER BY r.created, r.run_id' if run_id is None else 'WHERE r.run_id = ?'),
+            () if run_id is None else (run_id,),
         )
     ).rows
     return [
         RunInfo(
             run_id=r[0],
             graph_name=r[1],
-            status=run_status(r[2], r[3]),
+            status=run_status(r[2], r[3], r[3] in ('running', 'pending') and _held(dialect, r[8])),
             created=to_datetime(r[4]),
             updated=max(to_datetime(t) for t in (r[4], r[5], r[6]) if t is not None),
             snapshot_count=r[7] or 0,
         )
         for r in rows
     ]
+
+
+def _held(dialect: Dialect, holder: Any) -> bool:
+    """Whether a run is held by a live process: its session lock is held, or its recorded owner is alive."""
+    if dialect.advisory_locks:
+        return bool(holder)
+    owner = Owner.from_json(holder)
+    return owner is not None and owner_is_alive(owner)
 
 
 def _time(convert: Callable[[datetime], Any], value: datetime | None) -> Any:
@@ -524,6 +535,10 @@ class SqlStatePersistence(DurableStatePersistence[StateT, RunEndT]):
 
     async def _op_load_all(self) -> list[Snapshot[StateT, RunEndT]]:
         return await self._transact(self._load_all_program, write=False)
+
+    async def _op_info(self) -> RunInfo | None:
+        found = await self._transact(lambda: list_runs_program(self.dialect, self._run_id), write=False)
+        return found[0] if found else None
 
     async def _op_claim(self, owner: Owner, keep: str | None) -> None:
         await self._transact(lambda: self._claim_program(owner, keep))

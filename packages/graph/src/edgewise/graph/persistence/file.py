@@ -14,7 +14,7 @@ from __future__ import annotations as _annotations
 import json
 import os
 from collections.abc import Callable
-from datetime import datetime
+from datetime import datetime, timezone
 from os import PathLike, fspath
 from pathlib import Path
 from time import monotonic
@@ -24,16 +24,17 @@ import anyio
 import anyio.to_thread
 
 from ..exceptions import GraphNodeStatusError, GraphRuntimeError, PersistenceError
-from . import NodeSnapshot, RunEndT, Snapshot, StateT
+from . import NodeSnapshot, RunEndT, RunInfo, Snapshot, StateT
 from ._durable import (
     Completion,
     DurableStatePersistence,
     EndStatus,
     duplicate_snapshot,
     run_in_progress,
+    run_status,
     snapshot_not_found,
 )
-from ._owner import Owner, current_owner
+from ._owner import Owner, current_owner, owner_is_alive
 
 try:
     import fcntl
@@ -86,6 +87,21 @@ class FileStatePersistence(DurableStatePersistence[StateT, RunEndT]):
 
     def _describe(self) -> str:
         return f'file {fspath(self.json_file)!r}'
+
+    @staticmethod
+    async def list_runs(path: str | PathLike[str]) -> list[RunInfo]:
+        """The runs of the JSON files in the directory `path` (or of the one file `path`), oldest first.
+
+        Raises:
+            PersistenceError: one of the files is not a snapshot list.
+        """
+        location = Path(path)
+        files = await anyio.to_thread.run_sync(
+            lambda: sorted(location.glob('*.json')) if location.is_dir() else [location]
+        )
+        runs = [info for file in files if (info := await FileStatePersistence[Any, Any](file).info()) is not None]
+        runs.sort(key=lambda run: (run.created, run.run_id))
+        return runs
 
     # --- locking -------------------------------------------------------------------------------------
 
@@ -271,6 +287,28 @@ class FileStatePersistence(DurableStatePersistence[StateT, RunEndT]):
 
         # Writes replace the file atomically, so reading needs no lock.
         return await anyio.to_thread.run_sync(load_all)
+
+    async def _op_info(self) -> RunInfo | None:
+        def info() -> RunInfo | None:
+            # The snapshots as stored, not validated: no graph is needed, and only a few fields are read.
+            items = self._read()
+            if not items:
+                return None
+            updated = datetime.fromtimestamp(os.stat(self.json_file).st_mtime, tz=timezone.utc)
+            first, last = items[0], items[-1]
+            created = first.get('start_ts' if first['kind'] == 'node' else 'ts')
+            status = last.get('status') if last['kind'] == 'node' else None
+            owner = self._lock_owner() if status in ('running', 'pending') else None
+            return RunInfo(
+                run_id=self.run_id,
+                graph_name=None,
+                status=run_status(last['kind'], status, owner is not None and owner_is_alive(owner)),
+                created=datetime.fromisoformat(created) if isinstance(created, str) else updated,
+                updated=updated,
+                snapshot_count=len(items),
+            )
+
+        return await anyio.to_thread.run_sync(info)
 
     async def _op_claim(self, owner: Owner, keep: str | None) -> None:
         fd = self._try_lock(owner)

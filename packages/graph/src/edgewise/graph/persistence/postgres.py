@@ -121,7 +121,7 @@ class PostgresStatePersistence(SqlStatePersistence[StateT, RunEndT]):
     async def list_runs(dsn: str) -> list[RunInfo]:
         """Every run stored in the database at `dsn`, oldest first."""
         async with PostgresStatePersistence[Any, Any](dsn) as store:
-            return await store._transact(list_runs_program, write=False)
+            return await store._transact(lambda: list_runs_program(_DIALECT), write=False)
 
     async def aclose(self) -> None:
         """Close the connection (releasing any run it holds); it is opened again when needed."""

@@ -186,9 +186,14 @@ class SqliteStatePersistence(SqlStatePersistence[StateT, RunEndT]):
             return []
         store: SqliteStatePersistence[Any, Any] = SqliteStatePersistence(path)
         try:
-            return await store._transact(list_runs_program, write=False)
+            return await store._transact(lambda: list_runs_program(_DIALECT), write=False)
         finally:
             store.close()
+
+    async def _op_info(self) -> RunInfo | None:
+        if self._conn is None and not await anyio.Path(self.path).exists():
+            return None  # reading creates no database
+        return await super()._op_info()
 
     def close(self) -> None:
         """Close the database connection (it is opened again when needed)."""

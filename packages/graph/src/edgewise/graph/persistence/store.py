@@ -4,38 +4,81 @@
 |---|---|
 | `sqlite:///runs.db` (relative), `sqlite:////var/lib/runs.db` (absolute) | `SqliteStatePersistence` |
 | `postgresql://user@host/db` (or `postgres://`) | `PostgresStatePersistence` |
-| `file:///abs/path/run.json`, `file:runs/run.json` | `FileStatePersistence` (one file per run) |
+| `file:///abs/runs/run.json`, `file:runs/run.json`; `file:///abs/runs` (a directory) | `FileStatePersistence` |
+
+Schemes are case-insensitive, and paths may be percent-encoded.
 """
 
 from __future__ import annotations as _annotations
 
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import unquote
 
 from ..exceptions import PersistenceError
 from . import RunInfo
 from ._durable import DurableStatePersistence
 
-__all__ = ('persistence_from_url', 'list_runs')
+__all__ = ('StoreURL', 'parse_store_url', 'persistence_from_url', 'list_runs')
+
+_FORMS = 'sqlite:///path.db, postgresql://..., or file:///path (a run.json, or a directory of them)'
 
 
-def _split(url: str) -> tuple[str, str]:
+@dataclass(frozen=True)
+class StoreURL:
+    """A store URL, parsed."""
+
+    kind: Literal['sqlite', 'postgresql', 'file']
+    location: str
+    """The database file, the DSN (the whole URL), or the JSON file or directory of JSON files."""
+    url: str
+    """The URL as given."""
+
+    @property
+    def display(self) -> str:
+        """The URL as it may be shown: with any password masked."""
+        return _masked(self.url)
+
+    @property
+    def run_file(self) -> str | None:
+        """For a `file:` URL naming one JSON file, the run that file holds; else `None`."""
+        path = Path(self.location)
+        return path.stem if self.kind == 'file' and path.suffix == '.json' else None
+
+
+def parse_store_url(url: str) -> StoreURL:
+    """Parse a store URL.
+
+    Raises:
+        PersistenceError: the URL is not of a supported kind, or names no database or file.
+    """
     scheme, sep, rest = url.partition(':')
+    scheme = scheme.lower()
     if not sep or scheme not in ('sqlite', 'postgresql', 'postgres', 'file'):
-        raise PersistenceError(
-            f'Unsupported store URL {_safe(url)!r}: use sqlite:///path.db, postgresql://..., or file:///path/run.json.'
-        )
+        raise PersistenceError(f'Unsupported store URL {_masked(url)!r}: use {_FORMS}.')
     if scheme == 'sqlite':
-        if not rest.startswith('///'):
-            raise PersistenceError(f'A SQLite store URL has three slashes before a relative path: {url!r}.')
-        return scheme, unquote(rest[3:])
+        # As in SQLAlchemy: `sqlite:///runs.db` is relative, `sqlite:////var/runs.db` absolute.
+        if not rest.startswith('///') or len(rest) == 3:
+            raise PersistenceError(
+                f'{url!r} names no database file: a SQLite store URL has three slashes before the path, '
+                'as in sqlite:///runs.db (relative) or sqlite:////var/lib/runs.db (absolute).'
+            )
+        return StoreURL('sqlite', unquote(rest[3:]), url)
     if scheme == 'file':
-        return scheme, unquote(rest[2:] if rest.startswith('//') else rest)
-    return 'postgresql', url
+        path = rest
+        if rest.startswith('//'):
+            host, slash, path = rest[2:].partition('/')
+            if host not in ('', 'localhost'):
+                raise PersistenceError(f'{url!r} names a file on host {host!r}; only local files can be stores.')
+            path = slash + path
+        if not path:
+            raise PersistenceError(f'{url!r} names no file; write file:///abs/path/run.json or file:runs/run.json.')
+        return StoreURL('file', unquote(path), url)
+    return StoreURL('postgresql', url, url)
 
 
-def _safe(url: str) -> str:
+def _masked(url: str) -> str:
     from .postgres import mask_dsn
 
     return mask_dsn(url)
@@ -44,42 +87,56 @@ def _safe(url: str) -> str:
 def persistence_from_url(url: str, run_id: str | None = None) -> DurableStatePersistence[Any, Any]:
     """A persistence for the run `run_id` in the store at `url` (a new run id when not given).
 
-    For `file:` URLs the run is the file; `run_id`, when given, names a file `<run_id>.json` in the
-    directory the URL points to.
+    For `file:` URLs the run is a file: a URL naming a directory holds run `run_id` in `<run_id>.json`
+    there; a URL naming a `.json` file holds the run named after the file.
 
     Raises:
-        PersistenceError: the URL's scheme is not one of `sqlite`, `postgresql`, `file`.
+        PersistenceError: the URL is not a store URL, or names a file of another run than `run_id`.
     """
-    scheme, location = _split(url)
-    if scheme == 'sqlite':
+    store = parse_store_url(url)
+    if store.kind == 'sqlite':
         from .sqlite import SqliteStatePersistence
 
-        return SqliteStatePersistence(location, run_id)
-    if scheme == 'postgresql':
+        return SqliteStatePersistence(store.location, run_id)
+    if store.kind == 'postgresql':
         from .postgres import PostgresStatePersistence
 
-        return PostgresStatePersistence(location, run_id)
+        return PostgresStatePersistence(store.location, run_id)
     from .file import FileStatePersistence
 
-    path = Path(location)
-    if run_id is not None and path.suffix != '.json':
+    path = Path(store.location)
+    if store.run_file is None:
+        if run_id is None:
+            raise PersistenceError(
+                f'{url!r} is a directory of runs: give the run id (its file is <run_id>.json there), '
+                'or a URL naming the run file.'
+            )
         path = path / f'{run_id}.json'
+    elif run_id is not None and run_id != store.run_file:
+        raise PersistenceError(
+            f'No run {run_id!r} in {url!r}: that file holds run {store.run_file!r} only (a file holds one run, '
+            'named after the file). Use the directory as the store URL to reach other runs.'
+        )
     return FileStatePersistence(path)
 
 
 async def list_runs(url: str) -> list[RunInfo]:
-    """The runs stored at `url` (SQLite or PostgreSQL), oldest first.
+    """The runs stored at `url`, oldest first; for `file:` URLs, the run files in a directory (or the one file).
+
+    Reading creates nothing: a missing SQLite file or directory holds no runs.
 
     Raises:
-        PersistenceError: the URL is not a SQLite or PostgreSQL store.
+        PersistenceError: the URL is not a store URL, or a JSON file of the directory is not a run.
     """
-    scheme, location = _split(url)
-    if scheme == 'sqlite':
+    store = parse_store_url(url)
+    if store.kind == 'sqlite':
         from .sqlite import SqliteStatePersistence
 
-        return await SqliteStatePersistence.list_runs(location)
-    if scheme == 'postgresql':
+        return await SqliteStatePersistence.list_runs(store.location)
+    if store.kind == 'postgresql':
         from .postgres import PostgresStatePersistence
 
-        return await PostgresStatePersistence.list_runs(location)
-    raise PersistenceError(f'Listing runs needs a SQLite or PostgreSQL store, not {url!r}; a file holds one run.')
+        return await PostgresStatePersistence.list_runs(store.location)
+    from .file import FileStatePersistence
+
+    return await FileStatePersistence.list_runs(store.location)
