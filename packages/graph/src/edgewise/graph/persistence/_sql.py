@@ -114,11 +114,16 @@ def _run_lock_key(run_id: str) -> str:
 
 
 _RUN_LOCK_KEY = _run_lock_key('?')
-# Whether any session holds the lock of the run `r` (a bigint lock shows in `pg_locks` as two 32-bit halves).
+# The advisory locks held in this database, read once per listing (a bigint lock shows in `pg_locks` as two
+# 32-bit halves), and whether the run `r` is among them: checked only for runs whose last node is running.
+_HELD_LOCKS = (
+    'WITH held AS MATERIALIZED (SELECT (l.classid::bigint << 32) | l.objid::bigint AS key FROM pg_locks l '
+    "WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1 "
+    'AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())) '
+)
 _RUN_LOCK_HELD = (
-    "EXISTS (SELECT 1 FROM pg_locks l WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1 "
-    'AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database()) '
-    f'AND ((l.classid::bigint << 32) | l.objid::bigint) = {_run_lock_key("r.run_id")})'
+    "CASE WHEN s.status IN ('running', 'pending') "
+    f'THEN EXISTS (SELECT 1 FROM held h WHERE h.key = {_run_lock_key("r.run_id")}) ELSE FALSE END'
 )
 
 
@@ -195,7 +200,8 @@ def list_runs_program(dialect: Dialect, run_id: str | None = None) -> Program[li
     # have to update the run's row just to change its status.
     rows = (
         yield Query(
-            'SELECT r.run_id, r.graph_name, s.kind, s.status, r.created, s.written, s.start_ts, s.seq, '
+            (_HELD_LOCKS if dialect.advisory_locks else '')
+            + 'SELECT r.run_id, r.graph_name, s.kind, s.status, r.created, s.written, s.start_ts, s.seq, '
             f'{_RUN_LOCK_HELD if dialect.advisory_locks else "r.owner"} '
             'FROM edgewise_runs r LEFT JOIN edgewise_snapshots s ON s.run_id = r.run_id '
             'AND s.seq = (SELECT MAX(seq) FROM edgewise_snapshots m WHERE m.run_id = r.run_id) '
