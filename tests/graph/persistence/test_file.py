@@ -87,3 +87,21 @@ async def test_a_lock_file_left_by_a_dead_process_does_not_block(tmp_path: Path)
         async for _ in run:
             pass
     assert run.result is not None
+
+
+async def test_a_temporary_file_left_by_a_write_cut_short_is_removed_by_the_next_claim(tmp_path: Path) -> None:
+    run_file = tmp_path / 'run.json'
+    await cycle_graph.initialize(Start(), FileStatePersistence(run_file), state=Tally(target=1))
+    stale = tmp_path / '.run.json.4242.tmp'  # as a process killed between writing it and renaming it leaves it
+    stale.write_text('[{"partial": ')
+    others = [tmp_path / '.run.json.x.4242.tmp', tmp_path / '.other.json.4242.tmp']  # other files' writes
+    for other in others:
+        other.write_text('[]')
+
+    async with cycle_graph.iter_from_persistence(FileStatePersistence(run_file)) as run:
+        async for _ in run:
+            pass
+
+    assert run.result is not None
+    assert not stale.exists()
+    assert all(other.exists() for other in others)

@@ -11,6 +11,7 @@ for long runs use `SqliteStatePersistence`.
 
 from __future__ import annotations as _annotations
 
+import glob
 import json
 import os
 from collections.abc import Callable
@@ -317,6 +318,12 @@ class FileStatePersistence(DurableStatePersistence[StateT, RunEndT]):
         self._held_fd = fd
 
         def recover() -> None:
+            # Every write happens under the lock, so a temporary file found while holding it was left by a
+            # process that died mid-write (the file itself is whole: the rename never happened).
+            prefix = f'.{self.json_file.name}.'
+            for stale in self.json_file.parent.glob(f'{glob.escape(prefix)}*.tmp'):
+                if stale.name[len(prefix) : -len('.tmp')].isdigit():  # `.<name>.<pid>.tmp`, this file's only
+                    stale.unlink(missing_ok=True)
             # The previous holder is gone (the OS dropped its lock): the step it left unfinished runs again.
             items = self._read()
             last = items[-1] if items else None
