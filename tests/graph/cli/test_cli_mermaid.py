@@ -254,3 +254,30 @@ def test_image_rendered_by_a_service(edgewise: Edgewise, project: Path, service_
 )
 def test_user_errors_are_one_line(edgewise: Edgewise, seeded: Path, args: tuple[str, ...], message: str) -> None:
     assert edgewise('mermaid', *args, cwd=seeded) == (1, '', f'edgewise: error: {message}\n')
+
+
+def test_mmd_output_is_the_code_an_image_is_rendered_from(edgewise: Edgewise, seeded: Path) -> None:
+    mmdc = seeded / 'mmdc'
+    mmdc.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{Path(__file__).parent.parent / "fake_mmdc.py"}" "$@"\n')
+    mmdc.chmod(0o755)
+    common = ('mermaid', 'flows:review_graph', '--run', 'run-partial', '--store', 'sqlite:///runs.db')
+    code = edgewise(*common, '--direction', 'LR', '--highlight', 'Publish', '-o', 'run.mmd', cwd=seeded)
+    image = edgewise(
+        *common,
+        '--direction',
+        'LR',
+        '--highlight',
+        'Publish',
+        '-o',
+        'run.svg',
+        '--renderer',
+        'local',
+        '--mmdc',
+        str(mmdc),
+        cwd=seeded,
+    )
+
+    assert (code.code, image.code) == (0, 0)
+    rendered = json.loads((seeded / 'run.svg').read_text())['code']
+    assert (seeded / 'run.mmd').read_text() == rendered + '\n'
+    assert 'class Review stopped' in rendered

@@ -247,8 +247,9 @@ _SUFFIX_TYPES: dict[str, ImageType] = {
 }
 
 
-def _render(graph: Graph[Any, Any, Any], config: MermaidConfig, image_type: ImageType | None) -> bytes:
-    code = generate_code(
+def _code_for_config(graph: Graph[Any, Any, Any], config: MermaidConfig) -> str:
+    """The diagram code that `request_image`, `save_image` (and `edgewise mermaid`) render for `config`."""
+    return generate_code(
         graph,
         start_node=config.get('start_node'),
         highlighted_nodes=config.get('highlighted_nodes'),
@@ -261,6 +262,10 @@ def _render(graph: Graph[Any, Any, Any], config: MermaidConfig, image_type: Imag
         stopped_css=config.get('stopped_css', DEFAULT_STOPPED_CSS),
         failed_css=config.get('failed_css', DEFAULT_FAILED_CSS),
     )
+
+
+def _render(graph: Graph[Any, Any, Any], config: MermaidConfig, image_type: ImageType | None) -> bytes:
+    code = _code_for_config(graph, config)
     renderer = config.get('renderer', 'service')
     if renderer != 'service':
         from . import _mermaid_local

@@ -27,16 +27,7 @@ async def draw(
     if run is not None:
         config['history'] = await load_history(*run)
     if output is None or output.suffix.lower() == '.mmd':
-        code = mermaid.generate_code(
-            graph,
-            start_node=config.get('start_node'),
-            highlighted_nodes=config.get('highlighted_nodes'),
-            title=config.get('title'),
-            edge_labels=config.get('edge_labels', True),
-            notes=config.get('notes', True),
-            direction=config.get('direction'),
-            history=config.get('history'),
-        )
+        code = mermaid._code_for_config(graph, config)
         if output is None:
             echo(code)
         else:
