@@ -47,7 +47,6 @@ def _params(fn: Callable[..., Any]) -> list[str]:
     [
         (Agent.__init__, ['model', '*output_type', '*instructions', '*system_prompt', '*deps_type', '*name',
                           '*model_settings', '*retries', '*output_retries', '*tools', '*end_strategy']),
-        (Agent.iter, [*RUN, '*persistence', '*infer_name']),
         (Agent.system_prompt, ['/func', '*dynamic']),
         (Agent.instructions, ['/func']),
         (Agent.output_validator, ['/func']),
@@ -95,17 +94,35 @@ def test_signature(fn: Callable[..., Any], params: list[str]) -> None:
     assert _params(fn) == params
 
 
+def _typed_params(fn: Callable[..., Any]) -> list[str]:
+    """`_params`, with a `**kwargs: Unpack[SomeTypedDict]` spelled out as the keyword arguments it stands for."""
+    params = _params(fn)
+    if params[-1:] != ['**kwargs']:
+        return params
+    options = typing.get_args(typing.get_type_hints(fn)['kwargs'])[0]
+    return params[:-1] + ['*' + name for name in typing.get_origin(options).__annotations__]
+
+
+ITER = [*RUN, '*persistence', '*infer_name']
+
+
 @pytest.mark.parametrize(
-    ('method', 'runtime'),
-    [(Agent.run, ['user_prompt', '*event_stream_handler', '**kwargs']), (Agent.run_sync, ['user_prompt', '**kwargs'])],
-    ids=['run', 'run_sync'],
+    ('method', 'typed', 'runtime'),
+    [
+        (Agent.run, [*ITER, '*event_stream_handler'], ['user_prompt', '*event_stream_handler', '**kwargs']),
+        (Agent.run_sync, [*ITER, '*event_stream_handler'], ['user_prompt', '**kwargs']),
+        (Agent.iter, ITER, ITER),
+        (Agent.run_stream, ITER, ['user_prompt', '**kwargs']),
+        (Agent.run_stream_events, ITER, ['user_prompt', '**kwargs']),
+    ],
+    ids=['run', 'run_sync', 'iter', 'run_stream', 'run_stream_events'],
 )
-def test_run_and_run_sync_take_the_arguments_of_iter_in_their_typed_overloads(
-    method: Callable[..., Any], runtime: list[str]
+def test_entry_points_take_the_arguments_of_iter_in_their_typed_overloads(
+    method: Callable[..., Any], typed: list[str], runtime: list[str]
 ) -> None:
     overloads = typing.get_overloads(method)
 
-    assert [_params(o) for o in overloads] == [[*RUN, '*persistence', '*infer_name', '*event_stream_handler']] * 2
+    assert [_typed_params(o) for o in overloads] == [typed] * 2
     assert _params(method) == runtime
 
 

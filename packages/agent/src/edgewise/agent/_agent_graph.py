@@ -25,7 +25,7 @@ from ._output import validation_errors
 from ._run_deps import GraphAgentDeps, GraphAgentState
 from ._stream_events import HandleResponseEvent
 from ._streaming import AgentStream, stream_call_tools, stream_model_request, take_streamed_next
-from ._tool_calls import run_tool_calls
+from ._tool_calls import run_tool_calls, tool_retry_prompt
 from .exceptions import ModelRetry
 from .messages import (
     ModelRequest,
@@ -277,10 +277,10 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
                     parts.append(_status(call, 'Output tool not used - output failed validation.'))
                     continue
                 failure = failure or exc
-                parts.append(_retry(call, validation_errors(exc)))
+                parts.append(tool_retry_prompt(call, validation_errors(exc)))
             except ModelRetry as exc:
                 failure = failure or exc
-                parts.append(_retry(call, exc.message))
+                parts.append(tool_retry_prompt(call, exc.message))
             else:
                 parts.append(_status(call, 'Final result processed.'))
                 final = final or FinalResult(output, call.tool_name, call.tool_call_id)
@@ -303,10 +303,6 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
 
 def _status(call: ToolCallPart, content: str) -> ToolReturnPart:
     return ToolReturnPart(call.tool_name, content, call.tool_call_id)
-
-
-def _retry(call: ToolCallPart, content: Any) -> RetryPromptPart:
-    return RetryPromptPart(content, tool_name=call.tool_name, tool_call_id=call.tool_call_id)
 
 
 async def _validate_output(output: Any, ctx: RunContext[Any], deps: GraphAgentDeps[Any, Any]) -> Any:

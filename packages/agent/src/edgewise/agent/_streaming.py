@@ -69,9 +69,8 @@ def take_streamed_next(node: object) -> Any:
 class AgentStream:
     """The events of one streamed model response (what `ModelRequestNode.stream` gives)."""
 
-    def __init__(self, response: StreamedResponse, run_usage: Any) -> None:
+    def __init__(self, response: StreamedResponse) -> None:
         self._response = response
-        self._run_usage = run_usage
 
     def __aiter__(self) -> AsyncIterator[ModelResponseStreamEvent]:
         return self._response.__aiter__()
@@ -105,7 +104,7 @@ async def stream_model_request(node: ModelRequestNode[Any, Any], ctx: _AgentCtx)
         span.__enter__()
     try:
         async with model.request_stream(state.message_history, deps.model_settings, params, run_ctx) as response:
-            stream = AgentStream(response, state.usage)
+            stream = AgentStream(response)
             yield stream
             async for _ in stream:  # a reader that stops early still gets the whole response recorded
                 pass

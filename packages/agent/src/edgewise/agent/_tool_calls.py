@@ -15,15 +15,20 @@ from .exceptions import ModelRetry, UnexpectedModelBehavior
 from .messages import ModelRequestPart, RetryPromptPart, ToolCallPart, ToolReturnPart
 from .tools import Tool
 
-__all__ = ('run_tool_calls',)
+__all__ = ('run_tool_calls', 'tool_retry_prompt')
+
+
+def tool_retry_prompt(call: ToolCallPart, content: Any) -> RetryPromptPart:
+    """The retry prompt answering a tool call (function, output or unknown tool): `content` tells the model
+    what to fix."""
+    return RetryPromptPart(content, tool_name=call.tool_name, tool_call_id=call.tool_call_id)
 
 
 def unknown_tool_part(call: ToolCallPart, available: Sequence[str]) -> RetryPromptPart:
     """The retry prompt for a call of a tool that does not exist (or is hidden in this step)."""
     names = ', '.join(repr(name) for name in sorted(available))
     hint = f'Available tools: {names}' if names else 'No tools available.'
-    return RetryPromptPart(f'Unknown tool name: {call.tool_name!r}. {hint}', tool_name=call.tool_name,
-                           tool_call_id=call.tool_call_id)  # fmt: skip
+    return tool_retry_prompt(call, f'Unknown tool name: {call.tool_name!r}. {hint}')
 
 
 def _unknown(call: ToolCallPart, state: GraphAgentState, deps: GraphAgentDeps[Any, Any]) -> RetryPromptPart:
@@ -61,7 +66,7 @@ async def _run_one(
         return ToolReturnPart(name, result, call.tool_call_id)
     if retry >= max_retries:
         raise UnexpectedModelBehavior(f'Tool {name!r} exceeded max retries count of {max_retries}') from error
-    return RetryPromptPart(content, tool_name=name, tool_call_id=call.tool_call_id)
+    return tool_retry_prompt(call, content)
 
 
 async def run_tool_calls(

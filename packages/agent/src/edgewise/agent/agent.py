@@ -5,14 +5,14 @@ from __future__ import annotations as _annotations
 import inspect
 import types
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
-from contextlib import asynccontextmanager, contextmanager, nullcontext
+from contextlib import AbstractAsyncContextManager, asynccontextmanager, contextmanager, nullcontext
 from contextvars import ContextVar
 from functools import partial
 from types import NoneType
 from typing import Any, Generic, overload
 
 import anyio
-from typing_extensions import TypeVar
+from typing_extensions import TypedDict, TypeVar, Unpack
 
 from edgewise.graph import BaseStatePersistence, Graph
 
@@ -37,6 +37,26 @@ __all__ = ('Agent', 'EndStrategy')
 RunOutputDataT = TypeVar('RunOutputDataT')
 _F = TypeVar('_F', bound=Callable[..., Any])
 _UNSET: Any = object()
+
+
+class _IterOptions(TypedDict, Generic[AgentDepsT], total=False):
+    """The keyword arguments of `iter` after `output_type`, shared by the typed overloads of `iter`, `run_stream`
+    and `run_stream_events` (which differ only in `output_type`, the type of the result)."""
+
+    message_history: Sequence[ModelMessage] | None
+    model: Model | KnownModelName | None
+    deps: AgentDepsT
+    model_settings: ModelSettings | None
+    usage_limits: UsageLimits | None
+    usage: RunUsage | None
+    persistence: BaseStatePersistence[Any, Any] | None
+    infer_name: bool
+
+
+class _RunOptions(_IterOptions[AgentDepsT], total=False):
+    """The keyword arguments of `run` and `run_sync` after `output_type`: those of `iter` and a handler of events."""
+
+    event_stream_handler: EventStreamHandler | None
 
 
 class Agent(Generic[AgentDepsT, OutputDataT]):
@@ -242,15 +262,7 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         user_prompt: str | Sequence[UserContent] | None = None,
         *,
         output_type: None = None,
-        message_history: Sequence[ModelMessage] | None = None,
-        model: Model | KnownModelName | None = None,
-        deps: AgentDepsT = None,  # type: ignore[assignment]
-        model_settings: ModelSettings | None = None,
-        usage_limits: UsageLimits | None = None,
-        usage: RunUsage | None = None,
-        persistence: BaseStatePersistence[Any, Any] | None = None,
-        infer_name: bool = True,
-        event_stream_handler: EventStreamHandler | None = None,
+        **kwargs: Unpack[_RunOptions[AgentDepsT]],
     ) -> AgentRunResult[OutputDataT]: ...
 
     @overload
@@ -259,15 +271,7 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         user_prompt: str | Sequence[UserContent] | None = None,
         *,
         output_type: OutputSpec[RunOutputDataT],
-        message_history: Sequence[ModelMessage] | None = None,
-        model: Model | KnownModelName | None = None,
-        deps: AgentDepsT = None,  # type: ignore[assignment]
-        model_settings: ModelSettings | None = None,
-        usage_limits: UsageLimits | None = None,
-        usage: RunUsage | None = None,
-        persistence: BaseStatePersistence[Any, Any] | None = None,
-        infer_name: bool = True,
-        event_stream_handler: EventStreamHandler | None = None,
+        **kwargs: Unpack[_RunOptions[AgentDepsT]],
     ) -> AgentRunResult[RunOutputDataT]: ...
 
     async def run(
@@ -301,7 +305,8 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
                     pass
             else:
                 await run_with_event_handler(agent_run, event_stream_handler)
-        result = agent_run.result
+        # `**kwargs` may hold `output_type`, so mypy cannot tell which overload of `iter` this is.
+        result: AgentRunResult[Any] | None = agent_run.result
         assert result is not None
         return result
 
@@ -311,15 +316,7 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         user_prompt: str | Sequence[UserContent] | None = None,
         *,
         output_type: None = None,
-        message_history: Sequence[ModelMessage] | None = None,
-        model: Model | KnownModelName | None = None,
-        deps: AgentDepsT = None,  # type: ignore[assignment]
-        model_settings: ModelSettings | None = None,
-        usage_limits: UsageLimits | None = None,
-        usage: RunUsage | None = None,
-        persistence: BaseStatePersistence[Any, Any] | None = None,
-        infer_name: bool = True,
-        event_stream_handler: EventStreamHandler | None = None,
+        **kwargs: Unpack[_RunOptions[AgentDepsT]],
     ) -> AgentRunResult[OutputDataT]: ...
 
     @overload
@@ -328,15 +325,7 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         user_prompt: str | Sequence[UserContent] | None = None,
         *,
         output_type: OutputSpec[RunOutputDataT],
-        message_history: Sequence[ModelMessage] | None = None,
-        model: Model | KnownModelName | None = None,
-        deps: AgentDepsT = None,  # type: ignore[assignment]
-        model_settings: ModelSettings | None = None,
-        usage_limits: UsageLimits | None = None,
-        usage: RunUsage | None = None,
-        persistence: BaseStatePersistence[Any, Any] | None = None,
-        infer_name: bool = True,
-        event_stream_handler: EventStreamHandler | None = None,
+        **kwargs: Unpack[_RunOptions[AgentDepsT]],
     ) -> AgentRunResult[RunOutputDataT]: ...
 
     def run_sync(self, user_prompt: str | Sequence[UserContent] | None = None, **kwargs: Any) -> AgentRunResult[Any]:
@@ -344,6 +333,24 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         if kwargs.pop('infer_name', True):
             self._infer_name(inspect.currentframe())
         return anyio.run(partial(self.run, user_prompt, infer_name=False, **kwargs))
+
+    @overload
+    def iter(
+        self,
+        user_prompt: str | Sequence[UserContent] | None = None,
+        *,
+        output_type: None = None,
+        **kwargs: Unpack[_IterOptions[AgentDepsT]],
+    ) -> AbstractAsyncContextManager[AgentRun[AgentDepsT, OutputDataT]]: ...
+
+    @overload
+    def iter(
+        self,
+        user_prompt: str | Sequence[UserContent] | None = None,
+        *,
+        output_type: OutputSpec[RunOutputDataT],
+        **kwargs: Unpack[_IterOptions[AgentDepsT]],
+    ) -> AbstractAsyncContextManager[AgentRun[AgentDepsT, RunOutputDataT]]: ...
 
     @asynccontextmanager
     async def iter(
@@ -359,7 +366,7 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         usage: RunUsage | None = None,
         persistence: BaseStatePersistence[Any, Any] | None = None,
         infer_name: bool = True,
-    ) -> AsyncIterator[AgentRun[AgentDepsT, OutputDataT]]:
+    ) -> AsyncIterator[AgentRun[AgentDepsT, Any]]:
         """Start a run driven node by node: `async with agent.iter(prompt) as run: async for node in run: ...`.
 
         Takes the same arguments as `run`.
@@ -470,21 +477,28 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
             for reset in reversed(tokens):
                 reset()
 
-    @asynccontextmanager
-    async def run_stream(
+    @overload
+    def run_stream(
         self,
         user_prompt: str | Sequence[UserContent] | None = None,
         *,
-        output_type: OutputSpec[Any] | None = None,
-        message_history: Sequence[ModelMessage] | None = None,
-        model: Model | KnownModelName | None = None,
-        deps: AgentDepsT = None,  # type: ignore[assignment]
-        model_settings: ModelSettings | None = None,
-        usage_limits: UsageLimits | None = None,
-        usage: RunUsage | None = None,
-        persistence: BaseStatePersistence[Any, Any] | None = None,
-        infer_name: bool = True,
-    ) -> AsyncIterator[StreamedRunResult[OutputDataT]]:
+        output_type: None = None,
+        **kwargs: Unpack[_IterOptions[AgentDepsT]],
+    ) -> AbstractAsyncContextManager[StreamedRunResult[OutputDataT]]: ...
+
+    @overload
+    def run_stream(
+        self,
+        user_prompt: str | Sequence[UserContent] | None = None,
+        *,
+        output_type: OutputSpec[RunOutputDataT],
+        **kwargs: Unpack[_IterOptions[AgentDepsT]],
+    ) -> AbstractAsyncContextManager[StreamedRunResult[RunOutputDataT]]: ...
+
+    @asynccontextmanager
+    async def run_stream(
+        self, user_prompt: str | Sequence[UserContent] | None = None, **kwargs: Any
+    ) -> AsyncIterator[StreamedRunResult[Any]]:
         """Run the agent with streamed model responses: `async with agent.run_stream(prompt) as result:`.
 
         Read `result.stream_text()`, `result.stream_output()` or `result.stream_responses()` as the run goes
@@ -492,23 +506,38 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         the stream goes on until the run's final result. Leaving the block early stops the run. Takes the
         same arguments as `run`.
         """
-        if infer_name:
+        if kwargs.pop('infer_name', True):
             frame = inspect.currentframe()
+            # Skip the frame of `asynccontextmanager` between `run_stream(...)` and its caller.
             self._infer_name(frame.f_back if frame is not None else None)
-        async with self.iter(
-            user_prompt, output_type=output_type, message_history=message_history, model=model, deps=deps,
-            model_settings=model_settings, usage_limits=usage_limits, usage=usage, persistence=persistence,
-            infer_name=False,
-        ) as agent_run:  # fmt: skip
-            result: StreamedRunResult[OutputDataT] = StreamedRunResult(agent_run)
+        async with self.iter(user_prompt, infer_name=False, **kwargs) as agent_run:
+            result: StreamedRunResult[Any] = StreamedRunResult(agent_run)
             try:
                 yield result
             finally:
                 await result.aclose()
 
+    @overload
+    def run_stream_events(
+        self,
+        user_prompt: str | Sequence[UserContent] | None = None,
+        *,
+        output_type: None = None,
+        **kwargs: Unpack[_IterOptions[AgentDepsT]],
+    ) -> AgentEventStream[OutputDataT]: ...
+
+    @overload
+    def run_stream_events(
+        self,
+        user_prompt: str | Sequence[UserContent] | None = None,
+        *,
+        output_type: OutputSpec[RunOutputDataT],
+        **kwargs: Unpack[_IterOptions[AgentDepsT]],
+    ) -> AgentEventStream[RunOutputDataT]: ...
+
     def run_stream_events(
         self, user_prompt: str | Sequence[UserContent] | None = None, **kwargs: Any
-    ) -> AgentEventStream[OutputDataT]:
+    ) -> AgentEventStream[Any]:
         """Every event of a run, ending with an `AgentRunResultEvent` holding the result.
 
         Use `async with agent.run_stream_events(prompt) as events: async for event in events: ...` (or

@@ -91,10 +91,7 @@ class TestModel(Model):
         model_request_parameters: ModelRequestParameters,
     ) -> ModelResponse:
         """Answer the request as described in the class docstring."""
-        self.last_model_request_parameters = model_request_parameters
-        response = ModelResponse(parts=self._parts(messages, model_request_parameters), model_name=self._model_name)
-        response.usage = self._estimator.estimate(messages, response)
-        return response
+        return self._respond(messages, model_request_parameters)
 
     @asynccontextmanager
     async def request_stream(
@@ -105,15 +102,19 @@ class TestModel(Model):
         run_context: RunContext[Any] | None = None,
     ) -> AsyncIterator[StreamedResponse]:
         """Stream the same answer as `request`: text word by word, each tool call in one piece."""
-        self.last_model_request_parameters = model_request_parameters
-        parts = self._parts(messages, model_request_parameters)
-        response = ModelResponse(parts=parts, model_name=self._model_name)
-        usage = self._estimator.estimate(messages, response)
-        stream = _TestStreamedResponse(model_request_parameters, self._model_name, parts, usage)
+        response = self._respond(messages, model_request_parameters)
+        stream = _TestStreamedResponse(model_request_parameters, self._model_name, response)
         try:
             yield stream
         finally:
             await stream.close()
+
+    def _respond(self, messages: list[ModelMessage], params: ModelRequestParameters) -> ModelResponse:
+        """The answer to a request, with its estimated usage."""
+        self.last_model_request_parameters = params
+        response = ModelResponse(parts=self._parts(messages, params), model_name=self._model_name)
+        response.usage = self._estimator.estimate(messages, response)
+        return response
 
     def _parts(self, messages: list[ModelMessage], params: ModelRequestParameters) -> list[ModelResponsePart]:
         tools = [t for t in params.function_tools if self.call_tools == 'all' or t.name in self.call_tools]
@@ -211,17 +212,16 @@ _WORD_RE = re.compile(r'\S+\s*|\s+')
 
 
 class _TestStreamedResponse(StreamedResponse):
-    def __init__(
-        self, params: ModelRequestParameters, model_name: str, parts: list[ModelResponsePart], usage: Any
-    ) -> None:
+    """Streams a response built whole: the events its parts would arrive as, then its usage."""
+
+    def __init__(self, params: ModelRequestParameters, model_name: str, response: ModelResponse) -> None:
         super().__init__(params)
         self._model_name = model_name
-        self._parts = parts
-        self._final_usage = usage
+        self._response = response
 
     async def _get_event_iterator(self) -> AsyncIterator[ModelResponseStreamEvent]:
         manager = self._parts_manager
-        for i, part in enumerate(self._parts):
+        for i, part in enumerate(self._response.parts):
             if isinstance(part, TextPart):
                 for word in _WORD_RE.findall(part.content):
                     if (event := manager.text_delta(i, word)) is not None:
@@ -231,7 +231,7 @@ class _TestStreamedResponse(StreamedResponse):
                 event = manager.tool_call_delta(i, part.tool_name, part.args, part.tool_call_id)
                 assert event is not None
                 yield event
-        self._usage = self._final_usage
+        self._usage = self._response.usage
 
     @property
     def model_name(self) -> str:
