@@ -170,15 +170,19 @@ NodeStream: TypeAlias = AbstractAsyncContextManager[AgentStream | AsyncIterator[
 
 
 async def node_streams(agent_run: AgentRun[Any, Any]) -> AsyncGenerator[NodeStream]:
-    """Run every node of `agent_run`, yielding first the (not yet entered) stream of each model request and tool
-    call node: the caller enters it and reads what it wants of its events; the node is run when the next stream
-    is asked for. Close it with `aclosing`. The one loop behind `run_with_event_handler`, `run_stream` and
-    `run_stream_events`; once it is done, the run has ended and `agent_run.result` is set.
+    """Run every node of `agent_run`; before running a model request or tool call node, yield its stream (not
+    entered). The one loop behind `run_with_event_handler`, `run_stream` and `run_stream_events`.
 
-    The caller enters each stream itself, rather than being handed an entered one, so that an error or a
+    The caller enters each stream and reads what it wants of the events (leaving the stream normally reads the
+    rest; leaving it by an error closes it); the node is run, taking the streamed result, when the next stream
+    is asked for. Once the generator is done, the run has ended and `agent_run.result` is set. Use it in
+    `aclosing`, so that a caller leaving by an error leaves no unfinished generator behind (closing it at its
+    `yield` awaits nothing).
+
+    The caller enters each stream itself, rather than getting one entered here, so that an error or a
     cancellation while it reads leaves the stream (and the model's stream under it) as itself: a stream held
-    open across this generator's `yield` would only see a `GeneratorExit` when the generator is closed. Each
-    event goes straight from the node's stream to the caller: no layer of this generator per event.
+    open across this generator's `yield` would only see a `GeneratorExit` when the generator is closed. Events
+    go straight from the node's stream to the caller, with no layer of this generator per event.
     """
     from edgewise.graph import End
 
