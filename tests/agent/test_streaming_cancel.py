@@ -4,6 +4,7 @@ a message history of whole messages (no half response, no unanswered tool call).
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 import anyio
@@ -12,6 +13,7 @@ from inline_snapshot import snapshot
 
 from edgewise.agent import Agent
 from edgewise.agent.messages import ModelMessage
+from edgewise.agent.models import StreamedResponse
 from edgewise.agent.models.function import AgentInfo, DeltaToolCall, FunctionModel
 
 from ._streaming_helpers import streamed
@@ -158,3 +160,47 @@ async def test_an_error_in_an_event_stream_handler_closes_the_model_stream() -> 
     with pytest.raises(RuntimeError, match='handler failed'):
         await agent.run('go', event_stream_handler=handler)
     assert log == ['closed 1']
+
+
+class _WatchedModel(FunctionModel):
+    """A `FunctionModel` noting the exception that leaves each of its streamed requests."""
+
+    def __init__(self, seen: list[str]) -> None:
+        super().__init__(stream_function=streamed(['a', 'b']).stream_function)
+        self.seen = seen
+
+    @asynccontextmanager
+    async def request_stream(self, *args: Any, **kwargs: Any) -> AsyncIterator[StreamedResponse]:
+        try:
+            async with super().request_stream(*args, **kwargs) as response:
+                yield response
+        except BaseException as exc:
+            self.seen.append(type(exc).__name__)
+            raise
+
+
+async def test_an_error_in_an_event_stream_handler_reaches_the_model_stream_as_itself() -> None:
+    # Not as a GeneratorExit: a model may clean up differently after an error or a cancellation.
+    seen: list[str] = []
+
+    async def handler(ctx: Any, events: Any) -> None:
+        async for _ in events:
+            raise RuntimeError('handler failed')
+
+    with pytest.raises(RuntimeError, match='handler failed'):
+        await Agent(_WatchedModel(seen)).run('go', event_stream_handler=handler)
+    assert seen == ['RuntimeError']
+
+
+async def test_a_cancellation_in_an_event_stream_handler_reaches_the_model_stream_as_itself() -> None:
+    seen: list[str] = []
+
+    async def handler(ctx: Any, events: Any) -> None:
+        async for _ in events:
+            scope.cancel()
+            await anyio.sleep_forever()
+
+    with anyio.CancelScope() as scope:
+        await Agent(_WatchedModel(seen)).run('go', event_stream_handler=handler)
+    assert scope.cancelled_caught
+    assert seen == [anyio.get_cancelled_exc_class().__name__]

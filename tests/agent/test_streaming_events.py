@@ -94,6 +94,27 @@ async def test_an_event_stream_handler_receives_the_events_of_each_streamed_node
     )
 
 
+async def test_an_event_stream_handler_that_reads_nothing_still_gets_every_node_run_in_full() -> None:
+    calls: list[int] = []
+
+    async def handler(ctx: RunContext[None], events: AsyncIterable[AgentStreamEvent]) -> None:
+        calls.append(ctx.run_step)
+
+    result = await _agent().run('double 2', event_stream_handler=handler)
+    assert result.output == 'It is 4'
+    assert calls == [1, 1, 2, 2]
+    assert [m.kind for m in result.all_messages()] == ['request', 'response', 'request', 'response']
+
+
+async def test_run_stream_events_gives_its_result_once_the_run_has_ended(capfire: CaptureLogfire) -> None:
+    # The run (and its span) is closed before the result event is handed out, as when `run` returns.
+    ended_at: list[tuple[str, list[str]]] = []
+    async for event in _agent().run_stream_events('double 2'):
+        ended = [s['attributes']['logfire.msg'] for s in capfire.exporter.exported_spans_as_dict()]
+        ended_at.append((event.event_kind, [m for m in ended if m == 'agent run']))
+    assert ended_at[-2:] == [('part_end', []), ('agent_run_result', ['agent run'])]
+
+
 async def test_nodes_stream_in_iter_and_running_them_afterwards_does_not_repeat_their_work() -> None:
     calls: list[int] = []
     agent = _agent()

@@ -3,13 +3,14 @@
 from __future__ import annotations as _annotations
 
 from collections.abc import AsyncGenerator, AsyncIterator
-from contextlib import AbstractAsyncContextManager
+from contextlib import AbstractAsyncContextManager, aclosing
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Generic
 
 from typing_extensions import TypeVar
 
 from ._stream_events import AgentRunResultEvent, AgentStreamEvent
+from ._streaming import node_streams
 
 if TYPE_CHECKING:
     from ._agent_run import AgentRun
@@ -49,23 +50,12 @@ class AgentEventStream(Generic[OutputDataT]):
         return self._events
 
     async def _iterate(self) -> AsyncGenerator[AgentStreamEvent | AgentRunResultEvent[OutputDataT]]:
-        from edgewise.graph import End
-
-        from ._agent_graph import CallToolsNode, ModelRequestNode
-
-        async with self._run_context as run:
-            ctx = run.ctx
-            node: Any = run.next_node
-            while not isinstance(node, End):
-                if isinstance(node, ModelRequestNode):
-                    async with node.stream(ctx) as model_events:
-                        async for event in model_events:
-                            yield event
-                elif isinstance(node, CallToolsNode):
-                    async with node.stream(ctx) as tool_events:
-                        async for tool_event in tool_events:
-                            yield tool_event
-                node = await run.next(node)
+        async with self._run_context as run, aclosing(node_streams(run)) as streams:
+            async for stream in streams:
+                async with stream as events:
+                    async for event in events:
+                        yield event
             result = run.result
+        # Handed out once the run is closed (its span ended), as when `run` returns.
         assert result is not None
         yield AgentRunResultEvent(result)

@@ -9,6 +9,7 @@ until the run's real final result.
 from __future__ import annotations as _annotations
 
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
+from contextlib import aclosing
 from typing import TYPE_CHECKING, Any, Generic
 
 import anyio
@@ -17,6 +18,7 @@ from typing_extensions import TypeVar
 from ._partial_json import IncrementalJsonParser, PartialJsonError
 from ._partial_output import INVALID, PartialOutputBuilder
 from ._stream_events import AgentStreamEvent, PartDeltaEvent, PartStartEvent
+from ._streaming import AgentStream, node_streams
 from .exceptions import ModelRetry, UserError
 from .messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
 from .models import StreamedResponse
@@ -55,25 +57,15 @@ class StreamedRunResult(Generic[OutputDataT]):
         return generator
 
     async def _drive(self) -> AsyncGenerator[AgentStreamEvent]:
-        from edgewise.graph import End
-
-        from ._agent_graph import CallToolsNode, ModelRequestNode
-
         run = self._run
-        ctx = run.ctx
-        node: Any = run.next_node
-        while not isinstance(node, End):
-            if isinstance(node, ModelRequestNode):
-                async with node.stream(ctx) as stream:
-                    self._response = stream.response
-                    self._responses += 1
-                    async for event in stream:
+        async with aclosing(node_streams(run)) as streams:
+            async for stream in streams:
+                async with stream as events:
+                    if isinstance(events, AgentStream):
+                        self._response = events.response
+                        self._responses += 1
+                    async for event in events:
                         yield event
-            elif isinstance(node, CallToolsNode):
-                async with node.stream(ctx) as tool_events:
-                    async for tool_event in tool_events:
-                        yield tool_event
-            node = await run.next(node)
         self._result = run.result
 
     async def _finish(self) -> None:

@@ -11,7 +11,7 @@ whose tool calls are answered by `Tool call cancelled.` returns.
 from __future__ import annotations as _annotations
 
 from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, aclosing, asynccontextmanager
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, TypeAlias
 
@@ -46,6 +46,8 @@ __all__ = (
     'AgentStream',
     'EventStreamHandler',
     'CANCELLED_TOOL_CONTENT',
+    'NodeStream',
+    'node_streams',
     'stream_model_request',
     'stream_call_tools',
     'run_with_event_handler',
@@ -162,8 +164,25 @@ async def _handle_events(node: CallToolsNode[Any, Any], ctx: _AgentCtx) -> Async
                 yield FunctionToolResultEvent(part)
 
 
-async def run_with_event_handler(agent_run: AgentRun[Any, Any], handler: EventStreamHandler) -> None:
-    """Run every node of `agent_run`, streaming the model request and tool call nodes into `handler`."""
+NodeStream: TypeAlias = AbstractAsyncContextManager[AgentStream | AsyncIterator[HandleResponseEvent]]
+"""What `node.stream(ctx)` gives for a `ModelRequestNode` or a `CallToolsNode`."""
+
+
+async def node_streams(agent_run: AgentRun[Any, Any]) -> AsyncGenerator[NodeStream]:
+    """Run every node of `agent_run`; before running a model request or tool call node, yield its stream (not
+    entered). The one loop behind `run_with_event_handler`, `run_stream` and `run_stream_events`.
+
+    The caller enters each stream and reads what it wants of the events (leaving the stream normally reads the
+    rest; leaving it by an error closes it); the node is run, taking the streamed result, when the next stream
+    is asked for. Once the generator is done, the run has ended and `agent_run.result` is set. Use it in
+    `aclosing`, so that a caller leaving by an error leaves no unfinished generator behind (closing it at its
+    `yield` awaits nothing).
+
+    The caller enters each stream itself, rather than getting one entered here, so that an error or a
+    cancellation while it reads leaves the stream (and the model's stream under it) as itself: a stream held
+    open across this generator's `yield` would only see a `GeneratorExit` when the generator is closed. Events
+    go straight from the node's stream to the caller, with no layer of this generator per event.
+    """
     from edgewise.graph import End
 
     from ._agent_graph import CallToolsNode, ModelRequestNode
@@ -171,10 +190,16 @@ async def run_with_event_handler(agent_run: AgentRun[Any, Any], handler: EventSt
     node: Any = agent_run.next_node
     ctx = agent_run.ctx
     while not isinstance(node, End):
-        if isinstance(node, ModelRequestNode):
-            async with node.stream(ctx) as model_events:
-                await handler(ctx.deps.run_context(ctx.state), model_events)
-        elif isinstance(node, CallToolsNode):
-            async with node.stream(ctx) as tool_events:
-                await handler(ctx.deps.run_context(ctx.state), tool_events)
+        if isinstance(node, ModelRequestNode | CallToolsNode):
+            yield node.stream(ctx)
         node = await agent_run.next(node)
+
+
+async def run_with_event_handler(agent_run: AgentRun[Any, Any], handler: EventStreamHandler) -> None:
+    """Run every node of `agent_run`, streaming the model request and tool call nodes into `handler`."""
+    ctx = agent_run.ctx
+    async with aclosing(node_streams(agent_run)) as streams:
+        async for stream in streams:
+            async with stream as events:
+                # Made once the stream is open: the handler's `run_step` is the step of this request.
+                await handler(ctx.deps.run_context(ctx.state), events)
