@@ -369,7 +369,7 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
     ) -> AsyncIterator[AgentRun[AgentDepsT, Any]]:
         """Start a run driven node by node: `async with agent.iter(prompt) as run: async for node in run: ...`.
 
-        Takes the same arguments as `run`, but `event_stream_handler`.
+        Takes the same arguments as `run` except `event_stream_handler`.
         """
         if infer_name:
             frame = inspect.currentframe()
@@ -504,7 +504,7 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         Read `result.stream_text()`, `result.stream_output()` or `result.stream_responses()` as the run goes
         on; tools called along the way (even after text, or after the output tool call) run as in `run`, and
         the stream goes on until the run's final result. Leaving the block early stops the run. Takes the
-        same arguments as `run`, but `event_stream_handler`.
+        same arguments as `run` except `event_stream_handler`.
         """
         if kwargs.pop('infer_name', True):
             frame = inspect.currentframe()
@@ -541,7 +541,7 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         """Every event of a run, ending with an `AgentRunResultEvent` holding the result.
 
         Use `async with agent.run_stream_events(prompt) as events: async for event in events: ...` (or
-        iterate it directly). Takes the same arguments as `run`, but `event_stream_handler`.
+        iterate it directly). Takes the same arguments as `run` except `event_stream_handler`.
         """
         if kwargs.pop('infer_name', True):
             self._infer_name(inspect.currentframe())
