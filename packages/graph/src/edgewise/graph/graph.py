@@ -7,6 +7,7 @@ import types
 from collections.abc import AsyncIterator, Awaitable, Sequence
 from contextlib import AbstractContextManager, asynccontextmanager
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from functools import cached_property, partial
 from pathlib import Path
 from time import perf_counter
@@ -26,7 +27,7 @@ from .exceptions import (
     UndeclaredEdgeError,
 )
 from .nodes import _SNAPSHOT_ID_ATTR, BaseNode, DepsT, End, GraphRunContext, NodeDef, RunEndT, StateT
-from .persistence import BaseStatePersistence, EndSnapshot, NodeSnapshot, Snapshot, now_utc
+from .persistence import BaseStatePersistence, EndSnapshot, NodeSnapshot, Snapshot
 from .persistence.in_mem import SimpleStatePersistence
 
 __all__ = ('Graph', 'GraphRun', 'GraphRunResult')
@@ -520,7 +521,7 @@ class GraphRun(Generic[StateT, DepsT, RunEndT]):
         persistence = self.persistence
         if type(persistence) is SimpleStatePersistence:
             # The default persistence, with its bookkeeping inlined: the hot path of most runs.
-            snapshot_id = node.get_snapshot_id()
+            snapshot_id = node.__dict__.get(_SNAPSHOT_ID_ATTR) or node.get_snapshot_id()
             snapshot = persistence.last_snapshot
             if snapshot is None or snapshot.id != snapshot_id:
                 snapshot = persistence.last_snapshot = NodeSnapshot.fast(self.state, node, snapshot_id)
@@ -530,7 +531,7 @@ class GraphRun(Generic[StateT, DepsT, RunEndT]):
             if snapshot.status != 'created' and snapshot.status != 'pending':
                 raise GraphNodeStatusError(snapshot.status)
             snapshot.status = 'running'
-            snapshot.start_ts = now_utc()
+            snapshot.start_ts = datetime.now(timezone.utc)  # `now_utc()`, without its call
             start = perf_counter()
             try:
                 if self._traced:
@@ -543,7 +544,15 @@ class GraphRun(Generic[StateT, DepsT, RunEndT]):
                 snapshot.duration = perf_counter() - start
                 snapshot.status = 'error'
                 raise
-            snapshot_id = next_node.__dict__.get(_SNAPSHOT_ID_ATTR) or self._new_snapshot_id(next_node)
+            snapshot_id = next_node.__dict__.get(_SNAPSHOT_ID_ATTR)
+            if snapshot_id is None:
+                # `next_node.get_snapshot_id()`, without `get_node_id()` for the graph's own node classes.
+                next_edges = graph._edges_by_class.get(type(next_node))
+                if next_edges is None:
+                    snapshot_id = next_node.get_snapshot_id()
+                else:
+                    snapshot_id = _nodes.generate_snapshot_id(next_edges.node_id)
+                    object.__setattr__(next_node, _SNAPSHOT_ID_ATTR, snapshot_id)
             self._snapshot_id = snapshot_id
             if isinstance(next_node, End):
                 persistence.last_snapshot = EndSnapshot(state=self.state, result=next_node, id=snapshot_id)
@@ -572,15 +581,6 @@ class GraphRun(Generic[StateT, DepsT, RunEndT]):
                     await persistence.snapshot_node(self.state, next_node)
         self._next_node = next_node
         return next_node
-
-    def _new_snapshot_id(self, node: BaseNode[StateT, DepsT, RunEndT] | End[RunEndT]) -> str:
-        """`node.get_snapshot_id()`, without `get_node_id()` for the graph's own node classes."""
-        edges = self.graph._edges_by_class.get(type(node))
-        if edges is None:
-            return node.get_snapshot_id()
-        snapshot_id = _nodes.generate_snapshot_id(edges.node_id)
-        object.__setattr__(node, _SNAPSHOT_ID_ATTR, snapshot_id)
-        return snapshot_id
 
     def _check_next(self, next_node: object, edges: _Edges) -> None:
         """Check that what a node returned is a node or `End` that its return hint declares."""
