@@ -11,6 +11,7 @@ import anyio
 import pytest
 
 from edgewise.graph.exceptions import PersistenceError
+from edgewise.graph.persistence import sqlite as sqlite_module
 from edgewise.graph.persistence._sql import SCHEMA_VERSION
 from edgewise.graph.persistence.sqlite import SqliteStatePersistence
 
@@ -148,3 +149,22 @@ async def test_the_log_is_copied_into_the_database_in_the_background(tmp_path: P
     with sqlite3.connect(f'file:{db}?mode=ro', uri=True) as conn:
         assert conn.execute('PRAGMA integrity_check').fetchall() == [('ok',)]
     assert (await anyio.Path(db).stat()).st_size > 16 * 1024  # pages reached the database file, not only the log
+
+
+async def test_the_log_stays_short_however_long_a_run_goes_on(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Steps write back to back, so a background checkpoint alone never catches up with the log, and the log
+    # would grow by every step's pages (about 2,000 steps x a few pages here: over 20 MB).
+    monkeypatch.setattr(sqlite_module, '_CHECKPOINT_EVERY', 32)
+    db = tmp_path / 'runs.db'
+    persistence = SqliteStatePersistence(db, 'long')
+    sizes = []
+    async with cycle_graph.iter(Start(), state=Tally(target=700), persistence=persistence) as run:
+        async for _ in run:
+            sizes.append((await anyio.Path(f'{db}-wal').stat()).st_size)
+    persistence.close()
+
+    assert run.result is not None
+    assert len(sizes) == 2_101  # 2,100 nodes and the end
+    assert max(sizes) < 4 * 1024 * 1024, max(sizes)
+    with sqlite3.connect(db) as conn:
+        assert conn.execute('PRAGMA integrity_check').fetchall() == [('ok',)]

@@ -10,8 +10,9 @@ Why the calls run on the event loop rather than in a worker thread: each transac
 of rows of a local file and takes microseconds, less than a hop to a thread and back would cost.
 Waiting is never done blocking: the connection's busy timeout is zero, and when another process holds
 the write lock the transaction is retried after an `anyio.sleep`, so other tasks keep running. The one
-slow part of WAL mode, copying the log back into the database with its fsyncs (a checkpoint), runs in a
-background thread on a connection of its own, so that no step waits for it.
+slow part of WAL mode, copying the log back into the database with its fsyncs (a checkpoint), runs mostly
+in a background thread on a connection of its own; every `_CHECKPOINT_EVERY` writes, the writing connection
+copies the last few frames itself (about a millisecond), so that the log restarts and stays a few megabytes.
 """
 
 from __future__ import annotations as _annotations
@@ -55,8 +56,11 @@ _DIALECT = Dialect(
     ),
 )
 _BUSY = (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
-_CHECKPOINT_EVERY = 256
+_CHECKPOINT_EVERY = 512
 """Write transactions between two background checkpoints."""
+_CHECKPOINT_PASSES = 16
+_CHECKPOINT_TAIL = 8
+"""A background checkpoint stops once a pass copies fewer frames than this (or after `_CHECKPOINT_PASSES`)."""
 
 
 class _Checkpointer:
@@ -82,6 +86,10 @@ class _Checkpointer:
                 return
             self._running.add(path)
         threading.Thread(target=self._checkpoint, args=(path,), name='edgewise-sqlite-checkpoint', daemon=True).start()
+
+    def running(self, path: str) -> bool:
+        """Whether a background checkpoint of `path` is under way."""
+        return path in self._running
 
     def keep_open(self, path: str) -> None:
         """Hold an idle connection to `path` (a verified Edgewise store) until exit or until evicted."""
@@ -109,7 +117,14 @@ class _Checkpointer:
         try:
             conn = sqlite3.connect(path, timeout=5)
             try:
-                conn.execute('PRAGMA wal_checkpoint(PASSIVE)')
+                # Pass after pass, each copying what was written during the one before, until a pass copies
+                # little: the writer then copies the rest itself, quickly (see `_wrote`).
+                done = 0
+                for _ in range(_CHECKPOINT_PASSES):
+                    _, _, copied = conn.execute('PRAGMA wal_checkpoint(PASSIVE)').fetchone()
+                    if copied - done < _CHECKPOINT_TAIL:
+                        break
+                    done = copied
             finally:
                 conn.close()
         except sqlite3.Error:  # pragma: no cover - the next checkpoint (or closing the file) catches up
@@ -169,6 +184,8 @@ class SqliteStatePersistence(SqlStatePersistence[StateT, RunEndT]):
         """How long writes wait for other processes' write locks, in seconds."""
         self._conn: sqlite3.Connection | None = None
         self._writes = 0
+        self._catch_up = False
+        """A background checkpoint was requested; once it is done, this connection checkpoints the rest."""
 
     def __repr__(self) -> str:
         return f'{type(self).__name__}(path={fspath(self.path)!r}, run_id={self._run_id!r})'
@@ -227,9 +244,7 @@ class SqliteStatePersistence(SqlStatePersistence[StateT, RunEndT]):
                 conn = self._conn if self._conn is not None else self._connect()
                 result = call(conn)
                 if write:
-                    self._writes += 1
-                    if self._writes % _CHECKPOINT_EVERY == 0:
-                        _checkpointer.request(fspath(self.path))
+                    self._wrote(conn)
                 return result
             except sqlite3.OperationalError as e:
                 if e.sqlite_errorcode & 0xFF not in _BUSY:
@@ -246,6 +261,23 @@ class SqliteStatePersistence(SqlStatePersistence[StateT, RunEndT]):
                 )
             await anyio.sleep(delay)
             delay = min(delay * 2, 0.05)
+
+    def _wrote(self, conn: sqlite3.Connection) -> None:
+        """Keep the log short: bulk copies in the background, and the tail inline, so that the log restarts.
+
+        The log goes back to its start only at a write that finds every frame of it copied into the database.
+        A background checkpoint never gets there while steps keep writing (each copies what was there when it
+        started, while new frames arrive), so the log would grow for as long as a run goes on. So once the
+        background checkpoint is done, this connection copies the few frames written meanwhile itself: a
+        fraction of a millisecond every `_CHECKPOINT_EVERY` writes, and the log stays a few megabytes.
+        """
+        self._writes += 1
+        if self._writes % _CHECKPOINT_EVERY == 0:
+            _checkpointer.request(fspath(self.path))
+            self._catch_up = True
+        elif self._catch_up and not _checkpointer.running(fspath(self.path)):
+            self._catch_up = False
+            conn.execute('PRAGMA wal_checkpoint(PASSIVE)').fetchall()
 
     def _connect(self) -> sqlite3.Connection:
         conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=0)
