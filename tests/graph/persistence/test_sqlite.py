@@ -139,7 +139,10 @@ async def test_a_write_gives_up_after_the_busy_timeout(tmp_path: Path) -> None:
     assert (await persistence.load_next()) is not None
 
 
-async def test_the_log_is_copied_into_the_database_in_the_background(tmp_path: Path) -> None:
+async def test_the_log_is_copied_into_the_database_in_the_background(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sqlite_module, '_CHECKPOINT_EVERY', 64)
     db = tmp_path / 'runs.db'
     await cycle_graph.run(Start(), state=Tally(target=90), persistence=SqliteStatePersistence(db, 'long'))
     for thread in threading.enumerate():
