@@ -171,3 +171,18 @@ async def test_the_log_stays_short_however_long_a_run_goes_on(tmp_path: Path, mo
     assert max(sizes) < 4 * 1024 * 1024, max(sizes)
     with sqlite3.connect(db) as conn:
         assert conn.execute('PRAGMA integrity_check').fetchall() == [('ok',)]
+
+
+async def test_the_log_stays_short_over_many_short_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Each run writes fewer times than a checkpoint is due after: writes are counted per file, not per run.
+    monkeypatch.setattr(sqlite_module, '_CHECKPOINT_EVERY', 32)
+    db = tmp_path / 'runs.db'
+    sizes = []
+    for index in range(120):
+        persistence = SqliteStatePersistence(db, f'run-{index}')
+        await cycle_graph.run(Start(), state=Tally(target=3), persistence=persistence)
+        persistence.close()
+        sizes.append((await anyio.Path(f'{db}-wal').stat()).st_size)
+
+    assert max(sizes) < 1024 * 1024, max(sizes)
+    assert len(await SqliteStatePersistence.list_runs(db)) == 120

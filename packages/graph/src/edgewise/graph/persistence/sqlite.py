@@ -77,6 +77,10 @@ class _Checkpointer:
     def __init__(self, keep: int = 8) -> None:
         self._lock = threading.Lock()
         self._running: set[str] = set()
+        self._writes: dict[str, int] = {}
+        """Write transactions per file, counted across connections: runs of a few steps each add up."""
+        self._catch_up: set[str] = set()
+        """Files whose background checkpoint was requested, for a writer to copy the rest once it is done."""
         self._keep = keep
         self._kept: dict[str, sqlite3.Connection] = {}
 
@@ -87,9 +91,17 @@ class _Checkpointer:
             self._running.add(path)
         threading.Thread(target=self._checkpoint, args=(path,), name='edgewise-sqlite-checkpoint', daemon=True).start()
 
-    def running(self, path: str) -> bool:
-        """Whether a background checkpoint of `path` is under way."""
-        return path in self._running
+    def wrote(self, path: str) -> bool:
+        """Count a write transaction on `path` (by any connection of this process); whether the writer should now
+        copy the log's last frames itself (see `SqliteStatePersistence._wrote`)."""
+        writes = self._writes[path] = self._writes.get(path, 0) + 1
+        if writes % _CHECKPOINT_EVERY == 0:
+            self.request(path)
+            self._catch_up.add(path)
+        elif path in self._catch_up and path not in self._running:
+            self._catch_up.discard(path)
+            return True
+        return False
 
     def keep_open(self, path: str) -> None:
         """Hold an idle connection to `path` (a verified Edgewise store) until exit or until evicted."""
@@ -183,9 +195,7 @@ class SqliteStatePersistence(SqlStatePersistence[StateT, RunEndT]):
         self.busy_timeout = busy_timeout
         """How long writes wait for other processes' write locks, in seconds."""
         self._conn: sqlite3.Connection | None = None
-        self._writes = 0
-        self._catch_up = False
-        """A background checkpoint was requested; once it is done, this connection checkpoints the rest."""
+        self._file = fspath(self.path)
 
     def __repr__(self) -> str:
         return f'{type(self).__name__}(path={fspath(self.path)!r}, run_id={self._run_id!r})'
@@ -267,16 +277,11 @@ class SqliteStatePersistence(SqlStatePersistence[StateT, RunEndT]):
 
         The log goes back to its start only at a write that finds every frame of it copied into the database.
         A background checkpoint never gets there while steps keep writing (each copies what was there when it
-        started, while new frames arrive), so the log would grow for as long as a run goes on. So once the
-        background checkpoint is done, this connection copies the few frames written meanwhile itself: a
-        fraction of a millisecond every `_CHECKPOINT_EVERY` writes, and the log stays a few megabytes.
+        started, while new frames arrive), so the log would grow for as long as writes go on. So once the
+        background checkpoint is done, the next writer copies the few frames written meanwhile itself: about a
+        millisecond every `_CHECKPOINT_EVERY` writes to the file, and the log stays some megabytes.
         """
-        self._writes += 1
-        if self._writes % _CHECKPOINT_EVERY == 0:
-            _checkpointer.request(fspath(self.path))
-            self._catch_up = True
-        elif self._catch_up and not _checkpointer.running(fspath(self.path)):
-            self._catch_up = False
+        if _checkpointer.wrote(self._file):
             conn.execute('PRAGMA wal_checkpoint(PASSIVE)').fetchall()
 
     def _connect(self) -> sqlite3.Connection:
@@ -294,7 +299,7 @@ class SqliteStatePersistence(SqlStatePersistence[StateT, RunEndT]):
             conn.execute(f'PRAGMA synchronous = {self.synchronous}')
             conn.execute('PRAGMA wal_autocheckpoint = 0')  # checkpoints run in the background instead
             _run(conn, lambda: setup_program(_DIALECT, self._describe()), True)
-            _checkpointer.keep_open(fspath(self.path))
+            _checkpointer.keep_open(self._file)
         except BaseException:
             conn.close()
             raise
