@@ -42,18 +42,18 @@ async def load_history(store: Store, run_id: str) -> list[RawSnapshot]:
     Raises:
         CommandError: the store has no such run.
     """
-    return (await _load(store, run_id))[0]
+    return (await _load(store, run_id, with_info=False))[0]
 
 
-async def _load(store: Store, run_id: str) -> tuple[list[RawSnapshot], RunInfo]:
+async def _load(store: Store, run_id: str, *, with_info: bool) -> tuple[list[RawSnapshot], RunInfo | None]:
     store.check_exists()
     persistence = store.persistence(run_id)
     try:
         history = await raw_history(persistence)
-        info = await persistence.info() if history else None
+        info = await persistence.info() if history and with_info else None
     finally:
         await close(persistence)
-    if info is None:
+    if not history:
         raise _no_run(store, run_id)
     return history, info
 
@@ -64,7 +64,9 @@ def _no_run(store: Store, run_id: str) -> CommandError:
 
 async def show_run(store: Store, run_id: str) -> int:
     """Print a run's history: one line per step, the state where it changed, and how the run ended."""
-    history, info = await _load(store, run_id)
+    history, info = await _load(store, run_id, with_info=True)
+    if info is None:  # pragma: no cover - the run was there a moment ago, when its history was read
+        raise _no_run(store, run_id)
     echo(f'Run {run_id} in {store.display}: {info.status}, {len(history)} snapshots')
     echo()
     rows: list[tuple[str, ...]] = []

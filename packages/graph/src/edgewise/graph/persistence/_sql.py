@@ -25,8 +25,8 @@ from __future__ import annotations as _annotations
 
 import os
 from abc import abstractmethod
-from collections.abc import Callable, Generator
-from dataclasses import dataclass
+from collections.abc import Callable, Generator, Mapping
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Self, TypeVar
 
@@ -96,9 +96,10 @@ class Dialect:
     """Appended to `CREATE TABLE` of the snapshots table (e.g. SQLite's `WITHOUT ROWID`)."""
     serialize_setup: str | None = None
     """A statement that serializes concurrent schema setup, when `CREATE ... IF NOT EXISTS` does not."""
-    complete_previous_trigger: tuple[str, ...] = ()
-    """The statements creating the trigger `edgewise_complete_previous`: after a row with a `prev_duration`
-    is inserted, the row before it in the run (`seq - 1`) becomes `'success'` with that duration."""
+    migrations: Mapping[int, tuple[str, ...]] = field(default_factory=dict, hash=False)
+    """Statements of this database only, run after the shared `MIGRATIONS` of the same version (version 2: the
+    trigger `edgewise_complete_previous`, which marks the row before an inserted one with a `prev_duration`,
+    `seq - 1` of the same run, `'success'` with that duration)."""
 
 
 def new_run_id() -> str:
@@ -161,7 +162,7 @@ MIGRATIONS: dict[int, list[str]] = {
     ],
     2: [
         'ALTER TABLE edgewise_snapshots ADD COLUMN prev_duration {float}',
-        '{complete_previous_trigger}',  # replaced by the dialect's statements, one query each
+        # then each dialect's trigger `edgewise_complete_previous` (`Dialect.migrations`)
     ],
 }
 """Statements that bring a database from the previous version to each version."""
@@ -181,13 +182,11 @@ def setup_program(dialect: Dialect, where: str) -> Program[None]:
         )
     for target in range(version + 1, SCHEMA_VERSION + 1):
         for statement in MIGRATIONS[target]:
-            if statement == '{complete_previous_trigger}':
-                for trigger_statement in dialect.complete_previous_trigger:
-                    yield Query(trigger_statement)
-                continue
             yield Query(
                 statement.format(time=dialect.time_type, float=dialect.float_type, table_options=dialect.table_options)
             )
+        for statement in dialect.migrations.get(target, ()):
+            yield Query(statement)
     if not found:
         yield Query('INSERT INTO edgewise_schema_version (version) VALUES (?)', (SCHEMA_VERSION,))
     elif version < SCHEMA_VERSION:
@@ -312,11 +311,7 @@ class SqlStatePersistence(DurableStatePersistence[StateT, RunEndT]):
             # Positions are dense (1, 2, 3, ... per run, never deleted), so the slot after a known snapshot is
             # free only when that snapshot is the run's last: then it is the next position, found without a
             # lookup. Taken (another writer went on, or a later snapshot exists), the lookup below decides.
-            taken = yield Query(
-                'INSERT INTO edgewise_snapshots (run_id, seq, snapshot_id, kind, status, start_ts, written, data) '
-                'VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_id, seq) DO NOTHING',
-                (run_id, known[1] + 1, *params),
-            )
+            taken = yield Query(_APPEND, (run_id, known[1] + 1, *params, None))
             if taken.rowcount == 1:
                 seq = known[1] + 1
         if seq is None:
@@ -518,7 +513,9 @@ class SqlStatePersistence(DurableStatePersistence[StateT, RunEndT]):
                     self._last_time = (now, written)
                     self._known_seq = (snapshot.id, next_seq)
                     return True
-                # Taken: another writer went on, or a later snapshot exists; the transaction below decides.
+                # Taken: another writer went on, or a later snapshot exists. The position is no longer known:
+                # the transaction below finds it (without trying that slot again).
+                self._known_seq = None
         seq = await self._transact(lambda: self._insert_program(snapshot, data, complete, if_new, start))
         self._run_row_written = True
         if seq is None:

@@ -97,12 +97,13 @@ class FileStatePersistence(DurableStatePersistence[StateT, RunEndT]):
             PersistenceError: one of the files is not a snapshot list.
         """
         location = Path(path)
-        files = await anyio.to_thread.run_sync(
-            lambda: sorted(location.glob('*.json')) if location.is_dir() else [location]
-        )
-        runs = [info for file in files if (info := await FileStatePersistence[Any, Any](file).info()) is not None]
-        runs.sort(key=lambda run: (run.created, run.run_id))
-        return runs
+
+        def list_files() -> list[RunInfo]:
+            files = sorted(location.glob('*.json')) if location.is_dir() else [location]
+            runs = [info for file in files if (info := FileStatePersistence[Any, Any](file)._read_info()) is not None]
+            return sorted(runs, key=lambda run: (run.created, run.run_id))
+
+        return await anyio.to_thread.run_sync(list_files)
 
     # --- locking -------------------------------------------------------------------------------------
 
@@ -290,26 +291,26 @@ class FileStatePersistence(DurableStatePersistence[StateT, RunEndT]):
         return await anyio.to_thread.run_sync(load_all)
 
     async def _op_info(self) -> RunInfo | None:
-        def info() -> RunInfo | None:
-            # The snapshots as stored, not validated: no graph is needed, and only a few fields are read.
-            items = self._read()
-            if not items:
-                return None
-            updated = datetime.fromtimestamp(os.stat(self.json_file).st_mtime, tz=timezone.utc)
-            first, last = items[0], items[-1]
-            created = first.get('start_ts' if first['kind'] == 'node' else 'ts')
-            status = last.get('status') if last['kind'] == 'node' else None
-            owner = self._lock_owner() if status in ('running', 'pending') else None
-            return RunInfo(
-                run_id=self.run_id,
-                graph_name=None,
-                status=run_status(last['kind'], status, owner is not None and owner_is_alive(owner)),
-                created=datetime.fromisoformat(created) if isinstance(created, str) else updated,
-                updated=updated,
-                snapshot_count=len(items),
-            )
+        return await anyio.to_thread.run_sync(self._read_info)
 
-        return await anyio.to_thread.run_sync(info)
+    def _read_info(self) -> RunInfo | None:
+        # The snapshots as stored, not validated: no graph is needed, and only a few fields are read.
+        items = self._read()
+        if not items:
+            return None
+        updated = datetime.fromtimestamp(os.stat(self.json_file).st_mtime, tz=timezone.utc)
+        first, last = items[0], items[-1]
+        created = first.get('start_ts' if first['kind'] == 'node' else 'ts')
+        status = last.get('status') if last['kind'] == 'node' else None
+        owner = self._lock_owner() if status in ('running', 'pending') else None
+        return RunInfo(
+            run_id=self.run_id,
+            graph_name=None,
+            status=run_status(last['kind'], status, owner is not None and owner_is_alive(owner)),
+            created=datetime.fromisoformat(created) if isinstance(created, str) else updated,
+            updated=updated,
+            snapshot_count=len(items),
+        )
 
     async def _op_claim(self, owner: Owner, keep: str | None) -> None:
         fd = self._try_lock(owner)

@@ -37,19 +37,21 @@ _DIALECT = Dialect(
     advisory_locks=True,
     # Concurrent `CREATE TABLE IF NOT EXISTS` can collide in PostgreSQL's catalog: take turns.
     serialize_setup="SELECT pg_advisory_xact_lock(hashtext('edgewise schema setup'))",
-    complete_previous_trigger=(
-        # `search_path` pinned to the schema the tables are created in, so that the function finds those.
-        """CREATE FUNCTION edgewise_complete_previous() RETURNS trigger LANGUAGE plpgsql
-        SET search_path FROM CURRENT AS $$
-        BEGIN
-            UPDATE edgewise_snapshots SET status = 'success', duration = NEW.prev_duration
-            WHERE run_id = NEW.run_id AND seq = NEW.seq - 1;
-            RETURN NULL;
-        END
-        $$""",
-        """CREATE TRIGGER edgewise_complete_previous AFTER INSERT ON edgewise_snapshots
-        FOR EACH ROW WHEN (NEW.prev_duration IS NOT NULL) EXECUTE FUNCTION edgewise_complete_previous()""",
-    ),
+    migrations={
+        2: (
+            # `search_path` pinned to the schema the tables are created in, so that the function finds those.
+            """CREATE FUNCTION edgewise_complete_previous() RETURNS trigger LANGUAGE plpgsql
+            SET search_path FROM CURRENT AS $$
+            BEGIN
+                UPDATE edgewise_snapshots SET status = 'success', duration = NEW.prev_duration
+                WHERE run_id = NEW.run_id AND seq = NEW.seq - 1;
+                RETURN NULL;
+            END
+            $$""",
+            """CREATE TRIGGER edgewise_complete_previous AFTER INSERT ON edgewise_snapshots
+            FOR EACH ROW WHEN (NEW.prev_duration IS NOT NULL) EXECUTE FUNCTION edgewise_complete_previous()""",
+        ),
+    },
 )
 _PASSWORD_IN_URL = re.compile(r'(://[^:/@]*:)[^@]*@')
 _PASSWORD_IN_KEYWORDS = re.compile(r"(password\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)", re.IGNORECASE)

@@ -46,14 +46,16 @@ _DIALECT = Dialect(
     advisory_locks=False,
     time_param=datetime.isoformat,
     table_options='WITHOUT ROWID',
-    complete_previous_trigger=(
-        """CREATE TRIGGER edgewise_complete_previous AFTER INSERT ON edgewise_snapshots
-        WHEN NEW.prev_duration IS NOT NULL
-        BEGIN
-            UPDATE edgewise_snapshots SET status = 'success', duration = NEW.prev_duration
-            WHERE run_id = NEW.run_id AND seq = NEW.seq - 1;
-        END""",
-    ),
+    migrations={
+        2: (
+            """CREATE TRIGGER edgewise_complete_previous AFTER INSERT ON edgewise_snapshots
+            WHEN NEW.prev_duration IS NOT NULL
+            BEGIN
+                UPDATE edgewise_snapshots SET status = 'success', duration = NEW.prev_duration
+                WHERE run_id = NEW.run_id AND seq = NEW.seq - 1;
+            END""",
+        ),
+    },
 )
 _BUSY = (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
 _CHECKPOINT_EVERY = 512
