@@ -10,16 +10,19 @@ from inline_snapshot import snapshot
 from logfire.testing import CaptureLogfire
 
 from edgewise.agent import Agent, CallToolsNode, ModelRequestNode, RunContext, UserError
-from edgewise.agent._stream_events import (
+from edgewise.agent.messages import (
+    AgentStreamEvent,
     FinalResultEvent,
     FunctionToolCallEvent,
     FunctionToolResultEvent,
     PartDeltaEvent,
     PartEndEvent,
     PartStartEvent,
+    TextPart,
     TextPartDelta,
+    ToolCallPart,
+    ToolReturnPart,
 )
-from edgewise.agent.messages import AgentStreamEvent, TextPart, ToolCallPart, ToolReturnPart
 from edgewise.agent.models.function import DeltaToolCall
 from edgewise.graph import End
 
