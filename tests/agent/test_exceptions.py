@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import inspect
+
 from edgewise.agent.exceptions import (
     AgentError,
     AgentRunError,
@@ -28,7 +30,7 @@ def test_model_retry_is_a_signal_outside_the_error_tree() -> None:
 
 def test_the_message_is_declared_once_on_the_root() -> None:
     for cls in (UserError, AgentRunError, UnexpectedModelBehavior, UsageLimitExceeded):
-        assert 'message' not in cls.__dict__.get('__annotations__', {})
+        assert 'message' not in inspect.get_annotations(cls)
     assert '__init__' not in UserError.__dict__
     assert '__init__' not in AgentRunError.__dict__
     assert AgentRunError('failed').message == 'failed'
