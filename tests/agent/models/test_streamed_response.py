@@ -28,7 +28,7 @@ from edgewise.agent.models.test import TestModel
 from edgewise.agent.tools import ToolDefinition
 from edgewise.agent.usage import RequestUsage
 
-from ._streaming_helpers import StreamItem, streamed
+from .._streaming_helpers import StreamItem, streamed
 
 pytestmark = pytest.mark.anyio
 
