@@ -10,7 +10,7 @@ from typing import Any, Generic
 from typing_extensions import TypeVar
 
 from ._agent_run import AgentRun
-from ._node_stream_loop import stream_nodes
+from ._node_stream_loop import every_event, stream_nodes
 from ._run_result import AgentRunResultEvent
 from .messages import AgentStreamEvent
 
@@ -49,7 +49,7 @@ class AgentEventStream(Generic[OutputDataT]):
         return self._events
 
     async def _iterate(self) -> AsyncGenerator[AgentStreamEvent | AgentRunResultEvent[OutputDataT]]:
-        async with self._run_context as run, aclosing(stream_nodes(run)) as events:
+        async with self._run_context as run, aclosing(stream_nodes(run, every_event)) as events:
             async for event in events:
                 yield event
             result = run.result

@@ -6,20 +6,18 @@ from __future__ import annotations as _annotations
 
 from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager, aclosing
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import Any, TypeAlias
 
 from typing_extensions import TypeVar
 
 from edgewise.graph import End
 
 from ._agent_graph import AgentStream, CallToolsNode, ModelRequestNode
+from ._agent_run import AgentRun
 from .messages import AgentStreamEvent, HandleResponseEvent
 from .tools import RunContext
 
-if TYPE_CHECKING:
-    from ._agent_run import AgentRun
-
-__all__ = ('EventStreamHandler', 'NodeEvents', 'stream_nodes', 'run_with_event_handler')
+__all__ = ('EventStreamHandler', 'NodeEvents', 'every_event', 'stream_nodes', 'run_with_event_handler')
 
 _T = TypeVar('_T')
 
@@ -30,21 +28,21 @@ NodeEvents: TypeAlias = AgentStream | AsyncIterator[HandleResponseEvent]
 """The events of one streamed node: a model response's (`AgentStream`), or the tool call events of a response."""
 
 
-def _as_is(events: NodeEvents) -> AsyncIterator[Any]:
+def every_event(events: NodeEvents) -> AsyncIterable[AgentStreamEvent]:
+    """A `read` for `stream_nodes` that takes every event of each node as it is."""
     return events
 
 
 async def stream_nodes(
-    agent_run: AgentRun[Any, Any], read: Callable[[NodeEvents], AsyncIterator[_T]] = _as_is
+    agent_run: AgentRun[Any, Any], read: Callable[[NodeEvents], AsyncIterable[_T]]
 ) -> AsyncGenerator[_T]:
     """Run every node of `agent_run`, streaming the model request and tool call nodes: for each, enter its stream
-    and yield what `read(events)` yields (by default, the events themselves). Once the generator is done, the
+    and yield what `read(events)` yields (`every_event`: the events themselves). Once the generator is done, the
     run has ended and `agent_run.result` is set. Use it in `aclosing`.
 
     Each node's stream is entered here, around `read`, so that an error or a cancellation while `read` runs (an
-    event handler failing, say) leaves the stream, and the model's stream under it, as itself. Events go
-    straight from the node's stream to `read`, with no layer of this generator per event when `read` returns
-    the events as they are.
+    event handler failing, say) leaves the stream, and the model's stream under it, as itself. An event passes
+    through this one generator between the node's stream and the caller.
     """
     node: Any = agent_run.next_node
     ctx = agent_run.ctx

@@ -8,7 +8,7 @@ until the run's real final result.
 
 from __future__ import annotations as _annotations
 
-from collections.abc import AsyncGenerator, AsyncIterator, Callable
+from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator, Callable
 from contextlib import aclosing
 from typing import Any, Generic
 
@@ -64,7 +64,7 @@ class StreamedRunResult(Generic[OutputDataT]):
         self._generators.append(generator)
         return generator
 
-    def _read(self, events: NodeEvents) -> AsyncIterator[AgentStreamEvent]:
+    def _read(self, events: NodeEvents) -> AsyncIterable[AgentStreamEvent]:
         if isinstance(events, AgentStream):
             self._response = events.response
             self._responses += 1

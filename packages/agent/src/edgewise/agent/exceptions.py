@@ -18,10 +18,7 @@ agent run, say) would swallow the tool's own request for a retry.
 
 from __future__ import annotations as _annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from ._message_types import ModelMessage
+from ._message_types import ModelMessage
 
 __all__ = (
     'AgentError',
