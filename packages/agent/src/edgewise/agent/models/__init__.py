@@ -2,6 +2,10 @@
 
 Backends here: `models.test.TestModel` and `models.function.FunctionModel`. Provider backends (OpenAI,
 Anthropic, ...) come in a later release; naming one today is a clear `UserError`.
+
+`Model` (with `RunContext`), `ModelRequestParameters` and `StreamedResponse` are defined in the private modules
+of this package, which the backends import; this module re-exports them and sits above the backends, so that
+`infer_model('test')` can make a `TestModel` without an import cycle.
 """
 
 from __future__ import annotations as _annotations
