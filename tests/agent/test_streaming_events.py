@@ -187,3 +187,10 @@ async def test_a_streamed_run_has_the_spans_of_a_plain_run(capfire: CaptureLogfi
         'running tool: double',
         'chat function::stream',
     ]
+
+
+def test_event_reprs_leave_out_fields_at_their_default() -> None:
+    assert repr(PartStartEvent(index=0, part=TextPart('a'))) == "PartStartEvent(index=0, part=TextPart(content='a'))"
+    assert repr(PartDeltaEvent(index=2, delta=TextPartDelta('b', provider_name='p'))) == (
+        "PartDeltaEvent(index=2, delta=TextPartDelta(content_delta='b', provider_name='p'))"
+    )
