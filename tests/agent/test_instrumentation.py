@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+
 import pytest
 from logfire.testing import CaptureLogfire
 
 from edgewise.agent import Agent, UnexpectedModelBehavior
-from edgewise.agent.messages import TextPart, ToolCallPart
+from edgewise.agent.messages import ModelMessage, TextPart, ToolCallPart
+from edgewise.agent.models.function import AgentInfo, FunctionModel
 
 from ._helpers import scripted
 
@@ -53,3 +56,24 @@ async def test_a_failed_run_ends_its_span_with_the_error(capfire: CaptureLogfire
         await agent.run('go')
     run_span = next(s for s in capfire.exporter.exported_spans_as_dict() if s['name'] == 'agent run')
     assert run_span['attributes']['logfire.level_num'] == 17
+
+
+class _ModelDown(Exception):
+    pass
+
+
+async def test_a_failed_streamed_request_ends_its_span_with_the_error(capfire: CaptureLogfire) -> None:
+    async def stream(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[str]:
+        yield 'half an ans'
+        raise _ModelDown('connection lost')
+
+    agent = Agent(FunctionModel(stream_function=stream))
+    with pytest.raises(_ModelDown):
+        async with agent.run_stream('go') as result:
+            await result.get_output()
+    request_span = next(s for s in capfire.exporter.exported_spans_as_dict() if s['name'].startswith('chat '))
+    assert request_span['attributes']['logfire.level_num'] == 17
+    [event] = request_span['events']
+    assert event['name'] == 'exception'
+    assert event['attributes']['exception.type'].endswith('_ModelDown')
+    assert event['attributes']['exception.message'] == 'connection lost'

@@ -10,16 +10,19 @@ from inline_snapshot import snapshot
 from logfire.testing import CaptureLogfire
 
 from edgewise.agent import Agent, CallToolsNode, ModelRequestNode, RunContext, UserError
-from edgewise.agent._stream_events import (
+from edgewise.agent.messages import (
+    AgentStreamEvent,
     FinalResultEvent,
     FunctionToolCallEvent,
     FunctionToolResultEvent,
     PartDeltaEvent,
     PartEndEvent,
     PartStartEvent,
+    TextPart,
     TextPartDelta,
+    ToolCallPart,
+    ToolReturnPart,
 )
-from edgewise.agent.messages import AgentStreamEvent, TextPart, ToolCallPart, ToolReturnPart
 from edgewise.agent.models.function import DeltaToolCall
 from edgewise.graph import End
 
@@ -184,3 +187,10 @@ async def test_a_streamed_run_has_the_spans_of_a_plain_run(capfire: CaptureLogfi
         'running tool: double',
         'chat function::stream',
     ]
+
+
+def test_event_reprs_leave_out_fields_at_their_default() -> None:
+    assert repr(PartStartEvent(index=0, part=TextPart('a'))) == "PartStartEvent(index=0, part=TextPart(content='a'))"
+    assert repr(PartDeltaEvent(index=2, delta=TextPartDelta('b', provider_name='p'))) == (
+        "PartDeltaEvent(index=2, delta=TextPartDelta(content_delta='b', provider_name='p'))"
+    )

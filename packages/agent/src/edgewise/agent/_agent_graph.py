@@ -3,18 +3,26 @@
 Nodes hold only serializable data (the prompt, a request, a response); everything else lives in the
 state (`GraphAgentState`, persisted) or the deps (`GraphAgentDeps`, per run). Each step does work in
 proportion to the new messages only: the history is appended to, never copied or re-validated.
+
+A model request or tool call node can also be streamed (`node.stream(ctx)`): it does its work while its events
+are read, and running it afterwards (`AgentRun.next`) returns the node that follows without doing the work
+again. Leaving a stream because of an error or a cancellation stops the model (its stream is closed) and the
+tools (they run in the reader's task, so the cancellation reaches them); the message history then holds only
+whole messages: a request without its response, or a response whose tool calls are answered by
+`Tool call cancelled.` returns.
 """
 
 from __future__ import annotations as _annotations
 
 import dataclasses
-from collections.abc import AsyncIterator, Sequence
-from contextlib import AbstractAsyncContextManager
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from functools import cache
 from typing import Any
 
+import anyio
 import pydantic
 from typing_extensions import TypeVar
 
@@ -23,14 +31,19 @@ from edgewise.graph import BaseNode, End, Graph, GraphRunContext
 from . import _instrument
 from ._output import validation_errors
 from ._run_deps import GraphAgentDeps, GraphAgentState
-from ._stream_events import HandleResponseEvent
-from ._streaming import AgentStream, stream_call_tools, stream_model_request, take_streamed_next
+from ._run_result import FinalResult
 from ._tool_calls import run_tool_calls, tool_retry_prompt
-from .exceptions import ModelRetry
+from .exceptions import ModelRetry, UserError
 from .messages import (
+    FunctionToolCallEvent,
+    FunctionToolResultEvent,
+    HandleResponseEvent,
     ModelRequest,
     ModelRequestPart,
     ModelResponse,
+    ModelResponseStreamEvent,
+    OutputToolCallEvent,
+    OutputToolResultEvent,
     RetryPromptPart,
     SystemPromptPart,
     TextPart,
@@ -39,18 +52,65 @@ from .messages import (
     UserContent,
     UserPromptPart,
 )
-from .models import ModelRequestParameters
-from .result import FinalResult
+from .models import ModelRequestParameters, StreamedResponse
 from .tools import RunContext
+from .usage import RequestUsage
 
-__all__ = ('UserPromptNode', 'ModelRequestNode', 'CallToolsNode', 'AgentNode', 'agent_graph')
+__all__ = (
+    'UserPromptNode',
+    'ModelRequestNode',
+    'CallToolsNode',
+    'AgentNode',
+    'AgentStream',
+    'CANCELLED_TOOL_CONTENT',
+    'agent_graph',
+)
 
 DepsT = TypeVar('DepsT', default=None)
 NodeRunEndT = TypeVar('NodeRunEndT', covariant=True, default=Any)
 
 
+CANCELLED_TOOL_CONTENT = 'Tool call cancelled.'
+"""The return recorded for tool calls whose run was cancelled, so that no call is left unanswered."""
+
+_NEXT = '_edgewise_streamed_next'  # instance attribute (not a field: never persisted) holding a streamed result
+
+
 def _now() -> datetime:
     return datetime.now(tz=timezone.utc)
+
+
+def _take_streamed_next(node: object) -> Any:
+    """The node that follows `node`, if `node` was already run by streaming it (else `None`)."""
+    return node.__dict__.pop(_NEXT, None)
+
+
+def _check_not_streamed(node: object) -> None:
+    if _NEXT in node.__dict__:
+        raise UserError(f'This {type(node).__name__} has already been streamed; run the node it led to.')
+
+
+class AgentStream:
+    """The events of one streamed model response (what `ModelRequestNode.stream` gives)."""
+
+    def __init__(self, response: StreamedResponse) -> None:
+        self._response = response
+
+    def __aiter__(self) -> AsyncIterator[ModelResponseStreamEvent]:
+        return self._response.__aiter__()
+
+    @property
+    def response(self) -> StreamedResponse:
+        """The model's streamed response."""
+        return self._response
+
+    def get(self) -> ModelResponse:
+        """The response received so far."""
+        return self._response.get()
+
+    def usage(self) -> RequestUsage:
+        """The usage of this response so far."""
+        return self._response.usage()
 
 
 @dataclass
@@ -120,17 +180,13 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
         self, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]]
     ) -> CallToolsNode[DepsT, NodeRunEndT]:
         """Check the request limit, send the request, record the response and its usage."""
-        if (streamed := take_streamed_next(self)) is not None:
+        if (streamed := _take_streamed_next(self)) is not None:
             return streamed  # type: ignore[no-any-return]
         params = await self.prepare_request(ctx)
         state, deps = ctx.state, ctx.deps
-        history = state.message_history
         model = deps.model
-        if _instrument.TRACING:
-            with _instrument.span('chat {model_name}', model_name=model.model_name, run_step=state.run_step):
-                response = await model.request(history, deps.model_settings, params)
-        else:
-            response = await model.request(history, deps.model_settings, params)
+        with _instrument.span('chat {model_name}', model_name=model.model_name, run_step=state.run_step):
+            response = await model.request(state.message_history, deps.model_settings, params)
         return self.record_response(ctx, response)
 
     def stream(
@@ -141,7 +197,24 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
         The model's events come as they arrive, with a `FinalResultEvent` at the first candidate for the
         final result. Running the node afterwards returns the `CallToolsNode` for the streamed response.
         """
-        return stream_model_request(self, ctx)
+        return self._stream(ctx)
+
+    @asynccontextmanager
+    async def _stream(
+        self, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]]
+    ) -> AsyncIterator[AgentStream]:
+        _check_not_streamed(self)
+        state, deps = ctx.state, ctx.deps
+        params = await self.prepare_request(ctx)
+        run_ctx = deps.run_context(state)
+        model = deps.model
+        with _instrument.span('chat {model_name}', model_name=model.model_name, run_step=state.run_step):
+            async with model.request_stream(state.message_history, deps.model_settings, params, run_ctx) as response:
+                stream = AgentStream(response)
+                yield stream
+                async for _ in stream:  # a reader that stops early still gets the whole response recorded
+                    pass
+                self.__dict__[_NEXT] = self.record_response(ctx, response.get())
 
     async def prepare_request(
         self, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]]
@@ -191,7 +264,7 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
         self, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]]
     ) -> ModelRequestNode[DepsT, NodeRunEndT] | End[FinalResult[NodeRunEndT]]:
         """End the run with a valid output, or send tool results and retry prompts in a new request."""
-        if (streamed := take_streamed_next(self)) is not None:
+        if (streamed := _take_streamed_next(self)) is not None:
             return streamed  # type: ignore[no-any-return]
         calls = [p for p in self.model_response.parts if isinstance(p, ToolCallPart)]
         if calls:
@@ -206,7 +279,53 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
         Gives a `FunctionToolCallEvent` (or `OutputToolCallEvent`) per tool call, then, once the calls have
         run, a `FunctionToolResultEvent` (or `OutputToolResultEvent`) per call, in call order.
         """
-        return stream_call_tools(self, ctx)
+        return self._stream(ctx)
+
+    @asynccontextmanager
+    async def _stream(
+        self, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]]
+    ) -> AsyncIterator[AsyncIterator[HandleResponseEvent]]:
+        _check_not_streamed(self)
+        events = self._handle_events(ctx)
+        try:
+            yield events
+            async for _ in events:
+                pass
+        finally:
+            await events.aclose()
+
+    async def _handle_events(
+        self, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]]
+    ) -> AsyncGenerator[HandleResponseEvent]:
+        state = ctx.state
+        output_tools = ctx.deps.output_schema.tools
+        calls = [p for p in self.model_response.parts if isinstance(p, ToolCallPart)]
+        for call in calls:
+            yield OutputToolCallEvent(call) if call.tool_name in output_tools else FunctionToolCallEvent(call)
+        history = state.message_history
+        size = len(history)
+        try:
+            next_node = await self.run(ctx)
+        except anyio.get_cancelled_exc_class():
+            if calls and len(history) == size:
+                now = _now()
+                returns = [ToolReturnPart(c.tool_name, CANCELLED_TOOL_CONTENT, c.tool_call_id, outcome='failed',
+                                          timestamp=now) for c in calls]  # fmt: skip
+                history.append(ModelRequest(returns, timestamp=now, run_id=state.run_id))
+            raise
+        self.__dict__[_NEXT] = next_node
+        if not calls:
+            return
+        request = getattr(next_node, 'request', None)
+        if request is None:  # the run ended: the output tool's acknowledgement closed the history
+            request = history[-1]
+        by_id = {p.tool_call_id: p for p in request.parts if isinstance(p, ToolReturnPart | RetryPromptPart)}
+        for call in calls:
+            if (part := by_id.get(call.tool_call_id)) is not None:
+                if call.tool_name in output_tools:
+                    yield OutputToolResultEvent(part)
+                else:
+                    yield FunctionToolResultEvent(part)
 
     async def _handle_text(
         self, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]]

@@ -13,8 +13,8 @@ from edgewise.graph import End, GraphRun, GraphRunContext
 
 from ._agent_graph import AgentNode
 from ._run_deps import GraphAgentDeps, GraphAgentState
+from ._run_result import AgentRunResult, FinalResult
 from .messages import ModelMessage
-from .result import AgentRunResult, FinalResult
 from .usage import RunUsage
 
 __all__ = ('AgentRun', 'capture_run_messages')

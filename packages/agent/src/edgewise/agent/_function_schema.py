@@ -19,6 +19,7 @@ import pydantic
 from pydantic_core import SchemaValidator
 
 from .exceptions import UserError
+from .models._model import RunContext
 
 __all__ = ('DocstringFormat', 'FunctionSchema', 'function_schema', 'parse_docstring')
 
@@ -115,8 +116,6 @@ class FunctionSchema:
 
 
 def _is_run_context(annotation: Any) -> bool:
-    from .tools import RunContext
-
     return annotation is RunContext or get_origin(annotation) is RunContext
 
 

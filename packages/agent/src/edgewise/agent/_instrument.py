@@ -1,9 +1,47 @@
-"""Spans through logfire-api (agent run, model request, tool call), skipped when logfire is not installed."""
+"""Spans through logfire-api (agent run, model request, tool call), made only when logfire is installed.
+
+logfire-api is a no-op shim when logfire is missing, but calling it would still cost a call and a kwargs dict
+per span, and importing it costs tens of milliseconds; so `span` gives a do-nothing context manager unless
+logfire is importable, and logfire-api is imported on the first real span.
+"""
 
 from __future__ import annotations as _annotations
 
-from edgewise.graph._instrument import TRACING, Tracer
+import importlib.util
+import sys
+import warnings
+from contextlib import AbstractContextManager, nullcontext
+from typing import Any
 
 __all__ = ('TRACING', 'span')
 
-span = Tracer('edgewise-agent').span
+
+def _logfire_installed() -> bool:
+    if 'logfire' in sys.modules:  # imported already, or blocked with `sys.modules['logfire'] = None`
+        return sys.modules['logfire'] is not None
+    return importlib.util.find_spec('logfire') is not None
+
+
+TRACING: bool = _logfire_installed()
+"""Whether spans are made (tests turn it off to check that nothing depends on them)."""
+
+_NO_SPAN: AbstractContextManager[None] = nullcontext()  # reusable: entering it holds no state
+_logfire: Any = None
+
+
+def span(name: str, **attributes: Any) -> AbstractContextManager[Any]:
+    """A logfire span named `name` under the `edgewise-agent` scope, or a context manager doing nothing when
+    tracing is off. An exception leaving the block is recorded on the span."""
+    global _logfire
+    if not TRACING:
+        return _NO_SPAN
+    if _logfire is None:
+        import logfire_api
+
+        _logfire = logfire_api.Logfire(otel_scope='edgewise-agent')
+        # logfire warns once, on the first span, when the application has not configured it; that is the
+        # application's choice, not a library's warning to raise (and it breaks `-W error` test suites).
+        with warnings.catch_warnings():
+            warnings.filterwarnings('ignore', message='No logs or spans will be created')
+            return _logfire.span(name, **attributes)  # type: ignore[no-any-return]
+    return _logfire.span(name, **attributes)  # type: ignore[no-any-return]

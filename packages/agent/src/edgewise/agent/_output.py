@@ -71,6 +71,8 @@ class OutputProcessor:
     """Whether the model should follow the schema strictly."""
     validator: pydantic.TypeAdapter[Any] | None = None
     """Validates the answer (for types)."""
+    value_type: Any = None
+    """The type `validator` validates (for types): partial outputs are built for it while streaming."""
     wrapped: bool = False
     """Whether the value sits under `'response'` in the answer (for non-object types)."""
     function: FunctionSchema | None = None
@@ -190,7 +192,7 @@ def _processor(output: Any, *, name: str, description: str | None, strict: bool 
         adapter: pydantic.TypeAdapter[Any] = pydantic.TypeAdapter(output)
         return OutputProcessor(
             name=name, json_schema=_strip_field_titles(adapter.json_schema()),
-            description=description or _own_docstring(output), strict=strict, validator=adapter,
+            description=description or _own_docstring(output), strict=strict, validator=adapter, value_type=output,
         )  # fmt: skip
     model = pydantic.create_model(name, response=(output, ...))
     json_schema = model.model_json_schema()
@@ -198,7 +200,7 @@ def _processor(output: Any, *, name: str, description: str | None, strict: bool 
     json_schema['properties']['response'].pop('title', None)
     return OutputProcessor(
         name=name, json_schema=json_schema, description=description, strict=strict,
-        validator=pydantic.TypeAdapter(model), wrapped=True,
+        validator=pydantic.TypeAdapter(model), value_type=model, wrapped=True,
     )  # fmt: skip
 
 
@@ -284,7 +286,7 @@ def _object_schema(spec: NativeOutput[Any] | PromptedOutput[Any]) -> OutputSchem
         adapter: pydantic.TypeAdapter[Any] = pydantic.TypeAdapter(output)
         processor = OutputProcessor(
             name=name, json_schema=_strip_field_titles(adapter.json_schema()), description=spec.description,
-            strict=strict, validator=adapter,
+            strict=strict, validator=adapter, value_type=output,
         )  # fmt: skip
     else:
         processor = _processor(output, name=name, description=spec.description, strict=strict)

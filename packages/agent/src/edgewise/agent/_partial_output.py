@@ -297,24 +297,10 @@ class PartialOutputBuilder:
 
 def _construct_model(spec: _Spec, fields: dict[str, Any]) -> Any:
     """A model instance of validated field values (by JSON key), with defaults for the missing ones."""
-    cls = _strip_optional(spec.tp)
-    if cls.__pydantic_post_init__ or cls.__pydantic_root_model__ or cls.model_config.get('extra') == 'allow':
-        return cls.model_construct(**{spec.fields[k][0] if k in spec.fields else k: v for k, v in fields.items()})
-    # What `model_construct` does for plain models, without its per-field alias handling (the keys are known).
-    values: dict[str, Any] = {}
-    fields_set: set[str] = set()
-    for key, (name, _) in spec.fields.items():
-        if key in fields:
-            values[name] = fields[key]
-            fields_set.add(name)
-        else:  # not required, or the caller would not construct
-            values[name] = cls.__pydantic_fields__[name].get_default(call_default_factory=True, validated_data=values)
-    model = cls.__new__(cls)
-    object.__setattr__(model, '__dict__', values)
-    object.__setattr__(model, '__pydantic_fields_set__', fields_set)
-    object.__setattr__(model, '__pydantic_extra__', None)
-    object.__setattr__(model, '__pydantic_private__', None)
-    return model
+    names = spec.fields
+    # `model_construct` takes attribute names; keys that are no field stay as they are (extras, for models
+    # that allow them).
+    return _strip_optional(spec.tp).model_construct(**{names[k][0] if k in names else k: v for k, v in fields.items()})
 
 
 def _put_raw(frame: _Frame, value: Any) -> None:

@@ -10,15 +10,15 @@ from collections.abc import Hashable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._stream_events import (
+from ._event_types import (
     PartDeltaEvent,
     PartStartEvent,
     TextPartDelta,
     ThinkingPartDelta,
     ToolCallPartDelta,
 )
+from ._message_types import ModelResponsePart, TextPart, ThinkingPart, ToolCallPart, generate_tool_call_id
 from .exceptions import UnexpectedModelBehavior
-from .messages import ModelResponsePart, TextPart, ThinkingPart, ToolCallPart, generate_tool_call_id
 
 __all__ = ('PartsManager',)
 

@@ -51,10 +51,7 @@ async def _run_one(
     error: Exception
     try:
         kwargs = schema.validate(call.args)
-        if _instrument.TRACING:
-            with _instrument.span('running tool: {tool_name}', tool_name=name, tool_call_id=call.tool_call_id):
-                result = await schema.call(kwargs, tool_ctx)
-        else:
+        with _instrument.span('running tool: {tool_name}', tool_name=name, tool_call_id=call.tool_call_id):
             result = await schema.call(kwargs, tool_ctx)
     except pydantic.ValidationError as exc:
         error = exc

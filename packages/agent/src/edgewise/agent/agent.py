@@ -5,7 +5,7 @@ from __future__ import annotations as _annotations
 import inspect
 import types
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
-from contextlib import AbstractAsyncContextManager, asynccontextmanager, contextmanager, nullcontext
+from contextlib import AbstractAsyncContextManager, asynccontextmanager, contextmanager
 from contextvars import ContextVar
 from functools import partial
 from types import NoneType
@@ -17,17 +17,20 @@ from typing_extensions import TypedDict, TypeVar, Unpack
 from edgewise.graph import BaseStatePersistence, Graph
 
 from . import _instrument
+from . import messages as _messages
+from ._agent_event_stream import AgentEventStream
 from ._agent_graph import UserPromptNode, agent_graph
 from ._agent_run import AgentRun, bind_captured_messages
 from ._function_schema import DocstringFormat
+from ._node_stream_loop import EventStreamHandler, run_with_event_handler
 from ._output import build_output_schema
 from ._run_deps import EndStrategy, GraphAgentDeps, GraphAgentState, OutputValidator, SystemPromptRunner
-from ._streaming import EventStreamHandler, run_with_event_handler
+from ._run_result import AgentRunResult, FinalResult
+from ._streamed_run_result import StreamedRunResult
 from .exceptions import UserError
 from .messages import ModelMessage, ModelRequest, ModelResponse, UserContent
 from .models import KnownModelName, Model, infer_model
 from .output import OutputDataT, OutputSpec
-from .result import AgentEventStream, AgentRunResult, FinalResult, StreamedRunResult
 from .settings import ModelSettings, merge_model_settings
 from .tools import AgentDepsT, RunContext, Tool, ToolDefinition, ToolFuncEither, ToolPrepareFunc
 from .usage import RunUsage, UsageLimits
@@ -410,12 +413,7 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
             static_tool_defs=static_defs,
         )
         start: UserPromptNode[AgentDepsT, Any] = UserPromptNode(user_prompt)
-        span = (
-            _instrument.span('agent run', agent_name=self.name or 'agent', model_name=model_used.model_name)
-            if _instrument.TRACING
-            else nullcontext()
-        )
-        with span:
+        with _instrument.span('agent run', agent_name=self.name or 'agent', model_name=model_used.model_name):
             async with agent_graph().iter(
                 start, state=state, deps=graph_deps, persistence=persistence, infer_name=False
             ) as graph_run:
@@ -572,9 +570,7 @@ def _validate_history(history: Sequence[ModelMessage] | None) -> list[ModelMessa
         return []
     if all(isinstance(m, ModelRequest | ModelResponse) for m in history):
         return list(history)
-    from .messages import ModelMessagesTypeAdapter
-
     try:
-        return ModelMessagesTypeAdapter.validate_python(list(history))
+        return _messages.ModelMessagesTypeAdapter.validate_python(list(history))
     except Exception as exc:
         raise UserError(f'`message_history` holds items that are not valid messages: {exc}') from exc

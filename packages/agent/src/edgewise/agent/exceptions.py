@@ -2,20 +2,23 @@
 
 ```
 AgentError(Exception)                       root of every error raised by edgewise.agent
- +-- ModelRetry                             raised by tools and validators to ask the model to try again
  +-- UserError(RuntimeError)                the agent, a tool or a run was set up wrongly
  +-- AgentRunError(RuntimeError)            a run failed
       +-- UnexpectedModelBehavior           the model answered in a way the run cannot use
       +-- UsageLimitExceeded                a run went past one of its `UsageLimits`
+
+ModelRetry(Exception)                       not an error: raised by tools and validators to ask the model
+                                            to try again
 ```
+
+`ModelRetry` stands outside the tree, as in pydantic-ai: it is a signal that user code raises for the run to
+catch, not a failure of the package. Under `AgentError`, an `except AgentError:` in a tool (around a nested
+agent run, say) would swallow the tool's own request for a retry.
 """
 
 from __future__ import annotations as _annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from .messages import ModelMessage
+from ._message_types import ModelMessage
 
 __all__ = (
     'AgentError',
@@ -30,9 +33,19 @@ __all__ = (
 class AgentError(Exception):
     """Root of every exception raised by `edgewise.agent`."""
 
+    message: str
+    """What went wrong and, where possible, what to do about it."""
 
-class ModelRetry(AgentError):
-    """Raise it from a tool or an output validator to send `message` back to the model and let it retry."""
+    def __init__(self, message: str) -> None:
+        self.message = message
+        super().__init__(message)
+
+
+class ModelRetry(Exception):
+    """Raise it from a tool or an output validator to send `message` back to the model and let it retry.
+
+    Not an `AgentError`: it is a signal for the run, which catches it, not an error of the package.
+    """
 
     message: str
     """What the model is told about why it must try again."""
@@ -45,23 +58,9 @@ class ModelRetry(AgentError):
 class UserError(AgentError, RuntimeError):
     """The agent, one of its tools or a run's arguments were set up wrongly; the message says how to fix it."""
 
-    message: str
-    """What is wrong and what to do."""
-
-    def __init__(self, message: str) -> None:
-        self.message = message
-        super().__init__(message)
-
 
 class AgentRunError(AgentError, RuntimeError):
     """A run of an agent failed."""
-
-    message: str
-    """What went wrong."""
-
-    def __init__(self, message: str) -> None:
-        self.message = message
-        super().__init__(message)
 
     def __str__(self) -> str:
         return self.message

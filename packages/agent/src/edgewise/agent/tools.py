@@ -1,14 +1,15 @@
-"""Tools: functions the model may call, their definitions, and the `RunContext` they (and validators) receive."""
+"""Tools: functions the model may call, their definitions, and the `RunContext` they (and validators) receive.
+
+`ToolDefinition` and `RunContext` are defined lower down (models use them too) and re-exported here.
+"""
 
 from __future__ import annotations as _annotations
 
-import dataclasses
 import inspect
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Concatenate, Generic, Literal, Self, TypeAlias
+from typing import Any, Concatenate, Generic, Self, TypeAlias
 
-from typing_extensions import ParamSpec, TypeVar
+from typing_extensions import ParamSpec
 
 from ._function_schema import (
     DocstringFormat,
@@ -17,11 +18,8 @@ from ._function_schema import (
     passthrough_schema,
     takes_run_context,
 )
-from .usage import RunUsage
-
-if TYPE_CHECKING:
-    from .messages import ModelMessage
-    from .models import Model
+from ._tool_definition import ToolDefinition, ToolKind
+from .models._model import AgentDepsT, RunContext
 
 __all__ = (
     'AgentDepsT',
@@ -37,100 +35,8 @@ __all__ = (
     'DocstringFormat',
 )
 
-AgentDepsT = TypeVar('AgentDepsT', default=None, contravariant=True)
-"""Type of an agent's dependencies."""
 ToolParams = ParamSpec('ToolParams', default=...)
 """Parameters of a tool function."""
-
-
-@dataclass(repr=False, kw_only=True)
-class RunContext(Generic[AgentDepsT]):
-    """What tools, instructions, system prompt functions and output validators receive about the run."""
-
-    deps: AgentDepsT
-    """The run's dependencies."""
-    model: Model
-    """The model of the run."""
-    usage: RunUsage
-    """The usage of the run so far."""
-    prompt: str | None = None
-    """The user prompt the run started with."""
-    messages: list[ModelMessage] = field(default_factory=list)
-    """The messages of the run so far."""
-    retries: dict[str, int] = field(default_factory=dict)
-    """How many times each tool has been retried in a row."""
-    tool_call_id: str | None = None
-    """The id of the tool call being handled, if any."""
-    tool_name: str | None = None
-    """The name of the tool being called, if any."""
-    retry: int = 0
-    """How many times the current tool (or the output) has been retried in a row."""
-    max_retries: int = 0
-    """The retry budget of the current tool (or of the output)."""
-    run_step: int = 0
-    """The number of model requests made so far in the run."""
-    run_id: str | None = None
-    """The id of the run."""
-    partial_output: bool = False
-    """Whether an output validator is seeing a partial output (streaming)."""
-
-    def replace_with(self, **changes: Any) -> RunContext[AgentDepsT]:
-        """A copy with the given fields changed."""
-        return dataclasses.replace(self, **changes)
-
-    def __repr__(self) -> str:
-        return (
-            f'RunContext(deps={self.deps!r}, model={self.model!r}, usage={self.usage!r}, run_step={self.run_step}, '
-            f'tool_name={self.tool_name!r}, retry={self.retry})'
-        )
-
-
-ToolKind: TypeAlias = Literal['function', 'output', 'external', 'unapproved']
-"""What a tool definition is for: a function tool, an output tool, or a tool run outside the agent."""
-
-
-@dataclass(repr=False, kw_only=True)
-class ToolDefinition:
-    """What a model is told about a tool: its name, description and argument schema."""
-
-    name: str
-    """The tool's name, unique within a run."""
-    parameters_json_schema: dict[str, Any] = field(
-        default_factory=lambda: {'type': 'object', 'properties': {}, 'additionalProperties': False}
-    )
-    """The JSON schema of the tool's arguments."""
-    description: str | None = None
-    """What the tool does, for the model."""
-    outer_typed_dict_key: str | None = None
-    """For output tools wrapping a non-object type: the key the value is wrapped under (`'response'`)."""
-    strict: bool | None = None
-    """Whether the model should follow the schema strictly (for providers that support it)."""
-    sequential: bool = False
-    """Whether calls of this tool must not run concurrently with other tool calls."""
-    kind: ToolKind = 'function'
-    """What the tool is for."""
-    metadata: dict[str, Any] | None = None
-    """Data for the application; not sent to the model."""
-
-    def __repr__(self) -> str:
-        shown = [f'name={self.name!r}', f'parameters_json_schema={self.parameters_json_schema!r}']
-        if self.description is not None:
-            shown.append(f'description={self.description!r}')
-        for name in ('outer_typed_dict_key', 'strict', 'metadata'):
-            if (value := getattr(self, name)) is not None:
-                shown.append(f'{name}={value!r}')
-        if self.sequential:
-            shown.append('sequential=True')
-        if self.kind != 'function':
-            shown.append(f'kind={self.kind!r}')
-        return f'ToolDefinition({", ".join(shown)})'
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ToolDefinition):
-            return NotImplemented
-        return dataclasses.astuple(self) == dataclasses.astuple(other)
-
-    __hash__ = None  # type: ignore[assignment]
 
 
 ToolFuncContext: TypeAlias = Callable[Concatenate[RunContext[AgentDepsT], ToolParams], Any]

@@ -2,25 +2,21 @@
 
 Backends here: `models.test.TestModel` and `models.function.FunctionModel`. Provider backends (OpenAI,
 Anthropic, ...) come in a later release; naming one today is a clear `UserError`.
+
+`Model` (with `RunContext`), `ModelRequestParameters` and `StreamedResponse` are defined in the private modules
+of this package, which the backends import; this module re-exports them and sits above the backends, so that
+`infer_model('test')` can make a `TestModel` without an import cycle.
 """
 
 from __future__ import annotations as _annotations
 
-from abc import ABC, abstractmethod
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import TypeAlias
 
 from ..exceptions import UserError
-from ..messages import ModelMessage, ModelResponse
-from ..output import OutputMode, OutputObjectDefinition
-from ..settings import ModelSettings
-from ..tools import ToolDefinition
-from ._streamed import StreamedResponse
-
-if TYPE_CHECKING:
-    from ..tools import RunContext
+from ._model import Model
+from ._request_parameters import ModelRequestParameters
+from ._streamed_response import StreamedResponse
+from .test import TestModel
 
 __all__ = (
     'Model',
@@ -71,111 +67,6 @@ def check_allow_model_requests() -> None:
         raise RuntimeError('Model requests are not allowed, since ALLOW_MODEL_REQUESTS is False')
 
 
-@dataclass(repr=False, kw_only=True)
-class ModelRequestParameters:
-    """What a model needs to know about a request besides the messages: tools and the kind of output."""
-
-    function_tools: list[ToolDefinition] = field(default_factory=list)
-    """The function tools the model may call."""
-    output_mode: OutputMode = 'text'
-    """How the output is asked for."""
-    output_object: OutputObjectDefinition | None = None
-    """The output schema, for native and prompted output."""
-    output_tools: list[ToolDefinition] = field(default_factory=list)
-    """The output tools the model may call to give its final answer."""
-    allow_text_output: bool = True
-    """Whether plain text is an acceptable final answer."""
-    instruction_parts: list[str] | None = None
-    """Instructions assembled for this request (also on the last `ModelRequest.instructions`)."""
-
-    @property
-    def tool_defs(self) -> dict[str, ToolDefinition]:
-        """Function and output tools, by name."""
-        return {t.name: t for t in (*self.function_tools, *self.output_tools)}
-
-    def __repr__(self) -> str:
-        return (
-            f'ModelRequestParameters(function_tools={self.function_tools!r}, output_mode={self.output_mode!r}, '
-            f'output_object={self.output_object!r}, output_tools={self.output_tools!r}, '
-            f'allow_text_output={self.allow_text_output!r})'
-        )
-
-
-class Model(ABC):
-    """A language model backend: turns a list of messages into a `ModelResponse`."""
-
-    _settings: ModelSettings | None = None
-
-    @property
-    def settings(self) -> ModelSettings | None:
-        """Default settings of requests to this model (the agent's and the run's override them)."""
-        return self._settings
-
-    @abstractmethod
-    async def request(
-        self,
-        messages: list[ModelMessage],
-        model_settings: ModelSettings | None,
-        model_request_parameters: ModelRequestParameters,
-    ) -> ModelResponse:
-        """Send the messages to the model and return its response.
-
-        Args:
-            messages: The conversation so far, ending with the request to answer. Do not modify it.
-            model_settings: The merged settings of the model, the agent and the run.
-            model_request_parameters: The tools and output kind of the request.
-        """
-        raise NotImplementedError
-
-    @asynccontextmanager
-    async def request_stream(
-        self,
-        messages: list[ModelMessage],
-        model_settings: ModelSettings | None,
-        model_request_parameters: ModelRequestParameters,
-        run_context: RunContext[Any] | None = None,
-    ) -> AsyncIterator[StreamedResponse]:
-        """Stream the model's response: `async with model.request_stream(...) as response: async for event ...`.
-
-        Leaving the block closes the stream (and its HTTP response), even in the middle of it.
-
-        Args:
-            messages: The conversation so far, ending with the request to answer. Do not modify it.
-            model_settings: The merged settings of the model, the agent and the run.
-            model_request_parameters: The tools and output kind of the request.
-            run_context: The run's context, when the request is made by an agent run.
-
-        Raises:
-            NotImplementedError: this model does not stream.
-        """
-        raise NotImplementedError(f'Streamed requests are not supported by {type(self).__name__} yet.')
-        yield  # pragma: no cover
-
-    def customize_request_parameters(self, parameters: ModelRequestParameters) -> ModelRequestParameters:
-        """Adapt the request parameters to the model (e.g. its JSON schema dialect); unchanged by default."""
-        return parameters
-
-    @property
-    @abstractmethod
-    def model_name(self) -> str:
-        """The model's name."""
-        raise NotImplementedError
-
-    @property
-    @abstractmethod
-    def system(self) -> str:
-        """The provider's name, as used in OpenTelemetry attributes (`gen_ai.system`)."""
-        raise NotImplementedError
-
-    @property
-    def label(self) -> str:
-        """`<system>:<model_name>`, used in spans and error messages."""
-        return f'{self.system}:{self.model_name}'
-
-    def __repr__(self) -> str:
-        return f'{type(self).__name__}(model_name={self.model_name!r})'
-
-
 def infer_model(model: Model | KnownModelName) -> Model:
     """The model for `model`: a `Model` as is, `'test'` as a `TestModel`, a `'<provider>:<name>'` string...
 
@@ -185,8 +76,6 @@ def infer_model(model: Model | KnownModelName) -> Model:
     if isinstance(model, Model):
         return model
     if model == 'test':
-        from .test import TestModel
-
         return TestModel()
     provider, sep, name = model.partition(':')
     if not sep:

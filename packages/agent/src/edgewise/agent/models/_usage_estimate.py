@@ -10,6 +10,7 @@ import re
 from collections import OrderedDict
 from collections.abc import Sequence
 
+from .._usage_counts import RequestUsage
 from ..messages import (
     ModelMessage,
     ModelRequest,
@@ -19,7 +20,6 @@ from ..messages import (
     ToolReturnPart,
     UserPromptPart,
 )
-from ..usage import RequestUsage
 
 __all__ = ('UsageEstimator', 'estimate_tokens')
 

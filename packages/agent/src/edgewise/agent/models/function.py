@@ -6,20 +6,19 @@ import inspect
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import Any, TypeAlias
 
 import anyio.to_thread
 
-from .._stream_events import ModelResponseStreamEvent
+from .._event_types import ModelResponseStreamEvent
+from .._tool_definition import ToolDefinition
 from ..exceptions import UserError
 from ..messages import ModelMessage, ModelRequest, ModelResponse
 from ..settings import ModelSettings
-from ..tools import ToolDefinition
-from . import Model, ModelRequestParameters, StreamedResponse
+from ._model import Model, RunContext
+from ._request_parameters import ModelRequestParameters
+from ._streamed_response import StreamedResponse
 from ._usage_estimate import UsageEstimator
-
-if TYPE_CHECKING:
-    from ..tools import RunContext
 
 __all__ = (
     'FunctionModel',

@@ -8,11 +8,12 @@ from __future__ import annotations as _annotations
 import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 import pydantic_core
 
-from .._stream_events import ModelResponseStreamEvent
+from .._event_types import ModelResponseStreamEvent
+from .._tool_definition import ToolDefinition
 from ..messages import (
     ModelMessage,
     ModelRequest,
@@ -24,12 +25,10 @@ from ..messages import (
     ToolReturnPart,
 )
 from ..settings import ModelSettings
-from ..tools import ToolDefinition
-from . import Model, ModelRequestParameters, StreamedResponse
+from ._model import Model, RunContext
+from ._request_parameters import ModelRequestParameters
+from ._streamed_response import StreamedResponse
 from ._usage_estimate import UsageEstimator
-
-if TYPE_CHECKING:
-    from ..tools import RunContext
 
 __all__ = ('TestModel',)
 

@@ -5,15 +5,14 @@ from __future__ import annotations as _annotations
 from collections.abc import AsyncGenerator, AsyncIterator
 from contextlib import AbstractAsyncContextManager, aclosing
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Generic
+from typing import Any, Generic
 
 from typing_extensions import TypeVar
 
-from ._stream_events import AgentRunResultEvent, AgentStreamEvent
-from ._streaming import node_streams
-
-if TYPE_CHECKING:
-    from ._agent_run import AgentRun
+from ._agent_run import AgentRun
+from ._node_stream_loop import every_event, stream_nodes
+from ._run_result import AgentRunResultEvent
+from .messages import AgentStreamEvent
 
 __all__ = ('AgentEventStream',)
 
@@ -50,11 +49,9 @@ class AgentEventStream(Generic[OutputDataT]):
         return self._events
 
     async def _iterate(self) -> AsyncGenerator[AgentStreamEvent | AgentRunResultEvent[OutputDataT]]:
-        async with self._run_context as run, aclosing(node_streams(run)) as streams:
-            async for stream in streams:
-                async with stream as events:
-                    async for event in events:
-                        yield event
+        async with self._run_context as run, aclosing(stream_nodes(run, every_event)) as events:
+            async for event in events:
+                yield event
             result = run.result
         # Handed out once the run is closed (its span ended), as when `run` returns.
         assert result is not None

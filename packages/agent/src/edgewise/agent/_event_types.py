@@ -1,22 +1,19 @@
 """Streaming events: deltas of response parts, the start and end of parts, and the handling of tool calls.
 
 Names, fields and `event_kind` / `part_delta_kind` tags match pydantic-ai 1.x; `edgewise.agent.messages`
-re-exports them all.
+re-exports them all. The last event of `run_stream_events`, `AgentRunResultEvent`, holds a run's result and
+lives with it (`_run_result`).
 """
 
 from __future__ import annotations as _annotations
 
 from dataclasses import KW_ONLY, dataclass, replace
-from typing import TYPE_CHECKING, Annotated, Any, Generic, Literal
+from typing import Annotated, Any, Literal
 
 import pydantic
-from typing_extensions import TypeVar
 
+from ._message_types import ModelResponsePart, RetryPromptPart, TextPart, ThinkingPart, ToolCallPart, ToolReturnPart
 from .exceptions import UnexpectedModelBehavior
-
-if TYPE_CHECKING:
-    from .messages import ModelResponsePart, RetryPromptPart, TextPart, ThinkingPart, ToolCallPart, ToolReturnPart
-    from .result import AgentRunResult
 
 __all__ = (
     'TextPartDelta',
@@ -34,7 +31,6 @@ __all__ = (
     'OutputToolResultEvent',
     'HandleResponseEvent',
     'AgentStreamEvent',
-    'AgentRunResultEvent',
 )
 
 PartKind = Literal['text', 'thinking', 'tool-call']
@@ -71,8 +67,6 @@ class TextPartDelta:
         Raises:
             ValueError: `part` is not a `TextPart`.
         """
-        from .messages import TextPart
-
         if not isinstance(part, TextPart):
             raise ValueError(f'Cannot apply a TextPartDelta to {type(part).__name__}')
         return replace(
@@ -106,8 +100,6 @@ class ThinkingPartDelta:
         Raises:
             ValueError: `part` is not a `ThinkingPart`.
         """
-        from .messages import ThinkingPart
-
         if not isinstance(part, ThinkingPart):
             raise ValueError(f'Cannot apply a ThinkingPartDelta to {type(part).__name__}')
         return replace(
@@ -145,8 +137,6 @@ class ToolCallPartDelta:
             ValueError: `part` is not a `ToolCallPart`.
             UnexpectedModelBehavior: JSON text is applied to dict arguments, or a dict to JSON text.
         """
-        from .messages import ToolCallPart
-
         if not isinstance(part, ToolCallPart):
             raise ValueError(f'Cannot apply a ToolCallPartDelta to {type(part).__name__}')
         args = part.args
@@ -333,18 +323,3 @@ HandleResponseEvent = Annotated[
 
 AgentStreamEvent = Annotated[ModelResponseStreamEvent | HandleResponseEvent, pydantic.Discriminator('event_kind')]
 """Any event of an agent run's stream."""
-
-OutputT = TypeVar('OutputT', default=str)
-
-
-@dataclass(repr=False)
-class AgentRunResultEvent(Generic[OutputT]):
-    """The last event of `Agent.run_stream_events`: the run's result."""
-
-    result: AgentRunResult[OutputT]
-    """The result of the run."""
-    _: KW_ONLY
-    event_kind: Literal['agent_run_result'] = 'agent_run_result'
-    """Tag of this event kind."""
-
-    __repr__ = _repr

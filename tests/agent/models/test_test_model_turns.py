@@ -8,7 +8,7 @@ from edgewise.agent import Agent, ModelRetry
 from edgewise.agent.messages import ModelResponse, TextPart, ToolCallPart
 from edgewise.agent.models.test import TestModel
 
-from ._helpers import CALL_ID
+from .._helpers import CALL_ID
 
 pytestmark = pytest.mark.anyio
 

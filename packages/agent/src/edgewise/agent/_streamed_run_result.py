@@ -8,26 +8,34 @@ until the run's real final result.
 
 from __future__ import annotations as _annotations
 
-from collections.abc import AsyncGenerator, AsyncIterator, Callable
+from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator, Callable
 from contextlib import aclosing
-from typing import TYPE_CHECKING, Any, Generic
+from typing import Any, Generic
 
 import anyio
+import pydantic_core
 from typing_extensions import TypeVar
 
+from . import messages as _messages
+from ._agent_graph import AgentStream
+from ._agent_run import AgentRun
+from ._node_stream_loop import NodeEvents, stream_nodes
+from ._output import OutputProcessor
 from ._partial_json import IncrementalJsonParser, PartialJsonError
 from ._partial_output import INVALID, PartialOutputBuilder
-from ._stream_events import AgentStreamEvent, PartDeltaEvent, PartStartEvent
-from ._streaming import AgentStream, node_streams
+from ._run_result import AgentRunResult
 from .exceptions import ModelRetry, UserError
-from .messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
+from .messages import (
+    AgentStreamEvent,
+    ModelMessage,
+    ModelResponse,
+    PartDeltaEvent,
+    PartStartEvent,
+    TextPart,
+    ToolCallPart,
+)
 from .models import StreamedResponse
 from .usage import RunUsage
-
-if TYPE_CHECKING:
-    from ._agent_run import AgentRun
-    from ._output import OutputProcessor
-    from .result import AgentRunResult
 
 __all__ = ('StreamedRunResult',)
 
@@ -56,16 +64,17 @@ class StreamedRunResult(Generic[OutputDataT]):
         self._generators.append(generator)
         return generator
 
+    def _read(self, events: NodeEvents) -> AsyncIterable[AgentStreamEvent]:
+        if isinstance(events, AgentStream):
+            self._response = events.response
+            self._responses += 1
+        return events
+
     async def _drive(self) -> AsyncGenerator[AgentStreamEvent]:
         run = self._run
-        async with aclosing(node_streams(run)) as streams:
-            async for stream in streams:
-                async with stream as events:
-                    if isinstance(events, AgentStream):
-                        self._response = events.response
-                        self._responses += 1
-                    async for event in events:
-                        yield event
+        async with aclosing(stream_nodes(run, self._read)) as events:
+            async for event in events:
+                yield event
         self._result = run.result
 
     async def _finish(self) -> None:
@@ -274,9 +283,7 @@ class StreamedRunResult(Generic[OutputDataT]):
 
     def all_messages_json(self, *, output_tool_return_content: str | None = None) -> bytes:
         """`all_messages()` as JSON."""
-        from .messages import ModelMessagesTypeAdapter
-
-        return ModelMessagesTypeAdapter.dump_json(
+        return _messages.ModelMessagesTypeAdapter.dump_json(
             self.all_messages(output_tool_return_content=output_tool_return_content)
         )
 
@@ -287,9 +294,7 @@ class StreamedRunResult(Generic[OutputDataT]):
 
     def new_messages_json(self, *, output_tool_return_content: str | None = None) -> bytes:
         """`new_messages()` as JSON."""
-        from .messages import ModelMessagesTypeAdapter
-
-        return ModelMessagesTypeAdapter.dump_json(
+        return _messages.ModelMessagesTypeAdapter.dump_json(
             self.new_messages(output_tool_return_content=output_tool_return_content)
         )
 
@@ -303,8 +308,6 @@ class StreamedRunResult(Generic[OutputDataT]):
 
 
 def _to_json(value: Any) -> str:
-    import pydantic_core
-
     return pydantic_core.to_json(value).decode()
 
 
@@ -312,8 +315,7 @@ def _partial_parser(
     processor: OutputProcessor,
 ) -> tuple[IncrementalJsonParser, PartialOutputBuilder, Callable[[Any], Any]] | None:
     """A parser and builder of partial values for the processor's type; `None` for output functions."""
-    adapter = processor.validator
-    tp = getattr(adapter, '_type', None) if adapter is not None else None
+    tp = processor.value_type
     if processor.function is not None or tp is None:
         return None
     builder = PartialOutputBuilder(tp)

@@ -28,7 +28,7 @@ from edgewise.agent.models.test import TestModel
 from edgewise.agent.tools import ToolDefinition
 from edgewise.agent.usage import RequestUsage
 
-from ._streaming_helpers import StreamItem, streamed
+from .._streaming_helpers import StreamItem, streamed
 
 pytestmark = pytest.mark.anyio
 
@@ -192,5 +192,5 @@ def test_deltas_apply_to_parts_as_pydantic_ai_applies_them() -> None:
 
 
 def test_streamed_response_is_exported_from_models() -> None:
-    assert StreamedResponse.__module__ == 'edgewise.agent.models._streamed'
+    assert StreamedResponse.__module__ == 'edgewise.agent.models._streamed_response'
     assert RequestUsage().input_tokens == 0

@@ -28,7 +28,7 @@ from edgewise.agent.output import NativeOutput
 from edgewise.agent.tools import ToolDefinition
 from edgewise.agent.usage import RequestUsage
 
-from ._helpers import NOW
+from .._helpers import NOW
 
 pytestmark = pytest.mark.anyio
 

@@ -1,21 +1,19 @@
-"""`StreamedResponse`: a model response arriving as events, and its complete `ModelResponse` at the end."""
+"""`StreamedResponse`: a model response arriving as events, and its complete `ModelResponse` at the end
+(re-exported by `models`)."""
 
 from __future__ import annotations as _annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING
 
 import anyio
 
+from .._event_types import FinalResultEvent, ModelResponseStreamEvent, PartEndEvent, PartStartEvent
+from .._message_types import FinishReason, ModelResponse, TextPart, ToolCallPart
 from .._parts_manager import PartsManager
-from .._stream_events import FinalResultEvent, ModelResponseStreamEvent, PartEndEvent, PartStartEvent
-from ..messages import FinishReason, ModelResponse, TextPart, ToolCallPart
-from ..usage import RequestUsage
-
-if TYPE_CHECKING:
-    from . import ModelRequestParameters
+from .._usage_counts import RequestUsage
+from ._request_parameters import ModelRequestParameters
 
 __all__ = ('StreamedResponse',)
 

@@ -1,0 +1,70 @@
+"""The one loop over the streamed nodes of an agent run, behind `run(event_stream_handler=...)`, `run_stream`
+and `run_stream_events`: each model request and tool call node is streamed, the others are run.
+"""
+
+from __future__ import annotations as _annotations
+
+from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator, Awaitable, Callable
+from contextlib import AbstractAsyncContextManager, aclosing
+from typing import Any, TypeAlias
+
+from typing_extensions import TypeVar
+
+from edgewise.graph import End
+
+from ._agent_graph import AgentStream, CallToolsNode, ModelRequestNode
+from ._agent_run import AgentRun
+from .messages import AgentStreamEvent, HandleResponseEvent
+from .tools import RunContext
+
+__all__ = ('EventStreamHandler', 'NodeEvents', 'every_event', 'stream_nodes', 'run_with_event_handler')
+
+_T = TypeVar('_T')
+
+EventStreamHandler: TypeAlias = Callable[[RunContext[Any], AsyncIterable[AgentStreamEvent]], Awaitable[None]]
+"""`async def handler(ctx, events)`: receives the events of each streamed node of a run."""
+
+NodeEvents: TypeAlias = AgentStream | AsyncIterator[HandleResponseEvent]
+"""The events of one streamed node: a model response's (`AgentStream`), or the tool call events of a response."""
+
+
+def every_event(events: NodeEvents) -> AsyncIterable[AgentStreamEvent]:
+    """A `read` for `stream_nodes` that takes every event of each node as it is."""
+    return events
+
+
+async def stream_nodes(
+    agent_run: AgentRun[Any, Any], read: Callable[[NodeEvents], AsyncIterable[_T]]
+) -> AsyncGenerator[_T]:
+    """Run every node of `agent_run`, streaming the model request and tool call nodes: for each, enter its stream
+    and yield what `read(events)` yields (`every_event`: the events themselves). Once the generator is done, the
+    run has ended and `agent_run.result` is set. Use it in `aclosing`.
+
+    Each node's stream is entered here, around `read`, so that an error or a cancellation while `read` runs (an
+    event handler failing, say) leaves the stream, and the model's stream under it, as itself. An event passes
+    through this one generator between the node's stream and the caller.
+    """
+    node: Any = agent_run.next_node
+    ctx = agent_run.ctx
+    while not isinstance(node, End):
+        if isinstance(node, ModelRequestNode | CallToolsNode):
+            stream: AbstractAsyncContextManager[NodeEvents] = node.stream(ctx)
+            async with stream as events:
+                async for item in read(events):
+                    yield item
+        node = await agent_run.next(node)
+
+
+async def run_with_event_handler(agent_run: AgentRun[Any, Any], handler: EventStreamHandler) -> None:
+    """Run every node of `agent_run`, streaming the model request and tool call nodes into `handler`."""
+    ctx = agent_run.ctx
+
+    async def handle(events: NodeEvents) -> AsyncGenerator[None]:
+        # Made once the stream is open: the handler's `run_step` is the step of this request.
+        await handler(ctx.deps.run_context(ctx.state), events)
+        return
+        yield  # an async generator that yields nothing: the handler reads the events itself
+
+    async with aclosing(stream_nodes(agent_run, handle)) as done:
+        async for _ in done:
+            pass  # pragma: no cover - `handle` yields nothing

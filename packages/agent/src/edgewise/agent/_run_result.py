@@ -1,0 +1,111 @@
+"""The result of an agent run (its output, its messages and its usage), and the event that carries it at the end
+of `run_stream_events` (re-exported by `result`)."""
+
+from __future__ import annotations as _annotations
+
+from dataclasses import KW_ONLY, dataclass, field
+from typing import Generic, Literal
+
+from typing_extensions import TypeVar
+
+from . import messages as _messages
+from ._run_deps import GraphAgentState
+from .messages import ModelMessage, ModelRequest, ToolReturnPart
+from .usage import RunUsage
+
+__all__ = ('AgentRunResult', 'AgentRunResultEvent', 'FinalResult')
+
+OutputDataT = TypeVar('OutputDataT', default=str, covariant=True)
+OutputT = TypeVar('OutputT', default=str)
+
+
+@dataclass
+class FinalResult(Generic[OutputDataT]):
+    """The output a run ends with, and the output tool call that gave it (if any)."""
+
+    output: OutputDataT
+    """The output."""
+    tool_name: str | None = None
+    """The name of the output tool that gave the output, or `None` for text output."""
+    tool_call_id: str | None = None
+    """The id of that output tool call."""
+
+
+@dataclass
+class AgentRunResult(Generic[OutputDataT]):
+    """What a finished run returns: the output, the messages and the usage."""
+
+    output: OutputDataT
+    """The output of the run."""
+    _output_tool_name: str | None = field(default=None, repr=False)
+    _state: GraphAgentState | None = field(default=None, repr=False)
+    _new_message_index: int = field(default=0, repr=False)
+    _output_tool_call_id: str | None = field(default=None, repr=False)
+
+    def all_messages(self, *, output_tool_return_content: str | None = None) -> list[ModelMessage]:
+        """Every message of the conversation, including the message history the run was given.
+
+        Args:
+            output_tool_return_content: Replace the content of the output tool's return part with this
+                (to continue the conversation with a different acknowledgement).
+        """
+        messages = list(self._state.message_history) if self._state is not None else []
+        if output_tool_return_content is not None:
+            messages = self._with_output_return(messages, output_tool_return_content)
+        return messages
+
+    def all_messages_json(self, *, output_tool_return_content: str | None = None) -> bytes:
+        """`all_messages()` as JSON."""
+        return _messages.ModelMessagesTypeAdapter.dump_json(
+            self.all_messages(output_tool_return_content=output_tool_return_content)
+        )
+
+    def new_messages(self, *, output_tool_return_content: str | None = None) -> list[ModelMessage]:
+        """The messages of this run only (without the message history it was given)."""
+        return self.all_messages(output_tool_return_content=output_tool_return_content)[self._new_message_index :]
+
+    def new_messages_json(self, *, output_tool_return_content: str | None = None) -> bytes:
+        """`new_messages()` as JSON."""
+        return _messages.ModelMessagesTypeAdapter.dump_json(
+            self.new_messages(output_tool_return_content=output_tool_return_content)
+        )
+
+    def usage(self) -> RunUsage:
+        """The usage of the run."""
+        return self._state.usage if self._state is not None else RunUsage()
+
+    @property
+    def run_id(self) -> str | None:
+        """The id of the run."""
+        return self._state.run_id if self._state is not None else None
+
+    def _with_output_return(self, messages: list[ModelMessage], content: str) -> list[ModelMessage]:
+        if self._output_tool_name is None or not messages:
+            raise ValueError('This run did not end with an output tool call, so there is no output tool return to set.')
+        last = messages[-1]
+        assert isinstance(last, ModelRequest)
+        parts = [
+            ToolReturnPart(p.tool_name, content, p.tool_call_id, timestamp=p.timestamp)
+            if isinstance(p, ToolReturnPart) and p.tool_call_id == self._output_tool_call_id
+            else p
+            for p in last.parts
+        ]
+        messages[-1] = ModelRequest(parts, timestamp=last.timestamp, instructions=last.instructions, run_id=last.run_id)
+        return messages
+
+    def __repr__(self) -> str:
+        return f'AgentRunResult(output={self.output!r})'
+
+
+@dataclass(repr=False)
+class AgentRunResultEvent(Generic[OutputT]):
+    """The last event of `Agent.run_stream_events`: the run's result."""
+
+    result: AgentRunResult[OutputT]
+    """The result of the run."""
+    _: KW_ONLY
+    event_kind: Literal['agent_run_result'] = 'agent_run_result'
+    """Tag of this event kind."""
+
+    def __repr__(self) -> str:
+        return f'AgentRunResultEvent(result={self.result!r})'

@@ -1,0 +1,145 @@
+"""`Model`, the interface every LLM backend implements, and `RunContext`, what tools and validators receive
+about a run (re-exported by `models` and `tools`).
+
+The two name each other (a run context holds the run's model; a streamed request may be given the run
+context), so they live in one module, below the tools and the model backends that use them.
+"""
+
+from __future__ import annotations as _annotations
+
+import dataclasses
+from abc import ABC, abstractmethod
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Any, Generic
+
+from typing_extensions import TypeVar
+
+from .._message_types import ModelMessage, ModelResponse
+from .._usage_counts import RunUsage
+from ..settings import ModelSettings
+from ._request_parameters import ModelRequestParameters
+from ._streamed_response import StreamedResponse
+
+__all__ = ('AgentDepsT', 'Model', 'RunContext')
+
+AgentDepsT = TypeVar('AgentDepsT', default=None, contravariant=True)
+"""Type of an agent's dependencies."""
+
+
+@dataclass(repr=False, kw_only=True)
+class RunContext(Generic[AgentDepsT]):
+    """What tools, instructions, system prompt functions and output validators receive about the run."""
+
+    deps: AgentDepsT
+    """The run's dependencies."""
+    model: Model
+    """The model of the run."""
+    usage: RunUsage
+    """The usage of the run so far."""
+    prompt: str | None = None
+    """The user prompt the run started with."""
+    messages: list[ModelMessage] = field(default_factory=list)
+    """The messages of the run so far."""
+    retries: dict[str, int] = field(default_factory=dict)
+    """How many times each tool has been retried in a row."""
+    tool_call_id: str | None = None
+    """The id of the tool call being handled, if any."""
+    tool_name: str | None = None
+    """The name of the tool being called, if any."""
+    retry: int = 0
+    """How many times the current tool (or the output) has been retried in a row."""
+    max_retries: int = 0
+    """The retry budget of the current tool (or of the output)."""
+    run_step: int = 0
+    """The number of model requests made so far in the run."""
+    run_id: str | None = None
+    """The id of the run."""
+    partial_output: bool = False
+    """Whether an output validator is seeing a partial output (streaming)."""
+
+    def replace_with(self, **changes: Any) -> RunContext[AgentDepsT]:
+        """A copy with the given fields changed."""
+        return dataclasses.replace(self, **changes)
+
+    def __repr__(self) -> str:
+        return (
+            f'RunContext(deps={self.deps!r}, model={self.model!r}, usage={self.usage!r}, run_step={self.run_step}, '
+            f'tool_name={self.tool_name!r}, retry={self.retry})'
+        )
+
+
+class Model(ABC):
+    """A language model backend: turns a list of messages into a `ModelResponse`."""
+
+    _settings: ModelSettings | None = None
+
+    @property
+    def settings(self) -> ModelSettings | None:
+        """Default settings of requests to this model (the agent's and the run's override them)."""
+        return self._settings
+
+    @abstractmethod
+    async def request(
+        self,
+        messages: list[ModelMessage],
+        model_settings: ModelSettings | None,
+        model_request_parameters: ModelRequestParameters,
+    ) -> ModelResponse:
+        """Send the messages to the model and return its response.
+
+        Args:
+            messages: The conversation so far, ending with the request to answer. Do not modify it.
+            model_settings: The merged settings of the model, the agent and the run.
+            model_request_parameters: The tools and output kind of the request.
+        """
+        raise NotImplementedError
+
+    @asynccontextmanager
+    async def request_stream(
+        self,
+        messages: list[ModelMessage],
+        model_settings: ModelSettings | None,
+        model_request_parameters: ModelRequestParameters,
+        run_context: RunContext[Any] | None = None,
+    ) -> AsyncIterator[StreamedResponse]:
+        """Stream the model's response: `async with model.request_stream(...) as response: async for event ...`.
+
+        Leaving the block closes the stream (and its HTTP response), even in the middle of it.
+
+        Args:
+            messages: The conversation so far, ending with the request to answer. Do not modify it.
+            model_settings: The merged settings of the model, the agent and the run.
+            model_request_parameters: The tools and output kind of the request.
+            run_context: The run's context, when the request is made by an agent run.
+
+        Raises:
+            NotImplementedError: this model does not stream.
+        """
+        raise NotImplementedError(f'Streamed requests are not supported by {type(self).__name__} yet.')
+        yield  # pragma: no cover
+
+    def customize_request_parameters(self, parameters: ModelRequestParameters) -> ModelRequestParameters:
+        """Adapt the request parameters to the model (e.g. its JSON schema dialect); unchanged by default."""
+        return parameters
+
+    @property
+    @abstractmethod
+    def model_name(self) -> str:
+        """The model's name."""
+        raise NotImplementedError
+
+    @property
+    @abstractmethod
+    def system(self) -> str:
+        """The provider's name, as used in OpenTelemetry attributes (`gen_ai.system`)."""
+        raise NotImplementedError
+
+    @property
+    def label(self) -> str:
+        """`<system>:<model_name>`, used in spans and error messages."""
+        return f'{self.system}:{self.model_name}'
+
+    def __repr__(self) -> str:
+        return f'{type(self).__name__}(model_name={self.model_name!r})'
