@@ -23,6 +23,7 @@ import tempfile
 import time
 import venv
 import zipfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -35,10 +36,14 @@ def _normalise(name: str) -> str:
     return re.sub(r'[-_.]+', '_', name).lower()
 
 
-def _run(*args: str | Path) -> None:
+def _run(log: list[str], what: str, *args: str | Path) -> int:
+    """Run a command, adding its output and `what` it did, with its duration, to `log`; its exit status."""
     start = time.monotonic()
-    subprocess.run([str(a) for a in args], check=True)
-    print(f'  ({time.monotonic() - start:.1f} s: {" ".join(str(a) for a in args[1:4])} ...)')
+    done = subprocess.run([str(a) for a in args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if done.stdout.strip():
+        log.append(done.stdout.rstrip('\n'))
+    log.append(f'  {what}: {time.monotonic() - start:.1f} s')
+    return done.returncode
 
 
 def wheel_metadata(wheel: Path) -> tuple[str, list[str], dict[str, list[str]]]:
@@ -113,8 +118,12 @@ def import_public_modules(package: str, missing_ok: list[str]) -> int:
     return 1 if failures else 0
 
 
-def check_package(wheel: Path, work: Path) -> bool:
-    """Install one wheel into a new bare environment, then with each extra, importing its public modules."""
+def check_package(wheel: Path, work: Path) -> tuple[bool, str]:
+    """Install one wheel into a new bare environment, then with each extra, importing its public modules.
+
+    Returns:
+        Whether every public module imported, and what was done and printed meanwhile.
+    """
     name, packages, extras = wheel_metadata(wheel)
     assert packages, f'{wheel.name} holds no package'
     env = work / f'venv-{_normalise(name)}'
@@ -124,20 +133,22 @@ def check_package(wheel: Path, work: Path) -> bool:
     # Our other wheels stand in for the packages of the workspace that it depends on (not on any registry).
     links = ('--find-links', str(wheel.parent))
     ok = True
+    log: list[str] = []
     installed: list[str] = []
     for extra in [None, *sorted(extras)]:
         if extra is not None:
             installed.append(extra)
         spec = f'{wheel}[{",".join(installed)}]' if installed else str(wheel)
-        print(f'{name}{"[" + ",".join(installed) + "]" if installed else ""}: installing')
-        _run(sys.executable, '-m', 'pip', '--python', python, 'install', '--quiet', *links, spec)
+        log.append(f'{name}{"[" + ",".join(installed) + "]" if installed else ""}:')
+        if _run(log, 'installed', sys.executable, '-m', 'pip', '--python', python, 'install', '--quiet', *links, spec):
+            return False, '\n'.join(log)
         missing_ok = [dist for e, dists in extras.items() if e not in installed for dist in dists]
         for package in packages:
-            status = subprocess.run(
-                [python, '-I', '-W', 'error', __file__, 'import', package, json.dumps(missing_ok)], cwd=work
-            ).returncode
+            status = _run(
+                log, 'imported', python, '-I', '-W', 'error', __file__, 'import', package, json.dumps(missing_ok)
+            )
             ok = ok and status == 0
-    return ok
+    return ok, '\n'.join(log)
 
 
 def main() -> int:
@@ -149,12 +160,22 @@ def main() -> int:
         work = Path(tmp)
         dist = work / 'dist'
         sources = sorted(p.parent for p in (ROOT / 'packages').glob('*/pyproject.toml'))
+        log: list[str] = []
         # Built by the hatchling pinned in the dev group (no isolated build environment to set up each time).
-        _run(sys.executable, '-m', 'pip', 'wheel', '--quiet', '--no-deps', '--no-build-isolation', '-w', dist, *sources)
+        pip_wheel = ('-m', 'pip', 'wheel', '--quiet', '--no-deps', '--no-build-isolation', '--wheel-dir', dist)
+        status = _run(log, 'built', sys.executable, *pip_wheel, *sources)
+        print('\n'.join(log))
+        if status:
+            return status
         wheels = sorted(dist.glob('*.whl'))
         print('built', ', '.join(w.name for w in wheels))
-        # Every package is checked, also after one failed, so that one run reports every failure.
-        ok = all([check_package(wheel, work) for wheel in wheels])  # noqa: C419
+        # The packages are checked side by side (pip mostly waits on the network), each in its own
+        # environment, and every one to the end, so that one run reports every failure.
+        with ThreadPoolExecutor(max_workers=len(wheels)) as pool:
+            results = list(pool.map(check_package, wheels, [work] * len(wheels)))
+        for _, log_text in results:
+            print(log_text)
+        ok = all(ok for ok, _ in results)
     print(f'wheel check {"passed" if ok else "FAILED"} in {time.monotonic() - start:.0f} s')
     return 0 if ok else 1
 
