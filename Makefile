@@ -7,10 +7,10 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.install-stamp
 PACKAGES := $(wildcard packages/*/pyproject.toml)
 
-.PHONY: help install run test lint format typecheck bench clean
+.PHONY: help install run test lint format typecheck deps check-wheels bench clean
 
 help: ## Show this help
-	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "} {printf "  \033[36m%-10s\033[0m %s\n", $$1, $$2}'
+	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "} {printf "  \033[36m%-12s\033[0m %s\n", $$1, $$2}'
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -38,7 +38,13 @@ format: install ## Format and auto-fix with ruff
 	$(VENV)/bin/ruff check --fix .
 
 typecheck: install ## Strict type checking of src, tests and examples (mypy)
-	$(VENV)/bin/mypy $(wildcard packages/*/src) tests examples benchmarks
+	$(VENV)/bin/mypy $(wildcard packages/*/src) tests examples benchmarks tools
+
+deps: install ## Check each package's declared dependencies against its imports (deptry)
+	set -e; for package in $(dir $(PACKAGES)); do $(VENV)/bin/deptry $$package --config $${package}pyproject.toml; done
+
+check-wheels: install ## Build the wheels, install each (and each extra) in a bare venv, import every public module
+	$(PY) tools/check_wheels.py
 
 # Benchmarks run in their own environment: the packages and the anchors, without the dev tools (logfire
 # among them, which would turn on tracing for every library measured).

@@ -10,13 +10,13 @@ psycopg connection in a worker thread.
 
 from __future__ import annotations as _annotations
 
+import asyncio  # noqa: TID251 - only to tell whether the running loop is asyncio's, as anyio does
 import re
 from collections.abc import Awaitable, Callable
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Self, TypeVar
 
 import anyio.to_thread
-import sniffio
 
 from ..exceptions import PersistenceError
 from . import RunEndT, RunInfo, StateT
@@ -148,7 +148,11 @@ class PostgresStatePersistence(SqlStatePersistence[StateT, RunEndT]):
         if self._conn is not None:
             return self._conn
         psycopg = _psycopg()
-        self._blocking = sniffio.current_async_library() != 'asyncio'
+        try:
+            asyncio.get_running_loop()  # psycopg's async connections need asyncio; under trio this raises
+            self._blocking = False
+        except RuntimeError:
+            self._blocking = True
         try:
             if self._blocking:
                 conn = await anyio.to_thread.run_sync(lambda: psycopg.Connection.connect(self._dsn, autocommit=True))
