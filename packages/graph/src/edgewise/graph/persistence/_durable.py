@@ -397,16 +397,17 @@ class DurableStatePersistence(BaseStatePersistence[StateT, RunEndT]):
     def _bad_snapshot(self, snapshot_id: str, error: pydantic.ValidationError, *, raw: bool) -> PersistenceError:
         unknown = [str(err.get('ctx', {}).get('tag')) for err in error.errors() if err['type'] == 'union_tag_invalid']
         details = '; '.join(f'{_location(err["loc"])}: {err["msg"]}' for err in error.errors()[:3])
+        advice = 'load it with the version of the graph that wrote it, or fork the run from an earlier snapshot'
         if raw:
             reason = f'it is not a snapshot ({details})'
+            advice = 'it was not written by Edgewise or pydantic-graph, or was damaged since'
         elif unknown:
             reason = f'its node `{unknown[0]}` is not a node of this graph (renamed or removed?)'
         else:
             reason = f"it does not validate against the graph's types ({details})"
         return PersistenceError(
             f'Snapshot {snapshot_id!r} of run {self.run_id!r} in {self._describe()} cannot be loaded: {reason}. '
-            'Nothing was changed; load it with the version of the graph that wrote it, or fork the run from an '
-            'earlier snapshot.'
+            f'Nothing was changed; {advice}.'
         )
 
 
