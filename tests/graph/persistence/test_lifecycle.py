@@ -13,6 +13,7 @@ from edgewise.graph import End
 from edgewise.graph.exceptions import PersistenceError
 from edgewise.graph.persistence.file import FileStatePersistence
 from edgewise.graph.persistence.postgres import PostgresStatePersistence
+from edgewise.graph.persistence.raw import RawNodeSnapshot
 from edgewise.graph.persistence.sqlite import SqliteStatePersistence
 
 from ._workflow import Middle, Start, Tally, cycle_graph, expected_trail
@@ -138,6 +139,26 @@ async def test_aclose_while_a_run_advances_lets_go_of_the_run(durable: Store) ->
             pass
     assert resumed.result is not None
     assert resumed.result.state.trail == expected_trail(1)
+
+
+async def test_a_node_that_ends_after_aclose_is_not_recorded_and_runs_again(durable: Store) -> None:
+    persistence = durable()
+    await cycle_graph.initialize(Start(), persistence, state=Tally(target=1))
+    [snapshot] = await persistence.load_all()
+
+    with pytest.raises(PersistenceError, match=re.escape(closed_message(persistence))):
+        async with persistence.record_run(snapshot.id):
+            await persistence.aclose()  # while the node runs
+
+    reopened = durable(run_id_of(persistence))
+    [stored] = await reopened.load_raw()
+    assert isinstance(stored, RawNodeSnapshot)
+    assert stored.status == 'running'  # as a node whose process died: the next claim runs it again
+    async with cycle_graph.iter_from_persistence(reopened) as run:
+        async for _ in run:
+            pass
+    assert run.result is not None
+    assert run.result.state.trail == expected_trail(1)
 
 
 async def test_sqlite_close_keeps_the_object_usable_unlike_aclose(tmp_path: Path) -> None:

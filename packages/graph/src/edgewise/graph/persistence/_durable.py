@@ -215,9 +215,8 @@ class DurableStatePersistence(BaseStatePersistence[StateT, RunEndT]):
                 with anyio.CancelScope(shield=True):
                     await self._op_release(owner, prestarted)
         finally:
-            if not self._closed:
-                self._closed = True
-                await self._op_close()
+            self._closed = True
+            await self._op_close()  # idempotent in every backend, should two calls overlap
 
     async def __aenter__(self) -> Self:
         self._check_open()

@@ -127,8 +127,7 @@ class RunHold(ABC):
 
     def release(self, run_id: str) -> Program[None]:
         """The part of a release's transaction that lets go of the run, after its owner record is cleared."""
-        return
-        yield  # a generator, of no statement
+        yield from ()
 
     @abstractmethod
     def is_held(self, holder: Any) -> bool:

@@ -134,6 +134,8 @@ class FileStatePersistence(DurableStatePersistence[StateT, RunEndT]):
 
     async def _locked(self, operation: Callable[[], _T]) -> _T:
         """Run `operation` in a worker thread while holding the lock (already held during a claimed run)."""
+        if self._closed:  # a write after `aclose()`, by a node that was running then
+            raise self._closed_error()
         if self._held_fd is not None:
             return await anyio.to_thread.run_sync(operation)
         owner = current_owner()
