@@ -138,6 +138,7 @@ class DurableStatePersistence(BaseStatePersistence[StateT, RunEndT]):
     _handed_out: str | None = None
     """The snapshot this object's `load_next` handed out outside a claimed run; a claim leaves it `'pending'`."""
     _closed: bool = False
+    """Set by `aclose()`: every later use raises `PersistenceError`."""
 
     @property
     @abstractmethod
@@ -193,7 +194,7 @@ class DurableStatePersistence(BaseStatePersistence[StateT, RunEndT]):
         """Copy the history up to `snapshot_id` into a new run and return a persistence for it."""
 
     async def _op_close(self) -> None:
-        """Free what the backend holds (a connection); called once, by the first `aclose()`."""
+        """Free what the backend holds (a connection), if anything; called by `aclose()`, and harmless twice."""
 
     # --- lifetime ------------------------------------------------------------------------------------
 
