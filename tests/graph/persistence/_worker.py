@@ -11,16 +11,16 @@ from typing import Any
 
 import anyio
 
-from edgewise.graph import BaseStatePersistence
 from edgewise.graph.exceptions import GraphRuntimeError, RunInProgressError
 from edgewise.graph.persistence.file import FileStatePersistence
 from edgewise.graph.persistence.postgres import PostgresStatePersistence
 from edgewise.graph.persistence.sqlite import SqliteStatePersistence
+from edgewise.graph.persistence.store import DurableStatePersistence
 
 from ._workflow import cycle_graph
 
 
-def open_run(kind: str, location: str, run_id: str) -> BaseStatePersistence[Any, Any]:
+def open_run(kind: str, location: str, run_id: str) -> DurableStatePersistence[Any, Any]:
     if kind == 'file':
         return FileStatePersistence(location)
     if kind == 'sqlite':
@@ -46,8 +46,7 @@ async def resume(kind: str, location: str, run_id: str, go_file: str | None) -> 
         print(e, flush=True)
         return 3
     finally:
-        if isinstance(persistence, PostgresStatePersistence):
-            await persistence.aclose()
+        await persistence.aclose()
     assert run.result is not None
     print('finished', run.result.output, flush=True)
     return 0

@@ -17,10 +17,10 @@ from typing import Any
 import pytest
 
 from edgewise.graph import BaseStatePersistence, FullStatePersistence
-from edgewise.graph.persistence._durable import DurableStatePersistence
 from edgewise.graph.persistence.file import FileStatePersistence
 from edgewise.graph.persistence.postgres import PostgresStatePersistence
 from edgewise.graph.persistence.sqlite import SqliteStatePersistence
+from edgewise.graph.persistence.store import DurableStatePersistence
 
 DURABLE = ['file', 'sqlite', 'postgres']
 
@@ -89,10 +89,8 @@ def make_store(kind: str, tmp_path: Path, dsn: str = '') -> Store:
 
 async def close_all(store: Store) -> None:
     for persistence in store.opened:
-        if isinstance(persistence, PostgresStatePersistence):
+        if isinstance(persistence, DurableStatePersistence):
             await persistence.aclose()
-        elif isinstance(persistence, SqliteStatePersistence):
-            persistence.close()
 
 
 @asynccontextmanager

@@ -21,10 +21,10 @@ import anyio
 import pytest
 
 from edgewise.graph import NodeSnapshot
-from edgewise.graph.persistence._durable import DurableStatePersistence
 from edgewise.graph.persistence.file import FileStatePersistence
 from edgewise.graph.persistence.postgres import PostgresStatePersistence
 from edgewise.graph.persistence.sqlite import SqliteStatePersistence
+from edgewise.graph.persistence.store import DurableStatePersistence
 
 from ._worker import open_run
 from ._workflow import Start, Tally, cycle_graph, expected_trail
@@ -78,11 +78,8 @@ def history_of(kind: str, location: str) -> list[Any]:
     return anyio.run(_history, kind, location)
 
 
-async def close(persistence: Any) -> None:
-    if isinstance(persistence, PostgresStatePersistence):
-        await persistence.aclose()
-    elif isinstance(persistence, SqliteStatePersistence):
-        persistence.close()
+async def close(persistence: DurableStatePersistence[Any, Any]) -> None:
+    await persistence.aclose()
 
 
 @pytest.fixture(params=['file', 'sqlite', 'postgres'])

@@ -8,7 +8,7 @@ import importlib
 def test_persistence_modules_export_their_names() -> None:
     exported = {
         module: sorted(importlib.import_module(f'edgewise.graph.persistence{module}').__all__)
-        for module in ('', '.file', '.sqlite', '.postgres', '.store')
+        for module in ('', '.file', '.sqlite', '.postgres', '.store', '.raw')
     }
     assert exported == {
         '': [
@@ -28,5 +28,6 @@ def test_persistence_modules_export_their_names() -> None:
         '.file': ['FileStatePersistence'],
         '.sqlite': ['SqliteStatePersistence'],
         '.postgres': ['PostgresStatePersistence'],
-        '.store': ['StoreURL', 'list_runs', 'parse_store_url', 'persistence_from_url'],
+        '.store': ['DurableStatePersistence', 'StoreURL', 'list_runs', 'parse_store_url', 'persistence_from_url'],
+        '.raw': ['RAW_SNAPSHOT_ADAPTER', 'RawEndSnapshot', 'RawNode', 'RawNodeSnapshot', 'RawSnapshot'],
     }

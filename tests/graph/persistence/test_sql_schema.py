@@ -15,7 +15,6 @@ import pytest
 
 from edgewise.graph import End, NodeSnapshot
 from edgewise.graph.persistence._sql import SCHEMA_VERSION, SqlStatePersistence
-from edgewise.graph.persistence.postgres import PostgresStatePersistence
 from edgewise.graph.persistence.sqlite import SqliteStatePersistence
 
 from ._workflow import Start, Tally, cycle_graph, expected_trail
@@ -126,7 +125,4 @@ async def test_a_step_of_a_sqlite_run_is_one_statement(tmp_path: Path) -> None:
 
 
 async def _close(persistence: Any) -> None:
-    if isinstance(persistence, PostgresStatePersistence):
-        await persistence.aclose()
-    elif isinstance(persistence, SqliteStatePersistence):
-        persistence.close()
+    await persistence.aclose()

@@ -27,7 +27,7 @@ async def draw(
     if run is not None:
         config['history'] = await load_history(*run)
     if output is None or output.suffix.lower() == '.mmd':
-        code = mermaid._code_for_config(graph, config)
+        code = _code(graph, config)
         if output is None:
             echo(code)
         else:
@@ -40,6 +40,20 @@ async def draw(
         )
     _write(output, lambda: mermaid.save_image(output, graph, **config))
     return 0
+
+
+def _code(graph: Graph[Any, Any, Any], config: mermaid.MermaidConfig) -> str:
+    """The code of the diagram that `save_image` would render for `config` (the options `edgewise mermaid` sets)."""
+    return mermaid.generate_code(
+        graph,
+        start_node=config.get('start_node'),
+        highlighted_nodes=config.get('highlighted_nodes'),
+        title=config.get('title'),
+        edge_labels=config.get('edge_labels', True),
+        notes=config.get('notes', True),
+        direction=config.get('direction'),
+        history=config.get('history'),
+    )
 
 
 def _write(output: Path, write: Any) -> None:

@@ -14,10 +14,11 @@ from ..exceptions import GraphRuntimeError
 from ..graph import Graph
 from ..nodes import End
 from ..persistence import RunInfo
+from ..persistence.raw import RawSnapshot
+from ..persistence.store import DurableStatePersistence
 from ._common import CommandError, duration, echo, when
 from ._format import summary, table
-from ._raw import RawSnapshot, raw_history, use_raw_types
-from ._store import Store, close
+from ._store import Store
 
 __all__ = ('list_runs', 'show_run', 'resume_run', 'fork_run', 'load_history')
 
@@ -47,12 +48,9 @@ async def load_history(store: Store, run_id: str) -> list[RawSnapshot]:
 
 async def _load(store: Store, run_id: str, *, with_info: bool) -> tuple[list[RawSnapshot], RunInfo | None]:
     store.check_exists()
-    persistence = store.persistence(run_id)
-    try:
-        history = await raw_history(persistence)
+    async with store.persistence(run_id) as persistence:
+        history = await persistence.load_raw()
         info = await persistence.info() if history and with_info else None
-    finally:
-        await close(persistence)
     if not history:
         raise _no_run(store, run_id)
     return history, info
@@ -142,22 +140,18 @@ async def resume_run(store: Store, run_id: str, graph: Graph[Any, Any, Any], max
         )
     step = sum(1 for snapshot in history if snapshot.kind == 'node' and snapshot.status == 'success')
     interrupts = _Interrupts()
-    persistence = store.persistence(run_id)
     outcome: str | None = None
     error: CommandError | None = None
-    try:
-        async with anyio.create_task_group() as tg:
-            with anyio.CancelScope() as run_scope:
-                await tg.start(_watch_interrupts, interrupts, run_scope)
-                try:
-                    outcome = await _advance(graph, persistence, step, max_steps, interrupts)
-                except CommandError as e:
-                    # Raised after the task group, which would wrap it in an exception group.
-                    error = e
-            assert interrupts.watcher is not None
-            interrupts.watcher.cancel()
-    finally:
-        await close(persistence)
+    async with store.persistence(run_id) as persistence, anyio.create_task_group() as tg:
+        with anyio.CancelScope() as run_scope:
+            await tg.start(_watch_interrupts, interrupts, run_scope)
+            try:
+                outcome = await _advance(graph, persistence, step, max_steps, interrupts)
+            except CommandError as e:
+                # Raised after the task group, which would wrap it in an exception group.
+                error = e
+        assert interrupts.watcher is not None
+        interrupts.watcher.cancel()
     if error is not None:
         raise error
     if interrupts.cancelled:
@@ -173,7 +167,11 @@ async def resume_run(store: Store, run_id: str, graph: Graph[Any, Any, Any], max
 
 
 async def _advance(
-    graph: Graph[Any, Any, Any], persistence: Any, step: int, max_steps: int | None, interrupts: _Interrupts
+    graph: Graph[Any, Any, Any],
+    persistence: DurableStatePersistence[Any, Any],
+    step: int,
+    max_steps: int | None,
+    interrupts: _Interrupts,
 ) -> str | None:
     ran = 0
     try:
@@ -228,9 +226,7 @@ async def _watch_interrupts(
 async def fork_run(store: Store, run_id: str, snapshot_id: str, new_run_id: str | None) -> int:
     """Start a new run from a snapshot of a stored one and print its id."""
     store.check_exists()
-    persistence = store.persistence(run_id)
-    use_raw_types(persistence)
-    try:
+    async with store.persistence(run_id) as persistence:
         try:
             forked = await persistence.fork(snapshot_id, new_run_id)
         except LookupError:
@@ -240,8 +236,6 @@ async def fork_run(store: Store, run_id: str, snapshot_id: str, new_run_id: str 
                 f'Run {run_id} has no snapshot {snapshot_id!r}; `edgewise runs show {run_id} --store {store.display}` '
                 'lists its snapshot ids.'
             ) from None
-        await close(forked)
-    finally:
-        await close(persistence)
+        await forked.aclose()
     echo(forked.run_id)
     return 0

@@ -7,11 +7,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..persistence import RunInfo
-from ..persistence._durable import DurableStatePersistence
-from ..persistence.store import StoreURL, list_runs, parse_store_url, persistence_from_url
+from ..persistence.store import DurableStatePersistence, StoreURL, list_runs, parse_store_url, persistence_from_url
 from ._common import CommandError
 
-__all__ = ('Store', 'open_store', 'close')
+__all__ = ('Store', 'open_store')
 
 
 @dataclass(frozen=True)
@@ -31,7 +30,7 @@ class Store:
         return self.parsed.display
 
     def persistence(self, run_id: str) -> DurableStatePersistence[Any, Any]:
-        """A persistence for the run `run_id` of this store."""
+        """A persistence for the run `run_id` of this store (an async context manager that closes it)."""
         return persistence_from_url(self.url, run_id)
 
     async def list_runs(self) -> list[RunInfo]:
@@ -53,14 +52,3 @@ def open_store(url: str) -> Store:
         PersistenceError: the URL is not one of the supported kinds.
     """
     return Store(parse_store_url(url))
-
-
-async def close(persistence: DurableStatePersistence[Any, Any]) -> None:
-    """Close the database connection a persistence holds, if it holds one."""
-    aclose = getattr(persistence, 'aclose', None)
-    if aclose is not None:
-        await aclose()
-        return
-    sync_close = getattr(persistence, 'close', None)
-    if sync_close is not None:
-        sync_close()

@@ -13,6 +13,10 @@ A backend implements `_op_*` methods, each one atomic in its store; this class t
   the step that owner left `'pending'` or `'running'` is made runnable again (at-least-once), except a node
   this object's own `load_next` handed out before the claim: pydantic-graph's resume-with-input pattern
   (`load_next`, then `iter(<a node with the input>, persistence=...)`) replaces that node, so it stays taken.
+
+Every durable persistence is an async context manager: `aclose()` (idempotent, also on leaving `async with`)
+frees what the backend holds (a database connection) and ends the object's use; any later call raises a
+`PersistenceError` naming the store, rather than quietly opening the store again.
 """
 
 from __future__ import annotations as _annotations
@@ -44,6 +48,7 @@ from . import (
     set_nodes_type_context,
 )
 from ._owner import Owner, current_owner
+from .raw import RAW_SNAPSHOT_ADAPTER, RawSnapshot
 
 if TYPE_CHECKING:
     from ..graph import Graph
@@ -132,6 +137,8 @@ class DurableStatePersistence(BaseStatePersistence[StateT, RunEndT]):
     """The start time stored with `_prestarted` (the instant of the write that stored it)."""
     _handed_out: str | None = None
     """The snapshot this object's `load_next` handed out outside a claimed run; a claim leaves it `'pending'`."""
+    _closed: bool = False
+    """Set by `aclose()`: every later use raises `PersistenceError`."""
 
     @property
     @abstractmethod
@@ -164,8 +171,10 @@ class DurableStatePersistence(BaseStatePersistence[StateT, RunEndT]):
         """Return the first `'created'` node snapshot, decoded, and mark it `'pending'`."""
 
     @abstractmethod
-    async def _op_load_all(self) -> list[Snapshot[StateT, RunEndT]]:
-        """Return every snapshot, decoded, in order."""
+    async def _op_load_all(
+        self, adapter: pydantic.TypeAdapter[Snapshot[StateT, RunEndT]] | None
+    ) -> list[Snapshot[StateT, RunEndT]]:
+        """Return every snapshot in order, decoded with `adapter` (`None`: the graph's types, see `_decode`)."""
 
     @abstractmethod
     async def _op_info(self) -> RunInfo | None:
@@ -184,6 +193,51 @@ class DurableStatePersistence(BaseStatePersistence[StateT, RunEndT]):
     async def _op_fork(self, snapshot_id: str, run_id: str | None) -> Self:
         """Copy the history up to `snapshot_id` into a new run and return a persistence for it."""
 
+    async def _op_close(self) -> None:
+        """Free what the backend holds (a connection), if anything; called by `aclose()`, and harmless twice."""
+
+    # --- lifetime ------------------------------------------------------------------------------------
+
+    async def aclose(self) -> None:
+        """Free what this object holds (a database connection, for SQL backends); it cannot be used afterwards.
+
+        Calling it again does nothing; leaving an `async with persistence:` block calls it. The stored run is
+        unaffected: a new persistence object for it goes on with it. Closed while a graph run is advancing the
+        run, it lets go of the run (so that another process may resume it), and that graph run's next step
+        raises `PersistenceError`.
+        """
+        if self._closed:
+            return
+        # Taken before the await, so that the claim's own exit (or a second `aclose`) finds it released.
+        owner, self._owner = self._owner, None
+        prestarted, self._prestarted = self._prestarted, None
+        try:
+            if owner is not None:
+                with anyio.CancelScope(shield=True):
+                    await self._op_release(owner, prestarted)
+        finally:
+            self._closed = True
+            await self._op_close()  # idempotent in every backend, should two calls overlap
+
+    async def __aenter__(self) -> Self:
+        self._check_open()
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.aclose()
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise self._closed_error()
+
+    def _closed_error(self) -> PersistenceError:
+        return PersistenceError(
+            f'{type(self).__name__} of run {self.run_id!r} in {self._describe()} is closed (`aclose()` was called); '
+            'nothing was read or written. Create a new persistence object for the run to use it again.'
+        )
+
     # --- the contract --------------------------------------------------------------------------------
 
     async def snapshot_node(self, state: StateT, next_node: BaseNode[StateT, Any, RunEndT]) -> None:
@@ -198,6 +252,8 @@ class DurableStatePersistence(BaseStatePersistence[StateT, RunEndT]):
         await self._store(EndSnapshot(state=state, result=end), if_new=False)
 
     async def _store(self, snapshot: Snapshot[StateT, RunEndT], *, if_new: bool) -> None:
+        if self._closed:
+            raise self._closed_error()
         running = self._running
         complete = None
         start = None
@@ -219,19 +275,38 @@ class DurableStatePersistence(BaseStatePersistence[StateT, RunEndT]):
         return _RecordRun(self, snapshot_id)
 
     async def load_next(self) -> NodeSnapshot[StateT, RunEndT] | None:
+        self._check_open()
         snapshot = await self._op_load_next()
         if snapshot is not None and self._owner is None:
             self._handed_out = snapshot.id
         return snapshot
 
     async def load_all(self) -> list[Snapshot[StateT, RunEndT]]:
-        return await self._op_load_all()
+        self._check_open()
+        return await self._op_load_all(None)
+
+    async def load_raw(self) -> list[RawSnapshot]:
+        """The run's whole history as `load_all()` returns it, but read without the graph: nodes as
+        `RawNode`s (id and fields), state and output as JSON data (see `edgewise.graph.persistence.raw`).
+
+        Needs no graph types and changes nothing stored, so any stored run can be inspected, also one whose
+        node classes were since renamed or removed. An empty list when nothing of the run is stored.
+
+        Raises:
+            PersistenceError: a stored snapshot is not a snapshot at all (a damaged store), or the store
+                cannot be read.
+        """
+        self._check_open()
+        adapter: Any = RAW_SNAPSHOT_ADAPTER
+        snapshots: list[Any] = await self._op_load_all(adapter)
+        return snapshots
 
     async def info(self) -> RunInfo | None:
         """This run as the store's `list_runs` lists it: status, times, number of snapshots.
 
         Reads no snapshot's data, so it needs no graph types. `None` when nothing of the run is stored.
         """
+        self._check_open()
         return await self._op_info()
 
     def claim_run(self) -> _ClaimRun:
@@ -254,6 +329,7 @@ class DurableStatePersistence(BaseStatePersistence[StateT, RunEndT]):
             LookupError: this run has no snapshot with that id.
             PersistenceError: a run with `run_id` already exists.
         """
+        self._check_open()
         forked = await self._op_fork(snapshot_id, run_id)
         forked._graph = self._graph
         forked._adapter = self._adapter
@@ -305,24 +381,33 @@ class DurableStatePersistence(BaseStatePersistence[StateT, RunEndT]):
         # per call, with the same output for the default options.
         return self._type_adapter().serializer.to_json(snapshot)
 
-    def _decode(self, data: str | bytes, snapshot_id: str) -> Snapshot[StateT, RunEndT]:
-        """Validate one stored snapshot, or raise a `PersistenceError` naming the run and the snapshot."""
+    def _decode(
+        self,
+        data: str | bytes,
+        snapshot_id: str,
+        adapter: pydantic.TypeAdapter[Snapshot[StateT, RunEndT]] | None = None,
+    ) -> Snapshot[StateT, RunEndT]:
+        """Validate one stored snapshot with `adapter` (default: the graph's types), or raise a `PersistenceError`
+        naming the run and the snapshot."""
         try:
-            return self._type_adapter().validate_json(data)
+            return (adapter or self._type_adapter()).validate_json(data)
         except pydantic.ValidationError as e:
-            raise self._bad_snapshot(snapshot_id, e) from None
+            raise self._bad_snapshot(snapshot_id, e, raw=adapter is not None) from None
 
-    def _bad_snapshot(self, snapshot_id: str, error: pydantic.ValidationError) -> PersistenceError:
+    def _bad_snapshot(self, snapshot_id: str, error: pydantic.ValidationError, *, raw: bool) -> PersistenceError:
         unknown = [str(err.get('ctx', {}).get('tag')) for err in error.errors() if err['type'] == 'union_tag_invalid']
-        if unknown:
+        details = '; '.join(f'{_location(err["loc"])}: {err["msg"]}' for err in error.errors()[:3])
+        advice = 'load it with the version of the graph that wrote it, or fork the run from an earlier snapshot'
+        if raw:
+            reason = f'it is not a snapshot ({details})'
+            advice = 'it was not written by Edgewise or pydantic-graph, or was damaged since'
+        elif unknown:
             reason = f'its node `{unknown[0]}` is not a node of this graph (renamed or removed?)'
         else:
-            details = '; '.join(f'{_location(err["loc"])}: {err["msg"]}' for err in error.errors()[:3])
             reason = f"it does not validate against the graph's types ({details})"
         return PersistenceError(
             f'Snapshot {snapshot_id!r} of run {self.run_id!r} in {self._describe()} cannot be loaded: {reason}. '
-            'Nothing was changed; load it with the version of the graph that wrote it, or fork the run from an '
-            'earlier snapshot.'
+            f'Nothing was changed; {advice}.'
         )
 
 
@@ -344,6 +429,8 @@ class _RecordRun:
 
     async def __aenter__(self) -> None:
         persistence = self._persistence
+        if persistence._closed:
+            raise persistence._closed_error()
         if persistence._prestarted == self._snapshot_id and persistence._prestarted_ts is not None:
             # Stored `'running'` already, by the write that finished its predecessor: it started at that write.
             start_ts = persistence._prestarted_ts
@@ -384,6 +471,7 @@ class _ClaimRun:
 
     async def __aenter__(self) -> None:
         persistence = self._persistence
+        persistence._check_open()
         if persistence._owner is not None:
             raise run_in_progress(persistence.run_id, persistence._owner)
         owner = current_owner()
@@ -401,11 +489,11 @@ class _ClaimRun:
     ) -> None:
         persistence = self._persistence
         owner = self._owner
+        if owner is None or persistence._owner is not owner:
+            return  # `aclose()` released the run already
         prestarted = persistence._prestarted
         persistence._owner = None
         persistence._prestarted = None
-        if owner is None:  # pragma: no cover - only entered after a successful claim
-            return
         with anyio.CancelScope(shield=True):
             try:
                 await persistence._op_release(owner, prestarted)

@@ -1,9 +1,11 @@
 """What the SQL backends share: the schema, its migrations, and every transaction as a driver-neutral program.
 
 A program is a generator that yields `Query` objects and receives each one's `Rows`; its return value is
-the transaction's result. A backend only supplies a `Dialect` (types, placeholders, how a run is held)
-and a driver that runs a program inside one transaction, committing when it returns and rolling back when
-it raises. So SQLite (inline, stdlib `sqlite3`) and PostgreSQL (psycopg) run the very same transactions.
+the transaction's result. `drive` (blocking) and `drive_async` run a program's queries on a connection; a
+backend only supplies a `Dialect` (types, migrations, and its `RunHold`: how a run is held by one process)
+and opens and closes the transaction around one of the two drivers, committing when the program returns
+and rolling back when it raises. So SQLite (stdlib `sqlite3`) and PostgreSQL (psycopg, async on asyncio,
+blocking in a worker thread on trio) run the very same transactions.
 
 Tables (all names prefixed `edgewise_`, so they can live in a database shared with other applications):
 
@@ -24,11 +26,13 @@ is a quarter of the round trips on PostgreSQL, and about a fifth of a step's cos
 from __future__ import annotations as _annotations
 
 import os
-from abc import abstractmethod
-from collections.abc import Callable, Generator, Mapping
+from abc import ABC, abstractmethod
+from collections.abc import Awaitable, Callable, Generator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Self, TypeVar
+
+import pydantic
 
 from ..exceptions import GraphNodeStatusError, GraphRuntimeError, PersistenceError
 from . import NodeSnapshot, RunEndT, RunInfo, Snapshot, StateT, now_utc
@@ -46,6 +50,10 @@ __all__ = (
     'Query',
     'Rows',
     'Program',
+    'drive',
+    'drive_async',
+    'RunHold',
+    'OwnerRecordHold',
     'Dialect',
     'SqlStatePersistence',
     'SCHEMA_VERSION',
@@ -79,6 +87,68 @@ Program = Generator[Query, Rows, _T]
 """A transaction: yields queries, receives their rows, returns its result."""
 
 
+def drive(program: Program[_T], execute: Callable[[Query], Rows]) -> _T:
+    """Run `program`'s queries one by one with `execute` (blocking), sending each one's rows back; its result."""
+    try:
+        query = next(program)
+        while True:
+            query = program.send(execute(query))
+    except StopIteration as done:
+        result: _T = done.value
+        return result
+
+
+async def drive_async(program: Program[_T], execute: Callable[[Query], Awaitable[Rows]]) -> _T:
+    """`drive` with an async `execute`."""
+    try:
+        query = next(program)
+        while True:
+            query = program.send(await execute(query))
+    except StopIteration as done:
+        result: _T = done.value
+        return result
+
+
+class RunHold(ABC):
+    """How a backend holds a run for one process at a time: a strategy of each SQL backend.
+
+    Every backend also records the holder in `edgewise_runs.owner` (for error messages); the strategy decides
+    what makes the hold binding and how a listing tells whether a run is held by a live process.
+    """
+
+    listing_prefix: str = ''
+    """SQL put before a listing's `SELECT` (e.g. a `WITH` clause that `listing_holder` reads)."""
+    listing_holder: str = 'r.owner'
+    """A SQL expression of the listing (over `r`, the run's row, and `s`, its last snapshot) that `is_held` reads."""
+
+    @abstractmethod
+    def acquire(self, run_id: str) -> Program[None]:
+        """The part of a claim's transaction that takes the run, or raises `RunInProgressError` naming its holder."""
+
+    def release(self, run_id: str) -> Program[None]:
+        """The part of a release's transaction that lets go of the run, after its owner record is cleared."""
+        yield from ()
+
+    @abstractmethod
+    def is_held(self, holder: Any) -> bool:
+        """Whether a listed run is held by a live process, from the value of `listing_holder`."""
+
+
+class OwnerRecordHold(RunHold):
+    """The owner record is the hold: taken when its process is gone (checked on this host; one on another host
+    counts as alive), within the claim's transaction, so that two claims never both succeed."""
+
+    def acquire(self, run_id: str) -> Program[None]:
+        held = (yield Query('SELECT owner FROM edgewise_runs WHERE run_id = ?', (run_id,))).rows
+        current = Owner.from_json(held[0][0])
+        if current is not None and owner_is_alive(current):
+            raise run_in_progress(run_id, current)
+
+    def is_held(self, holder: Any) -> bool:
+        owner = Owner.from_json(holder)
+        return owner is not None and owner_is_alive(owner)
+
+
 @dataclass(frozen=True, kw_only=True)
 class Dialect:
     """What differs between SQL databases, as data."""
@@ -87,9 +157,8 @@ class Dialect:
     """Shown in messages: `'SQLite'`, `'PostgreSQL'`."""
     time_type: str
     float_type: str
-    advisory_locks: bool
-    """Whether a run is held by a session lock (released by the server when the session ends) rather than
-    by an owner record whose process is checked for liveness (same host only)."""
+    hold: RunHold
+    """How a run is held by one process at a time."""
     time_param: Callable[[datetime], Any] = lambda t: t
     """How a time is passed to the driver (SQLite has no time type: ISO text)."""
     table_options: str = ''
@@ -105,27 +174,6 @@ class Dialect:
 def new_run_id() -> str:
     """A new unique run id."""
     return f'run-{os.urandom(10).hex()}'
-
-
-# A run's lock key: advisory locks are database-wide, so the key includes the schema the tables live in (two
-# stores in two schemas of one database may have runs with the same id).
-def _run_lock_key(run_id: str) -> str:
-    """The SQL expression of the advisory lock key of the run whose id is the SQL expression `run_id`."""
-    return f"hashtextextended(current_schema() || '/' || {run_id}, 0)"
-
-
-_RUN_LOCK_KEY = _run_lock_key('?')
-# The advisory locks held in this database, read once per listing (a bigint lock shows in `pg_locks` as two
-# 32-bit halves), and whether the run `r` is among them: checked only for runs whose last node is running.
-_HELD_LOCKS = (
-    'WITH held AS MATERIALIZED (SELECT (l.classid::bigint << 32) | l.objid::bigint AS key FROM pg_locks l '
-    "WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1 "
-    'AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())) '
-)
-_RUN_LOCK_HELD = (
-    "CASE WHEN s.status IN ('running', 'pending') "
-    f'THEN EXISTS (SELECT 1 FROM held h WHERE h.key = {_run_lock_key("r.run_id")}) ELSE FALSE END'
-)
 
 
 def to_datetime(value: Any) -> datetime:
@@ -197,11 +245,12 @@ def list_runs_program(dialect: Dialect, run_id: str | None = None) -> Program[li
     """Every run of the store, oldest first; or only the run `run_id`."""
     # The status is read from each run's last snapshot (one primary-key lookup), so that steps never
     # have to update the run's row just to change its status.
+    hold = dialect.hold
     rows = (
         yield Query(
-            (_HELD_LOCKS if dialect.advisory_locks else '')
+            hold.listing_prefix
             + 'SELECT r.run_id, r.graph_name, s.kind, s.status, r.created, s.written, s.start_ts, s.seq, '
-            f'{_RUN_LOCK_HELD if dialect.advisory_locks else "r.owner"} '
+            f'{hold.listing_holder} '
             'FROM edgewise_runs r LEFT JOIN edgewise_snapshots s ON s.run_id = r.run_id '
             'AND s.seq = (SELECT MAX(seq) FROM edgewise_snapshots m WHERE m.run_id = r.run_id) '
             + ('ORDER BY r.created, r.run_id' if run_id is None else 'WHERE r.run_id = ?'),
@@ -212,21 +261,13 @@ def list_runs_program(dialect: Dialect, run_id: str | None = None) -> Program[li
         RunInfo(
             run_id=r[0],
             graph_name=r[1],
-            status=run_status(r[2], r[3], r[3] in ('running', 'pending') and _held(dialect, r[8])),
+            status=run_status(r[2], r[3], r[3] in ('running', 'pending') and hold.is_held(r[8])),
             created=to_datetime(r[4]),
             updated=max(to_datetime(t) for t in (r[4], r[5], r[6]) if t is not None),
             snapshot_count=r[7] or 0,
         )
         for r in rows
     ]
-
-
-def _held(dialect: Dialect, holder: Any) -> bool:
-    """Whether a run is held by a live process: its session lock is held, or its recorded owner is alive."""
-    if dialect.advisory_locks:
-        return bool(holder)
-    owner = Owner.from_json(holder)
-    return owner is not None and owner_is_alive(owner)
 
 
 def _time(convert: Callable[[datetime], Any], value: datetime | None) -> Any:
@@ -375,9 +416,11 @@ class SqlStatePersistence(DurableStatePersistence[StateT, RunEndT]):
             (status, _time(self.dialect.time_param, start_ts), duration, self._run_id, snapshot_id),
         )
 
-    def _decode_row(self, row: tuple[Any, ...]) -> Snapshot[StateT, RunEndT]:
+    def _decode_row(
+        self, row: tuple[Any, ...], adapter: pydantic.TypeAdapter[Snapshot[StateT, RunEndT]] | None = None
+    ) -> Snapshot[StateT, RunEndT]:
         snapshot_id, _kind, status, start_ts, duration, data = row[:6]
-        snapshot = self._decode(data, snapshot_id)
+        snapshot = self._decode(data, snapshot_id, adapter)
         if isinstance(snapshot, NodeSnapshot):
             snapshot.status = status
             snapshot.start_ts = None if start_ts is None else to_datetime(start_ts)
@@ -398,24 +441,17 @@ class SqlStatePersistence(DurableStatePersistence[StateT, RunEndT]):
         snapshot.status = 'pending'
         return snapshot, seq
 
-    def _load_all_program(self) -> Program[list[Snapshot[StateT, RunEndT]]]:
+    def _load_all_program(
+        self, adapter: pydantic.TypeAdapter[Snapshot[StateT, RunEndT]] | None
+    ) -> Program[list[Snapshot[StateT, RunEndT]]]:
         rows = (yield Query(f'{_SELECT_SNAPSHOT} WHERE run_id = ? ORDER BY seq', (self._run_id,))).rows
-        return [self._decode_row(row) for row in rows]
+        return [self._decode_row(row, adapter) for row in rows]
 
     def _claim_program(self, owner: Owner, keep: str | None) -> Program[None]:
         run_id = self._run_id
         now = now_utc()
         yield self._ensure_run(now)
-        if self.dialect.advisory_locks:
-            got = (yield Query(f'SELECT pg_try_advisory_lock({_RUN_LOCK_KEY})', (run_id,))).rows[0][0]
-            if not got:
-                held = (yield Query('SELECT owner FROM edgewise_runs WHERE run_id = ?', (run_id,))).rows
-                raise run_in_progress(run_id, Owner.from_json(held[0][0]))
-        else:
-            held = (yield Query('SELECT owner FROM edgewise_runs WHERE run_id = ?', (run_id,))).rows
-            current = Owner.from_json(held[0][0])
-            if current is not None and owner_is_alive(current):
-                raise run_in_progress(run_id, current)
+        yield from self.dialect.hold.acquire(run_id)
         yield Query(
             'UPDATE edgewise_runs SET owner = ?, graph_name = COALESCE(?, graph_name) WHERE run_id = ?',
             (owner.to_json(), self.graph_name, run_id),
@@ -437,8 +473,7 @@ class SqlStatePersistence(DurableStatePersistence[StateT, RunEndT]):
                 (run_id, prestarted),
             )
         yield Query('UPDATE edgewise_runs SET owner = NULL WHERE run_id = ? AND owner = ?', (run_id, owner.to_json()))
-        if self.dialect.advisory_locks:
-            yield Query(f'SELECT pg_advisory_unlock({_RUN_LOCK_KEY})', (run_id,))
+        yield from self.dialect.hold.release(run_id)
 
     def _fork_program(self, snapshot_id: str, new_run_id: str) -> Program[None]:
         run_id = self._run_id
@@ -536,8 +571,10 @@ class SqlStatePersistence(DurableStatePersistence[StateT, RunEndT]):
         self._known_seq = (found[0].id, found[1])
         return found[0]
 
-    async def _op_load_all(self) -> list[Snapshot[StateT, RunEndT]]:
-        return await self._transact(self._load_all_program, write=False)
+    async def _op_load_all(
+        self, adapter: pydantic.TypeAdapter[Snapshot[StateT, RunEndT]] | None
+    ) -> list[Snapshot[StateT, RunEndT]]:
+        return await self._transact(lambda: self._load_all_program(adapter), write=False)
 
     async def _op_info(self) -> RunInfo | None:
         found = await self._transact(lambda: list_runs_program(self.dialect, self._run_id), write=False)

@@ -23,6 +23,7 @@ from typing import Any, Self, TypeVar
 
 import anyio
 import anyio.to_thread
+import pydantic
 
 from ..exceptions import GraphNodeStatusError, GraphRuntimeError, PersistenceError
 from . import NodeSnapshot, RunEndT, RunInfo, Snapshot, StateT
@@ -133,6 +134,8 @@ class FileStatePersistence(DurableStatePersistence[StateT, RunEndT]):
 
     async def _locked(self, operation: Callable[[], _T]) -> _T:
         """Run `operation` in a worker thread while holding the lock (already held during a claimed run)."""
+        if self._closed:  # a write after `aclose()`, by a node that was running then
+            raise self._closed_error()
         if self._held_fd is not None:
             return await anyio.to_thread.run_sync(operation)
         owner = current_owner()
@@ -208,8 +211,10 @@ class FileStatePersistence(DurableStatePersistence[StateT, RunEndT]):
                 return item
         raise snapshot_not_found(snapshot_id)
 
-    def _decode_item(self, item: _Item) -> Snapshot[StateT, RunEndT]:
-        return self._decode(json.dumps(item), item['id'])
+    def _decode_item(
+        self, item: _Item, adapter: pydantic.TypeAdapter[Snapshot[StateT, RunEndT]] | None = None
+    ) -> Snapshot[StateT, RunEndT]:
+        return self._decode(json.dumps(item), item['id'], adapter)
 
     # --- operations ----------------------------------------------------------------------------------
 
@@ -283,9 +288,11 @@ class FileStatePersistence(DurableStatePersistence[StateT, RunEndT]):
 
         return await self._locked(load_next)
 
-    async def _op_load_all(self) -> list[Snapshot[StateT, RunEndT]]:
+    async def _op_load_all(
+        self, adapter: pydantic.TypeAdapter[Snapshot[StateT, RunEndT]] | None
+    ) -> list[Snapshot[StateT, RunEndT]]:
         def load_all() -> list[Snapshot[StateT, RunEndT]]:
-            return [self._decode_item(item) for item in self._read()]
+            return [self._decode_item(item, adapter) for item in self._read()]
 
         # Writes replace the file atomically, so reading needs no lock.
         return await anyio.to_thread.run_sync(load_all)

@@ -1,8 +1,8 @@
 """PostgreSQL persistence (extra `edgewise-graph[postgres]`, psycopg 3): runs shared by processes on many machines.
 
 The same tables and transactions as `SqliteStatePersistence` (see `_sql`), with one difference in how a
-run is held: by a session-level advisory lock, which the server releases when the holding session ends
-(its process died, its machine went away), so a crashed run can be resumed from any machine.
+run is held (`_SessionLockHold`): by a session-level advisory lock, which the server releases when the holding
+session ends (its process died, its machine went away), so a crashed run can be resumed from any machine.
 
 psycopg's async connections work on asyncio only; under trio the same transactions run on a blocking
 psycopg connection in a worker thread.
@@ -13,14 +13,28 @@ from __future__ import annotations as _annotations
 import asyncio  # noqa: TID251 - only to tell whether the running loop is asyncio's, as anyio does
 import re
 from collections.abc import Awaitable, Callable
-from types import TracebackType
+from functools import partial
 from typing import TYPE_CHECKING, Any, Self, TypeVar
 
 import anyio.to_thread
 
 from ..exceptions import PersistenceError
 from . import RunEndT, RunInfo, StateT
-from ._sql import Dialect, Program, Query, Rows, SqlStatePersistence, list_runs_program, new_run_id, setup_program
+from ._durable import run_in_progress
+from ._owner import Owner
+from ._sql import (
+    Dialect,
+    Program,
+    Query,
+    Rows,
+    RunHold,
+    SqlStatePersistence,
+    drive,
+    drive_async,
+    list_runs_program,
+    new_run_id,
+    setup_program,
+)
 
 if TYPE_CHECKING:
     import psycopg
@@ -30,11 +44,51 @@ __all__ = ('PostgresStatePersistence',)
 _T = TypeVar('_T')
 _A = TypeVar('_A')
 
+
+# A run's lock key: advisory locks are database-wide, so the key includes the schema the tables live in (two
+# stores in two schemas of one database may have runs with the same id).
+def _run_lock_key(run_id: str) -> str:
+    """The SQL expression of the advisory lock key of the run whose id is the SQL expression `run_id`."""
+    return f"hashtextextended(current_schema() || '/' || {run_id}, 0)"
+
+
+_RUN_LOCK_KEY = _run_lock_key('?')
+
+
+class _SessionLockHold(RunHold):
+    """A run is held by a session-level advisory lock on its key: the server lets go of it when the holding
+    session ends, whichever machine it was on, so a gone holder never needs to be checked for."""
+
+    # The advisory locks held in this database, read once per listing (a bigint lock shows in `pg_locks` as two
+    # 32-bit halves), and whether the run `r` is among them: checked only for runs whose last node is running.
+    listing_prefix = (
+        'WITH held AS MATERIALIZED (SELECT (l.classid::bigint << 32) | l.objid::bigint AS key FROM pg_locks l '
+        "WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1 "
+        'AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())) '
+    )
+    listing_holder = (
+        "CASE WHEN s.status IN ('running', 'pending') "
+        f'THEN EXISTS (SELECT 1 FROM held h WHERE h.key = {_run_lock_key("r.run_id")}) ELSE FALSE END'
+    )
+
+    def acquire(self, run_id: str) -> Program[None]:
+        got = (yield Query(f'SELECT pg_try_advisory_lock({_RUN_LOCK_KEY})', (run_id,))).rows[0][0]
+        if not got:
+            held = (yield Query('SELECT owner FROM edgewise_runs WHERE run_id = ?', (run_id,))).rows
+            raise run_in_progress(run_id, Owner.from_json(held[0][0]))
+
+    def release(self, run_id: str) -> Program[None]:
+        yield Query(f'SELECT pg_advisory_unlock({_RUN_LOCK_KEY})', (run_id,))
+
+    def is_held(self, holder: Any) -> bool:
+        return bool(holder)
+
+
 _DIALECT = Dialect(
     name='PostgreSQL',
     time_type='TIMESTAMPTZ',
     float_type='DOUBLE PRECISION',
-    advisory_locks=True,
+    hold=_SessionLockHold(),
     # Concurrent `CREATE TABLE IF NOT EXISTS` can collide in PostgreSQL's catalog: take turns.
     serialize_setup="SELECT pg_advisory_xact_lock(hashtext('edgewise schema setup'))",
     migrations={
@@ -84,7 +138,13 @@ def _sql(query_sql: str) -> str:
 class PostgresStatePersistence(SqlStatePersistence[StateT, RunEndT]):
     """Stores a run's snapshots in PostgreSQL, beside other runs; tables are created on first use.
 
-    One object holds one database connection; close it with `aclose()` (or use `async with`).
+    One object holds one database connection, opened on first use; close it with `aclose()`, or use the
+    object as an async context manager:
+
+    ```python {test="skip"}
+    async with PostgresStatePersistence('postgresql://app@db/runs', run_id='order-42') as persistence:
+        await graph.run(StartNode(), persistence=persistence)
+    ```
     """
 
     dialect = _DIALECT
@@ -125,8 +185,10 @@ class PostgresStatePersistence(SqlStatePersistence[StateT, RunEndT]):
         async with PostgresStatePersistence[Any, Any](dsn) as store:
             return await store._transact(lambda: list_runs_program(_DIALECT), write=False)
 
-    async def aclose(self) -> None:
-        """Close the connection (releasing any run it holds); it is opened again when needed."""
+    async def _op_close(self) -> None:
+        await self._disconnect()
+
+    async def _disconnect(self) -> None:
         conn, self._conn = self._conn, None
         if conn is not None:
             if self._blocking:
@@ -134,19 +196,13 @@ class PostgresStatePersistence(SqlStatePersistence[StateT, RunEndT]):
             else:
                 await conn.close()
 
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        await self.aclose()
-
     # --- the driver ----------------------------------------------------------------------------------
 
     async def _connection(self) -> Any:
         if self._conn is not None:
             return self._conn
+        if self._closed:
+            raise self._closed_error()
         psycopg = _psycopg()
         try:
             asyncio.get_running_loop()  # psycopg's async connections need asyncio; under trio this raises
@@ -164,7 +220,7 @@ class PostgresStatePersistence(SqlStatePersistence[StateT, RunEndT]):
         try:
             await self._transact(lambda: setup_program(_DIALECT, self._describe()))
         except BaseException:
-            await self.aclose()
+            await self._disconnect()
             raise
         return conn
 
@@ -218,30 +274,22 @@ def _password(dsn: str) -> str | None:
 
 async def _run_async(conn: psycopg.AsyncConnection[Any], program: Callable[[], Program[_T]]) -> _T:
     async with conn.transaction():
-        steps = program()
-        try:
-            query = next(steps)
-            while True:
-                cursor = await conn.execute(_sql(query.sql), query.params)
-                rows = await cursor.fetchall() if cursor.description is not None else []
-                query = steps.send(Rows(rows, cursor.rowcount))
-        except StopIteration as done:
-            result: _T = done.value
-            return result
+        return await drive_async(program(), partial(_query_async, conn))
 
 
 def _run_blocking(conn: psycopg.Connection[Any], program: Callable[[], Program[_T]]) -> _T:
     with conn.transaction():
-        steps = program()
-        try:
-            query = next(steps)
-            while True:
-                cursor = conn.execute(_sql(query.sql), query.params)
-                rows = cursor.fetchall() if cursor.description is not None else []
-                query = steps.send(Rows(rows, cursor.rowcount))
-        except StopIteration as done:
-            result: _T = done.value
-            return result
+        return drive(program(), partial(_query_blocking, conn))
+
+
+async def _query_async(conn: psycopg.AsyncConnection[Any], query: Query) -> Rows:
+    cursor = await conn.execute(_sql(query.sql), query.params)
+    return Rows(await cursor.fetchall() if cursor.description is not None else [], cursor.rowcount)
+
+
+def _query_blocking(conn: psycopg.Connection[Any], query: Query) -> Rows:
+    cursor = conn.execute(_sql(query.sql), query.params)
+    return Rows(cursor.fetchall() if cursor.description is not None else [], cursor.rowcount)
 
 
 async def _execute_async(conn: psycopg.AsyncConnection[Any], query: Query) -> int:

@@ -23,17 +23,28 @@ import sqlite3
 import threading
 from collections.abc import Callable
 from datetime import datetime
+from functools import partial
 from os import PathLike, fspath
 from pathlib import Path
 from time import monotonic
-from types import TracebackType
 from typing import Any, Literal, Self, TypeVar
 
 import anyio
 
 from ..exceptions import PersistenceError
 from . import RunEndT, RunInfo, StateT
-from ._sql import Dialect, Program, Query, Rows, SqlStatePersistence, list_runs_program, new_run_id, setup_program
+from ._sql import (
+    Dialect,
+    OwnerRecordHold,
+    Program,
+    Query,
+    Rows,
+    SqlStatePersistence,
+    drive,
+    list_runs_program,
+    new_run_id,
+    setup_program,
+)
 
 __all__ = ('SqliteStatePersistence',)
 
@@ -43,7 +54,8 @@ _DIALECT = Dialect(
     name='SQLite',
     time_type='TEXT',
     float_type='REAL',
-    advisory_locks=False,
+    # The owner record is the hold: SQLite has no session locks that outlive a transaction.
+    hold=OwnerRecordHold(),
     time_param=datetime.isoformat,
     table_options='WITHOUT ROWID',
     migrations={
@@ -162,11 +174,12 @@ class SqliteStatePersistence(SqlStatePersistence[StateT, RunEndT]):
     """Stores a run's snapshots in a SQLite database file (created on first use), beside other runs.
 
     Several processes on one machine can use the same file at once. Use it with `Graph.iter`,
-    `Graph.run` or `Graph.iter_from_persistence` like any other persistence:
+    `Graph.run` or `Graph.iter_from_persistence` like any other persistence; the connection, opened on first
+    use, is closed by `aclose()` or on leaving `async with`:
 
     ```python {test="skip"}
-    persistence = SqliteStatePersistence('runs.db')
-    await graph.run(StartNode(), persistence=persistence)
+    async with SqliteStatePersistence('runs.db') as persistence:
+        await graph.run(StartNode(), persistence=persistence)
     ```
     """
 
@@ -213,11 +226,8 @@ class SqliteStatePersistence(SqlStatePersistence[StateT, RunEndT]):
         """Every run stored in the database at `path`, oldest first (no file: no runs)."""
         if not await anyio.Path(path).exists():
             return []
-        store: SqliteStatePersistence[Any, Any] = SqliteStatePersistence(path)
-        try:
+        async with SqliteStatePersistence[Any, Any](path) as store:
             return await store._transact(lambda: list_runs_program(_DIALECT), write=False)
-        finally:
-            store.close()
 
     async def _op_info(self) -> RunInfo | None:
         if self._conn is None and not await anyio.Path(self.path).exists():
@@ -225,17 +235,13 @@ class SqliteStatePersistence(SqlStatePersistence[StateT, RunEndT]):
         return await super()._op_info()
 
     def close(self) -> None:
-        """Close the database connection (it is opened again when needed)."""
+        """Close the database connection now, without awaiting; unlike `aclose()`, the object stays usable (the
+        connection is opened again when needed)."""
         if self._conn is not None:
             self._conn.close()
             self._conn = None
 
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
+    async def _op_close(self) -> None:
         self.close()
 
     # --- the driver ----------------------------------------------------------------------------------
@@ -287,6 +293,8 @@ class SqliteStatePersistence(SqlStatePersistence[StateT, RunEndT]):
             conn.execute('PRAGMA wal_checkpoint(PASSIVE)').fetchall()
 
     def _connect(self) -> sqlite3.Connection:
+        if self._closed:
+            raise self._closed_error()
         conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=0)
         try:
             tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
@@ -319,13 +327,7 @@ def _run(conn: sqlite3.Connection, program: Callable[[], Program[_T]], write: bo
     """Run `program` in one transaction on `conn`: commit when it returns, roll back when it raises."""
     conn.execute('BEGIN IMMEDIATE' if write else 'BEGIN')
     try:
-        steps = program()
-        query = next(steps)
-        while True:
-            cursor = conn.execute(query.sql, query.params)
-            query = steps.send(Rows(cursor.fetchall(), cursor.rowcount))
-    except StopIteration as done:
-        result: _T = done.value
+        result = drive(program(), partial(_query, conn))
     except BaseException:
         _rollback(conn)
         raise
@@ -335,6 +337,11 @@ def _run(conn: sqlite3.Connection, program: Callable[[], Program[_T]], write: bo
         _rollback(conn)
         raise
     return result
+
+
+def _query(conn: sqlite3.Connection, query: Query) -> Rows:
+    cursor = conn.execute(query.sql, query.params)
+    return Rows(cursor.fetchall(), cursor.rowcount)
 
 
 def _rollback(conn: sqlite3.Connection) -> None:

@@ -6,7 +6,10 @@
 | `postgresql://user@host/db` (or `postgres://`) | `PostgresStatePersistence` |
 | `file:///abs/runs/run.json`, `file:runs/run.json`; `file:///abs/runs` (a directory) | `FileStatePersistence` |
 
-Schemes are case-insensitive, and paths may be percent-encoded.
+Schemes are case-insensitive, and paths may be percent-encoded. `persistence_from_url` returns a
+`DurableStatePersistence`, the base of the three backends, whose API they all share: `run_id`, `load_all()`,
+`load_raw()` (the history without the graph, see `edgewise.graph.persistence.raw`), `info()`, `fork(...)`,
+`aclose()` and `async with`.
 """
 
 from __future__ import annotations as _annotations
@@ -20,7 +23,7 @@ from ..exceptions import PersistenceError
 from . import RunInfo
 from ._durable import DurableStatePersistence
 
-__all__ = ('StoreURL', 'parse_store_url', 'persistence_from_url', 'list_runs')
+__all__ = ('DurableStatePersistence', 'StoreURL', 'parse_store_url', 'persistence_from_url', 'list_runs')
 
 _FORMS = 'sqlite:///path.db, postgresql://..., or file:///path (a run.json, or a directory of them)'
 
