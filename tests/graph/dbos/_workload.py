@@ -19,8 +19,8 @@ import anyio
 from edgewise.graph import BaseNode, End, Graph, GraphRunContext
 from edgewise.graph.dbos import DBOSGraph, DBOSQueue
 
-NODE_SECONDS = 0.02
-QUEUE = DBOSQueue('edgewise-test', worker_concurrency=3, global_concurrency=7, polling_interval=0.1)
+NODE_SECONDS = 0.01
+QUEUE = DBOSQueue('edgewise-test', worker_concurrency=4, global_concurrency=10, polling_interval=0.1)
 EFFECTS_TABLE = (
     'CREATE TABLE IF NOT EXISTS effects '
     '(key TEXT, node INTEGER, pid INTEGER, started DOUBLE PRECISION, ended DOUBLE PRECISION)'
