@@ -49,7 +49,7 @@ class S5(BaseNode[Steps, None, int]):
         return End(ctx.state.done)
 
 
-five_steps = Graph(nodes=[S1, S2, S3, S4, S5], name='five_steps', auto_instrument=False)
+five_steps = Graph(nodes=(S1, S2, S3, S4, S5), name='five_steps', auto_instrument=False)
 dbos_five_steps = DBOSGraph(five_steps)
 QUEUE = DBOSQueue('bench', worker_concurrency=8, polling_interval=0.05)
 

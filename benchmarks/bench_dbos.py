@@ -77,7 +77,8 @@ def _throughput(dsn: str, workers: int) -> float:
                     text=True,
                 )
                 processes.append(process)
-                assert process.stdout is not None and process.stdout.readline() == 'ready\n'
+                assert process.stdout is not None
+                assert process.stdout.readline() == 'ready\n'
             client = DBOSClient(system_database_url=url)
             try:
                 start = time.perf_counter()
@@ -147,10 +148,8 @@ def main() -> None:
     rates: dict[int, Any] = {}
     for workers in (1, 2, 3):
         rates[workers] = _throughput(dsn, workers)
-        print(
-            f'  {workers} worker{"s" if workers > 1 else " "}  {rates[workers]:8.1f} runs/s   {rates[workers] / rates[1]:5.2f}x 1 worker',
-            flush=True,
-        )
+        label = f'{workers} worker{"s" if workers > 1 else ""}'
+        print(f'  {label:<10} {rates[workers]:8.1f} runs/s   {rates[workers] / rates[1]:5.2f}x 1 worker', flush=True)
 
 
 if __name__ == '__main__':

@@ -13,6 +13,7 @@ and prints each run's result with the workers that ran its nodes. The runs stay 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import signal
 import subprocess
@@ -74,7 +75,7 @@ class Ship(BaseNode[Order, None, str]):
         return End(f'order {ctx.state.order_id}: charged {ctx.state.total_cents / 100:.2f}, shipped')
 
 
-order_graph = Graph(nodes=[Receive, Price, Charge, Ship], name='orders')
+order_graph = Graph(nodes=(Receive, Price, Charge, Ship), name='orders')
 dbos_orders = DBOSGraph(order_graph)
 QUEUE = DBOSQueue('orders', worker_concurrency=2, global_concurrency=5, polling_interval=0.1)
 APP = 'edgewise-scale-out-example'
@@ -85,10 +86,8 @@ def work(url: str) -> None:
     config = {'name': APP, 'system_database_url': url, 'log_level': 'WARNING'}
     with DBOSWorker(config, queues=[QUEUE], recovery_interval=0.5) as worker:  # type: ignore[arg-type]
         print(f'worker {os.getpid()} ready ({worker.executor_id})', flush=True)
-        try:
+        with contextlib.suppress(KeyboardInterrupt):
             worker.wait()
-        except KeyboardInterrupt:
-            pass
 
 
 def start_worker(url: str) -> subprocess.Popen[bytes]:

@@ -101,5 +101,5 @@ class N5(BaseNode[Trail, None, str]):
         return End(ctx.state.key)
 
 
-five_nodes = Graph(nodes=[N1, N2, N3, N4, N5], name='five_nodes')
+five_nodes = Graph(nodes=(N1, N2, N3, N4, N5), name='five_nodes')
 dbos_five_nodes = DBOSGraph(five_nodes)

@@ -40,7 +40,7 @@ class Check(BaseNode[Count, int, int]):
         return Up(self.n)
 
 
-counter = Graph(nodes=[Up, Check], name='counter')
+counter = Graph(nodes=(Up, Check), name='counter')
 dbos_counter = DBOSGraph(counter, deps=1)
 QUEUE = DBOSQueue('in-process', worker_concurrency=2, polling_interval=0.1)
 
@@ -145,7 +145,7 @@ def test_start_node_outside_the_graph(worker: DBOSWorker) -> None:
 
 def test_a_graph_needs_a_name() -> None:
     with pytest.raises(GraphSetupError, match='A DBOSGraph needs a stable name'):
-        DBOSGraph(Graph(nodes=[Up, Check]))
+        DBOSGraph(Graph(nodes=(Up, Check)))
 
 
 def test_history_of_an_unknown_run(worker: DBOSWorker) -> None:
@@ -164,7 +164,7 @@ def test_application_version_follows_node_code() -> None:
     version = application_version(counter)
     assert version == application_version(dbos_counter)
     assert version.startswith('edgewise-')
-    assert version != application_version(Graph(nodes=[Up, Check, Other], name='counter'))
+    assert version != application_version(Graph(nodes=(Up, Check, Other), name='counter'))
     assert version != application_version(counter, extra='release-2')
 
 
