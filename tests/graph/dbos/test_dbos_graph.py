@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -180,3 +181,47 @@ def test_worker_executor_id(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> 
     assert given.executor_id == 'edgewise-7'
     assert repr(given) == "<DBOSWorker 'edgewise-7'>"
     assert repr(dbos_counter) == "<DBOSGraph 'edgewise.graph/counter'>"
+
+
+def test_cli_lists_runs_and_draws_a_path(worker: DBOSWorker, capsys: pytest.CaptureFixture[str]) -> None:
+    from edgewise.graph.cli import main
+
+    dbos_counter.run_sync(Up(1), state=Count(), run_id='cli-run')
+    capsys.readouterr()
+    store = f'dbos+{url_of(worker)}'
+    assert main(['runs', 'list', '--store', store]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].split() == ['RUN', 'ID', 'GRAPH', 'STATUS', 'STARTED', '(UTC)', 'UPDATED', '(UTC)', 'STEPS']
+    row = next(line.split() for line in out if line.startswith('cli-run '))
+    assert (row[0], row[1], row[2], row[-1]) == ('cli-run', 'counter', 'finished', '5')
+
+    assert main(['mermaid', 'tests.graph.dbos.test_dbos_graph:counter', '--run', 'cli-run', '--store', store]) == 0
+    assert capsys.readouterr().out.endswith('class Up highlighted\nclass Check highlighted\n')
+
+    assert main(['mermaid', 'tests.graph.dbos.test_dbos_graph:counter', '--run', 'nope', '--store', store]) == 1
+    assert capsys.readouterr().err == (
+        f"edgewise: error: No run 'nope' in {store} (`edgewise runs list --store URL` lists them).\n"
+    )
+
+
+def test_cli_reports_a_missing_or_foreign_database(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from edgewise.graph.cli import main
+
+    missing = tmp_path / 'missing.sqlite'
+    assert main(['runs', 'list', '--store', f'dbos+sqlite:///{missing}']) == 1
+    assert capsys.readouterr().err == (
+        f'edgewise: error: No DBOS system database at sqlite:///{missing}: {str(missing)!r} does not exist.\n'
+    )
+    assert not missing.exists()
+    foreign = tmp_path / 'foreign.sqlite'
+    sqlite3.connect(foreign).close()
+    assert main(['runs', 'list', '--store', f'dbos+sqlite:///{foreign}']) == 1
+    assert capsys.readouterr().err.startswith(
+        f'edgewise: error: Cannot read the DBOS system database at sqlite:///{foreign} (is it one, made by a DBOS '
+        'application?): OperationalError: (sqlite3.OperationalError) no such table'
+    )
+
+
+def test_run_sync_raises_the_nodes_error(worker: DBOSWorker) -> None:
+    with pytest.raises(ValueError, match='negative: -2'):
+        dbos_counter.run_sync(Check(-2), state=Count())

@@ -22,7 +22,7 @@ import re
 from pathlib import Path
 from typing import Any, Protocol
 
-__all__ = ('ExecutorLocks', 'executor_locks', 'libpq_dsn')
+__all__ = ('ExecutorLocks', 'executor_locks', 'libpq_dsn', 'sqlite_path')
 
 # A vanished machine's session is dropped by the server after about idle + interval * count seconds.
 _KEEPALIVE_SETTINGS = (
@@ -60,11 +60,12 @@ def libpq_dsn(url: str) -> str:
 def executor_locks(system_database_url: str) -> ExecutorLocks:
     """The liveness locks of the system database at `system_database_url` (PostgreSQL or SQLite)."""
     if system_database_url.startswith('sqlite'):
-        return _FileLocks(_sqlite_path(system_database_url))
+        return _FileLocks(sqlite_path(system_database_url))
     return _AdvisoryLocks(libpq_dsn(system_database_url))
 
 
-def _sqlite_path(url: str) -> Path:
+def sqlite_path(url: str) -> Path:
+    """The database file of a SQLAlchemy-style SQLite URL."""
     # `sqlite:///relative.db` and `sqlite:////absolute.db`, as SQLAlchemy reads them.
     path = url.split('://', 1)[1]
     path = path[1:] if path.startswith('/') else path

@@ -7,14 +7,17 @@ and `duration`, and a step that raised marks its node `'error'`.
 
 from __future__ import annotations as _annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import datetime, timezone
-from functools import partial
 from typing import Any
 
 import anyio
 import dbos as _dbos
 import pydantic
 
+from ._dbos_liveness import sqlite_path
+from .exceptions import PersistenceError
 from .graph import Graph
 from .persistence import (
     NodeSnapshot,
@@ -24,6 +27,7 @@ from .persistence import (
     build_snapshot_type_adapter,
     set_nodes_type_context,
 )
+from .persistence.postgres import mask_dsn
 
 __all__ = ('WORKFLOW_PREFIX', 'list_runs', 'load_history', 'run_snapshots', 'system_database_url')
 
@@ -48,8 +52,33 @@ def _when(epoch_ms: int | None) -> datetime | None:
     return None if epoch_ms is None else datetime.fromtimestamp(epoch_ms / 1000, tz=timezone.utc)
 
 
-def _client(url: str) -> Any:
-    return _dbos.DBOSClient(system_database_url=system_database_url(url))
+@contextmanager
+def _reading(url: str) -> Iterator[Any]:
+    """A `DBOSClient` on the system database at `url`; what goes wrong reading it becomes a `PersistenceError`."""
+    system_url = system_database_url(url)
+    shown = mask_dsn(system_url)
+    if system_url.startswith('sqlite') and not sqlite_path(system_url).exists():
+        # Reading must not create an empty database.
+        raise PersistenceError(f'No DBOS system database at {shown}: {str(sqlite_path(system_url))!r} does not exist.')
+    try:
+        client = _dbos.DBOSClient(system_database_url=system_url, retry_connection_errors=False)
+    except Exception as e:
+        raise PersistenceError(f'Cannot connect to the DBOS system database at {shown}: {_reason(e)}') from e
+    try:
+        yield client
+    except (LookupError, PersistenceError, pydantic.ValidationError):
+        raise
+    except Exception as e:
+        raise PersistenceError(
+            f'Cannot read the DBOS system database at {shown} (is it one, made by a DBOS application?): {_reason(e)}'
+        ) from e
+    finally:
+        client.destroy()
+
+
+def _reason(error: Exception) -> str:
+    # SQLAlchemy appends the statement and a link to its docs; the first line says what went wrong.
+    return f'{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ""}'.rstrip(': ')
 
 
 async def list_runs(url: str) -> list[RunInfo]:
@@ -59,14 +88,16 @@ async def list_runs(url: str) -> list[RunInfo]:
     `dbos+sqlite:///runs.sqlite`. Statuses: a run being run by a worker is `'running'` (also while its dead
     worker's runs wait to be recovered), a queued one `'waiting'`, a successful one `'finished'`, and one
     that raised or was cancelled `'failed'`. `snapshot_count` is the first snapshot plus one per completed step.
+
+    Raises:
+        PersistenceError: the database does not exist, cannot be reached, or is not a DBOS system database.
     """
     return await anyio.to_thread.run_sync(_list_runs, url)
 
 
 def _list_runs(url: str) -> list[RunInfo]:
-    client = _client(url)
-    try:
-        runs: list[RunInfo] = []
+    runs: list[RunInfo] = []
+    with _reading(url) as client:
         for workflow in client.list_workflows(load_input=False, load_output=False):
             if not workflow.name.startswith(WORKFLOW_PREFIX):
                 continue
@@ -83,9 +114,7 @@ def _list_runs(url: str) -> list[RunInfo]:
                     snapshot_count=1 + done,
                 )
             )
-        return runs
-    finally:
-        client.destroy()
+    return runs
 
 
 async def load_history(url: str, run_id: str, graph: Graph[Any, Any, Any]) -> list[Snapshot[Any, Any]]:
@@ -98,18 +127,16 @@ async def load_history(url: str, run_id: str, graph: Graph[Any, Any, Any]) -> li
 
     Raises:
         LookupError: the database holds no run `run_id` of a DBOS graph.
+        PersistenceError: the database cannot be reached or read.
     """
     with set_nodes_type_context(graph.get_nodes()):
         adapter = build_snapshot_type_adapter(*graph.inferred_types)
 
     def read() -> list[Snapshot[Any, Any]]:
-        client = _client(url)
-        try:
+        with _reading(url) as client:
             return run_snapshots(client, run_id, adapter, None)
-        finally:
-            client.destroy()
 
-    return await anyio.to_thread.run_sync(partial(read))
+    return await anyio.to_thread.run_sync(read)
 
 
 def run_snapshots(

@@ -192,10 +192,14 @@ class DBOSGraph(Generic[StateT, DepsT, RunEndT]):
                 of an existing run starts nothing and returns that id (DBOS's idempotency).
             max_steps: Fail the run with `StepLimitExceeded` before it runs more than this many nodes.
         """
+        return self._start(start_node, state, run_id, max_steps).get_workflow_id()
+
+    def _start(
+        self, start_node: BaseNode[StateT, DepsT, RunEndT], state: StateT, run_id: str | None, max_steps: int | None
+    ) -> _dbos.WorkflowHandle[str]:
         start = self._start_json(start_node, state)
         with _workflow_id(run_id):
-            handle = _dbos.DBOS.start_workflow(self._workflow_function, start, max_steps)
-        return handle.get_workflow_id()
+            return _dbos.DBOS.start_workflow(self._workflow_function, start, max_steps)
 
     def enqueue_sync(
         self,
@@ -233,16 +237,26 @@ class DBOSGraph(Generic[StateT, DepsT, RunEndT]):
             handle = _dbos.DBOS.enqueue_workflow(queue_name, self._workflow_function, start, max_steps)
         return handle.get_workflow_id()
 
-    def result_sync(self, run_id: str, *, client: DBOSClient | None = None) -> GraphRunResult[StateT, RunEndT]:
+    def result_sync(
+        self, run_id: str, *, client: DBOSClient | None = None, polling_interval: float = 0.1
+    ) -> GraphRunResult[StateT, RunEndT]:
         """Wait for the run `run_id` to end and return its output and final state.
+
+        Args:
+            run_id: The run's id.
+            client: Read through this `DBOSClient`; through the launched DBOS of this process when `None`.
+            polling_interval: How often, in seconds, to look whether a run of another process has ended.
 
         Raises:
             GraphRuntimeError: the run failed (a node raised, or it ran `max_steps` nodes); the message names
                 the error's type and message, as DBOS stored them.
         """
         handle: Any = (client or _dbos.DBOS).retrieve_workflow(run_id)
+        return self._result(run_id, handle, polling_interval)
+
+    def _result(self, run_id: str, handle: Any, polling_interval: float) -> GraphRunResult[StateT, RunEndT]:
         try:
-            output = handle.get_result()
+            output = handle.get_result(polling_interval_sec=polling_interval)
         except _dbos.PortableWorkflowError as e:
             # DBOS stores the error of a portable workflow as its type's name and its message.
             raise GraphRuntimeError(f'Run {run_id!r} of graph `{self.name}` failed: {e.name}: {e.message}') from e
@@ -258,9 +272,12 @@ class DBOSGraph(Generic[StateT, DepsT, RunEndT]):
         run_id: str | None = None,
         max_steps: int | None = None,
     ) -> GraphRunResult[StateT, RunEndT]:
-        """Run the graph as a DBOS workflow in this process and wait for its end (see `start_sync`)."""
-        run_id = self.start_sync(start_node, state=state, run_id=run_id, max_steps=max_steps)
-        return self.result_sync(run_id)
+        """Run the graph as a DBOS workflow in this process and wait for its end (see `start_sync`).
+
+        A node's error is raised as it is, as `Graph.run` raises it.
+        """
+        handle = self._start(start_node, state, run_id, max_steps)
+        return self._result(handle.get_workflow_id(), handle, 0.1)
 
     async def start(
         self,
@@ -290,9 +307,11 @@ class DBOSGraph(Generic[StateT, DepsT, RunEndT]):
         )
         return await anyio.to_thread.run_sync(call)
 
-    async def result(self, run_id: str, *, client: DBOSClient | None = None) -> GraphRunResult[StateT, RunEndT]:
+    async def result(
+        self, run_id: str, *, client: DBOSClient | None = None, polling_interval: float = 0.1
+    ) -> GraphRunResult[StateT, RunEndT]:
         """`result_sync` from async code; cancelling the wait leaves the run going."""
-        call = partial(self.result_sync, run_id, client=client)
+        call = partial(self.result_sync, run_id, client=client, polling_interval=polling_interval)
         return await anyio.to_thread.run_sync(call, abandon_on_cancel=True)
 
     async def run(
@@ -304,8 +323,8 @@ class DBOSGraph(Generic[StateT, DepsT, RunEndT]):
         max_steps: int | None = None,
     ) -> GraphRunResult[StateT, RunEndT]:
         """`run_sync` from async code (on asyncio and trio alike)."""
-        run_id = await self.start(start_node, state=state, run_id=run_id, max_steps=max_steps)
-        return await self.result(run_id)
+        call = partial(self.run_sync, start_node, state=state, run_id=run_id, max_steps=max_steps)
+        return await anyio.to_thread.run_sync(call, abandon_on_cancel=True)
 
     async def history(self, run_id: str, *, client: DBOSClient | None = None) -> list[Snapshot[StateT, RunEndT]]:
         """The run's snapshots, oldest first, read through DBOS: for `graph.mermaid_code(history=...)`.
