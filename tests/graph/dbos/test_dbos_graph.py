@@ -225,3 +225,18 @@ def test_cli_reports_a_missing_or_foreign_database(tmp_path: Path, capsys: pytes
 def test_run_sync_raises_the_nodes_error(worker: DBOSWorker) -> None:
     with pytest.raises(ValueError, match='negative: -2'):
         dbos_counter.run_sync(Check(-2), state=Count())
+
+
+def test_public_names_are_pinned() -> None:
+    import edgewise.graph.dbos
+
+    assert sorted(edgewise.graph.dbos.__all__) == [
+        'DBOSGraph',
+        'DBOSQueue',
+        'DBOSWorker',
+        'WORKFLOW_PREFIX',
+        'application_version',
+        'list_runs',
+        'load_history',
+    ]
+    assert all(hasattr(edgewise.graph.dbos, name) for name in edgewise.graph.dbos.__all__)
