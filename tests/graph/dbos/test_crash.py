@@ -172,7 +172,7 @@ def test_one_sqlite_worker_with_kills(sqlite_url: str, tmp_path: Path) -> None:
     with sqlite3.connect(effects) as conn:
         conn.execute(EFFECTS_TABLE)
     conn.close()
-    keys, results, killed = run_with_kills(sqlite_url, effects, tmp_path, workers=1, runs=40, kills=4, vmid='solo')
+    keys, results, killed = run_with_kills(sqlite_url, effects, tmp_path, workers=1, runs=30, kills=3, vmid='solo')
     with sqlite3.connect(effects) as conn:
         rows = conn.execute('SELECT key, node, pid, started, ended FROM effects').fetchall()
     conn.close()
