@@ -3,7 +3,7 @@
 ```
 edgewise mermaid MODULE:GRAPH [--start NODE] [--direction LR] [--highlight NODE ...]
                  [--run RUN_ID --store URL] [-o FILE]
-edgewise runs list --store URL
+edgewise runs list --store URL           (also dbos+postgresql://..., dbos+sqlite:///...)
 edgewise runs show RUN_ID --store URL
 edgewise runs resume RUN_ID MODULE:GRAPH --store URL [--max-steps N]
 edgewise runs fork RUN_ID SNAPSHOT_ID --store URL
@@ -25,10 +25,14 @@ import anyio
 
 from ..exceptions import GraphError
 from ._common import CommandError
+from ._dbos import is_dbos_store
 
 __all__ = ('main',)
 
-_EPILOG = 'Store URLs: sqlite:///runs.db (relative), sqlite:////abs/runs.db, postgresql://..., file:///abs/run.json'
+_EPILOG = (
+    'Store URLs: sqlite:///runs.db (relative), sqlite:////abs/runs.db, postgresql://..., file:///abs/run.json; '
+    'dbos+postgresql://... or dbos+sqlite:///... (runs list, mermaid --run)'
+)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -122,9 +126,15 @@ async def _mermaid(args: argparse.Namespace) -> int:
 
     if (args.run is None) != (args.store is None):
         raise CommandError('--run and --store go together: --run RUN_ID --store URL.')
-    run = (open_store(args.store), args.run) if args.run is not None else None
     graph = args.graph
     config: MermaidConfig = {'renderer': args.renderer, 'edge_labels': not args.no_edge_labels}
+    if args.store is not None and is_dbos_store(args.store):
+        from ._dbos import dbos_history
+
+        config['history'] = await dbos_history(args.store, args.run, graph)
+        run = None
+    else:
+        run = (open_store(args.store), args.run) if args.run is not None else None
     config['notes'] = not args.no_notes
     config['title'] = None if args.no_title else (args.title or graph.name)
     if args.start:
@@ -145,6 +155,10 @@ async def _mermaid(args: argparse.Namespace) -> int:
 
 
 async def _list(args: argparse.Namespace) -> int:
+    if is_dbos_store(args.store):
+        from ._dbos import list_dbos_runs
+
+        return await list_dbos_runs(args.store)
     from ._runs import list_runs
     from ._store import open_store
 

@@ -1,0 +1,64 @@
+"""The five-node graph of `bench_dbos`, and its worker process: `python -m benchmarks._dbos_graph URL`."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+
+from edgewise.graph import BaseNode, End, Graph, GraphRunContext
+from edgewise.graph.dbos import DBOSGraph, DBOSQueue, DBOSWorker
+
+
+@dataclass
+class Steps:
+    done: int = 0
+
+
+@dataclass
+class S1(BaseNode[Steps, None, int]):
+    async def run(self, ctx: GraphRunContext[Steps]) -> S2:
+        ctx.state.done += 1
+        return S2()
+
+
+@dataclass
+class S2(BaseNode[Steps, None, int]):
+    async def run(self, ctx: GraphRunContext[Steps]) -> S3:
+        ctx.state.done += 1
+        return S3()
+
+
+@dataclass
+class S3(BaseNode[Steps, None, int]):
+    async def run(self, ctx: GraphRunContext[Steps]) -> S4:
+        ctx.state.done += 1
+        return S4()
+
+
+@dataclass
+class S4(BaseNode[Steps, None, int]):
+    async def run(self, ctx: GraphRunContext[Steps]) -> S5:
+        ctx.state.done += 1
+        return S5()
+
+
+@dataclass
+class S5(BaseNode[Steps, None, int]):
+    async def run(self, ctx: GraphRunContext[Steps]) -> End[int]:
+        ctx.state.done += 1
+        return End(ctx.state.done)
+
+
+five_steps = Graph(nodes=(S1, S2, S3, S4, S5), name='five_steps', auto_instrument=False)
+dbos_five_steps = DBOSGraph(five_steps)
+QUEUE = DBOSQueue('bench', worker_concurrency=8, polling_interval=0.05)
+
+
+def config(url: str) -> dict[str, object]:
+    return {'name': 'edgewise-bench', 'system_database_url': url, 'log_level': 'ERROR'}
+
+
+if __name__ == '__main__':
+    with DBOSWorker(config(sys.argv[1]), queues=[QUEUE]) as worker:  # type: ignore[arg-type]
+        print('ready', flush=True)
+        worker.wait()

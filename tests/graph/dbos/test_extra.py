@@ -1,0 +1,29 @@
+"""Without the `dbos` extra, `edgewise.graph` works and `edgewise.graph.dbos` says which extra to install."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from .conftest import ROOT
+
+BLOCKED = "import sys; sys.modules['dbos'] = None; "
+
+
+def run(code: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, '-c', BLOCKED + code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+
+
+def test_import_names_the_extra() -> None:
+    result = run('import edgewise.graph.dbos')
+    assert result.returncode == 1
+    assert (
+        'ImportError: edgewise.graph.dbos needs the DBOS library: install the `dbos` extra, '
+        '`pip install "edgewise-graph[dbos]"`.'
+    ) in result.stderr
+
+
+def test_graph_imports_without_dbos() -> None:
+    result = run("import edgewise.graph; assert 'dbos' not in sys.modules or sys.modules['dbos'] is None; print('ok')")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == 'ok\n'
