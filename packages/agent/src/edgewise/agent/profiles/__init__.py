@@ -10,9 +10,7 @@ from __future__ import annotations as _annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, fields, replace
-from typing import Any, Literal, TypeAlias
-
-from typing_extensions import Self
+from typing import Any, Literal, Self, TypeAlias
 
 from ._json_schema import InlineDefsJsonSchemaTransformer, JsonSchema, JsonSchemaTransformer
 
