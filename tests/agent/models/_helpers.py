@@ -1,0 +1,113 @@
+"""Helpers of the provider mapping tests: SDK request validators, recorded cassettes, an SSE splitter."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pydantic
+
+CASSETTES_NAME = 'pydantic-ai-v1.96.1'
+
+
+def _plain(value: Any) -> Any:
+    # The SDKs' TypedDicts validate lists lazily (iterators): walking them runs the validation.
+    if isinstance(value, Mapping):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, str | bytes | int | float | bool) or value is None:
+        return value
+    if isinstance(value, Iterable):
+        return [_plain(v) for v in value]
+    return value
+
+
+@cache
+def _adapter(kind: str) -> pydantic.TypeAdapter[Any]:
+    if kind == 'anthropic':
+        from anthropic.types.message_create_params import MessageCreateParamsNonStreaming
+
+        return pydantic.TypeAdapter(MessageCreateParamsNonStreaming)
+    from openai.types.responses.response_create_params import ResponseCreateParamsNonStreaming
+
+    return pydantic.TypeAdapter(ResponseCreateParamsNonStreaming)
+
+
+def _validate_typed_dict(kind: str, body: dict[str, Any]) -> None:
+    sent = {k: v for k, v in body.items() if k != 'stream'}
+    validated = _plain(_adapter(kind).validate_python(sent))
+    # TypedDict validation drops unknown keys: a body that loses keys had a misspelled or unknown one.
+    assert validated == _plain(sent)
+
+
+def validate_anthropic_body(body: dict[str, Any]) -> None:
+    """Fail unless `body` is a valid Messages API request, as the `anthropic` SDK types it."""
+    _validate_typed_dict('anthropic', body)
+
+
+def validate_responses_body(body: dict[str, Any]) -> None:
+    """Fail unless `body` is a valid Responses API request, as the `openai` SDK types it."""
+    _validate_typed_dict('responses', body)
+
+
+def validate_google_body(body: dict[str, Any]) -> None:
+    """Fail unless each piece of `body` validates against the `google-genai` SDK types (unknown keys forbidden)."""
+    from google.genai import types
+
+    known = {'contents', 'systemInstruction', 'tools', 'toolConfig', 'generationConfig', 'safetySettings', 'labels',
+             'cachedContent'}  # fmt: skip
+    assert set(body) <= known, set(body) - known
+    for content in body['contents']:
+        types.Content.model_validate(content)
+    if 'systemInstruction' in body:
+        types.Content.model_validate(body['systemInstruction'])
+    for tool in body.get('tools', ()):
+        types.Tool.model_validate(tool)
+    if 'toolConfig' in body:
+        types.ToolConfig.model_validate(body['toolConfig'])
+    if 'generationConfig' in body:
+        types.GenerationConfig.model_validate(body['generationConfig'])
+    for setting in body.get('safetySettings', ()):
+        types.SafetySetting.model_validate(setting)
+
+
+def cassettes_root() -> Path | None:
+    """`<repo>/../shared/cassettes/pydantic-ai-v1.96.1` (or the nearest `shared` above), when present."""
+    for parent in Path(__file__).resolve().parents:
+        candidate = parent / 'shared' / 'cassettes' / CASSETTES_NAME
+        if candidate.is_dir():
+            return candidate
+    return None
+
+
+@cache
+def load_interactions() -> list[tuple[str, int, dict[str, Any]]]:
+    """Every recorded interaction: (cassette name, position, interaction)."""
+    import yaml
+
+    root = cassettes_root()
+    if root is None:
+        return []
+    loader = getattr(yaml, 'CSafeLoader', yaml.SafeLoader)
+    found: list[tuple[str, int, dict[str, Any]]] = []
+    for path in sorted(root.rglob('*.yaml')):
+        data = yaml.load(path.read_text(), Loader=loader)  # noqa: S506 (a safe loader)
+        for position, interaction in enumerate(data.get('interactions') or ()):
+            found.append((str(path.relative_to(root)), position, interaction))
+    return found
+
+
+def split_sse(text: str) -> Iterator[dict[str, Any]]:
+    """The JSON `data` of each server-sent event in `text` (test-side; `[DONE]` and comments skipped)."""
+    for block in text.replace('\r\n', '\n').split('\n\n'):
+        data = '\n'.join(line[5:].lstrip(' ') for line in block.split('\n') if line.startswith('data:'))
+        if data and data != '[DONE]':
+            yield json.loads(data)
+
+
+async def aiter_events(events: Iterable[dict[str, Any]]) -> AsyncIterator[dict[str, Any]]:
+    """`events` as the async iterator a streamed response reads."""
+    for event in events:
+        yield event
