@@ -56,8 +56,16 @@ def validate_google_body(body: dict[str, Any]) -> None:
     """Fail unless each piece of `body` validates against the `google-genai` SDK types (unknown keys forbidden)."""
     from google.genai import types
 
-    known = {'contents', 'systemInstruction', 'tools', 'toolConfig', 'generationConfig', 'safetySettings', 'labels',
-             'cachedContent'}  # fmt: skip
+    known = {
+        'contents',
+        'systemInstruction',
+        'tools',
+        'toolConfig',
+        'generationConfig',
+        'safetySettings',
+        'labels',
+        'cachedContent',
+    }
     assert set(body) <= known, set(body) - known
     for content in body['contents']:
         types.Content.model_validate(content)
@@ -93,7 +101,7 @@ def load_interactions() -> list[tuple[str, int, dict[str, Any]]]:
     loader = getattr(yaml, 'CSafeLoader', yaml.SafeLoader)
     found: list[tuple[str, int, dict[str, Any]]] = []
     for path in sorted(root.rglob('*.yaml')):
-        data = yaml.load(path.read_text(), Loader=loader)  # noqa: S506 (a safe loader)
+        data = yaml.load(path.read_text(), Loader=loader)
         for position, interaction in enumerate(data.get('interactions') or ()):
             found.append((str(path.relative_to(root)), position, interaction))
     return found
@@ -111,3 +119,66 @@ async def aiter_events(events: Iterable[dict[str, Any]]) -> AsyncIterator[dict[s
     """`events` as the async iterator a streamed response reads."""
     for event in events:
         yield event
+
+
+def conversation(provider_name: str) -> list[Any]:
+    """A conversation touching every part kind: prompts, thinking (signed by `provider_name` and by
+    another provider), text, a tool call and its return, and retry prompts with and without a tool."""
+    from datetime import datetime, timezone
+
+    from edgewise.agent.messages import (
+        ModelRequest,
+        ModelResponse,
+        RetryPromptPart,
+        SystemPromptPart,
+        TextPart,
+        ThinkingPart,
+        ToolCallPart,
+        ToolReturnPart,
+        UserPromptPart,
+    )
+
+    at = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    return [
+        ModelRequest(
+            [SystemPromptPart('Be brief.', timestamp=at), UserPromptPart('Weather in Paris?', timestamp=at)],
+            instructions='old instructions',
+        ),
+        ModelResponse(
+            [
+                ThinkingPart('Need the tool.', id='rs_1', signature='sig-1', provider_name=provider_name),
+                ThinkingPart('Foreign thought.', signature='foreign', provider_name='elsewhere'),
+                TextPart('Checking.', id='msg_1', provider_name=provider_name),
+                ToolCallPart('weather', {'city': 'Paris'}, 'call_1', id='fc_1', provider_name=provider_name),
+            ],
+            provider_name=provider_name,
+            timestamp=at,
+        ),
+        ModelRequest([ToolReturnPart('weather', {'temp': 21}, 'call_1', timestamp=at)]),
+        ModelResponse([ToolCallPart('weather', '{"town": 1}', 'call_2')], provider_name=provider_name, timestamp=at),
+        ModelRequest(
+            [RetryPromptPart('Unknown argument town', tool_name='weather', tool_call_id='call_2', timestamp=at)]
+        ),
+        ModelResponse([TextPart('Sunny')], provider_name=provider_name, timestamp=at),
+        ModelRequest(
+            [RetryPromptPart('Answer in French', timestamp=at), UserPromptPart(['Merci', 'Vite'], timestamp=at)],
+            instructions='Answer kindly.',
+        ),
+    ]
+
+
+def weather_tool(**overrides: Any) -> Any:
+    """A function tool definition `weather(city: str)`."""
+    from edgewise.agent.tools import ToolDefinition
+
+    fields: dict[str, Any] = {
+        'name': 'weather',
+        'description': 'The weather in a city.',
+        'parameters_json_schema': {
+            'type': 'object',
+            'properties': {'city': {'type': 'string'}},
+            'required': ['city'],
+            'additionalProperties': False,
+        },
+    } | overrides
+    return ToolDefinition(**fields)

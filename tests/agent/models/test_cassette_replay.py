@@ -73,7 +73,9 @@ async def _run_stream(response: Any) -> ModelResponse:
 
 def _stream(cls: type[Any], events: list[dict[str, Any]], provider_name: str) -> ModelResponse:
     async def main() -> ModelResponse:
-        streamed = cls(ModelRequestParameters(), aiter_events(events), model_name='recorded', provider_name=provider_name)
+        streamed = cls(
+            ModelRequestParameters(), aiter_events(events), model_name='recorded', provider_name=provider_name
+        )
         return await _run_stream(streamed)
 
     return anyio.run(main)
@@ -93,7 +95,8 @@ def _anthropic_expected(body: dict[str, Any]) -> dict[str, Any]:
         'text': ''.join(b['text'] for b in blocks if b['type'] == 'text'),
         'thinking': [(b['thinking'], b['signature']) for b in blocks if b['type'] == 'thinking'],
         'calls': [(b['name'], b['id'], b['input']) for b in blocks if b['type'] == 'tool_use'],
-        'input': usage['input_tokens'] + (usage.get('cache_creation_input_tokens') or 0)
+        'input': usage['input_tokens']
+        + (usage.get('cache_creation_input_tokens') or 0)
         + (usage.get('cache_read_input_tokens') or 0),
         'output': usage['output_tokens'],
         'stop_reason': body['stop_reason'],
@@ -161,14 +164,25 @@ def test_anthropic_interaction(interaction: dict[str, Any]) -> None:
 
 
 def _google_expected(chunks: list[dict[str, Any]]) -> dict[str, Any]:
-    parts = [p for c in chunks for cand in c.get('candidates') or () for p in (cand.get('content') or {}).get('parts') or ()]
+    parts = [
+        p for c in chunks for cand in c.get('candidates') or () for p in (cand.get('content') or {}).get('parts') or ()
+    ]
     usage = next((c['usageMetadata'] for c in reversed(chunks) if 'usageMetadata' in c), {})
-    finish = next((cand['finishReason'] for c in reversed(chunks) for cand in c.get('candidates') or ()
-                   if 'finishReason' in cand), None)  # fmt: skip
+    finish = next(
+        (
+            cand['finishReason']
+            for c in reversed(chunks)
+            for cand in c.get('candidates') or ()
+            if 'finishReason' in cand
+        ),
+        None,
+    )
     return {
         'text': ''.join(p['text'] for p in parts if 'text' in p and not p.get('thought')),
         'thoughts': ''.join(p['text'] for p in parts if p.get('thought')),
-        'calls': [(p['functionCall']['name'], p['functionCall'].get('args') or {}) for p in parts if 'functionCall' in p],
+        'calls': [
+            (p['functionCall']['name'], p['functionCall'].get('args') or {}) for p in parts if 'functionCall' in p
+        ],
         'signatures': [p['thoughtSignature'] for p in parts if p.get('thoughtSignature')],
         'input': usage.get('promptTokenCount', 0),
         'output': usage.get('candidatesTokenCount', 0) + usage.get('thoughtsTokenCount', 0),
@@ -177,8 +191,11 @@ def _google_expected(chunks: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def _google_actual(response: ModelResponse, *, streamed: bool) -> dict[str, Any]:
-    signatures = [p.provider_details['thought_signature'] for p in response.parts
-                  if p.provider_details and 'thought_signature' in p.provider_details]  # fmt: skip
+    signatures = [
+        p.provider_details['thought_signature']
+        for p in response.parts
+        if p.provider_details and 'thought_signature' in p.provider_details
+    ]
     return {
         'text': response.text or '',
         'thoughts': ''.join(p.content for p in response.parts if isinstance(p, ThinkingPart)),
@@ -221,10 +238,14 @@ def _responses_expected(body: dict[str, Any]) -> dict[str, Any]:
     usage = body.get('usage') or {}
     return {
         'text': ''.join(texts),
-        'calls': [(o['name'], o['call_id'], from_json(o['arguments']) if o['arguments'] else {}) for o in output
-                  if o['type'] == 'function_call'],  # fmt: skip
-        'reasoning_ids': sorted({o['id'] for o in output if o['type'] == 'reasoning'
-                                 and (o.get('summary') or o.get('encrypted_content'))}),  # fmt: skip
+        'calls': [
+            (o['name'], o['call_id'], from_json(o['arguments']) if o['arguments'] else {})
+            for o in output
+            if o['type'] == 'function_call'
+        ],
+        'reasoning_ids': sorted(
+            {o['id'] for o in output if o['type'] == 'reasoning' and (o.get('summary') or o.get('encrypted_content'))}
+        ),
         'input': usage.get('input_tokens', 0),
         'output': usage.get('output_tokens', 0),
         'id': body['id'],
@@ -261,7 +282,9 @@ def test_responses_interaction(interaction: dict[str, Any]) -> None:
 
 def test_every_interaction_is_counted() -> None:
     """Every recorded interaction hits one of the four APIs; the three mapped here are counted per API."""
-    counts = Counter((_api(i['request']['uri']) or 'chat', i['response']['status']['code'] == 200) for _, _, i in load_interactions())
+    counts = Counter(
+        (_api(i['request']['uri']) or 'chat', i['response']['status']['code'] == 200) for _, _, i in load_interactions()
+    )
     assert counts[('anthropic', True)] == len(ANTHROPIC) > 0
     assert counts[('google', True)] == len(GOOGLE) > 0
     assert counts[('responses', True)] == len(RESPONSES) > 0

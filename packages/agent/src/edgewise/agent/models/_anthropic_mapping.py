@@ -80,8 +80,6 @@ class AnthropicModelSettings(ModelSettings, total=False):
     """Cache the conversation (a cache point on the last block of the last message)."""
     anthropic_service_tier: Literal['auto', 'standard_only']
     """The request's `service_tier`."""
-    anthropic_speed: Literal['standard', 'fast']
-    """The request's `speed`, on models that support fast mode."""
 
 
 def _cache_control(ttl: bool | CacheTTL) -> dict[str, Any]:
@@ -234,8 +232,6 @@ def anthropic_request_body(
         body['metadata'] = settings['anthropic_metadata']
     if 'anthropic_service_tier' in settings:
         body['service_tier'] = settings['anthropic_service_tier']
-    if 'anthropic_speed' in settings:
-        body['speed'] = settings['anthropic_speed']
     output_config: dict[str, Any] = {}
     if params.output_mode == 'native' and params.output_object is not None:
         output_config['format'] = {'type': 'json_schema', 'schema': params.output_object.json_schema}

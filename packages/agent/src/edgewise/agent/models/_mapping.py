@@ -105,9 +105,15 @@ class EventStreamedResponse(StreamedResponse):
         self._part_fields: dict[int, dict[str, Any]] = {}
 
     async def _get_event_iterator(self) -> AsyncIterator[ModelResponseStreamEvent]:
-        async for data in self._source:
-            for event in self._map_event(data):
-                yield event
+        try:
+            async for data in self._source:
+                for event in self._map_event(data):
+                    yield event
+        finally:
+            # Close the source now (for provider models: the HTTP response), also when mapping failed.
+            close = getattr(self._source, 'aclose', None)
+            if close is not None:
+                await close()
 
     @abstractmethod
     def _map_event(self, data: dict[str, Any]) -> Iterator[ModelResponseStreamEvent]:
