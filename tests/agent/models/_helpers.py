@@ -146,7 +146,7 @@ def conversation(provider_name: str) -> list[Any]:
         ),
         ModelResponse(
             [
-                ThinkingPart('Need the tool.', id='rs_1', signature='sig-1', provider_name=provider_name),
+                ThinkingPart('Need the tool.', id='rs_1', signature='c2lnLTE=', provider_name=provider_name),
                 ThinkingPart('Foreign thought.', signature='foreign', provider_name='elsewhere'),
                 TextPart('Checking.', id='msg_1', provider_name=provider_name),
                 ToolCallPart('weather', {'city': 'Paris'}, 'call_1', id='fc_1', provider_name=provider_name),
