@@ -33,7 +33,7 @@ from ..profiles.openai import SAMPLING_PARAMS, OpenAIModelProfile
 from ..settings import ModelSettings
 from ..usage import RequestUsage
 from . import ModelRequestParameters
-from ._mapping import EventStreamedResponse, instructions_of
+from ._mapping import EventStreamedResponse, instructions_of, thinking_as_text
 
 __all__ = (
     'OpenAIResponsesModelSettings',
@@ -146,7 +146,9 @@ def _response_items(
                 yield reasoning_item
             if part.content:
                 reasoning_item['summary'].append({'type': 'summary_text', 'text': part.content})
-        # Reasoning from other providers (or without an item id) is not sent: the API cannot take it.
+        elif part.content:
+            # Reasoning from elsewhere (or without an item id) can only go back as tagged text.
+            yield {'role': 'assistant', 'content': thinking_as_text(part, profile)}
 
 
 def map_messages(
@@ -203,12 +205,9 @@ def responses_request_body(
     text: dict[str, Any] = {}
     if params.output_mode == 'native' and params.output_object is not None:
         output = params.output_object
-        text['format'] = {
-            'type': 'json_schema',
-            'name': output.name or 'final_result',
-            'schema': output.json_schema,
-            'strict': bool(output.strict),
-        }
+        text['format'] = {'type': 'json_schema', 'name': output.name or 'final_result', 'schema': output.json_schema}
+        if openai_profile.openai_supports_strict_tool_definition:
+            text['format']['strict'] = bool(output.strict)
         if output.description:
             text['format']['description'] = output.description
     elif params.output_mode == 'prompted' and openai_profile.supports_json_object_output:
