@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
 from functools import cache
@@ -93,8 +94,8 @@ def cassettes_root() -> Path | None:
 @cache
 def load_interactions() -> list[tuple[str, int, dict[str, Any]]]:
     """Every recorded interaction: (cassette name, position, interaction)."""
-    import yaml
-
+    # Imported by name: PyYAML ships no type hints, and the stubs are not a dependency.
+    yaml: Any = importlib.import_module('yaml')
     root = cassettes_root()
     if root is None:
         return []

@@ -301,7 +301,7 @@ def test_finish_reasons(raw: str, mapped: str | None) -> None:
     assert (response.finish_reason, response.provider_details) == (mapped, {'finish_reason': raw})
 
 
-STREAM = [
+STREAM: list[dict[str, Any]] = [
     {
         'type': 'message_start',
         'message': {

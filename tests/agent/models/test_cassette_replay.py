@@ -18,6 +18,7 @@ from edgewise.agent.messages import ModelResponse, TextPart, ThinkingPart, ToolC
 from edgewise.agent.models import ModelRequestParameters
 from edgewise.agent.models._anthropic_mapping import AnthropicStreamedResponse, anthropic_model_response
 from edgewise.agent.models._google_mapping import GoogleStreamedResponse, google_model_response
+from edgewise.agent.models._mapping import EventStreamedResponse
 from edgewise.agent.models._openai_responses_mapping import (
     OpenAIResponsesStreamedResponse,
     responses_model_response,
@@ -65,7 +66,7 @@ def _stream_events(interaction: dict[str, Any]) -> list[dict[str, Any]] | None:
     return list(split_sse(response['body']['string']))
 
 
-async def _run_stream(response: Any) -> ModelResponse:
+async def _run_stream(response: EventStreamedResponse) -> ModelResponse:
     async for _ in response:
         pass
     return response.get()
@@ -167,7 +168,7 @@ def _google_expected(chunks: list[dict[str, Any]]) -> dict[str, Any]:
     parts = [
         p for c in chunks for cand in c.get('candidates') or () for p in (cand.get('content') or {}).get('parts') or ()
     ]
-    usage = next((c['usageMetadata'] for c in reversed(chunks) if 'usageMetadata' in c), {})
+    usage: dict[str, Any] = next((c['usageMetadata'] for c in reversed(chunks) if 'usageMetadata' in c), {})
     finish = next(
         (
             cand['finishReason']

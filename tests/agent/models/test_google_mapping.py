@@ -322,7 +322,7 @@ def test_blocked_prompt_is_a_content_filter() -> None:
     assert google_model_response({}, model_name='g').finish_reason is None
 
 
-STREAM = [
+STREAM: list[dict[str, Any]] = [
     {
         'candidates': [{'content': {'role': 'model', 'parts': [{'text': 'Let me ', 'thought': True}]}}],
         'responseId': 'r1',

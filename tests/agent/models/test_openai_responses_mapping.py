@@ -342,7 +342,7 @@ def test_incomplete_and_refused_responses() -> None:
     )
 
 
-STREAM = [
+STREAM: list[dict[str, Any]] = [
     {'type': 'response.created', 'response': {'id': 'resp_s', 'model': 'gpt-5', 'status': 'in_progress'}},
     {'type': 'response.output_item.added', 'output_index': 0, 'item': {'type': 'reasoning', 'id': 'rs_1'}},
     {'type': 'response.reasoning_summary_text.delta', 'item_id': 'rs_1', 'summary_index': 0, 'delta': 'Think'},
