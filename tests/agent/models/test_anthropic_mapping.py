@@ -79,7 +79,12 @@ Foreign thought.
                 {
                     'role': 'user',
                     'content': [
-                        {'type': 'tool_result', 'tool_use_id': 'call_1', 'content': '{"temp":21}', 'is_error': False}
+                        {
+                            'type': 'tool_result',
+                            'tool_use_id': 'call_1',
+                            'content': [{'type': 'text', 'text': '{"temp":21}'}],
+                            'is_error': False,
+                        }
                     ],
                 },
                 {

@@ -91,14 +91,8 @@ def _user_blocks(part: Any) -> list[dict[str, Any]]:
         items = [part.content] if isinstance(part.content, str) else part.content
         return [{'type': 'text', 'text': item} for item in items if item]
     if isinstance(part, ToolReturnPart):
-        return [
-            {
-                'type': 'tool_result',
-                'tool_use_id': part.tool_call_id,
-                'content': part.model_response_str(),
-                'is_error': part.outcome != 'success',
-            }
-        ]
+        text = [{'type': 'text', 'text': part.model_response_str()}]
+        return [{'type': 'tool_result', 'tool_use_id': part.tool_call_id, 'content': text, 'is_error': False}]
     if isinstance(part, RetryPromptPart):
         if part.tool_name is None:
             return [{'type': 'text', 'text': part.model_response()}]
