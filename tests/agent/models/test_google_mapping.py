@@ -9,6 +9,7 @@ from dirty_equals import IsStr
 from inline_snapshot import snapshot
 
 from edgewise.agent import RequestUsage
+from edgewise.agent.exceptions import UserError
 from edgewise.agent.messages import ModelRequest, ModelResponse, TextPart, ThinkingPart, ToolCallPart
 from edgewise.agent.models import ModelRequestParameters
 from edgewise.agent.models._google_mapping import (
@@ -147,7 +148,7 @@ def test_tools_and_forced_tool_use() -> None:
                     ]
                 }
             ],
-            {'functionCallingConfig': {'mode': 'ANY', 'allowedFunctionNames': ['weather', 'final_result']}},
+            {'functionCallingConfig': {'mode': 'ANY'}},
         )
     )
 
@@ -201,6 +202,28 @@ def test_native_and_prompted_output() -> None:
     )
     prompted = ModelRequestParameters(output_mode='prompted', output_object=OutputObjectDefinition(json_schema=schema))
     assert body(params=prompted)['generationConfig'] == {'responseMimeType': 'application/json'}
+
+
+def test_what_the_model_cannot_take_is_a_user_error() -> None:
+    schema = {'type': 'object', 'properties': {'a': {'type': 'integer'}}}
+    native = ModelRequestParameters(
+        function_tools=[weather_tool()], output_mode='native', output_object=OutputObjectDefinition(json_schema=schema)
+    )
+    with pytest.raises(UserError, match='does not support `NativeOutput` and function tools at the same time'):
+        body(params=native)
+    assert (
+        body(params=native, model='gemini-3-pro-preview')['generationConfig']['responseMimeType'] == 'application/json'
+    )
+    with pytest.raises(UserError, match='Tools are not supported by this model'):
+        body(params=ModelRequestParameters(function_tools=[weather_tool()]), model='gemini-2.5-flash-image')
+    prompted = ModelRequestParameters(output_mode='prompted', output_object=OutputObjectDefinition(json_schema=schema))
+    with pytest.raises(UserError, match='JSON output is not supported by this model'):
+        body(params=prompted, model='gemini-2.5-flash-image')
+    # With tools, prompted output is left to the instructions alone.
+    with_tools = ModelRequestParameters(
+        function_tools=[weather_tool()], output_mode='prompted', output_object=prompted.output_object
+    )
+    assert 'generationConfig' not in body(params=with_tools)
 
 
 def test_first_call_without_signature_gets_the_skip_value() -> None:

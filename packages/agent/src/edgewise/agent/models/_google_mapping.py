@@ -13,6 +13,7 @@ from collections.abc import Iterator, Sequence
 from datetime import datetime, timezone
 from typing import Any
 
+from ..exceptions import UserError
 from ..messages import (
     FinishReason,
     ModelMessage,
@@ -30,6 +31,7 @@ from ..messages import (
     generate_tool_call_id,
 )
 from ..profiles import ModelProfile
+from ..profiles.google import GoogleModelProfile
 from ..settings import ModelSettings
 from ..usage import RequestUsage
 from . import ModelRequestParameters
@@ -195,11 +197,10 @@ def google_request_body(
             declaration['description'] = tool.description
         declarations.append(declaration)
     if declarations:
+        if not profile.supports_tools:
+            raise UserError('Tools are not supported by this model.')
         body['tools'] = [{'functionDeclarations': declarations}]
-        if not params.allow_text_output:
-            body['toolConfig'] = {
-                'functionCallingConfig': {'mode': 'ANY', 'allowedFunctionNames': [d['name'] for d in declarations]}
-            }
+        body['toolConfig'] = {'functionCallingConfig': {'mode': 'AUTO' if params.allow_text_output else 'ANY'}}
     config: dict[str, Any] = {}
     for key, wire in (
         ('max_tokens', 'maxOutputTokens'),
@@ -215,9 +216,16 @@ def google_request_body(
     if (thinking := settings.get('google_thinking_config')) is not None:
         config['thinkingConfig'] = {_camel(k): v for k, v in thinking.items()}
     if params.output_mode == 'native' and params.output_object is not None:
+        if params.function_tools and not GoogleModelProfile.from_profile(profile).google_supports_tool_combination:
+            raise UserError(
+                'This model does not support `NativeOutput` and function tools at the same time. '
+                'Use `output_type=ToolOutput(...)` instead.'
+            )
         config['responseMimeType'] = 'application/json'
         config['responseJsonSchema'] = params.output_object.json_schema
-    elif params.output_mode == 'prompted' and not declarations and profile.supports_json_object_output:
+    elif params.output_mode == 'prompted' and not declarations:
+        if not profile.supports_json_object_output:
+            raise UserError('JSON output is not supported by this model.')
         config['responseMimeType'] = 'application/json'
     if config:
         body['generationConfig'] = config
