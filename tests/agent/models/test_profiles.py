@@ -344,6 +344,14 @@ def test_customize_request_parameters_transforms_tools_and_output() -> None:
     assert customize_request_parameters(params, DEFAULT_PROFILE) is params
 
 
+def test_customize_request_parameters_refuses_what_the_model_cannot_do() -> None:
+    native = ModelRequestParameters(output_mode='native', output_object=OutputObjectDefinition(json_schema={}))
+    with pytest.raises(UserError, match='Native structured output is not supported by this model'):
+        customize_request_parameters(native, ModelProfile())
+    with pytest.raises(UserError, match='Tool output is not supported by this model'):
+        customize_request_parameters(ModelRequestParameters(output_mode='tool'), ModelProfile(supports_tools=False))
+
+
 def test_update_takes_only_non_default_fields_the_target_has() -> None:
     merged = OpenAIModelProfile(openai_supports_strict_tool_definition=False).update(
         ModelProfile(supports_json_schema_output=True, thinking_tags=('<t>', '</t>'))

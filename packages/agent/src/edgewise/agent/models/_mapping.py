@@ -11,6 +11,7 @@ from abc import abstractmethod
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
 from typing import Any
 
+from ..exceptions import UserError
 from ..messages import (
     ModelMessage,
     ModelRequest,
@@ -38,7 +39,14 @@ def customize_request_parameters(params: ModelRequestParameters, profile: ModelP
     """`params` with every tool and output schema rewritten by the profile's `json_schema_transformer`.
 
     A definition whose `strict` is `None` gets `strict=True` when its schema already fits the dialect.
+
+    Raises:
+        UserError: the output mode asks for what the model cannot do (native or tool output).
     """
+    if params.output_mode == 'native' and not profile.supports_json_schema_output:
+        raise UserError('Native structured output is not supported by this model.')
+    if params.output_mode == 'tool' and not profile.supports_tools:
+        raise UserError('Tool output is not supported by this model.')
     transformer = profile.json_schema_transformer
     if transformer is None:
         return params
