@@ -1,0 +1,353 @@
+"""Anthropic Messages API: messages to a request body, and a response body or its events to a `ModelResponse`.
+
+Pure data mapping, no I/O. Thinking blocks keep their signature on `ThinkingPart.signature` with
+`provider_name='anthropic'` and are sent back only to Anthropic; reasoning from other providers goes back as
+text between `<thinking>` tags. Usage counts cached input as input (`cache_read_tokens`,
+`cache_write_tokens` say how much), and stream usage is cumulative, so each report replaces the last.
+"""
+
+from __future__ import annotations as _annotations
+
+from collections.abc import Iterator, Sequence
+from datetime import datetime, timezone
+from typing import Any, Literal
+
+from ..exceptions import UnexpectedModelBehavior
+from ..messages import (
+    FinishReason,
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    ModelResponsePart,
+    ModelResponseStreamEvent,
+    RetryPromptPart,
+    SystemPromptPart,
+    TextPart,
+    ThinkingPart,
+    ToolCallPart,
+    ToolReturnPart,
+    UserPromptPart,
+)
+from ..profiles import ModelProfile
+from ..profiles.anthropic import AnthropicModelProfile
+from ..settings import ModelSettings
+from ..tools import ToolDefinition
+from ..usage import RequestUsage
+from . import ModelRequestParameters
+from ._mapping import EventStreamedResponse, instructions_of, thinking_as_text
+
+__all__ = (
+    'AnthropicModelSettings',
+    'anthropic_request_body',
+    'anthropic_model_response',
+    'anthropic_usage',
+    'AnthropicStreamedResponse',
+    'DEFAULT_MAX_TOKENS',
+)
+
+DEFAULT_MAX_TOKENS = 4096
+"""`max_tokens` when the settings give none (the Messages API requires it)."""
+
+_FINISH_REASONS: dict[str, FinishReason] = {
+    'end_turn': 'stop',
+    'stop_sequence': 'stop',
+    'pause_turn': 'stop',
+    'compaction': 'stop',
+    'max_tokens': 'length',
+    'model_context_window_exceeded': 'length',
+    'tool_use': 'tool_call',
+    'refusal': 'content_filter',
+}
+
+CacheTTL = Literal['5m', '1h']
+
+
+class AnthropicModelSettings(ModelSettings, total=False):
+    """Settings of requests to Anthropic models: the common ones plus Anthropic's own (prefixed `anthropic_`)."""
+
+    anthropic_metadata: dict[str, Any]
+    """The request's `metadata` (e.g. `{'user_id': ...}`)."""
+    anthropic_thinking: dict[str, Any]
+    """Extended thinking: `{'type': 'enabled', 'budget_tokens': 2048}`, `{'type': 'adaptive'}` or
+    `{'type': 'disabled'}`."""
+    anthropic_effort: Literal['low', 'medium', 'high', 'xhigh', 'max']
+    """`output_config.effort`, on models that take it."""
+    anthropic_cache_instructions: bool | CacheTTL
+    """Cache the system prompt (`True` for the default 5 minutes, or a TTL)."""
+    anthropic_cache_tool_definitions: bool | CacheTTL
+    """Cache the tool definitions (a cache point after the last tool)."""
+    anthropic_cache_messages: bool | CacheTTL
+    """Cache the conversation (a cache point on the last block of the last message)."""
+    anthropic_service_tier: Literal['auto', 'standard_only']
+    """The request's `service_tier`."""
+
+
+def _cache_control(ttl: bool | CacheTTL) -> dict[str, Any]:
+    return {'type': 'ephemeral'} if ttl is True else {'type': 'ephemeral', 'ttl': ttl}
+
+
+def _user_blocks(part: Any) -> list[dict[str, Any]]:
+    if isinstance(part, UserPromptPart):
+        items = [part.content] if isinstance(part.content, str) else part.content
+        return [{'type': 'text', 'text': item} for item in items if item]
+    if isinstance(part, ToolReturnPart):
+        text = [{'type': 'text', 'text': part.model_response_str()}]
+        return [{'type': 'tool_result', 'tool_use_id': part.tool_call_id, 'content': text, 'is_error': False}]
+    if isinstance(part, RetryPromptPart):
+        if part.tool_name is None:
+            return [{'type': 'text', 'text': part.model_response()}]
+        return [
+            {
+                'type': 'tool_result',
+                'tool_use_id': part.tool_call_id,
+                'content': part.model_response(),
+                'is_error': True,
+            }
+        ]
+    return []
+
+
+def _assistant_blocks(message: ModelResponse, profile: ModelProfile, provider_name: str) -> list[dict[str, Any]]:
+    blocks: list[dict[str, Any]] = []
+    for part in message.parts:
+        if isinstance(part, TextPart):
+            if part.content:
+                blocks.append({'type': 'text', 'text': part.content})
+        elif isinstance(part, ToolCallPart):
+            blocks.append(
+                {'type': 'tool_use', 'id': part.tool_call_id, 'name': part.tool_name, 'input': part.args_as_dict()}
+            )
+        elif part.provider_name == provider_name and part.signature:
+            if part.id == 'redacted_thinking':
+                blocks.append({'type': 'redacted_thinking', 'data': part.signature})
+            else:
+                blocks.append({'type': 'thinking', 'thinking': part.content, 'signature': part.signature})
+        elif part.content:
+            blocks.append({'type': 'text', 'text': thinking_as_text(part, profile)})
+    return blocks
+
+
+def map_messages(
+    messages: Sequence[ModelMessage], profile: ModelProfile, provider_name: str = 'anthropic'
+) -> tuple[str, list[dict[str, Any]]]:
+    """The system prompt (instructions first, then system prompt parts) and the `messages` of a request."""
+    system: list[str] = []
+    if instructions := instructions_of(messages):
+        system.append(instructions)
+    mapped: list[dict[str, Any]] = []
+    for message in messages:
+        if isinstance(message, ModelRequest):
+            blocks: list[dict[str, Any]] = []
+            for part in message.parts:
+                if isinstance(part, SystemPromptPart):
+                    system.append(part.content)
+                else:
+                    blocks.extend(_user_blocks(part))
+            if blocks:
+                mapped.append({'role': 'user', 'content': blocks})
+        elif blocks := _assistant_blocks(message, profile, provider_name):
+            mapped.append({'role': 'assistant', 'content': blocks})
+    return '\n\n'.join(system), mapped
+
+
+def _tool(definition: ToolDefinition, profile: ModelProfile) -> dict[str, Any]:
+    tool: dict[str, Any] = {'name': definition.name, 'input_schema': definition.parameters_json_schema}
+    if definition.description:
+        tool['description'] = definition.description
+    if definition.strict and profile.supports_json_schema_output:
+        tool['strict'] = True
+    return tool
+
+
+def _thinking_enabled(settings: AnthropicModelSettings) -> bool:
+    thinking = settings.get('anthropic_thinking')
+    return thinking is not None and thinking.get('type') in ('enabled', 'adaptive')
+
+
+def anthropic_request_body(
+    model_name: str,
+    messages: Sequence[ModelMessage],
+    model_settings: AnthropicModelSettings | None,
+    params: ModelRequestParameters,
+    profile: ModelProfile,
+    *,
+    stream: bool = False,
+    provider_name: str = 'anthropic',
+) -> dict[str, Any]:
+    """The JSON body of a `POST /v1/messages` request.
+
+    Args:
+        model_name: The model to ask.
+        messages: The conversation, ending with the request to answer.
+        model_settings: The merged settings of the request.
+        params: Tools and output kind, already customized for the profile.
+        profile: The model's profile.
+        stream: Ask for server-sent events.
+        provider_name: The `provider_name` of parts this API made (their thinking is sent back as is).
+    """
+    settings: AnthropicModelSettings = model_settings or {}
+    anthropic_profile = AnthropicModelProfile.from_profile(profile)
+    system, mapped = map_messages(messages, profile, provider_name)
+    body: dict[str, Any] = {
+        'model': model_name,
+        'max_tokens': settings.get('max_tokens', DEFAULT_MAX_TOKENS),
+        'messages': mapped,
+    }
+    if system:
+        if cache := settings.get('anthropic_cache_instructions'):
+            body['system'] = [{'type': 'text', 'text': system, 'cache_control': _cache_control(cache)}]
+        else:
+            body['system'] = system
+    if (cache := settings.get('anthropic_cache_messages')) and mapped:
+        mapped[-1]['content'][-1]['cache_control'] = _cache_control(cache)
+    tools = [_tool(t, profile) for t in (*params.function_tools, *params.output_tools)]
+    if tools:
+        if cache := settings.get('anthropic_cache_tool_definitions'):
+            tools[-1]['cache_control'] = _cache_control(cache)
+        body['tools'] = tools
+        # Anthropic refuses a forced tool while thinking; the model is then only told to use one.
+        force = not params.allow_text_output and not _thinking_enabled(settings)
+        force = force and anthropic_profile.anthropic_supports_forced_tool_choice
+        tool_choice: dict[str, Any] = {'type': 'any' if force else 'auto'}
+        if 'parallel_tool_calls' in settings:
+            tool_choice['disable_parallel_tool_use'] = not settings['parallel_tool_calls']
+        body['tool_choice'] = tool_choice
+    if stream:
+        body['stream'] = True
+    if not anthropic_profile.anthropic_disallows_sampling_settings:
+        for key in ('temperature', 'top_p'):
+            if key in settings:
+                body[key] = settings[key]
+    if 'stop_sequences' in settings:
+        body['stop_sequences'] = settings['stop_sequences']
+    if 'anthropic_thinking' in settings:
+        body['thinking'] = settings['anthropic_thinking']
+    if 'anthropic_metadata' in settings:
+        body['metadata'] = settings['anthropic_metadata']
+    if 'anthropic_service_tier' in settings:
+        body['service_tier'] = settings['anthropic_service_tier']
+    output_config: dict[str, Any] = {}
+    if params.output_mode == 'native' and params.output_object is not None:
+        output_config['format'] = {'type': 'json_schema', 'schema': params.output_object.json_schema}
+    if 'anthropic_effort' in settings:
+        output_config['effort'] = settings['anthropic_effort']
+    if output_config:
+        body['output_config'] = output_config
+    if isinstance(extra := settings.get('extra_body'), dict):
+        body.update(extra)
+    return body
+
+
+def anthropic_usage(usage: dict[str, Any] | None) -> RequestUsage:
+    """A `RequestUsage` from the API's `usage` object (cached input counts as input)."""
+    if not usage:
+        return RequestUsage()
+    details = {k: v for k, v in usage.items() if isinstance(v, int) and not isinstance(v, bool)}
+    cache_write = details.get('cache_creation_input_tokens', 0)
+    cache_read = details.get('cache_read_input_tokens', 0)
+    return RequestUsage(
+        input_tokens=details.get('input_tokens', 0) + cache_write + cache_read,
+        cache_write_tokens=cache_write,
+        cache_read_tokens=cache_read,
+        output_tokens=details.get('output_tokens', 0),
+        details=details,
+    )
+
+
+def _finish(stop_reason: str | None) -> tuple[FinishReason | None, dict[str, Any] | None]:
+    if stop_reason is None:
+        return None, None
+    return _FINISH_REASONS.get(stop_reason), {'finish_reason': stop_reason}
+
+
+def _block_part(block: dict[str, Any], provider_name: str) -> ModelResponsePart | None:
+    kind = block.get('type')
+    if kind == 'text':
+        return TextPart(block['text'])
+    if kind == 'thinking':
+        return ThinkingPart(block.get('thinking', ''), signature=block.get('signature'), provider_name=provider_name)
+    if kind == 'redacted_thinking':
+        return ThinkingPart('', id='redacted_thinking', signature=block['data'], provider_name=provider_name)
+    if kind == 'tool_use':
+        return ToolCallPart(block['name'], block.get('input'), block['id'])
+    # Server-side tool blocks (web search, code execution, ...) cannot be requested through Edgewise yet.
+    return None
+
+
+def anthropic_model_response(body: dict[str, Any], *, provider_name: str = 'anthropic') -> ModelResponse:
+    """The `ModelResponse` of a Messages API response body."""
+    parts = [p for block in body.get('content') or () if (p := _block_part(block, provider_name)) is not None]
+    finish_reason, details = _finish(body.get('stop_reason'))
+    return ModelResponse(
+        parts=parts,
+        usage=anthropic_usage(body.get('usage')),
+        model_name=body.get('model'),
+        timestamp=datetime.now(tz=timezone.utc),
+        provider_name=provider_name,
+        provider_details=details,
+        provider_response_id=body.get('id'),
+        finish_reason=finish_reason,
+    )
+
+
+class AnthropicStreamedResponse(EventStreamedResponse):
+    """A streamed Messages API response, fed its events (`message_start`, `content_block_delta`, ...)."""
+
+    def _map_event(self, data: dict[str, Any]) -> Iterator[ModelResponseStreamEvent]:
+        kind = data.get('type')
+        manager = self._parts_manager
+        if kind == 'message_start':
+            message = data.get('message') or {}
+            self.provider_response_id = message.get('id')
+            self._model_name = message.get('model') or self._model_name
+            self._usage = anthropic_usage(message.get('usage'))
+        elif kind == 'content_block_start':
+            index, block = data['index'], data.get('content_block') or {}
+            block_kind = block.get('type')
+            event: Any = None
+            if block_kind == 'text':
+                event = manager.text_delta(index, block.get('text', ''))
+            elif block_kind == 'thinking':
+                # The signature comes in a later delta; the part starts with what the block holds.
+                event = manager.thinking_delta(index, block.get('thinking') or '', block.get('signature') or None)
+                if event is None:
+                    event = manager.thinking_delta(index, None, '')
+                self._set_part_fields(event, provider_name=self._provider_name)
+            elif block_kind == 'redacted_thinking':
+                event = manager.thinking_delta(index, None, block['data'])
+                self._set_part_fields(event, id='redacted_thinking', provider_name=self._provider_name)
+            elif block_kind == 'tool_use':
+                args = block.get('input') or None
+                event = manager.tool_call_delta(index, block['name'], args, block['id'])
+            if event is not None:
+                yield event
+        elif kind == 'content_block_delta':
+            index, delta = data['index'], data.get('delta') or {}
+            delta_kind = delta.get('type')
+            event = None
+            if delta_kind == 'text_delta':
+                event = manager.text_delta(index, delta['text'])
+            elif delta_kind == 'thinking_delta':
+                event = manager.thinking_delta(index, delta['thinking'])
+            elif delta_kind == 'signature_delta':
+                event = manager.thinking_delta(index, None, delta['signature'])
+            elif delta_kind == 'input_json_delta':
+                event = manager.tool_call_delta(index, None, delta.get('partial_json') or None)
+            if event is not None:
+                yield event
+        elif kind == 'message_delta':
+            finish_reason, details = _finish((data.get('delta') or {}).get('stop_reason'))
+            if details is not None:
+                self.finish_reason = finish_reason
+                self._set_provider_detail('finish_reason', details['finish_reason'])
+            if usage := data.get('usage'):
+                # Counts are cumulative: the latest report holds the totals (input counts may be left out).
+                merged = {**self._usage.details, **{k: v for k, v in usage.items() if v is not None}}
+                self._usage = anthropic_usage(merged)
+        elif kind == 'error':
+            error = data.get('error') or {}
+            raise UnexpectedModelBehavior(
+                f'Model {self._model_name!r} stream failed: {error.get("type", "error")}: {error.get("message", "")}',
+                body=str(data),
+            )
+        # `ping`, `content_block_stop` and `message_stop` carry nothing to map.

@@ -1,0 +1,368 @@
+"""Gemini API (`generateContent`, `streamGenerateContent`): messages to a request body, and back.
+
+Pure data mapping, no I/O; the body uses the REST API's camelCase names. Gemini marks reasoning as
+`thought` text parts, and signs its reasoning with a `thoughtSignature` on the part that follows it; the
+signature is kept in that part's `provider_details['thought_signature']` (with `provider_name`) and sent
+back only to Gemini. Gemini often gives function calls no id: one is generated, as in pydantic-ai.
+"""
+
+from __future__ import annotations as _annotations
+
+import base64
+from collections.abc import Iterator, Sequence
+from datetime import datetime, timezone
+from typing import Any
+
+from ..exceptions import UserError
+from ..messages import (
+    FinishReason,
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    ModelResponsePart,
+    ModelResponseStreamEvent,
+    RetryPromptPart,
+    SystemPromptPart,
+    TextPart,
+    ThinkingPart,
+    ToolCallPart,
+    ToolReturnPart,
+    UserPromptPart,
+    generate_tool_call_id,
+)
+from ..profiles import ModelProfile
+from ..profiles.google import GoogleModelProfile
+from ..settings import ModelSettings
+from ..usage import RequestUsage
+from . import ModelRequestParameters
+from ._mapping import EventStreamedResponse, instructions_of
+
+__all__ = (
+    'GoogleModelSettings',
+    'google_request_body',
+    'google_model_response',
+    'google_usage',
+    'GoogleStreamedResponse',
+)
+
+_FINISH_REASONS: dict[str, FinishReason | None] = {
+    'FINISH_REASON_UNSPECIFIED': None,
+    'STOP': 'stop',
+    'MAX_TOKENS': 'length',
+    'SAFETY': 'content_filter',
+    'RECITATION': 'content_filter',
+    'LANGUAGE': 'error',
+    'OTHER': None,
+    'BLOCKLIST': 'content_filter',
+    'PROHIBITED_CONTENT': 'content_filter',
+    'SPII': 'content_filter',
+    'MALFORMED_FUNCTION_CALL': 'error',
+    'IMAGE_SAFETY': 'content_filter',
+    'UNEXPECTED_TOOL_CALL': 'error',
+    'IMAGE_PROHIBITED_CONTENT': 'content_filter',
+    'NO_IMAGE': 'error',
+}
+
+# Gemini wants a signature on the first function call of a turn; this documented value skips the check.
+_SKIP_SIGNATURE = base64.b64encode(b'skip_thought_signature_validator').decode()
+
+
+class GoogleModelSettings(ModelSettings, total=False):
+    """Settings of requests to Gemini models: the common ones plus Google's own (prefixed `google_`)."""
+
+    google_safety_settings: list[dict[str, Any]]
+    """`safetySettings`: a list of `{'category': ..., 'threshold': ...}`."""
+    google_thinking_config: dict[str, Any]
+    """`generationConfig.thinkingConfig`, e.g. `{'thinking_budget': 0}` or `{'include_thoughts': True}`."""
+    google_labels: dict[str, str]
+    """`labels` attached to the request (billing)."""
+    google_cached_content: str
+    """The name of a cached content to use (`cachedContent`)."""
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split('_')
+    return head + ''.join(word.title() for word in rest)
+
+
+def _user_parts(part: Any) -> list[dict[str, Any]]:
+    if isinstance(part, UserPromptPart):
+        items = [part.content] if isinstance(part.content, str) else part.content
+        return [{'text': item} for item in items]
+    if isinstance(part, ToolReturnPart):
+        return [
+            {
+                'functionResponse': {
+                    'name': part.tool_name,
+                    'response': part.model_response_object(),
+                    'id': part.tool_call_id,
+                }
+            }
+        ]
+    if isinstance(part, RetryPromptPart):
+        if part.tool_name is None:
+            return [{'text': part.model_response()}]
+        return [
+            {
+                'functionResponse': {
+                    'name': part.tool_name,
+                    'response': {'call_error': part.model_response()},
+                    'id': part.tool_call_id,
+                }
+            }
+        ]
+    return []
+
+
+def _model_parts(message: ModelResponse, provider_name: str) -> list[dict[str, Any]]:
+    ours = message.provider_name == provider_name
+    parts: list[dict[str, Any]] = []
+    pending: str | None = None  # a ThinkingPart's signature, which belongs to the part after it
+    first_call = True
+    for item in message.parts:
+        signature = pending
+        pending = None
+        details = item.provider_details or {}
+        if (ours or item.provider_name == provider_name) and details.get('thought_signature'):
+            signature = details['thought_signature']
+        part: dict[str, Any] | None = None
+        if isinstance(item, ToolCallPart):
+            part = {'functionCall': {'name': item.tool_name, 'args': item.args_as_dict(), 'id': item.tool_call_id}}
+            if signature is None and first_call:
+                signature = _SKIP_SIGNATURE
+            first_call = False
+        elif isinstance(item, TextPart):
+            part = {'text': item.content}
+        else:
+            if item.provider_name == provider_name and item.signature:
+                pending = item.signature
+            if item.content:
+                part = {'text': item.content, 'thought': True}
+        if part is not None:
+            if signature is not None:
+                part['thoughtSignature'] = signature
+            parts.append(part)
+    return parts
+
+
+def map_messages(
+    messages: Sequence[ModelMessage], provider_name: str = 'google-gla'
+) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
+    """The `systemInstruction` (instructions first, then system prompts) and the `contents` of a request."""
+    system: list[dict[str, Any]] = []
+    if instructions := instructions_of(messages):
+        system.append({'text': instructions})
+    contents: list[dict[str, Any]] = []
+    for message in messages:
+        if isinstance(message, ModelRequest):
+            parts: list[dict[str, Any]] = []
+            for part in message.parts:
+                if isinstance(part, SystemPromptPart):
+                    system.append({'text': part.content})
+                else:
+                    parts.extend(_user_parts(part))
+            if parts:
+                contents.append({'role': 'user', 'parts': parts})
+        elif parts := _model_parts(message, provider_name):
+            contents.append({'role': 'model', 'parts': parts})
+    return ({'role': 'user', 'parts': system} if system else None), contents
+
+
+def google_request_body(
+    messages: Sequence[ModelMessage],
+    model_settings: GoogleModelSettings | None,
+    params: ModelRequestParameters,
+    profile: ModelProfile,
+    *,
+    provider_name: str = 'google-gla',
+) -> dict[str, Any]:
+    """The JSON body of a `models/{model}:generateContent` (or `:streamGenerateContent`) request.
+
+    Args:
+        messages: The conversation, ending with the request to answer.
+        model_settings: The merged settings of the request.
+        params: Tools and output kind, already customized for the profile.
+        profile: The model's profile.
+        provider_name: The `provider_name` of parts this API made (their signatures are sent back).
+    """
+    settings: GoogleModelSettings = model_settings or {}
+    system, contents = map_messages(messages, provider_name)
+    body: dict[str, Any] = {'contents': contents}
+    if system is not None:
+        body['systemInstruction'] = system
+    declarations: list[dict[str, Any]] = []
+    for tool in (*params.function_tools, *params.output_tools):
+        declaration: dict[str, Any] = {'name': tool.name, 'parametersJsonSchema': tool.parameters_json_schema}
+        if tool.description:
+            declaration['description'] = tool.description
+        declarations.append(declaration)
+    if declarations:
+        if not profile.supports_tools:
+            raise UserError('Tools are not supported by this model.')
+        body['tools'] = [{'functionDeclarations': declarations}]
+        body['toolConfig'] = {'functionCallingConfig': {'mode': 'AUTO' if params.allow_text_output else 'ANY'}}
+    config: dict[str, Any] = {}
+    for key, wire in (
+        ('max_tokens', 'maxOutputTokens'),
+        ('temperature', 'temperature'),
+        ('top_p', 'topP'),
+        ('seed', 'seed'),
+        ('stop_sequences', 'stopSequences'),
+        ('presence_penalty', 'presencePenalty'),
+        ('frequency_penalty', 'frequencyPenalty'),
+    ):
+        if key in settings:
+            config[wire] = settings[key]  # type: ignore[literal-required]
+    if (thinking := settings.get('google_thinking_config')) is not None:
+        config['thinkingConfig'] = {_camel(k): v for k, v in thinking.items()}
+    if params.output_mode == 'native' and params.output_object is not None:
+        if params.function_tools and not GoogleModelProfile.from_profile(profile).google_supports_tool_combination:
+            raise UserError(
+                'This model does not support `NativeOutput` and function tools at the same time. '
+                'Use `output_type=ToolOutput(...)` instead.'
+            )
+        config['responseMimeType'] = 'application/json'
+        config['responseJsonSchema'] = params.output_object.json_schema
+    elif params.output_mode == 'prompted' and not declarations:
+        if not profile.supports_json_object_output:
+            raise UserError('JSON output is not supported by this model.')
+        config['responseMimeType'] = 'application/json'
+    if config:
+        body['generationConfig'] = config
+    if 'google_safety_settings' in settings:
+        body['safetySettings'] = settings['google_safety_settings']
+    if 'google_labels' in settings:
+        body['labels'] = settings['google_labels']
+    if 'google_cached_content' in settings:
+        body['cachedContent'] = settings['google_cached_content']
+    if isinstance(extra := settings.get('extra_body'), dict):
+        body.update(extra)
+    return body
+
+
+def google_usage(metadata: dict[str, Any] | None) -> RequestUsage:
+    """A `RequestUsage` from `usageMetadata` (reasoning tokens count as output, as Google bills them)."""
+    if not metadata:
+        return RequestUsage()
+    details: dict[str, int] = {}
+    for key, name in (
+        ('cachedContentTokenCount', 'cached_content_tokens'),
+        ('thoughtsTokenCount', 'thoughts_tokens'),
+        ('toolUsePromptTokenCount', 'tool_use_prompt_tokens'),
+    ):
+        if value := metadata.get(key):
+            details[name] = value
+    for prefix, key in (
+        ('prompt', 'promptTokensDetails'),
+        ('cache', 'cacheTokensDetails'),
+        ('candidates', 'candidatesTokensDetails'),
+        ('tool_use_prompt', 'toolUsePromptTokensDetails'),
+    ):
+        for detail in metadata.get(key) or ():
+            if detail.get('modality') and detail.get('tokenCount'):
+                details[f'{detail["modality"].lower()}_{prefix}_tokens'] = detail['tokenCount']
+    return RequestUsage(
+        input_tokens=metadata.get('promptTokenCount', 0),
+        cache_read_tokens=metadata.get('cachedContentTokenCount', 0),
+        output_tokens=metadata.get('candidatesTokenCount', 0) + metadata.get('thoughtsTokenCount', 0),
+        details=details,
+    )
+
+
+def _response_part(part: dict[str, Any], provider_name: str) -> ModelResponsePart | None:
+    signature = part.get('thoughtSignature')
+    item: ModelResponsePart
+    if 'text' in part:
+        if not part['text'] and not signature:
+            return None  # Gemini sometimes sends empty text parts
+        item = ThinkingPart(part['text']) if part.get('thought') else TextPart(part['text'])
+    elif call := part.get('functionCall'):
+        item = ToolCallPart(call['name'], call.get('args'), call.get('id') or generate_tool_call_id())
+    else:
+        # Server-side tools (code execution, search) and inline media are not mapped by Edgewise yet.
+        return None
+    if signature:
+        item.provider_details = {'thought_signature': signature}
+        item.provider_name = provider_name
+    return item
+
+
+def _finish(candidate: dict[str, Any] | None, body: dict[str, Any]) -> tuple[FinishReason | None, dict[str, Any]]:
+    details: dict[str, Any] = {}
+    if candidate is not None:
+        if raw := candidate.get('finishReason'):
+            details['finish_reason'] = raw
+            return _FINISH_REASONS.get(raw), details
+        return None, details
+    feedback = body.get('promptFeedback') or {}
+    if reason := feedback.get('blockReason'):
+        details['block_reason'] = reason
+        if message := feedback.get('blockReasonMessage'):
+            details['block_reason_message'] = message
+        return 'content_filter', details
+    return None, details
+
+
+def google_model_response(body: dict[str, Any], *, model_name: str, provider_name: str = 'google-gla') -> ModelResponse:
+    """The `ModelResponse` of a `generateContent` body; `model_name` (the model asked) if the body names none."""
+    candidates = body.get('candidates') or []
+    candidate = candidates[0] if candidates else None
+    raw_parts = ((candidate or {}).get('content') or {}).get('parts') or []
+    parts = [p for raw in raw_parts if (p := _response_part(raw, provider_name)) is not None]
+    finish_reason, details = _finish(candidate, body)
+    return ModelResponse(
+        parts=parts,
+        usage=google_usage(body.get('usageMetadata')),
+        model_name=body.get('modelVersion') or model_name,
+        timestamp=datetime.now(tz=timezone.utc),
+        provider_name=provider_name,
+        provider_details=details or None,
+        provider_response_id=body.get('responseId'),
+        finish_reason=finish_reason,
+    )
+
+
+class GoogleStreamedResponse(EventStreamedResponse):
+    """A streamed Gemini response, fed its chunks (each a partial `generateContent` response; no terminator)."""
+
+    _last_index: int | None = None
+    _segment = 0  # bumped whenever the kind of part changes, so that text after a call starts a new part
+    _segment_kind = ''
+
+    def _map_event(self, data: dict[str, Any]) -> Iterator[ModelResponseStreamEvent]:
+        self.provider_response_id = data.get('responseId') or self.provider_response_id
+        self._model_name = data.get('modelVersion') or self._model_name
+        if 'usageMetadata' in data:
+            self._usage = google_usage(data['usageMetadata'])
+        candidates = data.get('candidates') or []
+        candidate = candidates[0] if candidates else None
+        finish_reason, details = _finish(candidate, data)
+        if details:
+            self.finish_reason = finish_reason
+            for key, value in details.items():
+                self._set_provider_detail(key, value)
+        for part in ((candidate or {}).get('content') or {}).get('parts') or ():
+            event: Any = None
+            kind = 'call' if 'functionCall' in part else 'thinking' if part.get('thought') else 'text'
+            if kind != self._segment_kind or kind == 'call':
+                self._segment += 1
+                self._segment_kind = kind
+            if part.get('text'):
+                # Consecutive text (or thought) chunks continue one part.
+                if kind == 'thinking':
+                    event = self._parts_manager.thinking_delta(self._segment, part['text'])
+                else:
+                    event = self._parts_manager.text_delta(self._segment, part['text'])
+            elif call := part.get('functionCall'):
+                call_id = call.get('id') or generate_tool_call_id()
+                event = self._parts_manager.tool_call_delta(
+                    self._segment, call['name'], call.get('args') or {}, call_id
+                )
+            if event is not None:
+                self._last_index = event.index
+                yield event
+            if signature := part.get('thoughtSignature'):
+                target = event.index if event is not None else self._last_index
+                if target is not None:
+                    fields = self._part_fields.setdefault(target, {})
+                    fields.update(provider_details={'thought_signature': signature}, provider_name=self._provider_name)

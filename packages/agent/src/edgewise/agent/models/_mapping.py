@@ -1,0 +1,156 @@
+"""What the per-API mappings share: schema customization, instructions, and streams fed by decoded events.
+
+Each API module (`_anthropic_mapping`, `_google_mapping`, `_openai_responses_mapping`) turns messages into a
+request body and a response body (or its server-sent events) into a `ModelResponse`; none does any I/O.
+"""
+
+from __future__ import annotations as _annotations
+
+import dataclasses
+from abc import abstractmethod
+from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
+from typing import Any
+
+from ..exceptions import UserError
+from ..messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    ModelResponsePart,
+    ModelResponseStreamEvent,
+    PartDeltaEvent,
+    PartStartEvent,
+    ThinkingPart,
+)
+from ..output import OutputObjectDefinition
+from ..profiles import ModelProfile
+from ..tools import ToolDefinition
+from . import ModelRequestParameters, StreamedResponse
+
+__all__ = (
+    'customize_request_parameters',
+    'instructions_of',
+    'thinking_as_text',
+    'EventStreamedResponse',
+)
+
+
+def customize_request_parameters(params: ModelRequestParameters, profile: ModelProfile) -> ModelRequestParameters:
+    """`params` with every tool and output schema rewritten by the profile's `json_schema_transformer`.
+
+    A definition whose `strict` is `None` gets `strict=True` when its schema already fits the dialect.
+
+    Raises:
+        UserError: the output mode asks for what the model cannot do (native or tool output).
+    """
+    if params.output_mode == 'native' and not profile.supports_json_schema_output:
+        raise UserError('Native structured output is not supported by this model.')
+    if params.output_mode == 'tool' and not profile.supports_tools:
+        raise UserError('Tool output is not supported by this model.')
+    transformer = profile.json_schema_transformer
+    if transformer is None:
+        return params
+
+    def tool(definition: ToolDefinition) -> ToolDefinition:
+        walker = transformer(definition.parameters_json_schema, strict=definition.strict)
+        schema = walker.walk()
+        strict = definition.strict if definition.strict is not None else walker.is_strict_compatible
+        return dataclasses.replace(definition, parameters_json_schema=schema, strict=strict)
+
+    output_object = params.output_object
+    if output_object is not None:
+        walker = transformer(output_object.json_schema, strict=output_object.strict)
+        schema = walker.walk()
+        strict = output_object.strict if output_object.strict is not None else walker.is_strict_compatible
+        output_object = OutputObjectDefinition(
+            json_schema=schema, name=output_object.name, description=output_object.description, strict=strict
+        )
+    return dataclasses.replace(
+        params,
+        function_tools=[tool(t) for t in params.function_tools],
+        output_tools=[tool(t) for t in params.output_tools],
+        output_object=output_object,
+    )
+
+
+def instructions_of(messages: Iterable[ModelMessage]) -> str | None:
+    """The instructions of the conversation's latest request (earlier requests' instructions are not resent)."""
+    for message in reversed(list(messages)):
+        if isinstance(message, ModelRequest):
+            return message.instructions
+    return None
+
+
+def thinking_as_text(part: ThinkingPart, profile: ModelProfile) -> str:
+    """Reasoning from another provider, as text between the profile's thinking tags."""
+    start, end = profile.thinking_tags
+    return f'{start}\n{part.content}\n{end}'
+
+
+class EventStreamedResponse(StreamedResponse):
+    """A streamed response fed by an API's decoded server-sent events (one JSON object each).
+
+    Subclasses map one event at a time in `_map_event`, through `self._parts_manager`. Fields the parts
+    manager does not keep (a part's `id`, `provider_name`, `provider_details`) are recorded per part with
+    `_set_part_fields` and applied by `get()`.
+    """
+
+    def __init__(
+        self,
+        model_request_parameters: ModelRequestParameters,
+        events: AsyncIterable[dict[str, Any]],
+        *,
+        model_name: str,
+        provider_name: str,
+    ) -> None:
+        """A response read from `events`, for the model `model_name` of the provider `provider_name`."""
+        super().__init__(model_request_parameters)
+        self._source = events
+        self._model_name = model_name
+        self._provider_name = provider_name
+        self.provider_details: dict[str, Any] | None = None
+        """Provider-specific data of the response (the raw finish reason, ...)."""
+        self._part_fields: dict[int, dict[str, Any]] = {}
+
+    async def _get_event_iterator(self) -> AsyncIterator[ModelResponseStreamEvent]:
+        try:
+            async for data in self._source:
+                for event in self._map_event(data):
+                    yield event
+        finally:
+            # Close the source now (for provider models: the HTTP response), also when mapping failed.
+            close = getattr(self._source, 'aclose', None)
+            if close is not None:
+                await close()
+
+    @abstractmethod
+    def _map_event(self, data: dict[str, Any]) -> Iterator[ModelResponseStreamEvent]:
+        """The stream events for one decoded server-sent event."""
+        raise NotImplementedError
+
+    def _set_part_fields(self, event: PartStartEvent | PartDeltaEvent | None, **fields: Any) -> None:
+        if event is not None:
+            self._part_fields.setdefault(event.index, {}).update(fields)
+
+    def _set_provider_detail(self, key: str, value: Any) -> None:
+        self.provider_details = {**(self.provider_details or {}), key: value}
+
+    def get(self) -> ModelResponse:
+        """The response so far, with each part's provider fields and the response's provider details."""
+        response = super().get()
+        parts: list[ModelResponsePart] = list(response.parts)
+        for index, fields in self._part_fields.items():
+            if index < len(parts):
+                known = {f.name for f in dataclasses.fields(parts[index])}
+                parts[index] = dataclasses.replace(parts[index], **{k: v for k, v in fields.items() if k in known})
+        return dataclasses.replace(response, parts=parts, provider_details=self.provider_details)
+
+    @property
+    def model_name(self) -> str:
+        """The name of the model that answers (as the API reports it, once it has)."""
+        return self._model_name
+
+    @property
+    def provider_name(self) -> str | None:
+        """The provider that answers."""
+        return self._provider_name

@@ -1,0 +1,400 @@
+"""OpenAI Responses API: messages to a request body, and a response body or its events to a `ModelResponse`.
+
+Pure data mapping, no I/O. Output items keep their ids (`TextPart.id`, `ToolCallPart.id`, `ThinkingPart.id`)
+with `provider_name='openai'`, so that later requests can refer to them. Reasoning items become one
+`ThinkingPart` per summary, the encrypted reasoning on the first one's `signature`; both go back only to
+OpenAI, as a `reasoning` input item.
+"""
+
+from __future__ import annotations as _annotations
+
+from collections.abc import Iterator, Sequence
+from datetime import datetime, timezone
+from typing import Any, Literal
+
+from ..exceptions import UnexpectedModelBehavior
+from ..messages import (
+    FinishReason,
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    ModelResponsePart,
+    ModelResponseStreamEvent,
+    RetryPromptPart,
+    SystemPromptPart,
+    TextPart,
+    ThinkingPart,
+    ToolCallPart,
+    ToolReturnPart,
+    UserPromptPart,
+)
+from ..profiles import ModelProfile
+from ..profiles.openai import SAMPLING_PARAMS, OpenAIModelProfile
+from ..settings import ModelSettings
+from ..usage import RequestUsage
+from . import ModelRequestParameters
+from ._mapping import EventStreamedResponse, instructions_of, thinking_as_text
+
+__all__ = (
+    'OpenAIResponsesModelSettings',
+    'responses_request_body',
+    'responses_model_response',
+    'responses_usage',
+    'OpenAIResponsesStreamedResponse',
+)
+
+_FINISH_REASONS: dict[str, FinishReason] = {
+    'max_output_tokens': 'length',
+    'content_filter': 'content_filter',
+    'completed': 'stop',
+    'cancelled': 'error',
+    'failed': 'error',
+}
+
+
+class OpenAIResponsesModelSettings(ModelSettings, total=False):
+    """Settings of requests to the Responses API: the common ones plus OpenAI's own (prefixed `openai_`)."""
+
+    openai_reasoning_effort: Literal['none', 'minimal', 'low', 'medium', 'high', 'xhigh']
+    """How much the model reasons (`reasoning.effort`)."""
+    openai_reasoning_summary: Literal['detailed', 'concise', 'auto']
+    """Ask for a summary of the reasoning (`reasoning.summary`)."""
+    openai_send_reasoning_ids: bool
+    """Whether output item ids are sent back (default: when the model returns encrypted reasoning)."""
+    openai_truncation: Literal['disabled', 'auto']
+    """What to do when the conversation is longer than the context window."""
+    openai_text_verbosity: Literal['low', 'medium', 'high']
+    """How long the answer should be (`text.verbosity`)."""
+    openai_store: bool
+    """Whether OpenAI keeps the response (`store`)."""
+    openai_user: str
+    """An id of the end user (`user`)."""
+    openai_service_tier: Literal['auto', 'default', 'flex', 'priority']
+    """The processing tier (`service_tier`)."""
+    openai_prompt_cache_key: str
+    """A key to improve prompt cache hits (`prompt_cache_key`)."""
+    openai_previous_response_id: str
+    """Continue the server-side conversation of this response (`previous_response_id`)."""
+
+
+def _request_items(message: ModelRequest, profile: OpenAIModelProfile) -> Iterator[dict[str, Any]]:
+    for part in message.parts:
+        if isinstance(part, SystemPromptPart):
+            yield {'role': profile.openai_system_prompt_role or 'system', 'content': part.content}
+        elif isinstance(part, UserPromptPart):
+            if isinstance(part.content, str):
+                yield {'role': 'user', 'content': part.content}
+            else:
+                yield {'role': 'user', 'content': [{'type': 'input_text', 'text': t} for t in part.content]}
+        elif isinstance(part, ToolReturnPart):
+            yield {'type': 'function_call_output', 'call_id': part.tool_call_id, 'output': part.model_response_str()}
+        elif isinstance(part, RetryPromptPart):
+            if part.tool_name is None:
+                yield {'role': 'user', 'content': [{'type': 'input_text', 'text': part.model_response()}]}
+            else:
+                yield {'type': 'function_call_output', 'call_id': part.tool_call_id, 'output': part.model_response()}
+
+
+def _response_items(
+    message: ModelResponse, profile: OpenAIModelProfile, send_ids: bool, provider_name: str
+) -> Iterator[dict[str, Any]]:
+    text_item: dict[str, Any] | None = None
+    reasoning_item: dict[str, Any] | None = None
+    for part in message.parts:
+        ours = part.provider_name == provider_name or (
+            part.provider_name is None and message.provider_name == provider_name
+        )
+        with_id = send_ids and ours
+        if isinstance(part, TextPart):
+            if part.id and with_id:
+                if text_item is None or text_item['id'] != part.id:
+                    text_item = {
+                        'type': 'message',
+                        'role': 'assistant',
+                        'id': part.id,
+                        'content': [],
+                        'status': 'completed',
+                    }
+                    phase = (part.provider_details or {}).get('phase')
+                    if profile.openai_supports_phase and phase in ('commentary', 'final_answer'):
+                        text_item['phase'] = phase
+                    yield text_item
+                text_item['content'].append({'type': 'output_text', 'text': part.content, 'annotations': []})
+            else:
+                yield {'role': 'assistant', 'content': part.content}
+        elif isinstance(part, ToolCallPart):
+            call: dict[str, Any] = {
+                'type': 'function_call',
+                'name': part.tool_name,
+                'arguments': part.args_as_json_str(),
+                'call_id': part.tool_call_id,
+            }
+            if part.id and with_id:
+                call['id'] = part.id
+            if profile.openai_responses_requires_function_call_status_none:
+                call['status'] = None
+            yield call
+        elif part.id and with_id:
+            # One reasoning item per id; each summary of it was kept as its own ThinkingPart.
+            signature = part.signature if profile.openai_supports_encrypted_reasoning_content else None
+            if reasoning_item is None or reasoning_item['id'] != part.id:
+                if not (signature or part.content):
+                    continue
+                reasoning_item = {'type': 'reasoning', 'id': part.id, 'summary': []}
+                if signature:
+                    reasoning_item['encrypted_content'] = signature
+                yield reasoning_item
+            if part.content:
+                reasoning_item['summary'].append({'type': 'summary_text', 'text': part.content})
+        elif part.content:
+            # Reasoning from elsewhere (or without an item id) can only go back as tagged text.
+            yield {'role': 'assistant', 'content': thinking_as_text(part, profile)}
+
+
+def map_messages(
+    messages: Sequence[ModelMessage], profile: OpenAIModelProfile, send_ids: bool, provider_name: str = 'openai'
+) -> list[dict[str, Any]]:
+    """The `input` items of a request."""
+    items: list[dict[str, Any]] = []
+    for message in messages:
+        if isinstance(message, ModelRequest):
+            items.extend(_request_items(message, profile))
+        else:
+            items.extend(_response_items(message, profile, send_ids, provider_name))
+    return items
+
+
+def _drop_unsupported(settings: OpenAIResponsesModelSettings, profile: OpenAIModelProfile) -> dict[str, Any]:
+    kept: dict[str, Any] = {k: v for k, v in settings.items() if k not in profile.openai_unsupported_model_settings}
+    if profile.openai_supports_reasoning:
+        default_effort = 'none' if profile.openai_supports_reasoning_effort_none else 'medium'
+        if kept.get('openai_reasoning_effort', default_effort) != 'none':
+            # Reasoning models reject sampling settings while they reason.
+            for key in SAMPLING_PARAMS:
+                kept.pop(key, None)
+    return kept
+
+
+def responses_request_body(
+    model_name: str,
+    messages: Sequence[ModelMessage],
+    model_settings: OpenAIResponsesModelSettings | None,
+    params: ModelRequestParameters,
+    profile: ModelProfile,
+    *,
+    stream: bool = False,
+    provider_name: str = 'openai',
+) -> dict[str, Any]:
+    """The JSON body of a `POST /responses` request.
+
+    Args:
+        model_name: The model to ask.
+        messages: The conversation, ending with the request to answer.
+        model_settings: The merged settings of the request.
+        params: Tools and output kind, already customized for the profile.
+        profile: The model's profile.
+        stream: Ask for server-sent events.
+        provider_name: The `provider_name` of parts this API made (their ids and reasoning are sent back).
+    """
+    openai_profile = OpenAIModelProfile.from_profile(profile)
+    settings = _drop_unsupported(model_settings or {}, openai_profile)
+    send_ids = settings.get('openai_send_reasoning_ids', openai_profile.openai_supports_encrypted_reasoning_content)
+    items = map_messages(messages, openai_profile, send_ids, provider_name)
+    instructions = instructions_of(messages)
+    body: dict[str, Any] = {'model': model_name}
+    text: dict[str, Any] = {}
+    if params.output_mode == 'native' and params.output_object is not None:
+        output = params.output_object
+        text['format'] = {'type': 'json_schema', 'name': output.name or 'final_result', 'schema': output.json_schema}
+        if openai_profile.openai_supports_strict_tool_definition:
+            text['format']['strict'] = bool(output.strict)
+        if output.description:
+            text['format']['description'] = output.description
+    elif params.output_mode == 'prompted' and openai_profile.supports_json_object_output:
+        text['format'] = {'type': 'json_object'}
+        if instructions:
+            # JSON mode checks the input messages (not the instructions) for the word "JSON".
+            role = openai_profile.openai_system_prompt_role or 'system'
+            position = next((i for i, item in enumerate(items) if item.get('role') != role), len(items))
+            items.insert(position, {'role': role, 'content': instructions})
+            instructions = None
+    if not items and 'openai_previous_response_id' not in settings:
+        items.append({'role': 'user', 'content': ''})  # the API rejects a request without input
+    body['input'] = items
+    if instructions:
+        body['instructions'] = instructions
+    tools = [
+        {
+            'type': 'function',
+            'name': t.name,
+            'parameters': t.parameters_json_schema,
+            'strict': bool(t.strict and openai_profile.openai_supports_strict_tool_definition),
+            **({'description': t.description} if t.description else {}),
+        }
+        for t in (*params.function_tools, *params.output_tools)
+    ]
+    if tools:
+        body['tools'] = tools
+        required = not params.allow_text_output and openai_profile.openai_supports_tool_choice_required
+        body['tool_choice'] = 'required' if required else 'auto'
+        if 'parallel_tool_calls' in settings:
+            body['parallel_tool_calls'] = settings['parallel_tool_calls']
+    if stream:
+        body['stream'] = True
+    for key, wire in (
+        ('max_tokens', 'max_output_tokens'),
+        ('temperature', 'temperature'),
+        ('top_p', 'top_p'),
+        ('openai_truncation', 'truncation'),
+        ('openai_store', 'store'),
+        ('openai_user', 'user'),
+        ('openai_service_tier', 'service_tier'),
+        ('openai_prompt_cache_key', 'prompt_cache_key'),
+        ('openai_previous_response_id', 'previous_response_id'),
+    ):
+        if key in settings:
+            body[wire] = settings[key]
+    reasoning: dict[str, Any] = {}
+    if 'openai_reasoning_effort' in settings:
+        reasoning['effort'] = settings['openai_reasoning_effort']
+    if 'openai_reasoning_summary' in settings:
+        reasoning['summary'] = settings['openai_reasoning_summary']
+    if reasoning:
+        body['reasoning'] = reasoning
+    if 'openai_text_verbosity' in settings:
+        text['verbosity'] = settings['openai_text_verbosity']
+    if text:
+        body['text'] = text
+    if openai_profile.openai_supports_encrypted_reasoning_content:
+        body['include'] = ['reasoning.encrypted_content']
+    if isinstance(extra := settings.get('extra_body'), dict):
+        body.update(extra)
+    return body
+
+
+def responses_usage(usage: dict[str, Any] | None) -> RequestUsage:
+    """A `RequestUsage` from the API's `usage` object."""
+    if not usage:
+        return RequestUsage()
+    details: dict[str, int] = {}
+    if reasoning := (usage.get('output_tokens_details') or {}).get('reasoning_tokens'):
+        details['reasoning_tokens'] = reasoning
+    return RequestUsage(
+        input_tokens=usage.get('input_tokens') or 0,
+        cache_read_tokens=(usage.get('input_tokens_details') or {}).get('cached_tokens') or 0,
+        output_tokens=usage.get('output_tokens') or 0,
+        details=details,
+    )
+
+
+def _finish(response: dict[str, Any]) -> tuple[FinishReason | None, dict[str, Any]]:
+    incomplete = response.get('incomplete_details') or {}
+    raw = incomplete.get('reason') or response.get('status')
+    if not raw:
+        return None, {}
+    return _FINISH_REASONS.get(raw), {'finish_reason': raw}
+
+
+def _output_parts(item: dict[str, Any], provider_name: str) -> Iterator[ModelResponsePart]:
+    kind = item.get('type')
+    if kind == 'message':
+        for content in item.get('content') or ():
+            if content.get('type') == 'output_text':
+                details = {'phase': item['phase']} if item.get('phase') else None
+                yield TextPart(
+                    content.get('text') or '', id=item.get('id'), provider_name=provider_name, provider_details=details
+                )
+    elif kind == 'function_call':
+        yield ToolCallPart(
+            item['name'], item.get('arguments'), item['call_id'], id=item.get('id'), provider_name=provider_name
+        )
+    elif kind == 'reasoning':
+        signature = item.get('encrypted_content')
+        summaries = item.get('summary') or []
+        for summary in summaries:
+            # Every summary has the item's id, so they merge back into one item; the signature goes once.
+            yield ThinkingPart(
+                summary.get('text', ''), id=item.get('id'), signature=signature, provider_name=provider_name
+            )
+            signature = None
+        if not summaries and signature:
+            yield ThinkingPart('', id=item.get('id'), signature=signature, provider_name=provider_name)
+    # Server-side tool items (web search, code interpreter, MCP, ...) are not mapped by Edgewise yet.
+
+
+def _refusal(response: dict[str, Any]) -> str | None:
+    for item in response.get('output') or ():
+        for content in item.get('content') or () if item.get('type') == 'message' else ():
+            if content.get('type') == 'refusal':
+                return str(content.get('refusal', ''))
+    return None
+
+
+def responses_model_response(body: dict[str, Any], *, provider_name: str = 'openai') -> ModelResponse:
+    """The `ModelResponse` of a Responses API response body."""
+    parts = [part for item in body.get('output') or () for part in _output_parts(item, provider_name)]
+    finish_reason, details = _finish(body)
+    if (refusal := _refusal(body)) is not None:
+        parts, finish_reason = [], 'content_filter'
+        details.pop('finish_reason', None)
+        details['refusal'] = refusal
+    created = body.get('created_at')
+    if created:
+        details['timestamp'] = datetime.fromtimestamp(created, tz=timezone.utc)
+    return ModelResponse(
+        parts=parts,
+        usage=responses_usage(body.get('usage')),
+        model_name=body.get('model'),
+        timestamp=datetime.now(tz=timezone.utc),
+        provider_name=provider_name,
+        provider_details=details or None,
+        provider_response_id=body.get('id'),
+        finish_reason=finish_reason,
+    )
+
+
+class OpenAIResponsesStreamedResponse(EventStreamedResponse):
+    """A streamed Responses API response, fed its events (`response.created`, `response.output_text.delta`, ...)."""
+
+    def _map_event(self, data: dict[str, Any]) -> Iterator[ModelResponseStreamEvent]:
+        kind = data.get('type', '')
+        manager = self._parts_manager
+        event: Any = None
+        if kind == 'response.created':
+            response = data.get('response') or {}
+            self.provider_response_id = response.get('id')
+            self._model_name = response.get('model') or self._model_name
+        elif kind in ('response.completed', 'response.incomplete', 'response.failed'):
+            response = data.get('response') or {}
+            self._usage = responses_usage(response.get('usage'))
+            self.finish_reason, details = _finish(response)
+            for key, value in details.items():
+                self._set_provider_detail(key, value)
+        elif kind == 'response.output_item.added':
+            item = data.get('item') or {}
+            if item.get('type') == 'function_call':
+                event = manager.tool_call_delta(
+                    item['id'], item['name'], item.get('arguments') or None, item['call_id']
+                )
+                self._set_part_fields(event, id=item['id'], provider_name=self._provider_name)
+        elif kind == 'response.function_call_arguments.delta':
+            event = manager.tool_call_delta(data['item_id'], None, data.get('delta') or None)
+        elif kind == 'response.output_text.delta':
+            event = manager.text_delta(data['item_id'], data.get('delta', ''))
+            self._set_part_fields(event, id=data['item_id'], provider_name=self._provider_name)
+        elif kind == 'response.reasoning_summary_text.delta':
+            item_id = data['item_id']
+            event = manager.thinking_delta(f'{item_id}-{data.get("summary_index", 0)}', data.get('delta', ''))
+            self._set_part_fields(event, id=item_id, provider_name=self._provider_name)
+        elif kind == 'response.output_item.done':
+            item = data.get('item') or {}
+            if item.get('type') == 'reasoning' and (signature := item.get('encrypted_content')):
+                event = manager.thinking_delta(f'{item["id"]}-0', None, signature)
+                self._set_part_fields(event, id=item['id'], provider_name=self._provider_name)
+        elif kind == 'error':
+            raise UnexpectedModelBehavior(
+                f'Model {self._model_name!r} stream failed: {data.get("code") or "error"}: {data.get("message", "")}',
+                body=str(data),
+            )
+        if event is not None:
+            yield event

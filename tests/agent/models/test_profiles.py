@@ -1,0 +1,500 @@
+"""Model profiles: per-family data, merging, and the JSON schema transformers."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from inline_snapshot import snapshot
+
+from edgewise.agent.exceptions import UserError
+from edgewise.agent.models import ModelRequestParameters
+from edgewise.agent.models._mapping import customize_request_parameters
+from edgewise.agent.output import OutputObjectDefinition
+from edgewise.agent.profiles import DEFAULT_PROFILE, InlineDefsJsonSchemaTransformer, ModelProfile
+from edgewise.agent.profiles.amazon import amazon_model_profile
+from edgewise.agent.profiles.anthropic import AnthropicModelProfile, anthropic_model_profile, resolve_anthropic_effort
+from edgewise.agent.profiles.cohere import cohere_model_profile
+from edgewise.agent.profiles.deepseek import deepseek_model_profile
+from edgewise.agent.profiles.google import GoogleJsonSchemaTransformer, GoogleModelProfile, google_model_profile
+from edgewise.agent.profiles.grok import GrokModelProfile, grok_model_profile
+from edgewise.agent.profiles.groq import GroqModelProfile, groq_model_profile
+from edgewise.agent.profiles.harmony import harmony_model_profile
+from edgewise.agent.profiles.meta import meta_model_profile
+from edgewise.agent.profiles.mistral import mistral_model_profile
+from edgewise.agent.profiles.moonshotai import moonshotai_model_profile
+from edgewise.agent.profiles.openai import OpenAIJsonSchemaTransformer, OpenAIModelProfile, openai_model_profile
+from edgewise.agent.profiles.qwen import qwen_model_profile
+from edgewise.agent.profiles.zai import zai_model_profile
+
+from ._helpers import weather_tool
+
+NESTED: dict[str, Any] = {
+    '$defs': {
+        'Point': {'type': 'object', 'title': 'Point', 'properties': {'x': {'type': 'integer', 'default': 0}}},
+        'Tree': {'type': 'object', 'properties': {'children': {'type': 'array', 'items': {'$ref': '#/$defs/Tree'}}}},
+    },
+    'type': 'object',
+    'title': 'Root',
+    'properties': {
+        'point': {'$ref': '#/$defs/Point', 'description': 'Where.'},
+        'tree': {'$ref': '#/$defs/Tree'},
+        'name': {'type': 'string', 'minLength': 1, 'format': 'hostname', 'pattern': '^(?!x)'},
+        'kind': {'oneOf': [{'const': 'a'}, {'const': 1}], 'discriminator': {'propertyName': 'k'}},
+        'when': {'anyOf': [{'type': 'string', 'format': 'date-time'}]},
+        'extra': {'type': 'object', 'additionalProperties': {'type': 'number', 'exclusiveMinimum': 0}},
+        'flag': {'const': True},
+        'pair': {'type': 'array', 'prefixItems': [{'type': 'string'}, {'const': 2.5}]},
+    },
+    'required': ['point'],
+}
+
+
+def test_openai_strict_forces_the_dialect() -> None:
+    walker = OpenAIJsonSchemaTransformer(NESTED, strict=True)
+    assert walker.walk() == snapshot(
+        {
+            'type': 'object',
+            'properties': {
+                'point': {'description': 'Where.', 'anyOf': [{'$ref': '#/$defs/Point'}]},
+                'tree': {'$ref': '#/$defs/Tree'},
+                'name': {'type': 'string', 'format': 'hostname', 'description': 'minLength=1, pattern=^(?!x)'},
+                'kind': {'anyOf': [{'const': 'a'}, {'const': 1}]},
+                'when': {'type': 'string', 'format': 'date-time'},
+                'extra': {'type': 'object', 'additionalProperties': False, 'properties': {}, 'required': []},
+                'flag': {'const': True},
+                'pair': {'type': 'array', 'prefixItems': [{'type': 'string'}, {'const': 2.5}]},
+            },
+            'required': ['point', 'tree', 'name', 'kind', 'when', 'extra', 'flag', 'pair'],
+            'additionalProperties': False,
+            '$defs': {
+                'Point': {
+                    'type': 'object',
+                    'properties': {'x': {'type': 'integer'}},
+                    'additionalProperties': False,
+                    'required': ['x'],
+                },
+                'Tree': {
+                    'type': 'object',
+                    'properties': {'children': {'type': 'array', 'items': {'$ref': '#/$defs/Tree'}}},
+                    'additionalProperties': False,
+                    'required': ['children'],
+                },
+            },
+        }
+    )
+
+
+def test_openai_unforced_keeps_the_schema_and_says_it_cannot_be_strict() -> None:
+    walker = OpenAIJsonSchemaTransformer(NESTED)
+    assert walker.walk() == snapshot(
+        {
+            'type': 'object',
+            'properties': {
+                'point': {'description': 'Where.', 'anyOf': [{'$ref': '#/$defs/Point'}]},
+                'tree': {'$ref': '#/$defs/Tree'},
+                'name': {'type': 'string', 'minLength': 1, 'format': 'hostname', 'pattern': '^(?!x)'},
+                'kind': {'oneOf': [{'const': 'a'}, {'const': 1}]},
+                'when': {'type': 'string', 'format': 'date-time'},
+                'extra': {
+                    'type': 'object',
+                    'additionalProperties': {'type': 'number', 'exclusiveMinimum': 0},
+                    'properties': {},
+                },
+                'flag': {'const': True},
+                'pair': {'type': 'array', 'prefixItems': [{'type': 'string'}, {'const': 2.5}]},
+            },
+            'required': ['point'],
+            'additionalProperties': False,
+            '$defs': {
+                'Point': {
+                    'type': 'object',
+                    'properties': {'x': {'type': 'integer', 'default': 0}},
+                    'additionalProperties': False,
+                },
+                'Tree': {
+                    'type': 'object',
+                    'properties': {'children': {'type': 'array', 'items': {'$ref': '#/$defs/Tree'}}},
+                    'additionalProperties': False,
+                },
+            },
+        }
+    )
+    assert walker.is_strict_compatible is False
+    strict_ready = {'type': 'object', 'properties': {'a': {'type': 'string'}}, 'required': ['a']}
+    walker = OpenAIJsonSchemaTransformer(strict_ready)
+    assert walker.walk() == {**strict_ready, 'additionalProperties': False}
+    assert walker.is_strict_compatible is True
+
+
+def test_openai_recursive_root_is_inlined_with_hash_refs() -> None:
+    schema = {
+        '$ref': '#/$defs/Node',
+        '$defs': {'Node': {'type': 'object', 'properties': {'next': {'$ref': '#/$defs/Node'}}}},
+    }
+    assert OpenAIJsonSchemaTransformer(schema, strict=True).walk() == snapshot(
+        {
+            '$defs': {
+                'Node': {
+                    'type': 'object',
+                    'properties': {'next': {'$ref': '#'}},
+                    'additionalProperties': False,
+                    'required': ['next'],
+                }
+            },
+            'type': 'object',
+            'properties': {'next': {'$ref': '#'}},
+            'additionalProperties': False,
+            'required': ['next'],
+        }
+    )
+
+
+def test_google_subset() -> None:
+    assert GoogleJsonSchemaTransformer(NESTED).walk() == snapshot(
+        {
+            'type': 'object',
+            'properties': {
+                'point': {'description': 'Where.', 'anyOf': [{'$ref': '#/$defs/Point'}]},
+                'tree': {'$ref': '#/$defs/Tree'},
+                'name': {'type': 'string', 'minLength': 1, 'pattern': '^(?!x)', 'description': 'Format: hostname'},
+                'kind': {'oneOf': [{'enum': ['a'], 'type': 'string'}, {'enum': [1], 'type': 'integer'}]},
+                'when': {'type': 'string', 'description': 'Format: date-time'},
+                'extra': {'type': 'object', 'additionalProperties': {'type': 'number'}},
+                'flag': {'enum': [True], 'type': 'boolean'},
+                'pair': {'type': 'array', 'prefixItems': [{'type': 'string'}, {'enum': [2.5], 'type': 'number'}]},
+            },
+            'required': ['point'],
+            '$defs': {
+                'Point': {'type': 'object', 'properties': {'x': {'type': 'integer', 'default': 0}}},
+                'Tree': {
+                    'type': 'object',
+                    'properties': {'children': {'type': 'array', 'items': {'$ref': '#/$defs/Tree'}}},
+                },
+            },
+        }
+    )
+
+
+def test_inline_defs_keeps_recursive_definitions() -> None:
+    assert InlineDefsJsonSchemaTransformer(NESTED).walk() == snapshot(
+        {
+            '$defs': {
+                'Tree': {
+                    'type': 'object',
+                    'properties': {'children': {'type': 'array', 'items': {'$ref': '#/$defs/Tree'}}},
+                },
+                'Root': {
+                    'type': 'object',
+                    'title': 'Root',
+                    'properties': {
+                        'point': {
+                            'type': 'object',
+                            'title': 'Point',
+                            'properties': {'x': {'type': 'integer', 'default': 0}},
+                            'description': 'Where.',
+                        },
+                        'tree': {
+                            'type': 'object',
+                            'properties': {'children': {'type': 'array', 'items': {'$ref': '#/$defs/Tree'}}},
+                        },
+                        'name': {'type': 'string', 'minLength': 1, 'format': 'hostname', 'pattern': '^(?!x)'},
+                        'kind': {'discriminator': {'propertyName': 'k'}, 'oneOf': [{'const': 'a'}, {'const': 1}]},
+                        'when': {'type': 'string', 'format': 'date-time'},
+                        'extra': {'type': 'object', 'additionalProperties': {'type': 'number', 'exclusiveMinimum': 0}},
+                        'flag': {'const': True},
+                        'pair': {'type': 'array', 'prefixItems': [{'type': 'string'}, {'const': 2.5}]},
+                    },
+                    'required': ['point'],
+                },
+            },
+            '$ref': '#/$defs/Root',
+        }
+    )
+    with pytest.raises(UserError, match='Could not find \\$ref definition for Missing'):
+        InlineDefsJsonSchemaTransformer({'$ref': '#/$defs/Missing'}).walk()
+
+
+def test_inline_defs_with_a_recursive_root() -> None:
+    schema = {
+        '$ref': '#/$defs/Node',
+        '$defs': {'Node': {'type': 'object', 'properties': {'next': {'$ref': '#/$defs/Node'}}}},
+    }
+    assert InlineDefsJsonSchemaTransformer(schema).walk() == snapshot(
+        {
+            '$defs': {'Node': {'type': 'object', 'properties': {'next': {'$ref': '#/$defs/Node'}}}},
+            '$ref': '#/$defs/Node',
+        }
+    )
+
+
+_scalars = st.one_of(
+    st.sampled_from(
+        [
+            {'type': 'string'},
+            {'type': 'integer', 'default': 1},
+            {'const': 'x'},
+            {'type': 'string', 'format': 'uri'},
+            {'type': 'string', 'maxLength': 3},
+        ]
+    )
+)
+_schemas = st.recursive(
+    _scalars,
+    lambda inner: st.one_of(
+        st.builds(
+            lambda props: {'type': 'object', 'properties': props},
+            st.dictionaries(st.sampled_from('abcd'), inner, max_size=3),
+        ),
+        st.builds(lambda item: {'type': 'array', 'items': item}, inner),
+        st.builds(lambda members: {'anyOf': members}, st.lists(inner, min_size=1, max_size=3)),
+    ),
+    max_leaves=8,
+)
+
+
+def _objects(schema: Any) -> list[dict[str, Any]]:
+    found: list[dict[str, Any]] = []
+    if isinstance(schema, dict):
+        if schema.get('type') == 'object':
+            found.append(schema)
+        for value in schema.values():
+            found.extend(_objects(value))
+    elif isinstance(schema, list):
+        for value in schema:
+            found.extend(_objects(value))
+    return found
+
+
+@given(_schemas.map(lambda s: {'type': 'object', 'properties': {'root': s}}))
+def test_openai_strict_output_always_fits_the_dialect(schema: dict[str, Any]) -> None:
+    before = copy.deepcopy(schema)
+    walked = OpenAIJsonSchemaTransformer(schema, strict=True).walk()
+    assert schema == before  # the input is never modified
+    for obj in _objects(walked):
+        assert obj['additionalProperties'] is False
+        assert obj['required'] == list(obj['properties'])
+    text = repr(walked)
+    assert "'default'" not in text
+    assert "'maxLength'" not in text
+    assert "'format': 'uri'" not in text
+    # Forcing again changes nothing.
+    assert OpenAIJsonSchemaTransformer(walked, strict=True).walk() == walked
+
+
+@given(_schemas)
+def test_google_output_has_no_const_title_or_string_format(schema: dict[str, Any]) -> None:
+    walked = GoogleJsonSchemaTransformer({**schema, 'title': 'T'}).walk()
+    text = repr(walked)
+    assert "'const'" not in text
+    assert "'title'" not in text
+    assert "'format'" not in text
+
+
+def test_customize_request_parameters_transforms_tools_and_output() -> None:
+    loose = {'type': 'object', 'properties': {'a': {'type': 'string'}}}
+    params = ModelRequestParameters(
+        function_tools=[
+            weather_tool(),
+            weather_tool(name='loose', parameters_json_schema=loose),
+            weather_tool(name='forced', parameters_json_schema=loose, strict=True),
+        ],
+        output_object=OutputObjectDefinition(json_schema=loose, name='Out'),
+    )
+    custom = customize_request_parameters(params, openai_model_profile('gpt-4o'))
+    assert [(t.name, t.strict, t.parameters_json_schema) for t in custom.function_tools] == snapshot(
+        [
+            (
+                'weather',
+                True,
+                {
+                    'type': 'object',
+                    'properties': {'city': {'type': 'string'}},
+                    'required': ['city'],
+                    'additionalProperties': False,
+                },
+            ),
+            (
+                'loose',
+                False,
+                {'type': 'object', 'properties': {'a': {'type': 'string'}}, 'additionalProperties': False},
+            ),
+            (
+                'forced',
+                True,
+                {
+                    'type': 'object',
+                    'properties': {'a': {'type': 'string'}},
+                    'additionalProperties': False,
+                    'required': ['a'],
+                },
+            ),
+        ]
+    )
+    assert custom.output_object == snapshot(
+        OutputObjectDefinition(
+            json_schema={'type': 'object', 'properties': {'a': {'type': 'string'}}, 'additionalProperties': False},
+            name='Out',
+            strict=False,
+        )
+    )
+    assert customize_request_parameters(params, DEFAULT_PROFILE) is params
+
+
+def test_customize_request_parameters_refuses_what_the_model_cannot_do() -> None:
+    native = ModelRequestParameters(output_mode='native', output_object=OutputObjectDefinition(json_schema={}))
+    with pytest.raises(UserError, match='Native structured output is not supported by this model'):
+        customize_request_parameters(native, ModelProfile())
+    with pytest.raises(UserError, match='Tool output is not supported by this model'):
+        customize_request_parameters(ModelRequestParameters(output_mode='tool'), ModelProfile(supports_tools=False))
+
+
+def test_update_takes_only_non_default_fields_the_target_has() -> None:
+    merged = OpenAIModelProfile(openai_supports_strict_tool_definition=False).update(
+        ModelProfile(supports_json_schema_output=True, thinking_tags=('<t>', '</t>'))
+    )
+    assert (
+        merged.openai_supports_strict_tool_definition,
+        merged.supports_json_schema_output,
+        merged.thinking_tags,
+    ) == (False, True, ('<t>', '</t>'))
+    assert OpenAIModelProfile().update(None) == OpenAIModelProfile()
+    # A subclass's own fields are left out when merged into a plain profile.
+    assert ModelProfile().update(AnthropicModelProfile(anthropic_supports_effort=True)) == ModelProfile()
+    assert OpenAIModelProfile.from_profile(merged) is merged
+    assert OpenAIModelProfile.from_profile(ModelProfile(supports_tools=False)).supports_tools is False
+
+
+def test_openai_profile_rejects_field_without_its_name() -> None:
+    with pytest.raises(UserError, match='openai_chat_thinking_field'):
+        OpenAIModelProfile(openai_chat_send_back_thinking_parts='field')
+
+
+@pytest.mark.parametrize(
+    ('name', 'reasons', 'always', 'role'),
+    [
+        ('gpt-4o', False, False, None),
+        ('o3-mini', True, True, None),
+        ('o1-mini', True, True, 'user'),
+        ('gpt-5', True, True, None),
+        ('gpt-5-chat-latest', False, False, None),
+        ('gpt-5.1', True, False, None),
+        ('gpt-5.3-chat-latest', False, False, None),
+    ],
+)
+def test_openai_reasoning_models(name: str, reasons: bool, always: bool, role: str | None) -> None:
+    profile = openai_model_profile(name)
+    assert isinstance(profile, OpenAIModelProfile)
+    assert (profile.supports_thinking, profile.thinking_always_enabled, profile.openai_system_prompt_role) == (
+        reasons,
+        always,
+        role,
+    )
+    assert profile.openai_supports_encrypted_reasoning_content is reasons
+
+
+def test_anthropic_profiles() -> None:
+    old, new = anthropic_model_profile('claude-3-5-haiku-latest'), anthropic_model_profile('claude-opus-4-7')
+    assert isinstance(old, AnthropicModelProfile)
+    assert isinstance(new, AnthropicModelProfile)
+    assert (old.supports_json_schema_output, old.thinking_tags, old.anthropic_disallows_sampling_settings) == (
+        False,
+        ('<thinking>', '</thinking>'),
+        False,
+    )
+    assert (
+        new.supports_json_schema_output,
+        new.anthropic_supports_adaptive_thinking,
+        new.anthropic_supports_effort,
+        new.anthropic_disallows_sampling_settings,
+        new.anthropic_supports_forced_tool_choice,
+    ) == (True, True, True, True, True)
+    fable = anthropic_model_profile('claude-fable-5')
+    assert isinstance(fable, AnthropicModelProfile)
+    assert not fable.anthropic_supports_forced_tool_choice
+    assert resolve_anthropic_effort('xhigh', supports_xhigh=True) == 'xhigh'
+    assert resolve_anthropic_effort('xhigh', supports_xhigh=False) == 'max'
+    assert resolve_anthropic_effort('minimal', supports_xhigh=False) == 'low'
+
+
+def test_google_profiles() -> None:
+    flash, pro3, image = (
+        google_model_profile(n) for n in ('gemini-2.5-flash', 'gemini-3-pro-preview', 'gemini-2.5-flash-image')
+    )
+    assert isinstance(flash, GoogleModelProfile)
+    assert isinstance(pro3, GoogleModelProfile)
+    assert isinstance(image, GoogleModelProfile)
+    assert (flash.supports_thinking, flash.thinking_always_enabled, flash.google_supports_thinking_level) == (
+        True,
+        False,
+        False,
+    )
+    assert (
+        pro3.thinking_always_enabled,
+        pro3.google_supports_thinking_level,
+        pro3.google_supports_tool_combination,
+    ) == (True, True, True)
+    assert (image.supports_tools, image.supports_image_output, image.supports_json_schema_output) == (
+        False,
+        True,
+        False,
+    )
+
+
+def test_family_profiles() -> None:
+    assert (
+        amazon_model_profile('nova')
+        == meta_model_profile('llama')
+        == ModelProfile(json_schema_transformer=InlineDefsJsonSchemaTransformer)
+    )
+    assert cohere_model_profile('command-r') is None
+    assert cohere_model_profile('command-a-reasoning') == ModelProfile(
+        supports_thinking=True, thinking_always_enabled=True
+    )
+    assert deepseek_model_profile('deepseek-reasoner') == ModelProfile(
+        ignore_streamed_leading_whitespace=True, supports_thinking=True, thinking_always_enabled=True
+    )
+    assert deepseek_model_profile('deepseek-v4-flash') == ModelProfile(supports_thinking=True)
+    assert mistral_model_profile('mistral-large') is None
+    assert mistral_model_profile('magistral-medium') == ModelProfile(
+        supports_thinking=True, thinking_always_enabled=True
+    )
+    assert moonshotai_model_profile('kimi-k2') == ModelProfile(ignore_streamed_leading_whitespace=True)
+    assert zai_model_profile('glm-4.6') is None
+    harmony = harmony_model_profile('gpt-oss-120b')
+    assert isinstance(harmony, OpenAIModelProfile)
+    assert (harmony.openai_supports_tool_choice_required, harmony.ignore_streamed_leading_whitespace) == (False, True)
+    assert harmony.json_schema_transformer is OpenAIJsonSchemaTransformer
+
+
+def test_qwen_profiles() -> None:
+    coder, q35, q3 = (qwen_model_profile(n) for n in ('qwen-3-coder-480b', 'qwen3.5-plus', 'qwen3-32b'))
+    assert isinstance(coder, OpenAIModelProfile)
+    assert not coder.openai_supports_strict_tool_definition
+    assert q35 is not None
+    assert q35.supports_json_schema_output
+    assert q3 is not None
+    assert not q3.supports_json_schema_output
+    assert q3.json_schema_transformer is InlineDefsJsonSchemaTransformer
+
+
+def test_grok_and_groq_profiles() -> None:
+    grok43, mini, grok2 = (grok_model_profile(n) for n in ('grok-4.3', 'grok-3-mini', 'grok-2'))
+    assert isinstance(grok43, GrokModelProfile)
+    assert isinstance(mini, GrokModelProfile)
+    assert isinstance(grok2, GrokModelProfile)
+    assert (grok43.supports_thinking, grok43.thinking_always_enabled, grok43.grok_supports_builtin_tools) == (
+        True,
+        False,
+        True,
+    )
+    assert (mini.thinking_always_enabled, mini.grok_reasoning_efforts) == (True, frozenset({'low', 'high'}))
+    assert (grok2.supports_thinking, grok2.grok_supports_builtin_tools) == (False, False)
+    qwen, r1, compound = (groq_model_profile(n) for n in ('qwen/qwen3-32b', 'deepseek-r1-distill', 'compound-beta'))
+    assert isinstance(compound, GroqModelProfile)
+    assert compound.groq_always_has_web_search_builtin_tool
+    assert (qwen.supports_thinking, qwen.thinking_always_enabled) == (True, False)
+    assert (r1.supports_thinking, r1.thinking_always_enabled) == (True, True)
