@@ -13,16 +13,14 @@ from contextlib import AbstractAsyncContextManager, contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Annotated, Any, Generic, Literal
+from typing import Annotated, Any, Generic, Literal, Protocol
 
 import pydantic
 from pydantic_core import core_schema
 from typing_extensions import TypeVar
 
+from .._status import SnapshotStatus
 from ..nodes import BaseNode, End
-
-if TYPE_CHECKING:
-    from ..graph import Graph
 
 __all__ = (
     'StateT',
@@ -45,16 +43,6 @@ RunEndT = TypeVar('RunEndT', default=Any)
 """Type of the run's output stored in the end snapshot."""
 
 UNSET_SNAPSHOT_ID = '__unset__'
-
-SnapshotStatus = Literal['created', 'pending', 'running', 'success', 'error']
-"""The status of a node snapshot.
-
-- `'created'`: stored, not yet run.
-- `'pending'`: handed out by `load_next`, not yet run.
-- `'running'`: its node is running.
-- `'success'`: its node ran and returned the next node or the end.
-- `'error'`: its node raised.
-"""
 
 
 def now_utc() -> datetime:
@@ -174,6 +162,27 @@ Snapshot = NodeSnapshot[StateT, RunEndT] | EndSnapshot[StateT, RunEndT]
 """One step of a run's history."""
 
 
+class GraphTypes(Protocol):
+    """What a persistence learns from the graph that runs it (a `Graph` has it): its name, nodes and types.
+
+    The persistence contract names this rather than `Graph`, which sits above it.
+    """
+
+    @property
+    def name(self) -> str | None:
+        """The graph's name, if it has one."""
+        ...
+
+    @property
+    def inferred_types(self) -> tuple[Any, Any]:
+        """The state type and the output type of the graph."""
+        ...
+
+    def get_nodes(self) -> Sequence[type[BaseNode[Any, Any, Any]]]:
+        """The graph's node classes."""
+        ...
+
+
 class BaseStatePersistence(ABC, Generic[StateT, RunEndT]):
     """The contract of a persistence backend; one instance holds the history of one run."""
 
@@ -227,7 +236,7 @@ class BaseStatePersistence(ABC, Generic[StateT, RunEndT]):
         """
         return _NO_CLAIM
 
-    def set_graph_types(self, graph: Graph[StateT, Any, RunEndT]) -> None:
+    def set_graph_types(self, graph: GraphTypes) -> None:
         """Learn the state, output and node types of `graph`, when `should_set_types()` says so."""
         if self.should_set_types():
             with set_nodes_type_context(graph.get_nodes()):

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from time import perf_counter
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pydantic
 
@@ -17,6 +17,7 @@ from ..nodes import BaseNode, End
 from . import (
     BaseStatePersistence,
     EndSnapshot,
+    GraphTypes,
     NodeSnapshot,
     RunEndT,
     Snapshot,
@@ -25,9 +26,6 @@ from . import (
     now_utc,
     set_nodes_type_context,
 )
-
-if TYPE_CHECKING:
-    from ..graph import Graph
 
 __all__ = ('SimpleStatePersistence', 'FullStatePersistence')
 
@@ -180,7 +178,7 @@ class FullStatePersistence(BaseStatePersistence[StateT, RunEndT]):
     def should_set_types(self) -> bool:
         return self._snapshots_type_adapter is None and self._pending_types is None
 
-    def set_graph_types(self, graph: Graph[StateT, Any, RunEndT]) -> None:
+    def set_graph_types(self, graph: GraphTypes) -> None:
         # Building a type adapter costs milliseconds; defer it until `dump_json`/`load_json` need it.
         if self.should_set_types():
             self._pending_types = (graph.get_nodes(), *graph.inferred_types)
