@@ -8,7 +8,7 @@ pydantic-graph 1.x, so histories written by one load in the other.
 from __future__ import annotations as _annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import AbstractAsyncContextManager, contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -215,6 +215,44 @@ class BaseStatePersistence(ABC, Generic[StateT, RunEndT]):
             GraphNodeStatusError: the snapshot is not `'created'` or `'pending'`.
         """
         raise NotImplementedError
+
+    async def record_step(
+        self,
+        snapshot_id: str,
+        state: StateT,
+        node: BaseNode[StateT, Any, RunEndT],
+        run: Callable[[], Awaitable[BaseNode[StateT, Any, RunEndT] | End[RunEndT]]],
+        stored: bool = False,
+    ) -> BaseNode[StateT, Any, RunEndT] | End[RunEndT]:
+        """Take one step of a run: store the snapshot of `node` unless it is stored, run it, store what follows.
+
+        `GraphRun.next` calls this once per node. The default is made of the other methods of the contract,
+        so that a backend written against them alone works unchanged: `snapshot_node_if_new` (skipped when
+        `stored`), then `run()` inside `record_run(snapshot_id)`, where the snapshot of what it returned is
+        stored (`snapshot_node` or `snapshot_end`) before the node's snapshot is marked done, so that a crash
+        in between never leaves a run with nothing to resume from. A backend may override it with a cheaper
+        equivalent.
+
+        Args:
+            snapshot_id: The id of the snapshot of `node`.
+            state: The run's state.
+            node: The node to run.
+            run: Runs `node` (in its span) and checks what it returned; call it once.
+            stored: The run knows the snapshot of `node` is already stored.
+
+        Returns:
+            What `run()` returned: the next node, or the `End` of the run.
+        """
+        if not stored:
+            await self.snapshot_node_if_new(snapshot_id, state, node)
+        async with self.record_run(snapshot_id):
+            next_node = await run()
+            next_node.get_snapshot_id()  # the next snapshot's id is drawn before anything is stored
+            if isinstance(next_node, End):
+                await self.snapshot_end(state, next_node)
+            else:
+                await self.snapshot_node(state, next_node)
+        return next_node
 
     @abstractmethod
     async def load_next(self) -> NodeSnapshot[StateT, RunEndT] | None:
