@@ -141,8 +141,10 @@ class Graph(Generic[StateT, DepsT, RunEndT]):
         async with self.iter(
             start_node, state=state, deps=deps, persistence=persistence, infer_name=False, max_steps=max_steps
         ) as graph_run:
-            async for _ in graph_run:
-                pass
+            # `async for _ in graph_run`, without `__anext__` on every step.
+            node = graph_run.next_node
+            while not isinstance(node, End):
+                node = await graph_run.next(node)
         result = graph_run.result
         assert result is not None
         return result

@@ -134,9 +134,15 @@ class SimpleStatePersistence(BaseStatePersistence[StateT, RunEndT]):
         else:
             # `NodeSnapshot.fast(state, next_node, next_id)`, without its call.
             next_snapshot = self.last_snapshot = _new(NodeSnapshot)
-            next_snapshot.__dict__.update(
-                state=state, node=next_node, start_ts=None, duration=None, status='created', kind='node', id=next_id
-            )
+            next_snapshot.__dict__ = {
+                'state': state,
+                'node': next_node,
+                'start_ts': None,
+                'duration': None,
+                'status': 'created',
+                'kind': 'node',
+                'id': next_id,
+            }
         snapshot.duration = perf_counter() - start
         snapshot.status = 'success'
         return next_node
