@@ -2,7 +2,7 @@
 """Writes `pydantic_graph_history.json` with pydantic-graph 1.107.10 (not Edgewise): test data for JSON compatibility.
 
 Run once with the reference install: `/tmp/anchor/bin/python tests/graph/data/make_pydantic_graph_history.py`.
-The node and state classes mirror those in `tests/graph/test_persistence_compat.py` (same ids, same fields).
+The node and state classes mirror those in `tests/graph/persistence/test_compat.py` (same ids, same fields).
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from .exceptions import LocalRendererError
 
 if TYPE_CHECKING:
-    from .mermaid import ImageType, MermaidConfig
+    from ._mermaid_config import ImageType, MermaidConfig
 
 __all__ = ('can_render', 'render')
 

@@ -7,12 +7,13 @@ from typing import TYPE_CHECKING
 
 import httpx
 
-from .exceptions import DiagramRenderError, DiagramTooLongError
+from ._mermaid_config import DEFAULT_BASE_URL
+from .exceptions import DiagramRenderError, DiagramTooLongError, MermaidServiceError
 
 if TYPE_CHECKING:
-    from .mermaid import MermaidConfig
+    from ._mermaid_config import MermaidConfig
 
-__all__ = ('render', 'DEFAULT_MAX_URL_LENGTH', 'MermaidServiceError')
+__all__ = ('render', 'DEFAULT_MAX_URL_LENGTH')
 
 DEFAULT_MAX_URL_LENGTH = 16_384
 """Node's default limit on the request head, which mermaid.ink's server enforces on the URL."""
@@ -23,8 +24,6 @@ _TOO_LONG_STATUSES = frozenset({414, 431})
 
 def render(code: str, config: MermaidConfig) -> bytes:
     """Send `code` to the service in a GET URL, as mermaid.ink expects, and return the image it answers with."""
-    from .mermaid import DEFAULT_BASE_URL
-
     base_url = config.get('base_url', DEFAULT_BASE_URL).rstrip('/')
     url, params = _request(base_url, base64.b64encode(code.encode()).decode(), config)
     client = config.get('httpx_client')
@@ -108,21 +107,3 @@ def _service_message(response: httpx.Response) -> str:
     """The service's explanation, shortened: error pages can be long HTML documents."""
     text = ' '.join(response.text.split())
     return text if len(text) <= 500 else f'{text[:497]}...'
-
-
-class MermaidServiceError(DiagramRenderError, httpx.HTTPStatusError):
-    """The mermaid rendering service answered with an error status.
-
-    Also an `httpx.HTTPStatusError`, which is what pydantic-graph 1.x raised in this case.
-    """
-
-    status_code: int
-    """The HTTP status of the service's answer."""
-    service_message: str
-    """The body of the service's answer: its explanation of the error."""
-
-    def __init__(self, message: str, *, request: httpx.Request, response: httpx.Response) -> None:
-        self.message = message
-        self.status_code = response.status_code
-        self.service_message = response.text
-        httpx.HTTPStatusError.__init__(self, message, request=request, response=response)

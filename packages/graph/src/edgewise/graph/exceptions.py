@@ -26,8 +26,9 @@ from __future__ import annotations as _annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ._mermaid_service import MermaidServiceError
-    from .persistence import SnapshotStatus
+    import httpx
+
+    from ._status import SnapshotStatus
 
 __all__ = (
     'GraphError',
@@ -129,12 +130,44 @@ class LocalRendererError(DiagramRenderError):
     """The mermaid CLI (`mmdc`) is not installed, cannot render what was asked, or failed."""
 
 
-def __getattr__(name: str) -> Any:
-    # `MermaidServiceError` subclasses `httpx.HTTPStatusError`; defining it here would import httpx (tens of
-    # milliseconds) with every `import edgewise.graph`. It lives beside the service renderer and is loaded
-    # on first use of the name.
-    if name == 'MermaidServiceError':
-        from ._mermaid_service import MermaidServiceError
+if TYPE_CHECKING:
+    # What type checkers see; at run time the class is built on first use (below), with the same bases.
 
-        return MermaidServiceError
+    class MermaidServiceError(DiagramRenderError, httpx.HTTPStatusError):
+        status_code: int
+        service_message: str
+
+        def __init__(self, message: str, *, request: httpx.Request, response: httpx.Response) -> None: ...
+
+
+def _define_mermaid_service_error() -> Any:
+    import httpx
+
+    class MermaidServiceError(DiagramRenderError, httpx.HTTPStatusError):
+        """The mermaid rendering service answered with an error status.
+
+        Also an `httpx.HTTPStatusError`, which is what pydantic-graph 1.x raised in this case.
+        """
+
+        status_code: int
+        """The HTTP status of the service's answer."""
+        service_message: str
+        """The body of the service's answer: its explanation of the error."""
+
+        def __init__(self, message: str, *, request: httpx.Request, response: httpx.Response) -> None:
+            self.message = message
+            self.status_code = response.status_code
+            self.service_message = response.text
+            httpx.HTTPStatusError.__init__(self, message, request=request, response=response)
+
+    MermaidServiceError.__qualname__ = 'MermaidServiceError'
+    return MermaidServiceError
+
+
+def __getattr__(name: str) -> Any:
+    # `MermaidServiceError` subclasses `httpx.HTTPStatusError`; defining it at import would import httpx (tens
+    # of milliseconds) with every `import edgewise.graph`. It is defined here on first use of the name.
+    # `setdefault`: two threads racing here still get the same class.
+    if name == 'MermaidServiceError':
+        return globals().setdefault(name, _define_mermaid_service_error())
     raise AttributeError(f'module {__name__!r} has no attribute {name!r}')

@@ -7,10 +7,8 @@ import types
 from collections.abc import AsyncIterator, Awaitable, Sequence
 from contextlib import AbstractContextManager, asynccontextmanager
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from functools import cached_property, partial
 from pathlib import Path
-from time import perf_counter
 from typing import Any, Generic, Literal, TypeVar, cast
 
 import anyio
@@ -20,14 +18,13 @@ from . import _instrument, mermaid
 from . import nodes as _nodes
 from ._edges import comma_and
 from .exceptions import (
-    GraphNodeStatusError,
     GraphRuntimeError,
     GraphSetupError,
     StepLimitExceeded,
     UndeclaredEdgeError,
 )
 from .nodes import _SNAPSHOT_ID_ATTR, BaseNode, DepsT, End, GraphRunContext, NodeDef, RunEndT, StateT
-from .persistence import BaseStatePersistence, EndSnapshot, NodeSnapshot, Snapshot
+from .persistence import BaseStatePersistence, Snapshot
 from .persistence.in_mem import SimpleStatePersistence
 
 __all__ = ('Graph', 'GraphRun', 'GraphRunResult')
@@ -54,6 +51,9 @@ class _Edges:
     can_end: bool
     any_node: bool
     next_classes: frozenset[type[Any]] = frozenset()
+
+
+_NO_EDGES = _Edges('', frozenset(), can_end=False, any_node=False)
 
 
 @dataclass(init=False)
@@ -141,8 +141,10 @@ class Graph(Generic[StateT, DepsT, RunEndT]):
         async with self.iter(
             start_node, state=state, deps=deps, persistence=persistence, infer_name=False, max_steps=max_steps
         ) as graph_run:
-            async for _ in graph_run:
-                pass
+            # `async for _ in graph_run`, without `__anext__` on every step.
+            node = graph_run.next_node
+            while not isinstance(node, End):
+                node = await graph_run.next(node)
         result = graph_run.result
         assert result is not None
         return result
@@ -472,6 +474,10 @@ class GraphRun(Generic[StateT, DepsT, RunEndT]):
         self._is_started = False
         self._ctx: GraphRunContext[StateT, DepsT] = GraphRunContext(state=state, deps=deps)
         self._traced = graph.auto_instrument and _instrument.TRACING
+        self._edges_by_class = graph._edges_by_class
+        # The node and edges of the step in progress, for `_run_step`.
+        self._step_node: BaseNode[StateT, DepsT, RunEndT] = start_node
+        self._step_edges = _NO_EDGES
 
     @property
     def next_node(self) -> BaseNode[StateT, DepsT, RunEndT] | End[RunEndT]:
@@ -501,85 +507,56 @@ class GraphRun(Generic[StateT, DepsT, RunEndT]):
         """
         if node is None:
             node = cast(BaseNode[StateT, DepsT, RunEndT], self._next_node)
-        graph = self.graph
-        edges = graph._edges_by_class.get(type(node))
+        edges = self._edges_by_class.get(type(node))
         if edges is None:
             if not isinstance(node, BaseNode):
                 raise TypeError(f'`next` must be called with a `BaseNode` instance, got {node!r}.')
-            edges = graph._edges.get(node.get_node_id())
+            edges = self.graph._edges.get(node.get_node_id())
             if edges is None:
                 raise GraphRuntimeError(f'Node `{node}` is not in the graph.')
         if self.max_steps is not None and self.steps >= self.max_steps:
             raise StepLimitExceeded(
-                f'Graph `{graph.name or "[unnamed]"}` ran {self.steps} nodes, its `max_steps`, and was about to '
+                f'Graph `{self.graph.name or "[unnamed]"}` ran {self.steps} nodes, its `max_steps`, and was about to '
                 f'run `{edges.node_id}`; it is likely in a runaway cycle. Raise `max_steps` if it needs more steps.'
             )
-        ctx = self._ctx
-        if ctx.state is not self.state or ctx.deps is not self.deps:
-            ctx = self._ctx = GraphRunContext(state=self.state, deps=self.deps)
+        if self._ctx.state is not self.state or self._ctx.deps is not self.deps:
+            self._ctx = GraphRunContext(state=self.state, deps=self.deps)
         self.steps += 1
-        persistence = self.persistence
-        if type(persistence) is SimpleStatePersistence:
-            # The default persistence, with its bookkeeping inlined: the hot path of most runs.
-            snapshot_id = node.__dict__.get(_SNAPSHOT_ID_ATTR) or node.get_snapshot_id()
-            snapshot = persistence.last_snapshot
-            if snapshot is None or snapshot.id != snapshot_id:
-                snapshot = persistence.last_snapshot = NodeSnapshot.fast(self.state, node, snapshot_id)
-                self._snapshot_id = snapshot_id
-            if not isinstance(snapshot, NodeSnapshot):  # pragma: no cover - ids of ends never match a node's
-                raise GraphRuntimeError(f'Snapshot {snapshot_id!r} is the end of the run; only node snapshots can run.')
-            if snapshot.status != 'created' and snapshot.status != 'pending':
-                raise GraphNodeStatusError(snapshot.status)
-            snapshot.status = 'running'
-            snapshot.start_ts = datetime.now(timezone.utc)  # `now_utc()`, without its call
-            start = perf_counter()
-            try:
-                if self._traced:
-                    next_node = await self._run_traced(node, edges, ctx)
-                else:
-                    next_node = await node.run(ctx)
-                if type(next_node) not in edges.next_classes:
-                    self._check_next(next_node, edges)
-            except BaseException:
-                snapshot.duration = perf_counter() - start
-                snapshot.status = 'error'
-                raise
-            snapshot_id = next_node.__dict__.get(_SNAPSHOT_ID_ATTR)
-            if snapshot_id is None:
-                # `next_node.get_snapshot_id()`, without `get_node_id()` for the graph's own node classes.
-                next_edges = graph._edges_by_class.get(type(next_node))
-                if next_edges is None:
-                    snapshot_id = next_node.get_snapshot_id()
-                else:
-                    snapshot_id = _nodes.generate_snapshot_id(next_edges.node_id)
-                    object.__setattr__(next_node, _SNAPSHOT_ID_ATTR, snapshot_id)
-            self._snapshot_id = snapshot_id
-            if isinstance(next_node, End):
-                persistence.last_snapshot = EndSnapshot(state=self.state, result=next_node, id=snapshot_id)
-            else:
-                persistence.last_snapshot = NodeSnapshot.fast(self.state, next_node, snapshot_id)
-            snapshot.duration = perf_counter() - start
-            snapshot.status = 'success'
-        else:
-            snapshot_id = node.get_snapshot_id()
-            if snapshot_id != self._snapshot_id:
-                await persistence.snapshot_node_if_new(snapshot_id, self.state, node)
-                self._snapshot_id = snapshot_id
-            async with persistence.record_run(snapshot_id):
-                if self._traced:
-                    next_node = await self._run_traced(node, edges, ctx)
-                else:
-                    next_node = await node.run(ctx)
-                if type(next_node) not in edges.next_classes:
-                    self._check_next(next_node, edges)
-                # The next snapshot is written before this one is marked done, so that a crash in between
-                # never leaves a run with nothing to resume from.
-                self._snapshot_id = next_node.get_snapshot_id()
-                if isinstance(next_node, End):
-                    await persistence.snapshot_end(self.state, next_node)
-                else:
-                    await persistence.snapshot_node(self.state, next_node)
+        self._step_node = node
+        self._step_edges = edges
+        # `node.get_snapshot_id()`, without the call once the node has its id.
+        snapshot_id = node.__dict__.get(_SNAPSHOT_ID_ATTR) or node.get_snapshot_id()
+        next_node = await self.persistence.record_step(
+            snapshot_id, self.state, node, self._run_step, snapshot_id == self._snapshot_id
+        )
         self._next_node = next_node
+        return next_node
+
+    async def _run_step(self) -> BaseNode[StateT, DepsT, RunEndT] | End[RunEndT]:
+        """Run the node of the current step (in its span) and check what it returned against its edges.
+
+        Handed to `BaseStatePersistence.record_step`, which calls it once, between its bookkeeping.
+        """
+        node = self._step_node
+        edges = self._step_edges
+        if self._traced:
+            with _instrument.span(f'run node {edges.node_id}', node_id=edges.node_id, node=node):
+                next_node = await node.run(self._ctx)
+        else:
+            next_node = await node.run(self._ctx)
+        if type(next_node) not in edges.next_classes:
+            self._check_next(next_node, edges)
+        # The next snapshot's id is drawn here, before anything is stored: `next_node.get_snapshot_id()`,
+        # without `get_node_id()` for the graph's own node classes.
+        snapshot_id = next_node.__dict__.get(_SNAPSHOT_ID_ATTR)
+        if snapshot_id is None:
+            next_edges = self._edges_by_class.get(type(next_node))
+            if next_edges is None:
+                snapshot_id = next_node.get_snapshot_id()
+            else:
+                snapshot_id = _nodes.generate_snapshot_id(next_edges.node_id)
+                object.__setattr__(next_node, _SNAPSHOT_ID_ATTR, snapshot_id)
+        self._snapshot_id = snapshot_id
         return next_node
 
     def _check_next(self, next_node: object, edges: _Edges) -> None:
@@ -605,12 +582,6 @@ class GraphRun(Generic[StateT, DepsT, RunEndT]):
                 f'Invalid node return type: `{type(next_node).__name__}` returned by node `{edges.node_id}`. '
                 'Expected `BaseNode` or `End`.'
             )
-
-    async def _run_traced(
-        self, node: BaseNode[StateT, DepsT, RunEndT], edges: _Edges, ctx: GraphRunContext[StateT, DepsT]
-    ) -> BaseNode[StateT, DepsT, RunEndT] | End[RunEndT]:
-        with _instrument.span(f'run node {edges.node_id}', node_id=edges.node_id, node=node):
-            return await node.run(ctx)
 
     def __aiter__(self) -> AsyncIterator[BaseNode[StateT, DepsT, RunEndT] | End[RunEndT]]:
         return self

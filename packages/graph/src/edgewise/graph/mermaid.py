@@ -11,22 +11,29 @@ ran are highlighted, and the node where it stopped (or failed) gets a class of i
 from __future__ import annotations as _annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
 from textwrap import indent
-from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias
+from typing import TYPE_CHECKING, Any, Protocol
 
-from annotated_types import Ge, Le
-from typing_extensions import TypedDict, Unpack
+from typing_extensions import Unpack
 
+from ._mermaid_config import (
+    DEFAULT_BASE_URL,
+    DEFAULT_FAILED_CSS,
+    DEFAULT_HIGHLIGHT_CSS,
+    DEFAULT_STOPPED_CSS,
+    ImageType,
+    MermaidConfig,
+    NodeIdent,
+    Renderer,
+    StateDiagramDirection,
+)
 from .exceptions import DiagramNodeError
-from .nodes import BaseNode
+from .nodes import NodeDef
 
 if TYPE_CHECKING:
-    import httpx
-
-    from .graph import Graph
     from .persistence import Snapshot
 
 __all__ = (
@@ -44,32 +51,16 @@ __all__ = (
     'Renderer',
 )
 
-DEFAULT_HIGHLIGHT_CSS = 'fill:#fdff32'
-"""The CSS of highlighted nodes (and of the nodes a run visited)."""
-DEFAULT_STOPPED_CSS = 'fill:#7ec8ff,stroke:#1f6fb2,stroke-width:3px'
-"""The CSS of the node where a run stopped: the next to run, or the one running when it was interrupted."""
-DEFAULT_FAILED_CSS = 'fill:#ff8a80,stroke:#c62828,stroke-width:3px'
-"""The CSS of the node whose run raised, ending the run with an error."""
-DEFAULT_BASE_URL = 'https://mermaid.ink'
-"""The mermaid rendering service used unless `base_url` names another (e.g. a self-hosted one)."""
 
-StateDiagramDirection = Literal['TB', 'LR', 'RL', 'BT']
-"""The direction a state diagram flows in: `'TB'` top to bottom (mermaid's default), `'LR'` left to right,
-`'RL'` right to left, `'BT'` bottom to top."""
+class _Diagrammed(Protocol):
+    """What a diagram is drawn from: a `Graph` (its node definitions), without importing `graph`."""
 
-ImageType = Literal['jpeg', 'png', 'webp', 'svg', 'pdf']
-"""The image formats the rendering service produces; the mermaid CLI produces `png`, `svg` and `pdf`."""
-
-Renderer = Literal['service', 'local', 'auto']
-"""Where images are rendered: `'service'`, the HTTP service (default); `'local'`, the mermaid CLI `mmdc`;
-`'auto'`, the CLI when it is installed and can produce the requested image, else the service."""
-
-NodeIdent: TypeAlias = 'type[BaseNode[Any, Any, Any]] | BaseNode[Any, Any, Any] | str'
-"""A node given to a diagram function: its class, an instance of it, or its id."""
+    @property
+    def node_defs(self) -> Mapping[str, NodeDef[Any, Any, Any]]: ...
 
 
 def generate_code(
-    graph: Graph[Any, Any, Any],
+    graph: _Diagrammed,
     /,
     *,
     start_node: Sequence[NodeIdent] | NodeIdent | None = None,
@@ -169,7 +160,7 @@ def _node_ids(node_idents: Sequence[NodeIdent] | NodeIdent) -> Iterator[str]:
         yield node if isinstance(node, str) else node.get_node_id()
 
 
-def _check_known(graph: Graph[Any, Any, Any], node_ids: Sequence[str] | set[str], role: str) -> None:
+def _check_known(graph: _Diagrammed, node_ids: Sequence[str] | set[str], role: str) -> None:
     unknown = list(dict.fromkeys(node_id for node_id in node_ids if node_id not in graph.node_defs))
     if not unknown:
         return
@@ -182,9 +173,7 @@ def _check_known(graph: Graph[Any, Any, Any], node_ids: Sequence[str] | set[str]
     raise DiagramNodeError(f'{role} nodes {names} are not in the graph; its nodes are: {known}.')
 
 
-def _run_path(
-    graph: Graph[Any, Any, Any], history: Sequence[Snapshot[Any, Any]]
-) -> tuple[list[str], tuple[str, str] | None]:
+def _run_path(graph: _Diagrammed, history: Sequence[Snapshot[Any, Any]]) -> tuple[list[str], tuple[str, str] | None]:
     """The ids of the nodes a run ran, in order of first run, and where it stopped with the class to mark it."""
     visited: dict[str, None] = {}
     for snapshot in history:
@@ -198,7 +187,7 @@ def _run_path(
     return list(visited), stopped
 
 
-def request_image(graph: Graph[Any, Any, Any], /, **kwargs: Unpack[MermaidConfig]) -> bytes:
+def request_image(graph: _Diagrammed, /, **kwargs: Unpack[MermaidConfig]) -> bytes:
     """An image of a graph's diagram, rendered by the mermaid service (default) or the mermaid CLI.
 
     Args:
@@ -218,7 +207,7 @@ def request_image(graph: Graph[Any, Any, Any], /, **kwargs: Unpack[MermaidConfig
     return _render(graph, kwargs, kwargs.get('image_type'))
 
 
-def save_image(path: Path | str, graph: Graph[Any, Any, Any], /, **kwargs: Unpack[MermaidConfig]) -> None:
+def save_image(path: Path | str, graph: _Diagrammed, /, **kwargs: Unpack[MermaidConfig]) -> None:
     """Render an image of a graph's diagram (see `request_image`) and write it to `path`.
 
     Args:
@@ -247,7 +236,7 @@ _SUFFIX_TYPES: dict[str, ImageType] = {
 }
 
 
-def _code_for_config(graph: Graph[Any, Any, Any], config: MermaidConfig) -> str:
+def _code_for_config(graph: _Diagrammed, config: MermaidConfig) -> str:
     """The diagram code that `request_image`, `save_image` (and `edgewise mermaid`) render for `config`."""
     return generate_code(
         graph,
@@ -264,7 +253,7 @@ def _code_for_config(graph: Graph[Any, Any, Any], config: MermaidConfig) -> str:
     )
 
 
-def _render(graph: Graph[Any, Any, Any], config: MermaidConfig, image_type: ImageType | None) -> bytes:
+def _render(graph: _Diagrammed, config: MermaidConfig, image_type: ImageType | None) -> bytes:
     code = _code_for_config(graph, config)
     renderer = config.get('renderer', 'service')
     if renderer != 'service':
@@ -275,60 +264,3 @@ def _render(graph: Graph[Any, Any, Any], config: MermaidConfig, image_type: Imag
     from . import _mermaid_service
 
     return _mermaid_service.render(code, config)
-
-
-class MermaidConfig(TypedDict, total=False):
-    """Options of a diagram and of its image, for `request_image`, `save_image`, `Graph.mermaid_image`, ..."""
-
-    start_node: Sequence[NodeIdent] | NodeIdent
-    """The node or nodes a run may start from."""
-    highlighted_nodes: Sequence[NodeIdent] | NodeIdent
-    """Nodes to highlight."""
-    highlight_css: str
-    """The CSS of highlighted nodes."""
-    title: str | None
-    """The diagram's title."""
-    edge_labels: bool
-    """Show edge labels (default `True`)."""
-    notes: bool
-    """Show node notes (default `True`)."""
-    direction: StateDiagramDirection
-    """The direction the diagram flows in."""
-    history: Sequence[Snapshot[Any, Any]]
-    """A run's snapshots, to draw its path (see `generate_code`)."""
-    stopped_css: str
-    """The CSS of the node where a run stopped."""
-    failed_css: str
-    """The CSS of the node where a run failed."""
-    image_type: ImageType
-    """The image format; the service's default is `'jpeg'`, the mermaid CLI's `'png'`."""
-    pdf_fit: bool
-    """PDF only: fit the page to the diagram."""
-    pdf_landscape: bool
-    """PDF only, service only: landscape orientation (ignored with `pdf_fit`)."""
-    pdf_paper: Literal['letter', 'legal', 'tabloid', 'ledger', 'a0', 'a1', 'a2', 'a3', 'a4', 'a5', 'a6']
-    """PDF only, service only: the paper size."""
-    background_color: str
-    """The background colour: a hex code without `#` (`'FF0000'`), or a named colour after `!` (`'!white'`);
-    transparent when unset (service)."""
-    theme: Literal['default', 'neutral', 'dark', 'forest']
-    """The mermaid theme."""
-    width: int
-    """The image's width, in pixels."""
-    height: int
-    """The image's height, in pixels."""
-    scale: Annotated[float, Ge(1), Le(3)]
-    """A scale factor from 1 to 3; the service needs `width` or `height` with it."""
-    httpx_client: httpx.Client
-    """The HTTP client to send the request with (a new one, closed afterwards, when unset)."""
-    base_url: str
-    """The root URL of a mermaid.ink-compatible service; `DEFAULT_BASE_URL` when unset."""
-    max_url_length: int
-    """The longest request URL sent to the service (default 16384 characters); a longer diagram raises
-    `DiagramTooLongError` without sending anything."""
-    renderer: Renderer
-    """Where the image is rendered (default `'service'`)."""
-    mmdc: str | Path
-    """The mermaid CLI executable, a path or a name looked up on `PATH` (default `'mmdc'`)."""
-    puppeteer_config: str | Path
-    """A puppeteer configuration file for the mermaid CLI (the Chromium to use, `--no-sandbox`, ...)."""

@@ -8,11 +8,14 @@ import os
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, is_dataclass
 from functools import cache
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, Never, Self
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Never, Self, get_origin
 
+import typing_extensions
 from typing_extensions import TypeVar
 
 from ._copy import deep_copy
+from ._edges import Edge, hint_members, type_repr
+from .exceptions import GraphSetupError
 
 __all__ = (
     'GraphRunContext',
@@ -114,9 +117,46 @@ class BaseNode(ABC, Generic[StateT, DepsT, NodeRunEndT]):
         Args:
             local_ns: Extra namespace to resolve forward references in (where the graph is defined).
         """
-        from ._edges import node_def_from_hints
+        node_id = cls.get_node_id()
+        try:
+            hints = typing_extensions.get_type_hints(cls.run, localns=local_ns, include_extras=True)
+        except NameError as e:
+            raise GraphSetupError(
+                f'Node `{node_id}`: cannot resolve the type hints of `run` ({e}). Define the referenced class '
+                'before building the graph, or in the scope where `Graph(...)` is called.'
+            ) from e
+        try:
+            return_hint = hints['return']
+        except KeyError:
+            raise GraphSetupError(
+                f'Node `{node_id}` is missing a return type hint on its `run` method; annotate it with the '
+                'nodes it may return next, e.g. `-> NextNode | End[int]`.'
+            ) from None
 
-        return node_def_from_hints(cls, local_ns)
+        next_node_edges: dict[str, Edge] = {}
+        end_edge: Edge | None = None
+        returns_base_node = False
+        for return_type, edge in hint_members(return_hint):
+            origin = get_origin(return_type) or return_type
+            if origin is End:
+                end_edge = edge
+            elif origin is BaseNode:
+                returns_base_node = True
+            elif isinstance(origin, type) and issubclass(origin, BaseNode):
+                next_node_edges[origin.get_node_id()] = edge
+            else:
+                raise GraphSetupError(
+                    f'Node `{node_id}`: invalid return type {type_repr(return_type)} in the hint of `run`; '
+                    'each member must be a `BaseNode` subclass or `End[...]`.'
+                )
+        return NodeDef(
+            node=cls,
+            node_id=node_id,
+            note=cls.get_note(),
+            next_node_edges=next_node_edges,
+            end_edge=end_edge,
+            returns_base_node=returns_base_node,
+        )
 
     def deep_copy(self) -> Self:
         """A deep copy of the node, keeping its snapshot id."""
@@ -148,14 +188,6 @@ class End(Generic[RunEndT]):
     def set_snapshot_id(self, snapshot_id: str) -> None:
         """Bind this end to an existing snapshot id."""
         self.__dict__[_SNAPSHOT_ID_ATTR] = snapshot_id
-
-
-@dataclass(frozen=True)
-class Edge:
-    """A label for an edge, used as `Annotated[NextNode, Edge(label='...')]` in a return hint."""
-
-    label: str | None
-    """The text shown on the edge in diagrams."""
 
 
 @dataclass(kw_only=True)

@@ -8,21 +8,19 @@ pydantic-graph 1.x, so histories written by one load in the other.
 from __future__ import annotations as _annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import AbstractAsyncContextManager, contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Annotated, Any, Generic, Literal
+from typing import Annotated, Any, Generic, Literal, Protocol
 
 import pydantic
 from pydantic_core import core_schema
 from typing_extensions import TypeVar
 
+from .._status import SnapshotStatus
 from ..nodes import BaseNode, End
-
-if TYPE_CHECKING:
-    from ..graph import Graph
 
 __all__ = (
     'StateT',
@@ -45,16 +43,6 @@ RunEndT = TypeVar('RunEndT', default=Any)
 """Type of the run's output stored in the end snapshot."""
 
 UNSET_SNAPSHOT_ID = '__unset__'
-
-SnapshotStatus = Literal['created', 'pending', 'running', 'success', 'error']
-"""The status of a node snapshot.
-
-- `'created'`: stored, not yet run.
-- `'pending'`: handed out by `load_next`, not yet run.
-- `'running'`: its node is running.
-- `'success'`: its node ran and returned the next node or the end.
-- `'error'`: its node raised.
-"""
 
 
 def now_utc() -> datetime:
@@ -174,6 +162,27 @@ Snapshot = NodeSnapshot[StateT, RunEndT] | EndSnapshot[StateT, RunEndT]
 """One step of a run's history."""
 
 
+class GraphTypes(Protocol):
+    """What a persistence learns from the graph that runs it (a `Graph` has it): its name, nodes and types.
+
+    The persistence contract names this rather than `Graph`, which sits above it.
+    """
+
+    @property
+    def name(self) -> str | None:
+        """The graph's name, if it has one."""
+        ...
+
+    @property
+    def inferred_types(self) -> tuple[Any, Any]:
+        """The state type and the output type of the graph."""
+        ...
+
+    def get_nodes(self) -> Sequence[type[BaseNode[Any, Any, Any]]]:
+        """The graph's node classes."""
+        ...
+
+
 class BaseStatePersistence(ABC, Generic[StateT, RunEndT]):
     """The contract of a persistence backend; one instance holds the history of one run."""
 
@@ -207,6 +216,44 @@ class BaseStatePersistence(ABC, Generic[StateT, RunEndT]):
         """
         raise NotImplementedError
 
+    async def record_step(
+        self,
+        snapshot_id: str,
+        state: StateT,
+        node: BaseNode[StateT, Any, RunEndT],
+        run: Callable[[], Awaitable[BaseNode[StateT, Any, RunEndT] | End[RunEndT]]],
+        stored: bool = False,
+    ) -> BaseNode[StateT, Any, RunEndT] | End[RunEndT]:
+        """Take one step of a run: store the snapshot of `node` unless it is stored, run it, store what follows.
+
+        `GraphRun.next` calls this once per node. The default is made of the other methods of the contract,
+        so that a backend written against them alone works unchanged: `snapshot_node_if_new` (skipped when
+        `stored`), then `run()` inside `record_run(snapshot_id)`, where the snapshot of what it returned is
+        stored (`snapshot_node` or `snapshot_end`) before the node's snapshot is marked done, so that a crash
+        in between never leaves a run with nothing to resume from. A backend may override it with a cheaper
+        equivalent.
+
+        Args:
+            snapshot_id: The id of the snapshot of `node`.
+            state: The run's state.
+            node: The node to run.
+            run: Runs `node` (in its span) and checks what it returned; call it once.
+            stored: The run knows the snapshot of `node` is already stored.
+
+        Returns:
+            What `run()` returned: the next node, or the `End` of the run.
+        """
+        if not stored:
+            await self.snapshot_node_if_new(snapshot_id, state, node)
+        async with self.record_run(snapshot_id):
+            next_node = await run()
+            next_node.get_snapshot_id()  # the next snapshot's id is drawn before anything is stored
+            if isinstance(next_node, End):
+                await self.snapshot_end(state, next_node)
+            else:
+                await self.snapshot_node(state, next_node)
+        return next_node
+
     @abstractmethod
     async def load_next(self) -> NodeSnapshot[StateT, RunEndT] | None:
         """Return the first `'created'` node snapshot after marking it `'pending'`, or `None`."""
@@ -227,7 +274,7 @@ class BaseStatePersistence(ABC, Generic[StateT, RunEndT]):
         """
         return _NO_CLAIM
 
-    def set_graph_types(self, graph: Graph[StateT, Any, RunEndT]) -> None:
+    def set_graph_types(self, graph: GraphTypes) -> None:
         """Learn the state, output and node types of `graph`, when `should_set_types()` says so."""
         if self.should_set_types():
             with set_nodes_type_context(graph.get_nodes()):

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from time import perf_counter
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Literal, Self
+from typing import Any, Literal, Self
 
 import anyio
 import pydantic
@@ -37,6 +37,7 @@ from ..nodes import BaseNode, End
 from . import (
     BaseStatePersistence,
     EndSnapshot,
+    GraphTypes,
     NodeSnapshot,
     RunEndT,
     RunInfo,
@@ -49,9 +50,6 @@ from . import (
 )
 from ._owner import Owner, current_owner
 from .raw import RAW_SNAPSHOT_ADAPTER, RawSnapshot
-
-if TYPE_CHECKING:
-    from ..graph import Graph
 
 __all__ = (
     'DurableStatePersistence',
@@ -128,7 +126,7 @@ class DurableStatePersistence(BaseStatePersistence[StateT, RunEndT]):
 
     _adapter: pydantic.TypeAdapter[Snapshot[StateT, RunEndT]] | None = None
     _pending_types: tuple[Sequence[type[BaseNode[Any, Any, Any]]], Any, Any] | None = None
-    _graph: Graph[StateT, Any, RunEndT] | None = None
+    _graph: GraphTypes | None = None
     _running: _Running | None = None
     _owner: Owner | None = None
     _prestarted: str | None = None
@@ -341,7 +339,7 @@ class DurableStatePersistence(BaseStatePersistence[StateT, RunEndT]):
     def should_set_types(self) -> bool:
         return self._adapter is None and self._pending_types is None
 
-    def set_graph_types(self, graph: Graph[StateT, Any, RunEndT]) -> None:
+    def set_graph_types(self, graph: GraphTypes) -> None:
         self._graph = graph
         # Building a type adapter costs milliseconds: defer it until a snapshot is written or read.
         if self.should_set_types():

@@ -3,20 +3,22 @@
 from __future__ import annotations as _annotations
 
 import copy
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from time import perf_counter
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pydantic
 
 from .._copy import deep_copy
 from ..exceptions import GraphNodeStatusError, GraphRuntimeError
-from ..nodes import BaseNode, End
+from ..nodes import _SNAPSHOT_ID_ATTR, BaseNode, End
 from . import (
     BaseStatePersistence,
     EndSnapshot,
+    GraphTypes,
     NodeSnapshot,
     RunEndT,
     Snapshot,
@@ -25,9 +27,6 @@ from . import (
     now_utc,
     set_nodes_type_context,
 )
-
-if TYPE_CHECKING:
-    from ..graph import Graph
 
 __all__ = ('SimpleStatePersistence', 'FullStatePersistence')
 
@@ -71,6 +70,12 @@ def _node_snapshot(snapshot: Snapshot[Any, Any] | None, snapshot_id: str) -> Nod
     return snapshot
 
 
+_new = object.__new__
+_now = datetime.now
+_UTC = timezone.utc
+_STEP_METHODS = ('snapshot_node', 'snapshot_node_if_new', 'snapshot_end', 'record_run')
+
+
 @dataclass
 class SimpleStatePersistence(BaseStatePersistence[StateT, RunEndT]):
     """Keeps only the latest snapshot, in memory; the default when a run is given no persistence."""
@@ -93,6 +98,63 @@ class SimpleStatePersistence(BaseStatePersistence[StateT, RunEndT]):
     def record_run(self, snapshot_id: str) -> _RecordRun:
         last = self.last_snapshot
         return _RecordRun(_node_snapshot(last if last is not None and last.id == snapshot_id else None, snapshot_id))
+
+    async def record_step(
+        self,
+        snapshot_id: str,
+        state: StateT,
+        node: BaseNode[StateT, Any, RunEndT],
+        run: Callable[[], Awaitable[BaseNode[StateT, Any, RunEndT] | End[RunEndT]]],
+        stored: bool = False,
+    ) -> BaseNode[StateT, Any, RunEndT] | End[RunEndT]:
+        # The default step with the other methods inlined (the hot path of most runs): the same snapshots,
+        # statuses and ids, without their calls and context manager. `stored` is not needed: the latest
+        # snapshot says whether the node's is stored.
+        last = self.last_snapshot
+        if last is None or last.id != snapshot_id:
+            snapshot = self.last_snapshot = NodeSnapshot.fast(state, node, snapshot_id)
+        elif isinstance(last, NodeSnapshot):
+            snapshot = last
+        else:  # pragma: no cover - ids of ends never match a node's
+            snapshot = _node_snapshot(last, snapshot_id)
+        if snapshot.status != 'created' and snapshot.status != 'pending':
+            raise GraphNodeStatusError(snapshot.status)
+        snapshot.status = 'running'
+        snapshot.start_ts = _now(_UTC)  # `now_utc()`, without its call
+        start = perf_counter()
+        try:
+            next_node = await run()
+        except BaseException:
+            snapshot.duration = perf_counter() - start
+            snapshot.status = 'error'
+            raise
+        next_id = next_node.__dict__.get(_SNAPSHOT_ID_ATTR) or next_node.get_snapshot_id()
+        if isinstance(next_node, End):
+            self.last_snapshot = EndSnapshot(state=state, result=next_node, id=next_id)
+        else:
+            # `NodeSnapshot.fast(state, next_node, next_id)`, without its call.
+            next_snapshot = self.last_snapshot = _new(NodeSnapshot)
+            next_snapshot.__dict__ = {
+                'state': state,
+                'node': next_node,
+                'start_ts': None,
+                'duration': None,
+                'status': 'created',
+                'kind': 'node',
+                'id': next_id,
+            }
+        snapshot.duration = perf_counter() - start
+        snapshot.status = 'success'
+        return next_node
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        # The inlined step stands for this class's own methods: a subclass that changes one of them (and not
+        # the step itself) gets the step made of its methods.
+        if 'record_step' not in cls.__dict__ and any(
+            getattr(cls, name) is not getattr(SimpleStatePersistence, name) for name in _STEP_METHODS
+        ):
+            cls.record_step = BaseStatePersistence.record_step  # type: ignore[method-assign]
 
     async def load_next(self) -> NodeSnapshot[StateT, RunEndT] | None:
         last = self.last_snapshot
@@ -180,7 +242,7 @@ class FullStatePersistence(BaseStatePersistence[StateT, RunEndT]):
     def should_set_types(self) -> bool:
         return self._snapshots_type_adapter is None and self._pending_types is None
 
-    def set_graph_types(self, graph: Graph[StateT, Any, RunEndT]) -> None:
+    def set_graph_types(self, graph: GraphTypes) -> None:
         # Building a type adapter costs milliseconds; defer it until `dump_json`/`load_json` need it.
         if self.should_set_types():
             self._pending_types = (graph.get_nodes(), *graph.inferred_types)

@@ -29,7 +29,7 @@ from edgewise.graph import (
 
 pytestmark = pytest.mark.anyio
 
-ANCHOR_HISTORY = Path(__file__).parent / 'data' / 'pydantic_graph_history.json'
+ANCHOR_HISTORY = Path(__file__).parent.parent / 'data' / 'pydantic_graph_history.json'
 
 
 @dataclass

@@ -29,7 +29,7 @@ from edgewise.graph import (
 )
 from edgewise.graph.persistence import build_snapshot_type_adapter, set_nodes_type_context
 
-from ._counting import Check, Counter, Deps, Increment, counting_graph
+from .._counting import Check, Counter, Deps, Increment, counting_graph
 
 pytestmark = pytest.mark.anyio
 
