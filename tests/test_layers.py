@@ -283,12 +283,6 @@ def _private(dotted: str, below: str) -> bool:
     return any(part.startswith('_') for part in dotted.removeprefix(below).split('.'))
 
 
-_REMOVED_BY_OTHER_BRANCHES = pytest.mark.xfail(
-    strict=True, reason='cycles removed by the agent-layers / graph-core branches'
-)
-
-
-@_REMOVED_BY_OTHER_BRANCHES
 def test_edgewise_graph_has_no_import_cycle() -> None:
     assert import_cycles(import_graph(GRAPH_SRC, 'edgewise.graph')) == []
 
