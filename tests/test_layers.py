@@ -16,8 +16,6 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-import pytest
-
 ROOT = Path(__file__).parent.parent
 GRAPH_SRC = ROOT / 'packages/graph/src/edgewise/graph'
 AGENT_SRC = ROOT / 'packages/agent/src/edgewise/agent'
