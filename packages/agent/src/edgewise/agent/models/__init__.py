@@ -1,7 +1,7 @@
 """Models: the interface every LLM backend implements, and `infer_model` for names like `'openai:gpt-4o'`.
 
-Backends here: `models.test.TestModel` and `models.function.FunctionModel`. Provider backends (OpenAI,
-Anthropic, ...) come in a later release; naming one today is a clear `UserError`.
+Backends here: `models.test.TestModel`, `models.function.FunctionModel`, and `models.openai.OpenAIChatModel`
+for OpenAI and every OpenAI-compatible server (`'openai:gpt-4o'`, `'ollama:llama3.2'`, `'groq:...'`).
 """
 
 from __future__ import annotations as _annotations
@@ -20,6 +20,10 @@ from ..tools import ToolDefinition
 from ._streamed import StreamedResponse
 
 if TYPE_CHECKING:
+    from types import TracebackType
+    from typing import Self
+
+    from ..providers import Provider
     from ..tools import RunContext
 
 __all__ = (
@@ -42,12 +46,14 @@ KNOWN_PROVIDERS = (
     'cerebras',
     'cohere',
     'deepseek',
+    'fireworks',
     'google-gla',
     'google-vertex',
     'grok',
     'groq',
     'heroku',
     'huggingface',
+    'litellm',
     'mistral',
     'moonshotai',
     'ollama',
@@ -110,6 +116,24 @@ class Model(ABC):
     def settings(self) -> ModelSettings | None:
         """Default settings of requests to this model (the agent's and the run's override them)."""
         return self._settings
+
+    @property
+    def provider(self) -> Provider[Any] | None:
+        """The provider requests go through; `None` for models that make no HTTP requests."""
+        return None
+
+    async def __aenter__(self) -> Self:
+        """Enter the provider's context: its HTTP client is closed when the last context exits."""
+        if (provider := self.provider) is not None:
+            await provider.__aenter__()
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        """Leave the provider's context, closing the HTTP client it made if this was the last one."""
+        if (provider := self.provider) is not None:
+            await provider.__aexit__(exc_type, exc, tb)
 
     @abstractmethod
     async def request(
@@ -191,9 +215,22 @@ def infer_model(model: Model | KnownModelName) -> Model:
     provider, sep, name = model.partition(':')
     if not sep:
         raise UserError(f'Unknown model: {model!r}. Use `<provider>:<model name>` (e.g. `openai:gpt-4o`), or `test`.')
+    if provider in _OPENAI_CHAT_PROVIDERS:
+        from .openai import OpenAIChatModel
+
+        return OpenAIChatModel(name, provider='openai' if provider == 'openai-chat' else provider)
     if provider in KNOWN_PROVIDERS:
         raise UserError(
-            f'Model provider {provider!r} (for model {name!r}) is not available in edgewise.agent yet: provider '
-            'models come in a later release. Use `TestModel` or `FunctionModel` for now, or pass your own `Model`.'
+            f'Model provider {provider!r} (for model {name!r}) is not available in edgewise.agent yet. '
+            'Use an OpenAI-compatible provider (`openai:`, `ollama:`, `groq:`, ...), `TestModel` or '
+            '`FunctionModel`, or pass your own `Model`.'
         )
     raise UserError(f'Unknown model provider {provider!r} in model name {model!r}.')
+
+
+_OPENAI_CHAT_PROVIDERS = frozenset(
+    {
+        'openai', 'openai-chat', 'ollama', 'openrouter', 'groq', 'deepseek', 'together', 'fireworks', 'cerebras',
+        'vercel', 'grok', 'xai', 'moonshotai', 'heroku', 'litellm',
+    }
+)  # fmt: skip
