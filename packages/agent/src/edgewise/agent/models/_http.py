@@ -14,7 +14,7 @@ from __future__ import annotations as _annotations
 
 import random
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
-from contextlib import AbstractContextManager, asynccontextmanager, nullcontext
+from contextlib import AbstractContextManager, aclosing, asynccontextmanager, nullcontext
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from email.utils import parsedate_to_datetime
@@ -245,12 +245,17 @@ class SSEStream:
     """The model the call is for, named in errors."""
     _span: Any = None
 
-    async def __aiter__(self) -> AsyncIterator[ServerSentEvent]:
+    def __aiter__(self) -> AsyncIterator[ServerSentEvent]:
+        return self.events()
+
+    async def events(self) -> AsyncIterator[ServerSentEvent]:
+        """The events, as they arrive (close the iterator, e.g. with `aclosing`, when leaving it early)."""
         decoder = SSEDecoder()
         try:
-            async for text in self.response.aiter_text():
-                for event in decoder.feed(text):
-                    yield event
+            async with aclosing(self.response.aiter_text()) as texts:
+                async for text in texts:
+                    for event in decoder.feed(text):
+                        yield event
         except httpx.TimeoutException as e:
             raise ModelAPIError(self.model_name, 'Request timed out while streaming.') from e
         except httpx.TransportError as e:

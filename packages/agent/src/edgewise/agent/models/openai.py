@@ -10,7 +10,7 @@ from __future__ import annotations as _annotations
 
 import dataclasses
 from collections.abc import AsyncIterator, Mapping
-from contextlib import asynccontextmanager
+from contextlib import aclosing, asynccontextmanager
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal, cast
 
@@ -31,6 +31,7 @@ from ..providers import Provider, infer_provider
 from ..settings import ModelSettings, merge_model_settings
 from . import Model, ModelRequestParameters, StreamedResponse, _http, check_allow_model_requests
 from . import _openai_chat as _chat
+from ._sse import ServerSentEvent
 
 if TYPE_CHECKING:
     from ..tools import RunContext
@@ -286,22 +287,26 @@ class OpenAIStreamedResponse(StreamedResponse):
         return self._provider_name
 
     async def _get_event_iterator(self) -> AsyncIterator[ModelResponseStreamEvent]:
-        async for event in self._sse:
-            if event.data == '[DONE]':
-                break
-            try:
-                chunk = pydantic_core.from_json(event.data)
-            except ValueError as e:
-                raise UnexpectedModelBehavior(f'Invalid chunk from model {self._model_name!r}', event.data) from e
-            if not isinstance(chunk, dict):
-                raise UnexpectedModelBehavior(f'Invalid chunk from model {self._model_name!r}', event.data)
-            if (error := chunk.get('error')) is not None:
-                message = error.get('message') if isinstance(error, dict) else error
-                raise ModelAPIError(self._model_name, f'Error while streaming: {message}')
-            for out in self._chunk(chunk):
-                yield out
+        async with aclosing(self._sse.events()) as events:
+            async for event in events:
+                for out in self._event(event):
+                    yield out
         if self._refusal:
             self.provider_details = {**(self.provider_details or {}), 'refusal': ''.join(self._refusal)}
+
+    def _event(self, event: ServerSentEvent) -> list[ModelResponseStreamEvent]:
+        if event.data == '[DONE]':
+            return []
+        try:
+            chunk = pydantic_core.from_json(event.data)
+        except ValueError as e:
+            raise UnexpectedModelBehavior(f'Invalid chunk from model {self._model_name!r}', event.data) from e
+        if not isinstance(chunk, dict):
+            raise UnexpectedModelBehavior(f'Invalid chunk from model {self._model_name!r}', event.data)
+        if (error := chunk.get('error')) is not None:
+            message = error.get('message') if isinstance(error, dict) else error
+            raise ModelAPIError(self._model_name, f'Error while streaming: {message}')
+        return self._chunk(chunk)
 
     def _chunk(self, chunk: dict[str, Any]) -> list[ModelResponseStreamEvent]:
         if usage := chunk.get('usage'):
