@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import threading
 from collections import deque
@@ -128,10 +129,14 @@ def exhaust(value: Any) -> Any:
     return value
 
 
-def validate_chat_body(body: dict[str, Any]) -> None:
-    """Check a Chat Completions request body against the official `openai` SDK's request types."""
+@functools.cache
+def _chat_validator(stream: bool) -> Any:
     from openai.types.chat import completion_create_params as params
     from pydantic import TypeAdapter
 
-    kind = params.CompletionCreateParamsStreaming if body.get('stream') else params.CompletionCreateParamsNonStreaming
-    exhaust(TypeAdapter(kind).validate_python(body))
+    return TypeAdapter(params.CompletionCreateParamsStreaming if stream else params.CompletionCreateParamsNonStreaming)
+
+
+def validate_chat_body(body: dict[str, Any]) -> None:
+    """Check a Chat Completions request body against the official `openai` SDK's request types."""
+    exhaust(_chat_validator(bool(body.get('stream'))).validate_python(body))

@@ -101,7 +101,10 @@ async def test_x_should_retry_false_overrides_a_retryable_status(local_server: L
     assert exc_info.value.body == 'plain failure'
 
 
-async def test_a_dropped_connection_is_retried_then_reported(local_server: LocalServer) -> None:
+async def test_a_dropped_connection_is_retried_then_reported(
+    local_server: LocalServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(_http, 'INITIAL_DELAY', 0.001)  # no server to ask for a delay: the backoff is bounded
     local_server.script(Reply(drop=True), Reply(200, completion('after the drop')))
     async with _server_model(local_server) as model:
         response = await model.request(user('hi'), None, PARAMS)

@@ -12,9 +12,10 @@ with jitter. A stream is retried only until its response has arrived: once event
 
 from __future__ import annotations as _annotations
 
+import contextlib
 import random
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
-from contextlib import AbstractContextManager, aclosing, asynccontextmanager, nullcontext
+from contextlib import AbstractContextManager, asynccontextmanager, nullcontext
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from email.utils import parsedate_to_datetime
@@ -251,15 +252,22 @@ class SSEStream:
     async def events(self) -> AsyncIterator[ServerSentEvent]:
         """The events, as they arrive (close the iterator, e.g. with `aclosing`, when leaving it early)."""
         decoder = SSEDecoder()
+        texts = self.response.aiter_text()
         try:
-            async with aclosing(self.response.aiter_text()) as texts:
-                async for text in texts:
-                    for event in decoder.feed(text):
-                        yield event
+            async for text in texts:
+                for event in decoder.feed(text):
+                    yield event
         except httpx.TimeoutException as e:
             raise ModelAPIError(self.model_name, 'Request timed out while streaming.') from e
         except httpx.TransportError as e:
             raise ModelAPIError(self.model_name, f'Connection error while streaming: {type(e).__name__}.') from e
+        finally:
+            # Left early: close the response, then run httpx's chain of body generators to its end, so that
+            # none is left for the garbage collector (trio warns about those).
+            await self.response.aclose()
+            with contextlib.suppress(Exception):
+                async for _ in texts:
+                    pass
         for event in decoder.flush():
             yield event
 
