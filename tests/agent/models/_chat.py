@@ -105,3 +105,13 @@ def user(text: str, instructions: str | None = None) -> list[ModelMessage]:
 
 
 PARAMS = ModelRequestParameters()
+
+
+async def drain(
+    model: OpenAIChatModel, messages: list[ModelMessage], settings: Any, params: ModelRequestParameters
+) -> Any:
+    """Stream a response to its end; the `StreamedResponse`."""
+    async with model.request_stream(messages, settings, params) as stream:
+        async for _ in stream:
+            pass
+    return stream

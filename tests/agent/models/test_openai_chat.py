@@ -27,14 +27,20 @@ from edgewise.agent.profiles.openai import OpenAIModelProfile
 from edgewise.agent.tools import ToolDefinition
 from edgewise.agent.usage import RequestUsage
 
-from ._chat import PARAMS, completion, delta, json_reply, mock_model, sse, sse_reply, user
+from ._chat import PARAMS, completion, delta, drain, json_reply, mock_model, sse, sse_reply, user
 
 pytestmark = pytest.mark.anyio
 
-TOOL = ToolDefinition(name='get_weather', parameters_json_schema={'type': 'object', 'properties': {'city': {'type': 'string'}}},
-                      description='The weather.')  # fmt: skip
-OUTPUT = ToolDefinition(name='final_result', parameters_json_schema={'type': 'object', 'properties': {'x': {'type': 'integer'}}},
-                        strict=True)  # fmt: skip
+TOOL = ToolDefinition(
+    name='get_weather',
+    parameters_json_schema={'type': 'object', 'properties': {'city': {'type': 'string'}}},
+    description='The weather.',
+)
+OUTPUT = ToolDefinition(
+    name='final_result',
+    parameters_json_schema={'type': 'object', 'properties': {'x': {'type': 'integer'}}},
+    strict=True,
+)
 
 
 async def test_a_conversation_maps_to_chat_messages() -> None:
@@ -49,7 +55,7 @@ async def test_a_conversation_maps_to_chat_messages() -> None:
                 RetryPromptPart('Answer in French'),
             ],
             instructions='Answer nicely.',
-        ),  # fmt: skip
+        ),
     ]
     await model.request(history, None, PARAMS)
     assert recorder.bodies[0] == {
@@ -68,7 +74,7 @@ async def test_a_conversation_maps_to_chat_messages() -> None:
                         'function': {'name': 'get_weather', 'arguments': '{"city":"Paris"}'},
                     }
                 ],
-            },  # fmt: skip
+            },
             {'role': 'tool', 'tool_call_id': 'call_1', 'content': '{"temp":21}'},
             {'role': 'tool', 'tool_call_id': 'call_2', 'content': 'City unknown\n\nFix the errors and try again.'},
             {'role': 'user', 'content': 'Validation feedback:\nAnswer in French\n\nFix the errors and try again.'},
@@ -101,7 +107,7 @@ async def test_thinking_goes_back_in_its_field_or_in_tags() -> None:
                 ThinkingPart('from elsewhere', provider_name='anthropic'),
                 TextPart('a'),
             ]
-        ),  # fmt: skip
+        ),
         ModelRequest([UserPromptPart('q2')]),
     ]
     await model.request(history, None, PARAMS)
@@ -110,21 +116,30 @@ async def test_thinking_goes_back_in_its_field_or_in_tags() -> None:
         'reasoning_content': 'from the field',
         'content': '<think>\nfrom elsewhere\n</think>\n\na',
     }
-    field_model, recorder = mock_model(json_reply(completion()), profile=OpenAIModelProfile(
-        openai_chat_thinking_field='reasoning', openai_chat_send_back_thinking_parts='field'))  # fmt: skip
+    field_model, recorder = mock_model(
+        json_reply(completion()),
+        profile=OpenAIModelProfile(
+            openai_chat_thinking_field='reasoning', openai_chat_send_back_thinking_parts='field'
+        ),
+    )
     await field_model.request(history, None, PARAMS)
-    assert recorder.bodies[0]['messages'][1] == {'role': 'assistant', 'reasoning': 'from the field\n\nfrom elsewhere',
-                                                 'content': 'a'}  # fmt: skip
-    none_model, recorder = mock_model(json_reply(completion()),
-                                      profile=OpenAIModelProfile(openai_chat_send_back_thinking_parts=False))  # fmt: skip
+    assert recorder.bodies[0]['messages'][1] == {
+        'role': 'assistant',
+        'reasoning': 'from the field\n\nfrom elsewhere',
+        'content': 'a',
+    }
+    none_model, recorder = mock_model(
+        json_reply(completion()), profile=OpenAIModelProfile(openai_chat_send_back_thinking_parts=False)
+    )
     await none_model.request(history, None, PARAMS)
     assert recorder.bodies[0]['messages'][1] == {'role': 'assistant', 'content': 'a'}
 
 
 async def test_an_empty_response_in_the_history_is_left_out() -> None:
     model, recorder = mock_model(json_reply(completion()))
-    await model.request([ModelRequest([UserPromptPart('q')]), ModelResponse([]), ModelRequest([UserPromptPart('r')])],
-                        None, PARAMS)  # fmt: skip
+    await model.request(
+        [ModelRequest([UserPromptPart('q')]), ModelResponse([]), ModelRequest([UserPromptPart('r')])], None, PARAMS
+    )
     assert [m['role'] for m in recorder.bodies[0]['messages']] == ['user', 'user']
 
 
@@ -148,11 +163,24 @@ async def test_tools_strict_schemas_and_tool_choice() -> None:
     await model.request(user('q'), {'parallel_tool_calls': False}, params)
     body = recorder.bodies[0]
     assert body['tools'] == [
-        {'type': 'function', 'function': {'name': 'get_weather', 'description': 'The weather.',
-                                          'parameters': TOOL.parameters_json_schema}},
-        {'type': 'function', 'function': {'name': 'final_result', 'description': '', 'strict': True,
-                                          'parameters': OUTPUT.parameters_json_schema}},
-    ]  # fmt: skip
+        {
+            'type': 'function',
+            'function': {
+                'name': 'get_weather',
+                'description': 'The weather.',
+                'parameters': TOOL.parameters_json_schema,
+            },
+        },
+        {
+            'type': 'function',
+            'function': {
+                'name': 'final_result',
+                'description': '',
+                'strict': True,
+                'parameters': OUTPUT.parameters_json_schema,
+            },
+        },
+    ]
     assert body['tool_choice'] == 'required'
     assert body['parallel_tool_calls'] is False
 
@@ -202,32 +230,65 @@ async def test_tool_choice_none_keeps_output_tools_and_unknown_names_are_an_erro
 async def test_native_and_prompted_output() -> None:
     model, recorder = mock_model(json_reply(completion('{"x": 1}')))
     schema = {'type': 'object', 'properties': {'x': {'type': 'integer'}}}
-    native = ModelRequestParameters(output_mode='native', output_object=OutputObjectDefinition(
-        json_schema=schema, name='Point', description='A point.', strict=True))  # fmt: skip
+    native = ModelRequestParameters(
+        output_mode='native',
+        output_object=OutputObjectDefinition(json_schema=schema, name='Point', description='A point.', strict=True),
+    )
     await model.request(user('q'), None, native)
     assert recorder.bodies[0]['response_format'] == {
         'type': 'json_schema',
         'json_schema': {'name': 'Point', 'schema': schema, 'description': 'A point.', 'strict': True},
     }
-    await model.request(user('q'), None, ModelRequestParameters(output_mode='prompted', output_object=OutputObjectDefinition(json_schema=schema)))  # fmt: skip
+    await model.request(
+        user('q'),
+        None,
+        ModelRequestParameters(output_mode='prompted', output_object=OutputObjectDefinition(json_schema=schema)),
+    )
     assert recorder.bodies[1]['response_format'] == {'type': 'json_object'}
 
 
 async def test_settings_map_to_the_body() -> None:
     model, recorder = mock_model(json_reply(completion()), settings={'temperature': 0.1, 'seed': 3})
-    await model.request(user('q'), {
-        'max_tokens': 50, 'top_p': 0.9, 'stop_sequences': ['END'], 'presence_penalty': 0.5, 'frequency_penalty': 0.2,
-        'logit_bias': {'1': 2}, 'openai_user': 'u1', 'openai_service_tier': 'flex', 'openai_logprobs': True,
-        'openai_top_logprobs': 2, 'openai_store': False, 'openai_prompt_cache_key': 'k',
-        'openai_reasoning_effort': 'low', 'extra_body': {'custom': 1}, 'extra_headers': {'x-trace': 't1'},
-    }, PARAMS)  # type: ignore[typeddict-unknown-key]  # fmt: skip
+    await model.request(
+        user('q'),
+        {
+            'max_tokens': 50,
+            'top_p': 0.9,
+            'stop_sequences': ['END'],
+            'presence_penalty': 0.5,
+            'frequency_penalty': 0.2,
+            'logit_bias': {'1': 2},
+            'openai_user': 'u1',
+            'openai_service_tier': 'flex',
+            'openai_logprobs': True,
+            'openai_top_logprobs': 2,
+            'openai_store': False,
+            'openai_prompt_cache_key': 'k',
+            'openai_reasoning_effort': 'low',
+            'extra_body': {'custom': 1},
+            'extra_headers': {'x-trace': 't1'},
+        },
+        PARAMS,
+    )  # type: ignore[typeddict-unknown-key]
     body = recorder.bodies[0]
     assert {k: v for k, v in body.items() if k not in ('model', 'messages')} == {
-        'temperature': 0.1, 'seed': 3, 'max_completion_tokens': 50, 'top_p': 0.9, 'stop': ['END'],
-        'presence_penalty': 0.5, 'frequency_penalty': 0.2, 'logit_bias': {'1': 2}, 'user': 'u1',
-        'service_tier': 'flex', 'logprobs': True, 'top_logprobs': 2, 'store': False, 'prompt_cache_key': 'k',
-        'reasoning_effort': 'low', 'custom': 1,
-    }  # fmt: skip
+        'temperature': 0.1,
+        'seed': 3,
+        'max_completion_tokens': 50,
+        'top_p': 0.9,
+        'stop': ['END'],
+        'presence_penalty': 0.5,
+        'frequency_penalty': 0.2,
+        'logit_bias': {'1': 2},
+        'user': 'u1',
+        'service_tier': 'flex',
+        'logprobs': True,
+        'top_logprobs': 2,
+        'store': False,
+        'prompt_cache_key': 'k',
+        'reasoning_effort': 'low',
+        'custom': 1,
+    }
     assert recorder.requests[0].headers['x-trace'] == 't1'
 
 
@@ -242,22 +303,36 @@ async def test_reasoning_models_get_no_sampling_settings() -> None:
 
 
 async def test_unsupported_settings_are_left_out() -> None:
-    model, recorder = mock_model(json_reply(completion()), profile=OpenAIModelProfile(
-        openai_unsupported_model_settings=('frequency_penalty', 'parallel_tool_calls')))  # fmt: skip
-    await model.request(user('q'), {'frequency_penalty': 1.0, 'parallel_tool_calls': True},
-                        ModelRequestParameters(function_tools=[TOOL]))  # fmt: skip
+    model, recorder = mock_model(
+        json_reply(completion()),
+        profile=OpenAIModelProfile(openai_unsupported_model_settings=('frequency_penalty', 'parallel_tool_calls')),
+    )
+    await model.request(
+        user('q'),
+        {'frequency_penalty': 1.0, 'parallel_tool_calls': True},
+        ModelRequestParameters(function_tools=[TOOL]),
+    )
     assert 'frequency_penalty' not in recorder.bodies[0]
     assert 'parallel_tool_calls' not in recorder.bodies[0]
 
 
 async def test_a_response_with_text_tool_calls_usage_and_details() -> None:
-    usage = {'prompt_tokens': 100, 'completion_tokens': 20, 'total_tokens': 120,
-             'prompt_tokens_details': {'cached_tokens': 64, 'audio_tokens': 1},
-             'completion_tokens_details': {'reasoning_tokens': 8, 'audio_tokens': 2, 'accepted_prediction_tokens': 0}}  # fmt: skip
-    body = completion('Checking.', finish_reason='tool_calls', usage=usage, tool_calls=[
-        {'id': 'call_a', 'type': 'function', 'function': {'name': 'get_weather', 'arguments': '{"city":"Oslo"}'}},
-        {'type': 'function', 'function': {'name': 'get_weather', 'arguments': '{"city":"Rome"}'}},
-    ])  # fmt: skip
+    usage = {
+        'prompt_tokens': 100,
+        'completion_tokens': 20,
+        'total_tokens': 120,
+        'prompt_tokens_details': {'cached_tokens': 64, 'audio_tokens': 1},
+        'completion_tokens_details': {'reasoning_tokens': 8, 'audio_tokens': 2, 'accepted_prediction_tokens': 0},
+    }
+    body = completion(
+        'Checking.',
+        finish_reason='tool_calls',
+        usage=usage,
+        tool_calls=[
+            {'id': 'call_a', 'type': 'function', 'function': {'name': 'get_weather', 'arguments': '{"city":"Oslo"}'}},
+            {'type': 'function', 'function': {'name': 'get_weather', 'arguments': '{"city":"Rome"}'}},
+        ],
+    )
     model, _ = mock_model(json_reply(body))
     response = await model.request(user('q'), None, PARAMS)
     assert response.parts[:2] == [
@@ -265,7 +340,8 @@ async def test_a_response_with_text_tool_calls_usage_and_details() -> None:
         ToolCallPart('get_weather', '{"city":"Oslo"}', 'call_a'),
     ]
     generated = response.parts[2]
-    assert isinstance(generated, ToolCallPart) and generated.tool_call_id.startswith('pyd_ai_')
+    assert isinstance(generated, ToolCallPart)
+    assert generated.tool_call_id.startswith('pyd_ai_')
     assert response.usage == RequestUsage(
         input_tokens=100,
         output_tokens=20,
@@ -286,13 +362,22 @@ async def test_a_response_with_text_tool_calls_usage_and_details() -> None:
     )
 
 
-@pytest.mark.parametrize(('raw', 'mapped'), [('stop', 'stop'), ('length', 'length'), ('content_filter', 'content_filter'),
-                                             ('function_call', 'tool_call'), ('weird', None)])  # fmt: skip
+@pytest.mark.parametrize(
+    ('raw', 'mapped'),
+    [
+        ('stop', 'stop'),
+        ('length', 'length'),
+        ('content_filter', 'content_filter'),
+        ('function_call', 'tool_call'),
+        ('weird', None),
+    ],
+)
 async def test_finish_reasons(raw: str, mapped: str | None) -> None:
     model, _ = mock_model(json_reply(completion(finish_reason=raw)))
     response = await model.request(user('q'), None, PARAMS)
     assert response.finish_reason == mapped
-    assert response.provider_details is not None and response.provider_details['finish_reason'] == raw
+    assert response.provider_details is not None
+    assert response.provider_details['finish_reason'] == raw
 
 
 async def test_thinking_from_fields_and_tags() -> None:
@@ -310,7 +395,8 @@ async def test_a_refusal_is_a_content_filter_finish() -> None:
     response = await model.request(user('q'), None, PARAMS)
     assert response.parts == []
     assert response.finish_reason == 'content_filter'
-    assert response.provider_details is not None and response.provider_details['refusal'] == 'I cannot help with that.'
+    assert response.provider_details is not None
+    assert response.provider_details['refusal'] == 'I cannot help with that.'
 
 
 async def test_a_response_that_is_not_a_completion_is_unexpected() -> None:
@@ -326,14 +412,24 @@ async def test_a_streamed_response_with_text_tools_thinking_and_usage() -> None:
     body = sse(
         delta(role='assistant', reasoning_content='Let me'),
         delta(reasoning_content=' think.'),
-        delta(content='<think>'), delta(content='inner</think>'), delta(content='Sure: '),
-        delta(tool_calls=[{'index': 0, 'id': 'call_1', 'type': 'function', 'function': {'name': 'get_weather', 'arguments': ''}}]),
-        delta(tool_calls=[{'index': 1, 'id': 'call_2', 'type': 'function', 'function': {'name': 'get_', 'arguments': '{"ci'}}]),
+        delta(content='<think>'),
+        delta(content='inner</think>'),
+        delta(content='Sure: '),
+        delta(
+            tool_calls=[
+                {'index': 0, 'id': 'call_1', 'type': 'function', 'function': {'name': 'get_weather', 'arguments': ''}}
+            ]
+        ),
+        delta(
+            tool_calls=[
+                {'index': 1, 'id': 'call_2', 'type': 'function', 'function': {'name': 'get_', 'arguments': '{"ci'}}
+            ]
+        ),
         delta(tool_calls=[{'index': 0, 'function': {'arguments': '{"city":"Oslo"}'}}]),
         delta(tool_calls=[{'index': 1, 'function': {'name': 'weather', 'arguments': 'ty":"Rome"}'}}]),
         delta('tool_calls'),
         {'choices': [], 'usage': {'prompt_tokens': 30, 'completion_tokens': 12, 'total_tokens': 42}},
-    )  # fmt: skip
+    )
     for seed in range(5):
         model, recorder = mock_model(sse_reply(body, seed))
         async with model.request_stream(user('q'), None, ModelRequestParameters(function_tools=[TOOL])) as stream:
@@ -352,7 +448,8 @@ async def test_a_streamed_response_with_text_tools_thinking_and_usage() -> None:
         assert response.finish_reason == 'tool_call'
         assert response.provider_response_id == 'chatcmpl-2'
         assert response.model_name == 'gpt-4o-mini'
-        assert response.provider_details is not None and response.provider_details['finish_reason'] == 'tool_calls'
+        assert response.provider_details is not None
+        assert response.provider_details['finish_reason'] == 'tool_calls'
         assert recorder.bodies[0]['stream'] is True
         assert recorder.bodies[0]['stream_options'] == {'include_usage': True}
         assert recorder.requests[0].headers['accept'] == 'text/event-stream'
@@ -360,8 +457,11 @@ async def test_a_streamed_response_with_text_tools_thinking_and_usage() -> None:
 
 async def test_continuous_usage_keeps_the_last_count_and_leading_whitespace_can_be_ignored() -> None:
     usage = lambda n: {'prompt_tokens': 5, 'completion_tokens': n, 'total_tokens': 5 + n}  # noqa: E731
-    body = sse({**delta(content='\n\n'), 'usage': usage(1)}, {**delta(content='Hi'), 'usage': usage(2)},
-               {**delta('stop'), 'usage': usage(3)})  # fmt: skip
+    body = sse(
+        {**delta(content='\n\n'), 'usage': usage(1)},
+        {**delta(content='Hi'), 'usage': usage(2)},
+        {**delta('stop'), 'usage': usage(3)},
+    )
     profile = OpenAIModelProfile(ignore_streamed_leading_whitespace=True)
     model, recorder = mock_model(sse_reply(body), profile=profile)
     async with model.request_stream(user('q'), {'openai_continuous_usage_stats': True}, PARAMS) as stream:  # type: ignore[typeddict-unknown-key]
@@ -385,22 +485,29 @@ async def test_a_streamed_refusal_and_errors_in_streams() -> None:
 
     model, _ = mock_model(sse_reply(b'data: {"error": {"message": "overloaded"}}\n\n'))
     with pytest.raises(ModelAPIError, match='Error while streaming: overloaded'):
-        async with model.request_stream(user('q'), None, PARAMS) as stream:
-            async for _ in stream:
-                pass
+        await drain(model, user('q'), None, PARAMS)
     model, _ = mock_model(sse_reply(b'data: {not json\n\n'))
     with pytest.raises(UnexpectedModelBehavior, match="Invalid chunk from model 'gpt-4o'"):
-        async with model.request_stream(user('q'), None, PARAMS) as stream:
-            async for _ in stream:
-                pass
+        await drain(model, user('q'), None, PARAMS)
 
 
 async def test_an_agent_runs_tools_through_the_model() -> None:
-    answers = iter([
-        completion(None, finish_reason='tool_calls', tool_calls=[
-            {'id': 'call_1', 'type': 'function', 'function': {'name': 'get_weather', 'arguments': '{"city": "Oslo"}'}}]),
-        completion('It is sunny in Oslo.'),
-    ])  # fmt: skip
+    answers = iter(
+        [
+            completion(
+                None,
+                finish_reason='tool_calls',
+                tool_calls=[
+                    {
+                        'id': 'call_1',
+                        'type': 'function',
+                        'function': {'name': 'get_weather', 'arguments': '{"city": "Oslo"}'},
+                    }
+                ],
+            ),
+            completion('It is sunny in Oslo.'),
+        ]
+    )
     model, recorder = mock_model(lambda _: httpx.Response(200, json=next(answers)))
     agent = Agent(model, instructions='Be helpful.')
 

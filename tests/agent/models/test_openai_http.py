@@ -23,8 +23,9 @@ FAST = {'retry-after-ms': '1'}
 
 
 def _server_model(server: LocalServer, max_retries: int = 2) -> OpenAIChatModel:
-    return OpenAIChatModel('gpt-4o', provider=OpenAIProvider(base_url=server.url, api_key='sk-local-secret',
-                                                             max_retries=max_retries))  # fmt: skip
+    return OpenAIChatModel(
+        'gpt-4o', provider=OpenAIProvider(base_url=server.url, api_key='sk-local-secret', max_retries=max_retries)
+    )
 
 
 def test_retry_delay_prefers_the_servers_ask() -> None:
@@ -47,11 +48,17 @@ def test_retry_delay_backs_off_with_jitter_when_the_ask_is_missing_or_absurd() -
 @pytest.mark.parametrize(
     ('status', 'headers', 'expected'),
     [
-        (429, {}, True), (408, {}, True), (409, {}, True), (500, {}, True), (503, {}, True),
-        (400, {}, False), (404, {}, False),
-        (400, {'x-should-retry': 'true'}, True), (503, {'x-should-retry': 'false'}, False),
+        (429, {}, True),
+        (408, {}, True),
+        (409, {}, True),
+        (500, {}, True),
+        (503, {}, True),
+        (400, {}, False),
+        (404, {}, False),
+        (400, {'x-should-retry': 'true'}, True),
+        (503, {'x-should-retry': 'false'}, False),
     ],
-)  # fmt: skip
+)
 def test_which_statuses_are_retried(status: int, headers: dict[str, str], expected: bool) -> None:
     assert _http.should_retry(httpx.Response(status, headers=headers)) is expected
 
@@ -126,10 +133,17 @@ async def test_a_slow_server_times_out(local_server: LocalServer) -> None:
 
 
 async def test_a_stream_over_a_socket(local_server: LocalServer) -> None:
-    body = sse(delta(role='assistant', content='Hel'), delta(content='lo'), delta('stop'),
-               {'choices': [], 'usage': {'prompt_tokens': 5, 'completion_tokens': 2, 'total_tokens': 7}})  # fmt: skip
-    local_server.script(Reply(200, chunks=[body[i : i + 7] for i in range(0, len(body), 7)],
-                              headers={'content-type': 'text/event-stream'}))  # fmt: skip
+    body = sse(
+        delta(role='assistant', content='Hel'),
+        delta(content='lo'),
+        delta('stop'),
+        {'choices': [], 'usage': {'prompt_tokens': 5, 'completion_tokens': 2, 'total_tokens': 7}},
+    )
+    local_server.script(
+        Reply(
+            200, chunks=[body[i : i + 7] for i in range(0, len(body), 7)], headers={'content-type': 'text/event-stream'}
+        )
+    )
     async with _server_model(local_server) as model, model.request_stream(user('hi'), None, PARAMS) as stream:
         events = [e async for e in stream]
     assert stream.get().text == 'Hello'
@@ -139,8 +153,14 @@ async def test_a_stream_over_a_socket(local_server: LocalServer) -> None:
 
 
 async def test_leaving_a_stream_early_closes_the_connection(local_server: LocalServer) -> None:
-    local_server.script(Reply(200, chunks=[sse(delta(content='first'), done=False)], keep_open=True,
-                              headers={'content-type': 'text/event-stream'}))  # fmt: skip
+    local_server.script(
+        Reply(
+            200,
+            chunks=[sse(delta(content='first'), done=False)],
+            keep_open=True,
+            headers={'content-type': 'text/event-stream'},
+        )
+    )
     async with _server_model(local_server) as model:
         async with model.request_stream(user('hi'), None, PARAMS) as stream:
             async for event in stream:
@@ -169,12 +189,20 @@ async def test_a_stream_is_not_retried_once_it_has_started() -> None:
         return httpx.Response(200, headers={'content-type': 'text/event-stream'}, content=body())
 
     model, _ = mock_model(respond)
-    with pytest.raises(ModelAPIError, match='Connection error while streaming'):
+    texts: list[str] = []
+
+    async def read() -> None:
         async with model.request_stream(user('hi'), None, PARAMS) as stream:
-            async for _ in stream:
-                pass
+            try:
+                async for _ in stream:
+                    pass
+            finally:
+                texts.append(stream.get().text or '')
+
+    with pytest.raises(ModelAPIError, match='Connection error while streaming'):
+        await read()
     assert calls == 1
-    assert stream.get().text == 'partial'
+    assert texts == ['partial']
 
 
 async def test_api_keys_appear_in_no_repr_error_or_span(capfire) -> None:
