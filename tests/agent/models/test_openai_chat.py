@@ -404,7 +404,7 @@ async def test_a_response_that_is_not_a_completion_is_unexpected() -> None:
     with pytest.raises(UnexpectedModelBehavior, match='Invalid response from openai chat completions endpoint'):
         await model.request(user('q'), None, PARAMS)
     model, _ = mock_model(lambda _: httpx.Response(200, text='<html>'))
-    with pytest.raises(UnexpectedModelBehavior, match='expected JSON'):
+    with pytest.raises(UnexpectedModelBehavior, match='openai chat completions endpoint, expected JSON data'):
         await model.request(user('q'), None, PARAMS)
 
 

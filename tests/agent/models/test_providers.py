@@ -36,9 +36,14 @@ KEYED = [
     ('heroku', 'HEROKU_INFERENCE_KEY', 'https://us.inference.heroku.com/v1'),
 ]
 ALL_ENV = [env for _, env, _ in KEYED] + [
-    'VERCEL_OIDC_TOKEN', 'OPENAI_BASE_URL', 'OLLAMA_BASE_URL', 'GROQ_BASE_URL', 'HEROKU_INFERENCE_URL',
-    'LITELLM_BASE_URL', 'OLLAMA_API_KEY',
-]  # fmt: skip
+    'VERCEL_OIDC_TOKEN',
+    'OPENAI_BASE_URL',
+    'OLLAMA_BASE_URL',
+    'GROQ_BASE_URL',
+    'HEROKU_INFERENCE_URL',
+    'LITELLM_BASE_URL',
+    'OLLAMA_API_KEY',
+]
 
 
 @pytest.fixture(autouse=True)

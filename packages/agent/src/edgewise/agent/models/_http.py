@@ -60,6 +60,8 @@ class HTTPCall:
     """The provider's name, for spans (`gen_ai.system`)."""
     operation: str = 'chat'
     """The GenAI operation (`gen_ai.operation.name`)."""
+    endpoint_name: str = 'API'
+    """What the endpoint is called in errors (`'chat completions'`)."""
     max_retries: int = 2
     """How many times a failed attempt is retried."""
     error_key: str | None = None
@@ -229,7 +231,8 @@ async def post_json(call: HTTPCall, parse: Callable[[Any], ModelResponse]) -> Mo
             data = response.json()
         except ValueError as e:
             raise UnexpectedModelBehavior(
-                f'Invalid response from {call.system} for model {call.model_name!r}: expected JSON', response.text
+                f'Invalid response from {call.system} {call.endpoint_name} endpoint, expected JSON data',
+                response.text[:2000],
             ) from e
         result = parse(data)
         _record(span, result)

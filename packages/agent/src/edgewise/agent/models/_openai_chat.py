@@ -348,7 +348,8 @@ def parse_response(
     """
     if not isinstance(data, dict) or not isinstance(data.get('choices'), list) or not data['choices']:
         raise UnexpectedModelBehavior(
-            f'Invalid response from {system} chat completions endpoint for model {model_name!r}', str(data)[:2000]
+            f'Invalid response from {system} chat completions endpoint: expected a chat completion with choices',
+            str(data)[:2000],
         )
     choice = data['choices'][0]
     message = choice.get('message') or {}

@@ -186,6 +186,7 @@ class OpenAIChatModel(Model):
             system=self.system,
             max_retries=provider.max_retries,
             error_key='error',
+            endpoint_name='chat completions',
         )
 
     async def request(
