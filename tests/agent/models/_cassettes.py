@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import yaml
+import yaml  # type: ignore[import-untyped]
 
 _SET = Path('shared', 'cassettes', 'pydantic-ai-v1.96.1')
 # `<repo>/../shared` (CI's layout); a git worktree kept one level deeper finds it further up.
@@ -51,7 +51,7 @@ def interactions(path_suffix: str) -> Iterator[Interaction]:
     if not CASSETTES.is_dir():
         return
     for file in sorted(CASSETTES.rglob('*.yaml')):
-        data = yaml.load(file.read_text(), Loader=getattr(yaml, 'CSafeLoader', yaml.SafeLoader))
+        data: dict[str, Any] = yaml.load(file.read_text(), Loader=getattr(yaml, 'CSafeLoader', yaml.SafeLoader))
         for index, item in enumerate(data['interactions']):
             if httpx.URL(item['request']['uri']).path.endswith(path_suffix):
                 yield Interaction(file.stem, index, item['request'], item['response'])

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Callable
 from typing import Any
 
 import httpx
@@ -127,7 +128,9 @@ def _inputs(body: dict[str, Any]) -> tuple[list[ModelMessage], dict[str, Any], M
     return _messages(body), settings, params, profile
 
 
-def _model(interaction: Interaction, respond: Any, profile: Any) -> tuple[OpenAIChatModel, list[dict[str, Any]]]:
+def _model(
+    interaction: Interaction, respond: Callable[[], httpx.Response], profile: Any
+) -> tuple[OpenAIChatModel, list[dict[str, Any]]]:
     sent: list[dict[str, Any]] = []
 
     def handler(request: httpx.Request) -> httpx.Response:
@@ -233,11 +236,12 @@ async def _replay(interaction: Interaction, stream: bool) -> str:
     status = recorded['status']['code']
     if stream and status == 200 and 'choices' in recorded.get('parsed_body', {}):
         data = _sse_of(recorded['parsed_body'], random.Random(interaction.id))
-        respond = lambda: httpx.Response(
-            200,
-            headers={'content-type': 'text/event-stream'},
-            content=rechunked(data, seed=len(data)),
-        )
+
+        def respond() -> httpx.Response:
+            return httpx.Response(
+                200, headers={'content-type': 'text/event-stream'}, content=rechunked(data, len(data))
+            )
+
     else:
         respond = interaction.reply
     model, sent = _model(interaction, respond, profile)

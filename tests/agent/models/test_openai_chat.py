@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, cast
 
 import httpx
 import pytest
@@ -11,6 +11,7 @@ import pytest
 from edgewise.agent import Agent
 from edgewise.agent.exceptions import ModelAPIError, UnexpectedModelBehavior, UserError
 from edgewise.agent.messages import (
+    ModelMessage,
     ModelRequest,
     ModelResponse,
     RetryPromptPart,
@@ -24,12 +25,19 @@ from edgewise.agent.messages import (
 from edgewise.agent.models import ModelRequestParameters
 from edgewise.agent.output import OutputObjectDefinition
 from edgewise.agent.profiles.openai import OpenAIModelProfile
+from edgewise.agent.settings import ModelSettings
 from edgewise.agent.tools import ToolDefinition
 from edgewise.agent.usage import RequestUsage
 
 from ._chat import PARAMS, completion, delta, drain, json_reply, mock_model, sse, sse_reply, user
 
 pytestmark = pytest.mark.anyio
+
+
+def _s(settings: dict[str, Any]) -> ModelSettings:
+    # Settings dicts with keys of several TypedDicts (and `tool_choice`), typed for the model's signature.
+    return cast(ModelSettings, settings)
+
 
 TOOL = ToolDefinition(
     name='get_weather',
@@ -45,7 +53,7 @@ OUTPUT = ToolDefinition(
 
 async def test_a_conversation_maps_to_chat_messages() -> None:
     model, recorder = mock_model(json_reply(completion()))
-    history = [
+    history: list[ModelMessage] = [
         ModelRequest([SystemPromptPart('Be brief.'), UserPromptPart('Weather in Paris?')]),
         ModelResponse([TextPart('Let me look.'), ToolCallPart('get_weather', {'city': 'Paris'}, 'call_1')]),
         ModelRequest(
@@ -99,7 +107,7 @@ async def test_system_prompt_role_and_single_system_message_per_profile() -> Non
 
 async def test_thinking_goes_back_in_its_field_or_in_tags() -> None:
     model, recorder = mock_model(json_reply(completion()))
-    history = [
+    history: list[ModelMessage] = [
         ModelRequest([UserPromptPart('q')]),
         ModelResponse(
             [
@@ -160,7 +168,7 @@ async def test_unsupported_user_content_is_a_user_error() -> None:
 async def test_tools_strict_schemas_and_tool_choice() -> None:
     model, recorder = mock_model(json_reply(completion()))
     params = ModelRequestParameters(function_tools=[TOOL], output_tools=[OUTPUT], allow_text_output=False)
-    await model.request(user('q'), {'parallel_tool_calls': False}, params)
+    await model.request(user('q'), _s({'parallel_tool_calls': False}), params)
     body = recorder.bodies[0]
     assert body['tools'] == [
         {
@@ -195,7 +203,7 @@ async def test_no_strict_and_no_forced_tools_where_the_profile_says_so() -> None
     assert 'strict' not in recorder.bodies[0]['tools'][0]['function']
     assert recorder.bodies[0]['tool_choice'] == 'auto'
     with pytest.raises(UserError, match="tool_choice='required' is not supported by model 'gpt-4o'"):
-        await model.request(user('q'), {'tool_choice': 'required'}, params)  # type: ignore[typeddict-unknown-key]
+        await model.request(user('q'), _s({'tool_choice': 'required'}), params)
 
 
 @pytest.mark.parametrize(
@@ -209,7 +217,7 @@ async def test_no_strict_and_no_forced_tools_where_the_profile_says_so() -> None
 )
 async def test_the_tool_choice_setting(choice: Any, tools: list[str], tool_choice: Any) -> None:
     model, recorder = mock_model(json_reply(completion()))
-    await model.request(user('q'), {'tool_choice': choice}, ModelRequestParameters(function_tools=[TOOL]))  # type: ignore[typeddict-unknown-key]
+    await model.request(user('q'), _s({'tool_choice': choice}), ModelRequestParameters(function_tools=[TOOL]))
     body = recorder.bodies[0]
     assert [t['function']['name'] for t in body.get('tools', [])] == tools
     assert body.get('tool_choice') == tool_choice
@@ -218,13 +226,13 @@ async def test_the_tool_choice_setting(choice: Any, tools: list[str], tool_choic
 async def test_tool_choice_none_keeps_output_tools_and_unknown_names_are_an_error() -> None:
     model, recorder = mock_model(json_reply(completion()))
     params = ModelRequestParameters(function_tools=[TOOL], output_tools=[OUTPUT], allow_text_output=False)
-    await model.request(user('q'), {'tool_choice': 'none'}, params)  # type: ignore[typeddict-unknown-key]
+    await model.request(user('q'), _s({'tool_choice': 'none'}), params)
     assert [t['function']['name'] for t in recorder.bodies[0]['tools']] == ['final_result']
     assert recorder.bodies[0]['tool_choice'] == 'required'
-    await model.request(user('q'), {'tool_choice': ['get_weather', 'final_result']}, params)  # type: ignore[typeddict-unknown-key]
+    await model.request(user('q'), _s({'tool_choice': ['get_weather', 'final_result']}), params)
     assert recorder.bodies[1]['tool_choice'] == 'required'
     with pytest.raises(UserError, match='Invalid tool names in `tool_choice`'):
-        await model.request(user('q'), {'tool_choice': ['nope']}, params)  # type: ignore[typeddict-unknown-key]
+        await model.request(user('q'), _s({'tool_choice': ['nope']}), params)
 
 
 async def test_native_and_prompted_output() -> None:
@@ -251,25 +259,27 @@ async def test_settings_map_to_the_body() -> None:
     model, recorder = mock_model(json_reply(completion()), settings={'temperature': 0.1, 'seed': 3})
     await model.request(
         user('q'),
-        {
-            'max_tokens': 50,
-            'top_p': 0.9,
-            'stop_sequences': ['END'],
-            'presence_penalty': 0.5,
-            'frequency_penalty': 0.2,
-            'logit_bias': {'1': 2},
-            'openai_user': 'u1',
-            'openai_service_tier': 'flex',
-            'openai_logprobs': True,
-            'openai_top_logprobs': 2,
-            'openai_store': False,
-            'openai_prompt_cache_key': 'k',
-            'openai_reasoning_effort': 'low',
-            'extra_body': {'custom': 1},
-            'extra_headers': {'x-trace': 't1'},
-        },
+        _s(
+            {
+                'max_tokens': 50,
+                'top_p': 0.9,
+                'stop_sequences': ['END'],
+                'presence_penalty': 0.5,
+                'frequency_penalty': 0.2,
+                'logit_bias': {'1': 2},
+                'openai_user': 'u1',
+                'openai_service_tier': 'flex',
+                'openai_logprobs': True,
+                'openai_top_logprobs': 2,
+                'openai_store': False,
+                'openai_prompt_cache_key': 'k',
+                'openai_reasoning_effort': 'low',
+                'extra_body': {'custom': 1},
+                'extra_headers': {'x-trace': 't1'},
+            }
+        ),
         PARAMS,
-    )  # type: ignore[typeddict-unknown-key]
+    )
     body = recorder.bodies[0]
     assert {k: v for k, v in body.items() if k not in ('model', 'messages')} == {
         'temperature': 0.1,
@@ -294,11 +304,11 @@ async def test_settings_map_to_the_body() -> None:
 
 async def test_reasoning_models_get_no_sampling_settings() -> None:
     model, recorder = mock_model(json_reply(completion()), model_name='o3-mini')
-    await model.request(user('q'), {'temperature': 0.3, 'max_tokens': 9}, PARAMS)
+    await model.request(user('q'), _s({'temperature': 0.3, 'max_tokens': 9}), PARAMS)
     assert 'temperature' not in recorder.bodies[0]
     assert recorder.bodies[0]['max_completion_tokens'] == 9
     model, recorder = mock_model(json_reply(completion()), model_name='gpt-5.1')
-    await model.request(user('q'), {'temperature': 0.3}, PARAMS)
+    await model.request(user('q'), _s({'temperature': 0.3}), PARAMS)
     assert recorder.bodies[0]['temperature'] == 0.3
 
 
@@ -456,7 +466,9 @@ async def test_a_streamed_response_with_text_tools_thinking_and_usage() -> None:
 
 
 async def test_continuous_usage_keeps_the_last_count_and_leading_whitespace_can_be_ignored() -> None:
-    usage = lambda n: {'prompt_tokens': 5, 'completion_tokens': n, 'total_tokens': 5 + n}  # noqa: E731
+    def usage(n: int) -> dict[str, int]:
+        return {'prompt_tokens': 5, 'completion_tokens': n, 'total_tokens': 5 + n}
+
     body = sse(
         {**delta(content='\n\n'), 'usage': usage(1)},
         {**delta(content='Hi'), 'usage': usage(2)},
@@ -464,7 +476,7 @@ async def test_continuous_usage_keeps_the_last_count_and_leading_whitespace_can_
     )
     profile = OpenAIModelProfile(ignore_streamed_leading_whitespace=True)
     model, recorder = mock_model(sse_reply(body), profile=profile)
-    async with model.request_stream(user('q'), {'openai_continuous_usage_stats': True}, PARAMS) as stream:  # type: ignore[typeddict-unknown-key]
+    async with model.request_stream(user('q'), _s({'openai_continuous_usage_stats': True}), PARAMS) as stream:
         async for _ in stream:
             pass
     assert stream.get().parts == [TextPart('Hi')]

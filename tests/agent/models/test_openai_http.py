@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import email.utils
 import time
+from collections.abc import AsyncIterator
 
 import anyio
 import httpx
@@ -182,7 +183,7 @@ async def test_a_stream_is_not_retried_once_it_has_started() -> None:
         nonlocal calls
         calls += 1
 
-        async def body():
+        async def body() -> AsyncIterator[bytes]:
             yield sse(delta(content='partial'), done=False)
             raise httpx.ReadError('connection reset')
 

@@ -14,6 +14,9 @@ from edgewise.agent.models import infer_model
 from edgewise.agent.models.openai import OpenAIChatModel
 from edgewise.agent.profiles.openai import OpenAIModelProfile
 from edgewise.agent.providers import Provider, infer_provider, infer_provider_class
+from edgewise.agent.providers.cerebras import CerebrasProvider
+from edgewise.agent.providers.groq import GroqProvider
+from edgewise.agent.providers.heroku import HerokuProvider
 from edgewise.agent.providers.litellm import LiteLLMProvider
 from edgewise.agent.providers.ollama import OllamaProvider
 from edgewise.agent.providers.openai import OpenAIProvider
@@ -70,9 +73,9 @@ def test_base_urls_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None
     monkeypatch.setenv('OPENAI_BASE_URL', 'http://localhost:8000/v1/')
     assert OpenAIProvider(api_key='k').base_url == 'http://localhost:8000/v1'
     monkeypatch.setenv('GROQ_BASE_URL', 'https://groq.example')
-    assert infer_provider_class('groq')(api_key='k').base_url == 'https://groq.example/openai/v1'
+    assert GroqProvider(api_key='k').base_url == 'https://groq.example/openai/v1'
     monkeypatch.setenv('HEROKU_INFERENCE_URL', 'https://eu.inference.heroku.com')
-    assert infer_provider_class('heroku')(api_key='k').base_url == 'https://eu.inference.heroku.com/v1'
+    assert HerokuProvider(api_key='k').base_url == 'https://eu.inference.heroku.com/v1'
 
 
 def test_a_local_server_needs_no_key(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -90,7 +93,7 @@ def test_vercel_takes_either_variable_and_cerebras_sends_its_header(monkeypatch:
         infer_provider('vercel')
     monkeypatch.setenv('VERCEL_OIDC_TOKEN', 'oidc')
     assert infer_provider('vercel').request_headers() == {'authorization': 'Bearer oidc'}
-    headers = infer_provider_class('cerebras')(api_key='k').request_headers()
+    headers = CerebrasProvider(api_key='k').request_headers()
     assert headers['X-Cerebras-3rd-Party-Integration'] == 'edgewise'
 
 
@@ -163,10 +166,10 @@ async def test_the_agent_closes_the_client_its_provider_made(local_server: Local
 @pytest.mark.anyio
 async def test_a_users_client_is_used_as_given_and_left_open() -> None:
     model, recorder = mock_model(lambda _: httpx.Response(200, json=completion('ok')))
-    client = model.provider.client  # type: ignore[union-attr]
+    client = model.provider.client
     async with Agent(model) as agent:
         assert (await agent.run('q')).output == 'ok'
-    assert model.provider.client is client  # type: ignore[union-attr]
+    assert model.provider.client is client
     assert not client.is_closed
     assert len(recorder.requests) == 1
     await client.aclose()

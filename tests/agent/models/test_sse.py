@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -72,7 +74,7 @@ def test_any_chunking_gives_the_same_events(lines: list[str], newline: str, cuts
 
 @pytest.mark.anyio
 async def test_aiter_sse_reads_an_async_body() -> None:
-    async def body():
+    async def body() -> AsyncIterator[str]:
         for piece in ('data: 1\n', '\ndata: 2', '\n\n'):
             yield piece
 

@@ -14,7 +14,7 @@ from __future__ import annotations as _annotations
 
 import contextlib
 import random
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import AbstractContextManager, asynccontextmanager, nullcontext
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -252,7 +252,7 @@ class SSEStream:
     def __aiter__(self) -> AsyncIterator[ServerSentEvent]:
         return self.events()
 
-    async def events(self) -> AsyncIterator[ServerSentEvent]:
+    async def events(self) -> AsyncGenerator[ServerSentEvent, None]:
         """The events, as they arrive (close the iterator, e.g. with `aclosing`, when leaving it early)."""
         decoder = SSEDecoder()
         texts = self.response.aiter_text()
