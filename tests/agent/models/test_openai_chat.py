@@ -533,3 +533,25 @@ async def test_an_agent_runs_tools_through_the_model() -> None:
     assert recorder.bodies[1]['messages'][-1] == {'role': 'tool', 'tool_call_id': 'call_1', 'content': 'sunny in Oslo'}
     assert recorder.bodies[0]['messages'][0] == {'role': 'system', 'content': 'Be helpful.'}
     assert result.usage().requests == 2
+
+
+async def test_the_profiles_schema_transformer_makes_tools_strict_where_it_can() -> None:
+    model, recorder = mock_model(json_reply(completion()))
+    properties = {'a': {'type': 'string'}}
+    tools = [
+        ToolDefinition(
+            name='closed', parameters_json_schema={'type': 'object', 'properties': properties, 'required': ['a']}
+        ),
+        ToolDefinition(name='optional', parameters_json_schema={'type': 'object', 'properties': properties}),
+    ]
+    params = model.customize_request_parameters(ModelRequestParameters(function_tools=tools))
+    await model.request(user('q'), None, params)
+    closed, optional = (t['function'] for t in recorder.bodies[0]['tools'])
+    assert closed['strict'] is True
+    assert closed['parameters'] == {
+        'type': 'object',
+        'properties': properties,
+        'required': ['a'],
+        'additionalProperties': False,
+    }
+    assert 'strict' not in optional

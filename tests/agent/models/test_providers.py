@@ -193,3 +193,22 @@ def test_importing_the_agent_package_imports_no_provider_module() -> None:
     )
     out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == '[]'
+
+
+def test_model_families_behind_compatible_providers() -> None:
+    from edgewise.agent.profiles import InlineDefsJsonSchemaTransformer
+    from edgewise.agent.profiles.openai import OpenAIJsonSchemaTransformer
+
+    llama = OllamaProvider.model_profile('llama3.2')
+    assert isinstance(llama, OpenAIModelProfile)
+    assert llama.json_schema_transformer is InlineDefsJsonSchemaTransformer
+    assert llama.openai_chat_thinking_field == 'reasoning'
+    assert infer_provider_class('together').model_profile('meta-llama/Llama-3-70b').json_schema_transformer is (  # type: ignore[union-attr]
+        InlineDefsJsonSchemaTransformer
+    )
+    unknown = infer_provider_class('fireworks').model_profile('accounts/fireworks/models/unknown')
+    assert unknown is not None
+    assert unknown.json_schema_transformer is OpenAIJsonSchemaTransformer
+    litellm = LiteLLMProvider.model_profile('gpt-4o')
+    assert isinstance(litellm, OpenAIModelProfile)
+    assert litellm.supports_json_schema_output is True

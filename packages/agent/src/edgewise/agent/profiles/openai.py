@@ -1,61 +1,229 @@
-"""The profile of models reached through OpenAI's APIs, and of OpenAI's own models."""
+"""The profile of OpenAI's models, and the JSON schema dialect of OpenAI's strict mode.
+
+`OpenAIModelProfile` also carries the fields that OpenAI-compatible servers differ in (where thinking
+appears, whether `tool_choice='required'` or strict tools are accepted, the system prompt's role, ...).
+"""
 
 from __future__ import annotations as _annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal, TypeAlias
+from typing import Any, Literal, TypeAlias
 
-from . import ModelProfile
+from ..exceptions import UserError
+from . import JsonSchema, JsonSchemaTransformer, ModelProfile
 
-__all__ = ('OpenAIModelProfile', 'OpenAISystemPromptRole', 'openai_model_profile')
+__all__ = (
+    'OpenAIModelProfile',
+    'OpenAISystemPromptRole',
+    'OpenAIJsonSchemaTransformer',
+    'openai_model_profile',
+    'OPENAI_REASONING_EFFORT_MAP',
+    'SAMPLING_PARAMS',
+)
 
 OpenAISystemPromptRole: TypeAlias = Literal['system', 'developer', 'user']
 """The role system prompts are sent with."""
 
+OPENAI_REASONING_EFFORT_MAP: dict[bool | str, str] = {
+    True: 'medium',
+    False: 'none',
+    'minimal': 'minimal',
+    'low': 'low',
+    'medium': 'medium',
+    'high': 'high',
+    'xhigh': 'xhigh',
+}
+"""Provider-neutral thinking levels and OpenAI's `reasoning_effort` value for each."""
+
+SAMPLING_PARAMS = (
+    'temperature',
+    'top_p',
+    'presence_penalty',
+    'frequency_penalty',
+    'logit_bias',
+    'openai_logprobs',
+    'openai_top_logprobs',
+)
+"""Settings that OpenAI's reasoning models reject while they reason."""
+
 
 @dataclass(kw_only=True)
 class OpenAIModelProfile(ModelProfile):
-    """A profile for models used through the OpenAI APIs; every field is `openai_`-prefixed so profiles merge."""
+    """A profile with the fields of OpenAI's APIs and compatible servers (all prefixed `openai_`)."""
 
     openai_chat_thinking_field: str | None = None
-    """The field of a Chat Completions message holding thinking text, when the server uses one of its own
-    (`reasoning` and `reasoning_content` are always read)."""
+    """The Chat Completions message field holding reasoning text on some servers (`reasoning_content`,
+    `reasoning`); `None` to look at those two."""
     openai_chat_send_back_thinking_parts: Literal['auto', 'tags', 'field', False] = 'auto'
-    """How thinking is sent back: `'auto'` in the field it came in (else in tags), `'tags'` in the text between
-    the profile's `thinking_tags`, `'field'` in `openai_chat_thinking_field`, `False` not at all."""
+    """How earlier reasoning is sent back: in the field it came in (`'auto'`, else in tags), inside the text
+    between `thinking_tags` (`'tags'`), in `openai_chat_thinking_field` (`'field'`), or not at all (`False`)."""
     openai_supports_strict_tool_definition: bool = True
-    """Whether tools and response formats may be marked `strict`."""
+    """Whether tool definitions may carry `strict: true`."""
+    openai_supports_sampling_settings: bool = True
+    """Deprecated in pydantic-ai 1.x (see `openai_unsupported_model_settings`); kept for compatibility."""
     openai_unsupported_model_settings: Sequence[str] = ()
-    """Settings the server rejects; they are left out of requests."""
+    """Settings the model rejects; they are left out of requests."""
     openai_supports_tool_choice_required: bool = True
-    """Whether the server accepts `tool_choice='required'`."""
+    """Whether `tool_choice='required'` is accepted (some compatible servers reject it)."""
     openai_system_prompt_role: OpenAISystemPromptRole | None = None
-    """The role of system prompts; `'system'` when `None`."""
+    """The role system prompts are sent with (`None`: `'system'`)."""
     supports_inline_system_prompts: bool = True
-    """OpenAI's APIs take system messages anywhere in a conversation."""
+    """OpenAI's APIs accept system messages anywhere in the conversation."""
     openai_chat_supports_multiple_system_messages: bool = True
-    """Whether several system messages may open a conversation; when not, they are joined into one."""
+    """Whether several system messages may open a Chat conversation (else they are joined into one)."""
+    openai_chat_supports_web_search: bool = False
+    """Whether the Chat Completions model can search the web (the `-search-preview` models)."""
+    openai_chat_audio_input_encoding: Literal['base64', 'uri'] = 'base64'
+    """How audio input is encoded in Chat requests: plain base64, or a data URI."""
+    openai_chat_supports_file_urls: bool = False
+    """Whether Chat requests may give a document by URL instead of inline data."""
+    openai_supports_encrypted_reasoning_content: bool = False
+    """Whether the Responses API can return the reasoning encrypted, to be sent back in later requests."""
     openai_supports_reasoning: bool = False
-    """Whether the model reasons (o-series, GPT-5): sampling settings are then left out of requests."""
+    """Whether the model reasons (o-series, GPT-5 and later)."""
     openai_supports_reasoning_effort_none: bool = False
-    """Whether the model takes sampling settings when its reasoning effort is `'none'` (GPT-5.1 and later)."""
+    """Whether `reasoning_effort='none'` is accepted (sampling settings are then allowed again)."""
+    openai_responses_requires_function_call_status_none: bool = False
+    """Whether function calls sent back to the Responses API must have no `status` (older vLLM)."""
+    openai_supports_phase: bool = False
+    """Whether Responses assistant messages carry a `phase` (commentary or final answer) to send back."""
+    openai_chat_supports_document_input: bool = True
+    """Whether Chat requests may include documents (`file` content parts)."""
+
+    def __post_init__(self) -> None:
+        if self.openai_chat_send_back_thinking_parts == 'field' and not self.openai_chat_thinking_field:
+            raise UserError(
+                'If `openai_chat_send_back_thinking_parts` is "field", '
+                '`openai_chat_thinking_field` must be set to a non-None value.'
+            )
 
 
 def openai_model_profile(model_name: str) -> ModelProfile:
-    """The profile of one of OpenAI's models, from its name."""
+    """The profile of an OpenAI model: strict schemas, native and JSON output, and which models reason."""
     gpt_5_1_plus = model_name.startswith(('gpt-5.1', 'gpt-5.2', 'gpt-5.3', 'gpt-5.4', 'gpt-5.5'))
     gpt_5 = model_name.startswith('gpt-5') and not gpt_5_1_plus
-    always_thinks = model_name.startswith('o') or (gpt_5 and '-chat' not in model_name)
-    reasons = (always_thinks or gpt_5_1_plus) and not model_name.startswith('gpt-5.3-chat')
+    gpt_5_3_chat = model_name.startswith('gpt-5.3-chat')
+    always_reasons = model_name.startswith('o') or (gpt_5 and '-chat' not in model_name)
+    reasons = (always_reasons or gpt_5_1_plus) and not gpt_5_3_chat
     return OpenAIModelProfile(
+        json_schema_transformer=OpenAIJsonSchemaTransformer,
         supports_json_schema_output=True,
         supports_json_object_output=True,
         supports_image_output=gpt_5 or gpt_5_1_plus or 'o3' in model_name or '4.1' in model_name or '4o' in model_name,
         supports_thinking=reasons,
-        thinking_always_enabled=always_thinks,
-        # o1-mini takes no system messages.
+        thinking_always_enabled=always_reasons,
+        # o1-mini rejects the system role.
         openai_system_prompt_role='user' if model_name.startswith('o1-mini') else None,
+        openai_chat_supports_web_search='-search-preview' in model_name,
+        openai_supports_encrypted_reasoning_content=reasons,
         openai_supports_reasoning=reasons,
-        openai_supports_reasoning_effort_none=gpt_5_1_plus and not model_name.startswith('gpt-5.3-chat'),
+        openai_supports_reasoning_effort_none=gpt_5_1_plus and not gpt_5_3_chat,
+        openai_supports_phase=model_name.startswith(('gpt-5.3-codex', 'gpt-5.4', 'gpt-5.5')),
     )
+
+
+# Keywords that strict mode rejects; in strict mode they move into the description, so the model still reads them.
+_STRICT_UNSUPPORTED_KEYWORDS = (
+    'minLength',
+    'maxLength',
+    'patternProperties',
+    'unevaluatedProperties',
+    'propertyNames',
+    'minProperties',
+    'maxProperties',
+    'unevaluatedItems',
+    'contains',
+    'minContains',
+    'maxContains',
+    'uniqueItems',
+)
+_STRICT_STRING_FORMATS = frozenset(
+    ('date-time', 'time', 'date', 'duration', 'email', 'hostname', 'ipv4', 'ipv6', 'uuid')
+)
+_LOOKAROUND = re.compile(r'(?<!\\)(?:\\\\)*\(\?(?:=|!|<=|<!)')
+_MISSING = object()
+
+
+class OpenAIJsonSchemaTransformer(JsonSchemaTransformer):
+    """Rewrites a schema for OpenAI's strict mode (structured outputs and strict function calling).
+
+    With `strict=True` the schema is forced into the dialect: `additionalProperties: false` and every
+    property required on each object, `oneOf` as `anyOf`, no `default`, and unsupported keywords and
+    formats moved into the description. With `strict=None` the schema keeps its meaning and
+    `is_strict_compatible` says whether it already fits the dialect.
+    """
+
+    def __init__(self, schema: JsonSchema, *, strict: bool | None = None) -> None:
+        """Prepare a walk over `schema`."""
+        super().__init__(schema, strict=strict)
+        self.root_ref: str | None = schema.get('$ref')
+        """The root schema's `$ref` (recursive models), replaced by `#` inside the schema."""
+
+    def walk(self) -> JsonSchema:
+        """The transformed schema; a root that is a `$ref` gets its definition's content."""
+        walked = super().walk()
+        if self.root_ref is not None:
+            walked.pop('$ref', None)
+            name = self.root_ref.removeprefix('#/$defs/')
+            walked.update(self.defs.get(name) or {})
+        return walked
+
+    def transform(self, schema: JsonSchema) -> JsonSchema:
+        """Make one sub-schema strict (or find out whether it is)."""
+        for key in ('title', '$schema', 'discriminator'):
+            schema.pop(key, None)
+        if 'default' in schema:
+            # Strict mode rejects defaults; loose schemas keep them, as some models follow them better.
+            if self.strict:
+                del schema['default']
+            elif self.strict is None:
+                self.is_strict_compatible = False
+        if (ref := schema.get('$ref')) is not None:
+            if ref == self.root_ref:
+                schema['$ref'] = '#'
+            if len(schema) > 1:
+                # Strict mode allows no siblings beside `$ref`, but does beside `anyOf`.
+                schema['anyOf'] = [{'$ref': schema.pop('$ref')}]
+        self._check_keywords(schema)
+        if 'oneOf' in schema:
+            if self.strict:
+                schema['anyOf'] = schema.pop('oneOf')
+            else:
+                self.is_strict_compatible = False
+        if schema.get('type') == 'object':
+            self._check_object(schema)
+        return schema
+
+    def _check_keywords(self, schema: JsonSchema) -> None:
+        unsupported: dict[str, Any] = {k: schema[k] for k in _STRICT_UNSUPPORTED_KEYWORDS if k in schema}
+        fmt = schema.get('format')
+        if fmt and fmt not in _STRICT_STRING_FORMATS:
+            unsupported['format'] = fmt
+        pattern = schema.get('pattern')
+        if isinstance(pattern, str) and _LOOKAROUND.search(pattern):
+            unsupported['pattern'] = pattern
+        if not unsupported:
+            return
+        if self.strict:
+            notes = ', '.join(f'{key}={schema.pop(key)}' for key in unsupported)
+            description = schema.get('description')
+            schema['description'] = f'{description} ({notes})' if description else notes
+        elif self.strict is None:
+            self.is_strict_compatible = False
+
+    def _check_object(self, schema: JsonSchema) -> None:
+        # Objects without `properties` are dropped by the API, so every object gets the key.
+        properties = schema.setdefault('properties', {})
+        if self.strict:
+            schema['additionalProperties'] = False
+            schema['required'] = list(properties)
+        elif self.strict is None:
+            if schema.get('additionalProperties', _MISSING) not in (_MISSING, None, False):
+                self.is_strict_compatible = False
+            else:
+                schema['additionalProperties'] = False
+            required = schema.get('required')
+            if required is None or any(name not in required for name in properties):
+                self.is_strict_compatible = False

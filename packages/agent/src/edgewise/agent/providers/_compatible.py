@@ -5,12 +5,26 @@ Each class is data only; `COMPATIBLE_PROVIDERS` maps the names of `'<provider>:<
 
 from __future__ import annotations as _annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from typing import Any
 
 import httpx
 
 from ..profiles import ModelProfile
-from ..profiles.openai import OpenAIModelProfile, openai_model_profile
+from ..profiles.amazon import amazon_model_profile
+from ..profiles.anthropic import anthropic_model_profile
+from ..profiles.cohere import cohere_model_profile
+from ..profiles.deepseek import deepseek_model_profile
+from ..profiles.google import google_model_profile
+from ..profiles.grok import grok_model_profile
+from ..profiles.groq import groq_model_profile
+from ..profiles.harmony import harmony_model_profile
+from ..profiles.meta import meta_model_profile
+from ..profiles.mistral import mistral_model_profile
+from ..profiles.moonshotai import moonshotai_model_profile
+from ..profiles.openai import OpenAIJsonSchemaTransformer, OpenAIModelProfile, openai_model_profile
+from ..profiles.qwen import qwen_model_profile
+from ..profiles.zai import zai_model_profile
 from .openai import OpenAIProvider, ProviderSpec
 
 __all__ = (
@@ -31,15 +45,34 @@ __all__ = (
 )
 
 
-def _profile(**overrides: object) -> Callable[[str], ModelProfile | None]:
-    """A provider's profile: OpenAI's for `openai/...` model names (gateways), the provider's defaults else."""
+Family = Callable[[str], ModelProfile | None]
+
+_OPENAI_BASE = {'json_schema_transformer': OpenAIJsonSchemaTransformer}
+
+
+def _profile(
+    by_prefix: Mapping[str, Family] | None = None,
+    by_vendor: Mapping[str, Family] | None = None,
+    fallback: Family | None = None,
+    **overrides: Any,
+) -> Family:
+    """A provider's profile function: the model family's profile (found by name prefix, or by the `vendor/`
+    part of names such as `meta-llama/llama-3`) under the provider's own OpenAI-compatible settings."""
 
     def profile(model_name: str) -> ModelProfile | None:
-        base = OpenAIModelProfile(**overrides)  # type: ignore[arg-type]
-        vendor, sep, name = model_name.partition('/')
-        if sep and vendor == 'openai':
-            return base.update(openai_model_profile(name))
-        return base
+        family: ModelProfile | None = None
+        lowered = model_name.lower()
+        if by_vendor is not None and '/' in model_name:
+            vendor, _, name = lowered.partition('/')
+            if (found := by_vendor.get(vendor)) is not None:
+                family = found(name)
+        for prefix, found in (by_prefix or {}).items():
+            if lowered.startswith(prefix):
+                family = found(lowered)
+                break
+        if family is None and fallback is not None:
+            family = fallback(model_name)
+        return OpenAIModelProfile(**{**_OPENAI_BASE, **overrides}).update(family)
 
     return profile
 
@@ -55,6 +88,16 @@ class OllamaProvider(OpenAIProvider):
         api_key_envs=('OLLAMA_API_KEY',),
         api_key_required=False,
         profile=_profile(
+            by_prefix={
+                'llama': meta_model_profile,
+                'gemma': google_model_profile,
+                'qwen': qwen_model_profile,
+                'qwq': qwen_model_profile,
+                'deepseek': deepseek_model_profile,
+                'mistral': mistral_model_profile,
+                'command': cohere_model_profile,
+                'gpt-oss': harmony_model_profile,
+            },
             openai_chat_thinking_field='reasoning',
             openai_supports_strict_tool_definition=False,
             supports_json_schema_output=True,
@@ -72,7 +115,22 @@ class OpenRouterProvider(OpenAIProvider):
         default_base_url='https://openrouter.ai/api/v1',
         api_key_envs=('OPENROUTER_API_KEY',),
         profile=_profile(
-            openai_chat_send_back_thinking_parts='field', openai_chat_thinking_field='reasoning', supports_thinking=True
+            by_vendor={
+                'google': google_model_profile,
+                'openai': openai_model_profile,
+                'anthropic': anthropic_model_profile,
+                'mistralai': mistral_model_profile,
+                'qwen': qwen_model_profile,
+                'x-ai': grok_model_profile,
+                'cohere': cohere_model_profile,
+                'amazon': amazon_model_profile,
+                'deepseek': deepseek_model_profile,
+                'meta-llama': meta_model_profile,
+                'moonshotai': moonshotai_model_profile,
+            },
+            openai_chat_send_back_thinking_parts='field',
+            openai_chat_thinking_field='reasoning',
+            supports_thinking=True,
         ),
     )
 
@@ -87,7 +145,20 @@ class GroqProvider(OpenAIProvider):
         base_url_env='GROQ_BASE_URL',
         base_url_suffix='/openai/v1',
         api_key_envs=('GROQ_API_KEY',),
-        profile=_profile(openai_chat_thinking_field='reasoning'),
+        profile=_profile(
+            by_prefix={
+                'llama': meta_model_profile,
+                'meta-llama/': meta_model_profile,
+                'gemma': google_model_profile,
+                'qwen': qwen_model_profile,
+                'deepseek': deepseek_model_profile,
+                'mistral': mistral_model_profile,
+                'moonshotai/': moonshotai_model_profile,
+                'compound-': groq_model_profile,
+                'openai/': lambda name: openai_model_profile(name.removeprefix('openai/')),
+            },
+            openai_chat_thinking_field='reasoning',
+        ),
     )
 
 
@@ -100,6 +171,7 @@ class DeepSeekProvider(OpenAIProvider):
         default_base_url='https://api.deepseek.com',
         api_key_envs=('DEEPSEEK_API_KEY',),
         profile=_profile(
+            fallback=deepseek_model_profile,
             supports_json_object_output=True,
             openai_chat_thinking_field='reasoning_content',
             openai_chat_send_back_thinking_parts='field',
@@ -115,7 +187,15 @@ class TogetherProvider(OpenAIProvider):
         class_name='TogetherProvider',
         default_base_url='https://api.together.xyz/v1',
         api_key_envs=('TOGETHER_API_KEY',),
-        profile=_profile(),
+        profile=_profile(
+            by_vendor={
+                'deepseek-ai': deepseek_model_profile,
+                'google': google_model_profile,
+                'qwen': qwen_model_profile,
+                'meta-llama': meta_model_profile,
+                'mistralai': mistral_model_profile,
+            }
+        ),
     )
 
 
@@ -127,7 +207,18 @@ class FireworksProvider(OpenAIProvider):
         class_name='FireworksProvider',
         default_base_url='https://api.fireworks.ai/inference/v1',
         api_key_envs=('FIREWORKS_API_KEY',),
-        profile=_profile(),
+        profile=_profile(
+            by_prefix={
+                'accounts/fireworks/models/' + p: f
+                for p, f in (
+                    ('llama', meta_model_profile),
+                    ('qwen', qwen_model_profile),
+                    ('deepseek', deepseek_model_profile),
+                    ('mistral', mistral_model_profile),
+                    ('gemma', google_model_profile),
+                )
+            }
+        ),
     )
 
 
@@ -141,6 +232,12 @@ class CerebrasProvider(OpenAIProvider):
         api_key_envs=('CEREBRAS_API_KEY',),
         headers={'X-Cerebras-3rd-Party-Integration': 'edgewise'},
         profile=_profile(
+            by_prefix={
+                'llama': meta_model_profile,
+                'qwen': qwen_model_profile,
+                'gpt-oss': harmony_model_profile,
+                'zai': zai_model_profile,
+            },
             openai_unsupported_model_settings=(
                 'frequency_penalty',
                 'logit_bias',
@@ -160,7 +257,18 @@ class VercelProvider(OpenAIProvider):
         class_name='VercelProvider',
         default_base_url='https://ai-gateway.vercel.sh/v1',
         api_key_envs=('VERCEL_AI_GATEWAY_API_KEY', 'VERCEL_OIDC_TOKEN'),
-        profile=_profile(),
+        profile=_profile(
+            by_vendor={
+                'anthropic': anthropic_model_profile,
+                'bedrock': amazon_model_profile,
+                'cohere': cohere_model_profile,
+                'deepseek': deepseek_model_profile,
+                'mistral': mistral_model_profile,
+                'openai': openai_model_profile,
+                'vertex': google_model_profile,
+                'xai': grok_model_profile,
+            }
+        ),
     )
 
 
@@ -172,7 +280,7 @@ class GrokProvider(OpenAIProvider):
         class_name='GrokProvider',
         default_base_url='https://api.x.ai/v1',
         api_key_envs=('GROK_API_KEY',),
-        profile=_profile(openai_supports_strict_tool_definition=False),
+        profile=_profile(fallback=grok_model_profile, openai_supports_strict_tool_definition=False),
     )
 
 
@@ -184,7 +292,7 @@ class XaiProvider(OpenAIProvider):
         class_name='XaiProvider',
         default_base_url='https://api.x.ai/v1',
         api_key_envs=('XAI_API_KEY',),
-        profile=_profile(openai_supports_strict_tool_definition=False),
+        profile=_profile(fallback=grok_model_profile, openai_supports_strict_tool_definition=False),
     )
 
 
@@ -197,6 +305,7 @@ class MoonshotAIProvider(OpenAIProvider):
         default_base_url='https://api.moonshot.ai/v1',
         api_key_envs=('MOONSHOTAI_API_KEY',),
         profile=_profile(
+            fallback=moonshotai_model_profile,
             openai_supports_tool_choice_required=False,
             supports_json_object_output=True,
             openai_chat_thinking_field='reasoning_content',
@@ -229,7 +338,26 @@ class LiteLLMProvider(OpenAIProvider):
         base_url_env='LITELLM_BASE_URL',
         api_key_envs=('LITELLM_API_KEY',),
         api_key_required=False,
-        profile=_profile(),
+        profile=_profile(
+            by_vendor={
+                'anthropic': anthropic_model_profile,
+                'openai': openai_model_profile,
+                'google': google_model_profile,
+                'mistralai': mistral_model_profile,
+                'mistral': mistral_model_profile,
+                'cohere': cohere_model_profile,
+                'amazon': amazon_model_profile,
+                'bedrock': amazon_model_profile,
+                'meta-llama': meta_model_profile,
+                'meta': meta_model_profile,
+                'groq': groq_model_profile,
+                'deepseek': deepseek_model_profile,
+                'moonshotai': moonshotai_model_profile,
+                'x-ai': grok_model_profile,
+                'qwen': qwen_model_profile,
+            },
+            fallback=openai_model_profile,
+        ),
     )
 
     def __init__(

@@ -1,0 +1,114 @@
+"""The profile of Anthropic's Claude models."""
+
+from __future__ import annotations as _annotations
+
+from dataclasses import dataclass
+from typing import Literal, TypeAlias
+
+from . import ModelProfile
+
+__all__ = (
+    'AnthropicModelProfile',
+    'AnthropicEffort',
+    'ANTHROPIC_THINKING_BUDGET_MAP',
+    'ANTHROPIC_THINKING_EFFORT_MAP',
+    'anthropic_model_profile',
+    'resolve_anthropic_effort',
+)
+
+AnthropicEffort: TypeAlias = Literal['low', 'medium', 'high', 'xhigh', 'max']
+"""The values of `output_config.effort`."""
+
+ANTHROPIC_THINKING_BUDGET_MAP: dict[bool | str, int] = {
+    True: 10000,
+    'minimal': 1024,
+    'low': 2048,
+    'medium': 10000,
+    'high': 16384,
+    'xhigh': 32768,
+}
+"""Provider-neutral thinking levels and the `budget_tokens` for each, on models with budget-based thinking."""
+
+ANTHROPIC_THINKING_EFFORT_MAP: dict[str, AnthropicEffort] = {
+    'minimal': 'low',
+    'low': 'low',
+    'medium': 'medium',
+    'high': 'high',
+    'xhigh': 'max',
+}
+"""Provider-neutral thinking levels and the `output_config.effort` for each."""
+
+_STRUCTURED_OUTPUT_MODELS = (
+    'claude-fable-5',
+    'claude-mythos-5',
+    'claude-haiku-4-5',
+    'claude-sonnet-4-5',
+    'claude-sonnet-4-6',
+    'claude-opus-4-1',
+    'claude-opus-4-5',
+    'claude-opus-4-6',
+    'claude-opus-4-7',
+    'claude-opus-4-8',
+)
+_ADAPTIVE_THINKING_MODELS = (
+    'claude-fable-5',
+    'claude-mythos-5',
+    'claude-sonnet-4-6',
+    'claude-opus-4-6',
+    'claude-opus-4-7',
+    'claude-opus-4-8',
+)
+_EFFORT_MODELS = (*_ADAPTIVE_THINKING_MODELS, 'claude-opus-4-5')
+_LATEST_MODELS = ('claude-fable-5', 'claude-mythos-5', 'claude-opus-4-7', 'claude-opus-4-8')
+_NO_FORCED_TOOL_MODELS = ('claude-fable-5', 'claude-mythos-5', 'claude-mythos-preview')
+
+
+@dataclass(kw_only=True)
+class AnthropicModelProfile(ModelProfile):
+    """A profile with the fields of Anthropic's Messages API (all prefixed `anthropic_`, so that profiles merge)."""
+
+    anthropic_supports_fast_speed: bool = False
+    """Whether `anthropic_speed='fast'` is accepted."""
+    anthropic_supports_adaptive_thinking: bool = False
+    """Whether thinking is `{'type': 'adaptive'}` (else `{'type': 'enabled', 'budget_tokens': n}`)."""
+    anthropic_supports_effort: bool = False
+    """Whether `output_config.effort` is accepted."""
+    anthropic_supports_xhigh_effort: bool = False
+    """Whether the `xhigh` effort is accepted (else `max` is used)."""
+    anthropic_disallows_budget_thinking: bool = False
+    """Whether budget-based thinking is rejected."""
+    anthropic_disallows_sampling_settings: bool = False
+    """Whether `temperature` and `top_p` are rejected (and so left out of requests)."""
+    anthropic_supports_task_budgets: bool = False
+    """Whether `output_config.task_budget` is accepted."""
+    anthropic_supports_forced_tool_choice: bool = True
+    """Whether a forced `tool_choice` (`any`, `tool`) is accepted; thinking rules it out on every model."""
+
+
+def resolve_anthropic_effort(level: str, *, supports_xhigh: bool) -> AnthropicEffort:
+    """The `output_config.effort` for a provider-neutral thinking level."""
+    if level == 'xhigh' and supports_xhigh:
+        return 'xhigh'
+    return ANTHROPIC_THINKING_EFFORT_MAP[level]
+
+
+def anthropic_model_profile(model_name: str) -> ModelProfile | None:
+    """The profile of a Claude model.
+
+    Claude reasons in `thinking` blocks (signed, sent back only to Anthropic); in text, reasoning from
+    other models is shown between `<thinking>` tags. Recent models take native structured output.
+    """
+    latest = model_name.startswith(_LATEST_MODELS)
+    return AnthropicModelProfile(
+        thinking_tags=('<thinking>', '</thinking>'),
+        supports_json_schema_output=model_name.startswith(_STRUCTURED_OUTPUT_MODELS),
+        supports_thinking=True,
+        anthropic_supports_fast_speed=model_name.startswith(('claude-opus-4-6', 'claude-opus-4-7', 'claude-opus-4-8')),
+        anthropic_supports_adaptive_thinking=model_name.startswith(_ADAPTIVE_THINKING_MODELS),
+        anthropic_supports_effort=model_name.startswith(_EFFORT_MODELS),
+        anthropic_supports_xhigh_effort=latest,
+        anthropic_disallows_budget_thinking=latest,
+        anthropic_disallows_sampling_settings=latest,
+        anthropic_supports_task_budgets=latest,
+        anthropic_supports_forced_tool_choice=not model_name.startswith(_NO_FORCED_TOOL_MODELS),
+    )

@@ -1,0 +1,15 @@
+"""The profile of models speaking OpenAI's Harmony response format (gpt-oss)."""
+
+from __future__ import annotations as _annotations
+
+from . import ModelProfile
+from .openai import OpenAIModelProfile, openai_model_profile
+
+__all__ = ('harmony_model_profile',)
+
+
+def harmony_model_profile(model_name: str) -> ModelProfile | None:
+    """OpenAI's profile, without `tool_choice='required'`, ignoring whitespace that opens a streamed answer."""
+    return OpenAIModelProfile(
+        openai_supports_tool_choice_required=False, ignore_streamed_leading_whitespace=True
+    ).update(openai_model_profile(model_name))
