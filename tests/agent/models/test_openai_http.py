@@ -237,3 +237,23 @@ async def test_the_span_has_the_genai_attributes(capfire) -> None:
         'gen_ai.usage.input_tokens': 9,
         'gen_ai.usage.output_tokens': 3,
     }
+
+
+def test_the_errors_match_pydantic_ai() -> None:
+    import pickle
+
+    from edgewise.agent.exceptions import AgentRunError
+
+    http = ModelHTTPError(429, 'gpt-4o', {'message': 'slow down'})
+    api = ModelAPIError('gpt-4o', 'Connection error.')
+    assert isinstance(http, ModelAPIError)
+    assert isinstance(api, AgentRunError)
+    assert str(api) == 'Connection error.'
+    copy = pickle.loads(pickle.dumps(http))
+    assert (copy.status_code, copy.model_name, copy.body, str(copy)) == (
+        429,
+        'gpt-4o',
+        {'message': 'slow down'},
+        str(http),
+    )
+    assert str(pickle.loads(pickle.dumps(api))) == 'Connection error.'
