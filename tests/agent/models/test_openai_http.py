@@ -15,7 +15,7 @@ from edgewise.agent.models import _http
 from edgewise.agent.models.openai import OpenAIChatModel
 from edgewise.agent.providers.openai import OpenAIProvider
 
-from ._chat import PARAMS, completion, delta, json_reply, mock_model, sse, user
+from ._chat import PARAMS, completion, delta, drain, json_reply, mock_model, sse, user
 from .conftest import LocalServer, Reply
 
 pytestmark = pytest.mark.anyio
@@ -257,3 +257,67 @@ def test_the_errors_match_pydantic_ai() -> None:
         str(http),
     )
     assert str(pickle.loads(pickle.dumps(api))) == 'Connection error.'
+
+
+async def test_a_streamed_request_has_one_span_with_the_final_usage(capfire) -> None:
+    body = sse(
+        delta(content='Hi'),
+        delta('length'),
+        {'choices': [], 'usage': {'prompt_tokens': 4, 'completion_tokens': 1, 'total_tokens': 5}},
+    )
+    model, _ = mock_model(lambda _: httpx.Response(200, headers={'content-type': 'text/event-stream'}, content=body))
+    await drain(model, user('hi'), None, PARAMS)
+    (span,) = capfire.exporter.exported_spans_as_dict()
+    attributes = span['attributes']
+    assert (attributes['gen_ai.usage.input_tokens'], attributes['gen_ai.usage.output_tokens']) == (4, 1)
+    assert attributes['gen_ai.response.finish_reasons'] == '["length"]'
+    assert attributes['gen_ai.response.model'] == 'gpt-4o-mini'
+
+
+async def test_a_connect_timeout_is_retried(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_http, 'INITIAL_DELAY', 0.001)
+    attempts: list[int] = []
+
+    def respond(_: dict[str, object]) -> httpx.Response:
+        attempts.append(1)
+        if len(attempts) == 1:
+            raise httpx.ConnectTimeout('too slow')
+        return httpx.Response(200, json=completion('second time'))
+
+    model, _ = mock_model(respond)
+    assert (await model.request(user('hi'), None, PARAMS)).text == 'second time'
+    assert len(attempts) == 2
+
+
+async def test_odd_answers_are_errors() -> None:
+    model, _ = mock_model(lambda _: httpx.Response(302, headers={'location': '/elsewhere'}))
+    with pytest.raises(ModelAPIError, match=r'^Unexpected HTTP status 302\.$'):
+        await model.request(user('hi'), None, PARAMS)
+    model, _ = mock_model(json_reply({'detail': 'not an OpenAI error'}, 422))
+    with pytest.raises(ModelHTTPError) as exc_info:
+        await model.request(user('hi'), None, PARAMS)
+    assert exc_info.value.body == {'detail': 'not an OpenAI error'}
+
+
+async def test_a_stream_that_times_out_while_reading() -> None:
+    async def body() -> AsyncIterator[bytes]:
+        yield sse(delta(content='partial'), done=False)
+        raise httpx.ReadTimeout('no more')
+
+    model, _ = mock_model(lambda _: httpx.Response(200, headers={'content-type': 'text/event-stream'}, content=body()))
+    with pytest.raises(ModelAPIError, match='Request timed out while streaming'):
+        await drain(model, user('hi'), None, PARAMS)
+
+
+async def test_no_span_without_tracing(capfire, monkeypatch: pytest.MonkeyPatch) -> None:
+    from edgewise.agent import _instrument
+
+    monkeypatch.setattr(_instrument, 'TRACING', False)
+    model, _ = mock_model(json_reply(completion()))
+    await model.request(user('hi'), None, PARAMS)
+    assert capfire.exporter.exported_spans_as_dict() == []
+
+
+def test_a_retry_after_date_in_the_past_falls_back_to_backoff() -> None:
+    headers = httpx.Headers({'retry-after': 'Wed, 21 Oct 2015 07:28:00 -0000'})
+    assert _http.retry_delay(0, headers, jitter=lambda: 0.0) == 0.5

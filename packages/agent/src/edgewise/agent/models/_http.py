@@ -241,16 +241,13 @@ async def post_json(call: HTTPCall, parse: Callable[[Any], ModelResponse]) -> Mo
 
 @dataclass(eq=False)
 class SSEStream:
-    """The events of a streamed response: `async for event in stream`. Errors while reading are `ModelAPIError`s."""
+    """The events of a streamed response: `stream.events()`. Errors while reading are `ModelAPIError`s."""
 
     response: httpx.Response
     """The HTTP response being read."""
     model_name: str
     """The model the call is for, named in errors."""
     _span: Any = None
-
-    def __aiter__(self) -> AsyncIterator[ServerSentEvent]:
-        return self.events()
 
     async def events(self) -> AsyncGenerator[ServerSentEvent, None]:
         """The events, as they arrive (close the iterator, e.g. with `aclosing`, when leaving it early)."""
