@@ -555,3 +555,21 @@ async def test_the_profiles_schema_transformer_makes_tools_strict_where_it_can()
         'additionalProperties': False,
     }
     assert 'strict' not in optional
+
+
+async def test_native_output_schema_is_made_strict_and_profiles_can_be_functions() -> None:
+    schema = {'type': 'object', 'properties': {'x': {'type': 'integer'}}, 'required': ['x']}
+    model, recorder = mock_model(json_reply(completion('{"x": 1}')))
+    params = model.customize_request_parameters(
+        ModelRequestParameters(output_mode='native', output_object=OutputObjectDefinition(json_schema=schema))
+    )
+    await model.request(user('q'), None, params)
+    assert recorder.bodies[0]['response_format']['json_schema'] == {
+        'name': 'final_result',
+        'schema': {**schema, 'additionalProperties': False},
+        'strict': True,
+    }
+    bare, _ = mock_model(json_reply(completion()), profile=lambda name: None)
+    assert bare.profile.json_schema_transformer is None
+    assert bare.customize_request_parameters(params) is params
+    assert bare.base_url == 'https://api.openai.com/v1'
