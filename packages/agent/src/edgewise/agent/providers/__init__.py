@@ -21,11 +21,12 @@ def infer_provider_class(provider: str) -> type[Provider[Any]]:
         ValueError: the name is unknown.
     """
     # Imported here: a program that names no provider does not pay for importing them.
-    from ._compatible import COMPATIBLE_PROVIDERS
-    from .openai import OpenAIProvider
-
     if provider in ('openai', 'openai-chat', 'openai-responses'):
+        from .openai import OpenAIProvider
+
         return OpenAIProvider
+    from ._compatible import COMPATIBLE_PROVIDERS
+
     try:
         return COMPATIBLE_PROVIDERS[provider]
     except KeyError:
