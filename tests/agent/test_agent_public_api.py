@@ -26,6 +26,8 @@ def test_all_is_pinned() -> None:
         'FunctionToolCallEvent',
         'FunctionToolResultEvent',
         'HandleResponseEvent',
+        'ModelAPIError',
+        'ModelHTTPError',
         'ModelMessage',
         'ModelRequest',
         'ModelRequestNode',
@@ -68,7 +70,8 @@ def test_every_exported_name_resolves() -> None:
 
 def test_public_modules_match_pydantic_ai() -> None:
     for module in ('messages', 'tools', 'output', 'usage', 'settings', 'result', 'exceptions', 'models',
-                   'models.test', 'models.function', 'agent'):  # fmt: skip
+                   'models.test', 'models.function', 'models.openai', 'providers', 'providers.openai',
+                   'providers.ollama', 'profiles', 'profiles.openai', 'agent'):  # fmt: skip
         importlib.import_module(f'edgewise.agent.{module}')
 
 

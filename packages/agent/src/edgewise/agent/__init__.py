@@ -9,6 +9,8 @@ from .agent import Agent, EndStrategy
 from .exceptions import (
     AgentError,
     AgentRunError,
+    ModelAPIError,
+    ModelHTTPError,
     ModelRetry,
     UnexpectedModelBehavior,
     UsageLimitExceeded,
@@ -56,6 +58,8 @@ __all__ = (
     'FunctionToolCallEvent',
     'FunctionToolResultEvent',
     'HandleResponseEvent',
+    'ModelAPIError',
+    'ModelHTTPError',
     'ModelMessage',
     'ModelRequest',
     'ModelRequestNode',

@@ -8,8 +8,8 @@ from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, contextmanager
 from contextvars import ContextVar
 from functools import partial
-from types import NoneType
-from typing import Any, Generic, overload
+from types import NoneType, TracebackType
+from typing import Any, Generic, Self, overload
 
 import anyio
 from typing_extensions import TypedDict, TypeVar, Unpack
@@ -110,6 +110,7 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
             end_strategy: `'early'` or `'exhaustive'`.
         """
         self.model = model
+        self._inferred_model: tuple[str, Model] | None = None
         self.name = name
         self.end_strategy = end_strategy
         self.model_settings = model_settings
@@ -436,7 +437,23 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         chosen = self._override_model.get() or model or self.model
         if chosen is None:
             raise UserError('`model` must either be set on the agent or included when calling it.')
+        if isinstance(chosen, str) and chosen == self.model:
+            # The agent's own model is inferred once, so that its provider's HTTP client serves every run.
+            if self._inferred_model is None or self._inferred_model[0] != chosen:
+                self._inferred_model = (chosen, infer_model(chosen))
+            return self._inferred_model[1]
         return infer_model(chosen)
+
+    async def __aenter__(self) -> Self:
+        """Enter the model's context: `async with agent:` closes its provider's HTTP client at the end."""
+        await self._resolve_model(None).__aenter__()
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        """Leave the model's context, closing the HTTP client its provider made (once every context is left)."""
+        await self._resolve_model(None).__aexit__(exc_type, exc, tb)
 
     def _resolve_deps(self, deps: Any) -> Any:
         if (override := self._override_deps.get()) is not None:

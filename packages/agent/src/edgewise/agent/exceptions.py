@@ -6,6 +6,8 @@ AgentError(Exception)                       root of every error raised by edgewi
  +-- AgentRunError(RuntimeError)            a run failed
       +-- UnexpectedModelBehavior           the model answered in a way the run cannot use
       +-- UsageLimitExceeded                a run went past one of its `UsageLimits`
+      +-- ModelAPIError                     a request to a model provider's API failed (transport, timeout)
+           +-- ModelHTTPError               the provider answered with a 4xx or 5xx status
 
 ModelRetry(Exception)                       not an error: raised by tools and validators to ask the model
                                             to try again
@@ -27,6 +29,8 @@ __all__ = (
     'AgentRunError',
     'UnexpectedModelBehavior',
     'UsageLimitExceeded',
+    'ModelAPIError',
+    'ModelHTTPError',
 )
 
 
@@ -91,3 +95,34 @@ class UsageLimitExceeded(AgentRunError):
     def __init__(self, message: str, messages: list[ModelMessage] | None = None) -> None:
         self.messages = messages if messages is not None else []
         super().__init__(message)
+
+
+class ModelAPIError(AgentRunError):
+    """A request to a model provider's API failed: the connection dropped, it timed out, or it was refused."""
+
+    model_name: str
+    """The name of the model the request was for."""
+
+    def __init__(self, model_name: str, message: str) -> None:
+        self.model_name = model_name
+        super().__init__(message)
+
+    def __reduce__(self) -> tuple[type, tuple[str, str]]:
+        return type(self), (self.model_name, self.message)
+
+
+class ModelHTTPError(ModelAPIError):
+    """A model provider answered with an HTTP status of 400 or more (after any retries)."""
+
+    status_code: int
+    """The HTTP status of the response."""
+    body: object | None
+    """The response's body: the parsed JSON error when there is one, else the text."""
+
+    def __init__(self, status_code: int, model_name: str, body: object | None = None) -> None:
+        self.status_code = status_code
+        self.body = body
+        super().__init__(model_name, f'status_code: {status_code}, model_name: {model_name}, body: {body}')
+
+    def __reduce__(self) -> tuple[type, tuple[int, str, object | None]]:  # type: ignore[override]
+        return type(self), (self.status_code, self.model_name, self.body)

@@ -1,7 +1,7 @@
 """Models: the interface every LLM backend implements, and `infer_model` for names like `'openai:gpt-4o'`.
 
-Backends here: `models.test.TestModel` and `models.function.FunctionModel`. Provider backends (OpenAI,
-Anthropic, ...) come in a later release; naming one today is a clear `UserError`.
+Backends here: `models.test.TestModel`, `models.function.FunctionModel`, and `models.openai.OpenAIChatModel`
+for OpenAI and every OpenAI-compatible server (`'openai:gpt-4o'`, `'ollama:llama3.2'`, `'groq:...'`).
 
 `Model` (with `RunContext`), `ModelRequestParameters` and `StreamedResponse` are defined in the private modules
 of this package, which the backends import; this module re-exports them and sits above the backends, so that
@@ -13,7 +13,7 @@ from __future__ import annotations as _annotations
 from typing import TypeAlias
 
 from ..exceptions import UserError
-from ._model import Model
+from ._model import ALLOW_MODEL_REQUESTS, Model, check_allow_model_requests
 from ._request_parameters import ModelRequestParameters
 from ._streamed_response import StreamedResponse
 from .test import TestModel
@@ -38,12 +38,14 @@ KNOWN_PROVIDERS = (
     'cerebras',
     'cohere',
     'deepseek',
+    'fireworks',
     'google-gla',
     'google-vertex',
     'grok',
     'groq',
     'heroku',
     'huggingface',
+    'litellm',
     'mistral',
     'moonshotai',
     'ollama',
@@ -56,15 +58,6 @@ KNOWN_PROVIDERS = (
     'xai',
 )
 """Provider prefixes of pydantic-ai model names; recognised so that naming one gives a clear error."""
-
-ALLOW_MODEL_REQUESTS = True
-"""Set to `False` (e.g. in tests) to make every request to a real provider fail; test models are exempt."""
-
-
-def check_allow_model_requests() -> None:
-    """Raise `RuntimeError` if `ALLOW_MODEL_REQUESTS` is off; provider models call it before each request."""
-    if not ALLOW_MODEL_REQUESTS:
-        raise RuntimeError('Model requests are not allowed, since ALLOW_MODEL_REQUESTS is False')
 
 
 def infer_model(model: Model | KnownModelName) -> Model:
@@ -80,9 +73,22 @@ def infer_model(model: Model | KnownModelName) -> Model:
     provider, sep, name = model.partition(':')
     if not sep:
         raise UserError(f'Unknown model: {model!r}. Use `<provider>:<model name>` (e.g. `openai:gpt-4o`), or `test`.')
+    if provider in _OPENAI_CHAT_PROVIDERS:
+        from .openai import OpenAIChatModel
+
+        return OpenAIChatModel(name, provider='openai' if provider == 'openai-chat' else provider)
     if provider in KNOWN_PROVIDERS:
         raise UserError(
-            f'Model provider {provider!r} (for model {name!r}) is not available in edgewise.agent yet: provider '
-            'models come in a later release. Use `TestModel` or `FunctionModel` for now, or pass your own `Model`.'
+            f'Model provider {provider!r} (for model {name!r}) is not available in edgewise.agent yet. '
+            'Use an OpenAI-compatible provider (`openai:`, `ollama:`, `groq:`, ...), `TestModel` or '
+            '`FunctionModel`, or pass your own `Model`.'
         )
     raise UserError(f'Unknown model provider {provider!r} in model name {model!r}.')
+
+
+_OPENAI_CHAT_PROVIDERS = frozenset(
+    {
+        'openai', 'openai-chat', 'ollama', 'openrouter', 'groq', 'deepseek', 'together', 'fireworks', 'cerebras',
+        'vercel', 'grok', 'xai', 'moonshotai', 'heroku', 'litellm',
+    }
+)  # fmt: skip

@@ -8,11 +8,13 @@ context), so they live in one module, below the tools and the model backends tha
 from __future__ import annotations as _annotations
 
 import dataclasses
+import sys
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from typing import Any, Generic
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, Generic, Self
 
 from typing_extensions import TypeVar
 
@@ -22,7 +24,24 @@ from ..settings import ModelSettings
 from ._request_parameters import ModelRequestParameters
 from ._streamed_response import StreamedResponse
 
-__all__ = ('AgentDepsT', 'Model', 'RunContext')
+if TYPE_CHECKING:
+    from ..providers import Provider
+
+__all__ = ('ALLOW_MODEL_REQUESTS', 'AgentDepsT', 'Model', 'RunContext', 'check_allow_model_requests')
+
+ALLOW_MODEL_REQUESTS = True
+"""Set `edgewise.agent.models.ALLOW_MODEL_REQUESTS = False` (e.g. in tests) to make every request to a real
+provider fail; test models are exempt."""
+
+
+def check_allow_model_requests() -> None:
+    """Raise `RuntimeError` if `ALLOW_MODEL_REQUESTS` is off; provider models call it before each request."""
+    # The switch is set on the public `models` package (as in pydantic-ai); read it there at call time, so
+    # that this module needs no import of the package above it.
+    package = sys.modules.get(__package__ or '')
+    if not getattr(package, 'ALLOW_MODEL_REQUESTS', ALLOW_MODEL_REQUESTS):
+        raise RuntimeError('Model requests are not allowed, since ALLOW_MODEL_REQUESTS is False')
+
 
 AgentDepsT = TypeVar('AgentDepsT', default=None, contravariant=True)
 """Type of an agent's dependencies."""
@@ -79,6 +98,24 @@ class Model(ABC):
     def settings(self) -> ModelSettings | None:
         """Default settings of requests to this model (the agent's and the run's override them)."""
         return self._settings
+
+    @property
+    def provider(self) -> Provider[Any] | None:
+        """The provider requests go through; `None` for models that make no HTTP requests."""
+        return None
+
+    async def __aenter__(self) -> Self:
+        """Enter the provider's context: its HTTP client is closed when the last context exits."""
+        if (provider := self.provider) is not None:
+            await provider.__aenter__()
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        """Leave the provider's context, closing the HTTP client it made if this was the last one."""
+        if (provider := self.provider) is not None:
+            await provider.__aexit__(exc_type, exc, tb)
 
     @abstractmethod
     async def request(

@@ -1,0 +1,293 @@
+"""The HTTP layer every provider model shares: one POST with retries, errors, server-sent events and a span.
+
+A provider model builds an `HTTPCall` (where to, what body, which headers) and hands it to `post_json` or
+`stream_sse`; this module owns the retry loop, the mapping of failures to `ModelHTTPError` / `ModelAPIError`,
+and the OpenTelemetry GenAI attributes of the call's span. Nothing here knows any provider's JSON.
+
+Retries follow the official SDKs: up to `max_retries` more attempts on 408, 409, 429 and 5xx statuses,
+timeouts and dropped connections, unless the server says otherwise with `x-should-retry`; the wait is the
+server's `retry-after-ms` / `Retry-After` when it is between 0 and 60 seconds, else an exponential backoff
+with jitter. A stream is retried only until its response has arrived: once events are read, never.
+"""
+
+from __future__ import annotations as _annotations
+
+import contextlib
+import random
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping
+from contextlib import AbstractContextManager, asynccontextmanager, nullcontext
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from email.utils import parsedate_to_datetime
+from typing import Any
+
+import anyio
+import httpx
+import pydantic_core
+
+from .. import _instrument
+from ..exceptions import ModelAPIError, ModelHTTPError, UnexpectedModelBehavior
+from ..messages import ModelResponse
+from ._sse import ServerSentEvent, SSEDecoder
+
+__all__ = ('HTTPCall', 'SSEStream', 'post_json', 'stream_sse', 'retry_delay', 'should_retry')
+
+MAX_SERVER_DELAY = 60.0
+"""The longest wait asked by a server (`Retry-After`) that is honoured; longer asks fall back to backoff."""
+INITIAL_DELAY = 0.5
+"""The first backoff delay in seconds; it doubles with every retry."""
+MAX_DELAY = 8.0
+"""The longest backoff delay in seconds."""
+
+
+@dataclass(kw_only=True)
+class HTTPCall:
+    """One call to a provider's API: where it goes, what it sends, and how failures are handled."""
+
+    client: httpx.AsyncClient
+    """The provider's client (its connection pool)."""
+    url: str
+    """The URL, absolute or relative to the client's base URL."""
+    body: Mapping[str, Any]
+    """The JSON body."""
+    headers: Mapping[str, str] = field(default_factory=dict)
+    """Headers of this call (authentication among them; they are never logged)."""
+    timeout: float | None = None
+    """The timeout of each attempt in seconds; the client's own timeout when `None`."""
+    model_name: str
+    """The model the call is for, named in errors."""
+    system: str
+    """The provider's name, for spans (`gen_ai.system`)."""
+    operation: str = 'chat'
+    """The GenAI operation (`gen_ai.operation.name`)."""
+    endpoint_name: str = 'API'
+    """What the endpoint is called in errors (`'chat completions'`)."""
+    max_retries: int = 2
+    """How many times a failed attempt is retried."""
+    error_key: str | None = None
+    """The key of the error object in an error body (`'error'` for OpenAI), unwrapped into `ModelHTTPError.body`."""
+    sleep: Callable[[float], Awaitable[None]] = anyio.sleep
+    """How to wait between attempts (tests bound it)."""
+
+
+def should_retry(response: httpx.Response) -> bool:
+    """Whether a failed response is worth another attempt (the server's `x-should-retry` decides first)."""
+    hint = response.headers.get('x-should-retry')
+    if hint == 'true':
+        return True
+    if hint == 'false':
+        return False
+    return response.status_code in (408, 409, 429) or response.status_code >= 500
+
+
+def retry_delay(
+    retries_done: int, headers: httpx.Headers | None = None, *, jitter: Callable[[], float] = random.random
+) -> float:
+    """Seconds to wait before retry number `retries_done + 1`: the server's ask if sensible, else backoff.
+
+    Args:
+        retries_done: How many retries were made already.
+        headers: The failed response's headers, if there was a response.
+        jitter: A number in [0, 1) taking up to a quarter off the backoff, so clients do not retry in step.
+    """
+    if headers is not None:
+        asked = _server_delay(headers)
+        if asked is not None and 0 <= asked <= MAX_SERVER_DELAY:
+            return asked
+    backoff: float = min(INITIAL_DELAY * 2.0**retries_done, MAX_DELAY)
+    return backoff * (1 - 0.25 * jitter())
+
+
+def _server_delay(headers: httpx.Headers) -> float | None:
+    if (ms := headers.get('retry-after-ms')) is not None:
+        try:
+            return float(ms) / 1000
+        except ValueError:
+            pass
+    if (value := headers.get('retry-after')) is None:
+        return None
+    try:
+        return float(value)
+    except ValueError:
+        pass
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=timezone.utc)
+    return (when - datetime.now(tz=timezone.utc)).total_seconds()
+
+
+def _error_body(response: httpx.Response, error_key: str | None) -> object:
+    try:
+        body: object = response.json()
+    except ValueError:
+        return response.text or None
+    if error_key is not None and isinstance(body, dict) and error_key in body:
+        return body[error_key]
+    return body
+
+
+async def _send(call: HTTPCall, *, stream: bool) -> httpx.Response:
+    """An attempt loop ending in a successful response (unread when `stream`), or an error."""
+    content = pydantic_core.to_json(call.body)
+    headers = {'content-type': 'application/json', **call.headers}
+    timeout: Any = httpx.USE_CLIENT_DEFAULT if call.timeout is None else httpx.Timeout(call.timeout)
+    retries_done = 0
+    while True:
+        request = call.client.build_request('POST', call.url, content=content, headers=headers, timeout=timeout)
+        try:
+            response = await call.client.send(request, stream=True)
+        except httpx.TimeoutException as e:
+            if retries_done < call.max_retries:
+                await call.sleep(retry_delay(retries_done))
+                retries_done += 1
+                continue
+            raise ModelAPIError(call.model_name, 'Request timed out.') from e
+        except httpx.TransportError as e:
+            if retries_done < call.max_retries:
+                await call.sleep(retry_delay(retries_done))
+                retries_done += 1
+                continue
+            raise ModelAPIError(call.model_name, f'Connection error: {type(e).__name__}.') from e
+        if response.is_success:
+            if not stream:
+                try:
+                    await response.aread()
+                except httpx.TransportError as e:
+                    raise ModelAPIError(call.model_name, f'Connection error: {type(e).__name__}.') from e
+                finally:
+                    await response.aclose()
+            return response
+        try:
+            await response.aread()
+        except httpx.TransportError:  # the error body is lost; the status still says what happened
+            pass
+        finally:
+            await response.aclose()
+        if response.status_code >= 400 and not (retries_done < call.max_retries and should_retry(response)):
+            raise ModelHTTPError(response.status_code, call.model_name, _error_body(response, call.error_key))
+        if response.status_code < 400:
+            raise ModelAPIError(call.model_name, f'Unexpected HTTP status {response.status_code}.')
+        await call.sleep(retry_delay(retries_done, response.headers))
+        retries_done += 1
+
+
+def _span(call: HTTPCall) -> AbstractContextManager[Any]:
+    if not _instrument.TRACING:
+        return nullcontext()
+    url = call.client.base_url.join(call.url) if call.client.base_url else httpx.URL(call.url)
+    body = call.body
+    attributes: dict[str, Any] = {
+        'gen_ai.operation.name': call.operation,
+        'gen_ai.system': call.system,
+        'gen_ai.provider.name': call.system,
+        'gen_ai.request.model': call.model_name,
+        'server.address': url.host,
+        'server.port': url.port or (443 if url.scheme == 'https' else 80),
+    }
+    for key, name in (
+        ('max_tokens', 'max_tokens'),
+        ('max_completion_tokens', 'max_tokens'),
+        ('temperature', 'temperature'),
+        ('top_p', 'top_p'),
+        ('seed', 'seed'),
+        ('stop', 'stop_sequences'),
+    ):
+        if (value := body.get(key)) is not None:
+            attributes[f'gen_ai.request.{name}'] = value
+    return _instrument.span(f'POST {url.path}', **attributes)
+
+
+def _record(span: Any, response: ModelResponse) -> None:
+    if span is None:
+        return
+    span.set_attribute('gen_ai.response.model', response.model_name or '')
+    if response.provider_response_id is not None:
+        span.set_attribute('gen_ai.response.id', response.provider_response_id)
+    if response.finish_reason is not None:
+        span.set_attribute('gen_ai.response.finish_reasons', [response.finish_reason])
+    usage = response.usage
+    span.set_attribute('gen_ai.usage.input_tokens', usage.input_tokens)
+    span.set_attribute('gen_ai.usage.output_tokens', usage.output_tokens)
+    if usage.cache_read_tokens:
+        span.set_attribute('gen_ai.usage.cache_read.input_tokens', usage.cache_read_tokens)
+    if usage.cache_write_tokens:
+        span.set_attribute('gen_ai.usage.cache_creation.input_tokens', usage.cache_write_tokens)
+
+
+async def post_json(call: HTTPCall, parse: Callable[[Any], ModelResponse]) -> ModelResponse:
+    """Send the call and turn its JSON answer into a `ModelResponse` with `parse`.
+
+    Raises:
+        ModelHTTPError: the provider answered with a status of 400 or more (after retries).
+        ModelAPIError: the provider could not be reached, or timed out (after retries).
+        UnexpectedModelBehavior: the answer is not JSON.
+    """
+    with _span(call) as span:
+        response = await _send(call, stream=False)
+        try:
+            data = response.json()
+        except ValueError as e:
+            raise UnexpectedModelBehavior(
+                f'Invalid response from {call.system} {call.endpoint_name} endpoint, expected JSON data',
+                response.text[:2000],
+            ) from e
+        result = parse(data)
+        _record(span, result)
+        return result
+
+
+@dataclass(eq=False)
+class SSEStream:
+    """The events of a streamed response: `stream.events()`. Errors while reading are `ModelAPIError`s."""
+
+    response: httpx.Response
+    """The HTTP response being read."""
+    model_name: str
+    """The model the call is for, named in errors."""
+    _span: Any = None
+
+    async def events(self) -> AsyncGenerator[ServerSentEvent, None]:
+        """The events, as they arrive (close the iterator, e.g. with `aclosing`, when leaving it early)."""
+        decoder = SSEDecoder()
+        texts = self.response.aiter_text()
+        try:
+            async for text in texts:
+                for event in decoder.feed(text):
+                    yield event
+        except httpx.TimeoutException as e:
+            raise ModelAPIError(self.model_name, 'Request timed out while streaming.') from e
+        except httpx.TransportError as e:
+            raise ModelAPIError(self.model_name, f'Connection error while streaming: {type(e).__name__}.') from e
+        finally:
+            # Left early: close the response, then run httpx's chain of body generators to its end, so that
+            # none is left for the garbage collector (trio warns about those).
+            await self.response.aclose()
+            with contextlib.suppress(Exception):
+                async for _ in texts:
+                    pass
+        for event in decoder.flush():
+            yield event
+
+    def record(self, response: ModelResponse) -> None:
+        """Put the response's model, id, finish reason and usage on the call's span."""
+        _record(self._span, response)
+
+
+@asynccontextmanager
+async def stream_sse(call: HTTPCall) -> AsyncIterator[SSEStream]:
+    """Send the call as a stream; the body's server-sent events are read in the block, which closes the response.
+
+    Raises:
+        ModelHTTPError: the provider answered with a status of 400 or more (after retries).
+        ModelAPIError: the provider could not be reached, or timed out (after retries).
+    """
+    with _span(call) as span:
+        response = await _send(call, stream=True)
+        try:
+            yield SSEStream(response, call.model_name, span)
+        finally:
+            with anyio.CancelScope(shield=True):
+                await response.aclose()

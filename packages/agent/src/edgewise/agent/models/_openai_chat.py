@@ -1,0 +1,394 @@
+"""The Chat Completions wire format: messages and parameters to a request body, a response body to a response.
+
+Pure functions of plain dicts (the JSON the API sends and takes): no HTTP here, and no `openai` package.
+"""
+
+from __future__ import annotations as _annotations
+
+import itertools
+from collections.abc import Iterator, Mapping, Sequence
+from datetime import datetime, timezone
+from typing import Any, cast
+
+from ..exceptions import UnexpectedModelBehavior, UserError
+from ..messages import (
+    FinishReason,
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    ModelResponsePart,
+    RetryPromptPart,
+    SystemPromptPart,
+    TextPart,
+    ThinkingPart,
+    ToolCallPart,
+    ToolReturnPart,
+    UserPromptPart,
+    generate_tool_call_id,
+)
+from ..profiles import ModelProfile
+from ..profiles.openai import OpenAIModelProfile
+from ..tools import ToolDefinition
+from ..usage import RequestUsage
+
+__all__ = (
+    'FINISH_REASONS',
+    'THINKING_FIELDS',
+    'build_body',
+    'map_messages',
+    'map_usage',
+    'parse_response',
+    'split_thinking',
+)
+
+FINISH_REASONS: dict[str, FinishReason] = {
+    'stop': 'stop',
+    'length': 'length',
+    'tool_calls': 'tool_call',
+    'content_filter': 'content_filter',
+    'function_call': 'tool_call',
+}
+"""Chat Completions' `finish_reason` values, mapped to `FinishReason`."""
+
+THINKING_FIELDS = ('reasoning', 'reasoning_content')
+"""Message fields in which OpenAI-compatible servers put thinking (vLLM, Ollama, DeepSeek, OpenRouter)."""
+
+SAMPLING_SETTINGS = ('temperature', 'top_p', 'presence_penalty', 'frequency_penalty', 'logit_bias',
+                     'openai_logprobs', 'openai_top_logprobs')  # fmt: skip
+"""Settings reasoning models reject while they reason."""
+
+# Settings copied into the body under another name (or the same); the rest are handled one by one.
+_SETTINGS_TO_BODY = {
+    'stop_sequences': 'stop',
+    'max_tokens': 'max_completion_tokens',
+    'seed': 'seed',
+    'temperature': 'temperature',
+    'top_p': 'top_p',
+    'presence_penalty': 'presence_penalty',
+    'frequency_penalty': 'frequency_penalty',
+    'logit_bias': 'logit_bias',
+    'openai_reasoning_effort': 'reasoning_effort',
+    'openai_user': 'user',
+    'openai_service_tier': 'service_tier',
+    'openai_prediction': 'prediction',
+    'openai_logprobs': 'logprobs',
+    'openai_top_logprobs': 'top_logprobs',
+    'openai_store': 'store',
+    'openai_prompt_cache_key': 'prompt_cache_key',
+    'openai_prompt_cache_retention': 'prompt_cache_retention',
+}
+
+
+def _system_message(role: str, content: str) -> dict[str, Any]:
+    return {'role': role, 'content': content}
+
+
+def _tool_call(part: ToolCallPart) -> dict[str, Any]:
+    return {
+        'id': part.tool_call_id,
+        'type': 'function',
+        'function': {'name': part.tool_name, 'arguments': part.args_as_json_str()},
+    }
+
+
+def _assistant_message(message: ModelResponse, profile: OpenAIModelProfile, system: str) -> dict[str, Any] | None:
+    texts: list[str] = []
+    fields: dict[str, list[str]] = {}
+    calls: list[dict[str, Any]] = []
+    start_tag, end_tag = profile.thinking_tags
+    send_back = profile.openai_chat_send_back_thinking_parts
+    for part in message.parts:
+        if isinstance(part, TextPart):
+            texts.append(part.content)
+        elif isinstance(part, ToolCallPart):
+            calls.append(_tool_call(part))
+        elif isinstance(part, ThinkingPart):
+            custom = profile.openai_chat_thinking_field
+            if send_back == 'field' and custom:
+                fields.setdefault(custom, []).append(part.content)
+            elif send_back == 'tags' or (
+                send_back == 'auto'
+                and not (
+                    part.id
+                    and part.id != 'content'
+                    and part.provider_name == system
+                    and (not custom or part.id == custom)
+                )
+            ):
+                texts.append(f'{start_tag}\n{part.content}\n{end_tag}')
+            elif send_back == 'auto':
+                fields.setdefault(cast(str, part.id), []).append(part.content)
+    if not (texts or fields or calls):
+        return None  # an empty response: the API rejects an assistant message without content or calls
+    result: dict[str, Any] = {'role': 'assistant'}
+    for name, contents in fields.items():
+        result[name] = '\n\n'.join(contents)
+    result['content'] = '\n\n'.join(texts) if texts else None
+    if calls:
+        result['tool_calls'] = calls
+    return result
+
+
+def _user_content(part: UserPromptPart, model_name: str) -> str | list[dict[str, Any]]:
+    if isinstance(part.content, str):
+        return part.content
+    items: list[dict[str, Any]] = []
+    for item in part.content:
+        if not isinstance(item, str):
+            raise UserError(f'Model {model_name!r} cannot take user content of type {type(item).__name__}.')
+        items.append({'type': 'text', 'text': item})
+    return items
+
+
+def map_messages(
+    messages: Sequence[ModelMessage], profile: OpenAIModelProfile, *, system: str, model_name: str
+) -> list[dict[str, Any]]:
+    """The `messages` of a request body; the last request's `instructions` go after the leading system messages."""
+    role = profile.openai_system_prompt_role or 'system'
+    result: list[dict[str, Any]] = []
+    for message in messages:
+        if isinstance(message, ModelRequest):
+            for part in message.parts:
+                if isinstance(part, SystemPromptPart):
+                    result.append(_system_message(role, part.content))
+                elif isinstance(part, UserPromptPart):
+                    result.append({'role': 'user', 'content': _user_content(part, model_name)})
+                elif isinstance(part, ToolReturnPart):
+                    result.append(
+                        {'role': 'tool', 'tool_call_id': part.tool_call_id, 'content': part.model_response_str()}
+                    )
+                elif isinstance(part, RetryPromptPart):
+                    if part.tool_name is None:
+                        result.append({'role': 'user', 'content': part.model_response()})
+                    else:
+                        result.append(
+                            {'role': 'tool', 'tool_call_id': part.tool_call_id, 'content': part.model_response()}
+                        )
+        elif (assistant := _assistant_message(message, profile, system)) is not None:
+            result.append(assistant)
+    instructions = _instructions(messages)
+    if instructions:
+        leading = next((i for i, m in enumerate(result) if m['role'] != role), len(result))
+        result.insert(leading, _system_message(role, instructions))
+    if not profile.openai_chat_supports_multiple_system_messages:
+        result = _merge_leading_system_messages(result, role)
+    return result
+
+
+def _instructions(messages: Sequence[ModelMessage]) -> str | None:
+    # The instructions of the last request only: earlier ones were for earlier requests.
+    for message in reversed(messages):
+        if isinstance(message, ModelRequest):
+            return message.instructions
+    return None
+
+
+def _merge_leading_system_messages(messages: list[dict[str, Any]], role: str) -> list[dict[str, Any]]:
+    leading = list(itertools.takewhile(lambda m: m['role'] == role, messages))
+    if len(leading) < 2:
+        return messages
+    merged = _system_message(role, '\n\n'.join(str(m['content']) for m in leading))
+    return [merged, *messages[len(leading) :]]
+
+
+def _tool(tool: ToolDefinition, profile: OpenAIModelProfile) -> dict[str, Any]:
+    function: dict[str, Any] = {
+        'name': tool.name,
+        'description': tool.description or '',
+        'parameters': tool.parameters_json_schema,
+    }
+    if tool.strict and profile.openai_supports_strict_tool_definition:
+        function['strict'] = True
+    return {'type': 'function', 'function': function}
+
+
+def _tool_choice(
+    settings: Mapping[str, Any], tools: dict[str, ToolDefinition], allow_text: bool, output_tools: set[str],
+    profile: OpenAIModelProfile, model_name: str,
+) -> tuple[dict[str, ToolDefinition], Any]:  # fmt: skip
+    """The tools to send and the `tool_choice`, from the `tool_choice` setting and whether text may end the run."""
+    choice = settings.get('tool_choice')
+    forcing = profile.openai_supports_tool_choice_required
+    if choice is not None and not forcing and (choice == 'required' or isinstance(choice, list)):
+        raise UserError(
+            f'tool_choice={choice!r} is not supported by model {model_name!r}. '
+            'This model does not support forcing tool use.'
+        )
+    if choice in (None, 'auto'):
+        return tools, 'auto' if allow_text or not forcing else 'required'
+    if choice == 'none':
+        kept = {name: tool for name, tool in tools.items() if name in output_tools}
+        if not kept:
+            return {}, 'none'
+        return kept, 'auto' if allow_text else 'required'
+    if choice == 'required':
+        return tools, 'required'
+    names = set(choice)
+    if unknown := names - tools.keys():
+        raise UserError(f'Invalid tool names in `tool_choice`: {unknown}. Available tools: {set(tools) or "none"}')
+    kept = {name: tool for name, tool in tools.items() if name in names}
+    if len(kept) == 1:
+        return kept, {'type': 'function', 'function': {'name': next(iter(kept))}}
+    return kept, 'required'
+
+
+def build_body(
+    *,
+    model_name: str,
+    messages: list[dict[str, Any]],
+    settings: Mapping[str, Any],
+    params: Any,
+    profile: ModelProfile,
+    stream: bool,
+) -> dict[str, Any]:
+    """The JSON body of a Chat Completions request.
+
+    Args:
+        model_name: The model's name.
+        messages: The mapped messages (`map_messages`).
+        settings: The merged settings.
+        params: The request's `ModelRequestParameters`.
+        profile: The model's profile.
+        stream: Whether the response is streamed.
+    """
+    openai_profile = OpenAIModelProfile.from_profile(profile)
+    body: dict[str, Any] = {'model': model_name, 'messages': messages}
+    tool_defs: dict[str, ToolDefinition] = params.tool_defs
+    output_tools = {t.name for t in params.output_tools}
+    tool_defs, tool_choice = _tool_choice(
+        settings, tool_defs, params.allow_text_output, output_tools, openai_profile, model_name
+    )
+    unsupported = set(openai_profile.openai_unsupported_model_settings)
+    if tool_defs:
+        body['tools'] = [_tool(t, openai_profile) for t in tool_defs.values()]
+        body['tool_choice'] = tool_choice
+        if 'parallel_tool_calls' in settings and 'parallel_tool_calls' not in unsupported:
+            body['parallel_tool_calls'] = settings['parallel_tool_calls']
+    if stream:
+        body['stream'] = True
+        options: dict[str, bool] = {'include_usage': True}
+        if settings.get('openai_continuous_usage_stats'):
+            options['continuous_usage_stats'] = True
+        body['stream_options'] = options
+    if params.output_mode == 'native' and params.output_object is not None:
+        body['response_format'] = _response_format(params.output_object, openai_profile)
+    elif params.output_mode == 'prompted' and profile.supports_json_object_output:
+        body['response_format'] = {'type': 'json_object'}
+    reasoning = openai_profile.openai_supports_reasoning and not (
+        openai_profile.openai_supports_reasoning_effort_none
+        and settings.get('openai_reasoning_effort', 'none') == 'none'
+    )
+    for key, name in _SETTINGS_TO_BODY.items():
+        if key in settings and key not in unsupported and not (reasoning and key in SAMPLING_SETTINGS):
+            body[name] = settings[key]
+    extra = settings.get('extra_body')
+    if isinstance(extra, Mapping):
+        body.update(extra)
+    return body
+
+
+def _response_format(output: Any, profile: OpenAIModelProfile) -> dict[str, Any]:
+    schema: dict[str, Any] = {'name': output.name or 'final_result', 'schema': output.json_schema}
+    if output.description:
+        schema['description'] = output.description
+    if profile.openai_supports_strict_tool_definition and output.strict is not None:
+        schema['strict'] = output.strict
+    return {'type': 'json_schema', 'json_schema': schema}
+
+
+def map_usage(usage: Mapping[str, Any] | None) -> RequestUsage:
+    """The `usage` object of a response (or of a stream's last chunk) as a `RequestUsage`."""
+    if not usage:
+        return RequestUsage()
+    details: dict[str, int] = {
+        key: value
+        for key, value in usage.items()
+        if key not in ('prompt_tokens', 'completion_tokens', 'total_tokens') and type(value) is int
+    }
+    prompt_details = usage.get('prompt_tokens_details') or {}
+    completion_details = usage.get('completion_tokens_details') or {}
+    details.update({k: v for k, v in completion_details.items() if type(v) is int})
+    return RequestUsage(
+        input_tokens=usage.get('prompt_tokens') or 0,
+        output_tokens=usage.get('completion_tokens') or 0,
+        cache_read_tokens=prompt_details.get('cached_tokens') or 0,
+        input_audio_tokens=prompt_details.get('audio_tokens') or 0,
+        output_audio_tokens=completion_details.get('audio_tokens') or 0,
+        details=details,
+    )
+
+
+def split_thinking(content: str, tags: tuple[str, str]) -> Iterator[TextPart | ThinkingPart]:
+    """Text with `<think>...</think>` sections as text and thinking parts (an unclosed section is thinking)."""
+    start, end = tags
+    while content:
+        before, found, rest = content.partition(start)
+        if before:
+            yield TextPart(before)
+        if not found:
+            return
+        thought, _, content = rest.partition(end)
+        yield ThinkingPart(thought)
+
+
+def timestamp_of(created: object) -> datetime | None:
+    """The `created` field of a response (seconds since the epoch) as a datetime."""
+    if isinstance(created, int | float) and created:
+        return datetime.fromtimestamp(created, tz=timezone.utc)
+    return None
+
+
+def parse_response(
+    data: Any, *, profile: ModelProfile, system: str, model_name: str, provider_name: str
+) -> ModelResponse:
+    """The `ModelResponse` of a Chat Completions response body.
+
+    Raises:
+        UnexpectedModelBehavior: the body is not a chat completion.
+    """
+    if not isinstance(data, dict) or not isinstance(data.get('choices'), list) or not data['choices']:
+        raise UnexpectedModelBehavior(
+            f'Invalid response from {system} chat completions endpoint: expected a chat completion with choices',
+            str(data)[:2000],
+        )
+    choice = data['choices'][0]
+    message = choice.get('message') or {}
+    details: dict[str, Any] = {}
+    if choice.get('logprobs') and choice['logprobs'].get('content'):
+        details['logprobs'] = choice['logprobs']['content']
+    # Local servers (Ollama) sometimes leave the finish reason out; the response is complete all the same.
+    raw_finish = choice.get('finish_reason') or 'stop'
+    details['finish_reason'] = raw_finish
+    finish_reason = FINISH_REASONS.get(raw_finish)
+    if (created := timestamp_of(data.get('created'))) is not None:
+        details['timestamp'] = created
+    parts: list[ModelResponsePart] = []
+    if refusal := message.get('refusal'):
+        details.pop('finish_reason', None)
+        details['refusal'] = refusal
+        finish_reason = 'content_filter'
+    else:
+        openai_profile = OpenAIModelProfile.from_profile(profile)
+        custom = openai_profile.openai_chat_thinking_field
+        for name in (custom, *THINKING_FIELDS):
+            if name and isinstance(reasoning := message.get(name), str) and reasoning:
+                parts.append(ThinkingPart(reasoning, id=name, provider_name=system))
+                break
+        if content := message.get('content'):
+            for part in split_thinking(content, profile.thinking_tags):
+                if isinstance(part, ThinkingPart):
+                    part.id, part.provider_name = 'content', system
+                parts.append(part)
+        for call in message.get('tool_calls') or ():
+            function = call.get('function') or {}
+            call_id = call.get('id') or generate_tool_call_id()
+            parts.append(ToolCallPart(function.get('name', ''), function.get('arguments'), call_id))
+    return ModelResponse(
+        parts=parts,
+        usage=map_usage(data.get('usage')),
+        model_name=data.get('model') or model_name,
+        provider_name=provider_name,
+        provider_details=details or None,
+        provider_response_id=data.get('id'),
+        finish_reason=finish_reason,
+    )

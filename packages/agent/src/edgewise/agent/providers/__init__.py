@@ -1,0 +1,43 @@
+"""Providers: where a model is reached (base URL, API key, HTTP client) and which profile its models get.
+
+`Provider` is the interface; `infer_provider('openai')` makes the provider of a name. Each provider owns one
+`httpx.AsyncClient` (its connection pool), made on first use and closed by `async with provider:` (or by
+`async with agent:`); a client passed in as `http_client` is used as given and left open for its owner.
+"""
+
+from __future__ import annotations as _annotations
+
+from typing import Any
+
+from ._base import Provider
+
+__all__ = ('Provider', 'infer_provider', 'infer_provider_class')
+
+
+def infer_provider_class(provider: str) -> type[Provider[Any]]:
+    """The provider class of a provider name such as `'openai'` or `'ollama'`.
+
+    Raises:
+        ValueError: the name is unknown.
+    """
+    # Imported here: a program that names no provider does not pay for importing them.
+    if provider in ('openai', 'openai-chat', 'openai-responses'):
+        from .openai import OpenAIProvider
+
+        return OpenAIProvider
+    from ._compatible import COMPATIBLE_PROVIDERS
+
+    try:
+        return COMPATIBLE_PROVIDERS[provider]
+    except KeyError:
+        raise ValueError(f'Unknown provider: {provider}') from None
+
+
+def infer_provider(provider: str) -> Provider[Any]:
+    """A new provider for a provider name, configured from the environment (API key, base URL).
+
+    Raises:
+        ValueError: the name is unknown.
+        UserError: the provider's API key (or base URL) is not set.
+    """
+    return infer_provider_class(provider)()

@@ -1,0 +1,137 @@
+"""`OpenAIProvider`: OpenAI's API, or any server that speaks it (vLLM, llama.cpp, LM Studio) given its base URL.
+
+The providers of other OpenAI-compatible services (`OllamaProvider`, `GroqProvider`, ...) are this class with
+other data: a base URL, the environment variables of the key and the URL, extra headers, a profile.
+"""
+
+from __future__ import annotations as _annotations
+
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+import httpx
+
+from ..exceptions import UserError
+from ..profiles import ModelProfile
+from ..profiles.openai import openai_model_profile
+from ._base import DEFAULT_TIMEOUT, Provider
+
+__all__ = ('OpenAIProvider', 'ProviderSpec')
+
+
+@dataclass(frozen=True, kw_only=True)
+class ProviderSpec:
+    """What tells one OpenAI-compatible provider from another."""
+
+    name: str
+    """The provider's name (`'ollama'` in `'ollama:llama3.2'`)."""
+    class_name: str
+    """The provider's class, named in errors."""
+    default_base_url: str | None
+    """The base URL when neither the constructor nor the environment gives one; `None`: one must be given."""
+    base_url_env: str | None = None
+    """The environment variable holding the base URL, if the provider reads one."""
+    base_url_suffix: str = ''
+    """Appended to a base URL from the environment (e.g. `/v1`), for providers whose variable names the host."""
+    api_key_envs: tuple[str, ...] = ()
+    """The environment variables that may hold the API key, in order."""
+    api_key_required: bool = True
+    """Whether a missing key is an error (local servers need none)."""
+    headers: Mapping[str, str] = field(default_factory=dict)
+    """Headers every request carries."""
+    profile: Callable[[str], ModelProfile | None] = openai_model_profile
+    """The profile of a model name."""
+
+
+_OPENAI = ProviderSpec(
+    name='openai',
+    class_name='OpenAIProvider',
+    default_base_url='https://api.openai.com/v1',
+    base_url_env='OPENAI_BASE_URL',
+    api_key_envs=('OPENAI_API_KEY',),
+)
+
+
+class OpenAIProvider(Provider[httpx.AsyncClient]):
+    """OpenAI's API, or another server speaking it (`base_url=`); the key comes from `OPENAI_API_KEY`.
+
+    A server given by `base_url` needs no key (local servers usually take none).
+    """
+
+    _spec: ProviderSpec = _OPENAI
+
+    def __init__(
+        self,
+        *,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        http_client: httpx.AsyncClient | None = None,
+        max_retries: int = 2,
+    ) -> None:
+        """Configure the provider.
+
+        Args:
+            base_url: The API's base URL; defaults to the provider's environment variable, then its own URL.
+            api_key: The API key; defaults to the provider's environment variable.
+            http_client: An `httpx.AsyncClient` to send requests with, used as given (and not closed here).
+            max_retries: How many times a failed request (429, 5xx, timeout, dropped connection) is retried.
+
+        Raises:
+            UserError: the API key (or, for providers without a default, the base URL) is not set.
+        """
+        spec = self._spec
+        explicit_base_url = base_url is not None
+        if base_url is None and spec.base_url_env and (from_env := os.getenv(spec.base_url_env)):
+            base_url = from_env.rstrip('/') + spec.base_url_suffix
+        if base_url is None:
+            base_url = spec.default_base_url
+        if base_url is None:
+            raise UserError(
+                f'Set the `{spec.base_url_env}` environment variable or pass it via `{spec.class_name}(base_url=...)` '
+                f'to use the {spec.name} provider.'
+            )
+        if api_key is None:
+            api_key = next((key for env in spec.api_key_envs if (key := os.getenv(env))), None)
+        if api_key is None and spec.api_key_required and not (spec is _OPENAI and explicit_base_url):
+            variables = ' or '.join(f'`{env}`' for env in spec.api_key_envs)
+            noun = 'variable' if len(spec.api_key_envs) == 1 else 'variables'
+            raise UserError(
+                f'Set the {variables} environment {noun} or pass it via `{spec.class_name}(api_key=...)` '
+                f'to use the {spec.name} provider.'
+            )
+        self._base_url = base_url.rstrip('/')
+        self._api_key = api_key
+        self._http_client = http_client
+        self.max_retries = max_retries
+
+    @property
+    def name(self) -> str:
+        """The provider's name."""
+        return self._spec.name
+
+    @property
+    def base_url(self) -> str:
+        """The API's base URL (without a trailing slash)."""
+        return self._base_url
+
+    @property
+    def client(self) -> httpx.AsyncClient:
+        """The HTTP client: the one given, else the provider's own (made on first use, again after closing)."""
+        if self._http_client is not None:
+            return self._http_client
+        if self._own_http_client is None or self._own_http_client.is_closed:
+            self._own_http_client = httpx.AsyncClient(timeout=DEFAULT_TIMEOUT)
+        return self._own_http_client
+
+    @classmethod
+    def model_profile(cls, model_name: str) -> ModelProfile | None:
+        """The profile of the named model on this provider."""
+        return cls._spec.profile(model_name)
+
+    def request_headers(self) -> dict[str, str]:
+        """The provider's headers and, when there is a key, the `Authorization` header."""
+        headers = dict(self._spec.headers)
+        if self._api_key:
+            headers['authorization'] = f'Bearer {self._api_key}'
+        return headers
