@@ -10,7 +10,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from edgewise.agent import RunContext, Tool, UserError
-from edgewise.agent._function_schema import function_schema, parse_docstring
+from edgewise.agent._docstrings import doc_descriptions
+from edgewise.agent._function_schema import function_schema
 
 
 def google(x: int, y: str = 'a') -> str:
@@ -59,16 +60,18 @@ def test_google_docstrings_describe_the_tool_and_its_parameters() -> None:
         'required': ['x'],
         'type': 'object',
     }
-    assert Tool(google).description == 'Do a google thing.'
+    assert Tool(google).description == (
+        '<summary>Do a google thing.</summary>\n<returns>\n<description>Both, joined.</description>\n</returns>'
+    )
 
 
 @pytest.mark.parametrize(('function', 'text'), [(numpy, 'Do a numpy thing.'), (sphinx, 'Do a sphinx thing.')])
 def test_numpy_and_sphinx_docstrings_are_detected(function: Any, text: str) -> None:
-    assert parse_docstring(function, 'auto') == (text, {'x': 'the x value'})
+    assert doc_descriptions(function, 'auto') == (text, {'x': 'the x value'})
 
 
 def test_an_explicit_docstring_format_is_used_as_given() -> None:
-    assert parse_docstring(google, 'google') == ('Do a google thing.', {'x': 'the x value', 'y': 'the y value'})
+    assert doc_descriptions(sphinx, 'google') == ('Do a sphinx thing.\n\n:param x: the x value', {})
 
 
 def test_functions_without_docstrings_or_hints_get_a_plain_schema() -> None:
@@ -103,32 +106,55 @@ def test_invalid_or_extra_arguments_are_validation_errors() -> None:
     ]
 
 
-def test_variadic_parameters_are_rejected() -> None:
-    def star(*args: int) -> None:  # pragma: no cover - never called
-        pass
+@pytest.mark.anyio
+async def test_variadic_parameters_become_a_list_and_extra_properties() -> None:
+    def star(first: int, *args: int, **kwargs: str) -> tuple[Any, ...]:
+        return (first, args, kwargs)
 
-    with pytest.raises(UserError, match=r"Tool 'star' takes `\*args`; tools need named parameters only."):
-        Tool(star)
+    schema = function_schema(star)
+    assert schema.json_schema == {
+        'additionalProperties': {'type': 'string'},
+        'properties': {'first': {'type': 'integer'}, 'args': {'items': {'type': 'integer'}, 'type': 'array'}},
+        'required': ['first', 'args'],
+        'type': 'object',
+    }
+    kwargs = schema.validate({'first': 1, 'args': [2, 3], 'k': 'v'})
+    assert await schema.call(kwargs, None) == (1, (2, 3), {'k': 'v'})
 
 
 def test_a_context_tool_must_take_the_run_context_first() -> None:
     def plain(x: int) -> None:  # pragma: no cover - never called
         pass
 
-    with pytest.raises(UserError, match="The first parameter of tool 'plain' must be annotated `RunContext"):
+    with pytest.raises(UserError) as exc_info:
         Tool(plain, takes_ctx=True)
+    assert str(exc_info.value) == (
+        'Error generating schema for test_a_context_tool_must_take_the_run_context_first.<locals>.plain:\n'
+        '  First parameter of tools that take context must be annotated with RunContext[...]'
+    )
 
 
-def test_a_run_context_in_a_plain_tool_is_rejected() -> None:
+def test_every_misplaced_run_context_is_reported() -> None:
     def late(x: int, ctx: RunContext[None]) -> None:  # pragma: no cover - never called
         pass
 
-    with pytest.raises(UserError, match="Parameter 'ctx' of tool 'late' is a `RunContext`"):
-        Tool(late)
+    with pytest.raises(UserError, match='RunContext annotations can only be used with tools that take context'):
+        Tool(late, takes_ctx=False)
+    with pytest.raises(UserError) as exc_info:
+        Tool(late, takes_ctx=True)
+    assert str(exc_info.value).splitlines()[1:] == [
+        '  First parameter of tools that take context must be annotated with RunContext[...]',
+        '  RunContext annotations can only be used as the first argument',
+    ]
+
+
+def test_a_builtin_without_a_signature_is_a_user_error() -> None:
+    with pytest.raises(UserError, match='Error generating schema for min:\n  no signature found for builtin'):
+        Tool(min)
 
 
 def test_missing_parameter_descriptions_can_be_required() -> None:
-    with pytest.raises(UserError, match="Parameter 'x' of tool 'undocumented' has no description in its docstring\\."):
+    with pytest.raises(UserError, match='Error generating schema for undocumented:\n  Missing parameter descriptions for x, y'):
         Tool(undocumented, require_parameter_descriptions=True)
 
 
@@ -165,4 +191,4 @@ def test_each_docstring_style_is_detected_and_parsed(style: str, summary: str, p
         pass
 
     function.__doc__ = _docstring(style, summary, params)
-    assert parse_docstring(function, 'auto') == (summary, params)
+    assert doc_descriptions(function, 'auto') == (summary, params)
