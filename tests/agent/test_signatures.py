@@ -136,6 +136,7 @@ def test_tool_decorators_take_the_options_of_tool_in_their_typed_overloads(metho
 
     assert [_params(o) for o in overloads] == [
         ['/func'],
-        ['*name', '*description', '*retries', '*prepare', '*docstring_format', '*require_parameter_descriptions',
-         '*strict', '*sequential', '*metadata'],
+        ['*name', '*description', '*retries', '*prepare', '*args_validator', '*docstring_format',
+         '*require_parameter_descriptions', '*schema_generator', '*strict', '*sequential', '*requires_approval',
+         '*metadata', '*timeout', '*defer_loading', '*include_return_schema'],
     ]  # fmt: skip

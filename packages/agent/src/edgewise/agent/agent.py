@@ -12,6 +12,7 @@ from types import NoneType
 from typing import Any, Generic, overload
 
 import anyio
+from pydantic.json_schema import GenerateJsonSchema
 from typing_extensions import TypedDict, TypeVar, Unpack
 
 from edgewise.graph import BaseStatePersistence, Graph
@@ -19,7 +20,7 @@ from edgewise.graph import BaseStatePersistence, Graph
 from . import _instrument
 from ._agent_graph import UserPromptNode, agent_graph
 from ._agent_run import AgentRun, bind_captured_messages
-from ._function_schema import DocstringFormat
+from ._function_schema import DocstringFormat, GenerateToolJsonSchema
 from ._output import build_output_schema
 from ._run_deps import EndStrategy, GraphAgentDeps, GraphAgentState, OutputValidator, SystemPromptRunner
 from ._streaming import EventStreamHandler, run_with_event_handler
@@ -29,7 +30,15 @@ from .models import KnownModelName, Model, infer_model
 from .output import OutputDataT, OutputSpec
 from .result import AgentEventStream, AgentRunResult, FinalResult, StreamedRunResult
 from .settings import ModelSettings, merge_model_settings
-from .tools import AgentDepsT, RunContext, Tool, ToolDefinition, ToolFuncEither, ToolPrepareFunc
+from .tools import (
+    AgentDepsT,
+    ArgsValidatorFunc,
+    RunContext,
+    Tool,
+    ToolDefinition,
+    ToolFuncEither,
+    ToolPrepareFunc,
+)
 from .usage import RunUsage, UsageLimits
 
 __all__ = ('Agent', 'EndStrategy')
@@ -163,11 +172,17 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         description: str | None = None,
         retries: int | None = None,
         prepare: ToolPrepareFunc[AgentDepsT] | None = None,
+        args_validator: ArgsValidatorFunc[AgentDepsT, ...] | None = None,
         docstring_format: DocstringFormat = 'auto',
         require_parameter_descriptions: bool = False,
+        schema_generator: type[GenerateJsonSchema] = GenerateToolJsonSchema,
         strict: bool | None = None,
         sequential: bool = False,
+        requires_approval: bool = False,
         metadata: dict[str, Any] | None = None,
+        timeout: float | None = None,
+        defer_loading: bool = False,
+        include_return_schema: bool | None = None,
     ) -> Callable[[_F], _F]: ...
 
     def tool(self, func: Any = None, /, **options: Any) -> Any:
@@ -186,11 +201,17 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         description: str | None = None,
         retries: int | None = None,
         prepare: ToolPrepareFunc[AgentDepsT] | None = None,
+        args_validator: ArgsValidatorFunc[AgentDepsT, ...] | None = None,
         docstring_format: DocstringFormat = 'auto',
         require_parameter_descriptions: bool = False,
+        schema_generator: type[GenerateJsonSchema] = GenerateToolJsonSchema,
         strict: bool | None = None,
         sequential: bool = False,
+        requires_approval: bool = False,
         metadata: dict[str, Any] | None = None,
+        timeout: float | None = None,
+        defer_loading: bool = False,
+        include_return_schema: bool | None = None,
     ) -> Callable[[_F], _F]: ...
 
     def tool_plain(self, func: Any = None, /, **options: Any) -> Any:
@@ -211,7 +232,10 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         if tool.name in self._tools:
             raise UserError(f'Tool name conflicts with existing tool: {tool.name!r}')
         if tool.name in self._output_schema.tools:
-            raise UserError(f'Tool name conflicts with output tool name: {tool.name!r}')
+            raise UserError(
+                "The agent defines a tool whose name conflicts with existing tool from the agent's output tools: "
+                f'{tool.name!r}. Rename the tool or wrap the toolset in a `PrefixedToolset` to avoid name conflicts.'
+            )
         self._tools[tool.name] = tool
         self._static_tool_defs = None
 
