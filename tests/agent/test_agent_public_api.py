@@ -45,6 +45,7 @@ def test_all_is_pinned() -> None:
         'RunContext',
         'RunUsage',
         'StreamedRunResult',
+        'StructuredDict',
         'TextOutput',
         'TextPartDelta',
         'ThinkingPartDelta',
@@ -58,6 +59,7 @@ def test_all_is_pinned() -> None:
         'UserError',
         'UserPromptNode',
         'capture_run_messages',
+        'format_as_xml',
     ]
 
 
@@ -68,7 +70,7 @@ def test_every_exported_name_resolves() -> None:
 
 def test_public_modules_match_pydantic_ai() -> None:
     for module in ('messages', 'tools', 'output', 'usage', 'settings', 'result', 'exceptions', 'models',
-                   'models.test', 'models.function', 'agent'):  # fmt: skip
+                   'models.test', 'models.function', 'agent', 'format_prompt'):  # fmt: skip
         importlib.import_module(f'edgewise.agent.{module}')
 
 

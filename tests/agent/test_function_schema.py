@@ -154,7 +154,8 @@ def test_a_builtin_without_a_signature_is_a_user_error() -> None:
 
 
 def test_missing_parameter_descriptions_can_be_required() -> None:
-    with pytest.raises(UserError, match='Error generating schema for undocumented:\n  Missing parameter descriptions for x, y'):
+    message = 'Error generating schema for undocumented:\n  Missing parameter descriptions for x, y'
+    with pytest.raises(UserError, match=message):
         Tool(undocumented, require_parameter_descriptions=True)
 
 

@@ -14,6 +14,7 @@ from .exceptions import (
     UsageLimitExceeded,
     UserError,
 )
+from .format_prompt import format_as_xml
 from .messages import (
     AgentStreamEvent,
     FinalResultEvent,
@@ -34,7 +35,7 @@ from .messages import (
     ThinkingPartDelta,
     ToolCallPartDelta,
 )
-from .output import NativeOutput, PromptedOutput, TextOutput, ToolOutput
+from .output import NativeOutput, PromptedOutput, StructuredDict, TextOutput, ToolOutput
 from .result import AgentEventStream, AgentRunResult, AgentRunResultEvent, FinalResult, StreamedRunResult
 from .settings import ModelSettings
 from .tools import RunContext, Tool, ToolDefinition
@@ -75,6 +76,7 @@ __all__ = (
     'RunContext',
     'RunUsage',
     'StreamedRunResult',
+    'StructuredDict',
     'TextOutput',
     'TextPartDelta',
     'ThinkingPartDelta',
@@ -88,4 +90,5 @@ __all__ = (
     'UserError',
     'UserPromptNode',
     'capture_run_messages',
+    'format_as_xml',
 )

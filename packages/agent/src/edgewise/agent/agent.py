@@ -407,7 +407,7 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         if (override := self._override_tools.get()) is not None:
             tools = {t.name: t for t in override}
             static_defs = None
-        if static_defs is None and all(t.prepare is None for t in tools.values()):
+        if static_defs is None and all(_static_def(t) for t in tools.values()):
             static_defs = [t.tool_def for t in tools.values()]
             if override is None:
                 self._static_tool_defs = static_defs
@@ -602,3 +602,8 @@ def _validate_history(history: Sequence[ModelMessage] | None) -> list[ModelMessa
         return ModelMessagesTypeAdapter.validate_python(list(history))
     except Exception as exc:
         raise UserError(f'`message_history` holds items that are not valid messages: {exc}') from exc
+
+
+def _static_def(tool: Tool[Any]) -> bool:
+    """Whether the tool's definition is the same at every step (no `prepare`, no `prepare_tool_def` override)."""
+    return tool.prepare is None and type(tool).prepare_tool_def is Tool.prepare_tool_def
