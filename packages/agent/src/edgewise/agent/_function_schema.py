@@ -165,6 +165,29 @@ def _adapter(annotation: Any) -> pydantic.TypeAdapter[Any]:
         return pydantic.TypeAdapter(annotation)
 
 
+def _single_arg_schema(name: str, annotation: Any, generator: type[GenerateJsonSchema]) -> dict[str, Any] | None:
+    """The schema of a `TypedDict` or plain dataclass with its attribute docstrings as descriptions.
+
+    Those types take no config of their own, so the type is put in a `TypedDict` that has one (nested types
+    inherit it) and its definition taken out; `None` when it cannot be (a recursive type).
+    """
+    if issubclass(annotation, pydantic.BaseModel) or hasattr(annotation, '__pydantic_config__'):
+        return None
+    make_typed_dict: Any = typing_extensions.TypedDict
+    outer = make_typed_dict('Outer', {name: annotation})
+    outer.__pydantic_config__ = _CONFIG
+    schema = pydantic.TypeAdapter(outer).json_schema(schema_generator=generator)
+    ref = schema['properties'][name].get('$ref', '')
+    defs: dict[str, Any] = schema.get('$defs', {})
+    key = ref.removeprefix('#/$defs/')
+    if key not in defs:  # pragma: no cover - a model-like type is always a definition
+        return None
+    inner: dict[str, Any] = defs.pop(key)
+    if ref in repr(inner) or ref in repr(defs):
+        return None
+    return {**inner, '$defs': defs} if defs else inner
+
+
 class _SingleArgValidator:
     """Validates the arguments of a function taking one model-like parameter into `{parameter: value}`.
 
@@ -328,7 +351,9 @@ def function_schema(
     validator: Any
     if single is not None:
         adapter = _adapter(fields[single])
-        json_schema = adapter.json_schema(schema_generator=schema_generator)
+        json_schema = _single_arg_schema(single, fields[single], schema_generator) or adapter.json_schema(
+            schema_generator=schema_generator
+        )
         validator = _SingleArgValidator(single, adapter, set(json_schema.get('properties', {})))
         if not description:
             description = json_schema.pop('description', None)
