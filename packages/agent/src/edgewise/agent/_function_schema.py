@@ -19,6 +19,7 @@ from typing import Annotated, Any, get_args, get_origin
 
 import anyio.to_thread
 import pydantic
+import pydantic_core
 import typing_extensions
 from pydantic.errors import PydanticSchemaGenerationError, PydanticUserError
 from pydantic.fields import FieldInfo
@@ -217,7 +218,7 @@ class _SingleArgValidator:
 
     def validate_json(self, text: str | bytes, **kwargs: Any) -> dict[str, Any]:
         """Validate arguments given as JSON text."""
-        value = pydantic.TypeAdapter(Any).validate_json(text)
+        value = pydantic_core.from_json(text)
         if isinstance(value, dict) and not self._wrapped(value):
             return {self._name: self._adapter.validate_json(text, **kwargs)}
         return self.validate_python(value, **kwargs)
