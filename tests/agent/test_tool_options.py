@@ -15,6 +15,7 @@ from pydantic.json_schema import GenerateJsonSchema
 from typing_extensions import TypedDict
 
 from edgewise.agent import Agent, ModelRetry, RunContext, Tool, ToolDefinition, UserError
+from edgewise.agent._function_schema import takes_run_context
 from edgewise.agent.messages import ModelMessage, ModelResponse, RetryPromptPart, TextPart, ToolCallPart
 from edgewise.agent.models.function import AgentInfo, FunctionModel
 from edgewise.agent.models.test import TestModel
@@ -306,3 +307,13 @@ async def test_a_custom_schema_generator_and_variadic_keywords() -> None:
     assert (
         await Agent(TestModel(), tools=[tool]).run('x')
     ).output == '{"tagged":"{\\"x\\": \\"a\\", \\"additionalProperty\\": 0}"}'
+
+
+def test_the_run_context_is_recognised_when_another_hint_does_not_resolve() -> None:
+    class Local(BaseModel):  # not resolvable from the module (annotations are strings here)
+        x: int
+
+    def uses_ctx(ctx: RunContext[None], local: Local) -> str:  # pragma: no cover - never called
+        return str(local)
+
+    assert takes_run_context(uses_ctx) is True

@@ -114,8 +114,16 @@ def _type_hints(function: Any) -> dict[str, Any]:
     target = _hints_target(function)
     try:
         return typing.get_type_hints(target, include_extras=True)
-    except Exception:  # unresolvable hints: the raw annotations (pydantic may still resolve them)
-        return dict(getattr(target, '__annotations__', {}) or {})
+    except Exception:  # some hint does not resolve (a local class): resolve the others one by one
+        pass
+    namespace = dict(getattr(target, '__globals__', {}))
+    hints: dict[str, Any] = {}
+    for key, value in (getattr(target, '__annotations__', None) or {}).items():
+        try:
+            hints[key] = eval(value, namespace) if isinstance(value, str) else value  # as typing resolves them
+        except Exception:  # left as text: pydantic may still resolve it
+            hints[key] = value
+    return hints
 
 
 def takes_run_context(function: Callable[..., Any]) -> bool:
