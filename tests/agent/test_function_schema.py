@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
+import functools
+from typing import Annotated, Any, Self
 
 import pydantic
 import pytest
@@ -11,7 +12,7 @@ from hypothesis import strategies as st
 
 from edgewise.agent import RunContext, Tool, UserError
 from edgewise.agent._docstrings import doc_descriptions
-from edgewise.agent._function_schema import function_schema
+from edgewise.agent._function_schema import _extract_return_schema_type, function_schema, takes_run_context
 
 
 def google(x: int, y: str = 'a') -> str:
@@ -193,3 +194,131 @@ def test_each_docstring_style_is_detected_and_parsed(style: str, summary: str, p
 
     function.__doc__ = _docstring(style, summary, params)
     assert doc_descriptions(function, 'auto') == (summary, params)
+
+
+class _Callable:
+    def __call__(self, ctx: RunContext[int], x: int) -> int:  # pragma: no cover - never called
+        return x
+
+
+class _Methods:
+    def bound(self, ctx: RunContext[int], x: int) -> _Methods:  # pragma: no cover - never called
+        return self
+
+    @staticmethod
+    def static(x: int) -> int:  # pragma: no cover - never called
+        return x
+
+
+def _ctx_first(ctx: RunContext[int], x: int, y: str) -> str:  # pragma: no cover - never called
+    return y
+
+
+@pytest.mark.parametrize(
+    ('target', 'expected'),
+    [
+        (functools.partial(_ctx_first, y='b'), True),
+        (functools.partial(functools.partial(_ctx_first, y='b'), x=1), True),
+        (_Callable(), True),
+        (_Methods().bound, True),
+        (_Methods.static, False),
+        (_Methods.__dict__['static'], False),
+        (min, False),
+        (lambda: None, False),
+        (int, False),
+    ],
+)
+def test_the_run_context_is_found_on_any_callable(target: Any, expected: bool) -> None:
+    assert takes_run_context(target) is expected
+
+
+def test_a_bound_method_returning_self_describes_its_class() -> None:
+    class Weather(pydantic.BaseModel):
+        degrees: float
+
+        def read(self) -> Self:  # pragma: no cover - never called
+            return self
+
+    assert Tool(Weather(degrees=1).read).tool_def.return_schema == {
+        'properties': {'degrees': {'type': 'number'}},
+        'required': ['degrees'],
+        'title': 'Weather',
+        'type': 'object',
+    }
+    assert _extract_return_schema_type(Self, lambda: None) is Any
+
+
+@pytest.mark.anyio
+async def test_partial_and_callable_objects_are_called_with_their_arguments() -> None:
+    async def add(x: int, y: int) -> int:
+        return x + y
+
+    schema = function_schema(functools.partial(add, y=2))
+    assert schema.is_async is True
+    assert await schema.call(schema.validate({'x': 1}), None) == 3
+
+    class Doubler:
+        async def __call__(self, x: int) -> int:
+            return 2 * x
+
+    doubler = function_schema(Doubler())
+    assert doubler.is_async is True
+    assert await doubler.call(doubler.validate('{"x": 4}'), None) == 8
+
+
+def test_a_field_description_wins_over_the_docstring() -> None:
+    def described(x: Annotated[int, pydantic.Field(description='from the field')]) -> None:  # pragma: no cover
+        """Args:
+        x: from the docstring
+        """
+
+    assert function_schema(described).json_schema['properties']['x'] == {
+        'description': 'from the field',
+        'type': 'integer',
+    }
+
+
+class _Point(pydantic.BaseModel):
+    x: int
+
+
+class _Holder(pydantic.BaseModel):  # a model with a field named as the parameter
+    point: int = 0
+
+
+def _move(point: _Point) -> None:  # pragma: no cover - never called
+    pass
+
+
+def _keep(point: _Holder) -> None:  # pragma: no cover - never called
+    pass
+
+
+def test_flattened_arguments_sent_wrapped_as_json_are_unwrapped() -> None:
+    assert function_schema(_move).validate('{"point": {"x": 1}}') == {'point': _Point(x=1)}
+    assert function_schema(_keep).validate('{"point": 2}') == {'point': _Holder(point=2)}
+    assert function_schema(_keep).validate({'point': {'point': 3}}) == {'point': _Holder(point=3)}
+
+
+def test_a_recursive_model_parameter_keeps_its_reference() -> None:
+    schema = function_schema(_walk).json_schema
+    assert schema['$ref'] == '#/$defs/_Node'
+    assert set(schema['$defs']) == {'_Node'}
+    with pytest.raises(UserError, match='Schema must be an object'):
+        function_schema(_scalar_root)
+
+
+class _Node(pydantic.BaseModel):
+    children: list[_Node] = []
+
+
+def _walk(node: _Node) -> None:  # pragma: no cover - never called
+    pass
+
+
+class _Wrapped(pydantic.RootModel[int]):
+    __is_model_like__ = True
+
+
+def _scalar_root(value: _Wrapped) -> None:  # pragma: no cover - never called
+    pass

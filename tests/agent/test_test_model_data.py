@@ -217,3 +217,50 @@ async def test_pydantic_ai_testing_example_runs_with_constrained_tool_arguments(
 
     result = await agent.run('What will the weather be like?', deps=7, model=TestModel())
     assert result.output == '{"weather_forecast":"a on 2024-01-01 for 1 day(s), user 7"}'
+
+
+@pytest.mark.parametrize(
+    ('schema', 'seed', 'value'),
+    [
+        ({'type': 'string', 'format': 'email'}, 0, 'a@example.com'),
+        ({'type': 'string', 'format': 'name-email'}, 1, 'b <b@example.com>'),
+        ({'type': 'string', 'format': 'hostname'}, 0, 'a.example.com'),
+        ({'type': 'string', 'maxLength': 0, 'format': 'binary'}, 0, ''),
+        ({'type': 'string', 'pattern': '^(?:red|green)[^a]x.$'}, 0, 'redbxa'),
+        ({'type': 'string', 'pattern': r'^\w+-\s[^\d]$'}, 0, 'a- a'),
+        ({'type': 'string', 'pattern': '^[q-z]+?(?=x)x$'}, 0, 'qx'),
+        ({'type': 'string', 'pattern': 'no(?P<g>x)(?P=g)', 'minLength': 1}, 0, 'a'),  # backreference: not handled
+        ({'type': 'string', 'pattern': '(', 'minLength': 2}, 0, 'aa'),  # not a regex
+        ({'type': 'string', 'pattern': '^[^\\x00-\\U0010ffff]$'}, 0, 'a'),  # matches nothing: a plain string
+        ({'type': 'string', 'pattern': '^[^aA0_ -]$', 'maxLength': 1}, 0, 'a'),  # no candidate fits the class
+        ({'type': 'string', 'pattern': '^[^z]b$'}, 0, 'ab'),
+        ({'type': 'string', 'pattern': '^[\\d]x$'}, 0, '0x'),
+        ({'type': 'string', 'pattern': '^[^\\w]x$'}, 0, '-x'),
+        ({'type': 'string', 'pattern': 'a$', 'maxLength': 0}, 0, ''),
+        ({'examples': ['one', 'two']}, 1, 'two'),
+        ({'allOf': [{'$ref': '#/$defs/N'}, {'minimum': 3}], '$defs': {'N': {'type': 'integer'}}}, 0, 3),
+        ({'type': 'object', 'properties': {'me': {'$ref': '#'}}, 'required': []}, 0, {}),
+        ({'type': 'object', 'additionalProperties': True, 'maxProperties': 0}, 0, {}),
+        ({'type': 'object', 'additionalProperties': {'type': 'integer'}, 'minProperties': 2,
+          'propertyNames': {'enum': ['k']}}, 0, {'k': 0, 'additionalProperty': 0}),
+        ({'type': 'array', 'items': True, 'minItems': 1}, 0, ['a']),
+        ({'type': 'array', 'prefixItems': [{'type': 'integer'}], 'uniqueItems': True, 'items': {'type': 'integer'}},
+         0, [0, 1]),
+        ({'type': 'integer', 'multipleOf': 4, 'maximum': 10}, 0, 8),
+        ({'type': 'integer', 'multipleOf': 4}, 3, 4),
+        ({'type': 'number', 'multipleOf': 0.5, 'exclusiveMinimum': 1}, 0, 2.0),
+        ({'type': 'number', 'multipleOf': 2, 'exclusiveMaximum': 4}, 0, 2.0),
+        ({'type': 'number', 'multipleOf': 0.25}, 1, 1.0),
+        ({'type': 'number', 'minimum': 2, 'maximum': 2}, 5, 2.0),
+        ({'type': 'integer', 'minimum': 5, 'maximum': 3}, 0, 5),
+        ({'type': 'array', 'prefixItems': [True], 'items': False}, 0, ['a']),
+        ({'type': ['null']}, 0, None),
+    ],
+)  # fmt: skip
+def test_each_keyword_is_honoured(schema: Any, seed: int, value: Any) -> None:
+    assert _JsonSchemaTestData(schema, seed).generate() == value
+
+
+def test_an_unknown_type_is_reported() -> None:
+    with pytest.raises(NotImplementedError, match="JSON schema type 'matrix'"):
+        _JsonSchemaTestData({'type': 'matrix'}).generate()
