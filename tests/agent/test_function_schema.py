@@ -7,7 +7,7 @@ from typing import Annotated, Any, Self
 
 import pydantic
 import pytest
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from edgewise.agent import RunContext, Tool, UserError
@@ -187,6 +187,7 @@ def _docstring(style: str, summary: str, params: dict[str, str]) -> str:
     return f'{summary}\n\n{body}\n'
 
 
+@settings(suppress_health_check=[HealthCheck.too_slow])  # regex strategies draw slowly on a busy machine
 @given(st.sampled_from(['google', 'numpy', 'sphinx']), _WORDS, st.dictionaries(_NAMES, _WORDS, min_size=1, max_size=4))
 def test_each_docstring_style_is_detected_and_parsed(style: str, summary: str, params: dict[str, str]) -> None:
     def function() -> None:  # pragma: no cover - only its docstring is read
