@@ -265,7 +265,7 @@ def test_duplicate_tool_names_are_rejected() -> None:
     agent.tool_plain(twice)
     with pytest.raises(UserError, match="Tool name conflicts with existing tool: 'twice'"):
         agent.tool_plain(twice)
-    with pytest.raises(UserError, match="Tool name conflicts with output tool name: 'final_result'"):
+    with pytest.raises(UserError, match="conflicts with existing tool from the agent's output tools: 'final_result'"):
         Agent(scripted(), output_type=int, tools=[final_result])
 
 

@@ -47,6 +47,7 @@ def test_all_is_pinned() -> None:
         'RunContext',
         'RunUsage',
         'StreamedRunResult',
+        'StructuredDict',
         'TextOutput',
         'TextPartDelta',
         'ThinkingPartDelta',
@@ -60,6 +61,7 @@ def test_all_is_pinned() -> None:
         'UserError',
         'UserPromptNode',
         'capture_run_messages',
+        'format_as_xml',
     ]
 
 
@@ -71,7 +73,7 @@ def test_every_exported_name_resolves() -> None:
 def test_public_modules_match_pydantic_ai() -> None:
     for module in ('messages', 'tools', 'output', 'usage', 'settings', 'result', 'exceptions', 'models',
                    'models.test', 'models.function', 'models.openai', 'providers', 'providers.openai',
-                   'providers.ollama', 'profiles', 'profiles.openai', 'agent'):  # fmt: skip
+                   'providers.ollama', 'profiles', 'profiles.openai', 'agent', 'format_prompt'):  # fmt: skip
         importlib.import_module(f'edgewise.agent.{module}')
 
 

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any
+import functools
+from typing import Annotated, Any, Self
 
 import pydantic
 import pytest
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from edgewise.agent import RunContext, Tool, UserError
-from edgewise.agent._function_schema import function_schema, parse_docstring
+from edgewise.agent._docstrings import doc_descriptions
+from edgewise.agent._function_schema import _extract_return_schema_type, function_schema, takes_run_context
 
 
 def google(x: int, y: str = 'a') -> str:
@@ -59,16 +61,18 @@ def test_google_docstrings_describe_the_tool_and_its_parameters() -> None:
         'required': ['x'],
         'type': 'object',
     }
-    assert Tool(google).description == 'Do a google thing.'
+    assert Tool(google).description == (
+        '<summary>Do a google thing.</summary>\n<returns>\n<description>Both, joined.</description>\n</returns>'
+    )
 
 
 @pytest.mark.parametrize(('function', 'text'), [(numpy, 'Do a numpy thing.'), (sphinx, 'Do a sphinx thing.')])
 def test_numpy_and_sphinx_docstrings_are_detected(function: Any, text: str) -> None:
-    assert parse_docstring(function, 'auto') == (text, {'x': 'the x value'})
+    assert doc_descriptions(function, 'auto') == (text, {'x': 'the x value'})
 
 
 def test_an_explicit_docstring_format_is_used_as_given() -> None:
-    assert parse_docstring(google, 'google') == ('Do a google thing.', {'x': 'the x value', 'y': 'the y value'})
+    assert doc_descriptions(sphinx, 'google') == ('Do a sphinx thing.\n\n:param x: the x value', {})
 
 
 def test_functions_without_docstrings_or_hints_get_a_plain_schema() -> None:
@@ -103,32 +107,56 @@ def test_invalid_or_extra_arguments_are_validation_errors() -> None:
     ]
 
 
-def test_variadic_parameters_are_rejected() -> None:
-    def star(*args: int) -> None:  # pragma: no cover - never called
-        pass
+@pytest.mark.anyio
+async def test_variadic_parameters_become_a_list_and_extra_properties() -> None:
+    def star(first: int, *args: int, **kwargs: str) -> tuple[Any, ...]:
+        return (first, args, kwargs)
 
-    with pytest.raises(UserError, match=r"Tool 'star' takes `\*args`; tools need named parameters only."):
-        Tool(star)
+    schema = function_schema(star)
+    assert schema.json_schema == {
+        'additionalProperties': {'type': 'string'},
+        'properties': {'first': {'type': 'integer'}, 'args': {'items': {'type': 'integer'}, 'type': 'array'}},
+        'required': ['first', 'args'],
+        'type': 'object',
+    }
+    kwargs = schema.validate({'first': 1, 'args': [2, 3], 'k': 'v'})
+    assert await schema.call(kwargs, None) == (1, (2, 3), {'k': 'v'})
 
 
 def test_a_context_tool_must_take_the_run_context_first() -> None:
     def plain(x: int) -> None:  # pragma: no cover - never called
         pass
 
-    with pytest.raises(UserError, match="The first parameter of tool 'plain' must be annotated `RunContext"):
+    with pytest.raises(UserError) as exc_info:
         Tool(plain, takes_ctx=True)
+    assert str(exc_info.value) == (
+        'Error generating schema for test_a_context_tool_must_take_the_run_context_first.<locals>.plain:\n'
+        '  First parameter of tools that take context must be annotated with RunContext[...]'
+    )
 
 
-def test_a_run_context_in_a_plain_tool_is_rejected() -> None:
+def test_every_misplaced_run_context_is_reported() -> None:
     def late(x: int, ctx: RunContext[None]) -> None:  # pragma: no cover - never called
         pass
 
-    with pytest.raises(UserError, match="Parameter 'ctx' of tool 'late' is a `RunContext`"):
-        Tool(late)
+    with pytest.raises(UserError, match='RunContext annotations can only be used with tools that take context'):
+        Tool(late, takes_ctx=False)
+    with pytest.raises(UserError) as exc_info:
+        Tool(late, takes_ctx=True)
+    assert str(exc_info.value).splitlines()[1:] == [
+        '  First parameter of tools that take context must be annotated with RunContext[...]',
+        '  RunContext annotations can only be used as the first argument',
+    ]
+
+
+def test_a_builtin_without_a_signature_is_a_user_error() -> None:
+    with pytest.raises(UserError, match='Error generating schema for min:\n  no signature found for builtin'):
+        Tool(min)
 
 
 def test_missing_parameter_descriptions_can_be_required() -> None:
-    with pytest.raises(UserError, match="Parameter 'x' of tool 'undocumented' has no description in its docstring\\."):
+    message = 'Error generating schema for undocumented:\n  Missing parameter descriptions for x, y'
+    with pytest.raises(UserError, match=message):
         Tool(undocumented, require_parameter_descriptions=True)
 
 
@@ -159,10 +187,139 @@ def _docstring(style: str, summary: str, params: dict[str, str]) -> str:
     return f'{summary}\n\n{body}\n'
 
 
+@settings(suppress_health_check=[HealthCheck.too_slow])  # regex strategies draw slowly on a busy machine
 @given(st.sampled_from(['google', 'numpy', 'sphinx']), _WORDS, st.dictionaries(_NAMES, _WORDS, min_size=1, max_size=4))
 def test_each_docstring_style_is_detected_and_parsed(style: str, summary: str, params: dict[str, str]) -> None:
     def function() -> None:  # pragma: no cover - only its docstring is read
         pass
 
     function.__doc__ = _docstring(style, summary, params)
-    assert parse_docstring(function, 'auto') == (summary, params)
+    assert doc_descriptions(function, 'auto') == (summary, params)
+
+
+class _Callable:
+    def __call__(self, ctx: RunContext[int], x: int) -> int:  # pragma: no cover - never called
+        return x
+
+
+class _Methods:
+    def bound(self, ctx: RunContext[int], x: int) -> _Methods:  # pragma: no cover - never called
+        return self
+
+    @staticmethod
+    def static(x: int) -> int:  # pragma: no cover - never called
+        return x
+
+
+def _ctx_first(ctx: RunContext[int], x: int, y: str) -> str:  # pragma: no cover - never called
+    return y
+
+
+@pytest.mark.parametrize(
+    ('target', 'expected'),
+    [
+        (functools.partial(_ctx_first, y='b'), True),
+        (functools.partial(functools.partial(_ctx_first, y='b'), x=1), True),
+        (_Callable(), True),
+        (_Methods().bound, True),
+        (_Methods.static, False),
+        (_Methods.__dict__['static'], False),
+        (min, False),
+        (lambda: None, False),
+        (int, False),
+    ],
+)
+def test_the_run_context_is_found_on_any_callable(target: Any, expected: bool) -> None:
+    assert takes_run_context(target) is expected
+
+
+def test_a_bound_method_returning_self_describes_its_class() -> None:
+    class Weather(pydantic.BaseModel):
+        degrees: float
+
+        def read(self) -> Self:  # pragma: no cover - never called
+            return self
+
+    assert Tool(Weather(degrees=1).read).tool_def.return_schema == {
+        'properties': {'degrees': {'type': 'number'}},
+        'required': ['degrees'],
+        'title': 'Weather',
+        'type': 'object',
+    }
+    assert _extract_return_schema_type(Self, lambda: None) is Any
+
+
+@pytest.mark.anyio
+async def test_partial_and_callable_objects_are_called_with_their_arguments() -> None:
+    async def add(x: int, y: int) -> int:
+        return x + y
+
+    schema = function_schema(functools.partial(add, y=2))
+    assert schema.is_async is True
+    assert await schema.call(schema.validate({'x': 1}), None) == 3
+
+    class Doubler:
+        async def __call__(self, x: int) -> int:
+            return 2 * x
+
+    doubler = function_schema(Doubler())
+    assert doubler.is_async is True
+    assert await doubler.call(doubler.validate('{"x": 4}'), None) == 8
+
+
+def test_a_field_description_wins_over_the_docstring() -> None:
+    def described(x: Annotated[int, pydantic.Field(description='from the field')]) -> None:  # pragma: no cover
+        """Args:
+        x: from the docstring
+        """
+
+    assert function_schema(described).json_schema['properties']['x'] == {
+        'description': 'from the field',
+        'type': 'integer',
+    }
+
+
+class _Point(pydantic.BaseModel):
+    x: int
+
+
+class _Holder(pydantic.BaseModel):  # a model with a field named as the parameter
+    point: int = 0
+
+
+def _move(point: _Point) -> None:  # pragma: no cover - never called
+    pass
+
+
+def _keep(point: _Holder) -> None:  # pragma: no cover - never called
+    pass
+
+
+def test_flattened_arguments_sent_wrapped_as_json_are_unwrapped() -> None:
+    assert function_schema(_move).validate('{"point": {"x": 1}}') == {'point': _Point(x=1)}
+    assert function_schema(_keep).validate('{"point": 2}') == {'point': _Holder(point=2)}
+    assert function_schema(_keep).validate({'point': {'point': 3}}) == {'point': _Holder(point=3)}
+
+
+def test_a_recursive_model_parameter_keeps_its_reference() -> None:
+    schema = function_schema(_walk).json_schema
+    assert schema['$ref'] == '#/$defs/_Node'
+    assert set(schema['$defs']) == {'_Node'}
+    with pytest.raises(UserError, match='Schema must be an object'):
+        function_schema(_scalar_root)
+
+
+class _Node(pydantic.BaseModel):
+    children: list[_Node] = []
+
+
+def _walk(node: _Node) -> None:  # pragma: no cover - never called
+    pass
+
+
+class _Wrapped(pydantic.RootModel[int]):
+    __is_model_like__ = True
+
+
+def _scalar_root(value: _Wrapped) -> None:  # pragma: no cover - never called
+    pass

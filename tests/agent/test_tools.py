@@ -146,7 +146,9 @@ async def test_from_schema_passes_the_arguments_through() -> None:
 
     schema = {'type': 'object', 'properties': {'a': {'type': 'integer'}, 'b': {'type': 'integer'}}}
     tool = Tool.from_schema(add, name='add', description='Add numbers', json_schema=schema)
-    assert tool.tool_def == ToolDefinition(name='add', parameters_json_schema=schema, description='Add numbers')
+    assert tool.tool_def == ToolDefinition(
+        name='add', parameters_json_schema=schema, description='Add numbers', return_schema={}
+    )  # as in pydantic-ai: a schema given as JSON says nothing about the return value
     calls = [ToolCallPart('add', '{"a": 1, "b": 2}', 'c1')], [ToolCallPart('add', {'a': 3, 'b': 4}, 'c2')]
     agent = Agent(scripted(*calls, [TextPart('ok')]), tools=[tool])
     result = await agent.run('x')
@@ -158,7 +160,7 @@ def test_tool_definitions_compare_and_show_only_what_is_set() -> None:
     tool_def = ToolDefinition(name='t', strict=True, sequential=True, kind='output', metadata={'k': 1})
     assert repr(tool_def) == (
         "ToolDefinition(name='t', parameters_json_schema={'type': 'object', 'properties': {}, "
-        "'additionalProperties': False}, strict=True, metadata={'k': 1}, sequential=True, kind='output')"
+        "'additionalProperties': False}, strict=True, sequential=True, kind='output', metadata={'k': 1})"
     )
     assert tool_def != ToolDefinition(name='t')
     assert tool_def.__eq__(1) is NotImplemented

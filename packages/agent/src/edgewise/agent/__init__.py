@@ -16,6 +16,7 @@ from .exceptions import (
     UsageLimitExceeded,
     UserError,
 )
+from .format_prompt import format_as_xml
 from .messages import (
     AgentStreamEvent,
     FinalResultEvent,
@@ -36,7 +37,7 @@ from .messages import (
     ThinkingPartDelta,
     ToolCallPartDelta,
 )
-from .output import NativeOutput, PromptedOutput, TextOutput, ToolOutput
+from .output import NativeOutput, PromptedOutput, StructuredDict, TextOutput, ToolOutput
 from .result import AgentEventStream, AgentRunResult, AgentRunResultEvent, FinalResult, StreamedRunResult
 from .settings import ModelSettings
 from .tools import RunContext, Tool, ToolDefinition
@@ -79,6 +80,7 @@ __all__ = (
     'RunContext',
     'RunUsage',
     'StreamedRunResult',
+    'StructuredDict',
     'TextOutput',
     'TextPartDelta',
     'ThinkingPartDelta',
@@ -92,4 +94,5 @@ __all__ = (
     'UserError',
     'UserPromptNode',
     'capture_run_messages',
+    'format_as_xml',
 )

@@ -42,7 +42,10 @@ _FENCE_RE = re.compile(r'^\s*```(?:json)?\s*\n(.*)\n\s*```\s*$', re.DOTALL)
 def _is_object_type(tp: Any) -> bool:
     """Types whose JSON schema is an object, so they need no `{'response': ...}` wrapper."""
     return isinstance(tp, type) and (
-        issubclass(tp, pydantic.BaseModel) or dataclasses.is_dataclass(tp) or is_typeddict(tp)
+        issubclass(tp, pydantic.BaseModel)
+        or dataclasses.is_dataclass(tp)
+        or is_typeddict(tp)
+        or getattr(tp, '__is_model_like__', False)  # `StructuredDict`
     )
 
 

@@ -11,11 +11,11 @@ from typing import Any, Generic, Literal, TypeAlias
 from typing_extensions import TypeVar
 
 from ._output import OutputSchema
-from .exceptions import UnexpectedModelBehavior
+from .exceptions import UnexpectedModelBehavior, UserError
 from .messages import ModelMessage, UserContent
 from .models import Model
 from .settings import ModelSettings
-from .tools import RunContext, Tool, ToolDefinition
+from .tools import RunContext, Tool, ToolDefinition, resolve_return_schema
 from .usage import RunUsage, UsageLimits
 
 __all__ = (
@@ -194,7 +194,7 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
         """The function tools of this step, after each tool's `prepare`."""
         if self.static_tool_defs is not None:
             if self.step_tools is None:
-                self.step_tools = {d.name: d for d in self.static_tool_defs}
+                self.step_tools = {d.name: resolve_return_schema(d) for d in self.static_tool_defs}
                 self.step_tool_functions = dict(self.tools)
             return self.step_tools
         step_tools: dict[str, ToolDefinition] = {}
@@ -202,9 +202,14 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
         for tool in self.tools.values():
             ctx = self.run_context(state, retry=state.tool_retries.get(tool.name, 0))
             tool_def = await tool.prepare_tool_def(ctx)
-            if tool_def is not None:
-                step_tools[tool_def.name] = tool_def
-                functions[tool_def.name] = tool
+            if tool_def is None:
+                continue
+            if tool_def.name in step_tools:  # a `prepare` function renamed a tool onto another one
+                if tool_def.name != tool.name:
+                    raise UserError(f'Renaming tool {tool.name!r} to {tool_def.name!r} conflicts with existing tool.')
+                raise UserError(f'Tool name conflicts with previously renamed tool: {tool_def.name!r}.')
+            step_tools[tool_def.name] = resolve_return_schema(tool_def)
+            functions[tool_def.name] = tool
         self.step_tools, self.step_tool_functions = step_tools, functions
         return step_tools
 

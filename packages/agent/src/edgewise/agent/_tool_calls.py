@@ -2,6 +2,7 @@
 
 from __future__ import annotations as _annotations
 
+import inspect
 from collections.abc import Sequence
 from typing import Any
 
@@ -9,6 +10,7 @@ import anyio
 import pydantic
 
 from . import _instrument
+from ._function_schema import FunctionSchema
 from ._output import validation_errors
 from ._run_deps import GraphAgentDeps, GraphAgentState
 from .exceptions import ModelRetry, UnexpectedModelBehavior
@@ -49,10 +51,16 @@ async def _run_one(
     )
     schema = tool.function_schema
     error: Exception
+    step_def = (deps.step_tools or {}).get(name)
+    timeout = step_def.timeout if step_def is not None else tool.timeout
     try:
         kwargs = schema.validate(call.args)
+        if tool.args_validator is not None:
+            checked = tool.args_validator(tool_ctx, **kwargs)
+            if inspect.isawaitable(checked):
+                await checked
         with _instrument.span('running tool: {tool_name}', tool_name=name, tool_call_id=call.tool_call_id):
-            result = await schema.call(kwargs, tool_ctx)
+            result = await _call(schema, kwargs, tool_ctx, timeout)
     except pydantic.ValidationError as exc:
         error = exc
         content: Any = validation_errors(exc)
@@ -64,6 +72,17 @@ async def _run_one(
     if retry >= max_retries:
         raise UnexpectedModelBehavior(f'Tool {name!r} exceeded max retries count of {max_retries}') from error
     return tool_retry_prompt(call, content)
+
+
+async def _call(schema: FunctionSchema, kwargs: dict[str, Any], ctx: Any, limit: float | None) -> Any:
+    if limit is None:
+        return await schema.call(kwargs, ctx)
+    try:
+        with anyio.fail_after(limit):
+            return await schema.call(kwargs, ctx)
+    except TimeoutError:
+        # as pydantic-ai: a tool that runs too long is a retry for the model, not an error of the run
+        raise ModelRetry(f'Timed out after {limit} seconds.') from None
 
 
 async def run_tool_calls(

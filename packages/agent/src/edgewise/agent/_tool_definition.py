@@ -39,18 +39,35 @@ class ToolDefinition:
     """What the tool is for."""
     metadata: dict[str, Any] | None = None
     """Data for the application; not sent to the model."""
+    timeout: float | None = None
+    """Seconds a call may run before it is abandoned and the model asked to retry; no limit if `None`."""
+    defer_loading: bool = False
+    """Whether the tool is hidden from the model until a tool search surfaces it (as in pydantic-ai)."""
+    unless_native: str | None = None
+    """A native tool whose support by the model drops this tool from the request (pydantic-ai field)."""
+    with_native: str | None = None
+    """A native tool whose support keeps this tool in the request in that tool's format (pydantic-ai field)."""
+    tool_kind: str | None = None
+    """The typed call/return shape of framework tools (`'tool-search'`); `None` for function tools."""
+    return_schema: dict[str, Any] | None = None
+    """The JSON schema of what the tool returns; sent (in the description) only with `include_return_schema`."""
+    include_return_schema: bool | None = None
+    """Whether the model is told the return schema; not when `None` or `False`."""
+    capability_id: str | None = None
+    """The capability that contributed the tool, if any."""
+
+    @property
+    def defer(self) -> bool:
+        """Whether calls of the tool are answered outside the run (external tools and tools awaiting approval)."""
+        return self.kind in ('external', 'unapproved')
 
     def __repr__(self) -> str:
+        # the fields that differ from their defaults, as pydantic-ai shows them
         shown = [f'name={self.name!r}', f'parameters_json_schema={self.parameters_json_schema!r}']
-        if self.description is not None:
-            shown.append(f'description={self.description!r}')
-        for name in ('outer_typed_dict_key', 'strict', 'metadata'):
-            if (value := getattr(self, name)) is not None:
-                shown.append(f'{name}={value!r}')
-        if self.sequential:
-            shown.append('sequential=True')
-        if self.kind != 'function':
-            shown.append(f'kind={self.kind!r}')
+        for item in dataclasses.fields(self)[2:]:
+            value = getattr(self, item.name)
+            if value != item.default:
+                shown.append(f'{item.name}={value!r}')
         return f'ToolDefinition({", ".join(shown)})'
 
     def __eq__(self, other: object) -> bool:

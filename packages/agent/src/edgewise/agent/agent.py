@@ -12,6 +12,7 @@ from types import NoneType, TracebackType
 from typing import Any, Generic, Self, overload
 
 import anyio
+from pydantic.json_schema import GenerateJsonSchema
 from typing_extensions import TypedDict, TypeVar, Unpack
 
 from edgewise.graph import BaseStatePersistence, Graph
@@ -21,7 +22,7 @@ from . import messages as _messages
 from ._agent_event_stream import AgentEventStream
 from ._agent_graph import UserPromptNode, agent_graph
 from ._agent_run import AgentRun, bind_captured_messages
-from ._function_schema import DocstringFormat
+from ._function_schema import DocstringFormat, GenerateToolJsonSchema
 from ._node_stream_loop import EventStreamHandler, run_with_event_handler
 from ._output import build_output_schema
 from ._run_deps import EndStrategy, GraphAgentDeps, GraphAgentState, OutputValidator, SystemPromptRunner
@@ -32,7 +33,15 @@ from .messages import ModelMessage, ModelRequest, ModelResponse, UserContent
 from .models import KnownModelName, Model, infer_model
 from .output import OutputDataT, OutputSpec
 from .settings import ModelSettings, merge_model_settings
-from .tools import AgentDepsT, RunContext, Tool, ToolDefinition, ToolFuncEither, ToolPrepareFunc
+from .tools import (
+    AgentDepsT,
+    ArgsValidatorFunc,
+    RunContext,
+    Tool,
+    ToolDefinition,
+    ToolFuncEither,
+    ToolPrepareFunc,
+)
 from .usage import RunUsage, UsageLimits
 
 __all__ = ('Agent', 'EndStrategy')
@@ -167,11 +176,17 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         description: str | None = None,
         retries: int | None = None,
         prepare: ToolPrepareFunc[AgentDepsT] | None = None,
+        args_validator: ArgsValidatorFunc[AgentDepsT, ...] | None = None,
         docstring_format: DocstringFormat = 'auto',
         require_parameter_descriptions: bool = False,
+        schema_generator: type[GenerateJsonSchema] = GenerateToolJsonSchema,
         strict: bool | None = None,
         sequential: bool = False,
+        requires_approval: bool = False,
         metadata: dict[str, Any] | None = None,
+        timeout: float | None = None,
+        defer_loading: bool = False,
+        include_return_schema: bool | None = None,
     ) -> Callable[[_F], _F]: ...
 
     def tool(self, func: Any = None, /, **options: Any) -> Any:
@@ -190,11 +205,17 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         description: str | None = None,
         retries: int | None = None,
         prepare: ToolPrepareFunc[AgentDepsT] | None = None,
+        args_validator: ArgsValidatorFunc[AgentDepsT, ...] | None = None,
         docstring_format: DocstringFormat = 'auto',
         require_parameter_descriptions: bool = False,
+        schema_generator: type[GenerateJsonSchema] = GenerateToolJsonSchema,
         strict: bool | None = None,
         sequential: bool = False,
+        requires_approval: bool = False,
         metadata: dict[str, Any] | None = None,
+        timeout: float | None = None,
+        defer_loading: bool = False,
+        include_return_schema: bool | None = None,
     ) -> Callable[[_F], _F]: ...
 
     def tool_plain(self, func: Any = None, /, **options: Any) -> Any:
@@ -215,7 +236,10 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         if tool.name in self._tools:
             raise UserError(f'Tool name conflicts with existing tool: {tool.name!r}')
         if tool.name in self._output_schema.tools:
-            raise UserError(f'Tool name conflicts with output tool name: {tool.name!r}')
+            raise UserError(
+                "The agent defines a tool whose name conflicts with existing tool from the agent's output tools: "
+                f'{tool.name!r}. Rename the tool or wrap the toolset in a `PrefixedToolset` to avoid name conflicts.'
+            )
         self._tools[tool.name] = tool
         self._static_tool_defs = None
 
@@ -387,7 +411,7 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         if (override := self._override_tools.get()) is not None:
             tools = {t.name: t for t in override}
             static_defs = None
-        if static_defs is None and all(t.prepare is None for t in tools.values()):
+        if static_defs is None and all(_static_def(t) for t in tools.values()):
             static_defs = [t.tool_def for t in tools.values()]
             if override is None:
                 self._static_tool_defs = static_defs
@@ -591,3 +615,8 @@ def _validate_history(history: Sequence[ModelMessage] | None) -> list[ModelMessa
         return _messages.ModelMessagesTypeAdapter.validate_python(list(history))
     except Exception as exc:
         raise UserError(f'`message_history` holds items that are not valid messages: {exc}') from exc
+
+
+def _static_def(tool: Tool[Any]) -> bool:
+    """Whether the tool's definition is the same at every step (no `prepare`, no `prepare_tool_def` override)."""
+    return tool.prepare is None and type(tool).prepare_tool_def is Tool.prepare_tool_def

@@ -12,7 +12,11 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, Literal, TypeAlias
 
+from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler
+from pydantic_core import core_schema
 from typing_extensions import TypeVar
+
+from .exceptions import UserError
 
 __all__ = (
     'OutputDataT',
@@ -23,6 +27,7 @@ __all__ = (
     'PromptedOutput',
     'TextOutput',
     'OutputObjectDefinition',
+    'StructuredDict',
     'DEFAULT_OUTPUT_TOOL_NAME',
     'DEFAULT_OUTPUT_TOOL_DESCRIPTION',
 )
@@ -153,3 +158,80 @@ _OutputItem: TypeAlias = (
 )
 OutputSpec: TypeAlias = _OutputItem[T_co] | NativeOutput[T_co] | PromptedOutput[T_co] | Sequence[_OutputItem[T_co]]
 """Anything `Agent(output_type=...)` accepts: a type, a function, a marker, or a sequence of them."""
+
+
+def _inline_defs(schema: Any, defs: dict[str, Any], seen: tuple[str, ...] = ()) -> Any:
+    """`schema` with every `#/$defs/...` reference replaced by the definition (a recursive one is a `UserError`)."""
+    if isinstance(schema, list):
+        return [_inline_defs(item, defs, seen) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    ref = schema.get('$ref')
+    if isinstance(ref, str) and ref.startswith('#/$defs/'):
+        key = ref.removeprefix('#/$defs/')
+        if key in seen or key not in defs:
+            raise UserError(
+                '`StructuredDict` does not currently support recursive `$ref`s and `$defs`. '
+                'See https://github.com/pydantic/pydantic/issues/12145 for more information.'
+            )
+        siblings = {k: v for k, v in schema.items() if k != '$ref'}
+        return {**_inline_defs(defs[key], defs, (*seen, key)), **_inline_defs(siblings, defs, seen)}
+    return {k: _inline_defs(v, defs, seen) for k, v in schema.items() if k != '$defs'}
+
+
+def StructuredDict(
+    json_schema: dict[str, Any], name: str | None = None, description: str | None = None
+) -> type[dict[str, Any]]:
+    """A `dict[str, Any]` type carrying a JSON schema, for a structured output known only as JSON schema.
+
+    The model is given `json_schema` (its `$defs` inlined); the output is the dict the model answers, not
+    validated beyond being a dict with string keys.
+
+    ```python
+    from edgewise.agent import Agent, StructuredDict
+    from edgewise.agent.models.test import TestModel
+
+    person = StructuredDict(
+        {'type': 'object', 'properties': {'name': {'type': 'string'}, 'age': {'type': 'integer'}},
+         'required': ['name', 'age']},
+        name='Person',
+    )
+    agent = Agent(TestModel(), output_type=person)
+    print(agent.run_sync('Make up a person').output)
+    #> {'name': 'a', 'age': 0}
+    ```
+
+    Args:
+        json_schema: The JSON schema of an object.
+        name: The schema's name (its `title`); the schema's own `title` if `None`.
+        description: The schema's description; the schema's own `description` if `None`.
+
+    Raises:
+        UserError: the schema is not an object, or its definitions refer to themselves.
+    """
+    if json_schema.get('type') != 'object':
+        raise UserError('Schema must be an object')
+    schema = dict(json_schema)
+    if '$defs' in schema:
+        schema = _inline_defs(schema, schema['$defs'])
+    if name:
+        schema['title'] = name
+    if description:
+        schema['description'] = description
+
+    class _StructuredDict(dict[str, Any]):
+        __is_model_like__ = True  # its schema is an object: an output tool takes it as its arguments, unwrapped
+
+        @classmethod
+        def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> core_schema.CoreSchema:
+            return core_schema.dict_schema(keys_schema=core_schema.str_schema(), values_schema=core_schema.any_schema())
+
+        @classmethod
+        def __get_pydantic_json_schema__(
+            cls, schema_: core_schema.CoreSchema, handler: GetJsonSchemaHandler
+        ) -> dict[str, Any]:
+            return schema
+
+    _StructuredDict.__doc__ = schema.get('description')
+    _StructuredDict.__name__ = _StructuredDict.__qualname__ = str(schema.get('title') or 'StructuredDict')
+    return _StructuredDict

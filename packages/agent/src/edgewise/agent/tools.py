@@ -5,19 +5,23 @@
 
 from __future__ import annotations as _annotations
 
+import dataclasses
 import inspect
+import json
+import warnings
 from collections.abc import Awaitable, Callable
 from typing import Any, Concatenate, Generic, Self, TypeAlias
 
+from pydantic.json_schema import GenerateJsonSchema
 from typing_extensions import ParamSpec
 
 from ._function_schema import (
     DocstringFormat,
     FunctionSchema,
-    function_schema,
+    GenerateToolJsonSchema,
     passthrough_schema,
-    takes_run_context,
 )
+from ._function_schema import function_schema as function_schema_of
 from ._tool_definition import ToolDefinition, ToolKind
 from .models._model import AgentDepsT, RunContext
 
@@ -33,6 +37,8 @@ __all__ = (
     'ToolPrepareFunc',
     'ToolsPrepareFunc',
     'DocstringFormat',
+    'ArgsValidatorFunc',
+    'GenerateToolJsonSchema',
 )
 
 ToolParams = ParamSpec('ToolParams', default=...)
@@ -53,6 +59,9 @@ ToolsPrepareFunc: TypeAlias = Callable[
     [RunContext[AgentDepsT], list[ToolDefinition]], Awaitable[list[ToolDefinition] | None] | list[ToolDefinition] | None
 ]
 """Adjusts the definitions of all the tools of a step at once."""
+ArgsValidatorFunc: TypeAlias = Callable[Concatenate[RunContext[AgentDepsT], ToolParams], Awaitable[None] | None]
+"""Checks a tool's validated arguments before the call (given as keyword arguments after the `RunContext`);
+raises `ModelRetry` to send the model back with a message."""
 
 
 class Tool(Generic[AgentDepsT]):
@@ -76,6 +85,20 @@ class Tool(Generic[AgentDepsT]):
     """Whether the tool must run alone, not concurrently with the other calls of a response."""
     metadata: dict[str, Any] | None
     """Data for the application; not sent to the model."""
+    args_validator: ArgsValidatorFunc[AgentDepsT, ...] | None
+    """Checks the validated arguments before each call; raises `ModelRetry` to have the model retry."""
+    docstring_format: DocstringFormat
+    """How the docstring is written."""
+    require_parameter_descriptions: bool
+    """Whether every parameter must have a description in the docstring."""
+    requires_approval: bool
+    """Whether calls wait for a human's approval (the tool's definition has kind `'unapproved'`)."""
+    timeout: float | None
+    """Seconds a call may run before it is abandoned and the model asked to retry; no limit if `None`."""
+    defer_loading: bool
+    """Whether the tool is hidden until a tool search surfaces it."""
+    include_return_schema: bool | None
+    """Whether the model is told the return schema (in the tool's description)."""
     function_schema: FunctionSchema
     """The argument schema and validator."""
 
@@ -88,11 +111,17 @@ class Tool(Generic[AgentDepsT]):
         name: str | None = None,
         description: str | None = None,
         prepare: ToolPrepareFunc[AgentDepsT] | None = None,
+        args_validator: ArgsValidatorFunc[AgentDepsT, ...] | None = None,
         docstring_format: DocstringFormat = 'auto',
         require_parameter_descriptions: bool = False,
+        schema_generator: type[GenerateJsonSchema] = GenerateToolJsonSchema,
         strict: bool | None = None,
         sequential: bool = False,
+        requires_approval: bool = False,
         metadata: dict[str, Any] | None = None,
+        timeout: float | None = None,
+        defer_loading: bool = False,
+        include_return_schema: bool | None = None,
         function_schema: FunctionSchema | None = None,
     ) -> None:
         """Make a tool of `function`.
@@ -104,27 +133,40 @@ class Tool(Generic[AgentDepsT]):
             name: The tool's name; the function's name if `None`.
             description: The description for the model; the function's docstring if `None`.
             prepare: Called before each model request to adjust the tool's definition or hide the tool.
+            args_validator: Called with the `RunContext` and the validated arguments before each call; raises
+                `ModelRetry` to have the model retry (sync or async).
             docstring_format: How the docstring is written (`'auto'` detects google, numpy and sphinx).
             require_parameter_descriptions: Fail if a parameter has no description in the docstring.
+            schema_generator: The JSON schema generator of the arguments' schema.
             strict: Whether the model should follow the schema strictly.
             sequential: Run calls of this tool alone, never concurrently with other calls.
+            requires_approval: Whether calls wait for a human's approval.
             metadata: Data for the application.
+            timeout: Seconds a call may run before the model is asked to retry (`Timed out after ... seconds.`).
+            defer_loading: Hide the tool until a tool search surfaces it.
+            include_return_schema: Tell the model the return schema (in the tool's description).
             function_schema: A ready-made schema (used by `from_schema`).
         """
-        if takes_ctx is None:
-            takes_ctx = takes_run_context(function)
         self.function = function
-        self.takes_ctx = takes_ctx
-        self.max_retries = max_retries
         self.name = name or function.__name__
-        self.function_schema = function_schema or _function_schema_of(
-            function, takes_ctx, docstring_format, require_parameter_descriptions, self.name
-        )
-        self.description = description if description is not None else self.function_schema.description
+        self.function_schema = function_schema or function_schema_of(
+            function, schema_generator, takes_ctx=takes_ctx, docstring_format=docstring_format,
+            require_parameter_descriptions=require_parameter_descriptions, name=self.name,
+        )  # fmt: skip
+        self.takes_ctx = self.function_schema.takes_ctx
+        self.max_retries = max_retries
+        self.description = description or self.function_schema.description
         self.prepare = prepare
+        self.args_validator = args_validator
+        self.docstring_format = docstring_format
+        self.require_parameter_descriptions = require_parameter_descriptions
         self.strict = strict
         self.sequential = sequential
+        self.requires_approval = requires_approval
         self.metadata = metadata
+        self.timeout = timeout
+        self.defer_loading = defer_loading
+        self.include_return_schema = include_return_schema
 
     @classmethod
     def from_schema(
@@ -135,6 +177,7 @@ class Tool(Generic[AgentDepsT]):
         json_schema: dict[str, Any],
         takes_ctx: bool = False,
         sequential: bool = False,
+        args_validator: ArgsValidatorFunc[Any, ...] | None = None,
     ) -> Self:
         """A tool whose argument schema is given as JSON schema; arguments reach `function` unvalidated.
 
@@ -145,10 +188,13 @@ class Tool(Generic[AgentDepsT]):
             json_schema: The JSON schema of the arguments.
             takes_ctx: Whether the function takes the `RunContext` first.
             sequential: Run calls of this tool alone.
+            args_validator: Called with the `RunContext` and the arguments before each call (see `__init__`).
         """
-        schema = passthrough_schema(function, json_schema=json_schema, description=description, takes_ctx=takes_ctx)
+        schema = passthrough_schema(
+            function, json_schema=json_schema, description=description, takes_ctx=takes_ctx, name=name
+        )
         return cls(function, takes_ctx=takes_ctx, name=name, description=description, sequential=sequential,
-                   function_schema=schema)  # fmt: skip
+                   args_validator=args_validator, function_schema=schema)  # fmt: skip
 
     @property
     def tool_def(self) -> ToolDefinition:
@@ -160,6 +206,11 @@ class Tool(Generic[AgentDepsT]):
             strict=self.strict,
             sequential=self.sequential,
             metadata=self.metadata,
+            timeout=self.timeout,
+            defer_loading=self.defer_loading,
+            kind='unapproved' if self.requires_approval else 'function',
+            return_schema=self.function_schema.return_schema,
+            include_return_schema=self.include_return_schema,
         )
 
     async def prepare_tool_def(self, ctx: RunContext[AgentDepsT]) -> ToolDefinition | None:
@@ -176,13 +227,22 @@ class Tool(Generic[AgentDepsT]):
         return f'Tool(name={self.name!r}, takes_ctx={self.takes_ctx}, max_retries={self.max_retries})'
 
 
-def _function_schema_of(
-    function: Callable[..., Any], takes_ctx: bool, docstring_format: DocstringFormat, require: bool, name: str
-) -> FunctionSchema:
-    return function_schema(
-        function,
-        takes_ctx=takes_ctx,
-        docstring_format=docstring_format,
-        require_parameter_descriptions=require,
-        name=name,
-    )
+def resolve_return_schema(tool_def: ToolDefinition) -> ToolDefinition:
+    """The definition as the model gets it: the return schema added to the description when the tool asks for
+    it (`include_return_schema`), else dropped, as pydantic-ai does for models without native return schemas.
+    """
+    if not tool_def.include_return_schema:
+        if tool_def.return_schema is None:
+            return tool_def
+        return dataclasses.replace(tool_def, return_schema=None)
+    if not tool_def.return_schema:
+        warnings.warn(
+            f'Tool {tool_def.name!r} has `include_return_schema` enabled but no meaningful return schema was '
+            'generated. Set `include_return_schema=False` on this tool to suppress this warning.',
+            UserWarning,
+            stacklevel=2,
+        )
+        return dataclasses.replace(tool_def, return_schema=None)
+    parts = [tool_def.description] if tool_def.description else []
+    parts += ['Return schema:', json.dumps(tool_def.return_schema, indent=2)]
+    return dataclasses.replace(tool_def, description='\n\n'.join(parts), return_schema=None)

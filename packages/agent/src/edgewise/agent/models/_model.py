@@ -78,6 +78,11 @@ class RunContext(Generic[AgentDepsT]):
     partial_output: bool = False
     """Whether an output validator is seeing a partial output (streaming)."""
 
+    @property
+    def last_attempt(self) -> bool:
+        """Whether this is the last attempt the retry budget allows (a failure now ends the run)."""
+        return self.retry == self.max_retries
+
     def replace_with(self, **changes: Any) -> RunContext[AgentDepsT]:
         """A copy with the given fields changed."""
         return dataclasses.replace(self, **changes)

@@ -27,6 +27,8 @@ from ..messages import (
 from ..settings import ModelSettings
 from ._model import Model, RunContext
 from ._request_parameters import ModelRequestParameters
+from ._schema_data import _chars as _chars  # re-exported: tests written for pydantic-ai import it from here
+from ._schema_data import _JsonSchemaTestData as _JsonSchemaTestData  # also imported from here by tests
 from ._streamed_response import StreamedResponse
 from ._usage_estimate import UsageEstimator
 
@@ -125,10 +127,13 @@ class TestModel(Model):
         last_parts = last.parts if isinstance(last, ModelRequest) else []
         retried = {p.tool_name for p in last_parts if isinstance(p, RetryPromptPart) and p.tool_name}
         if retried & {t.name for t in tools}:
-            return [
-                ToolCallPart(t.name, _made_up(t.parameters_json_schema, self.seed)) for t in tools if t.name in retried
-            ]
+            return [ToolCallPart(t.name, self.gen_tool_args(t)) for t in tools if t.name in retried]
         output_tools = params.output_tools
+        if self.custom_output_text is not None:
+            # as pydantic-ai's TestModel: a test asking for text where only an output tool is accepted is wrong
+            assert params.allow_text_output or params.output_object is not None, (
+                'Plain response not allowed, but `custom_output_text` is set.'
+            )
         # Text when text is an accepted output, unless output tool arguments were asked for.
         if output_tools and (self.custom_output_args is not None or not params.allow_text_output):
             tool = output_tools[0]
@@ -139,7 +144,7 @@ class TestModel(Model):
         if params.output_object is not None:
             args = self.custom_output_args
             if args is None:
-                args = _made_up(params.output_object.json_schema, self.seed)
+                args = _JsonSchemaTestData(params.output_object.json_schema, self.seed).generate()
             return [TextPart(pydantic_core.to_json(args).decode())]
         if self.custom_output_text is not None:
             return [TextPart(self.custom_output_text)]
@@ -154,9 +159,13 @@ class TestModel(Model):
             return [TextPart('success (no tool calls)')]
         return [TextPart(pydantic_core.to_json(returns).decode())]
 
+    def gen_tool_args(self, tool_def: ToolDefinition) -> Any:
+        """Arguments for a call of `tool_def` made up from its schema (they validate against it), varied by `seed`."""
+        return _JsonSchemaTestData(tool_def.parameters_json_schema, self.seed).generate()
+
     def _call(self, tool: ToolDefinition, args: Any = None) -> ToolCallPart:
         if args is None:
-            args = _made_up(tool.parameters_json_schema, self.seed)
+            args = self.gen_tool_args(tool)
         return ToolCallPart(tool.name, args, tool_call_id=f'pyd_ai_tool_call_id__{tool.name}')
 
     @property
@@ -168,43 +177,6 @@ class TestModel(Model):
     def system(self) -> str:
         """Always `'test'`."""
         return 'test'
-
-
-def _made_up(schema: dict[str, Any], seed: int, defs: dict[str, Any] | None = None) -> Any:
-    """A value matching a JSON schema (required properties only), varied by `seed`."""
-    defs = {**(defs or {}), **schema.get('$defs', {})}
-    if ref := schema.get('$ref'):
-        return _made_up(defs[ref.rsplit('/', 1)[-1]], seed, defs)
-    if 'const' in schema:
-        return schema['const']
-    if 'enum' in schema:
-        return schema['enum'][seed % len(schema['enum'])]
-    for key in ('anyOf', 'oneOf', 'allOf'):
-        if key in schema:
-            return _made_up(schema[key][0], seed, defs)
-    if 'default' in schema:
-        return schema['default']
-    kind = schema.get('type')
-    if isinstance(kind, list):
-        kind = kind[0]
-    if kind == 'object':
-        required = schema.get('required', [])
-        return {
-            name: _made_up(prop, seed, defs) for name, prop in schema.get('properties', {}).items() if name in required
-        }
-    if kind == 'array':
-        return [_made_up(schema['items'], seed, defs)] if 'items' in schema else []
-    if kind == 'string':
-        return chr(ord('a') + seed % 26)
-    if kind == 'integer':
-        return seed
-    if kind == 'number':
-        return float(seed)
-    if kind == 'boolean':
-        return bool(seed % 2)
-    if kind == 'null':
-        return None
-    return {}
 
 
 _WORD_RE = re.compile(r'\S+\s*|\s+')
