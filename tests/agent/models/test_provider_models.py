@@ -211,3 +211,21 @@ def test_gemini_keeps_the_key_out_of_the_url() -> None:
         call = model._call(user('hi'), None, PARAMS, stream=stream)
         assert SECRET not in call.url
         assert call.headers['x-goog-api-key'] == SECRET
+
+
+@BY_NAME
+async def test_each_request_has_a_genai_span_without_the_key(spec: Spec, capfire: Any) -> None:
+    model, _ = _mock(spec, httpx.Response(200, json=spec.reply), _stream_reply(spec))
+    await model.request(user('hi'), None, PARAMS)
+    async with model.request_stream(user('hi'), None, PARAMS) as stream:
+        async for _ in stream:
+            pass
+    spans = capfire.exporter.exported_spans_as_dict()
+    assert len(spans) == 2
+    for span, usage in zip(spans, [(10, 2), (5, 2)], strict=True):
+        attributes = span['attributes']
+        assert attributes['gen_ai.system'] == model.provider.name
+        assert attributes['gen_ai.request.model'] == model.model_name
+        assert (attributes['gen_ai.usage.input_tokens'], attributes['gen_ai.usage.output_tokens']) == usage
+        assert attributes['gen_ai.response.finish_reasons'] == '["stop"]'
+    assert SECRET not in str(spans)
