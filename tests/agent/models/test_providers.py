@@ -141,7 +141,7 @@ def test_infer_model_for_openai_compatible_names(
 
 
 def test_apis_not_here_yet_are_a_clear_error() -> None:
-    for name in ('anthropic:claude-sonnet-4-5', 'google-gla:gemini-2.5-pro', 'openai-responses:gpt-5'):
+    for name in ('mistral:mistral-large', 'bedrock:anthropic.claude-sonnet-4-5', 'cohere:command-r'):
         with pytest.raises(UserError, match=r'is not available in edgewise\.agent yet'):
             infer_model(name)
 

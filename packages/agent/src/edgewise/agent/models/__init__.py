@@ -1,7 +1,9 @@
 """Models: the interface every LLM backend implements, and `infer_model` for names like `'openai:gpt-4o'`.
 
-Backends here: `models.test.TestModel`, `models.function.FunctionModel`, and `models.openai.OpenAIChatModel`
-for OpenAI and every OpenAI-compatible server (`'openai:gpt-4o'`, `'ollama:llama3.2'`, `'groq:...'`).
+Backends here: `models.test.TestModel`, `models.function.FunctionModel`, `models.openai.OpenAIChatModel` for
+OpenAI and every OpenAI-compatible server (`'openai:gpt-4o'`, `'ollama:llama3.2'`, `'groq:...'`),
+`models.openai.OpenAIResponsesModel` (`'openai-responses:...'`), `models.anthropic.AnthropicModel`
+(`'anthropic:...'`) and `models.google.GoogleModel` (`'google:...'`, or the deprecated `'google-gla:...'`).
 
 `Model` (with `RunContext`), `ModelRequestParameters` and `StreamedResponse` are defined in the private modules
 of this package, which the backends import; this module re-exports them and sits above the backends, so that
@@ -39,6 +41,7 @@ KNOWN_PROVIDERS = (
     'cohere',
     'deepseek',
     'fireworks',
+    'google',
     'google-gla',
     'google-vertex',
     'grok',
@@ -73,6 +76,19 @@ def infer_model(model: Model | KnownModelName) -> Model:
     provider, sep, name = model.partition(':')
     if not sep:
         raise UserError(f'Unknown model: {model!r}. Use `<provider>:<model name>` (e.g. `openai:gpt-4o`), or `test`.')
+    if provider == 'openai-responses':
+        from .openai import OpenAIResponsesModel
+
+        return OpenAIResponsesModel(name, provider='openai')
+    if provider == 'anthropic':
+        from .anthropic import AnthropicModel
+
+        return AnthropicModel(name, provider='anthropic')
+    if provider in ('google', 'google-gla'):
+        from ..providers import infer_provider
+        from .google import GoogleModel
+
+        return GoogleModel(name, provider=infer_provider(provider))
     if provider in _OPENAI_CHAT_PROVIDERS:
         from .openai import OpenAIChatModel
 
@@ -80,8 +96,8 @@ def infer_model(model: Model | KnownModelName) -> Model:
     if provider in KNOWN_PROVIDERS:
         raise UserError(
             f'Model provider {provider!r} (for model {name!r}) is not available in edgewise.agent yet. '
-            'Use an OpenAI-compatible provider (`openai:`, `ollama:`, `groq:`, ...), `TestModel` or '
-            '`FunctionModel`, or pass your own `Model`.'
+            'Use `anthropic:`, `google:`, `openai-responses:` or an OpenAI-compatible provider (`openai:`, '
+            '`ollama:`, `groq:`, ...), `TestModel` or `FunctionModel`, or pass your own `Model`.'
         )
     raise UserError(f'Unknown model provider {provider!r} in model name {model!r}.')
 

@@ -33,8 +33,8 @@ from ..profiles.anthropic import AnthropicModelProfile
 from ..settings import ModelSettings
 from ..tools import ToolDefinition
 from ..usage import RequestUsage
-from . import ModelRequestParameters
 from ._mapping import EventStreamedResponse, instructions_of, thinking_as_text
+from ._request_parameters import ModelRequestParameters
 
 __all__ = (
     'AnthropicModelSettings',

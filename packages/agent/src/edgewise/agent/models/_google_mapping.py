@@ -34,8 +34,8 @@ from ..profiles import ModelProfile
 from ..profiles.google import GoogleModelProfile
 from ..settings import ModelSettings
 from ..usage import RequestUsage
-from . import ModelRequestParameters
 from ._mapping import EventStreamedResponse, instructions_of
+from ._request_parameters import ModelRequestParameters
 
 __all__ = (
     'GoogleModelSettings',

@@ -25,7 +25,8 @@ from ..messages import (
 from ..output import OutputObjectDefinition
 from ..profiles import ModelProfile
 from ..tools import ToolDefinition
-from . import ModelRequestParameters, StreamedResponse
+from ._request_parameters import ModelRequestParameters
+from ._streamed_response import StreamedResponse
 
 __all__ = (
     'customize_request_parameters',

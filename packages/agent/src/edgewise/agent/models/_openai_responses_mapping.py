@@ -32,8 +32,8 @@ from ..profiles import ModelProfile
 from ..profiles.openai import SAMPLING_PARAMS, OpenAIModelProfile
 from ..settings import ModelSettings
 from ..usage import RequestUsage
-from . import ModelRequestParameters
 from ._mapping import EventStreamedResponse, instructions_of, thinking_as_text
+from ._request_parameters import ModelRequestParameters
 
 __all__ = (
     'OpenAIResponsesModelSettings',

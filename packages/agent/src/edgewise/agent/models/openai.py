@@ -1,4 +1,5 @@
-"""OpenAI's Chat Completions API, and every server that speaks it: `OpenAIChatModel`.
+"""OpenAI's Chat Completions API, and every server that speaks it: `OpenAIChatModel`; the Responses API:
+`OpenAIResponsesModel`.
 
 Requests go over plain httpx through the provider's client (`edgewise.agent.providers.openai`); no OpenAI SDK
 is needed. `OpenAIChatModel('gpt-4o')` reads `OPENAI_API_KEY`; `OpenAIChatModel('llama3.2', provider='ollama')`
@@ -31,7 +32,15 @@ from ..providers import Provider, infer_provider
 from ..settings import ModelSettings, merge_model_settings
 from . import _http
 from . import _openai_chat as _chat
+from ._mapping import EventStreamedResponse
 from ._model import Model, check_allow_model_requests
+from ._openai_responses_mapping import (
+    OpenAIResponsesModelSettings,
+    OpenAIResponsesStreamedResponse,
+    responses_model_response,
+    responses_request_body,
+)
+from ._provider_model import ProviderModel
 from ._request_parameters import ModelRequestParameters
 from ._sse import ServerSentEvent
 from ._streamed_response import StreamedResponse
@@ -39,7 +48,15 @@ from ._streamed_response import StreamedResponse
 if TYPE_CHECKING:
     from ..tools import RunContext
 
-__all__ = ('OpenAIChatModel', 'OpenAIChatModelSettings', 'OpenAIModel', 'OpenAIModelSettings', 'OpenAIModelName')
+__all__ = (
+    'OpenAIChatModel',
+    'OpenAIChatModelSettings',
+    'OpenAIModel',
+    'OpenAIModelSettings',
+    'OpenAIModelName',
+    'OpenAIResponsesModel',
+    'OpenAIResponsesModelSettings',
+)
 
 OpenAIModelName = str
 """The name of an OpenAI model (`'gpt-4o'`, `'o3-mini'`, ...), or of a model on a compatible server."""
@@ -252,6 +269,51 @@ class OpenAIChatModel(Model):
 @deprecated('Use `OpenAIChatModel` instead.')
 class OpenAIModel(OpenAIChatModel):
     """Deprecated alias of `OpenAIChatModel`."""
+
+
+class OpenAIResponsesModel(ProviderModel):
+    """A model behind OpenAI's Responses API (`POST {base_url}/responses`), streamed or not."""
+
+    _default_provider = 'openai'
+    _endpoint_name = 'responses'
+    _error_key = 'error'
+
+    def __init__(
+        self,
+        model_name: OpenAIModelName,
+        *,
+        provider: str | Provider[Any] = 'openai',
+        profile: ModelProfileSpec | None = None,
+        settings: ModelSettings | None = None,
+    ) -> None:
+        """Configure the model.
+
+        Args:
+            model_name: The model's name.
+            provider: The provider or its name (`'openai'`, or an `OpenAIProvider` for another server).
+            profile: The model's profile (or a function of the name giving it); the provider's by default.
+            settings: Default settings of this model's requests (`OpenAIResponsesModelSettings`).
+        """
+        super().__init__(model_name, provider=provider, profile=profile, settings=settings)
+
+    def _url(self, *, stream: bool) -> str:
+        return f'{self._provider.base_url}/responses'
+
+    def _body(
+        self, messages: list[ModelMessage], settings: Any, params: ModelRequestParameters, *, stream: bool
+    ) -> dict[str, Any]:
+        return responses_request_body(
+            self._model_name, messages, settings, params, self.profile, stream=stream,
+            provider_name=self._provider.name,
+        )  # fmt: skip
+
+    def _parse(self, data: Any) -> ModelResponse:
+        return responses_model_response(data, provider_name=self._provider.name)
+
+    def _streamed(self, params: ModelRequestParameters, events: AsyncIterator[dict[str, Any]]) -> EventStreamedResponse:
+        return OpenAIResponsesStreamedResponse(
+            params, events, model_name=self._model_name, provider_name=self._provider.name
+        )
 
 
 class OpenAIStreamedResponse(StreamedResponse):

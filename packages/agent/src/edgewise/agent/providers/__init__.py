@@ -7,6 +7,7 @@
 
 from __future__ import annotations as _annotations
 
+import warnings
 from typing import Any
 
 from ._base import Provider
@@ -15,7 +16,9 @@ __all__ = ('Provider', 'infer_provider', 'infer_provider_class')
 
 
 def infer_provider_class(provider: str) -> type[Provider[Any]]:
-    """The provider class of a provider name such as `'openai'` or `'ollama'`.
+    """The provider class of a provider name such as `'openai'`, `'anthropic'`, `'google'` or `'ollama'`.
+
+    `'google-gla'` is the deprecated name of `'google'` (it warns, as in pydantic-ai 1.x).
 
     Raises:
         ValueError: the name is unknown.
@@ -25,6 +28,21 @@ def infer_provider_class(provider: str) -> type[Provider[Any]]:
         from .openai import OpenAIProvider
 
         return OpenAIProvider
+    if provider == 'anthropic':
+        from .anthropic import AnthropicProvider
+
+        return AnthropicProvider
+    if provider == 'google-gla':
+        warnings.warn(
+            "The 'google-gla:' prefix is deprecated and will be removed in v2.0. Use 'google:' instead.",
+            DeprecationWarning,
+            stacklevel=3,
+        )
+        provider = 'google'
+    if provider == 'google':
+        from .google import GoogleProvider
+
+        return GoogleProvider
     from ._compatible import COMPATIBLE_PROVIDERS
 
     try:

@@ -1,0 +1,208 @@
+"""`ProviderModel`: what the Anthropic, Gemini and Responses models share around their pure mappings.
+
+Each subclass names its endpoint, builds its body and parses its answer with the mapping module of its API;
+this class owns the provider, the profile, the settings and the two requests, both sent through `_http`.
+"""
+
+from __future__ import annotations as _annotations
+
+from abc import abstractmethod
+from collections.abc import AsyncIterator, Mapping
+from contextlib import aclosing, asynccontextmanager
+from typing import TYPE_CHECKING, Any, ClassVar, cast
+
+import pydantic_core
+
+from ..exceptions import UnexpectedModelBehavior
+from ..messages import ModelMessage, ModelResponse
+from ..profiles import DEFAULT_PROFILE, ModelProfile, ModelProfileSpec
+from ..providers import Provider, infer_provider
+from ..settings import ModelSettings, merge_model_settings
+from . import _http
+from ._mapping import EventStreamedResponse, customize_request_parameters
+from ._model import Model, check_allow_model_requests
+from ._request_parameters import ModelRequestParameters
+from ._streamed_response import StreamedResponse
+
+if TYPE_CHECKING:
+    from ..tools import RunContext
+
+__all__ = ('ProviderModel',)
+
+
+class ProviderModel(Model):
+    """A model reached over HTTP through a provider, its JSON made and read by a mapping module."""
+
+    _default_provider: ClassVar[str]
+    _endpoint_name: ClassVar[str] = 'API'
+    _error_key: ClassVar[str | None] = None
+
+    def __init__(
+        self,
+        model_name: str,
+        *,
+        provider: str | Provider[Any] | None = None,
+        profile: ModelProfileSpec | None = None,
+        settings: ModelSettings | None = None,
+    ) -> None:
+        """Configure the model.
+
+        Args:
+            model_name: The model's name, as the API knows it.
+            provider: The provider or its name; the model's usual provider by default.
+            profile: The model's profile (or a function of the name giving it); the provider's by default.
+            settings: Default settings of this model's requests.
+        """
+        if provider is None:
+            provider = self._default_provider
+        self._model_name = model_name
+        self._provider = infer_provider(provider) if isinstance(provider, str) else provider
+        self._profile_spec = profile
+        self._profile: ModelProfile | None = None
+        self._settings = settings
+
+    @property
+    def model_name(self) -> str:
+        """The model's name."""
+        return self._model_name
+
+    @property
+    def system(self) -> str:
+        """The provider's name (`gen_ai.system`)."""
+        return self._provider.name
+
+    @property
+    def provider(self) -> Provider[Any]:
+        """The provider requests go through."""
+        return self._provider
+
+    @property
+    def base_url(self) -> str:
+        """The provider's base URL."""
+        return self._provider.base_url
+
+    @property
+    def profile(self) -> ModelProfile:
+        """The model's profile: the one given, else the provider's for this model name."""
+        if self._profile is None:
+            spec = self._profile_spec
+            if spec is None:
+                spec = self._provider.model_profile
+            found = spec(self._model_name) if callable(spec) else spec
+            self._profile = found or DEFAULT_PROFILE
+        return self._profile
+
+    def customize_request_parameters(self, parameters: ModelRequestParameters) -> ModelRequestParameters:
+        """Tool and output schemas rewritten by the profile's JSON-schema transformer, if it has one.
+
+        Raises:
+            UserError: the output mode asks for what the model cannot do.
+        """
+        return customize_request_parameters(parameters, self.profile)
+
+    @abstractmethod
+    def _url(self, *, stream: bool) -> str:
+        """The endpoint's URL."""
+        raise NotImplementedError
+
+    @abstractmethod
+    def _body(
+        self, messages: list[ModelMessage], settings: Any, params: ModelRequestParameters, *, stream: bool
+    ) -> dict[str, Any]:
+        """The request body, from the mapping module."""
+        raise NotImplementedError
+
+    @abstractmethod
+    def _parse(self, data: Any) -> ModelResponse:
+        """The `ModelResponse` of a JSON answer."""
+        raise NotImplementedError
+
+    @abstractmethod
+    def _streamed(self, params: ModelRequestParameters, events: AsyncIterator[dict[str, Any]]) -> EventStreamedResponse:
+        """The streamed response reading the decoded events."""
+        raise NotImplementedError
+
+    def _call(
+        self,
+        messages: list[ModelMessage],
+        model_settings: ModelSettings | None,
+        params: ModelRequestParameters,
+        *,
+        stream: bool,
+    ) -> _http.HTTPCall:
+        check_allow_model_requests()
+        settings = cast(Mapping[str, Any], merge_model_settings(self._settings, model_settings) or {})
+        body = self._body(messages, settings, params, stream=stream)
+        provider = self._provider
+        headers = provider.request_headers()
+        if stream:
+            headers['accept'] = 'text/event-stream'
+        headers.update(settings.get('extra_headers') or {})
+        return _http.HTTPCall(
+            client=provider.client,
+            url=self._url(stream=stream),
+            body=body,
+            headers=headers,
+            timeout=settings.get('timeout'),
+            model_name=self._model_name,
+            system=self.system,
+            max_retries=provider.max_retries,
+            error_key=self._error_key,
+            endpoint_name=self._endpoint_name,
+        )
+
+    async def request(
+        self,
+        messages: list[ModelMessage],
+        model_settings: ModelSettings | None,
+        model_request_parameters: ModelRequestParameters,
+    ) -> ModelResponse:
+        """Send the conversation and return the model's response.
+
+        Raises:
+            ModelHTTPError: the API answered with a status of 400 or more (after retries).
+            ModelAPIError: the API could not be reached or timed out (after retries).
+            UnexpectedModelBehavior: the answer is not JSON.
+        """
+        call = self._call(messages, model_settings, model_request_parameters, stream=False)
+        return await _http.post_json(call, self._parse)
+
+    @asynccontextmanager
+    async def request_stream(
+        self,
+        messages: list[ModelMessage],
+        model_settings: ModelSettings | None,
+        model_request_parameters: ModelRequestParameters,
+        run_context: RunContext[Any] | None = None,
+    ) -> AsyncIterator[StreamedResponse]:
+        """Stream the model's response over server-sent events; leaving the block closes the HTTP response.
+
+        Raises:
+            ModelHTTPError: the API answered with a status of 400 or more (after retries).
+            ModelAPIError: the API could not be reached, timed out, or the stream broke.
+        """
+        call = self._call(messages, model_settings, model_request_parameters, stream=True)
+        async with _http.stream_sse(call) as sse:
+            streamed = self._streamed(model_request_parameters, _decoded(sse, self._model_name))
+            try:
+                yield streamed
+            finally:
+                sse.record(streamed.get())
+
+    def __repr__(self) -> str:
+        return f'{type(self).__name__}(model_name={self._model_name!r}, provider={self._provider!r})'
+
+
+async def _decoded(sse: _http.SSEStream, model_name: str) -> AsyncIterator[dict[str, Any]]:
+    """The JSON object of each event (keep-alive comments, empty events and `[DONE]` skipped)."""
+    async with aclosing(sse.events()) as events:
+        async for event in events:
+            if not event.data or event.data == '[DONE]':
+                continue
+            try:
+                data = pydantic_core.from_json(event.data)
+            except ValueError as e:
+                raise UnexpectedModelBehavior(f'Invalid event from model {model_name!r}', event.data) from e
+            if not isinstance(data, dict):
+                raise UnexpectedModelBehavior(f'Invalid event from model {model_name!r}', event.data)
+            yield data

@@ -1,0 +1,71 @@
+"""Anthropic's Messages API: `AnthropicModel`, over plain httpx (no Anthropic SDK needed).
+
+`AnthropicModel('claude-sonnet-4-5')` reads `ANTHROPIC_API_KEY`; requests go to `POST {base_url}/v1/messages`,
+streamed over server-sent events or not. The JSON is made and read by the pure `_anthropic_mapping` module.
+"""
+
+from __future__ import annotations as _annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+from ..messages import ModelMessage, ModelResponse
+from ..profiles import ModelProfileSpec
+from ..providers import Provider
+from ..settings import ModelSettings
+from ._anthropic_mapping import (
+    AnthropicModelSettings,
+    AnthropicStreamedResponse,
+    anthropic_model_response,
+    anthropic_request_body,
+)
+from ._mapping import EventStreamedResponse
+from ._provider_model import ProviderModel
+from ._request_parameters import ModelRequestParameters
+
+__all__ = ('AnthropicModel', 'AnthropicModelSettings', 'AnthropicModelName')
+
+AnthropicModelName = str
+"""The name of a Claude model (`'claude-sonnet-4-5'`, `'claude-haiku-4-5'`, ...)."""
+
+
+class AnthropicModel(ProviderModel):
+    """A Claude model behind Anthropic's Messages API (`POST {base_url}/v1/messages`), streamed or not."""
+
+    _default_provider = 'anthropic'
+    _endpoint_name = 'messages'
+
+    def __init__(
+        self,
+        model_name: AnthropicModelName,
+        *,
+        provider: str | Provider[Any] = 'anthropic',
+        profile: ModelProfileSpec | None = None,
+        settings: ModelSettings | None = None,
+    ) -> None:
+        """Configure the model.
+
+        Args:
+            model_name: The Claude model's name.
+            provider: The provider or its name (`'anthropic'`, or an `AnthropicProvider`).
+            profile: The model's profile (or a function of the name giving it); the provider's by default.
+            settings: Default settings of this model's requests (`AnthropicModelSettings`).
+        """
+        super().__init__(model_name, provider=provider, profile=profile, settings=settings)
+
+    def _url(self, *, stream: bool) -> str:
+        return f'{self._provider.base_url}/v1/messages'
+
+    def _body(
+        self, messages: list[ModelMessage], settings: Any, params: ModelRequestParameters, *, stream: bool
+    ) -> dict[str, Any]:
+        return anthropic_request_body(
+            self._model_name, messages, settings, params, self.profile, stream=stream,
+            provider_name=self._provider.name,
+        )  # fmt: skip
+
+    def _parse(self, data: Any) -> ModelResponse:
+        return anthropic_model_response(data, provider_name=self._provider.name)
+
+    def _streamed(self, params: ModelRequestParameters, events: AsyncIterator[dict[str, Any]]) -> EventStreamedResponse:
+        return AnthropicStreamedResponse(params, events, model_name=self._model_name, provider_name=self._provider.name)

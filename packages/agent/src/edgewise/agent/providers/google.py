@@ -1,0 +1,94 @@
+"""`GoogleProvider`: the Gemini API (`https://generativelanguage.googleapis.com`), authenticated by an API key.
+
+The key travels in the `x-goog-api-key` header, never in the URL, so that no error or log can show it.
+Google Cloud (Vertex AI) is not supported: its arguments raise a `UserError`.
+"""
+
+from __future__ import annotations as _annotations
+
+import os
+from typing import Any
+
+import httpx
+
+from ..exceptions import UserError
+from ..profiles import ModelProfile
+from ..profiles.google import google_model_profile
+from ._base import DEFAULT_TIMEOUT, Provider
+
+__all__ = ('GoogleProvider',)
+
+
+class GoogleProvider(Provider[httpx.AsyncClient]):
+    """The Gemini API; the key comes from `GOOGLE_API_KEY` (or the older `GEMINI_API_KEY`) unless given."""
+
+    def __init__(
+        self,
+        *,
+        api_key: str | None = None,
+        credentials: Any = None,
+        project: str | None = None,
+        location: str | None = None,
+        vertexai: bool | None = None,
+        http_client: httpx.AsyncClient | None = None,
+        base_url: str | None = None,
+        max_retries: int = 2,
+    ) -> None:
+        """Configure the provider.
+
+        Args:
+            api_key: The API key; defaults to `GOOGLE_API_KEY`, then `GEMINI_API_KEY`.
+            credentials: Google Cloud credentials: not supported (Vertex AI).
+            project: A Google Cloud project: not supported (Vertex AI).
+            location: A Google Cloud location: not supported (Vertex AI).
+            vertexai: `True` asks for Vertex AI, which is not supported.
+            http_client: An `httpx.AsyncClient` to send requests with, used as given (and not closed here).
+            base_url: The API's base URL; defaults to `https://generativelanguage.googleapis.com`.
+            max_retries: How many times a failed request (429, 5xx, timeout, dropped connection) is retried.
+
+        Raises:
+            UserError: no API key is given or set, or Google Cloud (Vertex AI) arguments are given.
+        """
+        if vertexai or credentials is not None or project or location:
+            raise UserError(
+                'Google Cloud (Vertex AI) is not supported by `GoogleProvider` in edgewise.agent; '
+                'use the Gemini API with an API key (`GoogleProvider(api_key=...)`).'
+            )
+        api_key = api_key or os.getenv('GOOGLE_API_KEY') or os.getenv('GEMINI_API_KEY')
+        if not api_key:
+            raise UserError(
+                'Set the `GOOGLE_API_KEY` environment variable or pass it via `GoogleProvider(api_key=...)` '
+                'to use the Gemini API.'
+            )
+        self._base_url = (base_url or 'https://generativelanguage.googleapis.com').rstrip('/')
+        self._api_key = api_key
+        self._http_client = http_client
+        self.max_retries = max_retries
+
+    @property
+    def name(self) -> str:
+        """The provider's name, `'google'`."""
+        return 'google'
+
+    @property
+    def base_url(self) -> str:
+        """The API's base URL (without a trailing slash)."""
+        return self._base_url
+
+    @property
+    def client(self) -> httpx.AsyncClient:
+        """The HTTP client: the one given, else the provider's own (made on first use, again after closing)."""
+        if self._http_client is not None:
+            return self._http_client
+        if self._own_http_client is None or self._own_http_client.is_closed:
+            self._own_http_client = httpx.AsyncClient(timeout=DEFAULT_TIMEOUT)
+        return self._own_http_client
+
+    @staticmethod
+    def model_profile(model_name: str) -> ModelProfile | None:
+        """The profile of the named Gemini model."""
+        return google_model_profile(model_name)
+
+    def request_headers(self) -> dict[str, str]:
+        """The key, in the `x-goog-api-key` header."""
+        return {'x-goog-api-key': self._api_key}
