@@ -141,10 +141,12 @@ class Graph(Generic[StateT, DepsT, RunEndT]):
         async with self.iter(
             start_node, state=state, deps=deps, persistence=persistence, infer_name=False, max_steps=max_steps
         ) as graph_run:
-            # `async for _ in graph_run`, without `__anext__` on every step.
+            # `async for _ in graph_run`, without `__anext__` and `next`'s coroutine on every step: what
+            # `next` does, `_step` and the assignment of `_next_node`.
+            step = graph_run._step
             node = graph_run.next_node
             while not isinstance(node, End):
-                node = await graph_run.next(node)
+                node = graph_run._next_node = await step(node)
         result = graph_run.result
         assert result is not None
         return result
@@ -469,15 +471,15 @@ class GraphRun(Generic[StateT, DepsT, RunEndT]):
         """The most nodes this run may run, or `None` for no limit."""
         self.steps = 0
         """How many nodes this run has run so far."""
-        self._snapshot_id = snapshot_id
         self._next_node: BaseNode[StateT, DepsT, RunEndT] | End[RunEndT] = start_node
         self._is_started = False
-        self._ctx: GraphRunContext[StateT, DepsT] = GraphRunContext(state=state, deps=deps)
-        self._traced = graph.auto_instrument and _instrument.TRACING
         self._edges_by_class = graph._edges_by_class
-        # The node and edges of the step in progress, for `_run_step`.
-        self._step_node: BaseNode[StateT, DepsT, RunEndT] = start_node
-        self._step_edges = _NO_EDGES
+        self._runner = _Runner[StateT, DepsT, RunEndT](
+            GraphRunContext(state=state, deps=deps),
+            graph._edges_by_class,
+            traced=graph.auto_instrument and _instrument.TRACING,
+            snapshot_id=snapshot_id,
+        )
 
     @property
     def next_node(self) -> BaseNode[StateT, DepsT, RunEndT] | End[RunEndT]:
@@ -505,6 +507,17 @@ class GraphRun(Generic[StateT, DepsT, RunEndT]):
             UndeclaredEdgeError: the node returned a node (or `End`) its return hint does not declare.
             StepLimitExceeded: the run already ran `max_steps` nodes.
         """
+        next_node = self._next_node = await self._step(node)
+        return next_node
+
+    def _step(
+        self, node: BaseNode[StateT, DepsT, RunEndT] | None
+    ) -> Awaitable[BaseNode[StateT, DepsT, RunEndT] | End[RunEndT]]:
+        """Check and count a step, and start it: the persistence's `record_step`, to be awaited once.
+
+        What `next` does but the assignment of `_next_node`; a plain method, so that `Graph.run` drives the
+        steps without a coroutine of `next` around each.
+        """
         if node is None:
             node = cast(BaseNode[StateT, DepsT, RunEndT], self._next_node)
         edges = self._edges_by_class.get(type(node))
@@ -519,69 +532,15 @@ class GraphRun(Generic[StateT, DepsT, RunEndT]):
                 f'Graph `{self.graph.name or "[unnamed]"}` ran {self.steps} nodes, its `max_steps`, and was about to '
                 f'run `{edges.node_id}`; it is likely in a runaway cycle. Raise `max_steps` if it needs more steps.'
             )
-        if self._ctx.state is not self.state or self._ctx.deps is not self.deps:
-            self._ctx = GraphRunContext(state=self.state, deps=self.deps)
+        runner = self._runner
+        ctx = runner.ctx
+        if ctx.state is not self.state or ctx.deps is not self.deps:
+            runner.ctx = GraphRunContext(state=self.state, deps=self.deps)
         self.steps += 1
-        self._step_node = node
-        self._step_edges = edges
+        runner.edges = edges
         # `node.get_snapshot_id()`, without the call once the node has its id.
         snapshot_id = node.__dict__.get(_SNAPSHOT_ID_ATTR) or node.get_snapshot_id()
-        next_node = await self.persistence.record_step(
-            snapshot_id, self.state, node, self._run_step, snapshot_id == self._snapshot_id
-        )
-        self._next_node = next_node
-        return next_node
-
-    async def _run_step(self) -> BaseNode[StateT, DepsT, RunEndT] | End[RunEndT]:
-        """Run the node of the current step (in its span) and check what it returned against its edges.
-
-        Handed to `BaseStatePersistence.record_step`, which calls it once, between its bookkeeping.
-        """
-        node = self._step_node
-        edges = self._step_edges
-        if self._traced:
-            with _instrument.span(f'run node {edges.node_id}', node_id=edges.node_id, node=node):
-                next_node = await node.run(self._ctx)
-        else:
-            next_node = await node.run(self._ctx)
-        if type(next_node) not in edges.next_classes:
-            self._check_next(next_node, edges)
-        # The next snapshot's id is drawn here, before anything is stored: `next_node.get_snapshot_id()`,
-        # without `get_node_id()` for the graph's own node classes.
-        snapshot_id = next_node.__dict__.get(_SNAPSHOT_ID_ATTR)
-        if snapshot_id is None:
-            next_edges = self._edges_by_class.get(type(next_node))
-            if next_edges is None:
-                snapshot_id = next_node.get_snapshot_id()
-            else:
-                snapshot_id = _nodes.generate_snapshot_id(next_edges.node_id)
-                object.__setattr__(next_node, _SNAPSHOT_ID_ATTR, snapshot_id)
-        self._snapshot_id = snapshot_id
-        return next_node
-
-    def _check_next(self, next_node: object, edges: _Edges) -> None:
-        """Check that what a node returned is a node or `End` that its return hint declares."""
-        if isinstance(next_node, End):
-            if not (edges.can_end or edges.any_node):
-                raise UndeclaredEdgeError(
-                    f'Node `{edges.node_id}` returned `End`, but the return hint of its `run` method does not '
-                    f'declare `End`; declared next nodes: {_declared(edges)}. Add `End[...]` to the hint.'
-                )
-        elif isinstance(next_node, BaseNode):
-            if edges.any_node:
-                return
-            next_edges = self.graph._edges_by_class.get(type(next_node))
-            next_id = next_edges.node_id if next_edges is not None else next_node.get_node_id()
-            if next_id not in edges.next_ids:
-                raise UndeclaredEdgeError(
-                    f'Node `{edges.node_id}` returned `{next_id}`, which the return hint of its `run` method does '
-                    f'not declare; declared: {_declared(edges)}. Add `{next_id}` to the hint.'
-                )
-        else:
-            raise GraphRuntimeError(
-                f'Invalid node return type: `{type(next_node).__name__}` returned by node `{edges.node_id}`. '
-                'Expected `BaseNode` or `End`.'
-            )
+        return self.persistence.record_step(snapshot_id, self.state, node, runner, snapshot_id == runner.snapshot_id)
 
     def __aiter__(self) -> AsyncIterator[BaseNode[StateT, DepsT, RunEndT] | End[RunEndT]]:
         return self
@@ -597,6 +556,86 @@ class GraphRun(Generic[StateT, DepsT, RunEndT]):
 
     def __repr__(self) -> str:
         return f'<GraphRun graph={self.graph.name or "[unnamed]"}>'
+
+
+class _Runner(Generic[StateT, DepsT, RunEndT]):
+    """Runs the node of each step of a `GraphRun` for `record_step` (the `StepRunner` it hands the hook).
+
+    One per run, reused for every step, and apart from `GraphRun` so that its methods are not the run's API.
+    """
+
+    __slots__ = ('_edges_by_class', '_traced', 'ctx', 'edges', 'snapshot_id')
+
+    def __init__(
+        self,
+        ctx: GraphRunContext[StateT, DepsT],
+        edges_by_class: dict[type[Any], _Edges],
+        *,
+        traced: bool,
+        snapshot_id: str | None,
+    ) -> None:
+        self.ctx = ctx
+        """The context nodes run with; replaced when the run's state or deps are."""
+        self.edges = _NO_EDGES
+        """The edges of the node of the step in progress."""
+        self.snapshot_id = snapshot_id
+        """The id of the latest snapshot the run knows is stored (or about to be)."""
+        self._edges_by_class = edges_by_class
+        self._traced = traced
+
+    def run(self, node: BaseNode[StateT, DepsT, RunEndT]) -> Awaitable[BaseNode[StateT, DepsT, RunEndT] | End[RunEndT]]:
+        """The coroutine of `node.run`, in its span when tracing."""
+        if self._traced:
+            return self._run_traced(node)
+        return node.run(self.ctx)
+
+    async def _run_traced(
+        self, node: BaseNode[StateT, DepsT, RunEndT]
+    ) -> BaseNode[StateT, DepsT, RunEndT] | End[RunEndT]:
+        node_id = self.edges.node_id
+        with _instrument.span(f'run node {node_id}', node_id=node_id, node=node):
+            return await node.run(self.ctx)
+
+    def finish(self, next_node: BaseNode[StateT, DepsT, RunEndT] | End[RunEndT]) -> str:
+        """Check what the node returned against its edges, and draw the id of its snapshot."""
+        if type(next_node) not in self.edges.next_classes:
+            self._check_next(next_node)
+        # `next_node.get_snapshot_id()`, without `get_node_id()` for the graph's own node classes.
+        snapshot_id: str | None = next_node.__dict__.get(_SNAPSHOT_ID_ATTR)
+        if snapshot_id is None:
+            next_edges = self._edges_by_class.get(type(next_node))
+            if next_edges is None:
+                snapshot_id = next_node.get_snapshot_id()
+            else:
+                # What `get_snapshot_id` stores, without `object.__setattr__` (nodes may be frozen).
+                snapshot_id = next_node.__dict__[_SNAPSHOT_ID_ATTR] = _nodes.generate_snapshot_id(next_edges.node_id)
+        self.snapshot_id = snapshot_id
+        return snapshot_id
+
+    def _check_next(self, next_node: object) -> None:
+        """Check that what a node returned is a node or `End` that its return hint declares."""
+        edges = self.edges
+        if isinstance(next_node, End):
+            if not (edges.can_end or edges.any_node):
+                raise UndeclaredEdgeError(
+                    f'Node `{edges.node_id}` returned `End`, but the return hint of its `run` method does not '
+                    f'declare `End`; declared next nodes: {_declared(edges)}. Add `End[...]` to the hint.'
+                )
+        elif isinstance(next_node, BaseNode):
+            if edges.any_node:
+                return
+            next_edges = self._edges_by_class.get(type(next_node))
+            next_id = next_edges.node_id if next_edges is not None else next_node.get_node_id()
+            if next_id not in edges.next_ids:
+                raise UndeclaredEdgeError(
+                    f'Node `{edges.node_id}` returned `{next_id}`, which the return hint of its `run` method does '
+                    f'not declare; declared: {_declared(edges)}. Add `{next_id}` to the hint.'
+                )
+        else:
+            raise GraphRuntimeError(
+                f'Invalid node return type: `{type(next_node).__name__}` returned by node `{edges.node_id}`. '
+                'Expected `BaseNode` or `End`.'
+            )
 
 
 async def _ready(value: _T) -> _T:

@@ -8,7 +8,7 @@ pydantic-graph 1.x, so histories written by one load in the other.
 from __future__ import annotations as _annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Awaitable, Callable, Iterator, Sequence
+from collections.abc import Awaitable, Iterator, Sequence
 from contextlib import AbstractAsyncContextManager, contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -183,6 +183,27 @@ class GraphTypes(Protocol):
         ...
 
 
+class StepRunner(Protocol[StateT, RunEndT]):
+    """What `GraphRun` hands `BaseStatePersistence.record_step` to run the node of a step.
+
+    Two plain methods rather than one coroutine wrapping the node's `run`, so that a step costs no coroutine
+    beyond the hook's own and the node's.
+    """
+
+    def run(self, node: BaseNode[StateT, Any, RunEndT]) -> Awaitable[BaseNode[StateT, Any, RunEndT] | End[RunEndT]]:
+        """Start `node`'s `run` (in its span, when tracing); await what it returns, once."""
+        ...
+
+    def finish(self, next_node: BaseNode[StateT, Any, RunEndT] | End[RunEndT]) -> str:
+        """Check what the node returned against its edges, and return the id of its snapshot, drawn now.
+
+        Raises:
+            UndeclaredEdgeError: the node returned a node (or `End`) its return hint does not declare.
+            GraphRuntimeError: the node returned something that is neither a node nor `End`.
+        """
+        ...
+
+
 class BaseStatePersistence(ABC, Generic[StateT, RunEndT]):
     """The contract of a persistence backend; one instance holds the history of one run."""
 
@@ -221,33 +242,33 @@ class BaseStatePersistence(ABC, Generic[StateT, RunEndT]):
         snapshot_id: str,
         state: StateT,
         node: BaseNode[StateT, Any, RunEndT],
-        run: Callable[[], Awaitable[BaseNode[StateT, Any, RunEndT] | End[RunEndT]]],
+        runner: StepRunner[StateT, RunEndT],
         stored: bool = False,
     ) -> BaseNode[StateT, Any, RunEndT] | End[RunEndT]:
         """Take one step of a run: store the snapshot of `node` unless it is stored, run it, store what follows.
 
-        `GraphRun.next` calls this once per node. The default is made of the other methods of the contract,
-        so that a backend written against them alone works unchanged: `snapshot_node_if_new` (skipped when
-        `stored`), then `run()` inside `record_run(snapshot_id)`, where the snapshot of what it returned is
-        stored (`snapshot_node` or `snapshot_end`) before the node's snapshot is marked done, so that a crash
-        in between never leaves a run with nothing to resume from. A backend may override it with a cheaper
-        equivalent.
+        `GraphRun` calls this once per node. The default is made of the other methods of the contract, so that
+        a backend written against them alone works unchanged: `snapshot_node_if_new` (skipped when `stored`),
+        then, inside `record_run(snapshot_id)`, `await runner.run(node)` and `runner.finish(next_node)`, and
+        the snapshot of what the node returned is stored (`snapshot_node` or `snapshot_end`) before the node's
+        snapshot is marked done, so that a crash in between never leaves a run with nothing to resume from.
+        A backend may override it with a cheaper equivalent.
 
         Args:
             snapshot_id: The id of the snapshot of `node`.
             state: The run's state.
             node: The node to run.
-            run: Runs `node` (in its span) and checks what it returned; call it once.
+            runner: Runs `node` (in its span) and checks what it returned; call each method once.
             stored: The run knows the snapshot of `node` is already stored.
 
         Returns:
-            What `run()` returned: the next node, or the `End` of the run.
+            What the node returned: the next node, or the `End` of the run.
         """
         if not stored:
             await self.snapshot_node_if_new(snapshot_id, state, node)
         async with self.record_run(snapshot_id):
-            next_node = await run()
-            next_node.get_snapshot_id()  # the next snapshot's id is drawn before anything is stored
+            next_node = await runner.run(node)
+            runner.finish(next_node)  # checks it, and draws the next snapshot's id before anything is stored
             if isinstance(next_node, End):
                 await self.snapshot_end(state, next_node)
             else:

@@ -3,7 +3,7 @@
 from __future__ import annotations as _annotations
 
 import copy
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from time import perf_counter
@@ -14,7 +14,7 @@ import pydantic
 
 from .._copy import deep_copy
 from ..exceptions import GraphNodeStatusError, GraphRuntimeError
-from ..nodes import _SNAPSHOT_ID_ATTR, BaseNode, End
+from ..nodes import BaseNode, End
 from . import (
     BaseStatePersistence,
     EndSnapshot,
@@ -23,6 +23,7 @@ from . import (
     RunEndT,
     Snapshot,
     StateT,
+    StepRunner,
     build_snapshot_list_type_adapter,
     now_utc,
     set_nodes_type_context,
@@ -104,7 +105,7 @@ class SimpleStatePersistence(BaseStatePersistence[StateT, RunEndT]):
         snapshot_id: str,
         state: StateT,
         node: BaseNode[StateT, Any, RunEndT],
-        run: Callable[[], Awaitable[BaseNode[StateT, Any, RunEndT] | End[RunEndT]]],
+        runner: StepRunner[StateT, RunEndT],
         stored: bool = False,
     ) -> BaseNode[StateT, Any, RunEndT] | End[RunEndT]:
         # The default step with the other methods inlined (the hot path of most runs): the same snapshots,
@@ -123,12 +124,12 @@ class SimpleStatePersistence(BaseStatePersistence[StateT, RunEndT]):
         snapshot.start_ts = _now(_UTC)  # `now_utc()`, without its call
         start = perf_counter()
         try:
-            next_node = await run()
+            next_node = await runner.run(node)
+            next_id = runner.finish(next_node)
         except BaseException:
             snapshot.duration = perf_counter() - start
             snapshot.status = 'error'
             raise
-        next_id = next_node.__dict__.get(_SNAPSHOT_ID_ATTR) or next_node.get_snapshot_id()
         if isinstance(next_node, End):
             self.last_snapshot = EndSnapshot(state=state, result=next_node, id=next_id)
         else:
