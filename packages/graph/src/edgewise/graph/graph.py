@@ -188,6 +188,7 @@ class Graph(Generic[StateT, DepsT, RunEndT]):
         """
         if infer_name and self.name is None:
             self._infer_name(_caller(inspect.currentframe()))
+        self._check_state(state)
         if persistence is None:
             persistence = SimpleStatePersistence()
         persistence.set_graph_types(self)
@@ -257,8 +258,28 @@ class Graph(Generic[StateT, DepsT, RunEndT]):
         """Store the first snapshot of a run without running it, to be run later by `iter_from_persistence`."""
         if infer_name and self.name is None:
             self._infer_name(inspect.currentframe())
+        self._check_state(state)
         persistence.set_graph_types(self)
         await persistence.snapshot_node(state, node)
+
+    def _check_state(self, state: object) -> None:
+        """Refuse a state that is not of the graph's state type, before a store gets a snapshot it cannot read back.
+
+        Only a plain class is checked (not a TypedDict, a generic alias or a protocol), and `None` passes, as
+        pydantic-graph lets a run start without a state.
+        """
+        expected: Any = self.inferred_types[0]
+        if state is None or not isinstance(expected, type) or typing_extensions.is_typeddict(expected):
+            return
+        try:
+            matches = isinstance(state, expected) or (expected is float and isinstance(state, int))
+        except TypeError:  # a protocol that is not runtime-checkable, ...
+            return
+        if not matches:
+            raise GraphSetupError(
+                f'Graph {self.name or "(unnamed)"!r} expects a state of type {expected.__qualname__}, '
+                f'got {type(state).__qualname__}: {state!r:.80}. Nothing was run or stored.'
+            )
 
     def mermaid_code(
         self,
