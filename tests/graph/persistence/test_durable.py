@@ -310,3 +310,17 @@ async def test_info_gives_the_run_as_its_store_lists_it(durable: Store) -> None:
     assert running.created == finished.created <= finished.updated
     if durable.kind != 'file':  # a file records no creation time: until its first node runs, its mtime stands in
         assert waiting.created == running.created
+
+
+async def test_starting_a_run_under_the_id_of_a_stored_one_is_refused(durable: Store) -> None:
+    persistence = durable()
+    await cycle_graph.run(Start(), state=Tally(target=1), persistence=persistence)
+    again = durable(run_id_of(persistence))
+
+    with pytest.raises(PersistenceError, match=rf"Run '{run_id_of(persistence)}' already exists in .*4 snapshots"):
+        await cycle_graph.run(Start(), state=Tally(target=1), persistence=again)
+
+    reader = durable(run_id_of(persistence))
+    reader.set_graph_types(cycle_graph)
+    history = await reader.load_all()
+    assert [type(s).__name__ for s in history] == ['NodeSnapshot', 'NodeSnapshot', 'NodeSnapshot', 'EndSnapshot']

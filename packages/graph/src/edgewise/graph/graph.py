@@ -28,6 +28,7 @@ from .exceptions import (
 )
 from .nodes import _SNAPSHOT_ID_ATTR, BaseNode, DepsT, End, GraphRunContext, NodeDef, RunEndT, StateT
 from .persistence import BaseStatePersistence, EndSnapshot, NodeSnapshot, Snapshot
+from .persistence._durable import DurableStatePersistence
 from .persistence.in_mem import SimpleStatePersistence
 
 __all__ = ('Graph', 'GraphRun', 'GraphRunResult')
@@ -193,6 +194,8 @@ class Graph(Generic[StateT, DepsT, RunEndT]):
             persistence = SimpleStatePersistence()
         persistence.set_graph_types(self)
         async with persistence.claim_run():
+            if isinstance(persistence, DurableStatePersistence):
+                await persistence.ensure_new_run()
             with self._run_span() if span is None else span:
                 yield GraphRun(
                     graph=self,

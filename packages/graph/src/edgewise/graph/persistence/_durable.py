@@ -271,6 +271,23 @@ class DurableStatePersistence(BaseStatePersistence[StateT, RunEndT]):
             self._prestarted = snapshot.id
             self._prestarted_ts = start
 
+    async def ensure_new_run(self) -> None:
+        """Refuse to start a run under the id of a stored one, whose snapshots the new run's would be appended to.
+
+        `Graph.iter` calls it once it holds the run. A run is replaced by starting the new one under another id.
+
+        Raises:
+            PersistenceError: the run has stored snapshots; the error names the run and the store.
+        """
+        self._check_open()
+        info = await self._op_info()
+        if info is not None and info.snapshot_count > 0:
+            raise PersistenceError(
+                f'Run {self.run_id!r} already exists in {self._describe()} ({info.snapshot_count} snapshots, '
+                f'{info.status}); a new run cannot start under its id, and nothing was written. Resume it with '
+                '`Graph.iter_from_persistence`, or start the new run under another run id.'
+            )
+
     def record_run(self, snapshot_id: str) -> _RecordRun:
         return _RecordRun(self, snapshot_id)
 
