@@ -240,3 +240,14 @@ async def test_the_log_stays_short_over_many_short_runs_without_background_check
     sizes = await _log_sizes_over_many_short_runs(tmp_path / 'runs.db')
 
     assert max(sizes) < _LOG_BOUND, max(sizes)
+
+
+async def test_an_error_listing_a_bad_store_names_the_store_only(tmp_path: Path) -> None:
+    db = tmp_path / 'runs.db'
+    db.write_bytes(b'SQLite format 3\x00' + b'\xff' * 200)
+
+    with pytest.raises(PersistenceError) as info:
+        await SqliteStatePersistence.list_runs(db)
+
+    assert str(db) in info.value.message
+    assert 'run' not in info.value.message.replace('runs.db', '')

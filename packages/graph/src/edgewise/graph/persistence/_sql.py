@@ -292,12 +292,19 @@ class SqlStatePersistence(DurableStatePersistence[StateT, RunEndT]):
 
     dialect: Dialect
     _run_id: str
+    _listing: bool = False
+    """Set by `list_runs`: this object reads the whole store, not a run, so its errors name the store only."""
     _run_row_written: bool = False
     _known_seq: tuple[str, int] | None = None
     """The id and position of the snapshot this object last stored or handed out: the one that runs next."""
     _last_time: tuple[datetime, Any] | None = None
     """The last time this object encoded for the driver, and its encoding: a step's start is written again
     when it completes."""
+
+
+    def _for_run(self) -> str:
+        """`' for run <id>'` in error messages, or nothing when this object lists the store."""
+        return '' if self._listing else f' for run {self._run_id!r}'
 
     @property
     def run_id(self) -> str:

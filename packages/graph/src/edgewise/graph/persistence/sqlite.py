@@ -237,6 +237,7 @@ class SqliteStatePersistence(SqlStatePersistence[StateT, RunEndT]):
         if not await anyio.Path(path).exists():
             return []
         async with SqliteStatePersistence[Any, Any](path) as store:
+            store._listing = True
             return await store._transact(lambda: list_runs_program(_DIALECT), write=False)
 
     async def _op_info(self) -> RunInfo | None:
@@ -350,7 +351,7 @@ class SqliteStatePersistence(SqlStatePersistence[StateT, RunEndT]):
 
     def _error(self, error: sqlite3.Error) -> PersistenceError:
         return PersistenceError(
-            f'{self._describe()} cannot be used for run {self._run_id!r}: {error} '
+            f'{self._describe()} cannot be used{self._for_run()}: {error} '
             '(not an Edgewise SQLite store, or damaged). Nothing was changed.'
         )
 
