@@ -324,3 +324,16 @@ async def test_starting_a_run_under_the_id_of_a_stored_one_is_refused(durable: S
     reader.set_graph_types(cycle_graph)
     history = await reader.load_all()
     assert [type(s).__name__ for s in history] == ['NodeSnapshot', 'NodeSnapshot', 'NodeSnapshot', 'EndSnapshot']
+
+
+async def test_nothing_to_resume_names_the_run_and_the_store(durable: Store) -> None:
+    persistence = durable()
+    await cycle_graph.run(Start(), state=Tally(target=1), persistence=persistence)
+    again = durable(run_id_of(persistence))
+
+    with pytest.raises(GraphRuntimeError, match=r'^Unable to restore snapshot from state persistence: ') as info:
+        async with cycle_graph.iter_from_persistence(again):
+            pass  # pragma: no cover
+
+    assert f'Nothing to resume for run {run_id_of(persistence)!r} in ' in info.value.message
+    assert again.store_description in info.value.message

@@ -233,9 +233,14 @@ class Graph(Generic[StateT, DepsT, RunEndT]):
         async with persistence.claim_run():
             snapshot = await persistence.load_next()
             if snapshot is None:
+                where = (
+                    f' Nothing to resume for run {persistence.run_id!r} in {persistence.store_description}.'
+                    if isinstance(persistence, DurableStatePersistence)
+                    else ''
+                )
                 raise GraphRuntimeError(
                     f'Unable to restore snapshot from state persistence: {type(persistence).__name__} holds no '
-                    "node snapshot with status 'created' (the run has ended, or was never initialized)."
+                    f"node snapshot with status 'created' (the run has ended, or was never initialized).{where}"
                 )
             snapshot.node.set_snapshot_id(snapshot.id)
             with self._run_span() if span is None else span:

@@ -149,6 +149,11 @@ class DurableStatePersistence(BaseStatePersistence[StateT, RunEndT]):
     def _describe(self) -> str:
         """Where the run is stored, for error messages (never with a password)."""
 
+    @property
+    def store_description(self) -> str:
+        """Where the run is stored, as error messages name it (never with a password)."""
+        return self._describe()
+
     # --- storage operations, each atomic -------------------------------------------------------------
 
     @abstractmethod
