@@ -301,7 +301,6 @@ class SqlStatePersistence(DurableStatePersistence[StateT, RunEndT]):
     """The last time this object encoded for the driver, and its encoding: a step's start is written again
     when it completes."""
 
-
     def _for_run(self) -> str:
         """`' for run <id>'` in error messages, or nothing when this object lists the store."""
         return '' if self._listing else f' for run {self._run_id!r}'
