@@ -337,3 +337,17 @@ async def test_nothing_to_resume_names_the_run_and_the_store(durable: Store) -> 
 
     assert f'Nothing to resume for run {run_id_of(persistence)!r} in ' in info.value.message
     assert again.store_description in info.value.message
+
+
+async def test_an_object_that_loaded_the_run_continues_it_with_a_node_of_the_callers_choosing(durable: Store) -> None:
+    # pydantic-graph's documented pattern: `load_next`, then `iter` with another node on the same persistence.
+    persistence = durable()
+    await cycle_graph.initialize(Start(), persistence, state=Tally(target=1))
+    again = durable(run_id_of(persistence))
+    again.set_graph_types(cycle_graph)
+    snapshot = await again.load_next()
+    assert snapshot is not None
+
+    result = await cycle_graph.run(Middle(step=1), state=snapshot.state, persistence=again)
+
+    assert result.output is not None

@@ -139,6 +139,9 @@ class DurableStatePersistence(BaseStatePersistence[StateT, RunEndT]):
     """The snapshot this object's `load_next` handed out outside a claimed run; a claim leaves it `'pending'`."""
     _closed: bool = False
     """Set by `aclose()`: every later use raises `PersistenceError`."""
+    _has_read: bool = False
+    """This object has loaded the run's snapshots: a `Graph.iter` on it continues the run (as in pydantic-graph's
+    documented pattern of `load_next` and then `iter` with a node of the caller's choosing)."""
 
     @property
     @abstractmethod
@@ -280,11 +283,15 @@ class DurableStatePersistence(BaseStatePersistence[StateT, RunEndT]):
         """Refuse to start a run under the id of a stored one, whose snapshots the new run's would be appended to.
 
         `Graph.iter` calls it once it holds the run. A run is replaced by starting the new one under another id.
+        An object that has loaded the run's snapshots (`load_next`, `load_all`) continues it instead, as in
+        pydantic-graph.
 
         Raises:
             PersistenceError: the run has stored snapshots; the error names the run and the store.
         """
         self._check_open()
+        if self._has_read:
+            return
         info = await self._op_info()
         if info is not None and info.snapshot_count > 0:
             raise PersistenceError(
@@ -298,6 +305,7 @@ class DurableStatePersistence(BaseStatePersistence[StateT, RunEndT]):
 
     async def load_next(self) -> NodeSnapshot[StateT, RunEndT] | None:
         self._check_open()
+        self._has_read = True
         snapshot = await self._op_load_next()
         if snapshot is not None and self._owner is None:
             self._handed_out = snapshot.id
@@ -305,6 +313,7 @@ class DurableStatePersistence(BaseStatePersistence[StateT, RunEndT]):
 
     async def load_all(self) -> list[Snapshot[StateT, RunEndT]]:
         self._check_open()
+        self._has_read = True
         return await self._op_load_all(None)
 
     async def load_raw(self) -> list[RawSnapshot]:
