@@ -105,3 +105,18 @@ async def test_a_temporary_file_left_by_a_write_cut_short_is_removed_by_the_next
     assert run.result is not None
     assert not stale.exists()
     assert all(other.exists() for other in others)
+
+
+async def test_a_failed_write_is_a_persistence_error_naming_the_file_and_the_run(tmp_path: Path) -> None:
+    path = tmp_path / 'run.json'
+    persistence = FileStatePersistence(path)
+    persistence.set_graph_types(cycle_graph)
+    # A real failed write: a directory where the temporary file goes makes opening it fail.
+    (tmp_path / f'.run.json.{os.getpid()}.tmp').mkdir()
+
+    with pytest.raises(PersistenceError, match=r"could not be written for run 'run': .*Is a directory") as info:
+        await persistence.snapshot_node(Tally(), Start())
+
+    assert isinstance(info.value.__cause__, OSError)
+    assert str(path) in info.value.message
+    assert not path.exists()
