@@ -251,3 +251,21 @@ async def test_an_error_listing_a_bad_store_names_the_store_only(tmp_path: Path)
 
     assert str(db) in info.value.message
     assert 'run' not in info.value.message.replace('runs.db', '')
+
+
+async def test_a_stored_time_that_is_not_a_timestamp_is_a_persistence_error_naming_the_run(tmp_path: Path) -> None:
+    db = tmp_path / 'runs.db'
+    await cycle_graph.run(Start(), state=Tally(target=1), persistence=SqliteStatePersistence(db, 'garbled'))
+    with sqlite3.connect(db) as conn:
+        conn.execute("UPDATE edgewise_runs SET created = 'not a time'")
+        conn.execute("UPDATE edgewise_snapshots SET start_ts = 'yesterday' WHERE start_ts IS NOT NULL")
+    conn.close()
+    persistence = SqliteStatePersistence(db, 'garbled')
+    persistence.set_graph_types(cycle_graph)
+
+    with pytest.raises(PersistenceError, match=r"Run 'garbled' has a creation time that is not a timestamp"):
+        await SqliteStatePersistence.list_runs(db)
+    with pytest.raises(PersistenceError, match=r"Run 'garbled' has a creation time that is not a timestamp"):
+        await persistence.info()
+    with pytest.raises(PersistenceError, match=r"Run 'garbled' has a start time that is not a timestamp: 'yesterday'"):
+        await persistence.load_all()

@@ -321,11 +321,16 @@ class FileStatePersistence(DurableStatePersistence[StateT, RunEndT]):
         created = first.get('start_ts' if first['kind'] == 'node' else 'ts')
         status = last.get('status') if last['kind'] == 'node' else None
         owner = self._lock_owner() if status in ('running', 'pending') else None
+        try:
+            created_ts = datetime.fromisoformat(created) if isinstance(created, str) else updated
+        except ValueError:
+            reason = f'its first snapshot has a start time that is not one: {str(created)[:40]!r}'
+            raise self._bad_file(reason) from None
         return RunInfo(
             run_id=self.run_id,
             graph_name=None,
             status=run_status(last['kind'], status, owner is not None and owner_is_alive(owner)),
-            created=datetime.fromisoformat(created) if isinstance(created, str) else updated,
+            created=created_ts,
             updated=updated,
             snapshot_count=len(items),
         )
