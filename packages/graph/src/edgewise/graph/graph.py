@@ -28,7 +28,6 @@ from .exceptions import (
 )
 from .nodes import _SNAPSHOT_ID_ATTR, BaseNode, DepsT, End, GraphRunContext, NodeDef, RunEndT, StateT
 from .persistence import BaseStatePersistence, EndSnapshot, NodeSnapshot, Snapshot
-from .persistence._durable import DurableStatePersistence
 from .persistence.in_mem import SimpleStatePersistence
 
 __all__ = ('Graph', 'GraphRun', 'GraphRunResult')
@@ -194,8 +193,10 @@ class Graph(Generic[StateT, DepsT, RunEndT]):
             persistence = SimpleStatePersistence()
         persistence.set_graph_types(self)
         async with persistence.claim_run():
-            if isinstance(persistence, DurableStatePersistence):
-                await persistence.ensure_new_run()
+            # Durable persistences refuse a run id that is stored already (`DurableStatePersistence.ensure_new_run`);
+            # looked up by name, as importing the durable base here would build its pydantic adapters at import.
+            if (ensure_new_run := getattr(persistence, 'ensure_new_run', None)) is not None:
+                await ensure_new_run()
             with self._run_span() if span is None else span:
                 yield GraphRun(
                     graph=self,
@@ -233,11 +234,9 @@ class Graph(Generic[StateT, DepsT, RunEndT]):
         async with persistence.claim_run():
             snapshot = await persistence.load_next()
             if snapshot is None:
-                where = (
-                    f' Nothing to resume for run {persistence.run_id!r} in {persistence.store_description}.'
-                    if isinstance(persistence, DurableStatePersistence)
-                    else ''
-                )
+                store = getattr(persistence, 'store_description', None)  # durable persistences only
+                run_id = getattr(persistence, 'run_id', None)
+                where = '' if store is None else f' Nothing to resume for run {run_id!r} in {store}.'
                 raise GraphRuntimeError(
                     f'Unable to restore snapshot from state persistence: {type(persistence).__name__} holds no '
                     f"node snapshot with status 'created' (the run has ended, or was never initialized).{where}"
