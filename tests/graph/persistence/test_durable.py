@@ -310,3 +310,44 @@ async def test_info_gives_the_run_as_its_store_lists_it(durable: Store) -> None:
     assert running.created == finished.created <= finished.updated
     if durable.kind != 'file':  # a file records no creation time: until its first node runs, its mtime stands in
         assert waiting.created == running.created
+
+
+async def test_starting_a_run_under_the_id_of_a_stored_one_is_refused(durable: Store) -> None:
+    persistence = durable()
+    await cycle_graph.run(Start(), state=Tally(target=1), persistence=persistence)
+    again = durable(run_id_of(persistence))
+
+    with pytest.raises(PersistenceError, match=rf"Run '{run_id_of(persistence)}' already exists in .*4 snapshots"):
+        await cycle_graph.run(Start(), state=Tally(target=1), persistence=again)
+
+    reader = durable(run_id_of(persistence))
+    reader.set_graph_types(cycle_graph)
+    history = await reader.load_all()
+    assert [type(s).__name__ for s in history] == ['NodeSnapshot', 'NodeSnapshot', 'NodeSnapshot', 'EndSnapshot']
+
+
+async def test_nothing_to_resume_names_the_run_and_the_store(durable: Store) -> None:
+    persistence = durable()
+    await cycle_graph.run(Start(), state=Tally(target=1), persistence=persistence)
+    again = durable(run_id_of(persistence))
+
+    with pytest.raises(GraphRuntimeError, match=r'^Unable to restore snapshot from state persistence: ') as info:
+        async with cycle_graph.iter_from_persistence(again):
+            pass  # pragma: no cover
+
+    assert f'Nothing to resume for run {run_id_of(persistence)!r} in ' in info.value.message
+    assert again.store_description in info.value.message
+
+
+async def test_an_object_that_loaded_the_run_continues_it_with_a_node_of_the_callers_choosing(durable: Store) -> None:
+    # pydantic-graph's documented pattern: `load_next`, then `iter` with another node on the same persistence.
+    persistence = durable()
+    await cycle_graph.initialize(Start(), persistence, state=Tally(target=1))
+    again = durable(run_id_of(persistence))
+    again.set_graph_types(cycle_graph)
+    snapshot = await again.load_next()
+    assert snapshot is not None
+
+    result = await cycle_graph.run(Middle(step=1), state=snapshot.state, persistence=again)
+
+    assert result.output is not None

@@ -105,3 +105,31 @@ async def test_a_temporary_file_left_by_a_write_cut_short_is_removed_by_the_next
     assert run.result is not None
     assert not stale.exists()
     assert all(other.exists() for other in others)
+
+
+async def test_a_failed_write_is_a_persistence_error_naming_the_file_and_the_run(tmp_path: Path) -> None:
+    path = tmp_path / 'run.json'
+    persistence = FileStatePersistence(path)
+    persistence.set_graph_types(cycle_graph)
+    # A real failed write: a directory where the temporary file goes makes opening it fail.
+    (tmp_path / f'.run.json.{os.getpid()}.tmp').mkdir()
+
+    with pytest.raises(PersistenceError, match=r"could not be written for run 'run': .*Is a directory") as info:
+        await persistence.snapshot_node(Tally(), Start())
+
+    assert isinstance(info.value.__cause__, OSError)
+    assert str(path) in info.value.message
+    assert not path.exists()
+
+
+async def test_a_start_time_that_is_not_a_timestamp_is_a_persistence_error_naming_the_run(tmp_path: Path) -> None:
+    path = tmp_path / 'garbled.json'
+    await cycle_graph.run(Start(), state=Tally(target=1), persistence=FileStatePersistence(path))
+    items = json.loads(path.read_text())
+    items[0]['start_ts'] = 'not a time'
+    path.write_text(json.dumps(items))
+
+    with pytest.raises(PersistenceError, match=r"run 'garbled'.*start time that is not one: 'not a time'"):
+        await FileStatePersistence.list_runs(tmp_path)
+    with pytest.raises(PersistenceError, match=r"run 'garbled'.*start time that is not one"):
+        await FileStatePersistence(path).info()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+from collections.abc import Iterator
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -154,35 +155,117 @@ async def test_the_log_is_copied_into_the_database_in_the_background(
     assert (await anyio.Path(db).stat()).st_size > 16 * 1024  # pages reached the database file, not only the log
 
 
-async def test_the_log_stays_short_however_long_a_run_goes_on(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    # Steps write back to back, so a background checkpoint alone never catches up with the log, and the log
-    # would grow by every step's pages (about 2,000 steps x a few pages here: over 20 MB).
-    monkeypatch.setattr(sqlite_module, '_CHECKPOINT_EVERY', 32)
-    db = tmp_path / 'runs.db'
+_LOG_LIMIT = 2 * 1024 * 1024
+_LOG_BOUND = _LOG_LIMIT + 256 * 1024
+"""The log file's bound by construction: the limit, and the pages of two writes."""
+
+
+@pytest.fixture
+def stalled_checkpoints(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """A busy machine, made certain: background checkpoints start and then never run."""
+    release = threading.Event()
+
+    def stalled(self: sqlite_module._Checkpointer, path: str) -> None:
+        release.wait()
+        with self._lock:
+            self._running.discard(path)
+
+    monkeypatch.setattr(sqlite_module._Checkpointer, '_checkpoint', stalled)
+    yield
+    release.set()
+
+
+async def _log_sizes_over_a_long_run(db: Path) -> list[int]:
     persistence = SqliteStatePersistence(db, 'long')
     sizes = []
     async with cycle_graph.iter(Start(), state=Tally(target=700), persistence=persistence) as run:
         async for _ in run:
             sizes.append((await anyio.Path(f'{db}-wal').stat()).st_size)
     persistence.close()
-
     assert run.result is not None
-    assert len(sizes) == 2_101  # 2,100 nodes and the end
-    assert max(sizes) < 4 * 1024 * 1024, max(sizes)
     with sqlite3.connect(db) as conn:
         assert conn.execute('PRAGMA integrity_check').fetchall() == [('ok',)]
+    return sizes
 
 
-async def test_the_log_stays_short_over_many_short_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    # Each run writes fewer times than a checkpoint is due after: writes are counted per file, not per run.
-    monkeypatch.setattr(sqlite_module, '_CHECKPOINT_EVERY', 32)
-    db = tmp_path / 'runs.db'
+async def _log_sizes_over_many_short_runs(db: Path) -> list[int]:
     sizes = []
     for index in range(120):
         persistence = SqliteStatePersistence(db, f'run-{index}')
         await cycle_graph.run(Start(), state=Tally(target=3), persistence=persistence)
         persistence.close()
         sizes.append((await anyio.Path(f'{db}-wal').stat()).st_size)
-
-    assert max(sizes) < 1024 * 1024, max(sizes)
     assert len(await SqliteStatePersistence.list_runs(db)) == 120
+    return sizes
+
+
+async def test_the_log_stays_short_however_long_a_run_goes_on(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Steps write back to back, so a background checkpoint alone never catches up with the log, and the log
+    # would grow by every step's pages (about 2,000 steps x a few pages, and a growing state, here: over 20 MB).
+    monkeypatch.setattr(sqlite_module, '_CHECKPOINT_EVERY', 32)
+    monkeypatch.setattr(sqlite_module, '_LOG_LIMIT', _LOG_LIMIT)
+    sizes = await _log_sizes_over_a_long_run(tmp_path / 'runs.db')
+
+    assert len(sizes) == 2_101  # 2,100 nodes and the end
+    assert max(sizes) < _LOG_BOUND, max(sizes)
+
+
+@pytest.mark.usefixtures('stalled_checkpoints')
+async def test_the_log_stays_short_when_background_checkpoints_never_get_their_turn(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sqlite_module, '_CHECKPOINT_EVERY', 32)
+    monkeypatch.setattr(sqlite_module, '_LOG_LIMIT', _LOG_LIMIT)
+    sizes = await _log_sizes_over_a_long_run(tmp_path / 'runs.db')
+
+    assert len(sizes) == 2_101
+    assert max(sizes) < _LOG_BOUND, max(sizes)
+
+
+async def test_the_log_stays_short_over_many_short_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Each run writes fewer times than a checkpoint is due after: writes are counted per file, not per run.
+    monkeypatch.setattr(sqlite_module, '_CHECKPOINT_EVERY', 32)
+    monkeypatch.setattr(sqlite_module, '_LOG_LIMIT', _LOG_LIMIT)
+    sizes = await _log_sizes_over_many_short_runs(tmp_path / 'runs.db')
+
+    assert max(sizes) < _LOG_BOUND, max(sizes)
+
+
+@pytest.mark.usefixtures('stalled_checkpoints')
+async def test_the_log_stays_short_over_many_short_runs_without_background_checkpoints(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sqlite_module, '_CHECKPOINT_EVERY', 32)
+    monkeypatch.setattr(sqlite_module, '_LOG_LIMIT', _LOG_LIMIT)
+    sizes = await _log_sizes_over_many_short_runs(tmp_path / 'runs.db')
+
+    assert max(sizes) < _LOG_BOUND, max(sizes)
+
+
+async def test_an_error_listing_a_bad_store_names_the_store_only(tmp_path: Path) -> None:
+    db = tmp_path / 'runs.db'
+    db.write_bytes(b'SQLite format 3\x00' + b'\xff' * 200)
+
+    with pytest.raises(PersistenceError) as info:
+        await SqliteStatePersistence.list_runs(db)
+
+    assert str(db) in info.value.message
+    assert 'run' not in info.value.message.replace('runs.db', '')
+
+
+async def test_a_stored_time_that_is_not_a_timestamp_is_a_persistence_error_naming_the_run(tmp_path: Path) -> None:
+    db = tmp_path / 'runs.db'
+    await cycle_graph.run(Start(), state=Tally(target=1), persistence=SqliteStatePersistence(db, 'garbled'))
+    with sqlite3.connect(db) as conn:
+        conn.execute("UPDATE edgewise_runs SET created = 'not a time'")
+        conn.execute("UPDATE edgewise_snapshots SET start_ts = 'yesterday' WHERE start_ts IS NOT NULL")
+    conn.close()
+    persistence = SqliteStatePersistence(db, 'garbled')
+    persistence.set_graph_types(cycle_graph)
+
+    with pytest.raises(PersistenceError, match=r"Run 'garbled' has a creation time that is not a timestamp"):
+        await SqliteStatePersistence.list_runs(db)
+    with pytest.raises(PersistenceError, match=r"Run 'garbled' has a creation time that is not a timestamp"):
+        await persistence.info()
+    with pytest.raises(PersistenceError, match=r"Run 'garbled' has a start time that is not a timestamp: 'yesterday'"):
+        await persistence.load_all()

@@ -125,3 +125,10 @@ async def test_list_runs_reads_a_postgres_store() -> None:
             await cycle_graph.run(Start(), state=Tally(target=1), persistence=persistence)
         [run] = await list_runs(url)
     assert (run.run_id, run.status) == ('r1', 'finished')
+
+
+def test_the_repr_of_a_postgres_url_never_shows_its_password() -> None:
+    parsed = parse_store_url('postgresql://edgewise:s3cret-pw@db.example:5432/runs')
+
+    assert 's3cret-pw' not in repr(parsed)
+    assert repr(parsed) == "StoreURL(kind='postgresql', url='postgresql://edgewise:***@db.example:5432/runs')"

@@ -192,10 +192,15 @@ class Graph(Generic[StateT, DepsT, RunEndT]):
         """
         if infer_name and self.name is None:
             self._infer_name(_caller(inspect.currentframe()))
+        self._check_state(state)
         if persistence is None:
             persistence = SimpleStatePersistence()
         persistence.set_graph_types(self)
         async with persistence.claim_run():
+            # Durable persistences refuse a run id that is stored already (`DurableStatePersistence.ensure_new_run`);
+            # looked up by name, as importing the durable base here would build its pydantic adapters at import.
+            if (ensure_new_run := getattr(persistence, 'ensure_new_run', None)) is not None:
+                await ensure_new_run()
             with self._run_span() if span is None else span:
                 yield GraphRun(
                     graph=self,
@@ -233,9 +238,12 @@ class Graph(Generic[StateT, DepsT, RunEndT]):
         async with persistence.claim_run():
             snapshot = await persistence.load_next()
             if snapshot is None:
+                store = getattr(persistence, 'store_description', None)  # durable persistences only
+                run_id = getattr(persistence, 'run_id', None)
+                where = '' if store is None else f' Nothing to resume for run {run_id!r} in {store}.'
                 raise GraphRuntimeError(
                     f'Unable to restore snapshot from state persistence: {type(persistence).__name__} holds no '
-                    "node snapshot with status 'created' (the run has ended, or was never initialized)."
+                    f"node snapshot with status 'created' (the run has ended, or was never initialized).{where}"
                 )
             snapshot.node.set_snapshot_id(snapshot.id)
             with self._run_span() if span is None else span:
@@ -261,8 +269,28 @@ class Graph(Generic[StateT, DepsT, RunEndT]):
         """Store the first snapshot of a run without running it, to be run later by `iter_from_persistence`."""
         if infer_name and self.name is None:
             self._infer_name(inspect.currentframe())
+        self._check_state(state)
         persistence.set_graph_types(self)
         await persistence.snapshot_node(state, node)
+
+    def _check_state(self, state: object) -> None:
+        """Refuse a state that is not of the graph's state type, before a store gets a snapshot it cannot read back.
+
+        Only a plain class is checked (not a TypedDict, a generic alias or a protocol), and `None` passes, as
+        pydantic-graph lets a run start without a state.
+        """
+        expected: Any = self.inferred_types[0]
+        if state is None or not isinstance(expected, type) or typing_extensions.is_typeddict(expected):
+            return
+        try:
+            matches = isinstance(state, expected) or (expected is float and isinstance(state, int))
+        except TypeError:  # a protocol that is not runtime-checkable, ...
+            return
+        if not matches:
+            raise GraphSetupError(
+                f'Graph {self.name or "(unnamed)"!r} expects a state of type {expected.__qualname__}, '
+                f'got {type(state).__qualname__}: {state!r:.80}. Nothing was run or stored.'
+            )
 
     def mermaid_code(
         self,

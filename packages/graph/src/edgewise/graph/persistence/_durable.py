@@ -137,6 +137,9 @@ class DurableStatePersistence(BaseStatePersistence[StateT, RunEndT]):
     """The snapshot this object's `load_next` handed out outside a claimed run; a claim leaves it `'pending'`."""
     _closed: bool = False
     """Set by `aclose()`: every later use raises `PersistenceError`."""
+    _has_read: bool = False
+    """This object has loaded the run's snapshots: a `Graph.iter` on it continues the run (as in pydantic-graph's
+    documented pattern of `load_next` and then `iter` with a node of the caller's choosing)."""
 
     @property
     @abstractmethod
@@ -146,6 +149,11 @@ class DurableStatePersistence(BaseStatePersistence[StateT, RunEndT]):
     @abstractmethod
     def _describe(self) -> str:
         """Where the run is stored, for error messages (never with a password)."""
+
+    @property
+    def store_description(self) -> str:
+        """Where the run is stored, as error messages name it (never with a password)."""
+        return self._describe()
 
     # --- storage operations, each atomic -------------------------------------------------------------
 
@@ -269,11 +277,33 @@ class DurableStatePersistence(BaseStatePersistence[StateT, RunEndT]):
             self._prestarted = snapshot.id
             self._prestarted_ts = start
 
+    async def ensure_new_run(self) -> None:
+        """Refuse to start a run under the id of a stored one, whose snapshots the new run's would be appended to.
+
+        `Graph.iter` calls it once it holds the run. A run is replaced by starting the new one under another id.
+        An object that has loaded the run's snapshots (`load_next`, `load_all`) continues it instead, as in
+        pydantic-graph.
+
+        Raises:
+            PersistenceError: the run has stored snapshots; the error names the run and the store.
+        """
+        self._check_open()
+        if self._has_read:
+            return
+        info = await self._op_info()
+        if info is not None and info.snapshot_count > 0:
+            raise PersistenceError(
+                f'Run {self.run_id!r} already exists in {self._describe()} ({info.snapshot_count} snapshots, '
+                f'{info.status}); a new run cannot start under its id, and nothing was written. Resume it with '
+                '`Graph.iter_from_persistence`, or start the new run under another run id.'
+            )
+
     def record_run(self, snapshot_id: str) -> _RecordRun:
         return _RecordRun(self, snapshot_id)
 
     async def load_next(self) -> NodeSnapshot[StateT, RunEndT] | None:
         self._check_open()
+        self._has_read = True
         snapshot = await self._op_load_next()
         if snapshot is not None and self._owner is None:
             self._handed_out = snapshot.id
@@ -281,6 +311,7 @@ class DurableStatePersistence(BaseStatePersistence[StateT, RunEndT]):
 
     async def load_all(self) -> list[Snapshot[StateT, RunEndT]]:
         self._check_open()
+        self._has_read = True
         return await self._op_load_all(None)
 
     async def load_raw(self) -> list[RawSnapshot]:

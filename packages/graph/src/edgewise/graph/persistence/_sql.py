@@ -176,10 +176,21 @@ def new_run_id() -> str:
     return f'run-{os.urandom(10).hex()}'
 
 
-def to_datetime(value: Any) -> datetime:
+def to_datetime(value: Any, run_id: str, column: str) -> datetime:
+    """A stored timestamp as an aware datetime.
+
+    Raises:
+        PersistenceError: the stored value is not a timestamp (the store was changed outside Edgewise).
+    """
     if isinstance(value, datetime):
         return value if value.tzinfo is not None else value.replace(tzinfo=timezone.utc)
-    return datetime.fromisoformat(str(value))
+    try:
+        return datetime.fromisoformat(str(value))
+    except ValueError:
+        raise PersistenceError(
+            f'Run {run_id!r} has a {column} that is not a timestamp: {str(value)[:40]!r} (the store was changed '
+            'outside Edgewise). Nothing was changed.'
+        ) from None
 
 
 # --- schema -------------------------------------------------------------------------------------------
@@ -262,8 +273,8 @@ def list_runs_program(dialect: Dialect, run_id: str | None = None) -> Program[li
             run_id=r[0],
             graph_name=r[1],
             status=run_status(r[2], r[3], r[3] in ('running', 'pending') and hold.is_held(r[8])),
-            created=to_datetime(r[4]),
-            updated=max(to_datetime(t) for t in (r[4], r[5], r[6]) if t is not None),
+            created=to_datetime(r[4], r[0], 'creation time'),
+            updated=max(to_datetime(t, r[0], 'update time') for t in (r[4], r[5], r[6]) if t is not None),
             snapshot_count=r[7] or 0,
         )
         for r in rows
@@ -292,12 +303,18 @@ class SqlStatePersistence(DurableStatePersistence[StateT, RunEndT]):
 
     dialect: Dialect
     _run_id: str
+    _listing: bool = False
+    """Set by `list_runs`: this object reads the whole store, not a run, so its errors name the store only."""
     _run_row_written: bool = False
     _known_seq: tuple[str, int] | None = None
     """The id and position of the snapshot this object last stored or handed out: the one that runs next."""
     _last_time: tuple[datetime, Any] | None = None
     """The last time this object encoded for the driver, and its encoding: a step's start is written again
     when it completes."""
+
+    def _for_run(self) -> str:
+        """`' for run <id>'` in error messages, or nothing when this object lists the store."""
+        return '' if self._listing else f' for run {self._run_id!r}'
 
     @property
     def run_id(self) -> str:
@@ -423,7 +440,7 @@ class SqlStatePersistence(DurableStatePersistence[StateT, RunEndT]):
         snapshot = self._decode(data, snapshot_id, adapter)
         if isinstance(snapshot, NodeSnapshot):
             snapshot.status = status
-            snapshot.start_ts = None if start_ts is None else to_datetime(start_ts)
+            snapshot.start_ts = None if start_ts is None else to_datetime(start_ts, self._run_id, 'start time')
             snapshot.duration = duration
         return snapshot
 

@@ -11,6 +11,7 @@ for long runs use `SqliteStatePersistence`.
 
 from __future__ import annotations as _annotations
 
+import contextlib
 import glob
 import json
 import os
@@ -187,16 +188,26 @@ class FileStatePersistence(DurableStatePersistence[StateT, RunEndT]):
         """Replace the file atomically: write a temporary file beside it, fsync it, rename it over the file."""
         content = json.dumps(items, indent=2, ensure_ascii=False).encode()
         tmp = self.json_file.with_name(f'.{self.json_file.name}.{os.getpid()}.tmp')
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
         try:
-            os.write(fd, content)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        # The data is on disk before the rename makes it the file, so the file is whole after any crash.
-        # The directory is not fsynced: after a power loss the last rename may be undone (the previous
-        # whole file stays), as SQLite's `synchronous=NORMAL` may undo the last commits.
-        os.replace(tmp, self.json_file)
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+            try:
+                os.write(fd, content)
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            # The data is on disk before the rename makes it the file, so the file is whole after any crash.
+            # The directory is not fsynced: after a power loss the last rename may be undone (the previous
+            # whole file stays), as SQLite's `synchronous=NORMAL` may undo the last commits.
+            os.replace(tmp, self.json_file)
+        except OSError as e:
+            # The same error type as the SQL backends' failed writes; the file itself was not touched.
+            with contextlib.suppress(OSError):
+                if tmp.is_file():
+                    tmp.unlink()
+            raise PersistenceError(
+                f'{self._describe()} could not be written for run {self.run_id!r}: {e}. The file was left as it '
+                'was (every write replaces it whole, or not at all).'
+            ) from e
         stat = os.stat(self.json_file)
         self._cache = ((stat.st_ino, stat.st_mtime_ns, stat.st_size), items)
 
@@ -310,11 +321,16 @@ class FileStatePersistence(DurableStatePersistence[StateT, RunEndT]):
         created = first.get('start_ts' if first['kind'] == 'node' else 'ts')
         status = last.get('status') if last['kind'] == 'node' else None
         owner = self._lock_owner() if status in ('running', 'pending') else None
+        try:
+            created_ts = datetime.fromisoformat(created) if isinstance(created, str) else updated
+        except ValueError:
+            reason = f'its first snapshot has a start time that is not one: {str(created)[:40]!r}'
+            raise self._bad_file(reason) from None
         return RunInfo(
             run_id=self.run_id,
             graph_name=None,
             status=run_status(last['kind'], status, owner is not None and owner_is_alive(owner)),
-            created=datetime.fromisoformat(created) if isinstance(created, str) else updated,
+            created=created_ts,
             updated=updated,
             snapshot_count=len(items),
         )

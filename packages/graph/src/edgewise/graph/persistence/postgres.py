@@ -183,6 +183,7 @@ class PostgresStatePersistence(SqlStatePersistence[StateT, RunEndT]):
     async def list_runs(dsn: str) -> list[RunInfo]:
         """Every run stored in the database at `dsn`, oldest first."""
         async with PostgresStatePersistence[Any, Any](dsn) as store:
+            store._listing = True
             return await store._transact(lambda: list_runs_program(_DIALECT), write=False)
 
     async def _op_close(self) -> None:
@@ -259,7 +260,7 @@ class PostgresStatePersistence(SqlStatePersistence[StateT, RunEndT]):
         password = _password(self._dsn)
         if password:
             message = message.replace(password, '***')
-        return PersistenceError(f'{self._describe()} failed for run {self._run_id!r}: {message}')
+        return PersistenceError(f'{self._describe()} failed{self._for_run()}: {message}')
 
 
 def _password(dsn: str) -> str | None:

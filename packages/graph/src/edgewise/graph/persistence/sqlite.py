@@ -13,6 +13,13 @@ the write lock the transaction is retried after an `anyio.sleep`, so other tasks
 slow part of WAL mode, copying the log back into the database with its fsyncs (a checkpoint), runs mostly
 in a background thread on a connection of its own; every `_CHECKPOINT_EVERY` writes, the writing connection
 copies the last few frames itself (about a millisecond), so that the log restarts and stays a few megabytes.
+
+That keeps the log short when the background thread runs in time; the bound does not depend on it. A write
+that leaves the log file over `_LOG_LIMIT` bytes copies the whole log itself before it returns (waiting out
+a background pass that holds the checkpoint lock), so that the next write restarts the log, and SQLite
+truncates the file back to `_LOG_LIMIT` as it restarts (`journal_size_limit`). So the log file never holds
+more than `_LOG_LIMIT` plus two writes, however busy the machine (only a reader of another process that
+stays inside one transaction can hold the log back, as it can in SQLite itself).
 """
 
 from __future__ import annotations as _annotations
@@ -24,7 +31,7 @@ import threading
 from collections.abc import Callable
 from datetime import datetime
 from functools import partial
-from os import PathLike, fspath
+from os import PathLike, fspath, stat
 from pathlib import Path
 from time import monotonic
 from typing import Any, Literal, Self, TypeVar
@@ -72,6 +79,8 @@ _DIALECT = Dialect(
 _BUSY = (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
 _CHECKPOINT_EVERY = 512
 """Write transactions between two background checkpoints."""
+_LOG_LIMIT = 16 * 1024 * 1024
+"""Bytes of log file past which a writer copies the whole log itself, whatever the background thread is doing."""
 _CHECKPOINT_PASSES = 16
 _CHECKPOINT_TAIL = 8
 """A background checkpoint stops once a pass copies fewer frames than this (or after `_CHECKPOINT_PASSES`)."""
@@ -211,6 +220,7 @@ class SqliteStatePersistence(SqlStatePersistence[StateT, RunEndT]):
         """How long writes wait for other processes' write locks, in seconds."""
         self._conn: sqlite3.Connection | None = None
         self._file = fspath(self.path)
+        self._wal = f'{self._file}-wal'
 
     def __repr__(self) -> str:
         return f'{type(self).__name__}(path={fspath(self.path)!r}, run_id={self._run_id!r})'
@@ -227,6 +237,7 @@ class SqliteStatePersistence(SqlStatePersistence[StateT, RunEndT]):
         if not await anyio.Path(path).exists():
             return []
         async with SqliteStatePersistence[Any, Any](path) as store:
+            store._listing = True
             return await store._transact(lambda: list_runs_program(_DIALECT), write=False)
 
     async def _op_info(self) -> RunInfo | None:
@@ -262,7 +273,7 @@ class SqliteStatePersistence(SqlStatePersistence[StateT, RunEndT]):
                 conn = self._conn if self._conn is not None else self._connect()
                 result = call(conn)
                 if write:
-                    self._wrote(conn)
+                    await self._wrote(conn)
                 return result
             except sqlite3.OperationalError as e:
                 if e.sqlite_errorcode & 0xFF not in _BUSY:
@@ -280,17 +291,38 @@ class SqliteStatePersistence(SqlStatePersistence[StateT, RunEndT]):
             await anyio.sleep(delay)
             delay = min(delay * 2, 0.05)
 
-    def _wrote(self, conn: sqlite3.Connection) -> None:
-        """Keep the log short: bulk copies in the background, and the tail inline, so that the log restarts.
+    async def _wrote(self, conn: sqlite3.Connection) -> None:
+        """Keep the log short: bulk copies in the background, the tail inline so that the log restarts, and the whole
+        log inline once the log file passes `_LOG_LIMIT`.
 
         The log goes back to its start only at a write that finds every frame of it copied into the database.
         A background checkpoint never gets there while steps keep writing (each copies what was there when it
         started, while new frames arrive), so the log would grow for as long as writes go on. So once the
         background checkpoint is done, the next writer copies the few frames written meanwhile itself: about a
-        millisecond every `_CHECKPOINT_EVERY` writes to the file, and the log stays some megabytes.
+        millisecond every `_CHECKPOINT_EVERY` writes to the file, and the log stays some megabytes. If the
+        background thread has not had its turn (a busy machine), the bound still holds: the writer that takes
+        the file past `_LOG_LIMIT` copies the whole log. The write is committed already, so a checkpoint that
+        fails is left to the next write.
         """
-        if _checkpointer.wrote(self._file):
-            conn.execute('PRAGMA wal_checkpoint(PASSIVE)').fetchall()
+        try:
+            if _checkpointer.wrote(self._file):
+                conn.execute('PRAGMA wal_checkpoint(PASSIVE)').fetchall()
+                return
+            try:
+                size = stat(self._wal).st_size
+            except FileNotFoundError:
+                return
+            if size <= _LOG_LIMIT:
+                return
+            deadline = monotonic() + self.busy_timeout
+            # A background pass holding the checkpoint lock makes ours report busy (1, -1, -1): wait our turn.
+            while True:
+                busy = conn.execute('PRAGMA wal_checkpoint(PASSIVE)').fetchone()[0]
+                if not busy or monotonic() > deadline:
+                    break
+                await anyio.sleep(0.001)
+        except sqlite3.Error:
+            pass
 
     def _connect(self) -> sqlite3.Connection:
         if self._closed:
@@ -308,6 +340,7 @@ class SqliteStatePersistence(SqlStatePersistence[StateT, RunEndT]):
                 conn.execute('PRAGMA journal_mode = WAL')
             conn.execute(f'PRAGMA synchronous = {self.synchronous}')
             conn.execute('PRAGMA wal_autocheckpoint = 0')  # checkpoints run in the background instead
+            conn.execute(f'PRAGMA journal_size_limit = {_LOG_LIMIT}')
             _run(conn, lambda: setup_program(_DIALECT, self._describe()), True)
             _checkpointer.keep_open(self._file)
         except BaseException:
@@ -318,7 +351,7 @@ class SqliteStatePersistence(SqlStatePersistence[StateT, RunEndT]):
 
     def _error(self, error: sqlite3.Error) -> PersistenceError:
         return PersistenceError(
-            f'{self._describe()} cannot be used for run {self._run_id!r}: {error} '
+            f'{self._describe()} cannot be used{self._for_run()}: {error} '
             '(not an Edgewise SQLite store, or damaged). Nothing was changed.'
         )
 

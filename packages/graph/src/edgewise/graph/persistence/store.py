@@ -38,6 +38,10 @@ class StoreURL:
     url: str
     """The URL as given."""
 
+    def __repr__(self) -> str:
+        # `location` and `url` hold a PostgreSQL DSN whole, password included: show the masked URL only.
+        return f'{type(self).__name__}(kind={self.kind!r}, url={self.display!r})'
+
     @property
     def display(self) -> str:
         """The URL as it may be shown: with any password masked."""
