@@ -18,9 +18,18 @@ def test_import_names_the_extra() -> None:
     result = run('import edgewise.graph.dbos')
     assert result.returncode == 1
     assert (
-        'ImportError: edgewise.graph.dbos needs the DBOS library: install the `dbos` extra, '
+        'ModuleNotFoundError: edgewise.graph.dbos needs the DBOS library: install the `dbos` extra, '
         '`pip install "edgewise-graph[dbos]"`.'
     ) in result.stderr
+
+
+def test_the_import_error_names_the_missing_module() -> None:
+    result = run(
+        '\ntry:\n    import edgewise.graph.dbos\n'
+        'except ModuleNotFoundError as e:\n    print(e.name, isinstance(e, ImportError))'
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == 'dbos True\n'
 
 
 def test_graph_imports_without_dbos() -> None:

@@ -42,8 +42,10 @@ import pydantic
 try:
     import dbos as _dbos
 except ImportError as _error:  # pragma: no cover - exercised in a subprocess by tests/graph/dbos/test_extra.py
-    raise ImportError(
-        'edgewise.graph.dbos needs the DBOS library: install the `dbos` extra, `pip install "edgewise-graph[dbos]"`.'
+    # A ModuleNotFoundError naming `dbos`, so that tools (and the wheel check) see which distribution is missing.
+    raise ModuleNotFoundError(
+        'edgewise.graph.dbos needs the DBOS library: install the `dbos` extra, `pip install "edgewise-graph[dbos]"`.',
+        name='dbos',
     ) from _error
 
 from ._dbos_runs import WORKFLOW_PREFIX, list_runs, load_history, run_snapshots
