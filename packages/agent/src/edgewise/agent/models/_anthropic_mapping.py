@@ -30,7 +30,7 @@ from ..profiles.anthropic import AnthropicModelProfile
 from ..settings import ModelSettings
 from ..tools import ToolDefinition
 from ..usage import RequestUsage
-from ._mapping import EventStreamedResponse, instructions_of, thinking_as_text, user_turn_items
+from ._mapping import EventStreamedResponse, instructions_of, settings_fields, thinking_as_text, user_turn_items
 from ._request_parameters import ModelRequestParameters
 
 __all__ = (
@@ -205,17 +205,18 @@ def anthropic_request_body(
     if stream:
         body['stream'] = True
     if not anthropic_profile.anthropic_disallows_sampling_settings:
-        for key in ('temperature', 'top_p'):
-            if key in settings:
-                body[key] = settings[key]
-    if 'stop_sequences' in settings:
-        body['stop_sequences'] = settings['stop_sequences']
-    if 'anthropic_thinking' in settings:
-        body['thinking'] = settings['anthropic_thinking']
-    if 'anthropic_metadata' in settings:
-        body['metadata'] = settings['anthropic_metadata']
-    if 'anthropic_service_tier' in settings:
-        body['service_tier'] = settings['anthropic_service_tier']
+        body.update(settings_fields(settings, (('temperature', 'temperature'), ('top_p', 'top_p'))))
+    body.update(
+        settings_fields(
+            settings,
+            (
+                ('stop_sequences', 'stop_sequences'),
+                ('anthropic_thinking', 'thinking'),
+                ('anthropic_metadata', 'metadata'),
+                ('anthropic_service_tier', 'service_tier'),
+            ),
+        )
+    )
     output_config: dict[str, Any] = {}
     if params.output_mode == 'native' and params.output_object is not None:
         output_config['format'] = {'type': 'json_schema', 'schema': params.output_object.json_schema}

@@ -31,7 +31,7 @@ from ..profiles import ModelProfile
 from ..profiles.google import GoogleModelProfile
 from ..settings import ModelSettings
 from ..usage import RequestUsage
-from ._mapping import EventStreamedResponse, instructions_of, user_turn_items
+from ._mapping import EventStreamedResponse, instructions_of, settings_fields, user_turn_items
 from ._request_parameters import ModelRequestParameters
 
 __all__ = (
@@ -182,18 +182,18 @@ def google_request_body(
             raise UserError('Tools are not supported by this model.')
         body['tools'] = [{'functionDeclarations': declarations}]
         body['toolConfig'] = {'functionCallingConfig': {'mode': 'AUTO' if params.allow_text_output else 'ANY'}}
-    config: dict[str, Any] = {}
-    for key, wire in (
-        ('max_tokens', 'maxOutputTokens'),
-        ('temperature', 'temperature'),
-        ('top_p', 'topP'),
-        ('seed', 'seed'),
-        ('stop_sequences', 'stopSequences'),
-        ('presence_penalty', 'presencePenalty'),
-        ('frequency_penalty', 'frequencyPenalty'),
-    ):
-        if key in settings:
-            config[wire] = settings[key]  # type: ignore[literal-required]
+    config = settings_fields(
+        settings,
+        (
+            ('max_tokens', 'maxOutputTokens'),
+            ('temperature', 'temperature'),
+            ('top_p', 'topP'),
+            ('seed', 'seed'),
+            ('stop_sequences', 'stopSequences'),
+            ('presence_penalty', 'presencePenalty'),
+            ('frequency_penalty', 'frequencyPenalty'),
+        ),
+    )
     if (thinking := settings.get('google_thinking_config')) is not None:
         config['thinkingConfig'] = {_camel(k): v for k, v in thinking.items()}
     if params.output_mode == 'native' and params.output_object is not None:
@@ -210,12 +210,16 @@ def google_request_body(
         config['responseMimeType'] = 'application/json'
     if config:
         body['generationConfig'] = config
-    if 'google_safety_settings' in settings:
-        body['safetySettings'] = settings['google_safety_settings']
-    if 'google_labels' in settings:
-        body['labels'] = settings['google_labels']
-    if 'google_cached_content' in settings:
-        body['cachedContent'] = settings['google_cached_content']
+    body.update(
+        settings_fields(
+            settings,
+            (
+                ('google_safety_settings', 'safetySettings'),
+                ('google_labels', 'labels'),
+                ('google_cached_content', 'cachedContent'),
+            ),
+        )
+    )
     if isinstance(extra := settings.get('extra_body'), dict):
         body.update(extra)
     return body

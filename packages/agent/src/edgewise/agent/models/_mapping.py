@@ -8,7 +8,7 @@ from __future__ import annotations as _annotations
 
 import dataclasses
 from abc import abstractmethod
-from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator
+from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from ..exceptions import UserError
@@ -35,6 +35,7 @@ __all__ = (
     'customize_request_parameters',
     'instructions_of',
     'user_turn_items',
+    'settings_fields',
     'thinking_as_text',
     'EventStreamedResponse',
 )
@@ -111,6 +112,11 @@ def user_turn_items(
     if isinstance(part, RetryPromptPart):
         return [text(part.model_response()) if part.tool_name is None else tool_error(part)]
     return []
+
+
+def settings_fields(settings: Mapping[str, object], names: Iterable[tuple[str, str]]) -> dict[str, Any]:
+    """The settings that are set among `names` (pairs of a setting and its field in the API), by field name."""
+    return {field: settings[key] for key, field in names if key in settings}
 
 
 def thinking_as_text(part: ThinkingPart, profile: ModelProfile) -> str:
