@@ -20,20 +20,17 @@ from ..messages import (
     ModelResponse,
     ModelResponsePart,
     ModelResponseStreamEvent,
-    RetryPromptPart,
     SystemPromptPart,
     TextPart,
     ThinkingPart,
     ToolCallPart,
-    ToolReturnPart,
-    UserPromptPart,
 )
 from ..profiles import ModelProfile
 from ..profiles.anthropic import AnthropicModelProfile
 from ..settings import ModelSettings
 from ..tools import ToolDefinition
 from ..usage import RequestUsage
-from ._mapping import EventStreamedResponse, instructions_of, thinking_as_text
+from ._mapping import EventStreamedResponse, instructions_of, settings_fields, thinking_as_text, user_turn_items
 from ._request_parameters import ModelRequestParameters
 
 __all__ = (
@@ -87,24 +84,17 @@ def _cache_control(ttl: bool | CacheTTL) -> dict[str, Any]:
 
 
 def _user_blocks(part: Any) -> list[dict[str, Any]]:
-    if isinstance(part, UserPromptPart):
-        items = [part.content] if isinstance(part.content, str) else part.content
-        return [{'type': 'text', 'text': item} for item in items if item]
-    if isinstance(part, ToolReturnPart):
-        text = [{'type': 'text', 'text': part.model_response_str()}]
-        return [{'type': 'tool_result', 'tool_use_id': part.tool_call_id, 'content': text, 'is_error': False}]
-    if isinstance(part, RetryPromptPart):
-        if part.tool_name is None:
-            return [{'type': 'text', 'text': part.model_response()}]
-        return [
-            {
-                'type': 'tool_result',
-                'tool_use_id': part.tool_call_id,
-                'content': part.model_response(),
-                'is_error': True,
-            }
-        ]
-    return []
+    return user_turn_items(
+        part,
+        text=lambda text: {'type': 'text', 'text': text},
+        tool_return=lambda p: _tool_result(p.tool_call_id, [{'type': 'text', 'text': p.model_response_str()}], False),
+        tool_error=lambda p: _tool_result(p.tool_call_id, p.model_response(), True),
+        skip_empty=True,
+    )
+
+
+def _tool_result(tool_use_id: str, content: Any, is_error: bool) -> dict[str, Any]:
+    return {'type': 'tool_result', 'tool_use_id': tool_use_id, 'content': content, 'is_error': is_error}
 
 
 def _assistant_blocks(message: ModelResponse, profile: ModelProfile, provider_name: str) -> list[dict[str, Any]]:
@@ -215,17 +205,18 @@ def anthropic_request_body(
     if stream:
         body['stream'] = True
     if not anthropic_profile.anthropic_disallows_sampling_settings:
-        for key in ('temperature', 'top_p'):
-            if key in settings:
-                body[key] = settings[key]
-    if 'stop_sequences' in settings:
-        body['stop_sequences'] = settings['stop_sequences']
-    if 'anthropic_thinking' in settings:
-        body['thinking'] = settings['anthropic_thinking']
-    if 'anthropic_metadata' in settings:
-        body['metadata'] = settings['anthropic_metadata']
-    if 'anthropic_service_tier' in settings:
-        body['service_tier'] = settings['anthropic_service_tier']
+        body.update(settings_fields(settings, (('temperature', 'temperature'), ('top_p', 'top_p'))))
+    body.update(
+        settings_fields(
+            settings,
+            (
+                ('stop_sequences', 'stop_sequences'),
+                ('anthropic_thinking', 'thinking'),
+                ('anthropic_metadata', 'metadata'),
+                ('anthropic_service_tier', 'service_tier'),
+            ),
+        )
+    )
     output_config: dict[str, Any] = {}
     if params.output_mode == 'native' and params.output_object is not None:
         output_config['format'] = {'type': 'json_schema', 'schema': params.output_object.json_schema}

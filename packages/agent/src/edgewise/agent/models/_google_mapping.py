@@ -21,20 +21,17 @@ from ..messages import (
     ModelResponse,
     ModelResponsePart,
     ModelResponseStreamEvent,
-    RetryPromptPart,
     SystemPromptPart,
     TextPart,
     ThinkingPart,
     ToolCallPart,
-    ToolReturnPart,
-    UserPromptPart,
     generate_tool_call_id,
 )
 from ..profiles import ModelProfile
 from ..profiles.google import GoogleModelProfile
 from ..settings import ModelSettings
 from ..usage import RequestUsage
-from ._mapping import EventStreamedResponse, instructions_of
+from ._mapping import EventStreamedResponse, instructions_of, settings_fields, user_turn_items
 from ._request_parameters import ModelRequestParameters
 
 __all__ = (
@@ -86,32 +83,16 @@ def _camel(name: str) -> str:
 
 
 def _user_parts(part: Any) -> list[dict[str, Any]]:
-    if isinstance(part, UserPromptPart):
-        items = [part.content] if isinstance(part.content, str) else part.content
-        return [{'text': item} for item in items]
-    if isinstance(part, ToolReturnPart):
-        return [
-            {
-                'functionResponse': {
-                    'name': part.tool_name,
-                    'response': part.model_response_object(),
-                    'id': part.tool_call_id,
-                }
-            }
-        ]
-    if isinstance(part, RetryPromptPart):
-        if part.tool_name is None:
-            return [{'text': part.model_response()}]
-        return [
-            {
-                'functionResponse': {
-                    'name': part.tool_name,
-                    'response': {'call_error': part.model_response()},
-                    'id': part.tool_call_id,
-                }
-            }
-        ]
-    return []
+    return user_turn_items(
+        part,
+        text=lambda text: {'text': text},
+        tool_return=lambda p: _function_response(p.tool_name, p.model_response_object(), p.tool_call_id),
+        tool_error=lambda p: _function_response(p.tool_name, {'call_error': p.model_response()}, p.tool_call_id),
+    )
+
+
+def _function_response(name: str | None, response: Any, call_id: str) -> dict[str, Any]:
+    return {'functionResponse': {'name': name, 'response': response, 'id': call_id}}
 
 
 def _model_parts(message: ModelResponse, provider_name: str) -> list[dict[str, Any]]:
@@ -201,18 +182,18 @@ def google_request_body(
             raise UserError('Tools are not supported by this model.')
         body['tools'] = [{'functionDeclarations': declarations}]
         body['toolConfig'] = {'functionCallingConfig': {'mode': 'AUTO' if params.allow_text_output else 'ANY'}}
-    config: dict[str, Any] = {}
-    for key, wire in (
-        ('max_tokens', 'maxOutputTokens'),
-        ('temperature', 'temperature'),
-        ('top_p', 'topP'),
-        ('seed', 'seed'),
-        ('stop_sequences', 'stopSequences'),
-        ('presence_penalty', 'presencePenalty'),
-        ('frequency_penalty', 'frequencyPenalty'),
-    ):
-        if key in settings:
-            config[wire] = settings[key]  # type: ignore[literal-required]
+    config = settings_fields(
+        settings,
+        (
+            ('max_tokens', 'maxOutputTokens'),
+            ('temperature', 'temperature'),
+            ('top_p', 'topP'),
+            ('seed', 'seed'),
+            ('stop_sequences', 'stopSequences'),
+            ('presence_penalty', 'presencePenalty'),
+            ('frequency_penalty', 'frequencyPenalty'),
+        ),
+    )
     if (thinking := settings.get('google_thinking_config')) is not None:
         config['thinkingConfig'] = {_camel(k): v for k, v in thinking.items()}
     if params.output_mode == 'native' and params.output_object is not None:
@@ -229,12 +210,16 @@ def google_request_body(
         config['responseMimeType'] = 'application/json'
     if config:
         body['generationConfig'] = config
-    if 'google_safety_settings' in settings:
-        body['safetySettings'] = settings['google_safety_settings']
-    if 'google_labels' in settings:
-        body['labels'] = settings['google_labels']
-    if 'google_cached_content' in settings:
-        body['cachedContent'] = settings['google_cached_content']
+    body.update(
+        settings_fields(
+            settings,
+            (
+                ('google_safety_settings', 'safetySettings'),
+                ('google_labels', 'labels'),
+                ('google_cached_content', 'cachedContent'),
+            ),
+        )
+    )
     if isinstance(extra := settings.get('extra_body'), dict):
         body.update(extra)
     return body

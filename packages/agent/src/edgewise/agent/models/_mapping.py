@@ -8,7 +8,7 @@ from __future__ import annotations as _annotations
 
 import dataclasses
 from abc import abstractmethod
-from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
+from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from ..exceptions import UserError
@@ -20,7 +20,10 @@ from ..messages import (
     ModelResponseStreamEvent,
     PartDeltaEvent,
     PartStartEvent,
+    RetryPromptPart,
     ThinkingPart,
+    ToolReturnPart,
+    UserPromptPart,
 )
 from ..output import OutputObjectDefinition
 from ..profiles import ModelProfile
@@ -31,6 +34,8 @@ from ._streamed_response import StreamedResponse
 __all__ = (
     'customize_request_parameters',
     'instructions_of',
+    'user_turn_items',
+    'settings_fields',
     'thinking_as_text',
     'EventStreamedResponse',
 )
@@ -80,6 +85,38 @@ def instructions_of(messages: Iterable[ModelMessage]) -> str | None:
         if isinstance(message, ModelRequest):
             return message.instructions
     return None
+
+
+def user_turn_items(
+    part: Any,
+    *,
+    text: Callable[[Any], dict[str, Any]],
+    tool_return: Callable[[ToolReturnPart], dict[str, Any]],
+    tool_error: Callable[[RetryPromptPart], dict[str, Any]],
+    skip_empty: bool = False,
+) -> list[dict[str, Any]]:
+    """An API's items for one part of a request's user turn; each API gives how it writes each kind of item.
+
+    Args:
+        part: A part of a `ModelRequest` (system prompts and unknown parts give no item).
+        text: The item of a piece of the user's prompt, and of a retry prompt that names no tool.
+        tool_return: The item of a tool's result.
+        tool_error: The item of a retry prompt for a tool call (the tool's error).
+        skip_empty: Leave out empty pieces of the user's prompt.
+    """
+    if isinstance(part, UserPromptPart):
+        pieces = [part.content] if isinstance(part.content, str) else part.content
+        return [text(piece) for piece in pieces if piece or not skip_empty]
+    if isinstance(part, ToolReturnPart):
+        return [tool_return(part)]
+    if isinstance(part, RetryPromptPart):
+        return [text(part.model_response()) if part.tool_name is None else tool_error(part)]
+    return []
+
+
+def settings_fields(settings: Mapping[str, object], names: Iterable[tuple[str, str]]) -> dict[str, Any]:
+    """The settings that are set among `names` (pairs of a setting and its field in the API), by field name."""
+    return {field: settings[key] for key, field in names if key in settings}
 
 
 def thinking_as_text(part: ThinkingPart, profile: ModelProfile) -> str:

@@ -32,7 +32,7 @@ from ..profiles import ModelProfile
 from ..profiles.openai import SAMPLING_PARAMS, OpenAIModelProfile
 from ..settings import ModelSettings
 from ..usage import RequestUsage
-from ._mapping import EventStreamedResponse, instructions_of, thinking_as_text
+from ._mapping import EventStreamedResponse, instructions_of, settings_fields, thinking_as_text
 from ._request_parameters import ModelRequestParameters
 
 __all__ = (
@@ -241,24 +241,25 @@ def responses_request_body(
             body['parallel_tool_calls'] = settings['parallel_tool_calls']
     if stream:
         body['stream'] = True
-    for key, wire in (
-        ('max_tokens', 'max_output_tokens'),
-        ('temperature', 'temperature'),
-        ('top_p', 'top_p'),
-        ('openai_truncation', 'truncation'),
-        ('openai_store', 'store'),
-        ('openai_user', 'user'),
-        ('openai_service_tier', 'service_tier'),
-        ('openai_prompt_cache_key', 'prompt_cache_key'),
-        ('openai_previous_response_id', 'previous_response_id'),
-    ):
-        if key in settings:
-            body[wire] = settings[key]
-    reasoning: dict[str, Any] = {}
-    if 'openai_reasoning_effort' in settings:
-        reasoning['effort'] = settings['openai_reasoning_effort']
-    if 'openai_reasoning_summary' in settings:
-        reasoning['summary'] = settings['openai_reasoning_summary']
+    body.update(
+        settings_fields(
+            settings,
+            (
+                ('max_tokens', 'max_output_tokens'),
+                ('temperature', 'temperature'),
+                ('top_p', 'top_p'),
+                ('openai_truncation', 'truncation'),
+                ('openai_store', 'store'),
+                ('openai_user', 'user'),
+                ('openai_service_tier', 'service_tier'),
+                ('openai_prompt_cache_key', 'prompt_cache_key'),
+                ('openai_previous_response_id', 'previous_response_id'),
+            ),
+        )
+    )
+    reasoning = settings_fields(
+        settings, (('openai_reasoning_effort', 'effort'), ('openai_reasoning_summary', 'summary'))
+    )
     if reasoning:
         body['reasoning'] = reasoning
     if 'openai_text_verbosity' in settings:

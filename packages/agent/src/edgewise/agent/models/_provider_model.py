@@ -1,4 +1,4 @@
-"""`ProviderModel`: what the Anthropic, Gemini and Responses models share around their pure mappings.
+"""`ProviderModel`: what the Anthropic, Gemini, Chat Completions and Responses models share around their pure mappings.
 
 Each subclass names its endpoint, builds its body and parses its answer with the mapping module of its API;
 this class owns the provider, the profile, the settings and the two requests, both sent through `_http`.
@@ -117,10 +117,18 @@ class ProviderModel(Model):
         """The `ModelResponse` of a JSON answer."""
         raise NotImplementedError
 
-    @abstractmethod
     def _streamed(self, params: ModelRequestParameters, events: AsyncIterator[dict[str, Any]]) -> EventStreamedResponse:
-        """The streamed response reading the decoded events."""
+        """The streamed response reading the decoded events (models overriding `_stream_response` need not)."""
         raise NotImplementedError
+
+    def _stream_response(
+        self, params: ModelRequestParameters, sse: _http.SSEStream, settings: Mapping[str, Any]
+    ) -> StreamedResponse:
+        """The streamed response over the open event stream: by default `_streamed` over its decoded events."""
+        return self._streamed(params, _decoded(sse, self._model_name))
+
+    def _merged_settings(self, model_settings: ModelSettings | None) -> Mapping[str, Any]:
+        return cast(Mapping[str, Any], merge_model_settings(self._settings, model_settings) or {})
 
     def _call(
         self,
@@ -131,7 +139,7 @@ class ProviderModel(Model):
         stream: bool,
     ) -> _http.HTTPCall:
         check_allow_model_requests()
-        settings = cast(Mapping[str, Any], merge_model_settings(self._settings, model_settings) or {})
+        settings = self._merged_settings(model_settings)
         body = self._body(messages, settings, params, stream=stream)
         provider = self._provider
         headers = provider.request_headers()
@@ -182,8 +190,9 @@ class ProviderModel(Model):
             ModelAPIError: the API could not be reached, timed out, or the stream broke.
         """
         call = self._call(messages, model_settings, model_request_parameters, stream=True)
+        settings = self._merged_settings(model_settings)
         async with _http.stream_sse(call) as sse:
-            streamed = self._streamed(model_request_parameters, _decoded(sse, self._model_name))
+            streamed = self._stream_response(model_request_parameters, sse, settings)
             try:
                 yield streamed
             finally:

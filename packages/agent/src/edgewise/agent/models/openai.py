@@ -11,9 +11,9 @@ from __future__ import annotations as _annotations
 
 import dataclasses
 from collections.abc import AsyncIterator, Mapping
-from contextlib import aclosing, asynccontextmanager
+from contextlib import aclosing
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Literal, cast
+from typing import TYPE_CHECKING, Any, Literal
 
 import pydantic_core
 from typing_extensions import deprecated
@@ -26,14 +26,13 @@ from ..messages import (
     PartStartEvent,
     ThinkingPart,
 )
-from ..profiles import DEFAULT_PROFILE, ModelProfile, ModelProfileSpec
+from ..profiles import ModelProfile, ModelProfileSpec
 from ..profiles.openai import OpenAIModelProfile
-from ..providers import Provider, infer_provider
-from ..settings import ModelSettings, merge_model_settings
+from ..providers import Provider
+from ..settings import ModelSettings
 from . import _http
 from . import _openai_chat as _chat
 from ._mapping import EventStreamedResponse
-from ._model import Model, check_allow_model_requests
 from ._openai_responses_mapping import (
     OpenAIResponsesModelSettings,
     OpenAIResponsesStreamedResponse,
@@ -46,7 +45,7 @@ from ._sse import ServerSentEvent
 from ._streamed_response import StreamedResponse
 
 if TYPE_CHECKING:
-    from ..tools import RunContext
+    pass
 
 __all__ = (
     'OpenAIChatModel',
@@ -92,8 +91,12 @@ class OpenAIModelSettings(OpenAIChatModelSettings, total=False):
     """Deprecated alias of `OpenAIChatModelSettings`."""
 
 
-class OpenAIChatModel(Model):
+class OpenAIChatModel(ProviderModel):
     """A model behind the Chat Completions API (`POST {base_url}/chat/completions`), streamed or not."""
+
+    _default_provider = 'openai'
+    _endpoint_name = 'chat completions'
+    _error_key = 'error'
 
     def __init__(
         self,
@@ -111,42 +114,7 @@ class OpenAIChatModel(Model):
             profile: The model's profile (or a function of the name giving it); the provider's by default.
             settings: Default settings of this model's requests.
         """
-        self._model_name = model_name
-        self._provider = infer_provider(provider) if isinstance(provider, str) else provider
-        self._profile_spec = profile
-        self._profile: ModelProfile | None = None
-        self._settings = settings
-
-    @property
-    def model_name(self) -> str:
-        """The model's name."""
-        return self._model_name
-
-    @property
-    def system(self) -> str:
-        """The provider's name (`gen_ai.system`)."""
-        return self._provider.name
-
-    @property
-    def provider(self) -> Provider[Any]:
-        """The provider requests go through."""
-        return self._provider
-
-    @property
-    def base_url(self) -> str:
-        """The provider's base URL."""
-        return self._provider.base_url
-
-    @property
-    def profile(self) -> ModelProfile:
-        """The model's profile: the one given, else the provider's for this model name."""
-        if self._profile is None:
-            spec = self._profile_spec
-            if spec is None:
-                spec = self._provider.model_profile
-            found = spec(self._model_name) if callable(spec) else spec
-            self._profile = found or DEFAULT_PROFILE
-        return self._profile
+        super().__init__(model_name, provider=provider, profile=profile, settings=settings)
 
     def customize_request_parameters(self, parameters: ModelRequestParameters) -> ModelRequestParameters:
         """Tool and output schemas rewritten by the profile's JSON-schema transformer, if it has one."""
@@ -173,97 +141,39 @@ class OpenAIChatModel(Model):
             output_object=output_object,
         )
 
-    def _call(
-        self,
-        messages: list[ModelMessage],
-        model_settings: ModelSettings | None,
-        params: ModelRequestParameters,
-        *,
-        stream: bool,
-    ) -> _http.HTTPCall:
-        check_allow_model_requests()
-        settings = cast(Mapping[str, Any], merge_model_settings(self._settings, model_settings) or {})
+    def _url(self, *, stream: bool) -> str:
+        return f'{self._provider.base_url}/chat/completions'
+
+    def _body(
+        self, messages: list[ModelMessage], settings: Any, params: ModelRequestParameters, *, stream: bool
+    ) -> dict[str, Any]:
         profile = self.profile
         mapped = _chat.map_messages(
             messages, OpenAIModelProfile.from_profile(profile), system=self.system, model_name=self._model_name
         )
-        body = _chat.build_body(
+        return _chat.build_body(
             model_name=self._model_name, messages=mapped, settings=settings, params=params, profile=profile,
             stream=stream,
         )  # fmt: skip
-        provider = self._provider
-        headers = provider.request_headers()
-        if stream:
-            headers['accept'] = 'text/event-stream'
-        headers.update(settings.get('extra_headers') or {})
-        return _http.HTTPCall(
-            client=provider.client,
-            url=f'{provider.base_url}/chat/completions',
-            body=body,
-            headers=headers,
-            timeout=settings.get('timeout'),
+
+    def _parse(self, data: Any) -> ModelResponse:
+        return _chat.parse_response(
+            data, profile=self.profile, system=self.system, model_name=self._model_name,
+            provider_name=self._provider.name,
+        )  # fmt: skip
+
+    def _stream_response(
+        self, params: ModelRequestParameters, sse: _http.SSEStream, settings: Mapping[str, Any]
+    ) -> StreamedResponse:
+        # Chat Completions chunks are read straight off the stream: their errors and `[DONE]` are handled there.
+        return OpenAIStreamedResponse(
+            params,
+            sse=sse,
             model_name=self._model_name,
-            system=self.system,
-            max_retries=provider.max_retries,
-            error_key='error',
-            endpoint_name='chat completions',
+            profile=self.profile,
+            provider_name=self._provider.name,
+            continuous_usage=bool(settings.get('openai_continuous_usage_stats')),
         )
-
-    async def request(
-        self,
-        messages: list[ModelMessage],
-        model_settings: ModelSettings | None,
-        model_request_parameters: ModelRequestParameters,
-    ) -> ModelResponse:
-        """Send the conversation and return the model's response.
-
-        Raises:
-            ModelHTTPError: the server answered with a status of 400 or more (after retries).
-            ModelAPIError: the server could not be reached or timed out (after retries).
-            UnexpectedModelBehavior: the answer is not a chat completion.
-        """
-        call = self._call(messages, model_settings, model_request_parameters, stream=False)
-
-        def parse(data: Any) -> ModelResponse:
-            return _chat.parse_response(
-                data, profile=self.profile, system=self.system, model_name=self._model_name,
-                provider_name=self._provider.name,
-            )  # fmt: skip
-
-        return await _http.post_json(call, parse)
-
-    @asynccontextmanager
-    async def request_stream(
-        self,
-        messages: list[ModelMessage],
-        model_settings: ModelSettings | None,
-        model_request_parameters: ModelRequestParameters,
-        run_context: RunContext[Any] | None = None,
-    ) -> AsyncIterator[StreamedResponse]:
-        """Stream the model's response over server-sent events; leaving the block closes the HTTP response.
-
-        Raises:
-            ModelHTTPError: the server answered with a status of 400 or more (after retries).
-            ModelAPIError: the server could not be reached, timed out, or the stream broke.
-        """
-        call = self._call(messages, model_settings, model_request_parameters, stream=True)
-        settings = cast(Mapping[str, Any], merge_model_settings(self._settings, model_settings) or {})
-        async with _http.stream_sse(call) as sse:
-            streamed = OpenAIStreamedResponse(
-                model_request_parameters,
-                sse=sse,
-                model_name=self._model_name,
-                profile=self.profile,
-                provider_name=self._provider.name,
-                continuous_usage=bool(settings.get('openai_continuous_usage_stats')),
-            )
-            try:
-                yield streamed
-            finally:
-                sse.record(streamed.get())
-
-    def __repr__(self) -> str:
-        return f'{type(self).__name__}(model_name={self._model_name!r}, provider={self._provider!r})'
 
 
 @deprecated('Use `OpenAIChatModel` instead.')

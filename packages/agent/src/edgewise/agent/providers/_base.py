@@ -4,16 +4,19 @@ importing the package's `infer_provider`).
 
 from __future__ import annotations as _annotations
 
+import os
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from types import TracebackType
 from typing import Generic, Self
 
 import httpx
 from typing_extensions import TypeVar
 
+from ..exceptions import UserError
 from ..profiles import ModelProfile
 
-__all__ = ('Provider', 'DEFAULT_TIMEOUT')
+__all__ = ('Provider', 'HTTPProvider', 'DEFAULT_TIMEOUT', 'env_value', 'missing_key_error')
 
 InterfaceClient = TypeVar('InterfaceClient', default=httpx.AsyncClient)
 
@@ -75,3 +78,48 @@ class Provider(ABC, Generic[InterfaceClient]):
 
     def __repr__(self) -> str:
         return f'{type(self).__name__}(name={self.name}, base_url={self.base_url})'
+
+
+class HTTPProvider(Provider[httpx.AsyncClient]):
+    """A provider over a plain `httpx.AsyncClient`: its base URL, key and client fixed at construction.
+
+    Subclasses find their key and base URL (each from its own environment variables), pass them here, and
+    give `name`, `model_profile` and the auth headers in `request_headers`.
+    """
+
+    def __init__(
+        self, *, base_url: str, api_key: str | None, http_client: httpx.AsyncClient | None, max_retries: int
+    ) -> None:
+        """Keep the base URL (without a trailing slash), the key, the client given (if any) and the retries."""
+        self._base_url = base_url.rstrip('/')
+        self._api_key = api_key
+        self._http_client = http_client
+        self.max_retries = max_retries
+
+    @property
+    def base_url(self) -> str:
+        """The API's base URL (without a trailing slash)."""
+        return self._base_url
+
+    @property
+    def client(self) -> httpx.AsyncClient:
+        """The HTTP client: the one given, else the provider's own (made on first use, again after closing)."""
+        if self._http_client is not None:
+            return self._http_client
+        if self._own_http_client is None or self._own_http_client.is_closed:
+            self._own_http_client = httpx.AsyncClient(timeout=DEFAULT_TIMEOUT)
+        return self._own_http_client
+
+
+def env_value(*names: str) -> str | None:
+    """The value of the first of the environment variables `names` set to a non-empty value, if any."""
+    return next((value for name in names if (value := os.getenv(name))), None)
+
+
+def missing_key_error(env_names: Sequence[str], class_name: str, service: str) -> UserError:
+    """The error of a provider whose API key is neither given nor set in `env_names`, for using `service`."""
+    variables = ' or '.join(f'`{env}`' for env in env_names)
+    noun = 'variable' if len(env_names) == 1 else 'variables'
+    return UserError(
+        f'Set the {variables} environment {noun} or pass it via `{class_name}(api_key=...)` to use {service}.'
+    )

@@ -2,14 +2,11 @@
 
 from __future__ import annotations as _annotations
 
-import os
-
 import httpx
 
-from ..exceptions import UserError
 from ..profiles import ModelProfile
 from ..profiles.anthropic import anthropic_model_profile
-from ._base import DEFAULT_TIMEOUT, Provider
+from ._base import HTTPProvider, env_value, missing_key_error
 
 __all__ = ('AnthropicProvider', 'ANTHROPIC_VERSION')
 
@@ -17,7 +14,7 @@ ANTHROPIC_VERSION = '2023-06-01'
 """The API version sent in the `anthropic-version` header (the one the official SDK sends)."""
 
 
-class AnthropicProvider(Provider[httpx.AsyncClient]):
+class AnthropicProvider(HTTPProvider):
     """Anthropic's API; the key comes from `ANTHROPIC_API_KEY` unless given."""
 
     def __init__(
@@ -39,36 +36,17 @@ class AnthropicProvider(Provider[httpx.AsyncClient]):
         Raises:
             UserError: no API key is given or set.
         """
-        api_key = api_key or os.getenv('ANTHROPIC_API_KEY')
+        api_key = api_key or env_value('ANTHROPIC_API_KEY')
         if not api_key:
-            raise UserError(
-                'Set the `ANTHROPIC_API_KEY` environment variable or pass it via `AnthropicProvider(api_key=...)` '
-                'to use the Anthropic provider.'
-            )
-        base_url = base_url or os.getenv('ANTHROPIC_BASE_URL') or 'https://api.anthropic.com'
-        self._base_url = base_url.rstrip('/')
-        self._api_key = api_key
-        self._http_client = http_client
-        self.max_retries = max_retries
+            raise missing_key_error(('ANTHROPIC_API_KEY',), 'AnthropicProvider', 'the Anthropic provider')
+        base_url = base_url or env_value('ANTHROPIC_BASE_URL') or 'https://api.anthropic.com'
+        super().__init__(base_url=base_url, api_key=api_key, http_client=http_client, max_retries=max_retries)
+        self._api_key: str = api_key
 
     @property
     def name(self) -> str:
         """The provider's name, `'anthropic'`."""
         return 'anthropic'
-
-    @property
-    def base_url(self) -> str:
-        """The API's base URL (without a trailing slash)."""
-        return self._base_url
-
-    @property
-    def client(self) -> httpx.AsyncClient:
-        """The HTTP client: the one given, else the provider's own (made on first use, again after closing)."""
-        if self._http_client is not None:
-            return self._http_client
-        if self._own_http_client is None or self._own_http_client.is_closed:
-            self._own_http_client = httpx.AsyncClient(timeout=DEFAULT_TIMEOUT)
-        return self._own_http_client
 
     @staticmethod
     def model_profile(model_name: str) -> ModelProfile | None:

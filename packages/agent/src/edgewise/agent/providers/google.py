@@ -6,7 +6,6 @@ Google Cloud (Vertex AI) is not supported: its arguments raise a `UserError`.
 
 from __future__ import annotations as _annotations
 
-import os
 from typing import Any
 
 import httpx
@@ -14,12 +13,12 @@ import httpx
 from ..exceptions import UserError
 from ..profiles import ModelProfile
 from ..profiles.google import google_model_profile
-from ._base import DEFAULT_TIMEOUT, Provider
+from ._base import HTTPProvider, env_value, missing_key_error
 
 __all__ = ('GoogleProvider',)
 
 
-class GoogleProvider(Provider[httpx.AsyncClient]):
+class GoogleProvider(HTTPProvider):
     """The Gemini API; the key comes from `GOOGLE_API_KEY` (or the older `GEMINI_API_KEY`) unless given."""
 
     def __init__(
@@ -54,35 +53,17 @@ class GoogleProvider(Provider[httpx.AsyncClient]):
                 'Google Cloud (Vertex AI) is not supported by `GoogleProvider` in edgewise.agent; '
                 'use the Gemini API with an API key (`GoogleProvider(api_key=...)`).'
             )
-        api_key = api_key or os.getenv('GOOGLE_API_KEY') or os.getenv('GEMINI_API_KEY')
+        api_key = api_key or env_value('GOOGLE_API_KEY', 'GEMINI_API_KEY')
         if not api_key:
-            raise UserError(
-                'Set the `GOOGLE_API_KEY` environment variable or pass it via `GoogleProvider(api_key=...)` '
-                'to use the Gemini API.'
-            )
-        self._base_url = (base_url or 'https://generativelanguage.googleapis.com').rstrip('/')
-        self._api_key = api_key
-        self._http_client = http_client
-        self.max_retries = max_retries
+            raise missing_key_error(('GOOGLE_API_KEY',), 'GoogleProvider', 'the Gemini API')
+        base_url = base_url or 'https://generativelanguage.googleapis.com'
+        super().__init__(base_url=base_url, api_key=api_key, http_client=http_client, max_retries=max_retries)
+        self._api_key: str = api_key
 
     @property
     def name(self) -> str:
         """The provider's name, `'google'`."""
         return 'google'
-
-    @property
-    def base_url(self) -> str:
-        """The API's base URL (without a trailing slash)."""
-        return self._base_url
-
-    @property
-    def client(self) -> httpx.AsyncClient:
-        """The HTTP client: the one given, else the provider's own (made on first use, again after closing)."""
-        if self._http_client is not None:
-            return self._http_client
-        if self._own_http_client is None or self._own_http_client.is_closed:
-            self._own_http_client = httpx.AsyncClient(timeout=DEFAULT_TIMEOUT)
-        return self._own_http_client
 
     @staticmethod
     def model_profile(model_name: str) -> ModelProfile | None:

@@ -15,7 +15,7 @@ import httpx
 from ..exceptions import UserError
 from ..profiles import ModelProfile
 from ..profiles.openai import openai_model_profile
-from ._base import DEFAULT_TIMEOUT, Provider
+from ._base import HTTPProvider, env_value, missing_key_error
 
 __all__ = ('OpenAIProvider', 'ProviderSpec')
 
@@ -53,7 +53,7 @@ _OPENAI = ProviderSpec(
 )
 
 
-class OpenAIProvider(Provider[httpx.AsyncClient]):
+class OpenAIProvider(HTTPProvider):
     """OpenAI's API, or another server speaking it (`base_url=`); the key comes from `OPENAI_API_KEY`.
 
     A server given by `base_url` needs no key (local servers usually take none).
@@ -92,37 +92,15 @@ class OpenAIProvider(Provider[httpx.AsyncClient]):
                 f'to use the {spec.name} provider.'
             )
         if api_key is None:
-            api_key = next((key for env in spec.api_key_envs if (key := os.getenv(env))), None)
+            api_key = env_value(*spec.api_key_envs)
         if api_key is None and spec.api_key_required and not (spec is _OPENAI and explicit_base_url):
-            variables = ' or '.join(f'`{env}`' for env in spec.api_key_envs)
-            noun = 'variable' if len(spec.api_key_envs) == 1 else 'variables'
-            raise UserError(
-                f'Set the {variables} environment {noun} or pass it via `{spec.class_name}(api_key=...)` '
-                f'to use the {spec.name} provider.'
-            )
-        self._base_url = base_url.rstrip('/')
-        self._api_key = api_key
-        self._http_client = http_client
-        self.max_retries = max_retries
+            raise missing_key_error(spec.api_key_envs, spec.class_name, f'the {spec.name} provider')
+        super().__init__(base_url=base_url, api_key=api_key, http_client=http_client, max_retries=max_retries)
 
     @property
     def name(self) -> str:
         """The provider's name."""
         return self._spec.name
-
-    @property
-    def base_url(self) -> str:
-        """The API's base URL (without a trailing slash)."""
-        return self._base_url
-
-    @property
-    def client(self) -> httpx.AsyncClient:
-        """The HTTP client: the one given, else the provider's own (made on first use, again after closing)."""
-        if self._http_client is not None:
-            return self._http_client
-        if self._own_http_client is None or self._own_http_client.is_closed:
-            self._own_http_client = httpx.AsyncClient(timeout=DEFAULT_TIMEOUT)
-        return self._own_http_client
 
     @classmethod
     def model_profile(cls, model_name: str) -> ModelProfile | None:
