@@ -10,7 +10,6 @@ psycopg connection in a worker thread.
 
 from __future__ import annotations as _annotations
 
-import asyncio  # noqa: TID251 - only to tell whether the running loop is asyncio's, as anyio does
 import re
 from collections.abc import Awaitable, Callable
 from functools import partial
@@ -205,11 +204,10 @@ class PostgresStatePersistence(SqlStatePersistence[StateT, RunEndT]):
         if self._closed:
             raise self._closed_error()
         psycopg = _psycopg()
-        try:
-            asyncio.get_running_loop()  # psycopg's async connections need asyncio; under trio this raises
-            self._blocking = False
-        except RuntimeError:
-            self._blocking = True
+        import sniffio  # declared by the `postgres` extra, with psycopg
+
+        # psycopg's async connections need asyncio; under trio the transactions run on a blocking one.
+        self._blocking = sniffio.current_async_library() != 'asyncio'
         try:
             if self._blocking:
                 conn = await anyio.to_thread.run_sync(lambda: psycopg.Connection.connect(self._dsn, autocommit=True))
