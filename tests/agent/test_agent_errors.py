@@ -64,7 +64,7 @@ async def test_text_where_structured_output_is_required_exhausts_the_output_retr
 
 
 async def test_output_retries_are_separate_from_tool_retries() -> None:
-    agent = Agent(scripted(*[[TextPart('plain')] for _ in range(4)]), output_type=int, retries=5, output_retries=2)
+    agent = Agent(scripted(*[[TextPart('plain')] for _ in range(4)]), output_type=int, retries={'tools': 5, 'output': 2})
     with pytest.raises(UnexpectedModelBehavior, match=r'Exceeded maximum output retries \(2\)'):
         await agent.run('x')
 

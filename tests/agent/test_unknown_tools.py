@@ -39,7 +39,7 @@ async def test_an_unknown_call_beside_the_final_result_still_gets_its_retry_prom
 
 async def test_unknown_calls_do_not_spend_the_output_retries() -> None:
     agent = Agent(scripted(*[[ToolCallPart('nope', {}, f'n{i}')] for i in range(3)], [TextPart('fine')]),
-                  retries=3, output_retries=0)  # fmt: skip
+                  retries={'tools': 3, 'output': 0})  # fmt: skip
 
     assert (await agent.run('x')).output == 'fine'
 

@@ -33,6 +33,7 @@ from ._output import validation_errors
 from ._run_deps import GraphAgentDeps, GraphAgentState
 from ._run_result import FinalResult
 from ._tool_calls import run_tool_calls, tool_retry_prompt
+from .capabilities.abstract import ModelRequestContext
 from .exceptions import ModelRetry, UserError
 from .messages import (
     FunctionToolCallEvent,
@@ -185,8 +186,8 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
         params = await self.prepare_request(ctx)
         state, deps = ctx.state, ctx.deps
         model = deps.model
-        with _instrument.span('chat {model_name}', model_name=model.model_name, run_step=state.run_step):
-            response = await model.request(state.message_history, deps.model_settings, params)
+        with _instrument.span_if(deps.tracing, 'chat {model_name}', model_name=model.model_name, run_step=state.run_step):
+            response = await model.request(state.message_history, self._settings, params)
         return self.record_response(ctx, response)
 
     def stream(
@@ -208,8 +209,8 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
         params = await self.prepare_request(ctx)
         run_ctx = deps.run_context(state)
         model = deps.model
-        with _instrument.span('chat {model_name}', model_name=model.model_name, run_step=state.run_step):
-            async with model.request_stream(state.message_history, deps.model_settings, params, run_ctx) as response:
+        with _instrument.span_if(deps.tracing, 'chat {model_name}', model_name=model.model_name, run_step=state.run_step):
+            async with model.request_stream(state.message_history, self._settings, params, run_ctx) as response:
                 stream = AgentStream(response)
                 yield stream
                 async for _ in stream:  # a reader that stops early still gets the whole response recorded
@@ -219,13 +220,15 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
     async def prepare_request(
         self, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]]
     ) -> ModelRequestParameters:
-        """Check the usage limits, add the request to the history and build the request's parameters."""
+        """Check the usage limits, add the request to the history and build the request's parameters and settings
+        (then run the capabilities' `before_model_request` hooks, such as history processors)."""
         state, deps = ctx.state, ctx.deps
         history = state.message_history
         deps.usage_limits.check_before_request(state.usage, history)
         request = self.request
         request.timestamp = _now()
         request.run_id = state.run_id
+        request.conversation_id = request.conversation_id or state.conversation_id
         history.append(request)
         state.run_step += 1
         function_tools = await deps.prepare_tools(state)
@@ -238,7 +241,20 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
             # As in pydantic-ai: native and prompted output arrive as text, so the model is told text is allowed.
             allow_text_output=schema.allow_text_output or schema.mode in ('native', 'prompted'),
         )
-        return deps.model.customize_request_parameters(params)
+        params = deps.model.customize_request_parameters(params)
+        settings = deps.model_settings
+        if deps.settings_resolver is not None or deps.request_hooks:
+            run_ctx = deps.run_context(state)
+            if deps.settings_resolver is not None:
+                settings = deps.settings_resolver(run_ctx)
+            if deps.request_hooks:
+                settings, params = await _run_request_hooks(ctx, run_ctx, settings, params)
+        self.__dict__['_settings'] = settings
+        return params
+
+    @property
+    def _settings(self) -> Any:
+        return self.__dict__.get('_settings')
 
     def record_response(
         self, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]], response: ModelResponse
@@ -246,6 +262,7 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
         """Add the model's response to the history and the usage; check the token limits."""
         state, deps = ctx.state, ctx.deps
         response.run_id = state.run_id
+        response.conversation_id = state.conversation_id
         state.usage.incr(response.usage)
         state.message_history.append(response)
         if deps.usage_limits.has_token_limits():
@@ -311,7 +328,8 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
                 now = _now()
                 returns = [ToolReturnPart(c.tool_name, CANCELLED_TOOL_CONTENT, c.tool_call_id, outcome='failed',
                                           timestamp=now) for c in calls]  # fmt: skip
-                history.append(ModelRequest(returns, timestamp=now, run_id=state.run_id))
+                history.append(ModelRequest(returns, timestamp=now, run_id=state.run_id,
+                                             conversation_id=state.conversation_id))
             raise
         self.__dict__[_NEXT] = next_node
         if not calls:
@@ -414,10 +432,40 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
         parts.extend(await run_tool_calls(function_calls, state, deps, unknown_calls))
         if final is not None:
             # The output tool's acknowledgement closes the conversation, so that it can be continued later.
-            state.message_history.append(ModelRequest(parts, timestamp=_now(), run_id=state.run_id))
+            closing = ModelRequest(parts, timestamp=_now(), run_id=state.run_id, conversation_id=state.conversation_id)
+            state.message_history.append(closing)
             return End(final)
         instructions = await deps.instructions_text(state)
         return ModelRequestNode(ModelRequest(parts, instructions=instructions))
+
+
+async def _run_request_hooks(
+    ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[Any, Any]],
+    run_ctx: RunContext[Any],
+    settings: Any,
+    params: ModelRequestParameters,
+) -> tuple[Any, ModelRequestParameters]:
+    """Run the capabilities' `before_model_request` hooks; what they return replaces the run's history."""
+    state, deps = ctx.state, ctx.deps
+    request_context = ModelRequestContext(
+        model=deps.model, messages=state.message_history[:], model_settings=settings, model_request_parameters=params
+    )
+    for capability in deps.request_hooks:
+        request_context = await capability.before_model_request(run_ctx, request_context)
+    messages = request_context.messages
+    if not messages:
+        raise UserError('Processed history cannot be empty.')
+    last = messages[-1]
+    if not isinstance(last, ModelRequest):
+        raise UserError('Processed history must end with a `ModelRequest`.')
+    last.run_id = last.run_id or state.run_id
+    last.conversation_id = last.conversation_id or state.conversation_id
+    # The history list may be the one `capture_run_messages` gave out: change its contents, not the list.
+    state.message_history[:] = messages
+    deps.new_message_index = next(
+        (i for i, m in enumerate(messages) if m.run_id == state.run_id), len(messages)
+    )
+    return request_context.model_settings, request_context.model_request_parameters
 
 
 def _status(call: ToolCallPart, content: str) -> ToolReturnPart:

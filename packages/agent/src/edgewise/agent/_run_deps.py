@@ -4,6 +4,8 @@ from __future__ import annotations as _annotations
 
 import inspect
 import os
+import time
+import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, TypeAlias
@@ -26,6 +28,9 @@ __all__ = (
     'OutputValidator',
     'call_user_function',
     'new_run_id',
+    'new_conversation_id',
+    'resolve_conversation_id',
+    'NEW_CONVERSATION',
 )
 
 DepsT = TypeVar('DepsT', default=None)
@@ -38,6 +43,30 @@ EndStrategy: TypeAlias = Literal['early', 'exhaustive']
 def new_run_id() -> str:
     """A new unique run id."""
     return os.urandom(16).hex()
+
+
+NEW_CONVERSATION = 'new'
+"""The `conversation_id` that starts a new conversation whatever the message history holds."""
+
+
+def new_conversation_id() -> str:
+    """A new conversation id: a UUID version 7 (time-ordered: 48 bits of Unix milliseconds, then random bits)."""
+    value = (time.time_ns() // 1_000_000) << 80 | int.from_bytes(os.urandom(10), 'big')
+    value = value & ~(0xF000 << 64) | 0x7000 << 64  # version 7
+    value = value & ~(0xC << 60) | 0x8 << 60  # RFC 9562 variant
+    return str(uuid.UUID(int=value))
+
+
+def resolve_conversation_id(explicit: str | None, history: Sequence[ModelMessage]) -> str:
+    """The run's conversation id: `explicit` (`'new'` for a fresh one), else the latest one in `history`, else new."""
+    if explicit == NEW_CONVERSATION:
+        return new_conversation_id()
+    if explicit is not None:
+        return explicit
+    for message in reversed(history):
+        if message.conversation_id is not None:
+            return message.conversation_id
+    return new_conversation_id()
 
 
 @dataclass(kw_only=True)
@@ -56,6 +85,10 @@ class GraphAgentState:
     """How many model requests the run has made."""
     run_id: str = field(default_factory=new_run_id)
     """The run's id."""
+    conversation_id: str = field(default_factory=new_conversation_id)
+    """The id of the conversation the run belongs to (shared by runs continuing one message history)."""
+    metadata: dict[str, Any] | None = None
+    """The run's metadata, computed when it starts and again when it ends well."""
 
     def increment_retries(self, max_retries: int, error: BaseException | None = None) -> None:
         """Count one more output retry.
@@ -133,7 +166,15 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
     model: Model
     """The model of the run."""
     model_settings: ModelSettings | None
-    """The merged settings of the model, the agent and the run."""
+    """The merged settings of the model, the agent and the run (when none is a function)."""
+    settings_resolver: Callable[[RunContext[Any]], ModelSettings | None] | None = None
+    """Merges the settings for each request, when some are functions of the run context."""
+    request_hooks: Sequence[Any] = ()
+    """Capabilities with a `before_model_request` hook, in order."""
+    tracing: bool = True
+    """Whether the run makes spans."""
+    tool_timeout: float | None = None
+    """The timeout of tools that set none, in seconds."""
     usage_limits: UsageLimits
     """The run's usage limits."""
     max_result_retries: int
@@ -183,6 +224,8 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
             messages=state.message_history,
             run_step=state.run_step,
             run_id=state.run_id,
+            conversation_id=state.conversation_id,
+            metadata=state.metadata,
             retries=state.tool_retries,
             tool_name=tool_name,
             tool_call_id=tool_call_id,

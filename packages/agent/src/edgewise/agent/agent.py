@@ -5,11 +5,11 @@ from __future__ import annotations as _annotations
 import inspect
 import types
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
-from contextlib import AbstractAsyncContextManager, asynccontextmanager, contextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager, contextmanager, nullcontext
 from contextvars import ContextVar
 from functools import partial
 from types import NoneType, TracebackType
-from typing import Any, Generic, Self, overload
+from typing import Any, ClassVar, Generic, Self, overload
 
 import anyio
 from pydantic.json_schema import GenerateJsonSchema
@@ -25,14 +25,34 @@ from ._agent_run import AgentRun, bind_captured_messages
 from ._function_schema import DocstringFormat, GenerateToolJsonSchema
 from ._node_stream_loop import EventStreamHandler, run_with_event_handler
 from ._output import build_output_schema
-from ._run_deps import EndStrategy, GraphAgentDeps, GraphAgentState, OutputValidator, SystemPromptRunner
+from ._run_deps import (
+    EndStrategy,
+    GraphAgentDeps,
+    GraphAgentState,
+    OutputValidator,
+    SystemPromptRunner,
+    resolve_conversation_id,
+)
+from ._run_options import (
+    AgentInstructions,
+    AgentMetadata,
+    AgentModelSettings,
+    AgentRetries,
+    agent_retry_budgets,
+    normalize_instructions,
+    pop_deprecated,
+    resolve_metadata,
+    run_output_retries,
+    settings_resolver,
+)
+from .capabilities import AbstractCapability, AgentCapability, Instrumentation, ProcessHistory
 from ._run_result import AgentRunResult, FinalResult
 from ._streamed_run_result import StreamedRunResult
 from .exceptions import UserError
 from .messages import ModelMessage, ModelRequest, ModelResponse, UserContent
 from .models import KnownModelName, Model, infer_model
+from .models.instrumented import InstrumentationSettings
 from .output import OutputDataT, OutputSpec
-from .settings import ModelSettings, merge_model_settings
 from .tools import (
     AgentDepsT,
     ArgsValidatorFunc,
@@ -49,6 +69,7 @@ __all__ = ('Agent', 'EndStrategy')
 RunOutputDataT = TypeVar('RunOutputDataT')
 _F = TypeVar('_F', bound=Callable[..., Any])
 _UNSET: Any = object()
+_NO_LIMIT: AbstractAsyncContextManager[Any] = nullcontext()
 
 
 class _IterOptions(TypedDict, Generic[AgentDepsT], total=False):
@@ -56,11 +77,16 @@ class _IterOptions(TypedDict, Generic[AgentDepsT], total=False):
     and `run_stream_events` (which differ only in `output_type`, the type of the result)."""
 
     message_history: Sequence[ModelMessage] | None
+    conversation_id: str | None
     model: Model | KnownModelName | None
+    instructions: AgentInstructions
     deps: AgentDepsT
-    model_settings: ModelSettings | None
+    model_settings: AgentModelSettings | None
     usage_limits: UsageLimits | None
     usage: RunUsage | None
+    metadata: AgentMetadata | None
+    retries: int | AgentRetries | None
+    capabilities: Sequence[AgentCapability[AgentDepsT]] | None
     persistence: BaseStatePersistence[Any, Any] | None
     infer_name: bool
 
@@ -80,27 +106,34 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
 
     model: Model | KnownModelName | None
     """The default model of runs."""
-    name: str | None
-    """The agent's name, used in spans and by `as_tool`."""
     end_strategy: EndStrategy
     """What happens to other tool calls once the output is given: `'early'` skips them, `'exhaustive'` runs them."""
     model_settings: ModelSettings | None
     """Default settings of the agent's model requests."""
+
+    _instrument_default: ClassVar[InstrumentationSettings | bool] = True
 
     def __init__(
         self,
         model: Model | KnownModelName | None = None,
         *,
         output_type: OutputSpec[OutputDataT] = str,  # type: ignore[assignment]
-        instructions: str | Callable[..., Any] | Sequence[str | Callable[..., Any]] | None = None,
+        instructions: AgentInstructions = None,
         system_prompt: str | Sequence[str] = (),
         deps_type: type[AgentDepsT] = NoneType,  # type: ignore[assignment]
         name: str | None = None,
-        model_settings: ModelSettings | None = None,
-        retries: int = 1,
-        output_retries: int | None = None,
+        description: str | None = None,
+        model_settings: AgentModelSettings | None = None,
+        retries: int | AgentRetries | None = None,
+        validation_context: Any = None,
         tools: Sequence[Tool[AgentDepsT] | ToolFuncEither[AgentDepsT, ...]] = (),
+        defer_model_check: bool = False,
         end_strategy: EndStrategy = 'early',
+        metadata: AgentMetadata | None = None,
+        tool_timeout: float | None = None,
+        max_concurrency: int | None = None,
+        capabilities: Sequence[AgentCapability[AgentDepsT]] | None = None,
+        **deprecated_kwargs: Any,
     ) -> None:
         """Configure the agent.
 
@@ -112,27 +145,49 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
             system_prompt: System prompts that start a new conversation.
             deps_type: The type of the run's dependencies; a run given deps of another type fails.
             name: The agent's name.
-            model_settings: Default settings of the agent's model requests.
-            retries: The retry budget of each tool (and of the output, unless `output_retries` is set).
-            output_retries: The retry budget of the output.
+            description: What the agent does (recorded on its run spans).
+            model_settings: Default settings of the agent's model requests, or a function of the `RunContext`
+                returning them (called before every request).
+            retries: The retry budgets: an `int` for both tools and output, or `{'tools': n, 'output': m}`
+                (a missing key keeps the default, 1). `tool_retries=` and `output_retries=` are deprecated
+                spellings, accepted with a `DeprecationWarning`.
+            validation_context: Accepted for compatibility with pydantic-ai (kept on `agent.validation_context`).
             tools: Tools: `Tool` instances or functions (taking the `RunContext` first, or not).
+            defer_model_check: Accepted for compatibility: Edgewise always resolves a model name when a run starts.
             end_strategy: `'early'` or `'exhaustive'`.
+            metadata: The runs' metadata: a dict, or a function of the `RunContext` returning one (computed
+                when a run starts and again when it ends well; read it on `result.metadata`).
+            tool_timeout: The timeout in seconds of tools that set none (a timed-out call is retried).
+            max_concurrency: The most runs of this agent at the same time; more wait for a slot.
+            capabilities: Capabilities such as `ProcessHistory(fn)` or `Instrumentation(settings)`.
+            **deprecated_kwargs: `tool_retries`, `output_retries`, `instrument` and `history_processors`,
+                deprecated in pydantic-ai 1.107 and accepted here with a `DeprecationWarning`.
         """
         self.model = model
         self._inferred_model: tuple[str, Model] | None = None
-        self.name = name
+        self._name = name
+        self.description = description
         self.end_strategy = end_strategy
         self.model_settings = model_settings
+        self.validation_context = validation_context
         self._deps_type = deps_type
         self._output_type = output_type
         self._output_schema = build_output_schema(output_type)
-        self._default_retries = retries
-        self._max_result_retries = output_retries if output_retries is not None else retries
-        self._instructions: list[str | SystemPromptRunner] = []
-        if isinstance(instructions, str) or callable(instructions):
-            instructions = [instructions]
-        for item in instructions or ():
-            self._instructions.append(item if isinstance(item, str) else SystemPromptRunner(item))
+        self._metadata = metadata
+        self._tool_timeout = tool_timeout
+        self._limiter = anyio.CapacityLimiter(max_concurrency) if max_concurrency is not None else None
+        caps = list(capabilities or ())
+        self._instrument: InstrumentationSettings | bool | None = pop_deprecated(
+            deprecated_kwargs, 'instrument', 'capabilities=[Instrumentation(...)]'
+        )
+        processors = pop_deprecated(deprecated_kwargs, 'history_processors', 'capabilities=[ProcessHistory(fn), ...]')
+        self.history_processors = list(processors or ())
+        caps.extend(ProcessHistory(p) for p in self.history_processors)
+        self._capabilities: list[AgentCapability[AgentDepsT]] = caps
+        self._default_retries, self._max_result_retries = agent_retry_budgets(retries, deprecated_kwargs)
+        if deprecated_kwargs:
+            raise UserError(f'Unknown keyword arguments: {", ".join(f"`{k}`" for k in deprecated_kwargs)}')
+        self._instructions = normalize_instructions(instructions)
         self._system_prompts: list[str | SystemPromptRunner] = (
             [system_prompt] if isinstance(system_prompt, str) else list(system_prompt)
         )
@@ -146,6 +201,38 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         self._override_tools: ContextVar[Sequence[Tool[AgentDepsT]] | None] = ContextVar(
             '_override_tools', default=None
         )
+        self._overrides: ContextVar[dict[str, Any]] = ContextVar('_overrides', default={})
+        self._entered = 0
+
+    @staticmethod
+    def instrument_all(instrument: InstrumentationSettings | bool = True) -> None:
+        """Set how agents that set no `instrument` of their own are traced (`False` turns their spans off)."""
+        Agent._instrument_default = instrument
+
+    @property
+    def instrument(self) -> InstrumentationSettings | bool | None:
+        """How this agent's runs are traced (`None`: as `Agent.instrument_all` says)."""
+        return self._instrument
+
+    @instrument.setter
+    def instrument(self, value: InstrumentationSettings | bool | None) -> None:
+        self._instrument = value
+
+    def _tracing(self, capabilities: Sequence[Any]) -> bool:
+        if any(isinstance(c, Instrumentation) for c in capabilities):
+            return True
+        setting = self._instrument if self._instrument is not None else Agent._instrument_default
+        return setting is not False
+
+    @property
+    def name(self) -> str | None:
+        """The agent's name, used in spans and by `as_tool` (inferred from the variable holding it if unset)."""
+        overrides = self._overrides.get()
+        return overrides['name'] if 'name' in overrides else self._name
+
+    @name.setter
+    def name(self, value: str | None) -> None:
+        self._name = value
 
     @property
     def output_type(self) -> OutputSpec[OutputDataT]:
@@ -387,13 +474,19 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         *,
         output_type: OutputSpec[Any] | None = None,
         message_history: Sequence[ModelMessage] | None = None,
+        conversation_id: str | None = None,
         model: Model | KnownModelName | None = None,
+        instructions: AgentInstructions = None,
         deps: AgentDepsT = None,  # type: ignore[assignment]
-        model_settings: ModelSettings | None = None,
+        model_settings: AgentModelSettings | None = None,
         usage_limits: UsageLimits | None = None,
         usage: RunUsage | None = None,
+        metadata: AgentMetadata | None = None,
+        retries: int | AgentRetries | None = None,
+        capabilities: Sequence[AgentCapability[AgentDepsT]] | None = None,
         persistence: BaseStatePersistence[Any, Any] | None = None,
         infer_name: bool = True,
+        **deprecated_kwargs: Any,
     ) -> AsyncIterator[AgentRun[AgentDepsT, Any]]:
         """Start a run driven node by node: `async with agent.iter(prompt) as run: async for node in run: ...`.
 
@@ -403,6 +496,9 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
             frame = inspect.currentframe()
             # Skip the frame of `asynccontextmanager` between `iter(...)` and its caller.
             self._infer_name(frame.f_back if frame is not None else None)
+        output_retries = run_output_retries(retries, deprecated_kwargs, 'agent.iter')
+        overrides = self._overrides.get()
+        output_retries = overrides.get('retries', output_retries)
         model_used = self._resolve_model(model)
         deps = self._resolve_deps(deps)
         schema = self._output_schema if output_type is None else build_output_schema(output_type)
@@ -416,33 +512,63 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
             if override is None:
                 self._static_tool_defs = static_defs
         history = _validate_history(message_history)
-        state = GraphAgentState(message_history=bind_captured_messages(history), usage=usage or RunUsage())
+        state = GraphAgentState(
+            message_history=bind_captured_messages(history),
+            usage=usage or RunUsage(),
+            conversation_id=resolve_conversation_id(conversation_id, history),
+        )
+        caps = [*self._capabilities, *(capabilities or ())]
+        run_instructions = overrides['instructions'] if 'instructions' in overrides else self._instructions
+        if instructions is not None:
+            run_instructions = [*run_instructions, *normalize_instructions(instructions)]
+        layers: list[Any] = [c.get_model_settings() for c in caps if isinstance(c, AbstractCapability)]
+        if 'model_settings' in overrides:
+            layers.append(overrides['model_settings'])
+        else:
+            layers += [self.model_settings, model_settings]
+        static_settings, resolver = settings_resolver(model_used.settings, [x for x in layers if x is not None])
+        for cap in caps:
+            if isinstance(cap, AbstractCapability):
+                run_instructions = [*run_instructions, *normalize_instructions(cap.get_instructions())]
         graph_deps: GraphAgentDeps[AgentDepsT, Any] = GraphAgentDeps(
             user_deps=deps,
             prompt=user_prompt,
             new_message_index=len(history),
             model=model_used,
-            model_settings=merge_model_settings(
-                merge_model_settings(model_used.settings, self.model_settings), model_settings
-            ),
+            model_settings=static_settings,
+            settings_resolver=resolver,
+            request_hooks=[c for c in caps if isinstance(c, AbstractCapability) and c.has_request_hook()],
+            tracing=self._tracing(caps),
+            tool_timeout=self._tool_timeout,
             usage_limits=usage_limits or UsageLimits(),
-            max_result_retries=self._max_result_retries,
+            max_result_retries=self._max_result_retries if output_retries is None else output_retries,
             default_tool_retries=self._default_retries,
             end_strategy=self.end_strategy,
             output_schema=schema,
             output_validators=self._output_validators,
             tools=tools,
-            instructions=self._instructions,
+            instructions=run_instructions,
             system_prompts=self._system_prompts,
             agent_name=self.name,
             static_tool_defs=static_defs,
         )
+        metadata_layers = overrides['metadata'] if 'metadata' in overrides else [self._metadata, metadata]
+        metadata_layers = [m for m in metadata_layers if m is not None]
+        if metadata_layers:
+            state.metadata = resolve_metadata(metadata_layers, graph_deps.run_context(state))
         start: UserPromptNode[AgentDepsT, Any] = UserPromptNode(user_prompt)
-        with _instrument.span('agent run', agent_name=self.name or 'agent', model_name=model_used.model_name):
-            async with agent_graph().iter(
-                start, state=state, deps=graph_deps, persistence=persistence, infer_name=False
-            ) as graph_run:
-                yield AgentRun(graph_run)
+        limiter = self._limiter if self._limiter is not None else _NO_LIMIT
+        async with limiter:
+            with _instrument.span_if(
+                graph_deps.tracing, 'agent run', agent_name=self.name or 'agent', model_name=model_used.model_name
+            ):
+                async with agent_graph().iter(
+                    start, state=state, deps=graph_deps, persistence=persistence, infer_name=False
+                ) as graph_run:
+                    agent_run = AgentRun(graph_run)
+                    yield agent_run
+                if metadata_layers and agent_run.result is not None:
+                    state.metadata = resolve_metadata(metadata_layers, graph_deps.run_context(state))
 
     def _infer_name(self, frame: types.FrameType | None) -> None:
         """Name the agent after the variable holding it in the caller of `frame`, when it has no name."""
@@ -458,7 +584,13 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
                 return
 
     def _resolve_model(self, model: Model | KnownModelName | None) -> Model:
-        chosen = self._override_model.get() or model or self.model
+        override = self._override_model.get()
+        if override is not None and model is None and self.model is None:
+            raise UserError(
+                '`model` must either be set on the agent or included when calling it. '
+                '(Even when `override(model=...)` is customizing the model that will actually be called)'
+            )
+        chosen = override or model or self.model
         if chosen is None:
             raise UserError('`model` must either be set on the agent or included when calling it.')
         if isinstance(chosen, str) and chosen == self.model:
@@ -469,15 +601,22 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         return infer_model(chosen)
 
     async def __aenter__(self) -> Self:
-        """Enter the model's context: `async with agent:` closes its provider's HTTP client at the end."""
-        await self._resolve_model(None).__aenter__()
+        """Enter the model's context: `async with agent:` closes its provider's HTTP client at the end.
+
+        Re-entrant: only the first entry enters the model and only the matching last exit leaves it.
+        """
+        if self._entered == 0 and self.model is not None:
+            await self._resolve_model(None).__aenter__()
+        self._entered += 1
         return self
 
     async def __aexit__(
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         """Leave the model's context, closing the HTTP client its provider made (once every context is left)."""
-        await self._resolve_model(None).__aexit__(exc_type, exc, tb)
+        self._entered -= 1
+        if self._entered == 0 and self.model is not None:
+            await self._resolve_model(None).__aexit__(exc_type, exc, tb)
 
     def _resolve_deps(self, deps: Any) -> Any:
         if (override := self._override_deps.get()) is not None:
@@ -494,11 +633,17 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
     def override(
         self,
         *,
+        name: str | None = _UNSET,
         model: Model | KnownModelName | None = _UNSET,
         deps: AgentDepsT = _UNSET,
         tools: Sequence[Tool[AgentDepsT] | ToolFuncEither[AgentDepsT, ...]] | None = _UNSET,
+        instructions: AgentInstructions = _UNSET,
+        model_settings: AgentModelSettings | None = _UNSET,
+        metadata: AgentMetadata | None = _UNSET,
+        retries: int | AgentRetries | None = _UNSET,
     ) -> Iterator[None]:
-        """Replace the model, deps or tools of every run started inside the block (e.g. in tests)."""
+        """Replace the name, model, deps, tools, instructions, model settings, metadata or output retry budget of
+        every run started inside the block (e.g. in tests); a run's own arguments for them are then ignored."""
         tokens: list[Callable[[], None]] = []
         if model is not _UNSET:
             token_m = self._override_model.set(model)
@@ -510,6 +655,19 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
             resolved: list[Tool[AgentDepsT]] = [t if isinstance(t, Tool) else Tool(t) for t in tools]
             token_t = self._override_tools.set(resolved)
             tokens.append(lambda: self._override_tools.reset(token_t))
+        overrides = dict(self._overrides.get())
+        if name is not _UNSET:
+            overrides['name'] = name
+        if instructions is not _UNSET:
+            overrides['instructions'] = normalize_instructions(instructions)
+        if model_settings is not _UNSET:
+            overrides['model_settings'] = model_settings
+        if metadata is not _UNSET:
+            overrides['metadata'] = [metadata]
+        if retries is not _UNSET:
+            overrides['retries'] = run_output_retries(retries, {}, 'agent.override')
+        token_o = self._overrides.set(overrides)
+        tokens.append(lambda: self._overrides.reset(token_o))
         try:
             yield
         finally:
@@ -603,7 +761,10 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         return Tool(delegate, takes_ctx=True, name=tool_name, description=text)
 
     def __repr__(self) -> str:
-        return f'Agent(model={self.model!r}, name={self.name!r}, end_strategy={self.end_strategy!r})'
+        return (
+            f'{type(self).__name__}(model={self.model!r}, name={self.name!r}, end_strategy={self.end_strategy!r}, '
+            f'model_settings={self.model_settings!r}, output_type={self.output_type!r})'
+        )
 
 
 def _validate_history(history: Sequence[ModelMessage] | None) -> list[ModelMessage]:
