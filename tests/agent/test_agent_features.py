@@ -153,7 +153,7 @@ async def test_iter_yields_every_node_then_the_end() -> None:
     async with agent.iter('go') as run:
         assert run.result is None
         kinds = [type(node).__name__ async for node in run]
-        assert run.usage() == RunUsage(input_tokens=103, output_tokens=5, requests=2, tool_calls=1)
+        assert run.usage == RunUsage(input_tokens=103, output_tokens=5, requests=2, tool_calls=1)
         assert run.ctx.state.run_step == 2
     assert kinds == [
         'UserPromptNode',
@@ -213,7 +213,7 @@ async def test_as_tool_lets_one_agent_delegate_to_another_with_shared_usage() ->
     with boss.override(tools=[boss_tool]):
         result = await boss.run('ask')
     assert result.all_messages()[2].parts == [ToolReturnPart('specialist', 42, 'c1', timestamp=NOW)]
-    assert result.usage().requests == 3
+    assert result.usage.requests == 3
     default = Agent(scripted()).as_tool()
     assert (default.name, default.description) == (
         'agent',

@@ -177,7 +177,7 @@ async def test_bad_arguments_unknown_tool_text_and_invalid_output_are_retried_th
             ),
         ]
     )
-    assert result.usage() == RunUsage(input_tokens=487, output_tokens=73, requests=4)
+    assert result.usage == RunUsage(input_tokens=487, output_tokens=73, requests=4)
 
 
 async def test_exhaustive_end_strategy_runs_the_other_tools_after_the_output() -> None:

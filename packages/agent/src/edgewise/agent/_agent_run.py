@@ -13,9 +13,8 @@ from edgewise.graph import End, GraphRun, GraphRunContext
 
 from ._agent_graph import AgentNode
 from ._run_deps import GraphAgentDeps, GraphAgentState
-from ._run_result import AgentRunResult, FinalResult
+from ._run_result import AgentRunResult, CallableRunUsage, FinalResult
 from .messages import ModelMessage
-from .usage import RunUsage
 
 __all__ = ('AgentRun', 'capture_run_messages')
 
@@ -64,9 +63,25 @@ class AgentRun(Generic[DepsT, OutputT]):
         """Run `node` (by default the next node) and return the node after it, or the `End`."""
         return await self._graph_run.next(node)  # type: ignore[return-value]
 
-    def usage(self) -> RunUsage:
-        """The usage of the run so far."""
-        return self._graph_run.state.usage
+    @property
+    def usage(self) -> CallableRunUsage:
+        """The usage of the run so far (`run.usage`; calling it, `run.usage()`, still works but is deprecated)."""
+        return CallableRunUsage.of(self._graph_run.state.usage)
+
+    @property
+    def metadata(self) -> dict[str, Any] | None:
+        """The run's metadata (computed when it started, and again once it ends well)."""
+        return self._graph_run.state.metadata
+
+    @property
+    def run_id(self) -> str:
+        """The id of the run."""
+        return self._graph_run.state.run_id
+
+    @property
+    def conversation_id(self) -> str:
+        """The id of the conversation the run belongs to."""
+        return self._graph_run.state.conversation_id
 
     def all_messages(self) -> list[ModelMessage]:
         """Every message so far, including the message history the run was given."""

@@ -268,7 +268,7 @@ class StreamedRunResult(Generic[OutputDataT]):
 
     def usage(self) -> RunUsage:
         """The usage of the run so far (including the response being streamed once it is complete)."""
-        return self._run.usage()
+        return self._run.usage
 
     def all_messages(self, *, output_tool_return_content: str | None = None) -> list[ModelMessage]:
         """Every message so far, including the message history the run was given.
