@@ -16,7 +16,7 @@ from edgewise.agent import (
 )
 from edgewise.agent.messages import ModelRequest, ModelResponse, TextPart, ToolCallPart, UserPromptPart
 
-from ._helpers import NOW, RUN_ID, scripted
+from ._helpers import NOW, CONVERSATION_ID, RUN_ID, scripted
 
 pytestmark = pytest.mark.anyio
 
@@ -81,7 +81,7 @@ async def test_request_limit_raises_before_the_request_and_carries_the_messages(
     assert str(exc_info.value) == 'The next request would exceed the request_limit of 2'
     assert len(exc_info.value.messages) == 4
     assert exc_info.value.messages[0] == ModelRequest(
-        parts=[UserPromptPart('x', timestamp=NOW)], timestamp=NOW, run_id=RUN_ID
+        parts=[UserPromptPart('x', timestamp=NOW)], timestamp=NOW, run_id=RUN_ID, conversation_id=CONVERSATION_ID
     )
 
 

@@ -8,7 +8,7 @@ from pydantic import BaseModel
 from edgewise.agent import Agent, UsageLimitExceeded, UsageLimits
 from edgewise.agent.messages import ModelRequest, RetryPromptPart, TextPart, ToolCallPart, ToolReturnPart
 
-from ._helpers import NOW, RUN_ID, scripted
+from ._helpers import NOW, CONVERSATION_ID, RUN_ID, scripted
 
 pytestmark = pytest.mark.anyio
 
@@ -33,7 +33,7 @@ async def test_an_unknown_call_beside_the_final_result_still_gets_its_retry_prom
             ),
         ],
         timestamp=NOW,
-        run_id=RUN_ID,
+        run_id=RUN_ID, conversation_id=CONVERSATION_ID,
     )  # fmt: skip
 
 

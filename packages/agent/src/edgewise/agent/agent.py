@@ -86,9 +86,9 @@ class _IterOptions(TypedDict, Generic[AgentDepsT], total=False):
     usage: RunUsage | None
     metadata: AgentMetadata | None
     retries: int | AgentRetries | None
+    infer_name: bool
     capabilities: Sequence[AgentCapability[AgentDepsT]] | None
     persistence: BaseStatePersistence[Any, Any] | None
-    infer_name: bool
 
 
 class _RunOptions(_IterOptions[AgentDepsT], total=False):
@@ -483,9 +483,9 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         usage: RunUsage | None = None,
         metadata: AgentMetadata | None = None,
         retries: int | AgentRetries | None = None,
+        infer_name: bool = True,
         capabilities: Sequence[AgentCapability[AgentDepsT]] | None = None,
         persistence: BaseStatePersistence[Any, Any] | None = None,
-        infer_name: bool = True,
         **deprecated_kwargs: Any,
     ) -> AsyncIterator[AgentRun[AgentDepsT, Any]]:
         """Start a run driven node by node: `async with agent.iter(prompt) as run: async for node in run: ...`.
