@@ -15,6 +15,7 @@ whole messages: a request without its response, or a response whose tool calls a
 from __future__ import annotations as _annotations
 
 import dataclasses
+import itertools
 from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
@@ -39,6 +40,7 @@ from .messages import (
     FunctionToolCallEvent,
     FunctionToolResultEvent,
     HandleResponseEvent,
+    ModelMessage,
     ModelRequest,
     ModelRequestPart,
     ModelResponse,
@@ -65,6 +67,7 @@ __all__ = (
     'AgentStream',
     'CANCELLED_TOOL_CONTENT',
     'agent_graph',
+    'has_adjacent_same_kind',
 )
 
 DepsT = TypeVar('DepsT', default=None)
@@ -186,8 +189,10 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
         params = await self.prepare_request(ctx)
         state, deps = ctx.state, ctx.deps
         model = deps.model
-        with _instrument.span_if(deps.tracing, 'chat {model_name}', model_name=model.model_name, run_step=state.run_step):
-            response = await model.request(state.message_history, self._settings, params)
+        with _instrument.span_if(
+            deps.tracing, 'chat {model_name}', model_name=model.model_name, run_step=state.run_step
+        ):
+            response = await model.request(_sent_messages(state, deps), self._settings, params)
         return self.record_response(ctx, response)
 
     def stream(
@@ -209,8 +214,10 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
         params = await self.prepare_request(ctx)
         run_ctx = deps.run_context(state)
         model = deps.model
-        with _instrument.span_if(deps.tracing, 'chat {model_name}', model_name=model.model_name, run_step=state.run_step):
-            async with model.request_stream(state.message_history, self._settings, params, run_ctx) as response:
+        with _instrument.span_if(
+            deps.tracing, 'chat {model_name}', model_name=model.model_name, run_step=state.run_step
+        ):
+            async with model.request_stream(_sent_messages(state, deps), self._settings, params, run_ctx) as response:
                 stream = AgentStream(response)
                 yield stream
                 async for _ in stream:  # a reader that stops early still gets the whole response recorded
@@ -328,8 +335,9 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
                 now = _now()
                 returns = [ToolReturnPart(c.tool_name, CANCELLED_TOOL_CONTENT, c.tool_call_id, outcome='failed',
                                           timestamp=now) for c in calls]  # fmt: skip
-                history.append(ModelRequest(returns, timestamp=now, run_id=state.run_id,
-                                             conversation_id=state.conversation_id))
+                history.append(
+                    ModelRequest(returns, timestamp=now, run_id=state.run_id, conversation_id=state.conversation_id)
+                )
             raise
         self.__dict__[_NEXT] = next_node
         if not calls:
@@ -462,10 +470,53 @@ async def _run_request_hooks(
     last.conversation_id = last.conversation_id or state.conversation_id
     # The history list may be the one `capture_run_messages` gave out: change its contents, not the list.
     state.message_history[:] = messages
-    deps.new_message_index = next(
-        (i for i, m in enumerate(messages) if m.run_id == state.run_id), len(messages)
-    )
+    deps.merge_adjacent = deps.merge_adjacent or has_adjacent_same_kind(messages)
+    deps.new_message_index = next((i for i, m in enumerate(messages) if m.run_id == state.run_id), len(messages))
     return request_context.model_settings, request_context.model_request_parameters
+
+
+def has_adjacent_same_kind(messages: Sequence[ModelMessage]) -> bool:
+    """Whether two requests (or two responses) follow each other in `messages`."""
+    return any(type(a) is type(b) for a, b in itertools.pairwise(messages))
+
+
+def _sent_messages(state: GraphAgentState, deps: GraphAgentDeps[Any, Any]) -> list[ModelMessage]:
+    """The history as sent to the model: adjacent requests merged (and adjacent responses that did not come from a
+    model), as pydantic-ai sends them. Only histories given by the caller or changed by a capability can hold them,
+    so runs without those send their history as it is."""
+    history = state.message_history
+    if not deps.merge_adjacent:
+        return history
+    merged: list[ModelMessage] = []
+    for message in history:
+        last = merged[-1] if merged else None
+        if (
+            isinstance(message, ModelRequest)
+            and isinstance(last, ModelRequest)
+            and (not last.instructions or not message.instructions or last.instructions == message.instructions)
+        ):
+            parts = sorted(
+                [*last.parts, *message.parts], key=lambda p: not isinstance(p, ToolReturnPart | RetryPromptPart)
+            )
+            merged[-1] = ModelRequest(
+                parts,
+                instructions=last.instructions or message.instructions,
+                timestamp=message.timestamp or last.timestamp,
+            )
+        elif (
+            isinstance(message, ModelResponse)
+            and isinstance(last, ModelResponse)
+            and _synthetic(last)
+            and _synthetic(message)
+        ):
+            merged[-1] = dataclasses.replace(last, parts=[*last.parts, *message.parts])
+        else:
+            merged.append(message)
+    return merged
+
+
+def _synthetic(response: ModelResponse) -> bool:
+    return response.provider_response_id is None and response.provider_name is None and response.model_name is None
 
 
 def _status(call: ToolCallPart, content: str) -> ToolReturnPart:

@@ -14,7 +14,7 @@ from edgewise.graph import End, GraphRun, GraphRunContext
 from ._agent_graph import AgentNode
 from ._run_deps import GraphAgentDeps, GraphAgentState
 from ._run_result import AgentRunResult, CallableRunUsage, FinalResult
-from .messages import ModelMessage
+from .messages import ModelMessage, ModelMessagesTypeAdapter
 
 __all__ = ('AgentRun', 'capture_run_messages')
 
@@ -90,6 +90,14 @@ class AgentRun(Generic[DepsT, OutputT]):
     def new_messages(self) -> list[ModelMessage]:
         """The messages of this run so far."""
         return self._graph_run.state.message_history[self._graph_run.deps.new_message_index :]
+
+    def all_messages_json(self) -> bytes:
+        """`all_messages()` as JSON."""
+        return ModelMessagesTypeAdapter.dump_json(self.all_messages())
+
+    def new_messages_json(self) -> bytes:
+        """`new_messages()` as JSON."""
+        return ModelMessagesTypeAdapter.dump_json(self.new_messages())
 
     def __aiter__(self) -> AsyncIterator[AgentNode[DepsT, OutputT] | End[FinalResult[OutputT]]]:
         return self

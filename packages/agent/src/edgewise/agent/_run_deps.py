@@ -175,6 +175,8 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
     """Whether the run makes spans."""
     tool_timeout: float | None = None
     """The timeout of tools that set none, in seconds."""
+    merge_adjacent: bool = False
+    """Whether the history may hold adjacent requests (or responses), merged when sent to the model."""
     usage_limits: UsageLimits
     """The run's usage limits."""
     max_result_retries: int

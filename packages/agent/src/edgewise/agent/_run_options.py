@@ -159,7 +159,5 @@ def pop_deprecated(kwargs: dict[str, Any], name: str, replacement: str) -> Any:
     """Take the deprecated keyword argument `name` out of `kwargs` (warning, if given), or `None`."""
     if name not in kwargs:
         return None
-    warnings.warn(
-        f'`Agent({name}=...)` is deprecated, use `{replacement}` instead.', DeprecationWarning, stacklevel=3
-    )
+    warnings.warn(f'`Agent({name}=...)` is deprecated, use `{replacement}` instead.', DeprecationWarning, stacklevel=3)
     return kwargs.pop(name)

@@ -3,9 +3,9 @@ of `run_stream_events` (re-exported by `result`)."""
 
 from __future__ import annotations as _annotations
 
-from dataclasses import KW_ONLY, dataclass, field
 import dataclasses
 import warnings
+from dataclasses import KW_ONLY, dataclass, field
 from typing import Any, Generic, Literal
 
 from typing_extensions import TypeVar

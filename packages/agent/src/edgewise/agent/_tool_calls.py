@@ -61,7 +61,9 @@ async def _run_one(
             checked = tool.args_validator(tool_ctx, **kwargs)
             if inspect.isawaitable(checked):
                 await checked
-        with _instrument.span_if(deps.tracing, 'running tool: {tool_name}', tool_name=name, tool_call_id=call.tool_call_id):
+        with _instrument.span_if(
+            deps.tracing, 'running tool: {tool_name}', tool_name=name, tool_call_id=call.tool_call_id
+        ):
             result = await _call(schema, kwargs, tool_ctx, timeout)
     except pydantic.ValidationError as exc:
         error = exc

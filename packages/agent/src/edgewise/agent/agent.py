@@ -3,26 +3,23 @@
 from __future__ import annotations as _annotations
 
 import inspect
-import types
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, contextmanager, nullcontext
 from contextvars import ContextVar
 from functools import partial
 from types import NoneType, TracebackType
-from typing import Any, ClassVar, Generic, Self, overload
+from typing import Any, ClassVar, Self, overload
 
 import anyio
-from pydantic.json_schema import GenerateJsonSchema
-from typing_extensions import TypedDict, TypeVar, Unpack
+from typing_extensions import TypeVar, Unpack
 
 from edgewise.graph import BaseStatePersistence, Graph
 
 from . import _instrument
 from . import messages as _messages
-from ._agent_event_stream import AgentEventStream
-from ._agent_graph import UserPromptNode, agent_graph
+from ._agent_graph import UserPromptNode, agent_graph, has_adjacent_same_kind
 from ._agent_run import AgentRun, bind_captured_messages
-from ._function_schema import DocstringFormat, GenerateToolJsonSchema
+from ._agent_streaming import AgentStreaming, IterOptions, RunOptions
 from ._node_stream_loop import EventStreamHandler, run_with_event_handler
 from ._output import build_output_schema
 from ._run_deps import (
@@ -45,9 +42,8 @@ from ._run_options import (
     run_output_retries,
     settings_resolver,
 )
-from .capabilities import AbstractCapability, AgentCapability, Instrumentation, ProcessHistory
 from ._run_result import AgentRunResult, FinalResult
-from ._streamed_run_result import StreamedRunResult
+from .capabilities import AbstractCapability, AgentCapability, Instrumentation, ProcessHistory
 from .exceptions import UserError
 from .messages import ModelMessage, ModelRequest, ModelResponse, UserContent
 from .models import KnownModelName, Model, infer_model
@@ -55,12 +51,10 @@ from .models.instrumented import InstrumentationSettings
 from .output import OutputDataT, OutputSpec
 from .tools import (
     AgentDepsT,
-    ArgsValidatorFunc,
     RunContext,
     Tool,
     ToolDefinition,
     ToolFuncEither,
-    ToolPrepareFunc,
 )
 from .usage import RunUsage, UsageLimits
 
@@ -69,35 +63,11 @@ __all__ = ('Agent', 'EndStrategy')
 RunOutputDataT = TypeVar('RunOutputDataT')
 _F = TypeVar('_F', bound=Callable[..., Any])
 _UNSET: Any = object()
+_NO_OVERRIDES: dict[str, Any] = {}  # never changed: `override` sets a new dict
 _NO_LIMIT: AbstractAsyncContextManager[Any] = nullcontext()
 
 
-class _IterOptions(TypedDict, Generic[AgentDepsT], total=False):
-    """The keyword arguments of `iter` after `output_type`, shared by the typed overloads of `iter`, `run_stream`
-    and `run_stream_events` (which differ only in `output_type`, the type of the result)."""
-
-    message_history: Sequence[ModelMessage] | None
-    conversation_id: str | None
-    model: Model | KnownModelName | None
-    instructions: AgentInstructions
-    deps: AgentDepsT
-    model_settings: AgentModelSettings | None
-    usage_limits: UsageLimits | None
-    usage: RunUsage | None
-    metadata: AgentMetadata | None
-    retries: int | AgentRetries | None
-    infer_name: bool
-    capabilities: Sequence[AgentCapability[AgentDepsT]] | None
-    persistence: BaseStatePersistence[Any, Any] | None
-
-
-class _RunOptions(_IterOptions[AgentDepsT], total=False):
-    """The keyword arguments of `run` and `run_sync` after `output_type`: those of `iter` and a handler of events."""
-
-    event_stream_handler: EventStreamHandler | None
-
-
-class Agent(Generic[AgentDepsT, OutputDataT]):
+class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
     """An LLM agent: a model, instructions, tools and an output type, run as an Edgewise graph.
 
     `AgentDepsT` is the type of the dependencies given to tools (`ctx.deps`); `OutputDataT` the type of
@@ -108,8 +78,8 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
     """The default model of runs."""
     end_strategy: EndStrategy
     """What happens to other tool calls once the output is given: `'early'` skips them, `'exhaustive'` runs them."""
-    model_settings: ModelSettings | None
-    """Default settings of the agent's model requests."""
+    model_settings: AgentModelSettings | None
+    """Default settings of the agent's model requests (or a function of the run context returning them)."""
 
     _instrument_default: ClassVar[InstrumentationSettings | bool] = True
 
@@ -201,7 +171,7 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         self._override_tools: ContextVar[Sequence[Tool[AgentDepsT]] | None] = ContextVar(
             '_override_tools', default=None
         )
-        self._overrides: ContextVar[dict[str, Any]] = ContextVar('_overrides', default={})
+        self._overrides: ContextVar[dict[str, Any]] = ContextVar('_overrides', default=_NO_OVERRIDES)
         self._entered = 0
 
     @staticmethod
@@ -228,7 +198,7 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
     def name(self) -> str | None:
         """The agent's name, used in spans and by `as_tool` (inferred from the variable holding it if unset)."""
         overrides = self._overrides.get()
-        return overrides['name'] if 'name' in overrides else self._name
+        return overrides.get('name', self._name)
 
     @name.setter
     def name(self, value: str | None) -> None:
@@ -249,126 +219,6 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         """The type of the run's dependencies."""
         return self._deps_type
 
-    # -- decorators -------------------------------------------------------------------------------------------
-
-    @overload
-    def tool(self, func: _F, /) -> _F: ...
-
-    @overload
-    def tool(
-        self,
-        /,
-        *,
-        name: str | None = None,
-        description: str | None = None,
-        retries: int | None = None,
-        prepare: ToolPrepareFunc[AgentDepsT] | None = None,
-        args_validator: ArgsValidatorFunc[AgentDepsT, ...] | None = None,
-        docstring_format: DocstringFormat = 'auto',
-        require_parameter_descriptions: bool = False,
-        schema_generator: type[GenerateJsonSchema] = GenerateToolJsonSchema,
-        strict: bool | None = None,
-        sequential: bool = False,
-        requires_approval: bool = False,
-        metadata: dict[str, Any] | None = None,
-        timeout: float | None = None,
-        defer_loading: bool = False,
-        include_return_schema: bool | None = None,
-    ) -> Callable[[_F], _F]: ...
-
-    def tool(self, func: Any = None, /, **options: Any) -> Any:
-        """Register a tool whose function takes the `RunContext` first: `@agent.tool` or `@agent.tool(...)`."""
-        return self._tool_decorator(func, True, options)
-
-    @overload
-    def tool_plain(self, func: _F, /) -> _F: ...
-
-    @overload
-    def tool_plain(
-        self,
-        /,
-        *,
-        name: str | None = None,
-        description: str | None = None,
-        retries: int | None = None,
-        prepare: ToolPrepareFunc[AgentDepsT] | None = None,
-        args_validator: ArgsValidatorFunc[AgentDepsT, ...] | None = None,
-        docstring_format: DocstringFormat = 'auto',
-        require_parameter_descriptions: bool = False,
-        schema_generator: type[GenerateJsonSchema] = GenerateToolJsonSchema,
-        strict: bool | None = None,
-        sequential: bool = False,
-        requires_approval: bool = False,
-        metadata: dict[str, Any] | None = None,
-        timeout: float | None = None,
-        defer_loading: bool = False,
-        include_return_schema: bool | None = None,
-    ) -> Callable[[_F], _F]: ...
-
-    def tool_plain(self, func: Any = None, /, **options: Any) -> Any:
-        """Register a tool whose function does not take the `RunContext`: `@agent.tool_plain` or `(...)`."""
-        return self._tool_decorator(func, False, options)
-
-    def _tool_decorator(self, func: Any, takes_ctx: bool, options: dict[str, Any]) -> Any:
-        # Taken out once, not in `register`: one decorator object may register several functions.
-        retries = options.pop('retries', None)
-
-        def register(function: _F) -> _F:
-            self._register_tool(Tool(function, takes_ctx=takes_ctx, max_retries=retries, **options))
-            return function
-
-        return register if func is None else register(func)
-
-    def _register_tool(self, tool: Tool[AgentDepsT]) -> None:
-        if tool.name in self._tools:
-            raise UserError(f'Tool name conflicts with existing tool: {tool.name!r}')
-        if tool.name in self._output_schema.tools:
-            raise UserError(
-                "The agent defines a tool whose name conflicts with existing tool from the agent's output tools: "
-                f'{tool.name!r}. Rename the tool or wrap the toolset in a `PrefixedToolset` to avoid name conflicts.'
-            )
-        self._tools[tool.name] = tool
-        self._static_tool_defs = None
-
-    @overload
-    def system_prompt(self, func: _F, /) -> _F: ...
-
-    @overload
-    def system_prompt(self, /, *, dynamic: bool = False) -> Callable[[_F], _F]: ...
-
-    def system_prompt(self, func: Any = None, /, *, dynamic: bool = False) -> Any:
-        """Register a system prompt function (`(ctx) -> str` or `() -> str`, sync or async).
-
-        With `dynamic=True` it is re-evaluated when a run continues a message history that holds its text.
-        """
-
-        def register(function: _F) -> _F:
-            self._system_prompts.append(SystemPromptRunner(function, dynamic=dynamic))
-            return function
-
-        return register if func is None else register(func)
-
-    @overload
-    def instructions(self, func: _F, /) -> _F: ...
-
-    @overload
-    def instructions(self, /) -> Callable[[_F], _F]: ...
-
-    def instructions(self, func: Any = None, /) -> Any:
-        """Register an instructions function (`(ctx) -> str` or `() -> str`), evaluated for every request:
-        `@agent.instructions` or `@agent.instructions()`."""
-
-        def register(function: _F) -> _F:
-            self._instructions.append(SystemPromptRunner(function))
-            return function
-
-        return register if func is None else register(func)
-
-    def output_validator(self, func: _F, /) -> _F:
-        """Register an output validator (`(output)` or `(ctx, output)`, sync or async) that may raise `ModelRetry`."""
-        self._output_validators.append(OutputValidator(func))
-        return func
-
     # -- running ----------------------------------------------------------------------------------------------
 
     @overload
@@ -377,7 +227,7 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         user_prompt: str | Sequence[UserContent] | None = None,
         *,
         output_type: None = None,
-        **kwargs: Unpack[_RunOptions[AgentDepsT]],
+        **kwargs: Unpack[RunOptions[AgentDepsT]],
     ) -> AgentRunResult[OutputDataT]: ...
 
     @overload
@@ -386,7 +236,7 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         user_prompt: str | Sequence[UserContent] | None = None,
         *,
         output_type: OutputSpec[RunOutputDataT],
-        **kwargs: Unpack[_RunOptions[AgentDepsT]],
+        **kwargs: Unpack[RunOptions[AgentDepsT]],
     ) -> AgentRunResult[RunOutputDataT]: ...
 
     async def run(
@@ -431,7 +281,7 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         user_prompt: str | Sequence[UserContent] | None = None,
         *,
         output_type: None = None,
-        **kwargs: Unpack[_RunOptions[AgentDepsT]],
+        **kwargs: Unpack[RunOptions[AgentDepsT]],
     ) -> AgentRunResult[OutputDataT]: ...
 
     @overload
@@ -440,7 +290,7 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         user_prompt: str | Sequence[UserContent] | None = None,
         *,
         output_type: OutputSpec[RunOutputDataT],
-        **kwargs: Unpack[_RunOptions[AgentDepsT]],
+        **kwargs: Unpack[RunOptions[AgentDepsT]],
     ) -> AgentRunResult[RunOutputDataT]: ...
 
     def run_sync(self, user_prompt: str | Sequence[UserContent] | None = None, **kwargs: Any) -> AgentRunResult[Any]:
@@ -455,7 +305,7 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         user_prompt: str | Sequence[UserContent] | None = None,
         *,
         output_type: None = None,
-        **kwargs: Unpack[_IterOptions[AgentDepsT]],
+        **kwargs: Unpack[IterOptions[AgentDepsT]],
     ) -> AbstractAsyncContextManager[AgentRun[AgentDepsT, OutputDataT]]: ...
 
     @overload
@@ -464,7 +314,7 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         user_prompt: str | Sequence[UserContent] | None = None,
         *,
         output_type: OutputSpec[RunOutputDataT],
-        **kwargs: Unpack[_IterOptions[AgentDepsT]],
+        **kwargs: Unpack[IterOptions[AgentDepsT]],
     ) -> AbstractAsyncContextManager[AgentRun[AgentDepsT, RunOutputDataT]]: ...
 
     @asynccontextmanager
@@ -518,7 +368,7 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
             conversation_id=resolve_conversation_id(conversation_id, history),
         )
         caps = [*self._capabilities, *(capabilities or ())]
-        run_instructions = overrides['instructions'] if 'instructions' in overrides else self._instructions
+        run_instructions = overrides.get('instructions', self._instructions)
         if instructions is not None:
             run_instructions = [*run_instructions, *normalize_instructions(instructions)]
         layers: list[Any] = [c.get_model_settings() for c in caps if isinstance(c, AbstractCapability)]
@@ -551,8 +401,9 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
             system_prompts=self._system_prompts,
             agent_name=self.name,
             static_tool_defs=static_defs,
+            merge_adjacent=bool(history) and (isinstance(history[-1], ModelRequest) or has_adjacent_same_kind(history)),
         )
-        metadata_layers = overrides['metadata'] if 'metadata' in overrides else [self._metadata, metadata]
+        metadata_layers = overrides.get('metadata', [self._metadata, metadata])
         metadata_layers = [m for m in metadata_layers if m is not None]
         if metadata_layers:
             state.metadata = resolve_metadata(metadata_layers, graph_deps.run_context(state))
@@ -569,19 +420,6 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
                     yield agent_run
                 if metadata_layers and agent_run.result is not None:
                     state.metadata = resolve_metadata(metadata_layers, graph_deps.run_context(state))
-
-    def _infer_name(self, frame: types.FrameType | None) -> None:
-        """Name the agent after the variable holding it in the caller of `frame`, when it has no name."""
-        if self.name is not None or frame is None or (caller := frame.f_back) is None:
-            return
-        for name, value in caller.f_locals.items():
-            if value is self:
-                self.name = name
-                return
-        for name, value in caller.f_globals.items():
-            if value is self:
-                self.name = name
-                return
 
     def _resolve_model(self, model: Model | KnownModelName | None) -> Model:
         override = self._override_model.get()
@@ -674,75 +512,10 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
             for reset in reversed(tokens):
                 reset()
 
-    @overload
-    def run_stream(
-        self,
-        user_prompt: str | Sequence[UserContent] | None = None,
-        *,
-        output_type: None = None,
-        **kwargs: Unpack[_IterOptions[AgentDepsT]],
-    ) -> AbstractAsyncContextManager[StreamedRunResult[OutputDataT]]: ...
-
-    @overload
-    def run_stream(
-        self,
-        user_prompt: str | Sequence[UserContent] | None = None,
-        *,
-        output_type: OutputSpec[RunOutputDataT],
-        **kwargs: Unpack[_IterOptions[AgentDepsT]],
-    ) -> AbstractAsyncContextManager[StreamedRunResult[RunOutputDataT]]: ...
-
-    @asynccontextmanager
-    async def run_stream(
-        self, user_prompt: str | Sequence[UserContent] | None = None, **kwargs: Any
-    ) -> AsyncIterator[StreamedRunResult[Any]]:
-        """Run the agent with streamed model responses: `async with agent.run_stream(prompt) as result:`.
-
-        Read `result.stream_text()`, `result.stream_output()` or `result.stream_responses()` as the run goes
-        on; tools called along the way (even after text, or after the output tool call) run as in `run`, and
-        the stream goes on until the run's final result. Leaving the block early stops the run. Takes the
-        same arguments as `run` except `event_stream_handler`.
-        """
-        if kwargs.pop('infer_name', True):
-            frame = inspect.currentframe()
-            # Skip the frame of `asynccontextmanager` between `run_stream(...)` and its caller.
-            self._infer_name(frame.f_back if frame is not None else None)
-        async with self.iter(user_prompt, infer_name=False, **kwargs) as agent_run:
-            result: StreamedRunResult[Any] = StreamedRunResult(agent_run)
-            try:
-                yield result
-            finally:
-                await result.aclose()
-
-    @overload
-    def run_stream_events(
-        self,
-        user_prompt: str | Sequence[UserContent] | None = None,
-        *,
-        output_type: None = None,
-        **kwargs: Unpack[_IterOptions[AgentDepsT]],
-    ) -> AgentEventStream[OutputDataT]: ...
-
-    @overload
-    def run_stream_events(
-        self,
-        user_prompt: str | Sequence[UserContent] | None = None,
-        *,
-        output_type: OutputSpec[RunOutputDataT],
-        **kwargs: Unpack[_IterOptions[AgentDepsT]],
-    ) -> AgentEventStream[RunOutputDataT]: ...
-
-    def run_stream_events(
-        self, user_prompt: str | Sequence[UserContent] | None = None, **kwargs: Any
-    ) -> AgentEventStream[Any]:
-        """Every event of a run, ending with an `AgentRunResultEvent` holding the result.
-
-        Use `async with agent.run_stream_events(prompt) as events: async for event in events: ...` (or
-        iterate it directly). Takes the same arguments as `run` except `event_stream_handler`.
-        """
-        if kwargs.pop('infer_name', True):
-            self._infer_name(inspect.currentframe())
-        return AgentEventStream(self.iter(user_prompt, infer_name=False, **kwargs))
+    def _open_run(
+        self, user_prompt: str | Sequence[UserContent] | None, kwargs: dict[str, Any]
+    ) -> AbstractAsyncContextManager[AgentRun[AgentDepsT, Any]]:
+        return self.iter(user_prompt, infer_name=False, **kwargs)
 
     def as_tool(self, *, name: str | None = None, description: str | None = None) -> Tool[AgentDepsT]:
         """A tool that runs this agent on a prompt from the calling model, with the caller's deps and usage."""
