@@ -372,7 +372,7 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
             if schema.allow_text_output:
                 output = await schema.process_text(text, run_ctx)
             else:
-                value = schema.parse_json_text(text)
+                value = schema.parse_json_text(text, deps.validation_context_for(run_ctx))
                 processor = schema.object_processor
                 assert processor is not None
                 output = await processor.finish(value, run_ctx)
@@ -415,7 +415,8 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
                 max_retries=deps.max_result_retries,
             )  # fmt: skip
             try:
-                output = await processor.finish(processor.validate(call.args), call_ctx)
+                value = processor.validate(call.args, deps.validation_context_for(call_ctx))
+                output = await processor.finish(value, call_ctx)
                 output = await _validate_output(output, call_ctx, deps)
             except pydantic.ValidationError as exc:
                 if final is not None:
@@ -466,6 +467,7 @@ async def _run_request_hooks(
     last = messages[-1]
     if not isinstance(last, ModelRequest):
         raise UserError('Processed history must end with a `ModelRequest`.')
+    last.timestamp = last.timestamp or _now()
     last.run_id = last.run_id or state.run_id
     last.conversation_id = last.conversation_id or state.conversation_id
     # The history list may be the one `capture_run_messages` gave out: change its contents, not the list.

@@ -175,6 +175,8 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
     """Whether the run makes spans."""
     tool_timeout: float | None = None
     """The timeout of tools that set none, in seconds."""
+    validation_context: Any = None
+    """The pydantic validation context of tool arguments and outputs, or a function of the run context giving it."""
     merge_adjacent: bool = False
     """Whether the history may hold adjacent requests (or responses), merged when sent to the model."""
     usage_limits: UsageLimits
@@ -235,6 +237,14 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
             max_retries=max_retries,
         )
 
+    def validation_context_for(self, ctx: RunContext[Any]) -> Any:
+        """The validation context for a validation at `ctx` (set on `ctx.validation_context` too)."""
+        context = self.validation_context
+        if callable(context):
+            context = context(ctx)
+        ctx.validation_context = context
+        return context
+
     async def prepare_tools(self, state: GraphAgentState) -> dict[str, ToolDefinition]:
         """The function tools of this step, after each tool's `prepare`."""
         if self.static_tool_defs is not None:
@@ -259,23 +269,22 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
         return step_tools
 
     async def instructions_text(self, state: GraphAgentState) -> str | None:
-        """The instructions of the next request: texts and function results joined, prompted-output last."""
+        """The instructions of the next request, as pydantic-ai 1.107 builds them: the texts joined by lines,
+        then each function's result as a paragraph, then the prompted-output instructions."""
         if self._static_instructions is not _NOT_COMPUTED:
             static: str | None = self._static_instructions
             return static
-        texts: list[str] = []
+        texts = '\n'.join(item for item in self.instructions if isinstance(item, str) and item)
+        paragraphs: list[str] = [texts.strip()] if texts.strip() else []
         ctx: RunContext[DepsT] | None = None
         for item in self.instructions:
-            if isinstance(item, str):
-                text: str | None = item
-            else:
+            if not isinstance(item, str):
                 ctx = ctx or self.run_context(state)
-                text = await item.run(ctx)
-            if text:
-                texts.append(text.strip())
+                if text := await item.run(ctx):
+                    paragraphs.append(text.strip())
         if self.output_schema.instructions:
-            texts.append(self.output_schema.instructions)
-        joined = '\n\n'.join(texts) if texts else None
+            paragraphs.append(self.output_schema.instructions)
+        joined = '\n\n'.join(paragraphs) if paragraphs else None
         if all(isinstance(item, str) for item in self.instructions):
             # Texts only: the same for every request of the run.
             self._static_instructions = joined

@@ -73,7 +73,9 @@ def agent_retry_budgets(retries: int | AgentRetries | None, legacy: dict[str, An
     return budgets.get('tools', _DEFAULT_RETRIES), budgets.get('output', _DEFAULT_RETRIES)
 
 
-def run_output_retries(retries: int | AgentRetries | None, legacy: dict[str, Any], owner: str) -> int | None:
+def run_output_retries(
+    retries: int | AgentRetries | None, legacy: dict[str, Any], owner: str = 'agent.iter'
+) -> int | None:
     """The output budget a run asks for (`run(retries=N)` or `{'output': N}`), or `None` for the agent's.
 
     Raises:
@@ -93,8 +95,9 @@ def run_output_retries(retries: int | AgentRetries | None, legacy: dict[str, Any
         raise UserError(f'Unknown keyword arguments: {", ".join(f"`{k}`" for k in legacy)}')
     budgets = _normalize(retries, both=False)
     if 'tools' in budgets:
+        what = '`agent.override(retries=...)`' if owner == 'agent.override' else 'Per-run `retries`'
         raise UserError(
-            'Per-run `retries` cannot set tool retries: tool retries can only be configured at agent construction '
+            f'{what} cannot set tool retries: tool retries can only be configured at agent construction '
             "time. Use `retries={'output': ...}` (or `retries=<int>` to override the output budget) here, and "
             '`Agent(retries=...)` for tool retries.'
         )

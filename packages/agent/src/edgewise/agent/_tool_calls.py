@@ -56,7 +56,7 @@ async def _run_one(
     if timeout is None:
         timeout = deps.tool_timeout
     try:
-        kwargs = schema.validate(call.args)
+        kwargs = schema.validate(call.args, deps.validation_context_for(tool_ctx))
         if tool.args_validator is not None:
             checked = tool.args_validator(tool_ctx, **kwargs)
             if inspect.isawaitable(checked):

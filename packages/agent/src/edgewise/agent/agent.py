@@ -121,7 +121,8 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
             retries: The retry budgets: an `int` for both tools and output, or `{'tools': n, 'output': m}`
                 (a missing key keeps the default, 1). `tool_retries=` and `output_retries=` are deprecated
                 spellings, accepted with a `DeprecationWarning`.
-            validation_context: Accepted for compatibility with pydantic-ai (kept on `agent.validation_context`).
+            validation_context: The pydantic validation context of tool arguments and outputs (`info.context` in
+                validators), or a function of the `RunContext` returning it.
             tools: Tools: `Tool` instances or functions (taking the `RunContext` first, or not).
             defer_model_check: Accepted for compatibility: Edgewise always resolves a model name when a run starts.
             end_strategy: `'early'` or `'exhaustive'`.
@@ -390,6 +391,7 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
             request_hooks=[c for c in caps if isinstance(c, AbstractCapability) and c.has_request_hook()],
             tracing=self._tracing(caps),
             tool_timeout=self._tool_timeout,
+            validation_context=self.validation_context,
             usage_limits=usage_limits or UsageLimits(),
             max_result_retries=self._max_result_retries if output_retries is None else output_retries,
             default_tool_retries=self._default_retries,

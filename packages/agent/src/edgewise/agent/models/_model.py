@@ -81,6 +81,8 @@ class RunContext(Generic[AgentDepsT]):
     """The run's metadata (`Agent(metadata=...)`, `run(metadata=...)`)."""
     model_settings: ModelSettings | None = None
     """The settings of the current model request, as merged so far (what a settings function builds on)."""
+    validation_context: Any = None
+    """The pydantic validation context of the current validation (`Agent(validation_context=...)`)."""
     partial_output: bool = False
     """Whether an output validator is seeing a partial output (streaming)."""
 
