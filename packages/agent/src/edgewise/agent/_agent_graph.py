@@ -148,8 +148,9 @@ class UserPromptNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Final
             if isinstance(last, ModelResponse):
                 # Continue a conversation whose last response still has tool calls to handle.
                 return CallToolsNode(last)
-            # Re-send the last request of the history (e.g. one whose answer failed).
+            # Re-send the last request of the history (e.g. one whose answer failed); it stays out of `new_messages`.
             history.pop()
+            deps.resumed_request = last
             return ModelRequestNode(last)
         instructions = await deps.instructions_text(state)
         return ModelRequestNode(ModelRequest(parts, instructions=instructions))
@@ -473,8 +474,27 @@ async def _run_request_hooks(
     # The history list may be the one `capture_run_messages` gave out: change its contents, not the list.
     state.message_history[:] = messages
     deps.merge_adjacent = deps.merge_adjacent or has_adjacent_same_kind(messages)
-    deps.new_message_index = next((i for i, m in enumerate(messages) if m.run_id == state.run_id), len(messages))
+    deps.new_message_index = _first_new_index(messages, state.run_id, deps.resumed_request)
     return request_context.model_settings, request_context.model_request_parameters
+
+
+def _first_new_index(messages: list[ModelMessage], run_id: str, resumed: ModelRequest | None) -> int:
+    """Where the run's own messages start in a history a capability rewrote: after the request the run resumed
+    (found by identity, else by content), else at the first message of the run."""
+    if resumed is not None:
+        for index, message in enumerate(messages):
+            if message is resumed:
+                return index + 1
+        for index in range(len(messages) - 1, -1, -1):
+            message = messages[index]
+            if isinstance(message, ModelRequest) and (
+                message.parts,
+                message.timestamp,
+                message.instructions,
+                message.metadata,
+            ) == (resumed.parts, resumed.timestamp, resumed.instructions, resumed.metadata):
+                return index + 1
+    return next((i for i, m in enumerate(messages) if m.run_id == run_id), len(messages))
 
 
 def has_adjacent_same_kind(messages: Sequence[ModelMessage]) -> bool:

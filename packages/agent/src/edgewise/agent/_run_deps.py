@@ -14,7 +14,7 @@ from typing_extensions import TypeVar
 
 from ._output import OutputSchema
 from .exceptions import UnexpectedModelBehavior, UserError
-from .messages import ModelMessage, UserContent
+from .messages import ModelMessage, ModelRequest, UserContent
 from .models import Model
 from .settings import ModelSettings
 from .tools import RunContext, Tool, ToolDefinition, resolve_return_schema
@@ -175,6 +175,8 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
     """Whether the run makes spans."""
     tool_timeout: float | None = None
     """The timeout of tools that set none, in seconds."""
+    resumed_request: ModelRequest | None = None
+    """The request of the given history the run sends again (run without a user prompt), not a new message."""
     validation_context: Any = None
     """The pydantic validation context of tool arguments and outputs, or a function of the run context giving it."""
     merge_adjacent: bool = False
