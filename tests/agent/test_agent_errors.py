@@ -16,7 +16,7 @@ from edgewise.agent import (
 )
 from edgewise.agent.messages import ModelRequest, ModelResponse, TextPart, ToolCallPart, UserPromptPart
 
-from ._helpers import NOW, CONVERSATION_ID, RUN_ID, scripted
+from ._helpers import CONVERSATION_ID, NOW, RUN_ID, scripted
 
 pytestmark = pytest.mark.anyio
 
@@ -64,7 +64,9 @@ async def test_text_where_structured_output_is_required_exhausts_the_output_retr
 
 
 async def test_output_retries_are_separate_from_tool_retries() -> None:
-    agent = Agent(scripted(*[[TextPart('plain')] for _ in range(4)]), output_type=int, retries={'tools': 5, 'output': 2})
+    agent = Agent(
+        scripted(*[[TextPart('plain')] for _ in range(4)]), output_type=int, retries={'tools': 5, 'output': 2}
+    )
     with pytest.raises(UnexpectedModelBehavior, match=r'Exceeded maximum output retries \(2\)'):
         await agent.run('x')
 

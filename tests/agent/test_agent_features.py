@@ -33,7 +33,7 @@ from edgewise.agent.models.function import AgentInfo, FunctionModel
 from edgewise.agent.models.test import TestModel
 from edgewise.graph import End
 
-from ._helpers import NOW, CONVERSATION_ID, RUN_ID, scripted
+from ._helpers import CONVERSATION_ID, NOW, RUN_ID, scripted
 
 pytestmark = pytest.mark.anyio
 
@@ -75,7 +75,8 @@ async def test_instructions_and_system_prompts_from_texts_and_functions() -> Non
         ],
         timestamp=NOW,
         instructions='static\n\nuser is ann',
-        run_id=RUN_ID, conversation_id=CONVERSATION_ID,
+        run_id=RUN_ID,
+        conversation_id=CONVERSATION_ID,
     )
 
 
@@ -272,7 +273,10 @@ def test_duplicate_tool_names_are_rejected() -> None:
 def test_agent_reports_its_configuration() -> None:
     agent = Agent('test', output_type=int, deps_type=Deps, name='a', tools=[Tool(lambda: 1, name='one')])
     assert (agent.output_type, agent.deps_type) == (int, Deps)
-    assert repr(agent) == "Agent(model='test', name='a', end_strategy='early', model_settings=None, output_type=<class 'int'>)"
+    assert (
+        repr(agent)
+        == "Agent(model='test', name='a', end_strategy='early', model_settings=None, output_type=<class 'int'>)"
+    )
 
 
 async def test_a_run_without_prompt_or_history_sends_the_system_prompts_only() -> None:

@@ -19,7 +19,7 @@ from edgewise.agent.messages import (
 )
 from edgewise.agent.usage import RequestUsage
 
-from ._helpers import CALL_ID, NOW, CONVERSATION_ID, RUN_ID, scripted
+from ._helpers import CALL_ID, CONVERSATION_ID, NOW, RUN_ID, scripted
 
 pytestmark = pytest.mark.anyio
 
@@ -62,7 +62,8 @@ async def test_bad_arguments_unknown_tool_text_and_invalid_output_are_retried_th
                 parts=[SystemPromptPart('sys', timestamp=NOW), UserPromptPart('hi', timestamp=NOW)],
                 timestamp=NOW,
                 instructions='be nice',
-                run_id=RUN_ID, conversation_id=CONVERSATION_ID,
+                run_id=RUN_ID,
+                conversation_id=CONVERSATION_ID,
             ),
             ModelResponse(
                 parts=[
@@ -73,7 +74,8 @@ async def test_bad_arguments_unknown_tool_text_and_invalid_output_are_retried_th
                 usage=RequestUsage(input_tokens=52, output_tokens=11),
                 model_name='function:script:',
                 timestamp=NOW,
-                run_id=RUN_ID, conversation_id=CONVERSATION_ID,
+                run_id=RUN_ID,
+                conversation_id=CONVERSATION_ID,
             ),
             ModelRequest(
                 parts=[
@@ -100,14 +102,16 @@ async def test_bad_arguments_unknown_tool_text_and_invalid_output_are_retried_th
                 ],
                 timestamp=NOW,
                 instructions='be nice',
-                run_id=RUN_ID, conversation_id=CONVERSATION_ID,
+                run_id=RUN_ID,
+                conversation_id=CONVERSATION_ID,
             ),
             ModelResponse(
                 parts=[TextPart('hello')],
                 usage=RequestUsage(input_tokens=115, output_tokens=12),
                 model_name='function:script:',
                 timestamp=NOW,
-                run_id=RUN_ID, conversation_id=CONVERSATION_ID,
+                run_id=RUN_ID,
+                conversation_id=CONVERSATION_ID,
             ),
             ModelRequest(
                 parts=[
@@ -126,14 +130,16 @@ async def test_bad_arguments_unknown_tool_text_and_invalid_output_are_retried_th
                 ],
                 timestamp=NOW,
                 instructions='be nice',
-                run_id=RUN_ID, conversation_id=CONVERSATION_ID,
+                run_id=RUN_ID,
+                conversation_id=CONVERSATION_ID,
             ),
             ModelResponse(
                 parts=[ToolCallPart('final_result', {'a': 1}, 'c4')],
                 usage=RequestUsage(input_tokens=145, output_tokens=16),
                 model_name='function:script:',
                 timestamp=NOW,
-                run_id=RUN_ID, conversation_id=CONVERSATION_ID,
+                run_id=RUN_ID,
+                conversation_id=CONVERSATION_ID,
             ),
             ModelRequest(
                 parts=[
@@ -146,7 +152,8 @@ async def test_bad_arguments_unknown_tool_text_and_invalid_output_are_retried_th
                 ],
                 timestamp=NOW,
                 instructions='be nice',
-                run_id=RUN_ID, conversation_id=CONVERSATION_ID,
+                run_id=RUN_ID,
+                conversation_id=CONVERSATION_ID,
             ),
             ModelResponse(
                 parts=[
@@ -157,7 +164,8 @@ async def test_bad_arguments_unknown_tool_text_and_invalid_output_are_retried_th
                 usage=RequestUsage(input_tokens=175, output_tokens=34),
                 model_name='function:script:',
                 timestamp=NOW,
-                run_id=RUN_ID, conversation_id=CONVERSATION_ID,
+                run_id=RUN_ID,
+                conversation_id=CONVERSATION_ID,
             ),
             ModelRequest(
                 parts=[
@@ -173,7 +181,8 @@ async def test_bad_arguments_unknown_tool_text_and_invalid_output_are_retried_th
                     ),
                 ],
                 timestamp=NOW,
-                run_id=RUN_ID, conversation_id=CONVERSATION_ID,
+                run_id=RUN_ID,
+                conversation_id=CONVERSATION_ID,
             ),
         ]
     )
@@ -198,7 +207,8 @@ async def test_exhaustive_end_strategy_runs_the_other_tools_after_the_output() -
             ToolReturnPart('t', 1, 'c2', timestamp=NOW),
         ],
         timestamp=NOW,
-        run_id=RUN_ID, conversation_id=CONVERSATION_ID,
+        run_id=RUN_ID,
+        conversation_id=CONVERSATION_ID,
     )
 
 
@@ -214,23 +224,30 @@ async def test_text_output_with_a_failing_validator_is_retried_without_a_tool_na
     result = await agent.run('x')
     assert result.output == 'ANS2'
     assert result.all_messages() == [
-        ModelRequest(parts=[UserPromptPart('x', timestamp=NOW)], timestamp=NOW, run_id=RUN_ID, conversation_id=CONVERSATION_ID),
+        ModelRequest(
+            parts=[UserPromptPart('x', timestamp=NOW)], timestamp=NOW, run_id=RUN_ID, conversation_id=CONVERSATION_ID
+        ),
         ModelResponse(
             parts=[TextPart('ans1')],
             usage=RequestUsage(input_tokens=51, output_tokens=1),
             model_name='function:script:',
             timestamp=NOW,
-            run_id=RUN_ID, conversation_id=CONVERSATION_ID,
+            run_id=RUN_ID,
+            conversation_id=CONVERSATION_ID,
         ),
         ModelRequest(
-            parts=[RetryPromptPart('bad answer', tool_call_id=CALL_ID, timestamp=NOW)], timestamp=NOW, run_id=RUN_ID, conversation_id=CONVERSATION_ID
+            parts=[RetryPromptPart('bad answer', tool_call_id=CALL_ID, timestamp=NOW)],
+            timestamp=NOW,
+            run_id=RUN_ID,
+            conversation_id=CONVERSATION_ID,
         ),
         ModelResponse(
             parts=[TextPart('ans2')],
             usage=RequestUsage(input_tokens=62, output_tokens=2),
             model_name='function:script:',
             timestamp=NOW,
-            run_id=RUN_ID, conversation_id=CONVERSATION_ID,
+            run_id=RUN_ID,
+            conversation_id=CONVERSATION_ID,
         ),
     ]
 
@@ -250,7 +267,8 @@ async def test_output_validator_retry_of_an_output_tool_names_the_tool() -> None
     assert result.all_messages()[2] == ModelRequest(
         parts=[RetryPromptPart('a must not be 1', tool_name='final_result', tool_call_id='c1', timestamp=NOW)],
         timestamp=NOW,
-        run_id=RUN_ID, conversation_id=CONVERSATION_ID,
+        run_id=RUN_ID,
+        conversation_id=CONVERSATION_ID,
     )
 
 

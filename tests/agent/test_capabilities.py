@@ -92,7 +92,7 @@ async def test_processors_run_in_order_sync_or_async_with_or_without_the_context
             return messages
 
     counter = Counter()
-    agent = Agent(
+    agent: Agent[str, str] = Agent(
         recorder.model,
         deps_type=str,
         capabilities=[ProcessHistory(tag), ProcessHistory(tag_with_deps), ProcessHistory(counter)],
@@ -101,9 +101,11 @@ async def test_processors_run_in_order_sync_or_async_with_or_without_the_context
 
     assert _prompts(recorder.received[0]) == ['[2] [1] question']
     assert counter.calls == 1
-    assert result.all_messages()[0] == ModelRequest(
-        parts=[UserPromptPart('[2] [1] question', timestamp=result.all_messages()[0].parts[0].timestamp)],
-        timestamp=result.all_messages()[0].timestamp,
+    first = result.all_messages()[0]
+    assert isinstance(first, ModelRequest)
+    assert first == ModelRequest(
+        parts=[UserPromptPart('[2] [1] question', timestamp=first.parts[0].timestamp)],
+        timestamp=first.timestamp,
         run_id=RUN_ID,
         conversation_id=result.conversation_id,
     )
@@ -143,9 +145,9 @@ async def test_a_processed_history_must_end_with_a_request_and_not_be_empty() ->
     empty = Agent(Recorder().model, capabilities=[ProcessHistory(lambda messages: [])])
     ending_in_response = Agent(Recorder().model, capabilities=[ProcessHistory(lambda messages: HISTORY)])
 
-    with pytest.raises(UserError, match='Processed history cannot be empty.'):
+    with pytest.raises(UserError, match=r'Processed history cannot be empty\.'):
         await empty.run('q')
-    with pytest.raises(UserError, match='Processed history must end with a `ModelRequest`.'):
+    with pytest.raises(UserError, match=r'Processed history must end with a `ModelRequest`\.'):
         await ending_in_response.run('q')
 
 
@@ -176,7 +178,7 @@ async def test_the_deprecated_spellings_of_history_processors_still_work() -> No
 
 
 def test_a_processor_takes_the_run_context_when_its_first_parameter_says_so() -> None:
-    def untyped(messages):  # type: ignore[no-untyped-def]
+    def untyped(messages):
         return messages  # pragma: no cover
 
     def typed(ctx: RunContext[None], messages: list[ModelMessage]) -> list[ModelMessage]:
@@ -205,7 +207,9 @@ class Polite(AbstractCapability[Any]):
 
 
 class Quiet(AbstractCapability[Any]):
-    async def before_model_request(self, ctx: RunContext[Any], request_context: ModelRequestContext) -> ModelRequestContext:
+    async def before_model_request(
+        self, ctx: RunContext[Any], request_context: ModelRequestContext
+    ) -> ModelRequestContext:
         request_context.model_settings = {**(request_context.model_settings or {}), 'max_tokens': ctx.run_step}
         return request_context
 
@@ -217,10 +221,13 @@ async def test_capabilities_add_instructions_and_settings_and_can_change_a_reque
     result = await agent.run('q', capabilities=[Polite(), Quiet()])
     plain = await agent.run('q')
 
-    assert result.all_messages()[0].instructions == 'Hi.\nBe polite.'
+    assert isinstance(first := result.all_messages()[0], ModelRequest)
+    assert first.instructions == 'Hi.\nBe polite.'
     assert recorder.settings == [{'temperature': 1.0, 'seed': 3, 'max_tokens': 1}, {'temperature': 1.0}]
-    assert plain.all_messages()[0].instructions == 'Hi.'
-    assert not Polite().has_request_hook() and Quiet().has_request_hook()
+    assert isinstance(plain_first := plain.all_messages()[0], ModelRequest)
+    assert plain_first.instructions == 'Hi.'
+    assert not Polite().has_request_hook()
+    assert Quiet().has_request_hook()
 
 
 async def test_the_base_capability_changes_nothing() -> None:

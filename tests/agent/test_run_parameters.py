@@ -12,7 +12,15 @@ import pydantic
 import pytest
 
 from edgewise.agent import Agent, ModelRetry, RunContext, UnexpectedModelBehavior, UserError
-from edgewise.agent.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, ToolCallPart, UserPromptPart
+from edgewise.agent.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    RetryPromptPart,
+    TextPart,
+    ToolCallPart,
+    UserPromptPart,
+)
 from edgewise.agent.models.function import AgentInfo, FunctionModel
 from edgewise.agent.models.test import TestModel
 from edgewise.agent.settings import ModelSettings
@@ -21,6 +29,12 @@ from edgewise.agent.usage import RunUsage
 from ._helpers import CONVERSATION_ID, scripted
 
 pytestmark = pytest.mark.anyio
+
+
+def _first_request(messages: list[ModelMessage]) -> ModelRequest:
+    first = messages[0]
+    assert isinstance(first, ModelRequest)
+    return first
 
 
 # -- conversation ids -------------------------------------------------------------------------------------------
@@ -55,7 +69,7 @@ async def test_the_run_context_and_the_run_know_the_conversation_id() -> None:
         async for _ in run:
             pass
 
-    assert run.all_messages()[0].instructions == 'conversation c1'
+    assert _first_request(run.all_messages()).instructions == 'conversation c1'
     assert b'"conversation_id":"c1"' in run.new_messages_json()
     assert run.all_messages_json() == run.new_messages_json()
 
@@ -90,9 +104,9 @@ async def test_override_retries_wins_over_the_run_argument() -> None:
 
     with agent.override(retries=0), pytest.raises(UnexpectedModelBehavior, match=r'output retries \(0\)'):
         await agent.run('go', retries=3)
-    with pytest.raises(UserError, match=r'`agent.override\(retries=...\)` cannot set tool retries'):
-        with agent.override(retries={'tools': 1}):
-            pass  # pragma: no cover
+    cannot = pytest.raises(UserError, match=r'`agent.override\(retries=...\)` cannot set tool retries')
+    with cannot, agent.override(retries={'tools': 1}):
+        pass  # pragma: no cover
 
 
 async def test_the_split_retry_arguments_still_work_with_a_deprecation_warning() -> None:
@@ -103,16 +117,16 @@ async def test_the_split_retry_arguments_still_work_with_a_deprecation_warning()
 
     with pytest.raises(UnexpectedModelBehavior, match=r'output retries \(1\)'):
         await agent.run('go')
-    with pytest.warns(DeprecationWarning, match=r'`agent.iter\(output_retries=...\)` is deprecated'):
-        with pytest.raises(UnexpectedModelBehavior, match=r'output retries \(0\)'):
-            await agent.run('go', output_retries=0)
+    warns = pytest.warns(DeprecationWarning, match=r'`agent.iter\(output_retries=...\)` is deprecated')
+    with warns, pytest.raises(UnexpectedModelBehavior, match=r'output retries \(0\)'):
+        await agent.run('go', output_retries=0)  # type: ignore[call-overload]
 
 
 def test_unknown_keyword_arguments_are_user_errors() -> None:
     with pytest.raises(UserError, match='Unknown keyword arguments: `colour`'):
         Agent(TestModel(), colour='red')
     with pytest.raises(UserError, match='Unknown keyword arguments: `shape`'):
-        Agent(TestModel()).run_sync('hi', shape='round')
+        Agent(TestModel()).run_sync('hi', shape='round')  # type: ignore[call-overload]
 
 
 # -- metadata -------------------------------------------------------------------------------------------------
@@ -127,7 +141,8 @@ async def test_metadata_of_the_agent_and_the_run_merge_and_is_computed_again_at_
             pass
 
     assert run.metadata == {'requests': 1, 'who': 'run', 'extra': 1}
-    assert run.result is not None and run.result.metadata == run.metadata
+    assert run.result is not None
+    assert run.result.metadata == run.metadata
 
 
 async def test_override_metadata_replaces_the_agent_and_run_metadata() -> None:
@@ -153,7 +168,7 @@ async def test_run_instructions_come_after_the_agents_texts_and_functions_after_
 
     result = await agent.run('hi', instructions='Answer in French.')
 
-    assert result.all_messages()[0].instructions == 'Be brief.\nAnswer in French.\n\nDynamic.'
+    assert _first_request(result.all_messages()).instructions == 'Be brief.\nAnswer in French.\n\nDynamic.'
 
 
 async def test_override_instructions_replace_the_agents_and_none_clears_them() -> None:
@@ -164,8 +179,8 @@ async def test_override_instructions_replace_the_agents_and_none_clears_them() -
     with agent.override(instructions=None):
         cleared = await agent.run('hi')
 
-    assert replaced.all_messages()[0].instructions == 'A.\n\nB.'
-    assert cleared.all_messages()[0].instructions is None
+    assert _first_request(replaced.all_messages()).instructions == 'A.\n\nB.'
+    assert _first_request(cleared.all_messages()).instructions is None
 
 
 # -- model settings -------------------------------------------------------------------------------------------
@@ -216,7 +231,10 @@ async def test_override_name_and_the_repr() -> None:
     with agent.override(name='stand-in'):
         assert agent.name == 'stand-in'
 
-    assert repr(Agent()) == "Agent(model=None, name=None, end_strategy='early', model_settings=None, output_type=<class 'str'>)"
+    assert (
+        repr(Agent())
+        == "Agent(model=None, name=None, end_strategy='early', model_settings=None, output_type=<class 'str'>)"
+    )
     assert agent.name == 'real'
 
 
@@ -247,7 +265,8 @@ class Scaled(pydantic.BaseModel):
     @pydantic.field_validator('x')
     @classmethod
     def scale(cls, value: int, info: pydantic.ValidationInfo) -> int:
-        return value * info.context
+        factor: int = info.context or 1
+        return value * factor
 
 
 async def test_the_validation_context_reaches_tool_arguments_and_outputs() -> None:
@@ -276,6 +295,7 @@ async def test_tools_without_a_timeout_get_the_agents_tool_timeout() -> None:
     result = await agent.run('go')
 
     retry = result.all_messages()[2].parts[0]
+    assert isinstance(retry, RetryPromptPart)
     assert retry.content == 'Timed out after 0.01 seconds.'
 
 
@@ -346,7 +366,7 @@ class _Point:
 def test_output_json_schema_of_one_type_or_several() -> None:
     assert Agent(output_type=int).output_json_schema() == {'type': 'integer'}
     assert Agent().output_json_schema(output_type=[int, str]) == {'anyOf': [{'type': 'integer'}, {'type': 'string'}]}
-    schema = Agent().output_json_schema(output_type=_Point | None)
+    schema = Agent().output_json_schema(output_type=_Point | None)  # type: ignore[arg-type]
     assert schema['anyOf'][1] == {'type': 'null'}
 
 

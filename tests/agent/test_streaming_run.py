@@ -24,7 +24,7 @@ from edgewise.agent.messages import TextPart, ToolCallPart, ToolReturnPart, User
 from edgewise.agent.models.function import DeltaToolCall
 from edgewise.agent.models.test import TestModel
 
-from ._helpers import NOW, CONVERSATION_ID, RUN_ID
+from ._helpers import CONVERSATION_ID, NOW, RUN_ID
 from ._streaming_helpers import streamed
 
 pytestmark = pytest.mark.anyio
@@ -89,7 +89,8 @@ async def test_text_then_tool_calls_runs_the_tools_and_streams_the_next_response
                     )
                 ],
                 timestamp=NOW,
-                run_id=RUN_ID, conversation_id=CONVERSATION_ID,
+                run_id=RUN_ID,
+                conversation_id=CONVERSATION_ID,
             ),
             ModelResponse(
                 parts=[
@@ -99,7 +100,8 @@ async def test_text_then_tool_calls_runs_the_tools_and_streams_the_next_response
                 usage=RequestUsage(input_tokens=53, output_tokens=10),
                 model_name='function::stream',
                 timestamp=NOW,
-                run_id=RUN_ID, conversation_id=CONVERSATION_ID,
+                run_id=RUN_ID,
+                conversation_id=CONVERSATION_ID,
             ),
             ModelRequest(
                 parts=[
@@ -111,14 +113,16 @@ async def test_text_then_tool_calls_runs_the_tools_and_streams_the_next_response
                     )
                 ],
                 timestamp=NOW,
-                run_id=RUN_ID, conversation_id=CONVERSATION_ID,
+                run_id=RUN_ID,
+                conversation_id=CONVERSATION_ID,
             ),
             ModelResponse(
                 parts=[TextPart(content='The sum is 3.')],
                 usage=RequestUsage(input_tokens=54, output_tokens=15),
                 model_name='function::stream',
                 timestamp=NOW,
-                run_id=RUN_ID, conversation_id=CONVERSATION_ID,
+                run_id=RUN_ID,
+                conversation_id=CONVERSATION_ID,
             ),
         ]
     )

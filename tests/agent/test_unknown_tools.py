@@ -8,7 +8,7 @@ from pydantic import BaseModel
 from edgewise.agent import Agent, UsageLimitExceeded, UsageLimits
 from edgewise.agent.messages import ModelRequest, RetryPromptPart, TextPart, ToolCallPart, ToolReturnPart
 
-from ._helpers import NOW, CONVERSATION_ID, RUN_ID, scripted
+from ._helpers import CONVERSATION_ID, NOW, RUN_ID, scripted
 
 pytestmark = pytest.mark.anyio
 

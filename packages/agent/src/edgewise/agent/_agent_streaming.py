@@ -8,6 +8,7 @@ import types
 import typing
 from collections.abc import AsyncIterator, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from contextvars import ContextVar
 from functools import partial
 from typing import Any, Generic, overload
 
@@ -67,8 +68,23 @@ class RunOptions(IterOptions[AgentDepsT], total=False):
 class AgentStreaming(AgentRegistry[AgentDepsT, OutputDataT]):
     """The entry points of `Agent` built on its `iter`: streamed runs, and checks of the nodes `iter` gives."""
 
-    name: str | None
-    output_type: OutputSpec[OutputDataT]
+    _name: str | None
+    _overrides: ContextVar[dict[str, Any]]
+    _output_type: OutputSpec[OutputDataT]
+
+    @property
+    def output_type(self) -> OutputSpec[OutputDataT]:
+        """The output type the agent was built with."""
+        return self._output_type
+
+    @property
+    def name(self) -> str | None:
+        """The agent's name, used in spans and by `as_tool` (inferred from the variable holding it if unset)."""
+        return self._overrides.get().get('name', self._name)
+
+    @name.setter
+    def name(self, value: str | None) -> None:
+        self._name = value
 
     def _open_run(
         self, user_prompt: str | Sequence[UserContent] | None, kwargs: dict[str, Any]
@@ -231,7 +247,7 @@ def output_types(spec: Any) -> list[Any]:
             found.append(str)
         elif isinstance(item, ToolOutput):
             found += output_types(item.output)
-        elif typing.get_origin(item) in (typing.Union, types.UnionType):
+        elif isinstance(item, types.UnionType) or _is_union(item):
             found += typing.get_args(item)
         elif inspect.isfunction(item) or inspect.ismethod(item):
             returns = typing.get_type_hints(item).get('return')
@@ -239,3 +255,8 @@ def output_types(spec: Any) -> list[Any]:
         else:
             found.append(item)
     return found
+
+
+def _is_union(item: Any) -> bool:
+    origin: Any = typing.get_origin(item)
+    return origin is typing.Union

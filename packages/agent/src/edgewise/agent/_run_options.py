@@ -56,7 +56,8 @@ def agent_retry_budgets(retries: int | AgentRetries | None, legacy: dict[str, An
 
     The last two are deprecated (as in pydantic-ai 1.107): each warns and, when given, wins over `retries`.
     """
-    budgets: dict[str, int] = dict(_normalize(retries, both=True))
+    normalized = _normalize(retries, both=True)
+    budgets: dict[str, int] = {key: normalized[key] for key in ('tools', 'output') if key in normalized}
     for key, name in (('tools', 'tool_retries'), ('output', 'output_retries')):
         value = legacy.pop(name, _UNSET)
         if value is _UNSET:

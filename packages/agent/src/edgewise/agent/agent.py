@@ -196,21 +196,6 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
         return setting is not False
 
     @property
-    def name(self) -> str | None:
-        """The agent's name, used in spans and by `as_tool` (inferred from the variable holding it if unset)."""
-        overrides = self._overrides.get()
-        return overrides.get('name', self._name)
-
-    @name.setter
-    def name(self, value: str | None) -> None:
-        self._name = value
-
-    @property
-    def output_type(self) -> OutputSpec[OutputDataT]:
-        """The output type the agent was built with."""
-        return self._output_type
-
-    @property
     def graph(self) -> Graph[GraphAgentState, GraphAgentDeps[Any, Any], FinalResult[Any]]:
         """The Edgewise graph agent runs are (shared by all agents): to load their persisted snapshots or draw it."""
         return agent_graph()

@@ -34,13 +34,15 @@ def takes_run_context(function: Callable[..., Any]) -> bool:
         return False
     if not parameters or parameters[0].annotation is inspect.Parameter.empty:
         return False
-    annotation = parameters[0].annotation
+    annotation: Any = parameters[0].annotation
     if isinstance(annotation, str):
+        text: str = annotation
         try:
-            annotation = typing.get_type_hints(target).get(parameters[0].name, annotation)
+            annotation = typing.get_type_hints(target).get(parameters[0].name, text)
         except Exception:
-            return annotation.split('[')[0].rsplit('.', 1)[-1] == 'RunContext'
-    return (typing.get_origin(annotation) or annotation) is RunContext
+            return text.split('[')[0].rsplit('.', 1)[-1] == 'RunContext'
+    origin: Any = typing.get_origin(annotation) or annotation
+    return origin is RunContext
 
 
 @dataclass
@@ -63,7 +65,7 @@ class ProcessHistory(AbstractCapability[AgentDepsT]):
     ) -> ModelRequestContext:
         """Run the processor on the messages about to be sent."""
         args = (ctx, request_context.messages) if self._takes_ctx else (request_context.messages,)
-        result = self.processor(*args)  # type: ignore[call-arg, arg-type]
+        result = self.processor(*args)
         if inspect.isawaitable(result):
             result = await result
         request_context.messages = result
