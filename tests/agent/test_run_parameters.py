@@ -175,7 +175,7 @@ async def test_override_instructions_replace_the_agents_and_none_clears_them() -
     agent = Agent(TestModel(), instructions='Base.')
 
     with agent.override(instructions=['A.', lambda ctx: 'B.']):
-        replaced = await agent.run('hi')
+        replaced = await agent.run('hi', instructions='Run.', capabilities=[])
     with agent.override(instructions=None):
         cleared = await agent.run('hi')
 

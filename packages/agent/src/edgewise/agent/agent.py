@@ -354,18 +354,19 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
             conversation_id=resolve_conversation_id(conversation_id, history),
         )
         caps = [*self._capabilities, *(capabilities or ())]
-        run_instructions = overrides.get('instructions', self._instructions)
-        if instructions is not None:
-            run_instructions = [*run_instructions, *normalize_instructions(instructions)]
+        run_instructions = overrides.get('instructions')
+        if run_instructions is None:  # an override replaces every other instruction, the capabilities' too
+            run_instructions = list(self._instructions)
+            for cap in caps:
+                if isinstance(cap, AbstractCapability):
+                    run_instructions += normalize_instructions(cap.get_instructions())
+            run_instructions += normalize_instructions(instructions)
         layers: list[Any] = [c.get_model_settings() for c in caps if isinstance(c, AbstractCapability)]
         if 'model_settings' in overrides:
             layers.append(overrides['model_settings'])
         else:
             layers += [self.model_settings, model_settings]
         static_settings, resolver = settings_resolver(model_used.settings, [x for x in layers if x is not None])
-        for cap in caps:
-            if isinstance(cap, AbstractCapability):
-                run_instructions = [*run_instructions, *normalize_instructions(cap.get_instructions())]
         graph_deps: GraphAgentDeps[AgentDepsT, Any] = GraphAgentDeps(
             user_deps=deps,
             prompt=user_prompt,
