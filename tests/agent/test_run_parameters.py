@@ -432,3 +432,31 @@ def test_no_warning_without_deprecated_arguments() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter('error')
         Agent(TestModel(), retries=2, tool_timeout=1.0, max_concurrency=2, description='d')
+
+
+async def test_a_history_ending_with_unanswered_tool_calls_takes_no_new_prompt() -> None:
+    history: list[ModelMessage] = [
+        ModelRequest(parts=[UserPromptPart('hi')]),
+        ModelResponse(parts=[ToolCallPart('t', {}, 'c1')]),
+    ]
+
+    with pytest.raises(UserError, match='Cannot provide a new user prompt when the message history contains'):
+        await Agent(TestModel()).run('more', message_history=history)
+
+
+async def test_a_history_ending_with_a_plain_response_gets_a_request_with_the_instructions_only() -> None:
+    history: list[ModelMessage] = [ModelRequest(parts=[UserPromptPart('hi')]), ModelResponse(parts=[TextPart('yo')])]
+
+    result = await Agent(TestModel(custom_output_text='summary'), instructions='Summarize.').run(
+        message_history=history
+    )
+
+    request = _first_request(result.new_messages())
+    assert (request.parts, request.instructions, result.output) == ([], 'Summarize.', 'summary')
+
+
+async def test_a_static_tool_choice_that_excludes_the_output_is_refused() -> None:
+    settings: Any = {'tool_choice': 'required'}
+
+    with pytest.raises(UserError, match="`tool_choice='required'` prevents the agent from producing a final response"):
+        await Agent(TestModel()).run('hi', model_settings=settings)

@@ -145,13 +145,16 @@ class UserPromptNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Final
             parts.append(UserPromptPart(self.user_prompt))
         elif not parts and history:
             last = history[-1]
-            if isinstance(last, ModelResponse):
+            if isinstance(last, ModelRequest):
+                # Re-send the last request of the history (e.g. one whose answer failed); it stays out of
+                # `new_messages`.
+                history.pop()
+                deps.resumed_request = last
+                return ModelRequestNode(last)
+            if last.tool_calls:
                 # Continue a conversation whose last response still has tool calls to handle.
                 return CallToolsNode(last)
-            # Re-send the last request of the history (e.g. one whose answer failed); it stays out of `new_messages`.
-            history.pop()
-            deps.resumed_request = last
-            return ModelRequestNode(last)
+            # A history ending with a plain response: ask again, with the instructions only (as pydantic-ai).
         instructions = await deps.instructions_text(state)
         return ModelRequestNode(ModelRequest(parts, instructions=instructions))
 

@@ -348,6 +348,7 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
             if override is None:
                 self._static_tool_defs = static_defs
         history = _validate_history(message_history)
+        _check_prompt_fits(user_prompt, history)
         state = GraphAgentState(
             message_history=bind_captured_messages(history),
             usage=usage or RunUsage(),
@@ -367,6 +368,12 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
         else:
             layers += [self.model_settings, model_settings]
         static_settings, resolver = settings_resolver(model_used.settings, [x for x in layers if x is not None])
+        tool_choice = (static_settings or {}).get('tool_choice')
+        if tool_choice == 'required' or isinstance(tool_choice, list):
+            raise UserError(
+                f'`tool_choice={tool_choice!r}` prevents the agent from producing a final response because output '
+                'tools are excluded: set it from a model settings function, per step, instead.'
+            )
         graph_deps: GraphAgentDeps[AgentDepsT, Any] = GraphAgentDeps(
             user_deps=deps,
             prompt=user_prompt,
@@ -526,6 +533,11 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
             f'{type(self).__name__}(model={self.model!r}, name={self.name!r}, end_strategy={self.end_strategy!r}, '
             f'model_settings={self.model_settings!r}, output_type={self.output_type!r})'
         )
+
+
+def _check_prompt_fits(user_prompt: Any, history: list[ModelMessage]) -> None:
+    if user_prompt is not None and history and isinstance(last := history[-1], ModelResponse) and last.tool_calls:
+        raise UserError('Cannot provide a new user prompt when the message history contains unprocessed tool calls.')
 
 
 def _validate_history(history: Sequence[ModelMessage] | None) -> list[ModelMessage]:
