@@ -10,13 +10,15 @@ from typing import Any
 import anyio
 import pydantic
 import pytest
+from dirty_equals import IsStr
 
-from edgewise.agent import Agent, ModelRetry, RunContext, UnexpectedModelBehavior, UserError
+from edgewise.agent import Agent, ModelRetry, RunContext, UnexpectedModelBehavior, UserError, capture_run_messages
 from edgewise.agent.messages import (
     ModelMessage,
     ModelRequest,
     ModelResponse,
     RetryPromptPart,
+    SystemPromptPart,
     TextPart,
     ToolCallPart,
     UserPromptPart,
@@ -26,9 +28,11 @@ from edgewise.agent.models.test import TestModel
 from edgewise.agent.settings import ModelSettings
 from edgewise.agent.usage import RunUsage
 
-from ._helpers import CONVERSATION_ID, scripted
+from ._helpers import CONVERSATION_ID, NOW, scripted
 
 pytestmark = pytest.mark.anyio
+
+ANY_REF: Any = IsStr()
 
 
 def _first_request(messages: list[ModelMessage]) -> ModelRequest:
@@ -460,3 +464,26 @@ async def test_a_static_tool_choice_that_excludes_the_output_is_refused() -> Non
 
     with pytest.raises(UserError, match="`tool_choice='required'` prevents the agent from producing a final response"):
         await Agent(TestModel()).run('hi', model_settings=settings)
+
+
+async def test_nested_captures_share_one_list() -> None:
+    with capture_run_messages() as outer, capture_run_messages() as inner:
+        await Agent(TestModel()).run('hi')
+
+    assert inner is outer
+    assert len(outer) == 2
+
+
+async def test_a_dynamic_system_prompt_returning_nothing_keeps_its_place() -> None:
+    values = iter([None, 'filled'])
+    agent = Agent(TestModel())
+
+    @agent.system_prompt(dynamic=True)
+    def maybe() -> str | None:
+        return next(values)
+
+    first = await agent.run('hi')
+    second = await agent.run('again', message_history=first.all_messages())
+
+    assert _first_request(first.all_messages()).parts[0] == SystemPromptPart('', timestamp=NOW, dynamic_ref=ANY_REF)
+    assert _first_request(second.all_messages()).parts[0].content == 'filled'

@@ -136,9 +136,12 @@ class UserPromptNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Final
             for prompt in deps.system_prompts:
                 if isinstance(prompt, str):
                     parts.append(SystemPromptPart(prompt))
+                elif prompt.dynamic:
+                    # Kept even when empty, so that a later run can fill it in.
+                    text = await prompt.run(run_ctx)
+                    parts.append(SystemPromptPart(text or '', dynamic_ref=prompt.function.__qualname__))
                 elif text := await prompt.run(run_ctx):
-                    ref = prompt.function.__qualname__ if prompt.dynamic else None
-                    parts.append(SystemPromptPart(text, dynamic_ref=ref))
+                    parts.append(SystemPromptPart(text))
         else:
             await _refresh_dynamic_prompts(history, deps, run_ctx)
         if self.user_prompt is not None:

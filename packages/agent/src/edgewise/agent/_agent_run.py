@@ -124,6 +124,10 @@ def capture_run_messages() -> Iterator[list[ModelMessage]]:
             print(messages)
     ```
     """
+    if (outer := _captured.get()) is not None:
+        # Nested: the inner block shares the outer block's list.
+        yield outer[0]
+        return
     holder: list[list[ModelMessage]] = []
     token = _captured.set(holder)
     messages: list[ModelMessage] = []
