@@ -37,7 +37,7 @@ def main() -> None:
         for part in message.parts:
             if isinstance(part, RetryPromptPart):
                 print(f'retry prompt: {part.model_response()!r}')
-    print(f'requests: {result.usage().requests}')
+    print(f'requests: {result.usage.requests}')
 
 
 if __name__ == '__main__':

@@ -78,7 +78,7 @@ def main() -> None:
     for question in ('How should I open a chess game?', 'My login does not work.'):
         result = commander.run_sync(question)
         print(f'{question!r} -> {result.output!r}')
-        print(f'  requests (commander and specialist): {result.usage().requests}')
+        print(f'  requests (commander and specialist): {result.usage.requests}')
 
 
 if __name__ == '__main__':

@@ -39,7 +39,7 @@ def main() -> None:
     assert isinstance(call, ToolCallPart)
     print(f'the model called: {call.tool_name}({call.args})')
     print(f'and was told: {result.all_messages()[-1].parts[0].content!r}')  # type: ignore[union-attr]
-    print(f'usage: {result.usage()}')
+    print(f'usage: {result.usage}')
 
 
 if __name__ == '__main__':

@@ -15,6 +15,8 @@ NOW: Any = IsNow(tz=timezone.utc)
 """Matches a timestamp made during the test."""
 RUN_ID: Any = IsStr(regex=r'[0-9a-f]{32}')
 """Matches a run id."""
+CONVERSATION_ID: Any = IsStr(regex=r'[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}')
+"""Matches a generated conversation id (a UUID version 7)."""
 CALL_ID: Any = IsStr(regex=r'pyd_ai_[0-9a-f]{32}')
 """Matches a generated tool call id."""
 

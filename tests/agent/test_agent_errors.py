@@ -16,7 +16,7 @@ from edgewise.agent import (
 )
 from edgewise.agent.messages import ModelRequest, ModelResponse, TextPart, ToolCallPart, UserPromptPart
 
-from ._helpers import NOW, RUN_ID, scripted
+from ._helpers import CONVERSATION_ID, NOW, RUN_ID, scripted
 
 pytestmark = pytest.mark.anyio
 
@@ -64,7 +64,9 @@ async def test_text_where_structured_output_is_required_exhausts_the_output_retr
 
 
 async def test_output_retries_are_separate_from_tool_retries() -> None:
-    agent = Agent(scripted(*[[TextPart('plain')] for _ in range(4)]), output_type=int, retries=5, output_retries=2)
+    agent = Agent(
+        scripted(*[[TextPart('plain')] for _ in range(4)]), output_type=int, retries={'tools': 5, 'output': 2}
+    )
     with pytest.raises(UnexpectedModelBehavior, match=r'Exceeded maximum output retries \(2\)'):
         await agent.run('x')
 
@@ -81,7 +83,7 @@ async def test_request_limit_raises_before_the_request_and_carries_the_messages(
     assert str(exc_info.value) == 'The next request would exceed the request_limit of 2'
     assert len(exc_info.value.messages) == 4
     assert exc_info.value.messages[0] == ModelRequest(
-        parts=[UserPromptPart('x', timestamp=NOW)], timestamp=NOW, run_id=RUN_ID
+        parts=[UserPromptPart('x', timestamp=NOW)], timestamp=NOW, run_id=RUN_ID, conversation_id=CONVERSATION_ID
     )
 
 

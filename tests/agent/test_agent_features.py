@@ -33,7 +33,7 @@ from edgewise.agent.models.function import AgentInfo, FunctionModel
 from edgewise.agent.models.test import TestModel
 from edgewise.graph import End
 
-from ._helpers import NOW, RUN_ID, scripted
+from ._helpers import CONVERSATION_ID, NOW, RUN_ID, scripted
 
 pytestmark = pytest.mark.anyio
 
@@ -76,6 +76,7 @@ async def test_instructions_and_system_prompts_from_texts_and_functions() -> Non
         timestamp=NOW,
         instructions='static\n\nuser is ann',
         run_id=RUN_ID,
+        conversation_id=CONVERSATION_ID,
     )
 
 
@@ -153,7 +154,7 @@ async def test_iter_yields_every_node_then_the_end() -> None:
     async with agent.iter('go') as run:
         assert run.result is None
         kinds = [type(node).__name__ async for node in run]
-        assert run.usage() == RunUsage(input_tokens=103, output_tokens=5, requests=2, tool_calls=1)
+        assert run.usage == RunUsage(input_tokens=103, output_tokens=5, requests=2, tool_calls=1)
         assert run.ctx.state.run_step == 2
     assert kinds == [
         'UserPromptNode',
@@ -213,7 +214,7 @@ async def test_as_tool_lets_one_agent_delegate_to_another_with_shared_usage() ->
     with boss.override(tools=[boss_tool]):
         result = await boss.run('ask')
     assert result.all_messages()[2].parts == [ToolReturnPart('specialist', 42, 'c1', timestamp=NOW)]
-    assert result.usage().requests == 3
+    assert result.usage.requests == 3
     default = Agent(scripted()).as_tool()
     assert (default.name, default.description) == (
         'agent',
@@ -272,7 +273,10 @@ def test_duplicate_tool_names_are_rejected() -> None:
 def test_agent_reports_its_configuration() -> None:
     agent = Agent('test', output_type=int, deps_type=Deps, name='a', tools=[Tool(lambda: 1, name='one')])
     assert (agent.output_type, agent.deps_type) == (int, Deps)
-    assert repr(agent) == "Agent(model='test', name='a', end_strategy='early')"
+    assert (
+        repr(agent)
+        == "Agent(model='test', name='a', end_strategy='early', model_settings=None, output_type=<class 'int'>)"
+    )
 
 
 async def test_a_run_without_prompt_or_history_sends_the_system_prompts_only() -> None:

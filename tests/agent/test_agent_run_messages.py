@@ -19,7 +19,7 @@ from edgewise.agent.messages import (
 )
 from edgewise.agent.usage import RequestUsage
 
-from ._helpers import CALL_ID, NOW, RUN_ID, scripted
+from ._helpers import CALL_ID, CONVERSATION_ID, NOW, RUN_ID, scripted
 
 pytestmark = pytest.mark.anyio
 
@@ -63,6 +63,7 @@ async def test_bad_arguments_unknown_tool_text_and_invalid_output_are_retried_th
                 timestamp=NOW,
                 instructions='be nice',
                 run_id=RUN_ID,
+                conversation_id=CONVERSATION_ID,
             ),
             ModelResponse(
                 parts=[
@@ -74,6 +75,7 @@ async def test_bad_arguments_unknown_tool_text_and_invalid_output_are_retried_th
                 model_name='function:script:',
                 timestamp=NOW,
                 run_id=RUN_ID,
+                conversation_id=CONVERSATION_ID,
             ),
             ModelRequest(
                 parts=[
@@ -101,6 +103,7 @@ async def test_bad_arguments_unknown_tool_text_and_invalid_output_are_retried_th
                 timestamp=NOW,
                 instructions='be nice',
                 run_id=RUN_ID,
+                conversation_id=CONVERSATION_ID,
             ),
             ModelResponse(
                 parts=[TextPart('hello')],
@@ -108,6 +111,7 @@ async def test_bad_arguments_unknown_tool_text_and_invalid_output_are_retried_th
                 model_name='function:script:',
                 timestamp=NOW,
                 run_id=RUN_ID,
+                conversation_id=CONVERSATION_ID,
             ),
             ModelRequest(
                 parts=[
@@ -127,6 +131,7 @@ async def test_bad_arguments_unknown_tool_text_and_invalid_output_are_retried_th
                 timestamp=NOW,
                 instructions='be nice',
                 run_id=RUN_ID,
+                conversation_id=CONVERSATION_ID,
             ),
             ModelResponse(
                 parts=[ToolCallPart('final_result', {'a': 1}, 'c4')],
@@ -134,6 +139,7 @@ async def test_bad_arguments_unknown_tool_text_and_invalid_output_are_retried_th
                 model_name='function:script:',
                 timestamp=NOW,
                 run_id=RUN_ID,
+                conversation_id=CONVERSATION_ID,
             ),
             ModelRequest(
                 parts=[
@@ -147,6 +153,7 @@ async def test_bad_arguments_unknown_tool_text_and_invalid_output_are_retried_th
                 timestamp=NOW,
                 instructions='be nice',
                 run_id=RUN_ID,
+                conversation_id=CONVERSATION_ID,
             ),
             ModelResponse(
                 parts=[
@@ -158,6 +165,7 @@ async def test_bad_arguments_unknown_tool_text_and_invalid_output_are_retried_th
                 model_name='function:script:',
                 timestamp=NOW,
                 run_id=RUN_ID,
+                conversation_id=CONVERSATION_ID,
             ),
             ModelRequest(
                 parts=[
@@ -174,10 +182,11 @@ async def test_bad_arguments_unknown_tool_text_and_invalid_output_are_retried_th
                 ],
                 timestamp=NOW,
                 run_id=RUN_ID,
+                conversation_id=CONVERSATION_ID,
             ),
         ]
     )
-    assert result.usage() == RunUsage(input_tokens=487, output_tokens=73, requests=4)
+    assert result.usage == RunUsage(input_tokens=487, output_tokens=73, requests=4)
 
 
 async def test_exhaustive_end_strategy_runs_the_other_tools_after_the_output() -> None:
@@ -199,6 +208,7 @@ async def test_exhaustive_end_strategy_runs_the_other_tools_after_the_output() -
         ],
         timestamp=NOW,
         run_id=RUN_ID,
+        conversation_id=CONVERSATION_ID,
     )
 
 
@@ -214,16 +224,22 @@ async def test_text_output_with_a_failing_validator_is_retried_without_a_tool_na
     result = await agent.run('x')
     assert result.output == 'ANS2'
     assert result.all_messages() == [
-        ModelRequest(parts=[UserPromptPart('x', timestamp=NOW)], timestamp=NOW, run_id=RUN_ID),
+        ModelRequest(
+            parts=[UserPromptPart('x', timestamp=NOW)], timestamp=NOW, run_id=RUN_ID, conversation_id=CONVERSATION_ID
+        ),
         ModelResponse(
             parts=[TextPart('ans1')],
             usage=RequestUsage(input_tokens=51, output_tokens=1),
             model_name='function:script:',
             timestamp=NOW,
             run_id=RUN_ID,
+            conversation_id=CONVERSATION_ID,
         ),
         ModelRequest(
-            parts=[RetryPromptPart('bad answer', tool_call_id=CALL_ID, timestamp=NOW)], timestamp=NOW, run_id=RUN_ID
+            parts=[RetryPromptPart('bad answer', tool_call_id=CALL_ID, timestamp=NOW)],
+            timestamp=NOW,
+            run_id=RUN_ID,
+            conversation_id=CONVERSATION_ID,
         ),
         ModelResponse(
             parts=[TextPart('ans2')],
@@ -231,6 +247,7 @@ async def test_text_output_with_a_failing_validator_is_retried_without_a_tool_na
             model_name='function:script:',
             timestamp=NOW,
             run_id=RUN_ID,
+            conversation_id=CONVERSATION_ID,
         ),
     ]
 
@@ -251,6 +268,7 @@ async def test_output_validator_retry_of_an_output_tool_names_the_tool() -> None
         parts=[RetryPromptPart('a must not be 1', tool_name='final_result', tool_call_id='c1', timestamp=NOW)],
         timestamp=NOW,
         run_id=RUN_ID,
+        conversation_id=CONVERSATION_ID,
     )
 
 

@@ -28,8 +28,8 @@ from edgewise.agent.output import NativeOutput, PromptedOutput, TextOutput, Tool
 from edgewise.agent.tools import ToolDefinition
 from edgewise.agent.usage import RequestUsage, RunUsage, UsageLimits
 
-RUN = ['user_prompt', '*output_type', '*message_history', '*model', '*deps', '*model_settings', '*usage_limits',
-       '*usage']  # fmt: skip
+RUN = ['user_prompt', '*output_type', '*message_history', '*conversation_id', '*model', '*instructions', '*deps',
+       '*model_settings', '*usage_limits', '*usage', '*metadata', '*retries']  # fmt: skip
 
 
 def _params(fn: Callable[..., Any]) -> list[str]:
@@ -46,11 +46,14 @@ def _params(fn: Callable[..., Any]) -> list[str]:
     ('fn', 'params'),
     [
         (Agent.__init__, ['model', '*output_type', '*instructions', '*system_prompt', '*deps_type', '*name',
-                          '*model_settings', '*retries', '*output_retries', '*tools', '*end_strategy']),
+                          '*description', '*model_settings', '*retries', '*validation_context', '*tools',
+                          '*defer_model_check', '*end_strategy', '*metadata', '*tool_timeout', '*max_concurrency',
+                          '*capabilities', '**deprecated_kwargs']),
         (Agent.system_prompt, ['/func', '*dynamic']),
         (Agent.instructions, ['/func']),
         (Agent.output_validator, ['/func']),
-        (Agent.override, ['*model', '*deps', '*tools']),
+        (Agent.override, ['*name', '*model', '*deps', '*tools', '*instructions', '*model_settings', '*metadata',
+                          '*retries']),
         (Tool.__init__, ['function', '*takes_ctx', '*max_retries', '*name', '*description', '*prepare',
                          '*args_validator', '*docstring_format', '*require_parameter_descriptions',
                          '*schema_generator', '*strict', '*sequential', '*requires_approval', '*metadata', '*timeout',
@@ -65,7 +68,8 @@ def _params(fn: Callable[..., Any]) -> list[str]:
         (RequestUsage, ['*input_tokens', '*cache_write_tokens', '*cache_read_tokens', '*output_tokens',
                         '*input_audio_tokens', '*cache_audio_read_tokens', '*output_audio_tokens', '*details']),
         (RunContext, ['*deps', '*model', '*usage', '*prompt', '*messages', '*retries', '*tool_call_id', '*tool_name',
-                      '*retry', '*max_retries', '*run_step', '*run_id', '*partial_output']),
+                      '*retry', '*max_retries', '*run_step', '*run_id', '*conversation_id', '*metadata',
+                      '*model_settings', '*validation_context', '*partial_output']),
         (ToolDefinition, ['*name', '*parameters_json_schema', '*description', '*outer_typed_dict_key', '*strict',
                           '*sequential', '*kind', '*metadata', '*timeout', '*defer_loading', '*unless_native',
                           '*with_native', '*tool_kind', '*return_schema', '*include_return_schema',
@@ -79,9 +83,9 @@ def _params(fn: Callable[..., Any]) -> list[str]:
         (AgentInfo, ['*function_tools', '*allow_text_output', '*output_tools', '*model_settings',
                      '*model_request_parameters', '*instructions']),
         (capture_run_messages, []),
-        (ModelRequest, ['parts', '*timestamp', '*instructions', '*kind', '*run_id', '*metadata']),
+        (ModelRequest, ['parts', '*timestamp', '*instructions', '*kind', '*run_id', '*conversation_id', '*metadata']),
         (ModelResponse, ['parts', '*usage', '*model_name', '*timestamp', '*kind', '*provider_name', '*provider_details',
-                         '*provider_response_id', '*finish_reason', '*run_id', '*metadata']),
+                         '*provider_response_id', '*finish_reason', '*run_id', '*conversation_id', '*metadata']),
         (SystemPromptPart, ['content', '*timestamp', '*dynamic_ref', '*part_kind']),
         (UserPromptPart, ['content', '*timestamp', '*part_kind']),
         (ToolReturnPart, ['tool_name', 'content', 'tool_call_id', '*tool_kind', '*metadata', '*timestamp', '*outcome',
@@ -107,7 +111,7 @@ def _typed_params(fn: Callable[..., Any]) -> list[str]:
     return params[:-1] + ['*' + name for name in typing.get_origin(options).__annotations__]
 
 
-ITER = [*RUN, '*persistence', '*infer_name']
+ITER = [*RUN, '*infer_name', '*capabilities', '*persistence']
 
 
 @pytest.mark.parametrize(
@@ -115,7 +119,7 @@ ITER = [*RUN, '*persistence', '*infer_name']
     [
         (Agent.run, [*ITER, '*event_stream_handler'], ['user_prompt', '*event_stream_handler', '**kwargs']),
         (Agent.run_sync, [*ITER, '*event_stream_handler'], ['user_prompt', '**kwargs']),
-        (Agent.iter, ITER, ITER),
+        (Agent.iter, ITER, [*ITER, '**deprecated_kwargs']),
         (Agent.run_stream, ITER, ['user_prompt', '**kwargs']),
         (Agent.run_stream_events, ITER, ['user_prompt', '**kwargs']),
     ],

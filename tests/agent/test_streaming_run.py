@@ -24,7 +24,7 @@ from edgewise.agent.messages import TextPart, ToolCallPart, ToolReturnPart, User
 from edgewise.agent.models.function import DeltaToolCall
 from edgewise.agent.models.test import TestModel
 
-from ._helpers import NOW, RUN_ID
+from ._helpers import CONVERSATION_ID, NOW, RUN_ID
 from ._streaming_helpers import streamed
 
 pytestmark = pytest.mark.anyio
@@ -90,6 +90,7 @@ async def test_text_then_tool_calls_runs_the_tools_and_streams_the_next_response
                 ],
                 timestamp=NOW,
                 run_id=RUN_ID,
+                conversation_id=CONVERSATION_ID,
             ),
             ModelResponse(
                 parts=[
@@ -100,6 +101,7 @@ async def test_text_then_tool_calls_runs_the_tools_and_streams_the_next_response
                 model_name='function::stream',
                 timestamp=NOW,
                 run_id=RUN_ID,
+                conversation_id=CONVERSATION_ID,
             ),
             ModelRequest(
                 parts=[
@@ -112,6 +114,7 @@ async def test_text_then_tool_calls_runs_the_tools_and_streams_the_next_response
                 ],
                 timestamp=NOW,
                 run_id=RUN_ID,
+                conversation_id=CONVERSATION_ID,
             ),
             ModelResponse(
                 parts=[TextPart(content='The sum is 3.')],
@@ -119,6 +122,7 @@ async def test_text_then_tool_calls_runs_the_tools_and_streams_the_next_response
                 model_name='function::stream',
                 timestamp=NOW,
                 run_id=RUN_ID,
+                conversation_id=CONVERSATION_ID,
             ),
         ]
     )

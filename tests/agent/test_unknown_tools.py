@@ -8,7 +8,7 @@ from pydantic import BaseModel
 from edgewise.agent import Agent, UsageLimitExceeded, UsageLimits
 from edgewise.agent.messages import ModelRequest, RetryPromptPart, TextPart, ToolCallPart, ToolReturnPart
 
-from ._helpers import NOW, RUN_ID, scripted
+from ._helpers import CONVERSATION_ID, NOW, RUN_ID, scripted
 
 pytestmark = pytest.mark.anyio
 
@@ -33,13 +33,13 @@ async def test_an_unknown_call_beside_the_final_result_still_gets_its_retry_prom
             ),
         ],
         timestamp=NOW,
-        run_id=RUN_ID,
+        run_id=RUN_ID, conversation_id=CONVERSATION_ID,
     )  # fmt: skip
 
 
 async def test_unknown_calls_do_not_spend_the_output_retries() -> None:
     agent = Agent(scripted(*[[ToolCallPart('nope', {}, f'n{i}')] for i in range(3)], [TextPart('fine')]),
-                  retries=3, output_retries=0)  # fmt: skip
+                  retries={'tools': 3, 'output': 0})  # fmt: skip
 
     assert (await agent.run('x')).output == 'fine'
 

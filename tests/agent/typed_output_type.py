@@ -71,6 +71,6 @@ async def check_other_arguments_stay_typed() -> None:
     # a name no entry point takes, are errors (`warn_unused_ignores` fails the check if they are not).
     agent.run_sync('x', deps='a', output_type=int)  # type: ignore[call-overload]
     agent.run_stream_events('x', deps='a')  # type: ignore[call-overload]
-    agent.run_sync('x', deps=Deps('a'), persistence=None, retries=3)  # type: ignore[call-overload]
+    agent.run_sync('x', deps=Deps('a'), persistence=None, colour=3)  # type: ignore[call-overload]
     async with agent.run_stream('x', deps=Deps('a'), output_type=int, event_stream_handler=None):  # type: ignore[call-overload]
         pass

@@ -532,7 +532,7 @@ async def test_an_agent_runs_tools_through_the_model() -> None:
     assert result.output == 'It is sunny in Oslo.'
     assert recorder.bodies[1]['messages'][-1] == {'role': 'tool', 'tool_call_id': 'call_1', 'content': 'sunny in Oslo'}
     assert recorder.bodies[0]['messages'][0] == {'role': 'system', 'content': 'Be helpful.'}
-    assert result.usage().requests == 2
+    assert result.usage.requests == 2
 
 
 async def test_the_profiles_schema_transformer_makes_tools_strict_where_it_can() -> None:

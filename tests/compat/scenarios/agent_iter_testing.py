@@ -49,7 +49,7 @@ async def walk() -> None:
                 print('CallToolsNode', [p.part_kind for p in node.model_response.parts])
             else:
                 print(type(node).__name__, node.data.output)
-        print(usage_line(run.usage()))
+        print(usage_line(run.usage))
         assert run.result is not None
         print(repr(run.result.output))
 

@@ -71,7 +71,7 @@ print('== tool calls, retries and an unknown tool')
 result = agent.run_sync('go', deps=1.5)
 print(repr(result.output))
 show_messages(result.all_messages())
-print(usage_line(result.usage()))
+print(usage_line(result.usage))
 
 print('== prepare hides a tool')
 print(repr(agent.run_sync('go', deps=0.5).output))

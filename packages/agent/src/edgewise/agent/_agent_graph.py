@@ -15,6 +15,7 @@ whole messages: a request without its response, or a response whose tool calls a
 from __future__ import annotations as _annotations
 
 import dataclasses
+import itertools
 from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
@@ -33,11 +34,13 @@ from ._output import validation_errors
 from ._run_deps import GraphAgentDeps, GraphAgentState
 from ._run_result import FinalResult
 from ._tool_calls import run_tool_calls, tool_retry_prompt
+from .capabilities.abstract import ModelRequestContext
 from .exceptions import ModelRetry, UserError
 from .messages import (
     FunctionToolCallEvent,
     FunctionToolResultEvent,
     HandleResponseEvent,
+    ModelMessage,
     ModelRequest,
     ModelRequestPart,
     ModelResponse,
@@ -64,6 +67,7 @@ __all__ = (
     'AgentStream',
     'CANCELLED_TOOL_CONTENT',
     'agent_graph',
+    'has_adjacent_same_kind',
 )
 
 DepsT = TypeVar('DepsT', default=None)
@@ -132,21 +136,28 @@ class UserPromptNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Final
             for prompt in deps.system_prompts:
                 if isinstance(prompt, str):
                     parts.append(SystemPromptPart(prompt))
+                elif prompt.dynamic:
+                    # Kept even when empty, so that a later run can fill it in.
+                    text = await prompt.run(run_ctx)
+                    parts.append(SystemPromptPart(text or '', dynamic_ref=prompt.function.__qualname__))
                 elif text := await prompt.run(run_ctx):
-                    ref = prompt.function.__qualname__ if prompt.dynamic else None
-                    parts.append(SystemPromptPart(text, dynamic_ref=ref))
+                    parts.append(SystemPromptPart(text))
         else:
             await _refresh_dynamic_prompts(history, deps, run_ctx)
         if self.user_prompt is not None:
             parts.append(UserPromptPart(self.user_prompt))
         elif not parts and history:
             last = history[-1]
-            if isinstance(last, ModelResponse):
+            if isinstance(last, ModelRequest):
+                # Re-send the last request of the history (e.g. one whose answer failed); it stays out of
+                # `new_messages`.
+                history.pop()
+                deps.resumed_request = last
+                return ModelRequestNode(last)
+            if last.tool_calls:
                 # Continue a conversation whose last response still has tool calls to handle.
                 return CallToolsNode(last)
-            # Re-send the last request of the history (e.g. one whose answer failed).
-            history.pop()
-            return ModelRequestNode(last)
+            # A history ending with a plain response: ask again, with the instructions only (as pydantic-ai).
         instructions = await deps.instructions_text(state)
         return ModelRequestNode(ModelRequest(parts, instructions=instructions))
 
@@ -185,8 +196,10 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
         params = await self.prepare_request(ctx)
         state, deps = ctx.state, ctx.deps
         model = deps.model
-        with _instrument.span('chat {model_name}', model_name=model.model_name, run_step=state.run_step):
-            response = await model.request(state.message_history, deps.model_settings, params)
+        with _instrument.span_if(
+            deps.tracing, 'chat {model_name}', model_name=model.model_name, run_step=state.run_step
+        ):
+            response = await model.request(_sent_messages(state, deps), self._settings, params)
         return self.record_response(ctx, response)
 
     def stream(
@@ -208,8 +221,10 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
         params = await self.prepare_request(ctx)
         run_ctx = deps.run_context(state)
         model = deps.model
-        with _instrument.span('chat {model_name}', model_name=model.model_name, run_step=state.run_step):
-            async with model.request_stream(state.message_history, deps.model_settings, params, run_ctx) as response:
+        with _instrument.span_if(
+            deps.tracing, 'chat {model_name}', model_name=model.model_name, run_step=state.run_step
+        ):
+            async with model.request_stream(_sent_messages(state, deps), self._settings, params, run_ctx) as response:
                 stream = AgentStream(response)
                 yield stream
                 async for _ in stream:  # a reader that stops early still gets the whole response recorded
@@ -219,13 +234,15 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
     async def prepare_request(
         self, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]]
     ) -> ModelRequestParameters:
-        """Check the usage limits, add the request to the history and build the request's parameters."""
+        """Check the usage limits, add the request to the history and build the request's parameters and settings
+        (then run the capabilities' `before_model_request` hooks, such as history processors)."""
         state, deps = ctx.state, ctx.deps
         history = state.message_history
         deps.usage_limits.check_before_request(state.usage, history)
         request = self.request
         request.timestamp = _now()
         request.run_id = state.run_id
+        request.conversation_id = request.conversation_id or state.conversation_id
         history.append(request)
         state.run_step += 1
         function_tools = await deps.prepare_tools(state)
@@ -238,7 +255,20 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
             # As in pydantic-ai: native and prompted output arrive as text, so the model is told text is allowed.
             allow_text_output=schema.allow_text_output or schema.mode in ('native', 'prompted'),
         )
-        return deps.model.customize_request_parameters(params)
+        params = deps.model.customize_request_parameters(params)
+        settings = deps.model_settings
+        if deps.settings_resolver is not None or deps.request_hooks:
+            run_ctx = deps.run_context(state)
+            if deps.settings_resolver is not None:
+                settings = deps.settings_resolver(run_ctx)
+            if deps.request_hooks:
+                settings, params = await _run_request_hooks(ctx, run_ctx, settings, params)
+        self.__dict__['_settings'] = settings
+        return params
+
+    @property
+    def _settings(self) -> Any:
+        return self.__dict__.get('_settings')
 
     def record_response(
         self, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]], response: ModelResponse
@@ -246,6 +276,7 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
         """Add the model's response to the history and the usage; check the token limits."""
         state, deps = ctx.state, ctx.deps
         response.run_id = state.run_id
+        response.conversation_id = state.conversation_id
         state.usage.incr(response.usage)
         state.message_history.append(response)
         if deps.usage_limits.has_token_limits():
@@ -311,7 +342,9 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
                 now = _now()
                 returns = [ToolReturnPart(c.tool_name, CANCELLED_TOOL_CONTENT, c.tool_call_id, outcome='failed',
                                           timestamp=now) for c in calls]  # fmt: skip
-                history.append(ModelRequest(returns, timestamp=now, run_id=state.run_id))
+                history.append(
+                    ModelRequest(returns, timestamp=now, run_id=state.run_id, conversation_id=state.conversation_id)
+                )
             raise
         self.__dict__[_NEXT] = next_node
         if not calls:
@@ -346,7 +379,7 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
             if schema.allow_text_output:
                 output = await schema.process_text(text, run_ctx)
             else:
-                value = schema.parse_json_text(text)
+                value = schema.parse_json_text(text, deps.validation_context_for(run_ctx))
                 processor = schema.object_processor
                 assert processor is not None
                 output = await processor.finish(value, run_ctx)
@@ -389,7 +422,8 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
                 max_retries=deps.max_result_retries,
             )  # fmt: skip
             try:
-                output = await processor.finish(processor.validate(call.args), call_ctx)
+                value = processor.validate(call.args, deps.validation_context_for(call_ctx))
+                output = await processor.finish(value, call_ctx)
                 output = await _validate_output(output, call_ctx, deps)
             except pydantic.ValidationError as exc:
                 if final is not None:
@@ -414,10 +448,103 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
         parts.extend(await run_tool_calls(function_calls, state, deps, unknown_calls))
         if final is not None:
             # The output tool's acknowledgement closes the conversation, so that it can be continued later.
-            state.message_history.append(ModelRequest(parts, timestamp=_now(), run_id=state.run_id))
+            closing = ModelRequest(parts, timestamp=_now(), run_id=state.run_id, conversation_id=state.conversation_id)
+            state.message_history.append(closing)
             return End(final)
         instructions = await deps.instructions_text(state)
         return ModelRequestNode(ModelRequest(parts, instructions=instructions))
+
+
+async def _run_request_hooks(
+    ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[Any, Any]],
+    run_ctx: RunContext[Any],
+    settings: Any,
+    params: ModelRequestParameters,
+) -> tuple[Any, ModelRequestParameters]:
+    """Run the capabilities' `before_model_request` hooks; what they return replaces the run's history."""
+    state, deps = ctx.state, ctx.deps
+    request_context = ModelRequestContext(
+        model=deps.model, messages=state.message_history[:], model_settings=settings, model_request_parameters=params
+    )
+    for capability in deps.request_hooks:
+        request_context = await capability.before_model_request(run_ctx, request_context)
+    messages = request_context.messages
+    if not messages:
+        raise UserError('Processed history cannot be empty.')
+    last = messages[-1]
+    if not isinstance(last, ModelRequest):
+        raise UserError('Processed history must end with a `ModelRequest`.')
+    last.timestamp = last.timestamp or _now()
+    last.run_id = last.run_id or state.run_id
+    last.conversation_id = last.conversation_id or state.conversation_id
+    # The history list may be the one `capture_run_messages` gave out: change its contents, not the list.
+    state.message_history[:] = messages
+    deps.merge_adjacent = deps.merge_adjacent or has_adjacent_same_kind(messages)
+    deps.new_message_index = _first_new_index(messages, state.run_id, deps.resumed_request)
+    return request_context.model_settings, request_context.model_request_parameters
+
+
+def _first_new_index(messages: list[ModelMessage], run_id: str, resumed: ModelRequest | None) -> int:
+    """Where the run's own messages start in a history a capability rewrote: after the request the run resumed
+    (found by identity, else by content), else at the first message of the run."""
+    if resumed is not None:
+        for index, message in enumerate(messages):
+            if message is resumed:
+                return index + 1
+        for index in range(len(messages) - 1, -1, -1):
+            message = messages[index]
+            if isinstance(message, ModelRequest) and (
+                message.parts,
+                message.timestamp,
+                message.instructions,
+                message.metadata,
+            ) == (resumed.parts, resumed.timestamp, resumed.instructions, resumed.metadata):
+                return index + 1
+    return next((i for i, m in enumerate(messages) if m.run_id == run_id), len(messages))
+
+
+def has_adjacent_same_kind(messages: Sequence[ModelMessage]) -> bool:
+    """Whether two requests (or two responses) follow each other in `messages`."""
+    return any(type(a) is type(b) for a, b in itertools.pairwise(messages))
+
+
+def _sent_messages(state: GraphAgentState, deps: GraphAgentDeps[Any, Any]) -> list[ModelMessage]:
+    """The history as sent to the model: adjacent requests merged (and adjacent responses that did not come from a
+    model), as pydantic-ai sends them. Only histories given by the caller or changed by a capability can hold them,
+    so runs without those send their history as it is."""
+    history = state.message_history
+    if not deps.merge_adjacent:
+        return history
+    merged: list[ModelMessage] = []
+    for message in history:
+        last = merged[-1] if merged else None
+        if (
+            isinstance(message, ModelRequest)
+            and isinstance(last, ModelRequest)
+            and (not last.instructions or not message.instructions or last.instructions == message.instructions)
+        ):
+            parts = sorted(
+                [*last.parts, *message.parts], key=lambda p: not isinstance(p, ToolReturnPart | RetryPromptPart)
+            )
+            merged[-1] = ModelRequest(
+                parts,
+                instructions=last.instructions or message.instructions,
+                timestamp=message.timestamp or last.timestamp,
+            )
+        elif (
+            isinstance(message, ModelResponse)
+            and isinstance(last, ModelResponse)
+            and _synthetic(last)
+            and _synthetic(message)
+        ):
+            merged[-1] = dataclasses.replace(last, parts=[*last.parts, *message.parts])
+        else:
+            merged.append(message)
+    return merged
+
+
+def _synthetic(response: ModelResponse) -> bool:
+    return response.provider_response_id is None and response.provider_name is None and response.model_name is None
 
 
 def _status(call: ToolCallPart, content: str) -> ToolReturnPart:

@@ -13,9 +13,8 @@ from edgewise.graph import End, GraphRun, GraphRunContext
 
 from ._agent_graph import AgentNode
 from ._run_deps import GraphAgentDeps, GraphAgentState
-from ._run_result import AgentRunResult, FinalResult
-from .messages import ModelMessage
-from .usage import RunUsage
+from ._run_result import AgentRunResult, CallableRunUsage, FinalResult
+from .messages import ModelMessage, ModelMessagesTypeAdapter
 
 __all__ = ('AgentRun', 'capture_run_messages')
 
@@ -64,9 +63,25 @@ class AgentRun(Generic[DepsT, OutputT]):
         """Run `node` (by default the next node) and return the node after it, or the `End`."""
         return await self._graph_run.next(node)  # type: ignore[return-value]
 
-    def usage(self) -> RunUsage:
-        """The usage of the run so far."""
-        return self._graph_run.state.usage
+    @property
+    def usage(self) -> CallableRunUsage:
+        """The usage of the run so far (`run.usage`; calling it, `run.usage()`, still works but is deprecated)."""
+        return CallableRunUsage.of(self._graph_run.state.usage)
+
+    @property
+    def metadata(self) -> dict[str, Any] | None:
+        """The run's metadata (computed when it started, and again once it ends well)."""
+        return self._graph_run.state.metadata
+
+    @property
+    def run_id(self) -> str:
+        """The id of the run."""
+        return self._graph_run.state.run_id
+
+    @property
+    def conversation_id(self) -> str:
+        """The id of the conversation the run belongs to."""
+        return self._graph_run.state.conversation_id
 
     def all_messages(self) -> list[ModelMessage]:
         """Every message so far, including the message history the run was given."""
@@ -75,6 +90,14 @@ class AgentRun(Generic[DepsT, OutputT]):
     def new_messages(self) -> list[ModelMessage]:
         """The messages of this run so far."""
         return self._graph_run.state.message_history[self._graph_run.deps.new_message_index :]
+
+    def all_messages_json(self) -> bytes:
+        """`all_messages()` as JSON."""
+        return ModelMessagesTypeAdapter.dump_json(self.all_messages())
+
+    def new_messages_json(self) -> bytes:
+        """`new_messages()` as JSON."""
+        return ModelMessagesTypeAdapter.dump_json(self.new_messages())
 
     def __aiter__(self) -> AsyncIterator[AgentNode[DepsT, OutputT] | End[FinalResult[OutputT]]]:
         return self
@@ -101,6 +124,10 @@ def capture_run_messages() -> Iterator[list[ModelMessage]]:
             print(messages)
     ```
     """
+    if (outer := _captured.get()) is not None:
+        # Nested: the inner block shares the outer block's list.
+        yield outer[0]
+        return
     holder: list[list[ModelMessage]] = []
     token = _captured.set(holder)
     messages: list[ModelMessage] = []

@@ -68,16 +68,17 @@ class FunctionSchema:
     return_schema: dict[str, Any] | None = field(default_factory=dict)
     """The JSON schema of what the function returns (`{}` when it is not annotated)."""
 
-    def validate(self, args: str | dict[str, Any] | None) -> dict[str, Any]:
-        """Validate arguments given as a JSON string or a dict into keyword arguments.
+    def validate(self, args: str | dict[str, Any] | None, context: Any = None) -> dict[str, Any]:
+        """Validate arguments given as a JSON string or a dict into keyword arguments (`context`: the pydantic
+        validation context).
 
         Raises:
             pydantic.ValidationError: the arguments do not match the schema.
         """
         if isinstance(args, str):
-            result: dict[str, Any] = self.validator.validate_json(args or '{}')
+            result: dict[str, Any] = self.validator.validate_json(args or '{}', context=context)
         else:
-            result = self.validator.validate_python(args or {})
+            result = self.validator.validate_python(args or {}, context=context)
         return result
 
     async def call(self, kwargs: dict[str, Any], ctx: Any) -> Any:

@@ -13,7 +13,7 @@ import warnings
 from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
-__all__ = ('TRACING', 'span')
+__all__ = ('TRACING', 'span', 'span_if')
 
 
 def _logfire_installed() -> bool:
@@ -45,3 +45,8 @@ def span(name: str, **attributes: Any) -> AbstractContextManager[Any]:
             warnings.filterwarnings('ignore', message='No logs or spans will be created')
             return _logfire.span(name, **attributes)  # type: ignore[no-any-return]
     return _logfire.span(name, **attributes)  # type: ignore[no-any-return]
+
+
+def span_if(enabled: bool, name: str, **attributes: Any) -> AbstractContextManager[Any]:
+    """`span(name, **attributes)` when `enabled` (the run's agent is instrumented), else a do-nothing manager."""
+    return span(name, **attributes) if enabled else _NO_SPAN

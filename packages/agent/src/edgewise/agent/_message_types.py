@@ -179,6 +179,8 @@ class ModelRequest:
     """Tag of requests in serialized histories."""
     run_id: str | None = None
     """The id of the agent run that sent the request."""
+    conversation_id: str | None = None
+    """The id of the conversation (runs sharing a message history) the request belongs to."""
     metadata: dict[str, Any] | None = None
     """Data kept for the application and not sent to the model."""
 
@@ -188,7 +190,7 @@ class ModelRequest:
         return cls(parts=[UserPromptPart(user_prompt)], instructions=instructions)
 
     def __repr__(self) -> str:
-        return _repr(self, ('parts', 'timestamp', 'instructions', 'run_id', 'metadata'))
+        return _repr(self, ('parts', 'timestamp', 'instructions', 'run_id', 'conversation_id', 'metadata'))
 
 
 @dataclass(repr=False)
@@ -322,6 +324,8 @@ class ModelResponse:
     """Why the model stopped generating."""
     run_id: str | None = None
     """The id of the agent run that received the response."""
+    conversation_id: str | None = None
+    """The id of the conversation (runs sharing a message history) the response belongs to."""
     metadata: dict[str, Any] | None = None
     """Data kept for the application."""
 
@@ -337,9 +341,8 @@ class ModelResponse:
         return [part for part in self.parts if isinstance(part, ToolCallPart)]
 
     def __repr__(self) -> str:
-        return _repr(
-            self, ('parts', 'usage', 'model_name', 'timestamp', 'provider_name', 'provider_response_id', 'run_id')
-        )
+        names = ('parts', 'usage', 'model_name', 'timestamp', 'provider_name', 'provider_response_id', 'run_id')
+        return _repr(self, (*names, 'conversation_id'))
 
 
 ModelMessage = Annotated[ModelRequest | ModelResponse, pydantic.Discriminator('kind')]

@@ -81,19 +81,20 @@ class OutputProcessor:
     function: FunctionSchema | None = None
     """The output function whose return value is the output."""
 
-    def validate(self, args: str | dict[str, Any] | None) -> Any:
-        """The answer validated into a value (or into the output function's arguments).
+    def validate(self, args: str | dict[str, Any] | None, context: Any = None) -> Any:
+        """The answer validated into a value (or into the output function's arguments); `context` is the pydantic
+        validation context (`Agent(validation_context=...)`).
 
         Raises:
             pydantic.ValidationError: the answer does not match the schema.
         """
         if self.function is not None:
-            return self.function.validate(args)
+            return self.function.validate(args, context)
         assert self.validator is not None
         if isinstance(args, str):
-            value = self.validator.validate_json(args or '{}')
+            value = self.validator.validate_json(args or '{}', context=context)
         else:
-            value = self.validator.validate_python(args or {})
+            value = self.validator.validate_python(args or {}, context=context)
         return value.response if self.wrapped else value
 
     async def finish(self, value: Any, ctx: RunContext[Any]) -> Any:
@@ -156,7 +157,7 @@ class OutputSchema:
         output: Any = await self.text_function.call(kwargs, ctx)
         return output
 
-    def parse_json_text(self, text: str) -> Any:
+    def parse_json_text(self, text: str, context: Any = None) -> Any:
         """The value of a JSON text answer (native or prompted output, or text when only tools are allowed).
 
         Raises:
@@ -165,7 +166,7 @@ class OutputSchema:
         assert self.object_processor is not None
         if (match := _FENCE_RE.match(text)) is not None:
             text = match.group(1)
-        return self.object_processor.validate(text)
+        return self.object_processor.validate(text, context)
 
 
 def _first_plain_param(schema: FunctionSchema) -> str:

@@ -4,6 +4,8 @@ from __future__ import annotations as _annotations
 
 import inspect
 import os
+import time
+import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, TypeAlias
@@ -12,7 +14,7 @@ from typing_extensions import TypeVar
 
 from ._output import OutputSchema
 from .exceptions import UnexpectedModelBehavior, UserError
-from .messages import ModelMessage, UserContent
+from .messages import ModelMessage, ModelRequest, UserContent
 from .models import Model
 from .settings import ModelSettings
 from .tools import RunContext, Tool, ToolDefinition, resolve_return_schema
@@ -26,6 +28,9 @@ __all__ = (
     'OutputValidator',
     'call_user_function',
     'new_run_id',
+    'new_conversation_id',
+    'resolve_conversation_id',
+    'NEW_CONVERSATION',
 )
 
 DepsT = TypeVar('DepsT', default=None)
@@ -38,6 +43,30 @@ EndStrategy: TypeAlias = Literal['early', 'exhaustive']
 def new_run_id() -> str:
     """A new unique run id."""
     return os.urandom(16).hex()
+
+
+NEW_CONVERSATION = 'new'
+"""The `conversation_id` that starts a new conversation whatever the message history holds."""
+
+
+def new_conversation_id() -> str:
+    """A new conversation id: a UUID version 7 (time-ordered: 48 bits of Unix milliseconds, then random bits)."""
+    value = (time.time_ns() // 1_000_000) << 80 | int.from_bytes(os.urandom(10), 'big')
+    value = value & ~(0xF000 << 64) | 0x7000 << 64  # version 7
+    value = value & ~(0xC << 60) | 0x8 << 60  # RFC 9562 variant
+    return str(uuid.UUID(int=value))
+
+
+def resolve_conversation_id(explicit: str | None, history: Sequence[ModelMessage]) -> str:
+    """The run's conversation id: `explicit` (`'new'` for a fresh one), else the latest one in `history`, else new."""
+    if explicit == NEW_CONVERSATION:
+        return new_conversation_id()
+    if explicit is not None:
+        return explicit
+    for message in reversed(history):
+        if message.conversation_id is not None:
+            return message.conversation_id
+    return new_conversation_id()
 
 
 @dataclass(kw_only=True)
@@ -56,6 +85,10 @@ class GraphAgentState:
     """How many model requests the run has made."""
     run_id: str = field(default_factory=new_run_id)
     """The run's id."""
+    conversation_id: str = field(default_factory=new_conversation_id)
+    """The id of the conversation the run belongs to (shared by runs continuing one message history)."""
+    metadata: dict[str, Any] | None = None
+    """The run's metadata, computed when it starts and again when it ends well."""
 
     def increment_retries(self, max_retries: int, error: BaseException | None = None) -> None:
         """Count one more output retry.
@@ -133,7 +166,21 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
     model: Model
     """The model of the run."""
     model_settings: ModelSettings | None
-    """The merged settings of the model, the agent and the run."""
+    """The merged settings of the model, the agent and the run (when none is a function)."""
+    settings_resolver: Callable[[RunContext[Any]], ModelSettings | None] | None = None
+    """Merges the settings for each request, when some are functions of the run context."""
+    request_hooks: Sequence[Any] = ()
+    """Capabilities with a `before_model_request` hook, in order."""
+    tracing: bool = True
+    """Whether the run makes spans."""
+    tool_timeout: float | None = None
+    """The timeout of tools that set none, in seconds."""
+    resumed_request: ModelRequest | None = None
+    """The request of the given history the run sends again (run without a user prompt), not a new message."""
+    validation_context: Any = None
+    """The pydantic validation context of tool arguments and outputs, or a function of the run context giving it."""
+    merge_adjacent: bool = False
+    """Whether the history may hold adjacent requests (or responses), merged when sent to the model."""
     usage_limits: UsageLimits
     """The run's usage limits."""
     max_result_retries: int
@@ -183,12 +230,22 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
             messages=state.message_history,
             run_step=state.run_step,
             run_id=state.run_id,
+            conversation_id=state.conversation_id,
+            metadata=state.metadata,
             retries=state.tool_retries,
             tool_name=tool_name,
             tool_call_id=tool_call_id,
             retry=retry,
             max_retries=max_retries,
         )
+
+    def validation_context_for(self, ctx: RunContext[Any]) -> Any:
+        """The validation context for a validation at `ctx` (set on `ctx.validation_context` too)."""
+        context = self.validation_context
+        if callable(context):
+            context = context(ctx)
+        ctx.validation_context = context
+        return context
 
     async def prepare_tools(self, state: GraphAgentState) -> dict[str, ToolDefinition]:
         """The function tools of this step, after each tool's `prepare`."""
@@ -214,23 +271,22 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
         return step_tools
 
     async def instructions_text(self, state: GraphAgentState) -> str | None:
-        """The instructions of the next request: texts and function results joined, prompted-output last."""
+        """The instructions of the next request, as pydantic-ai 1.107 builds them: the texts joined by lines,
+        then each function's result as a paragraph, then the prompted-output instructions."""
         if self._static_instructions is not _NOT_COMPUTED:
             static: str | None = self._static_instructions
             return static
-        texts: list[str] = []
+        texts = '\n'.join(item for item in self.instructions if isinstance(item, str) and item)
+        paragraphs: list[str] = [texts.strip()] if texts.strip() else []
         ctx: RunContext[DepsT] | None = None
         for item in self.instructions:
-            if isinstance(item, str):
-                text: str | None = item
-            else:
+            if not isinstance(item, str):
                 ctx = ctx or self.run_context(state)
-                text = await item.run(ctx)
-            if text:
-                texts.append(text.strip())
+                if text := await item.run(ctx):
+                    paragraphs.append(text.strip())
         if self.output_schema.instructions:
-            texts.append(self.output_schema.instructions)
-        joined = '\n\n'.join(texts) if texts else None
+            paragraphs.append(self.output_schema.instructions)
+        joined = '\n\n'.join(paragraphs) if paragraphs else None
         if all(isinstance(item, str) for item in self.instructions):
             # Texts only: the same for every request of the run.
             self._static_instructions = joined

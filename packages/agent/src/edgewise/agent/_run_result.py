@@ -3,20 +3,52 @@ of `run_stream_events` (re-exported by `result`)."""
 
 from __future__ import annotations as _annotations
 
+import dataclasses
+import warnings
 from dataclasses import KW_ONLY, dataclass, field
-from typing import Generic, Literal
+from typing import Any, Generic, Literal
 
 from typing_extensions import TypeVar
 
 from . import messages as _messages
 from ._run_deps import GraphAgentState
-from .messages import ModelMessage, ModelRequest, ToolReturnPart
+from .messages import ModelMessage, ModelRequest, ModelResponse, ToolReturnPart
 from .usage import RunUsage
 
-__all__ = ('AgentRunResult', 'AgentRunResultEvent', 'FinalResult')
+__all__ = ('AgentRunResult', 'AgentRunResultEvent', 'CallableRunUsage', 'FinalResult')
 
 OutputDataT = TypeVar('OutputDataT', default=str, covariant=True)
 OutputT = TypeVar('OutputT', default=str)
+
+
+class CallableRunUsage(RunUsage):
+    """A `RunUsage` that can also be called (`result.usage()`, the spelling before pydantic-ai 1.107 made it a
+    property): the call warns and returns the usage itself."""
+
+    @classmethod
+    def of(cls, usage: RunUsage) -> CallableRunUsage:
+        """A callable copy of `usage`."""
+        callable_usage = cls.__new__(cls)
+        callable_usage.__dict__.update(usage.__dict__)
+        return callable_usage
+
+    def __call__(self) -> RunUsage:
+        warnings.warn(
+            '`usage` is no longer a method; access it as a property (drop the parentheses).',
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return self
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, RunUsage):
+            return all(getattr(self, f.name) == getattr(other, f.name) for f in dataclasses.fields(RunUsage))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return 'Run' + RunUsage.__repr__(self).removeprefix('CallableRun')
 
 
 @dataclass
@@ -70,14 +102,33 @@ class AgentRunResult(Generic[OutputDataT]):
             self.new_messages(output_tool_return_content=output_tool_return_content)
         )
 
-    def usage(self) -> RunUsage:
-        """The usage of the run."""
-        return self._state.usage if self._state is not None else RunUsage()
+    @property
+    def usage(self) -> CallableRunUsage:
+        """The usage of the run (`result.usage`; calling it, `result.usage()`, still works but is deprecated)."""
+        return CallableRunUsage.of(self._state.usage if self._state is not None else RunUsage())
+
+    @property
+    def response(self) -> ModelResponse:
+        """The last response of the model (before the output tool's acknowledgement, if any)."""
+        for message in reversed(self.all_messages()):
+            if isinstance(message, ModelResponse):
+                return message
+        raise ValueError('No response found in the message history')
 
     @property
     def run_id(self) -> str | None:
         """The id of the run."""
         return self._state.run_id if self._state is not None else None
+
+    @property
+    def conversation_id(self) -> str | None:
+        """The id of the conversation the run belongs to."""
+        return self._state.conversation_id if self._state is not None else None
+
+    @property
+    def metadata(self) -> dict[str, Any] | None:
+        """The run's metadata (`Agent(metadata=...)`, `run(metadata=...)`), as computed when it ended."""
+        return self._state.metadata if self._state is not None else None
 
     def _with_output_return(self, messages: list[ModelMessage], content: str) -> list[ModelMessage]:
         if self._output_tool_name is None or not messages:
@@ -90,7 +141,7 @@ class AgentRunResult(Generic[OutputDataT]):
             else p
             for p in last.parts
         ]
-        messages[-1] = ModelRequest(parts, timestamp=last.timestamp, instructions=last.instructions, run_id=last.run_id)
+        messages[-1] = dataclasses.replace(last, parts=parts)
         return messages
 
     def __repr__(self) -> str:

@@ -268,7 +268,22 @@ class StreamedRunResult(Generic[OutputDataT]):
 
     def usage(self) -> RunUsage:
         """The usage of the run so far (including the response being streamed once it is complete)."""
-        return self._run.usage()
+        return self._run.usage
+
+    @property
+    def run_id(self) -> str:
+        """The id of the run."""
+        return self._run.run_id
+
+    @property
+    def conversation_id(self) -> str:
+        """The id of the conversation the run belongs to."""
+        return self._run.conversation_id
+
+    @property
+    def metadata(self) -> dict[str, Any] | None:
+        """The run's metadata."""
+        return self._run.metadata
 
     def all_messages(self, *, output_tool_return_content: str | None = None) -> list[ModelMessage]:
         """Every message so far, including the message history the run was given.

@@ -53,13 +53,17 @@ async def _run_one(
     error: Exception
     step_def = (deps.step_tools or {}).get(name)
     timeout = step_def.timeout if step_def is not None else tool.timeout
+    if timeout is None:
+        timeout = deps.tool_timeout
     try:
-        kwargs = schema.validate(call.args)
+        kwargs = schema.validate(call.args, deps.validation_context_for(tool_ctx))
         if tool.args_validator is not None:
             checked = tool.args_validator(tool_ctx, **kwargs)
             if inspect.isawaitable(checked):
                 await checked
-        with _instrument.span('running tool: {tool_name}', tool_name=name, tool_call_id=call.tool_call_id):
+        with _instrument.span_if(
+            deps.tracing, 'running tool: {tool_name}', tool_name=name, tool_call_id=call.tool_call_id
+        ):
             result = await _call(schema, kwargs, tool_ctx, timeout)
     except pydantic.ValidationError as exc:
         error = exc

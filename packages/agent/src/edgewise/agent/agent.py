@@ -3,44 +3,58 @@
 from __future__ import annotations as _annotations
 
 import inspect
-import types
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
-from contextlib import AbstractAsyncContextManager, asynccontextmanager, contextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager, contextmanager, nullcontext
 from contextvars import ContextVar
 from functools import partial
 from types import NoneType, TracebackType
-from typing import Any, Generic, Self, overload
+from typing import Any, ClassVar, Self, overload
 
 import anyio
-from pydantic.json_schema import GenerateJsonSchema
-from typing_extensions import TypedDict, TypeVar, Unpack
+from typing_extensions import TypeVar, Unpack
 
 from edgewise.graph import BaseStatePersistence, Graph
 
 from . import _instrument
 from . import messages as _messages
-from ._agent_event_stream import AgentEventStream
-from ._agent_graph import UserPromptNode, agent_graph
+from ._agent_graph import UserPromptNode, agent_graph, has_adjacent_same_kind
 from ._agent_run import AgentRun, bind_captured_messages
-from ._function_schema import DocstringFormat, GenerateToolJsonSchema
+from ._agent_streaming import AgentStreaming, IterOptions, RunOptions
 from ._node_stream_loop import EventStreamHandler, run_with_event_handler
 from ._output import build_output_schema
-from ._run_deps import EndStrategy, GraphAgentDeps, GraphAgentState, OutputValidator, SystemPromptRunner
+from ._run_deps import (
+    EndStrategy,
+    GraphAgentDeps,
+    GraphAgentState,
+    OutputValidator,
+    SystemPromptRunner,
+    resolve_conversation_id,
+)
+from ._run_options import (
+    AgentInstructions,
+    AgentMetadata,
+    AgentModelSettings,
+    AgentRetries,
+    agent_retry_budgets,
+    normalize_instructions,
+    pop_deprecated,
+    resolve_metadata,
+    run_output_retries,
+    settings_resolver,
+)
 from ._run_result import AgentRunResult, FinalResult
-from ._streamed_run_result import StreamedRunResult
+from .capabilities import AbstractCapability, AgentCapability, Instrumentation, ProcessHistory
 from .exceptions import UserError
 from .messages import ModelMessage, ModelRequest, ModelResponse, UserContent
 from .models import KnownModelName, Model, infer_model
+from .models.instrumented import InstrumentationSettings
 from .output import OutputDataT, OutputSpec
-from .settings import ModelSettings, merge_model_settings
 from .tools import (
     AgentDepsT,
-    ArgsValidatorFunc,
     RunContext,
     Tool,
     ToolDefinition,
     ToolFuncEither,
-    ToolPrepareFunc,
 )
 from .usage import RunUsage, UsageLimits
 
@@ -49,29 +63,11 @@ __all__ = ('Agent', 'EndStrategy')
 RunOutputDataT = TypeVar('RunOutputDataT')
 _F = TypeVar('_F', bound=Callable[..., Any])
 _UNSET: Any = object()
+_NO_OVERRIDES: dict[str, Any] = {}  # never changed: `override` sets a new dict
+_NO_LIMIT: AbstractAsyncContextManager[Any] = nullcontext()
 
 
-class _IterOptions(TypedDict, Generic[AgentDepsT], total=False):
-    """The keyword arguments of `iter` after `output_type`, shared by the typed overloads of `iter`, `run_stream`
-    and `run_stream_events` (which differ only in `output_type`, the type of the result)."""
-
-    message_history: Sequence[ModelMessage] | None
-    model: Model | KnownModelName | None
-    deps: AgentDepsT
-    model_settings: ModelSettings | None
-    usage_limits: UsageLimits | None
-    usage: RunUsage | None
-    persistence: BaseStatePersistence[Any, Any] | None
-    infer_name: bool
-
-
-class _RunOptions(_IterOptions[AgentDepsT], total=False):
-    """The keyword arguments of `run` and `run_sync` after `output_type`: those of `iter` and a handler of events."""
-
-    event_stream_handler: EventStreamHandler | None
-
-
-class Agent(Generic[AgentDepsT, OutputDataT]):
+class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
     """An LLM agent: a model, instructions, tools and an output type, run as an Edgewise graph.
 
     `AgentDepsT` is the type of the dependencies given to tools (`ctx.deps`); `OutputDataT` the type of
@@ -80,27 +76,34 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
 
     model: Model | KnownModelName | None
     """The default model of runs."""
-    name: str | None
-    """The agent's name, used in spans and by `as_tool`."""
     end_strategy: EndStrategy
     """What happens to other tool calls once the output is given: `'early'` skips them, `'exhaustive'` runs them."""
-    model_settings: ModelSettings | None
-    """Default settings of the agent's model requests."""
+    model_settings: AgentModelSettings | None
+    """Default settings of the agent's model requests (or a function of the run context returning them)."""
+
+    _instrument_default: ClassVar[InstrumentationSettings | bool] = True
 
     def __init__(
         self,
         model: Model | KnownModelName | None = None,
         *,
         output_type: OutputSpec[OutputDataT] = str,  # type: ignore[assignment]
-        instructions: str | Callable[..., Any] | Sequence[str | Callable[..., Any]] | None = None,
+        instructions: AgentInstructions = None,
         system_prompt: str | Sequence[str] = (),
         deps_type: type[AgentDepsT] = NoneType,  # type: ignore[assignment]
         name: str | None = None,
-        model_settings: ModelSettings | None = None,
-        retries: int = 1,
-        output_retries: int | None = None,
+        description: str | None = None,
+        model_settings: AgentModelSettings | None = None,
+        retries: int | AgentRetries | None = None,
+        validation_context: Any = None,
         tools: Sequence[Tool[AgentDepsT] | ToolFuncEither[AgentDepsT, ...]] = (),
+        defer_model_check: bool = False,
         end_strategy: EndStrategy = 'early',
+        metadata: AgentMetadata | None = None,
+        tool_timeout: float | None = None,
+        max_concurrency: int | None = None,
+        capabilities: Sequence[AgentCapability[AgentDepsT]] | None = None,
+        **deprecated_kwargs: Any,
     ) -> None:
         """Configure the agent.
 
@@ -112,27 +115,50 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
             system_prompt: System prompts that start a new conversation.
             deps_type: The type of the run's dependencies; a run given deps of another type fails.
             name: The agent's name.
-            model_settings: Default settings of the agent's model requests.
-            retries: The retry budget of each tool (and of the output, unless `output_retries` is set).
-            output_retries: The retry budget of the output.
+            description: What the agent does (recorded on its run spans).
+            model_settings: Default settings of the agent's model requests, or a function of the `RunContext`
+                returning them (called before every request).
+            retries: The retry budgets: an `int` for both tools and output, or `{'tools': n, 'output': m}`
+                (a missing key keeps the default, 1). `tool_retries=` and `output_retries=` are deprecated
+                spellings, accepted with a `DeprecationWarning`.
+            validation_context: The pydantic validation context of tool arguments and outputs (`info.context` in
+                validators), or a function of the `RunContext` returning it.
             tools: Tools: `Tool` instances or functions (taking the `RunContext` first, or not).
+            defer_model_check: Accepted for compatibility: Edgewise always resolves a model name when a run starts.
             end_strategy: `'early'` or `'exhaustive'`.
+            metadata: The runs' metadata: a dict, or a function of the `RunContext` returning one (computed
+                when a run starts and again when it ends well; read it on `result.metadata`).
+            tool_timeout: The timeout in seconds of tools that set none (a timed-out call is retried).
+            max_concurrency: The most runs of this agent at the same time; more wait for a slot.
+            capabilities: Capabilities such as `ProcessHistory(fn)` or `Instrumentation(settings)`.
+            **deprecated_kwargs: `tool_retries`, `output_retries`, `instrument` and `history_processors`,
+                deprecated in pydantic-ai 1.107 and accepted here with a `DeprecationWarning`.
         """
         self.model = model
         self._inferred_model: tuple[str, Model] | None = None
-        self.name = name
+        self._name = name
+        self.description = description
         self.end_strategy = end_strategy
         self.model_settings = model_settings
+        self.validation_context = validation_context
         self._deps_type = deps_type
         self._output_type = output_type
         self._output_schema = build_output_schema(output_type)
-        self._default_retries = retries
-        self._max_result_retries = output_retries if output_retries is not None else retries
-        self._instructions: list[str | SystemPromptRunner] = []
-        if isinstance(instructions, str) or callable(instructions):
-            instructions = [instructions]
-        for item in instructions or ():
-            self._instructions.append(item if isinstance(item, str) else SystemPromptRunner(item))
+        self._metadata = metadata
+        self._tool_timeout = tool_timeout
+        self._limiter = anyio.CapacityLimiter(max_concurrency) if max_concurrency is not None else None
+        caps = list(capabilities or ())
+        self._instrument: InstrumentationSettings | bool | None = pop_deprecated(
+            deprecated_kwargs, 'instrument', 'capabilities=[Instrumentation(...)]'
+        )
+        processors = pop_deprecated(deprecated_kwargs, 'history_processors', 'capabilities=[ProcessHistory(fn), ...]')
+        self.history_processors = list(processors or ())
+        caps.extend(ProcessHistory(p) for p in self.history_processors)
+        self._capabilities: list[AgentCapability[AgentDepsT]] = caps
+        self._default_retries, self._max_result_retries = agent_retry_budgets(retries, deprecated_kwargs)
+        if deprecated_kwargs:
+            raise UserError(f'Unknown keyword arguments: {", ".join(f"`{k}`" for k in deprecated_kwargs)}')
+        self._instructions = normalize_instructions(instructions)
         self._system_prompts: list[str | SystemPromptRunner] = (
             [system_prompt] if isinstance(system_prompt, str) else list(system_prompt)
         )
@@ -146,11 +172,28 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         self._override_tools: ContextVar[Sequence[Tool[AgentDepsT]] | None] = ContextVar(
             '_override_tools', default=None
         )
+        self._overrides: ContextVar[dict[str, Any]] = ContextVar('_overrides', default=_NO_OVERRIDES)
+        self._entered = 0
+
+    @staticmethod
+    def instrument_all(instrument: InstrumentationSettings | bool = True) -> None:
+        """Set how agents that set no `instrument` of their own are traced (`False` turns their spans off)."""
+        Agent._instrument_default = instrument
 
     @property
-    def output_type(self) -> OutputSpec[OutputDataT]:
-        """The output type the agent was built with."""
-        return self._output_type
+    def instrument(self) -> InstrumentationSettings | bool | None:
+        """How this agent's runs are traced (`None`: as `Agent.instrument_all` says)."""
+        return self._instrument
+
+    @instrument.setter
+    def instrument(self, value: InstrumentationSettings | bool | None) -> None:
+        self._instrument = value
+
+    def _tracing(self, capabilities: Sequence[Any]) -> bool:
+        if any(isinstance(c, Instrumentation) for c in capabilities):
+            return True
+        setting = self._instrument if self._instrument is not None else Agent._instrument_default
+        return setting is not False
 
     @property
     def graph(self) -> Graph[GraphAgentState, GraphAgentDeps[Any, Any], FinalResult[Any]]:
@@ -162,126 +205,6 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         """The type of the run's dependencies."""
         return self._deps_type
 
-    # -- decorators -------------------------------------------------------------------------------------------
-
-    @overload
-    def tool(self, func: _F, /) -> _F: ...
-
-    @overload
-    def tool(
-        self,
-        /,
-        *,
-        name: str | None = None,
-        description: str | None = None,
-        retries: int | None = None,
-        prepare: ToolPrepareFunc[AgentDepsT] | None = None,
-        args_validator: ArgsValidatorFunc[AgentDepsT, ...] | None = None,
-        docstring_format: DocstringFormat = 'auto',
-        require_parameter_descriptions: bool = False,
-        schema_generator: type[GenerateJsonSchema] = GenerateToolJsonSchema,
-        strict: bool | None = None,
-        sequential: bool = False,
-        requires_approval: bool = False,
-        metadata: dict[str, Any] | None = None,
-        timeout: float | None = None,
-        defer_loading: bool = False,
-        include_return_schema: bool | None = None,
-    ) -> Callable[[_F], _F]: ...
-
-    def tool(self, func: Any = None, /, **options: Any) -> Any:
-        """Register a tool whose function takes the `RunContext` first: `@agent.tool` or `@agent.tool(...)`."""
-        return self._tool_decorator(func, True, options)
-
-    @overload
-    def tool_plain(self, func: _F, /) -> _F: ...
-
-    @overload
-    def tool_plain(
-        self,
-        /,
-        *,
-        name: str | None = None,
-        description: str | None = None,
-        retries: int | None = None,
-        prepare: ToolPrepareFunc[AgentDepsT] | None = None,
-        args_validator: ArgsValidatorFunc[AgentDepsT, ...] | None = None,
-        docstring_format: DocstringFormat = 'auto',
-        require_parameter_descriptions: bool = False,
-        schema_generator: type[GenerateJsonSchema] = GenerateToolJsonSchema,
-        strict: bool | None = None,
-        sequential: bool = False,
-        requires_approval: bool = False,
-        metadata: dict[str, Any] | None = None,
-        timeout: float | None = None,
-        defer_loading: bool = False,
-        include_return_schema: bool | None = None,
-    ) -> Callable[[_F], _F]: ...
-
-    def tool_plain(self, func: Any = None, /, **options: Any) -> Any:
-        """Register a tool whose function does not take the `RunContext`: `@agent.tool_plain` or `(...)`."""
-        return self._tool_decorator(func, False, options)
-
-    def _tool_decorator(self, func: Any, takes_ctx: bool, options: dict[str, Any]) -> Any:
-        # Taken out once, not in `register`: one decorator object may register several functions.
-        retries = options.pop('retries', None)
-
-        def register(function: _F) -> _F:
-            self._register_tool(Tool(function, takes_ctx=takes_ctx, max_retries=retries, **options))
-            return function
-
-        return register if func is None else register(func)
-
-    def _register_tool(self, tool: Tool[AgentDepsT]) -> None:
-        if tool.name in self._tools:
-            raise UserError(f'Tool name conflicts with existing tool: {tool.name!r}')
-        if tool.name in self._output_schema.tools:
-            raise UserError(
-                "The agent defines a tool whose name conflicts with existing tool from the agent's output tools: "
-                f'{tool.name!r}. Rename the tool or wrap the toolset in a `PrefixedToolset` to avoid name conflicts.'
-            )
-        self._tools[tool.name] = tool
-        self._static_tool_defs = None
-
-    @overload
-    def system_prompt(self, func: _F, /) -> _F: ...
-
-    @overload
-    def system_prompt(self, /, *, dynamic: bool = False) -> Callable[[_F], _F]: ...
-
-    def system_prompt(self, func: Any = None, /, *, dynamic: bool = False) -> Any:
-        """Register a system prompt function (`(ctx) -> str` or `() -> str`, sync or async).
-
-        With `dynamic=True` it is re-evaluated when a run continues a message history that holds its text.
-        """
-
-        def register(function: _F) -> _F:
-            self._system_prompts.append(SystemPromptRunner(function, dynamic=dynamic))
-            return function
-
-        return register if func is None else register(func)
-
-    @overload
-    def instructions(self, func: _F, /) -> _F: ...
-
-    @overload
-    def instructions(self, /) -> Callable[[_F], _F]: ...
-
-    def instructions(self, func: Any = None, /) -> Any:
-        """Register an instructions function (`(ctx) -> str` or `() -> str`), evaluated for every request:
-        `@agent.instructions` or `@agent.instructions()`."""
-
-        def register(function: _F) -> _F:
-            self._instructions.append(SystemPromptRunner(function))
-            return function
-
-        return register if func is None else register(func)
-
-    def output_validator(self, func: _F, /) -> _F:
-        """Register an output validator (`(output)` or `(ctx, output)`, sync or async) that may raise `ModelRetry`."""
-        self._output_validators.append(OutputValidator(func))
-        return func
-
     # -- running ----------------------------------------------------------------------------------------------
 
     @overload
@@ -290,7 +213,7 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         user_prompt: str | Sequence[UserContent] | None = None,
         *,
         output_type: None = None,
-        **kwargs: Unpack[_RunOptions[AgentDepsT]],
+        **kwargs: Unpack[RunOptions[AgentDepsT]],
     ) -> AgentRunResult[OutputDataT]: ...
 
     @overload
@@ -299,7 +222,7 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         user_prompt: str | Sequence[UserContent] | None = None,
         *,
         output_type: OutputSpec[RunOutputDataT],
-        **kwargs: Unpack[_RunOptions[AgentDepsT]],
+        **kwargs: Unpack[RunOptions[AgentDepsT]],
     ) -> AgentRunResult[RunOutputDataT]: ...
 
     async def run(
@@ -344,7 +267,7 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         user_prompt: str | Sequence[UserContent] | None = None,
         *,
         output_type: None = None,
-        **kwargs: Unpack[_RunOptions[AgentDepsT]],
+        **kwargs: Unpack[RunOptions[AgentDepsT]],
     ) -> AgentRunResult[OutputDataT]: ...
 
     @overload
@@ -353,7 +276,7 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         user_prompt: str | Sequence[UserContent] | None = None,
         *,
         output_type: OutputSpec[RunOutputDataT],
-        **kwargs: Unpack[_RunOptions[AgentDepsT]],
+        **kwargs: Unpack[RunOptions[AgentDepsT]],
     ) -> AgentRunResult[RunOutputDataT]: ...
 
     def run_sync(self, user_prompt: str | Sequence[UserContent] | None = None, **kwargs: Any) -> AgentRunResult[Any]:
@@ -368,7 +291,7 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         user_prompt: str | Sequence[UserContent] | None = None,
         *,
         output_type: None = None,
-        **kwargs: Unpack[_IterOptions[AgentDepsT]],
+        **kwargs: Unpack[IterOptions[AgentDepsT]],
     ) -> AbstractAsyncContextManager[AgentRun[AgentDepsT, OutputDataT]]: ...
 
     @overload
@@ -377,7 +300,7 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         user_prompt: str | Sequence[UserContent] | None = None,
         *,
         output_type: OutputSpec[RunOutputDataT],
-        **kwargs: Unpack[_IterOptions[AgentDepsT]],
+        **kwargs: Unpack[IterOptions[AgentDepsT]],
     ) -> AbstractAsyncContextManager[AgentRun[AgentDepsT, RunOutputDataT]]: ...
 
     @asynccontextmanager
@@ -387,13 +310,19 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         *,
         output_type: OutputSpec[Any] | None = None,
         message_history: Sequence[ModelMessage] | None = None,
+        conversation_id: str | None = None,
         model: Model | KnownModelName | None = None,
+        instructions: AgentInstructions = None,
         deps: AgentDepsT = None,  # type: ignore[assignment]
-        model_settings: ModelSettings | None = None,
+        model_settings: AgentModelSettings | None = None,
         usage_limits: UsageLimits | None = None,
         usage: RunUsage | None = None,
-        persistence: BaseStatePersistence[Any, Any] | None = None,
+        metadata: AgentMetadata | None = None,
+        retries: int | AgentRetries | None = None,
         infer_name: bool = True,
+        capabilities: Sequence[AgentCapability[AgentDepsT]] | None = None,
+        persistence: BaseStatePersistence[Any, Any] | None = None,
+        **deprecated_kwargs: Any,
     ) -> AsyncIterator[AgentRun[AgentDepsT, Any]]:
         """Start a run driven node by node: `async with agent.iter(prompt) as run: async for node in run: ...`.
 
@@ -403,6 +332,9 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
             frame = inspect.currentframe()
             # Skip the frame of `asynccontextmanager` between `iter(...)` and its caller.
             self._infer_name(frame.f_back if frame is not None else None)
+        output_retries = run_output_retries(retries, deprecated_kwargs, 'agent.iter')
+        overrides = self._overrides.get()
+        output_retries = overrides.get('retries', output_retries)
         model_used = self._resolve_model(model)
         deps = self._resolve_deps(deps)
         schema = self._output_schema if output_type is None else build_output_schema(output_type)
@@ -416,49 +348,82 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
             if override is None:
                 self._static_tool_defs = static_defs
         history = _validate_history(message_history)
-        state = GraphAgentState(message_history=bind_captured_messages(history), usage=usage or RunUsage())
+        _check_prompt_fits(user_prompt, history)
+        state = GraphAgentState(
+            message_history=bind_captured_messages(history),
+            usage=usage or RunUsage(),
+            conversation_id=resolve_conversation_id(conversation_id, history),
+        )
+        caps = [*self._capabilities, *(capabilities or ())]
+        run_instructions = overrides.get('instructions')
+        if run_instructions is None:  # an override replaces every other instruction, the capabilities' too
+            run_instructions = list(self._instructions)
+            for cap in caps:
+                if isinstance(cap, AbstractCapability):
+                    run_instructions += normalize_instructions(cap.get_instructions())
+            run_instructions += normalize_instructions(instructions)
+        layers: list[Any] = [c.get_model_settings() for c in caps if isinstance(c, AbstractCapability)]
+        if 'model_settings' in overrides:
+            layers.append(overrides['model_settings'])
+        else:
+            layers += [self.model_settings, model_settings]
+        static_settings, resolver = settings_resolver(model_used.settings, [x for x in layers if x is not None])
+        tool_choice = (static_settings or {}).get('tool_choice')
+        if tool_choice == 'required' or isinstance(tool_choice, list):
+            raise UserError(
+                f'`tool_choice={tool_choice!r}` prevents the agent from producing a final response because output '
+                'tools are excluded: set it from a model settings function, per step, instead.'
+            )
         graph_deps: GraphAgentDeps[AgentDepsT, Any] = GraphAgentDeps(
             user_deps=deps,
             prompt=user_prompt,
             new_message_index=len(history),
             model=model_used,
-            model_settings=merge_model_settings(
-                merge_model_settings(model_used.settings, self.model_settings), model_settings
-            ),
+            model_settings=static_settings,
+            settings_resolver=resolver,
+            request_hooks=[c for c in caps if isinstance(c, AbstractCapability) and c.has_request_hook()],
+            tracing=self._tracing(caps),
+            tool_timeout=self._tool_timeout,
+            validation_context=self.validation_context,
             usage_limits=usage_limits or UsageLimits(),
-            max_result_retries=self._max_result_retries,
+            max_result_retries=self._max_result_retries if output_retries is None else output_retries,
             default_tool_retries=self._default_retries,
             end_strategy=self.end_strategy,
             output_schema=schema,
             output_validators=self._output_validators,
             tools=tools,
-            instructions=self._instructions,
+            instructions=run_instructions,
             system_prompts=self._system_prompts,
             agent_name=self.name,
             static_tool_defs=static_defs,
+            merge_adjacent=bool(history) and (isinstance(history[-1], ModelRequest) or has_adjacent_same_kind(history)),
         )
+        metadata_layers = overrides.get('metadata', [self._metadata, metadata])
+        metadata_layers = [m for m in metadata_layers if m is not None]
+        if metadata_layers:
+            state.metadata = resolve_metadata(metadata_layers, graph_deps.run_context(state))
         start: UserPromptNode[AgentDepsT, Any] = UserPromptNode(user_prompt)
-        with _instrument.span('agent run', agent_name=self.name or 'agent', model_name=model_used.model_name):
-            async with agent_graph().iter(
-                start, state=state, deps=graph_deps, persistence=persistence, infer_name=False
-            ) as graph_run:
-                yield AgentRun(graph_run)
-
-    def _infer_name(self, frame: types.FrameType | None) -> None:
-        """Name the agent after the variable holding it in the caller of `frame`, when it has no name."""
-        if self.name is not None or frame is None or (caller := frame.f_back) is None:
-            return
-        for name, value in caller.f_locals.items():
-            if value is self:
-                self.name = name
-                return
-        for name, value in caller.f_globals.items():
-            if value is self:
-                self.name = name
-                return
+        limiter = self._limiter if self._limiter is not None else _NO_LIMIT
+        async with limiter:
+            with _instrument.span_if(
+                graph_deps.tracing, 'agent run', agent_name=self.name or 'agent', model_name=model_used.model_name
+            ):
+                async with agent_graph().iter(
+                    start, state=state, deps=graph_deps, persistence=persistence, infer_name=False
+                ) as graph_run:
+                    agent_run = AgentRun(graph_run)
+                    yield agent_run
+                if metadata_layers and agent_run.result is not None:
+                    state.metadata = resolve_metadata(metadata_layers, graph_deps.run_context(state))
 
     def _resolve_model(self, model: Model | KnownModelName | None) -> Model:
-        chosen = self._override_model.get() or model or self.model
+        override = self._override_model.get()
+        if override is not None and model is None and self.model is None:
+            raise UserError(
+                '`model` must either be set on the agent or included when calling it. '
+                '(Even when `override(model=...)` is customizing the model that will actually be called)'
+            )
+        chosen = override or model or self.model
         if chosen is None:
             raise UserError('`model` must either be set on the agent or included when calling it.')
         if isinstance(chosen, str) and chosen == self.model:
@@ -469,15 +434,22 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         return infer_model(chosen)
 
     async def __aenter__(self) -> Self:
-        """Enter the model's context: `async with agent:` closes its provider's HTTP client at the end."""
-        await self._resolve_model(None).__aenter__()
+        """Enter the model's context: `async with agent:` closes its provider's HTTP client at the end.
+
+        Re-entrant: only the first entry enters the model and only the matching last exit leaves it.
+        """
+        if self._entered == 0 and self.model is not None:
+            await self._resolve_model(None).__aenter__()
+        self._entered += 1
         return self
 
     async def __aexit__(
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         """Leave the model's context, closing the HTTP client its provider made (once every context is left)."""
-        await self._resolve_model(None).__aexit__(exc_type, exc, tb)
+        self._entered -= 1
+        if self._entered == 0 and self.model is not None:
+            await self._resolve_model(None).__aexit__(exc_type, exc, tb)
 
     def _resolve_deps(self, deps: Any) -> Any:
         if (override := self._override_deps.get()) is not None:
@@ -494,11 +466,17 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
     def override(
         self,
         *,
+        name: str | None = _UNSET,
         model: Model | KnownModelName | None = _UNSET,
         deps: AgentDepsT = _UNSET,
         tools: Sequence[Tool[AgentDepsT] | ToolFuncEither[AgentDepsT, ...]] | None = _UNSET,
+        instructions: AgentInstructions = _UNSET,
+        model_settings: AgentModelSettings | None = _UNSET,
+        metadata: AgentMetadata | None = _UNSET,
+        retries: int | AgentRetries | None = _UNSET,
     ) -> Iterator[None]:
-        """Replace the model, deps or tools of every run started inside the block (e.g. in tests)."""
+        """Replace the name, model, deps, tools, instructions, model settings, metadata or output retry budget of
+        every run started inside the block (e.g. in tests); a run's own arguments for them are then ignored."""
         tokens: list[Callable[[], None]] = []
         if model is not _UNSET:
             token_m = self._override_model.set(model)
@@ -510,81 +488,29 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
             resolved: list[Tool[AgentDepsT]] = [t if isinstance(t, Tool) else Tool(t) for t in tools]
             token_t = self._override_tools.set(resolved)
             tokens.append(lambda: self._override_tools.reset(token_t))
+        overrides = dict(self._overrides.get())
+        if name is not _UNSET:
+            overrides['name'] = name
+        if instructions is not _UNSET:
+            overrides['instructions'] = normalize_instructions(instructions)
+        if model_settings is not _UNSET:
+            overrides['model_settings'] = model_settings
+        if metadata is not _UNSET:
+            overrides['metadata'] = [metadata]
+        if retries is not _UNSET:
+            overrides['retries'] = run_output_retries(retries, {}, 'agent.override')
+        token_o = self._overrides.set(overrides)
+        tokens.append(lambda: self._overrides.reset(token_o))
         try:
             yield
         finally:
             for reset in reversed(tokens):
                 reset()
 
-    @overload
-    def run_stream(
-        self,
-        user_prompt: str | Sequence[UserContent] | None = None,
-        *,
-        output_type: None = None,
-        **kwargs: Unpack[_IterOptions[AgentDepsT]],
-    ) -> AbstractAsyncContextManager[StreamedRunResult[OutputDataT]]: ...
-
-    @overload
-    def run_stream(
-        self,
-        user_prompt: str | Sequence[UserContent] | None = None,
-        *,
-        output_type: OutputSpec[RunOutputDataT],
-        **kwargs: Unpack[_IterOptions[AgentDepsT]],
-    ) -> AbstractAsyncContextManager[StreamedRunResult[RunOutputDataT]]: ...
-
-    @asynccontextmanager
-    async def run_stream(
-        self, user_prompt: str | Sequence[UserContent] | None = None, **kwargs: Any
-    ) -> AsyncIterator[StreamedRunResult[Any]]:
-        """Run the agent with streamed model responses: `async with agent.run_stream(prompt) as result:`.
-
-        Read `result.stream_text()`, `result.stream_output()` or `result.stream_responses()` as the run goes
-        on; tools called along the way (even after text, or after the output tool call) run as in `run`, and
-        the stream goes on until the run's final result. Leaving the block early stops the run. Takes the
-        same arguments as `run` except `event_stream_handler`.
-        """
-        if kwargs.pop('infer_name', True):
-            frame = inspect.currentframe()
-            # Skip the frame of `asynccontextmanager` between `run_stream(...)` and its caller.
-            self._infer_name(frame.f_back if frame is not None else None)
-        async with self.iter(user_prompt, infer_name=False, **kwargs) as agent_run:
-            result: StreamedRunResult[Any] = StreamedRunResult(agent_run)
-            try:
-                yield result
-            finally:
-                await result.aclose()
-
-    @overload
-    def run_stream_events(
-        self,
-        user_prompt: str | Sequence[UserContent] | None = None,
-        *,
-        output_type: None = None,
-        **kwargs: Unpack[_IterOptions[AgentDepsT]],
-    ) -> AgentEventStream[OutputDataT]: ...
-
-    @overload
-    def run_stream_events(
-        self,
-        user_prompt: str | Sequence[UserContent] | None = None,
-        *,
-        output_type: OutputSpec[RunOutputDataT],
-        **kwargs: Unpack[_IterOptions[AgentDepsT]],
-    ) -> AgentEventStream[RunOutputDataT]: ...
-
-    def run_stream_events(
-        self, user_prompt: str | Sequence[UserContent] | None = None, **kwargs: Any
-    ) -> AgentEventStream[Any]:
-        """Every event of a run, ending with an `AgentRunResultEvent` holding the result.
-
-        Use `async with agent.run_stream_events(prompt) as events: async for event in events: ...` (or
-        iterate it directly). Takes the same arguments as `run` except `event_stream_handler`.
-        """
-        if kwargs.pop('infer_name', True):
-            self._infer_name(inspect.currentframe())
-        return AgentEventStream(self.iter(user_prompt, infer_name=False, **kwargs))
+    def _open_run(
+        self, user_prompt: str | Sequence[UserContent] | None, kwargs: dict[str, Any]
+    ) -> AbstractAsyncContextManager[AgentRun[AgentDepsT, Any]]:
+        return self.iter(user_prompt, infer_name=False, **kwargs)
 
     def as_tool(self, *, name: str | None = None, description: str | None = None) -> Tool[AgentDepsT]:
         """A tool that runs this agent on a prompt from the calling model, with the caller's deps and usage."""
@@ -603,7 +529,15 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         return Tool(delegate, takes_ctx=True, name=tool_name, description=text)
 
     def __repr__(self) -> str:
-        return f'Agent(model={self.model!r}, name={self.name!r}, end_strategy={self.end_strategy!r})'
+        return (
+            f'{type(self).__name__}(model={self.model!r}, name={self.name!r}, end_strategy={self.end_strategy!r}, '
+            f'model_settings={self.model_settings!r}, output_type={self.output_type!r})'
+        )
+
+
+def _check_prompt_fits(user_prompt: Any, history: list[ModelMessage]) -> None:
+    if user_prompt is not None and history and isinstance(last := history[-1], ModelResponse) and last.tool_calls:
+        raise UserError('Cannot provide a new user prompt when the message history contains unprocessed tool calls.')
 
 
 def _validate_history(history: Sequence[ModelMessage] | None) -> list[ModelMessage]:

@@ -75,6 +75,14 @@ class RunContext(Generic[AgentDepsT]):
     """The number of model requests made so far in the run."""
     run_id: str | None = None
     """The id of the run."""
+    conversation_id: str | None = None
+    """The id of the conversation the run belongs to."""
+    metadata: dict[str, Any] | None = None
+    """The run's metadata (`Agent(metadata=...)`, `run(metadata=...)`)."""
+    model_settings: ModelSettings | None = None
+    """The settings of the current model request, as merged so far (what a settings function builds on)."""
+    validation_context: Any = None
+    """The pydantic validation context of the current validation (`Agent(validation_context=...)`)."""
     partial_output: bool = False
     """Whether an output validator is seeing a partial output (streaming)."""
 
