@@ -70,6 +70,13 @@ from .messages import (
     VideoMediaType,
     VideoUrl,
 )
+from .profiles import (
+    DEFAULT_PROFILE,
+    InlineDefsJsonSchemaTransformer,
+    JsonSchemaTransformer,
+    ModelProfile,
+    ModelProfileSpec,
+)
 from .output import NativeOutput, PromptedOutput, StructuredDict, TextOutput, ToolOutput
 from .result import AgentEventStream, AgentRunResult, AgentRunResultEvent, FinalResult, StreamedRunResult
 from .settings import ModelSettings
@@ -92,6 +99,7 @@ __all__ = (
     'BinaryImage',
     'CachePoint',
     'CallToolsNode',
+    'DEFAULT_PROFILE',
     'DocumentFormat',
     'DocumentMediaType',
     'DocumentUrl',
@@ -107,11 +115,15 @@ __all__ = (
     'ImageFormat',
     'ImageMediaType',
     'ImageUrl',
+    'InlineDefsJsonSchemaTransformer',
     'InstructionPart',
+    'JsonSchemaTransformer',
     'ModelAPIError',
     'ModelHTTPError',
     'ModelMessage',
     'ModelMessagesTypeAdapter',
+    'ModelProfile',
+    'ModelProfileSpec',
     'ModelRequest',
     'ModelRequestNode',
     'ModelRequestPart',

@@ -30,6 +30,7 @@ from ._multimodal import (
 from ._usage_counts import RequestUsage
 
 __all__ = (
+    'RETURN_VALUE_KEY',
     'SystemPromptPart',
     'UserPromptPart',
     'UserContent',
@@ -48,6 +49,10 @@ __all__ = (
     'FinishReason',
     'generate_tool_call_id',
 )
+
+
+RETURN_VALUE_KEY = 'return_value'
+"""The key under which `ToolReturnPart.model_response_object` wraps a return value that is not a JSON object."""
 
 
 def _now_utc() -> datetime:
@@ -153,7 +158,7 @@ class ToolReturnPart:
         if value is None:
             return {}
         json_content = pydantic_core.to_jsonable_python(value, bytes_mode='base64')
-        return json_content if isinstance(json_content, dict) else {'return_value': json_content}
+        return json_content if isinstance(json_content, dict) else {RETURN_VALUE_KEY: json_content}
 
     def model_response_str_and_user_content(self) -> tuple[str, list[UserContent]]:
         """For APIs whose tool results take only text: the result's text, where each file is replaced by

@@ -31,6 +31,7 @@ from ._event_types import (
     ToolCallPartDelta,
 )
 from ._message_types import (
+    RETURN_VALUE_KEY,
     FilePart,
     FinishReason,
     InstructionPart,
@@ -104,6 +105,7 @@ __all__ = (
     'ToolReturn',
     'ToolReturnContent',
     # parts and messages
+    'RETURN_VALUE_KEY',
     'SystemPromptPart',
     'UserPromptPart',
     'UserContent',
