@@ -153,6 +153,14 @@ def test_chat_sends_files_from_tools_in_a_user_message_after_the_tool_messages()
     ]
 
 
+@pytest.mark.parametrize('media_type', ['text/csv', 'application/json', 'application/ld+json', 'application/yaml'])
+def test_chat_inlines_text_files_between_markers(media_type: str) -> None:
+    item = BinaryContent(b'a,b', media_type=media_type, identifier='t1')
+    assert chat_messages(prompt(item))[0]['content'] == [
+        {'type': 'text', 'text': f'-----BEGIN FILE id="t1" type="{media_type}"-----\na,b\n-----END FILE id="t1"-----'}
+    ]
+
+
 def test_chat_takes_only_image_urls() -> None:
     assert chat.takes_url(ImageUrl('https://e.com/a.png'))
     assert not chat.takes_url(DocumentUrl('https://e.com/a.pdf'))

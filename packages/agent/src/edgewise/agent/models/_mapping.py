@@ -41,6 +41,7 @@ __all__ = (
     'user_turn_items',
     'unsupported_file',
     'file_label',
+    'is_text_like',
     'settings_fields',
     'thinking_as_text',
     'EventStreamedResponse',
@@ -136,6 +137,15 @@ def user_turn_items(
     if isinstance(part, RetryPromptPart):
         return [text(part.model_response()) if part.tool_name is None else tool_error(part)]
     return []
+
+
+def is_text_like(media_type: str) -> bool:
+    """Whether a media type is text (`text/*`, JSON, XML, YAML), which some APIs take only inline."""
+    return (
+        media_type.startswith('text/')
+        or media_type in ('application/json', 'application/xml', 'application/yaml', 'application/x-yaml')
+        or media_type.endswith(('+json', '+xml'))
+    )
 
 
 def file_label(item: MultiModalContent) -> str:

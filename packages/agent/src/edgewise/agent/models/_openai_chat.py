@@ -34,7 +34,7 @@ from ..profiles import ModelProfile
 from ..profiles.openai import OpenAIModelProfile
 from ..tools import ToolDefinition
 from ..usage import RequestUsage
-from ._mapping import unsupported_file, user_turn_items
+from ._mapping import is_text_like, unsupported_file, user_turn_items
 
 __all__ = (
     'FINISH_REASONS',
@@ -155,6 +155,11 @@ def _file_item(item: Any, model_name: str) -> dict[str, Any]:
     if isinstance(item, ImageUrl):
         return {'type': 'image_url', 'image_url': _image_url(item.url, item.vendor_metadata)}
     if isinstance(item, BinaryContent):
+        if is_text_like(item.media_type):
+            # Chat Completions takes no text files: their text goes inline, between markers naming the file.
+            text = item.data.decode('utf-8', errors='replace')
+            begin = f'-----BEGIN FILE id="{item.identifier}" type="{item.media_type}"-----'
+            return {'type': 'text', 'text': f'{begin}\n{text}\n-----END FILE id="{item.identifier}"-----'}
         if item.is_image:
             return {'type': 'image_url', 'image_url': _image_url(item.data_uri, item.vendor_metadata)}
         if item.is_audio and item.format in ('wav', 'mp3'):
