@@ -68,6 +68,41 @@ def test_a_given_media_type_wins_and_an_unknown_one_is_a_clear_error() -> None:
         _ = DocumentUrl('https://example.com/a.png').format
 
 
+@pytest.mark.parametrize(
+    ('item', 'what'),
+    [
+        (AudioUrl('https://e.com/a'), 'audio'),
+        (VideoUrl('https://e.com/v'), 'video'),
+        (DocumentUrl('https://e.com/d'), 'document'),
+    ],
+)
+def test_the_media_type_error_names_the_kind_of_file(item: AudioUrl, what: str) -> None:
+    with pytest.raises(ValueError, match=f'Could not infer media type from {what} URL'):
+        _ = item.media_type
+
+
+def test_usage_estimates_count_bytes_of_binary_content_and_text_content_words() -> None:
+    from edgewise.agent.models._usage_estimate import estimate_tokens
+
+    assert (
+        estimate_tokens(['two words', TextContent('three more words'), BinaryContent(b'12345', media_type='audio/wav')])
+        == 10
+    )
+    assert estimate_tokens([ImageUrl('https://e.com/a.png')]) == 0
+
+
+@pytest.mark.anyio
+async def test_a_file_part_in_a_response_counts_its_bytes_as_output() -> None:
+    from edgewise.agent.models.function import FunctionModel
+
+    async def draw(messages: list[ModelMessage], info: object) -> ModelResponse:
+        return ModelResponse([TextPart('done'), FilePart(BinaryContent(PNG, media_type='image/png'))])
+
+    result = await Agent(FunctionModel(draw)).run('draw')
+    assert result.usage().output_tokens == 1 + len(PNG)
+    assert result.all_messages()[-1].parts[1] == FilePart(BinaryContent(PNG, media_type='image/png'))
+
+
 def test_youtube_links_are_recognized() -> None:
     assert VideoUrl('https://www.youtube.com/watch?v=x').is_youtube
     assert not VideoUrl('https://example.com/v.mp4').is_youtube

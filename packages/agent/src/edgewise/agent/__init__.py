@@ -70,6 +70,7 @@ from .messages import (
     VideoMediaType,
     VideoUrl,
 )
+from .output import NativeOutput, PromptedOutput, StructuredDict, TextOutput, ToolOutput
 from .profiles import (
     DEFAULT_PROFILE,
     InlineDefsJsonSchemaTransformer,
@@ -77,7 +78,6 @@ from .profiles import (
     ModelProfile,
     ModelProfileSpec,
 )
-from .output import NativeOutput, PromptedOutput, StructuredDict, TextOutput, ToolOutput
 from .result import AgentEventStream, AgentRunResult, AgentRunResultEvent, FinalResult, StreamedRunResult
 from .settings import ModelSettings
 from .tools import RunContext, Tool, ToolDefinition

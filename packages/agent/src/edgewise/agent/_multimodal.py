@@ -602,8 +602,6 @@ def _repr_set(obj: Any) -> str:
     # The dataclass repr without fields left at their default (as pydantic-ai shows these classes).
     shown: list[str] = []
     for name, spec in obj.__dataclass_fields__.items():
-        if name == '_' or not spec.repr:
-            continue
         value = getattr(obj, name)
         if spec.default is not value and spec.default != value:
             shown.append(f'{name.lstrip("_")}={value!r}')
