@@ -47,6 +47,7 @@ PNG = b'\x89PNG\r\n\x1a\n'
         (AudioUrl('https://example.com/a.flac'), 'audio/flac', 'flac'),
         (VideoUrl('https://example.com/v.mkv'), 'video/x-matroska', 'mkv'),
         (VideoUrl('https://youtu.be/abc'), 'video/mp4', 'mp4'),
+        (VideoUrl('https://example.com/v.webm?sig=abc#t=2'), 'video/webm', 'webm'),
         (DocumentUrl('https://example.com/doc.pdf'), 'application/pdf', 'pdf'),
         (DocumentUrl('https://example.com/notes.md'), 'text/markdown', 'md'),
         (

@@ -441,7 +441,6 @@ NOT_YET: dict[str, dict[str, str]] = {
         'BuiltinToolCallEvent': 'native (builtin) tools: hosted tools are not mapped yet',
         'BuiltinToolResultEvent': 'native (builtin) tools: hosted tools are not mapped yet',
         'CompactionPart': 'server-side history compaction is not mapped',
-        'INVALID_JSON_KEY': 'malformed tool-call arguments are not wrapped for resending',
         'ModelResponseState': 'the streamed response state (issue 12, helper `parity-stream`)',
         'NativeToolCallPart': 'native (builtin) tools: hosted tools are not mapped yet',
         'NativeToolReturnPart': 'native (builtin) tools: hosted tools are not mapped yet',

@@ -3,6 +3,8 @@
 Source-compatible with the core of pydantic-ai 1.x: replace `pydantic_ai` with `edgewise.agent` in imports.
 """
 
+from typing import TYPE_CHECKING, Any
+
 from ._agent_graph import CallToolsNode, ModelRequestNode, UserPromptNode
 from ._agent_run import AgentRun, capture_run_messages
 from .agent import Agent, EndStrategy
@@ -71,13 +73,6 @@ from .messages import (
     VideoUrl,
 )
 from .output import NativeOutput, PromptedOutput, StructuredDict, TextOutput, ToolOutput
-from .profiles import (
-    DEFAULT_PROFILE,
-    InlineDefsJsonSchemaTransformer,
-    JsonSchemaTransformer,
-    ModelProfile,
-    ModelProfileSpec,
-)
 from .result import AgentEventStream, AgentRunResult, AgentRunResultEvent, FinalResult, StreamedRunResult
 from .settings import ModelSettings
 from .tools import RunContext, Tool, ToolDefinition
@@ -174,3 +169,26 @@ __all__ = (
     'capture_run_messages',
     'format_as_xml',
 )
+
+# The profiles are re-exported here as in pydantic-ai, but imported on first use: `import edgewise.agent` stays
+# free of the provider layer.
+_PROFILE_NAMES = frozenset(
+    {'DEFAULT_PROFILE', 'InlineDefsJsonSchemaTransformer', 'JsonSchemaTransformer', 'ModelProfile', 'ModelProfileSpec'}
+)
+
+if TYPE_CHECKING:
+    from .profiles import (
+        DEFAULT_PROFILE,
+        InlineDefsJsonSchemaTransformer,
+        JsonSchemaTransformer,
+        ModelProfile,
+        ModelProfileSpec,
+    )
+
+
+def __getattr__(name: str) -> Any:
+    if name in _PROFILE_NAMES:
+        from . import profiles
+
+        return getattr(profiles, name)
+    raise AttributeError(f'module {__name__!r} has no attribute {name!r}')

@@ -31,6 +31,7 @@ from ._usage_counts import RequestUsage
 
 __all__ = (
     'RETURN_VALUE_KEY',
+    'INVALID_JSON_KEY',
     'SystemPromptPart',
     'UserPromptPart',
     'UserContent',
@@ -53,6 +54,10 @@ __all__ = (
 
 RETURN_VALUE_KEY = 'return_value'
 """The key under which `ToolReturnPart.model_response_object` wraps a return value that is not a JSON object."""
+
+INVALID_JSON_KEY = 'INVALID_JSON'
+"""The key under which `ToolCallPart.args_as_dict` gives arguments that are not a JSON object (the key Anthropic
+suggests for resending them)."""
 
 
 def _now_utc() -> datetime:
@@ -144,6 +149,19 @@ class ToolReturnPart:
             return data[0]
         return data
 
+    def content_items(self, *, mode: Literal['raw', 'str', 'jsonable'] = 'raw') -> list[Any]:
+        """The return value as a list (a list as is, anything else as its one item).
+
+        Args:
+            mode: `'raw'` gives the items as they are; `'str'` gives each item that is neither text nor a file
+                as JSON text, `'jsonable'` as JSON-compatible data (files and text are left as they are).
+        """
+        items: list[Any] = self.content if isinstance(self.content, list) else [self.content]
+        if mode == 'raw':
+            return items
+        convert = _tool_return_json if mode == 'str' else _tool_return_jsonable
+        return [item if isinstance(item, str) or is_multi_modal_content(item) else convert(item) for item in items]
+
     def model_response_str(self) -> str:
         """The return value as the text a model sees, without its files (see `files`)."""
         value = self._data()
@@ -157,7 +175,7 @@ class ToolReturnPart:
         value = self._data()
         if value is None:
             return {}
-        json_content = pydantic_core.to_jsonable_python(value, bytes_mode='base64')
+        json_content = _tool_return_jsonable(value)
         return json_content if isinstance(json_content, dict) else {RETURN_VALUE_KEY: json_content}
 
     def model_response_str_and_user_content(self) -> tuple[str, list[UserContent]]:
@@ -347,15 +365,25 @@ class ToolCallPart:
     part_kind: Literal['tool-call'] = 'tool-call'
     """Tag of this part kind in serialized messages."""
 
-    def args_as_dict(self) -> dict[str, Any]:
-        """The arguments as a dict (a JSON string is parsed)."""
+    def args_as_dict(self, *, raise_if_invalid: bool = False) -> dict[str, Any]:
+        """The arguments as a dict (a JSON string is parsed).
+
+        Args:
+            raise_if_invalid: Raise `ValueError` when the arguments are not a JSON object; by default they come
+                back as `{'INVALID_JSON': <the raw text>}`, which can still be sent to an API.
+        """
         if not self.args:
             return {}
         if isinstance(self.args, dict):
             return self.args
-        parsed = pydantic_core.from_json(self.args)
-        if not isinstance(parsed, dict):
-            raise ValueError(f'Tool call {self.tool_name!r} arguments are not a JSON object: {self.args!r}')
+        try:
+            parsed = pydantic_core.from_json(self.args)
+            if not isinstance(parsed, dict):
+                raise ValueError(f'Tool call {self.tool_name!r} arguments are not a JSON object: {self.args!r}')
+        except ValueError:
+            if raise_if_invalid:
+                raise
+            return {INVALID_JSON_KEY: self.args}
         return parsed
 
     def args_as_json_str(self) -> str:
@@ -435,9 +463,24 @@ class ModelResponse:
 
     @property
     def text(self) -> str | None:
-        """The text parts joined, or `None` when there are none."""
-        texts = [part.content for part in self.parts if isinstance(part, TextPart)]
-        return ''.join(texts) if texts else None
+        """The text of the response, or `None` when there is none: adjacent text parts joined, runs of text
+        separated by other parts joined with a blank line."""
+        runs: list[str] = []
+        previous: object = None
+        for part in self.parts:
+            if isinstance(part, TextPart):
+                if isinstance(previous, TextPart):
+                    runs[-1] += part.content
+                else:
+                    runs.append(part.content)
+            previous = part
+        return '\n\n'.join(runs) if runs else None
+
+    @property
+    def thinking(self) -> str | None:
+        """The thinking parts joined with blank lines, or `None` when there are none."""
+        thoughts = [part.content for part in self.parts if isinstance(part, ThinkingPart)]
+        return '\n\n'.join(thoughts) if thoughts else None
 
     @property
     def files(self) -> list[BinaryContent]:
@@ -467,6 +510,10 @@ ModelMessage = Annotated[ModelRequest | ModelResponse, pydantic.Discriminator('k
 def _tool_return_json(value: Any) -> str:
     # Tool results as JSON text for the model; bytes as base64, as pydantic-ai serializes them.
     return pydantic_core.to_json(value, bytes_mode='base64').decode()
+
+
+def _tool_return_jsonable(value: Any) -> Any:
+    return pydantic_core.to_jsonable_python(value, bytes_mode='base64')
 
 
 def _repr(obj: object, names: tuple[str, ...]) -> str:

@@ -227,7 +227,8 @@ class FileUrl(ABC):
         return self._identifier or _short_id(self.url)
 
     def _infer_media_type(self) -> str:
-        media_type = guess_media_type(self.url)
+        # From the path's extension: a query string or fragment says nothing about the type.
+        media_type = guess_media_type(urlparse(self.url).path if '://' in self.url else self.url)
         if media_type is None:
             raise ValueError(
                 f'Could not infer media type from {self._what} URL: {self.url}. '

@@ -31,6 +31,7 @@ from ._event_types import (
     ToolCallPartDelta,
 )
 from ._message_types import (
+    INVALID_JSON_KEY,
     RETURN_VALUE_KEY,
     FilePart,
     FinishReason,
@@ -106,6 +107,7 @@ __all__ = (
     'ToolReturnContent',
     # parts and messages
     'RETURN_VALUE_KEY',
+    'INVALID_JSON_KEY',
     'SystemPromptPart',
     'UserPromptPart',
     'UserContent',
