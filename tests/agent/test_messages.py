@@ -125,11 +125,20 @@ def test_tool_call_arguments_as_dict_and_json() -> None:
     assert ToolCallPart('t', {'a': 1}).args_as_dict() == {'a': 1}
     with pytest.raises(ValueError, match=r"Tool call 't' arguments are not a JSON object: '\[1\]'"):
         ToolCallPart('t', '[1]').args_as_dict(raise_if_invalid=True)
+    with pytest.raises(AssertionError):  # as pydantic-ai signals JSON that is not an object
+        ToolCallPart('t', '[1]').args_as_dict(raise_if_invalid=True)
     with pytest.raises(ValueError, match='EOF while parsing'):
         ToolCallPart('t', '{"a": ').args_as_dict(raise_if_invalid=True)
     # by default, arguments that are not an object come back wrapped, so they can still be resent
     assert ToolCallPart('t', '[1]').args_as_dict() == {'INVALID_JSON': '[1]'}
     assert ToolCallPart('t', '{"a": ').args_as_dict() == {'INVALID_JSON': '{"a": '}
+
+
+def test_usage_details_stored_as_null_load_as_empty() -> None:
+    data = [{'kind': 'response', 'parts': [], 'usage': {'details': None}, 'timestamp': '2024-01-01T00:00:00Z'}]
+    (response,) = ModelMessagesTypeAdapter.validate_python(data)
+    assert isinstance(response, ModelResponse)
+    assert response.usage.details == {}
 
 
 def test_response_text_joins_runs_and_thinking() -> None:

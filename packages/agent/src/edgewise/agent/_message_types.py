@@ -379,7 +379,7 @@ class ToolCallPart:
         try:
             parsed = pydantic_core.from_json(self.args)
             if not isinstance(parsed, dict):
-                raise ValueError(f'Tool call {self.tool_name!r} arguments are not a JSON object: {self.args!r}')
+                raise _NotAnObjectError(f'Tool call {self.tool_name!r} arguments are not a JSON object: {self.args!r}')
         except ValueError:
             if raise_if_invalid:
                 raise
@@ -510,6 +510,11 @@ ModelMessage = Annotated[ModelRequest | ModelResponse, pydantic.Discriminator('k
 def _tool_return_json(value: Any) -> str:
     # Tool results as JSON text for the model; bytes as base64, as pydantic-ai serializes them.
     return pydantic_core.to_json(value, bytes_mode='base64').decode()
+
+
+class _NotAnObjectError(ValueError, AssertionError):
+    # pydantic-ai raises AssertionError for JSON that is not an object, ValueError for JSON that does not parse.
+    pass
 
 
 def _tool_return_jsonable(value: Any) -> Any:
