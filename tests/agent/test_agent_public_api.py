@@ -89,6 +89,7 @@ def test_all_is_pinned() -> None:
         'ToolReturn',
         'ToolReturnPart',
         'UnexpectedModelBehavior',
+        'UploadedFile',
         'UsageLimitExceeded',
         'UsageLimits',
         'UserContent',

@@ -104,6 +104,29 @@ async def test_a_file_part_in_a_response_counts_its_bytes_as_output() -> None:
     assert result.all_messages()[-1].parts[1] == FilePart(BinaryContent(PNG, media_type='image/png'))
 
 
+def test_uploaded_files_media_type_identifier_and_round_trip() -> None:
+    from edgewise.agent.messages import UploadedFile
+
+    stored = UploadedFile('https://files.example.com/v1/doc.pdf?alt=media', 'google')
+    assert (stored.media_type, stored.format, len(stored.identifier)) == ('application/pdf', 'pdf', 6)
+    assert UploadedFile('file-abc', 'openai').media_type == 'application/octet-stream'
+    given = UploadedFile('file-abc', 'openai', media_type='image/png', identifier='mine')
+    assert (given.media_type, given.identifier, given.format) == ('image/png', 'mine', 'png')
+    assert (
+        repr(given)
+        == "UploadedFile(file_id='file-abc', provider_name='openai', media_type='image/png', identifier='mine')"
+    )
+    with pytest.raises(ValueError, match='Unknown media type: application/octet-stream'):
+        _ = UploadedFile('file-abc', 'openai').format
+    assert is_multi_modal_content(given)
+    messages: list[ModelMessage] = [ModelRequest([UserPromptPart([given])])]
+    loaded = ModelMessagesTypeAdapter.validate_json(ModelMessagesTypeAdapter.dump_json(messages))
+    part = loaded[0].parts[0]
+    assert isinstance(part, UserPromptPart)
+    assert part.content == [given]
+    assert part.content[0].identifier == 'mine'
+
+
 def test_youtube_links_are_recognized() -> None:
     assert VideoUrl('https://www.youtube.com/watch?v=x').is_youtube
     assert not VideoUrl('https://example.com/v.mp4').is_youtube

@@ -24,6 +24,7 @@ from edgewise.agent.messages import (
     TextPart,
     ToolCallPart,
     ToolReturnPart,
+    UploadedFile,
     UserContent,
     UserPromptPart,
     VideoUrl,
@@ -384,3 +385,43 @@ def test_google_inline_images_in_answers_are_file_parts_and_go_back_inline() -> 
     ]
     contents = google_contents([*prompt('draw'), response, *prompt('again')])
     assert contents[1]['parts'] == [{'text': 'Here'}, {'inlineData': {'mimeType': 'image/png', 'data': PNG64}}]
+
+
+# Files in a provider's storage
+
+
+def test_uploaded_files_are_sent_by_id_to_their_provider() -> None:
+    pdf = UploadedFile('file-abc.pdf', 'openai')
+    assert chat_messages(prompt(pdf))[0]['content'] == [{'type': 'file', 'file': {'file_id': 'file-abc.pdf'}}]
+    image = UploadedFile('file-img', 'openai', media_type='image/png')
+    assert responses_input(prompt(image, pdf))[0]['content'] == [
+        {'type': 'input_image', 'file_id': 'file-img', 'detail': 'auto'},
+        {'type': 'input_file', 'file_id': 'file-abc.pdf'},
+    ]
+    stored = [UploadedFile('file_1', 'anthropic', media_type='image/jpeg'), UploadedFile('file_2', 'anthropic')]
+    assert anthropic_messages(prompt(*stored))[0]['content'] == [
+        {'type': 'image', 'source': {'type': 'file', 'file_id': 'file_1'}},
+        {'type': 'document', 'source': {'type': 'file', 'file_id': 'file_2'}},
+    ]
+    uri = 'https://generativelanguage.googleapis.com/v1beta/files/abc'
+    video = UploadedFile(uri, 'google', media_type='video/mp4', vendor_metadata={'fps': 1})
+    assert google_contents(prompt(video))[0]['parts'] == [
+        {'fileData': {'mimeType': 'video/mp4', 'fileUri': uri}, 'videoMetadata': {'fps': 1}}
+    ]
+
+
+def test_uploaded_files_of_another_provider_are_refused() -> None:
+    with pytest.raises(
+        UserError,
+        match=r"`provider_name='anthropic'` cannot be used with OpenAIChatModel\. Expected `provider_name` to be",
+    ):
+        chat_messages(prompt(UploadedFile('f', 'anthropic')))
+    with pytest.raises(
+        UserError,
+        match=r"cannot be used with GoogleModel\. Expected `provider_name` to be one of \['google', 'google-gla'\]",
+    ):
+        google_contents(prompt(UploadedFile('f', 'openai')))
+    with pytest.raises(UserError, match='must use a file URI from the Google Files API'):
+        google_contents(prompt(UploadedFile('gs://bucket/a.pdf', 'google')))
+    with pytest.raises(UserError, match=r"Model 'claude-sonnet-4-5' cannot take UploadedFile in user prompts"):
+        anthropic_messages(prompt(UploadedFile('file_3', 'anthropic', media_type='audio/wav')))

@@ -42,6 +42,8 @@ __all__ = (
     'BinaryContent',
     'BinaryImage',
     'CachePoint',
+    'UploadedFileProviderName',
+    'UploadedFile',
     'MultiModalContent',
     'MULTI_MODAL_CONTENT_TYPES',
     'is_multi_modal_content',
@@ -550,17 +552,84 @@ class CachePoint:
     """How long the provider keeps the cached prefix."""
 
 
+UploadedFileProviderName: TypeAlias = Literal[
+    'anthropic', 'openai', 'google', 'google-cloud', 'google-gla', 'google-vertex', 'bedrock', 'xai'
+]
+"""The providers whose file storage an `UploadedFile` can be in."""
+
+
+@pydantic_dataclass(repr=False, config=_URL_CONFIG)
+class UploadedFile:
+    """A file already uploaded to a provider's file storage, given by its id there (OpenAI and Anthropic file ids,
+    Gemini Files API URIs)."""
+
+    file_id: str
+    """The provider's id of the file (for Gemini, its `https://generativelanguage.googleapis.com/...` URI)."""
+    provider_name: UploadedFileProviderName
+    """The provider that stores the file: ids do not carry over between providers."""
+    _: KW_ONLY
+    vendor_metadata: dict[str, Any] | None = None
+    """Provider-specific settings of the file (Gemini: a video's `video_metadata`)."""
+    _media_type: Annotated[str | None, pydantic.Field(alias='media_type', default=None, exclude=True)] = field(
+        default=None, compare=False
+    )
+    _identifier: Annotated[str | None, pydantic.Field(alias='identifier', default=None, exclude=True)] = field(
+        default=None, compare=False
+    )
+    kind: Literal['uploaded-file'] = 'uploaded-file'
+    """Tag of this content kind in serialized messages."""
+
+    if TYPE_CHECKING:
+
+        def __init__(
+            self,
+            file_id: str,
+            provider_name: UploadedFileProviderName,
+            *,
+            media_type: str | None = None,
+            vendor_metadata: dict[str, Any] | None = None,
+            identifier: str | None = None,
+            kind: Literal['uploaded-file'] = 'uploaded-file',
+        ) -> None: ...
+
+    @pydantic.computed_field  # type: ignore[prop-decorator]
+    @property
+    def media_type(self) -> str:
+        """The media type given, or else the one the id's extension implies (`application/octet-stream` if none)."""
+        if self._media_type is not None:
+            return self._media_type
+        return guess_media_type(urlparse(self.file_id).path) or 'application/octet-stream'
+
+    @pydantic.computed_field  # type: ignore[prop-decorator]
+    @property
+    def identifier(self) -> str:
+        """The identifier given, or else a short hash of the file id (see `FileUrl.identifier`)."""
+        return self._identifier or _short_id(self.file_id)
+
+    @property
+    def format(self) -> str:
+        """The short name of the file's format (`'png'`, `'pdf'`, ...).
+
+        Raises:
+            ValueError: the media type has no short name.
+        """
+        return _format_of(self.media_type)
+
+    def __repr__(self) -> str:
+        return _repr_set(self)
+
+
 MultiModalContent = Annotated[
-    ImageUrl | AudioUrl | DocumentUrl | VideoUrl | BinaryContent, pydantic.Discriminator('kind')
+    ImageUrl | AudioUrl | DocumentUrl | VideoUrl | BinaryContent | UploadedFile, pydantic.Discriminator('kind')
 ]
 """A file in a prompt or a tool's return value."""
 
-MULTI_MODAL_CONTENT_TYPES: tuple[type, ...] = (ImageUrl, AudioUrl, DocumentUrl, VideoUrl, BinaryContent)
+MULTI_MODAL_CONTENT_TYPES: tuple[type, ...] = (ImageUrl, AudioUrl, DocumentUrl, VideoUrl, BinaryContent, UploadedFile)
 """The classes of `MultiModalContent`, for `isinstance`."""
 
 
 def is_multi_modal_content(obj: Any) -> TypeGuard[MultiModalContent]:
-    """Whether `obj` is a file (`ImageUrl`, `AudioUrl`, `DocumentUrl`, `VideoUrl` or `BinaryContent`)."""
+    """Whether `obj` is a file (`ImageUrl`, `AudioUrl`, `DocumentUrl`, `VideoUrl`, `BinaryContent`, `UploadedFile`)."""
     return isinstance(obj, MULTI_MODAL_CONTENT_TYPES)
 
 

@@ -31,6 +31,7 @@ from ..messages import (
     ThinkingPart,
     ToolCallPart,
     ToolReturnPart,
+    UploadedFile,
 )
 from ..profiles import ModelProfile
 from ..profiles.anthropic import AnthropicModelProfile
@@ -43,6 +44,7 @@ from ._mapping import (
     settings_fields,
     thinking_as_text,
     unsupported_file,
+    uploaded_file_id,
     user_turn_items,
 )
 from ._request_parameters import ModelRequestParameters
@@ -137,6 +139,12 @@ def _file_block(item: Any, model_name: str, where: str) -> dict[str, Any]:
             return {'type': 'document', 'source': {'type': 'text', 'media_type': 'text/plain', 'data': text}}
     elif isinstance(item, ImageUrl):
         return {'type': 'image', 'source': {'type': 'url', 'url': item.url}}
+    elif isinstance(item, UploadedFile):
+        stored = {'type': 'file', 'file_id': uploaded_file_id(item, 'AnthropicModel', ('anthropic',))}
+        if item.media_type.startswith('image/'):
+            return {'type': 'image', 'source': stored}
+        if item.media_type.startswith(('text/', 'application/')):
+            return {'type': 'document', 'source': stored}
     elif isinstance(item, DocumentUrl) and item.media_type == 'application/pdf':
         return {'type': 'document', 'source': {'type': 'url', 'url': item.url}}
     raise unsupported_file(model_name, item, where)

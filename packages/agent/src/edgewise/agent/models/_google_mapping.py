@@ -29,6 +29,7 @@ from ..messages import (
     ThinkingPart,
     ToolCallPart,
     ToolReturnPart,
+    UploadedFile,
     VideoUrl,
     generate_tool_call_id,
 )
@@ -36,7 +37,7 @@ from ..profiles import ModelProfile
 from ..profiles.google import GoogleModelProfile
 from ..settings import ModelSettings
 from ..usage import RequestUsage
-from ._mapping import EventStreamedResponse, instructions_of, settings_fields, user_turn_items
+from ._mapping import EventStreamedResponse, instructions_of, settings_fields, uploaded_file_id, user_turn_items
 from ._request_parameters import ModelRequestParameters
 
 __all__ = (
@@ -108,9 +109,17 @@ def _file_part(item: Any) -> dict[str, Any]:
     # After the downloads, URLs left are those Gemini fetches itself (YouTube, its Files API).
     if isinstance(item, BinaryContent):
         part: dict[str, Any] = {'inlineData': {'mimeType': item.media_type, 'data': item.base64}}
+    elif isinstance(item, UploadedFile):
+        uri = uploaded_file_id(item, 'GoogleModel', ('google', 'google-gla'))
+        if not uri.startswith('https://'):
+            raise UserError(
+                'UploadedFile for GoogleModel (Gemini API) must use a file URI from the Google Files API '
+                f'(https://generativelanguage.googleapis.com/...), got: {uri}'
+            )
+        part = {'fileData': {'mimeType': item.media_type, 'fileUri': uri}}
     else:
         part = {'fileData': {'mimeType': item.media_type, 'fileUri': item.url}}
-    if isinstance(item, BinaryContent | VideoUrl) and item.vendor_metadata:
+    if isinstance(item, BinaryContent | VideoUrl | UploadedFile) and item.vendor_metadata:
         part['videoMetadata'] = item.vendor_metadata
     return part
 

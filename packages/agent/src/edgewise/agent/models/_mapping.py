@@ -27,6 +27,7 @@ from ..messages import (
     TextContent,
     ThinkingPart,
     ToolReturnPart,
+    UploadedFile,
     UserPromptPart,
 )
 from ..output import OutputObjectDefinition
@@ -41,6 +42,7 @@ __all__ = (
     'user_turn_items',
     'unsupported_file',
     'file_label',
+    'uploaded_file_id',
     'is_text_like',
     'settings_fields',
     'thinking_as_text',
@@ -156,6 +158,22 @@ def file_label(item: MultiModalContent) -> str:
 def unsupported_file(model_name: str, item: MultiModalContent, where: str = 'user prompts') -> UserError:
     """The error for a file the model's API cannot take."""
     return UserError(f'Model {model_name!r} cannot take {file_label(item)} in {where}.')
+
+
+def uploaded_file_id(item: UploadedFile, model_class: str, providers: Iterable[str]) -> str:
+    """The id of a file in the provider's storage, checked to belong to one of `providers`.
+
+    Raises:
+        UserError: the file is in another provider's storage.
+    """
+    allowed = sorted(providers)
+    if item.provider_name not in allowed:
+        expected = repr(allowed[0]) if len(allowed) == 1 else f'one of {allowed!r}'
+        raise UserError(
+            f'UploadedFile with `provider_name={item.provider_name!r}` cannot be used with {model_class}. '
+            f'Expected `provider_name` to be {expected}.'
+        )
+    return item.file_id
 
 
 def settings_fields(settings: Mapping[str, object], names: Iterable[tuple[str, str]]) -> dict[str, Any]:

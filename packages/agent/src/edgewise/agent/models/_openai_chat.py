@@ -26,6 +26,7 @@ from ..messages import (
     ThinkingPart,
     ToolCallPart,
     ToolReturnPart,
+    UploadedFile,
     UserContent,
     UserPromptPart,
     generate_tool_call_id,
@@ -34,7 +35,7 @@ from ..profiles import ModelProfile
 from ..profiles.openai import OpenAIModelProfile
 from ..tools import ToolDefinition
 from ..usage import RequestUsage
-from ._mapping import is_text_like, unsupported_file, user_turn_items
+from ._mapping import is_text_like, unsupported_file, uploaded_file_id, user_turn_items
 
 __all__ = (
     'FINISH_REASONS',
@@ -154,6 +155,8 @@ def _file_item(item: Any, model_name: str) -> dict[str, Any]:
     # Audio and document URLs were downloaded before (Chat Completions takes only image URLs).
     if isinstance(item, ImageUrl):
         return {'type': 'image_url', 'image_url': _image_url(item.url, item.vendor_metadata)}
+    if isinstance(item, UploadedFile):
+        return {'type': 'file', 'file': {'file_id': uploaded_file_id(item, 'OpenAIChatModel', ('openai',))}}
     if isinstance(item, BinaryContent):
         if is_text_like(item.media_type):
             # Chat Completions takes no text files: their text goes inline, between markers naming the file.

@@ -33,6 +33,7 @@ from ..messages import (
     ThinkingPart,
     ToolCallPart,
     ToolReturnPart,
+    UploadedFile,
     UserPromptPart,
 )
 from ..profiles import ModelProfile
@@ -45,6 +46,7 @@ from ._mapping import (
     settings_fields,
     thinking_as_text,
     unsupported_file,
+    uploaded_file_id,
     user_turn_items,
 )
 from ._request_parameters import ModelRequestParameters
@@ -135,6 +137,11 @@ def _file_item(item: Any, model_name: str, where: str) -> dict[str, Any]:
         raise unsupported_file(model_name, item, where)
     if isinstance(item, ImageUrl):
         return {'type': 'input_image', 'image_url': item.url, 'detail': _detail(item)}
+    if isinstance(item, UploadedFile):
+        file_id = uploaded_file_id(item, 'OpenAIResponsesModel', ('openai',))
+        if item.media_type.startswith('image/'):
+            return {'type': 'input_image', 'file_id': file_id, 'detail': 'auto'}
+        return {'type': 'input_file', 'file_id': file_id}
     if isinstance(item, DocumentUrl | AudioUrl):
         return {'type': 'input_file', 'file_url': item.url}
     raise unsupported_file(model_name, item, where)
