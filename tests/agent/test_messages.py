@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from inline_snapshot import snapshot
 
 from edgewise.agent.messages import (
+    ImageUrl,
     ModelMessage,
     ModelMessagesTypeAdapter,
     ModelRequest,
@@ -123,7 +124,39 @@ def test_tool_call_arguments_as_dict_and_json() -> None:
     assert ToolCallPart('t', '{"a": 1}').args_as_json_str() == '{"a": 1}'
     assert ToolCallPart('t', {'a': 1}).args_as_dict() == {'a': 1}
     with pytest.raises(ValueError, match=r"Tool call 't' arguments are not a JSON object: '\[1\]'"):
-        ToolCallPart('t', '[1]').args_as_dict()
+        ToolCallPart('t', '[1]').args_as_dict(raise_if_invalid=True)
+    with pytest.raises(AssertionError):  # as pydantic-ai signals JSON that is not an object
+        ToolCallPart('t', '[1]').args_as_dict(raise_if_invalid=True)
+    with pytest.raises(ValueError, match='EOF while parsing'):
+        ToolCallPart('t', '{"a": ').args_as_dict(raise_if_invalid=True)
+    # by default, arguments that are not an object come back wrapped, so they can still be resent
+    assert ToolCallPart('t', '[1]').args_as_dict() == {'INVALID_JSON': '[1]'}
+    assert ToolCallPart('t', '{"a": ').args_as_dict() == {'INVALID_JSON': '{"a": '}
+
+
+def test_usage_details_stored_as_null_load_as_empty() -> None:
+    data = [{'kind': 'response', 'parts': [], 'usage': {'details': None}, 'timestamp': '2024-01-01T00:00:00Z'}]
+    (response,) = ModelMessagesTypeAdapter.validate_python(data)
+    assert isinstance(response, ModelResponse)
+    assert response.usage.details == {}
+
+
+def test_response_text_joins_runs_and_thinking() -> None:
+    response = ModelResponse(
+        [ThinkingPart('a'), TextPart('x'), TextPart('y'), ToolCallPart('t'), TextPart('z'), ThinkingPart('b')]
+    )
+    assert response.text == 'xy\n\nz'
+    assert response.thinking == 'a\n\nb'
+    assert ModelResponse([]).thinking is None
+
+
+def test_tool_return_content_items() -> None:
+    image = ImageUrl('https://e.com/a.png')
+    part = ToolReturnPart('t', ['s', {'a': b'x'}, image])
+    assert part.content_items() == ['s', {'a': b'x'}, image]
+    assert part.content_items(mode='str') == ['s', '{"a":"eA=="}', image]
+    assert part.content_items(mode='jsonable') == ['s', {'a': 'eA=='}, image]
+    assert ToolReturnPart('t', 3).content_items(mode='str') == ['3']
 
 
 def test_tool_returns_as_model_text_and_objects() -> None:

@@ -43,6 +43,11 @@ class LocalServer:
     disconnects: list[bool] = field(default_factory=list)
     """For each `keep_open` reply: whether the client closed the connection while the stream was open."""
 
+    files: dict[str, tuple[int, str, bytes]] = field(default_factory=dict)
+    """What a GET of each path answers: status, content type, body (404 for other paths)."""
+    downloads: list[str] = field(default_factory=list)
+    """The paths of the GETs received."""
+
     def script(self, *replies: Reply) -> None:
         self.replies.extend(replies)
 
@@ -53,6 +58,16 @@ def _handler(server: LocalServer) -> type[BaseHTTPRequestHandler]:
 
         def log_message(self, format: str, *args: Any) -> None:  # the test output stays clean
             pass
+
+        def do_GET(self) -> None:
+            server.downloads.append(self.path)
+            status, content_type, data = server.files.get(self.path, (404, 'text/plain', b'not found'))
+            self.send_response(status)
+            if content_type:
+                self.send_header('content-type', content_type)
+            self.send_header('content-length', str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
 
         def do_POST(self) -> None:
             length = int(self.headers.get('content-length') or 0)

@@ -134,7 +134,7 @@ def _anthropic_stream_expected(events: list[dict[str, Any]]) -> dict[str, Any]:
 
 def _anthropic_actual(response: ModelResponse) -> dict[str, Any]:
     return {
-        'text': response.text or '',
+        'text': ''.join(p.content for p in response.parts if isinstance(p, TextPart)),
         'thinking': [(p.content, p.signature) for p in response.parts if isinstance(p, ThinkingPart) and p.id is None],
         'calls': [(name, call_id, args) for name, call_id, args in _calls(response)],
         'input': response.usage.input_tokens,
@@ -198,7 +198,7 @@ def _google_actual(response: ModelResponse, *, streamed: bool) -> dict[str, Any]
         if p.provider_details and 'thought_signature' in p.provider_details
     ]
     return {
-        'text': response.text or '',
+        'text': ''.join(p.content for p in response.parts if isinstance(p, TextPart)),
         'thoughts': ''.join(p.content for p in response.parts if isinstance(p, ThinkingPart)),
         'calls': [(name, args) for name, _, args in _calls(response)],
         # A stream may sign several chunks of one part; only the last signature of a part is kept.

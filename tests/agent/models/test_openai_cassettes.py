@@ -7,6 +7,7 @@ which must come out as the same `ModelResponse`, streamed (re-chunked at random 
 
 from __future__ import annotations
 
+import base64
 import json
 import random
 from collections.abc import Callable
@@ -18,6 +19,8 @@ from dirty_equals import IsStr
 
 from edgewise.agent.exceptions import ModelHTTPError, UnexpectedModelBehavior
 from edgewise.agent.messages import (
+    BinaryContent,
+    ImageUrl,
     ModelMessage,
     ModelRequest,
     ModelRequestPart,
@@ -27,6 +30,7 @@ from edgewise.agent.messages import (
     ThinkingPart,
     ToolCallPart,
     ToolReturnPart,
+    UserContent,
     UserPromptPart,
 )
 from edgewise.agent.models import ModelRequestParameters
@@ -60,7 +64,28 @@ _SETTINGS = {
 
 
 class Unsupported(Exception):
-    """The recorded request uses something Edgewise cannot express yet (media input, server-side tools)."""
+    """The recorded request uses something Edgewise cannot express yet (server-side tools)."""
+
+
+def _content_item(part: dict[str, Any]) -> UserContent:
+    # The recorded content part, as the user content that maps to it.
+    kind = part['type']
+    if kind == 'text':
+        return str(part['text'])
+    if kind == 'image_url':
+        url = part['image_url']['url']
+        detail = {'detail': part['image_url']['detail']} if 'detail' in part['image_url'] else None
+        if url.startswith('data:'):
+            image = BinaryContent.from_data_uri(url)
+            image.vendor_metadata = detail
+            return image
+        return ImageUrl(url, vendor_metadata=detail)
+    if kind == 'input_audio':
+        media_type = {'wav': 'audio/wav', 'mp3': 'audio/mpeg'}[part['input_audio']['format']]
+        return BinaryContent(base64.b64decode(part['input_audio']['data']), media_type=media_type)
+    if kind == 'file':
+        return BinaryContent.from_data_uri(part['file']['file_data'])
+    raise Unsupported(f'content part {kind!r}')
 
 
 def _messages(body: dict[str, Any]) -> list[ModelMessage]:
@@ -81,9 +106,7 @@ def _messages(body: dict[str, Any]) -> list[ModelMessage]:
                 response_parts.append(ToolCallPart(call['function']['name'], call['function']['arguments'], call['id']))
             messages.append(ModelResponse(response_parts))
         elif isinstance(content, list):
-            if any(p['type'] != 'text' for p in content):
-                raise Unsupported('media input')
-            parts.append(UserPromptPart([p['text'] for p in content]))
+            parts.append(UserPromptPart([_content_item(p) for p in content]))
         elif role in ('system', 'developer'):
             parts.append(SystemPromptPart(content))
         elif role == 'user':
@@ -289,5 +312,5 @@ async def test_how_many_recorded_interactions_are_handled() -> None:
         except Unsupported:
             outcome['unsupported'] += 1
     print(f'\nChat Completions cassette interactions ({len(CHAT)}): {outcome}')
-    # The rest send media (images, audio, files) or ask for OpenAI's server-side web search.
-    assert outcome == {'request+response': 43, 'response': 0, 'unsupported': 8}
+    # The rest ask for OpenAI's server-side web search.
+    assert outcome == {'request+response': 48, 'response': 0, 'unsupported': 3}

@@ -161,7 +161,7 @@ async def test_user_content_as_a_list_of_texts() -> None:
 
 async def test_unsupported_user_content_is_a_user_error() -> None:
     model, _ = mock_model(json_reply(completion()))
-    with pytest.raises(UserError, match=r"Model 'gpt-4o' cannot take user content of type bytes\."):
+    with pytest.raises(UserError, match=r"Model 'gpt-4o' cannot take bytes in user prompts\."):
         await model.request([ModelRequest([UserPromptPart([b'raw'])])], None, PARAMS)  # type: ignore[list-item]
 
 

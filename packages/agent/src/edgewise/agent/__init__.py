@@ -3,6 +3,8 @@
 Source-compatible with the core of pydantic-ai 1.x: replace `pydantic_ai` with `edgewise.agent` in imports.
 """
 
+from typing import TYPE_CHECKING, Any
+
 from ._agent_graph import CallToolsNode, ModelRequestNode, UserPromptNode
 from ._agent_run import AgentRun, capture_run_messages
 from .agent import Agent, EndStrategy
@@ -19,11 +21,26 @@ from .exceptions import (
 from .format_prompt import format_as_xml
 from .messages import (
     AgentStreamEvent,
+    AudioFormat,
+    AudioMediaType,
+    AudioUrl,
+    BinaryContent,
+    BinaryImage,
+    CachePoint,
+    DocumentFormat,
+    DocumentMediaType,
+    DocumentUrl,
+    FilePart,
+    FileUrl,
     FinalResultEvent,
     FinishReason,
     FunctionToolCallEvent,
     FunctionToolResultEvent,
     HandleResponseEvent,
+    ImageFormat,
+    ImageMediaType,
+    ImageUrl,
+    InstructionPart,
     ModelMessage,
     ModelMessagesTypeAdapter,
     ModelRequest,
@@ -32,6 +49,7 @@ from .messages import (
     ModelResponsePart,
     ModelResponsePartDelta,
     ModelResponseStreamEvent,
+    MultiModalContent,
     OutputToolCallEvent,
     OutputToolResultEvent,
     PartDeltaEvent,
@@ -39,15 +57,21 @@ from .messages import (
     PartStartEvent,
     RetryPromptPart,
     SystemPromptPart,
+    TextContent,
     TextPart,
     TextPartDelta,
     ThinkingPart,
     ThinkingPartDelta,
     ToolCallPart,
     ToolCallPartDelta,
+    ToolReturn,
     ToolReturnPart,
+    UploadedFile,
     UserContent,
     UserPromptPart,
+    VideoFormat,
+    VideoMediaType,
+    VideoUrl,
 )
 from .output import NativeOutput, PromptedOutput, StructuredDict, TextOutput, ToolOutput
 from .result import AgentEventStream, AgentRunResult, AgentRunResultEvent, FinalResult, StreamedRunResult
@@ -64,18 +88,38 @@ __all__ = (
     'AgentRunResult',
     'AgentRunResultEvent',
     'AgentStreamEvent',
+    'AudioFormat',
+    'AudioMediaType',
+    'AudioUrl',
+    'BinaryContent',
+    'BinaryImage',
+    'CachePoint',
     'CallToolsNode',
+    'DEFAULT_PROFILE',
+    'DocumentFormat',
+    'DocumentMediaType',
+    'DocumentUrl',
     'EndStrategy',
+    'FilePart',
+    'FileUrl',
     'FinalResult',
     'FinalResultEvent',
     'FinishReason',
     'FunctionToolCallEvent',
     'FunctionToolResultEvent',
     'HandleResponseEvent',
+    'ImageFormat',
+    'ImageMediaType',
+    'ImageUrl',
+    'InlineDefsJsonSchemaTransformer',
+    'InstructionPart',
+    'JsonSchemaTransformer',
     'ModelAPIError',
     'ModelHTTPError',
     'ModelMessage',
     'ModelMessagesTypeAdapter',
+    'ModelProfile',
+    'ModelProfileSpec',
     'ModelRequest',
     'ModelRequestNode',
     'ModelRequestPart',
@@ -85,6 +129,7 @@ __all__ = (
     'ModelResponseStreamEvent',
     'ModelRetry',
     'ModelSettings',
+    'MultiModalContent',
     'NativeOutput',
     'OutputToolCallEvent',
     'OutputToolResultEvent',
@@ -99,6 +144,7 @@ __all__ = (
     'StreamedRunResult',
     'StructuredDict',
     'SystemPromptPart',
+    'TextContent',
     'TextOutput',
     'TextPart',
     'TextPartDelta',
@@ -109,14 +155,42 @@ __all__ = (
     'ToolCallPartDelta',
     'ToolDefinition',
     'ToolOutput',
+    'ToolReturn',
     'ToolReturnPart',
     'UnexpectedModelBehavior',
+    'UploadedFile',
     'UsageLimitExceeded',
     'UsageLimits',
     'UserContent',
     'UserError',
     'UserPromptNode',
     'UserPromptPart',
+    'VideoFormat',
+    'VideoMediaType',
+    'VideoUrl',
     'capture_run_messages',
     'format_as_xml',
 )
+
+# The profiles are re-exported here as in pydantic-ai, but imported on first use: `import edgewise.agent` stays
+# free of the provider layer.
+_PROFILE_NAMES = frozenset(
+    {'DEFAULT_PROFILE', 'InlineDefsJsonSchemaTransformer', 'JsonSchemaTransformer', 'ModelProfile', 'ModelProfileSpec'}
+)
+
+if TYPE_CHECKING:
+    from .profiles import (
+        DEFAULT_PROFILE,
+        InlineDefsJsonSchemaTransformer,
+        JsonSchemaTransformer,
+        ModelProfile,
+        ModelProfileSpec,
+    )
+
+
+def __getattr__(name: str) -> Any:
+    if name in _PROFILE_NAMES:
+        from . import profiles
+
+        return getattr(profiles, name)
+    raise AttributeError(f'module {__name__!r} has no attribute {name!r}')

@@ -33,7 +33,7 @@ __all__ = (
     'AgentStreamEvent',
 )
 
-PartKind = Literal['text', 'thinking', 'tool-call']
+PartKind = Literal['text', 'thinking', 'tool-call', 'file']
 """The `part_kind` of a response part."""
 
 

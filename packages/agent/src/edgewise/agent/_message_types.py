@@ -14,23 +14,35 @@ import os
 from collections.abc import Sequence
 from dataclasses import KW_ONLY, dataclass, field
 from datetime import datetime, timezone
-from typing import Annotated, Any, Literal, TypeAlias
+from typing import Annotated, Any, Literal, cast
 
 import pydantic
 import pydantic_core
 
+from ._multimodal import (
+    BinaryContent,
+    BinaryImage,
+    MultiModalContent,
+    ToolReturnContent,
+    UserContent,
+    is_multi_modal_content,
+)
 from ._usage_counts import RequestUsage
 
 __all__ = (
+    'RETURN_VALUE_KEY',
+    'INVALID_JSON_KEY',
     'SystemPromptPart',
     'UserPromptPart',
     'UserContent',
     'ToolReturnPart',
+    'InstructionPart',
     'RetryPromptPart',
     'ModelRequestPart',
     'ModelRequest',
     'TextPart',
     'ThinkingPart',
+    'FilePart',
     'ToolCallPart',
     'ModelResponsePart',
     'ModelResponse',
@@ -40,6 +52,14 @@ __all__ = (
 )
 
 
+RETURN_VALUE_KEY = 'return_value'
+"""The key under which `ToolReturnPart.model_response_object` wraps a return value that is not a JSON object."""
+
+INVALID_JSON_KEY = 'INVALID_JSON'
+"""The key under which `ToolCallPart.args_as_dict` gives arguments that are not a JSON object (the key Anthropic
+suggests for resending them)."""
+
+
 def _now_utc() -> datetime:
     return datetime.now(tz=timezone.utc)
 
@@ -47,10 +67,6 @@ def _now_utc() -> datetime:
 def generate_tool_call_id() -> str:
     """A new unique tool call id, for models that do not supply one (the `pyd_ai_` prefix of pydantic-ai)."""
     return f'pyd_ai_{os.urandom(16).hex()}'
-
-
-UserContent: TypeAlias = str
-"""Content of a user prompt; text for now (images, audio and documents come with the providers)."""
 
 
 @dataclass(repr=False)
@@ -93,8 +109,8 @@ class ToolReturnPart:
 
     tool_name: str
     """The name of the tool that was called."""
-    content: Any
-    """The tool's return value."""
+    content: ToolReturnContent
+    """The tool's return value (files in it are sent as files to the APIs that take them)."""
     tool_call_id: str = field(default_factory=generate_tool_call_id)
     """The id of the tool call this answers."""
     _: KW_ONLY
@@ -109,16 +125,76 @@ class ToolReturnPart:
     part_kind: Literal['tool-return'] = 'tool-return'
     """Tag of this part kind in serialized messages."""
 
+    @property
+    def files(self) -> list[MultiModalContent]:
+        """The files in the return value (the value itself, or the items of a returned list)."""
+        return self._split()[1]
+
+    def _split(self) -> tuple[list[Any], list[MultiModalContent], bool]:
+        # (data items, file items, whether the content is a list)
+        if is_multi_modal_content(self.content):
+            return [], [self.content], False
+        if isinstance(self.content, list):
+            files = [item for item in self.content if is_multi_modal_content(item)]
+            return [item for item in self.content if not is_multi_modal_content(item)], files, True
+        return [self.content], [], False
+
+    def _data(self) -> Any:
+        # The return value without its files (`None` if nothing is left; one remaining item is unwrapped
+        # when the content was not a list, or when taking the files out left one item).
+        data, files, was_list = self._split()
+        if not data:
+            return None
+        if len(data) == 1 and (not was_list or files):
+            return data[0]
+        return data
+
+    def content_items(self, *, mode: Literal['raw', 'str', 'jsonable'] = 'raw') -> list[Any]:
+        """The return value as a list (a list as is, anything else as its one item).
+
+        Args:
+            mode: `'raw'` gives the items as they are; `'str'` gives each item that is neither text nor a file
+                as JSON text, `'jsonable'` as JSON-compatible data (files and text are left as they are).
+        """
+        items: list[Any] = self.content if isinstance(self.content, list) else [self.content]
+        if mode == 'raw':
+            return items
+        convert = _tool_return_json if mode == 'str' else _tool_return_jsonable
+        return [item if isinstance(item, str) or is_multi_modal_content(item) else convert(item) for item in items]
+
     def model_response_str(self) -> str:
-        """The return value as the text a model sees."""
-        if isinstance(self.content, str):
-            return self.content
-        return pydantic_core.to_json(self.content).decode()
+        """The return value as the text a model sees, without its files (see `files`)."""
+        value = self._data()
+        if value is None:
+            return ''
+        return value if isinstance(value, str) else _tool_return_json(value)
 
     def model_response_object(self) -> dict[str, Any]:
-        """The return value as a JSON object (non-objects are wrapped as `{'return_value': ...}`)."""
-        json_content = pydantic_core.to_jsonable_python(self.content)
-        return json_content if isinstance(json_content, dict) else {'return_value': json_content}
+        """The return value as a JSON object (non-objects are wrapped as `{'return_value': ...}`), without its
+        files."""
+        value = self._data()
+        if value is None:
+            return {}
+        json_content = _tool_return_jsonable(value)
+        return json_content if isinstance(json_content, dict) else {RETURN_VALUE_KEY: json_content}
+
+    def model_response_str_and_user_content(self) -> tuple[str, list[UserContent]]:
+        """For APIs whose tool results take only text: the result's text, where each file is replaced by
+        `See file <identifier>.`, and the user content that carries the files (`This is file <identifier>:`
+        before each)."""
+        _, files, was_list = self._split()
+        if not files:
+            return self.model_response_str(), []
+        items: list[Any] = cast(list[Any], self.content) if was_list else [self.content]
+        texts: list[str] = []
+        user_content: list[UserContent] = []
+        for item in items:
+            if is_multi_modal_content(item):
+                texts.append(f'See file {item.identifier}.')
+                user_content.extend((f'This is file {item.identifier}:', item))
+            else:
+                texts.append(item if isinstance(item, str) else _tool_return_json(item))
+        return (_tool_return_json(texts) if was_list else texts[0]), user_content
 
     def __repr__(self) -> str:
         return _repr(self, ('tool_name', 'content', 'tool_call_id', 'tool_kind', 'metadata', 'timestamp'))
@@ -156,6 +232,32 @@ class RetryPromptPart:
 
     def __repr__(self) -> str:
         return _repr(self, ('content', 'tool_name', 'tool_call_id', 'timestamp'))
+
+
+@dataclass(repr=False)
+class InstructionPart:
+    """One block of a request's instructions, and whether it came from a function (dynamic) or a literal."""
+
+    content: str
+    """The block's text."""
+    _: KW_ONLY
+    dynamic: bool = False
+    """Whether a function, a template or a toolset wrote it (rather than a literal string)."""
+    part_kind: Literal['instruction'] = 'instruction'
+    """Tag of this part kind in serialized messages."""
+
+    @staticmethod
+    def join(parts: Sequence[InstructionPart]) -> str | None:
+        """The blocks' text separated by blank lines, or `None` when that is empty."""
+        return '\n\n'.join(part.content for part in parts).strip() or None
+
+    @staticmethod
+    def sorted(parts: Sequence[InstructionPart]) -> list[InstructionPart]:
+        """The blocks with the static ones first, each group in its order."""
+        return sorted(parts, key=lambda part: part.dynamic)
+
+    def __repr__(self) -> str:
+        return _repr(self, ('content',)) if not self.dynamic else _repr(self, ('content', 'dynamic'))
 
 
 ModelRequestPart = Annotated[
@@ -265,15 +367,25 @@ class ToolCallPart:
     part_kind: Literal['tool-call'] = 'tool-call'
     """Tag of this part kind in serialized messages."""
 
-    def args_as_dict(self) -> dict[str, Any]:
-        """The arguments as a dict (a JSON string is parsed)."""
+    def args_as_dict(self, *, raise_if_invalid: bool = False) -> dict[str, Any]:
+        """The arguments as a dict (a JSON string is parsed).
+
+        Args:
+            raise_if_invalid: Raise `ValueError` when the arguments are not a JSON object; by default they come
+                back as `{'INVALID_JSON': <the raw text>}`, which can still be sent to an API.
+        """
         if not self.args:
             return {}
         if isinstance(self.args, dict):
             return self.args
-        parsed = pydantic_core.from_json(self.args)
-        if not isinstance(parsed, dict):
-            raise ValueError(f'Tool call {self.tool_name!r} arguments are not a JSON object: {self.args!r}')
+        try:
+            parsed = pydantic_core.from_json(self.args)
+            if not isinstance(parsed, dict):
+                raise _NotAnObjectError(f'Tool call {self.tool_name!r} arguments are not a JSON object: {self.args!r}')
+        except ValueError:
+            if raise_if_invalid:
+                raise
+            return {INVALID_JSON_KEY: self.args}
         return parsed
 
     def args_as_json_str(self) -> str:
@@ -292,7 +404,31 @@ class ToolCallPart:
         return _repr(self, ('tool_name', 'args', 'tool_call_id', 'tool_kind', 'id', 'provider_name'))
 
 
-ModelResponsePart = Annotated[TextPart | ThinkingPart | ToolCallPart, pydantic.Discriminator('part_kind')]
+@dataclass(repr=False)
+class FilePart:
+    """A file made by the model (an image it drew)."""
+
+    content: Annotated[BinaryContent, pydantic.AfterValidator(BinaryContent.narrow_type)]
+    """The file; a `BinaryImage` when it is an image."""
+    _: KW_ONLY
+    id: str | None = None
+    """The provider's id of the part."""
+    provider_name: str | None = None
+    """The provider that produced the part."""
+    provider_details: dict[str, Any] | None = None
+    """Provider-specific data."""
+    part_kind: Literal['file'] = 'file'
+    """Tag of this part kind in serialized messages."""
+
+    def has_content(self) -> bool:
+        """Whether the file has data."""
+        return bool(self.content.data)
+
+    def __repr__(self) -> str:
+        return _repr(self, ('content', 'id', 'provider_name', 'provider_details'))
+
+
+ModelResponsePart = Annotated[TextPart | ThinkingPart | ToolCallPart | FilePart, pydantic.Discriminator('part_kind')]
 """A part of a model's response."""
 
 FinishReason = Literal['stop', 'length', 'content_filter', 'tool_call', 'error']
@@ -331,9 +467,34 @@ class ModelResponse:
 
     @property
     def text(self) -> str | None:
-        """The text parts joined, or `None` when there are none."""
-        texts = [part.content for part in self.parts if isinstance(part, TextPart)]
-        return ''.join(texts) if texts else None
+        """The text of the response, or `None` when there is none: adjacent text parts joined, runs of text
+        separated by other parts joined with a blank line."""
+        runs: list[str] = []
+        previous: object = None
+        for part in self.parts:
+            if isinstance(part, TextPart):
+                if isinstance(previous, TextPart):
+                    runs[-1] += part.content
+                else:
+                    runs.append(part.content)
+            previous = part
+        return '\n\n'.join(runs) if runs else None
+
+    @property
+    def thinking(self) -> str | None:
+        """The thinking parts joined with blank lines, or `None` when there are none."""
+        thoughts = [part.content for part in self.parts if isinstance(part, ThinkingPart)]
+        return '\n\n'.join(thoughts) if thoughts else None
+
+    @property
+    def files(self) -> list[BinaryContent]:
+        """The files the model made."""
+        return [part.content for part in self.parts if isinstance(part, FilePart)]
+
+    @property
+    def images(self) -> list[BinaryImage]:
+        """The images the model made."""
+        return [file for file in self.files if isinstance(file, BinaryImage)]
 
     @property
     def tool_calls(self) -> list[ToolCallPart]:
@@ -347,6 +508,20 @@ class ModelResponse:
 
 ModelMessage = Annotated[ModelRequest | ModelResponse, pydantic.Discriminator('kind')]
 """A message of a conversation: a request or a response."""
+
+
+def _tool_return_json(value: Any) -> str:
+    # Tool results as JSON text for the model; bytes as base64, as pydantic-ai serializes them.
+    return pydantic_core.to_json(value, bytes_mode='base64').decode()
+
+
+class _NotAnObjectError(ValueError, AssertionError):
+    # pydantic-ai raises AssertionError for JSON that is not an object, ValueError for JSON that does not parse.
+    pass
+
+
+def _tool_return_jsonable(value: Any) -> Any:
+    return pydantic_core.to_jsonable_python(value, bytes_mode='base64')
 
 
 def _repr(obj: object, names: tuple[str, ...]) -> str:

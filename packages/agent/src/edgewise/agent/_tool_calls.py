@@ -13,8 +13,8 @@ from . import _instrument
 from ._function_schema import FunctionSchema
 from ._output import validation_errors
 from ._run_deps import GraphAgentDeps, GraphAgentState
-from .exceptions import ModelRetry, UnexpectedModelBehavior
-from .messages import ModelRequestPart, RetryPromptPart, ToolCallPart, ToolReturnPart
+from .exceptions import ModelRetry, UnexpectedModelBehavior, UserError
+from .messages import ModelRequestPart, RetryPromptPart, ToolCallPart, ToolReturn, ToolReturnPart, UserPromptPart
 from .tools import Tool
 
 __all__ = ('run_tool_calls', 'tool_retry_prompt')
@@ -42,7 +42,7 @@ def _unknown(call: ToolCallPart, state: GraphAgentState, deps: GraphAgentDeps[An
 
 async def _run_one(
     tool: Tool[Any], call: ToolCallPart, state: GraphAgentState, deps: GraphAgentDeps[Any, Any]
-) -> ModelRequestPart:
+) -> ModelRequestPart | tuple[ToolReturnPart, UserPromptPart]:
     name = call.tool_name  # the name the model used (a `prepare` function may have renamed the tool)
     max_retries = tool.max_retries if tool.max_retries is not None else deps.default_tool_retries
     retry = state.tool_retries.get(name, 0)
@@ -72,10 +72,23 @@ async def _run_one(
         error = exc
         content = exc.message
     else:
-        return ToolReturnPart(name, result, call.tool_call_id)
+        return _return_part(call, result)
     if retry >= max_retries:
         raise UnexpectedModelBehavior(f'Tool {name!r} exceeded max retries count of {max_retries}') from error
     return tool_retry_prompt(call, content)
+
+
+def _return_part(call: ToolCallPart, result: Any) -> ToolReturnPart | tuple[ToolReturnPart, UserPromptPart]:
+    # A `ToolReturn` splits into the tool's result (with its metadata) and a user prompt sent after the results.
+    if isinstance(result, ToolReturn):
+        part = ToolReturnPart(call.tool_name, result.return_value, call.tool_call_id, metadata=result.metadata)
+        return (part, UserPromptPart(result.content)) if result.content else part
+    if isinstance(result, list) and any(isinstance(item, ToolReturn) for item in result):
+        raise UserError(
+            f'The return value of tool {call.tool_name!r} contains invalid nested `ToolReturn` objects. '
+            '`ToolReturn` should be used directly.'
+        )
+    return ToolReturnPart(call.tool_name, result, call.tool_call_id)
 
 
 async def _call(schema: FunctionSchema, kwargs: dict[str, Any], ctx: Any, limit: float | None) -> Any:
@@ -107,7 +120,7 @@ async def run_tool_calls(
     unknown_parts = [_unknown(call, state, deps) for call in unknown_calls]  # checked before any tool runs
     tools = deps.step_tool_functions
     tool_defs = deps.step_tools or {}
-    results: list[ModelRequestPart | None] = [None] * len(calls)
+    results: list[ModelRequestPart | tuple[ToolReturnPart, UserPromptPart] | None] = [None] * len(calls)
     if len(calls) == 1 or any(tool_defs[c.tool_name].sequential for c in calls):
         for i, call in enumerate(calls):
             results[i] = await _run_one(tools[call.tool_name], call, state, deps)
@@ -127,7 +140,10 @@ async def run_tool_calls(
                 tg.start_soon(run, i, call, tg.cancel_scope)
         if failure:
             raise failure[0]
-    parts = [*(part for part in results if part is not None), *unknown_parts]
+    # Content of `ToolReturn`s goes after every tool result, in call order.
+    parts: list[ModelRequestPart] = [r[0] if isinstance(r, tuple) else r for r in results if r is not None]
+    parts += unknown_parts
+    parts += [r[1] for r in results if isinstance(r, tuple)]
     state.usage.tool_calls += sum(isinstance(p, ToolReturnPart) for p in parts)
     failed = {p.tool_name for p in parts if isinstance(p, RetryPromptPart) and p.tool_name is not None}
     # A tool's retry count runs while it keeps failing; a step where it succeeds (or is not called) resets it.

@@ -7,6 +7,9 @@ messages and raise `UsageLimitExceeded` without an import cycle.
 from __future__ import annotations as _annotations
 
 from dataclasses import dataclass, field, fields
+from typing import Annotated
+
+import pydantic
 
 __all__ = ('RequestUsage', 'RunUsage')
 
@@ -27,7 +30,10 @@ class _Usage:
     """Audio input tokens read from the cache."""
     output_audio_tokens: int = 0
     """Audio output tokens."""
-    details: dict[str, int] = field(default_factory=dict)
+    # Histories stored by older pydantic-ai versions have `null` here.
+    details: Annotated[dict[str, int], pydantic.BeforeValidator(lambda value: value or {})] = field(
+        default_factory=dict
+    )
     """Provider-specific counters."""
 
     @property

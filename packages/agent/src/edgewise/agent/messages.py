@@ -31,7 +31,11 @@ from ._event_types import (
     ToolCallPartDelta,
 )
 from ._message_types import (
+    INVALID_JSON_KEY,
+    RETURN_VALUE_KEY,
+    FilePart,
     FinishReason,
+    InstructionPart,
     ModelMessage,
     ModelRequest,
     ModelRequestPart,
@@ -47,20 +51,78 @@ from ._message_types import (
     UserPromptPart,
     generate_tool_call_id,
 )
+from ._multimodal import (
+    MULTI_MODAL_CONTENT_TYPES,
+    AudioFormat,
+    AudioMediaType,
+    AudioUrl,
+    BinaryContent,
+    BinaryImage,
+    CachePoint,
+    DocumentFormat,
+    DocumentMediaType,
+    DocumentUrl,
+    FileUrl,
+    ForceDownloadMode,
+    ImageFormat,
+    ImageMediaType,
+    ImageUrl,
+    MultiModalContent,
+    TextContent,
+    ToolReturn,
+    ToolReturnContent,
+    UploadedFile,
+    UploadedFileProviderName,
+    VideoFormat,
+    VideoMediaType,
+    VideoUrl,
+    is_multi_modal_content,
+)
 
 if TYPE_CHECKING:
     from pydantic import TypeAdapter
 
 __all__ = (
+    # files and other prompt content
+    'AudioMediaType',
+    'ImageMediaType',
+    'DocumentMediaType',
+    'VideoMediaType',
+    'AudioFormat',
+    'ImageFormat',
+    'DocumentFormat',
+    'VideoFormat',
+    'ForceDownloadMode',
+    'FileUrl',
+    'ImageUrl',
+    'AudioUrl',
+    'VideoUrl',
+    'DocumentUrl',
+    'BinaryContent',
+    'BinaryImage',
+    'TextContent',
+    'CachePoint',
+    'UploadedFile',
+    'UploadedFileProviderName',
+    'MultiModalContent',
+    'MULTI_MODAL_CONTENT_TYPES',
+    'is_multi_modal_content',
+    'ToolReturn',
+    'ToolReturnContent',
+    # parts and messages
+    'RETURN_VALUE_KEY',
+    'INVALID_JSON_KEY',
     'SystemPromptPart',
     'UserPromptPart',
     'UserContent',
     'ToolReturnPart',
     'RetryPromptPart',
+    'InstructionPart',
     'ModelRequestPart',
     'ModelRequest',
     'TextPart',
     'ThinkingPart',
+    'FilePart',
     'ToolCallPart',
     'ModelResponsePart',
     'ModelResponse',
@@ -94,7 +156,8 @@ def __getattr__(name: str) -> Any:
     global _type_adapter
     if name == 'ModelMessagesTypeAdapter':
         if _type_adapter is None:
-            _type_adapter = pydantic.TypeAdapter(list[ModelMessage], config=pydantic.ConfigDict(defer_build=True))
+            config = pydantic.ConfigDict(defer_build=True, ser_json_bytes='base64', val_json_bytes='base64')
+            _type_adapter = pydantic.TypeAdapter(list[ModelMessage], config=config)
         return _type_adapter
     raise AttributeError(f'module {__name__!r} has no attribute {name!r}')
 

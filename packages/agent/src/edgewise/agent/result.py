@@ -6,6 +6,7 @@ from ._agent_event_stream import AgentEventStream
 from ._agent_graph import AgentStream
 from ._run_result import AgentRunResult, AgentRunResultEvent, FinalResult
 from ._streamed_run_result import StreamedRunResult
+from .output import OutputDataT, ToolOutput
 
 __all__ = (
     'AgentRunResult',
@@ -14,4 +15,6 @@ __all__ = (
     'AgentEventStream',
     'AgentRunResultEvent',
     'AgentStream',
+    'OutputDataT',
+    'ToolOutput',
 )

@@ -14,7 +14,13 @@ from typing import Any, Literal
 
 from ..exceptions import UnexpectedModelBehavior
 from ..messages import (
+    BinaryContent,
+    CachePoint,
+    DocumentUrl,
+    FilePart,
+    FileUrl,
     FinishReason,
+    ImageUrl,
     ModelMessage,
     ModelRequest,
     ModelResponse,
@@ -24,13 +30,23 @@ from ..messages import (
     TextPart,
     ThinkingPart,
     ToolCallPart,
+    ToolReturnPart,
+    UploadedFile,
 )
 from ..profiles import ModelProfile
 from ..profiles.anthropic import AnthropicModelProfile
 from ..settings import ModelSettings
 from ..tools import ToolDefinition
 from ..usage import RequestUsage
-from ._mapping import EventStreamedResponse, instructions_of, settings_fields, thinking_as_text, user_turn_items
+from ._mapping import (
+    EventStreamedResponse,
+    instructions_of,
+    settings_fields,
+    thinking_as_text,
+    unsupported_file,
+    uploaded_file_id,
+    user_turn_items,
+)
 from ._request_parameters import ModelRequestParameters
 
 __all__ = (
@@ -83,14 +99,60 @@ def _cache_control(ttl: bool | CacheTTL) -> dict[str, Any]:
     return {'type': 'ephemeral'} if ttl is True else {'type': 'ephemeral', 'ttl': ttl}
 
 
-def _user_blocks(part: Any) -> list[dict[str, Any]]:
+def _user_blocks(part: Any, model_name: str) -> list[dict[str, Any]]:
     return user_turn_items(
         part,
         text=lambda text: {'type': 'text', 'text': text},
-        tool_return=lambda p: _tool_result(p.tool_call_id, [{'type': 'text', 'text': p.model_response_str()}], False),
+        file=lambda item: _file_block(item, model_name, 'user prompts'),
+        tool_return=lambda p: _tool_result(p.tool_call_id, _tool_return_content(p, model_name), False),
         tool_error=lambda p: _tool_result(p.tool_call_id, p.model_response(), True),
+        cache_point=_mark_cache_point,
         skip_empty=True,
     )
+
+
+def _tool_return_content(part: ToolReturnPart, model_name: str) -> list[dict[str, Any]]:
+    # A tool result holds images and documents next to its text.
+    text = part.model_response_str()
+    blocks = [{'type': 'text', 'text': text}] if text or not part.files else []
+    return blocks + [_file_block(item, model_name, 'tool returns') for item in part.files]
+
+
+def _mark_cache_point(blocks: list[dict[str, Any]], point: CachePoint) -> None:
+    # The block before a cache point ends the cached prefix (a cache point first in a prompt marks nothing).
+    if blocks:
+        blocks[-1]['cache_control'] = _cache_control(point.ttl)
+
+
+def _file_block(item: Any, model_name: str, where: str) -> dict[str, Any]:
+    # Downloads happened before: URLs left are images and PDFs, which Anthropic fetches itself.
+    if isinstance(item, BinaryContent):
+        if item.is_image:
+            return {'type': 'image', 'source': {'type': 'base64', 'media_type': item.media_type, 'data': item.base64}}
+        if item.media_type == 'application/pdf':
+            return {
+                'type': 'document',
+                'source': {'type': 'base64', 'media_type': item.media_type, 'data': item.base64},
+            }
+        if item.media_type == 'text/plain':
+            text = item.data.decode('utf-8', errors='replace')
+            return {'type': 'document', 'source': {'type': 'text', 'media_type': 'text/plain', 'data': text}}
+    elif isinstance(item, ImageUrl):
+        return {'type': 'image', 'source': {'type': 'url', 'url': item.url}}
+    elif isinstance(item, UploadedFile):
+        stored = {'type': 'file', 'file_id': uploaded_file_id(item, 'AnthropicModel', ('anthropic',))}
+        if item.media_type.startswith('image/'):
+            return {'type': 'image', 'source': stored}
+        if item.media_type.startswith(('text/', 'application/')):
+            return {'type': 'document', 'source': stored}
+    elif isinstance(item, DocumentUrl) and item.media_type == 'application/pdf':
+        return {'type': 'document', 'source': {'type': 'url', 'url': item.url}}
+    raise unsupported_file(model_name, item, where)
+
+
+def takes_url(file: FileUrl) -> bool:
+    """Whether Anthropic fetches this URL itself (images and PDFs); other documents are sent as data."""
+    return isinstance(file, ImageUrl) or (isinstance(file, DocumentUrl) and file.media_type == 'application/pdf')
 
 
 def _tool_result(tool_use_id: str, content: Any, is_error: bool) -> dict[str, Any]:
@@ -107,6 +169,8 @@ def _assistant_blocks(message: ModelResponse, profile: ModelProfile, provider_na
             blocks.append(
                 {'type': 'tool_use', 'id': part.tool_call_id, 'name': part.tool_name, 'input': part.args_as_dict()}
             )
+        elif isinstance(part, FilePart):
+            continue  # Anthropic models make no files, and an assistant turn cannot hold one
         elif part.provider_name == provider_name and part.signature:
             if part.id == 'redacted_thinking':
                 blocks.append({'type': 'redacted_thinking', 'data': part.signature})
@@ -118,7 +182,7 @@ def _assistant_blocks(message: ModelResponse, profile: ModelProfile, provider_na
 
 
 def map_messages(
-    messages: Sequence[ModelMessage], profile: ModelProfile, provider_name: str = 'anthropic'
+    messages: Sequence[ModelMessage], profile: ModelProfile, provider_name: str = 'anthropic', model_name: str = ''
 ) -> tuple[str, list[dict[str, Any]]]:
     """The system prompt (instructions first, then system prompt parts) and the `messages` of a request."""
     system: list[str] = []
@@ -132,7 +196,7 @@ def map_messages(
                 if isinstance(part, SystemPromptPart):
                     system.append(part.content)
                 else:
-                    blocks.extend(_user_blocks(part))
+                    blocks.extend(_user_blocks(part, model_name))
             if blocks:
                 mapped.append({'role': 'user', 'content': blocks})
         elif blocks := _assistant_blocks(message, profile, provider_name):
@@ -177,7 +241,7 @@ def anthropic_request_body(
     """
     settings: AnthropicModelSettings = model_settings or {}
     anthropic_profile = AnthropicModelProfile.from_profile(profile)
-    system, mapped = map_messages(messages, profile, provider_name)
+    system, mapped = map_messages(messages, profile, provider_name, model_name)
     body: dict[str, Any] = {
         'model': model_name,
         'max_tokens': settings.get('max_tokens', DEFAULT_MAX_TOKENS),

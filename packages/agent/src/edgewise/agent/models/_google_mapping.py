@@ -15,6 +15,9 @@ from typing import Any
 
 from ..exceptions import UserError
 from ..messages import (
+    BinaryContent,
+    FilePart,
+    FileUrl,
     FinishReason,
     ModelMessage,
     ModelRequest,
@@ -25,13 +28,16 @@ from ..messages import (
     TextPart,
     ThinkingPart,
     ToolCallPart,
+    ToolReturnPart,
+    UploadedFile,
+    VideoUrl,
     generate_tool_call_id,
 )
 from ..profiles import ModelProfile
 from ..profiles.google import GoogleModelProfile
 from ..settings import ModelSettings
 from ..usage import RequestUsage
-from ._mapping import EventStreamedResponse, instructions_of, settings_fields, user_turn_items
+from ._mapping import EventStreamedResponse, instructions_of, settings_fields, uploaded_file_id, user_turn_items
 from ._request_parameters import ModelRequestParameters
 
 __all__ = (
@@ -60,6 +66,8 @@ _FINISH_REASONS: dict[str, FinishReason | None] = {
     'NO_IMAGE': 'error',
 }
 
+_FILES_API = 'https://generativelanguage.googleapis.com/v1beta/files'
+
 # Gemini wants a signature on the first function call of a turn; this documented value skips the check.
 _SKIP_SIGNATURE = base64.b64encode(b'skip_thought_signature_validator').decode()
 
@@ -83,12 +91,42 @@ def _camel(name: str) -> str:
 
 
 def _user_parts(part: Any) -> list[dict[str, Any]]:
-    return user_turn_items(
+    items = user_turn_items(
         part,
         text=lambda text: {'text': text},
+        file=_file_part,
         tool_return=lambda p: _function_response(p.tool_name, p.model_response_object(), p.tool_call_id),
         tool_error=lambda p: _function_response(p.tool_name, {'call_error': p.model_response()}, p.tool_call_id),
     )
+    if isinstance(part, ToolReturnPart) and part.files:
+        # The files a tool returned follow its response in the same turn, each introduced by its identifier.
+        _, extra = part.model_response_str_and_user_content()
+        items += [{'text': item} if isinstance(item, str) else _file_part(item) for item in extra]
+    return items
+
+
+def _file_part(item: Any) -> dict[str, Any]:
+    # After the downloads, URLs left are those Gemini fetches itself (YouTube, its Files API).
+    if isinstance(item, BinaryContent):
+        part: dict[str, Any] = {'inlineData': {'mimeType': item.media_type, 'data': item.base64}}
+    elif isinstance(item, UploadedFile):
+        uri = uploaded_file_id(item, 'GoogleModel', ('google', 'google-gla'))
+        if not uri.startswith('https://'):
+            raise UserError(
+                'UploadedFile for GoogleModel (Gemini API) must use a file URI from the Google Files API '
+                f'(https://generativelanguage.googleapis.com/...), got: {uri}'
+            )
+        part = {'fileData': {'mimeType': item.media_type, 'fileUri': uri}}
+    else:
+        part = {'fileData': {'mimeType': item.media_type, 'fileUri': item.url}}
+    if isinstance(item, BinaryContent | VideoUrl | UploadedFile) and item.vendor_metadata:
+        part['videoMetadata'] = item.vendor_metadata
+    return part
+
+
+def takes_url(file: FileUrl) -> bool:
+    """Whether the Gemini API fetches this URL itself (YouTube videos, files of its Files API)."""
+    return (isinstance(file, VideoUrl) and file.is_youtube) or file.url.startswith(_FILES_API)
 
 
 def _function_response(name: str | None, response: Any, call_id: str) -> dict[str, Any]:
@@ -114,6 +152,8 @@ def _model_parts(message: ModelResponse, provider_name: str) -> list[dict[str, A
             first_call = False
         elif isinstance(item, TextPart):
             part = {'text': item.content}
+        elif isinstance(item, FilePart):
+            part = {'inlineData': {'mimeType': item.content.media_type, 'data': item.content.base64}}
         else:
             if item.provider_name == provider_name and item.signature:
                 pending = item.signature
@@ -263,8 +303,12 @@ def _response_part(part: dict[str, Any], provider_name: str) -> ModelResponsePar
         item = ThinkingPart(part['text']) if part.get('thought') else TextPart(part['text'])
     elif call := part.get('functionCall'):
         item = ToolCallPart(call['name'], call.get('args'), call.get('id') or generate_tool_call_id())
+    elif blob := part.get('inlineData'):
+        # An image (or other file) the model made.
+        content = BinaryContent(base64.b64decode(blob.get('data', '')), media_type=blob.get('mimeType', ''))
+        item = FilePart(BinaryContent.narrow_type(content), provider_name=provider_name)
     else:
-        # Server-side tools (code execution, search) and inline media are not mapped by Edgewise yet.
+        # Server-side tools (code execution, search) are not mapped by Edgewise yet.
         return None
     if signature:
         item.provider_details = {'thought_signature': signature}

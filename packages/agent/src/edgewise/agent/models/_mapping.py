@@ -13,16 +13,21 @@ from typing import Any
 
 from ..exceptions import UserError
 from ..messages import (
+    BinaryContent,
+    CachePoint,
     ModelMessage,
     ModelRequest,
     ModelResponse,
     ModelResponsePart,
     ModelResponseStreamEvent,
+    MultiModalContent,
     PartDeltaEvent,
     PartStartEvent,
     RetryPromptPart,
+    TextContent,
     ThinkingPart,
     ToolReturnPart,
+    UploadedFile,
     UserPromptPart,
 )
 from ..output import OutputObjectDefinition
@@ -35,6 +40,10 @@ __all__ = (
     'customize_request_parameters',
     'instructions_of',
     'user_turn_items',
+    'unsupported_file',
+    'file_label',
+    'uploaded_file_id',
+    'is_text_like',
     'settings_fields',
     'thinking_as_text',
     'EventStreamedResponse',
@@ -91,27 +100,80 @@ def user_turn_items(
     part: Any,
     *,
     text: Callable[[Any], dict[str, Any]],
+    file: Callable[[Any], dict[str, Any]],
     tool_return: Callable[[ToolReturnPart], dict[str, Any]],
     tool_error: Callable[[RetryPromptPart], dict[str, Any]],
+    cache_point: Callable[[list[dict[str, Any]], CachePoint], None] | None = None,
     skip_empty: bool = False,
 ) -> list[dict[str, Any]]:
     """An API's items for one part of a request's user turn; each API gives how it writes each kind of item.
 
     Args:
         part: A part of a `ModelRequest` (system prompts and unknown parts give no item).
-        text: The item of a piece of the user's prompt, and of a retry prompt that names no tool.
+        text: The item of a piece of the user's prompt (`TextContent` gives its `content`), and of a retry
+            prompt that names no tool.
+        file: The item of a file in the user's prompt (`ImageUrl`, ..., `BinaryContent`); it raises `UserError`
+            for a file the API cannot take.
         tool_return: The item of a tool's result.
         tool_error: The item of a retry prompt for a tool call (the tool's error).
+        cache_point: Marks the items so far as a cacheable prefix; cache points are dropped without it.
         skip_empty: Leave out empty pieces of the user's prompt.
     """
     if isinstance(part, UserPromptPart):
-        pieces = [part.content] if isinstance(part.content, str) else part.content
-        return [text(piece) for piece in pieces if piece or not skip_empty]
+        if isinstance(part.content, str):
+            return [text(part.content)] if part.content or not skip_empty else []
+        items: list[dict[str, Any]] = []
+        for piece in part.content:
+            if isinstance(piece, str | TextContent):
+                value = piece if isinstance(piece, str) else piece.content
+                if value or not skip_empty:
+                    items.append(text(value))
+            elif isinstance(piece, CachePoint):
+                if cache_point is not None:
+                    cache_point(items, piece)
+            else:
+                items.append(file(piece))
+        return items
     if isinstance(part, ToolReturnPart):
         return [tool_return(part)]
     if isinstance(part, RetryPromptPart):
         return [text(part.model_response()) if part.tool_name is None else tool_error(part)]
     return []
+
+
+def is_text_like(media_type: str) -> bool:
+    """Whether a media type is text (`text/*`, JSON, XML, YAML), which some APIs take only inline."""
+    return (
+        media_type.startswith('text/')
+        or media_type in ('application/json', 'application/xml', 'application/yaml', 'application/x-yaml')
+        or media_type.endswith(('+json', '+xml'))
+    )
+
+
+def file_label(item: MultiModalContent) -> str:
+    """How an error names a file: its class, with the media type of binary content (`BinaryContent (audio/wav)`)."""
+    return f'{type(item).__name__} ({item.media_type})' if isinstance(item, BinaryContent) else type(item).__name__
+
+
+def unsupported_file(model_name: str, item: MultiModalContent, where: str = 'user prompts') -> UserError:
+    """The error for a file the model's API cannot take."""
+    return UserError(f'Model {model_name!r} cannot take {file_label(item)} in {where}.')
+
+
+def uploaded_file_id(item: UploadedFile, model_class: str, providers: Iterable[str]) -> str:
+    """The id of a file in the provider's storage, checked to belong to one of `providers`.
+
+    Raises:
+        UserError: the file is in another provider's storage.
+    """
+    allowed = sorted(providers)
+    if item.provider_name not in allowed:
+        expected = repr(allowed[0]) if len(allowed) == 1 else f'one of {allowed!r}'
+        raise UserError(
+            f'UploadedFile with `provider_name={item.provider_name!r}` cannot be used with {model_class}. '
+            f'Expected `provider_name` to be {expected}.'
+        )
+    return item.file_id
 
 
 def settings_fields(settings: Mapping[str, object], names: Iterable[tuple[str, str]]) -> dict[str, Any]:

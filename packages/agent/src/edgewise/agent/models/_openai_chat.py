@@ -12,7 +12,10 @@ from typing import Any, cast
 
 from ..exceptions import UnexpectedModelBehavior, UserError
 from ..messages import (
+    BinaryContent,
+    FileUrl,
     FinishReason,
+    ImageUrl,
     ModelMessage,
     ModelRequest,
     ModelResponse,
@@ -23,6 +26,8 @@ from ..messages import (
     ThinkingPart,
     ToolCallPart,
     ToolReturnPart,
+    UploadedFile,
+    UserContent,
     UserPromptPart,
     generate_tool_call_id,
 )
@@ -30,6 +35,7 @@ from ..profiles import ModelProfile
 from ..profiles.openai import OpenAIModelProfile
 from ..tools import ToolDefinition
 from ..usage import RequestUsage
+from ._mapping import is_text_like, unsupported_file, uploaded_file_id, user_turn_items
 
 __all__ = (
     'FINISH_REASONS',
@@ -132,12 +138,50 @@ def _assistant_message(message: ModelResponse, profile: OpenAIModelProfile, syst
 def _user_content(part: UserPromptPart, model_name: str) -> str | list[dict[str, Any]]:
     if isinstance(part.content, str):
         return part.content
-    items: list[dict[str, Any]] = []
-    for item in part.content:
-        if not isinstance(item, str):
-            raise UserError(f'Model {model_name!r} cannot take user content of type {type(item).__name__}.')
-        items.append({'type': 'text', 'text': item})
-    return items
+    return user_turn_items(
+        part,
+        text=lambda text: {'type': 'text', 'text': text},
+        file=lambda item: _file_item(item, model_name),
+        tool_return=_unreachable,
+        tool_error=_unreachable,
+    )
+
+
+def _unreachable(part: Any) -> dict[str, Any]:  # pragma: no cover - user prompts hold no tool parts
+    raise AssertionError(part)
+
+
+def _file_item(item: Any, model_name: str) -> dict[str, Any]:
+    # Audio and document URLs were downloaded before (Chat Completions takes only image URLs).
+    if isinstance(item, ImageUrl):
+        return {'type': 'image_url', 'image_url': _image_url(item.url, item.vendor_metadata)}
+    if isinstance(item, UploadedFile):
+        return {'type': 'file', 'file': {'file_id': uploaded_file_id(item, 'OpenAIChatModel', ('openai',))}}
+    if isinstance(item, BinaryContent):
+        if is_text_like(item.media_type):
+            # Chat Completions takes no text files: their text goes inline, between markers naming the file.
+            text = item.data.decode('utf-8', errors='replace')
+            begin = f'-----BEGIN FILE id="{item.identifier}" type="{item.media_type}"-----'
+            return {'type': 'text', 'text': f'{begin}\n{text}\n-----END FILE id="{item.identifier}"-----'}
+        if item.is_image:
+            return {'type': 'image_url', 'image_url': _image_url(item.data_uri, item.vendor_metadata)}
+        if item.is_audio and item.format in ('wav', 'mp3'):
+            return {'type': 'input_audio', 'input_audio': {'data': item.base64, 'format': item.format}}
+        if item.is_document:
+            return {'type': 'file', 'file': {'file_data': item.data_uri, 'filename': f'filename.{item.format}'}}
+    raise unsupported_file(model_name, item)
+
+
+def _image_url(url: str, vendor_metadata: dict[str, Any] | None) -> dict[str, Any]:
+    image_url: dict[str, Any] = {'url': url}
+    if vendor_metadata:
+        image_url['detail'] = vendor_metadata.get('detail', 'auto')
+    return image_url
+
+
+def takes_url(file: FileUrl) -> bool:
+    """Whether Chat Completions takes this file as a URL (only images; other files are sent as data)."""
+    return isinstance(file, ImageUrl)
 
 
 def map_messages(
@@ -148,15 +192,17 @@ def map_messages(
     result: list[dict[str, Any]] = []
     for message in messages:
         if isinstance(message, ModelRequest):
+            tool_files: list[UserContent] = []
             for part in message.parts:
                 if isinstance(part, SystemPromptPart):
                     result.append(_system_message(role, part.content))
                 elif isinstance(part, UserPromptPart):
                     result.append({'role': 'user', 'content': _user_content(part, model_name)})
                 elif isinstance(part, ToolReturnPart):
-                    result.append(
-                        {'role': 'tool', 'tool_call_id': part.tool_call_id, 'content': part.model_response_str()}
-                    )
+                    # A tool message holds only text: files a tool returned follow in a user message.
+                    text, files = part.model_response_str_and_user_content()
+                    tool_files += files
+                    result.append({'role': 'tool', 'tool_call_id': part.tool_call_id, 'content': text})
                 elif isinstance(part, RetryPromptPart):
                     if part.tool_name is None:
                         result.append({'role': 'user', 'content': part.model_response()})
@@ -164,6 +210,8 @@ def map_messages(
                         result.append(
                             {'role': 'tool', 'tool_call_id': part.tool_call_id, 'content': part.model_response()}
                         )
+            if tool_files:
+                result.append({'role': 'user', 'content': _user_content(UserPromptPart(tool_files), model_name)})
         elif (assistant := _assistant_message(message, profile, system)) is not None:
             result.append(assistant)
     instructions = _instructions(messages)

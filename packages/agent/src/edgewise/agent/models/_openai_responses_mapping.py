@@ -8,13 +8,20 @@ OpenAI, as a `reasoning` input item.
 
 from __future__ import annotations as _annotations
 
+import base64
 from collections.abc import Iterator, Sequence
 from datetime import datetime, timezone
 from typing import Any, Literal
 
 from ..exceptions import UnexpectedModelBehavior
 from ..messages import (
+    AudioUrl,
+    BinaryContent,
+    BinaryImage,
+    DocumentUrl,
+    FilePart,
     FinishReason,
+    ImageUrl,
     ModelMessage,
     ModelRequest,
     ModelResponse,
@@ -26,13 +33,22 @@ from ..messages import (
     ThinkingPart,
     ToolCallPart,
     ToolReturnPart,
+    UploadedFile,
     UserPromptPart,
 )
 from ..profiles import ModelProfile
 from ..profiles.openai import SAMPLING_PARAMS, OpenAIModelProfile
 from ..settings import ModelSettings
 from ..usage import RequestUsage
-from ._mapping import EventStreamedResponse, instructions_of, settings_fields, thinking_as_text
+from ._mapping import (
+    EventStreamedResponse,
+    instructions_of,
+    settings_fields,
+    thinking_as_text,
+    unsupported_file,
+    uploaded_file_id,
+    user_turn_items,
+)
 from ._request_parameters import ModelRequestParameters
 
 __all__ = (
@@ -77,7 +93,7 @@ class OpenAIResponsesModelSettings(ModelSettings, total=False):
     """Continue the server-side conversation of this response (`previous_response_id`)."""
 
 
-def _request_items(message: ModelRequest, profile: OpenAIModelProfile) -> Iterator[dict[str, Any]]:
+def _request_items(message: ModelRequest, profile: OpenAIModelProfile, model_name: str) -> Iterator[dict[str, Any]]:
     for part in message.parts:
         if isinstance(part, SystemPromptPart):
             yield {'role': profile.openai_system_prompt_role or 'system', 'content': part.content}
@@ -85,14 +101,54 @@ def _request_items(message: ModelRequest, profile: OpenAIModelProfile) -> Iterat
             if isinstance(part.content, str):
                 yield {'role': 'user', 'content': part.content}
             else:
-                yield {'role': 'user', 'content': [{'type': 'input_text', 'text': t} for t in part.content]}
+                content = user_turn_items(
+                    part,
+                    text=lambda text: {'type': 'input_text', 'text': text},
+                    file=lambda item: _file_item(item, model_name, 'user prompts'),
+                    tool_return=_unreachable,
+                    tool_error=_unreachable,
+                )
+                yield {'role': 'user', 'content': content}
         elif isinstance(part, ToolReturnPart):
-            yield {'type': 'function_call_output', 'call_id': part.tool_call_id, 'output': part.model_response_str()}
+            output: str | list[dict[str, Any]] = part.model_response_str()
+            if files := part.files:
+                # A function call's output may hold files next to its text.
+                text = [{'type': 'input_text', 'text': output}] if output else []
+                output = [*text, *(_file_item(f, model_name, 'tool returns') for f in files)]
+            yield {'type': 'function_call_output', 'call_id': part.tool_call_id, 'output': output}
         elif isinstance(part, RetryPromptPart):
             if part.tool_name is None:
                 yield {'role': 'user', 'content': [{'type': 'input_text', 'text': part.model_response()}]}
             else:
                 yield {'type': 'function_call_output', 'call_id': part.tool_call_id, 'output': part.model_response()}
+
+
+def _unreachable(part: Any) -> dict[str, Any]:  # pragma: no cover - user prompts hold no tool parts
+    raise AssertionError(part)
+
+
+def _file_item(item: Any, model_name: str, where: str) -> dict[str, Any]:
+    # Downloads (`force_download`) happened before: URLs left are sent as URLs.
+    if isinstance(item, BinaryContent):
+        if item.is_image:
+            return {'type': 'input_image', 'image_url': item.data_uri, 'detail': _detail(item)}
+        if item.is_document:
+            return {'type': 'input_file', 'file_data': item.data_uri, 'filename': f'filename.{item.format}'}
+        raise unsupported_file(model_name, item, where)
+    if isinstance(item, ImageUrl):
+        return {'type': 'input_image', 'image_url': item.url, 'detail': _detail(item)}
+    if isinstance(item, UploadedFile):
+        file_id = uploaded_file_id(item, 'OpenAIResponsesModel', ('openai',))
+        if item.media_type.startswith('image/'):
+            return {'type': 'input_image', 'file_id': file_id, 'detail': 'auto'}
+        return {'type': 'input_file', 'file_id': file_id}
+    if isinstance(item, DocumentUrl | AudioUrl):
+        return {'type': 'input_file', 'file_url': item.url}
+    raise unsupported_file(model_name, item, where)
+
+
+def _detail(item: ImageUrl | BinaryContent) -> str:
+    return str((item.vendor_metadata or {}).get('detail', 'auto'))
 
 
 def _response_items(
@@ -134,6 +190,10 @@ def _response_items(
             if profile.openai_responses_requires_function_call_status_none:
                 call['status'] = None
             yield call
+        elif isinstance(part, FilePart):
+            # An image the image generation tool made goes back as a reference to its call; others cannot.
+            if ours and part.id:
+                yield {'type': 'image_generation_call', 'id': part.id, 'result': None, 'status': 'completed'}
         elif part.id and with_id:
             # One reasoning item per id; each summary of it was kept as its own ThinkingPart.
             signature = part.signature if profile.openai_supports_encrypted_reasoning_content else None
@@ -152,13 +212,17 @@ def _response_items(
 
 
 def map_messages(
-    messages: Sequence[ModelMessage], profile: OpenAIModelProfile, send_ids: bool, provider_name: str = 'openai'
+    messages: Sequence[ModelMessage],
+    profile: OpenAIModelProfile,
+    send_ids: bool,
+    provider_name: str = 'openai',
+    model_name: str = '',
 ) -> list[dict[str, Any]]:
-    """The `input` items of a request."""
+    """The `input` items of a request (`model_name` is named by the error for a file the API cannot take)."""
     items: list[dict[str, Any]] = []
     for message in messages:
         if isinstance(message, ModelRequest):
-            items.extend(_request_items(message, profile))
+            items.extend(_request_items(message, profile, model_name))
         else:
             items.extend(_response_items(message, profile, send_ids, provider_name))
     return items
@@ -199,7 +263,7 @@ def responses_request_body(
     openai_profile = OpenAIModelProfile.from_profile(profile)
     settings = _drop_unsupported(model_settings or {}, openai_profile)
     send_ids = settings.get('openai_send_reasoning_ids', openai_profile.openai_supports_encrypted_reasoning_content)
-    items = map_messages(messages, openai_profile, send_ids, provider_name)
+    items = map_messages(messages, openai_profile, send_ids, provider_name, model_name)
     instructions = instructions_of(messages)
     body: dict[str, Any] = {'model': model_name}
     text: dict[str, Any] = {}
@@ -320,7 +384,11 @@ def _output_parts(item: dict[str, Any], provider_name: str) -> Iterator[ModelRes
             signature = None
         if not summaries and signature:
             yield ThinkingPart('', id=item.get('id'), signature=signature, provider_name=provider_name)
-    # Server-side tool items (web search, code interpreter, MCP, ...) are not mapped by Edgewise yet.
+    elif kind == 'image_generation_call' and item.get('result'):
+        media_type = f'image/{item.get("output_format") or "png"}'
+        image = BinaryImage(base64.b64decode(item['result']), media_type=media_type)
+        yield FilePart(image, id=item.get('id'), provider_name=provider_name)
+    # Other server-side tool items (web search, code interpreter, MCP, ...) are not mapped by Edgewise yet.
 
 
 def _refusal(response: dict[str, Any]) -> str | None:

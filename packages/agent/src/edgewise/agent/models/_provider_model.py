@@ -14,11 +14,12 @@ from typing import TYPE_CHECKING, Any, ClassVar, cast
 import pydantic_core
 
 from ..exceptions import UnexpectedModelBehavior
-from ..messages import ModelMessage, ModelResponse
+from ..messages import FileUrl, ModelMessage, ModelResponse
 from ..profiles import DEFAULT_PROFILE, ModelProfile, ModelProfileSpec
 from ..providers import Provider, infer_provider
 from ..settings import ModelSettings, merge_model_settings
 from . import _http
+from ._downloads import download_files
 from ._mapping import EventStreamedResponse, customize_request_parameters
 from ._model import Model, check_allow_model_requests
 from ._request_parameters import ModelRequestParameters
@@ -100,6 +101,14 @@ class ProviderModel(Model):
         """
         return customize_request_parameters(parameters, self.profile)
 
+    def _needs_download(self, file: FileUrl) -> bool:
+        """Whether the API takes this file only as data: by default, only when the file asks to be downloaded."""
+        return bool(file.force_download)
+
+    async def _with_files(self, messages: list[ModelMessage]) -> list[ModelMessage]:
+        # Downloads go through the provider's client (its pool, proxies and transport), before the pure mapping.
+        return await download_files(messages, self._needs_download, self._provider.client)
+
     @abstractmethod
     def _url(self, *, stream: bool) -> str:
         """The endpoint's URL."""
@@ -172,6 +181,7 @@ class ProviderModel(Model):
             ModelAPIError: the API could not be reached or timed out (after retries).
             UnexpectedModelBehavior: the answer is not JSON.
         """
+        messages = await self._with_files(messages)
         call = self._call(messages, model_settings, model_request_parameters, stream=False)
         return await _http.post_json(call, self._parse)
 
@@ -189,6 +199,7 @@ class ProviderModel(Model):
             ModelHTTPError: the API answered with a status of 400 or more (after retries).
             ModelAPIError: the API could not be reached, timed out, or the stream broke.
         """
+        messages = await self._with_files(messages)
         call = self._call(messages, model_settings, model_request_parameters, stream=True)
         settings = self._merged_settings(model_settings)
         async with _http.stream_sse(call) as sse:

@@ -12,12 +12,16 @@ from collections.abc import Sequence
 
 from .._usage_counts import RequestUsage
 from ..messages import (
+    BinaryContent,
+    FilePart,
     ModelMessage,
     ModelRequest,
     SystemPromptPart,
+    TextContent,
     TextPart,
     ThinkingPart,
     ToolReturnPart,
+    UserContent,
     UserPromptPart,
 )
 
@@ -29,13 +33,21 @@ _REQUEST_OVERHEAD = 50
 _CACHE_SIZE = 16
 
 
-def estimate_tokens(content: str | Sequence[str]) -> int:
-    """Roughly how many tokens `content` is: its words and punctuation-separated pieces."""
+def estimate_tokens(content: str | Sequence[UserContent]) -> int:
+    """Roughly how many tokens `content` is: its words and punctuation-separated pieces, one per byte of
+    binary data (file URLs count nothing, as in pydantic-ai)."""
     if not content:
         return 0
     if isinstance(content, str):
         return len(_SPLIT_RE.split(content.strip()))
-    return sum(len(_SPLIT_RE.split(item.strip())) for item in content)
+    tokens = 0
+    for item in content:
+        if isinstance(item, str | TextContent):
+            text = item if isinstance(item, str) else item.content
+            tokens += len(_SPLIT_RE.split(text.strip()))
+        elif isinstance(item, BinaryContent):
+            tokens += len(item.data)
+    return tokens
 
 
 def _message_tokens(message: ModelMessage) -> tuple[int, int]:
@@ -52,6 +64,8 @@ def _message_tokens(message: ModelMessage) -> tuple[int, int]:
         for response_part in message.parts:
             if isinstance(response_part, TextPart | ThinkingPart):
                 response_tokens += estimate_tokens(response_part.content)
+            elif isinstance(response_part, FilePart):
+                response_tokens += estimate_tokens([response_part.content])
             else:
                 response_tokens += 1 + estimate_tokens(response_part.args_as_json_str())
     return request_tokens, response_tokens

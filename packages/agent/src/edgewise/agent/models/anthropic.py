@@ -9,7 +9,7 @@ from __future__ import annotations as _annotations
 from collections.abc import AsyncIterator
 from typing import Any
 
-from ..messages import ModelMessage, ModelResponse
+from ..messages import FileUrl, ModelMessage, ModelResponse
 from ..profiles import ModelProfileSpec
 from ..providers import Provider
 from ..settings import ModelSettings
@@ -18,6 +18,7 @@ from ._anthropic_mapping import (
     AnthropicStreamedResponse,
     anthropic_model_response,
     anthropic_request_body,
+    takes_url,
 )
 from ._mapping import EventStreamedResponse
 from ._provider_model import ProviderModel
@@ -55,6 +56,10 @@ class AnthropicModel(ProviderModel):
 
     def _url(self, *, stream: bool) -> str:
         return f'{self._provider.base_url}/v1/messages'
+
+    def _needs_download(self, file: FileUrl) -> bool:
+        # Anthropic fetches image and PDF URLs itself; other documents (plain text) are sent as data.
+        return bool(file.force_download) or not takes_url(file)
 
     def _body(
         self, messages: list[ModelMessage], settings: Any, params: ModelRequestParameters, *, stream: bool

@@ -10,11 +10,17 @@ from __future__ import annotations as _annotations
 from collections.abc import AsyncIterator
 from typing import Any
 
-from ..messages import ModelMessage, ModelResponse
+from ..messages import FileUrl, ModelMessage, ModelResponse
 from ..profiles import ModelProfileSpec
 from ..providers import Provider
 from ..settings import ModelSettings
-from ._google_mapping import GoogleModelSettings, GoogleStreamedResponse, google_model_response, google_request_body
+from ._google_mapping import (
+    GoogleModelSettings,
+    GoogleStreamedResponse,
+    google_model_response,
+    google_request_body,
+    takes_url,
+)
 from ._mapping import EventStreamedResponse
 from ._provider_model import ProviderModel
 from ._request_parameters import ModelRequestParameters
@@ -51,6 +57,10 @@ class GoogleModel(ProviderModel):
             settings: Default settings of this model's requests (`GoogleModelSettings`).
         """
         super().__init__(model_name, provider=provider, profile=profile, settings=settings)
+
+    def _needs_download(self, file: FileUrl) -> bool:
+        # The Gemini API fetches no URL but YouTube's and its own Files API's: the others are sent as data.
+        return bool(file.force_download) or not takes_url(file)
 
     def _url(self, *, stream: bool) -> str:
         name = self._model_name.removeprefix('models/')

@@ -20,6 +20,7 @@ from typing_extensions import deprecated
 
 from ..exceptions import ModelAPIError, UnexpectedModelBehavior
 from ..messages import (
+    FileUrl,
     ModelMessage,
     ModelResponse,
     ModelResponseStreamEvent,
@@ -140,6 +141,10 @@ class OpenAIChatModel(ProviderModel):
             output_tools=[tool(t) for t in parameters.output_tools],
             output_object=output_object,
         )
+
+    def _needs_download(self, file: FileUrl) -> bool:
+        # Chat Completions takes image URLs only: audio and documents are sent as data.
+        return bool(file.force_download) or not _chat.takes_url(file)
 
     def _url(self, *, stream: bool) -> str:
         return f'{self._provider.base_url}/chat/completions'

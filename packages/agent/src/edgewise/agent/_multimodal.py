@@ -1,0 +1,678 @@
+"""Files in a conversation: URLs of images, audio, video and documents, inline binary data, and the other
+items a user prompt may hold besides text (`TextContent`, `CachePoint`); `ToolReturn` for tools that send
+files or extra content along with their result.
+
+The public home of these classes is `edgewise.agent.messages`. Names, fields, `kind` tags and the JSON shape
+(binary data as base64) match pydantic-ai 1.x, so histories with files load in either library.
+"""
+
+from __future__ import annotations as _annotations
+
+import base64
+import hashlib
+import mimetypes
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import KW_ONLY, dataclass, field
+from os import PathLike
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, Generic, Literal, TypeAlias, TypeGuard
+from urllib.parse import urlparse
+
+import pydantic
+from pydantic.dataclasses import dataclass as pydantic_dataclass
+from typing_extensions import TypeAliasType, TypeVar
+
+__all__ = (
+    'AudioMediaType',
+    'ImageMediaType',
+    'DocumentMediaType',
+    'VideoMediaType',
+    'AudioFormat',
+    'ImageFormat',
+    'DocumentFormat',
+    'VideoFormat',
+    'ForceDownloadMode',
+    'FileUrl',
+    'VideoUrl',
+    'AudioUrl',
+    'ImageUrl',
+    'DocumentUrl',
+    'TextContent',
+    'BinaryContent',
+    'BinaryImage',
+    'CachePoint',
+    'UploadedFileProviderName',
+    'UploadedFile',
+    'MultiModalContent',
+    'MULTI_MODAL_CONTENT_TYPES',
+    'is_multi_modal_content',
+    'UserContent',
+    'ToolReturnContent',
+    'ToolReturn',
+)
+
+AudioMediaType: TypeAlias = Literal['audio/wav', 'audio/mpeg', 'audio/ogg', 'audio/flac', 'audio/aiff', 'audio/aac']
+"""Audio media types the model APIs know."""
+ImageMediaType: TypeAlias = Literal['image/jpeg', 'image/png', 'image/gif', 'image/webp']
+"""Image media types the model APIs know."""
+DocumentMediaType: TypeAlias = Literal[
+    'application/pdf',
+    'text/plain',
+    'text/csv',
+    'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+    'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+    'text/html',
+    'text/markdown',
+    'application/msword',
+    'application/vnd.ms-excel',
+]
+"""Document media types the model APIs know."""
+VideoMediaType: TypeAlias = Literal[
+    'video/x-matroska',
+    'video/quicktime',
+    'video/mp4',
+    'video/webm',
+    'video/x-flv',
+    'video/mpeg',
+    'video/x-ms-wmv',
+    'video/3gpp',
+]
+"""Video media types the model APIs know."""
+
+AudioFormat: TypeAlias = Literal['wav', 'mp3', 'oga', 'flac', 'aiff', 'aac']
+"""Short name of an audio format."""
+ImageFormat: TypeAlias = Literal['jpeg', 'png', 'gif', 'webp']
+"""Short name of an image format."""
+DocumentFormat: TypeAlias = Literal['csv', 'doc', 'docx', 'html', 'md', 'pdf', 'txt', 'xls', 'xlsx']
+"""Short name of a document format."""
+VideoFormat: TypeAlias = Literal['mkv', 'mov', 'mp4', 'webm', 'flv', 'mpeg', 'mpg', 'wmv', 'three_gp']
+"""Short name of a video format."""
+
+ForceDownloadMode: TypeAlias = bool | Literal['allow-local']
+"""Whether a `FileUrl` is downloaded and sent as data rather than sent as a URL (`'allow-local'`: downloaded,
+also from a private address)."""
+
+_FORMATS: dict[str, str] = {
+    # audio
+    'audio/mpeg': 'mp3',
+    'audio/wav': 'wav',
+    'audio/flac': 'flac',
+    'audio/ogg': 'oga',
+    'audio/aiff': 'aiff',
+    'audio/aac': 'aac',
+    # image
+    'image/jpeg': 'jpeg',
+    'image/png': 'png',
+    'image/gif': 'gif',
+    'image/webp': 'webp',
+    # video
+    'video/x-matroska': 'mkv',
+    'video/quicktime': 'mov',
+    'video/mp4': 'mp4',
+    'video/webm': 'webm',
+    'video/x-flv': 'flv',
+    'video/mpeg': 'mpeg',
+    'video/x-ms-wmv': 'wmv',
+    'video/3gpp': 'three_gp',
+    # documents
+    'application/pdf': 'pdf',
+    'text/plain': 'txt',
+    'text/csv': 'csv',
+    'application/vnd.openxmlformats-officedocument.wordprocessingml.document': 'docx',
+    'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet': 'xlsx',
+    'text/html': 'html',
+    'text/markdown': 'md',
+    'application/msword': 'doc',
+    'application/vnd.ms-excel': 'xls',
+}
+_DOCUMENT_TYPES = frozenset(t for t in _FORMATS if not t.startswith(('audio/', 'image/', 'video/')))
+
+# The system's table plus the types the model APIs use that some systems lack or name differently.
+_mime = mimetypes.MimeTypes()
+for _known in mimetypes.knownfiles:
+    if Path(_known).is_file():
+        _mime.read(_known)
+for _type, _ext in (
+    ('application/rtf', '.rtf'),
+    ('application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', '.xlsx'),
+    ('application/vnd.openxmlformats-officedocument.wordprocessingml.document', '.docx'),
+    ('text/markdown', '.md'),
+    ('text/markdown', '.mdx'),
+    ('text/x-asciidoc', '.asciidoc'),
+    ('image/webp', '.webp'),
+    ('video/3gpp', '.three_gp'),
+    ('video/x-matroska', '.mkv'),
+    ('video/x-ms-wmv', '.wmv'),
+    ('video/x-flv', '.flv'),
+    ('audio/aac', '.aac'),
+    ('audio/aiff', '.aiff'),
+    ('audio/flac', '.flac'),
+    ('audio/ogg', '.oga'),
+    ('audio/wav', '.wav'),
+    ('application/yaml', '.yaml'),
+    ('application/yaml', '.yml'),
+    ('application/toml', '.toml'),
+    ('application/xml', '.xml'),
+):
+    _mime.add_type(_type, _ext)
+
+
+def guess_media_type(path: str) -> str | None:
+    """The media type of a file name or URL path, from its extension."""
+    return _mime.guess_type(path)[0]
+
+
+def _short_id(data: str | bytes) -> str:
+    # A short stable name for a file, which a model can quote back in a tool call.
+    raw = data.encode() if isinstance(data, str) else data
+    return hashlib.sha1(raw).hexdigest()[:6]
+
+
+def _format_of(media_type: str) -> str:
+    try:
+        return _FORMATS[media_type]
+    except KeyError:
+        raise ValueError(f'Unknown media type: {media_type}') from None
+
+
+_URL_CONFIG = pydantic.ConfigDict(validate_by_name=True, defer_build=True)
+_BINARY_CONFIG = pydantic.ConfigDict(ser_json_bytes='base64', val_json_bytes='base64', defer_build=True)
+
+
+@pydantic_dataclass(repr=False, config=_URL_CONFIG)
+class FileUrl(ABC):
+    """A file given by its URL (the base of `ImageUrl`, `AudioUrl`, `VideoUrl` and `DocumentUrl`)."""
+
+    url: str
+    """The URL of the file."""
+    _: KW_ONLY
+    force_download: ForceDownloadMode = False
+    """Download the file and send its data, even to a model that takes the URL."""
+    vendor_metadata: dict[str, Any] | None = None
+    """Provider-specific settings of the file (OpenAI: `{'detail': ...}` of an image; Gemini: a video's
+    `video_metadata`)."""
+    _media_type: Annotated[str | None, pydantic.Field(alias='media_type', default=None, exclude=True)] = field(
+        default=None, compare=False
+    )
+    _identifier: Annotated[str | None, pydantic.Field(alias='identifier', default=None, exclude=True)] = field(
+        default=None, compare=False
+    )
+
+    if TYPE_CHECKING:
+
+        def __init__(
+            self,
+            url: str,
+            *,
+            media_type: str | None = None,
+            identifier: str | None = None,
+            force_download: ForceDownloadMode = False,
+            vendor_metadata: dict[str, Any] | None = None,
+        ) -> None: ...
+
+    @pydantic.computed_field  # type: ignore[prop-decorator]
+    @property
+    def media_type(self) -> str:
+        """The media type given, or else the one the URL's extension implies.
+
+        Raises:
+            ValueError: none was given and the URL does not tell.
+        """
+        return self._media_type or self._infer_media_type()
+
+    @pydantic.computed_field  # type: ignore[prop-decorator]
+    @property
+    def identifier(self) -> str:
+        """The identifier given, or else a short hash of the URL; a tool that returns the file shows it to the
+        model, so that the model can name the file in later tool calls."""
+        return self._identifier or _short_id(self.url)
+
+    def _infer_media_type(self) -> str:
+        # From the path's extension: a query string or fragment says nothing about the type.
+        media_type = guess_media_type(urlparse(self.url).path if '://' in self.url else self.url)
+        if media_type is None:
+            raise ValueError(
+                f'Could not infer media type from {self._what} URL: {self.url}. '
+                'Explicitly provide a `media_type` instead.'
+            )
+        return media_type
+
+    @property
+    @abstractmethod
+    def _what(self) -> str:
+        raise NotImplementedError
+
+    @property
+    def format(self) -> str:
+        """The short name of the file's format (`'png'`, `'mp3'`, `'pdf'`, ...).
+
+        Raises:
+            ValueError: the media type has no short name.
+        """
+        return _format_of(self.media_type)
+
+    def __repr__(self) -> str:
+        return _repr_set(self)
+
+
+@pydantic_dataclass(repr=False, config=_URL_CONFIG)
+class VideoUrl(FileUrl):
+    """The URL of a video (YouTube links included)."""
+
+    url: str
+    """The URL of the video."""
+    _: KW_ONLY
+    kind: Literal['video-url'] = 'video-url'
+    """Tag of this content kind in serialized messages."""
+
+    if TYPE_CHECKING:
+
+        def __init__(
+            self,
+            url: str,
+            *,
+            media_type: str | None = None,
+            identifier: str | None = None,
+            force_download: ForceDownloadMode = False,
+            vendor_metadata: dict[str, Any] | None = None,
+            kind: Literal['video-url'] = 'video-url',
+        ) -> None: ...
+
+    @property
+    def _what(self) -> str:
+        return 'video'
+
+    def _infer_media_type(self) -> str:
+        # A YouTube link has no extension; the APIs that take such links ignore its media type.
+        return 'video/mp4' if self.is_youtube else super()._infer_media_type()
+
+    @property
+    def is_youtube(self) -> bool:
+        """Whether the URL is on YouTube."""
+        return urlparse(self.url).hostname in ('youtu.be', 'youtube.com', 'www.youtube.com')
+
+
+@pydantic_dataclass(repr=False, config=_URL_CONFIG)
+class AudioUrl(FileUrl):
+    """The URL of an audio file."""
+
+    url: str
+    """The URL of the audio file."""
+    _: KW_ONLY
+    kind: Literal['audio-url'] = 'audio-url'
+    """Tag of this content kind in serialized messages."""
+
+    if TYPE_CHECKING:
+
+        def __init__(
+            self,
+            url: str,
+            *,
+            media_type: str | None = None,
+            identifier: str | None = None,
+            force_download: ForceDownloadMode = False,
+            vendor_metadata: dict[str, Any] | None = None,
+            kind: Literal['audio-url'] = 'audio-url',
+        ) -> None: ...
+
+    @property
+    def _what(self) -> str:
+        return 'audio'
+
+
+@pydantic_dataclass(repr=False, config=_URL_CONFIG)
+class ImageUrl(FileUrl):
+    """The URL of an image."""
+
+    url: str
+    """The URL of the image."""
+    _: KW_ONLY
+    kind: Literal['image-url'] = 'image-url'
+    """Tag of this content kind in serialized messages."""
+
+    if TYPE_CHECKING:
+
+        def __init__(
+            self,
+            url: str,
+            *,
+            media_type: str | None = None,
+            identifier: str | None = None,
+            force_download: ForceDownloadMode = False,
+            vendor_metadata: dict[str, Any] | None = None,
+            kind: Literal['image-url'] = 'image-url',
+        ) -> None: ...
+
+    @property
+    def _what(self) -> str:
+        return 'image'
+
+
+@pydantic_dataclass(repr=False, config=_URL_CONFIG)
+class DocumentUrl(FileUrl):
+    """The URL of a document (PDF, text, spreadsheet, ...)."""
+
+    url: str
+    """The URL of the document."""
+    _: KW_ONLY
+    kind: Literal['document-url'] = 'document-url'
+    """Tag of this content kind in serialized messages."""
+
+    if TYPE_CHECKING:
+
+        def __init__(
+            self,
+            url: str,
+            *,
+            media_type: str | None = None,
+            identifier: str | None = None,
+            force_download: ForceDownloadMode = False,
+            vendor_metadata: dict[str, Any] | None = None,
+            kind: Literal['document-url'] = 'document-url',
+        ) -> None: ...
+
+    @property
+    def _what(self) -> str:
+        return 'document'
+
+    @property
+    def format(self) -> str:
+        """The short name of the document's format (`'pdf'`, `'csv'`, ...).
+
+        Raises:
+            ValueError: the media type is not a known document type.
+        """
+        if self.media_type not in _DOCUMENT_TYPES:
+            raise ValueError(f'Unknown document media type: {self.media_type}')
+        return _FORMATS[self.media_type]
+
+
+@dataclass(repr=False)
+class TextContent:
+    """Prompt text with data for the application: the model sees only `content`."""
+
+    content: str
+    """The text sent to the model."""
+    _: KW_ONLY
+    metadata: Any = None
+    """Data kept for the application and not sent to the model."""
+    kind: Literal['text-content'] = 'text-content'
+    """Tag of this content kind in serialized messages."""
+
+    def __repr__(self) -> str:
+        return _repr_set(self)
+
+
+@pydantic_dataclass(repr=False, config=_BINARY_CONFIG)
+class BinaryContent:
+    """A file given by its data (image, audio, video, document); serialized to JSON as base64."""
+
+    data: bytes
+    """The file's bytes."""
+    _: KW_ONLY
+    media_type: AudioMediaType | ImageMediaType | DocumentMediaType | str
+    """The media type of the data."""
+    vendor_metadata: dict[str, Any] | None = None
+    """Provider-specific settings of the file (as `FileUrl.vendor_metadata`)."""
+    _identifier: Annotated[str | None, pydantic.Field(alias='identifier', default=None, exclude=True)] = field(
+        default=None, compare=False
+    )
+    kind: Literal['binary'] = 'binary'
+    """Tag of this content kind in serialized messages."""
+
+    if TYPE_CHECKING:
+
+        def __init__(
+            self,
+            data: bytes,
+            *,
+            media_type: str,
+            identifier: str | None = None,
+            vendor_metadata: dict[str, Any] | None = None,
+            kind: Literal['binary'] = 'binary',
+        ) -> None: ...
+
+    @staticmethod
+    def narrow_type(content: BinaryContent) -> BinaryContent:
+        """`content` as a `BinaryImage` when it holds an image, else unchanged."""
+        if content.is_image and not isinstance(content, BinaryImage):
+            return BinaryImage(
+                content.data,
+                media_type=content.media_type,
+                identifier=content.identifier,
+                vendor_metadata=content.vendor_metadata,
+            )
+        return content
+
+    @classmethod
+    def from_data_uri(cls, data_uri: str) -> BinaryContent:
+        """The content of a `data:<media type>;base64,<data>` URI (a `BinaryImage` for an image).
+
+        Raises:
+            ValueError: the text is not a base64 data URI.
+        """
+        if not data_uri.startswith('data:'):
+            raise ValueError('Data URI must start with "data:"')
+        media_type, sep, encoded = data_uri[5:].partition(';base64,')
+        if not sep:
+            raise ValueError('Data URI must be base64-encoded (expected ";base64," marker)')
+        return cls.narrow_type(cls(base64.b64decode(encoded), media_type=media_type))
+
+    @classmethod
+    def from_path(cls, path: PathLike[str] | str) -> BinaryContent:
+        """The content of a file, its media type from its extension (`application/octet-stream` if unknown).
+
+        Raises:
+            FileNotFoundError: there is no such file.
+        """
+        file = Path(path)
+        if not file.exists():
+            raise FileNotFoundError(f'File not found: {file}')
+        media_type = guess_media_type(str(file)) or 'application/octet-stream'
+        return cls.narrow_type(cls(file.read_bytes(), media_type=media_type))
+
+    @pydantic.computed_field  # type: ignore[prop-decorator]
+    @property
+    def identifier(self) -> str:
+        """The identifier given, or else a short hash of the data (see `FileUrl.identifier`)."""
+        return self._identifier or _short_id(self.data)
+
+    @property
+    def data_uri(self) -> str:
+        """The data as a `data:` URI."""
+        return f'data:{self.media_type};base64,{self.base64}'
+
+    @property
+    def base64(self) -> str:
+        """The data, base64-encoded."""
+        return base64.b64encode(self.data).decode()
+
+    @property
+    def is_audio(self) -> bool:
+        """Whether the data is audio."""
+        return self.media_type.startswith('audio/')
+
+    @property
+    def is_image(self) -> bool:
+        """Whether the data is an image."""
+        return self.media_type.startswith('image/')
+
+    @property
+    def is_video(self) -> bool:
+        """Whether the data is a video."""
+        return self.media_type.startswith('video/')
+
+    @property
+    def is_document(self) -> bool:
+        """Whether the data is a document of a known type (PDF, text, CSV, HTML, Markdown, Office)."""
+        return self.media_type in _DOCUMENT_TYPES
+
+    @property
+    def format(self) -> str:
+        """The short name of the data's format (`'png'`, `'mp3'`, `'pdf'`, ...).
+
+        Raises:
+            ValueError: the media type has no short name.
+        """
+        return _format_of(self.media_type)
+
+    def __repr__(self) -> str:
+        return _repr_set(self)
+
+
+@pydantic_dataclass(repr=False, config=_BINARY_CONFIG)
+class BinaryImage(BinaryContent):
+    """Binary data that is an image (what models that draw return, in a `FilePart`)."""
+
+    if TYPE_CHECKING:
+
+        def __init__(
+            self,
+            data: bytes,
+            *,
+            media_type: str,
+            identifier: str | None = None,
+            vendor_metadata: dict[str, Any] | None = None,
+            kind: Literal['binary'] = 'binary',
+        ) -> None: ...
+
+    def __post_init__(self) -> None:
+        if not self.is_image:
+            raise ValueError('`BinaryImage` must have a media type that starts with "image/"')
+
+
+@dataclass
+class CachePoint:
+    """Marks the end of a cacheable prefix of the prompt (Anthropic prompt caching); other models ignore it."""
+
+    kind: Literal['cache-point'] = 'cache-point'
+    """Tag of this content kind in serialized messages."""
+    ttl: Literal['5m', '1h'] = '5m'
+    """How long the provider keeps the cached prefix."""
+
+
+UploadedFileProviderName: TypeAlias = Literal[
+    'anthropic', 'openai', 'google', 'google-cloud', 'google-gla', 'google-vertex', 'bedrock', 'xai'
+]
+"""The providers whose file storage an `UploadedFile` can be in."""
+
+
+@pydantic_dataclass(repr=False, config=_URL_CONFIG)
+class UploadedFile:
+    """A file already uploaded to a provider's file storage, given by its id there (OpenAI and Anthropic file ids,
+    Gemini Files API URIs)."""
+
+    file_id: str
+    """The provider's id of the file (for Gemini, its `https://generativelanguage.googleapis.com/...` URI)."""
+    provider_name: UploadedFileProviderName
+    """The provider that stores the file: ids do not carry over between providers."""
+    _: KW_ONLY
+    vendor_metadata: dict[str, Any] | None = None
+    """Provider-specific settings of the file (Gemini: a video's `video_metadata`)."""
+    _media_type: Annotated[str | None, pydantic.Field(alias='media_type', default=None, exclude=True)] = field(
+        default=None, compare=False
+    )
+    _identifier: Annotated[str | None, pydantic.Field(alias='identifier', default=None, exclude=True)] = field(
+        default=None, compare=False
+    )
+    kind: Literal['uploaded-file'] = 'uploaded-file'
+    """Tag of this content kind in serialized messages."""
+
+    if TYPE_CHECKING:
+
+        def __init__(
+            self,
+            file_id: str,
+            provider_name: UploadedFileProviderName,
+            *,
+            media_type: str | None = None,
+            vendor_metadata: dict[str, Any] | None = None,
+            identifier: str | None = None,
+            kind: Literal['uploaded-file'] = 'uploaded-file',
+        ) -> None: ...
+
+    @pydantic.computed_field  # type: ignore[prop-decorator]
+    @property
+    def media_type(self) -> str:
+        """The media type given, or else the one the id's extension implies (`application/octet-stream` if none)."""
+        if self._media_type is not None:
+            return self._media_type
+        return guess_media_type(urlparse(self.file_id).path) or 'application/octet-stream'
+
+    @pydantic.computed_field  # type: ignore[prop-decorator]
+    @property
+    def identifier(self) -> str:
+        """The identifier given, or else a short hash of the file id (see `FileUrl.identifier`)."""
+        return self._identifier or _short_id(self.file_id)
+
+    @property
+    def format(self) -> str:
+        """The short name of the file's format (`'png'`, `'pdf'`, ...).
+
+        Raises:
+            ValueError: the media type has no short name.
+        """
+        return _format_of(self.media_type)
+
+    def __repr__(self) -> str:
+        return _repr_set(self)
+
+
+MultiModalContent = Annotated[
+    ImageUrl | AudioUrl | DocumentUrl | VideoUrl | BinaryContent | UploadedFile, pydantic.Discriminator('kind')
+]
+"""A file in a prompt or a tool's return value."""
+
+MULTI_MODAL_CONTENT_TYPES: tuple[type, ...] = (ImageUrl, AudioUrl, DocumentUrl, VideoUrl, BinaryContent, UploadedFile)
+"""The classes of `MultiModalContent`, for `isinstance`."""
+
+
+def is_multi_modal_content(obj: Any) -> TypeGuard[MultiModalContent]:
+    """Whether `obj` is a file (`ImageUrl`, `AudioUrl`, `DocumentUrl`, `VideoUrl`, `BinaryContent`, `UploadedFile`)."""
+    return isinstance(obj, MULTI_MODAL_CONTENT_TYPES)
+
+
+UserContent: TypeAlias = str | TextContent | MultiModalContent | CachePoint
+"""An item of a user prompt: text, tagged text, a file, or a cache point."""
+
+if TYPE_CHECKING:
+    ToolReturnContent: TypeAlias = MultiModalContent | Sequence[Any] | Mapping[str, Any] | Any
+else:
+    # Recursive for validation: files nested in a tool's returned lists and dicts load back as files.
+    ToolReturnContent = TypeAliasType(
+        'ToolReturnContent',
+        MultiModalContent | Sequence['ToolReturnContent'] | Mapping[str, 'ToolReturnContent'] | Any,
+    )
+"""What a tool may return: any value, with files anywhere in its lists and dicts."""
+
+ReturnValueT = TypeVar('ReturnValueT', default=Any)
+
+
+@dataclass(repr=False)
+class ToolReturn(Generic[ReturnValueT]):
+    """What a tool returns when the model should get more than its result: the result, content sent after
+    the tool results in a user prompt, and data kept for the application."""
+
+    return_value: ToolReturnContent
+    """The tool's result, sent to the model as the tool return."""
+    _: KW_ONLY
+    content: str | Sequence[UserContent] | None = None
+    """Content sent to the model in a user prompt after the tool results (files, text)."""
+    metadata: Any = None
+    """Data kept in the `ToolReturnPart` for the application and not sent to the model."""
+    kind: Literal['tool-return'] = 'tool-return'
+    """Tag of this kind of return value."""
+
+    def __repr__(self) -> str:
+        return _repr_set(self)
+
+
+def _repr_set(obj: Any) -> str:
+    # The dataclass repr without fields left at their default (as pydantic-ai shows these classes).
+    shown: list[str] = []
+    for name, spec in obj.__dataclass_fields__.items():
+        value = getattr(obj, name)
+        if spec.default is not value and spec.default != value:
+            shown.append(f'{name.lstrip("_")}={value!r}')
+    return f'{type(obj).__name__}({", ".join(shown)})'
