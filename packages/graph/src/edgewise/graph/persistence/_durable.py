@@ -199,6 +199,10 @@ class DurableStatePersistence(BaseStatePersistence[StateT, RunEndT]):
     async def _op_fork(self, snapshot_id: str, run_id: str | None) -> Self:
         """Copy the history up to `snapshot_id` into a new run and return a persistence for it."""
 
+    @abstractmethod
+    def _child(self, name: str) -> Self:
+        """A persistence of the same store for the child run `name` of this run (see `child`)."""
+
     async def _op_close(self) -> None:
         """Free what the backend holds (a connection), if anything; called by `aclose()`, and harmless twice."""
 
@@ -364,6 +368,16 @@ class DurableStatePersistence(BaseStatePersistence[StateT, RunEndT]):
         forked._adapter = self._adapter
         forked._pending_types = self._pending_types
         return forked
+
+    def child(self, name: str) -> Self:
+        """A persistence of the same store for the child run `name` of this run (a subgraph run, a branch of a
+        fan-out), with this one's graph types: run id `'<run id>/<name>'` in the SQL stores; for the file
+        store, the file `<name>.json` in a folder named after this run's file (created here).
+
+        Nothing is read or written until the child run is used.
+        """
+        self._check_open()
+        return self._child(name)
 
     # --- types and serialization ---------------------------------------------------------------------
 
