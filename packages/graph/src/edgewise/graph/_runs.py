@@ -89,6 +89,18 @@ def child_persistence(parent: BaseStatePersistence[Any, Any], name: str) -> Base
     return SimpleStatePersistence()
 
 
+class _BranchTypes:
+    """The types of a branch run: the graph's nodes and state type, and any output (the branch's result)."""
+
+    def __init__(self, graph: Any) -> None:
+        self._graph = graph
+        self.name: str | None = graph.name
+        self.inferred_types: tuple[Any, Any] = (graph.inferred_types[0], Any)
+
+    def get_nodes(self) -> Any:
+        return self._graph.get_nodes()
+
+
 class _ChildFailed(Exception):
     """A child run raised: which node, and in which run (the original error is the cause)."""
 
@@ -203,6 +215,8 @@ class RunLink:
         async def run_branch(index: int, node: BaseNode[Any, Any, Any], cancel: anyio.CancelScope) -> None:
             name = f'{fork_id}/{index}'
             persistence = child_persistence(self.persistence, name)
+            # A branch ends with its result, whose type is not the run's output type.
+            persistence.set_graph_types(_BranchTypes(graph))
             try:
                 if limiter is None:
                     end, branch_states[index] = await self._run_child(
