@@ -26,19 +26,35 @@ __all__ = ('EventSink', 'RunLink', 'drive', 'child_persistence')
 
 
 class EventSink:
-    """Where a streamed run's events go: a bounded memory stream (a full buffer pauses the run)."""
+    """Where a streamed run's events go: a bounded memory stream of batches (a full buffer pauses the run).
 
-    __slots__ = ('_send',)
+    Events are added to a batch, and a batch is sent when the run is about to wait on something the consumer
+    may want to know about first: before a node runs, when a node emits, at the end. One send per step
+    rather than one per event keeps a streamed step cheap.
+    """
 
-    def __init__(self, send: MemoryObjectSendStream[GraphEvent]) -> None:
+    __slots__ = ('_send', 'pending')
+
+    def __init__(self, send: MemoryObjectSendStream[list[GraphEvent]]) -> None:
         self._send = send
+        self.pending: list[GraphEvent] = []
+        """The events not sent yet."""
+
+    async def flush(self) -> None:
+        """Send the pending events, waiting while the consumer's buffer is full."""
+        batch = self.pending
+        if not batch:
+            return
+        self.pending = []
+        try:
+            self._send.send_nowait(batch)  # no checkpoint while there is room: the common case
+        except anyio.WouldBlock:
+            await self._send.send(batch)
 
     async def put(self, event: GraphEvent) -> None:
-        """Hand `event` to the consumer, waiting while its buffer is full."""
-        try:
-            self._send.send_nowait(event)  # no checkpoint while there is room: the common case
-        except anyio.WouldBlock:
-            await self._send.send(event)
+        """Send `event` now, after the pending ones."""
+        self.pending.append(event)
+        await self.flush()
 
 
 class _Run(Protocol):
@@ -63,18 +79,20 @@ async def drive(run: _Run, sink: EventSink | None) -> End[Any]:
             node = run._next_node = await step(node)
         return node
     path = run._link.path
-    put = sink.put
     while not isinstance(node, End):
-        await put(NodeStartedEvent(node=node, path=path))
+        sink.pending.append(NodeStartedEvent(node=node, path=path))
+        await sink.flush()
         start = perf_counter()
         try:
             next_node = run._next_node = await run._step(node)
         except Exception as e:
-            await put(NodeFailedEvent(node=node, error=e, path=path))
+            await sink.put(NodeFailedEvent(node=node, error=e, path=path))
             raise
-        await put(NodeFinishedEvent(node=node, next_node=next_node, duration=perf_counter() - start, path=path))
-        await put(StateEvent(state=deep_copy(run.state), path=path))
+        pending = sink.pending
+        pending.append(NodeFinishedEvent(node=node, next_node=next_node, duration=perf_counter() - start, path=path))
+        pending.append(StateEvent(state=deep_copy(run.state), path=path))
         node = next_node
+    await sink.flush()
     return node
 
 
@@ -188,6 +206,8 @@ class RunLink:
                     raise _ChildFailed(start_node.get_node_id(), run_id, error)
                 async with graph.iter_from_persistence(persistence, deps=deps, infer_name=False) as run:
                     return await self._drive_child(run, path, run_id)
+        if run_id is None and (run := graph._child_run(start_node, state, deps, persistence)) is not None:
+            return await self._drive_child(run, path, run_id)
         async with graph.iter(start_node, state=state, deps=deps, persistence=persistence, infer_name=False) as run:
             return await self._drive_child(run, path, run_id)
 

@@ -23,8 +23,10 @@ class GraphEventStream(Generic[StateT, RunEndT]):
     Ends after the `RunEndEvent`; if a node raised, raises that error after handing out the `NodeFailedEvent`.
     """
 
-    def __init__(self, receive: MemoryObjectReceiveStream[GraphEvent], failure: list[BaseException]) -> None:
+    def __init__(self, receive: MemoryObjectReceiveStream[list[GraphEvent]], failure: list[BaseException]) -> None:
         self._receive = receive
+        self._batch: list[GraphEvent] = []
+        self._next = 0
         self._failure = failure
         self.end: RunEndEvent[StateT, RunEndT] | None = None
         """The run's `RunEndEvent`, once the stream has handed it out."""
@@ -33,16 +35,24 @@ class GraphEventStream(Generic[StateT, RunEndT]):
         return self
 
     async def __anext__(self) -> GraphEvent:
-        try:
+        batch = self._batch
+        index = self._next
+        if index == len(batch):
             try:
-                event = self._receive.receive_nowait()
-            except anyio.WouldBlock:
-                event = await self._receive.receive()
-        except anyio.EndOfStream:
-            if self._failure:
-                raise self._failure[0] from None
-            raise StopAsyncIteration from None
-        if isinstance(event, RunEndEvent):
+                try:
+                    batch = self._receive.receive_nowait()
+                except anyio.WouldBlock:
+                    batch = await self._receive.receive()
+            except anyio.EndOfStream:
+                if self._failure:
+                    raise self._failure[0] from None
+                raise StopAsyncIteration from None
+            self._batch = batch
+            index = 0
+        event = batch[index]
+        self._next = index + 1
+        if event.kind == 'run_end':
+            assert isinstance(event, RunEndEvent)
             self.end = event
         return event
 
@@ -62,7 +72,7 @@ async def stream_events(
     events; leaving the block cancels the run if it is still going."""
     if buffer_size < 0:
         raise ValueError(f'buffer_size must be a non-negative integer, got {buffer_size!r}')
-    send, receive = anyio.create_memory_object_stream[GraphEvent](buffer_size)
+    send, receive = anyio.create_memory_object_stream[list[GraphEvent]](buffer_size)
     failure: list[BaseException] = []
 
     async def produce() -> None:

@@ -298,12 +298,13 @@ class Graph(Generic[StateT, DepsT, RunEndT]):
         nodes send with `await ctx.emit(...)`; and `RunEndEvent` last. Runs nested in this one (subgraphs,
         branches of fan-outs) send their events too, with their `path`.
 
-        The run goes on in a task of its own, at most `buffer_size` events ahead of the consumer: a consumer
+        The run goes on in a task of its own, at most `buffer_size` batches of events ahead of the consumer (a
+        batch is what happened since the run last had something to hand over: about one step): a consumer
         that stops reading pauses it. Leaving the `async with` block before the end cancels the run; a node
         it interrupts goes back to `'created'`, so that with a durable persistence the run can be resumed
         (`stream_from_persistence` or `iter_from_persistence`).
 
-        Takes the arguments of `run`, and `buffer_size`: how many events may wait for the consumer.
+        Takes the arguments of `run`, and `buffer_size`: how many batches of events may wait for the consumer.
         """
         if infer_name and self.name is None:
             self._infer_name(inspect.currentframe())
@@ -347,6 +348,20 @@ class Graph(Generic[StateT, DepsT, RunEndT]):
         self._check_state(state)
         persistence.set_graph_types(self)
         await persistence.snapshot_node(state, node)
+
+    def _child_run(
+        self,
+        start_node: BaseNode[StateT, DepsT, RunEndT],
+        state: StateT,
+        deps: DepsT,
+        persistence: BaseStatePersistence[StateT, RunEndT],
+    ) -> GraphRun[StateT, DepsT, RunEndT] | None:
+        """A run in an in-memory persistence, for a branch of a fan-out: what `iter` yields, without its context
+        manager (no claim, no new-run check, nothing to set up); `None` when runs are traced (`iter` opens
+        the span)."""
+        if self.auto_instrument and _instrument.TRACING:
+            return None
+        return GraphRun(graph=self, start_node=start_node, persistence=persistence, state=state, deps=deps)
 
     def _check_state(self, state: object) -> None:
         """Refuse a state that is not of the graph's state type, before a store gets a snapshot it cannot read back.
