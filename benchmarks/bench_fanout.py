@@ -48,7 +48,7 @@ class Scatter(BaseNode[None, None, int]):
         return Fork.map(Square, range(BRANCHES), join=Total)
 
 
-edgewise_fanout = Graph(nodes=[Scatter, Square, Total], name='fanout')
+edgewise_fanout = Graph(nodes=(Scatter, Square, Total), name='fanout')
 EXPECTED = sum(i * i for i in range(BRANCHES))
 
 
@@ -135,7 +135,7 @@ class C(BaseNode[Loop, None, int]):
         return End(0) if ctx.state.remaining <= 0 else A()
 
 
-cycle = Graph(nodes=[A, B, C], name='cycle')
+cycle = Graph(nodes=(A, B, C), name='cycle')
 
 
 @dataclass
@@ -148,7 +148,7 @@ class Io(BaseNode[Loop, None, int]):
         return End(0) if ctx.state.remaining <= 0 else Io()
 
 
-io_cycle = Graph(nodes=[Io], name='io_cycle')
+io_cycle = Graph(nodes=(Io,), name='io_cycle')
 
 
 def _plain(graph: Graph[Loop, None, int], start: BaseNode[Loop, None, int]) -> Any:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import Any
 
 import anyio
 
@@ -33,8 +34,9 @@ class Stats:
 
 
 @dataclass
-class CountWords(BaseNode[Stats, None, str]):
-    """Map: count the words of one document."""
+class CountWords(BaseNode[Stats, None, Any]):
+    """Map: count the words of one document; it ends its branch, not the run (hence `Any`: its `End` is not
+    the run's output)."""
 
     document: str
 
@@ -74,7 +76,7 @@ def merge(state: Stats, branch: Stats) -> None:
     state.longest.update(branch.longest)
 
 
-word_count = Graph(nodes=[Scatter, CountWords, AddUp], state_reducer=merge, name='word_count')
+word_count = Graph(nodes=(Scatter, CountWords, AddUp), state_reducer=merge, name='word_count')
 
 
 async def count() -> None:

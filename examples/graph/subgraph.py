@@ -63,7 +63,7 @@ class Capture(BaseNode[Wallet, None, str]):
         return End('paid')
 
 
-payment = Graph(nodes=[Authorize, Capture], name='payment')
+payment = Graph(nodes=(Authorize, Capture), name='payment')
 
 
 @dataclass
@@ -86,7 +86,7 @@ class Ship(BaseNode[Order, None, str]):
         return End(f'{ctx.state.item}: shipped, {ctx.state.wallet.balance} left in the wallet')
 
 
-orders = Graph(nodes=[Pay, Ship], name='orders')
+orders = Graph(nodes=(Pay, Ship), name='orders')
 
 
 async def order(directory: Path) -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Annotated
+from typing import Annotated, Any
 
 import anyio
 import pytest
@@ -73,7 +73,7 @@ def merge(state: Shared, branch: Shared) -> None:
     state.words.extend(branch.words)
 
 
-words = Graph(nodes=[Split, Word, Upper, Joined], state_reducer=merge)
+words = Graph(nodes=(Split, Word, Upper, Joined), state_reducer=merge)
 
 
 async def test_join_gets_results_in_branch_order_and_states_merge_in_branch_order() -> None:
@@ -88,23 +88,25 @@ async def test_iteration_yields_the_fork_between_its_node_and_the_join() -> None
         nodes = [node async for node in run]
     assert [type(n).__name__ for n in nodes] == ['Split', 'Fork', 'Joined', 'End']
     fork = nodes[1]
-    assert isinstance(fork, Fork) and fork.branches == [Word(0, 1), Word(1, 1)] and fork.join == 'Joined'
+    assert isinstance(fork, Fork)
+    assert fork.branches == [Word(0, 1), Word(1, 1)]
+    assert fork.join == 'Joined'
 
 
 async def test_full_history_holds_the_fork_step() -> None:
     persistence = FullStatePersistence[Shared, str]()
     await words.run(Split(2), state=Shared(), deps=Deps(), persistence=persistence)
-    assert [(s.node.get_node_id() if s.kind == 'node' else 'end', getattr(s, 'status', None)) for s in persistence.history] == [
+    assert [(type(s.node).__name__, getattr(s, 'status', None)) for s in persistence.history] == [
         ('Split', 'success'),
         ('Fork', 'success'),
         ('Joined', 'success'),
-        ('end', None),
+        ('End', None),
     ]
 
 
 async def test_a_branch_change_without_a_reducer_fails_rather_than_being_lost() -> None:
-    no_reducer = Graph(nodes=[Split, Word, Upper, Joined])
-    with pytest.raises(GraphRuntimeError, match='Branch 0 of the fan-out .* changed its copy of the state'):
+    no_reducer = Graph(nodes=(Split, Word, Upper, Joined))
+    with pytest.raises(GraphRuntimeError, match=r'Branch 0 of the fan-out .* changed its copy of the state'):
         await no_reducer.run(Split(1), state=Shared(), deps=Deps())
 
 
@@ -138,7 +140,7 @@ class FlakySplit(BaseNode[None, Deps, int]):
         return Fork.map(Flaky, indexes, join=Sum, on_error='collect' if self.collect else 'cancel')
 
 
-flaky = Graph(nodes=[FlakySplit, Flaky, Sum])
+flaky = Graph(nodes=(FlakySplit, Flaky, Sum))
 
 
 async def test_a_failing_branch_cancels_its_siblings() -> None:
@@ -148,8 +150,9 @@ async def test_a_failing_branch_cancels_its_siblings() -> None:
     error = raised.value
     assert (error.branch, error.node_id, error.run_id) == (1, 'Flaky', None)
     assert isinstance(error.__cause__, ValueError)
-    assert 'Branch 1 of the fan-out' in str(error) and "on_error='collect'" in str(error)
-    assert [(s.node.get_node_id(), getattr(s, 'status', None)) for s in persistence.history] == [
+    assert 'Branch 1 of the fan-out' in str(error)
+    assert "on_error='collect'" in str(error)
+    assert [(type(s.node).__name__, getattr(s, 'status', None)) for s in persistence.history] == [
         ('FlakySplit', 'success'),
         ('Fork', 'error'),
     ]
@@ -200,7 +203,7 @@ class SlotSplit(BaseNode[Shared, None, int]):
 
 async def test_max_concurrency_bounds_running_branches() -> None:
     RUNNING[:] = [0, 0]
-    graph = Graph(nodes=[SlotSplit, Slot, SlotJoin])
+    graph = Graph(nodes=(SlotSplit, Slot, SlotJoin))
     result = await graph.run(SlotSplit(), state=Shared())
     assert result.output == 15
     assert RUNNING == [0, 2]
@@ -218,7 +221,7 @@ def test_a_join_no_branch_reaches_is_a_setup_error() -> None:
             return Loop()
 
     @dataclass
-    class Never(BaseNode):
+    class Never(BaseNode[None, None, None]):
         results: list[int]
 
         async def run(self, ctx: GraphRunContext) -> End[None]:
@@ -229,13 +232,15 @@ def test_a_join_no_branch_reaches_is_a_setup_error() -> None:
         async def run(self, ctx: GraphRunContext) -> Fork[Loop, Never]:
             return Fork([Loop()], join=Never)
 
-    with pytest.raises(GraphSetupError, match='The join `Never` of the fan-out of node `Start` is reached by no branch'):
-        Graph(nodes=[Start, Loop, Never])
+    with pytest.raises(
+        GraphSetupError, match='The join `Never` of the fan-out of node `Start` is reached by no branch'
+    ):
+        Graph(nodes=(Start, Loop, Never))
 
 
 def test_a_join_without_results_is_a_setup_error() -> None:
     @dataclass
-    class Bad(BaseNode):
+    class Bad(BaseNode[None, None, None]):
         async def run(self, ctx: GraphRunContext) -> End[None]:
             return End(None)
 
@@ -245,32 +250,32 @@ def test_a_join_without_results_is_a_setup_error() -> None:
             return Fork([Bad()], join=Bad)
 
     with pytest.raises(GraphSetupError, match='must take the branch results as a `results` argument'):
-        Graph(nodes=[Start, Bad])
+        Graph(nodes=(Start, Bad))
 
 
 def test_fork_members_must_be_nodes() -> None:
     @dataclass
     class Start(BaseNode):
-        async def run(self, ctx: GraphRunContext) -> Fork[int, Joined]:  # type: ignore[type-var]
+        async def run(self, ctx: GraphRunContext) -> Fork[int, Joined]:
             raise NotImplementedError
 
     with pytest.raises(GraphSetupError, match='the branches of `Fork'):
-        Graph(nodes=[Start, Joined])
+        Graph[Any, Any, Any](nodes=(Start, Joined))
 
 
 def test_fork_join_must_be_a_node() -> None:
     @dataclass
     class Start(BaseNode):
-        async def run(self, ctx: GraphRunContext) -> Fork[Joined, int]:  # type: ignore[type-var]
+        async def run(self, ctx: GraphRunContext) -> Fork[Joined, int]:
             raise NotImplementedError
 
     with pytest.raises(GraphSetupError, match='the join of `Fork'):
-        Graph(nodes=[Start, Joined])
+        Graph[Any, Any, Any](nodes=(Start, Joined))
 
 
 def test_fork_branch_nodes_must_be_in_the_graph() -> None:
     with pytest.raises(GraphSetupError, match='`Word` is referenced by `Split`'):
-        Graph(nodes=[Split, Upper, Joined])
+        Graph(nodes=(Split, Upper, Joined))
 
 
 def test_mermaid_draws_fork_and_join_states() -> None:

@@ -39,7 +39,7 @@ class Count(BaseNode[Cart, None, int]):
         return End(len(ctx.state.items))
 
 
-cart_graph = Graph(nodes=[AddItem, Count], name='cart')
+cart_graph = Graph(nodes=(AddItem, Count), name='cart')
 
 
 @dataclass
@@ -59,7 +59,7 @@ class Receipt(BaseNode[Order, None, str]):
         return End(f'{self.count} item(s): {ctx.state.cart.items}')
 
 
-shop = Graph(nodes=[Checkout, Receipt], name='shop')
+shop = Graph(nodes=(Checkout, Receipt), name='shop')
 
 
 async def test_subgraph_end_value_is_the_node_result_and_part_of_the_state_is_shared() -> None:
@@ -77,7 +77,7 @@ class Isolated(BaseNode[Order, None, str]):
 
 
 async def test_subgraph_with_its_own_state() -> None:
-    result = await Graph(nodes=[Isolated]).run(Isolated(), state=Order())
+    result = await Graph(nodes=(Isolated,)).run(Isolated(), state=Order())
     assert result.output == '1 in its own cart, 0 in the order'
 
 
@@ -101,7 +101,7 @@ class Twice(BaseNode[None, None, int]):
 
 async def test_a_child_name_used_twice_is_refused() -> None:
     with pytest.raises(GraphRuntimeError, match="Subgraph run name 'same' was used twice"):
-        await Graph(nodes=[Twice]).run(Twice())
+        await Graph(nodes=(Twice,)).run(Twice())
 
 
 async def test_subgraph_errors_propagate_unchanged() -> None:
@@ -113,11 +113,11 @@ async def test_subgraph_errors_propagate_unchanged() -> None:
     @dataclass
     class Outer(BaseNode[None, None, int]):
         async def run(self, ctx: GraphRunContext) -> End[int]:
-            return End(await ctx.run_subgraph(Graph(nodes=[Fails]), Fails(), name='inner'))
+            return End(await ctx.run_subgraph(Graph(nodes=(Fails,)), Fails(), name='inner'))
 
     persistence = FullStatePersistence[None, int]()
     with pytest.raises(KeyError, match='out of stock'):
-        await Graph(nodes=[Outer]).run(Outer(), persistence=persistence)
+        await Graph(nodes=(Outer,)).run(Outer(), persistence=persistence)
     assert [s.status for s in persistence.history if s.kind == 'node'] == ['error']
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import anyio
 
@@ -57,7 +58,7 @@ class Item(BaseNode[Done, Env, str]):
 
 
 @dataclass
-class Square(BaseNode[Done, Env, str]):
+class Square(BaseNode[Done, Env, Any]):
     index: int
 
     async def run(self, ctx: GraphRunContext[Done, Env]) -> End[int]:
@@ -86,7 +87,7 @@ def _merge(state: Done, branch: Done) -> None:
     state.items.extend(branch.items)
 
 
-fanout = Graph(nodes=[Scatter, Item, Square, Total], state_reducer=_merge, name='fanout')
+fanout = Graph(nodes=(Scatter, Item, Square, Total), state_reducer=_merge, name='fanout')
 
 
 @dataclass
@@ -105,7 +106,7 @@ class Confirm(BaseNode[Done, Env, str]):
         return End(f'charged {ctx.state.items}')
 
 
-payment = Graph(nodes=[Charge, Confirm], name='payment')
+payment = Graph(nodes=(Charge, Confirm), name='payment')
 
 
 @dataclass
@@ -117,7 +118,7 @@ class Pay(BaseNode[Done, Env, str]):
         return End(await ctx.run_subgraph(payment, Charge(), name='payment', state=Done()))
 
 
-shop = Graph(nodes=[Pay], name='shop')
+shop = Graph(nodes=(Pay,), name='shop')
 
 
 async def main(workflow: str, kind: str, location: str, run_id: str, directory: str, mode: str) -> None:
@@ -135,4 +136,5 @@ async def main(workflow: str, kind: str, location: str, run_id: str, directory: 
 
 
 if __name__ == '__main__':
-    anyio.run(main, *sys.argv[1:7])
+    workflow, kind, location, run_id, directory, mode = sys.argv[1:7]
+    anyio.run(main, workflow, kind, location, run_id, directory, mode)

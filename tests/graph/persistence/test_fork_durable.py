@@ -54,7 +54,7 @@ class Item(BaseNode[Plan, Deps, str]):
 
 
 @dataclass
-class Square(BaseNode[Plan, Deps, str]):
+class Square(BaseNode[Plan, Deps, Any]):
     index: int
 
     async def run(self, ctx: GraphRunContext[Plan, Deps]) -> End[int]:
@@ -83,7 +83,7 @@ def merge(state: Plan, branch: Plan) -> None:
     state.done.extend(branch.done)
 
 
-scatter = Graph(nodes=[Scatter, Item, Square, Total], state_reducer=merge)
+scatter = Graph(nodes=(Scatter, Item, Square, Total), state_reducer=merge)
 
 
 async def test_interrupted_fan_out_resumes_only_unfinished_branches(durable: Store) -> None:
@@ -157,7 +157,7 @@ class Confirm(BaseNode[Wallet, Deps, str]):
         return End(f'paid, {ctx.state.balance} left')
 
 
-payment = Graph(nodes=[Charge, Confirm], name='payment')
+payment = Graph(nodes=(Charge, Confirm), name='payment')
 
 
 @dataclass
@@ -170,7 +170,7 @@ class Pay(BaseNode[Order, Deps, str]):
         return End(receipt)
 
 
-shop = Graph(nodes=[Pay], name='shop')
+shop = Graph(nodes=(Pay,), name='shop')
 
 
 async def test_a_crash_inside_a_subgraph_resumes_inside_it(durable: Store) -> None:
@@ -187,7 +187,8 @@ async def test_a_crash_inside_a_subgraph_resumes_inside_it(durable: Store) -> No
     async with shop.iter_from_persistence(durable.reopen(persistence), deps=deps) as run:
         async for _ in run:
             pass
-    assert run.result is not None and run.result.output == 'paid, 7 left'
+    assert run.result is not None
+    assert run.result.output == 'paid, 7 left'
     # The charge ran once: the child run resumed at `Confirm`.
     assert deps.runs == Counter({'Pay': 1, 'Confirm': 1})
 

@@ -153,7 +153,9 @@ class RunLink:
             node_id = node.get_node_id() if isinstance(node, BaseNode) else None
             await self.sink.put(CustomEvent(data=data, node_id=node_id, path=self.path))
 
-    async def run_subgraph(self, graph: Any, start_node: BaseNode[Any, Any, Any], name: str, state: Any, deps: Any) -> Any:
+    async def run_subgraph(
+        self, graph: Any, start_node: BaseNode[Any, Any, Any], name: str, state: Any, deps: Any
+    ) -> Any:
         if name in self._names:
             raise GraphRuntimeError(
                 f'Subgraph run name {name!r} was used twice in this run; each child run needs its own name '
@@ -273,7 +275,11 @@ class RunLink:
                 node_id=failure.node_id,
                 run_id=failure.run_id,
             ) from failure.error
-        succeeded = [(i, s) for i, (r, s) in enumerate(zip(results, branch_states)) if not isinstance(r, BranchFailure)]
+        succeeded = [
+            (i, s)
+            for i, (r, s) in enumerate(zip(results, branch_states, strict=True))
+            if not isinstance(r, BranchFailure)
+        ]
         self._merge_states(fork_id, state, succeeded)
         join_node: BaseNode[Any, Any, Any] = graph.node_defs[fork.join].node(results=results)
         return join_node

@@ -83,7 +83,12 @@ async def stream_events(
                     runs = graph.iter_from_persistence(persistence, deps=deps, infer_name=False, max_steps=max_steps)
                 else:
                     runs = graph.iter(
-                        start_node, state=state, deps=deps, persistence=persistence, infer_name=False, max_steps=max_steps
+                        start_node,
+                        state=state,
+                        deps=deps,
+                        persistence=persistence,
+                        infer_name=False,
+                        max_steps=max_steps,
                     )
                 async with runs as run:
                     sink = run._link.sink = EventSink(send)

@@ -103,10 +103,8 @@ class Fork(BaseNode[Any, Any, Any], Generic[BranchT, JoinT]):
         on_error: OnBranchError = 'cancel',
         max_concurrency: int | None = None,
     ) -> Fork[BranchT, JoinT]:
-        """One branch per item: `Fork.map(Work, [1, 2, 3], join=Collect)` is `Fork([Work(1), Work(2), Work(3)], ...)`."""
-        return cls(
-            [branch(item) for item in items], join=join, on_error=on_error, max_concurrency=max_concurrency
-        )
+        """One branch per item: `Fork.map(Work, [1, 2], join=Collect)` is `Fork([Work(1), Work(2)], join=Collect)`."""
+        return cls([branch(item) for item in items], join=join, on_error=on_error, max_concurrency=max_concurrency)
 
     @classmethod
     def get_node_id(cls) -> str:
@@ -117,4 +115,5 @@ class Fork(BaseNode[Any, Any, Any], Generic[BranchT, JoinT]):
         link = ctx.__dict__.get(_LINK_ATTR)
         if link is None:
             raise GraphRuntimeError('A `Fork` runs only as a step of a graph run, which gives it its branches.')
-        return await link.fan_out(self, ctx.state, ctx.deps)
+        join: BaseNode[Any, Any, Any] = await link.fan_out(self, ctx.state, ctx.deps)
+        return join

@@ -19,13 +19,13 @@ from . import nodes as _nodes
 from ._edges import comma_and
 from ._runs import RunLink
 from ._stream import GraphEventStream, stream_events
-from .fork import Fork
 from .exceptions import (
     GraphRuntimeError,
     GraphSetupError,
     StepLimitExceeded,
     UndeclaredEdgeError,
 )
+from .fork import Fork
 from .nodes import _LINK_ATTR, _SNAPSHOT_ID_ATTR, BaseNode, DepsT, End, GraphRunContext, NodeDef, RunEndT, StateT
 from .persistence import BaseStatePersistence, Snapshot
 from .persistence.in_mem import SimpleStatePersistence
@@ -513,7 +513,8 @@ class Graph(Generic[StateT, DepsT, RunEndT]):
             for fork in node_def.forks:
                 if not any(self._can_end(branch_id) for branch_id in fork.branch_ids):
                     raise GraphSetupError(
-                        f'The join `{fork.join_id}` of the fan-out of node `{node_id}` is reached by no branch: no node '
+                        f'The join `{fork.join_id}` of the fan-out of node `{node_id}` is reached by no branch: '
+                        'no node '
                         f'reachable from {comma_and([f"`{b}`" for b in fork.branch_ids])} returns `End`, which ends a '
                         'branch with its result. Add `End[...]` to the return hint of a branch node.'
                     )

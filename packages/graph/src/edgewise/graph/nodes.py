@@ -8,7 +8,7 @@ import os
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field, is_dataclass
 from functools import cache
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, Never, Protocol, Self, get_args, get_origin
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Never, Protocol, Self, get_args, get_origin
 
 import typing_extensions
 from typing_extensions import TypeVar
@@ -28,9 +28,7 @@ __all__ = (
     'RunEndT',
     'NodeRunEndT',
     'generate_snapshot_id',
-    'Fork',
     'ForkDef',
-    'BranchFailure',
 )
 
 StateT = TypeVar('StateT', default=None)
