@@ -11,9 +11,11 @@ def test_all_is_pinned() -> None:
     assert sorted(edgewise.graph.__all__) == [
         'BaseNode',
         'BaseStatePersistence',
+        'BranchFailure',
         'Edge',
         'End',
         'EndSnapshot',
+        'Fork',
         'FullStatePersistence',
         'Graph',
         'GraphNodeStatusError',

@@ -5,6 +5,7 @@ Source-compatible with the classic pydantic-graph 1.x API: replace `pydantic_gra
 """
 
 from .exceptions import GraphNodeStatusError, GraphRuntimeError, GraphSetupError
+from .fork import BranchFailure, Fork
 from .graph import Graph, GraphRun, GraphRunResult
 from .nodes import BaseNode, Edge, End, GraphRunContext
 from .persistence import BaseStatePersistence, EndSnapshot, NodeSnapshot, Snapshot, SnapshotStatus
@@ -13,9 +14,11 @@ from .persistence.in_mem import FullStatePersistence, SimpleStatePersistence
 __all__ = (
     'BaseNode',
     'BaseStatePersistence',
+    'BranchFailure',
     'Edge',
     'End',
     'EndSnapshot',
+    'Fork',
     'FullStatePersistence',
     'Graph',
     'GraphNodeStatusError',

@@ -11,6 +11,7 @@ GraphError
 │   ├── UndeclaredEdgeError                a node returned a node its return hint does not declare
 │   ├── StepLimitExceeded                  a run took more steps than `max_steps`
 │   ├── RunInProgressError                 another live process is advancing the same run
+│   ├── BranchFailedError                  a branch of a fan-out raised (its siblings were cancelled)
 │   └── PersistenceError                   stored snapshots cannot be read or written
 └── DiagramError                           a diagram cannot be drawn or rendered
     ├── DiagramNodeError (LookupError)     a start, highlighted or visited node is not in the graph
@@ -38,6 +39,7 @@ __all__ = (
     'UndeclaredEdgeError',
     'StepLimitExceeded',
     'RunInProgressError',
+    'BranchFailedError',
     'PersistenceError',
     'DiagramError',
     'DiagramNodeError',
@@ -94,6 +96,23 @@ class StepLimitExceeded(GraphRuntimeError):
 
 class RunInProgressError(GraphRuntimeError):
     """The run is being advanced by another live process or task; it cannot be resumed here now."""
+
+
+class BranchFailedError(GraphRuntimeError):
+    """A branch of a fan-out (`Fork`) raised; the other branches were cancelled. The cause is the branch's error."""
+
+    branch: int
+    """The failed branch's position in the fork, from 0."""
+    node_id: str
+    """The id of the branch node that raised."""
+    run_id: str | None
+    """The id of the branch's child run, with a durable persistence (its snapshots show the failure)."""
+
+    def __init__(self, message: str, *, branch: int, node_id: str, run_id: str | None) -> None:
+        self.branch = branch
+        self.node_id = node_id
+        self.run_id = run_id
+        super().__init__(message)
 
 
 class PersistenceError(GraphRuntimeError):

@@ -4,8 +4,8 @@ from __future__ import annotations as _annotations
 
 import inspect
 import types
-from collections.abc import AsyncIterator, Awaitable, Sequence
-from contextlib import AbstractContextManager, asynccontextmanager
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import AbstractAsyncContextManager, AbstractContextManager, asynccontextmanager
 from dataclasses import dataclass, field
 from functools import cached_property, partial
 from pathlib import Path
@@ -17,13 +17,16 @@ import typing_extensions
 from . import _instrument, mermaid
 from . import nodes as _nodes
 from ._edges import comma_and
+from ._runs import RunLink
+from ._stream import GraphEventStream, stream_events
 from .exceptions import (
     GraphRuntimeError,
     GraphSetupError,
     StepLimitExceeded,
     UndeclaredEdgeError,
 )
-from .nodes import _SNAPSHOT_ID_ATTR, BaseNode, DepsT, End, GraphRunContext, NodeDef, RunEndT, StateT
+from .fork import Fork
+from .nodes import _LINK_ATTR, _SNAPSHOT_ID_ATTR, BaseNode, DepsT, End, GraphRunContext, NodeDef, RunEndT, StateT
 from .persistence import BaseStatePersistence, Snapshot
 from .persistence.in_mem import SimpleStatePersistence
 
@@ -71,6 +74,8 @@ class Graph(Generic[StateT, DepsT, RunEndT]):
     _run_end_type: type[RunEndT] | _Unset = field(repr=False)
     auto_instrument: bool = field(repr=False)
     """Whether runs and node runs are wrapped in logfire spans."""
+    state_reducer: Callable[[StateT, StateT], None] | None = field(repr=False)
+    """Merges the state of each branch of a fan-out into the run's state (in place), in branch order."""
 
     def __init__(
         self,
@@ -80,6 +85,7 @@ class Graph(Generic[StateT, DepsT, RunEndT]):
         state_type: type[StateT] | _Unset = UNSET,
         run_end_type: type[RunEndT] | _Unset = UNSET,
         auto_instrument: bool = True,
+        state_reducer: Callable[[StateT, StateT], None] | None = None,
     ) -> None:
         """Build a graph, reading and validating the edges of every node.
 
@@ -89,22 +95,37 @@ class Graph(Generic[StateT, DepsT, RunEndT]):
             state_type: The state type, when it cannot be inferred from the nodes' generic parameters.
             run_end_type: The output type, when it cannot be inferred from the nodes' generic parameters.
             auto_instrument: Wrap runs and node runs in logfire spans.
+            state_reducer: For fan-outs (`Fork`): `reducer(state, branch_state)` merges the state a branch
+                ended with into the run's state, in place; called once per branch, in branch order, when
+                every branch has ended. Without one, a branch that changes its copy of the state fails the
+                fan-out rather than lose the change.
 
         Raises:
             GraphSetupError: a node lacks a return hint, returns something that is not a node or `End`,
-                has the id of another node, or refers to a node that is not in `nodes`.
+                has the id of another node, or refers to a node that is not in `nodes`; or a `Fork` has a
+                join that no branch reaches.
         """
         self.name = name
         self._state_type = state_type
         self._run_end_type = run_end_type
         self.auto_instrument = auto_instrument
+        self.state_reducer = state_reducer
         parent_namespace = _parent_namespace(inspect.currentframe())
         self.node_defs = {}
         for node in nodes:
             self._register_node(node, parent_namespace)
+        if any(d.forks for d in self.node_defs.values()) and Fork.get_node_id() not in self.node_defs:
+            # The fan-out is a step of its own (stored in a snapshot): its node class joins the graph.
+            self._register_node(cast(Any, Fork), parent_namespace)
         self._validate_edges()
+        fork_id = Fork.get_node_id()
         self._edges = {
-            node_id: _Edges(node_id, frozenset(d.next_node_edges), d.end_edge is not None, d.returns_base_node)
+            node_id: _Edges(
+                node_id,
+                frozenset((*d.next_node_edges, fork_id) if d.forks else d.next_node_edges),
+                d.end_edge is not None,
+                d.returns_base_node,
+            )
             for node_id, d in self.node_defs.items()
         }
         # Looking edges up by class skips `get_node_id()` on every step.
@@ -258,6 +279,61 @@ class Graph(Generic[StateT, DepsT, RunEndT]):
                     max_steps=max_steps,
                 )
 
+    def stream(
+        self,
+        start_node: BaseNode[StateT, DepsT, RunEndT],
+        *,
+        state: StateT = None,  # type: ignore[assignment]
+        deps: DepsT = None,  # type: ignore[assignment]
+        persistence: BaseStatePersistence[StateT, RunEndT] | None = None,
+        infer_name: bool = True,
+        max_steps: int | None = None,
+        buffer_size: int = 64,
+    ) -> AbstractAsyncContextManager[GraphEventStream[StateT, RunEndT]]:
+        """Run the graph and stream what it does: `async with graph.stream(Start()) as events: async for ...`.
+
+        The events (`edgewise.graph.events`) are, for each step, `NodeStartedEvent`, then `NodeFinishedEvent`
+        (the next node or `End`, and the duration) and `StateEvent` (a copy of the state after the step), or
+        `NodeFailedEvent` if the node raised (the stream then raises the node's error); `CustomEvent`s that
+        nodes send with `await ctx.emit(...)`; and `RunEndEvent` last. Runs nested in this one (subgraphs,
+        branches of fan-outs) send their events too, with their `path`.
+
+        The run goes on in a task of its own, at most `buffer_size` batches of events ahead of the consumer (a
+        batch is what happened since the run last had something to hand over: about one step): a consumer
+        that stops reading pauses it. Leaving the `async with` block before the end cancels the run; a node
+        it interrupts goes back to `'created'`, so that with a durable persistence the run can be resumed
+        (`stream_from_persistence` or `iter_from_persistence`).
+
+        Takes the arguments of `run`, and `buffer_size`: how many batches of events may wait for the consumer.
+        """
+        if infer_name and self.name is None:
+            self._infer_name(inspect.currentframe())
+        return stream_events(
+            self,
+            start_node,
+            state=state,
+            deps=deps,
+            persistence=persistence,
+            max_steps=max_steps,
+            buffer_size=buffer_size,
+        )
+
+    def stream_from_persistence(
+        self,
+        persistence: BaseStatePersistence[StateT, RunEndT],
+        *,
+        deps: DepsT = None,  # type: ignore[assignment]
+        infer_name: bool = True,
+        max_steps: int | None = None,
+        buffer_size: int = 64,
+    ) -> AbstractAsyncContextManager[GraphEventStream[StateT, RunEndT]]:
+        """Resume a run from its persistence, as `iter_from_persistence` does, and stream it as `stream` does."""
+        if infer_name and self.name is None:
+            self._infer_name(inspect.currentframe())
+        return stream_events(
+            self, None, state=None, deps=deps, persistence=persistence, max_steps=max_steps, buffer_size=buffer_size
+        )
+
     async def initialize(
         self,
         node: BaseNode[StateT, DepsT, RunEndT],
@@ -272,6 +348,20 @@ class Graph(Generic[StateT, DepsT, RunEndT]):
         self._check_state(state)
         persistence.set_graph_types(self)
         await persistence.snapshot_node(state, node)
+
+    def _child_run(
+        self,
+        start_node: BaseNode[StateT, DepsT, RunEndT],
+        state: StateT,
+        deps: DepsT,
+        persistence: BaseStatePersistence[StateT, RunEndT],
+    ) -> GraphRun[StateT, DepsT, RunEndT] | None:
+        """A run in an in-memory persistence, for a branch of a fan-out: what `iter` yields, without its context
+        manager (no claim, no new-run check, nothing to set up); `None` when runs are traced (`iter` opens
+        the span)."""
+        if self.auto_instrument and _instrument.TRACING:
+            return None
+        return GraphRun(graph=self, start_node=start_node, persistence=persistence, state=state, deps=deps)
 
     def _check_state(self, state: object) -> None:
         """Refuse a state that is not of the graph's state type, before a store gets a snapshot it cannot read back.
@@ -409,7 +499,8 @@ class Graph(Generic[StateT, DepsT, RunEndT]):
     def _validate_edges(self) -> None:
         bad_edges: dict[str, list[str]] = {}
         for node_id, node_def in self.node_defs.items():
-            for next_id in node_def.next_node_edges:
+            fork_ids = [i for fork in node_def.forks for i in (*fork.branch_ids, fork.join_id)]
+            for next_id in (*node_def.next_node_edges, *fork_ids):
                 if next_id not in self.node_defs:
                     bad_edges.setdefault(next_id, []).append(f'`{node_id}`')
         if bad_edges:
@@ -418,6 +509,29 @@ class Graph(Generic[StateT, DepsT, RunEndT]):
                 raise GraphSetupError(f'{lines[0]} but not included in the graph.')
             listed = '\n'.join(f' {line}' for line in lines)
             raise GraphSetupError(f'Nodes are referenced in the graph but not included in the graph:\n{listed}')
+        for node_id, node_def in self.node_defs.items():
+            for fork in node_def.forks:
+                if not any(self._can_end(branch_id) for branch_id in fork.branch_ids):
+                    raise GraphSetupError(
+                        f'The join `{fork.join_id}` of the fan-out of node `{node_id}` is reached by no branch: '
+                        'no node '
+                        f'reachable from {comma_and([f"`{b}`" for b in fork.branch_ids])} returns `End`, which ends a '
+                        'branch with its result. Add `End[...]` to the return hint of a branch node.'
+                    )
+
+    def _can_end(self, start_id: str) -> bool:
+        """Whether a run from node `start_id` may reach an `End` (which ends a branch of a fan-out)."""
+        seen = {start_id}
+        todo = [start_id]
+        while todo:
+            node_def = self.node_defs[todo.pop()]
+            if node_def.end_edge is not None or node_def.returns_base_node:
+                return True
+            for next_id in (*node_def.next_node_edges, *(fork.join_id for fork in node_def.forks)):
+                if next_id not in seen:
+                    seen.add(next_id)
+                    todo.append(next_id)
+        return False
 
     def _infer_name(self, function_frame: types.FrameType | None) -> None:
         """Take the name of the variable holding this graph in the frame that called `function_frame`."""
@@ -502,12 +616,19 @@ class GraphRun(Generic[StateT, DepsT, RunEndT]):
         self._next_node: BaseNode[StateT, DepsT, RunEndT] | End[RunEndT] = start_node
         self._is_started = False
         self._edges_by_class = graph._edges_by_class
+        self._link = RunLink(graph, persistence, self)
         self._runner = _Runner[StateT, DepsT, RunEndT](
-            GraphRunContext(state=state, deps=deps),
+            self._context(),
             graph._edges_by_class,
             traced=graph.auto_instrument and _instrument.TRACING,
             snapshot_id=snapshot_id,
         )
+
+    def _context(self) -> GraphRunContext[StateT, DepsT]:
+        """The context nodes run with, linked to this run (for `ctx.emit`, `ctx.run_subgraph` and fan-outs)."""
+        ctx = GraphRunContext(state=self.state, deps=self.deps)
+        ctx.__dict__[_LINK_ATTR] = self._link
+        return ctx
 
     @property
     def next_node(self) -> BaseNode[StateT, DepsT, RunEndT] | End[RunEndT]:
@@ -563,7 +684,7 @@ class GraphRun(Generic[StateT, DepsT, RunEndT]):
         runner = self._runner
         ctx = runner.ctx
         if ctx.state is not self.state or ctx.deps is not self.deps:
-            runner.ctx = GraphRunContext(state=self.state, deps=self.deps)
+            runner.ctx = self._context()
         self.steps += 1
         runner.edges = edges
         # `node.get_snapshot_id()`, without the call once the node has its id.

@@ -104,24 +104,7 @@ def generate_code(
     append = lines.append
     if direction is not None:
         append(f'  direction {direction}')
-    for node_id, node_def in node_defs.items():
-        if node_id in start_ids:
-            append(f'  [*] --> {node_id}')
-        if node_def.returns_base_node:
-            # An edge to every node, unlabelled: a bare `BaseNode` says nothing about where it goes.
-            lines.extend([f'  {node_id} --> {next_id}' for next_id in node_defs])
-        elif edge_labels:
-            for next_id, edge in node_def.next_node_edges.items():
-                label = edge.label
-                append(f'  {node_id} --> {next_id}: {label}' if label else f'  {node_id} --> {next_id}')
-        else:
-            lines.extend([f'  {node_id} --> {next_id}' for next_id in node_def.next_node_edges])
-        end_edge = node_def.end_edge
-        if end_edge is not None:
-            label = end_edge.label if edge_labels else None
-            append(f'  {node_id} --> [*]: {label}' if label else f'  {node_id} --> [*]')
-        if notes and node_def.note:
-            append(f'  note right of {node_id}\n{_note_text(node_def.note)}\n  end note')
+    lines.extend(_body(node_defs, start_ids, edge_labels=edge_labels, notes=notes))
 
     highlighted = list(_node_ids(highlighted_nodes)) if highlighted_nodes else []
     _check_known(graph, highlighted, 'Highlighted')
@@ -145,6 +128,78 @@ def generate_code(
 
 
 _BLANK_LINES = re.compile('\n{2,}')
+
+
+def _body(
+    node_defs: Mapping[str, NodeDef[Any, Any, Any]],
+    start_ids: set[str],
+    *,
+    edge_labels: bool,
+    notes: bool,
+    prefix: str = '  ',
+) -> list[str]:
+    """The states and transitions of a graph's nodes; a fan-out is drawn as `<<fork>>` and `<<join>>` states
+    (the `Fork` step itself is not drawn), a node's `subgraphs` as composite states."""
+    lines: list[str] = []
+    append = lines.append
+    joins = _branch_joins(node_defs)
+    for node_id, node_def in node_defs.items():
+        if getattr(node_def.node, '_edgewise_fork', False):
+            continue
+        if node_id in start_ids:
+            append(f'{prefix}[*] --> {node_id}')
+        for graph in node_def.node.subgraphs:
+            append(f'{prefix}state {node_id} {{')
+            lines.extend(_body(graph.node_defs, set(), edge_labels=edge_labels, notes=notes, prefix=prefix + '  '))
+            append(f'{prefix}}}')
+        if node_def.returns_base_node:
+            # An edge to every node, unlabelled: a bare `BaseNode` says nothing about where it goes.
+            lines.extend(
+                [f'{prefix}{node_id} --> {i}' for i, d in node_defs.items() if not getattr(d.node, '_edgewise_fork', 0)]
+            )
+        elif edge_labels:
+            for next_id, edge in node_def.next_node_edges.items():
+                label = edge.label
+                append(f'{prefix}{node_id} --> {next_id}: {label}' if label else f'{prefix}{node_id} --> {next_id}')
+        else:
+            lines.extend([f'{prefix}{node_id} --> {next_id}' for next_id in node_def.next_node_edges])
+        for index, fork in enumerate(node_def.forks):
+            fork_state, join_state = _fork_states(node_id, index)
+            label = fork.edge.label if edge_labels else None
+            append(f'{prefix}state {fork_state} <<fork>>')
+            append(f'{prefix}{node_id} --> {fork_state}: {label}' if label else f'{prefix}{node_id} --> {fork_state}')
+            lines.extend(f'{prefix}{fork_state} --> {branch_id}' for branch_id in fork.branch_ids)
+            append(f'{prefix}state {join_state} <<join>>')
+            append(f'{prefix}{join_state} --> {fork.join_id}')
+        end_edge = node_def.end_edge
+        if end_edge is not None:
+            label = end_edge.label if edge_labels else None
+            end = joins.get(node_id, '[*]')
+            append(f'{prefix}{node_id} --> {end}: {label}' if label else f'{prefix}{node_id} --> {end}')
+        if notes and node_def.note:
+            append(f'{prefix}note right of {node_id}\n{_note_text(node_def.note)}\n{prefix}end note')
+    return lines
+
+
+def _fork_states(node_id: str, index: int) -> tuple[str, str]:
+    suffix = '' if index == 0 else str(index + 1)
+    return f'{node_id}_fork{suffix}', f'{node_id}_join{suffix}'
+
+
+def _branch_joins(node_defs: Mapping[str, NodeDef[Any, Any, Any]]) -> dict[str, str]:
+    """For the nodes that run inside a branch of a fan-out: the join state their `End` leads to."""
+    joins: dict[str, str] = {}
+    for node_id, node_def in node_defs.items():
+        for index, fork in enumerate(node_def.forks):
+            join_state = _fork_states(node_id, index)[1]
+            todo = [b for b in fork.branch_ids if b in node_defs]
+            while todo:
+                branch_id = todo.pop()
+                if branch_id in joins:
+                    continue
+                joins[branch_id] = join_state
+                todo.extend(n for n in node_defs[branch_id].next_node_edges if n in node_defs)
+    return joins
 
 
 @lru_cache(maxsize=1024)
@@ -177,7 +232,7 @@ def _run_path(graph: _Diagrammed, history: Sequence[Snapshot[Any, Any]]) -> tupl
     """The ids of the nodes a run ran, in order of first run, and where it stopped with the class to mark it."""
     visited: dict[str, None] = {}
     for snapshot in history:
-        if snapshot.kind == 'node' and snapshot.status == 'success':
+        if snapshot.kind == 'node' and snapshot.status == 'success' and not getattr(snapshot.node, '_edgewise_fork', 0):
             visited[snapshot.node.get_node_id()] = None
     stopped: tuple[str, str] | None = None
     last = history[-1]

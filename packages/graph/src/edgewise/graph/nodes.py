@@ -6,16 +6,16 @@ import inspect
 import itertools
 import os
 from abc import ABC, abstractmethod
-from dataclasses import dataclass, is_dataclass
+from dataclasses import dataclass, field, is_dataclass
 from functools import cache
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, Never, Self, get_origin
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Never, Protocol, Self, get_args, get_origin
 
 import typing_extensions
 from typing_extensions import TypeVar
 
 from ._copy import deep_copy
-from ._edges import Edge, hint_members
-from .exceptions import GraphSetupError
+from ._edges import Edge, hint_members, type_repr
+from .exceptions import GraphRuntimeError, GraphSetupError
 
 __all__ = (
     'GraphRunContext',
@@ -28,6 +28,7 @@ __all__ = (
     'RunEndT',
     'NodeRunEndT',
     'generate_snapshot_id',
+    'ForkDef',
 )
 
 StateT = TypeVar('StateT', default=None)
@@ -40,6 +41,26 @@ DepsT = TypeVar('DepsT', default=None, contravariant=True)
 """Type of a graph's dependencies."""
 
 _SNAPSHOT_ID_ATTR = '__snapshot_id'
+_LINK_ATTR = '_edgewise_link'
+_T = TypeVar('_T')
+
+
+class RunLink(Protocol):
+    """What a run context reaches its run through (implemented by the graph's run machinery)."""
+
+    async def emit(self, data: Any) -> None:
+        """Hand `data` to the run's event stream, if the run is streamed."""
+        ...
+
+    async def run_subgraph(
+        self, graph: Any, start_node: BaseNode[Any, Any, Any], name: str, state: Any, deps: Any
+    ) -> Any:
+        """Run `graph` from `start_node` as a child run called `name`; its output."""
+        ...
+
+    async def fan_out(self, fork: Any, state: Any, deps: Any) -> BaseNode[Any, Any, Any]:
+        """Run the branches of `fork` and return its join node."""
+        ...
 
 
 @dataclass(kw_only=True)
@@ -51,6 +72,50 @@ class GraphRunContext(Generic[StateT, DepsT]):
     deps: DepsT
     """The dependencies of the run (clients, configuration, ...); never persisted."""
 
+    async def emit(self, data: Any) -> None:
+        """Send `data` to whoever consumes the run's events (`Graph.stream`), as a `CustomEvent`.
+
+        Waits while the consumer's buffer is full (the run is paused with it); does nothing when the run is
+        not streamed, so a node may always call it.
+        """
+        link: RunLink | None = self.__dict__.get(_LINK_ATTR)
+        if link is not None:
+            await link.emit(data)
+
+    async def run_subgraph(
+        self,
+        graph: Any,
+        start_node: BaseNode[Any, Any, Any],
+        *,
+        name: str,
+        state: Any = None,
+        deps: Any = None,
+    ) -> Any:
+        """Run another graph as part of this node's step, and return the data of its `End`.
+
+        The sub-run is a child run of this one: with a durable persistence it is stored under the run id
+        `'<this run's id>/<name>'`, and a resumed parent resumes the child where it stopped (a finished child
+        is not run again: its output is read back). Its events go to this run's stream, with `name` in their
+        `path`. List the graph in the node's `subgraphs` class variable to have diagrams draw it.
+
+        Args:
+            graph: The `Graph` to run.
+            start_node: The node it starts from.
+            name: The child run's name, unique within this run (a node that runs in a loop adds a counter).
+            state: The child run's state: its own object, or a part of this run's state (mutated in place).
+            deps: The child run's dependencies; this run's when `None`.
+
+        Raises:
+            GraphRuntimeError: the context does not belong to a graph run (it was built by hand).
+        """
+        link: RunLink | None = self.__dict__.get(_LINK_ATTR)
+        if link is None:
+            raise GraphRuntimeError(
+                f'Cannot run subgraph {name!r}: this `GraphRunContext` was not made by a graph run. Call '
+                '`run_subgraph` on the context a node receives from its run.'
+            )
+        return await link.run_subgraph(graph, start_node, name, state, self.deps if deps is None else deps)
+
 
 class BaseNode(ABC, Generic[StateT, DepsT, NodeRunEndT]):
     """Base class of every node of a graph.
@@ -61,6 +126,8 @@ class BaseNode(ABC, Generic[StateT, DepsT, NodeRunEndT]):
 
     docstring_notes: ClassVar[bool] = False
     """Set to `True` to show the class docstring as a note on mermaid diagrams."""
+    subgraphs: ClassVar[tuple[Any, ...]] = ()
+    """The graphs this node runs with `ctx.run_subgraph(...)`, for diagrams to draw inside it."""
 
     @abstractmethod
     async def run(self, ctx: GraphRunContext[StateT, DepsT]) -> BaseNode[StateT, DepsT, Any] | End[NodeRunEndT]:
@@ -136,9 +203,12 @@ class BaseNode(ABC, Generic[StateT, DepsT, NodeRunEndT]):
         next_node_edges: dict[str, Edge] = {}
         end_edge: Edge | None = None
         returns_base_node = False
+        forks: list[ForkDef] = []
         for return_type, edge in hint_members(return_hint):
             origin = get_origin(return_type) or return_type
-            if origin is End:
+            if getattr(origin, '_edgewise_fork', False):
+                forks.append(_fork_def(node_id, return_type, edge))
+            elif origin is End:
                 end_edge = edge
             elif origin is BaseNode:
                 returns_base_node = True
@@ -156,6 +226,7 @@ class BaseNode(ABC, Generic[StateT, DepsT, NodeRunEndT]):
             next_node_edges=next_node_edges,
             end_edge=end_edge,
             returns_base_node=returns_base_node,
+            forks=forks,
         )
 
     def deep_copy(self) -> Self:
@@ -206,6 +277,44 @@ class NodeDef(Generic[StateT, DepsT, NodeRunEndT]):
     """The edge to the end of the run, if the node may end it."""
     returns_base_node: bool
     """Whether `run` is annotated to return bare `BaseNode`, so that it may go to any node."""
+    forks: list[ForkDef] = field(default_factory=list['ForkDef'])
+    """The fan-outs the node may start (`Fork[...]` members of its return hint)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class ForkDef:
+    """A fan-out declared by `Fork[Branches, Join]` in a node's return hint."""
+
+    branch_ids: tuple[str, ...]
+    """The ids of the nodes a branch may start at."""
+    join_id: str
+    """The id of the node that receives the branches' results."""
+    edge: Edge
+    """The edge label given with `Annotated[Fork[...], Edge(...)]`."""
+
+
+def _fork_def(node_id: str, hint: Any, edge: Edge) -> ForkDef:
+    args = get_args(hint)
+    if len(args) != 2:
+        raise GraphSetupError(
+            f'Node `{node_id}`: `Fork` in the hint of `run` needs two parameters, `Fork[BranchNodes, JoinNode]`.'
+        )
+    branch_ids: list[str] = []
+    for member, _ in hint_members(args[0]):
+        if not (isinstance(member, type) and issubclass(member, BaseNode)):
+            raise GraphSetupError(
+                f'Node `{node_id}`: the branches of `Fork[...]` must be node classes, got {type_repr(member)}.'
+            )
+        branch_ids.append(member.get_node_id())
+    join = args[1]
+    if not (isinstance(join, type) and issubclass(join, BaseNode)):
+        raise GraphSetupError(f'Node `{node_id}`: the join of `Fork[...]` must be a node class, got {type_repr(join)}.')
+    if 'results' not in inspect.signature(join).parameters:
+        raise GraphSetupError(
+            f'Node `{node_id}`: the join node `{join.get_node_id()}` must take the branch results as a `results` '
+            'argument (e.g. a dataclass field `results: list[int]`).'
+        )
+    return ForkDef(branch_ids=tuple(branch_ids), join_id=join.get_node_id(), edge=edge)
 
 
 # Snapshot ids must be unique, not secret or unguessable. Each process (and each forked child) draws

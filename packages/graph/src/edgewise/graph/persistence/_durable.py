@@ -208,6 +208,10 @@ class DurableStatePersistence(BaseStatePersistence[StateT, RunEndT]):
     async def _op_delete(self) -> bool:
         """Remove every stored snapshot of the run (the run being held by this object); whether there were any."""
 
+    @abstractmethod
+    def _child(self, name: str) -> Self:
+        """A persistence of the same store for the child run `name` of this run (see `child`)."""
+
     async def _op_close(self) -> None:
         """Free what the backend holds (a connection), if anything; called by `aclose()`, and harmless twice."""
 
@@ -396,6 +400,16 @@ class DurableStatePersistence(BaseStatePersistence[StateT, RunEndT]):
         forked._adapter = self._adapter
         forked._pending_types = self._pending_types
         return forked
+
+    def child(self, name: str) -> Self:
+        """A persistence of the same store for the child run `name` of this run (a subgraph run, a branch of a
+        fan-out), with this one's graph types: run id `'<run id>/<name>'` in the SQL stores; for the file
+        store, the file `<name>.json` in a folder named after this run's file (created here).
+
+        Nothing is read or written until the child run is used.
+        """
+        self._check_open()
+        return self._child(name)
 
     # --- types and serialization ---------------------------------------------------------------------
 

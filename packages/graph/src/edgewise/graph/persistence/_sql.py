@@ -333,6 +333,9 @@ class SqlStatePersistence(DurableStatePersistence[StateT, RunEndT]):
     def _with_run_id(self, run_id: str) -> Self:
         """A persistence of the same store for another run."""
 
+    def _child(self, name: str) -> Self:
+        return self._with_run_id(f'{self._run_id}/{name}')
+
     # --- programs ------------------------------------------------------------------------------------
 
     def _ensure_run(self, now: datetime) -> Query:

@@ -83,6 +83,12 @@ class FileStatePersistence(DurableStatePersistence[StateT, RunEndT]):
         """The run's id: the file name without its extension."""
         return self.json_file.stem
 
+    def _child(self, name: str) -> Self:
+        child_file = self.json_file.with_suffix('') / f'{name}.json'
+        # A child's name may hold a `/` (a fan-out's branch is `<fork snapshot id>/<branch>`).
+        child_file.parent.mkdir(parents=True, exist_ok=True)
+        return type(self)(child_file, lock_timeout=self.lock_timeout)
+
     @property
     def lock_file(self) -> Path:
         """The lock beside the JSON file; it records the process holding it."""

@@ -1,0 +1,300 @@
+"""What a run reaches through its node contexts: its event stream, and the child runs it starts.
+
+A child run (a subgraph run, a branch of a fan-out) is a run of its own, in a persistence of the same kind as
+its parent's: with a durable store, under the run id `'<parent run id>/<name>'`. When the parent's step is run
+again (after a crash, the parent resumes at that step), each child is picked up where it stopped: a finished
+child's output is read back, an unfinished one is resumed, a child never started is started.
+"""
+
+from __future__ import annotations as _annotations
+
+from time import perf_counter
+from typing import Any, Protocol
+
+import anyio
+from anyio.streams.memory import MemoryObjectSendStream
+
+from ._copy import deep_copy
+from .events import CustomEvent, GraphEvent, NodeFailedEvent, NodeFinishedEvent, NodeStartedEvent, StateEvent
+from .exceptions import BranchFailedError, GraphRuntimeError
+from .fork import BranchFailure, Fork
+from .nodes import BaseNode, End
+from .persistence import BaseStatePersistence
+from .persistence.in_mem import FullStatePersistence, SimpleStatePersistence
+
+__all__ = ('EventSink', 'RunLink', 'drive', 'child_persistence')
+
+
+class EventSink:
+    """Where a streamed run's events go: a bounded memory stream of batches (a full buffer pauses the run).
+
+    Events are added to a batch, and a batch is sent when the run is about to wait on something the consumer
+    may want to know about first: before a node runs, when a node emits, at the end. One send per step
+    rather than one per event keeps a streamed step cheap.
+    """
+
+    __slots__ = ('_send', 'pending')
+
+    def __init__(self, send: MemoryObjectSendStream[list[GraphEvent]]) -> None:
+        self._send = send
+        self.pending: list[GraphEvent] = []
+        """The events not sent yet."""
+
+    async def flush(self) -> None:
+        """Send the pending events, waiting while the consumer's buffer is full."""
+        batch = self.pending
+        if not batch:
+            return
+        self.pending = []
+        try:
+            self._send.send_nowait(batch)  # no checkpoint while there is room: the common case
+        except anyio.WouldBlock:
+            await self._send.send(batch)
+
+    async def put(self, event: GraphEvent) -> None:
+        """Send `event` now, after the pending ones."""
+        self.pending.append(event)
+        await self.flush()
+
+
+class _Run(Protocol):
+    """The parts of a `GraphRun` that `drive` uses (`graph` sits above this module)."""
+
+    _next_node: Any
+    state: Any
+    _link: RunLink
+
+    @property
+    def next_node(self) -> Any: ...
+
+    def _step(self, node: Any) -> Any: ...
+
+
+async def drive(run: _Run, sink: EventSink | None) -> End[Any]:
+    """Run `run` to its end, sending its events to `sink` (with the run's path) when there is one."""
+    node = run.next_node
+    if sink is None:
+        step = run._step
+        while not isinstance(node, End):
+            node = run._next_node = await step(node)
+        return node
+    path = run._link.path
+    while not isinstance(node, End):
+        sink.pending.append(NodeStartedEvent(node=node, path=path))
+        await sink.flush()
+        start = perf_counter()
+        try:
+            next_node = run._next_node = await run._step(node)
+        except Exception as e:
+            await sink.put(NodeFailedEvent(node=node, error=e, path=path))
+            raise
+        pending = sink.pending
+        pending.append(NodeFinishedEvent(node=node, next_node=next_node, duration=perf_counter() - start, path=path))
+        pending.append(StateEvent(state=deep_copy(run.state), path=path))
+        node = next_node
+    await sink.flush()
+    return node
+
+
+def child_persistence(parent: BaseStatePersistence[Any, Any], name: str) -> BaseStatePersistence[Any, Any]:
+    """A persistence of the same kind as `parent` for its child run `name`."""
+    child = getattr(parent, 'child', None)  # the durable stores
+    if child is not None:
+        persistence: BaseStatePersistence[Any, Any] = child(name)
+        return persistence
+    if isinstance(parent, FullStatePersistence):
+        return FullStatePersistence(deep_copy=parent.deep_copy)
+    return SimpleStatePersistence()
+
+
+class _BranchTypes:
+    """The types of a branch run: the graph's nodes and state type, and any output (the branch's result)."""
+
+    def __init__(self, graph: Any) -> None:
+        self._graph = graph
+        self.name: str | None = graph.name
+        self.inferred_types: tuple[Any, Any] = (graph.inferred_types[0], Any)
+
+    def get_nodes(self) -> Any:
+        return self._graph.get_nodes()
+
+
+class _ChildFailed(Exception):
+    """A child run raised: which node, and in which run (the original error is the cause)."""
+
+    def __init__(self, node_id: str, run_id: str | None, error: BaseException) -> None:
+        self.node_id = node_id
+        self.run_id = run_id
+        self.error = error
+        super().__init__(node_id)
+
+
+class RunLink:
+    """What a run's node contexts reach the run through: `ctx.emit`, `ctx.run_subgraph` and `Fork` steps."""
+
+    __slots__ = ('_names', '_run', 'graph', 'path', 'persistence', 'sink')
+
+    def __init__(self, graph: Any, persistence: BaseStatePersistence[Any, Any], run: Any) -> None:
+        self._run = run
+        self.graph = graph
+        """The graph of the run."""
+        self.persistence = persistence
+        """The run's persistence; child runs get persistences of the same kind."""
+        self.path: tuple[str, ...] = ()
+        """The names leading from the streamed run to this one (`()` for the streamed run itself)."""
+        self.sink: EventSink | None = None
+        """Where the run's events go, when it is streamed."""
+        self._names: set[str] = set()
+
+    async def emit(self, data: Any) -> None:
+        if self.sink is not None:
+            # The node of the step in progress: the run's next node until the step returns.
+            node = self._run.next_node
+            node_id = node.get_node_id() if isinstance(node, BaseNode) else None
+            await self.sink.put(CustomEvent(data=data, node_id=node_id, path=self.path))
+
+    async def run_subgraph(
+        self, graph: Any, start_node: BaseNode[Any, Any, Any], name: str, state: Any, deps: Any
+    ) -> Any:
+        if name in self._names:
+            raise GraphRuntimeError(
+                f'Subgraph run name {name!r} was used twice in this run; each child run needs its own name '
+                '(add a counter to the name of a subgraph run inside a loop).'
+            )
+        self._names.add(name)
+        persistence = child_persistence(self.persistence, name)
+        try:
+            end, _ = await self._run_child(graph, persistence, start_node, state, deps, (*self.path, name))
+        except _ChildFailed as failed:
+            raise failed.error from None
+        return end.data
+
+    async def _run_child(
+        self,
+        graph: Any,
+        persistence: BaseStatePersistence[Any, Any],
+        start_node: BaseNode[Any, Any, Any],
+        state: Any,
+        deps: Any,
+        path: tuple[str, ...],
+    ) -> tuple[End[Any], Any]:
+        aclose = getattr(persistence, 'aclose', None)  # the durable stores hold a connection
+        try:
+            return await self._resume_or_start(graph, persistence, start_node, state, deps, path)
+        finally:
+            if aclose is not None:
+                with anyio.CancelScope(shield=True):
+                    await aclose()
+
+    async def _resume_or_start(
+        self,
+        graph: Any,
+        persistence: BaseStatePersistence[Any, Any],
+        start_node: BaseNode[Any, Any, Any],
+        state: Any,
+        deps: Any,
+        path: tuple[str, ...],
+    ) -> tuple[End[Any], Any]:
+        run_id: str | None = getattr(persistence, 'run_id', None)
+        if run_id is not None:  # a durable store: the child may have run before the parent's step was interrupted
+            info = await persistence.info()  # type: ignore[attr-defined]
+            if info is not None and info.snapshot_count:
+                persistence.set_graph_types(graph)
+                if info.status == 'finished':
+                    last = (await persistence.load_all())[-1]
+                    return last.node, last.state  # type: ignore[return-value]
+                if info.status == 'failed':
+                    error = GraphRuntimeError(f'Child run {run_id!r} failed in an earlier attempt; see its snapshots.')
+                    raise _ChildFailed(start_node.get_node_id(), run_id, error)
+                async with graph.iter_from_persistence(persistence, deps=deps, infer_name=False) as run:
+                    return await self._drive_child(run, path, run_id)
+        if run_id is None and (run := graph._child_run(start_node, state, deps, persistence)) is not None:
+            return await self._drive_child(run, path, run_id)
+        async with graph.iter(start_node, state=state, deps=deps, persistence=persistence, infer_name=False) as run:
+            return await self._drive_child(run, path, run_id)
+
+    async def _drive_child(self, run: Any, path: tuple[str, ...], run_id: str | None) -> tuple[End[Any], Any]:
+        link: RunLink = run._link
+        link.path = path
+        link.sink = self.sink
+        try:
+            end = await drive(run, self.sink)
+        except Exception as e:
+            node = run.next_node
+            raise _ChildFailed(node.get_node_id(), run_id, e) from e
+        return end, run.state
+
+    async def fan_out(self, fork: Fork[Any, Any], state: Any, deps: Any) -> BaseNode[Any, Any, Any]:
+        graph = self.graph
+        fork_id = fork.get_snapshot_id()
+        branches = fork.branches
+        results: list[Any] = [None] * len(branches)
+        branch_states: list[Any] = [None] * len(branches)
+        failed: list[tuple[int, _ChildFailed]] = []
+        limiter = anyio.CapacityLimiter(fork.max_concurrency) if fork.max_concurrency is not None else None
+        collect = fork.on_error == 'collect'
+
+        async def run_branch(index: int, node: BaseNode[Any, Any, Any], cancel: anyio.CancelScope) -> None:
+            name = f'{fork_id}/{index}'
+            persistence = child_persistence(self.persistence, name)
+            # A branch ends with its result, whose type is not the run's output type.
+            persistence.set_graph_types(_BranchTypes(graph))
+            try:
+                if limiter is None:
+                    end, branch_states[index] = await self._run_child(
+                        graph, persistence, node, deep_copy(state), deps, (*self.path, fork_id, str(index))
+                    )
+                else:
+                    async with limiter:
+                        end, branch_states[index] = await self._run_child(
+                            graph, persistence, node, deep_copy(state), deps, (*self.path, fork_id, str(index))
+                        )
+            except _ChildFailed as failure:
+                if collect:
+                    error = failure.error
+                    results[index] = BranchFailure(
+                        branch=index, node_id=failure.node_id, error=f'{type(error).__name__}: {error}'
+                    )
+                else:
+                    failed.append((index, failure))
+                    cancel.cancel()
+                return
+            results[index] = end.data
+
+        async with anyio.create_task_group() as tg:
+            for index, node in enumerate(branches):
+                tg.start_soon(run_branch, index, node, tg.cancel_scope)
+        if failed:
+            index, failure = failed[0]
+            where = f' (child run {failure.run_id!r})' if failure.run_id is not None else ''
+            raise BranchFailedError(
+                f'Branch {index} of the fan-out {fork_id!r} failed in node `{failure.node_id}`{where}: '
+                f'{type(failure.error).__name__}: {failure.error}. The other branches were cancelled; to let them '
+                "finish and hand the join the failures instead, return `Fork(..., on_error='collect')`.",
+                branch=index,
+                node_id=failure.node_id,
+                run_id=failure.run_id,
+            ) from failure.error
+        succeeded = [
+            (i, s)
+            for i, (r, s) in enumerate(zip(results, branch_states, strict=True))
+            if not isinstance(r, BranchFailure)
+        ]
+        self._merge_states(fork_id, state, succeeded)
+        join_node: BaseNode[Any, Any, Any] = graph.node_defs[fork.join].node(results=results)
+        return join_node
+
+    def _merge_states(self, fork_id: str, state: Any, branch_states: list[tuple[int, Any]]) -> None:
+        """Merge the branches' states into the run's, in branch order, through the graph's reducer."""
+        reducer = self.graph.state_reducer
+        if reducer is not None:
+            for _, branch_state in branch_states:
+                reducer(state, branch_state)
+            return
+        for index, branch_state in branch_states:
+            if branch_state != state:
+                raise GraphRuntimeError(
+                    f'Branch {index} of the fan-out {fork_id!r} changed its copy of the state, and the graph has no '
+                    '`state_reducer` to merge it into the run state: the change would be lost. Give the graph one, '
+                    '`Graph(..., state_reducer=merge)` with `merge(state, branch_state)` updating `state` in place.'
+                )

@@ -1,0 +1,187 @@
+"""`Graph.stream`: typed events of a run, a bounded buffer that pauses it, cancellation that leaves it resumable."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from edgewise.graph import BaseNode, End, FullStatePersistence, Graph, GraphRunContext
+from edgewise.graph.events import (
+    CustomEvent,
+    NodeFailedEvent,
+    NodeFinishedEvent,
+    NodeStartedEvent,
+    RunEndEvent,
+    StateEvent,
+)
+from edgewise.graph.persistence.sqlite import SqliteStatePersistence
+
+pytestmark = pytest.mark.anyio
+
+
+@dataclass
+class Count:
+    ran: int = 0
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Tick(BaseNode[Count, None, int]):
+    left: int
+
+    async def run(self, ctx: GraphRunContext[Count]) -> Tick | End[int]:
+        ctx.state.ran += 1
+        await ctx.emit(f'tick {self.left}')
+        return Tick(self.left - 1) if self.left > 1 else End(ctx.state.ran)
+
+
+@dataclass
+class Boom(BaseNode[Count, None, int]):
+    async def run(self, ctx: GraphRunContext[Count]) -> End[int]:
+        raise ValueError('no more ticks')
+
+
+@dataclass
+class Gate(BaseNode[Count, None, int]):
+    """Waits on an event the test sets: the run is in the middle of a node when the consumer leaves."""
+
+    async def run(self, ctx: GraphRunContext[Count]) -> Tick:
+        ctx.state.notes.append('gate entered')
+        await ctx.emit('at the gate')
+        await anyio.sleep_forever()
+        raise AssertionError('unreachable')  # pragma: no cover
+
+
+@dataclass
+class Opened(BaseNode[Count, None, int]):
+    async def run(self, ctx: GraphRunContext[Count]) -> Tick:
+        ctx.state.notes.append('opened')
+        return Tick(1)
+
+
+ticks = Graph(nodes=(Tick, Boom))
+gated = Graph(nodes=(Gate, Tick))
+opened = Graph(nodes=(Opened, Tick), name='gated')
+
+
+async def test_events_of_each_step_in_order() -> None:
+    async with ticks.stream(Tick(2), state=Count()) as events:
+        seen = [event async for event in events]
+    assert [type(e).__name__ for e in seen] == [
+        'NodeStartedEvent',
+        'CustomEvent',
+        'NodeFinishedEvent',
+        'StateEvent',
+        'NodeStartedEvent',
+        'CustomEvent',
+        'NodeFinishedEvent',
+        'StateEvent',
+        'RunEndEvent',
+    ]
+    started, custom, finished, state = seen[:4]
+    assert isinstance(started, NodeStartedEvent)
+    assert started.node == Tick(2)
+    assert started.path == ()
+    assert custom == CustomEvent(data='tick 2', node_id='Tick')
+    assert isinstance(finished, NodeFinishedEvent)
+    assert finished.node == Tick(2)
+    assert finished.next_node == Tick(1)
+    assert finished.duration >= 0
+    assert state == StateEvent(state=Count(ran=1))
+    end = seen[-1]
+    assert isinstance(end, RunEndEvent)
+    assert end.output == 2
+    assert end.state == Count(ran=2)
+    assert events.end is end
+
+
+async def test_state_events_are_copies() -> None:
+    async with ticks.stream(Tick(3), state=Count()) as events:
+        states = [e.state.ran for e in [event async for event in events] if isinstance(e, StateEvent)]
+    assert states == [1, 2, 3]
+
+
+async def test_a_failing_node_is_an_event_then_the_error() -> None:
+    seen: list[Any] = []
+
+    async def consume() -> None:
+        async with ticks.stream(Boom(), state=Count()) as events:
+            async for event in events:
+                seen.append(event)
+
+    with pytest.raises(ValueError, match='no more ticks'):
+        await consume()
+    assert [type(e) for e in seen] == [NodeStartedEvent, NodeFailedEvent]
+    failed = seen[1]
+    assert failed.node == Boom()
+    assert isinstance(failed.error, ValueError)
+
+
+async def test_a_consumer_that_stops_reading_pauses_the_run() -> None:
+    state = Count()
+    async with ticks.stream(Tick(50), state=state, buffer_size=4) as events:
+        first = await events.__anext__()
+        assert isinstance(first, NodeStartedEvent)
+        await anyio.wait_all_tasks_blocked()
+        # 4 batches (one a step) wait in the buffer, and the run waits to hand over the next one.
+        paused_at = state.ran
+        assert paused_at <= 6
+        await anyio.wait_all_tasks_blocked()
+        assert state.ran == paused_at
+        rest = [event async for event in events]
+    assert state.ran == 50
+    assert isinstance(rest[-1], RunEndEvent)
+
+
+async def test_leaving_cancels_the_run_and_a_durable_run_resumes(tmp_path: Path) -> None:
+    state = Count()
+    async with SqliteStatePersistence(tmp_path / 'runs.db', 'streamed') as persistence:
+        async with gated.stream(Gate(), state=state, persistence=persistence) as events:
+            async for event in events:
+                if isinstance(event, CustomEvent):
+                    break
+        assert state.notes == ['gate entered']
+        history = await persistence.load_all()
+        assert [(type(s.node).__name__, getattr(s, 'status', None)) for s in history] == [('Gate', 'created')]
+    # The node the consumer left in goes back to 'created': another process resumes there.
+    async with SqliteStatePersistence(tmp_path / 'runs.db', 'streamed') as persistence:
+        persistence.set_graph_types(opened)
+        info = await persistence.info()
+        assert info is not None
+        assert info.status == 'waiting'
+
+
+async def test_stream_from_persistence_resumes_a_run(tmp_path: Path) -> None:
+    async with SqliteStatePersistence(tmp_path / 'runs.db', 'resumed') as persistence:
+        await ticks.initialize(Tick(2), persistence, state=Count(ran=5))
+    async with (
+        SqliteStatePersistence(tmp_path / 'runs.db', 'resumed') as persistence,
+        ticks.stream_from_persistence(persistence) as events,
+    ):
+        seen = [event async for event in events]
+    end = seen[-1]
+    assert isinstance(end, RunEndEvent)
+    assert end.output == 7
+
+
+async def test_emit_outside_a_stream_does_nothing() -> None:
+    result = await ticks.run(Tick(2), state=Count())
+    assert result.output == 2
+
+
+async def test_stream_keeps_the_history_of_a_full_persistence() -> None:
+    persistence = FullStatePersistence[Count, int]()
+    async with ticks.stream(Tick(2), state=Count(), persistence=persistence) as events:
+        async for _ in events:
+            pass
+    assert [s.kind for s in persistence.history] == ['node', 'node', 'end']
+
+
+async def test_negative_buffer_size_is_refused() -> None:
+    with pytest.raises(ValueError, match='buffer_size'):
+        async with ticks.stream(Tick(1), buffer_size=-1):
+            pass  # pragma: no cover
