@@ -254,6 +254,13 @@ def test_histories_with_files_round_trip_through_json_with_base64_data() -> None
     assert response.text == 'drawn'
 
 
+def test_file_part_repr_leaves_out_unset_fields() -> None:
+    part = FilePart(BinaryContent(b'a', media_type='image/png'), provider_name='google-gla')
+    assert (
+        repr(part) == "FilePart(content=BinaryContent(data=b'a', media_type='image/png'), provider_name='google-gla')"
+    )
+
+
 def test_file_parts_hold_binary_images_when_validated_and_report_content() -> None:
     part = pydantic.TypeAdapter(FilePart).validate_python({'content': {'data': PNG, 'media_type': 'image/png'}})
     assert isinstance(part.content, BinaryImage)

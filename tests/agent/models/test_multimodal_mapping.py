@@ -324,6 +324,11 @@ def test_anthropic_puts_files_from_tools_in_the_tool_result() -> None:
     ]
 
 
+def test_anthropic_leaves_out_empty_text_next_to_files() -> None:
+    mapped = anthropic_messages(prompt('', TextContent(''), ImageUrl('https://e.com/a.png')))
+    assert mapped[0]['content'] == [{'type': 'image', 'source': {'type': 'url', 'url': 'https://e.com/a.png'}}]
+
+
 def test_anthropic_leaves_files_out_of_assistant_turns() -> None:
     history = [*prompt('draw'), ModelResponse([TextPart('here'), FilePart(BinaryContent(PNG, media_type='image/png'))])]
     assert anthropic_messages(history)[1] == {'role': 'assistant', 'content': [{'type': 'text', 'text': 'here'}]}
