@@ -360,3 +360,22 @@ async def test_prompts_with_files_reach_the_model() -> None:
 
     await Agent(FunctionModel(model)).run(['What is this?', image])
     assert seen == [['What is this?', image]]
+
+
+class Result(pydantic.BaseModel):
+    value: int
+
+
+def test_a_tool_returning_tool_return_of_a_model_shows_that_models_schema() -> None:
+    from edgewise.agent import Tool
+
+    def typed(x: int) -> ToolReturn[Result]:
+        return ToolReturn(Result(value=x))
+
+    def bare(x: int) -> ToolReturn:
+        return ToolReturn(x)
+
+    schema = Tool(typed).tool_def.return_schema
+    assert schema is not None
+    assert (schema['type'], list(schema['properties'])) == ('object', ['value'])
+    assert Tool(bare).tool_def.return_schema == {}
