@@ -254,6 +254,13 @@ def test_histories_with_files_round_trip_through_json_with_base64_data() -> None
     assert response.text == 'drawn'
 
 
+def test_file_part_repr_leaves_out_unset_fields() -> None:
+    part = FilePart(BinaryContent(b'a', media_type='image/png'), provider_name='google-gla')
+    assert (
+        repr(part) == "FilePart(content=BinaryContent(data=b'a', media_type='image/png'), provider_name='google-gla')"
+    )
+
+
 def test_file_parts_hold_binary_images_when_validated_and_report_content() -> None:
     part = pydantic.TypeAdapter(FilePart).validate_python({'content': {'data': PNG, 'media_type': 'image/png'}})
     assert isinstance(part.content, BinaryImage)
@@ -353,3 +360,22 @@ async def test_prompts_with_files_reach_the_model() -> None:
 
     await Agent(FunctionModel(model)).run(['What is this?', image])
     assert seen == [['What is this?', image]]
+
+
+class Result(pydantic.BaseModel):
+    value: int
+
+
+def test_a_tool_returning_tool_return_of_a_model_shows_that_models_schema() -> None:
+    from edgewise.agent import Tool
+
+    def typed(x: int) -> ToolReturn[Result]:
+        return ToolReturn(Result(value=x))
+
+    def bare(x: int) -> ToolReturn:
+        return ToolReturn(x)
+
+    schema = Tool(typed).tool_def.return_schema
+    assert schema is not None
+    assert (schema['type'], list(schema['properties'])) == ('object', ['value'])
+    assert Tool(bare).tool_def.return_schema == {}

@@ -101,6 +101,14 @@ async def test_refused_addresses(url: str, message: str) -> None:
             await download(file, client)
 
 
+async def test_a_host_name_that_does_not_resolve_is_a_user_error() -> None:
+    # `.invalid` never resolves (RFC 2606).
+    file = ImageUrl('http://nothing.invalid/a.png', force_download=True)
+    async with httpx.AsyncClient() as client:
+        with pytest.raises(UserError, match=r'Could not download http://nothing\.invalid/a\.png'):
+            await download(file, client)
+
+
 async def test_host_names_are_resolved_before_the_check(local_server: LocalServer) -> None:
     port = local_server.url.split(':')[2].split('/')[0]
     local_server.files['/img'] = (200, 'application/octet-stream', PNG)

@@ -324,6 +324,11 @@ def test_anthropic_puts_files_from_tools_in_the_tool_result() -> None:
     ]
 
 
+def test_anthropic_leaves_out_empty_text_next_to_files() -> None:
+    mapped = anthropic_messages(prompt('', TextContent(''), ImageUrl('https://e.com/a.png')))
+    assert mapped[0]['content'] == [{'type': 'image', 'source': {'type': 'url', 'url': 'https://e.com/a.png'}}]
+
+
 def test_anthropic_leaves_files_out_of_assistant_turns() -> None:
     history = [*prompt('draw'), ModelResponse([TextPart('here'), FilePart(BinaryContent(PNG, media_type='image/png'))])]
     assert anthropic_messages(history)[1] == {'role': 'assistant', 'content': [{'type': 'text', 'text': 'here'}]}
@@ -425,3 +430,49 @@ def test_uploaded_files_of_another_provider_are_refused() -> None:
         google_contents(prompt(UploadedFile('gs://bucket/a.pdf', 'google')))
     with pytest.raises(UserError, match=r"Model 'claude-sonnet-4-5' cannot take UploadedFile in user prompts"):
         anthropic_messages(prompt(UploadedFile('file_3', 'anthropic', media_type='audio/wav')))
+
+
+# Images in streams
+
+
+@pytest.mark.anyio
+async def test_google_streamed_images_are_file_parts_between_text() -> None:
+    from edgewise.agent.messages import PartEndEvent, PartStartEvent
+    from edgewise.agent.models._google_mapping import GoogleStreamedResponse
+
+    from ._helpers import aiter_events
+
+    def chunk(*parts: dict[str, Any]) -> dict[str, Any]:
+        return {'candidates': [{'content': {'role': 'model', 'parts': list(parts)}}]}
+
+    image = {'inlineData': {'mimeType': 'image/png', 'data': PNG64}}
+    chunks = [chunk({'text': 'Here '}), chunk({'text': 'it is'}, image), chunk({'text': 'Done'})]
+    streamed = GoogleStreamedResponse(PARAMS, aiter_events(chunks), model_name='gemini', provider_name='google-gla')
+    events = [event async for event in streamed]
+    starts = [e.part for e in events if isinstance(e, PartStartEvent)]
+    assert starts[1] == FilePart(BinaryImage(PNG, media_type='image/png'), provider_name='google-gla')
+    assert [e.next_part_kind for e in events if isinstance(e, PartEndEvent)] == ['file', 'text', None]
+    assert streamed.get().parts == [
+        TextPart('Here it is'),
+        FilePart(BinaryImage(PNG, media_type='image/png'), provider_name='google-gla'),
+        TextPart('Done'),
+    ]
+
+
+@pytest.mark.anyio
+async def test_responses_streamed_image_generation_is_a_file_part() -> None:
+    from edgewise.agent.models._openai_responses_mapping import OpenAIResponsesStreamedResponse
+
+    from ._helpers import aiter_events
+
+    item = {'type': 'image_generation_call', 'id': 'ig_1', 'status': 'completed', 'result': PNG64}
+    events: list[dict[str, Any]] = [
+        {'type': 'response.output_item.done', 'output_index': 0, 'item': item},
+        {'type': 'response.output_text.delta', 'item_id': 'msg_1', 'delta': 'A cat.'},
+    ]
+    streamed = OpenAIResponsesStreamedResponse(PARAMS, aiter_events(events), model_name='gpt-5', provider_name='openai')
+    _ = [event async for event in streamed]
+    assert streamed.get().parts == [
+        FilePart(BinaryImage(PNG, media_type='image/png'), id='ig_1', provider_name='openai'),
+        TextPart('A cat.', id='msg_1', provider_name='openai'),
+    ]

@@ -27,6 +27,7 @@ from pydantic.json_schema import GenerateJsonSchema
 from pydantic_core import SchemaValidator, core_schema
 
 from ._docstrings import DocstringFormat, doc_descriptions
+from ._multimodal import ToolReturn
 from .exceptions import UserError
 from .models._model import RunContext
 
@@ -252,6 +253,11 @@ def _return_type(annotation: Any, function: Any) -> Any:
     if annotation is typing_extensions.Self or annotation is getattr(typing, 'Self', None):
         owner = getattr(function, '__self__', None)
         return type(owner) if owner is not None else Any
+    # `ToolReturn[T]` returns a T to the model; a bare `ToolReturn` says nothing of it.
+    if annotation is ToolReturn:
+        return Any
+    if typing.get_origin(annotation) is ToolReturn:
+        return typing.get_args(annotation)[0]
     return annotation
 
 

@@ -34,8 +34,11 @@ class _Building:
     dict_args: dict[str, Any] | None = None
     signature: str | None = None
     index: int = -1  # the part's index once it has started (a tool call starts when its name is known)
+    whole: ModelResponsePart | None = None  # a part that arrives in one piece (a file)
 
     def build(self) -> ModelResponsePart:
+        if self.whole is not None:
+            return self.whole
         content = ''.join(self.pieces)
         if len(self.pieces) > 1:
             self.pieces[:] = [content]  # later joins start from the joined text
@@ -126,6 +129,11 @@ class PartsManager:
             part.tool_call_id = generate_tool_call_id()
         self._start(vendor_part_id, part)
         return PartStartEvent(index=part.index, part=part.build())
+
+    def whole_part(self, vendor_part_id: Hashable, part: ModelResponsePart) -> PartStartEvent:
+        """Add a part that arrives complete (a file the model made)."""
+        self._start(vendor_part_id, _Building(kind=part.part_kind, whole=part))
+        return PartStartEvent(index=len(self._parts) - 1, part=part)
 
     def get_parts(self) -> list[ModelResponsePart]:
         """The parts so far, complete as received (tool calls whose name never came are left out)."""

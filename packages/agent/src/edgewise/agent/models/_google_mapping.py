@@ -372,7 +372,15 @@ class GoogleStreamedResponse(EventStreamedResponse):
                 self._set_provider_detail(key, value)
         for part in ((candidate or {}).get('content') or {}).get('parts') or ():
             event: Any = None
-            kind = 'call' if 'functionCall' in part else 'thinking' if part.get('thought') else 'text'
+            kind = (
+                'call'
+                if 'functionCall' in part
+                else 'file'
+                if 'inlineData' in part
+                else 'thinking'
+                if part.get('thought')
+                else 'text'
+            )
             if kind != self._segment_kind or kind == 'call':
                 self._segment += 1
                 self._segment_kind = kind
@@ -387,6 +395,9 @@ class GoogleStreamedResponse(EventStreamedResponse):
                 event = self._parts_manager.tool_call_delta(
                     self._segment, call['name'], call.get('args') or {}, call_id
                 )
+            elif (file := _response_part(part, self._provider_name)) is not None and isinstance(file, FilePart):
+                self._segment += 1
+                event = self._parts_manager.whole_part(('file', self._segment), file)
             if event is not None:
                 self._last_index = event.index
                 yield event

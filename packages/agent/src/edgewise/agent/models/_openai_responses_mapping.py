@@ -460,6 +460,9 @@ class OpenAIResponsesStreamedResponse(EventStreamedResponse):
             if item.get('type') == 'reasoning' and (signature := item.get('encrypted_content')):
                 event = manager.thinking_delta(f'{item["id"]}-0', None, signature)
                 self._set_part_fields(event, id=item['id'], provider_name=self._provider_name)
+            elif item.get('type') == 'image_generation_call':
+                for part in _output_parts(item, self._provider_name):
+                    event = manager.whole_part(item.get('id'), part)
         elif kind == 'error':
             raise UnexpectedModelBehavior(
                 f'Model {self._model_name!r} stream failed: {data.get("code") or "error"}: {data.get("message", "")}',
