@@ -332,9 +332,12 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
             frame = inspect.currentframe()
             # Skip the frame of `asynccontextmanager` between `iter(...)` and its caller.
             self._infer_name(frame.f_back if frame is not None else None)
-        output_retries = run_output_retries(retries, deprecated_kwargs, 'agent.iter')
+        output_retries = None
+        if retries is not None or deprecated_kwargs:
+            output_retries = run_output_retries(retries, deprecated_kwargs, 'agent.iter')
         overrides = self._overrides.get()
-        output_retries = overrides.get('retries', output_retries)
+        if overrides:
+            output_retries = overrides.get('retries', output_retries)
         model_used = self._resolve_model(model)
         deps = self._resolve_deps(deps)
         schema = self._output_schema if output_type is None else build_output_schema(output_type)
@@ -354,15 +357,17 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
             usage=usage or RunUsage(),
             conversation_id=resolve_conversation_id(conversation_id, history),
         )
-        caps = [*self._capabilities, *(capabilities or ())]
+        caps = [*self._capabilities, *capabilities] if capabilities else self._capabilities
         run_instructions = overrides.get('instructions')
         if run_instructions is None:  # an override replaces every other instruction, the capabilities' too
-            run_instructions = list(self._instructions)
-            for cap in caps:
-                if isinstance(cap, AbstractCapability):
-                    run_instructions += normalize_instructions(cap.get_instructions())
-            run_instructions += normalize_instructions(instructions)
-        layers: list[Any] = [c.get_model_settings() for c in caps if isinstance(c, AbstractCapability)]
+            run_instructions = self._instructions
+            if caps or instructions is not None:
+                run_instructions = [*run_instructions]
+                for cap in caps:
+                    if isinstance(cap, AbstractCapability):
+                        run_instructions += normalize_instructions(cap.get_instructions())
+                run_instructions += normalize_instructions(instructions)
+        layers: list[Any] = [c.get_model_settings() for c in caps if isinstance(c, AbstractCapability)] if caps else []
         if 'model_settings' in overrides:
             layers.append(overrides['model_settings'])
         else:
