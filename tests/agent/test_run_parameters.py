@@ -25,6 +25,7 @@ from edgewise.agent.messages import (
 )
 from edgewise.agent.models.function import AgentInfo, FunctionModel
 from edgewise.agent.models.test import TestModel
+from edgewise.agent.output import NativeOutput, TextOutput, ToolOutput
 from edgewise.agent.settings import ModelSettings
 from edgewise.agent.usage import RunUsage
 
@@ -487,3 +488,21 @@ async def test_a_dynamic_system_prompt_returning_nothing_keeps_its_place() -> No
 
     assert _first_request(first.all_messages()).parts[0] == SystemPromptPart('', timestamp=NOW, dynamic_ref=ANY_REF)
     assert _first_request(second.all_messages()).parts[0].content == 'filled'
+
+
+def test_output_json_schema_unwraps_output_markers_and_functions() -> None:
+    def shout(text: str) -> str:
+        return text.upper()  # pragma: no cover
+
+    def untyped(x):
+        return x  # pragma: no cover
+
+    spec: Any = [ToolOutput(int), NativeOutput([bool]), TextOutput(shout), untyped]
+    assert Agent().output_json_schema(output_type=spec) == {
+        'anyOf': [{'type': 'integer'}, {'type': 'boolean'}, {'type': 'string'}]
+    }
+
+
+def test_run_stream_sync_that_cannot_start_raises_and_leaves_no_loop_behind() -> None:
+    with pytest.raises(UserError, match='`model` must either be set'):
+        Agent().run_stream_sync('hi')
