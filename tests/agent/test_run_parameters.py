@@ -506,3 +506,23 @@ def test_output_json_schema_unwraps_output_markers_and_functions() -> None:
 def test_run_stream_sync_that_cannot_start_raises_and_leaves_no_loop_behind() -> None:
     with pytest.raises(UserError, match='`model` must either be set'):
         Agent().run_stream_sync('hi')
+
+
+async def test_a_history_ending_with_a_plain_response_and_no_instructions_ends_with_it() -> None:
+    history: list[ModelMessage] = [ModelRequest(parts=[UserPromptPart('hi')]), ModelResponse(parts=[TextPart('yo')])]
+
+    result = await Agent(TestModel()).run(message_history=history)
+
+    assert (result.output, result.new_messages()) == ('yo', [])
+
+
+async def test_adjacent_responses_of_a_given_history_are_kept_merged() -> None:
+    history: list[ModelMessage] = [
+        ModelRequest(parts=[UserPromptPart('hi')]),
+        ModelResponse(parts=[TextPart('a')]),
+        ModelResponse(parts=[TextPart('b')]),
+    ]
+
+    result = await Agent(TestModel()).run('more', message_history=history)
+
+    assert [len(m.parts) for m in result.all_messages()] == [1, 2, 1, 1]

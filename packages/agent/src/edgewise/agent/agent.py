@@ -17,7 +17,7 @@ from edgewise.graph import BaseStatePersistence, Graph
 
 from . import _instrument
 from . import messages as _messages
-from ._agent_graph import UserPromptNode, agent_graph, has_adjacent_same_kind
+from ._agent_graph import UserPromptNode, agent_graph, has_adjacent_same_kind, merge_adjacent
 from ._agent_run import AgentRun, bind_captured_messages
 from ._agent_streaming import AgentStreaming, IterOptions, RunOptions
 from ._node_stream_loop import EventStreamHandler, run_with_event_handler
@@ -351,6 +351,8 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
             if override is None:
                 self._static_tool_defs = static_defs
         history = _validate_history(message_history)
+        if len(history) > 1 and has_adjacent_same_kind(history):
+            history = merge_adjacent(history)  # as pydantic-ai keeps a given history
         _check_prompt_fits(user_prompt, history)
         state = GraphAgentState(
             message_history=bind_captured_messages(history),
@@ -401,7 +403,7 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
             system_prompts=self._system_prompts,
             agent_name=self.name,
             static_tool_defs=static_defs,
-            merge_adjacent=bool(history) and (isinstance(history[-1], ModelRequest) or has_adjacent_same_kind(history)),
+            merge_adjacent=bool(history) and isinstance(history[-1], ModelRequest),
         )
         metadata_layers = overrides.get('metadata', [self._metadata, metadata])
         metadata_layers = [m for m in metadata_layers if m is not None]
