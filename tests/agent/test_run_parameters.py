@@ -25,6 +25,7 @@ from edgewise.agent.messages import (
 )
 from edgewise.agent.models.function import AgentInfo, FunctionModel
 from edgewise.agent.models.test import TestModel
+from edgewise.agent.output import NativeOutput, TextOutput, ToolOutput
 from edgewise.agent.settings import ModelSettings
 from edgewise.agent.usage import RunUsage
 
@@ -487,3 +488,41 @@ async def test_a_dynamic_system_prompt_returning_nothing_keeps_its_place() -> No
 
     assert _first_request(first.all_messages()).parts[0] == SystemPromptPart('', timestamp=NOW, dynamic_ref=ANY_REF)
     assert _first_request(second.all_messages()).parts[0].content == 'filled'
+
+
+def test_output_json_schema_unwraps_output_markers_and_functions() -> None:
+    def shout(text: str) -> str:
+        return text.upper()  # pragma: no cover
+
+    def untyped(x):
+        return x  # pragma: no cover
+
+    spec: Any = [ToolOutput(int), NativeOutput([bool]), TextOutput(shout), untyped]
+    assert Agent().output_json_schema(output_type=spec) == {
+        'anyOf': [{'type': 'integer'}, {'type': 'boolean'}, {'type': 'string'}]
+    }
+
+
+def test_run_stream_sync_that_cannot_start_raises_and_leaves_no_loop_behind() -> None:
+    with pytest.raises(UserError, match='`model` must either be set'):
+        Agent().run_stream_sync('hi')
+
+
+async def test_a_history_ending_with_a_plain_response_and_no_instructions_ends_with_it() -> None:
+    history: list[ModelMessage] = [ModelRequest(parts=[UserPromptPart('hi')]), ModelResponse(parts=[TextPart('yo')])]
+
+    result = await Agent(TestModel()).run(message_history=history)
+
+    assert (result.output, result.new_messages()) == ('yo', [])
+
+
+async def test_adjacent_responses_of_a_given_history_are_kept_merged() -> None:
+    history: list[ModelMessage] = [
+        ModelRequest(parts=[UserPromptPart('hi')]),
+        ModelResponse(parts=[TextPart('a')]),
+        ModelResponse(parts=[TextPart('b')]),
+    ]
+
+    result = await Agent(TestModel()).run('more', message_history=history)
+
+    assert [len(m.parts) for m in result.all_messages()] == [1, 2, 1, 1]

@@ -54,3 +54,15 @@ def test_model_settings_merge_later_wins() -> None:
     assert merge_model_settings(None, {'seed': 2}) == {'seed': 2}
     assert merge_model_settings({'seed': 2}, None) == {'seed': 2}
     assert merge_model_settings(None, None) is None
+
+
+def test_the_deprecated_token_limit_names_fill_in_and_read_the_new_ones() -> None:
+    limits = UsageLimits(request_tokens_limit=5, response_tokens_limit=6)
+    explicit = UsageLimits(input_tokens_limit=0, request_tokens_limit=5)
+
+    with pytest.warns(DeprecationWarning, match='`request_tokens_limit` is deprecated'):
+        assert limits.request_tokens_limit == 5
+    with pytest.warns(DeprecationWarning, match='`response_tokens_limit` is deprecated'):
+        assert limits.response_tokens_limit == 6
+    assert (limits.input_tokens_limit, limits.output_tokens_limit, explicit.input_tokens_limit) == (5, 6, 0)
+    assert repr(limits) == 'UsageLimits(input_tokens_limit=5, output_tokens_limit=6)'

@@ -68,6 +68,7 @@ __all__ = (
     'CANCELLED_TOOL_CONTENT',
     'agent_graph',
     'has_adjacent_same_kind',
+    'merge_adjacent',
 )
 
 DepsT = TypeVar('DepsT', default=None)
@@ -154,10 +155,11 @@ class UserPromptNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Final
                 history.pop()
                 deps.resumed_request = last
                 return ModelRequestNode(last)
-            if last.tool_calls:
-                # Continue a conversation whose last response still has tool calls to handle.
+            if last.tool_calls or not await deps.instructions_text(state):
+                # Continue a conversation whose last response still has tool calls to handle, or that has nothing
+                # new to send: its last response is handled again.
                 return CallToolsNode(last)
-            # A history ending with a plain response: ask again, with the instructions only (as pydantic-ai).
+            # A history ending with a plain response, and instructions: send them alone (as pydantic-ai).
         instructions = await deps.instructions_text(state)
         return ModelRequestNode(ModelRequest(parts, instructions=instructions))
 
@@ -515,6 +517,11 @@ def _sent_messages(state: GraphAgentState, deps: GraphAgentDeps[Any, Any]) -> li
     history = state.message_history
     if not deps.merge_adjacent:
         return history
+    return merge_adjacent(history)
+
+
+def merge_adjacent(history: Sequence[ModelMessage]) -> list[ModelMessage]:
+    """`history` with adjacent requests merged, and adjacent responses that did not come from a model."""
     merged: list[ModelMessage] = []
     for message in history:
         last = merged[-1] if merged else None

@@ -5,7 +5,6 @@ from __future__ import annotations as _annotations
 import inspect
 import os
 import time
-import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, TypeAlias
@@ -54,7 +53,8 @@ def new_conversation_id() -> str:
     value = (time.time_ns() // 1_000_000) << 80 | int.from_bytes(os.urandom(10), 'big')
     value = value & ~(0xF000 << 64) | 0x7000 << 64  # version 7
     value = value & ~(0xC << 60) | 0x8 << 60  # RFC 9562 variant
-    return str(uuid.UUID(int=value))
+    h = f'{value:032x}'
+    return f'{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}'
 
 
 def resolve_conversation_id(explicit: str | None, history: Sequence[ModelMessage]) -> str:

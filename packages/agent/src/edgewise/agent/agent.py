@@ -17,7 +17,7 @@ from edgewise.graph import BaseStatePersistence, Graph
 
 from . import _instrument
 from . import messages as _messages
-from ._agent_graph import UserPromptNode, agent_graph, has_adjacent_same_kind
+from ._agent_graph import UserPromptNode, agent_graph, has_adjacent_same_kind, merge_adjacent
 from ._agent_run import AgentRun, bind_captured_messages
 from ._agent_streaming import AgentStreaming, IterOptions, RunOptions
 from ._node_stream_loop import EventStreamHandler, run_with_event_handler
@@ -332,9 +332,12 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
             frame = inspect.currentframe()
             # Skip the frame of `asynccontextmanager` between `iter(...)` and its caller.
             self._infer_name(frame.f_back if frame is not None else None)
-        output_retries = run_output_retries(retries, deprecated_kwargs, 'agent.iter')
+        output_retries = None
+        if retries is not None or deprecated_kwargs:
+            output_retries = run_output_retries(retries, deprecated_kwargs, 'agent.iter')
         overrides = self._overrides.get()
-        output_retries = overrides.get('retries', output_retries)
+        if overrides:
+            output_retries = overrides.get('retries', output_retries)
         model_used = self._resolve_model(model)
         deps = self._resolve_deps(deps)
         schema = self._output_schema if output_type is None else build_output_schema(output_type)
@@ -348,21 +351,25 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
             if override is None:
                 self._static_tool_defs = static_defs
         history = _validate_history(message_history)
+        if len(history) > 1 and has_adjacent_same_kind(history):
+            history = merge_adjacent(history)  # as pydantic-ai keeps a given history
         _check_prompt_fits(user_prompt, history)
         state = GraphAgentState(
             message_history=bind_captured_messages(history),
             usage=usage or RunUsage(),
             conversation_id=resolve_conversation_id(conversation_id, history),
         )
-        caps = [*self._capabilities, *(capabilities or ())]
+        caps = [*self._capabilities, *capabilities] if capabilities else self._capabilities
         run_instructions = overrides.get('instructions')
         if run_instructions is None:  # an override replaces every other instruction, the capabilities' too
-            run_instructions = list(self._instructions)
-            for cap in caps:
-                if isinstance(cap, AbstractCapability):
-                    run_instructions += normalize_instructions(cap.get_instructions())
-            run_instructions += normalize_instructions(instructions)
-        layers: list[Any] = [c.get_model_settings() for c in caps if isinstance(c, AbstractCapability)]
+            run_instructions = self._instructions
+            if caps or instructions is not None:
+                run_instructions = [*run_instructions]
+                for cap in caps:
+                    if isinstance(cap, AbstractCapability):
+                        run_instructions += normalize_instructions(cap.get_instructions())
+                run_instructions += normalize_instructions(instructions)
+        layers: list[Any] = [c.get_model_settings() for c in caps if isinstance(c, AbstractCapability)] if caps else []
         if 'model_settings' in overrides:
             layers.append(overrides['model_settings'])
         else:
@@ -396,7 +403,7 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
             system_prompts=self._system_prompts,
             agent_name=self.name,
             static_tool_defs=static_defs,
-            merge_adjacent=bool(history) and (isinstance(history[-1], ModelRequest) or has_adjacent_same_kind(history)),
+            merge_adjacent=bool(history) and isinstance(history[-1], ModelRequest),
         )
         metadata_layers = overrides.get('metadata', [self._metadata, metadata])
         metadata_layers = [m for m in metadata_layers if m is not None]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations as _annotations
 
+import warnings
 from dataclasses import dataclass, fields
 
 from ._message_types import ModelMessage
@@ -11,7 +12,7 @@ from .exceptions import UsageLimitExceeded
 __all__ = ('RequestUsage', 'RunUsage', 'UsageLimits')
 
 
-@dataclass(repr=False, kw_only=True)
+@dataclass(repr=False, kw_only=True, init=False)
 class UsageLimits:
     """Limits on a run's usage; `None` means no limit. Going past one raises `UsageLimitExceeded`."""
 
@@ -27,6 +28,39 @@ class UsageLimits:
     """The most tokens (input plus output) a run may use."""
     count_tokens_before_request: bool = False
     """Accepted for compatibility; token counting before a request needs a provider that supports it."""
+
+    def __init__(
+        self,
+        *,
+        request_limit: int | None = 50,
+        tool_calls_limit: int | None = None,
+        input_tokens_limit: int | None = None,
+        output_tokens_limit: int | None = None,
+        total_tokens_limit: int | None = None,
+        count_tokens_before_request: bool = False,
+        request_tokens_limit: int | None = None,
+        response_tokens_limit: int | None = None,
+    ) -> None:
+        """Set the limits (`request_tokens_limit` and `response_tokens_limit` are the deprecated names of
+        `input_tokens_limit` and `output_tokens_limit`, used when those are not given)."""
+        self.request_limit = request_limit
+        self.tool_calls_limit = tool_calls_limit
+        self.input_tokens_limit = input_tokens_limit if input_tokens_limit is not None else request_tokens_limit
+        self.output_tokens_limit = output_tokens_limit if output_tokens_limit is not None else response_tokens_limit
+        self.total_tokens_limit = total_tokens_limit
+        self.count_tokens_before_request = count_tokens_before_request
+
+    @property
+    def request_tokens_limit(self) -> int | None:
+        """Deprecated name of `input_tokens_limit`."""
+        warnings.warn('`request_tokens_limit` is deprecated, use `input_tokens_limit` instead', DeprecationWarning, 2)
+        return self.input_tokens_limit
+
+    @property
+    def response_tokens_limit(self) -> int | None:
+        """Deprecated name of `output_tokens_limit`."""
+        warnings.warn('`response_tokens_limit` is deprecated, use `output_tokens_limit` instead', DeprecationWarning, 2)
+        return self.output_tokens_limit
 
     def has_token_limits(self) -> bool:
         """Whether any of the token limits is set."""
