@@ -19,7 +19,7 @@ from edgewise.graph import BaseStatePersistence, Graph
 
 from . import _instrument
 from . import messages as _messages
-from ._agent_event_stream import AgentEventStream
+from ._agent_event_stream import AgentEventStream, run_events
 from ._agent_graph import UserPromptNode, agent_graph
 from ._agent_run import AgentRun, bind_captured_messages
 from ._function_schema import DocstringFormat, GenerateToolJsonSchema
@@ -579,12 +579,13 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
     ) -> AgentEventStream[Any]:
         """Every event of a run, ending with an `AgentRunResultEvent` holding the result.
 
-        Use `async with agent.run_stream_events(prompt) as events: async for event in events: ...` (or
-        iterate it directly). Takes the same arguments as `run` except `event_stream_handler`.
+        Use `async with agent.run_stream_events(prompt) as events: async for event in events: ...` (iterating
+        it without `async with` is deprecated). Takes the same arguments as `run` except
+        `event_stream_handler`.
         """
         if kwargs.pop('infer_name', True):
             self._infer_name(inspect.currentframe())
-        return AgentEventStream(self.iter(user_prompt, infer_name=False, **kwargs))
+        return AgentEventStream(run_events(self.iter(user_prompt, infer_name=False, **kwargs)))
 
     def as_tool(self, *, name: str | None = None, description: str | None = None) -> Tool[AgentDepsT]:
         """A tool that runs this agent on a prompt from the calling model, with the caller's deps and usage."""
