@@ -297,6 +297,10 @@ FinishReason = Literal['stop', 'length', 'content_filter', 'tool_call', 'error']
 """Why the model stopped generating, normalized across providers."""
 
 
+ModelResponseState: TypeAlias = Literal['complete', 'incomplete', 'interrupted']
+"""Where a response stands: received whole, still streaming, or cut off by `cancel()`."""
+
+
 @dataclass(repr=False)
 class ModelResponse:
     """A model's response: text, thinking and tool calls, with the request's usage."""
@@ -324,6 +328,8 @@ class ModelResponse:
     """The id of the agent run that received the response."""
     metadata: dict[str, Any] | None = None
     """Data kept for the application."""
+    state: ModelResponseState = 'complete'
+    """`'incomplete'` while the response is being streamed, `'interrupted'` once a stream is cancelled."""
 
     @property
     def text(self) -> str | None:

@@ -8,6 +8,7 @@ until the run's real final result.
 
 from __future__ import annotations as _annotations
 
+import warnings
 from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator, Callable
 from contextlib import aclosing
 from typing import Any, Generic
@@ -24,6 +25,7 @@ from ._output import OutputProcessor
 from ._partial_json import IncrementalJsonParser, PartialJsonError
 from ._partial_output import INVALID, PartialOutputBuilder
 from ._run_result import AgentRunResult
+from ._validate_response import validate_response
 from .exceptions import ModelRetry, UserError
 from .messages import (
     AgentStreamEvent,
@@ -57,6 +59,8 @@ class StreamedRunResult(Generic[OutputDataT]):
         self._response: StreamedResponse | None = None
         self._responses = 0  # model responses started so far
         self._result: AgentRunResult[OutputDataT] | None = None
+        self._interrupted: ModelResponse | None = None  # the response cut off by `cancel()`
+        self._cancelled = False
         # Every generator made for a stream, closed with the run: a reader may leave a stream half read.
         self._generators: list[AsyncGenerator[Any]] = []
 
@@ -229,29 +233,79 @@ class StreamedRunResult(Generic[OutputDataT]):
             return INVALID
         return value
 
-    def stream_responses(self, *, debounce_by: float | None = 0.1) -> AsyncIterator[ModelResponse]:
+    def stream_response(self, *, debounce_by: float | None = 0.1) -> AsyncIterator[ModelResponse]:
         """Stream the model response being received, as a `ModelResponse` rebuilt on each event.
+
+        While a response streams its `state` is `'incomplete'`; the last value yielded is the run's last
+        response, `'complete'` (or `'interrupted'` after `cancel()`).
 
         Args:
             debounce_by: Yield at most once per this many seconds (the latest response); `None`: every event.
         """
+        return _Stream(self._track(self._responses_then_last(debounce_by)))
 
+    def stream_responses(self, *, debounce_by: float | None = 0.1) -> AsyncIterator[tuple[ModelResponse, bool]]:
+        """`stream_response()` as `(response, is_last)` pairs (deprecated in pydantic-ai 1.107, as here).
+
+        `is_last` is `True` for a response that is no longer streaming.
+        """
+        warnings.warn(
+            '`StreamedRunResult.stream_responses()` is deprecated: use `stream_response()` and '
+            "`response.state != 'incomplete'` for `is_last`.",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return _Stream(self._track(self._pairs(self.stream_response(debounce_by=debounce_by))))
+
+    async def _pairs(self, responses: AsyncIterator[ModelResponse]) -> AsyncGenerator[tuple[ModelResponse, bool]]:
+        async for response in responses:
+            yield response, response.state != 'incomplete'
+
+    async def _responses_then_last(self, debounce_by: float | None) -> AsyncGenerator[ModelResponse]:
         async def changed() -> AsyncGenerator[Any]:
             async for event in self._events:
                 if isinstance(event, PartStartEvent | PartDeltaEvent) and self._response is not None:
                     yield self._response
 
-        async def responses(source: AsyncIterator[Any]) -> AsyncGenerator[ModelResponse]:
-            # Built only for the values that are yielded: building costs the size of the response so far, and
-            # debouncing drops most values. A value is built as soon as it is yielded, so it shows the response
-            # as of its event.
-            async for streamed in source:
-                yield streamed.get()
-
         source = self._track(changed())
         if debounce_by is not None:
             source = self._track(_debounce(source, debounce_by, None))
-        return _Stream(self._track(responses(source)))
+        # Built only for the values that are yielded: building costs the size of the response so far, and
+        # debouncing drops most values. A value is built as soon as it is yielded, so it shows the response
+        # as of its event.
+        async for streamed in source:
+            if self._cancelled:
+                return
+            yield streamed.get()
+        if not self._cancelled:
+            await self._finish()
+        yield self.response
+
+    # -- cancelling -----------------------------------------------------------------------------------------------
+
+    async def cancel(self) -> None:
+        """Stop the run now: the model stops generating, and the response received so far is kept in
+        `all_messages()` and `response` with `state='interrupted'`. Streams being read end.
+
+        After the run is complete this only sets `cancelled`.
+        """
+        if self._cancelled:
+            return
+        self._cancelled = True
+        if self._result is not None:
+            return
+        streamed = self._response
+        if streamed is not None:
+            await streamed.cancel()
+            if not streamed.complete:
+                self._interrupted = streamed.get()
+                self._interrupted.run_id = self._run.ctx.state.run_id
+        await self.aclose()
+
+    @property
+    def cancelled(self) -> bool:
+        """Whether `cancel()` was called."""
+        return self._cancelled
 
     # -- results --------------------------------------------------------------------------------------------------
 
@@ -260,6 +314,46 @@ class StreamedRunResult(Generic[OutputDataT]):
         await self._finish()
         assert self._result is not None
         return self._result.output
+
+    @property
+    def response(self) -> ModelResponse:
+        """The current response: the one being streamed (`state='incomplete'`), the one cut by `cancel()`, or
+        the run's last response.
+
+        Raises:
+            UserError: no response has started yet.
+        """
+        if self._interrupted is not None:
+            return self._interrupted
+        streamed = self._response
+        if streamed is not None and not streamed.complete and self._result is None:
+            return streamed.get()
+        for message in reversed(self._run.all_messages()):
+            if isinstance(message, ModelResponse):
+                return message
+        raise UserError('No response yet: read the stream first.')
+
+    @property
+    def run_id(self) -> str:
+        """The run's id."""
+        return self._run.ctx.state.run_id
+
+    async def validate_response_output(self, message: ModelResponse, *, allow_partial: bool = False) -> OutputDataT:
+        """Validate a response (one from `stream_response()`, say) into an output value.
+
+        Text (for text output), the output tool's arguments, or JSON text (native and prompted output) are
+        validated against the output type, and output validators run (with `ctx.partial_output` set when
+        `allow_partial`); output functions run only when not `allow_partial`.
+
+        Args:
+            message: The response to validate.
+            allow_partial: Accept an unfinished value (an incomplete last item or string is left out).
+
+        Raises:
+            UnexpectedModelBehavior: the response holds no output of the run's output type.
+            pydantic.ValidationError: the output does not validate.
+        """
+        return await validate_response(self._run, message, allow_partial=allow_partial)
 
     @property
     def is_complete(self) -> bool:
@@ -279,7 +373,10 @@ class StreamedRunResult(Generic[OutputDataT]):
         """
         if output_tool_return_content is not None:
             return self._complete_result().all_messages(output_tool_return_content=output_tool_return_content)
-        return self._run.all_messages()
+        messages = self._run.all_messages()
+        if self._interrupted is not None and (not messages or messages[-1] is not self._interrupted):
+            messages = [*messages, self._interrupted]
+        return messages
 
     def all_messages_json(self, *, output_tool_return_content: str | None = None) -> bytes:
         """`all_messages()` as JSON."""
