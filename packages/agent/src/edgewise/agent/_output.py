@@ -222,9 +222,18 @@ def _strip_field_titles(schema: Any) -> Any:
     return schema
 
 
-def _type_name(output: Any) -> str:
+def _safe_type_name(output: Any) -> str:
     name = getattr(output, '__name__', None) or repr(output)
     return re.sub(r'[^A-Za-z0-9_]+', '_', name).strip('_')
+
+
+_TOOL_NAME_UNSAFE = re.compile(r'[^a-zA-Z0-9_-]')
+
+
+def _type_name(output: Any, processor: OutputProcessor) -> str:
+    """The name of an output type as pydantic-ai shows it: its schema's title, or its `__name__`."""
+    title = None if processor.wrapped else processor.json_schema.get('title')
+    return str(title or getattr(output, '__name__', None) or repr(output))
 
 
 def build_output_schema(output_type: Any) -> OutputSchema:
@@ -257,18 +266,24 @@ def build_output_schema(output_type: Any) -> OutputSchema:
     tools: dict[str, OutputProcessor] = {}
     many = len(tool_items) > 1
     for output, spec in tool_items:
-        name = spec.name if spec is not None and spec.name else DEFAULT_OUTPUT_TOOL_NAME
+        named = spec is not None and spec.name
         description = spec.description if spec is not None else None
-        if many and not (spec is not None and spec.name):
-            name = f'{name}_{_type_name(output)}'
-        processor = _processor(output, name=name, description=description, strict=spec.strict if spec else None)
+        processor = _processor(
+            output, name=DEFAULT_OUTPUT_TOOL_NAME, description=description, strict=spec.strict if spec else None
+        )
+        type_name = _type_name(output, processor)
+        name = spec.name if spec is not None and spec.name else DEFAULT_OUTPUT_TOOL_NAME
+        if many and not named:
+            name = f'{name}_{_TOOL_NAME_UNSAFE.sub("", type_name)}'
+        # Same-named output tools (`list[str] | list[int]`, or a type given twice) are numbered from the second.
+        base, n = name, 1
+        while name in tools:
+            n += 1
+            name = f'{base}_{n}'
+        processor.name = name
         if processor.description is None or many:
             default = processor.description or DEFAULT_OUTPUT_TOOL_DESCRIPTION
-            processor.description = f'{_type_name(output)}: {default}' if many else default
-        if name in tools:
-            raise UserError(
-                f'Two output types share the output tool name {name!r}; give them distinct `ToolOutput(name=...)`.'
-            )
+            processor.description = f'{type_name}: {default}' if many else default
         tools[name] = processor
     return OutputSchema(
         mode='tool',  # also with text allowed: pydantic-ai 1.x no longer uses 'tool_or_text'
@@ -282,7 +297,7 @@ def build_output_schema(output_type: Any) -> OutputSchema:
 def _object_schema(spec: NativeOutput[Any] | PromptedOutput[Any]) -> OutputSchema:
     members = _members(spec.outputs)
     output: Any = members[0] if len(members) == 1 else Union[tuple(members)]  # noqa: UP007
-    name = spec.name or (_type_name(output) if len(members) == 1 else DEFAULT_OUTPUT_TOOL_NAME)
+    name = spec.name or (_safe_type_name(output) if len(members) == 1 else DEFAULT_OUTPUT_TOOL_NAME)
     strict = spec.strict if isinstance(spec, NativeOutput) else None
     if len(members) > 1 and all(_is_object_type(m) for m in members):
         # A union of objects is itself an object schema (`anyOf`): no `response` wrapper needed.

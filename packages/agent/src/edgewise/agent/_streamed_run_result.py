@@ -20,13 +20,14 @@ from typing_extensions import TypeVar
 from . import messages as _messages
 from ._agent_graph import AgentStream
 from ._agent_run import AgentRun
-from ._node_stream_loop import NodeEvents, stream_nodes
+from ._node_stream_loop import EventStreamHandler, NodeEvents, stream_nodes
 from ._output import OutputProcessor
 from ._partial_json import IncrementalJsonParser, PartialJsonError
 from ._partial_output import INVALID, PartialOutputBuilder
 from ._run_result import AgentRunResult
 from ._validate_response import validate_response
 from .exceptions import ModelRetry, UserError
+from .tools import RunContext
 from .messages import (
     AgentStreamEvent,
     ModelMessage,
@@ -53,8 +54,11 @@ class StreamedRunResult(Generic[OutputDataT]):
     stream is closed, running tools are cancelled).
     """
 
-    def __init__(self, agent_run: AgentRun[Any, OutputDataT]) -> None:
+    def __init__(
+        self, agent_run: AgentRun[Any, OutputDataT], event_stream_handler: EventStreamHandler | None = None
+    ) -> None:
         self._run = agent_run
+        self._handler = event_stream_handler
         self._events: AsyncGenerator[AgentStreamEvent] = self._drive()
         self._response: StreamedResponse | None = None
         self._responses = 0  # model responses started so far
@@ -72,6 +76,9 @@ class StreamedRunResult(Generic[OutputDataT]):
         if isinstance(events, AgentStream):
             self._response = events.response
             self._responses += 1
+        if self._handler is not None:
+            run = self._run.ctx
+            return _HandledEvents(events, self._handler, run.deps.run_context(run.state))
         return events
 
     async def _drive(self) -> AsyncGenerator[AgentStreamEvent]:
@@ -426,6 +433,45 @@ def _identity(value: Any) -> Any:
 
 def _unwrap_response(value: Any) -> Any:
     return getattr(value, 'response', INVALID)
+
+
+class _HandledEvents(AsyncIterator[AgentStreamEvent]):
+    """A node's events, passed on as they come and kept; once the node's stream is done, the run's event
+    stream handler gets them all (before the run goes on to its next node)."""
+
+    def __init__(self, events: NodeEvents, handler: EventStreamHandler, ctx: RunContext[Any]) -> None:
+        self._events = aiter(events)
+        self._handler = handler
+        self._ctx = ctx
+        self._seen: list[AgentStreamEvent] = []
+
+    def __aiter__(self) -> _HandledEvents:
+        return self
+
+    async def __anext__(self) -> AgentStreamEvent:
+        try:
+            event: AgentStreamEvent = await anext(self._events)
+        except StopAsyncIteration:
+            await self._handler(self._ctx, _Replay(self._seen))
+            raise
+        self._seen.append(event)
+        return event
+
+
+class _Replay(AsyncIterator[_T]):
+    """Kept events, as the async iterable an event stream handler reads."""
+
+    def __init__(self, items: list[_T]) -> None:
+        self._items = iter(items)
+
+    def __aiter__(self) -> _Replay[_T]:
+        return self
+
+    async def __anext__(self) -> _T:
+        try:
+            return next(self._items)
+        except StopIteration:
+            raise StopAsyncIteration from None
 
 
 class _Stream(AsyncIterator[_T]):

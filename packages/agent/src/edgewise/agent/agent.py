@@ -20,6 +20,7 @@ from edgewise.graph import BaseStatePersistence, Graph
 from . import _instrument
 from . import messages as _messages
 from ._agent_event_stream import AgentEventStream, run_events
+from ._output_json_schema import output_json_schema
 from ._agent_graph import UserPromptNode, agent_graph
 from ._agent_run import AgentRun, bind_captured_messages
 from ._function_schema import DocstringFormat, GenerateToolJsonSchema
@@ -151,6 +152,11 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
     def output_type(self) -> OutputSpec[OutputDataT]:
         """The output type the agent was built with."""
         return self._output_type
+
+    def output_json_schema(self, output_type: OutputSpec[Any] | None = None) -> dict[str, Any]:
+        """The JSON schema of the agent's output values (of `output_type` if given): what a caller of the
+        agent gets back, e.g. to describe it to another system."""
+        return output_json_schema(self._output_type if output_type is None else output_type)
 
     @property
     def graph(self) -> Graph[GraphAgentState, GraphAgentDeps[Any, Any], FinalResult[Any]]:
@@ -522,7 +528,7 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         user_prompt: str | Sequence[UserContent] | None = None,
         *,
         output_type: None = None,
-        **kwargs: Unpack[_IterOptions[AgentDepsT]],
+        **kwargs: Unpack[_RunOptions[AgentDepsT]],
     ) -> AbstractAsyncContextManager[StreamedRunResult[OutputDataT]]: ...
 
     @overload
@@ -531,7 +537,7 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         user_prompt: str | Sequence[UserContent] | None = None,
         *,
         output_type: OutputSpec[RunOutputDataT],
-        **kwargs: Unpack[_IterOptions[AgentDepsT]],
+        **kwargs: Unpack[_RunOptions[AgentDepsT]],
     ) -> AbstractAsyncContextManager[StreamedRunResult[RunOutputDataT]]: ...
 
     @asynccontextmanager
@@ -543,14 +549,16 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         Read `result.stream_text()`, `result.stream_output()` or `result.stream_responses()` as the run goes
         on; tools called along the way (even after text, or after the output tool call) run as in `run`, and
         the stream goes on until the run's final result. Leaving the block early stops the run. Takes the
-        same arguments as `run` except `event_stream_handler`.
+        same arguments as `run`; an `event_stream_handler` gets each streamed node's events once that node's
+        stream has been read (reading the result drives the run).
         """
         if kwargs.pop('infer_name', True):
             frame = inspect.currentframe()
             # Skip the frame of `asynccontextmanager` between `run_stream(...)` and its caller.
             self._infer_name(frame.f_back if frame is not None else None)
+        handler = kwargs.pop('event_stream_handler', None)
         async with self.iter(user_prompt, infer_name=False, **kwargs) as agent_run:
-            result: StreamedRunResult[Any] = StreamedRunResult(agent_run)
+            result: StreamedRunResult[Any] = StreamedRunResult(agent_run, handler)
             try:
                 yield result
             finally:
