@@ -29,6 +29,7 @@ from typing_extensions import TypeVar
 from edgewise.graph import BaseNode, End, Graph, GraphRunContext
 
 from . import _instrument
+from ._no_output import NoOutput, no_output_answer
 from ._output import validation_errors
 from ._run_deps import GraphAgentDeps, GraphAgentState
 from ._run_result import FinalResult
@@ -332,14 +333,26 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
     ) -> ModelRequestNode[DepsT, NodeRunEndT] | End[FinalResult[NodeRunEndT]]:
         state, deps = ctx.state, ctx.deps
         texts = [p.content for p in self.model_response.parts if isinstance(p, TextPart)]
-        if not texts:
-            # An empty answer (or reasoning only): ask again with an empty request, as pydantic-ai does.
-            state.increment_retries(deps.max_result_retries)
-            return ModelRequestNode(ModelRequest([], instructions=await deps.instructions_text(state)))
-        text = ''.join(texts)
         schema = deps.output_schema
         run_ctx = deps.run_context(state, retry=state.retries, max_retries=deps.max_result_retries)
         retry: RetryPromptPart
+        if not texts:
+            answer = no_output_answer(self.model_response, state.message_history, deps)
+            if answer is None:
+                # An empty answer: ask again with an empty request, as pydantic-ai does.
+                state.increment_retries(deps.max_result_retries)
+                return ModelRequestNode(ModelRequest([], instructions=await deps.instructions_text(state)))
+            if isinstance(answer, NoOutput):
+                try:
+                    if answer.retry is not None:
+                        raise ModelRetry(answer.retry)
+                    return End(FinalResult(await _validate_output(None, run_ctx, deps)))
+                except ModelRetry as exc:
+                    state.increment_retries(deps.max_result_retries, exc)
+                    retry = RetryPromptPart(exc.message)
+                return ModelRequestNode(ModelRequest([retry], instructions=await deps.instructions_text(state)))
+            texts = [answer]
+        text = ''.join(texts)
         try:
             if not text:
                 raise ModelRetry('Please return text.')

@@ -131,6 +131,8 @@ class OutputSchema:
     """Validates JSON text answers (native and prompted output, and stray text in tool mode)."""
     instructions: str | None = None
     """Instructions added to each request (prompted output)."""
+    allows_none: bool = False
+    """Whether `None` is among the output types: an empty response then gives `None`."""
 
     @cached_property
     def object_def(self) -> OutputObjectDefinition | None:
@@ -245,6 +247,8 @@ def build_output_schema(output_type: Any) -> OutputSchema:
     if isinstance(output_type, NativeOutput | PromptedOutput):
         return _object_schema(output_type)
     members = _members(output_type)
+    allows_none = any(member is None or member is types.NoneType for member in members)
+    members = [member for member in members if member is not None and member is not types.NoneType]
     allow_text = False
     text_function: FunctionSchema | None = None
     tool_items: list[tuple[Any, ToolOutput[Any] | None]] = []
@@ -262,7 +266,9 @@ def build_output_schema(output_type: Any) -> OutputSchema:
         else:
             tool_items.append((member, None))
     if not tool_items:
-        return OutputSchema(mode='text', allow_text_output=True, text_function=text_function)
+        return OutputSchema(mode='text', allow_text_output=True, text_function=text_function, allows_none=allows_none)
+    if allows_none:
+        tool_items.append((types.NoneType, None))  # the model may also answer `None` with a tool call
     tools: dict[str, OutputProcessor] = {}
     many = len(tool_items) > 1
     for output, spec in tool_items:
@@ -291,6 +297,7 @@ def build_output_schema(output_type: Any) -> OutputSchema:
         tools=tools,
         text_function=text_function,
         object_processor=next(iter(tools.values())),
+        allows_none=allows_none,
     )
 
 
