@@ -15,7 +15,7 @@ whole messages: a request without its response, or a response whose tool calls a
 from __future__ import annotations as _annotations
 
 import dataclasses
-from collections.abc import AsyncGenerator, AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -94,11 +94,19 @@ def _check_not_streamed(node: object) -> None:
 class AgentStream:
     """The events of one streamed model response (what `ModelRequestNode.stream` gives)."""
 
-    def __init__(self, response: StreamedResponse) -> None:
+    def __init__(
+        self,
+        response: StreamedResponse,
+        check_tokens: Callable[[RequestUsage], None] | None = None,
+    ) -> None:
         self._response = response
+        self._check_tokens = check_tokens
 
     def __aiter__(self) -> AsyncIterator[ModelResponseStreamEvent]:
-        return self._response.__aiter__()
+        events = self._response.__aiter__()
+        if self._check_tokens is None:
+            return events
+        return _TokenCheckedEvents(events, self._response, self._check_tokens)
 
     @property
     def response(self) -> StreamedResponse:
@@ -112,6 +120,29 @@ class AgentStream:
     def usage(self) -> RequestUsage:
         """The usage of this response so far."""
         return self._response.usage()
+
+
+class _TokenCheckedEvents(AsyncIterator[ModelResponseStreamEvent]):
+    """A response's events, with the run's token limits checked against the usage so far after each one (only
+    when the run has token limits: the usage of a streamed response grows as it arrives)."""
+
+    def __init__(
+        self,
+        events: AsyncIterator[ModelResponseStreamEvent],
+        response: StreamedResponse,
+        check_tokens: Callable[[RequestUsage], None],
+    ) -> None:
+        self._events = events
+        self._response = response
+        self._check_tokens = check_tokens
+
+    def __aiter__(self) -> _TokenCheckedEvents:
+        return self
+
+    async def __anext__(self) -> ModelResponseStreamEvent:
+        event = await anext(self._events)
+        self._check_tokens(self._response.usage())
+        return event
 
 
 @dataclass
@@ -211,7 +242,14 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
         model = deps.model
         with _instrument.span('chat {model_name}', model_name=model.model_name, run_step=state.run_step):
             async with model.request_stream(state.message_history, deps.model_settings, params, run_ctx) as response:
-                stream = AgentStream(response)
+                limits = deps.usage_limits
+                check: Callable[[RequestUsage], None] | None = None
+                if limits.has_token_limits():
+
+                    def check(usage: RequestUsage) -> None:
+                        limits.check_tokens(state.usage + usage, state.message_history)
+
+                stream = AgentStream(response, check)
                 yield stream
                 async for _ in stream:  # a reader that stops early still gets the whole response recorded
                     pass

@@ -18,7 +18,7 @@ from ..settings import ModelSettings
 from ._model import Model, RunContext
 from ._request_parameters import ModelRequestParameters
 from ._streamed_response import StreamedResponse
-from ._usage_estimate import UsageEstimator
+from ._usage_estimate import UsageEstimator, estimate_tokens
 
 __all__ = (
     'FunctionModel',
@@ -228,6 +228,7 @@ class _FunctionStreamedResponse(StreamedResponse):
         try:
             while True:
                 if isinstance(item, str):
+                    self._usage.output_tokens += estimate_tokens(item)  # a running count; estimated whole at the end
                     if (event := manager.text_delta('content', item)) is not None:
                         yield event
                 else:
@@ -235,6 +236,7 @@ class _FunctionStreamedResponse(StreamedResponse):
                         if isinstance(delta, DeltaThinkingPart):
                             event = manager.thinking_delta(index, delta.content, delta.signature)
                         elif isinstance(delta, DeltaToolCall):
+                            self._usage.output_tokens += estimate_tokens(delta.json_args or '')
                             event = manager.tool_call_delta(index, delta.name, delta.json_args, delta.tool_call_id)
                         else:
                             raise UserError(
