@@ -317,13 +317,12 @@ def _object_schema(spec: NativeOutput[Any] | PromptedOutput[Any]) -> OutputSchem
         processor = _processor(output, name=name, description=spec.description, strict=strict)
     if isinstance(spec, NativeOutput):
         return OutputSchema(mode='native', allow_text_output=False, object_processor=processor)
-    template = spec.template or _PROMPTED_TEMPLATE
-    schema_text = pydantic_core.to_json(processor.json_schema).decode()
+    instructions = None
+    if spec.template is not False:
+        template = spec.template or _PROMPTED_TEMPLATE
+        instructions = template.replace('{schema}', pydantic_core.to_json(processor.json_schema).decode())
     return OutputSchema(
-        mode='prompted',
-        allow_text_output=False,
-        object_processor=processor,
-        instructions=template.replace('{schema}', schema_text),
+        mode='prompted', allow_text_output=False, object_processor=processor, instructions=instructions
     )
 
 
