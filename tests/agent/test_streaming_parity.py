@@ -44,9 +44,9 @@ def test_delta_types_take_name_and_arguments_positionally() -> None:
         name='f', json_args='{"a": 1}', tool_call_id='c'
     )
     with pytest.raises(TypeError):
-        DeltaToolCall('f', '{}', 'c')  # type: ignore[misc]  # the id is keyword-only, as in pydantic-ai
+        DeltaToolCall('f', '{}', 'c')  # type: ignore[call-arg]  # the id is keyword-only, as in pydantic-ai
     with pytest.raises(TypeError):
-        DeltaThinkingPart('x')  # type: ignore[misc]
+        DeltaThinkingPart('x')  # type: ignore[call-arg]
 
 
 async def test_a_stream_function_yielding_nothing_is_a_value_error() -> None:
@@ -125,8 +125,8 @@ async def test_stream_response_ends_when_the_stream_is_cancelled() -> None:
 
 async def test_validate_response_output_validates_partial_and_whole_responses() -> None:
     calls: list[bool] = []
-    agent = Agent(streamed([{0: DeltaToolCall('final_result', '{"x": 1, "label": "la')}, {0: DeltaToolCall(None, 'b"}')}]),
-                  output_type=Point)  # fmt: skip
+    chunks = [{0: DeltaToolCall('final_result', '{"x": 1, "label": "la')}, {0: DeltaToolCall(None, 'b"}')}]
+    agent = Agent(streamed(chunks), output_type=Point)
 
     @agent.output_validator
     def check(ctx: RunContext[None], value: Point) -> Point:
@@ -321,20 +321,26 @@ async def test_cancelling_a_managed_event_stream_waits_for_the_model_and_tool_cl
     assert cleaned == ['model', 'tool']
 
 
+async def _read_text(agent: Agent[None, str], limits: UsageLimits, pieces: list[str]) -> None:
+    async with agent.run_stream('go', usage_limits=limits) as result:
+        async for piece in result.stream_text(delta=True, debounce_by=None):
+            pieces.append(piece)
+
+
+async def _read_events(agent: Agent[None, str], limits: UsageLimits) -> None:
+    async with agent.run_stream_events('go', usage_limits=limits) as stream:
+        async for _ in stream:
+            pass
+
+
 async def test_an_output_token_limit_stops_a_stream_in_the_middle() -> None:
-    agent = Agent(streamed(['one', 'two', 'three', 'four']))
     pieces: list[str] = []
     with pytest.raises(UsageLimitExceeded, match=r'Exceeded the output_tokens_limit of 2 \(output_tokens=3\)'):
-        async with agent.run_stream('go', usage_limits=UsageLimits(output_tokens_limit=2)) as result:
-            async for piece in result.stream_text(delta=True, debounce_by=None):
-                pieces.append(piece)
+        await _read_text(Agent(streamed(['one', 'two', 'three', 'four'])), UsageLimits(output_tokens_limit=2), pieces)
     assert pieces == ['one', 'two']
-
     words = Agent(TestModel(custom_output_text='a b c d e'))
     with pytest.raises(UsageLimitExceeded, match='output_tokens_limit of 3'):
-        async with words.run_stream_events('go', usage_limits=UsageLimits(output_tokens_limit=3)) as stream:
-            async for _ in stream:
-                pass
+        await _read_events(words, UsageLimits(output_tokens_limit=3))
     # Without a limit the usage is the response's own estimate, as before.
     async with Agent(streamed(['one', 'two'])).run_stream('go') as result:
         await result.get_output()

@@ -321,9 +321,7 @@ def _object_schema(spec: NativeOutput[Any] | PromptedOutput[Any]) -> OutputSchem
     if spec.template is not False:
         template = spec.template or _PROMPTED_TEMPLATE
         instructions = template.replace('{schema}', pydantic_core.to_json(processor.json_schema).decode())
-    return OutputSchema(
-        mode='prompted', allow_text_output=False, object_processor=processor, instructions=instructions
-    )
+    return OutputSchema(mode='prompted', allow_text_output=False, object_processor=processor, instructions=instructions)
 
 
 def validation_errors(error: pydantic.ValidationError) -> list[pydantic_core.ErrorDetails]:

@@ -27,7 +27,7 @@ def output_value_types(output_spec: Any) -> list[Any]:
             found.append(str)
         elif isinstance(spec, ToolOutput):
             found.extend(output_value_types(spec.output))
-        elif get_origin(spec) in (Union, types.UnionType):
+        elif _is_union(spec):
             found.extend(get_args(spec))
         elif inspect.isfunction(spec) or inspect.ismethod(spec):
             returns = get_type_hints(spec).get('return')
@@ -35,6 +35,11 @@ def output_value_types(output_spec: Any) -> list[Any]:
         else:
             found.append(spec)
     return found
+
+
+def _is_union(tp: Any) -> bool:
+    origin: Any = get_origin(tp)
+    return origin is Union or origin is types.UnionType
 
 
 def output_json_schema(output_spec: Any) -> dict[str, Any]:
@@ -69,7 +74,7 @@ def _merge_defs(schema: dict[str, Any], merged: dict[str, Any]) -> dict[str, Any
             n += 1
             new_name = f'{name}_{n}'
         renames[name] = new_name
-    body = _rewrite_refs({k: v for k, v in schema.items() if k != '$defs'}, renames)
+    body: dict[str, Any] = _rewrite_refs({k: v for k, v in schema.items() if k != '$defs'}, renames)
     for name, definition in defs.items():
         merged.setdefault(renames[name], _rewrite_refs(definition, renames))
     return body

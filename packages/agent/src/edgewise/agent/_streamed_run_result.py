@@ -27,7 +27,6 @@ from ._partial_output import INVALID, PartialOutputBuilder
 from ._run_result import AgentRunResult
 from ._validate_response import validate_response
 from .exceptions import ModelRetry, UserError
-from .tools import RunContext
 from .messages import (
     AgentStreamEvent,
     ModelMessage,
@@ -38,6 +37,7 @@ from .messages import (
     ToolCallPart,
 )
 from .models import StreamedResponse
+from .tools import RunContext
 from .usage import RunUsage
 
 __all__ = ('StreamedRunResult',)
@@ -360,7 +360,8 @@ class StreamedRunResult(Generic[OutputDataT]):
             UnexpectedModelBehavior: the response holds no output of the run's output type.
             pydantic.ValidationError: the output does not validate.
         """
-        return await validate_response(self._run, message, allow_partial=allow_partial)
+        output: OutputDataT = await validate_response(self._run, message, allow_partial=allow_partial)
+        return output
 
     @property
     def is_complete(self) -> bool:

@@ -20,12 +20,12 @@ from edgewise.graph import BaseStatePersistence, Graph
 from . import _instrument
 from . import messages as _messages
 from ._agent_event_stream import AgentEventStream, run_events
-from ._output_json_schema import output_json_schema
 from ._agent_graph import UserPromptNode, agent_graph
 from ._agent_run import AgentRun, bind_captured_messages
 from ._function_schema import DocstringFormat, GenerateToolJsonSchema
 from ._node_stream_loop import EventStreamHandler, run_with_event_handler
 from ._output import build_output_schema
+from ._output_json_schema import output_json_schema
 from ._run_deps import EndStrategy, GraphAgentDeps, GraphAgentState, OutputValidator, SystemPromptRunner
 from ._run_result import AgentRunResult, FinalResult
 from ._streamed_run_result import StreamedRunResult
