@@ -13,7 +13,7 @@ import pydantic
 import pytest
 from inline_snapshot import snapshot
 
-from edgewise.agent import Agent, RunContext, UnexpectedModelBehavior, UsageLimitExceeded
+from edgewise.agent import Agent, ModelRetry, RunContext, UnexpectedModelBehavior, UsageLimitExceeded
 from edgewise.agent.messages import (
     AgentStreamEvent,
     ModelMessage,
@@ -345,3 +345,33 @@ async def test_an_output_token_limit_stops_a_stream_in_the_middle() -> None:
     async with Agent(streamed(['one', 'two'])).run_stream('go') as result:
         await result.get_output()
         assert result.usage().output_tokens == 1
+
+
+async def test_stream_text_passes_each_text_so_far_through_the_output_validators() -> None:
+    calls: list[tuple[str, bool]] = []
+    agent = Agent(streamed(['Hello', ' ', 'world', '!']))
+
+    @agent.output_validator
+    def shout(ctx: RunContext[None], text: str) -> str:
+        calls.append((text, ctx.partial_output))
+        if text.endswith(' '):
+            raise ModelRetry('not at a space')  # skips this partial text only
+        return text.upper()
+
+    async with agent.run_stream('go') as result:
+        texts = [text async for text in result.stream_text(debounce_by=None)]
+    assert texts == ['HELLO', 'HELLO WORLD', 'HELLO WORLD!']
+    assert await result.get_output() == 'HELLO WORLD!'
+    assert calls == [
+        ('Hello', True),
+        ('Hello ', True),
+        ('Hello world', True),
+        ('Hello world!', True),
+        ('Hello world!', False),
+    ]
+    calls.clear()
+    deltas_agent = Agent(streamed(['a', 'b']))
+    deltas_agent.output_validator(shout)
+    async with deltas_agent.run_stream('go') as result:
+        assert [piece async for piece in result.stream_text(delta=True, debounce_by=None)] == ['a', 'b']
+    assert calls == [('ab', False)]  # pieces are not validated

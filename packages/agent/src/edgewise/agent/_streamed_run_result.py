@@ -110,6 +110,8 @@ class StreamedRunResult(Generic[OutputDataT]):
 
         A response that is followed by another one (because it also called tools) is streamed too: with
         `delta=False` the text starts over with each response; the last response's text is the output.
+        With `delta=False`, output validators see each text so far (`ctx.partial_output` set): what they
+        return is yielded, and a `ModelRetry` skips that text.
 
         Raises:
             UserError: the output is structured (use `stream_output`).
@@ -135,11 +137,15 @@ class StreamedRunResult(Generic[OutputDataT]):
     async def _texts(self) -> AsyncGenerator[str]:
         text = ''
         response = 0
+        validate = bool(self._run.ctx.deps.output_validators)
         async for piece in self._track(self._text_pieces()):
             if self._responses != response:
                 response, text = self._responses, ''
             text += piece
-            yield text
+            if not validate:
+                yield text
+            elif (value := await self._validate_partial(text)) is not INVALID:
+                yield value  # output validators see the text so far, as in pydantic-ai (`ctx.partial_output`)
 
     def stream_output(self, *, debounce_by: float | None = 0.1) -> AsyncIterator[OutputDataT]:
         """Stream the output as it grows: partial values validated against the output type, then the output.
