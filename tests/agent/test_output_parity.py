@@ -279,3 +279,50 @@ def test_output_json_schema_keeps_different_definitions_of_one_name_apart() -> N
     assert schema['anyOf'][0]['properties']['item'] == {'$ref': '#/$defs/Bar'}
     assert schema['anyOf'][1]['properties']['item'] == {'$ref': '#/$defs/Bar_1'}
     assert schema['$defs']['Bar_1']['properties'] == {'count': {'title': 'Count', 'type': 'integer'}}
+
+
+@pytest.mark.parametrize(
+    ('strategy', 'ran', 'statuses'),
+    [
+        ('early', ['first'], ['Final result processed.', 'Output tool not used - a final result was already processed.',
+                              'Tool not executed - a final result was already processed.']),
+        ('graceful', ['first', 'helper'], ['Final result processed.',
+                                           'Output tool not used - a final result was already processed.', 'helped']),
+        ('exhaustive', ['first', 'second', 'helper'], ['Final result processed.', 'Final result processed.', 'helped']),
+    ],
+)  # fmt: skip
+async def test_end_strategies_after_the_output(strategy: Any, ran: list[str], statuses: list[str]) -> None:
+    called: list[str] = []
+
+    def first(value: str) -> str:
+        called.append('first')
+        return value
+
+    def second(value: str) -> str:
+        called.append('second')
+        return value
+
+    model, _ = scripted(
+        ModelResponse(
+            [
+                ToolCallPart('first_output', {'value': 'a'}, 'c1'),
+                ToolCallPart('second_output', {'value': 'b'}, 'c2'),
+                ToolCallPart('helper', {}, 'c3'),
+            ]
+        )
+    )
+    agent = Agent(
+        model,
+        output_type=[ToolOutput(first, name='first_output'), ToolOutput(second, name='second_output')],
+        end_strategy=strategy,
+    )
+
+    @agent.tool_plain
+    def helper() -> str:
+        called.append('helper')
+        return 'helped'
+
+    result = await agent.run('go')
+    assert result.output == 'a'
+    assert called == ran
+    assert [part.content for part in result.all_messages()[-1].parts] == statuses  # type: ignore[union-attr]

@@ -289,7 +289,7 @@ async def test_stream_output_of_text_yields_the_text_so_far() -> None:
 async def test_stream_text_of_a_structured_output_is_a_user_error() -> None:
     agent = Agent(TestModel(), output_type=Basket)
     async with agent.run_stream('go') as result:
-        with pytest.raises(UserError, match=r'stream_text\(\) can only be used with text output'):
+        with pytest.raises(UserError, match=r'stream_text\(\) can only be used with text responses'):
             async for _ in result.stream_text():
                 pass  # pragma: no cover
 

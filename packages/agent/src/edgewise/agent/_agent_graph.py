@@ -428,10 +428,11 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
         final: FinalResult[Any] | None = None
         failure: Exception | None = None
         # Output calls in order, as pydantic-ai 1.x: the first valid one is the output; 'exhaustive' processes the
-        # later ones too. A failure before the output is a retry prompt; after it, invalid arguments are only
-        # reported (a `ModelRetry` from an output function or validator is still a retry prompt).
+        # later ones too ('early' and 'graceful' skip them). A failure before the output is a retry prompt; after
+        # it, invalid arguments are only reported (a `ModelRetry` from an output function or validator is still a
+        # retry prompt). Function tools run after an output, except with 'early'.
         for call in output_calls:
-            if final is not None and deps.end_strategy == 'early':
+            if final is not None and deps.end_strategy != 'exhaustive':
                 parts.append(_status(call, 'Output tool not used - a final result was already processed.'))
                 continue
             processor = output_tools[call.tool_name]

@@ -119,7 +119,7 @@ class StreamedRunResult(Generic[OutputDataT]):
         schema = self._run.ctx.deps.output_schema
         if not schema.allow_text_output or schema.text_function is not None:
             raise UserError(
-                'stream_text() can only be used with text output; use stream_output() for structured output.'
+                'stream_text() can only be used with text responses; use stream_output() for structured output.'
             )
         source = self._track(self._text_pieces()) if delta else self._track(self._texts())
         if debounce_by is not None:

@@ -84,7 +84,8 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
     name: str | None
     """The agent's name, used in spans and by `as_tool`."""
     end_strategy: EndStrategy
-    """What happens to other tool calls once the output is given: `'early'` skips them, `'exhaustive'` runs them."""
+    """What happens to other tool calls once the output is given: `'early'` skips them, `'graceful'` runs the
+    function tools but not other output tools, `'exhaustive'` runs them all."""
     model_settings: ModelSettings | None
     """Default settings of the agent's model requests."""
 
@@ -117,7 +118,7 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
             retries: The retry budget of each tool (and of the output, unless `output_retries` is set).
             output_retries: The retry budget of the output.
             tools: Tools: `Tool` instances or functions (taking the `RunContext` first, or not).
-            end_strategy: `'early'` or `'exhaustive'`.
+            end_strategy: `'early'`, `'graceful'` or `'exhaustive'`.
         """
         self.model = model
         self._inferred_model: tuple[str, Model] | None = None
