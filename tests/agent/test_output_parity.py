@@ -19,6 +19,7 @@ from edgewise.agent import (
     TextOutput,
     ToolOutput,
     UnexpectedModelBehavior,
+    UserError,
 )
 from edgewise.agent.messages import (
     ModelMessage,
@@ -213,6 +214,10 @@ _FOO = {
 }
 
 
+def _shout(text: str) -> str:
+    return text.upper()  # pragma: no cover
+
+
 def _int_function(x: int) -> int:
     return x  # pragma: no cover
 
@@ -225,7 +230,7 @@ def _untyped_function(x: int):  # the point: no return type
     ('output_type', 'expected'),
     [
         (str, {'type': 'string'}),
-        (TextOutput(str.upper), {'type': 'string'}),
+        (TextOutput(_shout), {'type': 'string'}),
         ([_int_function], {'type': 'integer'}),
         ([_untyped_function], {'type': 'string'}),
         (bool | int, {'anyOf': [{'type': 'boolean'}, {'type': 'integer'}]}),
@@ -326,3 +331,33 @@ async def test_end_strategies_after_the_output(strategy: Any, ran: list[str], st
     assert result.output == 'a'
     assert called == ran
     assert [part.content for part in result.all_messages()[-1].parts] == statuses  # type: ignore[union-attr]
+
+
+def _count(x: int) -> str:
+    return str(x)  # pragma: no cover
+
+
+@pytest.mark.parametrize(
+    ('output_type', 'message'),
+    [
+        ([str, str], 'Only one `str` or `TextOutput` is allowed.'),
+        ([str, TextOutput(_shout)], 'Only one `str` or `TextOutput` is allowed.'),
+        (TextOutput(_count), 'TextOutput must take a function taking a single `str` argument'),
+        (None, 'At least one output type must be provided other than `None`.'),
+    ],
+)
+def test_output_types_pydantic_ai_rejects_are_user_errors(output_type: Any, message: str) -> None:
+    with pytest.raises(UserError) as info:
+        Agent(TestModel(), output_type=output_type)
+    assert str(info.value) == message
+
+
+def test_a_run_output_type_cannot_be_combined_with_output_validators() -> None:
+    agent = Agent(TestModel())
+
+    @agent.output_validator
+    def keep(value: Any) -> Any:
+        return value  # pragma: no cover
+
+    with pytest.raises(UserError, match='Cannot set a custom run `output_type` when the agent has output validators'):
+        agent.run_sync('go', output_type=int)

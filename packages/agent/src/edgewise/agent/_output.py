@@ -249,6 +249,10 @@ def build_output_schema(output_type: Any) -> OutputSchema:
     members = _members(output_type)
     allows_none = any(member is None or member is types.NoneType for member in members)
     members = [member for member in members if member is not None and member is not types.NoneType]
+    if not members:
+        raise UserError('At least one output type must be provided other than `None`.')
+    if sum(1 for member in members if member is str or isinstance(member, TextOutput)) > 1:
+        raise UserError('Only one `str` or `TextOutput` is allowed.')
     allow_text = False
     text_function: FunctionSchema | None = None
     tool_items: list[tuple[Any, ToolOutput[Any] | None]] = []
@@ -259,6 +263,9 @@ def build_output_schema(output_type: Any) -> OutputSchema:
             allow_text = True
             fn = member.output_function
             text_function = function_schema(fn, takes_ctx=takes_run_context(fn), name=getattr(fn, '__name__', None))
+            params = list(text_function.json_schema.get('properties', {}).values())
+            if len(params) != 1 or params[0].get('type') != 'string':
+                raise UserError('TextOutput must take a function taking a single `str` argument')
         elif isinstance(member, NativeOutput | PromptedOutput):
             raise UserError('`NativeOutput` and `PromptedOutput` must be the whole `output_type`, not one of several.')
         elif isinstance(member, ToolOutput):

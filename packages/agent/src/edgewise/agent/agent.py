@@ -412,6 +412,8 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
             self._infer_name(frame.f_back if frame is not None else None)
         model_used = self._resolve_model(model)
         deps = self._resolve_deps(deps)
+        if output_type is not None and self._output_validators:
+            raise UserError('Cannot set a custom run `output_type` when the agent has output validators')
         schema = self._output_schema if output_type is None else build_output_schema(output_type)
         tools = self._tools
         static_defs = self._static_tool_defs
