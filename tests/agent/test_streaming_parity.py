@@ -375,3 +375,28 @@ async def test_stream_text_passes_each_text_so_far_through_the_output_validators
     async with deltas_agent.run_stream('go') as result:
         assert [piece async for piece in result.stream_text(delta=True, debounce_by=None)] == ['a', 'b']
     assert calls == [('ab', False)]  # pieces are not validated
+
+
+async def test_a_stream_function_failing_before_its_first_item_is_closed_and_its_error_raised() -> None:
+    closed: list[str] = []
+
+    async def failing(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[str]:
+        try:
+            raise RuntimeError('no connection')
+            yield 'never'  # pragma: no cover
+        finally:
+            closed.append('closed')
+
+    agent = Agent(FunctionModel(stream_function=failing))
+    with pytest.raises(RuntimeError, match='no connection'):
+        async with agent.run_stream('go') as result:
+            await result.get_output()
+    assert closed == ['closed']
+
+
+async def test_validate_response_output_of_partial_arguments_given_as_a_dict() -> None:
+    agent = Agent(TestModel(), output_type=list[int])
+    async with agent.run_stream('go') as result:
+        call = ModelResponse([ToolCallPart('final_result', {'response': [1, 2]})])
+        assert await result.validate_response_output(call, allow_partial=True) == [1, 2]
+        assert await result.validate_response_output(call) == [1, 2]

@@ -286,12 +286,10 @@ class StreamedRunResult(Generic[OutputDataT]):
         # Built only for the values that are yielded: building costs the size of the response so far, and
         # debouncing drops most values. A value is built as soon as it is yielded, so it shows the response
         # as of its event.
+        # `cancel()` closes this generator (as every stream of the result): no response follows a cancellation.
         async for streamed in source:
-            if self._cancelled:
-                return
             yield streamed.get()
-        if not self._cancelled:
-            await self._finish()
+        await self._finish()
         yield self.response
 
     # -- cancelling -----------------------------------------------------------------------------------------------
