@@ -100,7 +100,7 @@ async def test_a_file_part_in_a_response_counts_its_bytes_as_output() -> None:
         return ModelResponse([TextPart('done'), FilePart(BinaryContent(PNG, media_type='image/png'))])
 
     result = await Agent(FunctionModel(draw)).run('draw')
-    assert result.usage().output_tokens == 1 + len(PNG)
+    assert result.usage.output_tokens == 1 + len(PNG)
     assert result.all_messages()[-1].parts[1] == FilePart(BinaryContent(PNG, media_type='image/png'))
 
 

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
+from inline_snapshot import snapshot
 from pydantic import BaseModel
 from typing_extensions import TypedDict
 
@@ -103,9 +104,13 @@ def test_tool_output_sets_name_and_description() -> None:
     ]
 
 
-def test_two_outputs_with_one_tool_name_are_rejected() -> None:
-    with pytest.raises(UserError, match="Two output types share the output tool name 'same'"):
-        build_output_schema([ToolOutput(City, name='same'), ToolOutput(Country, name='same')])
+def test_output_tools_of_one_name_are_numbered_from_the_second() -> None:
+    schema = build_output_schema([ToolOutput(City, name='same'), ToolOutput(Country, name='same')])
+    assert list(schema.tools) == ['same', 'same_2']
+    # Types of one name (generic containers) get distinct names the same way, as in pydantic-ai.
+    assert list(build_output_schema(list[str] | list[int] | bool).tools) == snapshot(
+        ['final_result_list', 'final_result_list_2', 'final_result_bool']
+    )
 
 
 def test_native_output_cannot_be_mixed_with_other_outputs() -> None:

@@ -397,7 +397,10 @@ def test_run_stream_sync_get_output_and_close() -> None:
     outputs = list(agent.run_stream_sync('hi').stream_output(debounce_by=None))
     assert outputs[-1] == _Point(x=1)
     responses = agent.run_stream_sync('hi')
-    assert list(responses.stream_responses(debounce_by=None))[-1].parts
+    assert list(responses.stream_response(debounce_by=None))[-1].parts
+    with pytest.warns(DeprecationWarning, match=r'stream_responses\(\)` is deprecated'):
+        pairs = list(agent.run_stream_sync('hi').stream_responses(debounce_by=None))
+    assert pairs[-1][1] is True
     unfinished = agent.run_stream_sync('hi')
     unfinished.close()
     unfinished.close()

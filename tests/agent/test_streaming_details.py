@@ -89,7 +89,11 @@ async def test_output_functions_and_text_output_functions_give_only_their_final_
                   output_type=ToolOutput(make_pet))  # fmt: skip
     async with agent.run_stream('go') as result:
         assert [o async for o in result.stream_output(debounce_by=None)] == [Pet(name='REX')]
-    shout = Agent(streamed(['hi']), output_type=TextOutput(str.upper))
+
+    def upper(text: str) -> str:
+        return text.upper()
+
+    shout = Agent(streamed(['hi']), output_type=TextOutput(upper))
     async with shout.run_stream('go') as shouted:
         assert [o async for o in shouted.stream_output(debounce_by=None)] == ['HI']
 

@@ -74,9 +74,13 @@ async def test_run_stream_events_gives_every_event_of_the_run_then_the_result() 
     assert repr(seen[-1]) == "AgentRunResultEvent(result=AgentRunResult(output='It is 4'))"
 
 
-async def test_run_stream_events_can_be_iterated_directly() -> None:
-    seen = [event async for event in _agent().run_stream_events('double 2')]
+async def test_run_stream_events_can_be_iterated_directly_with_a_deprecation_warning() -> None:
+    stream = _agent().run_stream_events('double 2')
+    with pytest.warns(DeprecationWarning, match='Iterating `AgentEventStream` directly'):
+        seen = [event async for event in stream]
     assert kinds(seen)[-3:] == ['part_delta', 'part_end', 'agent_run_result']
+    async with stream:  # closed at the end: nothing more
+        assert [event async for event in stream] == []
 
 
 async def test_an_event_stream_handler_receives_the_events_of_each_streamed_node() -> None:
@@ -112,9 +116,10 @@ async def test_an_event_stream_handler_that_reads_nothing_still_gets_every_node_
 async def test_run_stream_events_gives_its_result_once_the_run_has_ended(capfire: CaptureLogfire) -> None:
     # The run (and its span) is closed before the result event is handed out, as when `run` returns.
     ended_at: list[tuple[str, list[str]]] = []
-    async for event in _agent().run_stream_events('double 2'):
-        ended = [s['attributes']['logfire.msg'] for s in capfire.exporter.exported_spans_as_dict()]
-        ended_at.append((event.event_kind, [m for m in ended if m == 'agent run']))
+    async with _agent().run_stream_events('double 2') as stream:
+        async for event in stream:
+            ended = [s['attributes']['logfire.msg'] for s in capfire.exporter.exported_spans_as_dict()]
+            ended_at.append((event.event_kind, [m for m in ended if m == 'agent run']))
     assert ended_at[-2:] == [('part_end', []), ('agent_run_result', ['agent run'])]
 
 

@@ -293,21 +293,33 @@ async def test_stream_output_of_text_yields_the_text_so_far() -> None:
 async def test_stream_text_of_a_structured_output_is_a_user_error() -> None:
     agent = Agent(TestModel(), output_type=Basket)
     async with agent.run_stream('go') as result:
-        with pytest.raises(UserError, match=r'stream_text\(\) can only be used with text output'):
+        with pytest.raises(UserError, match=r'stream_text\(\) can only be used with text responses'):
             async for _ in result.stream_text():
                 pass  # pragma: no cover
 
 
-async def test_stream_responses_rebuilds_the_response_on_each_event() -> None:
+async def test_stream_response_rebuilds_the_response_on_each_event_then_gives_the_complete_one() -> None:
     agent = Agent(streamed(['a', 'b']))
     async with agent.run_stream('go') as result:
-        responses = [r async for r in result.stream_responses(debounce_by=None)]
+        responses = [r async for r in result.stream_response(debounce_by=None)]
     async with Agent(streamed(['a', 'b'])).run_stream('go') as debounced:
-        assert [r.parts async for r in debounced.stream_responses(debounce_by=3600)] == [
+        assert [r.parts async for r in debounced.stream_response(debounce_by=3600)] == [
             [TextPart('a')],
             [TextPart('ab')],
+            [TextPart('ab')],
         ]
-    assert [r.parts for r in responses] == snapshot([[TextPart(content='a')], [TextPart(content='ab')]])
+    assert [(r.parts, r.state) for r in responses] == snapshot(
+        [([TextPart(content='a')], 'incomplete'), ([TextPart(content='ab')], 'incomplete'),
+         ([TextPart(content='ab')], 'complete')]
+    )  # fmt: skip
+    assert responses[-1] is result.response
+
+
+async def test_stream_responses_gives_pairs_of_response_and_is_last_with_a_deprecation_warning() -> None:
+    async with Agent(streamed(['a', 'b'])).run_stream('go') as result:
+        with pytest.warns(DeprecationWarning, match='use `stream_response\\(\\)`'):
+            pairs = result.stream_responses(debounce_by=None)
+        assert [(r.text, last) async for r, last in pairs] == [('a', False), ('ab', False), ('ab', True)]
 
 
 async def test_debouncing_keeps_the_first_and_the_latest_value() -> None:

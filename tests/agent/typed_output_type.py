@@ -72,5 +72,5 @@ async def check_other_arguments_stay_typed() -> None:
     agent.run_sync('x', deps='a', output_type=int)  # type: ignore[call-overload]
     agent.run_stream_events('x', deps='a')  # type: ignore[call-overload]
     agent.run_sync('x', deps=Deps('a'), persistence=None, colour=3)  # type: ignore[call-overload]
-    async with agent.run_stream('x', deps=Deps('a'), output_type=int, event_stream_handler=None):  # type: ignore[call-overload]
+    async with agent.run_stream('x', deps=Deps('a'), output_type=int, colour=3):  # type: ignore[call-overload]
         pass

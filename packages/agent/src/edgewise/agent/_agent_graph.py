@@ -16,7 +16,7 @@ from __future__ import annotations as _annotations
 
 import dataclasses
 import itertools
-from collections.abc import AsyncGenerator, AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -30,6 +30,7 @@ from typing_extensions import TypeVar
 from edgewise.graph import BaseNode, End, Graph, GraphRunContext
 
 from . import _instrument
+from ._no_output import NoOutput, no_output_answer
 from ._output import validation_errors
 from ._run_deps import GraphAgentDeps, GraphAgentState
 from ._run_result import FinalResult
@@ -98,11 +99,19 @@ def _check_not_streamed(node: object) -> None:
 class AgentStream:
     """The events of one streamed model response (what `ModelRequestNode.stream` gives)."""
 
-    def __init__(self, response: StreamedResponse) -> None:
+    def __init__(
+        self,
+        response: StreamedResponse,
+        check_tokens: Callable[[RequestUsage], None] | None = None,
+    ) -> None:
         self._response = response
+        self._check_tokens = check_tokens
 
     def __aiter__(self) -> AsyncIterator[ModelResponseStreamEvent]:
-        return self._response.__aiter__()
+        events = self._response.__aiter__()
+        if self._check_tokens is None:
+            return events
+        return _TokenCheckedEvents(events, self._response, self._check_tokens)
 
     @property
     def response(self) -> StreamedResponse:
@@ -116,6 +125,29 @@ class AgentStream:
     def usage(self) -> RequestUsage:
         """The usage of this response so far."""
         return self._response.usage()
+
+
+class _TokenCheckedEvents(AsyncIterator[ModelResponseStreamEvent]):
+    """A response's events, with the run's token limits checked against the usage so far after each one (only
+    when the run has token limits: the usage of a streamed response grows as it arrives)."""
+
+    def __init__(
+        self,
+        events: AsyncIterator[ModelResponseStreamEvent],
+        response: StreamedResponse,
+        check_tokens: Callable[[RequestUsage], None],
+    ) -> None:
+        self._events = events
+        self._response = response
+        self._check_tokens = check_tokens
+
+    def __aiter__(self) -> _TokenCheckedEvents:
+        return self
+
+    async def __anext__(self) -> ModelResponseStreamEvent:
+        event = await anext(self._events)
+        self._check_tokens(self._response.usage())
+        return event
 
 
 @dataclass
@@ -227,7 +259,14 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
             deps.tracing, 'chat {model_name}', model_name=model.model_name, run_step=state.run_step
         ):
             async with model.request_stream(_sent_messages(state, deps), self._settings, params, run_ctx) as response:
-                stream = AgentStream(response)
+                limits = deps.usage_limits
+                check: Callable[[RequestUsage], None] | None = None
+                if limits.has_token_limits():
+
+                    def check(usage: RequestUsage) -> None:
+                        limits.check_tokens(state.usage + usage, state.message_history)
+
+                stream = AgentStream(response, check)
                 yield stream
                 async for _ in stream:  # a reader that stops early still gets the whole response recorded
                     pass
@@ -367,14 +406,26 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
     ) -> ModelRequestNode[DepsT, NodeRunEndT] | End[FinalResult[NodeRunEndT]]:
         state, deps = ctx.state, ctx.deps
         texts = [p.content for p in self.model_response.parts if isinstance(p, TextPart)]
-        if not texts:
-            # An empty answer (or reasoning only): ask again with an empty request, as pydantic-ai does.
-            state.increment_retries(deps.max_result_retries)
-            return ModelRequestNode(ModelRequest([], instructions=await deps.instructions_text(state)))
-        text = ''.join(texts)
         schema = deps.output_schema
         run_ctx = deps.run_context(state, retry=state.retries, max_retries=deps.max_result_retries)
         retry: RetryPromptPart
+        if not texts:
+            answer = no_output_answer(self.model_response, state.message_history, deps)
+            if answer is None:
+                # An empty answer: ask again with an empty request, as pydantic-ai does.
+                state.increment_retries(deps.max_result_retries)
+                return ModelRequestNode(ModelRequest([], instructions=await deps.instructions_text(state)))
+            if isinstance(answer, NoOutput):
+                try:
+                    if answer.retry is not None:
+                        raise ModelRetry(answer.retry)
+                    return End(FinalResult(await _validate_output(None, run_ctx, deps)))
+                except ModelRetry as exc:
+                    state.increment_retries(deps.max_result_retries, exc)
+                    retry = RetryPromptPart(exc.message)
+                return ModelRequestNode(ModelRequest([retry], instructions=await deps.instructions_text(state)))
+            texts = [answer]
+        text = ''.join(texts)
         try:
             if not text:
                 raise ModelRetry('Please return text.')
@@ -412,10 +463,11 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
         final: FinalResult[Any] | None = None
         failure: Exception | None = None
         # Output calls in order, as pydantic-ai 1.x: the first valid one is the output; 'exhaustive' processes the
-        # later ones too. A failure before the output is a retry prompt; after it, invalid arguments are only
-        # reported (a `ModelRetry` from an output function or validator is still a retry prompt).
+        # later ones too ('early' and 'graceful' skip them). A failure before the output is a retry prompt; after
+        # it, invalid arguments are only reported (a `ModelRetry` from an output function or validator is still a
+        # retry prompt). Function tools run after an output, except with 'early'.
         for call in output_calls:
-            if final is not None and deps.end_strategy == 'early':
+            if final is not None and deps.end_strategy != 'exhaustive':
                 parts.append(_status(call, 'Output tool not used - a final result was already processed.'))
                 continue
             processor = output_tools[call.tool_name]

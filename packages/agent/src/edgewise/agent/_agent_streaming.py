@@ -5,23 +5,22 @@ from __future__ import annotations as _annotations
 
 import inspect
 import types
-import typing
 from collections.abc import AsyncIterator, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from contextvars import ContextVar
 from functools import partial
 from typing import Any, Generic, overload
 
-from pydantic import TypeAdapter
 from typing_extensions import TypedDict, TypeIs, TypeVar, Unpack
 
 from edgewise.graph import BaseStatePersistence, End
 
-from ._agent_event_stream import AgentEventStream
+from ._agent_event_stream import AgentEventStream, run_events
 from ._agent_graph import AgentNode, CallToolsNode, ModelRequestNode, UserPromptNode
 from ._agent_registry import AgentRegistry
 from ._agent_run import AgentRun
 from ._node_stream_loop import EventStreamHandler
+from ._output_json_schema import output_json_schema
 from ._run_options import AgentInstructions, AgentMetadata, AgentModelSettings, AgentRetries
 from ._run_result import FinalResult
 from ._streamed_run_result import StreamedRunResult
@@ -29,7 +28,7 @@ from ._streamed_run_result_sync import StreamedRunResultSync
 from .capabilities import AgentCapability
 from .messages import ModelMessage, UserContent
 from .models import KnownModelName, Model
-from .output import NativeOutput, OutputDataT, OutputSpec, PromptedOutput, TextOutput, ToolOutput
+from .output import OutputDataT, OutputSpec
 from .tools import AgentDepsT
 from .usage import RunUsage, UsageLimits
 
@@ -111,7 +110,7 @@ class AgentStreaming(AgentRegistry[AgentDepsT, OutputDataT]):
         user_prompt: str | Sequence[UserContent] | None = None,
         *,
         output_type: None = None,
-        **kwargs: Unpack[IterOptions[AgentDepsT]],
+        **kwargs: Unpack[RunOptions[AgentDepsT]],
     ) -> AbstractAsyncContextManager[StreamedRunResult[OutputDataT]]: ...
 
     @overload
@@ -120,7 +119,7 @@ class AgentStreaming(AgentRegistry[AgentDepsT, OutputDataT]):
         user_prompt: str | Sequence[UserContent] | None = None,
         *,
         output_type: OutputSpec[RunOutputDataT],
-        **kwargs: Unpack[IterOptions[AgentDepsT]],
+        **kwargs: Unpack[RunOptions[AgentDepsT]],
     ) -> AbstractAsyncContextManager[StreamedRunResult[RunOutputDataT]]: ...
 
     @asynccontextmanager
@@ -132,14 +131,16 @@ class AgentStreaming(AgentRegistry[AgentDepsT, OutputDataT]):
         Read `result.stream_text()`, `result.stream_output()` or `result.stream_responses()` as the run goes
         on; tools called along the way (even after text, or after the output tool call) run as in `run`, and
         the stream goes on until the run's final result. Leaving the block early stops the run. Takes the
-        same arguments as `run` except `event_stream_handler`.
+        same arguments as `run`; an `event_stream_handler` gets each streamed node's events once that node's
+        stream has been read (reading the result drives the run).
         """
         if kwargs.pop('infer_name', True):
             frame = inspect.currentframe()
             # Skip the frame of `asynccontextmanager` between `run_stream(...)` and its caller.
             self._infer_name(frame.f_back if frame is not None else None)
+        handler = kwargs.pop('event_stream_handler', None)
         async with self._open_run(user_prompt, kwargs) as agent_run:
-            result: StreamedRunResult[Any] = StreamedRunResult(agent_run)
+            result: StreamedRunResult[Any] = StreamedRunResult(agent_run, handler)
             try:
                 yield result
             finally:
@@ -168,12 +169,12 @@ class AgentStreaming(AgentRegistry[AgentDepsT, OutputDataT]):
     ) -> AgentEventStream[Any]:
         """Every event of a run, ending with an `AgentRunResultEvent` holding the result.
 
-        Use `async with agent.run_stream_events(prompt) as events: async for event in events: ...` (or
-        iterate it directly). Takes the same arguments as `run` except `event_stream_handler`.
+        Use `async with agent.run_stream_events(prompt) as events: async for event in events: ...` (iterating
+        it without `async with` is deprecated). Takes the same arguments as `run` except `event_stream_handler`.
         """
         if kwargs.pop('infer_name', True):
             self._infer_name(inspect.currentframe())
-        return AgentEventStream(self._open_run(user_prompt, kwargs))
+        return AgentEventStream(run_events(self._open_run(user_prompt, kwargs)))
 
     @overload
     def run_stream_sync(
@@ -203,18 +204,9 @@ class AgentStreaming(AgentRegistry[AgentDepsT, OutputDataT]):
         return StreamedRunResultSync(partial(self.run_stream, user_prompt, infer_name=False, **kwargs))
 
     def output_json_schema(self, output_type: OutputSpec[Any] | None = None) -> dict[str, Any]:
-        """The JSON schema of the output (of `output_type`, else of the agent's): one type's schema, or `anyOf`."""
-        schemas: list[dict[str, Any]] = []
-        for type_ in output_types(self.output_type if output_type is None else output_type):
-            schema = TypeAdapter(type_).json_schema(mode='serialization')
-            if schema not in schemas:
-                schemas.append(schema)
-        if len(schemas) == 1:
-            return schemas[0]
-        defs: dict[str, Any] = {}
-        for schema in schemas:
-            defs.update(schema.pop('$defs', {}))
-        return {'anyOf': schemas, '$defs': defs} if defs else {'anyOf': schemas}
+        """The JSON schema of the agent's output values (of `output_type` if given): what a caller of the
+        agent gets back, e.g. to describe it to another system."""
+        return output_json_schema(self.output_type if output_type is None else output_type)
 
     @staticmethod
     def is_user_prompt_node(node: AgentNode[_T, _S] | End[FinalResult[_S]]) -> TypeIs[UserPromptNode[_T, _S]]:
@@ -235,28 +227,3 @@ class AgentStreaming(AgentRegistry[AgentDepsT, OutputDataT]):
     def is_end_node(node: AgentNode[_T, _S] | End[FinalResult[_S]]) -> TypeIs[End[FinalResult[_S]]]:
         """Whether `node` is the `End` of the run (narrowing its type, generic parameters kept)."""
         return isinstance(node, End)
-
-
-def output_types(spec: Any) -> list[Any]:
-    """The types an output spec can give: markers and sequences unwrapped, unions split, functions' return types."""
-    found: list[Any] = []
-    for item in spec if isinstance(spec, Sequence) and not isinstance(spec, str) else (spec,):
-        if isinstance(item, NativeOutput | PromptedOutput):
-            found += output_types(item.outputs)
-        elif isinstance(item, TextOutput):
-            found.append(str)
-        elif isinstance(item, ToolOutput):
-            found += output_types(item.output)
-        elif isinstance(item, types.UnionType) or _is_union(item):
-            found += typing.get_args(item)
-        elif inspect.isfunction(item) or inspect.ismethod(item):
-            returns = typing.get_type_hints(item).get('return')
-            found += output_types(returns) if returns is not None else [str]
-        else:
-            found.append(item)
-    return found
-
-
-def _is_union(item: Any) -> bool:
-    origin: Any = typing.get_origin(item)
-    return origin is typing.Union

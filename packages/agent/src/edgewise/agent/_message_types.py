@@ -14,7 +14,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import KW_ONLY, dataclass, field
 from datetime import datetime, timezone
-from typing import Annotated, Any, Literal, cast
+from typing import Annotated, Any, Literal, TypeAlias, cast
 
 import pydantic
 import pydantic_core
@@ -435,6 +435,10 @@ FinishReason = Literal['stop', 'length', 'content_filter', 'tool_call', 'error']
 """Why the model stopped generating, normalized across providers."""
 
 
+ModelResponseState: TypeAlias = Literal['complete', 'incomplete', 'interrupted']
+"""Where a response stands: received whole, still streaming, or cut off by `cancel()`."""
+
+
 @dataclass(repr=False)
 class ModelResponse:
     """A model's response: text, thinking and tool calls, with the request's usage."""
@@ -464,6 +468,8 @@ class ModelResponse:
     """The id of the conversation (runs sharing a message history) the response belongs to."""
     metadata: dict[str, Any] | None = None
     """Data kept for the application."""
+    state: ModelResponseState = 'complete'
+    """`'incomplete'` while the response is being streamed, `'interrupted'` once a stream is cancelled."""
 
     @property
     def text(self) -> str | None:

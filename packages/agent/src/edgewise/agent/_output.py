@@ -132,6 +132,8 @@ class OutputSchema:
     """Validates JSON text answers (native and prompted output, and stray text in tool mode)."""
     instructions: str | None = None
     """Instructions added to each request (prompted output)."""
+    allows_none: bool = False
+    """Whether `None` is among the output types: an empty response then gives `None`."""
 
     @cached_property
     def object_def(self) -> OutputObjectDefinition | None:
@@ -223,9 +225,18 @@ def _strip_field_titles(schema: Any) -> Any:
     return schema
 
 
-def _type_name(output: Any) -> str:
+def _safe_type_name(output: Any) -> str:
     name = getattr(output, '__name__', None) or repr(output)
     return re.sub(r'[^A-Za-z0-9_]+', '_', name).strip('_')
+
+
+_TOOL_NAME_UNSAFE = re.compile(r'[^a-zA-Z0-9_-]')
+
+
+def _type_name(output: Any, processor: OutputProcessor) -> str:
+    """The name of an output type as pydantic-ai shows it: its schema's title, or its `__name__`."""
+    title = None if processor.wrapped else processor.json_schema.get('title')
+    return str(title or getattr(output, '__name__', None) or repr(output))
 
 
 def build_output_schema(output_type: Any) -> OutputSchema:
@@ -237,6 +248,12 @@ def build_output_schema(output_type: Any) -> OutputSchema:
     if isinstance(output_type, NativeOutput | PromptedOutput):
         return _object_schema(output_type)
     members = _members(output_type)
+    allows_none = any(member is None or member is types.NoneType for member in members)
+    members = [member for member in members if member is not None and member is not types.NoneType]
+    if not members:
+        raise UserError('At least one output type must be provided other than `None`.')
+    if sum(1 for member in members if member is str or isinstance(member, TextOutput)) > 1:
+        raise UserError('Only one `str` or `TextOutput` is allowed.')
     allow_text = False
     text_function: FunctionSchema | None = None
     tool_items: list[tuple[Any, ToolOutput[Any] | None]] = []
@@ -247,6 +264,9 @@ def build_output_schema(output_type: Any) -> OutputSchema:
             allow_text = True
             fn = member.output_function
             text_function = function_schema(fn, takes_ctx=takes_run_context(fn), name=getattr(fn, '__name__', None))
+            params = list(text_function.json_schema.get('properties', {}).values())
+            if len(params) != 1 or params[0].get('type') != 'string':
+                raise UserError('TextOutput must take a function taking a single `str` argument')
         elif isinstance(member, NativeOutput | PromptedOutput):
             raise UserError('`NativeOutput` and `PromptedOutput` must be the whole `output_type`, not one of several.')
         elif isinstance(member, ToolOutput):
@@ -254,22 +274,30 @@ def build_output_schema(output_type: Any) -> OutputSchema:
         else:
             tool_items.append((member, None))
     if not tool_items:
-        return OutputSchema(mode='text', allow_text_output=True, text_function=text_function)
+        return OutputSchema(mode='text', allow_text_output=True, text_function=text_function, allows_none=allows_none)
+    if allows_none:
+        tool_items.append((types.NoneType, None))  # the model may also answer `None` with a tool call
     tools: dict[str, OutputProcessor] = {}
     many = len(tool_items) > 1
     for output, spec in tool_items:
-        name = spec.name if spec is not None and spec.name else DEFAULT_OUTPUT_TOOL_NAME
+        named = spec is not None and spec.name
         description = spec.description if spec is not None else None
-        if many and not (spec is not None and spec.name):
-            name = f'{name}_{_type_name(output)}'
-        processor = _processor(output, name=name, description=description, strict=spec.strict if spec else None)
+        processor = _processor(
+            output, name=DEFAULT_OUTPUT_TOOL_NAME, description=description, strict=spec.strict if spec else None
+        )
+        type_name = _type_name(output, processor)
+        name = spec.name if spec is not None and spec.name else DEFAULT_OUTPUT_TOOL_NAME
+        if many and not named:
+            name = f'{name}_{_TOOL_NAME_UNSAFE.sub("", type_name)}'
+        # Same-named output tools (`list[str] | list[int]`, or a type given twice) are numbered from the second.
+        base, n = name, 1
+        while name in tools:
+            n += 1
+            name = f'{base}_{n}'
+        processor.name = name
         if processor.description is None or many:
             default = processor.description or DEFAULT_OUTPUT_TOOL_DESCRIPTION
-            processor.description = f'{_type_name(output)}: {default}' if many else default
-        if name in tools:
-            raise UserError(
-                f'Two output types share the output tool name {name!r}; give them distinct `ToolOutput(name=...)`.'
-            )
+            processor.description = f'{type_name}: {default}' if many else default
         tools[name] = processor
     return OutputSchema(
         mode='tool',  # also with text allowed: pydantic-ai 1.x no longer uses 'tool_or_text'
@@ -277,13 +305,14 @@ def build_output_schema(output_type: Any) -> OutputSchema:
         tools=tools,
         text_function=text_function,
         object_processor=next(iter(tools.values())),
+        allows_none=allows_none,
     )
 
 
 def _object_schema(spec: NativeOutput[Any] | PromptedOutput[Any]) -> OutputSchema:
     members = _members(spec.outputs)
     output: Any = members[0] if len(members) == 1 else Union[tuple(members)]  # noqa: UP007
-    name = spec.name or (_type_name(output) if len(members) == 1 else DEFAULT_OUTPUT_TOOL_NAME)
+    name = spec.name or (_safe_type_name(output) if len(members) == 1 else DEFAULT_OUTPUT_TOOL_NAME)
     strict = spec.strict if isinstance(spec, NativeOutput) else None
     if len(members) > 1 and all(_is_object_type(m) for m in members):
         # A union of objects is itself an object schema (`anyOf`): no `response` wrapper needed.
@@ -296,14 +325,11 @@ def _object_schema(spec: NativeOutput[Any] | PromptedOutput[Any]) -> OutputSchem
         processor = _processor(output, name=name, description=spec.description, strict=strict)
     if isinstance(spec, NativeOutput):
         return OutputSchema(mode='native', allow_text_output=False, object_processor=processor)
-    template = spec.template or _PROMPTED_TEMPLATE
-    schema_text = pydantic_core.to_json(processor.json_schema).decode()
-    return OutputSchema(
-        mode='prompted',
-        allow_text_output=False,
-        object_processor=processor,
-        instructions=template.replace('{schema}', schema_text),
-    )
+    instructions = None
+    if spec.template is not False:
+        template = spec.template or _PROMPTED_TEMPLATE
+        instructions = template.replace('{schema}', pydantic_core.to_json(processor.json_schema).decode())
+    return OutputSchema(mode='prompted', allow_text_output=False, object_processor=processor, instructions=instructions)
 
 
 def validation_errors(error: pydantic.ValidationError) -> list[pydantic_core.ErrorDetails]:

@@ -35,7 +35,7 @@ __all__ = (
 DepsT = TypeVar('DepsT', default=None)
 OutputT = TypeVar('OutputT', default=Any)
 
-EndStrategy: TypeAlias = Literal['early', 'exhaustive']
+EndStrategy: TypeAlias = Literal['early', 'graceful', 'exhaustive']
 """What happens to the other tool calls of a response that gives the final output: skipped, or run."""
 
 

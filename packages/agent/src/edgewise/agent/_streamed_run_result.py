@@ -8,6 +8,7 @@ until the run's real final result.
 
 from __future__ import annotations as _annotations
 
+import warnings
 from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator, Callable
 from contextlib import aclosing
 from typing import Any, Generic
@@ -19,11 +20,12 @@ from typing_extensions import TypeVar
 from . import messages as _messages
 from ._agent_graph import AgentStream
 from ._agent_run import AgentRun
-from ._node_stream_loop import NodeEvents, stream_nodes
+from ._node_stream_loop import EventStreamHandler, NodeEvents, stream_nodes
 from ._output import OutputProcessor
 from ._partial_json import IncrementalJsonParser, PartialJsonError
 from ._partial_output import INVALID, PartialOutputBuilder
 from ._run_result import AgentRunResult
+from ._validate_response import validate_response
 from .exceptions import ModelRetry, UserError
 from .messages import (
     AgentStreamEvent,
@@ -35,6 +37,7 @@ from .messages import (
     ToolCallPart,
 )
 from .models import StreamedResponse
+from .tools import RunContext
 from .usage import RunUsage
 
 __all__ = ('StreamedRunResult',)
@@ -51,12 +54,17 @@ class StreamedRunResult(Generic[OutputDataT]):
     stream is closed, running tools are cancelled).
     """
 
-    def __init__(self, agent_run: AgentRun[Any, OutputDataT]) -> None:
+    def __init__(
+        self, agent_run: AgentRun[Any, OutputDataT], event_stream_handler: EventStreamHandler | None = None
+    ) -> None:
         self._run = agent_run
+        self._handler = event_stream_handler
         self._events: AsyncGenerator[AgentStreamEvent] = self._drive()
         self._response: StreamedResponse | None = None
         self._responses = 0  # model responses started so far
         self._result: AgentRunResult[OutputDataT] | None = None
+        self._interrupted: ModelResponse | None = None  # the response cut off by `cancel()`
+        self._cancelled = False
         # Every generator made for a stream, closed with the run: a reader may leave a stream half read.
         self._generators: list[AsyncGenerator[Any]] = []
 
@@ -68,6 +76,9 @@ class StreamedRunResult(Generic[OutputDataT]):
         if isinstance(events, AgentStream):
             self._response = events.response
             self._responses += 1
+        if self._handler is not None:
+            run = self._run.ctx
+            return _HandledEvents(events, self._handler, run.deps.run_context(run.state))
         return events
 
     async def _drive(self) -> AsyncGenerator[AgentStreamEvent]:
@@ -99,6 +110,8 @@ class StreamedRunResult(Generic[OutputDataT]):
 
         A response that is followed by another one (because it also called tools) is streamed too: with
         `delta=False` the text starts over with each response; the last response's text is the output.
+        With `delta=False`, output validators see each text so far (`ctx.partial_output` set): what they
+        return is yielded, and a `ModelRetry` skips that text.
 
         Raises:
             UserError: the output is structured (use `stream_output`).
@@ -106,7 +119,7 @@ class StreamedRunResult(Generic[OutputDataT]):
         schema = self._run.ctx.deps.output_schema
         if not schema.allow_text_output or schema.text_function is not None:
             raise UserError(
-                'stream_text() can only be used with text output; use stream_output() for structured output.'
+                'stream_text() can only be used with text responses; use stream_output() for structured output.'
             )
         source = self._track(self._text_pieces()) if delta else self._track(self._texts())
         if debounce_by is not None:
@@ -124,11 +137,15 @@ class StreamedRunResult(Generic[OutputDataT]):
     async def _texts(self) -> AsyncGenerator[str]:
         text = ''
         response = 0
+        validate = bool(self._run.ctx.deps.output_validators)
         async for piece in self._track(self._text_pieces()):
             if self._responses != response:
                 response, text = self._responses, ''
             text += piece
-            yield text
+            if not validate:
+                yield text
+            elif (value := await self._validate_partial(text)) is not INVALID:
+                yield value  # output validators see the text so far, as in pydantic-ai (`ctx.partial_output`)
 
     def stream_output(self, *, debounce_by: float | None = 0.1) -> AsyncIterator[OutputDataT]:
         """Stream the output as it grows: partial values validated against the output type, then the output.
@@ -229,29 +246,77 @@ class StreamedRunResult(Generic[OutputDataT]):
             return INVALID
         return value
 
-    def stream_responses(self, *, debounce_by: float | None = 0.1) -> AsyncIterator[ModelResponse]:
+    def stream_response(self, *, debounce_by: float | None = 0.1) -> AsyncIterator[ModelResponse]:
         """Stream the model response being received, as a `ModelResponse` rebuilt on each event.
+
+        While a response streams its `state` is `'incomplete'`; the last value yielded is the run's last
+        response, `'complete'` (or `'interrupted'` after `cancel()`).
 
         Args:
             debounce_by: Yield at most once per this many seconds (the latest response); `None`: every event.
         """
+        return _Stream(self._track(self._responses_then_last(debounce_by)))
 
+    def stream_responses(self, *, debounce_by: float | None = 0.1) -> AsyncIterator[tuple[ModelResponse, bool]]:
+        """`stream_response()` as `(response, is_last)` pairs (deprecated in pydantic-ai 1.107, as here).
+
+        `is_last` is `True` for a response that is no longer streaming.
+        """
+        warnings.warn(
+            '`StreamedRunResult.stream_responses()` is deprecated: use `stream_response()` and '
+            "`response.state != 'incomplete'` for `is_last`.",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return _Stream(self._track(self._pairs(self.stream_response(debounce_by=debounce_by))))
+
+    async def _pairs(self, responses: AsyncIterator[ModelResponse]) -> AsyncGenerator[tuple[ModelResponse, bool]]:
+        async for response in responses:
+            yield response, response.state != 'incomplete'
+
+    async def _responses_then_last(self, debounce_by: float | None) -> AsyncGenerator[ModelResponse]:
         async def changed() -> AsyncGenerator[Any]:
             async for event in self._events:
                 if isinstance(event, PartStartEvent | PartDeltaEvent) and self._response is not None:
                     yield self._response
 
-        async def responses(source: AsyncIterator[Any]) -> AsyncGenerator[ModelResponse]:
-            # Built only for the values that are yielded: building costs the size of the response so far, and
-            # debouncing drops most values. A value is built as soon as it is yielded, so it shows the response
-            # as of its event.
-            async for streamed in source:
-                yield streamed.get()
-
         source = self._track(changed())
         if debounce_by is not None:
             source = self._track(_debounce(source, debounce_by, None))
-        return _Stream(self._track(responses(source)))
+        # Built only for the values that are yielded: building costs the size of the response so far, and
+        # debouncing drops most values. A value is built as soon as it is yielded, so it shows the response
+        # as of its event.
+        # `cancel()` closes this generator (as every stream of the result): no response follows a cancellation.
+        async for streamed in source:
+            yield streamed.get()
+        await self._finish()
+        yield self.response
+
+    # -- cancelling -----------------------------------------------------------------------------------------------
+
+    async def cancel(self) -> None:
+        """Stop the run now: the model stops generating, and the response received so far is kept in
+        `all_messages()` and `response` with `state='interrupted'`. Streams being read end.
+
+        After the run is complete this only sets `cancelled`.
+        """
+        if self._cancelled:
+            return
+        self._cancelled = True
+        if self._result is not None:
+            return
+        streamed = self._response
+        if streamed is not None:
+            await streamed.cancel()
+            if not streamed.complete:
+                self._interrupted = streamed.get()
+                self._interrupted.run_id = self._run.ctx.state.run_id
+        await self.aclose()
+
+    @property
+    def cancelled(self) -> bool:
+        """Whether `cancel()` was called."""
+        return self._cancelled
 
     # -- results --------------------------------------------------------------------------------------------------
 
@@ -260,6 +325,42 @@ class StreamedRunResult(Generic[OutputDataT]):
         await self._finish()
         assert self._result is not None
         return self._result.output
+
+    @property
+    def response(self) -> ModelResponse:
+        """The current response: the one being streamed (`state='incomplete'`), the one cut by `cancel()`, or
+        the run's last response.
+
+        Raises:
+            UserError: no response has started yet.
+        """
+        if self._interrupted is not None:
+            return self._interrupted
+        streamed = self._response
+        if streamed is not None and not streamed.complete and self._result is None:
+            return streamed.get()
+        for message in reversed(self._run.all_messages()):
+            if isinstance(message, ModelResponse):
+                return message
+        raise UserError('No response yet: read the stream first.')
+
+    async def validate_response_output(self, message: ModelResponse, *, allow_partial: bool = False) -> OutputDataT:
+        """Validate a response (one from `stream_response()`, say) into an output value.
+
+        Text (for text output), the output tool's arguments, or JSON text (native and prompted output) are
+        validated against the output type, and output validators run (with `ctx.partial_output` set when
+        `allow_partial`); output functions run only when not `allow_partial`.
+
+        Args:
+            message: The response to validate.
+            allow_partial: Accept an unfinished value (an incomplete last item or string is left out).
+
+        Raises:
+            UnexpectedModelBehavior: the response holds no output of the run's output type.
+            pydantic.ValidationError: the output does not validate.
+        """
+        output: OutputDataT = await validate_response(self._run, message, allow_partial=allow_partial)
+        return output
 
     @property
     def is_complete(self) -> bool:
@@ -294,7 +395,10 @@ class StreamedRunResult(Generic[OutputDataT]):
         """
         if output_tool_return_content is not None:
             return self._complete_result().all_messages(output_tool_return_content=output_tool_return_content)
-        return self._run.all_messages()
+        messages = self._run.all_messages()
+        if self._interrupted is not None and (not messages or messages[-1] is not self._interrupted):
+            messages = [*messages, self._interrupted]
+        return messages
 
     def all_messages_json(self, *, output_tool_return_content: str | None = None) -> bytes:
         """`all_messages()` as JSON."""
@@ -344,6 +448,45 @@ def _identity(value: Any) -> Any:
 
 def _unwrap_response(value: Any) -> Any:
     return getattr(value, 'response', INVALID)
+
+
+class _HandledEvents(AsyncIterator[AgentStreamEvent]):
+    """A node's events, passed on as they come and kept; once the node's stream is done, the run's event
+    stream handler gets them all (before the run goes on to its next node)."""
+
+    def __init__(self, events: NodeEvents, handler: EventStreamHandler, ctx: RunContext[Any]) -> None:
+        self._events = aiter(events)
+        self._handler = handler
+        self._ctx = ctx
+        self._seen: list[AgentStreamEvent] = []
+
+    def __aiter__(self) -> _HandledEvents:
+        return self
+
+    async def __anext__(self) -> AgentStreamEvent:
+        try:
+            event: AgentStreamEvent = await anext(self._events)
+        except StopAsyncIteration:
+            await self._handler(self._ctx, _Replay(self._seen))
+            raise
+        self._seen.append(event)
+        return event
+
+
+class _Replay(AsyncIterator[_T]):
+    """Kept events, as the async iterable an event stream handler reads."""
+
+    def __init__(self, items: list[_T]) -> None:
+        self._items = iter(items)
+
+    def __aiter__(self) -> _Replay[_T]:
+        return self
+
+    async def __anext__(self) -> _T:
+        try:
+            return next(self._items)
+        except StopIteration:
+            raise StopAsyncIteration from None
 
 
 class _Stream(AsyncIterator[_T]):

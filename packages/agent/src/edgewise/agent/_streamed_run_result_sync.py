@@ -57,8 +57,12 @@ class StreamedRunResultSync(Generic[OutputDataT]):
         """The output as it is built (partial outputs, then the final one)."""
         return self._iterate(self._result.stream_output(debounce_by=debounce_by))
 
-    def stream_responses(self, *, debounce_by: float | None = 0.1) -> Iterator[ModelResponse]:
-        """The model's response as it is built."""
+    def stream_response(self, *, debounce_by: float | None = 0.1) -> Iterator[ModelResponse]:
+        """The model's response as it is built (`response.state` is `'incomplete'` until it is whole)."""
+        return self._iterate(self._result.stream_response(debounce_by=debounce_by))
+
+    def stream_responses(self, *, debounce_by: float | None = 0.1) -> Iterator[tuple[ModelResponse, bool]]:
+        """`stream_response()` as `(response, is_last)` pairs (deprecated in pydantic-ai 1.107, as here)."""
         return self._iterate(self._result.stream_responses(debounce_by=debounce_by))
 
     def get_output(self) -> OutputDataT:

@@ -77,7 +77,8 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
     model: Model | KnownModelName | None
     """The default model of runs."""
     end_strategy: EndStrategy
-    """What happens to other tool calls once the output is given: `'early'` skips them, `'exhaustive'` runs them."""
+    """What happens to other tool calls once the output is given: `'early'` skips them, `'graceful'` runs the
+    function tools but not other output tools, `'exhaustive'` runs them all."""
     model_settings: AgentModelSettings | None
     """Default settings of the agent's model requests (or a function of the run context returning them)."""
 
@@ -125,7 +126,7 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
                 validators), or a function of the `RunContext` returning it.
             tools: Tools: `Tool` instances or functions (taking the `RunContext` first, or not).
             defer_model_check: Accepted for compatibility: Edgewise always resolves a model name when a run starts.
-            end_strategy: `'early'` or `'exhaustive'`.
+            end_strategy: `'early'`, `'graceful'` or `'exhaustive'`.
             metadata: The runs' metadata: a dict, or a function of the `RunContext` returning one (computed
                 when a run starts and again when it ends well; read it on `result.metadata`).
             tool_timeout: The timeout in seconds of tools that set none (a timed-out call is retried).
@@ -340,6 +341,8 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
             output_retries = overrides.get('retries', output_retries)
         model_used = self._resolve_model(model)
         deps = self._resolve_deps(deps)
+        if output_type is not None and self._output_validators:
+            raise UserError('Cannot set a custom run `output_type` when the agent has output validators')
         schema = self._output_schema if output_type is None else build_output_schema(output_type)
         tools = self._tools
         static_defs = self._static_tool_defs

@@ -114,8 +114,9 @@ class PromptedOutput(Generic[T_co]):
     """The name of the schema."""
     description: str | None
     """The description of the schema."""
-    template: str | None
-    """The instructions text, with `{schema}` where the JSON schema goes; a built-in text if `None`."""
+    template: str | Literal[False] | None
+    """The instructions text, with `{schema}` where the JSON schema goes; a built-in text if `None`; `False`:
+    no instructions at all (the prompt asks for the JSON itself)."""
 
     def __init__(
         self,
@@ -123,7 +124,7 @@ class PromptedOutput(Generic[T_co]):
         *,
         name: str | None = None,
         description: str | None = None,
-        template: str | None = None,
+        template: str | Literal[False] | None = None,
     ) -> None:
         self.outputs = outputs
         self.name = name

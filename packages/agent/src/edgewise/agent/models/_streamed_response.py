@@ -10,7 +10,7 @@ from datetime import datetime, timezone
 import anyio
 
 from .._event_types import FinalResultEvent, ModelResponseStreamEvent, PartEndEvent, PartStartEvent
-from .._message_types import FinishReason, ModelResponse, TextPart, ToolCallPart
+from .._message_types import FinishReason, ModelResponse, ModelResponseState, TextPart, ToolCallPart
 from .._parts_manager import PartsManager
 from .._usage_counts import RequestUsage
 from ._request_parameters import ModelRequestParameters
@@ -46,6 +46,7 @@ class StreamedResponse(ABC):
         self._timestamp = datetime.now(tz=timezone.utc)
         self._events: AsyncIterator[ModelResponseStreamEvent] | None = None
         self._complete = False
+        self._cancelled = False
 
     @abstractmethod
     def _get_event_iterator(self) -> AsyncIterator[ModelResponseStreamEvent]:
@@ -108,7 +109,11 @@ class StreamedResponse(ABC):
         return self._complete
 
     def get(self) -> ModelResponse:
-        """The response received so far as a `ModelResponse` (the whole response once the stream is done)."""
+        """The response received so far as a `ModelResponse` (the whole response once the stream is done).
+
+        Its `state` is `'incomplete'` until every event was read, `'interrupted'` after `cancel()`.
+        """
+        state: ModelResponseState = 'interrupted' if self._cancelled else 'complete' if self._complete else 'incomplete'
         return ModelResponse(
             parts=self._parts_manager.get_parts(),
             usage=self._usage,
@@ -117,6 +122,7 @@ class StreamedResponse(ABC):
             provider_name=self.provider_name,
             provider_response_id=self.provider_response_id,
             finish_reason=self.finish_reason,
+            state=state,
         )
 
     def usage(self) -> RequestUsage:
@@ -138,6 +144,20 @@ class StreamedResponse(ABC):
     def provider_name(self) -> str | None:
         """The provider that answers, if any."""
         return None
+
+    async def cancel(self) -> None:
+        """Stop the stream on purpose: the model stops generating, and `get()` says `state='interrupted'`.
+
+        A second call, or a call once the stream is done, only sets `cancelled`.
+        """
+        if not self._cancelled:
+            self._cancelled = True
+            await self.close()
+
+    @property
+    def cancelled(self) -> bool:
+        """Whether `cancel()` was called."""
+        return self._cancelled
 
     async def close(self) -> None:
         """Stop the stream and release its resources (the HTTP response, for provider models)."""

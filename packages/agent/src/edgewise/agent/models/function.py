@@ -5,7 +5,7 @@ from __future__ import annotations as _annotations
 import inspect
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from typing import Any, TypeAlias
 
 import anyio.to_thread
@@ -18,7 +18,7 @@ from ..settings import ModelSettings
 from ._model import Model, RunContext
 from ._request_parameters import ModelRequestParameters
 from ._streamed_response import StreamedResponse
-from ._usage_estimate import UsageEstimator
+from ._usage_estimate import UsageEstimator, estimate_tokens
 
 __all__ = (
     'FunctionModel',
@@ -50,7 +50,7 @@ class AgentInfo:
     """The instructions of the request."""
 
 
-@dataclass(kw_only=True)
+@dataclass
 class DeltaToolCall:
     """A piece of a streamed tool call (used by `stream_function`s)."""
 
@@ -58,6 +58,7 @@ class DeltaToolCall:
     """The tool name, if known in this piece."""
     json_args: str | None = None
     """A chunk of the JSON arguments."""
+    _: KW_ONLY
     tool_call_id: str | None = None
     """The tool call id, if known in this piece."""
 
@@ -167,7 +168,14 @@ class FunctionModel(Model):
             raise UserError(f'FunctionModel {self._model_name!r} has no `stream_function`; streamed runs need one.')
         info = _agent_info(messages, model_settings, model_request_parameters)
         items = self.stream_function(messages, info)
-        stream = _FunctionStreamedResponse(model_request_parameters, self, messages, items)
+        try:
+            first = await anext(items)
+        except StopAsyncIteration:
+            raise ValueError('Stream function must return at least one item') from None
+        except BaseException:
+            await items.aclose()  # type: ignore[attr-defined]
+            raise
+        stream = _FunctionStreamedResponse(model_request_parameters, self, messages, items, first)
         try:
             yield stream
         finally:
@@ -205,33 +213,43 @@ class _FunctionStreamedResponse(StreamedResponse):
         model: FunctionModel,
         messages: list[ModelMessage],
         items: AsyncIterator[str | DeltaToolCalls | DeltaThinkingCalls],
+        first: str | DeltaToolCalls | DeltaThinkingCalls,
     ) -> None:
         super().__init__(params)
         self._model = model
         self._messages = messages
         self._items = items
+        self._first = first  # read ahead by `request_stream`, to tell an empty stream
 
     async def _get_event_iterator(self) -> AsyncIterator[ModelResponseStreamEvent]:
         manager = self._parts_manager
         items = self._items
+        item = self._first
         try:
-            async for item in items:
+            while True:
                 if isinstance(item, str):
+                    self._usage.output_tokens += estimate_tokens(item)  # a running count; estimated whole at the end
                     if (event := manager.text_delta('content', item)) is not None:
                         yield event
-                    continue
-                for index, delta in item.items():
-                    if isinstance(delta, DeltaThinkingPart):
-                        event = manager.thinking_delta(index, delta.content, delta.signature)
-                    elif isinstance(delta, DeltaToolCall):
-                        event = manager.tool_call_delta(index, delta.name, delta.json_args, delta.tool_call_id)
-                    else:
-                        raise UserError(
-                            f'The stream function of FunctionModel {self._model.model_name!r} yielded {delta!r}; '
-                            'expected `str`, `{index: DeltaToolCall(...)}` or `{index: DeltaThinkingPart(...)}`.'
-                        )
-                    if event is not None:
-                        yield event
+                else:
+                    for index, delta in item.items():
+                        if isinstance(delta, DeltaThinkingPart):
+                            event = manager.thinking_delta(index, delta.content, delta.signature)
+                        elif isinstance(delta, DeltaToolCall):
+                            self._usage.output_tokens += estimate_tokens(delta.json_args or '')
+                            event = manager.tool_call_delta(index, delta.name, delta.json_args, delta.tool_call_id)
+                        else:
+                            raise UserError(
+                                f'The stream function of FunctionModel {self._model.model_name!r} yielded '
+                                f'{delta!r}; expected `str`, `{{index: DeltaToolCall(...)}}` or '
+                                '`{index: DeltaThinkingPart(...)}`.'
+                            )
+                        if event is not None:
+                            yield event
+                try:
+                    item = await anext(items)
+                except StopAsyncIteration:
+                    break
         finally:
             # Stop the user's generator at once when the stream is left early.
             await items.aclose()  # type: ignore[attr-defined]

@@ -195,6 +195,7 @@ class _TestStreamedResponse(StreamedResponse):
         for i, part in enumerate(self._response.parts):
             if isinstance(part, TextPart):
                 for word in _WORD_RE.findall(part.content):
+                    self._usage.output_tokens += 1  # a running count; the response's own usage at the end
                     if (event := manager.text_delta(i, word)) is not None:
                         yield event
             else:

@@ -1,0 +1,72 @@
+"""Validating a whole (or partly streamed) `ModelResponse` into an output value, outside the run's own loop
+(`StreamedRunResult.validate_response_output`)."""
+
+from __future__ import annotations as _annotations
+
+from typing import Any
+
+import pydantic
+
+from ._agent_run import AgentRun
+from ._output import OutputProcessor
+from .exceptions import ModelRetry, UnexpectedModelBehavior
+from .messages import ModelResponse, TextPart, ToolCallPart
+
+__all__ = ('validate_response',)
+
+
+async def validate_response(run: AgentRun[Any, Any], message: ModelResponse, *, allow_partial: bool) -> Any:
+    """The output value `message` holds for `run`'s output type, with the output validators applied.
+
+    The first call of an output tool wins; otherwise the text parts (joined) are the answer. With
+    `allow_partial`, an unfinished JSON value is accepted and output functions are not called.
+
+    Raises:
+        UnexpectedModelBehavior: the response holds no answer for the output type, or (without
+            `allow_partial`) the answer does not validate: the run cannot retry from here.
+        pydantic.ValidationError, ModelRetry: the answer does not validate (with `allow_partial`).
+    """
+    deps = run.ctx.deps
+    schema = deps.output_schema
+    ctx = deps.run_context(run.ctx.state).replace_with(partial_output=allow_partial)
+    try:
+        call = next((p for p in message.parts if isinstance(p, ToolCallPart) and p.tool_name in schema.tools), None)
+        value: Any
+        if call is not None:
+            processor = schema.tools[call.tool_name]
+            value = _validate(processor, call.args, allow_partial)
+            if not allow_partial:
+                value = await processor.finish(value, ctx)
+        else:
+            texts = [part.content for part in message.parts if isinstance(part, TextPart)]
+            if not texts:
+                raise UnexpectedModelBehavior('Invalid response, unable to find output')
+            text = ''.join(texts)
+            if schema.allow_text_output:
+                value = text if allow_partial else await schema.process_text(text, ctx)
+            elif schema.object_processor is not None and schema.mode in ('native', 'prompted'):
+                value = _validate(schema.object_processor, text, allow_partial)
+                if not allow_partial:
+                    value = await schema.object_processor.finish(value, ctx)
+            else:
+                raise UnexpectedModelBehavior('Invalid response, unable to process text output')
+        for validator in deps.output_validators:
+            value = await validator.validate(value, ctx)
+    except (pydantic.ValidationError, ModelRetry) as error:
+        if allow_partial:
+            raise
+        raise UnexpectedModelBehavior(
+            'Output validation failed during streaming, and retries are not supported in `run_stream()`'
+        ) from error
+    return value
+
+
+def _validate(processor: OutputProcessor, args: str | dict[str, Any] | None, allow_partial: bool) -> Any:
+    if not allow_partial or processor.validator is None:
+        return processor.validate(args)
+    adapter = processor.validator
+    if isinstance(args, str):
+        value = adapter.validate_json(args or '{}', experimental_allow_partial='trailing-strings')
+    else:
+        value = adapter.validate_python(args or {}, experimental_allow_partial='trailing-strings')
+    return value.response if processor.wrapped else value
