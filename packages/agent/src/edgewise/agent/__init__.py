@@ -5,6 +5,7 @@ Source-compatible with the core of pydantic-ai 1.x: replace `pydantic_ai` with `
 
 from ._agent_graph import CallToolsNode, ModelRequestNode, UserPromptNode
 from ._agent_run import AgentRun, capture_run_messages
+from ._run_options import AgentRetries
 from .agent import Agent, EndStrategy
 from .exceptions import (
     AgentError,
@@ -49,6 +50,7 @@ from .messages import (
     UserContent,
     UserPromptPart,
 )
+from .models.instrumented import InstrumentationSettings
 from .output import NativeOutput, PromptedOutput, StructuredDict, TextOutput, ToolOutput
 from .result import AgentEventStream, AgentRunResult, AgentRunResultEvent, FinalResult, StreamedRunResult
 from .settings import ModelSettings
@@ -62,6 +64,7 @@ __all__ = (
     'AgentRun',
     'AgentRunError',
     'AgentRunResult',
+    'AgentRetries',
     'AgentRunResultEvent',
     'AgentStreamEvent',
     'CallToolsNode',
@@ -72,6 +75,7 @@ __all__ = (
     'FunctionToolCallEvent',
     'FunctionToolResultEvent',
     'HandleResponseEvent',
+    'InstrumentationSettings',
     'ModelAPIError',
     'ModelHTTPError',
     'ModelMessage',
