@@ -14,6 +14,7 @@ def test_all_is_pinned() -> None:
         'Agent',
         'AgentError',
         'AgentEventStream',
+        'AgentRetries',
         'AgentRun',
         'AgentRunError',
         'AgentRunResult',
@@ -44,6 +45,7 @@ def test_all_is_pinned() -> None:
         'ImageUrl',
         'InlineDefsJsonSchemaTransformer',
         'InstructionPart',
+        'InstrumentationSettings',
         'JsonSchemaTransformer',
         'ModelAPIError',
         'ModelHTTPError',
@@ -112,7 +114,8 @@ def test_every_exported_name_resolves() -> None:
 def test_public_modules_match_pydantic_ai() -> None:
     for module in ('messages', 'tools', 'output', 'usage', 'settings', 'result', 'exceptions', 'models',
                    'models.test', 'models.function', 'models.openai', 'providers', 'providers.openai',
-                   'providers.ollama', 'profiles', 'profiles.openai', 'agent', 'format_prompt'):  # fmt: skip
+                   'providers.ollama', 'profiles', 'profiles.openai', 'agent', 'format_prompt', 'capabilities',
+                   'models.instrumented'):  # fmt: skip
         importlib.import_module(f'edgewise.agent.{module}')
 
 

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._agent_graph import CallToolsNode, ModelRequestNode, UserPromptNode
 from ._agent_run import AgentRun, capture_run_messages
+from ._run_options import AgentRetries
 from .agent import Agent, EndStrategy
 from .exceptions import (
     AgentError,
@@ -73,6 +74,7 @@ from .messages import (
     VideoMediaType,
     VideoUrl,
 )
+from .models.instrumented import InstrumentationSettings
 from .output import NativeOutput, PromptedOutput, StructuredDict, TextOutput, ToolOutput
 from .result import AgentEventStream, AgentRunResult, AgentRunResultEvent, FinalResult, StreamedRunResult
 from .settings import ModelSettings
@@ -86,6 +88,7 @@ __all__ = (
     'AgentRun',
     'AgentRunError',
     'AgentRunResult',
+    'AgentRetries',
     'AgentRunResultEvent',
     'AgentStreamEvent',
     'AudioFormat',
@@ -113,6 +116,7 @@ __all__ = (
     'ImageUrl',
     'InlineDefsJsonSchemaTransformer',
     'InstructionPart',
+    'InstrumentationSettings',
     'JsonSchemaTransformer',
     'ModelAPIError',
     'ModelHTTPError',

@@ -6,12 +6,14 @@ from ._agent_event_stream import AgentEventStream
 from ._agent_graph import AgentStream
 from ._run_result import AgentRunResult, AgentRunResultEvent, FinalResult
 from ._streamed_run_result import StreamedRunResult
+from ._streamed_run_result_sync import StreamedRunResultSync
 from .output import OutputDataT, ToolOutput
 
 __all__ = (
     'AgentRunResult',
     'FinalResult',
     'StreamedRunResult',
+    'StreamedRunResultSync',
     'AgentEventStream',
     'AgentRunResultEvent',
     'AgentStream',
