@@ -298,3 +298,30 @@ def test_mermaid_draws_fork_and_join_states() -> None:
 async def test_a_fork_outside_a_run_is_refused() -> None:
     with pytest.raises(GraphRuntimeError, match='runs only as a step of a graph run'):
         await Fork([Word(0, 0)], join=Joined).run(GraphRunContext(state=None, deps=None))
+
+
+async def test_branches_of_an_untraced_graph_give_the_same_results() -> None:
+    untraced = Graph(nodes=(Split, Word, Upper, Joined), state_reducer=merge, auto_instrument=False)
+    result = await untraced.run(Split(3), state=Shared(), deps=Deps())
+    assert result.output == 'W0,W1,W2'
+
+
+async def test_the_run_path_of_a_fan_out_skips_the_fork_step() -> None:
+    persistence = FullStatePersistence[Shared, str]()
+    await words.run(Split(1), state=Shared(), deps=Deps(), persistence=persistence)
+    code = words.mermaid_code(start_node=Split, title=False, history=persistence.history)
+    assert code.endswith('classDef highlighted fill:#fdff32\nclass Split highlighted\nclass Joined highlighted')
+
+
+def test_a_bare_fork_hint_is_a_setup_error() -> None:
+    @dataclass
+    class Start(BaseNode[None, None, None]):
+        async def run(self, ctx: GraphRunContext) -> Fork:
+            raise NotImplementedError
+
+    with pytest.raises(GraphSetupError, match=r'needs two parameters, `Fork\[BranchNodes, JoinNode\]`'):
+        Graph(nodes=(Start,))
+
+
+async def test_emit_on_a_hand_made_context_does_nothing() -> None:
+    await GraphRunContext(state=None, deps=None).emit('nobody listens')

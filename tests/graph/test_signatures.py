@@ -32,7 +32,8 @@ def _params(fn: Callable[..., Any]) -> list[str]:
 @pytest.mark.parametrize(
     ('fn', 'params'),
     [
-        (Graph.__init__, ['*nodes', '*name', '*state_type', '*run_end_type', '*auto_instrument']),
+        # `state_reducer` is Edgewise's own (fan-outs), after pydantic-graph's parameters.
+        (Graph.__init__, ['*nodes', '*name', '*state_type', '*run_end_type', '*auto_instrument', '*state_reducer']),
         (Graph.run, ['start_node', '*state', '*deps', '*persistence', '*infer_name', '*max_steps']),
         (Graph.run_sync, ['start_node', '*state', '*deps', '*persistence', '*infer_name', '*max_steps']),
         (Graph.iter, ['start_node', '*state', '*deps', '*persistence', '*span', '*infer_name', '*max_steps']),

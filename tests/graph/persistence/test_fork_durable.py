@@ -11,7 +11,7 @@ import anyio
 import pytest
 
 from edgewise.graph import BaseNode, End, Graph, GraphRunContext
-from edgewise.graph.fork import Fork
+from edgewise.graph.fork import BranchFailure, Fork
 
 from .conftest import Store, run_id_of
 
@@ -195,3 +195,54 @@ async def test_a_crash_inside_a_subgraph_resumes_inside_it(durable: Store) -> No
 
 def _names(snapshots: list[Any]) -> list[str]:
     return [s.node.get_node_id() if s.kind == 'node' else 'end' for s in snapshots]
+
+
+@dataclass
+class Risky(BaseNode[None, Deps, Any]):
+    index: int
+
+    async def run(self, ctx: GraphRunContext[None, Deps]) -> End[int]:
+        ctx.deps.runs[f'Risky{self.index}'] += 1
+        if self.index == 1:
+            raise ValueError('bad item')
+        if ctx.deps.crash and self.index == 2:
+            await ctx.deps.finished[0].wait()
+            raise Crash
+        if self.index == 0:
+            ctx.deps.finished[0].set()
+        return End(self.index)
+
+
+@dataclass
+class Outcomes(BaseNode[None, Deps, str]):
+    results: list[int | BranchFailure]
+
+    async def run(self, ctx: GraphRunContext[None, Deps]) -> End[str]:
+        return End(repr(self.results))
+
+
+@dataclass
+class Spread(BaseNode[None, Deps, str]):
+    async def run(self, ctx: GraphRunContext[None, Deps]) -> Fork[Risky, Outcomes]:
+        return Fork.map(Risky, range(3), join=Outcomes, on_error='collect')
+
+
+spread = Graph(nodes=(Spread, Risky, Outcomes))
+
+
+async def test_a_branch_that_failed_before_the_crash_stays_failed(durable: Store) -> None:
+    persistence = durable('order-9')
+    with pytest.raises(BaseExceptionGroup):
+        await spread.run(Spread(), deps=Deps(crash=True), persistence=persistence)
+    deps = Deps()
+    async with spread.iter_from_persistence(durable.reopen(persistence), deps=deps) as run:
+        nodes = [node async for node in run]
+    join = nodes[1]
+    assert isinstance(join, Outcomes)
+    first, failure, last = join.results
+    assert (first, last) == (0, 2)
+    assert isinstance(failure, BranchFailure)
+    assert (failure.branch, failure.node_id) == (1, 'Risky')
+    assert 'failed in an earlier attempt' in failure.error
+    # Branch 0 had finished and branch 1 had failed: only branch 2 ran again.
+    assert deps.runs == Counter({'Risky2': 1})

@@ -237,8 +237,9 @@ class RunLink:
         async def run_branch(index: int, node: BaseNode[Any, Any, Any], cancel: anyio.CancelScope) -> None:
             name = f'{fork_id}/{index}'
             persistence = child_persistence(self.persistence, name)
-            # A branch ends with its result, whose type is not the run's output type.
-            persistence.set_graph_types(_BranchTypes(graph))
+            if persistence.should_set_types():
+                # A stored branch ends with its result, whose type is not the run's output type.
+                persistence.set_graph_types(_BranchTypes(graph))
             try:
                 if limiter is None:
                     end, branch_states[index] = await self._run_child(

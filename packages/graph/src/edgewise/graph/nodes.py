@@ -277,7 +277,7 @@ class NodeDef(Generic[StateT, DepsT, NodeRunEndT]):
     """The edge to the end of the run, if the node may end it."""
     returns_base_node: bool
     """Whether `run` is annotated to return bare `BaseNode`, so that it may go to any node."""
-    forks: list[ForkDef] = field(default_factory=list['ForkDef'])
+    forks: list[ForkDef] = field(default_factory=list['ForkDef'], repr=False)
     """The fan-outs the node may start (`Fork[...]` members of its return hint)."""
 
 
