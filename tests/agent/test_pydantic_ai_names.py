@@ -370,7 +370,6 @@ NOT_YET: dict[str, dict[str, str]] = {
         'AgentCapability': 'capabilities (issue 12, helper `parity-agent`)',
         'AgentModelSettings': 'agent parameters (issue 12, helper `parity-agent`)',
         'AgentNativeTool': 'native (builtin) tools: hosted tools are not mapped yet',
-        'AgentRetries': 'agent parameters (issue 12, helper `parity-agent`)',
         'AgentSpec': 'agent specs from YAML/JSON files are not planned',
         'AgentToolset': 'toolsets (issue 13, helper `toolsets`)',
         'AnyConcurrencyLimit': 'concurrency limiters (issue 12, helper `parity-agent`)',
@@ -402,7 +401,6 @@ NOT_YET: dict[str, dict[str, str]] = {
         'ImageGenerationTool': 'native (builtin) tools: hosted tools are not mapped yet',
         'IncludeReturnSchemasToolset': 'toolsets (issue 13, helper `toolsets`)',
         'IncompleteToolCall': 'a tool call cut by the token limit (issue 12, `parity-agent`/`parity-stream`)',
-        'InstrumentationSettings': 'instrumentation (issue 12, helper `parity-agent`)',
         'MCPServerTool': 'native (builtin) tools: hosted tools are not mapped yet',
         'MemoryTool': 'native (builtin) tools: hosted tools are not mapped yet',
         'ModelRequestContext': 'model request hooks (issue 12, helper `parity-agent`)',
@@ -440,7 +438,6 @@ NOT_YET: dict[str, dict[str, str]] = {
         'BuiltinToolCallEvent': 'native (builtin) tools: hosted tools are not mapped yet',
         'BuiltinToolResultEvent': 'native (builtin) tools: hosted tools are not mapped yet',
         'CompactionPart': 'server-side history compaction is not mapped',
-        'ModelResponseState': 'the streamed response state (issue 12, helper `parity-stream`)',
         'NativeToolCallPart': 'native (builtin) tools: hosted tools are not mapped yet',
         'NativeToolReturnPart': 'native (builtin) tools: hosted tools are not mapped yet',
         'ProviderDetailsDelta': "typing helper of pydantic-ai's parts manager",
@@ -495,7 +492,6 @@ NOT_YET: dict[str, dict[str, str]] = {
     'result': {
         'OutputDataT_inv': 'type variables of result.py (issue 12, helper `parity-stream`)',
         'OutputValidatorFunc': 'type variables of result.py (issue 12, helper `parity-stream`)',
-        'StreamedRunResultSync': 'run_stream_sync (issue 12, helper `parity-agent`)',
     },
     'models': {
         'DEFAULT_HTTP_TIMEOUT': "pydantic-ai's SDK client helpers: Edgewise speaks httpx directly",
