@@ -128,6 +128,7 @@ class UserPromptNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Final
         history = state.message_history
         run_ctx = deps.run_context(state)
         parts: list[ModelRequestPart] = []
+        kept = len(history)  # the messages before this index are as this node's snapshot holds them
         if not history:
             for prompt in deps.system_prompts:
                 if isinstance(prompt, str):
@@ -136,25 +137,37 @@ class UserPromptNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Final
                     ref = prompt.function.__qualname__ if prompt.dynamic else None
                     parts.append(SystemPromptPart(text, dynamic_ref=ref))
         else:
-            await _refresh_dynamic_prompts(history, deps, run_ctx)
+            kept = await _refresh_dynamic_prompts(history, deps, run_ctx)
         if self.user_prompt is not None:
             parts.append(UserPromptPart(self.user_prompt))
         elif not parts and history:
             last = history[-1]
             if isinstance(last, ModelResponse):
                 # Continue a conversation whose last response still has tool calls to handle.
+                _stored_through(ctx, kept)
                 return CallToolsNode(last)
             # Re-send the last request of the history (e.g. one whose answer failed).
             history.pop()
+            _stored_through(ctx, min(kept, len(history)))
             return ModelRequestNode(last)
         instructions = await deps.instructions_text(state)
+        _stored_through(ctx, kept)
         return ModelRequestNode(ModelRequest(parts, instructions=instructions))
 
 
-async def _refresh_dynamic_prompts(history: list[Any], deps: GraphAgentDeps[Any, Any], ctx: RunContext[Any]) -> None:
+def _stored_through(ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[Any, Any]], count: int) -> None:
+    """Let the next snapshot of a durable run store only the messages from `count` on: the ones before are stored
+    (and unchanged) in the snapshot of the node that is running."""
+    if ctx.deps.durable:
+        ctx.state.message_offset = count
+
+
+async def _refresh_dynamic_prompts(history: list[Any], deps: GraphAgentDeps[Any, Any], ctx: RunContext[Any]) -> int:
+    """Re-evaluate the dynamic system prompts in `history`; the index of the first message replaced (or its length)."""
+    first = len(history)
     dynamic = {p.function.__qualname__: p for p in deps.system_prompts if not isinstance(p, str) and p.dynamic}
     if not dynamic:
-        return
+        return first
     for index, message in enumerate(history):
         if isinstance(message, ModelRequest) and any(
             isinstance(p, SystemPromptPart) and p.dynamic_ref in dynamic for p in message.parts
@@ -167,6 +180,8 @@ async def _refresh_dynamic_prompts(history: list[Any], deps: GraphAgentDeps[Any,
                     part = SystemPromptPart(text or '', dynamic_ref=part.dynamic_ref)
                 parts.append(part)
             history[index] = dataclasses.replace(message, parts=parts)
+            first = min(first, index)
+    return first
 
 
 @dataclass
@@ -226,6 +241,8 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
         request = self.request
         request.timestamp = _now()
         request.run_id = state.run_id
+        if deps.durable:  # the next snapshot stores the messages from this request on
+            state.message_offset = len(history)
         history.append(request)
         state.run_step += 1
         function_tools = await deps.prepare_tools(state)
@@ -266,10 +283,14 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
         """End the run with a valid output, or send tool results and retry prompts in a new request."""
         if (streamed := _take_streamed_next(self)) is not None:
             return streamed  # type: ignore[no-any-return]
+        stored = len(ctx.state.message_history)
         calls = [p for p in self.model_response.parts if isinstance(p, ToolCallPart)]
         if calls:
-            return await self._handle_tool_calls(ctx, calls)
-        return await self._handle_text(ctx)
+            next_node = await self._handle_tool_calls(ctx, calls)
+        else:
+            next_node = await self._handle_text(ctx)
+        _stored_through(ctx, stored)
+        return next_node
 
     def stream(
         self, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]]
@@ -366,6 +387,7 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
         self, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]], calls: list[ToolCallPart]
     ) -> ModelRequestNode[DepsT, NodeRunEndT] | End[FinalResult[NodeRunEndT]]:
         state, deps = ctx.state, ctx.deps
+        start_retries = state.retries
         output_tools = deps.output_schema.tools
         step_tools = deps.step_tools
         if step_tools is None:  # resumed from persistence: the step's tools were not prepared in this process
@@ -411,13 +433,36 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
             )
             function_calls = []
         # Unknown tools are retried like tools (their own retry count, the agent's tool budget), as in pydantic-ai.
-        parts.extend(await run_tool_calls(function_calls, state, deps, unknown_calls))
+        on_result = None if deps.persistence is None else _Checkpoints(self, ctx, start_retries).add
+        parts.extend(await run_tool_calls(function_calls, state, deps, unknown_calls, on_result))
+        state.step_results = []
         if final is not None:
             # The output tool's acknowledgement closes the conversation, so that it can be continued later.
             state.message_history.append(ModelRequest(parts, timestamp=_now(), run_id=state.run_id))
             return End(final)
         instructions = await deps.instructions_text(state)
         return ModelRequestNode(ModelRequest(parts, instructions=instructions))
+
+
+class _Checkpoints:
+    """Stores each tool call's result in the running node's snapshot as the call finishes (durable runs), so that a
+    resumed step runs only the calls that had not finished."""
+
+    def __init__(
+        self, node: CallToolsNode[Any, Any], ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[Any, Any]], retries: int
+    ) -> None:
+        self._node = node
+        self._ctx = ctx
+        # The output retry count as the step found it: the step's output calls are processed again on resume.
+        self._retries = retries
+        self._lock = anyio.Lock()
+
+    async def add(self, part: ModelRequestPart) -> None:
+        state, persistence = self._ctx.state, self._ctx.deps.persistence
+        assert persistence is not None
+        state.step_results.append(part)
+        async with self._lock:  # concurrent calls: each write holds the results of the writes before it
+            await persistence.checkpoint(dataclasses.replace(state, retries=self._retries), self._node)
 
 
 def _status(call: ToolCallPart, content: str) -> ToolReturnPart:
