@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import anyio
+import anyio.lowlevel
 
 from edgewise.agent import Agent, RunContext
 from edgewise.agent.messages import ModelMessage, ModelResponse, ModelResponsePart, TextPart, ToolCallPart
@@ -97,7 +98,7 @@ async def work(ctx: RunContext[str], n: int) -> int:
     """
     log(f'start {ctx.tool_call_id}')
     point(f'start {ctx.tool_call_id}')
-    await anyio.sleep(0)  # lets the other calls start
+    await anyio.lowlevel.checkpoint()  # lets the other calls start
     log(f'end {ctx.tool_call_id}')
     point(f'end {ctx.tool_call_id}')
     return n * 10
@@ -132,7 +133,6 @@ def child(kind: str, location: str, run_id: str, mode: str, kill_at: int, log_pa
     control.log, control.kill_at, control.points = log_path, kill_at, 0
     anyio.run(_run, kind, location, run_id, mode, backend=backend)
     log(f'points {control.points}')
-
 
 
 def _warm_up() -> None:

@@ -38,11 +38,11 @@ BACKENDS = ('asyncio', 'trio')
 
 
 @pytest.fixture(scope='module')
-def fork_server() -> Iterator[Any]:
+def fork_server() -> Any:
     context = multiprocessing.get_context('forkserver')
     # '__main__' too: else each forked process imports the main module (pytest's) again, which costs more than a run.
     context.set_forkserver_preload(['__main__', worker.__name__])
-    yield context
+    return context
 
 
 def _start(context: Any, *args: Any) -> int:

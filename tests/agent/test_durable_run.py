@@ -130,7 +130,7 @@ async def test_each_snapshot_stores_only_the_messages_added_since_the_one_before
             result = await agent.run('go', message_history=history, persistence=persistence)
             assert len(result.all_messages()) == length + 4
             raw = await persistence.load_raw()
-        counts[length] = [len(s.state['message_history']) for s in raw]  # type: ignore[index]
+        counts[length] = [len(s.state['message_history']) for s in raw]
     # The first snapshot holds the history the run was given; every later one only what its step added.
     assert counts[10] == [10, 0, 2, 0, 2, 0]
     assert counts[200] == [200, 0, 2, 0, 2, 0]
@@ -150,7 +150,7 @@ async def test_deps_are_checked_again_on_resume(durable: Store) -> None:
         await agent.run('go', deps=1, persistence=durable('r'))
     crash[0] = False
     with pytest.raises(UserError, match='expects deps of type int, got str'):
-        await agent.resume(durable('r'), deps='one')
+        await agent.resume(durable('r'), deps='one')  # type: ignore[arg-type]
     assert (await agent.resume(durable('r'), deps=2)).output == 'done'
 
 
@@ -172,7 +172,8 @@ async def test_a_second_resume_while_one_is_live_is_refused(durable: Store) -> N
             await agent.resume(durable('r'))
         async for _ in run:
             pass
-    assert run.result is not None and run.result.output == 'done'
+    assert run.result is not None
+    assert run.result.output == 'done'
     with pytest.raises(GraphRuntimeError, match="Nothing to resume for run 'r'"):
         await agent.resume(durable('r'))
 
@@ -212,7 +213,7 @@ async def test_a_durable_run_stores_offsets_and_checkpointed_results(tmp_path: P
     async with SqliteStatePersistence(tmp_path / 'runs.db', 'r') as persistence:
         await agent.run('go', persistence=persistence)
         raw = await persistence.load_raw()
-    offsets = [s.state['message_offset'] for s in raw]  # type: ignore[index]
+    offsets = [s.state['message_offset'] for s in raw]
     assert offsets == [0, 0, 0, 2, 2, 4]
     # The tool calls' step keeps the results it checkpointed as each call finished.
-    assert [len(s.state['step_results']) for s in raw] == [0, 0, 3, 0, 0, 0]  # type: ignore[index]
+    assert [len(s.state['step_results']) for s in raw] == [0, 0, 3, 0, 0, 0]

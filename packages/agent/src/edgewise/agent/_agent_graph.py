@@ -449,7 +449,10 @@ class _Checkpoints:
     resumed step runs only the calls that had not finished."""
 
     def __init__(
-        self, node: CallToolsNode[Any, Any], ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[Any, Any]], retries: int
+        self,
+        node: CallToolsNode[Any, Any],
+        ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[Any, Any]],
+        retries: int,
     ) -> None:
         self._node = node
         self._ctx = ctx

@@ -67,7 +67,8 @@ def _run_deps(
     model_settings: ModelSettings | None,
     usage_limits: UsageLimits | None,
 ) -> GraphAgentDeps[Any, Any]:
-    """The deps of a resumed run (`agent` is the `Agent`): the agent's configuration, the deps given now (checked against `deps_type`)."""
+    """The deps of a resumed run (`agent` is the `Agent`): the agent's configuration and the deps given now
+    (checked against its `deps_type`)."""
     model_used = agent._resolve_model(model)
     tools = agent._tools
     static_defs = agent._static_tool_defs

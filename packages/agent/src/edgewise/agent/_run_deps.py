@@ -71,7 +71,7 @@ class GraphAgentState:
 
     @classmethod
     def __get_pydantic_core_schema__(cls, source: Any, handler: pydantic.GetCoreSchemaHandler) -> Any:
-        schema = handler(source)
+        schema: Any = handler(source)
         schema['serialization'] = core_schema.wrap_serializer_function_ser_schema(_dump_delta, schema=dict(schema))
         return schema
 

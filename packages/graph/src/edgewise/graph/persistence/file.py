@@ -265,7 +265,7 @@ class FileStatePersistence(DurableStatePersistence[StateT, RunEndT]):
                 if item['id'] == snapshot.id and item['kind'] == 'node':
                     if item.get('status', 'created') not in ('created', 'pending', 'running'):
                         break
-                    keep = {key: item[key] for key in ('status', 'start_ts', 'duration') if key in item}
+                    keep: dict[str, Any] = {key: item[key] for key in ('status', 'start_ts', 'duration') if key in item}
                     items[index] = {**new_item, **keep}
                     self._write(items)
                     return
