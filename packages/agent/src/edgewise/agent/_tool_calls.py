@@ -96,7 +96,7 @@ async def run_tool_calls(
     followed by a retry prompt for each call of an unknown tool.
 
     A call whose result is in `state.step_results` (checkpointed before a durable run was resumed) is not run
-    again; `on_result` is awaited with each new result as its call finishes (to checkpoint it).
+    again; `on_result` is awaited with each new result as its call finishes (to checkpoint it), but the last.
 
     Updates the run's tool call count (checking `tool_calls_limit` first, counting the unknown calls as
     pydantic-ai does) and each tool's retry count (unknown tools included, on the agent's tool retry budget).
@@ -115,9 +115,14 @@ async def run_tool_calls(
             results[i] = stored.get(call.tool_call_id)
         pending = [(i, call) for i, call in pending if results[i] is None]
 
+    unfinished = [len(pending)]
+
     async def run_one(i: int, call: ToolCallPart) -> None:
         part = results[i] = await _run_one(tools[call.tool_name], call, state, deps)
-        if on_result is not None:
+        unfinished[0] -= 1
+        # The last call to finish is not checkpointed: its result is stored with the step's next snapshot, which
+        # comes right after (one write per step for a step of one call).
+        if on_result is not None and unfinished[0]:
             await on_result(part)
 
     if len(pending) <= 1 or any(tool_defs[c.tool_name].sequential for _, c in pending):
