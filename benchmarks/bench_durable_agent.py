@@ -2,9 +2,9 @@
 """A durable agent step on SQLite against LangGraph's `create_react_agent` with `SqliteSaver` (bench-only deps).
 
 A step is one round of the ReAct loop: a model request answered with a tool call, the tool call, and what
-each framework stores to survive a crash (Edgewise: a snapshot per node, each tool result checkpointed;
-LangGraph: a checkpoint per super-step). Both get the same scripted model (a counter, no work of its own)
-and the same trivial tool; each run starts from a history of 10 or 500 messages, so that the cost per step
+each framework stores to survive a crash (Edgewise: a snapshot per node; LangGraph: a checkpoint per
+super-step). Both get the same scripted model (a counter, no work of its own, no token estimate) and the same
+trivial tool; each run starts from a history of 10 or 500 messages, so that the cost per step
 shows whether it grows with the conversation.
 """
 
@@ -26,18 +26,30 @@ HISTORY = (10, 500)
 def edgewise_run(db: Path, history_length: int) -> Any:
     from edgewise.agent import Agent, UsageLimits
     from edgewise.agent.messages import ModelRequest, ModelResponse, TextPart, ToolCallPart, UserPromptPart
-    from edgewise.agent.models.function import FunctionModel
+    from edgewise.agent.models import Model
     from edgewise.graph.persistence.sqlite import SqliteStatePersistence
 
     counter = [0]
 
-    async def script(messages: list[Any], info: Any) -> ModelResponse:
-        counter[0] += 1
-        if counter[0] <= STEPS:
-            return ModelResponse(parts=[ToolCallPart('step', {'i': counter[0]}, f'call-{counter[0]}')])
-        return ModelResponse(parts=[TextPart('done')])
+    class ScriptedModel(Model):
+        """Answers from a counter, as the LangGraph side's chat model does (no token estimate over the history,
+        which `FunctionModel` makes and which would grow with it)."""
 
-    agent = Agent(FunctionModel(script))
+        async def request(self, messages: Any, model_settings: Any, model_request_parameters: Any) -> Any:
+            counter[0] += 1
+            if counter[0] <= STEPS:
+                return ModelResponse(parts=[ToolCallPart('step', {'i': counter[0]}, f'call-{counter[0]}')])
+            return ModelResponse(parts=[TextPart('done')])
+
+        @property
+        def model_name(self) -> str:
+            return 'scripted'
+
+        @property
+        def system(self) -> str:
+            return 'scripted'
+
+    agent = Agent(ScriptedModel())
 
     @agent.tool_plain
     async def step(i: int) -> int:

@@ -11,7 +11,7 @@ import pytest
 
 EDGEWISE = str(Path(sys.executable).with_name('edgewise'))
 
-AGENT_MODULE = '''
+AGENT_MODULE = """
 import os
 import sys
 
@@ -23,7 +23,8 @@ from edgewise.graph.persistence.sqlite import SqliteStatePersistence
 
 def answer(messages, info):
     if sum(isinstance(m, ModelResponse) for m in messages) == 0:
-        return ModelResponse([ToolCallPart('lookup', {'key': 'a'}, 'call-a'), ToolCallPart('lookup', {'key': 'b'}, 'call-b')])
+        calls = [ToolCallPart('lookup', {'key': key}, f'call-{key}') for key in 'ab']
+        return ModelResponse(calls)
     return ModelResponse([TextPart('all looked up')])
 
 
@@ -39,7 +40,7 @@ def lookup(key: str) -> str:
 
 if __name__ == '__main__':
     support.run_sync('look up a and b', persistence=SqliteStatePersistence('runs.db', 'ticket-7'))
-'''
+"""
 
 
 def _edgewise(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
