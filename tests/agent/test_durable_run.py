@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -218,3 +219,51 @@ async def test_a_durable_run_stores_offsets_and_checkpointed_results(tmp_path: P
     # The tool calls' step keeps the results it checkpointed as each call finished, but the last one's, stored
     # with the next snapshot.
     assert [len(s.state['step_results']) for s in raw] == [0, 0, 2, 0, 0, 0]
+
+
+async def test_resume_streams_events_to_a_handler_and_takes_overridden_tools(durable: Store) -> None:
+    crash = [True]
+    agent = Agent(by_position(*three_calls_then('done')))
+
+    @agent.tool_plain
+    def work(n: int) -> int:
+        if crash[0]:
+            raise Crash
+        return n
+
+    with pytest.raises((Crash, BaseExceptionGroup)):
+        await agent.run('go', persistence=durable('r'))
+
+    def replacement(n: int) -> int:
+        return -n
+
+    replacement.__name__ = 'work'
+    seen: list[str] = []
+
+    async def handler(ctx: Any, events: AsyncIterator[Any]) -> None:
+        async for event in events:
+            seen.append(event.event_kind)
+
+    async def stream(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[str]:
+        yield 'done'
+
+    with agent.override(tools=[replacement]):
+        model = FunctionModel(stream_function=stream)
+        result = await agent.resume(durable('r'), model=model, event_stream_handler=handler)
+    assert result.output == 'done'
+    returns = result.all_messages()[2].parts
+    assert [p.content for p in returns] == [-1, -2, -3]  # type: ignore[union-attr]
+    assert seen.count('function_tool_result') == 3
+
+
+def test_fold_history_skips_snapshots_that_are_not_an_agent_runs() -> None:
+    from edgewise.agent._durable_run import fold_history
+    from edgewise.agent._run_deps import GraphAgentState
+    from edgewise.graph import End, EndSnapshot
+
+    message = ModelRequest([UserPromptPart('hi')])
+    snapshots = [
+        EndSnapshot(state={'not': 'an agent state'}, result=End(1)),
+        EndSnapshot(state=GraphAgentState(message_history=[message]), result=End(2)),
+    ]
+    assert fold_history(snapshots) == ([message], None, 0)
