@@ -6,7 +6,7 @@ it); tests/agent/test_durable_crash.py kills real processes.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterable, AsyncIterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -240,7 +240,7 @@ async def test_resume_streams_events_to_a_handler_and_takes_overridden_tools(dur
     replacement.__name__ = 'work'
     seen: list[str] = []
 
-    async def handler(ctx: Any, events: AsyncIterator[Any]) -> None:
+    async def handler(ctx: Any, events: AsyncIterable[Any]) -> None:
         async for event in events:
             seen.append(event.event_kind)
 
