@@ -262,7 +262,7 @@ def test_second_ctrl_c_interrupts_the_node_which_runs_again_on_resume(edgewise: 
         130,
         '[1] Tick ... (stopping after this node; Ctrl-C again to interrupt it) interrupted\n'
         'Interrupted: run run-ticks is resumable; the interrupted node runs again on the next '
-        '`edgewise runs resume run-ticks ticks_graph --store sqlite:///runs.db`.\n',
+        '`edgewise runs resume run-ticks flows:ticks_graph --store sqlite:///runs.db`.\n',
         '',
     )
     shown = edgewise('runs', 'show', 'run-ticks', '--store', STORE, cwd=project)

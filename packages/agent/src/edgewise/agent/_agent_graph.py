@@ -165,6 +165,7 @@ class UserPromptNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Final
         history = state.message_history
         run_ctx = deps.run_context(state)
         parts: list[ModelRequestPart] = []
+        kept = len(history)  # the messages before this index are as this node's snapshot holds them
         if not history:
             for prompt in deps.system_prompts:
                 if isinstance(prompt, str):
@@ -176,7 +177,7 @@ class UserPromptNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Final
                 elif text := await prompt.run(run_ctx):
                     parts.append(SystemPromptPart(text))
         else:
-            await _refresh_dynamic_prompts(history, deps, run_ctx)
+            kept = await _refresh_dynamic_prompts(history, deps, run_ctx)
         if self.user_prompt is not None:
             parts.append(UserPromptPart(self.user_prompt))
         elif not parts and history:
@@ -186,20 +187,32 @@ class UserPromptNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Final
                 # `new_messages`.
                 history.pop()
                 deps.resumed_request = last
+                _stored_through(ctx, min(kept, len(history)))
                 return ModelRequestNode(last)
             if last.tool_calls or not await deps.instructions_text(state):
                 # Continue a conversation whose last response still has tool calls to handle, or that has nothing
                 # new to send: its last response is handled again.
+                _stored_through(ctx, kept)
                 return CallToolsNode(last)
             # A history ending with a plain response, and instructions: send them alone (as pydantic-ai).
         instructions = await deps.instructions_text(state)
+        _stored_through(ctx, kept)
         return ModelRequestNode(ModelRequest(parts, instructions=instructions))
 
 
-async def _refresh_dynamic_prompts(history: list[Any], deps: GraphAgentDeps[Any, Any], ctx: RunContext[Any]) -> None:
+def _stored_through(ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[Any, Any]], count: int) -> None:
+    """Let the next snapshot of a durable run store only the messages from `count` on: the ones before are stored
+    (and unchanged) in the snapshot of the node that is running."""
+    if ctx.deps.durable:
+        ctx.state.message_offset = count
+
+
+async def _refresh_dynamic_prompts(history: list[Any], deps: GraphAgentDeps[Any, Any], ctx: RunContext[Any]) -> int:
+    """Re-evaluate the dynamic system prompts in `history`; the index of the first message replaced (or its length)."""
+    first = len(history)
     dynamic = {p.function.__qualname__: p for p in deps.system_prompts if not isinstance(p, str) and p.dynamic}
     if not dynamic:
-        return
+        return first
     for index, message in enumerate(history):
         if isinstance(message, ModelRequest) and any(
             isinstance(p, SystemPromptPart) and p.dynamic_ref in dynamic for p in message.parts
@@ -212,6 +225,8 @@ async def _refresh_dynamic_prompts(history: list[Any], deps: GraphAgentDeps[Any,
                     part = SystemPromptPart(text or '', dynamic_ref=part.dynamic_ref)
                 parts.append(part)
             history[index] = dataclasses.replace(message, parts=parts)
+            first = min(first, index)
+    return first
 
 
 @dataclass
@@ -284,6 +299,8 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
         request.timestamp = _now()
         request.run_id = state.run_id
         request.conversation_id = request.conversation_id or state.conversation_id
+        if deps.durable:  # the next snapshot stores the messages from this request on
+            state.message_offset = len(history)
         history.append(request)
         state.run_step += 1
         function_tools = await deps.prepare_tools(state)
@@ -338,10 +355,14 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
         """End the run with a valid output, or send tool results and retry prompts in a new request."""
         if (streamed := _take_streamed_next(self)) is not None:
             return streamed  # type: ignore[no-any-return]
+        stored = len(ctx.state.message_history)
         calls = [p for p in self.model_response.parts if isinstance(p, ToolCallPart)]
         if calls:
-            return await self._handle_tool_calls(ctx, calls)
-        return await self._handle_text(ctx)
+            next_node = await self._handle_tool_calls(ctx, calls)
+        else:
+            next_node = await self._handle_text(ctx)
+        _stored_through(ctx, stored)
+        return next_node
 
     def stream(
         self, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]]
@@ -452,6 +473,7 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
         self, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]], calls: list[ToolCallPart]
     ) -> ModelRequestNode[DepsT, NodeRunEndT] | End[FinalResult[NodeRunEndT]]:
         state, deps = ctx.state, ctx.deps
+        start_retries = state.retries
         output_tools = deps.output_schema.tools
         step_tools = deps.step_tools
         if step_tools is None:  # resumed from persistence: the step's tools were not prepared in this process
@@ -499,7 +521,9 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
             )
             function_calls = []
         # Unknown tools are retried like tools (their own retry count, the agent's tool budget), as in pydantic-ai.
-        parts.extend(await run_tool_calls(function_calls, state, deps, unknown_calls))
+        on_result = None if deps.persistence is None else _Checkpoints(self, ctx, start_retries).add
+        parts.extend(await run_tool_calls(function_calls, state, deps, unknown_calls, on_result))
+        state.step_results = []
         if final is not None:
             # The output tool's acknowledgement closes the conversation, so that it can be continued later.
             closing = ModelRequest(parts, timestamp=_now(), run_id=state.run_id, conversation_id=state.conversation_id)
@@ -604,6 +628,30 @@ def merge_adjacent(history: Sequence[ModelMessage]) -> list[ModelMessage]:
 
 def _synthetic(response: ModelResponse) -> bool:
     return response.provider_response_id is None and response.provider_name is None and response.model_name is None
+
+
+class _Checkpoints:
+    """Stores each tool call's result in the running node's snapshot as the call finishes (durable runs), so that a
+    resumed step runs only the calls that had not finished."""
+
+    def __init__(
+        self,
+        node: CallToolsNode[Any, Any],
+        ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[Any, Any]],
+        retries: int,
+    ) -> None:
+        self._node = node
+        self._ctx = ctx
+        # The output retry count as the step found it: the step's output calls are processed again on resume.
+        self._retries = retries
+        self._lock = anyio.Lock()
+
+    async def add(self, part: ModelRequestPart) -> None:
+        state, persistence = self._ctx.state, self._ctx.deps.persistence
+        assert persistence is not None
+        state.step_results.append(part)
+        async with self._lock:  # concurrent calls: each write holds the results of the writes before it
+            await persistence.checkpoint(dataclasses.replace(state, retries=self._retries), self._node)
 
 
 def _status(call: ToolCallPart, content: str) -> ToolReturnPart:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations as _annotations
 
+import dataclasses
 import inspect
 import os
 import time
@@ -9,11 +10,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, TypeAlias
 
+import pydantic
+from pydantic_core import core_schema
 from typing_extensions import TypeVar
+
+from edgewise.graph import BaseStatePersistence
 
 from ._output import OutputSchema
 from .exceptions import UnexpectedModelBehavior, UserError
-from .messages import ModelMessage, ModelRequest, UserContent
+from .messages import ModelMessage, ModelRequest, ModelRequestPart, UserContent
 from .models import Model
 from .settings import ModelSettings
 from .tools import RunContext, Tool, ToolDefinition, resolve_return_schema
@@ -89,6 +94,19 @@ class GraphAgentState:
     """The id of the conversation the run belongs to (shared by runs continuing one message history)."""
     metadata: dict[str, Any] | None = None
     """The run's metadata, computed when it starts and again when it ends well."""
+    message_offset: int = 0
+    """Where the messages this state stores start: a durable run stores in each snapshot only the messages after
+    those its previous snapshot held (`message_history[message_offset:]`), so a step costs the same however
+    long the conversation; resuming puts the history back together from the run's snapshots. 0 otherwise."""
+    step_results: list[ModelRequestPart] = field(default_factory=list)
+    """The results of the tool calls of the step in progress that have finished (a durable run checkpoints
+    them one by one, so that a resumed step runs only the calls that had not finished)."""
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: pydantic.GetCoreSchemaHandler) -> Any:
+        schema: Any = handler(source)
+        schema['serialization'] = core_schema.wrap_serializer_function_ser_schema(_dump_delta, schema=dict(schema))
+        return schema
 
     def increment_retries(self, max_retries: int, error: BaseException | None = None) -> None:
         """Count one more output retry.
@@ -99,6 +117,13 @@ class GraphAgentState:
         self.retries += 1
         if self.retries > max_retries:
             raise UnexpectedModelBehavior(f'Exceeded maximum output retries ({max_retries})') from error
+
+
+def _dump_delta(state: GraphAgentState, handler: Any) -> Any:
+    """Serialize only the messages after `message_offset` (the others are in the run's earlier snapshots)."""
+    if state.message_offset:
+        state = dataclasses.replace(state, message_history=state.message_history[state.message_offset :])
+    return handler(state)
 
 
 async def call_user_function(function: Callable[..., Any], *args: Any) -> Any:
@@ -207,10 +232,21 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
     """The tool behind each name of `step_tools` (a `prepare` function may rename a tool)."""
     static_tool_defs: list[ToolDefinition] | None = None
     """The tool definitions, computed once when no tool has a `prepare` function."""
+    persistence: BaseStatePersistence[Any, Any] | None = None
+    """Where the run is stored, when it is durable (its persistence stores checkpoints): snapshots then hold only
+    new messages, and each finished tool call is checkpointed."""
     _static_instructions: Any = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self._static_instructions = _NOT_COMPUTED
+        persistence = self.persistence
+        if persistence is not None and type(persistence).checkpoint is BaseStatePersistence.checkpoint:
+            self.persistence = None  # in memory: nothing outlives the process, snapshots keep whole histories
+
+    @property
+    def durable(self) -> bool:
+        """Whether the run is stored durably (a persistence that stores checkpoints)."""
+        return self.persistence is not None
 
     def run_context(
         self,

@@ -3,7 +3,7 @@
 from __future__ import annotations as _annotations
 
 import inspect
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 import anyio
@@ -107,9 +107,13 @@ async def run_tool_calls(
     state: GraphAgentState,
     deps: GraphAgentDeps[Any, Any],
     unknown_calls: Sequence[ToolCallPart] = (),
+    on_result: Callable[[ModelRequestPart], Awaitable[None]] | None = None,
 ) -> list[ModelRequestPart]:
     """Run the calls (concurrently unless one of the tools is `sequential`); the parts come in call order,
     followed by a retry prompt for each call of an unknown tool.
+
+    A call whose result is in `state.step_results` (checkpointed before a durable run was resumed) is not run
+    again; `on_result` is awaited with each new result as its call finishes (to checkpoint it), but the last.
 
     Updates the run's tool call count (checking `tool_calls_limit` first, counting the unknown calls as
     pydantic-ai does) and each tool's retry count (unknown tools included, on the agent's tool retry budget).
@@ -121,22 +125,40 @@ async def run_tool_calls(
     tools = deps.step_tool_functions
     tool_defs = deps.step_tools or {}
     results: list[ModelRequestPart | tuple[ToolReturnPart, UserPromptPart] | None] = [None] * len(calls)
-    if len(calls) == 1 or any(tool_defs[c.tool_name].sequential for c in calls):
+    pending = list(enumerate(calls))
+    if state.step_results:
+        stored = {p.tool_call_id: p for p in state.step_results if isinstance(p, ToolReturnPart | RetryPromptPart)}
         for i, call in enumerate(calls):
-            results[i] = await _run_one(tools[call.tool_name], call, state, deps)
+            results[i] = stored.get(call.tool_call_id)
+        pending = [(i, call) for i, call in pending if results[i] is None]
+
+    unfinished = [len(pending)]
+
+    async def run_one(i: int, call: ToolCallPart) -> None:
+        result = results[i] = await _run_one(tools[call.tool_name], call, state, deps)
+        unfinished[0] -= 1
+        # The last call to finish is not checkpointed: its result is stored with the step's next snapshot, which
+        # comes right after (one write per step for a step of one call). A `ToolReturn`'s extra content is not
+        # part of the checkpoint: a resumed step keeps the tool's result without it.
+        if on_result is not None and unfinished[0]:
+            await on_result(result[0] if isinstance(result, tuple) else result)
+
+    if len(pending) <= 1 or any(tool_defs[c.tool_name].sequential for _, c in pending):
+        for i, call in pending:
+            await run_one(i, call)
     else:
         failure: list[BaseException] = []
 
         async def run(i: int, call: ToolCallPart, scope: anyio.CancelScope) -> None:
             try:
-                results[i] = await _run_one(tools[call.tool_name], call, state, deps)
+                await run_one(i, call)
             except Exception as exc:
                 # Keep the first failure as is (no exception group) and stop the other calls.
                 failure.append(exc)
                 scope.cancel()
 
         async with anyio.create_task_group() as tg:
-            for i, call in enumerate(calls):
+            for i, call in pending:
                 tg.start_soon(run, i, call, tg.cancel_scope)
         if failure:
             raise failure[0]

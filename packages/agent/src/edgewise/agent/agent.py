@@ -15,7 +15,7 @@ from typing_extensions import TypeVar, Unpack
 
 from edgewise.graph import BaseStatePersistence, Graph
 
-from . import _instrument
+from . import _durable_run, _instrument
 from . import messages as _messages
 from ._agent_graph import UserPromptNode, agent_graph, has_adjacent_same_kind, merge_adjacent
 from ._agent_run import AgentRun, bind_captured_messages
@@ -49,6 +49,7 @@ from .messages import ModelMessage, ModelRequest, ModelResponse, UserContent
 from .models import KnownModelName, Model, infer_model
 from .models.instrumented import InstrumentationSettings
 from .output import OutputDataT, OutputSpec
+from .settings import ModelSettings
 from .tools import (
     AgentDepsT,
     RunContext,
@@ -407,6 +408,7 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
             agent_name=self.name,
             static_tool_defs=static_defs,
             merge_adjacent=bool(history) and isinstance(history[-1], ModelRequest),
+            persistence=persistence,
         )
         metadata_layers = overrides.get('metadata', [self._metadata, metadata])
         metadata_layers = [m for m in metadata_layers if m is not None]
@@ -425,6 +427,57 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
                     yield agent_run
                 if metadata_layers and agent_run.result is not None:
                     state.metadata = resolve_metadata(metadata_layers, graph_deps.run_context(state))
+
+    async def resume(
+        self,
+        persistence: BaseStatePersistence[Any, Any],
+        *,
+        deps: AgentDepsT = None,  # type: ignore[assignment]
+        model: Model | KnownModelName | None = None,
+        model_settings: ModelSettings | None = None,
+        usage_limits: UsageLimits | None = None,
+        event_stream_handler: EventStreamHandler | None = None,
+    ) -> AgentRunResult[OutputDataT]:
+        """Finish a stored run (one started with `persistence=`) from where it stopped, e.g. after a crash.
+
+        Model requests whose response was stored are not sent again, and tool calls whose result was stored
+        are not run again; what was running when the run stopped runs again (at least once: a tool can tell a
+        repeated call by `ctx.tool_call_id`). Deps are never stored: give them again.
+
+        Args:
+            persistence: The run's persistence (the same backend and run id it was started with).
+            deps: The run's deps, checked against the agent's `deps_type`.
+            model: The model to go on with (default: the agent's).
+            model_settings: Settings of the model requests still to come.
+            usage_limits: Limits of the resumed run (its stored usage counts towards them).
+            event_stream_handler: As for `run`.
+
+        Raises:
+            GraphRuntimeError: the stored run has ended (or was never stored): nothing to resume.
+            RunInProgressError: a live process is advancing the run.
+        """
+        return await _durable_run.resume(
+            self, persistence, deps=deps, model=model, model_settings=model_settings, usage_limits=usage_limits,
+            event_stream_handler=event_stream_handler,
+        )  # fmt: skip
+
+    def iter_from_persistence(
+        self,
+        persistence: BaseStatePersistence[Any, Any],
+        *,
+        deps: AgentDepsT = None,  # type: ignore[assignment]
+        model: Model | KnownModelName | None = None,
+        model_settings: ModelSettings | None = None,
+        usage_limits: UsageLimits | None = None,
+    ) -> AbstractAsyncContextManager[AgentRun[AgentDepsT, OutputDataT]]:
+        """Continue a stored run node by node: `async with agent.iter_from_persistence(p, deps=...) as run:`.
+
+        Takes the arguments of `resume` but `event_stream_handler`; the run is held by this process inside the
+        block (a second resume elsewhere is refused with `RunInProgressError`).
+        """
+        return _durable_run.iter_from_persistence(
+            self, persistence, deps=deps, model=model, model_settings=model_settings, usage_limits=usage_limits
+        )
 
     def _resolve_model(self, model: Model | KnownModelName | None) -> Model:
         override = self._override_model.get()

@@ -5,7 +5,7 @@ edgewise mermaid MODULE:GRAPH [--start NODE] [--direction LR] [--highlight NODE 
                  [--run RUN_ID --store URL] [-o FILE]
 edgewise runs list --store URL           (also dbos+postgresql://..., dbos+sqlite:///...)
 edgewise runs show RUN_ID --store URL
-edgewise runs resume RUN_ID MODULE:GRAPH --store URL [--max-steps N]
+edgewise runs resume RUN_ID MODULE:GRAPH|MODULE:AGENT --store URL [--max-steps N]
 edgewise runs fork RUN_ID SNAPSHOT_ID --store URL
 edgewise runs delete RUN_ID ... --store URL
 edgewise runs prune --store URL --finished-before WHEN [--failed] [--dry-run]
@@ -96,7 +96,9 @@ def _parser() -> _Parser:
         epilog=_EPILOG,
     )
     resume.add_argument('run_id', metavar='RUN_ID')
-    resume.add_argument('target', metavar='MODULE:GRAPH', help='the graph the run belongs to')
+    resume.add_argument(
+        'target', metavar='MODULE:GRAPH', help='the graph the run belongs to (or MODULE:AGENT, the agent that ran it)'
+    )
     resume.add_argument('--store', required=True, metavar='URL', help='where the run is stored')
     resume.add_argument('--max-steps', type=_non_negative, metavar='N', help='run at most N more nodes')
     resume.set_defaults(handler=_resume)
@@ -226,7 +228,7 @@ async def _resume(args: argparse.Namespace) -> int:
     from ._runs import resume_run
     from ._store import open_store
 
-    return await resume_run(open_store(args.store), args.run_id, args.graph, args.max_steps)
+    return await resume_run(open_store(args.store), args.run_id, args.graph, args.max_steps, args.target)
 
 
 async def _fork(args: argparse.Namespace) -> int:
@@ -259,7 +261,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             from ._target import load_graph
 
             # Imported before the event loop starts, where a blocking import still stops at the first Ctrl-C.
-            args.graph = load_graph(args.target)
+            args.graph = load_graph(args.target, agent=handler is _resume)
         return anyio.run(handler, args)
     except KeyboardInterrupt:
         _error('interrupted')

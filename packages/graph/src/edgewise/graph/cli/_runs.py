@@ -18,6 +18,7 @@ from ..nodes import End
 from ..persistence import RunInfo
 from ..persistence.raw import RawSnapshot
 from ..persistence.store import DurableStatePersistence
+from ._agent_runs import agent_run_lines
 from ._common import CommandError, duration, echo, when
 from ._format import summary, table
 from ._store import Store
@@ -89,6 +90,11 @@ async def show_run(store: Store, run_id: str) -> int:
         if index in states:
             echo(states[index])
     echo()
+    agent_lines = agent_run_lines(history)
+    if agent_lines is not None:
+        for line in agent_lines:
+            echo(line)
+        echo()
     echo(_outcome(store, run_id, history, info))
     return 0
 
@@ -129,8 +135,12 @@ class _Interrupts:
     """The scope of the task watching for signals, cancelled once the run stops."""
 
 
-async def resume_run(store: Store, run_id: str, graph: Graph[Any, Any, Any], max_steps: int | None) -> int:
-    """Run a stored run on to its end (or `max_steps` more nodes), printing each node as it runs."""
+async def resume_run(store: Store, run_id: str, graph: Any, max_steps: int | None, target: str | None = None) -> int:
+    """Run a stored run on to its end (or `max_steps` more nodes), printing each node as it runs.
+
+    `graph` is a `Graph`, or an agent (an object with `iter_from_persistence(persistence)`, see `load_graph`);
+    `target` is the `MODULE:GRAPH` the user typed, for the command printed to resume again.
+    """
     history = await load_history(store, run_id)
     last = history[-1]
     if last.kind == 'end':
@@ -160,7 +170,7 @@ async def resume_run(store: Store, run_id: str, graph: Graph[Any, Any, Any], max
         echo(' interrupted')
         echo(
             f'Interrupted: run {run_id} is resumable; the interrupted node runs again on the next '
-            f'`edgewise runs resume {run_id} {graph.name or "MODULE:GRAPH"} --store {store.display}`.'
+            f'`edgewise runs resume {run_id} {target or "MODULE:GRAPH"} --store {store.display}`.'
         )
         return 130
     assert outcome is not None
@@ -169,7 +179,7 @@ async def resume_run(store: Store, run_id: str, graph: Graph[Any, Any, Any], max
 
 
 async def _advance(
-    graph: Graph[Any, Any, Any],
+    graph: Any,
     persistence: DurableStatePersistence[Any, Any],
     step: int,
     max_steps: int | None,
@@ -177,7 +187,11 @@ async def _advance(
 ) -> str | None:
     ran = 0
     try:
-        async with graph.iter_from_persistence(persistence, infer_name=False) as run:
+        if isinstance(graph, Graph):
+            opened = graph.iter_from_persistence(persistence, infer_name=False)
+        else:  # an agent: it builds the run's deps itself
+            opened = graph.iter_from_persistence(persistence)
+        async with opened as run:
             node = run.next_node
             while not isinstance(node, End):
                 if interrupts.stop:

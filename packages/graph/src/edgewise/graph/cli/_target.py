@@ -15,8 +15,12 @@ from ._common import CommandError
 __all__ = ('load_graph',)
 
 
-def load_graph(target: str) -> Graph[Any, Any, Any]:
+def load_graph(target: str, *, agent: bool = False) -> Any:
     """Import `MODULE:GRAPH` (a dotted module, or a `.py` file) and return its graph, named after its variable.
+
+    `MODULE:AGENT` names an agent (any object with a `graph` that is a `Graph` and an `iter_from_persistence`
+    method, as `edgewise.agent.Agent` has): with `agent=True` the agent is returned (to resume its runs), else
+    its graph.
 
     Raises:
         CommandError: the argument is malformed, the module does not import, or the object is not a `Graph`.
@@ -34,6 +38,9 @@ def load_graph(target: str) -> Graph[Any, Any, Any]:
         except AttributeError:
             raise CommandError(f'Module {module_name!r} has no attribute {attribute!r}.') from None
     if not isinstance(obj, Graph):
+        graph = getattr(obj, 'graph', None)
+        if isinstance(graph, Graph) and callable(getattr(obj, 'iter_from_persistence', None)):
+            return obj if agent else graph
         raise CommandError(f'{target} is a {type(obj).__name__}, not an edgewise `Graph`.')
     if obj.name is None:
         obj.name = attribute.rpartition('.')[2]

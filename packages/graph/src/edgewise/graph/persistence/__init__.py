@@ -276,6 +276,14 @@ class BaseStatePersistence(ABC, Generic[StateT, RunEndT]):
                 await self.snapshot_node(state, next_node)
         return next_node
 
+    async def checkpoint(self, state: StateT, node: BaseNode[StateT, Any, RunEndT]) -> None:
+        """Store `state` as the state of the snapshot of `node` while `node` runs, so that a resume starts it again
+        from there (an agent's tool calls, say, checkpointed one by one as they finish).
+
+        The node's snapshot keeps its id, place and status; only its state (and node data) is replaced. The
+        default does nothing: an in-memory run does not outlive its process.
+        """
+
     @abstractmethod
     async def load_next(self) -> NodeSnapshot[StateT, RunEndT] | None:
         """Return the first `'created'` node snapshot after marking it `'pending'`, or `None`."""

@@ -205,6 +205,11 @@ class DurableStatePersistence(BaseStatePersistence[StateT, RunEndT]):
         """Copy the history up to `snapshot_id` into a new run and return a persistence for it."""
 
     @abstractmethod
+    async def _op_checkpoint(self, snapshot: NodeSnapshot[StateT, RunEndT]) -> None:
+        """Replace the data of the stored node snapshot with `snapshot`'s id (not yet finished), keeping its status
+        and place; raise `PersistenceError` when there is no such unfinished snapshot."""
+
+    @abstractmethod
     async def _op_delete(self) -> bool:
         """Remove every stored snapshot of the run (the run being held by this object); whether there were any."""
 
@@ -296,6 +301,17 @@ class DurableStatePersistence(BaseStatePersistence[StateT, RunEndT]):
         if start is not None:
             self._prestarted = snapshot.id
             self._prestarted_ts = start
+
+    async def checkpoint(self, state: StateT, node: BaseNode[StateT, Any, RunEndT]) -> None:
+        self._check_open()
+        await self._op_checkpoint(NodeSnapshot(state=state, node=node, id=node.get_snapshot_id()))
+
+    def checkpoint_missing(self, snapshot_id: str) -> PersistenceError:
+        """The error for a checkpoint of a snapshot that is not stored, or has finished."""
+        return PersistenceError(
+            f'Run {self.run_id!r} in {self._describe()} has no unfinished snapshot {snapshot_id!r} to checkpoint: '
+            'the node is not running in this run (it finished, or the run was changed elsewhere). Nothing was written.'
+        )
 
     async def ensure_new_run(self) -> None:
         """Refuse to start a run under the id of a stored one, whose snapshots the new run's would be appended to.

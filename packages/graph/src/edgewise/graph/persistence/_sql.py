@@ -590,6 +590,18 @@ class SqlStatePersistence(DurableStatePersistence[StateT, RunEndT]):
         self._known_seq = (snapshot.id, seq)
         return True
 
+    async def _op_checkpoint(self, snapshot: NodeSnapshot[StateT, RunEndT]) -> None:
+        data = self._dump(snapshot).decode()
+        changed = await self._execute_alone(
+            Query(
+                'UPDATE edgewise_snapshots SET data = ? WHERE run_id = ? AND snapshot_id = ? '
+                "AND kind = 'node' AND status IN ('created', 'pending', 'running')",
+                (data, self._run_id, snapshot.id),
+            )
+        )
+        if changed == 0:
+            raise self.checkpoint_missing(snapshot.id)
+
     async def _op_start(self, snapshot_id: str, start_ts: datetime) -> None:
         await self._transact(lambda: self._start_program(snapshot_id, start_ts))
 

@@ -283,6 +283,23 @@ class FileStatePersistence(DurableStatePersistence[StateT, RunEndT]):
 
         return await self._locked(insert)
 
+    async def _op_checkpoint(self, snapshot: NodeSnapshot[StateT, RunEndT]) -> None:
+        new_item = self._item(snapshot)
+
+        def checkpoint() -> None:
+            items = list(self._read())
+            for index, item in enumerate(items):
+                if item['id'] == snapshot.id and item['kind'] == 'node':
+                    if item.get('status', 'created') not in ('created', 'pending', 'running'):
+                        break
+                    keep: dict[str, Any] = {key: item[key] for key in ('status', 'start_ts', 'duration') if key in item}
+                    items[index] = {**new_item, **keep}
+                    self._write(items)
+                    return
+            raise self.checkpoint_missing(snapshot.id)
+
+        await self._locked(checkpoint)
+
     async def _op_start(self, snapshot_id: str, start_ts: datetime) -> None:
         def start() -> None:
             items = list(self._read())

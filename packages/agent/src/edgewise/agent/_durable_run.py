@@ -1,0 +1,148 @@
+"""Resuming a stored agent run: `Agent.resume` and `Agent.iter_from_persistence`.
+
+A durable agent run (one given a file, SQLite or PostgreSQL persistence) stores a snapshot after every step, as
+any graph run does, with two differences that keep its steps cheap and its resumes exact:
+
+- a snapshot's state holds only the messages added since the previous snapshot (`GraphAgentState.message_offset`
+  says where they start), so a step writes the same amount however long the conversation is; resuming folds
+  the run's snapshots back into the whole history;
+- each tool call's result is checkpointed into the running snapshot as the call finishes
+  (`GraphAgentState.step_results`), so a resumed step runs only the calls that had not finished.
+
+A model request whose response was stored is never sent again: its response is in the snapshot of the node after
+it. What was running when the process died (a model request, a tool call, an output validator) runs again.
+"""
+
+from __future__ import annotations as _annotations
+
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from typing import Any
+
+from edgewise.graph import BaseStatePersistence, End
+
+from . import _instrument
+from ._agent_graph import UserPromptNode, agent_graph
+from ._agent_run import AgentRun
+from ._node_stream_loop import EventStreamHandler, run_with_event_handler
+from ._run_deps import GraphAgentDeps, GraphAgentState
+from ._run_result import AgentRunResult
+from .messages import ModelMessage, UserContent
+from .models import KnownModelName, Model
+from .settings import ModelSettings, merge_model_settings
+from .usage import UsageLimits
+
+__all__ = ('iter_from_persistence', 'resume', 'fold_history')
+
+
+def fold_history(snapshots: Sequence[Any], until: str | None = None) -> tuple[list[ModelMessage], Any, int]:
+    """The whole message history of a stored agent run, from its snapshots (each holding the messages after its
+    `message_offset`), up to and including the snapshot `until` (default: the last).
+
+    Returns the history, the user prompt the run started with and where the run's own messages start.
+    """
+    history: list[ModelMessage] = []
+    prompt: str | Sequence[UserContent] | None = None
+    new_index = 0
+    for index, snapshot in enumerate(snapshots):
+        state = snapshot.state
+        if not isinstance(state, GraphAgentState):  # not an agent run's snapshot
+            continue
+        if index == 0:
+            new_index = state.message_offset + len(state.message_history)
+            if isinstance(snapshot.node, UserPromptNode):
+                prompt = snapshot.node.user_prompt
+        del history[state.message_offset :]
+        history.extend(state.message_history)
+        if snapshot.id == until:
+            break
+    return history, prompt, new_index
+
+
+def _run_deps(
+    agent: Any,
+    persistence: BaseStatePersistence[Any, Any],
+    deps: Any,
+    model: Model | KnownModelName | None,
+    model_settings: ModelSettings | None,
+    usage_limits: UsageLimits | None,
+) -> GraphAgentDeps[Any, Any]:
+    """The deps of a resumed run (`agent` is the `Agent`): the agent's configuration and the deps given now
+    (checked against its `deps_type`)."""
+    model_used = agent._resolve_model(model)
+    tools = agent._tools
+    static_defs = agent._static_tool_defs
+    if (override := agent._override_tools.get()) is not None:
+        tools = {t.name: t for t in override}
+        static_defs = None
+    return GraphAgentDeps(
+        user_deps=agent._resolve_deps(deps),
+        prompt=None,  # both from the stored run, once it is held
+        new_message_index=0,
+        model=model_used,
+        model_settings=merge_model_settings(
+            merge_model_settings(model_used.settings, agent.model_settings), model_settings
+        ),
+        usage_limits=usage_limits or UsageLimits(),
+        max_result_retries=agent._max_result_retries,
+        default_tool_retries=agent._default_retries,
+        end_strategy=agent.end_strategy,
+        output_schema=agent._output_schema,
+        output_validators=agent._output_validators,
+        tools=tools,
+        instructions=agent._instructions,
+        system_prompts=agent._system_prompts,
+        agent_name=agent.name,
+        static_tool_defs=static_defs,
+        persistence=persistence,
+    )
+
+
+@asynccontextmanager
+async def iter_from_persistence(
+    agent: Any,
+    persistence: BaseStatePersistence[Any, Any],
+    *,
+    deps: Any = None,
+    model: Model | KnownModelName | None = None,
+    model_settings: ModelSettings | None = None,
+    usage_limits: UsageLimits | None = None,
+) -> AsyncIterator[AgentRun[Any, Any]]:
+    """Continue a stored agent run node by node (see `Agent.iter_from_persistence`)."""
+    graph_deps = _run_deps(agent, persistence, deps, model, model_settings, usage_limits)
+    with _instrument.span('agent run', agent_name=agent.name or 'agent', model_name=graph_deps.model.model_name):
+        async with agent_graph().iter_from_persistence(persistence, deps=graph_deps, infer_name=False) as graph_run:
+            # Held by this process now: the history read here is the one the run goes on from.
+            snapshots = await persistence.load_all()
+            start = graph_run.next_node
+            until = None if isinstance(start, End) else start.get_snapshot_id()
+            history, prompt, new_index = fold_history(snapshots, until)
+            state: GraphAgentState = graph_run.state
+            state.message_history = history
+            graph_deps.prompt = prompt
+            graph_deps.new_message_index = new_index
+            yield AgentRun(graph_run)
+
+
+async def resume(
+    agent: Any,
+    persistence: BaseStatePersistence[Any, Any],
+    *,
+    deps: Any = None,
+    model: Model | KnownModelName | None = None,
+    model_settings: ModelSettings | None = None,
+    usage_limits: UsageLimits | None = None,
+    event_stream_handler: EventStreamHandler | None = None,
+) -> AgentRunResult[Any]:
+    """Run a stored agent run to its end (see `Agent.resume`)."""
+    async with iter_from_persistence(
+        agent, persistence, deps=deps, model=model, model_settings=model_settings, usage_limits=usage_limits
+    ) as agent_run:
+        if event_stream_handler is None:
+            async for _ in agent_run:
+                pass
+        else:
+            await run_with_event_handler(agent_run, event_stream_handler)
+    result = agent_run.result
+    assert result is not None
+    return result
