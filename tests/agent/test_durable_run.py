@@ -90,8 +90,8 @@ async def test_a_resumed_step_runs_only_the_tool_calls_that_had_not_finished(dur
         ('call-3', '3 done'),
     ]
     assert result.new_messages() == messages
-    assert result.usage().requests == 2
-    assert result.usage().tool_calls == 3
+    assert result.usage.requests == 2
+    assert result.usage.tool_calls == 3
 
 
 async def test_a_resumed_run_goes_on_after_the_history_it_was_given(durable: Store) -> None:
