@@ -35,6 +35,7 @@ from ._streamed_response import StreamedResponse
 
 __all__ = (
     'customize_request_parameters',
+    'transformed_schema',
     'instructions_of',
     'user_turn_items',
     'settings_fields',
@@ -60,12 +61,12 @@ def customize_request_parameters(params: ModelRequestParameters, profile: ModelP
         return params
 
     def tool(definition: ToolDefinition) -> ToolDefinition:
-        schema, strict = _transformed(transformer, definition.parameters_json_schema, definition.strict)
+        schema, strict = transformed_schema(transformer, definition.parameters_json_schema, definition.strict)
         return dataclasses.replace(definition, parameters_json_schema=schema, strict=strict)
 
     output_object = params.output_object
     if output_object is not None:
-        schema, strict = _transformed(transformer, output_object.json_schema, output_object.strict)
+        schema, strict = transformed_schema(transformer, output_object.json_schema, output_object.strict)
         output_object = OutputObjectDefinition(
             json_schema=schema, name=output_object.name, description=output_object.description, strict=strict
         )
@@ -81,7 +82,7 @@ _TRANSFORMED: dict[tuple[Any, bool | None, bytes], tuple[dict[str, Any], bool]] 
 _TRANSFORMED_LIMIT = 512
 
 
-def _transformed(transformer: Any, schema: dict[str, Any], strict: bool | None) -> tuple[dict[str, Any], bool]:
+def transformed_schema(transformer: Any, schema: dict[str, Any], strict: bool | None) -> tuple[dict[str, Any], bool]:
     """The schema rewritten by the transformer, and its strictness (`strict`, else whether it fits strict mode).
 
     An agent sends the same tools with every request: their rewritten schemas are kept, keyed by the

@@ -32,7 +32,7 @@ from ..providers import Provider
 from ..settings import ModelSettings
 from . import _http
 from . import _openai_chat as _chat
-from ._mapping import EventStreamedResponse
+from ._mapping import EventStreamedResponse, transformed_schema
 from ._openai_responses_mapping import (
     OpenAIResponsesModelSettings,
     OpenAIResponsesStreamedResponse,
@@ -123,16 +123,12 @@ class OpenAIChatModel(ProviderModel):
             return parameters
 
         def tool(t: Any) -> Any:
-            walker = transformer(t.parameters_json_schema, strict=t.strict)
-            schema = walker.walk()
-            strict = walker.is_strict_compatible if t.strict is None else t.strict
+            schema, strict = transformed_schema(transformer, t.parameters_json_schema, t.strict)
             return dataclasses.replace(t, parameters_json_schema=schema, strict=strict)
 
         output_object = parameters.output_object
         if output_object is not None:
-            walker = transformer(output_object.json_schema, strict=output_object.strict)
-            schema = walker.walk()
-            strict = walker.is_strict_compatible if output_object.strict is None else output_object.strict
+            schema, strict = transformed_schema(transformer, output_object.json_schema, output_object.strict)
             output_object = dataclasses.replace(output_object, json_schema=schema, strict=strict)
         return dataclasses.replace(
             parameters,
@@ -392,6 +388,8 @@ class OpenAIStreamedResponse(StreamedResponse):
 
 def _tag_start_at_end(text: str, tag: str) -> int:
     """The length of the longest end of `text` that begins `tag` (without being all of it), or 0."""
+    if text.find(tag[0], -(len(tag) - 1)) < 0:  # the usual case, answered in C
+        return 0
     for length in range(min(len(tag) - 1, len(text)), 0, -1):
         if text.endswith(tag[:length]):
             return length
