@@ -29,7 +29,7 @@ from benchmarks._harness import Result, report
 
 ROUND_TRIPS = 300
 CONCURRENT = 1000
-REPEATS = 5
+REPEATS = 3
 PROMPT = 'What is the weather in Paris, and should I take an umbrella?'
 
 
@@ -62,7 +62,7 @@ def convert_temperature(value: float, to_unit: str = 'F') -> str:
     return f'{value * 9 / 5 + 32 if to_unit == "F" else value + 273.15} {to_unit}'
 
 
-TOOLS = [get_weather, get_forecast, convert_temperature]
+TOOLS: list[Callable[..., str]] = [get_weather, get_forecast, convert_temperature]
 
 
 @contextmanager
@@ -95,14 +95,16 @@ class _Library:
 
 def _edgewise(base_url: str, client: httpx.AsyncClient) -> _Library:
     from edgewise.agent import Agent, Tool
-    from edgewise.agent.messages import ModelRequest, UserPromptPart
+    from edgewise.agent.messages import ModelMessage, ModelRequest, UserPromptPart
     from edgewise.agent.models.openai import OpenAIChatModel
     from edgewise.agent.providers.openai import OpenAIProvider
 
-    model = OpenAIChatModel('gpt-4o', provider=OpenAIProvider(base_url=base_url, api_key='sk-bench', http_client=client))
+    model = OpenAIChatModel(
+        'gpt-4o', provider=OpenAIProvider(base_url=base_url, api_key='sk-bench', http_client=client)
+    )
     agent = Agent(model, tools=TOOLS)
     params = _params(Tool, 'edgewise.agent')
-    messages = [ModelRequest(parts=[UserPromptPart(PROMPT)])]
+    messages: list[ModelMessage] = [ModelRequest(parts=[UserPromptPart(PROMPT)])]
 
     async def round_trip(streamed: bool) -> None:
         prepared = model.customize_request_parameters(params)  # as the agent does before each request
@@ -123,7 +125,9 @@ def _pydantic_ai(base_url: str, client: httpx.AsyncClient) -> _Library:
     from pydantic_ai.models.openai import OpenAIChatModel
     from pydantic_ai.providers.openai import OpenAIProvider
 
-    model = OpenAIChatModel('gpt-4o', provider=OpenAIProvider(base_url=base_url, api_key='sk-bench', http_client=client))
+    model = OpenAIChatModel(
+        'gpt-4o', provider=OpenAIProvider(base_url=base_url, api_key='sk-bench', http_client=client)
+    )
     agent = Agent(model, tools=TOOLS)
     params = _params(Tool, 'pydantic_ai')
     messages = [ModelRequest(parts=[UserPromptPart(PROMPT)])]
@@ -183,7 +187,8 @@ async def _memory_per_run_in_flight(library: _Library, control: httpx.AsyncClien
     async with anyio.create_task_group() as group:
         for _ in range(CONCURRENT):
             group.start_soon(one)
-        while int((await control.get('/held')).text) < CONCURRENT:
+        # The count lives in the server process: poll it (no event of this process can say it).
+        while int((await control.get('/held')).text) < CONCURRENT:  # noqa: ASYNC110
             await anyio.sleep(0.05)
         gc.collect()
         in_flight = tracemalloc.get_traced_memory()[0]
@@ -230,7 +235,9 @@ def _import_times(modules: list[str], repeats: int = 9) -> dict[str, float]:
 def main() -> None:
     with _server() as url:
         samples = anyio.run(_measure_all, url)
-    median = {name: {key: statistics.median(values) for key, values in kinds.items()} for name, kinds in samples.items()}
+    median = {
+        name: {key: statistics.median(values) for key, values in kinds.items()} for name, kinds in samples.items()
+    }
     for key, title, unit, target in [
         ('plain', 'models: client CPU, Chat Completions request with 3 tools', 'round trip', 0.3),
         ('streamed', 'models: client CPU, streamed Chat Completions request with 3 tools', 'round trip', 0.3),
