@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import json
 from typing import Any
 
 import pytest
@@ -515,3 +516,17 @@ def test_rewritten_schemas_are_kept_and_a_schema_changed_in_place_is_rewritten_a
     changed = customize_request_parameters(params, profile).function_tools[0]
     assert set(changed.parameters_json_schema['properties']) == {'city', 'when'}
     assert changed.strict is False  # `when` is not required: the schema no longer fits strict mode as it is
+
+
+def test_the_kept_rewritten_schemas_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    from edgewise.agent.models import _mapping
+
+    monkeypatch.setattr(_mapping, '_TRANSFORMED', {})
+    monkeypatch.setattr(_mapping, '_TRANSFORMED_LIMIT', 2)
+    profile = openai_model_profile('gpt-4o')
+    for name in ('a', 'b', 'c'):
+        schema = {'type': 'object', 'properties': {name: {'type': 'string'}}, 'required': [name]}
+        params = ModelRequestParameters(function_tools=[ToolDefinition(name=name, parameters_json_schema=schema)])
+        customize_request_parameters(params, profile)
+    kept = [json.loads(key[2])['required'] for key in _mapping._TRANSFORMED]
+    assert kept == [['b'], ['c']]  # the oldest went first
