@@ -13,6 +13,7 @@ with Node.js gets it by itself. Without Node.js the tests that need it skip, unl
 
 from __future__ import annotations
 
+import json
 import os
 import queue
 import re
@@ -28,7 +29,8 @@ from typing import Any, NoReturn
 import httpx
 import pytest
 
-AIMOCK_PACKAGE = '@copilotkit/aimock@1.43.0'
+AIMOCK_VERSION = '1.43.0'
+AIMOCK_PACKAGE = f'@copilotkit/aimock@{AIMOCK_VERSION}'
 """The simulator's npm package, pinned: fixtures and fault injection are used as this version documents them."""
 _LISTENING = re.compile(r'listening on (http://127\.0\.0\.1:\d+)')
 _START_LIMIT = 60.0
@@ -50,7 +52,8 @@ def _unavailable(reason: str) -> NoReturn:
 def _installed_binary() -> Path:
     prefix = npm_cache_dir()
     binary = prefix / 'node_modules' / '.bin' / 'llmock'
-    if binary.exists():
+    manifest = prefix / 'node_modules' / '@copilotkit' / 'aimock' / 'package.json'
+    if binary.exists() and manifest.exists() and json.loads(manifest.read_text())['version'] == AIMOCK_VERSION:
         return binary
     npm = shutil.which('npm')
     if npm is None or shutil.which('node') is None:
