@@ -27,7 +27,7 @@ import httpx
 
 from benchmarks._harness import Result, report
 
-ROUND_TRIPS = 300
+ROUND_TRIPS = 100
 CONCURRENT = 1000
 REPEATS = 3
 PROMPT = 'What is the weather in Paris, and should I take an umbrella?'
@@ -159,8 +159,8 @@ async def _cpu_per_round_trip(library: _Library, streamed: bool) -> float:
     return (time.process_time() - start) / ROUND_TRIPS
 
 
-async def _concurrent_runs(library: _Library) -> float:
-    """Wall time per run of CONCURRENT agent runs started together."""
+async def _concurrent_runs(library: _Library, runs: int = CONCURRENT) -> float:
+    """Wall time per run of `runs` agent runs started together."""
 
     async def one() -> None:
         result = await library.agent.run(PROMPT)
@@ -169,9 +169,9 @@ async def _concurrent_runs(library: _Library) -> float:
     gc.collect()
     start = time.perf_counter()
     async with anyio.create_task_group() as group:
-        for _ in range(CONCURRENT):
+        for _ in range(runs):
             group.start_soon(one)
-    return (time.perf_counter() - start) / CONCURRENT
+    return (time.perf_counter() - start) / runs
 
 
 async def _memory_per_run_in_flight(library: _Library, control: httpx.AsyncClient) -> float:
@@ -212,9 +212,12 @@ async def _measure_all(url: str) -> dict[str, dict[str, list[float]]]:
                     library = _library(name, f'{url}/v1', client)
                     samples[name]['plain'].append(await _cpu_per_round_trip(library, streamed=False))
                     samples[name]['streamed'].append(await _cpu_per_round_trip(library, streamed=True))
-                    await _concurrent_runs(library)  # warm: CONCURRENT connections in the pool
-                    samples[name]['run'].append(await _concurrent_runs(library))
+        # One batch each (a batch of pydantic-ai runs takes a while on a busy machine), connections included.
         for name in samples:
+            async with _client() as client:
+                library = _library(name, f'{url}/v1', client)
+                await _concurrent_runs(library, runs=20)  # warm: imports and caches
+                samples[name]['run'].append(await _concurrent_runs(library))
             async with _client() as client:
                 library = _library(name, f'{url}/hold/v1', client)
                 await control.post('/release')
