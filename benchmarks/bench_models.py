@@ -205,7 +205,7 @@ async def _measure_all(url: str) -> dict[str, dict[str, list[float]]]:
     samples: dict[str, dict[str, list[float]]] = {
         name: {'plain': [], 'streamed': [], 'run': [], 'memory': []} for name in ('pydantic-ai', 'edgewise')
     }
-    async with httpx.AsyncClient(base_url=url) as control:
+    async with httpx.AsyncClient(base_url=url, timeout=httpx.Timeout(300.0)) as control:
         for _ in range(REPEATS):
             for name in samples:
                 async with _client() as client:
