@@ -49,3 +49,6 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
 @pytest.fixture(params=['asyncio', 'trio'])
 def anyio_backend(request: pytest.FixtureRequest) -> str:
     return str(request.param)
+
+
+from ._aimock import aimock as aimock  # noqa: E402  (the simulator fixture, shared by the model and example tests)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import json
 from typing import Any
 
 import pytest
@@ -29,6 +30,7 @@ from edgewise.agent.profiles.moonshotai import moonshotai_model_profile
 from edgewise.agent.profiles.openai import OpenAIJsonSchemaTransformer, OpenAIModelProfile, openai_model_profile
 from edgewise.agent.profiles.qwen import qwen_model_profile
 from edgewise.agent.profiles.zai import zai_model_profile
+from edgewise.agent.tools import ToolDefinition
 
 from ._helpers import weather_tool
 
@@ -498,3 +500,33 @@ def test_grok_and_groq_profiles() -> None:
     assert compound.groq_always_has_web_search_builtin_tool
     assert (qwen.supports_thinking, qwen.thinking_always_enabled) == (True, False)
     assert (r1.supports_thinking, r1.thinking_always_enabled) == (True, True)
+
+
+def test_rewritten_schemas_are_kept_and_a_schema_changed_in_place_is_rewritten_again() -> None:
+    schema: dict[str, Any] = {'type': 'object', 'properties': {'city': {'type': 'string'}}, 'required': ['city']}
+    definition = ToolDefinition(name='where', parameters_json_schema=schema)
+    params = ModelRequestParameters(function_tools=[definition])
+    profile = openai_model_profile('gpt-4o')
+    first = customize_request_parameters(params, profile).function_tools[0]
+    again = customize_request_parameters(params, profile).function_tools[0]
+    assert again.parameters_json_schema is first.parameters_json_schema
+    assert first.strict is True
+    assert first.parameters_json_schema['additionalProperties'] is False
+    schema['properties']['when'] = {'type': 'string', 'format': 'date-time'}
+    changed = customize_request_parameters(params, profile).function_tools[0]
+    assert set(changed.parameters_json_schema['properties']) == {'city', 'when'}
+    assert changed.strict is False  # `when` is not required: the schema no longer fits strict mode as it is
+
+
+def test_the_kept_rewritten_schemas_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    from edgewise.agent.models import _mapping
+
+    monkeypatch.setattr(_mapping, '_TRANSFORMED', {})
+    monkeypatch.setattr(_mapping, '_TRANSFORMED_LIMIT', 2)
+    profile = openai_model_profile('gpt-4o')
+    for name in ('a', 'b', 'c'):
+        schema = {'type': 'object', 'properties': {name: {'type': 'string'}}, 'required': [name]}
+        params = ModelRequestParameters(function_tools=[ToolDefinition(name=name, parameters_json_schema=schema)])
+        customize_request_parameters(params, profile)
+    kept = [json.loads(key[2])['required'] for key in _mapping._TRANSFORMED]
+    assert kept == [['b'], ['c']]  # the oldest went first

@@ -11,6 +11,8 @@ from abc import abstractmethod
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator, Mapping
 from typing import Any
 
+import pydantic_core
+
 from ..exceptions import UserError
 from ..messages import (
     BinaryContent,
@@ -38,6 +40,7 @@ from ._streamed_response import StreamedResponse
 
 __all__ = (
     'customize_request_parameters',
+    'transformed_schema',
     'instructions_of',
     'user_turn_items',
     'unsupported_file',
@@ -67,16 +70,12 @@ def customize_request_parameters(params: ModelRequestParameters, profile: ModelP
         return params
 
     def tool(definition: ToolDefinition) -> ToolDefinition:
-        walker = transformer(definition.parameters_json_schema, strict=definition.strict)
-        schema = walker.walk()
-        strict = definition.strict if definition.strict is not None else walker.is_strict_compatible
+        schema, strict = transformed_schema(transformer, definition.parameters_json_schema, definition.strict)
         return dataclasses.replace(definition, parameters_json_schema=schema, strict=strict)
 
     output_object = params.output_object
     if output_object is not None:
-        walker = transformer(output_object.json_schema, strict=output_object.strict)
-        schema = walker.walk()
-        strict = output_object.strict if output_object.strict is not None else walker.is_strict_compatible
+        schema, strict = transformed_schema(transformer, output_object.json_schema, output_object.strict)
         output_object = OutputObjectDefinition(
             json_schema=schema, name=output_object.name, description=output_object.description, strict=strict
         )
@@ -86,6 +85,27 @@ def customize_request_parameters(params: ModelRequestParameters, profile: ModelP
         output_tools=[tool(t) for t in params.output_tools],
         output_object=output_object,
     )
+
+
+_TRANSFORMED: dict[tuple[Any, bool | None, bytes], tuple[dict[str, Any], bool]] = {}
+_TRANSFORMED_LIMIT = 512
+
+
+def transformed_schema(transformer: Any, schema: dict[str, Any], strict: bool | None) -> tuple[dict[str, Any], bool]:
+    """The schema rewritten by the transformer, and its strictness (`strict`, else whether it fits strict mode).
+
+    An agent sends the same tools with every request: their rewritten schemas are kept, keyed by the
+    schema's JSON (so a schema changed in place is rewritten again), a bounded number of them.
+    """
+    key = (transformer, strict, pydantic_core.to_json(schema))
+    if (found := _TRANSFORMED.get(key)) is not None:
+        return found
+    walker = transformer(schema, strict=strict)
+    result = walker.walk(), strict if strict is not None else walker.is_strict_compatible
+    if len(_TRANSFORMED) >= _TRANSFORMED_LIMIT:
+        del _TRANSFORMED[next(iter(_TRANSFORMED))]
+    _TRANSFORMED[key] = result
+    return result
 
 
 def instructions_of(messages: Iterable[ModelMessage]) -> str | None:

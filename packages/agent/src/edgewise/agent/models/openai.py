@@ -33,7 +33,7 @@ from ..providers import Provider
 from ..settings import ModelSettings
 from . import _http
 from . import _openai_chat as _chat
-from ._mapping import EventStreamedResponse
+from ._mapping import EventStreamedResponse, transformed_schema
 from ._openai_responses_mapping import (
     OpenAIResponsesModelSettings,
     OpenAIResponsesStreamedResponse,
@@ -124,16 +124,12 @@ class OpenAIChatModel(ProviderModel):
             return parameters
 
         def tool(t: Any) -> Any:
-            walker = transformer(t.parameters_json_schema, strict=t.strict)
-            schema = walker.walk()
-            strict = walker.is_strict_compatible if t.strict is None else t.strict
+            schema, strict = transformed_schema(transformer, t.parameters_json_schema, t.strict)
             return dataclasses.replace(t, parameters_json_schema=schema, strict=strict)
 
         output_object = parameters.output_object
         if output_object is not None:
-            walker = transformer(output_object.json_schema, strict=output_object.strict)
-            schema = walker.walk()
-            strict = walker.is_strict_compatible if output_object.strict is None else output_object.strict
+            schema, strict = transformed_schema(transformer, output_object.json_schema, output_object.strict)
             output_object = dataclasses.replace(output_object, json_schema=schema, strict=strict)
         return dataclasses.replace(
             parameters,
@@ -254,6 +250,7 @@ class OpenAIStreamedResponse(StreamedResponse):
         self._thinking_ids: dict[int, str] = {}
         self._segment = 0  # bumped at each <think> tag: text and thinking alternate in new parts
         self._in_tags = False
+        self._held = ''  # the end of the content so far, when it may be the start of a split tag
         self._saw_text = False
         self._refusal: list[str] = []
 
@@ -272,6 +269,10 @@ class OpenAIStreamedResponse(StreamedResponse):
             async for event in events:
                 for out in self._event(event):
                     yield out
+        if self._held:  # the stream ended on what began like a tag: it was text (or thinking) after all
+            held, self._held = self._held, ''
+            if (last := self._piece(held)) is not None:
+                yield last
         if self._refusal:
             self.provider_details = {**(self.provider_details or {}), 'refusal': ''.join(self._refusal)}
 
@@ -344,25 +345,35 @@ class OpenAIStreamedResponse(StreamedResponse):
     def _text(self, content: str) -> list[ModelResponseStreamEvent]:
         events: list[ModelResponseStreamEvent] = []
         start_tag, end_tag = self._profile.thinking_tags
-        manager = self._parts_manager
+        content = self._held + content
+        self._held = ''
         while content:
             tag = end_tag if self._in_tags else start_tag
             piece, found, content = content.partition(tag)
-            if self._in_tags:
-                event = manager.thinking_delta(('tags', self._segment), piece)
-                if isinstance(event, PartStartEvent):
-                    self._start_thinking(event, 'content')
-            elif self._profile.ignore_streamed_leading_whitespace and not self._saw_text and not piece.strip():
-                event = None
-            else:
-                self._saw_text = True
-                event = manager.text_delta(('content', self._segment), piece)
-            if event is not None:
+            if not found and (kept := _tag_start_at_end(piece, tag)):
+                # The chunk ends with what may be the start of a tag split across chunks: wait for the next.
+                piece, self._held = piece[:-kept], piece[-kept:]
+                if not piece:
+                    break
+            if (event := self._piece(piece)) is not None:
                 events.append(event)
             if found:
                 self._in_tags = not self._in_tags
                 self._segment += 1
         return events
+
+    def _piece(self, piece: str) -> ModelResponseStreamEvent | None:
+        """The event of a piece of content between tags: thinking inside them, text outside."""
+        manager = self._parts_manager
+        if self._in_tags:
+            event = manager.thinking_delta(('tags', self._segment), piece)
+            if isinstance(event, PartStartEvent):
+                self._start_thinking(event, 'content')
+            return event
+        if self._profile.ignore_streamed_leading_whitespace and not self._saw_text and not piece.strip():
+            return None
+        self._saw_text = True
+        return manager.text_delta(('content', self._segment), piece)
 
     def get(self) -> ModelResponse:
         """The response so far, with the ids of its thinking parts and the provider's details."""
@@ -378,3 +389,13 @@ class OpenAIStreamedResponse(StreamedResponse):
     def timestamp(self) -> datetime:
         """When the response started."""
         return self._timestamp
+
+
+def _tag_start_at_end(text: str, tag: str) -> int:
+    """The length of the longest end of `text` that begins `tag` (without being all of it), or 0."""
+    if text.find(tag[0], -(len(tag) - 1)) < 0:  # the usual case, answered in C
+        return 0
+    for length in range(min(len(tag) - 1, len(text)), 0, -1):
+        if text.endswith(tag[:length]):
+            return length
+    return 0
