@@ -289,6 +289,7 @@ class Graph(Generic[StateT, DepsT, RunEndT]):
         infer_name: bool = True,
         max_steps: int | None = None,
         buffer_size: int = 64,
+        state_snapshots: bool = False,
     ) -> AbstractAsyncContextManager[GraphEventStream[StateT, RunEndT]]:
         """Run the graph and stream what it does: `async with graph.stream(Start()) as events: async for ...`.
 
@@ -316,6 +317,7 @@ class Graph(Generic[StateT, DepsT, RunEndT]):
             persistence=persistence,
             max_steps=max_steps,
             buffer_size=buffer_size,
+            state_snapshots=state_snapshots,
         )
 
     def stream_from_persistence(
@@ -326,12 +328,20 @@ class Graph(Generic[StateT, DepsT, RunEndT]):
         infer_name: bool = True,
         max_steps: int | None = None,
         buffer_size: int = 64,
+        state_snapshots: bool = False,
     ) -> AbstractAsyncContextManager[GraphEventStream[StateT, RunEndT]]:
         """Resume a run from its persistence, as `iter_from_persistence` does, and stream it as `stream` does."""
         if infer_name and self.name is None:
             self._infer_name(inspect.currentframe())
         return stream_events(
-            self, None, state=None, deps=deps, persistence=persistence, max_steps=max_steps, buffer_size=buffer_size
+            self,
+            None,
+            state=None,
+            deps=deps,
+            persistence=persistence,
+            max_steps=max_steps,
+            buffer_size=buffer_size,
+            state_snapshots=state_snapshots,
         )
 
     async def initialize(
