@@ -67,10 +67,6 @@ class EventSink:
         self.state_snapshots = state_snapshots
         """Whether each step also sends a `StateEvent` (a copy of the state)."""
 
-    def wants_flush(self) -> bool:
-        """Whether `flush` has anything to do (a call the run skips otherwise)."""
-        return self.eager_reader is not None or len(self.pending) > self.capacity
-
     async def flush(self) -> None:
         """Hand the pending events over: wake a consumer waiting for them, wait while too many are pending."""
         reader = self.eager_reader
@@ -155,18 +151,25 @@ async def drive(run: _Run, sink: EventSink | None) -> End[Any]:
         return node
     path = run._link.path
     snapshots = sink.state_snapshots
+    capacity = sink.capacity
+    step = run._step
+    now = perf_counter()
     while not isinstance(node, End):
-        sink.pending.append(NodeStartedEvent(node, path))
-        if sink.wants_flush():
+        pending = sink.pending
+        pending.append(NodeStartedEvent(node, path))
+        # Whether `flush` has anything to do, inline: this runs every step.
+        if sink.eager_reader is not None or len(pending) > capacity:
             await sink.flush()
-        start = perf_counter()
+            now = perf_counter()
+        start = now  # the end of the previous step, when nothing was waited for since
         try:
-            next_node = run._next_node = await run._step(node)
+            next_node = run._next_node = await step(node)
         except Exception as e:
             await sink.put(NodeFailedEvent(node, e, path))
             raise
+        now = perf_counter()
         pending = sink.pending
-        pending.append(NodeFinishedEvent(node, next_node, perf_counter() - start, path))
+        pending.append(NodeFinishedEvent(node, next_node, now - start, path))
         if snapshots:
             pending.append(StateEvent(deep_copy(run.state), path))
         node = next_node

@@ -2,7 +2,7 @@
 
 from __future__ import annotations as _annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable
 from contextlib import asynccontextmanager
 from typing import Any, Generic
 
@@ -24,34 +24,34 @@ class GraphEventStream(Generic[StateT, RunEndT]):
 
     def __init__(self, sink: EventSink, failure: list[BaseException]) -> None:
         self._sink = sink
-        self._batch: list[GraphEvent] = []
-        self._next = 0
         self._failure = failure
+        # One async generator behind both `async for` and `__anext__`: its `__anext__` is a C call, where a
+        # coroutine `__anext__` would cost a coroutine object per event.
+        self._events = self._iterate()
         self.end: RunEndEvent[StateT, RunEndT] | None = None
-        """The run's `RunEndEvent`, once the stream has handed it out."""
+        """The run's `RunEndEvent`, once the stream has reached it."""
 
-    def __aiter__(self) -> GraphEventStream[StateT, RunEndT]:
-        return self
+    def __aiter__(self) -> AsyncIterator[GraphEvent]:
+        return self._events
 
-    async def __anext__(self) -> GraphEvent:
-        batch = self._batch
-        index = self._next
-        if index == len(batch):
-            sink = self._sink
-            taken = sink.take_nowait()
-            if taken is None:
-                taken = await sink.take()
-            if taken is None:
-                if self._failure:
-                    raise self._failure[0]
-                raise StopAsyncIteration
-            batch = self._batch = taken
-            index = 0
-        event = batch[index]
-        self._next = index + 1
-        if type(event) is RunEndEvent:
-            self.end = event
-        return event
+    def __anext__(self) -> Awaitable[GraphEvent]:
+        return self._events.__anext__()
+
+    async def _iterate(self) -> AsyncIterator[GraphEvent]:
+        sink = self._sink
+        while True:
+            batch = sink.take_nowait()
+            if batch is None:
+                batch = await sink.take()
+                if batch is None:
+                    if self._failure:
+                        raise self._failure[0]
+                    return
+            last = batch[-1]
+            if type(last) is RunEndEvent:  # the run's last event comes last in its batch
+                self.end = last
+            for event in batch:
+                yield event
 
 
 @asynccontextmanager

@@ -288,7 +288,7 @@ class Graph(Generic[StateT, DepsT, RunEndT]):
         persistence: BaseStatePersistence[StateT, RunEndT] | None = None,
         infer_name: bool = True,
         max_steps: int | None = None,
-        buffer_size: int = 64,
+        buffer_size: int = 256,
         state_snapshots: bool = False,
     ) -> AbstractAsyncContextManager[GraphEventStream[StateT, RunEndT]]:
         """Run the graph and stream what it does: `async with graph.stream(Start()) as events: async for ...`.
@@ -327,7 +327,7 @@ class Graph(Generic[StateT, DepsT, RunEndT]):
         deps: DepsT = None,  # type: ignore[assignment]
         infer_name: bool = True,
         max_steps: int | None = None,
-        buffer_size: int = 64,
+        buffer_size: int = 256,
         state_snapshots: bool = False,
     ) -> AbstractAsyncContextManager[GraphEventStream[StateT, RunEndT]]:
         """Resume a run from its persistence, as `iter_from_persistence` does, and stream it as `stream` does."""
