@@ -53,7 +53,8 @@ class NodeFinishedEvent:
 
 @dataclass(slots=True)
 class StateEvent(Generic[StateT]):
-    """The state of a run after a step (a deep copy, so that later steps do not change what was sent)."""
+    """The state of a run after a step (a deep copy, so that later steps do not change what was sent); sent only
+    when the stream was asked for it, `stream(..., state_snapshots=True)`."""
 
     state: StateT
     """The state after the step."""
