@@ -56,7 +56,7 @@ class EventSink:
         self.capacity = capacity
         """How many events may be pending before the run waits."""
         self.pending: list[GraphEvent] = []
-        """The events the consumer has not taken yet."""
+        """The events the consumer has not taken yet (one list for the whole run, emptied as they are taken)."""
         self.eager_reader: anyio.Event | None = None
         """Set when the consumer waits to be woken by the next flush."""
         self._lazy_reader: anyio.Event | None = None
@@ -100,10 +100,11 @@ class EventSink:
 
     def take_nowait(self) -> list[GraphEvent] | None:
         """The pending events, if any."""
-        events = self.pending
-        if not events:
+        pending = self.pending
+        if not pending:
             return None
-        self.pending = []
+        events = pending.copy()  # a copy, so that the run may hold on to `pending` across its awaits
+        pending.clear()
         writer = self._writer
         if writer is not None:
             self._writer = None
@@ -152,10 +153,10 @@ async def drive(run: _Run, sink: EventSink | None) -> End[Any]:
     path = run._link.path
     snapshots = sink.state_snapshots
     capacity = sink.capacity
+    pending = sink.pending  # the same list for the whole run: the consumer empties it, it does not replace it
     step = run._step
     now = perf_counter()
     while not isinstance(node, End):
-        pending = sink.pending
         pending.append(NodeStartedEvent(node, path))
         # Whether `flush` has anything to do, inline: this runs every step.
         if sink.eager_reader is not None or len(pending) > capacity:
@@ -168,7 +169,6 @@ async def drive(run: _Run, sink: EventSink | None) -> End[Any]:
             await sink.put(NodeFailedEvent(node, e, path))
             raise
         now = perf_counter()
-        pending = sink.pending
         pending.append(NodeFinishedEvent(node, next_node, now - start, path))
         if snapshots:
             pending.append(StateEvent(deep_copy(run.state), path))
