@@ -235,6 +235,30 @@ async def test_a_consumer_that_looks_lazily_gets_every_event(monkeypatch: pytest
     assert seen == ['node_started', 'custom', 'node_finished', 'run_end']
 
 
+@dataclass
+class Yielding(BaseNode[Count, None, int]):
+    left: int
+
+    async def run(self, ctx: GraphRunContext[Count]) -> Yielding | End[int]:
+        await anyio.lowlevel.checkpoint()  # lets the consumer run between steps, as a node doing I/O does
+        ctx.state.ran += 1
+        return Yielding(self.left - 1) if self.left > 1 else End(ctx.state.ran)
+
+
+yielding = Graph(nodes=(Yielding,))
+
+
+async def test_a_lazy_consumer_is_woken_by_a_full_buffer(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The consumer's own looks never come (an hour apart): the run wakes it when it fills the buffer, and at
+    # the end.
+    monkeypatch.setattr(_runs, 'LAZY_LOOK', 3600)
+    state = Count()
+    async with yielding.stream(Yielding(20), state=state, buffer_size=2) as events:
+        kinds = [event.kind async for event in events]
+    assert kinds == ['node_started', 'node_finished'] * 20 + ['run_end']
+    assert state.ran == 20
+
+
 async def test_emit_outside_a_stream_does_nothing() -> None:
     result = await ticks.run(Tick(2), state=Count())
     assert result.output == 2

@@ -119,13 +119,17 @@ class EventSink:
             if self._eager:
                 reader = self.eager_reader = anyio.Event()
                 await reader.wait()
-                self._eager = False  # woken by a run that is stepping: look lazily while it goes on
+                # Woken at a flush point: the run lets other tasks run between its steps, and would wake this
+                # consumer at every step; look lazily while it goes on. Unless it has filled the queue since
+                # (it does not let other tasks run between steps): then it wakes the consumer when full anyway.
+                self._eager = self._writer is not None
             else:
                 reader = self._lazy_reader = anyio.Event()
-                with anyio.move_on_after(LAZY_LOOK):
+                with anyio.move_on_after(LAZY_LOOK):  # a timer: costly, but once in many steps
                     await reader.wait()
                 self._lazy_reader = None
-                self._eager = not self.pending and not self.closed  # nothing new: the run has gone quiet
+                # Eager again when the run has filled the queue, or has gone quiet (nothing new).
+                self._eager = self._writer is not None or (not self.pending and not self.closed)
         return events
 
 
