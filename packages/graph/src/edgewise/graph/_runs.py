@@ -48,6 +48,7 @@ class EventSink:
         'capacity',
         'closed',
         'eager_reader',
+        'flush_above',
         'pending',
         'state_snapshots',
     )
@@ -59,6 +60,9 @@ class EventSink:
         """The events the consumer has not taken yet (one list for the whole run, emptied as they are taken)."""
         self.eager_reader: anyio.Event | None = None
         """Set when the consumer waits to be woken by the next flush."""
+        self.flush_above = capacity
+        """How many events may be pending before the run has something to flush: `capacity`, or 0 while the
+        consumer waits to be woken by the next flush (one comparison a step tells the run both)."""
         self._lazy_reader: anyio.Event | None = None
         self._eager = True
         self._writer: anyio.Event | None = None
@@ -72,6 +76,7 @@ class EventSink:
         reader = self.eager_reader
         if reader is not None:
             self.eager_reader = None
+            self.flush_above = self.capacity
             reader.set()
         while len(self.pending) > self.capacity:
             self._wake_lazy_reader()
@@ -89,6 +94,7 @@ class EventSink:
         reader = self.eager_reader
         if reader is not None:
             self.eager_reader = None
+            self.flush_above = self.capacity
             reader.set()
         self._wake_lazy_reader()
 
@@ -118,6 +124,7 @@ class EventSink:
                 return None
             if self._eager:
                 reader = self.eager_reader = anyio.Event()
+                self.flush_above = 0
                 await reader.wait()
                 # Woken at a flush point: the run lets other tasks run between its steps, and would wake this
                 # consumer at every step; look lazily while it goes on. Unless it has filled the queue since
@@ -156,14 +163,12 @@ async def drive(run: _Run, sink: EventSink | None) -> End[Any]:
         return node
     path = run._link.path
     snapshots = sink.state_snapshots
-    capacity = sink.capacity
     pending = sink.pending  # the same list for the whole run: the consumer empties it, it does not replace it
     step = run._step
     now = perf_counter()
     while not isinstance(node, End):
         pending.append(NodeStartedEvent(node, path))
-        # Whether `flush` has anything to do, inline: this runs every step.
-        if sink.eager_reader is not None or len(pending) > capacity:
+        if len(pending) > sink.flush_above:  # whether `flush` has anything to do, inline: this runs every step
             await sink.flush()
             now = perf_counter()
         start = now  # the end of the previous step, when nothing was waited for since
