@@ -165,7 +165,7 @@ def _streamed(graph: Graph[Loop, None, int], start: BaseNode[Loop, None, int]) -
         async with graph.stream(start, state=Loop(CYCLE)) as events:
             async for _ in events:
                 count += 1
-        assert count == 3 * CYCLE + 1
+        assert count == 2 * CYCLE + 1  # started and finished per step, and the end
 
     return run
 

@@ -9,7 +9,16 @@ from typing import Any
 import anyio
 import pytest
 
-from edgewise.graph import BaseNode, End, FullStatePersistence, Graph, GraphRunContext
+from edgewise.graph import (
+    BaseNode,
+    End,
+    FullStatePersistence,
+    Graph,
+    GraphRunContext,
+    GraphRuntimeError,
+    SimpleStatePersistence,
+    _runs,
+)
 from edgewise.graph.events import (
     CustomEvent,
     NodeFailedEvent,
@@ -63,13 +72,22 @@ class Opened(BaseNode[Count, None, int]):
         return Tick(1)
 
 
+@dataclass
+class Wait(BaseNode[Count, anyio.Event, int]):
+    async def run(self, ctx: GraphRunContext[Count, anyio.Event]) -> End[int]:
+        await ctx.deps.wait()
+        await ctx.emit('released')
+        return End(0)
+
+
 ticks = Graph(nodes=(Tick, Boom))
+waiting = Graph(nodes=(Wait,))
 gated = Graph(nodes=(Gate, Tick))
 opened = Graph(nodes=(Opened, Tick), name='gated')
 
 
 async def test_events_of_each_step_in_order() -> None:
-    async with ticks.stream(Tick(2), state=Count()) as events:
+    async with ticks.stream(Tick(2), state=Count(), state_snapshots=True) as events:
         seen = [event async for event in events]
     assert [type(e).__name__ for e in seen] == [
         'NodeStartedEvent',
@@ -100,9 +118,32 @@ async def test_events_of_each_step_in_order() -> None:
 
 
 async def test_state_events_are_copies() -> None:
-    async with ticks.stream(Tick(3), state=Count()) as events:
+    async with ticks.stream(Tick(3), state=Count(), state_snapshots=True) as events:
         states = [e.state.ran for e in [event async for event in events] if isinstance(e, StateEvent)]
     assert states == [1, 2, 3]
+
+
+async def test_no_state_events_unless_asked_for() -> None:
+    async with ticks.stream(Tick(2), state=Count()) as events:
+        seen = [event async for event in events]
+    assert [e.kind for e in seen] == [
+        'node_started',
+        'custom',
+        'node_finished',
+        'node_started',
+        'custom',
+        'node_finished',
+        'run_end',
+    ]
+
+
+async def test_stream_from_persistence_sends_state_events_when_asked(tmp_path: Path) -> None:
+    async with SqliteStatePersistence(tmp_path / 'runs.db', 'resumed') as persistence:
+        await ticks.initialize(Tick(1), persistence, state=Count(ran=5))
+        persistence.set_graph_types(ticks)
+        async with ticks.stream_from_persistence(persistence, state_snapshots=True) as events:
+            states = [e.state for e in [event async for event in events] if isinstance(e, StateEvent)]
+    assert states == [Count(ran=6)]
 
 
 async def test_a_failing_node_is_an_event_then_the_error() -> None:
@@ -127,7 +168,7 @@ async def test_a_consumer_that_stops_reading_pauses_the_run() -> None:
         first = await events.__anext__()
         assert isinstance(first, NodeStartedEvent)
         await anyio.wait_all_tasks_blocked()
-        # 4 batches (one a step) wait in the buffer, and the run waits to hand over the next one.
+        # At most 4 events wait (a step adds 3), and the run waits for the consumer to take them.
         paused_at = state.ran
         assert paused_at <= 6
         await anyio.wait_all_tasks_blocked()
@@ -166,6 +207,56 @@ async def test_stream_from_persistence_resumes_a_run(tmp_path: Path) -> None:
     end = seen[-1]
     assert isinstance(end, RunEndEvent)
     assert end.output == 7
+
+
+async def test_a_run_that_cannot_start_ends_the_stream_with_its_error() -> None:
+    persistence = SimpleStatePersistence[Count, int]()
+    async with ticks.stream_from_persistence(persistence) as events:
+        with pytest.raises(GraphRuntimeError):
+            await events.__anext__()
+
+
+async def test_a_consumer_that_looks_lazily_gets_every_event(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A consumer that has caught up with a busy run looks again after `LAZY_LOOK` seconds; with no delay, its
+    # looks find nothing while the node waits, and it goes back to waiting to be woken by the run.
+    monkeypatch.setattr(_runs, 'LAZY_LOOK', 0)
+    release = anyio.Event()
+
+    async def release_when_all_wait() -> None:
+        await anyio.wait_all_tasks_blocked()
+        release.set()
+
+    seen: list[str] = []
+    async with anyio.create_task_group() as tg, waiting.stream(Wait(), state=Count(), deps=release) as events:
+        async for event in events:
+            seen.append(event.kind)
+            if event.kind == 'node_started':
+                tg.start_soon(release_when_all_wait)
+    assert seen == ['node_started', 'custom', 'node_finished', 'run_end']
+
+
+@dataclass
+class Yielding(BaseNode[Count, None, int]):
+    left: int
+
+    async def run(self, ctx: GraphRunContext[Count]) -> Yielding | End[int]:
+        await anyio.lowlevel.checkpoint()  # lets the consumer run between steps, as a node doing I/O does
+        ctx.state.ran += 1
+        return Yielding(self.left - 1) if self.left > 1 else End(ctx.state.ran)
+
+
+yielding = Graph(nodes=(Yielding,))
+
+
+async def test_a_lazy_consumer_is_woken_by_a_full_buffer(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The consumer's own looks never come (an hour apart): the run wakes it when it fills the buffer, and at
+    # the end.
+    monkeypatch.setattr(_runs, 'LAZY_LOOK', 3600)
+    state = Count()
+    async with yielding.stream(Yielding(20), state=state, buffer_size=2) as events:
+        kinds = [event.kind async for event in events]
+    assert kinds == ['node_started', 'node_finished'] * 20 + ['run_end']
+    assert state.ran == 20
 
 
 async def test_emit_outside_a_stream_does_nothing() -> None:

@@ -12,7 +12,6 @@ from time import perf_counter
 from typing import Any, Protocol
 
 import anyio
-from anyio.streams.memory import MemoryObjectSendStream
 
 from ._copy import deep_copy
 from .events import CustomEvent, GraphEvent, NodeFailedEvent, NodeFinishedEvent, NodeStartedEvent, StateEvent
@@ -25,36 +24,120 @@ from .persistence.in_mem import FullStatePersistence, SimpleStatePersistence
 __all__ = ('EventSink', 'RunLink', 'drive', 'child_persistence')
 
 
-class EventSink:
-    """Where a streamed run's events go: a bounded memory stream of batches (a full buffer pauses the run).
+# How long a consumer that has caught up with a busy run may leave new events waiting before it looks again.
+LAZY_LOOK = 0.001
 
-    Events are added to a batch, and a batch is sent when the run is about to wait on something the consumer
-    may want to know about first: before a node runs, when a node emits, at the end. One send per step
-    rather than one per event keeps a streamed step cheap.
+
+class EventSink:
+    """Where a streamed run's events go, and where `GraphEventStream` takes them from: a bounded list of events.
+
+    The run appends its events to `pending`; the consumer takes the whole list at once. At its flush points
+    (before a node runs, when a node emits, at the end) the run waits while more than `capacity` events are
+    pending: a consumer that stops reading pauses the run, and what waits stays bounded.
+
+    Waking the consumer for every step would cost a task switch a step. So a consumer that has caught up asks
+    to be woken at once only when the run had gone quiet (the last look found nothing new); while the run is
+    busy, it is woken when the run waits for room, or it looks again after `LAZY_LOOK` seconds on its own.
+    One producer (the run, and the runs nested in it) and one consumer, through two `anyio.Event`s.
     """
 
-    __slots__ = ('_send', 'pending')
+    __slots__ = (
+        '_eager',
+        '_lazy_reader',
+        '_writer',
+        'capacity',
+        'closed',
+        'eager_reader',
+        'flush_above',
+        'pending',
+        'state_snapshots',
+    )
 
-    def __init__(self, send: MemoryObjectSendStream[list[GraphEvent]]) -> None:
-        self._send = send
+    def __init__(self, capacity: int, *, state_snapshots: bool) -> None:
+        self.capacity = capacity
+        """How many events may be pending before the run waits."""
         self.pending: list[GraphEvent] = []
-        """The events not sent yet."""
+        """The events the consumer has not taken yet (one list for the whole run, emptied as they are taken)."""
+        self.eager_reader: anyio.Event | None = None
+        """Set when the consumer waits to be woken by the next flush."""
+        self.flush_above = capacity
+        """How many events may be pending before the run has something to flush: `capacity`, or 0 while the
+        consumer waits to be woken by the next flush (one comparison a step tells the run both)."""
+        self._lazy_reader: anyio.Event | None = None
+        self._eager = True
+        self._writer: anyio.Event | None = None
+        self.closed = False
+        """Whether the run has added its last event."""
+        self.state_snapshots = state_snapshots
+        """Whether each step also sends a `StateEvent` (a copy of the state)."""
 
     async def flush(self) -> None:
-        """Send the pending events, waiting while the consumer's buffer is full."""
-        batch = self.pending
-        if not batch:
-            return
-        self.pending = []
-        try:
-            self._send.send_nowait(batch)  # no checkpoint while there is room: the common case
-        except anyio.WouldBlock:
-            await self._send.send(batch)
+        """Hand the pending events over: wake a consumer waiting for them, wait while too many are pending."""
+        reader = self.eager_reader
+        if reader is not None:
+            self.eager_reader = None
+            self.flush_above = self.capacity
+            reader.set()
+        while len(self.pending) > self.capacity:
+            self._wake_lazy_reader()
+            writer = self._writer = anyio.Event()
+            await writer.wait()
 
     async def put(self, event: GraphEvent) -> None:
-        """Send `event` now, after the pending ones."""
+        """Add `event` and flush."""
         self.pending.append(event)
         await self.flush()
+
+    def close(self) -> None:
+        """The run has ended: the consumer gets what is pending, then the end of the stream."""
+        self.closed = True
+        reader = self.eager_reader
+        if reader is not None:
+            self.eager_reader = None
+            self.flush_above = self.capacity
+            reader.set()
+        self._wake_lazy_reader()
+
+    def _wake_lazy_reader(self) -> None:
+        reader = self._lazy_reader
+        if reader is not None:
+            self._lazy_reader = None
+            reader.set()
+
+    def take_nowait(self) -> list[GraphEvent] | None:
+        """The pending events, if any."""
+        pending = self.pending
+        if not pending:
+            return None
+        events = pending.copy()  # a copy, so that the run may hold on to `pending` across its awaits
+        pending.clear()
+        writer = self._writer
+        if writer is not None:
+            self._writer = None
+            writer.set()
+        return events
+
+    async def take(self) -> list[GraphEvent] | None:
+        """The pending events, waiting for the run if there are none; `None` once the run has ended."""
+        while (events := self.take_nowait()) is None:
+            if self.closed:
+                return None
+            if self._eager:
+                reader = self.eager_reader = anyio.Event()
+                self.flush_above = 0
+                await reader.wait()
+                # Woken at a flush point: the run lets other tasks run between its steps, and would wake this
+                # consumer at every step; look lazily while it goes on. Unless it has filled the queue since
+                # (it does not let other tasks run between steps): then it wakes the consumer when full anyway.
+                self._eager = self._writer is not None
+            else:
+                reader = self._lazy_reader = anyio.Event()
+                with anyio.move_on_after(LAZY_LOOK):  # a timer: costly, but once in many steps
+                    await reader.wait()
+                self._lazy_reader = None
+                # Eager again when the run has filled the queue, or has gone quiet (nothing new).
+                self._eager = self._writer is not None or (not self.pending and not self.closed)
+        return events
 
 
 class _Run(Protocol):
@@ -79,20 +162,27 @@ async def drive(run: _Run, sink: EventSink | None) -> End[Any]:
             node = run._next_node = await step(node)
         return node
     path = run._link.path
+    snapshots = sink.state_snapshots
+    pending = sink.pending  # the same list for the whole run: the consumer empties it, it does not replace it
+    step = run._step
+    now = perf_counter()
     while not isinstance(node, End):
-        sink.pending.append(NodeStartedEvent(node=node, path=path))
-        await sink.flush()
-        start = perf_counter()
+        pending.append(NodeStartedEvent(node, path))
+        if len(pending) > sink.flush_above:  # whether `flush` has anything to do, inline: this runs every step
+            await sink.flush()
+            now = perf_counter()
+        start = now  # the end of the previous step, when nothing was waited for since
         try:
-            next_node = run._next_node = await run._step(node)
+            next_node = run._next_node = await step(node)
         except Exception as e:
-            await sink.put(NodeFailedEvent(node=node, error=e, path=path))
+            await sink.put(NodeFailedEvent(node, e, path))
             raise
-        pending = sink.pending
-        pending.append(NodeFinishedEvent(node=node, next_node=next_node, duration=perf_counter() - start, path=path))
-        pending.append(StateEvent(state=deep_copy(run.state), path=path))
+        now = perf_counter()
+        pending.append(NodeFinishedEvent(node, next_node, now - start, path))
+        if snapshots:
+            pending.append(StateEvent(deep_copy(run.state), path))
         node = next_node
-    await sink.flush()
+    await sink.flush()  # once a run: a nested run's last events go out before its parent's step goes on
     return node
 
 
@@ -151,7 +241,7 @@ class RunLink:
             # The node of the step in progress: the run's next node until the step returns.
             node = self._run.next_node
             node_id = node.get_node_id() if isinstance(node, BaseNode) else None
-            await self.sink.put(CustomEvent(data=data, node_id=node_id, path=self.path))
+            await self.sink.put(CustomEvent(data, node_id, self.path))
 
     async def run_subgraph(
         self, graph: Any, start_node: BaseNode[Any, Any, Any], name: str, state: Any, deps: Any

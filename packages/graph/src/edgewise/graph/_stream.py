@@ -1,13 +1,12 @@
-"""`Graph.stream`: a run in a task of its own, handing its events to the caller through a bounded buffer."""
+"""`Graph.stream`: a run in a task of its own, handing its events to the caller through a bounded queue."""
 
 from __future__ import annotations as _annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable
 from contextlib import asynccontextmanager
 from typing import Any, Generic
 
 import anyio
-from anyio.streams.memory import MemoryObjectReceiveStream
 
 from ._runs import EventSink, drive
 from .events import GraphEvent, RunEndEvent
@@ -23,38 +22,36 @@ class GraphEventStream(Generic[StateT, RunEndT]):
     Ends after the `RunEndEvent`; if a node raised, raises that error after handing out the `NodeFailedEvent`.
     """
 
-    def __init__(self, receive: MemoryObjectReceiveStream[list[GraphEvent]], failure: list[BaseException]) -> None:
-        self._receive = receive
-        self._batch: list[GraphEvent] = []
-        self._next = 0
+    def __init__(self, sink: EventSink, failure: list[BaseException]) -> None:
+        self._sink = sink
         self._failure = failure
+        # One async generator behind both `async for` and `__anext__`: its `__anext__` is a C call, where a
+        # coroutine `__anext__` would cost a coroutine object per event.
+        self._events = self._iterate()
         self.end: RunEndEvent[StateT, RunEndT] | None = None
-        """The run's `RunEndEvent`, once the stream has handed it out."""
+        """The run's `RunEndEvent`, once the stream has reached it."""
 
-    def __aiter__(self) -> GraphEventStream[StateT, RunEndT]:
-        return self
+    def __aiter__(self) -> AsyncIterator[GraphEvent]:
+        return self._events
 
-    async def __anext__(self) -> GraphEvent:
-        batch = self._batch
-        index = self._next
-        if index == len(batch):
-            try:
-                try:
-                    batch = self._receive.receive_nowait()
-                except anyio.WouldBlock:
-                    batch = await self._receive.receive()
-            except anyio.EndOfStream:
-                if self._failure:
-                    raise self._failure[0] from None
-                raise StopAsyncIteration from None
-            self._batch = batch
-            index = 0
-        event = batch[index]
-        self._next = index + 1
-        if event.kind == 'run_end':
-            assert isinstance(event, RunEndEvent)
-            self.end = event
-        return event
+    def __anext__(self) -> Awaitable[GraphEvent]:
+        return self._events.__anext__()
+
+    async def _iterate(self) -> AsyncIterator[GraphEvent]:
+        sink = self._sink
+        while True:
+            batch = sink.take_nowait()
+            if batch is None:
+                batch = await sink.take()
+                if batch is None:
+                    if self._failure:
+                        raise self._failure[0]
+                    return
+            last = batch[-1]
+            if type(last) is RunEndEvent:  # the run's last event comes last in its batch
+                self.end = last
+            for event in batch:
+                yield event
 
 
 @asynccontextmanager
@@ -67,48 +64,49 @@ async def stream_events(
     persistence: BaseStatePersistence[Any, Any] | None,
     max_steps: int | None,
     buffer_size: int,
+    state_snapshots: bool,
 ) -> AsyncIterator[GraphEventStream[Any, Any]]:
     """Run `graph` in a task (from `start_node`, or resumed from `persistence` when it is `None`) and yield its
     events; leaving the block cancels the run if it is still going."""
     if buffer_size < 0:
         raise ValueError(f'buffer_size must be a non-negative integer, got {buffer_size!r}')
-    send, receive = anyio.create_memory_object_stream[list[GraphEvent]](buffer_size)
+    sink = EventSink(buffer_size, state_snapshots=state_snapshots)
     failure: list[BaseException] = []
 
     async def produce() -> None:
-        async with send:
-            try:
-                if start_node is None:
-                    assert persistence is not None
-                    runs = graph.iter_from_persistence(persistence, deps=deps, infer_name=False, max_steps=max_steps)
-                else:
-                    runs = graph.iter(
-                        start_node,
-                        state=state,
-                        deps=deps,
-                        persistence=persistence,
-                        infer_name=False,
-                        max_steps=max_steps,
-                    )
-                async with runs as run:
-                    sink = run._link.sink = EventSink(send)
-                    end = await drive(run, sink)
-                    await sink.put(RunEndEvent(output=end.data, state=run.state, end=end))
-            except Exception as e:
-                failure.append(e)
+        try:
+            if start_node is None:
+                assert persistence is not None
+                runs = graph.iter_from_persistence(persistence, deps=deps, infer_name=False, max_steps=max_steps)
+            else:
+                runs = graph.iter(
+                    start_node,
+                    state=state,
+                    deps=deps,
+                    persistence=persistence,
+                    infer_name=False,
+                    max_steps=max_steps,
+                )
+            async with runs as run:
+                run._link.sink = sink
+                end = await drive(run, sink)
+                await sink.put(RunEndEvent(end.data, run.state, end))
+        except Exception as e:
+            failure.append(e)
+        finally:
+            sink.close()
 
     error: Exception | None = None
-    with receive:
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(produce)
-            try:
-                yield GraphEventStream(receive, failure)
-            except Exception as e:
-                # Raised by the consumer's block, or by the stream (a node's error): raised as it is below,
-                # rather than in the task group's exception group.
-                error = e
-            finally:
-                # The consumer has left: a run still going is cancelled (its node goes back to 'created').
-                tg.cancel_scope.cancel()
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(produce)
+        try:
+            yield GraphEventStream(sink, failure)
+        except Exception as e:
+            # Raised by the consumer's block, or by the stream (a node's error): raised as it is below,
+            # rather than in the task group's exception group.
+            error = e
+        finally:
+            # The consumer has left: a run still going is cancelled (its node goes back to 'created').
+            tg.cancel_scope.cancel()
     if error is not None:
         raise error

@@ -8,7 +8,7 @@ inside it the names leading to them, e.g. `('payment',)` for a subgraph run unde
 from __future__ import annotations as _annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Generic, Literal
+from typing import Any, ClassVar, Generic, Literal
 
 from .nodes import BaseNode, End, RunEndT, StateT
 
@@ -23,7 +23,7 @@ __all__ = (
 )
 
 
-@dataclass(kw_only=True, slots=True)
+@dataclass(slots=True)
 class NodeStartedEvent:
     """A node is about to run."""
 
@@ -31,11 +31,11 @@ class NodeStartedEvent:
     """The node that runs now."""
     path: tuple[str, ...] = ()
     """The run the node belongs to: `()` for the streamed run, names of nested runs otherwise."""
-    kind: Literal['node_started'] = 'node_started'
+    kind: ClassVar[Literal['node_started']] = 'node_started'
     """The event's kind, for matching without `isinstance`."""
 
 
-@dataclass(kw_only=True, slots=True)
+@dataclass(slots=True)
 class NodeFinishedEvent:
     """A node has run and returned what comes next."""
 
@@ -47,23 +47,24 @@ class NodeFinishedEvent:
     """How long the step took, in seconds (the node's `run` and the persistence's writes)."""
     path: tuple[str, ...] = ()
     """The run the node belongs to."""
-    kind: Literal['node_finished'] = 'node_finished'
+    kind: ClassVar[Literal['node_finished']] = 'node_finished'
     """The event's kind."""
 
 
-@dataclass(kw_only=True, slots=True)
+@dataclass(slots=True)
 class StateEvent(Generic[StateT]):
-    """The state of a run after a step (a deep copy, so that later steps do not change what was sent)."""
+    """The state of a run after a step (a deep copy, so that later steps do not change what was sent); sent only
+    when the stream was asked for it, `stream(..., state_snapshots=True)`."""
 
     state: StateT
     """The state after the step."""
     path: tuple[str, ...] = ()
     """The run the state belongs to (a branch of a fan-out runs on its own copy of the state)."""
-    kind: Literal['state'] = 'state'
+    kind: ClassVar[Literal['state']] = 'state'
     """The event's kind."""
 
 
-@dataclass(kw_only=True, slots=True)
+@dataclass(slots=True)
 class NodeFailedEvent:
     """A node raised: the run stops, and the stream raises `error` after handing out this event."""
 
@@ -73,11 +74,11 @@ class NodeFailedEvent:
     """What it raised."""
     path: tuple[str, ...] = ()
     """The run the node belongs to."""
-    kind: Literal['node_failed'] = 'node_failed'
+    kind: ClassVar[Literal['node_failed']] = 'node_failed'
     """The event's kind."""
 
 
-@dataclass(kw_only=True, slots=True)
+@dataclass(slots=True)
 class CustomEvent:
     """A value a node sent with `await ctx.emit(data)` while it ran (a text delta of an agent, a progress note)."""
 
@@ -87,11 +88,11 @@ class CustomEvent:
     """The id of the node that emitted it, when known."""
     path: tuple[str, ...] = ()
     """The run of the node that emitted it."""
-    kind: Literal['custom'] = 'custom'
+    kind: ClassVar[Literal['custom']] = 'custom'
     """The event's kind."""
 
 
-@dataclass(kw_only=True, slots=True)
+@dataclass(slots=True)
 class RunEndEvent(Generic[StateT, RunEndT]):
     """The streamed run has ended: the last event of a stream that did not fail."""
 
@@ -101,7 +102,7 @@ class RunEndEvent(Generic[StateT, RunEndT]):
     """The final state (the run's own object, not a copy)."""
     end: End[RunEndT] = field(repr=False)
     """The `End` the run ended with."""
-    kind: Literal['run_end'] = 'run_end'
+    kind: ClassVar[Literal['run_end']] = 'run_end'
     """The event's kind."""
 
 

@@ -288,23 +288,24 @@ class Graph(Generic[StateT, DepsT, RunEndT]):
         persistence: BaseStatePersistence[StateT, RunEndT] | None = None,
         infer_name: bool = True,
         max_steps: int | None = None,
-        buffer_size: int = 64,
+        buffer_size: int = 256,
+        state_snapshots: bool = False,
     ) -> AbstractAsyncContextManager[GraphEventStream[StateT, RunEndT]]:
         """Run the graph and stream what it does: `async with graph.stream(Start()) as events: async for ...`.
 
         The events (`edgewise.graph.events`) are, for each step, `NodeStartedEvent`, then `NodeFinishedEvent`
-        (the next node or `End`, and the duration) and `StateEvent` (a copy of the state after the step), or
-        `NodeFailedEvent` if the node raised (the stream then raises the node's error); `CustomEvent`s that
-        nodes send with `await ctx.emit(...)`; and `RunEndEvent` last. Runs nested in this one (subgraphs,
-        branches of fan-outs) send their events too, with their `path`.
+        (the next node or `End`, and the duration) and, with `state_snapshots=True`, `StateEvent` (a copy of the
+        state after the step), or `NodeFailedEvent` if the node raised (the stream then raises the node's
+        error); `CustomEvent`s that nodes send with `await ctx.emit(...)`; and `RunEndEvent` last. Runs nested
+        in this one (subgraphs, branches of fan-outs) send their events too, with their `path`.
 
-        The run goes on in a task of its own, at most `buffer_size` batches of events ahead of the consumer (a
-        batch is what happened since the run last had something to hand over: about one step): a consumer
+        The run goes on in a task of its own, at most `buffer_size` events ahead of the consumer: a consumer
         that stops reading pauses it. Leaving the `async with` block before the end cancels the run; a node
         it interrupts goes back to `'created'`, so that with a durable persistence the run can be resumed
         (`stream_from_persistence` or `iter_from_persistence`).
 
-        Takes the arguments of `run`, and `buffer_size`: how many batches of events may wait for the consumer.
+        Takes the arguments of `run`, `buffer_size` (how many events may wait for the consumer) and
+        `state_snapshots` (whether to send a `StateEvent` after each step: a deep copy of the state each step).
         """
         if infer_name and self.name is None:
             self._infer_name(inspect.currentframe())
@@ -316,6 +317,7 @@ class Graph(Generic[StateT, DepsT, RunEndT]):
             persistence=persistence,
             max_steps=max_steps,
             buffer_size=buffer_size,
+            state_snapshots=state_snapshots,
         )
 
     def stream_from_persistence(
@@ -325,13 +327,21 @@ class Graph(Generic[StateT, DepsT, RunEndT]):
         deps: DepsT = None,  # type: ignore[assignment]
         infer_name: bool = True,
         max_steps: int | None = None,
-        buffer_size: int = 64,
+        buffer_size: int = 256,
+        state_snapshots: bool = False,
     ) -> AbstractAsyncContextManager[GraphEventStream[StateT, RunEndT]]:
         """Resume a run from its persistence, as `iter_from_persistence` does, and stream it as `stream` does."""
         if infer_name and self.name is None:
             self._infer_name(inspect.currentframe())
         return stream_events(
-            self, None, state=None, deps=deps, persistence=persistence, max_steps=max_steps, buffer_size=buffer_size
+            self,
+            None,
+            state=None,
+            deps=deps,
+            persistence=persistence,
+            max_steps=max_steps,
+            buffer_size=buffer_size,
+            state_snapshots=state_snapshots,
         )
 
     async def initialize(
