@@ -355,24 +355,43 @@ class SqliteStatePersistence(SqlStatePersistence[StateT, RunEndT]):
     def _check_length(self) -> None:
         """Refuse a file shorter than its own header says (cut short by a failed copy, a full disk, ...) before
         anything touches it: SQLite itself would notice only on reaching a missing page, after opening the file
-        for writing (and switching it to WAL mode rewrites its header)."""
+        for writing (and switching it to WAL mode rewrites its header).
+
+        Only a file without a log to go with it is judged alone: while a log holds pages, a checkpoint (of
+        another connection) may be copying them into the file, whose header can then be ahead of its length.
+        """
+        for _ in range(2):  # a second look, should a checkpoint have been finishing during the first
+            shortfall = self._shortfall()
+            if shortfall is None:
+                return
+        pages, page_size, length = shortfall
+        raise PersistenceError(
+            f'{self._describe()} is damaged: its header counts {pages} pages of {page_size} bytes, but the file '
+            f'holds {length} bytes (cut short?). Nothing was changed; restore the file from a copy.'
+        )
+
+    def _shortfall(self) -> tuple[int, int, int] | None:
+        """The file's page count, page size and length when it holds fewer bytes than its header says."""
         try:
             with open(self._file, 'rb') as f:
                 header = f.read(100)
                 length = os.fstat(f.fileno()).st_size
         except FileNotFoundError:
-            return  # a new store
+            return None  # a new store
         if len(header) < 100 or not header.startswith(b'SQLite format 3\x00'):
-            return  # not a database at all: SQLite says so, without writing
+            return None  # not a database at all: SQLite says so, without writing
         page_size = int.from_bytes(header[16:18], 'big')
         page_size = 65536 if page_size == 1 else page_size
         pages = int.from_bytes(header[28:32], 'big')
         # The page count is valid when the counter beside it matches the change counter (SQLite >= 3.7.0).
-        if header[92:96] == header[24:28] and length < pages * page_size:
-            raise PersistenceError(
-                f'{self._describe()} is damaged: its header counts {pages} pages of {page_size} bytes, but the file '
-                f'holds {length} bytes (cut short?). Nothing was changed; restore the file from a copy.'
-            )
+        if header[92:96] != header[24:28] or length >= pages * page_size:
+            return None
+        try:
+            if os.stat(self._wal).st_size > 0:
+                return None  # pages in the log: the file alone does not tell
+        except FileNotFoundError:
+            pass
+        return pages, page_size, length
 
     def _error(self, error: sqlite3.Error) -> PersistenceError:
         if getattr(error, 'sqlite_errorcode', 0) & 0xFF in _WRITE_FAILURES:
