@@ -184,7 +184,7 @@ async def test_a_name_clash_with_the_agents_own_tool_names_the_agents_toolset() 
     agent = Agent(TestModel(), tools=[add], toolsets=[FunctionToolset([add], id='extra')])
 
     with pytest.raises(UserError, match="FunctionToolset 'extra' defines a tool whose name conflicts with existing "
-                                        "tool from FunctionToolset: 'add'"):  # fmt: skip
+                                        "tool from the agent: 'add'"):  # fmt: skip
         await agent.run('go')
 
 
@@ -420,3 +420,22 @@ async def test_toolsets_run_on_both_backends_with_concurrent_listing(anyio_backe
     tools = await CombinedToolset(many).get_tools(ctx_of())
     assert list(tools) == [f'add{i}' for i in range(5)]
     assert await CombinedToolset([]).get_tools(ctx_of()) == {}
+
+
+async def test_toolset_instructions_follow_the_agents_in_each_request() -> None:
+    toolset: FunctionToolset[str] = FunctionToolset([add], instructions=['Add with add.', '  '])
+
+    @toolset.instructions
+    async def about_deps(ctx: RunContext[str]) -> str:
+        return f'Deps: {ctx.deps}'
+
+    @toolset.instructions
+    def nothing() -> None:
+        return None
+
+    agent = Agent(TestModel(call_tools=[]), instructions='Be brief.', toolsets=[toolset], deps_type=str)
+    result = await agent.run('go', deps='d')
+
+    assert result.all_messages()[0].instructions == 'Be brief.\n\nAdd with add.\n\nDeps: d'  # type: ignore[union-attr]
+    assert await FunctionToolset(instructions='Only this.').get_instructions(ctx_of()) == ['Only this.']
+    assert await FunctionToolset().get_instructions(ctx_of()) is None

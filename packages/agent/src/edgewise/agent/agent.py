@@ -144,7 +144,7 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
             [system_prompt] if isinstance(system_prompt, str) else list(system_prompt)
         )
         self._output_validators: list[OutputValidator] = []
-        self._function_toolset: FunctionToolset[AgentDepsT] = FunctionToolset()
+        self._function_toolset: FunctionToolset[AgentDepsT] = _AgentFunctionToolset(max_retries=retries)
         for tool in tools:
             self._register_tool(tool if isinstance(tool, Tool) else Tool(tool))
         self._toolsets: list[AbstractToolset[AgentDepsT]] = [
@@ -561,7 +561,7 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
             token_d = self._override_deps.set((deps,))
             tokens.append(lambda: self._override_deps.reset(token_d))
         if tools is not _UNSET and tools is not None:
-            token_t = self._override_tools.set(FunctionToolset(tools))
+            token_t = self._override_tools.set(_AgentFunctionToolset(tools, max_retries=self._default_retries))
             tokens.append(lambda: self._override_tools.reset(token_t))
         if toolsets is not _UNSET and toolsets is not None:
             token_s = self._override_toolsets.set(list(toolsets))
@@ -660,6 +660,20 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
 
     def __repr__(self) -> str:
         return f'Agent(model={self.model!r}, name={self.name!r}, end_strategy={self.end_strategy!r})'
+
+
+class _AgentFunctionToolset(FunctionToolset[AgentDepsT]):
+    """The toolset of the agent's own function tools, named 'the agent' in errors."""
+
+    @property
+    def id(self) -> str | None:
+        """The agent's function tools have a fixed id."""
+        return '<agent>'
+
+    @property
+    def label(self) -> str:
+        """How name clash errors name the agent's own tools."""
+        return 'the agent'
 
 
 def _validate_history(history: Sequence[ModelMessage] | None) -> list[ModelMessage]:
