@@ -271,11 +271,10 @@ async def test_async_with_agent_enters_the_toolsets_once_for_every_run_inside() 
     connection = Connection(math_toolset(), log)
     agent = Agent(TestModel(), toolsets=[connection])
 
-    async with agent:
-        async with agent:
-            assert log == ['enter']
-            await agent.run('one')
-            await agent.run('two')
+    async with agent, agent:
+        assert log == ['enter']
+        await agent.run('one')
+        await agent.run('two')
     assert log == ['enter', 'enter', 'exit', 'enter', 'exit', 'exit']
 
 
