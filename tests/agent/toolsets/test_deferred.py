@@ -97,8 +97,10 @@ async def test_an_approval_may_override_the_arguments() -> None:
     agent, ran = approval_agent(ToolCallPart('delete', {'path': 'a'}, 'd1'))
     first = await agent.run('clean up')
 
-    await agent.run(message_history=first.all_messages(),
-                    deferred_tool_results=DeferredToolResults(approvals={'d1': ToolApproved(override_args={'path': 'b'})}))  # fmt: skip
+    approval = ToolApproved(override_args={'path': 'b'})
+    await agent.run(
+        message_history=first.all_messages(), deferred_tool_results=DeferredToolResults(approvals={'d1': approval})
+    )
 
     assert ran == [('b', True, None)]
 
@@ -277,9 +279,9 @@ async def test_results_must_answer_exactly_the_open_calls() -> None:
     with pytest.raises(UserError, match=r"Tool call results need to be provided for all deferred tool calls\. "
                                         r"Expected: \{'d1'\}, got: set\(\)"):  # fmt: skip
         await agent.run(message_history=history, deferred_tool_results=DeferredToolResults())
-    with pytest.raises(UserError, match="Tool call 'l1' was already executed and its result cannot be overridden."):
-        await agent.run(message_history=history,
-                        deferred_tool_results=DeferredToolResults(approvals={'d1': True}, calls={'l1': 'x'}))  # fmt: skip
+    both = DeferredToolResults(approvals={'d1': True}, calls={'l1': 'x'})
+    with pytest.raises(UserError, match=r"Tool call 'l1' was already executed and its result cannot be overridden\."):
+        await agent.run(message_history=history, deferred_tool_results=both)
 
 
 async def test_results_without_a_history_to_resume_are_user_errors() -> None:

@@ -119,7 +119,7 @@ async def test_a_prepare_function_renaming_onto_another_tool_is_a_user_error() -
     toolset: FunctionToolset[None] = FunctionToolset([add])
     toolset.add_function(shout, prepare=to_add)
 
-    with pytest.raises(UserError, match="Renaming tool 'shout' to 'add' conflicts with existing tool."):
+    with pytest.raises(UserError, match=r"Renaming tool 'shout' to 'add' conflicts with existing tool\."):
         await toolset.get_tools(ctx_of())
 
 
@@ -404,7 +404,7 @@ async def test_a_custom_toolset_only_lists_and_calls() -> None:
         async def get_instructions(self, ctx: RunContext[Any]) -> str | list[str] | None:
             return 'Use echo.'
 
-    model, seen = calling(('echo', {'text': 'hi'}))
+    model, _ = calling(('echo', {'text': 'hi'}))
     result = await Agent(model, toolsets=[Echo()]).run('go')
 
     assert result.output == "['echo hi']"
