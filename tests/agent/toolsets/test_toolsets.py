@@ -477,9 +477,9 @@ async def test_dynamic_toolsets_visit_what_they_built() -> None:
         assert list(await per_run.get_tools(ctx_of())) == ['add']
 
 
-async def test_combined_toolsets_are_rebuilt_for_a_run_only_when_a_member_changes() -> None:
+async def test_combined_toolsets_are_new_for_each_run_and_rebuilt_for_a_step_only_when_a_member_changes() -> None:
     fixed = CombinedToolset([math_toolset()])
-    assert await fixed.for_run(ctx_of()) is fixed
+    assert await fixed.for_run(ctx_of()) is not fixed
     assert await fixed.for_run_step(ctx_of()) is fixed
     assert fixed.id is None
     await fixed.__aexit__(None, None, None)  # leaving a toolset never entered does nothing
@@ -511,3 +511,38 @@ def test_toolset_reprs_and_ids() -> None:
     assert repr(math_toolset()) == "FunctionToolset(tools=['add', 'shout'], id='math')"
     assert WrapperToolset(math_toolset()).id is None
     assert ExternalToolset([], id='ui').id == 'ui'
+
+
+async def test_a_failing_member_listing_stops_the_others_and_raises_as_itself() -> None:
+    import anyio
+
+    finished: list[str] = []
+
+    class Failing(WrapperToolset[Any]):
+        async def get_tools(self, ctx: RunContext[Any]) -> dict[str, ToolsetTool[Any]]:
+            raise RuntimeError('boom')
+
+    class Slow(WrapperToolset[Any]):
+        async def get_tools(self, ctx: RunContext[Any]) -> dict[str, ToolsetTool[Any]]:
+            await anyio.sleep_forever()
+            finished.append('slow')  # pragma: no cover
+            return {}  # pragma: no cover
+
+    with pytest.raises(RuntimeError, match='boom'):
+        await CombinedToolset([Slow(math_toolset()), Failing(math_toolset())]).get_tools(ctx_of())
+    assert finished == []
+
+
+async def test_visiting_a_dynamic_toolset_replaces_what_it_built() -> None:
+    inner = FunctionToolset([add])
+    dynamic: DynamicToolset[Any] = DynamicToolset(lambda ctx: inner)
+    await dynamic.for_run_step(ctx_of())
+    unbuilt: DynamicToolset[Any] = DynamicToolset(lambda ctx: inner)
+
+    replaced = CombinedToolset([dynamic, unbuilt]).visit_and_replace(lambda leaf: leaf.prefixed('p'))
+
+    expected: DynamicToolset[Any] = DynamicToolset(dynamic.toolset_func)
+    expected._toolset = PrefixedToolset(inner, 'p')
+    assert replaced == CombinedToolset([expected, PrefixedToolset(unbuilt, 'p')])
+    assert dynamic != expected
+    assert (dynamic == 'x') is False
