@@ -258,7 +258,7 @@ class Connection(WrapperToolset[Any]):
 
     async def __aenter__(self) -> Connection:
         self.log.append('enter')
-        return await super().__aenter__()  # type: ignore[return-value]
+        return await super().__aenter__()
 
     async def __aexit__(self, *args: Any) -> bool | None:
         self.log.append('exit')
@@ -364,7 +364,8 @@ async def test_an_external_toolset_ends_the_run_with_the_call_for_the_caller() -
     from edgewise.agent import DeferredToolRequests
 
     external = ExternalToolset([ToolDefinition(name='pick_file', description='Let the user pick a file.')], id='ui')
-    agent = Agent(TestModel(), toolsets=[external], output_type=[str, DeferredToolRequests])
+    output: Any = [str, DeferredToolRequests]
+    agent = Agent(TestModel(), toolsets=[external], output_type=output)
     tools = await external.get_tools(ctx_of())
 
     result = await agent.run('go')

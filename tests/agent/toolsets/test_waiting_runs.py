@@ -124,8 +124,8 @@ async def test_iterating_a_stored_run_stops_at_the_wait(tmp_path: Path) -> None:
         nodes = [type(node).__name__ async for node in run]
         assert isinstance(run.next_node, DeferredToolCallsNode)
         assert run.stops_at(run.next_node)
-    # the waiting node comes last (where a finished run gives its `End`), and is not run
-    assert nodes == ['UserPromptNode', 'ModelRequestNode', 'CallToolsNode', 'DeferredToolCallsNode']
+    # the iteration stops at the wait (where a finished run gives its `End`)
+    assert nodes == ['UserPromptNode', 'ModelRequestNode', 'CallToolsNode']
     assert run.result is not None
     assert isinstance(run.result.output, DeferredToolRequests)
 

@@ -20,7 +20,7 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias, Union
 
 import anyio
 import pydantic
@@ -299,9 +299,7 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
 
     async def run(
         self, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]]
-    ) -> (
-        ModelRequestNode[DepsT, NodeRunEndT] | DeferredToolCallsNode[DepsT, NodeRunEndT] | End[FinalResult[NodeRunEndT]]
-    ):
+    ) -> _CallToolsNext[DepsT, NodeRunEndT]:
         """End the run with a valid output, or send tool results and retry prompts in a new request."""
         if (streamed := _take_streamed_next(self)) is not None:
             return streamed  # type: ignore[no-any-return]
@@ -403,9 +401,7 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
 
     async def _handle_tool_calls(
         self, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]], calls: list[ToolCallPart]
-    ) -> (
-        ModelRequestNode[DepsT, NodeRunEndT] | DeferredToolCallsNode[DepsT, NodeRunEndT] | End[FinalResult[NodeRunEndT]]
-    ):
+    ) -> _CallToolsNext[DepsT, NodeRunEndT]:
         state, deps = ctx.state, ctx.deps
         output_tools = deps.output_schema.tools
         step_tools = deps.step_tools
@@ -472,7 +468,7 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
             if deps.stores_waiting:
                 if parts:
                     state.message_history.append(ModelRequest(parts, timestamp=_now(), run_id=state.run_id))
-                return DeferredToolCallsNode(outcome.deferred)
+                return DeferredToolCallsNode(outcome.deferred)  # type: ignore[return-value]  # see _CallToolsNext
         if self.user_prompt is not None and final is None:
             parts.append(UserPromptPart(self.user_prompt))
         if final is not None:
@@ -548,6 +544,17 @@ class DeferredToolCallsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any]
         return _resume_deferred(ctx.state.message_history, results, None)
 
 
+if TYPE_CHECKING:
+    # Typed code sees pydantic-ai's `ModelRequestNode | End` after a `CallToolsNode`; the graph's edges also
+    # have the wait of a stored run on deferred tool calls, which `AgentRun` never hands out (its iteration
+    # stops there).
+    _CallToolsNext: TypeAlias = ModelRequestNode[DepsT, NodeRunEndT] | End[FinalResult[NodeRunEndT]]
+else:
+    _CallToolsNext: TypeAlias = Union[  # noqa: UP007 - a subscriptable alias of generic classes
+        ModelRequestNode[DepsT, NodeRunEndT], DeferredToolCallsNode[DepsT, NodeRunEndT], End[FinalResult[NodeRunEndT]]
+    ]
+
+
 def _status(call: ToolCallPart, content: str) -> ToolReturnPart:
     return ToolReturnPart(call.tool_name, content, call.tool_call_id)
 
@@ -559,10 +566,7 @@ async def _validate_output(output: Any, ctx: RunContext[Any], deps: GraphAgentDe
 
 
 AgentNode = (
-    UserPromptNode[DepsT, NodeRunEndT]
-    | ModelRequestNode[DepsT, NodeRunEndT]
-    | CallToolsNode[DepsT, NodeRunEndT]
-    | DeferredToolCallsNode[DepsT, NodeRunEndT]
+    UserPromptNode[DepsT, NodeRunEndT] | ModelRequestNode[DepsT, NodeRunEndT] | CallToolsNode[DepsT, NodeRunEndT]
 )
 """A node of the agent graph."""
 

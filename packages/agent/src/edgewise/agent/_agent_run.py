@@ -11,7 +11,7 @@ from typing_extensions import TypeVar
 
 from edgewise.graph import End, GraphRun, GraphRunContext
 
-from ._agent_graph import AgentNode, DeferredToolCallsNode
+from ._agent_graph import AgentNode, CallToolsNode, DeferredToolCallsNode
 from ._run_deps import GraphAgentDeps, GraphAgentState
 from ._run_result import AgentRunResult, FinalResult
 from .messages import ModelMessage
@@ -90,10 +90,21 @@ class AgentRun(Generic[DepsT, OutputT]):
         return self
 
     def __anext__(self) -> Awaitable[AgentNode[DepsT, OutputT] | End[FinalResult[OutputT]]]:
-        node = self._graph_run.next_node
+        graph_run = self._graph_run
+        node = graph_run.next_node
         if isinstance(node, DeferredToolCallsNode) and self.stops_at(node):
             raise StopAsyncIteration
-        return self._graph_run.__anext__()  # type: ignore[return-value]
+        if graph_run.deps.stores_waiting and isinstance(node, CallToolsNode):
+            return self._step_or_stop()
+        return graph_run.__anext__()  # type: ignore[return-value]
+
+    async def _step_or_stop(self) -> AgentNode[DepsT, OutputT] | End[FinalResult[OutputT]]:
+        """The next node, or the end of the iteration when the run stops to wait on deferred tool calls (the
+        wait is not a node to run, and typed code expects `ModelRequestNode | End` after a `CallToolsNode`)."""
+        node = await self._graph_run.__anext__()
+        if isinstance(node, DeferredToolCallsNode) and self.stops_at(node):
+            raise StopAsyncIteration
+        return node  # type: ignore[return-value]
 
     def __repr__(self) -> str:
         return f'<AgentRun next_node={type(self._graph_run.next_node).__name__}>'
