@@ -322,3 +322,11 @@ def test_deferral_signals_survive_pickling() -> None:
 
     assert pickle.loads(pickle.dumps(CallDeferred({'a': 1}))).metadata == {'a': 1}
     assert pickle.loads(pickle.dumps(ApprovalRequired())).metadata is None
+
+
+async def test_a_new_prompt_after_open_tool_calls_is_a_user_error() -> None:
+    agent, _ = approval_agent(ToolCallPart('delete', {'path': 'a'}, 'd1'))
+    first = await agent.run('clean up')
+
+    with pytest.raises(UserError, match='Cannot provide a new user prompt when the message history contains'):
+        await agent.run('something else', message_history=first.all_messages())

@@ -144,6 +144,14 @@ class UserPromptNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Final
         else:
             await _refresh_dynamic_prompts(history, deps, run_ctx)
         if self.user_prompt is not None:
+            if (
+                history
+                and isinstance(last := history[-1], ModelResponse)
+                and any(isinstance(p, ToolCallPart) for p in last.parts)
+            ):
+                raise UserError(
+                    'Cannot provide a new user prompt when the message history contains unprocessed tool calls.'
+                )
             parts.append(UserPromptPart(self.user_prompt))
         elif not parts and history:
             last = history[-1]
