@@ -2,7 +2,8 @@
 
 from __future__ import annotations as _annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from contextvars import ContextVar
 from typing import Any, Generic, overload
 
 from pydantic.json_schema import GenerateJsonSchema
@@ -13,18 +14,37 @@ from ._output import OutputSchema
 from ._run_deps import OutputValidator, SystemPromptRunner
 from .exceptions import UserError
 from .output import OutputDataT
-from .tools import AgentDepsT, ArgsValidatorFunc, Tool, ToolDefinition, ToolPrepareFunc
+from .tools import AgentDepsT, ArgsValidatorFunc, Tool, ToolPrepareFunc
+from .toolsets import AbstractToolset, FunctionToolset
+from .toolsets._dynamic import DynamicToolset, ToolsetFunc
 
-__all__ = ('AgentRegistry',)
+__all__ = ('AgentFunctionToolset', 'AgentRegistry')
 
 _F = TypeVar('_F', bound=Callable[..., Any])
 
 
-class AgentRegistry(Generic[AgentDepsT, OutputDataT]):
-    """What the decorators of `Agent` register: tools, system prompts, instructions and output validators."""
+class AgentFunctionToolset(FunctionToolset[AgentDepsT]):
+    """The toolset of an agent's own function tools, named 'the agent' in errors."""
 
-    _tools: dict[str, Tool[AgentDepsT]]
-    _static_tool_defs: list[ToolDefinition] | None
+    @property
+    def id(self) -> str | None:
+        """The agent's function tools have a fixed id."""
+        return '<agent>'
+
+    @property
+    def label(self) -> str:
+        """How name clash errors name the agent's own tools."""
+        return 'the agent'
+
+
+class AgentRegistry(Generic[AgentDepsT, OutputDataT]):
+    """What the decorators of `Agent` register: tools, toolsets, system prompts, instructions and output
+    validators."""
+
+    _function_toolset: AgentFunctionToolset[AgentDepsT]
+    _toolsets: list[AbstractToolset[AgentDepsT]]
+    _override_tools: ContextVar[AgentFunctionToolset[AgentDepsT] | None]
+    _override_toolsets: ContextVar[Sequence[AbstractToolset[AgentDepsT]] | None]
     _output_schema: OutputSchema
     _system_prompts: list[str | SystemPromptRunner]
     _instructions: list[str | SystemPromptRunner]
@@ -99,15 +119,39 @@ class AgentRegistry(Generic[AgentDepsT, OutputDataT]):
         return register if func is None else register(func)
 
     def _register_tool(self, tool: Tool[AgentDepsT]) -> None:
-        if tool.name in self._tools:
-            raise UserError(f'Tool name conflicts with existing tool: {tool.name!r}')
         if tool.name in self._output_schema.tools:
             raise UserError(
                 "The agent defines a tool whose name conflicts with existing tool from the agent's output tools: "
                 f'{tool.name!r}. Rename the tool or wrap the toolset in a `PrefixedToolset` to avoid name conflicts.'
             )
-        self._tools[tool.name] = tool
-        self._static_tool_defs = None
+        self._function_toolset.add_tool(tool)
+
+    @overload
+    def toolset(self, func: ToolsetFunc[AgentDepsT], /) -> ToolsetFunc[AgentDepsT]: ...
+
+    @overload
+    def toolset(
+        self, /, *, per_run_step: bool = True, id: str | None = None
+    ) -> Callable[[ToolsetFunc[AgentDepsT]], ToolsetFunc[AgentDepsT]]: ...
+
+    def toolset(self, func: Any = None, /, *, per_run_step: bool = True, id: str | None = None) -> Any:
+        """Register a function building a toolset from the `RunContext` (sync or async, `None` for no tools):
+        `@agent.toolset` or `@agent.toolset(per_run_step=False)` to build it once per run instead of per step."""
+
+        def register(function: Any) -> Any:
+            self._toolsets.append(DynamicToolset(function, per_run_step=per_run_step, id=id))
+            return function
+
+        return register if func is None else register(func)
+
+    @property
+    def toolsets(self) -> Sequence[AbstractToolset[AgentDepsT]]:
+        """The agent's toolsets: the one holding its own function tools first, then those given or registered."""
+        override = self._override_toolsets.get()
+        return [
+            self._override_tools.get() or self._function_toolset,
+            *(self._toolsets if override is None else override),
+        ]
 
     @overload
     def system_prompt(self, func: _F, /) -> _F: ...
