@@ -46,11 +46,11 @@ def _params(fn: Callable[..., Any]) -> list[str]:
     ('fn', 'params'),
     [
         (Agent.__init__, ['model', '*output_type', '*instructions', '*system_prompt', '*deps_type', '*name',
-                          '*model_settings', '*retries', '*output_retries', '*tools', '*end_strategy']),
+                          '*model_settings', '*retries', '*output_retries', '*tools', '*toolsets', '*end_strategy']),
         (Agent.system_prompt, ['/func', '*dynamic']),
         (Agent.instructions, ['/func']),
         (Agent.output_validator, ['/func']),
-        (Agent.override, ['*model', '*deps', '*tools']),
+        (Agent.override, ['*model', '*deps', '*tools', '*toolsets']),
         (Tool.__init__, ['function', '*takes_ctx', '*max_retries', '*name', '*description', '*prepare',
                          '*args_validator', '*docstring_format', '*require_parameter_descriptions',
                          '*schema_generator', '*strict', '*sequential', '*requires_approval', '*metadata', '*timeout',
@@ -65,7 +65,8 @@ def _params(fn: Callable[..., Any]) -> list[str]:
         (RequestUsage, ['*input_tokens', '*cache_write_tokens', '*cache_read_tokens', '*output_tokens',
                         '*input_audio_tokens', '*cache_audio_read_tokens', '*output_audio_tokens', '*details']),
         (RunContext, ['*deps', '*model', '*usage', '*prompt', '*messages', '*retries', '*tool_call_id', '*tool_name',
-                      '*retry', '*max_retries', '*run_step', '*run_id', '*partial_output']),
+                      '*retry', '*max_retries', '*run_step', '*run_id', '*partial_output', '*tool_call_approved',
+                      '*tool_call_metadata']),
         (ToolDefinition, ['*name', '*parameters_json_schema', '*description', '*outer_typed_dict_key', '*strict',
                           '*sequential', '*kind', '*metadata', '*timeout', '*defer_loading', '*unless_native',
                           '*with_native', '*tool_kind', '*return_schema', '*include_return_schema',
@@ -107,7 +108,7 @@ def _typed_params(fn: Callable[..., Any]) -> list[str]:
     return params[:-1] + ['*' + name for name in typing.get_origin(options).__annotations__]
 
 
-ITER = [*RUN, '*persistence', '*infer_name']
+ITER = [*RUN, '*persistence', '*infer_name', '*toolsets', '*deferred_tool_results']
 
 
 @pytest.mark.parametrize(

@@ -29,6 +29,7 @@ from typing_extensions import TypeVar
 from edgewise.graph import BaseNode, End, Graph, GraphRunContext
 
 from . import _instrument
+from ._deferred_tools import DeferredToolResults
 from ._output import validation_errors
 from ._run_deps import GraphAgentDeps, GraphAgentState
 from ._run_result import FinalResult
@@ -119,6 +120,8 @@ class UserPromptNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Final
 
     user_prompt: str | Sequence[UserContent] | None
     """The user prompt of the run, if any."""
+    deferred_tool_results: DeferredToolResults | None = None
+    """The answers to the deferred tool calls the message history ends on, when the run resumes them."""
 
     async def run(
         self, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]]
@@ -126,6 +129,8 @@ class UserPromptNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Final
         """Build the first request, or continue a message history that ends with a request or a response."""
         state, deps = ctx.state, ctx.deps
         history = state.message_history
+        if self.deferred_tool_results is not None:
+            return _resume_deferred(history, self.deferred_tool_results, self.user_prompt)
         run_ctx = deps.run_context(state)
         parts: list[ModelRequestPart] = []
         if not history:
@@ -149,6 +154,31 @@ class UserPromptNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Final
             return ModelRequestNode(last)
         instructions = await deps.instructions_text(state)
         return ModelRequestNode(ModelRequest(parts, instructions=instructions))
+
+
+def _resume_deferred(
+    history: list[Any], results: DeferredToolResults, user_prompt: str | Sequence[UserContent] | None
+) -> CallToolsNode[Any, Any]:
+    """The node that answers the deferred calls of the history's last response with `results`."""
+    if not history:
+        raise UserError('Tool call results were provided, but the message history is empty.')
+    response = next((m for m in reversed(history) if isinstance(m, ModelResponse)), None)
+    if response is None:
+        raise UserError('Tool call results were provided, but the message history does not contain a `ModelResponse`.')
+    if not any(isinstance(p, ToolCallPart) for p in response.parts):
+        raise UserError(
+            'Tool call results were provided, but the message history does not contain any unprocessed tool calls.'
+        )
+    answers = results.to_tool_call_results()
+    if history[-1] is not response:
+        for part in history[-1].parts:
+            if isinstance(part, ToolReturnPart | RetryPromptPart) and part.tool_call_id in answers:
+                raise UserError(
+                    f'Tool call {part.tool_call_id!r} was already executed and its result cannot be overridden.'
+                )
+    return CallToolsNode(
+        response, tool_call_results=answers, tool_call_metadata=results.metadata or None, user_prompt=user_prompt
+    )
 
 
 async def _refresh_dynamic_prompts(history: list[Any], deps: GraphAgentDeps[Any, Any], ctx: RunContext[Any]) -> None:
@@ -259,6 +289,12 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
 
     model_response: ModelResponse
     """The response to handle."""
+    tool_call_results: dict[str, Any] | None = None
+    """When a run resumes deferred calls: the answer to each call by id (see `DeferredToolResults`)."""
+    tool_call_metadata: dict[str, Any] | None = None
+    """When a run resumes deferred calls: the metadata given with the answers, by call id."""
+    user_prompt: str | Sequence[UserContent] | None = None
+    """When a run resumes deferred calls: a prompt sent after the tool results."""
 
     async def run(
         self, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]]
@@ -368,12 +404,14 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
         state, deps = ctx.state, ctx.deps
         output_tools = deps.output_schema.tools
         step_tools = deps.step_tools
-        if step_tools is None:  # resumed from persistence: the step's tools were not prepared in this process
+        if step_tools is None:  # resumed: the step's tools were not prepared in this process
             step_tools = await deps.prepare_tools(state)
+        parts: list[ModelRequestPart] = []
+        if self.tool_call_results is not None:
+            calls = self._calls_to_resume(state, calls, parts)
         output_calls = [c for c in calls if c.tool_name in output_tools]
         function_calls = [c for c in calls if c.tool_name in step_tools and c.tool_name not in output_tools]
         unknown_calls = [c for c in calls if c.tool_name not in step_tools and c.tool_name not in output_tools]
-        parts: list[ModelRequestPart] = []
         final: FinalResult[Any] | None = None
         failure: Exception | None = None
         # Output calls in order, as pydantic-ai 1.x: the first valid one is the output; 'exhaustive' processes the
@@ -411,13 +449,54 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
             )
             function_calls = []
         # Unknown tools are retried like tools (their own retry count, the agent's tool budget), as in pydantic-ai.
-        parts.extend(await run_tool_calls(function_calls, state, deps, unknown_calls))
+        outcome = await run_tool_calls(
+            function_calls, state, deps, unknown_calls, self.tool_call_results, self.tool_call_metadata
+        )
+        parts.extend(outcome.parts)
+        if final is not None and outcome.has_deferred:
+            # The output is given: the deferred calls get an answer so that the history has no open call.
+            skipped = 'Tool not executed - a final result was already processed.'
+            parts.extend(_status(call, skipped) for call in [*outcome.deferred.calls, *outcome.deferred.approvals])
+        elif outcome.has_deferred:
+            if not deps.output_schema.allows_deferred_tools:
+                raise UserError(
+                    'A deferred tool call was present, but `DeferredToolRequests` is not among output types. '
+                    'To resolve this, add `DeferredToolRequests` to the list of output types for this agent.'
+                )
+            final = FinalResult(outcome.deferred)
+        if self.user_prompt is not None and final is None:
+            parts.append(UserPromptPart(self.user_prompt))
         if final is not None:
+            if not parts:
+                return End(final)
             # The output tool's acknowledgement closes the conversation, so that it can be continued later.
             state.message_history.append(ModelRequest(parts, timestamp=_now(), run_id=state.run_id))
             return End(final)
         instructions = await deps.instructions_text(state)
         return ModelRequestNode(ModelRequest(parts, instructions=instructions))
+
+    def _calls_to_resume(
+        self, state: GraphAgentState, calls: list[ToolCallPart], parts: list[ModelRequestPart]
+    ) -> list[ToolCallPart]:
+        """The calls a resumed run still has to answer (those of the request after the response are kept in
+        `parts`, that request leaving the history so the new one holds every answer).
+
+        Raises:
+            UserError: the results do not answer exactly the calls left open.
+        """
+        history = state.message_history
+        answers = self.tool_call_results or {}
+        if history and history[-1] is not self.model_response and isinstance(history[-1], ModelRequest):
+            parts.extend(history.pop().parts)
+        answered = {p.tool_call_id for p in parts if isinstance(p, ToolReturnPart | RetryPromptPart)}
+        open_calls = [c for c in calls if c.tool_call_id not in answered]
+        expected = {c.tool_call_id for c in open_calls}
+        if expected != set(answers):
+            raise UserError(
+                'Tool call results need to be provided for all deferred tool calls. '
+                f'Expected: {expected}, got: {set(answers)}'
+            )
+        return open_calls
 
 
 def _status(call: ToolCallPart, content: str) -> ToolReturnPart:

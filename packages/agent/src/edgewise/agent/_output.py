@@ -16,6 +16,7 @@ import pydantic
 import pydantic_core
 from typing_extensions import is_typeddict
 
+from ._deferred_tools import DeferredToolRequests
 from ._function_schema import FunctionSchema, function_schema, takes_run_context
 from .exceptions import UserError
 from .output import (
@@ -131,6 +132,8 @@ class OutputSchema:
     """Validates JSON text answers (native and prompted output, and stray text in tool mode)."""
     instructions: str | None = None
     """Instructions added to each request (prompted output)."""
+    allows_deferred_tools: bool = False
+    """Whether `DeferredToolRequests` is among the output types (a run may end on deferred tool calls)."""
 
     @cached_property
     def object_def(self) -> OutputObjectDefinition | None:
@@ -236,6 +239,13 @@ def build_output_schema(output_type: Any) -> OutputSchema:
     if isinstance(output_type, NativeOutput | PromptedOutput):
         return _object_schema(output_type)
     members = _members(output_type)
+    if DeferredToolRequests in members:
+        rest = [member for member in members if member is not DeferredToolRequests]
+        if not rest:
+            raise UserError('At least one output type must be provided other than `DeferredToolRequests`.')
+        schema = build_output_schema(rest[0] if len(rest) == 1 else rest)
+        schema.allows_deferred_tools = True
+        return schema
     allow_text = False
     text_function: FunctionSchema | None = None
     tool_items: list[tuple[Any, ToolOutput[Any] | None]] = []

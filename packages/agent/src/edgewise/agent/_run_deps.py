@@ -11,11 +11,12 @@ from typing import Any, Generic, Literal, TypeAlias
 from typing_extensions import TypeVar
 
 from ._output import OutputSchema
-from .exceptions import UnexpectedModelBehavior, UserError
+from .exceptions import UnexpectedModelBehavior
 from .messages import ModelMessage, UserContent
 from .models import Model
 from .settings import ModelSettings
-from .tools import RunContext, Tool, ToolDefinition, resolve_return_schema
+from .tools import RunContext, ToolDefinition, resolve_return_schema
+from .toolsets import AbstractToolset, ToolsetTool
 from .usage import RunUsage, UsageLimits
 
 __all__ = (
@@ -146,8 +147,8 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
     """How the output is asked for and validated."""
     output_validators: Sequence[OutputValidator]
     """The output validators, in order."""
-    tools: dict[str, Tool[Any]]
-    """The function tools, by name."""
+    toolset: AbstractToolset[Any]
+    """The run's toolset: the agent's function tools and every other toolset of the agent and the run."""
     instructions: Sequence[InstructionsItem]
     """Instructions texts and functions, in order."""
     system_prompts: Sequence[str | SystemPromptRunner]
@@ -155,11 +156,10 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
     agent_name: str | None = None
     """The agent's name, for spans."""
     step_tools: dict[str, ToolDefinition] | None = None
-    """The function tools visible in the current step (after `prepare`), by the name the model sees."""
-    step_tool_functions: dict[str, Tool[Any]] = field(default_factory=dict)
-    """The tool behind each name of `step_tools` (a `prepare` function may rename a tool)."""
-    static_tool_defs: list[ToolDefinition] | None = None
-    """The tool definitions, computed once when no tool has a `prepare` function."""
+    """The tools visible in the current step (after `prepare`), by the name the model sees."""
+    step_tool_functions: dict[str, ToolsetTool[Any]] = field(default_factory=dict)
+    """The toolset's tool behind each name of `step_tools`."""
+    _listing: Any = field(default=None, init=False, repr=False)
     _static_instructions: Any = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -191,27 +191,20 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
         )
 
     async def prepare_tools(self, state: GraphAgentState) -> dict[str, ToolDefinition]:
-        """The function tools of this step, after each tool's `prepare`."""
-        if self.static_tool_defs is not None:
-            if self.step_tools is None:
-                self.step_tools = {d.name: resolve_return_schema(d) for d in self.static_tool_defs}
-                self.step_tool_functions = dict(self.tools)
+        """The tools of this step, as the run's toolset lists them.
+
+        A toolset whose listing does not change (the same mapping as at the last step, as function tools
+        without `prepare` give) costs no work past the listing.
+        """
+        ctx = self.run_context(state, max_retries=self.default_tool_retries)
+        self.toolset = toolset = await self.toolset.for_run_step(ctx)
+        listing = await toolset.get_tools(ctx)
+        if listing is self._listing and self.step_tools is not None:
             return self.step_tools
-        step_tools: dict[str, ToolDefinition] = {}
-        functions: dict[str, Tool[Any]] = {}
-        for tool in self.tools.values():
-            ctx = self.run_context(state, retry=state.tool_retries.get(tool.name, 0))
-            tool_def = await tool.prepare_tool_def(ctx)
-            if tool_def is None:
-                continue
-            if tool_def.name in step_tools:  # a `prepare` function renamed a tool onto another one
-                if tool_def.name != tool.name:
-                    raise UserError(f'Renaming tool {tool.name!r} to {tool_def.name!r} conflicts with existing tool.')
-                raise UserError(f'Tool name conflicts with previously renamed tool: {tool_def.name!r}.')
-            step_tools[tool_def.name] = resolve_return_schema(tool_def)
-            functions[tool_def.name] = tool
-        self.step_tools, self.step_tool_functions = step_tools, functions
-        return step_tools
+        self._listing = listing
+        self.step_tools = {name: resolve_return_schema(tool.tool_def) for name, tool in listing.items()}
+        self.step_tool_functions = listing
+        return self.step_tools
 
     async def instructions_text(self, state: GraphAgentState) -> str | None:
         """The instructions of the next request: texts and function results joined, prompted-output last."""

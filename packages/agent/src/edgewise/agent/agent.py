@@ -5,7 +5,7 @@ from __future__ import annotations as _annotations
 import inspect
 import types
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
-from contextlib import AbstractAsyncContextManager, asynccontextmanager, contextmanager
+from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager, contextmanager
 from contextvars import ContextVar
 from functools import partial
 from types import NoneType, TracebackType
@@ -22,6 +22,7 @@ from . import messages as _messages
 from ._agent_event_stream import AgentEventStream
 from ._agent_graph import UserPromptNode, agent_graph
 from ._agent_run import AgentRun, bind_captured_messages
+from ._deferred_tools import DeferredToolResults
 from ._function_schema import DocstringFormat, GenerateToolJsonSchema
 from ._node_stream_loop import EventStreamHandler, run_with_event_handler
 from ._output import build_output_schema
@@ -38,10 +39,11 @@ from .tools import (
     ArgsValidatorFunc,
     RunContext,
     Tool,
-    ToolDefinition,
     ToolFuncEither,
     ToolPrepareFunc,
 )
+from .toolsets import AbstractToolset, CombinedToolset, FunctionToolset
+from .toolsets._dynamic import DynamicToolset, ToolsetFunc
 from .usage import RunUsage, UsageLimits
 
 __all__ = ('Agent', 'EndStrategy')
@@ -63,6 +65,8 @@ class _IterOptions(TypedDict, Generic[AgentDepsT], total=False):
     usage: RunUsage | None
     persistence: BaseStatePersistence[Any, Any] | None
     infer_name: bool
+    toolsets: Sequence[AbstractToolset[AgentDepsT]] | None
+    deferred_tool_results: DeferredToolResults | None
 
 
 class _RunOptions(_IterOptions[AgentDepsT], total=False):
@@ -100,6 +104,7 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         retries: int = 1,
         output_retries: int | None = None,
         tools: Sequence[Tool[AgentDepsT] | ToolFuncEither[AgentDepsT, ...]] = (),
+        toolsets: Sequence[AbstractToolset[AgentDepsT] | ToolsetFunc[AgentDepsT]] | None = None,
         end_strategy: EndStrategy = 'early',
     ) -> None:
         """Configure the agent.
@@ -116,6 +121,8 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
             retries: The retry budget of each tool (and of the output, unless `output_retries` is set).
             output_retries: The retry budget of the output.
             tools: Tools: `Tool` instances or functions (taking the `RunContext` first, or not).
+            toolsets: More toolsets (or functions building one from the `RunContext` at each step); their tools
+                join the agent's own, a name clash being a `UserError` naming both toolsets.
             end_strategy: `'early'` or `'exhaustive'`.
         """
         self.model = model
@@ -137,14 +144,22 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
             [system_prompt] if isinstance(system_prompt, str) else list(system_prompt)
         )
         self._output_validators: list[OutputValidator] = []
-        self._tools: dict[str, Tool[AgentDepsT]] = {}
-        self._static_tool_defs: list[ToolDefinition] | None = None
+        self._function_toolset: FunctionToolset[AgentDepsT] = FunctionToolset()
         for tool in tools:
             self._register_tool(tool if isinstance(tool, Tool) else Tool(tool))
+        self._toolsets: list[AbstractToolset[AgentDepsT]] = [
+            t if isinstance(t, AbstractToolset) else DynamicToolset(t) for t in toolsets or ()
+        ]
+        self._entered = 0
+        self._enter_lock = anyio.Lock()
+        self._exit_stack: AsyncExitStack | None = None
         self._override_model: ContextVar[Model | KnownModelName | None] = ContextVar('_override_model', default=None)
         self._override_deps: ContextVar[tuple[Any] | None] = ContextVar('_override_deps', default=None)
-        self._override_tools: ContextVar[Sequence[Tool[AgentDepsT]] | None] = ContextVar(
+        self._override_tools: ContextVar[FunctionToolset[AgentDepsT] | None] = ContextVar(
             '_override_tools', default=None
+        )
+        self._override_toolsets: ContextVar[Sequence[AbstractToolset[AgentDepsT]] | None] = ContextVar(
+            '_override_toolsets', default=None
         )
 
     @property
@@ -233,15 +248,39 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         return register if func is None else register(func)
 
     def _register_tool(self, tool: Tool[AgentDepsT]) -> None:
-        if tool.name in self._tools:
-            raise UserError(f'Tool name conflicts with existing tool: {tool.name!r}')
         if tool.name in self._output_schema.tools:
             raise UserError(
                 "The agent defines a tool whose name conflicts with existing tool from the agent's output tools: "
                 f'{tool.name!r}. Rename the tool or wrap the toolset in a `PrefixedToolset` to avoid name conflicts.'
             )
-        self._tools[tool.name] = tool
-        self._static_tool_defs = None
+        self._function_toolset.add_tool(tool)
+
+    @overload
+    def toolset(self, func: ToolsetFunc[AgentDepsT], /) -> ToolsetFunc[AgentDepsT]: ...
+
+    @overload
+    def toolset(
+        self, /, *, per_run_step: bool = True, id: str | None = None
+    ) -> Callable[[ToolsetFunc[AgentDepsT]], ToolsetFunc[AgentDepsT]]: ...
+
+    def toolset(self, func: Any = None, /, *, per_run_step: bool = True, id: str | None = None) -> Any:
+        """Register a function building a toolset from the `RunContext` (sync or async, `None` for no tools):
+        `@agent.toolset` or `@agent.toolset(per_run_step=False)` to build it once per run instead of per step."""
+
+        def register(function: Any) -> Any:
+            self._toolsets.append(DynamicToolset(function, per_run_step=per_run_step, id=id))
+            return function
+
+        return register if func is None else register(func)
+
+    @property
+    def toolsets(self) -> Sequence[AbstractToolset[AgentDepsT]]:
+        """The agent's toolsets: the one holding its own function tools first, then those given or registered."""
+        override = self._override_toolsets.get()
+        return [
+            self._override_tools.get() or self._function_toolset,
+            *(self._toolsets if override is None else override),
+        ]
 
     @overload
     def system_prompt(self, func: _F, /) -> _F: ...
@@ -394,6 +433,8 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         usage: RunUsage | None = None,
         persistence: BaseStatePersistence[Any, Any] | None = None,
         infer_name: bool = True,
+        toolsets: Sequence[AbstractToolset[AgentDepsT]] | None = None,
+        deferred_tool_results: DeferredToolResults | None = None,
     ) -> AsyncIterator[AgentRun[AgentDepsT, Any]]:
         """Start a run driven node by node: `async with agent.iter(prompt) as run: async for node in run: ...`.
 
@@ -406,15 +447,6 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         model_used = self._resolve_model(model)
         deps = self._resolve_deps(deps)
         schema = self._output_schema if output_type is None else build_output_schema(output_type)
-        tools = self._tools
-        static_defs = self._static_tool_defs
-        if (override := self._override_tools.get()) is not None:
-            tools = {t.name: t for t in override}
-            static_defs = None
-        if static_defs is None and all(_static_def(t) for t in tools.values()):
-            static_defs = [t.tool_def for t in tools.values()]
-            if override is None:
-                self._static_tool_defs = static_defs
         history = _validate_history(message_history)
         state = GraphAgentState(message_history=bind_captured_messages(history), usage=usage or RunUsage())
         graph_deps: GraphAgentDeps[AgentDepsT, Any] = GraphAgentDeps(
@@ -431,17 +463,23 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
             end_strategy=self.end_strategy,
             output_schema=schema,
             output_validators=self._output_validators,
-            tools=tools,
+            toolset=self._function_toolset,
             instructions=self._instructions,
             system_prompts=self._system_prompts,
             agent_name=self.name,
-            static_tool_defs=static_defs,
         )
-        start: UserPromptNode[AgentDepsT, Any] = UserPromptNode(user_prompt)
+        members = [*self.toolsets, *(toolsets or ())]
+        run_toolset = members[0] if len(members) == 1 else CombinedToolset(members)
+        ctx = graph_deps.run_context(state, max_retries=self._default_retries)
+        graph_deps.toolset = run_toolset = await run_toolset.for_run(ctx)
+        start: UserPromptNode[AgentDepsT, Any] = UserPromptNode(user_prompt, deferred_tool_results)
         with _instrument.span('agent run', agent_name=self.name or 'agent', model_name=model_used.model_name):
-            async with agent_graph().iter(
-                start, state=state, deps=graph_deps, persistence=persistence, infer_name=False
-            ) as graph_run:
+            async with (
+                run_toolset,
+                agent_graph().iter(
+                    start, state=state, deps=graph_deps, persistence=persistence, infer_name=False
+                ) as graph_run,
+            ):
                 yield AgentRun(graph_run)
 
     def _infer_name(self, frame: types.FrameType | None) -> None:
@@ -469,15 +507,30 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         return infer_model(chosen)
 
     async def __aenter__(self) -> Self:
-        """Enter the model's context: `async with agent:` closes its provider's HTTP client at the end."""
-        await self._resolve_model(None).__aenter__()
+        """Enter the model's context and the agent's toolsets: `async with agent:` keeps toolsets that hold a
+        connection (MCP servers) open across the runs inside the block, and closes the provider's HTTP client
+        at the end."""
+        async with self._enter_lock:
+            if self._entered == 0:
+                async with AsyncExitStack() as stack:
+                    if self.model is not None or self._override_model.get() is not None:
+                        await stack.enter_async_context(self._resolve_model(None))
+                    toolset = CombinedToolset(list(self.toolsets))
+                    await stack.enter_async_context(toolset)
+                    self._exit_stack = stack.pop_all()
+            self._entered += 1
         return self
 
     async def __aexit__(
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
-        """Leave the model's context, closing the HTTP client its provider made (once every context is left)."""
-        await self._resolve_model(None).__aexit__(exc_type, exc, tb)
+        """Leave the toolsets and the model's context (once every `async with agent:` is left)."""
+        async with self._enter_lock:
+            self._entered -= 1
+            if self._entered == 0:
+                stack, self._exit_stack = self._exit_stack, None
+                if stack is not None:
+                    await stack.__aexit__(exc_type, exc, tb)
 
     def _resolve_deps(self, deps: Any) -> Any:
         if (override := self._override_deps.get()) is not None:
@@ -497,8 +550,9 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         model: Model | KnownModelName | None = _UNSET,
         deps: AgentDepsT = _UNSET,
         tools: Sequence[Tool[AgentDepsT] | ToolFuncEither[AgentDepsT, ...]] | None = _UNSET,
+        toolsets: Sequence[AbstractToolset[AgentDepsT]] | None = _UNSET,
     ) -> Iterator[None]:
-        """Replace the model, deps or tools of every run started inside the block (e.g. in tests)."""
+        """Replace the model, deps, tools or toolsets of every run started inside the block (e.g. in tests)."""
         tokens: list[Callable[[], None]] = []
         if model is not _UNSET:
             token_m = self._override_model.set(model)
@@ -507,9 +561,11 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
             token_d = self._override_deps.set((deps,))
             tokens.append(lambda: self._override_deps.reset(token_d))
         if tools is not _UNSET and tools is not None:
-            resolved: list[Tool[AgentDepsT]] = [t if isinstance(t, Tool) else Tool(t) for t in tools]
-            token_t = self._override_tools.set(resolved)
+            token_t = self._override_tools.set(FunctionToolset(tools))
             tokens.append(lambda: self._override_tools.reset(token_t))
+        if toolsets is not _UNSET and toolsets is not None:
+            token_s = self._override_toolsets.set(list(toolsets))
+            tokens.append(lambda: self._override_toolsets.reset(token_s))
         try:
             yield
         finally:
@@ -615,8 +671,3 @@ def _validate_history(history: Sequence[ModelMessage] | None) -> list[ModelMessa
         return _messages.ModelMessagesTypeAdapter.validate_python(list(history))
     except Exception as exc:
         raise UserError(f'`message_history` holds items that are not valid messages: {exc}') from exc
-
-
-def _static_def(tool: Tool[Any]) -> bool:
-    """Whether the tool's definition is the same at every step (no `prepare`, no `prepare_tool_def` override)."""
-    return tool.prepare is None and type(tool).prepare_tool_def is Tool.prepare_tool_def

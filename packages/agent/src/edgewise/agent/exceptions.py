@@ -12,6 +12,8 @@ AgentError(Exception)                       root of every error raised by edgewi
 
 ModelRetry(Exception)                       not an error: raised by tools and validators to ask the model
                                             to try again
+CallDeferred(Exception)                     not an error: raised by a tool whose result comes from outside
+ApprovalRequired(Exception)                 not an error: raised by a tool whose call waits for approval
 ```
 
 `ModelRetry` stands outside the tree, as in pydantic-ai: it is a signal that user code raises for the run to
@@ -21,11 +23,15 @@ agent run, say) would swallow the tool's own request for a retry.
 
 from __future__ import annotations as _annotations
 
+from typing import Any
+
 from ._message_types import ModelMessage
 
 __all__ = (
     'AgentError',
     'ModelRetry',
+    'CallDeferred',
+    'ApprovalRequired',
     'UserError',
     'AgentRunError',
     'UnexpectedModelBehavior',
@@ -59,6 +65,36 @@ class ModelRetry(Exception):
     def __init__(self, message: str) -> None:
         self.message = message
         super().__init__(message)
+
+
+class CallDeferred(Exception):
+    """Raise it from a tool whose result will come from outside the run: the run ends with the call in
+    `DeferredToolRequests.calls` (and `metadata` under its id in `DeferredToolRequests.metadata`)."""
+
+    metadata: dict[str, Any] | None
+    """Data for whoever produces the result."""
+
+    def __init__(self, metadata: dict[str, Any] | None = None) -> None:
+        self.metadata = metadata
+        super().__init__()
+
+    def __reduce__(self) -> tuple[type, tuple[Any, ...]]:
+        return type(self), (self.metadata,)
+
+
+class ApprovalRequired(Exception):
+    """Raise it from a tool whose call must be approved first: the run ends with the call in
+    `DeferredToolRequests.approvals`; once approved, the tool runs again with `ctx.tool_call_approved`."""
+
+    metadata: dict[str, Any] | None
+    """Data for whoever approves the call."""
+
+    def __init__(self, metadata: dict[str, Any] | None = None) -> None:
+        self.metadata = metadata
+        super().__init__()
+
+    def __reduce__(self) -> tuple[type, tuple[Any, ...]]:
+        return type(self), (self.metadata,)
 
 
 class UserError(AgentError, RuntimeError):
