@@ -252,10 +252,15 @@ class MCPServer(AbstractToolset[Any], ABC):
             async with self._open_channel() as channel, anyio.create_task_group() as readers:
                 session = MCPSession(channel, on_request=self._on_server_request, on_notification=self._on_notification)
                 session.start(readers)
-                await self._handshake(session)
-                self._session = session
-                ready.set()
-                await stop.wait()
+                try:
+                    await self._handshake(session)
+                except Exception as e:
+                    # Caught inside the task group, so that it is not wrapped in an exception group.
+                    failure.append(e)
+                else:
+                    self._session = session
+                    ready.set()
+                    await stop.wait()
                 readers.cancel_scope.cancel()
         except Exception as e:
             failure.append(e)
