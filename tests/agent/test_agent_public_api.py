@@ -11,6 +11,7 @@ import edgewise.agent
 
 def test_all_is_pinned() -> None:
     assert sorted(edgewise.agent.__all__) == [
+        'AbstractToolset',
         'Agent',
         'AgentError',
         'AgentEventStream',
@@ -19,13 +20,22 @@ def test_all_is_pinned() -> None:
         'AgentRunResult',
         'AgentRunResultEvent',
         'AgentStreamEvent',
+        'ApprovalRequired',
+        'ApprovalRequiredToolset',
+        'CallDeferred',
         'CallToolsNode',
+        'CombinedToolset',
+        'DeferredToolRequests',
+        'DeferredToolResults',
         'EndStrategy',
+        'ExternalToolset',
+        'FilteredToolset',
         'FinalResult',
         'FinalResultEvent',
         'FinishReason',
         'FunctionToolCallEvent',
         'FunctionToolResultEvent',
+        'FunctionToolset',
         'HandleResponseEvent',
         'ModelAPIError',
         'ModelHTTPError',
@@ -46,7 +56,10 @@ def test_all_is_pinned() -> None:
         'PartDeltaEvent',
         'PartEndEvent',
         'PartStartEvent',
+        'PrefixedToolset',
+        'PreparedToolset',
         'PromptedOutput',
+        'RenamedToolset',
         'RequestUsage',
         'RetryPromptPart',
         'RunContext',
@@ -60,11 +73,14 @@ def test_all_is_pinned() -> None:
         'ThinkingPart',
         'ThinkingPartDelta',
         'Tool',
+        'ToolApproved',
         'ToolCallPart',
         'ToolCallPartDelta',
         'ToolDefinition',
+        'ToolDenied',
         'ToolOutput',
         'ToolReturnPart',
+        'ToolsetTool',
         'UnexpectedModelBehavior',
         'UsageLimitExceeded',
         'UsageLimits',
@@ -72,6 +88,7 @@ def test_all_is_pinned() -> None:
         'UserError',
         'UserPromptNode',
         'UserPromptPart',
+        'WrapperToolset',
         'capture_run_messages',
         'format_as_xml',
     ]
@@ -84,7 +101,7 @@ def test_every_exported_name_resolves() -> None:
 
 def test_public_modules_match_pydantic_ai() -> None:
     for module in ('messages', 'tools', 'output', 'usage', 'settings', 'result', 'exceptions', 'models',
-                   'models.test', 'models.function', 'models.openai', 'providers', 'providers.openai',
+                   'toolsets', 'models.test', 'models.function', 'models.openai', 'providers', 'providers.openai',
                    'providers.ollama', 'profiles', 'profiles.openai', 'agent', 'format_prompt'):  # fmt: skip
         importlib.import_module(f'edgewise.agent.{module}')
 

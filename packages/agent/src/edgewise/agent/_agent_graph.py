@@ -486,8 +486,9 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
         """
         history = state.message_history
         answers = self.tool_call_results or {}
-        if history and history[-1] is not self.model_response and isinstance(history[-1], ModelRequest):
-            parts.extend(history.pop().parts)
+        if history and history[-1] is not self.model_response and isinstance(last := history[-1], ModelRequest):
+            history.pop()
+            parts.extend(last.parts)
         answered = {p.tool_call_id for p in parts if isinstance(p, ToolReturnPart | RetryPromptPart)}
         open_calls = [c for c in calls if c.tool_call_id not in answered]
         expected = {c.tool_call_id for c in open_calls}

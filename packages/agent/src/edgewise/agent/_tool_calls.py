@@ -105,7 +105,7 @@ async def _run_one(
     )
     if approved or metadata is not None:
         tool_ctx = dataclasses.replace(tool_ctx, tool_call_approved=approved, tool_call_metadata=metadata)
-    args = answer.override_args if approved and answer.override_args is not None else call.args
+    args = answer.override_args if isinstance(answer, ToolApproved) and answer.override_args is not None else call.args
     error: Exception
     try:
         kwargs = _validate(tool, args)

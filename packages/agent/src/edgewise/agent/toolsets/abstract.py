@@ -18,13 +18,17 @@ from ..models._model import AgentDepsT, RunContext
 
 if TYPE_CHECKING:
     from ..tools import ToolsPrepareFunc
-    from .approval_required import ApprovalRequiredToolset
-    from .filtered import FilteredToolset
-    from .prefixed import PrefixedToolset
-    from .prepared import PreparedToolset
-    from .renamed import RenamedToolset
 
 __all__ = ('AbstractToolset', 'ToolsetTool', 'SchemaValidatorProt')
+
+
+_WRAPPERS: dict[str, Callable[..., Any]] = {}
+"""The wrapper toolset classes by method name, registered by their modules (which import this one)."""
+
+
+def register_wrapper(method: str, cls: Callable[..., Any]) -> None:
+    """Make `AbstractToolset.<method>(...)` wrap the toolset in `cls(toolset, ...)`."""
+    _WRAPPERS[method] = cls
 
 
 class SchemaValidatorProt(Protocol):
@@ -122,37 +126,32 @@ class AbstractToolset(ABC, Generic[AgentDepsT]):
 
     def filtered(
         self, filter_func: Callable[[RunContext[AgentDepsT], ToolDefinition], bool | Awaitable[bool]]
-    ) -> FilteredToolset[AgentDepsT]:
+    ) -> AbstractToolset[AgentDepsT]:
         """This toolset keeping only the tools for which `filter_func(ctx, tool_def)` is true."""
-        from .filtered import FilteredToolset
+        wrapped: AbstractToolset[AgentDepsT] = _WRAPPERS['filtered'](self, filter_func)
+        return wrapped
 
-        return FilteredToolset(self, filter_func)
-
-    def prefixed(self, prefix: str) -> PrefixedToolset[AgentDepsT]:
+    def prefixed(self, prefix: str) -> AbstractToolset[AgentDepsT]:
         """This toolset with its tool names starting with `{prefix}_`."""
-        from .prefixed import PrefixedToolset
+        wrapped: AbstractToolset[AgentDepsT] = _WRAPPERS['prefixed'](self, prefix)
+        return wrapped
 
-        return PrefixedToolset(self, prefix)
-
-    def prepared(self, prepare_func: ToolsPrepareFunc[AgentDepsT]) -> PreparedToolset[AgentDepsT]:
+    def prepared(self, prepare_func: ToolsPrepareFunc[AgentDepsT]) -> AbstractToolset[AgentDepsT]:
         """This toolset with its definitions of each step passed through `prepare_func(ctx, tool_defs)`."""
-        from .prepared import PreparedToolset
+        wrapped: AbstractToolset[AgentDepsT] = _WRAPPERS['prepared'](self, prepare_func)
+        return wrapped
 
-        return PreparedToolset(self, prepare_func)
-
-    def renamed(self, name_map: dict[str, str]) -> RenamedToolset[AgentDepsT]:
+    def renamed(self, name_map: dict[str, str]) -> AbstractToolset[AgentDepsT]:
         """This toolset with tools renamed: `name_map` maps each new name to the tool's own name."""
-        from .renamed import RenamedToolset
-
-        return RenamedToolset(self, name_map)
+        wrapped: AbstractToolset[AgentDepsT] = _WRAPPERS['renamed'](self, name_map)
+        return wrapped
 
     def approval_required(
         self,
         approval_required_func: Callable[[RunContext[AgentDepsT], ToolDefinition, dict[str, Any]], bool] = (
             lambda ctx, tool_def, tool_args: True
         ),
-    ) -> ApprovalRequiredToolset[AgentDepsT]:
+    ) -> AbstractToolset[AgentDepsT]:
         """This toolset with calls waiting for approval when `approval_required_func(ctx, tool_def, args)` is true."""
-        from .approval_required import ApprovalRequiredToolset
-
-        return ApprovalRequiredToolset(self, approval_required_func)
+        wrapped: AbstractToolset[AgentDepsT] = _WRAPPERS['approval_required'](self, approval_required_func)
+        return wrapped

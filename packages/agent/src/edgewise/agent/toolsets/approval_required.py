@@ -9,7 +9,7 @@ from typing import Any
 from .._tool_definition import ToolDefinition
 from ..exceptions import ApprovalRequired
 from ..models._model import AgentDepsT, RunContext
-from .abstract import ToolsetTool
+from .abstract import ToolsetTool, register_wrapper
 from .wrapper import WrapperToolset
 
 __all__ = ('ApprovalRequiredToolset',)
@@ -32,3 +32,6 @@ class ApprovalRequiredToolset(WrapperToolset[AgentDepsT]):
         if not ctx.tool_call_approved and self.approval_required_func(ctx, tool.tool_def, tool_args):
             raise ApprovalRequired
         return await self.wrapped.call_tool(name, tool_args, ctx, tool)
+
+
+register_wrapper('approval_required', ApprovalRequiredToolset)

@@ -24,17 +24,17 @@ class _SourcedTool(ToolsetTool[AgentDepsT]):
     source_tool: ToolsetTool[AgentDepsT]
 
 
-async def _gather(calls: Sequence[Callable[[], Any]]) -> list[Any]:
-    """The results of the async calls, run concurrently, in order (one call runs directly)."""
-    if len(calls) == 1:
-        return [await calls[0]()]
-    results: list[Any] = [None] * len(calls)
+async def _gather(toolsets: Sequence[Any], method: str, ctx: Any) -> list[Any]:
+    """`await toolset.<method>(ctx)` for each toolset, run concurrently; the results in order."""
+    if len(toolsets) == 1:
+        return [await getattr(toolsets[0], method)(ctx)]
+    results: list[Any] = [None] * len(toolsets)
 
     async def run(i: int) -> None:
-        results[i] = await calls[i]()
+        results[i] = await getattr(toolsets[i], method)(ctx)
 
     async with anyio.create_task_group() as tg:
-        for i in range(len(calls)):
+        for i in range(len(toolsets)):
             tg.start_soon(run, i)
     return results
 
@@ -59,14 +59,14 @@ class CombinedToolset(AbstractToolset[AgentDepsT]):
 
     async def for_run(self, ctx: RunContext[AgentDepsT]) -> AbstractToolset[AgentDepsT]:
         """The combination of the members' toolsets for the run."""
-        members = await _gather([lambda t=t: t.for_run(ctx) for t in self.toolsets]) if self.toolsets else []
+        members = await _gather(self.toolsets, 'for_run', ctx) if self.toolsets else []
         if all(new is old for new, old in zip(members, self.toolsets, strict=True)):
             return self
         return replace(self, toolsets=members)
 
     async def for_run_step(self, ctx: RunContext[AgentDepsT]) -> AbstractToolset[AgentDepsT]:
         """The combination of the members' toolsets for the step (`self` if none changed)."""
-        members = await _gather([lambda t=t: t.for_run_step(ctx) for t in self.toolsets]) if self.toolsets else []
+        members = await _gather(self.toolsets, 'for_run_step', ctx) if self.toolsets else []
         if all(new is old for new, old in zip(members, self.toolsets, strict=True)):
             return self
         return replace(self, toolsets=members)
@@ -103,7 +103,7 @@ class CombinedToolset(AbstractToolset[AgentDepsT]):
         Raises:
             UserError: two members list a tool of the same name (the error names both toolsets).
         """
-        listed = await _gather([lambda t=t: t.get_tools(ctx) for t in self.toolsets]) if self.toolsets else []
+        listed = await _gather(self.toolsets, 'get_tools', ctx) if self.toolsets else []
         tools: dict[str, ToolsetTool[AgentDepsT]] = {}
         for toolset, member_tools in zip(self.toolsets, listed, strict=True):
             for name, tool in member_tools.items():

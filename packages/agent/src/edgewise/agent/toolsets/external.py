@@ -14,7 +14,7 @@ from .abstract import AbstractToolset, ToolsetTool
 
 __all__ = ('ExternalToolset',)
 
-_ANY_ARGS = pydantic.TypeAdapter(dict[str, Any]).validator
+_ANY_ARGS: Any = pydantic.TypeAdapter(dict[str, Any]).validator
 
 
 class ExternalToolset(AbstractToolset[AgentDepsT]):

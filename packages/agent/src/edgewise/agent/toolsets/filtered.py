@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from .._tool_definition import ToolDefinition
 from ..models._model import AgentDepsT, RunContext
-from .abstract import ToolsetTool
+from .abstract import ToolsetTool, register_wrapper
 from .wrapper import WrapperToolset
 
 __all__ = ('FilteredToolset',)
@@ -31,3 +31,6 @@ class FilteredToolset(WrapperToolset[AgentDepsT]):
             if keep:
                 kept[name] = tool
         return kept
+
+
+register_wrapper('filtered', FilteredToolset)

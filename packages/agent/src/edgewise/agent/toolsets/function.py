@@ -13,7 +13,7 @@ from pydantic.json_schema import GenerateJsonSchema
 from .._function_schema import DocstringFormat, GenerateToolJsonSchema
 from ..exceptions import ModelRetry, UserError
 from ..models._model import AgentDepsT, RunContext
-from ..tools import ArgsValidatorFunc, Tool, ToolFuncEither, ToolPrepareFunc
+from ..tools import ArgsValidatorFunc, Tool, ToolDefinition, ToolFuncEither, ToolPrepareFunc
 from .abstract import AbstractToolset, ToolsetTool
 
 __all__ = ('FunctionToolset', 'FunctionToolsetTool')
@@ -198,16 +198,15 @@ class FunctionToolset(AbstractToolset[AgentDepsT]):
         static = True
         for own_name, tool in self.tools.items():
             max_retries = tool.max_retries if tool.max_retries is not None else ctx.max_retries
-            if _static(tool):
-                tool_def = tool.tool_def
-            else:
+            tool_def: ToolDefinition | None = tool.tool_def
+            if not _static(tool):
                 static = False
                 tool_ctx = dataclasses.replace(
                     ctx, tool_name=own_name, retry=ctx.retries.get(own_name, 0), max_retries=max_retries
                 )
                 tool_def = await tool.prepare_tool_def(tool_ctx)
-                if tool_def is None:
-                    continue
+            if tool_def is None:
+                continue
             name = tool_def.name
             if name in tools:  # a `prepare` function renamed a tool onto another one
                 if name != own_name:

@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 from ..exceptions import UserError
 from ..models._model import AgentDepsT, RunContext
 from ..tools import ToolsPrepareFunc
-from .abstract import ToolsetTool
+from .abstract import ToolsetTool, register_wrapper
 from .wrapper import WrapperToolset
 
 __all__ = ('PreparedToolset',)
@@ -39,3 +39,6 @@ class PreparedToolset(WrapperToolset[AgentDepsT]):
                 '`RenamedToolset` instead.'
             )
         return {name: replace(tools[name], tool_def=tool_def) for name, tool_def in by_name.items()}
+
+
+register_wrapper('prepared', PreparedToolset)

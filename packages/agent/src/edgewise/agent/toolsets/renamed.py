@@ -6,7 +6,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..models._model import AgentDepsT, RunContext
-from .abstract import ToolsetTool
+from .abstract import ToolsetTool, register_wrapper
 from .wrapper import WrapperToolset
 
 __all__ = ('RenamedToolset',)
@@ -38,3 +38,6 @@ class RenamedToolset(WrapperToolset[AgentDepsT]):
         ctx = replace(ctx, tool_name=own)
         tool = replace(tool, tool_def=replace(tool.tool_def, name=own))
         return await self.wrapped.call_tool(own, tool_args, ctx, tool)
+
+
+register_wrapper('renamed', RenamedToolset)
