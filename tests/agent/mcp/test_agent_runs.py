@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from edgewise.agent import Agent, ModelRetry, RunContext
+from edgewise.agent import Agent, RunContext
 from edgewise.agent.exceptions import MCPError, UnexpectedModelBehavior, UserError
 from edgewise.agent.mcp import CallToolFunc, MCPServerStdio
 from edgewise.agent.messages import (
@@ -117,36 +117,32 @@ async def test_process_tool_call_wraps_each_call() -> None:
 
 
 async def test_sampling_uses_the_runs_model() -> None:
-    prompts: list[list[ModelMessage]] = []
+    sampled: list[list[ModelMessage]] = []
 
     async def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-        last = messages[-1]
-        if info.function_tools == [] or (isinstance(last, ModelRequest) and not _has_tool_return(last) and prompts):
-            prompts.append(messages)
+        if not info.function_tools:  # the server's sampling request: no tools
+            sampled.append(messages)
             return ModelResponse(parts=[TextPart('short')])
-        if not any(isinstance(p, ToolReturnPart) for m in messages if isinstance(m, ModelRequest) for p in m.parts):
-            if len(prompts) == 0 and any(t.name == 'summarize' for t in info.function_tools):
-                prompts.append([])
-                return ModelResponse(parts=[ToolCallPart('summarize', {'text': 'a very long text'})])
-        returned = [p.content for m in messages if isinstance(m, ModelRequest) for p in m.parts if isinstance(p, ToolReturnPart)]
-        return ModelResponse(parts=[TextPart(str(returned))])
+        returned = [p.content for m in messages if isinstance(m, ModelRequest) for p in m.parts if _is_return(p)]
+        if returned:
+            return ModelResponse(parts=[TextPart(str(returned))])
+        return ModelResponse(parts=[ToolCallPart('summarize', {'text': 'a very long text'})])
 
     agent = Agent(FunctionModel(respond, model_name='writer'), toolsets=[fastmcp_stdio()])
     async with agent:
         result = await agent.run('summarize')
     assert result.output == "['summary: short (by writer)']"
-    sampled = prompts[1]
-    assert sampled == [
-        ModelRequest(parts=[*sampled[0].parts])  # the system prompt and the user turn of the server's request
-    ]
-    assert [(type(p).__name__, p.content) for p in sampled[0].parts] == [
+    assert len(sampled) == 1 and len(sampled[0]) == 1
+    request = sampled[0][0]
+    assert isinstance(request, ModelRequest)
+    assert [(type(p).__name__, p.content) for p in request.parts] == [
         ('SystemPromptPart', 'Summarize in a few words.'),
         ('UserPromptPart', 'a very long text'),
     ]
 
 
-def _has_tool_return(request: ModelRequest) -> bool:
-    return any(isinstance(p, ToolReturnPart) for p in request.parts)
+def _is_return(part: object) -> bool:
+    return isinstance(part, ToolReturnPart)
 
 
 async def test_a_sampling_model_answers_instead_of_the_runs_model() -> None:
@@ -179,7 +175,3 @@ async def test_mcp_server_stdio_accepts_an_environment() -> None:
     with pytest.raises(MCPError, match='closed the connection during the MCP handshake'):
         async with server:
             pass
-
-
-async def test_model_retry_is_importable_from_the_agent_package() -> None:
-    assert issubclass(ModelRetry, Exception)

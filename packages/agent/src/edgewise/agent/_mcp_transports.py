@@ -210,7 +210,9 @@ class MCPServerStreamableHTTP(_MCPServerHTTP):
             read_stream, write_stream, _ = await stack.enter_async_context(
                 streamable_http_client(self.url, http_client=client)
             )
-            yield open_sdk_channel(read_stream, write_stream)
+            # The transport leaves closing the two streams it hands over to their user.
+            async with read_stream, write_stream:
+                yield open_sdk_channel(read_stream, write_stream)
 
 
 class MCPServerSSE(_MCPServerHTTP):
@@ -233,5 +235,5 @@ class MCPServerSSE(_MCPServerHTTP):
             timeout=self.timeout,
             sse_read_timeout=self.read_timeout,
             httpx_client_factory=client_factory,
-        ) as (read_stream, write_stream):
+        ) as (read_stream, write_stream), read_stream, write_stream:
             yield open_sdk_channel(read_stream, write_stream)
