@@ -35,7 +35,11 @@ def answer(method: str, params: dict[str, Any]) -> dict[str, Any]:
     if method == 'tools/call':
         arguments = params['arguments']
         total = arguments['a'] + arguments['b']
-        return {'content': [{'type': 'text', 'text': str(total)}], 'structuredContent': {'result': total}, 'isError': False}
+        return {
+            'content': [{'type': 'text', 'text': str(total)}],
+            'structuredContent': {'result': total},
+            'isError': False,
+        }
     return {}
 
 
@@ -45,7 +49,11 @@ def main() -> None:
         message = json.loads(line)
         if 'id' not in message or 'method' not in message:
             continue  # a notification, or an answer to a request the server never makes
-        reply = {'jsonrpc': '2.0', 'id': message['id'], 'result': answer(message['method'], message.get('params') or {})}
+        reply = {
+            'jsonrpc': '2.0',
+            'id': message['id'],
+            'result': answer(message['method'], message.get('params') or {}),
+        }
         out.write(json.dumps(reply).encode() + b'\n')
         out.flush()
 

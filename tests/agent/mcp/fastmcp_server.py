@@ -8,6 +8,7 @@ from __future__ import annotations
 import base64
 import os
 import sys
+from typing import Any
 
 import anyio
 from mcp.server.fastmcp import Context, FastMCP, Image
@@ -70,7 +71,7 @@ def fail(reason: str) -> str:
 
 
 @app.tool()
-async def chatty(message: str, ctx: Context) -> str:
+async def chatty(message: str, ctx: Context[Any, Any, Any]) -> str:
     """Sends log messages, then answers."""
     await ctx.debug(f'debug: {message}')
     await ctx.warning(f'warning: {message}')
@@ -78,7 +79,7 @@ async def chatty(message: str, ctx: Context) -> str:
 
 
 @app.tool()
-async def summarize(text: str, ctx: Context) -> str:
+async def summarize(text: str, ctx: Context[Any, Any, Any]) -> str:
     """Asks the client's model for a summary (MCP sampling)."""
     result = await ctx.session.create_message(
         messages=[SamplingMessage(role='user', content=TextContent(type='text', text=text))],
@@ -95,7 +96,7 @@ class Person(BaseModel):
 
 
 @app.tool()
-async def ask_name(ctx: Context) -> str:
+async def ask_name(ctx: Context[Any, Any, Any]) -> str:
     """Asks the user for their name (MCP elicitation)."""
     answer = await ctx.elicit('What is your name?', schema=Person)
     if answer.action == 'accept':
@@ -104,7 +105,7 @@ async def ask_name(ctx: Context) -> str:
 
 
 @app.tool()
-async def grow(name: str, ctx: Context) -> str:
+async def grow(name: str, ctx: Context[Any, Any, Any]) -> str:
     """Adds a tool called `name` and tells the client that the tool list changed."""
 
     def new_tool() -> str:

@@ -72,7 +72,7 @@ async def test_the_model_sees_the_servers_tools_with_the_prefix() -> None:
     agent = Agent(FunctionModel(respond), toolsets=[fastmcp_stdio(tool_prefix='calc')])
     async with agent:
         result = await agent.run('add')
-    assert 'calc_add' in seen and 'calc_weather' in seen
+    assert {'calc_add', 'calc_weather'} <= set(seen)
     assert all(name.startswith('calc_') for name in seen)
     tool_returns = [p for m in result.all_messages() if isinstance(m, ModelRequest) for p in m.parts]
     assert [(p.tool_name, p.content) for p in tool_returns if isinstance(p, ToolReturnPart)] == [('calc_add', 3)]
@@ -109,7 +109,9 @@ async def test_process_tool_call_wraps_each_call() -> None:
         seen.append((ctx.tool_name, name, args))
         return await call_tool(name, {**args, 'a': args['a'] * 2}, {'trace': 'x1'})
 
-    agent = Agent(calling(('m_add', {'a': 5, 'b': 1})), toolsets=[fastmcp_stdio(tool_prefix='m', process_tool_call=double_a)])
+    agent = Agent(
+        calling(('m_add', {'a': 5, 'b': 1})), toolsets=[fastmcp_stdio(tool_prefix='m', process_tool_call=double_a)]
+    )
     async with agent:
         result = await agent.run('add')
     assert seen == [('add', 'add', {'a': 5, 'b': 1})]
@@ -132,7 +134,7 @@ async def test_sampling_uses_the_runs_model() -> None:
     async with agent:
         result = await agent.run('summarize')
     assert result.output == "['summary: short (by writer)']"
-    assert len(sampled) == 1 and len(sampled[0]) == 1
+    assert [len(messages) for messages in sampled] == [1]
     request = sampled[0][0]
     assert isinstance(request, ModelRequest)
     assert [(type(p).__name__, p.content) for p in request.parts] == [

@@ -66,7 +66,7 @@ async def test_a_call_outside_async_with_opens_and_closes_a_connection() -> None
 
 async def test_a_tool_error_is_a_retry_with_the_servers_text() -> None:
     async with fastmcp_stdio() as server:
-        with pytest.raises(ModelRetry, match='^Error executing tool fail: no luck$'):
+        with pytest.raises(ModelRetry, match=r'^Error executing tool fail: no luck$'):
             await server.direct_call_tool('fail', {'reason': 'no luck'})
         with pytest.raises(ModelRetry, match='Unknown tool: nope'):
             await server.direct_call_tool('nope', {})

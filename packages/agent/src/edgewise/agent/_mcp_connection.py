@@ -12,10 +12,11 @@ request fails at once with `MCPConnectionClosed`: a server that dies never leave
 
 from __future__ import annotations as _annotations
 
+import contextlib
 import os
 import signal
 import subprocess
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -73,7 +74,8 @@ class _StdioChannel:
     """JSON-RPC over a process's stdin and stdout, one message per line."""
 
     def __init__(self, process: anyio.abc.Process) -> None:
-        assert process.stdin is not None and process.stdout is not None
+        assert process.stdin is not None
+        assert process.stdout is not None
         self._stdin = process.stdin
         self._stdout = process.stdout
         self._buffer = bytearray()
@@ -196,15 +198,13 @@ class _Pending:
 
 RequestHandler = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]
 """Answers one request of the server (method, params) with a result dict; raises `MCPRequestError`."""
-NotificationHandler = Callable[[str, dict[str, Any]], Awaitable[None]]
+NotificationHandler = Callable[[str, dict[str, Any]], Coroutine[Any, Any, None]]
 
 
 class MCPSession:
     """Requests and replies over one channel; the reader runs in a task of the task group given to `start`."""
 
-    def __init__(
-        self, channel: Channel, *, on_request: RequestHandler, on_notification: NotificationHandler
-    ) -> None:
+    def __init__(self, channel: Channel, *, on_request: RequestHandler, on_notification: NotificationHandler) -> None:
         self._channel = channel
         self._on_request = on_request
         self._on_notification = on_notification
@@ -223,13 +223,13 @@ class MCPSession:
         self._task_group = task_group
         task_group.start_soon(self._read_loop)
 
-    async def request(self, method: str, params: dict[str, Any] | None, timeout: float | None) -> dict[str, Any]:
-        """Send a request and wait for its result, at most `timeout` seconds (then `TimeoutError`).
+    async def request(self, method: str, params: dict[str, Any] | None, time_limit: float | None) -> dict[str, Any]:
+        """Send a request and wait for its result, at most `time_limit` seconds (then `TimeoutError`).
 
         Raises:
             MCPRequestError: the server answered with an error.
             MCPConnectionClosed: the connection closed before the answer came.
-            TimeoutError: no answer within `timeout`; the server is told to cancel the request.
+            TimeoutError: no answer within `time_limit`; the server is told to cancel the request.
         """
         if self._closed is not None:
             raise self._closed
@@ -241,7 +241,7 @@ class MCPSession:
         pending = self._pending[request_id] = _Pending()
         try:
             await self._channel.send(message)
-            with anyio.fail_after(timeout):
+            with anyio.fail_after(time_limit):
                 await pending.done.wait()
         except TimeoutError:
             if self._closed is None:
@@ -267,10 +267,8 @@ class MCPSession:
         await self._channel.send(message)
 
     async def _notify_quietly(self, method: str, params: dict[str, Any]) -> None:
-        try:
+        with contextlib.suppress(MCPConnectionClosed):
             await self.notify(method, params)
-        except MCPConnectionClosed:  # pragma: no cover - closed while cancelling
-            pass
 
     async def _read_loop(self) -> None:
         try:
@@ -331,7 +329,5 @@ class MCPSession:
             reply['error'] = {'code': e.code, 'message': e.message}
         except Exception as e:
             reply['error'] = {'code': INTERNAL_ERROR, 'message': f'{type(e).__name__}: {e}'}
-        try:
+        with contextlib.suppress(MCPConnectionClosed):
             await self._channel.send(reply)
-        except MCPConnectionClosed:
-            pass

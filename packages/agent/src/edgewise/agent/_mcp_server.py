@@ -29,8 +29,8 @@ from .models import Model
 from .models._model import RunContext
 from .models._request_parameters import ModelRequestParameters
 from .settings import ModelSettings
-from .toolsets.abstract import AbstractToolset, ToolsetTool
 from .tools import ToolDefinition
+from .toolsets.abstract import AbstractToolset, ToolsetTool
 
 __all__ = ('CallToolFunc', 'ElicitationCallback', 'LogHandler', 'MCPServer', 'ProcessToolCallback', 'ToolResult')
 
@@ -45,6 +45,7 @@ _LOG_LEVELS = {
     'alert': logging.CRITICAL,
     'emergency': logging.CRITICAL,
 }
+_LEVEL_ORDER = {level: rank for rank, level in enumerate(_LOG_LEVELS)}
 _INVALID_PARAMS = -32602
 _METHOD_NOT_FOUND = -32601
 # MCP tool arguments are whatever JSON object the server's schema allows: the server validates them.
@@ -77,7 +78,8 @@ class MCPServer(AbstractToolset[Any], ABC):
     tool_prefix: str | None
     """Prepended, with an underscore, to the name of each of the server's tools (`foo` -> `files_foo`)."""
     log_level: mcp_types.LoggingLevel | None
-    """The level of the log messages the server is asked to send (`logging/setLevel`); `None` to not ask."""
+    """The lowest level of the server's log messages to forward: the server is asked for it (`logging/setLevel`,
+    when it has the logging capability) and messages below it are dropped; `None` to forward all."""
     log_handler: LogHandler | None
     """Receives the server's log messages; without one they go to the `edgewise.agent.mcp` logger."""
     timeout: float
@@ -294,7 +296,7 @@ class MCPServer(AbstractToolset[Any], ABC):
         self._capabilities = result.capabilities
         self._instructions = result.instructions
         await session.notify('notifications/initialized')
-        if self.log_level is not None:
+        if self.log_level is not None and result.capabilities.logging is not None:
             await session.request('logging/setLevel', {'level': self.log_level}, None)
 
     async def _disconnect(self) -> None:
@@ -347,7 +349,9 @@ class MCPServer(AbstractToolset[Any], ABC):
 
     def tool_for_tool_def(self, tool_def: ToolDefinition) -> ToolsetTool[Any]:
         """The toolset tool for one of the server's tool definitions."""
-        return ToolsetTool(toolset=self, tool_def=tool_def, max_retries=self.max_retries, args_validator=_ARGS_VALIDATOR)
+        return ToolsetTool(
+            toolset=self, tool_def=tool_def, max_retries=self.max_retries, args_validator=_ARGS_VALIDATOR
+        )
 
     async def call_tool(
         self, name: str, tool_args: dict[str, Any], ctx: RunContext[Any], tool: ToolsetTool[Any]
@@ -384,7 +388,9 @@ class MCPServer(AbstractToolset[Any], ABC):
             return await session.request(method, params, self.read_timeout)
         except MCPRequestError as e:
             if tool is None:
-                raise MCPError(f'MCP server {self.label} answered `{method}` with an error: {e.message}', e.code, e.data)
+                raise MCPError(
+                    f'MCP server {self.label} answered `{method}` with an error: {e.message}', e.code, e.data
+                ) from e
             raise ModelRetry(e.message) from e
         except TimeoutError:
             what = f'tool {tool!r}' if tool else f'`{method}`'
@@ -444,13 +450,19 @@ class MCPServer(AbstractToolset[Any], ABC):
                 message = mcp_types.LoggingMessageNotificationParams.model_validate(params)
             except pydantic.ValidationError:
                 return
+            if self.log_level is not None and _LEVEL_ORDER[message.level] < _LEVEL_ORDER[self.log_level]:
+                return  # below the level asked for (a server without the logging capability sends all)
             try:
                 if self.log_handler is not None:
                     await self.log_handler(message)
                 else:
                     source = f' ({message.logger})' if message.logger else ''
                     _logger.log(
-                        _LOG_LEVELS.get(message.level, logging.INFO), 'MCP server %s%s: %s', self.label, source, message.data
+                        _LOG_LEVELS.get(message.level, logging.INFO),
+                        'MCP server %s%s: %s',
+                        self.label,
+                        source,
+                        message.data,
                     )
             except Exception:
                 _logger.exception('The log handler of MCP server %s failed', self.label)
@@ -464,7 +476,7 @@ class _Connected:
 
     async def __aenter__(self) -> MCPSession:
         await self._server.__aenter__()
-        session = self._server._session  # noqa: SLF001
+        session = self._server._session
         if session is None:  # pragma: no cover - the connection closed right after it opened
             await self._server.__aexit__(None, None, None)
             raise MCPError(f'MCP server {self._server.label} closed the connection.')
@@ -472,4 +484,3 @@ class _Connected:
 
     async def __aexit__(self, *args: Any) -> None:
         await self._server.__aexit__(*args)
-

@@ -229,11 +229,15 @@ class MCPServerSSE(_MCPServerHTTP):
                 return http_client
             return httpx.AsyncClient(headers=headers, timeout=timeout, auth=auth, follow_redirects=True)
 
-        async with sse_client(
-            self.url,
-            headers=self.headers,
-            timeout=self.timeout,
-            sse_read_timeout=self.read_timeout,
-            httpx_client_factory=client_factory,
-        ) as (read_stream, write_stream), read_stream, write_stream:
+        async with (
+            sse_client(
+                self.url,
+                headers=self.headers,
+                timeout=self.timeout,
+                sse_read_timeout=self.read_timeout,
+                httpx_client_factory=client_factory,
+            ) as (read_stream, write_stream),
+            read_stream,
+            write_stream,
+        ):
             yield open_sdk_channel(read_stream, write_stream)
