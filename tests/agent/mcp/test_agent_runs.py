@@ -177,3 +177,16 @@ async def test_mcp_server_stdio_accepts_an_environment() -> None:
     with pytest.raises(MCPError, match='closed the connection during the MCP handshake'):
         async with server:
             pass
+
+
+async def test_set_mcp_sampling_model_sets_the_model_of_every_server() -> None:
+    first, second = fastmcp_stdio(), fastmcp_stdio(tool_prefix='b')
+    agent = Agent(TestModel(model_name='main'), toolsets=[first, second])
+    agent.set_mcp_sampling_model()
+    assert [server.sampling_model.model_name for server in (first, second) if server.sampling_model] == ['main'] * 2
+    sampler = TestModel(model_name='sampler')
+    agent.set_mcp_sampling_model(sampler)
+    assert first.sampling_model is sampler
+    assert second.sampling_model is sampler
+    with pytest.raises(UserError, match='No sampling model was given and the agent has no model'):
+        Agent(toolsets=[first]).set_mcp_sampling_model()

@@ -49,7 +49,7 @@ _LEVEL_ORDER = {level: rank for rank, level in enumerate(_LOG_LEVELS)}
 _INVALID_PARAMS = -32602
 _METHOD_NOT_FOUND = -32601
 # MCP tool arguments are whatever JSON object the server's schema allows: the server validates them.
-_ARGS_VALIDATOR = SchemaValidator(core_schema.dict_schema(core_schema.str_schema(), core_schema.any_schema()))
+_ARGS_VALIDATOR: Any = SchemaValidator(core_schema.dict_schema(core_schema.str_schema(), core_schema.any_schema()))
 _ELICIT_PARAMS: pydantic.TypeAdapter[mcp_types.ElicitRequestParams] = pydantic.TypeAdapter(
     mcp_types.ElicitRequestParams
 )

@@ -532,6 +532,27 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
                 if stack is not None:
                     await stack.__aexit__(exc_type, exc, tb)
 
+    def set_mcp_sampling_model(self, model: Model | KnownModelName | None = None) -> None:
+        """Make `model` (the agent's model when `None`) answer the sampling requests of the agent's MCP servers.
+
+        Without it, a server's sampling requests are answered by the model of the run that uses the server.
+        """
+        try:
+            sampling_model = infer_model(model) if model is not None else self._resolve_model(None)
+        except UserError as e:
+            raise UserError('No sampling model was given and the agent has no model.') from e
+        try:
+            from .mcp import MCPServer
+        except ModuleNotFoundError:  # pragma: no cover - without the `mcp` extra there is no MCP server
+            return
+
+        def set_model(toolset: AbstractToolset[AgentDepsT]) -> None:
+            if isinstance(toolset, MCPServer):
+                toolset.sampling_model = sampling_model
+
+        for toolset in self.toolsets:
+            toolset.apply(set_model)
+
     def _resolve_deps(self, deps: Any) -> Any:
         if (override := self._override_deps.get()) is not None:
             return override[0]
