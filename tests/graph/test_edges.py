@@ -192,7 +192,7 @@ def test_a_missing_return_hint_is_a_setup_error() -> None:
     with pytest.raises(GraphSetupError) as exc_info:
         Graph(nodes=(NoHint,))
     assert exc_info.value.message == (
-        'Node `NoHint` is missing a return type hint on its `run` method; annotate it with the nodes it may '
+        f'Node {NoHint!r} is missing a return type hint on its `run` method; annotate it with the nodes it may '
         'return next, e.g. `-> NextNode | End[int]`.'
     )
 
@@ -205,8 +205,8 @@ def test_an_invalid_return_type_is_a_setup_error() -> None:
     with pytest.raises(GraphSetupError) as exc_info:
         Graph(nodes=(ReturnsInt,))
     assert exc_info.value.message == (
-        'Node `ReturnsInt`: invalid return type `int` in the hint of `run`; each member must be a `BaseNode` '
-        'subclass or `End[...]`.'
+        "Invalid return type: <class 'int'> in the hint of `ReturnsInt.run`; each member must be a `BaseNode` subclass "
+        'or `End[...]`.'
     )
 
 
@@ -218,7 +218,7 @@ def test_none_in_the_return_type_is_a_setup_error() -> None:
     with pytest.raises(GraphSetupError) as exc_info:
         Graph(nodes=(MaybeStop, Stop))
     assert exc_info.value.message == (
-        'Node `MaybeStop`: invalid return type `None` in the hint of `run`; each member must be a `BaseNode` '
+        "Invalid return type: <class 'NoneType'> in the hint of `MaybeStop.run`; each member must be a `BaseNode` "
         'subclass or `End[...]`.'
     )
 
@@ -231,8 +231,8 @@ def test_a_generic_non_node_return_type_is_a_setup_error() -> None:
     with pytest.raises(GraphSetupError) as exc_info:
         Graph(nodes=(ReturnsList,))
     assert exc_info.value.message == (
-        'Node `ReturnsList`: invalid return type `list[int]` in the hint of `run`; each member must be a `BaseNode` '
-        'subclass or `End[...]`.'
+        'Invalid return type: list[int] in the hint of `ReturnsList.run`; each member must be a `BaseNode` subclass '
+        'or `End[...]`.'
     )
 
 

@@ -146,7 +146,7 @@ async def test_a_node_returning_a_non_node_is_a_runtime_error(persistence: BaseS
         await error_graph.run(ReturnsJunk(), persistence=persistence)
     assert type(exc_info.value) is GraphRuntimeError
     assert exc_info.value.message == (
-        'Invalid node return type: `int` returned by node `ReturnsJunk`. Expected `BaseNode` or `End`.'
+        'Invalid node return type: `int`. Expected `BaseNode` or `End`. It was returned by node `ReturnsJunk`.'
     )
 
 

@@ -301,7 +301,8 @@ def test_error_status_carries_the_status_and_the_services_message(service: Servi
         mermaid.request_image(quiz, httpx_client=client, base_url=service.url)
     error = exc_info.value
     assert (str(error), error.status_code, error.service_message, error.response.status_code) == (
-        f'The mermaid service at {service.url} answered 400 Bad Request: Syntax error in graph at line 3',
+        f'400 error generating image:\nSyntax error in graph at line 3\n(the mermaid service at {service.url} '
+        'answered 400 Bad Request)',
         400,
         'Syntax error in graph\n  at line 3',
         400,
@@ -312,7 +313,8 @@ def test_error_status_carries_the_status_and_the_services_message(service: Servi
 def test_error_is_an_httpx_status_error_as_in_pydantic_graph(service: Service, client: httpx.Client) -> None:
     service.answer = (500, 'text/plain', b'')
     with pytest.raises(
-        httpx.HTTPStatusError, match=r'^The mermaid service at .* answered 500 Internal Server Error\.$'
+        httpx.HTTPStatusError,
+        match=r'^500 error generating image:\n\n\(the mermaid service at .* answered 500 Internal Server Error\)$',
     ):
         mermaid.request_image(quiz, httpx_client=client, base_url=service.url)
 
@@ -323,11 +325,8 @@ def test_long_error_pages_are_shortened_in_the_message(service: Service, client:
     with pytest.raises(MermaidServiceError) as exc_info:
         mermaid.request_image(quiz, httpx_client=client, base_url=service.url)
     error = exc_info.value
-    assert (len(str(error).partition('Unavailable: ')[2]), str(error)[-10:], error.service_message) == (
-        500,
-        'xxxxxxx...',
-        page,
-    )
+    shown = str(error).split('\n')[1]
+    assert (len(shown), shown[-10:], error.service_message) == (500, 'xxxxxxx...', page)
 
 
 def test_service_refusing_a_long_url_says_the_diagram_is_too_long(service: Service, client: httpx.Client) -> None:

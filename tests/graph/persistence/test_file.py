@@ -72,6 +72,17 @@ async def test_a_lock_held_by_a_live_process_names_it(tmp_path: Path) -> None:
             await waiter.load_next()
 
 
+async def test_the_private_lock_helper_of_pydantic_graph_times_out_while_the_lock_is_held(tmp_path: Path) -> None:
+    persistence = FileStatePersistence(tmp_path / 'run.json')
+    async with persistence._lock():
+        assert persistence._lock_owner() is not None
+        with pytest.raises(TimeoutError, match=r"^Run 'run' is in progress elsewhere"):
+            async with persistence._lock(timeout=0.01):
+                pass  # pragma: no cover - never entered
+    async with persistence._lock(timeout=0.01):  # released on exit: taken again at once
+        pass
+
+
 async def test_a_lock_file_left_by_a_dead_process_does_not_block(tmp_path: Path) -> None:
     run_file = tmp_path / 'run.json'
     persistence = FileStatePersistence(run_file)

@@ -449,7 +449,9 @@ async def test_set_types_inside_a_node_context_builds_the_adapter_at_once() -> N
 
 
 def test_snapshot_schemas_outside_a_node_context_are_an_error() -> None:
-    with pytest.raises(RuntimeError, match=r"Snapshot schemas need the graph's node classes"):
+    with pytest.raises(
+        RuntimeError, match=r'^Unable to build a Pydantic schema for `BaseNode` without setting `nodes_type_context`: '
+    ):
         FullStatePersistence().set_types(Counter, int)
 
 

@@ -96,8 +96,8 @@ def _send(
         )
     detail = _service_message(response)
     raise MermaidServiceError(
-        f'The mermaid service at {base_url} answered {status} {response.reason_phrase}'
-        + (f': {detail}' if detail else '.'),
+        f'{status} error generating image:\n{detail}\n(the mermaid service at {base_url} answered {status} '
+        f'{response.reason_phrase})',
         request=request,
         response=response,
     )

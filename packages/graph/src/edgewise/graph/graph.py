@@ -661,8 +661,8 @@ class _Runner(Generic[StateT, DepsT, RunEndT]):
                 )
         else:
             raise GraphRuntimeError(
-                f'Invalid node return type: `{type(next_node).__name__}` returned by node `{edges.node_id}`. '
-                'Expected `BaseNode` or `End`.'
+                f'Invalid node return type: `{type(next_node).__name__}`. Expected `BaseNode` or `End`. It was '
+                f'returned by node `{edges.node_id}`.'
             )
 
 

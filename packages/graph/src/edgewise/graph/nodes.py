@@ -14,7 +14,7 @@ import typing_extensions
 from typing_extensions import TypeVar
 
 from ._copy import deep_copy
-from ._edges import Edge, hint_members, type_repr
+from ._edges import Edge, hint_members
 from .exceptions import GraphSetupError
 
 __all__ = (
@@ -129,8 +129,8 @@ class BaseNode(ABC, Generic[StateT, DepsT, NodeRunEndT]):
             return_hint = hints['return']
         except KeyError:
             raise GraphSetupError(
-                f'Node `{node_id}` is missing a return type hint on its `run` method; annotate it with the '
-                'nodes it may return next, e.g. `-> NextNode | End[int]`.'
+                f'Node {cls} is missing a return type hint on its `run` method; annotate it with the nodes it '
+                'may return next, e.g. `-> NextNode | End[int]`.'
             ) from None
 
         next_node_edges: dict[str, Edge] = {}
@@ -146,8 +146,8 @@ class BaseNode(ABC, Generic[StateT, DepsT, NodeRunEndT]):
                 next_node_edges[origin.get_node_id()] = edge
             else:
                 raise GraphSetupError(
-                    f'Node `{node_id}`: invalid return type {type_repr(return_type)} in the hint of `run`; '
-                    'each member must be a `BaseNode` subclass or `End[...]`.'
+                    f'Invalid return type: {return_type} in the hint of `{node_id}.run`; each member must be '
+                    'a `BaseNode` subclass or `End[...]`.'
                 )
         return NodeDef(
             node=cls,

@@ -71,8 +71,9 @@ class _NodeSchema:
             nodes = _nodes_type_context.get()
         except LookupError:
             raise RuntimeError(
-                "Snapshot schemas need the graph's node classes: build them inside `set_nodes_type_context(...)`, "
-                'as `BaseStatePersistence.set_graph_types(graph)` does.'
+                'Unable to build a Pydantic schema for `BaseNode` without setting `nodes_type_context`: snapshot '
+                "schemas need the graph's node classes, so build them inside `set_nodes_type_context(...)`, as "
+                '`BaseStatePersistence.set_graph_types(graph)` does.'
             ) from None
         # A tagged union even for one node class, so a stored node of another class is refused by its tag.
         choices: dict[Any, Any] = {node.get_node_id(): handler(node) for node in nodes}

@@ -15,7 +15,7 @@ import contextlib
 import glob
 import json
 import os
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from datetime import datetime, timezone
 from os import PathLike, fspath
 from pathlib import Path
@@ -133,18 +133,39 @@ class FileStatePersistence(DurableStatePersistence[StateT, RunEndT]):
         except OSError:  # pragma: no cover - removed meanwhile
             return None
 
+    async def _wait_for_lock(self, seconds: float) -> int | None:
+        """Take the lock, polling for up to `seconds` seconds: its descriptor, or `None` if it stayed held."""
+        owner = current_owner()
+        deadline = monotonic() + seconds
+        while (fd := self._try_lock(owner)) is None:
+            if monotonic() > deadline:
+                return None
+            await anyio.sleep(0.005)
+        return fd
+
+    @contextlib.asynccontextmanager
+    async def _lock(self, *, timeout: float = 1.0) -> AsyncIterator[None]:  # noqa: ASYNC109 - pydantic-graph's signature
+        """Hold the file's lock for the block; `TimeoutError` if it stays held by another holder for `timeout` s.
+
+        pydantic-graph 1.x's private locking helper, kept with its signature for code (and tests) that use it.
+        """
+        fd = await self._wait_for_lock(timeout)
+        if fd is None:
+            raise TimeoutError(str(run_in_progress(self.run_id, self._lock_owner())))
+        try:
+            yield
+        finally:
+            self._unlock(fd)
+
     async def _locked(self, operation: Callable[[], _T]) -> _T:
         """Run `operation` in a worker thread while holding the lock (already held during a claimed run)."""
         if self._closed:  # a write after `aclose()`, by a node that was running then
             raise self._closed_error()
         if self._held_fd is not None:
             return await anyio.to_thread.run_sync(operation)
-        owner = current_owner()
-        deadline = monotonic() + self.lock_timeout
-        while (fd := self._try_lock(owner)) is None:
-            if monotonic() > deadline:
-                raise run_in_progress(self.run_id, self._lock_owner())
-            await anyio.sleep(0.005)
+        fd = await self._wait_for_lock(self.lock_timeout)
+        if fd is None:
+            raise run_in_progress(self.run_id, self._lock_owner())
         try:
             # A worker thread, once started, is waited for: the write completes even if this task is cancelled.
             return await anyio.to_thread.run_sync(operation)
