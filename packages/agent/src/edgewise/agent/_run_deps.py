@@ -207,24 +207,27 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
         return self.step_tools
 
     async def instructions_text(self, state: GraphAgentState) -> str | None:
-        """The instructions of the next request: texts and function results joined, prompted-output last."""
-        if self._static_instructions is not _NOT_COMPUTED:
-            static: str | None = self._static_instructions
-            return static
-        texts: list[str] = []
+        """The instructions of the next request: the agent's texts and function results, then the toolsets',
+        joined, prompted-output last."""
         ctx: RunContext[DepsT] | None = None
-        for item in self.instructions:
-            if isinstance(item, str):
-                text: str | None = item
-            else:
-                ctx = ctx or self.run_context(state)
-                text = await item.run(ctx)
-            if text:
-                texts.append(text.strip())
+        if self._static_instructions is not _NOT_COMPUTED:
+            texts: list[str] = list(self._static_instructions)
+        else:
+            texts = []
+            for item in self.instructions:
+                if isinstance(item, str):
+                    text: str | None = item
+                else:
+                    ctx = ctx or self.run_context(state)
+                    text = await item.run(ctx)
+                if text:
+                    texts.append(text.strip())
+            if all(isinstance(item, str) for item in self.instructions):
+                # Texts only: the same for every request of the run.
+                self._static_instructions = tuple(texts)
+        found = await self.toolset.get_instructions(ctx or self.run_context(state))
+        if found:
+            texts.extend(t.strip() for t in ([found] if isinstance(found, str) else found))
         if self.output_schema.instructions:
             texts.append(self.output_schema.instructions)
-        joined = '\n\n'.join(texts) if texts else None
-        if all(isinstance(item, str) for item in self.instructions):
-            # Texts only: the same for every request of the run.
-            self._static_instructions = joined
-        return joined
+        return '\n\n'.join(texts) if texts else None

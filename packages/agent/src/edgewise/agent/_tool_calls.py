@@ -21,7 +21,7 @@ from . import _instrument
 from ._deferred_tools import DeferredToolRequests, ToolApproved, ToolDenied
 from ._output import validation_errors
 from ._run_deps import GraphAgentDeps, GraphAgentState
-from .exceptions import ApprovalRequired, CallDeferred, ModelRetry, UnexpectedModelBehavior
+from .exceptions import ApprovalRequired, CallDeferred, ModelRetry, UnexpectedModelBehavior, UserError
 from .messages import ModelRequestPart, RetryPromptPart, ToolCallPart, ToolReturnPart
 from .toolsets import ToolsetTool
 
@@ -109,6 +109,11 @@ async def _run_one(
     error: Exception
     try:
         kwargs = _validate(tool, args)
+        if external and approved:
+            raise UserError(
+                f'External tools cannot be called: pass the result of {name!r} in `DeferredToolResults.calls`, '
+                'not an approval.'
+            )
         if external or (tool.tool_def.kind == 'unapproved' and not approved):
             return _Deferral('external' if external else 'unapproved')
         if tool.args_validator_func is not None:

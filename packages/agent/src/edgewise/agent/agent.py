@@ -144,7 +144,7 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
             [system_prompt] if isinstance(system_prompt, str) else list(system_prompt)
         )
         self._output_validators: list[OutputValidator] = []
-        self._function_toolset: FunctionToolset[AgentDepsT] = FunctionToolset()
+        self._function_toolset: FunctionToolset[AgentDepsT] = _AgentFunctionToolset(max_retries=retries)
         for tool in tools:
             self._register_tool(tool if isinstance(tool, Tool) else Tool(tool))
         self._toolsets: list[AbstractToolset[AgentDepsT]] = [
@@ -582,7 +582,7 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
             token_d = self._override_deps.set((deps,))
             tokens.append(lambda: self._override_deps.reset(token_d))
         if tools is not _UNSET and tools is not None:
-            token_t = self._override_tools.set(FunctionToolset(tools))
+            token_t = self._override_tools.set(_AgentFunctionToolset(tools, max_retries=self._default_retries))
             tokens.append(lambda: self._override_tools.reset(token_t))
         if toolsets is not _UNSET and toolsets is not None:
             token_s = self._override_toolsets.set(list(toolsets))
@@ -663,24 +663,57 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
             self._infer_name(inspect.currentframe())
         return AgentEventStream(self.iter(user_prompt, infer_name=False, **kwargs))
 
-    def as_tool(self, *, name: str | None = None, description: str | None = None) -> Tool[AgentDepsT]:
-        """A tool that runs this agent on a prompt from the calling model, with the caller's deps and usage."""
+    def as_tool(
+        self,
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        custom_output_extractor: Callable[[AgentRunResult[Any]], Any] | None = None,
+    ) -> Tool[AgentDepsT]:
+        """This agent as a tool of another agent: the calling model passes the request as `input`, the sub-run gets
+        the caller's deps and its usage counts towards the caller's run.
+
+        Args:
+            name: The tool's name; the agent's name, or `'agent'`.
+            description: The tool's description for the model.
+            custom_output_extractor: Picks what the caller gets from the sub-run's result (sync or async); the
+                sub-run's output by default.
+        """
         tool_name = name or self.name or 'agent'
 
-        async def delegate(ctx: RunContext[AgentDepsT], prompt: str) -> Any:
+        async def delegate(ctx: RunContext[AgentDepsT], input: str) -> Any:
             """Run the agent.
 
             Args:
-                prompt: The request for the agent, with everything it needs to know.
+                input: The request for the agent, with everything it needs to know.
             """
-            result = await self.run(prompt, deps=ctx.deps, usage=ctx.usage)
-            return result.output
+            result = await self.run(input, deps=ctx.deps, usage=ctx.usage, infer_name=False)
+            if custom_output_extractor is None:
+                return result.output
+            extracted = custom_output_extractor(result)
+            if inspect.isawaitable(extracted):
+                extracted = await extracted
+            return extracted
 
-        text = description or f'Ask the {tool_name} agent. Pass it the full request as `prompt`.'
+        text = description or f'Ask the {tool_name} agent. Pass it the full request as `input`.'
         return Tool(delegate, takes_ctx=True, name=tool_name, description=text)
 
     def __repr__(self) -> str:
         return f'Agent(model={self.model!r}, name={self.name!r}, end_strategy={self.end_strategy!r})'
+
+
+class _AgentFunctionToolset(FunctionToolset[AgentDepsT]):
+    """The toolset of the agent's own function tools, named 'the agent' in errors."""
+
+    @property
+    def id(self) -> str | None:
+        """The agent's function tools have a fixed id."""
+        return '<agent>'
+
+    @property
+    def label(self) -> str:
+        """How name clash errors name the agent's own tools."""
+        return 'the agent'
 
 
 def _validate_history(history: Sequence[ModelMessage] | None) -> list[ModelMessage]:

@@ -3,6 +3,7 @@
 from __future__ import annotations as _annotations
 
 import dataclasses
+import inspect
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, overload
@@ -62,12 +63,14 @@ class FunctionToolset(AbstractToolset[AgentDepsT]):
         defer_loading: bool = False,
         include_return_schema: bool | None = None,
         id: str | None = None,
+        instructions: str | Callable[..., Any] | Sequence[str | Callable[..., Any]] | None = None,
     ) -> None:
         """Make a toolset of `tools` (`Tool`s or functions, taking the `RunContext` first or not).
 
         The keyword arguments are the defaults of the tools added by function (`tool`, `tool_plain`,
         `add_function`); `max_retries` and `metadata` also apply to `Tool`s added as they are. `id` names the
-        toolset in errors and durable execution.
+        toolset in errors and durable execution. `instructions` (texts, or functions of the `RunContext` or of
+        nothing, sync or async) are added to each request of runs using the toolset.
         """
         self.max_retries = max_retries
         self.timeout = timeout
@@ -81,6 +84,9 @@ class FunctionToolset(AbstractToolset[AgentDepsT]):
         self.metadata = metadata
         self.defer_loading = defer_loading
         self.include_return_schema = include_return_schema
+        if isinstance(instructions, str) or callable(instructions):
+            instructions = [instructions]
+        self._instructions: list[str | Callable[..., Any]] = list(instructions or ())
         self.tools = {}
         self._cache: tuple[int, dict[str, ToolsetTool[AgentDepsT]]] | None = None
         for tool in tools:
@@ -93,6 +99,23 @@ class FunctionToolset(AbstractToolset[AgentDepsT]):
     def id(self) -> str | None:
         """The id given to the constructor."""
         return self._id
+
+    def instructions(self, func: Callable[..., Any], /) -> Callable[..., Any]:
+        """Register an instructions function (`(ctx) -> str` or `() -> str`, sync or async): `@toolset.instructions`."""
+        self._instructions.append(func)
+        return func
+
+    async def get_instructions(self, ctx: RunContext[AgentDepsT]) -> list[str] | None:
+        """The toolset's instructions, functions evaluated for this request; blank ones left out."""
+        texts: list[str] = []
+        for item in self._instructions:
+            if not isinstance(item, str):
+                item = item(*((ctx,) if inspect.signature(item).parameters else ()))
+                if inspect.isawaitable(item):
+                    item = await item
+            if item and item.strip():
+                texts.append(item)
+        return texts or None
 
     @overload
     def tool(self, func: Callable[..., Any], /) -> Callable[..., Any]: ...
