@@ -80,11 +80,11 @@ def map_content_part(part: dict[str, Any]) -> Any:
 
 def _describe_binary(kind: str, media_type: Any, data: str, uri: Any = None) -> str:
     try:
-        size = len(base64.b64decode(data, validate=False))
-    except ValueError:
-        size = len(data)
+        size = f', {len(base64.b64decode(data, validate=False))} bytes'
+    except ValueError:  # not base64: the size is unknown
+        size = ''
     where = f' at {uri}' if uri else ''
-    return f'[{kind}{where}: {media_type or "application/octet-stream"}, {size} bytes, not shown to the model]'
+    return f'[{kind}{where}: {media_type or "application/octet-stream"}{size}, not shown to the model]'
 
 
 def sampling_messages(params: mcp_types.CreateMessageRequestParams) -> list[ModelMessage]:
