@@ -51,7 +51,10 @@ def test_structured_content_is_ignored_next_to_an_image() -> None:
     ('part', 'expected'),
     [
         ({'type': 'text', 'text': '[1, 2'}, '[1, 2'),
-        ({'type': 'audio', 'mimeType': 'audio/wav', 'data': PNG}, '[audio: audio/wav, 8 bytes, not shown to the model]'),
+        (
+            {'type': 'audio', 'mimeType': 'audio/wav', 'data': PNG},
+            '[audio: audio/wav, 8 bytes, not shown to the model]',
+        ),
         ({'type': 'image', 'data': '***'}, '[image: application/octet-stream, 0 bytes, not shown to the model]'),
         ({'type': 'image', 'mimeType': 'image/gif', 'data': 'abc'}, '[image: image/gif, not shown to the model]'),
         ({'type': 'resource', 'resource': {'uri': 'file:///a.txt', 'text': 'hello'}}, 'hello'),
