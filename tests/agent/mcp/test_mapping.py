@@ -25,7 +25,7 @@ PNG = base64.b64encode(b'\x89PNG....').decode()
 
 
 def test_an_error_result_without_text_is_a_generic_retry() -> None:
-    with pytest.raises(ModelRetry, match='^MCP tool call failed$'):
+    with pytest.raises(ModelRetry, match=r'^MCP tool call failed$'):
         map_tool_result({'content': [], 'isError': True})
 
 
