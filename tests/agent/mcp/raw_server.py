@@ -40,7 +40,7 @@ for line in sys.stdin:
             send({'jsonrpc': '2.0', 'id': 'srv-1', 'method': 'ping'})
             send({'jsonrpc': '2.0', 'id': 'srv-2', 'method': 'roots/list'})
         version = '1999-01-01' if MODE == 'old' else message['params']['protocolVersion']
-        result = {
+        result: dict[str, Any] = {
             'protocolVersion': version,
             'capabilities': {'tools': {}},
             'serverInfo': {'name': 'raw', 'version': '0'},

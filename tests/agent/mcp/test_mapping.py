@@ -76,7 +76,7 @@ def shape(messages: list[ModelMessage]) -> list[tuple[type, list[tuple[type, obj
 
 
 def _text(role: str, text: str) -> mcp_types.SamplingMessage:
-    return mcp_types.SamplingMessage(role=role, content=mcp_types.TextContent(type='text', text=text))  # type: ignore[arg-type]
+    return mcp_types.SamplingMessage(role=role, content=mcp_types.TextContent(type='text', text=text))
 
 
 def test_sampling_turns_become_requests_and_responses() -> None:
