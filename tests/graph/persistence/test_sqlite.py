@@ -111,6 +111,25 @@ async def test_a_file_that_is_not_a_database_is_refused_and_untouched(tmp_path: 
     assert db.read_text() == 'just some notes, not a database' * 100
 
 
+async def test_a_store_cut_short_is_refused_before_anything_touches_it(tmp_path: Path) -> None:
+    db = tmp_path / 'runs.db'
+    async with SqliteStatePersistence(db, 'r') as persistence:
+        await cycle_graph.initialize(Start(), persistence, state=Tally(trail=['x' * 20_000]))
+    with sqlite3.connect(db) as conn:  # everything in the file, nothing left in the log
+        conn.execute('PRAGMA wal_checkpoint(TRUNCATE)')
+    whole = db.read_bytes()
+    db.write_bytes(whole[: len(whole) // 2])
+    before = db.read_bytes()
+
+    with pytest.raises(PersistenceError) as exc_info:
+        await SqliteStatePersistence(db, 'r').info()
+    assert exc_info.value.message == (
+        f"SQLite file '{db}' is damaged: its header counts {len(whole) // 4096} pages of 4096 bytes, but the file "
+        f'holds {len(before)} bytes (cut short?). Nothing was changed; restore the file from a copy.'
+    )
+    assert db.read_bytes() == before
+
+
 async def test_a_write_waits_while_another_process_holds_the_write_lock(tmp_path: Path) -> None:
     db = tmp_path / 'runs.db'
     persistence = SqliteStatePersistence(db, 'r')

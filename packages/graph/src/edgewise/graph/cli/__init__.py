@@ -1,4 +1,4 @@
-"""The `edgewise` command: draw graphs, and list, inspect, resume and fork stored runs.
+"""The `edgewise` command: draw graphs, and list, inspect, resume, fork and remove stored runs.
 
 ```
 edgewise mermaid MODULE:GRAPH [--start NODE] [--direction LR] [--highlight NODE ...]
@@ -7,6 +7,8 @@ edgewise runs list --store URL           (also dbos+postgresql://..., dbos+sqlit
 edgewise runs show RUN_ID --store URL
 edgewise runs resume RUN_ID MODULE:GRAPH --store URL [--max-steps N]
 edgewise runs fork RUN_ID SNAPSHOT_ID --store URL
+edgewise runs delete RUN_ID ... --store URL
+edgewise runs prune --store URL --finished-before WHEN [--failed] [--dry-run]
 ```
 
 Every mistake (a bad URL, an unknown run, a MODULE:GRAPH that does not import) is reported on one line
@@ -18,6 +20,7 @@ from __future__ import annotations as _annotations
 import argparse
 import sys
 from collections.abc import Awaitable, Callable, Sequence
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import NoReturn
 
@@ -73,7 +76,7 @@ def _parser() -> _Parser:
     diagram.add_argument('--theme', choices=('default', 'neutral', 'dark', 'forest'), help='the mermaid theme')
     diagram.set_defaults(handler=_mermaid)
 
-    runs = commands.add_parser('runs', help='list, show, resume and fork stored runs', epilog=_EPILOG)
+    runs = commands.add_parser('runs', help='list, show, resume, fork and remove stored runs', epilog=_EPILOG)
     run_commands = runs.add_subparsers(dest='runs_command', required=True, metavar='COMMAND', parser_class=_Parser)
 
     listing = run_commands.add_parser('list', help='a table of the runs of a store', epilog=_EPILOG)
@@ -106,7 +109,54 @@ def _parser() -> _Parser:
     fork.add_argument('--store', required=True, metavar='URL', help='where the run is stored')
     fork.add_argument('--new-id', metavar='RUN_ID', help='the id of the new run (generated when not given)')
     fork.set_defaults(handler=_fork)
+
+    delete = run_commands.add_parser(
+        'delete',
+        help='remove runs from a store',
+        description='Remove runs from a store, with every snapshot of them. A run that a live process is '
+        'advancing is refused; unknown run ids are an error, and then nothing is removed.',
+        epilog=_EPILOG,
+    )
+    delete.add_argument('run_ids', nargs='+', metavar='RUN_ID')
+    delete.add_argument('--store', required=True, metavar='URL', help='where the runs are stored')
+    delete.set_defaults(handler=_delete)
+
+    prune = run_commands.add_parser(
+        'prune',
+        help='remove the runs that finished before a time',
+        description='Remove the runs that finished (and, with --failed, those that failed) before a time. '
+        'Waiting and running runs are never removed.',
+        epilog=_EPILOG,
+    )
+    prune.add_argument('--store', required=True, metavar='URL', help='where the runs are stored')
+    prune.add_argument(
+        '--finished-before',
+        required=True,
+        type=_moment,
+        metavar='WHEN',
+        help='an ISO date or time (UTC unless it says otherwise), or an age such as 30d, 12h or 45m',
+    )
+    prune.add_argument('--failed', action='store_true', help='remove failed runs too')
+    prune.add_argument('--dry-run', action='store_true', help='list the runs that would go, remove nothing')
+    prune.set_defaults(handler=_prune)
     return parser
+
+
+_AGE_UNITS = {'d': 86400, 'h': 3600, 'm': 60}
+
+
+def _moment(text: str) -> datetime:
+    """An ISO date or time (UTC when it has no offset), or an age back from now (`30d`, `12h`, `45m`)."""
+    unit = _AGE_UNITS.get(text[-1:])
+    if unit is not None and text[:-1].isdigit():
+        return datetime.now(timezone.utc) - timedelta(seconds=int(text[:-1]) * unit)
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f'{text!r} is neither an ISO date or time (2026-01-31, 2026-01-31T12:00) nor an age (30d, 12h, 45m)'
+        ) from None
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=timezone.utc)
 
 
 def _non_negative(text: str) -> int:
@@ -184,6 +234,20 @@ async def _fork(args: argparse.Namespace) -> int:
     from ._store import open_store
 
     return await fork_run(open_store(args.store), args.run_id, args.snapshot_id, args.new_id)
+
+
+async def _delete(args: argparse.Namespace) -> int:
+    from ._runs import delete_runs
+    from ._store import open_store
+
+    return await delete_runs(open_store(args.store), args.run_ids)
+
+
+async def _prune(args: argparse.Namespace) -> int:
+    from ._runs import prune_runs
+    from ._store import open_store
+
+    return await prune_runs(open_store(args.store), args.finished_before, failed=args.failed, dry_run=args.dry_run)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,9 +1,11 @@
-"""`edgewise runs list | show | resume | fork`: inspecting and driving stored runs."""
+"""`edgewise runs list | show | resume | fork | delete | prune`: inspecting, driving and removing stored runs."""
 
 from __future__ import annotations as _annotations
 
 import signal
+from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from time import perf_counter
 from typing import Any
 
@@ -20,7 +22,7 @@ from ._common import CommandError, duration, echo, when
 from ._format import summary, table
 from ._store import Store
 
-__all__ = ('list_runs', 'show_run', 'resume_run', 'fork_run', 'load_history')
+__all__ = ('list_runs', 'show_run', 'resume_run', 'fork_run', 'delete_runs', 'prune_runs', 'load_history')
 
 
 async def list_runs(store: Store) -> int:
@@ -239,3 +241,41 @@ async def fork_run(store: Store, run_id: str, snapshot_id: str, new_run_id: str 
         await forked.aclose()
     echo(forked.run_id)
     return 0
+
+
+async def delete_runs(store: Store, run_ids: Sequence[str]) -> int:
+    """Remove runs from the store; all of them known, or none removed."""
+    store.check_exists()
+    for run_id in run_ids:
+        async with store.persistence(run_id) as persistence:
+            if await persistence.info() is None:
+                raise _no_run(store, run_id)
+    for run_id in dict.fromkeys(run_ids):
+        async with store.persistence(run_id) as persistence:
+            await persistence.delete()
+        echo(f'Deleted run {run_id}.')
+    return 0
+
+
+async def prune_runs(store: Store, before: datetime, *, failed: bool, dry_run: bool) -> int:
+    """Remove the runs that ended (finished, or also failed) before `before`, listing them first."""
+    statuses = ('finished', 'failed') if failed else ('finished',)
+    runs = [run for run in await store.list_runs() if run.status in statuses and run.updated < before]
+    ended = ' or '.join(statuses)
+    if not runs:
+        echo(f'No run in {store.display} {ended} before {when(before)} UTC.')
+        return 0
+    rows = [(run.run_id, run.graph_name or '-', run.status, when(run.updated)) for run in runs]
+    echo(table(('RUN ID', 'GRAPH', 'STATUS', 'ENDED (UTC)'), rows))
+    if dry_run:
+        echo(f'{_runs(len(runs))} {ended} before {when(before)} UTC; --dry-run: none removed.')
+        return 0
+    for run in runs:
+        async with store.persistence(run.run_id) as persistence:
+            await persistence.delete()
+    echo(f'Deleted {_runs(len(runs))} {ended} before {when(before)} UTC.')
+    return 0
+
+
+def _runs(count: int) -> str:
+    return f'{count} run' if count == 1 else f'{count} runs'

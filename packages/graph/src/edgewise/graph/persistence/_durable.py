@@ -48,7 +48,7 @@ from . import (
     now_utc,
     set_nodes_type_context,
 )
-from ._owner import Owner, current_owner
+from ._owner import Owner, current_owner, drop_lease
 from .raw import RAW_SNAPSHOT_ADAPTER, RawSnapshot
 
 __all__ = (
@@ -78,6 +78,8 @@ class _Running:
     start_ts: datetime
     start: float
     completed: bool = False
+    store_failed: bool = False
+    """A write of the run failed while the node ran: the failure is the store's, not the node's."""
 
 
 # Building a snapshot type adapter costs milliseconds; runs of one graph share one.
@@ -137,6 +139,9 @@ class DurableStatePersistence(BaseStatePersistence[StateT, RunEndT]):
     """The snapshot this object's `load_next` handed out outside a claimed run; a claim leaves it `'pending'`."""
     _closed: bool = False
     """Set by `aclose()`: every later use raises `PersistenceError`."""
+    _lease_claims: bool = False
+    """Claims take a lease (see `_owner`): for backends whose hold is only a record in the store, which a failed
+    write could leave behind."""
     _has_read: bool = False
     """This object has loaded the run's snapshots: a `Graph.iter` on it continues the run (as in pydantic-graph's
     documented pattern of `load_next` and then `iter` with a node of the caller's choosing)."""
@@ -199,6 +204,10 @@ class DurableStatePersistence(BaseStatePersistence[StateT, RunEndT]):
     async def _op_fork(self, snapshot_id: str, run_id: str | None) -> Self:
         """Copy the history up to `snapshot_id` into a new run and return a persistence for it."""
 
+    @abstractmethod
+    async def _op_delete(self) -> bool:
+        """Remove every stored snapshot of the run (the run being held by this object); whether there were any."""
+
     async def _op_close(self) -> None:
         """Free what the backend holds (a connection), if anything; called by `aclose()`, and harmless twice."""
 
@@ -222,6 +231,8 @@ class DurableStatePersistence(BaseStatePersistence[StateT, RunEndT]):
                 with anyio.CancelScope(shield=True):
                     await self._op_release(owner, prestarted)
         finally:
+            if owner is not None:
+                drop_lease(owner)
             self._closed = True
             await self._op_close()  # idempotent in every backend, should two calls overlap
 
@@ -270,7 +281,12 @@ class DurableStatePersistence(BaseStatePersistence[StateT, RunEndT]):
             complete = Completion(running.snapshot_id, running.start_ts, perf_counter() - running.start)
             if self._owner is not None and isinstance(snapshot, NodeSnapshot):
                 start = now_utc()
-        await self._op_insert(snapshot, complete, if_new, start)
+        try:
+            await self._op_insert(snapshot, complete, if_new, start)
+        except Exception:
+            if running is not None:
+                running.store_failed = True
+            raise
         if complete is not None and running is not None:
             running.completed = True
         if start is not None:
@@ -337,6 +353,22 @@ class DurableStatePersistence(BaseStatePersistence[StateT, RunEndT]):
         """
         self._check_open()
         return await self._op_info()
+
+    async def delete(self) -> bool:
+        """Remove the run from the store: every snapshot of it, whatever its status.
+
+        The run is held while it is removed, so a run that a live process is advancing is refused, never cut
+        from under it. Nothing else of the store changes; a fork of the run is a run of its own and stays.
+
+        Returns:
+            Whether the store held anything of the run.
+
+        Raises:
+            RunInProgressError: a live process (or task) is advancing the run.
+        """
+        self._check_open()
+        async with self.claim_run():
+            return await self._op_delete()
 
     def claim_run(self) -> _ClaimRun:
         return _ClaimRun(self)
@@ -477,6 +509,11 @@ class _RecordRun:
         persistence._running = None
         if running is None or running.completed:
             return
+        if running.store_failed:
+            # The node ran; storing what came next failed. The node is left as stored (`'running'`), so that the
+            # next claim runs it again: marking it `'error'` would end a run that did not fail, and the store
+            # that just failed may refuse this write too.
+            return
         duration = perf_counter() - running.start
         status: EndStatus
         if exc_type is None:
@@ -503,13 +540,14 @@ class _ClaimRun:
         persistence._check_open()
         if persistence._owner is not None:
             raise run_in_progress(persistence.run_id, persistence._owner)
-        owner = current_owner()
+        owner = current_owner(lease=persistence._lease_claims)
         # Taken before the await, so that a second task using the same object fails at once.
         persistence._owner = owner
         try:
             await persistence._op_claim(owner, persistence._handed_out)
         except BaseException:
             persistence._owner = None
+            drop_lease(owner)
             raise
         self._owner = owner
 
@@ -526,7 +564,11 @@ class _ClaimRun:
         with anyio.CancelScope(shield=True):
             try:
                 await persistence._op_release(owner, prestarted)
-            except Exception:  # pragma: no cover - the store went away mid-run
-                # Not worth hiding the run's own error for: the claim lapses when this process exits.
+            except Exception:
+                # The store refused the write (a full disk, a lost connection). The run is free all the same:
+                # the lease (or the session lock) that made the hold binding goes below. The run's own error,
+                # if any, says more than this one.
                 if exc_type is None:
                     raise
+            finally:
+                drop_lease(owner)

@@ -264,7 +264,8 @@ def list_runs_program(dialect: Dialect, run_id: str | None = None) -> Program[li
             f'{hold.listing_holder} '
             'FROM edgewise_runs r LEFT JOIN edgewise_snapshots s ON s.run_id = r.run_id '
             'AND s.seq = (SELECT MAX(seq) FROM edgewise_snapshots m WHERE m.run_id = r.run_id) '
-            + ('ORDER BY r.created, r.run_id' if run_id is None else 'WHERE r.run_id = ?'),
+            # A run with no snapshot (being started, or left so by an earlier version) is not listed.
+            'WHERE s.seq IS NOT NULL ' + ('ORDER BY r.created, r.run_id' if run_id is None else 'AND r.run_id = ?'),
             () if run_id is None else (run_id,),
         )
     ).rows
@@ -490,7 +491,18 @@ class SqlStatePersistence(DurableStatePersistence[StateT, RunEndT]):
                 (run_id, prestarted),
             )
         yield Query('UPDATE edgewise_runs SET owner = NULL WHERE run_id = ? AND owner = ?', (run_id, owner.to_json()))
+        # A claim that stored nothing (a resume of an unknown run, a run left before its first step) leaves no
+        # run behind.
+        yield Query(
+            'DELETE FROM edgewise_runs WHERE run_id = ? AND NOT EXISTS '
+            '(SELECT 1 FROM edgewise_snapshots WHERE run_id = ?)',
+            (run_id, run_id),
+        )
         yield from self.dialect.hold.release(run_id)
+
+    def _delete_program(self) -> Program[bool]:
+        deleted = (yield Query('DELETE FROM edgewise_snapshots WHERE run_id = ?', (self._run_id,))).rowcount
+        return deleted > 0
 
     def _fork_program(self, snapshot_id: str, new_run_id: str) -> Program[None]:
         run_id = self._run_id
@@ -603,6 +615,10 @@ class SqlStatePersistence(DurableStatePersistence[StateT, RunEndT]):
 
     async def _op_release(self, owner: Owner, prestarted: str | None) -> None:
         await self._transact(lambda: self._release_program(owner, prestarted))
+
+    async def _op_delete(self) -> bool:
+        # The run's row goes when the claim is released, with no snapshot left.
+        return await self._transact(self._delete_program)
 
     async def _op_fork(self, snapshot_id: str, run_id: str | None) -> Self:
         fork_id = run_id or new_run_id()

@@ -400,6 +400,16 @@ class FileStatePersistence(DurableStatePersistence[StateT, RunEndT]):
             if fd is not None:  # pragma: no branch
                 self._unlock(fd)
 
+    async def _op_delete(self) -> bool:
+        def delete() -> bool:
+            try:
+                self.json_file.unlink()
+            except FileNotFoundError:
+                return False
+            return True
+
+        return await anyio.to_thread.run_sync(delete)
+
     async def _op_fork(self, snapshot_id: str, run_id: str | None) -> Self:
         fork_id = run_id or f'{self.run_id}-fork-{os.urandom(4).hex()}'
         forked = type(self)(self.json_file.with_name(f'{fork_id}.json'), lock_timeout=self.lock_timeout)

@@ -159,6 +159,8 @@ class PostgresStatePersistence(SqlStatePersistence[StateT, RunEndT]):
         self._run_id = run_id if run_id is not None else new_run_id()
         self._conn: Any = None
         self._blocking = False
+        self._hold_lost = False
+        """The connection holding the run's lock was lost: nothing more is written until the claim ends."""
 
     @property
     def dsn(self) -> str:
@@ -188,6 +190,13 @@ class PostgresStatePersistence(SqlStatePersistence[StateT, RunEndT]):
     async def _op_close(self) -> None:
         await self._disconnect()
 
+    async def _op_release(self, owner: Owner, prestarted: str | None) -> None:
+        if self._hold_lost:
+            # The server let go of the lock with the lost session; the run's stored state says what to resume.
+            self._hold_lost = False
+            return
+        await super()._op_release(owner, prestarted)
+
     async def _disconnect(self) -> None:
         conn, self._conn = self._conn, None
         if conn is not None:
@@ -203,6 +212,14 @@ class PostgresStatePersistence(SqlStatePersistence[StateT, RunEndT]):
             return self._conn
         if self._closed:
             raise self._closed_error()
+        if self._hold_lost and self._owner is None:  # the claim it lost has ended
+            self._hold_lost = False
+        if self._hold_lost:
+            # A new session would not hold the run's lock, and another process may have taken the run over.
+            raise PersistenceError(
+                f'The connection to {self._describe()} that held run {self._run_id!r} was lost; nothing more is '
+                'written for this run here. Resume it (its unfinished step runs again).'
+            )
         psycopg = _psycopg()
         import sniffio  # declared by the `postgres` extra, with psycopg
 
@@ -249,7 +266,14 @@ class PostgresStatePersistence(SqlStatePersistence[StateT, RunEndT]):
                     result = await asynchronous(conn, arg)
             except psycopg.Error as e:
                 if conn.closed:
-                    self._conn = None  # opened again on next use
+                    self._conn = None  # opened again on next use, unless it held the run
+                    if self._owner is not None:
+                        self._hold_lost = True
+                        raise PersistenceError(
+                            f'The connection to {self._describe()} that held run {self._run_id!r} was lost '
+                            f'({self._error(e).message}). The run was left as stored, to be resumed (its '
+                            'unfinished step runs again).'
+                        ) from None
                 raise self._error(e) from None
         return result
 

@@ -26,6 +26,7 @@ from __future__ import annotations as _annotations
 
 import atexit
 import contextlib
+import os
 import sqlite3
 import threading
 from collections.abc import Callable
@@ -193,6 +194,7 @@ class SqliteStatePersistence(SqlStatePersistence[StateT, RunEndT]):
     """
 
     dialect = _DIALECT
+    _lease_claims = True  # the hold is a record in the file, which a full disk may not let us clear
 
     def __init__(
         self,
@@ -327,6 +329,7 @@ class SqliteStatePersistence(SqlStatePersistence[StateT, RunEndT]):
     def _connect(self) -> sqlite3.Connection:
         if self._closed:
             raise self._closed_error()
+        self._check_length()
         conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=0)
         try:
             tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
@@ -349,11 +352,42 @@ class SqliteStatePersistence(SqlStatePersistence[StateT, RunEndT]):
         self._conn = conn
         return conn
 
+    def _check_length(self) -> None:
+        """Refuse a file shorter than its own header says (cut short by a failed copy, a full disk, ...) before
+        anything touches it: SQLite itself would notice only on reaching a missing page, after opening the file
+        for writing (and switching it to WAL mode rewrites its header)."""
+        try:
+            with open(self._file, 'rb') as f:
+                header = f.read(100)
+                length = os.fstat(f.fileno()).st_size
+        except FileNotFoundError:
+            return  # a new store
+        if len(header) < 100 or not header.startswith(b'SQLite format 3\x00'):
+            return  # not a database at all: SQLite says so, without writing
+        page_size = int.from_bytes(header[16:18], 'big')
+        page_size = 65536 if page_size == 1 else page_size
+        pages = int.from_bytes(header[28:32], 'big')
+        # The page count is valid when the counter beside it matches the change counter (SQLite >= 3.7.0).
+        if header[92:96] == header[24:28] and length < pages * page_size:
+            raise PersistenceError(
+                f'{self._describe()} is damaged: its header counts {pages} pages of {page_size} bytes, but the file '
+                f'holds {length} bytes (cut short?). Nothing was changed; restore the file from a copy.'
+            )
+
     def _error(self, error: sqlite3.Error) -> PersistenceError:
+        if getattr(error, 'sqlite_errorcode', 0) & 0xFF in _WRITE_FAILURES:
+            return PersistenceError(
+                f'{self._describe()} refused a write{self._for_run()}: {error}. That write was rolled back, and '
+                'the run can be resumed (its unfinished step runs again) once the store can be written again.'
+            )
         return PersistenceError(
             f'{self._describe()} cannot be used{self._for_run()}: {error} '
             '(not an Edgewise SQLite store, or damaged). Nothing was changed.'
         )
+
+
+_WRITE_FAILURES = frozenset({8, 10, 13})
+"""SQLITE_READONLY, SQLITE_IOERR, SQLITE_FULL: the store is sound, but this write could not be made."""
 
 
 def _run(conn: sqlite3.Connection, program: Callable[[], Program[_T]], write: bool) -> _T:
