@@ -15,6 +15,7 @@ from edgewise.agent import (
     ExternalToolset,
     FilteredToolset,
     FunctionToolset,
+    ModelRetry,
     PrefixedToolset,
     PreparedToolset,
     RenamedToolset,
@@ -24,10 +25,18 @@ from edgewise.agent import (
     UserError,
     WrapperToolset,
 )
-from edgewise.agent.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
+from edgewise.agent.messages import (
+    ModelMessage,
+    ModelResponse,
+    RetryPromptPart,
+    TextPart,
+    ToolCallPart,
+    ToolReturnPart,
+)
 from edgewise.agent.models.function import AgentInfo, FunctionModel
 from edgewise.agent.models.test import TestModel
 from edgewise.agent.tools import ToolDefinition
+from edgewise.agent.toolsets._dynamic import DynamicToolset
 from edgewise.agent.usage import RunUsage
 
 pytestmark = pytest.mark.anyio
@@ -249,7 +258,7 @@ class Connection(WrapperToolset[Any]):
 
     async def __aenter__(self) -> Connection:
         self.log.append('enter')
-        return await super().__aenter__()  # type: ignore[return-value]
+        return await super().__aenter__()
 
     async def __aexit__(self, *args: Any) -> bool | None:
         self.log.append('exit')
@@ -355,7 +364,8 @@ async def test_an_external_toolset_ends_the_run_with_the_call_for_the_caller() -
     from edgewise.agent import DeferredToolRequests
 
     external = ExternalToolset([ToolDefinition(name='pick_file', description='Let the user pick a file.')], id='ui')
-    agent = Agent(TestModel(), toolsets=[external], output_type=[str, DeferredToolRequests])
+    output: Any = [str, DeferredToolRequests]
+    agent = Agent(TestModel(), toolsets=[external], output_type=output)
     tools = await external.get_tools(ctx_of())
 
     result = await agent.run('go')
@@ -438,3 +448,102 @@ async def test_toolset_instructions_follow_the_agents_in_each_request() -> None:
     assert result.all_messages()[0].instructions == 'Be brief.\n\nAdd with add.\n\nDeps: d'  # type: ignore[union-attr]
     assert await FunctionToolset(instructions='Only this.').get_instructions(ctx_of()) == ['Only this.']
     assert await FunctionToolset().get_instructions(ctx_of()) is None
+
+
+async def test_a_per_step_toolset_returned_again_is_kept_entered() -> None:
+    log: list[str] = []
+    kept = Connection(FunctionToolset([add]), log)
+    model, seen = calling(('add', {'a': 1, 'b': 2}))
+    agent = Agent(model, toolsets=[DynamicToolset(lambda ctx: kept, id='dyn')])
+
+    result = await agent.run('go')
+
+    assert result.output == '[3]'
+    assert seen == [['add'], ['add']]
+    assert log == ['enter', 'exit']
+
+
+async def test_dynamic_toolsets_visit_what_they_built() -> None:
+    inner = FunctionToolset([add])
+    dynamic: DynamicToolset[Any] = DynamicToolset(lambda ctx: inner, per_run_step=False, id='d')
+    leaves: list[AbstractToolset[Any]] = []
+    dynamic.apply(leaves.append)
+    per_run = await dynamic.for_run(ctx_of())
+    per_run.apply(leaves.append)
+
+    assert leaves == [dynamic, inner]
+    assert dynamic.id == 'd'
+    assert await per_run.for_run_step(ctx_of()) is per_run
+    async with per_run:
+        assert list(await per_run.get_tools(ctx_of())) == ['add']
+
+
+async def test_combined_toolsets_are_new_for_each_run_and_rebuilt_for_a_step_only_when_a_member_changes() -> None:
+    fixed = CombinedToolset([math_toolset()])
+    assert await fixed.for_run(ctx_of()) is not fixed
+    assert await fixed.for_run_step(ctx_of()) is fixed
+    assert fixed.id is None
+    await fixed.__aexit__(None, None, None)  # leaving a toolset never entered does nothing
+
+    changing = CombinedToolset([math_toolset(), DynamicToolset(lambda ctx: None)])
+    per_run = await changing.for_run(ctx_of())
+    assert per_run is not changing
+    assert isinstance(per_run, CombinedToolset)
+    assert per_run.toolsets[0] is changing.toolsets[0]
+
+
+async def test_tools_of_a_toolset_check_their_arguments_with_their_validator_function() -> None:
+    async def positive(ctx: RunContext[None], a: int, b: int) -> None:
+        if a < 0:
+            raise ModelRetry('a must be positive')
+
+    toolset: FunctionToolset[None] = FunctionToolset()
+    toolset.add_function(add, args_validator=positive)
+    model, _ = calling(('add', {'a': -1, 'b': 2}))
+
+    result = await Agent(model, toolsets=[toolset.renamed({})]).run('go')
+
+    retry = result.all_messages()[2].parts[0]
+    assert isinstance(retry, RetryPromptPart)
+    assert retry.content == 'a must be positive'
+
+
+def test_toolset_reprs_and_ids() -> None:
+    assert repr(math_toolset()) == "FunctionToolset(tools=['add', 'shout'], id='math')"
+    assert WrapperToolset(math_toolset()).id is None
+    assert ExternalToolset([], id='ui').id == 'ui'
+
+
+async def test_a_failing_member_listing_stops_the_others_and_raises_as_itself() -> None:
+    import anyio
+
+    finished: list[str] = []
+
+    class Failing(WrapperToolset[Any]):
+        async def get_tools(self, ctx: RunContext[Any]) -> dict[str, ToolsetTool[Any]]:
+            raise RuntimeError('boom')
+
+    class Slow(WrapperToolset[Any]):
+        async def get_tools(self, ctx: RunContext[Any]) -> dict[str, ToolsetTool[Any]]:
+            await anyio.sleep_forever()
+            finished.append('slow')  # pragma: no cover
+            return {}  # pragma: no cover
+
+    with pytest.raises(RuntimeError, match='boom'):
+        await CombinedToolset([Slow(math_toolset()), Failing(math_toolset())]).get_tools(ctx_of())
+    assert finished == []
+
+
+async def test_visiting_a_dynamic_toolset_replaces_what_it_built() -> None:
+    inner = FunctionToolset([add])
+    dynamic: DynamicToolset[Any] = DynamicToolset(lambda ctx: inner)
+    await dynamic.for_run_step(ctx_of())
+    unbuilt: DynamicToolset[Any] = DynamicToolset(lambda ctx: inner)
+
+    replaced = CombinedToolset([dynamic, unbuilt]).visit_and_replace(lambda leaf: leaf.prefixed('p'))
+
+    expected: DynamicToolset[Any] = DynamicToolset(dynamic.toolset_func)
+    expected._toolset = PrefixedToolset(inner, 'p')
+    assert replaced == CombinedToolset([expected, PrefixedToolset(unbuilt, 'p')])
+    assert dynamic != expected
+    assert (dynamic == 'x') is False

@@ -20,7 +20,7 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias, Union
 
 import anyio
 import pydantic
@@ -29,7 +29,7 @@ from typing_extensions import TypeVar
 from edgewise.graph import BaseNode, End, Graph, GraphRunContext
 
 from . import _instrument
-from ._deferred_tools import DeferredToolResults
+from ._deferred_tools import DeferredToolRequests, DeferredToolResults
 from ._output import validation_errors
 from ._run_deps import GraphAgentDeps, GraphAgentState
 from ._run_result import FinalResult
@@ -62,6 +62,7 @@ __all__ = (
     'ModelRequestNode',
     'CallToolsNode',
     'AgentNode',
+    'DeferredToolCallsNode',
     'AgentStream',
     'CANCELLED_TOOL_CONTENT',
     'agent_graph',
@@ -298,7 +299,7 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
 
     async def run(
         self, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]]
-    ) -> ModelRequestNode[DepsT, NodeRunEndT] | End[FinalResult[NodeRunEndT]]:
+    ) -> _CallToolsNext[DepsT, NodeRunEndT]:
         """End the run with a valid output, or send tool results and retry prompts in a new request."""
         if (streamed := _take_streamed_next(self)) is not None:
             return streamed  # type: ignore[no-any-return]
@@ -400,7 +401,7 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
 
     async def _handle_tool_calls(
         self, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]], calls: list[ToolCallPart]
-    ) -> ModelRequestNode[DepsT, NodeRunEndT] | End[FinalResult[NodeRunEndT]]:
+    ) -> _CallToolsNext[DepsT, NodeRunEndT]:
         state, deps = ctx.state, ctx.deps
         output_tools = deps.output_schema.tools
         step_tools = deps.step_tools
@@ -464,6 +465,10 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
                     'To resolve this, add `DeferredToolRequests` to the list of output types for this agent.'
                 )
             final = FinalResult(outcome.deferred)
+            if deps.stores_waiting:
+                if parts:
+                    state.message_history.append(ModelRequest(parts, timestamp=_now(), run_id=state.run_id))
+                return DeferredToolCallsNode(outcome.deferred)  # type: ignore[return-value]  # see _CallToolsNext
         if self.user_prompt is not None and final is None:
             parts.append(UserPromptPart(self.user_prompt))
         if final is not None:
@@ -500,6 +505,56 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
         return open_calls
 
 
+@dataclass
+class DeferredToolCallsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalResult[NodeRunEndT]]):
+    """A stored run waiting for the answers to its deferred tool calls (approvals, outside results).
+
+    A run with a durable persistence that stops on deferred calls is stored with this node next: the run is
+    `'waiting'`, and the node's fields hold the pending calls. The run's result meanwhile has the requests as
+    its output, as without a persistence. Resuming the stored run with `deferred_tool_results` runs this node,
+    which answers the calls and goes on.
+    """
+
+    requests: DeferredToolRequests
+    """The calls waiting: external ones (`calls`) and ones needing approval (`approvals`)."""
+    waiting_for: str = ''
+    """What the run waits for, as `edgewise runs list` shows it: `'approval'`, `'tool results'` or both."""
+
+    def __post_init__(self) -> None:
+        if not self.waiting_for:
+            kinds = [k for k, calls in (('approval', self.requests.approvals), ('tool results', self.requests.calls))
+                     if calls]  # fmt: skip
+            self.waiting_for = ' and '.join(kinds)
+
+    async def run(
+        self, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]]
+    ) -> CallToolsNode[DepsT, NodeRunEndT]:
+        """Answer the pending calls with the resumed run's `deferred_tool_results`.
+
+        Raises:
+            UserError: the run was resumed without them.
+        """
+        results, ctx.deps.deferred_tool_results = ctx.deps.deferred_tool_results, None
+        if results is None:
+            pending = [c.tool_call_id for c in (*self.requests.approvals, *self.requests.calls)]
+            raise UserError(
+                f'The run is waiting for {self.waiting_for} of tool calls {pending}: resume it with '
+                '`deferred_tool_results=DeferredToolResults(...)` answering them.'
+            )
+        return _resume_deferred(ctx.state.message_history, results, None)
+
+
+if TYPE_CHECKING:
+    # Typed code sees pydantic-ai's `ModelRequestNode | End` after a `CallToolsNode`; the graph's edges also
+    # have the wait of a stored run on deferred tool calls, which `AgentRun` never hands out (its iteration
+    # stops there).
+    _CallToolsNext: TypeAlias = ModelRequestNode[DepsT, NodeRunEndT] | End[FinalResult[NodeRunEndT]]
+else:
+    _CallToolsNext: TypeAlias = Union[  # noqa: UP007 - a subscriptable alias of generic classes
+        ModelRequestNode[DepsT, NodeRunEndT], DeferredToolCallsNode[DepsT, NodeRunEndT], End[FinalResult[NodeRunEndT]]
+    ]
+
+
 def _status(call: ToolCallPart, content: str) -> ToolReturnPart:
     return ToolReturnPart(call.tool_name, content, call.tool_call_id)
 
@@ -520,7 +575,7 @@ AgentNode = (
 def agent_graph() -> Graph[GraphAgentState, GraphAgentDeps[Any, Any], FinalResult[Any]]:
     """The graph every agent runs: one graph for all agents, built on first use (reading edges takes time)."""
     return Graph(
-        nodes=(UserPromptNode, ModelRequestNode, CallToolsNode),
+        nodes=(UserPromptNode, ModelRequestNode, CallToolsNode, DeferredToolCallsNode),
         name='Agent',
         state_type=GraphAgentState,
         run_end_type=FinalResult[Any],

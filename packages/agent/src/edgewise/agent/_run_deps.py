@@ -10,6 +10,7 @@ from typing import Any, Generic, Literal, TypeAlias
 
 from typing_extensions import TypeVar
 
+from ._deferred_tools import DeferredToolResults
 from ._output import OutputSchema
 from .exceptions import UnexpectedModelBehavior
 from .messages import ModelMessage, UserContent
@@ -159,6 +160,10 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
     """The tools visible in the current step (after `prepare`), by the name the model sees."""
     step_tool_functions: dict[str, ToolsetTool[Any]] = field(default_factory=dict)
     """The toolset's tool behind each name of `step_tools`."""
+    stores_waiting: bool = False
+    """Whether a run stopping on deferred tool calls is stored as waiting (its persistence is durable)."""
+    deferred_tool_results: DeferredToolResults | None = None
+    """The answers a stored run waiting on deferred tool calls is resumed with (taken by the node that waits)."""
     _listing: Any = field(default=None, init=False, repr=False)
     _static_instructions: Any = field(default=None, init=False, repr=False)
 

@@ -16,6 +16,7 @@ from pydantic.json_schema import GenerateJsonSchema
 from typing_extensions import TypedDict, TypeVar, Unpack
 
 from edgewise.graph import BaseStatePersistence, Graph
+from edgewise.graph.persistence.store import DurableStatePersistence
 
 from . import _instrument
 from . import messages as _messages
@@ -467,6 +468,7 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
             instructions=self._instructions,
             system_prompts=self._system_prompts,
             agent_name=self.name,
+            stores_waiting=isinstance(persistence, DurableStatePersistence),
         )
         members = [*self.toolsets, *(toolsets or ())]
         run_toolset = members[0] if len(members) == 1 else CombinedToolset(members)

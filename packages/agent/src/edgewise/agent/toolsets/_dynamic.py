@@ -35,6 +35,15 @@ class DynamicToolset(AbstractToolset[AgentDepsT]):
         """The id given to the constructor."""
         return self._id
 
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, DynamicToolset):
+            return NotImplemented
+        return (self.toolset_func, self.per_run_step, self._id, self._toolset) == (
+            other.toolset_func, other.per_run_step, other._id, other._toolset,
+        )  # fmt: skip
+
+    __hash__ = None  # type: ignore[assignment]
+
     async def _build(self, ctx: RunContext[AgentDepsT]) -> AbstractToolset[AgentDepsT] | None:
         built = self.toolset_func(ctx)
         if inspect.isawaitable(built):
@@ -99,3 +108,13 @@ class DynamicToolset(AbstractToolset[AgentDepsT]):
             visitor(self)
         else:
             self._toolset.apply(visitor)
+
+    def visit_and_replace(
+        self, visitor: Callable[[AbstractToolset[AgentDepsT]], AbstractToolset[AgentDepsT]]
+    ) -> AbstractToolset[AgentDepsT]:
+        """A copy around the built toolset with its leaves replaced (or `visitor(self)` before one is built)."""
+        if self._toolset is None:
+            return visitor(self)
+        copy = DynamicToolset(self.toolset_func, per_run_step=self.per_run_step, id=self._id)
+        copy._toolset = self._toolset.visit_and_replace(visitor)
+        return copy

@@ -29,13 +29,21 @@ async def _gather(toolsets: Sequence[Any], method: str, ctx: Any) -> list[Any]:
     if len(toolsets) == 1:
         return [await getattr(toolsets[0], method)(ctx)]
     results: list[Any] = [None] * len(toolsets)
+    failure: list[Exception] = []
 
-    async def run(i: int) -> None:
-        results[i] = await getattr(toolsets[i], method)(ctx)
+    async def run(i: int, scope: anyio.CancelScope) -> None:
+        try:
+            results[i] = await getattr(toolsets[i], method)(ctx)
+        except Exception as exc:
+            # The first failure as it is (no exception group); the other calls are cancelled.
+            failure.append(exc)
+            scope.cancel()
 
     async with anyio.create_task_group() as tg:
         for i in range(len(toolsets)):
-            tg.start_soon(run, i)
+            tg.start_soon(run, i, tg.cancel_scope)
+    if failure:
+        raise failure[0]
     return results
 
 
@@ -58,10 +66,8 @@ class CombinedToolset(AbstractToolset[AgentDepsT]):
         return f'{type(self).__name__}({", ".join(toolset.label for toolset in self.toolsets)})'
 
     async def for_run(self, ctx: RunContext[AgentDepsT]) -> AbstractToolset[AgentDepsT]:
-        """The combination of the members' toolsets for the run."""
+        """A new combination (its own entering state) of the members' toolsets for the run."""
         members = await _gather(self.toolsets, 'for_run', ctx) if self.toolsets else []
-        if all(new is old for new, old in zip(members, self.toolsets, strict=True)):
-            return self
         return replace(self, toolsets=members)
 
     async def for_run_step(self, ctx: RunContext[AgentDepsT]) -> AbstractToolset[AgentDepsT]:
