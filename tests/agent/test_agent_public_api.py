@@ -132,8 +132,25 @@ def test_public_modules_match_pydantic_ai() -> None:
     for module in ('messages', 'tools', 'output', 'usage', 'settings', 'result', 'exceptions', 'models',
                    'toolsets', 'models.test', 'models.function', 'models.openai', 'providers', 'providers.openai',
                    'providers.ollama', 'profiles', 'profiles.openai', 'agent', 'format_prompt', 'capabilities',
-                   'models.instrumented'):  # fmt: skip
+                   'models.instrumented', 'mcp'):  # fmt: skip
         importlib.import_module(f'edgewise.agent.{module}')
+
+
+def test_mcp_all_is_pinned() -> None:
+    import edgewise.agent.mcp as mcp
+
+    assert mcp.__all__ == (
+        'CallToolFunc',
+        'MCPError',
+        'MCPServer',
+        'MCPServerSSE',
+        'MCPServerStdio',
+        'MCPServerStreamableHTTP',
+        'ProcessToolCallback',
+        'ToolResult',
+    )
+    for name in mcp.__all__:
+        assert getattr(mcp, name) is not None
 
 
 def test_unknown_module_attribute_is_an_attribute_error() -> None:

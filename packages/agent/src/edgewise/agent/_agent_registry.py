@@ -2,49 +2,29 @@
 
 from __future__ import annotations as _annotations
 
-from collections.abc import Callable, Sequence
-from contextvars import ContextVar
+from collections.abc import Callable
 from typing import Any, Generic, overload
 
 from pydantic.json_schema import GenerateJsonSchema
 from typing_extensions import TypeVar
 
+from ._agent_toolsets import AgentToolsets
 from ._function_schema import DocstringFormat, GenerateToolJsonSchema
 from ._output import OutputSchema
 from ._run_deps import OutputValidator, SystemPromptRunner
 from .exceptions import UserError
 from .output import OutputDataT
 from .tools import AgentDepsT, ArgsValidatorFunc, Tool, ToolPrepareFunc
-from .toolsets import AbstractToolset, FunctionToolset
-from .toolsets._dynamic import DynamicToolset, ToolsetFunc
 
-__all__ = ('AgentFunctionToolset', 'AgentRegistry')
+__all__ = ('AgentRegistry',)
 
 _F = TypeVar('_F', bound=Callable[..., Any])
 
 
-class AgentFunctionToolset(FunctionToolset[AgentDepsT]):
-    """The toolset of an agent's own function tools, named 'the agent' in errors."""
-
-    @property
-    def id(self) -> str | None:
-        """The agent's function tools have a fixed id."""
-        return '<agent>'
-
-    @property
-    def label(self) -> str:
-        """How name clash errors name the agent's own tools."""
-        return 'the agent'
-
-
-class AgentRegistry(Generic[AgentDepsT, OutputDataT]):
+class AgentRegistry(AgentToolsets[AgentDepsT], Generic[AgentDepsT, OutputDataT]):
     """What the decorators of `Agent` register: tools, toolsets, system prompts, instructions and output
     validators."""
 
-    _function_toolset: AgentFunctionToolset[AgentDepsT]
-    _toolsets: list[AbstractToolset[AgentDepsT]]
-    _override_tools: ContextVar[AgentFunctionToolset[AgentDepsT] | None]
-    _override_toolsets: ContextVar[Sequence[AbstractToolset[AgentDepsT]] | None]
     _output_schema: OutputSchema
     _system_prompts: list[str | SystemPromptRunner]
     _instructions: list[str | SystemPromptRunner]
@@ -125,33 +105,6 @@ class AgentRegistry(Generic[AgentDepsT, OutputDataT]):
                 f'{tool.name!r}. Rename the tool or wrap the toolset in a `PrefixedToolset` to avoid name conflicts.'
             )
         self._function_toolset.add_tool(tool)
-
-    @overload
-    def toolset(self, func: ToolsetFunc[AgentDepsT], /) -> ToolsetFunc[AgentDepsT]: ...
-
-    @overload
-    def toolset(
-        self, /, *, per_run_step: bool = True, id: str | None = None
-    ) -> Callable[[ToolsetFunc[AgentDepsT]], ToolsetFunc[AgentDepsT]]: ...
-
-    def toolset(self, func: Any = None, /, *, per_run_step: bool = True, id: str | None = None) -> Any:
-        """Register a function building a toolset from the `RunContext` (sync or async, `None` for no tools):
-        `@agent.toolset` or `@agent.toolset(per_run_step=False)` to build it once per run instead of per step."""
-
-        def register(function: Any) -> Any:
-            self._toolsets.append(DynamicToolset(function, per_run_step=per_run_step, id=id))
-            return function
-
-        return register if func is None else register(func)
-
-    @property
-    def toolsets(self) -> Sequence[AbstractToolset[AgentDepsT]]:
-        """The agent's toolsets: the one holding its own function tools first, then those given or registered."""
-        override = self._override_toolsets.get()
-        return [
-            self._override_tools.get() or self._function_toolset,
-            *(self._toolsets if override is None else override),
-        ]
 
     @overload
     def system_prompt(self, func: _F, /) -> _F: ...

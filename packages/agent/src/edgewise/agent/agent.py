@@ -7,8 +7,8 @@ from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager, contextmanager, nullcontext
 from contextvars import ContextVar
 from functools import partial
-from types import NoneType, TracebackType
-from typing import Any, ClassVar, Self, overload
+from types import NoneType
+from typing import Any, ClassVar, overload
 
 import anyio
 from typing_extensions import TypeVar, Unpack
@@ -19,9 +19,9 @@ from edgewise.graph.persistence.store import DurableStatePersistence
 from . import _durable_run, _instrument
 from . import messages as _messages
 from ._agent_graph import UserPromptNode, agent_graph, has_adjacent_same_kind, merge_adjacent
-from ._agent_registry import AgentFunctionToolset
 from ._agent_run import AgentRun, bind_captured_messages
 from ._agent_streaming import AgentStreaming, IterOptions, RunOptions
+from ._agent_toolsets import AgentFunctionToolset
 from ._deferred_tools import DeferredToolResults
 from ._node_stream_loop import EventStreamHandler, run_with_event_handler
 from ._output import build_output_schema
@@ -59,7 +59,7 @@ from .tools import (
     Tool,
     ToolFuncEither,
 )
-from .toolsets import AbstractToolset, CombinedToolset
+from .toolsets import AbstractToolset
 from .toolsets._dynamic import DynamicToolset, ToolsetFunc
 from .usage import RunUsage, UsageLimits
 
@@ -442,20 +442,6 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
                 if metadata_layers and agent_run.result is not None:
                     state.metadata = resolve_metadata(metadata_layers, graph_deps.run_context(state))
 
-    async def _run_toolset(
-        self,
-        graph_deps: GraphAgentDeps[AgentDepsT, Any],
-        state: GraphAgentState,
-        toolsets: Sequence[AbstractToolset[AgentDepsT]] | None,
-    ) -> AbstractToolset[AgentDepsT]:
-        """The run's toolset (the agent's toolsets and the run's `toolsets`, as set up for the run), also set on
-        `graph_deps.toolset`; the run enters it."""
-        members = [*self.toolsets, *(toolsets or ())]
-        combined = members[0] if len(members) == 1 else CombinedToolset(members)
-        ctx = graph_deps.run_context(state, max_retries=self._default_retries)
-        graph_deps.toolset = run_toolset = await combined.for_run(ctx)
-        return run_toolset
-
     async def resume(
         self,
         persistence: BaseStatePersistence[Any, Any],
@@ -529,35 +515,6 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
                 self._inferred_model = (chosen, infer_model(chosen))
             return self._inferred_model[1]
         return infer_model(chosen)
-
-    async def __aenter__(self) -> Self:
-        """Enter the model's context and the agent's toolsets: `async with agent:` keeps toolsets that hold a
-        connection (MCP servers) open across the runs inside the block, and closes the provider's HTTP client
-        at the end.
-
-        Re-entrant: only the first entry enters them and only the matching last exit leaves them.
-        """
-        async with self._enter_lock:
-            if self._entered == 0:
-                async with AsyncExitStack() as stack:
-                    if self.model is not None or self._override_model.get() is not None:
-                        await stack.enter_async_context(self._resolve_model(None))
-                    await stack.enter_async_context(CombinedToolset(list(self.toolsets)))
-                    self._exit_stack = stack.pop_all()
-            self._entered += 1
-        return self
-
-    async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        """Leave the toolsets and the model's context, closing the HTTP client its provider made (once every
-        `async with agent:` is left)."""
-        async with self._enter_lock:
-            self._entered -= 1
-            if self._entered == 0:
-                stack, self._exit_stack = self._exit_stack, None
-                if stack is not None:
-                    await stack.__aexit__(exc_type, exc, tb)
 
     def _resolve_deps(self, deps: Any) -> Any:
         if (override := self._override_deps.get()) is not None:

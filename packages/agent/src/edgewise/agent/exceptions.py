@@ -8,6 +8,7 @@ AgentError(Exception)                       root of every error raised by edgewi
       +-- UsageLimitExceeded                a run went past one of its `UsageLimits`
       +-- ModelAPIError                     a request to a model provider's API failed (transport, timeout)
            +-- ModelHTTPError               the provider answered with a 4xx or 5xx status
+      +-- MCPError                          an MCP server could not start, closed, or answered with an error
 
 ModelRetry(Exception)                       not an error: raised by tools and validators to ask the model
                                             to try again
@@ -37,6 +38,7 @@ __all__ = (
     'UsageLimitExceeded',
     'ModelAPIError',
     'ModelHTTPError',
+    'MCPError',
 )
 
 
@@ -162,3 +164,24 @@ class ModelHTTPError(ModelAPIError):
 
     def __reduce__(self) -> tuple[type, tuple[int, str, object | None]]:  # type: ignore[override]
         return type(self), (self.status_code, self.model_name, self.body)
+
+
+class MCPError(AgentRunError):
+    """An MCP server failed: it could not be started or reached, closed the connection, or answered with an error.
+
+    The message names the server and, during a tool call, the tool. (A tool that reports an error of its own
+    is not one of these: the model is asked to retry, as for any tool.)
+    """
+
+    code: int | None
+    """The JSON-RPC error code the server answered with, if it answered."""
+    data: object | None
+    """The error's data, if the server sent any."""
+
+    def __init__(self, message: str, code: int | None = None, data: object | None = None) -> None:
+        self.code = code
+        self.data = data
+        super().__init__(message)
+
+    def __reduce__(self) -> tuple[type, tuple[str, int | None, object | None]]:
+        return type(self), (self.message, self.code, self.data)
