@@ -70,7 +70,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         for part in message.parts:
             if isinstance(part, ToolCallPart):
                 print(f'  tool call: {part.tool_name}({part.args_as_dict()})')
-    usage = result.usage()
+    usage = result.usage
     print(f'  requests: {usage.requests}, input tokens: {usage.input_tokens}, output tokens: {usage.output_tokens}')
 
 
