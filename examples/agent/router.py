@@ -60,7 +60,7 @@ def commander_llm(messages: list[ModelMessage], info: AgentInfo) -> ModelRespons
         return ModelResponse(parts=[ToolCallPart(info.output_tools[0].name, result)])
     question = _prompt(messages)
     specialist = 'games' if 'chess' in question.lower() else 'tickets'
-    return ModelResponse(parts=[ToolCallPart(specialist, {'prompt': question})])
+    return ModelResponse(parts=[ToolCallPart(specialist, {'input': question})])
 
 
 games = Agent(FunctionModel(games_llm), name='games', instructions='You answer questions about games.')

@@ -208,7 +208,7 @@ async def test_override_replaces_model_deps_and_tools_inside_the_block_only() ->
 
 async def test_as_tool_lets_one_agent_delegate_to_another_with_shared_usage() -> None:
     specialist = Agent(scripted([ToolCallPart('final_result', {'response': 42})]), name='specialist', output_type=int)
-    boss = Agent(scripted([ToolCallPart('specialist', {'prompt': 'answer?'}, 'c1')], [TextPart('it is 42')]))
+    boss = Agent(scripted([ToolCallPart('specialist', {'input': 'answer?'}, 'c1')], [TextPart('it is 42')]))
     boss_tool = specialist.as_tool(description='Answers questions.')
     assert boss_tool.tool_def.description == 'Answers questions.'
     with boss.override(tools=[boss_tool]):
@@ -218,7 +218,7 @@ async def test_as_tool_lets_one_agent_delegate_to_another_with_shared_usage() ->
     default = Agent(scripted()).as_tool()
     assert (default.name, default.description) == (
         'agent',
-        'Ask the agent agent. Pass it the full request as `prompt`.',
+        'Ask the agent agent. Pass it the full request as `input`.',
     )
 
 

@@ -11,6 +11,7 @@ import edgewise.agent
 
 def test_all_is_pinned() -> None:
     assert sorted(edgewise.agent.__all__) == [
+        'AbstractToolset',
         'Agent',
         'AgentError',
         'AgentEventStream',
@@ -20,25 +21,34 @@ def test_all_is_pinned() -> None:
         'AgentRunResult',
         'AgentRunResultEvent',
         'AgentStreamEvent',
+        'ApprovalRequired',
+        'ApprovalRequiredToolset',
         'AudioFormat',
         'AudioMediaType',
         'AudioUrl',
         'BinaryContent',
         'BinaryImage',
         'CachePoint',
+        'CallDeferred',
         'CallToolsNode',
+        'CombinedToolset',
         'DEFAULT_PROFILE',
+        'DeferredToolRequests',
+        'DeferredToolResults',
         'DocumentFormat',
         'DocumentMediaType',
         'DocumentUrl',
         'EndStrategy',
+        'ExternalToolset',
         'FilePart',
         'FileUrl',
+        'FilteredToolset',
         'FinalResult',
         'FinalResultEvent',
         'FinishReason',
         'FunctionToolCallEvent',
         'FunctionToolResultEvent',
+        'FunctionToolset',
         'HandleResponseEvent',
         'ImageFormat',
         'ImageMediaType',
@@ -69,7 +79,10 @@ def test_all_is_pinned() -> None:
         'PartDeltaEvent',
         'PartEndEvent',
         'PartStartEvent',
+        'PrefixedToolset',
+        'PreparedToolset',
         'PromptedOutput',
+        'RenamedToolset',
         'RequestUsage',
         'RetryPromptPart',
         'RunContext',
@@ -84,12 +97,15 @@ def test_all_is_pinned() -> None:
         'ThinkingPart',
         'ThinkingPartDelta',
         'Tool',
+        'ToolApproved',
         'ToolCallPart',
         'ToolCallPartDelta',
         'ToolDefinition',
+        'ToolDenied',
         'ToolOutput',
         'ToolReturn',
         'ToolReturnPart',
+        'ToolsetTool',
         'UnexpectedModelBehavior',
         'UploadedFile',
         'UsageLimitExceeded',
@@ -101,6 +117,7 @@ def test_all_is_pinned() -> None:
         'VideoFormat',
         'VideoMediaType',
         'VideoUrl',
+        'WrapperToolset',
         'capture_run_messages',
         'format_as_xml',
     ]
@@ -113,10 +130,27 @@ def test_every_exported_name_resolves() -> None:
 
 def test_public_modules_match_pydantic_ai() -> None:
     for module in ('messages', 'tools', 'output', 'usage', 'settings', 'result', 'exceptions', 'models',
-                   'models.test', 'models.function', 'models.openai', 'providers', 'providers.openai',
+                   'toolsets', 'models.test', 'models.function', 'models.openai', 'providers', 'providers.openai',
                    'providers.ollama', 'profiles', 'profiles.openai', 'agent', 'format_prompt', 'capabilities',
-                   'models.instrumented'):  # fmt: skip
+                   'models.instrumented', 'mcp'):  # fmt: skip
         importlib.import_module(f'edgewise.agent.{module}')
+
+
+def test_mcp_all_is_pinned() -> None:
+    import edgewise.agent.mcp as mcp
+
+    assert mcp.__all__ == (
+        'CallToolFunc',
+        'MCPError',
+        'MCPServer',
+        'MCPServerSSE',
+        'MCPServerStdio',
+        'MCPServerStreamableHTTP',
+        'ProcessToolCallback',
+        'ToolResult',
+    )
+    for name in mcp.__all__:
+        assert getattr(mcp, name) is not None
 
 
 def test_unknown_module_attribute_is_an_attribute_error() -> None:

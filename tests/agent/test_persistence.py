@@ -68,7 +68,7 @@ async def test_a_run_persists_every_step_and_its_snapshots_round_trip_through_js
         'ModelRequestNode',
         'CallToolsNode',
     ]
-    assert raw[0]['node'] == {'user_prompt': 'go', 'node_id': 'UserPromptNode'}
+    assert raw[0]['node'] == {'user_prompt': 'go', 'deferred_tool_results': None, 'node_id': 'UserPromptNode'}
 
 
 async def test_the_snapshot_states_are_copies_taken_at_each_step() -> None:

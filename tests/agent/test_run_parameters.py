@@ -304,6 +304,38 @@ async def test_tools_without_a_timeout_get_the_agents_tool_timeout() -> None:
     assert retry.content == 'Timed out after 0.01 seconds.'
 
 
+async def test_a_tools_own_timeout_wins_over_the_agents_tool_timeout() -> None:
+    model = scripted([ToolCallPart('slow', {})], [TextPart('done')])
+    agent = Agent(model, tool_timeout=1000.0)
+    never = anyio.Event()
+
+    @agent.tool_plain(timeout=0.01)
+    async def slow() -> None:
+        await never.wait()
+
+    result = await agent.run('go')
+
+    retry = result.all_messages()[2].parts[0]
+    assert isinstance(retry, RetryPromptPart)
+    assert retry.content == 'Timed out after 0.01 seconds.'
+
+
+async def test_override_tools_get_the_agents_tool_timeout() -> None:
+    model = scripted([ToolCallPart('slow', {})], [TextPart('done')])
+    agent = Agent(model, tool_timeout=0.01)
+    never = anyio.Event()
+
+    async def slow() -> None:
+        await never.wait()
+
+    with agent.override(tools=[slow]):
+        result = await agent.run('go')
+
+    retry = result.all_messages()[2].parts[0]
+    assert isinstance(retry, RetryPromptPart)
+    assert retry.content == 'Timed out after 0.01 seconds.'
+
+
 async def test_max_concurrency_makes_further_runs_wait_for_a_slot() -> None:
     entered, release = anyio.Event(), anyio.Event()
     requests: list[str] = []

@@ -47,13 +47,13 @@ def _params(fn: Callable[..., Any]) -> list[str]:
     [
         (Agent.__init__, ['model', '*output_type', '*instructions', '*system_prompt', '*deps_type', '*name',
                           '*description', '*model_settings', '*retries', '*validation_context', '*tools',
-                          '*defer_model_check', '*end_strategy', '*metadata', '*tool_timeout', '*max_concurrency',
-                          '*capabilities', '**deprecated_kwargs']),
+                          '*toolsets', '*defer_model_check', '*end_strategy', '*metadata', '*tool_timeout',
+                          '*max_concurrency', '*capabilities', '**deprecated_kwargs']),
         (Agent.system_prompt, ['/func', '*dynamic']),
         (Agent.instructions, ['/func']),
         (Agent.output_validator, ['/func']),
-        (Agent.override, ['*name', '*model', '*deps', '*tools', '*instructions', '*model_settings', '*metadata',
-                          '*retries']),
+        (Agent.override, ['*name', '*model', '*deps', '*tools', '*toolsets', '*instructions', '*model_settings',
+                          '*metadata', '*retries']),
         (Tool.__init__, ['function', '*takes_ctx', '*max_retries', '*name', '*description', '*prepare',
                          '*args_validator', '*docstring_format', '*require_parameter_descriptions',
                          '*schema_generator', '*strict', '*sequential', '*requires_approval', '*metadata', '*timeout',
@@ -70,7 +70,8 @@ def _params(fn: Callable[..., Any]) -> list[str]:
                         '*input_audio_tokens', '*cache_audio_read_tokens', '*output_audio_tokens', '*details']),
         (RunContext, ['*deps', '*model', '*usage', '*prompt', '*messages', '*retries', '*tool_call_id', '*tool_name',
                       '*retry', '*max_retries', '*run_step', '*run_id', '*conversation_id', '*metadata',
-                      '*model_settings', '*validation_context', '*partial_output']),
+                      '*model_settings', '*validation_context', '*partial_output', '*tool_call_approved',
+                      '*tool_call_metadata']),
         (ToolDefinition, ['*name', '*parameters_json_schema', '*description', '*outer_typed_dict_key', '*strict',
                           '*sequential', '*kind', '*metadata', '*timeout', '*defer_loading', '*unless_native',
                           '*with_native', '*tool_kind', '*return_schema', '*include_return_schema',
@@ -113,7 +114,7 @@ def _typed_params(fn: Callable[..., Any]) -> list[str]:
     return params[:-1] + ['*' + name for name in typing.get_origin(options).__annotations__]
 
 
-ITER = [*RUN, '*infer_name', '*capabilities', '*persistence']
+ITER = [*RUN, '*infer_name', '*capabilities', '*persistence', '*toolsets', '*deferred_tool_results']
 
 
 @pytest.mark.parametrize(

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from examples.agent import output_validation, router, structured_output, tools_with_deps
+from examples.agent import mcp_stdio, output_validation, router, structured_output, tools_with_deps
 
 ROOT = Path(__file__).parents[2]
 
@@ -64,3 +64,15 @@ def test_examples_run_as_scripts(module: str) -> None:
     )
     assert completed.stderr == ''
     assert completed.stdout
+
+
+def test_mcp_stdio(capsys: pytest.CaptureFixture[str]) -> None:
+    mcp_stdio.main()
+    assert capsys.readouterr().out == (
+        'server: text-tools - tools: word_count, shout\n'
+        "  call    text_word_count({'text': 'a'})\n"
+        "  call    text_shout({'text': 'a'})\n"
+        '  return  text_word_count -> 1\n'
+        "  return  text_shout -> 'A!'\n"
+        'output: {"text_word_count":1,"text_shout":"A!"}\n'
+    )

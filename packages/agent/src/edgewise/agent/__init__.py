@@ -12,6 +12,8 @@ from .agent import Agent, EndStrategy
 from .exceptions import (
     AgentError,
     AgentRunError,
+    ApprovalRequired,
+    CallDeferred,
     ModelAPIError,
     ModelHTTPError,
     ModelRetry,
@@ -78,10 +80,32 @@ from .models.instrumented import InstrumentationSettings
 from .output import NativeOutput, PromptedOutput, StructuredDict, TextOutput, ToolOutput
 from .result import AgentEventStream, AgentRunResult, AgentRunResultEvent, FinalResult, StreamedRunResult
 from .settings import ModelSettings
-from .tools import RunContext, Tool, ToolDefinition
+from .tools import (
+    DeferredToolRequests,
+    DeferredToolResults,
+    RunContext,
+    Tool,
+    ToolApproved,
+    ToolDefinition,
+    ToolDenied,
+)
+from .toolsets import (
+    AbstractToolset,
+    ApprovalRequiredToolset,
+    CombinedToolset,
+    ExternalToolset,
+    FilteredToolset,
+    FunctionToolset,
+    PrefixedToolset,
+    PreparedToolset,
+    RenamedToolset,
+    ToolsetTool,
+    WrapperToolset,
+)
 from .usage import RequestUsage, RunUsage, UsageLimits
 
 __all__ = (
+    'AbstractToolset',
     'Agent',
     'AgentError',
     'AgentEventStream',
@@ -105,11 +129,20 @@ __all__ = (
     'EndStrategy',
     'FilePart',
     'FileUrl',
+    'ApprovalRequired',
+    'ApprovalRequiredToolset',
+    'CallDeferred',
+    'CombinedToolset',
+    'DeferredToolRequests',
+    'DeferredToolResults',
+    'ExternalToolset',
+    'FilteredToolset',
     'FinalResult',
     'FinalResultEvent',
     'FinishReason',
     'FunctionToolCallEvent',
     'FunctionToolResultEvent',
+    'FunctionToolset',
     'HandleResponseEvent',
     'ImageFormat',
     'ImageMediaType',
@@ -140,7 +173,10 @@ __all__ = (
     'PartDeltaEvent',
     'PartEndEvent',
     'PartStartEvent',
+    'PrefixedToolset',
+    'PreparedToolset',
     'PromptedOutput',
+    'RenamedToolset',
     'RequestUsage',
     'RetryPromptPart',
     'RunContext',
@@ -155,12 +191,15 @@ __all__ = (
     'ThinkingPart',
     'ThinkingPartDelta',
     'Tool',
+    'ToolApproved',
     'ToolCallPart',
     'ToolCallPartDelta',
     'ToolDefinition',
+    'ToolDenied',
     'ToolOutput',
     'ToolReturn',
     'ToolReturnPart',
+    'ToolsetTool',
     'UnexpectedModelBehavior',
     'UploadedFile',
     'UsageLimitExceeded',
@@ -172,6 +211,7 @@ __all__ = (
     'VideoFormat',
     'VideoMediaType',
     'VideoUrl',
+    'WrapperToolset',
     'capture_run_messages',
     'format_as_xml',
 )

@@ -21,7 +21,7 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias, Union
 
 import anyio
 import pydantic
@@ -30,6 +30,7 @@ from typing_extensions import TypeVar
 from edgewise.graph import BaseNode, End, Graph, GraphRunContext
 
 from . import _instrument
+from ._deferred_tools import DeferredToolRequests, DeferredToolResults
 from ._no_output import NoOutput, no_output_answer
 from ._output import validation_errors
 from ._run_deps import GraphAgentDeps, GraphAgentState
@@ -65,6 +66,7 @@ __all__ = (
     'ModelRequestNode',
     'CallToolsNode',
     'AgentNode',
+    'DeferredToolCallsNode',
     'AgentStream',
     'CANCELLED_TOOL_CONTENT',
     'agent_graph',
@@ -156,6 +158,8 @@ class UserPromptNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Final
 
     user_prompt: str | Sequence[UserContent] | None
     """The user prompt of the run, if any."""
+    deferred_tool_results: DeferredToolResults | None = None
+    """The answers to the deferred tool calls the message history ends on, when the run resumes them."""
 
     async def run(
         self, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]]
@@ -163,6 +167,8 @@ class UserPromptNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Final
         """Build the first request, or continue a message history that ends with a request or a response."""
         state, deps = ctx.state, ctx.deps
         history = state.message_history
+        if self.deferred_tool_results is not None:
+            return _resume_deferred(history, self.deferred_tool_results, self.user_prompt)
         run_ctx = deps.run_context(state)
         parts: list[ModelRequestPart] = []
         kept = len(history)  # the messages before this index are as this node's snapshot holds them
@@ -205,6 +211,31 @@ def _stored_through(ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[Any, An
     (and unchanged) in the snapshot of the node that is running."""
     if ctx.deps.durable:
         ctx.state.message_offset = count
+
+
+def _resume_deferred(
+    history: list[Any], results: DeferredToolResults, user_prompt: str | Sequence[UserContent] | None
+) -> CallToolsNode[Any, Any]:
+    """The node that answers the deferred calls of the history's last response with `results`."""
+    if not history:
+        raise UserError('Tool call results were provided, but the message history is empty.')
+    response = next((m for m in reversed(history) if isinstance(m, ModelResponse)), None)
+    if response is None:
+        raise UserError('Tool call results were provided, but the message history does not contain a `ModelResponse`.')
+    if not any(isinstance(p, ToolCallPart) for p in response.parts):
+        raise UserError(
+            'Tool call results were provided, but the message history does not contain any unprocessed tool calls.'
+        )
+    answers = results.to_tool_call_results()
+    if history[-1] is not response:
+        for part in history[-1].parts:
+            if isinstance(part, ToolReturnPart | RetryPromptPart) and part.tool_call_id in answers:
+                raise UserError(
+                    f'Tool call {part.tool_call_id!r} was already executed and its result cannot be overridden.'
+                )
+    return CallToolsNode(
+        response, tool_call_results=answers, tool_call_metadata=results.metadata or None, user_prompt=user_prompt
+    )
 
 
 async def _refresh_dynamic_prompts(history: list[Any], deps: GraphAgentDeps[Any, Any], ctx: RunContext[Any]) -> int:
@@ -348,10 +379,16 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
 
     model_response: ModelResponse
     """The response to handle."""
+    tool_call_results: dict[str, Any] | None = None
+    """When a run resumes deferred calls: the answer to each call by id (see `DeferredToolResults`)."""
+    tool_call_metadata: dict[str, Any] | None = None
+    """When a run resumes deferred calls: the metadata given with the answers, by call id."""
+    user_prompt: str | Sequence[UserContent] | None = None
+    """When a run resumes deferred calls: a prompt sent after the tool results."""
 
     async def run(
         self, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]]
-    ) -> ModelRequestNode[DepsT, NodeRunEndT] | End[FinalResult[NodeRunEndT]]:
+    ) -> _CallToolsNext[DepsT, NodeRunEndT]:
         """End the run with a valid output, or send tool results and retry prompts in a new request."""
         if (streamed := _take_streamed_next(self)) is not None:
             return streamed  # type: ignore[no-any-return]
@@ -471,17 +508,19 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
 
     async def _handle_tool_calls(
         self, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]], calls: list[ToolCallPart]
-    ) -> ModelRequestNode[DepsT, NodeRunEndT] | End[FinalResult[NodeRunEndT]]:
+    ) -> _CallToolsNext[DepsT, NodeRunEndT]:
         state, deps = ctx.state, ctx.deps
         start_retries = state.retries
         output_tools = deps.output_schema.tools
         step_tools = deps.step_tools
-        if step_tools is None:  # resumed from persistence: the step's tools were not prepared in this process
+        if step_tools is None:  # resumed: the step's tools were not prepared in this process
             step_tools = await deps.prepare_tools(state)
+        parts: list[ModelRequestPart] = []
+        if self.tool_call_results is not None:
+            calls = self._calls_to_resume(state, calls, parts)
         output_calls = [c for c in calls if c.tool_name in output_tools]
         function_calls = [c for c in calls if c.tool_name in step_tools and c.tool_name not in output_tools]
         unknown_calls = [c for c in calls if c.tool_name not in step_tools and c.tool_name not in output_tools]
-        parts: list[ModelRequestPart] = []
         final: FinalResult[Any] | None = None
         failure: Exception | None = None
         # Output calls in order, as pydantic-ai 1.x: the first valid one is the output; 'exhaustive' processes the
@@ -522,15 +561,115 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
             function_calls = []
         # Unknown tools are retried like tools (their own retry count, the agent's tool budget), as in pydantic-ai.
         on_result = None if deps.persistence is None else _Checkpoints(self, ctx, start_retries).add
-        parts.extend(await run_tool_calls(function_calls, state, deps, unknown_calls, on_result))
+        outcome = await run_tool_calls(
+            function_calls, state, deps, unknown_calls, self.tool_call_results, self.tool_call_metadata, on_result
+        )
         state.step_results = []
+        parts.extend(outcome.parts)
+        if final is not None and outcome.has_deferred:
+            # The output is given: the deferred calls get an answer so that the history has no open call.
+            skipped = 'Tool not executed - a final result was already processed.'
+            parts.extend(_status(call, skipped) for call in [*outcome.deferred.calls, *outcome.deferred.approvals])
+        elif outcome.has_deferred:
+            if not deps.output_schema.allows_deferred_tools:
+                raise UserError(
+                    'A deferred tool call was present, but `DeferredToolRequests` is not among output types. '
+                    'To resolve this, add `DeferredToolRequests` to the list of output types for this agent.'
+                )
+            final = FinalResult(outcome.deferred)
+            if deps.stores_waiting:
+                if parts:
+                    state.message_history.append(
+                        ModelRequest(
+                            parts, timestamp=_now(), run_id=state.run_id, conversation_id=state.conversation_id
+                        )
+                    )
+                return DeferredToolCallsNode(outcome.deferred)  # type: ignore[return-value]  # see _CallToolsNext
+        if self.user_prompt is not None and final is None:
+            parts.append(UserPromptPart(self.user_prompt))
         if final is not None:
+            if not parts:
+                return End(final)
             # The output tool's acknowledgement closes the conversation, so that it can be continued later.
             closing = ModelRequest(parts, timestamp=_now(), run_id=state.run_id, conversation_id=state.conversation_id)
             state.message_history.append(closing)
             return End(final)
         instructions = await deps.instructions_text(state)
         return ModelRequestNode(ModelRequest(parts, instructions=instructions))
+
+    def _calls_to_resume(
+        self, state: GraphAgentState, calls: list[ToolCallPart], parts: list[ModelRequestPart]
+    ) -> list[ToolCallPart]:
+        """The calls a resumed run still has to answer (those of the request after the response are kept in
+        `parts`, that request leaving the history so the new one holds every answer).
+
+        Raises:
+            UserError: the results do not answer exactly the calls left open.
+        """
+        history = state.message_history
+        answers = self.tool_call_results or {}
+        if history and history[-1] is not self.model_response and isinstance(last := history[-1], ModelRequest):
+            history.pop()
+            parts.extend(last.parts)
+        answered = {p.tool_call_id for p in parts if isinstance(p, ToolReturnPart | RetryPromptPart)}
+        open_calls = [c for c in calls if c.tool_call_id not in answered]
+        expected = {c.tool_call_id for c in open_calls}
+        if expected != set(answers):
+            raise UserError(
+                'Tool call results need to be provided for all deferred tool calls. '
+                f'Expected: {expected}, got: {set(answers)}'
+            )
+        return open_calls
+
+
+@dataclass
+class DeferredToolCallsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalResult[NodeRunEndT]]):
+    """A stored run waiting for the answers to its deferred tool calls (approvals, outside results).
+
+    A run with a durable persistence that stops on deferred calls is stored with this node next: the run is
+    `'waiting'`, and the node's fields hold the pending calls. The run's result meanwhile has the requests as
+    its output, as without a persistence. Resuming the stored run with `deferred_tool_results` runs this node,
+    which answers the calls and goes on.
+    """
+
+    requests: DeferredToolRequests
+    """The calls waiting: external ones (`calls`) and ones needing approval (`approvals`)."""
+    waiting_for: str = ''
+    """What the run waits for, as `edgewise runs list` shows it: `'approval'`, `'tool results'` or both."""
+
+    def __post_init__(self) -> None:
+        if not self.waiting_for:
+            kinds = [k for k, calls in (('approval', self.requests.approvals), ('tool results', self.requests.calls))
+                     if calls]  # fmt: skip
+            self.waiting_for = ' and '.join(kinds)
+
+    async def run(
+        self, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]]
+    ) -> CallToolsNode[DepsT, NodeRunEndT]:
+        """Answer the pending calls with the resumed run's `deferred_tool_results`.
+
+        Raises:
+            UserError: the run was resumed without them.
+        """
+        results, ctx.deps.deferred_tool_results = ctx.deps.deferred_tool_results, None
+        if results is None:
+            pending = [c.tool_call_id for c in (*self.requests.approvals, *self.requests.calls)]
+            raise UserError(
+                f'The run is waiting for {self.waiting_for} of tool calls {pending}: resume it with '
+                '`deferred_tool_results=DeferredToolResults(...)` answering them.'
+            )
+        return _resume_deferred(ctx.state.message_history, results, None)
+
+
+if TYPE_CHECKING:
+    # Typed code sees pydantic-ai's `ModelRequestNode | End` after a `CallToolsNode`; the graph's edges also
+    # have the wait of a stored run on deferred tool calls, which `AgentRun` never hands out (its iteration
+    # stops there).
+    _CallToolsNext: TypeAlias = ModelRequestNode[DepsT, NodeRunEndT] | End[FinalResult[NodeRunEndT]]
+else:
+    _CallToolsNext: TypeAlias = Union[  # noqa: UP007 - a subscriptable alias of generic classes
+        ModelRequestNode[DepsT, NodeRunEndT], DeferredToolCallsNode[DepsT, NodeRunEndT], End[FinalResult[NodeRunEndT]]
+    ]
 
 
 async def _run_request_hooks(
@@ -674,7 +813,7 @@ AgentNode = (
 def agent_graph() -> Graph[GraphAgentState, GraphAgentDeps[Any, Any], FinalResult[Any]]:
     """The graph every agent runs: one graph for all agents, built on first use (reading edges takes time)."""
     return Graph(
-        nodes=(UserPromptNode, ModelRequestNode, CallToolsNode),
+        nodes=(UserPromptNode, ModelRequestNode, CallToolsNode, DeferredToolCallsNode),
         name='Agent',
         state_type=GraphAgentState,
         run_end_type=FinalResult[Any],

@@ -8,23 +8,23 @@ from typing import Any, Generic, overload
 from pydantic.json_schema import GenerateJsonSchema
 from typing_extensions import TypeVar
 
+from ._agent_toolsets import AgentToolsets
 from ._function_schema import DocstringFormat, GenerateToolJsonSchema
 from ._output import OutputSchema
 from ._run_deps import OutputValidator, SystemPromptRunner
 from .exceptions import UserError
 from .output import OutputDataT
-from .tools import AgentDepsT, ArgsValidatorFunc, Tool, ToolDefinition, ToolPrepareFunc
+from .tools import AgentDepsT, ArgsValidatorFunc, Tool, ToolPrepareFunc
 
 __all__ = ('AgentRegistry',)
 
 _F = TypeVar('_F', bound=Callable[..., Any])
 
 
-class AgentRegistry(Generic[AgentDepsT, OutputDataT]):
-    """What the decorators of `Agent` register: tools, system prompts, instructions and output validators."""
+class AgentRegistry(AgentToolsets[AgentDepsT], Generic[AgentDepsT, OutputDataT]):
+    """What the decorators of `Agent` register: tools, toolsets, system prompts, instructions and output
+    validators."""
 
-    _tools: dict[str, Tool[AgentDepsT]]
-    _static_tool_defs: list[ToolDefinition] | None
     _output_schema: OutputSchema
     _system_prompts: list[str | SystemPromptRunner]
     _instructions: list[str | SystemPromptRunner]
@@ -99,15 +99,12 @@ class AgentRegistry(Generic[AgentDepsT, OutputDataT]):
         return register if func is None else register(func)
 
     def _register_tool(self, tool: Tool[AgentDepsT]) -> None:
-        if tool.name in self._tools:
-            raise UserError(f'Tool name conflicts with existing tool: {tool.name!r}')
         if tool.name in self._output_schema.tools:
             raise UserError(
                 "The agent defines a tool whose name conflicts with existing tool from the agent's output tools: "
                 f'{tool.name!r}. Rename the tool or wrap the toolset in a `PrefixedToolset` to avoid name conflicts.'
             )
-        self._tools[tool.name] = tool
-        self._static_tool_defs = None
+        self._function_toolset.add_tool(tool)
 
     @overload
     def system_prompt(self, func: _F, /) -> _F: ...

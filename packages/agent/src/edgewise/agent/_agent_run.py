@@ -11,7 +11,7 @@ from typing_extensions import TypeVar
 
 from edgewise.graph import End, GraphRun, GraphRunContext
 
-from ._agent_graph import AgentNode
+from ._agent_graph import AgentNode, CallToolsNode, DeferredToolCallsNode
 from ._run_deps import GraphAgentDeps, GraphAgentState
 from ._run_result import AgentRunResult, CallableRunUsage, FinalResult
 from .messages import ModelMessage, ModelMessagesTypeAdapter
@@ -42,13 +42,23 @@ class AgentRun(Generic[DepsT, OutputT]):
         """The node that runs next, or the `End` once the run has finished."""
         return self._graph_run.next_node  # type: ignore[return-value]
 
+    def stops_at(self, node: object) -> bool:
+        """Whether the run is over once `node` is next: the `End`, or a stored run's wait for the answers to its
+        deferred tool calls (the run is then kept as waiting, and its output is the `DeferredToolRequests`)."""
+        return isinstance(node, End) or (
+            isinstance(node, DeferredToolCallsNode) and self._graph_run.deps.deferred_tool_results is None
+        )
+
     @property
     def result(self) -> AgentRunResult[OutputT] | None:
-        """The run's result once it has ended, else `None`."""
+        """The run's result once it has ended (or stopped waiting on deferred tool calls), else `None`."""
         end = self._graph_run.next_node
-        if not isinstance(end, End):
+        if isinstance(end, DeferredToolCallsNode) and self.stops_at(end):
+            final: FinalResult[OutputT] = FinalResult(end.requests)  # type: ignore[arg-type]
+        elif isinstance(end, End):
+            final = end.data
+        else:
             return None
-        final: FinalResult[OutputT] = end.data
         return AgentRunResult(
             final.output,
             _output_tool_name=final.tool_name,
@@ -103,7 +113,21 @@ class AgentRun(Generic[DepsT, OutputT]):
         return self
 
     def __anext__(self) -> Awaitable[AgentNode[DepsT, OutputT] | End[FinalResult[OutputT]]]:
-        return self._graph_run.__anext__()  # type: ignore[return-value]
+        graph_run = self._graph_run
+        node = graph_run.next_node
+        if isinstance(node, DeferredToolCallsNode) and self.stops_at(node):
+            raise StopAsyncIteration
+        if graph_run.deps.stores_waiting and isinstance(node, CallToolsNode):
+            return self._step_or_stop()
+        return graph_run.__anext__()  # type: ignore[return-value]
+
+    async def _step_or_stop(self) -> AgentNode[DepsT, OutputT] | End[FinalResult[OutputT]]:
+        """The next node, or the end of the iteration when the run stops to wait on deferred tool calls (the
+        wait is not a node to run, and typed code expects `ModelRequestNode | End` after a `CallToolsNode`)."""
+        node = await self._graph_run.__anext__()
+        if isinstance(node, DeferredToolCallsNode) and self.stops_at(node):
+            raise StopAsyncIteration
+        return node  # type: ignore[return-value]
 
     def __repr__(self) -> str:
         return f'<AgentRun next_node={type(self._graph_run.next_node).__name__}>'

@@ -19,6 +19,7 @@ from ._agent_event_stream import AgentEventStream, run_events
 from ._agent_graph import AgentNode, CallToolsNode, ModelRequestNode, UserPromptNode
 from ._agent_registry import AgentRegistry
 from ._agent_run import AgentRun
+from ._deferred_tools import DeferredToolResults
 from ._node_stream_loop import EventStreamHandler
 from ._output_json_schema import output_json_schema
 from ._run_options import AgentInstructions, AgentMetadata, AgentModelSettings, AgentRetries
@@ -30,6 +31,7 @@ from .messages import ModelMessage, UserContent
 from .models import KnownModelName, Model
 from .output import OutputDataT, OutputSpec
 from .tools import AgentDepsT
+from .toolsets import AbstractToolset
 from .usage import RunUsage, UsageLimits
 
 __all__ = ('AgentStreaming', 'IterOptions', 'RunOptions')
@@ -56,6 +58,8 @@ class IterOptions(TypedDict, Generic[AgentDepsT], total=False):
     infer_name: bool
     capabilities: Sequence[AgentCapability[AgentDepsT]] | None
     persistence: BaseStatePersistence[Any, Any] | None
+    toolsets: Sequence[AbstractToolset[AgentDepsT]] | None
+    deferred_tool_results: DeferredToolResults | None
 
 
 class RunOptions(IterOptions[AgentDepsT], total=False):

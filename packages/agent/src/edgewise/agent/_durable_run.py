@@ -20,10 +20,12 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from edgewise.graph import BaseStatePersistence, End
+from edgewise.graph.persistence.store import DurableStatePersistence
 
 from . import _instrument
 from ._agent_graph import UserPromptNode, agent_graph
 from ._agent_run import AgentRun
+from ._deferred_tools import DeferredToolResults
 from ._node_stream_loop import EventStreamHandler, run_with_event_handler
 from ._run_deps import GraphAgentDeps, GraphAgentState
 from ._run_result import AgentRunResult
@@ -70,11 +72,6 @@ def _run_deps(
     """The deps of a resumed run (`agent` is the `Agent`): the agent's configuration and the deps given now
     (checked against its `deps_type`)."""
     model_used = agent._resolve_model(model)
-    tools = agent._tools
-    static_defs = agent._static_tool_defs
-    if (override := agent._override_tools.get()) is not None:
-        tools = {t.name: t for t in override}
-        static_defs = None
     return GraphAgentDeps(
         user_deps=agent._resolve_deps(deps),
         prompt=None,  # both from the stored run, once it is held
@@ -89,12 +86,12 @@ def _run_deps(
         end_strategy=agent.end_strategy,
         output_schema=agent._output_schema,
         output_validators=agent._output_validators,
-        tools=tools,
+        toolset=agent._function_toolset,  # the run's toolset once the run's state is read
         instructions=agent._instructions,
         system_prompts=agent._system_prompts,
         agent_name=agent.name,
-        static_tool_defs=static_defs,
         persistence=persistence,
+        stores_waiting=isinstance(persistence, DurableStatePersistence),
     )
 
 
@@ -107,9 +104,11 @@ async def iter_from_persistence(
     model: Model | KnownModelName | None = None,
     model_settings: ModelSettings | None = None,
     usage_limits: UsageLimits | None = None,
+    deferred_tool_results: DeferredToolResults | None = None,
 ) -> AsyncIterator[AgentRun[Any, Any]]:
     """Continue a stored agent run node by node (see `Agent.iter_from_persistence`)."""
     graph_deps = _run_deps(agent, persistence, deps, model, model_settings, usage_limits)
+    graph_deps.deferred_tool_results = deferred_tool_results
     with _instrument.span('agent run', agent_name=agent.name or 'agent', model_name=graph_deps.model.model_name):
         async with agent_graph().iter_from_persistence(persistence, deps=graph_deps, infer_name=False) as graph_run:
             # Held by this process now: the history read here is the one the run goes on from.
@@ -121,7 +120,8 @@ async def iter_from_persistence(
             state.message_history = history
             graph_deps.prompt = prompt
             graph_deps.new_message_index = new_index
-            yield AgentRun(graph_run)
+            async with await agent._run_toolset(graph_deps, state, None):
+                yield AgentRun(graph_run)
 
 
 async def resume(
@@ -133,11 +133,13 @@ async def resume(
     model_settings: ModelSettings | None = None,
     usage_limits: UsageLimits | None = None,
     event_stream_handler: EventStreamHandler | None = None,
+    deferred_tool_results: DeferredToolResults | None = None,
 ) -> AgentRunResult[Any]:
     """Run a stored agent run to its end (see `Agent.resume`)."""
     async with iter_from_persistence(
-        agent, persistence, deps=deps, model=model, model_settings=model_settings, usage_limits=usage_limits
-    ) as agent_run:
+        agent, persistence, deps=deps, model=model, model_settings=model_settings, usage_limits=usage_limits,
+        deferred_tool_results=deferred_tool_results,
+    ) as agent_run:  # fmt: skip
         if event_stream_handler is None:
             async for _ in agent_run:
                 pass

@@ -53,7 +53,7 @@ def no_output_answer(
     alternatives: list[str] = []
     if schema.tools:
         alternatives.append('include your response in a tool call')
-    elif deps.tools:
+    elif deps.step_tools:
         alternatives.append('call a tool')
     if text_is_output:
         alternatives.insert(0, 'return text')

@@ -10,8 +10,6 @@ from typing import Any, TypeAlias
 
 from typing_extensions import TypeVar
 
-from edgewise.graph import End
-
 from ._agent_graph import AgentStream, CallToolsNode, ModelRequestNode
 from ._agent_run import AgentRun
 from .messages import AgentStreamEvent, HandleResponseEvent
@@ -46,7 +44,7 @@ async def stream_nodes(
     """
     node: Any = agent_run.next_node
     ctx = agent_run.ctx
-    while not isinstance(node, End):
+    while not agent_run.stops_at(node):
         if isinstance(node, ModelRequestNode | CallToolsNode):
             stream: AbstractAsyncContextManager[NodeEvents] = node.stream(ctx)
             async with stream as events:

@@ -16,6 +16,7 @@ import pydantic
 import pydantic_core
 from typing_extensions import is_typeddict
 
+from ._deferred_tools import DeferredToolRequests
 from ._function_schema import FunctionSchema, function_schema, takes_run_context
 from .exceptions import UserError
 from .output import (
@@ -134,6 +135,8 @@ class OutputSchema:
     """Instructions added to each request (prompted output)."""
     allows_none: bool = False
     """Whether `None` is among the output types: an empty response then gives `None`."""
+    allows_deferred_tools: bool = False
+    """Whether `DeferredToolRequests` is among the output types (a run may end on deferred tool calls)."""
 
     @cached_property
     def object_def(self) -> OutputObjectDefinition | None:
@@ -248,6 +251,13 @@ def build_output_schema(output_type: Any) -> OutputSchema:
     if isinstance(output_type, NativeOutput | PromptedOutput):
         return _object_schema(output_type)
     members = _members(output_type)
+    if DeferredToolRequests in members:
+        rest = [member for member in members if member is not DeferredToolRequests]
+        if not rest:
+            raise UserError('At least one output type must be provided other than `DeferredToolRequests`.')
+        schema = build_output_schema(rest[0] if len(rest) == 1 else rest)
+        schema.allows_deferred_tools = True
+        return schema
     allows_none = any(member is None or member is types.NoneType for member in members)
     members = [member for member in members if member is not None and member is not types.NoneType]
     if not members:

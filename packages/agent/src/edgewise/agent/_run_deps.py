@@ -16,12 +16,14 @@ from typing_extensions import TypeVar
 
 from edgewise.graph import BaseStatePersistence
 
+from ._deferred_tools import DeferredToolResults
 from ._output import OutputSchema
-from .exceptions import UnexpectedModelBehavior, UserError
+from .exceptions import UnexpectedModelBehavior
 from .messages import ModelMessage, ModelRequest, ModelRequestPart, UserContent
 from .models import Model
 from .settings import ModelSettings
-from .tools import RunContext, Tool, ToolDefinition, resolve_return_schema
+from .tools import RunContext, ToolDefinition, resolve_return_schema
+from .toolsets import AbstractToolset, ToolsetTool
 from .usage import RunUsage, UsageLimits
 
 __all__ = (
@@ -198,8 +200,6 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
     """Capabilities with a `before_model_request` hook, in order."""
     tracing: bool = True
     """Whether the run makes spans."""
-    tool_timeout: float | None = None
-    """The timeout of tools that set none, in seconds."""
     resumed_request: ModelRequest | None = None
     """The request of the given history the run sends again (run without a user prompt), not a new message."""
     validation_context: Any = None
@@ -218,8 +218,8 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
     """How the output is asked for and validated."""
     output_validators: Sequence[OutputValidator]
     """The output validators, in order."""
-    tools: dict[str, Tool[Any]]
-    """The function tools, by name."""
+    toolset: AbstractToolset[Any]
+    """The run's toolset: the agent's function tools and every other toolset of the agent and the run."""
     instructions: Sequence[InstructionsItem]
     """Instructions texts and functions, in order."""
     system_prompts: Sequence[str | SystemPromptRunner]
@@ -227,14 +227,17 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
     agent_name: str | None = None
     """The agent's name, for spans."""
     step_tools: dict[str, ToolDefinition] | None = None
-    """The function tools visible in the current step (after `prepare`), by the name the model sees."""
-    step_tool_functions: dict[str, Tool[Any]] = field(default_factory=dict)
-    """The tool behind each name of `step_tools` (a `prepare` function may rename a tool)."""
-    static_tool_defs: list[ToolDefinition] | None = None
-    """The tool definitions, computed once when no tool has a `prepare` function."""
+    """The tools visible in the current step (after `prepare`), by the name the model sees."""
+    step_tool_functions: dict[str, ToolsetTool[Any]] = field(default_factory=dict)
+    """The toolset's tool behind each name of `step_tools`."""
     persistence: BaseStatePersistence[Any, Any] | None = None
     """Where the run is stored, when it is durable (its persistence stores checkpoints): snapshots then hold only
     new messages, and each finished tool call is checkpointed."""
+    stores_waiting: bool = False
+    """Whether a run stopping on deferred tool calls is stored as waiting (its persistence is durable)."""
+    deferred_tool_results: DeferredToolResults | None = None
+    """The answers a stored run waiting on deferred tool calls is resumed with (taken by the node that waits)."""
+    _listing: Any = field(default=None, init=False, repr=False)
     _static_instructions: Any = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -284,46 +287,42 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
         return context
 
     async def prepare_tools(self, state: GraphAgentState) -> dict[str, ToolDefinition]:
-        """The function tools of this step, after each tool's `prepare`."""
-        if self.static_tool_defs is not None:
-            if self.step_tools is None:
-                self.step_tools = {d.name: resolve_return_schema(d) for d in self.static_tool_defs}
-                self.step_tool_functions = dict(self.tools)
+        """The tools of this step, as the run's toolset lists them.
+
+        A toolset whose listing does not change (the same mapping as at the last step, as function tools
+        without `prepare` give) costs no work past the listing.
+        """
+        ctx = self.run_context(state, max_retries=self.default_tool_retries)
+        self.toolset = toolset = await self.toolset.for_run_step(ctx)
+        listing = await toolset.get_tools(ctx)
+        if listing is self._listing and self.step_tools is not None:
             return self.step_tools
-        step_tools: dict[str, ToolDefinition] = {}
-        functions: dict[str, Tool[Any]] = {}
-        for tool in self.tools.values():
-            ctx = self.run_context(state, retry=state.tool_retries.get(tool.name, 0))
-            tool_def = await tool.prepare_tool_def(ctx)
-            if tool_def is None:
-                continue
-            if tool_def.name in step_tools:  # a `prepare` function renamed a tool onto another one
-                if tool_def.name != tool.name:
-                    raise UserError(f'Renaming tool {tool.name!r} to {tool_def.name!r} conflicts with existing tool.')
-                raise UserError(f'Tool name conflicts with previously renamed tool: {tool_def.name!r}.')
-            step_tools[tool_def.name] = resolve_return_schema(tool_def)
-            functions[tool_def.name] = tool
-        self.step_tools, self.step_tool_functions = step_tools, functions
-        return step_tools
+        self._listing = listing
+        self.step_tools = {name: resolve_return_schema(tool.tool_def) for name, tool in listing.items()}
+        self.step_tool_functions = listing
+        return self.step_tools
 
     async def instructions_text(self, state: GraphAgentState) -> str | None:
         """The instructions of the next request, as pydantic-ai 1.107 builds them: the texts joined by lines,
-        then each function's result as a paragraph, then the prompted-output instructions."""
-        if self._static_instructions is not _NOT_COMPUTED:
-            static: str | None = self._static_instructions
-            return static
-        texts = '\n'.join(item for item in self.instructions if isinstance(item, str) and item)
-        paragraphs: list[str] = [texts.strip()] if texts.strip() else []
+        then each function's result as a paragraph, then the toolsets' instructions, then the prompted-output
+        instructions."""
         ctx: RunContext[DepsT] | None = None
-        for item in self.instructions:
-            if not isinstance(item, str):
-                ctx = ctx or self.run_context(state)
-                if text := await item.run(ctx):
-                    paragraphs.append(text.strip())
+        if self._static_instructions is not _NOT_COMPUTED:
+            paragraphs: list[str] = list(self._static_instructions)
+        else:
+            texts = '\n'.join(item for item in self.instructions if isinstance(item, str) and item)
+            paragraphs = [texts.strip()] if texts.strip() else []
+            for item in self.instructions:
+                if not isinstance(item, str):
+                    ctx = ctx or self.run_context(state)
+                    if text := await item.run(ctx):
+                        paragraphs.append(text.strip())
+            if all(isinstance(item, str) for item in self.instructions):
+                # Texts only: the same for every request of the run.
+                self._static_instructions = tuple(paragraphs)
+        found = await self.toolset.get_instructions(ctx or self.run_context(state))
+        if found:
+            paragraphs.extend(t.strip() for t in ([found] if isinstance(found, str) else found))
         if self.output_schema.instructions:
             paragraphs.append(self.output_schema.instructions)
-        joined = '\n\n'.join(paragraphs) if paragraphs else None
-        if all(isinstance(item, str) for item in self.instructions):
-            # Texts only: the same for every request of the run.
-            self._static_instructions = joined
-        return joined
+        return '\n\n'.join(paragraphs) if paragraphs else None

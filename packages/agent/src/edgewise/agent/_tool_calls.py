@@ -1,23 +1,31 @@
-"""Running the function tool calls of one model response: validation, retries, concurrency, usage."""
+"""Running the function tool calls of one model response: validation, retries, concurrency, deferral, usage.
+
+Calls go through the run's toolset (`GraphAgentDeps.toolset`), which lists the step's tools; the arguments
+are validated with each tool's validator before the toolset calls it. A call is deferred (the run will end
+on it) when its tool is external or needs approval, or when the tool raises `CallDeferred` or
+`ApprovalRequired`. When a run resumes with `DeferredToolResults`, the deferred calls get their answers here.
+"""
 
 from __future__ import annotations as _annotations
 
+import dataclasses
 import inspect
-from collections.abc import Awaitable, Callable, Sequence
-from typing import Any
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
 
 import anyio
 import pydantic
 
 from . import _instrument
-from ._function_schema import FunctionSchema
+from ._deferred_tools import DeferredToolRequests, ToolApproved, ToolDenied
 from ._output import validation_errors
 from ._run_deps import GraphAgentDeps, GraphAgentState
-from .exceptions import ModelRetry, UnexpectedModelBehavior, UserError
+from .exceptions import ApprovalRequired, CallDeferred, ModelRetry, UnexpectedModelBehavior, UserError
 from .messages import ModelRequestPart, RetryPromptPart, ToolCallPart, ToolReturn, ToolReturnPart, UserPromptPart
-from .tools import Tool
+from .toolsets import ToolsetTool
 
-__all__ = ('run_tool_calls', 'tool_retry_prompt')
+__all__ = ('run_tool_calls', 'tool_retry_prompt', 'ToolCallsOutcome')
 
 
 def tool_retry_prompt(call: ToolCallPart, content: Any) -> RetryPromptPart:
@@ -33,6 +41,27 @@ def unknown_tool_part(call: ToolCallPart, available: Sequence[str]) -> RetryProm
     return tool_retry_prompt(call, f'Unknown tool name: {call.tool_name!r}. {hint}')
 
 
+@dataclass
+class _Deferral:
+    kind: Literal['external', 'unapproved']
+    metadata: dict[str, Any] | None = None
+
+
+@dataclass
+class ToolCallsOutcome:
+    """What running the calls of a response gave: the parts for the next request and the deferred calls."""
+
+    parts: list[ModelRequestPart] = field(default_factory=list)
+    """Tool returns and retry prompts, in call order (unknown tools' retry prompts last)."""
+    deferred: DeferredToolRequests = field(default_factory=DeferredToolRequests)
+    """The calls the run ends on: external ones and ones waiting for approval."""
+
+    @property
+    def has_deferred(self) -> bool:
+        """Whether any call was deferred."""
+        return bool(self.deferred.calls or self.deferred.approvals)
+
+
 def _unknown(call: ToolCallPart, state: GraphAgentState, deps: GraphAgentDeps[Any, Any]) -> RetryPromptPart:
     name, max_retries = call.tool_name, deps.default_tool_retries
     if state.tool_retries.get(name, 0) >= max_retries:
@@ -40,37 +69,71 @@ def _unknown(call: ToolCallPart, state: GraphAgentState, deps: GraphAgentDeps[An
     return unknown_tool_part(call, [*(deps.step_tools or {}), *deps.output_schema.tools])
 
 
+def _validate(tool: ToolsetTool[Any], args: str | dict[str, Any] | None, context: Any) -> dict[str, Any]:
+    validator = tool.args_validator
+    if isinstance(args, str):
+        result: dict[str, Any] = validator.validate_json(args or '{}', context=context)
+    else:
+        result = validator.validate_python(args or {}, context=context)
+    return result
+
+
 async def _run_one(
-    tool: Tool[Any], call: ToolCallPart, state: GraphAgentState, deps: GraphAgentDeps[Any, Any]
-) -> ModelRequestPart | tuple[ToolReturnPart, UserPromptPart]:
-    name = call.tool_name  # the name the model used (a `prepare` function may have renamed the tool)
-    max_retries = tool.max_retries if tool.max_retries is not None else deps.default_tool_retries
+    tool: ToolsetTool[Any],
+    call: ToolCallPart,
+    state: GraphAgentState,
+    deps: GraphAgentDeps[Any, Any],
+    answer: Any = None,
+    metadata: Any = None,
+) -> ModelRequestPart | tuple[ToolReturnPart, UserPromptPart] | _Deferral:
+    """Run one call; `answer` is its `DeferredToolResults` entry when the run resumes with one."""
+    if isinstance(answer, ToolDenied):
+        return ToolReturnPart(call.tool_name, answer.message, call.tool_call_id, outcome='denied')
+    if isinstance(answer, ModelRetry):
+        return tool_retry_prompt(call, answer.message)
+    if isinstance(answer, RetryPromptPart):
+        return dataclasses.replace(answer, tool_name=call.tool_name, tool_call_id=call.tool_call_id)
+    external = tool.tool_def.kind == 'external'
+    if answer is not None and not isinstance(answer, ToolApproved):
+        return ToolReturnPart(call.tool_name, answer, call.tool_call_id)
+    approved = isinstance(answer, ToolApproved)
+    name = call.tool_name  # the name the model used (a `prepare` function or a wrapper may have renamed it)
+    max_retries = tool.max_retries
     retry = state.tool_retries.get(name, 0)
     tool_ctx = deps.run_context(
         state, tool_name=name, tool_call_id=call.tool_call_id, retry=retry, max_retries=max_retries
     )
-    schema = tool.function_schema
+    if approved or metadata is not None:
+        tool_ctx = dataclasses.replace(tool_ctx, tool_call_approved=approved, tool_call_metadata=metadata)
+    args = answer.override_args if isinstance(answer, ToolApproved) and answer.override_args is not None else call.args
     error: Exception
-    step_def = (deps.step_tools or {}).get(name)
-    timeout = step_def.timeout if step_def is not None else tool.timeout
-    if timeout is None:
-        timeout = deps.tool_timeout
     try:
-        kwargs = schema.validate(call.args, deps.validation_context_for(tool_ctx))
-        if tool.args_validator is not None:
-            checked = tool.args_validator(tool_ctx, **kwargs)
+        kwargs = _validate(tool, args, deps.validation_context_for(tool_ctx))
+        if external and approved:
+            raise UserError(
+                f'External tools cannot be called: pass the result of {name!r} in `DeferredToolResults.calls`, '
+                'not an approval.'
+            )
+        if external or (tool.tool_def.kind == 'unapproved' and not approved):
+            return _Deferral('external' if external else 'unapproved')
+        if tool.args_validator_func is not None:
+            checked = tool.args_validator_func(tool_ctx, **kwargs)
             if inspect.isawaitable(checked):
                 await checked
         with _instrument.span_if(
             deps.tracing, 'running tool: {tool_name}', tool_name=name, tool_call_id=call.tool_call_id
         ):
-            result = await _call(schema, kwargs, tool_ctx, timeout)
+            result = await deps.toolset.call_tool(name, kwargs, tool_ctx, tool)
     except pydantic.ValidationError as exc:
         error = exc
         content: Any = validation_errors(exc)
     except ModelRetry as exc:
         error = exc
         content = exc.message
+    except CallDeferred as exc:
+        return _Deferral('external', exc.metadata)
+    except ApprovalRequired as exc:
+        return _Deferral('unapproved', exc.metadata)
     else:
         return _return_part(call, result)
     if retry >= max_retries:
@@ -91,26 +154,18 @@ def _return_part(call: ToolCallPart, result: Any) -> ToolReturnPart | tuple[Tool
     return ToolReturnPart(call.tool_name, result, call.tool_call_id)
 
 
-async def _call(schema: FunctionSchema, kwargs: dict[str, Any], ctx: Any, limit: float | None) -> Any:
-    if limit is None:
-        return await schema.call(kwargs, ctx)
-    try:
-        with anyio.fail_after(limit):
-            return await schema.call(kwargs, ctx)
-    except TimeoutError:
-        # as pydantic-ai: a tool that runs too long is a retry for the model, not an error of the run
-        raise ModelRetry(f'Timed out after {limit} seconds.') from None
-
-
 async def run_tool_calls(
     calls: Sequence[ToolCallPart],
     state: GraphAgentState,
     deps: GraphAgentDeps[Any, Any],
     unknown_calls: Sequence[ToolCallPart] = (),
+    answers: Mapping[str, Any] | None = None,
+    metadata: Mapping[str, Any] | None = None,
     on_result: Callable[[ModelRequestPart], Awaitable[None]] | None = None,
-) -> list[ModelRequestPart]:
+) -> ToolCallsOutcome:
     """Run the calls (concurrently unless one of the tools is `sequential`); the parts come in call order,
-    followed by a retry prompt for each call of an unknown tool.
+    followed by a retry prompt for each call of an unknown tool, then the content of `ToolReturn`s. `answers`
+    are the resumed run's deferred tool results by call id (`metadata` its metadata).
 
     A call whose result is in `state.step_results` (checkpointed before a durable run was resumed) is not run
     again; `on_result` is awaited with each new result as its call finishes (to checkpoint it), but the last.
@@ -118,40 +173,43 @@ async def run_tool_calls(
     Updates the run's tool call count (checking `tool_calls_limit` first, counting the unknown calls as
     pydantic-ai does) and each tool's retry count (unknown tools included, on the agent's tool retry budget).
     """
+    outcome = ToolCallsOutcome()
     if not calls and not unknown_calls:
-        return []
+        return outcome
     deps.usage_limits.check_before_tool_call(state.usage, len(calls) + len(unknown_calls), state.message_history)
     unknown_parts = [_unknown(call, state, deps) for call in unknown_calls]  # checked before any tool runs
     tools = deps.step_tool_functions
-    tool_defs = deps.step_tools or {}
-    results: list[ModelRequestPart | tuple[ToolReturnPart, UserPromptPart] | None] = [None] * len(calls)
+    answers = answers or {}
+    meta = metadata or {}
+    results: list[ModelRequestPart | tuple[ToolReturnPart, UserPromptPart] | _Deferral | None] = [None] * len(calls)
     pending = list(enumerate(calls))
     if state.step_results:
         stored = {p.tool_call_id: p for p in state.step_results if isinstance(p, ToolReturnPart | RetryPromptPart)}
         for i, call in enumerate(calls):
             results[i] = stored.get(call.tool_call_id)
         pending = [(i, call) for i, call in pending if results[i] is None]
-
     unfinished = [len(pending)]
 
-    async def run_one(i: int, call: ToolCallPart) -> None:
-        result = results[i] = await _run_one(tools[call.tool_name], call, state, deps)
+    async def one(i: int, call: ToolCallPart) -> None:
+        call_id = call.tool_call_id
+        result = await _run_one(tools[call.tool_name], call, state, deps, answers.get(call_id), meta.get(call_id))
+        results[i] = result
         unfinished[0] -= 1
         # The last call to finish is not checkpointed: its result is stored with the step's next snapshot, which
         # comes right after (one write per step for a step of one call). A `ToolReturn`'s extra content is not
         # part of the checkpoint: a resumed step keeps the tool's result without it.
-        if on_result is not None and unfinished[0]:
+        if on_result is not None and unfinished[0] and not isinstance(result, _Deferral):
             await on_result(result[0] if isinstance(result, tuple) else result)
 
-    if len(pending) <= 1 or any(tool_defs[c.tool_name].sequential for _, c in pending):
+    if len(pending) <= 1 or any(tools[c.tool_name].tool_def.sequential for _, c in pending):
         for i, call in pending:
-            await run_one(i, call)
+            await one(i, call)
     else:
         failure: list[BaseException] = []
 
         async def run(i: int, call: ToolCallPart, scope: anyio.CancelScope) -> None:
             try:
-                await run_one(i, call)
+                await one(i, call)
             except Exception as exc:
                 # Keep the first failure as is (no exception group) and stop the other calls.
                 failure.append(exc)
@@ -162,12 +220,21 @@ async def run_tool_calls(
                 tg.start_soon(run, i, call, tg.cancel_scope)
         if failure:
             raise failure[0]
+    parts = outcome.parts
+    for call, result in zip(calls, results, strict=True):
+        if isinstance(result, _Deferral):
+            (outcome.deferred.calls if result.kind == 'external' else outcome.deferred.approvals).append(call)
+            if result.metadata is not None:
+                outcome.deferred.metadata[call.tool_call_id] = result.metadata
+        elif isinstance(result, tuple):
+            parts.append(result[0])
+        elif result is not None:
+            parts.append(result)
+    parts.extend(unknown_parts)
     # Content of `ToolReturn`s goes after every tool result, in call order.
-    parts: list[ModelRequestPart] = [r[0] if isinstance(r, tuple) else r for r in results if r is not None]
-    parts += unknown_parts
-    parts += [r[1] for r in results if isinstance(r, tuple)]
+    parts.extend(result[1] for result in results if isinstance(result, tuple))
     state.usage.tool_calls += sum(isinstance(p, ToolReturnPart) for p in parts)
     failed = {p.tool_name for p in parts if isinstance(p, RetryPromptPart) and p.tool_name is not None}
     # A tool's retry count runs while it keeps failing; a step where it succeeds (or is not called) resets it.
     state.tool_retries = {name: state.tool_retries.get(name, 0) + 1 for name in failed}
-    return parts
+    return outcome

@@ -4,22 +4,25 @@ from __future__ import annotations as _annotations
 
 import inspect
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
-from contextlib import AbstractAsyncContextManager, asynccontextmanager, contextmanager, nullcontext
+from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager, contextmanager, nullcontext
 from contextvars import ContextVar
 from functools import partial
-from types import NoneType, TracebackType
-from typing import Any, ClassVar, Self, overload
+from types import NoneType
+from typing import Any, ClassVar, overload
 
 import anyio
 from typing_extensions import TypeVar, Unpack
 
 from edgewise.graph import BaseStatePersistence, Graph
+from edgewise.graph.persistence.store import DurableStatePersistence
 
 from . import _durable_run, _instrument
 from . import messages as _messages
 from ._agent_graph import UserPromptNode, agent_graph, has_adjacent_same_kind, merge_adjacent
 from ._agent_run import AgentRun, bind_captured_messages
 from ._agent_streaming import AgentStreaming, IterOptions, RunOptions
+from ._agent_toolsets import AgentFunctionToolset
+from ._deferred_tools import DeferredToolResults
 from ._node_stream_loop import EventStreamHandler, run_with_event_handler
 from ._output import build_output_schema
 from ._run_deps import (
@@ -54,9 +57,10 @@ from .tools import (
     AgentDepsT,
     RunContext,
     Tool,
-    ToolDefinition,
     ToolFuncEither,
 )
+from .toolsets import AbstractToolset
+from .toolsets._dynamic import DynamicToolset, ToolsetFunc
 from .usage import RunUsage, UsageLimits
 
 __all__ = ('Agent', 'EndStrategy')
@@ -99,6 +103,7 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
         retries: int | AgentRetries | None = None,
         validation_context: Any = None,
         tools: Sequence[Tool[AgentDepsT] | ToolFuncEither[AgentDepsT, ...]] = (),
+        toolsets: Sequence[AbstractToolset[AgentDepsT] | ToolsetFunc[AgentDepsT]] | None = None,
         defer_model_check: bool = False,
         end_strategy: EndStrategy = 'early',
         metadata: AgentMetadata | None = None,
@@ -126,11 +131,14 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
             validation_context: The pydantic validation context of tool arguments and outputs (`info.context` in
                 validators), or a function of the `RunContext` returning it.
             tools: Tools: `Tool` instances or functions (taking the `RunContext` first, or not).
+            toolsets: More toolsets (or functions building one from the `RunContext` at each step); their tools
+                join the agent's own, a name clash being a `UserError` naming both toolsets.
             defer_model_check: Accepted for compatibility: Edgewise always resolves a model name when a run starts.
             end_strategy: `'early'`, `'graceful'` or `'exhaustive'`.
             metadata: The runs' metadata: a dict, or a function of the `RunContext` returning one (computed
                 when a run starts and again when it ends well; read it on `result.metadata`).
-            tool_timeout: The timeout in seconds of tools that set none (a timed-out call is retried).
+            tool_timeout: The timeout in seconds of the agent's own tools that set none (a timed-out call is
+                retried): the `timeout` of the toolset holding them.
             max_concurrency: The most runs of this agent at the same time; more wait for a slot.
             capabilities: Capabilities such as `ProcessHistory(fn)` or `Instrumentation(settings)`.
             **deprecated_kwargs: `tool_retries`, `output_retries`, `instrument` and `history_processors`,
@@ -147,7 +155,6 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
         self._output_type = output_type
         self._output_schema = build_output_schema(output_type)
         self._metadata = metadata
-        self._tool_timeout = tool_timeout
         self._limiter = anyio.CapacityLimiter(max_concurrency) if max_concurrency is not None else None
         caps = list(capabilities or ())
         self._instrument: InstrumentationSettings | bool | None = pop_deprecated(
@@ -165,14 +172,24 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
             [system_prompt] if isinstance(system_prompt, str) else list(system_prompt)
         )
         self._output_validators: list[OutputValidator] = []
-        self._tools: dict[str, Tool[AgentDepsT]] = {}
-        self._static_tool_defs: list[ToolDefinition] | None = None
+        self._tool_timeout = tool_timeout
+        self._function_toolset: AgentFunctionToolset[AgentDepsT] = AgentFunctionToolset(
+            max_retries=self._default_retries, timeout=tool_timeout
+        )
         for tool in tools:
             self._register_tool(tool if isinstance(tool, Tool) else Tool(tool))
+        self._toolsets: list[AbstractToolset[AgentDepsT]] = [
+            t if isinstance(t, AbstractToolset) else DynamicToolset(t) for t in toolsets or ()
+        ]
+        self._enter_lock = anyio.Lock()
+        self._exit_stack: AsyncExitStack | None = None
         self._override_model: ContextVar[Model | KnownModelName | None] = ContextVar('_override_model', default=None)
         self._override_deps: ContextVar[tuple[Any] | None] = ContextVar('_override_deps', default=None)
-        self._override_tools: ContextVar[Sequence[Tool[AgentDepsT]] | None] = ContextVar(
+        self._override_tools: ContextVar[AgentFunctionToolset[AgentDepsT] | None] = ContextVar(
             '_override_tools', default=None
+        )
+        self._override_toolsets: ContextVar[Sequence[AbstractToolset[AgentDepsT]] | None] = ContextVar(
+            '_override_toolsets', default=None
         )
         self._overrides: ContextVar[dict[str, Any]] = ContextVar('_overrides', default=_NO_OVERRIDES)
         self._entered = 0
@@ -324,6 +341,8 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
         infer_name: bool = True,
         capabilities: Sequence[AgentCapability[AgentDepsT]] | None = None,
         persistence: BaseStatePersistence[Any, Any] | None = None,
+        toolsets: Sequence[AbstractToolset[AgentDepsT]] | None = None,
+        deferred_tool_results: DeferredToolResults | None = None,
         **deprecated_kwargs: Any,
     ) -> AsyncIterator[AgentRun[AgentDepsT, Any]]:
         """Start a run driven node by node: `async with agent.iter(prompt) as run: async for node in run: ...`.
@@ -345,19 +364,11 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
         if output_type is not None and self._output_validators:
             raise UserError('Cannot set a custom run `output_type` when the agent has output validators')
         schema = self._output_schema if output_type is None else build_output_schema(output_type)
-        tools = self._tools
-        static_defs = self._static_tool_defs
-        if (override := self._override_tools.get()) is not None:
-            tools = {t.name: t for t in override}
-            static_defs = None
-        if static_defs is None and all(_static_def(t) for t in tools.values()):
-            static_defs = [t.tool_def for t in tools.values()]
-            if override is None:
-                self._static_tool_defs = static_defs
         history = _validate_history(message_history)
         if len(history) > 1 and has_adjacent_same_kind(history):
             history = merge_adjacent(history)  # as pydantic-ai keeps a given history
-        _check_prompt_fits(user_prompt, history)
+        if deferred_tool_results is None:  # with results, a prompt follows the answers to the open calls
+            _check_prompt_fits(user_prompt, history)
         state = GraphAgentState(
             message_history=bind_captured_messages(history),
             usage=usage or RunUsage(),
@@ -394,7 +405,6 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
             settings_resolver=resolver,
             request_hooks=[c for c in caps if isinstance(c, AbstractCapability) and c.has_request_hook()],
             tracing=self._tracing(caps),
-            tool_timeout=self._tool_timeout,
             validation_context=self.validation_context,
             usage_limits=usage_limits or UsageLimits(),
             max_result_retries=self._max_result_retries if output_retries is None else output_retries,
@@ -402,27 +412,31 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
             end_strategy=self.end_strategy,
             output_schema=schema,
             output_validators=self._output_validators,
-            tools=tools,
+            toolset=self._function_toolset,
             instructions=run_instructions,
             system_prompts=self._system_prompts,
             agent_name=self.name,
-            static_tool_defs=static_defs,
             merge_adjacent=bool(history) and isinstance(history[-1], ModelRequest),
             persistence=persistence,
+            stores_waiting=isinstance(persistence, DurableStatePersistence),
         )
         metadata_layers = overrides.get('metadata', [self._metadata, metadata])
         metadata_layers = [m for m in metadata_layers if m is not None]
         if metadata_layers:
             state.metadata = resolve_metadata(metadata_layers, graph_deps.run_context(state))
-        start: UserPromptNode[AgentDepsT, Any] = UserPromptNode(user_prompt)
+        run_toolset = await self._run_toolset(graph_deps, state, toolsets)
+        start: UserPromptNode[AgentDepsT, Any] = UserPromptNode(user_prompt, deferred_tool_results)
         limiter = self._limiter if self._limiter is not None else _NO_LIMIT
         async with limiter:
             with _instrument.span_if(
                 graph_deps.tracing, 'agent run', agent_name=self.name or 'agent', model_name=model_used.model_name
             ):
-                async with agent_graph().iter(
-                    start, state=state, deps=graph_deps, persistence=persistence, infer_name=False
-                ) as graph_run:
+                async with (
+                    run_toolset,
+                    agent_graph().iter(
+                        start, state=state, deps=graph_deps, persistence=persistence, infer_name=False
+                    ) as graph_run,
+                ):
                     agent_run = AgentRun(graph_run)
                     yield agent_run
                 if metadata_layers and agent_run.result is not None:
@@ -437,6 +451,7 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
         model_settings: ModelSettings | None = None,
         usage_limits: UsageLimits | None = None,
         event_stream_handler: EventStreamHandler | None = None,
+        deferred_tool_results: DeferredToolResults | None = None,
     ) -> AgentRunResult[OutputDataT]:
         """Finish a stored run (one started with `persistence=`) from where it stopped, e.g. after a crash.
 
@@ -451,14 +466,17 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
             model_settings: Settings of the model requests still to come.
             usage_limits: Limits of the resumed run (its stored usage counts towards them).
             event_stream_handler: As for `run`.
+            deferred_tool_results: The answers to the deferred tool calls a run stored as waiting stopped on
+                (approvals, outside results).
 
         Raises:
             GraphRuntimeError: the stored run has ended (or was never stored): nothing to resume.
             RunInProgressError: a live process is advancing the run.
+            UserError: the run waits on deferred tool calls and `deferred_tool_results` does not answer them.
         """
         return await _durable_run.resume(
             self, persistence, deps=deps, model=model, model_settings=model_settings, usage_limits=usage_limits,
-            event_stream_handler=event_stream_handler,
+            event_stream_handler=event_stream_handler, deferred_tool_results=deferred_tool_results,
         )  # fmt: skip
 
     def iter_from_persistence(
@@ -469,6 +487,7 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
         model: Model | KnownModelName | None = None,
         model_settings: ModelSettings | None = None,
         usage_limits: UsageLimits | None = None,
+        deferred_tool_results: DeferredToolResults | None = None,
     ) -> AbstractAsyncContextManager[AgentRun[AgentDepsT, OutputDataT]]:
         """Continue a stored run node by node: `async with agent.iter_from_persistence(p, deps=...) as run:`.
 
@@ -476,8 +495,9 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
         block (a second resume elsewhere is refused with `RunInProgressError`).
         """
         return _durable_run.iter_from_persistence(
-            self, persistence, deps=deps, model=model, model_settings=model_settings, usage_limits=usage_limits
-        )
+            self, persistence, deps=deps, model=model, model_settings=model_settings, usage_limits=usage_limits,
+            deferred_tool_results=deferred_tool_results,
+        )  # fmt: skip
 
     def _resolve_model(self, model: Model | KnownModelName | None) -> Model:
         override = self._override_model.get()
@@ -495,24 +515,6 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
                 self._inferred_model = (chosen, infer_model(chosen))
             return self._inferred_model[1]
         return infer_model(chosen)
-
-    async def __aenter__(self) -> Self:
-        """Enter the model's context: `async with agent:` closes its provider's HTTP client at the end.
-
-        Re-entrant: only the first entry enters the model and only the matching last exit leaves it.
-        """
-        if self._entered == 0 and self.model is not None:
-            await self._resolve_model(None).__aenter__()
-        self._entered += 1
-        return self
-
-    async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        """Leave the model's context, closing the HTTP client its provider made (once every context is left)."""
-        self._entered -= 1
-        if self._entered == 0 and self.model is not None:
-            await self._resolve_model(None).__aexit__(exc_type, exc, tb)
 
     def _resolve_deps(self, deps: Any) -> Any:
         if (override := self._override_deps.get()) is not None:
@@ -533,13 +535,15 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
         model: Model | KnownModelName | None = _UNSET,
         deps: AgentDepsT = _UNSET,
         tools: Sequence[Tool[AgentDepsT] | ToolFuncEither[AgentDepsT, ...]] | None = _UNSET,
+        toolsets: Sequence[AbstractToolset[AgentDepsT]] | None = _UNSET,
         instructions: AgentInstructions = _UNSET,
         model_settings: AgentModelSettings | None = _UNSET,
         metadata: AgentMetadata | None = _UNSET,
         retries: int | AgentRetries | None = _UNSET,
     ) -> Iterator[None]:
-        """Replace the name, model, deps, tools, instructions, model settings, metadata or output retry budget of
-        every run started inside the block (e.g. in tests); a run's own arguments for them are then ignored."""
+        """Replace the name, model, deps, tools, toolsets, instructions, model settings, metadata or output retry
+        budget of every run started inside the block (e.g. in tests); a run's own arguments for them are then
+        ignored."""
         tokens: list[Callable[[], None]] = []
         if model is not _UNSET:
             token_m = self._override_model.set(model)
@@ -548,9 +552,12 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
             token_d = self._override_deps.set((deps,))
             tokens.append(lambda: self._override_deps.reset(token_d))
         if tools is not _UNSET and tools is not None:
-            resolved: list[Tool[AgentDepsT]] = [t if isinstance(t, Tool) else Tool(t) for t in tools]
-            token_t = self._override_tools.set(resolved)
+            replacement = AgentFunctionToolset(tools, max_retries=self._default_retries, timeout=self._tool_timeout)
+            token_t = self._override_tools.set(replacement)
             tokens.append(lambda: self._override_tools.reset(token_t))
+        if toolsets is not _UNSET and toolsets is not None:
+            token_s = self._override_toolsets.set(list(toolsets))
+            tokens.append(lambda: self._override_toolsets.reset(token_s))
         overrides = dict(self._overrides.get())
         if name is not _UNSET:
             overrides['name'] = name
@@ -575,20 +582,39 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
     ) -> AbstractAsyncContextManager[AgentRun[AgentDepsT, Any]]:
         return self.iter(user_prompt, infer_name=False, **kwargs)
 
-    def as_tool(self, *, name: str | None = None, description: str | None = None) -> Tool[AgentDepsT]:
-        """A tool that runs this agent on a prompt from the calling model, with the caller's deps and usage."""
+    def as_tool(
+        self,
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        custom_output_extractor: Callable[[AgentRunResult[Any]], Any] | None = None,
+    ) -> Tool[AgentDepsT]:
+        """This agent as a tool of another agent: the calling model passes the request as `input`, the sub-run gets
+        the caller's deps and its usage counts towards the caller's run.
+
+        Args:
+            name: The tool's name; the agent's name, or `'agent'`.
+            description: The tool's description for the model.
+            custom_output_extractor: Picks what the caller gets from the sub-run's result (sync or async); the
+                sub-run's output by default.
+        """
         tool_name = name or self.name or 'agent'
 
-        async def delegate(ctx: RunContext[AgentDepsT], prompt: str) -> Any:
+        async def delegate(ctx: RunContext[AgentDepsT], input: str) -> Any:
             """Run the agent.
 
             Args:
-                prompt: The request for the agent, with everything it needs to know.
+                input: The request for the agent, with everything it needs to know.
             """
-            result = await self.run(prompt, deps=ctx.deps, usage=ctx.usage)
-            return result.output
+            result = await self.run(input, deps=ctx.deps, usage=ctx.usage, infer_name=False)
+            if custom_output_extractor is None:
+                return result.output
+            extracted = custom_output_extractor(result)
+            if inspect.isawaitable(extracted):
+                extracted = await extracted
+            return extracted
 
-        text = description or f'Ask the {tool_name} agent. Pass it the full request as `prompt`.'
+        text = description or f'Ask the {tool_name} agent. Pass it the full request as `input`.'
         return Tool(delegate, takes_ctx=True, name=tool_name, description=text)
 
     def __repr__(self) -> str:
@@ -612,8 +638,3 @@ def _validate_history(history: Sequence[ModelMessage] | None) -> list[ModelMessa
         return _messages.ModelMessagesTypeAdapter.validate_python(list(history))
     except Exception as exc:
         raise UserError(f'`message_history` holds items that are not valid messages: {exc}') from exc
-
-
-def _static_def(tool: Tool[Any]) -> bool:
-    """Whether the tool's definition is the same at every step (no `prepare`, no `prepare_tool_def` override)."""
-    return tool.prepare is None and type(tool).prepare_tool_def is Tool.prepare_tool_def

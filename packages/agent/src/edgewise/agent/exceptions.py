@@ -8,9 +8,12 @@ AgentError(Exception)                       root of every error raised by edgewi
       +-- UsageLimitExceeded                a run went past one of its `UsageLimits`
       +-- ModelAPIError                     a request to a model provider's API failed (transport, timeout)
            +-- ModelHTTPError               the provider answered with a 4xx or 5xx status
+      +-- MCPError                          an MCP server could not start, closed, or answered with an error
 
 ModelRetry(Exception)                       not an error: raised by tools and validators to ask the model
                                             to try again
+CallDeferred(Exception)                     not an error: raised by a tool whose result comes from outside
+ApprovalRequired(Exception)                 not an error: raised by a tool whose call waits for approval
 ```
 
 `ModelRetry` stands outside the tree, as in pydantic-ai: it is a signal that user code raises for the run to
@@ -20,17 +23,22 @@ agent run, say) would swallow the tool's own request for a retry.
 
 from __future__ import annotations as _annotations
 
+from typing import Any
+
 from ._message_types import ModelMessage
 
 __all__ = (
     'AgentError',
     'ModelRetry',
+    'CallDeferred',
+    'ApprovalRequired',
     'UserError',
     'AgentRunError',
     'UnexpectedModelBehavior',
     'UsageLimitExceeded',
     'ModelAPIError',
     'ModelHTTPError',
+    'MCPError',
 )
 
 
@@ -57,6 +65,36 @@ class ModelRetry(Exception):
     def __init__(self, message: str) -> None:
         self.message = message
         super().__init__(message)
+
+
+class CallDeferred(Exception):
+    """Raise it from a tool whose result will come from outside the run: the run ends with the call in
+    `DeferredToolRequests.calls` (and `metadata` under its id in `DeferredToolRequests.metadata`)."""
+
+    metadata: dict[str, Any] | None
+    """Data for whoever produces the result."""
+
+    def __init__(self, metadata: dict[str, Any] | None = None) -> None:
+        self.metadata = metadata
+        super().__init__()
+
+    def __reduce__(self) -> tuple[type, tuple[Any, ...]]:
+        return type(self), (self.metadata,)
+
+
+class ApprovalRequired(Exception):
+    """Raise it from a tool whose call must be approved first: the run ends with the call in
+    `DeferredToolRequests.approvals`; once approved, the tool runs again with `ctx.tool_call_approved`."""
+
+    metadata: dict[str, Any] | None
+    """Data for whoever approves the call."""
+
+    def __init__(self, metadata: dict[str, Any] | None = None) -> None:
+        self.metadata = metadata
+        super().__init__()
+
+    def __reduce__(self) -> tuple[type, tuple[Any, ...]]:
+        return type(self), (self.metadata,)
 
 
 class UserError(AgentError, RuntimeError):
@@ -126,3 +164,24 @@ class ModelHTTPError(ModelAPIError):
 
     def __reduce__(self) -> tuple[type, tuple[int, str, object | None]]:  # type: ignore[override]
         return type(self), (self.status_code, self.model_name, self.body)
+
+
+class MCPError(AgentRunError):
+    """An MCP server failed: it could not be started or reached, closed the connection, or answered with an error.
+
+    The message names the server and, during a tool call, the tool. (A tool that reports an error of its own
+    is not one of these: the model is asked to retry, as for any tool.)
+    """
+
+    code: int | None
+    """The JSON-RPC error code the server answered with, if it answered."""
+    data: object | None
+    """The error's data, if the server sent any."""
+
+    def __init__(self, message: str, code: int | None = None, data: object | None = None) -> None:
+        self.code = code
+        self.data = data
+        super().__init__(message)
+
+    def __reduce__(self) -> tuple[type, tuple[str, int | None, object | None]]:
+        return type(self), (self.message, self.code, self.data)

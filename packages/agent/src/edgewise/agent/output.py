@@ -16,6 +16,7 @@ from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler
 from pydantic_core import core_schema
 from typing_extensions import TypeVar
 
+from ._deferred_tools import DeferredToolRequests
 from .exceptions import UserError
 
 __all__ = (
@@ -30,6 +31,7 @@ __all__ = (
     'StructuredDict',
     'DEFAULT_OUTPUT_TOOL_NAME',
     'DEFAULT_OUTPUT_TOOL_DESCRIPTION',
+    'DeferredToolRequests',
 )
 
 OutputDataT = TypeVar('OutputDataT', default=str, covariant=True)

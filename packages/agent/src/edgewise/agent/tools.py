@@ -15,6 +15,14 @@ from typing import Any, Concatenate, Generic, Self, TypeAlias
 from pydantic.json_schema import GenerateJsonSchema
 from typing_extensions import ParamSpec
 
+from ._deferred_tools import (
+    DeferredToolApprovalResult,
+    DeferredToolRequests,
+    DeferredToolResult,
+    DeferredToolResults,
+    ToolApproved,
+    ToolDenied,
+)
 from ._function_schema import (
     DocstringFormat,
     FunctionSchema,
@@ -39,6 +47,12 @@ __all__ = (
     'DocstringFormat',
     'ArgsValidatorFunc',
     'GenerateToolJsonSchema',
+    'DeferredToolRequests',
+    'DeferredToolResults',
+    'DeferredToolResult',
+    'DeferredToolApprovalResult',
+    'ToolApproved',
+    'ToolDenied',
 )
 
 ToolParams = ParamSpec('ToolParams', default=...)

@@ -85,6 +85,10 @@ class RunContext(Generic[AgentDepsT]):
     """The pydantic validation context of the current validation (`Agent(validation_context=...)`)."""
     partial_output: bool = False
     """Whether an output validator is seeing a partial output (streaming)."""
+    tool_call_approved: bool = False
+    """Whether the tool call being handled was approved (by `DeferredToolResults.approvals`)."""
+    tool_call_metadata: Any = None
+    """The metadata given for the tool call being handled in `DeferredToolResults.metadata`, if any."""
 
     @property
     def last_attempt(self) -> bool:

@@ -33,11 +33,43 @@ async def list_runs(store: Store) -> int:
         echo(f'No runs in {store.display}.')
         return 0
     rows = [
-        (run.run_id, run.graph_name or '-', run.status, when(run.created), when(run.updated), str(run.snapshot_count))
+        (run.run_id, run.graph_name or '-', await _status(store, run), when(run.created), when(run.updated),
+         str(run.snapshot_count))
         for run in runs
-    ]
+    ]  # fmt: skip
     echo(table(('RUN ID', 'GRAPH', 'STATUS', 'STARTED (UTC)', 'UPDATED (UTC)', 'STEPS'), rows))
     return 0
+
+
+async def _status(store: Store, run: RunInfo) -> str:
+    """The run's status; a waiting run whose next node says what it waits for (`waiting_for`, as an agent run
+    stopped on tool calls needing approval) shows it: `waiting for approval`."""
+    if run.status != 'waiting':
+        return run.status
+    async with store.persistence(run.run_id) as persistence:
+        history = await persistence.load_raw()
+    waiting_for = _waiting_for(history[-1]) if history else None
+    return f'waiting for {waiting_for}' if waiting_for else run.status
+
+
+def _waiting_for(snapshot: RawSnapshot) -> str | None:
+    if snapshot.kind != 'node' or snapshot.status != 'created':
+        return None
+    value = snapshot.node.fields.get('waiting_for')
+    return value if isinstance(value, str) and value else None
+
+
+def _pending_calls(fields: dict[str, Any]) -> list[str]:
+    """The tool calls a waiting agent run holds in its next node (`requests.approvals` and `requests.calls`)."""
+    requests = fields.get('requests')
+    lines: list[str] = []
+    if isinstance(requests, dict):
+        for key, what in (('approvals', 'needs approval'), ('calls', 'needs its result')):
+            for call in requests.get(key) or ():
+                if isinstance(call, dict):
+                    args = summary(call.get('args'), 80)
+                    lines.append(f'  {call.get("tool_name")}({args}) [{call.get("tool_call_id")}]: {what}')
+    return lines
 
 
 async def load_history(store: Store, run_id: str) -> list[RawSnapshot]:
@@ -108,6 +140,12 @@ def _outcome(store: Store, run_id: str, history: list[RawSnapshot], info: RunInf
         return (
             f'Failed: node {node_id} (step {len(history)}) raised; its error is in the logs of the process that ran '
             f'it. To retry from an earlier step: edgewise runs fork {run_id} SNAPSHOT_ID --store {store.display}'
+        )
+    if (waiting_for := _waiting_for(last)) is not None:
+        pending = '\n'.join(_pending_calls(last.node.fields))
+        return (
+            f'Waiting for {waiting_for}: node {node_id} (step {len(history)}) holds the pending tool calls:\n'
+            f'{pending}\nThe run resumes with their answers (the agent run resumed with `deferred_tool_results`).'
         )
     if info.status == 'running':
         return (

@@ -1,0 +1,145 @@
+"""`CombinedToolset`: several toolsets as one, with name clashes reported naming both sources."""
+
+from __future__ import annotations as _annotations
+
+from collections.abc import Callable, Sequence
+from contextlib import AsyncExitStack
+from dataclasses import dataclass, field, replace
+from typing import Any, Self
+
+import anyio
+
+from ..exceptions import UserError
+from ..models._model import AgentDepsT, RunContext
+from .abstract import AbstractToolset, ToolsetTool
+
+__all__ = ('CombinedToolset',)
+
+
+@dataclass(kw_only=True)
+class _SourcedTool(ToolsetTool[AgentDepsT]):
+    """A tool of a combined toolset, with the member toolset that listed it and that toolset's own tool."""
+
+    source_toolset: AbstractToolset[AgentDepsT]
+    source_tool: ToolsetTool[AgentDepsT]
+
+
+async def _gather(toolsets: Sequence[Any], method: str, ctx: Any) -> list[Any]:
+    """`await toolset.<method>(ctx)` for each toolset, run concurrently; the results in order."""
+    if len(toolsets) == 1:
+        return [await getattr(toolsets[0], method)(ctx)]
+    results: list[Any] = [None] * len(toolsets)
+    failure: list[Exception] = []
+
+    async def run(i: int, scope: anyio.CancelScope) -> None:
+        try:
+            results[i] = await getattr(toolsets[i], method)(ctx)
+        except Exception as exc:
+            # The first failure as it is (no exception group); the other calls are cancelled.
+            failure.append(exc)
+            scope.cancel()
+
+    async with anyio.create_task_group() as tg:
+        for i in range(len(toolsets)):
+            tg.start_soon(run, i, tg.cancel_scope)
+    if failure:
+        raise failure[0]
+    return results
+
+
+@dataclass
+class CombinedToolset(AbstractToolset[AgentDepsT]):
+    """The tools of several toolsets together; entering it enters each of them."""
+
+    toolsets: Sequence[AbstractToolset[AgentDepsT]]
+    """The member toolsets, in order."""
+    _exit_stack: AsyncExitStack | None = field(init=False, default=None, repr=False)
+
+    @property
+    def id(self) -> str | None:
+        """None: a combination is named by its members."""
+        return None
+
+    @property
+    def label(self) -> str:
+        """The class and its members' labels."""
+        return f'{type(self).__name__}({", ".join(toolset.label for toolset in self.toolsets)})'
+
+    async def for_run(self, ctx: RunContext[AgentDepsT]) -> AbstractToolset[AgentDepsT]:
+        """A new combination (its own entering state) of the members' toolsets for the run."""
+        members = await _gather(self.toolsets, 'for_run', ctx) if self.toolsets else []
+        return replace(self, toolsets=members)
+
+    async def for_run_step(self, ctx: RunContext[AgentDepsT]) -> AbstractToolset[AgentDepsT]:
+        """The combination of the members' toolsets for the step (`self` if none changed)."""
+        members = await _gather(self.toolsets, 'for_run_step', ctx) if self.toolsets else []
+        if all(new is old for new, old in zip(members, self.toolsets, strict=True)):
+            return self
+        return replace(self, toolsets=members)
+
+    async def __aenter__(self) -> Self:
+        """Enter every member in order; if one fails, those entered are left again."""
+        async with AsyncExitStack() as stack:
+            for toolset in self.toolsets:
+                await stack.enter_async_context(toolset)
+            self._exit_stack = stack.pop_all()
+        return self
+
+    async def __aexit__(self, *args: Any) -> bool | None:
+        """Leave the members in reverse order."""
+        if self._exit_stack is not None:
+            stack, self._exit_stack = self._exit_stack, None
+            await stack.aclose()
+        return None
+
+    async def get_instructions(self, ctx: RunContext[AgentDepsT]) -> list[str] | None:
+        """The members' instructions, in order."""
+        texts: list[str] = []
+        for toolset in self.toolsets:
+            found = await toolset.get_instructions(ctx)
+            if isinstance(found, str):
+                texts.append(found)
+            elif found:
+                texts.extend(found)
+        return texts or None
+
+    async def get_tools(self, ctx: RunContext[AgentDepsT]) -> dict[str, ToolsetTool[AgentDepsT]]:
+        """The members' tools.
+
+        Raises:
+            UserError: two members list a tool of the same name (the error names both toolsets).
+        """
+        listed = await _gather(self.toolsets, 'get_tools', ctx) if self.toolsets else []
+        tools: dict[str, ToolsetTool[AgentDepsT]] = {}
+        for toolset, member_tools in zip(self.toolsets, listed, strict=True):
+            for name, tool in member_tools.items():
+                if (existing := tools.get(name)) is not None:
+                    label = tool.toolset.label
+                    raise UserError(
+                        f'{label[:1].upper()}{label[1:]} defines a tool whose name conflicts with existing tool from '
+                        f'{existing.toolset.label}: {name!r}. {toolset.tool_name_conflict_hint}'
+                    )
+                tools[name] = _SourcedTool(
+                    toolset=tool.toolset, tool_def=tool.tool_def, max_retries=tool.max_retries,
+                    args_validator=tool.args_validator, args_validator_func=tool.args_validator_func,
+                    source_toolset=toolset, source_tool=tool,
+                )  # fmt: skip
+        return tools
+
+    async def call_tool(
+        self, name: str, tool_args: dict[str, Any], ctx: RunContext[AgentDepsT], tool: ToolsetTool[AgentDepsT]
+    ) -> Any:
+        """Call the tool through the member that listed it."""
+        assert isinstance(tool, _SourcedTool)
+        return await tool.source_toolset.call_tool(name, tool_args, ctx, tool.source_tool)
+
+    def apply(self, visitor: Callable[[AbstractToolset[AgentDepsT]], None]) -> None:
+        """Visit the members' leaf toolsets."""
+        for toolset in self.toolsets:
+            toolset.apply(visitor)
+
+    def visit_and_replace(
+        self, visitor: Callable[[AbstractToolset[AgentDepsT]], AbstractToolset[AgentDepsT]]
+    ) -> AbstractToolset[AgentDepsT]:
+        """A combination of the members with their leaves replaced."""
+        return replace(self, toolsets=[toolset.visit_and_replace(visitor) for toolset in self.toolsets])

@@ -1,0 +1,263 @@
+"""`FunctionToolset`: Python functions as tools (the agent's own tools are one too)."""
+
+from __future__ import annotations as _annotations
+
+import dataclasses
+import inspect
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, overload
+
+import anyio
+from pydantic.json_schema import GenerateJsonSchema
+
+from .._function_schema import DocstringFormat, GenerateToolJsonSchema
+from ..exceptions import ModelRetry, UserError
+from ..models._model import AgentDepsT, RunContext
+from ..tools import ArgsValidatorFunc, Tool, ToolDefinition, ToolFuncEither, ToolPrepareFunc
+from .abstract import AbstractToolset, ToolsetTool
+
+__all__ = ('FunctionToolset', 'FunctionToolsetTool')
+
+
+@dataclass(kw_only=True)
+class FunctionToolsetTool(ToolsetTool[AgentDepsT]):
+    """A function tool as its toolset lists it: with the function to call."""
+
+    call_func: Callable[[dict[str, Any], RunContext[AgentDepsT]], Awaitable[Any]]
+    """Calls the function with validated arguments."""
+    is_async: bool
+    """Whether the function is a coroutine function (sync ones run in a worker thread)."""
+    timeout: float | None = None
+    """Seconds a call may run before the model is asked to retry; no limit if `None`."""
+
+
+def _static(tool: Tool[Any]) -> bool:
+    """Whether the tool's definition is the same at every step (no `prepare`, no `prepare_tool_def` override)."""
+    return tool.prepare is None and type(tool).prepare_tool_def is Tool.prepare_tool_def
+
+
+class FunctionToolset(AbstractToolset[AgentDepsT]):
+    """Python functions as tools: `FunctionToolset([f, g])`, or register them with `@toolset.tool`."""
+
+    tools: dict[str, Tool[Any]]
+    """The tools, by their own name."""
+    max_retries: int | None
+    """The retry budget of tools that set none; the agent's when `None`."""
+    timeout: float | None
+    """Seconds a call of a tool that sets no timeout may run; no limit when `None`."""
+
+    def __init__(
+        self,
+        tools: Sequence[Tool[AgentDepsT] | ToolFuncEither[AgentDepsT, ...]] = (),
+        *,
+        max_retries: int | None = None,
+        timeout: float | None = None,
+        docstring_format: DocstringFormat = 'auto',
+        require_parameter_descriptions: bool = False,
+        schema_generator: type[GenerateJsonSchema] = GenerateToolJsonSchema,
+        strict: bool | None = None,
+        sequential: bool = False,
+        requires_approval: bool = False,
+        metadata: dict[str, Any] | None = None,
+        defer_loading: bool = False,
+        include_return_schema: bool | None = None,
+        id: str | None = None,
+        instructions: str | Callable[..., Any] | Sequence[str | Callable[..., Any]] | None = None,
+    ) -> None:
+        """Make a toolset of `tools` (`Tool`s or functions, taking the `RunContext` first or not).
+
+        The keyword arguments are the defaults of the tools added by function (`tool`, `tool_plain`,
+        `add_function`); `max_retries` and `metadata` also apply to `Tool`s added as they are. `id` names the
+        toolset in errors and durable execution. `instructions` (texts, or functions of the `RunContext` or of
+        nothing, sync or async) are added to each request of runs using the toolset.
+        """
+        self.max_retries = max_retries
+        self.timeout = timeout
+        self._id = id
+        self.docstring_format = docstring_format
+        self.require_parameter_descriptions = require_parameter_descriptions
+        self.schema_generator = schema_generator
+        self.strict = strict
+        self.sequential = sequential
+        self.requires_approval = requires_approval
+        self.metadata = metadata
+        self.defer_loading = defer_loading
+        self.include_return_schema = include_return_schema
+        if isinstance(instructions, str) or callable(instructions):
+            instructions = [instructions]
+        self._instructions: list[str | Callable[..., Any]] = list(instructions or ())
+        self.tools = {}
+        self._cache: tuple[int, dict[str, ToolsetTool[AgentDepsT]]] | None = None
+        for tool in tools:
+            if isinstance(tool, Tool):
+                self.add_tool(tool)
+            else:
+                self.add_function(tool)
+
+    @property
+    def id(self) -> str | None:
+        """The id given to the constructor."""
+        return self._id
+
+    def instructions(self, func: Callable[..., Any], /) -> Callable[..., Any]:
+        """Register an instructions function (`(ctx) -> str` or `() -> str`, sync or async): `@toolset.instructions`."""
+        self._instructions.append(func)
+        return func
+
+    async def get_instructions(self, ctx: RunContext[AgentDepsT]) -> list[str] | None:
+        """The toolset's instructions, functions evaluated for this request; blank ones left out."""
+        texts: list[str] = []
+        for item in self._instructions:
+            if not isinstance(item, str):
+                item = item(*((ctx,) if inspect.signature(item).parameters else ()))
+                if inspect.isawaitable(item):
+                    item = await item
+            if item and item.strip():
+                texts.append(item)
+        return texts or None
+
+    @overload
+    def tool(self, func: Callable[..., Any], /) -> Callable[..., Any]: ...
+
+    @overload
+    def tool(self, /, **options: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]: ...
+
+    def tool(self, func: Any = None, /, **options: Any) -> Any:
+        """Register a function taking the `RunContext` first: `@toolset.tool` or `@toolset.tool(...)` (the
+        options of `add_function`)."""
+
+        def register(function: Any) -> Any:
+            self.add_function(function, True, **options)
+            return function
+
+        return register if func is None else register(func)
+
+    @overload
+    def tool_plain(self, func: Callable[..., Any], /) -> Callable[..., Any]: ...
+
+    @overload
+    def tool_plain(self, /, **options: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]: ...
+
+    def tool_plain(self, func: Any = None, /, **options: Any) -> Any:
+        """Register a function that does not take the `RunContext`: `@toolset.tool_plain` or `(...)`."""
+
+        def register(function: Any) -> Any:
+            self.add_function(function, False, **options)
+            return function
+
+        return register if func is None else register(func)
+
+    def add_function(
+        self,
+        func: ToolFuncEither[AgentDepsT, ...],
+        takes_ctx: bool | None = None,
+        name: str | None = None,
+        description: str | None = None,
+        retries: int | None = None,
+        prepare: ToolPrepareFunc[AgentDepsT] | None = None,
+        args_validator: ArgsValidatorFunc[AgentDepsT, ...] | None = None,
+        docstring_format: DocstringFormat | None = None,
+        require_parameter_descriptions: bool | None = None,
+        schema_generator: type[GenerateJsonSchema] | None = None,
+        strict: bool | None = None,
+        sequential: bool | None = None,
+        requires_approval: bool | None = None,
+        defer_loading: bool | None = None,
+        metadata: dict[str, Any] | None = None,
+        timeout: float | None = None,
+        include_return_schema: bool | None = None,
+    ) -> Tool[AgentDepsT]:
+        """Add `func` as a tool; options left `None` take the toolset's defaults. Returns the `Tool`."""
+        tool: Tool[AgentDepsT] = Tool(
+            func,
+            takes_ctx=takes_ctx,
+            name=name,
+            description=description,
+            max_retries=retries,
+            prepare=prepare,
+            args_validator=args_validator,
+            docstring_format=self.docstring_format if docstring_format is None else docstring_format,
+            require_parameter_descriptions=(
+                self.require_parameter_descriptions
+                if require_parameter_descriptions is None
+                else require_parameter_descriptions
+            ),
+            schema_generator=self.schema_generator if schema_generator is None else schema_generator,
+            strict=self.strict if strict is None else strict,
+            sequential=self.sequential if sequential is None else sequential,
+            requires_approval=self.requires_approval if requires_approval is None else requires_approval,
+            metadata=metadata,
+            timeout=timeout,
+            defer_loading=self.defer_loading if defer_loading is None else defer_loading,
+            include_return_schema=self.include_return_schema
+            if include_return_schema is None
+            else include_return_schema,
+        )
+        self.add_tool(tool)
+        return tool
+
+    def add_tool(self, tool: Tool[AgentDepsT]) -> None:
+        """Add a `Tool`; its name must be new to the toolset."""
+        if tool.name in self.tools:
+            raise UserError(f'Tool name conflicts with existing tool: {tool.name!r}')
+        if tool.max_retries is None and self.max_retries is not None:
+            tool.max_retries = self.max_retries
+        if self.metadata is not None:
+            tool.metadata = self.metadata | (tool.metadata or {})
+        self.tools[tool.name] = tool
+        self._cache = None
+
+    async def get_tools(self, ctx: RunContext[AgentDepsT]) -> dict[str, ToolsetTool[AgentDepsT]]:
+        """The tools of this step, after each tool's `prepare`.
+
+        When no tool has a `prepare` function the listing is the same at every step: it is built once (per
+        default retry budget) and reused.
+        """
+        cache = self._cache
+        if cache is not None and cache[0] == ctx.max_retries:
+            return cache[1]
+        tools: dict[str, ToolsetTool[AgentDepsT]] = {}
+        static = True
+        for own_name, tool in self.tools.items():
+            max_retries = tool.max_retries if tool.max_retries is not None else ctx.max_retries
+            tool_def: ToolDefinition | None = tool.tool_def
+            if not _static(tool):
+                static = False
+                tool_ctx = dataclasses.replace(
+                    ctx, tool_name=own_name, retry=ctx.retries.get(own_name, 0), max_retries=max_retries
+                )
+                tool_def = await tool.prepare_tool_def(tool_ctx)
+            if tool_def is None:
+                continue
+            name = tool_def.name
+            if name in tools:  # a `prepare` function renamed a tool onto another one
+                if name != own_name:
+                    raise UserError(f'Renaming tool {own_name!r} to {name!r} conflicts with existing tool.')
+                raise UserError(f'Tool name conflicts with previously renamed tool: {name!r}.')
+            schema = tool.function_schema
+            tools[name] = FunctionToolsetTool(
+                toolset=self, tool_def=tool_def, max_retries=max_retries, args_validator=schema.validator,
+                args_validator_func=tool.args_validator, call_func=schema.call, is_async=schema.is_async,
+                timeout=tool_def.timeout,
+            )  # fmt: skip
+        if static:
+            self._cache = (ctx.max_retries, tools)
+        return tools
+
+    async def call_tool(
+        self, name: str, tool_args: dict[str, Any], ctx: RunContext[AgentDepsT], tool: ToolsetTool[AgentDepsT]
+    ) -> Any:
+        """Call the tool's function; one that runs past its timeout is a retry (`Timed out after ... seconds.`)."""
+        assert isinstance(tool, FunctionToolsetTool)
+        limit = tool.timeout if tool.timeout is not None else self.timeout
+        if limit is None:
+            return await tool.call_func(tool_args, ctx)
+        try:
+            with anyio.fail_after(limit):
+                return await tool.call_func(tool_args, ctx)
+        except TimeoutError:
+            raise ModelRetry(f'Timed out after {limit} seconds.') from None
+
+    def __repr__(self) -> str:
+        return f'FunctionToolset(tools={list(self.tools)!r}, id={self._id!r})'

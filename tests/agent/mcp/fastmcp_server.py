@@ -1,0 +1,137 @@
+"""The MCP server of the tests, made with FastMCP (the MCP SDK's server framework), not with Edgewise.
+
+`python fastmcp_server.py stdio`, `python fastmcp_server.py streamable-http PORT` or `... sse PORT`.
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import sys
+from typing import Any
+
+import anyio
+from mcp.server.fastmcp import Context, FastMCP, Image
+from mcp.types import SamplingMessage, TextContent
+from pydantic import BaseModel
+
+# A 1x1 PNG.
+PIXEL = base64.b64decode(
+    'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGP4z8DwHwAFAAH/iZk9HQAAAABJRU5ErkJggg=='
+)
+
+app = FastMCP('edgewise-test-server', instructions='Numbers are added with `add`.', log_level='WARNING')
+
+
+@app.tool()
+def add(a: int, b: int) -> int:
+    """Add two integers."""
+    return a + b
+
+
+@app.tool()
+def greet(name: str) -> str:
+    """Greet someone."""
+    return f'Hello, {name}!'
+
+
+class Weather(BaseModel):
+    city: str
+    celsius: float
+
+
+@app.tool()
+def weather(city: str) -> Weather:
+    """The weather in a city."""
+    return Weather(city=city, celsius=21.5)
+
+
+@app.tool()
+def two_parts() -> list[str]:
+    """Two text parts, no structured content."""
+    return ['first', 'second']
+
+
+@app.tool(structured_output=False)
+def as_json_text() -> str:
+    """A JSON document as text."""
+    return '{"ok": true, "items": [1, 2]}'
+
+
+@app.tool()
+def picture() -> Image:
+    """A tiny PNG image."""
+    return Image(data=PIXEL, format='png')
+
+
+@app.tool()
+def fail(reason: str) -> str:
+    """Always fails with the given reason."""
+    raise ValueError(reason)
+
+
+@app.tool()
+async def chatty(message: str, ctx: Context[Any, Any, Any]) -> str:
+    """Sends log messages, then answers."""
+    await ctx.debug(f'debug: {message}')
+    await ctx.warning(f'warning: {message}')
+    return 'logged'
+
+
+@app.tool()
+async def summarize(text: str, ctx: Context[Any, Any, Any]) -> str:
+    """Asks the client's model for a summary (MCP sampling)."""
+    result = await ctx.session.create_message(
+        messages=[SamplingMessage(role='user', content=TextContent(type='text', text=text))],
+        max_tokens=50,
+        system_prompt='Summarize in a few words.',
+        temperature=0.5,
+    )
+    assert isinstance(result.content, TextContent)
+    return f'summary: {result.content.text} (by {result.model})'
+
+
+class Person(BaseModel):
+    name: str
+
+
+@app.tool()
+async def ask_name(ctx: Context[Any, Any, Any]) -> str:
+    """Asks the user for their name (MCP elicitation)."""
+    answer = await ctx.elicit('What is your name?', schema=Person)
+    if answer.action == 'accept':
+        return f'Nice to meet you, {answer.data.name}.'
+    return f'No name ({answer.action}).'
+
+
+@app.tool()
+async def grow(name: str, ctx: Context[Any, Any, Any]) -> str:
+    """Adds a tool called `name` and tells the client that the tool list changed."""
+
+    def new_tool() -> str:
+        return f'I am {name}'
+
+    app.add_tool(new_tool, name=name, description=f'The tool {name}.')
+    await ctx.session.send_tool_list_changed()
+    return f'added {name}'
+
+
+@app.tool()
+def crash() -> str:
+    """Exits the server process in the middle of the call."""
+    os._exit(3)
+
+
+@app.tool()
+async def nap(seconds: float) -> str:
+    """Sleeps, then answers."""
+    await anyio.sleep(seconds)
+    return 'rested'
+
+
+if __name__ == '__main__':
+    transport = sys.argv[1] if len(sys.argv) > 1 else 'stdio'
+    if transport != 'stdio':
+        app.settings.host = '127.0.0.1'
+        app.settings.port = int(sys.argv[2])
+    app.run(transport)  # type: ignore[arg-type]

@@ -1,0 +1,122 @@
+"""What MCP tool results and sampling requests become (pure mapping, on the protocol's JSON and the SDK's models)."""
+
+from __future__ import annotations
+
+import base64
+
+import pytest
+from mcp import types as mcp_types
+
+from edgewise.agent import ModelRetry
+from edgewise.agent._mcp_mapping import map_content_part, map_tool_result, sampling_messages, sampling_result
+from edgewise.agent.exceptions import UnexpectedModelBehavior
+from edgewise.agent.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    SystemPromptPart,
+    TextPart,
+    ThinkingPart,
+    ToolCallPart,
+    UserPromptPart,
+)
+
+PNG = base64.b64encode(b'\x89PNG....').decode()
+
+
+def test_an_error_result_without_text_is_a_generic_retry() -> None:
+    with pytest.raises(ModelRetry, match=r'^MCP tool call failed$'):
+        map_tool_result({'content': [], 'isError': True})
+
+
+def test_a_result_of_several_parts_is_a_list_and_of_one_part_that_part() -> None:
+    assert map_tool_result({'content': [{'type': 'text', 'text': 'only'}]}) == 'only'
+    assert map_tool_result({'content': [{'type': 'text', 'text': 'a'}, {'type': 'text', 'text': 'b'}]}) == ['a', 'b']
+
+
+def test_structured_content_without_the_result_wrapper_is_returned_whole() -> None:
+    result = {'content': [{'type': 'text', 'text': '{"a": 1, "b": 2}'}], 'structuredContent': {'a': 1, 'b': 2}}
+    assert map_tool_result(result) == {'a': 1, 'b': 2}
+
+
+def test_structured_content_is_ignored_next_to_an_image() -> None:
+    result = {
+        'content': [{'type': 'text', 'text': 'see'}, {'type': 'image', 'mimeType': 'image/png', 'data': PNG}],
+        'structuredContent': {'result': 'x'},
+    }
+    assert map_tool_result(result) == ['see', '[image: image/png, 8 bytes, not shown to the model]']
+
+
+@pytest.mark.parametrize(
+    ('part', 'expected'),
+    [
+        ({'type': 'text', 'text': '[1, 2'}, '[1, 2'),
+        (
+            {'type': 'audio', 'mimeType': 'audio/wav', 'data': PNG},
+            '[audio: audio/wav, 8 bytes, not shown to the model]',
+        ),
+        ({'type': 'image', 'data': '***'}, '[image: application/octet-stream, 0 bytes, not shown to the model]'),
+        ({'type': 'image', 'mimeType': 'image/gif', 'data': 'abc'}, '[image: image/gif, not shown to the model]'),
+        ({'type': 'resource', 'resource': {'uri': 'file:///a.txt', 'text': 'hello'}}, 'hello'),
+        (
+            {'type': 'resource', 'resource': {'uri': 'file:///a.bin', 'mimeType': 'application/zip', 'blob': PNG}},
+            '[resource at file:///a.bin: application/zip, 8 bytes, not shown to the model]',
+        ),
+        ({'type': 'resource_link', 'uri': 'file:///b.txt', 'name': 'b'}, 'file:///b.txt'),
+        ({'type': 'future-kind', 'x': 1}, {'type': 'future-kind', 'x': 1}),
+    ],
+)
+def test_content_parts(part: dict[str, object], expected: object) -> None:
+    assert map_content_part(part) == expected
+
+
+def shape(messages: list[ModelMessage]) -> list[tuple[type, list[tuple[type, object]]]]:
+    """Each message's type and its parts' types and contents (timestamps left out)."""
+    return [(type(m), [(type(p), p.content) for p in m.parts]) for m in messages]  # type: ignore[union-attr]
+
+
+def _text(role: str, text: str) -> mcp_types.SamplingMessage:
+    return mcp_types.SamplingMessage(role=role, content=mcp_types.TextContent(type='text', text=text))
+
+
+def test_sampling_turns_become_requests_and_responses() -> None:
+    params = mcp_types.CreateMessageRequestParams(
+        messages=[_text('user', 'hi'), _text('assistant', 'hello'), _text('assistant', 'again'), _text('user', 'bye')],
+        systemPrompt='Be nice.',
+        maxTokens=10,
+    )
+    assert shape(sampling_messages(params)) == [
+        (ModelRequest, [(SystemPromptPart, 'Be nice.'), (UserPromptPart, 'hi')]),
+        (ModelResponse, [(TextPart, 'hello'), (TextPart, 'again')]),
+        (ModelRequest, [(UserPromptPart, 'bye')]),
+    ]
+
+
+def test_sampling_ending_with_the_assistant() -> None:
+    params = mcp_types.CreateMessageRequestParams(messages=[_text('assistant', 'hello')], maxTokens=10)
+    assert shape(sampling_messages(params)) == [(ModelResponse, [(TextPart, 'hello')])]
+
+
+def test_sampling_with_an_image_is_refused() -> None:
+    image = mcp_types.ImageContent(type='image', data=PNG, mimeType='image/png')
+    params = mcp_types.CreateMessageRequestParams(
+        messages=[mcp_types.SamplingMessage(role='user', content=image)], maxTokens=10
+    )
+    with pytest.raises(ValueError, match='sampling content of type ImageContent is not supported, only text'):
+        sampling_messages(params)
+
+
+def test_the_sampling_result_is_the_text_without_thinking() -> None:
+    response = ModelResponse(parts=[ThinkingPart(content='hmm'), TextPart(content='a'), TextPart(content='b')])
+    assert sampling_result(response, 'm') == {
+        'role': 'assistant',
+        'content': {'type': 'text', 'text': 'ab'},
+        'model': 'm',
+        'stopReason': 'endTurn',
+    }
+
+
+def test_a_sampling_answer_with_a_tool_call_is_unexpected() -> None:
+    response = ModelResponse(parts=[ToolCallPart('t', {})])
+    with pytest.raises(UnexpectedModelBehavior, match='the sampling model answered with a ToolCallPart, expected text'):
+        sampling_result(response, 'm')
