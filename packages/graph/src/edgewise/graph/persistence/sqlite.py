@@ -360,10 +360,11 @@ class SqliteStatePersistence(SqlStatePersistence[StateT, RunEndT]):
         Only a file without a log to go with it is judged alone: while a log holds pages, a checkpoint (of
         another connection) may be copying them into the file, whose header can then be ahead of its length.
         """
-        for _ in range(2):  # a second look, should a checkpoint have been finishing during the first
+        shortfall = self._shortfall()
+        if shortfall is not None:  # a second look, should a checkpoint have been finishing during the first
             shortfall = self._shortfall()
-            if shortfall is None:
-                return
+        if shortfall is None:
+            return
         pages, page_size, length = shortfall
         raise PersistenceError(
             f'{self._describe()} is damaged: its header counts {pages} pages of {page_size} bytes, but the file '
