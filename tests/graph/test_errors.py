@@ -186,7 +186,7 @@ async def test_undeclared_end_from_a_node_with_no_declared_next_nodes_says_none(
 
 
 def test_declared_edges_are_listed_sorted_with_end_last() -> None:
-    from edgewise.graph.graph import _declared, _Edges
+    from edgewise.graph._step_runner import _declared, _Edges
 
     assert _declared(_Edges('X', frozenset(), False, False)) == 'none'
     assert _declared(_Edges('X', frozenset({'B', 'A'}), True, False)) == '`A`, `B`, `End`'

@@ -15,7 +15,6 @@ whole messages: a request without its response, or a response whose tool calls a
 from __future__ import annotations as _annotations
 
 import dataclasses
-import itertools
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
@@ -31,6 +30,7 @@ from edgewise.graph import BaseNode, End, Graph, GraphRunContext
 
 from . import _instrument
 from ._deferred_tools import DeferredToolRequests, DeferredToolResults
+from ._history import first_new_index, has_adjacent_same_kind, sent_messages
 from ._no_output import NoOutput, no_output_answer
 from ._output import validation_errors
 from ._run_deps import GraphAgentDeps, GraphAgentState
@@ -42,7 +42,6 @@ from .messages import (
     FunctionToolCallEvent,
     FunctionToolResultEvent,
     HandleResponseEvent,
-    ModelMessage,
     ModelRequest,
     ModelRequestPart,
     ModelResponse,
@@ -70,8 +69,6 @@ __all__ = (
     'AgentStream',
     'CANCELLED_TOOL_CONTENT',
     'agent_graph',
-    'has_adjacent_same_kind',
-    'merge_adjacent',
 )
 
 DepsT = TypeVar('DepsT', default=None)
@@ -279,7 +276,7 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
         with _instrument.span_if(
             deps.tracing, 'chat {model_name}', model_name=model.model_name, run_step=state.run_step
         ):
-            response = await model.request(_sent_messages(state, deps), self._settings, params)
+            response = await model.request(sent_messages(state, deps), self._settings, params)
         return self.record_response(ctx, response)
 
     def stream(
@@ -304,7 +301,7 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
         with _instrument.span_if(
             deps.tracing, 'chat {model_name}', model_name=model.model_name, run_step=state.run_step
         ):
-            async with model.request_stream(_sent_messages(state, deps), self._settings, params, run_ctx) as response:
+            async with model.request_stream(sent_messages(state, deps), self._settings, params, run_ctx) as response:
                 limits = deps.usage_limits
                 check: Callable[[RequestUsage], None] | None = None
                 if limits.has_token_limits():
@@ -697,76 +694,8 @@ async def _run_request_hooks(
     # The history list may be the one `capture_run_messages` gave out: change its contents, not the list.
     state.message_history[:] = messages
     deps.merge_adjacent = deps.merge_adjacent or has_adjacent_same_kind(messages)
-    deps.new_message_index = _first_new_index(messages, state.run_id, deps.resumed_request)
+    deps.new_message_index = first_new_index(messages, state.run_id, deps.resumed_request)
     return request_context.model_settings, request_context.model_request_parameters
-
-
-def _first_new_index(messages: list[ModelMessage], run_id: str, resumed: ModelRequest | None) -> int:
-    """Where the run's own messages start in a history a capability rewrote: after the request the run resumed
-    (found by identity, else by content), else at the first message of the run."""
-    if resumed is not None:
-        for index, message in enumerate(messages):
-            if message is resumed:
-                return index + 1
-        for index in range(len(messages) - 1, -1, -1):
-            message = messages[index]
-            if isinstance(message, ModelRequest) and (
-                message.parts,
-                message.timestamp,
-                message.instructions,
-                message.metadata,
-            ) == (resumed.parts, resumed.timestamp, resumed.instructions, resumed.metadata):
-                return index + 1
-    return next((i for i, m in enumerate(messages) if m.run_id == run_id), len(messages))
-
-
-def has_adjacent_same_kind(messages: Sequence[ModelMessage]) -> bool:
-    """Whether two requests (or two responses) follow each other in `messages`."""
-    return any(type(a) is type(b) for a, b in itertools.pairwise(messages))
-
-
-def _sent_messages(state: GraphAgentState, deps: GraphAgentDeps[Any, Any]) -> list[ModelMessage]:
-    """The history as sent to the model: adjacent requests merged (and adjacent responses that did not come from a
-    model), as pydantic-ai sends them. Only histories given by the caller or changed by a capability can hold them,
-    so runs without those send their history as it is."""
-    history = state.message_history
-    if not deps.merge_adjacent:
-        return history
-    return merge_adjacent(history)
-
-
-def merge_adjacent(history: Sequence[ModelMessage]) -> list[ModelMessage]:
-    """`history` with adjacent requests merged, and adjacent responses that did not come from a model."""
-    merged: list[ModelMessage] = []
-    for message in history:
-        last = merged[-1] if merged else None
-        if (
-            isinstance(message, ModelRequest)
-            and isinstance(last, ModelRequest)
-            and (not last.instructions or not message.instructions or last.instructions == message.instructions)
-        ):
-            parts = sorted(
-                [*last.parts, *message.parts], key=lambda p: not isinstance(p, ToolReturnPart | RetryPromptPart)
-            )
-            merged[-1] = ModelRequest(
-                parts,
-                instructions=last.instructions or message.instructions,
-                timestamp=message.timestamp or last.timestamp,
-            )
-        elif (
-            isinstance(message, ModelResponse)
-            and isinstance(last, ModelResponse)
-            and _synthetic(last)
-            and _synthetic(message)
-        ):
-            merged[-1] = dataclasses.replace(last, parts=[*last.parts, *message.parts])
-        else:
-            merged.append(message)
-    return merged
-
-
-def _synthetic(response: ModelResponse) -> bool:
-    return response.provider_response_id is None and response.provider_name is None and response.model_name is None
 
 
 class _Checkpoints:

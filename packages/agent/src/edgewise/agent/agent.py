@@ -18,11 +18,12 @@ from edgewise.graph.persistence.store import DurableStatePersistence
 
 from . import _durable_run, _instrument
 from . import messages as _messages
-from ._agent_graph import UserPromptNode, agent_graph, has_adjacent_same_kind, merge_adjacent
+from ._agent_graph import UserPromptNode, agent_graph
 from ._agent_run import AgentRun, bind_captured_messages
 from ._agent_streaming import AgentStreaming, IterOptions, RunOptions
 from ._agent_toolsets import AgentFunctionToolset
 from ._deferred_tools import DeferredToolResults
+from ._history import has_adjacent_same_kind, merge_adjacent
 from ._node_stream_loop import EventStreamHandler, run_with_event_handler
 from ._output import build_output_schema
 from ._run_deps import (

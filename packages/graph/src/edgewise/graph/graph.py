@@ -15,15 +15,14 @@ import anyio
 import typing_extensions
 
 from . import _instrument, mermaid
-from . import nodes as _nodes
 from ._edges import comma_and
 from ._runs import RunLink
+from ._step_runner import _Edges, _Runner
 from ._stream import GraphEventStream, stream_events
 from .exceptions import (
     GraphRuntimeError,
     GraphSetupError,
     StepLimitExceeded,
-    UndeclaredEdgeError,
 )
 from .fork import Fork
 from .nodes import _LINK_ATTR, _SNAPSHOT_ID_ATTR, BaseNode, DepsT, End, GraphRunContext, NodeDef, RunEndT, StateT
@@ -43,20 +42,6 @@ class _Unset:
 
 
 UNSET: Any = _Unset()
-
-
-@dataclass(frozen=True, slots=True)
-class _Edges:
-    """A node's allowed next steps, precomputed for the runtime check."""
-
-    node_id: str
-    next_ids: frozenset[str]
-    can_end: bool
-    any_node: bool
-    next_classes: frozenset[type[Any]] = frozenset()
-
-
-_NO_EDGES = _Edges('', frozenset(), can_end=False, any_node=False)
 
 
 @dataclass(init=False)
@@ -717,95 +702,8 @@ class GraphRun(Generic[StateT, DepsT, RunEndT]):
         return f'<GraphRun graph={self.graph.name or "[unnamed]"}>'
 
 
-class _Runner(Generic[StateT, DepsT, RunEndT]):
-    """Runs the node of each step of a `GraphRun` for `record_step` (the `StepRunner` it hands the hook).
-
-    One per run, reused for every step, and apart from `GraphRun` so that its methods are not the run's API.
-    """
-
-    __slots__ = ('_edges_by_class', '_traced', 'ctx', 'edges', 'snapshot_id')
-
-    def __init__(
-        self,
-        ctx: GraphRunContext[StateT, DepsT],
-        edges_by_class: dict[type[Any], _Edges],
-        *,
-        traced: bool,
-        snapshot_id: str | None,
-    ) -> None:
-        self.ctx = ctx
-        """The context nodes run with; replaced when the run's state or deps are."""
-        self.edges = _NO_EDGES
-        """The edges of the node of the step in progress."""
-        self.snapshot_id = snapshot_id
-        """The id of the latest snapshot the run knows is stored (or about to be)."""
-        self._edges_by_class = edges_by_class
-        self._traced = traced
-
-    def run(self, node: BaseNode[StateT, DepsT, RunEndT]) -> Awaitable[BaseNode[StateT, DepsT, RunEndT] | End[RunEndT]]:
-        """The coroutine of `node.run`, in its span when tracing."""
-        if self._traced:
-            return self._run_traced(node)
-        return node.run(self.ctx)
-
-    async def _run_traced(
-        self, node: BaseNode[StateT, DepsT, RunEndT]
-    ) -> BaseNode[StateT, DepsT, RunEndT] | End[RunEndT]:
-        node_id = self.edges.node_id
-        with _instrument.span(f'run node {node_id}', node_id=node_id, node=node):
-            return await node.run(self.ctx)
-
-    def finish(self, next_node: BaseNode[StateT, DepsT, RunEndT] | End[RunEndT]) -> str:
-        """Check what the node returned against its edges, and draw the id of its snapshot."""
-        if type(next_node) not in self.edges.next_classes:
-            self._check_next(next_node)
-        # `next_node.get_snapshot_id()`, without `get_node_id()` for the graph's own node classes.
-        snapshot_id: str | None = next_node.__dict__.get(_SNAPSHOT_ID_ATTR)
-        if snapshot_id is None:
-            next_edges = self._edges_by_class.get(type(next_node))
-            if next_edges is None:
-                snapshot_id = next_node.get_snapshot_id()
-            else:
-                # What `get_snapshot_id` stores, without `object.__setattr__` (nodes may be frozen).
-                snapshot_id = next_node.__dict__[_SNAPSHOT_ID_ATTR] = _nodes.generate_snapshot_id(next_edges.node_id)
-        self.snapshot_id = snapshot_id
-        return snapshot_id
-
-    def _check_next(self, next_node: object) -> None:
-        """Check that what a node returned is a node or `End` that its return hint declares."""
-        edges = self.edges
-        if isinstance(next_node, End):
-            if not (edges.can_end or edges.any_node):
-                raise UndeclaredEdgeError(
-                    f'Node `{edges.node_id}` returned `End`, but the return hint of its `run` method does not '
-                    f'declare `End`; declared next nodes: {_declared(edges)}. Add `End[...]` to the hint.'
-                )
-        elif isinstance(next_node, BaseNode):
-            if edges.any_node:
-                return
-            next_edges = self._edges_by_class.get(type(next_node))
-            next_id = next_edges.node_id if next_edges is not None else next_node.get_node_id()
-            if next_id not in edges.next_ids:
-                raise UndeclaredEdgeError(
-                    f'Node `{edges.node_id}` returned `{next_id}`, which the return hint of its `run` method does '
-                    f'not declare; declared: {_declared(edges)}. Add `{next_id}` to the hint.'
-                )
-        else:
-            raise GraphRuntimeError(
-                f'Invalid node return type: `{type(next_node).__name__}`. Expected `BaseNode` or `End`. It was '
-                f'returned by node `{edges.node_id}`.'
-            )
-
-
 async def _ready(value: _T) -> _T:
     return value
-
-
-def _declared(edges: _Edges) -> str:
-    names = sorted(f'`{n}`' for n in edges.next_ids)
-    if edges.can_end:
-        names.append('`End`')
-    return ', '.join(names) if names else 'none'
 
 
 @dataclass(init=False)
