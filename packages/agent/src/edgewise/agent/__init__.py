@@ -14,6 +14,8 @@ from .exceptions import (
     AgentRunError,
     ApprovalRequired,
     CallDeferred,
+    ConcurrencyLimitExceeded,
+    IncompleteToolCall,
     ModelAPIError,
     ModelHTTPError,
     ModelRetry,

@@ -350,6 +350,7 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
             if deps.request_hooks:
                 settings, params = await _run_request_hooks(ctx, run_ctx, settings, params)
         self.__dict__['_settings'] = settings
+        state.last_max_tokens = (settings or {}).get('max_tokens')
         return params
 
     @property

@@ -8,7 +8,7 @@ import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Generic, Literal, TypeAlias
+from typing import Annotated, Any, Generic, Literal, TypeAlias
 
 import pydantic
 from pydantic_core import core_schema
@@ -18,8 +18,8 @@ from edgewise.graph import BaseStatePersistence
 
 from ._deferred_tools import DeferredToolResults
 from ._output import OutputSchema
-from .exceptions import UnexpectedModelBehavior
-from .messages import ModelMessage, ModelRequest, ModelRequestPart, UserContent
+from .exceptions import IncompleteToolCall, UnexpectedModelBehavior
+from .messages import ModelMessage, ModelRequest, ModelRequestPart, ModelResponse, ToolCallPart, UserContent
 from .models import Model
 from .settings import ModelSettings
 from .tools import RunContext, ToolDefinition, resolve_return_schema
@@ -103,6 +103,8 @@ class GraphAgentState:
     step_results: list[ModelRequestPart] = field(default_factory=list)
     """The results of the tool calls of the step in progress that have finished (a durable run checkpoints
     them one by one, so that a resumed step runs only the calls that had not finished)."""
+    last_max_tokens: Annotated[int | None, pydantic.Field(exclude=True)] = field(default=None, repr=False, compare=False)
+    """The `max_tokens` setting of the last request (for error messages only; not persisted)."""
 
     @classmethod
     def __get_pydantic_core_schema__(cls, source: Any, handler: pydantic.GetCoreSchemaHandler) -> Any:
@@ -118,7 +120,28 @@ class GraphAgentState:
         """
         self.retries += 1
         if self.retries > max_retries:
+            self.check_incomplete_tool_call()
             raise UnexpectedModelBehavior(f'Exceeded maximum output retries ({max_retries})') from error
+
+
+    def check_incomplete_tool_call(self) -> None:
+        """Raise `IncompleteToolCall` when the last response stopped at the token limit in the middle of a tool
+        call (its arguments are not a whole JSON object): retrying it would be cut short again."""
+        history = self.message_history
+        response = history[-1] if history else None
+        if not isinstance(response, ModelResponse) or response.finish_reason != 'length' or not response.parts:
+            return
+        call = response.parts[-1]
+        if not isinstance(call, ToolCallPart):
+            return
+        try:
+            call.args_as_dict(raise_if_invalid=True)
+        except ValueError:
+            raise IncompleteToolCall(
+                f'Model token limit ({self.last_max_tokens or "provider default"}) exceeded while generating a tool '
+                'call, resulting in incomplete arguments. Increase the `max_tokens` model setting, or simplify the '
+                'prompt to result in a shorter response that will fit within the limit.'
+            ) from None
 
 
 def _dump_delta(state: GraphAgentState, handler: Any) -> Any:

@@ -65,6 +65,7 @@ class ToolCallsOutcome:
 def _unknown(call: ToolCallPart, state: GraphAgentState, deps: GraphAgentDeps[Any, Any]) -> RetryPromptPart:
     name, max_retries = call.tool_name, deps.default_tool_retries
     if state.tool_retries.get(name, 0) >= max_retries:
+        state.check_incomplete_tool_call()
         raise UnexpectedModelBehavior(f'Tool {name!r} exceeded max retries count of {max_retries}')
     return unknown_tool_part(call, [*(deps.step_tools or {}), *deps.output_schema.tools])
 

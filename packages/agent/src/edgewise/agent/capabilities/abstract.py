@@ -9,25 +9,11 @@ from typing import Any, Generic, TypeAlias
 
 from .._run_options import AgentInstructions, AgentModelSettings
 from ..messages import ModelMessage
-from ..models import Model, ModelRequestParameters
+from ..models import ModelRequestContext
 from ..settings import ModelSettings
 from ..tools import AgentDepsT, RunContext
 
 __all__ = ('AbstractCapability', 'ModelRequestContext', 'AgentCapability', 'CapabilityFunc')
-
-
-@dataclass(kw_only=True)
-class ModelRequestContext:
-    """What is about to be sent to the model; `before_model_request` hooks may change any of it."""
-
-    model: Model
-    """The model the request goes to."""
-    messages: list[ModelMessage]
-    """The message history to send (ending with the new request); it replaces the run's history."""
-    model_settings: ModelSettings | None
-    """The request's settings."""
-    model_request_parameters: ModelRequestParameters
-    """The request's tools and output mode."""
 
 
 @dataclass
