@@ -13,6 +13,7 @@ def test_all_is_pinned() -> None:
     assert sorted(edgewise.agent.__all__) == [
         'AbstractToolset',
         'Agent',
+        'AgentCapability',
         'AgentError',
         'AgentEventStream',
         'AgentRetries',
@@ -31,7 +32,9 @@ def test_all_is_pinned() -> None:
         'CachePoint',
         'CallDeferred',
         'CallToolsNode',
+        'CapabilityFunc',
         'CombinedToolset',
+        'ConcurrencyLimitExceeded',
         'DEFAULT_PROFILE',
         'DeferredToolRequests',
         'DeferredToolResults',
@@ -53,6 +56,7 @@ def test_all_is_pinned() -> None:
         'ImageFormat',
         'ImageMediaType',
         'ImageUrl',
+        'IncompleteToolCall',
         'InlineDefsJsonSchemaTransformer',
         'InstructionPart',
         'InstrumentationSettings',
@@ -64,6 +68,7 @@ def test_all_is_pinned() -> None:
         'ModelProfile',
         'ModelProfileSpec',
         'ModelRequest',
+        'ModelRequestContext',
         'ModelRequestNode',
         'ModelRequestPart',
         'ModelResponse',
@@ -132,7 +137,7 @@ def test_public_modules_match_pydantic_ai() -> None:
     for module in ('messages', 'tools', 'output', 'usage', 'settings', 'result', 'exceptions', 'models',
                    'toolsets', 'models.test', 'models.function', 'models.openai', 'providers', 'providers.openai',
                    'providers.ollama', 'profiles', 'profiles.openai', 'agent', 'format_prompt', 'capabilities',
-                   'models.instrumented', 'mcp'):  # fmt: skip
+                   'models.instrumented', 'mcp', 'tool_manager', 'models.wrapper'):  # fmt: skip
         importlib.import_module(f'edgewise.agent.{module}')
 
 

@@ -9,6 +9,7 @@ from ._agent_graph import CallToolsNode, ModelRequestNode, UserPromptNode
 from ._agent_run import AgentRun, capture_run_messages
 from ._run_options import AgentRetries
 from .agent import Agent, EndStrategy
+from .capabilities import AgentCapability, CapabilityFunc
 from .exceptions import (
     AgentError,
     AgentRunError,
@@ -78,6 +79,7 @@ from .messages import (
     VideoMediaType,
     VideoUrl,
 )
+from .models import ModelRequestContext
 from .models.instrumented import InstrumentationSettings
 from .output import NativeOutput, PromptedOutput, StructuredDict, TextOutput, ToolOutput
 from .result import AgentEventStream, AgentRunResult, AgentRunResultEvent, FinalResult, StreamedRunResult
@@ -109,6 +111,7 @@ from .usage import RequestUsage, RunUsage, UsageLimits
 __all__ = (
     'AbstractToolset',
     'Agent',
+    'AgentCapability',
     'AgentError',
     'AgentEventStream',
     'AgentRun',
@@ -124,6 +127,8 @@ __all__ = (
     'BinaryImage',
     'CachePoint',
     'CallToolsNode',
+    'CapabilityFunc',
+    'ConcurrencyLimitExceeded',
     'DEFAULT_PROFILE',
     'DocumentFormat',
     'DocumentMediaType',
@@ -149,6 +154,7 @@ __all__ = (
     'ImageFormat',
     'ImageMediaType',
     'ImageUrl',
+    'IncompleteToolCall',
     'InlineDefsJsonSchemaTransformer',
     'InstructionPart',
     'InstrumentationSettings',
@@ -160,6 +166,7 @@ __all__ = (
     'ModelProfile',
     'ModelProfileSpec',
     'ModelRequest',
+    'ModelRequestContext',
     'ModelRequestNode',
     'ModelRequestPart',
     'ModelResponse',

@@ -30,13 +30,14 @@ from edgewise.graph import BaseNode, End, Graph, GraphRunContext
 
 from . import _instrument
 from ._deferred_tools import DeferredToolRequests, DeferredToolResults
-from ._history import first_new_index, has_adjacent_same_kind, sent_messages
+from ._history import sent_messages
 from ._no_output import NoOutput, no_output_answer
 from ._output import validation_errors
+from ._request_hooks import run_request_hooks, wrapped_request
 from ._run_deps import GraphAgentDeps, GraphAgentState
 from ._run_result import FinalResult
+from ._step_tools import prepare_output_tools, prepare_step_tools
 from ._tool_calls import run_tool_calls, tool_retry_prompt
-from .capabilities.abstract import ModelRequestContext
 from .exceptions import ModelRetry, UserError
 from .messages import (
     FunctionToolCallEvent,
@@ -276,7 +277,11 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
         with _instrument.span_if(
             deps.tracing, 'chat {model_name}', model_name=model.model_name, run_step=state.run_step
         ):
-            response = await model.request(sent_messages(state, deps), self._settings, params)
+            root = deps.root_capability
+            if root is not None and root.overrides('wrap_model_request'):
+                response = await wrapped_request(ctx, params, self._settings)
+            else:
+                response = await model.request(sent_messages(state, deps), self._settings, params)
         return self.record_response(ctx, response)
 
     def stream(
@@ -331,13 +336,13 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
             state.message_offset = len(history)
         history.append(request)
         state.run_step += 1
-        function_tools = await deps.prepare_tools(state)
+        function_tools = await prepare_step_tools(state, deps)
         schema = deps.output_schema
         params = ModelRequestParameters(
             function_tools=list(function_tools.values()),
             output_mode=schema.mode,
             output_object=schema.object_def,
-            output_tools=list(schema.tool_defs),
+            output_tools=await prepare_output_tools(state, deps),
             # As in pydantic-ai: native and prompted output arrive as text, so the model is told text is allowed.
             allow_text_output=schema.allow_text_output or schema.mode in ('native', 'prompted'),
         )
@@ -348,7 +353,7 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
             if deps.settings_resolver is not None:
                 settings = deps.settings_resolver(run_ctx)
             if deps.request_hooks:
-                settings, params = await _run_request_hooks(ctx, run_ctx, settings, params)
+                settings, params = await run_request_hooks(ctx, run_ctx, settings, params)
         self.__dict__['_settings'] = settings
         state.last_max_tokens = (settings or {}).get('max_tokens')
         return params
@@ -510,9 +515,11 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
         state, deps = ctx.state, ctx.deps
         start_retries = state.retries
         output_tools = deps.output_schema.tools
+        if deps.step_output_tools is not None:  # a `prepare_output_tools` hook hid some: calls of those are unknown
+            output_tools = {name: p for name, p in output_tools.items() if name in deps.step_output_tools}
         step_tools = deps.step_tools
         if step_tools is None:  # resumed: the step's tools were not prepared in this process
-            step_tools = await deps.prepare_tools(state)
+            step_tools = await prepare_step_tools(state, deps)
         parts: list[ModelRequestPart] = []
         if self.tool_call_results is not None:
             calls = self._calls_to_resume(state, calls, parts)
@@ -668,35 +675,6 @@ else:
     _CallToolsNext: TypeAlias = Union[  # noqa: UP007 - a subscriptable alias of generic classes
         ModelRequestNode[DepsT, NodeRunEndT], DeferredToolCallsNode[DepsT, NodeRunEndT], End[FinalResult[NodeRunEndT]]
     ]
-
-
-async def _run_request_hooks(
-    ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[Any, Any]],
-    run_ctx: RunContext[Any],
-    settings: Any,
-    params: ModelRequestParameters,
-) -> tuple[Any, ModelRequestParameters]:
-    """Run the capabilities' `before_model_request` hooks; what they return replaces the run's history."""
-    state, deps = ctx.state, ctx.deps
-    request_context = ModelRequestContext(
-        model=deps.model, messages=state.message_history[:], model_settings=settings, model_request_parameters=params
-    )
-    for capability in deps.request_hooks:
-        request_context = await capability.before_model_request(run_ctx, request_context)
-    messages = request_context.messages
-    if not messages:
-        raise UserError('Processed history cannot be empty.')
-    last = messages[-1]
-    if not isinstance(last, ModelRequest):
-        raise UserError('Processed history must end with a `ModelRequest`.')
-    last.timestamp = last.timestamp or _now()
-    last.run_id = last.run_id or state.run_id
-    last.conversation_id = last.conversation_id or state.conversation_id
-    # The history list may be the one `capture_run_messages` gave out: change its contents, not the list.
-    state.message_history[:] = messages
-    deps.merge_adjacent = deps.merge_adjacent or has_adjacent_same_kind(messages)
-    deps.new_message_index = first_new_index(messages, state.run_id, deps.resumed_request)
-    return request_context.model_settings, request_context.model_request_parameters
 
 
 class _Checkpoints:

@@ -22,7 +22,7 @@ from .exceptions import IncompleteToolCall, UnexpectedModelBehavior
 from .messages import ModelMessage, ModelRequest, ModelRequestPart, ModelResponse, ToolCallPart, UserContent
 from .models import Model
 from .settings import ModelSettings
-from .tools import RunContext, ToolDefinition, resolve_return_schema
+from .tools import RunContext, ToolDefinition
 from .toolsets import AbstractToolset, ToolsetTool
 from .usage import RunUsage, UsageLimits
 
@@ -103,7 +103,9 @@ class GraphAgentState:
     step_results: list[ModelRequestPart] = field(default_factory=list)
     """The results of the tool calls of the step in progress that have finished (a durable run checkpoints
     them one by one, so that a resumed step runs only the calls that had not finished)."""
-    last_max_tokens: Annotated[int | None, pydantic.Field(exclude=True)] = field(default=None, repr=False, compare=False)
+    last_max_tokens: Annotated[int | None, pydantic.Field(exclude=True)] = field(
+        default=None, repr=False, compare=False
+    )
     """The `max_tokens` setting of the last request (for error messages only; not persisted)."""
 
     @classmethod
@@ -221,6 +223,10 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
     """Merges the settings for each request, when some are functions of the run context."""
     request_hooks: Sequence[Any] = ()
     """Capabilities with a `before_model_request` hook, in order."""
+    root_capability: Any = None
+    """The run's capabilities as one `CombinedCapability` (typed loosely: capabilities sit above this module)."""
+    tool_manager: Any = None
+    """The current step's `ToolManager` (made at the first step; typed loosely: it sits above this module)."""
     tracing: bool = True
     """Whether the run makes spans."""
     resumed_request: ModelRequest | None = None
@@ -253,6 +259,9 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
     """The tools visible in the current step (after `prepare`), by the name the model sees."""
     step_tool_functions: dict[str, ToolsetTool[Any]] = field(default_factory=dict)
     """The toolset's tool behind each name of `step_tools`."""
+    step_output_tools: set[str] | None = None
+    """The output tools the current step shows the model, when a `prepare_output_tools` hook chose them (`None`:
+    all of the output schema's)."""
     persistence: BaseStatePersistence[Any, Any] | None = None
     """Where the run is stored, when it is durable (its persistence stores checkpoints): snapshots then hold only
     new messages, and each finished tool call is checkpointed."""
@@ -260,7 +269,8 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
     """Whether a run stopping on deferred tool calls is stored as waiting (its persistence is durable)."""
     deferred_tool_results: DeferredToolResults | None = None
     """The answers a stored run waiting on deferred tool calls is resumed with (taken by the node that waits)."""
-    _listing: Any = field(default=None, init=False, repr=False)
+    listing: Any = field(default=None, init=False, repr=False)
+    """The toolset's listing `step_tools` were built from (a listing that does not change costs no work)."""
     _static_instructions: Any = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -308,22 +318,6 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
             context = context(ctx)
         ctx.validation_context = context
         return context
-
-    async def prepare_tools(self, state: GraphAgentState) -> dict[str, ToolDefinition]:
-        """The tools of this step, as the run's toolset lists them.
-
-        A toolset whose listing does not change (the same mapping as at the last step, as function tools
-        without `prepare` give) costs no work past the listing.
-        """
-        ctx = self.run_context(state, max_retries=self.default_tool_retries)
-        self.toolset = toolset = await self.toolset.for_run_step(ctx)
-        listing = await toolset.get_tools(ctx)
-        if listing is self._listing and self.step_tools is not None:
-            return self.step_tools
-        self._listing = listing
-        self.step_tools = {name: resolve_return_schema(tool.tool_def) for name, tool in listing.items()}
-        self.step_tool_functions = listing
-        return self.step_tools
 
     async def instructions_text(self, state: GraphAgentState) -> str | None:
         """The instructions of the next request, as pydantic-ai 1.107 builds them: the texts joined by lines,

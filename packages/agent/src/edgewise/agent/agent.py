@@ -47,7 +47,7 @@ from ._run_options import (
     settings_resolver,
 )
 from ._run_result import AgentRunResult, FinalResult
-from .capabilities import AbstractCapability, AgentCapability, Instrumentation, ProcessHistory
+from .capabilities import AbstractCapability, AgentCapability, CombinedCapability, Instrumentation, ProcessHistory
 from .exceptions import UserError
 from .messages import ModelMessage, ModelRequest, ModelResponse, UserContent
 from .models import KnownModelName, Model, infer_model
@@ -405,6 +405,7 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
             model_settings=static_settings,
             settings_resolver=resolver,
             request_hooks=[c for c in caps if isinstance(c, AbstractCapability) and c.has_request_hook()],
+            root_capability=CombinedCapability([c for c in caps if isinstance(c, AbstractCapability)]) if caps else None,
             tracing=self._tracing(caps),
             validation_context=self.validation_context,
             usage_limits=usage_limits or UsageLimits(),
