@@ -47,6 +47,7 @@ from ._run_options import (
     settings_resolver,
 )
 from ._run_result import AgentRunResult, FinalResult
+from ._wrapper_agent import WrapperAgent
 from .capabilities import AbstractCapability, AgentCapability, CombinedCapability, Instrumentation, ProcessHistory
 from .exceptions import UserError
 from .messages import ModelMessage, ModelRequest, ModelResponse, UserContent
@@ -64,7 +65,7 @@ from .toolsets import AbstractToolset
 from .toolsets._dynamic import DynamicToolset, ToolsetFunc
 from .usage import RunUsage, UsageLimits
 
-__all__ = ('Agent', 'EndStrategy')
+__all__ = ('Agent', 'EndStrategy', 'WrapperAgent', 'AgentRunResult')
 
 RunOutputDataT = TypeVar('RunOutputDataT')
 _F = TypeVar('_F', bound=Callable[..., Any])
