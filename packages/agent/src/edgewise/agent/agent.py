@@ -47,6 +47,7 @@ from ._run_options import (
     settings_resolver,
 )
 from ._run_result import AgentRunResult, FinalResult
+from ._wrap_run import wrapped_run
 from ._wrapper_agent import WrapperAgent
 from .capabilities import AbstractCapability, AgentCapability, CombinedCapability, Instrumentation, ProcessHistory
 from .exceptions import UserError
@@ -406,7 +407,7 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
             model_settings=static_settings,
             settings_resolver=resolver,
             request_hooks=[c for c in caps if isinstance(c, AbstractCapability) and c.has_request_hook()],
-            root_capability=CombinedCapability([c for c in caps if isinstance(c, AbstractCapability)]) if caps else None,
+            root_capability=_combined(caps),
             tracing=self._tracing(caps),
             validation_context=self.validation_context,
             usage_limits=usage_limits or UsageLimits(),
@@ -441,7 +442,12 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
                     ) as graph_run,
                 ):
                     agent_run = AgentRun(graph_run)
-                    yield agent_run
+                    root = graph_deps.root_capability
+                    if root is not None and root.overrides('wrap_run'):
+                        async with wrapped_run(root, graph_deps.run_context(state), agent_run):
+                            yield agent_run
+                    else:
+                        yield agent_run
                 if metadata_layers and agent_run.result is not None:
                     state.metadata = resolve_metadata(metadata_layers, graph_deps.run_context(state))
 
@@ -625,6 +631,12 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
             f'{type(self).__name__}(model={self.model!r}, name={self.name!r}, end_strategy={self.end_strategy!r}, '
             f'model_settings={self.model_settings!r}, output_type={self.output_type!r})'
         )
+
+
+def _combined(capabilities: Sequence[AgentCapability[Any]]) -> CombinedCapability[Any] | None:
+    """The run's capabilities as one, or `None` when it has none (the run then skips every hook)."""
+    found = [c for c in capabilities if isinstance(c, AbstractCapability)]
+    return CombinedCapability(found) if found else None
 
 
 def _check_prompt_fits(user_prompt: Any, history: list[ModelMessage]) -> None:
