@@ -185,6 +185,8 @@ _WORD_RE = re.compile(r'\S+\s*|\s+')
 class TestStreamedResponse(StreamedResponse):
     """Streams a response built whole: the events its parts would arrive as, then its usage."""
 
+    __test__ = False  # not a test class, whatever its name
+
     def __init__(
         self,
         model_request_parameters: ModelRequestParameters,
