@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from edgewise.agent import Agent
-from edgewise.agent.messages import ModelResponse, PartDeltaEvent, PartStartEvent, TextPart
+from edgewise.agent.messages import ModelResponse, PartDeltaEvent, PartStartEvent, TextPart, TextPartDelta
 from edgewise.agent.models import ModelRequestParameters
 from edgewise.agent.models.test import TestModel, TestStreamedResponse
 from edgewise.agent.models.wrapper import CompletedStreamedResponse, WrapperModel
@@ -45,6 +45,7 @@ async def test_test_streamed_response_streams_its_response_word_by_word() -> Non
         _provider_name='test',
     )
     events = [event async for event in stream]
-    assert isinstance(events[0], PartStartEvent) and isinstance(events[1], PartDeltaEvent)
+    assert isinstance(events[0], PartStartEvent) and events[0].part == TextPart('two ')
+    assert [e.delta for e in events if isinstance(e, PartDeltaEvent)] == [TextPartDelta('words')]
     assert stream.get().parts == [TextPart('two words')]
     assert (stream.model_name, stream.provider_name) == ('test', 'test')
