@@ -11,6 +11,7 @@ import edgewise.agent
 
 def test_all_is_pinned() -> None:
     assert sorted(edgewise.agent.__all__) == [
+        'AbstractConcurrencyLimiter',
         'AbstractToolset',
         'Agent',
         'AgentCapability',
@@ -22,6 +23,7 @@ def test_all_is_pinned() -> None:
         'AgentRunResult',
         'AgentRunResultEvent',
         'AgentStreamEvent',
+        'AnyConcurrencyLimit',
         'ApprovalRequired',
         'ApprovalRequiredToolset',
         'AudioFormat',
@@ -34,7 +36,9 @@ def test_all_is_pinned() -> None:
         'CallToolsNode',
         'CapabilityFunc',
         'CombinedToolset',
+        'ConcurrencyLimit',
         'ConcurrencyLimitExceeded',
+        'ConcurrencyLimiter',
         'DEFAULT_PROFILE',
         'DeferredToolRequests',
         'DeferredToolResults',
@@ -137,7 +141,7 @@ def test_public_modules_match_pydantic_ai() -> None:
     for module in ('messages', 'tools', 'output', 'usage', 'settings', 'result', 'exceptions', 'models',
                    'toolsets', 'models.test', 'models.function', 'models.openai', 'providers', 'providers.openai',
                    'providers.ollama', 'profiles', 'profiles.openai', 'agent', 'format_prompt', 'capabilities',
-                   'models.instrumented', 'mcp', 'tool_manager', 'models.wrapper'):  # fmt: skip
+                   'models.instrumented', 'mcp', 'tool_manager', 'models.wrapper', 'concurrency'):  # fmt: skip
         importlib.import_module(f'edgewise.agent.{module}')
 
 

@@ -46,7 +46,12 @@ def test_messages_and_bodies() -> None:
 
 
 def test_the_new_leaves_sit_in_the_tree() -> None:
-    from edgewise.agent.exceptions import ConcurrencyLimitExceeded, ContentFilterError, IncompleteToolCall, ToolRetryError
+    from edgewise.agent.exceptions import (
+        ConcurrencyLimitExceeded,
+        ContentFilterError,
+        IncompleteToolCall,
+        ToolRetryError,
+    )
 
     assert issubclass(ContentFilterError, UnexpectedModelBehavior)
     assert issubclass(IncompleteToolCall, UnexpectedModelBehavior)

@@ -365,19 +365,15 @@ PYDANTIC_AI_1_107_NAMES: dict[str, tuple[str, ...]] = {
 
 NOT_YET: dict[str, dict[str, str]] = {
     '': {
-        'AbstractConcurrencyLimiter': 'concurrency limiters (Agent(max_concurrency=), issue 12, helper `parity-agent`)',
         'AgentModelSettings': 'agent parameters (issue 12, helper `parity-agent`)',
         'AgentNativeTool': 'native (builtin) tools: hosted tools are not mapped yet',
         'AgentSpec': 'agent specs from YAML/JSON files are not planned',
         'AgentToolset': 'toolsets (issue 13, helper `toolsets`)',
-        'AnyConcurrencyLimit': 'concurrency limiters (issue 12, helper `parity-agent`)',
         'BaseToolCallPart': 'native (builtin) tools: hosted tools are not mapped yet',
         'BaseToolReturnPart': 'native (builtin) tools: hosted tools are not mapped yet',
         'CodeExecutionTool': 'native (builtin) tools: hosted tools are not mapped yet',
         'CompactionPart': 'server-side history compaction is not mapped',
-        'ConcurrencyLimit': 'concurrency limiters (issue 12, helper `parity-agent`)',
         'ConcurrencyLimitedModel': 'concurrency limiters (issue 12, helper `parity-agent`)',
-        'ConcurrencyLimiter': 'concurrency limiters (issue 12, helper `parity-agent`)',
         'DeferredLoadingToolset': 'toolsets (issue 13, helper `toolsets`)',
         'Embedder': 'embedding models are not planned',
         'EmbeddingModel': 'embedding models are not planned',

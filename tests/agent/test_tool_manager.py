@@ -123,9 +123,7 @@ async def test_the_capabilities_prepare_tools_hook_filters_the_steps_tools() -> 
 
 
 async def test_the_validation_context_reaches_the_validators() -> None:
-    manager = await ToolManager(_toolset(), validation_context=lambda ctx: {'step': ctx.run_step}).for_run_step(
-        _ctx()
-    )
+    manager = await ToolManager(_toolset(), validation_context=lambda ctx: {'step': ctx.run_step}).for_run_step(_ctx())
     validated = await manager.validate_tool_call(ToolCallPart('double', {'x': 1}))
     assert validated.ctx.validation_context == {'step': 0}
 

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from ._run_options import AgentRetries
     from .agent import Agent, EndStrategy
     from .capabilities import AgentCapability, CapabilityFunc
+    from .concurrency import AbstractConcurrencyLimiter, AnyConcurrencyLimit, ConcurrencyLimit, ConcurrencyLimiter
     from .exceptions import (
         AgentError,
         AgentRunError,
@@ -121,6 +122,7 @@ if TYPE_CHECKING:
     from .usage import RequestUsage, RunUsage, UsageLimits
 
 __all__ = (
+    'AbstractConcurrencyLimiter',
     'AbstractToolset',
     'Agent',
     'AgentCapability',
@@ -132,6 +134,7 @@ __all__ = (
     'AgentRetries',
     'AgentRunResultEvent',
     'AgentStreamEvent',
+    'AnyConcurrencyLimit',
     'AudioFormat',
     'AudioMediaType',
     'AudioUrl',
@@ -140,7 +143,9 @@ __all__ = (
     'CachePoint',
     'CallToolsNode',
     'CapabilityFunc',
+    'ConcurrencyLimit',
     'ConcurrencyLimitExceeded',
+    'ConcurrencyLimiter',
     'DEFAULT_PROFILE',
     'DocumentFormat',
     'DocumentMediaType',
@@ -314,6 +319,10 @@ _EXPORTS: dict[str, str] = {
     'InstrumentationSettings': '.models.instrumented',
     'ModelRequestContext': '.models',
     'AgentCapability': '.capabilities',
+    'AbstractConcurrencyLimiter': '.concurrency',
+    'AnyConcurrencyLimit': '.concurrency',
+    'ConcurrencyLimit': '.concurrency',
+    'ConcurrencyLimiter': '.concurrency',
     'CapabilityFunc': '.capabilities',
     'ConcurrencyLimitExceeded': '.exceptions',
     'IncompleteToolCall': '.exceptions',

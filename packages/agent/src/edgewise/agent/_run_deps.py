@@ -125,7 +125,6 @@ class GraphAgentState:
             self.check_incomplete_tool_call()
             raise UnexpectedModelBehavior(f'Exceeded maximum output retries ({max_retries})') from error
 
-
     def check_incomplete_tool_call(self) -> None:
         """Raise `IncompleteToolCall` when the last response stopped at the token limit in the middle of a tool
         call (its arguments are not a whole JSON object): retrying it would be cut short again."""

@@ -4,7 +4,7 @@ from __future__ import annotations as _annotations
 
 import inspect
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
-from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager, contextmanager, nullcontext
+from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager, contextmanager
 from contextvars import ContextVar
 from functools import partial
 from types import NoneType
@@ -50,6 +50,7 @@ from ._run_result import AgentRunResult, FinalResult
 from ._wrap_run import wrapped_run
 from ._wrapper_agent import WrapperAgent
 from .capabilities import AbstractCapability, AgentCapability, CombinedCapability, Instrumentation, ProcessHistory
+from .concurrency import AnyConcurrencyLimit, concurrency_slot, normalize_to_limiter
 from .exceptions import UserError
 from .messages import ModelMessage, ModelRequest, ModelResponse, UserContent
 from .models import KnownModelName, Model, infer_model
@@ -72,7 +73,6 @@ RunOutputDataT = TypeVar('RunOutputDataT')
 _F = TypeVar('_F', bound=Callable[..., Any])
 _UNSET: Any = object()
 _NO_OVERRIDES: dict[str, Any] = {}  # never changed: `override` sets a new dict
-_NO_LIMIT: AbstractAsyncContextManager[Any] = nullcontext()
 
 
 class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
@@ -111,7 +111,7 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
         end_strategy: EndStrategy = 'early',
         metadata: AgentMetadata | None = None,
         tool_timeout: float | None = None,
-        max_concurrency: int | None = None,
+        max_concurrency: AnyConcurrencyLimit = None,
         capabilities: Sequence[AgentCapability[AgentDepsT]] | None = None,
         **deprecated_kwargs: Any,
     ) -> None:
@@ -142,7 +142,9 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
                 when a run starts and again when it ends well; read it on `result.metadata`).
             tool_timeout: The timeout in seconds of the agent's own tools that set none (a timed-out call is
                 retried): the `timeout` of the toolset holding them.
-            max_concurrency: The most runs of this agent at the same time; more wait for a slot.
+            max_concurrency: The most runs of this agent at the same time; more wait for a slot. A number, a
+                `ConcurrencyLimit` (whose `max_queued` bounds the waiters: one more fails with
+                `ConcurrencyLimitExceeded`), or a limiter shared with other agents.
             capabilities: Capabilities such as `ProcessHistory(fn)` or `Instrumentation(settings)`.
             **deprecated_kwargs: `tool_retries`, `output_retries`, `instrument` and `history_processors`,
                 deprecated in pydantic-ai 1.107 and accepted here with a `DeprecationWarning`.
@@ -158,7 +160,7 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
         self._output_type = output_type
         self._output_schema = build_output_schema(output_type)
         self._metadata = metadata
-        self._limiter = anyio.CapacityLimiter(max_concurrency) if max_concurrency is not None else None
+        self._limiter = normalize_to_limiter(max_concurrency)
         caps = list(capabilities or ())
         self._instrument: InstrumentationSettings | bool | None = pop_deprecated(
             deprecated_kwargs, 'instrument', 'capabilities=[Instrumentation(...)]'
@@ -430,8 +432,7 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
             state.metadata = resolve_metadata(metadata_layers, graph_deps.run_context(state))
         run_toolset = await self._run_toolset(graph_deps, state, toolsets)
         start: UserPromptNode[AgentDepsT, Any] = UserPromptNode(user_prompt, deferred_tool_results)
-        limiter = self._limiter if self._limiter is not None else _NO_LIMIT
-        async with limiter:
+        async with concurrency_slot(self._limiter, f'agent:{self.name or "agent"}'):
             with _instrument.span_if(
                 graph_deps.tracing, 'agent run', agent_name=self.name or 'agent', model_name=model_used.model_name
             ):
