@@ -243,7 +243,8 @@ async def test_wrap_run_surrounds_a_run_driven_by_iter() -> None:
         async for _ in run:
             pass
     assert log == ['start', ('end', 'hi')]
-    assert run.result is not None and run.result.output == 'hi'
+    assert run.result is not None
+    assert run.result.output == 'hi'
 
 
 async def test_wrap_run_that_does_not_call_the_handler_skips_the_run() -> None:

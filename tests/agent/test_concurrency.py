@@ -85,9 +85,11 @@ async def test_a_custom_limiter_is_asked_for_a_slot_per_run() -> None:
 def test_limits_normalize_to_limiters() -> None:
     assert normalize_to_limiter(None) is None
     limiter = normalize_to_limiter(3)
-    assert isinstance(limiter, ConcurrencyLimiter) and limiter.max_running == 3
+    assert isinstance(limiter, ConcurrencyLimiter)
+    assert limiter.max_running == 3
     named = normalize_to_limiter(ConcurrencyLimit(2, max_queued=5), name='n')
-    assert isinstance(named, ConcurrencyLimiter) and (named.max_running, named.name) == (2, 'n')
+    assert isinstance(named, ConcurrencyLimiter)
+    assert (named.max_running, named.name) == (2, 'n')
     assert normalize_to_limiter(named) is named
     with pytest.raises(ValueError, match='max_running must be at least 1, not 0'):
         ConcurrencyLimiter(0)

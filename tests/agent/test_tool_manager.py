@@ -51,7 +51,8 @@ async def test_for_run_step_lists_the_steps_tools() -> None:
     manager = await ToolManager(_toolset()).for_run_step(_ctx())
     assert [t.name for t in manager.tool_defs] == ['double']
     tool_def = manager.get_tool_def('double')
-    assert tool_def is not None and tool_def.description == 'Double a number.'
+    assert tool_def is not None
+    assert tool_def.description == 'Double a number.'
     assert manager.get_tool_def('missing') is None
 
 

@@ -45,7 +45,8 @@ async def test_every_run_entry_point_runs_the_wrapped_agent() -> None:
         seen = [e async for e in events]
     assert [e.delta.content_delta for e in seen if isinstance(e, PartDeltaEvent) and
             isinstance(e.delta, TextPartDelta)] == ['there']  # fmt: skip
-    assert isinstance(seen[-1], AgentRunResultEvent) and seen[-1].result.output == 'hello there'
+    assert isinstance(seen[-1], AgentRunResultEvent)
+    assert seen[-1].result.output == 'hello there'
     async with wrapper.iter('hi') as run:
         nodes = [node async for node in run]
     assert wrapper.is_end_node(nodes[-1])

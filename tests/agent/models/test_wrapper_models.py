@@ -45,7 +45,8 @@ async def test_test_streamed_response_streams_its_response_word_by_word() -> Non
         _provider_name='test',
     )
     events = [event async for event in stream]
-    assert isinstance(events[0], PartStartEvent) and events[0].part == TextPart('two ')
+    assert isinstance(events[0], PartStartEvent)
+    assert events[0].part == TextPart('two ')
     assert [e.delta for e in events if isinstance(e, PartDeltaEvent)] == [TextPartDelta('words')]
     assert stream.get().parts == [TextPart('two words')]
     assert (stream.model_name, stream.provider_name) == ('test', 'test')
