@@ -232,6 +232,8 @@ def test_the_output_schema_class_says_the_output_mode() -> None:
     assert type(build_output_schema([int, str])) is ToolOutputSchema
     assert type(build_output_schema(NativeOutput(int))) is NativeOutputSchema
     assert type(build_output_schema(PromptedOutput(int))) is PromptedOutputSchema
+    assert build_output_schema([int, str]).allows_text
+    assert not build_output_schema(int).allows_text
     schema = TextOutputSchema[str]()
     assert (schema.mode, schema.allow_text_output, schema.text_processor) == ('text', True, TextOutputProcessor())
 

@@ -185,6 +185,11 @@ class OutputSchema(Generic[T]):
         return [processor.tool_def for processor in self.tools.values()]
 
     @property
+    def allows_text(self) -> bool:
+        """Whether a plain text answer may be the output (pydantic-ai's name of `allow_text_output`)."""
+        return self.allow_text_output
+
+    @property
     def text_function(self) -> FunctionSchema | None:
         """The `TextOutput` function applied to text answers, if any."""
         return self.text_processor.function if self.text_processor is not None else None
