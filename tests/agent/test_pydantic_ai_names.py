@@ -426,9 +426,6 @@ NOT_YET: dict[str, dict[str, str]] = {
         'NativeToolFunc': 'native (builtin) tools: hosted tools are not mapped yet',
         'ObjectJsonSchema': 'function type aliases of tools.py (issue 12)',
         'SystemPromptFunc': 'function type aliases of tools.py (issue 12)',
-        'ToolSelector': 'tool selectors of capabilities (issue 12)',
-        'ToolSelectorFunc': 'tool selectors of capabilities (issue 12)',
-        'matches_tool_selector': 'tool selectors of capabilities (issue 12)',
     },
     'output': {
         'OutputContext': 'output type aliases (issue 12, helper `parity-stream`)',

@@ -3,7 +3,7 @@
 Edgewise implements the core of pydantic-ai 1.107's capabilities: `AbstractCapability` with its
 `get_instructions`, `get_model_settings`, `prepare_tools`, `prepare_output_tools`, `wrap_run`,
 `before_model_request` and `wrap_model_request` hooks; `CombinedCapability`, `PrepareTools`,
-`PrepareOutputTools`, `ProcessHistory` and `Instrumentation`.
+`PrepareOutputTools`, `IncludeToolReturnSchemas`, `ProcessHistory` and `Instrumentation`.
 """
 
 from .abstract import (
@@ -15,6 +15,7 @@ from .abstract import (
     WrapRunHandler,
 )
 from .combined import CombinedCapability
+from .include_return_schemas import IncludeToolReturnSchemas
 from .instrumentation import Instrumentation
 from .prepare_tools import PrepareOutputTools, PrepareTools
 from .process_history import HistoryProcessor, HistoryProcessorFunc, ProcessHistory
@@ -26,6 +27,7 @@ __all__ = (
     'CombinedCapability',
     'HistoryProcessor',
     'HistoryProcessorFunc',
+    'IncludeToolReturnSchemas',
     'Instrumentation',
     'ModelRequestContext',
     'PrepareOutputTools',
