@@ -147,7 +147,9 @@ async def test_an_output_tool_hidden_by_prepare_output_tools_is_not_offered_nor_
     def hide_first(ctx: RunContext[None], tool_defs: list[ToolDefinition]) -> list[ToolDefinition]:
         return [] if ctx.run_step == 1 else tool_defs
 
-    agent = Agent(FunctionModel(model), output_type=[int, str], capabilities=[PrepareOutputTools(hide_first)])
+    agent: Agent[None, int | str] = Agent(
+        FunctionModel(model), output_type=[int, str], capabilities=[PrepareOutputTools(hide_first)]
+    )
     result = await agent.run('go')
     assert result.output == 'plain'
     assert offered == [[], ['final_result']]

@@ -86,7 +86,7 @@ async def _run_one(
     if answer is not None and not isinstance(answer, ToolApproved):
         return ToolReturnPart(call.tool_name, answer, call.tool_call_id)
     approved = isinstance(answer, ToolApproved)
-    if approved and answer.override_args is not None:
+    if isinstance(answer, ToolApproved) and answer.override_args is not None:
         call = dataclasses.replace(call, args=answer.override_args)
     manager: ToolManager[Any] = deps.tool_manager
     try:

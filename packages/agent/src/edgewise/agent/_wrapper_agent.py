@@ -7,7 +7,7 @@ Subclass it to change one entry point: the run entry points (`run`, `run_sync`, 
 from __future__ import annotations as _annotations
 
 import inspect
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from contextlib import AbstractAsyncContextManager, AbstractContextManager, asynccontextmanager, contextmanager
 from functools import partial
 from types import TracebackType
@@ -33,7 +33,7 @@ __all__ = ('WrapperAgent',)
 _Prompt = str | Sequence[UserContent] | None
 
 
-class _Agent(Protocol[AgentDepsT, OutputDataT]):
+class _Agent(Protocol):
     """What `WrapperAgent` needs of the agent it wraps (an `Agent`, or another `WrapperAgent`)."""
 
     model: Model | KnownModelName | None
@@ -44,13 +44,16 @@ class _Agent(Protocol[AgentDepsT, OutputDataT]):
     @name.setter
     def name(self, value: str | None) -> None: ...
     @property
-    def deps_type(self) -> type[AgentDepsT]: ...
+    def deps_type(self) -> type[Any]: ...
     @property
-    def output_type(self) -> OutputSpec[OutputDataT]: ...
+    def output_type(self) -> OutputSpec[Any]: ...
     @property
-    def toolsets(self) -> Sequence[AbstractToolset[AgentDepsT]]: ...
-    def iter(self, user_prompt: _Prompt = None, **kwargs: Any) -> AbstractAsyncContextManager[AgentRun[Any, Any]]: ...
-    def override(self, **kwargs: Any) -> AbstractContextManager[None]: ...
+    def toolsets(self) -> Sequence[AbstractToolset[Any]]: ...
+    # Properties, not methods: `Agent`'s overloaded `iter` and keyword-only `override` match these.
+    @property
+    def iter(self) -> Callable[..., AbstractAsyncContextManager[AgentRun[Any, Any]]]: ...
+    @property
+    def override(self) -> Callable[..., AbstractContextManager[None]]: ...
     def output_json_schema(self, output_type: OutputSpec[Any] | None = None) -> dict[str, Any]: ...
     async def __aenter__(self) -> Any: ...
     async def __aexit__(
@@ -61,7 +64,7 @@ class _Agent(Protocol[AgentDepsT, OutputDataT]):
 class WrapperAgent(Generic[AgentDepsT, OutputDataT]):
     """An agent that hands every call to `wrapped` (see the module docstring)."""
 
-    wrapped: _Agent[AgentDepsT, OutputDataT]
+    wrapped: _Agent
     """The agent calls go to."""
 
     is_user_prompt_node = staticmethod(AgentStreaming.is_user_prompt_node)
@@ -69,7 +72,7 @@ class WrapperAgent(Generic[AgentDepsT, OutputDataT]):
     is_call_tools_node = staticmethod(AgentStreaming.is_call_tools_node)
     is_end_node = staticmethod(AgentStreaming.is_end_node)
 
-    def __init__(self, wrapped: _Agent[AgentDepsT, OutputDataT]) -> None:
+    def __init__(self, wrapped: _Agent) -> None:
         self.wrapped = wrapped
 
     @property
