@@ -347,3 +347,52 @@ async def test_combined_capability_applies_each_hook_in_order() -> None:
     assert order == ['first', 'second']
     assert shown == [['alpha', 'beta']]
     assert CombinedCapability([]).get_instructions() is None
+
+
+async def test_wrap_model_request_wraps_streamed_requests_too() -> None:
+    log: list[str] = []
+    agent = Agent(TestModel(custom_output_text='hi there'), capabilities=[Tag('a', log)])
+    async with agent.run_stream('go') as stream:
+        assert [t async for t in stream.stream_text(delta=True)] == ['hi ', 'there']
+    assert log == ['a in', 'a out']
+    assert stream.all_messages()[-1].parts == [TextPart('hi there+a')]
+
+
+async def test_a_streamed_request_answered_by_the_hook_streams_its_answer_whole() -> None:
+    class Canned(AbstractCapability[None]):
+        async def wrap_model_request(
+            self, ctx: RunContext[None], *, request_context: ModelRequestContext, handler: WrapModelRequestHandler
+        ) -> ModelResponse:
+            return ModelResponse(parts=[TextPart('canned')])
+
+    async with Agent(TestModel(), capabilities=[Canned()]).run_stream('go') as stream:
+        assert await stream.get_output() == 'canned'
+
+
+async def test_cancelling_a_stream_waiting_in_wrap_model_request_runs_its_cleanup() -> None:
+    log: list[str] = []
+    started = anyio.Event()
+
+    class Stuck(AbstractCapability[None]):
+        async def wrap_model_request(
+            self, ctx: RunContext[None], *, request_context: ModelRequestContext, handler: WrapModelRequestHandler
+        ) -> ModelResponse:
+            try:
+                started.set()
+                await anyio.sleep_forever()
+                raise AssertionError('unreachable')
+            finally:
+                log.append('cleaned up')
+
+    agent = Agent(TestModel(), capabilities=[Stuck()])
+
+    async def consume() -> None:
+        async with agent.run_stream_events('go') as events:
+            async for _ in events:
+                pass
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(consume)
+        await started.wait()
+        tg.cancel_scope.cancel()
+    assert log == ['cleaned up']

@@ -33,7 +33,7 @@ from ._deferred_tools import DeferredToolRequests, DeferredToolResults
 from ._history import sent_messages
 from ._no_output import NoOutput, no_output_answer
 from ._output import validation_errors
-from ._request_hooks import run_request_hooks, wrapped_request
+from ._request_hooks import run_request_hooks, streamed_through_hooks, wrapped_request
 from ._run_deps import GraphAgentDeps, GraphAgentState
 from ._run_result import FinalResult
 from ._step_tools import prepare_output_tools, prepare_step_tools
@@ -94,6 +94,18 @@ def _take_streamed_next(node: object) -> Any:
 def _check_not_streamed(node: object) -> None:
     if _NEXT in node.__dict__:
         raise UserError(f'This {type(node).__name__} has already been streamed; run the node it led to.')
+
+
+def _token_check(state: GraphAgentState, deps: GraphAgentDeps[Any, Any]) -> Callable[[RequestUsage], None] | None:
+    """Checks the run's token limits against the usage so far plus a streamed response's (when it has limits)."""
+    limits = deps.usage_limits
+    if not limits.has_token_limits():
+        return None
+
+    def check(usage: RequestUsage) -> None:
+        limits.check_tokens(state.usage + usage, state.message_history)
+
+    return check
 
 
 class AgentStream:
@@ -306,15 +318,18 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
         with _instrument.span_if(
             deps.tracing, 'chat {model_name}', model_name=model.model_name, run_step=state.run_step
         ):
+            root = deps.root_capability
+            if root is not None and root.overrides('wrap_model_request'):
+                async with streamed_through_hooks(ctx, params, self._settings, run_ctx) as held:
+                    stream = AgentStream(held.stream, _token_check(state, deps))
+                    yield stream
+                    async for _ in stream:
+                        pass
+                assert held.final is not None  # the hooks returned a response (or raised)
+                self.__dict__[_NEXT] = self.record_response(ctx, held.final)
+                return
             async with model.request_stream(sent_messages(state, deps), self._settings, params, run_ctx) as response:
-                limits = deps.usage_limits
-                check: Callable[[RequestUsage], None] | None = None
-                if limits.has_token_limits():
-
-                    def check(usage: RequestUsage) -> None:
-                        limits.check_tokens(state.usage + usage, state.message_history)
-
-                stream = AgentStream(response, check)
+                stream = AgentStream(response, _token_check(state, deps))
                 yield stream
                 async for _ in stream:  # a reader that stops early still gets the whole response recorded
                     pass
