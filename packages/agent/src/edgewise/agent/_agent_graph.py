@@ -321,6 +321,7 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
             root = deps.root_capability
             if root is not None and root.overrides('wrap_model_request'):
                 async with streamed_through_hooks(ctx, params, self._settings, run_ctx) as held:
+                    assert held.stream is not None  # set before the block starts
                     stream = AgentStream(held.stream, _token_check(state, deps))
                     yield stream
                     async for _ in stream:
