@@ -118,7 +118,7 @@ def persistence_from_url(url: str, run_id: str | None = None) -> DurableStatePer
                 f'{url!r} is a directory of runs: give the run id (its file is <run_id>.json there), '
                 'or a URL naming the run file.'
             )
-        path = path / f'{run_id}.json'
+        return FileStatePersistence._in_folder(path, run_id)
     elif run_id is not None and run_id != store.run_file:
         raise PersistenceError(
             f'No run {run_id!r} in {url!r}: that file holds run {store.run_file!r} only (a file holds one run, '
