@@ -155,3 +155,20 @@ def test_prune_removes_finished_runs_with_their_child_runs(edgewise: Edgewise, s
         'Deleted 1 run (with 4 child runs) finished before TIME UTC.',
     ]
     assert _ids(edgewise, seeded, tmp_path) == ['order-2', 'order-2/cart']
+
+
+def test_mermaid_draws_the_path_through_the_child_runs(edgewise: Edgewise, seeded: str, tmp_path: Path) -> None:
+    root = str(Path(__file__).parents[3])
+    target = 'tests.graph.persistence._nested:order_graph'
+    result = edgewise('mermaid', target, '--run', 'order-1', '--store', seeded, cwd=tmp_path, env={'PYTHONPATH': root})
+    assert result.code == 0, result.err
+    assert result.out.split('\n\n', 1)[1] == snapshot("""\
+classDef highlighted fill:#fdff32
+class Checkout highlighted
+class Scatter highlighted
+class Ship highlighted
+class AddItems highlighted
+class CountItems highlighted
+classDef failed fill:#ff8a80,stroke:#c62828,stroke-width:3px
+class Pack failed
+""")

@@ -2,7 +2,7 @@
 
 `Checkout` runs the `cart` graph as the subgraph run `cart`; `Scatter` fans out one `Pack` branch per item of
 the cart (joined by `Ship`). An item named `'broken'` makes its branch fail (`on_error='collect'`: the join
-gets a `BranchFailure`).
+gets a `BranchFailure`); one named `'crash'` stops the process there (`Crash`).
 """
 
 from __future__ import annotations
@@ -12,6 +12,10 @@ from typing import Any
 
 from edgewise.graph import BaseNode, End, Graph, GraphRunContext
 from edgewise.graph.fork import BranchFailure, Fork
+
+
+class Crash(BaseException):
+    """Stands for the process dying: not an `Exception`, so the interrupted steps go back to 'created'."""
 
 
 @dataclass
@@ -66,6 +70,8 @@ class Pack(BaseNode[Order, None, Any]):
     async def run(self, ctx: GraphRunContext[Order]) -> End[str]:
         if self.item == 'broken':
             raise ValueError('cannot pack a broken item')
+        if self.item == 'crash':
+            raise Crash
         return End(f'box of {self.item}')
 
 

@@ -12,10 +12,12 @@ from __future__ import annotations as _annotations
 
 from typing import Any
 
+from .raw import RawSnapshot
+
 from ..exceptions import PersistenceError, RunInProgressError
 from . import RunInfo
 
-__all__ = ('parent_run', 'delete_with_children', 'child_name')
+__all__ = ('parent_run', 'delete_with_children', 'child_name', 'load_child_histories')
 
 
 def child_name(run_id: str, child_id: str) -> str:
@@ -65,3 +67,13 @@ async def delete_with_children(persistence: Any) -> tuple[bool, list[str]]:
                 if await related._op_delete():
                     removed.append(child.run_id)
     return deleted or bool(removed), sorted(removed)
+
+
+async def load_child_histories(persistence: Any) -> dict[str, list[RawSnapshot]]:
+    """The histories of the run's child runs (see `DurableStatePersistence.load_child_histories`)."""
+    run_id: str = persistence.run_id
+    histories: dict[str, list[RawSnapshot]] = {}
+    for info in await persistence._op_child_runs():
+        async with persistence._related(info.run_id) as child:
+            histories[child_name(run_id, info.run_id)] = await child.load_raw()
+    return histories

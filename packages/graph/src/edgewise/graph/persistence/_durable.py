@@ -48,7 +48,7 @@ from . import (
     now_utc,
     set_nodes_type_context,
 )
-from ._children import delete_with_children, parent_run
+from ._children import delete_with_children, load_child_histories, parent_run
 from ._owner import Owner, current_owner, drop_lease
 from .raw import RAW_SNAPSHOT_ADAPTER, RawSnapshot
 
@@ -411,6 +411,13 @@ class DurableStatePersistence(BaseStatePersistence[StateT, RunEndT]):
         """
         self._check_open()
         return await self._op_child_runs()
+
+    async def load_child_histories(self) -> dict[str, list[RawSnapshot]]:
+        """The histories of this run's child runs (as `load_raw()` reads them), by name below this run
+        (`'payment'`, `'Fork:1a2b/0'`, `'payment/Fork:3c4d/1'`): what `generate_code(..., child_histories=...)`
+        draws a run's path through its subgraphs and fan-outs from."""
+        self._check_open()
+        return await load_child_histories(self)
 
     async def parent_run(self) -> RunInfo | None:
         """The stored run this run is a child run of (its id is that run's id, `/` and a name), if any."""
