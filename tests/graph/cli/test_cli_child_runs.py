@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING
 import anyio
 import pytest
 from inline_snapshot import snapshot
-
-from edgewise.graph.persistence.store import persistence_from_url
 from tests.graph.persistence._nested import Checkout, Order, order_graph
 from tests.graph.persistence.conftest import postgres_dsn
+
+from edgewise.graph.persistence.store import persistence_from_url
 
 if TYPE_CHECKING:
     from tests.graph.cli.conftest import Edgewise
@@ -59,9 +59,11 @@ def seeded(store: str, tmp_path: Path, snapshot_ids: None, monkeypatch: pytest.M
         async with persistence_from_url(store, 'order-1') as persistence:
             state = Order(items=['tea', 'broken', 'cup'])
             await order_graph.run(Checkout(), state=state, persistence=persistence)
-        async with persistence_from_url(store, 'order-2') as persistence:
-            async with order_graph.iter(Checkout(), state=Order(items=['pen']), persistence=persistence) as run:
-                await run.next()
+        async with (
+            persistence_from_url(store, 'order-2') as persistence,
+            order_graph.iter(Checkout(), state=Order(items=['pen']), persistence=persistence) as run,
+        ):
+            await run.next()
 
     anyio.run(seed)
     return store
@@ -172,3 +174,33 @@ class CountItems highlighted
 classDef failed fill:#ff8a80,stroke:#c62828,stroke-width:3px
 class Pack failed
 """)
+
+
+def test_a_child_run_of_a_branch_is_nested_under_it(edgewise: Edgewise, store: str, tmp_path: Path) -> None:
+    _seed(store, tmp_path, 'order-3', ['gift', 'tea'])
+    listing = edgewise('runs', 'list', '--store', store, cwd=tmp_path)
+    ids = [re.sub(r'(?<=\S) .*', '', line) for line in listing.out.splitlines()[1:]]
+    fork = ids[2].strip().split('/')[1]
+    assert ids == [
+        'order-3',
+        '  order-3/cart',
+        f'  order-3/{fork}/0',
+        f'    order-3/{fork}/0/wrap',
+        f'  order-3/{fork}/1',
+    ]
+    shown = _normal(edgewise('runs', 'show', 'order-3', '--store', store, cwd=tmp_path).out)
+    assert f'\n  order-3/{fork}/0/wrap  subgraph run  ' in shown
+    pruned = edgewise('runs', 'prune', '--store', store, '--finished-before', '0m', cwd=tmp_path)
+    assert _normal(pruned.out).splitlines()[-1] == 'Deleted 1 run (with 4 child runs) finished before TIME UTC.'
+    assert _ids(edgewise, store, tmp_path) == []
+
+
+def _seed(store: str, cwd: Path, run_id: str, items: list[str]) -> None:
+    """Store a finished run of the order graph (relative SQLite paths are relative to `cwd`)."""
+    url = store.replace('sqlite:///', f'sqlite:///{cwd}/') if store.startswith('sqlite:///') else store
+
+    async def seed() -> None:
+        async with persistence_from_url(url, run_id) as persistence:
+            await order_graph.run(Checkout(), state=Order(items=items), persistence=persistence)
+
+    anyio.run(seed)

@@ -2,7 +2,8 @@
 
 `Checkout` runs the `cart` graph as the subgraph run `cart`; `Scatter` fans out one `Pack` branch per item of
 the cart (joined by `Ship`). An item named `'broken'` makes its branch fail (`on_error='collect'`: the join
-gets a `BranchFailure`); one named `'crash'` stops the process there (`Crash`).
+gets a `BranchFailure`); one named `'crash'` stops the process there (`Crash`); one named `'gift'` runs the
+`cart` graph as the subgraph run `wrap` inside its branch.
 """
 
 from __future__ import annotations
@@ -72,6 +73,9 @@ class Pack(BaseNode[Order, None, Any]):
             raise ValueError('cannot pack a broken item')
         if self.item == 'crash':
             raise Crash
+        if self.item == 'gift':  # a subgraph run inside a branch: a child run of the branch's run
+            count = await ctx.run_subgraph(cart_graph, AddItems(['ribbon']), name='wrap', state=Cart())
+            return End(f'gift wrapped with {count} ribbon')
         return End(f'box of {self.item}')
 
 

@@ -17,7 +17,6 @@ from typing import Any
 import pytest
 
 from edgewise.graph import BaseStatePersistence, FullStatePersistence
-from edgewise.graph.persistence.file import FileStatePersistence
 from edgewise.graph.persistence.postgres import PostgresStatePersistence
 from edgewise.graph.persistence.sqlite import SqliteStatePersistence
 from edgewise.graph.persistence.store import DurableStatePersistence, persistence_from_url

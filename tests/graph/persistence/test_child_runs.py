@@ -3,9 +3,16 @@ child runs, and a child run is not removed on its own while the run above it may
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from functools import partial
+from typing import Any
+
+import anyio
 import pytest
 
-from edgewise.graph.exceptions import PersistenceError
+from edgewise.graph import BaseNode, End, Graph, GraphRunContext
+from edgewise.graph.exceptions import PersistenceError, RunInProgressError
+from edgewise.graph.persistence.store import DurableStatePersistence
 
 from ._nested import Checkout, Order, order_graph
 from .conftest import Store
@@ -14,8 +21,8 @@ from .test_delete import _listed
 pytestmark = pytest.mark.anyio
 
 
-async def _fork_id(persistence: object) -> str:
-    history = await persistence.load_raw()  # type: ignore[attr-defined]
+async def _fork_id(persistence: DurableStatePersistence[Any, Any]) -> str:
+    history = await persistence.load_raw()
     return next(s.id for s in history if s.kind == 'node' and s.node.node_id == 'Fork')
 
 
@@ -69,7 +76,9 @@ async def test_a_child_run_of_a_run_that_may_resume_is_not_deleted_alone(durable
     persistence = durable('order-4')
     async with order_graph.iter(Checkout(), state=Order(items=['tea']), persistence=persistence) as run:
         await run.next()  # Checkout, with its subgraph run: the run waits at Scatter
-    with pytest.raises(PersistenceError, match=r"^Run 'order-4/cart' is a child run of run 'order-4', which is waiting"):
+    with pytest.raises(
+        PersistenceError, match=r"^Run 'order-4/cart' is a child run of run 'order-4', which is waiting"
+    ):
         await durable('order-4/cart').delete()
     assert (await durable('order-4/cart').info()) is not None
 
@@ -88,3 +97,27 @@ async def test_deleting_one_branch_of_a_finished_run_leaves_its_siblings(durable
     fork_id = await _fork_id(persistence)
     assert await durable(f'order-6/{fork_id}/0').delete() is True
     assert sorted(c.run_id for c in await durable('order-6').child_runs()) == [f'order-6/{fork_id}/1', 'order-6/cart']
+
+
+@dataclass
+class Hold(BaseNode[None, anyio.Event, str]):
+    async def run(self, ctx: GraphRunContext[None, anyio.Event]) -> End[str]:
+        ctx.deps.set()
+        await anyio.sleep_forever()
+        raise AssertionError('unreachable')  # pragma: no cover
+
+
+async def test_a_run_whose_child_run_a_live_task_advances_is_not_deleted(durable: Store) -> None:
+    await order_graph.run(Checkout(), state=Order(items=['tea']), persistence=durable('order-7'))
+    running = anyio.Event()
+    async with anyio.create_task_group() as tg:
+        # A run stored as a child run of `order-7` (as a subgraph run would be), advanced by this process.
+        tg.start_soon(partial(Graph(nodes=(Hold,)).run, Hold(), deps=running, persistence=durable('order-7/extra')))
+        await running.wait()
+        with pytest.raises(
+            RunInProgressError, match=r"^Run 'order-7' has child runs in progress elsewhere \('order-7/extra'\)"
+        ):
+            await durable('order-7').delete()
+        tg.cancel_scope.cancel()
+    assert (await durable('order-7').info()) is not None
+    assert len(await durable('order-7').child_runs()) == 3

@@ -285,19 +285,16 @@ def _is_fork(node: Any) -> bool:
 def _fork_state_of(run: Sequence[Snapshot[Any, Any]], node_defs: Mapping[str, NodeDef[Any, Any, Any]]) -> str | None:
     """The `<<fork>>` state of the fan-out a run stopped in: the one of the node before the `Fork` that joins
     at the `Fork`'s join node."""
-    fork = run[-1].node  # type: ignore[union-attr]
+    fork = run[-1].node
     join = getattr(fork, 'join', None)
     if join is None:  # a raw node: its fields
         join = getattr(fork, 'fields', {}).get('join')
-    before = [s for s in run[:-1] if s.kind == 'node']
-    if not before:
-        return None
-    node_id = before[-1].node.get_node_id()
-    node_def = node_defs.get(node_id)
-    for index, branch in enumerate(node_def.forks if node_def is not None else ()):
-        if branch.join_id == join:
-            return _fork_states(node_id, index)[0]
-    return None
+    before = next((s for s in reversed(run[:-1]) if s.kind == 'node'), None)
+    node_id = before.node.get_node_id() if before is not None else ''
+    forks = node_defs[node_id].forks if node_id in node_defs else ()
+    # None when the graph has changed since the run (no such fan-out any more): nothing to mark.
+    index = next((i for i, fork in enumerate(forks) if fork.join_id == join), None)
+    return None if index is None else _fork_states(node_id, index)[0]
 
 
 def request_image(graph: _Diagrammed, /, **kwargs: Unpack[MermaidConfig]) -> bytes:

@@ -381,9 +381,7 @@ async def prune_runs(store: Store, before: datetime, *, failed: bool, dry_run: b
                 top = up
             below[top] = below.get(top, 0) + 1
     runs = [
-        run
-        for run in listed
-        if parent_id(run.run_id, ids) is None and run.status in statuses and run.updated < before
+        run for run in listed if parent_id(run.run_id, ids) is None and run.status in statuses and run.updated < before
     ]
     ended = ' or '.join(statuses)
     if not runs:

@@ -12,10 +12,9 @@ from __future__ import annotations as _annotations
 
 from typing import Any
 
-from .raw import RawSnapshot
-
 from ..exceptions import PersistenceError, RunInProgressError
 from . import RunInfo
+from .raw import RawSnapshot
 
 __all__ = ('parent_run', 'delete_with_children', 'child_name', 'load_child_histories')
 
@@ -38,7 +37,7 @@ async def parent_run(persistence: Any) -> RunInfo | None:
     return None
 
 
-async def delete_with_children(persistence: Any) -> tuple[bool, list[str]]:
+async def delete_with_children(persistence: Any) -> bool:
     """Remove the run and then its child runs (see `DurableStatePersistence.delete`).
 
     The parent goes first: should the process die half-way, what is left are child runs without a parent
@@ -61,12 +60,10 @@ async def delete_with_children(persistence: Any) -> tuple[bool, list[str]]:
                 'process is advancing them. Wait for it to finish or stop it. Nothing was removed.'
             )
         deleted: bool = await persistence._op_delete()
-        removed: list[str] = []
         for child in sorted(children, key=lambda info: info.run_id.count('/')):
             async with persistence._related(child.run_id) as related, related.claim_run():
-                if await related._op_delete():
-                    removed.append(child.run_id)
-    return deleted or bool(removed), sorted(removed)
+                await related._op_delete()
+    return deleted or bool(children)
 
 
 async def load_child_histories(persistence: Any) -> dict[str, list[RawSnapshot]]:

@@ -400,8 +400,7 @@ class DurableStatePersistence(BaseStatePersistence[StateT, RunEndT]):
             PersistenceError: the run is a child run of a run that has not ended.
         """
         self._check_open()
-        deleted, _ = await delete_with_children(self)
-        return deleted
+        return await delete_with_children(self)
 
     async def child_runs(self) -> list[RunInfo]:
         """The runs this run started and that are stored (subgraph runs, branches of fan-outs), and theirs, at

@@ -110,13 +110,10 @@ class FileStatePersistence(DurableStatePersistence[StateT, RunEndT]):
 
     def _child_infos(self) -> list[RunInfo]:
         folder = self.json_file.with_suffix('')
-        runs = []
-        for file in folder.rglob('*.json'):
-            run_id = f'{self.run_id}/{file.relative_to(folder).with_suffix("").as_posix()}'
-            info = self._in_folder(self.json_file.parents[self.run_id.count('/')], run_id)._read_info()
-            if info is not None:
-                runs.append(info)
-        return sorted(runs, key=lambda run: (run.created, run.run_id))
+        root = self.json_file.parents[self.run_id.count('/')]
+        names = [file.relative_to(folder).with_suffix('').as_posix() for file in folder.rglob('*.json')]
+        found = [self._in_folder(root, f'{self.run_id}/{name}')._read_info() for name in names]
+        return sorted((info for info in found if info is not None), key=lambda run: (run.created, run.run_id))
 
     @property
     def lock_file(self) -> Path:
