@@ -6,7 +6,9 @@
 | `postgresql://user@host/db` (or `postgres://`) | `PostgresStatePersistence` |
 | `file:///abs/runs/run.json`, `file:runs/run.json`; `file:///abs/runs` (a directory) | `FileStatePersistence` |
 
-Schemes are case-insensitive, and paths may be percent-encoded. `persistence_from_url` returns a
+Schemes are case-insensitive, and paths may be percent-encoded. A child run (a subgraph run, a branch of a
+fan-out) has the run id `'<parent run id>/<name>'` in every store; in a directory of run files its file is
+`<parent run id>/<name>.json`, and listing the directory lists it too. `persistence_from_url` returns a
 `DurableStatePersistence`, the base of the three backends, whose API they all share: `run_id`, `load_all()`,
 `load_raw()` (the history without the graph, see `edgewise.graph.persistence.raw`), `info()`, `fork(...)`,
 `aclose()` and `async with`.
