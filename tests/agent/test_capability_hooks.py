@@ -396,3 +396,9 @@ async def test_cancelling_a_stream_waiting_in_wrap_model_request_runs_its_cleanu
         await started.wait()
         tg.cancel_scope.cancel()
     assert log == ['cleaned up']
+
+
+def test_the_agents_root_capability_holds_its_capabilities() -> None:
+    first, second = Around([]), PrepareTools(lambda ctx, defs: defs)
+    agent = Agent(TestModel(), capabilities=[first, second, lambda ctx: None])
+    assert list(agent.root_capability.capabilities) == [first, second]

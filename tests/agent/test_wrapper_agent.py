@@ -31,6 +31,7 @@ async def test_the_wrapper_shows_the_wrapped_agents_configuration() -> None:
     assert wrapper.output_type is str
     assert wrapper.toolsets == agent.toolsets
     assert wrapper.output_json_schema() == agent.output_json_schema()
+    assert wrapper.root_capability.capabilities == agent.root_capability.capabilities == []
     wrapper.name = 'renamed'
     wrapper.description = 'changed'
     assert (agent.name, agent.description) == ('renamed', 'changed')

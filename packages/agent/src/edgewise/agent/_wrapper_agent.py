@@ -22,6 +22,7 @@ from ._node_stream_loop import EventStreamHandler, run_with_event_handler
 from ._run_result import AgentRunResult
 from ._streamed_run_result import StreamedRunResult
 from ._streamed_run_result_sync import StreamedRunResultSync
+from .capabilities import CombinedCapability
 from .messages import UserContent
 from .models import KnownModelName, Model
 from .output import OutputDataT, OutputSpec
@@ -49,6 +50,8 @@ class _Agent(Protocol):
     def output_type(self) -> OutputSpec[Any]: ...
     @property
     def toolsets(self) -> Sequence[AbstractToolset[Any]]: ...
+    @property
+    def root_capability(self) -> CombinedCapability[Any]: ...
     # Properties, not methods: `Agent`'s overloaded `iter` and keyword-only `override` match these.
     @property
     def iter(self) -> Callable[..., AbstractAsyncContextManager[AgentRun[Any, Any]]]: ...
@@ -112,6 +115,11 @@ class WrapperAgent(Generic[AgentDepsT, OutputDataT]):
     def toolsets(self) -> Sequence[AbstractToolset[AgentDepsT]]:
         """The wrapped agent's toolsets."""
         return self.wrapped.toolsets
+
+    @property
+    def root_capability(self) -> CombinedCapability[AgentDepsT]:
+        """The wrapped agent's capabilities, as one."""
+        return self.wrapped.root_capability
 
     async def __aenter__(self) -> Self:
         """Enter the wrapped agent (its toolsets and model stay open until the matching exit)."""

@@ -205,6 +205,11 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
         Agent._instrument_default = instrument
 
     @property
+    def root_capability(self) -> CombinedCapability[AgentDepsT]:
+        """The agent's capabilities as one (those given as functions of the run context are made per run)."""
+        return CombinedCapability([c for c in self._capabilities if isinstance(c, AbstractCapability)])
+
+    @property
     def instrument(self) -> InstrumentationSettings | bool | None:
         """How this agent's runs are traced (`None`: as `Agent.instrument_all` says)."""
         return self._instrument
