@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import pickle
 
+import anyio
+import anyio.lowlevel
 import pytest
 from pydantic_core import ErrorDetails
 
@@ -172,3 +174,50 @@ async def test_whole_arguments_at_the_token_limit_are_an_ordinary_retry() -> Non
         return ModelResponse(parts=[TextPart('done')])
 
     assert (await Agent(FunctionModel(whole), toolsets=[_toolset()]).run('go')).output == 'done'
+
+
+async def test_parallel_execution_mode_sequential_runs_calls_one_after_the_other() -> None:
+    running: list[int] = []
+    overlaps: list[int] = []
+
+    def calls(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        if len(messages) == 1:
+            return ModelResponse(parts=[ToolCallPart('slow', {}), ToolCallPart('slow', {})])
+        return ModelResponse(parts=[TextPart('done')])
+
+    agent = Agent(FunctionModel(calls))
+
+    @agent.tool_plain
+    async def slow() -> str:
+        running.append(1)
+        overlaps.append(len(running))
+        await anyio.lowlevel.checkpoint()
+        running.pop()
+        return 'ok'
+
+    await agent.run('go')
+    assert overlaps == [1, 2]  # both started before either finished
+    overlaps.clear()
+    with agent.parallel_tool_call_execution_mode('sequential'):
+        await agent.run('go')
+    assert overlaps == [1, 1]
+    overlaps.clear()
+    with ToolManager.parallel_execution_mode('sequential'):
+        await agent.run('go')
+    assert overlaps == [1, 1]
+
+
+async def test_a_sequential_tool_makes_the_calls_sequential() -> None:
+    toolset: FunctionToolset[None] = FunctionToolset()
+
+    @toolset.tool_plain(sequential=True)
+    def alone() -> None:
+        pass
+
+    @toolset.tool_plain
+    def other() -> None:
+        pass
+
+    manager = await ToolManager(toolset).for_run_step(_ctx())
+    assert manager.get_parallel_execution_mode([ToolCallPart('other', {})]) == 'parallel'
+    assert manager.get_parallel_execution_mode([ToolCallPart('other', {}), ToolCallPart('alone', {})]) == 'sequential'

@@ -172,7 +172,8 @@ async def run_tool_calls(
         if on_result is not None and unfinished[0] and not isinstance(result, _Deferral):
             await on_result(result[0] if isinstance(result, tuple) else result)
 
-    if len(pending) <= 1 or any(tools[c.tool_name].tool_def.sequential for _, c in pending):
+    manager: ToolManager[Any] = deps.tool_manager
+    if len(pending) <= 1 or manager.get_parallel_execution_mode([c for _, c in pending]) == 'sequential':
         for i, call in pending:
             await one(i, call)
     else:

@@ -11,8 +11,11 @@ from __future__ import annotations as _annotations
 
 import dataclasses
 import inspect
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any, Generic
+from typing import Any, Generic, Literal, TypeAlias
 
 import pydantic
 
@@ -25,7 +28,14 @@ from .messages import RetryPromptPart, ToolCallPart
 from .tools import AgentDepsT, RunContext
 from .toolsets import AbstractToolset, ToolsetTool
 
-__all__ = ('ToolManager', 'ValidatedToolCall')
+__all__ = ('ToolManager', 'ValidatedToolCall', 'ParallelExecutionMode')
+
+ParallelExecutionMode: TypeAlias = Literal['parallel', 'sequential', 'parallel_ordered_events']
+"""How the function tool calls of one response run: at the same time, or one after the other in call order.
+(`'parallel_ordered_events'` runs them at the same time too: Edgewise always gives their result events in call
+order, once all have finished.)"""
+
+_execution_mode: ContextVar[ParallelExecutionMode] = ContextVar('edgewise_tool_execution_mode', default='parallel')
 
 
 @dataclass
@@ -66,6 +76,24 @@ class ToolManager(Generic[AgentDepsT]):
     """The pydantic validation context of tool arguments, or a function of the call's run context giving it."""
     tracing: bool = False
     """Whether tool calls make spans."""
+
+    @classmethod
+    @contextmanager
+    def parallel_execution_mode(cls, mode: ParallelExecutionMode = 'parallel') -> Iterator[None]:
+        """Inside the block, tool calls run as `mode` says (e.g. `'sequential'`, one after the other)."""
+        token = _execution_mode.set(mode)
+        try:
+            yield
+        finally:
+            _execution_mode.reset(token)
+
+    def get_parallel_execution_mode(self, calls: list[ToolCallPart]) -> ParallelExecutionMode:
+        """How `calls` run: `'sequential'` when one of their tools is `sequential`, else the mode set by
+        `parallel_execution_mode` (`'parallel'` by default)."""
+        tools = self._step_tools()
+        if any((tool := tools.get(call.tool_name)) is not None and tool.tool_def.sequential for call in calls):
+            return 'sequential'
+        return _execution_mode.get()
 
     async def for_run_step(self, ctx: RunContext[AgentDepsT]) -> ToolManager[AgentDepsT]:
         """A manager for the step `ctx` is at: the toolset's tools of that step, through the capabilities'
