@@ -38,7 +38,7 @@ from ._run_deps import GraphAgentDeps, GraphAgentState
 from ._run_result import FinalResult
 from ._step_tools import prepare_output_tools, prepare_step_tools
 from ._tool_calls import run_tool_calls, tool_retry_prompt
-from .exceptions import ModelRetry, UserError
+from .exceptions import ModelRetry, UnexpectedModelBehavior, UserError
 from .messages import (
     FunctionToolCallEvent,
     FunctionToolResultEvent,
@@ -543,7 +543,7 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
         function_calls = [c for c in calls if c.tool_name in step_tools and c.tool_name not in output_tools]
         unknown_calls = [c for c in calls if c.tool_name not in step_tools and c.tool_name not in output_tools]
         final: FinalResult[Any] | None = None
-        failure: Exception | None = None
+        failed_outputs: set[str] = set()
         # Output calls in order, as pydantic-ai 1.x: the first valid one is the output; 'exhaustive' processes the
         # later ones too ('early' and 'graceful' skip them). A failure before the output is a retry prompt; after
         # it, invalid arguments are only reported (a `ModelRetry` from an output function or validator is still a
@@ -553,9 +553,11 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
                 parts.append(_status(call, 'Output tool not used - a final result was already processed.'))
                 continue
             processor = output_tools[call.tool_name]
+            # Each output tool has its own retry count and budget, as function tools do (pydantic-ai 1.107).
+            budget = deps.max_result_retries if processor.max_retries is None else processor.max_retries
             call_ctx = deps.run_context(
-                state, tool_name=call.tool_name, tool_call_id=call.tool_call_id, retry=state.retries,
-                max_retries=deps.max_result_retries,
+                state, tool_name=call.tool_name, tool_call_id=call.tool_call_id,
+                retry=state.tool_retries.get(call.tool_name, 0), max_retries=budget,
             )  # fmt: skip
             try:
                 value = processor.validate(call.args, deps.validation_context_for(call_ctx))
@@ -565,16 +567,16 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
                 if final is not None:
                     parts.append(_status(call, 'Output tool not used - output failed validation.'))
                     continue
-                failure = failure or exc
+                _count_output_failure(state, call_ctx, exc, failed_outputs)
                 parts.append(tool_retry_prompt(call, validation_errors(exc)))
             except ModelRetry as exc:
-                failure = failure or exc
+                if final is None:
+                    _count_output_failure(state, call_ctx, exc, failed_outputs)
                 parts.append(tool_retry_prompt(call, exc.message))
             else:
                 parts.append(_status(call, 'Final result processed.'))
                 final = final or FinalResult(output, call.tool_name, call.tool_call_id)
-        if final is None and failure is not None:
-            state.increment_retries(deps.max_result_retries, failure)
+        prior_tool_retries = state.tool_retries
         if final is not None and deps.end_strategy == 'early':
             parts.extend(
                 _status(call, 'Tool not executed - a final result was already processed.') for call in function_calls
@@ -586,6 +588,8 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
             function_calls, state, deps, unknown_calls, self.tool_call_results, self.tool_call_metadata, on_result
         )
         state.step_results = []
+        if failed_outputs:  # counted in a row with the function tools' (whose counts `run_tool_calls` set)
+            state.tool_retries = {**state.tool_retries, **{n: prior_tool_retries.get(n, 0) + 1 for n in failed_outputs}}
         parts.extend(outcome.parts)
         if final is not None and outcome.has_deferred:
             # The output is given: the deferred calls get an answer so that the history has no open call.
@@ -715,6 +719,16 @@ class _Checkpoints:
         state.step_results.append(part)
         async with self._lock:  # concurrent calls: each write holds the results of the writes before it
             await persistence.checkpoint(dataclasses.replace(state, retries=self._retries), self._node)
+
+
+def _count_output_failure(state: GraphAgentState, ctx: RunContext[Any], error: Exception, failed: set[str]) -> None:
+    """Count a failed output tool call against its tool's budget (and the run's output retry count)."""
+    if ctx.retry >= ctx.max_retries:
+        state.check_incomplete_tool_call()
+        raise UnexpectedModelBehavior(f'Exceeded maximum output retries ({ctx.max_retries})') from error
+    assert ctx.tool_name is not None  # an output tool call's context
+    failed.add(ctx.tool_name)
+    state.retries += 1
 
 
 def _status(call: ToolCallPart, content: str) -> ToolReturnPart:

@@ -94,6 +94,8 @@ class OutputProcessor:
     """Whether the value sits under `'response'` in the answer (for non-object types)."""
     function: FunctionSchema | None = None
     """The output function whose return value is the output."""
+    max_retries: int | None = None
+    """The output tool's own retry budget (`ToolOutput(max_retries=...)`); the agent's output retries if `None`."""
 
     def validate(self, args: str | dict[str, Any] | None, context: Any = None) -> Any:
         """The answer validated into a value (or into the output function's arguments); `context` is the pydantic
@@ -367,6 +369,7 @@ def build_output_schema(output_type: Any) -> OutputSchema:
         processor = _processor(
             output, name=DEFAULT_OUTPUT_TOOL_NAME, description=description, strict=spec.strict if spec else None
         )
+        processor.max_retries = spec.max_retries if spec is not None else None
         type_name = _type_name(output, processor)
         name = spec.name if spec is not None and spec.name else DEFAULT_OUTPUT_TOOL_NAME
         if many and not named:
