@@ -65,7 +65,7 @@ async def test_an_output_tool_out_of_retries_fails_the_run() -> None:
         await agent.run('go')
 
 
-async def test_prepare_output_tools_sees_the_output_tools_retry_count() -> None:
+async def test_ctx_retries_counts_the_output_tools_failures_in_a_row() -> None:
     seen: list[tuple[int, int]] = []
 
     def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
@@ -82,3 +82,22 @@ async def test_prepare_output_tools_sees_the_output_tools_retry_count() -> None:
 
     assert (await agent.run('go')).output == 1
     assert seen == [(0, 0), (1, 1), (2, 2)]
+
+
+async def test_output_validators_see_the_runs_output_retry_count_and_budget() -> None:
+    seen: list[tuple[int, int]] = []
+
+    def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        return ModelResponse(parts=[ToolCallPart(info.output_tools[0].name, {'response': 1})])
+
+    agent = Agent(FunctionModel(model), output_type=ToolOutput(int, max_retries=5), retries={'output': 2})
+
+    @agent.output_validator
+    def validate(ctx: RunContext[None], output: int) -> int:
+        seen.append((ctx.retry, ctx.max_retries))
+        if ctx.retry < 2:
+            raise ModelRetry('again')
+        return output
+
+    assert (await agent.run('go')).output == 1
+    assert seen == [(0, 2), (1, 2), (2, 2)]

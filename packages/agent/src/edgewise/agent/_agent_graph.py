@@ -562,7 +562,9 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
             try:
                 value = processor.validate(call.args, deps.validation_context_for(call_ctx))
                 output = await processor.finish(value, call_ctx)
-                output = await _validate_output(output, call_ctx, deps)
+                # Output validators see the run's output retry count and budget, whichever path the output took.
+                validator_ctx = dataclasses.replace(call_ctx, retry=state.retries, max_retries=deps.max_result_retries)
+                output = await _validate_output(output, validator_ctx, deps)
             except pydantic.ValidationError as exc:
                 if final is not None:
                     parts.append(_status(call, 'Output tool not used - output failed validation.'))
