@@ -92,3 +92,26 @@ async def test_an_unnamed_wrapped_agent_is_named_after_the_wrapper_variable() ->
     my_wrapper = WrapperAgent(Agent(TestModel()))
     await my_wrapper.run('hi')
     assert my_wrapper.name == 'my_wrapper'
+
+
+async def test_the_deprecated_agent_event_stream_handler_is_the_default_handler() -> None:
+    seen: list[str] = []
+
+    async def handler(ctx: Any, events: Any) -> None:
+        async for event in events:
+            seen.append(type(event).__name__)
+
+    with pytest.warns(DeprecationWarning, match=r'`Agent\(event_stream_handler=\.\.\.\)` is deprecated'):
+        agent = Agent(TestModel(custom_output_text='hi'), event_stream_handler=handler)
+    wrapper = WrapperAgent(agent)
+    assert wrapper.event_stream_handler is agent.event_stream_handler is handler
+    await agent.run('go')
+    assert 'PartStartEvent' in seen
+    seen.clear()
+    await wrapper.run('go')
+    assert 'PartStartEvent' in seen
+    seen.clear()
+    async with agent.run_stream('go') as stream:
+        await stream.get_output()
+    assert 'PartStartEvent' in seen
+    assert Agent(TestModel()).event_stream_handler is None

@@ -75,6 +75,7 @@ class AgentStreaming(AgentRegistry[AgentDepsT, OutputDataT]):
     _name: str | None
     _overrides: ContextVar[dict[str, Any]]
     _output_type: OutputSpec[OutputDataT]
+    _event_stream_handler: EventStreamHandler | None
 
     @property
     def output_type(self) -> OutputSpec[OutputDataT]:
@@ -143,7 +144,7 @@ class AgentStreaming(AgentRegistry[AgentDepsT, OutputDataT]):
             frame = inspect.currentframe()
             # Skip the frame of `asynccontextmanager` between `run_stream(...)` and its caller.
             self._infer_name(frame.f_back if frame is not None else None)
-        handler = kwargs.pop('event_stream_handler', None)
+        handler = kwargs.pop('event_stream_handler', None) or self._event_stream_handler
         async with self._open_run(user_prompt, kwargs) as agent_run:
             result: StreamedRunResult[Any] = StreamedRunResult(agent_run, handler)
             try:

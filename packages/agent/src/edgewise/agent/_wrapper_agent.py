@@ -52,6 +52,8 @@ class _Agent(Protocol):
     def toolsets(self) -> Sequence[AbstractToolset[Any]]: ...
     @property
     def root_capability(self) -> CombinedCapability[Any]: ...
+    @property
+    def event_stream_handler(self) -> EventStreamHandler | None: ...
     # Properties, not methods: `Agent`'s overloaded `iter` and keyword-only `override` match these.
     @property
     def iter(self) -> Callable[..., AbstractAsyncContextManager[AgentRun[Any, Any]]]: ...
@@ -118,6 +120,11 @@ class WrapperAgent(Generic[AgentDepsT, OutputDataT]):
         return self.wrapped.toolsets
 
     @property
+    def event_stream_handler(self) -> EventStreamHandler | None:
+        """The wrapped agent's default event stream handler."""
+        return self.wrapped.event_stream_handler
+
+    @property
     def root_capability(self) -> CombinedCapability[AgentDepsT]:
         """The wrapped agent's capabilities, as one."""
         return self.wrapped.root_capability
@@ -155,6 +162,7 @@ class WrapperAgent(Generic[AgentDepsT, OutputDataT]):
     ) -> AgentRunResult[Any]:
         """Run through `self.iter` until the output, as `Agent.run` (same arguments)."""
         self._infer_name(kwargs)
+        event_stream_handler = event_stream_handler or self.event_stream_handler
         async with self.iter(user_prompt, **kwargs) as agent_run:
             if event_stream_handler is None:
                 async for _ in agent_run:
@@ -174,7 +182,7 @@ class WrapperAgent(Generic[AgentDepsT, OutputDataT]):
     async def run_stream(self, user_prompt: _Prompt = None, **kwargs: Any) -> AsyncIterator[StreamedRunResult[Any]]:
         """A streamed run through `self.iter`, as `Agent.run_stream` (same arguments)."""
         self._infer_name(kwargs)
-        handler = kwargs.pop('event_stream_handler', None)
+        handler = kwargs.pop('event_stream_handler', None) or self.event_stream_handler
         async with self.iter(user_prompt, **kwargs) as agent_run:
             result: StreamedRunResult[Any] = StreamedRunResult(agent_run, handler)
             try:

@@ -168,6 +168,10 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
         processors = pop_deprecated(deprecated_kwargs, 'history_processors', 'capabilities=[ProcessHistory(fn), ...]')
         self.history_processors = list(processors or ())
         caps.extend(ProcessHistory(p) for p in self.history_processors)
+        # The run's default handler (as pydantic-ai 1.x still honours it); a run's own handler takes its place.
+        self._event_stream_handler: EventStreamHandler | None = pop_deprecated(
+            deprecated_kwargs, 'event_stream_handler', 'run(..., event_stream_handler=handler)'
+        )
         self._capabilities: list[AgentCapability[AgentDepsT]] = caps
         self._default_retries, self._max_result_retries = agent_retry_budgets(retries, deprecated_kwargs)
         if deprecated_kwargs:
@@ -203,6 +207,11 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
     def instrument_all(instrument: InstrumentationSettings | bool = True) -> None:
         """Set how agents that set no `instrument` of their own are traced (`False` turns their spans off)."""
         Agent._instrument_default = instrument
+
+    @property
+    def event_stream_handler(self) -> EventStreamHandler | None:
+        """The handler of runs given none (the deprecated `Agent(event_stream_handler=...)`), if any."""
+        return self._event_stream_handler
 
     @property
     def root_capability(self) -> CombinedCapability[AgentDepsT]:
@@ -280,6 +289,7 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
         if kwargs.pop('infer_name', True):
             self._infer_name(inspect.currentframe())
         async with self.iter(user_prompt, infer_name=False, **kwargs) as agent_run:
+            event_stream_handler = event_stream_handler or self._event_stream_handler
             if event_stream_handler is None:
                 async for _ in agent_run:
                     pass
