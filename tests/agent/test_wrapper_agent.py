@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from edgewise.agent import Agent, AgentRun
+from edgewise.agent import Agent, AgentRun, RunContext
 from edgewise.agent.agent import WrapperAgent
 from edgewise.agent.messages import PartDeltaEvent, TextPartDelta
 from edgewise.agent.models.test import TestModel
@@ -115,3 +115,19 @@ async def test_the_deprecated_agent_event_stream_handler_is_the_default_handler(
         await stream.get_output()
     assert 'PartStartEvent' in seen
     assert Agent(TestModel()).event_stream_handler is None
+
+
+async def test_system_prompt_parts_resolve_the_agents_system_prompts() -> None:
+    agent = Agent(TestModel(), system_prompt='Be brief.', deps_type=str)
+
+    @agent.system_prompt
+    def greet(ctx: RunContext[str]) -> str:
+        return f'The user is {ctx.deps}, step {ctx.run_step}.'
+
+    @agent.system_prompt(dynamic=True)
+    def empty() -> str:
+        return ''
+
+    parts = await WrapperAgent(agent).system_prompt_parts(deps='Ann')
+    assert [p.content for p in parts] == ['Be brief.', 'The user is Ann, step 1.', '']
+    assert parts[2].dynamic_ref == empty.__qualname__

@@ -34,7 +34,7 @@ from ._history import sent_messages
 from ._no_output import NoOutput, no_output_answer
 from ._output import validation_errors
 from ._request_hooks import run_request_hooks, streamed_through_hooks, wrapped_request
-from ._run_deps import GraphAgentDeps, GraphAgentState
+from ._run_deps import GraphAgentDeps, GraphAgentState, system_prompt_parts
 from ._run_result import FinalResult
 from ._step_tools import prepare_output_tools, prepare_step_tools
 from ._tool_calls import run_tool_calls, tool_retry_prompt
@@ -183,15 +183,7 @@ class UserPromptNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Final
         parts: list[ModelRequestPart] = []
         kept = len(history)  # the messages before this index are as this node's snapshot holds them
         if not history:
-            for prompt in deps.system_prompts:
-                if isinstance(prompt, str):
-                    parts.append(SystemPromptPart(prompt))
-                elif prompt.dynamic:
-                    # Kept even when empty, so that a later run can fill it in.
-                    text = await prompt.run(run_ctx)
-                    parts.append(SystemPromptPart(text or '', dynamic_ref=prompt.function.__qualname__))
-                elif text := await prompt.run(run_ctx):
-                    parts.append(SystemPromptPart(text))
+            parts.extend(await system_prompt_parts(deps.system_prompts, run_ctx))
         else:
             kept = await _refresh_dynamic_prompts(history, deps, run_ctx)
         if self.user_prompt is not None:

@@ -19,7 +19,15 @@ from edgewise.graph import BaseStatePersistence
 from ._deferred_tools import DeferredToolResults
 from ._output import OutputSchema
 from .exceptions import IncompleteToolCall, UnexpectedModelBehavior
-from .messages import ModelMessage, ModelRequest, ModelRequestPart, ModelResponse, ToolCallPart, UserContent
+from .messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelRequestPart,
+    ModelResponse,
+    SystemPromptPart,
+    ToolCallPart,
+    UserContent,
+)
 from .models import Model
 from .settings import ModelSettings
 from .tools import RunContext, ToolDefinition
@@ -33,6 +41,7 @@ __all__ = (
     'SystemPromptRunner',
     'OutputValidator',
     'call_user_function',
+    'system_prompt_parts',
     'new_run_id',
     'new_conversation_id',
     'resolve_conversation_id',
@@ -181,6 +190,23 @@ class SystemPromptRunner:
         """The function's text (`None` or empty for none)."""
         text: str | None = await call_user_function(self.function, *((ctx,) if self.takes_ctx else ()))
         return text
+
+
+async def system_prompt_parts(
+    prompts: Sequence[str | SystemPromptRunner], ctx: RunContext[Any]
+) -> list[SystemPromptPart]:
+    """The system prompt parts of a run's first request: the texts, and each function's text (a dynamic one's
+    part is kept even when empty, so that a later run can fill it in)."""
+    parts: list[SystemPromptPart] = []
+    for prompt in prompts:
+        if isinstance(prompt, str):
+            parts.append(SystemPromptPart(prompt))
+        elif prompt.dynamic:
+            text = await prompt.run(ctx)
+            parts.append(SystemPromptPart(text or '', dynamic_ref=prompt.function.__qualname__))
+        elif text := await prompt.run(ctx):
+            parts.append(SystemPromptPart(text))
+    return parts
 
 
 @dataclass

@@ -7,7 +7,7 @@ Subclass it to change one entry point: the run entry points (`run`, `run_sync`, 
 from __future__ import annotations as _annotations
 
 import inspect
-from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
 from contextlib import AbstractAsyncContextManager, AbstractContextManager, asynccontextmanager, contextmanager
 from functools import partial
 from types import TracebackType
@@ -23,7 +23,7 @@ from ._run_result import AgentRunResult
 from ._streamed_run_result import StreamedRunResult
 from ._streamed_run_result_sync import StreamedRunResultSync
 from .capabilities import CombinedCapability
-from .messages import UserContent
+from .messages import SystemPromptPart, UserContent
 from .models import KnownModelName, Model
 from .output import OutputDataT, OutputSpec
 from .tools import AgentDepsT
@@ -60,6 +60,8 @@ class _Agent(Protocol):
     @property
     def override(self) -> Callable[..., AbstractContextManager[None]]: ...
     def output_json_schema(self, output_type: OutputSpec[Any] | None = None) -> dict[str, Any]: ...
+    @property
+    def system_prompt_parts(self) -> Callable[..., Awaitable[list[SystemPromptPart]]]: ...
     async def __aenter__(self) -> Any: ...
     async def __aexit__(
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
@@ -143,6 +145,10 @@ class WrapperAgent(Generic[AgentDepsT, OutputDataT]):
     def output_json_schema(self, output_type: OutputSpec[Any] | None = None) -> dict[str, Any]:
         """The wrapped agent's output JSON schema."""
         return self.wrapped.output_json_schema(output_type)
+
+    async def system_prompt_parts(self, **kwargs: Any) -> list[SystemPromptPart]:
+        """The wrapped agent's system prompt parts (same arguments)."""
+        return await self.wrapped.system_prompt_parts(**kwargs)
 
     @asynccontextmanager
     async def iter(self, user_prompt: _Prompt = None, **kwargs: Any) -> AsyncIterator[AgentRun[AgentDepsT, Any]]:

@@ -33,6 +33,7 @@ from ._run_deps import (
     OutputValidator,
     SystemPromptRunner,
     resolve_conversation_id,
+    system_prompt_parts,
 )
 from ._run_options import (
     AgentInstructions,
@@ -52,7 +53,7 @@ from ._wrapper_agent import WrapperAgent
 from .capabilities import AbstractCapability, AgentCapability, CombinedCapability, Instrumentation, ProcessHistory
 from .concurrency import AnyConcurrencyLimit, concurrency_slot, normalize_to_limiter
 from .exceptions import UserError
-from .messages import ModelMessage, ModelRequest, ModelResponse, UserContent
+from .messages import ModelMessage, ModelRequest, ModelResponse, SystemPromptPart, UserContent
 from .models import KnownModelName, Model, infer_model
 from .models.instrumented import InstrumentationSettings
 from .output import OutputDataT, OutputSpec
@@ -207,6 +208,24 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
     def instrument_all(instrument: InstrumentationSettings | bool = True) -> None:
         """Set how agents that set no `instrument` of their own are traced (`False` turns their spans off)."""
         Agent._instrument_default = instrument
+
+    async def system_prompt_parts(
+        self,
+        *,
+        deps: AgentDepsT = None,  # type: ignore[assignment]
+        model: Model | KnownModelName | None = None,
+        message_history: Sequence[ModelMessage] | None = None,
+        prompt: str | Sequence[UserContent] | None = None,
+        usage: RunUsage | None = None,
+        model_settings: ModelSettings | None = None,
+    ) -> list[SystemPromptPart]:
+        """The agent's system prompts as the first request of a run with these arguments would hold them."""
+        ctx: RunContext[AgentDepsT] = RunContext(
+            deps=deps, model=self._resolve_model(model), usage=usage or RunUsage(),
+            prompt=prompt if isinstance(prompt, str) else None, messages=list(message_history or ()), run_step=1,
+            model_settings=model_settings,
+        )  # fmt: skip
+        return await system_prompt_parts(self._system_prompts, ctx)
 
     @property
     def event_stream_handler(self) -> EventStreamHandler | None:
