@@ -35,6 +35,7 @@ async def test_the_wrapper_shows_the_wrapped_agents_configuration() -> None:
     wrapper.name = 'renamed'
     wrapper.description = 'changed'
     assert (agent.name, agent.description) == ('renamed', 'changed')
+    assert agent.render_description() == 'changed'
 
 
 async def test_every_run_entry_point_runs_the_wrapped_agent() -> None:

@@ -227,6 +227,11 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
         )  # fmt: skip
         return await system_prompt_parts(self._system_prompts, ctx)
 
+    def render_description(self, deps: AgentDepsT = None) -> str | None:  # type: ignore[assignment]
+        """The agent's description for runs with `deps` (Edgewise descriptions are plain texts: `deps` is accepted
+        for pydantic-ai's template descriptions, which Edgewise does not have)."""
+        return self.description
+
     @property
     def event_stream_handler(self) -> EventStreamHandler | None:
         """The handler of runs given none (the deprecated `Agent(event_stream_handler=...)`), if any."""
