@@ -402,3 +402,4 @@ def test_the_agents_root_capability_holds_its_capabilities() -> None:
     first, second = Around([]), PrepareTools(lambda ctx, defs: defs)
     agent = Agent(TestModel(), capabilities=[first, second, lambda ctx: None])
     assert list(agent.root_capability.capabilities) == [first, second]
+    assert agent.root_capability is agent.root_capability

@@ -174,6 +174,7 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
             deprecated_kwargs, 'event_stream_handler', 'run(..., event_stream_handler=handler)'
         )
         self._capabilities: list[AgentCapability[AgentDepsT]] = caps
+        self._root_capability = CombinedCapability([c for c in caps if isinstance(c, AbstractCapability)])
         self._default_retries, self._max_result_retries = agent_retry_budgets(retries, deprecated_kwargs)
         if deprecated_kwargs:
             raise UserError(f'Unknown keyword arguments: {", ".join(f"`{k}`" for k in deprecated_kwargs)}')
@@ -240,7 +241,7 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
     @property
     def root_capability(self) -> CombinedCapability[AgentDepsT]:
         """The agent's capabilities as one (those given as functions of the run context are made per run)."""
-        return CombinedCapability([c for c in self._capabilities if isinstance(c, AbstractCapability)])
+        return self._root_capability
 
     @property
     def instrument(self) -> InstrumentationSettings | bool | None:
