@@ -33,7 +33,7 @@ from ._deferred_tools import DeferredToolRequests, DeferredToolResults
 from ._history import first_new_index, has_adjacent_same_kind, sent_messages
 from ._no_output import NoOutput, no_output_answer
 from ._output import validation_errors
-from ._run_deps import GraphAgentDeps, GraphAgentState
+from ._run_deps import GraphAgentDeps, GraphAgentState, resolve_native_tools
 from ._run_result import FinalResult
 from ._tool_calls import run_tool_calls, tool_retry_prompt
 from .capabilities.abstract import ModelRequestContext
@@ -341,6 +341,8 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
             # As in pydantic-ai: native and prompted output arrive as text, so the model is told text is allowed.
             allow_text_output=schema.allow_text_output or schema.mode in ('native', 'prompted'),
         )
+        if deps.native_tools:
+            params.native_tools = await resolve_native_tools(deps.native_tools, deps.run_context(state))
         params = deps.model.customize_request_parameters(params)
         settings = deps.model_settings
         if deps.settings_resolver is not None or deps.request_hooks:

@@ -21,8 +21,9 @@ from ._output import OutputSchema
 from .exceptions import UnexpectedModelBehavior
 from .messages import ModelMessage, ModelRequest, ModelRequestPart, UserContent
 from .models import Model
+from .native_tools import AbstractNativeTool
 from .settings import ModelSettings
-from .tools import RunContext, ToolDefinition, resolve_return_schema
+from .tools import AgentNativeTool, RunContext, ToolDefinition, resolve_return_schema
 from .toolsets import AbstractToolset, ToolsetTool
 from .usage import RunUsage, UsageLimits
 
@@ -36,6 +37,7 @@ __all__ = (
     'new_run_id',
     'new_conversation_id',
     'resolve_conversation_id',
+    'resolve_native_tools',
     'NEW_CONVERSATION',
 )
 
@@ -136,6 +138,18 @@ async def call_user_function(function: Callable[..., Any], *args: Any) -> Any:
     return result
 
 
+async def resolve_native_tools(tools: Sequence[AgentNativeTool[Any]], ctx: RunContext[Any]) -> list[AbstractNativeTool]:
+    """The native tools of one request: tool instances as they are, functions called with the run context
+    (those returning `None` leave their tool out of this request)."""
+    resolved: list[AbstractNativeTool] = []
+    for tool in tools:
+        if isinstance(tool, AbstractNativeTool):
+            resolved.append(tool)
+        elif (built := await call_user_function(tool, ctx)) is not None:
+            resolved.append(built)
+    return resolved
+
+
 def _takes_ctx(function: Callable[..., Any], plain_arity: int) -> bool:
     return len(inspect.signature(function).parameters) > plain_arity
 
@@ -198,6 +212,8 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
     """Merges the settings for each request, when some are functions of the run context."""
     request_hooks: Sequence[Any] = ()
     """Capabilities with a `before_model_request` hook, in order."""
+    native_tools: Sequence[AgentNativeTool[Any]] = ()
+    """The native tools (run by the provider) of every request, or functions building them per step."""
     tracing: bool = True
     """Whether the run makes spans."""
     resumed_request: ModelRequest | None = None

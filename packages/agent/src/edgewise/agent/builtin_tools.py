@@ -10,10 +10,20 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from .native_tools import (
         DEPRECATED_NATIVE_TOOLS as DEPRECATED_BUILTIN_TOOLS,
+    )
+    from .native_tools import (
         NATIVE_TOOL_TYPES as BUILTIN_TOOL_TYPES,
+    )
+    from .native_tools import (
         NATIVE_TOOLS_REQUIRING_CONFIG as BUILTIN_TOOLS_REQUIRING_CONFIG,
+    )
+    from .native_tools import (
         SUPPORTED_NATIVE_TOOLS as SUPPORTED_BUILTIN_TOOLS,
+    )
+    from .native_tools import (
         AbstractNativeTool as AbstractBuiltinTool,
+    )
+    from .native_tools import (
         CodeExecutionTool,
         FileSearchTool,
         ImageAspectRatio,
@@ -64,7 +74,10 @@ def __getattr__(name: str) -> Any:
 
     new_name = _NEW_NAMES.get(name)
     if new_name is not None:
-        message = f'`edgewise.agent.builtin_tools.{name}` is deprecated, use `edgewise.agent.native_tools.{new_name}` instead.'
+        message = (
+            f'`edgewise.agent.builtin_tools.{name}` is deprecated, '
+            f'use `edgewise.agent.native_tools.{new_name}` instead.'
+        )
     else:
         new_name = name
         message = (

@@ -52,7 +52,7 @@ ImageGenerationModelName = Literal['gpt-image-2', 'gpt-image-1.5', 'gpt-image-1'
 
 
 @dataclass(kw_only=True)
-class AbstractNativeTool(ABC):
+class AbstractNativeTool(ABC):  # noqa: B024 (abstract: only its subclasses are tools)
     """Base of the tools a provider runs itself; passed to models in `ModelRequestParameters.native_tools`.
 
     Validating data as `AbstractNativeTool` picks the subclass registered under the data's `kind`.

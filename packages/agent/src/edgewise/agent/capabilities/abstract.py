@@ -3,7 +3,7 @@
 
 from __future__ import annotations as _annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeAlias
 
@@ -11,7 +11,7 @@ from .._run_options import AgentInstructions, AgentModelSettings
 from ..messages import ModelMessage
 from ..models import Model, ModelRequestParameters
 from ..settings import ModelSettings
-from ..tools import AgentDepsT, RunContext
+from ..tools import AgentDepsT, AgentNativeTool, RunContext
 
 __all__ = ('AbstractCapability', 'ModelRequestContext', 'AgentCapability', 'CapabilityFunc')
 
@@ -41,6 +41,10 @@ class AbstractCapability(Generic[AgentDepsT]):
     def get_model_settings(self) -> AgentModelSettings | None:
         """Model settings this capability adds (under the agent's and the run's)."""
         return None
+
+    def get_native_tools(self) -> Sequence[AgentNativeTool[AgentDepsT]]:
+        """Native tools (run by the model's provider) this capability adds to every request."""
+        return ()
 
     async def before_model_request(
         self, ctx: RunContext[AgentDepsT], request_context: ModelRequestContext

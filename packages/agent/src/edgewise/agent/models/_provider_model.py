@@ -22,8 +22,8 @@ from ..settings import ModelSettings, merge_model_settings
 from . import _http
 from ._downloads import download_files
 from ._mapping import EventStreamedResponse, customize_request_parameters
-from ._native_support import check_native_tools
 from ._model import Model, check_allow_model_requests
+from ._native_support import check_native_tools
 from ._request_parameters import ModelRequestParameters
 from ._streamed_response import StreamedResponse
 

@@ -62,7 +62,9 @@ def _taking_builtin_tools(init: Any) -> Any:
     @functools.wraps(init)
     def __init__(self: ModelRequestParameters, **kwargs: Any) -> None:
         if 'builtin_tools' in kwargs:
-            warnings.warn('`builtin_tools` is deprecated, use `native_tools` instead.', DeprecationWarning, stacklevel=2)
+            warnings.warn(
+                '`builtin_tools` is deprecated, use `native_tools` instead.', DeprecationWarning, stacklevel=2
+            )
             legacy = kwargs.pop('builtin_tools')
             kwargs.setdefault('native_tools', legacy)
         init(self, **kwargs)
