@@ -103,6 +103,10 @@ class ProviderModel(Model):
         """
         return customize_request_parameters(parameters, self.profile)
 
+    def _request_headers(self, params: ModelRequestParameters, settings: Mapping[str, Any]) -> dict[str, str]:
+        """Headers the request needs for its parameters (applied over the `extra_headers` setting); none here."""
+        return {}
+
     def _native_tools(self) -> frozenset[type[AbstractNativeTool]]:
         """The native tools this model can run: those its class maps that its profile allows."""
         return self.supported_native_tools() & self.profile.supported_native_tools
@@ -162,6 +166,7 @@ class ProviderModel(Model):
         if stream:
             headers['accept'] = 'text/event-stream'
         headers.update(settings.get('extra_headers') or {})
+        headers.update(self._request_headers(params, settings))
         return _http.HTTPCall(
             client=provider.client,
             url=self._url(stream=stream),
