@@ -91,7 +91,7 @@ if TYPE_CHECKING:
         ModelProfileSpec,
     )
     from .result import AgentEventStream, AgentRunResult, AgentRunResultEvent, FinalResult, StreamedRunResult
-    from .settings import ModelSettings
+    from .settings import ModelSettings, ToolChoice, ToolOrOutput
     from .tools import (
         DeferredToolRequests,
         DeferredToolResults,
@@ -204,11 +204,13 @@ __all__ = (
     'ThinkingPartDelta',
     'Tool',
     'ToolApproved',
+    'ToolChoice',
     'ToolCallPart',
     'ToolCallPartDelta',
     'ToolDefinition',
     'ToolDenied',
     'ToolOutput',
+    'ToolOrOutput',
     'ToolReturn',
     'ToolReturnPart',
     'ToolsetTool',
@@ -314,6 +316,8 @@ _EXPORTS: dict[str, str] = {
     'FinalResult': '.result',
     'StreamedRunResult': '.result',
     'ModelSettings': '.settings',
+    'ToolChoice': '.settings',
+    'ToolOrOutput': '.settings',
     'DeferredToolRequests': '.tools',
     'DeferredToolResults': '.tools',
     'RunContext': '.tools',
