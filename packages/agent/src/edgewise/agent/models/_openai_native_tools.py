@@ -227,7 +227,8 @@ def native_item(part: NativeToolCallPart) -> dict[str, Any] | None:
         return {'type': 'file_search_call', 'id': part.id or part.tool_call_id, 'queries': args.get('queries', []),
                 'status': 'completed'}  # fmt: skip
     if part.tool_name == ImageGenerationTool.kind:
-        return {'type': 'image_generation_call', 'id': part.tool_call_id}
+        # `result` and `status` as the API's input type has them (the image itself stays on OpenAI's side).
+        return {'type': 'image_generation_call', 'id': part.tool_call_id, 'result': None, 'status': 'completed'}
     server = part.tool_name.partition(':')[2] if part.tool_name.startswith(MCPServerTool.kind) else ''
     if server and args.get('action') == 'list_tools':
         return {'type': 'mcp_list_tools', 'id': part.tool_call_id, 'server_label': server, 'tools': []}
