@@ -36,8 +36,8 @@ from edgewise.agent.messages import (
 from edgewise.agent.models import ModelRequestParameters
 from edgewise.agent.models._openai_chat import FINISH_REASONS
 from edgewise.agent.models.openai import OpenAIChatModel
-from edgewise.agent.output import OutputObjectDefinition
 from edgewise.agent.native_tools import WebSearchTool
+from edgewise.agent.output import OutputObjectDefinition
 from edgewise.agent.profiles.openai import OpenAIModelProfile
 from edgewise.agent.providers.openai import OpenAIProvider
 from edgewise.agent.tools import ToolDefinition
