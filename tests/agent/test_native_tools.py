@@ -43,6 +43,8 @@ from edgewise.agent.native_tools import (
 pytestmark = pytest.mark.anyio
 
 _TOOLS = pydantic.TypeAdapter(list[AbstractNativeTool])
+_AGENT_BUILTIN = r'`Agent\(builtin_tools=...\)` is deprecated, use `capabilities=\[NativeTool\(...\)\]` instead'
+_RUN_BUILTIN = r'`agent.iter\(builtin_tools=...\)` is deprecated'
 
 
 # --- the tool classes --------------------------------------------------------------------------------------------
@@ -92,7 +94,7 @@ def test_url_context_tool_is_a_deprecated_web_fetch_tool_of_its_own_kind() -> No
     assert tool.kind == 'url_context'
     assert NATIVE_TOOL_TYPES['url_context'] is UrlContextTool  # pyright: ignore[reportDeprecated]
     assert UrlContextTool not in SUPPORTED_NATIVE_TOOLS  # pyright: ignore[reportDeprecated]
-    assert DEPRECATED_NATIVE_TOOLS == {UrlContextTool}  # pyright: ignore[reportDeprecated]
+    assert {UrlContextTool} == DEPRECATED_NATIVE_TOOLS  # pyright: ignore[reportDeprecated]
 
 
 def test_the_builtin_tools_module_is_the_old_home_and_warns() -> None:
@@ -190,7 +192,7 @@ def _recording() -> tuple[FunctionModel, list[list[AbstractNativeTool]]]:
 
 async def test_agent_builtin_tools_reach_the_model_with_a_deprecation_warning() -> None:
     model, seen = _recording()
-    with pytest.warns(DeprecationWarning, match=r'`Agent\(builtin_tools=...\)` is deprecated'):
+    with pytest.warns(DeprecationWarning, match=_AGENT_BUILTIN):
         agent = Agent(model, builtin_tools=[WebSearchTool(max_uses=1)])
     await agent.run('hi')
     assert seen == [[WebSearchTool(max_uses=1)]]
@@ -198,7 +200,7 @@ async def test_agent_builtin_tools_reach_the_model_with_a_deprecation_warning() 
 
 async def test_run_builtin_tools_add_to_the_agents_and_functions_build_them_per_step() -> None:
     model, seen = _recording()
-    with pytest.warns(DeprecationWarning):
+    with pytest.warns(DeprecationWarning, match=_AGENT_BUILTIN):
         agent = Agent(model, builtin_tools=[WebSearchTool()], deps_type=bool)
 
     def code_if_asked(ctx: RunContext[bool]) -> AbstractNativeTool | None:
@@ -207,27 +209,28 @@ async def test_run_builtin_tools_add_to_the_agents_and_functions_build_them_per_
     async def fetch(ctx: RunContext[bool]) -> AbstractNativeTool:
         return WebFetchTool(max_uses=ctx.run_step)
 
-    with pytest.warns(DeprecationWarning, match=r'`agent.iter\(builtin_tools=...\)` is deprecated'):
+    with pytest.warns(DeprecationWarning, match=_RUN_BUILTIN):
         await agent.run('hi', deps=True, builtin_tools=[code_if_asked, fetch])  # type: ignore[call-overload]
-    with pytest.warns(DeprecationWarning):
+    with pytest.warns(DeprecationWarning, match=_RUN_BUILTIN):
         await agent.run('hi', deps=False, builtin_tools=[code_if_asked])  # type: ignore[call-overload]
     assert seen == [[WebSearchTool(), CodeExecutionTool(), WebFetchTool(max_uses=1)], [WebSearchTool()]]
 
 
 async def test_override_replaces_the_agents_native_tools() -> None:
     model, seen = _recording()
-    with pytest.warns(DeprecationWarning):
+    with pytest.warns(DeprecationWarning, match=_AGENT_BUILTIN):
         agent = Agent(model, builtin_tools=[WebSearchTool()])
     with agent.override(native_tools=[CodeExecutionTool()]):
         await agent.run('hi')
-    with pytest.warns(DeprecationWarning, match='`builtin_tools=` is deprecated, use `native_tools=` instead.'):
-        with agent.override(builtin_tools=[]):
-            await agent.run('hi')
+    with (
+        pytest.warns(DeprecationWarning, match='`builtin_tools=` is deprecated, use `native_tools=` instead'),
+        agent.override(builtin_tools=[]),
+    ):
+        await agent.run('hi')
     await agent.run('hi')
     assert seen == [[CodeExecutionTool()], [], [WebSearchTool()]]
-    with pytest.raises(UserError, match='Unknown keyword arguments: `bogus`'):
-        with agent.override(bogus=1):  # type: ignore[call-arg]
-            pass
+    with pytest.raises(UserError, match='Unknown keyword arguments: `bogus`'), agent.override(bogus=1):  # type: ignore[call-arg]
+        pass
 
 
 async def test_capabilities_add_native_tools() -> None:
@@ -241,7 +244,7 @@ async def test_capabilities_add_native_tools() -> None:
 
 
 async def test_test_model_refuses_native_tools() -> None:
-    with pytest.warns(DeprecationWarning):
+    with pytest.warns(DeprecationWarning, match=_AGENT_BUILTIN):
         agent = Agent(TestModel(), builtin_tools=[WebSearchTool()])
     with pytest.raises(UserError, match='TestModel does not support built-in tools'):
         await agent.run('hi')
@@ -311,4 +314,3 @@ def test_supported_builtin_tools_is_the_deprecated_name() -> None:
     )
     with pytest.warns(DeprecationWarning, match='use `Model.supported_native_tools\\(\\)` instead'):
         assert GoogleModel.supported_builtin_tools() == GoogleModel.supported_native_tools()
-
