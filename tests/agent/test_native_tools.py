@@ -229,7 +229,7 @@ async def test_override_replaces_the_agents_native_tools() -> None:
         await agent.run('hi')
     await agent.run('hi')
     assert seen == [[CodeExecutionTool()], [], [WebSearchTool()]]
-    with pytest.raises(UserError, match='Unknown keyword arguments: `bogus`'), agent.override(bogus=1):  # type: ignore[call-arg]
+    with pytest.raises(UserError, match='Unknown keyword arguments: `bogus`'), agent.override(bogus=1):
         pass
 
 

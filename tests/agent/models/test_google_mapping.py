@@ -311,7 +311,7 @@ def test_response_body_maps_to_a_model_response() -> None:
             NativeToolCallPart(
                 tool_name='code_execution',
                 args={'language': 'PYTHON', 'code': 'print(1)'},
-                tool_call_id=IsStr(regex='pyd_ai_[0-9a-f]{32}'),
+                tool_call_id=IsStr(regex='pyd_ai_[0-9a-f]{32}'),  # type: ignore[arg-type]
                 provider_name='google-gla',
             ),
         ]

@@ -244,7 +244,7 @@ def test_responses_image_generation_output_is_a_file_part_and_goes_back_by_refer
     }
     response = responses_model_response(body)
     # Each call of the hosted tool is a native call and result; the image it made sits between them.
-    assert [(type(p).__name__, getattr(p, 'tool_call_id', None) or p.id) for p in response.parts] == [
+    assert [(type(p).__name__, getattr(p, 'tool_call_id', None) or getattr(p, 'id', None)) for p in response.parts] == [
         ('NativeToolCallPart', 'ig_1'),
         ('FilePart', 'ig_1'),
         ('NativeToolReturnPart', 'ig_1'),
@@ -490,6 +490,8 @@ async def test_responses_streamed_image_generation_is_a_file_part_between_its_ca
     streamed = OpenAIResponsesStreamedResponse(PARAMS, aiter_events(events), model_name='gpt-5', provider_name='openai')
     _ = [event async for event in streamed]
     parts = streamed.get().parts
+    result = parts[2]
+    assert isinstance(result, NativeToolReturnPart)
     assert [type(p).__name__ for p in parts] == [
         'NativeToolCallPart',
         'FilePart',
@@ -499,7 +501,7 @@ async def test_responses_streamed_image_generation_is_a_file_part_between_its_ca
     assert parts[1:] == [
         FilePart(BinaryImage(PNG, media_type='image/png'), id='ig_1', provider_name='openai'),
         NativeToolReturnPart(
-            'image_generation', {'status': 'completed'}, 'ig_1', timestamp=parts[2].timestamp, provider_name='openai'
+            'image_generation', {'status': 'completed'}, 'ig_1', timestamp=result.timestamp, provider_name='openai'
         ),
         TextPart('A cat.', id='msg_1', provider_name='openai'),
     ]

@@ -150,7 +150,7 @@ async def test_anthropic_sends_the_beta_flags_the_tools_need() -> None:
     client = httpx.AsyncClient(transport=httpx.MockTransport(respond))
     model = AnthropicModel('claude-sonnet-4-5', provider=AnthropicProvider(api_key='k', http_client=client))
     params = _params(WebFetchTool(), MCPServerTool(id='s', url='https://s'))
-    await model.request(HI, {'extra_headers': {'anthropic-beta': 'other-beta'}}, params)  # type: ignore[typeddict-unknown-key]
+    await model.request(HI, {'extra_headers': {'anthropic-beta': 'other-beta'}}, params)
     await model.request(HI, None, _params(WebSearchTool()))
     assert sent[0].headers['anthropic-beta'] == 'mcp-client-2025-04-04,other-beta,web-fetch-2025-09-10'
     assert 'anthropic-beta' not in sent[1].headers
@@ -227,7 +227,7 @@ def test_other_providers_native_parts_are_not_sent_to_anthropic() -> None:
 
 
 async def test_anthropic_streamed_mcp_call_builds_its_arguments() -> None:
-    events = [
+    events: list[dict[str, Any]] = [
         {'type': 'message_start', 'message': {'id': 'm', 'model': 'c', 'usage': {'input_tokens': 1}}},
         {'type': 'content_block_start', 'index': 0,
          'content_block': {'type': 'mcp_tool_use', 'id': 'm1', 'name': 'ask', 'server_name': 'wiki', 'input': {}}},
@@ -394,7 +394,7 @@ def test_responses_hosted_items_become_native_parts_and_go_back() -> None:
 
 async def test_responses_streamed_hosted_items_arrive_whole_when_done() -> None:
     item = {'type': 'web_search_call', 'id': 'ws_1', 'status': 'completed', 'action': {'type': 'search', 'query': 'q'}}
-    events = [
+    events: list[dict[str, Any]] = [
         {'type': 'response.created', 'response': {'id': 'r', 'model': 'gpt-5'}},
         {'type': 'response.output_item.added', 'item': {**item, 'status': 'in_progress', 'action': None}},
         {'type': 'response.output_item.done', 'item': item},
@@ -521,7 +521,7 @@ def test_google_code_execution_and_grounding_become_native_parts() -> None:
 
 
 async def test_google_streamed_code_execution_pairs_call_and_result() -> None:
-    chunks = [
+    chunks: list[dict[str, Any]] = [
         {'candidates': [{'content': {'parts': [{'executableCode': {'language': 'PYTHON', 'code': 'x'}}]}}]},
         {'candidates': [{'content': {'parts': [{'codeExecutionResult': {'outcome': 'OUTCOME_OK'}}]}}]},
         {'candidates': [{'content': {'parts': [{'text': 'Done.'}]}, 'finishReason': 'STOP',

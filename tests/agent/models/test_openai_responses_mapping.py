@@ -322,7 +322,7 @@ def test_response_body_maps_to_a_model_response() -> None:
                 tool_name='web_search',
                 content={'status': 'completed'},
                 tool_call_id='ws_1',
-                timestamp=IsDatetime(),
+                timestamp=IsDatetime(),  # type: ignore[arg-type]
                 provider_name='openai',
             ),
         ]

@@ -11,7 +11,7 @@ import pydantic_core
 
 from ..exceptions import UserError
 from ..messages import ModelResponsePart, NativeToolCallPart, NativeToolReturnPart
-from ..native_tools import CodeExecutionTool, MCPServerTool, MemoryTool, WebFetchTool, WebSearchTool
+from ..native_tools import AbstractNativeTool, CodeExecutionTool, MCPServerTool, MemoryTool, WebFetchTool, WebSearchTool
 from ._request_parameters import ModelRequestParameters
 
 __all__ = (
@@ -23,7 +23,9 @@ __all__ = (
     'mcp_call_args_prefix',
 )
 
-ANTHROPIC_NATIVE_TOOLS = frozenset({WebSearchTool, CodeExecutionTool, WebFetchTool, MemoryTool, MCPServerTool})
+ANTHROPIC_NATIVE_TOOLS: frozenset[type[AbstractNativeTool]] = frozenset(
+    {WebSearchTool, CodeExecutionTool, WebFetchTool, MemoryTool, MCPServerTool}
+)
 """The native tools `AnthropicModel` maps."""
 
 # Server tool names in `server_tool_use` blocks, and the native tool kind each belongs to.

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..messages import NativeToolCallPart, NativeToolReturnPart, generate_tool_call_id
-from ..native_tools import CodeExecutionTool, FileSearchTool, WebFetchTool, WebSearchTool
+from ..native_tools import AbstractNativeTool, CodeExecutionTool, FileSearchTool, WebFetchTool, WebSearchTool
 from ._request_parameters import ModelRequestParameters
 
 __all__ = (
@@ -22,7 +22,9 @@ __all__ = (
     'native_part_dict',
 )
 
-GOOGLE_NATIVE_TOOLS = frozenset({WebSearchTool, CodeExecutionTool, FileSearchTool, WebFetchTool})
+GOOGLE_NATIVE_TOOLS: frozenset[type[AbstractNativeTool]] = frozenset(
+    {WebSearchTool, CodeExecutionTool, FileSearchTool, WebFetchTool}
+)
 """The native tools `GoogleModel` maps."""
 
 _CAMEL_HUMP = re.compile(r'(?<!^)(?=[A-Z])')

@@ -17,6 +17,7 @@ import pydantic_core
 from ..exceptions import UserError
 from ..messages import BinaryImage, FilePart, ModelResponsePart, NativeToolCallPart, NativeToolReturnPart
 from ..native_tools import (
+    AbstractNativeTool,
     CodeExecutionTool,
     FileSearchTool,
     ImageGenerationTool,
@@ -35,7 +36,7 @@ __all__ = (
     'NATIVE_ITEM_TYPES',
 )
 
-RESPONSES_NATIVE_TOOLS = frozenset(
+RESPONSES_NATIVE_TOOLS: frozenset[type[AbstractNativeTool]] = frozenset(
     {WebSearchTool, CodeExecutionTool, FileSearchTool, MCPServerTool, ImageGenerationTool}
 )
 """The native tools `OpenAIResponsesModel` maps."""

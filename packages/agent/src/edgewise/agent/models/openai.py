@@ -143,7 +143,7 @@ class OpenAIChatModel(ProviderModel):
     @classmethod
     def supported_native_tools(cls) -> frozenset[type[AbstractNativeTool]]:
         """Web search (as `web_search_options`), for the models whose profile allows it (`*-search-preview`)."""
-        return frozenset({WebSearchTool})
+        return frozenset[type[AbstractNativeTool]]({WebSearchTool})
 
     def _native_tools(self) -> frozenset[type[AbstractNativeTool]]:
         if not OpenAIModelProfile.from_profile(self.profile).openai_chat_supports_web_search:
