@@ -150,6 +150,19 @@ def test_old_part_names_still_import_with_a_warning() -> None:
         assert messages.BuiltinToolReturnPart is NativeToolReturnPart
 
 
+def test_old_top_level_names_still_import_with_a_warning() -> None:
+    agent_package: Any = importlib.import_module('edgewise.agent')
+    with pytest.warns(DeprecationWarning, match='use `edgewise.agent.NativeToolReturnPart` instead'):
+        assert agent_package.BuiltinToolReturnPart is NativeToolReturnPart
+    with pytest.warns(DeprecationWarning, match='use `edgewise.agent.AgentNativeTool` instead'):
+        assert agent_package.AgentBuiltinTool is agent_package.AgentNativeTool
+    tools: Any = importlib.import_module('edgewise.agent.tools')
+    with pytest.warns(DeprecationWarning, match='use `edgewise.agent.tools.NativeToolFunc` instead'):
+        assert tools.BuiltinToolFunc is tools.NativeToolFunc
+    with pytest.raises(AttributeError):
+        _ = tools.NotAName
+
+
 def test_the_old_native_tool_events_are_deprecated() -> None:
     from edgewise.agent.messages import BuiltinToolCallEvent, BuiltinToolResultEvent
 
