@@ -229,6 +229,21 @@ async def test_run_builtin_tools_add_to_the_agents_and_functions_build_them_per_
     assert seen == [[WebSearchTool(), CodeExecutionTool(), WebFetchTool(max_uses=1)], [WebSearchTool()]]
 
 
+async def test_text_before_a_native_call_is_not_the_output() -> None:
+    def answer(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        return ModelResponse(
+            [
+                TextPart('Let me search. '),
+                NativeToolCallPart('web_search', {'query': 'x'}, 'ws', provider_name='function'),
+                NativeToolReturnPart('web_search', {'status': 'completed'}, 'ws', provider_name='function'),
+                TextPart('It is sunny.'),
+            ]
+        )
+
+    result = await Agent(FunctionModel(answer)).run('weather?')
+    assert result.output == 'It is sunny.'
+
+
 async def test_override_replaces_the_agents_native_tools() -> None:
     model, seen = _recording()
     with pytest.warns(DeprecationWarning, match=_AGENT_BUILTIN):

@@ -46,6 +46,7 @@ from .messages import (
     ModelRequestPart,
     ModelResponse,
     ModelResponseStreamEvent,
+    NativeToolCallPart,
     OutputToolCallEvent,
     OutputToolResultEvent,
     RetryPromptPart,
@@ -462,7 +463,12 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
         self, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]]
     ) -> ModelRequestNode[DepsT, NodeRunEndT] | End[FinalResult[NodeRunEndT]]:
         state, deps = ctx.state, ctx.deps
-        texts = [p.content for p in self.model_response.parts if isinstance(p, TextPart)]
+        texts: list[str] = []
+        for part in self.model_response.parts:
+            if isinstance(part, TextPart):
+                texts.append(part.content)
+            elif isinstance(part, NativeToolCallPart):
+                texts = []  # text before a call of the provider's tools is commentary, not the answer (pydantic-ai)
         schema = deps.output_schema
         run_ctx = deps.run_context(state, retry=state.retries, max_retries=deps.max_result_retries)
         retry: RetryPromptPart
