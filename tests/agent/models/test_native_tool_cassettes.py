@@ -358,6 +358,8 @@ async def test_hosted_tool_parts_go_back_as_recorded(earlier: dict[str, Any], la
     previous, _, _ = await _replay(earlier, 0, [_user('hi')])
     _, body, _ = await _replay(later, 1, [_user('hi'), previous, _user('and then?')])
     assert _sent_back(api, body) == _sent_back(api, later['request']['parsed_body'])
+    # A code execution container is reused from the response before (Anthropic).
+    assert body.get('container') == later['request']['parsed_body'].get('container')
 
 
 def test_how_many_recorded_hosted_tool_interactions_are_replayed() -> None:

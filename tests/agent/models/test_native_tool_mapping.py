@@ -538,3 +538,26 @@ async def test_google_streamed_code_execution_pairs_call_and_result() -> None:
         ('web_fetch', True),
     ]
     assert response.text == 'Done.'
+
+
+def test_anthropic_reuses_the_code_execution_container_of_the_history() -> None:
+    earlier = anthropic_model_response(
+        {'id': 'm', 'model': 'c', 'content': [], 'stop_reason': 'end_turn', 'container': {'id': 'cntr_1'},
+         'usage': {'input_tokens': 1, 'output_tokens': 1}}
+    )  # fmt: skip
+    assert earlier.provider_details == {'finish_reason': 'end_turn', 'container_id': 'cntr_1'}
+    history: list[ModelMessage] = [*HI, earlier, ModelRequest.user_text_prompt('again')]
+    profile = anthropic_model_profile('claude-sonnet-4-5')
+    assert profile is not None
+
+    def container(settings: Any) -> Any:
+        body = anthropic_request_body('claude-sonnet-4-5', history, settings, _params(CodeExecutionTool()), profile)
+        validate_anthropic_body(body)
+        return body.get('container')
+
+    assert container(None) == 'cntr_1'
+    assert container({'anthropic_container': False}) is None
+    assert container({'anthropic_container': {'id': 'other'}}) == 'other'
+    foreign = ModelResponse([TextPart('x')], provider_name='openai', provider_details={'container_id': 'no'})
+    body = anthropic_request_body('claude-sonnet-4-5', [*HI, foreign, *HI], None, ModelRequestParameters(), profile)
+    assert 'container' not in body

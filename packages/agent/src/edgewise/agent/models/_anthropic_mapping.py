@@ -40,7 +40,13 @@ from ..profiles.anthropic import AnthropicModelProfile
 from ..settings import ModelSettings
 from ..tools import ToolDefinition
 from ..usage import RequestUsage
-from ._anthropic_native_tools import anthropic_native_tools, mcp_call_args_prefix, native_part_block, server_block_part
+from ._anthropic_native_tools import (
+    anthropic_native_tools,
+    container_param,
+    mcp_call_args_prefix,
+    native_part_block,
+    server_block_part,
+)
 from ._mapping import (
     EventStreamedResponse,
     instructions_of,
@@ -97,6 +103,12 @@ class AnthropicModelSettings(ModelSettings, total=False):
     """Cache the conversation (a cache point on the last block of the last message)."""
     anthropic_service_tier: Literal['auto', 'standard_only']
     """The request's `service_tier`."""
+    anthropic_code_execution_tool_version: Literal['auto', '20250825', '20260120']
+    """The version of the code execution tool a `CodeExecutionTool` asks for (`'auto'`: the newest the model
+    takes)."""
+    anthropic_container: dict[str, Any] | str | Literal[False]
+    """The code execution container to run in: an id, `{'id': ..., 'skills': [...]}`, or `False` for a new one.
+    By default the container of the last Anthropic response in the history is reused."""
 
 
 def _cache_control(ttl: bool | CacheTTL) -> dict[str, Any]:
@@ -302,6 +314,8 @@ def anthropic_request_body(
         tools, mcp_servers, _ = anthropic_native_tools(params, tools, model_name, settings)
         if mcp_servers:
             body['mcp_servers'] = mcp_servers
+    if (container := container_param(messages, settings, provider_name)) is not None:
+        body['container'] = container
     if tools:
         if cache := settings.get('anthropic_cache_tool_definitions'):
             tools[-1]['cache_control'] = _cache_control(cache)
@@ -377,6 +391,8 @@ def anthropic_model_response(body: dict[str, Any], *, provider_name: str = 'anth
     blocks = body.get('content') or ()
     parts = [p for block in blocks if (p := _block_part(block, provider_name, mcp_calls)) is not None]
     finish_reason, details = _finish(body.get('stop_reason'))
+    if container := body.get('container'):
+        details = {**(details or {}), 'container_id': container['id']}
     return ModelResponse(
         parts=parts,
         usage=anthropic_usage(body.get('usage')),
@@ -413,6 +429,8 @@ class AnthropicStreamedResponse(EventStreamedResponse):
             self.provider_response_id = message.get('id')
             self._model_name = message.get('model') or self._model_name
             self._usage = anthropic_usage(message.get('usage'))
+            if container := message.get('container'):
+                self._set_provider_detail('container_id', container['id'])
         elif kind == 'content_block_start':
             index, block = data['index'], data.get('content_block') or {}
             block_kind = block.get('type')
@@ -462,6 +480,8 @@ class AnthropicStreamedResponse(EventStreamedResponse):
             if event is not None:
                 yield event
         elif kind == 'message_delta':
+            if container := (data.get('delta') or {}).get('container'):
+                self._set_provider_detail('container_id', container['id'])
             finish_reason, details = _finish((data.get('delta') or {}).get('stop_reason'))
             if details is not None:
                 self.finish_reason = finish_reason

@@ -4,13 +4,13 @@ need), and the `server_tool_use`, `*_tool_result`, `mcp_tool_use` and `mcp_tool_
 
 from __future__ import annotations as _annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pydantic_core
 
 from ..exceptions import UserError
-from ..messages import ModelResponsePart, NativeToolCallPart, NativeToolReturnPart
+from ..messages import ModelMessage, ModelResponse, ModelResponsePart, NativeToolCallPart, NativeToolReturnPart
 from ..native_tools import AbstractNativeTool, CodeExecutionTool, MCPServerTool, MemoryTool, WebFetchTool, WebSearchTool
 from ._request_parameters import ModelRequestParameters
 
@@ -21,6 +21,7 @@ __all__ = (
     'server_block_part',
     'native_part_block',
     'mcp_call_args_prefix',
+    'container_param',
 )
 
 ANTHROPIC_NATIVE_TOOLS: frozenset[type[AbstractNativeTool]] = frozenset(
@@ -211,3 +212,22 @@ def native_part_block(part: NativeToolCallPart | NativeToolReturnPart) -> dict[s
     if not isinstance(part.content, dict | list):
         return None
     return {'type': f'{name}_tool_result', 'tool_use_id': part.tool_call_id, 'content': part.content}
+
+
+def container_param(
+    messages: Sequence[ModelMessage], settings: Mapping[str, Any], provider_name: str
+) -> dict[str, Any] | str | None:
+    """The request's code execution `container`: the `anthropic_container` setting, else the container of the last
+    response of this provider in the history (so that files made there are still there), else `None`."""
+    container = settings.get('anthropic_container')
+    if container is not None:
+        if container is False:
+            return None
+        if isinstance(container, dict) and set(container) == {'id'}:
+            return str(container['id'])  # the API takes a bare id only as a string
+        return container  # pyright: ignore[reportUnknownVariableType]
+    responses = (m for m in reversed(messages) if isinstance(m, ModelResponse) and m.provider_name == provider_name)
+    for response in responses:
+        if container_id := (response.provider_details or {}).get('container_id'):
+            return str(container_id)
+    return None
