@@ -219,13 +219,14 @@ def container_param(
 ) -> dict[str, Any] | str | None:
     """The request's code execution `container`: the `anthropic_container` setting, else the container of the last
     response of this provider in the history (so that files made there are still there), else `None`."""
-    container = settings.get('anthropic_container')
+    container: dict[str, Any] | str | bool | None = settings.get('anthropic_container')
     if container is not None:
         if container is False:
             return None
         if isinstance(container, dict) and set(container) == {'id'}:
             return str(container['id'])  # the API takes a bare id only as a string
-        return container  # pyright: ignore[reportUnknownVariableType]
+        if container is not True:
+            return container
     responses = (m for m in reversed(messages) if isinstance(m, ModelResponse) and m.provider_name == provider_name)
     for response in responses:
         if container_id := (response.provider_details or {}).get('container_id'):
