@@ -33,10 +33,11 @@ async def test_a_native_tool_capability_reaches_the_request_in_order() -> None:
             CombinedCapability([NativeTool(WebSearchTool(search_context_size='high'))]),
         ],
     )
-    with pytest.warns(DeprecationWarning):
+    with pytest.warns(DeprecationWarning, match='builtin_tools'):
         await agent.run('hi', builtin_tools=[WebSearchTool()])
     assert [type(t) for t in seen[0]] == [CodeExecutionTool, WebSearchTool, WebSearchTool]
-    assert isinstance(seen[0][1], WebSearchTool) and seen[0][1].search_context_size == 'high'
+    assert isinstance(seen[0][1], WebSearchTool)
+    assert seen[0][1].search_context_size == 'high'
 
 
 async def test_a_tool_built_per_request_can_be_left_out() -> None:
