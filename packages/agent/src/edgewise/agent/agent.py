@@ -357,14 +357,12 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
         output_retries = None
         if retries is not None or deprecated_kwargs:
             output_retries = run_output_retries(retries, deprecated_kwargs, 'agent.iter')
+        graph_deps = self._configure_run(
+            model=model, deps=deps, model_settings=model_settings, usage_limits=usage_limits,
+            capabilities=capabilities, instructions=instructions, output_type=output_type,
+            output_retries=output_retries, persistence=persistence,
+        )  # fmt: skip
         overrides = self._overrides.get()
-        if overrides:
-            output_retries = overrides.get('retries', output_retries)
-        model_used = self._resolve_model(model)
-        deps = self._resolve_deps(deps)
-        if output_type is not None and self._output_validators:
-            raise UserError('Cannot set a custom run `output_type` when the agent has output validators')
-        schema = self._output_schema if output_type is None else build_output_schema(output_type)
         history = _validate_history(message_history)
         if len(history) > 1 and has_adjacent_same_kind(history):
             history = merge_adjacent(history)  # as pydantic-ai keeps a given history
@@ -375,6 +373,56 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
             usage=usage or RunUsage(),
             conversation_id=resolve_conversation_id(conversation_id, history),
         )
+        graph_deps.prompt = user_prompt
+        graph_deps.new_message_index = len(history)
+        graph_deps.merge_adjacent = bool(history) and isinstance(history[-1], ModelRequest)
+        model_used = graph_deps.model
+        metadata_layers = overrides.get('metadata', [self._metadata, metadata])
+        metadata_layers = [m for m in metadata_layers if m is not None]
+        if metadata_layers:
+            state.metadata = resolve_metadata(metadata_layers, graph_deps.run_context(state))
+        run_toolset = await self._run_toolset(graph_deps, state, toolsets)
+        start: UserPromptNode[AgentDepsT, Any] = UserPromptNode(user_prompt, deferred_tool_results)
+        limiter = self._limiter if self._limiter is not None else _NO_LIMIT
+        async with limiter:
+            with _instrument.span_if(
+                graph_deps.tracing, 'agent run', agent_name=self.name or 'agent', model_name=model_used.model_name
+            ):
+                async with (
+                    run_toolset,
+                    agent_graph().iter(
+                        start, state=state, deps=graph_deps, persistence=persistence, infer_name=False
+                    ) as graph_run,
+                ):
+                    agent_run = AgentRun(graph_run)
+                    yield agent_run
+                if metadata_layers and agent_run.result is not None:
+                    state.metadata = resolve_metadata(metadata_layers, graph_deps.run_context(state))
+
+    def _configure_run(
+        self,
+        *,
+        model: Model | KnownModelName | None,
+        deps: Any,
+        model_settings: AgentModelSettings | None,
+        usage_limits: UsageLimits | None,
+        capabilities: Sequence[AgentCapability[AgentDepsT]] | None,
+        instructions: AgentInstructions,
+        output_type: OutputSpec[Any] | None,
+        output_retries: int | None,
+        persistence: BaseStatePersistence[Any, Any] | None,
+    ) -> GraphAgentDeps[AgentDepsT, Any]:
+        """The deps of a run, new (`iter`) or resumed (`resume`): the agent's configuration, its overrides and
+        capabilities, the run's arguments; the caller sets what depends on the history (`prompt`,
+        `new_message_index`, `merge_adjacent`)."""
+        overrides = self._overrides.get()
+        if overrides:
+            output_retries = overrides.get('retries', output_retries)
+        model_used = self._resolve_model(model)
+        deps = self._resolve_deps(deps)
+        if output_type is not None and self._output_validators:
+            raise UserError('Cannot set a custom run `output_type` when the agent has output validators')
+        schema = self._output_schema if output_type is None else build_output_schema(output_type)
         caps = [*self._capabilities, *capabilities] if capabilities else self._capabilities
         run_instructions = overrides.get('instructions')
         if run_instructions is None:  # an override replaces every other instruction, the capabilities' too
@@ -401,8 +449,8 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
             )
         graph_deps: GraphAgentDeps[AgentDepsT, Any] = GraphAgentDeps(
             user_deps=deps,
-            prompt=user_prompt,
-            new_message_index=len(history),
+            prompt=None,  # the run's, set by the caller
+            new_message_index=0,
             model=model_used,
             model_settings=static_settings,
             settings_resolver=resolver,
@@ -419,31 +467,10 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
             instructions=run_instructions,
             system_prompts=self._system_prompts,
             agent_name=self.name,
-            merge_adjacent=bool(history) and isinstance(history[-1], ModelRequest),
             persistence=persistence,
             stores_waiting=isinstance(persistence, DurableStatePersistence),
         )
-        metadata_layers = overrides.get('metadata', [self._metadata, metadata])
-        metadata_layers = [m for m in metadata_layers if m is not None]
-        if metadata_layers:
-            state.metadata = resolve_metadata(metadata_layers, graph_deps.run_context(state))
-        run_toolset = await self._run_toolset(graph_deps, state, toolsets)
-        start: UserPromptNode[AgentDepsT, Any] = UserPromptNode(user_prompt, deferred_tool_results)
-        limiter = self._limiter if self._limiter is not None else _NO_LIMIT
-        async with limiter:
-            with _instrument.span_if(
-                graph_deps.tracing, 'agent run', agent_name=self.name or 'agent', model_name=model_used.model_name
-            ):
-                async with (
-                    run_toolset,
-                    agent_graph().iter(
-                        start, state=state, deps=graph_deps, persistence=persistence, infer_name=False
-                    ) as graph_run,
-                ):
-                    agent_run = AgentRun(graph_run)
-                    yield agent_run
-                if metadata_layers and agent_run.result is not None:
-                    state.metadata = resolve_metadata(metadata_layers, graph_deps.run_context(state))
+        return graph_deps
 
     async def resume(
         self,
