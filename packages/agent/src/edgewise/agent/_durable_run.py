@@ -15,9 +15,11 @@ it. What was running when the process died (a model request, a tool call, an out
 
 from __future__ import annotations as _annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager, nullcontext
 from typing import Any
+
+import pydantic
 
 from edgewise.graph import BaseStatePersistence, End
 
@@ -28,6 +30,7 @@ from ._deferred_tools import DeferredToolResults
 from ._node_stream_loop import EventStreamHandler, run_with_event_handler
 from ._run_deps import GraphAgentState
 from ._run_result import AgentRunResult
+from .exceptions import UserError
 from .messages import ModelMessage, UserContent
 from .models import KnownModelName, Model
 from .settings import ModelSettings
@@ -60,6 +63,33 @@ def fold_history(snapshots: Sequence[Any], until: str | None = None) -> tuple[li
     return history, prompt, new_index
 
 
+_ANSWERS: pydantic.TypeAdapter[DeferredToolResults] | None = None
+
+
+def _answers(value: DeferredToolResults | Mapping[str, Any] | None) -> DeferredToolResults | None:
+    """`deferred_tool_results` as a `DeferredToolResults` (given as one, or as a dict of JSON values).
+
+    Raises:
+        UserError: the dict is not a `DeferredToolResults`.
+    """
+    global _ANSWERS
+    if value is None or isinstance(value, DeferredToolResults):
+        return value
+    if _ANSWERS is None:
+        _ANSWERS = pydantic.TypeAdapter(DeferredToolResults)
+    try:
+        return _ANSWERS.validate_python(value)
+    except pydantic.ValidationError as e:
+        problems = '; '.join(
+            f'{".".join(str(x) for x in err["loc"])}: {err["msg"]}' for err in e.errors(include_url=False)[:3]
+        )
+        raise UserError(
+            f'`deferred_tool_results` is not a DeferredToolResults ({problems}): give `approvals` (tool call id -> '
+            "true, false or {'kind': 'tool-denied', 'message': ...}), `calls` (tool call id -> result) and "
+            '`metadata`.'
+        ) from None
+
+
 @asynccontextmanager
 async def iter_from_persistence(
     agent: Any,
@@ -69,7 +99,7 @@ async def iter_from_persistence(
     model: Model | KnownModelName | None = None,
     model_settings: ModelSettings | None = None,
     usage_limits: UsageLimits | None = None,
-    deferred_tool_results: DeferredToolResults | None = None,
+    deferred_tool_results: DeferredToolResults | Mapping[str, Any] | None = None,
 ) -> AsyncIterator[AgentRun[Any, Any]]:
     """Continue a stored agent run node by node (see `Agent.iter_from_persistence`).
 
@@ -80,7 +110,7 @@ async def iter_from_persistence(
         model=model, deps=deps, model_settings=model_settings, usage_limits=usage_limits, capabilities=None,
         instructions=None, output_type=None, output_retries=None, persistence=persistence,
     )  # fmt: skip
-    graph_deps.deferred_tool_results = deferred_tool_results
+    graph_deps.deferred_tool_results = _answers(deferred_tool_results)
     limiter = agent._limiter if agent._limiter is not None else nullcontext()
     async with limiter:
         with _instrument.span_if(
@@ -109,7 +139,7 @@ async def resume(
     model_settings: ModelSettings | None = None,
     usage_limits: UsageLimits | None = None,
     event_stream_handler: EventStreamHandler | None = None,
-    deferred_tool_results: DeferredToolResults | None = None,
+    deferred_tool_results: DeferredToolResults | Mapping[str, Any] | None = None,
 ) -> AgentRunResult[Any]:
     """Run a stored agent run to its end (see `Agent.resume`)."""
     async with iter_from_persistence(

@@ -3,7 +3,7 @@
 from __future__ import annotations as _annotations
 
 import inspect
-from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager, contextmanager, nullcontext
 from contextvars import ContextVar
 from functools import partial
@@ -481,7 +481,7 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
         model_settings: ModelSettings | None = None,
         usage_limits: UsageLimits | None = None,
         event_stream_handler: EventStreamHandler | None = None,
-        deferred_tool_results: DeferredToolResults | None = None,
+        deferred_tool_results: DeferredToolResults | Mapping[str, Any] | None = None,
     ) -> AgentRunResult[OutputDataT]:
         """Finish a stored run (one started with `persistence=`) from where it stopped, e.g. after a crash.
 
@@ -497,7 +497,9 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
             usage_limits: Limits of the resumed run (its stored usage counts towards them).
             event_stream_handler: As for `run`.
             deferred_tool_results: The answers to the deferred tool calls a run stored as waiting stopped on
-                (approvals, outside results).
+                (approvals, outside results): a `DeferredToolResults`, or the same as a dict of JSON values
+                (`{'approvals': {'p1': True, 'p2': {'kind': 'tool-denied', 'message': '...'}}}`), as a web
+                request or the command line gives them.
 
         Raises:
             GraphRuntimeError: the stored run has ended (or was never stored): nothing to resume.
@@ -517,7 +519,7 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
         model: Model | KnownModelName | None = None,
         model_settings: ModelSettings | None = None,
         usage_limits: UsageLimits | None = None,
-        deferred_tool_results: DeferredToolResults | None = None,
+        deferred_tool_results: DeferredToolResults | Mapping[str, Any] | None = None,
     ) -> AbstractAsyncContextManager[AgentRun[AgentDepsT, OutputDataT]]:
         """Continue a stored run node by node: `async with agent.iter_from_persistence(p, deps=...) as run:`.
 
