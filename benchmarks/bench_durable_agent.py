@@ -134,22 +134,16 @@ def langgraph_run(db: Path, history_length: int, steps: int, stamps: list[float]
     return run
 
 
-def step_times(make: Any, db: Path, history_length: int, is_async: bool) -> list[float]:
-    """The time of each step of `RUNS` runs of `STEPS` steps (from one model request to the next)."""
-    stamps: list[float] = []
-    run = make(db, history_length, STEPS, stamps)
-    times: list[float] = []
-    for index in range(RUNS + 1):  # the first run warms up (imports, caches) and is not counted
-        stamps.clear()
-        gc.collect()
-        if is_async:
-            anyio.run(run)
-        else:
-            run()
-        assert len(stamps) == STEPS + 1, len(stamps)
-        if index:
-            times += [later - earlier for earlier, later in itertools.pairwise(stamps)]
-    return times
+def step_times(run: Any, stamps: list[float], is_async: bool) -> list[float]:
+    """The time of each step of one run of `STEPS` steps (from one model request to the next)."""
+    stamps.clear()
+    gc.collect()
+    if is_async:
+        anyio.run(run)
+    else:
+        run()
+    assert len(stamps) == STEPS + 1, len(stamps)
+    return [later - earlier for earlier, later in itertools.pairwise(stamps)]
 
 
 def main() -> None:
@@ -162,12 +156,22 @@ def main() -> None:
         'step',
     )
     with tempfile.TemporaryDirectory() as tmp:
+        cases: dict[str, tuple[Any, list[float], bool]] = {}
         for n in HISTORY:
             for name, make in makers.items():
-                db = Path(tmp) / f'{name.split()[0]}-{n}.db'
-                result.per_unit[f'{name} @{n}'] = statistics.median(
-                    step_times(make, db, n, is_async=name.startswith('edgewise'))
-                )
+                stamps: list[float] = []
+                run = make(Path(tmp) / f'{name.split()[0]}-{n}.db', n, STEPS, stamps)
+                cases[f'{name} @{n}'] = (run, stamps, name.startswith('edgewise'))
+        times: dict[str, list[float]] = {case: [] for case in cases}
+        # Runs interleaved (A B C D A B C D ...), so that a stretch of load on the machine falls on every case;
+        # the first round warms up (imports, caches) and is not counted.
+        for index in range(RUNS + 1):
+            for case, (run, stamps, is_async) in cases.items():
+                steps = step_times(run, stamps, is_async)
+                if index:
+                    times[case] += steps
+        for case, steps in times.items():
+            result.per_unit[case] = statistics.median(steps)
     edgewise, langgraph = list(makers)
     print(report(result, anchor=f'{edgewise} @{HISTORY[0]}'), flush=True)
     for n in HISTORY:
