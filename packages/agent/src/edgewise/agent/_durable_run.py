@@ -16,7 +16,7 @@ it. What was running when the process died (a model request, a tool call, an out
 from __future__ import annotations as _annotations
 
 from collections.abc import AsyncIterator, Mapping, Sequence
-from contextlib import asynccontextmanager, nullcontext
+from contextlib import asynccontextmanager
 from typing import Any
 
 import pydantic
@@ -30,6 +30,8 @@ from ._deferred_tools import DeferredToolResults
 from ._node_stream_loop import EventStreamHandler, run_with_event_handler
 from ._run_deps import GraphAgentState
 from ._run_result import AgentRunResult
+from ._wrap_run import wrapped_run
+from .concurrency import concurrency_slot
 from .exceptions import UserError
 from .messages import ModelMessage, UserContent
 from .models import KnownModelName, Model
@@ -111,8 +113,7 @@ async def iter_from_persistence(
         instructions=None, output_type=None, output_retries=None, persistence=persistence,
     )  # fmt: skip
     graph_deps.deferred_tool_results = _answers(deferred_tool_results)
-    limiter = agent._limiter if agent._limiter is not None else nullcontext()
-    async with limiter:
+    async with concurrency_slot(agent._limiter, f'agent:{agent.name or "agent"}'):
         with _instrument.span_if(
             graph_deps.tracing, 'agent run', agent_name=agent.name or 'agent', model_name=graph_deps.model.model_name
         ):
@@ -127,7 +128,13 @@ async def iter_from_persistence(
                 graph_deps.prompt = prompt
                 graph_deps.new_message_index = new_index
                 async with await agent._run_toolset(graph_deps, state, None):
-                    yield AgentRun(run)
+                    agent_run = AgentRun(run)
+                    root = graph_deps.root_capability
+                    if root is not None and root.overrides('wrap_run'):
+                        async with wrapped_run(root, graph_deps.run_context(state), agent_run):
+                            yield agent_run
+                    else:
+                        yield agent_run
 
 
 async def resume(
