@@ -83,7 +83,8 @@ class ModelSettings(TypedDict, total=False):
     - `ToolOrOutput(function_tools=[...])`: only those function tools, plus whatever ends the run.
 
     A model that cannot force a tool call refuses `'required'` and lists with a `UserError`, and treats the
-    forcing that the output needs as `'auto'`.
+    forcing that the output needs as `'auto'`; so does Anthropic while it thinks (`thinking`,
+    `anthropic_thinking`).
     """
     seed: int
     """Random seed, for models that support reproducible sampling."""
