@@ -17,6 +17,13 @@ def test_request_usage_adds_up() -> None:
     assert (a.total_tokens, a.requests) == (6, 1)
 
 
+def test_a_detail_reported_as_none_is_not_counted() -> None:
+    run = RunUsage(requests=1, details={'reasoning_tokens': 5})
+    added = RunUsage(requests=1)
+    added.details = {'reasoning_tokens': None, 'other_tokens': 10}  # type: ignore[dict-item]  # as some APIs report
+    assert (run + added).details == {'reasoning_tokens': 5, 'other_tokens': 10}
+
+
 def test_run_usage_counts_requests_and_tool_calls() -> None:
     run = RunUsage(requests=1, tool_calls=2, input_tokens=5)
     assert run + RequestUsage(output_tokens=1) == RunUsage(requests=2, tool_calls=2, input_tokens=5, output_tokens=1)

@@ -55,7 +55,8 @@ class _Usage:
         self.cache_audio_read_tokens += other.cache_audio_read_tokens
         self.output_audio_tokens += other.output_audio_tokens
         for key, value in other.details.items():
-            self.details[key] = self.details.get(key, 0) + value
+            if value is not None:  # a provider may report a detail as null: nothing to count
+                self.details[key] = self.details.get(key, 0) + value
 
 
 @dataclass(repr=False, kw_only=True)
