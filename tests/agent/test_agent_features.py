@@ -241,7 +241,15 @@ async def test_all_messages_can_replace_the_output_tool_acknowledgement() -> Non
 
 async def test_replacing_the_output_acknowledgement_of_a_text_run_is_an_error() -> None:
     result = await Agent(scripted([TextPart('ok')])).run('x')
-    with pytest.raises(ValueError, match='did not end with an output tool call'):
+    with pytest.raises(ValueError, match='Cannot set output tool return content when the return type is `str`.'):
+        result.all_messages(output_tool_return_content='thanks')
+
+
+async def test_replacing_an_output_acknowledgement_missing_from_the_history_is_a_lookup_error() -> None:
+    agent = Agent(scripted([ToolCallPart('final_result', {'response': 3}, 'c1')]), output_type=int)
+    result = await agent.run('x')
+    result._output_tool_name = 'elsewhere'  # as if the run had ended on another output tool
+    with pytest.raises(LookupError, match="No tool call found with tool name 'elsewhere'."):
         result.all_messages(output_tool_return_content='thanks')
 
 

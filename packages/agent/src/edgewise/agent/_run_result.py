@@ -131,17 +131,22 @@ class AgentRunResult(Generic[OutputDataT]):
         return self._state.metadata if self._state is not None else None
 
     def _with_output_return(self, messages: list[ModelMessage], content: str) -> list[ModelMessage]:
-        if self._output_tool_name is None or not messages:
-            raise ValueError('This run did not end with an output tool call, so there is no output tool return to set.')
+        name = self._output_tool_name
+        if name is None or not messages:
+            raise ValueError('Cannot set output tool return content when the return type is `str`.')
         last = messages[-1]
-        assert isinstance(last, ModelRequest)
+        target = next(
+            (p for p in last.parts if isinstance(p, ToolReturnPart) and p.tool_name == name
+             and p.tool_call_id == (self._output_tool_call_id or p.tool_call_id)),
+            None,
+        )  # fmt: skip
+        if target is None:
+            raise LookupError(f'No tool call found with tool name {name!r}.')
         parts = [
-            ToolReturnPart(p.tool_name, content, p.tool_call_id, timestamp=p.timestamp)
-            if isinstance(p, ToolReturnPart) and p.tool_call_id == self._output_tool_call_id
-            else p
+            ToolReturnPart(p.tool_name, content, p.tool_call_id, timestamp=p.timestamp) if p is target else p
             for p in last.parts
         ]
-        messages[-1] = dataclasses.replace(last, parts=parts)
+        messages[-1] = dataclasses.replace(last, parts=parts)  # type: ignore[arg-type]
         return messages
 
     def __repr__(self) -> str:
