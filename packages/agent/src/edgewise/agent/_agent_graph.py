@@ -496,8 +496,8 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
             texts = [answer]
         text = ''.join(texts)
         try:
-            if not text:
-                raise ModelRetry('Please return text.')
+            if not text or (schema.mode == 'tool' and not schema.allow_text_output):
+                raise ModelRetry(_no_output_retry(schema, deps.step_tools, text_allowed=schema.mode != 'tool'))
             if schema.allow_text_output:
                 output = await schema.process_text(text, run_ctx)
             else:
@@ -723,6 +723,18 @@ def _count_output_failure(state: GraphAgentState, ctx: RunContext[Any], error: E
     assert ctx.tool_name is not None  # an output tool call's context
     failed.add(ctx.tool_name)
     state.retries += 1
+
+
+def _no_output_retry(schema: Any, step_tools: dict[str, Any] | None, *, text_allowed: bool) -> str:
+    """What the model is asked when its answer gives no output, as pydantic-ai 1.107 words it: the ways it has."""
+    ways: list[str] = []
+    if schema.tools:
+        ways.append('include your response in a tool call')
+    elif step_tools is None or step_tools:
+        ways.append('call a tool')
+    if text_allowed or schema.allow_text_output:
+        ways.insert(0, 'return text')
+    return f'Please {" or ".join(ways)}.'
 
 
 def _status(call: ToolCallPart, content: str) -> ToolReturnPart:
