@@ -128,7 +128,14 @@ def test_an_output_function_docstring_is_the_tool_description_not_a_schema_field
 def test_field_titles_are_dropped_inside_definitions_of_wrapped_outputs() -> None:
     tool_def = build_output_schema(list[City]).tool_defs[0]
     assert tool_def.parameters_json_schema == {
-        '$defs': {'City': {'properties': {'name': {'type': 'string'}}, 'required': ['name'], 'title': 'City', 'type': 'object'}},
+        '$defs': {
+            'City': {
+                'properties': {'name': {'type': 'string'}},
+                'required': ['name'],
+                'title': 'City',
+                'type': 'object',
+            }
+        },
         'properties': {'response': {'items': {'$ref': '#/$defs/City'}, 'type': 'array'}},
         'required': ['response'],
         'type': 'object',

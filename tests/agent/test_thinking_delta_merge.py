@@ -11,7 +11,9 @@ from edgewise.agent.messages import ThinkingPart, ThinkingPartDelta
 
 
 def test_a_delta_applied_to_a_delta_appends_content_and_replaces_signature_and_provider() -> None:
-    earlier = ThinkingPartDelta(content_delta='one', signature_delta='s1', provider_name='p1', provider_details={'a': 1})
+    earlier = ThinkingPartDelta(
+        content_delta='one', signature_delta='s1', provider_name='p1', provider_details={'a': 1}
+    )
     merged = ThinkingPartDelta(content_delta=' two', signature_delta='s2', provider_name='p2').apply(earlier)
     assert isinstance(merged, ThinkingPartDelta)
     assert (merged.content_delta, merged.signature_delta, merged.provider_name, merged.provider_details) == (

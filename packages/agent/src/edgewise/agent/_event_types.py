@@ -7,8 +7,8 @@ lives with it (`_run_result`).
 
 from __future__ import annotations as _annotations
 
-from dataclasses import KW_ONLY, dataclass, replace
 from collections.abc import Callable
+from dataclasses import KW_ONLY, dataclass, replace
 from typing import Annotated, Any, Literal, TypeAlias, overload
 
 import pydantic

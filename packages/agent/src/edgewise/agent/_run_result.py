@@ -6,13 +6,14 @@ from __future__ import annotations as _annotations
 import dataclasses
 import warnings
 from dataclasses import KW_ONLY, dataclass, field
+from datetime import datetime
 from typing import Any, Generic, Literal
 
 from typing_extensions import TypeVar
 
 from . import messages as _messages
 from ._run_deps import GraphAgentState
-from .messages import ModelMessage, ModelRequest, ModelResponse, ToolReturnPart
+from .messages import ModelMessage, ModelResponse, ToolReturnPart
 from .usage import RunUsage
 
 __all__ = ('AgentRunResult', 'AgentRunResultEvent', 'CallableRunUsage', 'FinalResult')
@@ -49,6 +50,26 @@ class CallableRunUsage(RunUsage):
 
     def __repr__(self) -> str:
         return 'Run' + RunUsage.__repr__(self).removeprefix('CallableRun')
+
+
+class CallableDatetime(datetime):
+    """A `datetime` that can also be called (`result.timestamp()`, the spelling before pydantic-ai 1.107 made it a
+    property): the call warns and returns a plain `datetime` of the same value."""
+
+    @classmethod
+    def of(cls, value: datetime) -> CallableDatetime:
+        """A callable copy of `value`."""
+        return cls(value.year, value.month, value.day, value.hour, value.minute, value.second, value.microsecond,
+                   value.tzinfo, fold=value.fold)  # fmt: skip
+
+    def __call__(self) -> datetime:
+        warnings.warn(
+            '`timestamp` is no longer a method; access it as a property (drop the parentheses).',
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return datetime(self.year, self.month, self.day, self.hour, self.minute, self.second, self.microsecond,
+                        self.tzinfo, fold=self.fold)  # fmt: skip
 
 
 @dataclass
@@ -114,6 +135,11 @@ class AgentRunResult(Generic[OutputDataT]):
             if isinstance(message, ModelResponse):
                 return message
         raise ValueError('No response found in the message history')
+
+    @property
+    def timestamp(self) -> CallableDatetime:
+        """When the model's last response was made (`result.timestamp`; calling it still works but is deprecated)."""
+        return CallableDatetime.of(self.response.timestamp)
 
     @property
     def run_id(self) -> str | None:
