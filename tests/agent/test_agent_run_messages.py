@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from inline_snapshot import snapshot
 from pydantic import BaseModel
@@ -308,7 +310,8 @@ async def test_text_when_only_output_tools_are_allowed_is_retried_asking_for_a_t
 
 async def test_an_empty_text_answer_is_told_every_way_it_can_answer() -> None:
     model = scripted([TextPart('')], [TextPart('fine')])
-    agent = Agent(model, output_type=[str, Out])
+    output_type: Any = [str, Out]
+    agent = Agent(model, output_type=output_type)
     result = await agent.run('x')
     assert result.output == 'fine'
     assert result.all_messages()[2].parts == [

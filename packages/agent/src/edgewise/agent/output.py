@@ -200,7 +200,7 @@ def _has_ref(schema: Any) -> bool:
     if isinstance(schema, dict):
         return '$ref' in schema or any(_has_ref(value) for value in cast(dict[str, Any], schema).values())
     if isinstance(schema, list):
-        return any(_has_ref(item) for item in cast(list[Any], schema))
+        return any(_has_ref(item) for item in schema)
     return False
 
 
