@@ -360,3 +360,23 @@ async def test_timestamp_is_the_last_response_time_and_still_callable() -> None:
         called = result.timestamp()
     assert type(called) is datetime
     assert called == result.response.timestamp
+
+
+async def test_early_end_answers_skipped_and_unknown_calls_in_call_order() -> None:
+    model = scripted(
+        [ToolCallPart('final_result', {'response': 1}, 'c1'), ToolCallPart('nope', {}, 'c2'),
+         ToolCallPart('ping', {}, 'c3')],
+    )  # fmt: skip
+    agent = Agent(model, output_type=int, end_strategy='early')
+
+    @agent.tool_plain
+    def ping() -> str:  # pragma: no cover - skipped: the output came first
+        return 'pong'
+
+    result = await agent.run('x')
+    last = result.all_messages()[-1]
+    assert [(getattr(p, 'tool_call_id', None), type(p).__name__) for p in last.parts] == [
+        ('c1', 'ToolReturnPart'),
+        ('c2', 'RetryPromptPart'),
+        ('c3', 'ToolReturnPart'),
+    ]

@@ -571,6 +571,7 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
                 parts.append(_status(call, 'Final result processed.'))
                 final = final or FinalResult(output, call.tool_name, call.tool_call_id)
         prior_tool_retries = state.tool_retries
+        skipped_from = len(parts)
         if final is not None and deps.end_strategy == 'early':
             parts.extend(
                 _status(call, 'Tool not executed - a final result was already processed.') for call in function_calls
@@ -585,6 +586,12 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
         if failed_outputs:  # counted in a row with the function tools' (whose counts `run_tool_calls` set)
             state.tool_retries = {**state.tool_retries, **{n: prior_tool_retries.get(n, 0) + 1 for n in failed_outputs}}
         parts.extend(outcome.parts)
+        if final is not None and deps.end_strategy == 'early' and unknown_calls:
+            # The skipped calls and the unknown ones answered in the order they were called, as pydantic-ai.
+            order = {call.tool_call_id: index for index, call in enumerate(calls)}
+            parts[skipped_from:] = sorted(
+                parts[skipped_from:], key=lambda p: order.get(getattr(p, 'tool_call_id', ''), 0)
+            )
         if final is not None and outcome.has_deferred:
             # The output is given: the deferred calls get an answer so that the history has no open call.
             skipped = 'Tool not executed - a final result was already processed.'
