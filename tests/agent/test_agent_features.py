@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from datetime import datetime
 
 import pytest
 
@@ -241,7 +242,15 @@ async def test_all_messages_can_replace_the_output_tool_acknowledgement() -> Non
 
 async def test_replacing_the_output_acknowledgement_of_a_text_run_is_an_error() -> None:
     result = await Agent(scripted([TextPart('ok')])).run('x')
-    with pytest.raises(ValueError, match='did not end with an output tool call'):
+    with pytest.raises(ValueError, match='Cannot set output tool return content when the return type is `str`'):
+        result.all_messages(output_tool_return_content='thanks')
+
+
+async def test_replacing_an_output_acknowledgement_missing_from_the_history_is_a_lookup_error() -> None:
+    agent = Agent(scripted([ToolCallPart('final_result', {'response': 3}, 'c1')]), output_type=int)
+    result = await agent.run('x')
+    result._output_tool_name = 'elsewhere'  # as if the run had ended on another output tool
+    with pytest.raises(LookupError, match="No tool call found with tool name 'elsewhere'"):
         result.all_messages(output_tool_return_content='thanks')
 
 
@@ -342,3 +351,32 @@ GLOBAL_AGENT = Agent(TestModel())
 async def test_a_module_level_agent_takes_its_global_name() -> None:
     await GLOBAL_AGENT.run('x')
     assert GLOBAL_AGENT.name == 'GLOBAL_AGENT'
+
+
+async def test_timestamp_is_the_last_response_time_and_still_callable() -> None:
+    result = await Agent(scripted([TextPart('ok')])).run('x')
+    assert result.timestamp == result.response.timestamp
+    with pytest.warns(DeprecationWarning, match='`timestamp` is no longer a method'):
+        called = result.timestamp()
+    assert type(called) is datetime
+    assert called == result.response.timestamp
+
+
+async def test_early_end_answers_skipped_and_unknown_calls_in_call_order() -> None:
+    model = scripted(
+        [ToolCallPart('final_result', {'response': 1}, 'c1'), ToolCallPart('nope', {}, 'c2'),
+         ToolCallPart('ping', {}, 'c3')],
+    )  # fmt: skip
+    agent = Agent(model, output_type=int, end_strategy='early')
+
+    @agent.tool_plain
+    def ping() -> str:  # pragma: no cover - skipped: the output came first
+        return 'pong'
+
+    result = await agent.run('x')
+    last = result.all_messages()[-1]
+    assert [(getattr(p, 'tool_call_id', None), type(p).__name__) for p in last.parts] == [
+        ('c1', 'ToolReturnPart'),
+        ('c2', 'RetryPromptPart'),
+        ('c3', 'ToolReturnPart'),
+    ]

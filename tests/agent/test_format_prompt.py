@@ -153,3 +153,19 @@ def test_structured_dict_rejects_what_it_cannot_describe() -> None:
                  '$defs': {'Node': {'type': 'object', 'properties': {'next': {'$ref': '#/$defs/Node'}}}}}  # fmt: skip
     with pytest.raises(UserError, match='does not currently support recursive'):
         StructuredDict(recursive)
+
+
+def test_structured_dict_takes_a_top_level_reference_to_an_object() -> None:
+    plain = {'$ref': '#/$defs/Pet', '$defs': {'Pet': {'type': 'object', 'properties': {'name': {'type': 'string'}}}}}
+    import pydantic
+
+    assert pydantic.TypeAdapter(StructuredDict(plain)).json_schema() == {
+        'type': 'object',
+        'properties': {'name': {'type': 'string'}},
+    }
+    node = {'type': 'object', 'properties': {'next': {'$ref': '#/$defs/Node'}}}
+    recursive = {'$ref': '#/$defs/Node', '$defs': {'Node': node}}
+    with pytest.raises(UserError, match='does not currently support recursive'):
+        StructuredDict(recursive)
+    with pytest.raises(UserError, match='Schema must be an object'):
+        StructuredDict({'anyOf': [{'type': 'string'}]})

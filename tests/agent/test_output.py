@@ -77,7 +77,7 @@ def test_unions_and_lists_of_types_get_one_tool_per_member() -> None:
         schema = build_output_schema(spec)
         assert [(t.name, t.description) for t in schema.tool_defs] == [
             ('final_result_City', 'City: The final response which ends this conversation'),
-            ('final_result_Country', 'Country: A country.'),
+            ('final_result_Country', 'A country.'),
         ]
 
 
@@ -99,9 +99,47 @@ def test_str_in_a_union_allows_text_next_to_tools() -> None:
 def test_tool_output_sets_name_and_description() -> None:
     schema = build_output_schema([ToolOutput(City, name='city', description='A city.'), Country])
     assert [(t.name, t.description) for t in schema.tool_defs] == [
-        ('city', 'City: A city.'),
-        ('final_result_Country', 'Country: A country.'),
+        ('city', 'A city.'),
+        ('final_result_Country', 'A country.'),
     ]
+
+
+def test_a_docstring_moves_from_the_schema_to_the_tool_description() -> None:
+    tool_def = build_output_schema(Country).tool_defs[0]
+    assert 'description' not in tool_def.parameters_json_schema
+    assert tool_def.description == 'A country.'
+
+
+def test_a_given_description_comes_before_the_docstring() -> None:
+    tool_def = build_output_schema(ToolOutput(Country, description='Where it is')).tool_defs[0]
+    assert tool_def.description == 'Where it is. A country.'
+
+
+def test_an_output_function_docstring_is_the_tool_description_not_a_schema_field() -> None:
+    def pick(code: str) -> str:
+        """Pick a country by code."""
+        return code
+
+    tool_def = build_output_schema(ToolOutput(pick, description='Choose')).tool_defs[0]
+    assert 'description' not in tool_def.parameters_json_schema
+    assert tool_def.description == 'Choose. Pick a country by code.'
+
+
+def test_field_titles_are_dropped_inside_definitions_of_wrapped_outputs() -> None:
+    tool_def = build_output_schema(list[City]).tool_defs[0]
+    assert tool_def.parameters_json_schema == {
+        '$defs': {
+            'City': {
+                'properties': {'name': {'type': 'string'}},
+                'required': ['name'],
+                'title': 'City',
+                'type': 'object',
+            }
+        },
+        'properties': {'response': {'items': {'$ref': '#/$defs/City'}, 'type': 'array'}},
+        'required': ['response'],
+        'type': 'object',
+    }
 
 
 def test_output_tools_of_one_name_are_numbered_from_the_second() -> None:

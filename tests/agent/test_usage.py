@@ -17,6 +17,13 @@ def test_request_usage_adds_up() -> None:
     assert (a.total_tokens, a.requests) == (6, 1)
 
 
+def test_a_detail_reported_as_none_is_not_counted() -> None:
+    run = RunUsage(requests=1, details={'reasoning_tokens': 5})
+    added = RunUsage(requests=1)
+    added.details = {'reasoning_tokens': None, 'other_tokens': 10}  # type: ignore[dict-item]  # as some APIs report
+    assert (run + added).details == {'reasoning_tokens': 5, 'other_tokens': 10}
+
+
 def test_run_usage_counts_requests_and_tool_calls() -> None:
     run = RunUsage(requests=1, tool_calls=2, input_tokens=5)
     assert run + RequestUsage(output_tokens=1) == RunUsage(requests=2, tool_calls=2, input_tokens=5, output_tokens=1)
@@ -66,3 +73,16 @@ def test_the_deprecated_token_limit_names_fill_in_and_read_the_new_ones() -> Non
         assert limits.response_tokens_limit == 6
     assert (limits.input_tokens_limit, limits.output_tokens_limit, explicit.input_tokens_limit) == (5, 6, 0)
     assert repr(limits) == 'UsageLimits(input_tokens_limit=5, output_tokens_limit=6)'
+
+
+def test_opentelemetry_attributes_name_the_counters_that_are_set() -> None:
+    usage = RunUsage(input_tokens=3, output_tokens=0, cache_read_tokens=2, details={'custom': 4, 'zero': 0})
+    assert usage.opentelemetry_attributes() == {
+        'gen_ai.usage.input_tokens': 3,
+        'gen_ai.usage.cache_read.input_tokens': 2,
+        'gen_ai.usage.details.custom': 4,
+        'gen_ai.usage.details.cache_read_tokens': 2,
+    }
+    assert RequestUsage(output_audio_tokens=1).opentelemetry_attributes() == {
+        'gen_ai.usage.details.output_audio_tokens': 1
+    }

@@ -164,7 +164,7 @@ async def test_function_model_passes_the_request_info_and_names_itself() -> None
 
     def answer(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         infos.append(info)
-        return ModelResponse(parts=[TextPart('ok')], usage=RequestUsage(input_tokens=3), model_name=info.instructions)
+        return ModelResponse(parts=[TextPart('ok')], usage=RequestUsage(input_tokens=3))
 
     agent = Agent(FunctionModel(answer), instructions='be brief', model_settings={'temperature': 0.1})
     result = await agent.run('x', model_settings={'seed': 1})
@@ -172,7 +172,7 @@ async def test_function_model_passes_the_request_info_and_names_itself() -> None
     assert (infos[0].instructions, infos[0].allow_text_output, infos[0].function_tools) == ('be brief', True, [])
     response = result.all_messages()[1]
     assert isinstance(response, ModelResponse)
-    assert (response.model_name, response.usage) == ('be brief', RequestUsage(input_tokens=3))
+    assert (response.model_name, response.usage) == ('function:answer:', RequestUsage(input_tokens=3))
     assert agent.model is not None
     assert FunctionModel(answer).model_name == 'function:answer:'
 
@@ -251,3 +251,17 @@ async def test_test_model_prefers_text_when_text_is_an_accepted_output() -> None
     assert (await Agent(TestModel(), output_type=text_or_point).run('x')).output == 'success (no tool calls)'
     picked = await Agent(TestModel(custom_output_args={'x': 3}), output_type=text_or_point).run('x')
     assert picked.output == Point(x=3)
+
+
+async def test_function_model_names_its_responses_whatever_the_function_set() -> None:
+    from edgewise.agent import Agent
+    from edgewise.agent.messages import ModelResponse, TextPart
+    from edgewise.agent.models.function import FunctionModel
+
+    def answer(messages: Any, info: Any) -> ModelResponse:
+        return ModelResponse([TextPart('hi')], model_name='made-up')
+
+    result = await Agent(FunctionModel(answer)).run('x')
+    assert result.response.model_name == 'function:answer:'
+    result = await Agent(FunctionModel(answer, model_name='named')).run('x')
+    assert result.response.model_name == 'named'

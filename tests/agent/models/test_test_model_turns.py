@@ -48,3 +48,18 @@ async def test_a_retried_tool_call_gets_a_new_call_id() -> None:
         ToolCallPart('flaky', {'n': 0}, CALL_ID),
         TextPart('{"flaky":0}'),
     ]
+
+
+async def test_the_seed_picks_which_of_several_output_tools_is_called() -> None:
+    from pydantic import BaseModel
+
+    class Cat(BaseModel):
+        name: str
+
+    class Dog(BaseModel):
+        name: str
+
+    agent = Agent(TestModel(), output_type=[Cat, Dog])
+    assert isinstance((await agent.run('x')).output, Cat)
+    assert isinstance((await agent.run('x', model=TestModel(seed=1))).output, Dog)
+    assert isinstance((await agent.run('x', model=TestModel(seed=2))).output, Cat)

@@ -504,8 +504,8 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
             texts = [answer]
         text = ''.join(texts)
         try:
-            if not text:
-                raise ModelRetry('Please return text.')
+            if not text or (schema.mode == 'tool' and not schema.allow_text_output):
+                raise ModelRetry(_no_output_retry(schema, deps.step_tools, text_allowed=schema.mode != 'tool'))
             if schema.allow_text_output:
                 output = await schema.process_text(text, run_ctx)
             else:
@@ -579,6 +579,7 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
                 parts.append(_status(call, 'Final result processed.'))
                 final = final or FinalResult(output, call.tool_name, call.tool_call_id)
         prior_tool_retries = state.tool_retries
+        skipped_from = len(parts)
         if final is not None and deps.end_strategy == 'early':
             parts.extend(
                 _status(call, 'Tool not executed - a final result was already processed.') for call in function_calls
@@ -593,6 +594,12 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
         if failed_outputs:  # counted in a row with the function tools' (whose counts `run_tool_calls` set)
             state.tool_retries = {**state.tool_retries, **{n: prior_tool_retries.get(n, 0) + 1 for n in failed_outputs}}
         parts.extend(outcome.parts)
+        if final is not None and deps.end_strategy == 'early' and unknown_calls:
+            # The skipped calls and the unknown ones answered in the order they were called, as pydantic-ai.
+            order = {call.tool_call_id: index for index, call in enumerate(calls)}
+            parts[skipped_from:] = sorted(
+                parts[skipped_from:], key=lambda p: order.get(getattr(p, 'tool_call_id', ''), 0)
+            )
         if final is not None and outcome.has_deferred:
             # The output is given: the deferred calls get an answer so that the history has no open call.
             skipped = 'Tool not executed - a final result was already processed.'
@@ -731,6 +738,18 @@ def _count_output_failure(state: GraphAgentState, ctx: RunContext[Any], error: E
     assert ctx.tool_name is not None  # an output tool call's context
     failed.add(ctx.tool_name)
     state.retries += 1
+
+
+def _no_output_retry(schema: Any, step_tools: dict[str, Any] | None, *, text_allowed: bool) -> str:
+    """What the model is asked when its answer gives no output, as pydantic-ai 1.107 words it: the ways it has."""
+    ways: list[str] = []
+    if schema.tools:
+        ways.append('include your response in a tool call')
+    elif step_tools is None or step_tools:
+        ways.append('call a tool')
+    if text_allowed or schema.allow_text_output:
+        ways.insert(0, 'return text')
+    return f'Please {" or ".join(ways)}.'
 
 
 def _status(call: ToolCallPart, content: str) -> ToolReturnPart:

@@ -7,8 +7,9 @@ lives with it (`_run_result`).
 
 from __future__ import annotations as _annotations
 
+from collections.abc import Callable
 from dataclasses import KW_ONLY, dataclass, replace
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeAlias, overload
 
 import pydantic
 from typing_extensions import deprecated
@@ -101,28 +102,72 @@ class ThinkingPartDelta:
     """The part's signature (replaces the previous one; it is not appended)."""
     provider_name: str | None = None
     """The provider that produced the reasoning."""
-    provider_details: dict[str, Any] | None = None
-    """Provider-specific data, merged into the part's."""
+    provider_details: dict[str, Any] | Callable[[dict[str, Any] | None], dict[str, Any]] | None = None
+    """Provider-specific data, merged into the part's; or a function of the part's data giving the new data."""
     part_delta_kind: Literal['thinking'] = 'thinking'
     """Tag of this delta kind."""
 
-    def apply(self, part: ModelResponsePart) -> ThinkingPart:
-        """The `ThinkingPart` with this delta applied.
+    @overload
+    def apply(self, part: ModelResponsePart) -> ThinkingPart: ...
+
+    @overload
+    def apply(self, part: ThinkingPartDelta) -> ThinkingPartDelta: ...
+
+    def apply(self, part: ModelResponsePart | ThinkingPartDelta) -> ThinkingPart | ThinkingPartDelta:
+        """The `ThinkingPart` with this delta applied; or, applied to an earlier delta, the two deltas as one.
 
         Raises:
-            ValueError: `part` is not a `ThinkingPart`.
+            ValueError: `part` is neither a `ThinkingPart` nor a `ThinkingPartDelta`, or this delta, applied to a
+                delta, has neither content nor signature.
         """
+        if isinstance(part, ThinkingPartDelta):
+            return self._merged_into(part)
         if not isinstance(part, ThinkingPart):
             raise ValueError(f'Cannot apply a ThinkingPartDelta to {type(part).__name__}')
+        details = self.provider_details
+        if callable(details):
+            details = details(part.provider_details)
         return replace(
             part,
             content=part.content + (self.content_delta or ''),
             signature=self.signature_delta if self.signature_delta is not None else part.signature,
             provider_name=self.provider_name or part.provider_name,
-            provider_details={**(part.provider_details or {}), **(self.provider_details or {})} or None,
+            provider_details={**(part.provider_details or {}), **(details or {})} or None,
+        )
+
+    def _merged_into(self, earlier: ThinkingPartDelta) -> ThinkingPartDelta:
+        if self.content_delta is None and self.signature_delta is None:
+            raise ValueError('Cannot apply ThinkingPartDelta with no content or signature')
+        content = earlier.content_delta
+        if self.content_delta is not None:
+            content = (content or '') + self.content_delta
+        return replace(
+            earlier,
+            content_delta=content,
+            signature_delta=self.signature_delta if self.signature_delta is not None else earlier.signature_delta,
+            provider_name=self.provider_name if self.provider_name is not None else earlier.provider_name,
+            provider_details=_chained_details(earlier.provider_details, self.provider_details),
         )
 
     __repr__ = _repr
+
+
+_Details: TypeAlias = dict[str, Any] | Callable[[dict[str, Any] | None], dict[str, Any]] | None
+
+
+def _chained_details(first: _Details, then: _Details) -> _Details:
+    """Provider details that have the effect of applying `first`, then `then` (each a dict to merge, or a function)."""
+    if then is None:
+        return first
+    if not callable(first) and not callable(then):
+        return {**(first or {}), **then}
+
+    def chained(details: dict[str, Any] | None) -> dict[str, Any]:
+        for step in (first, then):
+            details = step(details) if callable(step) else {**(details or {}), **(step or {})}
+        return details or {}
+
+    return chained
 
 
 @dataclass(repr=False, kw_only=True)

@@ -6,13 +6,14 @@ from __future__ import annotations as _annotations
 import dataclasses
 import warnings
 from dataclasses import KW_ONLY, dataclass, field
+from datetime import datetime
 from typing import Any, Generic, Literal
 
 from typing_extensions import TypeVar
 
 from . import messages as _messages
 from ._run_deps import GraphAgentState
-from .messages import ModelMessage, ModelRequest, ModelResponse, ToolReturnPart
+from .messages import ModelMessage, ModelResponse, ToolReturnPart
 from .usage import RunUsage
 
 __all__ = ('AgentRunResult', 'AgentRunResultEvent', 'CallableRunUsage', 'FinalResult')
@@ -49,6 +50,26 @@ class CallableRunUsage(RunUsage):
 
     def __repr__(self) -> str:
         return 'Run' + RunUsage.__repr__(self).removeprefix('CallableRun')
+
+
+class CallableDatetime(datetime):
+    """A `datetime` that can also be called (`result.timestamp()`, the spelling before pydantic-ai 1.107 made it a
+    property): the call warns and returns a plain `datetime` of the same value."""
+
+    @classmethod
+    def of(cls, value: datetime) -> CallableDatetime:
+        """A callable copy of `value`."""
+        return cls(value.year, value.month, value.day, value.hour, value.minute, value.second, value.microsecond,
+                   value.tzinfo, fold=value.fold)  # fmt: skip
+
+    def __call__(self) -> datetime:
+        warnings.warn(
+            '`timestamp` is no longer a method; access it as a property (drop the parentheses).',
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return datetime(self.year, self.month, self.day, self.hour, self.minute, self.second, self.microsecond,
+                        self.tzinfo, fold=self.fold)  # fmt: skip
 
 
 @dataclass
@@ -116,6 +137,11 @@ class AgentRunResult(Generic[OutputDataT]):
         raise ValueError('No response found in the message history')
 
     @property
+    def timestamp(self) -> CallableDatetime:
+        """When the model's last response was made (`result.timestamp`; calling it still works but is deprecated)."""
+        return CallableDatetime.of(self.response.timestamp)
+
+    @property
     def run_id(self) -> str | None:
         """The id of the run."""
         return self._state.run_id if self._state is not None else None
@@ -131,17 +157,22 @@ class AgentRunResult(Generic[OutputDataT]):
         return self._state.metadata if self._state is not None else None
 
     def _with_output_return(self, messages: list[ModelMessage], content: str) -> list[ModelMessage]:
-        if self._output_tool_name is None or not messages:
-            raise ValueError('This run did not end with an output tool call, so there is no output tool return to set.')
+        name = self._output_tool_name
+        if name is None or not messages:
+            raise ValueError('Cannot set output tool return content when the return type is `str`.')
         last = messages[-1]
-        assert isinstance(last, ModelRequest)
+        target = next(
+            (p for p in last.parts if isinstance(p, ToolReturnPart) and p.tool_name == name
+             and p.tool_call_id == (self._output_tool_call_id or p.tool_call_id)),
+            None,
+        )  # fmt: skip
+        if target is None:
+            raise LookupError(f'No tool call found with tool name {name!r}.')
         parts = [
-            ToolReturnPart(p.tool_name, content, p.tool_call_id, timestamp=p.timestamp)
-            if isinstance(p, ToolReturnPart) and p.tool_call_id == self._output_tool_call_id
-            else p
+            ToolReturnPart(p.tool_name, content, p.tool_call_id, timestamp=p.timestamp) if p is target else p
             for p in last.parts
         ]
-        messages[-1] = dataclasses.replace(last, parts=parts)
+        messages[-1] = dataclasses.replace(last, parts=parts)  # type: ignore[arg-type]
         return messages
 
     def __repr__(self) -> str:

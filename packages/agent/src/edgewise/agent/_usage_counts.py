@@ -46,6 +46,26 @@ class _Usage:
         shown = ', '.join(f'{f.name}={getattr(self, f.name)!r}' for f in fields(self) if getattr(self, f.name))
         return f'{type(self).__name__}({shown})'
 
+    def opentelemetry_attributes(self) -> dict[str, int]:
+        """The counters as OpenTelemetry `gen_ai.usage.*` attributes (only those that are not zero); counters
+        with no attribute of their own, and `details`, go under `gen_ai.usage.details.<name>`."""
+        attributes: dict[str, int] = {}
+        if self.input_tokens:
+            attributes['gen_ai.usage.input_tokens'] = self.input_tokens
+        if self.output_tokens:
+            attributes['gen_ai.usage.output_tokens'] = self.output_tokens
+        if self.cache_write_tokens:
+            attributes['gen_ai.usage.cache_creation.input_tokens'] = self.cache_write_tokens
+        if self.cache_read_tokens:
+            attributes['gen_ai.usage.cache_read.input_tokens'] = self.cache_read_tokens
+        details = dict(self.details)
+        for name in ('cache_write_tokens', 'cache_read_tokens', 'input_audio_tokens', 'cache_audio_read_tokens',
+                     'output_audio_tokens'):  # fmt: skip
+            if value := getattr(self, name):
+                details[name] = value
+        attributes.update({f'gen_ai.usage.details.{key}': value for key, value in details.items() if value})
+        return attributes
+
     def _add_tokens(self, other: _Usage) -> None:
         self.input_tokens += other.input_tokens
         self.cache_write_tokens += other.cache_write_tokens
@@ -55,7 +75,8 @@ class _Usage:
         self.cache_audio_read_tokens += other.cache_audio_read_tokens
         self.output_audio_tokens += other.output_audio_tokens
         for key, value in other.details.items():
-            self.details[key] = self.details.get(key, 0) + value
+            if value is not None:  # a provider may report a detail as null: nothing to count
+                self.details[key] = self.details.get(key, 0) + value
 
 
 @dataclass(repr=False, kw_only=True)

@@ -10,7 +10,7 @@ from __future__ import annotations as _annotations
 
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Generic, Literal, TypeAlias
+from typing import Any, Generic, Literal, TypeAlias, cast
 
 from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler
 from pydantic_core import core_schema
@@ -182,6 +182,28 @@ def _inline_defs(schema: Any, defs: dict[str, Any], seen: tuple[str, ...] = ()) 
     return {k: _inline_defs(v, defs, seen) for k, v in schema.items() if k != '$defs'}
 
 
+def _object_json_schema(json_schema: dict[str, Any]) -> dict[str, Any]:
+    """`json_schema` if it is an object; for a top-level `$ref`, the object it points to (when that object has no
+    references of its own), else the schema as given (its definitions are inlined after)."""
+    if json_schema.get('type') == 'object':
+        return dict(json_schema)
+    ref = json_schema.get('$ref')
+    if not isinstance(ref, str):
+        raise UserError('Schema must be an object')
+    target = json_schema.get('$defs', {}).get(ref.removeprefix('#/$defs/')) if ref.startswith('#/$defs/') else None
+    if isinstance(target, dict) and target.get('type') == 'object' and not _has_ref(target):
+        return dict(cast(dict[str, Any], target))
+    return dict(json_schema)
+
+
+def _has_ref(schema: Any) -> bool:
+    if isinstance(schema, dict):
+        return '$ref' in schema or any(_has_ref(value) for value in cast(dict[str, Any], schema).values())
+    if isinstance(schema, list):
+        return any(_has_ref(item) for item in schema)
+    return False
+
+
 def StructuredDict(
     json_schema: dict[str, Any], name: str | None = None, description: str | None = None
 ) -> type[dict[str, Any]]:
@@ -212,9 +234,7 @@ def StructuredDict(
     Raises:
         UserError: the schema is not an object, or its definitions refer to themselves.
     """
-    if json_schema.get('type') != 'object':
-        raise UserError('Schema must be an object')
-    schema = dict(json_schema)
+    schema = _object_json_schema(json_schema)
     if '$defs' in schema:
         schema = _inline_defs(schema, schema['$defs'])
     if name:

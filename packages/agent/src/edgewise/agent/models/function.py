@@ -138,7 +138,7 @@ class FunctionModel(Model):
         model_settings: ModelSettings | None,
         model_request_parameters: ModelRequestParameters,
     ) -> ModelResponse:
-        """Answer with the function; fill in the model name and, if the function set none, estimated usage."""
+        """Answer with the function; set the model name and, if the function set none, estimated usage."""
         function = self.function
         if function is None:
             raise UserError(
@@ -153,8 +153,7 @@ class FunctionModel(Model):
             raise UserError(
                 f'The function of FunctionModel {self._model_name!r} returned {response!r}, not a ModelResponse.'
             )
-        if response.model_name is None:
-            response.model_name = self._model_name
+        response.model_name = self._model_name  # the model's name, whatever the function put there (as pydantic-ai)
         usage = response.usage
         if not (usage.input_tokens or usage.output_tokens or usage.details):
             response.usage = self._estimator.estimate(messages, response)
