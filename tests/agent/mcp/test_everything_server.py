@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 
@@ -10,7 +9,15 @@ import pytest
 
 from edgewise.agent import Agent
 from edgewise.agent.mcp import MCPServerStdio
-from edgewise.agent.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
+from edgewise.agent.messages import (
+    BinaryImage,
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    TextPart,
+    ToolCallPart,
+    ToolReturnPart,
+)
 from edgewise.agent.models.function import AgentInfo, FunctionModel
 
 pytestmark = pytest.mark.anyio
@@ -31,7 +38,9 @@ async def test_tools_of_the_reference_server(everything_script: Path) -> None:
         weather = await server.direct_call_tool('get-structured-content', {'location': 'New York'})
     assert isinstance(image, list)
     assert len(image) == 3
-    assert re.fullmatch(r'\[image: image/png, \d+ bytes, not shown to the model\]', image[1])
+    assert isinstance(image[1], BinaryImage)
+    assert image[1].media_type == 'image/png'
+    assert image[1].data.startswith(b'\x89PNG')
     assert isinstance(weather, dict)
     assert set(weather) >= {'temperature', 'conditions'}
 

@@ -12,8 +12,10 @@ from mcp import types as mcp_types
 from edgewise.agent import ModelRetry
 from edgewise.agent.exceptions import MCPError
 from edgewise.agent.mcp import MCPServerStdio
+from edgewise.agent.messages import BinaryContent, BinaryImage
 
 from .conftest import fastmcp_stdio
+from .fastmcp_server import PIXEL
 
 pytestmark = pytest.mark.anyio
 
@@ -26,7 +28,9 @@ async def test_handshake_gives_server_info_capabilities_and_instructions() -> No
     async with server:
         assert server.is_running
         assert server.server_info.name == 'edgewise-test-server'
-        assert server.capabilities.tools is not None
+        assert server.capabilities.tools
+        assert server.capabilities.resources
+        assert server.capabilities.prompts
         assert server.instructions == 'Numbers are added with `add`.'
     assert not server.is_running
 
@@ -48,7 +52,11 @@ RESULTS: list[tuple[str, dict[str, Any], Any]] = [
     ('weather', {'city': 'Paris'}, {'city': 'Paris', 'celsius': 21.5}),
     ('two_parts', {}, ['first', 'second']),
     ('as_json_text', {}, {'ok': True, 'items': [1, 2]}),
-    ('picture', {}, '[image: image/png, 70 bytes, not shown to the model]'),
+    ('picture', {}, BinaryImage(PIXEL, media_type='image/png')),
+    ('picture_with_caption', {}, ['a pixel', BinaryImage(PIXEL, media_type='image/png')]),
+    ('sound', {}, BinaryContent(b'RIFF0000WAVE', media_type='audio/wav')),
+    ('embedded', {}, ['a note', BinaryImage(PIXEL, media_type='image/png')]),
+    ('link', {}, 'This server is for tests.'),
 ]
 
 
@@ -56,6 +64,18 @@ async def test_results_map_to_tool_returns() -> None:
     async with fastmcp_stdio() as server:
         results = [(tool, args, await server.direct_call_tool(tool, args)) for tool, args, _ in RESULTS]
     assert results == RESULTS
+
+
+async def test_binary_data_that_is_not_base64_is_an_error_naming_server_and_tool() -> None:
+    async with fastmcp_stdio() as server:
+        with pytest.raises(MCPError, match=r"answered tool 'bad_image' with content that is not valid: "):
+            await server.direct_call_tool('bad_image', {})
+
+
+async def test_a_resource_link_is_read_by_a_call_outside_async_with() -> None:
+    server = fastmcp_stdio()
+    assert await server.direct_call_tool('link', {}) == 'This server is for tests.'
+    assert not server.is_running
 
 
 async def test_a_call_outside_async_with_opens_and_closes_a_connection() -> None:

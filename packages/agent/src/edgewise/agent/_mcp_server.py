@@ -23,7 +23,18 @@ from mcp.shared.version import SUPPORTED_PROTOCOL_VERSIONS
 from pydantic_core import SchemaValidator, core_schema
 
 from ._mcp_connection import Channel, MCPConnectionClosed, MCPRequestError, MCPSession
-from ._mcp_mapping import ToolResult, map_tool_result, sampling_messages, sampling_result
+from ._mcp_mapping import (
+    UNSTRUCTURED,
+    ToolResult,
+    map_content_part,
+    map_prompt_part,
+    resource_content,
+    sampling_messages,
+    sampling_result,
+    structured_result,
+)
+from ._mcp_types import Prompt, PromptMessage, PromptResult, Resource, ResourceTemplate, ServerCapabilities
+from ._multimodal import BinaryContent
 from .exceptions import MCPError, ModelRetry
 from .models import Model
 from .models._model import RunContext
@@ -98,6 +109,12 @@ class MCPServer(AbstractToolset[Any], ABC):
     """Answers the server's requests for input from the user; without one the server is told it can't ask."""
     cache_tools: bool
     """Whether the tool list is kept until the server says it changed (else it is asked for every step)."""
+    cache_resources: bool
+    """Whether the resource list is kept until the server says it changed or the connection closes."""
+    cache_prompts: bool
+    """Whether the prompt list is kept until the server says it changed or the connection closes."""
+    include_return_schema: bool | None
+    """Whether the model is told each tool's output schema (in its description); not when `None` or `False`."""
     include_instructions: bool
     """Whether the server's instructions (from the handshake) are added to the agent's instructions."""
     client_info: mcp_types.Implementation | None
@@ -116,8 +133,11 @@ class MCPServer(AbstractToolset[Any], ABC):
         max_retries: int = 1,
         elicitation_callback: ElicitationCallback | None = None,
         *,
+        cache_prompts: bool = True,
         cache_tools: bool = True,
+        cache_resources: bool = True,
         include_instructions: bool = False,
+        include_return_schema: bool | None = None,
         id: str | None = None,
         client_info: mcp_types.Implementation | None = None,
     ) -> None:
@@ -132,7 +152,10 @@ class MCPServer(AbstractToolset[Any], ABC):
         self.max_retries = max_retries
         self.elicitation_callback = elicitation_callback
         self.cache_tools = cache_tools
+        self.cache_resources = cache_resources
+        self.cache_prompts = cache_prompts
         self.include_instructions = include_instructions
+        self.include_return_schema = include_return_schema
         self.client_info = client_info
         self._id = id or tool_prefix
         self._enter_lock = anyio.Lock()
@@ -141,9 +164,11 @@ class MCPServer(AbstractToolset[Any], ABC):
         self._stop: anyio.Event | None = None
         self._session: MCPSession | None = None
         self._cached_tools: list[mcp_types.Tool] | None = None
+        self._cached_resources: list[Resource] | None = None
+        self._cached_prompts: list[Prompt] | None = None
         self._run_model: Model | None = None
         self._server_info: mcp_types.Implementation | None = None
-        self._capabilities: mcp_types.ServerCapabilities | None = None
+        self._capabilities: ServerCapabilities | None = None
         self._instructions: str | None = None
 
     @abstractmethod
@@ -181,8 +206,8 @@ class MCPServer(AbstractToolset[Any], ABC):
         return self._server_info
 
     @property
-    def capabilities(self) -> mcp_types.ServerCapabilities:
-        """What the server offers (tools, logging, ...), from the handshake."""
+    def capabilities(self) -> ServerCapabilities:
+        """What the server offers (tools, resources, prompts, logging, ...), from the handshake."""
         if self._capabilities is None:
             raise AttributeError(f'{type(self).__name__}.capabilities is only known once the server is entered.')
         return self._capabilities
@@ -293,7 +318,7 @@ class MCPServer(AbstractToolset[Any], ABC):
                 f'does not support (it supports {", ".join(SUPPORTED_PROTOCOL_VERSIONS)}).'
             )
         self._server_info = result.serverInfo
-        self._capabilities = result.capabilities
+        self._capabilities = ServerCapabilities.from_mcp_sdk(result.capabilities)
         self._instructions = result.instructions
         await session.notify('notifications/initialized')
         if self.log_level is not None and result.capabilities.logging is not None:
@@ -302,7 +327,7 @@ class MCPServer(AbstractToolset[Any], ABC):
     async def _disconnect(self) -> None:
         task_group, stop = self._task_group, self._stop
         self._task_group = self._stop = None
-        self._cached_tools = None
+        self._cached_tools = self._cached_resources = self._cached_prompts = None
         self._run_model = None
         if task_group is not None and stop is not None:
             stop.set()
@@ -343,6 +368,7 @@ class MCPServer(AbstractToolset[Any], ABC):
                     'output_schema': mcp_tool.outputSchema or None,
                 },
                 return_schema=mcp_tool.outputSchema or None,
+                include_return_schema=self.include_return_schema,
             )
             tools[name] = self.tool_for_tool_def(tool_def)
         return tools
@@ -381,7 +407,17 @@ class MCPServer(AbstractToolset[Any], ABC):
         else:
             async with self._connected() as session:
                 raw = await self._request(session, 'tools/call', params, name)
-        return map_tool_result(raw)
+        value = structured_result(raw)
+        if value is not UNSTRUCTURED:
+            return value
+        try:
+            mapped = [
+                await self.read_resource(part['uri']) if part.get('type') == 'resource_link' else map_content_part(part)
+                for part in raw.get('content') or []
+            ]
+        except ValueError as e:  # binary data that is not base64
+            raise MCPError(f'MCP server {self.label} answered tool {name!r} with content that is not valid: {e}') from e
+        return mapped[0] if len(mapped) == 1 else mapped
 
     async def _request(self, session: MCPSession, method: str, params: dict[str, Any] | None, tool: str | None) -> Any:
         try:
@@ -401,6 +437,104 @@ class MCPServer(AbstractToolset[Any], ABC):
         except MCPConnectionClosed as e:
             during = f'calling tool {tool!r}' if tool else f'`{method}`'
             raise MCPError(f'MCP server {self.label} closed the connection while {during}: {e}.') from e
+
+    # --- resources and prompts ------------------------------------------------------------------------
+
+    async def _list_all(self, method: str, key: str) -> list[dict[str, Any]]:
+        """All pages of a `*/list` request: the items under `key`."""
+        items: list[dict[str, Any]] = []
+        async with self._connected() as session:
+            cursor: str | None = None
+            while True:
+                page = await self._request(session, method, {'cursor': cursor} if cursor else None, None)
+                items.extend(page.get(key) or [])
+                cursor = page.get('nextCursor')
+                if not cursor:
+                    return items
+
+    async def list_resources(self) -> list[Resource]:
+        """The server's resources (all pages), from the cache when it holds them; `[]` if it offers none.
+
+        Raises:
+            MCPError: the server answered with an error, or could not be reached.
+        """
+        if self.cache_resources and self._cached_resources is not None:
+            return self._cached_resources
+        async with self:
+            if not self.capabilities.resources:
+                return []
+            raw = await self._list_all('resources/list', 'resources')
+            resources = [Resource.from_mcp_sdk(mcp_types.Resource.model_validate(item)) for item in raw]
+            if self.cache_resources:
+                self._cached_resources = resources
+        return resources
+
+    async def list_resource_templates(self) -> list[ResourceTemplate]:
+        """The server's resource templates (all pages); `[]` if it offers no resources.
+
+        Raises:
+            MCPError: the server answered with an error, or could not be reached.
+        """
+        async with self:
+            if not self.capabilities.resources:
+                return []
+            raw = await self._list_all('resources/templates/list', 'resourceTemplates')
+        return [ResourceTemplate.from_mcp_sdk(mcp_types.ResourceTemplate.model_validate(item)) for item in raw]
+
+    async def read_resource(self, uri: str | Resource) -> str | BinaryContent | list[str | BinaryContent]:
+        """The content of the resource at `uri` (or of a `Resource`): text, or the decoded bytes, or a list of
+        those when the resource has several parts.
+
+        Raises:
+            MCPError: the server answered with an error (no such resource), or could not be reached.
+        """
+        resource_uri = uri if isinstance(uri, str) else uri.uri
+        async with self._connected() as session:
+            raw = await self._request(session, 'resources/read', {'uri': resource_uri}, None)
+        contents = mcp_types.ReadResourceResult.model_validate(raw).contents
+        mapped = [resource_content(item) for item in contents]
+        return mapped[0] if len(mapped) == 1 else mapped
+
+    async def list_prompts(self) -> list[Prompt]:
+        """The server's prompts (all pages), from the cache when it holds them; `[]` if it offers none.
+
+        Raises:
+            MCPError: the server answered with an error, or could not be reached.
+        """
+        if self.cache_prompts and self._cached_prompts is not None:
+            return self._cached_prompts
+        async with self:
+            if not self.capabilities.prompts:
+                return []
+            raw = await self._list_all('prompts/list', 'prompts')
+            prompts = [Prompt.from_mcp_sdk(mcp_types.Prompt.model_validate(item)) for item in raw]
+            if self.cache_prompts:
+                self._cached_prompts = prompts
+        return prompts
+
+    async def get_prompt(self, name: str, arguments: dict[str, str] | None = None) -> PromptResult:
+        """The prompt `name`, rendered by the server with `arguments`.
+
+        Raises:
+            MCPError: the server offers no prompts, answered with an error (no such prompt, a missing
+                argument), or could not be reached.
+        """
+        params: dict[str, Any] = {'name': name}
+        if arguments:
+            params['arguments'] = arguments
+        async with self._connected() as session:
+            if not self.capabilities.prompts:
+                raise MCPError(
+                    f'MCP server {self.label} offers no prompts (no `prompts` capability): cannot get prompt {name!r}.',
+                    _METHOD_NOT_FOUND,
+                )
+            raw = await self._request(session, 'prompts/get', params, None)
+        result = mcp_types.GetPromptResult.model_validate(raw)
+        return PromptResult(
+            messages=[PromptMessage(role=m.role, content=map_prompt_part(m.content)) for m in result.messages],
+            description=result.description,
+            metadata=result.meta,
+        )
 
     def _connected(self) -> AbstractAsyncContextManager[MCPSession]:
         return _Connected(self)
@@ -445,6 +579,10 @@ class MCPServer(AbstractToolset[Any], ABC):
     async def _on_notification(self, method: str, params: dict[str, Any]) -> None:
         if method == 'notifications/tools/list_changed':
             self._cached_tools = None
+        elif method == 'notifications/resources/list_changed':
+            self._cached_resources = None
+        elif method == 'notifications/prompts/list_changed':
+            self._cached_prompts = None
         elif method == 'notifications/message':
             try:
                 message = mcp_types.LoggingMessageNotificationParams.model_validate(params)

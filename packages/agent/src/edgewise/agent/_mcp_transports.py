@@ -56,8 +56,11 @@ class MCPServerStdio(MCPServer):
         sampling_model: Model | None = None,
         max_retries: int = 1,
         elicitation_callback: ElicitationCallback | None = None,
+        cache_prompts: bool = True,
         cache_tools: bool = True,
+        cache_resources: bool = True,
         include_instructions: bool = False,
+        include_return_schema: bool | None = None,
         id: str | None = None,
         client_info: mcp_types.Implementation | None = None,
     ) -> None:
@@ -78,8 +81,11 @@ class MCPServerStdio(MCPServer):
             sampling_model: The model that answers sampling requests (else the running agent's model).
             max_retries: How many times in a row each tool may be retried.
             elicitation_callback: Answers the server's requests for input from the user.
+            cache_prompts: Whether to keep the prompt list until the server says it changed.
             cache_tools: Whether to keep the tool list until the server says it changed.
+            cache_resources: Whether to keep the resource list until the server says it changed.
             include_instructions: Whether to add the server's instructions to the agent's.
+            include_return_schema: Whether to tell the model each tool's output schema.
             id: A unique id of the toolset (defaults to `tool_prefix`).
             client_info: How the client introduces itself in the handshake.
         """
@@ -98,8 +104,11 @@ class MCPServerStdio(MCPServer):
             sampling_model,
             max_retries,
             elicitation_callback,
+            cache_prompts=cache_prompts,
             cache_tools=cache_tools,
+            cache_resources=cache_resources,
             include_instructions=include_instructions,
+            include_return_schema=include_return_schema,
             id=id,
             client_info=client_info,
         )
@@ -143,8 +152,11 @@ class _MCPServerHTTP(MCPServer):
         sampling_model: Model | None = None,
         max_retries: int = 1,
         elicitation_callback: ElicitationCallback | None = None,
+        cache_prompts: bool = True,
         cache_tools: bool = True,
+        cache_resources: bool = True,
         include_instructions: bool = False,
+        include_return_schema: bool | None = None,
         client_info: mcp_types.Implementation | None = None,
     ) -> None:
         """Describe the server's endpoint; nothing connects until the server is entered.
@@ -164,8 +176,11 @@ class _MCPServerHTTP(MCPServer):
             sampling_model: The model that answers sampling requests (else the running agent's model).
             max_retries: How many times in a row each tool may be retried.
             elicitation_callback: Answers the server's requests for input from the user.
+            cache_prompts: Whether to keep the prompt list until the server says it changed.
             cache_tools: Whether to keep the tool list until the server says it changed.
+            cache_resources: Whether to keep the resource list until the server says it changed.
             include_instructions: Whether to add the server's instructions to the agent's.
+            include_return_schema: Whether to tell the model each tool's output schema.
             client_info: How the client introduces itself in the handshake.
         """
         if headers is not None and http_client is not None:
@@ -184,8 +199,11 @@ class _MCPServerHTTP(MCPServer):
             sampling_model,
             max_retries,
             elicitation_callback,
+            cache_prompts=cache_prompts,
             cache_tools=cache_tools,
+            cache_resources=cache_resources,
             include_instructions=include_instructions,
+            include_return_schema=include_return_schema,
             id=id,
             client_info=client_info,
         )
