@@ -175,6 +175,24 @@ class MCPServer(AbstractToolset[Any], ABC):
     def _open_channel(self) -> AbstractAsyncContextManager[Channel]:
         """Open the transport to the server (start the process, connect over HTTP)."""
 
+    def _endpoint(self) -> tuple[Any, ...]:
+        """What says which server this is (the command, the URL), for `==`."""
+        return ()
+
+    def __eq__(self, other: object) -> bool:
+        """Servers are equal when they are of one class, with the same id, prefix and endpoint."""
+        if not isinstance(other, MCPServer):
+            return NotImplemented
+        return (type(self), self.id, self.tool_prefix, self._endpoint()) == (
+            type(other),
+            other.id,
+            other.tool_prefix,
+            other._endpoint(),
+        )
+
+    def __hash__(self) -> int:
+        return hash((type(self), self.id, self.tool_prefix))
+
     # --- identity -------------------------------------------------------------------------------------
 
     @property

@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from pydantic_core import CoreSchema, core_schema
+from typing_extensions import deprecated
 from mcp import types as mcp_types
 from mcp.client.sse import sse_client
 from mcp.client.stdio import get_default_environment
@@ -18,7 +20,27 @@ from ._mcp_server import ElicitationCallback, LogHandler, MCPServer, ProcessTool
 from .exceptions import UserError
 from .models import Model
 
-__all__ = ('MCPServerSSE', 'MCPServerStdio', 'MCPServerStreamableHTTP')
+__all__ = ('MCPServerHTTP', 'MCPServerSSE', 'MCPServerStdio', 'MCPServerStreamableHTTP')
+
+
+_STRINGS = core_schema.dict_schema(core_schema.str_schema(), core_schema.str_schema())
+_STDIO_FIELDS = {
+    'command': core_schema.typed_dict_field(core_schema.str_schema()),
+    'args': core_schema.typed_dict_field(core_schema.list_schema(core_schema.str_schema())),
+    'env': core_schema.typed_dict_field(_STRINGS, required=False),
+    'cwd': core_schema.typed_dict_field(core_schema.str_schema(), required=False),
+}
+_HTTP_FIELDS = {
+    'url': core_schema.typed_dict_field(core_schema.str_schema()),
+    'headers': core_schema.typed_dict_field(_STRINGS, required=False),
+}
+
+
+def _config_schema(cls: Any, fields: dict[str, core_schema.TypedDictField]) -> CoreSchema:
+    """Validate the fields of a configuration entry (see `load_mcp_servers`), then build the server from them."""
+    return core_schema.no_info_after_validator_function(
+        lambda values: cls(**values), core_schema.typed_dict_schema(fields)
+    )
 
 
 class MCPServerStdio(MCPServer):
@@ -112,6 +134,14 @@ class MCPServerStdio(MCPServer):
             id=id,
             client_info=client_info,
         )
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: Any) -> CoreSchema:
+        """Validates `{"command": ..., "args": [...], "env": {...}, "cwd": ...}` into a server."""
+        return _config_schema(cls, _STDIO_FIELDS)
+
+    def _endpoint(self) -> tuple[Any, ...]:
+        return (self.command, list(self.args), self.env, self.cwd)
 
     def _open_channel(self) -> Any:
         env = {**get_default_environment(), **(self.env or {})}
@@ -208,6 +238,14 @@ class _MCPServerHTTP(MCPServer):
             client_info=client_info,
         )
 
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: Any) -> CoreSchema:
+        """Validates `{"url": ..., "headers": {...}}` into a server."""
+        return _config_schema(cls, _HTTP_FIELDS)
+
+    def _endpoint(self) -> tuple[Any, ...]:
+        return (self.url,)
+
     def __repr__(self) -> str:
         shown = [f'url={self.url!r}']
         if self.id:
@@ -259,3 +297,8 @@ class MCPServerSSE(_MCPServerHTTP):
             write_stream,
         ):
             yield open_sdk_channel(read_stream, write_stream)
+
+
+@deprecated('`MCPServerHTTP` is deprecated, use `MCPServerSSE` instead.')
+class MCPServerHTTP(MCPServerSSE):
+    """The old name of `MCPServerSSE` (deprecated, as in pydantic-ai)."""

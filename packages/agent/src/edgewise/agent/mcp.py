@@ -30,8 +30,9 @@ except ImportError as _error:  # pragma: no cover - exercised in a subprocess by
         name='mcp',
     ) from _error
 
+from ._mcp_config import load_mcp_servers
 from ._mcp_server import CallToolFunc, ElicitationCallback, LogHandler, MCPServer, ProcessToolCallback, ToolResult
-from ._mcp_transports import MCPServerSSE, MCPServerStdio, MCPServerStreamableHTTP
+from ._mcp_transports import MCPServerHTTP, MCPServerSSE, MCPServerStdio, MCPServerStreamableHTTP
 from ._mcp_types import (
     BaseResource,
     ContentBlock,
@@ -60,6 +61,7 @@ __all__ = (
     'LogHandler',
     'MCPError',
     'MCPServer',
+    'MCPServerHTTP',
     'MCPServerSSE',
     'MCPServerStdio',
     'MCPServerStreamableHTTP',
@@ -75,4 +77,5 @@ __all__ = (
     'ResourceTemplate',
     'ServerCapabilities',
     'ToolResult',
+    'load_mcp_servers',
 )
