@@ -8,12 +8,12 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from pydantic_core import CoreSchema, core_schema
-from typing_extensions import deprecated
 from mcp import types as mcp_types
 from mcp.client.sse import sse_client
 from mcp.client.stdio import get_default_environment
 from mcp.client.streamable_http import streamable_http_client
+from pydantic_core import CoreSchema, core_schema
+from typing_extensions import deprecated
 
 from ._mcp_connection import Channel, open_sdk_channel, open_stdio_channel
 from ._mcp_server import ElicitationCallback, LogHandler, MCPServer, ProcessToolCallback
