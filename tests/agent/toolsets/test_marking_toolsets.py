@@ -1,4 +1,4 @@
-"""Toolsets that mark the wrapped tools: `DeferredLoadingToolset`, `IncludeReturnSchemasToolset`, `SetMetadataToolset`."""
+"""Toolsets that mark the wrapped tools: deferred loading, return schemas, metadata."""
 
 from __future__ import annotations
 

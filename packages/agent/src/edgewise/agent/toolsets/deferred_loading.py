@@ -1,4 +1,4 @@
-"""`DeferredLoadingToolset`: the wrapped toolset's tools marked `defer_loading`, hidden until a tool search finds them."""
+"""`DeferredLoadingToolset`: the wrapped tools marked `defer_loading`, hidden until a tool search finds them."""
 
 from __future__ import annotations as _annotations
 
