@@ -105,7 +105,7 @@ def embedded() -> list[EmbeddedResource]:
 @app.tool(structured_output=False)
 def link() -> ResourceLink:
     """A link to the `memo://readme` resource."""
-    return ResourceLink(type='resource_link', uri='memo://readme', name='readme')  # type: ignore[arg-type]
+    return ResourceLink(type='resource_link', uri='memo://readme', name='readme')
 
 
 @app.tool(structured_output=False)

@@ -103,9 +103,9 @@ def test_prompt_parts_keep_annotations_and_meta() -> None:
     )
     image = map_prompt_part(mcp_types.ImageContent(type='image', data=PNG, mimeType='image/png'))
     assert image == BinaryImage(b'\x89PNG....', media_type='image/png')
-    link = map_prompt_part(mcp_types.ResourceLink(type='resource_link', uri='file:///c', name='c', size=3))  # type: ignore[arg-type]
+    link = map_prompt_part(mcp_types.ResourceLink(type='resource_link', uri='file:///c', name='c', size=3))
     assert link == ResourceLink(uri='file:///c', name='c', size=3)
-    blob = mcp_types.BlobResourceContents(uri='file:///d', mimeType='application/pdf', blob=PNG, _meta={'r': 2})  # type: ignore[arg-type]
+    blob = mcp_types.BlobResourceContents(uri='file:///d', mimeType='application/pdf', blob=PNG, _meta={'r': 2})
     embedded = map_prompt_part(mcp_types.EmbeddedResource(type='resource', resource=blob))
     assert embedded == EmbeddedResource(
         uri='file:///d',

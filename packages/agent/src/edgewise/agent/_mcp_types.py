@@ -79,7 +79,7 @@ def _icons(icons: list[mcp_types.Icon] | None) -> list[Icon] | None:
     return [Icon(src=icon.src, mime_type=icon.mimeType, sizes=icon.sizes) for icon in icons]
 
 
-def _annotations(annotations: mcp_types.Annotations | None) -> ResourceAnnotations | None:
+def _mcp_annotations(annotations: mcp_types.Annotations | None) -> ResourceAnnotations | None:
     return ResourceAnnotations.from_mcp_sdk(annotations) if annotations is not None else None
 
 
@@ -124,7 +124,7 @@ class Resource(BaseResource):
             description=resource.description,
             mime_type=resource.mimeType,
             size=resource.size,
-            annotations=_annotations(resource.annotations),
+            annotations=_mcp_annotations(resource.annotations),
             icons=_icons(resource.icons),
             metadata=resource.meta,
         )
@@ -146,7 +146,7 @@ class ResourceTemplate(BaseResource):
             title=template.title,
             description=template.description,
             mime_type=template.mimeType,
-            annotations=_annotations(template.annotations),
+            annotations=_mcp_annotations(template.annotations),
             icons=_icons(template.icons),
             metadata=template.meta,
         )
@@ -189,7 +189,7 @@ class ResourceLink:
             description=link.description,
             mime_type=link.mimeType,
             size=link.size,
-            annotations=_annotations(link.annotations),
+            annotations=_mcp_annotations(link.annotations),
             icons=_icons(link.icons),
             metadata=link.meta,
         )
@@ -223,7 +223,7 @@ class EmbeddedResource:
             uri=str(part.resource.uri),
             content=content,
             mime_type=part.resource.mimeType,
-            annotations=_annotations(part.annotations),
+            annotations=_mcp_annotations(part.annotations),
             metadata=part.meta,
             resource_metadata=part.resource.meta,
         )
