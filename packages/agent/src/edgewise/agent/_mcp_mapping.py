@@ -111,7 +111,7 @@ def map_content_part(part: dict[str, Any]) -> Any:
 
 def _binary(data: str, media_type: str | None, vendor_metadata: dict[str, Any] | None = None) -> BinaryContent:
     content = BinaryContent(
-        base64.b64decode(data, validate=True),
+        base64.b64decode(data),
         media_type=media_type or 'application/octet-stream',
         vendor_metadata=vendor_metadata,
     )
