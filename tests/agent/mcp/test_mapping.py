@@ -147,12 +147,28 @@ def test_sampling_ending_with_the_assistant() -> None:
     assert shape(sampling_messages(params)) == [(ModelResponse, [(TextPart, 'hello')])]
 
 
-def test_sampling_with_an_image_is_refused() -> None:
+def test_sampling_with_an_image_from_the_user_gives_the_model_the_file() -> None:
     image = mcp_types.ImageContent(type='image', data=PNG, mimeType='image/png')
     params = mcp_types.CreateMessageRequestParams(
         messages=[mcp_types.SamplingMessage(role='user', content=image)], maxTokens=10
     )
-    with pytest.raises(ValueError, match='sampling content of type ImageContent is not supported, only text'):
+    assert shape(sampling_messages(params)) == [
+        (ModelRequest, [(UserPromptPart, [BinaryImage(b'\x89PNG....', media_type='image/png')])])
+    ]
+
+
+def test_sampling_with_an_image_from_the_assistant_or_a_list_is_refused() -> None:
+    image = mcp_types.ImageContent(type='image', data=PNG, mimeType='image/png')
+    params = mcp_types.CreateMessageRequestParams(
+        messages=[mcp_types.SamplingMessage(role='assistant', content=image)], maxTokens=10
+    )
+    with pytest.raises(ValueError, match='sampling content of type ImageContent is not supported from the assistant'):
+        sampling_messages(params)
+    text = mcp_types.TextContent(type='text', text='a')
+    params = mcp_types.CreateMessageRequestParams(
+        messages=[mcp_types.SamplingMessage(role='user', content=[text, text])], maxTokens=10
+    )
+    with pytest.raises(ValueError, match='sampling content of type list is not supported from the user'):
         sampling_messages(params)
 
 

@@ -144,8 +144,10 @@ def map_prompt_part(part: mcp_types.ContentBlock) -> ContentBlock:
 def sampling_messages(params: mcp_types.CreateMessageRequestParams) -> list[ModelMessage]:
     """The message history for a sampling request: the system prompt, then the user and assistant turns.
 
+    A user turn may hold text, an image or audio (the file goes to the model); an assistant turn only text.
+
     Raises:
-        ValueError: a turn holds content that is not text (images and audio cannot be sent yet).
+        ValueError: a turn holds content the model cannot be given (an assistant's image, tool use, a list).
     """
     messages: list[ModelMessage] = []
     request_parts: list[Any] = []
@@ -154,14 +156,21 @@ def sampling_messages(params: mcp_types.CreateMessageRequestParams) -> list[Mode
         request_parts.append(SystemPromptPart(content=params.systemPrompt))
     for message in params.messages:
         content = message.content
-        if not isinstance(content, mcp_types.TextContent):
-            raise ValueError(f'sampling content of type {type(content).__name__} is not supported, only text')
         if message.role == 'user':
             if response_parts:
                 messages.append(ModelResponse(parts=response_parts))
                 response_parts = []
-            request_parts.append(UserPromptPart(content=content.text))
+            if isinstance(content, mcp_types.TextContent):
+                request_parts.append(UserPromptPart(content=content.text))
+            elif isinstance(content, (mcp_types.ImageContent, mcp_types.AudioContent)):
+                request_parts.append(UserPromptPart(content=[_binary(content.data, content.mimeType)]))
+            else:
+                raise ValueError(f'sampling content of type {type(content).__name__} is not supported from the user')
         else:
+            if not isinstance(content, mcp_types.TextContent):
+                raise ValueError(
+                    f'sampling content of type {type(content).__name__} is not supported from the assistant, only text'
+                )
             if request_parts:
                 messages.append(ModelRequest(parts=request_parts))
                 request_parts = []
