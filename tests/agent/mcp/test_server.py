@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import logging
 import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 import pytest
@@ -11,7 +13,7 @@ from mcp import types as mcp_types
 
 from edgewise.agent import ModelRetry
 from edgewise.agent.exceptions import MCPError
-from edgewise.agent.mcp import MCPServerStdio
+from edgewise.agent.mcp import MCPServer, MCPServerStdio
 from edgewise.agent.messages import BinaryContent, BinaryImage
 
 from .conftest import fastmcp_stdio
@@ -237,3 +239,23 @@ def test_repr_leaves_the_environment_out() -> None:
     assert repr(server) == "MCPServerStdio(command='server', args=['--flag'], id='files')"
     assert server.label == repr(server)
     assert server.tool_name_conflict_hint == 'Set the `tool_prefix` attribute to avoid name conflicts.'
+
+
+class _OverTheSDKsStdio(MCPServer):
+    """A custom transport: only `client_streams`, here the MCP SDK's own stdio transport."""
+
+    def __init__(self) -> None:
+        super().__init__(timeout=30)
+
+    @asynccontextmanager
+    async def client_streams(self) -> AsyncIterator[tuple[Any, Any]]:
+        async with fastmcp_stdio().client_streams() as streams:
+            yield streams
+
+
+async def test_a_subclass_with_its_own_client_streams_is_a_server() -> None:
+    async with _OverTheSDKsStdio() as server:
+        assert server.server_info.name == 'edgewise-test-server'
+        assert 'add' in [tool.name for tool in await server.list_tools()]
+        assert await server.direct_call_tool('add', {'a': 1, 'b': 2}) == 3
+    assert not server.is_running

@@ -10,8 +10,8 @@ from __future__ import annotations as _annotations
 
 import logging
 from abc import ABC, abstractmethod
-from collections.abc import Awaitable, Callable
-from contextlib import AbstractAsyncContextManager
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any, Protocol, Self
 
 import anyio
@@ -22,7 +22,7 @@ from mcp.shared.context import RequestContext
 from mcp.shared.version import SUPPORTED_PROTOCOL_VERSIONS
 from pydantic_core import SchemaValidator, core_schema
 
-from ._mcp_connection import Channel, MCPConnectionClosed, MCPRequestError, MCPSession
+from ._mcp_connection import Channel, MCPConnectionClosed, MCPRequestError, MCPSession, open_sdk_channel
 from ._mcp_mapping import (
     UNSTRUCTURED,
     ToolResult,
@@ -172,8 +172,18 @@ class MCPServer(AbstractToolset[Any], ABC):
         self._instructions: str | None = None
 
     @abstractmethod
-    def _open_channel(self) -> AbstractAsyncContextManager[Channel]:
-        """Open the transport to the server (start the process, connect over HTTP)."""
+    def client_streams(self) -> AbstractAsyncContextManager[tuple[Any, Any]]:
+        """Open the transport as the MCP SDK's client transports do: a context manager giving a pair of
+        memory streams, `(read_stream, write_stream)`, of `SessionMessage`s.
+
+        A custom transport subclasses `MCPServer` and implements this (as in pydantic-ai).
+        """
+
+    @asynccontextmanager
+    async def _open_channel(self) -> AsyncIterator[Channel]:
+        """Open the transport to the server; over `client_streams` unless a transport has a faster way."""
+        async with self.client_streams() as (read_stream, write_stream), read_stream, write_stream:
+            yield open_sdk_channel(read_stream, write_stream)
 
     def _endpoint(self) -> tuple[Any, ...]:
         """What says which server this is (the command, the URL), for `==`."""

@@ -10,12 +10,12 @@ from typing import Any
 import httpx
 from mcp import types as mcp_types
 from mcp.client.sse import sse_client
-from mcp.client.stdio import get_default_environment
+from mcp.client.stdio import StdioServerParameters, get_default_environment, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from pydantic_core import CoreSchema, core_schema
 from typing_extensions import deprecated
 
-from ._mcp_connection import Channel, open_sdk_channel, open_stdio_channel
+from ._mcp_connection import open_stdio_channel
 from ._mcp_server import ElicitationCallback, LogHandler, MCPServer, ProcessToolCallback
 from .exceptions import UserError
 from .models import Model
@@ -143,6 +143,13 @@ class MCPServerStdio(MCPServer):
     def _endpoint(self) -> tuple[Any, ...]:
         return (self.command, list(self.args), self.env, self.cwd)
 
+    @asynccontextmanager
+    async def client_streams(self) -> AsyncIterator[tuple[Any, Any]]:
+        """The MCP SDK's stdio transport to the server (the client itself uses a faster one of its own)."""
+        parameters = StdioServerParameters(command=self.command, args=list(self.args), env=self.env, cwd=self.cwd)
+        async with stdio_client(parameters) as (read_stream, write_stream):
+            yield read_stream, write_stream
+
     def _open_channel(self) -> Any:
         env = {**get_default_environment(), **(self.env or {})}
         return open_stdio_channel(self.command, list(self.args), env, self.cwd)
@@ -258,7 +265,8 @@ class MCPServerStreamableHTTP(_MCPServerHTTP):
     """An MCP server reached over the streamable HTTP transport (`http://host:port/mcp`)."""
 
     @asynccontextmanager
-    async def _open_channel(self) -> AsyncIterator[Channel]:
+    async def client_streams(self) -> AsyncIterator[tuple[Any, Any]]:
+        """The MCP SDK's streamable HTTP transport to the server."""
         async with AsyncExitStack() as stack:
             client = self.http_client or await stack.enter_async_context(
                 httpx.AsyncClient(timeout=httpx.Timeout(self.timeout, read=self.read_timeout), headers=self.headers)
@@ -266,16 +274,15 @@ class MCPServerStreamableHTTP(_MCPServerHTTP):
             read_stream, write_stream, _ = await stack.enter_async_context(
                 streamable_http_client(self.url, http_client=client)
             )
-            # The transport leaves closing the two streams it hands over to their user.
-            async with read_stream, write_stream:
-                yield open_sdk_channel(read_stream, write_stream)
+            yield read_stream, write_stream
 
 
 class MCPServerSSE(_MCPServerHTTP):
     """An MCP server reached over the older HTTP + server-sent events transport (`http://host:port/sse`)."""
 
     @asynccontextmanager
-    async def _open_channel(self) -> AsyncIterator[Channel]:
+    async def client_streams(self) -> AsyncIterator[tuple[Any, Any]]:
+        """The MCP SDK's SSE transport to the server."""
         http_client = self.http_client
 
         def client_factory(
@@ -285,18 +292,14 @@ class MCPServerSSE(_MCPServerHTTP):
                 return http_client
             return httpx.AsyncClient(headers=headers, timeout=timeout, auth=auth, follow_redirects=True)
 
-        async with (
-            sse_client(
-                self.url,
-                headers=self.headers,
-                timeout=self.timeout,
-                sse_read_timeout=self.read_timeout,
-                httpx_client_factory=client_factory,
-            ) as (read_stream, write_stream),
-            read_stream,
-            write_stream,
-        ):
-            yield open_sdk_channel(read_stream, write_stream)
+        async with sse_client(
+            self.url,
+            headers=self.headers,
+            timeout=self.timeout,
+            sse_read_timeout=self.read_timeout,
+            httpx_client_factory=client_factory,
+        ) as (read_stream, write_stream):
+            yield read_stream, write_stream
 
 
 @deprecated('`MCPServerHTTP` is deprecated, use `MCPServerSSE` instead.')
