@@ -8,7 +8,6 @@ server is entered go straight to the session; calls made outside open and close 
 
 from __future__ import annotations as _annotations
 
-import logging
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
@@ -29,35 +28,19 @@ from ._mcp_mapping import (
     map_content_part,
     map_prompt_part,
     resource_content,
-    sampling_messages,
-    sampling_result,
     structured_result,
 )
+from ._mcp_server_requests import LogHandler, forward_log, sample
 from ._mcp_types import Prompt, PromptMessage, PromptResult, Resource, ResourceTemplate, ServerCapabilities
 from ._multimodal import BinaryContent
 from .exceptions import MCPError, ModelRetry
 from .models import Model
 from .models._model import RunContext
-from .models._request_parameters import ModelRequestParameters
-from .settings import ModelSettings
 from .tools import ToolDefinition
 from .toolsets.abstract import AbstractToolset, ToolsetTool
 
 __all__ = ('CallToolFunc', 'ElicitationCallback', 'LogHandler', 'MCPServer', 'ProcessToolCallback', 'ToolResult')
 
-_logger = logging.getLogger('edgewise.agent.mcp')
-_LOG_LEVELS = {
-    'debug': logging.DEBUG,
-    'info': logging.INFO,
-    'notice': logging.INFO,
-    'warning': logging.WARNING,
-    'error': logging.ERROR,
-    'critical': logging.CRITICAL,
-    'alert': logging.CRITICAL,
-    'emergency': logging.CRITICAL,
-}
-_LEVEL_ORDER = {level: rank for rank, level in enumerate(_LOG_LEVELS)}
-_INVALID_PARAMS = -32602
 _METHOD_NOT_FOUND = -32601
 # MCP tool arguments are whatever JSON object the server's schema allows: the server validates them.
 _ARGS_VALIDATOR: Any = SchemaValidator(core_schema.dict_schema(core_schema.str_schema(), core_schema.any_schema()))
@@ -77,8 +60,6 @@ class CallToolFunc(Protocol):
 ProcessToolCallback = Callable[[RunContext[Any], CallToolFunc, str, dict[str, Any]], Awaitable[Any]]
 """A hook around each tool call: `(ctx, call_tool, name, args)`; it calls `call_tool` (with changed arguments,
 or request metadata) or answers by itself."""
-LogHandler = Callable[[mcp_types.LoggingMessageNotificationParams], Awaitable[None]]
-"""Receives the server's log messages (`notifications/message`)."""
 ElicitationCallback = Callable[[Any, mcp_types.ElicitRequestParams], Awaitable[Any]]
 """Answers the server's `elicitation/create` requests: `(context, params)` -> `ElicitResult` or `ErrorData`."""
 
@@ -576,7 +557,7 @@ class MCPServer(AbstractToolset[Any], ABC):
 
     async def _on_server_request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         if method == 'sampling/createMessage' and self.allow_sampling:
-            return await self._sample(mcp_types.CreateMessageRequestParams.model_validate(params))
+            return await sample(self.sampling_model or self._run_model, params)
         if method == 'elicitation/create' and self.elicitation_callback is not None:
             request = _ELICIT_PARAMS.validate_python(params)
             context = RequestContext(request_id=0, meta=request.meta, session=self, lifespan_context=None)  # type: ignore[type-var]
@@ -586,24 +567,6 @@ class MCPServer(AbstractToolset[Any], ABC):
             return answer.model_dump(by_alias=True, mode='json', exclude_none=True)  # type: ignore[no-any-return]
         raise MCPRequestError(f'the client does not handle {method!r}', _METHOD_NOT_FOUND)
 
-    async def _sample(self, params: mcp_types.CreateMessageRequestParams) -> dict[str, Any]:
-        model = self.sampling_model or self._run_model
-        if model is None:
-            raise MCPRequestError(
-                'sampling is not available: no `sampling_model` is set and no agent run uses this server', -32600
-            )
-        try:
-            messages = sampling_messages(params)
-        except ValueError as e:
-            raise MCPRequestError(str(e), _INVALID_PARAMS) from e
-        settings = ModelSettings(max_tokens=params.maxTokens)
-        if params.temperature is not None:
-            settings['temperature'] = params.temperature
-        if params.stopSequences is not None:
-            settings['stop_sequences'] = params.stopSequences
-        response = await model.request(messages, settings, ModelRequestParameters())
-        return sampling_result(response, model.model_name)
-
     async def _on_notification(self, method: str, params: dict[str, Any]) -> None:
         if method == 'notifications/tools/list_changed':
             self._cached_tools = None
@@ -612,26 +575,7 @@ class MCPServer(AbstractToolset[Any], ABC):
         elif method == 'notifications/prompts/list_changed':
             self._cached_prompts = None
         elif method == 'notifications/message':
-            try:
-                message = mcp_types.LoggingMessageNotificationParams.model_validate(params)
-            except pydantic.ValidationError:
-                return
-            if self.log_level is not None and _LEVEL_ORDER[message.level] < _LEVEL_ORDER[self.log_level]:
-                return  # below the level asked for (a server without the logging capability sends all)
-            try:
-                if self.log_handler is not None:
-                    await self.log_handler(message)
-                else:
-                    source = f' ({message.logger})' if message.logger else ''
-                    _logger.log(
-                        _LOG_LEVELS.get(message.level, logging.INFO),
-                        'MCP server %s%s: %s',
-                        self.label,
-                        source,
-                        message.data,
-                    )
-            except Exception:
-                _logger.exception('The log handler of MCP server %s failed', self.label)
+            await forward_log(self.label, params, self.log_level, self.log_handler)
 
 
 class _Connected:
