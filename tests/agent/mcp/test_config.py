@@ -73,7 +73,7 @@ def test_an_unset_variable_without_default_is_an_error_naming_it_and_the_file(
     monkeypatch.delenv('EDGEWISE_TEST_UNSET', raising=False)
     path = write(tmp_path, {'mcpServers': {'a': {'url': 'http://${EDGEWISE_TEST_UNSET}/mcp'}}})
     with pytest.raises(
-        ValueError, match=r'mcp.json: the environment variable \$\{EDGEWISE_TEST_UNSET\} is not defined'
+        ValueError, match=r'^Environment variable \$\{EDGEWISE_TEST_UNSET\} is not defined \(in .*mcp.json\): set it'
     ):
         load_mcp_servers(path)
 

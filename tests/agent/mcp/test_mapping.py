@@ -178,7 +178,6 @@ def test_the_sampling_result_is_the_text_without_thinking() -> None:
         'role': 'assistant',
         'content': {'type': 'text', 'text': 'ab'},
         'model': 'm',
-        'stopReason': 'endTurn',
     }
 
 

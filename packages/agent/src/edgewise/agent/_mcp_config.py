@@ -47,7 +47,7 @@ def _expand(value: Any, source: Path) -> Any:
             if match.group(2) is not None:
                 return fallback or ''
             raise ValueError(
-                f'{source}: the environment variable ${{{name}}} is not defined: set it, or give a default '
+                f'Environment variable ${{{name}}} is not defined (in {source}): set it, or give a default '
                 f'with ${{{name}:-default}}.'
             )
 

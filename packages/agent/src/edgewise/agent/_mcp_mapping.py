@@ -194,6 +194,5 @@ def sampling_result(response: ModelResponse, model_name: str) -> dict[str, Any]:
         role='assistant',
         content=mcp_types.TextContent(type='text', text=''.join(texts)),
         model=model_name,
-        stopReason='endTurn',
     )
     return result.model_dump(by_alias=True, mode='json', exclude_none=True)

@@ -42,6 +42,7 @@ from .toolsets.abstract import AbstractToolset, ToolsetTool
 __all__ = ('CallToolFunc', 'ElicitationCallback', 'LogHandler', 'MCPServer', 'ProcessToolCallback', 'ToolResult')
 
 _METHOD_NOT_FOUND = -32601
+_INVALID_REQUEST = -32600
 # MCP tool arguments are whatever JSON object the server's schema allows: the server validates them.
 _ARGS_VALIDATOR: Any = SchemaValidator(core_schema.dict_schema(core_schema.str_schema(), core_schema.any_schema()))
 _ELICIT_PARAMS: pydantic.TypeAdapter[mcp_types.ElicitRequestParams] = pydantic.TypeAdapter(
@@ -211,21 +212,30 @@ class MCPServer(AbstractToolset[Any], ABC):
     def server_info(self) -> mcp_types.Implementation:
         """The server's name and version, from the handshake."""
         if self._server_info is None:
-            raise AttributeError(f'{type(self).__name__}.server_info is only known once the server is entered.')
+            raise AttributeError(
+                f'The `{type(self).__name__}.server_info` is only instantiated after initialization '
+                '(enter the server first: `async with server:`).'
+            )
         return self._server_info
 
     @property
     def capabilities(self) -> ServerCapabilities:
         """What the server offers (tools, resources, prompts, logging, ...), from the handshake."""
         if self._capabilities is None:
-            raise AttributeError(f'{type(self).__name__}.capabilities is only known once the server is entered.')
+            raise AttributeError(
+                f'The `{type(self).__name__}.capabilities` is only instantiated after initialization '
+                '(enter the server first: `async with server:`).'
+            )
         return self._capabilities
 
     @property
     def instructions(self) -> str | None:
         """The server's instructions on the use of its tools, from the handshake."""
         if self._server_info is None:
-            raise AttributeError(f'{type(self).__name__}.instructions is only known once the server is entered.')
+            raise AttributeError(
+                f'The `{type(self).__name__}.instructions` is only available after initialization '
+                '(enter the server first: `async with server:`).'
+            )
         return self._instructions
 
     # --- connection lifetime ------------------------------------------------------------------------
@@ -310,7 +320,7 @@ class MCPServer(AbstractToolset[Any], ABC):
             capabilities['sampling'] = {}
         if self.elicitation_callback is not None:
             capabilities['elicitation'] = {}
-        client_info = self.client_info or mcp_types.Implementation(name='edgewise', version='0.1.0')
+        client_info = self.client_info or mcp_types.Implementation(name='mcp', version='0.1.0')
         raw = await session.request(
             'initialize',
             {
@@ -565,6 +575,10 @@ class MCPServer(AbstractToolset[Any], ABC):
             if isinstance(answer, mcp_types.ErrorData):
                 raise MCPRequestError(answer.message, answer.code, answer.data)
             return answer.model_dump(by_alias=True, mode='json', exclude_none=True)  # type: ignore[no-any-return]
+        if method == 'sampling/createMessage':
+            raise MCPRequestError('Sampling not supported (`allow_sampling` is off)', _INVALID_REQUEST)
+        if method == 'elicitation/create':
+            raise MCPRequestError('Elicitation not supported (no `elicitation_callback` is set)', _INVALID_REQUEST)
         raise MCPRequestError(f'the client does not handle {method!r}', _METHOD_NOT_FOUND)
 
     async def _on_notification(self, method: str, params: dict[str, Any]) -> None:
