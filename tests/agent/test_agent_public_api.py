@@ -11,8 +11,10 @@ import edgewise.agent
 
 def test_all_is_pinned() -> None:
     assert sorted(edgewise.agent.__all__) == [
+        'AbstractConcurrencyLimiter',
         'AbstractToolset',
         'Agent',
+        'AgentCapability',
         'AgentError',
         'AgentEventStream',
         'AgentRetries',
@@ -22,6 +24,7 @@ def test_all_is_pinned() -> None:
         'AgentRunResultEvent',
         'AgentStreamEvent',
         'AgentToolset',
+        'AnyConcurrencyLimit',
         'ApprovalRequired',
         'ApprovalRequiredToolset',
         'AudioFormat',
@@ -32,7 +35,11 @@ def test_all_is_pinned() -> None:
         'CachePoint',
         'CallDeferred',
         'CallToolsNode',
+        'CapabilityFunc',
         'CombinedToolset',
+        'ConcurrencyLimit',
+        'ConcurrencyLimitExceeded',
+        'ConcurrencyLimiter',
         'DEFAULT_PROFILE',
         'DeferredLoadingToolset',
         'DeferredToolRequests',
@@ -56,6 +63,7 @@ def test_all_is_pinned() -> None:
         'ImageMediaType',
         'ImageUrl',
         'IncludeReturnSchemasToolset',
+        'IncompleteToolCall',
         'InlineDefsJsonSchemaTransformer',
         'InstructionPart',
         'InstrumentationSettings',
@@ -67,6 +75,7 @@ def test_all_is_pinned() -> None:
         'ModelProfile',
         'ModelProfileSpec',
         'ModelRequest',
+        'ModelRequestContext',
         'ModelRequestNode',
         'ModelRequestPart',
         'ModelResponse',
@@ -139,7 +148,7 @@ def test_public_modules_match_pydantic_ai() -> None:
     for module in ('messages', 'tools', 'output', 'usage', 'settings', 'result', 'exceptions', 'models',
                    'toolsets', 'models.test', 'models.function', 'models.openai', 'providers', 'providers.openai',
                    'providers.ollama', 'profiles', 'profiles.openai', 'agent', 'format_prompt', 'capabilities',
-                   'models.instrumented', 'mcp'):  # fmt: skip
+                   'models.instrumented', 'mcp', 'tool_manager', 'models.wrapper', 'concurrency'):  # fmt: skip
         importlib.import_module(f'edgewise.agent.{module}')
 
 

@@ -14,11 +14,15 @@ if TYPE_CHECKING:
     from ._agent_run import AgentRun, capture_run_messages
     from ._run_options import AgentRetries
     from .agent import Agent, EndStrategy
+    from .capabilities import AgentCapability, CapabilityFunc
+    from .concurrency import AbstractConcurrencyLimiter, AnyConcurrencyLimit, ConcurrencyLimit, ConcurrencyLimiter
     from .exceptions import (
         AgentError,
         AgentRunError,
         ApprovalRequired,
         CallDeferred,
+        ConcurrencyLimitExceeded,
+        IncompleteToolCall,
         ModelAPIError,
         ModelHTTPError,
         ModelRetry,
@@ -81,6 +85,7 @@ if TYPE_CHECKING:
         VideoMediaType,
         VideoUrl,
     )
+    from .models import ModelRequestContext
     from .models.instrumented import InstrumentationSettings
     from .output import NativeOutput, PromptedOutput, StructuredDict, TextOutput, ToolOutput
     from .profiles import (
@@ -123,8 +128,10 @@ if TYPE_CHECKING:
 
 __all__ = (
     'DEFAULT_PROFILE',
+    'AbstractConcurrencyLimiter',
     'AbstractToolset',
     'Agent',
+    'AgentCapability',
     'AgentError',
     'AgentEventStream',
     'AgentRetries',
@@ -134,6 +141,7 @@ __all__ = (
     'AgentRunResultEvent',
     'AgentStreamEvent',
     'AgentToolset',
+    'AnyConcurrencyLimit',
     'ApprovalRequired',
     'ApprovalRequiredToolset',
     'AudioFormat',
@@ -144,7 +152,11 @@ __all__ = (
     'CachePoint',
     'CallDeferred',
     'CallToolsNode',
+    'CapabilityFunc',
     'CombinedToolset',
+    'ConcurrencyLimit',
+    'ConcurrencyLimitExceeded',
+    'ConcurrencyLimiter',
     'DeferredLoadingToolset',
     'DeferredToolRequests',
     'DeferredToolResults',
@@ -167,6 +179,7 @@ __all__ = (
     'ImageMediaType',
     'ImageUrl',
     'IncludeReturnSchemasToolset',
+    'IncompleteToolCall',
     'InlineDefsJsonSchemaTransformer',
     'InstructionPart',
     'InstrumentationSettings',
@@ -178,6 +191,7 @@ __all__ = (
     'ModelProfile',
     'ModelProfileSpec',
     'ModelRequest',
+    'ModelRequestContext',
     'ModelRequestNode',
     'ModelRequestPart',
     'ModelResponse',
@@ -315,6 +329,15 @@ _EXPORTS: dict[str, str] = {
     'VideoMediaType': '.messages',
     'VideoUrl': '.messages',
     'InstrumentationSettings': '.models.instrumented',
+    'ModelRequestContext': '.models',
+    'AgentCapability': '.capabilities',
+    'AbstractConcurrencyLimiter': '.concurrency',
+    'AnyConcurrencyLimit': '.concurrency',
+    'ConcurrencyLimit': '.concurrency',
+    'ConcurrencyLimiter': '.concurrency',
+    'CapabilityFunc': '.capabilities',
+    'ConcurrencyLimitExceeded': '.exceptions',
+    'IncompleteToolCall': '.exceptions',
     'NativeOutput': '.output',
     'PromptedOutput': '.output',
     'StructuredDict': '.output',

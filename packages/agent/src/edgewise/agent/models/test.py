@@ -6,7 +6,7 @@ It needs no script: good for checking that an agent's tools and output are wired
 from __future__ import annotations as _annotations
 
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
 from typing import Any, Literal
 
@@ -32,7 +32,7 @@ from ._schema_data import _JsonSchemaTestData as _JsonSchemaTestData  # also imp
 from ._streamed_response import StreamedResponse
 from ._usage_estimate import UsageEstimator
 
-__all__ = ('TestModel',)
+__all__ = ('TestModel', 'TestStreamedResponse')
 
 
 class TestModel(Model):
@@ -104,7 +104,7 @@ class TestModel(Model):
     ) -> AsyncIterator[StreamedResponse]:
         """Stream the same answer as `request`: text word by word, each tool call in one piece."""
         response = self._respond(messages, model_request_parameters)
-        stream = _TestStreamedResponse(model_request_parameters, self._model_name, response)
+        stream = TestStreamedResponse(model_request_parameters, self._model_name, response)
         try:
             yield stream
         finally:
@@ -182,13 +182,27 @@ class TestModel(Model):
 _WORD_RE = re.compile(r'\S+\s*|\s+')
 
 
-class _TestStreamedResponse(StreamedResponse):
+class TestStreamedResponse(StreamedResponse):
     """Streams a response built whole: the events its parts would arrive as, then its usage."""
 
-    def __init__(self, params: ModelRequestParameters, model_name: str, response: ModelResponse) -> None:
-        super().__init__(params)
-        self._model_name = model_name
-        self._response = response
+    __test__ = False  # not a test class, whatever its name
+
+    def __init__(
+        self,
+        model_request_parameters: ModelRequestParameters,
+        _model_name: str,
+        _structured_response: ModelResponse,
+        _messages: Iterable[ModelMessage] = (),
+        _provider_name: str = 'test',
+        _provider_url: str | None = None,
+    ) -> None:
+        # The keyword names are pydantic-ai's (its class is a dataclass of private fields); `_messages` is taken
+        # for compatibility: the usage here is the response's own, given at the end of the stream.
+        super().__init__(model_request_parameters)
+        self._model_name = _model_name
+        self._response = _structured_response
+        self._provider_name = _provider_name
+        self._provider_url = _provider_url
 
     async def _get_event_iterator(self) -> AsyncIterator[ModelResponseStreamEvent]:
         manager = self._parts_manager
@@ -208,3 +222,7 @@ class _TestStreamedResponse(StreamedResponse):
     @property
     def model_name(self) -> str:
         return self._model_name
+
+    @property
+    def provider_name(self) -> str | None:
+        return self._provider_name
