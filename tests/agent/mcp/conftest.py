@@ -14,6 +14,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -42,29 +43,33 @@ def _free_port() -> int:
 
 def _serve_http(transport: str) -> Iterator[str]:
     port = _free_port()
-    process = subprocess.Popen(
-        [sys.executable, str(SERVER), transport, str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
-    )
-    try:
-        # Bounded: 300 attempts, each a refused connect and a 0.1 s pause at most.
-        for _ in range(300):
-            if process.poll() is not None:
-                assert process.stderr is not None
-                pytest.fail(f'the FastMCP {transport} server exited: {process.stderr.read().decode()}')
-            try:
-                with socket.create_connection(('127.0.0.1', port), timeout=1):
-                    break
-            except OSError:
-                time.sleep(0.1)
-        else:
-            pytest.fail(f'the FastMCP {transport} server did not listen on port {port}')
-        path = '/mcp' if transport == 'streamable-http' else '/sse'
-        yield f'http://127.0.0.1:{port}{path}'
-    finally:
-        process.kill()
-        process.wait(timeout=30)
-        if process.stderr is not None:
-            process.stderr.close()
+    path = '/mcp' if transport == 'streamable-http' else '/sse'
+    yield from _serve([sys.executable, str(SERVER), transport, str(port)], port, path, None, 'FastMCP')
+
+
+def _serve(command: list[str], port: int, path: str, env: dict[str, str] | None, what: str) -> Iterator[str]:
+    """Run `command` until the fixture ends, once it listens on `port`; yields the URL of `path` on it."""
+    transport = path.strip('/')
+    # stderr to a file, not a pipe: a chatty server must never block on a full pipe.
+    with tempfile.TemporaryFile() as errors:
+        process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=errors, env=env)
+        try:
+            # Bounded: 300 attempts, each a refused connect and a 0.1 s pause at most.
+            for _ in range(300):
+                if process.poll() is not None:
+                    errors.seek(0)
+                    pytest.fail(f'the {what} {transport} server exited: {errors.read().decode()}')
+                try:
+                    with socket.create_connection(('127.0.0.1', port), timeout=1):
+                        break
+                except OSError:
+                    time.sleep(0.1)
+            else:
+                pytest.fail(f'the {what} {transport} server did not listen on port {port}')
+            yield f'http://127.0.0.1:{port}{path}'
+        finally:
+            process.kill()
+            process.wait(timeout=30)
 
 
 @pytest.fixture(scope='module')
@@ -95,3 +100,21 @@ def everything_script() -> Path:
             check=True, capture_output=True, timeout=600,
         )  # fmt: skip
     return EVERYTHING_SCRIPT
+
+
+def _serve_everything(script: Path, transport: str, path: str) -> Iterator[str]:
+    port = _free_port()
+    env = {**os.environ, 'PORT': str(port)}
+    yield from _serve(['node', str(script), transport], port, path, env, 'reference "everything"')
+
+
+@pytest.fixture(scope='module')
+def everything_http_url(everything_script: Path) -> Iterator[str]:
+    """The URL of the reference "everything" server over streamable HTTP."""
+    yield from _serve_everything(everything_script, 'streamableHttp', '/mcp')
+
+
+@pytest.fixture(scope='module')
+def everything_sse_url(everything_script: Path) -> Iterator[str]:
+    """The URL of the reference "everything" server over SSE."""
+    yield from _serve_everything(everything_script, 'sse', '/sse')

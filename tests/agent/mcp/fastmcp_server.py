@@ -11,8 +11,17 @@ import sys
 from typing import Any
 
 import anyio
-from mcp.server.fastmcp import Context, FastMCP, Image
-from mcp.types import SamplingMessage, TextContent
+from mcp.server.fastmcp import Audio, Context, FastMCP, Image
+from mcp.server.fastmcp.prompts.base import AssistantMessage, UserMessage
+from mcp.types import (
+    BlobResourceContents,
+    EmbeddedResource,
+    ImageContent,
+    ResourceLink,
+    SamplingMessage,
+    TextContent,
+    TextResourceContents,
+)
 from pydantic import BaseModel
 
 # A 1x1 PNG.
@@ -62,6 +71,88 @@ def as_json_text() -> str:
 def picture() -> Image:
     """A tiny PNG image."""
     return Image(data=PIXEL, format='png')
+
+
+@app.tool()
+def sound() -> Audio:
+    """A few bytes of WAV audio."""
+    return Audio(data=b'RIFF0000WAVE', format='wav')
+
+
+@app.tool(structured_output=False)
+def picture_with_caption() -> list[Any]:
+    """A caption and a tiny PNG image."""
+    return ['a pixel', Image(data=PIXEL, format='png')]
+
+
+@app.tool(structured_output=False)
+def embedded() -> list[EmbeddedResource]:
+    """Two embedded resources: a text and a blob."""
+    return [
+        EmbeddedResource(
+            type='resource',
+            resource=TextResourceContents(uri='memo://note', mimeType='text/plain', text='a note'),
+        ),
+        EmbeddedResource(
+            type='resource',
+            resource=BlobResourceContents(
+                uri='memo://pixel', mimeType='image/png', blob=base64.b64encode(PIXEL).decode()
+            ),
+        ),
+    ]
+
+
+@app.tool(structured_output=False)
+def link() -> ResourceLink:
+    """A link to the `memo://readme` resource."""
+    return ResourceLink(type='resource_link', uri='memo://readme', name='readme')
+
+
+@app.tool(structured_output=False)
+def bad_image() -> ImageContent:
+    """An image whose data is not base64."""
+    return ImageContent(type='image', data='not base64!', mimeType='image/png')
+
+
+@app.resource(
+    'memo://readme', name='readme', title='Read me', description='What this server is.', mime_type='text/plain'
+)
+def readme() -> str:
+    return 'This server is for tests.'
+
+
+@app.resource('memo://pixel.png', name='pixel', mime_type='image/png')
+def pixel() -> bytes:
+    return PIXEL
+
+
+@app.resource('memo://notes/{topic}', name='note', description='A note on a topic.', mime_type='text/plain')
+def note(topic: str) -> str:
+    return f'Notes on {topic}.'
+
+
+@app.tool()
+async def add_resource(name: str, ctx: Context[Any, Any, Any]) -> str:
+    """Adds a resource `memo://{name}` and tells the client that the resource list changed."""
+
+    def content() -> str:
+        return name
+
+    app.resource(f'memo://{name}', name=name)(content)
+    await ctx.session.send_resource_list_changed()
+    return f'added {name}'
+
+
+@app.prompt(title='Greeting', description='Greets someone by name.')
+def greeting(name: str, mood: str = 'happy') -> list[Any]:
+    return [UserMessage(f'Greet {name}, who is {mood}.'), AssistantMessage('Hello!')]
+
+
+@app.prompt()
+def with_resource() -> list[Any]:
+    """A prompt with an embedded resource."""
+    resource = TextResourceContents(uri='memo://readme', mimeType='text/plain', text='This server is for tests.')
+    return [UserMessage(EmbeddedResource(type='resource', resource=resource))]
 
 
 @app.tool()

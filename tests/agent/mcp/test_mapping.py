@@ -8,13 +8,23 @@ import pytest
 from mcp import types as mcp_types
 
 from edgewise.agent import ModelRetry
-from edgewise.agent._mcp_mapping import map_content_part, map_tool_result, sampling_messages, sampling_result
+from edgewise.agent._mcp_mapping import (
+    map_content_part,
+    map_prompt_part,
+    map_tool_result,
+    sampling_messages,
+    sampling_result,
+)
 from edgewise.agent.exceptions import UnexpectedModelBehavior
+from edgewise.agent.mcp import EmbeddedResource, ResourceAnnotations, ResourceLink, ServerCapabilities
 from edgewise.agent.messages import (
+    BinaryContent,
+    BinaryImage,
     ModelMessage,
     ModelRequest,
     ModelResponse,
     SystemPromptPart,
+    TextContent,
     TextPart,
     ThinkingPart,
     ToolCallPart,
@@ -44,7 +54,11 @@ def test_structured_content_is_ignored_next_to_an_image() -> None:
         'content': [{'type': 'text', 'text': 'see'}, {'type': 'image', 'mimeType': 'image/png', 'data': PNG}],
         'structuredContent': {'result': 'x'},
     }
-    assert map_tool_result(result) == ['see', '[image: image/png, 8 bytes, not shown to the model]']
+    assert map_tool_result(result) == ['see', BinaryImage(b'\x89PNG....', media_type='image/png')]
+
+
+def test_empty_structured_content_falls_back_to_the_parts() -> None:
+    assert map_tool_result({'content': [{'type': 'text', 'text': 'plain'}], 'structuredContent': {}}) == 'plain'
 
 
 @pytest.mark.parametrize(
@@ -53,21 +67,57 @@ def test_structured_content_is_ignored_next_to_an_image() -> None:
         ({'type': 'text', 'text': '[1, 2'}, '[1, 2'),
         (
             {'type': 'audio', 'mimeType': 'audio/wav', 'data': PNG},
-            '[audio: audio/wav, 8 bytes, not shown to the model]',
+            BinaryContent(b'\x89PNG....', media_type='audio/wav'),
         ),
-        ({'type': 'image', 'data': '***'}, '[image: application/octet-stream, 0 bytes, not shown to the model]'),
-        ({'type': 'image', 'mimeType': 'image/gif', 'data': 'abc'}, '[image: image/gif, not shown to the model]'),
+        ({'type': 'image', 'data': ''}, BinaryContent(b'', media_type='application/octet-stream')),
         ({'type': 'resource', 'resource': {'uri': 'file:///a.txt', 'text': 'hello'}}, 'hello'),
         (
             {'type': 'resource', 'resource': {'uri': 'file:///a.bin', 'mimeType': 'application/zip', 'blob': PNG}},
-            '[resource at file:///a.bin: application/zip, 8 bytes, not shown to the model]',
+            BinaryContent(b'\x89PNG....', media_type='application/zip'),
+        ),
+        (
+            {'type': 'resource', 'resource': {'uri': 'file:///a.png', 'mimeType': 'image/png', 'blob': PNG}},
+            BinaryImage(b'\x89PNG....', media_type='image/png'),
         ),
         ({'type': 'resource_link', 'uri': 'file:///b.txt', 'name': 'b'}, 'file:///b.txt'),
         ({'type': 'future-kind', 'x': 1}, {'type': 'future-kind', 'x': 1}),
     ],
 )
 def test_content_parts(part: dict[str, object], expected: object) -> None:
-    assert map_content_part(part) == expected
+    mapped = map_content_part(part)
+    assert mapped == expected
+    assert type(mapped) is type(expected)
+
+
+def test_binary_data_that_is_not_base64_is_a_value_error() -> None:
+    with pytest.raises(ValueError, match='padding'):
+        map_content_part({'type': 'image', 'mimeType': 'image/gif', 'data': 'abc'})
+
+
+def test_prompt_parts_keep_annotations_and_meta() -> None:
+    annotations = mcp_types.Annotations(audience=['user'], priority=0.5)
+    text = mcp_types.TextContent(type='text', text='hi', annotations=annotations, _meta={'k': 1})
+    mapped = map_prompt_part(text)
+    assert mapped == TextContent(
+        'hi', metadata={'mcp_annotations': ResourceAnnotations(audience=['user'], priority=0.5), 'mcp_meta': {'k': 1}}
+    )
+    image = map_prompt_part(mcp_types.ImageContent(type='image', data=PNG, mimeType='image/png'))
+    assert image == BinaryImage(b'\x89PNG....', media_type='image/png')
+    link = map_prompt_part(mcp_types.ResourceLink(type='resource_link', uri='file:///c', name='c', size=3))
+    assert link == ResourceLink(uri='file:///c', name='c', size=3)
+    blob = mcp_types.BlobResourceContents(uri='file:///d', mimeType='application/pdf', blob=PNG, _meta={'r': 2})
+    embedded = map_prompt_part(mcp_types.EmbeddedResource(type='resource', resource=blob))
+    assert embedded == EmbeddedResource(
+        uri='file:///d',
+        content=BinaryContent(b'\x89PNG....', media_type='application/pdf'),
+        mime_type='application/pdf',
+        resource_metadata={'r': 2},
+    )
+
+
+def test_reprs_show_only_what_is_set() -> None:
+    assert repr(ResourceLink(uri='file:///c', name='c')) == "ResourceLink(uri='file:///c', name='c')"
+    assert repr(ServerCapabilities(tools=True)) == 'ServerCapabilities(tools=True)'
 
 
 def shape(messages: list[ModelMessage]) -> list[tuple[type, list[tuple[type, object]]]]:
@@ -97,12 +147,28 @@ def test_sampling_ending_with_the_assistant() -> None:
     assert shape(sampling_messages(params)) == [(ModelResponse, [(TextPart, 'hello')])]
 
 
-def test_sampling_with_an_image_is_refused() -> None:
+def test_sampling_with_an_image_from_the_user_gives_the_model_the_file() -> None:
     image = mcp_types.ImageContent(type='image', data=PNG, mimeType='image/png')
     params = mcp_types.CreateMessageRequestParams(
         messages=[mcp_types.SamplingMessage(role='user', content=image)], maxTokens=10
     )
-    with pytest.raises(ValueError, match='sampling content of type ImageContent is not supported, only text'):
+    assert shape(sampling_messages(params)) == [
+        (ModelRequest, [(UserPromptPart, [BinaryImage(b'\x89PNG....', media_type='image/png')])])
+    ]
+
+
+def test_sampling_with_an_image_from_the_assistant_or_a_list_is_refused() -> None:
+    image = mcp_types.ImageContent(type='image', data=PNG, mimeType='image/png')
+    params = mcp_types.CreateMessageRequestParams(
+        messages=[mcp_types.SamplingMessage(role='assistant', content=image)], maxTokens=10
+    )
+    with pytest.raises(ValueError, match='sampling content of type ImageContent is not supported from the assistant'):
+        sampling_messages(params)
+    text = mcp_types.TextContent(type='text', text='a')
+    params = mcp_types.CreateMessageRequestParams(
+        messages=[mcp_types.SamplingMessage(role='user', content=[text, text])], maxTokens=10
+    )
+    with pytest.raises(ValueError, match='sampling content of type list is not supported from the user'):
         sampling_messages(params)
 
 
@@ -112,7 +178,6 @@ def test_the_sampling_result_is_the_text_without_thinking() -> None:
         'role': 'assistant',
         'content': {'type': 'text', 'text': 'ab'},
         'model': 'm',
-        'stopReason': 'endTurn',
     }
 
 

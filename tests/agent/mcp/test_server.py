@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import logging
 import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 import pytest
@@ -11,9 +13,11 @@ from mcp import types as mcp_types
 
 from edgewise.agent import ModelRetry
 from edgewise.agent.exceptions import MCPError
-from edgewise.agent.mcp import MCPServerStdio
+from edgewise.agent.mcp import MCPServer, MCPServerStdio
+from edgewise.agent.messages import BinaryContent, BinaryImage
 
 from .conftest import fastmcp_stdio
+from .fastmcp_server import PIXEL
 
 pytestmark = pytest.mark.anyio
 
@@ -21,12 +25,17 @@ pytestmark = pytest.mark.anyio
 async def test_handshake_gives_server_info_capabilities_and_instructions() -> None:
     server = fastmcp_stdio()
     assert not server.is_running
-    with pytest.raises(AttributeError, match='only known once the server is entered'):
+    with pytest.raises(
+        AttributeError,
+        match=r'The `MCPServerStdio.server_info` is only instantiated after initialization \(enter the server first',
+    ):
         server.server_info  # noqa: B018
     async with server:
         assert server.is_running
         assert server.server_info.name == 'edgewise-test-server'
-        assert server.capabilities.tools is not None
+        assert server.capabilities.tools
+        assert server.capabilities.resources
+        assert server.capabilities.prompts
         assert server.instructions == 'Numbers are added with `add`.'
     assert not server.is_running
 
@@ -48,7 +57,11 @@ RESULTS: list[tuple[str, dict[str, Any], Any]] = [
     ('weather', {'city': 'Paris'}, {'city': 'Paris', 'celsius': 21.5}),
     ('two_parts', {}, ['first', 'second']),
     ('as_json_text', {}, {'ok': True, 'items': [1, 2]}),
-    ('picture', {}, '[image: image/png, 70 bytes, not shown to the model]'),
+    ('picture', {}, BinaryImage(PIXEL, media_type='image/png')),
+    ('picture_with_caption', {}, ['a pixel', BinaryImage(PIXEL, media_type='image/png')]),
+    ('sound', {}, BinaryContent(b'RIFF0000WAVE', media_type='audio/wav')),
+    ('embedded', {}, ['a note', BinaryImage(PIXEL, media_type='image/png')]),
+    ('link', {}, 'This server is for tests.'),
 ]
 
 
@@ -56,6 +69,18 @@ async def test_results_map_to_tool_returns() -> None:
     async with fastmcp_stdio() as server:
         results = [(tool, args, await server.direct_call_tool(tool, args)) for tool, args, _ in RESULTS]
     assert results == RESULTS
+
+
+async def test_binary_data_that_is_not_base64_is_an_error_naming_server_and_tool() -> None:
+    async with fastmcp_stdio() as server:
+        with pytest.raises(MCPError, match=r"answered tool 'bad_image' with content that is not valid: "):
+            await server.direct_call_tool('bad_image', {})
+
+
+async def test_a_resource_link_is_read_by_a_call_outside_async_with() -> None:
+    server = fastmcp_stdio()
+    assert await server.direct_call_tool('link', {}) == 'This server is for tests.'
+    assert not server.is_running
 
 
 async def test_a_call_outside_async_with_opens_and_closes_a_connection() -> None:
@@ -202,13 +227,13 @@ async def test_sampling_without_a_model_and_elicitation_without_a_callback_are_r
     async with fastmcp_stdio() as server:
         with pytest.raises(ModelRetry, match='sampling is not available: no `sampling_model` is set'):
             await server.direct_call_tool('summarize', {'text': 'long text'})
-        with pytest.raises(ModelRetry, match="the client does not handle 'elicitation/create'"):
+        with pytest.raises(ModelRetry, match=r'Elicitation not supported \(no `elicitation_callback` is set\)'):
             await server.direct_call_tool('ask_name', {})
 
 
 async def test_sampling_is_refused_when_not_allowed() -> None:
     async with fastmcp_stdio(allow_sampling=False) as server:
-        with pytest.raises(ModelRetry, match="the client does not handle 'sampling/createMessage'"):
+        with pytest.raises(ModelRetry, match=r'Sampling not supported \(`allow_sampling` is off\)'):
             await server.direct_call_tool('summarize', {'text': 'long text'})
 
 
@@ -217,3 +242,23 @@ def test_repr_leaves_the_environment_out() -> None:
     assert repr(server) == "MCPServerStdio(command='server', args=['--flag'], id='files')"
     assert server.label == repr(server)
     assert server.tool_name_conflict_hint == 'Set the `tool_prefix` attribute to avoid name conflicts.'
+
+
+class _OverTheSDKsStdio(MCPServer):
+    """A custom transport: only `client_streams`, here the MCP SDK's own stdio transport."""
+
+    def __init__(self) -> None:
+        super().__init__(timeout=30)
+
+    @asynccontextmanager
+    async def client_streams(self) -> AsyncIterator[tuple[Any, Any]]:
+        async with fastmcp_stdio().client_streams() as streams:
+            yield streams
+
+
+async def test_a_subclass_with_its_own_client_streams_is_a_server() -> None:
+    async with _OverTheSDKsStdio() as server:
+        assert server.server_info.name == 'edgewise-test-server'
+        assert 'add' in [tool.name for tool in await server.list_tools()]
+        assert await server.direct_call_tool('add', {'a': 1, 'b': 2}) == 3
+    assert not server.is_running

@@ -8,10 +8,9 @@ server is entered go straight to the session; calls made outside open and close 
 
 from __future__ import annotations as _annotations
 
-import logging
 from abc import ABC, abstractmethod
-from collections.abc import Awaitable, Callable
-from contextlib import AbstractAsyncContextManager
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any, Protocol, Self
 
 import anyio
@@ -22,32 +21,28 @@ from mcp.shared.context import RequestContext
 from mcp.shared.version import SUPPORTED_PROTOCOL_VERSIONS
 from pydantic_core import SchemaValidator, core_schema
 
-from ._mcp_connection import Channel, MCPConnectionClosed, MCPRequestError, MCPSession
-from ._mcp_mapping import ToolResult, map_tool_result, sampling_messages, sampling_result
+from ._mcp_connection import Channel, MCPConnectionClosed, MCPRequestError, MCPSession, open_sdk_channel
+from ._mcp_mapping import (
+    UNSTRUCTURED,
+    ToolResult,
+    map_content_part,
+    map_prompt_part,
+    resource_content,
+    structured_result,
+)
+from ._mcp_server_requests import LogHandler, forward_log, sample
+from ._mcp_types import Prompt, PromptMessage, PromptResult, Resource, ResourceTemplate, ServerCapabilities
+from ._multimodal import BinaryContent
 from .exceptions import MCPError, ModelRetry
 from .models import Model
 from .models._model import RunContext
-from .models._request_parameters import ModelRequestParameters
-from .settings import ModelSettings
 from .tools import ToolDefinition
 from .toolsets.abstract import AbstractToolset, ToolsetTool
 
 __all__ = ('CallToolFunc', 'ElicitationCallback', 'LogHandler', 'MCPServer', 'ProcessToolCallback', 'ToolResult')
 
-_logger = logging.getLogger('edgewise.agent.mcp')
-_LOG_LEVELS = {
-    'debug': logging.DEBUG,
-    'info': logging.INFO,
-    'notice': logging.INFO,
-    'warning': logging.WARNING,
-    'error': logging.ERROR,
-    'critical': logging.CRITICAL,
-    'alert': logging.CRITICAL,
-    'emergency': logging.CRITICAL,
-}
-_LEVEL_ORDER = {level: rank for rank, level in enumerate(_LOG_LEVELS)}
-_INVALID_PARAMS = -32602
 _METHOD_NOT_FOUND = -32601
+_INVALID_REQUEST = -32600
 # MCP tool arguments are whatever JSON object the server's schema allows: the server validates them.
 _ARGS_VALIDATOR: Any = SchemaValidator(core_schema.dict_schema(core_schema.str_schema(), core_schema.any_schema()))
 _ELICIT_PARAMS: pydantic.TypeAdapter[mcp_types.ElicitRequestParams] = pydantic.TypeAdapter(
@@ -66,8 +61,6 @@ class CallToolFunc(Protocol):
 ProcessToolCallback = Callable[[RunContext[Any], CallToolFunc, str, dict[str, Any]], Awaitable[Any]]
 """A hook around each tool call: `(ctx, call_tool, name, args)`; it calls `call_tool` (with changed arguments,
 or request metadata) or answers by itself."""
-LogHandler = Callable[[mcp_types.LoggingMessageNotificationParams], Awaitable[None]]
-"""Receives the server's log messages (`notifications/message`)."""
 ElicitationCallback = Callable[[Any, mcp_types.ElicitRequestParams], Awaitable[Any]]
 """Answers the server's `elicitation/create` requests: `(context, params)` -> `ElicitResult` or `ErrorData`."""
 
@@ -98,6 +91,12 @@ class MCPServer(AbstractToolset[Any], ABC):
     """Answers the server's requests for input from the user; without one the server is told it can't ask."""
     cache_tools: bool
     """Whether the tool list is kept until the server says it changed (else it is asked for every step)."""
+    cache_resources: bool
+    """Whether the resource list is kept until the server says it changed or the connection closes."""
+    cache_prompts: bool
+    """Whether the prompt list is kept until the server says it changed or the connection closes."""
+    include_return_schema: bool | None
+    """Whether the model is told each tool's output schema (in its description); not when `None` or `False`."""
     include_instructions: bool
     """Whether the server's instructions (from the handshake) are added to the agent's instructions."""
     client_info: mcp_types.Implementation | None
@@ -116,8 +115,11 @@ class MCPServer(AbstractToolset[Any], ABC):
         max_retries: int = 1,
         elicitation_callback: ElicitationCallback | None = None,
         *,
+        cache_prompts: bool = True,
         cache_tools: bool = True,
+        cache_resources: bool = True,
         include_instructions: bool = False,
+        include_return_schema: bool | None = None,
         id: str | None = None,
         client_info: mcp_types.Implementation | None = None,
     ) -> None:
@@ -132,7 +134,10 @@ class MCPServer(AbstractToolset[Any], ABC):
         self.max_retries = max_retries
         self.elicitation_callback = elicitation_callback
         self.cache_tools = cache_tools
+        self.cache_resources = cache_resources
+        self.cache_prompts = cache_prompts
         self.include_instructions = include_instructions
+        self.include_return_schema = include_return_schema
         self.client_info = client_info
         self._id = id or tool_prefix
         self._enter_lock = anyio.Lock()
@@ -141,14 +146,44 @@ class MCPServer(AbstractToolset[Any], ABC):
         self._stop: anyio.Event | None = None
         self._session: MCPSession | None = None
         self._cached_tools: list[mcp_types.Tool] | None = None
+        self._cached_resources: list[Resource] | None = None
+        self._cached_prompts: list[Prompt] | None = None
         self._run_model: Model | None = None
         self._server_info: mcp_types.Implementation | None = None
-        self._capabilities: mcp_types.ServerCapabilities | None = None
+        self._capabilities: ServerCapabilities | None = None
         self._instructions: str | None = None
 
     @abstractmethod
-    def _open_channel(self) -> AbstractAsyncContextManager[Channel]:
-        """Open the transport to the server (start the process, connect over HTTP)."""
+    def client_streams(self) -> AbstractAsyncContextManager[tuple[Any, Any]]:
+        """Open the transport as the MCP SDK's client transports do: a context manager giving a pair of
+        memory streams, `(read_stream, write_stream)`, of `SessionMessage`s.
+
+        A custom transport subclasses `MCPServer` and implements this (as in pydantic-ai).
+        """
+
+    @asynccontextmanager
+    async def _open_channel(self) -> AsyncIterator[Channel]:
+        """Open the transport to the server; over `client_streams` unless a transport has a faster way."""
+        async with self.client_streams() as (read_stream, write_stream), read_stream, write_stream:
+            yield open_sdk_channel(read_stream, write_stream)
+
+    def _endpoint(self) -> tuple[Any, ...]:
+        """What says which server this is (the command, the URL), for `==`."""
+        return ()
+
+    def __eq__(self, other: object) -> bool:
+        """Servers are equal when they are of one class, with the same id, prefix and endpoint."""
+        if not isinstance(other, MCPServer):
+            return NotImplemented
+        return (type(self), self.id, self.tool_prefix, self._endpoint()) == (
+            type(other),
+            other.id,
+            other.tool_prefix,
+            other._endpoint(),
+        )
+
+    def __hash__(self) -> int:
+        return hash((type(self), self.id, self.tool_prefix))
 
     # --- identity -------------------------------------------------------------------------------------
 
@@ -177,21 +212,30 @@ class MCPServer(AbstractToolset[Any], ABC):
     def server_info(self) -> mcp_types.Implementation:
         """The server's name and version, from the handshake."""
         if self._server_info is None:
-            raise AttributeError(f'{type(self).__name__}.server_info is only known once the server is entered.')
+            raise AttributeError(
+                f'The `{type(self).__name__}.server_info` is only instantiated after initialization '
+                '(enter the server first: `async with server:`).'
+            )
         return self._server_info
 
     @property
-    def capabilities(self) -> mcp_types.ServerCapabilities:
-        """What the server offers (tools, logging, ...), from the handshake."""
+    def capabilities(self) -> ServerCapabilities:
+        """What the server offers (tools, resources, prompts, logging, ...), from the handshake."""
         if self._capabilities is None:
-            raise AttributeError(f'{type(self).__name__}.capabilities is only known once the server is entered.')
+            raise AttributeError(
+                f'The `{type(self).__name__}.capabilities` is only instantiated after initialization '
+                '(enter the server first: `async with server:`).'
+            )
         return self._capabilities
 
     @property
     def instructions(self) -> str | None:
         """The server's instructions on the use of its tools, from the handshake."""
         if self._server_info is None:
-            raise AttributeError(f'{type(self).__name__}.instructions is only known once the server is entered.')
+            raise AttributeError(
+                f'The `{type(self).__name__}.instructions` is only available after initialization '
+                '(enter the server first: `async with server:`).'
+            )
         return self._instructions
 
     # --- connection lifetime ------------------------------------------------------------------------
@@ -276,7 +320,7 @@ class MCPServer(AbstractToolset[Any], ABC):
             capabilities['sampling'] = {}
         if self.elicitation_callback is not None:
             capabilities['elicitation'] = {}
-        client_info = self.client_info or mcp_types.Implementation(name='edgewise', version='0.1.0')
+        client_info = self.client_info or mcp_types.Implementation(name='mcp', version='0.1.0')
         raw = await session.request(
             'initialize',
             {
@@ -293,7 +337,7 @@ class MCPServer(AbstractToolset[Any], ABC):
                 f'does not support (it supports {", ".join(SUPPORTED_PROTOCOL_VERSIONS)}).'
             )
         self._server_info = result.serverInfo
-        self._capabilities = result.capabilities
+        self._capabilities = ServerCapabilities.from_mcp_sdk(result.capabilities)
         self._instructions = result.instructions
         await session.notify('notifications/initialized')
         if self.log_level is not None and result.capabilities.logging is not None:
@@ -302,7 +346,7 @@ class MCPServer(AbstractToolset[Any], ABC):
     async def _disconnect(self) -> None:
         task_group, stop = self._task_group, self._stop
         self._task_group = self._stop = None
-        self._cached_tools = None
+        self._cached_tools = self._cached_resources = self._cached_prompts = None
         self._run_model = None
         if task_group is not None and stop is not None:
             stop.set()
@@ -343,6 +387,7 @@ class MCPServer(AbstractToolset[Any], ABC):
                     'output_schema': mcp_tool.outputSchema or None,
                 },
                 return_schema=mcp_tool.outputSchema or None,
+                include_return_schema=self.include_return_schema,
             )
             tools[name] = self.tool_for_tool_def(tool_def)
         return tools
@@ -381,7 +426,17 @@ class MCPServer(AbstractToolset[Any], ABC):
         else:
             async with self._connected() as session:
                 raw = await self._request(session, 'tools/call', params, name)
-        return map_tool_result(raw)
+        value = structured_result(raw)
+        if value is not UNSTRUCTURED:
+            return value
+        try:
+            mapped = [
+                await self.read_resource(part['uri']) if part.get('type') == 'resource_link' else map_content_part(part)
+                for part in raw.get('content') or []
+            ]
+        except ValueError as e:  # binary data that is not base64
+            raise MCPError(f'MCP server {self.label} answered tool {name!r} with content that is not valid: {e}') from e
+        return mapped[0] if len(mapped) == 1 else mapped
 
     async def _request(self, session: MCPSession, method: str, params: dict[str, Any] | None, tool: str | None) -> Any:
         try:
@@ -402,6 +457,104 @@ class MCPServer(AbstractToolset[Any], ABC):
             during = f'calling tool {tool!r}' if tool else f'`{method}`'
             raise MCPError(f'MCP server {self.label} closed the connection while {during}: {e}.') from e
 
+    # --- resources and prompts ------------------------------------------------------------------------
+
+    async def _list_all(self, method: str, key: str) -> list[dict[str, Any]]:
+        """All pages of a `*/list` request: the items under `key`."""
+        items: list[dict[str, Any]] = []
+        async with self._connected() as session:
+            cursor: str | None = None
+            while True:
+                page = await self._request(session, method, {'cursor': cursor} if cursor else None, None)
+                items.extend(page.get(key) or [])
+                cursor = page.get('nextCursor')
+                if not cursor:
+                    return items
+
+    async def list_resources(self) -> list[Resource]:
+        """The server's resources (all pages), from the cache when it holds them; `[]` if it offers none.
+
+        Raises:
+            MCPError: the server answered with an error, or could not be reached.
+        """
+        if self.cache_resources and self._cached_resources is not None:
+            return self._cached_resources
+        async with self:
+            if not self.capabilities.resources:
+                return []
+            raw = await self._list_all('resources/list', 'resources')
+            resources = [Resource.from_mcp_sdk(mcp_types.Resource.model_validate(item)) for item in raw]
+            if self.cache_resources:
+                self._cached_resources = resources
+        return resources
+
+    async def list_resource_templates(self) -> list[ResourceTemplate]:
+        """The server's resource templates (all pages); `[]` if it offers no resources.
+
+        Raises:
+            MCPError: the server answered with an error, or could not be reached.
+        """
+        async with self:
+            if not self.capabilities.resources:
+                return []
+            raw = await self._list_all('resources/templates/list', 'resourceTemplates')
+        return [ResourceTemplate.from_mcp_sdk(mcp_types.ResourceTemplate.model_validate(item)) for item in raw]
+
+    async def read_resource(self, uri: str | Resource) -> str | BinaryContent | list[str | BinaryContent]:
+        """The content of the resource at `uri` (or of a `Resource`): text, or the decoded bytes, or a list of
+        those when the resource has several parts.
+
+        Raises:
+            MCPError: the server answered with an error (no such resource), or could not be reached.
+        """
+        resource_uri = uri if isinstance(uri, str) else uri.uri
+        async with self._connected() as session:
+            raw = await self._request(session, 'resources/read', {'uri': resource_uri}, None)
+        contents = mcp_types.ReadResourceResult.model_validate(raw).contents
+        mapped = [resource_content(item) for item in contents]
+        return mapped[0] if len(mapped) == 1 else mapped
+
+    async def list_prompts(self) -> list[Prompt]:
+        """The server's prompts (all pages), from the cache when it holds them; `[]` if it offers none.
+
+        Raises:
+            MCPError: the server answered with an error, or could not be reached.
+        """
+        if self.cache_prompts and self._cached_prompts is not None:
+            return self._cached_prompts
+        async with self:
+            if not self.capabilities.prompts:
+                return []
+            raw = await self._list_all('prompts/list', 'prompts')
+            prompts = [Prompt.from_mcp_sdk(mcp_types.Prompt.model_validate(item)) for item in raw]
+            if self.cache_prompts:
+                self._cached_prompts = prompts
+        return prompts
+
+    async def get_prompt(self, name: str, arguments: dict[str, str] | None = None) -> PromptResult:
+        """The prompt `name`, rendered by the server with `arguments`.
+
+        Raises:
+            MCPError: the server offers no prompts, answered with an error (no such prompt, a missing
+                argument), or could not be reached.
+        """
+        params: dict[str, Any] = {'name': name}
+        if arguments:
+            params['arguments'] = arguments
+        async with self._connected() as session:
+            if not self.capabilities.prompts:
+                raise MCPError(
+                    f'MCP server {self.label} offers no prompts (no `prompts` capability): cannot get prompt {name!r}.',
+                    _METHOD_NOT_FOUND,
+                )
+            raw = await self._request(session, 'prompts/get', params, None)
+        result = mcp_types.GetPromptResult.model_validate(raw)
+        return PromptResult(
+            messages=[PromptMessage(role=m.role, content=map_prompt_part(m.content)) for m in result.messages],
+            description=result.description,
+            metadata=result.meta,
+        )
+
     def _connected(self) -> AbstractAsyncContextManager[MCPSession]:
         return _Connected(self)
 
@@ -414,7 +567,7 @@ class MCPServer(AbstractToolset[Any], ABC):
 
     async def _on_server_request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         if method == 'sampling/createMessage' and self.allow_sampling:
-            return await self._sample(mcp_types.CreateMessageRequestParams.model_validate(params))
+            return await sample(self.sampling_model or self._run_model, params)
         if method == 'elicitation/create' and self.elicitation_callback is not None:
             request = _ELICIT_PARAMS.validate_python(params)
             context = RequestContext(request_id=0, meta=request.meta, session=self, lifespan_context=None)  # type: ignore[type-var]
@@ -422,50 +575,21 @@ class MCPServer(AbstractToolset[Any], ABC):
             if isinstance(answer, mcp_types.ErrorData):
                 raise MCPRequestError(answer.message, answer.code, answer.data)
             return answer.model_dump(by_alias=True, mode='json', exclude_none=True)  # type: ignore[no-any-return]
+        if method == 'sampling/createMessage':
+            raise MCPRequestError('Sampling not supported (`allow_sampling` is off)', _INVALID_REQUEST)
+        if method == 'elicitation/create':
+            raise MCPRequestError('Elicitation not supported (no `elicitation_callback` is set)', _INVALID_REQUEST)
         raise MCPRequestError(f'the client does not handle {method!r}', _METHOD_NOT_FOUND)
-
-    async def _sample(self, params: mcp_types.CreateMessageRequestParams) -> dict[str, Any]:
-        model = self.sampling_model or self._run_model
-        if model is None:
-            raise MCPRequestError(
-                'sampling is not available: no `sampling_model` is set and no agent run uses this server', -32600
-            )
-        try:
-            messages = sampling_messages(params)
-        except ValueError as e:
-            raise MCPRequestError(str(e), _INVALID_PARAMS) from e
-        settings = ModelSettings(max_tokens=params.maxTokens)
-        if params.temperature is not None:
-            settings['temperature'] = params.temperature
-        if params.stopSequences is not None:
-            settings['stop_sequences'] = params.stopSequences
-        response = await model.request(messages, settings, ModelRequestParameters())
-        return sampling_result(response, model.model_name)
 
     async def _on_notification(self, method: str, params: dict[str, Any]) -> None:
         if method == 'notifications/tools/list_changed':
             self._cached_tools = None
+        elif method == 'notifications/resources/list_changed':
+            self._cached_resources = None
+        elif method == 'notifications/prompts/list_changed':
+            self._cached_prompts = None
         elif method == 'notifications/message':
-            try:
-                message = mcp_types.LoggingMessageNotificationParams.model_validate(params)
-            except pydantic.ValidationError:
-                return
-            if self.log_level is not None and _LEVEL_ORDER[message.level] < _LEVEL_ORDER[self.log_level]:
-                return  # below the level asked for (a server without the logging capability sends all)
-            try:
-                if self.log_handler is not None:
-                    await self.log_handler(message)
-                else:
-                    source = f' ({message.logger})' if message.logger else ''
-                    _logger.log(
-                        _LOG_LEVELS.get(message.level, logging.INFO),
-                        'MCP server %s%s: %s',
-                        self.label,
-                        source,
-                        message.data,
-                    )
-            except Exception:
-                _logger.exception('The log handler of MCP server %s failed', self.label)
+            await forward_log(self.label, params, self.log_level, self.log_handler)
 
 
 class _Connected:

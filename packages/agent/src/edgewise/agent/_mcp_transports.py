@@ -10,15 +10,37 @@ from typing import Any
 import httpx
 from mcp import types as mcp_types
 from mcp.client.sse import sse_client
-from mcp.client.stdio import get_default_environment
+from mcp.client.stdio import StdioServerParameters, get_default_environment, stdio_client
 from mcp.client.streamable_http import streamable_http_client
+from pydantic_core import CoreSchema, core_schema
+from typing_extensions import deprecated
 
-from ._mcp_connection import Channel, open_sdk_channel, open_stdio_channel
+from ._mcp_connection import open_stdio_channel
 from ._mcp_server import ElicitationCallback, LogHandler, MCPServer, ProcessToolCallback
 from .exceptions import UserError
 from .models import Model
 
-__all__ = ('MCPServerSSE', 'MCPServerStdio', 'MCPServerStreamableHTTP')
+__all__ = ('MCPServerHTTP', 'MCPServerSSE', 'MCPServerStdio', 'MCPServerStreamableHTTP')
+
+
+_STRINGS = core_schema.dict_schema(core_schema.str_schema(), core_schema.str_schema())
+_STDIO_FIELDS = {
+    'command': core_schema.typed_dict_field(core_schema.str_schema()),
+    'args': core_schema.typed_dict_field(core_schema.list_schema(core_schema.str_schema())),
+    'env': core_schema.typed_dict_field(_STRINGS, required=False),
+    'cwd': core_schema.typed_dict_field(core_schema.str_schema(), required=False),
+}
+_HTTP_FIELDS = {
+    'url': core_schema.typed_dict_field(core_schema.str_schema()),
+    'headers': core_schema.typed_dict_field(_STRINGS, required=False),
+}
+
+
+def _config_schema(cls: Any, fields: dict[str, core_schema.TypedDictField]) -> CoreSchema:
+    """Validate the fields of a configuration entry (see `load_mcp_servers`), then build the server from them."""
+    return core_schema.no_info_after_validator_function(
+        lambda values: cls(**values), core_schema.typed_dict_schema(fields)
+    )
 
 
 class MCPServerStdio(MCPServer):
@@ -56,8 +78,11 @@ class MCPServerStdio(MCPServer):
         sampling_model: Model | None = None,
         max_retries: int = 1,
         elicitation_callback: ElicitationCallback | None = None,
+        cache_prompts: bool = True,
         cache_tools: bool = True,
+        cache_resources: bool = True,
         include_instructions: bool = False,
+        include_return_schema: bool | None = None,
         id: str | None = None,
         client_info: mcp_types.Implementation | None = None,
     ) -> None:
@@ -78,8 +103,11 @@ class MCPServerStdio(MCPServer):
             sampling_model: The model that answers sampling requests (else the running agent's model).
             max_retries: How many times in a row each tool may be retried.
             elicitation_callback: Answers the server's requests for input from the user.
+            cache_prompts: Whether to keep the prompt list until the server says it changed.
             cache_tools: Whether to keep the tool list until the server says it changed.
+            cache_resources: Whether to keep the resource list until the server says it changed.
             include_instructions: Whether to add the server's instructions to the agent's.
+            include_return_schema: Whether to tell the model each tool's output schema.
             id: A unique id of the toolset (defaults to `tool_prefix`).
             client_info: How the client introduces itself in the handshake.
         """
@@ -98,11 +126,29 @@ class MCPServerStdio(MCPServer):
             sampling_model,
             max_retries,
             elicitation_callback,
+            cache_prompts=cache_prompts,
             cache_tools=cache_tools,
+            cache_resources=cache_resources,
             include_instructions=include_instructions,
+            include_return_schema=include_return_schema,
             id=id,
             client_info=client_info,
         )
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: Any) -> CoreSchema:
+        """Validates `{"command": ..., "args": [...], "env": {...}, "cwd": ...}` into a server."""
+        return _config_schema(cls, _STDIO_FIELDS)
+
+    def _endpoint(self) -> tuple[Any, ...]:
+        return (self.command, list(self.args), self.env, self.cwd)
+
+    @asynccontextmanager
+    async def client_streams(self) -> AsyncIterator[tuple[Any, Any]]:
+        """The MCP SDK's stdio transport to the server (the client itself uses a faster one of its own)."""
+        parameters = StdioServerParameters(command=self.command, args=list(self.args), env=self.env, cwd=self.cwd)
+        async with stdio_client(parameters) as (read_stream, write_stream):
+            yield read_stream, write_stream
 
     def _open_channel(self) -> Any:
         env = {**get_default_environment(), **(self.env or {})}
@@ -143,8 +189,11 @@ class _MCPServerHTTP(MCPServer):
         sampling_model: Model | None = None,
         max_retries: int = 1,
         elicitation_callback: ElicitationCallback | None = None,
+        cache_prompts: bool = True,
         cache_tools: bool = True,
+        cache_resources: bool = True,
         include_instructions: bool = False,
+        include_return_schema: bool | None = None,
         client_info: mcp_types.Implementation | None = None,
     ) -> None:
         """Describe the server's endpoint; nothing connects until the server is entered.
@@ -164,8 +213,11 @@ class _MCPServerHTTP(MCPServer):
             sampling_model: The model that answers sampling requests (else the running agent's model).
             max_retries: How many times in a row each tool may be retried.
             elicitation_callback: Answers the server's requests for input from the user.
+            cache_prompts: Whether to keep the prompt list until the server says it changed.
             cache_tools: Whether to keep the tool list until the server says it changed.
+            cache_resources: Whether to keep the resource list until the server says it changed.
             include_instructions: Whether to add the server's instructions to the agent's.
+            include_return_schema: Whether to tell the model each tool's output schema.
             client_info: How the client introduces itself in the handshake.
         """
         if headers is not None and http_client is not None:
@@ -184,11 +236,22 @@ class _MCPServerHTTP(MCPServer):
             sampling_model,
             max_retries,
             elicitation_callback,
+            cache_prompts=cache_prompts,
             cache_tools=cache_tools,
+            cache_resources=cache_resources,
             include_instructions=include_instructions,
+            include_return_schema=include_return_schema,
             id=id,
             client_info=client_info,
         )
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: Any) -> CoreSchema:
+        """Validates `{"url": ..., "headers": {...}}` into a server."""
+        return _config_schema(cls, _HTTP_FIELDS)
+
+    def _endpoint(self) -> tuple[Any, ...]:
+        return (self.url,)
 
     def __repr__(self) -> str:
         shown = [f'url={self.url!r}']
@@ -202,7 +265,8 @@ class MCPServerStreamableHTTP(_MCPServerHTTP):
     """An MCP server reached over the streamable HTTP transport (`http://host:port/mcp`)."""
 
     @asynccontextmanager
-    async def _open_channel(self) -> AsyncIterator[Channel]:
+    async def client_streams(self) -> AsyncIterator[tuple[Any, Any]]:
+        """The MCP SDK's streamable HTTP transport to the server."""
         async with AsyncExitStack() as stack:
             client = self.http_client or await stack.enter_async_context(
                 httpx.AsyncClient(timeout=httpx.Timeout(self.timeout, read=self.read_timeout), headers=self.headers)
@@ -210,16 +274,15 @@ class MCPServerStreamableHTTP(_MCPServerHTTP):
             read_stream, write_stream, _ = await stack.enter_async_context(
                 streamable_http_client(self.url, http_client=client)
             )
-            # The transport leaves closing the two streams it hands over to their user.
-            async with read_stream, write_stream:
-                yield open_sdk_channel(read_stream, write_stream)
+            yield read_stream, write_stream
 
 
 class MCPServerSSE(_MCPServerHTTP):
     """An MCP server reached over the older HTTP + server-sent events transport (`http://host:port/sse`)."""
 
     @asynccontextmanager
-    async def _open_channel(self) -> AsyncIterator[Channel]:
+    async def client_streams(self) -> AsyncIterator[tuple[Any, Any]]:
+        """The MCP SDK's SSE transport to the server."""
         http_client = self.http_client
 
         def client_factory(
@@ -229,15 +292,16 @@ class MCPServerSSE(_MCPServerHTTP):
                 return http_client
             return httpx.AsyncClient(headers=headers, timeout=timeout, auth=auth, follow_redirects=True)
 
-        async with (
-            sse_client(
-                self.url,
-                headers=self.headers,
-                timeout=self.timeout,
-                sse_read_timeout=self.read_timeout,
-                httpx_client_factory=client_factory,
-            ) as (read_stream, write_stream),
-            read_stream,
-            write_stream,
-        ):
-            yield open_sdk_channel(read_stream, write_stream)
+        async with sse_client(
+            self.url,
+            headers=self.headers,
+            timeout=self.timeout,
+            sse_read_timeout=self.read_timeout,
+            httpx_client_factory=client_factory,
+        ) as (read_stream, write_stream):
+            yield read_stream, write_stream
+
+
+@deprecated('`MCPServerHTTP` is deprecated, use `MCPServerSSE` instead.')
+class MCPServerHTTP(MCPServerSSE):
+    """The old name of `MCPServerSSE` (deprecated, as in pydantic-ai)."""

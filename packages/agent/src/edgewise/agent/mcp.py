@@ -30,17 +30,52 @@ except ImportError as _error:  # pragma: no cover - exercised in a subprocess by
         name='mcp',
     ) from _error
 
-from ._mcp_server import CallToolFunc, MCPServer, ProcessToolCallback, ToolResult
-from ._mcp_transports import MCPServerSSE, MCPServerStdio, MCPServerStreamableHTTP
+from ._mcp_config import load_mcp_servers
+from ._mcp_server import CallToolFunc, ElicitationCallback, LogHandler, MCPServer, ProcessToolCallback, ToolResult
+from ._mcp_transports import MCPServerHTTP, MCPServerSSE, MCPServerStdio, MCPServerStreamableHTTP
+from ._mcp_types import (
+    BaseResource,
+    ContentBlock,
+    EmbeddedResource,
+    Icon,
+    Prompt,
+    PromptArgument,
+    PromptMessage,
+    PromptResult,
+    PromptRole,
+    Resource,
+    ResourceAnnotations,
+    ResourceLink,
+    ResourceTemplate,
+    ServerCapabilities,
+)
 from .exceptions import MCPError
 
 __all__ = (
+    'BaseResource',
     'CallToolFunc',
+    'ContentBlock',
+    'ElicitationCallback',
+    'EmbeddedResource',
+    'Icon',
+    'LogHandler',
     'MCPError',
     'MCPServer',
+    'MCPServerHTTP',
     'MCPServerSSE',
     'MCPServerStdio',
     'MCPServerStreamableHTTP',
     'ProcessToolCallback',
+    'Prompt',
+    'PromptArgument',
+    'PromptMessage',
+    'PromptResult',
+    'PromptRole',
+    'Resource',
+    'ResourceAnnotations',
+    'ResourceLink',
+    'ResourceTemplate',
+    'ServerCapabilities',
     'ToolResult',
+    'load_mcp_servers',
 )

@@ -3,13 +3,14 @@
 A toolset lists its tools for a step (`get_tools`) and calls them (`call_tool`); the agent validates the
 arguments with the tool's `args_validator` in between. Toolsets that hold a connection open it in
 `__aenter__` and close it in `__aexit__`. The methods at the end wrap a toolset in another one that changes
-its tools (prefixes, filters, renames, prepares, or asks for approval).
+its tools (prefixes, filters, renames, prepares, asks for approval, defers loading, adds return schemas or
+metadata).
 """
 
 from __future__ import annotations as _annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, Literal, Protocol, Self
 
@@ -154,4 +155,19 @@ class AbstractToolset(ABC, Generic[AgentDepsT]):
     ) -> AbstractToolset[AgentDepsT]:
         """This toolset with calls waiting for approval when `approval_required_func(ctx, tool_def, args)` is true."""
         wrapped: AbstractToolset[AgentDepsT] = _WRAPPERS['approval_required'](self, approval_required_func)
+        return wrapped
+
+    def defer_loading(self, tool_names: Sequence[str] | None = None) -> AbstractToolset[AgentDepsT]:
+        """This toolset with its tools (all, or those in `tool_names`) hidden until a tool search finds them."""
+        wrapped: AbstractToolset[AgentDepsT] = _WRAPPERS['defer_loading'](self, tool_names)
+        return wrapped
+
+    def include_return_schemas(self) -> AbstractToolset[AgentDepsT]:
+        """This toolset with the model told what each tool returns (`include_return_schema=True` where unset)."""
+        wrapped: AbstractToolset[AgentDepsT] = _WRAPPERS['include_return_schemas'](self)
+        return wrapped
+
+    def with_metadata(self, **metadata: Any) -> AbstractToolset[AgentDepsT]:
+        """This toolset with `metadata` merged into each tool's `ToolDefinition.metadata`."""
+        wrapped: AbstractToolset[AgentDepsT] = _WRAPPERS['with_metadata'](self, **metadata)
         return wrapped

@@ -7,13 +7,14 @@ from functools import cache
 from typing import Any
 
 import pydantic
+from typing_extensions import deprecated
 
 from .._tool_definition import ToolDefinition
 from ..exceptions import UserError
 from ..models._model import AgentDepsT, RunContext
 from .abstract import AbstractToolset, ToolsetTool
 
-__all__ = ('ExternalToolset',)
+__all__ = ('DeferredToolset', 'ExternalToolset')
 
 
 @cache
@@ -57,3 +58,8 @@ class ExternalToolset(AbstractToolset[AgentDepsT]):
             UserError: always.
         """
         raise UserError(f'External tool {name!r} cannot be called directly: its result comes from outside the run.')
+
+
+@deprecated('`DeferredToolset` is deprecated, use `ExternalToolset` instead')
+class DeferredToolset(ExternalToolset[AgentDepsT]):
+    """The old name of `ExternalToolset` (deprecated, as in pydantic-ai)."""

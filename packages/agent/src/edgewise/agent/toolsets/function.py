@@ -82,7 +82,7 @@ class FunctionToolset(AbstractToolset[AgentDepsT]):
         self.sequential = sequential
         self.requires_approval = requires_approval
         self.metadata = metadata
-        self.defer_loading = defer_loading
+        self._defer_loading = defer_loading
         self.include_return_schema = include_return_schema
         if isinstance(instructions, str) or callable(instructions):
             instructions = [instructions]
@@ -189,7 +189,7 @@ class FunctionToolset(AbstractToolset[AgentDepsT]):
             requires_approval=self.requires_approval if requires_approval is None else requires_approval,
             metadata=metadata,
             timeout=timeout,
-            defer_loading=self.defer_loading if defer_loading is None else defer_loading,
+            defer_loading=self._defer_loading if defer_loading is None else defer_loading,
             include_return_schema=self.include_return_schema
             if include_return_schema is None
             else include_return_schema,
