@@ -33,8 +33,9 @@ async def test_a_native_tool_capability_reaches_the_request_in_order() -> None:
             CombinedCapability([NativeTool(WebSearchTool(search_context_size='high'))]),
         ],
     )
+    deprecated: dict[str, Any] = {'builtin_tools': [WebSearchTool()]}  # not in `run`'s signature, as in 1.107
     with pytest.warns(DeprecationWarning, match='builtin_tools'):
-        await agent.run('hi', builtin_tools=[WebSearchTool()])
+        await agent.run('hi', **deprecated)
     assert [type(t) for t in seen[0]] == [CodeExecutionTool, WebSearchTool, WebSearchTool]
     assert isinstance(seen[0][1], WebSearchTool)
     assert seen[0][1].search_context_size == 'high'
