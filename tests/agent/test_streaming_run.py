@@ -53,7 +53,7 @@ async def test_text_streams_chunk_by_chunk_and_is_the_output() -> None:
         assert await result.get_output() == 'Hello, world'
     assert texts == ['Hello', 'Hello, ', 'Hello, world']
     assert [type(m).__name__ for m in result.all_messages()] == ['ModelRequest', 'ModelResponse']
-    assert result.usage() == snapshot(RunUsage(input_tokens=51, output_tokens=2, requests=1))
+    assert result.usage() == snapshot(RunUsage(input_tokens=50, output_tokens=4, requests=1))
     assert repr(result) == '<StreamedRunResult is_complete=True>'
 
 
@@ -97,7 +97,7 @@ async def test_text_then_tool_calls_runs_the_tools_and_streams_the_next_response
                     TextPart(content='Let me check.'),
                     ToolCallPart(tool_name='add', args='{"a": 1, "b": 2}', tool_call_id='c1'),
                 ],
-                usage=RequestUsage(input_tokens=53, output_tokens=10),
+                usage=RequestUsage(input_tokens=50, output_tokens=11),
                 model_name='function::stream',
                 timestamp=NOW,
                 run_id=RUN_ID,
@@ -118,7 +118,7 @@ async def test_text_then_tool_calls_runs_the_tools_and_streams_the_next_response
             ),
             ModelResponse(
                 parts=[TextPart(content='The sum is 3.')],
-                usage=RequestUsage(input_tokens=54, output_tokens=15),
+                usage=RequestUsage(input_tokens=50, output_tokens=5),
                 model_name='function::stream',
                 timestamp=NOW,
                 run_id=RUN_ID,
