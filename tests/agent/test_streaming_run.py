@@ -191,7 +191,7 @@ async def test_an_output_call_followed_by_tool_calls_runs_them_with_the_exhausti
     async with agent.run_stream('go') as result:
         outputs = [output async for output in result.stream_output(debounce_by=None)]
     assert calls == ['log']
-    assert outputs == snapshot([Basket(owner='ann', items=[])])
+    assert outputs == snapshot([Basket(owner='ann', items=[]), Basket(owner='ann', items=[])])
     assert result.all_messages()[-1].parts == snapshot(
         [
             ToolReturnPart(
@@ -225,7 +225,9 @@ async def test_an_invalid_output_call_with_tool_calls_runs_them_and_the_stream_g
 
     async with agent.run_stream('go') as result:
         outputs = [output async for output in result.stream_output(debounce_by=None)]
-    assert outputs == snapshot([Basket(owner='bo', items=[Item(name='tea', qty=2)])])
+    assert outputs == snapshot(
+        [Basket(owner='bo', items=[Item(name='tea', qty=2)]), Basket(owner='bo', items=[Item(name='tea', qty=2)])]
+    )
     assert [p.part_kind for p in result.all_messages()[2].parts] == ['retry-prompt', 'tool-return']
 
 
@@ -241,6 +243,7 @@ async def test_partial_outputs_of_a_nested_model_are_validated_chunk_by_chunk() 
             Basket(owner='ann', items=[]),
             Basket(owner='ann', items=[Item(name='tea')]),
             Basket(owner='ann', items=[Item(name='tea', qty=2)]),
+            Basket(owner='ann', items=[Item(name='tea', qty=2), Item(name='jam')]),
             Basket(owner='ann', items=[Item(name='tea', qty=2), Item(name='jam')]),
         ]
     )
@@ -262,7 +265,7 @@ async def test_output_validators_see_partial_values_and_know_it() -> None:
     async with agent.run_stream('go') as result:
         outputs = [output async for output in result.stream_output(debounce_by=None)]
     assert seen == snapshot([(True, 0), (True, 1), (False, 1)])
-    assert outputs == [Basket(owner='ann', items=[Item(name='tea')])]
+    assert outputs == [Basket(owner='ann', items=[Item(name='tea')])] * 2  # the partial value, then the output
 
 
 async def test_a_list_output_is_streamed_item_by_item() -> None:
@@ -272,7 +275,7 @@ async def test_a_list_output_is_streamed_item_by_item() -> None:
     )
     async with agent.run_stream('go') as result:
         assert [output async for output in result.stream_output(debounce_by=None)] == snapshot(
-            [[Item(name='a')], [Item(name='a'), Item(name='b')]]
+            [[Item(name='a')], [Item(name='a'), Item(name='b')], [Item(name='a'), Item(name='b')]]
         )
 
 
@@ -280,14 +283,18 @@ async def test_prompted_output_is_parsed_from_the_streamed_text() -> None:
     agent = Agent(streamed(['{"owner": "cy", "items": [', '{"name": "x"}]}']), output_type=PromptedOutput(Basket))
     async with agent.run_stream('go') as result:
         assert [output async for output in result.stream_output(debounce_by=None)] == snapshot(
-            [Basket(owner='cy', items=[]), Basket(owner='cy', items=[Item(name='x')])]
+            [
+                Basket(owner='cy', items=[]),
+                Basket(owner='cy', items=[Item(name='x')]),
+                Basket(owner='cy', items=[Item(name='x')]),
+            ]
         )
 
 
-async def test_stream_output_of_text_yields_the_text_so_far() -> None:
+async def test_stream_output_of_text_yields_the_text_so_far_then_the_output_even_when_equal() -> None:
     agent = Agent(streamed(['a', 'b']))
     async with agent.run_stream('go') as result:
-        assert [output async for output in result.stream_output(debounce_by=None)] == ['a', 'ab']
+        assert [output async for output in result.stream_output(debounce_by=None)] == ['a', 'ab', 'ab']
 
 
 async def test_stream_text_of_a_structured_output_is_a_user_error() -> None:

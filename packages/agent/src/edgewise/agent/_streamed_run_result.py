@@ -128,11 +128,13 @@ class StreamedRunResult(Generic[OutputDataT]):
 
     async def _text_pieces(self) -> AsyncGenerator[str]:
         async for event in self._events:
+            # Empty pieces (a text part starting empty) are no text to stream.
             if isinstance(event, PartStartEvent):
-                if isinstance(event.part, TextPart):
+                if isinstance(event.part, TextPart) and event.part.content:
                     yield event.part.content
             elif isinstance(event, PartDeltaEvent) and event.delta.part_delta_kind == 'text':
-                yield event.delta.content_delta
+                if event.delta.content_delta:
+                    yield event.delta.content_delta
 
     async def _texts(self) -> AsyncGenerator[str]:
         text = ''
@@ -160,17 +162,15 @@ class StreamedRunResult(Generic[OutputDataT]):
         return _Stream(self._track(self._outputs(debounce_by)))
 
     async def _outputs(self, debounce_by: float | None) -> AsyncGenerator[Any]:
-        last: Any = INVALID
         partials = self._track(self._partial_outputs())
         source = partials if debounce_by is None else self._track(_debounce(partials, debounce_by, None))
         async for value in source:
-            last = value
             yield value
         await self._finish()
         assert self._result is not None
-        output = self._result.output
-        if last is INVALID or output != last:
-            yield output
+        # The output is always the last value, even when it equals the last partial one (as in pydantic-ai): a
+        # reader can take the last value for the validated output.
+        yield self._result.output
 
     async def _partial_outputs(self) -> AsyncGenerator[Any]:
         deps = self._run.ctx.deps
