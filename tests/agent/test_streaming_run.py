@@ -311,9 +311,8 @@ async def test_stream_response_rebuilds_the_response_on_each_event_then_gives_th
         responses = [r async for r in result.stream_response(debounce_by=None)]
     async with Agent(streamed(['a', 'b'])).run_stream('go') as debounced:
         assert [r.parts async for r in debounced.stream_response(debounce_by=3600)] == [
-            [TextPart('a')],
-            [TextPart('ab')],
-            [TextPart('ab')],
+            [TextPart('ab')],  # the one group of snapshots
+            [TextPart('ab')],  # the complete response
         ]
     assert [(r.parts, r.state) for r in responses] == snapshot(
         [([TextPart(content='a')], 'incomplete'), ([TextPart(content='ab')], 'incomplete'),
@@ -329,13 +328,16 @@ async def test_stream_responses_gives_pairs_of_response_and_is_last_with_a_depre
         assert [(r.text, last) async for r, last in pairs] == [('a', False), ('ab', False), ('ab', True)]
 
 
-async def test_debouncing_keeps_the_first_and_the_latest_value() -> None:
+async def test_debouncing_groups_the_values_of_each_interval() -> None:
     agent = Agent(streamed(['a', 'b', 'c', 'd']))
     async with agent.run_stream('go') as result:
-        # An hour-long window: the first chunk comes at once, the rest is joined at the end.
-        assert [piece async for piece in result.stream_text(delta=True, debounce_by=3600)] == ['a', 'bcd']
+        # An hour-long interval: every chunk falls in the first group, yielded (joined) at the end.
+        assert [piece async for piece in result.stream_text(delta=True, debounce_by=3600)] == ['abcd']
     async with Agent(streamed(['a', 'b', 'c'])).run_stream('go') as result:
-        assert [text async for text in result.stream_text(debounce_by=3600)] == ['a', 'abc']
+        assert [text async for text in result.stream_text(debounce_by=3600)] == ['abc']
+    async with Agent(streamed(['a', 'b', 'c'])).run_stream('go') as result:
+        # An empty interval: each chunk is a group of its own.
+        assert [text async for text in result.stream_text(debounce_by=0)] == ['a', 'ab', 'abc']
 
 
 async def test_messages_of_a_finished_stream_match_a_plain_run() -> None:

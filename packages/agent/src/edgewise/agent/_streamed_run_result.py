@@ -506,16 +506,19 @@ class _Stream(AsyncIterator[_T]):
 async def _debounce(
     source: AsyncIterator[_T], debounce_by: float, join: Callable[[list[_T]], _T] | None
 ) -> AsyncGenerator[_T]:
-    """Yield the first value at once, then at most one value per `debounce_by` seconds: the latest (or, with
-    `join`, all pending values joined); what is pending at the end is yielded too. Uses anyio's clock."""
+    """Group the values into intervals of `debounce_by` seconds from the first value of each group, and yield
+    one value per group: the latest (or, with `join`, the group's values joined). As pydantic-ai groups them,
+    except that a group whose interval has passed is yielded when the next value arrives (or at the end)
+    rather than by a timer: the reader drives the run, so nothing runs between values. Uses anyio's clock."""
     pending: list[_T] = []
-    last_yield: float | None = None
+    started = 0.0
     async for value in source:
-        pending.append(value)
         now = anyio.current_time()
-        if last_yield is None or now - last_yield >= debounce_by:
+        if pending and now - started >= debounce_by:
             yield join(pending) if join is not None else pending[-1]
             pending = []
-            last_yield = now
+        if not pending:
+            started = now
+        pending.append(value)
     if pending:
         yield join(pending) if join is not None else pending[-1]
