@@ -225,14 +225,20 @@ async def _measure_all(url: str) -> dict[str, dict[str, list[float]]]:
     return samples
 
 
-def _import_times(modules: list[str], repeats: int = 9) -> dict[str, float]:
-    times: dict[str, list[float]] = {module: [] for module in modules}
+def _import_statements(statements: list[str], repeats: int = 9) -> dict[str, float]:
+    """Median wall time of `python -c "<statement>"` per statement, the statements interleaved in each repeat."""
+    times: dict[str, list[float]] = {statement: [] for statement in statements}
     for _ in range(repeats):
-        for module in modules:
+        for statement in statements:
             start = time.perf_counter()
-            subprocess.run([sys.executable, '-c', f'import {module}'], check=True)
-            times[module].append(time.perf_counter() - start)
-    return {module: statistics.median(samples) for module, samples in times.items()}
+            subprocess.run([sys.executable, '-c', statement], check=True)
+            times[statement].append(time.perf_counter() - start)
+    return {statement: statistics.median(samples) for statement, samples in times.items()}
+
+
+def _import_times(modules: list[str], repeats: int = 9) -> dict[str, float]:
+    times = _import_statements([f'import {module}' for module in modules], repeats)
+    return {module: times[f'import {module}'] for module in modules}
 
 
 def main() -> None:
@@ -266,6 +272,18 @@ def main() -> None:
     imports.per_unit['bare interpreter (import sys)'] = times['sys']
     imports.notes.append('target: edgewise <= 0.3x pydantic-ai (whole process time, interpreter start included)')
     print(report(imports, anchor='pydantic-ai (pydantic_ai.models.openai)'))
+
+    # What a program that talks to OpenAI imports: the agent and the model class.
+    program = Result(
+        'models: `python -c "import ...models.openai; from ... import Agent"` in a fresh process', 'process'
+    )
+    pydantic_ai = 'import pydantic_ai.models.openai; from pydantic_ai import Agent'
+    edgewise = 'import edgewise.agent.models.openai; from edgewise.agent import Agent'
+    both = _import_statements([pydantic_ai, edgewise])
+    program.per_unit['pydantic-ai'] = both[pydantic_ai]
+    program.per_unit['edgewise'] = both[edgewise]
+    program.notes.append('no target of its own: the agent engine included, for comparison with the row above')
+    print(report(program, anchor='pydantic-ai'))
 
 
 if __name__ == '__main__':

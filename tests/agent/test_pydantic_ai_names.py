@@ -403,8 +403,6 @@ NOT_YET: dict[str, dict[str, str]] = {
         'SkipToolValidation': 'capabilities/hooks (issue 12, helper `parity-agent`)',
         'TemplateStr': 'instruction templates (issue 12, helper `parity-agent`)',
         'ToolCallEvent': 'event base classes (issue 12, helper `parity-stream`)',
-        'ToolChoice': 'the tool_choice setting type (issue 12)',
-        'ToolOrOutput': 'the tool_choice setting type (issue 12)',
         'ToolResultEvent': 'event base classes (issue 12, helper `parity-stream`)',
         'ToolsetFunc': 'toolsets (issue 13, helper `toolsets`)',
         'UndrainedPendingMessagesError': 'capabilities/hooks (issue 12, helper `parity-agent`)',
@@ -452,9 +450,6 @@ NOT_YET: dict[str, dict[str, str]] = {
         'ServiceTier': 'settings type aliases (issue 12)',
         'ThinkingEffort': 'settings type aliases (issue 12)',
         'ThinkingLevel': 'settings type aliases (issue 12)',
-        'ToolChoice': 'the tool_choice setting type (issue 12)',
-        'ToolChoiceScalar': 'the tool_choice setting type (issue 12)',
-        'ToolOrOutput': 'the tool_choice setting type (issue 12)',
     },
     'exceptions': {
         'ConcurrencyLimitExceeded': 'concurrency limiters (issue 12, helper `parity-agent`)',

@@ -769,6 +769,7 @@ def _params(fn: Callable[..., Any]) -> list[str]:
                 '*infer_name',
                 '*direction',
                 '*history',
+                '*child_histories',
             ],
         ),
         (Graph.mermaid_image, ['infer_name', '**kwargs']),
@@ -787,6 +788,7 @@ def _params(fn: Callable[..., Any]) -> list[str]:
                 '*history',
                 '*stopped_css',
                 '*failed_css',
+                '*child_histories',
             ],
         ),
         (mermaid.request_image, ['/graph', '**kwargs']),
@@ -821,6 +823,7 @@ def test_config_keys_are_pydantic_graphs_plus_ours() -> None:
     }
     ours = {
         'history',
+        'child_histories',
         'stopped_css',
         'failed_css',
         'base_url',

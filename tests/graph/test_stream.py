@@ -276,3 +276,13 @@ async def test_negative_buffer_size_is_refused() -> None:
     with pytest.raises(ValueError, match='buffer_size'):
         async with ticks.stream(Tick(1), buffer_size=-1):
             pass  # pragma: no cover
+
+
+async def test_step_events_equal_what_their_constructors_make() -> None:
+    """The run makes a step's two events without their `__init__`: every field must still be set."""
+    async with ticks.stream(Tick(1), state=Count()) as events:
+        started, _custom, finished, _end = [event async for event in events]
+    assert isinstance(finished, NodeFinishedEvent)
+    assert started == NodeStartedEvent(Tick(1))
+    assert finished == NodeFinishedEvent(Tick(1), finished.next_node, finished.duration)
+    assert repr(started) == 'NodeStartedEvent(node=Tick(left=1), path=())'

@@ -202,17 +202,23 @@ async def test_no_strict_and_no_forced_tools_where_the_profile_says_so() -> None
     await model.request(user('q'), None, params)
     assert 'strict' not in recorder.bodies[0]['tools'][0]['function']
     assert recorder.bodies[0]['tool_choice'] == 'auto'
-    with pytest.raises(UserError, match="tool_choice='required' is not supported by model 'gpt-4o'"):
-        await model.request(user('q'), _s({'tool_choice': 'required'}), params)
+    with_tool = ModelRequestParameters(function_tools=[TOOL], output_tools=[OUTPUT], allow_text_output=False)
+    for explicit in ('required', ['get_weather']):
+        with pytest.raises(UserError, match=r"tool_choice=.* is not supported by model 'gpt-4o'"):
+            await model.request(user('q'), _s({'tool_choice': explicit}), with_tool)
+    # Forcing that only the output needs falls back to `auto`, with just the tools the choice allows.
+    await model.request(user('q'), _s({'tool_choice': 'none'}), with_tool)
+    assert [t['function']['name'] for t in recorder.bodies[-1]['tools']] == ['final_result']
+    assert recorder.bodies[-1]['tool_choice'] == 'auto'
 
 
 @pytest.mark.parametrize(
     ('choice', 'tools', 'tool_choice'),
     [
         ('auto', ['get_weather'], 'auto'),
-        ('none', [], None),
+        ('none', ['get_weather'], 'none'),
         ('required', ['get_weather'], 'required'),
-        (['get_weather'], ['get_weather'], {'type': 'function', 'function': {'name': 'get_weather'}}),
+        (['get_weather'], ['get_weather'], 'required'),
     ],
 )
 async def test_the_tool_choice_setting(choice: Any, tools: list[str], tool_choice: Any) -> None:
@@ -227,8 +233,9 @@ async def test_tool_choice_none_keeps_output_tools_and_unknown_names_are_an_erro
     model, recorder = mock_model(json_reply(completion()))
     params = ModelRequestParameters(function_tools=[TOOL], output_tools=[OUTPUT], allow_text_output=False)
     await model.request(user('q'), _s({'tool_choice': 'none'}), params)
-    assert [t['function']['name'] for t in recorder.bodies[0]['tools']] == ['final_result']
-    assert recorder.bodies[0]['tool_choice'] == 'required'
+    # One allowed tool is forced by name, with every tool still sent (the prompt cache holds).
+    assert [t['function']['name'] for t in recorder.bodies[0]['tools']] == ['get_weather', 'final_result']
+    assert recorder.bodies[0]['tool_choice'] == {'type': 'function', 'function': {'name': 'final_result'}}
     await model.request(user('q'), _s({'tool_choice': ['get_weather', 'final_result']}), params)
     assert recorder.bodies[1]['tool_choice'] == 'required'
     with pytest.raises(UserError, match='Invalid tool names in `tool_choice`'):

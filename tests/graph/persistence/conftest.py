@@ -17,10 +17,9 @@ from typing import Any
 import pytest
 
 from edgewise.graph import BaseStatePersistence, FullStatePersistence
-from edgewise.graph.persistence.file import FileStatePersistence
 from edgewise.graph.persistence.postgres import PostgresStatePersistence
 from edgewise.graph.persistence.sqlite import SqliteStatePersistence
-from edgewise.graph.persistence.store import DurableStatePersistence
+from edgewise.graph.persistence.store import DurableStatePersistence, persistence_from_url
 
 DURABLE = ['file', 'sqlite', 'postgres']
 
@@ -81,7 +80,8 @@ def make_store(kind: str, tmp_path: Path, dsn: str = '') -> Store:
     if kind == 'memory':
         return Store(kind, lambda run_id: FullStatePersistence())
     if kind == 'file':
-        return Store(kind, lambda run_id: FileStatePersistence(tmp_path / f'{run_id or os.urandom(6).hex()}.json'))
+        # As the `edgewise` command opens runs: a child run's id (`order-42/payment`) names a file in a folder.
+        return Store(kind, lambda run_id: persistence_from_url(tmp_path.as_uri(), run_id or os.urandom(6).hex()))
     if kind == 'sqlite':
         return Store(kind, lambda run_id: SqliteStatePersistence(tmp_path / 'runs.db', run_id))
     return Store(kind, lambda run_id: PostgresStatePersistence(dsn, run_id))

@@ -113,8 +113,7 @@ async def test_each_branch_is_a_child_run(durable: Store) -> None:
     fork_id = history[1].id
     assert history[1].node.get_node_id() == 'Fork'
     branch = durable.track(persistence.child(f'{fork_id}/3'))
-    if durable.kind != 'file':
-        assert run_id_of(branch) == f'order-8/{fork_id}/3'
+    assert run_id_of(branch) == f'order-8/{fork_id}/3'
     raw = await branch.load_raw()
     assert [(s.kind, s.node.node_id if s.kind == 'node' else s.node.data) for s in raw] == [
         ('node', 'Item'),
@@ -178,8 +177,7 @@ async def test_a_crash_inside_a_subgraph_resumes_inside_it(durable: Store) -> No
     with pytest.raises(Crash):
         await shop.run(Pay(), state=Order(total=3), deps=Deps(crash=True), persistence=persistence)
     child = durable.track(persistence.child('payment'))
-    if durable.kind != 'file':
-        assert run_id_of(child) == 'order-42/payment'
+    assert run_id_of(child) == 'order-42/payment'
     child.set_graph_types(payment)
     assert [(s.node, s.status) for s in await child.load_all()] == [(Charge(3), 'success'), (Confirm(), 'created')]
 

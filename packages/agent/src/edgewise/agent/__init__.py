@@ -1,108 +1,120 @@
 """Edgewise agents: LLM agents whose runs are Edgewise graph runs.
 
 Source-compatible with the core of pydantic-ai 1.x: replace `pydantic_ai` with `edgewise.agent` in imports.
+
+The names below are imported on first use (PEP 562): `import edgewise.agent.models.openai` or
+`from edgewise.agent.messages import ...` loads only what it needs, not the whole agent engine.
 """
 
+import importlib
 from typing import TYPE_CHECKING, Any
 
-from ._agent_graph import CallToolsNode, ModelRequestNode, UserPromptNode
-from ._agent_run import AgentRun, capture_run_messages
-from ._run_options import AgentRetries
-from .agent import Agent, EndStrategy
-from .exceptions import (
-    AgentError,
-    AgentRunError,
-    ApprovalRequired,
-    CallDeferred,
-    ModelAPIError,
-    ModelHTTPError,
-    ModelRetry,
-    UnexpectedModelBehavior,
-    UsageLimitExceeded,
-    UserError,
-)
-from .format_prompt import format_as_xml
-from .messages import (
-    AgentStreamEvent,
-    AudioFormat,
-    AudioMediaType,
-    AudioUrl,
-    BinaryContent,
-    BinaryImage,
-    CachePoint,
-    DocumentFormat,
-    DocumentMediaType,
-    DocumentUrl,
-    FilePart,
-    FileUrl,
-    FinalResultEvent,
-    FinishReason,
-    FunctionToolCallEvent,
-    FunctionToolResultEvent,
-    HandleResponseEvent,
-    ImageFormat,
-    ImageMediaType,
-    ImageUrl,
-    InstructionPart,
-    ModelMessage,
-    ModelMessagesTypeAdapter,
-    ModelRequest,
-    ModelRequestPart,
-    ModelResponse,
-    ModelResponsePart,
-    ModelResponsePartDelta,
-    ModelResponseStreamEvent,
-    MultiModalContent,
-    OutputToolCallEvent,
-    OutputToolResultEvent,
-    PartDeltaEvent,
-    PartEndEvent,
-    PartStartEvent,
-    RetryPromptPart,
-    SystemPromptPart,
-    TextContent,
-    TextPart,
-    TextPartDelta,
-    ThinkingPart,
-    ThinkingPartDelta,
-    ToolCallPart,
-    ToolCallPartDelta,
-    ToolReturn,
-    ToolReturnPart,
-    UploadedFile,
-    UserContent,
-    UserPromptPart,
-    VideoFormat,
-    VideoMediaType,
-    VideoUrl,
-)
-from .models.instrumented import InstrumentationSettings
-from .output import NativeOutput, PromptedOutput, StructuredDict, TextOutput, ToolOutput
-from .result import AgentEventStream, AgentRunResult, AgentRunResultEvent, FinalResult, StreamedRunResult
-from .settings import ModelSettings
-from .tools import (
-    DeferredToolRequests,
-    DeferredToolResults,
-    RunContext,
-    Tool,
-    ToolApproved,
-    ToolDefinition,
-    ToolDenied,
-)
-from .toolsets import (
-    AbstractToolset,
-    ApprovalRequiredToolset,
-    CombinedToolset,
-    ExternalToolset,
-    FilteredToolset,
-    FunctionToolset,
-    PrefixedToolset,
-    PreparedToolset,
-    RenamedToolset,
-    ToolsetTool,
-    WrapperToolset,
-)
-from .usage import RequestUsage, RunUsage, UsageLimits
+if TYPE_CHECKING:
+    from ._agent_graph import CallToolsNode, ModelRequestNode, UserPromptNode
+    from ._agent_run import AgentRun, capture_run_messages
+    from ._run_options import AgentRetries
+    from .agent import Agent, EndStrategy
+    from .exceptions import (
+        AgentError,
+        AgentRunError,
+        ApprovalRequired,
+        CallDeferred,
+        ModelAPIError,
+        ModelHTTPError,
+        ModelRetry,
+        UnexpectedModelBehavior,
+        UsageLimitExceeded,
+        UserError,
+    )
+    from .format_prompt import format_as_xml
+    from .messages import (
+        AgentStreamEvent,
+        AudioFormat,
+        AudioMediaType,
+        AudioUrl,
+        BinaryContent,
+        BinaryImage,
+        CachePoint,
+        DocumentFormat,
+        DocumentMediaType,
+        DocumentUrl,
+        FilePart,
+        FileUrl,
+        FinalResultEvent,
+        FinishReason,
+        FunctionToolCallEvent,
+        FunctionToolResultEvent,
+        HandleResponseEvent,
+        ImageFormat,
+        ImageMediaType,
+        ImageUrl,
+        InstructionPart,
+        ModelMessage,
+        ModelMessagesTypeAdapter,
+        ModelRequest,
+        ModelRequestPart,
+        ModelResponse,
+        ModelResponsePart,
+        ModelResponsePartDelta,
+        ModelResponseStreamEvent,
+        MultiModalContent,
+        OutputToolCallEvent,
+        OutputToolResultEvent,
+        PartDeltaEvent,
+        PartEndEvent,
+        PartStartEvent,
+        RetryPromptPart,
+        SystemPromptPart,
+        TextContent,
+        TextPart,
+        TextPartDelta,
+        ThinkingPart,
+        ThinkingPartDelta,
+        ToolCallPart,
+        ToolCallPartDelta,
+        ToolReturn,
+        ToolReturnPart,
+        UploadedFile,
+        UserContent,
+        UserPromptPart,
+        VideoFormat,
+        VideoMediaType,
+        VideoUrl,
+    )
+    from .models.instrumented import InstrumentationSettings
+    from .output import NativeOutput, PromptedOutput, StructuredDict, TextOutput, ToolOutput
+    from .profiles import (
+        DEFAULT_PROFILE,
+        InlineDefsJsonSchemaTransformer,
+        JsonSchemaTransformer,
+        ModelProfile,
+        ModelProfileSpec,
+    )
+    from .result import AgentEventStream, AgentRunResult, AgentRunResultEvent, FinalResult, StreamedRunResult
+    from .settings import ModelSettings, ToolChoice, ToolOrOutput
+    from .tools import (
+        DeferredToolRequests,
+        DeferredToolResults,
+        RunContext,
+        Tool,
+        ToolApproved,
+        ToolDefinition,
+        ToolDenied,
+    )
+    from .toolsets import (
+        AbstractToolset,
+        ApprovalRequiredToolset,
+        CombinedToolset,
+        ExternalToolset,
+        FilteredToolset,
+        FunctionToolset,
+        PrefixedToolset,
+        PreparedToolset,
+        RenamedToolset,
+        ToolsetTool,
+        WrapperToolset,
+    )
+    from .usage import RequestUsage, RunUsage, UsageLimits
 
 __all__ = (
     'AbstractToolset',
@@ -192,11 +204,13 @@ __all__ = (
     'ThinkingPartDelta',
     'Tool',
     'ToolApproved',
+    'ToolChoice',
     'ToolCallPart',
     'ToolCallPartDelta',
     'ToolDefinition',
     'ToolDenied',
     'ToolOutput',
+    'ToolOrOutput',
     'ToolReturn',
     'ToolReturnPart',
     'ToolsetTool',
@@ -216,25 +230,138 @@ __all__ = (
     'format_as_xml',
 )
 
-# The profiles are re-exported here as in pydantic-ai, but imported on first use: `import edgewise.agent` stays
-# free of the provider layer.
-_PROFILE_NAMES = frozenset(
-    {'DEFAULT_PROFILE', 'InlineDefsJsonSchemaTransformer', 'JsonSchemaTransformer', 'ModelProfile', 'ModelProfileSpec'}
-)
-
-if TYPE_CHECKING:
-    from .profiles import (
-        DEFAULT_PROFILE,
-        InlineDefsJsonSchemaTransformer,
-        JsonSchemaTransformer,
-        ModelProfile,
-        ModelProfileSpec,
-    )
+# Where each public name lives; `__getattr__` imports it from there on first use. A test checks that this table and
+# the imports above name the same things.
+_EXPORTS: dict[str, str] = {
+    'CallToolsNode': '._agent_graph',
+    'ModelRequestNode': '._agent_graph',
+    'UserPromptNode': '._agent_graph',
+    'AgentRun': '._agent_run',
+    'capture_run_messages': '._agent_run',
+    'AgentRetries': '._run_options',
+    'Agent': '.agent',
+    'EndStrategy': '.agent',
+    'AgentError': '.exceptions',
+    'AgentRunError': '.exceptions',
+    'ApprovalRequired': '.exceptions',
+    'CallDeferred': '.exceptions',
+    'ModelAPIError': '.exceptions',
+    'ModelHTTPError': '.exceptions',
+    'ModelRetry': '.exceptions',
+    'UnexpectedModelBehavior': '.exceptions',
+    'UsageLimitExceeded': '.exceptions',
+    'UserError': '.exceptions',
+    'format_as_xml': '.format_prompt',
+    'AgentStreamEvent': '.messages',
+    'AudioFormat': '.messages',
+    'AudioMediaType': '.messages',
+    'AudioUrl': '.messages',
+    'BinaryContent': '.messages',
+    'BinaryImage': '.messages',
+    'CachePoint': '.messages',
+    'DocumentFormat': '.messages',
+    'DocumentMediaType': '.messages',
+    'DocumentUrl': '.messages',
+    'FilePart': '.messages',
+    'FileUrl': '.messages',
+    'FinalResultEvent': '.messages',
+    'FinishReason': '.messages',
+    'FunctionToolCallEvent': '.messages',
+    'FunctionToolResultEvent': '.messages',
+    'HandleResponseEvent': '.messages',
+    'ImageFormat': '.messages',
+    'ImageMediaType': '.messages',
+    'ImageUrl': '.messages',
+    'InstructionPart': '.messages',
+    'ModelMessage': '.messages',
+    'ModelMessagesTypeAdapter': '.messages',
+    'ModelRequest': '.messages',
+    'ModelRequestPart': '.messages',
+    'ModelResponse': '.messages',
+    'ModelResponsePart': '.messages',
+    'ModelResponsePartDelta': '.messages',
+    'ModelResponseStreamEvent': '.messages',
+    'MultiModalContent': '.messages',
+    'OutputToolCallEvent': '.messages',
+    'OutputToolResultEvent': '.messages',
+    'PartDeltaEvent': '.messages',
+    'PartEndEvent': '.messages',
+    'PartStartEvent': '.messages',
+    'RetryPromptPart': '.messages',
+    'SystemPromptPart': '.messages',
+    'TextContent': '.messages',
+    'TextPart': '.messages',
+    'TextPartDelta': '.messages',
+    'ThinkingPart': '.messages',
+    'ThinkingPartDelta': '.messages',
+    'ToolCallPart': '.messages',
+    'ToolCallPartDelta': '.messages',
+    'ToolReturn': '.messages',
+    'ToolReturnPart': '.messages',
+    'UploadedFile': '.messages',
+    'UserContent': '.messages',
+    'UserPromptPart': '.messages',
+    'VideoFormat': '.messages',
+    'VideoMediaType': '.messages',
+    'VideoUrl': '.messages',
+    'InstrumentationSettings': '.models.instrumented',
+    'NativeOutput': '.output',
+    'PromptedOutput': '.output',
+    'StructuredDict': '.output',
+    'TextOutput': '.output',
+    'ToolOutput': '.output',
+    'AgentEventStream': '.result',
+    'AgentRunResult': '.result',
+    'AgentRunResultEvent': '.result',
+    'FinalResult': '.result',
+    'StreamedRunResult': '.result',
+    'ModelSettings': '.settings',
+    'ToolChoice': '.settings',
+    'ToolOrOutput': '.settings',
+    'DeferredToolRequests': '.tools',
+    'DeferredToolResults': '.tools',
+    'RunContext': '.tools',
+    'Tool': '.tools',
+    'ToolApproved': '.tools',
+    'ToolDefinition': '.tools',
+    'ToolDenied': '.tools',
+    'AbstractToolset': '.toolsets',
+    'ApprovalRequiredToolset': '.toolsets',
+    'CombinedToolset': '.toolsets',
+    'ExternalToolset': '.toolsets',
+    'FilteredToolset': '.toolsets',
+    'FunctionToolset': '.toolsets',
+    'PrefixedToolset': '.toolsets',
+    'PreparedToolset': '.toolsets',
+    'RenamedToolset': '.toolsets',
+    'ToolsetTool': '.toolsets',
+    'WrapperToolset': '.toolsets',
+    'RequestUsage': '.usage',
+    'RunUsage': '.usage',
+    'UsageLimits': '.usage',
+    'DEFAULT_PROFILE': '.profiles',
+    'InlineDefsJsonSchemaTransformer': '.profiles',
+    'JsonSchemaTransformer': '.profiles',
+    'ModelProfile': '.profiles',
+    'ModelProfileSpec': '.profiles',
+}
 
 
 def __getattr__(name: str) -> Any:
-    if name in _PROFILE_NAMES:
-        from . import profiles
+    module = _EXPORTS.get(name)
+    if module is not None:
+        value = getattr(importlib.import_module(module, __name__), name)
+    else:
+        # A submodule reached as an attribute (`edgewise.agent.messages` after `import edgewise.agent`).
+        try:
+            value = importlib.import_module(f'.{name}', __name__)
+        except ModuleNotFoundError as error:
+            if error.name != f'{__name__}.{name}':
+                raise
+            raise AttributeError(f'module {__name__!r} has no attribute {name!r}') from None
+    globals()[name] = value
+    return value
 
-        return getattr(profiles, name)
-    raise AttributeError(f'module {__name__!r} has no attribute {name!r}')
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

@@ -9,6 +9,7 @@ The public home of these classes is `edgewise.agent.messages`. Names, fields, `k
 from __future__ import annotations as _annotations
 
 import base64
+import functools
 import hashlib
 import mimetypes
 from abc import ABC, abstractmethod
@@ -128,12 +129,8 @@ _FORMATS: dict[str, str] = {
 }
 _DOCUMENT_TYPES = frozenset(t for t in _FORMATS if not t.startswith(('audio/', 'image/', 'video/')))
 
-# The system's table plus the types the model APIs use that some systems lack or name differently.
-_mime = mimetypes.MimeTypes()
-for _known in mimetypes.knownfiles:
-    if Path(_known).is_file():
-        _mime.read(_known)
-for _type, _ext in (
+# The types the model APIs use that some systems' tables lack or name differently.
+_EXTRA_TYPES = (
     ('application/rtf', '.rtf'),
     ('application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', '.xlsx'),
     ('application/vnd.openxmlformats-officedocument.wordprocessingml.document', '.docx'),
@@ -154,13 +151,25 @@ for _type, _ext in (
     ('application/yaml', '.yml'),
     ('application/toml', '.toml'),
     ('application/xml', '.xml'),
-):
-    _mime.add_type(_type, _ext)
+)
+
+
+@functools.cache
+def _mime_table() -> mimetypes.MimeTypes:
+    # The system's table plus `_EXTRA_TYPES`, read on first use: reading the system's files at import would cost
+    # every `import edgewise.agent` tens of milliseconds.
+    table = mimetypes.MimeTypes()
+    for known in mimetypes.knownfiles:
+        if Path(known).is_file():
+            table.read(known)
+    for media_type, extension in _EXTRA_TYPES:
+        table.add_type(media_type, extension)
+    return table
 
 
 def guess_media_type(path: str) -> str | None:
     """The media type of a file name or URL path, from its extension."""
-    return _mime.guess_type(path)[0]
+    return _mime_table().guess_type(path)[0]
 
 
 def _short_id(data: str | bytes) -> str:

@@ -395,7 +395,9 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
         if tool_choice == 'required' or isinstance(tool_choice, list):
             raise UserError(
                 f'`tool_choice={tool_choice!r}` prevents the agent from producing a final response because output '
-                'tools are excluded: set it from a model settings function, per step, instead.'
+                'tools are excluded. Use `ToolOrOutput` to combine specific function tools with output capability, '
+                "or return a callable from a capability's `get_model_settings()` (or give `model_settings` as a "
+                'function of the run context) to vary `tool_choice` per step.'
             )
         graph_deps: GraphAgentDeps[AgentDepsT, Any] = GraphAgentDeps(
             user_deps=deps,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations as _annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias
 
@@ -71,6 +71,8 @@ class MermaidConfig(TypedDict, total=False):
     """The direction the diagram flows in."""
     history: Sequence[Snapshot[Any, Any]]
     """A run's snapshots, to draw its path (see `generate_code`)."""
+    child_histories: Mapping[str, Sequence[Snapshot[Any, Any]]]
+    """The histories of the run's child runs by name, to draw its path through subgraphs and fan-outs."""
     stopped_css: str
     """The CSS of the node where a run stopped."""
     failed_css: str

@@ -165,9 +165,15 @@ async def drive(run: _Run, sink: EventSink | None) -> End[Any]:
     snapshots = sink.state_snapshots
     pending = sink.pending  # the same list for the whole run: the consumer empties it, it does not replace it
     step = run._step
+    # The two events of a step are made without their dataclass `__init__`: its Python frame costs more than
+    # the event's slots, and this runs twice a step (the events are the same as the constructors make).
+    new = object.__new__
     now = perf_counter()
     while not isinstance(node, End):
-        pending.append(NodeStartedEvent(node, path))
+        started = new(NodeStartedEvent)
+        started.node = node
+        started.path = path
+        pending.append(started)
         if len(pending) > sink.flush_above:  # whether `flush` has anything to do, inline: this runs every step
             await sink.flush()
             now = perf_counter()
@@ -178,7 +184,12 @@ async def drive(run: _Run, sink: EventSink | None) -> End[Any]:
             await sink.put(NodeFailedEvent(node, e, path))
             raise
         now = perf_counter()
-        pending.append(NodeFinishedEvent(node, next_node, now - start, path))
+        finished = new(NodeFinishedEvent)
+        finished.node = node
+        finished.next_node = next_node
+        finished.duration = now - start
+        finished.path = path
+        pending.append(finished)
         if snapshots:
             pending.append(StateEvent(deep_copy(run.state), path))
         node = next_node

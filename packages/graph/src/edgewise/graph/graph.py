@@ -4,7 +4,7 @@ from __future__ import annotations as _annotations
 
 import inspect
 import types
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, AbstractContextManager, asynccontextmanager
 from dataclasses import dataclass, field
 from functools import cached_property, partial
@@ -389,6 +389,7 @@ class Graph(Generic[StateT, DepsT, RunEndT]):
         infer_name: bool = True,
         direction: mermaid.StateDiagramDirection | None = None,
         history: Sequence[Snapshot[Any, Any]] | None = None,
+        child_histories: Mapping[str, Sequence[Snapshot[Any, Any]]] | None = None,
     ) -> str:
         """The graph's mermaid state diagram code (see `edgewise.graph.mermaid.generate_code`).
 
@@ -402,6 +403,8 @@ class Graph(Generic[StateT, DepsT, RunEndT]):
             infer_name: Infer the graph's name from the caller's variables when it has none.
             direction: The direction the diagram flows in.
             history: A run's snapshots: draw the run's path (nodes it ran, and where it stopped or failed).
+            child_histories: The histories of the run's child runs, by name (`await
+                persistence.load_child_histories()`): draw the path through subgraphs and fan-outs too.
         """
         if infer_name and self.name is None:
             self._infer_name(inspect.currentframe())
@@ -417,6 +420,7 @@ class Graph(Generic[StateT, DepsT, RunEndT]):
             notes=notes,
             direction=direction,
             history=history,
+            child_histories=child_histories,
         )
 
     def mermaid_image(

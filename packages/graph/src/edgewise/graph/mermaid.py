@@ -5,7 +5,9 @@ mermaid.ink-compatible HTTP service (the default, as in pydantic-graph; `base_ur
 one) or, without any network, from the mermaid CLI `mmdc` (`renderer='local'`).
 
 Given a run's history (`await persistence.load_all()`), a diagram also shows the run's path: the nodes it
-ran are highlighted, and the node where it stopped (or failed) gets a class of its own.
+ran are highlighted, and the node where it stopped (or failed) gets a class of its own. With the histories
+of its child runs (`await persistence.load_child_histories()`), the path goes on inside subgraphs (their
+composite states) and through the branches of fan-outs.
 """
 
 from __future__ import annotations as _annotations
@@ -73,6 +75,7 @@ def generate_code(
     history: Sequence[Snapshot[Any, Any]] | None = None,
     stopped_css: str = DEFAULT_STOPPED_CSS,
     failed_css: str = DEFAULT_FAILED_CSS,
+    child_histories: Mapping[str, Sequence[Snapshot[Any, Any]]] | None = None,
 ) -> str:
     """The mermaid `stateDiagram-v2` code of a graph.
 
@@ -89,6 +92,10 @@ def generate_code(
             are highlighted, and the node where it stopped gets the `stopped` class (`failed` if it raised).
         stopped_css: The CSS of the `stopped` class.
         failed_css: The CSS of the `failed` class.
+        child_histories: With `history`, the histories of the run's child runs (subgraph runs, branches of
+            fan-outs) by name, as `await persistence.load_child_histories()` gives them: the nodes they ran are
+            highlighted too (inside the composite state of a subgraph), and where an unfinished one stopped
+            is marked as well (a fan-out that had not joined at its `<<fork>>` state).
 
     Returns:
         The diagram's code.
@@ -108,22 +115,20 @@ def generate_code(
 
     highlighted = list(_node_ids(highlighted_nodes)) if highlighted_nodes else []
     _check_known(graph, highlighted, 'Highlighted')
-    stopped: tuple[str, str] | None = None
+    stopped: dict[str, str] = {}
     if history:
-        visited, stopped = _run_path(graph, history)
-        seen = set(highlighted)
-        if stopped is not None:
-            seen.add(stopped[0])
+        visited, stopped = _run_path(graph, history, child_histories or {})
+        seen = {*highlighted, *stopped}
         highlighted.extend(node_id for node_id in visited if node_id not in seen)
     if highlighted:
         lines.extend(('', f'classDef highlighted {highlight_css}'))
         lines.extend(f'class {node_id} highlighted' for node_id in highlighted)
-    if stopped is not None:
-        node_id, css_class = stopped
-        if not highlighted:
-            lines.append('')
+    if stopped and not highlighted:
+        lines.append('')
+    for css_class in dict.fromkeys(stopped.values()):
         css = failed_css if css_class == 'failed' else stopped_css
-        lines.extend((f'classDef {css_class} {css}', f'class {node_id} {css_class}'))
+        lines.append(f'classDef {css_class} {css}')
+        lines.extend(f'class {node_id} {css_class}' for node_id, c in stopped.items() if c == css_class)
     return '\n'.join(lines)
 
 
@@ -228,18 +233,68 @@ def _check_known(graph: _Diagrammed, node_ids: Sequence[str] | set[str], role: s
     raise DiagramNodeError(f'{role} nodes {names} are not in the graph; its nodes are: {known}.')
 
 
-def _run_path(graph: _Diagrammed, history: Sequence[Snapshot[Any, Any]]) -> tuple[list[str], tuple[str, str] | None]:
-    """The ids of the nodes a run ran, in order of first run, and where it stopped with the class to mark it."""
+def _all_node_defs(graph: _Diagrammed) -> dict[str, NodeDef[Any, Any, Any]]:
+    """The node definitions of a graph and of the subgraphs drawn inside its nodes, at any depth."""
+    found: dict[str, NodeDef[Any, Any, Any]] = {}
+    todo = [graph]
+    while todo:
+        for node_id, node_def in todo.pop().node_defs.items():
+            if node_id not in found:
+                found[node_id] = node_def
+                todo.extend(node_def.node.subgraphs)
+    return found
+
+
+def _run_path(
+    graph: _Diagrammed,
+    history: Sequence[Snapshot[Any, Any]],
+    child_histories: Mapping[str, Sequence[Snapshot[Any, Any]]],
+) -> tuple[list[str], dict[str, str]]:
+    """The ids of the nodes a run (and its child runs) ran, in order of first run, and the states where they
+    stopped, with the class to mark each."""
+    node_defs = _all_node_defs(graph) if child_histories else graph.node_defs
     visited: dict[str, None] = {}
-    for snapshot in history:
-        if snapshot.kind == 'node' and snapshot.status == 'success' and not getattr(snapshot.node, '_edgewise_fork', 0):
-            visited[snapshot.node.get_node_id()] = None
-    stopped: tuple[str, str] | None = None
-    last = history[-1]
-    if last.kind == 'node':
-        stopped = (last.node.get_node_id(), 'failed' if last.status == 'error' else 'stopped')
-    _check_known(graph, list(visited) if stopped is None else [*visited, stopped[0]], 'Run history')
+    stopped: dict[str, str] = {}
+    for run in (history, *child_histories.values()):
+        for snapshot in run:
+            if snapshot.kind == 'node' and snapshot.status == 'success' and not _is_fork(snapshot.node):
+                visited[snapshot.node.get_node_id()] = None
+        last = run[-1] if run else None
+        if last is not None and last.kind == 'node':
+            state = _fork_state_of(run, node_defs) if _is_fork(last.node) else last.node.get_node_id()
+            if state is not None:
+                stopped.setdefault(state, 'failed' if last.status == 'error' else 'stopped')
+    fork_states = {_fork_states(i, n)[0] for i, d in node_defs.items() for n in range(len(d.forks))}
+    checked = [node_id for node_id in (*visited, *stopped) if node_id not in fork_states]
+    if child_histories:
+        unknown = [node_id for node_id in checked if node_id not in node_defs]
+        if unknown:
+            raise DiagramNodeError(
+                f'Run history node "{unknown[0]}" is in neither the graph nor its subgraphs; their nodes are: '
+                f'{", ".join(node_defs)}.'
+            )
+    else:
+        _check_known(graph, checked, 'Run history')
     return list(visited), stopped
+
+
+def _is_fork(node: Any) -> bool:
+    return bool(getattr(node, '_edgewise_fork', False)) or node.get_node_id() == 'Fork'
+
+
+def _fork_state_of(run: Sequence[Snapshot[Any, Any]], node_defs: Mapping[str, NodeDef[Any, Any, Any]]) -> str | None:
+    """The `<<fork>>` state of the fan-out a run stopped in: the one of the node before the `Fork` that joins
+    at the `Fork`'s join node."""
+    fork = run[-1].node
+    join = getattr(fork, 'join', None)
+    if join is None:  # a raw node: its fields
+        join = getattr(fork, 'fields', {}).get('join')
+    before = next((s for s in reversed(run[:-1]) if s.kind == 'node'), None)
+    node_id = before.node.get_node_id() if before is not None else ''
+    forks = node_defs[node_id].forks if node_id in node_defs else ()
+    # None when the graph has changed since the run (no such fan-out any more): nothing to mark.
+    index = next((i for i, fork in enumerate(forks) if fork.join_id == join), None)
+    return None if index is None else _fork_states(node_id, index)[0]
 
 
 def request_image(graph: _Diagrammed, /, **kwargs: Unpack[MermaidConfig]) -> bytes:
@@ -305,6 +360,7 @@ def _code_for_config(graph: _Diagrammed, config: MermaidConfig) -> str:
         history=config.get('history'),
         stopped_css=config.get('stopped_css', DEFAULT_STOPPED_CSS),
         failed_css=config.get('failed_css', DEFAULT_FAILED_CSS),
+        child_histories=config.get('child_histories'),
     )
 
 

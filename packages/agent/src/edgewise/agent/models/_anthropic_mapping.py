@@ -12,7 +12,7 @@ from collections.abc import Iterator, Sequence
 from datetime import datetime, timezone
 from typing import Any, Literal
 
-from ..exceptions import UnexpectedModelBehavior
+from ..exceptions import UnexpectedModelBehavior, UserError
 from ..messages import (
     BinaryContent,
     CachePoint,
@@ -48,6 +48,7 @@ from ._mapping import (
     user_turn_items,
 )
 from ._request_parameters import ModelRequestParameters
+from ._tool_choice import explicitly_forced, resolve_tool_choice
 
 __all__ = (
     'AnthropicModelSettings',
@@ -218,6 +219,40 @@ def _thinking_enabled(settings: AnthropicModelSettings) -> bool:
     return thinking is not None and thinking.get('type') in ('enabled', 'adaptive')
 
 
+def _forcing_supported(settings: AnthropicModelSettings, profile: AnthropicModelProfile, what: str) -> bool:
+    """Whether a tool call can be forced: not while thinking, nor on models that refuse it. Asked for explicitly,
+    that is an error; needed only for the output, the model is told to use a tool instead."""
+    thinking = _thinking_enabled(settings)
+    if profile.anthropic_supports_forced_tool_choice and not thinking:
+        return True
+    if explicitly_forced(settings):
+        if not profile.anthropic_supports_forced_tool_choice:
+            raise UserError(f"Anthropic does not support {what} for this model. Use `tool_choice='auto'`.")
+        raise UserError(
+            f"Anthropic does not support {what} with thinking mode. Disable thinking or use `tool_choice='auto'`."
+        )
+    return False
+
+
+def _tool_choice(
+    settings: AnthropicModelSettings, params: ModelRequestParameters, profile: AnthropicModelProfile
+) -> tuple[dict[str, ToolDefinition], dict[str, Any]]:
+    """The tools to send and the `tool_choice`; the API cannot limit the tools in `tool_choice`, so a choice
+    among some tools sends only those."""
+    tools = params.tool_defs
+    resolved = resolve_tool_choice(settings, params)
+    if resolved == 'auto' or resolved == 'none':
+        return tools, {'type': resolved}
+    if resolved == 'required':
+        return tools, {'type': 'any' if _forcing_supported(settings, profile, "tool_choice='required'") else 'auto'}
+    mode, names = resolved
+    supported = _forcing_supported(settings, profile, 'forcing specific tools')
+    if mode == 'required' and len(names) == 1 and supported:
+        return tools, {'type': 'tool', 'name': next(iter(names))}
+    kept = {name: tool for name, tool in tools.items() if name in names}
+    return kept, {'type': 'any' if mode == 'required' and supported else 'auto'}
+
+
 def anthropic_request_body(
     model_name: str,
     messages: Sequence[ModelMessage],
@@ -254,22 +289,19 @@ def anthropic_request_body(
             body['system'] = system
     if (cache := settings.get('anthropic_cache_messages')) and mapped:
         mapped[-1]['content'][-1]['cache_control'] = _cache_control(cache)
-    tools = [_tool(t, profile) for t in (*params.function_tools, *params.output_tools)]
+    tool_defs, tool_choice = _tool_choice(settings, params, anthropic_profile)
+    tools = [_tool(t, profile) for t in tool_defs.values()]
     if tools:
         if cache := settings.get('anthropic_cache_tool_definitions'):
             tools[-1]['cache_control'] = _cache_control(cache)
         body['tools'] = tools
-        # Anthropic refuses a forced tool while thinking; the model is then only told to use one.
-        force = not params.allow_text_output and not _thinking_enabled(settings)
-        force = force and anthropic_profile.anthropic_supports_forced_tool_choice
-        tool_choice: dict[str, Any] = {'type': 'any' if force else 'auto'}
-        if 'parallel_tool_calls' in settings:
+        if 'parallel_tool_calls' in settings and tool_choice['type'] != 'none':
             tool_choice['disable_parallel_tool_use'] = not settings['parallel_tool_calls']
         body['tool_choice'] = tool_choice
     if stream:
         body['stream'] = True
     if not anthropic_profile.anthropic_disallows_sampling_settings:
-        body.update(settings_fields(settings, (('temperature', 'temperature'), ('top_p', 'top_p'))))
+        body.update(settings_fields(settings, (('temperature', 'temperature'), ('top_p', 'top_p'), ('top_k', 'top_k'))))
     body.update(
         settings_fields(
             settings,

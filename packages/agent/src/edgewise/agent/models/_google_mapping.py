@@ -39,6 +39,7 @@ from ..settings import ModelSettings
 from ..usage import RequestUsage
 from ._mapping import EventStreamedResponse, instructions_of, settings_fields, uploaded_file_id, user_turn_items
 from ._request_parameters import ModelRequestParameters
+from ._tool_choice import resolve_tool_choice
 
 __all__ = (
     'GoogleModelSettings',
@@ -189,6 +190,22 @@ def map_messages(
     return ({'role': 'user', 'parts': system} if system else None), contents
 
 
+_MODES = {'auto': 'AUTO', 'none': 'NONE', 'required': 'ANY'}
+
+
+def _tool_choice(settings: GoogleModelSettings, params: ModelRequestParameters) -> tuple[list[Any], dict[str, Any]]:
+    """The tools to declare and the `functionCallingConfig`. `ANY` can be limited to some functions; `AUTO`
+    cannot, so an `auto` choice among some tools declares only those."""
+    tools = [*params.function_tools, *params.output_tools]
+    resolved = resolve_tool_choice(settings, params)
+    if isinstance(resolved, str):
+        return tools, {'mode': _MODES[resolved]}
+    mode, names = resolved
+    if mode == 'auto':
+        return [t for t in tools if t.name in names], {'mode': 'AUTO'}
+    return tools, {'mode': 'ANY', 'allowedFunctionNames': sorted(names)}
+
+
 def google_request_body(
     messages: Sequence[ModelMessage],
     model_settings: GoogleModelSettings | None,
@@ -211,8 +228,9 @@ def google_request_body(
     body: dict[str, Any] = {'contents': contents}
     if system is not None:
         body['systemInstruction'] = system
+    tools, calling = _tool_choice(settings, params)
     declarations: list[dict[str, Any]] = []
-    for tool in (*params.function_tools, *params.output_tools):
+    for tool in tools:
         declaration: dict[str, Any] = {'name': tool.name, 'parametersJsonSchema': tool.parameters_json_schema}
         if tool.description:
             declaration['description'] = tool.description
@@ -221,7 +239,7 @@ def google_request_body(
         if not profile.supports_tools:
             raise UserError('Tools are not supported by this model.')
         body['tools'] = [{'functionDeclarations': declarations}]
-        body['toolConfig'] = {'functionCallingConfig': {'mode': 'AUTO' if params.allow_text_output else 'ANY'}}
+        body['toolConfig'] = {'functionCallingConfig': calling}
     config = settings_fields(
         settings,
         (
@@ -229,6 +247,7 @@ def google_request_body(
             ('temperature', 'temperature'),
             ('top_p', 'topP'),
             ('seed', 'seed'),
+            ('top_k', 'topK'),
             ('stop_sequences', 'stopSequences'),
             ('presence_penalty', 'presencePenalty'),
             ('frequency_penalty', 'frequencyPenalty'),

@@ -36,6 +36,7 @@ from ..profiles.openai import OpenAIModelProfile
 from ..tools import ToolDefinition
 from ..usage import RequestUsage
 from ._mapping import is_text_like, unsupported_file, uploaded_file_id, user_turn_items
+from ._tool_choice import explicitly_forced, resolve_tool_choice
 
 __all__ = (
     'FINISH_REASONS',
@@ -250,34 +251,35 @@ def _tool(tool: ToolDefinition, profile: OpenAIModelProfile) -> dict[str, Any]:
     return {'type': 'function', 'function': function}
 
 
-def _tool_choice(
-    settings: Mapping[str, Any], tools: dict[str, ToolDefinition], allow_text: bool, output_tools: set[str],
-    profile: OpenAIModelProfile, model_name: str,
-) -> tuple[dict[str, ToolDefinition], Any]:  # fmt: skip
-    """The tools to send and the `tool_choice`, from the `tool_choice` setting and whether text may end the run."""
-    choice = settings.get('tool_choice')
-    forcing = profile.openai_supports_tool_choice_required
-    if choice is not None and not forcing and (choice == 'required' or isinstance(choice, list)):
+def _forcing_supported(settings: Mapping[str, Any], profile: OpenAIModelProfile, model_name: str) -> bool:
+    """Whether the model can be made to call a tool; asking for it explicitly where it cannot is an error."""
+    if profile.openai_supports_tool_choice_required:
+        return True
+    if explicitly_forced(settings):
         raise UserError(
-            f'tool_choice={choice!r} is not supported by model {model_name!r}. '
+            f'tool_choice={settings.get("tool_choice")!r} is not supported by model {model_name!r}. '
             'This model does not support forcing tool use.'
         )
-    if choice in (None, 'auto'):
-        return tools, 'auto' if allow_text or not forcing else 'required'
-    if choice == 'none':
-        kept = {name: tool for name, tool in tools.items() if name in output_tools}
-        if not kept:
-            return {}, 'none'
-        return kept, 'auto' if allow_text else 'required'
-    if choice == 'required':
-        return tools, 'required'
-    names = set(choice)
-    if unknown := names - tools.keys():
-        raise UserError(f'Invalid tool names in `tool_choice`: {unknown}. Available tools: {set(tools) or "none"}')
+    return False
+
+
+def _tool_choice(
+    settings: Mapping[str, Any], params: Any, profile: OpenAIModelProfile, model_name: str
+) -> tuple[dict[str, ToolDefinition], Any]:
+    """The tools to send and the `tool_choice`. Chat Completions cannot limit the tools in `tool_choice`, so a
+    choice among some tools sends only those."""
+    tools: dict[str, ToolDefinition] = params.tool_defs
+    resolved = resolve_tool_choice(settings, params)
+    if resolved == 'auto' or resolved == 'none':
+        return tools, resolved
+    supported = _forcing_supported(settings, profile, model_name)
+    if resolved == 'required':
+        return tools, 'required' if supported else 'auto'
+    mode, names = resolved
     kept = {name: tool for name, tool in tools.items() if name in names}
-    if len(kept) == 1:
-        return kept, {'type': 'function', 'function': {'name': next(iter(kept))}}
-    return kept, 'required'
+    if mode == 'required' and len(names) == 1 and supported:
+        return tools, {'type': 'function', 'function': {'name': next(iter(names))}}
+    return kept, 'required' if mode == 'required' and supported else 'auto'
 
 
 def build_body(
@@ -301,11 +303,7 @@ def build_body(
     """
     openai_profile = OpenAIModelProfile.from_profile(profile)
     body: dict[str, Any] = {'model': model_name, 'messages': messages}
-    tool_defs: dict[str, ToolDefinition] = params.tool_defs
-    output_tools = {t.name for t in params.output_tools}
-    tool_defs, tool_choice = _tool_choice(
-        settings, tool_defs, params.allow_text_output, output_tools, openai_profile, model_name
-    )
+    tool_defs, tool_choice = _tool_choice(settings, params, openai_profile, model_name)
     unsupported = set(openai_profile.openai_unsupported_model_settings)
     if tool_defs:
         body['tools'] = [_tool(t, openai_profile) for t in tool_defs.values()]

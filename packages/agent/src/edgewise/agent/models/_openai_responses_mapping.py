@@ -9,11 +9,11 @@ OpenAI, as a `reasoning` input item.
 from __future__ import annotations as _annotations
 
 import base64
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime, timezone
 from typing import Any, Literal
 
-from ..exceptions import UnexpectedModelBehavior
+from ..exceptions import UnexpectedModelBehavior, UserError
 from ..messages import (
     AudioUrl,
     BinaryContent,
@@ -50,6 +50,7 @@ from ._mapping import (
     user_turn_items,
 )
 from ._request_parameters import ModelRequestParameters
+from ._tool_choice import explicitly_forced, resolve_tool_choice
 
 __all__ = (
     'OpenAIResponsesModelSettings',
@@ -299,8 +300,7 @@ def responses_request_body(
     ]
     if tools:
         body['tools'] = tools
-        required = not params.allow_text_output and openai_profile.openai_supports_tool_choice_required
-        body['tool_choice'] = 'required' if required else 'auto'
+        body['tool_choice'] = _tool_choice(settings, params, openai_profile, model_name)
         if 'parallel_tool_calls' in settings:
             body['parallel_tool_calls'] = settings['parallel_tool_calls']
     if stream:
@@ -470,3 +470,30 @@ class OpenAIResponsesStreamedResponse(EventStreamedResponse):
             )
         if event is not None:
             yield event
+
+
+def _tool_choice(settings: Mapping[str, Any], params: Any, profile: OpenAIModelProfile, model_name: str) -> Any:
+    """The `tool_choice` of a Responses request: a choice among some tools is an `allowed_tools` list, so the
+    tools sent stay the same from request to request (and the prompt cache holds)."""
+    resolved = resolve_tool_choice(settings, params)
+    if resolved == 'auto' or resolved == 'none':
+        return resolved
+    if profile.openai_supports_tool_choice_required:
+        supported = True
+    elif explicitly_forced(settings):
+        raise UserError(
+            f'tool_choice={settings.get("tool_choice")!r} is not supported by model {model_name!r}. '
+            'This model does not support forcing tool use.'
+        )
+    else:
+        supported = False
+    if resolved == 'required':
+        return 'required' if supported else 'auto'
+    mode, names = resolved
+    if mode == 'required' and len(names) == 1 and supported:
+        return {'type': 'function', 'name': next(iter(names))}
+    return {
+        'type': 'allowed_tools',
+        'mode': mode if supported else 'auto',
+        'tools': [{'type': 'function', 'name': name} for name in sorted(names)],
+    }

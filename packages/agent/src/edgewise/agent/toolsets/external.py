@@ -3,6 +3,7 @@
 from __future__ import annotations as _annotations
 
 from dataclasses import replace
+from functools import cache
 from typing import Any
 
 import pydantic
@@ -14,7 +15,12 @@ from .abstract import AbstractToolset, ToolsetTool
 
 __all__ = ('ExternalToolset',)
 
-_ANY_ARGS: Any = pydantic.TypeAdapter(dict[str, Any]).validator
+
+@cache
+def _any_args_validator() -> Any:
+    # Built on first use, not at import: building a validator loads pydantic's plugins (logfire's among them),
+    # which would cost every `import edgewise.agent` a few hundred milliseconds.
+    return pydantic.TypeAdapter(dict[str, Any]).validator
 
 
 class ExternalToolset(AbstractToolset[AgentDepsT]):
@@ -38,7 +44,7 @@ class ExternalToolset(AbstractToolset[AgentDepsT]):
         """The tools, of kind `'external'`; their arguments are checked only for being an object."""
         return {
             d.name: ToolsetTool(toolset=self, tool_def=replace(d, kind='external'), max_retries=0,
-                                args_validator=_ANY_ARGS)
+                                args_validator=_any_args_validator())
             for d in self.tool_defs
         }  # fmt: skip
 

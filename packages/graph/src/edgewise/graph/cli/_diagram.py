@@ -25,7 +25,12 @@ async def draw(
 ) -> int:
     """Print the diagram's code, or write it to `output`: code for `.mmd`, else an image of the suffix's format."""
     if run is not None:
-        config['history'] = await load_history(*run)
+        store, run_id = run
+        config['history'] = await load_history(store, run_id)
+        async with store.persistence(run_id) as persistence:
+            children = await persistence.load_child_histories()
+        if children:
+            config['child_histories'] = children
     if output is None or output.suffix.lower() == '.mmd':
         code = _code(graph, config)
         if output is None:
@@ -53,6 +58,7 @@ def _code(graph: Graph[Any, Any, Any], config: mermaid.MermaidConfig) -> str:
         notes=config.get('notes', True),
         direction=config.get('direction'),
         history=config.get('history'),
+        child_histories=config.get('child_histories'),
     )
 
 

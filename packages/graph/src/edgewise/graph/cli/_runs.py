@@ -22,6 +22,7 @@ from ._agent_runs import agent_run_lines
 from ._common import CommandError, duration, echo, when
 from ._format import summary, table
 from ._store import Store
+from ._tree import child_kind, count_runs, fork_steps, fork_summary, nest, parent_id
 
 __all__ = ('list_runs', 'show_run', 'resume_run', 'fork_run', 'delete_runs', 'prune_runs', 'load_history')
 
@@ -32,10 +33,11 @@ async def list_runs(store: Store) -> int:
     if not runs:
         echo(f'No runs in {store.display}.')
         return 0
+    # A child run (a subgraph run, a branch of a fan-out) comes right after its parent, indented.
     rows = [
-        (run.run_id, run.graph_name or '-', await _status(store, run), when(run.created), when(run.updated),
-         str(run.snapshot_count))
-        for run in runs
+        ('  ' * depth + run.run_id, run.graph_name or '-', await _status(store, run), when(run.created),
+         when(run.updated), str(run.snapshot_count))
+        for run, depth in nest(runs)
     ]  # fmt: skip
     echo(table(('RUN ID', 'GRAPH', 'STATUS', 'STARTED (UTC)', 'UPDATED (UTC)', 'STEPS'), rows))
     return 0
@@ -91,6 +93,19 @@ async def _load(store: Store, run_id: str, *, with_info: bool) -> tuple[list[Raw
     return history, info
 
 
+@dataclass
+class _Family:
+    """The runs around a run: the one it is a child run of, and its own child runs (any depth)."""
+
+    parent: RunInfo | None
+    children: list[RunInfo]
+
+
+async def _family(store: Store, run_id: str) -> _Family:
+    async with store.persistence(run_id) as persistence:
+        return _Family(await persistence.parent_run(), await persistence.child_runs())
+
+
 def _no_run(store: Store, run_id: str) -> CommandError:
     return CommandError(f'No run {run_id!r} in {store.display} (`edgewise runs list --store URL` lists them).')
 
@@ -100,7 +115,9 @@ async def show_run(store: Store, run_id: str) -> int:
     history, info = await _load(store, run_id, with_info=True)
     if info is None:  # pragma: no cover - the run was there a moment ago, when its history was read
         raise _no_run(store, run_id)
-    echo(f'Run {run_id} in {store.display}: {info.status}, {len(history)} snapshots')
+    family = await _family(store, run_id)
+    of = f'; a child run of {family.parent.run_id}' if family.parent is not None else ''
+    echo(f'Run {run_id} in {store.display}: {info.status}, {len(history)} snapshots{of}')
     echo()
     rows: list[tuple[str, ...]] = []
     states: dict[int, str] = {}  # row index -> the state line shown under it, where the state changed
@@ -108,7 +125,10 @@ async def show_run(store: Store, run_id: str) -> int:
     for step, snapshot in enumerate(history, start=1):
         if snapshot.kind == 'node':
             fields = snapshot.node.fields
-            node = f'{snapshot.node.node_id}({summary(fields, 60)})' if fields else snapshot.node.node_id
+            if snapshot.node.node_id == 'Fork':
+                node = fork_summary(fields)
+            else:
+                node = f'{snapshot.node.node_id}({summary(fields, 60)})' if fields else snapshot.node.node_id
             start, took = when(snapshot.start_ts), duration(snapshot.duration)
             rows.append((str(step), node, snapshot.status, start, took, snapshot.id))
         else:
@@ -122,13 +142,36 @@ async def show_run(store: Store, run_id: str) -> int:
         if index in states:
             echo(states[index])
     echo()
+    if family.children:
+        await _show_children(store, run_id, history, family.children)
+        echo()
     agent_lines = agent_run_lines(history)
     if agent_lines is not None:
         for line in agent_lines:
             echo(line)
         echo()
     echo(_outcome(store, run_id, history, info))
+    failed = [child.run_id for child in family.children if child.status == 'failed']
+    if failed:
+        echo(
+            f'Failed child runs: {", ".join(failed)}; `edgewise runs show CHILD_RUN_ID --store {store.display}` '
+            'shows where each failed.'
+        )
     return 0
+
+
+async def _show_children(store: Store, run_id: str, history: list[RawSnapshot], children: list[RunInfo]) -> None:
+    """The child runs (subgraph runs, branches of fan-outs) as a table, each under the run it belongs to."""
+    forks = fork_steps(history)
+    known = {run_id, *(child.run_id for child in children)}
+    rows = []
+    for child, depth in nest(children, order_top=True):
+        parent = parent_id(child.run_id, known) or run_id
+        kind = child_kind(child.run_id[len(parent) + 1 :], forks if parent == run_id else None)
+        rows.append(('  ' * depth + child.run_id, kind, child.graph_name or '-', await _status(store, child),
+                     str(child.snapshot_count)))  # fmt: skip
+    echo(f'Child runs ({len(children)}; `edgewise runs show CHILD_RUN_ID` shows one):')
+    echo(table(('RUN ID', 'KIND', 'GRAPH', 'STATUS', 'STEPS'), rows))
 
 
 def _outcome(store: Store, run_id: str, history: list[RawSnapshot], info: RunInfo) -> str:
@@ -298,34 +341,63 @@ async def fork_run(store: Store, run_id: str, snapshot_id: str, new_run_id: str 
 async def delete_runs(store: Store, run_ids: Sequence[str]) -> int:
     """Remove runs from the store; all of them known, or none removed."""
     store.check_exists()
+    children: dict[str, int] = {}
     for run_id in run_ids:
         async with store.persistence(run_id) as persistence:
-            if await persistence.info() is None:
-                raise _no_run(store, run_id)
-    for run_id in dict.fromkeys(run_ids):
+            info = await persistence.info()
+            family = _Family(await persistence.parent_run(), await persistence.child_runs())
+        if info is None and not family.children:
+            raise _no_run(store, run_id)
+        parent = family.parent
+        if parent is not None and parent.status not in ('finished', 'failed') and parent.run_id not in run_ids:
+            raise CommandError(
+                f'Run {run_id} is a child run of run {parent.run_id}, which is {parent.status} and reads it back when '
+                f'resumed; delete {parent.run_id} (its child runs go with it). Nothing was removed.'
+            )
+        children[run_id] = len(family.children)
+    done: set[str] = set()
+    for run_id in sorted(dict.fromkeys(run_ids), key=lambda i: i.count('/')):
+        if parent_id(run_id, done) is not None:
+            continue  # went with the run it belongs to, deleted above
         async with store.persistence(run_id) as persistence:
             await persistence.delete()
-        echo(f'Deleted run {run_id}.')
+        done.add(run_id)
+        with_children = f' and its {count_runs(children[run_id], "child run")}' if children[run_id] else ''
+        echo(f'Deleted run {run_id}{with_children}.')
     return 0
 
 
 async def prune_runs(store: Store, before: datetime, *, failed: bool, dry_run: bool) -> int:
     """Remove the runs that ended (finished, or also failed) before `before`, listing them first."""
     statuses = ('finished', 'failed') if failed else ('finished',)
-    runs = [run for run in await store.list_runs() if run.status in statuses and run.updated < before]
+    listed = await store.list_runs()
+    # A child run goes with the run it belongs to; one whose parent is gone is pruned as a run of its own.
+    ids = {run.run_id: run for run in listed}
+    below: dict[str, int] = {}
+    for run in listed:
+        if (parent := parent_id(run.run_id, ids)) is not None:
+            top = parent
+            while (up := parent_id(top, ids)) is not None:
+                top = up
+            below[top] = below.get(top, 0) + 1
+    runs = [
+        run for run in listed if parent_id(run.run_id, ids) is None and run.status in statuses and run.updated < before
+    ]
     ended = ' or '.join(statuses)
     if not runs:
         echo(f'No run in {store.display} {ended} before {when(before)} UTC.')
         return 0
     rows = [(run.run_id, run.graph_name or '-', run.status, when(run.updated)) for run in runs]
     echo(table(('RUN ID', 'GRAPH', 'STATUS', 'ENDED (UTC)'), rows))
+    child_count = sum(below.get(run.run_id, 0) for run in runs)
+    with_children = f' (with {count_runs(child_count, "child run")})' if child_count else ''
     if dry_run:
-        echo(f'{_runs(len(runs))} {ended} before {when(before)} UTC; --dry-run: none removed.')
+        echo(f'{_runs(len(runs))}{with_children} {ended} before {when(before)} UTC; --dry-run: none removed.')
         return 0
     for run in runs:
         async with store.persistence(run.run_id) as persistence:
             await persistence.delete()
-    echo(f'Deleted {_runs(len(runs))} {ended} before {when(before)} UTC.')
+    echo(f'Deleted {_runs(len(runs))}{with_children} {ended} before {when(before)} UTC.')
     return 0
 
 

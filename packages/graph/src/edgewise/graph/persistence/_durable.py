@@ -48,6 +48,7 @@ from . import (
     now_utc,
     set_nodes_type_context,
 )
+from ._children import delete_with_children, load_child_histories, parent_run
 from ._owner import Owner, current_owner, drop_lease
 from .raw import RAW_SNAPSHOT_ADAPTER, RawSnapshot
 
@@ -213,9 +214,17 @@ class DurableStatePersistence(BaseStatePersistence[StateT, RunEndT]):
     async def _op_delete(self) -> bool:
         """Remove every stored snapshot of the run (the run being held by this object); whether there were any."""
 
-    @abstractmethod
     def _child(self, name: str) -> Self:
         """A persistence of the same store for the child run `name` of this run (see `child`)."""
+        return self._related(f'{self.run_id}/{name}')
+
+    @abstractmethod
+    def _related(self, run_id: str) -> Self:
+        """A persistence of the same store for the run `run_id` (a parent or child run of this one)."""
+
+    @abstractmethod
+    async def _op_child_runs(self) -> list[RunInfo]:
+        """The stored runs below this one (run ids `'<run id>/...'`, any depth), oldest first."""
 
     async def _op_close(self) -> None:
         """Free what the backend holds (a connection), if anything; called by `aclose()`, and harmless twice."""
@@ -375,20 +384,44 @@ class DurableStatePersistence(BaseStatePersistence[StateT, RunEndT]):
         return await self._op_info()
 
     async def delete(self) -> bool:
-        """Remove the run from the store: every snapshot of it, whatever its status.
+        """Remove the run from the store, with its child runs (subgraph runs, branches of fan-outs): every
+        snapshot of them, whatever their status.
 
         The run is held while it is removed, so a run that a live process is advancing is refused, never cut
         from under it. Nothing else of the store changes; a fork of the run is a run of its own and stays.
+        A child run is not removed on its own while the run above it may still resume (it would read it back):
+        remove that run instead. `child_runs()` lists what goes with the run.
 
         Returns:
-            Whether the store held anything of the run.
+            Whether the store held anything of the run (or of its child runs).
 
         Raises:
-            RunInProgressError: a live process (or task) is advancing the run.
+            RunInProgressError: a live process (or task) is advancing the run or one of its child runs.
+            PersistenceError: the run is a child run of a run that has not ended.
         """
         self._check_open()
-        async with self.claim_run():
-            return await self._op_delete()
+        return await delete_with_children(self)
+
+    async def child_runs(self) -> list[RunInfo]:
+        """The runs this run started and that are stored (subgraph runs, branches of fan-outs), and theirs, at
+        any depth: the runs whose id is this run's id, `/` and a name, oldest first.
+
+        Reads no snapshot's data, so it needs no graph types.
+        """
+        self._check_open()
+        return await self._op_child_runs()
+
+    async def load_child_histories(self) -> dict[str, list[RawSnapshot]]:
+        """The histories of this run's child runs (as `load_raw()` reads them), by name below this run
+        (`'payment'`, `'Fork:1a2b/0'`, `'payment/Fork:3c4d/1'`): what `generate_code(..., child_histories=...)`
+        draws a run's path through its subgraphs and fan-outs from."""
+        self._check_open()
+        return await load_child_histories(self)
+
+    async def parent_run(self) -> RunInfo | None:
+        """The stored run this run is a child run of (its id is that run's id, `/` and a name), if any."""
+        self._check_open()
+        return await parent_run(self)
 
     def claim_run(self) -> _ClaimRun:
         return _ClaimRun(self)

@@ -252,11 +252,21 @@ def setup_program(dialect: Dialect, where: str) -> Program[None]:
         yield Query('UPDATE edgewise_schema_version SET version = ?', (SCHEMA_VERSION,))
 
 
-def list_runs_program(dialect: Dialect, run_id: str | None = None) -> Program[list[RunInfo]]:
-    """Every run of the store, oldest first; or only the run `run_id`."""
+def list_runs_program(
+    dialect: Dialect, run_id: str | None = None, *, under: str | None = None
+) -> Program[list[RunInfo]]:
+    """Every run of the store, oldest first; or only the run `run_id`; or the child runs of the run `under`."""
     # The status is read from each run's last snapshot (one primary-key lookup), so that steps never
     # have to update the run's row just to change its status.
     hold = dialect.hold
+    where = 'ORDER BY r.created, r.run_id'
+    params: tuple[Any, ...] = ()
+    if run_id is not None:
+        where, params = 'AND r.run_id = ?', (run_id,)
+    elif under is not None:
+        # `substr` compares exactly (SQLite's LIKE ignores case, and `_`/`%` in ids would need escaping).
+        prefix = f'{under}/'
+        where, params = f'AND substr(r.run_id, 1, ?) = ? {where}', (len(prefix), prefix)
     rows = (
         yield Query(
             hold.listing_prefix
@@ -265,8 +275,8 @@ def list_runs_program(dialect: Dialect, run_id: str | None = None) -> Program[li
             'FROM edgewise_runs r LEFT JOIN edgewise_snapshots s ON s.run_id = r.run_id '
             'AND s.seq = (SELECT MAX(seq) FROM edgewise_snapshots m WHERE m.run_id = r.run_id) '
             # A run with no snapshot (being started, or left so by an earlier version) is not listed.
-            'WHERE s.seq IS NOT NULL ' + ('ORDER BY r.created, r.run_id' if run_id is None else 'AND r.run_id = ?'),
-            () if run_id is None else (run_id,),
+            'WHERE s.seq IS NOT NULL ' + where,
+            params,
         )
     ).rows
     return [
@@ -333,8 +343,8 @@ class SqlStatePersistence(DurableStatePersistence[StateT, RunEndT]):
     def _with_run_id(self, run_id: str) -> Self:
         """A persistence of the same store for another run."""
 
-    def _child(self, name: str) -> Self:
-        return self._with_run_id(f'{self._run_id}/{name}')
+    def _related(self, run_id: str) -> Self:
+        return self._with_run_id(run_id)
 
     # --- programs ------------------------------------------------------------------------------------
 
@@ -623,6 +633,9 @@ class SqlStatePersistence(DurableStatePersistence[StateT, RunEndT]):
     async def _op_info(self) -> RunInfo | None:
         found = await self._transact(lambda: list_runs_program(self.dialect, self._run_id), write=False)
         return found[0] if found else None
+
+    async def _op_child_runs(self) -> list[RunInfo]:
+        return await self._transact(lambda: list_runs_program(self.dialect, under=self._run_id), write=False)
 
     async def _op_claim(self, owner: Owner, keep: str | None) -> None:
         await self._transact(lambda: self._claim_program(owner, keep))

@@ -73,6 +73,8 @@ class FileStatePersistence(DurableStatePersistence[StateT, RunEndT]):
         self.lock_timeout = lock_timeout
         """How long a write waits, in seconds, while another live process holds the file."""
         self._held_fd: int | None = None
+        self._run_id: str | None = None
+        """Set for a child run: its id below the run it belongs to (`'order-42/payment'`)."""
         self._cache: tuple[tuple[int, int, int], list[_Item]] | None = None
 
     def __repr__(self) -> str:
@@ -80,14 +82,38 @@ class FileStatePersistence(DurableStatePersistence[StateT, RunEndT]):
 
     @property
     def run_id(self) -> str:
-        """The run's id: the file name without its extension."""
-        return self.json_file.stem
+        """The run's id: the file name without its extension; for a child run, the id of the run it belongs to,
+        `/` and the path of its file below that run's folder (`'order-42/payment'`)."""
+        return self._run_id or self.json_file.stem
 
     def _child(self, name: str) -> Self:
-        child_file = self.json_file.with_suffix('') / f'{name}.json'
+        child = super()._child(name)
         # A child's name may hold a `/` (a fan-out's branch is `<fork snapshot id>/<branch>`).
-        child_file.parent.mkdir(parents=True, exist_ok=True)
-        return type(self)(child_file, lock_timeout=self.lock_timeout)
+        child.json_file.parent.mkdir(parents=True, exist_ok=True)
+        return child
+
+    def _related(self, run_id: str) -> Self:
+        root = self.json_file.parents[self.run_id.count('/')]
+        return self._in_folder(root, run_id)
+
+    @classmethod
+    def _in_folder(cls, folder: Path, run_id: str, lock_timeout: float = 5.0) -> Self:
+        """The run `run_id` of the store in `folder`: `<run_id>.json` there; a child run's file lies in the
+        folder of the run it belongs to (`order-42/payment.json`)."""
+        persistence = cls(folder / f'{run_id}.json', lock_timeout=lock_timeout)
+        if '/' in run_id:
+            persistence._run_id = run_id
+        return persistence
+
+    async def _op_child_runs(self) -> list[RunInfo]:
+        return await anyio.to_thread.run_sync(self._child_infos)
+
+    def _child_infos(self) -> list[RunInfo]:
+        folder = self.json_file.with_suffix('')
+        root = self.json_file.parents[self.run_id.count('/')]
+        names = [file.relative_to(folder).with_suffix('').as_posix() for file in folder.rglob('*.json')]
+        found = [self._in_folder(root, f'{self.run_id}/{name}')._read_info() for name in names]
+        return sorted((info for info in found if info is not None), key=lambda run: (run.created, run.run_id))
 
     @property
     def lock_file(self) -> Path:
@@ -108,7 +134,14 @@ class FileStatePersistence(DurableStatePersistence[StateT, RunEndT]):
 
         def list_files() -> list[RunInfo]:
             files = sorted(location.glob('*.json')) if location.is_dir() else [location]
-            runs = [info for file in files if (info := FileStatePersistence[Any, Any](file)._read_info()) is not None]
+            runs = []
+            for file in files:
+                persistence = FileStatePersistence[Any, Any](file)
+                info = persistence._read_info()
+                if info is not None:
+                    runs.append(info)
+                if location.is_dir():  # the child runs of a run lie in the folder named after its file
+                    runs.extend(persistence._child_infos())
             return sorted(runs, key=lambda run: (run.created, run.run_id))
 
         return await anyio.to_thread.run_sync(list_files)
@@ -434,7 +467,7 @@ class FileStatePersistence(DurableStatePersistence[StateT, RunEndT]):
         return await anyio.to_thread.run_sync(delete)
 
     async def _op_fork(self, snapshot_id: str, run_id: str | None) -> Self:
-        fork_id = run_id or f'{self.run_id}-fork-{os.urandom(4).hex()}'
+        fork_id = run_id or f'{self.json_file.stem}-fork-{os.urandom(4).hex()}'
         forked = type(self)(self.json_file.with_name(f'{fork_id}.json'), lock_timeout=self.lock_timeout)
 
         def fork() -> None:

@@ -70,6 +70,6 @@ RawSnapshot = RawNodeSnapshot | RawEndSnapshot
 """A stored snapshot read without its graph."""
 
 RAW_SNAPSHOT_ADAPTER: pydantic.TypeAdapter[RawSnapshot] = pydantic.TypeAdapter(
-    Annotated[RawSnapshot, pydantic.Discriminator('kind')]
+    Annotated[RawSnapshot, pydantic.Discriminator('kind')], config=pydantic.ConfigDict(defer_build=True)
 )
 """Validates one stored snapshot's JSON (as any backend writes it) into a `RawSnapshot`."""

@@ -6,7 +6,9 @@
 | `postgresql://user@host/db` (or `postgres://`) | `PostgresStatePersistence` |
 | `file:///abs/runs/run.json`, `file:runs/run.json`; `file:///abs/runs` (a directory) | `FileStatePersistence` |
 
-Schemes are case-insensitive, and paths may be percent-encoded. `persistence_from_url` returns a
+Schemes are case-insensitive, and paths may be percent-encoded. A child run (a subgraph run, a branch of a
+fan-out) has the run id `'<parent run id>/<name>'` in every store; in a directory of run files its file is
+`<parent run id>/<name>.json`, and listing the directory lists it too. `persistence_from_url` returns a
 `DurableStatePersistence`, the base of the three backends, whose API they all share: `run_id`, `load_all()`,
 `load_raw()` (the history without the graph, see `edgewise.graph.persistence.raw`), `info()`, `fork(...)`,
 `aclose()` and `async with`.
@@ -118,7 +120,7 @@ def persistence_from_url(url: str, run_id: str | None = None) -> DurableStatePer
                 f'{url!r} is a directory of runs: give the run id (its file is <run_id>.json there), '
                 'or a URL naming the run file.'
             )
-        path = path / f'{run_id}.json'
+        return FileStatePersistence._in_folder(path, run_id)
     elif run_id is not None and run_id != store.run_file:
         raise PersistenceError(
             f'No run {run_id!r} in {url!r}: that file holds run {store.run_file!r} only (a file holds one run, '

@@ -1,0 +1,83 @@
+"""The `tool_choice` setting resolved against a request's tools, in one form every provider maps to its API."""
+
+from __future__ import annotations as _annotations
+
+import warnings
+from collections.abc import Mapping
+from typing import Any, Literal, TypeAlias
+
+from ..exceptions import UserError
+from ..settings import ToolOrOutput
+from ._request_parameters import ModelRequestParameters
+
+__all__ = ('ResolvedToolChoice', 'explicitly_forced', 'resolve_tool_choice')
+
+ResolvedToolChoice: TypeAlias = Literal['none', 'auto', 'required'] | tuple[Literal['auto', 'required'], frozenset[str]]
+"""`'none'` (no tool), `'auto'` (any tool, or direct output), `'required'` (some tool must be called), or a mode
+with the only tools the model may call."""
+
+
+def explicitly_forced(settings: Mapping[str, Any] | None) -> bool:
+    """Whether the user asked for a forced tool call (`'required'` or a list of names)."""
+    choice = (settings or {}).get('tool_choice')
+    return choice == 'required' or isinstance(choice, list)
+
+
+def _check_names(chosen: set[str], available: set[str], label: str) -> None:
+    unknown = chosen - available
+    if not unknown:
+        return
+    if unknown == chosen:
+        raise UserError(f'Invalid tool names in `tool_choice`: {unknown}. {label}: {available or "none"}')
+    # Some names may be of tools a toolset offers only on some steps: warn, so that a typo does not pass silently.
+    warnings.warn(
+        f'Some tools in `tool_choice` are not currently available and will be ignored: {sorted(unknown)}. '
+        f'{label}: {sorted(available)}',
+        UserWarning,
+        stacklevel=4,
+    )
+
+
+def resolve_tool_choice(settings: Mapping[str, Any] | None, params: ModelRequestParameters) -> ResolvedToolChoice:
+    """The request's `tool_choice`, with the output tools the run needs folded in.
+
+    The setting speaks of function tools only; output tools are how a run ends, so they are kept available
+    unless the setting forces a function tool call.
+
+    Raises:
+        UserError: the setting names no tool that exists, or asks for `'required'` with no function tools.
+    """
+    choice = (settings or {}).get('tool_choice')
+    direct_output = params.allow_text_output
+    output_names = {t.name for t in params.output_tools}
+    if choice is None or choice == 'auto':
+        return 'auto' if direct_output else 'required'
+    if choice == 'none' or choice == []:
+        if output_names:
+            if direct_output:
+                return ('auto', frozenset(output_names))
+            return ('required', frozenset(output_names)) if params.function_tools else 'required'
+        return 'none'
+    if choice == 'required':
+        if not params.function_tools:
+            raise UserError(
+                '`tool_choice` was set to "required", but no function tools are defined. '
+                'Please define function tools or change `tool_choice` to "auto" or "none".'
+            )
+        return 'required'
+    if isinstance(choice, list):
+        chosen = set(choice)
+        available = set(params.tool_defs)
+        _check_names(chosen, available, 'Available tools')
+        return 'required' if chosen == available else ('required', frozenset(chosen))
+    if isinstance(choice, ToolOrOutput):
+        mode: Literal['auto', 'required'] = 'auto' if direct_output else 'required'
+        if not choice.function_tools:
+            return (mode, frozenset(output_names)) if output_names else 'none'
+        chosen = set(choice.function_tools)
+        _check_names(chosen, {t.name for t in params.function_tools}, 'Available function tools')
+        allowed = chosen | output_names
+        return mode if allowed == set(params.tool_defs) else (mode, frozenset(allowed))
+    raise UserError(
+        f'`tool_choice` must be "auto", "none", "required", a list of tool names or a `ToolOrOutput`, not {choice!r}.'
+    )
