@@ -132,9 +132,12 @@ class StreamedRunResult(Generic[OutputDataT]):
             if isinstance(event, PartStartEvent):
                 if isinstance(event.part, TextPart) and event.part.content:
                     yield event.part.content
-            elif isinstance(event, PartDeltaEvent) and event.delta.part_delta_kind == 'text':
-                if event.delta.content_delta:
-                    yield event.delta.content_delta
+            elif (
+                isinstance(event, PartDeltaEvent)
+                and event.delta.part_delta_kind == 'text'
+                and event.delta.content_delta
+            ):
+                yield event.delta.content_delta
 
     async def _texts(self) -> AsyncGenerator[str]:
         text = ''

@@ -6,9 +6,9 @@ The loop stops once the run ends (a stream read to its end, or `get_output()`), 
 
 from __future__ import annotations as _annotations
 
-from functools import partial
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import AbstractAsyncContextManager, AbstractContextManager
+from functools import partial
 from typing import Any, Generic, TypeVar
 
 from anyio.from_thread import BlockingPortal, start_blocking_portal

@@ -13,6 +13,7 @@ import pydantic_core
 
 from .._event_types import ModelResponseStreamEvent
 from .._tool_definition import ToolDefinition
+from .._usage_counts import RequestUsage
 from ..messages import (
     ModelMessage,
     ModelRequest,
@@ -23,7 +24,6 @@ from ..messages import (
     ToolCallPart,
     ToolReturnPart,
 )
-from .._usage_counts import RequestUsage
 from ..settings import ModelSettings
 from ._model import Model, RunContext
 from ._request_parameters import ModelRequestParameters
@@ -118,9 +118,7 @@ class TestModel(Model):
     def _respond(self, messages: list[ModelMessage], params: ModelRequestParameters) -> ModelResponse:
         """The answer to a request, with its estimated usage."""
         self.last_model_request_parameters = params
-        response = ModelResponse(
-            parts=self._parts(messages, params), model_name=self._model_name, provider_name='test'
-        )
+        response = ModelResponse(parts=self._parts(messages, params), model_name=self._model_name, provider_name='test')
         response.usage = self._estimator.estimate(messages, response)
         return response
 
