@@ -207,7 +207,7 @@ def test_function_tool_result_event_takes_result_as_a_deprecated_alias_of_part()
         event = FunctionToolResultEvent(result=part)
     assert event == FunctionToolResultEvent(part)
     with pytest.warns(DeprecationWarning, match=r'`result` is deprecated, use `part` instead'):
-        assert event.result is part  # type: ignore[deprecated]
+        assert event.result is part
     with pytest.raises(TypeError, match='either `part` or `result`'):
         FunctionToolResultEvent(part=part, result=part)
     with pytest.raises(TypeError, match="missing required argument 'part'"):
