@@ -11,8 +11,10 @@ import edgewise.agent
 
 def test_all_is_pinned() -> None:
     assert sorted(edgewise.agent.__all__) == [
+        'AbstractConcurrencyLimiter',
         'AbstractToolset',
         'Agent',
+        'AgentCapability',
         'AgentError',
         'AgentEventStream',
         'AgentRetries',
@@ -21,6 +23,7 @@ def test_all_is_pinned() -> None:
         'AgentRunResult',
         'AgentRunResultEvent',
         'AgentStreamEvent',
+        'AnyConcurrencyLimit',
         'ApprovalRequired',
         'ApprovalRequiredToolset',
         'AudioFormat',
@@ -31,7 +34,11 @@ def test_all_is_pinned() -> None:
         'CachePoint',
         'CallDeferred',
         'CallToolsNode',
+        'CapabilityFunc',
         'CombinedToolset',
+        'ConcurrencyLimit',
+        'ConcurrencyLimitExceeded',
+        'ConcurrencyLimiter',
         'DEFAULT_PROFILE',
         'DeferredToolRequests',
         'DeferredToolResults',
@@ -53,6 +60,7 @@ def test_all_is_pinned() -> None:
         'ImageFormat',
         'ImageMediaType',
         'ImageUrl',
+        'IncompleteToolCall',
         'InlineDefsJsonSchemaTransformer',
         'InstructionPart',
         'InstrumentationSettings',
@@ -64,6 +72,7 @@ def test_all_is_pinned() -> None:
         'ModelProfile',
         'ModelProfileSpec',
         'ModelRequest',
+        'ModelRequestContext',
         'ModelRequestNode',
         'ModelRequestPart',
         'ModelResponse',
@@ -100,8 +109,10 @@ def test_all_is_pinned() -> None:
         'ToolApproved',
         'ToolCallPart',
         'ToolCallPartDelta',
+        'ToolChoice',
         'ToolDefinition',
         'ToolDenied',
+        'ToolOrOutput',
         'ToolOutput',
         'ToolReturn',
         'ToolReturnPart',
@@ -132,7 +143,7 @@ def test_public_modules_match_pydantic_ai() -> None:
     for module in ('messages', 'tools', 'output', 'usage', 'settings', 'result', 'exceptions', 'models',
                    'toolsets', 'models.test', 'models.function', 'models.openai', 'providers', 'providers.openai',
                    'providers.ollama', 'profiles', 'profiles.openai', 'agent', 'format_prompt', 'capabilities',
-                   'models.instrumented', 'mcp'):  # fmt: skip
+                   'models.instrumented', 'mcp', 'tool_manager', 'models.wrapper', 'concurrency'):  # fmt: skip
         importlib.import_module(f'edgewise.agent.{module}')
 
 

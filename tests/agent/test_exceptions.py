@@ -43,3 +43,17 @@ def test_messages_and_bodies() -> None:
     assert str(UnexpectedModelBehavior('odd')) == 'odd'
     assert str(UnexpectedModelBehavior('odd', body='{"x": 1}')) == 'odd, body:\n{"x": 1}'
     assert UsageLimitExceeded('over').messages == []
+
+
+def test_the_new_leaves_sit_in_the_tree() -> None:
+    from edgewise.agent.exceptions import (
+        ConcurrencyLimitExceeded,
+        ContentFilterError,
+        IncompleteToolCall,
+        ToolRetryError,
+    )
+
+    assert issubclass(ContentFilterError, UnexpectedModelBehavior)
+    assert issubclass(IncompleteToolCall, UnexpectedModelBehavior)
+    assert issubclass(ConcurrencyLimitExceeded, AgentRunError)
+    assert not issubclass(ToolRetryError, AgentError)  # a signal, like `ModelRetry`

@@ -214,3 +214,42 @@ async def test_the_run_output_type_overrides_the_agent_output_type() -> None:
     agent = Agent(scripted([ToolCallPart('final_result', {'response': 5})]))
     result = await agent.run('x', output_type=int)
     assert result.output == 5
+
+
+def test_the_output_schema_class_says_the_output_mode() -> None:
+    from edgewise.agent._output import (
+        NativeOutputSchema,
+        PromptedOutputSchema,
+        TextOutputProcessor,
+        TextOutputSchema,
+        ToolOutputSchema,
+        build_output_schema,
+    )
+    from edgewise.agent.output import NativeOutput, PromptedOutput
+
+    assert type(build_output_schema(str)) is TextOutputSchema
+    assert type(build_output_schema(int)) is ToolOutputSchema
+    assert type(build_output_schema([int, str])) is ToolOutputSchema
+    assert type(build_output_schema(NativeOutput(int))) is NativeOutputSchema
+    assert type(build_output_schema(PromptedOutput(int))) is PromptedOutputSchema
+    assert build_output_schema([int, str]).allows_text
+    assert not build_output_schema(int).allows_text
+    schema = TextOutputSchema[str]()
+    assert (schema.mode, schema.allow_text_output, schema.text_processor) == ('text', True, TextOutputProcessor())
+
+
+@pytest.mark.anyio
+async def test_the_text_output_processor_applies_the_text_output_function() -> None:
+    from edgewise.agent import RunContext, TextOutput
+    from edgewise.agent._output import build_output_schema
+    from edgewise.agent.models.test import TestModel
+    from edgewise.agent.usage import RunUsage
+
+    def shout(text: str) -> str:
+        return text.upper()
+
+    schema = build_output_schema(TextOutput(shout))
+    ctx = RunContext(deps=None, model=TestModel(), usage=RunUsage())
+    assert schema.text_processor is not None
+    assert await schema.text_processor.process('shout', ctx) == 'SHOUT'
+    assert await build_output_schema(str).process_text('as is', ctx) == 'as is'

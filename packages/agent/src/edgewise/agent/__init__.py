@@ -14,11 +14,15 @@ if TYPE_CHECKING:
     from ._agent_run import AgentRun, capture_run_messages
     from ._run_options import AgentRetries
     from .agent import Agent, EndStrategy
+    from .capabilities import AgentCapability, CapabilityFunc
+    from .concurrency import AbstractConcurrencyLimiter, AnyConcurrencyLimit, ConcurrencyLimit, ConcurrencyLimiter
     from .exceptions import (
         AgentError,
         AgentRunError,
         ApprovalRequired,
         CallDeferred,
+        ConcurrencyLimitExceeded,
+        IncompleteToolCall,
         ModelAPIError,
         ModelHTTPError,
         ModelRetry,
@@ -81,6 +85,7 @@ if TYPE_CHECKING:
         VideoMediaType,
         VideoUrl,
     )
+    from .models import ModelRequestContext
     from .models.instrumented import InstrumentationSettings
     from .output import NativeOutput, PromptedOutput, StructuredDict, TextOutput, ToolOutput
     from .profiles import (
@@ -117,8 +122,10 @@ if TYPE_CHECKING:
     from .usage import RequestUsage, RunUsage, UsageLimits
 
 __all__ = (
+    'AbstractConcurrencyLimiter',
     'AbstractToolset',
     'Agent',
+    'AgentCapability',
     'AgentError',
     'AgentEventStream',
     'AgentRun',
@@ -127,6 +134,7 @@ __all__ = (
     'AgentRetries',
     'AgentRunResultEvent',
     'AgentStreamEvent',
+    'AnyConcurrencyLimit',
     'AudioFormat',
     'AudioMediaType',
     'AudioUrl',
@@ -134,6 +142,10 @@ __all__ = (
     'BinaryImage',
     'CachePoint',
     'CallToolsNode',
+    'CapabilityFunc',
+    'ConcurrencyLimit',
+    'ConcurrencyLimitExceeded',
+    'ConcurrencyLimiter',
     'DEFAULT_PROFILE',
     'DocumentFormat',
     'DocumentMediaType',
@@ -159,6 +171,7 @@ __all__ = (
     'ImageFormat',
     'ImageMediaType',
     'ImageUrl',
+    'IncompleteToolCall',
     'InlineDefsJsonSchemaTransformer',
     'InstructionPart',
     'InstrumentationSettings',
@@ -170,6 +183,7 @@ __all__ = (
     'ModelProfile',
     'ModelProfileSpec',
     'ModelRequest',
+    'ModelRequestContext',
     'ModelRequestNode',
     'ModelRequestPart',
     'ModelResponse',
@@ -305,6 +319,15 @@ _EXPORTS: dict[str, str] = {
     'VideoMediaType': '.messages',
     'VideoUrl': '.messages',
     'InstrumentationSettings': '.models.instrumented',
+    'ModelRequestContext': '.models',
+    'AgentCapability': '.capabilities',
+    'AbstractConcurrencyLimiter': '.concurrency',
+    'AnyConcurrencyLimit': '.concurrency',
+    'ConcurrencyLimit': '.concurrency',
+    'ConcurrencyLimiter': '.concurrency',
+    'CapabilityFunc': '.capabilities',
+    'ConcurrencyLimitExceeded': '.exceptions',
+    'IncompleteToolCall': '.exceptions',
     'NativeOutput': '.output',
     'PromptedOutput': '.output',
     'StructuredDict': '.output',

@@ -30,14 +30,15 @@ from edgewise.graph import BaseNode, End, Graph, GraphRunContext
 
 from . import _instrument
 from ._deferred_tools import DeferredToolRequests, DeferredToolResults
-from ._history import first_new_index, has_adjacent_same_kind, sent_messages
+from ._history import sent_messages
 from ._no_output import NoOutput, no_output_answer
 from ._output import validation_errors
-from ._run_deps import GraphAgentDeps, GraphAgentState
+from ._request_hooks import run_request_hooks, streamed_through_hooks, wrapped_request
+from ._run_deps import GraphAgentDeps, GraphAgentState, system_prompt_parts
 from ._run_result import FinalResult
+from ._step_tools import prepare_output_tools, prepare_step_tools
 from ._tool_calls import run_tool_calls, tool_retry_prompt
-from .capabilities.abstract import ModelRequestContext
-from .exceptions import ModelRetry, UserError
+from .exceptions import ModelRetry, UnexpectedModelBehavior, UserError
 from .messages import (
     FunctionToolCallEvent,
     FunctionToolResultEvent,
@@ -93,6 +94,18 @@ def _take_streamed_next(node: object) -> Any:
 def _check_not_streamed(node: object) -> None:
     if _NEXT in node.__dict__:
         raise UserError(f'This {type(node).__name__} has already been streamed; run the node it led to.')
+
+
+def _token_check(state: GraphAgentState, deps: GraphAgentDeps[Any, Any]) -> Callable[[RequestUsage], None] | None:
+    """Checks the run's token limits against the usage so far plus a streamed response's (when it has limits)."""
+    limits = deps.usage_limits
+    if not limits.has_token_limits():
+        return None
+
+    def check(usage: RequestUsage) -> None:
+        limits.check_tokens(state.usage + usage, state.message_history)
+
+    return check
 
 
 class AgentStream:
@@ -170,15 +183,7 @@ class UserPromptNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Final
         parts: list[ModelRequestPart] = []
         kept = len(history)  # the messages before this index are as this node's snapshot holds them
         if not history:
-            for prompt in deps.system_prompts:
-                if isinstance(prompt, str):
-                    parts.append(SystemPromptPart(prompt))
-                elif prompt.dynamic:
-                    # Kept even when empty, so that a later run can fill it in.
-                    text = await prompt.run(run_ctx)
-                    parts.append(SystemPromptPart(text or '', dynamic_ref=prompt.function.__qualname__))
-                elif text := await prompt.run(run_ctx):
-                    parts.append(SystemPromptPart(text))
+            parts.extend(await system_prompt_parts(deps.system_prompts, run_ctx))
         else:
             kept = await _refresh_dynamic_prompts(history, deps, run_ctx)
         if self.user_prompt is not None:
@@ -276,7 +281,11 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
         with _instrument.span_if(
             deps.tracing, 'chat {model_name}', model_name=model.model_name, run_step=state.run_step
         ):
-            response = await model.request(sent_messages(state, deps), self._settings, params)
+            root = deps.root_capability
+            if root is not None and root.overrides('wrap_model_request'):
+                response = await wrapped_request(ctx, params, self._settings)
+            else:
+                response = await model.request(sent_messages(state, deps), self._settings, params)
         return self.record_response(ctx, response)
 
     def stream(
@@ -301,15 +310,19 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
         with _instrument.span_if(
             deps.tracing, 'chat {model_name}', model_name=model.model_name, run_step=state.run_step
         ):
+            root = deps.root_capability
+            if root is not None and root.overrides('wrap_model_request'):
+                async with streamed_through_hooks(ctx, params, self._settings, run_ctx) as held:
+                    assert held.stream is not None  # set before the block starts
+                    stream = AgentStream(held.stream, _token_check(state, deps))
+                    yield stream
+                    async for _ in stream:
+                        pass
+                assert held.final is not None  # the hooks returned a response (or raised)
+                self.__dict__[_NEXT] = self.record_response(ctx, held.final)
+                return
             async with model.request_stream(sent_messages(state, deps), self._settings, params, run_ctx) as response:
-                limits = deps.usage_limits
-                check: Callable[[RequestUsage], None] | None = None
-                if limits.has_token_limits():
-
-                    def check(usage: RequestUsage) -> None:
-                        limits.check_tokens(state.usage + usage, state.message_history)
-
-                stream = AgentStream(response, check)
+                stream = AgentStream(response, _token_check(state, deps))
                 yield stream
                 async for _ in stream:  # a reader that stops early still gets the whole response recorded
                     pass
@@ -331,13 +344,13 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
             state.message_offset = len(history)
         history.append(request)
         state.run_step += 1
-        function_tools = await deps.prepare_tools(state)
+        function_tools = await prepare_step_tools(state, deps)
         schema = deps.output_schema
         params = ModelRequestParameters(
             function_tools=list(function_tools.values()),
             output_mode=schema.mode,
             output_object=schema.object_def,
-            output_tools=list(schema.tool_defs),
+            output_tools=await prepare_output_tools(state, deps),
             # As in pydantic-ai: native and prompted output arrive as text, so the model is told text is allowed.
             allow_text_output=schema.allow_text_output or schema.mode in ('native', 'prompted'),
         )
@@ -348,8 +361,9 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
             if deps.settings_resolver is not None:
                 settings = deps.settings_resolver(run_ctx)
             if deps.request_hooks:
-                settings, params = await _run_request_hooks(ctx, run_ctx, settings, params)
+                settings, params = await run_request_hooks(ctx, run_ctx, settings, params)
         self.__dict__['_settings'] = settings
+        state.last_max_tokens = (settings or {}).get('max_tokens')
         return params
 
     @property
@@ -509,9 +523,11 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
         state, deps = ctx.state, ctx.deps
         start_retries = state.retries
         output_tools = deps.output_schema.tools
+        if deps.step_output_tools is not None:  # a `prepare_output_tools` hook hid some: calls of those are unknown
+            output_tools = {name: p for name, p in output_tools.items() if name in deps.step_output_tools}
         step_tools = deps.step_tools
         if step_tools is None:  # resumed: the step's tools were not prepared in this process
-            step_tools = await deps.prepare_tools(state)
+            step_tools = await prepare_step_tools(state, deps)
         parts: list[ModelRequestPart] = []
         if self.tool_call_results is not None:
             calls = self._calls_to_resume(state, calls, parts)
@@ -519,7 +535,7 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
         function_calls = [c for c in calls if c.tool_name in step_tools and c.tool_name not in output_tools]
         unknown_calls = [c for c in calls if c.tool_name not in step_tools and c.tool_name not in output_tools]
         final: FinalResult[Any] | None = None
-        failure: Exception | None = None
+        failed_outputs: set[str] = set()
         # Output calls in order, as pydantic-ai 1.x: the first valid one is the output; 'exhaustive' processes the
         # later ones too ('early' and 'graceful' skip them). A failure before the output is a retry prompt; after
         # it, invalid arguments are only reported (a `ModelRetry` from an output function or validator is still a
@@ -529,28 +545,32 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
                 parts.append(_status(call, 'Output tool not used - a final result was already processed.'))
                 continue
             processor = output_tools[call.tool_name]
+            # Each output tool has its own retry count and budget, as function tools do (pydantic-ai 1.107).
+            budget = deps.max_result_retries if processor.max_retries is None else processor.max_retries
             call_ctx = deps.run_context(
-                state, tool_name=call.tool_name, tool_call_id=call.tool_call_id, retry=state.retries,
-                max_retries=deps.max_result_retries,
+                state, tool_name=call.tool_name, tool_call_id=call.tool_call_id,
+                retry=state.tool_retries.get(call.tool_name, 0), max_retries=budget,
             )  # fmt: skip
             try:
                 value = processor.validate(call.args, deps.validation_context_for(call_ctx))
                 output = await processor.finish(value, call_ctx)
-                output = await _validate_output(output, call_ctx, deps)
+                # Output validators see the run's output retry count and budget, whichever path the output took.
+                validator_ctx = dataclasses.replace(call_ctx, retry=state.retries, max_retries=deps.max_result_retries)
+                output = await _validate_output(output, validator_ctx, deps)
             except pydantic.ValidationError as exc:
                 if final is not None:
                     parts.append(_status(call, 'Output tool not used - output failed validation.'))
                     continue
-                failure = failure or exc
+                _count_output_failure(state, call_ctx, exc, failed_outputs)
                 parts.append(tool_retry_prompt(call, validation_errors(exc)))
             except ModelRetry as exc:
-                failure = failure or exc
+                if final is None:
+                    _count_output_failure(state, call_ctx, exc, failed_outputs)
                 parts.append(tool_retry_prompt(call, exc.message))
             else:
                 parts.append(_status(call, 'Final result processed.'))
                 final = final or FinalResult(output, call.tool_name, call.tool_call_id)
-        if final is None and failure is not None:
-            state.increment_retries(deps.max_result_retries, failure)
+        prior_tool_retries = state.tool_retries
         if final is not None and deps.end_strategy == 'early':
             parts.extend(
                 _status(call, 'Tool not executed - a final result was already processed.') for call in function_calls
@@ -562,6 +582,8 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
             function_calls, state, deps, unknown_calls, self.tool_call_results, self.tool_call_metadata, on_result
         )
         state.step_results = []
+        if failed_outputs:  # counted in a row with the function tools' (whose counts `run_tool_calls` set)
+            state.tool_retries = {**state.tool_retries, **{n: prior_tool_retries.get(n, 0) + 1 for n in failed_outputs}}
         parts.extend(outcome.parts)
         if final is not None and outcome.has_deferred:
             # The output is given: the deferred calls get an answer so that the history has no open call.
@@ -669,35 +691,6 @@ else:
     ]
 
 
-async def _run_request_hooks(
-    ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[Any, Any]],
-    run_ctx: RunContext[Any],
-    settings: Any,
-    params: ModelRequestParameters,
-) -> tuple[Any, ModelRequestParameters]:
-    """Run the capabilities' `before_model_request` hooks; what they return replaces the run's history."""
-    state, deps = ctx.state, ctx.deps
-    request_context = ModelRequestContext(
-        model=deps.model, messages=state.message_history[:], model_settings=settings, model_request_parameters=params
-    )
-    for capability in deps.request_hooks:
-        request_context = await capability.before_model_request(run_ctx, request_context)
-    messages = request_context.messages
-    if not messages:
-        raise UserError('Processed history cannot be empty.')
-    last = messages[-1]
-    if not isinstance(last, ModelRequest):
-        raise UserError('Processed history must end with a `ModelRequest`.')
-    last.timestamp = last.timestamp or _now()
-    last.run_id = last.run_id or state.run_id
-    last.conversation_id = last.conversation_id or state.conversation_id
-    # The history list may be the one `capture_run_messages` gave out: change its contents, not the list.
-    state.message_history[:] = messages
-    deps.merge_adjacent = deps.merge_adjacent or has_adjacent_same_kind(messages)
-    deps.new_message_index = first_new_index(messages, state.run_id, deps.resumed_request)
-    return request_context.model_settings, request_context.model_request_parameters
-
-
 class _Checkpoints:
     """Stores each tool call's result in the running node's snapshot as the call finishes (durable runs), so that a
     resumed step runs only the calls that had not finished."""
@@ -720,6 +713,16 @@ class _Checkpoints:
         state.step_results.append(part)
         async with self._lock:  # concurrent calls: each write holds the results of the writes before it
             await persistence.checkpoint(dataclasses.replace(state, retries=self._retries), self._node)
+
+
+def _count_output_failure(state: GraphAgentState, ctx: RunContext[Any], error: Exception, failed: set[str]) -> None:
+    """Count a failed output tool call against its tool's budget (and the run's output retry count)."""
+    if ctx.retry >= ctx.max_retries:
+        state.check_incomplete_tool_call()
+        raise UnexpectedModelBehavior(f'Exceeded maximum output retries ({ctx.max_retries})') from error
+    assert ctx.tool_name is not None  # an output tool call's context
+    failed.add(ctx.tool_name)
+    state.retries += 1
 
 
 def _status(call: ToolCallPart, content: str) -> ToolReturnPart:

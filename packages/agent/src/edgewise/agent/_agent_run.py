@@ -31,6 +31,13 @@ class AgentRun(Generic[DepsT, OutputT]):
 
     def __init__(self, graph_run: GraphRun[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalResult[OutputT]]):
         self._graph_run = graph_run
+        self._result_override: AgentRunResult[OutputT] | None = None
+        self._skipped = False
+
+    def override_result(self, result: AgentRunResult[OutputT], *, skipped: bool = False) -> None:
+        """Make `result` the run's result (a capability's `wrap_run` gave it); `skipped`: the run does not run."""
+        self._result_override = result
+        self._skipped = skipped
 
     @property
     def ctx(self) -> GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]]:
@@ -52,6 +59,8 @@ class AgentRun(Generic[DepsT, OutputT]):
     @property
     def result(self) -> AgentRunResult[OutputT] | None:
         """The run's result once it has ended (or stopped waiting on deferred tool calls), else `None`."""
+        if self._result_override is not None:
+            return self._result_override
         end = self._graph_run.next_node
         if isinstance(end, DeferredToolCallsNode) and self.stops_at(end):
             final: FinalResult[OutputT] = FinalResult(end.requests)  # type: ignore[arg-type]
@@ -115,7 +124,7 @@ class AgentRun(Generic[DepsT, OutputT]):
     def __anext__(self) -> Awaitable[AgentNode[DepsT, OutputT] | End[FinalResult[OutputT]]]:
         graph_run = self._graph_run
         node = graph_run.next_node
-        if isinstance(node, DeferredToolCallsNode) and self.stops_at(node):
+        if self._skipped or (isinstance(node, DeferredToolCallsNode) and self.stops_at(node)):
             raise StopAsyncIteration
         if graph_run.deps.stores_waiting and isinstance(node, CallToolsNode):
             return self._step_or_stop()

@@ -5,8 +5,8 @@ from __future__ import annotations as _annotations
 
 import inspect
 import types
-from collections.abc import AsyncIterator, Sequence
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from collections.abc import AsyncIterator, Iterator, Sequence
+from contextlib import AbstractAsyncContextManager, asynccontextmanager, contextmanager
 from contextvars import ContextVar
 from functools import partial
 from typing import Any, Generic, overload
@@ -30,6 +30,7 @@ from .capabilities import AgentCapability
 from .messages import ModelMessage, UserContent
 from .models import KnownModelName, Model
 from .output import OutputDataT, OutputSpec
+from .tool_manager import ParallelExecutionMode, ToolManager
 from .tools import AgentDepsT
 from .toolsets import AbstractToolset
 from .usage import RunUsage, UsageLimits
@@ -74,6 +75,7 @@ class AgentStreaming(AgentRegistry[AgentDepsT, OutputDataT]):
     _name: str | None
     _overrides: ContextVar[dict[str, Any]]
     _output_type: OutputSpec[OutputDataT]
+    _event_stream_handler: EventStreamHandler | None
 
     @property
     def output_type(self) -> OutputSpec[OutputDataT]:
@@ -142,7 +144,7 @@ class AgentStreaming(AgentRegistry[AgentDepsT, OutputDataT]):
             frame = inspect.currentframe()
             # Skip the frame of `asynccontextmanager` between `run_stream(...)` and its caller.
             self._infer_name(frame.f_back if frame is not None else None)
-        handler = kwargs.pop('event_stream_handler', None)
+        handler = kwargs.pop('event_stream_handler', None) or self._event_stream_handler
         async with self._open_run(user_prompt, kwargs) as agent_run:
             result: StreamedRunResult[Any] = StreamedRunResult(agent_run, handler)
             try:
@@ -226,6 +228,13 @@ class AgentStreaming(AgentRegistry[AgentDepsT, OutputDataT]):
     def is_call_tools_node(node: AgentNode[_T, _S] | End[FinalResult[_S]]) -> TypeIs[CallToolsNode[_T, _S]]:
         """Whether `node` is a `CallToolsNode` (narrowing its type, generic parameters kept)."""
         return isinstance(node, CallToolsNode)
+
+    @staticmethod
+    @contextmanager
+    def parallel_tool_call_execution_mode(mode: ParallelExecutionMode = 'parallel') -> Iterator[None]:
+        """Inside the block, the tool calls of every run go as `mode` says (`'sequential'`: one at a time)."""
+        with ToolManager.parallel_execution_mode(mode):
+            yield
 
     @staticmethod
     def is_end_node(node: AgentNode[_T, _S] | End[FinalResult[_S]]) -> TypeIs[End[FinalResult[_S]]]:

@@ -10,11 +10,11 @@ import types
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Union, get_args, get_origin
+from typing import Any, Generic, Union, get_args, get_origin
 
 import pydantic
 import pydantic_core
-from typing_extensions import is_typeddict
+from typing_extensions import TypeVar, is_typeddict
 
 from ._deferred_tools import DeferredToolRequests
 from ._function_schema import FunctionSchema, function_schema, takes_run_context
@@ -25,13 +25,26 @@ from .output import (
     NativeOutput,
     OutputMode,
     OutputObjectDefinition,
+    OutputSpec,
     PromptedOutput,
     TextOutput,
     ToolOutput,
 )
 from .tools import RunContext, ToolDefinition
 
-__all__ = ('OutputProcessor', 'OutputSchema', 'build_output_schema')
+__all__ = (
+    'OutputProcessor',
+    'TextOutputProcessor',
+    'OutputSchema',
+    'TextOutputSchema',
+    'ToolOutputSchema',
+    'NativeOutputSchema',
+    'PromptedOutputSchema',
+    'OutputSpec',
+    'build_output_schema',
+)
+
+T = TypeVar('T', default=Any)
 
 _PROMPTED_TEMPLATE = (
     'Answer with a single JSON object matching this JSON schema, and nothing else (no text or code fences '
@@ -81,6 +94,8 @@ class OutputProcessor:
     """Whether the value sits under `'response'` in the answer (for non-object types)."""
     function: FunctionSchema | None = None
     """The output function whose return value is the output."""
+    max_retries: int | None = None
+    """The output tool's own retry budget (`ToolOutput(max_retries=...)`); the agent's output retries if `None`."""
 
     def validate(self, args: str | dict[str, Any] | None, context: Any = None) -> Any:
         """The answer validated into a value (or into the output function's arguments); `context` is the pydantic
@@ -118,8 +133,25 @@ class OutputProcessor:
 
 
 @dataclass(kw_only=True)
-class OutputSchema:
-    """Everything the run needs to know about its output."""
+class TextOutputProcessor:
+    """Turns a plain text answer into the output: the text itself, or what a `TextOutput` function returns."""
+
+    function: FunctionSchema | None = None
+    """The `TextOutput` function, if any."""
+
+    async def process(self, text: str, ctx: RunContext[Any]) -> Any:
+        """The output for `text` (the function may raise `ModelRetry`)."""
+        if self.function is None:
+            return text
+        kwargs = {_first_plain_param(self.function): text}
+        output: Any = await self.function.call(kwargs, ctx)
+        return output
+
+
+@dataclass(kw_only=True)
+class OutputSchema(Generic[T]):
+    """Everything the run needs to know about its output. `build_output_schema` gives the subclass of the
+    output mode: `TextOutputSchema`, `ToolOutputSchema`, `NativeOutputSchema` or `PromptedOutputSchema`."""
 
     mode: OutputMode
     """How the output is asked of the model."""
@@ -127,8 +159,8 @@ class OutputSchema:
     """Whether a plain text answer may be the output (`str` or `TextOutput` among the output types)."""
     tools: dict[str, OutputProcessor] = field(default_factory=dict)
     """The output tools, by name."""
-    text_function: FunctionSchema | None = None
-    """The `TextOutput` function applied to text answers."""
+    text_processor: TextOutputProcessor | None = None
+    """Turns text answers into the output, when text may be the output."""
     object_processor: OutputProcessor | None = None
     """Validates JSON text answers (native and prompted output, and stray text in tool mode)."""
     instructions: str | None = None
@@ -154,13 +186,21 @@ class OutputSchema:
         """The output tools' definitions."""
         return [processor.tool_def for processor in self.tools.values()]
 
+    @property
+    def allows_text(self) -> bool:
+        """Whether a plain text answer may be the output (pydantic-ai's name of `allow_text_output`)."""
+        return self.allow_text_output
+
+    @property
+    def text_function(self) -> FunctionSchema | None:
+        """The `TextOutput` function applied to text answers, if any."""
+        return self.text_processor.function if self.text_processor is not None else None
+
     async def process_text(self, text: str, ctx: RunContext[Any]) -> Any:
         """The output for a plain text answer (text output): the text, or what the `TextOutput` function returns."""
-        if self.text_function is None:
+        if self.text_processor is None:
             return text
-        kwargs = {_first_plain_param(self.text_function): text}
-        output: Any = await self.text_function.call(kwargs, ctx)
-        return output
+        return await self.text_processor.process(text, ctx)
 
     def parse_json_text(self, text: str, context: Any = None) -> Any:
         """The value of a JSON text answer (native or prompted output, or text when only tools are allowed).
@@ -172,6 +212,39 @@ class OutputSchema:
         if (match := _FENCE_RE.match(text)) is not None:
             text = match.group(1)
         return self.object_processor.validate(text, context)
+
+
+@dataclass(kw_only=True)
+class TextOutputSchema(OutputSchema[T]):
+    """Output given as plain text (`str`, or a `TextOutput` function, only)."""
+
+    mode: OutputMode = 'text'
+    allow_text_output: bool = True
+    text_processor: TextOutputProcessor | None = field(default_factory=TextOutputProcessor)
+
+
+@dataclass(kw_only=True)
+class ToolOutputSchema(OutputSchema[T]):
+    """Output given by calling an output tool (text too, when `str` or `TextOutput` is among the types)."""
+
+    mode: OutputMode = 'tool'
+    allow_text_output: bool = False
+
+
+@dataclass(kw_only=True)
+class NativeOutputSchema(OutputSchema[T]):
+    """Output given as JSON text following the schema sent with the API's structured output feature."""
+
+    mode: OutputMode = 'native'
+    allow_text_output: bool = False
+
+
+@dataclass(kw_only=True)
+class PromptedOutputSchema(OutputSchema[T]):
+    """Output given as JSON text following the schema given in the instructions."""
+
+    mode: OutputMode = 'prompted'
+    allow_text_output: bool = False
 
 
 def _first_plain_param(schema: FunctionSchema) -> str:
@@ -283,8 +356,9 @@ def build_output_schema(output_type: Any) -> OutputSchema:
             tool_items.append((member.output, member))
         else:
             tool_items.append((member, None))
+    text_processor = TextOutputProcessor(function=text_function) if allow_text else None
     if not tool_items:
-        return OutputSchema(mode='text', allow_text_output=True, text_function=text_function, allows_none=allows_none)
+        return TextOutputSchema(text_processor=text_processor, allows_none=allows_none)
     if allows_none:
         tool_items.append((types.NoneType, None))  # the model may also answer `None` with a tool call
     tools: dict[str, OutputProcessor] = {}
@@ -295,6 +369,7 @@ def build_output_schema(output_type: Any) -> OutputSchema:
         processor = _processor(
             output, name=DEFAULT_OUTPUT_TOOL_NAME, description=description, strict=spec.strict if spec else None
         )
+        processor.max_retries = spec.max_retries if spec is not None else None
         type_name = _type_name(output, processor)
         name = spec.name if spec is not None and spec.name else DEFAULT_OUTPUT_TOOL_NAME
         if many and not named:
@@ -309,11 +384,10 @@ def build_output_schema(output_type: Any) -> OutputSchema:
             default = processor.description or DEFAULT_OUTPUT_TOOL_DESCRIPTION
             processor.description = f'{type_name}: {default}' if many else default
         tools[name] = processor
-    return OutputSchema(
-        mode='tool',  # also with text allowed: pydantic-ai 1.x no longer uses 'tool_or_text'
+    return ToolOutputSchema(  # also with text allowed: pydantic-ai 1.x no longer uses 'tool_or_text'
         allow_text_output=allow_text,
         tools=tools,
-        text_function=text_function,
+        text_processor=text_processor,
         object_processor=next(iter(tools.values())),
         allows_none=allows_none,
     )
@@ -334,12 +408,12 @@ def _object_schema(spec: NativeOutput[Any] | PromptedOutput[Any]) -> OutputSchem
     else:
         processor = _processor(output, name=name, description=spec.description, strict=strict)
     if isinstance(spec, NativeOutput):
-        return OutputSchema(mode='native', allow_text_output=False, object_processor=processor)
+        return NativeOutputSchema(object_processor=processor)
     instructions = None
     if spec.template is not False:
         template = spec.template or _PROMPTED_TEMPLATE
         instructions = template.replace('{schema}', pydantic_core.to_json(processor.json_schema).decode())
-    return OutputSchema(mode='prompted', allow_text_output=False, object_processor=processor, instructions=instructions)
+    return PromptedOutputSchema(object_processor=processor, instructions=instructions)
 
 
 def validation_errors(error: pydantic.ValidationError) -> list[pydantic_core.ErrorDetails]:

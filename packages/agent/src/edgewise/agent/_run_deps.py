@@ -8,7 +8,7 @@ import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Generic, Literal, TypeAlias
+from typing import Annotated, Any, Generic, Literal, TypeAlias
 
 import pydantic
 from pydantic_core import core_schema
@@ -18,11 +18,19 @@ from edgewise.graph import BaseStatePersistence
 
 from ._deferred_tools import DeferredToolResults
 from ._output import OutputSchema
-from .exceptions import UnexpectedModelBehavior
-from .messages import ModelMessage, ModelRequest, ModelRequestPart, UserContent
+from .exceptions import IncompleteToolCall, UnexpectedModelBehavior
+from .messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelRequestPart,
+    ModelResponse,
+    SystemPromptPart,
+    ToolCallPart,
+    UserContent,
+)
 from .models import Model
 from .settings import ModelSettings
-from .tools import RunContext, ToolDefinition, resolve_return_schema
+from .tools import RunContext, ToolDefinition
 from .toolsets import AbstractToolset, ToolsetTool
 from .usage import RunUsage, UsageLimits
 
@@ -33,6 +41,7 @@ __all__ = (
     'SystemPromptRunner',
     'OutputValidator',
     'call_user_function',
+    'system_prompt_parts',
     'new_run_id',
     'new_conversation_id',
     'resolve_conversation_id',
@@ -103,6 +112,10 @@ class GraphAgentState:
     step_results: list[ModelRequestPart] = field(default_factory=list)
     """The results of the tool calls of the step in progress that have finished (a durable run checkpoints
     them one by one, so that a resumed step runs only the calls that had not finished)."""
+    last_max_tokens: Annotated[int | None, pydantic.Field(exclude=True)] = field(
+        default=None, repr=False, compare=False
+    )
+    """The `max_tokens` setting of the last request (for error messages only; not persisted)."""
 
     @classmethod
     def __get_pydantic_core_schema__(cls, source: Any, handler: pydantic.GetCoreSchemaHandler) -> Any:
@@ -118,7 +131,27 @@ class GraphAgentState:
         """
         self.retries += 1
         if self.retries > max_retries:
+            self.check_incomplete_tool_call()
             raise UnexpectedModelBehavior(f'Exceeded maximum output retries ({max_retries})') from error
+
+    def check_incomplete_tool_call(self) -> None:
+        """Raise `IncompleteToolCall` when the last response stopped at the token limit in the middle of a tool
+        call (its arguments are not a whole JSON object): retrying it would be cut short again."""
+        history = self.message_history
+        response = history[-1] if history else None
+        if not isinstance(response, ModelResponse) or response.finish_reason != 'length' or not response.parts:
+            return
+        call = response.parts[-1]
+        if not isinstance(call, ToolCallPart):
+            return
+        try:
+            call.args_as_dict(raise_if_invalid=True)
+        except ValueError:
+            raise IncompleteToolCall(
+                f'Model token limit ({self.last_max_tokens or "provider default"}) exceeded while generating a tool '
+                'call, resulting in incomplete arguments. Increase the `max_tokens` model setting, or simplify the '
+                'prompt to result in a shorter response that will fit within the limit.'
+            ) from None
 
 
 def _dump_delta(state: GraphAgentState, handler: Any) -> Any:
@@ -157,6 +190,23 @@ class SystemPromptRunner:
         """The function's text (`None` or empty for none)."""
         text: str | None = await call_user_function(self.function, *((ctx,) if self.takes_ctx else ()))
         return text
+
+
+async def system_prompt_parts(
+    prompts: Sequence[str | SystemPromptRunner], ctx: RunContext[Any]
+) -> list[SystemPromptPart]:
+    """The system prompt parts of a run's first request: the texts, and each function's text (a dynamic one's
+    part is kept even when empty, so that a later run can fill it in)."""
+    parts: list[SystemPromptPart] = []
+    for prompt in prompts:
+        if isinstance(prompt, str):
+            parts.append(SystemPromptPart(prompt))
+        elif prompt.dynamic:
+            text = await prompt.run(ctx)
+            parts.append(SystemPromptPart(text or '', dynamic_ref=prompt.function.__qualname__))
+        elif text := await prompt.run(ctx):
+            parts.append(SystemPromptPart(text))
+    return parts
 
 
 @dataclass
@@ -198,6 +248,10 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
     """Merges the settings for each request, when some are functions of the run context."""
     request_hooks: Sequence[Any] = ()
     """Capabilities with a `before_model_request` hook, in order."""
+    root_capability: Any = None
+    """The run's capabilities as one `CombinedCapability` (typed loosely: capabilities sit above this module)."""
+    tool_manager: Any = None
+    """The current step's `ToolManager` (made at the first step; typed loosely: it sits above this module)."""
     tracing: bool = True
     """Whether the run makes spans."""
     resumed_request: ModelRequest | None = None
@@ -230,6 +284,9 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
     """The tools visible in the current step (after `prepare`), by the name the model sees."""
     step_tool_functions: dict[str, ToolsetTool[Any]] = field(default_factory=dict)
     """The toolset's tool behind each name of `step_tools`."""
+    step_output_tools: set[str] | None = None
+    """The output tools the current step shows the model, when a `prepare_output_tools` hook chose them (`None`:
+    all of the output schema's)."""
     persistence: BaseStatePersistence[Any, Any] | None = None
     """Where the run is stored, when it is durable (its persistence stores checkpoints): snapshots then hold only
     new messages, and each finished tool call is checkpointed."""
@@ -237,7 +294,8 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
     """Whether a run stopping on deferred tool calls is stored as waiting (its persistence is durable)."""
     deferred_tool_results: DeferredToolResults | None = None
     """The answers a stored run waiting on deferred tool calls is resumed with (taken by the node that waits)."""
-    _listing: Any = field(default=None, init=False, repr=False)
+    listing: Any = field(default=None, init=False, repr=False)
+    """The toolset's listing `step_tools` were built from (a listing that does not change costs no work)."""
     _static_instructions: Any = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -285,22 +343,6 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
             context = context(ctx)
         ctx.validation_context = context
         return context
-
-    async def prepare_tools(self, state: GraphAgentState) -> dict[str, ToolDefinition]:
-        """The tools of this step, as the run's toolset lists them.
-
-        A toolset whose listing does not change (the same mapping as at the last step, as function tools
-        without `prepare` give) costs no work past the listing.
-        """
-        ctx = self.run_context(state, max_retries=self.default_tool_retries)
-        self.toolset = toolset = await self.toolset.for_run_step(ctx)
-        listing = await toolset.get_tools(ctx)
-        if listing is self._listing and self.step_tools is not None:
-            return self.step_tools
-        self._listing = listing
-        self.step_tools = {name: resolve_return_schema(tool.tool_def) for name, tool in listing.items()}
-        self.step_tool_functions = listing
-        return self.step_tools
 
     async def instructions_text(self, state: GraphAgentState) -> str | None:
         """The instructions of the next request, as pydantic-ai 1.107 builds them: the texts joined by lines,

@@ -9,20 +9,17 @@ on it) when its tool is external or needs approval, or when the tool raises `Cal
 from __future__ import annotations as _annotations
 
 import dataclasses
-import inspect
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import anyio
-import pydantic
 
-from . import _instrument
 from ._deferred_tools import DeferredToolRequests, ToolApproved, ToolDenied
-from ._output import validation_errors
 from ._run_deps import GraphAgentDeps, GraphAgentState
-from .exceptions import ApprovalRequired, CallDeferred, ModelRetry, UnexpectedModelBehavior, UserError
+from .exceptions import ApprovalRequired, CallDeferred, ModelRetry, ToolRetryError, UnexpectedModelBehavior, UserError
 from .messages import ModelRequestPart, RetryPromptPart, ToolCallPart, ToolReturn, ToolReturnPart, UserPromptPart
+from .tool_manager import ToolManager
 from .toolsets import ToolsetTool
 
 __all__ = ('run_tool_calls', 'tool_retry_prompt', 'ToolCallsOutcome')
@@ -65,17 +62,9 @@ class ToolCallsOutcome:
 def _unknown(call: ToolCallPart, state: GraphAgentState, deps: GraphAgentDeps[Any, Any]) -> RetryPromptPart:
     name, max_retries = call.tool_name, deps.default_tool_retries
     if state.tool_retries.get(name, 0) >= max_retries:
+        state.check_incomplete_tool_call()
         raise UnexpectedModelBehavior(f'Tool {name!r} exceeded max retries count of {max_retries}')
     return unknown_tool_part(call, [*(deps.step_tools or {}), *deps.output_schema.tools])
-
-
-def _validate(tool: ToolsetTool[Any], args: str | dict[str, Any] | None, context: Any) -> dict[str, Any]:
-    validator = tool.args_validator
-    if isinstance(args, str):
-        result: dict[str, Any] = validator.validate_json(args or '{}', context=context)
-    else:
-        result = validator.validate_python(args or {}, context=context)
-    return result
 
 
 async def _run_one(
@@ -97,48 +86,30 @@ async def _run_one(
     if answer is not None and not isinstance(answer, ToolApproved):
         return ToolReturnPart(call.tool_name, answer, call.tool_call_id)
     approved = isinstance(answer, ToolApproved)
-    name = call.tool_name  # the name the model used (a `prepare` function or a wrapper may have renamed it)
-    max_retries = tool.max_retries
-    retry = state.tool_retries.get(name, 0)
-    tool_ctx = deps.run_context(
-        state, tool_name=name, tool_call_id=call.tool_call_id, retry=retry, max_retries=max_retries
-    )
-    if approved or metadata is not None:
-        tool_ctx = dataclasses.replace(tool_ctx, tool_call_approved=approved, tool_call_metadata=metadata)
-    args = answer.override_args if isinstance(answer, ToolApproved) and answer.override_args is not None else call.args
-    error: Exception
+    if isinstance(answer, ToolApproved) and answer.override_args is not None:
+        call = dataclasses.replace(call, args=answer.override_args)
+    manager: ToolManager[Any] = deps.tool_manager
     try:
-        kwargs = _validate(tool, args, deps.validation_context_for(tool_ctx))
-        if external and approved:
-            raise UserError(
-                f'External tools cannot be called: pass the result of {name!r} in `DeferredToolResults.calls`, '
-                'not an approval.'
-            )
-        if external or (tool.tool_def.kind == 'unapproved' and not approved):
-            return _Deferral('external' if external else 'unapproved')
-        if tool.args_validator_func is not None:
-            checked = tool.args_validator_func(tool_ctx, **kwargs)
-            if inspect.isawaitable(checked):
-                await checked
-        with _instrument.span_if(
-            deps.tracing, 'running tool: {tool_name}', tool_name=name, tool_call_id=call.tool_call_id
-        ):
-            result = await deps.toolset.call_tool(name, kwargs, tool_ctx, tool)
-    except pydantic.ValidationError as exc:
-        error = exc
-        content: Any = validation_errors(exc)
-    except ModelRetry as exc:
-        error = exc
-        content = exc.message
+        validated = await manager.validate_tool_call(call, approved=approved, metadata=metadata)
+        if validated.args_valid:
+            if external and approved:
+                raise UserError(
+                    f'External tools cannot be called: pass the result of {call.tool_name!r} in '
+                    '`DeferredToolResults.calls`, not an approval.'
+                )
+            if external or (tool.tool_def.kind == 'unapproved' and not approved):
+                return _Deferral('external' if external else 'unapproved')
+        result = await manager.execute_tool_call(validated)
+    except ToolRetryError as exc:
+        return exc.tool_retry
     except CallDeferred as exc:
         return _Deferral('external', exc.metadata)
     except ApprovalRequired as exc:
         return _Deferral('unapproved', exc.metadata)
-    else:
-        return _return_part(call, result)
-    if retry >= max_retries:
-        raise UnexpectedModelBehavior(f'Tool {name!r} exceeded max retries count of {max_retries}') from error
-    return tool_retry_prompt(call, content)
+    except UnexpectedModelBehavior:
+        state.check_incomplete_tool_call()  # arguments cut by the token limit: say so rather than "retries"
+        raise
+    return _return_part(call, result)
 
 
 def _return_part(call: ToolCallPart, result: Any) -> ToolReturnPart | tuple[ToolReturnPart, UserPromptPart]:
@@ -201,7 +172,8 @@ async def run_tool_calls(
         if on_result is not None and unfinished[0] and not isinstance(result, _Deferral):
             await on_result(result[0] if isinstance(result, tuple) else result)
 
-    if len(pending) <= 1 or any(tools[c.tool_name].tool_def.sequential for _, c in pending):
+    manager: ToolManager[Any] = deps.tool_manager
+    if len(pending) <= 1 or manager.get_parallel_execution_mode([c for _, c in pending]) == 'sequential':
         for i, call in pending:
             await one(i, call)
     else:

@@ -4,7 +4,7 @@ from __future__ import annotations as _annotations
 
 import inspect
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
-from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager, contextmanager, nullcontext
+from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager, contextmanager
 from contextvars import ContextVar
 from functools import partial
 from types import NoneType
@@ -33,6 +33,7 @@ from ._run_deps import (
     OutputValidator,
     SystemPromptRunner,
     resolve_conversation_id,
+    system_prompt_parts,
 )
 from ._run_options import (
     AgentInstructions,
@@ -47,9 +48,12 @@ from ._run_options import (
     settings_resolver,
 )
 from ._run_result import AgentRunResult, FinalResult
-from .capabilities import AbstractCapability, AgentCapability, Instrumentation, ProcessHistory
+from ._wrap_run import wrapped_run
+from ._wrapper_agent import WrapperAgent
+from .capabilities import AbstractCapability, AgentCapability, CombinedCapability, Instrumentation, ProcessHistory
+from .concurrency import AnyConcurrencyLimit, concurrency_slot, normalize_to_limiter
 from .exceptions import UserError
-from .messages import ModelMessage, ModelRequest, ModelResponse, UserContent
+from .messages import ModelMessage, ModelRequest, ModelResponse, SystemPromptPart, UserContent
 from .models import KnownModelName, Model, infer_model
 from .models.instrumented import InstrumentationSettings
 from .output import OutputDataT, OutputSpec
@@ -64,13 +68,12 @@ from .toolsets import AbstractToolset
 from .toolsets._dynamic import DynamicToolset, ToolsetFunc
 from .usage import RunUsage, UsageLimits
 
-__all__ = ('Agent', 'EndStrategy')
+__all__ = ('Agent', 'EndStrategy', 'WrapperAgent', 'AgentRunResult')
 
 RunOutputDataT = TypeVar('RunOutputDataT')
 _F = TypeVar('_F', bound=Callable[..., Any])
 _UNSET: Any = object()
 _NO_OVERRIDES: dict[str, Any] = {}  # never changed: `override` sets a new dict
-_NO_LIMIT: AbstractAsyncContextManager[Any] = nullcontext()
 
 
 class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
@@ -109,7 +112,7 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
         end_strategy: EndStrategy = 'early',
         metadata: AgentMetadata | None = None,
         tool_timeout: float | None = None,
-        max_concurrency: int | None = None,
+        max_concurrency: AnyConcurrencyLimit = None,
         capabilities: Sequence[AgentCapability[AgentDepsT]] | None = None,
         **deprecated_kwargs: Any,
     ) -> None:
@@ -140,7 +143,9 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
                 when a run starts and again when it ends well; read it on `result.metadata`).
             tool_timeout: The timeout in seconds of the agent's own tools that set none (a timed-out call is
                 retried): the `timeout` of the toolset holding them.
-            max_concurrency: The most runs of this agent at the same time; more wait for a slot.
+            max_concurrency: The most runs of this agent at the same time; more wait for a slot. A number, a
+                `ConcurrencyLimit` (whose `max_queued` bounds the waiters: one more fails with
+                `ConcurrencyLimitExceeded`), or a limiter shared with other agents.
             capabilities: Capabilities such as `ProcessHistory(fn)` or `Instrumentation(settings)`.
             **deprecated_kwargs: `tool_retries`, `output_retries`, `instrument` and `history_processors`,
                 deprecated in pydantic-ai 1.107 and accepted here with a `DeprecationWarning`.
@@ -156,7 +161,7 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
         self._output_type = output_type
         self._output_schema = build_output_schema(output_type)
         self._metadata = metadata
-        self._limiter = anyio.CapacityLimiter(max_concurrency) if max_concurrency is not None else None
+        self._limiter = normalize_to_limiter(max_concurrency)
         caps = list(capabilities or ())
         self._instrument: InstrumentationSettings | bool | None = pop_deprecated(
             deprecated_kwargs, 'instrument', 'capabilities=[Instrumentation(...)]'
@@ -164,7 +169,12 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
         processors = pop_deprecated(deprecated_kwargs, 'history_processors', 'capabilities=[ProcessHistory(fn), ...]')
         self.history_processors = list(processors or ())
         caps.extend(ProcessHistory(p) for p in self.history_processors)
+        # The run's default handler (as pydantic-ai 1.x still honours it); a run's own handler takes its place.
+        self._event_stream_handler: EventStreamHandler | None = pop_deprecated(
+            deprecated_kwargs, 'event_stream_handler', 'run(..., event_stream_handler=handler)'
+        )
         self._capabilities: list[AgentCapability[AgentDepsT]] = caps
+        self._root_capability = CombinedCapability([c for c in caps if isinstance(c, AbstractCapability)])
         self._default_retries, self._max_result_retries = agent_retry_budgets(retries, deprecated_kwargs)
         if deprecated_kwargs:
             raise UserError(f'Unknown keyword arguments: {", ".join(f"`{k}`" for k in deprecated_kwargs)}')
@@ -199,6 +209,39 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
     def instrument_all(instrument: InstrumentationSettings | bool = True) -> None:
         """Set how agents that set no `instrument` of their own are traced (`False` turns their spans off)."""
         Agent._instrument_default = instrument
+
+    async def system_prompt_parts(
+        self,
+        *,
+        deps: AgentDepsT = None,  # type: ignore[assignment]
+        model: Model | KnownModelName | None = None,
+        message_history: Sequence[ModelMessage] | None = None,
+        prompt: str | Sequence[UserContent] | None = None,
+        usage: RunUsage | None = None,
+        model_settings: ModelSettings | None = None,
+    ) -> list[SystemPromptPart]:
+        """The agent's system prompts as the first request of a run with these arguments would hold them."""
+        ctx: RunContext[AgentDepsT] = RunContext(
+            deps=deps, model=self._resolve_model(model), usage=usage or RunUsage(),
+            prompt=prompt if isinstance(prompt, str) else None, messages=list(message_history or ()), run_step=1,
+            model_settings=model_settings,
+        )  # fmt: skip
+        return await system_prompt_parts(self._system_prompts, ctx)
+
+    def render_description(self, deps: AgentDepsT = None) -> str | None:  # type: ignore[assignment]
+        """The agent's description for runs with `deps` (Edgewise descriptions are plain texts: `deps` is accepted
+        for pydantic-ai's template descriptions, which Edgewise does not have)."""
+        return self.description
+
+    @property
+    def event_stream_handler(self) -> EventStreamHandler | None:
+        """The handler of runs given none (the deprecated `Agent(event_stream_handler=...)`), if any."""
+        return self._event_stream_handler
+
+    @property
+    def root_capability(self) -> CombinedCapability[AgentDepsT]:
+        """The agent's capabilities as one (those given as functions of the run context are made per run)."""
+        return self._root_capability
 
     @property
     def instrument(self) -> InstrumentationSettings | bool | None:
@@ -271,6 +314,7 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
         if kwargs.pop('infer_name', True):
             self._infer_name(inspect.currentframe())
         async with self.iter(user_prompt, infer_name=False, **kwargs) as agent_run:
+            event_stream_handler = event_stream_handler or self._event_stream_handler
             if event_stream_handler is None:
                 async for _ in agent_run:
                     pass
@@ -407,6 +451,7 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
             model_settings=static_settings,
             settings_resolver=resolver,
             request_hooks=[c for c in caps if isinstance(c, AbstractCapability) and c.has_request_hook()],
+            root_capability=_combined(caps),
             tracing=self._tracing(caps),
             validation_context=self.validation_context,
             usage_limits=usage_limits or UsageLimits(),
@@ -429,8 +474,7 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
             state.metadata = resolve_metadata(metadata_layers, graph_deps.run_context(state))
         run_toolset = await self._run_toolset(graph_deps, state, toolsets)
         start: UserPromptNode[AgentDepsT, Any] = UserPromptNode(user_prompt, deferred_tool_results)
-        limiter = self._limiter if self._limiter is not None else _NO_LIMIT
-        async with limiter:
+        async with concurrency_slot(self._limiter, f'agent:{self.name or "agent"}'):
             with _instrument.span_if(
                 graph_deps.tracing, 'agent run', agent_name=self.name or 'agent', model_name=model_used.model_name
             ):
@@ -441,7 +485,12 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
                     ) as graph_run,
                 ):
                     agent_run = AgentRun(graph_run)
-                    yield agent_run
+                    root = graph_deps.root_capability
+                    if root is not None and root.overrides('wrap_run'):
+                        async with wrapped_run(root, graph_deps.run_context(state), agent_run):
+                            yield agent_run
+                    else:
+                        yield agent_run
                 if metadata_layers and agent_run.result is not None:
                     state.metadata = resolve_metadata(metadata_layers, graph_deps.run_context(state))
 
@@ -625,6 +674,12 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
             f'{type(self).__name__}(model={self.model!r}, name={self.name!r}, end_strategy={self.end_strategy!r}, '
             f'model_settings={self.model_settings!r}, output_type={self.output_type!r})'
         )
+
+
+def _combined(capabilities: Sequence[AgentCapability[Any]]) -> CombinedCapability[Any] | None:
+    """The run's capabilities as one, or `None` when it has none (the run then skips every hook)."""
+    found = [c for c in capabilities if isinstance(c, AbstractCapability)]
+    return CombinedCapability(found) if found else None
 
 
 def _check_prompt_fits(user_prompt: Any, history: list[ModelMessage]) -> None:

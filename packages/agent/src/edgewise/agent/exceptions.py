@@ -5,7 +5,10 @@ AgentError(Exception)                       root of every error raised by edgewi
  +-- UserError(RuntimeError)                the agent, a tool or a run was set up wrongly
  +-- AgentRunError(RuntimeError)            a run failed
       +-- UnexpectedModelBehavior           the model answered in a way the run cannot use
+      |    +-- ContentFilterError           the provider's content filter emptied the response
+      |    +-- IncompleteToolCall           the token limit cut a tool call's arguments short
       +-- UsageLimitExceeded                a run went past one of its `UsageLimits`
+      +-- ConcurrencyLimitExceeded          too many runs already wait for a concurrency slot
       +-- ModelAPIError                     a request to a model provider's API failed (transport, timeout)
            +-- ModelHTTPError               the provider answered with a 4xx or 5xx status
       +-- MCPError                          an MCP server could not start, closed, or answered with an error
@@ -14,6 +17,8 @@ ModelRetry(Exception)                       not an error: raised by tools and va
                                             to try again
 CallDeferred(Exception)                     not an error: raised by a tool whose result comes from outside
 ApprovalRequired(Exception)                 not an error: raised by a tool whose call waits for approval
+ToolRetryError(Exception)                   not an error: carries the retry prompt of a failed tool call
+                                            from the tool manager to the run
 ```
 
 `ModelRetry` stands outside the tree, as in pydantic-ai: it is a signal that user code raises for the run to
@@ -23,9 +28,12 @@ agent run, say) would swallow the tool's own request for a retry.
 
 from __future__ import annotations as _annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ._message_types import ModelMessage
+from ._message_types import ModelMessage, RetryPromptPart
+
+if TYPE_CHECKING:
+    import pydantic_core
 
 __all__ = (
     'AgentError',
@@ -36,6 +44,10 @@ __all__ = (
     'AgentRunError',
     'UnexpectedModelBehavior',
     'UsageLimitExceeded',
+    'ConcurrencyLimitExceeded',
+    'ContentFilterError',
+    'IncompleteToolCall',
+    'ToolRetryError',
     'ModelAPIError',
     'ModelHTTPError',
     'MCPError',
@@ -133,6 +145,51 @@ class UsageLimitExceeded(AgentRunError):
     def __init__(self, message: str, messages: list[ModelMessage] | None = None) -> None:
         self.messages = messages if messages is not None else []
         super().__init__(message)
+
+
+class ConcurrencyLimitExceeded(AgentRunError):
+    """More runs wait for a concurrency slot than the limit's `max_queued` allows (see `ConcurrencyLimit`)."""
+
+
+class ContentFilterError(UnexpectedModelBehavior):
+    """The provider's content filter stopped the model: the response has finish reason `'content_filter'` and
+    nothing usable in it."""
+
+
+class IncompleteToolCall(UnexpectedModelBehavior):
+    """The model hit its token limit while writing a tool call, so the call's arguments are cut short; raise
+    `max_tokens` (or ask for less) and run again."""
+
+
+class ToolRetryError(Exception):
+    """Carries the retry prompt of a tool call that failed validation or raised `ModelRetry`: the tool manager
+    raises it, the run sends `tool_retry` back to the model.
+
+    Not an `AgentError`: like `ModelRetry`, it is a signal the run catches, not a failure of the package.
+    """
+
+    tool_retry: RetryPromptPart
+    """The retry prompt for the model."""
+
+    def __init__(self, tool_retry: RetryPromptPart) -> None:
+        self.tool_retry = tool_retry
+        content = tool_retry.content
+        super().__init__(content if isinstance(content, str) else _describe_errors(content, tool_retry.tool_name))
+
+    def __reduce__(self) -> tuple[type, tuple[RetryPromptPart]]:
+        return type(self), (self.tool_retry,)
+
+
+def _describe_errors(errors: list[pydantic_core.ErrorDetails], tool_name: str | None) -> str:
+    # Built from the details themselves: serialized details have lost the `ctx` objects that pydantic would need
+    # to rebuild a `ValidationError`, but their `msg` is already the readable text.
+    count = len(errors)
+    header = f'{count} validation error{"" if count == 1 else "s"}' + (f' for {tool_name!r}' if tool_name else '')
+    lines = [header]
+    for error in errors:
+        lines.append('.'.join(str(item) for item in error['loc']) if error['loc'] else '__root__')
+        lines.append(f'  {error["msg"]} [type={error["type"]}, input_value={error["input"]!r}]')
+    return '\n'.join(lines)
 
 
 class ModelAPIError(AgentRunError):

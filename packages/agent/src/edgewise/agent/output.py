@@ -59,7 +59,7 @@ class ToolOutput(Generic[T_co]):
     description: str | None
     """The output tool's description; the type's docstring if `None`."""
     max_retries: int | None
-    """Accepted for compatibility; output retries are counted by the agent's `output_retries`."""
+    """How many times in a row this output tool may be retried; the agent's output retries if `None`."""
     strict: bool | None
     """Whether the model should follow the schema strictly."""
 

@@ -8,6 +8,7 @@ from ._run_result import AgentRunResult, AgentRunResultEvent, FinalResult
 from ._streamed_run_result import StreamedRunResult
 from ._streamed_run_result_sync import StreamedRunResultSync
 from .output import OutputDataT, ToolOutput
+from .usage import RunUsage as RunUsage  # pydantic-ai's result module has it too (tests import it from there)
 
 __all__ = (
     'AgentRunResult',

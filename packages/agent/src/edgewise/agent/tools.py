@@ -31,6 +31,7 @@ from ._function_schema import (
 )
 from ._function_schema import function_schema as function_schema_of
 from ._tool_definition import ToolDefinition, ToolKind
+from ._tool_selector import ToolSelector, ToolSelectorFunc, matches_tool_selector
 from .models._model import AgentDepsT, RunContext
 
 __all__ = (
@@ -53,6 +54,9 @@ __all__ = (
     'DeferredToolApprovalResult',
     'ToolApproved',
     'ToolDenied',
+    'ToolSelector',
+    'ToolSelectorFunc',
+    'matches_tool_selector',
 )
 
 ToolParams = ParamSpec('ToolParams', default=...)

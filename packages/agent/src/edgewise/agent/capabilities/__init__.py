@@ -1,20 +1,38 @@
 """Capabilities: pieces of agent behaviour given with `Agent(capabilities=[...])` (or per run).
 
 Edgewise implements the core of pydantic-ai 1.107's capabilities: `AbstractCapability` with its
-`get_instructions`, `get_model_settings` and `before_model_request` hooks, `ProcessHistory` and `Instrumentation`.
+`get_instructions`, `get_model_settings`, `prepare_tools`, `prepare_output_tools`, `wrap_run`,
+`before_model_request` and `wrap_model_request` hooks; `CombinedCapability`, `PrepareTools`,
+`PrepareOutputTools`, `IncludeToolReturnSchemas`, `ProcessHistory` and `Instrumentation`.
 """
 
-from .abstract import AbstractCapability, AgentCapability, CapabilityFunc, ModelRequestContext
+from .abstract import (
+    AbstractCapability,
+    AgentCapability,
+    CapabilityFunc,
+    ModelRequestContext,
+    WrapModelRequestHandler,
+    WrapRunHandler,
+)
+from .combined import CombinedCapability
+from .include_return_schemas import IncludeToolReturnSchemas
 from .instrumentation import Instrumentation
+from .prepare_tools import PrepareOutputTools, PrepareTools
 from .process_history import HistoryProcessor, HistoryProcessorFunc, ProcessHistory
 
 __all__ = (
     'AbstractCapability',
     'AgentCapability',
     'CapabilityFunc',
+    'CombinedCapability',
     'HistoryProcessor',
     'HistoryProcessorFunc',
+    'IncludeToolReturnSchemas',
     'Instrumentation',
     'ModelRequestContext',
+    'PrepareOutputTools',
+    'PrepareTools',
     'ProcessHistory',
+    'WrapModelRequestHandler',
+    'WrapRunHandler',
 )

@@ -1,33 +1,33 @@
-"""`AbstractCapability`: a piece of agent behaviour given with `Agent(capabilities=[...])`, and what its
-`before_model_request` hook sees (`ModelRequestContext`)."""
+"""`AbstractCapability`: a piece of agent behaviour given with `Agent(capabilities=[...])`, with the hooks the run
+calls, and the handler types of its `wrap_*` hooks."""
 
 from __future__ import annotations as _annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Generic, TypeAlias
 
 from .._run_options import AgentInstructions, AgentModelSettings
-from ..messages import ModelMessage
-from ..models import Model, ModelRequestParameters
-from ..settings import ModelSettings
+from .._run_result import AgentRunResult
+from .._tool_definition import ToolDefinition
+from ..messages import ModelResponse
+from ..models import ModelRequestContext
 from ..tools import AgentDepsT, RunContext
 
-__all__ = ('AbstractCapability', 'ModelRequestContext', 'AgentCapability', 'CapabilityFunc')
+__all__ = (
+    'AbstractCapability',
+    'ModelRequestContext',
+    'AgentCapability',
+    'CapabilityFunc',
+    'WrapModelRequestHandler',
+    'WrapRunHandler',
+)
 
+WrapRunHandler: TypeAlias = Callable[[], Awaitable[AgentRunResult[Any]]]
+"""What `wrap_run` is given: runs the agent and returns its result."""
 
-@dataclass(kw_only=True)
-class ModelRequestContext:
-    """What is about to be sent to the model; `before_model_request` hooks may change any of it."""
-
-    model: Model
-    """The model the request goes to."""
-    messages: list[ModelMessage]
-    """The message history to send (ending with the new request); it replaces the run's history."""
-    model_settings: ModelSettings | None
-    """The request's settings."""
-    model_request_parameters: ModelRequestParameters
-    """The request's tools and output mode."""
+WrapModelRequestHandler: TypeAlias = Callable[[ModelRequestContext], Awaitable[ModelResponse]]
+"""What `wrap_model_request` is given: sends the request described by its argument and returns the response."""
 
 
 @dataclass
@@ -42,15 +42,48 @@ class AbstractCapability(Generic[AgentDepsT]):
         """Model settings this capability adds (under the agent's and the run's)."""
         return None
 
+    async def prepare_tools(self, ctx: RunContext[AgentDepsT], tool_defs: list[ToolDefinition]) -> list[ToolDefinition]:
+        """The function tools of this step: drop or change definitions (not add or rename tools). A tool dropped
+        here is neither shown to the model nor run. `ctx.retry`/`max_retries` are the tool retry budget's."""
+        return tool_defs
+
+    async def prepare_output_tools(
+        self, ctx: RunContext[AgentDepsT], tool_defs: list[ToolDefinition]
+    ) -> list[ToolDefinition]:
+        """The output tools of this step, as `prepare_tools` for function tools; `ctx.retry`/`max_retries` are the
+        output retry budget's."""
+        return tool_defs
+
+    async def wrap_run(self, ctx: RunContext[AgentDepsT], *, handler: WrapRunHandler) -> AgentRunResult[Any]:
+        """Around a whole run: `await handler()` runs it. Return another result, catch its error and return a
+        result instead, or skip the run by not calling `handler`."""
+        return await handler()
+
     async def before_model_request(
         self, ctx: RunContext[AgentDepsT], request_context: ModelRequestContext
     ) -> ModelRequestContext:
         """Called before each model request with what is about to be sent; return it, changed or not."""
         return request_context
 
+    async def wrap_model_request(
+        self, ctx: RunContext[AgentDepsT], *, request_context: ModelRequestContext, handler: WrapModelRequestHandler
+    ) -> ModelResponse:
+        """Around each (not streamed) model request: `await handler(request_context)` sends it. Return another
+        response, or one of your own without calling `handler`."""
+        return await handler(request_context)
+
     def has_request_hook(self) -> bool:
         """Whether this capability overrides `before_model_request` (so runs without one skip building a context)."""
-        return type(self).before_model_request is not AbstractCapability.before_model_request
+        return _overrides(self, 'before_model_request')
+
+    def overrides(self, hook: str) -> bool:
+        """Whether this capability implements `hook` (the name of one of the hook methods), so that a run whose
+        capabilities do not can skip it."""
+        return _overrides(self, hook)
+
+
+def _overrides(capability: AbstractCapability[Any], hook: str) -> bool:
+    return getattr(type(capability), hook) is not getattr(AbstractCapability, hook)
 
 
 CapabilityFunc: TypeAlias = Callable[[RunContext[Any]], 'AbstractCapability[Any] | None']

@@ -16,6 +16,7 @@ from typing import TypeAlias
 
 from ..exceptions import UserError
 from ._model import ALLOW_MODEL_REQUESTS, Model, check_allow_model_requests
+from ._request_context import ModelRequestContext
 from ._request_parameters import ModelRequestParameters
 from ._streamed_response import StreamedResponse
 from .test import TestModel
@@ -23,6 +24,7 @@ from .test import TestModel
 __all__ = (
     'Model',
     'ModelRequestParameters',
+    'ModelRequestContext',
     'StreamedResponse',
     'KnownModelName',
     'ALLOW_MODEL_REQUESTS',

@@ -5,7 +5,7 @@ It needs no script: good for checking that an agent's tools and output are wired
 
 from __future__ import annotations as _annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
 from typing import Any, Literal
 
@@ -13,7 +13,6 @@ import pydantic_core
 
 from .._event_types import ModelResponseStreamEvent
 from .._tool_definition import ToolDefinition
-from .._usage_counts import RequestUsage
 from ..messages import (
     ModelMessage,
     ModelRequest,
@@ -32,7 +31,7 @@ from ._schema_data import _JsonSchemaTestData as _JsonSchemaTestData  # also imp
 from ._streamed_response import StreamedResponse
 from ._usage_estimate import UsageEstimator, estimate_tokens
 
-__all__ = ('TestModel',)
+__all__ = ('TestModel', 'TestStreamedResponse')
 
 
 class TestModel(Model):
@@ -107,9 +106,9 @@ class TestModel(Model):
         piece, as pydantic-ai's `TestModel` streams."""
         response = self._respond(messages, model_request_parameters)
         # As pydantic-ai's: the input is estimated from the conversation at the start, the output counted as the
-        # words arrive.
-        usage = self._estimator.estimate(messages, ModelResponse(parts=[]))
-        stream = _TestStreamedResponse(model_request_parameters, self._model_name, response, usage)
+        # words arrive (the model's estimator remembers the conversation, so each request counts new messages only).
+        stream = TestStreamedResponse(model_request_parameters, self._model_name, response)
+        stream._usage = self._estimator.estimate(messages, ModelResponse(parts=[]))
         try:
             yield stream
         finally:
@@ -196,16 +195,28 @@ def _text_chunks(text: str) -> list[str]:
     return chunks
 
 
-class _TestStreamedResponse(StreamedResponse):
+class TestStreamedResponse(StreamedResponse):
     """Streams a response built whole: the events its parts would arrive as, counting the output tokens."""
 
+    __test__ = False  # not a test class, whatever its name
+
     def __init__(
-        self, params: ModelRequestParameters, model_name: str, response: ModelResponse, usage: RequestUsage
+        self,
+        model_request_parameters: ModelRequestParameters,
+        _model_name: str,
+        _structured_response: ModelResponse,
+        _messages: Iterable[ModelMessage] = (),
+        _provider_name: str = 'test',
+        _provider_url: str | None = None,
     ) -> None:
-        super().__init__(params)
-        self._model_name = model_name
-        self._response = response
-        self._usage = usage
+        # The keyword names are pydantic-ai's (its class is a dataclass of private fields). As in pydantic-ai,
+        # the usage starts as the estimate of `_messages` (the conversation) and grows with each word streamed.
+        super().__init__(model_request_parameters)
+        self._model_name = _model_name
+        self._response = _structured_response
+        self._provider_name = _provider_name
+        self._provider_url = _provider_url
+        self._usage = UsageEstimator().estimate(list(_messages), ModelResponse(parts=[]))
 
     async def _get_event_iterator(self) -> AsyncIterator[ModelResponseStreamEvent]:
         manager = self._parts_manager
@@ -227,6 +238,5 @@ class _TestStreamedResponse(StreamedResponse):
         return self._model_name
 
     @property
-    def provider_name(self) -> str:
-        """Always `'test'`."""
-        return 'test'
+    def provider_name(self) -> str | None:
+        return self._provider_name

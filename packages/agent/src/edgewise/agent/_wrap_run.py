@@ -1,0 +1,83 @@
+"""The capabilities' `wrap_run` hook around a run driven by `Agent.iter`.
+
+The hook runs in a task of its own; its `handler()` waits until the caller's `async with agent.iter(...)` block
+has driven the run to its end, then returns the run's result (or raises the run's error). The run starts once
+the hook has called `handler`; a hook that returns without calling it skips the run (its result is the run's).
+A result the hook returns in place of the run's (a recovery from the run's error, say) becomes the run's result.
+"""
+
+from __future__ import annotations as _annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import anyio
+
+from ._agent_run import AgentRun
+from ._run_result import AgentRunResult
+from .capabilities.abstract import AbstractCapability
+from .tools import RunContext
+
+__all__ = ('wrapped_run',)
+
+
+@asynccontextmanager
+async def wrapped_run(
+    capability: AbstractCapability[Any], ctx: RunContext[Any], agent_run: AgentRun[Any, Any]
+) -> AsyncIterator[None]:
+    """Drive `agent_run` inside the block, within `capability.wrap_run` (see the module docstring)."""
+    progress = anyio.Event()  # the hook called `handler`, or returned
+    block_done = anyio.Event()
+    started = False
+    run_error: Exception | None = None
+    outcome: list[AgentRunResult[Any] | Exception] = []
+
+    async def handler() -> AgentRunResult[Any]:
+        nonlocal started
+        started = True
+        progress.set()
+        await block_done.wait()
+        if run_error is not None:
+            raise run_error
+        result = agent_run.result
+        assert result is not None  # the block ended the run (an unfinished run cancels the hook instead)
+        return result
+
+    async def hook() -> None:
+        try:
+            outcome.append(await capability.wrap_run(ctx, handler=handler))
+        except Exception as exc:
+            outcome.append(exc)
+        finally:
+            progress.set()
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(hook)
+        await progress.wait()
+        if not started:  # skipped: the hook's result is the run's
+            found = outcome[0]
+            if isinstance(found, Exception):
+                raise found
+            agent_run.override_result(found, skipped=True)
+            yield
+            return
+        try:
+            yield
+        except Exception as exc:
+            run_error = exc
+        except BaseException:
+            tg.cancel_scope.cancel()
+            raise
+        if run_error is None and agent_run.result is None:
+            tg.cancel_scope.cancel()  # the caller left the run unfinished: nothing for the hook to return
+        block_done.set()
+    if not outcome:
+        if run_error is not None:
+            raise run_error
+        return
+    found = outcome[0]
+    if isinstance(found, Exception):
+        raise found  # the run's error (or the hook's own), not recovered
+    if found is not agent_run.result:
+        agent_run.override_result(found)

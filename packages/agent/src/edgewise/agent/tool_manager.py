@@ -1,0 +1,243 @@
+"""`ToolManager`: the tools of one run step, and the validation and calling of the model's tool calls.
+
+A run makes one per step with `for_run_step` (which lists the toolset's tools and passes them through the
+capabilities' `prepare_tools` hooks); the run's `CallToolsNode` then validates each function tool call with
+`validate_tool_call` and runs it with `execute_tool_call`. A call that fails (arguments that do not validate,
+an unknown tool, a `ModelRetry` from the tool) comes back as a `ToolRetryError` carrying the retry prompt for
+the model, or as `UnexpectedModelBehavior` once the tool's retry budget is spent.
+"""
+
+from __future__ import annotations as _annotations
+
+import dataclasses
+import inspect
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from typing import Any, Generic, Literal, TypeAlias
+
+import pydantic
+
+from . import _instrument
+from ._output import validation_errors
+from ._tool_definition import ToolDefinition
+from .capabilities.abstract import AbstractCapability
+from .exceptions import ModelRetry, ToolRetryError, UnexpectedModelBehavior, UserError
+from .messages import RetryPromptPart, ToolCallPart
+from .tools import AgentDepsT, RunContext
+from .toolsets import AbstractToolset, ToolsetTool
+
+__all__ = ('ToolManager', 'ValidatedToolCall', 'ParallelExecutionMode')
+
+ParallelExecutionMode: TypeAlias = Literal['parallel', 'sequential', 'parallel_ordered_events']
+"""How the function tool calls of one response run: at the same time, or one after the other in call order.
+(`'parallel_ordered_events'` runs them at the same time too: Edgewise always gives their result events in call
+order, once all have finished.)"""
+
+_execution_mode: ContextVar[ParallelExecutionMode] = ContextVar('edgewise_tool_execution_mode', default='parallel')
+
+
+@dataclass
+class ValidatedToolCall(Generic[AgentDepsT]):
+    """A tool call after validation: its tool, its run context and its arguments, or why they are invalid."""
+
+    call: ToolCallPart
+    """The call as the model made it."""
+    tool: ToolsetTool[AgentDepsT] | None
+    """The tool called (`None` for an unknown tool)."""
+    ctx: RunContext[AgentDepsT]
+    """The run context of the call (its tool name, call id, retry count and budget)."""
+    args_valid: bool
+    """Whether the arguments validated."""
+    validated_args: dict[str, Any] | None = None
+    """The validated arguments, when they are valid."""
+    validation_error: ToolRetryError | None = None
+    """The retry prompt for the model, when they are not."""
+
+
+@dataclass
+class ToolManager(Generic[AgentDepsT]):
+    """Validates and calls the tools of one run step (see the module docstring)."""
+
+    toolset: AbstractToolset[AgentDepsT]
+    """The run's toolset."""
+    root_capability: AbstractCapability[AgentDepsT] | None = None
+    """The run's capabilities, whose `prepare_tools` hooks filter the step's tools."""
+    ctx: RunContext[AgentDepsT] | None = None
+    """The step's run context (set by `for_run_step`)."""
+    tools: dict[str, ToolsetTool[AgentDepsT]] | None = None
+    """The step's tools by name (set by `for_run_step`)."""
+    failed_tools: set[str] = field(default_factory=set[str])
+    """The tools whose calls failed in this step (each counts one retry against its budget)."""
+    default_max_retries: int = 1
+    """The retry budget of unknown tools."""
+    validation_context: Any = None
+    """The pydantic validation context of tool arguments, or a function of the call's run context giving it."""
+    tracing: bool = False
+    """Whether tool calls make spans."""
+
+    @classmethod
+    @contextmanager
+    def parallel_execution_mode(cls, mode: ParallelExecutionMode = 'parallel') -> Iterator[None]:
+        """Inside the block, tool calls run as `mode` says (e.g. `'sequential'`, one after the other)."""
+        token = _execution_mode.set(mode)
+        try:
+            yield
+        finally:
+            _execution_mode.reset(token)
+
+    def get_parallel_execution_mode(self, calls: list[ToolCallPart]) -> ParallelExecutionMode:
+        """How `calls` run: `'sequential'` when one of their tools is `sequential`, else the mode set by
+        `parallel_execution_mode` (`'parallel'` by default)."""
+        tools = self._step_tools()
+        if any((tool := tools.get(call.tool_name)) is not None and tool.tool_def.sequential for call in calls):
+            return 'sequential'
+        return _execution_mode.get()
+
+    async def for_run_step(self, ctx: RunContext[AgentDepsT]) -> ToolManager[AgentDepsT]:
+        """A manager for the step `ctx` is at: the toolset's tools of that step, through the capabilities'
+        `prepare_tools` hooks.
+
+        Raises:
+            UserError: a `prepare_tools` hook returned a tool the toolset does not have (added or renamed).
+        """
+        toolset = await self.toolset.for_run_step(ctx)
+        tools = await toolset.get_tools(ctx)
+        root = self.root_capability
+        if root is not None and root.overrides('prepare_tools'):
+            prepared = await root.prepare_tools(ctx, [tool.tool_def for tool in tools.values()])
+            by_name = {tool_def.name: tool_def for tool_def in prepared}
+            if by_name.keys() - tools.keys():
+                raise UserError(
+                    'Prepare function cannot add or rename tools. Use `FunctionToolset.add_function()` or '
+                    '`RenamedToolset` instead.'
+                )
+            tools = {name: dataclasses.replace(tools[name], tool_def=tool_def) for name, tool_def in by_name.items()}
+        return dataclasses.replace(self, toolset=toolset, ctx=ctx, tools=tools, failed_tools=set())
+
+    @property
+    def tool_defs(self) -> list[ToolDefinition]:
+        """The definitions of the step's tools."""
+        return [tool.tool_def for tool in self._step_tools().values()]
+
+    def get_tool_def(self, name: str) -> ToolDefinition | None:
+        """The definition of the step's tool `name`, if it has one."""
+        tool = self._step_tools().get(name)
+        return tool.tool_def if tool is not None else None
+
+    async def validate_tool_call(
+        self, call: ToolCallPart, *, approved: bool = False, metadata: Any = None
+    ) -> ValidatedToolCall[AgentDepsT]:
+        """Validate the call's arguments (then the tool's own `args_validator`). Invalid arguments, an unknown
+        tool or a `ModelRetry` from the validator give a `ValidatedToolCall` with a `validation_error`.
+
+        Raises:
+            UnexpectedModelBehavior: the call failed and the tool has no retries left.
+        """
+        tools = self._step_tools()
+        name = call.tool_name
+        tool = tools.get(name)
+        max_retries = tool.max_retries if tool is not None else self.default_max_retries
+        ctx = self._call_context(call, max_retries, approved, metadata)
+        try:
+            if tool is None:
+                raise ModelRetry(_unknown_tool_message(name, tools))
+            args = _validate_args(tool, call.args, self._validation_context(ctx))
+            if tool.args_validator_func is not None:
+                checked = tool.args_validator_func(ctx, **args)
+                if inspect.isawaitable(checked):
+                    await checked
+        except (pydantic.ValidationError, ModelRetry) as error:
+            self._check_max_retries(name, ctx, error)
+            self.failed_tools.add(name)
+            retry = _retry_error(call, error)
+            return ValidatedToolCall(call, tool, ctx, args_valid=False, validation_error=retry)
+        return ValidatedToolCall(call, tool, ctx, args_valid=True, validated_args=args)
+
+    async def execute_tool_call(self, validated: ValidatedToolCall[AgentDepsT]) -> Any:
+        """Call the tool with the validated arguments and return what it returns.
+
+        Raises:
+            ToolRetryError: the arguments were invalid, or the tool raised `ModelRetry` (the error carries the
+                retry prompt for the model).
+            UnexpectedModelBehavior: the tool raised `ModelRetry` with no retries left.
+        """
+        if validated.validation_error is not None:
+            raise validated.validation_error
+        tool, call, ctx = validated.tool, validated.call, validated.ctx
+        assert tool is not None
+        assert validated.validated_args is not None
+        if tool.tool_def.kind == 'external':
+            raise UserError(
+                f'External tool {call.tool_name!r} cannot be called: its result comes from outside the run.'
+            )
+        try:
+            with _instrument.span_if(
+                self.tracing, 'running tool: {tool_name}', tool_name=call.tool_name, tool_call_id=call.tool_call_id
+            ):
+                return await self.toolset.call_tool(call.tool_name, validated.validated_args, ctx, tool)
+        except ModelRetry as error:
+            self._check_max_retries(call.tool_name, ctx, error)
+            self.failed_tools.add(call.tool_name)
+            raise _retry_error(call, error) from error
+
+    async def handle_call(self, call: ToolCallPart, *, approved: bool = False, metadata: Any = None) -> Any:
+        """Validate the call, then run it: what the tool returns.
+
+        Raises:
+            ToolRetryError: the call failed and the model should retry (the error carries the prompt).
+            UnexpectedModelBehavior: the call failed and the tool has no retries left.
+        """
+        validated = await self.validate_tool_call(call, approved=approved, metadata=metadata)
+        return await self.execute_tool_call(validated)
+
+    def _step_tools(self) -> dict[str, ToolsetTool[AgentDepsT]]:
+        if self.tools is None:
+            raise UserError('This ToolManager has not been prepared for a run step: call `for_run_step(ctx)` first.')
+        return self.tools
+
+    def _call_context(
+        self, call: ToolCallPart, max_retries: int, approved: bool, metadata: Any
+    ) -> RunContext[AgentDepsT]:
+        ctx = self.ctx
+        assert ctx is not None  # set with `tools` by `for_run_step`
+        return dataclasses.replace(
+            ctx,
+            tool_name=call.tool_name,
+            tool_call_id=call.tool_call_id,
+            retry=ctx.retries.get(call.tool_name, 0),
+            max_retries=max_retries,
+            tool_call_approved=approved,
+            tool_call_metadata=metadata,
+        )
+
+    def _validation_context(self, ctx: RunContext[AgentDepsT]) -> Any:
+        context = self.validation_context
+        if callable(context):
+            context = context(ctx)
+        ctx.validation_context = context
+        return context
+
+    def _check_max_retries(self, name: str, ctx: RunContext[AgentDepsT], error: Exception) -> None:
+        if ctx.retry >= ctx.max_retries:
+            raise UnexpectedModelBehavior(f'Tool {name!r} exceeded max retries count of {ctx.max_retries}') from error
+
+
+def _validate_args(tool: ToolsetTool[Any], args: str | dict[str, Any] | None, context: Any) -> dict[str, Any]:
+    validator = tool.args_validator
+    if isinstance(args, str):
+        result: dict[str, Any] = validator.validate_json(args or '{}', context=context)
+    else:
+        result = validator.validate_python(args or {}, context=context)
+    return result
+
+
+def _unknown_tool_message(name: str, tools: dict[str, Any]) -> str:
+    names = ', '.join(repr(tool) for tool in sorted(tools))
+    return f'Unknown tool name: {name!r}. ' + (f'Available tools: {names}' if names else 'No tools available.')
+
+
+def _retry_error(call: ToolCallPart, error: pydantic.ValidationError | ModelRetry) -> ToolRetryError:
+    content: Any = validation_errors(error) if isinstance(error, pydantic.ValidationError) else error.message
+    return ToolRetryError(RetryPromptPart(content, tool_name=call.tool_name, tool_call_id=call.tool_call_id))

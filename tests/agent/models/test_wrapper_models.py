@@ -1,0 +1,52 @@
+"""`models.wrapper`: `WrapperModel` hands requests to another model; `CompletedStreamedResponse` is a stream that
+arrives whole. And `models.test.TestStreamedResponse`, built as pydantic-ai's tests build it."""
+
+from __future__ import annotations
+
+import pytest
+
+from edgewise.agent import Agent
+from edgewise.agent.messages import ModelResponse, PartDeltaEvent, PartStartEvent, TextPart, TextPartDelta
+from edgewise.agent.models import ModelRequestParameters
+from edgewise.agent.models.test import TestModel, TestStreamedResponse
+from edgewise.agent.models.wrapper import CompletedStreamedResponse, WrapperModel
+from edgewise.agent.usage import RequestUsage
+
+pytestmark = pytest.mark.anyio
+
+
+async def test_a_wrapper_model_answers_as_the_wrapped_model() -> None:
+    inner = TestModel(custom_output_text='inner text')
+    model = WrapperModel(inner)
+    assert (model.model_name, model.system, model.settings) == (inner.model_name, inner.system, inner.settings)
+    assert (await Agent(model).run('go')).output == 'inner text'
+    async with Agent(model).run_stream('go') as stream:
+        assert await stream.get_output() == 'inner text'
+
+
+async def test_a_completed_streamed_response_gives_its_response_and_no_events() -> None:
+    response = ModelResponse(
+        parts=[TextPart('done')], usage=RequestUsage(output_tokens=3), model_name='m', finish_reason='stop'
+    )
+    stream = CompletedStreamedResponse(ModelRequestParameters(), response)
+    assert [event async for event in stream] == []
+    assert stream.get() is response
+    assert (stream.usage(), stream.model_name, stream.timestamp) == (response.usage, 'm', response.timestamp)
+    assert stream.finish_reason == 'stop'
+
+
+async def test_test_streamed_response_streams_its_response_word_by_word() -> None:
+    response = ModelResponse(parts=[TextPart('two words')], model_name='test')
+    stream = TestStreamedResponse(
+        model_request_parameters=ModelRequestParameters(),
+        _model_name='test',
+        _structured_response=response,
+        _messages=[],
+        _provider_name='test',
+    )
+    events = [event async for event in stream]
+    assert isinstance(events[0], PartStartEvent)
+    assert events[0].part == TextPart('two ')
+    assert [e.delta for e in events if isinstance(e, PartDeltaEvent)] == [TextPartDelta('words')]
+    assert stream.get().parts == [TextPart('two words')]
+    assert (stream.model_name, stream.provider_name) == ('test', 'test')
