@@ -221,14 +221,8 @@ class _FunctionStreamedResponse(StreamedResponse):
         self,
         params: ModelRequestParameters,
         model: FunctionModel,
-<<<<<<< HEAD
-        items: AsyncIterator[str | DeltaToolCalls | DeltaThinkingCalls],
-        first: str | DeltaToolCalls | DeltaThinkingCalls,
-=======
-        messages: list[ModelMessage],
         items: AsyncIterator[str | DeltaToolCalls | DeltaThinkingCalls | BuiltinToolCallsReturns],
         first: str | DeltaToolCalls | DeltaThinkingCalls | BuiltinToolCallsReturns,
->>>>>>> main
     ) -> None:
         super().__init__(params)
         self._model = model
@@ -256,6 +250,12 @@ class _FunctionStreamedResponse(StreamedResponse):
                             self._usage.output_tokens += estimate_tokens(delta.json_args or '')
                             event = manager.tool_call_delta(index, delta.name, delta.json_args, delta.tool_call_id)
                         elif isinstance(delta, NativeToolCallPart | NativeToolReturnPart):
+                            text = (
+                                delta.args_as_json_str()
+                                if isinstance(delta, NativeToolCallPart)
+                                else delta.model_response_str()
+                            )
+                            self._usage.output_tokens += estimate_tokens(text)
                             event = manager.whole_part(index, delta)
                         else:
                             raise UserError(
