@@ -353,7 +353,7 @@ async def test_wrap_model_request_wraps_streamed_requests_too() -> None:
     log: list[str] = []
     agent = Agent(TestModel(custom_output_text='hi there'), capabilities=[Tag('a', log)])
     async with agent.run_stream('go') as stream:
-        assert [t async for t in stream.stream_text(delta=True)] == ['hi ', 'there']
+        assert [t async for t in stream.stream_text(delta=True, debounce_by=None)] == ['hi ', 'there']
     assert log == ['a in', 'a out']
     assert stream.all_messages()[-1].parts == [TextPart('hi there+a')]
 

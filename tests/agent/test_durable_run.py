@@ -193,7 +193,7 @@ async def test_a_stream_left_in_the_middle_leaves_a_resumable_run(durable: Store
 
     agent = Agent(FunctionModel(answer, stream_function=stream))
     async with agent.run_stream('go', persistence=durable('streamed')) as result:
-        async for text in result.stream_text(delta=True):
+        async for text in result.stream_text(delta=True, debounce_by=None):
             assert text == 'one '
             break  # the client went away
     assert requests == [1]

@@ -561,3 +561,15 @@ async def test_adjacent_responses_of_a_given_history_are_kept_merged() -> None:
     result = await Agent(TestModel()).run('more', message_history=history)
 
     assert [len(m.parts) for m in result.all_messages()] == [1, 2, 1, 1]
+
+
+def test_run_stream_sync_validates_each_streamed_response_into_an_output() -> None:
+    agent = Agent(TestModel(custom_output_args={'x': 3}), output_type=_Point)
+
+    result = agent.run_stream_sync('hi')
+    outputs = [
+        result.validate_response_output(response, allow_partial=response.state == 'incomplete')
+        for response in result.stream_response(debounce_by=None)
+    ]
+
+    assert outputs == [_Point(x=3), _Point(x=3)]  # the response with the output call, then the complete one

@@ -199,3 +199,16 @@ def test_event_reprs_leave_out_fields_at_their_default() -> None:
     assert repr(PartDeltaEvent(index=2, delta=TextPartDelta('b', provider_name='p'))) == (
         "PartDeltaEvent(index=2, delta=TextPartDelta(content_delta='b', provider_name='p'))"
     )
+
+
+def test_function_tool_result_event_takes_result_as_a_deprecated_alias_of_part() -> None:
+    part = ToolReturnPart(tool_name='get', content='ok', tool_call_id='c1')
+    with pytest.warns(DeprecationWarning, match=r'`result=\.\.\.` to `FunctionToolResultEvent` is deprecated'):
+        event = FunctionToolResultEvent(result=part)
+    assert event == FunctionToolResultEvent(part)
+    with pytest.warns(DeprecationWarning, match=r'`result` is deprecated, use `part` instead'):
+        assert event.result is part
+    with pytest.raises(TypeError, match='either `part` or `result`'):
+        FunctionToolResultEvent(part=part, result=part)
+    with pytest.raises(TypeError, match="missing required argument 'part'"):
+        FunctionToolResultEvent()

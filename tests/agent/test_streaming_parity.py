@@ -108,7 +108,7 @@ async def test_stream_response_gives_incomplete_snapshots_then_the_complete_resp
     async with agent.run_stream('go') as result:
         states = [(r.text, r.state) async for r in result.stream_response(debounce_by=None)]
     assert states == snapshot(
-        [('hello ', 'incomplete'), ('hello big ', 'incomplete'), ('hello big world', 'incomplete'),
+        [('', 'incomplete'), ('hello ', 'incomplete'), ('hello big ', 'incomplete'), ('hello big world', 'incomplete'),
          ('hello big world', 'complete')]
     )  # fmt: skip
 
@@ -192,7 +192,7 @@ async def test_run_stream_passes_each_nodes_events_to_the_event_stream_handler()
         [
             (1, ['part_start', 'part_end']),
             (1, ['function_tool_call', 'function_tool_result']),
-            (2, ['part_start', 'final_result', 'part_end']),
+            (2, ['part_start', 'final_result', 'part_delta', 'part_delta', 'part_end']),
             (2, []),
         ]
     )
@@ -341,10 +341,10 @@ async def test_an_output_token_limit_stops_a_stream_in_the_middle() -> None:
     words = Agent(TestModel(custom_output_text='a b c d e'))
     with pytest.raises(UsageLimitExceeded, match='output_tokens_limit of 3'):
         await _read_events(words, UsageLimits(output_tokens_limit=3))
-    # Without a limit the usage is the response's own estimate, as before.
+    # The streamed usage is the count of the chunks as they came, as pydantic-ai's FunctionModel counts it.
     async with Agent(streamed(['one', 'two'])).run_stream('go') as result:
         await result.get_output()
-        assert result.usage().output_tokens == 1
+        assert result.usage().output_tokens == 2
 
 
 async def test_stream_text_passes_each_text_so_far_through_the_output_validators() -> None:

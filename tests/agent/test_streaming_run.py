@@ -53,7 +53,7 @@ async def test_text_streams_chunk_by_chunk_and_is_the_output() -> None:
         assert await result.get_output() == 'Hello, world'
     assert texts == ['Hello', 'Hello, ', 'Hello, world']
     assert [type(m).__name__ for m in result.all_messages()] == ['ModelRequest', 'ModelResponse']
-    assert result.usage() == snapshot(RunUsage(input_tokens=51, output_tokens=2, requests=1))
+    assert result.usage() == snapshot(RunUsage(input_tokens=50, output_tokens=4, requests=1))
     assert repr(result) == '<StreamedRunResult is_complete=True>'
 
 
@@ -97,7 +97,7 @@ async def test_text_then_tool_calls_runs_the_tools_and_streams_the_next_response
                     TextPart(content='Let me check.'),
                     ToolCallPart(tool_name='add', args='{"a": 1, "b": 2}', tool_call_id='c1'),
                 ],
-                usage=RequestUsage(input_tokens=53, output_tokens=10),
+                usage=RequestUsage(input_tokens=50, output_tokens=11),
                 model_name='function::stream',
                 timestamp=NOW,
                 run_id=RUN_ID,
@@ -118,7 +118,7 @@ async def test_text_then_tool_calls_runs_the_tools_and_streams_the_next_response
             ),
             ModelResponse(
                 parts=[TextPart(content='The sum is 3.')],
-                usage=RequestUsage(input_tokens=54, output_tokens=15),
+                usage=RequestUsage(input_tokens=50, output_tokens=5),
                 model_name='function::stream',
                 timestamp=NOW,
                 run_id=RUN_ID,
@@ -191,7 +191,7 @@ async def test_an_output_call_followed_by_tool_calls_runs_them_with_the_exhausti
     async with agent.run_stream('go') as result:
         outputs = [output async for output in result.stream_output(debounce_by=None)]
     assert calls == ['log']
-    assert outputs == snapshot([Basket(owner='ann', items=[])])
+    assert outputs == snapshot([Basket(owner='ann', items=[]), Basket(owner='ann', items=[])])
     assert result.all_messages()[-1].parts == snapshot(
         [
             ToolReturnPart(
@@ -225,7 +225,9 @@ async def test_an_invalid_output_call_with_tool_calls_runs_them_and_the_stream_g
 
     async with agent.run_stream('go') as result:
         outputs = [output async for output in result.stream_output(debounce_by=None)]
-    assert outputs == snapshot([Basket(owner='bo', items=[Item(name='tea', qty=2)])])
+    assert outputs == snapshot(
+        [Basket(owner='bo', items=[Item(name='tea', qty=2)]), Basket(owner='bo', items=[Item(name='tea', qty=2)])]
+    )
     assert [p.part_kind for p in result.all_messages()[2].parts] == ['retry-prompt', 'tool-return']
 
 
@@ -241,6 +243,7 @@ async def test_partial_outputs_of_a_nested_model_are_validated_chunk_by_chunk() 
             Basket(owner='ann', items=[]),
             Basket(owner='ann', items=[Item(name='tea')]),
             Basket(owner='ann', items=[Item(name='tea', qty=2)]),
+            Basket(owner='ann', items=[Item(name='tea', qty=2), Item(name='jam')]),
             Basket(owner='ann', items=[Item(name='tea', qty=2), Item(name='jam')]),
         ]
     )
@@ -262,7 +265,7 @@ async def test_output_validators_see_partial_values_and_know_it() -> None:
     async with agent.run_stream('go') as result:
         outputs = [output async for output in result.stream_output(debounce_by=None)]
     assert seen == snapshot([(True, 0), (True, 1), (False, 1)])
-    assert outputs == [Basket(owner='ann', items=[Item(name='tea')])]
+    assert outputs == [Basket(owner='ann', items=[Item(name='tea')])] * 2  # the partial value, then the output
 
 
 async def test_a_list_output_is_streamed_item_by_item() -> None:
@@ -272,7 +275,7 @@ async def test_a_list_output_is_streamed_item_by_item() -> None:
     )
     async with agent.run_stream('go') as result:
         assert [output async for output in result.stream_output(debounce_by=None)] == snapshot(
-            [[Item(name='a')], [Item(name='a'), Item(name='b')]]
+            [[Item(name='a')], [Item(name='a'), Item(name='b')], [Item(name='a'), Item(name='b')]]
         )
 
 
@@ -280,14 +283,18 @@ async def test_prompted_output_is_parsed_from_the_streamed_text() -> None:
     agent = Agent(streamed(['{"owner": "cy", "items": [', '{"name": "x"}]}']), output_type=PromptedOutput(Basket))
     async with agent.run_stream('go') as result:
         assert [output async for output in result.stream_output(debounce_by=None)] == snapshot(
-            [Basket(owner='cy', items=[]), Basket(owner='cy', items=[Item(name='x')])]
+            [
+                Basket(owner='cy', items=[]),
+                Basket(owner='cy', items=[Item(name='x')]),
+                Basket(owner='cy', items=[Item(name='x')]),
+            ]
         )
 
 
-async def test_stream_output_of_text_yields_the_text_so_far() -> None:
+async def test_stream_output_of_text_yields_the_text_so_far_then_the_output_even_when_equal() -> None:
     agent = Agent(streamed(['a', 'b']))
     async with agent.run_stream('go') as result:
-        assert [output async for output in result.stream_output(debounce_by=None)] == ['a', 'ab']
+        assert [output async for output in result.stream_output(debounce_by=None)] == ['a', 'ab', 'ab']
 
 
 async def test_stream_text_of_a_structured_output_is_a_user_error() -> None:
@@ -304,9 +311,8 @@ async def test_stream_response_rebuilds_the_response_on_each_event_then_gives_th
         responses = [r async for r in result.stream_response(debounce_by=None)]
     async with Agent(streamed(['a', 'b'])).run_stream('go') as debounced:
         assert [r.parts async for r in debounced.stream_response(debounce_by=3600)] == [
-            [TextPart('a')],
-            [TextPart('ab')],
-            [TextPart('ab')],
+            [TextPart('ab')],  # the one group of snapshots
+            [TextPart('ab')],  # the complete response
         ]
     assert [(r.parts, r.state) for r in responses] == snapshot(
         [([TextPart(content='a')], 'incomplete'), ([TextPart(content='ab')], 'incomplete'),
@@ -322,13 +328,16 @@ async def test_stream_responses_gives_pairs_of_response_and_is_last_with_a_depre
         assert [(r.text, last) async for r, last in pairs] == [('a', False), ('ab', False), ('ab', True)]
 
 
-async def test_debouncing_keeps_the_first_and_the_latest_value() -> None:
+async def test_debouncing_groups_the_values_of_each_interval() -> None:
     agent = Agent(streamed(['a', 'b', 'c', 'd']))
     async with agent.run_stream('go') as result:
-        # An hour-long window: the first chunk comes at once, the rest is joined at the end.
-        assert [piece async for piece in result.stream_text(delta=True, debounce_by=3600)] == ['a', 'bcd']
+        # An hour-long interval: every chunk falls in the first group, yielded (joined) at the end.
+        assert [piece async for piece in result.stream_text(delta=True, debounce_by=3600)] == ['abcd']
     async with Agent(streamed(['a', 'b', 'c'])).run_stream('go') as result:
-        assert [text async for text in result.stream_text(debounce_by=3600)] == ['a', 'abc']
+        assert [text async for text in result.stream_text(debounce_by=3600)] == ['abc']
+    async with Agent(streamed(['a', 'b', 'c'])).run_stream('go') as result:
+        # An empty interval: each chunk is a group of its own.
+        assert [text async for text in result.stream_text(debounce_by=0)] == ['a', 'ab', 'abc']
 
 
 async def test_messages_of_a_finished_stream_match_a_plain_run() -> None:

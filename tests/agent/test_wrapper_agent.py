@@ -42,11 +42,11 @@ async def test_every_run_entry_point_runs_the_wrapped_agent() -> None:
     wrapper = WrapperAgent(_agent())
     assert (await wrapper.run('hi')).output == 'hello there'
     async with wrapper.run_stream('hi') as stream:
-        assert [t async for t in stream.stream_text(delta=True)] == ['hello ', 'there']
+        assert [t async for t in stream.stream_text(delta=True, debounce_by=None)] == ['hello ', 'there']
     async with wrapper.run_stream_events('hi') as events:
         seen = [e async for e in events]
     assert [e.delta.content_delta for e in seen if isinstance(e, PartDeltaEvent) and
-            isinstance(e.delta, TextPartDelta)] == ['there']  # fmt: skip
+            isinstance(e.delta, TextPartDelta)] == ['hello ', 'there']  # fmt: skip
     assert isinstance(seen[-1], AgentRunResultEvent)
     assert seen[-1].result.output == 'hello there'
     async with wrapper.iter('hi') as run:

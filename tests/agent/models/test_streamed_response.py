@@ -68,19 +68,27 @@ async def test_text_then_a_tool_call_streams_part_starts_deltas_ends_and_one_fin
     assert response.parts == snapshot(
         [TextPart(content='hello'), ToolCallPart(tool_name='get', args='{"x":1}', tool_call_id='c1')]
     )
-    assert response.usage == snapshot(RequestUsage(input_tokens=51, output_tokens=5))
+    assert response.usage == snapshot(RequestUsage(input_tokens=50, output_tokens=6))
     assert response.model_name == 'function::stream'
 
 
-async def test_whitespace_text_is_no_final_result_until_it_has_content() -> None:
+async def test_the_start_of_a_text_part_is_the_final_result_even_before_it_has_content() -> None:
     events, _ = await _events(streamed(['\n', ' ', 'ok']), ModelRequestParameters())
     assert [type(e).__name__ for e in events] == snapshot(
-        ['PartStartEvent', 'PartDeltaEvent', 'PartDeltaEvent', 'FinalResultEvent', 'PartEndEvent']
+        ['PartStartEvent', 'FinalResultEvent', 'PartDeltaEvent', 'PartDeltaEvent', 'PartEndEvent']
     )
-    events, _ = await _events(
-        streamed(['\n', {0: DeltaToolCall(name='get', json_args='{}')}]), ModelRequestParameters()
-    )
+    params = ModelRequestParameters(output_tools=[OUTPUT_TOOL], output_mode='tool', allow_text_output=False)
+    events, _ = await _events(streamed(['\n', {0: DeltaToolCall(name='get', json_args='{}')}]), params)
     assert [e for e in events if e.event_kind == 'final_result'] == []
+
+
+async def test_a_deferred_tool_call_is_a_final_result_without_a_tool_name() -> None:
+    external = ToolDefinition(name='ask_user', kind='external')
+    params = ModelRequestParameters(function_tools=[external], allow_text_output=False)
+    events, _ = await _events(streamed([{0: DeltaToolCall(name='ask_user', json_args='{}')}]), params)
+    assert [e for e in events if e.event_kind == 'final_result'] == [
+        FinalResultEvent(tool_name=None, tool_call_id=None)
+    ]
 
 
 async def test_an_output_tool_call_is_the_final_result_and_text_is_not_when_text_is_not_allowed() -> None:
@@ -117,7 +125,7 @@ async def test_thinking_parts_stream_with_their_signature() -> None:
     assert response.parts == snapshot([ThinkingPart(content='let me think', signature='sig'), TextPart(content='done')])
 
 
-async def test_test_model_streams_text_word_by_word_and_tool_calls_whole() -> None:
+async def test_test_model_streams_text_from_an_empty_start_word_by_word_and_tool_calls_whole() -> None:
     params = ModelRequestParameters(function_tools=[ToolDefinition(name='get')])
     events, response = await _events(TestModel(), params)
     assert events == snapshot(
@@ -134,9 +142,22 @@ async def test_test_model_streams_text_word_by_word_and_tool_calls_whole() -> No
         for e in events
         if e.event_kind in ('part_start', 'part_delta')
     ] == snapshot(
-        [TextPart(content='one '), TextPartDelta(content_delta='two  '), TextPartDelta(content_delta='three')]
+        [
+            TextPart(content=''),
+            TextPartDelta(content_delta='one '),
+            TextPartDelta(content_delta='two '),
+            TextPartDelta(content_delta=' '),
+            TextPartDelta(content_delta='three'),
+        ]
     )
-    assert response.usage == snapshot(RequestUsage(input_tokens=51, output_tokens=3))
+    assert response.usage == snapshot(RequestUsage(input_tokens=51, output_tokens=4))
+    assert response.provider_name == 'test'
+    # A single word longer than two characters comes in two halves.
+    events, response = await _events(TestModel(custom_output_text='hello'), ModelRequestParameters())
+    assert [e.delta for e in events if e.event_kind == 'part_delta'] == [
+        TextPartDelta(content_delta='he'),
+        TextPartDelta(content_delta='llo'),
+    ]
 
 
 async def test_a_function_model_without_a_stream_function_cannot_stream() -> None:

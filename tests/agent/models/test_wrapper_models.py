@@ -6,7 +6,15 @@ from __future__ import annotations
 import pytest
 
 from edgewise.agent import Agent
-from edgewise.agent.messages import ModelResponse, PartDeltaEvent, PartStartEvent, TextPart, TextPartDelta
+from edgewise.agent.messages import (
+    ModelRequest,
+    ModelResponse,
+    PartDeltaEvent,
+    PartStartEvent,
+    TextPart,
+    TextPartDelta,
+    UserPromptPart,
+)
 from edgewise.agent.models import ModelRequestParameters
 from edgewise.agent.models.test import TestModel, TestStreamedResponse
 from edgewise.agent.models.wrapper import CompletedStreamedResponse, WrapperModel
@@ -46,7 +54,18 @@ async def test_test_streamed_response_streams_its_response_word_by_word() -> Non
     )
     events = [event async for event in stream]
     assert isinstance(events[0], PartStartEvent)
-    assert events[0].part == TextPart('two ')
-    assert [e.delta for e in events if isinstance(e, PartDeltaEvent)] == [TextPartDelta('words')]
+    assert events[0].part == TextPart('')  # a text part starts empty, as in pydantic-ai
+    deltas = [e.delta for e in events if isinstance(e, PartDeltaEvent)]
+    assert deltas == [TextPartDelta('two '), TextPartDelta('words')]
     assert stream.get().parts == [TextPart('two words')]
     assert (stream.model_name, stream.provider_name) == ('test', 'test')
+    assert stream.usage() == RequestUsage(input_tokens=50, output_tokens=2)  # no messages; one token per word
+
+
+async def test_test_streamed_response_usage_starts_from_the_estimate_of_its_messages() -> None:
+    history = [ModelRequest([UserPromptPart('hello there')])]
+    response = ModelResponse(parts=[TextPart('hi')], model_name='test')
+    stream = TestStreamedResponse(ModelRequestParameters(), 'test', response, history)
+    assert stream.usage() == RequestUsage(input_tokens=52)
+    [_ async for _ in stream]
+    assert stream.usage() == RequestUsage(input_tokens=52, output_tokens=1)

@@ -7,6 +7,7 @@ lives with it (`_run_result`).
 
 from __future__ import annotations as _annotations
 
+import warnings
 from collections.abc import Callable
 from dataclasses import KW_ONLY, dataclass, replace
 from typing import Annotated, Any, Literal, TypeAlias, overload
@@ -314,7 +315,7 @@ class FunctionToolCallEvent:
     __repr__ = _repr
 
 
-@dataclass(repr=False)
+@dataclass(repr=False, init=False)
 class FunctionToolResultEvent:
     """A function tool call has finished (or was skipped, or failed and is retried)."""
 
@@ -326,10 +327,39 @@ class FunctionToolResultEvent:
     event_kind: Literal['function_tool_result'] = 'function_tool_result'
     """Tag of this event kind."""
 
+    def __init__(
+        self,
+        part: ToolReturnPart | RetryPromptPart | None = None,
+        *,
+        content: str | None = None,
+        event_kind: Literal['function_tool_result'] = 'function_tool_result',
+        result: ToolReturnPart | RetryPromptPart | None = None,
+    ) -> None:
+        if result is not None:
+            if part is not None:
+                raise TypeError('FunctionToolResultEvent: pass either `part` or `result` (deprecated alias), not both')
+            warnings.warn(
+                'Passing `result=...` to `FunctionToolResultEvent` is deprecated, use `part=...` instead.',
+                DeprecationWarning,
+                stacklevel=2,
+            )
+            part = result
+        if part is None:
+            raise TypeError("FunctionToolResultEvent: missing required argument 'part'")
+        self.part = part
+        self.content = content
+        self.event_kind = event_kind
+
     @property
     def tool_call_id(self) -> str:
         """The id of the call, shared with its call event."""
         return self.part.tool_call_id
+
+    @property
+    @deprecated('`result` is deprecated, use `part` instead.')
+    def result(self) -> ToolReturnPart | RetryPromptPart:
+        """Deprecated alias of `part`."""
+        return self.part
 
     __repr__ = _repr
 

@@ -78,6 +78,11 @@ class PartsManager:
         part.pieces.append(content)
         return PartDeltaEvent(index=part.index, delta=TextPartDelta(content))
 
+    def text_start(self, vendor_part_id: Hashable) -> PartStartEvent:
+        """Start an empty text part `vendor_part_id` (its text comes in later deltas)."""
+        part = self._start(vendor_part_id, _Building('text'))
+        return PartStartEvent(index=part.index, part=TextPart(''))
+
     def thinking_delta(
         self, vendor_part_id: Hashable, content: str | None = None, signature: str | None = None
     ) -> PartStartEvent | PartDeltaEvent | None:

@@ -128,10 +128,15 @@ class StreamedRunResult(Generic[OutputDataT]):
 
     async def _text_pieces(self) -> AsyncGenerator[str]:
         async for event in self._events:
+            # Empty pieces (a text part starting empty) are no text to stream.
             if isinstance(event, PartStartEvent):
-                if isinstance(event.part, TextPart):
+                if isinstance(event.part, TextPart) and event.part.content:
                     yield event.part.content
-            elif isinstance(event, PartDeltaEvent) and event.delta.part_delta_kind == 'text':
+            elif (
+                isinstance(event, PartDeltaEvent)
+                and event.delta.part_delta_kind == 'text'
+                and event.delta.content_delta
+            ):
                 yield event.delta.content_delta
 
     async def _texts(self) -> AsyncGenerator[str]:
@@ -160,17 +165,15 @@ class StreamedRunResult(Generic[OutputDataT]):
         return _Stream(self._track(self._outputs(debounce_by)))
 
     async def _outputs(self, debounce_by: float | None) -> AsyncGenerator[Any]:
-        last: Any = INVALID
         partials = self._track(self._partial_outputs())
         source = partials if debounce_by is None else self._track(_debounce(partials, debounce_by, None))
         async for value in source:
-            last = value
             yield value
         await self._finish()
         assert self._result is not None
-        output = self._result.output
-        if last is INVALID or output != last:
-            yield output
+        # The output is always the last value, even when it equals the last partial one (as in pydantic-ai): a
+        # reader can take the last value for the validated output.
+        yield self._result.output
 
     async def _partial_outputs(self) -> AsyncGenerator[Any]:
         deps = self._run.ctx.deps
@@ -506,16 +509,19 @@ class _Stream(AsyncIterator[_T]):
 async def _debounce(
     source: AsyncIterator[_T], debounce_by: float, join: Callable[[list[_T]], _T] | None
 ) -> AsyncGenerator[_T]:
-    """Yield the first value at once, then at most one value per `debounce_by` seconds: the latest (or, with
-    `join`, all pending values joined); what is pending at the end is yielded too. Uses anyio's clock."""
+    """Group the values into intervals of `debounce_by` seconds from the first value of each group, and yield
+    one value per group: the latest (or, with `join`, the group's values joined). As pydantic-ai groups them,
+    except that a group whose interval has passed is yielded when the next value arrives (or at the end)
+    rather than by a timer: the reader drives the run, so nothing runs between values. Uses anyio's clock."""
     pending: list[_T] = []
-    last_yield: float | None = None
+    started = 0.0
     async for value in source:
-        pending.append(value)
         now = anyio.current_time()
-        if last_yield is None or now - last_yield >= debounce_by:
+        if pending and now - started >= debounce_by:
             yield join(pending) if join is not None else pending[-1]
             pending = []
-            last_yield = now
+        if not pending:
+            started = now
+        pending.append(value)
     if pending:
         yield join(pending) if join is not None else pending[-1]

@@ -8,6 +8,7 @@ from __future__ import annotations as _annotations
 
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import AbstractAsyncContextManager, AbstractContextManager
+from functools import partial
 from typing import Any, Generic, TypeVar
 
 from anyio.from_thread import BlockingPortal, start_blocking_portal
@@ -64,6 +65,13 @@ class StreamedRunResultSync(Generic[OutputDataT]):
     def stream_responses(self, *, debounce_by: float | None = 0.1) -> Iterator[tuple[ModelResponse, bool]]:
         """`stream_response()` as `(response, is_last)` pairs (deprecated in pydantic-ai 1.107, as here)."""
         return self._iterate(self._result.stream_responses(debounce_by=debounce_by))
+
+    def validate_response_output(self, message: ModelResponse, *, allow_partial: bool = False) -> OutputDataT:
+        """`StreamedRunResult.validate_response_output`, from synchronous code."""
+        output: OutputDataT = self._portal.call(
+            partial(self._result.validate_response_output, message, allow_partial=allow_partial)
+        )
+        return output
 
     def get_output(self) -> OutputDataT:
         """Run to the end and return the output."""

@@ -23,8 +23,8 @@ class StreamedResponse(ABC):
 
     Subclasses implement `_get_event_iterator`, feeding deltas to `self._parts_manager` and yielding the
     events it returns, and keep `self._usage` up to date. The iterator adds `PartEndEvent`s and, at the first
-    candidate for the final result (text with more than whitespace when text is an acceptable output, or
-    a call of an output tool), a `FinalResultEvent`.
+    candidate for the final result (the start of a text part when text is an acceptable output, a call of an
+    output tool, or a call of a deferred tool), a `FinalResultEvent`, as pydantic-ai's does.
     """
 
     model_request_parameters: ModelRequestParameters
@@ -61,11 +61,10 @@ class StreamedResponse(ABC):
     async def _iterate(self) -> AsyncIterator[ModelResponseStreamEvent]:
         params = self.model_request_parameters
         text_is_output = params.allow_text_output or params.output_mode in ('native', 'prompted')
-        output_tools = {t.name for t in params.output_tools}
+        # The tools whose call is a final result: output tools, and deferred tools (their requests are the output).
+        final_tools = {t.name: t.kind == 'output' for t in params.tool_defs.values() if t.kind == 'output' or t.defer}
         manager = self._parts_manager
         last_start: PartStartEvent | None = None
-        # Text parts that hold only whitespace so far: they are no candidate for the final result yet.
-        blank_text: set[int] = set()
         inner = self._get_event_iterator()
         try:
             async for event in inner:
@@ -82,16 +81,13 @@ class StreamedResponse(ABC):
                 if isinstance(event, PartStartEvent):
                     part = event.part
                     if isinstance(part, TextPart) and text_is_output:
-                        if part.content.strip():
-                            final = FinalResultEvent(tool_name=None, tool_call_id=None)
-                        else:
-                            blank_text.add(event.index)
-                    elif isinstance(part, ToolCallPart) and part.tool_name in output_tools:
-                        final = FinalResultEvent(tool_name=part.tool_name, tool_call_id=part.tool_call_id)
-                elif event.event_kind == 'part_delta' and event.index in blank_text:
-                    delta = event.delta
-                    if delta.part_delta_kind == 'text' and delta.content_delta.strip():
                         final = FinalResultEvent(tool_name=None, tool_call_id=None)
+                    elif isinstance(part, ToolCallPart) and (is_output := final_tools.get(part.tool_name)) is not None:
+                        final = (
+                            FinalResultEvent(tool_name=part.tool_name, tool_call_id=part.tool_call_id)
+                            if is_output
+                            else FinalResultEvent(tool_name=None, tool_call_id=None)
+                        )
                 if final is not None:
                     self.final_result_event = final
                     yield final

@@ -26,11 +26,11 @@ from ..messages import (
     UserPromptPart,
 )
 
-__all__ = ('UsageEstimator', 'estimate_tokens')
+__all__ = ('REQUEST_OVERHEAD', 'UsageEstimator', 'estimate_tokens')
 
 _SPLIT_RE = re.compile(r'[\s",.:]+')
 # Providers bill a fixed overhead of roughly this many tokens per request.
-_REQUEST_OVERHEAD = 50
+REQUEST_OVERHEAD = 50
 _CACHE_SIZE = 16
 
 
@@ -96,4 +96,4 @@ class UsageEstimator:
         if len(self._seen) > _CACHE_SIZE:
             self._seen.popitem(last=False)
         req, resp = _message_tokens(extra)
-        return RequestUsage(input_tokens=_REQUEST_OVERHEAD + request_tokens + req, output_tokens=response_tokens + resp)
+        return RequestUsage(input_tokens=REQUEST_OVERHEAD + request_tokens + req, output_tokens=response_tokens + resp)

@@ -19,7 +19,7 @@ from ..settings import ModelSettings
 from ._model import Model, RunContext
 from ._request_parameters import ModelRequestParameters
 from ._streamed_response import StreamedResponse
-from ._usage_estimate import UsageEstimator, estimate_tokens
+from ._usage_estimate import REQUEST_OVERHEAD, UsageEstimator, estimate_tokens
 
 __all__ = (
     'FunctionModel',
@@ -167,7 +167,8 @@ class FunctionModel(Model):
         model_request_parameters: ModelRequestParameters,
         run_context: RunContext[Any] | None = None,
     ) -> AsyncIterator[StreamedResponse]:
-        """Stream the answer of `stream_function`; usage is estimated at the end if the function sets none.
+        """Stream the answer of `stream_function`; usage is estimated as it streams (the request overhead as input
+        tokens, each chunk's words as output tokens), as pydantic-ai's does.
 
         Raises:
             UserError: the model has no `stream_function`.
@@ -183,7 +184,7 @@ class FunctionModel(Model):
         except BaseException:
             await items.aclose()  # type: ignore[attr-defined]
             raise
-        stream = _FunctionStreamedResponse(model_request_parameters, self, messages, items, first)
+        stream = _FunctionStreamedResponse(model_request_parameters, self, items, first)
         try:
             yield stream
         finally:
@@ -219,15 +220,15 @@ class _FunctionStreamedResponse(StreamedResponse):
         self,
         params: ModelRequestParameters,
         model: FunctionModel,
-        messages: list[ModelMessage],
         items: AsyncIterator[str | DeltaToolCalls | DeltaThinkingCalls | BuiltinToolCallsReturns],
         first: str | DeltaToolCalls | DeltaThinkingCalls | BuiltinToolCallsReturns,
     ) -> None:
         super().__init__(params)
         self._model = model
-        self._messages = messages
         self._items = items
         self._first = first  # read ahead by `request_stream`, to tell an empty stream
+        # As pydantic-ai's: the request overhead as input, then the output counted chunk by chunk.
+        self._usage.input_tokens = REQUEST_OVERHEAD
 
     async def _get_event_iterator(self) -> AsyncIterator[ModelResponseStreamEvent]:
         manager = self._parts_manager
@@ -236,17 +237,24 @@ class _FunctionStreamedResponse(StreamedResponse):
         try:
             while True:
                 if isinstance(item, str):
-                    self._usage.output_tokens += estimate_tokens(item)  # a running count; estimated whole at the end
+                    self._usage.output_tokens += estimate_tokens(item)
                     if (event := manager.text_delta('content', item)) is not None:
                         yield event
                 else:
                     for index, delta in item.items():
                         if isinstance(delta, DeltaThinkingPart):
+                            self._usage.output_tokens += estimate_tokens(delta.content or '')
                             event = manager.thinking_delta(index, delta.content, delta.signature)
                         elif isinstance(delta, DeltaToolCall):
                             self._usage.output_tokens += estimate_tokens(delta.json_args or '')
                             event = manager.tool_call_delta(index, delta.name, delta.json_args, delta.tool_call_id)
                         elif isinstance(delta, NativeToolCallPart | NativeToolReturnPart):
+                            text = (
+                                delta.args_as_json_str()
+                                if isinstance(delta, NativeToolCallPart)
+                                else delta.model_response_str()
+                            )
+                            self._usage.output_tokens += estimate_tokens(text)
                             event = manager.whole_part(index, delta)
                         else:
                             raise UserError(
@@ -263,7 +271,6 @@ class _FunctionStreamedResponse(StreamedResponse):
         finally:
             # Stop the user's generator at once when the stream is left early.
             await items.aclose()  # type: ignore[attr-defined]
-        self._usage = self._model._estimator.estimate(self._messages, self.get())
 
     @property
     def model_name(self) -> str:

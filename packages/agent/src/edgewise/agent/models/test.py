@@ -5,7 +5,6 @@ It needs no script: good for checking that an agent's tools and output are wired
 
 from __future__ import annotations as _annotations
 
-import re
 from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
 from typing import Any, Literal
@@ -32,7 +31,7 @@ from ._request_parameters import ModelRequestParameters
 from ._schema_data import _chars as _chars  # re-exported: tests written for pydantic-ai import it from here
 from ._schema_data import _JsonSchemaTestData as _JsonSchemaTestData  # also imported from here by tests
 from ._streamed_response import StreamedResponse
-from ._usage_estimate import UsageEstimator
+from ._usage_estimate import UsageEstimator, estimate_tokens
 
 __all__ = ('TestModel', 'TestStreamedResponse')
 
@@ -104,9 +103,14 @@ class TestModel(Model):
         model_request_parameters: ModelRequestParameters,
         run_context: RunContext[Any] | None = None,
     ) -> AsyncIterator[StreamedResponse]:
-        """Stream the same answer as `request`: text word by word, each tool call in one piece."""
+        """Stream the same answer as `request`: each text part starts empty, then comes word by word (a word
+        with the space after it; a single word of more than two characters in two halves), each tool call in one
+        piece, as pydantic-ai's `TestModel` streams."""
         response = self._respond(messages, model_request_parameters)
+        # As pydantic-ai's: the input is estimated from the conversation at the start, the output counted as the
+        # words arrive (the model's estimator remembers the conversation, so each request counts new messages only).
         stream = TestStreamedResponse(model_request_parameters, self._model_name, response)
+        stream._usage = self._estimator.estimate(messages, ModelResponse(parts=[]))
         try:
             yield stream
         finally:
@@ -123,7 +127,7 @@ class TestModel(Model):
         self.last_model_request_parameters = params
         if params.native_tools:
             raise UserError('TestModel does not support built-in tools')
-        response = ModelResponse(parts=self._parts(messages, params), model_name=self._model_name)
+        response = ModelResponse(parts=self._parts(messages, params), model_name=self._model_name, provider_name='test')
         response.usage = self._estimator.estimate(messages, response)
         return response
 
@@ -189,11 +193,20 @@ class TestModel(Model):
         return 'test'
 
 
-_WORD_RE = re.compile(r'\S+\s*|\s+')
+def _text_chunks(text: str) -> list[str]:
+    """The chunks `TestModel` streams `text` in: split on single spaces, each space kept with the word before it,
+    and a text of one word longer than two characters cut in two halves."""
+    *words, last = text.split(' ')
+    chunks = [f'{word} ' for word in words]
+    chunks.append(last)
+    if len(chunks) == 1 and len(text) > 2:
+        middle = len(text) // 2
+        chunks = [text[:middle], text[middle:]]
+    return chunks
 
 
 class TestStreamedResponse(StreamedResponse):
-    """Streams a response built whole: the events its parts would arrive as, then its usage."""
+    """Streams a response built whole: the events its parts would arrive as, counting the output tokens."""
 
     __test__ = False  # not a test class, whatever its name
 
@@ -206,28 +219,29 @@ class TestStreamedResponse(StreamedResponse):
         _provider_name: str = 'test',
         _provider_url: str | None = None,
     ) -> None:
-        # The keyword names are pydantic-ai's (its class is a dataclass of private fields); `_messages` is taken
-        # for compatibility: the usage here is the response's own, given at the end of the stream.
+        # The keyword names are pydantic-ai's (its class is a dataclass of private fields). As in pydantic-ai,
+        # the usage starts as the estimate of `_messages` (the conversation) and grows with each word streamed.
         super().__init__(model_request_parameters)
         self._model_name = _model_name
         self._response = _structured_response
         self._provider_name = _provider_name
         self._provider_url = _provider_url
+        self._usage = UsageEstimator().estimate(list(_messages), ModelResponse(parts=[]))
 
     async def _get_event_iterator(self) -> AsyncIterator[ModelResponseStreamEvent]:
         manager = self._parts_manager
         for i, part in enumerate(self._response.parts):
             if isinstance(part, TextPart):
-                for word in _WORD_RE.findall(part.content):
-                    self._usage.output_tokens += 1  # a running count; the response's own usage at the end
-                    if (event := manager.text_delta(i, word)) is not None:
+                yield manager.text_start(i)
+                for chunk in _text_chunks(part.content):
+                    self._usage.output_tokens += estimate_tokens(chunk)
+                    if (event := manager.text_delta(i, chunk)) is not None:
                         yield event
             else:
                 assert isinstance(part, ToolCallPart)
                 event = manager.tool_call_delta(i, part.tool_name, part.args, part.tool_call_id)
                 assert event is not None
                 yield event
-        self._usage = self._response.usage
 
     @property
     def model_name(self) -> str:
