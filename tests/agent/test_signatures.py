@@ -53,7 +53,7 @@ def _params(fn: Callable[..., Any]) -> list[str]:
         (Agent.instructions, ['/func']),
         (Agent.output_validator, ['/func']),
         (Agent.override, ['*name', '*model', '*deps', '*tools', '*toolsets', '*instructions', '*model_settings',
-                          '*metadata', '*retries']),
+                          '*metadata', '*retries', '*native_tools', '**deprecated_kwargs']),
         (Tool.__init__, ['function', '*takes_ctx', '*max_retries', '*name', '*description', '*prepare',
                          '*args_validator', '*docstring_format', '*require_parameter_descriptions',
                          '*schema_generator', '*strict', '*sequential', '*requires_approval', '*metadata', '*timeout',

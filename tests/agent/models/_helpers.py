@@ -18,6 +18,8 @@ def _plain(value: Any) -> Any:
     # The SDKs' TypedDicts validate lists lazily (iterators): walking them runs the validation.
     if isinstance(value, Mapping):
         return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, pydantic.BaseModel):  # a few request types embed response models (MCP tool results)
+        return _plain(value.model_dump(exclude_unset=True))
     if isinstance(value, str | bytes | int | float | bool) or value is None:
         return value
     if isinstance(value, Iterable):
@@ -31,6 +33,12 @@ def _adapter(kind: str) -> pydantic.TypeAdapter[Any]:
         from anthropic.types.message_create_params import MessageCreateParamsNonStreaming
 
         return pydantic.TypeAdapter(MessageCreateParamsNonStreaming)
+    if kind == 'anthropic-beta':
+        from anthropic.types.beta.message_create_params import (
+            MessageCreateParamsNonStreaming as BetaMessageCreateParamsNonStreaming,
+        )
+
+        return pydantic.TypeAdapter(BetaMessageCreateParamsNonStreaming)
     from openai.types.responses.response_create_params import ResponseCreateParamsNonStreaming
 
     return pydantic.TypeAdapter(ResponseCreateParamsNonStreaming)
@@ -43,9 +51,16 @@ def _validate_typed_dict(kind: str, body: dict[str, Any]) -> None:
     assert validated == _plain(sent)
 
 
+_ANTHROPIC_BETA_TOOLS = ('web_fetch_', 'memory_', 'code_execution_')
+
+
 def validate_anthropic_body(body: dict[str, Any]) -> None:
-    """Fail unless `body` is a valid Messages API request, as the `anthropic` SDK types it."""
-    _validate_typed_dict('anthropic', body)
+    """Fail unless `body` is a valid Messages API request, as the `anthropic` SDK types it (its beta types, for a
+    body with what only they have: MCP servers, and the server tools that need a beta flag)."""
+    beta = 'mcp_servers' in body or any(
+        str(tool.get('type', '')).startswith(_ANTHROPIC_BETA_TOOLS) for tool in body.get('tools') or ()
+    )
+    _validate_typed_dict('anthropic-beta' if beta else 'anthropic', body)
 
 
 def validate_responses_body(body: dict[str, Any]) -> None:

@@ -18,7 +18,14 @@ from edgewise.agent import (
     ToolCallPartDelta,
 )
 from edgewise.agent.exceptions import UnexpectedModelBehavior
-from edgewise.agent.messages import ModelRequest, ModelResponse, TextPart, ThinkingPart, ToolCallPart
+from edgewise.agent.messages import (
+    ModelRequest,
+    ModelResponse,
+    NativeToolCallPart,
+    TextPart,
+    ThinkingPart,
+    ToolCallPart,
+)
 from edgewise.agent.models import ModelRequestParameters
 from edgewise.agent.models._anthropic_mapping import (
     AnthropicModelSettings,
@@ -268,6 +275,7 @@ def test_response_body_maps_to_a_model_response() -> None:
             ThinkingPart(content='', id='redacted_thinking', signature='opaque', provider_name='anthropic'),
             TextPart(content='Let me check.'),
             ToolCallPart(tool_name='weather', args={'city': 'Paris'}, tool_call_id='toolu_1'),
+            NativeToolCallPart(tool_name='web_search', tool_call_id='srvtoolu_1', provider_name='anthropic'),
         ]
     )
     assert response.usage == snapshot(

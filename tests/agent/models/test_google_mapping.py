@@ -10,7 +10,14 @@ from inline_snapshot import snapshot
 
 from edgewise.agent import RequestUsage
 from edgewise.agent.exceptions import UserError
-from edgewise.agent.messages import ModelRequest, ModelResponse, TextPart, ThinkingPart, ToolCallPart
+from edgewise.agent.messages import (
+    ModelRequest,
+    ModelResponse,
+    NativeToolCallPart,
+    TextPart,
+    ThinkingPart,
+    ToolCallPart,
+)
 from edgewise.agent.models import ModelRequestParameters
 from edgewise.agent.models._google_mapping import (
     GoogleModelSettings,
@@ -301,6 +308,12 @@ def test_response_body_maps_to_a_model_response() -> None:
             ),
             ToolCallPart(tool_name='weather', args={'city': 'Rome'}, tool_call_id='given'),
             TextPart(content='Done.'),
+            NativeToolCallPart(
+                tool_name='code_execution',
+                args={'language': 'PYTHON', 'code': 'print(1)'},
+                tool_call_id=IsStr(regex='pyd_ai_[0-9a-f]{32}'),  # type: ignore[arg-type]
+                provider_name='google-gla',
+            ),
         ]
     )
     assert (response.usage, response.finish_reason, response.provider_details, response.model_name) == snapshot(

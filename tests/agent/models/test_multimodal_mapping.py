@@ -20,6 +20,7 @@ from edgewise.agent.messages import (
     ModelMessage,
     ModelRequest,
     ModelResponse,
+    NativeToolReturnPart,
     TextContent,
     TextPart,
     ToolCallPart,
@@ -242,10 +243,26 @@ def test_responses_image_generation_output_is_a_file_part_and_goes_back_by_refer
         ],
     }
     response = responses_model_response(body)
-    assert response.parts == [FilePart(BinaryImage(PNG, media_type='image/png'), id='ig_1', provider_name='openai')]
+    # Each call of the hosted tool is a native call and result; the image it made sits between them.
+    assert [(type(p).__name__, getattr(p, 'tool_call_id', None) or getattr(p, 'id', None)) for p in response.parts] == [
+        ('NativeToolCallPart', 'ig_1'),
+        ('FilePart', 'ig_1'),
+        ('NativeToolReturnPart', 'ig_1'),
+        ('NativeToolCallPart', 'ig_2'),
+        ('NativeToolReturnPart', 'ig_2'),
+    ]
+    assert response.parts[1] == FilePart(BinaryImage(PNG, media_type='image/png'), id='ig_1', provider_name='openai')
+    assert [r.content for _, r in response.native_tool_calls] == [{'status': 'completed'}, {'status': 'failed'}]
     assert response.images == [BinaryImage(PNG, media_type='image/png')]
     history = [*prompt('draw'), response, *prompt('thanks')]
-    assert responses_input(history)[1] == {
+    # The calls go back as references to OpenAI's items (the image once, through its call).
+    assert responses_input(history)[1:3] == [
+        {'type': 'image_generation_call', 'id': 'ig_1', 'result': None, 'status': 'completed'},
+        {'type': 'image_generation_call', 'id': 'ig_2', 'result': None, 'status': 'failed'},
+    ]
+    # Without the call part (a history made before native parts), the image itself refers back to its item.
+    only_file = ModelResponse([response.parts[1]], provider_name='openai')
+    assert responses_input([*prompt('draw'), only_file, *prompt('thanks')])[1] == {
         'type': 'image_generation_call',
         'id': 'ig_1',
         'result': None,
@@ -460,7 +477,7 @@ async def test_google_streamed_images_are_file_parts_between_text() -> None:
 
 
 @pytest.mark.anyio
-async def test_responses_streamed_image_generation_is_a_file_part() -> None:
+async def test_responses_streamed_image_generation_is_a_file_part_between_its_call_and_result() -> None:
     from edgewise.agent.models._openai_responses_mapping import OpenAIResponsesStreamedResponse
 
     from ._helpers import aiter_events
@@ -472,7 +489,19 @@ async def test_responses_streamed_image_generation_is_a_file_part() -> None:
     ]
     streamed = OpenAIResponsesStreamedResponse(PARAMS, aiter_events(events), model_name='gpt-5', provider_name='openai')
     _ = [event async for event in streamed]
-    assert streamed.get().parts == [
+    parts = streamed.get().parts
+    result = parts[2]
+    assert isinstance(result, NativeToolReturnPart)
+    assert [type(p).__name__ for p in parts] == [
+        'NativeToolCallPart',
+        'FilePart',
+        'NativeToolReturnPart',
+        'TextPart',
+    ]
+    assert parts[1:] == [
         FilePart(BinaryImage(PNG, media_type='image/png'), id='ig_1', provider_name='openai'),
+        NativeToolReturnPart(
+            'image_generation', {'status': 'completed'}, 'ig_1', timestamp=result.timestamp, provider_name='openai'
+        ),
         TextPart('A cat.', id='msg_1', provider_name='openai'),
     ]

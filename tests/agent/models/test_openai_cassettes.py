@@ -36,6 +36,7 @@ from edgewise.agent.messages import (
 from edgewise.agent.models import ModelRequestParameters
 from edgewise.agent.models._openai_chat import FINISH_REASONS
 from edgewise.agent.models.openai import OpenAIChatModel
+from edgewise.agent.native_tools import WebSearchTool
 from edgewise.agent.output import OutputObjectDefinition
 from edgewise.agent.profiles.openai import OpenAIModelProfile
 from edgewise.agent.providers.openai import OpenAIProvider
@@ -119,8 +120,6 @@ def _messages(body: dict[str, Any]) -> list[ModelMessage]:
 
 
 def _inputs(body: dict[str, Any]) -> tuple[list[ModelMessage], dict[str, Any], ModelRequestParameters, Any]:
-    if 'web_search_options' in body:
-        raise Unsupported('server-side web search')
     tools = [
         ToolDefinition(
             name=t['function']['name'],
@@ -131,6 +130,9 @@ def _inputs(body: dict[str, Any]) -> tuple[list[ModelMessage], dict[str, Any], M
         for t in body.get('tools', ())
     ]
     params = ModelRequestParameters(function_tools=tools, allow_text_output=body.get('tool_choice') != 'required')
+    if (search := body.get('web_search_options')) is not None:
+        location = (search.get('user_location') or {}).get('approximate')
+        params.native_tools = [WebSearchTool(search_context_size=search['search_context_size'], user_location=location)]
     response_format = body.get('response_format') or {}
     if response_format.get('type') == 'json_schema':
         schema = response_format['json_schema']
@@ -145,8 +147,13 @@ def _inputs(body: dict[str, Any]) -> tuple[list[ModelMessage], dict[str, Any], M
         params.output_mode = 'prompted'
     settings = {ours: body[theirs] for theirs, ours in _SETTINGS.items() if theirs in body}
     system_role = next((m['role'] for m in body['messages'] if m['role'] in ('system', 'developer')), None)
+    # The recorded web searches include one asked of a model that cannot search (`gpt-4o`): it is sent anyway,
+    # to replay the API's refusal (with the model's own profile, Edgewise refuses it before sending).
     profile = OpenAIModelProfile(
-        supports_json_schema_output=True, supports_json_object_output=True, openai_system_prompt_role=system_role
+        supports_json_schema_output=True,
+        supports_json_object_output=True,
+        openai_system_prompt_role=system_role,
+        openai_chat_supports_web_search='web_search_options' in body,
     )
     return _messages(body), settings, params, profile
 
@@ -292,6 +299,7 @@ async def _replay(interaction: Interaction, stream: bool) -> str:
     same = same and [t['function']['name'] for t in ours.get('tools', ())] == [
         t['function']['name'] for t in body.get('tools', ())
     ]
+    same = same and ours.get('web_search_options') == body.get('web_search_options')
     return 'request+response' if same else 'response'
 
 
@@ -312,5 +320,4 @@ async def test_how_many_recorded_interactions_are_handled() -> None:
         except Unsupported:
             outcome['unsupported'] += 1
     print(f'\nChat Completions cassette interactions ({len(CHAT)}): {outcome}')
-    # The rest ask for OpenAI's server-side web search.
-    assert outcome == {'request+response': 48, 'response': 0, 'unsupported': 3}
+    assert outcome == {'request+response': 51, 'response': 0, 'unsupported': 0}

@@ -6,11 +6,20 @@ from datetime import datetime, timezone
 from typing import Any
 
 import pytest
+from dirty_equals import IsDatetime
 from inline_snapshot import snapshot
 
 from edgewise.agent import RequestUsage
 from edgewise.agent.exceptions import UnexpectedModelBehavior
-from edgewise.agent.messages import ModelRequest, ModelResponse, TextPart, ThinkingPart, ToolCallPart
+from edgewise.agent.messages import (
+    ModelRequest,
+    ModelResponse,
+    NativeToolCallPart,
+    NativeToolReturnPart,
+    TextPart,
+    ThinkingPart,
+    ToolCallPart,
+)
 from edgewise.agent.models import ModelRequestParameters
 from edgewise.agent.models._mapping import customize_request_parameters
 from edgewise.agent.models._openai_responses_mapping import (
@@ -307,6 +316,14 @@ def test_response_body_maps_to_a_model_response() -> None:
             TextPart(content='Hi', id='msg_1', provider_name='openai', provider_details={'phase': 'final_answer'}),
             ToolCallPart(
                 tool_name='weather', args='{"city":"Oslo"}', tool_call_id='call_1', id='fc_1', provider_name='openai'
+            ),
+            NativeToolCallPart(tool_name='web_search', tool_call_id='ws_1', id='ws_1', provider_name='openai'),
+            NativeToolReturnPart(
+                tool_name='web_search',
+                content={'status': 'completed'},
+                tool_call_id='ws_1',
+                timestamp=IsDatetime(),  # type: ignore[arg-type]
+                provider_name='openai',
             ),
         ]
     )

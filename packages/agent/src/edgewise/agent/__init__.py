@@ -7,6 +7,7 @@ The names below are imported on first use (PEP 562): `import edgewise.agent.mode
 """
 
 import importlib
+import warnings
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -36,6 +37,8 @@ if TYPE_CHECKING:
         AudioFormat,
         AudioMediaType,
         AudioUrl,
+        BaseToolCallPart,
+        BaseToolReturnPart,
         BinaryContent,
         BinaryImage,
         CachePoint,
@@ -62,6 +65,8 @@ if TYPE_CHECKING:
         ModelResponsePartDelta,
         ModelResponseStreamEvent,
         MultiModalContent,
+        NativeToolCallPart,
+        NativeToolReturnPart,
         OutputToolCallEvent,
         OutputToolResultEvent,
         PartDeltaEvent,
@@ -87,6 +92,18 @@ if TYPE_CHECKING:
     )
     from .models import ModelRequestContext
     from .models.instrumented import InstrumentationSettings
+    from .native_tools import (
+        CodeExecutionTool,
+        FileSearchTool,
+        ImageGenerationTool,
+        MCPServerTool,
+        MemoryTool,
+        UrlContextTool,
+        WebFetchTool,
+        WebSearchTool,
+        WebSearchUserLocation,
+        XSearchTool,
+    )
     from .output import NativeOutput, PromptedOutput, StructuredDict, TextOutput, ToolOutput
     from .profiles import (
         DEFAULT_PROFILE,
@@ -98,6 +115,7 @@ if TYPE_CHECKING:
     from .result import AgentEventStream, AgentRunResult, AgentRunResultEvent, FinalResult, StreamedRunResult
     from .settings import ModelSettings, ToolChoice, ToolOrOutput
     from .tools import (
+        AgentNativeTool,
         DeferredToolRequests,
         DeferredToolResults,
         RunContext,
@@ -242,6 +260,21 @@ __all__ = (
     'WrapperToolset',
     'capture_run_messages',
     'format_as_xml',
+    'BaseToolCallPart',
+    'BaseToolReturnPart',
+    'NativeToolCallPart',
+    'NativeToolReturnPart',
+    'CodeExecutionTool',
+    'FileSearchTool',
+    'ImageGenerationTool',
+    'MCPServerTool',
+    'MemoryTool',
+    'UrlContextTool',
+    'WebFetchTool',
+    'WebSearchTool',
+    'WebSearchUserLocation',
+    'XSearchTool',
+    'AgentNativeTool',
 )
 
 # Where each public name lives; `__getattr__` imports it from there on first use. A test checks that this table and
@@ -367,10 +400,38 @@ _EXPORTS: dict[str, str] = {
     'JsonSchemaTransformer': '.profiles',
     'ModelProfile': '.profiles',
     'ModelProfileSpec': '.profiles',
+    'BaseToolCallPart': '.messages',
+    'BaseToolReturnPart': '.messages',
+    'NativeToolCallPart': '.messages',
+    'NativeToolReturnPart': '.messages',
+    'CodeExecutionTool': '.native_tools',
+    'FileSearchTool': '.native_tools',
+    'ImageGenerationTool': '.native_tools',
+    'MCPServerTool': '.native_tools',
+    'MemoryTool': '.native_tools',
+    'UrlContextTool': '.native_tools',
+    'WebFetchTool': '.native_tools',
+    'WebSearchTool': '.native_tools',
+    'WebSearchUserLocation': '.native_tools',
+    'XSearchTool': '.native_tools',
+    'AgentNativeTool': '.tools',
+}
+
+# pydantic-ai's names from before the built-in -> native rename, still importable (with a warning).
+_RENAMED: dict[str, str] = {
+    'BuiltinToolCallPart': 'NativeToolCallPart',
+    'BuiltinToolReturnPart': 'NativeToolReturnPart',
+    'AgentBuiltinTool': 'AgentNativeTool',
 }
 
 
 def __getattr__(name: str) -> Any:
+    if name in _RENAMED:
+        new_name = _RENAMED[name]
+        warnings.warn(
+            f'`edgewise.agent.{name}` is deprecated, use `edgewise.agent.{new_name}` instead.', DeprecationWarning, 2
+        )
+        return __getattr__(new_name)
     module = _EXPORTS.get(name)
     if module is not None:
         value = getattr(importlib.import_module(module, __name__), name)

@@ -34,7 +34,7 @@ from ._history import sent_messages
 from ._no_output import NoOutput, no_output_answer
 from ._output import validation_errors
 from ._request_hooks import run_request_hooks, streamed_through_hooks, wrapped_request
-from ._run_deps import GraphAgentDeps, GraphAgentState, system_prompt_parts
+from ._run_deps import GraphAgentDeps, GraphAgentState, resolve_native_tools, system_prompt_parts
 from ._run_result import FinalResult
 from ._step_tools import prepare_output_tools, prepare_step_tools
 from ._tool_calls import run_tool_calls, tool_retry_prompt
@@ -47,6 +47,7 @@ from .messages import (
     ModelRequestPart,
     ModelResponse,
     ModelResponseStreamEvent,
+    NativeToolCallPart,
     OutputToolCallEvent,
     OutputToolResultEvent,
     RetryPromptPart,
@@ -354,6 +355,8 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
             # As in pydantic-ai: native and prompted output arrive as text, so the model is told text is allowed.
             allow_text_output=schema.allow_text_output or schema.mode in ('native', 'prompted'),
         )
+        if deps.native_tools:
+            params.native_tools = await resolve_native_tools(deps.native_tools, deps.run_context(state))
         params = deps.model.customize_request_parameters(params)
         settings = deps.model_settings
         if deps.settings_resolver is not None or deps.request_hooks:
@@ -474,7 +477,12 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
         self, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]]
     ) -> ModelRequestNode[DepsT, NodeRunEndT] | End[FinalResult[NodeRunEndT]]:
         state, deps = ctx.state, ctx.deps
-        texts = [p.content for p in self.model_response.parts if isinstance(p, TextPart)]
+        texts: list[str] = []
+        for part in self.model_response.parts:
+            if isinstance(part, TextPart):
+                texts.append(part.content)
+            elif isinstance(part, NativeToolCallPart):
+                texts = []  # text before a call of the provider's tools is commentary, not the answer (pydantic-ai)
         schema = deps.output_schema
         run_ctx = deps.run_context(state, retry=state.retries, max_retries=deps.max_result_retries)
         retry: RetryPromptPart

@@ -11,8 +11,18 @@ from dataclasses import KW_ONLY, dataclass, replace
 from typing import Annotated, Any, Literal
 
 import pydantic
+from typing_extensions import deprecated
 
-from ._message_types import ModelResponsePart, RetryPromptPart, TextPart, ThinkingPart, ToolCallPart, ToolReturnPart
+from ._message_types import (
+    ModelResponsePart,
+    NativeToolCallPart,
+    NativeToolReturnPart,
+    RetryPromptPart,
+    TextPart,
+    ThinkingPart,
+    ToolCallPart,
+    ToolReturnPart,
+)
 from .exceptions import UnexpectedModelBehavior
 
 __all__ = (
@@ -29,11 +39,13 @@ __all__ = (
     'FunctionToolResultEvent',
     'OutputToolCallEvent',
     'OutputToolResultEvent',
+    'BuiltinToolCallEvent',
+    'BuiltinToolResultEvent',
     'HandleResponseEvent',
     'AgentStreamEvent',
 )
 
-PartKind = Literal['text', 'thinking', 'tool-call', 'file']
+PartKind = Literal['text', 'thinking', 'tool-call', 'builtin-tool-call', 'builtin-tool-return', 'file']
 """The `part_kind` of a response part."""
 
 
@@ -130,14 +142,14 @@ class ToolCallPartDelta:
     part_delta_kind: Literal['tool_call'] = 'tool_call'
     """Tag of this delta kind (note: `tool_call`, where the part's kind is `tool-call`)."""
 
-    def apply(self, part: ModelResponsePart) -> ToolCallPart:
-        """The `ToolCallPart` with this delta applied.
+    def apply(self, part: ModelResponsePart) -> ToolCallPart | NativeToolCallPart:
+        """The tool call (a `ToolCallPart` or `NativeToolCallPart`) with this delta applied.
 
         Raises:
-            ValueError: `part` is not a `ToolCallPart`.
+            ValueError: `part` is not a tool call.
             UnexpectedModelBehavior: JSON text is applied to dict arguments, or a dict to JSON text.
         """
-        if not isinstance(part, ToolCallPart):
+        if not isinstance(part, ToolCallPart | NativeToolCallPart):
             raise ValueError(f'Cannot apply a ToolCallPartDelta to {type(part).__name__}')
         args = part.args
         if isinstance(self.args_delta, str):
@@ -315,8 +327,49 @@ class OutputToolResultEvent:
     __repr__ = _repr
 
 
+@deprecated(
+    '`BuiltinToolCallEvent` is deprecated, look for `PartStartEvent` and `PartDeltaEvent` with `NativeToolCallPart` '
+    'instead.'
+)
+@dataclass(repr=False)
+class BuiltinToolCallEvent:
+    """Deprecated (no run emits it): a call to a tool the provider runs shows as a `PartStartEvent` of a
+    `NativeToolCallPart`."""
+
+    part: NativeToolCallPart
+    """The call."""
+    _: KW_ONLY
+    event_kind: Literal['builtin_tool_call'] = 'builtin_tool_call'
+    """Tag of this event kind."""
+
+    __repr__ = _repr
+
+
+@deprecated(
+    '`BuiltinToolResultEvent` is deprecated, look for `PartStartEvent` and `PartDeltaEvent` with '
+    '`NativeToolReturnPart` instead.'
+)
+@dataclass(repr=False)
+class BuiltinToolResultEvent:
+    """Deprecated (no run emits it): the result of a tool the provider runs shows as a `PartStartEvent` of a
+    `NativeToolReturnPart`."""
+
+    result: NativeToolReturnPart
+    """The result."""
+    _: KW_ONLY
+    event_kind: Literal['builtin_tool_result'] = 'builtin_tool_result'
+    """Tag of this event kind."""
+
+    __repr__ = _repr
+
+
 HandleResponseEvent = Annotated[
-    FunctionToolCallEvent | FunctionToolResultEvent | OutputToolCallEvent | OutputToolResultEvent,
+    FunctionToolCallEvent
+    | FunctionToolResultEvent
+    | OutputToolCallEvent
+    | OutputToolResultEvent
+    | BuiltinToolCallEvent  # pyright: ignore[reportDeprecated]
+    | BuiltinToolResultEvent,  # pyright: ignore[reportDeprecated]
     pydantic.Discriminator('event_kind'),
 ]
 """An event of the handling of a model response (its tool calls)."""

@@ -11,6 +11,7 @@ The public home of these classes is `edgewise.agent.messages`, which re-exports 
 from __future__ import annotations as _annotations
 
 import os
+import warnings
 from collections.abc import Sequence
 from dataclasses import KW_ONLY, dataclass, field
 from datetime import datetime, timezone
@@ -35,7 +36,9 @@ __all__ = (
     'SystemPromptPart',
     'UserPromptPart',
     'UserContent',
+    'BaseToolReturnPart',
     'ToolReturnPart',
+    'NativeToolReturnPart',
     'InstructionPart',
     'RetryPromptPart',
     'ModelRequestPart',
@@ -43,7 +46,9 @@ __all__ = (
     'TextPart',
     'ThinkingPart',
     'FilePart',
+    'BaseToolCallPart',
     'ToolCallPart',
+    'NativeToolCallPart',
     'ModelResponsePart',
     'ModelResponse',
     'ModelMessage',
@@ -104,8 +109,9 @@ class UserPromptPart:
 
 
 @dataclass(repr=False)
-class ToolReturnPart:
-    """What a tool returned, sent back to the model."""
+class BaseToolReturnPart:
+    """What a tool returned: the fields of `ToolReturnPart` (a function tool's return, sent to the model) and
+    `NativeToolReturnPart` (what a tool the provider runs returned, in its response)."""
 
     tool_name: str
     """The name of the tool that was called."""
@@ -122,8 +128,6 @@ class ToolReturnPart:
     """When the part was created."""
     outcome: Literal['success', 'failed', 'denied'] = 'success'
     """How the tool call ended."""
-    part_kind: Literal['tool-return'] = 'tool-return'
-    """Tag of this part kind in serialized messages."""
 
     @property
     def files(self) -> list[MultiModalContent]:
@@ -198,6 +202,33 @@ class ToolReturnPart:
 
     def __repr__(self) -> str:
         return _repr(self, ('tool_name', 'content', 'tool_call_id', 'tool_kind', 'metadata', 'timestamp'))
+
+
+@dataclass(repr=False)
+class ToolReturnPart(BaseToolReturnPart):
+    """What a tool returned, sent back to the model."""
+
+    _: KW_ONLY
+    part_kind: Literal['tool-return'] = 'tool-return'
+    """Tag of this part kind in serialized messages."""
+
+
+@dataclass(repr=False)
+class NativeToolReturnPart(BaseToolReturnPart):
+    """What a tool the provider runs (see `edgewise.agent.native_tools`) returned, as the provider reported it
+    in its response; sent back only to the provider that made it."""
+
+    _: KW_ONLY
+    provider_name: str | None = None
+    """The provider that ran the tool."""
+    provider_details: dict[str, Any] | None = None
+    """Provider-specific data (what the API needs back, or what it gave beyond `content`)."""
+    part_kind: Literal['builtin-tool-return'] = 'builtin-tool-return'
+    """Tag of this part kind in serialized messages (pydantic-ai's, from before the rename to "native")."""
+
+    def __repr__(self) -> str:
+        names = ('tool_name', 'content', 'tool_call_id', 'tool_kind', 'metadata', 'timestamp', 'provider_name')
+        return _repr(self, (*names, 'provider_details'))
 
 
 @dataclass(repr=False)
@@ -346,8 +377,9 @@ class ThinkingPart:
 
 
 @dataclass(repr=False)
-class ToolCallPart:
-    """A call to a tool requested by the model."""
+class BaseToolCallPart:
+    """A tool call: the fields of `ToolCallPart` (a call the agent runs) and `NativeToolCallPart` (a call the
+    provider ran itself)."""
 
     tool_name: str
     """The name of the tool to call."""
@@ -364,8 +396,6 @@ class ToolCallPart:
     """The provider that produced the part."""
     provider_details: dict[str, Any] | None = None
     """Provider-specific data."""
-    part_kind: Literal['tool-call'] = 'tool-call'
-    """Tag of this part kind in serialized messages."""
 
     def args_as_dict(self, *, raise_if_invalid: bool = False) -> dict[str, Any]:
         """The arguments as a dict (a JSON string is parsed).
@@ -405,6 +435,26 @@ class ToolCallPart:
 
 
 @dataclass(repr=False)
+class ToolCallPart(BaseToolCallPart):
+    """A call to a tool requested by the model."""
+
+    _: KW_ONLY
+    part_kind: Literal['tool-call'] = 'tool-call'
+    """Tag of this part kind in serialized messages."""
+
+
+@dataclass(repr=False)
+class NativeToolCallPart(BaseToolCallPart):
+    """A call the model made to a tool its provider runs (see `edgewise.agent.native_tools`); the agent does not
+    run it. Its result follows as a `NativeToolReturnPart` with the same `tool_call_id`, in the same response
+    when the provider reports it. Sent back only to the provider that made it."""
+
+    _: KW_ONLY
+    part_kind: Literal['builtin-tool-call'] = 'builtin-tool-call'
+    """Tag of this part kind in serialized messages (pydantic-ai's, from before the rename to "native")."""
+
+
+@dataclass(repr=False)
 class FilePart:
     """A file made by the model (an image it drew)."""
 
@@ -428,7 +478,10 @@ class FilePart:
         return _repr(self, ('content', 'id', 'provider_name', 'provider_details'))
 
 
-ModelResponsePart = Annotated[TextPart | ThinkingPart | ToolCallPart | FilePart, pydantic.Discriminator('part_kind')]
+ModelResponsePart = Annotated[
+    TextPart | ThinkingPart | ToolCallPart | NativeToolCallPart | NativeToolReturnPart | FilePart,
+    pydantic.Discriminator('part_kind'),
+]
 """A part of a model's response."""
 
 FinishReason = Literal['stop', 'length', 'content_filter', 'tool_call', 'error']
@@ -506,6 +559,24 @@ class ModelResponse:
     def tool_calls(self) -> list[ToolCallPart]:
         """The tool call parts."""
         return [part for part in self.parts if isinstance(part, ToolCallPart)]
+
+    @property
+    def native_tool_calls(self) -> list[tuple[NativeToolCallPart, NativeToolReturnPart]]:
+        """The calls of tools the provider ran, each with its result (calls without one in this response are
+        left out)."""
+        returns = {p.tool_call_id: p for p in self.parts if isinstance(p, NativeToolReturnPart)}
+        calls = (p for p in self.parts if isinstance(p, NativeToolCallPart))
+        return [(call, returns[call.tool_call_id]) for call in calls if call.tool_call_id in returns]
+
+    @property
+    def builtin_tool_calls(self) -> list[tuple[NativeToolCallPart, NativeToolReturnPart]]:
+        """Deprecated: `native_tool_calls`."""
+        warnings.warn(
+            '`ModelResponse.builtin_tool_calls` is deprecated, use `ModelResponse.native_tool_calls` instead.',
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return self.native_tool_calls
 
     def __repr__(self) -> str:
         names = ('parts', 'usage', 'model_name', 'timestamp', 'provider_name', 'provider_response_id', 'run_id')

@@ -7,7 +7,7 @@ end, or for `get`), so a response of n chunks costs O(n), not O(n^2) as re-conca
 from __future__ import annotations as _annotations
 
 from collections.abc import Hashable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ._event_types import (
@@ -17,7 +17,14 @@ from ._event_types import (
     ThinkingPartDelta,
     ToolCallPartDelta,
 )
-from ._message_types import ModelResponsePart, TextPart, ThinkingPart, ToolCallPart, generate_tool_call_id
+from ._message_types import (
+    ModelResponsePart,
+    NativeToolCallPart,
+    TextPart,
+    ThinkingPart,
+    ToolCallPart,
+    generate_tool_call_id,
+)
 from .exceptions import UnexpectedModelBehavior
 
 __all__ = ('PartsManager',)
@@ -35,6 +42,7 @@ class _Building:
     signature: str | None = None
     index: int = -1  # the part's index once it has started (a tool call starts when its name is known)
     whole: ModelResponsePart | None = None  # a part that arrives in one piece (a file)
+    native: NativeToolCallPart | None = None  # for a call of a provider's tool: its fixed fields
 
     def build(self) -> ModelResponsePart:
         if self.whole is not None:
@@ -47,6 +55,8 @@ class _Building:
         if self.kind == 'thinking':
             return ThinkingPart(content, signature=self.signature)
         args: str | dict[str, Any] | None = self.dict_args if self.dict_args is not None else (content or None)
+        if self.native is not None:
+            return replace(self.native, args=args)
         return ToolCallPart(self.tool_name, args, self.tool_call_id or generate_tool_call_id())
 
 
@@ -101,7 +111,7 @@ class PartsManager:
             UnexpectedModelBehavior: JSON text and dict arguments are mixed in one call.
         """
         part = self._by_vendor_id.get(vendor_part_id)
-        if part is None or part.kind != 'tool-call':
+        if part is None or part.kind not in ('tool-call', 'builtin-tool-call'):
             part = _Building('tool-call')
             self._by_vendor_id[vendor_part_id] = part
         started = part.index != -1
@@ -131,8 +141,20 @@ class PartsManager:
         return PartStartEvent(index=part.index, part=part.build())
 
     def whole_part(self, vendor_part_id: Hashable, part: ModelResponsePart) -> PartStartEvent:
-        """Add a part that arrives complete (a file the model made)."""
-        self._start(vendor_part_id, _Building(kind=part.part_kind, whole=part))
+        """Add a part that arrives complete (a file the model made, a provider's tool call or result).
+
+        A `NativeToolCallPart` added here may still get argument pieces from `tool_call_delta` under the same
+        `vendor_part_id` (arguments a provider streams).
+        """
+        if isinstance(part, NativeToolCallPart):
+            building = _Building('builtin-tool-call', tool_name=part.tool_name, native=part)
+            if isinstance(part.args, dict):
+                building.dict_args = part.args
+            elif part.args:
+                building.pieces.append(part.args)
+            self._start(vendor_part_id, building)
+        else:
+            self._start(vendor_part_id, _Building(kind=part.part_kind, whole=part))
         return PartStartEvent(index=len(self._parts) - 1, part=part)
 
     def get_parts(self) -> list[ModelResponsePart]:

@@ -29,8 +29,9 @@ from .messages import (
     UserContent,
 )
 from .models import Model
+from .native_tools import AbstractNativeTool
 from .settings import ModelSettings
-from .tools import RunContext, ToolDefinition
+from .tools import AgentNativeTool, RunContext, ToolDefinition
 from .toolsets import AbstractToolset, ToolsetTool
 from .usage import RunUsage, UsageLimits
 
@@ -45,6 +46,7 @@ __all__ = (
     'new_run_id',
     'new_conversation_id',
     'resolve_conversation_id',
+    'resolve_native_tools',
     'NEW_CONVERSATION',
 )
 
@@ -169,6 +171,18 @@ async def call_user_function(function: Callable[..., Any], *args: Any) -> Any:
     return result
 
 
+async def resolve_native_tools(tools: Sequence[AgentNativeTool[Any]], ctx: RunContext[Any]) -> list[AbstractNativeTool]:
+    """The native tools of one request: tool instances as they are, functions called with the run context
+    (those returning `None` leave their tool out of this request)."""
+    resolved: list[AbstractNativeTool] = []
+    for tool in tools:
+        if isinstance(tool, AbstractNativeTool):
+            resolved.append(tool)
+        elif (built := await call_user_function(tool, ctx)) is not None:
+            resolved.append(built)
+    return resolved
+
+
 def _takes_ctx(function: Callable[..., Any], plain_arity: int) -> bool:
     return len(inspect.signature(function).parameters) > plain_arity
 
@@ -252,6 +266,8 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
     """The run's capabilities as one `CombinedCapability` (typed loosely: capabilities sit above this module)."""
     tool_manager: Any = None
     """The current step's `ToolManager` (made at the first step; typed loosely: it sits above this module)."""
+    native_tools: Sequence[AgentNativeTool[Any]] = ()
+    """The native tools (run by the provider) of every request, or functions building them per step."""
     tracing: bool = True
     """Whether the run makes spans."""
     resumed_request: ModelRequest | None = None

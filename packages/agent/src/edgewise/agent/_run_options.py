@@ -25,6 +25,7 @@ __all__ = (
     'settings_resolver',
     'resolve_metadata',
     'pop_deprecated',
+    'pop_deprecated_builtin_tools',
 )
 
 
@@ -165,3 +166,18 @@ def pop_deprecated(kwargs: dict[str, Any], name: str, replacement: str) -> Any:
         return None
     warnings.warn(f'`Agent({name}=...)` is deprecated, use `{replacement}` instead.', DeprecationWarning, stacklevel=3)
     return kwargs.pop(name)
+
+
+def pop_deprecated_builtin_tools(
+    kwargs: dict[str, Any], owner: str, *, has_native_tools: bool = False, stacklevel: int = 4
+) -> Any:
+    """Take the deprecated `builtin_tools=` (native tools' name before pydantic-ai 1.107) out of the keyword
+    arguments of `owner` (warning, if given), or `None`."""
+    if 'builtin_tools' not in kwargs:
+        return None
+    if has_native_tools:
+        message = '`builtin_tools=` is deprecated, use `native_tools=` instead.'
+    else:
+        message = f'`{owner}(builtin_tools=...)` is deprecated, use `capabilities=[NativeTool(...)]` instead.'
+    warnings.warn(message, DeprecationWarning, stacklevel=stacklevel)
+    return kwargs.pop('builtin_tools')

@@ -43,6 +43,7 @@ from ._run_options import (
     agent_retry_budgets,
     normalize_instructions,
     pop_deprecated,
+    pop_deprecated_builtin_tools,
     resolve_metadata,
     run_output_retries,
     settings_resolver,
@@ -60,6 +61,7 @@ from .output import OutputDataT, OutputSpec
 from .settings import ModelSettings
 from .tools import (
     AgentDepsT,
+    AgentNativeTool,
     RunContext,
     Tool,
     ToolFuncEither,
@@ -147,8 +149,9 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
                 `ConcurrencyLimit` (whose `max_queued` bounds the waiters: one more fails with
                 `ConcurrencyLimitExceeded`), or a limiter shared with other agents.
             capabilities: Capabilities such as `ProcessHistory(fn)` or `Instrumentation(settings)`.
-            **deprecated_kwargs: `tool_retries`, `output_retries`, `instrument` and `history_processors`,
-                deprecated in pydantic-ai 1.107 and accepted here with a `DeprecationWarning`.
+            **deprecated_kwargs: `tool_retries`, `output_retries`, `instrument`, `history_processors` and
+                `builtin_tools` (native tools, see `edgewise.agent.native_tools`), deprecated in pydantic-ai 1.107
+                and accepted here with a `DeprecationWarning`.
         """
         self.model = model
         self._inferred_model: tuple[str, Model] | None = None
@@ -175,6 +178,9 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
         )
         self._capabilities: list[AgentCapability[AgentDepsT]] = caps
         self._root_capability = CombinedCapability([c for c in caps if isinstance(c, AbstractCapability)])
+        self._native_tools: list[AgentNativeTool[AgentDepsT]] = list(
+            pop_deprecated_builtin_tools(deprecated_kwargs, 'Agent', stacklevel=3) or ()
+        )
         self._default_retries, self._max_result_retries = agent_retry_budgets(retries, deprecated_kwargs)
         if deprecated_kwargs:
             raise UserError(f'Unknown keyword arguments: {", ".join(f"`{k}`" for k in deprecated_kwargs)}')
@@ -398,6 +404,7 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
             frame = inspect.currentframe()
             # Skip the frame of `asynccontextmanager` between `iter(...)` and its caller.
             self._infer_name(frame.f_back if frame is not None else None)
+        run_native_tools = pop_deprecated_builtin_tools(deprecated_kwargs, 'agent.iter')
         output_retries = None
         if retries is not None or deprecated_kwargs:
             output_retries = run_output_retries(retries, deprecated_kwargs, 'agent.iter')
@@ -452,6 +459,7 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
             settings_resolver=resolver,
             request_hooks=[c for c in caps if isinstance(c, AbstractCapability) and c.has_request_hook()],
             root_capability=_combined(caps),
+            native_tools=self._run_native_tools(caps, run_native_tools),
             tracing=self._tracing(caps),
             validation_context=self.validation_context,
             usage_limits=usage_limits or UsageLimits(),
@@ -592,10 +600,17 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
         model_settings: AgentModelSettings | None = _UNSET,
         metadata: AgentMetadata | None = _UNSET,
         retries: int | AgentRetries | None = _UNSET,
+        native_tools: Sequence[AgentNativeTool[AgentDepsT]] = _UNSET,
+        **deprecated_kwargs: Any,
     ) -> Iterator[None]:
-        """Replace the name, model, deps, tools, toolsets, instructions, model settings, metadata or output retry
-        budget of every run started inside the block (e.g. in tests); a run's own arguments for them are then
-        ignored."""
+        """Replace the name, model, deps, tools, toolsets, instructions, model settings, metadata, output retry
+        budget or native tools of every run started inside the block (e.g. in tests); a run's own arguments for
+        them are then ignored. `builtin_tools=` is the deprecated spelling of `native_tools=`."""
+        legacy_native = pop_deprecated_builtin_tools(deprecated_kwargs, 'agent.override', has_native_tools=True)
+        if deprecated_kwargs:
+            raise UserError(f'Unknown keyword arguments: {", ".join(f"`{k}`" for k in deprecated_kwargs)}')
+        if native_tools is _UNSET and legacy_native is not None:
+            native_tools = legacy_native
         tokens: list[Callable[[], None]] = []
         if model is not _UNSET:
             token_m = self._override_model.set(model)
@@ -621,6 +636,8 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
             overrides['metadata'] = [metadata]
         if retries is not _UNSET:
             overrides['retries'] = run_output_retries(retries, {}, 'agent.override')
+        if native_tools is not _UNSET:
+            overrides['native_tools'] = list(native_tools)
         token_o = self._overrides.set(overrides)
         tokens.append(lambda: self._overrides.reset(token_o))
         try:
@@ -628,6 +645,16 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
         finally:
             for reset in reversed(tokens):
                 reset()
+
+    def _run_native_tools(
+        self, caps: Sequence[AgentCapability[AgentDepsT]], run_tools: Sequence[AgentNativeTool[AgentDepsT]] | None
+    ) -> list[AgentNativeTool[AgentDepsT]]:
+        # The agent's (or the override's), then the capabilities', then the run's.
+        tools = list(self._overrides.get().get('native_tools', self._native_tools))
+        for cap in caps:
+            if isinstance(cap, AbstractCapability):
+                tools.extend(cap.get_native_tools())
+        return [*tools, *(run_tools or ())]
 
     def _open_run(
         self, user_prompt: str | Sequence[UserContent] | None, kwargs: dict[str, Any]

@@ -9,12 +9,15 @@ The classes are defined in `_message_types` and `_event_types`; this module is t
 
 from __future__ import annotations as _annotations
 
+import warnings
 from typing import TYPE_CHECKING, Any
 
 import pydantic
 
 from ._event_types import (
     AgentStreamEvent,
+    BuiltinToolCallEvent,
+    BuiltinToolResultEvent,
     FinalResultEvent,
     FunctionToolCallEvent,
     FunctionToolResultEvent,
@@ -33,6 +36,8 @@ from ._event_types import (
 from ._message_types import (
     INVALID_JSON_KEY,
     RETURN_VALUE_KEY,
+    BaseToolCallPart,
+    BaseToolReturnPart,
     FilePart,
     FinishReason,
     InstructionPart,
@@ -42,6 +47,8 @@ from ._message_types import (
     ModelResponse,
     ModelResponsePart,
     ModelResponseState,
+    NativeToolCallPart,
+    NativeToolReturnPart,
     RetryPromptPart,
     SystemPromptPart,
     TextPart,
@@ -116,7 +123,9 @@ __all__ = (
     'SystemPromptPart',
     'UserPromptPart',
     'UserContent',
+    'BaseToolReturnPart',
     'ToolReturnPart',
+    'NativeToolReturnPart',
     'RetryPromptPart',
     'InstructionPart',
     'ModelRequestPart',
@@ -124,7 +133,9 @@ __all__ = (
     'TextPart',
     'ThinkingPart',
     'FilePart',
+    'BaseToolCallPart',
     'ToolCallPart',
+    'NativeToolCallPart',
     'ModelResponsePart',
     'ModelResponse',
     'ModelResponseState',
@@ -146,6 +157,8 @@ __all__ = (
     'FunctionToolResultEvent',
     'OutputToolCallEvent',
     'OutputToolResultEvent',
+    'BuiltinToolCallEvent',
+    'BuiltinToolResultEvent',
     'HandleResponseEvent',
     'AgentStreamEvent',
 )
@@ -153,9 +166,17 @@ __all__ = (
 _type_adapter: TypeAdapter[list[ModelMessage]] | None = None
 
 
+_RENAMED_PARTS = {'BuiltinToolCallPart': 'NativeToolCallPart', 'BuiltinToolReturnPart': 'NativeToolReturnPart'}
+
+
 def __getattr__(name: str) -> Any:
     # Building the type adapter takes milliseconds; only programs that (de)serialize histories pay for it.
     global _type_adapter
+    if name in _RENAMED_PARTS:
+        new_name = _RENAMED_PARTS[name]
+        message = f'`edgewise.agent.messages.{name}` is deprecated, use `edgewise.agent.messages.{new_name}` instead.'
+        warnings.warn(message, DeprecationWarning, stacklevel=2)
+        return globals()[new_name]
     if name == 'ModelMessagesTypeAdapter':
         if _type_adapter is None:
             config = pydantic.ConfigDict(defer_build=True, ser_json_bytes='base64', val_json_bytes='base64')

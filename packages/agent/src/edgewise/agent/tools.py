@@ -33,6 +33,7 @@ from ._function_schema import function_schema as function_schema_of
 from ._tool_definition import ToolDefinition, ToolKind
 from ._tool_selector import ToolSelector, ToolSelectorFunc, matches_tool_selector
 from .models._model import AgentDepsT, RunContext
+from .native_tools import AbstractNativeTool
 
 __all__ = (
     'AgentDepsT',
@@ -57,6 +58,8 @@ __all__ = (
     'ToolSelector',
     'ToolSelectorFunc',
     'matches_tool_selector',
+    'NativeToolFunc',
+    'AgentNativeTool',
 )
 
 ToolParams = ParamSpec('ToolParams', default=...)
@@ -77,6 +80,12 @@ ToolsPrepareFunc: TypeAlias = Callable[
     [RunContext[AgentDepsT], list[ToolDefinition]], Awaitable[list[ToolDefinition] | None] | list[ToolDefinition] | None
 ]
 """Adjusts the definitions of all the tools of a step at once."""
+NativeToolFunc: TypeAlias = Callable[
+    [RunContext[AgentDepsT]], Awaitable[AbstractNativeTool | None] | AbstractNativeTool | None
+]
+"""Builds a native tool for one step from the run context (sync or async), or returns `None` to leave it out."""
+AgentNativeTool: TypeAlias = AbstractNativeTool | NativeToolFunc[AgentDepsT]
+"""A native tool, or a function building it for each step."""
 ArgsValidatorFunc: TypeAlias = Callable[Concatenate[RunContext[AgentDepsT], ToolParams], Awaitable[None] | None]
 """Checks a tool's validated arguments before the call (given as keyword arguments after the `RunContext`);
 raises `ModelRetry` to send the model back with a message."""
@@ -264,3 +273,18 @@ def resolve_return_schema(tool_def: ToolDefinition) -> ToolDefinition:
     parts = [tool_def.description] if tool_def.description else []
     parts += ['Return schema:', json.dumps(tool_def.return_schema, indent=2)]
     return dataclasses.replace(tool_def, description='\n\n'.join(parts), return_schema=None)
+
+
+_RENAMED = {'BuiltinToolFunc': 'NativeToolFunc', 'AgentBuiltinTool': 'AgentNativeTool'}
+
+
+def __getattr__(name: str) -> Any:
+    new_name = _RENAMED.get(name)
+    if new_name is None:
+        raise AttributeError(f'module {__name__!r} has no attribute {name!r}')
+    warnings.warn(
+        f'`edgewise.agent.tools.{name}` is deprecated, use `edgewise.agent.tools.{new_name}` instead.',
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    return globals()[new_name]

@@ -3,7 +3,7 @@
 Edgewise implements the core of pydantic-ai 1.107's capabilities: `AbstractCapability` with its
 `get_instructions`, `get_model_settings`, `prepare_tools`, `prepare_output_tools`, `wrap_run`,
 `before_model_request` and `wrap_model_request` hooks; `CombinedCapability`, `PrepareTools`,
-`PrepareOutputTools`, `IncludeToolReturnSchemas`, `ProcessHistory` and `Instrumentation`.
+`PrepareOutputTools`, `IncludeToolReturnSchemas`, `NativeTool`, `ProcessHistory` and `Instrumentation`.
 """
 
 from .abstract import (
@@ -17,6 +17,7 @@ from .abstract import (
 from .combined import CombinedCapability
 from .include_return_schemas import IncludeToolReturnSchemas
 from .instrumentation import Instrumentation
+from .native_tool import NativeTool
 from .prepare_tools import PrepareOutputTools, PrepareTools
 from .process_history import HistoryProcessor, HistoryProcessorFunc, ProcessHistory
 
@@ -30,6 +31,7 @@ __all__ = (
     'IncludeToolReturnSchemas',
     'Instrumentation',
     'ModelRequestContext',
+    'NativeTool',
     'PrepareOutputTools',
     'PrepareTools',
     'ProcessHistory',

@@ -3,7 +3,7 @@ calls, and the handler types of its `wrap_*` hooks."""
 
 from __future__ import annotations as _annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeAlias
 
@@ -12,7 +12,7 @@ from .._run_result import AgentRunResult
 from .._tool_definition import ToolDefinition
 from ..messages import ModelResponse
 from ..models import ModelRequestContext
-from ..tools import AgentDepsT, RunContext
+from ..tools import AgentDepsT, AgentNativeTool, RunContext
 
 __all__ = (
     'AbstractCapability',
@@ -58,6 +58,10 @@ class AbstractCapability(Generic[AgentDepsT]):
         """Around a whole run: `await handler()` runs it. Return another result, catch its error and return a
         result instead, or skip the run by not calling `handler`."""
         return await handler()
+
+    def get_native_tools(self) -> Sequence[AgentNativeTool[AgentDepsT]]:
+        """Native tools (run by the model's provider) this capability adds to every request."""
+        return ()
 
     async def before_model_request(
         self, ctx: RunContext[AgentDepsT], request_context: ModelRequestContext

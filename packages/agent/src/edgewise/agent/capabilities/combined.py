@@ -12,7 +12,7 @@ from .._run_result import AgentRunResult
 from .._tool_definition import ToolDefinition
 from ..messages import ModelResponse
 from ..models import ModelRequestContext
-from ..tools import AgentDepsT, RunContext
+from ..tools import AgentDepsT, AgentNativeTool, RunContext
 from .abstract import AbstractCapability, WrapModelRequestHandler, WrapRunHandler
 
 __all__ = ('CombinedCapability',)
@@ -34,6 +34,10 @@ class CombinedCapability(AbstractCapability[AgentDepsT]):
             if found is not None:
                 items += [found] if isinstance(found, str) or callable(found) else list(found)
         return items or None
+
+    def get_native_tools(self) -> Sequence[AgentNativeTool[AgentDepsT]]:
+        """Every capability's native tools, in order."""
+        return [tool for capability in self.capabilities for tool in capability.get_native_tools()]
 
     def overrides(self, hook: str) -> bool:
         """Whether any of the capabilities implements `hook`."""

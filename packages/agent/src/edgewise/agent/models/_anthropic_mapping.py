@@ -8,7 +8,7 @@ text between `<thinking>` tags. Usage counts cached input as input (`cache_read_
 
 from __future__ import annotations as _annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import AsyncIterable, Iterator, Sequence
 from datetime import datetime, timezone
 from typing import Any, Literal
 
@@ -26,6 +26,8 @@ from ..messages import (
     ModelResponse,
     ModelResponsePart,
     ModelResponseStreamEvent,
+    NativeToolCallPart,
+    NativeToolReturnPart,
     SystemPromptPart,
     TextPart,
     ThinkingPart,
@@ -38,6 +40,13 @@ from ..profiles.anthropic import AnthropicModelProfile
 from ..settings import ModelSettings
 from ..tools import ToolDefinition
 from ..usage import RequestUsage
+from ._anthropic_native_tools import (
+    anthropic_native_tools,
+    container_param,
+    mcp_call_args_prefix,
+    native_part_block,
+    server_block_part,
+)
 from ._mapping import (
     EventStreamedResponse,
     instructions_of,
@@ -94,6 +103,12 @@ class AnthropicModelSettings(ModelSettings, total=False):
     """Cache the conversation (a cache point on the last block of the last message)."""
     anthropic_service_tier: Literal['auto', 'standard_only']
     """The request's `service_tier`."""
+    anthropic_code_execution_tool_version: Literal['auto', '20250825', '20260120']
+    """The version of the code execution tool a `CodeExecutionTool` asks for (`'auto'`: the newest the model
+    takes)."""
+    anthropic_container: dict[str, Any] | str | Literal[False]
+    """The code execution container to run in: an id, `{'id': ..., 'skills': [...]}`, or `False` for a new one.
+    By default the container of the last Anthropic response in the history is reused."""
 
 
 def _cache_control(ttl: bool | CacheTTL) -> dict[str, Any]:
@@ -172,6 +187,10 @@ def _assistant_blocks(message: ModelResponse, profile: ModelProfile, provider_na
             )
         elif isinstance(part, FilePart):
             continue  # Anthropic models make no files, and an assistant turn cannot hold one
+        elif isinstance(part, NativeToolCallPart | NativeToolReturnPart):
+            # Another provider's server tools mean nothing to Anthropic.
+            if part.provider_name == provider_name and (block := native_part_block(part)) is not None:
+                blocks.append(block)
         elif part.provider_name == provider_name and part.signature:
             if part.id == 'redacted_thinking':
                 blocks.append({'type': 'redacted_thinking', 'data': part.signature})
@@ -291,6 +310,12 @@ def anthropic_request_body(
         mapped[-1]['content'][-1]['cache_control'] = _cache_control(cache)
     tool_defs, tool_choice = _tool_choice(settings, params, anthropic_profile)
     tools = [_tool(t, profile) for t in tool_defs.values()]
+    if params.native_tools:
+        tools, mcp_servers, _ = anthropic_native_tools(params, tools, model_name, settings)
+        if mcp_servers:
+            body['mcp_servers'] = mcp_servers
+    if (container := container_param(messages, settings, provider_name)) is not None:
+        body['container'] = container
     if tools:
         if cache := settings.get('anthropic_cache_tool_definitions'):
             tools[-1]['cache_control'] = _cache_control(cache)
@@ -347,7 +372,7 @@ def _finish(stop_reason: str | None) -> tuple[FinishReason | None, dict[str, Any
     return _FINISH_REASONS.get(stop_reason), {'finish_reason': stop_reason}
 
 
-def _block_part(block: dict[str, Any], provider_name: str) -> ModelResponsePart | None:
+def _block_part(block: dict[str, Any], provider_name: str, mcp_calls: dict[str, str]) -> ModelResponsePart | None:
     kind = block.get('type')
     if kind == 'text':
         return TextPart(block['text'])
@@ -357,14 +382,17 @@ def _block_part(block: dict[str, Any], provider_name: str) -> ModelResponsePart 
         return ThinkingPart('', id='redacted_thinking', signature=block['data'], provider_name=provider_name)
     if kind == 'tool_use':
         return ToolCallPart(block['name'], block.get('input'), block['id'])
-    # Server-side tool blocks (web search, code execution, ...) cannot be requested through Edgewise yet.
-    return None
+    return server_block_part(block, provider_name, mcp_calls)
 
 
 def anthropic_model_response(body: dict[str, Any], *, provider_name: str = 'anthropic') -> ModelResponse:
     """The `ModelResponse` of a Messages API response body."""
-    parts = [p for block in body.get('content') or () if (p := _block_part(block, provider_name)) is not None]
+    mcp_calls: dict[str, str] = {}
+    blocks = body.get('content') or ()
+    parts = [p for block in blocks if (p := _block_part(block, provider_name, mcp_calls)) is not None]
     finish_reason, details = _finish(body.get('stop_reason'))
+    if container := body.get('container'):
+        details = {**(details or {}), 'container_id': container['id']}
     return ModelResponse(
         parts=parts,
         usage=anthropic_usage(body.get('usage')),
@@ -380,6 +408,19 @@ def anthropic_model_response(body: dict[str, Any], *, provider_name: str = 'anth
 class AnthropicStreamedResponse(EventStreamedResponse):
     """A streamed Messages API response, fed its events (`message_start`, `content_block_delta`, ...)."""
 
+    def __init__(
+        self,
+        model_request_parameters: ModelRequestParameters,
+        events: AsyncIterable[dict[str, Any]],
+        *,
+        model_name: str,
+        provider_name: str,
+    ) -> None:
+        """A response read from `events`, for the model `model_name` of the provider `provider_name`."""
+        super().__init__(model_request_parameters, events, model_name=model_name, provider_name=provider_name)
+        self._mcp_calls: dict[str, str] = {}
+        self._open_mcp_calls: dict[int, bool] = {}  # streamed MCP calls by block index: whether input came
+
     def _map_event(self, data: dict[str, Any]) -> Iterator[ModelResponseStreamEvent]:
         kind = data.get('type')
         manager = self._parts_manager
@@ -388,6 +429,8 @@ class AnthropicStreamedResponse(EventStreamedResponse):
             self.provider_response_id = message.get('id')
             self._model_name = message.get('model') or self._model_name
             self._usage = anthropic_usage(message.get('usage'))
+            if container := message.get('container'):
+                self._set_provider_detail('container_id', container['id'])
         elif kind == 'content_block_start':
             index, block = data['index'], data.get('content_block') or {}
             block_kind = block.get('type')
@@ -406,8 +449,20 @@ class AnthropicStreamedResponse(EventStreamedResponse):
             elif block_kind == 'tool_use':
                 args = block.get('input') or None
                 event = manager.tool_call_delta(index, block['name'], args, block['id'])
+            elif (part := server_block_part(block, self._provider_name, self._mcp_calls)) is not None:
+                if block_kind == 'mcp_tool_use' and isinstance(part, NativeToolCallPart):
+                    # The input streams as JSON text: the arguments are built around it, closed at the block's end.
+                    part.args = mcp_call_args_prefix(block)
+                    self._open_mcp_calls[index] = False
+                elif block_kind == 'server_tool_use' and isinstance(part, NativeToolCallPart) and part.args == {}:
+                    part.args = None  # the input follows in deltas
+                event = manager.whole_part(index, part)
             if event is not None:
                 yield event
+        elif kind == 'content_block_stop':
+            index = data['index']
+            if (had_input := self._open_mcp_calls.pop(index, None)) is not None:
+                yield from _some(manager.tool_call_delta(index, None, '}' if had_input else '{}}'))
         elif kind == 'content_block_delta':
             index, delta = data['index'], data.get('delta') or {}
             delta_kind = delta.get('type')
@@ -419,10 +474,14 @@ class AnthropicStreamedResponse(EventStreamedResponse):
             elif delta_kind == 'signature_delta':
                 event = manager.thinking_delta(index, None, delta['signature'])
             elif delta_kind == 'input_json_delta':
+                if delta.get('partial_json') and index in self._open_mcp_calls:
+                    self._open_mcp_calls[index] = True
                 event = manager.tool_call_delta(index, None, delta.get('partial_json') or None)
             if event is not None:
                 yield event
         elif kind == 'message_delta':
+            if container := (data.get('delta') or {}).get('container'):
+                self._set_provider_detail('container_id', container['id'])
             finish_reason, details = _finish((data.get('delta') or {}).get('stop_reason'))
             if details is not None:
                 self.finish_reason = finish_reason
@@ -437,4 +496,9 @@ class AnthropicStreamedResponse(EventStreamedResponse):
                 f'Model {self._model_name!r} stream failed: {error.get("type", "error")}: {error.get("message", "")}',
                 body=str(data),
             )
-        # `ping`, `content_block_stop` and `message_stop` carry nothing to map.
+        # `ping` and `message_stop` carry nothing to map.
+
+
+def _some(event: ModelResponseStreamEvent | None) -> Iterator[ModelResponseStreamEvent]:
+    if event is not None:
+        yield event

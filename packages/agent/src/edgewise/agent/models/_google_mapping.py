@@ -9,7 +9,7 @@ back only to Gemini. Gemini often gives function calls no id: one is generated, 
 from __future__ import annotations as _annotations
 
 import base64
-from collections.abc import Iterator, Sequence
+from collections.abc import AsyncIterable, Iterator, Sequence
 from datetime import datetime, timezone
 from typing import Any
 
@@ -24,6 +24,8 @@ from ..messages import (
     ModelResponse,
     ModelResponsePart,
     ModelResponseStreamEvent,
+    NativeToolCallPart,
+    NativeToolReturnPart,
     SystemPromptPart,
     TextPart,
     ThinkingPart,
@@ -37,6 +39,7 @@ from ..profiles import ModelProfile
 from ..profiles.google import GoogleModelProfile
 from ..settings import ModelSettings
 from ..usage import RequestUsage
+from ._google_native_tools import code_execution_part, google_native_tools, metadata_parts, native_part_dict
 from ._mapping import EventStreamedResponse, instructions_of, settings_fields, uploaded_file_id, user_turn_items
 from ._request_parameters import ModelRequestParameters
 from ._tool_choice import resolve_tool_choice
@@ -155,6 +158,9 @@ def _model_parts(message: ModelResponse, provider_name: str) -> list[dict[str, A
             part = {'text': item.content}
         elif isinstance(item, FilePart):
             part = {'inlineData': {'mimeType': item.content.media_type, 'data': item.content.base64}}
+        elif isinstance(item, NativeToolCallPart | NativeToolReturnPart):
+            if item.provider_name == provider_name:  # another provider's tools mean nothing to Gemini
+                part = native_part_dict(item)
         else:
             if item.provider_name == provider_name and item.signature:
                 pending = item.signature
@@ -240,6 +246,8 @@ def google_request_body(
             raise UserError('Tools are not supported by this model.')
         body['tools'] = [{'functionDeclarations': declarations}]
         body['toolConfig'] = {'functionCallingConfig': calling}
+    if native := google_native_tools(params):
+        body['tools'] = [*body.get('tools', ()), *native]
     config = settings_fields(
         settings,
         (
@@ -313,10 +321,14 @@ def google_usage(metadata: dict[str, Any] | None) -> RequestUsage:
     )
 
 
-def _response_part(part: dict[str, Any], provider_name: str) -> ModelResponsePart | None:
+def _response_part(
+    part: dict[str, Any], provider_name: str, code_call_id: list[str] | None = None
+) -> ModelResponsePart | None:
     signature = part.get('thoughtSignature')
     item: ModelResponsePart
-    if 'text' in part:
+    if (native := code_execution_part(part, provider_name, [] if code_call_id is None else code_call_id)) is not None:
+        item = native
+    elif 'text' in part:
         if not part['text'] and not signature:
             return None  # Gemini sometimes sends empty text parts
         item = ThinkingPart(part['text']) if part.get('thought') else TextPart(part['text'])
@@ -327,7 +339,6 @@ def _response_part(part: dict[str, Any], provider_name: str) -> ModelResponsePar
         content = BinaryContent(base64.b64decode(blob.get('data', '')), media_type=blob.get('mimeType', ''))
         item = FilePart(BinaryContent.narrow_type(content), provider_name=provider_name)
     else:
-        # Server-side tools (code execution, search) are not mapped by Edgewise yet.
         return None
     if signature:
         item.provider_details = {'thought_signature': signature}
@@ -356,7 +367,9 @@ def google_model_response(body: dict[str, Any], *, model_name: str, provider_nam
     candidates = body.get('candidates') or []
     candidate = candidates[0] if candidates else None
     raw_parts = ((candidate or {}).get('content') or {}).get('parts') or []
-    parts = [p for raw in raw_parts if (p := _response_part(raw, provider_name)) is not None]
+    code_call_id: list[str] = []
+    parts: list[ModelResponsePart] = [*metadata_parts(candidate or {}, provider_name)]
+    parts += [p for raw in raw_parts if (p := _response_part(raw, provider_name, code_call_id)) is not None]
     finish_reason, details = _finish(candidate, body)
     return ModelResponse(
         parts=parts,
@@ -377,6 +390,19 @@ class GoogleStreamedResponse(EventStreamedResponse):
     _segment = 0  # bumped whenever the kind of part changes, so that text after a call starts a new part
     _segment_kind = ''
 
+    def __init__(
+        self,
+        model_request_parameters: ModelRequestParameters,
+        events: AsyncIterable[dict[str, Any]],
+        *,
+        model_name: str,
+        provider_name: str,
+    ) -> None:
+        """A response read from `events`, for the model `model_name` of the provider `provider_name`."""
+        super().__init__(model_request_parameters, events, model_name=model_name, provider_name=provider_name)
+        self._code_call_id: list[str] = []  # the id of the last code execution call, for its result
+        self._fetches_seen = False
+
     def _map_event(self, data: dict[str, Any]) -> Iterator[ModelResponseStreamEvent]:
         self.provider_response_id = data.get('responseId') or self.provider_response_id
         self._model_name = data.get('modelVersion') or self._model_name
@@ -389,13 +415,19 @@ class GoogleStreamedResponse(EventStreamedResponse):
             self.finish_reason = finish_reason
             for key, value in details.items():
                 self._set_provider_detail(key, value)
+        if candidate is not None and candidate.get('urlContextMetadata') and not self._fetches_seen:
+            self._fetches_seen = True
+            # As pydantic-ai, streams report URL fetches (not searches: their metadata comes piecemeal).
+            for native in metadata_parts(candidate, self._provider_name, web_search=False):
+                self._segment += 1
+                yield self._parts_manager.whole_part(('whole', self._segment), native)
         for part in ((candidate or {}).get('content') or {}).get('parts') or ():
             event: Any = None
             kind = (
                 'call'
                 if 'functionCall' in part
                 else 'file'
-                if 'inlineData' in part
+                if 'inlineData' in part or 'executableCode' in part or 'codeExecutionResult' in part
                 else 'thinking'
                 if part.get('thought')
                 else 'text'
@@ -414,9 +446,11 @@ class GoogleStreamedResponse(EventStreamedResponse):
                 event = self._parts_manager.tool_call_delta(
                     self._segment, call['name'], call.get('args') or {}, call_id
                 )
-            elif (file := _response_part(part, self._provider_name)) is not None and isinstance(file, FilePart):
+            elif (whole := _response_part(part, self._provider_name, self._code_call_id)) is not None and isinstance(
+                whole, FilePart | NativeToolCallPart | NativeToolReturnPart
+            ):
                 self._segment += 1
-                event = self._parts_manager.whole_part(('file', self._segment), file)
+                event = self._parts_manager.whole_part(('whole', self._segment), whole)
             if event is not None:
                 self._last_index = event.index
                 yield event

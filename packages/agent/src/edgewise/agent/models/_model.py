@@ -9,6 +9,7 @@ from __future__ import annotations as _annotations
 
 import dataclasses
 import sys
+import warnings
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -20,6 +21,7 @@ from typing_extensions import TypeVar
 
 from .._message_types import ModelMessage, ModelResponse
 from .._usage_counts import RunUsage
+from ..native_tools import AbstractNativeTool
 from ..settings import ModelSettings
 from ._request_parameters import ModelRequestParameters
 from ._streamed_response import StreamedResponse
@@ -177,6 +179,22 @@ class Model(ABC):
     def customize_request_parameters(self, parameters: ModelRequestParameters) -> ModelRequestParameters:
         """Adapt the request parameters to the model (e.g. its JSON schema dialect); unchanged by default."""
         return parameters
+
+    @classmethod
+    def supported_native_tools(cls) -> frozenset[type[AbstractNativeTool]]:
+        """The native tool classes (`edgewise.agent.native_tools`) this model class maps to its API; none by
+        default (a model's profile may narrow them further for a given model name)."""
+        return frozenset()
+
+    @classmethod
+    def supported_builtin_tools(cls) -> frozenset[type[AbstractNativeTool]]:
+        """Deprecated: `supported_native_tools()`."""
+        warnings.warn(
+            '`Model.supported_builtin_tools()` is deprecated, use `Model.supported_native_tools()` instead.',
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return cls.supported_native_tools()
 
     @property
     @abstractmethod

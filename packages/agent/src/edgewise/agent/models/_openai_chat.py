@@ -36,6 +36,7 @@ from ..profiles.openai import OpenAIModelProfile
 from ..tools import ToolDefinition
 from ..usage import RequestUsage
 from ._mapping import is_text_like, unsupported_file, uploaded_file_id, user_turn_items
+from ._openai_native_tools import chat_web_search_options
 from ._tool_choice import explicitly_forced, resolve_tool_choice
 
 __all__ = (
@@ -310,6 +311,8 @@ def build_body(
         body['tool_choice'] = tool_choice
         if 'parallel_tool_calls' in settings and 'parallel_tool_calls' not in unsupported:
             body['parallel_tool_calls'] = settings['parallel_tool_calls']
+    if (web_search := chat_web_search_options(params)) is not None:
+        body['web_search_options'] = web_search
     if stream:
         body['stream'] = True
         options: dict[str, bool] = {'include_usage': True}

@@ -8,7 +8,6 @@ OpenAI, as a `reasoning` input item.
 
 from __future__ import annotations as _annotations
 
-import base64
 from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime, timezone
 from typing import Any, Literal
@@ -17,7 +16,6 @@ from ..exceptions import UnexpectedModelBehavior, UserError
 from ..messages import (
     AudioUrl,
     BinaryContent,
-    BinaryImage,
     DocumentUrl,
     FilePart,
     FinishReason,
@@ -27,6 +25,8 @@ from ..messages import (
     ModelResponse,
     ModelResponsePart,
     ModelResponseStreamEvent,
+    NativeToolCallPart,
+    NativeToolReturnPart,
     RetryPromptPart,
     SystemPromptPart,
     TextPart,
@@ -48,6 +48,13 @@ from ._mapping import (
     unsupported_file,
     uploaded_file_id,
     user_turn_items,
+)
+from ._openai_native_tools import (
+    NATIVE_ITEM_TYPES,
+    native_item,
+    native_output_parts,
+    responses_include,
+    responses_native_tools,
 )
 from ._request_parameters import ModelRequestParameters
 from ._tool_choice import explicitly_forced, resolve_tool_choice
@@ -157,6 +164,8 @@ def _response_items(
 ) -> Iterator[dict[str, Any]]:
     text_item: dict[str, Any] | None = None
     reasoning_item: dict[str, Any] | None = None
+    native_calls = {p.tool_call_id for p in message.parts if isinstance(p, NativeToolCallPart)}
+    native_items: dict[str, dict[str, Any]] = {}
     for part in message.parts:
         ours = part.provider_name == provider_name or (
             part.provider_name is None and message.provider_name == provider_name
@@ -192,9 +201,19 @@ def _response_items(
                 call['status'] = None
             yield call
         elif isinstance(part, FilePart):
-            # An image the image generation tool made goes back as a reference to its call; others cannot.
-            if ours and part.id:
+            # An image the image generation tool made goes back as a reference to its call (once: the call part,
+            # when there is one, refers to it already); others cannot.
+            if ours and part.id and part.id not in native_calls:
                 yield {'type': 'image_generation_call', 'id': part.id, 'result': None, 'status': 'completed'}
+        elif isinstance(part, NativeToolCallPart):
+            if with_id and (item := native_item(part)) is not None:
+                native_items[part.tool_call_id] = item
+                yield item
+        elif isinstance(part, NativeToolReturnPart):
+            # The result stays on OpenAI's side; only a status the call item lacks goes back with it.
+            item = native_items.get(part.tool_call_id)
+            if item is not None and 'status' in item and isinstance(part.content, dict):
+                item['status'] = part.content.get('status') or item['status']
         elif part.id and with_id:
             # One reasoning item per id; each summary of it was kept as its own ThinkingPart.
             signature = part.signature if profile.openai_supports_encrypted_reasoning_content else None
@@ -298,6 +317,7 @@ def responses_request_body(
         }
         for t in (*params.function_tools, *params.output_tools)
     ]
+    tools += responses_native_tools(params)
     if tools:
         body['tools'] = tools
         body['tool_choice'] = _tool_choice(settings, params, openai_profile, model_name)
@@ -330,8 +350,10 @@ def responses_request_body(
         text['verbosity'] = settings['openai_text_verbosity']
     if text:
         body['text'] = text
-    if openai_profile.openai_supports_encrypted_reasoning_content:
-        body['include'] = ['reasoning.encrypted_content']
+    include = ['reasoning.encrypted_content'] if openai_profile.openai_supports_encrypted_reasoning_content else []
+    include += responses_include(settings)
+    if include:
+        body['include'] = include
     if isinstance(extra := settings.get('extra_body'), dict):
         body.update(extra)
     return body
@@ -384,11 +406,8 @@ def _output_parts(item: dict[str, Any], provider_name: str) -> Iterator[ModelRes
             signature = None
         if not summaries and signature:
             yield ThinkingPart('', id=item.get('id'), signature=signature, provider_name=provider_name)
-    elif kind == 'image_generation_call' and item.get('result'):
-        media_type = f'image/{item.get("output_format") or "png"}'
-        image = BinaryImage(base64.b64decode(item['result']), media_type=media_type)
-        yield FilePart(image, id=item.get('id'), provider_name=provider_name)
-    # Other server-side tool items (web search, code interpreter, MCP, ...) are not mapped by Edgewise yet.
+    elif kind in NATIVE_ITEM_TYPES:
+        yield from native_output_parts(item, provider_name)
 
 
 def _refusal(response: dict[str, Any]) -> str | None:
@@ -460,9 +479,10 @@ class OpenAIResponsesStreamedResponse(EventStreamedResponse):
             if item.get('type') == 'reasoning' and (signature := item.get('encrypted_content')):
                 event = manager.thinking_delta(f'{item["id"]}-0', None, signature)
                 self._set_part_fields(event, id=item['id'], provider_name=self._provider_name)
-            elif item.get('type') == 'image_generation_call':
-                for part in _output_parts(item, self._provider_name):
-                    event = manager.whole_part(item.get('id'), part)
+            elif item.get('type') in NATIVE_ITEM_TYPES:
+                # A hosted tool's call, result (and image) arrive whole once its item is done.
+                for index, part in enumerate(native_output_parts(item, self._provider_name)):
+                    yield manager.whole_part((item.get('id'), index), part)
         elif kind == 'error':
             raise UnexpectedModelBehavior(
                 f'Model {self._model_name!r} stream failed: {data.get("code") or "error"}: {data.get("message", "")}',

@@ -15,6 +15,7 @@ import pydantic_core
 
 from ..exceptions import UnexpectedModelBehavior
 from ..messages import FileUrl, ModelMessage, ModelResponse
+from ..native_tools import AbstractNativeTool
 from ..profiles import DEFAULT_PROFILE, ModelProfile, ModelProfileSpec
 from ..providers import Provider, infer_provider
 from ..settings import ModelSettings, merge_model_settings
@@ -22,6 +23,7 @@ from . import _http
 from ._downloads import download_files
 from ._mapping import EventStreamedResponse, customize_request_parameters
 from ._model import Model, check_allow_model_requests
+from ._native_support import check_native_tools
 from ._request_parameters import ModelRequestParameters
 from ._streamed_response import StreamedResponse
 
@@ -101,6 +103,14 @@ class ProviderModel(Model):
         """
         return customize_request_parameters(parameters, self.profile)
 
+    def _request_headers(self, params: ModelRequestParameters, settings: Mapping[str, Any]) -> dict[str, str]:
+        """Headers the request needs for its parameters (applied over the `extra_headers` setting); none here."""
+        return {}
+
+    def _native_tools(self) -> frozenset[type[AbstractNativeTool]]:
+        """The native tools this model can run: those its class maps that its profile allows."""
+        return self.supported_native_tools() & self.profile.supported_native_tools
+
     def _needs_download(self, file: FileUrl) -> bool:
         """Whether the API takes this file only as data: by default, only when the file asks to be downloaded."""
         return bool(file.force_download)
@@ -148,6 +158,7 @@ class ProviderModel(Model):
         stream: bool,
     ) -> _http.HTTPCall:
         check_allow_model_requests()
+        params = check_native_tools(params, self._native_tools())
         settings = self._merged_settings(model_settings)
         body = self._body(messages, settings, params, stream=stream)
         provider = self._provider
@@ -155,6 +166,7 @@ class ProviderModel(Model):
         if stream:
             headers['accept'] = 'text/event-stream'
         headers.update(settings.get('extra_headers') or {})
+        headers.update(self._request_headers(params, settings))
         return _http.HTTPCall(
             client=provider.client,
             url=self._url(stream=stream),

@@ -3,9 +3,13 @@
 
 from __future__ import annotations as _annotations
 
+import functools
+import warnings
 from dataclasses import dataclass, field
+from typing import Any
 
 from .._tool_definition import ToolDefinition
+from ..native_tools import AbstractNativeTool
 from ..output import OutputMode, OutputObjectDefinition
 
 __all__ = ('ModelRequestParameters',)
@@ -27,6 +31,18 @@ class ModelRequestParameters:
     """Whether plain text is an acceptable final answer."""
     instruction_parts: list[str] | None = None
     """Instructions assembled for this request (also on the last `ModelRequest.instructions`)."""
+    native_tools: list[AbstractNativeTool] = field(default_factory=list)
+    """The tools the provider runs itself (web search, code execution, ...), see `edgewise.agent.native_tools`."""
+
+    @property
+    def builtin_tools(self) -> list[AbstractNativeTool]:
+        """Deprecated: `native_tools`."""
+        warnings.warn(
+            '`ModelRequestParameters.builtin_tools` is deprecated, use `ModelRequestParameters.native_tools` instead.',
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return self.native_tools
 
     @property
     def tool_defs(self) -> dict[str, ToolDefinition]:
@@ -39,3 +55,21 @@ class ModelRequestParameters:
             f'output_object={self.output_object!r}, output_tools={self.output_tools!r}, '
             f'allow_text_output={self.allow_text_output!r})'
         )
+
+
+def _taking_builtin_tools(init: Any) -> Any:
+    # `ModelRequestParameters(builtin_tools=...)`, pydantic-ai's spelling before 1.107, still works (and warns).
+    @functools.wraps(init)
+    def __init__(self: ModelRequestParameters, **kwargs: Any) -> None:
+        if 'builtin_tools' in kwargs:
+            warnings.warn(
+                '`builtin_tools` is deprecated, use `native_tools` instead.', DeprecationWarning, stacklevel=2
+            )
+            legacy = kwargs.pop('builtin_tools')
+            kwargs.setdefault('native_tools', legacy)
+        init(self, **kwargs)
+
+    return __init__
+
+
+ModelRequestParameters.__init__ = _taking_builtin_tools(ModelRequestParameters.__init__)  # type: ignore[method-assign]

@@ -16,6 +16,7 @@ from ..messages import (
     FilePart,
     ModelMessage,
     ModelRequest,
+    NativeToolReturnPart,
     SystemPromptPart,
     TextContent,
     TextPart,
@@ -66,6 +67,8 @@ def _message_tokens(message: ModelMessage) -> tuple[int, int]:
                 response_tokens += estimate_tokens(response_part.content)
             elif isinstance(response_part, FilePart):
                 response_tokens += estimate_tokens([response_part.content])
+            elif isinstance(response_part, NativeToolReturnPart):
+                response_tokens += estimate_tokens(response_part.model_response_str())
             else:
                 response_tokens += 1 + estimate_tokens(response_part.args_as_json_str())
     return request_tokens, response_tokens

@@ -6,10 +6,11 @@ streamed over server-sent events or not. The JSON is made and read by the pure `
 
 from __future__ import annotations as _annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 from ..messages import FileUrl, ModelMessage, ModelResponse
+from ..native_tools import AbstractNativeTool
 from ..profiles import ModelProfileSpec
 from ..providers import Provider
 from ..settings import ModelSettings
@@ -20,6 +21,7 @@ from ._anthropic_mapping import (
     anthropic_request_body,
     takes_url,
 )
+from ._anthropic_native_tools import ANTHROPIC_NATIVE_TOOLS, anthropic_native_tools
 from ._mapping import EventStreamedResponse
 from ._provider_model import ProviderModel
 from ._request_parameters import ModelRequestParameters
@@ -68,6 +70,23 @@ class AnthropicModel(ProviderModel):
             self._model_name, messages, settings, params, self.profile, stream=stream,
             provider_name=self._provider.name,
         )  # fmt: skip
+
+    def _native_tools(self) -> frozenset[type[AbstractNativeTool]]:
+        return ANTHROPIC_NATIVE_TOOLS & self.profile.supported_native_tools
+
+    @classmethod
+    def supported_native_tools(cls) -> frozenset[type[AbstractNativeTool]]:
+        """Web search, code execution, web fetch, memory and MCP servers (Anthropic's server tools)."""
+        return ANTHROPIC_NATIVE_TOOLS
+
+    def _request_headers(self, params: ModelRequestParameters, settings: Mapping[str, Any]) -> dict[str, str]:
+        # The beta flags some server tools need, with any the user gives in `extra_headers`.
+        _, _, betas = anthropic_native_tools(params, [], self._model_name, settings)
+        if not betas:
+            return {}
+        given = (settings.get('extra_headers') or {}).get('anthropic-beta', '')
+        betas.update(b.strip() for b in given.split(',') if b.strip())
+        return {'anthropic-beta': ','.join(sorted(betas))}
 
     def _parse(self, data: Any) -> ModelResponse:
         return anthropic_model_response(data, provider_name=self._provider.name)

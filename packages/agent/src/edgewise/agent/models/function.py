@@ -13,7 +13,8 @@ import anyio.to_thread
 from .._event_types import ModelResponseStreamEvent
 from .._tool_definition import ToolDefinition
 from ..exceptions import UserError
-from ..messages import ModelMessage, ModelRequest, ModelResponse
+from ..messages import ModelMessage, ModelRequest, ModelResponse, NativeToolCallPart, NativeToolReturnPart
+from ..native_tools import SUPPORTED_NATIVE_TOOLS, AbstractNativeTool
 from ..settings import ModelSettings
 from ._model import Model, RunContext
 from ._request_parameters import ModelRequestParameters
@@ -29,6 +30,7 @@ __all__ = (
     'DeltaToolCalls',
     'DeltaThinkingPart',
     'DeltaThinkingCalls',
+    'BuiltinToolCallsReturns',
 )
 
 
@@ -77,10 +79,12 @@ DeltaToolCalls: TypeAlias = dict[int, DeltaToolCall]
 """Pieces of streamed tool calls, by index."""
 DeltaThinkingCalls: TypeAlias = dict[int, DeltaThinkingPart]
 """Pieces of streamed reasoning parts, by index."""
+BuiltinToolCallsReturns: TypeAlias = dict[int, NativeToolCallPart | NativeToolReturnPart]
+"""Whole native tool calls and results a `stream_function` streams, by index (each starts its own part)."""
 FunctionDef: TypeAlias = Callable[[list[ModelMessage], AgentInfo], ModelResponse | Awaitable[ModelResponse]]
 """A function answering requests: `(messages, info) -> ModelResponse`, sync or async."""
 StreamFunctionDef: TypeAlias = Callable[
-    [list[ModelMessage], AgentInfo], AsyncIterator[str | DeltaToolCalls | DeltaThinkingCalls]
+    [list[ModelMessage], AgentInfo], AsyncIterator[str | DeltaToolCalls | DeltaThinkingCalls | BuiltinToolCallsReturns]
 ]
 """An async generator streaming an answer as text chunks, tool call pieces or reasoning pieces."""
 
@@ -122,6 +126,11 @@ class FunctionModel(Model):
         self._settings = settings
         self._is_async = inspect.iscoroutinefunction(function)
         self._estimator = UsageEstimator()
+
+    @classmethod
+    def supported_native_tools(cls) -> frozenset[type[AbstractNativeTool]]:
+        """Every native tool: the function sees them in `info.model_request_parameters.native_tools`."""
+        return SUPPORTED_NATIVE_TOOLS
 
     async def request(
         self,
@@ -212,8 +221,8 @@ class _FunctionStreamedResponse(StreamedResponse):
         params: ModelRequestParameters,
         model: FunctionModel,
         messages: list[ModelMessage],
-        items: AsyncIterator[str | DeltaToolCalls | DeltaThinkingCalls],
-        first: str | DeltaToolCalls | DeltaThinkingCalls,
+        items: AsyncIterator[str | DeltaToolCalls | DeltaThinkingCalls | BuiltinToolCallsReturns],
+        first: str | DeltaToolCalls | DeltaThinkingCalls | BuiltinToolCallsReturns,
     ) -> None:
         super().__init__(params)
         self._model = model
@@ -238,11 +247,13 @@ class _FunctionStreamedResponse(StreamedResponse):
                         elif isinstance(delta, DeltaToolCall):
                             self._usage.output_tokens += estimate_tokens(delta.json_args or '')
                             event = manager.tool_call_delta(index, delta.name, delta.json_args, delta.tool_call_id)
+                        elif isinstance(delta, NativeToolCallPart | NativeToolReturnPart):
+                            event = manager.whole_part(index, delta)
                         else:
                             raise UserError(
                                 f'The stream function of FunctionModel {self._model.model_name!r} yielded '
                                 f'{delta!r}; expected `str`, `{{index: DeltaToolCall(...)}}` or '
-                                '`{index: DeltaThinkingPart(...)}`.'
+                                '`{index: DeltaThinkingPart(...)}` or `{index: NativeToolCallPart(...)}`.'
                             )
                         if event is not None:
                             yield event

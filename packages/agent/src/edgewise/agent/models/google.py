@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from ..messages import FileUrl, ModelMessage, ModelResponse
+from ..native_tools import AbstractNativeTool
 from ..profiles import ModelProfileSpec
 from ..providers import Provider
 from ..settings import ModelSettings
@@ -21,6 +22,7 @@ from ._google_mapping import (
     google_request_body,
     takes_url,
 )
+from ._google_native_tools import GOOGLE_NATIVE_TOOLS
 from ._mapping import EventStreamedResponse
 from ._provider_model import ProviderModel
 from ._request_parameters import ModelRequestParameters
@@ -61,6 +63,11 @@ class GoogleModel(ProviderModel):
     def _needs_download(self, file: FileUrl) -> bool:
         # The Gemini API fetches no URL but YouTube's and its own Files API's: the others are sent as data.
         return bool(file.force_download) or not takes_url(file)
+
+    @classmethod
+    def supported_native_tools(cls) -> frozenset[type[AbstractNativeTool]]:
+        """Google search, URL context (`WebFetchTool`), code execution and file search."""
+        return GOOGLE_NATIVE_TOOLS
 
     def _url(self, *, stream: bool) -> str:
         name = self._model_name.removeprefix('models/')

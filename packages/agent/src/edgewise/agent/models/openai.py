@@ -27,6 +27,7 @@ from ..messages import (
     PartStartEvent,
     ThinkingPart,
 )
+from ..native_tools import AbstractNativeTool, WebSearchTool
 from ..profiles import ModelProfile, ModelProfileSpec
 from ..profiles.openai import OpenAIModelProfile
 from ..providers import Provider
@@ -34,6 +35,7 @@ from ..settings import ModelSettings
 from . import _http
 from . import _openai_chat as _chat
 from ._mapping import EventStreamedResponse, transformed_schema
+from ._openai_native_tools import RESPONSES_NATIVE_TOOLS
 from ._openai_responses_mapping import (
     OpenAIResponsesModelSettings,
     OpenAIResponsesStreamedResponse,
@@ -138,6 +140,16 @@ class OpenAIChatModel(ProviderModel):
             output_object=output_object,
         )
 
+    @classmethod
+    def supported_native_tools(cls) -> frozenset[type[AbstractNativeTool]]:
+        """Web search (as `web_search_options`), for the models whose profile allows it (`*-search-preview`)."""
+        return frozenset[type[AbstractNativeTool]]({WebSearchTool})
+
+    def _native_tools(self) -> frozenset[type[AbstractNativeTool]]:
+        if not OpenAIModelProfile.from_profile(self.profile).openai_chat_supports_web_search:
+            return frozenset()
+        return super()._native_tools()
+
     def _needs_download(self, file: FileUrl) -> bool:
         # Chat Completions takes image URLs only: audio and documents are sent as data.
         return bool(file.force_download) or not _chat.takes_url(file)
@@ -206,6 +218,11 @@ class OpenAIResponsesModel(ProviderModel):
             settings: Default settings of this model's requests (`OpenAIResponsesModelSettings`).
         """
         super().__init__(model_name, provider=provider, profile=profile, settings=settings)
+
+    @classmethod
+    def supported_native_tools(cls) -> frozenset[type[AbstractNativeTool]]:
+        """Web search, code interpreter, file search, MCP servers and image generation (OpenAI's hosted tools)."""
+        return RESPONSES_NATIVE_TOOLS
 
     def _url(self, *, stream: bool) -> str:
         return f'{self._provider.base_url}/responses'

@@ -14,6 +14,7 @@ import pydantic_core
 
 from .._event_types import ModelResponseStreamEvent
 from .._tool_definition import ToolDefinition
+from ..exceptions import UserError
 from ..messages import (
     ModelMessage,
     ModelRequest,
@@ -24,6 +25,7 @@ from ..messages import (
     ToolCallPart,
     ToolReturnPart,
 )
+from ..native_tools import SUPPORTED_NATIVE_TOOLS, AbstractNativeTool
 from ..settings import ModelSettings
 from ._model import Model, RunContext
 from ._request_parameters import ModelRequestParameters
@@ -110,9 +112,17 @@ class TestModel(Model):
         finally:
             await stream.close()
 
+    @classmethod
+    def supported_native_tools(cls) -> frozenset[type[AbstractNativeTool]]:
+        """Every native tool passes the model's check, but a request with any is a `UserError`: TestModel cannot
+        pretend to run them (pydantic-ai's behaviour)."""
+        return SUPPORTED_NATIVE_TOOLS
+
     def _respond(self, messages: list[ModelMessage], params: ModelRequestParameters) -> ModelResponse:
         """The answer to a request, with its estimated usage."""
         self.last_model_request_parameters = params
+        if params.native_tools:
+            raise UserError('TestModel does not support built-in tools')
         response = ModelResponse(parts=self._parts(messages, params), model_name=self._model_name)
         response.usage = self._estimator.estimate(messages, response)
         return response

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, fields, replace
 from typing import Any, Literal, Self, TypeAlias
 
+from ..native_tools import SUPPORTED_NATIVE_TOOLS, AbstractNativeTool
 from ._json_schema import InlineDefsJsonSchemaTransformer, JsonSchema, JsonSchemaTransformer
 
 __all__ = (
@@ -68,6 +69,8 @@ class ModelProfile:
     """The tags that enclose reasoning inside the model's text."""
     ignore_streamed_leading_whitespace: bool = False
     """Whether streamed text that is only whitespace so far (e.g. after an empty `<think></think>`) is ignored."""
+    supported_native_tools: frozenset[type[AbstractNativeTool]] = SUPPORTED_NATIVE_TOOLS
+    """The native tools the model can use, of those its API takes (`Model.supported_native_tools()`)."""
 
     @classmethod
     def from_profile(cls, profile: ModelProfile | None) -> Self:

@@ -1,0 +1,342 @@
+"""Tools the model provider runs on its own servers ("native" tools, called "builtin" before pydantic-ai 1.107):
+web search, code execution, URL fetching, image generation, memory, remote MCP servers, file search.
+
+Give them to an agent as `Agent(builtin_tools=[WebSearchTool()])` (the pydantic-ai 1.x spelling) or per run;
+the model receives them in `ModelRequestParameters.native_tools` and maps each to its API's own tool. A model
+whose API has no such tool raises `UserError` naming it, unless the tool is marked `optional=True`. What the
+provider's tool did comes back in the response as `NativeToolCallPart` / `NativeToolReturnPart`.
+
+Each class documents the providers that honour each of its fields; fields a provider does not take are not sent.
+"""
+
+from __future__ import annotations as _annotations
+
+from abc import ABC
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Annotated, Any, Literal, Union
+
+import pydantic
+from pydantic_core import core_schema
+from typing_extensions import TypedDict, deprecated
+
+__all__ = (
+    'AbstractNativeTool',
+    'WebSearchTool',
+    'WebSearchUserLocation',
+    'XSearchTool',
+    'CodeExecutionTool',
+    'WebFetchTool',
+    'UrlContextTool',
+    'ImageGenerationModelName',
+    'ImageGenerationTool',
+    'ImageAspectRatio',
+    'MemoryTool',
+    'MCPServerTool',
+    'FileSearchTool',
+    'NATIVE_TOOL_TYPES',
+    'DEPRECATED_NATIVE_TOOLS',
+    'SUPPORTED_NATIVE_TOOLS',
+    'NATIVE_TOOLS_REQUIRING_CONFIG',
+)
+
+NATIVE_TOOL_TYPES: dict[str, type[AbstractNativeTool]] = {}
+"""Every native tool class by its `kind` (filled in as the classes are defined, subclasses of users too)."""
+
+ImageAspectRatio = Literal['21:9', '16:9', '4:3', '3:2', '1:1', '9:16', '3:4', '2:3', '5:4', '4:5']
+"""The aspect ratios image generation tools accept."""
+
+ImageGenerationModelName = Literal['gpt-image-2', 'gpt-image-1.5', 'gpt-image-1', 'gpt-image-1-mini'] | str
+"""An OpenAI image model: one of the known names, or any other model id."""
+
+
+@dataclass(kw_only=True)
+class AbstractNativeTool(ABC):  # noqa: B024 (abstract: only its subclasses are tools)
+    """Base of the tools a provider runs itself; passed to models in `ModelRequestParameters.native_tools`.
+
+    Validating data as `AbstractNativeTool` picks the subclass registered under the data's `kind`.
+    """
+
+    kind: str = 'unknown_native_tool'
+    """What tool this is: the tag of serialized native tools."""
+
+    optional: bool = False
+    """When `True`, a model that cannot run this tool leaves it out of the request instead of raising
+    `UserError` (for tools that only improve on something the agent can do without them)."""
+
+    @property
+    def unique_id(self) -> str:
+        """What tells two tools of a request apart: its `kind`, unless several of one kind can be sent."""
+        return self.kind
+
+    @property
+    def label(self) -> str:
+        """A name for user interfaces (`'Web Search'`)."""
+        return self.kind.replace('_', ' ').title()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        NATIVE_TOOL_TYPES[cls.kind] = cls
+
+    @classmethod
+    def __get_pydantic_core_schema__(
+        cls, source_type: Any, handler: pydantic.GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        if cls is not AbstractNativeTool:
+            return handler(cls)
+        tagged = tuple(Annotated[tool, pydantic.Tag(kind)] for kind, tool in NATIVE_TOOL_TYPES.items())
+        union: Any = Annotated[Union[tagged], pydantic.Discriminator(_kind_of)]  # noqa: UP007
+        return handler(union)
+
+
+def _kind_of(value: Any) -> str:
+    if isinstance(value, dict):
+        return str(value.get('kind', AbstractNativeTool.kind))  # pyright: ignore[reportUnknownMemberType]
+    return str(getattr(value, 'kind', AbstractNativeTool.kind))
+
+
+@dataclass(kw_only=True)
+class WebSearchTool(AbstractNativeTool):
+    """Lets the model search the web.
+
+    Supported by Anthropic, OpenAI Responses, OpenAI Chat search models (`*-search-preview`), Google, Groq,
+    xAI and OpenRouter.
+    """
+
+    search_context_size: Literal['low', 'medium', 'high'] = 'medium'
+    """How much context the search gathers for the answer (OpenAI Responses and Chat, OpenRouter)."""
+
+    user_location: WebSearchUserLocation | None = None
+    """Where the user is, to localize the results (Anthropic, OpenAI)."""
+
+    blocked_domains: list[str] | None = None
+    """Domains never to show in the results (Anthropic, Groq, xAI). Anthropic takes this or `allowed_domains`,
+    not both."""
+
+    allowed_domains: list[str] | None = None
+    """The only domains to show in the results (Anthropic, OpenAI Responses, Groq, xAI)."""
+
+    max_uses: int | None = None
+    """The most searches the model may run in one response (Anthropic)."""
+
+    kind: str = 'web_search'
+    """The kind of tool."""
+
+
+class WebSearchUserLocation(TypedDict, total=False):
+    """Where the user is, for web results near them (Anthropic, OpenAI)."""
+
+    city: str
+    """The user's city."""
+
+    country: str
+    """The user's country (a two-letter code such as `'US'` for OpenAI)."""
+
+    region: str
+    """The user's region or state."""
+
+    timezone: str
+    """The user's IANA time zone, e.g. `'Europe/Paris'`."""
+
+
+@dataclass(kw_only=True)
+class XSearchTool(AbstractNativeTool):
+    """Lets the model search posts on X (xAI)."""
+
+    allowed_x_handles: list[str] | None = None
+    """Only posts of these handles (at most 10)."""
+
+    excluded_x_handles: list[str] | None = None
+    """No posts of these handles (at most 10)."""
+
+    from_date: datetime | None = None
+    """Only posts made at or after this time (naive times are UTC)."""
+
+    to_date: datetime | None = None
+    """Only posts made at or before this time (naive times are UTC)."""
+
+    enable_image_understanding: bool = False
+    """Let the model look at the images of posts."""
+
+    enable_video_understanding: bool = False
+    """Let the model look at the videos of posts."""
+
+    include_output: bool = False
+    """Return the raw search results as a `NativeToolReturnPart`, not only the model's summary."""
+
+    kind: str = 'x_search'
+    """The kind of tool."""
+
+    def __post_init__(self) -> None:
+        if self.allowed_x_handles is not None and self.excluded_x_handles is not None:
+            raise ValueError('Cannot specify both allowed_x_handles and excluded_x_handles')
+        if self.allowed_x_handles and len(self.allowed_x_handles) > 10:
+            raise ValueError('allowed_x_handles cannot contain more than 10 handles')
+        if self.excluded_x_handles and len(self.excluded_x_handles) > 10:
+            raise ValueError('excluded_x_handles cannot contain more than 10 handles')
+
+
+@dataclass(kw_only=True)
+class CodeExecutionTool(AbstractNativeTool):
+    """Lets the model run code in the provider's sandbox (Anthropic, OpenAI Responses, Google, Bedrock, xAI)."""
+
+    kind: str = 'code_execution'
+    """The kind of tool."""
+
+
+@dataclass(kw_only=True)
+class WebFetchTool(AbstractNativeTool):
+    """Lets the model read the pages at URLs (Anthropic `web_fetch`, Google `url_context`)."""
+
+    max_uses: int | None = None
+    """The most fetches in one response (Anthropic)."""
+
+    allowed_domains: list[str] | None = None
+    """The only domains to fetch from (Anthropic; this or `blocked_domains`, not both)."""
+
+    blocked_domains: list[str] | None = None
+    """Domains never to fetch from (Anthropic; this or `allowed_domains`, not both)."""
+
+    enable_citations: bool = False
+    """Cite the fetched content in the answer (Anthropic)."""
+
+    max_content_tokens: int | None = None
+    """The most tokens of a fetched page given to the model (Anthropic)."""
+
+    kind: str = 'web_fetch'
+    """The kind of tool."""
+
+
+@deprecated('Use `WebFetchTool` instead.')
+@dataclass(kw_only=True)
+class UrlContextTool(WebFetchTool):
+    """The old name of `WebFetchTool`, kept so that stored tools of kind `'url_context'` still load."""
+
+    kind: str = 'url_context'
+    """The kind of tool (the old one)."""
+
+
+@dataclass(kw_only=True)
+class ImageGenerationTool(AbstractNativeTool):
+    """Lets the model draw images (OpenAI Responses `image_generation`, Google image models)."""
+
+    action: Literal['generate', 'edit', 'auto'] = 'auto'
+    """Draw a new image, edit a given one, or let the model choose (OpenAI Responses)."""
+
+    background: Literal['transparent', 'opaque', 'auto'] = 'auto'
+    """The image's background; `'transparent'` needs the png or webp format (OpenAI Responses)."""
+
+    input_fidelity: Literal['high', 'low'] | None = None
+    """How closely to keep the style and faces of input images (OpenAI Responses; the API's default is low)."""
+
+    moderation: Literal['auto', 'low'] = 'auto'
+    """How strict the moderation of the image is (OpenAI Responses)."""
+
+    model: ImageGenerationModelName | None = None
+    """The image model the tool uses, not the agent's model (OpenAI Responses)."""
+
+    output_compression: int | None = None
+    """Compression of jpeg or webp output, 0 to 100 (OpenAI Responses; Vertex AI for jpeg)."""
+
+    output_format: Literal['png', 'webp', 'jpeg'] | None = None
+    """The image's file format (OpenAI Responses; Vertex AI)."""
+
+    partial_images: int = 0
+    """How many partial images to stream, 0 to 3 (OpenAI Responses)."""
+
+    quality: Literal['low', 'medium', 'high', 'auto'] = 'auto'
+    """The image's quality (OpenAI Responses)."""
+
+    size: Literal['auto', '1024x1024', '1024x1536', '1536x1024', '512', '1K', '2K', '4K'] | None = None
+    """The image's size: pixels for OpenAI Responses, `'512'` to `'4K'` for Gemini image models."""
+
+    aspect_ratio: ImageAspectRatio | None = None
+    """The image's aspect ratio (Gemini image models; OpenAI Responses maps 1:1, 2:3 and 3:2 to sizes)."""
+
+    kind: str = 'image_generation'
+    """The kind of tool."""
+
+
+@dataclass(kw_only=True)
+class MemoryTool(AbstractNativeTool):
+    """Lets the model keep notes between conversations (Anthropic `memory`; the agent answers its calls with a
+    function tool named `memory`)."""
+
+    kind: str = 'memory'
+    """The kind of tool."""
+
+
+@dataclass(kw_only=True)
+class MCPServerTool(AbstractNativeTool):
+    """Lets the provider call the tools of a remote MCP server itself (OpenAI Responses, Anthropic, xAI).
+
+    Several can be sent at once: each is told apart by its `id`.
+    """
+
+    id: str
+    """The server's name in the request and in the tool parts (`mcp_server:<id>`)."""
+
+    url: str
+    """The server's URL; for OpenAI, `x-openai-connector:<connector_id>` names one of OpenAI's connectors."""
+
+    authorization_token: str | None = None
+    """The token the provider sends to the server (OpenAI Responses, Anthropic, xAI)."""
+
+    description: str | None = None
+    """What the server is for (OpenAI Responses, xAI)."""
+
+    allowed_tools: list[str] | None = None
+    """The only tools of the server the model may call (OpenAI Responses, Anthropic, xAI)."""
+
+    headers: dict[str, str] | None = None
+    """More HTTP headers for the server (OpenAI Responses, xAI)."""
+
+    kind: str = 'mcp_server'
+    """The kind of tool."""
+
+    @property
+    def unique_id(self) -> str:
+        """`mcp_server:<id>`."""
+        return f'{self.kind}:{self.id}'
+
+    @property
+    def label(self) -> str:
+        """`MCP: <id>`."""
+        return f'MCP: {self.id}'
+
+    def __repr__(self) -> str:
+        # The token and the headers may hold secrets.
+        hidden = ('authorization_token', 'headers')
+        shown = ', '.join(
+            f'{name}={"***" if name in hidden and value else repr(value)}'
+            for name, value in vars(self).items()
+            if not name.startswith('_')
+        )
+        return f'MCPServerTool({shown})'
+
+
+@dataclass(kw_only=True)
+class FileSearchTool(AbstractNativeTool):
+    """Lets the model search files uploaded to the provider (OpenAI vector stores, Gemini file search stores,
+    xAI collections)."""
+
+    file_store_ids: Sequence[str]
+    """The stores to search."""
+
+    kind: str = 'file_search'
+    """The kind of tool."""
+
+
+DEPRECATED_NATIVE_TOOLS: frozenset[type[AbstractNativeTool]] = frozenset({UrlContextTool})  # pyright: ignore[reportDeprecated]
+"""Native tool classes kept only for old data; not to be offered in new interfaces."""
+
+SUPPORTED_NATIVE_TOOLS: frozenset[type[AbstractNativeTool]] = frozenset(
+    tool for tool in NATIVE_TOOL_TYPES.values() if tool not in DEPRECATED_NATIVE_TOOLS
+)
+"""The native tool classes of this module, without the deprecated ones."""
+
+NATIVE_TOOLS_REQUIRING_CONFIG: frozenset[type[AbstractNativeTool]] = frozenset(
+    {FileSearchTool, MCPServerTool, MemoryTool}
+)
+"""Native tools that cannot be offered without settings of the user's (stores, servers, a memory backend)."""
