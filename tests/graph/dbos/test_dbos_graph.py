@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import anyio
 import pytest
 from inline_snapshot import snapshot
 
@@ -240,3 +241,65 @@ def test_public_names_are_pinned() -> None:
         'load_history',
     ]
     assert all(hasattr(edgewise.graph.dbos, name) for name in edgewise.graph.dbos.__all__)
+
+
+def test_cli_shows_a_runs_steps(worker: DBOSWorker, capsys: pytest.CaptureFixture[str]) -> None:
+    from edgewise.graph.cli import main
+
+    dbos_counter.run_sync(Up(1), state=Count(), run_id='cli-show')
+    history = anyio.run(load_history, url_of(worker), 'cli-show', counter)
+    nodes = [s.node.get_node_id() for s in history if isinstance(s, NodeSnapshot)]
+    capsys.readouterr()
+    store = f'dbos+{url_of(worker)}'
+    assert main(['runs', 'show', 'cli-show', '--store', store]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith('Run cli-show of graph counter: finished, started ')
+    assert out[1].split() == ['STEP', 'NODE', 'STATUS', 'STARTED', '(UTC)', 'DURATION']
+    rows = [line.split() for line in out[2:]]
+    assert [(row[0], row[1], row[2]) for row in rows] == [(str(i), n, 'success') for i, n in enumerate(nodes, 1)]
+
+    assert main(['runs', 'show', 'nope', '--store', store]) == 1
+    assert capsys.readouterr().err == (
+        f"edgewise: error: No run 'nope' in {store} (`edgewise runs list --store URL` lists them).\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ('command', 'args'),
+    [
+        ('resume', ['cli-show', 'tests.graph.dbos.test_dbos_graph:counter']),
+        ('fork', ['cli-show', 'some-snapshot']),
+        ('delete', ['cli-show']),
+        ('prune', ['--finished-before', '1d']),
+    ],
+)
+def test_cli_refuses_what_dbos_stores_do_not_offer(
+    worker: DBOSWorker, capsys: pytest.CaptureFixture[str], command: str, args: list[str]
+) -> None:
+    from edgewise.graph.cli import main
+
+    store = f'dbos+{url_of(worker)}'
+    assert main(['runs', command, *args, '--store', store]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f'edgewise: error: `edgewise runs {command}` does not work on DBOS stores ({store}): ')
+    assert 'DBOS.fork_workflow' in err
+
+
+def test_cli_shows_a_failed_run_and_a_queued_one(worker: DBOSWorker, capsys: pytest.CaptureFixture[str]) -> None:
+    from edgewise.graph.cli import main
+
+    with pytest.raises(ValueError, match='negative: -1'):
+        dbos_counter.run_sync(Check(-1), state=Count(), run_id='cli-fails')
+    # No worker takes runs from this queue: the run waits, with no step run.
+    dbos_counter.enqueue_sync('no-worker-listens', Up(0), state=Count(), run_id='cli-waits')
+    capsys.readouterr()
+    store = f'dbos+{url_of(worker)}'
+    assert main(['runs', 'show', 'cli-fails', '--store', store]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith('Run cli-fails of graph counter: failed, ')
+    assert out[2].split()[:3] == ['1', 'Check', 'error']
+    assert out[-1] == 'Error: ValueError: negative: -1'
+    assert main(['runs', 'show', 'cli-waits', '--store', store]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith('Run cli-waits of graph counter: waiting, ')
+    assert out[1:] == ['No step has run yet.']

@@ -29,7 +29,7 @@ from .persistence import (
 )
 from .persistence.postgres import mask_dsn
 
-__all__ = ('WORKFLOW_PREFIX', 'list_runs', 'load_history', 'run_snapshots', 'system_database_url')
+__all__ = ('WORKFLOW_PREFIX', 'list_runs', 'load_history', 'run_snapshots', 'run_steps', 'system_database_url')
 
 WORKFLOW_PREFIX = 'edgewise.graph/'
 """The prefix of the DBOS workflow names of `DBOSGraph`s: `edgewise.graph/<graph name>`."""
@@ -178,3 +178,47 @@ def run_snapshots(
         elif workflow.status not in ('ENQUEUED', 'DELAYED'):
             last.status = 'error'
     return history
+
+
+async def run_steps(
+    url: str, run_id: str
+) -> tuple[RunInfo, str | None, list[tuple[str, str, datetime | None, float | None]]]:
+    """A DBOS-run graph's listing entry, its error (type and message, when it failed) and its steps, read through
+    `DBOSClient`: `(node id, 'success' | 'error' | 'running', started, seconds taken)` for each step, in order.
+
+    Raises:
+        LookupError: the database holds no run `run_id` of a DBOS graph.
+        PersistenceError: the database cannot be reached or read.
+    """
+
+    def read() -> tuple[RunInfo, str | None, list[tuple[str, str, datetime | None, float | None]]]:
+        with _reading(url) as client:
+            found = client.list_workflows(workflow_ids=[run_id], load_input=False)  # the output holds the error
+            if not found or not found[0].name.startswith(WORKFLOW_PREFIX):
+                raise LookupError(f'No DBOS graph run {run_id!r} in the system database.')
+            workflow = found[0]
+            steps: list[tuple[str, str, datetime | None, float | None]] = []
+            for step in client.list_workflow_steps(run_id):
+                started, completed = step['started_at_epoch_ms'], step['completed_at_epoch_ms']
+                status = 'error' if step['error'] is not None else 'running' if completed is None else 'success'
+                took = (completed - started) / 1000 if started is not None and completed is not None else None
+                steps.append((step['function_name'], status, _when(started), took))
+        created = _when(workflow.created_at) or datetime.now(timezone.utc)
+        info = RunInfo(
+            run_id=run_id,
+            graph_name=workflow.name[len(WORKFLOW_PREFIX) :],
+            status=_STATUSES.get(str(workflow.status), 'failed'),
+            created=created,
+            updated=_when(workflow.updated_at) or created,
+            snapshot_count=1 + sum(1 for step in steps if step[1] == 'success'),
+        )
+        error = workflow.error
+        if error is None:
+            text = None
+        elif isinstance(error, _dbos.PortableWorkflowError):  # stored as the error type's name and its message
+            text = f'{error.name}: {error.message}'
+        else:  # pragma: no cover - a run of a DBOS graph is a portable workflow
+            text = f'{type(error).__name__}: {error}'
+        return info, text, steps
+
+    return await anyio.to_thread.run_sync(read)

@@ -3,7 +3,7 @@
 ```
 edgewise mermaid MODULE:GRAPH [--start NODE] [--direction LR] [--highlight NODE ...]
                  [--run RUN_ID --store URL] [-o FILE]
-edgewise runs list --store URL           (also dbos+postgresql://..., dbos+sqlite:///...)
+edgewise runs list --store URL           (list and show also on dbos+postgresql://..., dbos+sqlite:///...)
 edgewise runs show RUN_ID --store URL
 edgewise runs resume RUN_ID MODULE:GRAPH|MODULE:AGENT --store URL [--max-steps N]
 edgewise runs fork RUN_ID SNAPSHOT_ID --store URL
@@ -34,7 +34,7 @@ __all__ = ('main',)
 
 _EPILOG = (
     'Store URLs: sqlite:///runs.db (relative), sqlite:////abs/runs.db, postgresql://..., file:///abs/run.json; '
-    'dbos+postgresql://... or dbos+sqlite:///... (runs list, mermaid --run)'
+    'dbos+postgresql://... or dbos+sqlite:///... (runs list, runs show, mermaid --run)'
 )
 
 
@@ -229,6 +229,10 @@ async def _list(args: argparse.Namespace) -> int:
 
 
 async def _show(args: argparse.Namespace) -> int:
+    if is_dbos_store(args.store):
+        from ._dbos import show_dbos_run
+
+        return await show_dbos_run(args.store, args.run_id)
     from ._runs import show_run
     from ._store import open_store
 
@@ -236,6 +240,10 @@ async def _show(args: argparse.Namespace) -> int:
 
 
 async def _resume(args: argparse.Namespace) -> int:
+    if is_dbos_store(args.store):
+        from ._dbos import refuse_dbos_store
+
+        raise refuse_dbos_store(args.store, 'resume')
     from ._answers import Answers
     from ._runs import resume_run
     from ._store import open_store
@@ -245,6 +253,10 @@ async def _resume(args: argparse.Namespace) -> int:
 
 
 async def _fork(args: argparse.Namespace) -> int:
+    if is_dbos_store(args.store):
+        from ._dbos import refuse_dbos_store
+
+        raise refuse_dbos_store(args.store, 'fork')
     from ._runs import fork_run
     from ._store import open_store
 
@@ -252,6 +264,10 @@ async def _fork(args: argparse.Namespace) -> int:
 
 
 async def _delete(args: argparse.Namespace) -> int:
+    if is_dbos_store(args.store):
+        from ._dbos import refuse_dbos_store
+
+        raise refuse_dbos_store(args.store, 'delete')
     from ._runs import delete_runs
     from ._store import open_store
 
@@ -259,6 +275,10 @@ async def _delete(args: argparse.Namespace) -> int:
 
 
 async def _prune(args: argparse.Namespace) -> int:
+    if is_dbos_store(args.store):
+        from ._dbos import refuse_dbos_store
+
+        raise refuse_dbos_store(args.store, 'prune')
     from ._runs import prune_runs
     from ._store import open_store
 
