@@ -118,7 +118,14 @@ async def test_bad_arguments_unknown_tool_text_and_invalid_output_are_retried_th
             ModelRequest(
                 parts=[
                     RetryPromptPart(
-                        content='Please include your response in a tool call.',
+                        [
+                            {
+                                'type': 'json_invalid',
+                                'loc': (),
+                                'msg': 'Invalid JSON: expected value at line 1 column 1',
+                                'input': 'hello',
+                            }
+                        ],
                         tool_call_id=CALL_ID,
                         timestamp=NOW,
                     )
@@ -130,7 +137,7 @@ async def test_bad_arguments_unknown_tool_text_and_invalid_output_are_retried_th
             ),
             ModelResponse(
                 parts=[ToolCallPart('final_result', {'a': 1}, 'c4')],
-                usage=RequestUsage(input_tokens=132, output_tokens=16),
+                usage=RequestUsage(input_tokens=145, output_tokens=16),
                 model_name='function:script:',
                 timestamp=NOW,
                 run_id=RUN_ID,
@@ -156,7 +163,7 @@ async def test_bad_arguments_unknown_tool_text_and_invalid_output_are_retried_th
                     ToolCallPart('get', {'x': 1}, 'c6'),
                     ToolCallPart('final_result', {'a': 2, 'b': 'y'}, 'c7'),
                 ],
-                usage=RequestUsage(input_tokens=162, output_tokens=34),
+                usage=RequestUsage(input_tokens=175, output_tokens=34),
                 model_name='function:script:',
                 timestamp=NOW,
                 run_id=RUN_ID,
@@ -181,7 +188,7 @@ async def test_bad_arguments_unknown_tool_text_and_invalid_output_are_retried_th
             ),
         ]
     )
-    assert result.usage == RunUsage(input_tokens=461, output_tokens=73, requests=4)
+    assert result.usage == RunUsage(input_tokens=487, output_tokens=73, requests=4)
 
 
 async def test_exhaustive_end_strategy_runs_the_other_tools_after_the_output() -> None:
@@ -298,14 +305,13 @@ async def test_text_before_tool_calls_does_not_end_a_text_output_run() -> None:
     ]
 
 
-async def test_text_when_only_output_tools_are_allowed_is_retried_asking_for_a_tool_call() -> None:
-    # As pydantic-ai 1.107: text is not parsed as the output, even when it is valid JSON of the output type.
-    model = scripted([TextPart('{"a": 5, "b": "q"}')], [ToolCallPart('final_result', {'a': 5, 'b': 'q'}, 'c1')])
-    result = await Agent(model, output_type=Out).run('x')
+async def test_json_text_is_accepted_as_structured_output_when_it_validates() -> None:
+    # As pydantic-ai 1.107 with a plain output type (its reference run of tests/compat prints the same): text is
+    # read as the output tool's arguments. (pydantic-ai answers 'Please include your response in a tool call.'
+    # only where the output is given as `ToolOutput` and no text processor exists; see docs/compatibility.md.)
+    result = await Agent(scripted([TextPart('{"a": 5, "b": "q"}')]), output_type=Out).run('x')
     assert result.output == Out(a=5, b='q')
-    assert result.all_messages()[2].parts == [
-        RetryPromptPart('Please include your response in a tool call.', tool_call_id=CALL_ID, timestamp=NOW)
-    ]
+    assert len(result.all_messages()) == 2
 
 
 async def test_an_empty_text_answer_is_told_every_way_it_can_answer() -> None:

@@ -215,3 +215,13 @@ def test_deltas_apply_to_parts_as_pydantic_ai_applies_them() -> None:
 def test_streamed_response_is_exported_from_models() -> None:
     assert StreamedResponse.__module__ == 'edgewise.agent.models._streamed_response'
     assert RequestUsage().input_tokens == 0
+
+
+async def test_only_a_streamed_test_model_response_names_a_provider() -> None:
+    # As pydantic-ai 1.107: the streamed response is 'test''s, the plain one names no provider.
+    from edgewise.agent.messages import ModelRequest
+
+    plain = await TestModel().request([ModelRequest.user_text_prompt('hi')], None, ModelRequestParameters())
+    assert plain.provider_name is None
+    _, streamed = await _events(TestModel(), ModelRequestParameters())
+    assert streamed.provider_name == 'test'
