@@ -61,7 +61,14 @@ def test_each_request_and_tool_call_is_a_step_and_a_rerun_replays_them(worker: D
     before = dict(calls)
     result = durable.run_sync('add 2 and 3', run_id='tools-run')
     assert result.output == 'done'
-    assert [m.kind for m in result.all_messages()] == ['request', 'response', 'request', 'response', 'request', 'response']
+    assert [m.kind for m in result.all_messages()] == [
+        'request',
+        'response',
+        'request',
+        'response',
+        'request',
+        'response',
+    ]
     steps = DBOS.list_workflow_steps('tools-run')
     names = [step['function_name'] for step in steps]
     assert names == [

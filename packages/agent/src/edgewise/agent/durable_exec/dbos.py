@@ -22,7 +22,7 @@ from __future__ import annotations as _annotations
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from functools import partial
-from typing import Any, TypedDict
+from typing import Any, TypedDict, cast
 
 import anyio
 import pydantic
@@ -86,7 +86,11 @@ class DBOSModel(WrapperModel):
 
     @asynccontextmanager
     async def request_stream(
-        self, messages: list[ModelMessage], model_settings: ModelSettings | None, parameters: Any, run_context: Any = None
+        self,
+        messages: list[ModelMessage],
+        model_settings: ModelSettings | None,
+        parameters: Any,
+        run_context: Any = None,
     ) -> AsyncIterator[Any]:
         """The wrapped model's streamed response, consumed whole inside a DBOS step and replayed as one piece."""
 
@@ -170,8 +174,8 @@ class DBOSAgent(WrapperAgent[Any, Any]):
         name = name or wrapped.name
         if not name:
             raise UserError(
-                "A DBOSAgent needs a unique, stable name (its workflow and steps are named after it): pass `name='...'` "
-                "or create the agent with `Agent(..., name='...')`."
+                'A DBOSAgent needs a unique, stable name (its workflow and steps are named after it): '
+                "pass `name='...'` or create the agent with `Agent(..., name='...')`."
             )
         if not isinstance(wrapped.model, Model):
             raise UserError(
@@ -199,7 +203,7 @@ class DBOSAgent(WrapperAgent[Any, Any]):
             self.wrapped.override(model=self.dbos_model, tools=[], toolsets=[self._toolset]),
             self.parallel_tool_call_execution_mode('sequential'),
         ):
-            result = await self.wrapped.run(user_prompt, message_history=messages, deps=self.deps, infer_name=False)
+            result = await super().run(user_prompt, message_history=messages, deps=self.deps, infer_name=False)
         return _encode(
             {
                 'output': result.output,
@@ -244,7 +248,7 @@ class DBOSAgent(WrapperAgent[Any, Any]):
                 handle = _dbos.DBOS.start_workflow(self._workflow_function, user_prompt, history)
         else:
             handle = _dbos.DBOS.start_workflow(self._workflow_function, user_prompt, history)
-        return self._result(handle.get_result())
+        return self._result(cast(str, handle.get_result()))
 
     async def run(  # type: ignore[override]
         self,
