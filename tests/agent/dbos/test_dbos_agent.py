@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 
 import pytest
+from dbos import DBOS, SetWorkflowID
 
 from edgewise.agent import Agent
-from edgewise.agent.durable_exec.dbos import DBOSAgent
+from edgewise.agent.durable_exec.dbos import DBOSAgent, DBOSModel
 from edgewise.agent.exceptions import UserError
-from edgewise.agent.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
+from edgewise.agent.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, ToolCallPart, UserPromptPart
+from edgewise.agent.models import ModelRequestParameters
 from edgewise.agent.models.function import AgentInfo, FunctionModel
 from edgewise.graph.dbos import DBOSWorker
 
@@ -47,6 +49,24 @@ def flaky() -> str:
 durable = DBOSAgent(agent)
 
 
+async def stream_text(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[str]:
+    calls['model'] += 1
+    for piece in ('str', 'eamed'):
+        yield piece
+
+
+streaming = DBOSModel(FunctionModel(stream_function=stream_text), step_name_prefix='streamer__model')
+
+
+@DBOS.workflow(name='streamer.run')
+async def stream_once() -> str:
+    request = ModelRequest(parts=[UserPromptPart('hi')])
+    async with streaming.request_stream([request], None, ModelRequestParameters()) as stream:
+        events = [event async for event in stream]
+        response = stream.get()
+    return f'{len(events)}:{response.parts[0].content}'  # type: ignore[union-attr]
+
+
 @pytest.fixture(scope='module')
 def worker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DBOSWorker]:
     url = f'sqlite:///{tmp_path_factory.mktemp("dbos") / "system.sqlite"}'
@@ -56,8 +76,6 @@ def worker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DBOSWorker]:
 
 
 def test_each_request_and_tool_call_is_a_step_and_a_rerun_replays_them(worker: DBOSWorker) -> None:
-    from dbos import DBOS
-
     before = dict(calls)
     result = durable.run_sync('add 2 and 3', run_id='tools-run')
     assert result.output == 'done'
@@ -101,3 +119,21 @@ def test_a_name_and_a_model_instance_are_required() -> None:
         DBOSAgent(Agent(FunctionModel(scripted)))
     with pytest.raises(UserError, match='`Model` instance'):
         DBOSAgent(Agent('test', name='by-name'))
+
+
+def test_a_streamed_request_is_one_step_replayed_whole(worker: DBOSWorker) -> None:
+    before = calls['model']
+    with SetWorkflowID('stream-run'):
+        assert DBOS.start_workflow(stream_once).get_result() == '0:streamed'
+    steps = DBOS.list_workflow_steps('stream-run')
+    assert [step['function_name'] for step in steps] == ['streamer__model.request_stream']
+    assert calls['model'] - before == 1
+
+
+def test_streaming_entry_points_are_refused() -> None:
+    with pytest.raises(UserError, match=r'DBOSAgent\.run_stream` is not supported'):
+        durable.run_stream('hi')
+    with pytest.raises(UserError, match=r'DBOSAgent\.run_stream_sync` is not supported'):
+        durable.run_stream_sync('hi')
+    with pytest.raises(UserError, match=r'DBOSAgent\.run_stream_events` is not supported'):
+        durable.run_stream_events('hi')

@@ -150,6 +150,12 @@ def _encode(value: Any) -> str:
     return pydantic_core.to_json(value).decode()
 
 
+_NO_STREAMING = (
+    '`DBOSAgent.{entry}` is not supported: a DBOS workflow records the whole run, not a stream. '
+    'Use `run` or `run_sync`, or stream with the wrapped agent outside DBOS.'
+)
+
+
 class DBOSAgent(WrapperAgent[Any, Any]):
     """An agent whose runs are DBOS workflows (see the module docstring).
 
@@ -260,6 +266,18 @@ class DBOSAgent(WrapperAgent[Any, Any]):
         """`run_sync` from async code, in a worker thread (on asyncio and trio alike)."""
         call = partial(self.run_sync, user_prompt, message_history=message_history, run_id=run_id)
         return await anyio.to_thread.run_sync(call, abandon_on_cancel=True)
+
+    def run_stream(self, user_prompt: str | None = None, **kwargs: Any) -> Any:  # type: ignore[override]
+        """Not available: a DBOS workflow's result is recorded whole, not streamed (use `run`)."""
+        raise UserError(_NO_STREAMING.format(entry='run_stream'))
+
+    def run_stream_sync(self, user_prompt: str | None = None, **kwargs: Any) -> Any:  # type: ignore[override]
+        """Not available: a DBOS workflow's result is recorded whole, not streamed (use `run_sync`)."""
+        raise UserError(_NO_STREAMING.format(entry='run_stream_sync'))
+
+    def run_stream_events(self, user_prompt: str | None = None, **kwargs: Any) -> Any:  # type: ignore[override]
+        """Not available: a DBOS workflow's result is recorded whole, not streamed (use `run`)."""
+        raise UserError(_NO_STREAMING.format(entry='run_stream_events'))
 
     def result_sync(self, run_id: str) -> AgentRunResult[Any]:
         """Wait for the run `run_id` (of this or another process, recovered or not) and return its result."""
