@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator
+from typing import Any
 
 import pytest
 from dbos import DBOS, SetWorkflowID
@@ -64,7 +65,9 @@ async def stream_once() -> str:
     async with streaming.request_stream([request], None, ModelRequestParameters()) as stream:
         events = [event async for event in stream]
         response = stream.get()
-    return f'{len(events)}:{response.parts[0].content}'  # type: ignore[union-attr]
+    part = response.parts[0]
+    assert isinstance(part, TextPart)
+    return f'{len(events)}:{part.content}'
 
 
 @pytest.fixture(scope='module')
@@ -124,7 +127,8 @@ def test_a_name_and_a_model_instance_are_required() -> None:
 def test_a_streamed_request_is_one_step_replayed_whole(worker: DBOSWorker) -> None:
     before = calls['model']
     with SetWorkflowID('stream-run'):
-        assert DBOS.start_workflow(stream_once).get_result() == '0:streamed'
+        handle: Any = DBOS.start_workflow(stream_once)  # an async workflow run on DBOS's loop; its result a str
+    assert handle.get_result() == '0:streamed'
     steps = DBOS.list_workflow_steps('stream-run')
     assert [step['function_name'] for step in steps] == ['streamer__model.request_stream']
     assert calls['model'] - before == 1
