@@ -8,12 +8,17 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).parents[3]
 DEADLINE = 600.0  # seconds: only a broken run gets near it, however loaded the machine
 
 
-def test_killed_run_is_recovered_by_a_new_process(tmp_path: Path) -> None:
-    url = f'sqlite:///{tmp_path / "system.sqlite"}'
+@pytest.mark.parametrize('database', ['sqlite_url', 'postgres_url'])
+def test_killed_run_is_recovered_by_a_new_process(
+    tmp_path: Path, database: str, request: pytest.FixtureRequest
+) -> None:
+    url = request.getfixturevalue(database)
     effects = tmp_path / 'effects.txt'
     env = {**os.environ, 'PYTHONPATH': str(ROOT), 'DBOS__VMID': 'agent-crash-test', 'LOGFIRE_IGNORE_NO_CONFIG': '1'}
     command = [sys.executable, '-m', 'tests.agent.dbos._crash_worker', url, str(effects)]
