@@ -30,7 +30,7 @@ import pydantic_core
 
 try:
     import dbos as _dbos
-except ImportError as _error:  # pragma: no cover - depends on the installed extras
+except ImportError as _error:  # pragma: no cover - exercised in a subprocess by tests/agent/dbos/test_extra.py
     raise ModuleNotFoundError(
         'edgewise.agent.durable_exec.dbos needs the DBOS library: install the `dbos` extra, '
         '`pip install "edgewise-agent[dbos]"`.',
