@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 from dbos import DBOS, SetWorkflowID
 
-from edgewise.agent import Agent
+from edgewise.agent import Agent, DeferredToolRequests
 from edgewise.agent.durable_exec.dbos import DBOSAgent, DBOSModel
-from edgewise.agent.exceptions import UserError
+from edgewise.agent.exceptions import CallDeferred, UserError
 from edgewise.agent.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, ToolCallPart, UserPromptPart
 from edgewise.agent.models import ModelRequestParameters
 from edgewise.agent.models.function import AgentInfo, FunctionModel
@@ -141,3 +141,34 @@ def test_streaming_entry_points_are_refused() -> None:
         durable.run_stream_sync('hi')
     with pytest.raises(UserError, match=r'DBOSAgent\.run_stream_events` is not supported'):
         durable.run_stream_events('hi')
+
+
+def deferring(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+    calls['model'] += 1
+    return ModelResponse(parts=[ToolCallPart('later', {'x': 1}, tool_call_id='c1')])
+
+
+deferring_agent: Agent[None, Any] = Agent(
+    FunctionModel(deferring), name='deferrer', output_type=[str, DeferredToolRequests]
+)
+
+
+@deferring_agent.tool_plain
+def later(x: int) -> str:
+    calls['later'] = calls.get('later', 0) + 1
+    raise CallDeferred(metadata={'x': x})
+
+
+durable_deferring = DBOSAgent(deferring_agent)
+
+
+def test_a_deferred_tool_call_is_recorded_and_the_output_typed_again(worker: DBOSWorker) -> None:
+    result = durable_deferring.run_sync('defer', run_id='deferred-run')
+    assert result.output == DeferredToolRequests(
+        calls=[ToolCallPart('later', {'x': 1}, tool_call_id='c1')], metadata={'c1': {'x': 1}}
+    )
+    steps = DBOS.list_workflow_steps('deferred-run')
+    assert [step['function_name'] for step in steps] == ['deferrer__model.request', 'deferrer__tool.call_tool']
+    assert '"deferred"' in str(steps[1]['output'])
+    assert durable_deferring.result_sync('deferred-run').output == result.output
+    assert calls['later'] == 1

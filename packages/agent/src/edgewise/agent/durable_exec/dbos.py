@@ -19,9 +19,10 @@ recovered run must call them in the same order. The deps a run gets are this pro
 
 from __future__ import annotations as _annotations
 
+import operator
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
-from functools import partial
+from functools import partial, reduce
 from typing import Any, TypedDict, cast
 
 import anyio
@@ -189,6 +190,15 @@ class DBOSAgent(WrapperAgent[Any, Any]):
                 'so that its requests can be made DBOS steps.'
             )
         self._name = name
+        # The output comes back from the workflow's JSON: typed again when the output spec is plain types
+        # (`str`, a model, `[str, DeferredToolRequests]`); otherwise (output functions, ...) as decoded JSON.
+        spec = wrapped.output_type
+        kinds = list(spec) if isinstance(spec, list | tuple) else [spec]
+        self._output_adapter: pydantic.TypeAdapter[Any] | None = (
+            pydantic.TypeAdapter(cast(Any, reduce(operator.or_, kinds)))
+            if all(isinstance(kind, type) for kind in kinds)
+            else None
+        )
         self.deps = deps
         """The deps of every run in this process (never stored)."""
         self.dbos_model = DBOSModel(wrapped.model, step_name_prefix=f'{name}__model', step_config=model_step_config)
@@ -223,8 +233,8 @@ class DBOSAgent(WrapperAgent[Any, Any]):
     def _result(self, output_json: str) -> AgentRunResult[Any]:
         stored = pydantic_core.from_json(output_json)
         output = stored['output']
-        if isinstance(self.output_type, type):
-            output = pydantic.TypeAdapter(self.output_type).validate_python(output)
+        if self._output_adapter is not None:
+            output = self._output_adapter.validate_python(output)
         state = GraphAgentState(message_history=ModelMessagesTypeAdapter.validate_python(stored['messages']))
         return AgentRunResult(
             output,
