@@ -1,0 +1,1 @@
+"""Durable execution of agent runs (each integration in its own module, behind its extra)."""

@@ -1,0 +1,298 @@
+"""Agent runs on DBOS (extra `edgewise-agent[dbos]`): each run a DBOS workflow, each model request and tool call a step.
+
+```python
+from edgewise.agent.durable_exec.dbos import DBOSAgent
+
+durable = DBOSAgent(agent, name='support')  # at module level in every process, before DBOS.launch()
+result = durable.run_sync('Where is my order?')
+```
+
+The workflow `{name}.run` runs the wrapped agent with its model wrapped in a `DBOSModel` (each request the
+step `{name}__model.request`, each streamed request `{name}__model.request_stream`) and its toolsets wrapped
+so that each tool call is the step `{name}__tool.call_tool`. Step outputs are JSON strings (pydantic), never
+pickles. A run whose process dies is finished by DBOS's recovery from its last recorded step: completed model
+requests and tool calls are not repeated.
+
+Inside the workflow, tool calls run one at a time: DBOS numbers steps in the order they are called, and a
+recovered run must call them in the same order. The deps a run gets are this process's (`deps=`), never stored.
+"""
+
+from __future__ import annotations as _annotations
+
+import operator
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from functools import partial, reduce
+from typing import Any, TypedDict, cast
+
+import anyio
+import pydantic
+import pydantic_core
+
+try:
+    import dbos as _dbos
+except ImportError as _error:  # pragma: no cover - exercised in a subprocess by tests/agent/dbos/test_extra.py
+    raise ModuleNotFoundError(
+        'edgewise.agent.durable_exec.dbos needs the DBOS library: install the `dbos` extra, '
+        '`pip install "edgewise-agent[dbos]"`.',
+        name='dbos',
+    ) from _error
+
+from .._run_deps import GraphAgentState
+from .._run_result import AgentRunResult
+from .._wrapper_agent import WrapperAgent, _Agent
+from ..exceptions import ApprovalRequired, CallDeferred, ModelRetry, UserError
+from ..messages import ModelMessage, ModelMessagesTypeAdapter, ModelResponse
+from ..models import Model
+from ..models.wrapper import CompletedStreamedResponse, WrapperModel
+from ..settings import ModelSettings
+from ..toolsets import AbstractToolset
+from ..toolsets.abstract import ToolsetTool
+from ..toolsets.combined import CombinedToolset
+from ..toolsets.wrapper import WrapperToolset
+
+__all__ = ('DBOSAgent', 'DBOSModel', 'StepConfig')
+
+_RESPONSE = pydantic.TypeAdapter(ModelResponse)
+
+
+class StepConfig(TypedDict, total=False):
+    """DBOS's retry options for a step (DBOS's own defaults for what is left out)."""
+
+    retries_allowed: bool
+    interval_seconds: float
+    max_attempts: int
+    backoff_rate: float
+
+
+class DBOSModel(WrapperModel):
+    """A model whose requests are DBOS steps named `{step_name_prefix}.request` / `.request_stream`."""
+
+    def __init__(self, wrapped: Model, *, step_name_prefix: str, step_config: StepConfig | None = None) -> None:
+        super().__init__(wrapped)
+        self.step_name_prefix = step_name_prefix
+        self.step_config: StepConfig = dict(step_config or {})  # type: ignore[assignment]
+
+    def _options(self, what: str) -> Any:
+        return {**self.step_config, 'name': f'{self.step_name_prefix}.{what}'}
+
+    async def request(self, messages: list[ModelMessage], model_settings: ModelSettings | None, parameters: Any) -> Any:
+        """The wrapped model's response, recorded as a DBOS step (replayed from the record on recovery)."""
+
+        async def step() -> str:
+            response = await self.wrapped.request(messages, model_settings, parameters)
+            return _RESPONSE.dump_json(response).decode()
+
+        return _RESPONSE.validate_json(await _dbos.DBOS.run_step_async(self._options('request'), step))
+
+    @asynccontextmanager
+    async def request_stream(
+        self,
+        messages: list[ModelMessage],
+        model_settings: ModelSettings | None,
+        parameters: Any,
+        run_context: Any = None,
+    ) -> AsyncIterator[Any]:
+        """The wrapped model's streamed response, consumed whole inside a DBOS step and replayed as one piece."""
+
+        async def step() -> str:
+            async with self.wrapped.request_stream(messages, model_settings, parameters, run_context) as stream:
+                async for _ in stream:
+                    pass
+                return _RESPONSE.dump_json(stream.get()).decode()
+
+        output = await _dbos.DBOS.run_step_async(self._options('request_stream'), step)
+        yield CompletedStreamedResponse(parameters, _RESPONSE.validate_json(output))
+
+
+class _DBOSToolset(WrapperToolset[Any]):
+    """Each `call_tool` a DBOS step whose output is the tool's result (or its retry/deferral) as JSON."""
+
+    def __init__(self, wrapped: AbstractToolset[Any], step_name: str, step_config: StepConfig) -> None:
+        super().__init__(wrapped)
+        self._options: Any = {**step_config, 'name': step_name}
+
+    async def for_run(self, ctx: Any) -> AbstractToolset[Any]:
+        return self._rewrap(await self.wrapped.for_run(ctx))
+
+    async def for_run_step(self, ctx: Any) -> AbstractToolset[Any]:
+        return self._rewrap(await self.wrapped.for_run_step(ctx))
+
+    def _rewrap(self, inner: AbstractToolset[Any]) -> AbstractToolset[Any]:
+        if inner is self.wrapped:
+            return self
+        rewrapped = _DBOSToolset(inner, self._options['name'], {})
+        rewrapped._options = self._options
+        return rewrapped
+
+    async def call_tool(self, name: str, tool_args: dict[str, Any], ctx: Any, tool: ToolsetTool[Any]) -> Any:
+        async def step() -> str:
+            try:
+                result = await self.wrapped.call_tool(name, tool_args, ctx, tool)
+            except ModelRetry as e:
+                return _encode({'kind': 'retry', 'message': e.message})
+            except CallDeferred as e:
+                return _encode({'kind': 'deferred', 'metadata': e.metadata})
+            except ApprovalRequired as e:
+                return _encode({'kind': 'approval', 'metadata': e.metadata})
+            return _encode({'kind': 'result', 'value': result})
+
+        outcome = pydantic_core.from_json(await _dbos.DBOS.run_step_async(self._options, step))
+        if outcome['kind'] == 'retry':
+            raise ModelRetry(outcome['message'])
+        if outcome['kind'] == 'deferred':
+            raise CallDeferred(outcome['metadata'])
+        if outcome['kind'] == 'approval':
+            raise ApprovalRequired(outcome['metadata'])
+        return outcome['value']
+
+
+def _encode(value: Any) -> str:
+    return pydantic_core.to_json(value).decode()
+
+
+_NO_STREAMING = (
+    '`DBOSAgent.{entry}` is not supported: a DBOS workflow records the whole run, not a stream. '
+    'Use `run` or `run_sync`, or stream with the wrapped agent outside DBOS.'
+)
+
+
+class DBOSAgent(WrapperAgent[Any, Any]):
+    """An agent whose runs are DBOS workflows (see the module docstring).
+
+    Create it at module level in every process that runs or recovers its runs, before `DBOS.launch()`.
+    """
+
+    def __init__(
+        self,
+        wrapped: _Agent,
+        *,
+        name: str | None = None,
+        deps: Any = None,
+        model_step_config: StepConfig | None = None,
+        tool_step_config: StepConfig | None = None,
+    ) -> None:
+        """Register the workflow `{name}.run` running `wrapped`.
+
+        Raises:
+            UserError: no name (neither `name` nor the agent's), or the agent's model is not a `Model` instance.
+        """
+        super().__init__(wrapped)
+        name = name or wrapped.name
+        if not name:
+            raise UserError(
+                'A DBOSAgent needs a unique, stable name (its workflow and steps are named after it): '
+                "pass `name='...'` or create the agent with `Agent(..., name='...')`."
+            )
+        if not isinstance(wrapped.model, Model):
+            raise UserError(
+                'A DBOSAgent needs the agent to have a `Model` instance as its model (not a model name or none), '
+                'so that its requests can be made DBOS steps.'
+            )
+        self._name = name
+        # The output comes back from the workflow's JSON: typed again when the output spec is plain types
+        # (`str`, a model, `[str, DeferredToolRequests]`); otherwise (output functions, ...) as decoded JSON.
+        spec = wrapped.output_type
+        kinds = list(spec) if isinstance(spec, list | tuple) else [spec]
+        self._output_adapter: pydantic.TypeAdapter[Any] | None = (
+            pydantic.TypeAdapter(cast(Any, reduce(operator.or_, kinds)))
+            if all(isinstance(kind, type) for kind in kinds)
+            else None
+        )
+        self.deps = deps
+        """The deps of every run in this process (never stored)."""
+        self.dbos_model = DBOSModel(wrapped.model, step_name_prefix=f'{name}__model', step_config=model_step_config)
+        """The wrapped agent's model, each request a DBOS step."""
+        original: Sequence[AbstractToolset[Any]] = list(wrapped.toolsets)
+        combined = original[0] if len(original) == 1 else CombinedToolset(list(original))
+        self._toolset = _DBOSToolset(combined, f'{name}__tool.call_tool', dict(tool_step_config or {}))  # type: ignore[arg-type]
+
+        async def run_agent(user_prompt: str | None, history: str | None) -> str:
+            return await self._workflow(user_prompt, history)
+
+        run_agent.__qualname__ = run_agent.__name__ = f'run_agent_{name}'
+        self._workflow_function = _dbos.DBOS.workflow(name=f'{name}.run')(run_agent)
+
+    async def _workflow(self, user_prompt: str | None, history: str | None) -> str:
+        messages = ModelMessagesTypeAdapter.validate_json(history) if history is not None else None
+        with (
+            self.wrapped.override(model=self.dbos_model, tools=[], toolsets=[self._toolset]),
+            self.parallel_tool_call_execution_mode('sequential'),
+        ):
+            result = await super().run(user_prompt, message_history=messages, deps=self.deps, infer_name=False)
+        return _encode(
+            {
+                'output': result.output,
+                'messages': ModelMessagesTypeAdapter.dump_python(result.all_messages(), mode='json'),
+                'new_message_index': result._new_message_index,  # pyright: ignore[reportPrivateUsage]
+                'output_tool_name': result._output_tool_name,  # pyright: ignore[reportPrivateUsage]
+                'output_tool_call_id': result._output_tool_call_id,  # pyright: ignore[reportPrivateUsage]
+            }
+        )
+
+    def _result(self, output_json: str) -> AgentRunResult[Any]:
+        stored = pydantic_core.from_json(output_json)
+        output = stored['output']
+        if self._output_adapter is not None:
+            output = self._output_adapter.validate_python(output)
+        state = GraphAgentState(message_history=ModelMessagesTypeAdapter.validate_python(stored['messages']))
+        return AgentRunResult(
+            output,
+            _output_tool_name=stored['output_tool_name'],
+            _state=state,
+            _new_message_index=stored['new_message_index'],
+            _output_tool_call_id=stored['output_tool_call_id'],
+        )
+
+    def run_sync(  # type: ignore[override]
+        self,
+        user_prompt: str | None = None,
+        *,
+        message_history: Sequence[ModelMessage] | None = None,
+        run_id: str | None = None,
+    ) -> AgentRunResult[Any]:
+        """Run the agent as the DBOS workflow `{name}.run` and wait for its result.
+
+        Args:
+            user_prompt: The user's prompt (text).
+            message_history: The conversation so far (stored as JSON with the run).
+            run_id: The workflow id; starting a run with the id of an existing one returns that run's result.
+        """
+        history = ModelMessagesTypeAdapter.dump_json(list(message_history)).decode() if message_history else None
+        if run_id is not None:
+            with _dbos.SetWorkflowID(run_id):
+                handle = _dbos.DBOS.start_workflow(self._workflow_function, user_prompt, history)
+        else:
+            handle = _dbos.DBOS.start_workflow(self._workflow_function, user_prompt, history)
+        return self._result(cast(str, handle.get_result()))
+
+    async def run(  # type: ignore[override]
+        self,
+        user_prompt: str | None = None,
+        *,
+        message_history: Sequence[ModelMessage] | None = None,
+        run_id: str | None = None,
+    ) -> AgentRunResult[Any]:
+        """`run_sync` from async code, in a worker thread (on asyncio and trio alike)."""
+        call = partial(self.run_sync, user_prompt, message_history=message_history, run_id=run_id)
+        return await anyio.to_thread.run_sync(call, abandon_on_cancel=True)
+
+    def run_stream(self, user_prompt: str | None = None, **kwargs: Any) -> Any:  # type: ignore[override]
+        """Not available: a DBOS workflow's result is recorded whole, not streamed (use `run`)."""
+        raise UserError(_NO_STREAMING.format(entry='run_stream'))
+
+    def run_stream_sync(self, user_prompt: str | None = None, **kwargs: Any) -> Any:  # type: ignore[override]
+        """Not available: a DBOS workflow's result is recorded whole, not streamed (use `run_sync`)."""
+        raise UserError(_NO_STREAMING.format(entry='run_stream_sync'))
+
+    def run_stream_events(self, user_prompt: str | None = None, **kwargs: Any) -> Any:  # type: ignore[override]
+        """Not available: a DBOS workflow's result is recorded whole, not streamed (use `run`)."""
+        raise UserError(_NO_STREAMING.format(entry='run_stream_events'))
+
+    def result_sync(self, run_id: str) -> AgentRunResult[Any]:
+        """Wait for the run `run_id` (of this or another process, recovered or not) and return its result."""
+        handle: Any = _dbos.DBOS.retrieve_workflow(run_id)
+        return self._result(handle.get_result())
+
+    def __repr__(self) -> str:
+        return f'<DBOSAgent {self._name!r}>'
