@@ -77,7 +77,7 @@ def test_unions_and_lists_of_types_get_one_tool_per_member() -> None:
         schema = build_output_schema(spec)
         assert [(t.name, t.description) for t in schema.tool_defs] == [
             ('final_result_City', 'City: The final response which ends this conversation'),
-            ('final_result_Country', 'Country: A country.'),
+            ('final_result_Country', 'A country.'),  # a docstring is used as is
         ]
 
 
@@ -99,8 +99,8 @@ def test_str_in_a_union_allows_text_next_to_tools() -> None:
 def test_tool_output_sets_name_and_description() -> None:
     schema = build_output_schema([ToolOutput(City, name='city', description='A city.'), Country])
     assert [(t.name, t.description) for t in schema.tool_defs] == [
-        ('city', 'City: A city.'),
-        ('final_result_Country', 'Country: A country.'),
+        ('city', 'A city.'),  # a given description is not prefixed with the type
+        ('final_result_Country', 'A country.'),  # a docstring is used as is
     ]
 
 

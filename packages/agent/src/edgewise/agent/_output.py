@@ -266,15 +266,19 @@ def _members(output_type: Any) -> list[Any]:
 def _processor(output: Any, *, name: str, description: str | None, strict: bool | None) -> OutputProcessor:
     if _is_function(output):
         schema = function_schema(output, takes_ctx=takes_run_context(output), name=name)
+        json_schema = dict(schema.json_schema)
+        json_schema.pop('description', None)
         return OutputProcessor(
-            name=name, json_schema=schema.json_schema, description=description or schema.description,
+            name=name, json_schema=json_schema, description=_joined(description, schema.description),
             strict=strict, function=schema,
         )  # fmt: skip
     if _is_object_type(output):
         adapter: pydantic.TypeAdapter[Any] = pydantic.TypeAdapter(output)
+        json_schema = _strip_field_titles(adapter.json_schema())
+        own = json_schema.pop('description', None) or _own_docstring(output)
         return OutputProcessor(
-            name=name, json_schema=_strip_field_titles(adapter.json_schema()),
-            description=description or _own_docstring(output), strict=strict, validator=adapter, value_type=output,
+            name=name, json_schema=json_schema, description=_joined(description, own),
+            strict=strict, validator=adapter, value_type=output,
         )  # fmt: skip
     model = pydantic.create_model(name, response=(output, ...))
     json_schema = model.model_json_schema()
@@ -284,6 +288,13 @@ def _processor(output: Any, *, name: str, description: str | None, strict: bool 
         name=name, json_schema=json_schema, description=description, strict=strict,
         validator=pydantic.TypeAdapter(model), value_type=model, wrapped=True,
     )  # fmt: skip
+
+
+def _joined(given: str | None, own: str | None) -> str | None:
+    """An output tool's description: the one given, then the type's own (its docstring), as pydantic-ai joins them."""
+    if given and own:
+        return f'{given}. {own}'
+    return given or own
 
 
 def _strip_field_titles(schema: Any) -> Any:
@@ -380,8 +391,8 @@ def build_output_schema(output_type: Any) -> OutputSchema:
             n += 1
             name = f'{base}_{n}'
         processor.name = name
-        if processor.description is None or many:
-            default = processor.description or DEFAULT_OUTPUT_TOOL_DESCRIPTION
+        if not processor.description:  # only the default description names the type
+            default = DEFAULT_OUTPUT_TOOL_DESCRIPTION
             processor.description = f'{type_name}: {default}' if many else default
         tools[name] = processor
     return ToolOutputSchema(  # also with text allowed: pydantic-ai 1.x no longer uses 'tool_or_text'

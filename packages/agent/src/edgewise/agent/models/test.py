@@ -146,7 +146,7 @@ class TestModel(Model):
             )
         # Text when text is an accepted output, unless output tool arguments were asked for.
         if output_tools and (self.custom_output_args is not None or not params.allow_text_output):
-            tool = output_tools[0]
+            tool = output_tools[self.seed % len(output_tools)]  # the seed also picks among output tools
             args = self.custom_output_args
             if args is not None and tool.outer_typed_dict_key:
                 args = {tool.outer_typed_dict_key: args}

@@ -1,0 +1,66 @@
+"""Output tool descriptions as pydantic-ai 1.107 makes them, and `TestModel(seed=)` choosing among output tools."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pydantic
+import pytest
+
+from edgewise.agent import Agent, ToolOutput
+from edgewise.agent.models.test import TestModel
+
+pytestmark = pytest.mark.anyio
+
+
+class Plain(pydantic.BaseModel):
+    a: int
+
+
+class Documented(pydantic.BaseModel):
+    """A documented model."""
+
+    b: str
+
+
+PLAIN_OR_DOCUMENTED: Any = Plain | Documented
+
+
+async def test_union_member_with_docstring_keeps_it_without_type_prefix() -> None:
+    model = TestModel()
+    await Agent(model, output_type=PLAIN_OR_DOCUMENTED).run('hi')
+    params = model.last_model_request_parameters
+    assert params is not None
+    described = {tool.name: tool.description for tool in params.output_tools}
+    assert described == {
+        'final_result_Plain': 'Plain: The final response which ends this conversation',
+        'final_result_Documented': 'A documented model.',
+    }
+    # the docstring moves from the schema to the description: it is not sent twice
+    assert all('description' not in tool.parameters_json_schema for tool in params.output_tools)
+
+
+async def test_tool_output_description_is_joined_with_the_docstring() -> None:
+    model = TestModel()
+    await Agent(model, output_type=ToolOutput(Documented, description='Given')).run('hi')
+    params = model.last_model_request_parameters
+    assert params is not None
+    [tool] = params.output_tools
+    assert tool.description == 'Given. A documented model.'
+    assert 'description' not in tool.parameters_json_schema
+
+
+async def test_single_output_type_without_docstring_gets_the_default() -> None:
+    model = TestModel()
+    await Agent(model, output_type=Plain).run('hi')
+    params = model.last_model_request_parameters
+    assert params is not None
+    assert [tool.description for tool in params.output_tools] == ['The final response which ends this conversation']
+
+
+async def test_test_model_seed_picks_the_output_tool() -> None:
+    agent = Agent(TestModel(), output_type=PLAIN_OR_DOCUMENTED)
+    first = await agent.run('hi')
+    second = await agent.run('hi', model=TestModel(seed=1))
+    assert isinstance(first.output, Plain)
+    assert isinstance(second.output, Documented)
