@@ -64,3 +64,33 @@ async def test_test_model_seed_picks_the_output_tool() -> None:
     second = await agent.run('hi', model=TestModel(seed=1))
     assert isinstance(first.output, Plain)
     assert isinstance(second.output, Documented)
+
+
+class Leaf(pydantic.BaseModel):
+    x: int
+
+
+class Tree(pydantic.BaseModel):
+    leaf: Leaf
+
+
+class Node(pydantic.BaseModel):
+    nodes: list[Node]
+
+
+def test_structured_dict_takes_a_model_schema_with_a_top_level_ref() -> None:
+    from edgewise.agent import StructuredDict
+
+    tree = StructuredDict(Tree.model_json_schema())
+    schema = pydantic.TypeAdapter(tree).json_schema()
+    assert schema['title'] == 'Tree'
+    assert schema['properties']['leaf']['properties'] == {'x': {'title': 'X', 'type': 'integer'}}
+
+
+def test_structured_dict_rejects_a_recursive_model_schema() -> None:
+    from edgewise.agent import StructuredDict, UserError
+
+    with pytest.raises(UserError, match='does not currently support recursive `\\$ref`s'):
+        StructuredDict(Node.model_json_schema())
+    with pytest.raises(UserError, match='Schema must be an object'):
+        StructuredDict({'type': 'string'})

@@ -212,9 +212,9 @@ def StructuredDict(
     Raises:
         UserError: the schema is not an object, or its definitions refer to themselves.
     """
-    if json_schema.get('type') != 'object':
+    if json_schema.get('type') != 'object' and '$ref' not in json_schema:
         raise UserError('Schema must be an object')
-    schema = dict(json_schema)
+    schema = dict(json_schema)  # a top-level `$ref` (a model's schema) is resolved by inlining its `$defs`
     if '$defs' in schema:
         schema = _inline_defs(schema, schema['$defs'])
     if name:
