@@ -94,3 +94,9 @@ def test_structured_dict_rejects_a_recursive_model_schema() -> None:
         StructuredDict(Node.model_json_schema())
     with pytest.raises(UserError, match='Schema must be an object'):
         StructuredDict({'type': 'string'})
+
+
+async def test_run_result_timestamp_is_the_last_response_timestamp() -> None:
+    result = await Agent(TestModel()).run('hi')
+    assert result.timestamp == result.response.timestamp
+    assert result.timestamp.tzinfo is not None

@@ -4,6 +4,7 @@ of `run_stream_events` (re-exported by `result`)."""
 from __future__ import annotations as _annotations
 
 import dataclasses
+from datetime import datetime
 import warnings
 from dataclasses import KW_ONLY, dataclass, field
 from typing import Any, Generic, Literal
@@ -114,6 +115,11 @@ class AgentRunResult(Generic[OutputDataT]):
             if isinstance(message, ModelResponse):
                 return message
         raise ValueError('No response found in the message history')
+
+    @property
+    def timestamp(self) -> datetime:
+        """When the last response of the model was made (`response.timestamp`)."""
+        return self.response.timestamp
 
     @property
     def run_id(self) -> str | None:
