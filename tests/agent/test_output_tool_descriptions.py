@@ -1,4 +1,5 @@
-"""Output tool descriptions as pydantic-ai 1.107 makes them, and `TestModel(seed=)` choosing among output tools."""
+"""pydantic-ai 1.107 parity: output tool descriptions, `TestModel(seed=)` choosing among output tools, `StructuredDict`
+of a model's schema, `AgentRunResult.timestamp` and `RunContext.available_tool_names`."""
 
 from __future__ import annotations
 
@@ -7,7 +8,9 @@ from typing import Any
 import pydantic
 import pytest
 
-from edgewise.agent import Agent, ToolOutput
+from edgewise.agent import Agent, RunContext, StructuredDict, ToolOutput, UserError
+from edgewise.agent.capabilities import PrepareTools
+from edgewise.agent.tools import ToolDefinition
 from edgewise.agent.models.test import TestModel
 
 pytestmark = pytest.mark.anyio
@@ -79,8 +82,6 @@ class Node(pydantic.BaseModel):
 
 
 def test_structured_dict_takes_a_model_schema_with_a_top_level_ref() -> None:
-    from edgewise.agent import StructuredDict
-
     tree = StructuredDict(Tree.model_json_schema())
     schema = pydantic.TypeAdapter(tree).json_schema()
     assert schema['title'] == 'Tree'
@@ -88,8 +89,6 @@ def test_structured_dict_takes_a_model_schema_with_a_top_level_ref() -> None:
 
 
 def test_structured_dict_rejects_a_recursive_model_schema() -> None:
-    from edgewise.agent import StructuredDict, UserError
-
     with pytest.raises(UserError, match='does not currently support recursive `\\$ref`s'):
         StructuredDict(Node.model_json_schema())
     with pytest.raises(UserError, match='Schema must be an object'):
@@ -100,3 +99,29 @@ async def test_run_result_timestamp_is_the_last_response_timestamp() -> None:
     result = await Agent(TestModel()).run('hi')
     assert result.timestamp == result.response.timestamp
     assert result.timestamp.tzinfo is not None
+
+
+async def test_run_context_lists_the_step_tools() -> None:
+    seen_in_prepare: list[set[str]] = []
+    seen_in_tool: list[set[str]] = []
+
+    async def prepare(ctx: RunContext[None], tool_defs: list[ToolDefinition]) -> list[ToolDefinition]:
+        seen_in_prepare.append(ctx.available_tool_names)
+        assert set(ctx.tools) == {tool_def.name for tool_def in tool_defs}
+        return [tool_def for tool_def in tool_defs if tool_def.name != 'hidden']
+
+    agent = Agent(TestModel(), capabilities=[PrepareTools(prepare)])
+
+    @agent.tool
+    def probe(ctx: RunContext[None]) -> str:
+        seen_in_tool.append(ctx.available_tool_names)
+        return 'ok'
+
+    @agent.tool_plain
+    def hidden() -> str:
+        return 'never called'
+
+    result = await agent.run('hi')
+    assert seen_in_prepare[0] == {'probe', 'hidden'}  # before the hook filters them
+    assert seen_in_tool == [{'probe'}]  # what the model was offered
+    assert 'never called' not in result.output

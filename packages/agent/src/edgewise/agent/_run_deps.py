@@ -350,6 +350,7 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
             tool_call_id=tool_call_id,
             retry=retry,
             max_retries=max_retries,
+            tool_manager=self.tool_manager,
         )
 
     def validation_context_for(self, ctx: RunContext[Any]) -> Any:
