@@ -125,3 +125,18 @@ async def test_run_context_lists_the_step_tools() -> None:
     assert seen_in_prepare[0] == {'probe', 'hidden'}  # before the hook filters them
     assert seen_in_tool == [{'probe'}]  # what the model was offered
     assert 'never called' not in result.output
+
+
+async def test_override_toolsets_replaces_the_run_toolsets_too() -> None:
+    from edgewise.agent.toolsets import FunctionToolset
+
+    extra: FunctionToolset[None] = FunctionToolset()
+
+    @extra.tool_plain
+    def bar() -> str:
+        return 'from bar'
+
+    agent = Agent(TestModel())
+    assert 'from bar' in (await agent.run('hi', toolsets=[extra])).output
+    with agent.override(toolsets=[]):
+        assert (await agent.run('hi', toolsets=[extra])).output == 'success (no tool calls)'
