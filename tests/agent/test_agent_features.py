@@ -241,7 +241,7 @@ async def test_all_messages_can_replace_the_output_tool_acknowledgement() -> Non
 
 async def test_replacing_the_output_acknowledgement_of_a_text_run_is_an_error() -> None:
     result = await Agent(scripted([TextPart('ok')])).run('x')
-    with pytest.raises(ValueError, match='did not end with an output tool call'):
+    with pytest.raises(ValueError, match='when the return type is `str`'):
         result.all_messages(output_tool_return_content='thanks')
 
 

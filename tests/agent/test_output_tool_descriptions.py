@@ -140,3 +140,14 @@ async def test_override_toolsets_replaces_the_run_toolsets_too() -> None:
     assert 'from bar' in (await agent.run('hi', toolsets=[extra])).output
     with agent.override(toolsets=[]):
         assert (await agent.run('hi', toolsets=[extra])).output == 'success (no tool calls)'
+
+
+async def test_output_tool_return_content_without_a_matching_return_is_a_lookup_error() -> None:
+    result = await Agent(TestModel(), output_type=int).run('hi')
+    assert result.all_messages(output_tool_return_content='done')[-1].parts[0].content == 'done'  # type: ignore[union-attr]
+    result._output_tool_name = 'wrong'  # pyright: ignore[reportPrivateUsage]
+    with pytest.raises(LookupError, match="No tool call found with tool name 'wrong'."):
+        result.all_messages(output_tool_return_content='done')
+    text = await Agent(TestModel()).run('hi')
+    with pytest.raises(ValueError, match='Cannot set output tool return content when the return type is `str`.'):
+        text.all_messages(output_tool_return_content='done')

@@ -81,6 +81,10 @@ class AgentRunResult(Generic[OutputDataT]):
         Args:
             output_tool_return_content: Replace the content of the output tool's return part with this
                 (to continue the conversation with a different acknowledgement).
+
+        Raises:
+            ValueError: `output_tool_return_content` is given but the run did not end with an output tool.
+            LookupError: the last message has no return part for the output tool.
         """
         messages = list(self._state.message_history) if self._state is not None else []
         if output_tool_return_content is not None:
@@ -137,18 +141,17 @@ class AgentRunResult(Generic[OutputDataT]):
         return self._state.metadata if self._state is not None else None
 
     def _with_output_return(self, messages: list[ModelMessage], content: str) -> list[ModelMessage]:
-        if self._output_tool_name is None or not messages:
-            raise ValueError('This run did not end with an output tool call, so there is no output tool return to set.')
+        name, call_id = self._output_tool_name, self._output_tool_call_id
+        if name is None or not messages:
+            raise ValueError('Cannot set output tool return content when the return type is `str`.')
         last = messages[-1]
-        assert isinstance(last, ModelRequest)
-        parts = [
-            ToolReturnPart(p.tool_name, content, p.tool_call_id, timestamp=p.timestamp)
-            if isinstance(p, ToolReturnPart) and p.tool_call_id == self._output_tool_call_id
-            else p
-            for p in last.parts
-        ]
-        messages[-1] = dataclasses.replace(last, parts=parts)
-        return messages
+        parts = list(last.parts) if isinstance(last, ModelRequest) else []
+        for i, p in enumerate(parts):
+            if isinstance(p, ToolReturnPart) and p.tool_name == name and call_id in (None, p.tool_call_id):
+                parts[i] = ToolReturnPart(p.tool_name, content, p.tool_call_id, timestamp=p.timestamp)
+                messages[-1] = dataclasses.replace(last, parts=parts)
+                return messages
+        raise LookupError(f'No tool call found with tool name {name!r}.')
 
     def __repr__(self) -> str:
         return f'AgentRunResult(output={self.output!r})'
