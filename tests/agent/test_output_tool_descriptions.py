@@ -11,6 +11,7 @@ import pytest
 from edgewise.agent import Agent, RunContext, StructuredDict, ToolOutput, UserError
 from edgewise.agent.capabilities import PrepareTools
 from edgewise.agent.tools import ToolDefinition
+from edgewise.agent.usage import RunUsage
 from edgewise.agent.models.test import TestModel
 
 pytestmark = pytest.mark.anyio
@@ -151,3 +152,23 @@ async def test_output_tool_return_content_without_a_matching_return_is_a_lookup_
     text = await Agent(TestModel()).run('hi')
     with pytest.raises(ValueError, match='Cannot set output tool return content when the return type is `str`.'):
         text.all_messages(output_tool_return_content='done')
+
+
+async def test_run_context_agent_is_the_running_agent() -> None:
+    agent = Agent(TestModel(), name='probe_agent', output_type=int)
+    seen: list[Any] = []
+
+    @agent.tool
+    def probe(ctx: RunContext[None]) -> str:
+        seen.append(ctx.agent)
+        return 'ok'
+
+    @agent.output_validator
+    def check(ctx: RunContext[None], output: int) -> int:
+        seen.append(ctx.agent)
+        return output
+
+    await agent.run('hi')
+    assert seen == [agent, agent]
+    assert RunContext(deps=None, model=TestModel(), usage=RunUsage()).agent is None
+

@@ -90,6 +90,7 @@ def _run_deps(
         instructions=agent._instructions,
         system_prompts=agent._system_prompts,
         agent_name=agent.name,
+        agent=agent,
         persistence=persistence,
         stores_waiting=isinstance(persistence, DurableStatePersistence),
     )

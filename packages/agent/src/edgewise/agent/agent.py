@@ -472,6 +472,7 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
             instructions=run_instructions,
             system_prompts=self._system_prompts,
             agent_name=self.name,
+            agent=self,
             merge_adjacent=bool(history) and isinstance(history[-1], ModelRequest),
             persistence=persistence,
             stores_waiting=isinstance(persistence, DurableStatePersistence),
