@@ -491,11 +491,6 @@ NOT_YET: dict[str, dict[str, str]] = {
     'usage': {
         'Usage': 'the deprecated alias of RunUsage (issue 12)',
     },
-    'settings': {
-        'ServiceTier': 'settings type aliases (issue 12)',
-        'ThinkingEffort': 'settings type aliases (issue 12)',
-        'ThinkingLevel': 'settings type aliases (issue 12)',
-    },
     'exceptions': {
         'FallbackExceptionGroup': 'FallbackModel is not implemented',
         'SkipModelRequest': 'capabilities/hooks (issue 12, helper `parity-agent`)',

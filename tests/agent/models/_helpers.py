@@ -81,6 +81,7 @@ def validate_google_body(body: dict[str, Any]) -> None:
         'safetySettings',
         'labels',
         'cachedContent',
+        'serviceTier',
     }
     assert set(body) <= known, set(body) - known
     for content in body['contents']:
@@ -95,6 +96,8 @@ def validate_google_body(body: dict[str, Any]) -> None:
         types.GenerationConfig.model_validate(body['generationConfig'])
     for setting in body.get('safetySettings', ()):
         types.SafetySetting.model_validate(setting)
+    if 'serviceTier' in body:
+        assert body['serviceTier'] in {tier.value for tier in types.ServiceTier}, body['serviceTier']
 
 
 def cassettes_root() -> Path | None:

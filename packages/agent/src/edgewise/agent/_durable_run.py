@@ -15,23 +15,27 @@ it. What was running when the process died (a model request, a tool call, an out
 
 from __future__ import annotations as _annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 
+import pydantic
+
 from edgewise.graph import BaseStatePersistence, End
-from edgewise.graph.persistence.store import DurableStatePersistence
 
 from . import _instrument
 from ._agent_graph import UserPromptNode, agent_graph
 from ._agent_run import AgentRun
 from ._deferred_tools import DeferredToolResults
 from ._node_stream_loop import EventStreamHandler, run_with_event_handler
-from ._run_deps import GraphAgentDeps, GraphAgentState
+from ._run_deps import GraphAgentState
 from ._run_result import AgentRunResult
+from ._wrap_run import wrapped_run
+from .concurrency import concurrency_slot
+from .exceptions import UserError
 from .messages import ModelMessage, UserContent
 from .models import KnownModelName, Model
-from .settings import ModelSettings, merge_model_settings
+from .settings import ModelSettings
 from .usage import UsageLimits
 
 __all__ = ('iter_from_persistence', 'resume', 'fold_history')
@@ -61,39 +65,31 @@ def fold_history(snapshots: Sequence[Any], until: str | None = None) -> tuple[li
     return history, prompt, new_index
 
 
-def _run_deps(
-    agent: Any,
-    persistence: BaseStatePersistence[Any, Any],
-    deps: Any,
-    model: Model | KnownModelName | None,
-    model_settings: ModelSettings | None,
-    usage_limits: UsageLimits | None,
-) -> GraphAgentDeps[Any, Any]:
-    """The deps of a resumed run (`agent` is the `Agent`): the agent's configuration and the deps given now
-    (checked against its `deps_type`)."""
-    model_used = agent._resolve_model(model)
-    return GraphAgentDeps(
-        user_deps=agent._resolve_deps(deps),
-        prompt=None,  # both from the stored run, once it is held
-        new_message_index=0,
-        model=model_used,
-        model_settings=merge_model_settings(
-            merge_model_settings(model_used.settings, agent.model_settings), model_settings
-        ),
-        usage_limits=usage_limits or UsageLimits(),
-        max_result_retries=agent._max_result_retries,
-        default_tool_retries=agent._default_retries,
-        end_strategy=agent.end_strategy,
-        output_schema=agent._output_schema,
-        output_validators=agent._output_validators,
-        toolset=agent._function_toolset,  # the run's toolset once the run's state is read
-        instructions=agent._instructions,
-        system_prompts=agent._system_prompts,
-        agent_name=agent.name,
-        agent=agent,
-        persistence=persistence,
-        stores_waiting=isinstance(persistence, DurableStatePersistence),
-    )
+_ANSWERS: pydantic.TypeAdapter[DeferredToolResults] | None = None
+
+
+def _answers(value: DeferredToolResults | Mapping[str, Any] | None) -> DeferredToolResults | None:
+    """`deferred_tool_results` as a `DeferredToolResults` (given as one, or as a dict of JSON values).
+
+    Raises:
+        UserError: the dict is not a `DeferredToolResults`.
+    """
+    global _ANSWERS
+    if value is None or isinstance(value, DeferredToolResults):
+        return value
+    if _ANSWERS is None:
+        _ANSWERS = pydantic.TypeAdapter(DeferredToolResults)
+    try:
+        return _ANSWERS.validate_python(value)
+    except pydantic.ValidationError as e:
+        problems = '; '.join(
+            f'{".".join(str(x) for x in err["loc"])}: {err["msg"]}' for err in e.errors(include_url=False)[:3]
+        )
+        raise UserError(
+            f'`deferred_tool_results` is not a DeferredToolResults ({problems}): give `approvals` (tool call id -> '
+            "true, false or {'kind': 'tool-denied', 'message': ...}), `calls` (tool call id -> result) and "
+            '`metadata`.'
+        ) from None
 
 
 @asynccontextmanager
@@ -105,24 +101,40 @@ async def iter_from_persistence(
     model: Model | KnownModelName | None = None,
     model_settings: ModelSettings | None = None,
     usage_limits: UsageLimits | None = None,
-    deferred_tool_results: DeferredToolResults | None = None,
+    deferred_tool_results: DeferredToolResults | Mapping[str, Any] | None = None,
 ) -> AsyncIterator[AgentRun[Any, Any]]:
-    """Continue a stored agent run node by node (see `Agent.iter_from_persistence`)."""
-    graph_deps = _run_deps(agent, persistence, deps, model, model_settings, usage_limits)
-    graph_deps.deferred_tool_results = deferred_tool_results
-    with _instrument.span('agent run', agent_name=agent.name or 'agent', model_name=graph_deps.model.model_name):
-        async with agent_graph().iter_from_persistence(persistence, deps=graph_deps, infer_name=False) as graph_run:
-            # Held by this process now: the history read here is the one the run goes on from.
-            snapshots = await persistence.load_all()
-            start = graph_run.next_node
-            until = None if isinstance(start, End) else start.get_snapshot_id()
-            history, prompt, new_index = fold_history(snapshots, until)
-            state: GraphAgentState = graph_run.state
-            state.message_history = history
-            graph_deps.prompt = prompt
-            graph_deps.new_message_index = new_index
-            async with await agent._run_toolset(graph_deps, state, None):
-                yield AgentRun(graph_run)
+    """Continue a stored agent run node by node (see `Agent.iter_from_persistence`).
+
+    The run is configured as a new run of `agent` is (its overrides, capabilities, instrumentation, validation
+    context and concurrency limit), with the deps, model and settings given now.
+    """
+    graph_deps = agent._configure_run(
+        model=model, deps=deps, model_settings=model_settings, usage_limits=usage_limits, capabilities=None,
+        instructions=None, output_type=None, output_retries=None, persistence=persistence,
+    )  # fmt: skip
+    graph_deps.deferred_tool_results = _answers(deferred_tool_results)
+    async with concurrency_slot(agent._limiter, f'agent:{agent.name or "agent"}'):
+        with _instrument.span_if(
+            graph_deps.tracing, 'agent run', agent_name=agent.name or 'agent', model_name=graph_deps.model.model_name
+        ):
+            async with agent_graph().iter_from_persistence(persistence, deps=graph_deps, infer_name=False) as run:
+                # Held by this process now: the history read here is the one the run goes on from.
+                snapshots = await persistence.load_all()
+                start = run.next_node
+                until = None if isinstance(start, End) else start.get_snapshot_id()
+                history, prompt, new_index = fold_history(snapshots, until)
+                state: GraphAgentState = run.state
+                state.message_history = history
+                graph_deps.prompt = prompt
+                graph_deps.new_message_index = new_index
+                async with await agent._run_toolset(graph_deps, state, None):
+                    agent_run = AgentRun(run)
+                    root = graph_deps.root_capability
+                    if root is not None and root.overrides('wrap_run'):
+                        async with wrapped_run(root, graph_deps.run_context(state), agent_run):
+                            yield agent_run
+                    else:
+                        yield agent_run
 
 
 async def resume(
@@ -134,7 +146,7 @@ async def resume(
     model_settings: ModelSettings | None = None,
     usage_limits: UsageLimits | None = None,
     event_stream_handler: EventStreamHandler | None = None,
-    deferred_tool_results: DeferredToolResults | None = None,
+    deferred_tool_results: DeferredToolResults | Mapping[str, Any] | None = None,
 ) -> AgentRunResult[Any]:
     """Run a stored agent run to its end (see `Agent.resume`)."""
     async with iter_from_persistence(

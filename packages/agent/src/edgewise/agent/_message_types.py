@@ -297,11 +297,20 @@ ModelRequestPart = Annotated[
 """A part of a request to a model."""
 
 
+def _as_list(parts: Sequence[Any]) -> list[Any]:
+    """Parts serialized as a list, with the parts' own schema: pydantic serializes a `Sequence` field by inferring
+    each item's type, several times slower in JSON (and every snapshot of a durable agent run holds messages)."""
+    return parts if type(parts) is list else list(parts)
+
+
 @dataclass(repr=False)
 class ModelRequest:
     """A request to a model: prompts, tool returns and retry prompts."""
 
-    parts: Sequence[ModelRequestPart]
+    parts: Annotated[
+        Sequence[ModelRequestPart],
+        pydantic.PlainSerializer(_as_list, return_type=list[ModelRequestPart]),
+    ]
     """The parts of the request."""
     _: KW_ONLY
     timestamp: datetime | None = None
@@ -496,7 +505,10 @@ ModelResponseState: TypeAlias = Literal['complete', 'incomplete', 'interrupted']
 class ModelResponse:
     """A model's response: text, thinking and tool calls, with the request's usage."""
 
-    parts: Sequence[ModelResponsePart]
+    parts: Annotated[
+        Sequence[ModelResponsePart],
+        pydantic.PlainSerializer(_as_list, return_type=list[ModelResponsePart]),
+    ]
     """The parts of the response."""
     _: KW_ONLY
     usage: RequestUsage = field(default_factory=RequestUsage)

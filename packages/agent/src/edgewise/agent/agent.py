@@ -3,7 +3,7 @@
 from __future__ import annotations as _annotations
 
 import inspect
-from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager, contextmanager
 from contextvars import ContextVar
 from functools import partial
@@ -408,14 +408,12 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
         output_retries = None
         if retries is not None or deprecated_kwargs:
             output_retries = run_output_retries(retries, deprecated_kwargs, 'agent.iter')
+        graph_deps = self._configure_run(
+            model=model, deps=deps, model_settings=model_settings, usage_limits=usage_limits,
+            capabilities=capabilities, instructions=instructions, output_type=output_type,
+            output_retries=output_retries, persistence=persistence, native_tools=run_native_tools,
+        )  # fmt: skip
         overrides = self._overrides.get()
-        if overrides:
-            output_retries = overrides.get('retries', output_retries)
-        model_used = self._resolve_model(model)
-        deps = self._resolve_deps(deps)
-        if output_type is not None and self._output_validators:
-            raise UserError('Cannot set a custom run `output_type` when the agent has output validators')
-        schema = self._output_schema if output_type is None else build_output_schema(output_type)
         history = _validate_history(message_history)
         if len(history) > 1 and has_adjacent_same_kind(history):
             history = merge_adjacent(history)  # as pydantic-ai keeps a given history
@@ -426,57 +424,10 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
             usage=usage or RunUsage(),
             conversation_id=resolve_conversation_id(conversation_id, history),
         )
-        caps = [*self._capabilities, *capabilities] if capabilities else self._capabilities
-        run_instructions = overrides.get('instructions')
-        if run_instructions is None:  # an override replaces every other instruction, the capabilities' too
-            run_instructions = self._instructions
-            if caps or instructions is not None:
-                run_instructions = [*run_instructions]
-                for cap in caps:
-                    if isinstance(cap, AbstractCapability):
-                        run_instructions += normalize_instructions(cap.get_instructions())
-                run_instructions += normalize_instructions(instructions)
-        layers: list[Any] = [c.get_model_settings() for c in caps if isinstance(c, AbstractCapability)] if caps else []
-        if 'model_settings' in overrides:
-            layers.append(overrides['model_settings'])
-        else:
-            layers += [self.model_settings, model_settings]
-        static_settings, resolver = settings_resolver(model_used.settings, [x for x in layers if x is not None])
-        tool_choice = (static_settings or {}).get('tool_choice')
-        if tool_choice == 'required' or isinstance(tool_choice, list):
-            raise UserError(
-                f'`tool_choice={tool_choice!r}` prevents the agent from producing a final response because output '
-                'tools are excluded. Use `ToolOrOutput` to combine specific function tools with output capability, '
-                "or return a callable from a capability's `get_model_settings()` (or give `model_settings` as a "
-                'function of the run context) to vary `tool_choice` per step.'
-            )
-        graph_deps: GraphAgentDeps[AgentDepsT, Any] = GraphAgentDeps(
-            user_deps=deps,
-            prompt=user_prompt,
-            new_message_index=len(history),
-            model=model_used,
-            model_settings=static_settings,
-            settings_resolver=resolver,
-            request_hooks=[c for c in caps if isinstance(c, AbstractCapability) and c.has_request_hook()],
-            root_capability=_combined(caps),
-            native_tools=self._run_native_tools(caps, run_native_tools),
-            tracing=self._tracing(caps),
-            validation_context=self.validation_context,
-            usage_limits=usage_limits or UsageLimits(),
-            max_result_retries=self._max_result_retries if output_retries is None else output_retries,
-            default_tool_retries=self._default_retries,
-            end_strategy=self.end_strategy,
-            output_schema=schema,
-            output_validators=self._output_validators,
-            toolset=self._function_toolset,
-            instructions=run_instructions,
-            system_prompts=self._system_prompts,
-            agent_name=self.name,
-            agent=self,
-            merge_adjacent=bool(history) and isinstance(history[-1], ModelRequest),
-            persistence=persistence,
-            stores_waiting=isinstance(persistence, DurableStatePersistence),
-        )
+        graph_deps.prompt = user_prompt
+        graph_deps.new_message_index = len(history)
+        graph_deps.merge_adjacent = bool(history) and isinstance(history[-1], ModelRequest)
+        model_used = graph_deps.model
         metadata_layers = overrides.get('metadata', [self._metadata, metadata])
         metadata_layers = [m for m in metadata_layers if m is not None]
         if metadata_layers:
@@ -503,6 +454,83 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
                 if metadata_layers and agent_run.result is not None:
                     state.metadata = resolve_metadata(metadata_layers, graph_deps.run_context(state))
 
+    def _configure_run(
+        self,
+        *,
+        model: Model | KnownModelName | None,
+        deps: Any,
+        model_settings: AgentModelSettings | None,
+        usage_limits: UsageLimits | None,
+        capabilities: Sequence[AgentCapability[AgentDepsT]] | None,
+        instructions: AgentInstructions,
+        output_type: OutputSpec[Any] | None,
+        output_retries: int | None,
+        persistence: BaseStatePersistence[Any, Any] | None,
+        native_tools: Sequence[AgentNativeTool[AgentDepsT]] | None = None,
+    ) -> GraphAgentDeps[AgentDepsT, Any]:
+        """The deps of a run, new (`iter`) or resumed (`resume`): the agent's configuration, its overrides and
+        capabilities, the run's arguments; the caller sets what depends on the history (`prompt`,
+        `new_message_index`, `merge_adjacent`)."""
+        overrides = self._overrides.get()
+        if overrides:
+            output_retries = overrides.get('retries', output_retries)
+        model_used = self._resolve_model(model)
+        deps = self._resolve_deps(deps)
+        if output_type is not None and self._output_validators:
+            raise UserError('Cannot set a custom run `output_type` when the agent has output validators')
+        schema = self._output_schema if output_type is None else build_output_schema(output_type)
+        caps = [*self._capabilities, *capabilities] if capabilities else self._capabilities
+        run_instructions = overrides.get('instructions')
+        if run_instructions is None:  # an override replaces every other instruction, the capabilities' too
+            run_instructions = self._instructions
+            if caps or instructions is not None:
+                run_instructions = [*run_instructions]
+                for cap in caps:
+                    if isinstance(cap, AbstractCapability):
+                        run_instructions += normalize_instructions(cap.get_instructions())
+                run_instructions += normalize_instructions(instructions)
+        layers: list[Any] = [c.get_model_settings() for c in caps if isinstance(c, AbstractCapability)] if caps else []
+        if 'model_settings' in overrides:
+            layers.append(overrides['model_settings'])
+        else:
+            layers += [self.model_settings, model_settings]
+        static_settings, resolver = settings_resolver(model_used.settings, [x for x in layers if x is not None])
+        tool_choice = (static_settings or {}).get('tool_choice')
+        if tool_choice == 'required' or isinstance(tool_choice, list):
+            raise UserError(
+                f'`tool_choice={tool_choice!r}` prevents the agent from producing a final response because output '
+                'tools are excluded. Use `ToolOrOutput` to combine specific function tools with output capability, '
+                "or return a callable from a capability's `get_model_settings()` (or give `model_settings` as a "
+                'function of the run context) to vary `tool_choice` per step.'
+            )
+        graph_deps: GraphAgentDeps[AgentDepsT, Any] = GraphAgentDeps(
+            user_deps=deps,
+            prompt=None,  # the run's, set by the caller
+            new_message_index=0,
+            model=model_used,
+            model_settings=static_settings,
+            settings_resolver=resolver,
+            request_hooks=[c for c in caps if isinstance(c, AbstractCapability) and c.has_request_hook()],
+            root_capability=_combined(caps),
+            native_tools=self._run_native_tools(caps, native_tools),
+            tracing=self._tracing(caps),
+            validation_context=self.validation_context,
+            usage_limits=usage_limits or UsageLimits(),
+            max_result_retries=self._max_result_retries if output_retries is None else output_retries,
+            default_tool_retries=self._default_retries,
+            end_strategy=self.end_strategy,
+            output_schema=schema,
+            output_validators=self._output_validators,
+            toolset=self._function_toolset,
+            instructions=run_instructions,
+            system_prompts=self._system_prompts,
+            agent_name=self.name,
+            agent=self,
+            persistence=persistence,
+            stores_waiting=isinstance(persistence, DurableStatePersistence),
+        )
+        return graph_deps
+
     async def resume(
         self,
         persistence: BaseStatePersistence[Any, Any],
@@ -512,7 +540,7 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
         model_settings: ModelSettings | None = None,
         usage_limits: UsageLimits | None = None,
         event_stream_handler: EventStreamHandler | None = None,
-        deferred_tool_results: DeferredToolResults | None = None,
+        deferred_tool_results: DeferredToolResults | Mapping[str, Any] | None = None,
     ) -> AgentRunResult[OutputDataT]:
         """Finish a stored run (one started with `persistence=`) from where it stopped, e.g. after a crash.
 
@@ -528,7 +556,9 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
             usage_limits: Limits of the resumed run (its stored usage counts towards them).
             event_stream_handler: As for `run`.
             deferred_tool_results: The answers to the deferred tool calls a run stored as waiting stopped on
-                (approvals, outside results).
+                (approvals, outside results): a `DeferredToolResults`, or the same as a dict of JSON values
+                (`{'approvals': {'p1': True, 'p2': {'kind': 'tool-denied', 'message': '...'}}}`), as a web
+                request or the command line gives them.
 
         Raises:
             GraphRuntimeError: the stored run has ended (or was never stored): nothing to resume.
@@ -548,7 +578,7 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
         model: Model | KnownModelName | None = None,
         model_settings: ModelSettings | None = None,
         usage_limits: UsageLimits | None = None,
-        deferred_tool_results: DeferredToolResults | None = None,
+        deferred_tool_results: DeferredToolResults | Mapping[str, Any] | None = None,
     ) -> AbstractAsyncContextManager[AgentRun[AgentDepsT, OutputDataT]]:
         """Continue a stored run node by node: `async with agent.iter_from_persistence(p, deps=...) as run:`.
 

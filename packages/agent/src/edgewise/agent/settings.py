@@ -7,7 +7,38 @@ from typing import Literal, TypeAlias
 
 from typing_extensions import TypedDict
 
-__all__ = ('ModelSettings', 'ToolChoice', 'ToolChoiceScalar', 'ToolOrOutput', 'merge_model_settings')
+__all__ = (
+    'ModelSettings',
+    'ServiceTier',
+    'ThinkingEffort',
+    'ThinkingLevel',
+    'ToolChoice',
+    'ToolChoiceScalar',
+    'ToolOrOutput',
+    'merge_model_settings',
+)
+
+ThinkingEffort: TypeAlias = Literal['minimal', 'low', 'medium', 'high', 'xhigh']
+"""How hard a model reasons, from least to most; each API maps a level it lacks to its nearest one."""
+
+ThinkingLevel: TypeAlias = bool | ThinkingEffort
+"""Every value `ModelSettings.thinking` takes: `True` (reasoning at the provider's default effort), `False`
+(no reasoning; ignored by models that always reason) or a `ThinkingEffort`."""
+
+ServiceTier: TypeAlias = Literal['auto', 'default', 'flex', 'priority']
+"""Every value `ModelSettings.service_tier` takes.
+
+What each API is sent:
+
+| `service_tier` | OpenAI (Chat, Responses) | Anthropic       | Gemini API   |
+|----------------|--------------------------|-----------------|--------------|
+| `'auto'`       | `'auto'`                 | `'auto'`        | nothing      |
+| `'default'`    | `'default'`              | `'standard_only'` | `'standard'` |
+| `'flex'`       | `'flex'`                 | nothing         | `'flex'`     |
+| `'priority'`   | `'priority'`             | nothing         | `'priority'` |
+
+"nothing" leaves the field out, so the provider's own default applies.
+"""
 
 ToolChoiceScalar: TypeAlias = Literal['none', 'required', 'auto']
 """The `tool_choice` values that name no tool."""
@@ -52,7 +83,8 @@ class ModelSettings(TypedDict, total=False):
     - `ToolOrOutput(function_tools=[...])`: only those function tools, plus whatever ends the run.
 
     A model that cannot force a tool call refuses `'required'` and lists with a `UserError`, and treats the
-    forcing that the output needs as `'auto'`.
+    forcing that the output needs as `'auto'`; so does Anthropic while it thinks (`thinking`,
+    `anthropic_thinking`).
     """
     seed: int
     """Random seed, for models that support reproducible sampling."""
@@ -64,6 +96,18 @@ class ModelSettings(TypedDict, total=False):
     """Bias added to the logits of the given tokens."""
     stop_sequences: list[str]
     """Sequences at which the model stops generating."""
+    thinking: ThinkingLevel
+    """Reasoning, the same way for every provider: `True` turns it on at the provider's default effort, `False`
+    turns it off, and `'minimal'` ... `'xhigh'` ask for an effort level (mapped to the nearest one the API has).
+
+    Absent, each model does what it does by default. Only models whose profile says they can reason
+    (`supports_thinking`, `thinking_always_enabled`) are sent anything; `False` is ignored by models that always
+    reason. A provider's own setting (`openai_reasoning_effort`, `anthropic_thinking`, `anthropic_effort`,
+    `google_thinking_config`) wins over this one.
+    """
+    service_tier: ServiceTier
+    """The service tier of the request, the same way for every provider (see `ServiceTier` for what each API
+    is sent). A provider's own setting (`openai_service_tier`, `anthropic_service_tier`) wins over this one."""
     extra_headers: dict[str, str]
     """Extra HTTP headers sent with the request."""
     extra_body: object

@@ -57,6 +57,7 @@ from ._mapping import (
     user_turn_items,
 )
 from ._request_parameters import ModelRequestParameters
+from ._thinking import anthropic_settings
 from ._tool_choice import explicitly_forced, resolve_tool_choice
 
 __all__ = (
@@ -293,7 +294,7 @@ def anthropic_request_body(
         stream: Ask for server-sent events.
         provider_name: The `provider_name` of parts this API made (their thinking is sent back as is).
     """
-    settings: AnthropicModelSettings = model_settings or {}
+    settings: AnthropicModelSettings = anthropic_settings(model_settings or {}, params, profile, model_name)
     anthropic_profile = AnthropicModelProfile.from_profile(profile)
     system, mapped = map_messages(messages, profile, provider_name, model_name)
     body: dict[str, Any] = {

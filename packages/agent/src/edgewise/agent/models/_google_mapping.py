@@ -42,6 +42,7 @@ from ..usage import RequestUsage
 from ._google_native_tools import code_execution_part, google_native_tools, metadata_parts, native_part_dict
 from ._mapping import EventStreamedResponse, instructions_of, settings_fields, uploaded_file_id, user_turn_items
 from ._request_parameters import ModelRequestParameters
+from ._thinking import google_service_tier, google_settings
 from ._tool_choice import resolve_tool_choice
 
 __all__ = (
@@ -229,7 +230,7 @@ def google_request_body(
         profile: The model's profile.
         provider_name: The `provider_name` of parts this API made (their signatures are sent back).
     """
-    settings: GoogleModelSettings = model_settings or {}
+    settings: GoogleModelSettings = google_settings(model_settings or {}, params, profile)
     system, contents = map_messages(messages, provider_name)
     body: dict[str, Any] = {'contents': contents}
     if system is not None:
@@ -287,6 +288,8 @@ def google_request_body(
             ),
         )
     )
+    if (tier := google_service_tier(settings)) is not None:
+        body['serviceTier'] = tier
     if isinstance(extra := settings.get('extra_body'), dict):
         body.update(extra)
     return body

@@ -37,6 +37,7 @@ from ..tools import ToolDefinition
 from ..usage import RequestUsage
 from ._mapping import is_text_like, unsupported_file, uploaded_file_id, user_turn_items
 from ._openai_native_tools import chat_web_search_options
+from ._thinking import openai_settings
 from ._tool_choice import explicitly_forced, resolve_tool_choice
 
 __all__ = (
@@ -303,6 +304,7 @@ def build_body(
         stream: Whether the response is streamed.
     """
     openai_profile = OpenAIModelProfile.from_profile(profile)
+    settings = openai_settings(settings, params)
     body: dict[str, Any] = {'model': model_name, 'messages': messages}
     tool_defs, tool_choice = _tool_choice(settings, params, openai_profile, model_name)
     unsupported = set(openai_profile.openai_unsupported_model_settings)

@@ -57,6 +57,7 @@ from ._openai_native_tools import (
     responses_native_tools,
 )
 from ._request_parameters import ModelRequestParameters
+from ._thinking import openai_settings
 from ._tool_choice import explicitly_forced, resolve_tool_choice
 
 __all__ = (
@@ -281,7 +282,7 @@ def responses_request_body(
         provider_name: The `provider_name` of parts this API made (their ids and reasoning are sent back).
     """
     openai_profile = OpenAIModelProfile.from_profile(profile)
-    settings = _drop_unsupported(model_settings or {}, openai_profile)
+    settings = _drop_unsupported(openai_settings(model_settings or {}, params), openai_profile)
     send_ids = settings.get('openai_send_reasoning_ids', openai_profile.openai_supports_encrypted_reasoning_content)
     items = map_messages(messages, openai_profile, send_ids, provider_name, model_name)
     instructions = instructions_of(messages)

@@ -26,6 +26,7 @@ from ._model import Model, check_allow_model_requests
 from ._native_support import check_native_tools
 from ._request_parameters import ModelRequestParameters
 from ._streamed_response import StreamedResponse
+from ._thinking import resolve_thinking
 
 if TYPE_CHECKING:
     from ..tools import RunContext
@@ -146,6 +147,12 @@ class ProviderModel(Model):
         """The streamed response over the open event stream: by default `_streamed` over its decoded events."""
         return self._streamed(params, _decoded(sse, self._model_name))
 
+    def _with_thinking(
+        self, model_settings: ModelSettings | None, params: ModelRequestParameters
+    ) -> ModelRequestParameters:
+        """`params` with the unified `thinking` setting resolved against the profile (`params.thinking`)."""
+        return resolve_thinking(self._merged_settings(model_settings), params, self.profile)
+
     def _merged_settings(self, model_settings: ModelSettings | None) -> Mapping[str, Any]:
         return cast(Mapping[str, Any], merge_model_settings(self._settings, model_settings) or {})
 
@@ -195,6 +202,7 @@ class ProviderModel(Model):
             UnexpectedModelBehavior: the answer is not JSON.
         """
         messages = await self._with_files(messages)
+        model_request_parameters = self._with_thinking(model_settings, model_request_parameters)
         call = self._call(messages, model_settings, model_request_parameters, stream=False)
         return await _http.post_json(call, self._parse)
 
@@ -213,6 +221,7 @@ class ProviderModel(Model):
             ModelAPIError: the API could not be reached, timed out, or the stream broke.
         """
         messages = await self._with_files(messages)
+        model_request_parameters = self._with_thinking(model_settings, model_request_parameters)
         call = self._call(messages, model_settings, model_request_parameters, stream=True)
         settings = self._merged_settings(model_settings)
         async with _http.stream_sse(call) as sse:

@@ -11,6 +11,7 @@ from typing import Any
 from .._tool_definition import ToolDefinition
 from ..native_tools import AbstractNativeTool
 from ..output import OutputMode, OutputObjectDefinition
+from ..settings import ThinkingLevel
 
 __all__ = ('ModelRequestParameters',)
 
@@ -29,6 +30,9 @@ class ModelRequestParameters:
     """The output tools the model may call to give its final answer."""
     allow_text_output: bool = True
     """Whether plain text is an acceptable final answer."""
+    thinking: ThinkingLevel | None = None
+    """The request's reasoning, from the unified `thinking` setting when the model's profile can reason
+    (`None`: the model's default). Provider models set it before mapping the request."""
     instruction_parts: list[str] | None = None
     """Instructions assembled for this request (also on the last `ModelRequest.instructions`)."""
     native_tools: list[AbstractNativeTool] = field(default_factory=list)
@@ -53,7 +57,9 @@ class ModelRequestParameters:
         return (
             f'ModelRequestParameters(function_tools={self.function_tools!r}, output_mode={self.output_mode!r}, '
             f'output_object={self.output_object!r}, output_tools={self.output_tools!r}, '
-            f'allow_text_output={self.allow_text_output!r})'
+            f'allow_text_output={self.allow_text_output!r}'
+            + ('' if self.thinking is None else f', thinking={self.thinking!r}')
+            + ')'
         )
 
 

@@ -101,6 +101,17 @@ def _parser() -> _Parser:
     )
     resume.add_argument('--store', required=True, metavar='URL', help='where the run is stored')
     resume.add_argument('--max-steps', type=_non_negative, metavar='N', help='run at most N more nodes')
+    resume.add_argument(
+        '--approve',
+        action='append',
+        default=[],
+        metavar='CALL_ID',
+        help='approve a tool call an agent run waits for (repeatable; `runs show` lists them)',
+    )
+    resume.add_argument(
+        '--deny', action='append', default=[], metavar='CALL_ID', help='deny a tool call an agent run waits for'
+    )
+    resume.add_argument('--deny-message', metavar='TEXT', help='what the model is told of the denied calls')
     resume.set_defaults(handler=_resume)
 
     fork = run_commands.add_parser(
@@ -225,10 +236,12 @@ async def _show(args: argparse.Namespace) -> int:
 
 
 async def _resume(args: argparse.Namespace) -> int:
+    from ._answers import Answers
     from ._runs import resume_run
     from ._store import open_store
 
-    return await resume_run(open_store(args.store), args.run_id, args.graph, args.max_steps, args.target)
+    answers = Answers(args.approve, args.deny, args.deny_message)
+    return await resume_run(open_store(args.store), args.run_id, args.graph, args.max_steps, args.target, answers)
 
 
 async def _fork(args: argparse.Namespace) -> int:

@@ -19,6 +19,7 @@ from ..persistence import RunInfo
 from ..persistence.raw import RawSnapshot
 from ..persistence.store import DurableStatePersistence
 from ._agent_runs import agent_run_lines
+from ._answers import Answers, waiting_for
 from ._common import CommandError, duration, echo, when
 from ._format import summary, table
 from ._store import Store
@@ -50,15 +51,8 @@ async def _status(store: Store, run: RunInfo) -> str:
         return run.status
     async with store.persistence(run.run_id) as persistence:
         history = await persistence.load_raw()
-    waiting_for = _waiting_for(history[-1]) if history else None
-    return f'waiting for {waiting_for}' if waiting_for else run.status
-
-
-def _waiting_for(snapshot: RawSnapshot) -> str | None:
-    if snapshot.kind != 'node' or snapshot.status != 'created':
-        return None
-    value = snapshot.node.fields.get('waiting_for')
-    return value if isinstance(value, str) and value else None
+    waits = waiting_for(history[-1]) if history else None
+    return f'waiting for {waits}' if waits else run.status
 
 
 def _pending_calls(fields: dict[str, Any]) -> list[str]:
@@ -184,11 +178,13 @@ def _outcome(store: Store, run_id: str, history: list[RawSnapshot], info: RunInf
             f'Failed: node {node_id} (step {len(history)}) raised; its error is in the logs of the process that ran '
             f'it. To retry from an earlier step: edgewise runs fork {run_id} SNAPSHOT_ID --store {store.display}'
         )
-    if (waiting_for := _waiting_for(last)) is not None:
+    if (waits := waiting_for(last)) is not None:
         pending = '\n'.join(_pending_calls(last.node.fields))
         return (
-            f'Waiting for {waiting_for}: node {node_id} (step {len(history)}) holds the pending tool calls:\n'
-            f'{pending}\nThe run resumes with their answers (the agent run resumed with `deferred_tool_results`).'
+            f'Waiting for {waits}: node {node_id} (step {len(history)}) holds the pending tool calls:\n'
+            f'{pending}\nThe run resumes with their answers: `edgewise runs resume {run_id} MODULE:AGENT --store '
+            f'{store.display} --approve CALL_ID` (or --deny CALL_ID), or in Python `agent.resume(persistence, '
+            'deferred_tool_results=...)`.'
         )
     if info.status == 'running':
         return (
@@ -216,11 +212,19 @@ class _Interrupts:
     """The scope of the task watching for signals, cancelled once the run stops."""
 
 
-async def resume_run(store: Store, run_id: str, graph: Any, max_steps: int | None, target: str | None = None) -> int:
+async def resume_run(
+    store: Store,
+    run_id: str,
+    graph: Any,
+    max_steps: int | None,
+    target: str | None = None,
+    answers: Answers | None = None,
+) -> int:
     """Run a stored run on to its end (or `max_steps` more nodes), printing each node as it runs.
 
     `graph` is a `Graph`, or an agent (an object with `iter_from_persistence(persistence)`, see `load_graph`);
-    `target` is the `MODULE:GRAPH` the user typed, for the command printed to resume again.
+    `target` is the `MODULE:GRAPH` the user typed, for the command printed to resume again; `answers` the
+    approvals and denials of the tool calls an agent run waits for.
     """
     history = await load_history(store, run_id)
     last = history[-1]
@@ -231,6 +235,19 @@ async def resume_run(store: Store, run_id: str, graph: Any, max_steps: int | Non
             f'Run {run_id} failed at node {last.node.node_id}; a failed run does not resume. Fork it from an '
             f'earlier snapshot (edgewise runs fork {run_id} SNAPSHOT_ID --store {store.display}) and resume the fork.'
         )
+    command = f'edgewise runs resume {run_id} {target or "MODULE:AGENT"} --store {store.display}'
+    answers = answers or Answers()
+    held = False
+    if (answers.approve or answers.deny) and last.status in ('pending', 'running'):
+        async with store.persistence(run_id) as persistence:
+            info = await persistence.info()
+        held = info is not None and info.status == 'running'
+    deferred = answers.for_run(last, run_id, command, held)
+    if deferred is not None and isinstance(graph, Graph):
+        raise CommandError(
+            f"Run {run_id} waits for approval of an agent's tool calls: resume it with the agent (MODULE:AGENT), "
+            'not a graph.'
+        )
     step = sum(1 for snapshot in history if snapshot.kind == 'node' and snapshot.status == 'success')
     interrupts = _Interrupts()
     outcome: str | None = None
@@ -239,7 +256,7 @@ async def resume_run(store: Store, run_id: str, graph: Any, max_steps: int | Non
         with anyio.CancelScope() as run_scope:
             await tg.start(_watch_interrupts, interrupts, run_scope)
             try:
-                outcome = await _advance(graph, persistence, step, max_steps, interrupts)
+                outcome = await _advance(graph, persistence, step, max_steps, interrupts, deferred, command)
             except CommandError as e:
                 # Raised after the task group, which would wrap it in an exception group.
                 error = e
@@ -265,16 +282,29 @@ async def _advance(
     step: int,
     max_steps: int | None,
     interrupts: _Interrupts,
+    deferred: dict[str, Any] | None,
+    command: str,
 ) -> str | None:
     ran = 0
     try:
         if isinstance(graph, Graph):
             opened = graph.iter_from_persistence(persistence, infer_name=False)
-        else:  # an agent: it builds the run's deps itself
+        elif deferred is None:  # an agent: it builds the run's deps itself
             opened = graph.iter_from_persistence(persistence)
+        else:
+            opened = graph.iter_from_persistence(persistence, deferred_tool_results=deferred)
         async with opened as run:
             node = run.next_node
+            # An agent run stops (stays waiting) on tool calls that wait for approval or results.
+            stops_at = getattr(run, 'stops_at', None)
             while not isinstance(node, End):
+                if stops_at is not None and stops_at(node):
+                    requests: Any = getattr(node, 'requests', None)
+                    calls = [c.tool_call_id for c in (*requests.approvals, *requests.calls)]
+                    return (
+                        f'Waiting: run {persistence.run_id} waits for {getattr(node, "waiting_for", "")} of tool calls '
+                        f'{", ".join(calls)}; answer with `{command} --approve CALL_ID` (or --deny CALL_ID).'
+                    )
                 if interrupts.stop:
                     return f'Stopped: run {persistence.run_id} is resumable; {node.get_node_id()} runs next.'
                 if max_steps is not None and ran >= max_steps:

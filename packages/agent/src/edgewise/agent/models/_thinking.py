@@ -1,0 +1,173 @@
+"""The unified `thinking` and `service_tier` settings, resolved for a request and mapped to each API's own settings.
+
+`resolve_thinking` moves `thinking` into `ModelRequestParameters.thinking` when the model's profile can reason.
+Each API then gets its settings with its own keys filled in from the unified values (`openai_settings`,
+`anthropic_settings`, `google_settings`): a key the user set is never replaced, so a provider's own setting
+wins, and the mapping modules read only their own keys.
+"""
+
+from __future__ import annotations as _annotations
+
+import dataclasses
+from collections.abc import Mapping
+from typing import Any, Literal, TypeVar, cast, get_args
+
+from ..exceptions import UserError
+from ..profiles import ModelProfile
+from ..profiles.anthropic import ANTHROPIC_THINKING_BUDGET_MAP, AnthropicModelProfile, resolve_anthropic_effort
+from ..profiles.google import GoogleModelProfile
+from ..profiles.openai import OPENAI_REASONING_EFFORT_MAP
+from ..settings import ServiceTier, ThinkingEffort
+from ._request_parameters import ModelRequestParameters
+
+__all__ = (
+    'GOOGLE_THINKING_BUDGETS',
+    'GOOGLE_THINKING_LEVELS',
+    'anthropic_settings',
+    'google_service_tier',
+    'google_settings',
+    'openai_settings',
+    'resolve_thinking',
+)
+
+GOOGLE_THINKING_LEVELS: dict[ThinkingEffort, str] = {
+    'minimal': 'MINIMAL',
+    'low': 'LOW',
+    'medium': 'MEDIUM',
+    'high': 'HIGH',
+    'xhigh': 'HIGH',
+}
+"""`thinkingConfig.thinkingLevel` for each effort, on Gemini 3 and later (`xhigh` has no level of its own)."""
+
+GOOGLE_THINKING_BUDGETS: dict[ThinkingEffort, int] = {
+    'minimal': 128,
+    'low': 2048,
+    'medium': 8192,
+    'high': 24576,
+    'xhigh': 24576,
+}
+"""`thinkingConfig.thinkingBudget` for each effort, on Gemini 2.5 (128 is the least 2.5 Pro takes; 24576 the
+most that 2.5 Flash takes)."""
+
+_SettingsT = TypeVar('_SettingsT', bound=Mapping[str, Any])
+
+_THINKING_LEVELS: tuple[bool | str, ...] = (True, False, *get_args(ThinkingEffort))
+_SERVICE_TIERS: tuple[str, ...] = get_args(ServiceTier)
+_ANTHROPIC_SERVICE_TIERS: dict[str, Literal['auto', 'standard_only']] = {
+    'auto': 'auto',
+    'default': 'standard_only',
+}
+_GOOGLE_SERVICE_TIERS: dict[str, str] = {'default': 'standard', 'flex': 'flex', 'priority': 'priority'}
+
+
+def resolve_thinking(
+    settings: Mapping[str, Any], params: ModelRequestParameters, profile: ModelProfile
+) -> ModelRequestParameters:
+    """`params` with `thinking` set from the settings' `thinking`, if the model can reason.
+
+    A model whose profile neither supports thinking nor always thinks ignores the setting, and one that always
+    thinks ignores `thinking=False`.
+
+    Raises:
+        UserError: `thinking` or `service_tier` is not one of the values they take.
+    """
+    tier = settings.get('service_tier')
+    if tier is not None and not any(tier == value for value in _SERVICE_TIERS):
+        raise UserError(f'`service_tier` must be one of {", ".join(map(repr, _SERVICE_TIERS))}, not {tier!r}.')
+    if 'thinking' not in settings:
+        return params
+    thinking = settings['thinking']
+    if not any(thinking is value or (isinstance(value, str) and thinking == value) for value in _THINKING_LEVELS):
+        raise UserError(
+            f'`thinking` must be True, False or one of {", ".join(map(repr, _THINKING_LEVELS[2:]))}, not {thinking!r}.'
+        )
+    if not (profile.supports_thinking or profile.thinking_always_enabled):
+        return params
+    if thinking is False and profile.thinking_always_enabled:
+        return params
+    return dataclasses.replace(params, thinking=thinking)
+
+
+def openai_settings(settings: _SettingsT, params: ModelRequestParameters) -> _SettingsT:
+    """The settings with `openai_reasoning_effort` and `openai_service_tier` taken from the unified ones when unset.
+
+    Chat Completions and the Responses API take the same values: `thinking=True` is `'medium'`, `False` is
+    `'none'`, and the service tiers are OpenAI's own.
+    """
+    filled: dict[str, Any] = dict(settings)
+    if not filled.get('openai_reasoning_effort') and params.thinking is not None:
+        filled['openai_reasoning_effort'] = OPENAI_REASONING_EFFORT_MAP[params.thinking]
+    if not filled.get('openai_service_tier') and (tier := filled.get('service_tier')):
+        filled['openai_service_tier'] = tier
+    return cast(_SettingsT, filled)
+
+
+def anthropic_settings(
+    settings: _SettingsT, params: ModelRequestParameters, profile: ModelProfile, model_name: str
+) -> _SettingsT:
+    """The settings with `anthropic_thinking`, `anthropic_effort` and `anthropic_service_tier` taken from the
+    unified ones when unset.
+
+    Thinking is adaptive on the models that have it and a token budget on the others (`thinking=False` sends
+    nothing); an effort level also becomes `output_config.effort` on the models that take one.
+
+    Raises:
+        UserError: budget-based `anthropic_thinking` for a model that accepts only adaptive thinking.
+    """
+    anthropic_profile = AnthropicModelProfile.from_profile(profile)
+    filled: dict[str, Any] = dict(settings)
+    given = filled.get('anthropic_thinking')
+    if given and given.get('type') == 'enabled' and anthropic_profile.anthropic_disallows_budget_thinking:
+        raise UserError(
+            f'{model_name!r} does not support '
+            "`anthropic_thinking={'type': 'enabled', 'budget_tokens': ...}`. "
+            "Use `anthropic_thinking={'type': 'adaptive'}` and `anthropic_effort=...` instead."
+        )
+    thinking = params.thinking
+    if not given and thinking is not None and thinking is not False:
+        if anthropic_profile.anthropic_supports_adaptive_thinking:
+            filled['anthropic_thinking'] = {'type': 'adaptive'}
+        else:
+            filled['anthropic_thinking'] = {'type': 'enabled', 'budget_tokens': ANTHROPIC_THINKING_BUDGET_MAP[thinking]}
+    if (
+        filled.get('anthropic_effort') is None
+        and isinstance(thinking, str)
+        and anthropic_profile.anthropic_supports_effort
+    ):
+        filled['anthropic_effort'] = resolve_anthropic_effort(
+            thinking, supports_xhigh=anthropic_profile.anthropic_supports_xhigh_effort
+        )
+    tier = _ANTHROPIC_SERVICE_TIERS.get(filled.get('service_tier', ''))
+    if not filled.get('anthropic_service_tier') and tier:
+        filled['anthropic_service_tier'] = tier
+    return cast(_SettingsT, filled)
+
+
+def google_settings(settings: _SettingsT, params: ModelRequestParameters, profile: ModelProfile) -> _SettingsT:
+    """The settings with `google_thinking_config` taken from the unified `thinking` when unset.
+
+    Gemini 3 and later are given a `thinking_level`, Gemini 2.5 a `thinking_budget`; thinking that is on asks
+    for the thoughts too (`include_thoughts`), and `thinking=False` asks for the least reasoning the model has.
+    """
+    filled: dict[str, Any] = dict(settings)
+    thinking = params.thinking
+    if filled.get('google_thinking_config') or thinking is None:
+        return cast(_SettingsT, filled)
+    by_level = GoogleModelProfile.from_profile(profile).google_supports_thinking_level
+    config: dict[str, Any]
+    if thinking is False:
+        config = {'thinking_level': 'MINIMAL'} if by_level else {'thinking_budget': 0}
+    elif thinking is True:
+        config = {'include_thoughts': True}
+    elif by_level:
+        config = {'include_thoughts': True, 'thinking_level': GOOGLE_THINKING_LEVELS[thinking]}
+    else:
+        config = {'include_thoughts': True, 'thinking_budget': GOOGLE_THINKING_BUDGETS[thinking]}
+    filled['google_thinking_config'] = config
+    return cast(_SettingsT, filled)
+
+
+def google_service_tier(settings: Mapping[str, Any]) -> str | None:
+    """The Gemini API's `serviceTier` for the unified `service_tier` (`None` for `'auto'`: the server decides)."""
+    tier = settings.get('service_tier')
+    return _GOOGLE_SERVICE_TIERS.get(tier) if tier else None
