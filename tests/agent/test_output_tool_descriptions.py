@@ -3,6 +3,7 @@ of a model's schema, `AgentRunResult.timestamp` and `RunContext.available_tool_n
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pydantic
@@ -10,9 +11,9 @@ import pytest
 
 from edgewise.agent import Agent, RunContext, StructuredDict, ToolOutput, UserError
 from edgewise.agent.capabilities import PrepareTools
+from edgewise.agent.models.test import TestModel
 from edgewise.agent.tools import ToolDefinition
 from edgewise.agent.usage import RunUsage
-from edgewise.agent.models.test import TestModel
 
 pytestmark = pytest.mark.anyio
 
@@ -147,10 +148,12 @@ async def test_output_tool_return_content_without_a_matching_return_is_a_lookup_
     result = await Agent(TestModel(), output_type=int).run('hi')
     assert result.all_messages(output_tool_return_content='done')[-1].parts[0].content == 'done'  # type: ignore[union-attr]
     result._output_tool_name = 'wrong'  # pyright: ignore[reportPrivateUsage]
-    with pytest.raises(LookupError, match="No tool call found with tool name 'wrong'."):
+    with pytest.raises(LookupError, match=re.escape("No tool call found with tool name 'wrong'.")):
         result.all_messages(output_tool_return_content='done')
     text = await Agent(TestModel()).run('hi')
-    with pytest.raises(ValueError, match='Cannot set output tool return content when the return type is `str`.'):
+    with pytest.raises(
+        ValueError, match=re.escape('Cannot set output tool return content when the return type is `str`.')
+    ):
         text.all_messages(output_tool_return_content='done')
 
 
@@ -171,4 +174,3 @@ async def test_run_context_agent_is_the_running_agent() -> None:
     await agent.run('hi')
     assert seen == [agent, agent]
     assert RunContext(deps=None, model=TestModel(), usage=RunUsage()).agent is None
-

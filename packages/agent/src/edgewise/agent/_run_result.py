@@ -4,9 +4,9 @@ of `run_stream_events` (re-exported by `result`)."""
 from __future__ import annotations as _annotations
 
 import dataclasses
-from datetime import datetime
 import warnings
 from dataclasses import KW_ONLY, dataclass, field
+from datetime import datetime
 from typing import Any, Generic, Literal
 
 from typing_extensions import TypeVar
@@ -145,12 +145,13 @@ class AgentRunResult(Generic[OutputDataT]):
         if name is None or not messages:
             raise ValueError('Cannot set output tool return content when the return type is `str`.')
         last = messages[-1]
-        parts = list(last.parts) if isinstance(last, ModelRequest) else []
-        for i, p in enumerate(parts):
-            if isinstance(p, ToolReturnPart) and p.tool_name == name and call_id in (None, p.tool_call_id):
-                parts[i] = ToolReturnPart(p.tool_name, content, p.tool_call_id, timestamp=p.timestamp)
-                messages[-1] = dataclasses.replace(last, parts=parts)
-                return messages
+        if isinstance(last, ModelRequest):
+            parts = list(last.parts)
+            for i, p in enumerate(parts):
+                if isinstance(p, ToolReturnPart) and p.tool_name == name and call_id in (None, p.tool_call_id):
+                    parts[i] = ToolReturnPart(p.tool_name, content, p.tool_call_id, timestamp=p.timestamp)
+                    messages[-1] = dataclasses.replace(last, parts=parts)
+                    return messages
         raise LookupError(f'No tool call found with tool name {name!r}.')
 
     def __repr__(self) -> str:
