@@ -81,6 +81,7 @@ async def test_a_request_sends_the_apis_url_headers_and_body(spec: Spec) -> None
     assert (response.usage.input_tokens, response.usage.output_tokens) == (10, 2)
     assert response.finish_reason == 'stop'
     assert response.provider_name == model.provider.name
+    assert response.provider_url == model.base_url.rstrip('/')  # the API's base URL, as pydantic-ai 1.107 records it
 
 
 @BY_NAME

@@ -86,9 +86,11 @@ class AgentToolsets(Generic[AgentDepsT]):
         state: GraphAgentState,
         toolsets: Sequence[AbstractToolset[AgentDepsT]] | None,
     ) -> AbstractToolset[AgentDepsT]:
-        """The run's toolset (the agent's toolsets and the run's `toolsets`, as set up for the run), also set on
-        `graph_deps.toolset`; the run enters it."""
-        members = [*self.toolsets, *(toolsets or ())]
+        """The run's toolset (the agent's toolsets, and the run's `toolsets` unless `override(toolsets=...)` is in
+        effect, as set up for the run), also set on `graph_deps.toolset`; the run enters it."""
+        # `override(toolsets=...)` replaces the run's `toolsets` too, as in pydantic-ai 1.107
+        extra = toolsets if self._override_toolsets.get() is None else None
+        members = [*self.toolsets, *(extra or ())]
         combined = members[0] if len(members) == 1 else CombinedToolset(members)
         ctx = graph_deps.run_context(state, max_retries=self._default_retries)
         graph_deps.toolset = run_toolset = await combined.for_run(ctx)

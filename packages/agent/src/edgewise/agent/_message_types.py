@@ -521,6 +521,8 @@ class ModelResponse:
     """Tag of responses in serialized histories."""
     provider_name: str | None = None
     """The provider that answered."""
+    provider_url: str | None = None
+    """The base URL of the provider's API that answered (set by the HTTP models)."""
     provider_details: dict[str, Any] | None = None
     """Provider-specific data."""
     provider_response_id: str | None = None

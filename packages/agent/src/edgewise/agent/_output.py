@@ -268,11 +268,10 @@ def _processor(output: Any, *, name: str, description: str | None, strict: bool 
     if _is_object_type(output):
         adapter: pydantic.TypeAdapter[Any] = pydantic.TypeAdapter(output)
         json_schema = _strip_field_titles(adapter.json_schema())
-        # The type's own description moves from the schema to the tool's description (said once, not twice).
         own = json_schema.pop('description', None)
         return OutputProcessor(
-            name=name, json_schema=json_schema, description=_joined(description, own), strict=strict,
-            validator=adapter, value_type=output,
+            name=name, json_schema=json_schema, description=_joined(description, own),
+            strict=strict, validator=adapter, value_type=output,
         )  # fmt: skip
     model = pydantic.create_model(name, response=(output, ...))
     json_schema = _strip_field_titles(model.model_json_schema())

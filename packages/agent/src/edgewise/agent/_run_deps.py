@@ -296,6 +296,8 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
     """System prompt texts and functions, in order."""
     agent_name: str | None = None
     """The agent's name, for spans."""
+    agent: Any = None
+    """The `Agent` running (`ctx.agent`; typed loosely: the agent sits above this module)."""
     step_tools: dict[str, ToolDefinition] | None = None
     """The tools visible in the current step (after `prepare`), by the name the model sees."""
     step_tool_functions: dict[str, ToolsetTool[Any]] = field(default_factory=dict)
@@ -350,6 +352,8 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
             tool_call_id=tool_call_id,
             retry=retry,
             max_retries=max_retries,
+            tool_manager=self.tool_manager,
+            agent=self.agent,
         )
 
     def validation_context_for(self, ctx: RunContext[Any]) -> Any:

@@ -525,6 +525,7 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
             instructions=run_instructions,
             system_prompts=self._system_prompts,
             agent_name=self.name,
+            agent=self,
             persistence=persistence,
             stores_waiting=isinstance(persistence, DurableStatePersistence),
         )

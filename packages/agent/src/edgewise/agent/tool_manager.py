@@ -104,6 +104,8 @@ class ToolManager(Generic[AgentDepsT]):
         """
         toolset = await self.toolset.for_run_step(ctx)
         tools = await toolset.get_tools(ctx)
+        manager = dataclasses.replace(self, toolset=toolset, ctx=ctx, tools=tools, failed_tools=set())
+        ctx.tool_manager = manager  # `ctx.tools` / `ctx.available_tool_names` from here on (`prepare_tools` too)
         root = self.root_capability
         if root is not None and root.overrides('prepare_tools'):
             prepared = await root.prepare_tools(ctx, [tool.tool_def for tool in tools.values()])
@@ -113,8 +115,10 @@ class ToolManager(Generic[AgentDepsT]):
                     'Prepare function cannot add or rename tools. Use `FunctionToolset.add_function()` or '
                     '`RenamedToolset` instead.'
                 )
-            tools = {name: dataclasses.replace(tools[name], tool_def=tool_def) for name, tool_def in by_name.items()}
-        return dataclasses.replace(self, toolset=toolset, ctx=ctx, tools=tools, failed_tools=set())
+            manager.tools = {
+                name: dataclasses.replace(tools[name], tool_def=tool_def) for name, tool_def in by_name.items()
+            }
+        return manager
 
     @property
     def tool_defs(self) -> list[ToolDefinition]:

@@ -69,6 +69,8 @@ class HTTPCall:
     """The key of the error object in an error body (`'error'` for OpenAI), unwrapped into `ModelHTTPError.body`."""
     sleep: Callable[[float], Awaitable[None]] = anyio.sleep
     """How to wait between attempts (tests bound it)."""
+    base_url: str | None = None
+    """The provider's base URL, recorded on the response (`ModelResponse.provider_url`)."""
 
 
 def should_retry(response: httpx.Response) -> bool:
@@ -264,6 +266,8 @@ async def post_json(call: HTTPCall, parse: Callable[[Any], ModelResponse]) -> Mo
                 response.text[:2000],
             ) from e
         result = parse(data)
+        if result.provider_url is None and call.base_url:
+            result.provider_url = call.base_url.rstrip('/')
         _record(span, result)
         return result
 

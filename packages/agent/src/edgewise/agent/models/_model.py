@@ -27,7 +27,10 @@ from ._request_parameters import ModelRequestParameters
 from ._streamed_response import StreamedResponse
 
 if TYPE_CHECKING:
+    from .._tool_definition import ToolDefinition
+    from ..agent import Agent
     from ..providers import Provider
+    from ..tool_manager import ToolManager
 
 __all__ = ('ALLOW_MODEL_REQUESTS', 'AgentDepsT', 'Model', 'RunContext', 'check_allow_model_requests')
 
@@ -91,6 +94,23 @@ class RunContext(Generic[AgentDepsT]):
     """Whether the tool call being handled was approved (by `DeferredToolResults.approvals`)."""
     tool_call_metadata: Any = None
     """The metadata given for the tool call being handled in `DeferredToolResults.metadata`, if any."""
+    agent: Agent[AgentDepsT, Any] | None = field(default=None, repr=False)
+    """The agent running this context (`None` outside an agent run)."""
+    tool_manager: ToolManager[AgentDepsT] | None = None
+    """The manager of the current step's function tools (`None` before the step's tools are listed)."""
+
+    @property
+    def tools(self) -> dict[str, ToolDefinition]:
+        """The definitions of the current step's function tools, by name (empty before they are listed)."""
+        manager = self.tool_manager
+        if manager is None or manager.tools is None:
+            return {}
+        return {name: tool.tool_def for name, tool in manager.tools.items()}
+
+    @property
+    def available_tool_names(self) -> set[str]:
+        """The names of the function tools the model can call at the current step (those not deferred)."""
+        return {name for name, tool_def in self.tools.items() if not tool_def.defer_loading}
 
     @property
     def last_attempt(self) -> bool:

@@ -185,6 +185,7 @@ class ProviderModel(Model):
             max_retries=provider.max_retries,
             error_key=self._error_key,
             endpoint_name=self._endpoint_name,
+            base_url=provider.base_url,
         )
 
     async def request(
