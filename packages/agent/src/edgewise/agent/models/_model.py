@@ -28,9 +28,7 @@ from ._streamed_response import StreamedResponse
 
 if TYPE_CHECKING:
     from .._tool_definition import ToolDefinition
-    from ..agent import Agent
     from ..providers import Provider
-    from ..tool_manager import ToolManager
 
 __all__ = ('ALLOW_MODEL_REQUESTS', 'AgentDepsT', 'Model', 'RunContext', 'check_allow_model_requests')
 
@@ -94,10 +92,11 @@ class RunContext(Generic[AgentDepsT]):
     """Whether the tool call being handled was approved (by `DeferredToolResults.approvals`)."""
     tool_call_metadata: Any = None
     """The metadata given for the tool call being handled in `DeferredToolResults.metadata`, if any."""
-    agent: Agent[AgentDepsT, Any] | None = field(default=None, repr=False)
-    """The agent running this context (`None` outside an agent run)."""
-    tool_manager: ToolManager[AgentDepsT] | None = None
-    """The manager of the current step's function tools (`None` before the step's tools are listed)."""
+    agent: Any = field(default=None, repr=False)
+    """The `Agent` running this context (`None` outside an agent run; typed loosely: it sits above this module)."""
+    tool_manager: Any = None
+    """The `ToolManager` of the current step's function tools (`None` before the step's tools are listed; typed
+    loosely: it sits above this module)."""
 
     @property
     def tools(self) -> dict[str, ToolDefinition]:
