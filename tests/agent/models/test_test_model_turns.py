@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from edgewise.agent import Agent, ModelRetry
+from edgewise.agent import Agent, ModelRetry, RunContext, ToolDefinition
+from edgewise.agent.capabilities import PrepareTools
 from edgewise.agent.messages import ModelResponse, TextPart, ToolCallPart
 from edgewise.agent.models.test import TestModel
 
@@ -63,3 +64,22 @@ async def test_the_seed_picks_which_of_several_output_tools_is_called() -> None:
     assert isinstance((await agent.run('x')).output, Cat)
     assert isinstance((await agent.run('x', model=TestModel(seed=1))).output, Dog)
     assert isinstance((await agent.run('x', model=TestModel(seed=2))).output, Cat)
+
+
+async def test_setting_the_private_system_makes_the_test_model_pose_as_another_family() -> None:
+    # pydantic-ai's documentation sets `_system` so that a `prepare_tools` keyed on the model family runs its branch
+    model = TestModel()
+    seen: list[str] = []
+
+    async def note_system(ctx: RunContext[None], tool_defs: list[ToolDefinition]) -> list[ToolDefinition]:
+        seen.append(ctx.model.system)
+        return tool_defs
+
+    agent = Agent(model, capabilities=[PrepareTools(note_system)])
+    agent.tool_plain(lambda: 1, name='one')
+    await agent.run('a')
+    model._system = 'openai'
+    await agent.run('b')
+
+    assert seen == ['test', 'test', 'openai', 'openai']
+    assert model.system == 'openai'

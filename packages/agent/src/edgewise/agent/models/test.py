@@ -82,6 +82,8 @@ class TestModel(Model):
         self.custom_output_args = custom_output_args
         self.seed = seed
         self._model_name = model_name
+        # pydantic-ai's docs set `_system` to make the test model pass for another provider's family
+        self._system = 'test'
         self._settings = settings
         self.last_model_request_parameters = None
         self._estimator = UsageEstimator()
@@ -189,8 +191,8 @@ class TestModel(Model):
 
     @property
     def system(self) -> str:
-        """Always `'test'`."""
-        return 'test'
+        """`'test'`, unless `_system` was set to pose as another provider's model."""
+        return self._system
 
 
 def _text_chunks(text: str) -> list[str]:
