@@ -524,7 +524,6 @@ NOT_YET: dict[str, dict[str, str]] = {
         'CapabilityPosition': 'capability specs and ordering (agent specs are not planned)',
         'CapabilityRef': 'capability specs and ordering (agent specs are not planned)',
         'DynamicCapability': 'node, tool, output and event-stream hooks are not built yet (issue 12)',
-        'HandleDeferredToolCalls': 'node, tool, output and event-stream hooks are not built yet (issue 12)',
         'HookTimeoutError': 'node, tool, output and event-stream hooks are not built yet (issue 12)',
         'Hooks': 'node, tool, output and event-stream hooks are not built yet (issue 12)',
         'ImageGeneration': 'native (builtin) tools: helper `native` (issue 12)',

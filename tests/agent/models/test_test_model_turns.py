@@ -76,7 +76,11 @@ async def test_setting_the_private_system_makes_the_test_model_pose_as_another_f
         return tool_defs
 
     agent = Agent(model, capabilities=[PrepareTools(note_system)])
-    agent.tool_plain(lambda: 1, name='one')
+
+    @agent.tool_plain
+    def one() -> int:
+        return 1
+
     await agent.run('a')
     model._system = 'openai'
     await agent.run('b')

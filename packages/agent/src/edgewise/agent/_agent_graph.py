@@ -37,7 +37,7 @@ from ._request_hooks import run_request_hooks, streamed_through_hooks, wrapped_r
 from ._run_deps import GraphAgentDeps, GraphAgentState, resolve_native_tools, system_prompt_parts
 from ._run_result import FinalResult
 from ._step_tools import prepare_output_tools, prepare_step_tools
-from ._tool_calls import run_tool_calls, tool_retry_prompt
+from ._tool_calls import answer_deferred_inline, run_tool_calls, tool_retry_prompt
 from .exceptions import ModelRetry, UnexpectedModelBehavior, UserError
 from .messages import (
     FunctionToolCallEvent,
@@ -590,6 +590,8 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
         outcome = await run_tool_calls(
             function_calls, state, deps, unknown_calls, self.tool_call_results, self.tool_call_metadata, on_result
         )
+        if final is None and outcome.has_deferred:
+            await answer_deferred_inline(outcome, function_calls, state, deps, on_result)
         state.step_results = []
         if failed_outputs:  # counted in a row with the function tools' (whose counts `run_tool_calls` set)
             state.tool_retries = {**state.tool_retries, **{n: prior_tool_retries.get(n, 0) + 1 for n in failed_outputs}}

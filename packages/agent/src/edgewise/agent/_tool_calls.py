@@ -22,7 +22,7 @@ from .messages import ModelRequestPart, RetryPromptPart, ToolCallPart, ToolRetur
 from .tool_manager import ToolManager
 from .toolsets import ToolsetTool
 
-__all__ = ('run_tool_calls', 'tool_retry_prompt', 'ToolCallsOutcome')
+__all__ = ('answer_deferred_inline', 'run_tool_calls', 'tool_retry_prompt', 'ToolCallsOutcome')
 
 
 def tool_retry_prompt(call: ToolCallPart, content: Any) -> RetryPromptPart:
@@ -210,3 +210,44 @@ async def run_tool_calls(
     # A tool's retry count runs while it keeps failing; a step where it succeeds (or is not called) resets it.
     state.tool_retries = {name: state.tool_retries.get(name, 0) + 1 for name in failed}
     return outcome
+
+
+async def answer_deferred_inline(
+    outcome: ToolCallsOutcome,
+    calls: Sequence[ToolCallPart],
+    state: GraphAgentState,
+    deps: GraphAgentDeps[Any, Any],
+    on_result: Callable[[ModelRequestPart], Awaitable[None]] | None = None,
+) -> None:
+    """Let the capabilities' `handle_deferred_tool_calls` answer the deferred calls of `outcome` inside the run
+    (`HandleDeferredToolCalls`): the answered calls run (or are denied) now, their results join the outcome's
+    parts in call order, and only the calls nobody answered stay deferred."""
+    root = deps.root_capability
+    if root is None or not outcome.has_deferred or not root.overrides('handle_deferred_tool_calls'):
+        return
+    results = await root.handle_deferred_tool_calls(deps.run_context(state), requests=outcome.deferred)
+    if results is None:
+        return
+    answers = results.to_tool_call_results()
+    answered = [c for c in calls if c.tool_call_id in answers]
+    if not answered:
+        return
+    retries = state.tool_retries
+    more = await run_tool_calls(answered, state, deps, (), answers, results.metadata, on_result)
+    state.tool_retries = {**retries, **state.tool_retries}
+    outcome.deferred = outcome.deferred.remaining(results) or DeferredToolRequests()
+    order = {call.tool_call_id: index for index, call in enumerate(calls)}
+
+    def position(indexed: tuple[int, ModelRequestPart]) -> tuple[int, int]:
+        index, part = indexed
+        call_id = getattr(part, 'tool_call_id', None)
+        if isinstance(part, UserPromptPart) or call_id is None:
+            return (2, index)  # a `ToolReturn`'s content, after every result
+        return (0, order[call_id]) if call_id in order else (1, index)
+
+    merged = [*outcome.parts, *more.parts]
+    outcome.parts[:] = [part for _, part in sorted(enumerate(merged), key=position)]
+    # `more` may defer again (a tool raising `CallDeferred` after its approval): those stay open.
+    outcome.deferred.calls.extend(more.deferred.calls)
+    outcome.deferred.approvals.extend(more.deferred.approvals)
+    outcome.deferred.metadata.update(more.deferred.metadata)

@@ -2,7 +2,8 @@
 
 Edgewise implements the core of pydantic-ai 1.107's capabilities: `AbstractCapability` with its
 `get_instructions`, `get_model_settings`, `prepare_tools`, `prepare_output_tools`, `wrap_run`,
-`before_model_request` and `wrap_model_request` hooks; `CombinedCapability`, `PrepareTools`,
+`before_model_request`, `wrap_model_request` and `handle_deferred_tool_calls` hooks; `CombinedCapability`,
+`HandleDeferredToolCalls`, `PrepareTools`,
 `PrepareOutputTools`, `IncludeToolReturnSchemas`, `NativeTool`, `ProcessHistory` and `Instrumentation`.
 """
 
@@ -15,6 +16,7 @@ from .abstract import (
     WrapRunHandler,
 )
 from .combined import CombinedCapability
+from .deferred_tool_handler import HandleDeferredToolCalls
 from .include_return_schemas import IncludeToolReturnSchemas
 from .instrumentation import Instrumentation
 from .native_tool import NativeTool
@@ -26,6 +28,7 @@ __all__ = (
     'AgentCapability',
     'CapabilityFunc',
     'CombinedCapability',
+    'HandleDeferredToolCalls',
     'HistoryProcessor',
     'HistoryProcessorFunc',
     'IncludeToolReturnSchemas',

@@ -7,6 +7,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeAlias
 
+from .._deferred_tools import DeferredToolRequests, DeferredToolResults
 from .._run_options import AgentInstructions, AgentModelSettings
 from .._run_result import AgentRunResult
 from .._tool_definition import ToolDefinition
@@ -75,6 +76,14 @@ class AbstractCapability(Generic[AgentDepsT]):
         """Around each (not streamed) model request: `await handler(request_context)` sends it. Return another
         response, or one of your own without calling `handler`."""
         return await handler(request_context)
+
+    async def handle_deferred_tool_calls(
+        self, ctx: RunContext[AgentDepsT], *, requests: DeferredToolRequests
+    ) -> DeferredToolResults | None:
+        """Answer deferred tool calls (approvals, external calls) inside the run instead of ending it with them:
+        return results for some or all of `requests`, or `None` to leave them to the next capability. Calls left
+        unanswered end the run with `DeferredToolRequests` as its output."""
+        return None
 
     def has_request_hook(self) -> bool:
         """Whether this capability overrides `before_model_request` (so runs without one skip building a context)."""

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
+from .._deferred_tools import DeferredToolRequests, DeferredToolResults
 from .._run_options import AgentInstructions
 from .._run_result import AgentRunResult
 from .._tool_definition import ToolDefinition
@@ -84,6 +85,26 @@ class CombinedCapability(AbstractCapability[AgentDepsT]):
             if capability.overrides('wrap_model_request'):
                 handler = partial(_call_wrap_model_request, capability, ctx, handler)
         return await handler(request_context)
+
+    async def handle_deferred_tool_calls(
+        self, ctx: RunContext[AgentDepsT], *, requests: DeferredToolRequests
+    ) -> DeferredToolResults | None:
+        """Each capability in order answers what the ones before it left open; the answers merged."""
+        merged: DeferredToolResults | None = None
+        remaining: DeferredToolRequests | None = requests
+        for capability in self.capabilities:
+            if remaining is None:
+                break
+            if not capability.overrides('handle_deferred_tool_calls'):
+                continue
+            results = await capability.handle_deferred_tool_calls(ctx, requests=remaining)
+            if results is None:
+                continue
+            if merged is None:
+                merged = DeferredToolResults()
+            merged.update(results)
+            remaining = remaining.remaining(results)
+        return merged
 
 
 async def _call_wrap_run(
