@@ -75,10 +75,16 @@ async def test_the_streamed_response_of_a_node_tells_its_usage_and_time() -> Non
         assert isinstance(node, ModelRequestNode)
         async with node.stream(run.ctx) as stream:
             [_ async for _ in stream]
-            assert stream.get().parts == [TextPart('ab')]
-            assert stream.usage().output_tokens == 2  # one per chunk, counted as they came
-            assert stream.response.timestamp == stream.get().timestamp
+            assert stream.response.parts == [TextPart('ab')]
+            assert stream.usage.output_tokens == 2  # one per chunk, counted as they came, on the run's usage
+            assert stream.usage.requests == 1
+            assert stream.timestamp == stream.response.timestamp
             assert stream.response.provider_name is None
+            assert stream.run_id == run.run_id
+            with pytest.warns(DeprecationWarning, match='no longer a method'):
+                assert stream.usage().output_tokens == 2
+            with pytest.warns(DeprecationWarning, match='use the `response` property'):
+                assert stream.get().parts == [TextPart('ab')]
 
 
 async def test_output_functions_and_text_output_functions_give_only_their_final_output() -> None:

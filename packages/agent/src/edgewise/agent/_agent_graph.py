@@ -29,6 +29,7 @@ from typing_extensions import TypeVar
 from edgewise.graph import BaseNode, End, Graph, GraphRunContext
 
 from . import _instrument
+from ._agent_stream import AgentStream
 from ._deferred_tools import DeferredToolRequests, DeferredToolResults
 from ._history import sent_messages
 from ._no_output import NoOutput, no_output_answer
@@ -46,7 +47,6 @@ from .messages import (
     ModelRequest,
     ModelRequestPart,
     ModelResponse,
-    ModelResponseStreamEvent,
     NativeToolCallPart,
     OutputToolCallEvent,
     OutputToolResultEvent,
@@ -58,7 +58,7 @@ from .messages import (
     UserContent,
     UserPromptPart,
 )
-from .models import ModelRequestParameters, StreamedResponse
+from .models import ModelRequestParameters
 from .tools import RunContext
 from .usage import RequestUsage
 
@@ -107,60 +107,6 @@ def _token_check(state: GraphAgentState, deps: GraphAgentDeps[Any, Any]) -> Call
         limits.check_tokens(state.usage + usage, state.message_history)
 
     return check
-
-
-class AgentStream:
-    """The events of one streamed model response (what `ModelRequestNode.stream` gives)."""
-
-    def __init__(
-        self,
-        response: StreamedResponse,
-        check_tokens: Callable[[RequestUsage], None] | None = None,
-    ) -> None:
-        self._response = response
-        self._check_tokens = check_tokens
-
-    def __aiter__(self) -> AsyncIterator[ModelResponseStreamEvent]:
-        events = self._response.__aiter__()
-        if self._check_tokens is None:
-            return events
-        return _TokenCheckedEvents(events, self._response, self._check_tokens)
-
-    @property
-    def response(self) -> StreamedResponse:
-        """The model's streamed response."""
-        return self._response
-
-    def get(self) -> ModelResponse:
-        """The response received so far."""
-        return self._response.get()
-
-    def usage(self) -> RequestUsage:
-        """The usage of this response so far."""
-        return self._response.usage()
-
-
-class _TokenCheckedEvents(AsyncIterator[ModelResponseStreamEvent]):
-    """A response's events, with the run's token limits checked against the usage so far after each one (only
-    when the run has token limits: the usage of a streamed response grows as it arrives)."""
-
-    def __init__(
-        self,
-        events: AsyncIterator[ModelResponseStreamEvent],
-        response: StreamedResponse,
-        check_tokens: Callable[[RequestUsage], None],
-    ) -> None:
-        self._events = events
-        self._response = response
-        self._check_tokens = check_tokens
-
-    def __aiter__(self) -> _TokenCheckedEvents:
-        return self
-
-    async def __anext__(self) -> ModelResponseStreamEvent:
-        event = await anext(self._events)
-        self._check_tokens(self._response.usage())
-        return event
 
 
 @dataclass
@@ -291,7 +237,7 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
 
     def stream(
         self, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]]
-    ) -> AbstractAsyncContextManager[AgentStream]:
+    ) -> AbstractAsyncContextManager[AgentStream[DepsT, Any]]:
         """Send the request as a streamed request: `async with node.stream(run.ctx) as events: async for ...`.
 
         The model's events come as they arrive, with a `FinalResultEvent` at the first candidate for the
@@ -302,7 +248,7 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
     @asynccontextmanager
     async def _stream(
         self, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]]
-    ) -> AsyncIterator[AgentStream]:
+    ) -> AsyncIterator[AgentStream[DepsT, Any]]:
         _check_not_streamed(self)
         state, deps = ctx.state, ctx.deps
         params = await self.prepare_request(ctx)
@@ -315,7 +261,7 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
             if root is not None and root.overrides('wrap_model_request'):
                 async with streamed_through_hooks(ctx, params, self._settings, run_ctx) as held:
                     assert held.stream is not None  # set before the block starts
-                    stream = AgentStream(held.stream, _token_check(state, deps))
+                    stream: AgentStream[DepsT, Any] = AgentStream(held.stream, ctx, _token_check(state, deps))
                     yield stream
                     async for _ in stream:
                         pass
@@ -323,7 +269,7 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
                 self.__dict__[_NEXT] = self.record_response(ctx, held.final)
                 return
             async with model.request_stream(sent_messages(state, deps), self._settings, params, run_ctx) as response:
-                stream = AgentStream(response, _token_check(state, deps))
+                stream = AgentStream[DepsT, Any](response, ctx, _token_check(state, deps))
                 yield stream
                 async for _ in stream:  # a reader that stops early still gets the whole response recorded
                     pass

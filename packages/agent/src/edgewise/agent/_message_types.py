@@ -129,6 +129,10 @@ class BaseToolReturnPart:
     outcome: Literal['success', 'failed', 'denied'] = 'success'
     """How the tool call ended."""
 
+    def has_content(self) -> bool:
+        """Whether the tool returned something (not `None`)."""
+        return self.content is not None
+
     @property
     def files(self) -> list[MultiModalContent]:
         """The files in the return value (the value itself, or the items of a returned list)."""

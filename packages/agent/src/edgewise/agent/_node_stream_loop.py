@@ -10,8 +10,9 @@ from typing import Any, TypeAlias
 
 from typing_extensions import TypeVar
 
-from ._agent_graph import AgentStream, CallToolsNode, ModelRequestNode
+from ._agent_graph import CallToolsNode, ModelRequestNode
 from ._agent_run import AgentRun
+from ._agent_stream import AgentStream
 from .messages import AgentStreamEvent, HandleResponseEvent
 from .tools import RunContext
 

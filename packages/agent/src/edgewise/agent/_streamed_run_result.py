@@ -13,13 +13,13 @@ from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator, Callab
 from contextlib import aclosing
 from typing import Any, Generic
 
-import anyio
 import pydantic_core
 from typing_extensions import TypeVar
 
 from . import messages as _messages
-from ._agent_graph import AgentStream
 from ._agent_run import AgentRun
+from ._agent_stream import AgentStream
+from ._debounce import debounce as _debounce
 from ._node_stream_loop import EventStreamHandler, NodeEvents, stream_nodes
 from ._output import OutputProcessor
 from ._partial_json import IncrementalJsonParser, PartialJsonError
@@ -74,7 +74,7 @@ class StreamedRunResult(Generic[OutputDataT]):
 
     def _read(self, events: NodeEvents) -> AsyncIterable[AgentStreamEvent]:
         if isinstance(events, AgentStream):
-            self._response = events.response
+            self._response = events.raw_response
             self._responses += 1
         if self._handler is not None:
             run = self._run.ctx
@@ -362,7 +362,7 @@ class StreamedRunResult(Generic[OutputDataT]):
             UnexpectedModelBehavior: the response holds no output of the run's output type.
             pydantic.ValidationError: the output does not validate.
         """
-        output: OutputDataT = await validate_response(self._run, message, allow_partial=allow_partial)
+        output: OutputDataT = await validate_response(self._run.ctx, message, allow_partial=allow_partial)
         return output
 
     @property
@@ -504,24 +504,3 @@ class _Stream(AsyncIterator[_T]):
 
     async def __anext__(self) -> _T:
         return await self._generator.__anext__()
-
-
-async def _debounce(
-    source: AsyncIterator[_T], debounce_by: float, join: Callable[[list[_T]], _T] | None
-) -> AsyncGenerator[_T]:
-    """Group the values into intervals of `debounce_by` seconds from the first value of each group, and yield
-    one value per group: the latest (or, with `join`, the group's values joined). As pydantic-ai groups them,
-    except that a group whose interval has passed is yielded when the next value arrives (or at the end)
-    rather than by a timer: the reader drives the run, so nothing runs between values. Uses anyio's clock."""
-    pending: list[_T] = []
-    started = 0.0
-    async for value in source:
-        now = anyio.current_time()
-        if pending and now - started >= debounce_by:
-            yield join(pending) if join is not None else pending[-1]
-            pending = []
-        if not pending:
-            started = now
-        pending.append(value)
-    if pending:
-        yield join(pending) if join is not None else pending[-1]

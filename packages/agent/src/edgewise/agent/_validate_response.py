@@ -1,5 +1,5 @@
 """Validating a whole (or partly streamed) `ModelResponse` into an output value, outside the run's own loop
-(`StreamedRunResult.validate_response_output`)."""
+(`StreamedRunResult.validate_response_output`, `AgentStream.validate_response_output`)."""
 
 from __future__ import annotations as _annotations
 
@@ -7,16 +7,21 @@ from typing import Any
 
 import pydantic
 
-from ._agent_run import AgentRun
+from edgewise.graph import GraphRunContext
+
 from ._output import OutputProcessor
+from ._run_deps import GraphAgentDeps, GraphAgentState
 from .exceptions import ModelRetry, UnexpectedModelBehavior
 from .messages import ModelResponse, TextPart, ToolCallPart
 
 __all__ = ('validate_response',)
 
 
-async def validate_response(run: AgentRun[Any, Any], message: ModelResponse, *, allow_partial: bool) -> Any:
-    """The output value `message` holds for `run`'s output type, with the output validators applied.
+async def validate_response(
+    run: GraphRunContext[GraphAgentState, GraphAgentDeps[Any, Any]], message: ModelResponse, *, allow_partial: bool
+) -> Any:
+    """The output value `message` holds for the output type of the run (`run`: its graph context), with the
+    output validators applied.
 
     The first call of an output tool wins; otherwise the text parts (joined) are the answer. With
     `allow_partial`, an unfinished JSON value is accepted and output functions are not called.
@@ -26,9 +31,9 @@ async def validate_response(run: AgentRun[Any, Any], message: ModelResponse, *, 
             `allow_partial`) the answer does not validate: the run cannot retry from here.
         pydantic.ValidationError, ModelRetry: the answer does not validate (with `allow_partial`).
     """
-    deps = run.ctx.deps
+    deps = run.deps
     schema = deps.output_schema
-    ctx = deps.run_context(run.ctx.state).replace_with(partial_output=allow_partial)
+    ctx = deps.run_context(run.state).replace_with(partial_output=allow_partial)
     try:
         call = next((p for p in message.parts if isinstance(p, ToolCallPart) and p.tool_name in schema.tools), None)
         value: Any

@@ -1,0 +1,128 @@
+"""`AgentStream`: a model response streamed inside `agent.iter()` (`node.stream(run.ctx)`), read as text, output
+or response snapshots, as pydantic-ai 1.107's."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import BaseModel
+
+from edgewise.agent import Agent, ModelRequestNode, ModelRetry, RunContext, UserError
+from edgewise.agent.messages import TextPart
+from edgewise.agent.models.function import DeltaToolCall
+
+from ._streaming_helpers import streamed
+
+pytestmark = pytest.mark.anyio
+
+
+class City(BaseModel):
+    name: str
+    population: int | None = None
+
+
+async def test_stream_text_yields_the_text_so_far_and_deltas_yield_each_piece() -> None:
+    agent = Agent(streamed(['The ', 'sky ', 'is ', 'blue'], ['The ', 'sky']))
+    async with agent.iter('go') as run:
+        node = await run.next()
+        assert isinstance(node, ModelRequestNode)
+        async with node.stream(run.ctx) as stream:
+            texts = [t async for t in stream.stream_text(debounce_by=None)]
+        assert texts == ['The ', 'The sky ', 'The sky is ', 'The sky is blue']
+
+    async with agent.iter('go') as run:
+        node = await run.next()
+        assert isinstance(node, ModelRequestNode)
+        async with node.stream(run.ctx) as stream:
+            assert [t async for t in stream.stream_text(delta=True, debounce_by=None)] == ['The ', 'sky']
+
+
+async def test_stream_text_runs_the_output_validators_on_the_partial_text() -> None:
+    agent = Agent(streamed(['a', 'b']))
+    seen: list[tuple[str, bool]] = []
+
+    @agent.output_validator
+    def shout(ctx: RunContext[None], text: str) -> str:
+        seen.append((text, ctx.partial_output))
+        return text.upper()
+
+    async with agent.iter('go') as run:
+        node = await run.next()
+        assert isinstance(node, ModelRequestNode)
+        async with node.stream(run.ctx) as stream:
+            assert [t async for t in stream.stream_text(debounce_by=None)] == ['A', 'AB']
+            assert await stream.get_output() == 'AB'
+            # once the output is known, the text stream gives it whole
+            assert [t async for t in stream.stream_text(delta=True)] == ['AB']
+    assert seen == [('a', True), ('ab', True), ('ab', False)]
+
+
+async def test_stream_output_gives_validated_partial_values_then_the_output() -> None:
+    chunks = ['{"name": "Par', 'is", "popu', 'lation": 2100000}']
+    agent = Agent(
+        streamed([{0: DeltaToolCall(name='final_result' if i == 0 else None, json_args=chunk)}
+                  for i, chunk in enumerate(chunks)]),
+        output_type=City,
+    )  # fmt: skip
+    async with agent.iter('go') as run:
+        node = await run.next()
+        assert isinstance(node, ModelRequestNode)
+        async with node.stream(run.ctx) as stream:
+            outputs = [o async for o in stream.stream_output(debounce_by=None)]
+            assert await stream.get_output() == City(name='Paris', population=2100000)
+    assert outputs[-1] == City(name='Paris', population=2100000)
+    assert outputs[-2] == outputs[-1]  # the validated output always comes last, even when unchanged
+    assert [o.name for o in outputs[:-1]] == ['Par', 'Paris', 'Paris']
+
+
+async def test_stream_text_refuses_structured_output() -> None:
+    agent = Agent(streamed([{0: DeltaToolCall(name='final_result', json_args='{"name": "x", "population": 1}')}]),
+                  output_type=City)  # fmt: skip
+    async with agent.iter('go') as run:
+        node = await run.next()
+        assert isinstance(node, ModelRequestNode)
+        async with node.stream(run.ctx) as stream:
+            with pytest.raises(UserError, match=r'stream_text\(\) can only be used with text responses'):
+                [t async for t in stream.stream_text()]
+
+
+async def test_stream_response_yields_incomplete_snapshots_then_the_complete_response() -> None:
+    agent = Agent(streamed(['x', 'y']))
+    async with agent.iter('go') as run:
+        node = await run.next()
+        assert isinstance(node, ModelRequestNode)
+        async with node.stream(run.ctx) as stream:
+            snapshots = [r async for r in stream.stream_response(debounce_by=None)]
+    # a snapshot per event (the part's start, the final result event, the delta, the part's end), then the last
+    assert (snapshots[0].state, snapshots[0].parts) == ('incomplete', [TextPart('x')])
+    assert {r.state for r in snapshots[:-1]} == {'incomplete'}
+    assert [r.parts for r in snapshots[1:-1]][-1] == [TextPart('xy')]
+    assert (snapshots[-1].state, snapshots[-1].parts) == ('complete', [TextPart('xy')])
+
+
+async def test_readers_share_one_pass_over_the_events() -> None:
+    agent = Agent(streamed(['one ', 'two']))
+    async with agent.iter('go') as run:
+        node = await run.next()
+        assert isinstance(node, ModelRequestNode)
+        async with node.stream(run.ctx) as stream:
+            first = await anext(aiter(stream))
+            assert first.event_kind == 'part_start'
+            rest = [t async for t in stream.stream_text(delta=True, debounce_by=None)]
+            assert rest == ['two']
+            assert stream.response.parts == [TextPart('one two')]
+        assert stream.response.state == 'complete'
+
+
+async def test_a_failing_partial_validation_is_skipped_but_the_final_one_raises() -> None:
+    agent = Agent(streamed(['no']))
+
+    @agent.output_validator
+    def never(ctx: RunContext[None], text: str) -> str:
+        raise ModelRetry('never good')
+
+    async with agent.iter('go') as run:
+        node = await run.next()
+        assert isinstance(node, ModelRequestNode)
+        async with node.stream(run.ctx) as stream:
+            with pytest.raises(ModelRetry):
+                [t async for t in stream.stream_text(debounce_by=None)]
