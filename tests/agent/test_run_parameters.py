@@ -415,7 +415,7 @@ def test_run_stream_sync_streams_from_synchronous_code() -> None:
 
     assert ''.join(pieces) == 'one two three'
     assert (result.is_complete, result.conversation_id, len(result.run_id)) == (True, 'sync', 32)
-    assert result.usage().requests == 1
+    assert result.usage.requests == 1
     assert result.new_messages() == result.all_messages()
     assert result.new_messages_json() == result.all_messages_json()
     assert result.metadata is None

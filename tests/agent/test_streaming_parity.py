@@ -94,13 +94,16 @@ async def test_cancel_after_the_run_is_complete_only_sets_cancelled() -> None:
     assert result.response.text == 'hello world'
 
 
-async def test_cancel_before_any_response_stops_the_run() -> None:
+async def test_cancel_right_after_entering_keeps_the_final_response_started_as_interrupted() -> None:
+    # `run_stream` enters its block once the final result starts: the response is under way when cancelled
     agent = Agent(TestModel())
     async with agent.run_stream('go') as result:
         await result.cancel()
-        with pytest.raises(Exception, match='No response yet'):
-            result.response  # noqa: B018
-    assert [m.kind for m in result.all_messages()] == []
+        assert result.response.state == 'interrupted'
+    assert [(m.kind, getattr(m, 'state', None)) for m in result.all_messages()] == [
+        ('request', None),
+        ('response', 'interrupted'),
+    ]
 
 
 async def test_stream_response_gives_incomplete_snapshots_then_the_complete_response() -> None:
@@ -344,7 +347,7 @@ async def test_an_output_token_limit_stops_a_stream_in_the_middle() -> None:
     # The streamed usage is the count of the chunks as they came, as pydantic-ai's FunctionModel counts it.
     async with Agent(streamed(['one', 'two'])).run_stream('go') as result:
         await result.get_output()
-        assert result.usage().output_tokens == 2
+        assert result.usage.output_tokens == 2
 
 
 async def test_stream_text_passes_each_text_so_far_through_the_output_validators() -> None:

@@ -53,7 +53,7 @@ async def test_text_streams_chunk_by_chunk_and_is_the_output() -> None:
         assert await result.get_output() == 'Hello, world'
     assert texts == ['Hello', 'Hello, ', 'Hello, world']
     assert [type(m).__name__ for m in result.all_messages()] == ['ModelRequest', 'ModelResponse']
-    assert result.usage() == snapshot(RunUsage(input_tokens=50, output_tokens=4, requests=1))
+    assert result.usage == snapshot(RunUsage(input_tokens=50, output_tokens=4, requests=1))
     assert repr(result) == '<StreamedRunResult is_complete=True>'
 
 

@@ -9,6 +9,7 @@ until the run's real final result.
 from __future__ import annotations as _annotations
 
 import warnings
+from collections import deque
 from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator, Callable
 from contextlib import aclosing
 from typing import Any, Generic
@@ -24,11 +25,12 @@ from ._node_stream_loop import EventStreamHandler, NodeEvents, stream_nodes
 from ._output import OutputProcessor
 from ._partial_json import IncrementalJsonParser, PartialJsonError
 from ._partial_output import INVALID, PartialOutputBuilder
-from ._run_result import AgentRunResult
+from ._run_result import AgentRunResult, CallableDatetime, CallableRunUsage
 from ._validate_response import validate_response
 from .exceptions import ModelRetry, UserError
 from .messages import (
     AgentStreamEvent,
+    FinalResultEvent,
     ModelMessage,
     ModelResponse,
     PartDeltaEvent,
@@ -38,7 +40,6 @@ from .messages import (
 )
 from .models import StreamedResponse
 from .tools import RunContext
-from .usage import RunUsage
 
 __all__ = ('StreamedRunResult',)
 
@@ -59,7 +60,10 @@ class StreamedRunResult(Generic[OutputDataT]):
     ) -> None:
         self._run = agent_run
         self._handler = event_stream_handler
-        self._events: AsyncGenerator[AgentStreamEvent] = self._drive()
+        self._source: AsyncGenerator[AgentStreamEvent] = self._drive()
+        # The events read by `start()` before the reader came: those of the response being streamed.
+        self._buffer: deque[AgentStreamEvent] = deque()
+        self._events: AsyncGenerator[AgentStreamEvent] = self._buffered()
         self._response: StreamedResponse | None = None
         self._responses = 0  # model responses started so far
         self._result: AgentRunResult[OutputDataT] | None = None
@@ -88,6 +92,25 @@ class StreamedRunResult(Generic[OutputDataT]):
                 yield event
         self._result = run.result
 
+    async def start(self) -> None:
+        """Run up to the response that starts the final result (its `FinalResultEvent`), as pydantic-ai's
+        `run_stream` does before its block is entered: tools called by the responses before it have run, and the
+        streams then read from the start of that response. A run that ends without one is run to its end."""
+        response = self._responses
+        async for event in self._source:
+            if self._responses != response:
+                response = self._responses
+                self._buffer.clear()
+            self._buffer.append(event)
+            if isinstance(event, FinalResultEvent):
+                return
+
+    async def _buffered(self) -> AsyncGenerator[AgentStreamEvent]:
+        while self._buffer:
+            yield self._buffer.popleft()
+        async for event in self._source:
+            yield event
+
     async def _finish(self) -> None:
         async for _ in self._events:
             pass
@@ -97,6 +120,7 @@ class StreamedRunResult(Generic[OutputDataT]):
         for generator in reversed(self._generators):
             await generator.aclose()
         await self._events.aclose()
+        await self._source.aclose()
 
     # -- streams --------------------------------------------------------------------------------------------------
 
@@ -370,9 +394,24 @@ class StreamedRunResult(Generic[OutputDataT]):
         """Whether the run has ended with its final result."""
         return self._result is not None
 
-    def usage(self) -> RunUsage:
-        """The usage of the run so far (including the response being streamed once it is complete)."""
-        return self._run.usage
+    @property
+    def usage(self) -> CallableRunUsage:
+        """The usage of the run so far, the response being streamed included (`result.usage`; calling it, the
+        spelling before pydantic-ai 1.107, still works but is deprecated)."""
+        usage = self._run.ctx.state.usage
+        streamed = self._response
+        if streamed is not None and not streamed.complete and self._result is None and self._interrupted is None:
+            usage = usage + streamed.usage()
+        return CallableRunUsage.of(usage)
+
+    @property
+    def timestamp(self) -> CallableDatetime:
+        """When the current response started (the last one once the run is over); callable too, as before 1.107.
+
+        Raises:
+            UserError: no response has started yet.
+        """
+        return CallableDatetime.of(self.response.timestamp)
 
     @property
     def run_id(self) -> str:

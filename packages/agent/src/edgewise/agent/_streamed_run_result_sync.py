@@ -13,9 +13,9 @@ from typing import Any, Generic, TypeVar
 
 from anyio.from_thread import BlockingPortal, start_blocking_portal
 
+from ._run_result import CallableDatetime, CallableRunUsage
 from ._streamed_run_result import StreamedRunResult
 from .messages import ModelMessage, ModelResponse
-from .usage import RunUsage
 
 __all__ = ('StreamedRunResultSync',)
 
@@ -99,9 +99,15 @@ class StreamedRunResultSync(Generic[OutputDataT]):
         """The run's metadata."""
         return self._result.metadata
 
-    def usage(self) -> RunUsage:
-        """The usage of the run so far."""
-        return self._result.usage()
+    @property
+    def usage(self) -> CallableRunUsage:
+        """The usage of the run so far (`result.usage`; calling it, as before pydantic-ai 1.107, still works)."""
+        return self._result.usage
+
+    @property
+    def timestamp(self) -> CallableDatetime:
+        """When the current response started (the last one once the run is over)."""
+        return self._result.timestamp
 
     def all_messages(self, *, output_tool_return_content: str | None = None) -> list[ModelMessage]:
         """Every message so far, including the message history the run was given."""
