@@ -136,9 +136,10 @@ class AgentStreaming(AgentRegistry[AgentDepsT, OutputDataT]):
 
         The block is entered once the response that starts the final result streams (as in pydantic-ai): the
         tools of the responses before it have run by then. Read `result.stream_text()`, `result.stream_output()`
-        or `result.stream_response()` as the run goes on; tools called along the way (even after text, or after the output tool call) run as in `run`, and
-        the stream goes on until the run's final result. Leaving the block early stops the run. Takes the
-        same arguments as `run`; an `event_stream_handler` gets each streamed node's events once that node's
+        or `result.stream_response()` as the run goes on; tools called along the way (even after text, or after
+        the output tool call) run as in `run`, and the stream goes on until the run's final result. Leaving the
+        block early stops the run. Takes the same arguments as `run`; an `event_stream_handler` gets each
+        streamed node's events once that node's
         stream has been read (reading the result drives the run).
         """
         if kwargs.pop('infer_name', True):
