@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import pytest
 from pydantic import BaseModel
 
-from edgewise.agent import Agent, ModelRequestNode, TextOutput, ToolOutput
+from edgewise.agent import Agent, ModelRequestNode, RunContext, TextOutput, ToolOutput
 from edgewise.agent._partial_json import IncrementalJsonParser
 from edgewise.agent._partial_output import INVALID, PartialOutputBuilder
 from edgewise.agent._parts_manager import PartsManager
@@ -87,21 +87,29 @@ async def test_the_streamed_response_of_a_node_tells_its_usage_and_time() -> Non
                 assert stream.get().parts == [TextPart('ab')]
 
 
-async def test_output_functions_and_text_output_functions_give_only_their_final_output() -> None:
-    def make_pet(name: str) -> Pet:
+async def test_output_functions_see_partial_values_with_partial_output_set_then_the_final_one() -> None:
+    calls: list[tuple[str, bool]] = []
+
+    def make_pet(ctx: RunContext[None], name: str) -> Pet:
+        calls.append((name, ctx.partial_output))
         return Pet(name=name.upper())
 
-    agent = Agent(streamed([{0: DeltaToolCall(name='final_result', json_args='{"name": "rex"}')}]),
-                  output_type=ToolOutput(make_pet))  # fmt: skip
+    chunks = [{0: DeltaToolCall(name='final_result', json_args='{"name": "re')}, {0: DeltaToolCall(json_args='x"}')}]
+    agent = Agent(streamed(chunks), output_type=ToolOutput(make_pet))
     async with agent.run_stream('go') as result:
-        assert [o async for o in result.stream_output(debounce_by=None)] == [Pet(name='REX')]
+        outputs = [o async for o in result.stream_output(debounce_by=None)]
+    assert outputs == [Pet(name='RE'), Pet(name='REX'), Pet(name='REX')]
+    assert calls == [('re', True), ('rex', True), ('rex', False)]
 
-    def upper(text: str) -> str:
+    def upper(ctx: RunContext[None], text: str) -> str:
+        calls.append((text, ctx.partial_output))
         return text.upper()
 
-    shout = Agent(streamed(['hi']), output_type=TextOutput(upper))
+    calls.clear()
+    shout = Agent(streamed(['h', 'i']), output_type=TextOutput(upper))
     async with shout.run_stream('go') as shouted:
-        assert [o async for o in shouted.stream_output(debounce_by=None)] == ['HI']
+        assert [o async for o in shouted.stream_output(debounce_by=None)] == ['H', 'HI', 'HI']
+    assert calls == [('h', True), ('hi', True), ('hi', False)]
 
 
 async def test_arguments_that_are_not_json_give_no_partial_output_and_are_retried() -> None:

@@ -9,7 +9,6 @@ from contextlib import aclosing
 from copy import deepcopy
 from typing import Any, Generic, cast
 
-import pydantic
 from typing_extensions import TypeVar
 
 from edgewise.graph import GraphRunContext
@@ -133,7 +132,7 @@ class AgentStream(Generic[AgentDepsT, OutputDataT]):
                 last = response
                 try:
                     value = await self.validate_response_output(response, allow_partial=True)
-                except (pydantic.ValidationError, ModelRetry, UnexpectedModelBehavior):
+                except (ValueError, ModelRetry, UnexpectedModelBehavior):  # `ValidationError` is a `ValueError`
                     continue
                 yield value
         if self._raw.final_result_event is not None:

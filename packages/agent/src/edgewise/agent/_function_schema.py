@@ -82,6 +82,20 @@ class FunctionSchema:
             result = self.validator.validate_python(args or {}, context=context)
         return result
 
+    def validate_partial(self, args: str | dict[str, Any] | None) -> dict[str, Any]:
+        """Validate arguments that may still be arriving (JSON text cut anywhere): an unfinished last value is
+        left out, an unfinished string kept as far as it goes.
+
+        Raises:
+            pydantic.ValidationError, ValueError: the arguments so far do not validate.
+        """
+        if isinstance(args, dict) or args is None:
+            return self.validate(args)
+        if isinstance(self.validator, _SingleArgValidator):
+            return self.validator.validate_partial_json(args or '{}')
+        result: dict[str, Any] = self.validator.validate_json(args or '{}', allow_partial='trailing-strings')
+        return result
+
     async def call(self, kwargs: dict[str, Any], ctx: Any) -> Any:
         """Call the function with validated keyword arguments (and `ctx` first when it takes one)."""
         kwargs = dict(kwargs)
@@ -224,6 +238,13 @@ class _SingleArgValidator:
             except pydantic.ValidationError:
                 pass
         return {self._name: self._adapter.validate_python(value[self._name], **kwargs)}
+
+    def validate_partial_json(self, text: str) -> dict[str, Any]:
+        """Validate arguments given as JSON text that may be cut anywhere."""
+        value = pydantic_core.from_json(text, allow_partial='trailing-strings')
+        if self._wrapped(value):
+            value = value[self._name]
+        return {self._name: self._adapter.validate_python(value, experimental_allow_partial='trailing-strings')}
 
     def validate_json(self, text: str | bytes, **kwargs: Any) -> dict[str, Any]:
         """Validate arguments given as JSON text."""

@@ -10,7 +10,7 @@ from __future__ import annotations as _annotations
 
 import warnings
 from collections import deque
-from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator, Callable
+from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator, Awaitable, Callable
 from contextlib import aclosing
 from typing import Any, Generic
 
@@ -202,22 +202,27 @@ class StreamedRunResult(Generic[OutputDataT]):
     async def _partial_outputs(self) -> AsyncGenerator[Any]:
         deps = self._run.ctx.deps
         schema = deps.output_schema
-        text_output = schema.allow_text_output and schema.text_function is None
+        text_output = schema.allow_text_output
         json_text = schema.mode in ('native', 'prompted')
         parsers: dict[int, tuple[IncrementalJsonParser, PartialOutputBuilder, Callable[[Any], Any]]] = {}
         texts: dict[int, str] = {}
+        calls: dict[int, _FunctionArgs] = {}  # output function calls: their arguments so far
         response = 0
         async for event in self._events:
             if self._responses != response:
                 response = self._responses
                 parsers.clear()
                 texts.clear()
+                calls.clear()
             chunk: Any = None
             if isinstance(event, PartStartEvent):
                 index, part = event.index, event.part
                 entry = None
                 if isinstance(part, ToolCallPart) and part.tool_name in schema.tools:
-                    entry = _partial_parser(schema.tools[part.tool_name])
+                    processor = schema.tools[part.tool_name]
+                    entry = _partial_parser(processor)
+                    if processor.function is not None:
+                        calls[index] = _FunctionArgs(processor)
                     chunk = part.args
                 elif isinstance(part, TextPart) and json_text and schema.object_processor is not None:
                     entry = _partial_parser(schema.object_processor)
@@ -237,7 +242,16 @@ class StreamedRunResult(Generic[OutputDataT]):
                 continue
             if index in texts:
                 texts[index] = text = texts[index] + chunk
-                value = await self._validate_partial(text)
+                value = await self._partial_function_output(schema.process_text, text)
+                if value is not INVALID:
+                    value = await self._validate_partial(value)
+                if value is not INVALID:
+                    yield value
+                continue
+            if (args := calls.get(index)) is not None:
+                value = await args.feed(chunk, self._partial_function_output)
+                if value is not INVALID:
+                    value = await self._validate_partial(value)
                 if value is not INVALID:
                     yield value
                 continue
@@ -260,6 +274,17 @@ class StreamedRunResult(Generic[OutputDataT]):
             value = await self._validate_partial(unwrap(value))
             if value is not INVALID:
                 yield value
+
+    async def _partial_function_output(
+        self, function: Callable[[Any, RunContext[Any]], Awaitable[Any]], value: Any
+    ) -> Any:
+        """What an output function (or `TextOutput` function) makes of a partial value, called with
+        `ctx.partial_output` set as pydantic-ai 1.107 does; `INVALID` when it raises `ModelRetry`."""
+        ctx = self._run.ctx.deps.run_context(self._run.ctx.state).replace_with(partial_output=True)
+        try:
+            return await function(value, ctx)
+        except ModelRetry:
+            return INVALID
 
     async def _validate_partial(self, value: Any) -> Any:
         deps = self._run.ctx.deps
@@ -543,3 +568,29 @@ class _Stream(AsyncIterator[_T]):
 
     async def __anext__(self) -> _T:
         return await self._generator.__anext__()
+
+
+class _FunctionArgs:
+    """The arguments of an output function call as they stream: validated whole (partially) on each chunk, as
+    pydantic-ai does, and passed to the function when they changed."""
+
+    def __init__(self, processor: OutputProcessor) -> None:
+        self._processor = processor
+        self._text = ''
+        self._last: Any = INVALID
+
+    async def feed(self, chunk: str | dict[str, Any], call: Callable[..., Awaitable[Any]]) -> Any:
+        function = self._processor.function
+        assert function is not None
+        if isinstance(chunk, dict):
+            self._text = _to_json(chunk)
+        else:
+            self._text += chunk
+        try:
+            args = function.validate_partial(self._text)
+        except ValueError:  # `ValidationError` too: not enough of the arguments yet
+            return INVALID
+        if args == self._last:
+            return INVALID
+        self._last = args
+        return await call(self._processor.finish, args)

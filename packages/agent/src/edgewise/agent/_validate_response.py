@@ -24,7 +24,8 @@ async def validate_response(
     output validators applied.
 
     The first call of an output tool wins; otherwise the text parts (joined) are the answer. With
-    `allow_partial`, an unfinished JSON value is accepted and output functions are not called.
+    `allow_partial`, an unfinished JSON value is accepted, and output functions are called with
+    `ctx.partial_output` set (as in pydantic-ai 1.107).
 
     Raises:
         UnexpectedModelBehavior: the response holds no answer for the output type, or (without
@@ -40,19 +41,17 @@ async def validate_response(
         if call is not None:
             processor = schema.tools[call.tool_name]
             value = _validate(processor, call.args, allow_partial)
-            if not allow_partial:
-                value = await processor.finish(value, ctx)
+            value = await processor.finish(value, ctx)  # output functions see `ctx.partial_output`
         else:
             texts = [part.content for part in message.parts if isinstance(part, TextPart)]
             if not texts:
                 raise UnexpectedModelBehavior('Invalid response, unable to find output')
             text = ''.join(texts)
             if schema.allow_text_output:
-                value = text if allow_partial else await schema.process_text(text, ctx)
+                value = await schema.process_text(text, ctx)
             elif schema.object_processor is not None and schema.mode in ('native', 'prompted'):
                 value = _validate(schema.object_processor, text, allow_partial)
-                if not allow_partial:
-                    value = await schema.object_processor.finish(value, ctx)
+                value = await schema.object_processor.finish(value, ctx)
             else:
                 raise UnexpectedModelBehavior('Invalid response, unable to process text output')
         for validator in deps.output_validators:
@@ -67,6 +66,8 @@ async def validate_response(
 
 
 def _validate(processor: OutputProcessor, args: str | dict[str, Any] | None, allow_partial: bool) -> Any:
+    if allow_partial and processor.function is not None:
+        return processor.function.validate_partial(args)
     if not allow_partial or processor.validator is None:
         return processor.validate(args)
     adapter = processor.validator
