@@ -8,6 +8,7 @@ until the run's real final result.
 
 from __future__ import annotations as _annotations
 
+import copy
 import warnings
 from collections import deque
 from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator, Awaitable, Callable
@@ -145,6 +146,9 @@ class StreamedRunResult(Generic[OutputDataT]):
             raise UserError(
                 'stream_text() can only be used with text responses; use stream_output() for structured output.'
             )
+        if self._result is not None and isinstance(self._result.output, str):
+            # The run is over: its output, once (as pydantic-ai streams a cached output again).
+            return _Stream(self._track(_once(self._result.output)))
         source = self._track(self._text_pieces()) if delta else self._track(self._texts())
         if debounce_by is not None:
             source = self._track(_debounce(source, debounce_by, ''.join if delta else None))
@@ -189,6 +193,9 @@ class StreamedRunResult(Generic[OutputDataT]):
         return _Stream(self._track(self._outputs(debounce_by)))
 
     async def _outputs(self, debounce_by: float | None) -> AsyncGenerator[Any]:
+        if self._result is not None:  # the run is over: its output, once, as a copy
+            yield copy.deepcopy(self._result.output)
+            return
         partials = self._track(self._partial_outputs())
         source = partials if debounce_by is None else self._track(_debounce(partials, debounce_by, None))
         async for value in source:
@@ -376,7 +383,9 @@ class StreamedRunResult(Generic[OutputDataT]):
         """Run to the end (reading what is left of the stream) and return the output."""
         await self._finish()
         assert self._result is not None
-        return self._result.output
+        # A copy each time: a caller changing what it got does not change what the next call gets.
+        output: OutputDataT = copy.deepcopy(self._result.output)
+        return output
 
     @property
     def response(self) -> ModelResponse:
@@ -594,3 +603,7 @@ class _FunctionArgs:
             return INVALID
         self._last = args
         return await call(self._processor.finish, args)
+
+
+async def _once(value: _T) -> AsyncGenerator[_T]:
+    yield value
