@@ -9,7 +9,7 @@ import pytest
 from inline_snapshot import snapshot
 from logfire.testing import CaptureLogfire
 
-from edgewise.agent import Agent, CallToolsNode, ModelRequestNode, RunContext, UserError
+from edgewise.agent import Agent, CallToolsNode, ModelRequestNode, ModelRetry, RunContext, Tool, UserError
 from edgewise.agent.messages import (
     AgentStreamEvent,
     FinalResultEvent,
@@ -61,7 +61,9 @@ async def test_run_stream_events_gives_every_event_of_the_run_then_the_result() 
                 previous_part_kind='text',
             ),
             PartEndEvent(index=1, part=ToolCallPart(tool_name='double', args='{"x": 2}', tool_call_id='c1')),
-            FunctionToolCallEvent(part=ToolCallPart(tool_name='double', args='{"x": 2}', tool_call_id='c1')),
+            FunctionToolCallEvent(
+                part=ToolCallPart(tool_name='double', args='{"x": 2}', tool_call_id='c1'), args_valid=True
+            ),
             FunctionToolResultEvent(
                 part=ToolReturnPart(tool_name='double', content=4, tool_call_id='c1', timestamp=NOW)
             ),
@@ -212,3 +214,41 @@ def test_function_tool_result_event_takes_result_as_a_deprecated_alias_of_part()
         FunctionToolResultEvent(part=part, result=part)
     with pytest.raises(TypeError, match="missing required argument 'part'"):
         FunctionToolResultEvent()
+
+
+async def test_tool_call_events_tell_whether_the_arguments_validated_and_validation_runs_once() -> None:
+    checks: list[int] = []
+
+    def small(ctx: RunContext[None], x: int) -> None:
+        checks.append(x)
+        if x > 10:
+            raise ModelRetry('x must be at most 10')
+
+    def double(x: int) -> int:
+        return x * 2
+
+    agent = Agent(
+        streamed(
+            [
+                {0: DeltaToolCall(name='double', json_args='{"x": 2}', tool_call_id='ok')},
+                {1: DeltaToolCall(name='double', json_args='{"x": "two"}', tool_call_id='bad')},
+                {2: DeltaToolCall(name='double', json_args='{"x": 20}', tool_call_id='big')},
+            ],
+            [{0: DeltaToolCall(name='final_result', json_args='{"response": 1}', tool_call_id='out')}],
+        ),
+        tools=[Tool(double, args_validator=small)],
+        output_type=int,
+    )
+    events: list[Any] = []
+
+    async def handler(ctx: RunContext[None], stream: AsyncIterable[Any]) -> None:
+        events.extend([e async for e in stream if e.event_kind in ('function_tool_call', 'output_tool_call')])
+
+    assert (await agent.run('go', event_stream_handler=handler)).output == 1
+    assert [(e.event_kind, e.tool_call_id, e.args_valid) for e in events] == [
+        ('function_tool_call', 'ok', True),
+        ('function_tool_call', 'bad', False),
+        ('function_tool_call', 'big', False),
+        ('output_tool_call', 'out', True),
+    ]
+    assert sorted(checks) == [2, 20]  # the tool's own validator ran once per call with valid arguments

@@ -38,7 +38,7 @@ from ._request_hooks import run_request_hooks, streamed_through_hooks, wrapped_r
 from ._run_deps import GraphAgentDeps, GraphAgentState, resolve_native_tools, system_prompt_parts
 from ._run_result import FinalResult
 from ._step_tools import prepare_output_tools, prepare_step_tools
-from ._tool_calls import answer_deferred_inline, run_tool_calls, tool_retry_prompt
+from ._tool_calls import answer_deferred_inline, run_tool_calls, tool_retry_prompt, validate_for_events
 from .exceptions import ModelRetry, UnexpectedModelBehavior, UserError
 from .messages import (
     FunctionToolCallEvent,
@@ -81,6 +81,7 @@ CANCELLED_TOOL_CONTENT = 'Tool call cancelled.'
 """The return recorded for tool calls whose run was cancelled, so that no call is left unanswered."""
 
 _NEXT = '_edgewise_streamed_next'  # instance attribute (not a field: never persisted) holding a streamed result
+_VALIDATED = '_edgewise_validated_calls'  # instance attribute: the call validations a streamed node's events made
 
 
 def _now() -> datetime:
@@ -390,8 +391,14 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
         state = ctx.state
         output_tools = ctx.deps.output_schema.tools
         calls = [p for p in self.model_response.parts if isinstance(p, ToolCallPart)]
+        valid, validations = await validate_for_events(calls, state, ctx.deps, self.tool_call_results or {})
+        self.__dict__[_VALIDATED] = validations
         for call in calls:
-            yield OutputToolCallEvent(call) if call.tool_name in output_tools else FunctionToolCallEvent(call)
+            args_valid = valid.get(call.tool_call_id)
+            if call.tool_name in output_tools:
+                yield OutputToolCallEvent(call, args_valid=args_valid)
+            else:
+                yield FunctionToolCallEvent(call, args_valid=args_valid)
         history = state.message_history
         size = len(history)
         try:
@@ -534,7 +541,14 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
         # Unknown tools are retried like tools (their own retry count, the agent's tool budget), as in pydantic-ai.
         on_result = None if deps.persistence is None else _Checkpoints(self, ctx, start_retries).add
         outcome = await run_tool_calls(
-            function_calls, state, deps, unknown_calls, self.tool_call_results, self.tool_call_metadata, on_result
+            function_calls,
+            state,
+            deps,
+            unknown_calls,
+            self.tool_call_results,
+            self.tool_call_metadata,
+            on_result,
+            self.__dict__.pop(_VALIDATED, None),
         )
         if final is None and outcome.has_deferred:
             await answer_deferred_inline(outcome, function_calls, state, deps, on_result)

@@ -249,6 +249,8 @@ class StreamedRunResult(Generic[OutputDataT]):
                 continue
             if index in texts:
                 texts[index] = text = texts[index] + chunk
+                if not text:
+                    continue  # a text part starting empty is no output yet
                 value = await self._partial_function_output(schema.process_text, text)
                 if value is not INVALID:
                     value = await self._validate_partial(value)

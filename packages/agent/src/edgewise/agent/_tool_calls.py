@@ -19,10 +19,10 @@ from ._deferred_tools import DeferredToolRequests, ToolApproved, ToolDenied
 from ._run_deps import GraphAgentDeps, GraphAgentState
 from .exceptions import ApprovalRequired, CallDeferred, ModelRetry, ToolRetryError, UnexpectedModelBehavior, UserError
 from .messages import ModelRequestPart, RetryPromptPart, ToolCallPart, ToolReturn, ToolReturnPart, UserPromptPart
-from .tool_manager import ToolManager
+from .tool_manager import ToolManager, ValidatedToolCall
 from .toolsets import ToolsetTool
 
-__all__ = ('answer_deferred_inline', 'run_tool_calls', 'tool_retry_prompt', 'ToolCallsOutcome')
+__all__ = ('answer_deferred_inline', 'validate_for_events', 'run_tool_calls', 'tool_retry_prompt', 'ToolCallsOutcome')
 
 
 def tool_retry_prompt(call: ToolCallPart, content: Any) -> RetryPromptPart:
@@ -74,8 +74,10 @@ async def _run_one(
     deps: GraphAgentDeps[Any, Any],
     answer: Any = None,
     metadata: Any = None,
+    validated: ValidatedToolCall[Any] | None = None,
 ) -> ModelRequestPart | tuple[ToolReturnPart, UserPromptPart] | _Deferral:
-    """Run one call; `answer` is its `DeferredToolResults` entry when the run resumes with one."""
+    """Run one call; `answer` is its `DeferredToolResults` entry when the run resumes with one, `validated` its
+    validation when it was validated already (to tell `args_valid` in a streamed call event)."""
     if isinstance(answer, ToolDenied):
         return ToolReturnPart(call.tool_name, answer.message, call.tool_call_id, outcome='denied')
     if isinstance(answer, ModelRetry):
@@ -90,7 +92,8 @@ async def _run_one(
         call = dataclasses.replace(call, args=answer.override_args)
     manager: ToolManager[Any] = deps.tool_manager
     try:
-        validated = await manager.validate_tool_call(call, approved=approved, metadata=metadata)
+        if validated is None or answer is not None:
+            validated = await manager.validate_tool_call(call, approved=approved, metadata=metadata)
         if validated.args_valid:
             if external and approved:
                 raise UserError(
@@ -133,6 +136,7 @@ async def run_tool_calls(
     answers: Mapping[str, Any] | None = None,
     metadata: Mapping[str, Any] | None = None,
     on_result: Callable[[ModelRequestPart], Awaitable[None]] | None = None,
+    validated: Mapping[str, ValidatedToolCall[Any]] | None = None,
 ) -> ToolCallsOutcome:
     """Run the calls (concurrently unless one of the tools is `sequential`); the parts come in call order,
     followed by a retry prompt for each call of an unknown tool, then the content of `ToolReturn`s. `answers`
@@ -152,6 +156,7 @@ async def run_tool_calls(
     tools = deps.step_tool_functions
     answers = answers or {}
     meta = metadata or {}
+    checked = validated or {}
     results: list[ModelRequestPart | tuple[ToolReturnPart, UserPromptPart] | _Deferral | None] = [None] * len(calls)
     pending = list(enumerate(calls))
     if state.step_results:
@@ -163,7 +168,8 @@ async def run_tool_calls(
 
     async def one(i: int, call: ToolCallPart) -> None:
         call_id = call.tool_call_id
-        result = await _run_one(tools[call.tool_name], call, state, deps, answers.get(call_id), meta.get(call_id))
+        result = await _run_one(tools[call.tool_name], call, state, deps, answers.get(call_id), meta.get(call_id),
+                                checked.get(call_id))  # fmt: skip
         results[i] = result
         unfinished[0] -= 1
         # The last call to finish is not checkpointed: its result is stored with the step's next snapshot, which
@@ -251,3 +257,37 @@ async def answer_deferred_inline(
     outcome.deferred.calls.extend(more.deferred.calls)
     outcome.deferred.approvals.extend(more.deferred.approvals)
     outcome.deferred.metadata.update(more.deferred.metadata)
+
+
+async def validate_for_events(
+    calls: Sequence[ToolCallPart], state: GraphAgentState, deps: GraphAgentDeps[Any, Any], answered: Mapping[str, Any]
+) -> tuple[dict[str, bool], dict[str, ValidatedToolCall[Any]]]:
+    """Validate the calls before their call events are streamed, so that each event tells `args_valid` (as
+    pydantic-ai 1.107's do): by call id, whether the arguments validated, and the function tools' validations,
+    which running the calls then uses instead of validating again. Calls with a deferred answer, of unknown tools,
+    or whose tool has no retries left are left to run as usual (their `args_valid` stays `None`)."""
+    valid: dict[str, bool] = {}
+    validations: dict[str, ValidatedToolCall[Any]] = {}
+    tools = deps.step_tool_functions or {}
+    output_tools = deps.output_schema.tools
+    manager: ToolManager[Any] = deps.tool_manager
+    for call in calls:
+        call_id = call.tool_call_id
+        if call_id in answered:
+            continue
+        if call.tool_name in output_tools:
+            ctx = deps.run_context(state, tool_name=call.tool_name, tool_call_id=call_id)
+            try:
+                output_tools[call.tool_name].validate(call.args, deps.validation_context_for(ctx))
+            except ValueError:  # `ValidationError` too
+                valid[call_id] = False
+            else:
+                valid[call_id] = True
+        elif call.tool_name in tools and manager is not None:
+            try:
+                checked = await manager.validate_tool_call(call)
+            except UnexpectedModelBehavior:
+                continue  # no retries left: running the call raises it, as without a stream
+            validations[call_id] = checked
+            valid[call_id] = checked.args_valid
+    return valid, validations
