@@ -318,7 +318,7 @@ async def test_stream_response_rebuilds_the_response_on_each_event_then_gives_th
         [([TextPart(content='a')], 'incomplete'), ([TextPart(content='ab')], 'incomplete'),
          ([TextPart(content='ab')], 'complete')]
     )  # fmt: skip
-    assert responses[-1] is result.response
+    assert responses[-1] == result.response  # the streamed response as received (a new snapshot each time)
 
 
 async def test_stream_responses_gives_pairs_of_response_and_is_last_with_a_deprecation_warning() -> None:

@@ -372,6 +372,7 @@ class StreamedRunResult(Generic[OutputDataT]):
             if not streamed.complete:
                 self._interrupted = streamed.get()
                 self._interrupted.run_id = self._run.ctx.state.run_id
+                self._interrupted.conversation_id = self._run.ctx.state.conversation_id
         await self.aclose()
 
     @property
@@ -392,7 +393,7 @@ class StreamedRunResult(Generic[OutputDataT]):
     @property
     def response(self) -> ModelResponse:
         """The current response: the one being streamed (`state='incomplete'`), the one cut by `cancel()`, or
-        the run's last response.
+        the run's last response; a streamed response as it was received (without the run's ids, as pydantic-ai).
 
         Raises:
             UserError: no response has started yet.
@@ -400,7 +401,8 @@ class StreamedRunResult(Generic[OutputDataT]):
         if self._interrupted is not None:
             return self._interrupted
         streamed = self._response
-        if streamed is not None and not streamed.complete and self._result is None:
+        if streamed is not None:
+            # the streamed response as received (pydantic-ai's `response`: without the run's ids)
             return streamed.get()
         for message in reversed(self._run.all_messages()):
             if isinstance(message, ModelResponse):

@@ -109,6 +109,11 @@ class StreamedRunResultSync(Generic[OutputDataT]):
         """When the current response started (the last one once the run is over)."""
         return self._result.timestamp
 
+    @property
+    def response(self) -> ModelResponse:
+        """The current response (see `StreamedRunResult.response`)."""
+        return self._result.response
+
     def all_messages(self, *, output_tool_return_content: str | None = None) -> list[ModelMessage]:
         """Every message so far, including the message history the run was given."""
         return self._result.all_messages(output_tool_return_content=output_tool_return_content)

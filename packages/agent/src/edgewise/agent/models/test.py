@@ -157,6 +157,8 @@ class TestModel(Model):
             if args is not None and tool.outer_typed_dict_key:
                 args = {tool.outer_typed_dict_key: args}
             return [self._call(tool, args)]
+        if params.output_object is not None and self.custom_output_text is not None:
+            return [TextPart(self.custom_output_text)]  # the JSON text as given, as pydantic-ai's TestModel
         if params.output_object is not None:
             args = self.custom_output_args
             if args is None:
