@@ -572,4 +572,5 @@ def test_run_stream_sync_validates_each_streamed_response_into_an_output() -> No
         for response in result.stream_response(debounce_by=None)
     ]
 
-    assert outputs == [_Point(x=3), _Point(x=3)]  # the response with the output call, then the complete one
+    # what arrived before the block, a snapshot after the part's end, then the complete response
+    assert outputs == [_Point(x=3), _Point(x=3), _Point(x=3)]

@@ -111,8 +111,8 @@ async def test_stream_response_gives_incomplete_snapshots_then_the_complete_resp
     async with agent.run_stream('go') as result:
         states = [(r.text, r.state) async for r in result.stream_response(debounce_by=None)]
     assert states == snapshot(
-        [('', 'incomplete'), ('hello ', 'incomplete'), ('hello big ', 'incomplete'), ('hello big world', 'incomplete'),
-         ('hello big world', 'complete')]
+        [('hello ', 'incomplete'), ('hello big ', 'incomplete'), ('hello big world', 'incomplete'),
+         ('hello big world', 'incomplete'), ('hello big world', 'complete')]
     )  # fmt: skip
 
 
@@ -141,8 +141,9 @@ async def test_validate_response_output_validates_partial_and_whole_responses() 
             await result.validate_response_output(r, allow_partial=r.state == 'incomplete')
             async for r in result.stream_response(debounce_by=None)
         ]
-    assert values == [Point(x=1, label='la'), Point(x=1, label='lab'), Point(x=1, label='lab')]
-    assert calls == [True, True, False, False]  # the run's own validation of the output included
+    # a snapshot after each event of the response (its delta, its end), then the complete response
+    assert values == [Point(x=1, label='la'), Point(x=1, label='lab'), Point(x=1, label='lab'), Point(x=1, label='lab')]
+    assert calls == [True, True, True, False, False]  # the run's own validation of the output included
 
 
 async def test_validate_response_output_of_text_and_of_invalid_answers() -> None:

@@ -316,7 +316,7 @@ async def test_stream_response_rebuilds_the_response_on_each_event_then_gives_th
         ]
     assert [(r.parts, r.state) for r in responses] == snapshot(
         [([TextPart(content='a')], 'incomplete'), ([TextPart(content='ab')], 'incomplete'),
-         ([TextPart(content='ab')], 'complete')]
+         ([TextPart(content='ab')], 'incomplete'), ([TextPart(content='ab')], 'complete')]
     )  # fmt: skip
     assert responses[-1] == result.response  # the streamed response as received (a new snapshot each time)
 
@@ -325,7 +325,7 @@ async def test_stream_responses_gives_pairs_of_response_and_is_last_with_a_depre
     async with Agent(streamed(['a', 'b'])).run_stream('go') as result:
         with pytest.warns(DeprecationWarning, match='use `stream_response\\(\\)`'):
             pairs = result.stream_responses(debounce_by=None)
-        assert [(r.text, last) async for r, last in pairs] == [('a', False), ('ab', False), ('ab', True)]
+        assert [(r.text, last) async for r, last in pairs] == [('a', False), ('ab', False), ('ab', False), ('ab', True)]
 
 
 async def test_debouncing_groups_the_values_of_each_interval() -> None:

@@ -337,8 +337,16 @@ class StreamedRunResult(Generic[OutputDataT]):
 
     async def _responses_then_last(self, debounce_by: float | None) -> AsyncGenerator[ModelResponse]:
         async def changed() -> AsyncGenerator[Any]:
+            # As pydantic-ai: what arrived before the block was entered shows as one snapshot (when it has
+            # content), then a snapshot follows each event.
+            before = len(self._buffer)
+            streamed = self._response
+            if before and streamed is not None and any(_has_content(p) for p in streamed.get().parts):
+                yield streamed
             async for event in self._events:
-                if isinstance(event, PartStartEvent | PartDeltaEvent) and self._response is not None:
+                if before:
+                    before -= 1
+                elif self._response is not None and event.event_kind in _RESPONSE_EVENT_KINDS:
                     yield self._response
 
         source = self._track(changed())
@@ -611,3 +619,12 @@ class _FunctionArgs:
 
 async def _once(value: _T) -> AsyncGenerator[_T]:
     yield value
+
+
+_RESPONSE_EVENT_KINDS = frozenset({'part_start', 'part_delta', 'part_end', 'final_result'})
+"""The events of a model response (a snapshot of the response follows each; not the tool call events)."""
+
+
+def _has_content(part: Any) -> bool:
+    has_content = getattr(part, 'has_content', None)
+    return bool(has_content()) if has_content is not None else True
