@@ -252,3 +252,26 @@ async def test_tool_call_events_tell_whether_the_arguments_validated_and_validat
         ('output_tool_call', 'out', True),
     ]
     assert sorted(checks) == [2, 20]  # the tool's own validator ran once per call with valid arguments
+
+
+async def test_the_call_events_of_unknown_tools_come_last_with_args_valid_false() -> None:
+    def double(x: int) -> int:
+        return x * 2
+
+    agent = Agent(
+        streamed(
+            [
+                {0: DeltaToolCall(name='nope', json_args='{}', tool_call_id='u')},
+                {1: DeltaToolCall(name='double', json_args='{"x": 1}', tool_call_id='k')},
+            ],
+            ['done'],
+        ),
+        tools=[Tool(double)],
+    )
+    events: list[Any] = []
+
+    async def handler(ctx: RunContext[None], stream: AsyncIterable[Any]) -> None:
+        events.extend([e async for e in stream if e.event_kind == 'function_tool_call'])
+
+    assert (await agent.run('go', event_stream_handler=handler)).output == 'done'
+    assert [(e.tool_call_id, e.args_valid) for e in events] == [('k', True), ('u', False)]

@@ -393,7 +393,9 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
         calls = [p for p in self.model_response.parts if isinstance(p, ToolCallPart)]
         valid, validations = await validate_for_events(calls, state, ctx.deps, self.tool_call_results or {})
         self.__dict__[_VALIDATED] = validations
-        for call in calls:
+        # As pydantic-ai orders them: the calls of known tools first, then those of unknown tools.
+        known = {*output_tools, *(ctx.deps.step_tool_functions or {})}
+        for call in sorted(calls, key=lambda c: c.tool_name not in known):
             args_valid = valid.get(call.tool_call_id)
             if call.tool_name in output_tools:
                 yield OutputToolCallEvent(call, args_valid=args_valid)

@@ -283,7 +283,9 @@ async def validate_for_events(
                 valid[call_id] = False
             else:
                 valid[call_id] = True
-        elif call.tool_name in tools and manager is not None:
+        elif call.tool_name not in tools:
+            valid[call_id] = False  # an unknown tool: the model is told so
+        elif manager is not None:
             try:
                 checked = await manager.validate_tool_call(call)
             except UnexpectedModelBehavior:
