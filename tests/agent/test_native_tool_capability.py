@@ -69,3 +69,15 @@ def test_from_spec(spec: dict[str, Any]) -> None:
 def test_from_spec_needs_a_tool() -> None:
     with pytest.raises(TypeError, match=r'`NativeTool.from_spec\(\)` requires either a `tool` argument'):
         NativeTool.from_spec()
+
+
+async def test_an_override_of_native_tools_replaces_the_agents_own_and_its_capabilities_but_not_the_runs() -> None:
+    seen: list[list[AbstractNativeTool]] = []
+    agent = Agent(_recording_model(seen), capabilities=[NativeTool(WebSearchTool())])
+    with agent.override(native_tools=[]):
+        await agent.run('a')
+    with agent.override(native_tools=[CodeExecutionTool()]):
+        await agent.run('b', capabilities=[NativeTool(WebSearchTool(max_uses=1))])
+    await agent.run('c')
+
+    assert seen == [[], [CodeExecutionTool(), WebSearchTool(max_uses=1)], [WebSearchTool()]]

@@ -680,8 +680,12 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
     def _run_native_tools(
         self, caps: Sequence[AgentCapability[AgentDepsT]], run_tools: Sequence[AgentNativeTool[AgentDepsT]] | None
     ) -> list[AgentNativeTool[AgentDepsT]]:
-        # The agent's (or the override's), then the capabilities', then the run's.
-        tools = list(self._overrides.get().get('native_tools', self._native_tools))
+        # The agent's, then the capabilities', then the run's; an override replaces the agent's and its
+        # capabilities' (not the run's capabilities', as in pydantic-ai 1.107).
+        overridden = self._overrides.get().get('native_tools')
+        tools = list(self._native_tools if overridden is None else overridden)
+        if overridden is not None:
+            caps = caps[len(self._capabilities) :] if caps is not self._capabilities else ()
         for cap in caps:
             if isinstance(cap, AbstractCapability):
                 tools.extend(cap.get_native_tools())
