@@ -3,6 +3,7 @@
 
 from __future__ import annotations as _annotations
 
+import copy
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator
 from datetime import datetime, timezone
@@ -112,7 +113,7 @@ class StreamedResponse(ABC):
         state: ModelResponseState = 'interrupted' if self._cancelled else 'complete' if self._complete else 'incomplete'
         return ModelResponse(
             parts=self._parts_manager.get_parts(),
-            usage=self._usage,
+            usage=copy.copy(self._usage),  # a snapshot: the stream's own usage goes on growing
             model_name=self.model_name,
             timestamp=self._timestamp,
             provider_name=self.provider_name,
