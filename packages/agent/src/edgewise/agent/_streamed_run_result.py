@@ -61,6 +61,7 @@ class StreamedRunResult(Generic[OutputDataT]):
     ) -> None:
         self._run = agent_run
         self._handler = event_stream_handler
+        self._handled: _HandledEvents | None = None  # the node stream the event stream handler gets
         self._source: AsyncGenerator[AgentStreamEvent] = self._drive()
         # The events read by `start()` before the reader came: those of the response being streamed.
         self._buffer: deque[AgentStreamEvent] = deque()
@@ -83,7 +84,8 @@ class StreamedRunResult(Generic[OutputDataT]):
             self._responses += 1
         if self._handler is not None:
             run = self._run.ctx
-            return _HandledEvents(events, self._handler, run.deps.run_context(run.state))
+            self._handled = _HandledEvents(events, self._handler, run.deps.run_context(run.state))
+            return self._handled
         return events
 
     async def _drive(self) -> AsyncGenerator[AgentStreamEvent]:
@@ -104,6 +106,10 @@ class StreamedRunResult(Generic[OutputDataT]):
                 self._buffer.clear()
             self._buffer.append(event)
             if isinstance(event, FinalResultEvent):
+                if self._handled is not None:
+                    # As pydantic-ai: the handler gets the events up to the final result, and none after.
+                    self._handler = None
+                    await self._handled.hand_over()
                 return
 
     async def _buffered(self) -> AsyncGenerator[AgentStreamEvent]:
@@ -547,6 +553,7 @@ class _HandledEvents(AsyncIterator[AgentStreamEvent]):
         self._handler = handler
         self._ctx = ctx
         self._seen: list[AgentStreamEvent] = []
+        self._handed_over = False
 
     def __aiter__(self) -> _HandledEvents:
         return self
@@ -555,10 +562,17 @@ class _HandledEvents(AsyncIterator[AgentStreamEvent]):
         try:
             event: AgentStreamEvent = await anext(self._events)
         except StopAsyncIteration:
-            await self._handler(self._ctx, _Replay(self._seen))
+            await self.hand_over()
             raise
-        self._seen.append(event)
+        if not self._handed_over:
+            self._seen.append(event)
         return event
+
+    async def hand_over(self) -> None:
+        """Give the handler the events so far (once): the node's stream is done, or its final result began."""
+        if not self._handed_over:
+            self._handed_over = True
+            await self._handler(self._ctx, _Replay(self._seen))
 
 
 class _Replay(AsyncIterator[_T]):
