@@ -2,7 +2,6 @@
 
 from __future__ import annotations as _annotations
 
-import dataclasses
 import inspect
 import os
 import time
@@ -159,7 +158,11 @@ class GraphAgentState:
 def _dump_delta(state: GraphAgentState, handler: Any) -> Any:
     """Serialize only the messages after `message_offset` (the others are in the run's earlier snapshots)."""
     if state.message_offset:
-        state = dataclasses.replace(state, message_history=state.message_history[state.message_offset :])
+        # A shallow copy holding the slice (`dataclasses.replace` would run `__init__` and its default factories).
+        delta = object.__new__(GraphAgentState)
+        delta.__dict__.update(state.__dict__)
+        delta.message_history = state.message_history[state.message_offset :]
+        state = delta
     return handler(state)
 
 
