@@ -286,3 +286,13 @@ async def test_step_events_equal_what_their_constructors_make() -> None:
     assert started == NodeStartedEvent(Tick(1))
     assert finished == NodeFinishedEvent(Tick(1), finished.next_node, finished.duration)
     assert repr(started) == 'NodeStartedEvent(node=Tick(left=1), path=())'
+
+
+async def test_leaving_at_an_event_closes_the_event_iterator() -> None:
+    # Left at an event by `break`, the iterator is closed by the block's exit, not by the garbage collector (which
+    # trio reports as a ResourceWarning, an error in this suite).
+    async with gated.stream(Gate(), state=Count()) as events:
+        async for event in events:
+            if isinstance(event, CustomEvent):
+                break
+    assert getattr(events._events, 'ag_frame', True) is None  # closed

@@ -2,7 +2,7 @@
 
 from __future__ import annotations as _annotations
 
-from collections.abc import AsyncIterator, Awaitable
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable
 from contextlib import asynccontextmanager
 from typing import Any, Generic
 
@@ -37,7 +37,7 @@ class GraphEventStream(Generic[StateT, RunEndT]):
     def __anext__(self) -> Awaitable[GraphEvent]:
         return self._events.__anext__()
 
-    async def _iterate(self) -> AsyncIterator[GraphEvent]:
+    async def _iterate(self) -> AsyncGenerator[GraphEvent]:
         sink = self._sink
         while True:
             batch = sink.take_nowait()
@@ -99,14 +99,19 @@ async def stream_events(
     error: Exception | None = None
     async with anyio.create_task_group() as tg:
         tg.start_soon(produce)
+        stream: GraphEventStream[Any, Any] = GraphEventStream(sink, failure)
         try:
-            yield GraphEventStream(sink, failure)
+            yield stream
         except Exception as e:
             # Raised by the consumer's block, or by the stream (a node's error): raised as it is below,
             # rather than in the task group's exception group.
             error = e
         finally:
-            # The consumer has left: a run still going is cancelled (its node goes back to 'created').
+            # The consumer has left: a run still going is cancelled (its node goes back to 'created'), and the
+            # event iterator it may have left at an event (`break`) is closed now rather than by the garbage
+            # collector (which trio reports as a ResourceWarning).
             tg.cancel_scope.cancel()
+            with anyio.CancelScope(shield=True):
+                await stream._events.aclose()
     if error is not None:
         raise error
