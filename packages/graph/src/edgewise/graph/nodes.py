@@ -140,6 +140,11 @@ class BaseNode(ABC, Generic[StateT, DepsT, NodeRunEndT]):
         """
         ...
 
+    @property
+    def _edgewise_node_id(self) -> str:
+        """`get_node_id()`, read by the serializer of stored snapshots (which writes it as `node_id`)."""
+        return self.get_node_id()
+
     def get_snapshot_id(self) -> str:
         """The id of the snapshot this node instance is (or will be) stored under."""
         snapshot_id: str | None = self.__dict__.get(_SNAPSHOT_ID_ATTR)

@@ -78,10 +78,43 @@ class _NodeSchema:
         # A tagged union even for one node class, so a stored node of another class is refused by its tag.
         choices: dict[Any, Any] = {node.get_node_id(): handler(node) for node in nodes}
         schema: dict[str, Any] = dict(core_schema.tagged_union_schema(choices, _node_id_of))
-        schema['serialization'] = core_schema.wrap_serializer_function_ser_schema(
-            _serialize_node, return_schema=core_schema.dict_schema(core_schema.str_schema(), core_schema.any_schema())
-        )
+        if not all(_tag_in_schema(_resolved(choice, handler)) for choice in choices.values()):
+            # A node class pydantic does not describe as a plain dataclass: the tag is added to what it serializes to
+            # (a Python dict, serialized again), which costs about twice as much.
+            schema['serialization'] = core_schema.wrap_serializer_function_ser_schema(
+                _serialize_node,
+                return_schema=core_schema.dict_schema(core_schema.str_schema(), core_schema.any_schema()),
+            )
         return schema
+
+
+def _resolved(schema: Any, handler: pydantic.GetCoreSchemaHandler) -> Any:
+    """The schema a `definition-ref` schema stands for (the class's own, shared by every reference to it)."""
+    try:
+        return handler.resolve_ref_schema(schema)
+    except LookupError:
+        return schema
+
+
+def _tag_in_schema(schema: dict[str, Any]) -> bool:
+    """Make a node dataclass's serializer write its tag (`node_id`) as a computed field; `False` (and nothing
+    changed) when the schema is not a plain (stdlib) dataclass's, or has a field named `node_id` or fields with
+    aliases (the tag's alias is written by making the dataclass serialize by alias)."""
+    if schema.get('type') != 'dataclass' or 'serialization' in schema:
+        return False
+    if '__pydantic_core_schema__' in vars(schema['cls']):  # a pydantic dataclass: its schema is its own, not ours
+        return False
+    args = schema.get('schema')
+    if not isinstance(args, dict) or args.get('type') != 'dataclass-args' or args.get('computed_fields'):
+        return False
+    fields = args.get('fields', [])
+    if any(f.get('name') == 'node_id' or f.get('serialization_alias') is not None for f in fields):
+        return False
+    # The schema is the node class's own (pydantic keeps one per class, by `ref`), changed in place.
+    tag = core_schema.computed_field('_edgewise_node_id', core_schema.str_schema(), alias='node_id')
+    args['computed_fields'] = [tag]
+    schema['config'] = {**(schema.get('config') or {}), 'serialize_by_alias': True}
+    return True
 
 
 def _node_id_of(data: Any) -> str | None:
