@@ -38,7 +38,7 @@ class ToolSearch(AbstractCapability[AgentDepsT]):
 
     Edgewise runs the search itself with every model: the provider-run tool search of pydantic-ai 1.107
     (Anthropic's BM25 and regex searches, OpenAI's `tool_search`) is not mapped, so `strategy='bm25'` or
-    `'regex'` is a `UserError` when the run starts listing its tools.
+    `'regex'` is a `UserError` when a run starts.
     """
 
     strategy: ToolSearchStrategy[AgentDepsT] | None = None
