@@ -10,12 +10,13 @@ from typing import Any
 import pytest
 
 from edgewise.agent import Agent, RunContext, Tool, UnexpectedModelBehavior, UserError
-from edgewise.agent.capabilities import ToolSearch
+from edgewise.agent.capabilities import AbstractCapability, CombinedCapability, ToolSearch
 from edgewise.agent.messages import (
     ModelMessage,
     ModelMessagesTypeAdapter,
     ModelRequest,
     ModelResponse,
+    NativeToolReturnPart,
     RetryPromptPart,
     TextPart,
     ToolCallPart,
@@ -24,7 +25,7 @@ from edgewise.agent.messages import (
 from edgewise.agent.models.function import AgentInfo, DeltaToolCall, DeltaToolCalls, FunctionModel
 from edgewise.agent.models.test import TestModel
 from edgewise.agent.tools import ToolDefinition
-from edgewise.agent.toolsets import FunctionToolset
+from edgewise.agent.toolsets import AbstractToolset, FunctionToolset
 
 pytestmark = pytest.mark.anyio
 
@@ -349,3 +350,61 @@ async def test_streamed_runs_search_too() -> None:
         assert await run.get_output() == 'ok'
 
     assert seen == [['add', 'search_tools'], ['add', 'get_weather', 'get_forecast', 'search_tools']]
+
+
+async def test_a_tool_search_inside_combined_capabilities_replaces_the_default_one() -> None:
+    script = Script([[search('weather')], [TextPart('ok')]])
+    capability = CombinedCapability[None]([ToolSearch(max_results=1)])
+    result = await Agent(FunctionModel(script), tools=deferred_tools(), capabilities=[capability]).run('go')
+
+    assert [m['name'] for m in returns(result.all_messages())[0].content['discovered_tools']] == ['get_weather']
+
+
+async def test_a_capability_can_wrap_the_run_toolset() -> None:
+    @dataclass
+    class Shout(AbstractCapability[None]):
+        def get_wrapper_toolset(self, toolset: AbstractToolset[None]) -> AbstractToolset[None]:
+            return toolset.renamed({'ADD': 'add'})
+
+    script = Script([[ToolCallPart('ADD', {'a': 1, 'b': 2})], [TextPart('ok')]])
+    agent = Agent(FunctionModel(script), tools=[add], capabilities=[AbstractCapability[None](), Shout()])
+    result = await agent.run('go')
+
+    assert script.tools == [['ADD'], ['ADD']]
+    assert returns(result.all_messages())[0].content == 3
+
+
+def history(part: Any) -> list[ModelMessage]:
+    return [ModelRequest.user_text_prompt('go'), ModelResponse(parts=[search('weather')]), ModelRequest(parts=[part])]
+
+
+@pytest.mark.parametrize(
+    ('part', 'shown'),
+    [
+        # pydantic-ai versions before the typed return content kept the names in the metadata
+        (ToolReturnPart('search_tools', 'found', 'search', metadata={'discovered_tools': ['get_weather']}), True),
+        (ToolReturnPart('search_tools', 'found', 'search', metadata={'discovered_tools': [1]}), False),
+        (ToolReturnPart('search_tools', 'found', 'search', metadata='get_weather'), False),
+        (ToolReturnPart('search_tools', ['get_weather'], 'search', tool_kind='tool-search'), False),
+        (ToolReturnPart('search_tools', {'discovered_tools': [{}]}, 'search', tool_kind='tool-search'), False),
+    ],
+)
+async def test_what_older_or_odd_histories_found(part: ToolReturnPart, shown: bool) -> None:
+    script = Script([[TextPart('ok')]])
+    await Agent(FunctionModel(script), tools=deferred_tools()).run(message_history=history(part))
+
+    assert ('get_weather' in script.tools[0]) is shown
+
+
+async def test_a_provider_run_search_in_the_history_counts_too() -> None:
+    found = NativeToolReturnPart(
+        'tool_search', {'discovered_tools': [{'name': 'get_forecast', 'description': None}]}, tool_kind='tool-search'
+    )
+    messages: list[ModelMessage] = [
+        ModelRequest.user_text_prompt('go'),
+        ModelResponse(parts=[found, TextPart('searched')]),
+    ]
+    script = Script([[TextPart('ok')]])
+    await Agent(FunctionModel(script), tools=deferred_tools()).run('again', message_history=messages)
+
+    assert script.tools == [['add', 'get_forecast', 'search_tools']]

@@ -22,7 +22,7 @@ from typing import Any, Literal, TypeAlias
 import pydantic
 from typing_extensions import TypedDict
 
-from .._message_types import ModelMessage, ModelRequest, ModelResponse, NativeToolReturnPart, ToolReturnPart
+from .._message_types import ModelMessage, ModelRequest, NativeToolReturnPart, ToolReturnPart
 from .._tool_definition import ToolDefinition
 from ..exceptions import ModelRetry, UserError
 from ..models._model import AgentDepsT, RunContext
@@ -154,7 +154,7 @@ def discovered_tool_names(messages: Iterable[ModelMessage]) -> set[str]:
                         _add_matches(part.content, found)
                     elif part.tool_name == TOOL_SEARCH_FUNCTION_TOOL_NAME:
                         _add_names(part.metadata, found)  # histories of earlier pydantic-ai versions
-        elif isinstance(message, ModelResponse):
+        else:
             for response_part in message.parts:
                 if isinstance(response_part, NativeToolReturnPart) and response_part.tool_kind == TOOL_SEARCH_TOOL_KIND:
                     _add_matches(response_part.content, found)
@@ -193,8 +193,6 @@ class ToolSearchToolset(WrapperToolset[AgentDepsT]):
     """The search tool's description for the model, instead of the default."""
     parameter_description: str | None = None
     """The description of its `queries` argument, instead of the default."""
-    enable_fallback: bool = True
-    """Whether `search_tools` is offered (a provider-only strategy has none)."""
 
     async def get_tools(self, ctx: RunContext[AgentDepsT]) -> dict[str, ToolsetTool[AgentDepsT]]:
         """The wrapped tools, the deferred ones after the others, each marked `defer_loading=True` until a search
@@ -221,8 +219,7 @@ class ToolSearchToolset(WrapperToolset[AgentDepsT]):
                     corpus.append(tool.tool_def)
                 tool_def = replace(tool.tool_def, with_native=TOOL_SEARCH_NATIVE_KIND, defer_loading=hidden)
                 listed[name] = replace(tool, tool_def=tool_def)
-        if self.enable_fallback:
-            listed[TOOL_SEARCH_FUNCTION_TOOL_NAME] = self._search_tool(corpus)
+        listed[TOOL_SEARCH_FUNCTION_TOOL_NAME] = self._search_tool(corpus)
         return listed
 
     def _search_tool(self, corpus: list[ToolDefinition]) -> _SearchTool[AgentDepsT]:
