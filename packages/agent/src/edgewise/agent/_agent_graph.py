@@ -292,10 +292,10 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
             state.message_offset = len(history)
         history.append(request)
         state.run_step += 1
-        function_tools = await prepare_step_tools(state, deps)
+        await prepare_step_tools(state, deps)
         schema = deps.output_schema
         params = ModelRequestParameters(
-            function_tools=list(function_tools.values()),
+            function_tools=list(deps.request_tools),
             output_mode=schema.mode,
             output_object=schema.object_def,
             output_tools=await prepare_output_tools(state, deps),
@@ -328,6 +328,8 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
         response.run_id = state.run_id
         response.conversation_id = state.conversation_id
         state.usage.incr(response.usage)
+        if deps.tool_kinds:
+            _tag_tool_calls(response, deps.tool_kinds)
         state.message_history.append(response)
         if deps.usage_limits.has_token_limits():
             deps.usage_limits.check_tokens(state.usage, state.message_history)
@@ -702,6 +704,16 @@ def _count_output_failure(state: GraphAgentState, ctx: RunContext[Any], error: E
     assert ctx.tool_name is not None  # an output tool call's context
     failed.add(ctx.tool_name)
     state.retries += 1
+
+
+def _tag_tool_calls(response: ModelResponse, tool_kinds: dict[str, str]) -> None:
+    """Give the calls of tools with a `tool_kind` (`search_tools`) that kind, as pydantic-ai types them."""
+    response.parts = [
+        dataclasses.replace(part, tool_kind=kind)
+        if isinstance(part, ToolCallPart) and part.tool_kind is None and (kind := tool_kinds.get(part.tool_name))
+        else part
+        for part in response.parts
+    ]
 
 
 def _no_output_retry(schema: Any, step_tools: dict[str, Any] | None, *, text_allowed: bool) -> str:

@@ -12,11 +12,14 @@ from typing import Any, Generic, Self, overload
 import anyio
 
 from ._run_deps import GraphAgentDeps, GraphAgentState
+from .capabilities import AbstractCapability, CombinedCapability
+from .capabilities.tool_search import ToolSearch
 from .exceptions import UserError
 from .models import KnownModelName, Model, infer_model
 from .tools import AgentDepsT
 from .toolsets import AbstractToolset, CombinedToolset, FunctionToolset
 from .toolsets._dynamic import DynamicToolset, ToolsetFunc
+from .toolsets._tool_search import ToolSearchToolset
 
 __all__ = ('AgentFunctionToolset', 'AgentToolsets')
 
@@ -91,9 +94,14 @@ class AgentToolsets(Generic[AgentDepsT]):
         # `override(toolsets=...)` replaces the run's `toolsets` too, as in pydantic-ai 1.107
         extra = toolsets if self._override_toolsets.get() is None else None
         members = [*self.toolsets, *(extra or ())]
-        combined = members[0] if len(members) == 1 else CombinedToolset(members)
+        toolset = members[0] if len(members) == 1 else CombinedToolset(members)
+        root = graph_deps.root_capability
+        if root is not None:
+            toolset = root.get_wrapper_toolset(toolset) or toolset
+        if not _has_tool_search(root):  # every run searches deferred tools, as pydantic-ai adds `ToolSearch()`
+            toolset = ToolSearchToolset(toolset)
         ctx = graph_deps.run_context(state, max_retries=self._default_retries)
-        graph_deps.toolset = run_toolset = await combined.for_run(ctx)
+        graph_deps.toolset = run_toolset = await toolset.for_run(ctx)
         return run_toolset
 
     async def __aenter__(self) -> Self:
@@ -145,3 +153,11 @@ class AgentToolsets(Generic[AgentDepsT]):
 
         for toolset in self.toolsets:
             toolset.apply(set_model)
+
+
+def _has_tool_search(capability: AbstractCapability[Any] | None) -> bool:
+    if isinstance(capability, ToolSearch):
+        return True
+    if isinstance(capability, CombinedCapability):
+        return any(_has_tool_search(member) for member in capability.capabilities)
+    return False

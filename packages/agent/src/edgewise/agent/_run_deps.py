@@ -305,6 +305,10 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
     """The tools visible in the current step (after `prepare`), by the name the model sees."""
     step_tool_functions: dict[str, ToolsetTool[Any]] = field(default_factory=dict)
     """The toolset's tool behind each name of `step_tools`."""
+    request_tools: list[ToolDefinition] = field(default_factory=list)
+    """The definitions of `step_tools` the model is shown (not those hidden by `defer_loading`)."""
+    tool_kinds: dict[str, str] = field(default_factory=dict)
+    """The `tool_kind` of the step's tools that have one (`'tool-search'`), by name."""
     step_output_tools: set[str] | None = None
     """The output tools the current step shows the model, when a `prepare_output_tools` hook chose them (`None`:
     all of the output schema's)."""

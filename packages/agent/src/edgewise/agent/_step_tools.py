@@ -15,7 +15,8 @@ __all__ = ('prepare_step_tools', 'prepare_output_tools')
 
 
 async def prepare_step_tools(state: GraphAgentState, deps: GraphAgentDeps[Any, Any]) -> dict[str, ToolDefinition]:
-    """The function tools of this step by name; `deps.tool_manager` becomes the step's manager.
+    """The function tools of this step by name; `deps.tool_manager` becomes the step's manager, and
+    `deps.request_tools` the definitions the model is shown (those not hidden by `defer_loading`).
 
     A toolset whose listing does not change (the same mapping as at the last step, as function tools without
     `prepare` give) costs no work past the listing.
@@ -37,9 +38,12 @@ async def prepare_step_tools(state: GraphAgentState, deps: GraphAgentDeps[Any, A
         return deps.step_tools
     assert listing is not None  # set by `for_run_step`
     deps.listing = listing
-    deps.step_tools = {name: resolve_return_schema(tool.tool_def) for name, tool in listing.items()}
+    deps.step_tools = step_tools = {name: resolve_return_schema(tool.tool_def) for name, tool in listing.items()}
     deps.step_tool_functions = listing
-    return deps.step_tools
+    # tools deferred and not found by a tool search yet can be called, but the model is not shown them
+    deps.request_tools = [d for d in step_tools.values() if not d.defer_loading]
+    deps.tool_kinds = {name: d.tool_kind for name, d in step_tools.items() if d.tool_kind is not None}
+    return step_tools
 
 
 async def prepare_output_tools(state: GraphAgentState, deps: GraphAgentDeps[Any, Any]) -> list[ToolDefinition]:

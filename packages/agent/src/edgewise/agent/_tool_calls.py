@@ -112,20 +112,24 @@ async def _run_one(
     except UnexpectedModelBehavior:
         state.check_incomplete_tool_call()  # arguments cut by the token limit: say so rather than "retries"
         raise
-    return _return_part(call, result)
+    return _return_part(call, result, tool.tool_def.tool_kind)
 
 
-def _return_part(call: ToolCallPart, result: Any) -> ToolReturnPart | tuple[ToolReturnPart, UserPromptPart]:
+def _return_part(
+    call: ToolCallPart, result: Any, tool_kind: str | None = None
+) -> ToolReturnPart | tuple[ToolReturnPart, UserPromptPart]:
     # A `ToolReturn` splits into the tool's result (with its metadata) and a user prompt sent after the results.
     if isinstance(result, ToolReturn):
-        part = ToolReturnPart(call.tool_name, result.return_value, call.tool_call_id, metadata=result.metadata)
+        part = ToolReturnPart(
+            call.tool_name, result.return_value, call.tool_call_id, metadata=result.metadata, tool_kind=tool_kind
+        )
         return (part, UserPromptPart(result.content)) if result.content else part
     if isinstance(result, list) and any(isinstance(item, ToolReturn) for item in result):
         raise UserError(
             f'The return value of tool {call.tool_name!r} contains invalid nested `ToolReturn` objects. '
             '`ToolReturn` should be used directly.'
         )
-    return ToolReturnPart(call.tool_name, result, call.tool_call_id)
+    return ToolReturnPart(call.tool_name, result, call.tool_call_id, tool_kind=tool_kind)
 
 
 async def run_tool_calls(

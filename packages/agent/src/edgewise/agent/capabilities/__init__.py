@@ -2,9 +2,9 @@
 
 Edgewise implements the core of pydantic-ai 1.107's capabilities: `AbstractCapability` with its
 `get_instructions`, `get_model_settings`, `prepare_tools`, `prepare_output_tools`, `wrap_run`,
-`before_model_request`, `wrap_model_request` and `handle_deferred_tool_calls` hooks; `CombinedCapability`,
-`HandleDeferredToolCalls`, `PrepareTools`,
-`PrepareOutputTools`, `IncludeToolReturnSchemas`, `NativeTool`, `ProcessHistory` and `Instrumentation`.
+`before_model_request`, `wrap_model_request`, `get_wrapper_toolset` and `handle_deferred_tool_calls` hooks;
+`CombinedCapability`, `HandleDeferredToolCalls`, `PrepareTools`, `PrepareOutputTools`, `IncludeToolReturnSchemas`,
+`NativeTool`, `ProcessHistory`, `Instrumentation` and `ToolSearch`.
 """
 
 from .abstract import (
@@ -22,6 +22,13 @@ from .instrumentation import Instrumentation
 from .native_tool import NativeTool
 from .prepare_tools import PrepareOutputTools, PrepareTools
 from .process_history import HistoryProcessor, HistoryProcessorFunc, ProcessHistory
+from .tool_search import (
+    ToolSearch,
+    ToolSearchFunc,
+    ToolSearchLocalStrategy,
+    ToolSearchNativeStrategy,
+    ToolSearchStrategy,
+)
 
 __all__ = (
     'AbstractCapability',
@@ -38,6 +45,11 @@ __all__ = (
     'PrepareOutputTools',
     'PrepareTools',
     'ProcessHistory',
+    'ToolSearch',
+    'ToolSearchFunc',
+    'ToolSearchLocalStrategy',
+    'ToolSearchNativeStrategy',
+    'ToolSearchStrategy',
     'WrapModelRequestHandler',
     'WrapRunHandler',
 )

@@ -14,6 +14,7 @@ from .._tool_definition import ToolDefinition
 from ..messages import ModelResponse
 from ..models import ModelRequestContext
 from ..tools import AgentDepsT, AgentNativeTool, RunContext
+from ..toolsets import AbstractToolset
 
 __all__ = (
     'AbstractCapability',
@@ -63,6 +64,11 @@ class AbstractCapability(Generic[AgentDepsT]):
     def get_native_tools(self) -> Sequence[AgentNativeTool[AgentDepsT]]:
         """Native tools (run by the model's provider) this capability adds to every request."""
         return ()
+
+    def get_wrapper_toolset(self, toolset: AbstractToolset[AgentDepsT]) -> AbstractToolset[AgentDepsT] | None:
+        """The run's toolset (every function tool of the run, not the output tools) wrapped in another toolset, or
+        `None` to leave it as it is; asked once per run. The `prepare_tools` hooks see what the wrapper lists."""
+        return None
 
     async def before_model_request(
         self, ctx: RunContext[AgentDepsT], request_context: ModelRequestContext

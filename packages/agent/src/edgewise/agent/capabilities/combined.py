@@ -14,6 +14,7 @@ from .._tool_definition import ToolDefinition
 from ..messages import ModelResponse
 from ..models import ModelRequestContext
 from ..tools import AgentDepsT, AgentNativeTool, RunContext
+from ..toolsets import AbstractToolset
 from .abstract import AbstractCapability, WrapModelRequestHandler, WrapRunHandler
 
 __all__ = ('CombinedCapability',)
@@ -39,6 +40,15 @@ class CombinedCapability(AbstractCapability[AgentDepsT]):
     def get_native_tools(self) -> Sequence[AgentNativeTool[AgentDepsT]]:
         """Every capability's native tools, in order."""
         return [tool for capability in self.capabilities for tool in capability.get_native_tools()]
+
+    def get_wrapper_toolset(self, toolset: AbstractToolset[AgentDepsT]) -> AbstractToolset[AgentDepsT] | None:
+        """The toolset in each capability's wrapper, the first capability's outermost; `None` if none wraps it."""
+        wrapped: AbstractToolset[AgentDepsT] | None = None
+        for capability in reversed(self.capabilities):
+            found = capability.get_wrapper_toolset(toolset if wrapped is None else wrapped)
+            if found is not None:
+                wrapped = found
+        return wrapped
 
     def overrides(self, hook: str) -> bool:
         """Whether any of the capabilities implements `hook`."""
