@@ -195,6 +195,28 @@ def test_importing_the_agent_package_imports_no_provider_module() -> None:
     assert out.strip() == '[]'
 
 
+def test_importing_the_provider_models_leaves_httpx_to_the_first_client() -> None:
+    # httpx is imported when a provider makes its client (or a request is sent), not by the modules.
+    code = (
+        'import sys\n'
+        'import edgewise.agent.models.openai, edgewise.agent.models.anthropic, edgewise.agent.models.google\n'
+        'import edgewise.agent.providers.anthropic, edgewise.agent.providers.google, edgewise.agent.providers.ollama\n'
+        'from edgewise.agent.providers.openai import OpenAIProvider\n'
+        "provider = OpenAIProvider(api_key='k')\n"
+        "print('httpx' in sys.modules)\n"
+        'client = provider.client\n'
+        "print('httpx' in sys.modules, type(client).__name__)\n"
+    )
+    out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, check=True).stdout
+    assert out.split('\n') == ['False', 'True AsyncClient', '']
+
+
+def test_a_providers_own_client_reads_long_and_connects_quickly() -> None:
+    client = OpenAIProvider(api_key='k').client
+    assert isinstance(client, httpx.AsyncClient)
+    assert client.timeout == httpx.Timeout(600.0, connect=5.0)
+
+
 def test_model_families_behind_compatible_providers() -> None:
     from edgewise.agent.profiles import InlineDefsJsonSchemaTransformer
     from edgewise.agent.profiles.openai import OpenAIJsonSchemaTransformer

@@ -11,14 +11,16 @@ import dataclasses
 import ipaddress
 import socket
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
 
 import anyio
-import httpx
 
 from ..exceptions import UserError
 from ..messages import BinaryContent, FileUrl, ModelMessage, ModelRequest, ToolReturnPart, UserPromptPart
+
+if TYPE_CHECKING:
+    import httpx
 
 __all__ = ('download_files', 'download')
 
@@ -81,6 +83,8 @@ async def download(file: FileUrl, client: httpx.AsyncClient) -> BinaryContent:
     Raises:
         UserError: the address is refused, the server could not be reached, or it answered with an error.
     """
+    import httpx
+
     await _check_address(file)
     try:
         response = await client.get(file.url, follow_redirects=False)

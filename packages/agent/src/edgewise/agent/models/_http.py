@@ -8,6 +8,9 @@ Retries follow the official SDKs: up to `max_retries` more attempts on 408, 409,
 timeouts and dropped connections, unless the server says otherwise with `x-should-retry`; the wait is the
 server's `retry-after-ms` / `Retry-After` when it is between 0 and 60 seconds, else an exponential backoff
 with jitter. A stream is retried only until its response has arrived: once events are read, never.
+
+httpx is imported by the first call, not with this module (the provider's client imports it anyway), so that
+importing a model module stays cheap.
 """
 
 from __future__ import annotations as _annotations
@@ -19,17 +22,18 @@ from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, 
 from contextlib import AbstractContextManager, asynccontextmanager, nullcontext
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from email.utils import parsedate_to_datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
-import httpx
 import pydantic_core
 
 from .. import _instrument
 from ..exceptions import ModelAPIError, ModelHTTPError, UnexpectedModelBehavior
 from ..messages import ModelResponse
 from ._sse import ServerSentEvent, SSEDecoder
+
+if TYPE_CHECKING:
+    import httpx
 
 __all__ = ('HTTPCall', 'SSEStream', 'post_json', 'stream_sse', 'retry_delay', 'should_retry')
 
@@ -113,6 +117,8 @@ def _server_delay(headers: httpx.Headers) -> float | None:
         return float(value)
     except ValueError:
         pass
+    from email.utils import parsedate_to_datetime
+
     try:
         when = parsedate_to_datetime(value)
     except (TypeError, ValueError):
@@ -147,6 +153,8 @@ def _build_request(
     the client's headers, timeout and extensions are applied as `build_request` does. A client with cookies or
     query parameters of its own goes through `build_request` itself.
     """
+    import httpx
+
     if client.cookies or client.params:
         explicit: Any = httpx.USE_CLIENT_DEFAULT if timeout is None else httpx.Timeout(timeout)
         return client.build_request('POST', url, content=content, headers=headers, timeout=explicit)
@@ -163,6 +171,8 @@ def _build_request(
 
 async def _send(call: HTTPCall, *, stream: bool) -> httpx.Response:
     """An attempt loop ending in a successful response (unread when `stream`), or an error."""
+    import httpx
+
     content = pydantic_core.to_json(call.body)
     headers = {'content-type': 'application/json', **call.headers}
     retries_done = 0
@@ -208,6 +218,8 @@ async def _send(call: HTTPCall, *, stream: bool) -> httpx.Response:
 def _span(call: HTTPCall) -> AbstractContextManager[Any]:
     if not _instrument.TRACING:
         return nullcontext()
+    import httpx
+
     url = call.client.base_url.join(call.url) if call.client.base_url else httpx.URL(call.url)
     body = call.body
     attributes: dict[str, Any] = {
@@ -284,6 +296,8 @@ class SSEStream:
 
     async def events(self) -> AsyncGenerator[ServerSentEvent, None]:
         """The events, as they arrive (close the iterator, e.g. with `aclosing`, when leaving it early)."""
+        import httpx
+
         decoder = SSEDecoder()
         texts = self.response.aiter_text()
         try:

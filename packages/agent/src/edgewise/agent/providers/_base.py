@@ -1,5 +1,8 @@
 """`Provider`: the interface of every provider (a private module, so that provider modules import it without
 importing the package's `infer_provider`).
+
+httpx is imported when a provider first makes its client, not with this module: importing a model or provider
+module stays cheap, and a program pays for httpx only when it talks to an API.
 """
 
 from __future__ import annotations as _annotations
@@ -8,20 +11,26 @@ import os
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from types import TracebackType
-from typing import Generic, Self
+from typing import TYPE_CHECKING, Generic, Self
 
-import httpx
 from typing_extensions import TypeVar
 
 from ..exceptions import UserError
 from ..profiles import ModelProfile
 
-__all__ = ('Provider', 'HTTPProvider', 'DEFAULT_TIMEOUT', 'env_value', 'missing_key_error')
+if TYPE_CHECKING:
+    import httpx
 
-InterfaceClient = TypeVar('InterfaceClient', default=httpx.AsyncClient)
+__all__ = ('Provider', 'HTTPProvider', 'default_timeout', 'env_value', 'missing_key_error')
 
-DEFAULT_TIMEOUT = httpx.Timeout(600.0, connect=5.0)
-"""The timeout of the HTTP clients providers make: generous reads (long generations), quick connects."""
+InterfaceClient = TypeVar('InterfaceClient', default='httpx.AsyncClient')
+
+
+def default_timeout() -> httpx.Timeout:
+    """The timeout of the HTTP clients providers make: generous reads (long generations), quick connects."""
+    import httpx
+
+    return httpx.Timeout(600.0, connect=5.0)
 
 
 class Provider(ABC, Generic[InterfaceClient]):
@@ -80,7 +89,7 @@ class Provider(ABC, Generic[InterfaceClient]):
         return f'{type(self).__name__}(name={self.name}, base_url={self.base_url})'
 
 
-class HTTPProvider(Provider[httpx.AsyncClient]):
+class HTTPProvider(Provider['httpx.AsyncClient']):
     """A provider over a plain `httpx.AsyncClient`: its base URL, key and client fixed at construction.
 
     Subclasses find their key and base URL (each from its own environment variables), pass them here, and
@@ -107,7 +116,9 @@ class HTTPProvider(Provider[httpx.AsyncClient]):
         if self._http_client is not None:
             return self._http_client
         if self._own_http_client is None or self._own_http_client.is_closed:
-            self._own_http_client = httpx.AsyncClient(timeout=DEFAULT_TIMEOUT)
+            import httpx
+
+            self._own_http_client = httpx.AsyncClient(timeout=default_timeout())
         return self._own_http_client
 
 

@@ -7,9 +7,7 @@ Each class names one row of `_SPECS` (the data) over `OpenAIProvider` (the mecha
 from __future__ import annotations as _annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
-
-import httpx
+from typing import TYPE_CHECKING, Any
 
 from ..profiles import ModelProfile
 from ..profiles.amazon import amazon_model_profile
@@ -27,6 +25,9 @@ from ..profiles.openai import OpenAIJsonSchemaTransformer, OpenAIModelProfile, o
 from ..profiles.qwen import qwen_model_profile
 from ..profiles.zai import zai_model_profile
 from .openai import OpenAIProvider, ProviderSpec
+
+if TYPE_CHECKING:
+    import httpx
 
 __all__ = (
     'OllamaProvider',

@@ -2,11 +2,14 @@
 
 from __future__ import annotations as _annotations
 
-import httpx
+from typing import TYPE_CHECKING
 
 from ..profiles import ModelProfile
 from ..profiles.anthropic import anthropic_model_profile
 from ._base import HTTPProvider, env_value, missing_key_error
+
+if TYPE_CHECKING:
+    import httpx
 
 __all__ = ('AnthropicProvider', 'ANTHROPIC_VERSION')
 

@@ -6,14 +6,15 @@ Google Cloud (Vertex AI) is not supported: its arguments raise a `UserError`.
 
 from __future__ import annotations as _annotations
 
-from typing import Any
-
-import httpx
+from typing import TYPE_CHECKING, Any
 
 from ..exceptions import UserError
 from ..profiles import ModelProfile
 from ..profiles.google import google_model_profile
 from ._base import HTTPProvider, env_value, missing_key_error
+
+if TYPE_CHECKING:
+    import httpx
 
 __all__ = ('GoogleProvider',)
 

@@ -9,13 +9,15 @@ from __future__ import annotations as _annotations
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-
-import httpx
+from typing import TYPE_CHECKING
 
 from ..exceptions import UserError
 from ..profiles import ModelProfile
 from ..profiles.openai import openai_model_profile
 from ._base import HTTPProvider, env_value, missing_key_error
+
+if TYPE_CHECKING:
+    import httpx
 
 __all__ = ('OpenAIProvider', 'ProviderSpec')
 
