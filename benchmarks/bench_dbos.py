@@ -4,7 +4,7 @@ own SQLite persistence.
 - Throughput: a five-node graph whose nodes do nothing, `RUNS` runs put on a queue at once through a
   `DBOSClient`, taken by 1, 2 and 3 worker processes on one PostgreSQL system database (a new database per
   measurement; the workers' start-up is not counted). Measured when `EDGEWISE_BENCH_POSTGRES_DSN` or
-  `EDGEWISE_TEST_POSTGRES_DSN` is set.
+  `EDGEWISE_TEST_POSTGRES_DSN` is set, or a local server answers (see `benchmarks/_postgres.py`).
 - Per step: the same graph run to its end in this process, `DBOSGraph.run_sync` on a SQLite system database
   (and on PostgreSQL when set) against `Graph.run` with `SqliteStatePersistence`.
 
@@ -25,16 +25,13 @@ from typing import Any
 
 from benchmarks._dbos_graph import QUEUE, S1, Steps, config, dbos_five_steps, five_steps
 from benchmarks._harness import Case, Result, measure, report
+from benchmarks._postgres import postgres_dsn
 from edgewise.graph.dbos import DBOSWorker
 from edgewise.graph.persistence.sqlite import SqliteStatePersistence
 
 RUNS = 60
 STEPS = 5
 ROOT = Path(__file__).parents[1]
-
-
-def _postgres_dsn() -> str | None:
-    return os.environ.get('EDGEWISE_BENCH_POSTGRES_DSN') or os.environ.get('EDGEWISE_TEST_POSTGRES_DSN')
 
 
 class _Database:
@@ -117,7 +114,7 @@ def _per_step(directory: Path) -> Result:
 
     results: list[Result] = []
     urls = {'DBOS, SQLite system database': f'sqlite:///{directory / "dbos.sqlite"}'}
-    dsn = _postgres_dsn()
+    dsn = postgres_dsn()
     databases: list[_Database] = []
     if dsn is not None:
         databases.append(_Database(dsn))
@@ -140,9 +137,9 @@ def _per_step(directory: Path) -> Result:
 def main() -> None:
     with tempfile.TemporaryDirectory() as directory:
         print(report(_per_step(Path(directory)), anchor='Edgewise SqliteStatePersistence'))
-    dsn = _postgres_dsn()
+    dsn = postgres_dsn()
     if dsn is None:
-        print('## Runs per second: skipped (set EDGEWISE_BENCH_POSTGRES_DSN to a PostgreSQL server)')
+        print('## Runs per second: skipped (no PostgreSQL: set EDGEWISE_BENCH_POSTGRES_DSN)')
         return
     print(f'## Runs per second, {RUNS} queued runs of a five-node graph, PostgreSQL system database')
     rates: dict[int, Any] = {}

@@ -5,7 +5,8 @@ node starts.
 - Edgewise SQLite and PostgreSQL at 500 and 5,000 transitions (flat in history length);
 - Edgewise's file persistence beside pydantic-graph's, at 100 transitions (both rewrite the whole file per write).
 
-PostgreSQL is measured when `EDGEWISE_BENCH_POSTGRES_DSN` or `EDGEWISE_TEST_POSTGRES_DSN` is set.
+PostgreSQL is measured when `EDGEWISE_BENCH_POSTGRES_DSN` or `EDGEWISE_TEST_POSTGRES_DSN` is set, or a local
+server answers (see `benchmarks/_postgres.py`).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from pathlib import Path
 from typing import Any, TypedDict
 
 from benchmarks._harness import Case, Result, measure, report
+from benchmarks._postgres import postgres_dsn
 
 SHORT = 500
 LONG = 5_000
@@ -195,10 +197,6 @@ def _merge(title: str, unit: str, *results: Result) -> Result:
     return merged
 
 
-def _postgres_dsn() -> str | None:
-    return os.environ.get('EDGEWISE_BENCH_POSTGRES_DSN') or os.environ.get('EDGEWISE_TEST_POSTGRES_DSN')
-
-
 def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         directory = Path(tmp)
@@ -251,9 +249,9 @@ def main() -> None:
         )
         print(report(flat, anchor='edgewise SQLite @500'), flush=True)
 
-        dsn = _postgres_dsn()
+        dsn = postgres_dsn()
         if dsn is None:
-            print('## PostgreSQL: skipped (set EDGEWISE_BENCH_POSTGRES_DSN or EDGEWISE_TEST_POSTGRES_DSN)', flush=True)
+            print('## PostgreSQL: skipped (no server: set EDGEWISE_BENCH_POSTGRES_DSN)', flush=True)
         else:
             postgres = measure(
                 'PostgreSQL per transition by history length',
