@@ -1,4 +1,5 @@
-"""DBOSAgent in this process (DBOS launched on a SQLite system database): steps, replay, errors."""
+"""DBOSAgent in this process (DBOS launched on a SQLite system database): steps, replay, errors, runs put on a
+queue (by this process or a `DBOSClient`) and waited for."""
 
 from __future__ import annotations
 
@@ -6,15 +7,15 @@ from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import pytest
-from dbos import DBOS, SetWorkflowID
+from dbos import DBOS, DBOSClient, SetWorkflowID
 
 from edgewise.agent import Agent, DeferredToolRequests
 from edgewise.agent.durable_exec.dbos import DBOSAgent, DBOSModel
-from edgewise.agent.exceptions import CallDeferred, UserError
+from edgewise.agent.exceptions import AgentRunError, CallDeferred, UserError
 from edgewise.agent.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, ToolCallPart, UserPromptPart
 from edgewise.agent.models import ModelRequestParameters
 from edgewise.agent.models.function import AgentInfo, FunctionModel
-from edgewise.graph.dbos import DBOSWorker
+from edgewise.graph.dbos import DBOSQueue, DBOSWorker
 
 calls = {'model': 0, 'add': 0, 'flaky': 0}
 
@@ -70,12 +71,31 @@ async def stream_once() -> str:
     return f'{len(events)}:{part.content}'
 
 
+def broken(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+    raise ValueError('the model is down')
+
+
+failing = DBOSAgent(Agent(FunctionModel(broken), name='failing'))
+QUEUE = DBOSQueue('agent-tests', polling_interval=0.05)
+
+
 @pytest.fixture(scope='module')
-def worker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DBOSWorker]:
-    url = f'sqlite:///{tmp_path_factory.mktemp("dbos") / "system.sqlite"}'
-    config = {'name': 'edgewise-agent-tests', 'system_database_url': url, 'log_level': 'WARNING'}
-    with DBOSWorker(config, queues=[]) as started:  # type: ignore[arg-type]
+def system_url(tmp_path_factory: pytest.TempPathFactory) -> str:
+    return f'sqlite:///{tmp_path_factory.mktemp("dbos") / "system.sqlite"}'
+
+
+@pytest.fixture(scope='module')
+def worker(system_url: str) -> Iterator[DBOSWorker]:
+    config = {'name': 'edgewise-agent-tests', 'system_database_url': system_url, 'log_level': 'WARNING'}
+    with DBOSWorker(config, queues=[QUEUE]) as started:  # type: ignore[arg-type]
         yield started
+
+
+@pytest.fixture
+def client(system_url: str, worker: DBOSWorker) -> Iterator[DBOSClient]:
+    started = DBOSClient(system_database_url=system_url)
+    yield started
+    started.destroy()
 
 
 def test_each_request_and_tool_call_is_a_step_and_a_rerun_replays_them(worker: DBOSWorker) -> None:
@@ -172,3 +192,52 @@ def test_a_deferred_tool_call_is_recorded_and_the_output_typed_again(worker: DBO
     assert '"deferred"' in str(steps[1]['output'])
     assert durable_deferring.result_sync('deferred-run').output == result.output
     assert calls['later'] == 1
+
+
+def test_a_run_put_on_the_queue_is_taken_by_the_worker(worker: DBOSWorker) -> None:
+    run_id = durable.enqueue_sync(QUEUE, 'add', run_id='queued-here')
+    assert run_id == 'queued-here'
+    assert durable.result_sync(run_id).output == 'done'
+
+
+def test_a_client_puts_a_run_on_the_queue_and_reads_its_result(client: DBOSClient) -> None:
+    history: list[ModelMessage] = [
+        ModelRequest(parts=[UserPromptPart('earlier')]),
+        ModelResponse(parts=[TextPart('noted')]),
+    ]
+    run_id = durable.enqueue_sync('agent-tests', 'add', message_history=history, client=client)
+    result = durable.result_sync(run_id, client=client)
+    assert result.output == 'done'
+    assert result.all_messages()[:2] == history
+    assert client.retrieve_workflow(run_id).get_status().name == durable.workflow_name == 'adder.run'
+
+
+def test_enqueuing_an_existing_run_id_again_starts_no_second_run(client: DBOSClient) -> None:
+    first = durable.enqueue_sync(QUEUE, 'add', run_id='queued-once', client=client)
+    durable.result_sync(first, client=client)
+    before = dict(calls)
+    second = durable.enqueue_sync(QUEUE, 'add', run_id='queued-once', client=client)
+    assert second == first
+    assert durable.result_sync(second, client=client).output == 'done'
+    assert calls == before
+
+
+def test_a_failed_run_read_through_a_client_names_the_run_and_the_error(client: DBOSClient) -> None:
+    run_id = failing.enqueue_sync(QUEUE, 'hello', run_id='down', client=client)
+    with pytest.raises(AgentRunError) as caught:
+        failing.result_sync(run_id, client=client)
+    assert str(caught.value) == "Run 'down' of agent `failing` failed: ValueError: the model is down"
+
+
+def test_a_run_started_without_waiting_is_waited_for_by_id(worker: DBOSWorker) -> None:
+    run_id = durable.start_sync('add', run_id='started-only')
+    assert run_id == 'started-only'
+    assert durable.result_sync('started-only').output == 'done'
+
+
+@pytest.mark.anyio
+async def test_async_enqueue_start_and_result_on_both_backends(client: DBOSClient, anyio_backend: str) -> None:
+    queued = await durable.enqueue(QUEUE, 'add', run_id=f'queued-async-{anyio_backend}', client=client)
+    started = await durable.start('add', run_id=f'started-async-{anyio_backend}')
+    assert (await durable.result(queued, client=client)).output == 'done'
+    assert (await durable.result(started)).output == 'done'

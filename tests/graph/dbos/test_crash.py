@@ -18,6 +18,7 @@ import subprocess
 import sys
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -32,8 +33,10 @@ DEADLINE = 900.0  # seconds: only a broken run gets near it, however loaded the 
 class Workers:
     """Worker processes, their logs in `directory`; `killed` holds the pids sent SIGKILL."""
 
-    def __init__(self, url: str, effects: str, directory: Path, vmid: str | None = None) -> None:
-        self.url, self.effects, self.directory, self.vmid = url, effects, directory, vmid
+    def __init__(
+        self, url: str, effects: str, directory: Path, vmid: str | None = None, module: str = 'tests.graph.dbos._worker'
+    ) -> None:
+        self.url, self.effects, self.directory, self.vmid, self.module = url, effects, directory, vmid, module
         self.live: list[subprocess.Popen[bytes]] = []
         self.killed: set[int] = set()
         self.started = 0
@@ -46,7 +49,7 @@ class Workers:
             env['DBOS__VMID'] = self.vmid
         log = open(self.directory / f'worker-{self.started}.log', 'wb')  # noqa: SIM115 - closed with the process
         worker = subprocess.Popen(
-            [sys.executable, '-m', 'tests.graph.dbos._worker', self.url], cwd=ROOT, env=env, stdout=log, stderr=log
+            [sys.executable, '-m', self.module, self.url], cwd=ROOT, env=env, stdout=log, stderr=log
         )
         log.close()
         self.live.append(worker)
@@ -76,10 +79,31 @@ class Workers:
         return '\n'.join(p.read_text(errors='replace')[-3000:] for p in sorted(self.directory.glob('worker-*.log')))
 
 
-def run_with_kills(url: str, effects: str, tmp_path: Path, *, workers: int, runs: int, kills: int, vmid: str | None):
+def enqueue_graph_runs(client: Any, runs: int) -> dict[str, str]:
+    """Put `runs` five-node graph runs on the queue: their ids by key."""
+    return {
+        f'run-{i}': dbos_five_nodes.enqueue_sync(QUEUE, N1(), state=Trail(key=f'run-{i}'), client=client)
+        for i in range(runs)
+    }
+
+
+def run_with_kills(
+    url: str,
+    effects: str,
+    tmp_path: Path,
+    *,
+    workers: int,
+    runs: int,
+    kills: int,
+    vmid: str | None,
+    enqueue: Callable[[Any], dict[str, str]] | None = None,
+    module: str = 'tests.graph.dbos._worker',
+) -> tuple[dict[str, str], dict[str, Any], set[int]]:
+    """Start the workers, put the runs on the queue (`enqueue(client)`; by default `runs` graph runs), kill workers
+    as the runs finish, and return the runs' ids and results by key, and the killed pids."""
     from dbos import DBOSClient
 
-    pool = Workers(url, effects, tmp_path, vmid)
+    pool = Workers(url, effects, tmp_path, vmid, module)
     rng = random.Random(runs * 1000 + kills)
     try:
         pool.wait_ready(pool.start())  # the first worker creates the system database's tables
@@ -87,10 +111,8 @@ def run_with_kills(url: str, effects: str, tmp_path: Path, *, workers: int, runs
             pool.start()
         client = DBOSClient(system_database_url=url)
         try:
-            keys = {
-                f'run-{i}': dbos_five_nodes.enqueue_sync(QUEUE, N1(), state=Trail(key=f'run-{i}'), client=client)
-                for i in range(runs)
-            }
+            keys = enqueue(client) if enqueue is not None else enqueue_graph_runs(client, runs)
+            runs = len(keys)
             done = 0
             deadline = time.monotonic() + DEADLINE
             # Kill each time another 1/(kills + 2) of the runs has finished: spread over the whole batch
@@ -126,17 +148,26 @@ def check(keys: dict[str, str], results: dict[str, Any], rows: list[tuple[Any, .
         assert [int(node) for node, _ in nodes] == [1, 2, 3, 4, 5]
         recorded.update({(key, int(node)): int(pid) for node, pid in nodes})
     assert len(set(keys.values())) == len(keys)
-    # A node ran again only after the process running it was killed: every execution but the recorded
-    # one, which is the last, ran in a killed process.
     executions: dict[tuple[str, int], list[tuple[float, int]]] = defaultdict(list)
     for key, node, pid, started, _ended in rows:
         executions[(key, node)].append((started, pid))
+    check_reruns(executions, recorded, killed)
+    check_limits(rows)
+
+
+def check_reruns(executions: dict[Any, list[tuple[float, int]]], recorded: dict[Any, int], killed: set[int]) -> None:
+    """A step ran again only after the process running it was killed: every execution but the recorded one, which
+    is the last, ran in a killed process."""
     assert set(executions) == set(recorded)
     for step, runs in executions.items():
         runs.sort()
         assert runs[-1][1] == recorded[step], (step, runs)
         assert all(pid in killed for _, pid in runs[:-1]), (step, runs, killed)
-    # The queue's limits held: at no moment more nodes ran than the limits allow runs.
+
+
+def check_limits(rows: list[tuple[Any, ...]]) -> None:
+    """The queue's limits held: at no moment more steps ran than the limits allow runs (a run runs one step at a
+    time)."""
     events = sorted(
         [(started, 1, pid) for _, _, pid, started, _ in rows] + [(ended, -1, pid) for *_, pid, _, ended in rows]
     )

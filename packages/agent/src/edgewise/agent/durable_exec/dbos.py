@@ -19,11 +19,12 @@ recovered run must call them in the same order. The deps a run gets are this pro
 
 from __future__ import annotations as _annotations
 
+import contextlib
 import operator
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from functools import partial, reduce
-from typing import Any, TypedDict, cast
+from typing import TYPE_CHECKING, Any, TypedDict, cast
 
 import anyio
 import pydantic
@@ -38,10 +39,12 @@ except ImportError as _error:  # pragma: no cover - exercised in a subprocess by
         name='dbos',
     ) from _error
 
+from edgewise.graph.dbos import DBOSQueue
+
 from .._run_deps import GraphAgentState
 from .._run_result import AgentRunResult
 from .._wrapper_agent import WrapperAgent, _Agent
-from ..exceptions import ApprovalRequired, CallDeferred, ModelRetry, UserError
+from ..exceptions import AgentRunError, ApprovalRequired, CallDeferred, ModelRetry, UserError
 from ..messages import ModelMessage, ModelMessagesTypeAdapter, ModelResponse
 from ..models import Model
 from ..models.wrapper import CompletedStreamedResponse, WrapperModel
@@ -51,7 +54,10 @@ from ..toolsets.abstract import ToolsetTool
 from ..toolsets.combined import CombinedToolset
 from ..toolsets.wrapper import WrapperToolset
 
-__all__ = ('DBOSAgent', 'DBOSModel', 'StepConfig')
+if TYPE_CHECKING:
+    from dbos import DBOSClient
+
+__all__ = ('DBOSAgent', 'DBOSModel', 'DBOSQueue', 'StepConfig')
 
 _RESPONSE = pydantic.TypeAdapter(ModelResponse)
 
@@ -151,6 +157,14 @@ def _encode(value: Any) -> str:
     return pydantic_core.to_json(value).decode()
 
 
+def _history_json(message_history: Sequence[ModelMessage] | None) -> str | None:
+    return ModelMessagesTypeAdapter.dump_json(list(message_history)).decode() if message_history else None
+
+
+def _workflow_id(run_id: str | None) -> contextlib.AbstractContextManager[Any]:
+    return _dbos.SetWorkflowID(run_id) if run_id is not None else contextlib.nullcontext()
+
+
 _NO_STREAMING = (
     '`DBOSAgent.{entry}` is not supported: a DBOS workflow records the whole run, not a stream. '
     'Use `run` or `run_sync`, or stream with the wrapped agent outside DBOS.'
@@ -211,7 +225,13 @@ class DBOSAgent(WrapperAgent[Any, Any]):
             return await self._workflow(user_prompt, history)
 
         run_agent.__qualname__ = run_agent.__name__ = f'run_agent_{name}'
-        self._workflow_function = _dbos.DBOS.workflow(name=f'{name}.run')(run_agent)
+        self.workflow_name = f'{name}.run'
+        """The name of the DBOS workflow of a run (what `DBOSClient.enqueue` and DBOS's own tools show)."""
+        # Portable (JSON) serialization of the workflow's arguments and result, never pickles: a run can be put on
+        # a queue by a process without this agent (a `DBOSClient`), and read by other versions.
+        self._workflow_function = _dbos.DBOS.workflow(
+            name=self.workflow_name, serialization_type=_dbos.WorkflowSerializationFormat.PORTABLE
+        )(run_agent)
 
     async def _workflow(self, user_prompt: str | None, history: str | None) -> str:
         messages = ModelMessagesTypeAdapter.validate_json(history) if history is not None else None
@@ -258,13 +278,62 @@ class DBOSAgent(WrapperAgent[Any, Any]):
             message_history: The conversation so far (stored as JSON with the run).
             run_id: The workflow id; starting a run with the id of an existing one returns that run's result.
         """
-        history = ModelMessagesTypeAdapter.dump_json(list(message_history)).decode() if message_history else None
-        if run_id is not None:
-            with _dbos.SetWorkflowID(run_id):
-                handle = _dbos.DBOS.start_workflow(self._workflow_function, user_prompt, history)
-        else:
-            handle = _dbos.DBOS.start_workflow(self._workflow_function, user_prompt, history)
+        handle = self._start(user_prompt, message_history, run_id)
         return self._result(cast(str, handle.get_result()))
+
+    def start_sync(
+        self,
+        user_prompt: str | None = None,
+        *,
+        message_history: Sequence[ModelMessage] | None = None,
+        run_id: str | None = None,
+    ) -> str:
+        """Start a run in this process (DBOS launched here) without waiting for it, and return its id; wait for it
+        with `result_sync`, from this process or another."""
+        return cast(str, self._start(user_prompt, message_history, run_id).get_workflow_id())
+
+    def _start(
+        self, user_prompt: str | None, message_history: Sequence[ModelMessage] | None, run_id: str | None
+    ) -> Any:
+        history = _history_json(message_history)
+        with _workflow_id(run_id):
+            return _dbos.DBOS.start_workflow(self._workflow_function, user_prompt, history)
+
+    def enqueue_sync(
+        self,
+        queue: DBOSQueue | str,
+        user_prompt: str | None = None,
+        *,
+        message_history: Sequence[ModelMessage] | None = None,
+        run_id: str | None = None,
+        client: DBOSClient | None = None,
+    ) -> str:
+        """Put a run on a DBOS queue, for a worker process (`edgewise.graph.dbos.DBOSWorker`) to take, and return
+        its id. A worker that dies mid-run has the run finished by another from its last recorded step.
+
+        Args:
+            queue: The queue (or its name), registered by the workers that take its runs.
+            user_prompt: The user's prompt (text).
+            message_history: The conversation so far (stored as JSON with the run).
+            run_id: The run's id (the DBOS workflow id); a new one when not given. Enqueuing an id that exists
+                again does not start a second run.
+            client: Enqueue through this `DBOSClient` (a process that does not launch DBOS, and need not have
+                this agent); through the launched DBOS of this process when `None`.
+        """
+        queue_name = queue if isinstance(queue, str) else queue.name
+        history = _history_json(message_history)
+        if client is not None:
+            options: Any = {
+                'workflow_name': self.workflow_name,
+                'queue_name': queue_name,
+                'serialization_type': _dbos.WorkflowSerializationFormat.PORTABLE,
+            }
+            if run_id is not None:
+                options['workflow_id'] = run_id
+            return client.enqueue(options, user_prompt, history).get_workflow_id()
+        with _workflow_id(run_id):
+            handle = _dbos.DBOS.enqueue_workflow(queue_name, self._workflow_function, user_prompt, history)
+        return handle.get_workflow_id()
 
     async def run(  # type: ignore[override]
         self,
@@ -289,10 +358,59 @@ class DBOSAgent(WrapperAgent[Any, Any]):
         """Not available: a DBOS workflow's result is recorded whole, not streamed (use `run`)."""
         raise UserError(_NO_STREAMING.format(entry='run_stream_events'))
 
-    def result_sync(self, run_id: str) -> AgentRunResult[Any]:
-        """Wait for the run `run_id` (of this or another process, recovered or not) and return its result."""
-        handle: Any = _dbos.DBOS.retrieve_workflow(run_id)
-        return self._result(handle.get_result())
+    def result_sync(
+        self, run_id: str, *, client: DBOSClient | None = None, polling_interval: float = 0.1
+    ) -> AgentRunResult[Any]:
+        """Wait for the run `run_id` (of this or another process, recovered or not) and return its result.
+
+        Args:
+            run_id: The run's id.
+            client: Read through this `DBOSClient`; through the launched DBOS of this process when `None`.
+            polling_interval: How often, in seconds, to look whether a run of another process has ended.
+
+        Raises:
+            AgentRunError: the run failed in another process; the message names the error's type and message,
+                as DBOS stored them (a run of this process raises its error as it is).
+        """
+        handle: Any = (client or _dbos.DBOS).retrieve_workflow(run_id)
+        try:
+            output = handle.get_result(polling_interval_sec=polling_interval)
+        except _dbos.PortableWorkflowError as e:
+            raise AgentRunError(f'Run {run_id!r} of agent `{self._name}` failed: {e.name}: {e.message}') from e
+        return self._result(output)
+
+    async def start(
+        self,
+        user_prompt: str | None = None,
+        *,
+        message_history: Sequence[ModelMessage] | None = None,
+        run_id: str | None = None,
+    ) -> str:
+        """`start_sync` from async code (in a worker thread, on asyncio and trio alike)."""
+        call = partial(self.start_sync, user_prompt, message_history=message_history, run_id=run_id)
+        return await anyio.to_thread.run_sync(call)
+
+    async def enqueue(
+        self,
+        queue: DBOSQueue | str,
+        user_prompt: str | None = None,
+        *,
+        message_history: Sequence[ModelMessage] | None = None,
+        run_id: str | None = None,
+        client: DBOSClient | None = None,
+    ) -> str:
+        """`enqueue_sync` from async code (in a worker thread, on asyncio and trio alike)."""
+        call = partial(
+            self.enqueue_sync, queue, user_prompt, message_history=message_history, run_id=run_id, client=client
+        )
+        return await anyio.to_thread.run_sync(call)
+
+    async def result(
+        self, run_id: str, *, client: DBOSClient | None = None, polling_interval: float = 0.1
+    ) -> AgentRunResult[Any]:
+        """`result_sync` from async code; cancelling the wait leaves the run going."""
+        call = partial(self.result_sync, run_id, client=client, polling_interval=polling_interval)
+        return await anyio.to_thread.run_sync(call, abandon_on_cancel=True)
 
     def __repr__(self) -> str:
         return f'<DBOSAgent {self._name!r}>'
