@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import anyio
 import pytest
 
 from edgewise.agent import Agent, RunContext
@@ -50,6 +51,23 @@ async def test_test_model_calls_an_mcp_tool() -> None:
     assert result.output == '{"add":0}'
     returns = [p for m in result.all_messages() if isinstance(m, ModelRequest) for p in m.parts]
     assert [(p.tool_name, p.content) for p in returns if isinstance(p, ToolReturnPart)] == [('add', 0)]
+
+
+async def test_concurrent_runs_in_sibling_tasks_share_the_server() -> None:
+    # Each run enters the server; the first run to end opened it, and waits for the other before closing it.
+    server = fastmcp_stdio()
+    agent = Agent(calling(('add', {'a': 1, 'b': 2}), ('add', {'a': 3, 'b': 4})), toolsets=[server])
+    quick = Agent(calling(('greet', {'name': 'Ada'})), toolsets=[server])
+    outputs: dict[str, str] = {}
+
+    async def run(name: str, runner: Agent[None, str], prompt: str) -> None:
+        outputs[name] = (await runner.run(prompt)).output
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(run, 'quick', quick, 'greet Ada')
+        tg.start_soon(run, 'slow', agent, 'add twice')
+    assert outputs == {'quick': "done: ['Hello, Ada!']", 'slow': 'done: [7]'}
+    assert not server.is_running
 
 
 async def test_a_run_without_async_with_agent_starts_and_stops_the_server() -> None:

@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
+import anyio
 import pytest
 from mcp import types as mcp_types
 
@@ -154,6 +155,79 @@ async def test_nested_async_with_shares_one_connection() -> None:
     assert not server.is_running
     with pytest.raises(ValueError, match='__aexit__ called more times than __aenter__'):
         await server.__aexit__(None, None, None)
+
+
+async def test_sibling_tasks_enter_and_leave_in_any_order_over_one_connection() -> None:
+    # The task that opens the connection leaves first; it waits for the others, and the last one out closes it.
+    server = fastmcp_stdio()
+    order: list[str] = []
+    opened, entered, opener_left = anyio.Event(), anyio.Event(), anyio.Event()
+
+    async def opener() -> None:
+        async with server:
+            order.append('opener in')
+            opened.set()
+            await entered.wait()
+            assert await server.direct_call_tool('add', {'a': 1, 'b': 2}) == 3
+        order.append('opener out')  # only once the sibling has left: it held the connection until then
+        opener_left.set()
+
+    async def sibling() -> None:
+        await opened.wait()
+        async with server:
+            info = server.server_info
+            entered.set()
+            order.append('sibling in')
+            await anyio.lowlevel.checkpoint()
+            assert not opener_left.is_set()
+            assert await server.direct_call_tool('add', {'a': 2, 'b': 2}) == 4
+            assert server.server_info is info
+        order.append('sibling out')
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(opener)
+        tg.start_soon(sibling)
+    assert order == ['opener in', 'sibling in', 'sibling out', 'opener out']
+    assert not server.is_running
+
+
+async def test_a_sibling_entering_while_the_opener_waits_to_close_keeps_the_connection() -> None:
+    server = fastmcp_stdio()
+    opened, early_in, late_in, first_out = anyio.Event(), anyio.Event(), anyio.Event(), anyio.Event()
+    connections: list[object] = []
+
+    async def opener() -> None:
+        async with server:
+            connections.append(server.server_info)
+            opened.set()
+            await early_in.wait()
+        first_out.set()
+
+    async def early() -> None:
+        await opened.wait()
+        async with server:
+            early_in.set()
+            await late_in.wait()  # the opener is waiting to close, and a third task comes in meanwhile
+
+    async def late() -> None:
+        await early_in.wait()
+        # Until the opener has left its block and waits to close (no event tells it: the server's own state does).
+        while server._owner_depth:
+            await anyio.lowlevel.checkpoint()
+        assert server.is_running
+        assert not first_out.is_set()
+        async with server:
+            late_in.set()
+            connections.append(server.server_info)
+            assert await server.direct_call_tool('add', {'a': 3, 'b': 4}) == 7
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(opener)
+        tg.start_soon(early)
+        tg.start_soon(late)
+    assert first_out.is_set()
+    assert connections[0] is connections[1]  # one connection throughout
+    assert not server.is_running
 
 
 async def test_the_tool_list_is_cached_until_the_server_says_it_changed() -> None:

@@ -1,9 +1,11 @@
 """`MCPServer`: the toolset behind every MCP transport (connection lifetime, tools, calls, server requests).
 
-The connection is opened by the first `async with server:` and closed by the last (they nest, counted).
-It lives in a task of a task group that `__aenter__` opens and `__aexit__` closes, so the outermost
-`async with` must be entered and left in one task, as anyio's task groups require. Calls made while the
-server is entered go straight to the session; calls made outside open and close a connection around them.
+The connection is opened by the first `async with server:` and closed when the last one is left (they nest,
+counted, across tasks). It lives in a task of a task group that the task opening it enters, and which that same
+task must leave (anyio's task groups require it): so when sibling tasks use the server (`asyncio.gather` of runs
+that each enter it), the task that opened the connection waits at the end of its `async with` until the others
+have left theirs, and then closes it. Calls made while the server is entered go straight to the session; calls
+made outside open and close a connection around them.
 """
 
 from __future__ import annotations as _annotations
@@ -143,6 +145,11 @@ class MCPServer(AbstractToolset[Any], ABC):
         self._enter_lock = anyio.Lock()
         self._entered = 0
         self._task_group: anyio.abc.TaskGroup | None = None
+        self._owner: int | None = None
+        """The id of the task that opened the connection (and holds its task group)."""
+        self._owner_depth = 0
+        """How many `async with` blocks that task is in."""
+        self._all_left = anyio.Event()
         self._stop: anyio.Event | None = None
         self._session: MCPSession | None = None
         self._cached_tools: list[mcp_types.Tool] | None = None
@@ -242,9 +249,13 @@ class MCPServer(AbstractToolset[Any], ABC):
 
     async def __aenter__(self) -> Self:
         async with self._enter_lock:
-            if self._entered == 0:
+            task = anyio.get_current_task().id
+            if self._task_group is None:  # (still open when its task is about to close it: it then waits again)
                 await self._connect()
+                self._owner = task
             self._entered += 1
+            if task == self._owner:
+                self._owner_depth += 1
         return self
 
     async def __aexit__(self, *args: Any) -> bool | None:
@@ -252,9 +263,23 @@ class MCPServer(AbstractToolset[Any], ABC):
             if self._entered == 0:
                 raise ValueError(f'{self.label}: __aexit__ called more times than __aenter__.')
             self._entered -= 1
-            if self._entered == 0:
-                await self._disconnect()
-        return None
+            if anyio.get_current_task().id != self._owner:
+                if self._entered == 0:
+                    self._all_left.set()  # the task that opened the connection closes it
+                return None
+            self._owner_depth -= 1
+            if self._owner_depth:
+                return None  # an inner block of the task that opened the connection
+        # The task that opened the connection, leaving its outermost block: it closes the connection once no task
+        # is in an `async with` block any more.
+        while True:
+            async with self._enter_lock:
+                if self._entered == 0:
+                    await self._disconnect()
+                    return None
+                self._all_left = all_left = anyio.Event()
+            with anyio.CancelScope(shield=True):  # the others still use the connection this task holds
+                await all_left.wait()
 
     async def _connect(self) -> None:
         task_group = anyio.create_task_group()
