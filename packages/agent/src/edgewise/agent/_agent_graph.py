@@ -34,12 +34,19 @@ from ._deferred_tools import DeferredToolRequests, DeferredToolResults
 from ._history import sent_messages
 from ._no_output import NoOutput, no_output_answer
 from ._output import validation_errors
-from ._request_hooks import run_request_hooks, streamed_through_hooks, wrapped_request
+from ._request_hooks import (
+    RESPONSE_HOOKS,
+    HookedResponse,
+    after_response,
+    hooked_request,
+    run_request_hooks,
+    streamed_through_hooks,
+)
 from ._run_deps import GraphAgentDeps, GraphAgentState, resolve_native_tools, system_prompt_parts
 from ._run_result import FinalResult
 from ._step_tools import prepare_output_tools, prepare_step_tools
 from ._tool_calls import answer_deferred_inline, run_tool_calls, tool_retry_prompt, validate_for_events
-from .exceptions import ModelRetry, UnexpectedModelBehavior, UserError
+from .exceptions import ModelRetry, SkipModelRequest, UnexpectedModelBehavior, UserError
 from .messages import (
     FunctionToolCallEvent,
     FunctionToolResultEvent,
@@ -58,7 +65,7 @@ from .messages import (
     UserContent,
     UserPromptPart,
 )
-from .models import ModelRequestParameters
+from .models import ModelRequestContext, ModelRequestParameters
 from .tools import RunContext
 from .usage import RequestUsage
 
@@ -219,22 +226,59 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
 
     async def run(
         self, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]]
-    ) -> CallToolsNode[DepsT, NodeRunEndT]:
-        """Check the request limit, send the request, record the response and its usage."""
+    ) -> CallToolsNode[DepsT, NodeRunEndT] | ModelRequestNode[DepsT, NodeRunEndT]:
+        """Check the request limit, send the request, record the response and its usage (a capability's hook may
+        answer instead of the model, or ask the model again with a new `ModelRequestNode`)."""
         if (streamed := _take_streamed_next(self)) is not None:
             return streamed  # type: ignore[no-any-return]
-        params = await self.prepare_request(ctx)
         state, deps = ctx.state, ctx.deps
+        try:
+            params = await self.prepare_request(ctx)
+        except SkipModelRequest as skip:  # from a `before_model_request` hook
+            return await self._finish_hooked(ctx, await self._skipped(ctx, skip.response))
         model = deps.model
         with _instrument.span_if(
             deps.tracing, 'chat {model_name}', model_name=model.model_name, run_step=state.run_step
         ):
             root = deps.root_capability
-            if root is not None and root.overrides('wrap_model_request'):
-                response = await wrapped_request(ctx, params, self._settings)
-            else:
-                response = await model.request(sent_messages(state, deps), self._settings, params)
+            if root is not None and (deps.hooked & RESPONSE_HOOKS or root.overrides('wrap_model_request')):
+                outcome = await hooked_request(ctx, params, self._settings, deps.run_context(state))
+                return await self._finish_hooked(ctx, outcome)
+            response = await model.request(sent_messages(state, deps), self._settings, params)
         return self.record_response(ctx, response)
+
+    async def _skipped(
+        self, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]], response: ModelResponse
+    ) -> HookedResponse:
+        """The response a `before_model_request` hook gave with `SkipModelRequest`, through `after_model_request`."""
+        state, deps = ctx.state, ctx.deps
+        request_context = ModelRequestContext(
+            model=deps.model, messages=state.message_history[:], model_settings=self._settings,
+            model_request_parameters=ModelRequestParameters(),
+        )  # fmt: skip
+        outcome = HookedResponse(request_context)
+        try:
+            outcome.response = await after_response(
+                deps.root_capability, deps, deps.run_context(state), request_context, response
+            )
+        except ModelRetry as retry:
+            outcome.retry, outcome.sent = retry, response
+        return outcome
+
+    async def _finish_hooked(
+        self, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]], outcome: HookedResponse
+    ) -> CallToolsNode[DepsT, NodeRunEndT] | ModelRequestNode[DepsT, NodeRunEndT]:
+        """Record what the hooks gave: the response, or (on a hook's `ModelRetry`) the model's response if it
+        answered, then a retry prompt in a new request (counted against the output retries)."""
+        if outcome.retry is None:
+            assert outcome.response is not None
+            return self.record_response(ctx, outcome.response)
+        if outcome.sent is not None:
+            self.record_response(ctx, outcome.sent)
+        state, deps = ctx.state, ctx.deps
+        state.increment_retries(deps.max_result_retries, outcome.retry)
+        retry = RetryPromptPart(outcome.retry.message)
+        return ModelRequestNode(ModelRequest([retry], instructions=await deps.instructions_text(state)))
 
     def stream(
         self, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]]
@@ -267,14 +311,36 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
                     async for _ in stream:
                         pass
                 assert held.final is not None  # the hooks returned a response (or raised)
-                self.__dict__[_NEXT] = self.record_response(ctx, held.final)
+                self.__dict__[_NEXT] = await self._finish_streamed(ctx, run_ctx, params, held.final)
                 return
             async with model.request_stream(sent_messages(state, deps), self._settings, params, run_ctx) as response:
                 stream = AgentStream[DepsT, Any](response, ctx, _token_check(state, deps))
                 yield stream
                 async for _ in stream:  # a reader that stops early still gets the whole response recorded
                     pass
-                self.__dict__[_NEXT] = self.record_response(ctx, response.get())
+                self.__dict__[_NEXT] = await self._finish_streamed(ctx, run_ctx, params, response.get())
+
+    async def _finish_streamed(
+        self,
+        ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]],
+        run_ctx: RunContext[DepsT],
+        params: ModelRequestParameters,
+        response: ModelResponse,
+    ) -> CallToolsNode[DepsT, NodeRunEndT] | ModelRequestNode[DepsT, NodeRunEndT]:
+        """Record a streamed response (through the `after_model_request` hooks, if the run has any)."""
+        deps = ctx.deps
+        if 'after_model_request' not in deps.hooked:
+            return self.record_response(ctx, response)
+        request_context = ModelRequestContext(
+            model=deps.model, messages=sent_messages(ctx.state, deps), model_settings=self._settings,
+            model_request_parameters=params,
+        )  # fmt: skip
+        outcome = HookedResponse(request_context)
+        try:
+            outcome.response = await after_response(deps.root_capability, deps, run_ctx, request_context, response)
+        except ModelRetry as retry:
+            outcome.retry, outcome.sent = retry, response
+        return await self._finish_hooked(ctx, outcome)
 
     async def prepare_request(
         self, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]]

@@ -1,7 +1,9 @@
-"""`AgentRun`: an agent run driven node by node (from `Agent.iter`), and `capture_run_messages`."""
+"""`AgentRun`: an agent run driven node by node (from `Agent.iter`), with the capabilities' node hooks around
+each `next`; and `capture_run_messages`."""
 
 from __future__ import annotations as _annotations
 
+import warnings
 from collections.abc import AsyncIterator, Awaitable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -15,8 +17,12 @@ from ._agent_graph import AgentNode, CallToolsNode, DeferredToolCallsNode
 from ._run_deps import GraphAgentDeps, GraphAgentState
 from ._run_result import AgentRunResult, CallableRunUsage, FinalResult
 from .messages import ModelMessage, ModelMessagesTypeAdapter
+from .tools import RunContext
 
-__all__ = ('AgentRun', 'capture_run_messages')
+__all__ = ('AgentRun', 'capture_run_messages', 'run_to_end', 'NODE_HOOKS')
+
+NODE_HOOKS = frozenset({'before_node_run', 'after_node_run', 'wrap_node_run', 'on_node_run_error'})
+"""The hooks `AgentRun.next` runs each node through, when some capability of the run implements one."""
 
 DepsT = TypeVar('DepsT', default=None)
 OutputT = TypeVar('OutputT', default=str)
@@ -79,8 +85,35 @@ class AgentRun(Generic[DepsT, OutputT]):
     async def next(
         self, node: AgentNode[DepsT, OutputT] | None = None
     ) -> AgentNode[DepsT, OutputT] | End[FinalResult[OutputT]]:
-        """Run `node` (by default the next node) and return the node after it, or the `End`."""
-        return await self._graph_run.next(node)  # type: ignore[return-value]
+        """Run `node` (by default the next node) and return the node after it, or the `End`.
+
+        The node goes through the capabilities' node hooks (`before_node_run`, `wrap_node_run`,
+        `on_node_run_error`, `after_node_run`); a bare `async for node in run` does not fire them."""
+        graph_run = self._graph_run
+        if not (graph_run.deps.hooked & NODE_HOOKS):
+            return await graph_run.next(node)  # type: ignore[return-value]
+        if node is None:
+            node = graph_run.next_node  # type: ignore[assignment]
+        ctx = graph_run.deps.run_context(graph_run.state)
+        node = await graph_run.deps.root_capability.before_node_run(ctx, node=node)
+        return await self.advance_with_hooks(ctx, node)
+
+    async def advance_with_hooks(
+        self, ctx: RunContext[DepsT], node: AgentNode[DepsT, OutputT]
+    ) -> AgentNode[DepsT, OutputT] | End[FinalResult[OutputT]]:
+        """Run `node` (past its `before_node_run` hooks) through the `wrap_node_run`, `on_node_run_error` and
+        `after_node_run` hooks; a next node the hooks chose becomes the run's next node."""
+        graph_run = self._graph_run
+        capability = graph_run.deps.root_capability
+        try:
+            result = await capability.wrap_node_run(ctx, node=node, handler=graph_run.next)
+        except Exception as exc:
+            result = await capability.on_node_run_error(ctx, node=node, error=exc)
+            graph_run._next_node = result  # recovered: the run goes on from the hook's node
+        after = await capability.after_node_run(ctx, node=node, result=result)
+        if after is not result or graph_run.next_node is not after:
+            graph_run._next_node = after
+        return after  # type: ignore[no-any-return]
 
     @property
     def usage(self) -> CallableRunUsage:
@@ -119,6 +152,13 @@ class AgentRun(Generic[DepsT, OutputT]):
         return ModelMessagesTypeAdapter.dump_json(self.new_messages())
 
     def __aiter__(self) -> AsyncIterator[AgentNode[DepsT, OutputT] | End[FinalResult[OutputT]]]:
+        if 'wrap_node_run' in self._graph_run.deps.hooked:
+            warnings.warn(
+                'A capability has `wrap_node_run` hooks, but bare `async for node in agent_run` does not fire them. '
+                'Use `agent_run.next(node)` to advance the run, or `agent.run()`, which does.',
+                UserWarning,
+                stacklevel=2,
+            )
         return self
 
     def __anext__(self) -> Awaitable[AgentNode[DepsT, OutputT] | End[FinalResult[OutputT]]]:
@@ -140,6 +180,17 @@ class AgentRun(Generic[DepsT, OutputT]):
 
     def __repr__(self) -> str:
         return f'<AgentRun next_node={type(self._graph_run.next_node).__name__}>'
+
+
+async def run_to_end(agent_run: AgentRun[Any, Any]) -> None:
+    """Run every node of `agent_run` (through the capabilities' node hooks, if it has any)."""
+    if not (agent_run._graph_run.deps.hooked & NODE_HOOKS):
+        async for _ in agent_run:
+            pass
+        return
+    node: Any = agent_run.next_node
+    while not agent_run._skipped and not agent_run.stops_at(node):
+        node = await agent_run.next(node)
 
 
 _captured: ContextVar[list[list[ModelMessage]] | None] = ContextVar('_captured', default=None)

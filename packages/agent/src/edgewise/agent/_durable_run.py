@@ -25,12 +25,12 @@ from edgewise.graph import BaseStatePersistence, End
 
 from . import _instrument
 from ._agent_graph import UserPromptNode, agent_graph
-from ._agent_run import AgentRun
+from ._agent_run import AgentRun, run_to_end
 from ._deferred_tools import DeferredToolResults
 from ._node_stream_loop import EventStreamHandler, run_with_event_handler
 from ._run_deps import GraphAgentState
 from ._run_result import AgentRunResult
-from ._wrap_run import wrapped_run
+from ._wrap_run import RUN_HOOKS, wrapped_run
 from .concurrency import concurrency_slot
 from .exceptions import UserError
 from .messages import ModelMessage, UserContent
@@ -130,7 +130,7 @@ async def iter_from_persistence(
                 async with await agent._run_toolset(graph_deps, state, None):
                     agent_run = AgentRun(run)
                     root = graph_deps.root_capability
-                    if root is not None and root.overrides('wrap_run'):
+                    if graph_deps.hooked & RUN_HOOKS:
                         async with wrapped_run(root, graph_deps.run_context(state), agent_run):
                             yield agent_run
                     else:
@@ -154,8 +154,7 @@ async def resume(
         deferred_tool_results=deferred_tool_results,
     ) as agent_run:  # fmt: skip
         if event_stream_handler is None:
-            async for _ in agent_run:
-                pass
+            await run_to_end(agent_run)
         else:
             await run_with_event_handler(agent_run, event_stream_handler)
     result = agent_run.result

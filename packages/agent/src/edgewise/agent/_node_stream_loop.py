@@ -11,7 +11,7 @@ from typing import Any, TypeAlias
 from typing_extensions import TypeVar
 
 from ._agent_graph import CallToolsNode, ModelRequestNode
-from ._agent_run import AgentRun
+from ._agent_run import NODE_HOOKS, AgentRun
 from ._agent_stream import AgentStream
 from .messages import AgentStreamEvent, HandleResponseEvent
 from .tools import RunContext
@@ -45,13 +45,18 @@ async def stream_nodes(
     """
     node: Any = agent_run.next_node
     ctx = agent_run.ctx
+    deps = ctx.deps
+    hooked = bool(deps.hooked & NODE_HOOKS)
     while not agent_run.stops_at(node):
+        if hooked:  # as pydantic-ai's `run_stream`: `before_node_run` before the stream, the others after it
+            run_ctx = deps.run_context(ctx.state)
+            node = await deps.root_capability.before_node_run(run_ctx, node=node)
         if isinstance(node, ModelRequestNode | CallToolsNode):
             stream: AbstractAsyncContextManager[NodeEvents] = node.stream(ctx)
             async with stream as events:
                 async for item in read(events):
                     yield item
-        node = await agent_run.next(node)
+        node = await (agent_run.advance_with_hooks(run_ctx, node) if hooked else agent_run.next(node))
 
 
 async def run_with_event_handler(agent_run: AgentRun[Any, Any], handler: EventStreamHandler) -> None:

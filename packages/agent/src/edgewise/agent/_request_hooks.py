@@ -1,5 +1,6 @@
 """The capabilities' model request hooks of an agent run: `before_model_request` (whose messages replace the
-run's history) and `wrap_model_request` (around the request itself, streamed or not)."""
+run's history), `wrap_model_request` (around the request itself, streamed or not), `on_model_request_error` and
+`after_model_request`."""
 
 from __future__ import annotations as _annotations
 
@@ -15,13 +16,24 @@ from edgewise.graph import GraphRunContext
 
 from ._history import first_new_index, has_adjacent_same_kind, sent_messages
 from ._run_deps import GraphAgentDeps, GraphAgentState
-from .exceptions import UserError
+from .exceptions import ModelRetry, SkipModelRequest, UserError
 from .messages import ModelRequest, ModelResponse
 from .models import ModelRequestContext, ModelRequestParameters, StreamedResponse
 from .models.wrapper import CompletedStreamedResponse
 from .tools import RunContext
 
-__all__ = ('run_request_hooks', 'wrapped_request', 'streamed_through_hooks', 'HookedStream')
+__all__ = (
+    'RESPONSE_HOOKS',
+    'HookedResponse',
+    'hooked_request',
+    'run_request_hooks',
+    'after_response',
+    'streamed_through_hooks',
+    'HookedStream',
+)
+
+RESPONSE_HOOKS = frozenset({'after_model_request', 'on_model_request_error'})
+"""The hooks on a model's response (besides `wrap_model_request`) that send a request through `hooked_request`."""
 
 
 def _now() -> datetime:
@@ -57,24 +69,77 @@ async def run_request_hooks(
     return request_context.model_settings, request_context.model_request_parameters
 
 
-async def wrapped_request(
-    ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[Any, Any]], params: ModelRequestParameters, settings: Any
-) -> ModelResponse:
-    """The model request inside the capabilities' `wrap_model_request` hooks."""
+@dataclass
+class HookedResponse:
+    """What a model request made through the hooks gave."""
+
+    request_context: ModelRequestContext
+    """The request as the hooks were given it."""
+    response: ModelResponse | None = None
+    """The response the run records (`None` when a hook asked for a retry)."""
+    retry: ModelRetry | None = None
+    """The `ModelRetry` a hook raised: the run asks the model again."""
+    sent: ModelResponse | None = None
+    """The model's own response, when the model was called (recorded in the history before a retry)."""
+
+
+async def hooked_request(
+    ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[Any, Any]],
+    params: ModelRequestParameters,
+    settings: Any,
+    run_ctx: RunContext[Any],
+) -> HookedResponse:
+    """Send the request through the `wrap_model_request` hooks; a failure (not `ModelRetry`) goes to the
+    `on_model_request_error` hooks, `SkipModelRequest` gives its response, and the response goes through the
+    `after_model_request` hooks."""
     state, deps = ctx.state, ctx.deps
+    root = deps.root_capability
+    outcome = HookedResponse(
+        ModelRequestContext(
+            model=deps.model, messages=sent_messages(state, deps), model_settings=settings,
+            model_request_parameters=params,
+        )
+    )  # fmt: skip
 
     async def send(request_context: ModelRequestContext) -> ModelResponse:
         model = request_context.model
-        return await model.request(request_context.messages, request_context.model_settings,
-                                   request_context.model_request_parameters)  # fmt: skip
+        outcome.sent = await model.request(request_context.messages, request_context.model_settings,
+                                           request_context.model_request_parameters)  # fmt: skip
+        return outcome.sent
 
-    request_context = ModelRequestContext(
-        model=deps.model, messages=sent_messages(state, deps), model_settings=settings, model_request_parameters=params
-    )
-    response: ModelResponse = await deps.root_capability.wrap_model_request(
-        deps.run_context(state), request_context=request_context, handler=send
-    )
-    return response
+    try:
+        try:
+            response: ModelResponse = await root.wrap_model_request(
+                run_ctx, request_context=outcome.request_context, handler=send
+            )
+        except SkipModelRequest as skip:
+            response = skip.response
+        except ModelRetry:
+            raise
+        except Exception as exc:
+            response = await root.on_model_request_error(run_ctx, request_context=outcome.request_context, error=exc)
+    except ModelRetry as retry:  # from `wrap_model_request` or `on_model_request_error`
+        outcome.retry = retry
+        return outcome
+    try:
+        outcome.response = await after_response(root, deps, run_ctx, outcome.request_context, response)
+    except ModelRetry as retry:  # the response is rejected, but stays in the history
+        outcome.retry, outcome.sent = retry, response
+    return outcome
+
+
+async def after_response(
+    root: Any,
+    deps: GraphAgentDeps[Any, Any],
+    run_ctx: RunContext[Any],
+    request_context: ModelRequestContext,
+    response: ModelResponse,
+) -> ModelResponse:
+    """`response` through the `after_model_request` hooks (if any capability of the run has one)."""
+    if 'after_model_request' not in deps.hooked:
+        return response
+    found: ModelResponse = await root.after_model_request(run_ctx, request_context=request_context, response=response)
+    return found
 
 
 @dataclass

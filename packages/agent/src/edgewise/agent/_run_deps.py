@@ -267,6 +267,9 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
     """Capabilities with a `before_model_request` hook, in order."""
     root_capability: Any = None
     """The run's capabilities as one `CombinedCapability` (typed loosely: capabilities sit above this module)."""
+    hooked: frozenset[str] = frozenset()
+    """The lifecycle hooks (`before_tool_execute`, ...) some capability of the run implements, looked up once per
+    run: the run skips the others, at no cost per step."""
     tool_manager: Any = None
     """The current step's `ToolManager` (made at the first step; typed loosely: it sits above this module)."""
     native_tools: Sequence[AgentNativeTool[Any]] = ()

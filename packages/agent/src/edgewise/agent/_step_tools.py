@@ -8,7 +8,7 @@ from typing import Any
 from ._run_deps import GraphAgentDeps, GraphAgentState
 from ._tool_definition import ToolDefinition
 from .exceptions import UserError
-from .tool_manager import ToolManager
+from .tool_manager import TOOL_HOOKS, ToolManager
 from .tools import resolve_return_schema
 
 __all__ = ('prepare_step_tools', 'prepare_output_tools')
@@ -30,6 +30,7 @@ async def prepare_step_tools(state: GraphAgentState, deps: GraphAgentDeps[Any, A
             default_max_retries=deps.default_tool_retries,
             validation_context=deps.validation_context,
             tracing=deps.tracing,
+            hooked=deps.hooked & TOOL_HOOKS,
         )
     deps.tool_manager = manager = await manager.for_run_step(ctx)
     deps.toolset = manager.toolset

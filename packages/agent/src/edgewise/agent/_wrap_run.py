@@ -1,9 +1,12 @@
-"""The capabilities' `wrap_run` hook around a run driven by `Agent.iter`.
+"""The capabilities' run hooks around a run driven by `Agent.iter`: `wrap_run`, `before_run`, `after_run` and
+`on_run_error`.
 
-The hook runs in a task of its own; its `handler()` waits until the caller's `async with agent.iter(...)` block
-has driven the run to its end, then returns the run's result (or raises the run's error). The run starts once
-the hook has called `handler`; a hook that returns without calling it skips the run (its result is the run's).
-A result the hook returns in place of the run's (a recovery from the run's error, say) becomes the run's result.
+`wrap_run` runs in a task of its own; its `handler()` calls the `before_run` hooks, then waits until the
+caller's `async with agent.iter(...)` block has driven the run to its end, and returns the run's result (or
+raises the run's error). The run starts once the hook has called `handler`; a hook that returns without calling
+it skips the run (its result is the run's). A result the hook returns in place of the run's (a recovery from the
+run's error, say) becomes the run's result. An error no `wrap_run` recovered from goes to the `on_run_error`
+hooks, which may return a result instead; the result, however it came, goes through the `after_run` hooks.
 """
 
 from __future__ import annotations as _annotations
@@ -19,14 +22,17 @@ from ._run_result import AgentRunResult
 from .capabilities.abstract import AbstractCapability
 from .tools import RunContext
 
-__all__ = ('wrapped_run',)
+__all__ = ('RUN_HOOKS', 'wrapped_run')
+
+RUN_HOOKS = frozenset({'wrap_run', 'before_run', 'after_run', 'on_run_error'})
+"""The hooks that make a run go through `wrapped_run`."""
 
 
 @asynccontextmanager
 async def wrapped_run(
     capability: AbstractCapability[Any], ctx: RunContext[Any], agent_run: AgentRun[Any, Any]
 ) -> AsyncIterator[None]:
-    """Drive `agent_run` inside the block, within `capability.wrap_run` (see the module docstring)."""
+    """Drive `agent_run` inside the block, within the run hooks of `capability` (see the module docstring)."""
     progress = anyio.Event()  # the hook called `handler`, or returned
     block_done = anyio.Event()
     started = False
@@ -35,6 +41,7 @@ async def wrapped_run(
 
     async def handler() -> AgentRunResult[Any]:
         nonlocal started
+        await capability.before_run(ctx)
         started = True
         progress.set()
         await block_done.wait()
@@ -59,7 +66,7 @@ async def wrapped_run(
             found = outcome[0]
             if isinstance(found, Exception):
                 raise found
-            agent_run.override_result(found, skipped=True)
+            agent_run.override_result(await capability.after_run(ctx, result=found), skipped=True)
             yield
             return
         try:
@@ -78,6 +85,8 @@ async def wrapped_run(
         return
     found = outcome[0]
     if isinstance(found, Exception):
-        raise found  # the run's error (or the hook's own), not recovered
-    if found is not agent_run.result:
-        agent_run.override_result(found)
+        # The run's error (or the hook's own), not recovered by `wrap_run`: the error hooks may still recover.
+        found = await capability.on_run_error(ctx, error=found)
+    result = await capability.after_run(ctx, result=found)
+    if result is not agent_run.result:
+        agent_run.override_result(result)

@@ -19,7 +19,7 @@ from edgewise.graph.persistence.store import DurableStatePersistence
 from . import _durable_run, _instrument
 from . import messages as _messages
 from ._agent_graph import UserPromptNode, agent_graph
-from ._agent_run import AgentRun, bind_captured_messages
+from ._agent_run import AgentRun, bind_captured_messages, run_to_end
 from ._agent_streaming import AgentStreaming, IterOptions, RunOptions
 from ._agent_toolsets import AgentFunctionToolset
 from ._deferred_tools import DeferredToolResults
@@ -49,9 +49,10 @@ from ._run_options import (
     settings_resolver,
 )
 from ._run_result import AgentRunResult, FinalResult
-from ._wrap_run import wrapped_run
+from ._wrap_run import RUN_HOOKS, wrapped_run
 from ._wrapper_agent import WrapperAgent
 from .capabilities import AbstractCapability, AgentCapability, CombinedCapability, Instrumentation, ProcessHistory
+from .capabilities.abstract import LIFECYCLE_HOOKS
 from .concurrency import AnyConcurrencyLimit, concurrency_slot, normalize_to_limiter
 from .exceptions import UserError
 from .messages import ModelMessage, ModelRequest, ModelResponse, SystemPromptPart, UserContent
@@ -322,8 +323,7 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
         async with self.iter(user_prompt, infer_name=False, **kwargs) as agent_run:
             event_stream_handler = event_stream_handler or self._event_stream_handler
             if event_stream_handler is None:
-                async for _ in agent_run:
-                    pass
+                await run_to_end(agent_run)
             else:
                 await run_with_event_handler(agent_run, event_stream_handler)
         # `**kwargs` may hold `output_type`, so mypy cannot tell which overload of `iter` this is.
@@ -446,7 +446,7 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
                 ):
                     agent_run = AgentRun(graph_run)
                     root = graph_deps.root_capability
-                    if root is not None and root.overrides('wrap_run'):
+                    if graph_deps.hooked & RUN_HOOKS:
                         async with wrapped_run(root, graph_deps.run_context(state), agent_run):
                             yield agent_run
                     else:
@@ -503,6 +503,7 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
                 "or return a callable from a capability's `get_model_settings()` (or give `model_settings` as a "
                 'function of the run context) to vary `tool_choice` per step.'
             )
+        root = _combined(caps)
         graph_deps: GraphAgentDeps[AgentDepsT, Any] = GraphAgentDeps(
             user_deps=deps,
             prompt=None,  # the run's, set by the caller
@@ -511,7 +512,8 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
             model_settings=static_settings,
             settings_resolver=resolver,
             request_hooks=[c for c in caps if isinstance(c, AbstractCapability) and c.has_request_hook()],
-            root_capability=_combined(caps),
+            root_capability=root,
+            hooked=frozenset(h for h in LIFECYCLE_HOOKS if root.overrides(h)) if root is not None else frozenset(),
             native_tools=self._run_native_tools(caps, native_tools),
             tracing=self._tracing(caps),
             validation_context=self.validation_context,

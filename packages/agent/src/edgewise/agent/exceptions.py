@@ -3,6 +3,7 @@
 ```
 AgentError(Exception)                       root of every error raised by edgewise.agent
  +-- UserError(RuntimeError)                the agent, a tool or a run was set up wrongly
+ +-- HookTimeoutError(TimeoutError)         a function of a `Hooks` capability ran past its timeout
  +-- AgentRunError(RuntimeError)            a run failed
       +-- UnexpectedModelBehavior           the model answered in a way the run cannot use
       |    +-- ContentFilterError           the provider's content filter emptied the response
@@ -19,6 +20,12 @@ CallDeferred(Exception)                     not an error: raised by a tool whose
 ApprovalRequired(Exception)                 not an error: raised by a tool whose call waits for approval
 ToolRetryError(Exception)                   not an error: carries the retry prompt of a failed tool call
                                             from the tool manager to the run
+SkipModelRequest(Exception)                 not an error: raised by a capability's model request hook to
+                                            answer with its own response instead of the model's
+SkipToolValidation(Exception)               not an error: raised by a tool validate hook to give the
+                                            validated arguments without validating
+SkipToolExecution(Exception)                not an error: raised by a tool execute hook to give the tool's
+                                            result without running it
 ```
 
 `ModelRetry` stands outside the tree, as in pydantic-ai: it is a signal that user code raises for the run to
@@ -30,7 +37,7 @@ from __future__ import annotations as _annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ._message_types import ModelMessage, RetryPromptPart
+from ._message_types import ModelMessage, ModelResponse, RetryPromptPart
 
 if TYPE_CHECKING:
     import pydantic_core
@@ -40,7 +47,11 @@ __all__ = (
     'ModelRetry',
     'CallDeferred',
     'ApprovalRequired',
+    'SkipModelRequest',
+    'SkipToolValidation',
+    'SkipToolExecution',
     'UserError',
+    'HookTimeoutError',
     'AgentRunError',
     'UnexpectedModelBehavior',
     'UsageLimitExceeded',
@@ -109,8 +120,64 @@ class ApprovalRequired(Exception):
         return type(self), (self.metadata,)
 
 
+class SkipModelRequest(Exception):
+    """Raise it from a capability's `before_model_request` or `wrap_model_request` hook to use `response` instead
+    of sending the request (the history changes the `before_model_request` hooks made are then not kept)."""
+
+    response: ModelResponse
+    """The response the run goes on with."""
+
+    def __init__(self, response: ModelResponse) -> None:
+        self.response = response
+        super().__init__()
+
+
+class SkipToolValidation(Exception):
+    """Raise it from a capability's `before_tool_validate` or `wrap_tool_validate` hook to take `validated_args` as
+    the call's validated arguments without validating."""
+
+    validated_args: dict[str, Any]
+    """The arguments the tool is called with."""
+
+    def __init__(self, validated_args: dict[str, Any]) -> None:
+        self.validated_args = validated_args
+        super().__init__()
+
+
+class SkipToolExecution(Exception):
+    """Raise it from a capability's `before_tool_execute` or `wrap_tool_execute` hook to take `result` as the tool's
+    result without running it."""
+
+    result: Any
+    """The tool's result."""
+
+    def __init__(self, result: Any) -> None:
+        self.result = result
+        super().__init__()
+
+
 class UserError(AgentError, RuntimeError):
     """The agent, one of its tools or a run's arguments were set up wrongly; the message says how to fix it."""
+
+
+class HookTimeoutError(AgentError, TimeoutError):
+    """A hook function registered on a `Hooks` capability with a `timeout` ran past it."""
+
+    hook_name: str
+    """The hook (`before_tool_execute`, ...)."""
+    func_name: str
+    """The name of the function that timed out."""
+    timeout: float
+    """Its timeout, in seconds."""
+
+    def __init__(self, hook_name: str, func_name: str, timeout: float) -> None:
+        self.hook_name = hook_name
+        self.func_name = func_name
+        self.timeout = timeout
+        super().__init__(f'Hook {hook_name!r} function {func_name!r} timed out after {timeout}s')
+
+    def __reduce__(self) -> tuple[type, tuple[Any, ...]]:
+        return type(self), (self.hook_name, self.func_name, self.timeout)
 
 
 class AgentRunError(AgentError, RuntimeError):

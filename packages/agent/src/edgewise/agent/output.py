@@ -17,6 +17,8 @@ from pydantic_core import core_schema
 from typing_extensions import TypeVar
 
 from ._deferred_tools import DeferredToolRequests
+from ._message_types import ToolCallPart
+from ._tool_definition import ToolDefinition
 from .exceptions import UserError
 
 __all__ = (
@@ -28,6 +30,7 @@ __all__ = (
     'PromptedOutput',
     'TextOutput',
     'OutputObjectDefinition',
+    'OutputContext',
     'StructuredDict',
     'DEFAULT_OUTPUT_TOOL_NAME',
     'DEFAULT_OUTPUT_TOOL_DESCRIPTION',
@@ -154,6 +157,33 @@ class OutputObjectDefinition:
     """The schema's description."""
     strict: bool | None = None
     """Whether the model should follow the schema strictly."""
+
+
+@dataclass
+class OutputContext:
+    """What the output hooks of capabilities (`before_output_validate`, ...) are told about the output at hand."""
+
+    mode: OutputMode | Literal['image', 'auto']
+    """The output mode of the run's output schema (`'tool'` also when the model answered in text that the schema
+    accepts too: see `tool_call`)."""
+    output_type: Any
+    """The type the model is asked for (for an output function, the type of its argument), if known."""
+    object_def: OutputObjectDefinition | None
+    """The schema of the structured output, if there is one."""
+    has_function: bool
+    """Whether an output function turns the validated value into the output."""
+    function_name: str | None = None
+    """The name of that output function, when known."""
+    tool_call: ToolCallPart | None = None
+    """The output tool call the output came in, or `None` for text."""
+    tool_def: ToolDefinition | None = None
+    """The definition of that output tool."""
+    allows_text: bool = False
+    """Whether the schema accepts a text answer."""
+    allows_image: bool = False
+    """Whether the schema accepts an image answer."""
+    allows_deferred_tools: bool = False
+    """Whether the schema accepts `DeferredToolRequests` as the output."""
 
 
 _OutputItem: TypeAlias = (

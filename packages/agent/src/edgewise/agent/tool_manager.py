@@ -2,7 +2,9 @@
 
 A run makes one per step with `for_run_step` (which lists the toolset's tools and passes them through the
 capabilities' `prepare_tools` hooks); the run's `CallToolsNode` then validates each function tool call with
-`validate_tool_call` and runs it with `execute_tool_call`. A call that fails (arguments that do not validate,
+`validate_tool_call` and runs it with `execute_tool_call`, each through the capabilities' tool hooks
+(`before_tool_validate`, `wrap_tool_validate`, `on_tool_validate_error`, `after_tool_validate`, and the same four
+for `*_tool_execute`) when some capability of the run has one. A call that fails (arguments that do not validate,
 an unknown tool, a `ModelRetry` from the tool) comes back as a `ToolRetryError` carrying the retry prompt for
 the model, or as `UnexpectedModelBehavior` once the tool's retry budget is spent.
 """
@@ -23,12 +25,28 @@ from . import _instrument
 from ._output import validation_errors
 from ._tool_definition import ToolDefinition
 from .capabilities.abstract import AbstractCapability
-from .exceptions import ModelRetry, ToolRetryError, UnexpectedModelBehavior, UserError
+from .exceptions import (
+    ApprovalRequired,
+    CallDeferred,
+    ModelRetry,
+    SkipToolExecution,
+    SkipToolValidation,
+    ToolRetryError,
+    UnexpectedModelBehavior,
+    UserError,
+)
 from .messages import RetryPromptPart, ToolCallPart
 from .tools import AgentDepsT, RunContext
 from .toolsets import AbstractToolset, ToolsetTool
 
-__all__ = ('ToolManager', 'ValidatedToolCall', 'ParallelExecutionMode')
+__all__ = ('ToolManager', 'ValidatedToolCall', 'ParallelExecutionMode', 'TOOL_HOOKS')
+
+VALIDATE_HOOKS = frozenset(
+    {'before_tool_validate', 'after_tool_validate', 'wrap_tool_validate', 'on_tool_validate_error'}
+)
+EXECUTE_HOOKS = frozenset({'before_tool_execute', 'after_tool_execute', 'wrap_tool_execute', 'on_tool_execute_error'})
+TOOL_HOOKS = VALIDATE_HOOKS | EXECUTE_HOOKS
+"""The capabilities' hooks on function tool calls."""
 
 ParallelExecutionMode: TypeAlias = Literal['parallel', 'sequential', 'parallel_ordered_events']
 """How the function tool calls of one response run: at the same time, or one after the other in call order.
@@ -76,6 +94,8 @@ class ToolManager(Generic[AgentDepsT]):
     """The pydantic validation context of tool arguments, or a function of the call's run context giving it."""
     tracing: bool = False
     """Whether tool calls make spans."""
+    hooked: frozenset[str] = frozenset()
+    """The tool hooks (`TOOL_HOOKS`) some capability of the run implements; the others are skipped."""
 
     @classmethod
     @contextmanager
@@ -147,17 +167,46 @@ class ToolManager(Generic[AgentDepsT]):
         try:
             if tool is None:
                 raise ModelRetry(_unknown_tool_message(name, tools))
-            args = _validate_args(tool, call.args, self._validation_context(ctx))
-            if tool.args_validator_func is not None:
-                checked = tool.args_validator_func(ctx, **args)
-                if inspect.isawaitable(checked):
-                    await checked
+            if self.hooked & VALIDATE_HOOKS and tool.tool_def.kind != 'output':
+                args = await self._validate_with_hooks(call, tool, ctx)
+            else:
+                args = await self._validate(call.args, tool, ctx)
+        except SkipToolValidation as skip:
+            return ValidatedToolCall(call, tool, ctx, args_valid=True, validated_args=skip.validated_args)
         except (pydantic.ValidationError, ModelRetry) as error:
             self._check_max_retries(name, ctx, error)
             self.failed_tools.add(name)
             retry = _retry_error(call, error)
             return ValidatedToolCall(call, tool, ctx, args_valid=False, validation_error=retry)
         return ValidatedToolCall(call, tool, ctx, args_valid=True, validated_args=args)
+
+    async def _validate(
+        self, args: str | dict[str, Any] | None, tool: ToolsetTool[AgentDepsT], ctx: RunContext[AgentDepsT]
+    ) -> dict[str, Any]:
+        validated = _validate_args(tool, args, self._validation_context(ctx))
+        if tool.args_validator_func is not None:
+            checked = tool.args_validator_func(ctx, **validated)
+            if inspect.isawaitable(checked):
+                await checked
+        return validated
+
+    async def _validate_with_hooks(
+        self, call: ToolCallPart, tool: ToolsetTool[AgentDepsT], ctx: RunContext[AgentDepsT]
+    ) -> dict[str, Any]:
+        root = self.root_capability
+        assert root is not None  # hooks come from the run's capabilities
+        tool_def = tool.tool_def
+        raw: str | dict[str, Any] = call.args if call.args is not None else {}
+        raw = await root.before_tool_validate(ctx, call=call, tool_def=tool_def, args=raw)
+
+        async def validate(args: str | dict[str, Any]) -> dict[str, Any]:
+            return await self._validate(args, tool, ctx)
+
+        try:
+            args = await root.wrap_tool_validate(ctx, call=call, tool_def=tool_def, args=raw, handler=validate)
+        except (pydantic.ValidationError, ModelRetry) as error:
+            args = await root.on_tool_validate_error(ctx, call=call, tool_def=tool_def, args=raw, error=error)
+        return await root.after_tool_validate(ctx, call=call, tool_def=tool_def, args=args)
 
     async def execute_tool_call(self, validated: ValidatedToolCall[AgentDepsT]) -> Any:
         """Call the tool with the validated arguments and return what it returns.
@@ -180,8 +229,36 @@ class ToolManager(Generic[AgentDepsT]):
             with _instrument.span_if(
                 self.tracing, 'running tool: {tool_name}', tool_name=call.tool_name, tool_call_id=call.tool_call_id
             ):
+                if self.hooked & EXECUTE_HOOKS:
+                    return await self._execute_with_hooks(call, tool, ctx, validated.validated_args)
                 return await self.toolset.call_tool(call.tool_name, validated.validated_args, ctx, tool)
         except ModelRetry as error:
+            self._check_max_retries(call.tool_name, ctx, error)
+            self.failed_tools.add(call.tool_name)
+            raise _retry_error(call, error) from error
+
+    async def _execute_with_hooks(
+        self, call: ToolCallPart, tool: ToolsetTool[AgentDepsT], ctx: RunContext[AgentDepsT], args: dict[str, Any]
+    ) -> Any:
+        root = self.root_capability
+        assert root is not None  # hooks come from the run's capabilities
+        tool_def = tool.tool_def
+
+        async def execute(args: dict[str, Any]) -> Any:
+            return await self.toolset.call_tool(call.tool_name, args, ctx, tool)
+
+        try:
+            args = await root.before_tool_execute(ctx, call=call, tool_def=tool_def, args=args)
+            try:
+                result = await root.wrap_tool_execute(ctx, call=call, tool_def=tool_def, args=args, handler=execute)
+            except (SkipToolExecution, CallDeferred, ApprovalRequired, ToolRetryError, ModelRetry):
+                raise  # not failures of the tool
+            except Exception as error:
+                result = await root.on_tool_execute_error(ctx, call=call, tool_def=tool_def, args=args, error=error)
+            return await root.after_tool_execute(ctx, call=call, tool_def=tool_def, args=args, result=result)
+        except SkipToolExecution as skip:
+            return skip.result
+        except pydantic.ValidationError as error:  # a hook validating further: the model retries, as on `ModelRetry`
             self._check_max_retries(call.tool_name, ctx, error)
             self.failed_tools.add(call.tool_name)
             raise _retry_error(call, error) from error

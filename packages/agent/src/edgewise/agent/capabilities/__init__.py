@@ -1,22 +1,38 @@
 """Capabilities: pieces of agent behaviour given with `Agent(capabilities=[...])` (or per run).
 
-Edgewise implements the core of pydantic-ai 1.107's capabilities: `AbstractCapability` with its
-`get_instructions`, `get_model_settings`, `prepare_tools`, `prepare_output_tools`, `wrap_run`,
-`before_model_request`, `wrap_model_request`, `get_wrapper_toolset` and `handle_deferred_tool_calls` hooks;
-`CombinedCapability`, `HandleDeferredToolCalls`, `PrepareTools`, `PrepareOutputTools`, `IncludeToolReturnSchemas`,
-`NativeTool`, `ProcessHistory`, `Instrumentation` and `ToolSearch`.
+Edgewise implements pydantic-ai 1.107's capability hooks: `AbstractCapability` with its `get_*` methods, its
+`prepare_tools`/`prepare_output_tools` hooks, the lifecycle hooks of the run, of each node, model request, tool
+call (validation and execution) and output (validation and processing), `wrap_run_event_stream`,
+`handle_deferred_tool_calls` and `get_ordering`; `CombinedCapability`, `Hooks`, `HandleDeferredToolCalls`,
+`PrepareTools`, `PrepareOutputTools`, `IncludeToolReturnSchemas`, `NativeTool`, `ProcessHistory`, `Instrumentation`
+and `ToolSearch`.
 """
 
+from ..output import OutputContext
 from .abstract import (
     AbstractCapability,
     AgentCapability,
+    AgentNode,
     CapabilityFunc,
+    CapabilityOrdering,
+    CapabilityPosition,
+    CapabilityRef,
     ModelRequestContext,
+    NodeResult,
+    RawOutput,
+    RawToolArgs,
+    ValidatedToolArgs,
     WrapModelRequestHandler,
+    WrapNodeRunHandler,
+    WrapOutputProcessHandler,
+    WrapOutputValidateHandler,
     WrapRunHandler,
+    WrapToolExecuteHandler,
+    WrapToolValidateHandler,
 )
 from .combined import CombinedCapability
 from .deferred_tool_handler import HandleDeferredToolCalls
+from .hooks import HookRegistration, Hooks, HookTimeoutError
 from .include_return_schemas import IncludeToolReturnSchemas
 from .instrumentation import Instrumentation
 from .native_tool import NativeTool
@@ -33,23 +49,40 @@ from .tool_search import (
 __all__ = (
     'AbstractCapability',
     'AgentCapability',
+    'AgentNode',
     'CapabilityFunc',
+    'CapabilityOrdering',
+    'CapabilityPosition',
+    'CapabilityRef',
     'CombinedCapability',
     'HandleDeferredToolCalls',
     'HistoryProcessor',
     'HistoryProcessorFunc',
+    'HookRegistration',
+    'HookTimeoutError',
+    'Hooks',
     'IncludeToolReturnSchemas',
     'Instrumentation',
     'ModelRequestContext',
     'NativeTool',
+    'NodeResult',
+    'OutputContext',
     'PrepareOutputTools',
     'PrepareTools',
     'ProcessHistory',
+    'RawOutput',
+    'RawToolArgs',
     'ToolSearch',
     'ToolSearchFunc',
     'ToolSearchLocalStrategy',
     'ToolSearchNativeStrategy',
     'ToolSearchStrategy',
+    'ValidatedToolArgs',
     'WrapModelRequestHandler',
+    'WrapNodeRunHandler',
+    'WrapOutputProcessHandler',
+    'WrapOutputValidateHandler',
     'WrapRunHandler',
+    'WrapToolExecuteHandler',
+    'WrapToolValidateHandler',
 )

@@ -1,40 +1,138 @@
 """`AbstractCapability`: a piece of agent behaviour given with `Agent(capabilities=[...])`, with the hooks the run
-calls, and the handler types of its `wrap_*` hooks."""
+calls, and the handler types of its `wrap_*` hooks.
+
+Every stage of a run (the run, each node, each model request, each tool call's validation and execution, the
+output's validation and processing) has four hooks: `before_*` (change the input), `wrap_*` (around the stage:
+`await handler(...)` runs it), `on_*_error` (the stage failed: return a replacement or raise) and `after_*`
+(change the result). Across several capabilities, `before_*` hooks run in the order the capabilities are given,
+`wrap_*` hooks nest with the first capability outermost, and `after_*` and `on_*_error` hooks run in reverse order.
+"""
 
 from __future__ import annotations as _annotations
 
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import AsyncIterable, Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Generic, TypeAlias
+from typing import Any, Generic, Literal, TypeAlias
+
+from pydantic import ValidationError
+
+from edgewise.graph import BaseNode, End
 
 from .._deferred_tools import DeferredToolRequests, DeferredToolResults
+from .._run_deps import GraphAgentDeps, GraphAgentState
 from .._run_options import AgentInstructions, AgentModelSettings
-from .._run_result import AgentRunResult
+from .._run_result import AgentRunResult, FinalResult
 from .._tool_definition import ToolDefinition
-from ..messages import ModelResponse
+from ..exceptions import ModelRetry
+from ..messages import AgentStreamEvent, ModelResponse, ToolCallPart
 from ..models import ModelRequestContext
+from ..output import OutputContext
 from ..tools import AgentDepsT, AgentNativeTool, RunContext
 from ..toolsets import AbstractToolset
 
 __all__ = (
     'AbstractCapability',
-    'ModelRequestContext',
     'AgentCapability',
+    'AgentNode',
     'CapabilityFunc',
+    'CapabilityOrdering',
+    'CapabilityPosition',
+    'CapabilityRef',
+    'ModelRequestContext',
+    'NodeResult',
+    'RawOutput',
+    'RawToolArgs',
+    'ValidatedToolArgs',
     'WrapModelRequestHandler',
+    'WrapNodeRunHandler',
+    'WrapOutputProcessHandler',
+    'WrapOutputValidateHandler',
     'WrapRunHandler',
+    'WrapToolExecuteHandler',
+    'WrapToolValidateHandler',
+    'LIFECYCLE_HOOKS',
 )
+
+AgentNode: TypeAlias = BaseNode[GraphAgentState, GraphAgentDeps[AgentDepsT, Any], FinalResult[Any]]
+"""A node of an agent run (`UserPromptNode`, `ModelRequestNode`, `CallToolsNode`)."""
+
+NodeResult: TypeAlias = (
+    BaseNode[GraphAgentState, GraphAgentDeps[AgentDepsT, Any], FinalResult[Any]] | End[FinalResult[Any]]
+)
+"""What running a node of an agent run gives: the next node, or the `End` of the run."""
 
 WrapRunHandler: TypeAlias = Callable[[], Awaitable[AgentRunResult[Any]]]
 """What `wrap_run` is given: runs the agent and returns its result."""
 
+WrapNodeRunHandler: TypeAlias = Callable[[AgentNode[AgentDepsT]], Awaitable[NodeResult[AgentDepsT]]]
+"""What `wrap_node_run` is given: runs the node it is passed and returns the next node (or the `End`)."""
+
 WrapModelRequestHandler: TypeAlias = Callable[[ModelRequestContext], Awaitable[ModelResponse]]
 """What `wrap_model_request` is given: sends the request described by its argument and returns the response."""
+
+RawToolArgs: TypeAlias = str | dict[str, Any]
+"""A tool call's arguments as the model gave them (JSON text or a dict), before validation."""
+
+ValidatedToolArgs: TypeAlias = dict[str, Any]
+"""A tool call's arguments once validated against the tool's schema."""
+
+WrapToolValidateHandler: TypeAlias = Callable[[RawToolArgs], Awaitable[ValidatedToolArgs]]
+"""What `wrap_tool_validate` is given: validates the arguments it is passed."""
+
+WrapToolExecuteHandler: TypeAlias = Callable[[ValidatedToolArgs], Awaitable[Any]]
+"""What `wrap_tool_execute` is given: runs the tool with the arguments it is passed and returns its result."""
+
+RawOutput: TypeAlias = str | dict[str, Any]
+"""A structured output as the model gave it (text, or an output tool's arguments), before validation."""
+
+WrapOutputValidateHandler: TypeAlias = Callable[[RawOutput], Awaitable[Any]]
+"""What `wrap_output_validate` is given: validates the raw output it is passed into the output value."""
+
+WrapOutputProcessHandler: TypeAlias = Callable[[Any], Awaitable[Any]]
+"""What `wrap_output_process` is given: turns the validated value into the run's output (output function)."""
+
+CapabilityPosition: TypeAlias = Literal['outermost', 'innermost']
+"""Where a capability goes among the others, whatever the order they are given in."""
+
+CapabilityRef: TypeAlias = 'type[AbstractCapability[Any]] | AbstractCapability[Any]'
+"""A capability class (any capability of that class) or one capability (that very object)."""
+
+LIFECYCLE_HOOKS = (
+    'before_run', 'after_run', 'wrap_run', 'on_run_error',
+    'before_node_run', 'after_node_run', 'wrap_node_run', 'on_node_run_error',
+    'after_model_request', 'on_model_request_error',
+    'before_tool_validate', 'after_tool_validate', 'wrap_tool_validate', 'on_tool_validate_error',
+    'before_tool_execute', 'after_tool_execute', 'wrap_tool_execute', 'on_tool_execute_error',
+    'before_output_validate', 'after_output_validate', 'wrap_output_validate', 'on_output_validate_error',
+    'before_output_process', 'after_output_process', 'wrap_output_process', 'on_output_process_error',
+    'wrap_run_event_stream',
+)  # fmt: skip
+"""The hooks a run looks up once (`overrides`) to skip those no capability of the run implements."""
+
+
+@dataclass
+class CapabilityOrdering:
+    """Where a capability goes in its `CombinedCapability`, whatever the order the capabilities are given in
+    (`get_ordering`). The first capability is the outermost: its `before_*` hooks run first and its `wrap_*`
+    hooks wrap the others'."""
+
+    position: CapabilityPosition | None = None
+    """`'outermost'` or `'innermost'` (ties keep the given order), or `None` to stay where given."""
+    wraps: Sequence[CapabilityRef] = ()
+    """Capabilities (classes or objects) this one goes outside of."""
+    wrapped_by: Sequence[CapabilityRef] = ()
+    """Capabilities (classes or objects) this one goes inside of."""
+    requires: Sequence[type[AbstractCapability[Any]]] = ()
+    """Capability classes that must be among the capabilities too."""
 
 
 @dataclass
 class AbstractCapability(Generic[AgentDepsT]):
     """Base of capabilities: override the hooks you need; the defaults change nothing."""
+
+    def get_ordering(self) -> CapabilityOrdering | None:
+        """Where this capability goes among the others (see `CapabilityOrdering`); `None`: where it is given."""
+        return None
 
     def get_instructions(self) -> AgentInstructions:
         """Instructions this capability adds to every request (texts or functions of the run context)."""
@@ -42,6 +140,19 @@ class AbstractCapability(Generic[AgentDepsT]):
 
     def get_model_settings(self) -> AgentModelSettings | None:
         """Model settings this capability adds (under the agent's and the run's)."""
+        return None
+
+    def get_toolset(self) -> AbstractToolset[AgentDepsT] | None:
+        """A toolset whose tools this capability adds to the agent's."""
+        return None
+
+    def get_native_tools(self) -> Sequence[AgentNativeTool[AgentDepsT]]:
+        """Native tools (run by the model's provider) this capability adds to every request."""
+        return ()
+
+    def get_wrapper_toolset(self, toolset: AbstractToolset[AgentDepsT]) -> AbstractToolset[AgentDepsT] | None:
+        """The run's toolset (every function tool of the run, not the output tools) wrapped in another toolset, or
+        `None` to leave it as it is; asked once per run. The `prepare_tools` hooks see what the wrapper lists."""
         return None
 
     async def prepare_tools(self, ctx: RunContext[AgentDepsT], tool_defs: list[ToolDefinition]) -> list[ToolDefinition]:
@@ -56,19 +167,67 @@ class AbstractCapability(Generic[AgentDepsT]):
         output retry budget's."""
         return tool_defs
 
+    # -- the run ---------------------------------------------------------------------------------------------
+
+    async def before_run(self, ctx: RunContext[AgentDepsT]) -> None:
+        """Called as the run starts (inside `wrap_run`), to observe it; change it with `wrap_run`."""
+
+    async def after_run(self, ctx: RunContext[AgentDepsT], *, result: AgentRunResult[Any]) -> AgentRunResult[Any]:
+        """Called with the run's result once it has ended (or once `on_run_error` recovered); return it, or
+        another result, which becomes the run's."""
+        return result
+
     async def wrap_run(self, ctx: RunContext[AgentDepsT], *, handler: WrapRunHandler) -> AgentRunResult[Any]:
         """Around a whole run: `await handler()` runs it. Return another result, catch its error and return a
         result instead, or skip the run by not calling `handler`."""
         return await handler()
 
-    def get_native_tools(self) -> Sequence[AgentNativeTool[AgentDepsT]]:
-        """Native tools (run by the model's provider) this capability adds to every request."""
-        return ()
+    async def on_run_error(self, ctx: RunContext[AgentDepsT], *, error: BaseException) -> AgentRunResult[Any]:
+        """Called when the run failed and no `wrap_run` recovered: raise (`error` or another exception), or return
+        a result for the run instead (which then goes through `after_run`)."""
+        raise error
 
-    def get_wrapper_toolset(self, toolset: AbstractToolset[AgentDepsT]) -> AbstractToolset[AgentDepsT] | None:
-        """The run's toolset (every function tool of the run, not the output tools) wrapped in another toolset, or
-        `None` to leave it as it is; asked once per run. The `prepare_tools` hooks see what the wrapper lists."""
-        return None
+    # -- each node of the run --------------------------------------------------------------------------------
+
+    async def before_node_run(
+        self, ctx: RunContext[AgentDepsT], *, node: AgentNode[AgentDepsT]
+    ) -> AgentNode[AgentDepsT]:
+        """Called before each node of the run (`UserPromptNode`, `ModelRequestNode`, `CallToolsNode`) runs; return
+        it, or another node to run in its place."""
+        return node
+
+    async def after_node_run(
+        self, ctx: RunContext[AgentDepsT], *, node: AgentNode[AgentDepsT], result: NodeResult[AgentDepsT]
+    ) -> NodeResult[AgentDepsT]:
+        """Called after a node ran with what comes next (a node, or the `End`); return it or another."""
+        return result
+
+    async def wrap_node_run(
+        self, ctx: RunContext[AgentDepsT], *, node: AgentNode[AgentDepsT], handler: WrapNodeRunHandler[AgentDepsT]
+    ) -> NodeResult[AgentDepsT]:
+        """Around each node: `await handler(node)` runs it and gives the next node (or the `End`). Run another node,
+        run it again, or return another next node.
+
+        Node hooks fire where the run is driven through `AgentRun.next` (which `agent.run`, `run_sync`,
+        `run_stream` and `run_stream_events` do), not under a bare `async for node in agent_run`."""
+        return await handler(node)
+
+    async def on_node_run_error(
+        self, ctx: RunContext[AgentDepsT], *, node: AgentNode[AgentDepsT], error: Exception
+    ) -> NodeResult[AgentDepsT]:
+        """Called when a node failed: raise (`error` or another exception), or return the node (or `End`) the run
+        goes on with."""
+        raise error
+
+    async def wrap_run_event_stream(
+        self, ctx: RunContext[AgentDepsT], *, stream: AsyncIterable[AgentStreamEvent]
+    ) -> AsyncIterable[AgentStreamEvent]:
+        """Around the events of each streamed node: yield them, changed, dropped or with others. A run whose
+        capabilities implement this streams its nodes even without an `event_stream_handler`."""
+        async for event in stream:
+            yield event
+
+    # -- each model request ----------------------------------------------------------------------------------
 
     async def before_model_request(
         self, ctx: RunContext[AgentDepsT], request_context: ModelRequestContext
@@ -76,12 +235,190 @@ class AbstractCapability(Generic[AgentDepsT]):
         """Called before each model request with what is about to be sent; return it, changed or not."""
         return request_context
 
+    async def after_model_request(
+        self, ctx: RunContext[AgentDepsT], *, request_context: ModelRequestContext, response: ModelResponse
+    ) -> ModelResponse:
+        """Called with each model response; return it or another. Raise `ModelRetry` to have the model answer
+        again (the response stays in the history; it counts against the output retries)."""
+        return response
+
     async def wrap_model_request(
         self, ctx: RunContext[AgentDepsT], *, request_context: ModelRequestContext, handler: WrapModelRequestHandler
     ) -> ModelResponse:
-        """Around each (not streamed) model request: `await handler(request_context)` sends it. Return another
-        response, or one of your own without calling `handler`."""
+        """Around each model request: `await handler(request_context)` sends it. Return another response, or one
+        of your own without calling `handler`. `ModelRetry` asks the model again (past `on_model_request_error`)."""
         return await handler(request_context)
+
+    async def on_model_request_error(
+        self, ctx: RunContext[AgentDepsT], *, request_context: ModelRequestContext, error: Exception
+    ) -> ModelResponse:
+        """Called when a model request failed: raise (`error` or another exception), return a response to use
+        instead, or raise `ModelRetry` to ask the model again. Not called for `ModelRetry` or
+        `SkipModelRequest`."""
+        raise error
+
+    # -- each function tool call: validation -----------------------------------------------------------------
+
+    async def before_tool_validate(
+        self, ctx: RunContext[AgentDepsT], *, call: ToolCallPart, tool_def: ToolDefinition, args: RawToolArgs
+    ) -> RawToolArgs:
+        """Called with a tool call's raw arguments before they are validated; return them, changed or not. Raise
+        `ModelRetry` to have the model make the call again."""
+        return args
+
+    async def after_tool_validate(
+        self, ctx: RunContext[AgentDepsT], *, call: ToolCallPart, tool_def: ToolDefinition, args: ValidatedToolArgs
+    ) -> ValidatedToolArgs:
+        """Called with a tool call's validated arguments; return them, changed or not. Raise `ModelRetry` to
+        reject them."""
+        return args
+
+    async def wrap_tool_validate(
+        self,
+        ctx: RunContext[AgentDepsT],
+        *,
+        call: ToolCallPart,
+        tool_def: ToolDefinition,
+        args: RawToolArgs,
+        handler: WrapToolValidateHandler,
+    ) -> ValidatedToolArgs:
+        """Around the validation of a tool call's arguments: `await handler(args)` validates them."""
+        return await handler(args)
+
+    async def on_tool_validate_error(
+        self,
+        ctx: RunContext[AgentDepsT],
+        *,
+        call: ToolCallPart,
+        tool_def: ToolDefinition,
+        args: RawToolArgs,
+        error: ValidationError | ModelRetry,
+    ) -> ValidatedToolArgs:
+        """Called when a tool call's arguments did not validate (a `ValidationError`, or `ModelRetry` from the
+        tool's `args_validator`): raise to have the model retry, or return arguments to use instead."""
+        raise error
+
+    # -- each function tool call: execution ------------------------------------------------------------------
+
+    async def before_tool_execute(
+        self, ctx: RunContext[AgentDepsT], *, call: ToolCallPart, tool_def: ToolDefinition, args: ValidatedToolArgs
+    ) -> ValidatedToolArgs:
+        """Called with the validated arguments before the tool runs; return them, changed or not. Raise
+        `ModelRetry` to have the model make the call again instead."""
+        return args
+
+    async def after_tool_execute(
+        self,
+        ctx: RunContext[AgentDepsT],
+        *,
+        call: ToolCallPart,
+        tool_def: ToolDefinition,
+        args: ValidatedToolArgs,
+        result: Any,
+    ) -> Any:
+        """Called with what the tool returned; return it or another result. Raise `ModelRetry` to reject it."""
+        return result
+
+    async def wrap_tool_execute(
+        self,
+        ctx: RunContext[AgentDepsT],
+        *,
+        call: ToolCallPart,
+        tool_def: ToolDefinition,
+        args: ValidatedToolArgs,
+        handler: WrapToolExecuteHandler,
+    ) -> Any:
+        """Around a tool's run: `await handler(args)` runs it and returns its result."""
+        return await handler(args)
+
+    async def on_tool_execute_error(
+        self,
+        ctx: RunContext[AgentDepsT],
+        *,
+        call: ToolCallPart,
+        tool_def: ToolDefinition,
+        args: ValidatedToolArgs,
+        error: Exception,
+    ) -> Any:
+        """Called when a tool raised: raise (`error` or another exception), return a result to use instead, or
+        raise `ModelRetry` to have the model retry. Not called for the tool's own `ModelRetry`, `CallDeferred`,
+        `ApprovalRequired` or `SkipToolExecution`."""
+        raise error
+
+    # -- the output: validation ------------------------------------------------------------------------------
+
+    async def before_output_validate(
+        self, ctx: RunContext[AgentDepsT], *, output_context: OutputContext, output: RawOutput
+    ) -> RawOutput:
+        """Called with a structured output (an output tool's arguments, or native/prompted JSON text) before it is
+        validated; return it, changed or not (repair it, say). Not called for plain text output. Raise
+        `ModelRetry` to have the model answer again. While streaming, also called on partial outputs
+        (`ctx.partial_output`)."""
+        return output
+
+    async def after_output_validate(
+        self, ctx: RunContext[AgentDepsT], *, output_context: OutputContext, output: Any
+    ) -> Any:
+        """Called with the validated value (an instance of the output type, or the output function's argument);
+        return it or another. Raise `ModelRetry` to reject it."""
+        return output
+
+    async def wrap_output_validate(
+        self,
+        ctx: RunContext[AgentDepsT],
+        *,
+        output_context: OutputContext,
+        output: RawOutput,
+        handler: WrapOutputValidateHandler,
+    ) -> Any:
+        """Around the validation of a structured output: `await handler(output)` validates it."""
+        return await handler(output)
+
+    async def on_output_validate_error(
+        self,
+        ctx: RunContext[AgentDepsT],
+        *,
+        output_context: OutputContext,
+        output: RawOutput,
+        error: ValidationError | ModelRetry,
+    ) -> Any:
+        """Called when a structured output did not validate: raise to have the model retry, or return the value
+        to use instead."""
+        raise error
+
+    # -- the output: processing ------------------------------------------------------------------------------
+
+    async def before_output_process(
+        self, ctx: RunContext[AgentDepsT], *, output_context: OutputContext, output: Any
+    ) -> Any:
+        """Called with the validated value before it becomes the output (through the output function, if any);
+        return it, changed or not. Raise `ModelRetry` to have the model answer again."""
+        return output
+
+    async def after_output_process(
+        self, ctx: RunContext[AgentDepsT], *, output_context: OutputContext, output: Any
+    ) -> Any:
+        """Called with the output; return it or another. Raise `ModelRetry` to reject it."""
+        return output
+
+    async def wrap_output_process(
+        self,
+        ctx: RunContext[AgentDepsT],
+        *,
+        output_context: OutputContext,
+        output: Any,
+        handler: WrapOutputProcessHandler,
+    ) -> Any:
+        """Around the processing of the output: `await handler(output)` calls the output function (if any)."""
+        return await handler(output)
+
+    async def on_output_process_error(
+        self, ctx: RunContext[AgentDepsT], *, output_context: OutputContext, output: Any, error: Exception
+    ) -> Any:
+        """Called when processing the output raised (not `ModelRetry`): raise, or return the output to use."""
+        raise error
+
+    # -- deferred tool calls ---------------------------------------------------------------------------------
 
     async def handle_deferred_tool_calls(
         self, ctx: RunContext[AgentDepsT], *, requests: DeferredToolRequests
@@ -91,9 +428,21 @@ class AbstractCapability(Generic[AgentDepsT]):
         unanswered end the run with `DeferredToolRequests` as its output."""
         return None
 
+    # -- what the run looks up once --------------------------------------------------------------------------
+
+    @property
+    def has_wrap_node_run(self) -> bool:
+        """Whether this capability implements `wrap_node_run`."""
+        return self.overrides('wrap_node_run')
+
+    @property
+    def has_wrap_run_event_stream(self) -> bool:
+        """Whether this capability implements `wrap_run_event_stream`."""
+        return self.overrides('wrap_run_event_stream')
+
     def has_request_hook(self) -> bool:
         """Whether this capability overrides `before_model_request` (so runs without one skip building a context)."""
-        return _overrides(self, 'before_model_request')
+        return self.overrides('before_model_request')
 
     def overrides(self, hook: str) -> bool:
         """Whether this capability implements `hook` (the name of one of the hook methods), so that a run whose
