@@ -380,3 +380,23 @@ async def test_early_end_answers_skipped_and_unknown_calls_in_call_order() -> No
         ('c2', 'RetryPromptPart'),
         ('c3', 'ToolReturnPart'),
     ]
+
+
+async def test_a_function_model_keeps_the_messages_of_each_request_as_they_were_sent() -> None:
+    received: list[list[ModelMessage]] = []
+
+    async def remember(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        received.append(messages)
+        if len(received) == 1:
+            return ModelResponse(parts=[ToolCallPart('noop', {})])
+        return ModelResponse(parts=[TextPart('done')])
+
+    agent = Agent(FunctionModel(remember))
+
+    @agent.tool_plain
+    def noop() -> str:
+        return 'ok'
+
+    result = await agent.run('go')
+    assert [len(messages) for messages in received] == [1, 3]  # not the run's history as it grew afterwards
+    assert received[1] == result.all_messages()[:3]

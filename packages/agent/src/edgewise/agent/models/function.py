@@ -145,10 +145,13 @@ class FunctionModel(Model):
                 f'FunctionModel {self._model_name!r} has only a `stream_function`; non-streamed runs need `function`.'
             )
         info = _agent_info(messages, model_settings, model_request_parameters)
+        # The function gets a list of its own: the run's history list grows after the request, and a function that
+        # keeps what it was given must keep what this request sent (as in pydantic-ai).
+        sent = list(messages)
         if self._is_async:
-            response = await function(messages, info)  # type: ignore[misc]
+            response = await function(sent, info)  # type: ignore[misc]
         else:
-            response = await anyio.to_thread.run_sync(function, messages, info)
+            response = await anyio.to_thread.run_sync(function, sent, info)
         if not isinstance(response, ModelResponse):
             raise UserError(
                 f'The function of FunctionModel {self._model_name!r} returned {response!r}, not a ModelResponse.'
@@ -176,7 +179,7 @@ class FunctionModel(Model):
         if self.stream_function is None:
             raise UserError(f'FunctionModel {self._model_name!r} has no `stream_function`; streamed runs need one.')
         info = _agent_info(messages, model_settings, model_request_parameters)
-        items = self.stream_function(messages, info)
+        items = self.stream_function(list(messages), info)  # a list of its own, as `request` gives
         try:
             first = await anext(items)
         except StopAsyncIteration:
