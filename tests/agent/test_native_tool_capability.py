@@ -11,7 +11,7 @@ from edgewise.agent import Agent, RunContext
 from edgewise.agent.capabilities import CombinedCapability, NativeTool
 from edgewise.agent.messages import ModelMessage, ModelResponse, TextPart
 from edgewise.agent.models.function import AgentInfo, FunctionModel
-from edgewise.agent.native_tools import AbstractNativeTool, CodeExecutionTool, WebSearchTool
+from edgewise.agent.native_tools import AbstractNativeTool, CodeExecutionTool, MCPServerTool, WebSearchTool
 
 pytestmark = pytest.mark.anyio
 
@@ -36,9 +36,33 @@ async def test_a_native_tool_capability_reaches_the_request_in_order() -> None:
     deprecated: dict[str, Any] = {'builtin_tools': [WebSearchTool()]}  # not in `run`'s signature, as in 1.107
     with pytest.warns(DeprecationWarning, match='builtin_tools'):
         await agent.run('hi', **deprecated)
-    assert [type(t) for t in seen[0]] == [CodeExecutionTool, WebSearchTool, WebSearchTool]
-    assert isinstance(seen[0][1], WebSearchTool)
-    assert seen[0][1].search_context_size == 'high'
+    # One tool per `unique_id`: the run's web search takes the place of the agent's (as in pydantic-ai 1.107).
+    assert seen[0] == [CodeExecutionTool(), WebSearchTool()]
+
+
+async def test_a_runs_native_tool_replaces_the_agents_with_the_same_id_in_its_place() -> None:
+    seen: list[list[AbstractNativeTool]] = []
+    agent = Agent(
+        _recording_model(seen),
+        capabilities=[
+            NativeTool(WebSearchTool()),
+            NativeTool(MCPServerTool(id='wiki', url='https://wiki.example/mcp')),
+            NativeTool(MCPServerTool(id='code', url='https://code.example/mcp')),
+        ],
+    )
+    await agent.run(
+        'hi',
+        capabilities=[
+            NativeTool(MCPServerTool(id='code', url='https://code.example/mcp', authorization_token='t')),
+            NativeTool(MCPServerTool(id='new', url='https://new.example/mcp')),
+        ],
+    )
+    assert seen[0] == [
+        WebSearchTool(),
+        MCPServerTool(id='wiki', url='https://wiki.example/mcp'),
+        MCPServerTool(id='code', url='https://code.example/mcp', authorization_token='t'),
+        MCPServerTool(id='new', url='https://new.example/mcp'),
+    ]
 
 
 async def test_a_tool_built_per_request_can_be_left_out() -> None:

@@ -176,14 +176,14 @@ async def call_user_function(function: Callable[..., Any], *args: Any) -> Any:
 
 async def resolve_native_tools(tools: Sequence[AgentNativeTool[Any]], ctx: RunContext[Any]) -> list[AbstractNativeTool]:
     """The native tools of one request: tool instances as they are, functions called with the run context
-    (those returning `None` leave their tool out of this request)."""
-    resolved: list[AbstractNativeTool] = []
+    (those returning `None` leave their tool out of this request), one per `unique_id`."""
+    resolved: dict[str, AbstractNativeTool] = {}
     for tool in tools:
-        if isinstance(tool, AbstractNativeTool):
-            resolved.append(tool)
-        elif (built := await call_user_function(tool, ctx)) is not None:
-            resolved.append(built)
-    return resolved
+        built = tool if isinstance(tool, AbstractNativeTool) else await call_user_function(tool, ctx)
+        if built is not None:
+            # One tool per `unique_id`: a later one (the run's, after the agent's) takes the earlier one's place.
+            resolved[built.unique_id] = built
+    return list(resolved.values())
 
 
 def _takes_ctx(function: Callable[..., Any], plain_arity: int) -> bool:
