@@ -361,3 +361,22 @@ def test_a_run_output_type_cannot_be_combined_with_output_validators() -> None:
 
     with pytest.raises(UserError, match='Cannot set a custom run `output_type` when the agent has output validators'):
         agent.run_sync('go', output_type=int)
+
+
+async def test_text_answering_an_explicit_tool_output_gets_a_retry_prompt_asking_for_the_tool() -> None:
+    model, _ = scripted(
+        ModelResponse(parts=[TextPart('{"answer": "one"}')]),
+        ModelResponse(parts=[ToolCallPart('final_result', {'answer': 'two'})]),
+    )
+    result = await Agent(model, output_type=ToolOutput(Bar)).run('go')
+    assert result.output == Bar(answer='two')
+    retry = result.all_messages()[2].parts[0]
+    assert isinstance(retry, RetryPromptPart)
+    assert retry.content == 'Please include your response in a tool call.'
+
+
+async def test_json_text_answering_a_plain_output_type_is_the_output() -> None:
+    # pydantic-ai's 'auto' output: a model that answers in JSON text rather than with the tool is taken at its word.
+    model, _ = scripted(ModelResponse(parts=[TextPart('{"answer": "one"}')]))
+    result = await Agent(model, output_type=Bar).run('go')
+    assert result.output == Bar(answer='one')

@@ -527,7 +527,7 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
             texts = [answer]
         text = ''.join(texts)
         try:
-            if not text:
+            if not text or (schema.object_processor is None and not schema.allow_text_output):
                 raise ModelRetry(_no_output_retry(schema, deps.step_tools, text_allowed=schema.mode != 'tool'))
             if schema.allow_text_output:
                 output = await schema.process_text(text, run_ctx)

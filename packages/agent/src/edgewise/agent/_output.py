@@ -387,11 +387,14 @@ def build_output_schema(output_type: Any) -> OutputSchema:
             default = DEFAULT_OUTPUT_TOOL_DESCRIPTION
             processor.description = f'{type_name}: {default}' if many else default
         tools[name] = processor
+    # Plain types only (pydantic-ai's 'auto' output): a JSON text answer is read as the first tool's arguments too.
+    # An explicit `ToolOutput` asks for a tool call, and text is answered with a retry prompt.
+    explicit = any(spec is not None for _, spec in tool_items)
     return ToolOutputSchema(  # also with text allowed: pydantic-ai 1.x no longer uses 'tool_or_text'
         allow_text_output=allow_text,
         tools=tools,
         text_processor=text_processor,
-        object_processor=next(iter(tools.values())),
+        object_processor=None if explicit else next(iter(tools.values())),
         allows_none=allows_none,
     )
 
