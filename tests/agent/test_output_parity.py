@@ -12,6 +12,7 @@ from inline_snapshot import snapshot
 
 from edgewise.agent import (
     Agent,
+    ModelRetry,
     NativeOutput,
     PromptedOutput,
     RunContext,
@@ -380,3 +381,32 @@ async def test_json_text_answering_a_plain_output_type_is_the_output() -> None:
     model, _ = scripted(ModelResponse(parts=[TextPart('{"answer": "one"}')]))
     result = await Agent(model, output_type=Bar).run('go')
     assert result.output == Bar(answer='one')
+
+
+@pytest.mark.parametrize(
+    ('budget', 'second'),
+    [
+        (0, 'Output tool not used - output function execution failed.'),  # no retry left: only noted
+        (2, 'Second output refused'),  # a retry prompt, though the output is given
+    ],
+)
+async def test_exhaustive_a_later_output_function_asking_for_a_retry(budget: int, second: str) -> None:
+    def first(value: str) -> str:
+        return value
+
+    def refuse(value: str) -> str:
+        raise ModelRetry('Second output refused')
+
+    model, _ = scripted(
+        ModelResponse(parts=[ToolCallPart('first', {'value': 'ok'}), ToolCallPart('second', {'value': 'no'})])
+    )
+    agent = Agent(
+        model,
+        output_type=[ToolOutput(first, name='first'), ToolOutput(refuse, name='second')],
+        end_strategy='exhaustive',
+        retries={'output': budget},
+    )
+    result = await agent.run('go')
+    assert result.output == 'ok'
+    parts = result.all_messages()[2].parts
+    assert [getattr(p, 'content', None) for p in parts] == ['Final result processed.', second]

@@ -597,6 +597,9 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
             except ModelRetry as exc:
                 if final is None:
                     _count_output_failure(state, call_ctx, exc, failed_outputs)
+                elif call_ctx.retry >= budget:  # the output is given, and this tool has no retry left: only noted
+                    parts.append(_status(call, 'Output tool not used - output function execution failed.'))
+                    continue
                 parts.append(tool_retry_prompt(call, exc.message))
             else:
                 parts.append(_status(call, 'Final result processed.'))
