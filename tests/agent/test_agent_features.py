@@ -20,6 +20,7 @@ from edgewise.agent import (
     UserPromptNode,
 )
 from edgewise.agent.messages import (
+    ImageUrl,
     ModelMessage,
     ModelMessagesTypeAdapter,
     ModelRequest,
@@ -400,3 +401,28 @@ async def test_a_function_model_keeps_the_messages_of_each_request_as_they_were_
     result = await agent.run('go')
     assert [len(messages) for messages in received] == [1, 3]  # not the run's history as it grew afterwards
     assert received[1] == result.all_messages()[:3]
+
+
+async def test_resending_the_last_request_gives_its_prompt_to_the_run_and_this_runs_instructions() -> None:
+    seen: list[object] = []
+    agent = Agent(TestModel())
+
+    @agent.instructions
+    def current(ctx: RunContext[None]) -> str:
+        seen.append(ctx.prompt)
+        return 'New instructions'
+
+    history: list[ModelMessage] = [
+        ModelRequest(
+            [UserPromptPart(['Hello', ImageUrl('https://example.com/a.jpg')]), UserPromptPart('How goes it?')],
+            instructions='Old instructions',
+            run_id='an-earlier-run',
+        )
+    ]
+    result = await agent.run(message_history=history)
+    assert seen[0] == ['Hello', ImageUrl('https://example.com/a.jpg'), 'How goes it?']
+    request = result.all_messages()[0]
+    assert isinstance(request, ModelRequest)
+    assert request.instructions == 'New instructions'
+    assert request.run_id == 'an-earlier-run'  # it belongs to the run that made it: not one of this run's messages
+    assert result.new_messages() == result.all_messages()[1:]

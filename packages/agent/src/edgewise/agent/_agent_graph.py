@@ -134,6 +134,9 @@ class UserPromptNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Final
         history = state.message_history
         if self.deferred_tool_results is not None:
             return _resume_deferred(history, self.deferred_tool_results, self.user_prompt)
+        if self.user_prompt is None and history and isinstance(history[-1], ModelRequest):
+            # The last request is sent again: its user prompt is the run's (for `ctx.prompt`, as in pydantic-ai).
+            deps.prompt = _prompt_of(history[-1]) or deps.prompt
         run_ctx = deps.run_context(state)
         parts: list[ModelRequestPart] = []
         kept = len(history)  # the messages before this index are as this node's snapshot holds them
@@ -146,12 +149,16 @@ class UserPromptNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Final
         elif not parts and history:
             last = history[-1]
             if isinstance(last, ModelRequest):
-                # Re-send the last request of the history (e.g. one whose answer failed); it stays out of
-                # `new_messages`.
+                # Re-send the last request of the history (e.g. one whose answer failed) with this run's
+                # instructions; it keeps its run id, and stays out of `new_messages` (as in pydantic-ai).
                 history.pop()
-                deps.resumed_request = last
+                request = ModelRequest(
+                    last.parts, run_id=last.run_id, conversation_id=last.conversation_id, metadata=last.metadata
+                )
+                request.instructions = await deps.instructions_text(state)
+                deps.resumed_request = request
                 _stored_through(ctx, min(kept, len(history)))
-                return ModelRequestNode(last)
+                return ModelRequestNode(request)
             if last.tool_calls or not await deps.instructions_text(state):
                 # Continue a conversation whose last response still has tool calls to handle, or that has nothing
                 # new to send: its last response is handled again.
@@ -161,6 +168,22 @@ class UserPromptNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Final
         instructions = await deps.instructions_text(state)
         _stored_through(ctx, kept)
         return ModelRequestNode(ModelRequest(parts, instructions=instructions))
+
+
+def _prompt_of(request: ModelRequest) -> str | list[UserContent] | None:
+    """The user prompt content of `request`: its one user prompt, or the contents of its user prompts in a list."""
+    prompts = [part.content for part in request.parts if isinstance(part, UserPromptPart)]
+    if not prompts:
+        return None
+    if len(prompts) == 1:
+        return prompts[0] if isinstance(prompts[0], str) else list(prompts[0])
+    combined: list[UserContent] = []
+    for content in prompts:
+        if isinstance(content, str):
+            combined.append(content)
+        else:
+            combined.extend(content)
+    return combined
 
 
 def _stored_through(ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[Any, Any]], count: int) -> None:
@@ -352,7 +375,7 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
         deps.usage_limits.check_before_request(state.usage, history)
         request = self.request
         request.timestamp = _now()
-        request.run_id = state.run_id
+        request.run_id = request.run_id or state.run_id  # a request resent from the history keeps its run's id
         request.conversation_id = request.conversation_id or state.conversation_id
         if deps.durable:  # the next snapshot stores the messages from this request on
             state.message_offset = len(history)

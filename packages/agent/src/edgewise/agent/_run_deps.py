@@ -351,7 +351,7 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
             deps=self.user_deps,
             model=self.model,
             usage=state.usage,
-            prompt=self.prompt if isinstance(self.prompt, str) else None,
+            prompt=self.prompt,
             messages=state.message_history,
             run_step=state.run_step,
             run_id=state.run_id,

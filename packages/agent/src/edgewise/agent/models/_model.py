@@ -11,7 +11,7 @@ import dataclasses
 import sys
 import warnings
 from abc import ABC, abstractmethod
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from types import TracebackType
@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Generic, Self
 
 from typing_extensions import TypeVar
 
-from .._message_types import ModelMessage, ModelResponse
+from .._message_types import ModelMessage, ModelResponse, UserContent
 from .._usage_counts import RunUsage
 from ..native_tools import AbstractNativeTool
 from ..settings import ModelSettings
@@ -60,8 +60,9 @@ class RunContext(Generic[AgentDepsT]):
     """The model of the run."""
     usage: RunUsage
     """The usage of the run so far."""
-    prompt: str | None = None
-    """The user prompt the run started with."""
+    prompt: str | Sequence[UserContent] | None = None
+    """The user prompt the run started with (for a run resending the last request of its history, that request's
+    user prompt content)."""
     messages: list[ModelMessage] = field(default_factory=list)
     """The messages of the run so far."""
     retries: dict[str, int] = field(default_factory=dict)
