@@ -211,6 +211,15 @@ def test_native_and_prompted_output() -> None:
     assert body(params=prompted)['generationConfig'] == {'responseMimeType': 'application/json'}
 
 
+def test_an_image_model_is_asked_for_images_and_text_when_text_is_an_output() -> None:
+    assert body(model='gemini-2.5-flash-image')['generationConfig'] == {'responseModalities': ['TEXT', 'IMAGE']}
+    image_only = ModelRequestParameters(output_mode='image', allow_text_output=False, allow_image_output=True)
+    assert body(params=image_only, model='gemini-2.5-flash-image')['generationConfig'] == {
+        'responseModalities': ['IMAGE']
+    }
+    assert 'generationConfig' not in body()  # a model that cannot draw is asked nothing of the kind
+
+
 def test_what_the_model_cannot_take_is_a_user_error() -> None:
     schema = {'type': 'object', 'properties': {'a': {'type': 'integer'}}}
     native = ModelRequestParameters(

@@ -4,6 +4,7 @@ in a later request. Request bodies are checked against the official SDKs' reques
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from typing import Any
 
@@ -265,6 +266,16 @@ def _responses(params: ModelRequestParameters, messages: list[ModelMessage] = HI
     body = responses_request_body('gpt-5', messages, settings or None, params, openai_model_profile('gpt-5'))  # type: ignore[arg-type]
     validate_responses_body(body)
     return body
+
+
+def test_responses_image_output_brings_the_image_generation_tool() -> None:
+    image_output = ModelRequestParameters(allow_text_output=False, allow_image_output=True, output_mode='image')
+    assert _responses(image_output)['tools'] == [{'type': 'image_generation'}]
+    assert _responses(image_output)['tool_choice'] == 'auto'  # the image is an answer without a function call
+    # An image generation tool given as a native tool is not doubled.
+    given = dataclasses.replace(image_output, native_tools=[ImageGenerationTool(quality='low')])
+    assert [tool['type'] for tool in _responses(given)['tools']] == ['image_generation']
+    assert 'tools' not in _responses(ModelRequestParameters())
 
 
 def test_responses_hosted_tools_in_a_request() -> None:

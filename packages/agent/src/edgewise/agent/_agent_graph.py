@@ -33,7 +33,7 @@ from ._agent_stream import AgentStream
 from ._deferred_tools import DeferredToolRequests, DeferredToolResults
 from ._history import sent_messages
 from ._no_output import NoOutput, no_output_answer
-from ._output import validation_errors
+from ._output import OutputSchema, validation_errors
 from ._request_hooks import (
     RESPONSE_HOOKS,
     HookedResponse,
@@ -48,6 +48,7 @@ from ._step_tools import prepare_output_tools, prepare_step_tools
 from ._tool_calls import answer_deferred_inline, run_tool_calls, tool_retry_prompt, validate_for_events
 from .exceptions import ModelRetry, SkipModelRequest, UnexpectedModelBehavior, UserError
 from .messages import (
+    BinaryImage,
     FunctionToolCallEvent,
     FunctionToolResultEvent,
     HandleResponseEvent,
@@ -390,6 +391,7 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
             output_tools=await prepare_output_tools(state, deps),
             # As in pydantic-ai: native and prompted output arrive as text, so the model is told text is allowed.
             allow_text_output=schema.allow_text_output or schema.mode in ('native', 'prompted'),
+            allow_image_output=schema.allows_image,
         )
         if deps.native_tools:
             params.native_tools = await resolve_native_tools(deps.native_tools, deps.run_context(state))
@@ -523,13 +525,15 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
         self, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]]
     ) -> ModelRequestNode[DepsT, NodeRunEndT] | End[FinalResult[NodeRunEndT]]:
         state, deps = ctx.state, ctx.deps
+        schema = deps.output_schema
+        if schema.allows_image and (images := self.model_response.images):
+            return await self._handle_image(ctx, images[0])  # an image is the output before any text (pydantic-ai)
         texts: list[str] = []
         for part in self.model_response.parts:
             if isinstance(part, TextPart):
                 texts.append(part.content)
             elif isinstance(part, NativeToolCallPart):
                 texts = []  # text before a call of the provider's tools is commentary, not the answer (pydantic-ai)
-        schema = deps.output_schema
         run_ctx = deps.run_context(state, retry=state.retries, max_retries=deps.max_result_retries)
         retry: RetryPromptPart
         if not texts:
@@ -551,7 +555,7 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
         text = ''.join(texts)
         try:
             if not text or (schema.object_processor is None and not schema.allow_text_output):
-                raise ModelRetry(_no_output_retry(schema, deps.step_tools, text_allowed=schema.mode != 'tool'))
+                raise ModelRetry(_no_output_retry(schema, deps.step_tools))
             if schema.allow_text_output:
                 output = await schema.process_text(text, run_ctx)
             else:
@@ -570,6 +574,20 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
             return End(FinalResult(output))
         instructions = await deps.instructions_text(state)
         return ModelRequestNode(ModelRequest([retry], instructions=instructions))
+
+    async def _handle_image(
+        self, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]], image: BinaryImage
+    ) -> ModelRequestNode[DepsT, NodeRunEndT] | End[FinalResult[NodeRunEndT]]:
+        """The image is the output, once the output validators pass it (a `ModelRetry` from one asks again)."""
+        state, deps = ctx.state, ctx.deps
+        run_ctx = deps.run_context(state, retry=state.retries, max_retries=deps.max_result_retries)
+        try:
+            output = await _validate_output(image, run_ctx, deps)
+        except ModelRetry as exc:
+            state.increment_retries(deps.max_result_retries, exc)
+            retry = RetryPromptPart(exc.message)
+            return ModelRequestNode(ModelRequest([retry], instructions=await deps.instructions_text(state)))
+        return End(FinalResult(output))
 
     async def _handle_tool_calls(
         self, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]], calls: list[ToolCallPart]
@@ -808,14 +826,16 @@ def _tag_tool_calls(response: ModelResponse, tool_kinds: dict[str, str]) -> None
     ]
 
 
-def _no_output_retry(schema: Any, step_tools: dict[str, Any] | None, *, text_allowed: bool) -> str:
+def _no_output_retry(schema: OutputSchema, step_tools: dict[str, Any] | None) -> str:
     """What the model is asked when its answer gives no output, as pydantic-ai 1.107 words it: the ways it has."""
     ways: list[str] = []
     if schema.tools:
         ways.append('include your response in a tool call')
     elif step_tools is None or step_tools:
         ways.append('call a tool')
-    if text_allowed or schema.allow_text_output:
+    if schema.allows_image:
+        ways.append('return an image')
+    if schema.allow_text_output or schema.mode in ('native', 'prompted'):
         ways.insert(0, 'return text')
     return f'Please {" or ".join(ways)}.'
 

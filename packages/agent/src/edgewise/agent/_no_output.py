@@ -58,6 +58,8 @@ def no_output_answer(
         alternatives.append('include your response in a tool call')
     elif deps.step_tools:
         alternatives.append('call a tool')
+    if schema.allows_image:
+        alternatives.append('return an image')
     if text_is_output:
         alternatives.insert(0, 'return text')
     return NoOutput(f'Please {" or ".join(alternatives)}.')

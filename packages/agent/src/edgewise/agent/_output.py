@@ -19,6 +19,7 @@ from typing_extensions import TypeVar, is_typeddict
 from ._deferred_tools import DeferredToolRequests
 from ._function_schema import FunctionSchema, function_schema, takes_run_context
 from .exceptions import UserError
+from .messages import BinaryImage
 from .output import (
     DEFAULT_OUTPUT_TOOL_DESCRIPTION,
     DEFAULT_OUTPUT_TOOL_NAME,
@@ -30,6 +31,7 @@ from .output import (
     TextOutput,
     ToolOutput,
 )
+from .profiles import ModelProfile
 from .tools import RunContext, ToolDefinition
 
 __all__ = (
@@ -40,8 +42,10 @@ __all__ = (
     'ToolOutputSchema',
     'NativeOutputSchema',
     'PromptedOutputSchema',
+    'ImageOutputSchema',
     'OutputSpec',
     'build_output_schema',
+    'schema_for_profile',
 )
 
 T = TypeVar('T', default=Any)
@@ -162,6 +166,12 @@ class OutputSchema(Generic[T]):
     """Whether `None` is among the output types: an empty response then gives `None`."""
     allows_deferred_tools: bool = False
     """Whether `DeferredToolRequests` is among the output types (a run may end on deferred tool calls)."""
+    allows_image: bool = False
+    """Whether `BinaryImage` is among the output types: an image the model returns (in a `FilePart`) is then the
+    output, before any text."""
+    auto_outputs: list[Any] | None = field(default=None, repr=False)
+    """The output types when the output mode is the model's to choose (plain types only, no `str`, `TextOutput` or
+    `ToolOutput`): output tools by default, native or prompted output when the model's profile says so."""
 
     @cached_property
     def object_def(self) -> OutputObjectDefinition | None:
@@ -238,6 +248,15 @@ class PromptedOutputSchema(OutputSchema[T]):
 
     mode: OutputMode = 'prompted'
     allow_text_output: bool = False
+
+
+@dataclass(kw_only=True)
+class ImageOutputSchema(OutputSchema[T]):
+    """Output given as an image only (`output_type=BinaryImage`)."""
+
+    mode: OutputMode = 'image'
+    allow_text_output: bool = False
+    allows_image: bool = True
 
 
 def _first_plain_param(schema: FunctionSchema) -> str:
@@ -334,6 +353,13 @@ def build_output_schema(output_type: Any) -> OutputSchema:
         schema = build_output_schema(rest[0] if len(rest) == 1 else rest)
         schema.allows_deferred_tools = True
         return schema
+    if BinaryImage in members:
+        rest = [member for member in members if member is not BinaryImage]
+        if all(member is None or member is types.NoneType for member in rest):
+            return ImageOutputSchema(allows_none=bool(rest))
+        schema = build_output_schema(rest[0] if len(rest) == 1 else rest)
+        schema.allows_image = True
+        return schema
     allows_none = any(member is None or member is types.NoneType for member in members)
     members = [member for member in members if member is not None and member is not types.NoneType]
     if not members:
@@ -390,17 +416,25 @@ def build_output_schema(output_type: Any) -> OutputSchema:
     # Plain types only (pydantic-ai's 'auto' output): a JSON text answer is read as the first tool's arguments too.
     # An explicit `ToolOutput` asks for a tool call, and text is answered with a retry prompt.
     explicit = any(spec is not None for _, spec in tool_items)
+    auto = not allow_text and not explicit
     return ToolOutputSchema(  # also with text allowed: pydantic-ai 1.x no longer uses 'tool_or_text'
         allow_text_output=allow_text,
         tools=tools,
         text_processor=text_processor,
         object_processor=None if explicit else next(iter(tools.values())),
         allows_none=allows_none,
+        auto_outputs=[output for output, _ in tool_items] if auto else None,
     )
 
 
 def _object_schema(spec: NativeOutput[Any] | PromptedOutput[Any]) -> OutputSchema:
     members = _members(spec.outputs)
+    if BinaryImage in members:
+        marker = type(spec).__name__
+        raise UserError(
+            f'`{marker}` cannot contain `BinaryImage`. Include it alongside the {marker[:-6].lower()} output marker '
+            f'instead: `output_type=[{marker}(...), BinaryImage]`'
+        )
     output: Any = members[0] if len(members) == 1 else Union[tuple(members)]  # noqa: UP007
     name = spec.name or (_safe_type_name(output) if len(members) == 1 else DEFAULT_OUTPUT_TOOL_NAME)
     strict = spec.strict if isinstance(spec, NativeOutput) else None
@@ -420,6 +454,38 @@ def _object_schema(spec: NativeOutput[Any] | PromptedOutput[Any]) -> OutputSchem
         template = spec.template or _PROMPTED_TEMPLATE
         instructions = template.replace('{schema}', pydantic_core.to_json(processor.json_schema).decode())
     return PromptedOutputSchema(object_processor=processor, instructions=instructions)
+
+
+def schema_for_profile(schema: OutputSchema, profile: ModelProfile) -> OutputSchema:
+    """The schema a run uses with a model of `profile`: `schema` itself, or, when the output mode is the model's to
+    choose, the native or prompted variant its `default_structured_output_mode` asks for (made once per schema).
+
+    Raises:
+        UserError: the model cannot give output of this kind (native, tool or image output).
+    """
+    if schema.auto_outputs is not None and (mode := profile.default_structured_output_mode) != 'tool':
+        variants: dict[Any, OutputSchema] = schema.__dict__.setdefault('_variants', {})
+        key = (mode, profile.prompted_output_template)
+        found = variants.get(key)
+        if found is None:
+            outputs = schema.auto_outputs
+            if mode == 'native':
+                found = _object_schema(NativeOutput(outputs))
+            else:
+                found = _object_schema(PromptedOutput(outputs, template=profile.prompted_output_template))
+            found.allows_none = schema.allows_none
+            found.allows_deferred_tools = schema.allows_deferred_tools
+            found.allows_image = schema.allows_image
+            variants[key] = found
+        schema = found
+    # The messages are pydantic-ai's (its models check their profile before each request).
+    if schema.mode == 'native' and not profile.supports_json_schema_output:
+        raise UserError('Native structured output is not supported by this model.')
+    if schema.mode == 'tool' and not profile.supports_tools:
+        raise UserError('Tool output is not supported by this model.')
+    if schema.allows_image and not profile.supports_image_output:
+        raise UserError('Image output is not supported by this model.')
+    return schema
 
 
 def validation_errors(error: pydantic.ValidationError) -> list[pydantic_core.ErrorDetails]:

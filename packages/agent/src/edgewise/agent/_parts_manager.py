@@ -162,6 +162,18 @@ class PartsManager:
             self._start(vendor_part_id, _Building(kind=part.part_kind, whole=part))
         return PartStartEvent(index=len(self._parts) - 1, part=part)
 
+    def handle_part(self, *, vendor_part_id: Hashable | None, part: ModelResponsePart) -> PartStartEvent:
+        """Add a part that arrives complete, or replace the part of the same kind the model gave the same
+        `vendor_part_id` (pydantic-ai's name for adding a whole part; `None`: always a new part)."""
+        if vendor_part_id is not None:
+            found = self._by_vendor_id.get(vendor_part_id)
+            if found is not None and found.whole is not None and found.kind == part.part_kind:
+                found.whole = part
+                return PartStartEvent(index=found.index, part=part)
+        else:
+            vendor_part_id = object()  # a key of its own
+        return self.whole_part(vendor_part_id, part)
+
     def get_parts(self) -> list[ModelResponsePart]:
         """The parts so far, complete as received (tool calls whose name never came are left out)."""
         return [part.build() for part in self._parts]

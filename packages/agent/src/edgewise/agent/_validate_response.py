@@ -23,7 +23,8 @@ async def validate_response(
     """The output value `message` holds for the output type of the run (`run`: its graph context), with the
     output validators applied.
 
-    The first call of an output tool wins; otherwise the text parts (joined) are the answer. With
+    The first call of an output tool wins; otherwise the first image (when an image is an output type), else the
+    text parts (joined) are the answer. With
     `allow_partial`, an unfinished JSON value is accepted, and output functions are called with
     `ctx.partial_output` set (as in pydantic-ai 1.107).
 
@@ -42,6 +43,8 @@ async def validate_response(
             processor = schema.tools[call.tool_name]
             value = _validate(processor, call.args, allow_partial)
             value = await processor.finish(value, ctx)  # output functions see `ctx.partial_output`
+        elif schema.allows_image and (images := message.images):
+            value = images[0]
         else:
             texts = [part.content for part in message.parts if isinstance(part, TextPart)]
             if not texts:

@@ -25,7 +25,7 @@ from ._agent_toolsets import AgentFunctionToolset
 from ._deferred_tools import DeferredToolResults
 from ._history import has_adjacent_same_kind, merge_adjacent
 from ._node_stream_loop import EventStreamHandler, run_with_event_handler
-from ._output import build_output_schema
+from ._output import build_output_schema, schema_for_profile
 from ._run_deps import (
     EndStrategy,
     GraphAgentDeps,
@@ -479,6 +479,7 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
         if output_type is not None and self._output_validators:
             raise UserError('Cannot set a custom run `output_type` when the agent has output validators')
         schema = self._output_schema if output_type is None else build_output_schema(output_type)
+        schema = schema_for_profile(schema, model_used.profile)
         caps = [*self._capabilities, *capabilities] if capabilities else self._capabilities
         run_instructions = overrides.get('instructions')
         if run_instructions is None:  # an override replaces every other instruction, the capabilities' too

@@ -46,9 +46,10 @@ DEFAULT_OUTPUT_TOOL_NAME = 'final_result'
 DEFAULT_OUTPUT_TOOL_DESCRIPTION = 'The final response which ends this conversation'
 """The description of an output tool whose type has no docstring."""
 
-OutputMode: TypeAlias = Literal['text', 'tool', 'native', 'prompted', 'tool_or_text']
+OutputMode: TypeAlias = Literal['text', 'tool', 'native', 'prompted', 'tool_or_text', 'image', 'auto']
 """How the output is asked of the model (`'tool'` also when text is allowed too; `'tool_or_text'` is no longer used,
-as in pydantic-ai 1.x)."""
+as in pydantic-ai 1.x). `'image'`: only an image is the output. `'auto'`: the mode of the model's profile
+(`default_structured_output_mode`), chosen when a run starts, so that a model is never sent `'auto'`."""
 
 
 @dataclass(init=False)

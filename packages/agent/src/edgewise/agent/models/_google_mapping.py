@@ -276,6 +276,8 @@ def google_request_body(
         if not profile.supports_json_object_output:
             raise UserError('JSON output is not supported by this model.')
         config['responseMimeType'] = 'application/json'
+    if profile.supports_image_output:  # an image model: it draws when asked, and only draws when text is no output
+        config['responseModalities'] = ['TEXT', 'IMAGE'] if params.allow_text_output else ['IMAGE']
     if config:
         body['generationConfig'] = config
     body.update(

@@ -15,13 +15,14 @@ from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Generic, Self
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Self
 
 from typing_extensions import TypeVar
 
 from .._message_types import ModelMessage, ModelResponse, UserContent
 from .._usage_counts import RunUsage
 from ..native_tools import AbstractNativeTool
+from ..profiles import DEFAULT_PROFILE, ModelProfile, ModelProfileSpec
 from ..settings import ModelSettings
 from ._request_parameters import ModelRequestParameters
 from ._streamed_response import StreamedResponse
@@ -132,6 +133,31 @@ class Model(ABC):
     """A language model backend: turns a list of messages into a `ModelResponse`."""
 
     _settings: ModelSettings | None = None
+    _profile_spec: ModelProfileSpec | None = None
+    _resolved_profile: ModelProfile | None = None
+    _default_profile: ClassVar[ModelProfile] = DEFAULT_PROFILE
+    """The profile of a model given none (subclasses set their own)."""
+
+    def __init__(self, *, settings: ModelSettings | None = None, profile: ModelProfileSpec | None = None) -> None:
+        """Configure the model (subclasses need not call this: both default to `None`).
+
+        Args:
+            settings: Default settings of requests to this model.
+            profile: What the model accepts (or a function of the model name giving it); the class's default
+                profile if `None`.
+        """
+        self._settings = settings
+        self._profile_spec = profile
+
+    @property
+    def profile(self) -> ModelProfile:
+        """What the model accepts: the profile given (resolved for the model name once), else the class's default."""
+        found = self._resolved_profile
+        if found is None:
+            spec = self._profile_spec
+            given = spec(self.model_name) if callable(spec) else spec
+            found = self._resolved_profile = given or self._default_profile
+        return found
 
     @property
     def settings(self) -> ModelSettings | None:

@@ -141,6 +141,8 @@ def responses_native_tools(params: ModelRequestParameters) -> list[dict[str, Any
             tools.append(_mcp_tool(tool))
         elif isinstance(tool, ImageGenerationTool):
             tools.append(_image_generation_tool(tool))
+    if params.allow_image_output and not any(tool['type'] == 'image_generation' for tool in tools):
+        tools.append({'type': 'image_generation'})  # an image is an output: the model needs the tool that draws
     return tools
 
 

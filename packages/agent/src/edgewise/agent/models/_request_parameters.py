@@ -30,6 +30,8 @@ class ModelRequestParameters:
     """The output tools the model may call to give its final answer."""
     allow_text_output: bool = True
     """Whether plain text is an acceptable final answer."""
+    allow_image_output: bool = False
+    """Whether an image (a `FilePart` holding a `BinaryImage`) is an acceptable final answer."""
     thinking: ThinkingLevel | None = None
     """The request's reasoning, from the unified `thinking` setting when the model's profile can reason
     (`None`: the model's default). Provider models set it before mapping the request."""
@@ -58,6 +60,7 @@ class ModelRequestParameters:
             f'ModelRequestParameters(function_tools={self.function_tools!r}, output_mode={self.output_mode!r}, '
             f'output_object={self.output_object!r}, output_tools={self.output_tools!r}, '
             f'allow_text_output={self.allow_text_output!r}'
+            + (', allow_image_output=True' if self.allow_image_output else '')
             + ('' if self.thinking is None else f', thinking={self.thinking!r}')
             + ')'
         )

@@ -11,7 +11,15 @@ from datetime import datetime, timezone
 import anyio
 
 from .._event_types import FinalResultEvent, ModelResponseStreamEvent, PartEndEvent, PartStartEvent
-from .._message_types import FinishReason, ModelResponse, ModelResponseState, TextPart, ToolCallPart
+from .._message_types import (
+    FilePart,
+    FinishReason,
+    ModelResponse,
+    ModelResponseState,
+    TextPart,
+    ToolCallPart,
+)
+from .._multimodal import BinaryImage
 from .._parts_manager import PartsManager
 from .._usage_counts import RequestUsage
 from ._request_parameters import ModelRequestParameters
@@ -25,7 +33,8 @@ class StreamedResponse(ABC):
     Subclasses implement `_get_event_iterator`, feeding deltas to `self._parts_manager` and yielding the
     events it returns, and keep `self._usage` up to date. The iterator adds `PartEndEvent`s and, at the first
     candidate for the final result (the start of a text part when text is an acceptable output, a call of an
-    output tool, or a call of a deferred tool), a `FinalResultEvent`, as pydantic-ai's does.
+    output tool, a call of a deferred tool, or an image when an image is an acceptable output), a
+    `FinalResultEvent`, as pydantic-ai's does.
     """
 
     model_request_parameters: ModelRequestParameters
@@ -62,6 +71,7 @@ class StreamedResponse(ABC):
     async def _iterate(self) -> AsyncIterator[ModelResponseStreamEvent]:
         params = self.model_request_parameters
         text_is_output = params.allow_text_output or params.output_mode in ('native', 'prompted')
+        image_is_output = params.allow_image_output
         # The tools whose call is a final result: output tools, and deferred tools (their requests are the output).
         final_tools = {t.name: t.kind == 'output' for t in params.tool_defs.values() if t.kind == 'output' or t.defer}
         manager = self._parts_manager
@@ -89,6 +99,8 @@ class StreamedResponse(ABC):
                             if is_output
                             else FinalResultEvent(tool_name=None, tool_call_id=None)
                         )
+                    elif image_is_output and isinstance(part, FilePart) and isinstance(part.content, BinaryImage):
+                        final = FinalResultEvent(tool_name=None, tool_call_id=None)
                 if final is not None:
                     self.final_result_event = final
                     yield final
@@ -117,6 +129,7 @@ class StreamedResponse(ABC):
             model_name=self.model_name,
             timestamp=self._timestamp,
             provider_name=self.provider_name,
+            provider_url=self.provider_url,
             provider_response_id=self.provider_response_id,
             finish_reason=self.finish_reason,
             state=state,
@@ -140,6 +153,11 @@ class StreamedResponse(ABC):
     @property
     def provider_name(self) -> str | None:
         """The provider that answers, if any."""
+        return None
+
+    @property
+    def provider_url(self) -> str | None:
+        """The base URL of the provider that answers, if any."""
         return None
 
     async def cancel(self) -> None:

@@ -48,7 +48,7 @@ def resolve_tool_choice(settings: Mapping[str, Any] | None, params: ModelRequest
         UserError: the setting names no tool that exists, or asks for `'required'` with no function tools.
     """
     choice = (settings or {}).get('tool_choice')
-    direct_output = params.allow_text_output
+    direct_output = params.allow_text_output or params.allow_image_output  # an answer without a tool call
     output_names = {t.name for t in params.output_tools}
     if choice is None or choice == 'auto':
         return 'auto' if direct_output else 'required'

@@ -13,13 +13,15 @@ import anyio.to_thread
 from .._event_types import ModelResponseStreamEvent
 from .._tool_definition import ToolDefinition
 from ..exceptions import UserError
-from ..messages import ModelMessage, ModelRequest, ModelResponse, NativeToolCallPart, NativeToolReturnPart
+from ..messages import FilePart, ModelMessage, ModelRequest, ModelResponse, NativeToolCallPart, NativeToolReturnPart
 from ..native_tools import SUPPORTED_NATIVE_TOOLS, AbstractNativeTool
+from ..profiles import ModelProfileSpec
 from ..settings import ModelSettings
 from ._model import Model, RunContext
 from ._request_parameters import ModelRequestParameters
 from ._streamed_response import StreamedResponse
 from ._usage_estimate import REQUEST_OVERHEAD, UsageEstimator, estimate_tokens
+from .test import TEST_PROFILE
 
 __all__ = (
     'FunctionModel',
@@ -31,6 +33,7 @@ __all__ = (
     'DeltaThinkingPart',
     'DeltaThinkingCalls',
     'BuiltinToolCallsReturns',
+    'FileParts',
 )
 
 
@@ -81,16 +84,20 @@ DeltaThinkingCalls: TypeAlias = dict[int, DeltaThinkingPart]
 """Pieces of streamed reasoning parts, by index."""
 BuiltinToolCallsReturns: TypeAlias = dict[int, NativeToolCallPart | NativeToolReturnPart]
 """Whole native tool calls and results a `stream_function` streams, by index (each starts its own part)."""
+FileParts: TypeAlias = dict[int, FilePart]
+"""Whole files (images the model made) a `stream_function` streams, by index (each starts its own part; an Edgewise
+addition: pydantic-ai's stream functions cannot stream files)."""
 FunctionDef: TypeAlias = Callable[[list[ModelMessage], AgentInfo], ModelResponse | Awaitable[ModelResponse]]
 """A function answering requests: `(messages, info) -> ModelResponse`, sync or async."""
-StreamFunctionDef: TypeAlias = Callable[
-    [list[ModelMessage], AgentInfo], AsyncIterator[str | DeltaToolCalls | DeltaThinkingCalls | BuiltinToolCallsReturns]
-]
+_StreamItem: TypeAlias = str | DeltaToolCalls | DeltaThinkingCalls | BuiltinToolCallsReturns | FileParts
+StreamFunctionDef: TypeAlias = Callable[[list[ModelMessage], AgentInfo], AsyncIterator[_StreamItem]]
 """An async generator streaming an answer as text chunks, tool call pieces or reasoning pieces."""
 
 
 class FunctionModel(Model):
     """A model answering with `function(messages, info)`; sync functions run in a worker thread."""
+
+    _default_profile = TEST_PROFILE
 
     function: FunctionDef | None
     """Answers non-streamed requests."""
@@ -103,6 +110,7 @@ class FunctionModel(Model):
         *,
         stream_function: StreamFunctionDef | None = None,
         model_name: str | None = None,
+        profile: ModelProfileSpec | None = None,
         settings: ModelSettings | None = None,
     ) -> None:
         """Make a model of `function` and/or `stream_function`.
@@ -111,6 +119,8 @@ class FunctionModel(Model):
             function: Answers requests; may be omitted when only `stream_function` is given.
             stream_function: Streams answers; may be omitted when `function` is given.
             model_name: The model's name; `function:<function name>:<stream function name>` if `None`.
+            profile: What the model accepts (its output mode by default, image output...); a profile with native
+                and prompted output (`models.test.TEST_PROFILE`) if `None`, as pydantic-ai's.
             settings: Default settings of requests to this model.
 
         Raises:
@@ -123,7 +133,7 @@ class FunctionModel(Model):
         fn_name = getattr(function, '__name__', '') if function is not None else ''
         stream_name = getattr(stream_function, '__name__', '') if stream_function is not None else ''
         self._model_name = model_name or f'function:{fn_name}:{stream_name}'
-        self._settings = settings
+        super().__init__(settings=settings, profile=profile)
         self._is_async = inspect.iscoroutinefunction(function)
         self._estimator = UsageEstimator()
 
@@ -223,8 +233,8 @@ class _FunctionStreamedResponse(StreamedResponse):
         self,
         params: ModelRequestParameters,
         model: FunctionModel,
-        items: AsyncIterator[str | DeltaToolCalls | DeltaThinkingCalls | BuiltinToolCallsReturns],
-        first: str | DeltaToolCalls | DeltaThinkingCalls | BuiltinToolCallsReturns,
+        items: AsyncIterator[_StreamItem],
+        first: _StreamItem,
     ) -> None:
         super().__init__(params)
         self._model = model
@@ -251,6 +261,8 @@ class _FunctionStreamedResponse(StreamedResponse):
                         elif isinstance(delta, DeltaToolCall):
                             self._usage.output_tokens += estimate_tokens(delta.json_args or '')
                             event = manager.tool_call_delta(index, delta.name, delta.json_args, delta.tool_call_id)
+                        elif isinstance(delta, FilePart):
+                            event = manager.whole_part(index, delta)
                         elif isinstance(delta, NativeToolCallPart | NativeToolReturnPart):
                             text = (
                                 delta.args_as_json_str()
@@ -262,8 +274,9 @@ class _FunctionStreamedResponse(StreamedResponse):
                         else:
                             raise UserError(
                                 f'The stream function of FunctionModel {self._model.model_name!r} yielded '
-                                f'{delta!r}; expected `str`, `{{index: DeltaToolCall(...)}}` or '
-                                '`{index: DeltaThinkingPart(...)}` or `{index: NativeToolCallPart(...)}`.'
+                                f'{delta!r}; expected `str`, `{{index: DeltaToolCall(...)}}`, '
+                                '`{index: DeltaThinkingPart(...)}`, `{index: NativeToolCallPart(...)}` or '
+                                '`{index: FilePart(...)}`.'
                             )
                         if event is not None:
                             yield event

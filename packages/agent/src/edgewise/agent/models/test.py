@@ -5,6 +5,7 @@ It needs no script: good for checking that an agent's tools and output are wired
 
 from __future__ import annotations as _annotations
 
+import base64
 from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
 from typing import Any, Literal
@@ -15,6 +16,8 @@ from .._event_types import ModelResponseStreamEvent
 from .._tool_definition import ToolDefinition
 from ..exceptions import UserError
 from ..messages import (
+    BinaryImage,
+    FilePart,
     ModelMessage,
     ModelRequest,
     ModelResponse,
@@ -25,6 +28,7 @@ from ..messages import (
     ToolReturnPart,
 )
 from ..native_tools import SUPPORTED_NATIVE_TOOLS, AbstractNativeTool
+from ..profiles import ModelProfile, ModelProfileSpec
 from ..settings import ModelSettings
 from ._model import Model, RunContext
 from ._request_parameters import ModelRequestParameters
@@ -35,14 +39,27 @@ from ._usage_estimate import UsageEstimator, estimate_tokens
 
 __all__ = ('TestModel', 'TestStreamedResponse')
 
+TEST_PROFILE = ModelProfile(supports_json_schema_output=True, supports_json_object_output=True)
+"""The profile of `TestModel` and `FunctionModel` given none: native and prompted output work, image output does
+not (give a profile with `supports_image_output=True` to test it)."""
+
+_TEST_PNG = base64.b64decode(
+    'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAAC0lEQVR4nGNgAAIAAAUAAXpeqz8AAAAASUVORK5CYII='
+)
+"""A 1x1 transparent PNG: the image `TestModel` answers with when only an image is an acceptable output."""
+
 
 class TestModel(Model):
     """Calls the function tools (all, or those named in `call_tools`) once, then gives the output.
 
     The output is text when text is an accepted output (`custom_output_text`, or a JSON object of what each
     tool returned), else an output tool call with `custom_output_args` (or arguments made up from its
-    schema); `custom_output_args` also picks the output tool when text is accepted too.
+    schema); `custom_output_args` also picks the output tool when text is accepted too. When only an image is
+    (`output_type=BinaryImage`, with a profile that has `supports_image_output=True`), the output is a
+    `FilePart` holding a 1x1 PNG.
     """
+
+    _default_profile = TEST_PROFILE
 
     __test__ = False  # not a pytest test class, despite its name
 
@@ -65,6 +82,7 @@ class TestModel(Model):
         custom_output_args: Any = None,
         seed: int = 0,
         model_name: str = 'test',
+        profile: ModelProfileSpec | None = None,
         settings: ModelSettings | None = None,
     ) -> None:
         """Configure the model.
@@ -75,6 +93,7 @@ class TestModel(Model):
             custom_output_args: The output tool's arguments (when the output is a tool call).
             seed: Varies the made-up arguments.
             model_name: The model's name.
+            profile: What the model accepts (its output mode by default, image output...); `TEST_PROFILE` if `None`.
             settings: Default settings of requests to this model.
         """
         self.call_tools = call_tools
@@ -84,7 +103,7 @@ class TestModel(Model):
         self._model_name = model_name
         # pydantic-ai's docs set `_system` to make the test model pass for another provider's family
         self._system = 'test'
-        self._settings = settings
+        super().__init__(settings=settings, profile=profile)
         self.last_model_request_parameters = None
         self._estimator = UsageEstimator()
 
@@ -150,6 +169,8 @@ class TestModel(Model):
             assert params.allow_text_output or params.output_object is not None, (
                 'Plain response not allowed, but `custom_output_text` is set.'
             )
+        if params.allow_image_output and not output_tools and not params.allow_text_output:
+            return [FilePart(BinaryImage(_TEST_PNG, media_type='image/png'))]
         # Text when text is an accepted output, unless output tool arguments were asked for.
         if output_tools and (self.custom_output_args is not None or not params.allow_text_output):
             tool = output_tools[self.seed % len(output_tools)]  # the seed picks among several, as pydantic-ai
@@ -241,11 +262,12 @@ class TestStreamedResponse(StreamedResponse):
                     self._usage.output_tokens += estimate_tokens(chunk)
                     if (event := manager.text_delta(i, chunk)) is not None:
                         yield event
-            else:
-                assert isinstance(part, ToolCallPart)
+            elif isinstance(part, ToolCallPart):
                 event = manager.tool_call_delta(i, part.tool_name, part.args, part.tool_call_id)
                 assert event is not None
                 yield event
+            else:
+                yield manager.whole_part(i, part)  # a file (the image `TestModel` makes), in one piece
 
     @property
     def model_name(self) -> str:
@@ -254,3 +276,7 @@ class TestStreamedResponse(StreamedResponse):
     @property
     def provider_name(self) -> str | None:
         return self._provider_name
+
+    @property
+    def provider_url(self) -> str | None:
+        return self._provider_url

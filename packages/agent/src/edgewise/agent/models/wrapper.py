@@ -11,6 +11,7 @@ from typing import Any
 from .._event_types import ModelResponseStreamEvent
 from .._message_types import ModelMessage, ModelResponse
 from .._usage_counts import RequestUsage
+from ..profiles import ModelProfile
 from ..settings import ModelSettings
 from ._model import Model, RunContext
 from ._request_parameters import ModelRequestParameters
@@ -54,6 +55,11 @@ class WrapperModel(Model):
     def customize_request_parameters(self, parameters: ModelRequestParameters) -> ModelRequestParameters:
         """As the wrapped model adapts them."""
         return self.wrapped.customize_request_parameters(parameters)
+
+    @property
+    def profile(self) -> ModelProfile:
+        """The wrapped model's profile."""
+        return self.wrapped.profile
 
     @property
     def settings(self) -> ModelSettings | None:
