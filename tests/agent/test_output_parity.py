@@ -410,3 +410,67 @@ async def test_exhaustive_a_later_output_function_asking_for_a_retry(budget: int
     assert result.output == 'ok'
     parts = result.all_messages()[2].parts
     assert [getattr(p, 'content', None) for p in parts] == ['Final result processed.', second]
+
+
+@pytest.mark.parametrize(
+    ('strategy', 'expected'),
+    [
+        (
+            'early',
+            [
+                ('OutputToolCallEvent', 'bad', False),
+                ('OutputToolResultEvent', 'bad', None),
+                ('FunctionToolCallEvent', 'bad', False),  # pydantic-ai's legacy pair for an output that failed
+                ('FunctionToolResultEvent', 'bad', None),
+                ('OutputToolCallEvent', 'good', True),
+                ('OutputToolResultEvent', 'good', None),
+                ('OutputToolCallEvent', 'late', None),  # skipped: the output was given
+                ('OutputToolResultEvent', 'late', None),
+                ('FunctionToolCallEvent', 'late', None),
+                ('FunctionToolResultEvent', 'late', None),
+                # the helper's call, skipped by 'early', gives no event
+            ],
+        ),
+        (
+            'exhaustive',
+            [
+                ('OutputToolCallEvent', 'bad', False),
+                ('OutputToolResultEvent', 'bad', None),
+                ('FunctionToolCallEvent', 'bad', False),
+                ('FunctionToolResultEvent', 'bad', None),
+                ('OutputToolCallEvent', 'good', True),
+                ('OutputToolResultEvent', 'good', None),
+                ('OutputToolCallEvent', 'late', True),
+                ('OutputToolResultEvent', 'late', None),
+                ('FunctionToolCallEvent', 'helper', True),
+                ('FunctionToolResultEvent', 'helper', None),
+            ],
+        ),
+    ],
+)
+async def test_output_call_events_come_first_each_with_its_result(strategy: Any, expected: list[Any]) -> None:
+    model, _ = scripted(
+        ModelResponse(
+            parts=[
+                ToolCallPart('final_result', {'wrong': 'field'}, tool_call_id='bad'),
+                ToolCallPart('helper', {}, tool_call_id='helper'),
+                ToolCallPart('final_result', {'answer': 'yes'}, tool_call_id='good'),
+                ToolCallPart('final_result', {'answer': 'also'}, tool_call_id='late'),
+            ]
+        )
+    )
+    agent = Agent(model, output_type=Bar, end_strategy=strategy)
+
+    @agent.tool_plain
+    def helper() -> str:
+        return 'helped'
+
+    seen: list[tuple[str, str, bool | None]] = []
+    async with agent.iter('go') as run:
+        async for node in run:
+            if Agent.is_call_tools_node(node):
+                async with node.stream(run.ctx) as events:
+                    async for event in events:
+                        call_id = getattr(getattr(event, 'part', None), 'tool_call_id', '')
+                        seen.append((type(event).__name__, call_id, getattr(event, 'args_valid', None)))
+    assert seen == expected

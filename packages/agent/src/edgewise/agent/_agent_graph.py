@@ -486,14 +486,14 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
         calls = [p for p in self.model_response.parts if isinstance(p, ToolCallPart)]
         valid, validations = await validate_for_events(calls, state, ctx.deps, self.tool_call_results or {})
         self.__dict__[_VALIDATED] = validations
-        # As pydantic-ai orders them: the calls of known tools first, then those of unknown tools.
+        # As pydantic-ai orders them: the output calls first, each with its result as it is processed (so, here,
+        # after the step: only then are they known), then the calls of known tools, then those of unknown tools.
+        outputs = [call for call in calls if call.tool_name in output_tools]
         known = {*output_tools, *(ctx.deps.step_tool_functions or {})}
-        for call in sorted(calls, key=lambda c: c.tool_name not in known):
-            args_valid = valid.get(call.tool_call_id)
-            if call.tool_name in output_tools:
-                yield OutputToolCallEvent(call, args_valid=args_valid)
-            else:
-                yield FunctionToolCallEvent(call, args_valid=args_valid)
+        others = sorted((c for c in calls if c.tool_name not in output_tools), key=lambda c: c.tool_name not in known)
+        if not outputs:
+            for call in others:
+                yield FunctionToolCallEvent(call, args_valid=valid.get(call.tool_call_id))
         history = state.message_history
         size = len(history)
         try:
@@ -514,12 +514,24 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
         if request is None:  # the run ended: the output tool's acknowledgement closed the history
             request = history[-1]
         by_id = {p.tool_call_id: p for p in request.parts if isinstance(p, ToolReturnPart | RetryPromptPart)}
-        for call in calls:
+        for call in outputs:
+            if (part := by_id.get(call.tool_call_id)) is None:
+                continue
+            args_valid = _output_args_valid(part, valid.get(call.tool_call_id))
+            yield OutputToolCallEvent(call, args_valid=args_valid)
+            yield OutputToolResultEvent(part)
+            if not (isinstance(part, ToolReturnPart) and part.content == _OUTPUT_PROCESSED):
+                # pydantic-ai 1.x also gives the function tool events of an output call that was not the output
+                # (skipped, invalid, failed), for consumers that match only those.
+                yield FunctionToolCallEvent(call, args_valid=args_valid)
+                yield FunctionToolResultEvent(part)
+        if outputs:  # the calls the 'early' strategy skipped give no events (pydantic-ai)
+            others = [c for c in others if not _skipped(by_id.get(c.tool_call_id))]
+            for call in others:
+                yield FunctionToolCallEvent(call, args_valid=valid.get(call.tool_call_id))
+        for call in others:
             if (part := by_id.get(call.tool_call_id)) is not None:
-                if call.tool_name in output_tools:
-                    yield OutputToolResultEvent(part)
-                else:
-                    yield FunctionToolResultEvent(part)
+                yield FunctionToolResultEvent(part)
 
     async def _handle_text(
         self, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]]
@@ -614,7 +626,7 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
         # retry prompt). Function tools run after an output, except with 'early'.
         for call in output_calls:
             if final is not None and deps.end_strategy != 'exhaustive':
-                parts.append(_status(call, 'Output tool not used - a final result was already processed.'))
+                parts.append(_status(call, _OUTPUT_SKIPPED))
                 continue
             processor = output_tools[call.tool_name]
             # Each output tool has its own retry count and budget, as function tools do (pydantic-ai 1.107).
@@ -631,7 +643,7 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
                 output = await _validate_output(output, validator_ctx, deps)
             except pydantic.ValidationError as exc:
                 if final is not None:
-                    parts.append(_status(call, 'Output tool not used - output failed validation.'))
+                    parts.append(_status(call, _OUTPUT_INVALID))
                     continue
                 _count_output_failure(state, call_ctx, exc, failed_outputs)
                 parts.append(tool_retry_prompt(call, validation_errors(exc)))
@@ -643,14 +655,12 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
                     continue
                 parts.append(tool_retry_prompt(call, exc.message))
             else:
-                parts.append(_status(call, 'Final result processed.'))
+                parts.append(_status(call, _OUTPUT_PROCESSED))
                 final = final or FinalResult(output, call.tool_name, call.tool_call_id)
         prior_tool_retries = state.tool_retries
         skipped_from = len(parts)
         if final is not None and deps.end_strategy == 'early':
-            parts.extend(
-                _status(call, 'Tool not executed - a final result was already processed.') for call in function_calls
-            )
+            parts.extend(_status(call, _TOOL_SKIPPED) for call in function_calls)
             function_calls = []
         # Unknown tools are retried like tools (their own retry count, the agent's tool budget), as in pydantic-ai.
         on_result = None if deps.persistence is None else _Checkpoints(self, ctx, start_retries).add
@@ -678,7 +688,7 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
             )
         if final is not None and outcome.has_deferred:
             # The output is given: the deferred calls get an answer so that the history has no open call.
-            skipped = 'Tool not executed - a final result was already processed.'
+            skipped = _TOOL_SKIPPED
             parts.extend(_status(call, skipped) for call in [*outcome.deferred.calls, *outcome.deferred.approvals])
         elif outcome.has_deferred:
             if not deps.output_schema.allows_deferred_tools:
@@ -838,6 +848,26 @@ def _no_output_retry(schema: OutputSchema, step_tools: dict[str, Any] | None) ->
     if schema.allow_text_output or schema.mode in ('native', 'prompted'):
         ways.insert(0, 'return text')
     return f'Please {" or ".join(ways)}.'
+
+
+_OUTPUT_PROCESSED = 'Final result processed.'
+_OUTPUT_SKIPPED = 'Output tool not used - a final result was already processed.'
+_OUTPUT_INVALID = 'Output tool not used - output failed validation.'
+_TOOL_SKIPPED = 'Tool not executed - a final result was already processed.'
+
+
+def _skipped(part: ToolReturnPart | RetryPromptPart | None) -> bool:
+    return isinstance(part, ToolReturnPart) and part.content == _TOOL_SKIPPED
+
+
+def _output_args_valid(part: ToolReturnPart | RetryPromptPart, validated: bool | None) -> bool | None:
+    """`args_valid` of an output call's events, from how it was answered (as pydantic-ai sets it)."""
+    if isinstance(part, ToolReturnPart):
+        if part.content == _OUTPUT_SKIPPED:
+            return None
+        if part.content == _OUTPUT_INVALID:
+            return False
+    return validated
 
 
 def _status(call: ToolCallPart, content: str) -> ToolReturnPart:
