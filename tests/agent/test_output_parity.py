@@ -474,3 +474,31 @@ async def test_output_call_events_come_first_each_with_its_result(strategy: Any,
                         call_id = getattr(getattr(event, 'part', None), 'tool_call_id', '')
                         seen.append((type(event).__name__, call_id, getattr(event, 'args_valid', None)))
     assert seen == expected
+
+
+async def test_tool_call_events_known_tools_first_results_in_call_order() -> None:
+    model, _ = scripted(
+        ModelResponse(
+            parts=[ToolCallPart('missing', {}, tool_call_id='u'), ToolCallPart('double', {'x': 5}, tool_call_id='k')]
+        ),
+        ModelResponse(parts=[TextPart('done')]),
+    )
+    agent = Agent(model)
+
+    @agent.tool_plain
+    def double(x: int) -> int:
+        return x * 2
+
+    seen: list[tuple[str, str]] = []
+    async with agent.iter('go') as run:
+        async for node in run:
+            if Agent.is_call_tools_node(node):
+                async with node.stream(run.ctx) as events:
+                    async for event in events:
+                        seen.append((type(event).__name__, getattr(getattr(event, 'part', None), 'tool_call_id', '')))
+    assert seen == [
+        ('FunctionToolCallEvent', 'k'),
+        ('FunctionToolCallEvent', 'u'),
+        ('FunctionToolResultEvent', 'u'),
+        ('FunctionToolResultEvent', 'k'),
+    ]

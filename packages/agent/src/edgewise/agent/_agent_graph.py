@@ -529,8 +529,9 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
             others = [c for c in others if not _skipped(by_id.get(c.tool_call_id))]
             for call in others:
                 yield FunctionToolCallEvent(call, args_valid=valid.get(call.tool_call_id))
-        for call in others:
-            if (part := by_id.get(call.tool_call_id)) is not None:
+        answered = {call.tool_call_id for call in others}
+        for call in calls:  # the results in call order
+            if call.tool_call_id in answered and (part := by_id.get(call.tool_call_id)) is not None:
                 yield FunctionToolResultEvent(part)
 
     async def _handle_text(
