@@ -109,11 +109,17 @@ async def test_cancel_right_after_entering_keeps_the_final_response_started_as_i
 async def test_stream_response_gives_incomplete_snapshots_then_the_complete_response() -> None:
     agent = Agent(TestModel(custom_output_text='hello big world'))
     async with agent.run_stream('go') as result:
-        states = [(r.text, r.state) async for r in result.stream_response(debounce_by=None)]
+        responses = [r async for r in result.stream_response(debounce_by=None)]
+    states = [(r.text, r.state) for r in responses]
     assert states == snapshot(
         [('hello ', 'incomplete'), ('hello big ', 'incomplete'), ('hello big world', 'incomplete'),
          ('hello big world', 'incomplete'), ('hello big world', 'complete')]
     )  # fmt: skip
+    # The snapshots are the response as received; the complete one is as the run recorded it, with its ids.
+    assert [r.run_id for r in responses[:-1]] == [None] * 4
+    recorded = result.all_messages()[-1]
+    assert (responses[-1].run_id, responses[-1].conversation_id) == (recorded.run_id, recorded.conversation_id)
+    assert responses[-1].run_id is not None
 
 
 async def test_stream_response_ends_when_the_stream_is_cancelled() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import pytest
@@ -318,7 +319,10 @@ async def test_stream_response_rebuilds_the_response_on_each_event_then_gives_th
         [([TextPart(content='a')], 'incomplete'), ([TextPart(content='ab')], 'incomplete'),
          ([TextPart(content='ab')], 'incomplete'), ([TextPart(content='ab')], 'complete')]
     )  # fmt: skip
-    assert responses[-1] == result.response  # the streamed response as received (a new snapshot each time)
+    # The last is the response as the run recorded it: `result.response` (as received) with the run's ids.
+    assert responses[-1] == dataclasses.replace(
+        result.response, run_id=result.run_id, conversation_id=result.conversation_id
+    )
 
 
 async def test_stream_responses_gives_pairs_of_response_and_is_last_with_a_deprecation_warning() -> None:

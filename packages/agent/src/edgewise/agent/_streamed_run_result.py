@@ -9,6 +9,7 @@ until the run's real final result.
 from __future__ import annotations as _annotations
 
 import copy
+import dataclasses
 import warnings
 from collections import deque
 from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator, Awaitable, Callable
@@ -365,7 +366,12 @@ class StreamedRunResult(Generic[OutputDataT]):
         async for streamed in source:
             yield streamed.get()
         await self._finish()
-        yield self.response
+        last = self.response
+        if last.state == 'complete' and last.run_id is None and self._response is not None:
+            # The whole response, as the run records it: with the run's ids (pydantic-ai's last snapshot).
+            state = self._run.ctx.state
+            last = dataclasses.replace(last, run_id=state.run_id, conversation_id=state.conversation_id)
+        yield last
 
     # -- cancelling -----------------------------------------------------------------------------------------------
 
