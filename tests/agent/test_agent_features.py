@@ -10,6 +10,7 @@ import pytest
 
 from edgewise.agent import (
     Agent,
+    AgentRunResult,
     CallToolsNode,
     FinalResult,
     ModelRequestNode,
@@ -426,3 +427,11 @@ async def test_resending_the_last_request_gives_its_prompt_to_the_run_and_this_r
     assert request.instructions == 'New instructions'
     assert request.run_id == 'an-earlier-run'  # it belongs to the run that made it: not one of this run's messages
     assert result.new_messages() == result.all_messages()[1:]
+
+
+async def test_run_results_compare_by_their_output() -> None:
+    first = await Agent(TestModel(custom_output_text='same')).run('one')
+    second = await Agent(TestModel(custom_output_text='same')).run('two')
+    assert first == second  # as pydantic-ai's: the messages and ids are not compared
+    assert first == AgentRunResult('same')
+    assert first != AgentRunResult('other')

@@ -90,10 +90,11 @@ class AgentRunResult(Generic[OutputDataT]):
 
     output: OutputDataT
     """The output of the run."""
-    _output_tool_name: str | None = field(default=None, repr=False)
-    _state: GraphAgentState | None = field(default=None, repr=False)
-    _new_message_index: int = field(default=0, repr=False)
-    _output_tool_call_id: str | None = field(default=None, repr=False)
+    # Results compare by their output alone, as pydantic-ai's do.
+    _output_tool_name: str | None = field(default=None, repr=False, compare=False)
+    _state: GraphAgentState | None = field(default=None, repr=False, compare=False)
+    _new_message_index: int = field(default=0, repr=False, compare=False)
+    _output_tool_call_id: str | None = field(default=None, repr=False, compare=False)
 
     def all_messages(self, *, output_tool_return_content: str | None = None) -> list[ModelMessage]:
         """Every message of the conversation, including the message history the run was given.
