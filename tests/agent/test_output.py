@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -292,3 +293,12 @@ async def test_the_text_output_processor_applies_the_text_output_function() -> N
     assert schema.text_processor is not None
     assert await schema.text_processor.process('shout', ctx) == 'SHOUT'
     assert await build_output_schema(str).process_text('as is', ctx) == 'as is'
+
+
+async def test_a_wrapped_output_sent_as_a_json_string_is_accepted() -> None:
+    def answer(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        args = json.dumps({'response': json.dumps([{'name': 'Oslo'}, {'name': 'Rome'}])})
+        return ModelResponse(parts=[ToolCallPart(info.output_tools[0].name, args)])
+
+    result = await Agent(FunctionModel(answer), output_type=list[City]).run('x')
+    assert result.output == [City(name='Oslo'), City(name='Rome')]

@@ -293,9 +293,12 @@ def _processor(output: Any, *, name: str, description: str | None, strict: bool 
     model = pydantic.create_model(name, response=(output, ...))
     json_schema = _strip_field_titles(model.model_json_schema())
     json_schema.pop('title', None)
+    # Some models send the wrapped value as a JSON string (`{"response": "[1, 2]"}`): it is accepted too.
+    lenient_type: Any = Union[output, pydantic.Json[output]]  # type: ignore[misc]  # noqa: UP007
+    lenient = pydantic.create_model(name, response=(lenient_type, ...))
     return OutputProcessor(
         name=name, json_schema=json_schema, description=description, strict=strict,
-        validator=pydantic.TypeAdapter(model), value_type=model, wrapped=True,
+        validator=pydantic.TypeAdapter(lenient), value_type=model, wrapped=True,
     )  # fmt: skip
 
 
