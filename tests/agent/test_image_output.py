@@ -358,8 +358,9 @@ async def test_plain_types_use_the_profile_default_output_mode() -> None:
 
 async def test_prompted_by_default_uses_the_profile_template() -> None:
     def answer(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-        assert info.instructions == 'Reply in JSON: {"properties":{"name":{"type":"string"}},"required":["name"],' + (
-            '"title":"Pet","type":"object"}'
+        assert info.instructions == (
+            'Reply in JSON: {"properties": {"name": {"type": "string"}}, "required": ["name"], '
+            '"title": "Pet", "type": "object"}'
         )
         return ModelResponse(parts=[TextPart('{"name": "Tom"}')])
 

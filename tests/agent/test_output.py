@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -234,7 +235,7 @@ async def test_prompted_output_adds_the_schema_to_the_instructions_and_accepts_f
     result = await Agent(FunctionModel(answer), output_type=spec).run('x')
     assert result.output == Country(code='IT')
     assert instructions[0] is not None
-    assert instructions[0].startswith('Schema: {"$defs":{"City":')
+    assert instructions[0].startswith('Schema: {"$defs": {"City":')
 
 
 async def test_prompted_output_retries_invalid_json_without_a_tool_name() -> None:
@@ -245,7 +246,8 @@ async def test_prompted_output_retries_invalid_json_without_a_tool_name() -> Non
     retry = result.all_messages()[2].parts[0]
     assert isinstance(retry, RetryPromptPart)
     assert retry.tool_name is None
-    assert 'JSON schema' in (result.all_messages()[0].instructions or '')  # type: ignore[union-attr]
+    # The output instructions go to the model with each request, not into the history.
+    assert [getattr(message, 'instructions', None) for message in result.all_messages()] == [None] * 4
 
 
 async def test_the_run_output_type_overrides_the_agent_output_type() -> None:
@@ -291,3 +293,12 @@ async def test_the_text_output_processor_applies_the_text_output_function() -> N
     assert schema.text_processor is not None
     assert await schema.text_processor.process('shout', ctx) == 'SHOUT'
     assert await build_output_schema(str).process_text('as is', ctx) == 'as is'
+
+
+async def test_a_wrapped_output_sent_as_a_json_string_is_accepted() -> None:
+    def answer(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        args = json.dumps({'response': json.dumps([{'name': 'Oslo'}, {'name': 'Rome'}])})
+        return ModelResponse(parts=[ToolCallPart(info.output_tools[0].name, args)])
+
+    result = await Agent(FunctionModel(answer), output_type=list[City]).run('x')
+    assert result.output == [City(name='Oslo'), City(name='Rome')]

@@ -71,7 +71,9 @@ def _profile(found: ModelProfile | None) -> ModelProfile:
 
 def chat_messages(messages: list[ModelMessage], model: str = 'gpt-4o') -> list[dict[str, Any]]:
     profile = _profile(openai_model_profile(model))
-    mapped = chat.map_messages(messages, OpenAIModelProfile.from_profile(profile), system='openai', model_name=model)
+    mapped = chat.map_messages(
+        messages, OpenAIModelProfile.from_profile(profile), system='openai', model_name=model, instructions=None
+    )
     body = chat.build_body(model_name=model, messages=mapped, settings={}, params=PARAMS, profile=profile, stream=False)
     validate_chat_body(body)
     return mapped

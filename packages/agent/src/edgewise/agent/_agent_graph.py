@@ -33,7 +33,7 @@ from ._agent_stream import AgentStream
 from ._deferred_tools import DeferredToolRequests, DeferredToolResults
 from ._history import sent_messages
 from ._no_output import NoOutput, no_output_answer
-from ._output import OutputSchema, validation_errors
+from ._output import OutputSchema, output_template, validation_errors
 from ._request_hooks import (
     RESPONSE_HOOKS,
     HookedResponse,
@@ -393,6 +393,8 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
             allow_text_output=schema.allow_text_output or schema.mode in ('native', 'prompted'),
             allow_image_output=schema.allows_image,
         )
+        if schema.mode in ('prompted', 'native'):
+            params.prompted_output_template = output_template(schema, deps.model.profile)
         if deps.native_tools:
             params.native_tools = await resolve_native_tools(deps.native_tools, deps.run_context(state))
         params = deps.model.customize_request_parameters(params)

@@ -10,7 +10,7 @@ import types
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Generic, Union, get_args, get_origin
+from typing import Any, Generic, Literal, Union, get_args, get_origin
 
 import pydantic
 import pydantic_core
@@ -46,14 +46,11 @@ __all__ = (
     'OutputSpec',
     'build_output_schema',
     'schema_for_profile',
+    'output_template',
 )
 
 T = TypeVar('T', default=Any)
 
-_PROMPTED_TEMPLATE = (
-    'Answer with a single JSON object matching this JSON schema, and nothing else (no text or code fences '
-    'around it):\n\n{schema}'
-)
 _FENCE_RE = re.compile(r'^\s*```(?:json)?\s*\n(.*)\n\s*```\s*$', re.DOTALL)
 
 
@@ -160,8 +157,9 @@ class OutputSchema(Generic[T]):
     """Turns text answers into the output, when text may be the output."""
     object_processor: OutputProcessor | None = None
     """Validates JSON text answers (native and prompted output, and stray text in tool mode)."""
-    instructions: str | None = None
-    """Instructions added to each request (prompted output)."""
+    template: str | Literal[False] | None = None
+    """The template of the output instructions (`PromptedOutput(template=...)`): the models add it, filled with the
+    schema, to the instructions they send; `None`: the model profile's template (prompted output)."""
     allows_none: bool = False
     """Whether `None` is among the output types: an empty response then gives `None`."""
     allows_deferred_tools: bool = False
@@ -295,9 +293,12 @@ def _processor(output: Any, *, name: str, description: str | None, strict: bool 
     model = pydantic.create_model(name, response=(output, ...))
     json_schema = _strip_field_titles(model.model_json_schema())
     json_schema.pop('title', None)
+    # Some models send the wrapped value as a JSON string (`{"response": "[1, 2]"}`): it is accepted too.
+    lenient_type: Any = Union[output, pydantic.Json[output]]  # type: ignore[misc]  # noqa: UP007
+    lenient = pydantic.create_model(name, response=(lenient_type, ...))
     return OutputProcessor(
         name=name, json_schema=json_schema, description=description, strict=strict,
-        validator=pydantic.TypeAdapter(model), value_type=model, wrapped=True,
+        validator=pydantic.TypeAdapter(lenient), value_type=model, wrapped=True,
     )  # fmt: skip
 
 
@@ -449,11 +450,7 @@ def _object_schema(spec: NativeOutput[Any] | PromptedOutput[Any]) -> OutputSchem
         processor = _processor(output, name=name, description=spec.description, strict=strict)
     if isinstance(spec, NativeOutput):
         return NativeOutputSchema(object_processor=processor)
-    instructions = None
-    if spec.template is not False:
-        template = spec.template or _PROMPTED_TEMPLATE
-        instructions = template.replace('{schema}', pydantic_core.to_json(processor.json_schema).decode())
-    return PromptedOutputSchema(object_processor=processor, instructions=instructions)
+    return PromptedOutputSchema(object_processor=processor, template=spec.template)
 
 
 def schema_for_profile(schema: OutputSchema, profile: ModelProfile) -> OutputSchema:
@@ -465,18 +462,14 @@ def schema_for_profile(schema: OutputSchema, profile: ModelProfile) -> OutputSch
     """
     if schema.auto_outputs is not None and (mode := profile.default_structured_output_mode) != 'tool':
         variants: dict[Any, OutputSchema] = schema.__dict__.setdefault('_variants', {})
-        key = (mode, profile.prompted_output_template)
-        found = variants.get(key)
+        found = variants.get(mode)
         if found is None:
             outputs = schema.auto_outputs
-            if mode == 'native':
-                found = _object_schema(NativeOutput(outputs))
-            else:
-                found = _object_schema(PromptedOutput(outputs, template=profile.prompted_output_template))
+            found = _object_schema(NativeOutput(outputs) if mode == 'native' else PromptedOutput(outputs))
             found.allows_none = schema.allows_none
             found.allows_deferred_tools = schema.allows_deferred_tools
             found.allows_image = schema.allows_image
-            variants[key] = found
+            variants[mode] = found
         schema = found
     # The messages are pydantic-ai's (its models check their profile before each request).
     if schema.mode == 'native' and not profile.supports_json_schema_output:
@@ -486,6 +479,16 @@ def schema_for_profile(schema: OutputSchema, profile: ModelProfile) -> OutputSch
     if schema.allows_image and not profile.supports_image_output:
         raise UserError('Image output is not supported by this model.')
     return schema
+
+
+def output_template(schema: OutputSchema, profile: ModelProfile) -> str | Literal[False] | None:
+    """The `prompted_output_template` of a request: prompted output's own template, else the profile's; native output
+    has one only when the profile needs the schema in the instructions too."""
+    if schema.template is not None:
+        return schema.template
+    if schema.mode == 'prompted' or (schema.mode == 'native' and profile.native_output_requires_schema_in_instructions):
+        return profile.prompted_output_template
+    return None
 
 
 def validation_errors(error: pydantic.ValidationError) -> list[pydantic_core.ErrorDetails]:

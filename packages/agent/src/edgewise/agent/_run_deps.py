@@ -376,8 +376,8 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
 
     async def instructions_text(self, state: GraphAgentState) -> str | None:
         """The instructions of the next request, as pydantic-ai 1.107 builds them: the texts joined by lines,
-        then each function's result as a paragraph, then the toolsets' instructions, then the prompted-output
-        instructions."""
+        then each function's result as a paragraph, then the toolsets' instructions (the prompted-output
+        instructions are not among them: models add them, see `ModelRequestParameters.prompted_output_template`)."""
         ctx: RunContext[DepsT] | None = None
         if self._static_instructions is not _NOT_COMPUTED:
             paragraphs: list[str] = list(self._static_instructions)
@@ -395,6 +395,4 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
         found = await self.toolset.get_instructions(ctx or self.run_context(state))
         if found:
             paragraphs.extend(t.strip() for t in ([found] if isinstance(found, str) else found))
-        if self.output_schema.instructions:
-            paragraphs.append(self.output_schema.instructions)
         return '\n\n'.join(paragraphs) if paragraphs else None

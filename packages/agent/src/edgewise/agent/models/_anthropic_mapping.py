@@ -49,14 +49,13 @@ from ._anthropic_native_tools import (
 )
 from ._mapping import (
     EventStreamedResponse,
-    instructions_of,
     settings_fields,
     thinking_as_text,
     unsupported_file,
     uploaded_file_id,
     user_turn_items,
 )
-from ._request_parameters import ModelRequestParameters
+from ._request_parameters import ModelRequestParameters, request_instructions
 from ._thinking import anthropic_settings
 from ._tool_choice import explicitly_forced, resolve_tool_choice
 
@@ -203,11 +202,16 @@ def _assistant_blocks(message: ModelResponse, profile: ModelProfile, provider_na
 
 
 def map_messages(
-    messages: Sequence[ModelMessage], profile: ModelProfile, provider_name: str = 'anthropic', model_name: str = ''
+    messages: Sequence[ModelMessage],
+    profile: ModelProfile,
+    provider_name: str = 'anthropic',
+    model_name: str = '',
+    *,
+    instructions: str | None,
 ) -> tuple[str, list[dict[str, Any]]]:
-    """The system prompt (instructions first, then system prompt parts) and the `messages` of a request."""
+    """The system prompt (`instructions` first, then system prompt parts) and the `messages` of a request."""
     system: list[str] = []
-    if instructions := instructions_of(messages):
+    if instructions:
         system.append(instructions)
     mapped: list[dict[str, Any]] = []
     for message in messages:
@@ -296,7 +300,8 @@ def anthropic_request_body(
     """
     settings: AnthropicModelSettings = anthropic_settings(model_settings or {}, params, profile, model_name)
     anthropic_profile = AnthropicModelProfile.from_profile(profile)
-    system, mapped = map_messages(messages, profile, provider_name, model_name)
+    instructions = request_instructions(messages, params)
+    system, mapped = map_messages(messages, profile, provider_name, model_name, instructions=instructions)
     body: dict[str, Any] = {
         'model': model_name,
         'max_tokens': settings.get('max_tokens', DEFAULT_MAX_TOKENS),

@@ -40,8 +40,8 @@ from ..profiles.google import GoogleModelProfile
 from ..settings import ModelSettings
 from ..usage import RequestUsage
 from ._google_native_tools import code_execution_part, google_native_tools, metadata_parts, native_part_dict
-from ._mapping import EventStreamedResponse, instructions_of, settings_fields, uploaded_file_id, user_turn_items
-from ._request_parameters import ModelRequestParameters
+from ._mapping import EventStreamedResponse, settings_fields, uploaded_file_id, user_turn_items
+from ._request_parameters import ModelRequestParameters, request_instructions
 from ._thinking import google_service_tier, google_settings
 from ._tool_choice import resolve_tool_choice
 
@@ -175,11 +175,11 @@ def _model_parts(message: ModelResponse, provider_name: str) -> list[dict[str, A
 
 
 def map_messages(
-    messages: Sequence[ModelMessage], provider_name: str = 'google-gla'
+    messages: Sequence[ModelMessage], provider_name: str = 'google-gla', *, instructions: str | None
 ) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
-    """The `systemInstruction` (instructions first, then system prompts) and the `contents` of a request."""
+    """The `systemInstruction` (`instructions` first, then system prompts) and the `contents` of a request."""
     system: list[dict[str, Any]] = []
-    if instructions := instructions_of(messages):
+    if instructions:
         system.append({'text': instructions})
     contents: list[dict[str, Any]] = []
     for message in messages:
@@ -231,7 +231,7 @@ def google_request_body(
         provider_name: The `provider_name` of parts this API made (their signatures are sent back).
     """
     settings: GoogleModelSettings = google_settings(model_settings or {}, params, profile)
-    system, contents = map_messages(messages, provider_name)
+    system, contents = map_messages(messages, provider_name, instructions=request_instructions(messages, params))
     body: dict[str, Any] = {'contents': contents}
     if system is not None:
         body['systemInstruction'] = system

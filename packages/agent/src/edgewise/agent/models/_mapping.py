@@ -17,8 +17,6 @@ from ..exceptions import UserError
 from ..messages import (
     BinaryContent,
     CachePoint,
-    ModelMessage,
-    ModelRequest,
     ModelResponse,
     ModelResponsePart,
     ModelResponseStreamEvent,
@@ -41,7 +39,6 @@ from ._streamed_response import StreamedResponse
 __all__ = (
     'customize_request_parameters',
     'transformed_schema',
-    'instructions_of',
     'user_turn_items',
     'unsupported_file',
     'file_label',
@@ -106,14 +103,6 @@ def transformed_schema(transformer: Any, schema: dict[str, Any], strict: bool | 
         del _TRANSFORMED[next(iter(_TRANSFORMED))]
     _TRANSFORMED[key] = result
     return result
-
-
-def instructions_of(messages: Iterable[ModelMessage]) -> str | None:
-    """The instructions of the conversation's latest request (earlier requests' instructions are not resent)."""
-    for message in reversed(list(messages)):
-        if isinstance(message, ModelRequest):
-            return message.instructions
-    return None
 
 
 def user_turn_items(

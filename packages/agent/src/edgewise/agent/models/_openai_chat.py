@@ -188,9 +188,14 @@ def takes_url(file: FileUrl) -> bool:
 
 
 def map_messages(
-    messages: Sequence[ModelMessage], profile: OpenAIModelProfile, *, system: str, model_name: str
+    messages: Sequence[ModelMessage],
+    profile: OpenAIModelProfile,
+    *,
+    system: str,
+    model_name: str,
+    instructions: str | None,
 ) -> list[dict[str, Any]]:
-    """The `messages` of a request body; the last request's `instructions` go after the leading system messages."""
+    """The `messages` of a request body; the request's `instructions` go after the leading system messages."""
     role = profile.openai_system_prompt_role or 'system'
     result: list[dict[str, Any]] = []
     for message in messages:
@@ -217,21 +222,12 @@ def map_messages(
                 result.append({'role': 'user', 'content': _user_content(UserPromptPart(tool_files), model_name)})
         elif (assistant := _assistant_message(message, profile, system)) is not None:
             result.append(assistant)
-    instructions = _instructions(messages)
     if instructions:
         leading = next((i for i, m in enumerate(result) if m['role'] != role), len(result))
         result.insert(leading, _system_message(role, instructions))
     if not profile.openai_chat_supports_multiple_system_messages:
         result = _merge_leading_system_messages(result, role)
     return result
-
-
-def _instructions(messages: Sequence[ModelMessage]) -> str | None:
-    # The instructions of the last request only: earlier ones were for earlier requests.
-    for message in reversed(messages):
-        if isinstance(message, ModelRequest):
-            return message.instructions
-    return None
 
 
 def _merge_leading_system_messages(messages: list[dict[str, Any]], role: str) -> list[dict[str, Any]]:

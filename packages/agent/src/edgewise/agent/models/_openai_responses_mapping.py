@@ -42,7 +42,6 @@ from ..settings import ModelSettings
 from ..usage import RequestUsage
 from ._mapping import (
     EventStreamedResponse,
-    instructions_of,
     settings_fields,
     thinking_as_text,
     unsupported_file,
@@ -56,7 +55,7 @@ from ._openai_native_tools import (
     responses_include,
     responses_native_tools,
 )
-from ._request_parameters import ModelRequestParameters
+from ._request_parameters import ModelRequestParameters, request_instructions
 from ._thinking import openai_settings
 from ._tool_choice import explicitly_forced, resolve_tool_choice
 
@@ -285,7 +284,7 @@ def responses_request_body(
     settings = _drop_unsupported(openai_settings(model_settings or {}, params), openai_profile)
     send_ids = settings.get('openai_send_reasoning_ids', openai_profile.openai_supports_encrypted_reasoning_content)
     items = map_messages(messages, openai_profile, send_ids, provider_name, model_name)
-    instructions = instructions_of(messages)
+    instructions = request_instructions(messages, params)
     body: dict[str, Any] = {'model': model_name}
     text: dict[str, Any] = {}
     if params.output_mode == 'native' and params.output_object is not None:

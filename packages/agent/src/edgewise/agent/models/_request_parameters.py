@@ -4,16 +4,20 @@
 from __future__ import annotations as _annotations
 
 import functools
+import json
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from functools import cached_property
+from typing import Any, Literal
 
+from .._message_types import ModelMessage, ModelRequest
 from .._tool_definition import ToolDefinition
 from ..native_tools import AbstractNativeTool
 from ..output import OutputMode, OutputObjectDefinition
 from ..settings import ThinkingLevel
 
-__all__ = ('ModelRequestParameters',)
+__all__ = ('ModelRequestParameters', 'prompted_output_instructions', 'request_instructions')
 
 
 @dataclass(repr=False, kw_only=True)
@@ -28,6 +32,10 @@ class ModelRequestParameters:
     """The output schema, for native and prompted output."""
     output_tools: list[ToolDefinition] = field(default_factory=list)
     """The output tools the model may call to give its final answer."""
+    prompted_output_template: str | Literal[False] | None = None
+    """The template of the instructions that describe the output schema (prompted output, and native output for
+    models whose profile asks for the schema in the instructions); `{schema}` stands for the schema, appended when
+    absent. `False`: no such instructions; `None`: none given (the agent fills in the profile's template)."""
     allow_text_output: bool = True
     """Whether plain text is an acceptable final answer."""
     allow_image_output: bool = False
@@ -50,6 +58,15 @@ class ModelRequestParameters:
         )
         return self.native_tools
 
+    @cached_property
+    def prompted_output_instructions(self) -> str | None:
+        """The output instructions models add to the request's instructions: `prompted_output_template` filled
+        with `output_object`'s schema (`None` without a template or a schema)."""
+        template, output = self.prompted_output_template, self.output_object
+        if not template or output is None:
+            return None
+        return prompted_output_instructions(template, output)
+
     @property
     def tool_defs(self) -> dict[str, ToolDefinition]:
         """Function and output tools, by name."""
@@ -61,9 +78,40 @@ class ModelRequestParameters:
             f'output_object={self.output_object!r}, output_tools={self.output_tools!r}, '
             f'allow_text_output={self.allow_text_output!r}'
             + (', allow_image_output=True' if self.allow_image_output else '')
+            + ('' if (tpl := self.prompted_output_template) is None else f', prompted_output_template={tpl!r}')
             + ('' if self.thinking is None else f', thinking={self.thinking!r}')
             + ')'
         )
+
+
+def prompted_output_instructions(template: str, output: OutputObjectDefinition) -> str:
+    """`template` with `{schema}` replaced by the output's JSON schema, its name as the schema's title and its
+    description beside (pydantic-ai's text, so requests read the same; the schema is appended to a template without
+    `{schema}`). Other braces in the template are kept as written."""
+    schema = dict(output.json_schema)
+    if output.name:
+        schema['title'] = output.name
+    if output.description:
+        schema['description'] = output.description
+    if '{schema}' not in template:
+        template = f'{template}\n\n{{schema}}'
+    return template.replace('{schema}', json.dumps(schema))
+
+
+def request_instructions(messages: Sequence[ModelMessage], params: ModelRequestParameters) -> str | None:
+    """The instructions a model sends with a request: the latest request's (earlier requests' instructions are not
+    resent), followed by the prompted-output instructions of `params`, if any."""
+    instructions: str | None = None
+    for message in reversed(messages):
+        if isinstance(message, ModelRequest):
+            instructions = message.instructions
+            break
+    if not params.prompted_output_template:  # no output instructions: the common case costs one check
+        return instructions
+    output_instructions = params.prompted_output_instructions
+    if not output_instructions:
+        return instructions
+    return '\n\n'.join(t for t in (instructions, output_instructions) if t).strip() or None
 
 
 def _taking_builtin_tools(init: Any) -> Any:

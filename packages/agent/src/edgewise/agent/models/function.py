@@ -13,12 +13,12 @@ import anyio.to_thread
 from .._event_types import ModelResponseStreamEvent
 from .._tool_definition import ToolDefinition
 from ..exceptions import UserError
-from ..messages import FilePart, ModelMessage, ModelRequest, ModelResponse, NativeToolCallPart, NativeToolReturnPart
+from ..messages import FilePart, ModelMessage, ModelResponse, NativeToolCallPart, NativeToolReturnPart
 from ..native_tools import SUPPORTED_NATIVE_TOOLS, AbstractNativeTool
 from ..profiles import ModelProfileSpec
 from ..settings import ModelSettings
 from ._model import Model, RunContext
-from ._request_parameters import ModelRequestParameters
+from ._request_parameters import ModelRequestParameters, request_instructions
 from ._streamed_response import StreamedResponse
 from ._usage_estimate import REQUEST_OVERHEAD, UsageEstimator, estimate_tokens
 from .test import TEST_PROFILE
@@ -217,14 +217,13 @@ class FunctionModel(Model):
 def _agent_info(
     messages: list[ModelMessage], model_settings: ModelSettings | None, params: ModelRequestParameters
 ) -> AgentInfo:
-    last = messages[-1] if messages else None
     return AgentInfo(
         function_tools=params.function_tools,
         allow_text_output=params.allow_text_output,
         output_tools=params.output_tools,
         model_settings=model_settings,
         model_request_parameters=params,
-        instructions=last.instructions if isinstance(last, ModelRequest) else None,
+        instructions=request_instructions(messages, params),
     )
 
 

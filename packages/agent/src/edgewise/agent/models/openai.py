@@ -43,7 +43,7 @@ from ._openai_responses_mapping import (
     responses_request_body,
 )
 from ._provider_model import ProviderModel
-from ._request_parameters import ModelRequestParameters
+from ._request_parameters import ModelRequestParameters, request_instructions
 from ._sse import ServerSentEvent
 from ._streamed_response import StreamedResponse
 
@@ -162,8 +162,9 @@ class OpenAIChatModel(ProviderModel):
     ) -> dict[str, Any]:
         profile = self.profile
         mapped = _chat.map_messages(
-            messages, OpenAIModelProfile.from_profile(profile), system=self.system, model_name=self._model_name
-        )
+            messages, OpenAIModelProfile.from_profile(profile), system=self.system, model_name=self._model_name,
+            instructions=request_instructions(messages, params),
+        )  # fmt: skip
         return _chat.build_body(
             model_name=self._model_name, messages=mapped, settings=settings, params=params, profile=profile,
             stream=stream,
