@@ -11,6 +11,7 @@ from .._agent_spec import (
     get_capability_registry,
     load_capability_from_nested_spec,
 )
+from .._agent_spec import _infer_fmt as _infer_fmt  # pydantic-ai's tests import it from here
 
 __all__ = (
     'AgentSpec',
