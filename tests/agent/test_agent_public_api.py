@@ -23,6 +23,7 @@ def test_all_is_pinned() -> None:
         'AgentRunError',
         'AgentRunResult',
         'AgentRunResultEvent',
+        'AgentSpec',
         'AgentStreamEvent',
         'AgentToolset',
         'AnyConcurrencyLimit',

@@ -446,7 +446,6 @@ PYDANTIC_AI_1_107_NAMES: dict[str, tuple[str, ...]] = {
 NOT_YET: dict[str, dict[str, str]] = {
     '': {
         'AgentModelSettings': 'agent parameters (issue 12, helper `parity-agent`)',
-        'AgentSpec': 'agent specs from YAML/JSON files are not planned',
         'CompactionPart': 'server-side history compaction is not mapped',
         'ConcurrencyLimitedModel': 'concurrency limiters (issue 12, helper `parity-agent`)',
         'Embedder': 'embedding models are not planned',
@@ -509,9 +508,8 @@ NOT_YET: dict[str, dict[str, str]] = {
         'FunctionStreamedResponse': 'FunctionModel internals (issue 12, helper `parity-stream`)',
     },
     'capabilities': {
-        'CAPABILITY_TYPES': 'capability specs and ordering (agent specs are not planned)',
-        'Capability': 'capability specs and ordering (agent specs are not planned)',
-        'CapabilityDescription': 'capability specs and ordering (agent specs are not planned)',
+        'Capability': 'capability specs and ordering',
+        'CapabilityDescription': 'capability specs and ordering',
         'DynamicCapability': 'capabilities built on the lifecycle hooks (issue 12)',
         'ImageGeneration': 'native (builtin) tools: helper `native` (issue 12)',
         'MCP': 'toolset capabilities (issue 13)',

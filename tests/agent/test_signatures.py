@@ -53,7 +53,7 @@ def _params(fn: Callable[..., Any]) -> list[str]:
         (Agent.instructions, ['/func']),
         (Agent.output_validator, ['/func']),
         (Agent.override, ['*name', '*model', '*deps', '*tools', '*toolsets', '*instructions', '*model_settings',
-                          '*metadata', '*retries', '*native_tools', '**deprecated_kwargs']),
+                          '*metadata', '*retries', '*native_tools', '*spec', '**deprecated_kwargs']),
         (Tool.__init__, ['function', '*takes_ctx', '*max_retries', '*name', '*description', '*prepare',
                          '*args_validator', '*docstring_format', '*require_parameter_descriptions',
                          '*schema_generator', '*strict', '*sequential', '*requires_approval', '*metadata', '*timeout',
@@ -116,7 +116,7 @@ def _typed_params(fn: Callable[..., Any]) -> list[str]:
     return params[:-1] + ['*' + name for name in typing.get_origin(options).__annotations__]
 
 
-ITER = [*RUN, '*infer_name', '*capabilities', '*persistence', '*toolsets', '*deferred_tool_results']
+ITER = [*RUN, '*infer_name', '*capabilities', '*persistence', '*toolsets', '*deferred_tool_results', '*spec']
 
 
 @pytest.mark.parametrize(

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from ._agent_run import AgentRun, capture_run_messages
     from ._run_options import AgentRetries
     from .agent import Agent, EndStrategy
+    from .agent.spec import AgentSpec
     from .capabilities import AgentCapability, CapabilityFunc
     from .concurrency import AbstractConcurrencyLimiter, AnyConcurrencyLimit, ConcurrencyLimit, ConcurrencyLimiter
     from .exceptions import (
@@ -159,6 +160,7 @@ __all__ = (
     'AgentRun',
     'AgentRunError',
     'AgentRunResult',
+    'AgentSpec',
     'AgentRunResultEvent',
     'AgentStreamEvent',
     'AgentToolset',
@@ -387,6 +389,7 @@ _EXPORTS: dict[str, str] = {
     'ToolOutput': '.output',
     'AgentEventStream': '.result',
     'AgentRunResult': '.result',
+    'AgentSpec': '.agent.spec',
     'AgentRunResultEvent': '.result',
     'FinalResult': '.result',
     'StreamedRunResult': '.result',

@@ -19,6 +19,7 @@ from ._agent_event_stream import AgentEventStream, run_events
 from ._agent_graph import AgentNode, CallToolsNode, ModelRequestNode, UserPromptNode
 from ._agent_registry import AgentRegistry
 from ._agent_run import AgentRun
+from ._agent_spec import AgentSpec
 from ._deferred_tools import DeferredToolResults
 from ._node_stream_loop import EventStreamHandler
 from ._output_json_schema import output_json_schema
@@ -61,6 +62,7 @@ class IterOptions(TypedDict, Generic[AgentDepsT], total=False):
     persistence: BaseStatePersistence[Any, Any] | None
     toolsets: Sequence[AbstractToolset[AgentDepsT]] | None
     deferred_tool_results: DeferredToolResults | None
+    spec: dict[str, Any] | AgentSpec | None
 
 
 class RunOptions(IterOptions[AgentDepsT], total=False):

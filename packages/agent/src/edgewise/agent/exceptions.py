@@ -3,6 +3,8 @@
 ```
 AgentError(Exception)                       root of every error raised by edgewise.agent
  +-- UserError(RuntimeError)                the agent, a tool or a run was set up wrongly
+ +-- SpecError(ValueError)                  an agent or capability spec names an unknown capability, or its
+ |                                          arguments do not build one
  +-- HookTimeoutError(TimeoutError)         a function of a `Hooks` capability ran past its timeout
  +-- AgentRunError(RuntimeError)            a run failed
       +-- UnexpectedModelBehavior           the model answered in a way the run cannot use
@@ -51,6 +53,7 @@ __all__ = (
     'SkipToolValidation',
     'SkipToolExecution',
     'UserError',
+    'SpecError',
     'HookTimeoutError',
     'AgentRunError',
     'UnexpectedModelBehavior',
@@ -158,6 +161,11 @@ class SkipToolExecution(Exception):
 
 class UserError(AgentError, RuntimeError):
     """The agent, one of its tools or a run's arguments were set up wrongly; the message says how to fix it."""
+
+
+class SpecError(AgentError, ValueError):
+    """An agent or capability spec names a capability the registry lacks, or its arguments do not build it; the
+    message names the capability (and the valid names)."""
 
 
 class HookTimeoutError(AgentError, TimeoutError):

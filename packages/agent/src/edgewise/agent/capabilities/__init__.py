@@ -6,7 +6,12 @@ call (validation and execution) and output (validation and processing), `wrap_ru
 `handle_deferred_tool_calls` and `get_ordering`; `CombinedCapability`, `Hooks`, `HandleDeferredToolCalls`,
 `PrepareTools`, `PrepareOutputTools`, `IncludeToolReturnSchemas`, `NativeTool`, `ProcessHistory`, `Instrumentation`
 and `ToolSearch`.
+
+`CAPABILITY_TYPES` maps the names agent specs may use (`capabilities: [{ToolSearch: {max_results: 5}}]`) to the
+capabilities that can be built from data.
 """
+
+from typing import Any
 
 from ..output import OutputContext
 from .abstract import (
@@ -46,7 +51,15 @@ from .tool_search import (
     ToolSearchStrategy,
 )
 
+CAPABILITY_TYPES: dict[str, type[AbstractCapability[Any]]] = {
+    name: cls
+    for cls in (NativeTool, IncludeToolReturnSchemas, Instrumentation, ToolSearch)
+    if (name := cls.get_serialization_name()) is not None
+}
+"""The capabilities an agent spec can name, by name (custom ones are given with `custom_capability_types=`)."""
+
 __all__ = (
+    'CAPABILITY_TYPES',
     'AbstractCapability',
     'AgentCapability',
     'AgentNode',

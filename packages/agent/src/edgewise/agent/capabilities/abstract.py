@@ -130,6 +130,18 @@ class CapabilityOrdering:
 class AbstractCapability(Generic[AgentDepsT]):
     """Base of capabilities: override the hooks you need; the defaults change nothing."""
 
+    @classmethod
+    def get_serialization_name(cls) -> str | None:
+        """The name of this capability in agent specs (by default the class name); `None`: it cannot be built
+        from a spec (it takes functions, say)."""
+        return cls.__name__
+
+    @classmethod
+    def from_spec(cls, *args: Any, **kwargs: Any) -> AbstractCapability[Any]:
+        """The capability built from a spec's arguments; by default `cls(*args, **kwargs)`. Override it when the
+        constructor takes values that YAML or JSON cannot hold."""
+        return cls(*args, **kwargs)
+
     def get_ordering(self) -> CapabilityOrdering | None:
         """Where this capability goes among the others (see `CapabilityOrdering`); `None`: where it is given."""
         return None

@@ -29,6 +29,11 @@ class HandleDeferredToolCalls(AbstractCapability[AgentDepsT]):
     which then has to be among the agent's output types.
     """
 
+    @classmethod
+    def get_serialization_name(cls) -> str | None:
+        """`None`: it takes a function, so it cannot come from a spec."""
+        return None
+
     handler: DeferredToolHandler[AgentDepsT]
     """Gives the answers, or `None`."""
 

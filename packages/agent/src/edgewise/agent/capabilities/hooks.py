@@ -208,6 +208,11 @@ class Hooks(AbstractCapability[AgentDepsT]):
     """A capability made of hook functions (see the module docstring): register them with the decorators of
     `hooks.on`, or give them to the constructor by the same names (`Hooks(before_run=fn, tool_execute=fn2)`)."""
 
+    @classmethod
+    def get_serialization_name(cls) -> str | None:
+        """`None`: it holds functions, so it cannot come from a spec."""
+        return None
+
     def __init__(self, *, ordering: CapabilityOrdering | None = None, **functions: Callable[..., Any] | None) -> None:
         """Args:
         ordering: Where this capability goes among the others (`get_ordering`).

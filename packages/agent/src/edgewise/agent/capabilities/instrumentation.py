@@ -17,3 +17,9 @@ class Instrumentation(AbstractCapability[Any]):
 
     settings: InstrumentationSettings = field(default_factory=InstrumentationSettings)
     """The tracing options."""
+
+    @classmethod
+    def from_spec(cls, **kwargs: Any) -> Instrumentation:
+        """The capability from a spec's `InstrumentationSettings` arguments (`include_content`, `version`, ...);
+        the OpenTelemetry providers, which a spec cannot hold, stay the global ones."""
+        return cls(settings=InstrumentationSettings(**kwargs))

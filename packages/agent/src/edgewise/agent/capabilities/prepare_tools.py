@@ -18,6 +18,11 @@ class PrepareTools(AbstractCapability[AgentDepsT]):
     """Pass the function tools of each step through `prepare_func(ctx, tool_defs)` (sync or async), which returns
     the definitions to keep, changed or not. Output tools are left alone: see `PrepareOutputTools`."""
 
+    @classmethod
+    def get_serialization_name(cls) -> str | None:
+        """`None`: it takes a function, so it cannot come from a spec."""
+        return None
+
     prepare_func: ToolsPrepareFunc[AgentDepsT]
     """The function."""
 
@@ -30,6 +35,11 @@ class PrepareTools(AbstractCapability[AgentDepsT]):
 class PrepareOutputTools(AbstractCapability[AgentDepsT]):
     """Pass the output tools of each step through `prepare_func(ctx, tool_defs)`, as `PrepareTools` does for
     function tools (`ctx.retry` counts output retries)."""
+
+    @classmethod
+    def get_serialization_name(cls) -> str | None:
+        """`None`: it takes a function, so it cannot come from a spec."""
+        return None
 
     prepare_func: ToolsPrepareFunc[AgentDepsT]
     """The function."""

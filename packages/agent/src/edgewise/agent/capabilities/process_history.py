@@ -53,6 +53,11 @@ class ProcessHistory(AbstractCapability[AgentDepsT]):
     must end with a `ModelRequest`.
     """
 
+    @classmethod
+    def get_serialization_name(cls) -> str | None:
+        """`None`: it takes a function, so it cannot come from a spec."""
+        return None
+
     processor: HistoryProcessorFunc
     """The function: `(messages) -> messages` or `(ctx, messages) -> messages`, sync or async."""
     _takes_ctx: bool = field(init=False, repr=False)

@@ -7,8 +7,9 @@ from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager, contextmanager
 from contextvars import ContextVar
 from functools import partial
+from pathlib import Path
 from types import NoneType
-from typing import Any, ClassVar, overload
+from typing import Any, ClassVar, Literal, cast, overload
 
 import anyio
 from typing_extensions import TypeVar, Unpack
@@ -16,17 +17,18 @@ from typing_extensions import TypeVar, Unpack
 from edgewise.graph import BaseStatePersistence, Graph
 from edgewise.graph.persistence.store import DurableStatePersistence
 
-from . import _durable_run, _instrument
-from . import messages as _messages
-from ._agent_graph import UserPromptNode, agent_graph
-from ._agent_run import AgentRun, bind_captured_messages, run_to_end
-from ._agent_streaming import AgentStreaming, IterOptions, RunOptions
-from ._agent_toolsets import AgentFunctionToolset
-from ._deferred_tools import DeferredToolResults
-from ._history import has_adjacent_same_kind, merge_adjacent
-from ._node_stream_loop import EventStreamHandler, run_with_event_handler
-from ._output import build_output_schema, schema_for_profile
-from ._run_deps import (
+from .. import _durable_run, _instrument
+from .. import messages as _messages
+from .._agent_graph import UserPromptNode, agent_graph
+from .._agent_run import AgentRun, bind_captured_messages, run_to_end
+from .._agent_spec import AgentSpec, agent_arguments, run_spec, settings_over_spec, validate_spec
+from .._agent_streaming import AgentStreaming, IterOptions, RunOptions
+from .._agent_toolsets import AgentFunctionToolset
+from .._deferred_tools import DeferredToolResults
+from .._history import has_adjacent_same_kind, merge_adjacent
+from .._node_stream_loop import EventStreamHandler, run_with_event_handler
+from .._output import build_output_schema, schema_for_profile
+from .._run_deps import (
     EndStrategy,
     GraphAgentDeps,
     GraphAgentState,
@@ -35,7 +37,7 @@ from ._run_deps import (
     resolve_conversation_id,
     system_prompt_parts,
 )
-from ._run_options import (
+from .._run_options import (
     AgentInstructions,
     AgentMetadata,
     AgentModelSettings,
@@ -48,28 +50,28 @@ from ._run_options import (
     run_output_retries,
     settings_resolver,
 )
-from ._run_result import AgentRunResult, FinalResult
-from ._wrap_run import RUN_HOOKS, wrapped_run
-from ._wrapper_agent import WrapperAgent
-from .capabilities import AbstractCapability, AgentCapability, CombinedCapability, Instrumentation, ProcessHistory
-from .capabilities.abstract import LIFECYCLE_HOOKS
-from .concurrency import AnyConcurrencyLimit, concurrency_slot, normalize_to_limiter
-from .exceptions import UserError
-from .messages import ModelMessage, ModelRequest, ModelResponse, SystemPromptPart, UserContent
-from .models import KnownModelName, Model, infer_model
-from .models.instrumented import InstrumentationSettings
-from .output import OutputDataT, OutputSpec
-from .settings import ModelSettings
-from .tools import (
+from .._run_result import AgentRunResult, FinalResult
+from .._wrap_run import RUN_HOOKS, wrapped_run
+from .._wrapper_agent import WrapperAgent
+from ..capabilities import AbstractCapability, AgentCapability, CombinedCapability, Instrumentation, ProcessHistory
+from ..capabilities.abstract import LIFECYCLE_HOOKS
+from ..concurrency import AnyConcurrencyLimit, concurrency_slot, normalize_to_limiter
+from ..exceptions import UserError
+from ..messages import ModelMessage, ModelRequest, ModelResponse, SystemPromptPart, UserContent
+from ..models import KnownModelName, Model, infer_model
+from ..models.instrumented import InstrumentationSettings
+from ..output import OutputDataT, OutputSpec
+from ..settings import ModelSettings
+from ..tools import (
     AgentDepsT,
     AgentNativeTool,
     RunContext,
     Tool,
     ToolFuncEither,
 )
-from .toolsets import AbstractToolset
-from .toolsets._dynamic import DynamicToolset, ToolsetFunc
-from .usage import RunUsage, UsageLimits
+from ..toolsets import AbstractToolset
+from ..toolsets._dynamic import DynamicToolset, ToolsetFunc
+from ..usage import RunUsage, UsageLimits
 
 __all__ = ('Agent', 'EndStrategy', 'WrapperAgent', 'AgentRunResult')
 
@@ -211,6 +213,81 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
         )
         self._overrides: ContextVar[dict[str, Any]] = ContextVar('_overrides', default=_NO_OVERRIDES)
         self._entered = 0
+
+    @classmethod
+    def from_spec(
+        cls,
+        spec: dict[str, Any] | AgentSpec,
+        *,
+        deps_type: type[Any] = NoneType,
+        custom_capability_types: Sequence[type[AbstractCapability[Any]]] = (),
+        model: Model | KnownModelName | str | None = None,
+        output_type: OutputSpec[Any] = str,
+        instructions: AgentInstructions = None,
+        system_prompt: str | Sequence[str] = (),
+        name: str | None = None,
+        description: str | None = None,
+        model_settings: AgentModelSettings | None = None,
+        retries: int | AgentRetries | None = None,
+        validation_context: Any = None,
+        tools: Sequence[Tool[Any] | ToolFuncEither[Any, ...]] = (),
+        toolsets: Sequence[AbstractToolset[Any] | ToolsetFunc[Any]] | None = None,
+        defer_model_check: bool = False,
+        end_strategy: EndStrategy | None = None,
+        metadata: AgentMetadata | None = None,
+        tool_timeout: float | None = None,
+        max_concurrency: AnyConcurrencyLimit = None,
+        capabilities: Sequence[AgentCapability[Any]] | None = None,
+        **deprecated_kwargs: Any,
+    ) -> Agent[Any, Any]:
+        """Build an agent from a spec (a dict or an `AgentSpec`, see `edgewise.agent.agent.spec`).
+
+        The arguments are those of `Agent(...)`; one given wins over the spec's field, `instructions` and
+        `capabilities` are added after the spec's, `model_settings` merge over the spec's. With the default
+        `output_type`, a spec's `output_schema` gives the output type (`StructuredDict`).
+
+        Args:
+            spec: The spec.
+            custom_capability_types: Capability classes (dataclasses) the spec may name besides
+                `CAPABILITY_TYPES`.
+            **deprecated_kwargs: as in `Agent(...)`.
+
+        Raises:
+            UserError: neither the spec nor `model` gives a model.
+            SpecError: a capability of the spec is unknown, or its arguments do not build it.
+            pydantic.ValidationError: the spec dict is malformed (the error names the field).
+        """
+        validated = validate_spec(spec)
+        arguments = agent_arguments(validated, custom_capability_types, {
+            'model': model, 'output_type': output_type, 'instructions': instructions, 'name': name,
+            'description': description, 'model_settings': model_settings, 'retries': retries,
+            'end_strategy': end_strategy, 'metadata': metadata, 'tool_timeout': tool_timeout,
+            'capabilities': capabilities,
+        })  # fmt: skip
+        agent: Agent[Any, Any] = Agent(
+            deps_type=deps_type, system_prompt=system_prompt, validation_context=validation_context, tools=tools,
+            toolsets=toolsets, defer_model_check=defer_model_check, max_concurrency=max_concurrency,
+            **arguments, **deprecated_kwargs,
+        )  # fmt: skip
+        if 'instrument' in validated.model_fields_set and 'instrument' not in deprecated_kwargs:
+            agent._instrument = validated.instrument
+        return agent
+
+    @classmethod
+    def from_file(
+        cls,
+        path: Path | str,
+        *,
+        fmt: Literal['yaml', 'json'] | None = None,
+        **kwargs: Any,
+    ) -> Agent[Any, Any]:
+        """Build an agent from a YAML or JSON spec file: `Agent.from_spec(AgentSpec.from_file(path, fmt), **kwargs)`.
+
+        Raises:
+            ValueError: `fmt` is not given and the file's suffix is neither `.yaml`, `.yml` nor `.json`.
+            ImportError: the file is YAML and PyYAML is not installed.
+        """
+        return cls.from_spec(AgentSpec.from_file(path, fmt=fmt), **kwargs)
 
     @staticmethod
     def instrument_all(instrument: InstrumentationSettings | bool = True) -> None:
@@ -394,6 +471,7 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
         persistence: BaseStatePersistence[Any, Any] | None = None,
         toolsets: Sequence[AbstractToolset[AgentDepsT]] | None = None,
         deferred_tool_results: DeferredToolResults | None = None,
+        spec: dict[str, Any] | AgentSpec | None = None,
         **deprecated_kwargs: Any,
     ) -> AsyncIterator[AgentRun[AgentDepsT, Any]]:
         """Start a run driven node by node: `async with agent.iter(prompt) as run: async for node in run: ...`.
@@ -408,6 +486,17 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
         output_retries = None
         if retries is not None or deprecated_kwargs:
             output_retries = run_output_retries(retries, deprecated_kwargs, 'agent.iter')
+        spec_metadata = None
+        if spec is not None:  # the spec fills in what the run leaves unset, and adds to the rest
+            contributed = run_spec(spec)
+            model = model if model is not None else contributed.model
+            output_retries = output_retries if output_retries is not None else contributed.output_retries
+            if contributed.instructions:
+                instructions = [*_instruction_items(instructions), *contributed.instructions]
+            model_settings = settings_over_spec(contributed.model_settings, model_settings)
+            spec_metadata = contributed.metadata
+            if contributed.capabilities:
+                capabilities = [*contributed.capabilities, *(capabilities or ())]
         graph_deps = self._configure_run(
             model=model, deps=deps, model_settings=model_settings, usage_limits=usage_limits,
             capabilities=capabilities, instructions=instructions, output_type=output_type,
@@ -428,7 +517,7 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
         graph_deps.new_message_index = len(history)
         graph_deps.merge_adjacent = bool(history) and isinstance(history[-1], ModelRequest)
         model_used = graph_deps.model
-        metadata_layers = overrides.get('metadata', [self._metadata, metadata])
+        metadata_layers = overrides.get('metadata', [self._metadata, spec_metadata, metadata])
         metadata_layers = [m for m in metadata_layers if m is not None]
         if metadata_layers:
             state.metadata = resolve_metadata(metadata_layers, graph_deps.run_context(state))
@@ -480,7 +569,8 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
             raise UserError('Cannot set a custom run `output_type` when the agent has output validators')
         schema = self._output_schema if output_type is None else build_output_schema(output_type)
         schema = schema_for_profile(schema, model_used.profile)
-        caps = [*self._capabilities, *capabilities] if capabilities else self._capabilities
+        base = overrides.get('capabilities', self._capabilities)
+        caps = [*base, *capabilities] if capabilities else base
         run_instructions = overrides.get('instructions')
         if run_instructions is None:  # an override replaces every other instruction, the capabilities' too
             run_instructions = self._instructions
@@ -635,6 +725,7 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
         metadata: AgentMetadata | None = _UNSET,
         retries: int | AgentRetries | None = _UNSET,
         native_tools: Sequence[AgentNativeTool[AgentDepsT]] = _UNSET,
+        spec: dict[str, Any] | AgentSpec | None = None,
         **deprecated_kwargs: Any,
     ) -> Iterator[None]:
         """Replace the name, model, deps, tools, toolsets, instructions, model settings, metadata, output retry
@@ -645,6 +736,20 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
             raise UserError(f'Unknown keyword arguments: {", ".join(f"`{k}`" for k in deprecated_kwargs)}')
         if native_tools is _UNSET and legacy_native is not None:
             native_tools = legacy_native
+        spec_capabilities = None
+        if spec is not None:  # the spec's fields stand in for the arguments not given
+            contributed = run_spec(spec)
+            name = contributed.name if name is _UNSET and contributed.name is not None else name
+            model = contributed.model if model is _UNSET and contributed.model is not None else model
+            if instructions is _UNSET and contributed.instructions:
+                instructions = contributed.instructions
+            if model_settings is _UNSET and contributed.model_settings is not None:
+                model_settings = cast(ModelSettings, contributed.model_settings)
+            metadata = contributed.metadata if metadata is _UNSET and contributed.metadata is not None else metadata
+            if retries is _UNSET and contributed.output_retries is not None:
+                retries = {'output': contributed.output_retries}
+            if contributed.capabilities:  # they replace the agent's, as in pydantic-ai
+                spec_capabilities = contributed.capabilities
         tokens: list[Callable[[], None]] = []
         if model is not _UNSET:
             token_m = self._override_model.set(model)
@@ -672,6 +777,8 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
             overrides['retries'] = run_output_retries(retries, {}, 'agent.override')
         if native_tools is not _UNSET:
             overrides['native_tools'] = list(native_tools)
+        if spec_capabilities is not None:
+            overrides['capabilities'] = spec_capabilities
         token_o = self._overrides.set(overrides)
         tokens.append(lambda: self._overrides.reset(token_o))
         try:
@@ -685,10 +792,12 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
     ) -> list[AgentNativeTool[AgentDepsT]]:
         # The agent's, then the capabilities', then the run's; an override replaces the agent's and its
         # capabilities' (not the run's capabilities', as in pydantic-ai 1.107).
-        overridden = self._overrides.get().get('native_tools')
+        overrides = self._overrides.get()
+        overridden = overrides.get('native_tools')
         tools = list(self._native_tools if overridden is None else overridden)
         if overridden is not None:
-            caps = caps[len(self._capabilities) :] if caps is not self._capabilities else ()
+            base = overrides.get('capabilities', self._capabilities)
+            caps = caps[len(base) :] if caps is not base else ()
         for cap in caps:
             if isinstance(cap, AbstractCapability):
                 tools.extend(cap.get_native_tools())
@@ -739,6 +848,14 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
             f'{type(self).__name__}(model={self.model!r}, name={self.name!r}, end_strategy={self.end_strategy!r}, '
             f'model_settings={self.model_settings!r}, output_type={self.output_type!r})'
         )
+
+
+def _instruction_items(instructions: AgentInstructions) -> list[Any]:
+    if instructions is None:
+        return []
+    if isinstance(instructions, str) or callable(instructions):
+        return [instructions]
+    return list(instructions)
 
 
 def _combined(capabilities: Sequence[AgentCapability[Any]]) -> CombinedCapability[Any] | None:
