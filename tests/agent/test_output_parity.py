@@ -23,13 +23,20 @@ from edgewise.agent import (
     UserError,
 )
 from edgewise.agent.messages import (
+    FunctionToolCallEvent,
+    FunctionToolResultEvent,
     ModelMessage,
     ModelRequest,
     ModelResponse,
+    OutputToolCallEvent,
+    OutputToolResultEvent,
     RetryPromptPart,
     TextPart,
     ThinkingPart,
+    ToolCallEvent,
     ToolCallPart,
+    ToolResultEvent,
+    ToolReturnPart,
 )
 from edgewise.agent.models.function import AgentInfo, FunctionModel
 from edgewise.agent.models.test import TestModel
@@ -502,3 +509,13 @@ async def test_tool_call_events_known_tools_first_results_in_call_order() -> Non
         ('FunctionToolResultEvent', 'u'),
         ('FunctionToolResultEvent', 'k'),
     ]
+
+
+def test_tool_event_base_classes_match_both_kinds_of_call() -> None:
+    call = ToolCallPart('t', {}, tool_call_id='c')
+    ret = ToolReturnPart('t', 'ok', tool_call_id='c')
+    events = [FunctionToolCallEvent(call), OutputToolCallEvent(call, args_valid=True)]
+    assert all(isinstance(e, ToolCallEvent) and e.tool_call_id == 'c' for e in events)
+    results = [FunctionToolResultEvent(ret), OutputToolResultEvent(ret)]
+    assert all(isinstance(r, ToolResultEvent) and r.tool_call_id == 'c' for r in results)
+    assert not isinstance(events[0], ToolResultEvent)

@@ -38,6 +38,8 @@ __all__ = (
     'FinalResultEvent',
     'ModelResponseStreamEvent',
     'FunctionToolCallEvent',
+    'ToolCallEvent',
+    'ToolResultEvent',
     'FunctionToolResultEvent',
     'OutputToolCallEvent',
     'OutputToolResultEvent',
@@ -296,16 +298,14 @@ ModelResponseStreamEvent = Annotated[
 
 
 @dataclass(repr=False)
-class FunctionToolCallEvent:
-    """A function tool is about to be called."""
+class ToolCallEvent:
+    """A tool is about to be called: the base of `FunctionToolCallEvent` and `OutputToolCallEvent`, to match both."""
 
     part: ToolCallPart
     """The tool call."""
     _: KW_ONLY
     args_valid: bool | None = None
     """Whether the arguments validated (`None`: not checked before the call)."""
-    event_kind: Literal['function_tool_call'] = 'function_tool_call'
-    """Tag of this event kind."""
 
     @property
     def tool_call_id(self) -> str:
@@ -315,12 +315,41 @@ class FunctionToolCallEvent:
     __repr__ = _repr
 
 
-@dataclass(repr=False, init=False)
-class FunctionToolResultEvent:
-    """A function tool call has finished (or was skipped, or failed and is retried)."""
+@dataclass(repr=False)
+class FunctionToolCallEvent(ToolCallEvent):
+    """A function tool is about to be called."""
+
+    event_kind: Literal['function_tool_call'] = 'function_tool_call'
+    """Tag of this event kind."""
+
+
+@dataclass(repr=False)
+class OutputToolCallEvent(ToolCallEvent):
+    """An output tool call is about to be processed."""
+
+    event_kind: Literal['output_tool_call'] = 'output_tool_call'
+    """Tag of this event kind."""
+
+
+@dataclass(repr=False)
+class ToolResultEvent:
+    """A tool call has finished: the base of `FunctionToolResultEvent` and `OutputToolResultEvent`, to match both."""
 
     part: ToolReturnPart | RetryPromptPart
     """The part sent back to the model for the call."""
+
+    @property
+    def tool_call_id(self) -> str:
+        """The id of the call, shared with its call event."""
+        return self.part.tool_call_id
+
+    __repr__ = _repr
+
+
+@dataclass(repr=False, init=False)
+class FunctionToolResultEvent(ToolResultEvent):
+    """A function tool call has finished (or was skipped, or failed and is retried)."""
+
     _: KW_ONLY
     content: str | None = None
     """Extra user content sent after the result (unused by function tools here)."""
@@ -351,55 +380,19 @@ class FunctionToolResultEvent:
         self.event_kind = event_kind
 
     @property
-    def tool_call_id(self) -> str:
-        """The id of the call, shared with its call event."""
-        return self.part.tool_call_id
-
-    @property
     @deprecated('`result` is deprecated, use `part` instead.')
     def result(self) -> ToolReturnPart | RetryPromptPart:
         """Deprecated alias of `part`."""
         return self.part
 
-    __repr__ = _repr
-
 
 @dataclass(repr=False)
-class OutputToolCallEvent:
-    """An output tool call is about to be processed."""
-
-    part: ToolCallPart
-    """The output tool call."""
-    _: KW_ONLY
-    args_valid: bool | None = None
-    """Whether the arguments validated (`None`: not checked yet)."""
-    event_kind: Literal['output_tool_call'] = 'output_tool_call'
-    """Tag of this event kind."""
-
-    @property
-    def tool_call_id(self) -> str:
-        """The id of the call, shared with its result event."""
-        return self.part.tool_call_id
-
-    __repr__ = _repr
-
-
-@dataclass(repr=False)
-class OutputToolResultEvent:
+class OutputToolResultEvent(ToolResultEvent):
     """An output tool call has been processed."""
 
-    part: ToolReturnPart | RetryPromptPart
-    """The part sent back to the model for the call."""
     _: KW_ONLY
     event_kind: Literal['output_tool_result'] = 'output_tool_result'
     """Tag of this event kind."""
-
-    @property
-    def tool_call_id(self) -> str:
-        """The id of the call, shared with its call event."""
-        return self.part.tool_call_id
-
-    __repr__ = _repr
 
 
 @deprecated(

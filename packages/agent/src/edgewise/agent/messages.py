@@ -31,7 +31,9 @@ from ._event_types import (
     PartStartEvent,
     TextPartDelta,
     ThinkingPartDelta,
+    ToolCallEvent,
     ToolCallPartDelta,
+    ToolResultEvent,
 )
 from ._message_types import (
     INVALID_JSON_KEY,
@@ -154,6 +156,8 @@ __all__ = (
     'FinalResultEvent',
     'ModelResponseStreamEvent',
     'FunctionToolCallEvent',
+    'ToolCallEvent',
+    'ToolResultEvent',
     'FunctionToolResultEvent',
     'OutputToolCallEvent',
     'OutputToolResultEvent',
