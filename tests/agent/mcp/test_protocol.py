@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
+import anyio
+import anyio.lowlevel
 import pytest
 
+from edgewise.agent._mcp_connection import MCPConnectionClosed, MCPSession
 from edgewise.agent.exceptions import MCPError
 from edgewise.agent.mcp import MCPServerStdio
 
@@ -50,3 +54,47 @@ async def test_an_error_answer_to_tools_list_is_an_error() -> None:
     async with raw('list-error') as server:
         with pytest.raises(MCPError, match='answered `tools/list` with an error: no list today'):
             await server.list_tools()
+
+
+class _ScriptedChannel:
+    """A channel whose server sends the given messages, then closes."""
+
+    def __init__(self, messages: list[dict[str, object]]) -> None:
+        self._messages = list(messages)
+
+    async def send(self, message: dict[str, object]) -> None:
+        pass
+
+    async def receive(self) -> dict[str, object]:
+        await anyio.lowlevel.checkpoint()
+        if not self._messages:
+            raise MCPConnectionClosed('the scripted server is done')
+        return self._messages.pop(0)
+
+
+async def test_notifications_are_handled_in_the_order_they_came() -> None:
+    # Each handler waits longer the earlier its notification came: handled concurrently, they would end in
+    # reverse order; handled in turn, they end in order.
+    count = 5
+    handled: list[int] = []
+    all_handled = anyio.Event()
+
+    async def on_notification(method: str, params: dict[str, Any]) -> None:
+        for _ in range(count - params['n']):
+            await anyio.lowlevel.checkpoint()
+        handled.append(params['n'])
+        if len(handled) == count:
+            all_handled.set()
+
+    async def on_request(method: str, params: dict[str, Any]) -> dict[str, Any]:
+        raise AssertionError('no requests here')  # pragma: no cover
+
+    messages: list[dict[str, object]] = [
+        {'jsonrpc': '2.0', 'method': 'notifications/message', 'params': {'n': n}} for n in range(count)
+    ]
+    session = MCPSession(_ScriptedChannel(messages), on_request=on_request, on_notification=on_notification)
+    async with anyio.create_task_group() as tg:
+        session.start(tg)
+        await all_handled.wait()
+        tg.cancel_scope.cancel()
+    assert handled == list(range(count))

@@ -13,6 +13,7 @@ request fails at once with `MCPConnectionClosed`: a server that dies never leave
 from __future__ import annotations as _annotations
 
 import contextlib
+import math
 import os
 import signal
 import subprocess
@@ -25,6 +26,7 @@ from typing import Any, Protocol
 import anyio
 import anyio.abc
 import pydantic_core
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp import types as mcp_types
 from mcp.shared.message import SessionMessage
 
@@ -212,6 +214,7 @@ class MCPSession:
         self._next_id = 0
         self._closed: MCPConnectionClosed | None = None
         self._task_group: anyio.abc.TaskGroup | None = None
+        self._notifications: MemoryObjectSendStream[tuple[str, dict[str, Any]]] | None = None
 
     @property
     def closed(self) -> MCPConnectionClosed | None:
@@ -221,7 +224,17 @@ class MCPSession:
     def start(self, task_group: anyio.abc.TaskGroup) -> None:
         """Start reading the server's messages in `task_group` (cancel it to stop)."""
         self._task_group = task_group
+        # Notifications are handled one after the other, in the order they came (log messages, list changes),
+        # by a task of their own, so that a slow handler holds up neither the reader nor the answers.
+        send, receive = anyio.create_memory_object_stream[tuple[str, dict[str, Any]]](math.inf)
+        self._notifications = send
+        task_group.start_soon(self._notification_loop, receive)
         task_group.start_soon(self._read_loop)
+
+    async def _notification_loop(self, notifications: MemoryObjectReceiveStream[tuple[str, dict[str, Any]]]) -> None:
+        async with notifications:
+            async for method, params in notifications:
+                await self._on_notification(method, params)
 
     async def request(self, method: str, params: dict[str, Any] | None, time_limit: float | None) -> dict[str, Any]:
         """Send a request and wait for its result, at most `time_limit` seconds (then `TimeoutError`).
@@ -283,6 +296,8 @@ class MCPSession:
             if self._closed is None:
                 # Cancelled: the connection is being shut down by the client.
                 self._close(MCPConnectionClosed('the client closed the connection'))
+            if self._notifications is not None:
+                self._notifications.close()  # the notifications already read are still handled
 
     def _close(self, reason: MCPConnectionClosed) -> None:
         self._closed = reason
@@ -298,8 +313,8 @@ class MCPSession:
             assert self._task_group is not None
             self._task_group.start_soon(self._answer, message['id'], method, message.get('params') or {})
         else:
-            assert self._task_group is not None
-            self._task_group.start_soon(self._on_notification, method, message.get('params') or {})
+            assert self._notifications is not None
+            self._notifications.send_nowait((method, message.get('params') or {}))
 
     def _resolve(self, message: dict[str, Any]) -> None:
         raw_id = message.get('id')
