@@ -203,7 +203,8 @@ def _yaml() -> Any:
         import yaml  # type: ignore[import-untyped]
     except ImportError:
         raise ImportError(
-            'Reading or writing YAML agent specs needs PyYAML: `pip install pyyaml` (or use JSON: `fmt="json"`).'
+            'Reading or writing YAML agent specs needs PyYAML: install the `yaml` extra, '
+            '`pip install "edgewise-agent[yaml]"` (or use JSON: `fmt="json"`).'
         ) from None
     return yaml
 
