@@ -31,9 +31,9 @@ from edgewise.graph import BaseNode, End, Graph, GraphRunContext
 from . import _instrument
 from ._agent_stream import AgentStream
 from ._deferred_tools import DeferredToolRequests, DeferredToolResults
-from ._history import sent_messages
+from ._history import prompt_of, refresh_dynamic_prompts, sent_messages
 from ._no_output import NoOutput, no_output_answer
-from ._output import OutputSchema, output_template, validation_errors
+from ._output import output_template, validation_errors
 from ._request_hooks import (
     RESPONSE_HOOKS,
     HookedResponse,
@@ -46,7 +46,21 @@ from ._run_deps import GraphAgentDeps, GraphAgentState, resolve_native_tools, sy
 from ._run_result import FinalResult
 from ._step_tools import prepare_output_tools, prepare_step_tools
 from ._tool_calls import answer_deferred_inline, run_tool_calls, tool_retry_prompt, validate_for_events
-from .exceptions import ModelRetry, SkipModelRequest, UnexpectedModelBehavior, UserError
+from ._tool_step import (
+    OUTPUT_INVALID,
+    OUTPUT_PROCESSED,
+    OUTPUT_SKIPPED,
+    TOOL_SKIPPED,
+    Checkpoints,
+    count_output_failure,
+    no_output_retry,
+    output_args_valid,
+    skipped_call,
+    status_part,
+    tag_tool_calls,
+    validate_output,
+)
+from .exceptions import ModelRetry, SkipModelRequest, UserError
 from .messages import (
     BinaryImage,
     FunctionToolCallEvent,
@@ -59,7 +73,6 @@ from .messages import (
     OutputToolCallEvent,
     OutputToolResultEvent,
     RetryPromptPart,
-    SystemPromptPart,
     TextPart,
     ToolCallPart,
     ToolReturnPart,
@@ -137,14 +150,14 @@ class UserPromptNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Final
             return _resume_deferred(history, self.deferred_tool_results, self.user_prompt)
         if self.user_prompt is None and history and isinstance(history[-1], ModelRequest):
             # The last request is sent again: its user prompt is the run's (for `ctx.prompt`, as in pydantic-ai).
-            deps.prompt = _prompt_of(history[-1]) or deps.prompt
+            deps.prompt = prompt_of(history[-1]) or deps.prompt
         run_ctx = deps.run_context(state)
         parts: list[ModelRequestPart] = []
         kept = len(history)  # the messages before this index are as this node's snapshot holds them
         if not history:
             parts.extend(await system_prompt_parts(deps.system_prompts, run_ctx))
         else:
-            kept = await _refresh_dynamic_prompts(history, deps, run_ctx)
+            kept = await refresh_dynamic_prompts(history, deps, run_ctx)
         if self.user_prompt is not None:
             parts.append(UserPromptPart(self.user_prompt))
         elif not parts and history:
@@ -169,22 +182,6 @@ class UserPromptNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Final
         instructions = await deps.instructions_text(state)
         _stored_through(ctx, kept)
         return ModelRequestNode(ModelRequest(parts, instructions=instructions))
-
-
-def _prompt_of(request: ModelRequest) -> str | list[UserContent] | None:
-    """The user prompt content of `request`: its one user prompt, or the contents of its user prompts in a list."""
-    prompts = [part.content for part in request.parts if isinstance(part, UserPromptPart)]
-    if not prompts:
-        return None
-    if len(prompts) == 1:
-        return prompts[0] if isinstance(prompts[0], str) else list(prompts[0])
-    combined: list[UserContent] = []
-    for content in prompts:
-        if isinstance(content, str):
-            combined.append(content)
-        else:
-            combined.extend(content)
-    return combined
 
 
 def _stored_through(ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[Any, Any]], count: int) -> None:
@@ -217,28 +214,6 @@ def _resume_deferred(
     return CallToolsNode(
         response, tool_call_results=answers, tool_call_metadata=results.metadata or None, user_prompt=user_prompt
     )
-
-
-async def _refresh_dynamic_prompts(history: list[Any], deps: GraphAgentDeps[Any, Any], ctx: RunContext[Any]) -> int:
-    """Re-evaluate the dynamic system prompts in `history`; the index of the first message replaced (or its length)."""
-    first = len(history)
-    dynamic = {p.function.__qualname__: p for p in deps.system_prompts if not isinstance(p, str) and p.dynamic}
-    if not dynamic:
-        return first
-    for index, message in enumerate(history):
-        if isinstance(message, ModelRequest) and any(
-            isinstance(p, SystemPromptPart) and p.dynamic_ref in dynamic for p in message.parts
-        ):
-            # A new message rather than an edit in place: the history belongs to the caller.
-            parts: list[ModelRequestPart] = []
-            for part in message.parts:
-                if isinstance(part, SystemPromptPart) and part.dynamic_ref in dynamic:
-                    text = await dynamic[part.dynamic_ref].run(ctx)
-                    part = SystemPromptPart(text or '', dynamic_ref=part.dynamic_ref)
-                parts.append(part)
-            history[index] = dataclasses.replace(message, parts=parts)
-            first = min(first, index)
-    return first
 
 
 @dataclass
@@ -422,7 +397,7 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
         response.conversation_id = state.conversation_id
         state.usage.incr(response.usage)
         if deps.tool_kinds:
-            _tag_tool_calls(response, deps.tool_kinds)
+            tag_tool_calls(response, deps.tool_kinds)
         state.message_history.append(response)
         if deps.usage_limits.has_token_limits():
             deps.usage_limits.check_tokens(state.usage, state.message_history)
@@ -519,16 +494,16 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
         for call in outputs:
             if (part := by_id.get(call.tool_call_id)) is None:
                 continue
-            args_valid = _output_args_valid(part, valid.get(call.tool_call_id))
+            args_valid = output_args_valid(part, valid.get(call.tool_call_id))
             yield OutputToolCallEvent(call, args_valid=args_valid)
             yield OutputToolResultEvent(part)
-            if not (isinstance(part, ToolReturnPart) and part.content == _OUTPUT_PROCESSED):
+            if not (isinstance(part, ToolReturnPart) and part.content == OUTPUT_PROCESSED):
                 # pydantic-ai 1.x also gives the function tool events of an output call that was not the output
                 # (skipped, invalid, failed), for consumers that match only those.
                 yield FunctionToolCallEvent(call, args_valid=args_valid)
                 yield FunctionToolResultEvent(part)
         if outputs:  # the calls the 'early' strategy skipped give no events (pydantic-ai)
-            others = [c for c in others if not _skipped(by_id.get(c.tool_call_id))]
+            others = [c for c in others if not skipped_call(by_id.get(c.tool_call_id))]
             for call in others:
                 yield FunctionToolCallEvent(call, args_valid=valid.get(call.tool_call_id))
         answered = {call.tool_call_id for call in others}
@@ -561,7 +536,7 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
                 try:
                     if answer.retry is not None:
                         raise ModelRetry(answer.retry)
-                    return End(FinalResult(await _validate_output(None, run_ctx, deps)))
+                    return End(FinalResult(await validate_output(None, run_ctx, deps)))
                 except ModelRetry as exc:
                     state.increment_retries(deps.max_result_retries, exc)
                     retry = RetryPromptPart(exc.message)
@@ -570,7 +545,7 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
         text = ''.join(texts)
         try:
             if not text or (schema.object_processor is None and not schema.allow_text_output):
-                raise ModelRetry(_no_output_retry(schema, deps.step_tools))
+                raise ModelRetry(no_output_retry(schema, deps.step_tools))
             if schema.allow_text_output:
                 output = await schema.process_text(text, run_ctx)
             else:
@@ -578,7 +553,7 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
                 processor = schema.object_processor
                 assert processor is not None
                 output = await processor.finish(value, run_ctx)
-            output = await _validate_output(output, run_ctx, deps)
+            output = await validate_output(output, run_ctx, deps)
         except pydantic.ValidationError as exc:
             state.increment_retries(deps.max_result_retries, exc)
             retry = RetryPromptPart(validation_errors(exc))
@@ -597,7 +572,7 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
         state, deps = ctx.state, ctx.deps
         run_ctx = deps.run_context(state, retry=state.retries, max_retries=deps.max_result_retries)
         try:
-            output = await _validate_output(image, run_ctx, deps)
+            output = await validate_output(image, run_ctx, deps)
         except ModelRetry as exc:
             state.increment_retries(deps.max_result_retries, exc)
             retry = RetryPromptPart(exc.message)
@@ -629,7 +604,7 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
         # retry prompt). Function tools run after an output, except with 'early'.
         for call in output_calls:
             if final is not None and deps.end_strategy != 'exhaustive':
-                parts.append(_status(call, _OUTPUT_SKIPPED))
+                parts.append(status_part(call, OUTPUT_SKIPPED))
                 continue
             processor = output_tools[call.tool_name]
             # Each output tool has its own retry count and budget, as function tools do (pydantic-ai 1.107).
@@ -643,30 +618,30 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
                 output = await processor.finish(value, call_ctx)
                 # Output validators see the run's output retry count and budget, whichever path the output took.
                 validator_ctx = dataclasses.replace(call_ctx, retry=state.retries, max_retries=deps.max_result_retries)
-                output = await _validate_output(output, validator_ctx, deps)
+                output = await validate_output(output, validator_ctx, deps)
             except pydantic.ValidationError as exc:
                 if final is not None:
-                    parts.append(_status(call, _OUTPUT_INVALID))
+                    parts.append(status_part(call, OUTPUT_INVALID))
                     continue
-                _count_output_failure(state, call_ctx, exc, failed_outputs)
+                count_output_failure(state, call_ctx, exc, failed_outputs)
                 parts.append(tool_retry_prompt(call, validation_errors(exc)))
             except ModelRetry as exc:
                 if final is None:
-                    _count_output_failure(state, call_ctx, exc, failed_outputs)
+                    count_output_failure(state, call_ctx, exc, failed_outputs)
                 elif call_ctx.retry >= budget:  # the output is given, and this tool has no retry left: only noted
-                    parts.append(_status(call, 'Output tool not used - output function execution failed.'))
+                    parts.append(status_part(call, 'Output tool not used - output function execution failed.'))
                     continue
                 parts.append(tool_retry_prompt(call, exc.message))
             else:
-                parts.append(_status(call, _OUTPUT_PROCESSED))
+                parts.append(status_part(call, OUTPUT_PROCESSED))
                 final = final or FinalResult(output, call.tool_name, call.tool_call_id)
         prior_tool_retries = state.tool_retries
         skipped_from = len(parts)
         if final is not None and deps.end_strategy == 'early':
-            parts.extend(_status(call, _TOOL_SKIPPED) for call in function_calls)
+            parts.extend(status_part(call, TOOL_SKIPPED) for call in function_calls)
             function_calls = []
         # Unknown tools are retried like tools (their own retry count, the agent's tool budget), as in pydantic-ai.
-        on_result = None if deps.persistence is None else _Checkpoints(self, ctx, start_retries).add
+        on_result = None if deps.persistence is None else Checkpoints(self, ctx, start_retries).add
         outcome = await run_tool_calls(
             function_calls,
             state,
@@ -691,8 +666,8 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
             )
         if final is not None and outcome.has_deferred:
             # The output is given: the deferred calls get an answer so that the history has no open call.
-            skipped = _TOOL_SKIPPED
-            parts.extend(_status(call, skipped) for call in [*outcome.deferred.calls, *outcome.deferred.approvals])
+            skipped = TOOL_SKIPPED
+            parts.extend(status_part(call, skipped) for call in [*outcome.deferred.calls, *outcome.deferred.approvals])
         elif outcome.has_deferred:
             if not deps.output_schema.allows_deferred_tools:
                 raise UserError(
@@ -793,94 +768,6 @@ else:
     _CallToolsNext: TypeAlias = Union[  # noqa: UP007 - a subscriptable alias of generic classes
         ModelRequestNode[DepsT, NodeRunEndT], DeferredToolCallsNode[DepsT, NodeRunEndT], End[FinalResult[NodeRunEndT]]
     ]
-
-
-class _Checkpoints:
-    """Stores each tool call's result in the running node's snapshot as the call finishes (durable runs), so that a
-    resumed step runs only the calls that had not finished."""
-
-    def __init__(
-        self,
-        node: CallToolsNode[Any, Any],
-        ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[Any, Any]],
-        retries: int,
-    ) -> None:
-        self._node = node
-        self._ctx = ctx
-        # The output retry count as the step found it: the step's output calls are processed again on resume.
-        self._retries = retries
-        self._lock = anyio.Lock()
-
-    async def add(self, part: ModelRequestPart) -> None:
-        state, persistence = self._ctx.state, self._ctx.deps.persistence
-        assert persistence is not None
-        state.step_results.append(part)
-        async with self._lock:  # concurrent calls: each write holds the results of the writes before it
-            await persistence.checkpoint(dataclasses.replace(state, retries=self._retries), self._node)
-
-
-def _count_output_failure(state: GraphAgentState, ctx: RunContext[Any], error: Exception, failed: set[str]) -> None:
-    """Count a failed output tool call against its tool's budget (and the run's output retry count)."""
-    if ctx.retry >= ctx.max_retries:
-        state.check_incomplete_tool_call()
-        raise UnexpectedModelBehavior(f'Exceeded maximum output retries ({ctx.max_retries})') from error
-    assert ctx.tool_name is not None  # an output tool call's context
-    failed.add(ctx.tool_name)
-    state.retries += 1
-
-
-def _tag_tool_calls(response: ModelResponse, tool_kinds: dict[str, str]) -> None:
-    """Give the calls of tools with a `tool_kind` (`search_tools`) that kind, as pydantic-ai types them."""
-    response.parts = [
-        dataclasses.replace(part, tool_kind=kind)
-        if isinstance(part, ToolCallPart) and part.tool_kind is None and (kind := tool_kinds.get(part.tool_name))
-        else part
-        for part in response.parts
-    ]
-
-
-def _no_output_retry(schema: OutputSchema, step_tools: dict[str, Any] | None) -> str:
-    """What the model is asked when its answer gives no output, as pydantic-ai 1.107 words it: the ways it has."""
-    ways: list[str] = []
-    if schema.tools:
-        ways.append('include your response in a tool call')
-    elif step_tools is None or step_tools:
-        ways.append('call a tool')
-    if schema.allows_image:
-        ways.append('return an image')
-    if schema.allow_text_output or schema.mode in ('native', 'prompted'):
-        ways.insert(0, 'return text')
-    return f'Please {" or ".join(ways)}.'
-
-
-_OUTPUT_PROCESSED = 'Final result processed.'
-_OUTPUT_SKIPPED = 'Output tool not used - a final result was already processed.'
-_OUTPUT_INVALID = 'Output tool not used - output failed validation.'
-_TOOL_SKIPPED = 'Tool not executed - a final result was already processed.'
-
-
-def _skipped(part: ToolReturnPart | RetryPromptPart | None) -> bool:
-    return isinstance(part, ToolReturnPart) and part.content == _TOOL_SKIPPED
-
-
-def _output_args_valid(part: ToolReturnPart | RetryPromptPart, validated: bool | None) -> bool | None:
-    """`args_valid` of an output call's events, from how it was answered (as pydantic-ai sets it)."""
-    if isinstance(part, ToolReturnPart):
-        if part.content == _OUTPUT_SKIPPED:
-            return None
-        if part.content == _OUTPUT_INVALID:
-            return False
-    return validated
-
-
-def _status(call: ToolCallPart, content: str) -> ToolReturnPart:
-    return ToolReturnPart(call.tool_name, content, call.tool_call_id)
-
-
-async def _validate_output(output: Any, ctx: RunContext[Any], deps: GraphAgentDeps[Any, Any]) -> Any:
-    for validator in deps.output_validators:
-        output = await validator.validate(output, ctx)
-    return output
 
 
 AgentNode = (

@@ -26,7 +26,7 @@ from pydantic_core import from_json, to_json
 from pydantic_core.core_schema import SerializationInfo, SerializerFunctionWrapHandler
 
 from ._run_deps import EndStrategy
-from ._run_options import AgentRetries
+from ._run_options import AgentRetries, instruction_items
 from ._spec import CapabilitySpec, build_registry, build_schema_types, load_from_registry
 from .capabilities import CAPABILITY_TYPES
 from .capabilities.abstract import AbstractCapability
@@ -36,6 +36,9 @@ from .settings import ModelSettings, merge_model_settings
 
 __all__ = (
     'AgentSpec',
+    'build_agent',
+    'override_from_spec',
+    'run_from_spec',
     'CapabilitySpec',
     'CapabilitySpecContext',
     'DEFAULT_SCHEMA_PATH_TEMPLATE',
@@ -376,7 +379,7 @@ def run_spec(spec: dict[str, Any] | AgentSpec) -> RunSpec:
     return RunSpec(
         model=validated.model,
         name=validated.name,
-        instructions=_instruction_list(validated.instructions),
+        instructions=instruction_items(validated.instructions),
         model_settings=validated.model_settings or None,
         metadata=validated.metadata,
         output_retries=budgets.get('output'),
@@ -407,7 +410,7 @@ def agent_arguments(
     if merged['model'] is None:
         raise UserError('`model` must be provided either in the spec or as a keyword argument to `from_spec()`.')
     merged['output_type'] = agent_output_type(spec, arguments['output_type'])
-    merged['instructions'] = [*_instruction_list(spec.instructions), *_instruction_list(arguments['instructions'])]
+    merged['instructions'] = [*instruction_items(spec.instructions), *instruction_items(arguments['instructions'])]
     merged['name'] = arguments['name'] or spec.name
     merged['description'] = arguments['description'] or spec.description
     merged['model_settings'] = settings_over_spec(spec.model_settings, arguments['model_settings'])
@@ -428,14 +431,6 @@ def agent_arguments(
     return merged
 
 
-def _instruction_list(instructions: Any) -> list[Any]:
-    if instructions is None:
-        return []
-    if isinstance(instructions, str) or callable(instructions):
-        return [instructions]
-    return list(instructions)
-
-
 def settings_over_spec(spec_settings: dict[str, Any] | None, settings: Any) -> Any:
     """Model settings (a dict, or a function of the run context returning one) merged over a spec's."""
     if not spec_settings:
@@ -449,3 +444,65 @@ def settings_over_spec(spec_settings: dict[str, Any] | None, settings: Any) -> A
 
         return merged
     return merge_model_settings(base, settings)
+
+
+def build_agent(
+    agent_cls: Any,
+    spec: dict[str, Any] | AgentSpec,
+    custom_capability_types: Sequence[type[AbstractCapability[Any]]],
+    given: dict[str, Any],
+    passed: dict[str, Any],
+) -> Any:
+    """`Agent.from_spec`: an agent of `agent_cls` from `spec`, the arguments in `given` winning over the spec's
+    fields (see `agent_arguments`) and those in `passed` going to the agent as they are."""
+    validated = validate_spec(spec)
+    agent = agent_cls(**passed, **agent_arguments(validated, custom_capability_types, given))
+    if 'instrument' in validated.model_fields_set and 'instrument' not in passed:
+        agent._instrument = validated.instrument
+    return agent
+
+
+def override_from_spec(
+    spec: dict[str, Any] | AgentSpec, given: dict[str, Any], unset: Any
+) -> tuple[dict[str, Any], list[Any] | None]:
+    """`Agent.override(spec=...)`: the spec's name, model, instructions, model settings, metadata and output retries
+    for the arguments of `given` left `unset`; and the spec's capabilities, which replace the agent's (pydantic-ai)."""
+    contributed = run_spec(spec)
+    values = dict(given)
+    spec_values = {
+        'name': contributed.name,
+        'model': contributed.model,
+        'instructions': contributed.instructions or None,
+        'model_settings': contributed.model_settings,
+        'metadata': contributed.metadata,
+        'retries': None if contributed.output_retries is None else {'output': contributed.output_retries},
+    }
+    for key, value in spec_values.items():
+        if values[key] is unset and value is not None:
+            values[key] = value
+    return values, contributed.capabilities or None
+
+
+def run_from_spec(
+    spec: dict[str, Any] | AgentSpec,
+    model: Any,
+    output_retries: int | None,
+    instructions: Any,
+    model_settings: Any,
+    capabilities: Sequence[Any] | None,
+) -> tuple[Any, int | None, Any, Any, Sequence[Any] | None, Any]:
+    """`run(spec=...)`: the run's model, output retries, instructions, model settings, capabilities and the spec's
+    metadata, the spec filling in what the run leaves unset and adding to the rest (pydantic-ai 1.107)."""
+    contributed = run_spec(spec)
+    if contributed.instructions:
+        instructions = [*instruction_items(instructions), *contributed.instructions]
+    if contributed.capabilities:
+        capabilities = [*contributed.capabilities, *(capabilities or ())]
+    return (
+        model if model is not None else contributed.model,
+        output_retries if output_retries is not None else contributed.output_retries,
+        instructions,
+        settings_over_spec(contributed.model_settings, model_settings),
+        capabilities,
+        contributed.metadata,
+    )

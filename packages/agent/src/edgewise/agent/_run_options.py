@@ -20,12 +20,14 @@ __all__ = (
     'AgentMetadata',
     'AgentModelSettings',
     'agent_retry_budgets',
+    'instruction_items',
     'run_output_retries',
     'normalize_instructions',
     'settings_resolver',
     'resolve_metadata',
     'pop_deprecated',
     'pop_deprecated_builtin_tools',
+    'run_native_tools',
 )
 
 
@@ -181,3 +183,34 @@ def pop_deprecated_builtin_tools(
         message = f'`{owner}(builtin_tools=...)` is deprecated, use `capabilities=[NativeTool(...)]` instead.'
     warnings.warn(message, DeprecationWarning, stacklevel=stacklevel)
     return kwargs.pop('builtin_tools')
+
+
+def instruction_items(instructions: AgentInstructions) -> list[Any]:
+    """`instructions` as a list (of texts and functions)."""
+    if instructions is None:
+        return []
+    if isinstance(instructions, str) or callable(instructions):
+        return [instructions]
+    return list(instructions)
+
+
+def run_native_tools(
+    overrides: Mapping[str, Any],
+    agent_tools: Sequence[Any],
+    agent_capabilities: Sequence[Any],
+    capabilities: Sequence[Any],
+    run_tools: Sequence[Any] | None,
+) -> list[Any]:
+    """A run's native tools: the agent's, then its capabilities', then the run's. An `override(native_tools=)`
+    replaces the agent's and its capabilities' (not the run's capabilities', as in pydantic-ai 1.107)."""
+    from .capabilities.abstract import AbstractCapability  # the capabilities import these options
+
+    overridden = overrides.get('native_tools')
+    tools = list(agent_tools if overridden is None else overridden)
+    if overridden is not None:
+        base = overrides.get('capabilities', agent_capabilities)
+        capabilities = capabilities[len(base) :] if capabilities is not base else ()
+    for capability in capabilities:
+        if isinstance(capability, AbstractCapability):
+            tools.extend(capability.get_native_tools())
+    return [*tools, *(run_tools or ())]

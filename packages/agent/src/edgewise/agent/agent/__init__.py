@@ -4,12 +4,12 @@ from __future__ import annotations as _annotations
 
 import inspect
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
-from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager, contextmanager
+from contextlib import AbstractAsyncContextManager, AsyncExitStack, ExitStack, asynccontextmanager, contextmanager
 from contextvars import ContextVar
 from functools import partial
 from pathlib import Path
 from types import NoneType
-from typing import Any, ClassVar, Literal, cast, overload
+from typing import Any, ClassVar, Literal, overload
 
 import anyio
 from typing_extensions import TypeVar, Unpack
@@ -18,14 +18,14 @@ from edgewise.graph import BaseStatePersistence, Graph
 from edgewise.graph.persistence.store import DurableStatePersistence
 
 from .. import _durable_run, _instrument
-from .. import messages as _messages
 from .._agent_graph import UserPromptNode, agent_graph
 from .._agent_run import AgentRun, bind_captured_messages, run_to_end
-from .._agent_spec import AgentSpec, agent_arguments, run_spec, settings_over_spec, validate_spec
+from .._agent_spec import AgentSpec, build_agent, override_from_spec, run_from_spec
 from .._agent_streaming import AgentStreaming, IterOptions, RunOptions
+from .._agent_tool import agent_as_tool
 from .._agent_toolsets import AgentFunctionToolset
 from .._deferred_tools import DeferredToolResults
-from .._history import has_adjacent_same_kind, merge_adjacent
+from .._history import check_prompt_fits, has_adjacent_same_kind, merge_adjacent, validate_history
 from .._node_stream_loop import EventStreamHandler, run_with_event_handler
 from .._output import build_output_schema, schema_for_profile
 from .._run_deps import (
@@ -47,6 +47,7 @@ from .._run_options import (
     pop_deprecated,
     pop_deprecated_builtin_tools,
     resolve_metadata,
+    run_native_tools,
     run_output_retries,
     settings_resolver,
 )
@@ -55,9 +56,10 @@ from .._wrap_run import RUN_HOOKS, wrapped_run
 from .._wrapper_agent import WrapperAgent
 from ..capabilities import AbstractCapability, AgentCapability, CombinedCapability, Instrumentation, ProcessHistory
 from ..capabilities.abstract import LIFECYCLE_HOOKS
+from ..capabilities.combined import combined_or_none
 from ..concurrency import AnyConcurrencyLimit, concurrency_slot, normalize_to_limiter
 from ..exceptions import UserError
-from ..messages import ModelMessage, ModelRequest, ModelResponse, SystemPromptPart, UserContent
+from ..messages import ModelMessage, ModelRequest, SystemPromptPart, UserContent
 from ..models import KnownModelName, Model, infer_model
 from ..models.instrumented import InstrumentationSettings
 from ..output import OutputDataT, OutputSpec
@@ -257,21 +259,19 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
             SpecError: a capability of the spec is unknown, or its arguments do not build it.
             pydantic.ValidationError: the spec dict is malformed (the error names the field).
         """
-        validated = validate_spec(spec)
-        arguments = agent_arguments(validated, custom_capability_types, {
+        given = {
             'model': model, 'output_type': output_type, 'instructions': instructions, 'name': name,
             'description': description, 'model_settings': model_settings, 'retries': retries,
             'end_strategy': end_strategy, 'metadata': metadata, 'tool_timeout': tool_timeout,
             'capabilities': capabilities,
-        })  # fmt: skip
-        agent: Agent[Any, Any] = Agent(
-            deps_type=deps_type, system_prompt=system_prompt, validation_context=validation_context, tools=tools,
-            toolsets=toolsets, defer_model_check=defer_model_check, max_concurrency=max_concurrency,
-            **arguments, **deprecated_kwargs,
-        )  # fmt: skip
-        if 'instrument' in validated.model_fields_set and 'instrument' not in deprecated_kwargs:
-            agent._instrument = validated.instrument
-        return agent
+        }  # fmt: skip
+        passed = {
+            'deps_type': deps_type, 'system_prompt': system_prompt, 'validation_context': validation_context,
+            'tools': tools, 'toolsets': toolsets, 'defer_model_check': defer_model_check,
+            'max_concurrency': max_concurrency, **deprecated_kwargs,
+        }  # fmt: skip
+        built: Agent[Any, Any] = build_agent(Agent, spec, custom_capability_types, given, passed)
+        return built
 
     @classmethod
     def from_file(
@@ -488,26 +488,20 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
             output_retries = run_output_retries(retries, deprecated_kwargs, 'agent.iter')
         spec_metadata = None
         if spec is not None:  # the spec fills in what the run leaves unset, and adds to the rest
-            contributed = run_spec(spec)
-            model = model if model is not None else contributed.model
-            output_retries = output_retries if output_retries is not None else contributed.output_retries
-            if contributed.instructions:
-                instructions = [*_instruction_items(instructions), *contributed.instructions]
-            model_settings = settings_over_spec(contributed.model_settings, model_settings)
-            spec_metadata = contributed.metadata
-            if contributed.capabilities:
-                capabilities = [*contributed.capabilities, *(capabilities or ())]
+            model, output_retries, instructions, model_settings, capabilities, spec_metadata = run_from_spec(
+                spec, model, output_retries, instructions, model_settings, capabilities
+            )
         graph_deps = self._configure_run(
             model=model, deps=deps, model_settings=model_settings, usage_limits=usage_limits,
             capabilities=capabilities, instructions=instructions, output_type=output_type,
             output_retries=output_retries, persistence=persistence, native_tools=run_native_tools,
         )  # fmt: skip
         overrides = self._overrides.get()
-        history = _validate_history(message_history)
+        history = validate_history(message_history)
         if len(history) > 1 and has_adjacent_same_kind(history):
             history = merge_adjacent(history)  # as pydantic-ai keeps a given history
         if deferred_tool_results is None:  # with results, a prompt follows the answers to the open calls
-            _check_prompt_fits(user_prompt, history)
+            check_prompt_fits(user_prompt, history)
         state = GraphAgentState(
             message_history=bind_captured_messages(history),
             usage=usage or RunUsage(),
@@ -594,7 +588,7 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
                 "or return a callable from a capability's `get_model_settings()` (or give `model_settings` as a "
                 'function of the run context) to vary `tool_choice` per step.'
             )
-        root = _combined(caps)
+        root = combined_or_none(caps)
         graph_deps: GraphAgentDeps[AgentDepsT, Any] = GraphAgentDeps(
             user_deps=deps,
             prompt=None,  # the run's, set by the caller
@@ -605,7 +599,9 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
             request_hooks=[c for c in caps if isinstance(c, AbstractCapability) and c.has_request_hook()],
             root_capability=root,
             hooked=frozenset(h for h in LIFECYCLE_HOOKS if root.overrides(h)) if root is not None else frozenset(),
-            native_tools=self._run_native_tools(caps, native_tools),
+            native_tools=run_native_tools(
+                self._overrides.get(), self._native_tools, self._capabilities, caps, native_tools
+            ),
             tracing=self._tracing(caps),
             validation_context=self.validation_context,
             usage_limits=usage_limits or UsageLimits(),
@@ -738,70 +734,39 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
             native_tools = legacy_native
         spec_capabilities = None
         if spec is not None:  # the spec's fields stand in for the arguments not given
-            contributed = run_spec(spec)
-            name = contributed.name if name is _UNSET and contributed.name is not None else name
-            model = contributed.model if model is _UNSET and contributed.model is not None else model
-            if instructions is _UNSET and contributed.instructions:
-                instructions = contributed.instructions
-            if model_settings is _UNSET and contributed.model_settings is not None:
-                model_settings = cast(ModelSettings, contributed.model_settings)
-            metadata = contributed.metadata if metadata is _UNSET and contributed.metadata is not None else metadata
-            if retries is _UNSET and contributed.output_retries is not None:
-                retries = {'output': contributed.output_retries}
-            if contributed.capabilities:  # they replace the agent's, as in pydantic-ai
-                spec_capabilities = contributed.capabilities
-        tokens: list[Callable[[], None]] = []
-        if model is not _UNSET:
-            token_m = self._override_model.set(model)
-            tokens.append(lambda: self._override_model.reset(token_m))
-        if deps is not _UNSET:
-            token_d = self._override_deps.set((deps,))
-            tokens.append(lambda: self._override_deps.reset(token_d))
-        if tools is not _UNSET and tools is not None:
-            replacement = AgentFunctionToolset(tools, max_retries=self._default_retries, timeout=self._tool_timeout)
-            token_t = self._override_tools.set(replacement)
-            tokens.append(lambda: self._override_tools.reset(token_t))
-        if toolsets is not _UNSET and toolsets is not None:
-            token_s = self._override_toolsets.set(list(toolsets))
-            tokens.append(lambda: self._override_toolsets.reset(token_s))
-        overrides = dict(self._overrides.get())
-        if name is not _UNSET:
-            overrides['name'] = name
-        if instructions is not _UNSET:
-            overrides['instructions'] = normalize_instructions(instructions)
-        if model_settings is not _UNSET:
-            overrides['model_settings'] = model_settings
-        if metadata is not _UNSET:
-            overrides['metadata'] = [metadata]
-        if retries is not _UNSET:
-            overrides['retries'] = run_output_retries(retries, {}, 'agent.override')
-        if native_tools is not _UNSET:
-            overrides['native_tools'] = list(native_tools)
-        if spec_capabilities is not None:
-            overrides['capabilities'] = spec_capabilities
-        token_o = self._overrides.set(overrides)
-        tokens.append(lambda: self._overrides.reset(token_o))
-        try:
-            yield
-        finally:
-            for reset in reversed(tokens):
-                reset()
+            from_spec, spec_capabilities = override_from_spec(spec, {
+                'name': name, 'model': model, 'instructions': instructions, 'model_settings': model_settings,
+                'metadata': metadata, 'retries': retries,
+            }, _UNSET)  # fmt: skip
+            name, model, instructions = from_spec['name'], from_spec['model'], from_spec['instructions']
+            model_settings, metadata, retries = from_spec['model_settings'], from_spec['metadata'], from_spec['retries']
+        with ExitStack() as stack:
 
-    def _run_native_tools(
-        self, caps: Sequence[AgentCapability[AgentDepsT]], run_tools: Sequence[AgentNativeTool[AgentDepsT]] | None
-    ) -> list[AgentNativeTool[AgentDepsT]]:
-        # The agent's, then the capabilities', then the run's; an override replaces the agent's and its
-        # capabilities' (not the run's capabilities', as in pydantic-ai 1.107).
-        overrides = self._overrides.get()
-        overridden = overrides.get('native_tools')
-        tools = list(self._native_tools if overridden is None else overridden)
-        if overridden is not None:
-            base = overrides.get('capabilities', self._capabilities)
-            caps = caps[len(base) :] if caps is not base else ()
-        for cap in caps:
-            if isinstance(cap, AbstractCapability):
-                tools.extend(cap.get_native_tools())
-        return [*tools, *(run_tools or ())]
+            def override_var(var: ContextVar[Any], value: Any) -> None:
+                stack.callback(var.reset, var.set(value))
+
+            if model is not _UNSET:
+                override_var(self._override_model, model)
+            if deps is not _UNSET:
+                override_var(self._override_deps, (deps,))
+            if tools is not _UNSET and tools is not None:
+                toolset = AgentFunctionToolset(tools, max_retries=self._default_retries, timeout=self._tool_timeout)
+                override_var(self._override_tools, toolset)
+            if toolsets is not _UNSET and toolsets is not None:
+                override_var(self._override_toolsets, list(toolsets))
+            given = {
+                'name': name,
+                'instructions': instructions if instructions is _UNSET else normalize_instructions(instructions),
+                'model_settings': model_settings,
+                'metadata': metadata if metadata is _UNSET else [metadata],
+                'retries': retries if retries is _UNSET else run_output_retries(retries, {}, 'agent.override'),
+                'native_tools': native_tools if native_tools is _UNSET else list(native_tools),
+                'capabilities': _UNSET if spec_capabilities is None else spec_capabilities,
+            }
+            override_var(
+                self._overrides, {**self._overrides.get(), **{k: v for k, v in given.items() if v is not _UNSET}}
+            )
+            yield
 
     def _open_run(
         self, user_prompt: str | Sequence[UserContent] | None, kwargs: dict[str, Any]
@@ -824,57 +789,10 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
             custom_output_extractor: Picks what the caller gets from the sub-run's result (sync or async); the
                 sub-run's output by default.
         """
-        tool_name = name or self.name or 'agent'
-
-        async def delegate(ctx: RunContext[AgentDepsT], input: str) -> Any:
-            """Run the agent.
-
-            Args:
-                input: The request for the agent, with everything it needs to know.
-            """
-            result = await self.run(input, deps=ctx.deps, usage=ctx.usage, infer_name=False)
-            if custom_output_extractor is None:
-                return result.output
-            extracted = custom_output_extractor(result)
-            if inspect.isawaitable(extracted):
-                extracted = await extracted
-            return extracted
-
-        text = description or f'Ask the {tool_name} agent. Pass it the full request as `input`.'
-        return Tool(delegate, takes_ctx=True, name=tool_name, description=text)
+        return agent_as_tool(self, name or self.name or 'agent', description, custom_output_extractor)
 
     def __repr__(self) -> str:
         return (
             f'{type(self).__name__}(model={self.model!r}, name={self.name!r}, end_strategy={self.end_strategy!r}, '
             f'model_settings={self.model_settings!r}, output_type={self.output_type!r})'
         )
-
-
-def _instruction_items(instructions: AgentInstructions) -> list[Any]:
-    if instructions is None:
-        return []
-    if isinstance(instructions, str) or callable(instructions):
-        return [instructions]
-    return list(instructions)
-
-
-def _combined(capabilities: Sequence[AgentCapability[Any]]) -> CombinedCapability[Any] | None:
-    """The run's capabilities as one, or `None` when it has none (the run then skips every hook)."""
-    found = [c for c in capabilities if isinstance(c, AbstractCapability)]
-    return CombinedCapability(found) if found else None
-
-
-def _check_prompt_fits(user_prompt: Any, history: list[ModelMessage]) -> None:
-    if user_prompt is not None and history and isinstance(last := history[-1], ModelResponse) and last.tool_calls:
-        raise UserError('Cannot provide a new user prompt when the message history contains unprocessed tool calls.')
-
-
-def _validate_history(history: Sequence[ModelMessage] | None) -> list[ModelMessage]:
-    if not history:
-        return []
-    if all(isinstance(m, ModelRequest | ModelResponse) for m in history):
-        return list(history)
-    try:
-        return _messages.ModelMessagesTypeAdapter.validate_python(list(history))
-    except Exception as exc:
-        raise UserError(f'`message_history` holds items that are not valid messages: {exc}') from exc

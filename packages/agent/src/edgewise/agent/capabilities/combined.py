@@ -36,7 +36,7 @@ from .abstract import (
     WrapToolValidateHandler,
 )
 
-__all__ = ('CombinedCapability',)
+__all__ = ('CombinedCapability', 'combined_or_none')
 
 
 @dataclass
@@ -512,3 +512,9 @@ async def _call_wrap_output_process(
     output: Any,
 ) -> Any:
     return await capability.wrap_output_process(ctx, output_context=output_context, output=output, handler=handler)
+
+
+def combined_or_none(capabilities: Sequence[Any]) -> CombinedCapability[Any] | None:
+    """The capabilities among `capabilities` as one, or `None` when there are none (a run then skips every hook)."""
+    found = [c for c in capabilities if isinstance(c, AbstractCapability)]
+    return CombinedCapability(found) if found else None
