@@ -200,7 +200,7 @@ class DBOSGraph(Generic[StateT, DepsT, RunEndT]):
         self, start_node: BaseNode[StateT, DepsT, RunEndT], state: StateT, run_id: str | None, max_steps: int | None
     ) -> _dbos.WorkflowHandle[str]:
         start = self._start_json(start_node, state)
-        with _workflow_id(run_id):
+        with workflow_id(run_id):
             return _dbos.DBOS.start_workflow(self._workflow_function, start, max_steps)
 
     def enqueue_sync(
@@ -224,20 +224,8 @@ class DBOSGraph(Generic[StateT, DepsT, RunEndT]):
             client: Enqueue through this `DBOSClient` (a process that does not launch DBOS); through the
                 launched DBOS of this process when `None`.
         """
-        queue_name = queue if isinstance(queue, str) else queue.name
         start = self._start_json(start_node, state)
-        if client is not None:
-            options: Any = {
-                'workflow_name': self.workflow_name,
-                'queue_name': queue_name,
-                'serialization_type': _dbos.WorkflowSerializationFormat.PORTABLE,
-            }
-            if run_id is not None:
-                options['workflow_id'] = run_id
-            return client.enqueue(options, start, max_steps).get_workflow_id()
-        with _workflow_id(run_id):
-            handle = _dbos.DBOS.enqueue_workflow(queue_name, self._workflow_function, start, max_steps)
-        return handle.get_workflow_id()
+        return enqueue_workflow(queue, self._workflow_function, self.workflow_name, (start, max_steps), run_id, client)
 
     def result_sync(
         self, run_id: str, *, client: DBOSClient | None = None, polling_interval: float = 0.1
@@ -341,8 +329,34 @@ class DBOSGraph(Generic[StateT, DepsT, RunEndT]):
         return f'<DBOSGraph {self.workflow_name!r}>'
 
 
-def _workflow_id(run_id: str | None) -> contextlib.AbstractContextManager[Any]:
+def workflow_id(run_id: str | None) -> contextlib.AbstractContextManager[Any]:
+    """Start the DBOS workflows of the block under the id `run_id` (a new id when `None`)."""
     return _dbos.SetWorkflowID(run_id) if run_id is not None else contextlib.nullcontext()
+
+
+def enqueue_workflow(
+    queue: DBOSQueue | str,
+    function: Any,
+    workflow_name: str,
+    args: tuple[Any, ...],
+    run_id: str | None,
+    client: DBOSClient | None,
+) -> str:
+    """Put a run of a workflow registered with portable serialization on `queue`, through `client` (a process
+    without DBOS launched) or this process's DBOS, and return its id (`DBOSGraph` and `DBOSAgent` runs)."""
+    queue_name = queue if isinstance(queue, str) else queue.name
+    if client is not None:
+        options: Any = {
+            'workflow_name': workflow_name,
+            'queue_name': queue_name,
+            'serialization_type': _dbos.WorkflowSerializationFormat.PORTABLE,
+        }
+        if run_id is not None:
+            options['workflow_id'] = run_id
+        return client.enqueue(options, *args).get_workflow_id()
+    with workflow_id(run_id):
+        handle = _dbos.DBOS.enqueue_workflow(queue_name, function, *args)
+    return handle.get_workflow_id()
 
 
 def application_version(*graphs: Graph[Any, Any, Any] | DBOSGraph[Any, Any, Any], extra: str = '') -> str:

@@ -19,7 +19,6 @@ recovered run must call them in the same order. The deps a run gets are this pro
 
 from __future__ import annotations as _annotations
 
-import contextlib
 import operator
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
@@ -39,7 +38,7 @@ except ImportError as _error:  # pragma: no cover - exercised in a subprocess by
         name='dbos',
     ) from _error
 
-from edgewise.graph.dbos import DBOSQueue
+from edgewise.graph.dbos import DBOSQueue, enqueue_workflow, workflow_id
 
 from .._run_deps import GraphAgentState
 from .._run_result import AgentRunResult
@@ -159,10 +158,6 @@ def _encode(value: Any) -> str:
 
 def _history_json(message_history: Sequence[ModelMessage] | None) -> str | None:
     return ModelMessagesTypeAdapter.dump_json(list(message_history)).decode() if message_history else None
-
-
-def _workflow_id(run_id: str | None) -> contextlib.AbstractContextManager[Any]:
-    return _dbos.SetWorkflowID(run_id) if run_id is not None else contextlib.nullcontext()
 
 
 _NO_STREAMING = (
@@ -296,7 +291,7 @@ class DBOSAgent(WrapperAgent[Any, Any]):
         self, user_prompt: str | None, message_history: Sequence[ModelMessage] | None, run_id: str | None
     ) -> Any:
         history = _history_json(message_history)
-        with _workflow_id(run_id):
+        with workflow_id(run_id):
             return _dbos.DBOS.start_workflow(self._workflow_function, user_prompt, history)
 
     def enqueue_sync(
@@ -320,20 +315,10 @@ class DBOSAgent(WrapperAgent[Any, Any]):
             client: Enqueue through this `DBOSClient` (a process that does not launch DBOS, and need not have
                 this agent); through the launched DBOS of this process when `None`.
         """
-        queue_name = queue if isinstance(queue, str) else queue.name
         history = _history_json(message_history)
-        if client is not None:
-            options: Any = {
-                'workflow_name': self.workflow_name,
-                'queue_name': queue_name,
-                'serialization_type': _dbos.WorkflowSerializationFormat.PORTABLE,
-            }
-            if run_id is not None:
-                options['workflow_id'] = run_id
-            return client.enqueue(options, user_prompt, history).get_workflow_id()
-        with _workflow_id(run_id):
-            handle = _dbos.DBOS.enqueue_workflow(queue_name, self._workflow_function, user_prompt, history)
-        return handle.get_workflow_id()
+        return enqueue_workflow(
+            queue, self._workflow_function, self.workflow_name, (user_prompt, history), run_id, client
+        )
 
     async def run(  # type: ignore[override]
         self,
