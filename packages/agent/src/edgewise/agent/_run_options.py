@@ -203,14 +203,13 @@ def run_native_tools(
 ) -> list[Any]:
     """A run's native tools: the agent's, then its capabilities', then the run's. An `override(native_tools=)`
     replaces the agent's and its capabilities' (not the run's capabilities', as in pydantic-ai 1.107)."""
-    from .capabilities.abstract import AbstractCapability  # the capabilities import these options
-
     overridden = overrides.get('native_tools')
     tools = list(agent_tools if overridden is None else overridden)
     if overridden is not None:
         base = overrides.get('capabilities', agent_capabilities)
         capabilities = capabilities[len(base) :] if capabilities is not base else ()
     for capability in capabilities:
-        if isinstance(capability, AbstractCapability):
-            tools.extend(capability.get_native_tools())
+        # (capability functions have no native tools; the capability classes import this module)
+        if (get_native_tools := getattr(capability, 'get_native_tools', None)) is not None:
+            tools.extend(get_native_tools())
     return [*tools, *(run_tools or ())]
