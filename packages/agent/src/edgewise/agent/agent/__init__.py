@@ -17,7 +17,7 @@ from typing_extensions import TypeVar, Unpack
 from edgewise.graph import BaseStatePersistence, Graph
 from edgewise.graph.persistence.store import DurableStatePersistence
 
-from .. import _durable_run, _instrument
+from .. import _durable_run, _instrument, models
 from .._agent_graph import UserPromptNode, agent_graph
 from .._agent_run import AgentRun, bind_captured_messages, run_to_end
 from .._agent_spec import AgentSpec, build_agent, override_from_spec, run_from_spec
@@ -60,7 +60,7 @@ from ..capabilities.combined import combined_or_none
 from ..concurrency import AnyConcurrencyLimit, concurrency_slot, normalize_to_limiter
 from ..exceptions import UserError
 from ..messages import ModelMessage, ModelRequest, SystemPromptPart, UserContent
-from ..models import KnownModelName, Model, infer_model
+from ..models import KnownModelName, Model
 from ..models.instrumented import InstrumentationSettings
 from ..output import OutputDataT, OutputSpec
 from ..settings import ModelSettings
@@ -692,9 +692,9 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
         if isinstance(chosen, str) and chosen == self.model:
             # The agent's own model is inferred once, so that its provider's HTTP client serves every run.
             if self._inferred_model is None or self._inferred_model[0] != chosen:
-                self._inferred_model = (chosen, infer_model(chosen))
+                self._inferred_model = (chosen, models.infer_model(chosen))
             return self._inferred_model[1]
-        return infer_model(chosen)
+        return models.infer_model(chosen)
 
     def _resolve_deps(self, deps: Any) -> Any:
         if (override := self._override_deps.get()) is not None:
