@@ -8,13 +8,14 @@ from typing import Any
 import httpx
 import pytest
 
-from edgewise.agent.exceptions import UserError
+from edgewise.agent.exceptions import ModelHTTPError, UserError
 from edgewise.agent.messages import (
     ModelResponse,
     NativeToolCallPart,
     NativeToolReturnPart,
     TextPart,
     ThinkingPart,
+    ToolCallPart,
 )
 from edgewise.agent.models import ModelRequestParameters, infer_model
 from edgewise.agent.models.groq import GroqModel
@@ -195,3 +196,46 @@ async def test_two_streamed_searches_each_pair_with_their_own_call() -> None:
     ids = [p.tool_call_id for p in parts if isinstance(p, NativeToolCallPart | NativeToolReturnPart)]
     assert ids[0] == ids[1] != ids[2] == ids[3]
     assert [p.content for p in parts if isinstance(p, NativeToolReturnPart)] == ['first', 'second']
+
+
+def tool_use_failed(generated: str) -> dict[str, Any]:
+    return {
+        'error': {
+            'message': 'Tool call validation failed: parameters for tool weather did not match schema',
+            'type': 'invalid_request_error',
+            'code': 'tool_use_failed',
+            'failed_generation': generated,
+        }
+    }
+
+
+@pytest.mark.parametrize(
+    ('generated', 'parts'),
+    [
+        ('{"name": "weather", "arguments": {"town": "Utrecht"}}', [('tool-call', 'weather', {'town': 'Utrecht'})]),
+        ('I will not call it.', [('text', 'I will not call it.', None)]),
+        ('', []),
+    ],
+)
+async def test_a_refused_tool_call_comes_back_as_an_error_response(generated: str, parts: list[Any]) -> None:
+    model, recorder = groq(json_reply(tool_use_failed(generated), status=400), model_name='llama-3.3-70b-versatile')
+    response = await model.request(user('Weather?'), None, ModelRequestParameters())
+    assert len(recorder.bodies) == 1  # a 400 is not retried
+    assert response.finish_reason == 'error'
+    assert response.provider_name == 'groq'
+    assert response.model_name == 'llama-3.3-70b-versatile'
+    seen = [
+        (p.part_kind, p.tool_name, p.args) if isinstance(p, ToolCallPart) else (p.part_kind, p.content, None)
+        for p in response.parts
+        if isinstance(p, ToolCallPart | TextPart)
+    ]
+    assert seen == parts
+    assert len(response.parts) == len(parts)
+
+
+async def test_other_errors_are_raised() -> None:
+    other = {'error': {'message': 'bad', 'type': 'invalid_request_error', 'code': 'invalid_value'}}
+    model, _ = groq(json_reply(other, status=400), model_name='llama-3.3-70b-versatile')
+    with pytest.raises(ModelHTTPError) as caught:
+        await model.request(user('Weather?'), None, ModelRequestParameters())
+    assert caught.value.status_code == 400

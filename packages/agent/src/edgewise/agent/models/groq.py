@@ -3,7 +3,8 @@
 Groq speaks the Chat Completions wire format (`OpenAIChatModel` does the common part) over plain httpx; no Groq SDK
 is needed. What differs: the unified `thinking` setting becomes `reasoning_format` (not `reasoning_effort`), the
 searches a `compound-` model runs itself come back in `executed_tools` and are read as `NativeToolCallPart` /
-`NativeToolReturnPart` pairs (tool name `'web_search'`), and only common and `groq_` settings are sent.
+`NativeToolReturnPart` pairs (tool name `'web_search'`), only common and `groq_` settings are sent, and a tool
+call Groq refuses for its arguments (`tool_use_failed`) comes back as a response for the agent to retry.
 """
 
 from __future__ import annotations as _annotations
@@ -14,6 +15,7 @@ from typing import Any, Literal
 
 import pydantic_core
 
+from ..exceptions import ModelHTTPError
 from ..messages import (
     ModelMessage,
     ModelResponse,
@@ -21,7 +23,9 @@ from ..messages import (
     ModelResponseStreamEvent,
     NativeToolCallPart,
     NativeToolReturnPart,
+    TextPart,
     ThinkingPart,
+    ToolCallPart,
     generate_tool_call_id,
 )
 from ..native_tools import AbstractNativeTool, WebSearchTool
@@ -86,6 +90,35 @@ class GroqModel(OpenAIChatModel):
             return frozenset()
         return ProviderModel._native_tools(self)
 
+    async def request(
+        self,
+        messages: list[ModelMessage],
+        model_settings: ModelSettings | None,
+        model_request_parameters: ModelRequestParameters,
+    ) -> ModelResponse:
+        """Send the conversation and return the model's response.
+
+        A tool call Groq refused because its arguments did not match the tool's schema (`tool_use_failed`) comes
+        back as that call (or as the text the model wrote), with `finish_reason='error'`, so that the agent can
+        ask the model to try again.
+
+        Raises:
+            ModelHTTPError: the API answered with a status of 400 or more (after retries), for another reason.
+            ModelAPIError: the API could not be reached or timed out (after retries).
+        """
+        try:
+            return await super().request(messages, model_settings, model_request_parameters)
+        except ModelHTTPError as e:
+            failed = failed_generation(e.body)
+            if failed is None:
+                raise
+            return ModelResponse(
+                parts=[failed] if failed else [],
+                model_name=e.model_name,
+                provider_name=self._provider.name,
+                finish_reason='error',
+            )
+
     def _body(
         self, messages: list[ModelMessage], settings: Any, params: ModelRequestParameters, *, stream: bool
     ) -> dict[str, Any]:
@@ -130,6 +163,27 @@ def reasoning_format_of(settings: Mapping[str, Any], params: ModelRequestParamet
     if params.thinking is None:
         return None
     return 'hidden' if params.thinking is False else 'parsed'
+
+
+def failed_generation(body: object) -> TextPart | ToolCallPart | Literal[''] | None:
+    """What the model generated, in a `tool_use_failed` error body: the tool call (if it is one), else its text
+    (`''` for none); `None` for any other error."""
+    error = body.get('error', body) if isinstance(body, dict) else None
+    if not (
+        isinstance(error, dict)
+        and error.get('code') == 'tool_use_failed'
+        and error.get('type') == 'invalid_request_error'
+        and isinstance(error.get('message'), str)
+        and isinstance(generated := error.get('failed_generation'), str)
+    ):
+        return None
+    try:
+        call = pydantic_core.from_json(generated)
+    except ValueError:
+        call = None
+    if isinstance(call, dict) and isinstance(call.get('name'), str) and isinstance(call.get('arguments'), dict):
+        return ToolCallPart(call['name'], call['arguments'])
+    return TextPart(generated) if generated else ''
 
 
 def _search_output(tool: Mapping[str, Any]) -> Any:
