@@ -8,7 +8,7 @@ from typing import Any
 import httpx
 import pytest
 
-from edgewise.agent.exceptions import ModelHTTPError, UserError
+from edgewise.agent.exceptions import ModelAPIError, ModelHTTPError, UserError
 from edgewise.agent.messages import (
     ModelResponse,
     NativeToolCallPart,
@@ -239,3 +239,53 @@ async def test_other_errors_are_raised() -> None:
     with pytest.raises(ModelHTTPError) as caught:
         await model.request(user('Weather?'), None, ModelRequestParameters())
     assert caught.value.status_code == 400
+
+
+async def test_a_refused_tool_call_in_a_stream_ends_it_with_that_call() -> None:
+    generated = '{"name": "weather", "arguments": {"town": "Utrecht"}}'
+    chunks = sse(delta(role='assistant', content='Let me check.'), tool_use_failed(generated), delta(content='late'))
+    model, _ = groq(sse_reply(chunks, seed=5), model_name='llama-3.3-70b-versatile')
+    parts = (await drain(model, user('Weather?'), None, ModelRequestParameters())).get().parts
+    text, call = parts
+    assert text == TextPart('Let me check.')
+    assert isinstance(call, ToolCallPart)
+    assert (call.tool_name, call.args) == ('weather', {'town': 'Utrecht'})
+
+
+async def test_refused_text_in_a_stream_is_a_text_part_of_its_own() -> None:
+    chunks = sse(tool_use_failed('Sorry, no.'), done=False)
+    model, _ = groq(sse_reply(chunks), model_name='llama-3.3-70b-versatile')
+    parts = (await drain(model, user('Weather?'), None, ModelRequestParameters())).get().parts
+    assert parts == [TextPart('Sorry, no.')]
+
+
+async def test_another_error_in_a_stream_is_raised() -> None:
+    other = {'error': {'message': 'overloaded', 'type': 'server_error', 'code': 'tool_use_failed_not'}}
+    model, _ = groq(sse_reply(sse(delta(content='Hi'), other)), model_name='llama-3.3-70b-versatile')
+    with pytest.raises(ModelAPIError, match='overloaded'):
+        await drain(model, user('Weather?'), None, ModelRequestParameters())
+
+
+async def test_an_agent_asks_the_model_to_fix_a_refused_tool_call() -> None:
+    from edgewise.agent import Agent
+    from edgewise.agent.messages import RetryPromptPart
+
+    replies = iter(
+        [
+            httpx.Response(400, json=tool_use_failed('{"name": "weather", "arguments": {"city": "Utrecht"}}')),
+            httpx.Response(200, json=completion('Sunny.')),
+        ]
+    )
+    model, recorder = groq(lambda _: next(replies), model_name='llama-3.3-70b-versatile')
+    agent = Agent(model)
+
+    @agent.tool_plain
+    def weather(town: str) -> str:
+        return f'Sunny in {town}'  # pragma: no cover - the model never gets its arguments right here
+
+    result = await agent.run('Weather?')
+    assert result.output == 'Sunny.'
+    retry = result.all_messages()[2].parts[0]
+    assert isinstance(retry, RetryPromptPart)
+    assert retry.tool_name == 'weather'
+    assert recorder.bodies[1]['messages'][-1]['role'] == 'tool'

@@ -36,6 +36,7 @@ from ..settings import ModelSettings
 from . import _http
 from ._provider_model import ProviderModel
 from ._request_parameters import ModelRequestParameters
+from ._sse import ServerSentEvent
 from ._streamed_response import StreamedResponse
 from .openai import OpenAIChatModel, OpenAIStreamedResponse
 
@@ -217,12 +218,35 @@ class GroqStreamedResponse(OpenAIStreamedResponse):
     """A streamed Groq response: Chat Completions chunks, with the `compound-` models' searches and Groq's usage.
 
     A search arrives twice in `delta.executed_tools`: first with its arguments (the call), then with its results
-    (the return, paired with that call).
+    (the return, paired with that call). A `tool_use_failed` error in the stream ends it with the refused call
+    (or text) as the last part, for the agent to retry.
     """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._search_call_id: str | None = None
+        self._failed = False
+
+    def _event(self, event: ServerSentEvent) -> list[ModelResponseStreamEvent]:
+        if self._failed:
+            return []
+        if 'tool_use_failed' in event.data:
+            try:
+                data = pydantic_core.from_json(event.data)
+            except ValueError:
+                data = None
+            if (failed := failed_generation(data)) is not None:
+                self._failed = True
+                return self._failed_events(failed)
+        return super()._event(event)
+
+    def _failed_events(self, failed: TextPart | ToolCallPart | Literal['']) -> list[ModelResponseStreamEvent]:
+        manager = self._parts_manager
+        if isinstance(failed, ToolCallPart):
+            event = manager.tool_call_delta('tool_use_failed', failed.tool_name, failed.args, failed.tool_call_id)
+        else:
+            event = manager.text_delta('tool_use_failed', failed.content) if failed else None
+        return [event] if event is not None else []
 
     def _chunk(self, chunk: dict[str, Any]) -> list[ModelResponseStreamEvent]:
         if not chunk.get('usage') and isinstance(x_groq := chunk.get('x_groq'), dict) and x_groq.get('usage'):
