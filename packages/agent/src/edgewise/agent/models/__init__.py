@@ -1,7 +1,8 @@
 """Models: the interface every LLM backend implements, and `infer_model` for names like `'openai:gpt-4o'`.
 
 Backends here: `models.test.TestModel`, `models.function.FunctionModel`, `models.openai.OpenAIChatModel` for
-OpenAI and every OpenAI-compatible server (`'openai:gpt-4o'`, `'ollama:llama3.2'`, `'groq:...'`),
+OpenAI and every OpenAI-compatible server (`'openai:gpt-4o'`, `'ollama:llama3.2'`, `'grok:...'`),
+`models.groq.GroqModel` (`'groq:...'`), `models.openrouter.OpenRouterModel` (`'openrouter:...'`),
 `models.openai.OpenAIResponsesModel` (`'openai-responses:...'`), `models.anthropic.AnthropicModel`
 (`'anthropic:...'`) and `models.google.GoogleModel` (`'google:...'`, or the deprecated `'google-gla:...'`).
 
@@ -91,6 +92,14 @@ def infer_model(model: Model | KnownModelName) -> Model:
         from .google import GoogleModel
 
         return GoogleModel(name, provider=infer_provider(provider))
+    if provider == 'groq':
+        from .groq import GroqModel
+
+        return GroqModel(name, provider='groq')
+    if provider == 'openrouter':
+        from .openrouter import OpenRouterModel
+
+        return OpenRouterModel(name, provider='openrouter')
     if provider in _OPENAI_CHAT_PROVIDERS:
         from .openai import OpenAIChatModel
 
@@ -106,7 +115,7 @@ def infer_model(model: Model | KnownModelName) -> Model:
 
 _OPENAI_CHAT_PROVIDERS = frozenset(
     {
-        'openai', 'openai-chat', 'ollama', 'openrouter', 'groq', 'deepseek', 'together', 'fireworks', 'cerebras',
+        'openai', 'openai-chat', 'ollama', 'deepseek', 'together', 'fireworks', 'cerebras',
         'vercel', 'grok', 'xai', 'moonshotai', 'heroku', 'litellm',
     }
 )  # fmt: skip

@@ -6,7 +6,7 @@ Pure functions of plain dicts (the JSON the API sends and takes): no HTTP here, 
 from __future__ import annotations as _annotations
 
 import itertools
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import datetime, timezone
 from typing import Any, cast
 
@@ -42,6 +42,7 @@ from ._tool_choice import explicitly_forced, resolve_tool_choice
 
 __all__ = (
     'FINISH_REASONS',
+    'ReasoningDetail',
     'THINKING_FIELDS',
     'build_body',
     'map_messages',
@@ -100,10 +101,18 @@ def _tool_call(part: ToolCallPart) -> dict[str, Any]:
     }
 
 
-def _assistant_message(message: ModelResponse, profile: OpenAIModelProfile, system: str) -> dict[str, Any] | None:
+ReasoningDetail = Callable[[ThinkingPart], dict[str, Any] | None]
+"""A thinking part as an item of the assistant message's `reasoning_details` (OpenRouter), or `None` to send it
+back the usual way."""
+
+
+def _assistant_message(
+    message: ModelResponse, profile: OpenAIModelProfile, system: str, reasoning_detail: ReasoningDetail | None
+) -> dict[str, Any] | None:
     texts: list[str] = []
     fields: dict[str, list[str]] = {}
     calls: list[dict[str, Any]] = []
+    details: list[dict[str, Any]] = []
     start_tag, end_tag = profile.thinking_tags
     send_back = profile.openai_chat_send_back_thinking_parts
     for part in message.parts:
@@ -111,6 +120,8 @@ def _assistant_message(message: ModelResponse, profile: OpenAIModelProfile, syst
             texts.append(part.content)
         elif isinstance(part, ToolCallPart):
             calls.append(_tool_call(part))
+        elif isinstance(part, ThinkingPart) and reasoning_detail and (detail := reasoning_detail(part)) is not None:
+            details.append(detail)
         elif isinstance(part, ThinkingPart):
             custom = profile.openai_chat_thinking_field
             if send_back == 'field' and custom:
@@ -127,11 +138,13 @@ def _assistant_message(message: ModelResponse, profile: OpenAIModelProfile, syst
                 texts.append(f'{start_tag}\n{part.content}\n{end_tag}')
             elif send_back == 'auto':
                 fields.setdefault(cast(str, part.id), []).append(part.content)
-    if not (texts or fields or calls):
+    if not (texts or fields or calls or details):
         return None  # an empty response: the API rejects an assistant message without content or calls
     result: dict[str, Any] = {'role': 'assistant'}
     for name, contents in fields.items():
         result[name] = '\n\n'.join(contents)
+    if details:
+        result['reasoning_details'] = details
     result['content'] = '\n\n'.join(texts) if texts else None
     if calls:
         result['tool_calls'] = calls
@@ -194,8 +207,12 @@ def map_messages(
     system: str,
     model_name: str,
     instructions: str | None,
+    reasoning_detail: ReasoningDetail | None = None,
 ) -> list[dict[str, Any]]:
-    """The `messages` of a request body; the request's `instructions` go after the leading system messages."""
+    """The `messages` of a request body; the request's `instructions` go after the leading system messages.
+
+    `reasoning_detail` picks the thinking parts sent back in an assistant message's `reasoning_details`.
+    """
     role = profile.openai_system_prompt_role or 'system'
     result: list[dict[str, Any]] = []
     for message in messages:
@@ -220,7 +237,7 @@ def map_messages(
                         )
             if tool_files:
                 result.append({'role': 'user', 'content': _user_content(UserPromptPart(tool_files), model_name)})
-        elif (assistant := _assistant_message(message, profile, system)) is not None:
+        elif (assistant := _assistant_message(message, profile, system, reasoning_detail)) is not None:
             result.append(assistant)
     if instructions:
         leading = next((i for i, m in enumerate(result) if m['role'] != role), len(result))

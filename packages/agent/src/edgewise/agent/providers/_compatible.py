@@ -7,6 +7,7 @@ Each class names one row of `_SPECS` (the data) over `OpenAIProvider` (the mecha
 from __future__ import annotations as _annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..profiles import ModelProfile
@@ -16,7 +17,7 @@ from ..profiles.cohere import cohere_model_profile
 from ..profiles.deepseek import deepseek_model_profile
 from ..profiles.google import google_model_profile
 from ..profiles.grok import grok_model_profile
-from ..profiles.groq import groq_model_profile
+from ..profiles.groq import GroqModelProfile, groq_model_profile
 from ..profiles.harmony import harmony_model_profile
 from ..profiles.meta import meta_model_profile
 from ..profiles.mistral import mistral_model_profile
@@ -52,10 +53,16 @@ Family = Callable[[str], ModelProfile | None]
 _OPENAI_BASE = {'json_schema_transformer': OpenAIJsonSchemaTransformer}
 
 
+@dataclass(kw_only=True)
+class _GroqChatProfile(OpenAIModelProfile, GroqModelProfile):
+    """The profile of a model on Groq: OpenAI-compatible, and keeping Groq's own fields (`GroqModel` reads them)."""
+
+
 def _profile(
     by_prefix: Mapping[str, Family] | None = None,
     by_vendor: Mapping[str, Family] | None = None,
     fallback: Family | None = None,
+    base: type[OpenAIModelProfile] = OpenAIModelProfile,
     **overrides: Any,
 ) -> Family:
     """A provider's profile function: the model family's profile (found by name prefix, or by the `vendor/`
@@ -74,7 +81,7 @@ def _profile(
                 break
         if family is None and fallback is not None:
             family = fallback(model_name)
-        return OpenAIModelProfile(**{**_OPENAI_BASE, **overrides}).update(family)
+        return base(**{**_OPENAI_BASE, **overrides}).update(family)
 
     return profile
 
@@ -152,6 +159,7 @@ _SPECS: dict[str, ProviderSpec] = {
                     'compound-': groq_model_profile,
                     'openai/': lambda name: openai_model_profile(name.removeprefix('openai/')),
                 },
+                base=_GroqChatProfile,
                 openai_chat_thinking_field='reasoning',
             ),
         ),
