@@ -25,6 +25,7 @@ from ._agent_stream import AgentStream
 from ._debounce import debounce as _debounce
 from ._node_stream_loop import EventStreamHandler, NodeEvents, stream_nodes
 from ._output import OutputProcessor
+from ._output_envelope import EnvelopeBuilder
 from ._partial_json import IncrementalJsonParser, PartialJsonError
 from ._partial_output import INVALID, PartialOutputBuilder
 from ._run_result import AgentRunResult, CallableDatetime, CallableRunUsage
@@ -218,7 +219,7 @@ class StreamedRunResult(Generic[OutputDataT]):
         schema = deps.output_schema
         text_output = schema.allow_text_output
         json_text = schema.mode in ('native', 'prompted')
-        parsers: dict[int, tuple[IncrementalJsonParser, PartialOutputBuilder, Callable[[Any], Any]]] = {}
+        parsers: dict[int, _PartialParser] = {}
         texts: dict[int, str] = {}
         calls: dict[int, _FunctionArgs] = {}  # output function calls: their arguments so far
         response = 0
@@ -530,24 +531,18 @@ def _to_json(value: Any) -> str:
     return pydantic_core.to_json(value).decode()
 
 
+_PartialParser = tuple[IncrementalJsonParser, PartialOutputBuilder | EnvelopeBuilder, Callable[[Any], Any]]
+
+
 def _partial_parser(
     processor: OutputProcessor,
-) -> tuple[IncrementalJsonParser, PartialOutputBuilder, Callable[[Any], Any]] | None:
-    """A parser and builder of partial values for the processor's type; `None` for output functions."""
-    tp = processor.value_type
-    if processor.function is not None or tp is None:
+) -> _PartialParser | None:
+    """A parser and builder of partial values for the processor's answers; `None` for output functions."""
+    made = processor.partial_builder()
+    if made is None:
         return None
-    builder = PartialOutputBuilder(tp)
-    unwrap: Callable[[Any], Any] = _unwrap_response if processor.wrapped else _identity
+    builder, unwrap = made
     return IncrementalJsonParser(builder), builder, unwrap
-
-
-def _identity(value: Any) -> Any:
-    return value
-
-
-def _unwrap_response(value: Any) -> Any:
-    return getattr(value, 'response', INVALID)
 
 
 class _HandledEvents(AsyncIterator[AgentStreamEvent]):
