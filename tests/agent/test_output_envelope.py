@@ -336,15 +336,39 @@ async def test_streaming_a_kind_that_comes_after_its_data_shows_once_the_kind_is
     assert outputs == [[1, 2, 3], [1, 2, 3]]
 
 
-async def test_streaming_an_output_function_kind_shows_only_its_output() -> None:
-    def total(values: list[int]) -> int:
-        return sum(values)
+async def test_streaming_calls_an_output_function_kind_with_the_partial_data() -> None:
+    def total(ctx: RunContext[None], values: list[int]) -> str:
+        return f'{"partial" if ctx.partial_output else "final"} {sum(values)}'
 
     text = _answer('total', {'values': [1, 2, 3]})
     agent = Agent(streamed(_chunks(text, 3)), output_type=Native([City, total]))
     async with agent.run_stream('x') as result:
         outputs = [output async for output in result.stream_output(debounce_by=None)]
-    assert outputs == [6]
+    assert outputs == ['partial 1', 'partial 3', 'partial 6', 'final 6']
+
+
+async def test_streaming_calls_a_single_native_output_function_with_the_partial_arguments() -> None:
+    def total(ctx: RunContext[None], values: list[int]) -> str:
+        return f'{"partial" if ctx.partial_output else "final"} {sum(values)}'
+
+    text = json.dumps({'values': [1, 2, 3]})
+    agent = Agent(streamed(_chunks(text, 3)), output_type=Native(total))
+    async with agent.run_stream('x') as result:
+        outputs = [output async for output in result.stream_output(debounce_by=None)]
+    assert outputs == ['partial 0', 'partial 1', 'partial 3', 'partial 6', 'final 6']
+
+
+async def test_streaming_with_an_output_function_kind_shows_other_kinds_as_they_grow() -> None:
+    def total(values: list[int]) -> int:
+        return sum(values)  # pragma: no cover
+
+    text = _answer('City', {'name': 'Rome', 'country': 'Italy'})
+    agent = Agent(streamed(_chunks(text, 6)), output_type=Native([City, total]))
+    async with agent.run_stream('x') as result:
+        outputs = [output async for output in result.stream_output(debounce_by=None)]
+    assert outputs[-1] == City(name='Rome', country='Italy')
+    assert all(isinstance(output, City) and output.name == 'Rome' for output in outputs)
+    assert len(outputs) > 2
 
 
 def _partials(member_types: Any, text: str) -> list[Any]:

@@ -118,6 +118,11 @@ class OutputProcessor:
             return value
         return await self.function.call(value, ctx)
 
+    @property
+    def calls_function(self) -> bool:
+        """Whether the output may come from an output function (partial outputs then call it)."""
+        return self.function is not None
+
     def partial_builder(self) -> tuple[PartialOutputBuilder | EnvelopeBuilder, Callable[[Any], Any]] | None:
         """A builder of partial values of a streaming answer, and what turns its values into outputs; `None` for
         an output function (its arguments are not output)."""
@@ -174,6 +179,10 @@ class UnionOutputProcessor(OutputProcessor):
     async def finish(self, value: Any, ctx: RunContext[Any]) -> Any:
         """The output of the kind chosen (what its output function returns, for a function)."""
         return await self.members[value.kind].finish(value.value, ctx)
+
+    @property
+    def calls_function(self) -> bool:
+        return any(member.calls_function for member in self.members.values())
 
     def partial_builder(self) -> tuple[PartialOutputBuilder | EnvelopeBuilder, Callable[[Any], Any]] | None:
         return EnvelopeBuilder(self._member_builder), _identity

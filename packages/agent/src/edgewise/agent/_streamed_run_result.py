@@ -236,11 +236,15 @@ class StreamedRunResult(Generic[OutputDataT]):
                 if isinstance(part, ToolCallPart) and part.tool_name in schema.tools:
                     processor = schema.tools[part.tool_name]
                     entry = _partial_parser(processor)
-                    if processor.function is not None:
+                    if processor.calls_function:
                         calls[index] = _FunctionArgs(processor)
                     chunk = part.args
                 elif isinstance(part, TextPart) and json_text and schema.object_processor is not None:
-                    entry = _partial_parser(schema.object_processor)
+                    processor = schema.object_processor
+                    if processor.calls_function:  # native or prompted output through an output function
+                        calls[index] = _FunctionArgs(processor)
+                    else:
+                        entry = _partial_parser(processor)
                     chunk = part.content
                 elif isinstance(part, TextPart) and text_output:
                     texts[index] = ''
@@ -607,8 +611,9 @@ class _Stream(AsyncIterator[_T]):
 
 
 class _FunctionArgs:
-    """The arguments of an output function call as they stream: validated whole (partially) on each chunk, as
-    pydantic-ai does, and passed to the function when they changed."""
+    """The arguments of an output function call (or the JSON text of native or prompted output that may go
+    through one) as they stream: validated whole (partially) on each chunk, as pydantic-ai does, and passed to
+    the function when they changed."""
 
     def __init__(self, processor: OutputProcessor) -> None:
         self._processor = processor
@@ -616,14 +621,12 @@ class _FunctionArgs:
         self._last: Any = INVALID
 
     async def feed(self, chunk: str | dict[str, Any], call: Callable[..., Awaitable[Any]]) -> Any:
-        function = self._processor.function
-        assert function is not None
         if isinstance(chunk, dict):
             self._text = _to_json(chunk)
         else:
             self._text += chunk
         try:
-            args = function.validate_partial(self._text)
+            args = self._processor.validate(self._text, allow_partial=True)
         except ValueError:  # `ValidationError` too: not enough of the arguments yet
             return INVALID
         if args == self._last:
