@@ -3,12 +3,15 @@ asked for, how its answer is read (and retried), and partial outputs while it st
 
 from __future__ import annotations
 
+import itertools
 import json
 from dataclasses import dataclass
 from typing import Any
 
 import pydantic
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from inline_snapshot import snapshot
 from pydantic import BaseModel
 
@@ -413,3 +416,38 @@ def test_partial_outputs_grow_with_the_data_and_ignore_other_keys() -> None:
 def test_a_second_data_shows_no_more_partial_outputs() -> None:
     text = '{"result": {"kind": "Point", "data": {"x": 1, "y": 2}, "data": {"x": 5, "y": 6}}}'
     assert _partials([City, Point], text) == [Point(1, 2)]
+
+
+_answers = st.one_of(
+    st.builds(
+        lambda name, country: ('City', {'name': name, 'country': country}), st.text(max_size=8), st.text(max_size=8)
+    ),
+    st.builds(lambda x, y: ('Point', {'x': x, 'y': y}), st.integers(), st.integers()),
+    st.builds(lambda items: ('list', {'response': items}), st.lists(st.text(max_size=4), max_size=4)),
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(answer=_answers, kind_last=st.booleans(), cuts=st.lists(st.integers(0, 500), max_size=8))
+def test_any_split_of_an_envelope_ends_with_the_validated_value(
+    answer: tuple[str, dict[str, Any]], kind_last: bool, cuts: list[int]
+) -> None:
+    kind, data = answer
+    result = {'data': data, 'kind': kind} if kind_last else {'kind': kind, 'data': data}
+    text = json.dumps({'result': result})
+    schema = build_output_schema(Native([City, Point, list[str]]))
+    processor = schema.object_processor
+    assert processor is not None
+    made = processor.partial_builder()
+    assert made is not None
+    builder, unwrap = made
+    parser = IncrementalJsonParser(builder)
+    bounds = sorted({0, len(text), *(cut % (len(text) + 1) for cut in cuts)})
+    last: Any = INVALID
+    for start, end in itertools.pairwise(bounds):
+        parser.feed(text[start:end])
+        value = builder.value(parser)
+        if value is not INVALID:
+            last = unwrap(value)
+    chosen = processor.validate(text)
+    assert last == chosen.value

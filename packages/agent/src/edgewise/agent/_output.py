@@ -76,7 +76,8 @@ class OutputProcessor:
     """Validates a structured answer (tool arguments or JSON text) into the output value."""
 
     name: str
-    """The output tool's name (or the schema's name for native and prompted output)."""
+    """The output tool's name (or the schema's name for native and prompted output; `''` for several types given
+    no name)."""
     json_schema: dict[str, Any]
     """The JSON schema the model is given."""
     description: str | None
