@@ -229,13 +229,13 @@ async def test_prompted_output_adds_the_schema_to_the_instructions_and_accepts_f
 
     def answer(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         instructions.append(info.instructions)
-        return ModelResponse(parts=[TextPart('```json\n{"code": "IT"}\n```')])
+        return ModelResponse(parts=[TextPart('```json\n{"result": {"kind": "Country", "data": {"code": "IT"}}}\n```')])
 
     spec = PromptedOutput([City, Country], template='Schema: {schema}')
     result = await Agent(FunctionModel(answer), output_type=spec).run('x')
     assert result.output == Country(code='IT')
     assert instructions[0] is not None
-    assert instructions[0].startswith('Schema: {"$defs": {"City":')
+    assert instructions[0].startswith('Schema: {"type": "object", "properties": {"result": {"anyOf": [')
 
 
 async def test_prompted_output_retries_invalid_json_without_a_tool_name() -> None:

@@ -288,10 +288,11 @@ def test_output_json_schema_keeps_different_definitions_of_one_name_apart() -> N
         item: other_bar()  # type: ignore[valid-type]
 
     schema = Agent(TestModel(), output_type=[First, Second]).output_json_schema()
-    assert sorted(schema['$defs']) == ['Bar', 'Bar_1']
+    # The second definition of a name is renamed `<title of its schema>_<name>_1`, as in pydantic-ai.
+    assert sorted(schema['$defs']) == ['Bar', 'Second_Bar_1']
     assert schema['anyOf'][0]['properties']['item'] == {'$ref': '#/$defs/Bar'}
-    assert schema['anyOf'][1]['properties']['item'] == {'$ref': '#/$defs/Bar_1'}
-    assert schema['$defs']['Bar_1']['properties'] == {'count': {'title': 'Count', 'type': 'integer'}}
+    assert schema['anyOf'][1]['properties']['item'] == {'$ref': '#/$defs/Second_Bar_1'}
+    assert schema['$defs']['Second_Bar_1']['properties'] == {'count': {'title': 'Count', 'type': 'integer'}}
 
 
 @pytest.mark.parametrize(

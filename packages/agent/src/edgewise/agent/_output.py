@@ -18,6 +18,8 @@ from typing_extensions import TypeVar, is_typeddict
 
 from ._deferred_tools import DeferredToolRequests
 from ._function_schema import FunctionSchema, function_schema, takes_run_context
+from ._output_envelope import EnvelopeBuilder, EnvelopeMember, envelope_json_schema, read_envelope
+from ._partial_output import INVALID, PartialOutputBuilder
 from .exceptions import UserError
 from .messages import BinaryImage
 from .output import (
@@ -36,6 +38,7 @@ from .tools import RunContext, ToolDefinition
 
 __all__ = (
     'OutputProcessor',
+    'UnionOutputProcessor',
     'TextOutputProcessor',
     'OutputSchema',
     'TextOutputSchema',
@@ -73,7 +76,8 @@ class OutputProcessor:
     """Validates a structured answer (tool arguments or JSON text) into the output value."""
 
     name: str
-    """The output tool's name (or the schema's name for native and prompted output)."""
+    """The output tool's name (or the schema's name for native and prompted output; `''` for several types given
+    no name)."""
     json_schema: dict[str, Any]
     """The JSON schema the model is given."""
     description: str | None
@@ -91,20 +95,22 @@ class OutputProcessor:
     max_retries: int | None = None
     """The output tool's own retry budget (`ToolOutput(max_retries=...)`); the agent's output retries if `None`."""
 
-    def validate(self, args: str | dict[str, Any] | None, context: Any = None) -> Any:
-        """The answer validated into a value (or into the output function's arguments); `context` is the pydantic
-        validation context (`Agent(validation_context=...)`).
+    def validate(self, args: str | dict[str, Any] | None, context: Any = None, *, allow_partial: bool = False) -> Any:
+        """The answer validated into a value (or into the output function's arguments), for `finish`; `context`
+        is the pydantic validation context (`Agent(validation_context=...)`); `allow_partial`: the answer may
+        still be arriving (an unfinished last value is left out, an unfinished string kept as far as it goes).
 
         Raises:
             pydantic.ValidationError: the answer does not match the schema.
         """
         if self.function is not None:
-            return self.function.validate(args, context)
+            return self.function.validate_partial(args) if allow_partial else self.function.validate(args, context)
         assert self.validator is not None
+        partial: Literal['off', 'trailing-strings'] = 'trailing-strings' if allow_partial else 'off'
         if isinstance(args, str):
-            value = self.validator.validate_json(args or '{}', context=context)
+            value = self.validator.validate_json(args or '{}', context=context, experimental_allow_partial=partial)
         else:
-            value = self.validator.validate_python(args or {}, context=context)
+            value = self.validator.validate_python(args or {}, context=context, experimental_allow_partial=partial)
         return value.response if self.wrapped else value
 
     async def finish(self, value: Any, ctx: RunContext[Any]) -> Any:
@@ -112,6 +118,18 @@ class OutputProcessor:
         if self.function is None:
             return value
         return await self.function.call(value, ctx)
+
+    @property
+    def calls_function(self) -> bool:
+        """Whether the output may come from an output function (partial outputs then call it)."""
+        return self.function is not None
+
+    def partial_builder(self) -> tuple[PartialOutputBuilder | EnvelopeBuilder, Callable[[Any], Any]] | None:
+        """A builder of partial values of a streaming answer, and what turns its values into outputs; `None` for
+        an output function (its arguments are not output)."""
+        if self.function is not None or self.value_type is None:
+            return None
+        return PartialOutputBuilder(self.value_type), _unwrap_response if self.wrapped else _identity
 
     @property
     def tool_def(self) -> ToolDefinition:
@@ -124,6 +142,60 @@ class OutputProcessor:
             strict=self.strict,
             kind='output',
         )
+
+
+def _identity(value: Any) -> Any:
+    return value
+
+
+def _unwrap_response(value: Any) -> Any:
+    return getattr(value, 'response', INVALID)
+
+
+@dataclass
+class _Chosen:
+    """A validated envelope answer: the kind chosen and its value (for its processor's `finish`)."""
+
+    kind: str
+    value: Any
+
+
+@dataclass(kw_only=True)
+class UnionOutputProcessor(OutputProcessor):
+    """Native or prompted output of several types, asked for in pydantic-ai's envelope
+    `{"result": {"kind": ..., "data": ...}}` (see `_output_envelope`)."""
+
+    members: dict[str, OutputProcessor]
+    """The processors of the output types, by kind."""
+
+    def validate(self, args: str | dict[str, Any] | None, context: Any = None, *, allow_partial: bool = False) -> Any:
+        """The answer's kind and its data validated by that kind's processor (errors are located in the data).
+
+        Raises:
+            pydantic.ValidationError: the answer is no envelope of a known kind, or its data does not validate.
+        """
+        kind, data = read_envelope(args, self.members, allow_partial=allow_partial, context=context)
+        return _Chosen(kind, self.members[kind].validate(data, context, allow_partial=allow_partial))
+
+    async def finish(self, value: Any, ctx: RunContext[Any]) -> Any:
+        """The output of the kind chosen (what its output function returns, for a function)."""
+        return await self.members[value.kind].finish(value.value, ctx)
+
+    @property
+    def calls_function(self) -> bool:
+        return any(member.calls_function for member in self.members.values())
+
+    def partial_builder(self) -> tuple[PartialOutputBuilder | EnvelopeBuilder, Callable[[Any], Any]] | None:
+        return EnvelopeBuilder(self._member_builder), _identity
+
+    def _member_builder(self, kind: str) -> tuple[PartialOutputBuilder, Callable[[Any], Any]] | None:
+        member = self.members.get(kind)
+        made = member.partial_builder() if member is not None else None
+        if made is None:
+            return None
+        builder, unwrap = made
+        assert isinstance(builder, PartialOutputBuilder)  # members are single types
+        return builder, unwrap
 
 
 @dataclass(kw_only=True)
@@ -178,7 +250,7 @@ class OutputSchema(Generic[T]):
         if processor is None or self.mode not in ('native', 'prompted'):
             return None
         return OutputObjectDefinition(
-            json_schema=processor.json_schema, name=processor.name, description=processor.description,
+            json_schema=processor.json_schema, name=processor.name or None, description=processor.description,
             strict=processor.strict,
         )  # fmt: skip
 
@@ -429,28 +501,48 @@ def build_output_schema(output_type: Any) -> OutputSchema:
 
 
 def _object_schema(spec: NativeOutput[Any] | PromptedOutput[Any]) -> OutputSchema:
-    members = _members(spec.outputs)
+    # `None` among the types is the `NoneType` kind (pydantic-ai 1.107 fails on it, wanting `type(None)`).
+    members = [types.NoneType if member is None else member for member in _members(spec.outputs)]
     if BinaryImage in members:
         marker = type(spec).__name__
         raise UserError(
             f'`{marker}` cannot contain `BinaryImage`. Include it alongside the {marker[:-6].lower()} output marker '
             f'instead: `output_type=[{marker}(...), BinaryImage]`'
         )
-    output: Any = members[0] if len(members) == 1 else Union[tuple(members)]  # noqa: UP007
-    name = spec.name or (_safe_type_name(output) if len(members) == 1 else DEFAULT_OUTPUT_TOOL_NAME)
     strict = spec.strict if isinstance(spec, NativeOutput) else None
-    if len(members) > 1 and all(_is_object_type(m) for m in members):
-        # A union of objects is itself an object schema (`anyOf`): no `response` wrapper needed.
-        adapter: pydantic.TypeAdapter[Any] = pydantic.TypeAdapter(output)
-        processor = OutputProcessor(
-            name=name, json_schema=_strip_field_titles(adapter.json_schema()), description=spec.description,
-            strict=strict, validator=adapter, value_type=output,
-        )  # fmt: skip
+    processor: OutputProcessor
+    if len(members) > 1:
+        processor = _union_processor(members, name=spec.name, description=spec.description, strict=strict)
     else:
-        processor = _processor(output, name=name, description=spec.description, strict=strict)
+        name = spec.name or _safe_type_name(members[0])
+        processor = _processor(members[0], name=name, description=spec.description, strict=strict)
     if isinstance(spec, NativeOutput):
         return NativeOutputSchema(object_processor=processor)
     return PromptedOutputSchema(object_processor=processor, template=spec.template)
+
+
+def _union_processor(
+    outputs: list[Any], *, name: str | None, description: str | None, strict: bool | None
+) -> UnionOutputProcessor:
+    """The processor of several output types in pydantic-ai's envelope; `name` and `description` are the whole
+    schema's (pydantic-ai 1.107 loses a given `description`, a slip fixed in its later releases)."""
+    members: dict[str, OutputProcessor] = {}
+    envelope: list[EnvelopeMember] = []
+    for output in outputs:
+        processor = _processor(output, name=_safe_type_name(output), description=None, strict=strict)
+        title = _type_name(output, processor)
+        kind, n = title, 1
+        while kind in members:  # types of one name are told apart by number, from the second
+            n += 1
+            kind = f'{title}_{n}'
+        members[kind] = processor
+        json_schema = dict(processor.json_schema)
+        json_schema.pop('title', None)
+        envelope.append(EnvelopeMember(kind, json_schema, title, processor.description))
+    return UnionOutputProcessor(
+        name=name or '', json_schema=envelope_json_schema(envelope), description=description, strict=strict,
+        members=members,
+    )  # fmt: skip
 
 
 def schema_for_profile(schema: OutputSchema, profile: ModelProfile) -> OutputSchema:

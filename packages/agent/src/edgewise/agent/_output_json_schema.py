@@ -12,7 +12,7 @@ import pydantic
 
 from .output import NativeOutput, PromptedOutput, TextOutput, ToolOutput
 
-__all__ = ('output_json_schema', 'output_value_types')
+__all__ = ('merge_json_schema_defs', 'output_json_schema', 'output_value_types')
 
 
 def output_value_types(output_spec: Any) -> list[Any]:
@@ -44,8 +44,7 @@ def _is_union(tp: Any) -> bool:
 
 def output_json_schema(output_spec: Any) -> dict[str, Any]:
     """The JSON schema (serialization mode) of the output values of `output_spec`: one type's own schema, or
-    an `anyOf` of the distinct schemas with their `$defs` merged (a name used for two different definitions
-    is given a numbered suffix in the schema that brings the second one)."""
+    an `anyOf` of the distinct schemas with their `$defs` merged (see `merge_json_schema_defs`)."""
     schemas: list[dict[str, Any]] = []
     for tp in output_value_types(output_spec):
         schema = pydantic.TypeAdapter(tp).json_schema(mode='serialization')
@@ -53,39 +52,75 @@ def output_json_schema(output_spec: Any) -> dict[str, Any]:
             schemas.append(schema)
     if len(schemas) == 1:
         return schemas[0]
-    merged: dict[str, Any] = {}
-    members = [_merge_defs(schema, merged) for schema in schemas]
+    members, merged = merge_json_schema_defs(schemas)
     result: dict[str, Any] = {'anyOf': members}
     if merged:
         result['$defs'] = merged
     return result
 
 
-def _merge_defs(schema: dict[str, Any], merged: dict[str, Any]) -> dict[str, Any]:
-    """`schema` without its `$defs`, which go into `merged` (renamed where `merged` has another definition
-    of the same name, with the schema's references rewritten)."""
-    defs: dict[str, Any] | None = schema.get('$defs')
-    if not defs:
-        return schema
-    renames: dict[str, str] = {}
-    for name, definition in defs.items():
-        new_name, n = name, 0
-        while new_name in merged and merged[new_name] != definition:
-            n += 1
-            new_name = f'{name}_{n}'
-        renames[name] = new_name
-    body: dict[str, Any] = _rewrite_refs({k: v for k, v in schema.items() if k != '$defs'}, renames)
-    for name, definition in defs.items():
-        merged.setdefault(renames[name], _rewrite_refs(definition, renames))
-    return body
+def merge_json_schema_defs(schemas: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """The schemas without their `$defs`, and those definitions merged into one mapping (pydantic-ai's naming).
+
+    A definition whose name is taken by a different one is renamed `<schema title>_<name>_<n>` (`<name>_<n>`
+    for a schema without a title, `n` counting from 1), and the references to it are rewritten; so is an equal
+    definition that refers to one renamed in its own schema (it differs in meaning)."""
+    merged: dict[str, Any] = {}
+    bodies: list[dict[str, Any]] = []
+    for schema in schemas:
+        defs: dict[str, Any] | None = schema.get('$defs')
+        if not defs:
+            bodies.append(schema)
+            continue
+        title = schema.get('title')
+        renames: dict[str, str] = {}
+        added: list[str] = []
+        pending: list[str] = []  # already merged under this name with the same content
+        for name, definition in defs.items():
+            if name not in merged:
+                merged[name] = definition
+                renames[name] = name
+                added.append(name)
+            elif merged[name] != definition:
+                renames[name] = _unique_def_name(name, title, merged)
+                merged[renames[name]] = definition
+                added.append(name)
+            else:
+                pending.append(name)
+        changed = True
+        while changed:  # a copy made for one definition can make those referring to it differ in turn
+            changed = False
+            for name in list(pending):
+                if _rewrite_refs(defs[name], renames) != defs[name]:
+                    pending.remove(name)
+                    renames[name] = _unique_def_name(name, title, merged)
+                    merged[renames[name]] = defs[name]
+                    added.append(name)
+                    changed = True
+        for name in pending:
+            renames[name] = name
+        for name in added:
+            merged[renames[name]] = _rewrite_refs(defs[name], renames)
+        bodies.append(_rewrite_refs({k: v for k, v in schema.items() if k != '$defs'}, renames))
+    return bodies, merged
+
+
+def _unique_def_name(name: str, title: Any, taken: dict[str, Any]) -> str:
+    base = f'{title}_{name}' if title else name
+    n = 1
+    while f'{base}_{n}' in taken:
+        n += 1
+    return f'{base}_{n}'
 
 
 def _rewrite_refs(value: Any, renames: dict[str, str]) -> Any:
+    """A copy of `value` with its local `$ref`s pointing at the renamed definitions."""
     if isinstance(value, dict):
-        ref = value.get('$ref')
         out = {k: _rewrite_refs(v, renames) for k, v in value.items()}
+        ref = value.get('$ref')
         if isinstance(ref, str) and ref.startswith('#/$defs/'):
-            out['$ref'] = '#/$defs/' + renames.get(ref.removeprefix('#/$defs/'), ref.removeprefix('#/$defs/'))
+            name = ref.removeprefix('#/$defs/')
+            out['$ref'] = '#/$defs/' + renames.get(name, name)
         return out
     if isinstance(value, list):
         return [_rewrite_refs(item, renames) for item in value]

@@ -192,7 +192,10 @@ class PartialOutputBuilder:
 
     def value(self, parser: IncrementalJsonParser) -> Any:
         """The validated value so far (the complete value once the document is done), or `INVALID`."""
-        partial_string = parser.partial_string
+        return self.value_with(parser.partial_string)
+
+    def value_with(self, partial_string: str | None) -> Any:
+        """`value()`, given the string value being read (`None`: no string is being read)."""
         if self._stack and partial_string is not None:
             top = self._stack[-1]
             if not top.leaf and top.spec.kind != 'list' and not top.spec.required <= {*top.values, top.key}:

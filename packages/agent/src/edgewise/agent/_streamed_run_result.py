@@ -25,6 +25,7 @@ from ._agent_stream import AgentStream
 from ._debounce import debounce as _debounce
 from ._node_stream_loop import EventStreamHandler, NodeEvents, stream_nodes
 from ._output import OutputProcessor
+from ._output_envelope import EnvelopeBuilder
 from ._partial_json import IncrementalJsonParser, PartialJsonError
 from ._partial_output import INVALID, PartialOutputBuilder
 from ._run_result import AgentRunResult, CallableDatetime, CallableRunUsage
@@ -218,7 +219,7 @@ class StreamedRunResult(Generic[OutputDataT]):
         schema = deps.output_schema
         text_output = schema.allow_text_output
         json_text = schema.mode in ('native', 'prompted')
-        parsers: dict[int, tuple[IncrementalJsonParser, PartialOutputBuilder, Callable[[Any], Any]]] = {}
+        parsers: dict[int, _PartialParser] = {}
         texts: dict[int, str] = {}
         calls: dict[int, _FunctionArgs] = {}  # output function calls: their arguments so far
         response = 0
@@ -235,11 +236,15 @@ class StreamedRunResult(Generic[OutputDataT]):
                 if isinstance(part, ToolCallPart) and part.tool_name in schema.tools:
                     processor = schema.tools[part.tool_name]
                     entry = _partial_parser(processor)
-                    if processor.function is not None:
+                    if processor.calls_function:
                         calls[index] = _FunctionArgs(processor)
                     chunk = part.args
                 elif isinstance(part, TextPart) and json_text and schema.object_processor is not None:
-                    entry = _partial_parser(schema.object_processor)
+                    processor = schema.object_processor
+                    if processor.calls_function:  # native or prompted output through an output function
+                        calls[index] = _FunctionArgs(processor)
+                    else:
+                        entry = _partial_parser(processor)
                     chunk = part.content
                 elif isinstance(part, TextPart) and text_output:
                     texts[index] = ''
@@ -530,24 +535,18 @@ def _to_json(value: Any) -> str:
     return pydantic_core.to_json(value).decode()
 
 
+_PartialParser = tuple[IncrementalJsonParser, PartialOutputBuilder | EnvelopeBuilder, Callable[[Any], Any]]
+
+
 def _partial_parser(
     processor: OutputProcessor,
-) -> tuple[IncrementalJsonParser, PartialOutputBuilder, Callable[[Any], Any]] | None:
-    """A parser and builder of partial values for the processor's type; `None` for output functions."""
-    tp = processor.value_type
-    if processor.function is not None or tp is None:
+) -> _PartialParser | None:
+    """A parser and builder of partial values for the processor's answers; `None` for output functions."""
+    made = processor.partial_builder()
+    if made is None:
         return None
-    builder = PartialOutputBuilder(tp)
-    unwrap: Callable[[Any], Any] = _unwrap_response if processor.wrapped else _identity
+    builder, unwrap = made
     return IncrementalJsonParser(builder), builder, unwrap
-
-
-def _identity(value: Any) -> Any:
-    return value
-
-
-def _unwrap_response(value: Any) -> Any:
-    return getattr(value, 'response', INVALID)
 
 
 class _HandledEvents(AsyncIterator[AgentStreamEvent]):
@@ -612,8 +611,9 @@ class _Stream(AsyncIterator[_T]):
 
 
 class _FunctionArgs:
-    """The arguments of an output function call as they stream: validated whole (partially) on each chunk, as
-    pydantic-ai does, and passed to the function when they changed."""
+    """The arguments of an output function call (or the JSON text of native or prompted output that may go
+    through one) as they stream: validated whole (partially) on each chunk, as pydantic-ai does, and passed to
+    the function when they changed."""
 
     def __init__(self, processor: OutputProcessor) -> None:
         self._processor = processor
@@ -621,14 +621,12 @@ class _FunctionArgs:
         self._last: Any = INVALID
 
     async def feed(self, chunk: str | dict[str, Any], call: Callable[..., Awaitable[Any]]) -> Any:
-        function = self._processor.function
-        assert function is not None
         if isinstance(chunk, dict):
             self._text = _to_json(chunk)
         else:
             self._text += chunk
         try:
-            args = function.validate_partial(self._text)
+            args = self._processor.validate(self._text, allow_partial=True)
         except ValueError:  # `ValidationError` too: not enough of the arguments yet
             return INVALID
         if args == self._last:

@@ -69,13 +69,4 @@ async def validate_response(
 
 
 def _validate(processor: OutputProcessor, args: str | dict[str, Any] | None, allow_partial: bool) -> Any:
-    if allow_partial and processor.function is not None:
-        return processor.function.validate_partial(args)
-    if not allow_partial or processor.validator is None:
-        return processor.validate(args)
-    adapter = processor.validator
-    if isinstance(args, str):
-        value = adapter.validate_json(args or '{}', experimental_allow_partial='trailing-strings')
-    else:
-        value = adapter.validate_python(args or {}, experimental_allow_partial='trailing-strings')
-    return value.response if processor.wrapped else value
+    return processor.validate(args, allow_partial=allow_partial)
