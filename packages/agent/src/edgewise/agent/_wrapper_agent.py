@@ -78,6 +78,7 @@ class WrapperAgent(Generic[AgentDepsT, OutputDataT]):
     is_model_request_node = staticmethod(AgentStreaming.is_model_request_node)
     is_call_tools_node = staticmethod(AgentStreaming.is_call_tools_node)
     is_end_node = staticmethod(AgentStreaming.is_end_node)
+    using_thread_executor = staticmethod(AgentStreaming.using_thread_executor)
     parallel_tool_call_execution_mode = staticmethod(AgentStreaming.parallel_tool_call_execution_mode)
 
     def __init__(self, wrapped: _Agent) -> None:

@@ -57,6 +57,7 @@ from .._wrapper_agent import WrapperAgent
 from ..capabilities import AbstractCapability, AgentCapability, CombinedCapability, Instrumentation, ProcessHistory
 from ..capabilities.abstract import LIFECYCLE_HOOKS
 from ..capabilities.combined import combined_or_none
+from ..capabilities.thread_executor import run_thread_executor
 from ..concurrency import AnyConcurrencyLimit, concurrency_slot, normalize_to_limiter
 from ..exceptions import UserError
 from ..messages import ModelMessage, ModelRequest, SystemPromptPart, UserContent
@@ -520,7 +521,7 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
         async with concurrency_slot(self._limiter, f'agent:{self.name or "agent"}'):
             with _instrument.span_if(
                 graph_deps.tracing, 'agent run', agent_name=self.name or 'agent', model_name=model_used.model_name
-            ):
+            ), run_thread_executor(graph_deps.root_capability):  # fmt: skip
                 async with (
                     run_toolset,
                     agent_graph().iter(

@@ -5,7 +5,7 @@ Edgewise implements pydantic-ai 1.107's capability hooks: `AbstractCapability` w
 call (validation and execution) and output (validation and processing), `wrap_run_event_stream`,
 `handle_deferred_tool_calls` and `get_ordering`; `CombinedCapability`, `Hooks`, `HandleDeferredToolCalls`,
 `PrepareTools`, `PrepareOutputTools`, `IncludeToolReturnSchemas`, `NativeTool`, `ProcessHistory`, `Instrumentation`
-and `ToolSearch`.
+and `ToolSearch`; `Toolset`, `SetToolMetadata`, `ReinjectSystemPrompt` and `ThreadExecutor`.
 
 `CAPABILITY_TYPES` maps the names agent specs may use (`capabilities: [{ToolSearch: {max_results: 5}}]`) to the
 capabilities that can be built from data.
@@ -43,6 +43,9 @@ from .instrumentation import Instrumentation
 from .native_tool import NativeTool
 from .prepare_tools import PrepareOutputTools, PrepareTools
 from .process_history import HistoryProcessor, HistoryProcessorFunc, ProcessHistory
+from .reinject_system_prompt import ReinjectSystemPrompt
+from .set_tool_metadata import SetToolMetadata
+from .thread_executor import ThreadExecutor
 from .tool_search import (
     ToolSearch,
     ToolSearchFunc,
@@ -50,10 +53,20 @@ from .tool_search import (
     ToolSearchNativeStrategy,
     ToolSearchStrategy,
 )
+from .toolset import Toolset
 
 CAPABILITY_TYPES: dict[str, type[AbstractCapability[Any]]] = {
     name: cls
-    for cls in (NativeTool, IncludeToolReturnSchemas, Instrumentation, ToolSearch)
+    for cls in (
+        NativeTool,
+        IncludeToolReturnSchemas,
+        Instrumentation,
+        ToolSearch,
+        ReinjectSystemPrompt,
+        SetToolMetadata,
+        ThreadExecutor,
+        Toolset,
+    )
     if (name := cls.get_serialization_name()) is not None
 }
 """The capabilities an agent spec can name, by name (custom ones are given with `custom_capability_types=`)."""
@@ -85,11 +98,15 @@ __all__ = (
     'ProcessHistory',
     'RawOutput',
     'RawToolArgs',
+    'ReinjectSystemPrompt',
+    'SetToolMetadata',
+    'ThreadExecutor',
     'ToolSearch',
     'ToolSearchFunc',
     'ToolSearchLocalStrategy',
     'ToolSearchNativeStrategy',
     'ToolSearchStrategy',
+    'Toolset',
     'ValidatedToolArgs',
     'WrapModelRequestHandler',
     'WrapNodeRunHandler',

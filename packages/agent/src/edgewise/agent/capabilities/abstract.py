@@ -28,7 +28,7 @@ from ..messages import AgentStreamEvent, ModelResponse, ToolCallPart
 from ..models import ModelRequestContext
 from ..output import OutputContext
 from ..tools import AgentDepsT, AgentNativeTool, RunContext
-from ..toolsets import AbstractToolset
+from ..toolsets import AbstractToolset, ToolsetFunc
 
 __all__ = (
     'AbstractCapability',
@@ -154,8 +154,9 @@ class AbstractCapability(Generic[AgentDepsT]):
         """Model settings this capability adds (under the agent's and the run's)."""
         return None
 
-    def get_toolset(self) -> AbstractToolset[AgentDepsT] | None:
-        """A toolset whose tools this capability adds to the agent's."""
+    def get_toolset(self) -> AbstractToolset[AgentDepsT] | ToolsetFunc[AgentDepsT] | None:
+        """A toolset whose tools this capability adds to the agent's (or a function of the run context building
+        one at each step, as `@agent.toolset` takes)."""
         return None
 
     def get_native_tools(self) -> Sequence[AgentNativeTool[AgentDepsT]]:

@@ -19,6 +19,7 @@ from ..models import ModelRequestContext
 from ..output import OutputContext
 from ..tools import AgentDepsT, AgentNativeTool, RunContext
 from ..toolsets import AbstractToolset, CombinedToolset
+from ..toolsets._dynamic import as_toolset
 from ._ordering import sort_capabilities
 from .abstract import (
     AbstractCapability,
@@ -92,7 +93,7 @@ class CombinedCapability(AbstractCapability[AgentDepsT]):
 
     def get_toolset(self) -> AbstractToolset[AgentDepsT] | None:
         """Every capability's toolset, as one; `None` if none has one."""
-        toolsets = [t for c in self.capabilities if (t := c.get_toolset()) is not None]
+        toolsets = [as_toolset(t) for c in self.capabilities if (t := c.get_toolset()) is not None]
         if not toolsets:
             return None
         return toolsets[0] if len(toolsets) == 1 else CombinedToolset(toolsets)

@@ -8,9 +8,8 @@ from contextlib import asynccontextmanager
 from dataclasses import KW_ONLY, dataclass, field
 from typing import Any, TypeAlias
 
-import anyio.to_thread
-
 from .._event_types import ModelResponseStreamEvent
+from .._threads import run_in_thread
 from .._tool_definition import ToolDefinition
 from ..exceptions import UserError
 from ..messages import FilePart, ModelMessage, ModelResponse, NativeToolCallPart, NativeToolReturnPart
@@ -161,7 +160,7 @@ class FunctionModel(Model):
         if self._is_async:
             response = await function(sent, info)  # type: ignore[misc]
         else:
-            response = await anyio.to_thread.run_sync(function, sent, info)
+            response = await run_in_thread(function, sent, info)
         if not isinstance(response, ModelResponse):
             raise UserError(
                 f'The function of FunctionModel {self._model_name!r} returned {response!r}, not a ModelResponse.'
