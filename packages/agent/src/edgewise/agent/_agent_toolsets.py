@@ -94,8 +94,10 @@ class AgentToolsets(Generic[AgentDepsT]):
         # `override(toolsets=...)` replaces the run's `toolsets` too, as in pydantic-ai 1.107
         extra = toolsets if self._override_toolsets.get() is None else None
         members = [*self.toolsets, *(extra or ())]
-        toolset = members[0] if len(members) == 1 else CombinedToolset(members)
         root = graph_deps.root_capability
+        if root is not None and (capability_toolset := root.get_toolset()) is not None:
+            members.append(capability_toolset)  # the capabilities' tools (local fallbacks of native tools, say)
+        toolset = members[0] if len(members) == 1 else CombinedToolset(members)
         if root is not None:
             toolset = root.get_wrapper_toolset(toolset) or toolset
         if not _has_tool_search(root):  # every run searches deferred tools, as pydantic-ai adds `ToolSearch()`

@@ -5,7 +5,8 @@ Edgewise implements pydantic-ai 1.107's capability hooks: `AbstractCapability` w
 call (validation and execution) and output (validation and processing), `wrap_run_event_stream`,
 `handle_deferred_tool_calls` and `get_ordering`; `CombinedCapability`, `Hooks`, `HandleDeferredToolCalls`,
 `PrepareTools`, `PrepareOutputTools`, `IncludeToolReturnSchemas`, `NativeTool`, `ProcessHistory`, `Instrumentation`
-and `ToolSearch`.
+and `ToolSearch`; the provider-adaptive tools `NativeOrLocalTool`, `WebSearch`, `WebFetch`, `ImageGeneration` and
+`XSearch`; and `Thinking`.
 
 `CAPABILITY_TYPES` maps the names agent specs may use (`capabilities: [{ToolSearch: {max_results: 5}}]`) to the
 capabilities that can be built from data.
@@ -38,11 +39,14 @@ from .abstract import (
 from .combined import CombinedCapability
 from .deferred_tool_handler import HandleDeferredToolCalls
 from .hooks import HookRegistration, Hooks, HookTimeoutError
+from .image_generation import ImageGeneration
 from .include_return_schemas import IncludeToolReturnSchemas
 from .instrumentation import Instrumentation
+from .native_or_local import NativeOrLocalTool
 from .native_tool import NativeTool
 from .prepare_tools import PrepareOutputTools, PrepareTools
 from .process_history import HistoryProcessor, HistoryProcessorFunc, ProcessHistory
+from .thinking import Thinking
 from .tool_search import (
     ToolSearch,
     ToolSearchFunc,
@@ -50,10 +54,24 @@ from .tool_search import (
     ToolSearchNativeStrategy,
     ToolSearchStrategy,
 )
+from .web_fetch import WebFetch
+from .web_search import WebSearch
+from .x_search import XSearch
 
 CAPABILITY_TYPES: dict[str, type[AbstractCapability[Any]]] = {
     name: cls
-    for cls in (NativeTool, IncludeToolReturnSchemas, Instrumentation, ToolSearch)
+    for cls in (
+        NativeTool,
+        IncludeToolReturnSchemas,
+        Instrumentation,
+        ToolSearch,
+        # provider-adaptive tools and thinking
+        ImageGeneration,
+        Thinking,
+        WebFetch,
+        WebSearch,
+        XSearch,
+    )
     if (name := cls.get_serialization_name()) is not None
 }
 """The capabilities an agent spec can name, by name (custom ones are given with `custom_capability_types=`)."""
@@ -74,9 +92,11 @@ __all__ = (
     'HookRegistration',
     'HookTimeoutError',
     'Hooks',
+    'ImageGeneration',
     'IncludeToolReturnSchemas',
     'Instrumentation',
     'ModelRequestContext',
+    'NativeOrLocalTool',
     'NativeTool',
     'NodeResult',
     'OutputContext',
@@ -85,12 +105,15 @@ __all__ = (
     'ProcessHistory',
     'RawOutput',
     'RawToolArgs',
+    'Thinking',
     'ToolSearch',
     'ToolSearchFunc',
     'ToolSearchLocalStrategy',
     'ToolSearchNativeStrategy',
     'ToolSearchStrategy',
     'ValidatedToolArgs',
+    'WebFetch',
+    'WebSearch',
     'WrapModelRequestHandler',
     'WrapNodeRunHandler',
     'WrapOutputProcessHandler',
@@ -98,4 +121,5 @@ __all__ = (
     'WrapRunHandler',
     'WrapToolExecuteHandler',
     'WrapToolValidateHandler',
+    'XSearch',
 )
