@@ -507,16 +507,10 @@ NOT_YET: dict[str, dict[str, str]] = {
         'Capability': 'capability specs and ordering',
         'CapabilityDescription': 'capability specs and ordering',
         'DynamicCapability': 'capabilities built on the lifecycle hooks (issue 12)',
-        'ImageGeneration': 'native (builtin) tools: helper `native` (issue 12)',
         'MCP': 'toolset capabilities (issue 13)',
-        'NativeOrLocalTool': 'native (builtin) tools: helper `native` (issue 12)',
         'PrefixTools': 'toolset capabilities (issue 13)',
         'ProcessEventStream': 'capabilities built on the lifecycle hooks (issue 12)',
-        'Thinking': 'capabilities built on the lifecycle hooks (issue 12)',
-        'WebFetch': 'native (builtin) tools: helper `native` (issue 12)',
-        'WebSearch': 'native (builtin) tools: helper `native` (issue 12)',
         'WrapperCapability': 'capabilities built on the lifecycle hooks (issue 12)',
-        'XSearch': 'native (builtin) tools: helper `native` (issue 12)',
     },
 }
 """Names Edgewise does not have yet, and why (docs/compatibility.md lists them too)."""

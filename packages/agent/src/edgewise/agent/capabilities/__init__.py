@@ -5,7 +5,8 @@ Edgewise implements pydantic-ai 1.107's capability hooks: `AbstractCapability` w
 call (validation and execution) and output (validation and processing), `wrap_run_event_stream`,
 `handle_deferred_tool_calls` and `get_ordering`; `CombinedCapability`, `Hooks`, `HandleDeferredToolCalls`,
 `PrepareTools`, `PrepareOutputTools`, `IncludeToolReturnSchemas`, `NativeTool`, `ProcessHistory`, `Instrumentation`
-and `ToolSearch`; `Toolset`, `SetToolMetadata`, `ReinjectSystemPrompt` and `ThreadExecutor`.
+and `ToolSearch`; the provider-adaptive tools `NativeOrLocalTool`, `WebSearch`, `WebFetch`, `ImageGeneration` and
+`XSearch`; `Thinking`; `Toolset`, `SetToolMetadata`, `ReinjectSystemPrompt` and `ThreadExecutor`.
 
 `CAPABILITY_TYPES` maps the names agent specs may use (`capabilities: [{ToolSearch: {max_results: 5}}]`) to the
 capabilities that can be built from data.
@@ -38,13 +39,16 @@ from .abstract import (
 from .combined import CombinedCapability
 from .deferred_tool_handler import HandleDeferredToolCalls
 from .hooks import HookRegistration, Hooks, HookTimeoutError
+from .image_generation import ImageGeneration
 from .include_return_schemas import IncludeToolReturnSchemas
 from .instrumentation import Instrumentation
+from .native_or_local import NativeOrLocalTool
 from .native_tool import NativeTool
 from .prepare_tools import PrepareOutputTools, PrepareTools
 from .process_history import HistoryProcessor, HistoryProcessorFunc, ProcessHistory
 from .reinject_system_prompt import ReinjectSystemPrompt
 from .set_tool_metadata import SetToolMetadata
+from .thinking import Thinking
 from .thread_executor import ThreadExecutor
 from .tool_search import (
     ToolSearch,
@@ -54,6 +58,9 @@ from .tool_search import (
     ToolSearchStrategy,
 )
 from .toolset import Toolset
+from .web_fetch import WebFetch
+from .web_search import WebSearch
+from .x_search import XSearch
 
 CAPABILITY_TYPES: dict[str, type[AbstractCapability[Any]]] = {
     name: cls
@@ -62,6 +69,12 @@ CAPABILITY_TYPES: dict[str, type[AbstractCapability[Any]]] = {
         IncludeToolReturnSchemas,
         Instrumentation,
         ToolSearch,
+        # provider-adaptive tools and thinking
+        ImageGeneration,
+        Thinking,
+        WebFetch,
+        WebSearch,
+        XSearch,
         ReinjectSystemPrompt,
         SetToolMetadata,
         ThreadExecutor,
@@ -87,9 +100,11 @@ __all__ = (
     'HookRegistration',
     'HookTimeoutError',
     'Hooks',
+    'ImageGeneration',
     'IncludeToolReturnSchemas',
     'Instrumentation',
     'ModelRequestContext',
+    'NativeOrLocalTool',
     'NativeTool',
     'NodeResult',
     'OutputContext',
@@ -98,6 +113,7 @@ __all__ = (
     'ProcessHistory',
     'RawOutput',
     'RawToolArgs',
+    'Thinking',
     'ReinjectSystemPrompt',
     'SetToolMetadata',
     'ThreadExecutor',
@@ -108,6 +124,8 @@ __all__ = (
     'ToolSearchStrategy',
     'Toolset',
     'ValidatedToolArgs',
+    'WebFetch',
+    'WebSearch',
     'WrapModelRequestHandler',
     'WrapNodeRunHandler',
     'WrapOutputProcessHandler',
@@ -115,4 +133,5 @@ __all__ = (
     'WrapRunHandler',
     'WrapToolExecuteHandler',
     'WrapToolValidateHandler',
+    'XSearch',
 )
