@@ -507,7 +507,6 @@ NOT_YET: dict[str, dict[str, str]] = {
         'Capability': 'capability specs and ordering',
         'CapabilityDescription': 'capability specs and ordering',
         'DynamicCapability': 'capabilities built on the lifecycle hooks (issue 12)',
-        'MCP': 'toolset capabilities (issue 13)',
         'PrefixTools': 'toolset capabilities (issue 13)',
         'ProcessEventStream': 'capabilities built on the lifecycle hooks (issue 12)',
         'WrapperCapability': 'capabilities built on the lifecycle hooks (issue 12)',

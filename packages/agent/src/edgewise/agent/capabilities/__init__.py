@@ -6,7 +6,7 @@ call (validation and execution) and output (validation and processing), `wrap_ru
 `handle_deferred_tool_calls` and `get_ordering`; `CombinedCapability`, `Hooks`, `HandleDeferredToolCalls`,
 `PrepareTools`, `PrepareOutputTools`, `IncludeToolReturnSchemas`, `NativeTool`, `ProcessHistory`, `Instrumentation`
 and `ToolSearch`; the provider-adaptive tools `NativeOrLocalTool`, `WebSearch`, `WebFetch`, `ImageGeneration` and
-`XSearch`; `Thinking`; `Toolset`, `SetToolMetadata`, `ReinjectSystemPrompt` and `ThreadExecutor`.
+`XSearch`; `Thinking`; `Toolset`, `SetToolMetadata`, `ReinjectSystemPrompt`, `ThreadExecutor` and `MCP`.
 
 `CAPABILITY_TYPES` maps the names agent specs may use (`capabilities: [{ToolSearch: {max_results: 5}}]`) to the
 capabilities that can be built from data.
@@ -42,6 +42,7 @@ from .hooks import HookRegistration, Hooks, HookTimeoutError
 from .image_generation import ImageGeneration
 from .include_return_schemas import IncludeToolReturnSchemas
 from .instrumentation import Instrumentation
+from .mcp import MCP
 from .native_or_local import NativeOrLocalTool
 from .native_tool import NativeTool
 from .prepare_tools import PrepareOutputTools, PrepareTools
@@ -79,6 +80,7 @@ CAPABILITY_TYPES: dict[str, type[AbstractCapability[Any]]] = {
         SetToolMetadata,
         ThreadExecutor,
         Toolset,
+        MCP,
     )
     if (name := cls.get_serialization_name()) is not None
 }
@@ -103,6 +105,7 @@ __all__ = (
     'ImageGeneration',
     'IncludeToolReturnSchemas',
     'Instrumentation',
+    'MCP',
     'ModelRequestContext',
     'NativeOrLocalTool',
     'NativeTool',
