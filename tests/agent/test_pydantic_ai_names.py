@@ -511,7 +511,6 @@ NOT_YET: dict[str, dict[str, str]] = {
         'MCP': 'toolset capabilities (issue 13)',
         'NativeOrLocalTool': 'native (builtin) tools: helper `native` (issue 12)',
         'PrefixTools': 'toolset capabilities (issue 13)',
-        'ProcessEventStream': 'capabilities built on the lifecycle hooks (issue 12)',
         'ReinjectSystemPrompt': 'capabilities built on the lifecycle hooks (issue 12)',
         'SetToolMetadata': 'toolset capabilities (issue 13)',
         'Thinking': 'capabilities built on the lifecycle hooks (issue 12)',

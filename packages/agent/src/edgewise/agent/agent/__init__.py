@@ -19,7 +19,7 @@ from edgewise.graph.persistence.store import DurableStatePersistence
 
 from .. import _durable_run, _instrument
 from .._agent_graph import UserPromptNode, agent_graph
-from .._agent_run import AgentRun, bind_captured_messages, run_to_end
+from .._agent_run import AgentRun, bind_captured_messages
 from .._agent_spec import AgentSpec, build_agent, override_from_spec, run_from_spec
 from .._agent_streaming import AgentStreaming, IterOptions, RunOptions
 from .._agent_tool import agent_as_tool
@@ -398,11 +398,7 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
         if kwargs.pop('infer_name', True):
             self._infer_name(inspect.currentframe())
         async with self.iter(user_prompt, infer_name=False, **kwargs) as agent_run:
-            event_stream_handler = event_stream_handler or self._event_stream_handler
-            if event_stream_handler is None:
-                await run_to_end(agent_run)
-            else:
-                await run_with_event_handler(agent_run, event_stream_handler)
+            await run_with_event_handler(agent_run, event_stream_handler or self._event_stream_handler)
         # `**kwargs` may hold `output_type`, so mypy cannot tell which overload of `iter` this is.
         result: AgentRunResult[Any] | None = agent_run.result
         assert result is not None

@@ -42,6 +42,7 @@ from .include_return_schemas import IncludeToolReturnSchemas
 from .instrumentation import Instrumentation
 from .native_tool import NativeTool
 from .prepare_tools import PrepareOutputTools, PrepareTools
+from .process_event_stream import ProcessEventStream
 from .process_history import HistoryProcessor, HistoryProcessorFunc, ProcessHistory
 from .tool_search import (
     ToolSearch,
@@ -82,6 +83,7 @@ __all__ = (
     'OutputContext',
     'PrepareOutputTools',
     'PrepareTools',
+    'ProcessEventStream',
     'ProcessHistory',
     'RawOutput',
     'RawToolArgs',
