@@ -506,7 +506,6 @@ NOT_YET: dict[str, dict[str, str]] = {
     'capabilities': {
         'Capability': 'capability specs and ordering',
         'CapabilityDescription': 'capability specs and ordering',
-        'DynamicCapability': 'capabilities built on the lifecycle hooks (issue 12)',
         'ImageGeneration': 'native (builtin) tools: helper `native` (issue 12)',
         'MCP': 'toolset capabilities (issue 13)',
         'NativeOrLocalTool': 'native (builtin) tools: helper `native` (issue 12)',

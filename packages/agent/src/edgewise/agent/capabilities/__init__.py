@@ -14,6 +14,7 @@ capabilities that can be built from data.
 from typing import Any
 
 from ..output import OutputContext
+from ._dynamic import DynamicCapability
 from .abstract import (
     AbstractCapability,
     AgentCapability,
@@ -69,6 +70,7 @@ __all__ = (
     'CapabilityPosition',
     'CapabilityRef',
     'CombinedCapability',
+    'DynamicCapability',
     'HandleDeferredToolCalls',
     'HistoryProcessor',
     'HistoryProcessorFunc',
