@@ -517,7 +517,6 @@ NOT_YET: dict[str, dict[str, str]] = {
         'Toolset': 'toolset capabilities (issue 13)',
         'WebFetch': 'native (builtin) tools: helper `native` (issue 12)',
         'WebSearch': 'native (builtin) tools: helper `native` (issue 12)',
-        'WrapperCapability': 'capabilities built on the lifecycle hooks (issue 12)',
         'XSearch': 'native (builtin) tools: helper `native` (issue 12)',
     },
 }

@@ -52,6 +52,7 @@ from .tool_search import (
     ToolSearchNativeStrategy,
     ToolSearchStrategy,
 )
+from .wrapper import WrapperCapability
 
 CAPABILITY_TYPES: dict[str, type[AbstractCapability[Any]]] = {
     name: cls
@@ -102,4 +103,5 @@ __all__ = (
     'WrapRunHandler',
     'WrapToolExecuteHandler',
     'WrapToolValidateHandler',
+    'WrapperCapability',
 )
