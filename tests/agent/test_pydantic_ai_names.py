@@ -504,8 +504,6 @@ NOT_YET: dict[str, dict[str, str]] = {
         'FunctionStreamedResponse': 'FunctionModel internals (issue 12, helper `parity-stream`)',
     },
     'capabilities': {
-        'Capability': 'capability specs and ordering',
-        'CapabilityDescription': 'capability specs and ordering',
         'ImageGeneration': 'native (builtin) tools: helper `native` (issue 12)',
         'MCP': 'toolset capabilities (issue 13)',
         'NativeOrLocalTool': 'native (builtin) tools: helper `native` (issue 12)',

@@ -93,9 +93,11 @@ class AgentToolsets(Generic[AgentDepsT]):
         effect, as set up for the run), also set on `graph_deps.toolset`; the run enters it."""
         # `override(toolsets=...)` replaces the run's `toolsets` too, as in pydantic-ai 1.107
         extra = toolsets if self._override_toolsets.get() is None else None
-        members = [*self.toolsets, *(extra or ())]
-        toolset = members[0] if len(members) == 1 else CombinedToolset(members)
         root = graph_deps.root_capability
+        # The capabilities' toolset after the agent's (left out under `override(toolsets=...)`), as pydantic-ai 1.107.
+        found = root.get_toolset() if root is not None and self._override_toolsets.get() is None else None
+        members = [*self.toolsets, *(() if found is None else (found,)), *(extra or ())]
+        toolset = members[0] if len(members) == 1 else CombinedToolset(members)
         if root is not None:
             toolset = root.get_wrapper_toolset(toolset) or toolset
         if not _has_tool_search(root):  # every run searches deferred tools, as pydantic-ai adds `ToolSearch()`

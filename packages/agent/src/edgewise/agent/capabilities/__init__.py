@@ -36,6 +36,7 @@ from .abstract import (
     WrapToolExecuteHandler,
     WrapToolValidateHandler,
 )
+from .capability import Capability, CapabilityDescription
 from .combined import CombinedCapability
 from .deferred_tool_handler import HandleDeferredToolCalls
 from .hooks import HookRegistration, Hooks, HookTimeoutError
@@ -66,6 +67,8 @@ __all__ = (
     'AbstractCapability',
     'AgentCapability',
     'AgentNode',
+    'Capability',
+    'CapabilityDescription',
     'CapabilityFunc',
     'CapabilityOrdering',
     'CapabilityPosition',
