@@ -19,7 +19,7 @@ from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from functools import cache, partial
+from functools import cache
 from typing import TYPE_CHECKING, Any, TypeAlias, Union
 
 import anyio
@@ -34,7 +34,7 @@ from ._deferred_tools import DeferredToolRequests, DeferredToolResults
 from ._history import prompt_of, refresh_dynamic_prompts, sent_messages
 from ._no_output import NoOutput, no_output_answer
 from ._output import output_template, validation_errors
-from ._output_hooks import OUTPUT_HOOKS, answer_through_hooks, output_context, output_through_hooks
+from ._output_hooks import OUTPUT_HOOKS, answer_through_hooks, output_context, output_through_hooks, processor_steps
 from ._request_hooks import (
     RESPONSE_HOOKS,
     HookedResponse,
@@ -631,8 +631,7 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
                         call_ctx,
                         output_context(deps.output_schema, processor, tool_call=call, tool_def=processor.tool_def),
                         call.args if call.args is not None else {},
-                        partial(processor.validate, context=deps.validation_context_for(call_ctx)),
-                        partial(processor.finish, ctx=call_ctx),
+                        *processor_steps(processor, call_ctx, deps.validation_context_for(call_ctx)),
                         validator_ctx=validator_ctx,
                         validators=deps.output_validators,
                     )

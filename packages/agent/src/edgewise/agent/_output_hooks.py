@@ -9,12 +9,14 @@ the run's own meaning: a `ValidationError` or `ModelRetry` out of any hook asks 
 
 from __future__ import annotations as _annotations
 
+import inspect
 from collections.abc import Awaitable, Callable, Sequence
 from functools import partial
-from typing import Any, Literal
+from typing import Any, Literal, get_type_hints
 
 from pydantic import ValidationError
 
+from ._function_schema import FunctionSchema
 from ._output import OutputProcessor, OutputSchema
 from ._run_deps import GraphAgentDeps
 from .exceptions import ModelRetry
@@ -26,6 +28,7 @@ __all__ = (
     'OUTPUT_HOOKS',
     'answer_through_hooks',
     'output_context',
+    'processor_steps',
     'output_through_hooks',
     'process_with_hooks',
     'validate_with_hooks',
@@ -56,6 +59,7 @@ def output_context(
         output_type = kind.value_type
         if function is not None:
             function_name = getattr(function.function, '__name__', None)
+            output_type = _first_param_type(function)
         object_def = OutputObjectDefinition(
             json_schema=kind.json_schema, name=kind.name, description=kind.description, strict=kind.strict
         )
@@ -154,6 +158,47 @@ async def output_through_hooks(
     return await process_with_hooks(capability, ctx, context, raw, do_process)
 
 
+def processor_steps(
+    processor: OutputProcessor, ctx: RunContext[Any], validation_context: Any, parse: Callable[[str], Any] | None = None
+) -> tuple[Callable[[Any], Any], Callable[[Any], Awaitable[Any]]]:
+    """How the hooks validate and process a structured output of `processor`, on the value the model was asked
+    for: the output type's value, or for an output function of one parameter that parameter's value (the hooks
+    then see it, not the arguments dict); `parse` validates JSON text (native or prompted output)."""
+    only = _only_param(processor.function) if processor.function is not None else None
+
+    def validate(data: Any) -> Any:
+        value = (
+            parse(data) if parse is not None and isinstance(data, str) else processor.validate(data, validation_context)
+        )
+        return value if only is None else value[only]
+
+    async def process(value: Any) -> Any:
+        return await processor.finish(value if only is None else {only: value}, ctx)
+
+    return validate, process
+
+
+def _params(function: FunctionSchema) -> list[inspect.Parameter]:
+    params = list(inspect.signature(function.function).parameters.values())
+    return params[1:] if function.takes_ctx else params
+
+
+def _only_param(function: FunctionSchema) -> str | None:
+    params = _params(function)
+    return params[0].name if len(params) == 1 else None
+
+
+def _first_param_type(function: FunctionSchema) -> Any:
+    params = _params(function)
+    if not params:
+        return None
+    try:
+        hints = get_type_hints(function.function)
+    except Exception:  # unresolvable annotations: the type stays unknown
+        return None
+    return hints.get(params[0].name)
+
+
 async def answer_through_hooks(
     deps: GraphAgentDeps[Any, Any], ctx: RunContext[Any], kind: Literal['text', 'json', 'image', 'none'], answer: Any
 ) -> Any:
@@ -171,13 +216,9 @@ async def answer_through_hooks(
         assert processor is not None
         context = output_context(schema, processor)
         validation_context = deps.validation_context_for(ctx)
-
-        def validate(data: Any) -> Any:
-            if isinstance(data, str):
-                return schema.parse_json_text(data, validation_context)
-            return processor.validate(data, validation_context)
-
-        process = partial(processor.finish, ctx=ctx)
+        validate, process = processor_steps(
+            processor, ctx, validation_context, partial(schema.parse_json_text, context=validation_context)
+        )
     else:
         context = output_context(schema, BinaryImage if kind == 'image' else None)
     return await output_through_hooks(
