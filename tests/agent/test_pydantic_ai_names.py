@@ -504,12 +504,7 @@ NOT_YET: dict[str, dict[str, str]] = {
         'FunctionStreamedResponse': 'FunctionModel internals (issue 12, helper `parity-stream`)',
     },
     'capabilities': {
-        'Capability': 'capability specs and ordering',
-        'CapabilityDescription': 'capability specs and ordering',
-        'DynamicCapability': 'capabilities built on the lifecycle hooks (issue 12)',
         'PrefixTools': 'toolset capabilities (issue 13)',
-        'ProcessEventStream': 'capabilities built on the lifecycle hooks (issue 12)',
-        'WrapperCapability': 'capabilities built on the lifecycle hooks (issue 12)',
     },
 }
 """Names Edgewise does not have yet, and why (docs/compatibility.md lists them too)."""

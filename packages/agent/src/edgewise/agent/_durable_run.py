@@ -25,7 +25,7 @@ from edgewise.graph import BaseStatePersistence, End
 
 from . import _instrument
 from ._agent_graph import UserPromptNode, agent_graph
-from ._agent_run import AgentRun, run_to_end
+from ._agent_run import AgentRun
 from ._deferred_tools import DeferredToolResults
 from ._node_stream_loop import EventStreamHandler, run_with_event_handler
 from ._run_deps import GraphAgentState
@@ -154,10 +154,7 @@ async def resume(
         agent, persistence, deps=deps, model=model, model_settings=model_settings, usage_limits=usage_limits,
         deferred_tool_results=deferred_tool_results,
     ) as agent_run:  # fmt: skip
-        if event_stream_handler is None:
-            await run_to_end(agent_run)
-        else:
-            await run_with_event_handler(agent_run, event_stream_handler)
+        await run_with_event_handler(agent_run, event_stream_handler)
     result = agent_run.result
     assert result is not None
     return result

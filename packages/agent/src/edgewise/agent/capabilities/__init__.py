@@ -15,6 +15,7 @@ capabilities that can be built from data.
 from typing import Any
 
 from ..output import OutputContext
+from ._dynamic import DynamicCapability
 from .abstract import (
     AbstractCapability,
     AgentCapability,
@@ -36,6 +37,7 @@ from .abstract import (
     WrapToolExecuteHandler,
     WrapToolValidateHandler,
 )
+from .capability import Capability, CapabilityDescription
 from .combined import CombinedCapability
 from .deferred_tool_handler import HandleDeferredToolCalls
 from .hooks import HookRegistration, Hooks, HookTimeoutError
@@ -46,6 +48,7 @@ from .mcp import MCP
 from .native_or_local import NativeOrLocalTool
 from .native_tool import NativeTool
 from .prepare_tools import PrepareOutputTools, PrepareTools
+from .process_event_stream import ProcessEventStream
 from .process_history import HistoryProcessor, HistoryProcessorFunc, ProcessHistory
 from .reinject_system_prompt import ReinjectSystemPrompt
 from .set_tool_metadata import SetToolMetadata
@@ -61,6 +64,7 @@ from .tool_search import (
 from .toolset import Toolset
 from .web_fetch import WebFetch
 from .web_search import WebSearch
+from .wrapper import WrapperCapability
 from .x_search import XSearch
 
 CAPABILITY_TYPES: dict[str, type[AbstractCapability[Any]]] = {
@@ -91,11 +95,14 @@ __all__ = (
     'AbstractCapability',
     'AgentCapability',
     'AgentNode',
+    'Capability',
+    'CapabilityDescription',
     'CapabilityFunc',
     'CapabilityOrdering',
     'CapabilityPosition',
     'CapabilityRef',
     'CombinedCapability',
+    'DynamicCapability',
     'HandleDeferredToolCalls',
     'HistoryProcessor',
     'HistoryProcessorFunc',
@@ -113,6 +120,7 @@ __all__ = (
     'OutputContext',
     'PrepareOutputTools',
     'PrepareTools',
+    'ProcessEventStream',
     'ProcessHistory',
     'RawOutput',
     'RawToolArgs',
@@ -137,4 +145,5 @@ __all__ = (
     'WrapToolExecuteHandler',
     'WrapToolValidateHandler',
     'XSearch',
+    'WrapperCapability',
 )

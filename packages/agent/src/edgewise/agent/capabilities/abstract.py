@@ -146,6 +146,16 @@ class AbstractCapability(Generic[AgentDepsT]):
         """Where this capability goes among the others (see `CapabilityOrdering`); `None`: where it is given."""
         return None
 
+    async def for_run(self, ctx: RunContext[AgentDepsT]) -> AbstractCapability[AgentDepsT]:
+        """The capability for the run starting with `ctx`, asked once as each run starts, before its instructions,
+        settings, tools and hooks are read: by default this very one (shared by every run); return a new one to
+        keep state per run."""
+        return self
+
+    def apply(self, visitor: Callable[[AbstractCapability[AgentDepsT]], None]) -> None:
+        """Call `visitor` with each capability this one is made of (itself, for all but `CombinedCapability`)."""
+        visitor(self)
+
     def get_instructions(self) -> AgentInstructions:
         """Instructions this capability adds to every request (texts or functions of the run context)."""
         return None
@@ -467,8 +477,10 @@ def _overrides(capability: AbstractCapability[Any], hook: str) -> bool:
     return getattr(type(capability), hook) is not getattr(AbstractCapability, hook)
 
 
-CapabilityFunc: TypeAlias = Callable[[RunContext[Any]], 'AbstractCapability[Any] | None']
-"""A function of the run context returning a capability (or `None`) for that run."""
+CapabilityFunc: TypeAlias = Callable[
+    [RunContext[Any]], 'AbstractCapability[Any] | Awaitable[AbstractCapability[Any] | None] | None'
+]
+"""A function of the run context returning a capability (or `None`) for that run, sync or async."""
 
 AgentCapability: TypeAlias = 'AbstractCapability[AgentDepsT] | CapabilityFunc'
 """What `Agent(capabilities=[...])` takes: capabilities, or functions returning one per run."""

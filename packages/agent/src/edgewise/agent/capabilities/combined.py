@@ -2,7 +2,7 @@
 
 from __future__ import annotations as _annotations
 
-from collections.abc import AsyncIterable, Sequence
+from collections.abc import AsyncIterable, Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
@@ -75,6 +75,18 @@ class CombinedCapability(AbstractCapability[AgentDepsT]):
     def overrides(self, hook: str) -> bool:
         """Whether any of the capabilities implements `hook`."""
         return bool(self._with(hook))
+
+    async def for_run(self, ctx: RunContext[AgentDepsT]) -> AbstractCapability[AgentDepsT]:
+        """The capabilities' `for_run` results as one (this one when each stays itself)."""
+        found = [await c.for_run(ctx) if c.overrides('for_run') else c for c in self.capabilities]
+        if all(a is b for a, b in zip(found, self.capabilities, strict=True)):
+            return self
+        return CombinedCapability(found)
+
+    def apply(self, visitor: Callable[[AbstractCapability[AgentDepsT]], None]) -> None:
+        """Call `visitor` with each of the capabilities, in order."""
+        for capability in self.capabilities:
+            capability.apply(visitor)
 
     def has_request_hook(self) -> bool:
         """Whether any of the capabilities has a `before_model_request` hook."""
