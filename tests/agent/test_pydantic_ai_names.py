@@ -503,9 +503,6 @@ NOT_YET: dict[str, dict[str, str]] = {
     'models.function': {
         'FunctionStreamedResponse': 'FunctionModel internals (issue 12, helper `parity-stream`)',
     },
-    'capabilities': {
-        'PrefixTools': 'toolset capabilities (issue 13)',
-    },
 }
 """Names Edgewise does not have yet, and why (docs/compatibility.md lists them too)."""
 

@@ -6,7 +6,7 @@ call (validation and execution) and output (validation and processing), `wrap_ru
 `handle_deferred_tool_calls` and `get_ordering`; `CombinedCapability`, `Hooks`, `HandleDeferredToolCalls`,
 `PrepareTools`, `PrepareOutputTools`, `IncludeToolReturnSchemas`, `NativeTool`, `ProcessHistory`, `Instrumentation`
 and `ToolSearch`; the provider-adaptive tools `NativeOrLocalTool`, `WebSearch`, `WebFetch`, `ImageGeneration` and
-`XSearch`; `Thinking`; `Toolset`, `SetToolMetadata`, `ReinjectSystemPrompt`, `ThreadExecutor` and `MCP`.
+`XSearch`; `Thinking`; `Toolset`, `SetToolMetadata`, `ReinjectSystemPrompt`, `ThreadExecutor`, `MCP` and `PrefixTools`.
 
 `CAPABILITY_TYPES` maps the names agent specs may use (`capabilities: [{ToolSearch: {max_results: 5}}]`) to the
 capabilities that can be built from data.
@@ -47,6 +47,7 @@ from .instrumentation import Instrumentation
 from .mcp import MCP
 from .native_or_local import NativeOrLocalTool
 from .native_tool import NativeTool
+from .prefix_tools import PrefixTools
 from .prepare_tools import PrepareOutputTools, PrepareTools
 from .process_event_stream import ProcessEventStream
 from .process_history import HistoryProcessor, HistoryProcessorFunc, ProcessHistory
@@ -85,6 +86,7 @@ CAPABILITY_TYPES: dict[str, type[AbstractCapability[Any]]] = {
         ThreadExecutor,
         Toolset,
         MCP,
+        PrefixTools,
     )
     if (name := cls.get_serialization_name()) is not None
 }
@@ -118,6 +120,7 @@ __all__ = (
     'NativeTool',
     'NodeResult',
     'OutputContext',
+    'PrefixTools',
     'PrepareOutputTools',
     'PrepareTools',
     'ProcessEventStream',
