@@ -68,6 +68,11 @@ async def test_a_wrapped_toolset_function_is_prefixed_too() -> None:
     assert seen == [['dyn_lookup']]
 
 
+def test_any_capability_can_be_prefixed_with_its_prefix_tools_method() -> None:
+    toolset = Toolset(_lookup_toolset())
+    assert toolset.prefix_tools('ns') == PrefixTools(toolset, prefix='ns')
+
+
 def test_no_toolset_gives_none_and_the_toolset_is_a_prefixed_one() -> None:
     assert PrefixTools[None](wrapped=IncludeToolReturnSchemas(), prefix='ns').get_toolset() is None
     toolset = PrefixTools(wrapped=Toolset(_lookup_toolset()), prefix='ns').get_toolset()

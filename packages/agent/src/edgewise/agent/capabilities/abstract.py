@@ -10,6 +10,7 @@ output's validation and processing) has four hooks: `before_*` (change the input
 
 from __future__ import annotations as _annotations
 
+import sys
 from collections.abc import AsyncIterable, Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, Literal, TypeAlias
@@ -155,6 +156,15 @@ class AbstractCapability(Generic[AgentDepsT]):
     def apply(self, visitor: Callable[[AbstractCapability[AgentDepsT]], None]) -> None:
         """Call `visitor` with each capability this one is made of (itself, for all but `CombinedCapability`)."""
         visitor(self)
+
+    def prefix_tools(self, prefix: str) -> AbstractCapability[AgentDepsT]:
+        """This capability with its tools named `<prefix>_<name>`: `PrefixTools(self, prefix=prefix)`."""
+        # `PrefixTools` is built on this class: read it from its module at call time (this package's `__init__`
+        # loads it), as `models._model` reads `ALLOW_MODEL_REQUESTS`, rather than import a module above this one.
+        prefixed: AbstractCapability[AgentDepsT] = sys.modules[f'{__package__}.prefix_tools'].PrefixTools(
+            wrapped=self, prefix=prefix
+        )
+        return prefixed
 
     def get_instructions(self) -> AgentInstructions:
         """Instructions this capability adds to every request (texts or functions of the run context)."""
