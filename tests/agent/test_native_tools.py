@@ -310,7 +310,9 @@ async def test_a_model_without_the_tool_raises_unless_the_tool_is_optional() -> 
         await model.request([ModelRequest.user_text_prompt('hi')], None, params)
     assert str(exc_info.value) == snapshot(
         "Native tool(s) ['CodeExecutionTool'] not supported by this model. Supported: []. Mark a tool "
-        '`optional=True` to leave it out of requests to models that cannot run it.'
+        '`optional=True` to leave it out of requests to models that cannot run it, or give it a local fallback with '
+        '`NativeOrLocalTool(native=..., local=...)` or the `local` argument of its capability (e.g. '
+        '`WebSearch(local=my_search_function)`).'
     )
 
 

@@ -503,25 +503,6 @@ NOT_YET: dict[str, dict[str, str]] = {
     'models.function': {
         'FunctionStreamedResponse': 'FunctionModel internals (issue 12, helper `parity-stream`)',
     },
-    'capabilities': {
-        'Capability': 'capability specs and ordering',
-        'CapabilityDescription': 'capability specs and ordering',
-        'DynamicCapability': 'capabilities built on the lifecycle hooks (issue 12)',
-        'ImageGeneration': 'native (builtin) tools: helper `native` (issue 12)',
-        'MCP': 'toolset capabilities (issue 13)',
-        'NativeOrLocalTool': 'native (builtin) tools: helper `native` (issue 12)',
-        'PrefixTools': 'toolset capabilities (issue 13)',
-        'ProcessEventStream': 'capabilities built on the lifecycle hooks (issue 12)',
-        'ReinjectSystemPrompt': 'capabilities built on the lifecycle hooks (issue 12)',
-        'SetToolMetadata': 'toolset capabilities (issue 13)',
-        'Thinking': 'capabilities built on the lifecycle hooks (issue 12)',
-        'ThreadExecutor': 'capabilities built on the lifecycle hooks (issue 12)',
-        'Toolset': 'toolset capabilities (issue 13)',
-        'WebFetch': 'native (builtin) tools: helper `native` (issue 12)',
-        'WebSearch': 'native (builtin) tools: helper `native` (issue 12)',
-        'WrapperCapability': 'capabilities built on the lifecycle hooks (issue 12)',
-        'XSearch': 'native (builtin) tools: helper `native` (issue 12)',
-    },
 }
 """Names Edgewise does not have yet, and why (docs/compatibility.md lists them too)."""
 

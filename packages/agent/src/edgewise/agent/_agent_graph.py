@@ -34,6 +34,7 @@ from ._deferred_tools import DeferredToolRequests, DeferredToolResults
 from ._history import prompt_of, refresh_dynamic_prompts, sent_messages
 from ._no_output import NoOutput, no_output_answer
 from ._output import output_template, validation_errors
+from ._output_hooks import OUTPUT_HOOKS, answer_through_hooks, output_context, output_through_hooks, processor_steps
 from ._request_hooks import (
     RESPONSE_HOOKS,
     HookedResponse,
@@ -536,6 +537,8 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
                 try:
                     if answer.retry is not None:
                         raise ModelRetry(answer.retry)
+                    if deps.hooked & OUTPUT_HOOKS:
+                        return End(FinalResult(await answer_through_hooks(deps, run_ctx, 'none', None)))
                     return End(FinalResult(await validate_output(None, run_ctx, deps)))
                 except ModelRetry as exc:
                     state.increment_retries(deps.max_result_retries, exc)
@@ -546,14 +549,17 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
         try:
             if not text or (schema.object_processor is None and not schema.allow_text_output):
                 raise ModelRetry(no_output_retry(schema, deps.step_tools))
-            if schema.allow_text_output:
+            if deps.hooked & OUTPUT_HOOKS:
+                output = await answer_through_hooks(deps, run_ctx, 'text' if schema.allow_text_output else 'json', text)
+            elif schema.allow_text_output:
                 output = await schema.process_text(text, run_ctx)
             else:
                 value = schema.parse_json_text(text, deps.validation_context_for(run_ctx))
                 processor = schema.object_processor
                 assert processor is not None
                 output = await processor.finish(value, run_ctx)
-            output = await validate_output(output, run_ctx, deps)
+            if not deps.hooked & OUTPUT_HOOKS:
+                output = await validate_output(output, run_ctx, deps)
         except pydantic.ValidationError as exc:
             state.increment_retries(deps.max_result_retries, exc)
             retry = RetryPromptPart(validation_errors(exc))
@@ -572,7 +578,10 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
         state, deps = ctx.state, ctx.deps
         run_ctx = deps.run_context(state, retry=state.retries, max_retries=deps.max_result_retries)
         try:
-            output = await validate_output(image, run_ctx, deps)
+            if deps.hooked & OUTPUT_HOOKS:
+                output = await answer_through_hooks(deps, run_ctx, 'image', image)
+            else:
+                output = await validate_output(image, run_ctx, deps)
         except ModelRetry as exc:
             state.increment_retries(deps.max_result_retries, exc)
             retry = RetryPromptPart(exc.message)
@@ -613,12 +622,23 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
                 state, tool_name=call.tool_name, tool_call_id=call.tool_call_id,
                 retry=state.tool_retries.get(call.tool_name, 0), max_retries=budget,
             )  # fmt: skip
+            # Output validators see the run's output retry count and budget, whichever path the output took.
+            validator_ctx = dataclasses.replace(call_ctx, retry=state.retries, max_retries=deps.max_result_retries)
             try:
-                value = processor.validate(call.args, deps.validation_context_for(call_ctx))
-                output = await processor.finish(value, call_ctx)
-                # Output validators see the run's output retry count and budget, whichever path the output took.
-                validator_ctx = dataclasses.replace(call_ctx, retry=state.retries, max_retries=deps.max_result_retries)
-                output = await validate_output(output, validator_ctx, deps)
+                if deps.hooked & OUTPUT_HOOKS:
+                    output = await output_through_hooks(
+                        deps.root_capability,
+                        call_ctx,
+                        output_context(deps.output_schema, processor, tool_call=call, tool_def=processor.tool_def),
+                        call.args if call.args is not None else {},
+                        *processor_steps(processor, call_ctx, deps.validation_context_for(call_ctx)),
+                        validator_ctx=validator_ctx,
+                        validators=deps.output_validators,
+                    )
+                else:
+                    value = processor.validate(call.args, deps.validation_context_for(call_ctx))
+                    output = await processor.finish(value, call_ctx)
+                    output = await validate_output(output, validator_ctx, deps)
             except pydantic.ValidationError as exc:
                 if final is not None:
                     parts.append(status_part(call, OUTPUT_INVALID))

@@ -15,8 +15,7 @@ YAML needs PyYAML (`pip install pyyaml`), imported only when YAML is read or wri
 from __future__ import annotations as _annotations
 
 import warnings
-from collections.abc import Callable, Mapping, Sequence
-from contextvars import ContextVar
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Self, cast
@@ -27,7 +26,14 @@ from pydantic_core.core_schema import SerializationInfo, SerializerFunctionWrapH
 
 from ._run_deps import EndStrategy
 from ._run_options import AgentRetries, instruction_items
-from ._spec import CapabilitySpec, build_registry, build_schema_types, load_from_registry
+from ._spec import (
+    CapabilitySpec,
+    CapabilitySpecContext,
+    build_registry,
+    build_schema_types,
+    capability_spec_context,
+    load_from_registry,
+)
 from .capabilities import CAPABILITY_TYPES
 from .capabilities.abstract import AbstractCapability
 from .exceptions import UserError
@@ -250,24 +256,6 @@ def get_capability_registry(
         label='capability',
         validate=check,
     )
-
-
-_Instantiate = Callable[[type[AbstractCapability[Any]], tuple[Any, ...], dict[str, Any]], AbstractCapability[Any]]
-
-
-@dataclass(frozen=True)
-class CapabilitySpecContext:
-    """The registry and builder of the spec being loaded, for capabilities whose arguments hold other
-    capability specs (see `load_capability_from_nested_spec`)."""
-
-    registry: Mapping[str, type[AbstractCapability[Any]]]
-    """The capabilities the spec may name."""
-    instantiate: _Instantiate
-    """Builds one capability from its class and arguments."""
-
-
-capability_spec_context: ContextVar[CapabilitySpecContext | None] = ContextVar('capability_spec_context', default=None)
-"""The context of the spec being loaded, `None` outside `Agent.from_spec` and a run's `spec=`."""
 
 
 def _from_spec(cls: type[AbstractCapability[Any]], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:

@@ -27,6 +27,7 @@ from ._run_options import AgentInstructions, AgentMetadata, AgentModelSettings, 
 from ._run_result import FinalResult
 from ._streamed_run_result import StreamedRunResult
 from ._streamed_run_result_sync import StreamedRunResultSync
+from ._threads import using_thread_executor
 from .capabilities import AgentCapability
 from .messages import ModelMessage, UserContent
 from .models import KnownModelName, Model
@@ -78,6 +79,8 @@ class AgentStreaming(AgentRegistry[AgentDepsT, OutputDataT]):
     _overrides: ContextVar[dict[str, Any]]
     _output_type: OutputSpec[OutputDataT]
     _event_stream_handler: EventStreamHandler | None
+
+    using_thread_executor = staticmethod(using_thread_executor)
 
     @property
     def output_type(self) -> OutputSpec[OutputDataT]:

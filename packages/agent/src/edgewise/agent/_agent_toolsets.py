@@ -18,7 +18,7 @@ from .exceptions import UserError
 from .models import KnownModelName, Model, infer_model
 from .tools import AgentDepsT
 from .toolsets import AbstractToolset, CombinedToolset, FunctionToolset
-from .toolsets._dynamic import DynamicToolset, ToolsetFunc
+from .toolsets._dynamic import DynamicToolset, ToolsetFunc, as_toolset
 from .toolsets._tool_search import ToolSearchToolset
 
 __all__ = ('AgentFunctionToolset', 'AgentToolsets')
@@ -51,6 +51,7 @@ class AgentToolsets(Generic[AgentDepsT]):
     _entered: int
     _enter_lock: anyio.Lock
     _exit_stack: AsyncExitStack | None
+    _root_capability: CombinedCapability[AgentDepsT]
 
     def _resolve_model(self, model: Model | KnownModelName | None) -> Model:
         """The model of a run given `model`."""
@@ -91,11 +92,13 @@ class AgentToolsets(Generic[AgentDepsT]):
     ) -> AbstractToolset[AgentDepsT]:
         """The run's toolset (the agent's toolsets, and the run's `toolsets` unless `override(toolsets=...)` is in
         effect, as set up for the run), also set on `graph_deps.toolset`; the run enters it."""
-        # `override(toolsets=...)` replaces the run's `toolsets` too, as in pydantic-ai 1.107
-        extra = toolsets if self._override_toolsets.get() is None else None
-        members = [*self.toolsets, *(extra or ())]
-        toolset = members[0] if len(members) == 1 else CombinedToolset(members)
+        # `override(toolsets=...)` replaces the run's `toolsets` and the capabilities' too, as in pydantic-ai 1.107
         root = graph_deps.root_capability
+        extra: list[AbstractToolset[AgentDepsT]] = []
+        if self._override_toolsets.get() is None:
+            extra = [*_capability_toolsets(root), *(toolsets or ())]
+        members = [*self.toolsets, *extra]
+        toolset = members[0] if len(members) == 1 else CombinedToolset(members)
         if root is not None:
             toolset = root.get_wrapper_toolset(toolset) or toolset
         if not _has_tool_search(root):  # every run searches deferred tools, as pydantic-ai adds `ToolSearch()`
@@ -116,7 +119,10 @@ class AgentToolsets(Generic[AgentDepsT]):
                 async with AsyncExitStack() as stack:
                     if self.model is not None or self._override_model.get() is not None:
                         await stack.enter_async_context(self._resolve_model(None))
-                    await stack.enter_async_context(CombinedToolset(list(self.toolsets)))
+                    members = [*self.toolsets]
+                    if self._override_toolsets.get() is None:
+                        members += _capability_toolsets(self._root_capability)
+                    await stack.enter_async_context(CombinedToolset(members))
                     self._exit_stack = stack.pop_all()
             self._entered += 1
         return self
@@ -151,7 +157,7 @@ class AgentToolsets(Generic[AgentDepsT]):
             if isinstance(toolset, MCPServer):
                 toolset.sampling_model = sampling_model
 
-        for toolset in self.toolsets:
+        for toolset in [*self.toolsets, *_capability_toolsets(self._root_capability)]:
             toolset.apply(set_model)
 
 
@@ -161,3 +167,9 @@ def _has_tool_search(capability: AbstractCapability[Any] | None) -> bool:
     if isinstance(capability, CombinedCapability):
         return any(_has_tool_search(member) for member in capability.capabilities)
     return False
+
+
+def _capability_toolsets(capability: AbstractCapability[AgentDepsT] | None) -> list[AbstractToolset[AgentDepsT]]:
+    """The toolset the capabilities add (their `get_toolset`), as a list of none or one."""
+    toolset = None if capability is None else capability.get_toolset()
+    return [] if toolset is None else [as_toolset(toolset)]

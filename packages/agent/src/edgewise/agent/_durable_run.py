@@ -25,12 +25,13 @@ from edgewise.graph import BaseStatePersistence, End
 
 from . import _instrument
 from ._agent_graph import UserPromptNode, agent_graph
-from ._agent_run import AgentRun, run_to_end
+from ._agent_run import AgentRun
 from ._deferred_tools import DeferredToolResults
 from ._node_stream_loop import EventStreamHandler, run_with_event_handler
 from ._run_deps import GraphAgentState
 from ._run_result import AgentRunResult
 from ._wrap_run import RUN_HOOKS, wrapped_run
+from .capabilities.thread_executor import run_thread_executor
 from .concurrency import concurrency_slot
 from .exceptions import UserError
 from .messages import ModelMessage, UserContent
@@ -116,7 +117,7 @@ async def iter_from_persistence(
     async with concurrency_slot(agent._limiter, f'agent:{agent.name or "agent"}'):
         with _instrument.span_if(
             graph_deps.tracing, 'agent run', agent_name=agent.name or 'agent', model_name=graph_deps.model.model_name
-        ):
+        ), run_thread_executor(graph_deps.root_capability):  # fmt: skip
             async with agent_graph().iter_from_persistence(persistence, deps=graph_deps, infer_name=False) as run:
                 # Held by this process now: the history read here is the one the run goes on from.
                 snapshots = await persistence.load_all()
@@ -153,10 +154,7 @@ async def resume(
         agent, persistence, deps=deps, model=model, model_settings=model_settings, usage_limits=usage_limits,
         deferred_tool_results=deferred_tool_results,
     ) as agent_run:  # fmt: skip
-        if event_stream_handler is None:
-            await run_to_end(agent_run)
-        else:
-            await run_with_event_handler(agent_run, event_stream_handler)
+        await run_with_event_handler(agent_run, event_stream_handler)
     result = agent_run.result
     assert result is not None
     return result

@@ -17,7 +17,6 @@ from dataclasses import dataclass, field, is_dataclass
 from functools import partial
 from typing import Annotated, Any, get_args, get_origin
 
-import anyio.to_thread
 import pydantic
 import pydantic_core
 import typing_extensions
@@ -28,6 +27,7 @@ from pydantic_core import SchemaValidator, core_schema
 
 from ._docstrings import DocstringFormat, doc_descriptions
 from ._multimodal import ToolReturn
+from ._threads import run_in_thread
 from .exceptions import UserError
 from .models._model import RunContext
 
@@ -106,7 +106,7 @@ class FunctionSchema:
             positional.extend(kwargs.pop(self.var_positional_field, ()))
         if self.is_async:
             return await self.function(*positional, **kwargs)
-        return await anyio.to_thread.run_sync(partial(self.function, *positional, **kwargs))
+        return await run_in_thread(self.function, *positional, **kwargs)
 
 
 def _is_run_context(annotation: Any) -> bool:

@@ -11,12 +11,20 @@ from typing import Any, TypeAlias
 from typing_extensions import TypeVar
 
 from ._agent_graph import CallToolsNode, ModelRequestNode
-from ._agent_run import NODE_HOOKS, AgentRun
+from ._agent_run import NODE_HOOKS, AgentRun, run_to_end
 from ._agent_stream import AgentStream
 from .messages import AgentStreamEvent, HandleResponseEvent
 from .tools import RunContext
 
-__all__ = ('EventStreamHandler', 'NodeEvents', 'every_event', 'stream_nodes', 'run_with_event_handler')
+__all__ = (
+    'WRAP_EVENTS',
+    'EventStreamHandler',
+    'NodeEvents',
+    'every_event',
+    'stream_nodes',
+    'run_with_event_handler',
+    'wrapped_events',
+)
 
 _T = TypeVar('_T')
 
@@ -33,7 +41,7 @@ def every_event(events: NodeEvents) -> AsyncIterable[AgentStreamEvent]:
 
 
 async def stream_nodes(
-    agent_run: AgentRun[Any, Any], read: Callable[[NodeEvents], AsyncIterable[_T]]
+    agent_run: AgentRun[Any, Any], read: Callable[[NodeEvents], AsyncIterable[_T]], *, wrap_events: bool = True
 ) -> AsyncGenerator[_T]:
     """Run every node of `agent_run`, streaming the model request and tool call nodes: for each, enter its stream
     and yield what `read(events)` yields (`every_event`: the events themselves). Once the generator is done, the
@@ -42,11 +50,15 @@ async def stream_nodes(
     Each node's stream is entered here, around `read`, so that an error or a cancellation while `read` runs (an
     event handler failing, say) leaves the stream, and the model's stream under it, as itself. An event passes
     through this one generator between the node's stream and the caller.
+
+    With `wrap_events`, a run whose capabilities implement `wrap_run_event_stream` hands `read` each node's
+    events through that hook (what `read` leaves unread is then drained, so that the hook sees every event).
     """
     node: Any = agent_run.next_node
     ctx = agent_run.ctx
     deps = ctx.deps
     hooked = bool(deps.hooked & NODE_HOOKS)
+    wraps = wrap_events and WRAP_EVENTS in deps.hooked
     while not agent_run.stops_at(node):
         if hooked:  # as pydantic-ai's `run_stream`: `before_node_run` before the stream, the others after it
             run_ctx = deps.run_context(ctx.state)
@@ -54,14 +66,41 @@ async def stream_nodes(
         if isinstance(node, ModelRequestNode | CallToolsNode):
             stream: AbstractAsyncContextManager[NodeEvents] = node.stream(ctx)
             async with stream as events:
-                async for item in read(events):
-                    yield item
+                if wraps:
+                    async with aclosing(wrapped_events(agent_run, events)) as wrapped:
+                        async for item in read(wrapped):
+                            yield item
+                        async for _ in wrapped:
+                            pass
+                else:
+                    async for item in read(events):
+                        yield item
         node = await (agent_run.advance_with_hooks(run_ctx, node) if hooked else agent_run.next(node))
 
 
-async def run_with_event_handler(agent_run: AgentRun[Any, Any], handler: EventStreamHandler) -> None:
-    """Run every node of `agent_run`, streaming the model request and tool call nodes into `handler`."""
+WRAP_EVENTS = 'wrap_run_event_stream'
+"""The hook that makes `agent.run` stream its nodes even without an event stream handler."""
+
+
+def wrapped_events(agent_run: AgentRun[Any, Any], events: AsyncIterable[AgentStreamEvent]) -> AsyncGenerator[Any]:
+    """The events of a node through the capabilities' `wrap_run_event_stream` hooks (the first one outermost)."""
     ctx = agent_run.ctx
+    stream = ctx.deps.root_capability.wrap_run_event_stream(ctx.deps.run_context(ctx.state), stream=events)
+    return stream  # type: ignore[no-any-return]
+
+
+async def run_with_event_handler(agent_run: AgentRun[Any, Any], handler: EventStreamHandler | None) -> None:
+    """Run every node of `agent_run`, streaming the model request and tool call nodes into `handler`; without a
+    handler, the nodes are streamed only if a capability wraps their events (`wrap_run_event_stream`)."""
+    ctx = agent_run.ctx
+    if handler is None:
+        if WRAP_EVENTS not in ctx.deps.hooked:
+            await run_to_end(agent_run)
+            return
+        async with aclosing(stream_nodes(agent_run, every_event)) as events:
+            async for _ in events:
+                pass
+        return
 
     async def handle(events: NodeEvents) -> AsyncGenerator[None]:
         # Made once the stream is open: the handler's `run_step` is the step of this request.

@@ -10,6 +10,8 @@ import inspect
 import types
 import typing
 from collections.abc import Callable, Mapping, Sequence
+from contextvars import ContextVar
+from dataclasses import dataclass
 from typing import Any, Literal, NotRequired, TypeVar
 
 from pydantic import BaseModel, ConfigDict, model_serializer, model_validator
@@ -100,6 +102,24 @@ class NamedSpec(BaseModel):
 class CapabilitySpec(NamedSpec):
     """The spec of one capability (an entry of `AgentSpec.capabilities`, or a capability nested in another's
     arguments)."""
+
+
+_Instantiate = Callable[[type[Any], tuple[Any, ...], dict[str, Any]], Any]
+
+
+@dataclass(frozen=True)
+class CapabilitySpecContext:
+    """The registry and builder of the spec being loaded, for capabilities whose arguments hold other
+    capability specs (see `load_capability_from_nested_spec`)."""
+
+    registry: Mapping[str, type[Any]]
+    """The capabilities the spec may name."""
+    instantiate: _Instantiate
+    """Builds one capability from its class and arguments."""
+
+
+capability_spec_context: ContextVar[CapabilitySpecContext | None] = ContextVar('capability_spec_context', default=None)
+"""The context of the spec being loaded, `None` outside `Agent.from_spec` and a run's `spec=`."""
 
 
 def build_registry(

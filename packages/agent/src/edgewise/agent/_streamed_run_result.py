@@ -14,6 +14,7 @@ import warnings
 from collections import deque
 from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator, Awaitable, Callable
 from contextlib import aclosing
+from functools import partial
 from typing import Any, Generic
 
 import pydantic_core
@@ -23,7 +24,7 @@ from . import messages as _messages
 from ._agent_run import AgentRun
 from ._agent_stream import AgentStream
 from ._debounce import debounce as _debounce
-from ._node_stream_loop import EventStreamHandler, NodeEvents, stream_nodes
+from ._node_stream_loop import WRAP_EVENTS, EventStreamHandler, NodeEvents, stream_nodes, wrapped_events
 from ._output import OutputProcessor
 from ._output_envelope import EnvelopeBuilder
 from ._partial_json import IncrementalJsonParser, PartialJsonError
@@ -64,6 +65,8 @@ class StreamedRunResult(Generic[OutputDataT]):
         self._run = agent_run
         self._handler = event_stream_handler
         self._handled: _HandledEvents | None = None  # the node stream the event stream handler gets
+        # The capabilities' `wrap_run_event_stream` gets each node's events (handed over as the handler's are).
+        self._wraps = WRAP_EVENTS in agent_run.ctx.deps.hooked
         self._source: AsyncGenerator[AgentStreamEvent] = self._drive()
         # The events read by `start()` before the reader came: those of the response being streamed.
         self._buffer: deque[AgentStreamEvent] = deque()
@@ -84,15 +87,16 @@ class StreamedRunResult(Generic[OutputDataT]):
         if isinstance(events, AgentStream):
             self._response = events.raw_response
             self._responses += 1
-        if self._handler is not None:
+        if self._handler is not None or self._wraps:
             run = self._run.ctx
-            self._handled = _HandledEvents(events, self._handler, run.deps.run_context(run.state))
+            wrap = partial(wrapped_events, self._run) if self._wraps else None
+            self._handled = _HandledEvents(events, self._handler, run.deps.run_context(run.state), wrap)
             return self._handled
         return events
 
     async def _drive(self) -> AsyncGenerator[AgentStreamEvent]:
         run = self._run
-        async with aclosing(stream_nodes(run, self._read)) as events:
+        async with aclosing(stream_nodes(run, self._read, wrap_events=False)) as events:
             async for event in events:
                 yield event
         self._result = run.result
@@ -111,6 +115,7 @@ class StreamedRunResult(Generic[OutputDataT]):
                 if self._handled is not None:
                     # As pydantic-ai: the handler gets the events up to the final result, and none after.
                     self._handler = None
+                    self._wraps = False
                     await self._handled.hand_over()
                 return
 
@@ -553,9 +558,16 @@ class _HandledEvents(AsyncIterator[AgentStreamEvent]):
     """A node's events, passed on as they come and kept; once the node's stream is done, the run's event
     stream handler gets them all (before the run goes on to its next node)."""
 
-    def __init__(self, events: NodeEvents, handler: EventStreamHandler, ctx: RunContext[Any]) -> None:
+    def __init__(
+        self,
+        events: NodeEvents,
+        handler: EventStreamHandler | None,
+        ctx: RunContext[Any],
+        wrap: Callable[[AsyncIterable[AgentStreamEvent]], AsyncGenerator[AgentStreamEvent]] | None = None,
+    ) -> None:
         self._events = aiter(events)
         self._handler = handler
+        self._wrap = wrap
         self._ctx = ctx
         self._seen: list[AgentStreamEvent] = []
         self._handed_over = False
@@ -577,7 +589,16 @@ class _HandledEvents(AsyncIterator[AgentStreamEvent]):
         """Give the handler the events so far (once): the node's stream is done, or its final result began."""
         if not self._handed_over:
             self._handed_over = True
-            await self._handler(self._ctx, _Replay(self._seen))
+            events: AsyncIterator[AgentStreamEvent] = _Replay(self._seen)
+            if self._wrap is None:
+                assert self._handler is not None
+                await self._handler(self._ctx, events)
+                return
+            async with aclosing(self._wrap(events)) as wrapped:  # the handler gets what the hooks make of them
+                if self._handler is not None:
+                    await self._handler(self._ctx, wrapped)
+                async for _ in wrapped:
+                    pass
 
 
 class _Replay(AsyncIterator[_T]):

@@ -16,7 +16,7 @@ from typing import Any, Generic, Protocol, Self
 import anyio
 
 from ._agent_event_stream import AgentEventStream, run_events
-from ._agent_run import AgentRun, run_to_end
+from ._agent_run import AgentRun
 from ._agent_streaming import AgentStreaming
 from ._node_stream_loop import EventStreamHandler, run_with_event_handler
 from ._run_result import AgentRunResult
@@ -78,6 +78,7 @@ class WrapperAgent(Generic[AgentDepsT, OutputDataT]):
     is_model_request_node = staticmethod(AgentStreaming.is_model_request_node)
     is_call_tools_node = staticmethod(AgentStreaming.is_call_tools_node)
     is_end_node = staticmethod(AgentStreaming.is_end_node)
+    using_thread_executor = staticmethod(AgentStreaming.using_thread_executor)
     parallel_tool_call_execution_mode = staticmethod(AgentStreaming.parallel_tool_call_execution_mode)
 
     def __init__(self, wrapped: _Agent) -> None:
@@ -170,10 +171,7 @@ class WrapperAgent(Generic[AgentDepsT, OutputDataT]):
         self._infer_name(kwargs)
         event_stream_handler = event_stream_handler or self.event_stream_handler
         async with self.iter(user_prompt, **kwargs) as agent_run:
-            if event_stream_handler is None:
-                await run_to_end(agent_run)
-            else:
-                await run_with_event_handler(agent_run, event_stream_handler)
+            await run_with_event_handler(agent_run, event_stream_handler)
         result: AgentRunResult[Any] | None = agent_run.result
         assert result is not None  # the loop ran to the end
         return result

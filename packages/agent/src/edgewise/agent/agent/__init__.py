@@ -19,7 +19,7 @@ from edgewise.graph.persistence.store import DurableStatePersistence
 
 from .. import _durable_run, _instrument, models
 from .._agent_graph import UserPromptNode, agent_graph
-from .._agent_run import AgentRun, bind_captured_messages, run_to_end
+from .._agent_run import AgentRun, bind_captured_messages
 from .._agent_spec import AgentSpec, build_agent, override_from_spec, run_from_spec
 from .._agent_streaming import AgentStreaming, IterOptions, RunOptions
 from .._agent_tool import agent_as_tool
@@ -55,8 +55,10 @@ from .._run_result import AgentRunResult, FinalResult
 from .._wrap_run import RUN_HOOKS, wrapped_run
 from .._wrapper_agent import WrapperAgent
 from ..capabilities import AbstractCapability, AgentCapability, CombinedCapability, Instrumentation, ProcessHistory
+from ..capabilities._dynamic import as_capabilities, configured_for_run
 from ..capabilities.abstract import LIFECYCLE_HOOKS
 from ..capabilities.combined import combined_or_none
+from ..capabilities.thread_executor import run_thread_executor
 from ..concurrency import AnyConcurrencyLimit, concurrency_slot, normalize_to_limiter
 from ..exceptions import UserError
 from ..messages import ModelMessage, ModelRequest, SystemPromptPart, UserContent
@@ -170,7 +172,7 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
         self._output_schema = build_output_schema(output_type)
         self._metadata = metadata
         self._limiter = normalize_to_limiter(max_concurrency)
-        caps = list(capabilities or ())
+        caps: list[AgentCapability[AgentDepsT]] = list(as_capabilities(capabilities))
         self._instrument: InstrumentationSettings | bool | None = pop_deprecated(
             deprecated_kwargs, 'instrument', 'capabilities=[Instrumentation(...)]'
         )
@@ -181,8 +183,8 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
         self._event_stream_handler: EventStreamHandler | None = pop_deprecated(
             deprecated_kwargs, 'event_stream_handler', 'run(..., event_stream_handler=handler)'
         )
-        self._capabilities: list[AgentCapability[AgentDepsT]] = caps
-        self._root_capability = CombinedCapability([c for c in caps if isinstance(c, AbstractCapability)])
+        self._capabilities = caps
+        self._root_capability = CombinedCapability(as_capabilities(caps))
         self._native_tools: list[AgentNativeTool[AgentDepsT]] = list(
             pop_deprecated_builtin_tools(deprecated_kwargs, 'Agent', stacklevel=3) or ()
         )
@@ -398,11 +400,7 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
         if kwargs.pop('infer_name', True):
             self._infer_name(inspect.currentframe())
         async with self.iter(user_prompt, infer_name=False, **kwargs) as agent_run:
-            event_stream_handler = event_stream_handler or self._event_stream_handler
-            if event_stream_handler is None:
-                await run_to_end(agent_run)
-            else:
-                await run_with_event_handler(agent_run, event_stream_handler)
+            await run_with_event_handler(agent_run, event_stream_handler or self._event_stream_handler)
         # `**kwargs` may hold `output_type`, so mypy cannot tell which overload of `iter` this is.
         result: AgentRunResult[Any] | None = agent_run.result
         assert result is not None
@@ -491,11 +489,12 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
             model, output_retries, instructions, model_settings, capabilities, spec_metadata = run_from_spec(
                 spec, model, output_retries, instructions, model_settings, capabilities
             )
-        graph_deps = self._configure_run(
-            model=model, deps=deps, model_settings=model_settings, usage_limits=usage_limits,
+        configure = partial(
+            self._configure_run, model=model, deps=deps, model_settings=model_settings, usage_limits=usage_limits,
             capabilities=capabilities, instructions=instructions, output_type=output_type,
             output_retries=output_retries, persistence=persistence, native_tools=run_native_tools,
         )  # fmt: skip
+        graph_deps = configure()
         overrides = self._overrides.get()
         history = validate_history(message_history)
         if len(history) > 1 and has_adjacent_same_kind(history):
@@ -508,6 +507,7 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
             conversation_id=resolve_conversation_id(conversation_id, history),
         )
         graph_deps.prompt = user_prompt
+        graph_deps = await configured_for_run(graph_deps, state, configure)
         graph_deps.new_message_index = len(history)
         graph_deps.merge_adjacent = bool(history) and isinstance(history[-1], ModelRequest)
         model_used = graph_deps.model
@@ -520,7 +520,7 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
         async with concurrency_slot(self._limiter, f'agent:{self.name or "agent"}'):
             with _instrument.span_if(
                 graph_deps.tracing, 'agent run', agent_name=self.name or 'agent', model_name=model_used.model_name
-            ):
+            ), run_thread_executor(graph_deps.root_capability):  # fmt: skip
                 async with (
                     run_toolset,
                     agent_graph().iter(
@@ -550,10 +550,11 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
         output_retries: int | None,
         persistence: BaseStatePersistence[Any, Any] | None,
         native_tools: Sequence[AgentNativeTool[AgentDepsT]] | None = None,
+        resolved: Sequence[AgentCapability[AgentDepsT]] | None = None,
     ) -> GraphAgentDeps[AgentDepsT, Any]:
         """The deps of a run, new (`iter`) or resumed (`resume`): the agent's configuration, its overrides and
         capabilities, the run's arguments; the caller sets what depends on the history (`prompt`,
-        `new_message_index`, `merge_adjacent`)."""
+        `new_message_index`, `merge_adjacent`); `resolved`: the run's capabilities as made for it (`for_run`)."""
         overrides = self._overrides.get()
         if overrides:
             output_retries = overrides.get('retries', output_retries)
@@ -563,18 +564,17 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
             raise UserError('Cannot set a custom run `output_type` when the agent has output validators')
         schema = self._output_schema if output_type is None else build_output_schema(output_type)
         schema = schema_for_profile(schema, model_used.profile)
-        base = overrides.get('capabilities', self._capabilities)
-        caps = [*base, *capabilities] if capabilities else base
+        caps = as_capabilities([*overrides.get('capabilities', self._capabilities), *(capabilities or ())])
+        caps = caps if resolved is None else as_capabilities(resolved)
         run_instructions = overrides.get('instructions')
         if run_instructions is None:  # an override replaces every other instruction, the capabilities' too
             run_instructions = self._instructions
             if caps or instructions is not None:
                 run_instructions = [*run_instructions]
                 for cap in caps:
-                    if isinstance(cap, AbstractCapability):
-                        run_instructions += normalize_instructions(cap.get_instructions())
+                    run_instructions += normalize_instructions(cap.get_instructions())
                 run_instructions += normalize_instructions(instructions)
-        layers: list[Any] = [c.get_model_settings() for c in caps if isinstance(c, AbstractCapability)] if caps else []
+        layers: list[Any] = [c.get_model_settings() for c in caps]
         if 'model_settings' in overrides:
             layers.append(overrides['model_settings'])
         else:
@@ -596,7 +596,7 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
             model=model_used,
             model_settings=static_settings,
             settings_resolver=resolver,
-            request_hooks=[c for c in caps if isinstance(c, AbstractCapability) and c.has_request_hook()],
+            request_hooks=[c for c in caps if c.has_request_hook()],
             root_capability=root,
             hooked=frozenset(h for h in LIFECYCLE_HOOKS if root.overrides(h)) if root is not None else frozenset(),
             native_tools=run_native_tools(

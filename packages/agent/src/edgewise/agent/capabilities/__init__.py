@@ -5,7 +5,8 @@ Edgewise implements pydantic-ai 1.107's capability hooks: `AbstractCapability` w
 call (validation and execution) and output (validation and processing), `wrap_run_event_stream`,
 `handle_deferred_tool_calls` and `get_ordering`; `CombinedCapability`, `Hooks`, `HandleDeferredToolCalls`,
 `PrepareTools`, `PrepareOutputTools`, `IncludeToolReturnSchemas`, `NativeTool`, `ProcessHistory`, `Instrumentation`
-and `ToolSearch`.
+and `ToolSearch`; the provider-adaptive tools `NativeOrLocalTool`, `WebSearch`, `WebFetch`, `ImageGeneration` and
+`XSearch`; `Thinking`; `Toolset`, `SetToolMetadata`, `ReinjectSystemPrompt`, `ThreadExecutor`, `MCP` and `PrefixTools`.
 
 `CAPABILITY_TYPES` maps the names agent specs may use (`capabilities: [{ToolSearch: {max_results: 5}}]`) to the
 capabilities that can be built from data.
@@ -14,6 +15,7 @@ capabilities that can be built from data.
 from typing import Any
 
 from ..output import OutputContext
+from ._dynamic import DynamicCapability
 from .abstract import (
     AbstractCapability,
     AgentCapability,
@@ -35,14 +37,24 @@ from .abstract import (
     WrapToolExecuteHandler,
     WrapToolValidateHandler,
 )
+from .capability import Capability, CapabilityDescription
 from .combined import CombinedCapability
 from .deferred_tool_handler import HandleDeferredToolCalls
 from .hooks import HookRegistration, Hooks, HookTimeoutError
+from .image_generation import ImageGeneration
 from .include_return_schemas import IncludeToolReturnSchemas
 from .instrumentation import Instrumentation
+from .mcp import MCP
+from .native_or_local import NativeOrLocalTool
 from .native_tool import NativeTool
+from .prefix_tools import PrefixTools
 from .prepare_tools import PrepareOutputTools, PrepareTools
+from .process_event_stream import ProcessEventStream
 from .process_history import HistoryProcessor, HistoryProcessorFunc, ProcessHistory
+from .reinject_system_prompt import ReinjectSystemPrompt
+from .set_tool_metadata import SetToolMetadata
+from .thinking import Thinking
+from .thread_executor import ThreadExecutor
 from .tool_search import (
     ToolSearch,
     ToolSearchFunc,
@@ -50,10 +62,32 @@ from .tool_search import (
     ToolSearchNativeStrategy,
     ToolSearchStrategy,
 )
+from .toolset import Toolset
+from .web_fetch import WebFetch
+from .web_search import WebSearch
+from .wrapper import WrapperCapability
+from .x_search import XSearch
 
 CAPABILITY_TYPES: dict[str, type[AbstractCapability[Any]]] = {
     name: cls
-    for cls in (NativeTool, IncludeToolReturnSchemas, Instrumentation, ToolSearch)
+    for cls in (
+        NativeTool,
+        IncludeToolReturnSchemas,
+        Instrumentation,
+        ToolSearch,
+        # provider-adaptive tools and thinking
+        ImageGeneration,
+        Thinking,
+        WebFetch,
+        WebSearch,
+        XSearch,
+        ReinjectSystemPrompt,
+        SetToolMetadata,
+        ThreadExecutor,
+        Toolset,
+        MCP,
+        PrefixTools,
+    )
     if (name := cls.get_serialization_name()) is not None
 }
 """The capabilities an agent spec can name, by name (custom ones are given with `custom_capability_types=`)."""
@@ -63,34 +97,49 @@ __all__ = (
     'AbstractCapability',
     'AgentCapability',
     'AgentNode',
+    'Capability',
+    'CapabilityDescription',
     'CapabilityFunc',
     'CapabilityOrdering',
     'CapabilityPosition',
     'CapabilityRef',
     'CombinedCapability',
+    'DynamicCapability',
     'HandleDeferredToolCalls',
     'HistoryProcessor',
     'HistoryProcessorFunc',
     'HookRegistration',
     'HookTimeoutError',
     'Hooks',
+    'ImageGeneration',
     'IncludeToolReturnSchemas',
     'Instrumentation',
+    'MCP',
     'ModelRequestContext',
+    'NativeOrLocalTool',
     'NativeTool',
     'NodeResult',
     'OutputContext',
+    'PrefixTools',
     'PrepareOutputTools',
     'PrepareTools',
+    'ProcessEventStream',
     'ProcessHistory',
     'RawOutput',
     'RawToolArgs',
+    'Thinking',
+    'ReinjectSystemPrompt',
+    'SetToolMetadata',
+    'ThreadExecutor',
     'ToolSearch',
     'ToolSearchFunc',
     'ToolSearchLocalStrategy',
     'ToolSearchNativeStrategy',
     'ToolSearchStrategy',
+    'Toolset',
     'ValidatedToolArgs',
+    'WebFetch',
+    'WebSearch',
     'WrapModelRequestHandler',
     'WrapNodeRunHandler',
     'WrapOutputProcessHandler',
@@ -98,4 +147,6 @@ __all__ = (
     'WrapRunHandler',
     'WrapToolExecuteHandler',
     'WrapToolValidateHandler',
+    'XSearch',
+    'WrapperCapability',
 )

@@ -10,6 +10,7 @@ output's validation and processing) has four hooks: `before_*` (change the input
 
 from __future__ import annotations as _annotations
 
+import sys
 from collections.abc import AsyncIterable, Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, Literal, TypeAlias
@@ -28,7 +29,7 @@ from ..messages import AgentStreamEvent, ModelResponse, ToolCallPart
 from ..models import ModelRequestContext
 from ..output import OutputContext
 from ..tools import AgentDepsT, AgentNativeTool, RunContext
-from ..toolsets import AbstractToolset
+from ..toolsets import AbstractToolset, ToolsetFunc
 
 __all__ = (
     'AbstractCapability',
@@ -146,6 +147,25 @@ class AbstractCapability(Generic[AgentDepsT]):
         """Where this capability goes among the others (see `CapabilityOrdering`); `None`: where it is given."""
         return None
 
+    async def for_run(self, ctx: RunContext[AgentDepsT]) -> AbstractCapability[AgentDepsT]:
+        """The capability for the run starting with `ctx`, asked once as each run starts, before its instructions,
+        settings, tools and hooks are read: by default this very one (shared by every run); return a new one to
+        keep state per run."""
+        return self
+
+    def apply(self, visitor: Callable[[AbstractCapability[AgentDepsT]], None]) -> None:
+        """Call `visitor` with each capability this one is made of (itself, for all but `CombinedCapability`)."""
+        visitor(self)
+
+    def prefix_tools(self, prefix: str) -> AbstractCapability[AgentDepsT]:
+        """This capability with its tools named `<prefix>_<name>`: `PrefixTools(self, prefix=prefix)`."""
+        # `PrefixTools` is built on this class: read it from its module at call time (this package's `__init__`
+        # loads it), as `models._model` reads `ALLOW_MODEL_REQUESTS`, rather than import a module above this one.
+        prefixed: AbstractCapability[AgentDepsT] = sys.modules[f'{__package__}.prefix_tools'].PrefixTools(
+            wrapped=self, prefix=prefix
+        )
+        return prefixed
+
     def get_instructions(self) -> AgentInstructions:
         """Instructions this capability adds to every request (texts or functions of the run context)."""
         return None
@@ -154,8 +174,9 @@ class AbstractCapability(Generic[AgentDepsT]):
         """Model settings this capability adds (under the agent's and the run's)."""
         return None
 
-    def get_toolset(self) -> AbstractToolset[AgentDepsT] | None:
-        """A toolset whose tools this capability adds to the agent's."""
+    def get_toolset(self) -> AbstractToolset[AgentDepsT] | ToolsetFunc[AgentDepsT] | None:
+        """A toolset whose tools this capability adds to the agent's (or a function of the run context building
+        one at each step, as `@agent.toolset` takes)."""
         return None
 
     def get_native_tools(self) -> Sequence[AgentNativeTool[AgentDepsT]]:
@@ -466,8 +487,10 @@ def _overrides(capability: AbstractCapability[Any], hook: str) -> bool:
     return getattr(type(capability), hook) is not getattr(AbstractCapability, hook)
 
 
-CapabilityFunc: TypeAlias = Callable[[RunContext[Any]], 'AbstractCapability[Any] | None']
-"""A function of the run context returning a capability (or `None`) for that run."""
+CapabilityFunc: TypeAlias = Callable[
+    [RunContext[Any]], 'AbstractCapability[Any] | Awaitable[AbstractCapability[Any] | None] | None'
+]
+"""A function of the run context returning a capability (or `None`) for that run, sync or async."""
 
 AgentCapability: TypeAlias = 'AbstractCapability[AgentDepsT] | CapabilityFunc'
 """What `Agent(capabilities=[...])` takes: capabilities, or functions returning one per run."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations as _annotations
 
-from collections.abc import AsyncIterable, Sequence
+from collections.abc import AsyncIterable, Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
@@ -19,6 +19,7 @@ from ..models import ModelRequestContext
 from ..output import OutputContext
 from ..tools import AgentDepsT, AgentNativeTool, RunContext
 from ..toolsets import AbstractToolset, CombinedToolset
+from ..toolsets._dynamic import as_toolset
 from ._ordering import sort_capabilities
 from .abstract import (
     AbstractCapability,
@@ -75,6 +76,18 @@ class CombinedCapability(AbstractCapability[AgentDepsT]):
         """Whether any of the capabilities implements `hook`."""
         return bool(self._with(hook))
 
+    async def for_run(self, ctx: RunContext[AgentDepsT]) -> AbstractCapability[AgentDepsT]:
+        """The capabilities' `for_run` results as one (this one when each stays itself)."""
+        found = [await c.for_run(ctx) if c.overrides('for_run') else c for c in self.capabilities]
+        if all(a is b for a, b in zip(found, self.capabilities, strict=True)):
+            return self
+        return CombinedCapability(found)
+
+    def apply(self, visitor: Callable[[AbstractCapability[AgentDepsT]], None]) -> None:
+        """Call `visitor` with each of the capabilities, in order."""
+        for capability in self.capabilities:
+            capability.apply(visitor)
+
     def has_request_hook(self) -> bool:
         """Whether any of the capabilities has a `before_model_request` hook."""
         return any(capability.has_request_hook() for capability in self.capabilities)
@@ -92,7 +105,7 @@ class CombinedCapability(AbstractCapability[AgentDepsT]):
 
     def get_toolset(self) -> AbstractToolset[AgentDepsT] | None:
         """Every capability's toolset, as one; `None` if none has one."""
-        toolsets = [t for c in self.capabilities if (t := c.get_toolset()) is not None]
+        toolsets = [as_toolset(t) for c in self.capabilities if (t := c.get_toolset()) is not None]
         if not toolsets:
             return None
         return toolsets[0] if len(toolsets) == 1 else CombinedToolset(toolsets)

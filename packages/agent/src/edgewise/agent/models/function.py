@@ -8,9 +8,8 @@ from contextlib import asynccontextmanager
 from dataclasses import KW_ONLY, dataclass, field
 from typing import Any, TypeAlias
 
-import anyio.to_thread
-
 from .._event_types import ModelResponseStreamEvent
+from .._threads import run_in_thread
 from .._tool_definition import ToolDefinition
 from ..exceptions import UserError
 from ..messages import FilePart, ModelMessage, ModelResponse, NativeToolCallPart, NativeToolReturnPart
@@ -18,6 +17,7 @@ from ..native_tools import SUPPORTED_NATIVE_TOOLS, AbstractNativeTool
 from ..profiles import ModelProfileSpec
 from ..settings import ModelSettings
 from ._model import Model, RunContext
+from ._native_support import check_native_tools
 from ._request_parameters import ModelRequestParameters, request_instructions
 from ._streamed_response import StreamedResponse
 from ._usage_estimate import REQUEST_OVERHEAD, UsageEstimator, estimate_tokens
@@ -142,6 +142,10 @@ class FunctionModel(Model):
         """Every native tool: the function sees them in `info.model_request_parameters.native_tools`."""
         return SUPPORTED_NATIVE_TOOLS
 
+    def _checked(self, params: ModelRequestParameters) -> ModelRequestParameters:
+        # As every model: the native tools its profile does not allow are swapped for their local fallbacks.
+        return check_native_tools(params, self.supported_native_tools() & self.profile.supported_native_tools)
+
     async def request(
         self,
         messages: list[ModelMessage],
@@ -154,6 +158,7 @@ class FunctionModel(Model):
             raise UserError(
                 f'FunctionModel {self._model_name!r} has only a `stream_function`; non-streamed runs need `function`.'
             )
+        model_request_parameters = self._checked(model_request_parameters)
         info = _agent_info(messages, model_settings, model_request_parameters)
         # The function gets a list of its own: the run's history list grows after the request, and a function that
         # keeps what it was given must keep what this request sent (as in pydantic-ai).
@@ -161,7 +166,7 @@ class FunctionModel(Model):
         if self._is_async:
             response = await function(sent, info)  # type: ignore[misc]
         else:
-            response = await anyio.to_thread.run_sync(function, sent, info)
+            response = await run_in_thread(function, sent, info)
         if not isinstance(response, ModelResponse):
             raise UserError(
                 f'The function of FunctionModel {self._model_name!r} returned {response!r}, not a ModelResponse.'
@@ -188,6 +193,7 @@ class FunctionModel(Model):
         """
         if self.stream_function is None:
             raise UserError(f'FunctionModel {self._model_name!r} has no `stream_function`; streamed runs need one.')
+        model_request_parameters = self._checked(model_request_parameters)
         info = _agent_info(messages, model_settings, model_request_parameters)
         items = self.stream_function(list(messages), info)  # a list of its own, as `request` gives
         try:

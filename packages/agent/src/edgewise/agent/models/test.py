@@ -31,6 +31,7 @@ from ..native_tools import SUPPORTED_NATIVE_TOOLS, AbstractNativeTool
 from ..profiles import ModelProfile, ModelProfileSpec
 from ..settings import ModelSettings
 from ._model import Model, RunContext
+from ._native_support import check_native_tools
 from ._request_parameters import ModelRequestParameters
 from ._schema_data import _chars as _chars  # re-exported: tests written for pydantic-ai import it from here
 from ._schema_data import _JsonSchemaTestData as _JsonSchemaTestData  # also imported from here by tests
@@ -145,6 +146,7 @@ class TestModel(Model):
 
     def _respond(self, messages: list[ModelMessage], params: ModelRequestParameters) -> ModelResponse:
         """The answer to a request, with its estimated usage."""
+        params = check_native_tools(params, self.supported_native_tools() & self.profile.supported_native_tools)
         self.last_model_request_parameters = params
         if params.native_tools:
             raise UserError('TestModel does not support built-in tools')

@@ -9,7 +9,7 @@ from typing import Any, Self, TypeAlias
 from ..models._model import AgentDepsT, RunContext
 from .abstract import AbstractToolset, ToolsetTool
 
-__all__ = ('DynamicToolset', 'ToolsetFunc')
+__all__ = ('DynamicToolset', 'ToolsetFunc', 'as_toolset')
 
 ToolsetFunc: TypeAlias = Callable[
     [RunContext[AgentDepsT]], AbstractToolset[AgentDepsT] | Awaitable[AbstractToolset[AgentDepsT] | None] | None
@@ -118,3 +118,8 @@ class DynamicToolset(AbstractToolset[AgentDepsT]):
         copy = DynamicToolset(self.toolset_func, per_run_step=self.per_run_step, id=self._id)
         copy._toolset = self._toolset.visit_and_replace(visitor)
         return copy
+
+
+def as_toolset(toolset: AbstractToolset[AgentDepsT] | ToolsetFunc[AgentDepsT]) -> AbstractToolset[AgentDepsT]:
+    """`toolset` itself, or a function building one wrapped in a `DynamicToolset` (built anew at each step)."""
+    return toolset if isinstance(toolset, AbstractToolset) else DynamicToolset(toolset)

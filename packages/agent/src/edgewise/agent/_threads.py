@@ -1,0 +1,86 @@
+"""Where the agent runs sync functions (sync tools, output functions, `FunctionModel` functions): in anyio's
+worker threads, or in an `Executor` chosen for the current context (`Agent.using_thread_executor`, the
+`ThreadExecutor` capability), so that a long-lived server can bound the threads its agents use.
+
+Works on asyncio and trio alike: the executor's worker wakes the waiting task through the event loop's token.
+"""
+
+from __future__ import annotations as _annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from concurrent.futures import Executor, Future
+from contextlib import contextmanager, suppress
+from contextvars import ContextVar, copy_context
+from functools import partial
+from typing import ParamSpec, TypeVar
+
+import anyio
+import anyio.from_thread
+import anyio.lowlevel
+import anyio.to_thread
+
+__all__ = ('current_thread_executor', 'run_in_thread', 'using_thread_executor')
+
+_P = ParamSpec('_P')
+_R = TypeVar('_R')
+
+_thread_executor: ContextVar[Executor | None] = ContextVar('edgewise_thread_executor', default=None)
+
+
+def current_thread_executor() -> Executor | None:
+    """The executor sync functions run in here, `None` for anyio's worker threads."""
+    return _thread_executor.get()
+
+
+@contextmanager
+def using_thread_executor(executor: Executor) -> Iterator[None]:
+    """Run the sync functions of agent runs inside the block (sync tools, output functions, `FunctionModel`
+    functions) in `executor` instead of anyio's worker threads.
+
+    A bounded `concurrent.futures.ThreadPoolExecutor` keeps a long-running server's thread count in check; the
+    executor stays the caller's to shut down. The innermost block wins.
+    """
+    token = _thread_executor.set(executor)
+    try:
+        yield
+    finally:
+        _thread_executor.reset(token)
+
+
+async def run_in_thread(func: Callable[_P, _R], *args: _P.args, **kwargs: _P.kwargs) -> _R:
+    """`func(*args, **kwargs)` in a thread (the context's executor, or one of anyio's), with the caller's context
+    variables; cancelling the caller stops waiting (a call already running in the executor runs to its end)."""
+    call = partial(func, *args, **kwargs)
+    executor = _thread_executor.get()
+    if executor is None:
+        return await anyio.to_thread.run_sync(call)
+    return await _run_in_executor(executor, call)
+
+
+async def _run_in_executor(executor: Executor, call: Callable[[], _R]) -> _R:
+    done = anyio.Event()
+    token = anyio.lowlevel.current_token()
+    loop_thread = threading.get_ident()
+    waiting = True
+
+    def wake(_: Future[_R]) -> None:
+        # Runs where the call ended: mostly the executor's worker, but this very thread for an executor that
+        # calls inline or a call that ended before the callback was added. A run whose event loop has ended (the
+        # caller was cancelled and gone) has nobody to wake.
+        if not waiting:
+            return
+        if threading.get_ident() == loop_thread:
+            done.set()
+            return
+        with suppress(RuntimeError):
+            anyio.from_thread.run_sync(done.set, token=token)
+
+    future = executor.submit(copy_context().run, call)
+    future.add_done_callback(wake)
+    try:
+        await done.wait()
+    finally:
+        waiting = False
+        future.cancel()
+    return future.result()

@@ -1,0 +1,184 @@
+"""`MCP`: a remote MCP server as a capability, run by the model's provider where it can (`MCPServerTool`) and
+connected to from here (an `MCPServerStreamableHTTP` or `MCPServerSSE`) where it cannot."""
+
+from __future__ import annotations as _annotations
+
+import warnings
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlparse
+
+from ..exceptions import UserError
+from ..native_tools import MCPServerTool
+from ..tools import AgentDepsT, RunContext, Tool
+from ..toolsets import AbstractToolset
+from .native_or_local import NativeOrLocalTool
+
+__all__ = ('MCP',)
+
+NativeMCP = MCPServerTool | Callable[[RunContext[Any]], Awaitable[MCPServerTool | None] | MCPServerTool | None]
+"""What `MCP(native=...)` takes besides `True`/`False`: the native tool, or a function of the run context making
+one (or `None`) per request."""
+
+
+@dataclass(init=False, repr=False)
+class MCP(NativeOrLocalTool[AgentDepsT]):
+    """The tools of the MCP server at `url`: sent to the model as an `MCPServerTool` when its provider can call MCP
+    servers itself (OpenAI Responses, Anthropic, xAI), and otherwise listed and called from here through a
+    Streamable HTTP connection (an SSE one for a URL ending in `/sse`), which needs the `mcp` extra.
+
+    `native=True` prefers the provider's MCP support with the local connection as a fallback; `native=False`
+    always connects from here; `native=True, local=False` never does. Leaving `native` out means `native=True` and
+    warns, as pydantic-ai 1.107 does (pydantic-ai 2 changes that default). `local` also takes another `http(s)`
+    URL to connect to, or a toolset of your own (an `MCPServerStdio`, say).
+    """
+
+    url: str = field(kw_only=True)
+    """The server's URL (for OpenAI's connectors, `x-openai-connector:<id>`: native only)."""
+
+    authorization_token: str | None = None
+    """The `Authorization` header value, given to the provider and to the local connection."""
+
+    headers: dict[str, str] | None = None
+    """HTTP headers for the server, given to the provider and to the local connection."""
+
+    allowed_tools: list[str] | None = None
+    """The only tools of the server the model may call, native or local; `None` for all."""
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        native: NativeMCP | bool | None = None,
+        local: str | AbstractToolset[AgentDepsT] | Tool[AgentDepsT] | Callable[..., Any] | bool | None = None,
+        id: str | None = None,
+        authorization_token: str | None = None,
+        headers: dict[str, str] | None = None,
+        allowed_tools: list[str] | None = None,
+        description: str | None = None,
+        defer_loading: bool = False,
+    ) -> None:
+        """Connect to the MCP server at `url` (see the class docstring for `native` and `local`); `id` names the
+        server (by default, from the URL's host and last path segment); `description` is for the provider."""
+        if native is None:
+            warnings.warn(
+                "MCP(): leaving out `native` means `native=True` (the provider's MCP support, this process's "
+                'connection as a fallback) in pydantic-ai 1.x, and will mean `native=False` (this process connects '
+                'itself) in pydantic-ai 2. Pass `native=True` to keep the provider first, `native=False` to connect '
+                'from here (the `mcp` extra), or `native=True, local=False` for the provider only.',
+                DeprecationWarning,
+                stacklevel=2,
+            )
+            native = True
+        if not (local is None or isinstance(local, bool | str | AbstractToolset | Tool) or callable(local)):
+            raise UserError(
+                f'MCP(local={local!r}): give a URL, True/False, a toolset (such as an `MCPServerStdio`), a `Tool` or '
+                'a function.'
+            )
+        self.url = url
+        if id is None:
+            id = native.id if isinstance(native, MCPServerTool) else _id_from_url(url)
+        self.authorization_token = authorization_token
+        self.headers = headers
+        self.allowed_tools = allowed_tools
+        self._init_common(native=native, local=local, id=id, defer_loading=defer_loading, description=description)
+        self.__post_init__()
+
+    @classmethod
+    def from_spec(
+        cls,
+        url: str,
+        *,
+        native: bool = True,
+        local: str | bool | None = None,
+        id: str | None = None,
+        authorization_token: str | None = None,
+        headers: dict[str, str] | None = None,
+        allowed_tools: list[str] | None = None,
+        description: str | None = None,
+        defer_loading: bool = False,
+    ) -> MCP[Any]:
+        """The capability from an agent spec's arguments: those a spec can hold (`native` a bool, `local` a URL or
+        a bool)."""
+        return cls(
+            url, native=native, local=local, id=id, authorization_token=authorization_token, headers=headers,
+            allowed_tools=allowed_tools, description=description, defer_loading=defer_loading,
+        )  # fmt: skip
+
+    def __repr__(self) -> str:
+        # The token and the headers may hold secrets.
+        token = '***' if self.authorization_token else None
+        headers = '***' if self.headers else None
+        return (
+            f'MCP(url={self.url!r}, id={self.id!r}, native={self.native!r}, local={self.local!r}, '
+            f'authorization_token={token}, headers={headers}, allowed_tools={self.allowed_tools!r})'
+        )
+
+    def _default_native(self) -> MCPServerTool:
+        return MCPServerTool(
+            id=self.id or _id_from_url(self.url), url=self.url, authorization_token=self.authorization_token,
+            headers=self.headers, allowed_tools=self.allowed_tools, description=self.description,
+        )  # fmt: skip
+
+    def _native_unique_id(self) -> str:
+        if isinstance(self.native, MCPServerTool):
+            return self.native.unique_id
+        return f'{MCPServerTool.kind}:{self.id}'
+
+    def _default_local(self) -> AbstractToolset[AgentDepsT] | None:
+        # Without the `mcp` extra, or for a URL only the provider can reach, there is no local fallback: the model
+        # then has to support MCP servers natively.
+        if not _is_http_url(self.url):
+            return None
+        try:
+            return self._connect(self.url)
+        except ImportError:
+            return None
+
+    def _resolve_local_strategy(self, name: str | bool) -> AbstractToolset[AgentDepsT]:
+        url = self.url if name is True or name is False else name
+        if not _is_http_url(url):
+            raise UserError(
+                f'MCP(local={url!r}) must be an `http(s)://` URL. To reach a server another way (a local script, '
+                'say), pass the toolset itself: `local=MCPServerStdio(...)`.'
+            )
+        try:
+            return self._connect(url)
+        except ImportError as e:
+            raise UserError(
+                'MCP(local=...) connects with the MCP SDK, an extra: `pip install "edgewise-agent[mcp]"`.'
+            ) from e
+
+    def _connect(self, url: str) -> AbstractToolset[AgentDepsT]:
+        from ..mcp import MCPServerSSE, MCPServerStreamableHTTP
+
+        headers = dict(self.headers or {})
+        if self.authorization_token:
+            headers['Authorization'] = self.authorization_token
+        server_type = MCPServerSSE if urlparse(url).path.rstrip('/').endswith('/sse') else MCPServerStreamableHTTP
+        return server_type(url, headers=headers or None, include_instructions=True)
+
+    def get_toolset(self) -> AbstractToolset[AgentDepsT] | None:
+        """The local connection's tools (only the allowed ones), marked as standing in for the native tool."""
+        toolset = super().get_toolset()
+        if toolset is None or self.allowed_tools is None:
+            return toolset
+        allowed = set(self.allowed_tools)
+        return toolset.filtered(lambda ctx, tool_def: tool_def.name in allowed)
+
+
+def _is_http_url(url: str) -> bool:
+    parsed = urlparse(url)
+    return parsed.scheme in ('http', 'https') and bool(parsed.netloc)
+
+
+def _id_from_url(url: str) -> str:
+    """`host-lastsegment` (or `host` alone, or `scheme-lastsegment` for a URL without host), else the URL itself."""
+    parsed = urlparse(url)
+    segment = parsed.path.rstrip('/').rpartition('/')[2]
+    if parsed.hostname:
+        return f'{parsed.hostname}-{segment}' if segment else parsed.hostname
+    if parsed.scheme and segment:
+        return f'{parsed.scheme}-{segment}'
+    return url

@@ -1,0 +1,46 @@
+"""`ThreadExecutor`: the runs of an agent call their sync functions in the given `concurrent.futures.Executor`."""
+
+from __future__ import annotations as _annotations
+
+from collections.abc import Iterator
+from concurrent.futures import Executor
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from .._threads import using_thread_executor
+from .abstract import AbstractCapability
+
+__all__ = ('ThreadExecutor', 'run_thread_executor')
+
+
+@dataclass
+class ThreadExecutor(AbstractCapability[Any]):
+    """Run the sync tools, output functions and `FunctionModel` functions of the agent's runs in `executor` (a
+    bounded `ThreadPoolExecutor`, say) rather than in anyio's worker threads.
+
+    `Agent.using_thread_executor(executor)` does the same for every run inside a `with` block. The executor stays
+    the caller's to shut down. Not buildable from an agent spec.
+    """
+
+    executor: Executor
+    """Where the sync functions run."""
+
+    @classmethod
+    def get_serialization_name(cls) -> str | None:
+        """`None`: an executor cannot be given in an agent spec."""
+        return None
+
+
+@contextmanager
+def run_thread_executor(capability: AbstractCapability[Any] | None) -> Iterator[None]:
+    """Within the block, the executor of the run whose capabilities are `capability` (one capability or a
+    `CombinedCapability`): the last `ThreadExecutor`'s, the run's own coming after the agent's. Without one, the
+    executor in effect outside stays."""
+    members = getattr(capability, 'capabilities', [capability])
+    executors = [c.executor for c in members if isinstance(c, ThreadExecutor)]
+    if not executors:
+        yield
+        return
+    with using_thread_executor(executors[-1]):
+        yield

@@ -1,0 +1,86 @@
+"""`WrapperCapability`: a capability standing for another one, to which it hands every method (as pydantic-ai 1.107's
+`WrapperCapability`, the capability counterpart of `WrapperToolset`)."""
+
+from __future__ import annotations as _annotations
+
+from collections.abc import AsyncIterable, Callable
+from dataclasses import dataclass, replace
+from typing import Any
+
+from ..messages import AgentStreamEvent
+from ..tools import AgentDepsT, RunContext
+from .abstract import LIFECYCLE_HOOKS, AbstractCapability
+
+__all__ = ('WrapperCapability',)
+
+
+@dataclass
+class WrapperCapability(AbstractCapability[AgentDepsT]):
+    """Hands every `get_*` method and hook to `wrapped`: subclass it and override the methods to change, calling
+    `super()` (or `self.wrapped`) for the wrapped capability's behaviour. A run calls a hook of the wrapper only if
+    the subclass or the wrapped capability implements it. `for_run` makes the wrapper again around what the wrapped
+    capability's `for_run` returns (`dataclasses.replace`)."""
+
+    wrapped: AbstractCapability[AgentDepsT]
+    """The capability every method is handed to."""
+
+    @classmethod
+    def get_serialization_name(cls) -> str | None:
+        """`None`: agent specs cannot name it (it holds another capability)."""
+        return None
+
+    def overrides(self, hook: str) -> bool:
+        """Whether the subclass implements `hook`, or the wrapped capability does."""
+        return getattr(type(self), hook) is not getattr(WrapperCapability, hook) or self.wrapped.overrides(hook)
+
+    async def for_run(self, ctx: RunContext[AgentDepsT]) -> AbstractCapability[AgentDepsT]:
+        """This wrapper, or a copy of it around the wrapped capability's `for_run` result when that is another."""
+        wrapped = await self.wrapped.for_run(ctx)
+        return self if wrapped is self.wrapped else replace(self, wrapped=wrapped)
+
+    def apply(self, visitor: Callable[[AbstractCapability[AgentDepsT]], None]) -> None:
+        """Call `visitor` with this wrapper, then with the capabilities the wrapped one is made of when it is
+        made of several (a `CombinedCapability`)."""
+        visitor(self)
+        inner: list[AbstractCapability[AgentDepsT]] = []
+        self.wrapped.apply(inner.append)
+        if len(inner) != 1 or inner[0] is not self.wrapped:
+            for capability in inner:
+                visitor(capability)
+
+    def wrap_run_event_stream(
+        self, ctx: RunContext[AgentDepsT], *, stream: AsyncIterable[AgentStreamEvent]
+    ) -> AsyncIterable[AgentStreamEvent]:
+        """The events through the wrapped capability's `wrap_run_event_stream`."""
+        return self.wrapped.wrap_run_event_stream(ctx, stream=stream)
+
+
+def _handing_over(name: str, is_async: bool) -> Callable[..., Any]:
+    """A method of `WrapperCapability` calling the wrapped capability's method `name` with the same arguments."""
+    if is_async:
+
+        async def hand_over_async(self: WrapperCapability[Any], *args: Any, **kwargs: Any) -> Any:
+            return await getattr(self.wrapped, name)(*args, **kwargs)
+
+        method: Callable[..., Any] = hand_over_async
+    else:
+
+        def hand_over(self: WrapperCapability[Any], *args: Any, **kwargs: Any) -> Any:
+            return getattr(self.wrapped, name)(*args, **kwargs)
+
+        method = hand_over
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = f"The wrapped capability's `{name}`."
+    return method
+
+
+_SYNC = ('get_instructions', 'get_model_settings', 'get_toolset', 'get_native_tools', 'get_wrapper_toolset')
+_ASYNC = (
+    *(hook for hook in LIFECYCLE_HOOKS if hook != 'wrap_run_event_stream'),
+    'before_model_request', 'wrap_model_request', 'prepare_tools', 'prepare_output_tools',
+    'handle_deferred_tool_calls',
+)  # fmt: skip
+for _name in _SYNC:
+    setattr(WrapperCapability, _name, _handing_over(_name, is_async=False))
+for _name in _ASYNC:
+    setattr(WrapperCapability, _name, _handing_over(_name, is_async=True))

@@ -1,0 +1,179 @@
+"""`MCP`: a remote MCP server as a capability, native where the model can call it, connected from here otherwise.
+
+These tests build the capability and look at what it gives; runs against a real server are in
+tests/agent/mcp/test_mcp_capability_runs.py.
+"""
+
+from __future__ import annotations
+
+import sys
+import warnings
+from typing import Any
+
+import pytest
+
+from edgewise.agent import Agent, RunContext
+from edgewise.agent.capabilities import CAPABILITY_TYPES, MCP
+from edgewise.agent.exceptions import UserError
+from edgewise.agent.mcp import MCPServerSSE, MCPServerStdio, MCPServerStreamableHTTP
+from edgewise.agent.models.test import TestModel
+from edgewise.agent.native_tools import MCPServerTool
+from edgewise.agent.toolsets import FilteredToolset, FunctionToolset, PreparedToolset
+from edgewise.agent.usage import RunUsage
+
+pytestmark = pytest.mark.filterwarnings('error')
+
+
+def _ctx() -> RunContext[None]:
+    return RunContext(deps=None, model=TestModel(), usage=RunUsage())
+
+
+def test_the_native_tool_carries_the_server_settings() -> None:
+    capability: MCP[None] = MCP(
+        'https://mcp.example.com/api', native=True, authorization_token='Bearer t', headers={'X-A': '1'},
+        allowed_tools=['search'], description='docs search',
+    )  # fmt: skip
+    expected = MCPServerTool(
+        id='mcp.example.com-api', url='https://mcp.example.com/api', authorization_token='Bearer t',
+        headers={'X-A': '1'}, allowed_tools=['search'], description='docs search',
+    )  # fmt: skip
+    assert capability.get_native_tools() == [expected]
+
+
+@pytest.mark.parametrize(
+    ('url', 'expected'),
+    [
+        ('https://mcp.example.com/api', 'mcp.example.com-api'),
+        ('https://server1.example.com/sse/', 'server1.example.com-sse'),
+        ('https://mcp.example.com', 'mcp.example.com'),
+        ('x-openai-connector:deepwiki', 'x-openai-connector-deepwiki'),
+        ('local-mcp-server', 'local-mcp-server'),
+    ],
+)
+def test_the_id_comes_from_the_url(url: str, expected: str) -> None:
+    assert MCP(url, native=True, local=False).id == expected
+
+
+def test_an_explicit_id_or_the_native_tool_id_wins() -> None:
+    assert MCP('https://a.example/x', native=True, id='mine').id == 'mine'
+    native = MCPServerTool(id='theirs', url='https://a.example/x')
+    assert MCP('https://a.example/x', native=native).id == 'theirs'
+
+
+@pytest.mark.parametrize(
+    ('url', 'server_type'),
+    [('https://mcp.example.com/api', MCPServerStreamableHTTP), ('https://mcp.example.com/sse', MCPServerSSE)],
+)
+def test_the_local_connection_follows_the_url(url: str, server_type: type[Any]) -> None:
+    capability: MCP[None] = MCP(url, native=True, authorization_token='Bearer t', headers={'X-A': '1'})
+    local = capability.local
+    assert isinstance(local, MCPServerSSE | MCPServerStreamableHTTP)
+    assert type(local) is server_type
+    assert local.url == url
+    assert local.headers == {'X-A': '1', 'Authorization': 'Bearer t'}
+    assert local.include_instructions is True
+
+
+@pytest.mark.anyio
+async def test_the_local_tools_stand_in_for_the_native_tool() -> None:
+    def lookup() -> str:
+        return 'found'  # pragma: no cover - listed, not called
+
+    native = MCPServerTool(id='custom', url='https://a.example/x')
+    explicit: MCP[None] = MCP('https://a.example/x', native=native, local=lookup)
+    toolset = explicit.get_toolset()
+    assert isinstance(toolset, PreparedToolset)
+    assert (await toolset.get_tools(_ctx()))['lookup'].tool_def.unless_native == 'mcp_server:custom'
+
+    async def per_request(ctx: RunContext[None]) -> MCPServerTool:
+        return MCPServerTool(id='dynamic', url='https://a.example/x')  # pragma: no cover - not called here
+
+    dynamic: MCP[None] = MCP('https://a.example/x', id='dynamic', native=per_request, local=lookup)
+    toolset = dynamic.get_toolset()
+    assert toolset is not None
+    assert (await toolset.get_tools(_ctx()))['lookup'].tool_def.unless_native == 'mcp_server:dynamic'
+
+
+@pytest.mark.anyio
+async def test_allowed_tools_filter_the_local_tools_too() -> None:
+    local: FunctionToolset[None] = FunctionToolset()
+
+    @local.tool_plain
+    def search() -> str:
+        return 'x'  # pragma: no cover - listed, not called
+
+    @local.tool_plain
+    def delete() -> str:
+        return 'x'  # pragma: no cover - listed, not called
+
+    capability: MCP[None] = MCP('https://a.example/x', native=True, local=local, allowed_tools=['search'])
+    toolset = capability.get_toolset()
+    assert isinstance(toolset, FilteredToolset)
+    assert list(await toolset.get_tools(_ctx())) == ['search']
+
+
+def test_native_false_connects_from_here_only_and_local_false_never_does() -> None:
+    local_only: MCP[None] = MCP('https://a.example/x', native=False)
+    assert local_only.get_native_tools() == []
+    assert isinstance(local_only.get_toolset(), MCPServerStreamableHTTP)
+    native_only: MCP[None] = MCP('https://a.example/x', native=True, local=False)
+    assert native_only.get_toolset() is None
+    with pytest.raises(UserError, match='both `native` and `local` cannot be False'):
+        MCP('https://a.example/x', native=False, local=False)
+
+
+def test_local_takes_another_url_or_a_toolset_of_your_own() -> None:
+    other: MCP[None] = MCP('https://a.example/x', native=True, local='https://b.example/mcp')
+    assert isinstance(other.local, MCPServerStreamableHTTP)
+    assert other.local.url == 'https://b.example/mcp'
+    assert MCP('https://a.example/x', native=True, local=True).local.url == 'https://a.example/x'  # type: ignore[union-attr]
+    stdio = MCPServerStdio('server', [])
+    assert MCP('https://a.example/x', native=True, local=stdio).local is stdio
+
+
+def test_a_local_that_is_no_url_or_toolset_is_refused() -> None:
+    with pytest.raises(UserError, match=r"MCP\(local='./server.py'\) must be an `http\(s\)://` URL"):
+        MCP('https://a.example/x', native=True, local='./server.py')
+    with pytest.raises(UserError, match=r'MCP\(local=3\): give a URL'):
+        MCP('https://a.example/x', native=True, local=3)  # type: ignore[arg-type]
+
+
+def test_a_url_only_the_provider_reaches_has_no_local_fallback() -> None:
+    assert MCP('x-openai-connector:deepwiki', native=True).get_toolset() is None
+
+
+def test_leaving_out_native_warns_and_means_native_true() -> None:
+    with pytest.warns(DeprecationWarning, match='leaving out `native` means `native=True`') as record:
+        capability: MCP[None] = MCP('https://a.example/x')
+    assert record[0].filename == __file__
+    assert isinstance(capability.get_native_tools()[0], MCPServerTool)
+    with warnings.catch_warnings():
+        warnings.simplefilter('error')
+        MCP('https://a.example/x', native=True)
+        MCP('https://a.example/x', native=False)
+
+
+def test_without_the_mcp_extra_only_the_native_tool_is_left(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, 'edgewise.agent.mcp', None)  # importing it now raises ImportError
+    capability: MCP[None] = MCP('https://a.example/x', native=True)
+    assert capability.local is None
+    assert capability.get_toolset() is None
+    with pytest.raises(UserError, match=r'edgewise-agent\[mcp\]'):
+        MCP('https://a.example/x', native=True, local=True)
+
+
+def test_the_repr_hides_the_token_and_headers() -> None:
+    shown = repr(MCP('https://a.example/x', native=True, authorization_token='Bearer secret', headers={'K': 'v'}))
+    assert 'secret' not in shown
+    assert "'v'" not in shown
+    assert "url='https://a.example/x'" in shown
+
+
+def test_mcp_from_a_spec() -> None:
+    assert CAPABILITY_TYPES['MCP'] is MCP
+    spec = {'model': 'test', 'capabilities': [{'MCP': {'url': 'https://a.example/x', 'allowed_tools': ['s']}}]}
+    agent = Agent.from_spec(spec)
+    [capability] = agent.root_capability.capabilities
+    assert isinstance(capability, MCP)
+    assert capability.allowed_tools == ['s']
+    assert isinstance(capability.native, MCPServerTool)  # a spec means native=True without a warning

@@ -1,0 +1,236 @@
+"""`Toolset` and `SetToolMetadata`: capabilities that add tools and mark them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from edgewise.agent import Agent, RunContext
+from edgewise.agent.capabilities import (
+    CAPABILITY_TYPES,
+    AbstractCapability,
+    CombinedCapability,
+    SetToolMetadata,
+    Toolset,
+)
+from edgewise.agent.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
+from edgewise.agent.models.function import AgentInfo, FunctionModel
+from edgewise.agent.models.test import TestModel
+from edgewise.agent.tools import ToolDefinition
+from edgewise.agent.toolsets import AbstractToolset, FunctionToolset
+
+pytestmark = pytest.mark.anyio
+
+
+def _greeter() -> FunctionToolset[None]:
+    toolset: FunctionToolset[None] = FunctionToolset()
+
+    @toolset.tool_plain
+    def greet(name: str) -> str:
+        """Greet someone."""
+        return f'Hello, {name}!'
+
+    return toolset
+
+
+def _tool_returns(messages: list[ModelMessage]) -> list[tuple[str, Any]]:
+    return [(p.tool_name, p.content) for m in messages for p in m.parts if isinstance(p, ToolReturnPart)]
+
+
+class _Seen:
+    """A FunctionModel that records the tool definitions of each request and answers with text."""
+
+    def __init__(self) -> None:
+        self.tools: list[list[ToolDefinition]] = []
+
+    def __call__(self, messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        self.tools.append(list(info.function_tools))
+        return ModelResponse(parts=[TextPart('done')])
+
+
+# -- Toolset ----------------------------------------------------------------------------------------------------
+
+
+def test_toolset_gives_the_toolset_it_holds_and_is_not_in_specs() -> None:
+    toolset = _greeter()
+    assert Toolset(toolset).get_toolset() is toolset
+    assert Toolset.get_serialization_name() is None
+    assert Toolset not in CAPABILITY_TYPES.values()
+
+
+async def test_a_toolset_capability_adds_its_tools_to_a_run() -> None:
+    agent = Agent(TestModel(), capabilities=[Toolset(_greeter())])
+    result = await agent.run('hi')
+    assert _tool_returns(result.all_messages()) == [('greet', 'Hello, a!')]
+
+
+async def test_a_run_capability_adds_its_tools_to_that_run_only() -> None:
+    seen = _Seen()
+    agent = Agent(FunctionModel(seen))
+    await agent.run('hi', capabilities=[Toolset(_greeter())])
+    await agent.run('hi')
+    assert [[t.name for t in tools] for tools in seen.tools] == [['greet'], []]
+
+
+async def test_a_function_building_the_toolset_is_called_at_each_step() -> None:
+    calls: list[int] = []
+
+    def build(ctx: RunContext[None]) -> AbstractToolset[None]:
+        calls.append(ctx.run_step)
+        return _greeter()
+
+    agent = Agent(TestModel(), capabilities=[Toolset(build)])
+    result = await agent.run('hi')
+    assert _tool_returns(result.all_messages()) == [('greet', 'Hello, a!')]
+    assert calls == [1, 2]
+
+
+async def test_a_capability_may_give_a_toolset_function_of_its_own() -> None:
+    class Greeting(AbstractCapability[None]):
+        def get_toolset(self) -> Any:
+            return lambda ctx: _greeter()
+
+    agent = Agent(TestModel(), capabilities=[Greeting(), Toolset(FunctionToolset())])
+    result = await agent.run('hi')
+    assert _tool_returns(result.all_messages()) == [('greet', 'Hello, a!')]
+
+
+async def test_the_toolsets_of_several_capabilities_join_the_agent_tools() -> None:
+    other: FunctionToolset[None] = FunctionToolset()
+
+    @other.tool_plain
+    def wave() -> str:
+        return 'waves'
+
+    seen = _Seen()
+    agent = Agent(FunctionModel(seen), capabilities=[CombinedCapability([Toolset(_greeter()), Toolset(other)])])
+
+    @agent.tool_plain
+    def own() -> str:
+        return 'own'  # pragma: no cover - listed, not called
+
+    await agent.run('hi')
+    assert [t.name for t in seen.tools[0]] == ['own', 'greet', 'wave']
+
+
+async def test_override_toolsets_replaces_the_capability_toolsets_too() -> None:
+    seen = _Seen()
+    agent = Agent(FunctionModel(seen), capabilities=[Toolset(_greeter())])
+    with agent.override(toolsets=[]):
+        await agent.run('hi')
+    assert seen.tools == [[]]
+
+
+async def test_a_tool_name_clash_with_a_capability_toolset_is_an_error() -> None:
+    agent = Agent(TestModel(), capabilities=[Toolset(_greeter())])
+
+    @agent.tool_plain
+    def greet(name: str) -> str:
+        return name  # pragma: no cover - the clash stops the run first
+
+    with pytest.raises(Exception, match='greet'):
+        await agent.run('hi')
+
+
+async def test_entering_the_agent_enters_the_capability_toolsets() -> None:
+    entered: list[str] = []
+
+    class Tracked(FunctionToolset[None]):
+        async def __aenter__(self) -> Tracked:
+            entered.append('enter')
+            return self
+
+        async def __aexit__(self, *args: Any) -> None:
+            entered.append('exit')
+
+    agent = Agent(TestModel(), capabilities=[Toolset(Tracked())])
+    async with agent:
+        assert entered == ['enter']
+    assert entered == ['enter', 'exit']
+
+
+# -- SetToolMetadata --------------------------------------------------------------------------------------------
+
+
+def test_set_tool_metadata_takes_the_metadata_as_keyword_arguments() -> None:
+    capability: SetToolMetadata[None] = SetToolMetadata(tools=['a'], code_mode=True, cost=3)
+    assert capability.tools == ['a']
+    assert capability.metadata == {'code_mode': True, 'cost': 3}
+    assert SetToolMetadata().tools == 'all'
+    assert SetToolMetadata().metadata == {}
+    assert CAPABILITY_TYPES['SetToolMetadata'] is SetToolMetadata
+
+
+def _tools_agent(seen: _Seen, *capabilities: AbstractCapability[None]) -> Agent[None, str]:
+    agent = Agent(FunctionModel(seen), capabilities=list(capabilities))
+
+    @agent.tool_plain(metadata={'kind': 'read', 'cost': 1})
+    def lookup() -> str:
+        return 'x'  # pragma: no cover - listed, not called
+
+    @agent.tool_plain
+    def store() -> str:
+        return 'x'  # pragma: no cover - listed, not called
+
+    return agent
+
+
+async def test_metadata_is_merged_into_every_tool_by_default_the_given_keys_winning() -> None:
+    seen = _Seen()
+    await _tools_agent(seen, SetToolMetadata(cost=5, flag=True)).run('hi')
+    assert {t.name: t.metadata for t in seen.tools[0]} == {
+        'lookup': {'kind': 'read', 'cost': 5, 'flag': True},
+        'store': {'cost': 5, 'flag': True},
+    }
+
+
+async def test_only_the_selected_tools_get_the_metadata() -> None:
+    seen = _Seen()
+    by_name = SetToolMetadata[None](tools=['store'], tag='w')
+    by_metadata = SetToolMetadata[None](tools={'kind': 'read'}, tag='r')
+    await _tools_agent(seen, by_name, by_metadata).run('hi')
+    assert {t.name: t.metadata for t in seen.tools[0]} == {
+        'lookup': {'kind': 'read', 'cost': 1, 'tag': 'r'},
+        'store': {'tag': 'w'},
+    }
+
+
+async def test_a_predicate_selects_tools_and_other_capabilities_see_the_metadata() -> None:
+    seen = _Seen()
+    marked: list[str] = []
+
+    class Reader(AbstractCapability[None]):
+        async def prepare_tools(self, ctx: RunContext[None], tool_defs: list[ToolDefinition]) -> list[ToolDefinition]:
+            marked.extend(t.name for t in tool_defs if (t.metadata or {}).get('risky'))
+            return tool_defs
+
+    async def is_store(ctx: RunContext[None], tool_def: ToolDefinition) -> bool:
+        return tool_def.name == 'store'
+
+    await _tools_agent(seen, SetToolMetadata(tools=is_store, risky=True), Reader()).run('hi')
+    assert marked == ['store']
+
+
+async def test_metadata_from_a_spec() -> None:
+    seen = _Seen()
+    agent = Agent.from_spec(
+        {'model': 'test', 'capabilities': [{'SetToolMetadata': {'tools': ['store'], 'audited': True}}]}
+    )
+    agent.model = FunctionModel(seen)
+
+    @agent.tool_plain
+    def store() -> str:
+        return 'x'  # pragma: no cover - listed, not called
+
+    await agent.run('hi')
+    assert seen.tools[0][0].metadata == {'audited': True}
+
+
+async def test_output_tools_get_no_metadata() -> None:
+    def call_output(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        assert all(t.metadata is None for t in info.output_tools)
+        return ModelResponse(parts=[ToolCallPart(info.output_tools[0].name, {'response': 1})])
+
+    agent = Agent(FunctionModel(call_output), output_type=int, capabilities=[SetToolMetadata(x=1)])
+    assert (await agent.run('hi')).output == 1
