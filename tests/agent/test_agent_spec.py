@@ -172,7 +172,13 @@ def test_a_malformed_spec_names_the_field() -> None:
 
 def test_capabilities_taking_functions_cannot_come_from_specs() -> None:
     assert PrepareTools.get_serialization_name() is None
-    assert set(CAPABILITY_TYPES) == {'NativeTool', 'IncludeToolReturnSchemas', 'Instrumentation', 'ToolSearch'}
+    assert set(CAPABILITY_TYPES) == {'NativeTool', 'IncludeToolReturnSchemas', 'Instrumentation', 'ToolSearch'} | {
+        'ImageGeneration',
+        'Thinking',
+        'WebFetch',
+        'WebSearch',
+        'XSearch',
+    }
     with pytest.raises(ValueError, match='Custom capability class PrepareTools has opted out of serialization'):
         get_capability_registry([PrepareTools])
     with pytest.raises(ValueError, match='must be subclasses of AbstractCapability'):
