@@ -172,7 +172,13 @@ def test_a_malformed_spec_names_the_field() -> None:
 
 def test_capabilities_taking_functions_cannot_come_from_specs() -> None:
     assert PrepareTools.get_serialization_name() is None
-    assert {'NativeTool', 'IncludeToolReturnSchemas', 'Instrumentation', 'ToolSearch'} <= set(CAPABILITY_TYPES)
+    assert {'NativeTool', 'IncludeToolReturnSchemas', 'Instrumentation', 'ToolSearch'} | {
+        'ImageGeneration',
+        'Thinking',
+        'WebFetch',
+        'WebSearch',
+        'XSearch',
+    } <= set(CAPABILITY_TYPES)
     taking_objects = {'PrepareTools', 'PrepareOutputTools', 'ProcessHistory', 'Hooks', 'Toolset', 'ThreadExecutor'}
     assert not taking_objects & set(CAPABILITY_TYPES)
     with pytest.raises(ValueError, match='Custom capability class PrepareTools has opted out of serialization'):

@@ -6,17 +6,15 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
+from ..common_tools.image_generation import ImageGenerationFallbackModel, image_generation_tool
 from ..exceptions import UserError
 from ..models import KnownModelName, Model
 from ..native_tools import ImageAspectRatio, ImageGenerationModelName, ImageGenerationTool
 from ..tools import AgentDepsT, RunContext, Tool
 from ..toolsets import AbstractToolset
-from ._fallback_model import FallbackModel, fallback_model_tool
 from .native_or_local import NativeOrLocalTool
 
 __all__ = ('ImageGeneration',)
-
-_IMAGE_INSTRUCTIONS = 'Make the image the prompt describes, without asking questions back.'
 
 
 @dataclass(init=False)
@@ -29,7 +27,7 @@ class ImageGeneration(NativeOrLocalTool[AgentDepsT]):
     the settings of a `native` tool given.
     """
 
-    fallback_model: FallbackModel = None
+    fallback_model: ImageGenerationFallbackModel = None
     """The model asked for images when the agent's model cannot make them (a model name, a `Model`, or a function
     of the run context returning one); `None`: no such fallback."""
 
@@ -129,16 +127,14 @@ class ImageGeneration(NativeOrLocalTool[AgentDepsT]):
     def _native_unique_id(self) -> str:
         return ImageGenerationTool.kind
 
+    def _resolved_native(self) -> ImageGenerationTool:
+        """The native tool the fallback model is given: the `native` tool given (or a default one) with this
+        capability's image settings over its own."""
+        native = self.native if isinstance(self.native, ImageGenerationTool) else ImageGenerationTool()
+        settings = self._tool_settings()
+        return replace(native, **settings) if settings else native
+
     def _default_local(self) -> Tool[AgentDepsT] | AbstractToolset[AgentDepsT] | None:
         if self.fallback_model is None:
             return None
-        native = self.native if isinstance(self.native, ImageGenerationTool) else ImageGenerationTool()
-        return fallback_model_tool(
-            self.fallback_model,
-            replace(native, **self._tool_settings()),
-            name='generate_image',
-            description='Make an image from a description of it.',
-            argument='prompt',
-            instructions=_IMAGE_INSTRUCTIONS,
-            output='image',
-        )
+        return image_generation_tool(self.fallback_model, self._resolved_native())

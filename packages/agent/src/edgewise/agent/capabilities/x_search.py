@@ -7,17 +7,15 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, Literal
 
+from ..common_tools.x_search import XSearchFallbackModel, x_search_tool
 from ..exceptions import UserError
 from ..models import KnownModelName, Model
 from ..native_tools import XSearchTool
 from ..tools import AgentDepsT, RunContext, Tool
 from ..toolsets import AbstractToolset
-from ._fallback_model import FallbackModel, fallback_model_tool
 from .native_or_local import NativeOrLocalTool
 
 __all__ = ('XSearch',)
-
-_X_SEARCH_INSTRUCTIONS = 'Search X for what the query asks and sum up what the posts found say.'
 
 
 @dataclass(init=False)
@@ -30,7 +28,7 @@ class XSearch(NativeOrLocalTool[AgentDepsT]):
     fallback model): with one of them set and no `fallback_model`, a local tool is left out.
     """
 
-    fallback_model: FallbackModel = None
+    fallback_model: XSearchFallbackModel = None
     """The xAI model asked when the agent's model cannot search X (a model name, a `Model`, or a function of the
     run context returning one); `None`: no such fallback."""
 
@@ -88,8 +86,9 @@ class XSearch(NativeOrLocalTool[AgentDepsT]):
         self.fallback_model = fallback_model
         self.allowed_x_handles = allowed_x_handles
         self.excluded_x_handles = excluded_x_handles
-        self.from_date = from_date
-        self.to_date = to_date
+        # (agent specs give the dates as ISO 8601 text)
+        self.from_date = datetime.fromisoformat(from_date) if isinstance(from_date, str) else from_date
+        self.to_date = datetime.fromisoformat(to_date) if isinstance(to_date, str) else to_date
         self.enable_image_understanding = enable_image_understanding
         self.enable_video_understanding = enable_video_understanding
         self.include_output = include_output
@@ -113,19 +112,17 @@ class XSearch(NativeOrLocalTool[AgentDepsT]):
     def _native_unique_id(self) -> str:
         return XSearchTool.kind
 
+    def _resolved_native(self) -> XSearchTool:
+        """The native tool the fallback model is given: the `native` tool given (or a default one) with this
+        capability's settings over its own."""
+        native = self.native if isinstance(self.native, XSearchTool) else XSearchTool()
+        settings = self._tool_settings()
+        return replace(native, **settings) if settings else native
+
     def _default_local(self) -> Tool[AgentDepsT] | AbstractToolset[AgentDepsT] | None:
         if self.fallback_model is None:
             return None
-        native = self.native if isinstance(self.native, XSearchTool) else XSearchTool()
-        return fallback_model_tool(
-            self.fallback_model,
-            replace(native, **self._tool_settings()),
-            name='x_search',
-            description='Search posts on X (Twitter) for the query.',
-            argument='query',
-            instructions=_X_SEARCH_INSTRUCTIONS,
-            output='text',
-        )
+        return x_search_tool(self.fallback_model, self._resolved_native())
 
     def _requires_native(self) -> bool:
         # A fallback model runs the native tool itself, so it honours the handle filters too.

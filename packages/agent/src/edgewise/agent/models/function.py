@@ -20,6 +20,7 @@ from ._model import Model, RunContext
 from ._native_support import check_native_tools
 from ._request_parameters import ModelRequestParameters, request_instructions
 from ._streamed_response import StreamedResponse
+from ._thinking import resolve_thinking
 from ._usage_estimate import REQUEST_OVERHEAD, UsageEstimator, estimate_tokens
 from .test import TEST_PROFILE
 
@@ -142,9 +143,11 @@ class FunctionModel(Model):
         """Every native tool: the function sees them in `info.model_request_parameters.native_tools`."""
         return SUPPORTED_NATIVE_TOOLS
 
-    def _checked(self, params: ModelRequestParameters) -> ModelRequestParameters:
-        # As every model: the native tools its profile does not allow are swapped for their local fallbacks.
-        return check_native_tools(params, self.supported_native_tools() & self.profile.supported_native_tools)
+    def _checked(self, params: ModelRequestParameters, settings: ModelSettings | None) -> ModelRequestParameters:
+        # As every model: the native tools its profile does not allow are swapped for their local fallbacks, and the
+        # unified `thinking` setting is resolved for its profile (the function sees both in its `info`).
+        params = check_native_tools(params, self.supported_native_tools() & self.profile.supported_native_tools)
+        return resolve_thinking(settings or {}, params, self.profile)
 
     async def request(
         self,
@@ -158,7 +161,7 @@ class FunctionModel(Model):
             raise UserError(
                 f'FunctionModel {self._model_name!r} has only a `stream_function`; non-streamed runs need `function`.'
             )
-        model_request_parameters = self._checked(model_request_parameters)
+        model_request_parameters = self._checked(model_request_parameters, model_settings)
         info = _agent_info(messages, model_settings, model_request_parameters)
         # The function gets a list of its own: the run's history list grows after the request, and a function that
         # keeps what it was given must keep what this request sent (as in pydantic-ai).
@@ -193,7 +196,7 @@ class FunctionModel(Model):
         """
         if self.stream_function is None:
             raise UserError(f'FunctionModel {self._model_name!r} has no `stream_function`; streamed runs need one.')
-        model_request_parameters = self._checked(model_request_parameters)
+        model_request_parameters = self._checked(model_request_parameters, model_settings)
         info = _agent_info(messages, model_settings, model_request_parameters)
         items = self.stream_function(list(messages), info)  # a list of its own, as `request` gives
         try:

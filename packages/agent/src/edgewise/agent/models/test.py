@@ -36,6 +36,7 @@ from ._request_parameters import ModelRequestParameters
 from ._schema_data import _chars as _chars  # re-exported: tests written for pydantic-ai import it from here
 from ._schema_data import _JsonSchemaTestData as _JsonSchemaTestData  # also imported from here by tests
 from ._streamed_response import StreamedResponse
+from ._thinking import resolve_thinking
 from ._usage_estimate import UsageEstimator, estimate_tokens
 
 __all__ = ('TestModel', 'TestStreamedResponse')
@@ -115,7 +116,7 @@ class TestModel(Model):
         model_request_parameters: ModelRequestParameters,
     ) -> ModelResponse:
         """Answer the request as described in the class docstring."""
-        return self._respond(messages, model_request_parameters)
+        return self._respond(messages, model_settings, model_request_parameters)
 
     @asynccontextmanager
     async def request_stream(
@@ -128,7 +129,7 @@ class TestModel(Model):
         """Stream the same answer as `request`: each text part starts empty, then comes word by word (a word
         with the space after it; a single word of more than two characters in two halves), each tool call in one
         piece, as pydantic-ai's `TestModel` streams."""
-        response = self._respond(messages, model_request_parameters)
+        response = self._respond(messages, model_settings, model_request_parameters)
         # As pydantic-ai's: the input is estimated from the conversation at the start, the output counted as the
         # words arrive (the model's estimator remembers the conversation, so each request counts new messages only).
         stream = TestStreamedResponse(model_request_parameters, self._model_name, response)
@@ -144,9 +145,12 @@ class TestModel(Model):
         pretend to run them (pydantic-ai's behaviour)."""
         return SUPPORTED_NATIVE_TOOLS
 
-    def _respond(self, messages: list[ModelMessage], params: ModelRequestParameters) -> ModelResponse:
+    def _respond(
+        self, messages: list[ModelMessage], settings: ModelSettings | None, params: ModelRequestParameters
+    ) -> ModelResponse:
         """The answer to a request, with its estimated usage."""
         params = check_native_tools(params, self.supported_native_tools() & self.profile.supported_native_tools)
+        params = resolve_thinking(settings or {}, params, self.profile)
         self.last_model_request_parameters = params
         if params.native_tools:
             raise UserError('TestModel does not support built-in tools')
