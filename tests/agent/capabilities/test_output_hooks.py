@@ -184,7 +184,8 @@ async def test_model_retry_from_an_output_hook_asks_the_model_again() -> None:
     assert result.output == 'second'
     retry = result.all_messages()[2]
     assert isinstance(retry, ModelRequest)
-    assert isinstance(retry.parts[0], RetryPromptPart) and retry.parts[0].content == 'not that one'
+    assert isinstance(retry.parts[0], RetryPromptPart)
+    assert retry.parts[0].content == 'not that one'
 
 
 async def test_wrap_output_process_wraps_the_output_function_and_validators() -> None:
@@ -198,7 +199,8 @@ async def test_wrap_output_process_wraps_the_output_function_and_validators() ->
         ctx: RunContext[None], *, output_context: OutputContext, output: Any, handler: WrapOutputProcessHandler
     ) -> Any:
         order.append('wrap in')
-        assert output_context.has_function and output_context.function_name == 'shout'
+        assert output_context.has_function
+        assert output_context.function_name == 'shout'
         result = await handler(output)
         order.append('wrap out')
         return f'<{result}>'
@@ -261,7 +263,12 @@ async def test_output_context_of_an_output_tool_call() -> None:
     agent = Agent(TestModel(), output_type=City, capabilities=[Hooks(before_output_validate=keep)])
     await agent.run('hi')
     (context,) = contexts
-    assert context.mode == 'tool' and context.output_type is City and not context.has_function
-    assert context.tool_call is not None and context.tool_call.tool_name == 'final_result'
-    assert context.tool_def is not None and context.tool_def.kind == 'output'
-    assert context.object_def is not None and context.object_def.name == 'final_result'
+    assert context.mode == 'tool'
+    assert context.output_type is City
+    assert not context.has_function
+    assert context.tool_call is not None
+    assert context.tool_call.tool_name == 'final_result'
+    assert context.tool_def is not None
+    assert context.tool_def.kind == 'output'
+    assert context.object_def is not None
+    assert context.object_def.name == 'final_result'

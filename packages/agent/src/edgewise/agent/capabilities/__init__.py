@@ -3,10 +3,12 @@
 Edgewise implements pydantic-ai 1.107's capability hooks: `AbstractCapability` with its `get_*` methods, its
 `prepare_tools`/`prepare_output_tools` hooks, the lifecycle hooks of the run, of each node, model request, tool
 call (validation and execution) and output (validation and processing), `wrap_run_event_stream`,
-`handle_deferred_tool_calls` and `get_ordering`; `CombinedCapability`, `Hooks`, `HandleDeferredToolCalls`,
-`PrepareTools`, `PrepareOutputTools`, `IncludeToolReturnSchemas`, `NativeTool`, `ProcessHistory`, `Instrumentation`
-and `ToolSearch`; the provider-adaptive tools `NativeOrLocalTool`, `WebSearch`, `WebFetch`, `ImageGeneration` and
-`XSearch`; `Thinking`; `Toolset`, `SetToolMetadata`, `ReinjectSystemPrompt`, `ThreadExecutor`, `MCP` and `PrefixTools`.
+`handle_deferred_tool_calls`, `get_ordering`, `for_run` and `apply`; `CombinedCapability`, `Hooks`,
+`HandleDeferredToolCalls`, `PrepareTools`, `PrepareOutputTools`, `IncludeToolReturnSchemas`, `NativeTool`,
+`ProcessHistory`, `Instrumentation`, `ToolSearch`, `Capability`, `DynamicCapability`, `WrapperCapability` and
+`ProcessEventStream`; the provider-adaptive tools `NativeOrLocalTool`, `WebSearch`, `WebFetch`, `ImageGeneration`
+and `XSearch`; `Thinking`; `Toolset`, `SetToolMetadata`, `ReinjectSystemPrompt`, `ThreadExecutor`, `MCP` and
+`PrefixTools`.
 
 `CAPABILITY_TYPES` maps the names agent specs may use (`capabilities: [{ToolSearch: {max_results: 5}}]`) to the
 capabilities that can be built from data.

@@ -53,9 +53,15 @@ class ProcessEventStream(AbstractCapability[AgentDepsT]):
         handler: Any = self.handler
         send, receive = anyio.create_memory_object_stream[AgentStreamEvent]()
 
+        failed: list[Exception] = []
+
         async def feed() -> None:
-            async with receive:
-                await handler(ctx, receive)
+            try:
+                async with receive:
+                    await handler(ctx, receive)
+            except Exception as exc:  # the run fails with the handler's own error (not an exception group)
+                failed.append(exc)
+                tg.cancel_scope.cancel()
 
         async with anyio.create_task_group() as tg:
             tg.start_soon(feed)
@@ -68,3 +74,5 @@ class ProcessEventStream(AbstractCapability[AgentDepsT]):
                         except (anyio.BrokenResourceError, anyio.ClosedResourceError):
                             reading = False  # the handler stopped reading: the others still get the events
                     yield event
+        if failed:
+            raise failed[0]

@@ -1,0 +1,274 @@
+"""Capabilities made per run (`for_run`, `DynamicCapability`, functions in `capabilities=[...]`), standing for another
+(`WrapperCapability`), or bundling instructions and tools (`Capability`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+from edgewise.agent import Agent, RunContext, UserError
+from edgewise.agent.capabilities import (
+    AbstractCapability,
+    Capability,
+    CombinedCapability,
+    DynamicCapability,
+    WrapperCapability,
+)
+from edgewise.agent.messages import ModelMessage, ModelRequest, ModelResponse, TextPart
+from edgewise.agent.models.function import AgentInfo, FunctionModel
+from edgewise.agent.models.test import TestModel
+from edgewise.agent.toolsets import FunctionToolset
+
+pytestmark = pytest.mark.anyio
+
+
+@dataclass
+class Says(AbstractCapability[Any]):
+    """Adds an instruction and records the runs it started."""
+
+    text: str
+    runs: list[str] = field(default_factory=list)
+
+    def get_instructions(self) -> str:
+        return self.text
+
+    async def before_run(self, ctx: RunContext[Any]) -> None:
+        self.runs.append(self.text)
+
+
+def _instructions(messages: list[ModelMessage]) -> str | None:
+    first = messages[0]
+    assert isinstance(first, ModelRequest)
+    return first.instructions
+
+
+def _tools_model(seen: list[list[str]]) -> FunctionModel:
+    def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        seen.append(sorted(t.name for t in info.function_tools))
+        return ModelResponse(parts=[TextPart('ok')])
+
+    return FunctionModel(model)
+
+
+# -- made per run --------------------------------------------------------------------------------------------------
+
+
+async def test_a_function_in_capabilities_is_made_per_run_from_the_run_context() -> None:
+    made: list[Says] = []
+
+    def per_deps(ctx: RunContext[str]) -> Says | None:
+        if ctx.deps == 'quiet':
+            return None
+        made.append(Says(f'deps is {ctx.deps}'))
+        return made[-1]
+
+    agent = Agent(TestModel(), deps_type=str, capabilities=[per_deps])
+    assert _instructions((await agent.run('hi', deps='x')).all_messages()) == 'deps is x'
+    assert _instructions((await agent.run('hi', deps='quiet')).all_messages()) is None
+    assert [s.runs for s in made] == [['deps is x']]  # its hooks ran in its run
+
+
+async def test_an_async_function_given_to_a_run() -> None:
+    async def make(ctx: RunContext[None]) -> Says:
+        return Says('from the run')
+
+    agent = Agent(TestModel(), capabilities=[Says('from the agent')])
+    result = await agent.run('hi', capabilities=[make])
+    assert _instructions(result.all_messages()) == 'from the agent\nfrom the run'
+
+
+async def test_functions_are_wrapped_in_dynamic_capabilities() -> None:
+    def make(ctx: RunContext[None]) -> None:
+        return None
+
+    agent = Agent(TestModel(), capabilities=[make])
+    (wrapped,) = agent.root_capability.capabilities
+    assert wrapped == DynamicCapability(make)
+    assert DynamicCapability.get_serialization_name() is None
+
+
+async def test_for_run_gives_each_run_its_own_state() -> None:
+    @dataclass
+    class Counter(AbstractCapability[Any]):
+        count: int = 0
+
+        async def for_run(self, ctx: RunContext[Any]) -> AbstractCapability[Any]:
+            return Counter()
+
+        async def before_model_request(self, ctx: RunContext[Any], request_context: Any) -> Any:
+            self.count += 1
+            counts.append(self.count)
+            return request_context
+
+    counts: list[int] = []
+    shared = Counter()
+    agent = Agent(TestModel(), capabilities=[shared])
+    await agent.run('one')
+    await agent.run('two')
+    assert counts == [1, 1]
+    assert shared.count == 0
+
+
+async def test_the_toolset_of_a_capability_made_per_run_reaches_the_model() -> None:
+    tools = FunctionToolset[None]()
+
+    @tools.tool_plain
+    def lookup() -> str:
+        return 'found'
+
+    seen: list[list[str]] = []
+    agent = Agent(_tools_model(seen), capabilities=[lambda ctx: Capability(toolsets=[tools])])
+    await agent.run('hi')
+    assert seen == [['lookup']]
+
+
+async def test_combined_for_run_keeps_itself_when_nothing_changes() -> None:
+    combined = CombinedCapability([Says('a'), Says('b')])
+    ctx = RunContext(deps=None, model=TestModel(), usage=None)  # type: ignore[arg-type]
+    assert await combined.for_run(ctx) is combined
+    dynamic = CombinedCapability([Says('a'), DynamicCapability(lambda ctx: Says('made'))])
+    made = await dynamic.for_run(ctx)
+    assert isinstance(made, CombinedCapability)
+    assert [c.get_instructions() for c in made.capabilities] == ['a', 'made']
+
+
+def test_apply_visits_each_part() -> None:
+    first, second = Says('a'), Says('b')
+    visited: list[AbstractCapability[Any]] = []
+    CombinedCapability([first, CombinedCapability([second])]).apply(visited.append)
+    assert visited == [first, second]
+
+
+# -- standing for another -------------------------------------------------------------------------------------------
+
+
+async def test_wrapper_hands_everything_to_the_wrapped_capability() -> None:
+    inner = Says('inner')
+    result = await Agent(TestModel(), capabilities=[WrapperCapability(inner)]).run('hi')
+    assert _instructions(result.all_messages()) == 'inner'
+    assert inner.runs == ['inner']
+
+
+async def test_wrapper_subclass_changes_one_hook() -> None:
+    @dataclass
+    class Louder(WrapperCapability[Any]):
+        def get_instructions(self) -> str:
+            return str(self.wrapped.get_instructions()).upper()
+
+    inner = Says('quiet')
+    result = await Agent(TestModel(), capabilities=[Louder(inner)]).run('hi')
+    assert _instructions(result.all_messages()) == 'QUIET'
+    assert inner.runs == ['quiet']  # the other hooks still reach it
+
+
+def test_wrapper_implements_the_hooks_of_the_wrapped_capability_only() -> None:
+    wrapper = WrapperCapability(Says('x'))
+    assert wrapper.overrides('before_run')
+    assert not wrapper.overrides('wrap_node_run')
+    assert not wrapper.has_wrap_run_event_stream
+    assert WrapperCapability.get_serialization_name() is None
+
+
+async def test_wrapper_for_run_wraps_what_the_wrapped_capability_makes() -> None:
+    wrapper = WrapperCapability(DynamicCapability(lambda ctx: Says('made')))
+    ctx = RunContext(deps=None, model=TestModel(), usage=None)  # type: ignore[arg-type]
+    made = await wrapper.for_run(ctx)
+    assert isinstance(made, WrapperCapability)
+    assert made.wrapped == Says('made')
+    plain = WrapperCapability(Says('same'))
+    assert await plain.for_run(ctx) is plain
+
+
+def test_wrapper_apply_visits_the_parts_of_a_combined_capability() -> None:
+    first, second = Says('a'), Says('b')
+    visited: list[AbstractCapability[Any]] = []
+    single = WrapperCapability(first)
+    single.apply(visited.append)
+    assert visited == [single]
+    visited.clear()
+    several = WrapperCapability(CombinedCapability([first, second]))
+    several.apply(visited.append)
+    assert visited == [several, first, second]
+
+
+# -- bundling instructions and tools ------------------------------------------------------------------------------
+
+
+async def test_capability_gives_its_instructions_and_tools() -> None:
+    def forecast(day: str) -> str:
+        return f'sun on {day}'
+
+    weather = Capability[str](instructions='Be brief.', tools=[forecast])
+
+    @weather.instructions
+    def city(ctx: RunContext[str]) -> str:
+        return f'City: {ctx.deps}'
+
+    @weather.tool(name='humidity')
+    def humid(ctx: RunContext[str]) -> int:
+        return 40
+
+    @weather.tool_plain
+    def wind() -> str:
+        return 'calm'
+
+    result = await Agent(TestModel(), deps_type=str, capabilities=[weather]).run('hi', deps='Oslo')
+    assert result.output == '{"forecast":"sun on a","humidity":40,"wind":"calm"}'
+    assert _instructions(result.all_messages()) == 'Be brief.\n\nCity: Oslo'
+
+
+async def test_capability_tools_added_after_the_agent_was_made_reach_it() -> None:
+    late = Capability[None]()
+    seen: list[list[str]] = []
+    agent = Agent(_tools_model(seen), capabilities=[late])
+
+    @late.tool_plain
+    def added_later() -> str:
+        return 'x'
+
+    await agent.run('hi')
+    assert seen == [['added_later']]
+
+
+async def test_capability_toolsets_and_toolset_functions() -> None:
+    first = FunctionToolset[None]()
+
+    @first.tool_plain
+    def one() -> int:
+        return 1
+
+    second = FunctionToolset[None]()
+
+    @second.tool_plain
+    def two() -> int:
+        return 2
+
+    seen: list[list[str]] = []
+    agent = Agent(_tools_model(seen), capabilities=[Capability(toolsets=[first, lambda ctx: second])])
+    await agent.run('hi')
+    assert seen == [['one', 'two']]
+    with agent.override(toolsets=[]):  # an override of the toolsets leaves the capabilities' out
+        await agent.run('hi')
+    assert seen[-1] == []
+
+
+def test_capability_description_and_fields() -> None:
+    def describe() -> str:
+        return 'dynamic'
+
+    static = Capability[None](description='Weather tools', id='weather')
+    assert static.get_description() == 'Weather tools'
+    assert static.description == 'Weather tools'
+    assert static.id == 'weather'
+    dynamic = Capability[None](description=describe)
+    assert dynamic.get_description() is describe
+    assert dynamic.description is None
+    assert Capability.get_serialization_name() is None
+    assert Capability[None]().get_instructions() is None
+
+
+def test_capability_refuses_defer_loading() -> None:
+    with pytest.raises(UserError, match='defer_loading=True'):
+        Capability[None](defer_loading=True, id='x')
