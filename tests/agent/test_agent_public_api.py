@@ -138,6 +138,7 @@ def test_all_is_pinned() -> None:
         'ToolReturnPart',
         'ToolsetFunc',
         'ToolsetTool',
+        'UndrainedPendingMessagesError',
         'UnexpectedModelBehavior',
         'UploadedFile',
         'UrlContextTool',

@@ -455,7 +455,6 @@ NOT_YET: dict[str, dict[str, str]] = {
         'FallbackExceptionGroup': 'FallbackModel is not implemented',
         'ModelResponseState': 'the streamed response state (issue 12, helper `parity-stream`)',
         'TemplateStr': 'instruction templates (issue 12, helper `parity-agent`)',
-        'UndrainedPendingMessagesError': 'capabilities/hooks (issue 12, helper `parity-agent`)',
         'limit_model_concurrency': 'concurrency limiters (issue 12, helper `parity-agent`)',
     },
     'messages': {
@@ -479,7 +478,6 @@ NOT_YET: dict[str, dict[str, str]] = {
     },
     'exceptions': {
         'FallbackExceptionGroup': 'FallbackModel is not implemented',
-        'UndrainedPendingMessagesError': 'capabilities/hooks (issue 12, helper `parity-agent`)',
     },
     'result': {
         'OutputDataT_inv': 'type variables of result.py (issue 12, helper `parity-stream`)',

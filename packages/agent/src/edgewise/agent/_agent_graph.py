@@ -31,6 +31,7 @@ from edgewise.graph import BaseNode, End, Graph, GraphRunContext
 from . import _instrument
 from ._agent_stream import AgentStream
 from ._deferred_tools import DeferredToolRequests, DeferredToolResults
+from ._enqueue import take_pending
 from ._history import prompt_of, refresh_dynamic_prompts, sent_messages
 from ._no_output import NoOutput, no_output_answer
 from ._output import output_template, validation_errors
@@ -357,6 +358,9 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
         if deps.durable:  # the next snapshot stores the messages from this request on
             state.message_offset = len(history)
         history.append(request)
+        if queue := state.pending_messages:  # enqueued 'asap': after the request in the history, sent merged with it
+            history.extend(queued := take_pending(queue, 'asap', state.run_id, state.conversation_id))
+            deps.merge_adjacent = deps.merge_adjacent or bool(queued)
         state.run_step += 1
         await prepare_step_tools(state, deps)
         schema = deps.output_schema

@@ -13,10 +13,12 @@ from typing_extensions import TypeVar
 
 from edgewise.graph import End, GraphRun, GraphRunContext
 
-from ._agent_graph import AgentNode, CallToolsNode, DeferredToolCallsNode
+from ._agent_graph import AgentNode, CallToolsNode, DeferredToolCallsNode, ModelRequestNode
+from ._enqueue import EnqueueContent, PendingMessage, PendingMessagePriority, take_pending
 from ._run_deps import GraphAgentDeps, GraphAgentState
 from ._run_result import AgentRunResult, CallableRunUsage, FinalResult
-from .messages import ModelMessage, ModelMessagesTypeAdapter
+from .exceptions import UndrainedPendingMessagesError, UserError
+from .messages import ModelMessage, ModelMessagesTypeAdapter, ModelRequest
 from .tools import RunContext
 
 __all__ = ('AgentRun', 'capture_run_messages', 'run_to_end', 'NODE_HOOKS')
@@ -39,6 +41,7 @@ class AgentRun(Generic[DepsT, OutputT]):
         self._graph_run = graph_run
         self._result_override: AgentRunResult[OutputT] | None = None
         self._skipped = False
+        self._delivers_at_end = False  # a bare `async for` delivers the content queued at the end (`run_to_end`)
 
     def override_result(self, result: AgentRunResult[OutputT], *, skipped: bool = False) -> None:
         """Make `result` the run's result (a capability's `wrap_run` gave it); `skipped`: the run does not run."""
@@ -91,7 +94,10 @@ class AgentRun(Generic[DepsT, OutputT]):
         `on_node_run_error`, `after_node_run`); a bare `async for node in run` does not fire them."""
         graph_run = self._graph_run
         if not (graph_run.deps.hooked & NODE_HOOKS):
-            return await graph_run.next(node)  # type: ignore[return-value]
+            result = await graph_run.next(node)
+            if isinstance(result, End) and graph_run.state.pending_messages:
+                return await self._deliver_at_end()
+            return result  # type: ignore[return-value]
         if node is None:
             node = graph_run.next_node  # type: ignore[assignment]
         ctx = graph_run.deps.run_context(graph_run.state)
@@ -113,7 +119,59 @@ class AgentRun(Generic[DepsT, OutputT]):
         after = await capability.after_node_run(ctx, node=node, result=result)
         if after is not result or graph_run.next_node is not after:
             graph_run._next_node = after
+        if isinstance(after, End) and graph_run.state.pending_messages:
+            return await self._deliver_at_end()
         return after  # type: ignore[no-any-return]
+
+    async def _deliver_at_end(self) -> ModelRequestNode[DepsT, OutputT]:
+        """Instead of ending, send what is still queued: the `'asap'` content, then the `'when_idle'` content, in
+        the history, the last request of it in one more model request (the run's next node, stored at once in a
+        durable run, so that a resume sends it).
+
+        Raises:
+            UserError: the queued content does not end with a request (a `PendingMessage` added by hand).
+        """
+        graph_run = self._graph_run
+        state, deps = graph_run.state, graph_run.deps
+        queue = state.pending_messages
+        ids = state.run_id, state.conversation_id
+        *before, last = [*take_pending(queue, 'asap', *ids), *take_pending(queue, 'when_idle', *ids)]
+        if not isinstance(last, ModelRequest):
+            raise UserError(
+                'Enqueued content must end with a `ModelRequest` so the agent has a request to respond to, '
+                f'but the last queued message is a `{type(last).__name__}`.'
+            )
+        state.message_history.extend(before)
+        deps.merge_adjacent = True  # the history may now hold requests (or responses) that follow each other
+        last.instructions = await deps.instructions_text(state)
+        node: ModelRequestNode[DepsT, OutputT] = ModelRequestNode(last)
+        graph_run._next_node = node
+        if deps.durable:
+            await graph_run.persistence.snapshot_node(state, node)
+        return node
+
+    @property
+    def pending_messages(self) -> list[PendingMessage]:
+        """The content enqueued and not yet delivered (the run's queue itself; add to it with `enqueue`)."""
+        return self._graph_run.state.pending_messages
+
+    def enqueue(self, *content: EnqueueContent, priority: PendingMessagePriority = 'asap') -> None:
+        """Queue content for the model from the code driving the run (a webhook, a chat, a job queue).
+
+        Call it from the task (event loop) driving the run; from another thread, hand the call to that loop first
+        (e.g. `anyio.from_thread.run_sync(agent_run.enqueue, text)` from a thread started by `anyio.to_thread`).
+
+        Args:
+            *content: The items to deliver (see `EnqueueContent`): user content, request parts, whole messages;
+                together they must end with a request. No items: nothing is queued.
+            priority: `'asap'`: with the next model request, or in one more request if the run would end
+                first; `'when_idle'`: only when the run would end, after the `'asap'` content.
+
+        Raises:
+            UserError: the content does not end with a request.
+        """
+        if (pending := PendingMessage.from_content(*content, priority=priority)) is not None:
+            self._graph_run.state.pending_messages.append(pending)
 
     @property
     def usage(self) -> CallableRunUsage:
@@ -166,16 +224,32 @@ class AgentRun(Generic[DepsT, OutputT]):
         node = graph_run.next_node
         if self._skipped or (isinstance(node, DeferredToolCallsNode) and self.stops_at(node)):
             raise StopAsyncIteration
-        if graph_run.deps.stores_waiting and isinstance(node, CallToolsNode):
-            return self._step_or_stop()
+        if isinstance(node, CallToolsNode):  # the only node that ends a run iterated without node hooks
+            return self._tools_step()
         return graph_run.__anext__()  # type: ignore[return-value]
 
-    async def _step_or_stop(self) -> AgentNode[DepsT, OutputT] | End[FinalResult[OutputT]]:
-        """The next node, or the end of the iteration when the run stops to wait on deferred tool calls (the
-        wait is not a node to run, and typed code expects `ModelRequestNode | End` after a `CallToolsNode`)."""
-        node = await self._graph_run.__anext__()
+    async def _tools_step(self) -> AgentNode[DepsT, OutputT] | End[FinalResult[OutputT]]:
+        """The node after a `CallToolsNode`; the end of the iteration when the run stops to wait on deferred tool
+        calls (the wait is not a node to run, and typed code expects `ModelRequestNode | End` after a
+        `CallToolsNode`).
+
+        Raises:
+            UndrainedPendingMessagesError: the run ended with enqueued content left, which a bare `async for`
+                does not deliver.
+        """
+        graph_run = self._graph_run
+        node = await graph_run.__anext__()
         if isinstance(node, DeferredToolCallsNode) and self.stops_at(node):
             raise StopAsyncIteration
+        if isinstance(node, End) and graph_run.state.pending_messages:
+            if self._delivers_at_end:
+                return await self._deliver_at_end()
+            raise UndrainedPendingMessagesError(
+                'The agent run ended with undrained pending messages enqueued via `enqueue`. Bare `async for node '
+                'in agent_run` does not drain `when_idle` messages or end-of-run redirects, because they fire in '
+                '`after_node_run`, which bare iteration skips. Use `agent_run.next(node)` to advance the run, or '
+                '`agent.run()` which drives via `next()` automatically.'
+            )
         return node  # type: ignore[return-value]
 
     def __repr__(self) -> str:
@@ -185,6 +259,7 @@ class AgentRun(Generic[DepsT, OutputT]):
 async def run_to_end(agent_run: AgentRun[Any, Any]) -> None:
     """Run every node of `agent_run` (through the capabilities' node hooks, if it has any)."""
     if not (agent_run._graph_run.deps.hooked & NODE_HOOKS):
+        agent_run._delivers_at_end = True  # as `next` does: what is queued at the end is sent, not an error
         async for _ in agent_run:
             pass
         return

@@ -16,6 +16,7 @@ from typing_extensions import TypeVar
 from edgewise.graph import BaseStatePersistence
 
 from ._deferred_tools import DeferredToolResults
+from ._enqueue import PendingMessage
 from ._output import OutputSchema
 from .exceptions import IncompleteToolCall, UnexpectedModelBehavior
 from .messages import (
@@ -113,6 +114,9 @@ class GraphAgentState:
     step_results: list[ModelRequestPart] = field(default_factory=list)
     """The results of the tool calls of the step in progress that have finished (a durable run checkpoints
     them one by one, so that a resumed step runs only the calls that had not finished)."""
+    pending_messages: list[PendingMessage] = field(default_factory=list)
+    """Content enqueued (`RunContext.enqueue`, `AgentRun.enqueue`) and not yet delivered to the model; stored with
+    the run, so that a resumed run still delivers it."""
     last_max_tokens: Annotated[int | None, pydantic.Field(exclude=True)] = field(
         default=None, repr=False, compare=False
     )
@@ -364,6 +368,7 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
             max_retries=max_retries,
             tool_manager=self.tool_manager,
             agent=self.agent,
+            pending_messages=state.pending_messages,
         )
 
     def validation_context_for(self, ctx: RunContext[Any]) -> Any:

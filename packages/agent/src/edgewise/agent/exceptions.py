@@ -3,6 +3,8 @@
 ```
 AgentError(Exception)                       root of every error raised by edgewise.agent
  +-- UserError(RuntimeError)                the agent, a tool or a run was set up wrongly
+ |    +-- UndrainedPendingMessagesError     a run driven by a bare `async for` ended with enqueued content
+ |                                          it never delivered
  +-- SpecError(ValueError)                  an agent or capability spec names an unknown capability, or its
  |                                          arguments do not build one
  +-- HookTimeoutError(TimeoutError)         a function of a `Hooks` capability ran past its timeout
@@ -53,6 +55,7 @@ __all__ = (
     'SkipToolValidation',
     'SkipToolExecution',
     'UserError',
+    'UndrainedPendingMessagesError',
     'SpecError',
     'HookTimeoutError',
     'AgentRunError',
@@ -161,6 +164,15 @@ class SkipToolExecution(Exception):
 
 class UserError(AgentError, RuntimeError):
     """The agent, one of its tools or a run's arguments were set up wrongly; the message says how to fix it."""
+
+
+class UndrainedPendingMessagesError(UserError):
+    """A run iterated with a bare `async for node in agent_run` reached its end with enqueued content still queued.
+
+    Such a loop runs no node hooks, and the content left at the end of a run (`'when_idle'` content, and `'asap'`
+    content queued during the last step) is delivered only by `agent.run()` or by driving the run with
+    `agent_run.next(node)`; the error keeps that content from being dropped without a word.
+    """
 
 
 class SpecError(AgentError, ValueError):

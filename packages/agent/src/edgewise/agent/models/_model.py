@@ -19,8 +19,10 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, Self
 
 from typing_extensions import TypeVar
 
+from .._enqueue import EnqueueContent, PendingMessage, PendingMessagePriority
 from .._message_types import ModelMessage, ModelResponse, UserContent
 from .._usage_counts import RunUsage
+from ..exceptions import UserError
 from ..native_tools import AbstractNativeTool
 from ..profiles import DEFAULT_PROFILE, ModelProfile, ModelProfileSpec
 from ..settings import ModelSettings
@@ -99,6 +101,9 @@ class RunContext(Generic[AgentDepsT]):
     tool_manager: Any = None
     """The `ToolManager` of the current step's function tools (`None` before the step's tools are listed; typed
     loosely: it sits above this module)."""
+    pending_messages: list[PendingMessage] | None = None
+    """The run's queue of content waiting to be delivered to the model (the list `enqueue` adds to); `None` for a
+    context that belongs to no running agent. Add to it with `enqueue`, which checks the content."""
 
     @property
     def tools(self) -> dict[str, ToolDefinition]:
@@ -117,6 +122,27 @@ class RunContext(Generic[AgentDepsT]):
     def last_attempt(self) -> bool:
         """Whether this is the last attempt the retry budget allows (a failure now ends the run)."""
         return self.retry == self.max_retries
+
+    def enqueue(self, *content: EnqueueContent, priority: PendingMessagePriority = 'asap') -> None:
+        """Queue content for the model: from a tool, a capability hook or any code holding the run context.
+
+        Args:
+            *content: The items to deliver (see `EnqueueContent`): user content, request parts, whole messages;
+                together they must end with a request. No items: nothing is queued.
+            priority: `'asap'`: with the next model request, or in one more request if the run would end
+                first; `'when_idle'`: only when the run would end, after the `'asap'` content.
+
+        Raises:
+            UserError: this context belongs to no running agent, or the content does not end with a request.
+        """
+        queue = self.pending_messages
+        if queue is None:
+            raise UserError(
+                '`enqueue` is only available during an agent run (from tools, capability hooks, or '
+                '`AgentRun.enqueue`). This `RunContext` has no pending-message queue to drain.'
+            )
+        if (pending := PendingMessage.from_content(*content, priority=priority)) is not None:
+            queue.append(pending)
 
     def replace_with(self, **changes: Any) -> RunContext[AgentDepsT]:
         """A copy with the given fields changed."""
