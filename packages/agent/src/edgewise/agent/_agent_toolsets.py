@@ -13,6 +13,7 @@ import anyio
 
 from ._run_deps import GraphAgentDeps, GraphAgentState
 from .capabilities import AbstractCapability, CombinedCapability
+from .capabilities.combined import as_toolset
 from .capabilities.tool_search import ToolSearch
 from .exceptions import UserError
 from .models import KnownModelName, Model, infer_model
@@ -96,7 +97,7 @@ class AgentToolsets(Generic[AgentDepsT]):
         root = graph_deps.root_capability
         # The capabilities' toolset after the agent's (left out under `override(toolsets=...)`), as pydantic-ai 1.107.
         found = root.get_toolset() if root is not None and self._override_toolsets.get() is None else None
-        members = [*self.toolsets, *(() if found is None else (found,)), *(extra or ())]
+        members = [*self.toolsets, *(() if found is None else (as_toolset(found),)), *(extra or ())]
         toolset = members[0] if len(members) == 1 else CombinedToolset(members)
         if root is not None:
             toolset = root.get_wrapper_toolset(toolset) or toolset

@@ -10,15 +10,17 @@ from typing import Any
 from pydantic import ValidationError
 
 from .._deferred_tools import DeferredToolRequests, DeferredToolResults
-from .._run_options import AgentInstructions
+from .._run_options import AgentInstructions, AgentModelSettings
 from .._run_result import AgentRunResult
 from .._tool_definition import ToolDefinition
 from ..exceptions import ModelRetry
 from ..messages import AgentStreamEvent, ModelResponse, ToolCallPart
 from ..models import ModelRequestContext
 from ..output import OutputContext
+from ..settings import ModelSettings, merge_model_settings
 from ..tools import AgentDepsT, AgentNativeTool, RunContext
 from ..toolsets import AbstractToolset, CombinedToolset
+from ..toolsets._dynamic import DynamicToolset
 from ._ordering import sort_capabilities
 from .abstract import (
     AbstractCapability,
@@ -36,7 +38,7 @@ from .abstract import (
     WrapToolValidateHandler,
 )
 
-__all__ = ('CombinedCapability', 'combined_or_none')
+__all__ = ('CombinedCapability', 'as_toolset', 'combined_or_none')
 
 
 @dataclass
@@ -102,9 +104,28 @@ class CombinedCapability(AbstractCapability[AgentDepsT]):
                 items += [found] if isinstance(found, str) or callable(found) else list(found)
         return items or None
 
+    def get_model_settings(self) -> AgentModelSettings | None:
+        """Every capability's model settings merged, later capabilities winning; a function of the run context
+        if one of them gives a function; `None` if none gives settings."""
+        layers = [s for c in self.capabilities if (s := c.get_model_settings()) is not None]
+        if not any(callable(layer) for layer in layers):
+            merged: ModelSettings | None = None
+            for layer in layers:
+                merged = merge_model_settings(merged, layer)  # type: ignore[arg-type]
+            return merged
+
+        def resolve(ctx: RunContext[AgentDepsT]) -> ModelSettings | None:
+            merged: ModelSettings | None = None
+            for layer in layers:
+                merged = merge_model_settings(merged, layer(ctx) if callable(layer) else layer)
+            return merged
+
+        return resolve
+
     def get_toolset(self) -> AbstractToolset[AgentDepsT] | None:
-        """Every capability's toolset, as one; `None` if none has one."""
-        toolsets = [t for c in self.capabilities if (t := c.get_toolset()) is not None]
+        """Every capability's toolset, as one (a function of the run context made a `DynamicToolset`); `None` if
+        none has one."""
+        toolsets = [as_toolset(t) for c in self.capabilities if (t := c.get_toolset()) is not None]
         if not toolsets:
             return None
         return toolsets[0] if len(toolsets) == 1 else CombinedToolset(toolsets)
@@ -530,3 +551,8 @@ def combined_or_none(capabilities: Sequence[Any]) -> CombinedCapability[Any] | N
     """The capabilities among `capabilities` as one, or `None` when there are none (a run then skips every hook)."""
     found = [c for c in capabilities if isinstance(c, AbstractCapability)]
     return CombinedCapability(found) if found else None
+
+
+def as_toolset(toolset: Any) -> AbstractToolset[Any]:
+    """`toolset`, or a `DynamicToolset` of it when it is a function of the run context returning a toolset."""
+    return toolset if isinstance(toolset, AbstractToolset) else DynamicToolset(toolset)
