@@ -12,6 +12,7 @@ from edgewise.agent import Agent, RunContext, ToolDefinition, UnexpectedModelBeh
 from edgewise.agent.capabilities import (
     AbstractCapability,
     CombinedCapability,
+    DynamicCapability,
     ModelRequestContext,
     PrepareOutputTools,
     PrepareTools,
@@ -400,6 +401,11 @@ async def test_cancelling_a_stream_waiting_in_wrap_model_request_runs_its_cleanu
 
 def test_the_agents_root_capability_holds_its_capabilities() -> None:
     first, second = Around([]), PrepareTools(lambda ctx, defs: defs)
-    agent = Agent(TestModel(), capabilities=[first, second, lambda ctx: None])
-    assert list(agent.root_capability.capabilities) == [first, second]
+
+    def per_run(ctx: RunContext[None]) -> None:
+        return None
+
+    agent = Agent(TestModel(), capabilities=[first, second, per_run])
+    # a function of the run context stands there as the `DynamicCapability` that makes it per run
+    assert list(agent.root_capability.capabilities) == [first, second, DynamicCapability(per_run)]
     assert agent.root_capability is agent.root_capability

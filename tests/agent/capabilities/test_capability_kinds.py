@@ -272,3 +272,70 @@ def test_capability_description_and_fields() -> None:
 def test_capability_refuses_defer_loading() -> None:
     with pytest.raises(UserError, match='defer_loading=True'):
         Capability[None](defer_loading=True, id='x')
+
+
+# -- what capabilities give ---------------------------------------------------------------------------------------
+
+
+async def test_a_toolset_function_from_get_toolset_reaches_the_model() -> None:
+    tools = FunctionToolset[None]()
+
+    @tools.tool_plain
+    def found() -> str:
+        return 'x'
+
+    @dataclass
+    class GivesFunction(AbstractCapability[None]):
+        def get_toolset(self) -> Any:
+            return lambda ctx: tools
+
+    seen: list[list[str]] = []
+    await Agent(_tools_model(seen), capabilities=[GivesFunction()]).run('hi')
+    await Agent(_tools_model(seen), capabilities=[CombinedCapability([GivesFunction(), Says('a')])]).run('hi')
+    assert seen == [['found'], ['found']]
+
+
+def test_combined_model_settings_merge_later_winning() -> None:
+    @dataclass
+    class Settings(AbstractCapability[None]):
+        settings: Any = None
+
+        def get_model_settings(self) -> Any:
+            return self.settings
+
+    static = CombinedCapability([Settings({'temperature': 0.1, 'max_tokens': 5}), Settings({'temperature': 0.5})])
+    assert static.get_model_settings() == {'temperature': 0.5, 'max_tokens': 5}
+    assert CombinedCapability([Settings()]).get_model_settings() is None
+    mixed = CombinedCapability([Settings({'max_tokens': 5}), Settings(lambda ctx: {'temperature': ctx.run_step / 10})])
+    resolve = mixed.get_model_settings()
+    assert callable(resolve)
+    ctx = RunContext(deps=None, model=TestModel(), usage=None, run_step=3)  # type: ignore[arg-type]
+    assert resolve(ctx) == {'max_tokens': 5, 'temperature': 0.3}
+
+
+async def test_combined_model_settings_reach_the_model() -> None:
+    @dataclass
+    class Settings(AbstractCapability[None]):
+        settings: Any = None
+
+        def get_model_settings(self) -> Any:
+            return self.settings
+
+    sent: list[Any] = []
+
+    def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        sent.append(info.model_settings)
+        return ModelResponse(parts=[TextPart('ok')])
+
+    combined = CombinedCapability([Settings({'max_tokens': 7}), Settings({'temperature': 0.2})])
+    await Agent(FunctionModel(model), capabilities=[combined]).run('hi')
+    assert sent == [{'max_tokens': 7, 'temperature': 0.2}]
+
+
+def test_get_description_reads_a_description_attribute() -> None:
+    @dataclass
+    class Described(AbstractCapability[None]):
+        description: str = 'does things'
+
+    assert Described().get_description() == 'does things'
+    assert Says('x').get_description() is None

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from edgewise.agent import Agent, RunContext
-from edgewise.agent.capabilities import AbstractCapability, ProcessEventStream
+from edgewise.agent.capabilities import AbstractCapability, Hooks, ProcessEventStream
 from edgewise.agent.messages import AgentStreamEvent, FunctionToolCallEvent, FunctionToolResultEvent, PartStartEvent
 from edgewise.agent.models.test import TestModel
 
@@ -173,3 +173,16 @@ async def test_process_event_stream_with_a_generator_replaces_the_events() -> No
 
 def test_process_event_stream_is_not_in_agent_specs() -> None:
     assert ProcessEventStream.get_serialization_name() is None
+
+
+async def test_hooks_event_functions_see_each_event() -> None:
+    hooks = Hooks()
+    seen: list[str] = []
+
+    @hooks.on.event
+    async def each(ctx: RunContext[None], event: AgentStreamEvent) -> AgentStreamEvent:
+        seen.append(type(event).__name__)
+        return event
+
+    await _agent(hooks).run('go')
+    assert seen == EVENTS

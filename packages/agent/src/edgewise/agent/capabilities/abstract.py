@@ -170,6 +170,11 @@ class AbstractCapability(Generic[AgentDepsT]):
         """Instructions this capability adds to every request (texts or functions of the run context)."""
         return None
 
+    def get_description(self) -> Any:
+        """What this capability is (a text, or a function giving one): its `description` attribute if it has one,
+        else `None`."""
+        return getattr(self, 'description', None)
+
     def get_model_settings(self) -> AgentModelSettings | None:
         """Model settings this capability adds (under the agent's and the run's)."""
         return None

@@ -10,13 +10,14 @@ from typing import Any
 from pydantic import ValidationError
 
 from .._deferred_tools import DeferredToolRequests, DeferredToolResults
-from .._run_options import AgentInstructions
+from .._run_options import AgentInstructions, AgentModelSettings
 from .._run_result import AgentRunResult
 from .._tool_definition import ToolDefinition
 from ..exceptions import ModelRetry
 from ..messages import AgentStreamEvent, ModelResponse, ToolCallPart
 from ..models import ModelRequestContext
 from ..output import OutputContext
+from ..settings import ModelSettings, merge_model_settings
 from ..tools import AgentDepsT, AgentNativeTool, RunContext
 from ..toolsets import AbstractToolset, CombinedToolset
 from ..toolsets._dynamic import as_toolset
@@ -102,6 +103,24 @@ class CombinedCapability(AbstractCapability[AgentDepsT]):
             if found is not None:
                 items += [found] if isinstance(found, str) or callable(found) else list(found)
         return items or None
+
+    def get_model_settings(self) -> AgentModelSettings | None:
+        """Every capability's model settings merged, later capabilities winning; a function of the run context
+        if one of them gives a function; `None` if none gives settings."""
+        layers = [s for c in self.capabilities if (s := c.get_model_settings()) is not None]
+        if not any(callable(layer) for layer in layers):
+            merged: ModelSettings | None = None
+            for layer in layers:
+                merged = merge_model_settings(merged, layer)  # type: ignore[arg-type]
+            return merged
+
+        def resolve(ctx: RunContext[AgentDepsT]) -> ModelSettings | None:
+            merged: ModelSettings | None = None
+            for layer in layers:
+                merged = merge_model_settings(merged, layer(ctx) if callable(layer) else layer)
+            return merged
+
+        return resolve
 
     def get_toolset(self) -> AbstractToolset[AgentDepsT] | None:
         """Every capability's toolset, as one; `None` if none has one."""
