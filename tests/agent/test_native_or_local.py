@@ -20,6 +20,8 @@ from edgewise.agent.capabilities import (
     WebSearch,
     XSearch,
 )
+from edgewise.agent.common_tools.image_generation import ImageGenerationSubagentTool, image_generation_tool
+from edgewise.agent.common_tools.x_search import XSearchSubagentTool, x_search_tool
 from edgewise.agent.messages import (
     BinaryImage,
     FilePart,
@@ -423,3 +425,41 @@ async def test_x_search_without_a_fallback_needs_an_xai_model() -> None:
     assert XSearch(allowed_x_handles=['a'], local=search).get_toolset() is None
     with pytest.raises(UserError, match=r"\['XSearchTool'\] not supported"):
         await Agent(Seen().model(NO_NATIVE), capabilities=[XSearch()]).run('x')
+
+
+# -- the fallback-model tools on their own ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ('factory', 'subagent_class', 'native', 'tool_name'),
+    [
+        (image_generation_tool, ImageGenerationSubagentTool, ImageGenerationTool(), 'generate_image'),
+        (x_search_tool, XSearchSubagentTool, XSearchTool(), 'x_search'),
+    ],
+)
+def test_the_fallback_tool_factories_take_pydantic_ais_arguments(
+    factory: Any, subagent_class: Any, native: AbstractNativeTool, tool_name: str
+) -> None:
+    assert factory('test', native).name == tool_name
+    name = factory.__name__
+    with pytest.warns(DeprecationWarning, match=rf'`{name}\(builtin_tool=\.\.\.\)` is deprecated'):
+        assert factory('test', builtin_tool=native).name == tool_name
+    with pytest.raises(TypeError, match=rf"{name}\(\) missing required argument: 'native_tool'"):
+        factory('test')
+    with pytest.raises(TypeError, match=rf'{name}\(\) got unexpected keyword arguments: `bogus`'):
+        factory('test', native, bogus=1)
+    subagent = subagent_class(model='test', native_tool=native)
+    with pytest.warns(DeprecationWarning, match=rf'`{subagent_class.__name__}\.builtin_tool` is deprecated'):
+        assert subagent.builtin_tool is native
+    with pytest.raises(AttributeError, match='no_such_field'):
+        subagent.no_such_field  # noqa: B018
+
+
+async def test_an_image_only_model_returned_per_run_is_refused_when_the_tool_runs() -> None:
+    def returns_a_name(ctx: RunContext[Any]) -> Any:  # typed as returning a Model; pydantic-ai checks names too
+        return 'openai-responses:dall-e-3'
+
+    tool = image_generation_tool(returns_a_name, ImageGenerationTool())
+    agent = Agent(_outer_model('generate_image', {'prompt': 'x'}), tools=[tool])
+    with pytest.raises(UserError, match="'dall-e-3' is a dedicated image generation model"):
+        await agent.run('draw')

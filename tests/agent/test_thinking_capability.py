@@ -10,8 +10,10 @@ import pytest
 from edgewise.agent import Agent
 from edgewise.agent.capabilities import CAPABILITY_TYPES, Thinking
 from edgewise.agent.messages import ModelMessage, ModelResponse, TextPart
+from edgewise.agent.models import ModelRequestParameters
 from edgewise.agent.models.function import AgentInfo, FunctionModel
 from edgewise.agent.models.openai import OpenAIChatModelSettings
+from edgewise.agent.native_tools import WebSearchTool
 from edgewise.agent.profiles import ModelProfile
 from edgewise.agent.settings import ModelSettings, ThinkingLevel
 
@@ -100,3 +102,19 @@ def test_agent_specs_name_thinking() -> None:
     for entry, effort in entries:
         [capability] = Agent.from_spec({'model': 'test', 'capabilities': [entry]}).root_capability.capabilities
         assert capability == Thinking(effort=effort)
+
+
+def test_prepare_request_resolves_thinking_and_native_tools_for_the_model() -> None:
+    model = FunctionModel(lambda m, i: ModelResponse(parts=[]), profile=ModelProfile(supports_thinking=True))
+    model_with_defaults = FunctionModel(
+        lambda m, i: ModelResponse(parts=[]),
+        settings=ModelSettings(temperature=0.5),
+        profile=ModelProfile(supported_native_tools=frozenset()),
+    )
+    settings, params = model.prepare_request(ModelSettings(thinking='high', max_tokens=10), ModelRequestParameters())
+    assert (settings, params.thinking) == ({'max_tokens': 10}, 'high')
+    settings, params = model.prepare_request(None, ModelRequestParameters())
+    assert (settings, params.thinking) == (None, None)
+    optional = ModelRequestParameters(native_tools=[WebSearchTool(optional=True)])
+    settings, params = model_with_defaults.prepare_request(ModelSettings(thinking=True), optional)
+    assert (settings, params.thinking, params.native_tools) == ({'temperature': 0.5}, None, [])

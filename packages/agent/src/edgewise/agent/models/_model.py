@@ -25,9 +25,11 @@ from .._usage_counts import RunUsage
 from ..exceptions import UserError
 from ..native_tools import AbstractNativeTool
 from ..profiles import DEFAULT_PROFILE, ModelProfile, ModelProfileSpec
-from ..settings import ModelSettings
+from ..settings import ModelSettings, merge_model_settings
+from ._native_support import check_native_tools
 from ._request_parameters import ModelRequestParameters
 from ._streamed_response import StreamedResponse
+from ._thinking import resolve_thinking
 
 if TYPE_CHECKING:
     from .._tool_definition import ToolDefinition
@@ -251,6 +253,26 @@ class Model(ABC):
     def customize_request_parameters(self, parameters: ModelRequestParameters) -> ModelRequestParameters:
         """Adapt the request parameters to the model (e.g. its JSON schema dialect); unchanged by default."""
         return parameters
+
+    def prepare_request(
+        self, model_settings: ModelSettings | None, model_request_parameters: ModelRequestParameters
+    ) -> tuple[ModelSettings | None, ModelRequestParameters]:
+        """The settings and parameters a request is sent with: the model's own settings under `model_settings`,
+        and the parameters customized for the model, with the native tools it cannot run swapped for their local
+        fallbacks (or left out when optional) and the unified `thinking` setting moved to `params.thinking` as
+        the profile allows (the returned settings no longer hold it).
+
+        Raises:
+            UserError: a native tool the model cannot run has no fallback, or `thinking` has an unknown value.
+        """
+        settings = merge_model_settings(self.settings, model_settings)
+        params = self.customize_request_parameters(model_request_parameters)
+        params = check_native_tools(params, self.supported_native_tools() & self.profile.supported_native_tools)
+        if settings and 'thinking' in settings:
+            params = resolve_thinking(settings, params, self.profile)
+            rest = {key: value for key, value in settings.items() if key != 'thinking'}
+            settings = ModelSettings(**rest) if rest else None  # type: ignore[typeddict-item]
+        return settings, params
 
     @classmethod
     def supported_native_tools(cls) -> frozenset[type[AbstractNativeTool]]:
