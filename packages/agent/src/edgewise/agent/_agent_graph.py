@@ -352,8 +352,9 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
         deps.usage_limits.check_before_request(state.usage, history)
         request = self.request
         request.timestamp = _now()
-        request.run_id = request.run_id or state.run_id  # a request resent from the history keeps its run's id
-        request.conversation_id = request.conversation_id or state.conversation_id
+        if request is not deps.resumed_request:  # a request resent from the history keeps its ids (even none)
+            request.run_id = request.run_id or state.run_id
+            request.conversation_id = request.conversation_id or state.conversation_id
         if deps.durable:  # the next snapshot stores the messages from this request on
             state.message_offset = len(history)
         history.append(request)
