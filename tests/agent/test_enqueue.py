@@ -183,13 +183,17 @@ async def test_asap_content_after_a_history_ending_with_a_request_follows_the_re
         ('response', [('text', 'done')]),
     ]
     resent, queued = messages[2], messages[3]
-    # The request sent again keeps the ids it had (none), as pydantic-ai; the queued content has the run's.
+    # Followed by queued content, the request sent again keeps the ids it had (none), as in pydantic-ai (alone, it
+    # takes the run's); the queued content has the run's.
     assert (resent.timestamp, resent.run_id, resent.conversation_id) == (NOW, None, None)
     assert (queued.run_id, queued.conversation_id) == (RUN_ID, CONVERSATION_ID)
     assert run.result.new_messages() == messages[3:]
     assert outline(sent[0])[2:] == [
         ('request', [('tool-return', 'ok'), ('user-prompt', 'second question'), ('user-prompt', 'one more thing')])
     ]
+
+    alone = await agent.run(message_history=[ModelRequest([UserPromptPart('just this')])])
+    assert (alone.all_messages()[0].run_id, alone.all_messages()[0].conversation_id) == (RUN_ID, CONVERSATION_ID)
 
 
 async def test_when_idle_content_waits_for_the_end_and_the_run_makes_one_more_request_for_it() -> None:
