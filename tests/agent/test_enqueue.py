@@ -22,6 +22,7 @@ from edgewise.agent.messages import (
     SystemPromptPart,
     TextPart,
     ToolCallPart,
+    ToolReturnPart,
     UserPromptPart,
 )
 from edgewise.agent.models import ModelRequestContext
@@ -153,6 +154,46 @@ async def test_asap_content_from_a_tool_follows_the_tool_returns_and_is_sent_mer
              ('user-prompt', 'second hint')],
         )
     ]  # fmt: skip
+
+
+async def test_asap_content_after_a_history_ending_with_a_request_follows_the_request_sent_again() -> None:
+    sent: list[list[ModelMessage]] = []
+
+    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        sent.append(messages)
+        return ModelResponse([TextPart('done')])
+
+    history: list[ModelMessage] = [
+        ModelRequest([UserPromptPart('first question')]),
+        ModelResponse([ToolCallPart('hint', {}, 'c1')]),
+        ModelRequest([ToolReturnPart('hint', 'ok', 'c1'), UserPromptPart('second question')]),
+    ]
+    agent = Agent(FunctionModel(respond))
+    async with agent.iter(message_history=history) as run:
+        run.enqueue('one more thing')
+        async for _ in run:
+            pass
+    assert run.result is not None
+    messages = run.result.all_messages()
+    assert outline(messages) == [
+        ('request', [('user-prompt', 'first question')]),
+        ('response', [('tool-call', 'hint')]),
+        ('request', [('tool-return', 'ok'), ('user-prompt', 'second question')]),
+        ('request', [('user-prompt', 'one more thing')]),
+        ('response', [('text', 'done')]),
+    ]
+    resent, queued = messages[2], messages[3]
+    # Followed by queued content, the request sent again keeps the ids it had (none), as in pydantic-ai (alone, it
+    # takes the run's); the queued content has the run's.
+    assert (resent.timestamp, resent.run_id, resent.conversation_id) == (NOW, None, None)
+    assert (queued.run_id, queued.conversation_id) == (RUN_ID, CONVERSATION_ID)
+    assert run.result.new_messages() == messages[3:]
+    assert outline(sent[0])[2:] == [
+        ('request', [('tool-return', 'ok'), ('user-prompt', 'second question'), ('user-prompt', 'one more thing')])
+    ]
+
+    alone = await agent.run(message_history=[ModelRequest([UserPromptPart('just this')])])
+    assert (alone.all_messages()[0].run_id, alone.all_messages()[0].conversation_id) == (RUN_ID, CONVERSATION_ID)
 
 
 async def test_when_idle_content_waits_for_the_end_and_the_run_makes_one_more_request_for_it() -> None:

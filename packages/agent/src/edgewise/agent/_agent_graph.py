@@ -353,14 +353,15 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
         deps.usage_limits.check_before_request(state.usage, history)
         request = self.request
         request.timestamp = _now()
-        request.run_id = request.run_id or state.run_id  # a request resent from the history keeps its run's id
-        request.conversation_id = request.conversation_id or state.conversation_id
         if deps.durable:  # the next snapshot stores the messages from this request on
             state.message_offset = len(history)
         history.append(request)
         if queue := state.pending_messages:  # enqueued 'asap': after the request in the history, sent merged with it
             history.extend(queued := take_pending(queue, 'asap', state.run_id, state.conversation_id))
             deps.merge_adjacent = deps.merge_adjacent or bool(queued)
+        if request is not deps.resumed_request or history[-1] is request:  # resent and followed: ids kept (pydantic-ai)
+            request.run_id = request.run_id or state.run_id
+            request.conversation_id = request.conversation_id or state.conversation_id
         state.run_step += 1
         await prepare_step_tools(state, deps)
         schema = deps.output_schema
