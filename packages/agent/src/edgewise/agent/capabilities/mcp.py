@@ -151,7 +151,7 @@ class MCP(NativeOrLocalTool[AgentDepsT]):
             ) from e
 
     def _connect(self, url: str) -> AbstractToolset[AgentDepsT]:
-        from ..mcp import MCPServerSSE, MCPServerStreamableHTTP
+        from edgewise.agent.mcp import MCPServerSSE, MCPServerStreamableHTTP
 
         headers = dict(self.headers or {})
         if self.authorization_token:
