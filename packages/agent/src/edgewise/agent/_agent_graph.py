@@ -35,7 +35,7 @@ from ._enqueue import take_pending
 from ._history import prompt_of, refresh_dynamic_prompts, sent_messages
 from ._no_output import NoOutput, no_output_answer
 from ._output import output_template, validation_errors
-from ._output_hooks import OUTPUT_HOOKS, answer_through_hooks, output_context, output_through_hooks, processor_steps
+from ._output_hooks import OUTPUT_HOOKS, answer_through_hooks, output_call_through_hooks
 from ._request_hooks import (
     RESPONSE_HOOKS,
     HookedResponse,
@@ -557,14 +557,12 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
             if deps.hooked & OUTPUT_HOOKS:
                 output = await answer_through_hooks(deps, run_ctx, 'text' if schema.allow_text_output else 'json', text)
             elif schema.allow_text_output:
-                output = await schema.process_text(text, run_ctx)
+                output = await validate_output(await schema.process_text(text, run_ctx), run_ctx, deps)
             else:
                 value = schema.parse_json_text(text, deps.validation_context_for(run_ctx))
                 processor = schema.object_processor
                 assert processor is not None
-                output = await processor.finish(value, run_ctx)
-            if not deps.hooked & OUTPUT_HOOKS:
-                output = await validate_output(output, run_ctx, deps)
+                output = await validate_output(await processor.finish(value, run_ctx), run_ctx, deps)
         except pydantic.ValidationError as exc:
             state.increment_retries(deps.max_result_retries, exc)
             retry = RetryPromptPart(validation_errors(exc))
@@ -583,10 +581,10 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
         state, deps = ctx.state, ctx.deps
         run_ctx = deps.run_context(state, retry=state.retries, max_retries=deps.max_result_retries)
         try:
-            if deps.hooked & OUTPUT_HOOKS:
-                output = await answer_through_hooks(deps, run_ctx, 'image', image)
-            else:
-                output = await validate_output(image, run_ctx, deps)
+            hooked = deps.hooked & OUTPUT_HOOKS
+            output = await (
+                answer_through_hooks(deps, run_ctx, 'image', image) if hooked else validate_output(image, run_ctx, deps)
+            )
         except ModelRetry as exc:
             state.increment_retries(deps.max_result_retries, exc)
             retry = RetryPromptPart(exc.message)
@@ -631,15 +629,7 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
             validator_ctx = dataclasses.replace(call_ctx, retry=state.retries, max_retries=deps.max_result_retries)
             try:
                 if deps.hooked & OUTPUT_HOOKS:
-                    output = await output_through_hooks(
-                        deps.root_capability,
-                        call_ctx,
-                        output_context(deps.output_schema, processor, tool_call=call, tool_def=processor.tool_def),
-                        call.args if call.args is not None else {},
-                        *processor_steps(processor, call_ctx, deps.validation_context_for(call_ctx)),
-                        validator_ctx=validator_ctx,
-                        validators=deps.output_validators,
-                    )
+                    output = await output_call_through_hooks(deps, processor, call, call_ctx, validator_ctx)
                 else:
                     value = processor.validate(call.args, deps.validation_context_for(call_ctx))
                     output = await processor.finish(value, call_ctx)

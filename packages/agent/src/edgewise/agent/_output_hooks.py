@@ -27,6 +27,7 @@ from .tools import RunContext, ToolDefinition
 __all__ = (
     'OUTPUT_HOOKS',
     'answer_through_hooks',
+    'output_call_through_hooks',
     'output_context',
     'processor_steps',
     'output_through_hooks',
@@ -228,3 +229,23 @@ async def answer_through_hooks(
 
 async def _same(value: Any) -> Any:
     return value
+
+
+async def output_call_through_hooks(
+    deps: GraphAgentDeps[Any, Any],
+    processor: OutputProcessor,
+    call: ToolCallPart,
+    ctx: RunContext[Any],
+    validator_ctx: RunContext[Any],
+) -> Any:
+    """The output of an output tool call through the hooks (which see the call's run context `ctx`; the output
+    validators see `validator_ctx`)."""
+    return await output_through_hooks(
+        deps.root_capability,
+        ctx,
+        output_context(deps.output_schema, processor, tool_call=call, tool_def=processor.tool_def),
+        call.args if call.args is not None else {},
+        *processor_steps(processor, ctx, deps.validation_context_for(ctx)),
+        validator_ctx=validator_ctx,
+        validators=deps.output_validators,
+    )
