@@ -15,7 +15,7 @@ whole messages: a request without its response, or a response whose tool calls a
 from __future__ import annotations as _annotations
 
 import dataclasses
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -44,7 +44,14 @@ from ._request_hooks import (
     run_request_hooks,
     streamed_through_hooks,
 )
-from ._run_deps import GraphAgentDeps, GraphAgentState, resolve_native_tools, system_prompt_parts
+from ._run_deps import (
+    GraphAgentDeps,
+    GraphAgentState,
+    resolve_native_tools,
+    stored_through,
+    system_prompt_parts,
+    token_check,
+)
 from ._run_result import FinalResult
 from ._step_tools import prepare_output_tools, prepare_step_tools
 from ._tool_calls import answer_deferred_inline, run_tool_calls, tool_retry_prompt, validate_for_events
@@ -83,7 +90,6 @@ from .messages import (
 )
 from .models import ModelRequestContext, ModelRequestParameters
 from .tools import RunContext
-from .usage import RequestUsage
 
 __all__ = (
     'UserPromptNode',
@@ -119,18 +125,6 @@ def _take_streamed_next(node: object) -> Any:
 def _check_not_streamed(node: object) -> None:
     if _NEXT in node.__dict__:
         raise UserError(f'This {type(node).__name__} has already been streamed; run the node it led to.')
-
-
-def _token_check(state: GraphAgentState, deps: GraphAgentDeps[Any, Any]) -> Callable[[RequestUsage], None] | None:
-    """Checks the run's token limits against the usage so far plus a streamed response's (when it has limits)."""
-    limits = deps.usage_limits
-    if not limits.has_token_limits():
-        return None
-
-    def check(usage: RequestUsage) -> None:
-        limits.check_tokens(state.usage + usage, state.message_history)
-
-    return check
 
 
 @dataclass
@@ -173,24 +167,17 @@ class UserPromptNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Final
                 )
                 request.instructions = await deps.instructions_text(state)
                 deps.resumed_request = request
-                _stored_through(ctx, min(kept, len(history)))
+                stored_through(ctx, min(kept, len(history)))
                 return ModelRequestNode(request)
             if last.tool_calls or not await deps.instructions_text(state):
                 # Continue a conversation whose last response still has tool calls to handle, or that has nothing
                 # new to send: its last response is handled again.
-                _stored_through(ctx, kept)
+                stored_through(ctx, kept)
                 return CallToolsNode(last)
             # A history ending with a plain response, and instructions: send them alone (as pydantic-ai).
         instructions = await deps.instructions_text(state)
-        _stored_through(ctx, kept)
+        stored_through(ctx, kept)
         return ModelRequestNode(ModelRequest(parts, instructions=instructions))
-
-
-def _stored_through(ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[Any, Any]], count: int) -> None:
-    """Let the next snapshot of a durable run store only the messages from `count` on: the ones before are stored
-    (and unchanged) in the snapshot of the node that is running."""
-    if ctx.deps.durable:
-        ctx.state.message_offset = count
 
 
 def _resume_deferred(
@@ -307,7 +294,7 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
             if root is not None and root.overrides('wrap_model_request'):
                 async with streamed_through_hooks(ctx, params, self._settings, run_ctx) as held:
                     assert held.stream is not None  # set before the block starts
-                    stream: AgentStream[DepsT, Any] = AgentStream(held.stream, ctx, _token_check(state, deps))
+                    stream: AgentStream[DepsT, Any] = AgentStream(held.stream, ctx, token_check(state, deps))
                     yield stream
                     async for _ in stream:
                         pass
@@ -315,7 +302,7 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
                 self.__dict__[_NEXT] = await self._finish_streamed(ctx, run_ctx, params, held.final)
                 return
             async with model.request_stream(sent_messages(state, deps), self._settings, params, run_ctx) as response:
-                stream = AgentStream[DepsT, Any](response, ctx, _token_check(state, deps))
+                stream = AgentStream[DepsT, Any](response, ctx, token_check(state, deps))
                 yield stream
                 async for _ in stream:  # a reader that stops early still gets the whole response recorded
                     pass
@@ -435,7 +422,7 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
             next_node = await self._handle_tool_calls(ctx, calls)
         else:
             next_node = await self._handle_text(ctx)
-        _stored_through(ctx, stored)
+        stored_through(ctx, stored)
         return next_node
 
     def stream(

@@ -13,7 +13,7 @@ import pydantic
 from pydantic_core import core_schema
 from typing_extensions import TypeVar
 
-from edgewise.graph import BaseStatePersistence
+from edgewise.graph import BaseStatePersistence, GraphRunContext
 
 from ._deferred_tools import DeferredToolResults
 from ._enqueue import PendingMessage
@@ -33,9 +33,11 @@ from .native_tools import AbstractNativeTool
 from .settings import ModelSettings
 from .tools import AgentNativeTool, RunContext, ToolDefinition
 from .toolsets import AbstractToolset, ToolsetTool
-from .usage import RunUsage, UsageLimits
+from .usage import RequestUsage, RunUsage, UsageLimits
 
 __all__ = (
+    'stored_through',
+    'token_check',
     'EndStrategy',
     'GraphAgentState',
     'GraphAgentDeps',
@@ -401,3 +403,22 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
         if found:
             paragraphs.extend(t.strip() for t in ([found] if isinstance(found, str) else found))
         return '\n\n'.join(paragraphs) if paragraphs else None
+
+
+def token_check(state: GraphAgentState, deps: GraphAgentDeps[Any, Any]) -> Callable[[RequestUsage], None] | None:
+    """Checks the run's token limits against the usage so far plus a streamed response's (when it has limits)."""
+    limits = deps.usage_limits
+    if not limits.has_token_limits():
+        return None
+
+    def check(usage: RequestUsage) -> None:
+        limits.check_tokens(state.usage + usage, state.message_history)
+
+    return check
+
+
+def stored_through(ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[Any, Any]], count: int) -> None:
+    """Let the next snapshot of a durable run store only the messages from `count` on: the ones before are stored
+    (and unchanged) in the snapshot of the node that is running."""
+    if ctx.deps.durable:
+        ctx.state.message_offset = count
