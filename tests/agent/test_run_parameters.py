@@ -288,6 +288,46 @@ async def test_the_validation_context_reaches_tool_arguments_and_outputs() -> No
     assert (seen, result.output.x) == ([20], 30)
 
 
+@dataclass
+class Factor:
+    value: int
+
+
+@pytest.mark.parametrize('hooked', [False, True], ids=['plain', 'with-output-hooks'])
+async def test_output_validators_see_the_validation_context_made_after_a_tool_changed_the_deps(hooked: bool) -> None:
+    from edgewise.agent.capabilities import Hooks
+
+    model = scripted([ToolCallPart('bump', {})], [ToolCallPart('final_result', {'x': 3})])
+    hooks = Hooks()
+
+    @hooks.on.before_output_validate
+    async def unchanged(ctx: RunContext[Factor], /, *, output_context: Any, output: Any) -> Any:
+        return output
+
+    agent = Agent(
+        model,
+        output_type=Scaled,
+        deps_type=Factor,
+        validation_context=lambda ctx: ctx.deps.value,
+        capabilities=[hooks] if hooked else [],
+    )
+    seen: list[Any] = []
+
+    @agent.tool
+    def bump(ctx: RunContext[Factor]) -> None:
+        seen.append(ctx.validation_context)
+        ctx.deps.value += 5
+
+    @agent.output_validator
+    def check(ctx: RunContext[Factor], output: Scaled) -> Scaled:
+        seen.append(ctx.validation_context)
+        return output
+
+    result = await agent.run('go', deps=Factor(10))
+
+    assert (seen, result.output.x) == ([10, 15], 45)
+
+
 async def test_tools_without_a_timeout_get_the_agents_tool_timeout() -> None:
     model = scripted([ToolCallPart('slow', {})], [TextPart('done')])
     agent = Agent(model, tool_timeout=0.01)

@@ -612,13 +612,14 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
                 state, tool_name=call.tool_name, tool_call_id=call.tool_call_id,
                 retry=state.tool_retries.get(call.tool_name, 0), max_retries=budget,
             )  # fmt: skip
+            validation_context = deps.validation_context_for(call_ctx)  # also set on call_ctx, so validator_ctx's
             # Output validators see the run's output retry count and budget, whichever path the output took.
             validator_ctx = dataclasses.replace(call_ctx, retry=state.retries, max_retries=deps.max_result_retries)
             try:
                 if deps.hooked & OUTPUT_HOOKS:
                     output = await output_call_through_hooks(deps, processor, call, call_ctx, validator_ctx)
                 else:
-                    value = processor.validate(call.args, deps.validation_context_for(call_ctx))
+                    value = processor.validate(call.args, validation_context)
                     output = await processor.finish(value, call_ctx)
                     output = await validate_output(output, validator_ctx, deps)
             except pydantic.ValidationError as exc:

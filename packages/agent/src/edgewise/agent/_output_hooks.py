@@ -239,13 +239,14 @@ async def output_call_through_hooks(
     validator_ctx: RunContext[Any],
 ) -> Any:
     """The output of an output tool call through the hooks (which see the call's run context `ctx`; the output
-    validators see `validator_ctx`)."""
+    validators see `validator_ctx`; both hold the validation context the caller computed for the call)."""
+    validation_context = ctx.validation_context
     return await output_through_hooks(
         deps.root_capability,
         ctx,
         output_context(deps.output_schema, processor, tool_call=call, tool_def=processor.tool_def),
         call.args if call.args is not None else {},
-        *processor_steps(processor, ctx, deps.validation_context_for(ctx)),
+        *processor_steps(processor, ctx, validation_context),
         validator_ctx=validator_ctx,
         validators=deps.output_validators,
     )
