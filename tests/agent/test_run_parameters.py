@@ -298,13 +298,13 @@ async def test_output_validators_see_the_validation_context_made_after_a_tool_ch
     from edgewise.agent.capabilities import Hooks
 
     model = scripted([ToolCallPart('bump', {})], [ToolCallPart('final_result', {'x': 3})])
-    hooks = Hooks()
+    hooks: Hooks[Factor] = Hooks()
 
     @hooks.on.before_output_validate
     async def unchanged(ctx: RunContext[Factor], /, *, output_context: Any, output: Any) -> Any:
         return output
 
-    agent = Agent(
+    agent: Agent[Factor, Scaled] = Agent(
         model,
         output_type=Scaled,
         deps_type=Factor,
