@@ -46,6 +46,11 @@ async def test_a_write_the_sqlite_store_refuses_leaves_the_run_waiting_not_faile
         def fill_the_disk() -> None:  # no page may be added to the file; storing `Done` (large state) needs some
             connection = persistence._conn
             assert connection is not None
+            # The pages the file has free (left by rewrites of the first row) are taken first, by another table.
+            free = connection.execute('PRAGMA freelist_count').fetchone()[0]
+            page_size = connection.execute('PRAGMA page_size').fetchone()[0]
+            connection.execute('CREATE TABLE filler (x BLOB)')
+            connection.execute('INSERT INTO filler VALUES (zeroblob(?))', (free * page_size,))
             connection.execute(f'PRAGMA max_page_count = {connection.execute("PRAGMA page_count").fetchone()[0]}')
 
         during_grow.append(fill_the_disk)

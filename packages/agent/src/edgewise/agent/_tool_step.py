@@ -47,12 +47,16 @@ class Checkpoints:
         self._ctx = ctx
         # The output retry count as the step found it: the step's output calls are processed again on resume.
         self._retries = retries
-        self._lock = anyio.Lock()
+        # Made by the first checkpoint: a step of one call (the most common) checkpoints nothing, as its result is
+        # in the next snapshot, and a lock costs more to make than the rest of this object.
+        self._lock: anyio.Lock | None = None
 
     async def add(self, part: ModelRequestPart) -> None:
         state, persistence = self._ctx.state, self._ctx.deps.persistence
         assert persistence is not None
         state.step_results.append(part)
+        if self._lock is None:
+            self._lock = anyio.Lock()
         async with self._lock:  # concurrent calls: each write holds the results of the writes before it
             await persistence.checkpoint(dataclasses.replace(state, retries=self._retries), self._node)
 

@@ -17,10 +17,13 @@ Tables (all names prefixed `edgewise_`, so they can live in a database shared wi
   a few bytes of one row, whatever the size of the state or the length of the history.
 
 A step of a run (store the next snapshot, mark the one that ran `'success'`) is one `INSERT` on its own,
-without `BEGIN` and `COMMIT`: the new row carries the duration of the node that produced it
-(`prev_duration`), and a trigger (`edgewise_complete_previous`) marks the row before it `'success'` with
-that duration, inside the same statement and so the same atomic commit. One statement instead of four
-is a quarter of the round trips on PostgreSQL, and about a fifth of a step's cost on SQLite.
+without `BEGIN` and `COMMIT`, that writes one row and touches no other: the new row carries the duration of
+the node that produced it (`prev_duration`), and that is what marks the row before it `'success'`. A row
+whose successor (`seq + 1` of the same run) has a `prev_duration` reads as `'success'` with that duration,
+whatever its own `status` column says (`'running'`, as it was stored). So both changes commit together or
+not at all, and a step never rewrites the previous row (with its JSON: on SQLite that is a rewrite of its
+pages, as costly as the insert itself). Version 2 of the schema marked the row with a trigger instead;
+version 3 drops it, and rows it marked read the same either way.
 """
 
 from __future__ import annotations as _annotations
@@ -167,8 +170,8 @@ class Dialect:
     """A statement that serializes concurrent schema setup, when `CREATE ... IF NOT EXISTS` does not."""
     migrations: Mapping[int, tuple[str, ...]] = field(default_factory=dict, hash=False)
     """Statements of this database only, run after the shared `MIGRATIONS` of the same version (version 2: the
-    trigger `edgewise_complete_previous`, which marks the row before an inserted one with a `prev_duration`,
-    `seq - 1` of the same run, `'success'` with that duration)."""
+    trigger `edgewise_complete_previous`, which marked the row before an inserted one with a `prev_duration`,
+    `seq - 1` of the same run, `'success'` with that duration; version 3: dropping it again)."""
 
 
 def new_run_id() -> str:
@@ -195,7 +198,7 @@ def to_datetime(value: Any, run_id: str, column: str) -> datetime:
 
 # --- schema -------------------------------------------------------------------------------------------
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 """The schema version this code writes; older databases are migrated on first use."""
 
 MIGRATIONS: dict[int, list[str]] = {
@@ -223,6 +226,9 @@ MIGRATIONS: dict[int, list[str]] = {
         'ALTER TABLE edgewise_snapshots ADD COLUMN prev_duration {float}',
         # then each dialect's trigger `edgewise_complete_previous` (`Dialect.migrations`)
     ],
+    # The trigger of version 2 is dropped (`Dialect.migrations`): a row is `'success'` when its successor has a
+    # `prev_duration` (see `_EFFECTIVE_STATUS`), so a step writes one row.
+    3: [],
 }
 """Statements that bring a database from the previous version to each version."""
 
@@ -302,7 +308,14 @@ def _status(snapshot: Snapshot[Any, Any], start: datetime | None) -> str | None:
     return 'created' if start is None else 'running'
 
 
-_SELECT_SNAPSHOT = 'SELECT snapshot_id, kind, status, start_ts, duration, data, seq FROM edgewise_snapshots'
+_SUCCESSOR = 'LEFT JOIN edgewise_snapshots n ON n.run_id = s.run_id AND n.seq = s.seq + 1'
+"""Joins each row `s` with its successor `n`, whose `prev_duration` marks `s` `'success'` (see the module docs)."""
+_EFFECTIVE_STATUS = "CASE WHEN n.prev_duration IS NULL THEN s.status ELSE 'success' END"
+"""The status of the row `s` joined with its successor `n` (`_SUCCESSOR`)."""
+_SELECT_SNAPSHOT = (
+    f'SELECT s.snapshot_id, s.kind, {_EFFECTIVE_STATUS}, s.start_ts, COALESCE(n.prev_duration, s.duration), s.data, '
+    f's.seq FROM edgewise_snapshots s {_SUCCESSOR}'
+)
 _APPEND = (
     'INSERT INTO edgewise_snapshots (run_id, seq, snapshot_id, kind, status, start_ts, written, data, prev_duration) '
     'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_id, seq) DO NOTHING'
@@ -426,7 +439,8 @@ class SqlStatePersistence(DurableStatePersistence[StateT, RunEndT]):
         if started.rowcount == 0:
             found = (
                 yield Query(
-                    'SELECT kind, status FROM edgewise_snapshots WHERE run_id = ? AND snapshot_id = ?',
+                    f'SELECT s.kind, {_EFFECTIVE_STATUS} FROM edgewise_snapshots s {_SUCCESSOR} '
+                    'WHERE s.run_id = ? AND s.snapshot_id = ?',
                     (run_id, snapshot_id),
                 )
             ).rows
@@ -461,7 +475,11 @@ class SqlStatePersistence(DurableStatePersistence[StateT, RunEndT]):
     def _load_next_program(self) -> Program[tuple[NodeSnapshot[StateT, RunEndT], int] | None]:
         run_id = self._run_id
         rows = (
-            yield Query(f"{_SELECT_SNAPSHOT} WHERE run_id = ? AND status = 'created' ORDER BY seq LIMIT 1", (run_id,))
+            yield Query(
+                f"{_SELECT_SNAPSHOT} WHERE s.run_id = ? AND s.status = 'created' AND n.prev_duration IS NULL "
+                'ORDER BY s.seq LIMIT 1',
+                (run_id,),
+            )
         ).rows
         if not rows:
             return None
@@ -475,7 +493,7 @@ class SqlStatePersistence(DurableStatePersistence[StateT, RunEndT]):
     def _load_all_program(
         self, adapter: pydantic.TypeAdapter[Snapshot[StateT, RunEndT]] | None
     ) -> Program[list[Snapshot[StateT, RunEndT]]]:
-        rows = (yield Query(f'{_SELECT_SNAPSHOT} WHERE run_id = ? ORDER BY seq', (self._run_id,))).rows
+        rows = (yield Query(f'{_SELECT_SNAPSHOT} WHERE s.run_id = ? ORDER BY s.seq', (self._run_id,))).rows
         return [self._decode_row(row, adapter) for row in rows]
 
     def _claim_program(self, owner: Owner, keep: str | None) -> Program[None]:
@@ -541,8 +559,9 @@ class SqlStatePersistence(DurableStatePersistence[StateT, RunEndT]):
         )
         yield Query(
             'INSERT INTO edgewise_snapshots '
-            '(run_id, seq, snapshot_id, kind, status, start_ts, duration, written, data) '
-            'SELECT ?, seq, snapshot_id, kind, status, start_ts, duration, written, data FROM edgewise_snapshots '
+            '(run_id, seq, snapshot_id, kind, status, start_ts, duration, written, data, prev_duration) '
+            'SELECT ?, seq, snapshot_id, kind, status, start_ts, duration, written, data, prev_duration '
+            'FROM edgewise_snapshots '
             'WHERE run_id = ? AND seq <= ?',
             (new_run_id, run_id, seq),
         )
@@ -566,7 +585,7 @@ class SqlStatePersistence(DurableStatePersistence[StateT, RunEndT]):
                 complete.snapshot_id == known[0] and last is not None and last[0] is complete.start_ts
             ):
                 # The step of a run: the slot after the snapshot that ran, which that snapshot's own row
-                # already holds the start time of. One statement; the trigger marks the predecessor.
+                # already holds the start time of. One statement; its `prev_duration` marks the predecessor.
                 now = start if start is not None else now_utc()
                 written = self.dialect.time_param(now)
                 next_seq = known[1] + 1
@@ -605,7 +624,9 @@ class SqlStatePersistence(DurableStatePersistence[StateT, RunEndT]):
         changed = await self._execute_alone(
             Query(
                 'UPDATE edgewise_snapshots SET data = ? WHERE run_id = ? AND snapshot_id = ? '
-                "AND kind = 'node' AND status IN ('created', 'pending', 'running')",
+                "AND kind = 'node' AND status IN ('created', 'pending', 'running') AND NOT EXISTS "
+                '(SELECT 1 FROM edgewise_snapshots n WHERE n.run_id = edgewise_snapshots.run_id '
+                'AND n.seq = edgewise_snapshots.seq + 1 AND n.prev_duration IS NOT NULL)',
                 (data, self._run_id, snapshot.id),
             )
         )

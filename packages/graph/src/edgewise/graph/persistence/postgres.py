@@ -104,6 +104,10 @@ _DIALECT = Dialect(
             """CREATE TRIGGER edgewise_complete_previous AFTER INSERT ON edgewise_snapshots
             FOR EACH ROW WHEN (NEW.prev_duration IS NOT NULL) EXECUTE FUNCTION edgewise_complete_previous()""",
         ),
+        3: (
+            'DROP TRIGGER IF EXISTS edgewise_complete_previous ON edgewise_snapshots',
+            'DROP FUNCTION IF EXISTS edgewise_complete_previous()',
+        ),
     },
 )
 _PASSWORD_IN_URL = re.compile(r'(://[^:/@]*:)[^@]*@')

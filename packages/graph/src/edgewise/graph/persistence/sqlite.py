@@ -75,6 +75,7 @@ _DIALECT = Dialect(
                 WHERE run_id = NEW.run_id AND seq = NEW.seq - 1;
             END""",
         ),
+        3: ('DROP TRIGGER IF EXISTS edgewise_complete_previous',),
     },
 )
 _BUSY = (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
