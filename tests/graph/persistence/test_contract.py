@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import partial
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -154,11 +156,17 @@ async def test_snapshot_end_stores_the_output(store: Store) -> None:
     assert end.ts == IsDatetime()
 
 
-async def test_a_cancelled_node_can_run_again_on_resume(durable: Store) -> None:
+async def test_a_cancelled_node_can_run_again_on_resume(durable: Store, tmp_path: Path) -> None:
     store = durable
     persistence = store()
-    with anyio.move_on_after(0.05):
-        await cycle_graph.run(Start(), state=Tally(target=1, node_delay=10), persistence=persistence)
+    effects = tmp_path / 'effects.log'
+    effects.touch()
+    state = Tally(target=1, node_delay=3600, effects_log=str(effects))
+    async with anyio.create_task_group() as tg:  # cancelled once the node is running, however busy the machine
+        tg.start_soon(partial(cycle_graph.run, Start(), state=state, persistence=persistence))
+        while not effects.read_text():  # noqa: ASYNC110 (the node signals only through its effects file)
+            await anyio.sleep(0.005)
+        tg.cancel_scope.cancel()
 
     assert summary(await persistence.load_all()) == [('node', 'Start', 'created', 0)]
     resumed = store.reopen(persistence)
