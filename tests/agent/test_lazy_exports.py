@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 import edgewise.agent
+import edgewise.agent.capabilities
 
 INIT = Path(edgewise.agent.__file__)
 
@@ -61,3 +62,66 @@ def test_star_import_gives_every_public_name() -> None:
     namespace: dict[str, object] = {}
     exec('from edgewise.agent import *', namespace)
     assert set(edgewise.agent.__all__) <= set(namespace)
+
+
+def _capabilities_typed_imports() -> dict[str, str]:
+    # The names `capabilities/__init__.py` imports for type checkers only, as name -> module.
+    from edgewise.agent import capabilities
+
+    tree = ast.parse(Path(capabilities.__file__).read_text())
+    found: dict[str, str] = {}
+    for node in tree.body:
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == 'TYPE_CHECKING':
+            for statement in node.body:
+                if isinstance(statement, ast.ImportFrom):
+                    for alias in statement.names:
+                        found[alias.name] = (statement.module or '').lstrip('.')
+    return found
+
+
+def test_the_capabilities_lazy_table_names_what_type_checkers_see() -> None:
+    from edgewise.agent import capabilities
+
+    assert _capabilities_typed_imports() == capabilities._LAZY
+    assert set(capabilities._LAZY) <= set(capabilities.__all__)
+
+
+@pytest.mark.parametrize('name', ['CAPABILITY_TYPES', *sorted(edgewise.agent.capabilities._LAZY)])
+def test_lazy_capabilities_resolve_on_first_use(name: str) -> None:
+    # In a fresh process: the name is not loaded by importing the agent, and resolves when asked for.
+    code = (
+        'import sys; from edgewise.agent import Agent, capabilities; '
+        'loaded = [m for m in capabilities._LAZY.values() if f"{capabilities.__name__}.{m}" in sys.modules]; '
+        f'value = capabilities.{name}; '
+        "print(loaded, getattr(value, '__module__', type(value).__name__))"
+    )
+    out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, check=True).stdout.split()
+    assert out[0] == '[]'
+    from edgewise.agent import capabilities
+
+    if name == 'CAPABILITY_TYPES':
+        assert out[-1] == 'dict'
+    else:
+        assert out[-1] == f'edgewise.agent.capabilities.{capabilities._LAZY[name]}'
+
+
+def test_capability_types_name_every_serializable_capability() -> None:
+    from edgewise.agent import capabilities
+
+    types = capabilities.CAPABILITY_TYPES
+    assert types['WebSearch'] is capabilities.WebSearch
+    assert types['MCP'] is capabilities.MCP
+    assert types['ToolSearch'] is capabilities.ToolSearch
+    assert all(cls.get_serialization_name() == name for name, cls in types.items())
+    assert {'WebSearch', 'XSearch', 'Thinking', 'PrefixTools'} <= set(dir(capabilities))
+    with pytest.raises(AttributeError, match=r"has no attribute 'NoSuchCapability'"):
+        capabilities.NoSuchCapability  # noqa: B018
+
+
+def test_importing_the_agent_does_not_build_the_output_envelope_validator() -> None:
+    code = (
+        'from edgewise.agent import Agent; from edgewise.agent import _output_envelope as e; '
+        'print(e._envelope_adapter.cache_info().currsize)'
+    )
+    out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == '0'

@@ -24,6 +24,7 @@ from pydantic import BaseModel, Field, TypeAdapter, model_serializer, model_vali
 from pydantic_core import from_json, to_json
 from pydantic_core.core_schema import SerializationInfo, SerializerFunctionWrapHandler
 
+from . import capabilities
 from ._run_deps import EndStrategy
 from ._run_options import AgentRetries, instruction_items
 from ._spec import (
@@ -34,7 +35,6 @@ from ._spec import (
     capability_spec_context,
     load_from_registry,
 )
-from .capabilities import CAPABILITY_TYPES
 from .capabilities.abstract import AbstractCapability
 from .exceptions import UserError
 from .output import StructuredDict
@@ -251,7 +251,7 @@ def get_capability_registry(
 
     return build_registry(
         custom_types=custom_types,
-        defaults=tuple(CAPABILITY_TYPES.values()),
+        defaults=tuple(capabilities.CAPABILITY_TYPES.values()),
         get_name=lambda cls: cls.get_serialization_name(),
         label='capability',
         validate=check,

@@ -10,6 +10,7 @@ from __future__ import annotations as _annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 from typing import Any, Literal
 
 import pydantic
@@ -86,7 +87,10 @@ class _Envelope:
     result: _Result
 
 
-_ENVELOPE: pydantic.TypeAdapter[_Envelope] = pydantic.TypeAdapter(_Envelope)
+@cache
+def _envelope_adapter() -> pydantic.TypeAdapter[_Envelope]:
+    """The envelope's validator, built on first use (most agents never read an envelope)."""
+    return pydantic.TypeAdapter(_Envelope)
 
 
 def read_envelope(
@@ -100,9 +104,9 @@ def read_envelope(
     """
     partial: Literal['off', 'trailing-strings'] = 'trailing-strings' if allow_partial else 'off'
     if isinstance(args, str):
-        envelope = _ENVELOPE.validate_json(args or '{}', experimental_allow_partial=partial, context=context)
+        envelope = _envelope_adapter().validate_json(args or '{}', experimental_allow_partial=partial, context=context)
     else:
-        envelope = _ENVELOPE.validate_python(args or {}, experimental_allow_partial=partial, context=context)
+        envelope = _envelope_adapter().validate_python(args or {}, experimental_allow_partial=partial, context=context)
     kind = envelope.result.kind
     if kind not in kinds:
         # pydantic-ai 1.107 fails with a `KeyError` here; a retry prompt lets the model pick a kind there is.

@@ -14,7 +14,8 @@ and `XSearch`; `Thinking`; `Toolset`, `SetToolMetadata`, `ReinjectSystemPrompt`,
 capabilities that can be built from data.
 """
 
-from typing import Any
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
 
 from ..output import OutputContext
 from ._dynamic import DynamicCapability
@@ -43,19 +44,12 @@ from .capability import Capability, CapabilityDescription
 from .combined import CombinedCapability
 from .deferred_tool_handler import HandleDeferredToolCalls
 from .hooks import HookRegistration, Hooks, HookTimeoutError
-from .image_generation import ImageGeneration
 from .include_return_schemas import IncludeToolReturnSchemas
 from .instrumentation import Instrumentation
-from .mcp import MCP
-from .native_or_local import NativeOrLocalTool
 from .native_tool import NativeTool
-from .prefix_tools import PrefixTools
 from .prepare_tools import PrepareOutputTools, PrepareTools
 from .process_event_stream import ProcessEventStream
 from .process_history import HistoryProcessor, HistoryProcessorFunc, ProcessHistory
-from .reinject_system_prompt import ReinjectSystemPrompt
-from .set_tool_metadata import SetToolMetadata
-from .thinking import Thinking
 from .thread_executor import ThreadExecutor
 from .tool_search import (
     ToolSearch,
@@ -64,35 +58,84 @@ from .tool_search import (
     ToolSearchNativeStrategy,
     ToolSearchStrategy,
 )
-from .toolset import Toolset
-from .web_fetch import WebFetch
-from .web_search import WebSearch
 from .wrapper import WrapperCapability
-from .x_search import XSearch
 
-CAPABILITY_TYPES: dict[str, type[AbstractCapability[Any]]] = {
-    name: cls
-    for cls in (
-        NativeTool,
-        IncludeToolReturnSchemas,
-        Instrumentation,
-        ToolSearch,
-        # provider-adaptive tools and thinking
-        ImageGeneration,
-        Thinking,
-        WebFetch,
-        WebSearch,
-        XSearch,
-        ReinjectSystemPrompt,
-        SetToolMetadata,
-        ThreadExecutor,
-        Toolset,
-        MCP,
-        PrefixTools,
-    )
-    if (name := cls.get_serialization_name()) is not None
+# The ready-made capabilities that the agent itself never uses are imported on first use (`capabilities.WebSearch`,
+# `from edgewise.agent.capabilities import WebSearch`, `CAPABILITY_TYPES`), so that importing the agent stays cheap.
+_LAZY: dict[str, str] = {
+    'ImageGeneration': 'image_generation',
+    'MCP': 'mcp',
+    'NativeOrLocalTool': 'native_or_local',
+    'PrefixTools': 'prefix_tools',
+    'ReinjectSystemPrompt': 'reinject_system_prompt',
+    'SetToolMetadata': 'set_tool_metadata',
+    'Thinking': 'thinking',
+    'Toolset': 'toolset',
+    'WebFetch': 'web_fetch',
+    'WebSearch': 'web_search',
+    'XSearch': 'x_search',
 }
-"""The capabilities an agent spec can name, by name (custom ones are given with `custom_capability_types=`)."""
+
+# The capabilities an agent spec can name, in the order their names are looked up.
+_SPEC_TYPES: tuple[str, ...] = (
+    'NativeTool',
+    'IncludeToolReturnSchemas',
+    'Instrumentation',
+    'ToolSearch',
+    # provider-adaptive tools and thinking
+    'ImageGeneration',
+    'Thinking',
+    'WebFetch',
+    'WebSearch',
+    'XSearch',
+    'ReinjectSystemPrompt',
+    'SetToolMetadata',
+    'ThreadExecutor',
+    'Toolset',
+    'MCP',
+    'PrefixTools',
+)
+
+
+def _capability_types() -> dict[str, type[AbstractCapability[Any]]]:
+    types: dict[str, type[AbstractCapability[Any]]] = {}
+    for attribute in _SPEC_TYPES:
+        cls: type[AbstractCapability[Any]] = __getattr__(attribute) if attribute in _LAZY else globals()[attribute]
+        if (name := cls.get_serialization_name()) is not None:
+            types[name] = cls
+    return types
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        value = getattr(import_module(f'{__name__}.{_LAZY[name]}'), name)
+    elif name == 'CAPABILITY_TYPES':
+        value = _capability_types()
+    else:
+        raise AttributeError(f'module {__name__!r} has no attribute {name!r}')
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY, 'CAPABILITY_TYPES'})
+
+
+if TYPE_CHECKING:
+    from .image_generation import ImageGeneration
+    from .mcp import MCP
+    from .native_or_local import NativeOrLocalTool
+    from .prefix_tools import PrefixTools
+    from .reinject_system_prompt import ReinjectSystemPrompt
+    from .set_tool_metadata import SetToolMetadata
+    from .thinking import Thinking
+    from .toolset import Toolset
+    from .web_fetch import WebFetch
+    from .web_search import WebSearch
+    from .x_search import XSearch
+
+    CAPABILITY_TYPES: dict[str, type[AbstractCapability[Any]]]
+    """The capabilities an agent spec can name, by name (custom ones are given with `custom_capability_types=`)."""
 
 __all__ = (
     'CAPABILITY_TYPES',
