@@ -3,8 +3,8 @@
 from __future__ import annotations as _annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, replace
-from typing import Any, Literal
+from dataclasses import dataclass
+from typing import Any, Literal, cast
 
 from ..common_tools.image_generation import ImageGenerationFallbackModel, image_generation_tool
 from ..exceptions import UserError
@@ -61,6 +61,8 @@ class ImageGeneration(NativeOrLocalTool[AgentDepsT]):
     aspect_ratio: ImageAspectRatio | None = None
     """The image's aspect ratio."""
 
+    _native_type = ImageGenerationTool
+
     def __init__(
         self,
         *,
@@ -107,7 +109,7 @@ class ImageGeneration(NativeOrLocalTool[AgentDepsT]):
         self.__post_init__()
 
     def _tool_settings(self) -> dict[str, Any]:
-        settings: dict[str, Any] = {
+        return {
             'action': self.action,
             'background': self.background,
             'input_fidelity': self.input_fidelity,
@@ -119,22 +121,8 @@ class ImageGeneration(NativeOrLocalTool[AgentDepsT]):
             'size': self.size,
             'aspect_ratio': self.aspect_ratio,
         }
-        return {key: value for key, value in settings.items() if value is not None}
-
-    def _default_native(self) -> ImageGenerationTool:
-        return ImageGenerationTool(**self._tool_settings())
-
-    def _native_unique_id(self) -> str:
-        return ImageGenerationTool.kind
-
-    def _resolved_native(self) -> ImageGenerationTool:
-        """The native tool the fallback model is given: the `native` tool given (or a default one) with this
-        capability's image settings over its own."""
-        native = self.native if isinstance(self.native, ImageGenerationTool) else ImageGenerationTool()
-        settings = self._tool_settings()
-        return replace(native, **settings) if settings else native
 
     def _default_local(self) -> Tool[AgentDepsT] | AbstractToolset[AgentDepsT] | None:
         if self.fallback_model is None:
             return None
-        return image_generation_tool(self.fallback_model, self._resolved_native())
+        return image_generation_tool(self.fallback_model, cast(ImageGenerationTool, self._resolved_native()))

@@ -10,7 +10,7 @@ from __future__ import annotations as _annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, ClassVar
 
 from .._tool_definition import ToolDefinition
 from ..exceptions import UserError
@@ -30,8 +30,9 @@ class NativeOrLocalTool(AbstractCapability[AgentDepsT]):
     `NativeOrLocalTool(native=CodeExecutionTool(), local=run_python)`.
 
     `WebSearch`, `WebFetch`, `ImageGeneration` and `XSearch` are subclasses that build their native tool from their
-    own fields. A subclass of your own sets its defaults by overriding `_default_native` (the tool built for
-    `native=True`), `_default_local` (the local tool used when `local` is not given), `_resolve_local_strategy` (what
+    own fields: they name its class in `_native_type` and its arguments in `_tool_settings`. A subclass of your own
+    can do the same, or override `_default_native` (the tool built for `native=True`), and sets its other defaults by
+    overriding `_default_local` (the local tool used when `local` is not given), `_resolve_local_strategy` (what
     `local=True` or a strategy name gives) and `_requires_native` (whether the capability's settings can only be
     honoured by the native tool).
 
@@ -119,19 +120,42 @@ class NativeOrLocalTool(AbstractCapability[AgentDepsT]):
 
     # -- what subclasses override ----------------------------------------------------------------------------
 
+    _native_type: ClassVar[type[AbstractNativeTool] | None] = None
+    """The class of the native tool `native=True` builds from `_tool_settings()`; `None`: no default native tool."""
+
+    def _tool_settings(self) -> dict[str, Any]:
+        """The native tool's arguments this capability's fields give, by argument name (`None`: not given)."""
+        return {}
+
+    def _given_tool_settings(self) -> dict[str, Any]:
+        return {key: value for key, value in self._tool_settings().items() if value is not None}
+
     def _default_native(self) -> AbstractNativeTool | None:
-        """The native tool `native=True` stands for; `None` here (the tool must then be given)."""
-        return None
+        """The native tool `native=True` stands for: a `_native_type` built from the settings given; `None` without
+        a `_native_type` (the tool must then be given)."""
+        return None if self._native_type is None else self._native_type(**self._given_tool_settings())
+
+    def _resolved_native(self) -> AbstractNativeTool:
+        """The native tool a fallback model is given: the `native` tool given (or a default one) with this
+        capability's settings over its own."""
+        assert self._native_type is not None, 'only capabilities with a `_native_type` have a fallback model'
+        native = self.native if isinstance(self.native, self._native_type) else self._native_type()
+        settings = self._given_tool_settings()
+        return replace(native, **settings) if settings else native
 
     def _native_unique_id(self) -> str:
-        """The `unique_id` of the native tool, set as `unless_native` on the local tool definitions.
+        """The `unique_id` of the native tool, set as `unless_native` on the local tool definitions (the kind of
+        the `_native_type` when the native tool is a function).
 
         Raises:
-            UserError: the native tool is a function, whose tool is only known per request.
+            UserError: the native tool is a function, whose tool is only known per request, and there is no
+                `_native_type`.
         """
         native = self.native
         if isinstance(native, AbstractNativeTool):
             return native.unique_id
+        if self._native_type is not None:
+            return self._native_type.kind
         raise UserError(
             f'{type(self).__name__}: cannot derive native unique_id — override `_native_unique_id()` in your subclass'
         )

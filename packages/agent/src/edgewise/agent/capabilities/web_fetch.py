@@ -40,6 +40,8 @@ class WebFetch(NativeOrLocalTool[AgentDepsT]):
     max_content_tokens: int | None = None
     """The most tokens of content the native tool takes from a page (ignored by the local tool)."""
 
+    _native_type = WebFetchTool
+
     def __init__(
         self,
         *,
@@ -64,18 +66,14 @@ class WebFetch(NativeOrLocalTool[AgentDepsT]):
         self.max_content_tokens = max_content_tokens
         self.__post_init__()
 
-    def _default_native(self) -> WebFetchTool:
-        settings: dict[str, Any] = {
+    def _tool_settings(self) -> dict[str, Any]:
+        return {
             'allowed_domains': self.allowed_domains,
             'blocked_domains': self.blocked_domains,
             'max_uses': self.max_uses,
             'enable_citations': self.enable_citations,
             'max_content_tokens': self.max_content_tokens,
         }
-        return WebFetchTool(**{key: value for key, value in settings.items() if value is not None})
-
-    def _native_unique_id(self) -> str:
-        return WebFetchTool.kind
 
     def _resolve_local_strategy(self, name: str | bool) -> Tool[AgentDepsT] | AbstractToolset[AgentDepsT]:
         if name is True:

@@ -43,6 +43,8 @@ class WebSearch(NativeOrLocalTool[AgentDepsT]):
     max_uses: int | None = None
     """The most searches of one run; needs the native tool."""
 
+    _native_type = WebSearchTool
+
     def __init__(
         self,
         *,
@@ -67,18 +69,14 @@ class WebSearch(NativeOrLocalTool[AgentDepsT]):
         self.max_uses = max_uses
         self.__post_init__()
 
-    def _default_native(self) -> WebSearchTool:
-        settings: dict[str, Any] = {
+    def _tool_settings(self) -> dict[str, Any]:
+        return {
             'search_context_size': self.search_context_size,
             'user_location': self.user_location,
             'blocked_domains': self.blocked_domains,
             'allowed_domains': self.allowed_domains,
             'max_uses': self.max_uses,
         }
-        return WebSearchTool(**{key: value for key, value in settings.items() if value is not None})
-
-    def _native_unique_id(self) -> str:
-        return WebSearchTool.kind
 
     def _resolve_local_strategy(self, name: str | bool) -> Tool[AgentDepsT] | AbstractToolset[AgentDepsT]:
         if name is True or name == 'duckduckgo':

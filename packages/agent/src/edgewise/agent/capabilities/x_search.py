@@ -3,9 +3,9 @@
 from __future__ import annotations as _annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from ..common_tools.x_search import XSearchFallbackModel, x_search_tool
 from ..exceptions import UserError
@@ -54,6 +54,8 @@ class XSearch(NativeOrLocalTool[AgentDepsT]):
     """Whether the raw search results come back as `NativeToolReturnPart`s (the native tool's default when
     `None`)."""
 
+    _native_type = XSearchTool
+
     def __init__(
         self,
         *,
@@ -95,7 +97,7 @@ class XSearch(NativeOrLocalTool[AgentDepsT]):
         self.__post_init__()
 
     def _tool_settings(self) -> dict[str, Any]:
-        settings: dict[str, Any] = {
+        return {
             'allowed_x_handles': self.allowed_x_handles,
             'excluded_x_handles': self.excluded_x_handles,
             'from_date': self.from_date,
@@ -104,25 +106,11 @@ class XSearch(NativeOrLocalTool[AgentDepsT]):
             'enable_video_understanding': self.enable_video_understanding,
             'include_output': self.include_output,
         }
-        return {key: value for key, value in settings.items() if value is not None}
-
-    def _default_native(self) -> XSearchTool:
-        return XSearchTool(**self._tool_settings())
-
-    def _native_unique_id(self) -> str:
-        return XSearchTool.kind
-
-    def _resolved_native(self) -> XSearchTool:
-        """The native tool the fallback model is given: the `native` tool given (or a default one) with this
-        capability's settings over its own."""
-        native = self.native if isinstance(self.native, XSearchTool) else XSearchTool()
-        settings = self._tool_settings()
-        return replace(native, **settings) if settings else native
 
     def _default_local(self) -> Tool[AgentDepsT] | AbstractToolset[AgentDepsT] | None:
         if self.fallback_model is None:
             return None
-        return x_search_tool(self.fallback_model, self._resolved_native())
+        return x_search_tool(self.fallback_model, cast(XSearchTool, self._resolved_native()))
 
     def _requires_native(self) -> bool:
         # A fallback model runs the native tool itself, so it honours the handle filters too.

@@ -20,7 +20,13 @@ from ..models import KnownModelName, Model, ModelRequestParameters, infer_model
 from ..native_tools import AbstractNativeTool
 from ..tools import RunContext
 
-__all__ = ('FallbackModelFunc', 'ask_fallback_model', 'native_tool_argument', 'resolve_fallback_model')
+__all__ = (
+    'FallbackModelFunc',
+    'NativeToolAlias',
+    'ask_fallback_model',
+    'native_tool_argument',
+    'resolve_fallback_model',
+)
 
 FallbackModelFunc: TypeAlias = Callable[[RunContext[Any]], Awaitable[Model] | Model]
 """A function of the run context returning the model to ask (sync or async)."""
@@ -99,3 +105,19 @@ def native_tool_argument(function: str, native_tool: Any, deprecated: dict[str, 
     if native_tool is None:
         raise TypeError(f"{function}() missing required argument: 'native_tool'")
     return native_tool
+
+
+class NativeToolAlias:
+    """Gives a tool function's `native_tool` under its deprecated name `builtin_tool` too, with a warning."""
+
+    native_tool: Any
+
+    def __getattr__(self, name: str) -> Any:
+        if name == 'builtin_tool':
+            warnings.warn(
+                f'`{type(self).__name__}.builtin_tool` is deprecated, use `.native_tool` instead.',
+                DeprecationWarning,
+                stacklevel=2,
+            )
+            return self.native_tool
+        raise AttributeError(f'{type(self).__name__!r} object has no attribute {name!r}')

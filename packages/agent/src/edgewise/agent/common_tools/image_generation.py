@@ -2,7 +2,6 @@
 
 from __future__ import annotations as _annotations
 
-import warnings
 from dataclasses import dataclass
 from typing import Any, TypeAlias
 
@@ -11,7 +10,13 @@ from ..messages import BinaryImage
 from ..models import KnownModelName, Model
 from ..native_tools import ImageGenerationTool
 from ..tools import RunContext, Tool
-from ._fallback_model import FallbackModelFunc, ask_fallback_model, native_tool_argument, resolve_fallback_model
+from ._fallback_model import (
+    FallbackModelFunc,
+    NativeToolAlias,
+    ask_fallback_model,
+    native_tool_argument,
+    resolve_fallback_model,
+)
 
 __all__ = (
     'ImageGenerationFallbackModel',
@@ -51,7 +56,7 @@ def _check_not_image_only(model: str) -> None:
 
 
 @dataclass(kw_only=True)
-class ImageGenerationSubagentTool:
+class ImageGenerationSubagentTool(NativeToolAlias):
     """The function of the `generate_image` tool: asks `model`, run with `native_tool`, for the image a prompt
     describes (pydantic-ai runs an agent on that model; Edgewise makes the requests itself)."""
 
@@ -82,16 +87,6 @@ class ImageGenerationSubagentTool:
             model, self.native_tool, instructions=self.instructions, prompt=prompt, output='image'
         )
         return image
-
-    def __getattr__(self, name: str) -> Any:
-        if name == 'builtin_tool':
-            warnings.warn(
-                '`ImageGenerationSubagentTool.builtin_tool` is deprecated, use `.native_tool` instead.',
-                DeprecationWarning,
-                stacklevel=2,
-            )
-            return self.native_tool
-        raise AttributeError(f'{type(self).__name__!r} object has no attribute {name!r}')
 
 
 def image_generation_tool(

@@ -2,14 +2,19 @@
 
 from __future__ import annotations as _annotations
 
-import warnings
 from dataclasses import dataclass
 from typing import Any, TypeAlias
 
 from ..models import KnownModelName, Model
 from ..native_tools import XSearchTool
 from ..tools import RunContext, Tool
-from ._fallback_model import FallbackModelFunc, ask_fallback_model, native_tool_argument, resolve_fallback_model
+from ._fallback_model import (
+    FallbackModelFunc,
+    NativeToolAlias,
+    ask_fallback_model,
+    native_tool_argument,
+    resolve_fallback_model,
+)
 
 __all__ = ('XSearchFallbackModel', 'XSearchFallbackModelFunc', 'XSearchSubagentTool', 'x_search_tool')
 
@@ -23,7 +28,7 @@ _DEFAULT_INSTRUCTIONS = 'Search X/Twitter based on the user query. Return a comp
 
 
 @dataclass(kw_only=True)
-class XSearchSubagentTool:
+class XSearchSubagentTool(NativeToolAlias):
     """The function of the `x_search` tool: asks `model`, run with `native_tool`, to search X and sum up what it
     found (pydantic-ai runs an agent on that model; Edgewise makes the requests itself)."""
 
@@ -51,16 +56,6 @@ class XSearchSubagentTool:
             model, self.native_tool, instructions=self.instructions, prompt=query, output='text'
         )
         return text
-
-    def __getattr__(self, name: str) -> Any:
-        if name == 'builtin_tool':
-            warnings.warn(
-                '`XSearchSubagentTool.builtin_tool` is deprecated, use `.native_tool` instead.',
-                DeprecationWarning,
-                stacklevel=2,
-            )
-            return self.native_tool
-        raise AttributeError(f'{type(self).__name__!r} object has no attribute {name!r}')
 
 
 def x_search_tool(
