@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from pydantic import TypeAdapter
 
 from edgewise.agent import (
     Agent,
@@ -18,6 +19,8 @@ from edgewise.agent import (
     RunContext,
     ToolApproved,
     ToolDenied,
+    ToolOutput,
+    ToolReturn,
     UnexpectedModelBehavior,
     UserError,
 )
@@ -125,7 +128,7 @@ async def test_a_denied_call_tells_the_model_and_does_not_run() -> None:
     ]
 
 
-async def test_calls_that_ran_keep_their_result_and_the_resumed_request_holds_every_answer() -> None:
+async def test_calls_that_ran_keep_their_request_and_the_resumed_request_holds_the_new_answers() -> None:
     agent, _ = approval_agent(ToolCallPart('look', {'path': 'x'}, 'l1'), ToolCallPart('delete', {'path': 'x'}, 'd1'))
     first = await agent.run('clean up')
     history = first.all_messages()
@@ -137,8 +140,13 @@ async def test_calls_that_ran_keep_their_result_and_the_resumed_request_holds_ev
                              user_prompt='and then?')  # fmt: skip
 
     assert result.output == 'ToolReturnPart:saw x | ToolReturnPart:deleted x | UserPromptPart:and then?'
+    # As pydantic-ai 1.107: the request with the look call's return stays as it was, and the resumed run's new
+    # request holds only the new answers (and the prompt).
     requests = [m for m in result.all_messages() if isinstance(m, ModelRequest)]
-    assert len(requests) == 2  # the first request and the one with every answer
+    assert len(requests) == 3
+    assert requests[1] == history[-1]
+    assert [type(p).__name__ for p in requests[2].parts] == ['ToolReturnPart', 'UserPromptPart']
+    assert result.new_messages()[0] is requests[2]
 
 
 async def test_a_tool_raising_call_deferred_ends_the_run_with_its_metadata_and_takes_an_outside_result() -> None:
@@ -330,3 +338,79 @@ async def test_a_new_prompt_after_open_tool_calls_is_a_user_error() -> None:
 
     with pytest.raises(UserError, match='Cannot provide a new user prompt when the message history contains'):
         await agent.run('something else', message_history=first.all_messages())
+
+
+async def test_an_outside_result_given_as_a_tool_return_splits_like_a_tools_own() -> None:
+    agent: Agent[None, Any] = Agent(
+        model_calling(ToolCallPart('fetch', {'url': 'a'}, 'f1')),
+        output_type=OUTPUT,
+        toolsets=[ExternalToolset([ToolDefinition(name='fetch', kind='external')])],
+    )
+    first = await agent.run('go')
+    assert isinstance(first.output, DeferredToolRequests)
+    answer = ToolReturn(return_value={'status': 200}, content='The page says hello.', metadata={'bytes': 5})
+    result = await agent.run(message_history=first.all_messages(), deferred_tool_results=DeferredToolResults(
+        calls={'f1': answer}))  # fmt: skip
+    request = result.new_messages()[0]
+    assert isinstance(request, ModelRequest)
+    returned, prompt = request.parts
+    assert isinstance(returned, ToolReturnPart)
+    assert isinstance(prompt, UserPromptPart)
+    assert (returned.content, returned.metadata, prompt.content) == (
+        {'status': 200},
+        {'bytes': 5},
+        'The page says hello.',
+    )
+
+
+async def test_the_early_strategy_skips_function_tools_before_external_and_approval_tools() -> None:
+    calls = [ToolCallPart('outside', {}, 'o1'), ToolCallPart('final_result', {'response': 'done'}, 'f1'),
+             ToolCallPart('guarded', {}, 'g1'), ToolCallPart('plain', {}, 'p1')]  # fmt: skip
+    agent: Agent[None, Any] = Agent(
+        FunctionModel(lambda messages, info: ModelResponse(calls)),
+        output_type=[ToolOutput(str), DeferredToolRequests],
+        toolsets=[ExternalToolset([ToolDefinition(name='outside', kind='external')])],
+        end_strategy='early',
+    )
+    agent.tool_plain(name='guarded', requires_approval=True)(_guarded)
+    agent.tool_plain(name='plain')(_plain)
+    result = await agent.run('go')
+    assert result.output == 'done'
+    closing = result.all_messages()[-1]
+    assert isinstance(closing, ModelRequest)
+    assert [getattr(p, 'tool_call_id', None) for p in closing.parts] == ['f1', 'p1', 'o1', 'g1']
+
+
+def _guarded() -> str:
+    return 'ran'  # pragma: no cover - skipped by the early strategy
+
+
+def _plain() -> str:
+    return 'ran'  # pragma: no cover - skipped by the early strategy
+
+
+def test_deferred_tool_results_store_and_load_as_themselves() -> None:
+    results = DeferredToolResults(
+        calls={
+            'returned': ToolReturn(return_value=1, content='more', metadata={'a': 1}),
+            'retry': ModelRetry('again'),
+            'prompt': RetryPromptPart('fix it', tool_name='t', tool_call_id='x'),
+            'value': {'kind': 'not a tag of ours', 'n': 1},
+            'number': 3,
+        },
+        approvals={
+            'yes': True,
+            'no': False,
+            'changed': ToolApproved(override_args={'a': 2}),
+            'denied': ToolDenied('x'),
+        },
+        metadata={'yes': {'who': 'me'}},
+    )
+    adapter = TypeAdapter(DeferredToolResults)
+    stored = adapter.dump_python(results)
+    assert stored['calls']['retry'] == {'message': 'again', 'kind': 'model-retry'}
+    assert stored['calls']['returned']['kind'] == 'tool-return'
+    assert adapter.validate_python(stored) == results
+    assert adapter.validate_json(adapter.dump_json(results)) == results
+    assert ModelRetry('again') == ModelRetry('again') != ModelRetry('other')
+    assert len({ModelRetry('a'), ModelRetry('a')}) == 1

@@ -591,7 +591,7 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
             step_tools = await prepare_step_tools(state, deps)
         parts: list[ModelRequestPart] = []
         if self.tool_call_results is not None:
-            calls = self._calls_to_resume(state, calls, parts)
+            calls = self._calls_to_resume(state, calls)
         output_calls = [c for c in calls if c.tool_name in output_tools]
         function_calls = [c for c in calls if c.tool_name in step_tools and c.tool_name not in output_tools]
         unknown_calls = [c for c in calls if c.tool_name not in step_tools and c.tool_name not in output_tools]
@@ -641,7 +641,10 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
         prior_tool_retries = state.tool_retries
         skipped_from = len(parts)
         if final is not None and deps.end_strategy == 'early':
-            parts.extend(status_part(call, TOOL_SKIPPED) for call in function_calls)
+            # The calls of plain function tools first, then those of external tools and tools needing approval
+            # (each in call order), as pydantic-ai 1.107 skips them.
+            skipping = sorted(function_calls, key=lambda c: step_tools[c.tool_name].kind in ('external', 'unapproved'))
+            parts.extend(status_part(call, TOOL_SKIPPED) for call in skipping)
             function_calls = []
         # Unknown tools are retried like tools (their own retry count, the agent's tool budget), as in pydantic-ai.
         on_result = None if deps.persistence is None else Checkpoints(self, ctx, start_retries).add
@@ -698,21 +701,19 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
         instructions = await deps.instructions_text(state)
         return ModelRequestNode(ModelRequest(parts, instructions=instructions))
 
-    def _calls_to_resume(
-        self, state: GraphAgentState, calls: list[ToolCallPart], parts: list[ModelRequestPart]
-    ) -> list[ToolCallPart]:
-        """The calls a resumed run still has to answer (those of the request after the response are kept in
-        `parts`, that request leaving the history so the new one holds every answer).
+    def _calls_to_resume(self, state: GraphAgentState, calls: list[ToolCallPart]) -> list[ToolCallPart]:
+        """The calls a resumed run still has to answer: those the request after the response (if any) does not
+        answer already. That request stays in the history as it is, and the new request holds only the new answers
+        (as pydantic-ai 1.107).
 
         Raises:
             UserError: the results do not answer exactly the calls left open.
         """
         history = state.message_history
         answers = self.tool_call_results or {}
+        answered: set[str] = set()
         if history and history[-1] is not self.model_response and isinstance(last := history[-1], ModelRequest):
-            history.pop()
-            parts.extend(last.parts)
-        answered = {p.tool_call_id for p in parts if isinstance(p, ToolReturnPart | RetryPromptPart)}
+            answered = {p.tool_call_id for p in last.parts if isinstance(p, ToolReturnPart | RetryPromptPart)}
         open_calls = [c for c in calls if c.tool_call_id not in answered]
         expected = {c.tool_call_id for c in open_calls}
         if expected != set(answers):

@@ -11,10 +11,10 @@ from __future__ import annotations as _annotations
 from dataclasses import KW_ONLY, dataclass, field
 from typing import Annotated, Any, Literal, TypeAlias
 
-from pydantic import Discriminator
+from pydantic import Discriminator, Tag
 
 from .exceptions import ModelRetry
-from .messages import RetryPromptPart, ToolCallPart
+from .messages import RetryPromptPart, ToolCallPart, ToolReturn
 
 __all__ = (
     'DeferredToolRequests',
@@ -22,6 +22,7 @@ __all__ = (
     'ToolApproved',
     'ToolDenied',
     'DeferredToolApprovalResult',
+    'DeferredToolCallResult',
     'DeferredToolResult',
 )
 
@@ -48,7 +49,25 @@ class ToolDenied:
 DeferredToolApprovalResult: TypeAlias = Annotated[ToolApproved | ToolDenied, Discriminator('kind')]
 """The answer to a call that needed approval."""
 
-DeferredToolResult: TypeAlias = ToolApproved | ToolDenied | ModelRetry | RetryPromptPart | Any
+
+def _call_result_kind(value: Any) -> str | None:
+    # The tag of an external result: `kind` (ToolReturn, ModelRetry) or `part_kind` (RetryPromptPart), on an
+    # object or in its stored dict; `None` for any other value, which is kept as it is.
+    if isinstance(value, dict):
+        return value.get('kind', value.get('part_kind'))
+    return getattr(value, 'kind', getattr(value, 'part_kind', None))
+
+
+DeferredToolCallResult: TypeAlias = Annotated[
+    Annotated[ToolReturn, Tag('tool-return')]
+    | Annotated[ModelRetry, Tag('model-retry')]
+    | Annotated[RetryPromptPart, Tag('retry-prompt')],
+    Discriminator(_call_result_kind),
+]
+"""The answer to an external call that is more than its value: a `ToolReturn` (a value with content for the model
+and metadata), a `ModelRetry` or a `RetryPromptPart`; these come back as themselves from stored results."""
+
+DeferredToolResult: TypeAlias = DeferredToolApprovalResult | DeferredToolCallResult | Any
 """The answer to any deferred call: an approval, a denial, a retry for the model, or an external result."""
 
 
@@ -107,7 +126,7 @@ class DeferredToolRequests:
 class DeferredToolResults:
     """The answers to a run's `DeferredToolRequests`, by tool call id, for `run(deferred_tool_results=...)`."""
 
-    calls: dict[str, Any] = field(default_factory=dict)
+    calls: dict[str, DeferredToolCallResult | Any] = field(default_factory=dict)
     """External results: the tool's return value, or a `ModelRetry` / `RetryPromptPart` for the model."""
     approvals: dict[str, bool | ToolApproved | ToolDenied] = field(default_factory=dict)
     """Approvals: `True` / `ToolApproved(...)` runs the tool, `False` / `ToolDenied(...)` answers the model."""

@@ -86,7 +86,7 @@ async def _run_one(
         return dataclasses.replace(answer, tool_name=call.tool_name, tool_call_id=call.tool_call_id)
     external = tool.tool_def.kind == 'external'
     if answer is not None and not isinstance(answer, ToolApproved):
-        return ToolReturnPart(call.tool_name, answer, call.tool_call_id)
+        return _return_part(call, answer, tool.tool_def.tool_kind)  # a `ToolReturn` answer splits as a tool's
     approved = isinstance(answer, ToolApproved)
     if isinstance(answer, ToolApproved) and answer.override_args is not None:
         call = dataclasses.replace(call, args=answer.override_args)

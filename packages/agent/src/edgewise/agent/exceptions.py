@@ -95,6 +95,31 @@ class ModelRetry(Exception):
         self.message = message
         super().__init__(message)
 
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, type(self)) and other.message == self.message
+
+    def __hash__(self) -> int:
+        return hash((type(self), self.message))
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: Any) -> Any:
+        """Stored (in `DeferredToolResults.calls`, say) as `{'message': ..., 'kind': 'model-retry'}`."""
+        from pydantic_core import core_schema
+
+        stored = core_schema.typed_dict_schema(
+            {
+                'message': core_schema.typed_dict_field(core_schema.str_schema()),
+                'kind': core_schema.typed_dict_field(core_schema.literal_schema(['model-retry'])),
+            }
+        )
+        return core_schema.no_info_after_validator_function(
+            lambda data: cls(data['message']),
+            stored,
+            serialization=core_schema.plain_serializer_function_ser_schema(
+                lambda retry: {'message': retry.message, 'kind': 'model-retry'}, return_schema=stored
+            ),
+        )
+
 
 class CallDeferred(Exception):
     """Raise it from a tool whose result will come from outside the run: the run ends with the call in

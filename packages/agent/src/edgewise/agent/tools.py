@@ -17,6 +17,7 @@ from typing_extensions import ParamSpec
 
 from ._deferred_tools import (
     DeferredToolApprovalResult,
+    DeferredToolCallResult,
     DeferredToolRequests,
     DeferredToolResult,
     DeferredToolResults,
@@ -53,6 +54,7 @@ __all__ = (
     'DeferredToolResults',
     'DeferredToolResult',
     'DeferredToolApprovalResult',
+    'DeferredToolCallResult',
     'ToolApproved',
     'ToolDenied',
     'ToolSelector',
