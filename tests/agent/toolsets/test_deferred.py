@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -34,7 +35,7 @@ from edgewise.agent.messages import (
     ToolReturnPart,
     UserPromptPart,
 )
-from edgewise.agent.models.function import AgentInfo, FunctionModel
+from edgewise.agent.models.function import AgentInfo, DeltaToolCall, DeltaToolCalls, FunctionModel
 from edgewise.agent.tools import ToolDefinition
 
 pytestmark = pytest.mark.anyio
@@ -414,3 +415,98 @@ def test_deferred_tool_results_store_and_load_as_themselves() -> None:
     assert adapter.validate_json(adapter.dump_json(results)) == results
     assert ModelRetry('again') == ModelRetry('again') != ModelRetry('other')
     assert len({ModelRetry('a'), ModelRetry('a')}) == 1
+
+
+def _streaming_deferred_agent() -> tuple[Agent[None, Any], list[int]]:
+    async def stream(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[str | DeltaToolCalls]:
+        if len(messages) == 1:
+            yield {
+                0: DeltaToolCall('ask', '{"n": 1}', tool_call_id='a1'),
+                1: DeltaToolCall('send', '{"n": 2}', tool_call_id='s1'),
+            }
+        else:
+            yield 'done'
+
+    agent: Agent[None, Any] = Agent(
+        FunctionModel(stream_function=stream),
+        output_type=OUTPUT,
+        toolsets=[ExternalToolset([ToolDefinition(name='send', kind='external')])],
+    )
+    ran: list[int] = []
+
+    @agent.tool_plain(requires_approval=True)
+    def ask(n: int) -> int:
+        ran.append(n)
+        return n
+
+    return agent, ran
+
+
+async def test_a_streamed_run_that_ends_on_deferred_calls_before_its_block_is_complete_once_its_output_is_read() -> (
+    None
+):
+    # A tool that raises `CallDeferred` is known to defer only once it runs: the run ends before the block.
+    async def stream(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[str | DeltaToolCalls]:
+        yield {0: DeltaToolCall('later', '{"n": 1}', tool_call_id='l1')}
+
+    agent: Agent[None, Any] = Agent(FunctionModel(stream_function=stream), output_type=OUTPUT)
+
+    @agent.tool_plain
+    def later(n: int) -> int:
+        raise CallDeferred
+
+    expected = DeferredToolRequests(calls=[ToolCallPart('later', '{"n": 1}', 'l1')])
+    async with agent.run_stream('go') as result:
+        assert not result.is_complete  # as pydantic-ai: not before its output is read
+        assert await result.validate_response_output(result.response) == expected  # any response gives it
+        assert not result.is_complete
+        assert [o async for o in result.stream_output(debounce_by=None)] == [expected]
+        assert result.is_complete
+    async with agent.run_stream('go') as result:
+        assert await result.get_output() == expected
+        assert result.is_complete
+    async with agent.run_stream('go') as result:
+        assert [r.parts async for r in result.stream_response(debounce_by=None)] == [result.response.parts]
+        assert result.is_complete
+
+
+async def test_a_streamed_run_whose_response_calls_deferred_tools_ends_on_their_requests() -> None:
+    agent, ran = _streaming_deferred_agent()
+    async with agent.run_stream('go') as result:
+        assert await result.get_output() == DeferredToolRequests(
+            calls=[ToolCallPart('send', '{"n": 2}', 's1')], approvals=[ToolCallPart('ask', '{"n": 1}', 'a1')]
+        )
+        assert result.is_complete
+    assert ran == []
+
+
+async def test_a_streamed_response_with_deferred_calls_streams_their_requests_as_its_output() -> None:
+    agent, _ = _streaming_deferred_agent()
+    outputs: list[Any] = []
+    async with agent.iter('go') as run:
+        async for node in run:
+            if agent.is_model_request_node(node):
+                async with node.stream(run.ctx) as stream:
+                    outputs += [o async for o in stream.stream_output(debounce_by=None)]
+    assert outputs[-1] == DeferredToolRequests(
+        calls=[ToolCallPart('send', '{"n": 2}', 's1')], approvals=[ToolCallPart('ask', '{"n": 1}', 'a1')]
+    )
+    assert run.result is not None
+    assert run.result.output == outputs[-1]
+
+
+async def test_validating_a_response_with_deferred_calls_needs_deferred_tool_requests_among_output_types() -> None:
+    async def stream(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[str | DeltaToolCalls]:
+        yield {0: DeltaToolCall('send', '{}', tool_call_id='s1')}
+
+    agent: Agent[None, Any] = Agent(
+        FunctionModel(stream_function=stream),
+        toolsets=[ExternalToolset([ToolDefinition(name='send', kind='external')])],
+    )
+    async with agent.iter('go') as run:
+        async for node in run:
+            if agent.is_model_request_node(node):
+                async with node.stream(run.ctx) as response:
+                    with pytest.raises(UserError, match='`DeferredToolRequests` is not among output types'):
+                        await response.get_output()
+                break

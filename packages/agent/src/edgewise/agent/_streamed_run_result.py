@@ -74,6 +74,10 @@ class StreamedRunResult(Generic[OutputDataT]):
         self._response: StreamedResponse | None = None
         self._responses = 0  # model responses started so far
         self._result: AgentRunResult[OutputDataT] | None = None
+        # A run that ended before the block (on deferred tool calls) is complete once its output is read, as in
+        # pydantic-ai: `is_complete` is `False` until then.
+        self._output_unread = False
+        self._ended_before_block = False
         self._interrupted: ModelResponse | None = None  # the response cut off by `cancel()`
         self._cancelled = False
         # Every generator made for a stream, closed with the run: a reader may leave a stream half read.
@@ -118,6 +122,7 @@ class StreamedRunResult(Generic[OutputDataT]):
                     self._wraps = False
                     await self._handled.hand_over()
                 return
+        self._ended_before_block = self._output_unread = self._result is not None
 
     async def _buffered(self) -> AsyncGenerator[AgentStreamEvent]:
         while self._buffer:
@@ -161,11 +166,16 @@ class StreamedRunResult(Generic[OutputDataT]):
             )
         if self._result is not None and isinstance(self._result.output, str):
             # The run is over: its output, once (as pydantic-ai streams a cached output again).
-            return _Stream(self._track(_once(self._result.output)))
+            return _Stream(self._track(self._read_out(_once(self._result.output))))
         source = self._track(self._text_pieces()) if delta else self._track(self._texts())
         if debounce_by is not None:
             source = self._track(_debounce(source, debounce_by, ''.join if delta else None))
         return _Stream(source)
+
+    async def _read_out(self, values: AsyncGenerator[_T]) -> AsyncGenerator[_T]:
+        async for value in values:
+            yield value
+        self._output_unread = False
 
     async def _text_pieces(self) -> AsyncGenerator[str]:
         async for event in self._events:
@@ -208,6 +218,7 @@ class StreamedRunResult(Generic[OutputDataT]):
     async def _outputs(self, debounce_by: float | None) -> AsyncGenerator[Any]:
         if self._result is not None:  # the run is over: its output, once, as a copy
             yield copy.deepcopy(self._result.output)
+            self._output_unread = False
             return
         partials = self._track(self._partial_outputs())
         source = partials if debounce_by is None else self._track(_debounce(partials, debounce_by, None))
@@ -218,6 +229,7 @@ class StreamedRunResult(Generic[OutputDataT]):
         # The output is always the last value, even when it equals the last partial one (as in pydantic-ai): a
         # reader can take the last value for the validated output.
         yield self._result.output
+        self._output_unread = False
 
     async def _partial_outputs(self) -> AsyncGenerator[Any]:
         deps = self._run.ctx.deps
@@ -358,7 +370,13 @@ class StreamedRunResult(Generic[OutputDataT]):
             # content), then a snapshot follows each event.
             before = len(self._buffer)
             streamed = self._response
-            if before and streamed is not None and any(_has_content(p) for p in streamed.get().parts):
+            # (A run already over, ended on deferred calls before the block, shows only its last response.)
+            if (
+                before
+                and streamed is not None
+                and self._result is None
+                and any(_has_content(p) for p in streamed.get().parts)
+            ):
                 yield streamed
             async for event in self._events:
                 if before:
@@ -382,6 +400,7 @@ class StreamedRunResult(Generic[OutputDataT]):
             state = self._run.ctx.state
             last = dataclasses.replace(last, run_id=state.run_id, conversation_id=state.conversation_id)
         yield last
+        self._output_unread = False
 
     # -- cancelling -----------------------------------------------------------------------------------------------
 
@@ -418,6 +437,7 @@ class StreamedRunResult(Generic[OutputDataT]):
         assert self._result is not None
         # A copy each time: a caller changing what it got does not change what the next call gets.
         output: OutputDataT = copy.deepcopy(self._result.output)
+        self._output_unread = False
         return output
 
     @property
@@ -454,13 +474,20 @@ class StreamedRunResult(Generic[OutputDataT]):
             UnexpectedModelBehavior: the response holds no output of the run's output type.
             pydantic.ValidationError: the output does not validate.
         """
+        if self._ended_before_block:
+            # The run ended on deferred tool calls before the block: its output is what any response gives (as in
+            # pydantic-ai), none of them holding output of its own.
+            assert self._result is not None
+            ended: OutputDataT = copy.deepcopy(self._result.output)
+            return ended
         output: OutputDataT = await validate_response(self._run.ctx, message, allow_partial=allow_partial)
         return output
 
     @property
     def is_complete(self) -> bool:
-        """Whether the run has ended with its final result."""
-        return self._result is not None
+        """Whether the run has ended with its final result (for a run that ended before the `async with` block,
+        on deferred tool calls, once its output has been read)."""
+        return self._result is not None and not self._output_unread
 
     @property
     def usage(self) -> CallableRunUsage:

@@ -9,9 +9,10 @@ import pydantic
 
 from edgewise.graph import GraphRunContext
 
+from ._deferred_tools import DeferredToolRequests
 from ._output import OutputProcessor
 from ._run_deps import GraphAgentDeps, GraphAgentState
-from .exceptions import ModelRetry, UnexpectedModelBehavior
+from .exceptions import ModelRetry, UnexpectedModelBehavior, UserError
 from .messages import ModelResponse, TextPart, ToolCallPart
 
 __all__ = ('validate_response',)
@@ -23,7 +24,8 @@ async def validate_response(
     """The output value `message` holds for the output type of the run (`run`: its graph context), with the
     output validators applied.
 
-    The first call of an output tool wins; otherwise the first image (when an image is an output type), else the
+    The first call of an output tool wins; otherwise the calls of external tools and tools needing approval (the
+    `DeferredToolRequests` the run would end on), else the first image (when an image is an output type), else the
     text parts (joined) are the answer. With
     `allow_partial`, an unfinished JSON value is accepted, and output functions are called with
     `ctx.partial_output` set (as in pydantic-ai 1.107).
@@ -43,6 +45,13 @@ async def validate_response(
             processor = schema.tools[call.tool_name]
             value = _validate(processor, call.args, allow_partial)
             value = await processor.finish(value, ctx)  # output functions see `ctx.partial_output`
+        elif (deferred := _deferred_requests(message, deps)) is not None:
+            if not schema.allows_deferred_tools:
+                raise UserError(
+                    'A deferred tool call was present, but `DeferredToolRequests` is not among output types. '
+                    'To resolve this, add `DeferredToolRequests` to the list of output types for this agent.'
+                )
+            return deferred  # what the run would end on; output validators see no deferred requests (pydantic-ai)
         elif schema.allows_image and (images := message.images):
             value = images[0]
         else:
@@ -66,6 +75,20 @@ async def validate_response(
             'Output validation failed during streaming, and retries are not supported in `run_stream()`'
         ) from error
     return value
+
+
+def _deferred_requests(message: ModelResponse, deps: GraphAgentDeps[Any, Any]) -> DeferredToolRequests | None:
+    # The response's calls of external tools and of tools needing approval, as the step's tools define them.
+    tools = deps.step_tools or {}
+    calls: list[ToolCallPart] = []
+    approvals: list[ToolCallPart] = []
+    for part in message.parts:
+        if isinstance(part, ToolCallPart) and (tool := tools.get(part.tool_name)) is not None:
+            if tool.kind == 'external':
+                calls.append(part)
+            elif tool.kind == 'unapproved':
+                approvals.append(part)
+    return DeferredToolRequests(calls=calls, approvals=approvals) if calls or approvals else None
 
 
 def _validate(processor: OutputProcessor, args: str | dict[str, Any] | None, allow_partial: bool) -> Any:
