@@ -26,6 +26,7 @@ from edgewise.agent import (
     UserError,
 )
 from edgewise.agent.messages import (
+    FunctionToolCallEvent,
     ModelMessage,
     ModelRequest,
     ModelResponse,
@@ -510,3 +511,31 @@ async def test_validating_a_response_with_deferred_calls_needs_deferred_tool_req
                     with pytest.raises(UserError, match='`DeferredToolRequests` is not among output types'):
                         await response.get_output()
                 break
+
+
+async def test_an_approved_call_is_validated_once_as_it_runs_and_its_event_says_so() -> None:
+    checked: list[tuple[int, bool]] = []
+
+    def check(ctx: RunContext[None], n: int) -> None:
+        checked.append((n, ctx.tool_call_approved))
+
+    agent: Agent[None, Any] = Agent(
+        model_calling(ToolCallPart('act', {'n': 1}, 'a1'), ToolCallPart('act', {'n': 2}, 'a2')), output_type=OUTPUT
+    )
+
+    @agent.tool(requires_approval=True, args_validator=check)
+    def act(ctx: RunContext[None], n: int) -> int:
+        return n
+
+    first = await agent.run('go')
+    checked.clear()
+    answers = DeferredToolResults(approvals={'a1': ToolApproved(override_args={'n': 5}), 'a2': ToolDenied('no')})
+    events: list[Any] = []
+    async with agent.iter(message_history=first.all_messages(), deferred_tool_results=answers) as run:
+        async for node in run:
+            if agent.is_call_tools_node(node):
+                async with node.stream(run.ctx) as stream:
+                    events += [e async for e in stream]
+    calls = {e.part.tool_call_id: e.args_valid for e in events if isinstance(e, FunctionToolCallEvent)}
+    assert calls == {'a1': True, 'a2': None}  # the denied call is not validated (as pydantic-ai)
+    assert checked == [(5, True)]  # once, with the override arguments and the approval

@@ -454,7 +454,8 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
         state = ctx.state
         output_tools = ctx.deps.output_schema.tools
         calls = [p for p in self.model_response.parts if isinstance(p, ToolCallPart)]
-        valid, validations = await validate_for_events(calls, state, ctx.deps, self.tool_call_results or {})
+        answers = self.tool_call_results or {}
+        valid, validations = await validate_for_events(calls, state, ctx.deps, answers, self.tool_call_metadata)
         self.__dict__[_VALIDATED] = validations
         # As pydantic-ai orders them: the output calls first, each with its result as it is processed (so, here,
         # after the step: only then are they known), then the calls of known tools, then those of unknown tools.

@@ -17,6 +17,7 @@ import anyio
 
 from ._deferred_tools import DeferredToolRequests, ToolApproved, ToolDenied
 from ._run_deps import GraphAgentDeps, GraphAgentState
+from ._step_tools import prepare_step_tools
 from .exceptions import ApprovalRequired, CallDeferred, ModelRetry, ToolRetryError, UnexpectedModelBehavior, UserError
 from .messages import ModelRequestPart, RetryPromptPart, ToolCallPart, ToolReturn, ToolReturnPart, UserPromptPart
 from .tool_manager import ToolManager, ValidatedToolCall
@@ -92,7 +93,7 @@ async def _run_one(
         call = dataclasses.replace(call, args=answer.override_args)
     manager: ToolManager[Any] = deps.tool_manager
     try:
-        if validated is None or answer is not None:
+        if validated is None:  # (a call validated for its event was validated as it runs here, approved or not)
             validated = await manager.validate_tool_call(call, approved=approved, metadata=metadata)
         if validated.args_valid:
             if external and approved:
@@ -264,20 +265,30 @@ async def answer_deferred_inline(
 
 
 async def validate_for_events(
-    calls: Sequence[ToolCallPart], state: GraphAgentState, deps: GraphAgentDeps[Any, Any], answered: Mapping[str, Any]
+    calls: Sequence[ToolCallPart],
+    state: GraphAgentState,
+    deps: GraphAgentDeps[Any, Any],
+    answered: Mapping[str, Any],
+    metadata: Mapping[str, Any] | None = None,
 ) -> tuple[dict[str, bool], dict[str, ValidatedToolCall[Any]]]:
     """Validate the calls before their call events are streamed, so that each event tells `args_valid` (as
     pydantic-ai 1.107's do): by call id, whether the arguments validated, and the function tools' validations,
-    which running the calls then uses instead of validating again. Calls with a deferred answer, of unknown tools,
-    or whose tool has no retries left are left to run as usual (their `args_valid` stays `None`)."""
+    which running the calls then uses instead of validating again. An approved call (`ToolApproved` in `answered`)
+    is validated as it will run: approved, with its override arguments and its `metadata`. Calls with another
+    deferred answer, of unknown tools, or whose tool has no retries left are left to run as usual (their
+    `args_valid` stays `None`)."""
     valid: dict[str, bool] = {}
     validations: dict[str, ValidatedToolCall[Any]] = {}
+    if deps.step_tools is None and any(isinstance(a, ToolApproved) for a in answered.values()):
+        await prepare_step_tools(state, deps)  # resumed with approvals: this process has not prepared the step yet
     tools = deps.step_tool_functions or {}
     output_tools = deps.output_schema.tools
     manager: ToolManager[Any] = deps.tool_manager
+    meta = metadata or {}
     for call in calls:
         call_id = call.tool_call_id
-        if call_id in answered:
+        approval = answered.get(call_id)
+        if call_id in answered and not isinstance(approval, ToolApproved):
             continue
         if call.tool_name in output_tools:
             ctx = deps.run_context(state, tool_name=call.tool_name, tool_call_id=call_id)
@@ -291,7 +302,12 @@ async def validate_for_events(
             valid[call_id] = False  # an unknown tool: the model is told so
         elif manager is not None:
             try:
-                checked = await manager.validate_tool_call(call)
+                if isinstance(approval, ToolApproved):
+                    if approval.override_args is not None:
+                        call = dataclasses.replace(call, args=approval.override_args)
+                    checked = await manager.validate_tool_call(call, approved=True, metadata=meta.get(call_id))
+                else:
+                    checked = await manager.validate_tool_call(call)
             except UnexpectedModelBehavior:
                 continue  # no retries left: running the call raises it, as without a stream
             validations[call_id] = checked
