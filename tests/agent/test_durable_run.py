@@ -216,6 +216,10 @@ async def test_a_durable_run_stores_offsets_and_checkpointed_results(tmp_path: P
         raw = await persistence.load_raw()
     offsets = [s.state['message_offset'] for s in raw]
     assert offsets == [0, 0, 0, 2, 2, 4]
+    # Each snapshot stores only the messages after its offset: the request and response of its step.
+    assert [[m['kind'] for m in s.state['message_history']] for s in raw] == [
+        [], [], ['request', 'response'], [], ['request', 'response'], [],
+    ]  # fmt: skip
     # The tool calls' step keeps the results it checkpointed as each call finished, but the last one's, stored
     # with the next snapshot.
     assert [len(s.state['step_results']) for s in raw] == [0, 0, 2, 0, 0, 0]

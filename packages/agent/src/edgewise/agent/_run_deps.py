@@ -126,9 +126,24 @@ class GraphAgentState:
 
     @classmethod
     def __get_pydantic_core_schema__(cls, source: Any, handler: pydantic.GetCoreSchemaHandler) -> Any:
+        # `message_history` is written from `_stored_messages` (under the same key, last), not from the field: a
+        # function wrapping the whole state's serialization would convert it to Python data and serialize that.
         schema: Any = handler(source)
-        schema['serialization'] = core_schema.wrap_serializer_function_ser_schema(_dump_delta, schema=dict(schema))
+        resolved: Any = handler.resolve_ref_schema(schema)
+        args = resolved['schema']
+        field = next(f for f in args['fields'] if f['name'] == 'message_history')
+        field['serialization_exclude'] = True
+        stored = core_schema.computed_field('_stored_messages', field['schema'], alias='message_history')
+        args['computed_fields'] = [*(args.get('computed_fields') or ()), stored]
+        resolved['config'] = {**(resolved.get('config') or {}), 'serialize_by_alias': True}
         return schema
+
+    @property
+    def _stored_messages(self) -> list[ModelMessage]:
+        """The messages a snapshot of this state stores: those after `message_offset` (the others are in the run's
+        earlier snapshots)."""
+        offset = self.message_offset
+        return self.message_history[offset:] if offset else self.message_history
 
     def increment_retries(self, max_retries: int, error: BaseException | None = None) -> None:
         """Count one more output retry.
@@ -159,17 +174,6 @@ class GraphAgentState:
                 'call, resulting in incomplete arguments. Increase the `max_tokens` model setting, or simplify the '
                 'prompt to result in a shorter response that will fit within the limit.'
             ) from None
-
-
-def _dump_delta(state: GraphAgentState, handler: Any) -> Any:
-    """Serialize only the messages after `message_offset` (the others are in the run's earlier snapshots)."""
-    if state.message_offset:
-        # A shallow copy holding the slice (`dataclasses.replace` would run `__init__` and its default factories).
-        delta = object.__new__(GraphAgentState)
-        delta.__dict__.update(state.__dict__)
-        delta.message_history = state.message_history[state.message_offset :]
-        state = delta
-    return handler(state)
 
 
 async def call_user_function(function: Callable[..., Any], *args: Any) -> Any:
