@@ -113,6 +113,11 @@ class GraphAgentState:
     """Where the messages this state stores start: a durable run stores in each snapshot only the messages after
     those its previous snapshot held (`message_history[message_offset:]`), so a step costs the same however
     long the conversation; resuming puts the history back together from the run's snapshots. 0 otherwise."""
+    response_in_node: bool = False
+    """Whether the last message of the history, the model's response, is stored in the snapshot's node only (the
+    `CallToolsNode` that handles it), not in `message_history` too: a durable run sets it from recording a response
+    to the end of its handling. Snapshots stored with it put the response back after their messages when a run is
+    resumed or shown. Snapshots of earlier versions (without it) hold the response twice."""
     step_results: list[ModelRequestPart] = field(default_factory=list)
     """The results of the tool calls of the step in progress that have finished (a durable run checkpoints
     them one by one, so that a resumed step runs only the calls that had not finished)."""
@@ -141,9 +146,11 @@ class GraphAgentState:
     @property
     def _stored_messages(self) -> list[ModelMessage]:
         """The messages a snapshot of this state stores: those after `message_offset` (the others are in the run's
-        earlier snapshots)."""
-        offset = self.message_offset
-        return self.message_history[offset:] if offset else self.message_history
+        earlier snapshots), but the response its node holds (`response_in_node`)."""
+        offset, history = self.message_offset, self.message_history
+        if self.response_in_node:
+            return history[offset:-1]
+        return history[offset:] if offset else history
 
     def increment_retries(self, max_retries: int, error: BaseException | None = None) -> None:
         """Count one more output retry.
@@ -426,3 +433,4 @@ def stored_through(ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[Any, Any
     (and unchanged) in the snapshot of the node that is running."""
     if ctx.deps.durable:
         ctx.state.message_offset = count
+        ctx.state.response_in_node = False
