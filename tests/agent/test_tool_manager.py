@@ -254,3 +254,25 @@ async def test_each_call_gets_its_own_context_and_the_step_keeps_its_own() -> No
     assert step_ctx not in seen
     assert (first.tool_name, first.retry, first.run_step, first.usage) == ('note', 1, 3, step_ctx.usage)
     assert (step_ctx.tool_name, step_ctx.tool_call_id) == (None, None)
+
+
+async def test_a_subclass_of_run_context_is_copied_through_its_own_init() -> None:
+    @dataclasses.dataclass(kw_only=True)
+    class Tagged(RunContext[None]):
+        tag: str = ''
+
+        def __post_init__(self) -> None:
+            self.tag = f'{self.tool_name}!'
+
+    seen: list[RunContext[None]] = []
+    toolset: FunctionToolset[None] = FunctionToolset()
+
+    @toolset.tool
+    def note(ctx: RunContext[None]) -> None:
+        seen.append(ctx)
+
+    manager = await ToolManager[None](toolset).for_run_step(Tagged(deps=None, model=TestModel(), usage=RunUsage()))
+    await manager.handle_call(ToolCallPart('note', {}, 'c1'))
+    [copy] = seen
+    assert isinstance(copy, Tagged)
+    assert (copy.tool_name, copy.tag) == ('note', 'note!')
