@@ -1,9 +1,12 @@
-"""Helpers of the agent tests: matchers for timestamps and ids, scripted models."""
+"""Helpers of the agent tests: matchers for timestamps and ids, scripted models, stores as older versions wrote them."""
 
 from __future__ import annotations
 
+import json
+import sqlite3
 from collections.abc import Iterator, Sequence
 from datetime import timezone
+from pathlib import Path
 from typing import Any
 
 from dirty_equals import IsNow, IsStr
@@ -29,3 +32,23 @@ def scripted(*responses: Sequence[ModelResponsePart]) -> FunctionModel:
         return ModelResponse(parts=next(it))
 
     return FunctionModel(script)
+
+
+def as_written_before_response_in_node(db: Path, run_id: str) -> int:
+    """Rewrite the stored snapshots of a durable agent run as Edgewise wrote them before `response_in_node`: the
+    response a `CallToolsNode` holds also at the end of the state's messages, and no such key. The number of
+    snapshots changed (for the caller to check that there were some)."""
+    changed = 0
+    with sqlite3.connect(db) as conn:
+        rows = conn.execute('SELECT seq, data FROM edgewise_snapshots WHERE run_id = ?', (run_id,)).fetchall()
+        for seq, data in rows:
+            snapshot = json.loads(data)
+            state = snapshot['state']
+            if state.pop('response_in_node'):
+                state['message_history'].append(snapshot['node']['model_response'])
+                changed += 1
+            conn.execute(
+                'UPDATE edgewise_snapshots SET data = ? WHERE run_id = ? AND seq = ?',
+                (json.dumps(snapshot), run_id, seq),
+            )
+    return changed

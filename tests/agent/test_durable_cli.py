@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from ._helpers import as_written_before_response_in_node
+
 EDGEWISE = str(Path(sys.executable).with_name('edgewise'))
 
 AGENT_MODULE = """
@@ -47,13 +49,16 @@ def _edgewise(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run([EDGEWISE, *args], cwd=cwd, capture_output=True, text=True, timeout=60, check=False)
 
 
-@pytest.fixture
-def crashed(tmp_path: Path) -> Path:
+@pytest.fixture(params=['this version', 'an earlier version'])
+def crashed(tmp_path: Path, request: pytest.FixtureRequest) -> Path:
+    """A crashed run's store, as this version wrote it or as versions before `response_in_node` did."""
     (tmp_path / 'support.py').write_text(textwrap.dedent(AGENT_MODULE))
     died = subprocess.run(
         [sys.executable, 'support.py'], cwd=tmp_path, env={**_env(), 'CRASH': '1'}, timeout=60, check=False
     )
     assert died.returncode == 9
+    if request.param == 'an earlier version':
+        assert as_written_before_response_in_node(tmp_path / 'runs.db', 'ticket-7') == 1
     return tmp_path
 
 

@@ -12,7 +12,9 @@ from typing import Any
 
 import pytest
 
-from edgewise.agent import Agent, RunContext, UserError
+from edgewise.agent import Agent, ModelRetry, RunContext, UserError
+from edgewise.agent._durable_run import fold_history
+from edgewise.agent.capabilities import AbstractCapability
 from edgewise.agent.messages import (
     ModelMessage,
     ModelRequest,
@@ -22,12 +24,15 @@ from edgewise.agent.messages import (
     ToolCallPart,
     UserPromptPart,
 )
+from edgewise.agent.models import ModelRequestContext
 from edgewise.agent.models.function import AgentInfo, FunctionModel
+from edgewise.agent.models.test import TestModel
 from edgewise.graph import GraphRuntimeError
 from edgewise.graph.exceptions import RunInProgressError
 from edgewise.graph.persistence.sqlite import SqliteStatePersistence
 
 from ..graph.persistence.conftest import DURABLE, Store, opened_store
+from ._helpers import as_written_before_response_in_node
 
 pytestmark = pytest.mark.anyio
 
@@ -94,6 +99,68 @@ async def test_a_resumed_step_runs_only_the_tool_calls_that_had_not_finished(dur
     assert result.usage.tool_calls == 3
 
 
+@pytest.mark.parametrize('written_by', ['this version', 'an earlier version'])
+async def test_a_run_resumes_from_snapshots_holding_the_response_once_or_as_earlier_versions_did(
+    tmp_path: Path, written_by: str
+) -> None:
+    # This version stores a step's response in its `CallToolsNode` only (`response_in_node`); earlier ones stored
+    # it in the state's messages too. Both resume with the same history, the response once.
+    history: list[ModelMessage] = [ModelRequest([UserPromptPart('earlier')]), ModelResponse([TextPart('ok')])]
+    crash = [True]
+    agent = Agent(by_position(*([TextPart('x')],), *three_calls_then('done')))
+
+    @agent.tool_plain(sequential=True)
+    def work(n: int) -> int:
+        if n == 2 and crash[0]:
+            raise Crash
+        return n
+
+    db = tmp_path / 'runs.db'
+    with pytest.raises(Crash):
+        await agent.run('go', message_history=history, persistence=SqliteStatePersistence(db, 'r'))
+    if written_by == 'an earlier version':
+        assert as_written_before_response_in_node(db, 'r') == 1
+    crash[0] = False
+    async with SqliteStatePersistence(db, 'r') as persistence:
+        result = await agent.resume(persistence)
+
+    assert result.output == 'done'
+    messages = result.all_messages()
+    assert messages[:2] == history
+    assert [(type(m).__name__, [p.part_kind for p in m.parts]) for m in messages[2:]] == [
+        ('ModelRequest', ['user-prompt']),
+        ('ModelResponse', ['tool-call', 'tool-call', 'tool-call']),
+        ('ModelRequest', ['tool-return', 'tool-return', 'tool-return']),
+        ('ModelResponse', ['text']),
+    ]
+    assert result.new_messages() == messages[2:]
+
+
+async def test_a_response_a_hook_rejects_is_stored_in_the_history_before_the_retry(tmp_path: Path) -> None:
+    # The rejected response is recorded, but the node that follows is the retry's `ModelRequestNode`, which does not
+    # hold it: the snapshot's messages must (see `GraphAgentState.response_in_node`).
+    class RejectFirst(AbstractCapability[None]):
+        rejected = False
+
+        async def after_model_request(
+            self, ctx: RunContext[None], *, request_context: ModelRequestContext, response: ModelResponse
+        ) -> ModelResponse:
+            if not self.rejected:
+                self.rejected = True
+                raise ModelRetry('say it again')
+            return response
+
+    agent = Agent(TestModel(custom_output_text='hello'), capabilities=[RejectFirst()])
+    async with SqliteStatePersistence(tmp_path / 'runs.db', 'r') as persistence:
+        result = await agent.run('go', persistence=persistence)
+        stored, _, _ = fold_history(await persistence.load_all())
+
+    assert [type(p).__name__ for m in stored for p in m.parts] == [
+        'UserPromptPart', 'TextPart', 'RetryPromptPart', 'TextPart'
+    ]  # fmt: skip
+    assert stored == result.all_messages()
+
+
 async def test_a_resumed_run_goes_on_after_the_history_it_was_given(durable: Store) -> None:
     history: list[ModelMessage] = [ModelRequest([UserPromptPart('earlier')]), ModelResponse([TextPart('ok')])]
     crash = [True]
@@ -132,9 +199,10 @@ async def test_each_snapshot_stores_only_the_messages_added_since_the_one_before
             assert len(result.all_messages()) == length + 4
             raw = await persistence.load_raw()
         counts[length] = [len(s.state['message_history']) for s in raw]
-    # The first snapshot holds the history the run was given; every later one only what its step added.
-    assert counts[10] == [10, 0, 2, 0, 2, 0]
-    assert counts[200] == [200, 0, 2, 0, 2, 0]
+    # The first snapshot holds the history the run was given; every later one only what its step added (the
+    # response of a step is held by the snapshot's node, and stored there only).
+    assert counts[10] == [10, 0, 1, 0, 1, 0]
+    assert counts[200] == [200, 0, 1, 0, 1, 0]
 
 
 async def test_deps_are_checked_again_on_resume(durable: Store) -> None:
@@ -216,6 +284,13 @@ async def test_a_durable_run_stores_offsets_and_checkpointed_results(tmp_path: P
         raw = await persistence.load_raw()
     offsets = [s.state['message_offset'] for s in raw]
     assert offsets == [0, 0, 0, 2, 2, 4]
+    # Each snapshot stores only the messages after its offset: the request of its step, and the response the
+    # snapshot's node holds (there only).
+    assert [[m['kind'] for m in s.state['message_history']] for s in raw] == [[], [], ['request'], [], ['request'], []]
+    assert [s.state['response_in_node'] for s in raw] == [False, False, True, False, True, False]
+    assert [getattr(s.node, 'node_id', 'end') for s in raw] == [
+        'UserPromptNode', *['ModelRequestNode', 'CallToolsNode'] * 2, 'end'
+    ]  # fmt: skip
     # The tool calls' step keeps the results it checkpointed as each call finished, but the last one's, stored
     # with the next snapshot.
     assert [len(s.state['step_results']) for s in raw] == [0, 0, 2, 0, 0, 0]

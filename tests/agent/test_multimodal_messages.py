@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
 import pydantic
 import pytest
@@ -27,6 +29,7 @@ from edgewise.agent.messages import (
     ToolCallPart,
     ToolReturn,
     ToolReturnPart,
+    UploadedFile,
     UserContent,
     UserPromptPart,
     VideoUrl,
@@ -252,6 +255,42 @@ def test_histories_with_files_round_trip_through_json_with_base64_data() -> None
     assert response.images == [BinaryImage(PNG, media_type='image/png')]
     assert response.files == response.images
     assert response.text == 'drawn'
+
+
+@pytest.mark.parametrize(
+    'file',
+    [
+        ImageUrl('https://e.com/a.png', vendor_metadata={'detail': 'low'}),
+        AudioUrl('https://e.com/a.mp3'),
+        VideoUrl('https://e.com/v.mp4'),
+        DocumentUrl('https://e.com/d.pdf', force_download=True),
+        BinaryContent(PNG, media_type='image/png', vendor_metadata={'k': 1}),
+        BinaryImage(PNG, media_type='image/png'),
+        UploadedFile(file_id='file-1', provider_name='openai', media_type='application/pdf'),
+    ],
+)
+def test_files_anywhere_in_a_tool_return_serialize_as_their_class_does(file: UserContent) -> None:
+    # A tool's return value is serialized by its runtime type (see `_SerializedByType`): each file as its own class
+    # serializes it, at any depth of lists, tuples and dicts, with nothing else changed.
+    as_itself = pydantic.TypeAdapter(type(file)).dump_python(file, mode='json')
+    content = [1, 'two', None, {'file': file, 'n': [2.5, True]}, (file,), file]
+    request = ModelRequest([ToolReturnPart('t', content, 'c1', timestamp=datetime(2026, 1, 2, tzinfo=timezone.utc))])
+    dumped = ModelMessagesTypeAdapter.dump_json([request], warnings='error')
+    data = json.loads(dumped)
+    assert data[0]['parts'][0]['content'] == [
+        1,
+        'two',
+        None,
+        {'file': as_itself, 'n': [2.5, True]},
+        [as_itself],
+        as_itself,
+    ]
+    loaded = ModelMessagesTypeAdapter.validate_json(dumped)
+    part = loaded[0].parts[0]
+    assert isinstance(part, ToolReturnPart)
+    back: Any = part.content
+    assert all(is_multi_modal_content(item) for item in (back[3]['file'], back[4][0], back[5]))
+    assert ModelMessagesTypeAdapter.dump_json(loaded) == dumped
 
 
 def test_file_part_repr_leaves_out_unset_fields() -> None:

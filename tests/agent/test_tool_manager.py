@@ -3,6 +3,7 @@ call the model must retry; `IncompleteToolCall` when the token limit cut a call'
 
 from __future__ import annotations
 
+import dataclasses
 import pickle
 
 import anyio
@@ -221,3 +222,57 @@ async def test_a_sequential_tool_makes_the_calls_sequential() -> None:
     manager = await ToolManager(toolset).for_run_step(_ctx())
     assert manager.get_parallel_execution_mode([ToolCallPart('other', {})]) == 'parallel'
     assert manager.get_parallel_execution_mode([ToolCallPart('other', {}), ToolCallPart('alone', {})]) == 'sequential'
+
+
+@pytest.mark.parametrize('cls', [RunContext, ToolManager])
+def test_run_contexts_and_managers_copy_like_a_dataclass_replace(cls: type) -> None:
+    # `ToolManager` copies both per step without `dataclasses.replace` (see `tool_manager._copy_with`), which gives
+    # the same copy only while the class has no `__post_init__` and every field is set by `__init__`.
+    assert not hasattr(cls, '__post_init__')
+    assert all(f.init for f in dataclasses.fields(cls))
+
+
+async def test_each_call_gets_its_own_context_and_the_step_keeps_its_own() -> None:
+    seen: list[RunContext[None]] = []
+    toolset: FunctionToolset[None] = FunctionToolset()
+
+    @toolset.tool
+    def note(ctx: RunContext[None], x: int) -> int:
+        seen.append(ctx)
+        return x
+
+    step_ctx = RunContext(deps=None, model=TestModel(), usage=RunUsage(), retries={'note': 1}, run_step=3)
+    manager = await ToolManager[None](toolset).for_run_step(step_ctx)
+    assert manager.ctx is step_ctx
+    assert manager.tools is not None
+    assert manager.failed_tools == set()
+    await manager.handle_call(ToolCallPart('note', {'x': 1}, 'c1'))
+    await manager.handle_call(ToolCallPart('note', {'x': 2}, 'c2'))
+    first, second = seen
+    assert (first.tool_call_id, second.tool_call_id) == ('c1', 'c2')
+    assert first is not second
+    assert step_ctx not in seen
+    assert (first.tool_name, first.retry, first.run_step, first.usage) == ('note', 1, 3, step_ctx.usage)
+    assert (step_ctx.tool_name, step_ctx.tool_call_id) == (None, None)
+
+
+async def test_a_subclass_of_run_context_is_copied_through_its_own_init() -> None:
+    @dataclasses.dataclass(kw_only=True)
+    class Tagged(RunContext[None]):
+        tag: str = ''
+
+        def __post_init__(self) -> None:
+            self.tag = f'{self.tool_name}!'
+
+    seen: list[RunContext[None]] = []
+    toolset: FunctionToolset[None] = FunctionToolset()
+
+    @toolset.tool
+    def note(ctx: RunContext[None]) -> None:
+        seen.append(ctx)
+
+    manager = await ToolManager[None](toolset).for_run_step(Tagged(deps=None, model=TestModel(), usage=RunUsage()))
+    await manager.handle_call(ToolCallPart('note', {}, 'c1'))
+    [copy] = seen
+    assert isinstance(copy, Tagged)
+    assert (copy.tool_name, copy.tag) == ('note', 'note!')

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gc
+import os
 import sqlite3
 import threading
 from collections.abc import Iterator
@@ -259,6 +261,38 @@ async def test_the_log_stays_short_over_many_short_runs_without_background_check
     sizes = await _log_sizes_over_many_short_runs(tmp_path / 'runs.db')
 
     assert max(sizes) < _LOG_BOUND, max(sizes)
+
+
+def _open_files() -> list[str]:
+    return sorted(os.readlink(f'/proc/self/fd/{fd}') for fd in os.listdir('/proc/self/fd') if _is_link(fd))
+
+
+def _is_link(fd: str) -> bool:
+    try:
+        os.readlink(f'/proc/self/fd/{fd}')
+    except OSError:  # the descriptor `listdir` itself used, closed since
+        return False
+    return True
+
+
+@pytest.mark.skipif(not os.path.isdir('/proc/self/fd'), reason='lists open files through /proc')
+@pytest.mark.parametrize('closed', [True, False], ids=['closed', 'dropped'])
+async def test_a_store_leaves_no_file_open_once_closed_or_dropped(tmp_path: Path, closed: bool) -> None:
+    # A store reads the log's size from a descriptor it keeps (see `_log_size`); it goes with the connection.
+    db = tmp_path / 'runs.db'
+    await cycle_graph.run(Start(), state=Tally(target=2), persistence=SqliteStatePersistence(db, 'first'))
+    gc.collect()
+    before = _open_files()  # the process keeps one idle connection to the file it used last (`_Checkpointer`)
+
+    persistence = SqliteStatePersistence(db, 'second')
+    await cycle_graph.run(Start(), state=Tally(target=2), persistence=persistence)
+    assert f'{db}-wal' in [name.removesuffix(' (deleted)') for name in _open_files()]
+    if closed:
+        persistence.close()
+    del persistence
+    gc.collect()
+
+    assert _open_files() == before
 
 
 async def test_an_error_listing_a_bad_store_names_the_store_only(tmp_path: Path) -> None:

@@ -263,6 +263,7 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
             return self.record_response(ctx, outcome.response)
         if outcome.sent is not None:
             self.record_response(ctx, outcome.sent)
+            ctx.state.response_in_node = False  # the node that follows does not hold it
         state, deps = ctx.state, ctx.deps
         state.increment_retries(deps.max_result_retries, outcome.retry)
         retry = RetryPromptPart(outcome.retry.message)
@@ -342,6 +343,7 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
         request.timestamp = _now()
         if deps.durable:  # the next snapshot stores the messages from this request on
             state.message_offset = len(history)
+            state.response_in_node = False
         history.append(request)
         if queue := state.pending_messages:  # enqueued 'asap': after the request in the history, sent merged with it
             history.extend(queued := take_pending(queue, 'asap', state.run_id, state.conversation_id))
@@ -392,6 +394,8 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
         if deps.tool_kinds:
             tag_tool_calls(response, deps.tool_kinds)
         state.message_history.append(response)
+        # The snapshot of the `CallToolsNode` below holds the response: its state need not hold it too.
+        state.response_in_node = deps.durable
         if deps.usage_limits.has_token_limits():
             deps.usage_limits.check_tokens(state.usage, state.message_history)
         return CallToolsNode(response)

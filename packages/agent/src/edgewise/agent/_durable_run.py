@@ -24,7 +24,7 @@ import pydantic
 from edgewise.graph import BaseStatePersistence, End
 
 from . import _instrument
-from ._agent_graph import UserPromptNode, agent_graph
+from ._agent_graph import CallToolsNode, UserPromptNode, agent_graph
 from ._agent_run import AgentRun
 from ._deferred_tools import DeferredToolResults
 from ._node_stream_loop import EventStreamHandler, run_with_event_handler
@@ -61,6 +61,8 @@ def fold_history(snapshots: Sequence[Any], until: str | None = None) -> tuple[li
                 prompt = snapshot.node.user_prompt
         del history[state.message_offset :]
         history.extend(state.message_history)
+        if state.response_in_node and isinstance(snapshot.node, CallToolsNode):
+            history.append(snapshot.node.model_response)
         if snapshot.id == until:
             break
     return history, prompt, new_index

@@ -113,6 +113,11 @@ class GraphAgentState:
     """Where the messages this state stores start: a durable run stores in each snapshot only the messages after
     those its previous snapshot held (`message_history[message_offset:]`), so a step costs the same however
     long the conversation; resuming puts the history back together from the run's snapshots. 0 otherwise."""
+    response_in_node: bool = False
+    """Whether the last message of the history, the model's response, is stored in the snapshot's node only (the
+    `CallToolsNode` that handles it), not in `message_history` too: a durable run sets it from recording a response
+    to the end of its handling. Snapshots stored with it put the response back after their messages when a run is
+    resumed or shown. Snapshots of earlier versions (without it) hold the response twice."""
     step_results: list[ModelRequestPart] = field(default_factory=list)
     """The results of the tool calls of the step in progress that have finished (a durable run checkpoints
     them one by one, so that a resumed step runs only the calls that had not finished)."""
@@ -126,9 +131,26 @@ class GraphAgentState:
 
     @classmethod
     def __get_pydantic_core_schema__(cls, source: Any, handler: pydantic.GetCoreSchemaHandler) -> Any:
+        # `message_history` is written from `_stored_messages` (under the same key, last), not from the field: a
+        # function wrapping the whole state's serialization would convert it to Python data and serialize that.
         schema: Any = handler(source)
-        schema['serialization'] = core_schema.wrap_serializer_function_ser_schema(_dump_delta, schema=dict(schema))
+        resolved: Any = handler.resolve_ref_schema(schema)
+        args = resolved['schema']
+        field = next(f for f in args['fields'] if f['name'] == 'message_history')
+        field['serialization_exclude'] = True
+        stored = core_schema.computed_field('_stored_messages', field['schema'], alias='message_history')
+        args['computed_fields'] = [*(args.get('computed_fields') or ()), stored]
+        resolved['config'] = {**(resolved.get('config') or {}), 'serialize_by_alias': True}
         return schema
+
+    @property
+    def _stored_messages(self) -> list[ModelMessage]:
+        """The messages a snapshot of this state stores: those after `message_offset` (the others are in the run's
+        earlier snapshots), but the response its node holds (`response_in_node`)."""
+        offset, history = self.message_offset, self.message_history
+        if self.response_in_node:
+            return history[offset:-1]
+        return history[offset:] if offset else history
 
     def increment_retries(self, max_retries: int, error: BaseException | None = None) -> None:
         """Count one more output retry.
@@ -159,17 +181,6 @@ class GraphAgentState:
                 'call, resulting in incomplete arguments. Increase the `max_tokens` model setting, or simplify the '
                 'prompt to result in a shorter response that will fit within the limit.'
             ) from None
-
-
-def _dump_delta(state: GraphAgentState, handler: Any) -> Any:
-    """Serialize only the messages after `message_offset` (the others are in the run's earlier snapshots)."""
-    if state.message_offset:
-        # A shallow copy holding the slice (`dataclasses.replace` would run `__init__` and its default factories).
-        delta = object.__new__(GraphAgentState)
-        delta.__dict__.update(state.__dict__)
-        delta.message_history = state.message_history[state.message_offset :]
-        state = delta
-    return handler(state)
 
 
 async def call_user_function(function: Callable[..., Any], *args: Any) -> Any:
@@ -422,3 +433,4 @@ def stored_through(ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[Any, Any
     (and unchanged) in the snapshot of the node that is running."""
     if ctx.deps.durable:
         ctx.state.message_offset = count
+        ctx.state.response_in_node = False

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any, Generic, Literal, TypeAlias
+from typing import Any, Generic, Literal, TypeAlias, TypeVar
 
 import pydantic
 
@@ -52,6 +52,8 @@ ParallelExecutionMode: TypeAlias = Literal['parallel', 'sequential', 'parallel_o
 """How the function tool calls of one response run: at the same time, or one after the other in call order.
 (`'parallel_ordered_events'` runs them at the same time too: Edgewise always gives their result events in call
 order, once all have finished.)"""
+
+_T = TypeVar('_T')
 
 _execution_mode: ContextVar[ParallelExecutionMode] = ContextVar('edgewise_tool_execution_mode', default='parallel')
 
@@ -124,7 +126,7 @@ class ToolManager(Generic[AgentDepsT]):
         """
         toolset = await self.toolset.for_run_step(ctx)
         tools = await toolset.get_tools(ctx)
-        manager = dataclasses.replace(self, toolset=toolset, ctx=ctx, tools=tools, failed_tools=set())
+        manager = _copy_with(self, ToolManager, toolset=toolset, ctx=ctx, tools=tools, failed_tools=set())
         ctx.tool_manager = manager  # `ctx.tools` / `ctx.available_tool_names` from here on (`prepare_tools` too)
         root = self.root_capability
         if root is not None and root.overrides('prepare_tools'):
@@ -283,8 +285,9 @@ class ToolManager(Generic[AgentDepsT]):
     ) -> RunContext[AgentDepsT]:
         ctx = self.ctx
         assert ctx is not None  # set with `tools` by `for_run_step`
-        return dataclasses.replace(
+        return _copy_with(
             ctx,
+            RunContext,
             tool_name=call.tool_name,
             tool_call_id=call.tool_call_id,
             retry=ctx.retries.get(call.tool_name, 0),
@@ -303,6 +306,17 @@ class ToolManager(Generic[AgentDepsT]):
     def _check_max_retries(self, name: str, ctx: RunContext[AgentDepsT], error: Exception) -> None:
         if ctx.retry >= ctx.max_retries:
             raise UnexpectedModelBehavior(f'Tool {name!r} exceeded max retries count of {ctx.max_retries}') from error
+
+
+def _copy_with(obj: _T, plain: type[Any], **changes: Any) -> _T:
+    """`dataclasses.replace(obj, **changes)`, without its `__init__` when `obj` is of the dataclass `plain` itself
+    (which has no `__post_init__` and no `init=False` fields, so the copy is the same): twice per step of a run."""
+    if type(obj) is not plain:
+        return dataclasses.replace(obj, **changes)  # type: ignore[type-var]  # a subclass may have its own __init__
+    copy: _T = object.__new__(plain)
+    copy.__dict__.update(obj.__dict__)
+    copy.__dict__.update(changes)
+    return copy
 
 
 def _validate_args(tool: ToolsetTool[Any], args: str | dict[str, Any] | None, context: Any) -> dict[str, Any]:

@@ -29,6 +29,8 @@ def agent_run_lines(history: list[RawSnapshot]) -> list[str] | None:
         state = snapshot.state
         del messages[state['message_offset'] :]
         messages.extend(state['message_history'])
+        if state.get('response_in_node') and snapshot.kind == 'node' and snapshot.node.node_id == 'CallToolsNode':
+            messages.append(snapshot.node.fields.get('model_response') or {})  # stored there only
     lines = [f'Messages ({len(messages)}):']
     for message in messages:
         for part in message.get('parts', ()):
