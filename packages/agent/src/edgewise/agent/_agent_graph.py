@@ -597,6 +597,7 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
         parts: list[ModelRequestPart] = []
         if self.tool_call_results is not None:
             calls = self._calls_to_resume(state, calls)
+            deps.merge_adjacent = True  # the request of the calls that ran and the new one: sent as one
         output_calls = [c for c in calls if c.tool_name in output_tools]
         function_calls = [c for c in calls if c.tool_name in step_tools and c.tool_name not in output_tools]
         unknown_calls = [c for c in calls if c.tool_name not in step_tools and c.tool_name not in output_tools]
