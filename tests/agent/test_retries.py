@@ -26,6 +26,7 @@ from tenacity import (
 )
 
 from edgewise.agent import Agent
+from edgewise.agent.exceptions import ModelAPIError, ModelHTTPError
 from edgewise.agent.models.openai import OpenAIChatModel
 from edgewise.agent.providers.openai import OpenAIProvider
 from edgewise.agent.retries import AsyncTenacityTransport, RetryConfig, TenacityTransport, wait_retry_after
@@ -404,6 +405,57 @@ async def test_an_agent_over_a_retrying_client_gets_its_answer(local_server: Loc
     assert sleeps == [2.0, 2.0]
     assert [r['path'] for r in local_server.received] == ['/v1/chat/completions'] * 3
     assert local_server.received[0]['body'] == local_server.received[2]['body']
+
+
+@pytest.mark.anyio
+async def test_when_the_transport_gives_up_the_model_raises_a_model_http_error(local_server: LocalServer) -> None:
+    local_server.script(*[Reply(503, {'error': {'message': 'unavailable'}})] * 2)
+    transport = AsyncTenacityTransport(status_config(AsyncSleeps(), attempts=2), validate_response=raise_for_status)
+    async with httpx.AsyncClient(transport=transport) as client:
+        with pytest.raises(ModelHTTPError) as exc_info:
+            await Agent(chat_model(local_server, client, max_retries=0)).run('Capital of France?')
+    # The transport closed the answer unread: its body is gone.
+    assert (exc_info.value.status_code, exc_info.value.body, exc_info.value.model_name) == (503, None, 'gpt-4o')
+    assert isinstance(exc_info.value.__cause__, httpx.HTTPStatusError)
+    assert len(local_server.received) == 2
+
+
+@pytest.mark.anyio
+async def test_the_models_own_retries_repeat_the_transports_attempts(local_server: LocalServer) -> None:
+    local_server.script(*[Reply(503, {}, headers={'retry-after-ms': '1'})] * 3, Reply(200, completion('Paris.')))
+    transport = AsyncTenacityTransport(status_config(AsyncSleeps(), attempts=2), validate_response=raise_for_status)
+    async with httpx.AsyncClient(transport=transport) as client:
+        result = await Agent(chat_model(local_server, client, max_retries=1)).run('Capital of France?')
+    # Two transport attempts, the model's retry, then two more transport attempts of which the second succeeds.
+    assert result.output == 'Paris.'
+    assert len(local_server.received) == 4
+
+
+async def read_then_raise_for_status(response: httpx.Response) -> None:
+    await response.aread()
+    response.raise_for_status()
+
+
+@pytest.mark.anyio
+async def test_a_status_error_raised_by_a_response_hook_keeps_the_body_it_read(local_server: LocalServer) -> None:
+    local_server.script(Reply(400, {'error': {'message': 'bad request', 'type': 'invalid_request_error'}}))
+    async with httpx.AsyncClient(event_hooks={'response': [read_then_raise_for_status]}) as client:
+        with pytest.raises(ModelHTTPError) as exc_info:
+            await Agent(chat_model(local_server, client, max_retries=2)).run('Capital of France?')
+    assert exc_info.value.status_code == 400
+    assert exc_info.value.body == {'message': 'bad request', 'type': 'invalid_request_error'}
+    assert len(local_server.received) == 1
+
+
+@pytest.mark.anyio
+async def test_a_status_error_for_a_redirect_is_an_unexpected_status(local_server: LocalServer) -> None:
+    local_server.script(Reply(302, {}, headers={'location': '/elsewhere', 'x-should-retry': 'true'}))
+    async with httpx.AsyncClient(event_hooks={'response': [read_then_raise_for_status]}) as client:
+        with pytest.raises(ModelAPIError) as exc_info:
+            await Agent(chat_model(local_server, client, max_retries=2)).run('Capital of France?')
+    assert not isinstance(exc_info.value, ModelHTTPError)
+    assert exc_info.value.message == 'Unexpected HTTP status 302.'
+    assert len(local_server.received) == 1
 
 
 # Without tenacity
