@@ -193,12 +193,19 @@ async def test_an_exception_the_config_does_not_retry_is_raised_at_once(local_se
 
 
 @pytest.mark.anyio
-async def test_the_default_sleep_runs_on_asyncio_and_trio(local_server: LocalServer) -> None:
-    local_server.script(Reply(503, {}), Reply(200, {'ok': True}))
-    config = RetryConfig(retry=retry_if_exception_type(httpx.HTTPStatusError), stop=stop_after_attempt(2))
+async def test_the_default_sleep_runs_on_asyncio_and_trio_and_takes_a_negative_wait_as_none(
+    local_server: LocalServer,
+) -> None:
+    local_server.script(
+        Reply(429, {}, headers={'retry-after': '-3'}), Reply(503, {}, headers={'retry-after': '0'}), Reply(200, {})
+    )
+    config = RetryConfig(
+        retry=retry_if_exception_type(httpx.HTTPStatusError), wait=wait_retry_after(), stop=stop_after_attempt(3)
+    )
     async with httpx.AsyncClient(transport=AsyncTenacityTransport(config, validate_response=raise_for_status)) as c:
         response = await c.post(f'{local_server.url}/things', json={})
     assert response.status_code == 200
+    assert len(local_server.received) == 3
     assert 'sleep' not in config
 
 
@@ -287,6 +294,16 @@ def test_sync_transport_reraises_when_attempts_run_out(local_server: LocalServer
         client.post(f'{local_server.url}/things', json={})
     assert exc_info.value.response.status_code == 429
     assert sleeps == [1.0]
+
+
+def test_sync_transport_with_the_default_sleep_fails_on_a_negative_retry_after(local_server: LocalServer) -> None:
+    # As in pydantic-ai: wait_retry_after returns the negative number, which time.sleep refuses.
+    local_server.script(Reply(429, {}, headers={'retry-after': '-1'}))
+    config = RetryConfig(retry=retry_if_exception_type(httpx.HTTPStatusError), wait=wait_retry_after())
+    transport = TenacityTransport(config, validate_response=raise_for_status)
+    with httpx.Client(transport=transport) as client, pytest.raises(ValueError, match='must be non-negative'):
+        client.post(f'{local_server.url}/things', json={})
+    assert len(local_server.received) == 1
 
 
 class RecordingTransport(httpx.HTTPTransport):

@@ -52,7 +52,7 @@ class RetryConfig(TypedDict, total=False):
 
     sleep: Callable[[int | float], Awaitable[None] | None]
     """How to wait between attempts (tenacity's `time.sleep` for `TenacityTransport`; `anyio.sleep` for
-    `AsyncTenacityTransport`, so that it waits on asyncio and trio alike)."""
+    `AsyncTenacityTransport`, so that it waits on asyncio and trio alike, a negative wait taken as none)."""
 
     stop: StopBaseT
     """When to give up, e.g. `stop_after_attempt(5)` (tenacity's default, `stop_never`, never gives up)."""
@@ -172,7 +172,8 @@ class AsyncTenacityTransport(httpx.AsyncBaseTransport):
 
     It works as `TenacityTransport` does, for `httpx.AsyncClient` (the client providers take as
     `http_client=`). `validate_response` is a plain function (it is not awaited); the response's body is not
-    read yet when it is called. Without `sleep` in the config, waits go through `anyio.sleep`.
+    read yet when it is called. Without `sleep` in the config, waits go through `anyio.sleep` (a negative wait,
+    which a negative `Retry-After` can ask for, is taken as none).
 
     Example:
         ```python
@@ -228,8 +229,7 @@ class AsyncTenacityTransport(httpx.AsyncBaseTransport):
                     raise
             return response
 
-        # Before tenacity 9, its default async sleep was asyncio's; anyio's waits on whichever loop runs.
-        config: dict[str, Any] = {'sleep': anyio.sleep, **self.config}
+        config: dict[str, Any] = {'sleep': _sleep, **self.config}
         return await tenacity.AsyncRetrying(**config)(attempt)
 
     async def __aenter__(self) -> Self:
@@ -247,6 +247,12 @@ class AsyncTenacityTransport(httpx.AsyncBaseTransport):
     async def aclose(self) -> None:
         """Close the wrapped transport."""
         await self.wrapped.aclose()
+
+
+async def _sleep(seconds: float) -> None:
+    """The async transport's default sleep: anyio's, on whichever loop runs (tenacity's own default was asyncio's
+    before tenacity 9), with a negative wait (a negative `Retry-After`) taken as none, as `asyncio.sleep` does."""
+    await anyio.sleep(max(seconds, 0))
 
 
 def wait_retry_after(
