@@ -7,6 +7,7 @@ the machine's speed.
 from __future__ import annotations
 
 import email.utils
+import inspect
 import subprocess
 import sys
 import time
@@ -79,6 +80,37 @@ def rate_limited_then_ok() -> list[Reply]:
         Reply(503, {'error': 'unavailable'}),
         Reply(200, {'ok': True}),
     ]
+
+
+def test_the_public_names_are_pydantic_ais() -> None:
+    import edgewise.agent.retries as retries
+
+    assert retries.__all__ == ['RetryConfig', 'TenacityTransport', 'AsyncTenacityTransport', 'wait_retry_after']
+    assert RetryConfig.__total__ is False
+    assert sorted(RetryConfig.__annotations__) == [
+        'after',
+        'before',
+        'before_sleep',
+        'reraise',
+        'retry',
+        'retry_error_callback',
+        'retry_error_cls',
+        'sleep',
+        'stop',
+        'wait',
+    ]
+
+
+@pytest.mark.parametrize('function', [TenacityTransport.__init__, AsyncTenacityTransport.__init__, wait_retry_after])
+def test_the_signatures_are_pydantic_ais(function: Any) -> None:
+    expected = {
+        '__init__': [('self', inspect.Parameter.empty), ('config', inspect.Parameter.empty), ('wrapped', None),
+                     ('validate_response', None)],
+        'wait_retry_after': [('fallback_strategy', None), ('max_wait', 300)],
+    }[function.__name__]  # fmt: skip
+    parameters = inspect.signature(function).parameters.values()
+    assert [(p.name, p.default) for p in parameters] == expected
+    assert {p.kind for p in parameters} == {inspect.Parameter.POSITIONAL_OR_KEYWORD}
 
 
 # The async transport
