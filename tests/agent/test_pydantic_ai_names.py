@@ -440,6 +440,7 @@ PYDANTIC_AI_1_107_NAMES: dict[str, tuple[str, ...]] = {
         'SUPPORTED_NATIVE_TOOLS',
         'NATIVE_TOOLS_REQUIRING_CONFIG',
     ),
+    'retries': ('RetryConfig', 'TenacityTransport', 'AsyncTenacityTransport', 'wait_retry_after'),
 }
 """`__all__` of `pydantic_ai` (top level, without `__version__`) and of the mirrored modules, in pydantic-ai 1.107.5."""
 

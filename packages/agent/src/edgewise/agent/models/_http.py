@@ -7,7 +7,8 @@ and the OpenTelemetry GenAI attributes of the call's span. Nothing here knows an
 Retries follow the official SDKs: up to `max_retries` more attempts on 408, 409, 429 and 5xx statuses,
 timeouts and dropped connections, unless the server says otherwise with `x-should-retry`; the wait is the
 server's `retry-after-ms` / `Retry-After` when it is between 0 and 60 seconds, else an exponential backoff
-with jitter. A stream is retried only until its response has arrived: once events are read, never.
+with jitter. A stream is retried only until its response has arrived: once events are read, never. An
+`httpx.HTTPStatusError` raised by the client itself (a retrying transport that gave up) counts as its response.
 
 httpx is imported by the first call, not with this module (the provider's client imports it anyway), so that
 importing a model module stays cheap.
@@ -138,6 +139,16 @@ def _error_body(response: httpx.Response, error_key: str | None) -> object:
     return body
 
 
+def _was_read(response: httpx.Response) -> bool:
+    import httpx
+
+    try:
+        response.content  # noqa: B018 (raises when the body was not read)
+    except httpx.ResponseNotRead:
+        return False
+    return True
+
+
 # Each client's URLs joined to its base URL, with the base URL they were joined to (a client's base URL can be set).
 _JOINED: weakref.WeakKeyDictionary[httpx.AsyncClient, dict[str, tuple[httpx.URL, httpx.URL]]] = (
     weakref.WeakKeyDictionary()
@@ -192,6 +203,18 @@ async def _send(call: HTTPCall, *, stream: bool) -> httpx.Response:
                 retries_done += 1
                 continue
             raise ModelAPIError(call.model_name, f'Connection error: {type(e).__name__}.') from e
+        except httpx.HTTPStatusError as e:
+            # Raised by the user's client (a retrying transport whose attempts ran out, a response hook calling
+            # `raise_for_status`): the answer is handled as a failed answer, its body mostly closed unread.
+            response = e.response
+            if response.status_code >= 400 and retries_done < call.max_retries and should_retry(response):
+                await call.sleep(retry_delay(retries_done, response.headers))
+                retries_done += 1
+                continue
+            if response.status_code < 400:
+                raise ModelAPIError(call.model_name, f'Unexpected HTTP status {response.status_code}.') from e
+            body = _error_body(response, call.error_key) if _was_read(response) else None
+            raise ModelHTTPError(response.status_code, call.model_name, body) from e
         if response.is_success:
             if not stream:
                 try:
