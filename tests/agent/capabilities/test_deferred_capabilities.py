@@ -382,3 +382,96 @@ async def test_a_streamed_run_loads_a_capability() -> None:
     looked_up = messages[4].parts[0]
     assert isinstance(looked_up, ToolReturnPart)
     assert looked_up.content == 'B2: refundable'
+
+
+async def test_a_wrapped_deferred_capability_stays_deferred_under_the_wrappers_tools() -> None:
+    from edgewise.agent.capabilities import PrefixTools
+
+    seen = Seen()
+    wrapped = PrefixTools(refunds_capability(), prefix='refunds')
+    agent = Agent(
+        scripted(
+            [load('refunds')], [ToolCallPart('refunds_lookup_refund', {'order_id': 'C3'}, 'l')], [TextPart('ok')],
+            seen=seen,
+        ),
+        capabilities=[wrapped],
+    )  # fmt: skip
+    await agent.run('hi')
+    assert seen.instructions[0] == f'{CATALOG}\n- refunds: Refund policy tools.'
+    assert seen.tools == [
+        ['load_capability', 'search_tools'],
+        ['load_capability', 'refunds_lookup_refund', 'search_tools'],
+        ['load_capability', 'refunds_lookup_refund', 'search_tools'],
+    ]
+    (looked_up,) = seen.last_parts[2]
+    assert looked_up.content == 'C3: refundable'
+
+
+async def test_hooks_of_a_loaded_capability_see_capability_loaded() -> None:
+    from edgewise.agent.capabilities import Hooks
+
+    hooks = Hooks[None](id='audit', description='Audit.', defer_loading=True)
+    flags: list[bool | None] = []
+
+    @hooks.on.before_model_request
+    async def record(ctx: RunContext[None], request_context: ModelRequestContext) -> ModelRequestContext:
+        flags.append(ctx.capability_loaded)
+        return request_context
+
+    agent = Agent(scripted([load('audit')], [TextPart('ok')], seen=Seen()), capabilities=[hooks])
+    await agent.run('hi')
+    assert flags == [True]
+
+
+# -- the message parts ---------------------------------------------------------------------------------------------
+
+
+def test_load_parts_are_told_by_tool_kind_when_read_back() -> None:
+    stored = [
+        {
+            'kind': 'response',
+            'parts': [
+                {'part_kind': 'tool-call', 'tool_name': 'load_capability', 'tool_kind': 'capability-load',
+                 'args': {'id': 'refunds'}, 'tool_call_id': 'c1'},
+                {'part_kind': 'tool-call', 'tool_name': 'load_capability', 'args': {'x': 1}, 'tool_call_id': 'c2'},
+            ],
+        },
+        {
+            'kind': 'request',
+            'parts': [
+                {'part_kind': 'tool-return', 'tool_name': 'load_capability', 'tool_kind': 'capability-load',
+                 'content': {'instructions': 'Be brief.'}, 'tool_call_id': 'c1'},
+                {'part_kind': 'tool-return', 'tool_name': 'load_capability', 'content': 'mine', 'tool_call_id': 'c2'},
+            ],
+        },
+    ]  # fmt: skip
+    response, request = ModelMessagesTypeAdapter.validate_python(stored)
+    assert [type(p) for p in response.parts] == [LoadCapabilityCallPart, ToolCallPart]
+    assert [type(p) for p in request.parts] == [LoadCapabilityReturnPart, ToolReturnPart]
+    call, returned = response.parts[0], request.parts[0]
+    assert isinstance(call, LoadCapabilityCallPart)
+    assert isinstance(returned, LoadCapabilityReturnPart)
+    assert (call.capability_id, returned.instructions) == ('refunds', 'Be brief.')
+    again = ModelMessagesTypeAdapter.validate_json(ModelMessagesTypeAdapter.dump_json([response, request]))
+    assert again == [response, request]
+
+
+@pytest.mark.parametrize(
+    ('args', 'expected'),
+    [(None, None), ({'id': 'a'}, 'a'), ('{"id": "b"}', 'b'), ('{"id":', None), ('[1]', None)],
+)
+def test_a_load_calls_id_is_read_from_complete_arguments_only(args: Any, expected: str | None) -> None:
+    assert LoadCapabilityCallPart(tool_call_id='c', args=args).capability_id == expected
+
+
+def test_narrowing_a_part_gives_its_typed_part_once() -> None:
+    call = ToolCallPart('load_capability', {'id': 'a'}, 'c', tool_kind='capability-load')
+    typed = ToolCallPart.narrow_type(call)
+    assert isinstance(typed, LoadCapabilityCallPart)
+    assert ToolCallPart.narrow_type(typed) is typed
+    returned = ToolReturnPart('load_capability', {}, 'c', tool_kind='capability-load')
+    typed_return = ToolReturnPart.narrow_type(returned)
+    assert isinstance(typed_return, LoadCapabilityReturnPart)
+    assert typed_return.instructions is None
+    plain = ToolCallPart('load_capability', {'id': 'a'}, 'c')
+    assert ToolCallPart.narrow_type(plain) is plain

@@ -350,29 +350,24 @@ class InstructionPart:
         return _repr(self, ('content',)) if not self.dynamic else _repr(self, ('content', 'dynamic'))
 
 
-def _part_tag(value: Any) -> str | None:
-    """The union member a part (or its serialized dict) is: its `part_kind`, or the typed `load_capability` part
-    when its `tool_kind` says so (told by kind, not by tool name, so a user's own `load_capability` tool stays a
-    plain part)."""
-    if isinstance(value, dict):
-        found: Any = cast(dict[str, Any], value).get('part_kind')
-        if value.get('tool_kind') == CAPABILITY_LOAD_TOOL_KIND and found in ('tool-call', 'tool-return'):
-            return f'{found}:{CAPABILITY_LOAD_TOOL_KIND}'
-        return found if isinstance(found, str) else None
-    if isinstance(value, LoadCapabilityCallPart | LoadCapabilityReturnPart):
-        return f'{value.part_kind}:{CAPABILITY_LOAD_TOOL_KIND}'
-    return getattr(value, 'part_kind', None)
-
-
 ModelRequestPart = Annotated[
-    Annotated[SystemPromptPart, pydantic.Tag('system-prompt')]
-    | Annotated[UserPromptPart, pydantic.Tag('user-prompt')]
-    | Annotated[LoadCapabilityReturnPart, pydantic.Tag('tool-return:capability-load')]
-    | Annotated[ToolReturnPart, pydantic.Tag('tool-return')]
-    | Annotated[RetryPromptPart, pydantic.Tag('retry-prompt')],
-    pydantic.Discriminator(_part_tag),
+    SystemPromptPart | UserPromptPart | ToolReturnPart | RetryPromptPart, pydantic.Discriminator('part_kind')
 ]
 """A part of a request to a model."""
+
+
+def _typed_parts(parts: list[Any]) -> list[Any]:
+    """Validated parts with the `load_capability` calls and returns as their typed parts, told by `tool_kind` (not
+    by tool name, so a user's own `load_capability` tool stays a plain part). A check per part after validation:
+    a discriminator function would make pydantic validate every part from Python objects, not from the JSON."""
+    for index, part in enumerate(parts):
+        if getattr(part, 'tool_kind', None) == CAPABILITY_LOAD_TOOL_KIND:
+            kind = part.part_kind
+            if kind == 'tool-call':
+                parts[index] = ToolCallPart.narrow_type(part)
+            elif kind == 'tool-return':
+                parts[index] = ToolReturnPart.narrow_type(part)
+    return parts
 
 
 def _as_list(parts: Sequence[Any]) -> list[Any]:
@@ -387,6 +382,7 @@ class ModelRequest:
 
     parts: Annotated[
         Sequence[ModelRequestPart],
+        pydantic.AfterValidator(_typed_parts),
         pydantic.PlainSerializer(_as_list, return_type=list[ModelRequestPart]),
     ]
     """The parts of the request."""
@@ -607,14 +603,8 @@ class FilePart:
 
 
 ModelResponsePart = Annotated[
-    Annotated[TextPart, pydantic.Tag('text')]
-    | Annotated[ThinkingPart, pydantic.Tag('thinking')]
-    | Annotated[LoadCapabilityCallPart, pydantic.Tag('tool-call:capability-load')]
-    | Annotated[ToolCallPart, pydantic.Tag('tool-call')]
-    | Annotated[NativeToolCallPart, pydantic.Tag('builtin-tool-call')]
-    | Annotated[NativeToolReturnPart, pydantic.Tag('builtin-tool-return')]
-    | Annotated[FilePart, pydantic.Tag('file')],
-    pydantic.Discriminator(_part_tag),
+    TextPart | ThinkingPart | ToolCallPart | NativeToolCallPart | NativeToolReturnPart | FilePart,
+    pydantic.Discriminator('part_kind'),
 ]
 """A part of a model's response."""
 
@@ -632,6 +622,7 @@ class ModelResponse:
 
     parts: Annotated[
         Sequence[ModelResponsePart],
+        pydantic.AfterValidator(_typed_parts),
         pydantic.PlainSerializer(_as_list, return_type=list[ModelResponsePart]),
     ]
     """The parts of the response."""

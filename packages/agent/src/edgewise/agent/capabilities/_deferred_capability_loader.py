@@ -16,7 +16,7 @@ from __future__ import annotations as _annotations
 
 import re
 from collections.abc import AsyncIterable, Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from .._run_options import normalize_instructions
@@ -218,7 +218,7 @@ class DeferredCapabilityGate(WrapperCapability[AgentDepsT]):
         def loaded_settings(ctx: RunContext[AgentDepsT]) -> Any:
             if not self._loaded(ctx):
                 return None
-            return settings(ctx) if callable(settings) else settings
+            return settings(replace(ctx, capability_loaded=True)) if callable(settings) else settings
 
         return loaded_settings
 
@@ -230,7 +230,7 @@ class DeferredCapabilityGate(WrapperCapability[AgentDepsT]):
         def loaded_tool(ctx: RunContext[AgentDepsT]) -> Any:
             if not self._loaded(ctx):
                 return None
-            return tool(ctx) if callable(tool) else tool
+            return tool(replace(ctx, capability_loaded=True)) if callable(tool) else tool
 
         return loaded_tool
 
@@ -245,7 +245,7 @@ class DeferredCapabilityGate(WrapperCapability[AgentDepsT]):
         """The events through the wrapped capability's `wrap_run_event_stream` once it is loaded."""
         if not self._loaded(ctx):
             return stream
-        return self.wrapped.wrap_run_event_stream(ctx, stream=stream)
+        return self.wrapped.wrap_run_event_stream(replace(ctx, capability_loaded=True), stream=stream)
 
 
 def _gated_hook(name: str) -> Callable[..., Any]:
@@ -253,7 +253,7 @@ def _gated_hook(name: str) -> Callable[..., Any]:
 
     async def gated(self: DeferredCapabilityGate[Any], ctx: RunContext[Any], *args: Any, **kwargs: Any) -> Any:
         if self._loaded(ctx):
-            return await getattr(self.wrapped, name)(ctx, *args, **kwargs)
+            return await getattr(self.wrapped, name)(replace(ctx, capability_loaded=True), *args, **kwargs)
         return await default(self, ctx, *args, **kwargs)
 
     gated.__name__ = gated.__qualname__ = name

@@ -113,6 +113,8 @@ class RunContext(Generic[AgentDepsT]):
     loaded_capability_ids: set[str] = field(default_factory=set)
     """The ids of the deferred capabilities the model has loaded (`load_capability`), read from the history before
     each model request; a load during a step adds to it (the run's one set, shared by its contexts)."""
+    capability_loaded: bool | None = None
+    """`True` in the hooks and settings functions of a loaded deferred capability; `None` elsewhere."""
 
     @property
     def tools(self) -> dict[str, ToolDefinition]:

@@ -92,8 +92,11 @@ class DeferredCapabilityLoaderToolset(WrapperToolset[AgentDepsT]):
         self.apply(visited.append)
         for toolset in visited:
             if isinstance(toolset, CapabilityOwnedToolset) and toolset.capability is capability:
-                found = await toolset.wrapped.get_instructions(ctx)
-                texts += [found] if isinstance(found, str) else [t for t in found or () if t]
+                found: Any = await toolset.wrapped.get_instructions(ctx)
+                for item in [found] if isinstance(found, str) else found or ():
+                    text = item if isinstance(item, str) else getattr(item, 'content', None)  # an `InstructionPart`
+                    if text and text.strip():
+                        texts.append(text)
         ctx.loaded_capability_ids.add(capability_id)
         joined = '\n\n'.join(texts).strip()
         return {'instructions': joined} if joined else {}
