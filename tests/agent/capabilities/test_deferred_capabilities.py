@@ -4,7 +4,7 @@ back from a history, from a stored run, and while streaming."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import AsyncIterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -186,10 +186,12 @@ async def test_a_toolsets_instructions_come_back_with_the_load() -> None:
 
     class Explained(FunctionToolset[None]):
         async def get_instructions(self, ctx: RunContext[None]) -> list[str] | None:
-            return ['Quote order ids exactly.']
+            return ['', '  ', 'Quote order ids exactly.']  # blank ones are dropped
 
     seen = Seen()
-    capability = Capability[None](id='orders', instructions='Orders first.', toolsets=[Explained()], defer_loading=True)
+    capability = Capability[None](
+        id='orders', instructions=['Orders first.', lambda: ''], toolsets=[Explained()], defer_loading=True
+    )
     agent = Agent(scripted([load('orders')], [TextPart('done')], seen=seen), capabilities=[capability])
     await agent.run('hi')
     (returned,) = seen.last_parts[1]
@@ -475,3 +477,146 @@ def test_narrowing_a_part_gives_its_typed_part_once() -> None:
     assert typed_return.instructions is None
     plain = ToolCallPart('load_capability', {'id': 'a'}, 'c')
     assert ToolCallPart.narrow_type(plain) is plain
+
+
+# -- native tools, per-run capabilities, event streams -------------------------------------------------------------
+
+
+@dataclass
+class Searching(AbstractCapability[None]):
+    """A native tool given as is and one given as a function of the run context."""
+
+    def get_native_tools(self) -> Sequence[Any]:
+        from edgewise.agent.native_tools import CodeExecutionTool, WebSearchTool
+
+        def code_tool(ctx: RunContext[None]) -> CodeExecutionTool:
+            assert ctx.capability_loaded is True
+            return CodeExecutionTool()
+
+        return [WebSearchTool(), code_tool]
+
+
+async def test_native_tools_are_sent_only_after_the_load() -> None:
+    kinds: list[list[str]] = []
+
+    def answer(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        kinds.append(sorted(t.kind for t in info.model_request_parameters.native_tools))
+        return ModelResponse([load('search')] if len(messages) == 1 else [TextPart('ok')])
+
+    agent = Agent(FunctionModel(answer), capabilities=[Searching(id='search', defer_loading=True)])
+    await agent.run('hi')
+    assert kinds == [[], ['code_execution', 'web_search']]
+
+
+@dataclass
+class PerRun(AbstractCapability[None]):
+    """Made again for each run (`for_run`), counting the requests of its run once loaded."""
+
+    requests: list[int] = field(default_factory=list)
+    made: list[PerRun] = field(default_factory=list)
+
+    async def for_run(self, ctx: RunContext[None]) -> PerRun:
+        fresh = PerRun(id=self.id, description=self.description, defer_loading=self.defer_loading)
+        self.made.append(fresh)
+        return fresh
+
+    async def before_model_request(
+        self, ctx: RunContext[None], request_context: ModelRequestContext
+    ) -> ModelRequestContext:
+        self.requests.append(ctx.run_step)
+        return request_context
+
+
+async def test_a_capability_made_per_run_is_deferred_and_loaded_as_made() -> None:
+    seen = Seen()
+    template = PerRun(id='counting', description='Counts.', defer_loading=True)
+    agent = Agent(scripted([load('counting')], [TextPart('ok')], seen=seen), capabilities=[template])
+    await agent.run('hi')
+    (made,) = template.made
+    assert made.requests == [2]
+    assert template.requests == []
+    assert seen.instructions[0] == f'{CATALOG}\n- counting: Counts.'
+
+
+async def test_an_event_stream_wrapper_applies_once_loaded() -> None:
+    from edgewise.agent.messages import AgentStreamEvent, PartStartEvent
+
+    @dataclass
+    class Tagging(AbstractCapability[None]):
+        tagged: list[int] = field(default_factory=list)
+
+        async def wrap_run_event_stream(
+            self, ctx: RunContext[None], *, stream: AsyncIterable[AgentStreamEvent]
+        ) -> AsyncIterable[AgentStreamEvent]:
+            async for event in stream:
+                if isinstance(event, PartStartEvent):
+                    self.tagged.append(ctx.run_step)
+                yield event
+
+    tagging = Tagging(id='tagging', defer_loading=True)
+    agent = Agent(
+        streamed(
+            [{0: DeltaToolCall(name='load_capability', json_args='{"id": "tagging"}', tool_call_id='l')}],
+            ['done'],
+        ),
+        capabilities=[tagging],
+    )
+    async with agent.run_stream_events('hi') as stream:
+        events = [event async for event in stream]
+    assert events
+    assert tagging.tagged == [2]
+
+
+def test_the_loader_and_the_gate_keep_their_place_and_names() -> None:
+    from edgewise.agent.capabilities import CapabilityOrdering, Instrumentation
+    from edgewise.agent.capabilities._deferred_capability_loader import (
+        DeferredCapabilityGate,
+        DeferredCapabilityLoader,
+        deferred_run_capabilities,
+    )
+
+    @dataclass
+    class Placed(AbstractCapability[None]):
+        def get_ordering(self) -> CapabilityOrdering:
+            return CapabilityOrdering(position='innermost')
+
+    loader = DeferredCapabilityLoader[None]()
+    assert DeferredCapabilityLoader.get_serialization_name() is None
+    assert loader.get_ordering() == CapabilityOrdering(position='outermost', wrapped_by=[Instrumentation])
+    placed = Placed(id='p', defer_loading=True)
+    gate = DeferredCapabilityGate(placed)
+    assert gate.get_ordering() == CapabilityOrdering(position='innermost')
+    assert (gate.id, gate.defer_loading, gate.get_instructions()) == ('p', True, None)
+    # made again for a run: the gates and the loader already there are kept, not doubled
+    again = deferred_run_capabilities([gate, loader])
+    assert again[0] is gate
+    assert again[1] is loader
+    assert len(again) == 2
+
+
+def test_a_capability_the_run_does_not_list_keeps_its_own_id() -> None:
+    from edgewise.agent.models.test import TestModel
+    from edgewise.agent.toolsets._capability_owned import resolve_capability_id
+    from edgewise.agent.usage import RunUsage
+
+    ctx = RunContext[None](deps=None, model=TestModel(), usage=RunUsage())
+    assert resolve_capability_id(ctx, Capability[None](id='own')) == 'own'
+
+
+async def test_capabilities_without_an_id_are_listed_under_their_class_name() -> None:
+    from edgewise.agent.capabilities import CombinedCapability
+
+    listed: list[list[str]] = []
+
+    @dataclass
+    class Watch(AbstractCapability[None]):
+        async def before_run(self, ctx: RunContext[None]) -> None:
+            listed.append(list(ctx.capabilities))
+
+    deferred, eager = Warm(id='warm', defer_loading=True), Warm()
+    bundle = CombinedCapability[None]([deferred, eager])
+    agent = Agent(scripted([load('warm')], [TextPart('ok')], seen=Seen()), capabilities=[Watch(), bundle, Warm()])
+    await agent.run('hi')
+    assert listed == [['deferred_capability_loader', 'watch', 'warm', 'warm_2', 'warm_3']]
+    # the deferred one inside the bundle is gated too: its hook fires only after the load
+    assert (deferred.fired, eager.fired) == ([2], [1, 2])

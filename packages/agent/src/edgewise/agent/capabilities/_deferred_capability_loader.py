@@ -204,10 +204,6 @@ class DeferredCapabilityGate(WrapperCapability[AgentDepsT]):
         """None: the `load_capability` return carries them."""
         return None
 
-    def get_description(self) -> Any:
-        """The wrapped capability's description."""
-        return self.wrapped.get_description()
-
     def get_model_settings(self) -> Any:
         """A function giving the wrapped capability's settings once it is loaded (none before); `None` if it has
         none."""
