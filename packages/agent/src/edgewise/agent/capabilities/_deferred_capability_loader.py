@@ -147,7 +147,7 @@ async def _text(item: Any, ctx: RunContext[Any]) -> str | None:
 @dataclass
 class DeferredCapabilityLoader(AbstractCapability[AgentDepsT]):
     """Added to a run with deferred capabilities (once): the catalog of them in the instructions, and the
-    `load_capability` tool (`LoadCapabilityToolset`) around the run's toolset."""
+    `load_capability` tool (`DeferredCapabilityLoaderToolset`) around the run's toolset."""
 
     @classmethod
     def get_serialization_name(cls) -> str | None:
