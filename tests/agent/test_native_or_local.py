@@ -288,7 +288,6 @@ def test_a_function_given_as_local_becomes_a_tool_and_a_tool_is_kept() -> None:
         (lambda: WebFetch(local=True), 'needs a page-to-markdown fetch tool, which Edgewise does not ship'),
         (lambda: WebFetch(local='x'), "WebFetch(local='x') is not a known strategy"),  # type: ignore[arg-type]
         (lambda: ImageGeneration(local=True), '`local=True` is not supported'),  # type: ignore[arg-type]
-        (lambda: WebSearch(defer_loading=True), 'WebSearch(defer_loading=True): capabilities loaded on demand'),
         (
             lambda: ImageGeneration(fallback_model='test', local=search),
             'ImageGeneration: cannot specify both `fallback_model` and `local`',

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from edgewise.agent import Agent, RunContext, UserError
+from edgewise.agent import Agent, RunContext
 from edgewise.agent.capabilities import (
     AbstractCapability,
     Capability,
@@ -269,9 +269,9 @@ def test_capability_description_and_fields() -> None:
     assert Capability[None]().get_instructions() is None
 
 
-def test_capability_refuses_defer_loading() -> None:
-    with pytest.raises(UserError, match='defer_loading=True'):
-        Capability[None](defer_loading=True, id='x')
+def test_capability_keeps_defer_loading_and_id() -> None:
+    capability = Capability[None](defer_loading=True, id='x', description='X tools.')
+    assert (capability.id, capability.description, capability.defer_loading) == ('x', 'X tools.', True)
 
 
 # -- what capabilities give ---------------------------------------------------------------------------------------

@@ -11,8 +11,10 @@ from typing import Any, Generic, Self, overload
 
 import anyio
 
+from ._deferred_capabilities import refresh_loaded_capabilities
 from ._run_deps import GraphAgentDeps, GraphAgentState
 from .capabilities import AbstractCapability, CombinedCapability
+from .capabilities._deferred_capability_loader import capability_registry
 from .capabilities.tool_search import ToolSearch
 from .exceptions import UserError
 from .models import KnownModelName, Model, infer_model
@@ -94,6 +96,10 @@ class AgentToolsets(Generic[AgentDepsT]):
         effect, as set up for the run), also set on `graph_deps.toolset`; the run enters it."""
         # `override(toolsets=...)` replaces the run's `toolsets` and the capabilities' too, as in pydantic-ai 1.107
         root = graph_deps.root_capability
+        if root is not None:  # the run's capabilities by id, and the deferred ones its history has loaded
+            graph_deps.capabilities = capability_registry([root])
+            loaded, history = graph_deps.loaded_capability_ids, state.message_history
+            refresh_loaded_capabilities(graph_deps.capabilities, loaded, history)
         extra: list[AbstractToolset[AgentDepsT]] = []
         if self._override_toolsets.get() is None:
             extra = [*_capability_toolsets(root), *(toolsets or ())]

@@ -15,10 +15,11 @@ import warnings
 from collections.abc import Sequence
 from dataclasses import KW_ONLY, dataclass, field
 from datetime import datetime, timezone
-from typing import Annotated, Any, Literal, TypeAlias, cast
+from typing import Annotated, Any, Literal, NotRequired, TypeAlias, cast
 
 import pydantic
 import pydantic_core
+from typing_extensions import TypedDict
 
 from ._multimodal import (
     BinaryContent,
@@ -38,6 +39,9 @@ __all__ = (
     'UserContent',
     'BaseToolReturnPart',
     'ToolReturnPart',
+    'LoadCapabilityArgs',
+    'LoadCapabilityReturn',
+    'LoadCapabilityReturnPart',
     'NativeToolReturnPart',
     'InstructionPart',
     'RetryPromptPart',
@@ -48,6 +52,7 @@ __all__ = (
     'FilePart',
     'BaseToolCallPart',
     'ToolCallPart',
+    'LoadCapabilityCallPart',
     'NativeToolCallPart',
     'ModelResponsePart',
     'ModelResponse',
@@ -216,6 +221,56 @@ class ToolReturnPart(BaseToolReturnPart):
     part_kind: Literal['tool-return'] = 'tool-return'
     """Tag of this part kind in serialized messages."""
 
+    @staticmethod
+    def narrow_type(part: ToolReturnPart, *, tool_kind: str | None = None) -> ToolReturnPart:
+        """`part` as its typed subclass (`LoadCapabilityReturnPart`) when its `tool_kind` (or the one given) has
+        one; else `part` itself."""
+        kind = part.tool_kind if tool_kind is None else tool_kind
+        if kind != CAPABILITY_LOAD_TOOL_KIND or isinstance(part, LoadCapabilityReturnPart):
+            return part
+        content = part.content if isinstance(part.content, dict) else {}
+        return LoadCapabilityReturnPart(
+            part.tool_call_id, content=cast(Any, content), metadata=part.metadata, timestamp=part.timestamp,
+            outcome=part.outcome,
+        )  # fmt: skip
+
+
+CAPABILITY_LOAD_TOOL_KIND = 'capability-load'
+"""The `tool_kind` of the `load_capability` tool's definition, call parts and return parts."""
+
+
+class LoadCapabilityArgs(TypedDict):
+    """The arguments of a `load_capability` call."""
+
+    id: Annotated[str, pydantic.Field(description='The id of the capability to load.')]
+    """The id of the deferred capability to load."""
+
+
+class LoadCapabilityReturn(TypedDict):
+    """What a successful `load_capability` call returns."""
+
+    instructions: NotRequired[str]
+    """The loaded capability's instructions (and its toolsets'), when it has any."""
+
+
+@dataclass(repr=False)
+class LoadCapabilityReturnPart(ToolReturnPart):
+    """The return of a successful `load_capability` call: with its call, it marks the capability loaded for the
+    rest of the conversation (a history holding the pair has the capability loaded)."""
+
+    _: KW_ONLY
+    content: LoadCapabilityReturn
+    """The loaded capability's instructions, if any."""
+    tool_name: Literal['load_capability'] = 'load_capability'
+    """Always `'load_capability'`."""
+    tool_kind: Literal['capability-load'] = 'capability-load'
+    """Always `'capability-load'` (what deserialization tells this part by)."""
+
+    @property
+    def instructions(self) -> str | None:
+        """The loaded capability's instructions, or `None`."""
+        return self.content.get('instructions')
+
 
 @dataclass(repr=False)
 class NativeToolReturnPart(BaseToolReturnPart):
@@ -301,6 +356,20 @@ ModelRequestPart = Annotated[
 """A part of a request to a model."""
 
 
+def _typed_parts(parts: list[Any]) -> list[Any]:
+    """Validated parts with the `load_capability` calls and returns as their typed parts, told by `tool_kind` (not
+    by tool name, so a user's own `load_capability` tool stays a plain part). A check per part after validation:
+    a discriminator function would make pydantic validate every part from Python objects, not from the JSON."""
+    for index, part in enumerate(parts):
+        if getattr(part, 'tool_kind', None) == CAPABILITY_LOAD_TOOL_KIND:
+            kind = part.part_kind
+            if kind == 'tool-call':
+                parts[index] = ToolCallPart.narrow_type(part)
+            elif kind == 'tool-return':
+                parts[index] = ToolReturnPart.narrow_type(part)
+    return parts
+
+
 def _as_list(parts: Sequence[Any]) -> list[Any]:
     """Parts serialized as a list, with the parts' own schema: pydantic serializes a `Sequence` field by inferring
     each item's type, several times slower in JSON (and every snapshot of a durable agent run holds messages)."""
@@ -313,6 +382,7 @@ class ModelRequest:
 
     parts: Annotated[
         Sequence[ModelRequestPart],
+        pydantic.AfterValidator(_typed_parts),
         pydantic.PlainSerializer(_as_list, return_type=list[ModelRequestPart]),
     ]
     """The parts of the request."""
@@ -455,6 +525,47 @@ class ToolCallPart(BaseToolCallPart):
     part_kind: Literal['tool-call'] = 'tool-call'
     """Tag of this part kind in serialized messages."""
 
+    @staticmethod
+    def narrow_type(part: ToolCallPart, *, tool_kind: str | None = None) -> ToolCallPart:
+        """`part` as its typed subclass (`LoadCapabilityCallPart`) when its `tool_kind` (or the one given) has
+        one; else `part` itself."""
+        kind = part.tool_kind if tool_kind is None else tool_kind
+        if kind != CAPABILITY_LOAD_TOOL_KIND or isinstance(part, LoadCapabilityCallPart):
+            return part
+        return LoadCapabilityCallPart(
+            part.tool_call_id, args=cast(Any, part.args), id=part.id, provider_name=part.provider_name,
+            provider_details=part.provider_details,
+        )  # fmt: skip
+
+
+@dataclass(repr=False)
+class LoadCapabilityCallPart(ToolCallPart):
+    """A call of the `load_capability` tool: the model asks for a deferred capability."""
+
+    _: KW_ONLY
+    tool_name: Literal['load_capability'] = 'load_capability'
+    """Always `'load_capability'`."""
+    args: str | LoadCapabilityArgs | None = None  # type: ignore[assignment]
+    """The arguments (`{'id': ...}`), as JSON text or a dict."""
+    tool_kind: Literal['capability-load'] = 'capability-load'
+    """Always `'capability-load'` (what deserialization tells this part by)."""
+
+    @property
+    def typed_args(self) -> LoadCapabilityArgs | None:
+        """The arguments as a dict, or `None` when they are missing or not a JSON object."""
+        if self.args is None:
+            return None
+        try:
+            return cast(LoadCapabilityArgs, self.args_as_dict(raise_if_invalid=True))
+        except ValueError:
+            return None
+
+    @property
+    def capability_id(self) -> str | None:
+        """The id of the capability asked for, or `None` when the arguments do not give one."""
+        found = self.typed_args
+        return None if found is None else found.get('id')
+
 
 @dataclass(repr=False)
 class NativeToolCallPart(BaseToolCallPart):
@@ -511,6 +622,7 @@ class ModelResponse:
 
     parts: Annotated[
         Sequence[ModelResponsePart],
+        pydantic.AfterValidator(_typed_parts),
         pydantic.PlainSerializer(_as_list, return_type=list[ModelResponsePart]),
     ]
     """The parts of the response."""

@@ -284,6 +284,10 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
     """Capabilities with a `before_model_request` hook, in order."""
     root_capability: Any = None
     """The run's capabilities as one `CombinedCapability` (typed loosely: capabilities sit above this module)."""
+    capabilities: dict[str, Any] = field(default_factory=dict)
+    """The run's capabilities by id (`RunContext.capabilities`)."""
+    loaded_capability_ids: set[str] = field(default_factory=set)
+    """The deferred capabilities loaded so far (`RunContext.loaded_capability_ids`): one set, changed in place."""
     hooked: frozenset[str] = frozenset()
     """The lifecycle hooks (`before_tool_execute`, ...) some capability of the run implements, looked up once per
     run: the run skips the others, at no cost per step."""
@@ -382,6 +386,8 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
             tool_manager=self.tool_manager,
             agent=self.agent,
             pending_messages=state.pending_messages,
+            capabilities=self.capabilities,
+            loaded_capability_ids=self.loaded_capability_ids,
         )
 
     def validation_context_for(self, ctx: RunContext[Any]) -> Any:

@@ -5,6 +5,7 @@ from __future__ import annotations as _annotations
 
 from typing import Any
 
+from ._deferred_capabilities import refresh_loaded_capabilities
 from ._run_deps import GraphAgentDeps, GraphAgentState
 from ._tool_definition import ToolDefinition
 from .exceptions import UserError
@@ -21,6 +22,8 @@ async def prepare_step_tools(state: GraphAgentState, deps: GraphAgentDeps[Any, A
     A toolset whose listing does not change (the same mapping as at the last step, as function tools without
     `prepare` give) costs no work past the listing.
     """
+    if deps.capabilities:  # the deferred capabilities the history has loaded decide the step's tools and hooks
+        refresh_loaded_capabilities(deps.capabilities, deps.loaded_capability_ids, state.message_history)
     ctx = deps.run_context(state, max_retries=deps.default_tool_retries)
     manager: ToolManager[Any] | None = deps.tool_manager
     if manager is None:

@@ -130,7 +130,8 @@ def _return_part(
             f'The return value of tool {call.tool_name!r} contains invalid nested `ToolReturn` objects. '
             '`ToolReturn` should be used directly.'
         )
-    return ToolReturnPart(call.tool_name, result, call.tool_call_id, tool_kind=tool_kind)
+    part = ToolReturnPart(call.tool_name, result, call.tool_call_id, tool_kind=tool_kind)
+    return part if tool_kind is None else ToolReturnPart.narrow_type(part)
 
 
 async def run_tool_calls(

@@ -72,9 +72,10 @@ def count_output_failure(state: GraphAgentState, ctx: RunContext[Any], error: Ex
 
 
 def tag_tool_calls(response: ModelResponse, tool_kinds: dict[str, str]) -> None:
-    """Give the calls of tools with a `tool_kind` (`search_tools`) that kind, as pydantic-ai types them."""
+    """Give the calls of tools with a `tool_kind` (`search_tools`, `load_capability`) that kind (and their typed
+    part, `LoadCapabilityCallPart`), as pydantic-ai types them."""
     response.parts = [
-        dataclasses.replace(part, tool_kind=kind)
+        ToolCallPart.narrow_type(dataclasses.replace(part, tool_kind=kind))
         if isinstance(part, ToolCallPart) and part.tool_kind is None and (kind := tool_kinds.get(part.tool_name))
         else part
         for part in response.parts

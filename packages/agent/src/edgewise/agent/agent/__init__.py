@@ -55,6 +55,7 @@ from .._run_result import AgentRunResult, FinalResult
 from .._wrap_run import RUN_HOOKS, wrapped_run
 from .._wrapper_agent import WrapperAgent
 from ..capabilities import AbstractCapability, AgentCapability, CombinedCapability, Instrumentation, ProcessHistory
+from ..capabilities._deferred_capability_loader import deferred_run_capabilities, validate_capability_ids
 from ..capabilities._dynamic import as_capabilities, configured_for_run
 from ..capabilities.abstract import LIFECYCLE_HOOKS
 from ..capabilities.combined import combined_or_none
@@ -184,6 +185,7 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
             deprecated_kwargs, 'event_stream_handler', 'run(..., event_stream_handler=handler)'
         )
         self._capabilities = caps
+        validate_capability_ids(as_capabilities(caps))  # deferred ones need an id; ids are unique
         self._root_capability = CombinedCapability(as_capabilities(caps))
         self._native_tools: list[AgentNativeTool[AgentDepsT]] = list(
             pop_deprecated_builtin_tools(deprecated_kwargs, 'Agent', stacklevel=3) or ()
@@ -565,7 +567,7 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
         schema = self._output_schema if output_type is None else build_output_schema(output_type)
         schema = schema_for_profile(schema, model_used.profile)
         caps = as_capabilities([*overrides.get('capabilities', self._capabilities), *(capabilities or ())])
-        caps = caps if resolved is None else as_capabilities(resolved)
+        caps = deferred_run_capabilities(caps if resolved is None else as_capabilities(resolved))
         run_instructions = overrides.get('instructions')
         if run_instructions is None:  # an override replaces every other instruction, the capabilities' too
             run_instructions = self._instructions

@@ -12,7 +12,7 @@ from __future__ import annotations as _annotations
 
 import sys
 from collections.abc import AsyncIterable, Awaitable, Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 from typing import Any, Generic, Literal, TypeAlias
 
 from pydantic import ValidationError
@@ -131,6 +131,19 @@ class CapabilityOrdering:
 class AbstractCapability(Generic[AgentDepsT]):
     """Base of capabilities: override the hooks you need; the defaults change nothing."""
 
+    _: KW_ONLY
+    id: str | None = None
+    """The capability's id in the run (`ctx.capabilities`), unique among the run's capabilities. Required with
+    `defer_loading=True` (the history names the capability by it); without one, the run lists the capability
+    under an id made from its class name."""
+    description: str | None = None
+    """What the capability is, shown in the catalog of deferred capabilities (see `get_description`)."""
+    defer_loading: bool = False
+    """Load the capability only when the model asks for it: until then its instructions, tools, native tools and
+    model settings stay out of the requests and its hooks do not fire; the model sees its id (and description)
+    in a catalog and loads it with the `load_capability` tool, whose return carries its instructions. Needs
+    `id`."""
+
     @classmethod
     def get_serialization_name(cls) -> str | None:
         """The name of this capability in agent specs (by default the class name); `None`: it cannot be built
@@ -171,9 +184,10 @@ class AbstractCapability(Generic[AgentDepsT]):
         return None
 
     def get_description(self) -> Any:
-        """What this capability is (a text, or a function giving one): its `description` attribute if it has one,
-        else `None`."""
-        return getattr(self, 'description', None)
+        """What this capability is, for the catalog of deferred capabilities: a text, or a function (sync or async,
+        of the run context or of nothing) giving one, called each time the catalog is written; `None` for none.
+        By default the `description` field."""
+        return self.description
 
     def get_model_settings(self) -> AgentModelSettings | None:
         """Model settings this capability adds (under the agent's and the run's)."""

@@ -8,7 +8,6 @@ from dataclasses import KW_ONLY, dataclass, field
 from typing import Any, TypeAlias, overload
 
 from .._run_options import AgentInstructions, instruction_items
-from ..exceptions import UserError
 from ..tools import AgentDepsT, Tool, ToolFuncEither
 from ..toolsets import AbstractToolset, AgentToolset, CombinedToolset, FunctionToolset
 from ..toolsets._dynamic import DynamicToolset
@@ -52,7 +51,7 @@ class Capability(AbstractCapability[AgentDepsT]):
     description: str | None = None
     """The description, when it is a text (`get_description()` also gives one given as a function)."""
     defer_loading: bool = False
-    """Always `False`: Edgewise does not load capabilities on demand."""
+    """Whether the capability is loaded only when the model asks for it (`AbstractCapability.defer_loading`)."""
     toolsets: Sequence[AgentToolset[AgentDepsT]] = ()
     """The toolsets (or functions of the run context returning one) whose tools the capability adds."""
     tools: Sequence[Tool[AgentDepsT] | ToolFuncEither[AgentDepsT, ...]] = ()
@@ -77,17 +76,9 @@ class Capability(AbstractCapability[AgentDepsT]):
         tools: Function tools (`Tool`s or functions taking the run context or not).
         id: An id for the capability.
         description: What the capability is, as a text or a function giving one (`get_description()`).
-        defer_loading: Must stay `False`: loading a capability when the model asks for it (pydantic-ai's
-            `load_capability` tool) is not implemented.
-
-        Raises:
-            UserError: `defer_loading=True`.
+        defer_loading: Load the capability only when the model asks for it (the `load_capability` tool); needs
+            `id`.
         """
-        if defer_loading:
-            raise UserError(
-                '`Capability(defer_loading=True)` needs the capability to be loaded when the model asks for it, which '
-                'Edgewise does not implement: give the capability without `defer_loading`.'
-            )
         self.id = id
         self.description = description if isinstance(description, str) else None
         self._description = description

@@ -213,11 +213,23 @@ class Hooks(AbstractCapability[AgentDepsT]):
         """`None`: it holds functions, so it cannot come from a spec."""
         return None
 
-    def __init__(self, *, ordering: CapabilityOrdering | None = None, **functions: Callable[..., Any] | None) -> None:
+    def __init__(
+        self,
+        *,
+        ordering: CapabilityOrdering | None = None,
+        id: str | None = None,
+        description: str | None = None,
+        defer_loading: bool = False,
+        **functions: Callable[..., Any] | None,
+    ) -> None:
         """Args:
         ordering: Where this capability goes among the others (`get_ordering`).
+        id: The capability's id (`AbstractCapability.id`).
+        description: What it is, for the catalog of deferred capabilities.
+        defer_loading: Fire the hooks only once the model has loaded the capability (needs `id`).
         **functions: Hook functions by the names of `hooks.on`'s decorators (`before_run`, `tool_execute`, ...).
         """
+        self.id, self.description, self.defer_loading = id, description, defer_loading
         self._ordering = ordering
         self._registry: dict[str, list[_Entry]] = {}
         for name, func in functions.items():

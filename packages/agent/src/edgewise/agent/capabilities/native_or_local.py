@@ -54,7 +54,7 @@ class NativeOrLocalTool(AbstractCapability[AgentDepsT]):
     """What this capability is for, in a few words."""
 
     defer_loading: bool = False
-    """Whether the capability is hidden until the model loads it; not supported by Edgewise (see the error)."""
+    """Whether the capability is hidden until the model loads it (`AbstractCapability.defer_loading`)."""
 
     def __init__(
         self,
@@ -79,11 +79,6 @@ class NativeOrLocalTool(AbstractCapability[AgentDepsT]):
     ) -> None:
         """Set the fields every subclass has (its own `__init__` then sets its own fields and calls
         `__post_init__`)."""
-        if defer_loading:
-            raise UserError(
-                f'{type(self).__name__}(defer_loading=True): capabilities loaded on demand (`load_capability`) are '
-                'not supported by Edgewise; mark the local tools `defer_loading=True` and use `ToolSearch` instead.'
-            )
         self.native = native
         self.local = local
         self.id = id

@@ -19,10 +19,17 @@ class WrapperCapability(AbstractCapability[AgentDepsT]):
     """Hands every `get_*` method and hook to `wrapped`: subclass it and override the methods to change, calling
     `super()` (or `self.wrapped`) for the wrapped capability's behaviour. A run calls a hook of the wrapper only if
     the subclass or the wrapped capability implements it. `for_run` makes the wrapper again around what the wrapped
-    capability's `for_run` returns (`dataclasses.replace`)."""
+    capability's `for_run` returns (`dataclasses.replace`). Without an `id`, `description` or `defer_loading` of its
+    own, the wrapper takes the wrapped capability's (a wrapped deferred capability stays deferred)."""
 
     wrapped: AbstractCapability[AgentDepsT]
     """The capability every method is handed to."""
+
+    def __post_init__(self) -> None:
+        # stands for the wrapped capability in the run: its id, description and deferral unless given its own
+        self.id = self.wrapped.id if self.id is None else self.id
+        self.description = self.wrapped.description if self.description is None else self.description
+        self.defer_loading = self.defer_loading or self.wrapped.defer_loading
 
     @classmethod
     def get_serialization_name(cls) -> str | None:

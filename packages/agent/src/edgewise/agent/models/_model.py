@@ -106,6 +106,15 @@ class RunContext(Generic[AgentDepsT]):
     pending_messages: list[PendingMessage] | None = None
     """The run's queue of content waiting to be delivered to the model (the list `enqueue` adds to); `None` for a
     context that belongs to no running agent. Add to it with `enqueue`, which checks the content."""
+    capabilities: dict[str, Any] = field(default_factory=dict, repr=False)
+    """The run's capabilities by id, the deferred ones (`defer_loading=True`) too; a capability without an `id` is
+    listed under one made from its class name (`my_capability`, then `my_capability_2`...). Typed loosely:
+    capabilities sit above this module."""
+    loaded_capability_ids: set[str] = field(default_factory=set)
+    """The ids of the deferred capabilities the model has loaded (`load_capability`), read from the history before
+    each model request; a load during a step adds to it (the run's one set, shared by its contexts)."""
+    capability_loaded: bool | None = None
+    """`True` in the hooks and settings functions of a loaded deferred capability; `None` elsewhere."""
 
     @property
     def tools(self) -> dict[str, ToolDefinition]:
@@ -119,6 +128,13 @@ class RunContext(Generic[AgentDepsT]):
     def available_tool_names(self) -> set[str]:
         """The names of the function tools the model can call at the current step (those not deferred)."""
         return {name for name, tool_def in self.tools.items() if not tool_def.defer_loading}
+
+    @property
+    def available_capability_ids(self) -> set[str]:
+        """The ids of the capabilities in effect: every capability not loaded on demand, and the deferred ones the
+        model has loaded (`loaded_capability_ids`)."""
+        always = {key for key, capability in self.capabilities.items() if not capability.defer_loading}
+        return always | self.loaded_capability_ids
 
     @property
     def last_attempt(self) -> bool:

@@ -214,6 +214,11 @@ class ToolSearchToolset(WrapperToolset[AgentDepsT]):
         corpus: list[ToolDefinition] = []
         for name, tool in tools.items():
             if tool.tool_def.defer_loading:
+                if (owner := tool.tool_def.capability_id) is not None and owner in ctx.capabilities:
+                    # a deferred capability's tool: shown once the capability is loaded, never searched
+                    shown = replace(tool.tool_def, defer_loading=owner not in ctx.available_capability_ids)
+                    listed[name] = replace(tool, tool_def=shown)
+                    continue
                 hidden = name not in found
                 if hidden:
                     corpus.append(tool.tool_def)

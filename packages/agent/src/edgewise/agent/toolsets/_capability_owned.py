@@ -1,0 +1,56 @@
+"""`CapabilityOwnedToolset`: the tools of a deferred capability (`defer_loading=True`), hidden from the model
+until the capability is loaded (as pydantic-ai 1.107's module of this name)."""
+
+from __future__ import annotations as _annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any
+
+from .._deferred_capabilities import DEFERRED_CAPABILITY_TOOL_METADATA_KEY
+from ..models._model import AgentDepsT, RunContext
+from .abstract import AbstractToolset, ToolsetTool
+from .wrapper import WrapperToolset
+
+__all__ = ('CapabilityOwnedToolset', 'resolve_capability_id')
+
+
+@dataclass
+class CapabilityOwnedToolset(WrapperToolset[AgentDepsT]):
+    """The toolset of a deferred capability: its tools marked `defer_loading=True` and tagged with the capability's
+    id (`ToolDefinition.capability_id` and the metadata key); the tool search shows them once the capability is
+    loaded and never searches them. Its instructions come back in the `load_capability` return instead of in
+    each request."""
+
+    capability: Any
+    """The capability owning the tools (typed loosely: capabilities sit above toolsets)."""
+
+    def apply(self, visitor: Callable[[AbstractToolset[AgentDepsT]], None]) -> None:
+        """Visit this toolset (the loader finds a capability's toolsets by it), then the wrapped one's leaves."""
+        visitor(self)
+        self.wrapped.apply(visitor)
+
+    async def get_instructions(self, ctx: RunContext[AgentDepsT]) -> str | list[str] | None:
+        """None: the `load_capability` return carries them."""
+        return None
+
+    async def get_tools(self, ctx: RunContext[AgentDepsT]) -> dict[str, ToolsetTool[AgentDepsT]]:
+        """The wrapped tools, marked and tagged."""
+        tools = await self.wrapped.get_tools(ctx)
+        owner = resolve_capability_id(ctx, self.capability)
+        found: dict[str, ToolsetTool[AgentDepsT]] = {}
+        for name, tool in tools.items():
+            tool_def = tool.tool_def
+            metadata = {**(tool_def.metadata or {}), DEFERRED_CAPABILITY_TOOL_METADATA_KEY: True}
+            changed = replace(tool_def, defer_loading=True, metadata=metadata, capability_id=owner)
+            found[name] = replace(tool, tool_def=changed)
+        return found
+
+
+def resolve_capability_id(ctx: RunContext[Any], capability: Any) -> str | None:
+    """The id `capability` has in the run (`ctx.capabilities`), or its own `id` when the run does not list it."""
+    for key, listed in ctx.capabilities.items():
+        if listed is capability:
+            return key
+    found: str | None = capability.id
+    return found

@@ -1,0 +1,102 @@
+"""`DeferredCapabilityLoaderToolset`: the `load_capability` tool, with which the model loads a deferred capability
+(as pydantic-ai 1.107's module of this name)."""
+
+from __future__ import annotations as _annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import TypeAdapter
+
+from .._deferred_capabilities import (
+    CAPABILITY_LOAD_TOOL_KIND,
+    LOAD_CAPABILITY_TOOL_NAME,
+    LoadCapabilityArgs,
+    LoadCapabilityReturn,
+)
+from .._run_options import normalize_instructions
+from .._tool_definition import ToolDefinition
+from ..exceptions import ModelRetry, UserError
+from ..models._model import AgentDepsT, RunContext
+from ._capability_owned import CapabilityOwnedToolset
+from .abstract import AbstractToolset, ToolsetTool
+from .wrapper import WrapperToolset
+
+__all__ = (
+    'LOAD_CAPABILITY_ALREADY_AVAILABLE_MESSAGE_TEMPLATE',
+    'LOAD_CAPABILITY_TOOL_DESCRIPTION',
+    'LOAD_CAPABILITY_TOOL_NAME',
+    'DeferredCapabilityLoaderToolset',
+)
+
+LOAD_CAPABILITY_TOOL_DESCRIPTION = 'Load a capability to access its full instructions and tools.'
+"""The `load_capability` tool's description."""
+
+LOAD_CAPABILITY_ALREADY_AVAILABLE_MESSAGE_TEMPLATE = (
+    'Capability {capability_id!r} is already available. '
+    'Use its existing instructions and tools; do not call `load_capability` for it again.'
+)
+"""What the model is told (as a retry) when it loads a capability already in effect."""
+
+_ARGS = TypeAdapter(LoadCapabilityArgs)
+_ARGS_VALIDATOR: Any = _ARGS.validator
+_SCHEMA = {**_ARGS.json_schema(), 'title': 'LoadCapabilityArgs'}
+
+
+@dataclass
+class DeferredCapabilityLoaderToolset(WrapperToolset[AgentDepsT]):
+    """The wrapped tools after the `load_capability` tool, which loads a deferred capability of the run: it adds
+    the id to `ctx.loaded_capability_ids` and returns the capability's instructions (and its toolsets')."""
+
+    async def get_tools(self, ctx: RunContext[AgentDepsT]) -> dict[str, ToolsetTool[AgentDepsT]]:
+        """`load_capability`, then the wrapped tools.
+
+        Raises:
+            UserError: a wrapped tool is named `load_capability`.
+        """
+        tools = await self.wrapped.get_tools(ctx)
+        if LOAD_CAPABILITY_TOOL_NAME in tools:
+            raise UserError(
+                f"Tool name '{LOAD_CAPABILITY_TOOL_NAME}' is reserved for deferred capability loading. "
+                'Rename your tool to avoid conflicts.'
+            )
+        tool_def = ToolDefinition(
+            name=LOAD_CAPABILITY_TOOL_NAME,
+            description=LOAD_CAPABILITY_TOOL_DESCRIPTION,
+            parameters_json_schema=_SCHEMA,
+            tool_kind=CAPABILITY_LOAD_TOOL_KIND,
+        )
+        load = ToolsetTool(toolset=self, tool_def=tool_def, max_retries=1, args_validator=_ARGS_VALIDATOR)
+        return {LOAD_CAPABILITY_TOOL_NAME: load, **tools}
+
+    async def call_tool(
+        self, name: str, tool_args: dict[str, Any], ctx: RunContext[AgentDepsT], tool: ToolsetTool[AgentDepsT]
+    ) -> Any:
+        """Load the capability for `load_capability`; call the wrapped toolset for the other tools."""
+        if tool.toolset is self and tool.tool_def.tool_kind == CAPABILITY_LOAD_TOOL_KIND:
+            return await self._load(tool_args['id'], ctx)
+        return await self.wrapped.call_tool(name, tool_args, ctx, tool)
+
+    async def _load(self, capability_id: str, ctx: RunContext[AgentDepsT]) -> LoadCapabilityReturn:
+        capability = ctx.capabilities.get(capability_id)
+        if capability is None:
+            raise ModelRetry(f'No capability found with id {capability_id!r}.')
+        if capability_id in ctx.available_capability_ids:
+            raise ModelRetry(LOAD_CAPABILITY_ALREADY_AVAILABLE_MESSAGE_TEMPLATE.format(capability_id=capability_id))
+        texts: list[str] = []
+        for item in normalize_instructions(capability.get_instructions()):
+            text = item if isinstance(item, str) else await item.run(ctx)
+            if text:
+                texts.append(text)
+        visited: list[AbstractToolset[AgentDepsT]] = []
+        self.apply(visited.append)
+        for toolset in visited:
+            if isinstance(toolset, CapabilityOwnedToolset) and toolset.capability is capability:
+                found: Any = await toolset.wrapped.get_instructions(ctx)
+                for item in [found] if isinstance(found, str) else found or ():
+                    text = item if isinstance(item, str) else getattr(item, 'content', None)  # an `InstructionPart`
+                    if text and text.strip():
+                        texts.append(text)
+        ctx.loaded_capability_ids.add(capability_id)
+        joined = '\n\n'.join(texts).strip()
+        return {'instructions': joined} if joined else {}
