@@ -8,7 +8,7 @@ from typing import Any
 import httpx
 import pytest
 
-from edgewise.agent.models._http import _build_request
+from edgewise.agent.models._direct_send import build_request as _build_request
 
 pytestmark = pytest.mark.anyio
 
