@@ -37,6 +37,11 @@ _JOINED: weakref.WeakKeyDictionary[httpx.AsyncClient, dict[str, tuple[httpx.URL,
 
 # The methods `client.send` runs through; a subclass or a patch (an APM's instrumentation) replacing one of
 # them must run, so such a client is sent through `client.send`.
+# Per client, the merge of its headers with each set of a provider's headers (`_merged_headers`).
+_MERGED: weakref.WeakKeyDictionary[
+    httpx.AsyncClient, dict[tuple[tuple[str, str], ...], tuple[list[tuple[bytes, bytes]], list[tuple[bytes, bytes]]]]
+] = weakref.WeakKeyDictionary()
+
 _AUTOMATIC = frozenset((b'host', b'content-length', b'transfer-encoding'))
 """Headers `httpx.Request` adds unless they are given."""
 
@@ -67,12 +72,10 @@ def build_request(
     if found is None or found[0] is not base:
         found = joined[url] = (base, client.build_request('POST', url).url)
     target = found[1]
-    merged = client.headers.copy()
-    merged.update(headers)
+    raw = _merged_headers(client, headers)
     extensions = {'timeout': (client.timeout if timeout is None else httpx.Timeout(timeout)).as_dict()}
-    raw = merged.raw
     if not content or not target.host or not _AUTOMATIC.isdisjoint([key.lower() for key, _ in raw]):
-        return httpx.Request('POST', target, headers=merged, content=content, extensions=extensions)
+        return httpx.Request('POST', target, headers=raw, content=content, extensions=extensions)
     # What `httpx.Request(content=...)` does: `Host` first, `Content-Length` last, the body read.
     raw.insert(0, (b'Host', target.netloc))
     raw.append((b'Content-Length', b'%d' % len(content)))
@@ -81,6 +84,25 @@ def build_request(
     )
     request.read()
     return request
+
+
+def _merged_headers(client: httpx.AsyncClient, headers: dict[str, str]) -> list[tuple[bytes, bytes]]:
+    """The client's headers updated with `headers`, as `build_request` merges them; the merge is kept per client
+    and reused while the client's headers and `headers` are the same (a provider sends the same few sets)."""
+    own = client.headers.raw  # read every time: the client's headers can be changed in place
+    key = tuple(headers.items())
+    merges = _MERGED.get(client)
+    if merges is None:
+        merges = _MERGED[client] = {}
+    found = merges.get(key)
+    if found is not None and found[0] == own:
+        return list(found[1])
+    merged = client.headers.copy()
+    merged.update(headers)
+    if len(merges) >= 16:  # headers that change with every request (a request id): keep a few merges only
+        merges.clear()
+    merges[key] = (own, merged.raw)
+    return merged.raw
 
 
 def _direct(client: httpx.AsyncClient, request: httpx.Request) -> bool:
