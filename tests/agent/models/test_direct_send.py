@@ -114,15 +114,22 @@ async def test_a_gzipped_body_is_decoded(local_server: LocalServer) -> None:
 
 
 async def test_a_streamed_body_arrives_in_its_chunks_decoded(local_server: LocalServer) -> None:
-    local_server.script(Reply(200, chunks=[b'data: 1\n\n', b'data: 2\n\n']), Reply(200, chunks=[b'x'], headers={}))
+    events = b'data: 1\n\ndata: 2\n\n'
+    squeezed = gzip.compress(events)
+    local_server.script(
+        Reply(200, chunks=[events[:9], events[9:]]),
+        Reply(200, chunks=[squeezed[:10], squeezed[10:]], headers={'content-encoding': 'gzip'}),
+    )
+    bodies: list[bytes] = []
     async with httpx.AsyncClient(base_url=local_server.url) as client:
-        request = _direct_send.build_request(client, '/chat', BODY, dict(HEADERS), None)
-        response = await _direct_send.send(client, request)
-        try:
-            chunks = [chunk async for chunk in _direct_send.body_chunks(response)]
-        finally:
-            await response.aclose()
-    assert b''.join(chunks) == b'data: 1\n\ndata: 2\n\n'
+        for _ in range(2):
+            request = _direct_send.build_request(client, '/chat', BODY, dict(HEADERS), None)
+            response = await _direct_send.send(client, request)
+            try:
+                bodies.append(b''.join([chunk async for chunk in _direct_send.body_chunks(response)]))
+            finally:
+                await response.aclose()
+    assert bodies == [events, events]
 
 
 async def test_the_clients_default_encoding_reads_an_error_body(local_server: LocalServer) -> None:

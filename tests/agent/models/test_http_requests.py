@@ -72,3 +72,14 @@ async def test_requests_with_other_headers_on_one_client_each_get_theirs() -> No
             reference = client.build_request('POST', '/chat/completions', content=BODY, headers=headers)
             assert built.headers.multi_items() == reference.headers.multi_items()
         assert built.headers['accept'] == 'text/event-stream'
+
+
+async def test_a_client_sending_ever_new_headers_keeps_a_few_merges_only() -> None:
+    from edgewise.agent.models._direct_send import _MERGED
+
+    async with httpx.AsyncClient(base_url='http://127.0.0.1:9/v1') as client:
+        for n in range(40):
+            headers = {**HEADERS, 'x-request-id': str(n)}
+            built = _build_request(client, '/chat/completions', BODY, dict(headers), None)
+            assert built.headers['x-request-id'] == str(n)
+        assert 0 < len(_MERGED[client]) <= 16

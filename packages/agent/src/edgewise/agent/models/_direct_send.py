@@ -161,14 +161,8 @@ def body_chunks(response: httpx.Response) -> AsyncIterator[bytes]:
     """The response's body, decoded from its `content-encoding` (gzip, ...) if it has one, in chunks."""
     if 'content-encoding' in response.headers:
         return response.aiter_bytes()
-    return _raw(response)
-
-
-async def _raw(response: httpx.Response) -> AsyncIterator[bytes]:
     stream: Any = response.stream
-    async for chunk in stream:
-        if chunk:
-            yield chunk
+    return stream.__aiter__()  # type: ignore[no-any-return]
 
 
 async def read_body(response: httpx.Response) -> bytes:
