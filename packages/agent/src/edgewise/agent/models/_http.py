@@ -294,8 +294,7 @@ class SSEStream:
             with contextlib.suppress(Exception):
                 async for _ in chunks:
                     pass
-        for event in decoder.feed(text.decode(b'', final=True)):
-            yield event
+        decoder.feed(text.decode(b'', final=True))  # a character cut off at the very end: no line break, no event
         for event in decoder.flush():
             yield event
 
