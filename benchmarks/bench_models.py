@@ -2,9 +2,12 @@
 """The OpenAI Chat model over HTTP against pydantic-ai 1.107 (with its SDK-based model), both talking to the
 same local server (`_chat_server`, a separate process whose CPU is not counted).
 
-- client CPU per model round trip (`time.process_time` of this process), plain and streamed, 3 tools sent;
-- 1,000 concurrent agent runs: wall time per run (throughput), and Python memory per run in flight
-  (tracemalloc, while the server holds all 1,000 requests);
+- client CPU per model round trip (`time.process_time` of this process), plain and streamed, 3 tools sent: the
+  median of 15 batches of 40, the libraries' batches taking turns, so that a burst of load on the shared
+  machine falls on a batch or two of each rather than on one library's whole sample;
+- 1,000 concurrent agent runs: wall time per run (throughput), the median of 3 batches per library taking turns
+  (the order swapped each round), and Python memory per run in flight (tracemalloc, while the server holds all
+  1,000 requests);
 - `import <library>.models.openai` in a fresh process.
 
 Both libraries get an `httpx.AsyncClient` with the same limits (room for 1,000 connections).
@@ -27,9 +30,10 @@ import httpx
 
 from benchmarks._harness import Result, report
 
-ROUND_TRIPS = 100
+ROUND_TRIPS = 40
 CONCURRENT = 1000
-REPEATS = 3
+REPEATS = 15
+BATCHES = 3
 PROMPT = 'What is the weather in Paris, and should I take an umbrella?'
 
 
@@ -151,7 +155,6 @@ def _params(tool_class: Any, package: str) -> Any:
 
 
 async def _cpu_per_round_trip(library: _Library, streamed: bool) -> float:
-    await library.round_trip(streamed)  # warm: connection open, caches filled
     gc.collect()
     start = time.process_time()
     for _ in range(ROUND_TRIPS):
@@ -206,18 +209,27 @@ async def _measure_all(url: str) -> dict[str, dict[str, list[float]]]:
         name: {'plain': [], 'streamed': [], 'run': [], 'memory': []} for name in ('pydantic-ai', 'edgewise')
     }
     async with httpx.AsyncClient(base_url=url, timeout=httpx.Timeout(300.0)) as control:
-        for _ in range(REPEATS):
-            for name in samples:
+        async with _client() as pydantic_ai_client, _client() as edgewise_client:
+            libraries = [
+                _library('pydantic-ai', f'{url}/v1', pydantic_ai_client),
+                _library('edgewise', f'{url}/v1', edgewise_client),
+            ]
+            for library in libraries:  # warm: connection open, caches filled
+                for streamed in (False, True):
+                    for _ in range(5):
+                        await library.round_trip(streamed)
+            for _ in range(REPEATS):
+                for kind, streamed in (('plain', False), ('streamed', True)):
+                    for library in libraries:
+                        samples[library.name][kind].append(await _cpu_per_round_trip(library, streamed))
+        # Batches of runs (connections included), each library's in turn, the first to go swapped each round.
+        for batch in range(BATCHES):
+            for name in list(samples)[:: 1 if batch % 2 == 0 else -1]:
                 async with _client() as client:
                     library = _library(name, f'{url}/v1', client)
-                    samples[name]['plain'].append(await _cpu_per_round_trip(library, streamed=False))
-                    samples[name]['streamed'].append(await _cpu_per_round_trip(library, streamed=True))
-        # One batch each (a batch of pydantic-ai runs takes a while on a busy machine), connections included.
+                    await _concurrent_runs(library, runs=20)  # warm: imports and caches
+                    samples[name]['run'].append(await _concurrent_runs(library))
         for name in samples:
-            async with _client() as client:
-                library = _library(name, f'{url}/v1', client)
-                await _concurrent_runs(library, runs=20)  # warm: imports and caches
-                samples[name]['run'].append(await _concurrent_runs(library))
             async with _client() as client:
                 library = _library(name, f'{url}/hold/v1', client)
                 await control.post('/release')

@@ -8,7 +8,7 @@ from typing import Any
 import httpx
 import pytest
 
-from edgewise.agent.models._http import _build_request
+from edgewise.agent.models._direct_send import build_request as _build_request
 
 pytestmark = pytest.mark.anyio
 
@@ -38,8 +38,9 @@ def _same(built: httpx.Request, reference: httpx.Request) -> None:
         {'base_url': 'http://127.0.0.1:9/api', 'timeout': httpx.Timeout(3.0, connect=1.0)},
         {'base_url': 'http://127.0.0.1:9', 'cookies': {'session': 'abc'}},
         {'base_url': 'http://127.0.0.1:9', 'params': {'api-version': '2025-01-01'}},
+        {'base_url': 'http://127.0.0.1:9/v1', 'headers': {'Host': 'api.example.test'}},
     ],
-    ids=['bare', 'base-url', 'client-headers', 'client-timeout', 'cookies', 'params'],
+    ids=['bare', 'base-url', 'client-headers', 'client-timeout', 'cookies', 'params', 'host-header'],
 )
 @pytest.mark.parametrize('url', ['/chat/completions', 'chat/completions', 'http://127.0.0.1:8/x/messages'])
 @pytest.mark.parametrize('seconds', [None, 12.5])
@@ -61,3 +62,24 @@ async def test_a_changed_base_url_or_header_is_used_by_the_next_request() -> Non
         assert second.url == 'http://127.0.0.1:9/v2/chat/completions'
         assert second.headers['x-tenant'] == 't1'
         _same(second, _reference(client, '/chat/completions', None))
+
+
+async def test_requests_with_other_headers_on_one_client_each_get_theirs() -> None:
+    other = {'content-type': 'application/json', 'authorization': 'Bearer sk-other', 'accept': 'text/event-stream'}
+    async with httpx.AsyncClient(base_url='http://127.0.0.1:9/v1', headers={'Accept': '*/*'}) as client:
+        for headers in (HEADERS, other, HEADERS, other):
+            built = _build_request(client, '/chat/completions', BODY, dict(headers), None)
+            reference = client.build_request('POST', '/chat/completions', content=BODY, headers=headers)
+            assert built.headers.multi_items() == reference.headers.multi_items()
+        assert built.headers['accept'] == 'text/event-stream'
+
+
+async def test_a_client_sending_ever_new_headers_keeps_a_few_merges_only() -> None:
+    from edgewise.agent.models._direct_send import _MERGED
+
+    async with httpx.AsyncClient(base_url='http://127.0.0.1:9/v1') as client:
+        for n in range(40):
+            headers = {**HEADERS, 'x-request-id': str(n)}
+            built = _build_request(client, '/chat/completions', BODY, dict(headers), None)
+            assert built.headers['x-request-id'] == str(n)
+        assert 0 < len(_MERGED[client]) <= 16

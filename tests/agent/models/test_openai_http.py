@@ -321,3 +321,11 @@ async def test_no_span_without_tracing(capfire, monkeypatch: pytest.MonkeyPatch)
 def test_a_retry_after_date_in_the_past_falls_back_to_backoff() -> None:
     headers = httpx.Headers({'retry-after': 'Wed, 21 Oct 2015 07:28:00 -0000'})
     assert _http.retry_delay(0, headers, jitter=lambda: 0.0) == 0.5
+
+
+async def test_a_json_answer_in_utf16_is_read_as_httpx_reads_it() -> None:
+    import json
+
+    body = json.dumps(completion('wide')).encode('utf-16')
+    model, _ = mock_model(lambda _: httpx.Response(200, headers={'content-type': 'application/json'}, content=body))
+    assert (await model.request(user('hi'), None, PARAMS)).text == 'wide'

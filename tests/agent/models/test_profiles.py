@@ -346,6 +346,32 @@ def test_customize_request_parameters_transforms_tools_and_output() -> None:
     assert customize_request_parameters(params, DEFAULT_PROFILE) is params
 
 
+def test_a_transformed_tool_is_the_definition_with_only_its_schema_and_strictness_replaced() -> None:
+    import dataclasses
+
+    from edgewise.agent.models._mapping import transformed_schema, transformed_tool
+    from edgewise.agent.tools import ToolDefinition
+
+    @dataclasses.dataclass(repr=False, kw_only=True)
+    class CheckedDefinition(ToolDefinition):
+        checks: int = 0
+
+        def __post_init__(self) -> None:
+            self.checks += 1
+
+    transformer = openai_model_profile('gpt-4o').json_schema_transformer
+    schema = {'type': 'object', 'properties': {'a': {'type': 'string'}}, 'required': ['a']}
+    fields: dict[str, Any] = {'name': 't', 'parameters_json_schema': schema, 'description': 'd', 'timeout': 2.0}
+    fields |= {'sequential': True, 'kind': 'output', 'metadata': {'m': 1}}
+    for definition in (ToolDefinition(**fields), CheckedDefinition(**fields)):
+        schema, strict = transformed_schema(transformer, definition.parameters_json_schema, definition.strict)
+        transformed = transformed_tool(transformer, definition)
+        assert transformed == dataclasses.replace(definition, parameters_json_schema=schema, strict=strict)
+        assert type(transformed) is type(definition)
+        assert (transformed.strict, definition.strict) == (True, None)  # the definition itself is unchanged
+    assert transformed.checks == 2  # type: ignore[attr-defined]  # a subclass's __init__ runs, as under replace
+
+
 def test_customize_request_parameters_refuses_what_the_model_cannot_do() -> None:
     native = ModelRequestParameters(output_mode='native', output_object=OutputObjectDefinition(json_schema={}))
     with pytest.raises(UserError, match='Native structured output is not supported by this model'):

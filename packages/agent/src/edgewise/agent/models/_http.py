@@ -16,9 +16,9 @@ importing a model module stays cheap.
 
 from __future__ import annotations as _annotations
 
+import codecs
 import contextlib
 import random
-import weakref
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import AbstractContextManager, asynccontextmanager, nullcontext
 from dataclasses import dataclass, field
@@ -31,6 +31,7 @@ import pydantic_core
 from .. import _instrument
 from ..exceptions import ModelAPIError, ModelHTTPError, UnexpectedModelBehavior
 from ..messages import ModelResponse
+from . import _direct_send
 from ._sse import ServerSentEvent, SSEDecoder
 
 if TYPE_CHECKING:
@@ -149,48 +150,17 @@ def _was_read(response: httpx.Response) -> bool:
     return True
 
 
-# Each client's URLs joined to its base URL, with the base URL they were joined to (a client's base URL can be set).
-_JOINED: weakref.WeakKeyDictionary[httpx.AsyncClient, dict[str, tuple[httpx.URL, httpx.URL]]] = (
-    weakref.WeakKeyDictionary()
-)
-
-
-def _build_request(
-    client: httpx.AsyncClient, url: str, content: bytes, headers: dict[str, str], timeout: float | None
-) -> httpx.Request:
-    """The request `client.build_request('POST', ...)` would build, at a third of its cost.
-
-    A provider posts to the same few URLs all the time: the URL is joined to the client's base URL once, and
-    the client's headers, timeout and extensions are applied as `build_request` does. A client with cookies or
-    query parameters of its own goes through `build_request` itself.
-    """
-    import httpx
-
-    if client.cookies or client.params:
-        explicit: Any = httpx.USE_CLIENT_DEFAULT if timeout is None else httpx.Timeout(timeout)
-        return client.build_request('POST', url, content=content, headers=headers, timeout=explicit)
-    base = client.base_url
-    joined = _JOINED.setdefault(client, {})
-    found = joined.get(url)
-    if found is None or found[0] is not base:
-        found = joined[url] = (base, client.build_request('POST', url).url)
-    merged = client.headers.copy()
-    merged.update(headers)
-    extensions = {'timeout': (client.timeout if timeout is None else httpx.Timeout(timeout)).as_dict()}
-    return httpx.Request('POST', found[1], headers=merged, content=content, extensions=extensions)
-
-
-async def _send(call: HTTPCall, *, stream: bool) -> httpx.Response:
-    """An attempt loop ending in a successful response (unread when `stream`), or an error."""
+async def _send(call: HTTPCall, *, stream: bool) -> tuple[httpx.Response, bytes]:
+    """An attempt loop ending in a successful response and its body (unread and empty when `stream`), or an error."""
     import httpx
 
     content = pydantic_core.to_json(call.body)
     headers = {'content-type': 'application/json', **call.headers}
     retries_done = 0
     while True:
-        request = _build_request(call.client, call.url, content, headers, call.timeout)
+        request = _direct_send.build_request(call.client, call.url, content, headers, call.timeout)
         try:
-            response = await call.client.send(request, stream=True)
+            response = await _direct_send.send(call.client, request)
         except httpx.TimeoutException as e:
             if retries_done < call.max_retries:
                 await call.sleep(retry_delay(retries_done))
@@ -216,14 +186,12 @@ async def _send(call: HTTPCall, *, stream: bool) -> httpx.Response:
             body = _error_body(response, call.error_key) if _was_read(response) else None
             raise ModelHTTPError(response.status_code, call.model_name, body) from e
         if response.is_success:
-            if not stream:
-                try:
-                    await response.aread()
-                except httpx.TransportError as e:
-                    raise ModelAPIError(call.model_name, f'Connection error: {type(e).__name__}.') from e
-                finally:
-                    await response.aclose()
-            return response
+            if stream:
+                return response, b''
+            try:
+                return response, await _direct_send.read_body(response)
+            except httpx.TransportError as e:
+                raise ModelAPIError(call.model_name, f'Connection error: {type(e).__name__}.') from e
         try:
             await response.aread()
         except httpx.TransportError:  # the error body is lost; the status still says what happened
@@ -292,19 +260,29 @@ async def post_json(call: HTTPCall, parse: Callable[[Any], ModelResponse]) -> Mo
         UnexpectedModelBehavior: the answer is not JSON.
     """
     with _span(call) as span:
-        response = await _send(call, stream=False)
+        response, body = await _send(call, stream=False)
         try:
-            data = response.json()
+            data = _json(body)
         except ValueError as e:
             raise UnexpectedModelBehavior(
                 f'Invalid response from {call.system} {call.endpoint_name} endpoint, expected JSON data',
-                response.text[:2000],
+                body.decode(response.encoding or 'utf-8', errors='replace')[:2000],
             ) from e
         result = parse(data)
         if result.provider_url is None and call.base_url:
             result.provider_url = call.base_url.rstrip('/')
         _record(span, result)
         return result
+
+
+def _json(body: bytes) -> Any:
+    try:
+        return pydantic_core.from_json(body)
+    except ValueError:
+        # JSON in UTF-16 or UTF-32, or after a byte order mark, which `httpx.Response.json` reads too.
+        import json
+
+        return json.loads(body)
 
 
 @dataclass(eq=False)
@@ -322,10 +300,11 @@ class SSEStream:
         import httpx
 
         decoder = SSEDecoder()
-        texts = self.response.aiter_text()
+        text = codecs.getincrementaldecoder('utf-8')(errors='replace')  # event streams are always UTF-8
+        chunks = _direct_send.body_chunks(self.response)
         try:
-            async for text in texts:
-                for event in decoder.feed(text):
+            async for chunk in chunks:
+                for event in decoder.feed(text.decode(chunk)):
                     yield event
         except httpx.TimeoutException as e:
             raise ModelAPIError(self.model_name, 'Request timed out while streaming.') from e
@@ -336,8 +315,9 @@ class SSEStream:
             # none is left for the garbage collector (trio warns about those).
             await self.response.aclose()
             with contextlib.suppress(Exception):
-                async for _ in texts:
+                async for _ in chunks:
                     pass
+        decoder.feed(text.decode(b'', final=True))  # a character cut off at the very end: no line break, no event
         for event in decoder.flush():
             yield event
 
@@ -355,7 +335,7 @@ async def stream_sse(call: HTTPCall) -> AsyncIterator[SSEStream]:
         ModelAPIError: the provider could not be reached, or timed out (after retries).
     """
     with _span(call) as span:
-        response = await _send(call, stream=True)
+        response, _ = await _send(call, stream=True)
         try:
             yield SSEStream(response, call.model_name, span)
         finally:

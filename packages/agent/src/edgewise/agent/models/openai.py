@@ -34,7 +34,7 @@ from ..providers import Provider
 from ..settings import ModelSettings
 from . import _http
 from . import _openai_chat as _chat
-from ._mapping import EventStreamedResponse, transformed_schema
+from ._mapping import EventStreamedResponse, transformed_schema, transformed_tool
 from ._openai_native_tools import RESPONSES_NATIVE_TOOLS
 from ._openai_responses_mapping import (
     OpenAIResponsesModelSettings,
@@ -125,18 +125,14 @@ class OpenAIChatModel(ProviderModel):
         if transformer is None:
             return parameters
 
-        def tool(t: Any) -> Any:
-            schema, strict = transformed_schema(transformer, t.parameters_json_schema, t.strict)
-            return dataclasses.replace(t, parameters_json_schema=schema, strict=strict)
-
         output_object = parameters.output_object
         if output_object is not None:
             schema, strict = transformed_schema(transformer, output_object.json_schema, output_object.strict)
             output_object = dataclasses.replace(output_object, json_schema=schema, strict=strict)
         return dataclasses.replace(
             parameters,
-            function_tools=[tool(t) for t in parameters.function_tools],
-            output_tools=[tool(t) for t in parameters.output_tools],
+            function_tools=[transformed_tool(transformer, t) for t in parameters.function_tools],
+            output_tools=[transformed_tool(transformer, t) for t in parameters.output_tools],
             output_object=output_object,
         )
 
