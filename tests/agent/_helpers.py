@@ -11,7 +11,7 @@ from typing import Any
 
 from dirty_equals import IsNow, IsStr
 
-from edgewise.agent.messages import ModelMessage, ModelResponse, ModelResponsePart
+from edgewise.agent.messages import ModelMessage, ModelResponse, ModelResponsePart, TextPart
 from edgewise.agent.models.function import AgentInfo, FunctionModel
 
 NOW: Any = IsNow(tz=timezone.utc)
@@ -52,3 +52,17 @@ def as_written_before_response_in_node(db: Path, run_id: str) -> int:
                 (json.dumps(snapshot), run_id, seq),
             )
     return changed
+
+
+class Recorder:
+    """A model that records the messages and settings it receives and answers `'ok'` (`recorder.model`)."""
+
+    def __init__(self) -> None:
+        self.received: list[list[ModelMessage]] = []
+        self.settings: list[Any] = []
+        self.model = FunctionModel(self.answer)
+
+    def answer(self, messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        self.received.append(list(messages))
+        self.settings.append(info.model_settings)
+        return ModelResponse(parts=[TextPart('ok')])

@@ -26,27 +26,12 @@ from edgewise.agent.messages import (
     TextPart,
     UserPromptPart,
 )
-from edgewise.agent.models.function import AgentInfo, FunctionModel
 from edgewise.agent.models.instrumented import InstrumentationSettings
 from edgewise.agent.settings import ModelSettings
 
-from ._helpers import RUN_ID
+from ._helpers import RUN_ID, Recorder
 
 pytestmark = pytest.mark.anyio
-
-
-class Recorder:
-    """A model that records the messages and settings it receives and answers `'ok'`."""
-
-    def __init__(self) -> None:
-        self.received: list[list[ModelMessage]] = []
-        self.settings: list[Any] = []
-        self.model = FunctionModel(self.answer)
-
-    def answer(self, messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-        self.received.append(list(messages))
-        self.settings.append(info.model_settings)
-        return ModelResponse(parts=[TextPart('ok')])
 
 
 HISTORY: list[ModelMessage] = [
