@@ -3,16 +3,31 @@
 `Provider` is the interface; `infer_provider('openai')` makes the provider of a name. Each provider owns one
 `httpx.AsyncClient` (its connection pool), made on first use and closed by `async with provider:` (or by
 `async with agent:`); a client passed in as `http_client` is used as given and left open for its owner.
+
+The clients providers make go through `AsyncPoolTransport`, a connection pool whose work per request does not
+grow with the number of requests in flight; `httpx.AsyncClient(transport=AsyncPoolTransport())` gives a client
+of your own the same pool.
 """
 
 from __future__ import annotations as _annotations
 
 import warnings
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ._base import Provider
 
-__all__ = ('Provider', 'infer_provider', 'infer_provider_class')
+if TYPE_CHECKING:
+    from ._pool import AsyncPoolTransport
+
+__all__ = ('AsyncPoolTransport', 'Provider', 'infer_provider', 'infer_provider_class')
+
+
+def __getattr__(name: str) -> Any:
+    if name == 'AsyncPoolTransport':  # imported on first use: it brings httpx and httpcore
+        from ._pool import AsyncPoolTransport
+
+        return AsyncPoolTransport
+    raise AttributeError(f'module {__name__!r} has no attribute {name!r}')
 
 
 def infer_provider_class(provider: str) -> type[Provider[Any]]:

@@ -21,7 +21,7 @@ from ..profiles import ModelProfile
 if TYPE_CHECKING:
     import httpx
 
-__all__ = ('Provider', 'HTTPProvider', 'default_timeout', 'env_value', 'missing_key_error')
+__all__ = ('Provider', 'HTTPProvider', 'default_timeout', 'own_http_client', 'env_value', 'missing_key_error')
 
 InterfaceClient = TypeVar('InterfaceClient', default='httpx.AsyncClient')
 
@@ -31,6 +31,23 @@ def default_timeout() -> httpx.Timeout:
     import httpx
 
     return httpx.Timeout(600.0, connect=5.0)
+
+
+def own_http_client() -> httpx.AsyncClient:
+    """The client a provider makes for itself: `AsyncPoolTransport`'s pool, with the limits of the official SDKs.
+
+    When the environment names a proxy (`HTTPS_PROXY`, `ALL_PROXY`, ...), the client is httpx's own, which goes
+    through it (`AsyncPoolTransport` does not speak to proxies).
+    """
+    import urllib.request
+
+    import httpx
+
+    if any(scheme in ('http', 'https', 'all') for scheme in urllib.request.getproxies()):
+        return httpx.AsyncClient(timeout=default_timeout())
+    from ._pool import AsyncPoolTransport
+
+    return httpx.AsyncClient(timeout=default_timeout(), transport=AsyncPoolTransport())
 
 
 class Provider(ABC, Generic[InterfaceClient]):
@@ -116,9 +133,7 @@ class HTTPProvider(Provider['httpx.AsyncClient']):
         if self._http_client is not None:
             return self._http_client
         if self._own_http_client is None or self._own_http_client.is_closed:
-            import httpx
-
-            self._own_http_client = httpx.AsyncClient(timeout=default_timeout())
+            self._own_http_client = own_http_client()
         return self._own_http_client
 
 
