@@ -403,7 +403,7 @@ async def test_a_task_cancelled_as_it_is_served_passes_its_turn_on(
     assert server.connections == 2 - kept
 
 
-async def test_a_freed_connection_goes_to_the_first_request_for_its_server(server: Server) -> None:
+async def test_waiting_requests_are_served_in_order_whatever_their_server(server: Server) -> None:
     with _serve() as other:
         client, transport = _client(server, max_connections=1)
         order: list[str] = []
@@ -417,10 +417,10 @@ async def test_a_freed_connection_goes_to_the_first_request_for_its_server(serve
                 await anyio.wait_all_tasks_blocked()
                 assert 'waiting=2' in repr(transport)
                 server.release.set()
-            # The connection went to the request for its own server, then made way for the other one.
-            assert order == ['/hold', '/same', '/elsewhere']
+            # The freed connection made way for the first waiter, to the other server, and that one's for the next.
+            assert order == ['/hold', '/elsewhere', '/same']
             assert 'connections=1, idle=1, waiting=0' in repr(transport)
-        assert (server.connections, other.connections) == (1, 1)
+        assert (server.connections, other.connections) == (2, 1)
 
 
 async def test_closing_a_response_twice_gives_its_connection_back_once(server: Server) -> None:

@@ -3,8 +3,9 @@
 httpx's own transport keeps its connections and its waiting requests in two lists and, whenever a request comes
 in or a response is closed, walks both: every connection is asked whether it has expired (a system call for each
 idle one) and every waiting request is matched against every connection. With many requests in flight that walk
-is most of a client's time. Here each origin has a stack of idle connections, the waiting requests a queue, and
-a request or a closed response touches one connection and at most one waiter.
+is most of a client's time. Here each server has a stack of idle connections and the waiting requests one queue:
+a request looks at the newest idle connection of its server and the oldest (which expires first), a closed
+response at the first waiter.
 
 The connections themselves are httpcore's (`httpcore.AsyncHTTPConnection`: TCP, TLS, HTTP/1.1, on asyncio and on
 trio), the same httpx's transport uses; only the pool around them is different. Errors are httpx's, as from
@@ -125,7 +126,7 @@ class AsyncPoolTransport(httpx.AsyncBaseTransport):
             'retries': retries,
             'socket_options': socket_options,
         }
-        self._idle: dict[_Key, list[httpcore.AsyncHTTPConnection]] = {}
+        self._idle: dict[_Key, deque[httpcore.AsyncHTTPConnection]] = {}  # per server, the newest last
         self._idle_count = 0
         self._opened = 0  # connections open, or being opened, or promised to a waiter
         self._waiters: deque[_Waiter] = deque()
@@ -160,17 +161,21 @@ class AsyncPoolTransport(httpx.AsyncBaseTransport):
         origin = core_request.url.origin
         key = (scheme, url.raw_host, port)
         pool_timeout = request.extensions.get('timeout', {}).get('pool')
-        # A connection carries one request at a time and is handed to one request only, checked just before: it is
-        # never "not available" (which httpx's pool meets when it shares out connections) once it gets here.
-        connection = await self._acquire(origin, key, pool_timeout)
-        try:
-            response = await connection.handle_async_request(core_request)
-        except Exception as error:
-            await self._release(connection)
-            _reraise(error)
-        except BaseException:  # cancelled
-            await self._release(connection)
-            raise
+        while True:
+            connection = await self._acquire(origin, key, pool_timeout)
+            try:
+                response = await connection.handle_async_request(core_request)
+            except httpcore.ConnectionNotAvailable:
+                # Closed under the request before it started: by `aclose()` (then `_acquire` says so).
+                await self._release(connection)
+                continue
+            except Exception as error:
+                await self._release(connection)
+                _reraise(error)
+            except BaseException:  # cancelled
+                await self._release(connection)
+                raise
+            break
         return httpx.Response(
             status_code=response.status,
             headers=response.headers,
@@ -183,7 +188,8 @@ class AsyncPoolTransport(httpx.AsyncBaseTransport):
         self._closed = True
         connections = list(self._connections)
         self._connections.clear()
-        self._idle.clear()
+        for stack in self._idle.values():
+            stack.clear()  # a request dropping a dead idle connection may hold one of these
         self._idle_count = 0
         while self._waiters:
             self._waiters.popleft().event.set()
@@ -191,25 +197,51 @@ class AsyncPoolTransport(httpx.AsyncBaseTransport):
             for connection in connections:
                 await connection.aclose()
 
+    def _check_open(self) -> None:
+        if self._closed:
+            raise RuntimeError('The AsyncPoolTransport is closed: make a new one (or a new client).')
+
     async def _acquire(
         self, origin: httpcore.Origin, key: _Key, pool_timeout: float | None
     ) -> httpcore.AsyncHTTPConnection:
-        """A connection to `origin`: an idle one that is still good, else a new one, else the next one freed."""
-        if self._closed:
-            raise RuntimeError('The AsyncPoolTransport is closed: make a new one (or a new client).')
+        """A connection to `origin`: an idle one that is still good, else a new one, else the next one freed.
+
+        Every change to the counts is made before an `await`, so that a cancellation there (asyncio's own
+        cancellation goes through anyio's shields) leaves them right.
+        """
+        self._check_open()
+        if origin.scheme == b'https' and self._ssl_context is None:  # before any place is taken: it can fail
+            self._ssl_context = httpx.create_ssl_context(verify=self._verify, trust_env=self._trust_env)
         stack = self._idle.get(key)
         while stack:
+            # The oldest idle connection expires first: dropping it when it has keeps the stack clean of
+            # connections the server closed, at one check per request.
+            oldest = stack[0]
+            if len(stack) > 1 and (oldest.has_expired() or not oldest.is_available()):
+                stack.popleft()
+                self._idle_count -= 1
+                await self._discard(oldest)
+                self._check_open()
+                continue
             connection = stack.pop()
             self._idle_count -= 1
             if connection.is_available() and not connection.has_expired():
                 return connection
             await self._discard(connection)
+            self._check_open()
         if not self._waiters:  # first come first served: nobody jumps the queue
             if self._opened < self._max_connections:
                 return self._new_connection(origin, key)
             if self._idle_count:
-                await self._evict_idle()  # its place is kept for this request
-                return self._new_connection(origin, key, counted=True)
+                evicted = self._evict_idle()
+                connection = self._new_connection(origin, key, counted=True)  # in the evicted one's place
+                try:
+                    with anyio.CancelScope(shield=True):
+                        await evicted.aclose()
+                except BaseException:
+                    await self._discard(connection)
+                    raise
+                return connection
         handed = await self._wait(origin, key, pool_timeout)
         if handed is not None:
             return handed
@@ -219,15 +251,11 @@ class AsyncPoolTransport(httpx.AsyncBaseTransport):
         self, origin: httpcore.Origin, key: _Key, *, counted: bool = False
     ) -> httpcore.AsyncHTTPConnection:
         """A new connection (opened by its first request); `counted`: its place in `_opened` is already taken."""
-        ssl_context = None
-        if origin.scheme == b'https':
-            ssl_context = self._ssl_context
-            if ssl_context is None:
-                ssl_context = self._ssl_context = httpx.create_ssl_context(
-                    verify=self._verify, trust_env=self._trust_env
-                )
         connection = httpcore.AsyncHTTPConnection(
-            origin, ssl_context=ssl_context, keepalive_expiry=self._keepalive_expiry, **self._connection_options
+            origin,
+            ssl_context=self._ssl_context if origin.scheme == b'https' else None,
+            keepalive_expiry=self._keepalive_expiry,
+            **self._connection_options,
         )
         if not counted:
             self._opened += 1
@@ -254,8 +282,7 @@ class AsyncPoolTransport(httpx.AsyncBaseTransport):
                     'raise `httpx.Limits(max_connections=...)` or the `pool` timeout.'
                 ) from None
             raise
-        if self._closed:
-            raise RuntimeError('The AsyncPoolTransport is closed: make a new one (or a new client).')
+        self._check_open()
         return waiter.connection  # None: handed the right to open one
 
     async def _pass_on(self, waiter: _Waiter) -> None:
@@ -266,30 +293,37 @@ class AsyncPoolTransport(httpx.AsyncBaseTransport):
             self._hand_slot()
 
     async def _release(self, connection: httpcore.AsyncHTTPConnection) -> None:
-        """Take back a connection whose response is closed (or whose request failed)."""
+        """Take back a connection whose response is closed (or whose request failed).
+
+        The first waiter gets it if it waits for the same server; if it waits for another, the connection is
+        closed to make room for it: the queue is served in order.
+        """
         if self._closed:
             with anyio.CancelScope(shield=True):
                 await connection.aclose()
             return
         key = self._connections[connection]
         if connection.is_idle() and not connection.has_expired():
-            for waiter in self._waiters:
-                if waiter.key == key:
-                    self._waiters.remove(waiter)
-                    waiter.connection = connection
-                    waiter.event.set()
+            if not self._waiters:
+                if self._idle_count < self._max_idle:
+                    stack = self._idle.get(key)
+                    if stack is None:
+                        stack = self._idle[key] = deque()
+                    stack.append(connection)
+                    self._idle_count += 1
                     return
-            if not self._waiters and self._idle_count < self._max_idle:
-                self._idle.setdefault(key, []).append(connection)
-                self._idle_count += 1
+            elif self._waiters[0].key == key:
+                waiter = self._waiters.popleft()
+                waiter.connection = connection
+                waiter.event.set()
                 return
         await self._discard(connection)
 
     async def _discard(self, connection: httpcore.AsyncHTTPConnection) -> None:
         """Close a connection for good and give its place to the first waiter."""
-        del self._connections[connection]
-        self._opened -= 1
-        self._hand_slot()
+        if self._connections.pop(connection, None) is not None:  # not when the transport was closed meanwhile
+            self._opened -= 1
+            self._hand_slot()
         if not connection.is_closed():
             with anyio.CancelScope(shield=True):
                 await connection.aclose()
@@ -301,14 +335,14 @@ class AsyncPoolTransport(httpx.AsyncBaseTransport):
             self._opened += 1  # counted for the waiter until it opens its connection
             waiter.event.set()
 
-    async def _evict_idle(self) -> None:
-        """Close the oldest idle connection of an origin (to open one to another); there is one (`_idle_count`)."""
+    def _evict_idle(self) -> httpcore.AsyncHTTPConnection:
+        """Take out the oldest idle connection of the first server that has one (to open one to another server), its
+        place kept; there is one (`_idle_count`). The caller closes it."""
         stack = next(stack for stack in self._idle.values() if stack)
-        connection = stack.pop(0)
+        connection = stack.popleft()
         self._idle_count -= 1
         del self._connections[connection]
-        with anyio.CancelScope(shield=True):
-            await connection.aclose()
+        return connection
 
 
 class _ResponseStream(httpx.AsyncByteStream):
@@ -334,7 +368,8 @@ class _ResponseStream(httpx.AsyncByteStream):
             return
         self._connection = None
         try:
-            await self._stream.aclose()
+            with anyio.CancelScope(shield=True):  # the connection is marked idle only once this is done
+                await self._stream.aclose()
         finally:
             with anyio.CancelScope(shield=True):
                 await self._pool._release(connection)
