@@ -6,7 +6,8 @@ import functools
 import json
 import threading
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -117,15 +118,23 @@ def _handler(server: LocalServer) -> type[BaseHTTPRequestHandler]:
 def local_server() -> Iterator[LocalServer]:
     """A scripted HTTP server on 127.0.0.1 (a real socket), stopped after the test."""
     server = LocalServer(url='')
-    httpd = ThreadingHTTPServer(('127.0.0.1', 0), _handler(server))
+    with serve_http(_handler(server), on_stop=server.released.set) as port:
+        server.url = f'http://127.0.0.1:{port}/v1'
+        yield server
+
+
+@contextmanager
+def serve_http(handler: type[BaseHTTPRequestHandler], on_stop: Callable[[], object] = lambda: None) -> Iterator[int]:
+    """A threaded HTTP server on 127.0.0.1 with `handler`, on the port given; `on_stop` runs before it stops (to
+    free handlers that wait)."""
+    httpd = ThreadingHTTPServer(('127.0.0.1', 0), handler)
     httpd.daemon_threads = True
-    server.url = f'http://127.0.0.1:{httpd.server_address[1]}/v1'
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
     try:
-        yield server
+        yield httpd.server_address[1]
     finally:
-        server.released.set()
+        on_stop()
         httpd.shutdown()
         httpd.server_close()
         thread.join(5)

@@ -10,7 +10,7 @@ import threading
 from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import anyio
@@ -19,6 +19,8 @@ import pytest
 
 from edgewise.agent.providers import AsyncPoolTransport, _base
 from edgewise.agent.providers.openai import OpenAIProvider
+
+from .conftest import serve_http
 
 pytestmark = pytest.mark.anyio
 
@@ -90,18 +92,9 @@ def server() -> Iterator[Server]:
 @contextmanager
 def _serve() -> Iterator[Server]:
     state = Server()
-    httpd = ThreadingHTTPServer(('127.0.0.1', 0), _handler(state))
-    httpd.daemon_threads = True
-    state.url = f'http://127.0.0.1:{httpd.server_address[1]}'
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with serve_http(_handler(state), on_stop=state.release.set) as port:
+        state.url = f'http://127.0.0.1:{port}'
         yield state
-    finally:
-        state.release.set()
-        httpd.shutdown()
-        httpd.server_close()
-        thread.join(5)
 
 
 def _client(server: Server, **limits: Any) -> tuple[httpx.AsyncClient, AsyncPoolTransport]:
@@ -136,19 +129,25 @@ async def test_concurrent_requests_stay_within_max_connections(server: Server) -
     assert server.connections >= 3  # all three were used
 
 
-async def test_a_request_waits_for_a_connection_and_gets_the_one_freed(server: Server) -> None:
+@pytest.mark.parametrize(('first', 'connections'), [('/hold', 1), ('/hold/bye', 2)])
+async def test_a_waiting_request_gets_the_freed_connection_or_its_place(
+    server: Server, first: str, connections: int
+) -> None:
+    # `/hold`: the waiter goes over the connection the first request freed. `/hold/bye`: the server closes that
+    # connection, and the waiter opens a new one in its place.
     client, transport = _client(server, max_connections=1)
     results: list[str] = []
     async with client:
         async with anyio.create_task_group() as group:
-            group.start_soon(lambda: _get_into(client, '/hold', results))
+            group.start_soon(lambda: _get_into(client, first, results))
             await anyio.to_thread.run_sync(server.held.acquire)
             group.start_soon(lambda: _get_into(client, '/second', results))
             await anyio.wait_all_tasks_blocked()
             assert 'waiting=1' in repr(transport)
             server.release.set()
-        assert results == ['/hold', '/second']
-    assert server.connections == 1  # the waiting request went over the connection the first one freed
+        assert results == [first, '/second']
+        assert 'connections=1, idle=1, waiting=0' in repr(transport)
+    assert server.connections == connections
 
 
 async def _get_into(client: httpx.AsyncClient, path: str, results: list[str]) -> None:
@@ -292,21 +291,6 @@ async def test_providers_make_their_clients_over_the_pool(monkeypatch: pytest.Mo
     client = _base.own_http_client()
     assert not isinstance(client._transport, AsyncPoolTransport)
     await client.aclose()
-
-
-async def test_a_closed_connection_gives_its_place_to_a_waiting_request(server: Server) -> None:
-    client, transport = _client(server, max_connections=1)
-    results: list[str] = []
-    async with client:
-        async with anyio.create_task_group() as group:
-            group.start_soon(lambda: _get_into(client, '/hold/bye', results))
-            await anyio.to_thread.run_sync(server.held.acquire)
-            group.start_soon(lambda: _get_into(client, '/second', results))
-            await anyio.wait_all_tasks_blocked()
-            server.release.set()  # the server closes the first connection: the waiter opens a new one
-        assert results == ['/hold/bye', '/second']
-        assert 'connections=1, idle=1, waiting=0' in repr(transport)
-    assert server.connections == 2
 
 
 @pytest.mark.parametrize('path', ['/hold', '/hold/bye'])

@@ -182,14 +182,8 @@ async def test_closing_the_transport_while_a_request_drops_a_dead_connection(ser
     dead.aclose = slow_close  # type: ignore[method-assign]
     errors: list[BaseException] = []
 
-    async def request() -> None:
-        try:
-            await client.get('/x')
-        except Exception as error:
-            errors.append(error)
-
     async with anyio.create_task_group() as group:
-        group.start_soon(request)
+        group.start_soon(_get_noting_errors, client, errors)
         await closing.wait()  # the request is discarding the dead connection
         await transport.aclose()
         gate.set()
@@ -251,14 +245,8 @@ async def test_closing_the_transport_as_a_request_starts_raises_no_httpcore_erro
     kept._request_lock = GatedLock(kept._request_lock)  # type: ignore[assignment]
     errors: list[BaseException] = []
 
-    async def request() -> None:
-        try:
-            await client.get('/x')
-        except Exception as error:
-            errors.append(error)
-
     async with anyio.create_task_group() as group:
-        group.start_soon(request)
+        group.start_soon(_get_noting_errors, client, errors)
         await entered.wait()
         await transport.aclose()
         gate.set()
@@ -385,3 +373,10 @@ async def test_no_httpcore_error_leaks_from_the_body(server: Server) -> None:
             with pytest.raises(httpx.RemoteProtocolError) as caught:
                 await response.aread()
         assert isinstance(caught.value.__cause__, httpcore.RemoteProtocolError)
+
+
+async def _get_noting_errors(client: httpx.AsyncClient, errors: list[BaseException]) -> None:
+    try:
+        await client.get('/x')
+    except Exception as error:
+        errors.append(error)
