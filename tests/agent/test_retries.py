@@ -9,9 +9,7 @@ from __future__ import annotations
 import email.utils
 import inspect
 import subprocess
-import sys
 import time
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -32,11 +30,10 @@ from edgewise.agent.models.openai import OpenAIChatModel
 from edgewise.agent.providers.openai import OpenAIProvider
 from edgewise.agent.retries import AsyncTenacityTransport, RetryConfig, TenacityTransport, wait_retry_after
 
+from .._without_module import run_without
 from .models._chat import completion
 from .models.conftest import LocalServer, Reply
 from .models.conftest import local_server as local_server
-
-ROOT = Path(__file__).parents[2]
 
 
 def http_date(seconds_from_now: float) -> str:
@@ -511,8 +508,7 @@ async def test_a_status_error_for_a_redirect_is_an_unexpected_status(local_serve
 
 
 def run_without_tenacity(code: str) -> subprocess.CompletedProcess[str]:
-    blocked = "import sys; sys.modules['tenacity'] = None\n"
-    return subprocess.run([sys.executable, '-c', blocked + code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    return run_without('tenacity', code)
 
 
 def test_without_tenacity_the_import_names_the_extra() -> None:

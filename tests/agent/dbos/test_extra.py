@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 import subprocess
-import sys
-from pathlib import Path
 
-ROOT = Path(__file__).parents[3]
-BLOCKED = "import sys; sys.modules['dbos'] = None; "
+from ..._without_module import run_without
 
 
 def run(code: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, '-c', BLOCKED + code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    return run_without('dbos', code)
 
 
 def test_import_names_the_extra() -> None:
