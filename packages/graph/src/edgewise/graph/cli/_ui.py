@@ -1,0 +1,59 @@
+"""`edgewise ui`: serve the web inspector of stored runs (`edgewise.graph.web`) with uvicorn."""
+
+from __future__ import annotations as _annotations
+
+import argparse
+import ipaddress
+import secrets
+from typing import Any
+
+from ._common import CommandError, echo
+from ._dbos import is_dbos_store
+from ._target import load_graph
+
+__all__ = ('serve', 'is_loopback')
+
+
+def is_loopback(host: str) -> bool:
+    """Whether `host` (an address or name to listen on) reaches this machine only."""
+    if host == 'localhost':
+        return True
+    try:
+        return ipaddress.ip_address(host.strip('[]')).is_loopback
+    except ValueError:
+        return False
+
+
+async def serve(args: argparse.Namespace) -> int:
+    """Serve the inspector until interrupted.
+
+    Raises:
+        CommandError: the `web` extra is missing, a store is a DBOS store, or an `--app` does not load.
+    """
+    try:
+        import uvicorn
+
+        from ..web import create_app
+    except ImportError as e:
+        raise CommandError(f'{e}') from None
+    for url in args.store:
+        if is_dbos_store(url):
+            raise CommandError(f'edgewise ui shows Edgewise stores; {url.partition(":")[0]} is a DBOS store.')
+    apps: list[Any] = [load_graph(target, agent=True) for target in args.app]
+    token = args.token
+    if token is None and not is_loopback(args.host):
+        token = secrets.token_urlsafe(18)
+    app = create_app(args.store, apps=apps, read_only=args.read_only, token=token, allowed_hosts=args.allowed_host)
+    config = uvicorn.Config(app, host=args.host, port=args.port, log_level='warning', lifespan='off')
+    server = uvicorn.Server(config)
+    original_startup = server.startup
+
+    async def startup(sockets: Any = None) -> None:
+        await original_startup(sockets)
+        port = server.servers[0].sockets[0].getsockname()[1] if server.servers else args.port
+        host = f'[{args.host}]' if ':' in args.host else args.host
+        echo(f'edgewise ui: http://{host}:{port}/' + (f'?token={token}' if token else ''))
+
+    server.startup = startup  # type: ignore[method-assign]
+    await server.serve()
+    return 0
