@@ -112,7 +112,7 @@ async def test_live_updates_answer_no_change_cheaply(inspect: Any, sqlite_url: s
         persistence_from_url(sqlite_url, 'half') as persistence,
         pipeline.iter_from_persistence(persistence) as run,
     ):
-        await run.next(run.next_node)
+        await run.next(run.next_node)  # type: ignore[arg-type]
     changed = await app.get('/run', params={'store': 0, 'id': 'half', 'partial': 1, 'v': version})
 
     assert (partial.status_code, same.status_code, changed.status_code) == (200, 204, 200)
