@@ -81,3 +81,19 @@ def test_loopback_addresses() -> None:
     assert [is_loopback(h) for h in ('127.0.0.1', 'localhost', '::1', '[::1]', '0.0.0.0', 'example.com')] == [
         True, True, True, True, False, False,
     ]  # fmt: skip
+
+
+def test_without_the_web_extra_the_error_names_it() -> None:
+    from ..._without_module import run_without
+
+    imported = run_without('starlette', 'import edgewise.graph.web')
+    command = run_without(
+        'uvicorn', 'from edgewise.graph.cli import main; raise SystemExit(main(["ui", "--store", "sqlite:///x.db"]))'
+    )
+
+    assert imported.returncode == 1
+    assert 'ModuleNotFoundError: edgewise ui needs the `web` extra (starlette is missing)' in imported.stderr
+    assert (command.returncode, command.stderr) == (
+        1,
+        'edgewise: error: edgewise ui needs the `web` extra (uvicorn is missing): pip install "edgewise-graph[web]"\n',
+    )

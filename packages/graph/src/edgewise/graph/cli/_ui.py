@@ -31,11 +31,10 @@ async def serve(args: argparse.Namespace) -> int:
         CommandError: the `web` extra is missing, a store is a DBOS store, or an `--app` does not load.
     """
     try:
-        import uvicorn
-
         from ..web import create_app
     except ImportError as e:
-        raise CommandError(f'{e}') from None
+        raise CommandError(str(e)) from None
+    import uvicorn
     for url in args.store:
         if is_dbos_store(url):
             raise CommandError(f'edgewise ui shows Edgewise stores; {url.partition(":")[0]} is a DBOS store.')

@@ -18,9 +18,10 @@ from typing import Any
 try:
     import starlette  # noqa: F401
     import uvicorn  # noqa: F401
-except ImportError as _missing:  # pragma: no cover - the extra is installed where the tests run
-    raise ImportError(
-        f'edgewise ui needs the `web` extra ({_missing.name} is missing): pip install "edgewise-graph[web]"'
+except ImportError as _missing:
+    raise ModuleNotFoundError(
+        f'edgewise ui needs the `web` extra ({_missing.name} is missing): pip install "edgewise-graph[web]"',
+        name=_missing.name,
     ) from _missing
 
 from ._app import LOOPBACK_HOSTS, build_app, make_inspector
