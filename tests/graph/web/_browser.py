@@ -36,14 +36,11 @@ def serve(app: Any) -> Iterator[str]:
 
     sock = socket.socket()
     sock.bind(('127.0.0.1', 0))
+    sock.listen(128)  # connections wait in the backlog until the server takes them: no wait for it to start
     port = sock.getsockname()[1]
     server = uvicorn.Server(uvicorn.Config(app, log_level='warning', lifespan='off'))
     thread = threading.Thread(target=server.run, kwargs={'sockets': [sock]}, daemon=True)
     thread.start()
-    started = threading.Event()
-    while not started.wait(0.02):  # bounded by the join below: the server starts or the thread ends
-        if server.started or not thread.is_alive():
-            break
     try:
         yield f'http://127.0.0.1:{port}'
     finally:

@@ -1,8 +1,9 @@
-"""`edgewise ui` on the command line: a real server in a subprocess (killed with SIGKILL at the end)."""
+"""`edgewise ui` on the command line: a real server in a subprocess, stopped with Ctrl-C (SIGINT)."""
 
 from __future__ import annotations
 
 import signal
+import socket
 from pathlib import Path
 
 import anyio
@@ -24,8 +25,10 @@ def _url(command: RunningCommand) -> str:
 
 
 def _stop(command: RunningCommand) -> None:
-    command.send_signal(signal.SIGKILL)
-    command.finish()
+    """Ctrl-C, as a user stops it: the server shuts down, and the command ends as any other on Ctrl-C."""
+    command.send_signal(signal.SIGINT)
+    result = command.finish()
+    assert (result.code, result.err) == (130, 'edgewise: error: interrupted\n')
 
 
 def test_serves_the_stores_on_loopback(edgewise: Edgewise, tmp_path: Path, sqlite_url: str) -> None:
@@ -75,6 +78,19 @@ def test_mistakes_are_one_line_errors(edgewise: Edgewise, tmp_path: Path, args: 
     assert result.code == 1
     assert result.err.startswith('edgewise: error: ')
     assert message in result.err
+
+
+def test_a_port_in_use(edgewise: Edgewise, tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(('127.0.0.1', 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = edgewise('ui', '--store', 'sqlite:///x.db', '--port', str(port), cwd=tmp_path)
+
+    assert (result.code, result.err) == (
+        1,
+        f'edgewise: error: Cannot listen on 127.0.0.1 port {port}: Address already in use.\n',
+    )
 
 
 def test_loopback_addresses() -> None:

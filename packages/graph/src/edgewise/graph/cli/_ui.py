@@ -5,6 +5,7 @@ from __future__ import annotations as _annotations
 import argparse
 import ipaddress
 import secrets
+import socket
 from typing import Any
 
 from ._common import CommandError, echo
@@ -35,6 +36,7 @@ async def serve(args: argparse.Namespace) -> int:
     except ImportError as e:
         raise CommandError(str(e)) from None
     import uvicorn
+
     for url in args.store:
         if is_dbos_store(url):
             raise CommandError(f'edgewise ui shows Edgewise stores; {url.partition(":")[0]} is a DBOS store.')
@@ -43,16 +45,24 @@ async def serve(args: argparse.Namespace) -> int:
     if token is None and not is_loopback(args.host):
         token = secrets.token_urlsafe(18)
     app = create_app(args.store, apps=apps, read_only=args.read_only, token=token, allowed_hosts=args.allowed_host)
-    config = uvicorn.Config(app, host=args.host, port=args.port, log_level='warning', lifespan='off')
-    server = uvicorn.Server(config)
-    original_startup = server.startup
-
-    async def startup(sockets: Any = None) -> None:
-        await original_startup(sockets)
-        port = server.servers[0].sockets[0].getsockname()[1] if server.servers else args.port
-        host = f'[{args.host}]' if ':' in args.host else args.host
-        echo(f'edgewise ui: http://{host}:{port}/' + (f'?token={token}' if token else ''))
-
-    server.startup = startup  # type: ignore[method-assign]
-    await server.serve()
+    sock = _listen(args.host, args.port)
+    port = sock.getsockname()[1]
+    host = f'[{args.host}]' if ':' in args.host else args.host
+    echo(f'edgewise ui: http://{host}:{port}/' + (f'?token={token}' if token else ''))
+    server = uvicorn.Server(uvicorn.Config(app, log_level='warning', lifespan='off'))
+    # Ctrl-C stops the server, which then raises it again: the command ends as any other on Ctrl-C (status 130).
+    await server.serve(sockets=[sock])
     return 0
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    """A socket listening on `host` and `port` (0: any free port), or a one-line error."""
+    sock = socket.socket(socket.AF_INET6 if ':' in host else socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host.strip('[]'), port))
+        sock.listen(128)  # at once: the printed URL answers (connections wait until the server takes them)
+    except OSError as e:
+        sock.close()
+        raise CommandError(f'Cannot listen on {host} port {port}: {e.strerror or e}.') from None
+    return sock
