@@ -217,7 +217,7 @@ async def test_read_only_takes_no_action(inspect: Any, sqlite_url: str) -> None:
     assert await _history(sqlite_url, 'done')
 
 
-async def test_bad_action_bodies(inspect: Any, sqlite_url: str) -> None:
+async def test_bad_action_bodies(inspect: Any, sqlite_url: str, tmp_path: Path) -> None:
     await seed(sqlite_url)
     app = inspect([sqlite_url])
     csrf = (await app.get('/')).text.split('name="edgewise-csrf" content="')[1].split('"')[0]
@@ -227,11 +227,16 @@ async def test_bad_action_bodies(inspect: Any, sqlite_url: str) -> None:
     a_list = await app.client.post('/api/action', content=b'[]', headers=headers)
     unknown = await app.act(action='explode', store=0, run_id='done')
     no_run = await app.act(action='fork', store=0, run_id='nope', snapshot_id='x')
-    bad_ids = await app.act(action='answer', store=0, run_id='half', approve='r1')
+    bad_ids = await inspect([sqlite_url], apps=[pipeline]).act(action='answer', store=0, run_id='half', approve='r1')
+    missing = await inspect([f'sqlite:///{tmp_path / "none.db"}', sqlite_url]).act(
+        action='delete', store=0, run_id='done'
+    )
 
     assert [r.status_code for r in (not_json, a_list, unknown, no_run)] == [400, 400, 400, 404]
     assert unknown.json()['error'] == "Unknown action 'explode': use fork, delete, resume or answer."
-    assert bad_ids.status_code == 400
+    assert (bad_ids.status_code, bad_ids.json()['error']) == (400, "'approve' is a list of tool call ids.")
+    assert (missing.status_code, 'does not exist' in missing.json()['error']) == (404, True)
+    assert not (tmp_path / 'none.db').exists()
 
 
 async def test_fork_from_a_snapshot(inspect: Any, store_url: str) -> None:

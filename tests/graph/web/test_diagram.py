@@ -73,7 +73,13 @@ def _history() -> list[RawSnapshot]:
         data = {'kind': 'node', 'id': f'{node_id}:1', 'node': {'node_id': node_id}, 'status': status, 'state': state}
         return RAW_SNAPSHOT_ADAPTER.validate_python(data)
 
-    return [node('Fetch', 'success', {'n': 1}), node('Parse', 'success', {'n': 2}), node('Fetch', 'running', {'n': 3})]
+    return [
+        node('Fetch', 'success', {'n': 1}),
+        node('Parse', 'success', {'n': 2}),
+        node('Fetch', 'success', {'n': 3}),
+        node('Parse', 'success', {'n': 4}),
+        node('Fetch', 'running', {'n': 5}),
+    ]
 
 
 def test_a_stored_run_drawn_without_its_graph() -> None:
