@@ -56,7 +56,6 @@
   main.addEventListener('click', function (event) {
     var button = event.target.closest('button');
     if (!button || document.body.getAttribute('data-read-only') === 'true') { return; }
-    var box = button.closest('[data-run]');
     var where = button.closest('.actions') || main.querySelector('.actions');
     if (!where) { return; }
     var base = { store: where.getAttribute('data-store'), run_id: where.getAttribute('data-run') };
@@ -73,7 +72,6 @@
       var reason = main.querySelector('input.reason[data-call="' + call + '"]');
       act(Object.assign(base, { action: 'answer', approve: [], deny: [call], reason: reason && reason.value ? reason.value : null }));
     }
-    void box;
   });
 
   if (main.getAttribute('data-live')) {
