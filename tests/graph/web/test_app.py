@@ -293,3 +293,16 @@ async def test_a_node_that_raises_while_resumed(inspect: Any, sqlite_url: str) -
         400,
         'Node Explode raised RuntimeError: the disk is full; run boom is marked failed.',
     )
+
+
+async def test_a_directory_of_run_files(inspect: Any, tmp_path: Path) -> None:
+    (tmp_path / 'runs').mkdir()
+    url = f'file://{tmp_path / "runs"}'
+    await seed(url)
+    app = inspect([url])
+
+    listing = await app.get('/')
+    page = await app.get('/run?store=0&id=broken')
+
+    assert sorted(_rows(listing.text)) == [('broken', 'failed'), ('done', 'finished'), ('half', 'waiting')]
+    assert 'Failed: node Explode (step 2) raised' in page.text
