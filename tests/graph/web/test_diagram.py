@@ -115,3 +115,15 @@ def test_state_diff() -> None:
         ('~', 'a', '1 → 2'), ('+', 'b[1]', '2'), ('+', 'd', '"x"'), ('-', 'c', '{}'),
     ]  # fmt: skip
     assert state_diff(None, 3) == [('~', '(state)', 'null → 3')]
+
+
+def test_edges_across_a_layer_go_side_to_side() -> None:
+    diagram = Diagram(
+        nodes=['[*]', 'A', 'B'], edges=[('[*]', 'A', None), ('[*]', 'B', None), ('A', 'B', 'on'), ('B', 'A', None)]
+    )
+
+    svg = render_svg(diagram)
+
+    across = re.findall(r'd="M ([\d.]+) ([\d.]+) L ([\d.]+) ([\d.]+)"', svg)[2:]
+    assert [(float(x1) < float(x2), y1 == y2) for x1, y1, x2, y2 in across] == [(True, True), (False, True)]
+    assert '>on</text>' in svg

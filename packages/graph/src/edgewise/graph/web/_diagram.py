@@ -147,17 +147,34 @@ def render_svg(
         '<defs><marker id="arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" markerHeight="7" '
         'orient="auto-start-reverse"><path d="M 0 0 L 10 5 L 0 10 z"/></marker></defs>',
     ]
-    for index, (source, target, label) in enumerate(diagram.edges):
-        sx, sy, _ = place[source]
+    backs = 0
+    for source, target, label in diagram.edges:
+        sx, sy, sw = place[source]
         tx, ty, tw = place[target]
         cls = 'edge taken' if (source, target) in taken else 'edge'
         if layer[target] > layer[source]:
             path = f'M {sx:.1f} {sy + _HEIGHT:.1f} L {tx:.1f} {ty:.1f}'
             lx, ly = (sx + tx) / 2, (sy + _HEIGHT + ty) / 2
-        else:  # back to an earlier (or the same) layer: around on the right
-            bend = max(sx, tx) + tw / 2 + 40 + 12 * (index % 4)
+        elif source == target:  # a loop on the node's right
+            right = sx + sw / 2
             path = (
-                f'M {sx + _width(source) / 2:.1f} {sy + _HEIGHT / 2:.1f} C {bend:.1f} {sy + _HEIGHT / 2:.1f} '
+                f'M {right:.1f} {sy + 10:.1f} C {right + 36:.1f} {sy - 8:.1f} {right + 36:.1f} {sy + _HEIGHT + 8:.1f} '
+                f'{right:.1f} {sy + _HEIGHT - 10:.1f}'
+            )
+            lx, ly = right + 30, sy + _HEIGHT / 2
+        elif layer[target] == layer[source]:  # across the layer: side to side
+            step = 1 if tx > sx else -1
+            start, end = sx + step * sw / 2, tx - step * tw / 2
+            y = sy + _HEIGHT * (0.35 if step > 0 else 0.7)  # one way above the other
+            path = f'M {start:.1f} {y:.1f} L {end:.1f} {y:.1f}'
+            lx, ly = (start + end) / 2, y - 6
+        else:  # back up: around the right of every node in the layers it spans
+            spanned = range(min(layer[source], layer[target]), max(layer[source], layer[target]) + 1)
+            edge_x = max(place[n][0] + place[n][2] / 2 for r in spanned for n in rows[r])
+            bend = edge_x + 30 + 14 * (backs % 4)
+            backs += 1
+            path = (
+                f'M {sx + sw / 2:.1f} {sy + _HEIGHT / 2:.1f} C {bend:.1f} {sy + _HEIGHT / 2:.1f} '
                 f'{bend:.1f} {ty + _HEIGHT / 2:.1f} {tx + tw / 2:.1f} {ty + _HEIGHT / 2:.1f}'
             )
             lx, ly = bend - 6, (sy + ty + _HEIGHT) / 2
