@@ -52,8 +52,10 @@ def serve(app: Any) -> Iterator[str]:
 @contextmanager
 def browser_page() -> Iterator[tuple[Any, list[str]]]:
     """A Chromium page and the list of every URL it requests."""
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import expect, sync_playwright
 
+    # An expectation passes as soon as the page shows it; the bound is for a machine under load, not a delay.
+    expect.set_options(timeout=30_000)
     executable = chromium_or_skip()
     requested: list[str] = []
     with sync_playwright() as playwright:

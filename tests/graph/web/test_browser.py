@@ -147,7 +147,7 @@ class Save(BaseNode[Steps, None, int]):
 gated = Graph[Steps, None, int](nodes=[Load, Transform, Save], name='gated', auto_instrument=False)
 
 
-def test_a_live_run_page_follows_the_run_without_reloading(sqlite_url: str) -> None:
+def test_the_list_and_a_live_run_page_follow_the_run_without_reloading(sqlite_url: str) -> None:
     from playwright.sync_api import expect
 
     GATES.update((name, threading.Event()) for name in ('Load', 'Transform', 'Save'))
@@ -161,17 +161,25 @@ def test_a_live_run_page_follows_the_run_without_reloading(sqlite_url: str) -> N
     try:
         with serve(create_app([sqlite_url], poll_ms=100)) as base, browser_page() as (page, requested):
             page.goto(f'{base}/')
-            expect(page.locator('tr.run[data-run="live"]')).to_have_attribute('data-status', 'running', timeout=WAIT_MS)
+            row = page.locator('tr.run[data-run="live"]')
+            expect(row).to_have_attribute('data-status', 'running', timeout=WAIT_MS)
+            expect(row.locator('td.num')).to_have_text('1')
+            page.evaluate('window.loadedOnce = true')
+            GATES['Load'].set()
+            expect(row.locator('td.num')).to_have_text('2', timeout=WAIT_MS)  # the list follows the run
+            assert page.evaluate('window.loadedOnce') is True
+
             page.goto(f'{base}/run?store=0&id=live')
             page.evaluate('window.loadedOnce = true')
             node = page.locator('svg.diagram g[data-node]')
-            expect(page.locator('svg.diagram g[data-node="Load"]')).to_have_attribute('data-mark', 'running')
-            for name, after in (('Load', 'Transform'), ('Transform', 'Save')):
-                GATES[name].set()
-                expect(page.locator(f'svg.diagram g[data-node="{after}"]')).to_have_attribute(
-                    'data-mark', 'running', timeout=WAIT_MS
-                )
-                expect(page.locator(f'svg.diagram g[data-node="{name}"]')).to_have_attribute('data-mark', 'done')
+            expect(page.locator('svg.diagram g[data-node="Transform"]')).to_have_attribute('data-mark', 'running')
+            expect(page.locator('svg.diagram g[data-node="Load"]')).to_have_attribute('data-mark', 'done')
+            GATES['Transform'].set()
+            expect(page.locator('svg.diagram g[data-node="Save"]')).to_have_attribute(
+                'data-mark', 'running', timeout=WAIT_MS
+            )
+            expect(page.locator('svg.diagram g[data-node="Transform"]')).to_have_attribute('data-mark', 'done')
+            expect(page.locator('tr.step[data-step="2"]')).to_have_attribute('data-status', 'success')
             _screenshot(page, 'ui-run-live.png')
             GATES['Save'].set()
             expect(page.locator('.run-page')).to_have_attribute('data-status', 'finished', timeout=WAIT_MS)

@@ -243,35 +243,32 @@ async def _status_text(store: Store, run: RunInfo) -> str:
 # --- a run ---------------------------------------------------------------------------------------------------
 
 
-async def _load(inspector: Inspector, request: Request) -> tuple[int, Store, str, list[RawSnapshot], RunInfo]:
+async def _run_page(inspector: Inspector, request: Request) -> Response:
     index, store = inspector.store(request.query_params.get('store'))
     run_id = request.query_params.get('id') or ''
     try:
         store.check_exists()
     except CommandError as e:
         raise _HTTPError(404, str(e)) from None
+    partial = bool(request.query_params.get('partial'))
     async with store.persistence(run_id) as persistence:
-        history = await persistence.load_raw()
-        info = await persistence.info() if history else None
-    if not history or info is None:
+        # The run's info first, one cheap query: a live page asking whether the run changed gets an empty answer.
+        info = await persistence.info()
+        version = _version(info) if info is not None else None
+        if partial and version is not None and request.query_params.get('v') == version:
+            return Response(status_code=204)
+        history = await persistence.load_raw() if info is not None else []
+    if info is None or not history:
         raise _HTTPError(404, f'No run {run_id!r} in {store.display}.')
-    return index, store, run_id, history, info
+    body = await _run_body(inspector, index, store, run_id, history, info)
+    if partial:
+        # The version read before the history: a step taken between the two shows on the next refresh.
+        return HTMLResponse(body, headers={'x-edgewise-version': version or ''})
+    return _page(inspector, f'Run {run_id}', body, live=_render.run_link(index, run_id))
 
 
 def _version(info: RunInfo) -> str:
     return f'{info.status}|{info.snapshot_count}|{info.updated.isoformat()}'
-
-
-async def _run_page(inspector: Inspector, request: Request) -> Response:
-    index, store, run_id, history, info = await _load(inspector, request)
-    version = _version(info)
-    if request.query_params.get('partial') and request.query_params.get('v') == version:
-        return Response(status_code=204)
-    body = await _run_body(inspector, index, store, run_id, history, info)
-    if request.query_params.get('partial'):
-        return HTMLResponse(body, headers={'x-edgewise-version': version})
-    live = _render.run_link(index, run_id)
-    return _page(inspector, f'Run {run_id}', body, live=live)
 
 
 async def _run_body(
