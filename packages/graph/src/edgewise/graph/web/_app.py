@@ -4,8 +4,9 @@ from __future__ import annotations as _annotations
 
 import hmac
 import secrets
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from html import escape
 from http.cookies import SimpleCookie
 from typing import Any
@@ -42,18 +43,24 @@ class Inspector:
     """What the app serves and how: the stores, the workflows it may resume, and its safety settings."""
 
     stores: list[Store]
+    """The stores shown, numbered in this order in URLs (`store=0`)."""
     apps: dict[str, Any] = field(default_factory=dict)
     """The graphs and agents given with `--app`, by graph name (an agent's is its graph's)."""
     read_only: bool = False
+    """Whether every action is refused."""
     token: str | None = None
     """The access token every request must carry (cookie, or `?token=` once), when set."""
     allowed_hosts: frozenset[str] = frozenset()
+    """`Host` names served besides the loopback ones."""
     page_size: int = 50
+    """Top-level runs per page of each store."""
     poll_ms: int = 1000
+    """How often an open page asks whether what it shows changed."""
     csrf: str = field(default_factory=lambda: secrets.token_urlsafe(24))
     """This server session's token, in each page, that every action must send back."""
 
     def store(self, index: str | None) -> tuple[int, Store]:
+        """The store numbered `index` in a request, or a 404."""
         try:
             number = int(index or '')
             return number, self.stores[number]
@@ -62,6 +69,8 @@ class Inspector:
 
 
 class _HTTPError(Exception):
+    """A request's mistake: answered with its status and message (JSON for actions, a page otherwise)."""
+
     def __init__(self, status: int, message: str) -> None:
         super().__init__(message)
         self.status = status
@@ -141,10 +150,9 @@ def build_app(inspector: Inspector) -> Starlette:
     return app
 
 
-async def _guarded(handler: Any, *, json: bool = False) -> Response:
+async def _guarded(handler: Callable[[], Awaitable[Response]], *, json: bool = False) -> Response:
     try:
-        response: Response = await handler()
-        return response
+        return await handler()
     except _HTTPError as e:
         if json:
             return JSONResponse({'ok': False, 'error': e.message}, status_code=e.status)
@@ -170,8 +178,6 @@ def _query(request: Request, index: int, page_size: int) -> RunQuery:
     if cursor := params.get(f'after{index}'):
         created, sep, run_id = cursor.partition('|')
         try:
-            from datetime import datetime
-
             after = (datetime.fromisoformat(created), run_id)
         except ValueError:
             raise _HTTPError(400, f'{cursor!r} is not a page cursor of this listing.') from None
