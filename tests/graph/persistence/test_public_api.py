@@ -28,6 +28,15 @@ def test_persistence_modules_export_their_names() -> None:
         '.file': ['FileStatePersistence'],
         '.sqlite': ['SqliteStatePersistence'],
         '.postgres': ['PostgresStatePersistence'],
-        '.store': ['DurableStatePersistence', 'StoreURL', 'list_runs', 'parse_store_url', 'persistence_from_url'],
+        '.store': [
+            'DurableStatePersistence',
+            'RunPage',
+            'RunQuery',
+            'StoreURL',
+            'list_runs',
+            'list_runs_page',
+            'parse_store_url',
+            'persistence_from_url',
+        ],
         '.raw': ['RAW_SNAPSHOT_ADAPTER', 'RawEndSnapshot', 'RawNode', 'RawNodeSnapshot', 'RawSnapshot'],
     }

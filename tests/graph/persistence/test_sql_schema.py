@@ -52,6 +52,7 @@ def _downgrade_to_version_1(store: Store, persistence: Any) -> None:
     own row)."""
     statements = [
         _MARK_AS_THE_TRIGGER_DID,
+        'DROP INDEX edgewise_runs_created',
         'ALTER TABLE edgewise_snapshots DROP COLUMN prev_duration',
         'UPDATE edgewise_schema_version SET version = 1',
     ]
@@ -63,11 +64,23 @@ def _downgrade_to_version_2(store: Store, persistence: SqlStatePersistence[Any, 
     """Turn the store back into what version 2 of the schema created: the trigger, and the rows it marked."""
     statements = [
         _MARK_AS_THE_TRIGGER_DID,
+        'DROP INDEX edgewise_runs_created',
         *persistence.dialect.migrations[2],
         'UPDATE edgewise_schema_version SET version = 2',
     ]
     for statement in statements:
         _query(store, persistence, statement)
+
+
+def _has_created_index(store: Store, persistence: Any) -> bool:
+    if store.kind == 'sqlite':
+        sql = "SELECT name FROM sqlite_master WHERE type = 'index' AND name = 'edgewise_runs_created'"
+    else:
+        sql = (
+            "SELECT indexname FROM pg_indexes WHERE indexname = 'edgewise_runs_created' "
+            'AND schemaname = current_schema()'
+        )
+    return bool(_query(store, persistence, sql))
 
 
 def _has_trigger(store: Store, persistence: Any) -> bool:
@@ -110,6 +123,7 @@ async def test_a_version_1_store_is_migrated_and_its_run_goes_on(kind: str, tmp_
         assert [s.status for s in nodes] == ['success'] * 6
         assert all(s.duration is not None and s.start_ts is not None for s in nodes)
         assert not _has_trigger(store, resumed)
+        assert _has_created_index(store, resumed)
         # Steps after the migration store the predecessor's duration in the row after it.
         carried = _query(store, resumed, 'SELECT COUNT(*) FROM edgewise_snapshots WHERE prev_duration IS NOT NULL')
         assert carried[0][0] >= 3
@@ -134,6 +148,7 @@ async def test_a_version_2_store_loses_its_trigger_and_its_run_goes_on(kind: str
 
         assert _query(store, resumed, 'SELECT version FROM edgewise_schema_version') == [(SCHEMA_VERSION,)]
         assert not _has_trigger(store, resumed)
+        assert _has_created_index(store, resumed)
         # The rows the trigger marked stay marked; the later ones are marked by their successors alone.
         marked = _query(store, first, "SELECT COUNT(*) FROM edgewise_snapshots WHERE status = 'success'")
         assert marked == [(3,)]

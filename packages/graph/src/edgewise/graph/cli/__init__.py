@@ -9,6 +9,8 @@ edgewise runs resume RUN_ID MODULE:GRAPH|MODULE:AGENT --store URL [--max-steps N
 edgewise runs fork RUN_ID SNAPSHOT_ID --store URL
 edgewise runs delete RUN_ID ... --store URL
 edgewise runs prune --store URL --finished-before WHEN [--failed] [--dry-run]
+edgewise ui --store URL [--store URL ...] [--host 127.0.0.1] [--port 8642] [--app MODULE:GRAPH_OR_AGENT ...]
+            [--read-only] [--token T] [--allowed-host NAME ...]
 ```
 
 Every mistake (a bad URL, an unknown run, a MODULE:GRAPH that does not import) is reported on one line
@@ -152,6 +154,26 @@ def _parser() -> _Parser:
     prune.add_argument('--failed', action='store_true', help='remove failed runs too')
     prune.add_argument('--dry-run', action='store_true', help='list the runs that would go, remove nothing')
     prune.set_defaults(handler=_prune)
+
+    ui = commands.add_parser(
+        'ui',
+        help='a local web inspector of stored runs (needs edgewise-graph[web])',
+        description='Serve a web page listing the runs of the stores, each with its diagram, steps, states and '
+        'actions (resume, approve, fork, delete). Local only unless --host says otherwise; then a token is needed.',
+        epilog=_EPILOG,
+    )
+    ui.add_argument('--store', action='append', required=True, metavar='URL', help='a store to show (repeatable)')
+    ui.add_argument('--host', default='127.0.0.1', help='the address to listen on (default 127.0.0.1)')
+    ui.add_argument('--port', type=_non_negative, default=8642, metavar='N', help='the port (default 8642; 0: any)')
+    ui.add_argument(
+        '--app', action='append', default=[], metavar='MODULE:GRAPH_OR_AGENT', help='a workflow whose runs it resumes'
+    )
+    ui.add_argument('--read-only', action='store_true', help='show runs, take no action')
+    ui.add_argument('--token', help='the access token (generated and printed when --host is not a loopback address)')
+    ui.add_argument(
+        '--allowed-host', action='append', default=[], metavar='NAME', help='a Host name to answer besides local ones'
+    )
+    ui.set_defaults(handler=_ui)
     return parser
 
 
@@ -283,6 +305,12 @@ async def _prune(args: argparse.Namespace) -> int:
     from ._store import open_store
 
     return await prune_runs(open_store(args.store), args.finished_before, failed=args.failed, dry_run=args.dry_run)
+
+
+async def _ui(args: argparse.Namespace) -> int:
+    from ._ui import serve
+
+    return await serve(args)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -13,17 +13,20 @@ from typing import Any
 from ..persistence.raw import RawSnapshot
 from ._format import summary
 
-__all__ = ('agent_run_lines',)
+__all__ = ('agent_run_lines', 'agent_messages', 'is_agent_run')
 
 
 def _is_agent_state(state: Any) -> bool:
     return isinstance(state, dict) and {'message_history', 'message_offset', 'usage'} <= state.keys()
 
 
-def agent_run_lines(history: list[RawSnapshot]) -> list[str] | None:
-    """The lines describing an agent run (conversation, usage, pending tool calls), or `None` for another run."""
-    if not history or not all(_is_agent_state(s.state) for s in history):
-        return None
+def is_agent_run(history: list[RawSnapshot]) -> bool:
+    """Whether the history is an agent run's (every state holds a conversation)."""
+    return bool(history) and all(_is_agent_state(s.state) for s in history)
+
+
+def agent_messages(history: list[RawSnapshot]) -> list[Any]:
+    """The whole conversation of an agent run's history, as stored (JSON messages with their `parts`)."""
     messages: list[Any] = []
     for snapshot in history:
         state = snapshot.state
@@ -31,6 +34,14 @@ def agent_run_lines(history: list[RawSnapshot]) -> list[str] | None:
         messages.extend(state['message_history'])
         if state.get('response_in_node') and snapshot.kind == 'node' and snapshot.node.node_id == 'CallToolsNode':
             messages.append(snapshot.node.fields.get('model_response') or {})  # stored there only
+    return messages
+
+
+def agent_run_lines(history: list[RawSnapshot]) -> list[str] | None:
+    """The lines describing an agent run (conversation, usage, pending tool calls), or `None` for another run."""
+    if not is_agent_run(history):
+        return None
+    messages = agent_messages(history)
     lines = [f'Messages ({len(messages)}):']
     for message in messages:
         for part in message.get('parts', ()):

@@ -3,7 +3,7 @@
 from __future__ import annotations as _annotations
 
 import signal
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from time import perf_counter
@@ -25,7 +25,19 @@ from ._format import summary, table
 from ._store import Store
 from ._tree import child_kind, count_runs, fork_steps, fork_summary, nest, parent_id
 
-__all__ = ('list_runs', 'show_run', 'resume_run', 'fork_run', 'delete_runs', 'prune_runs', 'load_history')
+__all__ = (
+    'list_runs',
+    'show_run',
+    'check_resume',
+    'advance',
+    'resume_run',
+    'fork_run',
+    'fork_snapshot',
+    'delete_runs',
+    'prune_runs',
+    'load_history',
+    'outcome',
+)
 
 
 async def list_runs(store: Store) -> int:
@@ -144,7 +156,7 @@ async def show_run(store: Store, run_id: str) -> int:
         for line in agent_lines:
             echo(line)
         echo()
-    echo(_outcome(store, run_id, history, info))
+    echo(outcome(store, run_id, history, info))
     failed = [child.run_id for child in family.children if child.status == 'failed']
     if failed:
         echo(
@@ -168,7 +180,8 @@ async def _show_children(store: Store, run_id: str, history: list[RawSnapshot], 
     echo(table(('RUN ID', 'KIND', 'GRAPH', 'STATUS', 'STEPS'), rows))
 
 
-def _outcome(store: Store, run_id: str, history: list[RawSnapshot], info: RunInfo) -> str:
+def outcome(store: Store, run_id: str, history: list[RawSnapshot], info: RunInfo) -> str:
+    """How the run ended, or where it stands, as `runs show` says it last."""
     last = history[-1]
     if last.kind == 'end':
         return f'Result: {summary(last.result.data, 300)}'
@@ -212,6 +225,47 @@ class _Interrupts:
     """The scope of the task watching for signals, cancelled once the run stops."""
 
 
+async def check_resume(
+    store: Store, run_id: str, graph: Any, command: str, answers: Answers | None
+) -> tuple[list[RawSnapshot], dict[str, Any] | None]:
+    """Check that the run can be resumed with `graph` and `answers`; return its history and the answers as the
+    agent's `deferred_tool_results` (JSON form), if any. `command` is the resume command shown in errors.
+
+    Raises:
+        CommandError: no such run; it finished or failed; the answers do not fit what it waits for.
+    """
+    history = await load_history(store, run_id)
+    last = history[-1]
+    if last.kind == 'end':
+        raise CommandError(f'Run {run_id} already finished, with result {summary(last.result.data, 200)}.')
+    if last.status == 'error':
+        raise CommandError(
+            f'Run {run_id} failed at node {last.node.node_id}; a failed run does not resume. Fork it from an '
+            f'earlier snapshot (edgewise runs fork {run_id} SNAPSHOT_ID --store {store.display}) and resume the fork.'
+        )
+    answers = answers or Answers()
+    held = False
+    if (answers.approve or answers.deny) and last.status in ('pending', 'running'):
+        async with store.persistence(run_id) as persistence:
+            info = await persistence.info()
+        held = info is not None and info.status == 'running'
+    deferred = answers.for_run(last, run_id, command, held)
+    if deferred is not None and isinstance(graph, Graph):
+        raise CommandError(
+            f"Run {run_id} waits for approval of an agent's tool calls: resume it with the agent (MODULE:AGENT), "
+            'not a graph.'
+        )
+    return history, deferred
+
+
+async def advance(
+    graph: Any, persistence: DurableStatePersistence[Any, Any], history: list[RawSnapshot], deferred: Any, command: str
+) -> str | None:
+    """Run a checked run (`check_resume`) on to its end or to what it waits for; return the outcome line."""
+    step = sum(1 for snapshot in history if snapshot.kind == 'node' and snapshot.status == 'success')
+    return await _advance(graph, persistence, step, None, _Interrupts(), deferred, command)
+
+
 async def resume_run(
     store: Store,
     run_id: str,
@@ -226,28 +280,8 @@ async def resume_run(
     `target` is the `MODULE:GRAPH` the user typed, for the command printed to resume again; `answers` the
     approvals and denials of the tool calls an agent run waits for.
     """
-    history = await load_history(store, run_id)
-    last = history[-1]
-    if last.kind == 'end':
-        raise CommandError(f'Run {run_id} already finished, with result {summary(last.result.data, 200)}.')
-    if last.status == 'error':
-        raise CommandError(
-            f'Run {run_id} failed at node {last.node.node_id}; a failed run does not resume. Fork it from an '
-            f'earlier snapshot (edgewise runs fork {run_id} SNAPSHOT_ID --store {store.display}) and resume the fork.'
-        )
     command = f'edgewise runs resume {run_id} {target or "MODULE:AGENT"} --store {store.display}'
-    answers = answers or Answers()
-    held = False
-    if (answers.approve or answers.deny) and last.status in ('pending', 'running'):
-        async with store.persistence(run_id) as persistence:
-            info = await persistence.info()
-        held = info is not None and info.status == 'running'
-    deferred = answers.for_run(last, run_id, command, held)
-    if deferred is not None and isinstance(graph, Graph):
-        raise CommandError(
-            f"Run {run_id} waits for approval of an agent's tool calls: resume it with the agent (MODULE:AGENT), "
-            'not a graph.'
-        )
+    history, deferred = await check_resume(store, run_id, graph, command, answers)
     step = sum(1 for snapshot in history if snapshot.kind == 'node' and snapshot.status == 'success')
     interrupts = _Interrupts()
     outcome: str | None = None
@@ -352,6 +386,16 @@ async def _watch_interrupts(
 
 async def fork_run(store: Store, run_id: str, snapshot_id: str, new_run_id: str | None) -> int:
     """Start a new run from a snapshot of a stored one and print its id."""
+    echo(await fork_snapshot(store, run_id, snapshot_id, new_run_id))
+    return 0
+
+
+async def fork_snapshot(store: Store, run_id: str, snapshot_id: str, new_run_id: str | None) -> str:
+    """Start a new run from a snapshot of a stored one; return its id.
+
+    Raises:
+        CommandError: no such run, or no such snapshot of it.
+    """
     store.check_exists()
     async with store.persistence(run_id) as persistence:
         try:
@@ -364,12 +408,11 @@ async def fork_run(store: Store, run_id: str, snapshot_id: str, new_run_id: str 
                 'lists its snapshot ids.'
             ) from None
         await forked.aclose()
-    echo(forked.run_id)
-    return 0
+    return forked.run_id
 
 
-async def delete_runs(store: Store, run_ids: Sequence[str]) -> int:
-    """Remove runs from the store; all of them known, or none removed."""
+async def delete_runs(store: Store, run_ids: Sequence[str], say: Callable[[str], None] = echo) -> int:
+    """Remove runs from the store; all of them known, or none removed; `say` tells of each."""
     store.check_exists()
     children: dict[str, int] = {}
     for run_id in run_ids:
@@ -393,7 +436,7 @@ async def delete_runs(store: Store, run_ids: Sequence[str]) -> int:
             await persistence.delete()
         done.add(run_id)
         with_children = f' and its {count_runs(children[run_id], "child run")}' if children[run_id] else ''
-        echo(f'Deleted run {run_id}{with_children}.')
+        say(f'Deleted run {run_id}{with_children}.')
     return 0
 
 

@@ -48,6 +48,7 @@ from ._durable import (
     snapshot_not_found,
 )
 from ._owner import Owner, owner_is_alive
+from ._pages import RunPage, RunQuery
 
 __all__ = (
     'Query',
@@ -65,6 +66,7 @@ __all__ = (
     'to_datetime',
     'setup_program',
     'list_runs_program',
+    'run_page_program',
 )
 
 _T = TypeVar('_T')
@@ -168,6 +170,8 @@ class Dialect:
     """Appended to `CREATE TABLE` of the snapshots table (e.g. SQLite's `WITHOUT ROWID`)."""
     serialize_setup: str | None = None
     """A statement that serializes concurrent schema setup, when `CREATE ... IF NOT EXISTS` does not."""
+    top_run_id: str = "substr(r.run_id, 1, instr(r.run_id, '/') - 1)"
+    """The SQL expression of the top-level run id (before the first `/`) of a child run `r`."""
     migrations: Mapping[int, tuple[str, ...]] = field(default_factory=dict, hash=False)
     """Statements of this database only, run after the shared `MIGRATIONS` of the same version (version 2: the
     trigger `edgewise_complete_previous`, which marked the row before an inserted one with a `prev_duration`,
@@ -198,7 +202,7 @@ def to_datetime(value: Any, run_id: str, column: str) -> datetime:
 
 # --- schema -------------------------------------------------------------------------------------------
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 """The schema version this code writes; older databases are migrated on first use."""
 
 MIGRATIONS: dict[int, list[str]] = {
@@ -229,6 +233,8 @@ MIGRATIONS: dict[int, list[str]] = {
     # The trigger of version 2 is dropped (`Dialect.migrations`): a row is `'success'` when its successor has a
     # `prev_duration` (see `_EFFECTIVE_STATUS`), so a step writes one row.
     3: [],
+    # Pages of runs, newest first (`run_page_program`), read the runs in this order and stop at the page's end.
+    4: ['CREATE INDEX edgewise_runs_created ON edgewise_runs (created, run_id)'],
 }
 """Statements that bring a database from the previous version to each version."""
 
@@ -262,9 +268,6 @@ def list_runs_program(
     dialect: Dialect, run_id: str | None = None, *, under: str | None = None
 ) -> Program[list[RunInfo]]:
     """Every run of the store, oldest first; or only the run `run_id`; or the child runs of the run `under`."""
-    # The status is read from each run's last snapshot (one primary-key lookup), so that steps never
-    # have to update the run's row just to change its status.
-    hold = dialect.hold
     where = 'ORDER BY r.created, r.run_id'
     params: tuple[Any, ...] = ()
     if run_id is not None:
@@ -273,6 +276,13 @@ def list_runs_program(
         # `substr` compares exactly (SQLite's LIKE ignores case, and `_`/`%` in ids would need escaping).
         prefix = f'{under}/'
         where, params = f'AND substr(r.run_id, 1, ?) = ? {where}', (len(prefix), prefix)
+    return (yield from _listing(dialect, where, params))
+
+
+def _listing(dialect: Dialect, where: str, params: tuple[Any, ...]) -> Program[list[RunInfo]]:
+    # The status is read from each run's last snapshot (one primary-key lookup), so that steps never
+    # have to update the run's row just to change its status.
+    hold = dialect.hold
     rows = (
         yield Query(
             hold.listing_prefix
@@ -296,6 +306,68 @@ def list_runs_program(
         )
         for r in rows
     ]
+
+
+_STATUS_FILTERS: dict[str, str] = {
+    'finished': "s.kind = 'end'",
+    'failed': "s.status = 'error'",
+    # Running and waiting differ by whether a live process holds the run: told apart after the query.
+    'running': "s.kind = 'node' AND s.status IN ('running', 'pending')",
+    'waiting': "s.kind = 'node' AND COALESCE(s.status, '') <> 'error'",
+}
+
+
+def run_page_program(dialect: Dialect, query: RunQuery) -> Program[RunPage]:
+    """One page of the store's top-level runs, newest first, filtered by `query`, with the child runs of each.
+
+    Filters and the page's bounds are in the SQL (a keyset on `(created, run_id)`), so a page costs about the
+    same in a store of any size; only running and waiting runs, told apart by whether a live process holds
+    them, are checked after the query (a few more rows are read when many of them do not match).
+    """
+    conditions = ["r.run_id NOT LIKE '%/%'"]
+    params: list[Any] = []
+    if query.status is not None:
+        conditions.append(_STATUS_FILTERS[query.status])
+    if query.graph_name is not None:
+        conditions.append('r.graph_name = ?')
+        params.append(query.graph_name)
+    if query.search is not None:
+        conditions.append('substr(r.run_id, 1, ?) = ?')
+        params += [len(query.search), query.search]
+    runs: list[RunInfo] = []
+    after = query.after
+    while True:
+        bound, bound_params = '', []
+        if after is not None:
+            created = dialect.time_param(after[0])
+            bound, bound_params = (
+                'AND (r.created < ? OR (r.created = ? AND r.run_id < ?)) ',
+                [created, created, after[1]],
+            )
+        fetched = yield from _listing(
+            dialect,
+            f'AND {" AND ".join(conditions)} {bound}ORDER BY r.created DESC, r.run_id DESC LIMIT ?',
+            (*params, *bound_params, query.limit + 1),
+        )
+        runs += [run for run in fetched[: query.limit] if query.status is None or run.status == query.status]
+        more = len(fetched) > query.limit
+        if len(runs) >= query.limit or not more:
+            break
+        last = fetched[query.limit - 1]
+        after = (last.created, last.run_id)
+    more = more or len(runs) > query.limit
+    runs = runs[: query.limit]
+    children: dict[str, list[RunInfo]] = {}
+    if runs:
+        marks = ', '.join('?' for _ in runs)
+        found = yield from _listing(
+            dialect,
+            f"AND r.run_id LIKE '%/%' AND {dialect.top_run_id} IN ({marks}) ORDER BY r.created, r.run_id",
+            tuple(run.run_id for run in runs),
+        )
+        for child in found:
+            children.setdefault(child.run_id.partition('/')[0], []).append(child)
+    return RunPage(runs=runs, children=children, next_after=(runs[-1].created, runs[-1].run_id) if more else None)
 
 
 def _time(convert: Callable[[datetime], Any], value: datetime | None) -> Any:

@@ -38,6 +38,7 @@ from ._durable import (
     snapshot_not_found,
 )
 from ._owner import Owner, current_owner, owner_is_alive
+from ._pages import RunPage, RunQuery, page_of
 
 try:
     import fcntl
@@ -145,6 +146,12 @@ class FileStatePersistence(DurableStatePersistence[StateT, RunEndT]):
             return sorted(runs, key=lambda run: (run.created, run.run_id))
 
         return await anyio.to_thread.run_sync(list_files)
+
+    @staticmethod
+    async def list_runs_page(path: str | PathLike[str], query: RunQuery) -> RunPage:
+        """A page of the top-level runs of the JSON files at `path`, newest first (see `RunQuery`); a directory of
+        run files is read whole (each file is a run), so it suits stores of some thousands of runs."""
+        return page_of(await FileStatePersistence.list_runs(path), query)
 
     # --- locking -------------------------------------------------------------------------------------
 

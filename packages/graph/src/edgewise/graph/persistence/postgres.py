@@ -21,6 +21,7 @@ from ..exceptions import PersistenceError
 from . import RunEndT, RunInfo, StateT
 from ._durable import run_in_progress
 from ._owner import Owner
+from ._pages import RunPage, RunQuery
 from ._sql import (
     Dialect,
     Program,
@@ -32,6 +33,7 @@ from ._sql import (
     drive_async,
     list_runs_program,
     new_run_id,
+    run_page_program,
     setup_program,
 )
 
@@ -88,6 +90,7 @@ _DIALECT = Dialect(
     time_type='TIMESTAMPTZ',
     float_type='DOUBLE PRECISION',
     hold=_SessionLockHold(),
+    top_run_id="split_part(r.run_id, '/', 1)",
     # Concurrent `CREATE TABLE IF NOT EXISTS` can collide in PostgreSQL's catalog: take turns.
     serialize_setup="SELECT pg_advisory_xact_lock(hashtext('edgewise schema setup'))",
     migrations={
@@ -190,6 +193,13 @@ class PostgresStatePersistence(SqlStatePersistence[StateT, RunEndT]):
         async with PostgresStatePersistence[Any, Any](dsn) as store:
             store._listing = True
             return await store._transact(lambda: list_runs_program(_DIALECT), write=False)
+
+    @staticmethod
+    async def list_runs_page(dsn: str, query: RunQuery) -> RunPage:
+        """A page of the top-level runs stored in the database at `dsn`, newest first (see `RunQuery`)."""
+        async with PostgresStatePersistence[Any, Any](dsn) as store:
+            store._listing = True
+            return await store._transact(lambda: run_page_program(_DIALECT, query), write=False)
 
     async def _op_close(self) -> None:
         await self._disconnect()

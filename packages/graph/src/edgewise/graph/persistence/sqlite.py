@@ -42,6 +42,7 @@ import anyio
 
 from ..exceptions import PersistenceError
 from . import RunEndT, RunInfo, StateT
+from ._pages import RunPage, RunQuery
 from ._sql import (
     Dialect,
     OwnerRecordHold,
@@ -52,6 +53,7 @@ from ._sql import (
     drive,
     list_runs_program,
     new_run_id,
+    run_page_program,
     setup_program,
 )
 
@@ -245,6 +247,15 @@ class SqliteStatePersistence(SqlStatePersistence[StateT, RunEndT]):
         async with SqliteStatePersistence[Any, Any](path) as store:
             store._listing = True
             return await store._transact(lambda: list_runs_program(_DIALECT), write=False)
+
+    @staticmethod
+    async def list_runs_page(path: str | PathLike[str], query: RunQuery) -> RunPage:
+        """A page of the top-level runs stored in the database at `path`, newest first (see `RunQuery`)."""
+        if not await anyio.Path(path).exists():
+            return RunPage(runs=[])
+        async with SqliteStatePersistence[Any, Any](path) as store:
+            store._listing = True
+            return await store._transact(lambda: run_page_program(_DIALECT, query), write=False)
 
     async def _op_info(self) -> RunInfo | None:
         if self._conn is None and not await anyio.Path(self.path).exists():

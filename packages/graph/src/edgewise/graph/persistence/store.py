@@ -24,8 +24,18 @@ from urllib.parse import unquote
 from ..exceptions import PersistenceError
 from . import RunInfo
 from ._durable import DurableStatePersistence
+from ._pages import RunPage, RunQuery
 
-__all__ = ('DurableStatePersistence', 'StoreURL', 'parse_store_url', 'persistence_from_url', 'list_runs')
+__all__ = (
+    'DurableStatePersistence',
+    'StoreURL',
+    'parse_store_url',
+    'persistence_from_url',
+    'list_runs',
+    'list_runs_page',
+    'RunQuery',
+    'RunPage',
+)
 
 _FORMS = 'sqlite:///path.db, postgresql://..., or file:///path (a run.json, or a directory of them)'
 
@@ -149,3 +159,27 @@ async def list_runs(url: str) -> list[RunInfo]:
     from .file import FileStatePersistence
 
     return await FileStatePersistence.list_runs(store.location)
+
+
+async def list_runs_page(url: str, query: RunQuery | None = None) -> RunPage:
+    """A page of the top-level runs stored at `url`, newest first, with their child runs (see `RunQuery`).
+
+    On SQLite and PostgreSQL the filters and the page bounds run in the database, so a page of a store of
+    100,000 runs costs little more than one of 100; a directory of run files is read whole.
+
+    Raises:
+        PersistenceError: the URL is not a store URL, or a JSON file of the directory is not a run.
+    """
+    query = query or RunQuery()
+    store = parse_store_url(url)
+    if store.kind == 'sqlite':
+        from .sqlite import SqliteStatePersistence
+
+        return await SqliteStatePersistence.list_runs_page(store.location, query)
+    if store.kind == 'postgresql':
+        from .postgres import PostgresStatePersistence
+
+        return await PostgresStatePersistence.list_runs_page(store.location, query)
+    from .file import FileStatePersistence
+
+    return await FileStatePersistence.list_runs_page(store.location, query)

@@ -1,0 +1,81 @@
+// edgewise ui: live updates and actions. Plain JavaScript, no libraries; talks to this server only.
+(function () {
+  'use strict';
+  var main = document.getElementById('main');
+  var csrf = document.querySelector('meta[name="edgewise-csrf"]').content;
+  var version = null;
+
+  function toast(text, bad) {
+    var box = document.getElementById('toast');
+    box.textContent = text;
+    box.className = 'show' + (bad ? ' bad' : '');
+    setTimeout(function () { box.className = ''; }, 6000);
+  }
+
+  function openDetails() {
+    var ids = [];
+    main.querySelectorAll('details[id][open]').forEach(function (d) { ids.push(d.id); });
+    return ids;
+  }
+
+  function refresh() {
+    var live = main.getAttribute('data-live');
+    if (!live) { return; }
+    var url = live + (live.indexOf('?') >= 0 ? '&' : '?') + 'partial=1' + (version ? '&v=' + encodeURIComponent(version) : '');
+    fetch(url, { credentials: 'same-origin' }).then(function (response) {
+      if (response.status === 204 || !response.ok) { return null; }
+      version = response.headers.get('x-edgewise-version');
+      return response.text();
+    }).then(function (html) {
+      if (html === null || html === undefined) { return; }
+      var target = main.querySelector('#live') || main;
+      var opened = openDetails();
+      var parsed = new DOMParser().parseFromString(html, 'text/html');
+      var fresh = parsed.querySelector('#live');
+      target.innerHTML = fresh ? fresh.innerHTML : parsed.body.innerHTML;
+      opened.forEach(function (id) { var d = document.getElementById(id); if (d) { d.open = true; } });
+    }).catch(function () { /* the server is restarting: try again on the next tick */ });
+  }
+
+  function act(payload) {
+    return fetch('/api/action', {
+      method: 'POST',
+      credentials: 'same-origin',
+      headers: { 'Content-Type': 'application/json', 'X-Edgewise-CSRF': csrf },
+      body: JSON.stringify(payload)
+    }).then(function (response) {
+      return response.json().then(function (data) {
+        if (!data.ok) { toast(data.error, true); return; }
+        toast(data.message || 'done', false);
+        if (data.url && payload.action !== 'answer' && payload.action !== 'resume') { window.location.href = data.url; }
+        else { version = null; refresh(); }
+      });
+    });
+  }
+
+  main.addEventListener('click', function (event) {
+    var button = event.target.closest('button');
+    if (!button || document.body.getAttribute('data-read-only') === 'true') { return; }
+    var where = button.closest('.actions') || main.querySelector('.actions');
+    if (!where) { return; }
+    var base = { store: where.getAttribute('data-store'), run_id: where.getAttribute('data-run') };
+    var call = button.getAttribute('data-call');
+    if (button.classList.contains('fork')) {
+      act(Object.assign(base, { action: 'fork', snapshot_id: button.getAttribute('data-snapshot') }));
+    } else if (button.classList.contains('delete')) {
+      if (window.confirm('Delete run ' + base.run_id + ' and its child runs?')) { act(Object.assign(base, { action: 'delete' })); }
+    } else if (button.classList.contains('resume')) {
+      act(Object.assign(base, { action: 'resume' }));
+    } else if (button.classList.contains('approve')) {
+      act(Object.assign(base, { action: 'answer', approve: [call], deny: [] }));
+    } else if (button.classList.contains('deny')) {
+      var reason = main.querySelector('input.reason[data-call="' + call + '"]');
+      act(Object.assign(base, { action: 'answer', approve: [], deny: [call], reason: reason && reason.value ? reason.value : null }));
+    }
+  });
+
+  if (main.getAttribute('data-live')) {
+    var poll = parseInt(main.getAttribute('data-poll') || '1000', 10);
+    setInterval(refresh, poll);
+  }
+})();

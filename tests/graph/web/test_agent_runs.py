@@ -1,0 +1,76 @@
+"""Agent runs in the inspector: the conversation, what the run waits for, approvals and denials as the CLI's."""
+
+from __future__ import annotations
+
+import html
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from edgewise.graph.persistence.store import persistence_from_url
+
+ROOT = Path(__file__).parents[3]
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+async def waiting(tmp_path: Path) -> tuple[str, Any]:
+    sys.path.insert(0, str(ROOT))
+    from examples.agent.durable_approval import agent, request
+
+    await request(tmp_path / 'refunds.db')
+    return f'sqlite:///{tmp_path / "refunds.db"}', agent
+
+
+async def _last(url: str) -> Any:
+    async with persistence_from_url(url, 'refund-42') as persistence:
+        return (await persistence.load_raw())[-1]
+
+
+async def test_the_page_of_a_run_waiting_for_approval(inspect: Any, waiting: tuple[str, Any]) -> None:
+    url, agent = waiting
+
+    listing = await inspect([url]).get('/')
+    page = html.unescape((await inspect([url], apps=[agent]).get('/run?store=0&id=refund-42')).text)
+    without_app = (await inspect([url]).get('/run?store=0&id=refund-42')).text
+
+    assert 'waiting for approval' in listing.text
+    assert 'user-prompt</span> Order A-1001 arrived broken' in page
+    assert 'calls refund({"order": "A-1001", "cents": 4500}) [r1]' in page
+    assert 'usage: 1 requests' in page
+    assert 'Waiting for approval' in page
+    assert '<button class="approve" data-call="r1">approve</button>' in page
+    assert 'class="approve"' not in without_app
+
+
+async def test_answers_are_checked_as_the_cli_checks_them(inspect: Any, waiting: tuple[str, Any]) -> None:
+    url, agent = waiting
+    app = inspect([url], apps=[agent])
+    before = await _last(url)
+
+    unknown = await app.act(action='answer', store=0, run_id='refund-42', approve=['r9'], deny=[])
+    nothing = await app.act(action='resume', store=0, run_id='refund-42')
+
+    assert (unknown.status_code, unknown.json()['error']) == (
+        409,
+        "Run refund-42 waits for no approval of tool call 'r9'; the calls waiting for approval are r1. "
+        'Nothing was changed.',
+    )
+    assert nothing.status_code == 409
+    assert nothing.json()['error'].startswith('Run refund-42 is waiting for approval of tool calls r1.')
+    assert await _last(url) == before
+
+
+async def test_a_denial_with_its_reason_finishes_the_run(inspect: Any, waiting: tuple[str, Any]) -> None:
+    url, agent = waiting
+
+    denied = await inspect([url], apps=[agent]).act(
+        action='answer', store=0, run_id='refund-42', approve=[], deny=['r1'], reason='Opened goods: no refund.'
+    )
+
+    assert denied.status_code == 200
+    assert denied.json()['message'].startswith('Finished: result FinalResult(output=')
+    end = await _last(url)
+    assert end.result.data['output'] == 'Dear customer: Opened goods: no refund.'
