@@ -52,6 +52,9 @@ FinishReason = Literal['stop', 'length', 'content-filter', 'tool-calls', 'error'
 class BaseChunk(CamelBaseModel):
     """A chunk of the stream."""
 
+    type: str
+    """The chunk's kind."""
+
     def encode(self, sdk_version: int) -> str:
         """The chunk's JSON for a front end of AI SDK `sdk_version` (fields left unset are not sent)."""
         return self.model_dump_json(by_alias=True, exclude_none=True)
