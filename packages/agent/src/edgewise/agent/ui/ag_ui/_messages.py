@@ -34,6 +34,7 @@ from ...messages import (
     ThinkingPart,
     ToolCallPart,
     ToolReturnPart,
+    UploadedFile,
     UserContent,
     UserPromptPart,
     VideoUrl,
@@ -60,26 +61,24 @@ def _native_id(wire_id: str) -> tuple[str, str] | None:
     return provider, call_id
 
 
-def _file(mime_type: str | None, url: str | None, data: str | None) -> UserContent:
-    if data is not None:
-        return BinaryContent.narrow_type(BinaryContent(base64.b64decode(data), media_type=mime_type or ''))
-    assert url is not None
-    if url.startswith('data:'):
-        return BinaryContent.from_data_uri(url)
-    mime = mime_type or ''
-    return _URL_TYPES.get(mime.split('/', 1)[0], DocumentUrl)(url, media_type=mime or None)
-
-
 def _content_item(item: Any) -> UserContent:
+    """A user content item from an AG-UI input part (text, or an image, audio, video or document)."""
     if isinstance(item, core.TextPart):
         text: str = item.text
         return text
-    if isinstance(item, core.BinaryInputContent):
-        return _file(item.mime_type, item.url, item.data)
     source = item.source
+    mime: str = source.mime_type or ''
     if source.type == 'data':
-        return _file(source.mime_type, None, source.value)
-    return _file(source.mime_type, source.value, None)
+        return BinaryContent.narrow_type(BinaryContent(base64.b64decode(source.value), media_type=mime))
+    if source.type == 'url' and source.value.startswith('data:'):
+        return BinaryContent.from_data_uri(source.value)
+    if source.type == 'url':
+        return _URL_TYPES.get(mime.split('/', 1)[0], DocumentUrl)(source.value, media_type=mime or None)
+    if source.provider:
+        return UploadedFile(source.value, source.provider, media_type=mime or None)
+    raise ValueError(
+        f'AG-UI file source {source.value!r} names no provider: an uploaded file is read by the provider that holds it.'
+    )
 
 
 def load_ag_ui_messages(messages: Sequence[Any]) -> list[ModelMessage]:
@@ -163,16 +162,27 @@ def _new_id() -> str:
     return str(uuid.uuid4())
 
 
+_PART_TYPES = {'image': 'ImagePart', 'audio': 'AudioPart', 'video': 'VideoPart'}
+
+
+def _media_part(media_type: str, source: Any) -> Any:
+    part_type = getattr(core, _PART_TYPES.get(media_type.split('/', 1)[0], 'DocumentPart'))
+    return part_type(source=source)
+
+
 def _user_item(item: UserContent) -> Any | None:
     if isinstance(item, str):
         return core.TextPart(text=item)
     if isinstance(item, TextContent):
         return core.TextPart(text=item.content)
     if isinstance(item, BinaryContent):
-        return core.BinaryInputContent(mime_type=item.media_type, data=item.base64)
+        return _media_part(item.media_type, core.DataSource(value=item.base64, mime_type=item.media_type))
     if isinstance(item, FileUrl):
-        return core.BinaryInputContent(mime_type=item.media_type, url=item.url)
-    return None  # an uploaded file or a cache point: AG-UI has no place for them
+        return _media_part(item.media_type, core.UrlSource(value=item.url, mime_type=item.media_type))
+    if isinstance(item, UploadedFile):
+        source = core.FileSource(value=item.file_id, provider=item.provider_name, mime_type=item.media_type)
+        return _media_part(item.media_type, source)
+    return None  # a cache point: a hint to the provider, nothing to show
 
 
 def dump_ag_ui_messages(messages: Sequence[ModelMessage]) -> list[Any]:
