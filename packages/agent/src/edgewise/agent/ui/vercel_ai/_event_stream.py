@@ -304,6 +304,9 @@ class VercelAIEventStream(UIEventStream[RequestData, BaseChunk, AgentDepsT, Outp
         call_id = part.tool_call_id
         invalid = self._invalid_calls.pop(call_id, None)
         streamed = self._streamed_calls.pop(call_id, None)
+        if invalid is not None and isinstance(part, ToolReturnPart) and part.outcome == 'success':
+            # The call ran after all (a resumed step tells `args_valid=False` of calls it then runs).
+            streamed, invalid = invalid, None
         if streamed is not None and invalid is None:  # the run failed before the call's event
             yield _input_available(streamed)
         error_text = part.model_response() if isinstance(part, RetryPromptPart) else part.model_response_str()

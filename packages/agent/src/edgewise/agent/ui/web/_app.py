@@ -24,7 +24,13 @@ from ...models import KnownModelName, Model, infer_model
 from ...native_tools import AbstractNativeTool
 from ...settings import ModelSettings
 from ..vercel_ai import VercelAIAdapter, VercelAIEventStream
-from ..vercel_ai.request_types import SubmitMessage
+from ..vercel_ai.request_types import (
+    SubmitMessage,
+    ToolApprovalRequested,
+    ToolApprovalRequestedPart,
+    ToolInputAvailablePart,
+    UIMessagePart,
+)
 from ._durable import ChatPersistence, chat_persistence, continue_events, latest_turn, turn_run_id
 from ._hosts import HostCheck, host_pattern
 
@@ -157,7 +163,11 @@ class _Chat:
         if turn is None:
             return JSONResponse({'error': f'No stored chat {chat_id!r}.'}, status_code=404)
         await turn.persistence.aclose()
-        messages = VercelAIAdapter.dump_messages(turn.messages, sdk_version=SDK_VERSION)
+        # Calls without a result are shown waiting for approval only when the run waits for theirs (a turn cut
+        # short has calls without results too).
+        messages = VercelAIAdapter.dump_messages(turn.messages, sdk_version=5)
+        for message in messages:
+            message.parts = [_asking(part, turn.approvals) for part in message.parts]
         return JSONResponse(
             {
                 'id': chat_id,
@@ -264,6 +274,13 @@ def _streamed(stream_of: VercelAIEventStream[Any, Any], chunks: Any, persistence
             await persistence.aclose()
 
     return StreamingResponse(body(), headers=stream_of.response_headers, media_type=stream_of.content_type)
+
+
+def _asking(part: UIMessagePart, approvals: frozenset[str]) -> UIMessagePart:
+    if isinstance(part, ToolInputAvailablePart) and part.tool_call_id in approvals:
+        fields = part.model_dump(exclude={'state', 'approval'})
+        return ToolApprovalRequestedPart(**fields, approval=ToolApprovalRequested(id=part.tool_call_id))
+    return part
 
 
 def _asset(name: str) -> bytes:

@@ -20,6 +20,7 @@ from edgewise.graph.persistence.store import DurableStatePersistence, persistenc
 from ...exceptions import UserError
 from ...messages import ModelMessage
 from ...result import AgentRunResultEvent
+from ...tools import DeferredToolRequests
 from .._event_stream import NativeEvent
 
 __all__ = ('ChatPersistence', 'StoredTurn', 'chat_persistence', 'continue_events', 'latest_turn', 'turn_run_id')
@@ -62,6 +63,8 @@ class StoredTurn:
     """Its run's status (`'waiting'`: for approvals, or cut short by a stopped process)."""
     messages: list[ModelMessage]
     """The conversation as the run stored it."""
+    approvals: frozenset[str]
+    """The ids of the tool calls the run waits to have approved (none unless it is waiting for approvals)."""
 
 
 async def latest_turn(agent: Any, factory: ChatPersistence, chat_id: str) -> StoredTurn | None:
@@ -82,7 +85,15 @@ async def latest_turn(agent: Any, factory: ChatPersistence, chat_id: str) -> Sto
         return None
     number, persistence, status = found
     persistence.set_graph_types(agent.graph)
-    return StoredTurn(number, persistence, status, stored_messages(await persistence.load_all()))
+    snapshots = await persistence.load_all()
+    # A run waiting on deferred calls is stored with a node holding them (`DeferredToolRequests`) next.
+    requests = getattr(getattr(snapshots[-1], 'node', None), 'requests', None) if snapshots else None
+    approvals = (
+        frozenset(c.tool_call_id for c in requests.approvals)
+        if isinstance(requests, DeferredToolRequests)
+        else frozenset()
+    )
+    return StoredTurn(number, persistence, status, stored_messages(snapshots), approvals)
 
 
 def stored_messages(snapshots: list[Any]) -> list[ModelMessage]:
