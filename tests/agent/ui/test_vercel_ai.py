@@ -619,3 +619,22 @@ async def test_deferred_tool_requests_without_approvals_send_no_approval_chunks(
     sent = wire(await run(VercelAIAdapter(ext, SubmitMessage(id='c', messages=[user('hi')]), sdk_version=6)))
     assert 'tool-approval-request' not in [c['type'] for c in sent]
     assert {'type': 'tool-input-available', 'toolCallId': 'x1', 'toolName': 'later', 'input': {}} in sent
+
+
+def test_the_helper_names_of_pydantic_ais_private_utils_module() -> None:
+    from edgewise.agent.ui.vercel_ai._utils import (
+        dump_provider_metadata,
+        iter_tool_approval_responses,
+        load_provider_metadata,
+    )
+
+    assert dump_provider_metadata(id='x', signature=None) == {'pydantic_ai': {'id': 'x'}}
+    assert dump_provider_metadata(wrapper_key=None, id='x') == {'id': 'x'}
+    assert dump_provider_metadata(id=None) is None
+    assert load_provider_metadata({'pydantic_ai': {'id': 'x'}, 'other': {}}) == {'id': 'x'}
+    assert load_provider_metadata(None) == {}
+    part = ToolApprovalRespondedPart(
+        type='tool-f', tool_call_id='c1', approval=ToolApprovalResponded(id='c1', approved=True)
+    )
+    messages = [user('hi'), UIMessage(id='a', role='assistant', parts=[part])]
+    assert [(i, a.approved) for i, a in iter_tool_approval_responses(messages)] == [('c1', True)]

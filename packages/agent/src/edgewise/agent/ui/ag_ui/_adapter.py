@@ -16,6 +16,7 @@ from ._event_stream import AGUIEventStream
 from ._interrupts import resume_answer, tool_call_id_of
 from ._messages import dump_ag_ui_messages, load_ag_ui_messages
 from ._sdk import DEFAULT_AG_UI_VERSION, core
+from ._utils import parse_ag_ui_version
 
 if TYPE_CHECKING:
     from starlette.requests import Request
@@ -114,6 +115,9 @@ class AGUIAdapter(UIAdapter[Any, Any, Any, AgentDepsT, OutputDataT]):
         return load_ag_ui_messages(messages)
 
     @classmethod
-    def dump_messages(cls, messages: Sequence[ModelMessage]) -> list[Any]:
-        """AG-UI messages from Edgewise messages."""
-        return dump_ag_ui_messages(messages)
+    def dump_messages(
+        cls, messages: Sequence[ModelMessage], *, ag_ui_version: str = DEFAULT_AG_UI_VERSION
+    ) -> list[Any]:
+        """AG-UI messages from Edgewise messages; for a client of an AG-UI version before 0.1.13, which has no
+        reasoning messages, without the thinking parts."""
+        return dump_ag_ui_messages(messages, reasoning=parse_ag_ui_version(ag_ui_version) >= (0, 1, 13))

@@ -103,7 +103,7 @@ class AGUIEventStream(UIEventStream[Any, Any, AgentDepsT, OutputDataT]):
         if self._failed:
             return
         output = self._result.output if self._result is not None else None
-        outcome: Any = core.RunFinishedSuccessOutcome()
+        outcome: Any = None  # a plain success says nothing more, as before AG-UI had outcomes
         if isinstance(output, DeferredToolRequests) and output.approvals:
             interrupts = [approval_interrupt(call, output.metadata) for call in output.approvals]
             outcome = core.RunFinishedInterruptOutcome(interrupts=interrupts)

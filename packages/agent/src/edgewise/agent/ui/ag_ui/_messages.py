@@ -185,8 +185,8 @@ def _user_item(item: UserContent) -> Any | None:
     return None  # a cache point: a hint to the provider, nothing to show
 
 
-def dump_ag_ui_messages(messages: Sequence[ModelMessage]) -> list[Any]:
-    """AG-UI messages from Edgewise messages."""
+def dump_ag_ui_messages(messages: Sequence[ModelMessage], *, reasoning: bool = True) -> list[Any]:
+    """AG-UI messages from Edgewise messages (thinking parts as reasoning messages when `reasoning`)."""
     dumped: list[Any] = []
     for message in messages:
         if isinstance(message, ModelRequest):
@@ -224,7 +224,7 @@ def dump_ag_ui_messages(messages: Sequence[ModelMessage]) -> list[Any]:
         for response_part in message.parts:
             if isinstance(response_part, TextPart):
                 text.append(response_part.content)
-            elif isinstance(response_part, ThinkingPart):
+            elif isinstance(response_part, ThinkingPart) and reasoning:
                 kept = {
                     k: v
                     for k, v in (
