@@ -234,9 +234,11 @@ class UIEventStream(ABC, Generic[RunInputT, EventT, AgentDepsT, OutputDataT]):
         if inspect.iscoroutinefunction(callback) or inspect.iscoroutinefunction(type(callback).__call__):
             await cast(Callable[[_ArgT], Awaitable[None]], callback)(arg)
             return
-        returned: object = await anyio.to_thread.run_sync(callback, arg)  # a plain function may block
+        # A plain function may block: it runs in a thread. What it returns travels boxed, as trio refuses a thread's
+        # function that returns a coroutine (a plain function may return an awaitable or an async iterator).
+        (returned,) = await anyio.to_thread.run_sync(lambda: (callback(arg),))
         if isinstance(returned, AsyncIterator):
-            async for out in cast(AsyncIterator[EventT], returned):
+            async for out in returned:
                 yield out
         elif inspect.isawaitable(returned):
             await returned

@@ -3,6 +3,7 @@
 from __future__ import annotations as _annotations
 
 import importlib
+import sys
 from types import ModuleType
 
 __all__ = ('starlette_module',)
@@ -17,7 +18,7 @@ def starlette_module(name: str, what: str) -> ModuleType:
     try:
         return importlib.import_module(f'starlette.{name}')
     except ModuleNotFoundError as error:
-        if error.name is None or error.name.split('.')[0] != 'starlette':
+        if sys.modules.get('starlette') is not None:  # Starlette is there, a module of it is not: no missing extra
             raise
         raise ModuleNotFoundError(
             f'{what} needs Starlette: install the `ui` extra, `pip install "edgewise-agent[ui]"` '
