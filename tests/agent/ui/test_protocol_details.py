@@ -181,9 +181,8 @@ async def test_an_error_while_a_call_streams_announces_its_input_before_the_erro
         raise RuntimeError('gone')
 
     chunks = [c.type async for c in VercelAIEventStream().transform_stream(failing())]
-    assert chunks[-6:] == ['tool-input-available', 'tool-output-error', 'error', 'finish-step', 'finish', 'done'] or (
-        chunks[-5:] == ['tool-input-available', 'error', 'finish-step', 'finish', 'done']
-    )
+    # No call event came: the call was not running yet, so it gets no result, only its input.
+    assert chunks[-5:] == ['tool-input-available', 'error', 'finish-step', 'finish', 'done']
 
 
 async def test_an_adapter_of_a_protocol_without_approvals_or_conversations() -> None:
@@ -255,7 +254,7 @@ def test_vercel_messages_of_every_content_kind_dump_and_load() -> None:
     assert prompt.content[0] == 'note'
     assert isinstance(prompt.content[2], UploadedFile)
     calls = [p for p in loaded[1].parts if isinstance(p, ToolCallPart)]
-    assert calls[-1].args == {'INVALID_JSON': '[1, 2]'} or calls[-1].args == '[1, 2]'
+    assert calls[-1].args == {'INVALID_JSON': '[1, 2]'}  # arguments that are no object come back wrapped
 
 
 def test_vercel_tool_inputs_that_are_no_object() -> None:
@@ -355,3 +354,70 @@ def test_another_missing_module_under_starlette_is_not_taken_for_starlette() -> 
     with pytest.raises(ModuleNotFoundError) as caught:
         starlette_module('no_such_module', 'this')
     assert caught.value.name == 'starlette.no_such_module'
+
+
+async def test_a_bare_stream_says_nothing_of_text_or_errors() -> None:
+    @dataclass
+    class Bare(UIEventStream[None, str, None, Any]):
+        def encode_event(self, event: str) -> str:
+            return event
+
+    async def failing() -> AsyncIterator[NativeEvent]:
+        from edgewise.agent.messages import TextPartDelta
+
+        yield PartStartEvent(index=0, part=TextPart('a'))
+        yield PartDeltaEvent(index=0, delta=TextPartDelta('b'))
+        raise RuntimeError('stop')
+
+    assert [e async for e in Bare().transform_stream(failing())] == []
+
+
+async def test_ag_ui_thinking_that_starts_with_text_and_a_signature() -> None:
+    part = ThinkingPart('first', signature='sig', id='t1', provider_name='anthropic')
+    events: list[NativeEvent] = [PartStartEvent(index=0, part=part), PartEndEvent(index=0, part=part)]
+    stream: AGUIEventStream[None, Any] = AGUIEventStream()
+    out = [e async for e in stream.transform_stream(_iterate(events))]
+    assert [e.type.value for e in out][1:-1] == [
+        'REASONING_START',
+        'REASONING_MESSAGE_START',
+        'REASONING_MESSAGE_CONTENT',
+        'REASONING_MESSAGE_END',
+        'REASONING_ENCRYPTED_VALUE',
+        'REASONING_END',
+    ]
+    assert out[5].encrypted_value == '{"id": "t1", "signature": "sig", "provider_name": "anthropic"}'
+
+
+async def test_a_call_deferred_before_its_event_is_announced_with_the_result() -> None:
+    async with streamed_agent(['hi']).run_stream_events('hi') as stream:
+        result = [e async for e in stream][-1]
+    call = ToolCallPart('later', {}, 'd1')
+    events: list[NativeEvent] = [PartStartEvent(index=0, part=call), PartEndEvent(index=0, part=call), result]
+    chunks = [c.type async for c in VercelAIEventStream().transform_stream(_iterate(events))]
+    assert chunks == [
+        'start',
+        'start-step',
+        'tool-input-start',
+        'tool-input-available',  # announced with the result: no call event came for it
+        'message-metadata',
+        'finish-step',
+        'finish',
+        'done',
+    ]
+
+
+async def test_a_durable_chat_refuses_a_request_without_a_new_message_after_a_finished_turn(tmp_path: Any) -> None:
+    import httpx
+
+    from edgewise.agent.ui.web import create_web_app
+
+    app = create_web_app(streamed_agent(['one']), persistence=f'sqlite:///{tmp_path}/d.db')
+    question = {'id': 'u', 'role': 'user', 'parts': [{'type': 'text', 'text': 'hi'}]}
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app), base_url='http://127.0.0.1') as http:
+        await http.post('/api/chat', json={'trigger': 'submit-message', 'id': 'd', 'messages': [question]})
+        stored = (await http.get('/api/chats/d')).json()
+        again = await http.post(
+            '/api/chat', json={'trigger': 'submit-message', 'id': 'd', 'messages': stored['messages']}
+        )
+    assert again.status_code == 400
+    assert "not the user's" in again.json()['error']
