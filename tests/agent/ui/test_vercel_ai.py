@@ -50,7 +50,16 @@ from edgewise.agent.ui.vercel_ai.request_types import (
     ToolApprovalRespondedPart,
     UIMessage,
 )
-from edgewise.agent.ui.vercel_ai.response_types import BaseChunk, DoneChunk, ToolInputStartChunk
+from edgewise.agent.ui.vercel_ai.response_types import (
+    BaseChunk,
+    DataChunk,
+    DoneChunk,
+    FileChunk,
+    SourceDocumentChunk,
+    SourceUrlChunk,
+    StartChunk,
+    ToolInputStartChunk,
+)
 
 from ._scripts import call, refund_agent, streamed_agent
 from .conftest import AISDKCheck
@@ -195,6 +204,7 @@ async def test_every_chunk_kind_passes_the_ai_sdk_schema(ai_sdk: AISDKCheck) -> 
     chunks = [c async for c in stream.transform_stream(_iterate(events))]
     checked = ai_sdk(wire(chunks), [])
     assert checked['invalid'] == [], checked['invalid']
+    assert kinds(chunks)[-7:-3] == ['data-progress', 'source-url', 'source-document', 'file']
     assert set(kinds(chunks)) >= {
         'reasoning-start',
         'reasoning-delta',
@@ -236,6 +246,20 @@ def _every_kind_events() -> list[NativeEvent]:
         FunctionToolResultEvent(RetryPromptPart('order must be a string', tool_name='refund', tool_call_id='b1')),
         FunctionToolCallEvent(good, args_valid=True),
         FunctionToolResultEvent(ToolReturnPart('refund', 'card declined', 'g1', outcome='failed')),
+        FunctionToolResultEvent(
+            ToolReturnPart(
+                'lookup',
+                'found',
+                'm1',
+                metadata=[
+                    DataChunk(type='data-progress', data={'done': 1}),
+                    SourceUrlChunk(source_id='s1', url='https://example.com/a', title='A'),
+                    SourceDocumentChunk(source_id='s2', media_type='application/pdf', title='B'),
+                    FileChunk(url='data:image/png;base64,iVBORw0KGgo=', media_type='image/png'),
+                    StartChunk(),  # a control chunk: never sent from a tool
+                ],
+            )
+        ),
     ]
 
 
@@ -638,3 +662,33 @@ def test_the_helper_names_of_pydantic_ais_private_utils_module() -> None:
     )
     messages = [user('hi'), UIMessage(id='a', role='assistant', parts=[part])]
     assert [(i, a.approved) for i, a in iter_tool_approval_responses(messages)] == [('c1', True)]
+
+
+def test_data_a_tool_returned_in_its_metadata_stays_in_the_dumped_chat() -> None:
+    result = ToolReturnPart(
+        'lookup',
+        'found',
+        'c1',
+        metadata=DataChunk(type='data-progress', data={'done': 1}),
+    )
+    sources = ToolReturnPart(
+        'cite',
+        [SourceUrlChunk(source_id='s1', url='https://example.com'), 'text'],
+        'c2',
+    )
+    history: list[ModelMessage] = [
+        ModelResponse([ToolCallPart('lookup', {}, 'c1'), ToolCallPart('cite', {}, 'c2')]),
+        ModelRequest([result, sources]),
+    ]
+    (message,) = VercelAIAdapter.dump_messages(history)
+    assert [p.type for p in message.parts] == ['tool-lookup', 'data-progress', 'tool-cite', 'source-url']
+
+
+def test_a_files_vendor_metadata_goes_both_ways() -> None:
+    image = BinaryContent(b'x', media_type='image/png', vendor_metadata={'detail': 'high'})
+    (message,) = VercelAIAdapter.dump_messages([ModelResponse([FilePart(image)])])
+    assert message.parts[0].provider_metadata == {'pydantic_ai': {'vendor_metadata': {'detail': 'high'}}}  # type: ignore[union-attr]
+    (response,) = VercelAIAdapter.load_messages([message])
+    file = response.parts[0]
+    assert isinstance(file, FilePart)
+    assert file.content.vendor_metadata == {'detail': 'high'}

@@ -76,10 +76,31 @@ class VercelAIAdapter(UIAdapter[RequestData, UIMessage, BaseChunk, AgentDepsT, O
 
     @classmethod
     async def dispatch_request(
-        cls, request: Request, *, agent: Any, sdk_version: Literal[5, 6, 7] = 5, **kwargs: Any
+        cls,
+        request: Request,
+        *,
+        agent: Any,
+        sdk_version: Literal[5, 6, 7] = 5,
+        server_message_id: str | None = None,
+        manage_system_prompt: Literal['server', 'client'] = 'server',
+        allowed_file_url_schemes: frozenset[str] = frozenset({'http', 'https'}),
+        allowed_file_url_force_download: frozenset[ForceDownloadMode] = frozenset(),
+        allow_uploaded_files: bool = False,
+        **kwargs: Any,
     ) -> Response:
-        """`UIAdapter.dispatch_request`, with the AI SDK version (and `server_message_id`)."""
-        return await super().dispatch_request(request, agent=agent, sdk_version=sdk_version, **kwargs)
+        """`UIAdapter.dispatch_request`, with the AI SDK version and the server's message id; the other arguments
+        (`message_history`, `deps`, `model`, `persistence`, ...) are those of `UIAdapter.dispatch_request`."""
+        return await super().dispatch_request(
+            request,
+            agent=agent,
+            sdk_version=sdk_version,
+            server_message_id=server_message_id,
+            manage_system_prompt=manage_system_prompt,
+            allowed_file_url_schemes=allowed_file_url_schemes,
+            allowed_file_url_force_download=allowed_file_url_force_download,
+            allow_uploaded_files=allow_uploaded_files,
+            **kwargs,
+        )
 
     def build_event_stream(self) -> VercelAIEventStream[AgentDepsT, OutputDataT]:
         """A `VercelAIEventStream` for this request."""

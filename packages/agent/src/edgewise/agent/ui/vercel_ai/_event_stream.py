@@ -30,7 +30,7 @@ from ...output import OutputDataT
 from ...result import AgentRunResultEvent
 from ...tools import AgentDepsT, DeferredToolRequests
 from .._event_stream import UIEventStream
-from ._metadata import dump_message_metadata, part_metadata, tool_output
+from ._metadata import dump_message_metadata, metadata_chunks, part_metadata, tool_output
 from .request_types import RequestData
 from .response_types import (
     BaseChunk,
@@ -324,3 +324,6 @@ class VercelAIEventStream(UIEventStream[RequestData, BaseChunk, AgentDepsT, Outp
             yield ToolOutputErrorChunk(tool_call_id=call_id, error_text=error_text)
         else:
             yield ToolOutputAvailableChunk(tool_call_id=call_id, output=tool_output(part))
+        if isinstance(part, ToolReturnPart):
+            for chunk in metadata_chunks(part):
+                yield chunk

@@ -39,7 +39,15 @@ from ...messages import (
     VideoUrl,
 )
 from .._messages_builder import MessagesBuilder
-from ._metadata import apply_message_metadata, dump_message_metadata, part_metadata, read_metadata, tool_output
+from ._metadata import (
+    DataCarrier,
+    apply_message_metadata,
+    dump_message_metadata,
+    metadata_chunks,
+    part_metadata,
+    read_metadata,
+    tool_output,
+)
 from .request_types import (
     DataUIPart,
     DynamicToolApprovalRespondedPart,
@@ -60,6 +68,7 @@ from .request_types import (
     UIMessage,
     UIMessagePart,
 )
+from .response_types import DataChunk, SourceDocumentChunk, SourceUrlChunk
 
 __all__ = ('MessageIdFunc', 'approval_responses', 'dump_ui_messages', 'load_ui_messages')
 
@@ -175,9 +184,12 @@ def _load_assistant_part(builder: MessagesBuilder, part: UIMessagePart) -> None:
                 'model made are sent that way.'
             )
         own = read_metadata(part.provider_metadata)
+        content = BinaryContent.from_data_uri(part.url)
+        if isinstance(own.get('vendor_metadata'), dict):
+            content.vendor_metadata = own['vendor_metadata']
         builder.add(
             FilePart(
-                BinaryContent.from_data_uri(part.url),
+                content,
                 id=own.get('id'),
                 provider_name=own.get('provider_name'),
                 provider_details=own.get('provider_details'),
@@ -334,7 +346,10 @@ def _dump_response(
             parts.append(ReasoningUIPart(text=part.content, state='done', provider_metadata=metadata))
         elif isinstance(part, FilePart):
             metadata = part_metadata(
-                id=part.id, provider_name=part.provider_name, provider_details=part.provider_details
+                id=part.id,
+                provider_name=part.provider_name,
+                provider_details=part.provider_details,
+                vendor_metadata=part.content.vendor_metadata,
             )
             parts.append(
                 FileUIPart(url=part.content.data_uri, media_type=part.content.media_type, provider_metadata=metadata)
@@ -342,8 +357,30 @@ def _dump_response(
         elif isinstance(part, NativeToolCallPart):
             parts.append(_dump_call(part, native_returns.get(part.tool_call_id), sdk_version, provider_executed=True))
         elif isinstance(part, ToolCallPart):
-            parts.append(_dump_call(part, results.get(part.tool_call_id), sdk_version, provider_executed=False))
+            result = results.get(part.tool_call_id)
+            parts.append(_dump_call(part, result, sdk_version, provider_executed=False))
+            if isinstance(result, ToolReturnPart):
+                parts += [_chunk_part(chunk) for chunk in metadata_chunks(result)]
     return parts
+
+
+def _chunk_part(chunk: DataCarrier) -> UIMessagePart:
+    """The part a data, source or file chunk leaves in the message (a transient one is kept too)."""
+    if isinstance(chunk, DataChunk):
+        return DataUIPart(type=chunk.type, id=chunk.id, data=chunk.data)
+    if isinstance(chunk, SourceUrlChunk):
+        return SourceUrlUIPart(
+            source_id=chunk.source_id, url=chunk.url, title=chunk.title, provider_metadata=chunk.provider_metadata
+        )
+    if isinstance(chunk, SourceDocumentChunk):
+        return SourceDocumentUIPart(
+            source_id=chunk.source_id,
+            media_type=chunk.media_type,
+            title=chunk.title,
+            filename=chunk.filename,
+            provider_metadata=chunk.provider_metadata,
+        )
+    return FileUIPart(url=chunk.url, media_type=chunk.media_type)
 
 
 def _dump_call(

@@ -14,8 +14,13 @@ from typing import Any
 import pydantic
 import pydantic_core
 
-from ...messages import BaseToolReturnPart, ModelMessage
+from ...messages import BaseToolReturnPart, ModelMessage, ToolReturnPart
 from .request_types import ProviderMetadata
+from .response_types import DataChunk, FileChunk, SourceDocumentChunk, SourceUrlChunk
+
+DataCarrier = DataChunk | SourceUrlChunk | SourceDocumentChunk | FileChunk
+"""The chunks a tool may add to the stream (in its return's metadata): data, sources, files; no control chunk."""
+_CARRIERS = (DataChunk, SourceUrlChunk, SourceDocumentChunk, FileChunk)
 
 __all__ = (
     'METADATA_KEY',
@@ -23,6 +28,7 @@ __all__ = (
     'dump_message_metadata',
     'part_metadata',
     'read_metadata',
+    'metadata_chunks',
     'tool_output',
 )
 
@@ -66,3 +72,14 @@ def apply_message_metadata(message: ModelMessage, metadata: Any) -> None:
 def tool_output(part: BaseToolReturnPart) -> Any:
     """A tool return's content as JSON values (files as their JSON form)."""
     return pydantic_core.to_jsonable_python(part.content, bytes_mode='base64')
+
+
+def metadata_chunks(part: ToolReturnPart) -> list[DataCarrier]:
+    """The data, source and file chunks a tool returned in its metadata (or as its content), to stream after its
+    result; other values, control chunks among them, are left out."""
+    value = part.metadata or part.content
+    if isinstance(value, _CARRIERS):
+        return [value]
+    if isinstance(value, list | tuple):
+        return [item for item in value if isinstance(item, _CARRIERS)]
+    return []
