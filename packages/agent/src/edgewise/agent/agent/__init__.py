@@ -793,6 +793,14 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
         """
         return agent_as_tool(self, name or self.name or 'agent', description, custom_output_extractor)
 
+    def to_web(self, **options: Any) -> Any:
+        """A Starlette app serving a chat page for this agent, offline (the `web` extra): the arguments of
+        `edgewise.agent.ui.web.create_web_app` after the agent (`models`, `native_tools`, `deps`, `model_settings`,
+        `instructions`, `html_source`, `allowed_hosts`, `persistence`)."""
+        from ..ui.web import create_web_app
+
+        return create_web_app(self, **options)
+
     def __repr__(self) -> str:
         return (
             f'{type(self).__name__}(model={self.model!r}, name={self.name!r}, end_strategy={self.end_strategy!r}, '
