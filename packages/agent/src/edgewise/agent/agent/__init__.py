@@ -17,27 +17,13 @@ from typing_extensions import TypeVar, Unpack
 from edgewise.graph import BaseStatePersistence, Graph
 from edgewise.graph.persistence.store import DurableStatePersistence
 
-from .. import _durable_run, _instrument, models
-from .._agent_graph import UserPromptNode, agent_graph
-from .._agent_run import AgentRun, bind_captured_messages
-from .._agent_spec import AgentSpec, build_agent, override_from_spec, run_from_spec
-from .._agent_streaming import AgentStreaming, IterOptions, RunOptions
-from .._agent_tool import agent_as_tool
-from .._agent_toolsets import AgentFunctionToolset
-from .._deferred_tools import DeferredToolResults
-from .._history import check_prompt_fits, has_adjacent_same_kind, merge_adjacent, validate_history
-from .._node_stream_loop import EventStreamHandler, run_with_event_handler
-from .._output import build_output_schema, schema_for_profile
-from .._run_deps import (
-    EndStrategy,
-    GraphAgentDeps,
-    GraphAgentState,
-    OutputValidator,
-    SystemPromptRunner,
-    resolve_conversation_id,
-    system_prompt_parts,
-)
-from .._run_options import (
+from .. import _instrument, models
+from .._loop.agent_run import AgentRun, bind_captured_messages
+from .._loop.history import check_prompt_fits, has_adjacent_same_kind, merge_adjacent, validate_history
+from .._loop.nodes import UserPromptNode, agent_graph
+from .._loop.run_hooks import RUN_HOOKS, wrapped_run
+from .._output.schema import build_output_schema, schema_for_profile
+from .._run.options import (
     AgentInstructions,
     AgentMetadata,
     AgentModelSettings,
@@ -51,12 +37,21 @@ from .._run_options import (
     run_output_retries,
     settings_resolver,
 )
-from .._run_result import AgentRunResult, FinalResult
-from .._wrap_run import RUN_HOOKS, wrapped_run
-from .._wrapper_agent import WrapperAgent
+from .._run.result import AgentRunResult, FinalResult
+from .._run.state_and_deps import (
+    EndStrategy,
+    GraphAgentDeps,
+    GraphAgentState,
+    OutputValidator,
+    SystemPromptRunner,
+    resolve_conversation_id,
+    system_prompt_parts,
+)
+from .._streaming.node_loop import EventStreamHandler, run_with_event_handler
+from .._tools.deferred_calls import DeferredToolResults
 from ..capabilities import AbstractCapability, AgentCapability, CombinedCapability, Instrumentation, ProcessHistory
-from ..capabilities._deferred_capability_loader import deferred_run_capabilities, validate_capability_ids
 from ..capabilities._dynamic import as_capabilities, configured_for_run
+from ..capabilities._loaded_on_demand import deferred_run_capabilities, validate_capability_ids
 from ..capabilities.abstract import LIFECYCLE_HOOKS
 from ..capabilities.combined import combined_or_none
 from ..capabilities.thread_executor import run_thread_executor
@@ -77,6 +72,12 @@ from ..tools import (
 from ..toolsets import AbstractToolset
 from ..toolsets._dynamic import DynamicToolset, ToolsetFunc
 from ..usage import RunUsage, UsageLimits
+from . import _resume as _durable_run
+from ._as_tool import agent_as_tool
+from ._entry_points import AgentStreaming, IterOptions, RunOptions
+from ._from_spec import AgentSpec, build_agent, override_from_spec, run_from_spec
+from ._toolsets import AgentFunctionToolset
+from ._wrapper import WrapperAgent
 
 __all__ = ('Agent', 'EndStrategy', 'WrapperAgent', 'AgentRunResult')
 

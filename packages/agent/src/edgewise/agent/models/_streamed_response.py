@@ -10,8 +10,9 @@ from datetime import datetime, timezone
 
 import anyio
 
-from .._event_types import FinalResultEvent, ModelResponseStreamEvent, PartEndEvent, PartStartEvent
-from .._message_types import (
+from .._messages.content import BinaryImage
+from .._messages.events import FinalResultEvent, ModelResponseStreamEvent, PartEndEvent, PartStartEvent
+from .._messages.model_messages import (
     FilePart,
     FinishReason,
     ModelResponse,
@@ -19,9 +20,8 @@ from .._message_types import (
     TextPart,
     ToolCallPart,
 )
-from .._multimodal import BinaryImage
-from .._parts_manager import PartsManager
-from .._usage_counts import RequestUsage
+from .._messages.streamed_parts import PartsManager
+from .._messages.usage_counts import RequestUsage
 from ._request_parameters import ModelRequestParameters
 
 __all__ = ('StreamedResponse',)
