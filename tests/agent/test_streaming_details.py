@@ -9,7 +9,7 @@ import pytest
 from pydantic import BaseModel
 
 from edgewise.agent import Agent, ModelRequestNode, RunContext, TextOutput, ToolOutput
-from edgewise.agent._messages.streamed_parts import PartsManager
+from edgewise.agent._message_flow.streamed_parts import PartsManager
 from edgewise.agent._output.partial_json import IncrementalJsonParser
 from edgewise.agent._output.partial_output import INVALID, PartialOutputBuilder
 from edgewise.agent.messages import (

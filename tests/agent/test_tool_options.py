@@ -15,7 +15,7 @@ from pydantic.json_schema import GenerateJsonSchema
 from typing_extensions import TypedDict
 
 from edgewise.agent import Agent, ModelRetry, RunContext, Tool, ToolDefinition, UserError
-from edgewise.agent._tools.function_schema import takes_run_context
+from edgewise.agent._functions.schema import takes_run_context
 from edgewise.agent.messages import ModelMessage, ModelResponse, RetryPromptPart, TextPart, ToolCallPart
 from edgewise.agent.models.function import AgentInfo, FunctionModel
 from edgewise.agent.models.test import TestModel

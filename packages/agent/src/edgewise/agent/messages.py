@@ -4,7 +4,7 @@ of a streamed run.
 A conversation is a list of `ModelMessage`: `ModelRequest`s (prompts, tool returns, retry prompts) and
 `ModelResponse`s (text, thinking, tool calls). Field names and the `kind` / `part_kind` / `event_kind` tags
 match pydantic-ai 1.x, so histories serialized by one load in the other (`ModelMessagesTypeAdapter`).
-The classes are defined in `_messages` (`model_messages`, `events`); this module is their public home.
+The classes are defined in `_messages.model_messages` and `_message_flow.events`; this module is their public home.
 """
 
 from __future__ import annotations as _annotations
@@ -14,6 +14,27 @@ from typing import TYPE_CHECKING, Any
 
 import pydantic
 
+from ._message_flow.events import (
+    AgentStreamEvent,
+    BuiltinToolCallEvent,
+    BuiltinToolResultEvent,
+    FinalResultEvent,
+    FunctionToolCallEvent,
+    FunctionToolResultEvent,
+    HandleResponseEvent,
+    ModelResponsePartDelta,
+    ModelResponseStreamEvent,
+    OutputToolCallEvent,
+    OutputToolResultEvent,
+    PartDeltaEvent,
+    PartEndEvent,
+    PartStartEvent,
+    TextPartDelta,
+    ThinkingPartDelta,
+    ToolCallEvent,
+    ToolCallPartDelta,
+    ToolResultEvent,
+)
 from ._messages.content import (
     MULTI_MODAL_CONTENT_TYPES,
     AudioFormat,
@@ -40,27 +61,6 @@ from ._messages.content import (
     VideoMediaType,
     VideoUrl,
     is_multi_modal_content,
-)
-from ._messages.events import (
-    AgentStreamEvent,
-    BuiltinToolCallEvent,
-    BuiltinToolResultEvent,
-    FinalResultEvent,
-    FunctionToolCallEvent,
-    FunctionToolResultEvent,
-    HandleResponseEvent,
-    ModelResponsePartDelta,
-    ModelResponseStreamEvent,
-    OutputToolCallEvent,
-    OutputToolResultEvent,
-    PartDeltaEvent,
-    PartEndEvent,
-    PartStartEvent,
-    TextPartDelta,
-    ThinkingPartDelta,
-    ToolCallEvent,
-    ToolCallPartDelta,
-    ToolResultEvent,
 )
 from ._messages.model_messages import (
     INVALID_JSON_KEY,

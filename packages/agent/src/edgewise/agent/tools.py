@@ -15,6 +15,14 @@ from typing import Any, Concatenate, Generic, Self, TypeAlias
 from pydantic.json_schema import GenerateJsonSchema
 from typing_extensions import ParamSpec
 
+from ._functions.schema import (
+    DocstringFormat,
+    FunctionSchema,
+    GenerateToolJsonSchema,
+    passthrough_schema,
+)
+from ._functions.schema import function_schema as function_schema_of
+from ._functions.tool_selector import ToolSelector, ToolSelectorFunc, matches_tool_selector
 from ._tools.deferred_calls import (
     DeferredToolApprovalResult,
     DeferredToolCallResult,
@@ -25,14 +33,6 @@ from ._tools.deferred_calls import (
     ToolDenied,
 )
 from ._tools.definition import ToolDefinition, ToolKind
-from ._tools.function_schema import (
-    DocstringFormat,
-    FunctionSchema,
-    GenerateToolJsonSchema,
-    passthrough_schema,
-)
-from ._tools.function_schema import function_schema as function_schema_of
-from ._tools.selector import ToolSelector, ToolSelectorFunc, matches_tool_selector
 from .models._model import AgentDepsT, RunContext
 from .native_tools import AbstractNativeTool
 

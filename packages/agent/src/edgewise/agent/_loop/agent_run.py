@@ -13,7 +13,7 @@ from typing_extensions import TypeVar
 
 from edgewise.graph import End, GraphRun, GraphRunContext
 
-from .._messages.pending import EnqueueContent, PendingMessage, PendingMessagePriority, take_pending
+from .._message_flow.pending import EnqueueContent, PendingMessage, PendingMessagePriority, take_pending
 from .._run.result import AgentRunResult, CallableRunUsage, FinalResult
 from .._run.state_and_deps import GraphAgentDeps, GraphAgentState
 from ..exceptions import UndrainedPendingMessagesError, UserError

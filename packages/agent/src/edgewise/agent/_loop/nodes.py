@@ -29,7 +29,7 @@ from typing_extensions import TypeVar
 from edgewise.graph import BaseNode, End, Graph, GraphRunContext
 
 from .. import _instrument
-from .._messages.pending import take_pending
+from .._message_flow.pending import take_pending
 from .._output.schema import output_template, validation_errors
 from .._run.result import FinalResult
 from .._run.state_and_deps import (

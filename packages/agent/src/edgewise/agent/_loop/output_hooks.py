@@ -16,9 +16,9 @@ from typing import Any, Literal, get_type_hints
 
 from pydantic import ValidationError
 
+from .._functions.schema import FunctionSchema
 from .._output.schema import OutputProcessor, OutputSchema
 from .._run.state_and_deps import GraphAgentDeps
-from .._tools.function_schema import FunctionSchema
 from ..exceptions import ModelRetry
 from ..messages import BinaryImage, ToolCallPart
 from ..output import OutputContext, OutputObjectDefinition

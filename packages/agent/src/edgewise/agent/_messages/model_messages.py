@@ -5,7 +5,7 @@ A conversation is a list of `ModelMessage`: `ModelRequest`s (prompts, tool retur
 pydantic-ai 1.x, so histories serialized by one load in the other (`ModelMessagesTypeAdapter`).
 
 The public home of these classes is `edgewise.agent.messages`, which re-exports them with the streaming events
-(defined above this module, in `events`, since events carry parts).
+(defined above this module, in `_message_flow.events`, since events carry parts).
 """
 
 from __future__ import annotations as _annotations

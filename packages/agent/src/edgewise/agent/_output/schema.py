@@ -16,8 +16,8 @@ import pydantic
 import pydantic_core
 from typing_extensions import TypeVar, is_typeddict
 
+from .._functions.schema import FunctionSchema, function_schema, takes_run_context
 from .._tools.deferred_calls import DeferredToolRequests
-from .._tools.function_schema import FunctionSchema, function_schema, takes_run_context
 from ..exceptions import UserError
 from ..messages import BinaryImage
 from ..output import (

@@ -15,7 +15,7 @@ from typing_extensions import TypeVar
 
 from edgewise.graph import BaseStatePersistence, GraphRunContext
 
-from .._messages.pending import PendingMessage
+from .._message_flow.pending import PendingMessage
 from .._output.schema import OutputSchema
 from .._tools.deferred_calls import DeferredToolResults
 from ..exceptions import IncompleteToolCall, UnexpectedModelBehavior

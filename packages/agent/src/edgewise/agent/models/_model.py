@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, Self
 
 from typing_extensions import TypeVar
 
+from .._message_flow.pending import EnqueueContent, PendingMessage, PendingMessagePriority
 from .._messages.model_messages import ModelMessage, ModelResponse, UserContent
-from .._messages.pending import EnqueueContent, PendingMessage, PendingMessagePriority
 from .._messages.usage_counts import RunUsage
 from ..exceptions import UserError
 from ..native_tools import AbstractNativeTool

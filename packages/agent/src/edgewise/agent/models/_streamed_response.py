@@ -10,8 +10,9 @@ from datetime import datetime, timezone
 
 import anyio
 
+from .._message_flow.events import FinalResultEvent, ModelResponseStreamEvent, PartEndEvent, PartStartEvent
+from .._message_flow.streamed_parts import PartsManager
 from .._messages.content import BinaryImage
-from .._messages.events import FinalResultEvent, ModelResponseStreamEvent, PartEndEvent, PartStartEvent
 from .._messages.model_messages import (
     FilePart,
     FinishReason,
@@ -20,7 +21,6 @@ from .._messages.model_messages import (
     TextPart,
     ToolCallPart,
 )
-from .._messages.streamed_parts import PartsManager
 from .._messages.usage_counts import RequestUsage
 from ._request_parameters import ModelRequestParameters
 

@@ -8,7 +8,7 @@ from contextlib import asynccontextmanager
 from dataclasses import KW_ONLY, dataclass, field
 from typing import Any, TypeAlias
 
-from .._messages.events import ModelResponseStreamEvent
+from .._message_flow.events import ModelResponseStreamEvent
 from .._threads import run_in_thread
 from .._tools.definition import ToolDefinition
 from ..exceptions import UserError

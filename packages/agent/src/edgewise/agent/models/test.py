@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 import pydantic_core
 
-from .._messages.events import ModelResponseStreamEvent
+from .._message_flow.events import ModelResponseStreamEvent
 from .._tools.definition import ToolDefinition
 from ..exceptions import UserError
 from ..messages import (

@@ -8,7 +8,7 @@ from contextlib import asynccontextmanager
 from datetime import datetime
 from typing import Any
 
-from .._messages.events import ModelResponseStreamEvent
+from .._message_flow.events import ModelResponseStreamEvent
 from .._messages.model_messages import ModelMessage, ModelResponse
 from .._messages.usage_counts import RequestUsage
 from ..profiles import ModelProfile

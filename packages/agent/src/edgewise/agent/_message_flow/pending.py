@@ -13,8 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Literal, TypeAlias
 
-from ..exceptions import UserError
-from .model_messages import (
+from .._messages.model_messages import (
     ModelMessage,
     ModelRequest,
     ModelResponse,
@@ -24,6 +23,7 @@ from .model_messages import (
     UserContent,
     UserPromptPart,
 )
+from ..exceptions import UserError
 
 __all__ = ('EnqueueContent', 'PendingMessage', 'PendingMessagePriority', 'take_pending')
 

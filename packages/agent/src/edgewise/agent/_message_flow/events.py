@@ -15,8 +15,7 @@ from typing import Annotated, Any, Literal, TypeAlias, overload
 import pydantic
 from typing_extensions import deprecated
 
-from ..exceptions import UnexpectedModelBehavior
-from .model_messages import (
+from .._messages.model_messages import (
     ModelResponsePart,
     NativeToolCallPart,
     NativeToolReturnPart,
@@ -26,6 +25,7 @@ from .model_messages import (
     ToolCallPart,
     ToolReturnPart,
 )
+from ..exceptions import UnexpectedModelBehavior
 
 __all__ = (
     'TextPartDelta',

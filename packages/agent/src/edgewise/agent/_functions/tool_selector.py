@@ -6,8 +6,8 @@ import inspect
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, Literal, TypeAlias
 
+from .._tools.definition import ToolDefinition
 from ..models._model import AgentDepsT, RunContext
-from .definition import ToolDefinition
 
 __all__ = ('ToolSelector', 'ToolSelectorFunc', 'matches_tool_selector')
 

@@ -10,6 +10,14 @@ from collections.abc import Hashable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from .._messages.model_messages import (
+    ModelResponsePart,
+    NativeToolCallPart,
+    TextPart,
+    ThinkingPart,
+    ToolCallPart,
+    generate_tool_call_id,
+)
 from ..exceptions import UnexpectedModelBehavior
 from .events import (
     PartDeltaEvent,
@@ -17,14 +25,6 @@ from .events import (
     TextPartDelta,
     ThinkingPartDelta,
     ToolCallPartDelta,
-)
-from .model_messages import (
-    ModelResponsePart,
-    NativeToolCallPart,
-    TextPart,
-    ThinkingPart,
-    ToolCallPart,
-    generate_tool_call_id,
 )
 
 __all__ = ('PartsManager',)
