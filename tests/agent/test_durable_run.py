@@ -332,7 +332,7 @@ async def test_resume_streams_events_to_a_handler_and_takes_overridden_tools(dur
 
 
 def test_fold_history_skips_snapshots_that_are_not_an_agent_runs() -> None:
-    from edgewise.agent._run.state_and_deps import GraphAgentState
+    from edgewise.agent._run.state import GraphAgentState
     from edgewise.agent.agent._resume import fold_history
     from edgewise.graph import End, EndSnapshot
 

@@ -14,8 +14,9 @@ from typing_extensions import TypeVar
 from edgewise.graph import End, GraphRun, GraphRunContext
 
 from .._message_flow.pending import EnqueueContent, PendingMessage, PendingMessagePriority, take_pending
+from .._run.deps import GraphAgentDeps
 from .._run.result import AgentRunResult, CallableRunUsage, FinalResult
-from .._run.state_and_deps import GraphAgentDeps, GraphAgentState
+from .._run.state import GraphAgentState
 from ..exceptions import UndrainedPendingMessagesError, UserError
 from ..messages import ModelMessage, ModelMessagesTypeAdapter, ModelRequest
 from ..tools import RunContext

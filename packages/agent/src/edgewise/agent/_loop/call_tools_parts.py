@@ -12,7 +12,8 @@ import anyio
 from edgewise.graph import BaseNode, GraphRunContext
 
 from .._output.schema import OutputSchema
-from .._run.state_and_deps import GraphAgentDeps, GraphAgentState
+from .._run.deps import GraphAgentDeps
+from .._run.state import GraphAgentState
 from ..exceptions import UnexpectedModelBehavior
 from ..messages import ModelRequestPart, ModelResponse, RetryPromptPart, ToolCallPart, ToolReturnPart
 from ..tools import RunContext

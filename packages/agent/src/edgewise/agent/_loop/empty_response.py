@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .._run.state_and_deps import GraphAgentDeps
+from .._run.deps import GraphAgentDeps
 from ..exceptions import ContentFilterError, UnexpectedModelBehavior
 from ..messages import ModelMessage, ModelMessagesTypeAdapter, ModelResponse, TextPart
 

@@ -9,7 +9,8 @@ import itertools
 from collections.abc import Sequence
 from typing import Any
 
-from .._run.state_and_deps import GraphAgentDeps, GraphAgentState
+from .._run.deps import GraphAgentDeps
+from .._run.state import GraphAgentState
 from ..exceptions import UserError
 from ..messages import (
     ModelMessage,

@@ -14,8 +14,9 @@ from typing_extensions import TypeVar
 from edgewise.graph import GraphRunContext
 
 from .._debounce import debounce
+from .._run.deps import GraphAgentDeps
 from .._run.result import CallableDatetime, CallableRunUsage
-from .._run.state_and_deps import GraphAgentDeps, GraphAgentState
+from .._run.state import GraphAgentState
 from ..exceptions import ModelRetry, UnexpectedModelBehavior, UserError
 from ..messages import ModelResponse, ModelResponseStreamEvent, PartDeltaEvent, PartStartEvent, TextPart
 from ..models import StreamedResponse

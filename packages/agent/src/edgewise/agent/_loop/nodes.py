@@ -29,17 +29,12 @@ from typing_extensions import TypeVar
 from edgewise.graph import BaseNode, End, Graph, GraphRunContext
 
 from .. import _instrument
+from .._functions.runners import system_prompt_parts
 from .._message_flow.pending import take_pending
 from .._output.schema import output_template, validation_errors
+from .._run.deps import GraphAgentDeps, resolve_native_tools, stored_through, token_check
 from .._run.result import FinalResult
-from .._run.state_and_deps import (
-    GraphAgentDeps,
-    GraphAgentState,
-    resolve_native_tools,
-    stored_through,
-    system_prompt_parts,
-    token_check,
-)
+from .._run.state import GraphAgentState
 from .._tools.deferred_calls import DeferredToolRequests, DeferredToolResults
 from ..exceptions import ModelRetry, SkipModelRequest, UserError
 from ..messages import (

@@ -18,7 +18,7 @@ from pydantic import ValidationError
 
 from .._functions.schema import FunctionSchema
 from .._output.schema import OutputProcessor, OutputSchema
-from .._run.state_and_deps import GraphAgentDeps
+from .._run.deps import GraphAgentDeps
 from ..exceptions import ModelRetry
 from ..messages import BinaryImage, ToolCallPart
 from ..output import OutputContext, OutputObjectDefinition

@@ -14,7 +14,8 @@ import anyio
 
 from edgewise.graph import GraphRunContext
 
-from .._run.state_and_deps import GraphAgentDeps, GraphAgentState
+from .._run.deps import GraphAgentDeps
+from .._run.state import GraphAgentState
 from ..exceptions import ModelRetry, SkipModelRequest, UserError
 from ..messages import ModelRequest, ModelResponse
 from ..models import ModelRequestContext, ModelRequestParameters, StreamedResponse

@@ -10,7 +10,8 @@ import pydantic
 from edgewise.graph import GraphRunContext
 
 from .._output.schema import OutputProcessor
-from .._run.state_and_deps import GraphAgentDeps, GraphAgentState
+from .._run.deps import GraphAgentDeps
+from .._run.state import GraphAgentState
 from .._tools.deferred_calls import DeferredToolRequests
 from ..exceptions import ModelRetry, UnexpectedModelBehavior, UserError
 from ..messages import ModelResponse, TextPart, ToolCallPart

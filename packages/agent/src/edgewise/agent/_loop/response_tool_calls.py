@@ -15,7 +15,8 @@ from typing import Any, Literal
 
 import anyio
 
-from .._run.state_and_deps import GraphAgentDeps, GraphAgentState
+from .._run.deps import GraphAgentDeps
+from .._run.state import GraphAgentState
 from .._tools.deferred_calls import DeferredToolRequests, ToolApproved, ToolDenied
 from ..exceptions import ApprovalRequired, CallDeferred, ModelRetry, ToolRetryError, UnexpectedModelBehavior, UserError
 from ..messages import ModelRequestPart, RetryPromptPart, ToolCallPart, ToolReturn, ToolReturnPart, UserPromptPart

@@ -6,7 +6,8 @@ from __future__ import annotations as _annotations
 from typing import Any
 
 from .._messages.capability_loading import refresh_loaded_capabilities
-from .._run.state_and_deps import GraphAgentDeps, GraphAgentState
+from .._run.deps import GraphAgentDeps
+from .._run.state import GraphAgentState
 from .._tools.definition import ToolDefinition
 from ..exceptions import UserError
 from ..tool_manager import TOOL_HOOKS, ToolManager

@@ -1,7 +1,11 @@
 """What a run holds: its state, dependencies, options and result.
 
-- `state_and_deps`: the agent graph's state (persisted with a run) and dependencies (per run, never persisted),
-  with the helpers that build instructions and system prompts from them.
+- `state`: `GraphAgentState`, what a stored run keeps (persisted with each snapshot), and the run's ids.
+- `deps`: `GraphAgentDeps`, what the nodes need besides the state (per run, never persisted), and the checks made
+  against it.
 - `options`: what an agent's configuration and a run's arguments resolve to (retries, instructions, settings).
 - `result`: `AgentRunResult` and the final-result event.
+
+The functions a user hands in for instructions, system prompts and output validators are run by
+`_functions.runners`, below the toolsets that also take instructions.
 """

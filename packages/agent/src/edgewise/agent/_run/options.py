@@ -12,7 +12,6 @@ from typing_extensions import TypedDict
 from ..exceptions import UserError
 from ..settings import ModelSettings, merge_model_settings
 from ..tools import RunContext
-from .state_and_deps import SystemPromptRunner
 
 __all__ = (
     'AgentRetries',
@@ -22,7 +21,6 @@ __all__ = (
     'agent_retry_budgets',
     'instruction_items',
     'run_output_retries',
-    'normalize_instructions',
     'settings_resolver',
     'resolve_metadata',
     'pop_deprecated',
@@ -114,15 +112,6 @@ def _normalize(retries: int | AgentRetries | None, *, both: bool) -> AgentRetrie
     if isinstance(retries, int):
         return {'tools': retries, 'output': retries} if both else {'output': retries}
     return AgentRetries(**retries)
-
-
-def normalize_instructions(instructions: Any) -> list[str | SystemPromptRunner]:
-    """Instructions given as one text or function, or a sequence of them, as a list of texts and runners."""
-    if instructions is None:
-        return []
-    if isinstance(instructions, str) or callable(instructions):
-        instructions = [instructions]
-    return [item if isinstance(item, str) else SystemPromptRunner(item) for item in instructions]
 
 
 def settings_resolver(

@@ -14,7 +14,7 @@ from typing_extensions import TypeVar
 from .. import messages as _messages
 from ..messages import ModelMessage, ModelResponse, ToolReturnPart
 from ..usage import RunUsage
-from .state_and_deps import GraphAgentState
+from .state import GraphAgentState
 
 __all__ = ('AgentRunResult', 'AgentRunResultEvent', 'CallableRunUsage', 'FinalResult')
 

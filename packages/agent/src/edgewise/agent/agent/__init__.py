@@ -18,18 +18,19 @@ from edgewise.graph import BaseStatePersistence, Graph
 from edgewise.graph.persistence.store import DurableStatePersistence
 
 from .. import _instrument, models
+from .._functions.runners import OutputValidator, SystemPromptRunner, normalize_instructions, system_prompt_parts
 from .._loop.agent_run import AgentRun, bind_captured_messages
 from .._loop.history import check_prompt_fits, has_adjacent_same_kind, merge_adjacent, validate_history
 from .._loop.nodes import UserPromptNode, agent_graph
 from .._loop.run_hooks import RUN_HOOKS, wrapped_run
 from .._output.schema import build_output_schema, schema_for_profile
+from .._run.deps import EndStrategy, GraphAgentDeps
 from .._run.options import (
     AgentInstructions,
     AgentMetadata,
     AgentModelSettings,
     AgentRetries,
     agent_retry_budgets,
-    normalize_instructions,
     pop_deprecated,
     pop_deprecated_builtin_tools,
     resolve_metadata,
@@ -38,15 +39,7 @@ from .._run.options import (
     settings_resolver,
 )
 from .._run.result import AgentRunResult, FinalResult
-from .._run.state_and_deps import (
-    EndStrategy,
-    GraphAgentDeps,
-    GraphAgentState,
-    OutputValidator,
-    SystemPromptRunner,
-    resolve_conversation_id,
-    system_prompt_parts,
-)
+from .._run.state import GraphAgentState, resolve_conversation_id
 from .._streaming.node_loop import EventStreamHandler, run_with_event_handler
 from .._tools.deferred_calls import DeferredToolResults
 from ..capabilities import AbstractCapability, AgentCapability, CombinedCapability, Instrumentation, ProcessHistory

@@ -33,8 +33,8 @@ from .._named_specs import (
     capability_spec_context,
     load_from_registry,
 )
+from .._run.deps import EndStrategy
 from .._run.options import AgentRetries, instruction_items
-from .._run.state_and_deps import EndStrategy
 from ..capabilities.abstract import AbstractCapability
 from ..exceptions import UserError
 from ..output import StructuredDict

@@ -8,9 +8,9 @@ from typing import Any, Generic, overload
 from pydantic.json_schema import GenerateJsonSchema
 from typing_extensions import TypeVar
 
+from .._functions.runners import OutputValidator, SystemPromptRunner
 from .._functions.schema import DocstringFormat, GenerateToolJsonSchema
 from .._output.schema import OutputSchema
-from .._run.state_and_deps import OutputValidator, SystemPromptRunner
 from ..exceptions import UserError
 from ..output import OutputDataT
 from ..tools import AgentDepsT, ArgsValidatorFunc, Tool, ToolPrepareFunc

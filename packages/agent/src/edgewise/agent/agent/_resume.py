@@ -28,7 +28,7 @@ from .._loop.agent_run import AgentRun
 from .._loop.nodes import CallToolsNode, UserPromptNode, agent_graph
 from .._loop.run_hooks import RUN_HOOKS, wrapped_run
 from .._run.result import AgentRunResult
-from .._run.state_and_deps import GraphAgentState
+from .._run.state import GraphAgentState
 from .._streaming.node_loop import EventStreamHandler, run_with_event_handler
 from .._tools.deferred_calls import DeferredToolResults
 from ..capabilities.thread_executor import run_thread_executor

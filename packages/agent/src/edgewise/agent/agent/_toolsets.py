@@ -12,7 +12,8 @@ from typing import Any, Generic, Self, overload
 import anyio
 
 from .._messages.capability_loading import refresh_loaded_capabilities
-from .._run.state_and_deps import GraphAgentDeps, GraphAgentState
+from .._run.deps import GraphAgentDeps
+from .._run.state import GraphAgentState
 from ..capabilities import AbstractCapability, CombinedCapability
 from ..capabilities._loaded_on_demand import capability_registry
 from ..capabilities.tool_search import ToolSearch

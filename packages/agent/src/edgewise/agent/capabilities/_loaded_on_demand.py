@@ -19,7 +19,7 @@ from collections.abc import AsyncIterable, Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from .._run.options import normalize_instructions
+from .._functions.runners import normalize_instructions
 from ..exceptions import UserError
 from ..messages import AgentStreamEvent
 from ..tools import AgentDepsT, AgentNativeTool, RunContext

@@ -19,9 +19,10 @@ from pydantic import ValidationError
 
 from edgewise.graph import BaseNode, End
 
+from .._run.deps import GraphAgentDeps
 from .._run.options import AgentInstructions, AgentModelSettings
 from .._run.result import AgentRunResult, FinalResult
-from .._run.state_and_deps import GraphAgentDeps, GraphAgentState
+from .._run.state import GraphAgentState
 from .._tools.deferred_calls import DeferredToolRequests, DeferredToolResults
 from .._tools.definition import ToolDefinition
 from ..exceptions import ModelRetry

@@ -41,7 +41,7 @@ except ImportError as _error:  # pragma: no cover - exercised in a subprocess by
 from edgewise.graph.dbos import DBOSQueue, enqueue_workflow, workflow_id
 
 from .._run.result import AgentRunResult
-from .._run.state_and_deps import GraphAgentState
+from .._run.state import GraphAgentState
 from ..agent._wrapper import WrapperAgent, _Agent
 from ..exceptions import AgentRunError, ApprovalRequired, CallDeferred, ModelRetry, UserError
 from ..messages import ModelMessage, ModelMessagesTypeAdapter, ModelResponse
