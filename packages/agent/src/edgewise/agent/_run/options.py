@@ -76,7 +76,7 @@ def agent_retry_budgets(retries: int | AgentRetries | None, legacy: dict[str, An
 
 
 def run_output_retries(
-    retries: int | AgentRetries | None, legacy: dict[str, Any], owner: str = 'agent.iter'
+    retries: int | AgentRetries | None, legacy: dict[str, Any], owner: str = 'agent.iter', stacklevel: int = 4
 ) -> int | None:
     """The output budget a run asks for (`run(retries=N)` or `{'output': N}`), or `None` for the agent's.
 
@@ -89,7 +89,7 @@ def run_output_retries(
             f'`{owner}(output_retries=...)` is deprecated and will be removed in v2.0. '
             "Use `retries={'output': ...}` (or `retries=<int>` to override the output budget) instead.",
             DeprecationWarning,
-            stacklevel=4,
+            stacklevel=stacklevel,
         )
         if retries is None and value is not None:
             retries = value

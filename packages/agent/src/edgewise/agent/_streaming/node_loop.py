@@ -13,6 +13,7 @@ from typing_extensions import TypeVar
 from .._loop.agent_run import NODE_HOOKS, AgentRun, run_to_end
 from .._loop.model_stream import AgentStream
 from .._loop.nodes import CallToolsNode, ModelRequestNode
+from .._run.result import AgentRunResult
 from ..messages import AgentStreamEvent, HandleResponseEvent
 from ..tools import RunContext
 
@@ -23,6 +24,7 @@ __all__ = (
     'every_event',
     'stream_nodes',
     'run_with_event_handler',
+    'run_for_result',
     'wrapped_events',
 )
 
@@ -111,3 +113,15 @@ async def run_with_event_handler(agent_run: AgentRun[Any, Any], handler: EventSt
     async with aclosing(stream_nodes(agent_run, handle)) as done:
         async for _ in done:
             pass  # pragma: no cover - `handle` yields nothing
+
+
+async def run_for_result(
+    opening: AbstractAsyncContextManager[AgentRun[Any, Any]], handler: EventStreamHandler | None
+) -> AgentRunResult[Any]:
+    """Open a run (`agent.iter(...)`, `agent.iter_from_persistence(...)`), run it to its end with `handler` and
+    give its result: what `run` and `resume` do."""
+    async with opening as agent_run:
+        await run_with_event_handler(agent_run, handler)
+    result: AgentRunResult[Any] | None = agent_run.result
+    assert result is not None
+    return result

@@ -1,4 +1,5 @@
-"""Resuming a stored agent run: `Agent.resume` and `Agent.iter_from_persistence`.
+"""What resuming a stored agent run (`Agent.resume`, `Agent.iter_from_persistence`) reads back: its history, folded
+from its snapshots, and the answers to the tool calls it waits on.
 
 A durable agent run (one given a file, SQLite or PostgreSQL persistence) stores a snapshot after every step, as
 any graph run does, with two differences that keep its steps cheap and its resumes exact:
@@ -15,31 +16,21 @@ it. What was running when the process died (a model request, a tool call, an out
 
 from __future__ import annotations as _annotations
 
-from collections.abc import AsyncIterator, Mapping, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pydantic
 
-from edgewise.graph import BaseStatePersistence, End
+from edgewise.graph import BaseStatePersistence, End, GraphRun
 
-from .. import _instrument
-from .._loop.agent_run import AgentRun
-from .._loop.nodes import CallToolsNode, UserPromptNode, agent_graph
-from .._loop.run_hooks import RUN_HOOKS, wrapped_run
-from .._run.result import AgentRunResult
+from .._loop.nodes import CallToolsNode, UserPromptNode
+from .._run.deps import GraphAgentDeps
 from .._run.state import GraphAgentState
-from .._streaming.node_loop import EventStreamHandler, run_with_event_handler
 from .._tools.deferred_calls import DeferredToolResults
-from ..capabilities.thread_executor import run_thread_executor
-from ..concurrency import concurrency_slot
 from ..exceptions import UserError
 from ..messages import ModelMessage, UserContent
-from ..models import KnownModelName, Model
-from ..settings import ModelSettings
-from ..usage import UsageLimits
 
-__all__ = ('iter_from_persistence', 'resume', 'fold_history')
+__all__ = ('deferred_answers', 'fold_history', 'restore_history')
 
 
 def fold_history(snapshots: Sequence[Any], until: str | None = None) -> tuple[list[ModelMessage], Any, int]:
@@ -71,7 +62,7 @@ def fold_history(snapshots: Sequence[Any], until: str | None = None) -> tuple[li
 _ANSWERS: pydantic.TypeAdapter[DeferredToolResults] | None = None
 
 
-def _answers(value: DeferredToolResults | Mapping[str, Any] | None) -> DeferredToolResults | None:
+def deferred_answers(value: DeferredToolResults | Mapping[str, Any] | None) -> DeferredToolResults | None:
     """`deferred_tool_results` as a `DeferredToolResults` (given as one, or as a dict of JSON values).
 
     Raises:
@@ -95,68 +86,17 @@ def _answers(value: DeferredToolResults | Mapping[str, Any] | None) -> DeferredT
         ) from None
 
 
-@asynccontextmanager
-async def iter_from_persistence(
-    agent: Any,
+async def restore_history(
+    graph_run: GraphRun[GraphAgentState, Any, Any],
     persistence: BaseStatePersistence[Any, Any],
-    *,
-    deps: Any = None,
-    model: Model | KnownModelName | None = None,
-    model_settings: ModelSettings | None = None,
-    usage_limits: UsageLimits | None = None,
-    deferred_tool_results: DeferredToolResults | Mapping[str, Any] | None = None,
-) -> AsyncIterator[AgentRun[Any, Any]]:
-    """Continue a stored agent run node by node (see `Agent.iter_from_persistence`).
-
-    The run is configured as a new run of `agent` is (its overrides, capabilities, instrumentation, validation
-    context and concurrency limit), with the deps, model and settings given now.
-    """
-    graph_deps = agent._configure_run(
-        model=model, deps=deps, model_settings=model_settings, usage_limits=usage_limits, capabilities=None,
-        instructions=None, output_type=None, output_retries=None, persistence=persistence,
-    )  # fmt: skip
-    graph_deps.deferred_tool_results = _answers(deferred_tool_results)
-    async with concurrency_slot(agent._limiter, f'agent:{agent.name or "agent"}'):
-        with _instrument.span_if(
-            graph_deps.tracing, 'agent run', agent_name=agent.name or 'agent', model_name=graph_deps.model.model_name
-        ), run_thread_executor(graph_deps.root_capability):  # fmt: skip
-            async with agent_graph().iter_from_persistence(persistence, deps=graph_deps, infer_name=False) as run:
-                # Held by this process now: the history read here is the one the run goes on from.
-                snapshots = await persistence.load_all()
-                start = run.next_node
-                until = None if isinstance(start, End) else start.get_snapshot_id()
-                history, prompt, new_index = fold_history(snapshots, until)
-                state: GraphAgentState = run.state
-                state.message_history = history
-                graph_deps.prompt = prompt
-                graph_deps.new_message_index = new_index
-                async with await agent._run_toolset(graph_deps, state, None):
-                    agent_run = AgentRun(run)
-                    root = graph_deps.root_capability
-                    if graph_deps.hooked & RUN_HOOKS:
-                        async with wrapped_run(root, graph_deps.run_context(state), agent_run):
-                            yield agent_run
-                    else:
-                        yield agent_run
-
-
-async def resume(
-    agent: Any,
-    persistence: BaseStatePersistence[Any, Any],
-    *,
-    deps: Any = None,
-    model: Model | KnownModelName | None = None,
-    model_settings: ModelSettings | None = None,
-    usage_limits: UsageLimits | None = None,
-    event_stream_handler: EventStreamHandler | None = None,
-    deferred_tool_results: DeferredToolResults | Mapping[str, Any] | None = None,
-) -> AgentRunResult[Any]:
-    """Run a stored agent run to its end (see `Agent.resume`)."""
-    async with iter_from_persistence(
-        agent, persistence, deps=deps, model=model, model_settings=model_settings, usage_limits=usage_limits,
-        deferred_tool_results=deferred_tool_results,
-    ) as agent_run:  # fmt: skip
-        await run_with_event_handler(agent_run, event_stream_handler)
-    result = agent_run.result
-    assert result is not None
-    return result
+    graph_deps: GraphAgentDeps[Any, Any],
+) -> None:
+    """Give a stored run, just opened from `persistence` (and held by this process), its whole history back: folded
+    from its snapshots up to the one it goes on from, with the user prompt it started with."""
+    snapshots = await persistence.load_all()
+    start = graph_run.next_node
+    until = None if isinstance(start, End) else start.get_snapshot_id()
+    history, prompt, new_index = fold_history(snapshots, until)
+    graph_run.state.message_history = history
+    graph_deps.prompt = prompt
+    graph_deps.new_message_index = new_index

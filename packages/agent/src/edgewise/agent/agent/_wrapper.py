@@ -18,16 +18,23 @@ import anyio
 from .._loop.agent_run import AgentRun
 from .._run.result import AgentRunResult
 from .._streaming.event_stream import AgentEventStream, run_events
-from .._streaming.node_loop import EventStreamHandler, run_with_event_handler
+from .._streaming.node_loop import EventStreamHandler, run_for_result
 from .._streaming.run_result import StreamedRunResult
 from .._streaming.run_result_sync import StreamedRunResultSync
+from .._threads import using_thread_executor
 from ..capabilities import CombinedCapability
 from ..messages import SystemPromptPart, UserContent
 from ..models import KnownModelName, Model
 from ..output import OutputDataT, OutputSpec
 from ..tools import AgentDepsT
 from ..toolsets import AbstractToolset
-from ._entry_points import AgentStreaming
+from ._options import (
+    is_call_tools_node,
+    is_end_node,
+    is_model_request_node,
+    is_user_prompt_node,
+    parallel_tool_call_execution_mode,
+)
 
 __all__ = ('WrapperAgent',)
 
@@ -74,12 +81,12 @@ class WrapperAgent(Generic[AgentDepsT, OutputDataT]):
     wrapped: _Agent
     """The agent calls go to."""
 
-    is_user_prompt_node = staticmethod(AgentStreaming.is_user_prompt_node)
-    is_model_request_node = staticmethod(AgentStreaming.is_model_request_node)
-    is_call_tools_node = staticmethod(AgentStreaming.is_call_tools_node)
-    is_end_node = staticmethod(AgentStreaming.is_end_node)
-    using_thread_executor = staticmethod(AgentStreaming.using_thread_executor)
-    parallel_tool_call_execution_mode = staticmethod(AgentStreaming.parallel_tool_call_execution_mode)
+    is_user_prompt_node = staticmethod(is_user_prompt_node)
+    is_model_request_node = staticmethod(is_model_request_node)
+    is_call_tools_node = staticmethod(is_call_tools_node)
+    is_end_node = staticmethod(is_end_node)
+    using_thread_executor = staticmethod(using_thread_executor)
+    parallel_tool_call_execution_mode = staticmethod(parallel_tool_call_execution_mode)
 
     def __init__(self, wrapped: _Agent) -> None:
         self.wrapped = wrapped
@@ -169,12 +176,7 @@ class WrapperAgent(Generic[AgentDepsT, OutputDataT]):
     ) -> AgentRunResult[Any]:
         """Run through `self.iter` until the output, as `Agent.run` (same arguments)."""
         self._infer_name(kwargs)
-        event_stream_handler = event_stream_handler or self.event_stream_handler
-        async with self.iter(user_prompt, **kwargs) as agent_run:
-            await run_with_event_handler(agent_run, event_stream_handler)
-        result: AgentRunResult[Any] | None = agent_run.result
-        assert result is not None  # the loop ran to the end
-        return result
+        return await run_for_result(self.iter(user_prompt, **kwargs), event_stream_handler or self.event_stream_handler)
 
     def run_sync(self, user_prompt: _Prompt = None, **kwargs: Any) -> AgentRunResult[Any]:
         """`run` from synchronous code, as `Agent.run_sync`."""
