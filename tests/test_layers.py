@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ast
 import itertools
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -485,3 +486,72 @@ def test_the_agent_vocabulary_imports_no_engine() -> None:
     rooms = room_graph(import_graph(AGENT_SRC, 'edgewise.agent'), 'edgewise.agent')
     upward = [why for room in AGENT_VOCABULARY for other, why in rooms[room].items() if other not in AGENT_VOCABULARY]
     assert upward == []
+
+
+_DOTTED = re.compile(r'`(edgewise\.(?:graph|agent)(?:\.[A-Za-z_]\w*)*)`')
+
+
+def _defined_names(body: list[ast.stmt]) -> dict[str, ast.stmt]:
+    """The names a module or class body defines (classes, functions, assignments, imports), with their node."""
+    names: dict[str, ast.stmt] = {}
+    for node in body:
+        if isinstance(node, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+            names[node.name] = node
+        elif isinstance(node, ast.Assign):
+            names.update((target.id, node) for target in node.targets if isinstance(target, ast.Name))
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            names[node.target.id] = node
+        elif isinstance(node, ast.ImportFrom | ast.Import):
+            names.update(((alias.asname or alias.name).split('.')[0], node) for alias in node.names)
+        elif isinstance(node, ast.If):  # `if TYPE_CHECKING:` imports
+            names.update(_defined_names(node.body))
+    return names
+
+
+def unknown_names(text: str, modules: Mapping[str, Path]) -> list[str]:
+    """The dotted names in backticks (`edgewise.agent.x.y`) of a text that name no module of `modules`, nor a
+    name a module defines (a class, function, assignment or import), nor a name defined in such a class."""
+    unknown = []
+    for name in sorted(set(_DOTTED.findall(text))):
+        module = _known(name, modules)
+        rest = name.removeprefix(module or '').lstrip('.').split('.') if module else []
+        if module is None:
+            unknown.append(name)
+            continue
+        scope = ast.parse(modules[module].read_text()).body
+        for part in rest[:2] if rest != [''] else []:
+            found = _defined_names(scope).get(part)
+            if found is None:
+                unknown.append(name)
+                break
+            scope = found.body if isinstance(found, ast.ClassDef) else []
+    return unknown
+
+
+def test_the_name_check_finds_modules_names_and_class_members(tmp_path: Path) -> None:
+    src = _write(
+        tmp_path,
+        {
+            '__init__.py': 'from .a import A as A\n',
+            'a.py': 'class A:\n    def run(self): ...\nX: int = 1\n',
+        },
+    )
+    modules = {name.replace('pkg', 'edgewise.agent', 1): path for name, path in package_modules(src, 'pkg').items()}
+    text = '`edgewise.agent.a`, `edgewise.agent.a.A.run`, `edgewise.agent.A`, `edgewise.agent.a.X`, `edgewise.agent.b`'
+    text += ', `edgewise.agent.a.A.walk`, `edgewise.agent.a.B`'
+    assert unknown_names(text, modules) == ['edgewise.agent.a.A.walk', 'edgewise.agent.a.B', 'edgewise.agent.b']
+
+
+def test_the_architecture_page_names_only_what_exists() -> None:
+    modules = {**package_modules(AGENT_SRC, 'edgewise.agent'), **package_modules(GRAPH_SRC, 'edgewise.graph')}
+    assert unknown_names(ARCHITECTURE.read_text(), modules) == []
+
+
+def test_the_architecture_page_names_every_folder() -> None:
+    text = ARCHITECTURE.read_text()
+    folders = [
+        f'edgewise.{package}.{path.parent.name}'
+        for package, src in (('agent', AGENT_SRC), ('graph', GRAPH_SRC))
+        for path in sorted(src.glob('*/__init__.py'))
+    ]
+    assert [folder for folder in folders if f'`{folder}`' not in text] == []
