@@ -555,3 +555,11 @@ def test_the_architecture_page_names_every_folder() -> None:
         for path in sorted(src.glob('*/__init__.py'))
     ]
     assert [folder for folder in folders if f'`{folder}`' not in text] == []
+
+
+def test_the_agent_root_holds_public_modules_a_few_utilities_and_folders() -> None:
+    """A newcomer opening the package sees its concerns: a private module that is no utility of every floor goes in
+    the folder of its concern."""
+    private = sorted(path.stem for path in AGENT_SRC.glob('_*.py') if path.name != '__init__.py')
+    assert private == ['_debounce', '_instrument', '_named_specs', '_run_context', '_threads']
+    assert len(list(AGENT_SRC.glob('*.py'))) <= 20
