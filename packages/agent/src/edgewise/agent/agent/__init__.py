@@ -114,10 +114,10 @@ _NO_OVERRIDES: dict[str, Any] = {}  # never changed: `override` sets a new dict
 _NO_TOOLSET_YET: AbstractAsyncContextManager[None] = nullcontext()  # a stored run's toolset comes with its graph run
 
 _PreparedRun: TypeAlias = tuple[
-    'GraphAgentDeps[Any, Any]',
-    'AbstractAsyncContextManager[Any]',
-    'AbstractAsyncContextManager[GraphRun[GraphAgentState, GraphAgentDeps[Any, Any], FinalResult[Any]]]',
-    'Callable[[AgentRun[Any, Any]], None] | None',
+    GraphAgentDeps[Any, Any],
+    AbstractAsyncContextManager[Any],
+    AbstractAsyncContextManager[GraphRun[GraphAgentState, GraphAgentDeps[Any, Any], FinalResult[Any]]],
+    Callable[[AgentRun[Any, Any]], None] | None,
 ]
 """A run ready to start: its deps, the toolset to enter before its graph run opens, the graph run to open, and
 what to do at its end (given the run)."""
