@@ -25,7 +25,9 @@ from pydantic_core import from_json, to_json
 from pydantic_core.core_schema import SerializationInfo, SerializerFunctionWrapHandler
 
 from .. import capabilities
-from .._named_specs import (
+from .._run.deps import EndStrategy
+from .._run.options import AgentRetries, instruction_items
+from .._spec import (
     CapabilitySpec,
     CapabilitySpecContext,
     build_registry,
@@ -33,8 +35,6 @@ from .._named_specs import (
     capability_spec_context,
     load_from_registry,
 )
-from .._run.deps import EndStrategy
-from .._run.options import AgentRetries, instruction_items
 from ..capabilities.abstract import AbstractCapability
 from ..exceptions import UserError
 from ..output import StructuredDict

@@ -6,7 +6,7 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
-from .._named_specs import CapabilitySpec, capability_spec_context, load_from_registry
+from .._spec import CapabilitySpec, capability_spec_context, load_from_registry
 from ..tools import AgentDepsT
 from ..toolsets import AbstractToolset, PrefixedToolset, ToolsetFunc
 from ..toolsets._dynamic import as_toolset
