@@ -6,12 +6,18 @@ cycle). An import is an edge to the module whose code it needs: `from .a import 
 when `b` is a submodule and to `a` otherwise; `import p.a.b` is an edge to `p.a.b`. Parent packages that
 Python runs on the way to a submodule are not counted, or every `__init__.py` that re-exports its
 submodules would be in a cycle with each of them.
+
+The same holds one level up, between the rooms of a package (each folder, and each module of its root): no
+loop between rooms, and each room on its floor (`AGENT_FLOORS`, `GRAPH_FLOORS`) imports only from its floor
+or the ones below. docs/architecture.md draws the same floors; a test checks that it names only modules that
+exist and every room there is.
 """
 
 from __future__ import annotations
 
 import ast
 import itertools
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +25,68 @@ from pathlib import Path
 ROOT = Path(__file__).parent.parent
 GRAPH_SRC = ROOT / 'packages/graph/src/edgewise/graph'
 AGENT_SRC = ROOT / 'packages/agent/src/edgewise/agent'
+ARCHITECTURE = ROOT / 'docs/architecture.md'
+
+# The floors of each package, bottom first: a room (a folder, or a module of the package root; `''` is the
+# package's `__init__`) imports only rooms of its own floor or of the floors below.
+AGENT_FLOORS: tuple[tuple[str, frozenset[str]], ...] = (
+    (
+        'vocabulary',
+        frozenset(
+            {
+                '_messages',
+                'exceptions',
+                '_message_flow',
+                '_tools',
+                'messages',
+                'output',
+                'settings',
+                'usage',
+                'native_tools',
+                'builtin_tools',
+                'format_prompt',
+                'concurrency',
+                '_spec',
+                '_enqueue',
+                '_threads',
+                '_instrument',
+                '_debounce',
+            }
+        ),
+    ),
+    (
+        'engines',
+        frozenset(
+            {
+                'retries',
+                'profiles',
+                'providers',
+                'models',
+                '_run_context',
+                '_functions',
+                'tools',
+                '_output',
+                'toolsets',
+                'mcp',
+                'common_tools',
+            }
+        ),
+    ),
+    ('run', frozenset({'_run'})),
+    ('capabilities', frozenset({'capabilities', 'tool_manager'})),
+    ('loop', frozenset({'_loop'})),
+    ('streaming', frozenset({'_streaming'})),
+    ('agent', frozenset({'agent', 'result', 'durable_exec', ''})),
+)
+GRAPH_FLOORS: tuple[tuple[str, frozenset[str]], ...] = (
+    ('vocabulary', frozenset({'_status', '_copy', '_edges', '_instrument', 'exceptions', 'nodes', 'events'})),
+    ('engine', frozenset({'persistence', 'fork', '_runs', '_step_runner', '_stream', 'mermaid', 'graph'})),
+    ('scale-out', frozenset({'dbos'})),
+    ('front', frozenset({'cli', ''})),
+)
+
+# The rooms whose words the others use: they never import an engine, the run or the loop.
+AGENT_VOCABULARY = AGENT_FLOORS[0][1]
 
 
 @dataclass(frozen=True)
@@ -317,3 +385,183 @@ def test_the_layering_checks_see_imports_across_the_packages(tmp_path: Path) -> 
     ]
     assert _private('edgewise.graph.persistence._sql', 'edgewise.graph')
     assert not _private('edgewise.graph.persistence.file', 'edgewise.graph')
+
+
+def room_of(module: str, package: str) -> str:
+    """The room of a module: its folder under the package root, or the root module itself (`''`: the root's
+    `__init__`)."""
+    return module.removeprefix(package).lstrip('.').split('.')[0]
+
+
+def room_graph(graph: Mapping[str, Mapping[str, int]], package: str) -> dict[str, dict[str, str]]:
+    """The rooms' import graph: for each room, the rooms it imports, each with one import that makes the edge."""
+    rooms: dict[str, dict[str, str]] = {}
+    for module, edges in graph.items():
+        room = rooms.setdefault(room_of(module, package), {})
+        for target, line in sorted(edges.items()):
+            other = room_of(target, package)
+            if other != room_of(module, package):
+                room.setdefault(other, f'{module} (line {line}) imports {target}')
+    return rooms
+
+
+def room_cycles(rooms: Mapping[str, Mapping[str, str]]) -> list[str]:
+    """The loops between rooms, each with the import behind every step."""
+    graph = {room: dict.fromkeys(edges, 0) for room, edges in rooms.items()}
+    for edges in rooms.values():
+        for other in edges:
+            graph.setdefault(other, {})
+    cycles = []
+    for component in _strongly_connected(graph):
+        if len(component) > 1:
+            path = _shortest_cycle(graph, component[0], set(component))
+            cycles.append('; '.join(rooms[a][b] for a, b in itertools.pairwise(path)))
+    return cycles
+
+
+def floor_violations(
+    rooms: Mapping[str, Mapping[str, str]], floors: tuple[tuple[str, frozenset[str]], ...]
+) -> list[str]:
+    """Every room missing from the floors, and every import from a room to one on a higher floor."""
+    level = {room: i for i, (_, members) in enumerate(floors) for room in members}
+    problems = [
+        f'room {room!r} is on no floor: add it to the floors (and docs/architecture.md)'
+        for room in sorted(rooms)
+        if room not in level
+    ]
+    problems += [f'room {room!r} is on no floor but listed: remove it' for room in sorted(level) if room not in rooms]
+    for room, edges in sorted(rooms.items()):
+        for other, why in sorted(edges.items()):
+            if room in level and other in level and level[other] > level[room]:
+                problems.append(
+                    f'{floors[level[room]][0]} room {room!r} imports {floors[level[other]][0]} room {other!r}: {why}'
+                )
+    return problems
+
+
+def test_rooms_in_a_loop_are_named_with_the_imports_that_close_it(tmp_path: Path) -> None:
+    src = _write(
+        tmp_path,
+        {
+            '__init__.py': '',
+            'top.py': 'from ._low import a\n',
+            '_low/__init__.py': '',
+            '_low/a.py': 'from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .._mid import b\n',
+            '_mid/__init__.py': '',
+            '_mid/b.py': 'def f():\n    from .._low import c\n',
+            '_low/c.py': '',
+        },
+    )
+    rooms = room_graph(import_graph(src, 'pkg'), 'pkg')
+    assert import_cycles(import_graph(src, 'pkg')) == []
+    assert room_cycles(rooms) == ['pkg._low.a (line 3) imports pkg._mid.b; pkg._mid.b (line 2) imports pkg._low.c']
+    floors = (('low', frozenset({'_low', '_mid'})), ('high', frozenset({'top', ''})), ('gone', frozenset({'old'})))
+    assert floor_violations(rooms, floors) == ["room 'old' is on no floor but listed: remove it"]
+    assert floor_violations(rooms, (('low', frozenset({'_low', 'top'})), ('high', frozenset({'_mid'})))) == [
+        "room '' is on no floor: add it to the floors (and docs/architecture.md)",
+        "low room '_low' imports high room '_mid': pkg._low.a (line 3) imports pkg._mid.b",
+    ]
+
+
+def test_edgewise_agent_has_no_loop_between_rooms() -> None:
+    assert room_cycles(room_graph(import_graph(AGENT_SRC, 'edgewise.agent'), 'edgewise.agent')) == []
+
+
+def test_edgewise_graph_has_no_loop_between_rooms() -> None:
+    assert room_cycles(room_graph(import_graph(GRAPH_SRC, 'edgewise.graph'), 'edgewise.graph')) == []
+
+
+def test_every_room_of_edgewise_agent_imports_only_its_floor_or_below() -> None:
+    rooms = room_graph(import_graph(AGENT_SRC, 'edgewise.agent'), 'edgewise.agent')
+    assert floor_violations(rooms, AGENT_FLOORS) == []
+
+
+def test_every_room_of_edgewise_graph_imports_only_its_floor_or_below() -> None:
+    rooms = room_graph(import_graph(GRAPH_SRC, 'edgewise.graph'), 'edgewise.graph')
+    assert floor_violations(rooms, GRAPH_FLOORS) == []
+
+
+def test_the_agent_vocabulary_imports_no_engine() -> None:
+    """Messages, tool and output types, settings, usage and errors: the words every other room uses. They import
+    only each other (not models, toolsets, the run or the loop), so any room can use them."""
+    rooms = room_graph(import_graph(AGENT_SRC, 'edgewise.agent'), 'edgewise.agent')
+    upward = [why for room in AGENT_VOCABULARY for other, why in rooms[room].items() if other not in AGENT_VOCABULARY]
+    assert upward == []
+
+
+_DOTTED = re.compile(r'`(edgewise\.(?:graph|agent)(?:\.[A-Za-z_]\w*)*)`')
+
+
+def _defined_names(body: list[ast.stmt]) -> dict[str, ast.stmt]:
+    """The names a module or class body defines (classes, functions, assignments, imports), with their node."""
+    names: dict[str, ast.stmt] = {}
+    for node in body:
+        if isinstance(node, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+            names[node.name] = node
+        elif isinstance(node, ast.Assign):
+            names.update((target.id, node) for target in node.targets if isinstance(target, ast.Name))
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            names[node.target.id] = node
+        elif isinstance(node, ast.ImportFrom | ast.Import):
+            names.update(((alias.asname or alias.name).split('.')[0], node) for alias in node.names)
+        elif isinstance(node, ast.If):  # `if TYPE_CHECKING:` imports
+            names.update(_defined_names(node.body))
+    return names
+
+
+def unknown_names(text: str, modules: Mapping[str, Path]) -> list[str]:
+    """The dotted names in backticks (`edgewise.agent.x.y`) of a text that name no module of `modules`, nor a
+    name a module defines (a class, function, assignment or import), nor a name defined in such a class."""
+    unknown = []
+    for name in sorted(set(_DOTTED.findall(text))):
+        module = _known(name, modules)
+        rest = name.removeprefix(module or '').lstrip('.').split('.') if module else []
+        if module is None:
+            unknown.append(name)
+            continue
+        scope = ast.parse(modules[module].read_text()).body
+        for part in rest[:2] if rest != [''] else []:
+            found = _defined_names(scope).get(part)
+            if found is None:
+                unknown.append(name)
+                break
+            scope = found.body if isinstance(found, ast.ClassDef) else []
+    return unknown
+
+
+def test_the_name_check_finds_modules_names_and_class_members(tmp_path: Path) -> None:
+    src = _write(
+        tmp_path,
+        {
+            '__init__.py': 'from .a import A as A\n',
+            'a.py': 'class A:\n    def run(self): ...\nX: int = 1\n',
+        },
+    )
+    modules = {name.replace('pkg', 'edgewise.agent', 1): path for name, path in package_modules(src, 'pkg').items()}
+    text = '`edgewise.agent.a`, `edgewise.agent.a.A.run`, `edgewise.agent.A`, `edgewise.agent.a.X`, `edgewise.agent.b`'
+    text += ', `edgewise.agent.a.A.walk`, `edgewise.agent.a.B`'
+    assert unknown_names(text, modules) == ['edgewise.agent.a.A.walk', 'edgewise.agent.a.B', 'edgewise.agent.b']
+
+
+def test_the_architecture_page_names_only_what_exists() -> None:
+    modules = {**package_modules(AGENT_SRC, 'edgewise.agent'), **package_modules(GRAPH_SRC, 'edgewise.graph')}
+    assert unknown_names(ARCHITECTURE.read_text(), modules) == []
+
+
+def test_the_architecture_page_names_every_folder() -> None:
+    text = ARCHITECTURE.read_text()
+    folders = [
+        f'edgewise.{package}.{path.parent.name}'
+        for package, src in (('agent', AGENT_SRC), ('graph', GRAPH_SRC))
+        for path in sorted(src.glob('*/__init__.py'))
+    ]
+    assert [folder for folder in folders if f'`{folder}`' not in text] == []
+
+
+def test_the_agent_root_holds_public_modules_a_few_utilities_and_folders() -> None:
+    """A newcomer opening the package sees its concerns: a private module that is no utility of every floor (or a
+    path pydantic-ai gives, kept for ported code: `_run_context`, `_enqueue`, `_spec`) goes in the folder of its
+    concern."""
+    private = sorted(path.stem for path in AGENT_SRC.glob('_*.py') if path.name != '__init__.py')
+    assert private == ['_debounce', '_enqueue', '_instrument', '_run_context', '_spec', '_threads']
+    assert len(list(AGENT_SRC.glob('*.py'))) <= 20

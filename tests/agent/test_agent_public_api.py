@@ -216,3 +216,28 @@ def test_unknown_module_attribute_is_an_attribute_error() -> None:
     with pytest.raises(AttributeError) as exc_info:
         messages.NoSuchThing  # noqa: B018
     assert str(exc_info.value) == "module 'edgewise.agent.messages' has no attribute 'NoSuchThing'"
+
+
+@pytest.mark.parametrize(
+    ('module', 'names'),
+    [
+        ('_run_context', ('RunContext', 'AgentDepsT')),
+        ('_enqueue', ('EnqueueContent', 'PendingMessage', 'PendingMessagePriority')),
+        ('_spec', ('NamedSpec', 'CapabilitySpec')),
+        ('_output', ('OutputSpec', 'NativeOutputSchema', 'NativeOutput', 'PromptedOutput', 'TextOutput')),
+    ],
+)
+def test_pydantic_ai_private_paths_that_ported_code_imports_keep_working(module: str, names: tuple[str, ...]) -> None:
+    """pydantic-ai's own tests import these from its private modules of the same names (docs/compatibility.md)."""
+    imported = importlib.import_module(f'edgewise.agent.{module}')
+    assert all(getattr(imported, name) is not None for name in names)
+
+
+def test_the_output_folder_names_no_more_than_its_schema_module_does() -> None:
+    import edgewise.agent._output as output
+
+    with pytest.raises(AttributeError) as exc_info:
+        output.NoSuchThing  # noqa: B018
+    assert str(exc_info.value) == "module 'edgewise.agent._output' has no attribute 'NoSuchThing'"
+    with pytest.raises(AttributeError, match='has no attribute'):
+        output.__wrapped__  # noqa: B018

@@ -40,4 +40,4 @@ def test_one_tool_decorator_object_gives_its_options_to_every_function() -> None
     def second() -> str:
         return 'second'
 
-    assert [agent._function_toolset.tools[name].max_retries for name in ('first', 'second')] == [3, 3]
+    assert [agent._tools.function_toolset.tools[name].max_retries for name in ('first', 'second')] == [3, 3]

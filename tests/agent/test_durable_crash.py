@@ -24,7 +24,7 @@ import anyio
 import pytest
 
 from edgewise.agent import ModelRequestNode
-from edgewise.agent._durable_run import fold_history
+from edgewise.agent.agent._resume import fold_history
 from edgewise.agent.messages import ModelResponse, ToolReturnPart
 from edgewise.graph import NodeSnapshot
 from edgewise.graph.exceptions import RunInProgressError

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from edgewise.agent import Agent, ModelRetry, RunContext, UserError
-from edgewise.agent._durable_run import fold_history
+from edgewise.agent.agent._resume import fold_history
 from edgewise.agent.capabilities import AbstractCapability
 from edgewise.agent.messages import (
     ModelMessage,
@@ -332,8 +332,8 @@ async def test_resume_streams_events_to_a_handler_and_takes_overridden_tools(dur
 
 
 def test_fold_history_skips_snapshots_that_are_not_an_agent_runs() -> None:
-    from edgewise.agent._durable_run import fold_history
-    from edgewise.agent._run_deps import GraphAgentState
+    from edgewise.agent._run.state import GraphAgentState
+    from edgewise.agent.agent._resume import fold_history
     from edgewise.graph import End, EndSnapshot
 
     message = ModelRequest([UserPromptPart('hi')])

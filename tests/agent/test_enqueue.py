@@ -12,7 +12,7 @@ import pytest
 from pydantic import BaseModel
 
 from edgewise.agent import Agent, AgentRun, RunContext, UndrainedPendingMessagesError, UserError
-from edgewise.agent._enqueue import PendingMessage
+from edgewise.agent._message_flow.pending import PendingMessage
 from edgewise.agent.capabilities import AbstractCapability
 from edgewise.agent.messages import (
     ImageUrl,

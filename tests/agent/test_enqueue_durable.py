@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from edgewise.agent import Agent, RunContext
-from edgewise.agent._agent_graph import CallToolsNode, ModelRequestNode, agent_graph
+from edgewise.agent._loop.nodes import CallToolsNode, ModelRequestNode, agent_graph
 from edgewise.agent.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
 from edgewise.agent.models.function import AgentInfo, FunctionModel
 from edgewise.graph import End

@@ -11,8 +11,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from edgewise.agent import RunContext, Tool, UserError
-from edgewise.agent._docstrings import doc_descriptions
-from edgewise.agent._function_schema import _extract_return_schema_type, function_schema, takes_run_context
+from edgewise.agent._functions.docstrings import doc_descriptions
+from edgewise.agent._functions.schema import _extract_return_schema_type, function_schema, takes_run_context
 
 
 def google(x: int, y: str = 'a') -> str:

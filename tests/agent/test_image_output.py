@@ -21,7 +21,7 @@ from edgewise.agent import (
     UnexpectedModelBehavior,
     UserError,
 )
-from edgewise.agent._parts_manager import PartsManager
+from edgewise.agent._message_flow.streamed_parts import PartsManager
 from edgewise.agent.messages import (
     FilePart,
     FinalResultEvent,

@@ -51,7 +51,7 @@ def test_submodules_are_reachable_as_attributes_and_unknown_names_fail_clearly()
 def test_importing_a_model_module_does_not_load_the_agent_engine() -> None:
     code = (
         'import sys, edgewise.agent.models.openai, edgewise.agent.messages; '
-        "print(sorted(m for m in sys.modules if m in ('edgewise.agent.agent', 'edgewise.agent._agent_graph', "
+        "print(sorted(m for m in sys.modules if m in ('edgewise.agent.agent', 'edgewise.agent._loop.nodes', "
         "'edgewise.agent.toolsets', 'edgewise.graph')))"
     )
     out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, check=True).stdout
@@ -120,7 +120,7 @@ def test_capability_types_name_every_serializable_capability() -> None:
 
 def test_importing_the_agent_does_not_build_the_output_envelope_validator() -> None:
     code = (
-        'from edgewise.agent import Agent; from edgewise.agent import _output_envelope as e; '
+        'from edgewise.agent import Agent; from edgewise.agent._output import envelope as e; '
         'print(e._envelope_adapter.cache_info().currsize)'
     )
     out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, check=True).stdout

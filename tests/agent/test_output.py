@@ -21,7 +21,7 @@ from edgewise.agent import (
     ToolOutput,
     UserError,
 )
-from edgewise.agent._output import build_output_schema
+from edgewise.agent._output.schema import build_output_schema
 from edgewise.agent.messages import ModelMessage, ModelResponse, RetryPromptPart, TextPart, ToolCallPart
 from edgewise.agent.models.function import AgentInfo, FunctionModel
 from edgewise.agent.tools import ToolDefinition
@@ -257,7 +257,7 @@ async def test_the_run_output_type_overrides_the_agent_output_type() -> None:
 
 
 def test_the_output_schema_class_says_the_output_mode() -> None:
-    from edgewise.agent._output import (
+    from edgewise.agent._output.schema import (
         NativeOutputSchema,
         PromptedOutputSchema,
         TextOutputProcessor,
@@ -281,7 +281,7 @@ def test_the_output_schema_class_says_the_output_mode() -> None:
 @pytest.mark.anyio
 async def test_the_text_output_processor_applies_the_text_output_function() -> None:
     from edgewise.agent import RunContext, TextOutput
-    from edgewise.agent._output import build_output_schema
+    from edgewise.agent._output.schema import build_output_schema
     from edgewise.agent.models.test import TestModel
     from edgewise.agent.usage import RunUsage
 

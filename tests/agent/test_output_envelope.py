@@ -16,10 +16,10 @@ from inline_snapshot import snapshot
 from pydantic import BaseModel
 
 from edgewise.agent import Agent, NativeOutput, PromptedOutput, RunContext
-from edgewise.agent._output import build_output_schema
-from edgewise.agent._output_envelope import EnvelopeBuilder, read_envelope
-from edgewise.agent._partial_json import IncrementalJsonParser
-from edgewise.agent._partial_output import INVALID
+from edgewise.agent._output.envelope import EnvelopeBuilder, read_envelope
+from edgewise.agent._output.partial_json import IncrementalJsonParser
+from edgewise.agent._output.partial_output import INVALID
+from edgewise.agent._output.schema import build_output_schema
 from edgewise.agent.messages import ModelMessage, ModelResponse, RetryPromptPart, TextPart
 from edgewise.agent.models.function import AgentInfo, FunctionModel
 from edgewise.agent.models.test import TestModel

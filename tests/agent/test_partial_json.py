@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from edgewise.agent._partial_json import IncrementalJsonParser, PartialJsonError, ValueBuilder
+from edgewise.agent._output.partial_json import IncrementalJsonParser, PartialJsonError, ValueBuilder
 
 json_values = st.recursive(
     st.none()

@@ -13,8 +13,8 @@ from inline_snapshot import snapshot
 from pydantic import BaseModel, TypeAdapter, field_validator
 from typing_extensions import TypedDict
 
-from edgewise.agent._partial_json import IncrementalJsonParser
-from edgewise.agent._partial_output import INVALID, PartialOutputBuilder
+from edgewise.agent._output.partial_json import IncrementalJsonParser
+from edgewise.agent._output.partial_output import INVALID, PartialOutputBuilder
 
 
 class Item(BaseModel):

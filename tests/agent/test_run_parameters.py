@@ -254,11 +254,11 @@ async def test_the_agent_context_is_reentrant_and_needs_no_model() -> None:
     agent = Agent(TestModel())
 
     async with agent, agent:
-        assert agent._entered == 2
+        assert agent._tools.entered == 2
     async with Agent():
         pass
 
-    assert agent._entered == 0
+    assert agent._tools.entered == 0
 
 
 # -- validation context, tool timeout, concurrency ------------------------------------------------------------

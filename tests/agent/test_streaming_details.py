@@ -9,9 +9,9 @@ import pytest
 from pydantic import BaseModel
 
 from edgewise.agent import Agent, ModelRequestNode, RunContext, TextOutput, ToolOutput
-from edgewise.agent._partial_json import IncrementalJsonParser
-from edgewise.agent._partial_output import INVALID, PartialOutputBuilder
-from edgewise.agent._parts_manager import PartsManager
+from edgewise.agent._message_flow.streamed_parts import PartsManager
+from edgewise.agent._output.partial_json import IncrementalJsonParser
+from edgewise.agent._output.partial_output import INVALID, PartialOutputBuilder
 from edgewise.agent.messages import (
     FunctionToolCallEvent,
     FunctionToolResultEvent,

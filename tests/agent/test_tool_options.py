@@ -15,7 +15,7 @@ from pydantic.json_schema import GenerateJsonSchema
 from typing_extensions import TypedDict
 
 from edgewise.agent import Agent, ModelRetry, RunContext, Tool, ToolDefinition, UserError
-from edgewise.agent._function_schema import takes_run_context
+from edgewise.agent._functions.schema import takes_run_context
 from edgewise.agent.messages import ModelMessage, ModelResponse, RetryPromptPart, TextPart, ToolCallPart
 from edgewise.agent.models.function import AgentInfo, FunctionModel
 from edgewise.agent.models.test import TestModel
@@ -219,7 +219,7 @@ async def test_a_tool_running_past_its_timeout_is_a_retry() -> None:
     retry = result.all_messages()[2].parts[0]
     assert isinstance(retry, RetryPromptPart)
     assert retry.content == 'Timed out after 0.01 seconds.'
-    assert agent._function_toolset.tools['slow'].tool_def.timeout == 0.01
+    assert agent._tools.function_toolset.tools['slow'].tool_def.timeout == 0.01
 
 
 async def test_a_prepare_function_may_change_the_timeout() -> None:

@@ -15,8 +15,9 @@ from typing import Any
 
 import pytest
 
-from edgewise.graph import BaseNode, End, Graph, GraphRunContext, _mermaid_local, mermaid
+from edgewise.graph import BaseNode, End, Graph, GraphRunContext, mermaid
 from edgewise.graph.exceptions import DiagramRenderError, LocalRendererError
+from edgewise.graph.mermaid import _local as _mermaid_local
 
 
 @dataclass

@@ -569,7 +569,7 @@ async def test_an_event_stream_wrapper_applies_once_loaded() -> None:
 
 def test_the_loader_and_the_gate_keep_their_place_and_names() -> None:
     from edgewise.agent.capabilities import CapabilityOrdering, Instrumentation
-    from edgewise.agent.capabilities._deferred_capability_loader import (
+    from edgewise.agent.capabilities._loaded_on_demand import (
         DeferredCapabilityGate,
         DeferredCapabilityLoader,
         deferred_run_capabilities,

@@ -8,15 +8,15 @@ import pytest
 from mcp import types as mcp_types
 
 from edgewise.agent import ModelRetry
-from edgewise.agent._mcp_mapping import (
+from edgewise.agent.exceptions import UnexpectedModelBehavior
+from edgewise.agent.mcp import EmbeddedResource, ResourceAnnotations, ResourceLink, ServerCapabilities
+from edgewise.agent.mcp._mapping import (
     map_content_part,
     map_prompt_part,
     map_tool_result,
     sampling_messages,
     sampling_result,
 )
-from edgewise.agent.exceptions import UnexpectedModelBehavior
-from edgewise.agent.mcp import EmbeddedResource, ResourceAnnotations, ResourceLink, ServerCapabilities
 from edgewise.agent.messages import (
     BinaryContent,
     BinaryImage,

@@ -10,9 +10,9 @@ import anyio
 import anyio.lowlevel
 import pytest
 
-from edgewise.agent._mcp_connection import MCPConnectionClosed, MCPSession
 from edgewise.agent.exceptions import MCPError
 from edgewise.agent.mcp import MCPServerStdio
+from edgewise.agent.mcp._connection import MCPConnectionClosed, MCPSession
 
 pytestmark = pytest.mark.anyio
 

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from edgewise.agent import Agent, DeferredToolRequests, DeferredToolResults, RunContext, UserError
-from edgewise.agent._agent_graph import DeferredToolCallsNode
+from edgewise.agent._loop.nodes import DeferredToolCallsNode
 from edgewise.agent.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
 from edgewise.agent.models.function import AgentInfo, FunctionModel
 from edgewise.graph.persistence.store import list_runs, persistence_from_url

@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from edgewise.graph._dbos_liveness import executor_locks, libpq_dsn, sqlite_path
+from edgewise.graph.dbos._liveness import executor_locks, libpq_dsn, sqlite_path
 
 from .conftest import ROOT
 
 HOLD = """
 import sys
-from edgewise.graph._dbos_liveness import executor_locks
+from edgewise.graph.dbos._liveness import executor_locks
 locks = executor_locks(sys.argv[1])
 locks.hold('edgewise-held')
 print('held', flush=True)

@@ -11,9 +11,9 @@ import warnings
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ._agent_graph import CallToolsNode, ModelRequestNode, UserPromptNode
-    from ._agent_run import AgentRun, capture_run_messages
-    from ._run_options import AgentRetries
+    from ._loop.agent_run import AgentRun, capture_run_messages
+    from ._loop.nodes import CallToolsNode, ModelRequestNode, UserPromptNode
+    from ._run.options import AgentRetries
     from .agent import Agent, EndStrategy
     from .agent.spec import AgentSpec
     from .capabilities import AgentCapability, CapabilityFunc
@@ -304,12 +304,12 @@ __all__ = (
 # Where each public name lives; `__getattr__` imports it from there on first use. A test checks that this table and
 # the imports above name the same things.
 _EXPORTS: dict[str, str] = {
-    'CallToolsNode': '._agent_graph',
-    'ModelRequestNode': '._agent_graph',
-    'UserPromptNode': '._agent_graph',
-    'AgentRun': '._agent_run',
-    'capture_run_messages': '._agent_run',
-    'AgentRetries': '._run_options',
+    'CallToolsNode': '._loop.nodes',
+    'ModelRequestNode': '._loop.nodes',
+    'UserPromptNode': '._loop.nodes',
+    'AgentRun': '._loop.agent_run',
+    'capture_run_messages': '._loop.agent_run',
+    'AgentRetries': '._run.options',
     'Agent': '.agent',
     'EndStrategy': '.agent',
     'AgentError': '.exceptions',

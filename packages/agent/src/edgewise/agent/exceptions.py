@@ -41,7 +41,7 @@ from __future__ import annotations as _annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ._message_types import ModelMessage, ModelResponse, RetryPromptPart
+from ._messages.model_messages import ModelMessage, ModelResponse, RetryPromptPart
 
 if TYPE_CHECKING:
     import pydantic_core

@@ -4,7 +4,7 @@ of a streamed run.
 A conversation is a list of `ModelMessage`: `ModelRequest`s (prompts, tool returns, retry prompts) and
 `ModelResponse`s (text, thinking, tool calls). Field names and the `kind` / `part_kind` / `event_kind` tags
 match pydantic-ai 1.x, so histories serialized by one load in the other (`ModelMessagesTypeAdapter`).
-The classes are defined in `_message_types` and `_event_types`; this module is their public home.
+The classes are defined in `_messages.model_messages` and `_message_flow.events`; this module is their public home.
 """
 
 from __future__ import annotations as _annotations
@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import pydantic
 
-from ._event_types import (
+from ._message_flow.events import (
     AgentStreamEvent,
     BuiltinToolCallEvent,
     BuiltinToolResultEvent,
@@ -35,7 +35,34 @@ from ._event_types import (
     ToolCallPartDelta,
     ToolResultEvent,
 )
-from ._message_types import (
+from ._messages.content import (
+    MULTI_MODAL_CONTENT_TYPES,
+    AudioFormat,
+    AudioMediaType,
+    AudioUrl,
+    BinaryContent,
+    BinaryImage,
+    CachePoint,
+    DocumentFormat,
+    DocumentMediaType,
+    DocumentUrl,
+    FileUrl,
+    ForceDownloadMode,
+    ImageFormat,
+    ImageMediaType,
+    ImageUrl,
+    MultiModalContent,
+    TextContent,
+    ToolReturn,
+    ToolReturnContent,
+    UploadedFile,
+    UploadedFileProviderName,
+    VideoFormat,
+    VideoMediaType,
+    VideoUrl,
+    is_multi_modal_content,
+)
+from ._messages.model_messages import (
     INVALID_JSON_KEY,
     RETURN_VALUE_KEY,
     BaseToolCallPart,
@@ -62,33 +89,6 @@ from ._message_types import (
     UserContent,
     UserPromptPart,
     generate_tool_call_id,
-)
-from ._multimodal import (
-    MULTI_MODAL_CONTENT_TYPES,
-    AudioFormat,
-    AudioMediaType,
-    AudioUrl,
-    BinaryContent,
-    BinaryImage,
-    CachePoint,
-    DocumentFormat,
-    DocumentMediaType,
-    DocumentUrl,
-    FileUrl,
-    ForceDownloadMode,
-    ImageFormat,
-    ImageMediaType,
-    ImageUrl,
-    MultiModalContent,
-    TextContent,
-    ToolReturn,
-    ToolReturnContent,
-    UploadedFile,
-    UploadedFileProviderName,
-    VideoFormat,
-    VideoMediaType,
-    VideoUrl,
-    is_multi_modal_content,
 )
 
 if TYPE_CHECKING:

@@ -16,9 +16,9 @@ from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler
 from pydantic_core import core_schema
 from typing_extensions import TypeVar
 
-from ._deferred_tools import DeferredToolRequests
-from ._message_types import ToolCallPart
-from ._tool_definition import ToolDefinition
+from ._messages.model_messages import ToolCallPart
+from ._tools.deferred_calls import DeferredToolRequests
+from ._tools.definition import ToolDefinition
 from .exceptions import UserError
 
 __all__ = (

@@ -2,11 +2,11 @@
 
 from __future__ import annotations as _annotations
 
-from ._agent_event_stream import AgentEventStream
-from ._agent_graph import AgentStream
-from ._run_result import AgentRunResult, AgentRunResultEvent, FinalResult
-from ._streamed_run_result import StreamedRunResult
-from ._streamed_run_result_sync import StreamedRunResultSync
+from ._loop.nodes import AgentStream
+from ._run.result import AgentRunResult, AgentRunResultEvent, FinalResult
+from ._streaming.event_stream import AgentEventStream
+from ._streaming.run_result import StreamedRunResult
+from ._streaming.run_result_sync import StreamedRunResultSync
 from .output import OutputDataT, ToolOutput
 from .usage import RunUsage as RunUsage  # pydantic-ai's result module has it too (tests import it from there)
 

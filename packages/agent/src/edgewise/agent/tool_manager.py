@@ -22,8 +22,8 @@ from typing import Any, Generic, Literal, TypeAlias, TypeVar
 import pydantic
 
 from . import _instrument
-from ._output import validation_errors
-from ._tool_definition import ToolDefinition
+from ._output.schema import validation_errors
+from ._tools.definition import ToolDefinition
 from .capabilities.abstract import AbstractCapability
 from .exceptions import (
     ApprovalRequired,

@@ -15,7 +15,15 @@ from typing import Any, Concatenate, Generic, Self, TypeAlias
 from pydantic.json_schema import GenerateJsonSchema
 from typing_extensions import ParamSpec
 
-from ._deferred_tools import (
+from ._functions.schema import (
+    DocstringFormat,
+    FunctionSchema,
+    GenerateToolJsonSchema,
+    passthrough_schema,
+)
+from ._functions.schema import function_schema as function_schema_of
+from ._functions.tool_selector import ToolSelector, ToolSelectorFunc, matches_tool_selector
+from ._tools.deferred_calls import (
     DeferredToolApprovalResult,
     DeferredToolCallResult,
     DeferredToolRequests,
@@ -24,15 +32,7 @@ from ._deferred_tools import (
     ToolApproved,
     ToolDenied,
 )
-from ._function_schema import (
-    DocstringFormat,
-    FunctionSchema,
-    GenerateToolJsonSchema,
-    passthrough_schema,
-)
-from ._function_schema import function_schema as function_schema_of
-from ._tool_definition import ToolDefinition, ToolKind
-from ._tool_selector import ToolSelector, ToolSelectorFunc, matches_tool_selector
+from ._tools.definition import ToolDefinition, ToolKind
 from .models._model import AgentDepsT, RunContext
 from .native_tools import AbstractNativeTool
 

@@ -5,8 +5,8 @@ from __future__ import annotations as _annotations
 import warnings
 from dataclasses import dataclass, fields
 
-from ._message_types import ModelMessage
-from ._usage_counts import RequestUsage, RunUsage
+from ._messages.model_messages import ModelMessage
+from ._messages.usage_counts import RequestUsage, RunUsage
 from .exceptions import UsageLimitExceeded
 
 __all__ = ('RequestUsage', 'RunUsage', 'UsageLimits')

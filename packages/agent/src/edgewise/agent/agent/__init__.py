@@ -1,49 +1,53 @@
-"""`Agent`: a model, instructions, tools and an output type; run it with `run`, `run_sync` or `iter`."""
+"""`Agent`: a model, instructions, tools and an output type; run it with `run`, `run_sync` or `iter`.
+
+`Agent` is one class (its public methods are pydantic-ai's, with their typed overloads, hence the length of this
+module); the work is handed to its parts:
+
+- `_toolsets`: `AgentToolsets`, the agent's toolsets, the toolset of each run, `async with agent:`;
+- `_options`: the keyword arguments the entry points share, and the checks of a run's nodes;
+- `_resume`: what resuming a stored run reads back (its history, the answers it waits on);
+- `_from_spec`: agents, runs and overrides described by a spec (`spec`: the public `AgentSpec`);
+- `_as_tool`: `Agent.as_tool`; `_wrapper`: `WrapperAgent`.
+
+Every run, new (`iter`) or stored (`iter_from_persistence`), starts in `Agent._run`, the one run setup; `run` and
+`resume` drive it to its end the same way (`run_for_result`).
+"""
 
 from __future__ import annotations as _annotations
 
 import inspect
-from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
-from contextlib import AbstractAsyncContextManager, AsyncExitStack, ExitStack, asynccontextmanager, contextmanager
+import types
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager, ExitStack, asynccontextmanager, contextmanager, nullcontext
 from contextvars import ContextVar
 from functools import partial
 from pathlib import Path
-from types import NoneType
-from typing import Any, ClassVar, Literal, overload
+from types import NoneType, TracebackType
+from typing import Any, ClassVar, Generic, Literal, Self, TypeAlias, overload
 
 import anyio
-from typing_extensions import TypeVar, Unpack
+from pydantic.json_schema import GenerateJsonSchema
+from typing_extensions import TypeIs, TypeVar, Unpack
 
-from edgewise.graph import BaseStatePersistence, Graph
+from edgewise.graph import BaseStatePersistence, End, Graph, GraphRun
 from edgewise.graph.persistence.store import DurableStatePersistence
 
-from .. import _durable_run, _instrument, models
-from .._agent_graph import UserPromptNode, agent_graph
-from .._agent_run import AgentRun, bind_captured_messages
-from .._agent_spec import AgentSpec, build_agent, override_from_spec, run_from_spec
-from .._agent_streaming import AgentStreaming, IterOptions, RunOptions
-from .._agent_tool import agent_as_tool
-from .._agent_toolsets import AgentFunctionToolset
-from .._deferred_tools import DeferredToolResults
-from .._history import check_prompt_fits, has_adjacent_same_kind, merge_adjacent, validate_history
-from .._node_stream_loop import EventStreamHandler, run_with_event_handler
-from .._output import build_output_schema, schema_for_profile
-from .._run_deps import (
-    EndStrategy,
-    GraphAgentDeps,
-    GraphAgentState,
-    OutputValidator,
-    SystemPromptRunner,
-    resolve_conversation_id,
-    system_prompt_parts,
-)
-from .._run_options import (
+from .. import _instrument, models
+from .._functions.runners import OutputValidator, SystemPromptRunner, normalize_instructions, system_prompt_parts
+from .._functions.schema import DocstringFormat, GenerateToolJsonSchema
+from .._loop.agent_run import AgentRun, bind_captured_messages
+from .._loop.history import check_prompt_fits, has_adjacent_same_kind, merge_adjacent, validate_history
+from .._loop.nodes import AgentNode, CallToolsNode, ModelRequestNode, UserPromptNode, agent_graph
+from .._loop.run_hooks import RUN_HOOKS, wrapped_run
+from .._output.json_schema import output_json_schema
+from .._output.schema import build_output_schema, schema_for_profile
+from .._run.deps import EndStrategy, GraphAgentDeps
+from .._run.options import (
     AgentInstructions,
     AgentMetadata,
     AgentModelSettings,
     AgentRetries,
     agent_retry_budgets,
-    normalize_instructions,
     pop_deprecated,
     pop_deprecated_builtin_tools,
     resolve_metadata,
@@ -51,12 +55,17 @@ from .._run_options import (
     run_output_retries,
     settings_resolver,
 )
-from .._run_result import AgentRunResult, FinalResult
-from .._wrap_run import RUN_HOOKS, wrapped_run
-from .._wrapper_agent import WrapperAgent
+from .._run.result import AgentRunResult, FinalResult
+from .._run.state import GraphAgentState, resolve_conversation_id
+from .._streaming.event_stream import AgentEventStream, run_events
+from .._streaming.node_loop import EventStreamHandler, run_for_result
+from .._streaming.run_result import StreamedRunResult
+from .._streaming.run_result_sync import StreamedRunResultSync
+from .._threads import using_thread_executor
+from .._tools.deferred_calls import DeferredToolResults
 from ..capabilities import AbstractCapability, AgentCapability, CombinedCapability, Instrumentation, ProcessHistory
-from ..capabilities._deferred_capability_loader import deferred_run_capabilities, validate_capability_ids
 from ..capabilities._dynamic import as_capabilities, configured_for_run
+from ..capabilities._loaded_on_demand import deferred_run_capabilities, validate_capability_ids
 from ..capabilities.abstract import LIFECYCLE_HOOKS
 from ..capabilities.combined import combined_or_none
 from ..capabilities.thread_executor import run_thread_executor
@@ -70,23 +79,51 @@ from ..settings import ModelSettings
 from ..tools import (
     AgentDepsT,
     AgentNativeTool,
+    ArgsValidatorFunc,
     RunContext,
     Tool,
     ToolFuncEither,
+    ToolPrepareFunc,
 )
 from ..toolsets import AbstractToolset
 from ..toolsets._dynamic import DynamicToolset, ToolsetFunc
 from ..usage import RunUsage, UsageLimits
+from ._as_tool import agent_as_tool
+from ._from_spec import AgentSpec, build_agent, override_from_spec, run_from_spec
+from ._options import (
+    IterOptions,
+    RunOptions,
+    is_call_tools_node,
+    is_end_node,
+    is_model_request_node,
+    is_user_prompt_node,
+    parallel_tool_call_execution_mode,
+)
+from ._resume import deferred_answers, restore_history
+from ._toolsets import AgentFunctionToolset, AgentToolsets
+from ._wrapper import WrapperAgent
 
 __all__ = ('Agent', 'EndStrategy', 'WrapperAgent', 'AgentRunResult')
 
 RunOutputDataT = TypeVar('RunOutputDataT')
 _F = TypeVar('_F', bound=Callable[..., Any])
+_T = TypeVar('_T')
+_S = TypeVar('_S')
 _UNSET: Any = object()
 _NO_OVERRIDES: dict[str, Any] = {}  # never changed: `override` sets a new dict
+_NO_TOOLSET_YET: AbstractAsyncContextManager[None] = nullcontext()  # a stored run's toolset comes with its graph run
+
+_PreparedRun: TypeAlias = tuple[
+    GraphAgentDeps[Any, Any],
+    AbstractAsyncContextManager[Any],
+    AbstractAsyncContextManager[GraphRun[GraphAgentState, GraphAgentDeps[Any, Any], FinalResult[Any]]],
+    Callable[[AgentRun[Any, Any]], None] | None,
+]
+"""A run ready to start: its deps, the toolset to enter before its graph run opens, the graph run to open, and
+what to do at its end (given the run)."""
 
 
-class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
+class Agent(Generic[AgentDepsT, OutputDataT]):
     """An LLM agent: a model, instructions, tools and an output type, run as an Edgewise graph.
 
     `AgentDepsT` is the type of the dependencies given to tools (`ctx.deps`); `OutputDataT` the type of
@@ -199,26 +236,15 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
         )
         self._output_validators: list[OutputValidator] = []
         self._tool_timeout = tool_timeout
-        self._function_toolset: AgentFunctionToolset[AgentDepsT] = AgentFunctionToolset(
-            max_retries=self._default_retries, timeout=tool_timeout
+        self._tools: AgentToolsets[AgentDepsT] = AgentToolsets(
+            AgentFunctionToolset(max_retries=self._default_retries, timeout=tool_timeout),
+            [t if isinstance(t, AbstractToolset) else DynamicToolset(t) for t in toolsets or ()],
         )
         for tool in tools:
             self._register_tool(tool if isinstance(tool, Tool) else Tool(tool))
-        self._toolsets: list[AbstractToolset[AgentDepsT]] = [
-            t if isinstance(t, AbstractToolset) else DynamicToolset(t) for t in toolsets or ()
-        ]
-        self._enter_lock = anyio.Lock()
-        self._exit_stack: AsyncExitStack | None = None
         self._override_model: ContextVar[Model | KnownModelName | None] = ContextVar('_override_model', default=None)
         self._override_deps: ContextVar[tuple[Any] | None] = ContextVar('_override_deps', default=None)
-        self._override_tools: ContextVar[AgentFunctionToolset[AgentDepsT] | None] = ContextVar(
-            '_override_tools', default=None
-        )
-        self._override_toolsets: ContextVar[Sequence[AbstractToolset[AgentDepsT]] | None] = ContextVar(
-            '_override_toolsets', default=None
-        )
         self._overrides: ContextVar[dict[str, Any]] = ContextVar('_overrides', default=_NO_OVERRIDES)
-        self._entered = 0
 
     @classmethod
     def from_spec(
@@ -356,6 +382,339 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
         """The type of the run's dependencies."""
         return self._deps_type
 
+    # -- registering tools, toolsets, prompts and validators ---------------------------------------------
+
+    @overload
+    def tool(self, func: _F, /) -> _F: ...
+
+    @overload
+    def tool(
+        self,
+        /,
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        retries: int | None = None,
+        prepare: ToolPrepareFunc[AgentDepsT] | None = None,
+        args_validator: ArgsValidatorFunc[AgentDepsT, ...] | None = None,
+        docstring_format: DocstringFormat = 'auto',
+        require_parameter_descriptions: bool = False,
+        schema_generator: type[GenerateJsonSchema] = GenerateToolJsonSchema,
+        strict: bool | None = None,
+        sequential: bool = False,
+        requires_approval: bool = False,
+        metadata: dict[str, Any] | None = None,
+        timeout: float | None = None,
+        defer_loading: bool = False,
+        include_return_schema: bool | None = None,
+    ) -> Callable[[_F], _F]: ...
+
+    def tool(self, func: Any = None, /, **options: Any) -> Any:
+        """Register a tool whose function takes the `RunContext` first: `@agent.tool` or `@agent.tool(...)`."""
+        return self._tool_decorator(func, True, options)
+
+    @overload
+    def tool_plain(self, func: _F, /) -> _F: ...
+
+    @overload
+    def tool_plain(
+        self,
+        /,
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        retries: int | None = None,
+        prepare: ToolPrepareFunc[AgentDepsT] | None = None,
+        args_validator: ArgsValidatorFunc[AgentDepsT, ...] | None = None,
+        docstring_format: DocstringFormat = 'auto',
+        require_parameter_descriptions: bool = False,
+        schema_generator: type[GenerateJsonSchema] = GenerateToolJsonSchema,
+        strict: bool | None = None,
+        sequential: bool = False,
+        requires_approval: bool = False,
+        metadata: dict[str, Any] | None = None,
+        timeout: float | None = None,
+        defer_loading: bool = False,
+        include_return_schema: bool | None = None,
+    ) -> Callable[[_F], _F]: ...
+
+    def tool_plain(self, func: Any = None, /, **options: Any) -> Any:
+        """Register a tool whose function does not take the `RunContext`: `@agent.tool_plain` or `(...)`."""
+        return self._tool_decorator(func, False, options)
+
+    def _tool_decorator(self, func: Any, takes_ctx: bool, options: dict[str, Any]) -> Any:
+        # Taken out once, not in `register`: one decorator object may register several functions.
+        retries = options.pop('retries', None)
+
+        def register(function: _F) -> _F:
+            self._register_tool(Tool(function, takes_ctx=takes_ctx, max_retries=retries, **options))
+            return function
+
+        return register if func is None else register(func)
+
+    def _register_tool(self, tool: Tool[AgentDepsT]) -> None:
+        if tool.name in self._output_schema.tools:
+            raise UserError(
+                "The agent defines a tool whose name conflicts with existing tool from the agent's output tools: "
+                f'{tool.name!r}. Rename the tool or wrap the toolset in a `PrefixedToolset` to avoid name conflicts.'
+            )
+        self._tools.function_toolset.add_tool(tool)
+
+    @overload
+    def system_prompt(self, func: _F, /) -> _F: ...
+
+    @overload
+    def system_prompt(self, /, *, dynamic: bool = False) -> Callable[[_F], _F]: ...
+
+    def system_prompt(self, func: Any = None, /, *, dynamic: bool = False) -> Any:
+        """Register a system prompt function (`(ctx) -> str` or `() -> str`, sync or async).
+
+        With `dynamic=True` it is re-evaluated when a run continues a message history that holds its text.
+        """
+
+        def register(function: _F) -> _F:
+            self._system_prompts.append(SystemPromptRunner(function, dynamic=dynamic))
+            return function
+
+        return register if func is None else register(func)
+
+    @overload
+    def instructions(self, func: _F, /) -> _F: ...
+
+    @overload
+    def instructions(self, /) -> Callable[[_F], _F]: ...
+
+    def instructions(self, func: Any = None, /) -> Any:
+        """Register an instructions function (`(ctx) -> str` or `() -> str`), evaluated for every request:
+        `@agent.instructions` or `@agent.instructions()`."""
+
+        def register(function: _F) -> _F:
+            self._instructions.append(SystemPromptRunner(function))
+            return function
+
+        return register if func is None else register(func)
+
+    def output_validator(self, func: _F, /) -> _F:
+        """Register an output validator (`(output)` or `(ctx, output)`, sync or async) that may raise `ModelRetry`."""
+        self._output_validators.append(OutputValidator(func))
+        return func
+
+    @overload
+    def toolset(self, func: ToolsetFunc[AgentDepsT], /) -> ToolsetFunc[AgentDepsT]: ...
+
+    @overload
+    def toolset(
+        self, /, *, per_run_step: bool = True, id: str | None = None
+    ) -> Callable[[ToolsetFunc[AgentDepsT]], ToolsetFunc[AgentDepsT]]: ...
+
+    def toolset(self, func: Any = None, /, *, per_run_step: bool = True, id: str | None = None) -> Any:
+        """Register a function building a toolset from the `RunContext` (sync or async, `None` for no tools):
+        `@agent.toolset` or `@agent.toolset(per_run_step=False)` to build it once per run instead of per step."""
+
+        def register(function: Any) -> Any:
+            self._tools.register(function, per_run_step, id)
+            return function
+
+        return register if func is None else register(func)
+
+    @property
+    def toolsets(self) -> Sequence[AbstractToolset[AgentDepsT]]:
+        """The agent's toolsets: the one holding its own function tools first, then those given or registered."""
+        return self._tools.members
+
+    async def __aenter__(self) -> Self:
+        """Enter the model's context and the agent's toolsets: `async with agent:` keeps toolsets that hold a
+        connection (MCP servers) open across the runs inside the block, and closes the provider's HTTP client
+        at the end.
+
+        Re-entrant: only the first entry enters them and only the matching last exit leaves them.
+        """
+        await self._tools.enter(self._model_to_enter, self._root_capability)
+        return self
+
+    def _model_to_enter(self) -> Model | None:
+        if self.model is not None or self._override_model.get() is not None:
+            return self._resolve_model(None)
+        return None
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        """Leave the toolsets and the model's context, closing the HTTP client its provider made (once every
+        `async with agent:` is left)."""
+        await self._tools.exit(exc_type, exc, tb)
+
+    def set_mcp_sampling_model(self, model: Model | KnownModelName | None = None) -> None:
+        """Make `model` (the agent's model when `None`) answer the sampling requests of the agent's MCP servers.
+
+        Without it, a server's sampling requests are answered by the model of the run that uses the server.
+        """
+        try:
+            sampling_model = models.infer_model(model) if model is not None else self._resolve_model(None)
+        except UserError as e:
+            raise UserError('No sampling model was given and the agent has no model.') from e
+        self._tools.set_sampling_model(sampling_model, self._root_capability)
+
+    # -- streaming and the nodes of a run ----------------------------------------------------------------
+
+    using_thread_executor = staticmethod(using_thread_executor)
+
+    @property
+    def output_type(self) -> OutputSpec[OutputDataT]:
+        """The output type the agent was built with."""
+        return self._output_type
+
+    @property
+    def name(self) -> str | None:
+        """The agent's name, used in spans and by `as_tool` (inferred from the variable holding it if unset)."""
+        return self._overrides.get().get('name', self._name)
+
+    @name.setter
+    def name(self, value: str | None) -> None:
+        self._name = value
+
+    def _infer_name(self, frame: types.FrameType | None) -> None:
+        """Name the agent after the variable holding it in the caller of `frame`, when it has no name."""
+        if self.name is not None or frame is None or (caller := frame.f_back) is None:
+            return
+        for name, value in caller.f_locals.items():
+            if value is self:
+                self.name = name
+                return
+        for name, value in caller.f_globals.items():
+            if value is self:
+                self.name = name
+                return
+
+    @overload
+    def run_stream(
+        self,
+        user_prompt: str | Sequence[UserContent] | None = None,
+        *,
+        output_type: None = None,
+        **kwargs: Unpack[RunOptions[AgentDepsT]],
+    ) -> AbstractAsyncContextManager[StreamedRunResult[OutputDataT]]: ...
+
+    @overload
+    def run_stream(
+        self,
+        user_prompt: str | Sequence[UserContent] | None = None,
+        *,
+        output_type: OutputSpec[RunOutputDataT],
+        **kwargs: Unpack[RunOptions[AgentDepsT]],
+    ) -> AbstractAsyncContextManager[StreamedRunResult[RunOutputDataT]]: ...
+
+    @asynccontextmanager
+    async def run_stream(
+        self, user_prompt: str | Sequence[UserContent] | None = None, **kwargs: Any
+    ) -> AsyncIterator[StreamedRunResult[Any]]:
+        """Run the agent with streamed model responses: `async with agent.run_stream(prompt) as result:`.
+
+        The block is entered once the response that starts the final result streams (as in pydantic-ai): the
+        tools of the responses before it have run by then. Read `result.stream_text()`, `result.stream_output()`
+        or `result.stream_response()` as the run goes on; tools called along the way (even after text, or after
+        the output tool call) run as in `run`, and the stream goes on until the run's final result. Leaving the
+        block early stops the run. Takes the same arguments as `run`; an `event_stream_handler` gets each
+        streamed node's events once that node's
+        stream has been read (reading the result drives the run).
+        """
+        if kwargs.pop('infer_name', True):
+            frame = inspect.currentframe()
+            # Skip the frame of `asynccontextmanager` between `run_stream(...)` and its caller.
+            self._infer_name(frame.f_back if frame is not None else None)
+        handler = kwargs.pop('event_stream_handler', None) or self._event_stream_handler
+        async with self.iter(user_prompt, infer_name=False, **kwargs) as agent_run:
+            result: StreamedRunResult[Any] = StreamedRunResult(agent_run, handler)
+            try:
+                await result.start()
+                yield result
+            finally:
+                await result.aclose()
+
+    @overload
+    def run_stream_events(
+        self,
+        user_prompt: str | Sequence[UserContent] | None = None,
+        *,
+        output_type: None = None,
+        **kwargs: Unpack[IterOptions[AgentDepsT]],
+    ) -> AgentEventStream[OutputDataT]: ...
+
+    @overload
+    def run_stream_events(
+        self,
+        user_prompt: str | Sequence[UserContent] | None = None,
+        *,
+        output_type: OutputSpec[RunOutputDataT],
+        **kwargs: Unpack[IterOptions[AgentDepsT]],
+    ) -> AgentEventStream[RunOutputDataT]: ...
+
+    def run_stream_events(
+        self, user_prompt: str | Sequence[UserContent] | None = None, **kwargs: Any
+    ) -> AgentEventStream[Any]:
+        """Every event of a run, ending with an `AgentRunResultEvent` holding the result.
+
+        Use `async with agent.run_stream_events(prompt) as events: async for event in events: ...` (iterating
+        it without `async with` is deprecated). Takes the same arguments as `run` except `event_stream_handler`.
+        """
+        if kwargs.pop('infer_name', True):
+            self._infer_name(inspect.currentframe())
+        return AgentEventStream(run_events(self.iter(user_prompt, infer_name=False, **kwargs)))
+
+    @overload
+    def run_stream_sync(
+        self,
+        user_prompt: str | Sequence[UserContent] | None = None,
+        *,
+        output_type: None = None,
+        **kwargs: Unpack[IterOptions[AgentDepsT]],
+    ) -> StreamedRunResultSync[OutputDataT]: ...
+
+    @overload
+    def run_stream_sync(
+        self,
+        user_prompt: str | Sequence[UserContent] | None = None,
+        *,
+        output_type: OutputSpec[RunOutputDataT],
+        **kwargs: Unpack[IterOptions[AgentDepsT]],
+    ) -> StreamedRunResultSync[RunOutputDataT]: ...
+
+    def run_stream_sync(
+        self, user_prompt: str | Sequence[UserContent] | None = None, **kwargs: Any
+    ) -> StreamedRunResultSync[Any]:
+        """`run_stream` from synchronous code: the run goes on in an event loop in a thread, and the result's
+        streams are plain iterators (not for use inside an event loop). Same arguments as `run_stream`."""
+        if kwargs.pop('infer_name', True):
+            self._infer_name(inspect.currentframe())
+        return StreamedRunResultSync(partial(self.run_stream, user_prompt, infer_name=False, **kwargs))
+
+    def output_json_schema(self, output_type: OutputSpec[Any] | None = None) -> dict[str, Any]:
+        """The JSON schema of the agent's output values (of `output_type` if given): what a caller of the
+        agent gets back, e.g. to describe it to another system."""
+        return output_json_schema(self.output_type if output_type is None else output_type)
+
+    parallel_tool_call_execution_mode = staticmethod(parallel_tool_call_execution_mode)
+
+    @staticmethod
+    def is_user_prompt_node(node: AgentNode[_T, _S] | End[FinalResult[_S]]) -> TypeIs[UserPromptNode[_T, _S]]:
+        """Whether `node` is a `UserPromptNode` (narrowing its type, generic parameters kept)."""
+        return is_user_prompt_node(node)
+
+    @staticmethod
+    def is_model_request_node(node: AgentNode[_T, _S] | End[FinalResult[_S]]) -> TypeIs[ModelRequestNode[_T, _S]]:
+        """Whether `node` is a `ModelRequestNode` (narrowing its type, generic parameters kept)."""
+        return is_model_request_node(node)
+
+    @staticmethod
+    def is_call_tools_node(node: AgentNode[_T, _S] | End[FinalResult[_S]]) -> TypeIs[CallToolsNode[_T, _S]]:
+        """Whether `node` is a `CallToolsNode` (narrowing its type, generic parameters kept)."""
+        return is_call_tools_node(node)
+
+    @staticmethod
+    def is_end_node(node: AgentNode[_T, _S] | End[FinalResult[_S]]) -> TypeIs[End[FinalResult[_S]]]:
+        """Whether `node` is the `End` of the run (narrowing its type, generic parameters kept)."""
+        return is_end_node(node)
+
     # -- running ----------------------------------------------------------------------------------------------
 
     @overload
@@ -401,12 +760,8 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
         """
         if kwargs.pop('infer_name', True):
             self._infer_name(inspect.currentframe())
-        async with self.iter(user_prompt, infer_name=False, **kwargs) as agent_run:
-            await run_with_event_handler(agent_run, event_stream_handler or self._event_stream_handler)
-        # `**kwargs` may hold `output_type`, so mypy cannot tell which overload of `iter` this is.
-        result: AgentRunResult[Any] | None = agent_run.result
-        assert result is not None
-        return result
+        opened = self.iter(user_prompt, infer_name=False, **kwargs)
+        return await run_for_result(opened, event_stream_handler or self._event_stream_handler)
 
     @overload
     def run_sync(
@@ -450,8 +805,7 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
         **kwargs: Unpack[IterOptions[AgentDepsT]],
     ) -> AbstractAsyncContextManager[AgentRun[AgentDepsT, RunOutputDataT]]: ...
 
-    @asynccontextmanager
-    async def iter(
+    def iter(
         self,
         user_prompt: str | Sequence[UserContent] | None = None,
         *,
@@ -473,19 +827,73 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
         deferred_tool_results: DeferredToolResults | None = None,
         spec: dict[str, Any] | AgentSpec | None = None,
         **deprecated_kwargs: Any,
-    ) -> AsyncIterator[AgentRun[AgentDepsT, Any]]:
+    ) -> AbstractAsyncContextManager[AgentRun[AgentDepsT, Any]]:
         """Start a run driven node by node: `async with agent.iter(prompt) as run: async for node in run: ...`.
 
         Takes the same arguments as `run` except `event_stream_handler`.
         """
         if infer_name:
-            frame = inspect.currentframe()
-            # Skip the frame of `asynccontextmanager` between `iter(...)` and its caller.
-            self._infer_name(frame.f_back if frame is not None else None)
-        run_native_tools = pop_deprecated_builtin_tools(deprecated_kwargs, 'agent.iter')
+            self._infer_name(inspect.currentframe())
+        return self._run(
+            partial(
+                self._new_run, user_prompt, output_type=output_type, message_history=message_history,
+                conversation_id=conversation_id, model=model, instructions=instructions, deps=deps,
+                model_settings=model_settings, usage_limits=usage_limits, usage=usage, metadata=metadata,
+                retries=retries, capabilities=capabilities, persistence=persistence, toolsets=toolsets,
+                deferred_tool_results=deferred_tool_results, spec=spec, deprecated_kwargs=deprecated_kwargs,
+            )
+        )  # fmt: skip
+
+    @asynccontextmanager
+    async def _run(self, prepare: Callable[[], Awaitable[_PreparedRun]]) -> AsyncIterator[AgentRun[AgentDepsT, Any]]:
+        """The one setup of every run, new (`iter`) or stored (`iter_from_persistence`): `prepare()` configures it;
+        then the agent's concurrency slot, the run's span and thread executor, the toolset and the graph run that
+        `prepare` made, the `AgentRun`, and the capabilities' run hooks around it."""
+        graph_deps, toolset, opening, finish = await prepare()
+        async with concurrency_slot(self._limiter, f'agent:{self.name or "agent"}'):
+            with _instrument.span_if(
+                graph_deps.tracing, 'agent run', agent_name=self.name or 'agent', model_name=graph_deps.model.model_name
+            ), run_thread_executor(graph_deps.root_capability):  # fmt: skip
+                async with toolset, opening as graph_run:
+                    agent_run = AgentRun(graph_run)
+                    if graph_deps.hooked & RUN_HOOKS:
+                        context = graph_deps.run_context(graph_run.state)
+                        async with wrapped_run(graph_deps.root_capability, context, agent_run):
+                            yield agent_run
+                    else:
+                        yield agent_run
+                if finish is not None:
+                    finish(agent_run)
+
+    async def _new_run(
+        self,
+        user_prompt: str | Sequence[UserContent] | None,
+        *,
+        output_type: OutputSpec[Any] | None,
+        message_history: Sequence[ModelMessage] | None,
+        conversation_id: str | None,
+        model: Model | KnownModelName | None,
+        instructions: AgentInstructions,
+        deps: AgentDepsT,
+        model_settings: AgentModelSettings | None,
+        usage_limits: UsageLimits | None,
+        usage: RunUsage | None,
+        metadata: AgentMetadata | None,
+        retries: int | AgentRetries | None,
+        capabilities: Sequence[AgentCapability[AgentDepsT]] | None,
+        persistence: BaseStatePersistence[Any, Any] | None,
+        toolsets: Sequence[AbstractToolset[AgentDepsT]] | None,
+        deferred_tool_results: DeferredToolResults | None,
+        spec: dict[str, Any] | AgentSpec | None,
+        deprecated_kwargs: dict[str, Any],
+    ) -> _PreparedRun:
+        """A new run (`iter`), prepared: its deps and state from the agent and the arguments, its toolset made (not
+        entered), its graph run ready to open at the user prompt node, and the metadata computed again at its end."""
+        # The warnings name the caller of `iter`: past this method, `_run` and the context manager's `__aenter__`.
+        run_native_tools = pop_deprecated_builtin_tools(deprecated_kwargs, 'agent.iter', stacklevel=5)
         output_retries = None
         if retries is not None or deprecated_kwargs:
-            output_retries = run_output_retries(retries, deprecated_kwargs, 'agent.iter')
+            output_retries = run_output_retries(retries, deprecated_kwargs, 'agent.iter', stacklevel=5)
         spec_metadata = None
         if spec is not None:  # the spec fills in what the run leaves unset, and adds to the rest
             model, output_retries, instructions, model_settings, capabilities, spec_metadata = run_from_spec(
@@ -512,32 +920,20 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
         graph_deps = await configured_for_run(graph_deps, state, configure)
         graph_deps.new_message_index = len(history)
         graph_deps.merge_adjacent = bool(history) and isinstance(history[-1], ModelRequest)
-        model_used = graph_deps.model
         metadata_layers = overrides.get('metadata', [self._metadata, spec_metadata, metadata])
         metadata_layers = [m for m in metadata_layers if m is not None]
+        finish = None
         if metadata_layers:
             state.metadata = resolve_metadata(metadata_layers, graph_deps.run_context(state))
-        run_toolset = await self._run_toolset(graph_deps, state, toolsets)
-        start: UserPromptNode[AgentDepsT, Any] = UserPromptNode(user_prompt, deferred_tool_results)
-        async with concurrency_slot(self._limiter, f'agent:{self.name or "agent"}'):
-            with _instrument.span_if(
-                graph_deps.tracing, 'agent run', agent_name=self.name or 'agent', model_name=model_used.model_name
-            ), run_thread_executor(graph_deps.root_capability):  # fmt: skip
-                async with (
-                    run_toolset,
-                    agent_graph().iter(
-                        start, state=state, deps=graph_deps, persistence=persistence, infer_name=False
-                    ) as graph_run,
-                ):
-                    agent_run = AgentRun(graph_run)
-                    root = graph_deps.root_capability
-                    if graph_deps.hooked & RUN_HOOKS:
-                        async with wrapped_run(root, graph_deps.run_context(state), agent_run):
-                            yield agent_run
-                    else:
-                        yield agent_run
-                if metadata_layers and agent_run.result is not None:
+
+            def finish(agent_run: AgentRun[Any, Any]) -> None:
+                if agent_run.result is not None:
                     state.metadata = resolve_metadata(metadata_layers, graph_deps.run_context(state))
+
+        run_toolset = await self._tools.for_run(graph_deps, state, toolsets, self._default_retries)
+        start: UserPromptNode[AgentDepsT, Any] = UserPromptNode(user_prompt, deferred_tool_results)
+        opening = agent_graph().iter(start, state=state, deps=graph_deps, persistence=persistence, infer_name=False)
+        return graph_deps, run_toolset, opening, finish
 
     def _configure_run(
         self,
@@ -612,7 +1008,7 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
             end_strategy=self.end_strategy,
             output_schema=schema,
             output_validators=self._output_validators,
-            toolset=self._function_toolset,
+            toolset=self._tools.function_toolset,
             instructions=run_instructions,
             system_prompts=self._system_prompts,
             agent_name=self.name,
@@ -656,9 +1052,12 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
             RunInProgressError: a live process is advancing the run.
             UserError: the run waits on deferred tool calls and `deferred_tool_results` does not answer them.
         """
-        return await _durable_run.resume(
-            self, persistence, deps=deps, model=model, model_settings=model_settings, usage_limits=usage_limits,
-            event_stream_handler=event_stream_handler, deferred_tool_results=deferred_tool_results,
+        return await run_for_result(
+            self.iter_from_persistence(
+                persistence, deps=deps, model=model, model_settings=model_settings, usage_limits=usage_limits,
+                deferred_tool_results=deferred_tool_results,
+            ),
+            event_stream_handler,
         )  # fmt: skip
 
     def iter_from_persistence(
@@ -676,10 +1075,42 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
         Takes the arguments of `resume` but `event_stream_handler`; the run is held by this process inside the
         block (a second resume elsewhere is refused with `RunInProgressError`).
         """
-        return _durable_run.iter_from_persistence(
-            self, persistence, deps=deps, model=model, model_settings=model_settings, usage_limits=usage_limits,
-            deferred_tool_results=deferred_tool_results,
+        return self._run(
+            partial(
+                self._stored_run, persistence, deps=deps, model=model, model_settings=model_settings,
+                usage_limits=usage_limits, deferred_tool_results=deferred_tool_results,
+            )
         )  # fmt: skip
+
+    async def _stored_run(
+        self,
+        persistence: BaseStatePersistence[Any, Any],
+        *,
+        deps: AgentDepsT,
+        model: Model | KnownModelName | None,
+        model_settings: ModelSettings | None,
+        usage_limits: UsageLimits | None,
+        deferred_tool_results: DeferredToolResults | Mapping[str, Any] | None,
+    ) -> _PreparedRun:
+        """A stored run (`iter_from_persistence`), prepared: configured as a new run of the agent is (its overrides,
+        capabilities, instrumentation, validation context and concurrency limit) with the deps, model and settings
+        given now; its graph run opens from the persistence, and then makes and enters the run's toolset."""
+        graph_deps = self._configure_run(
+            model=model, deps=deps, model_settings=model_settings, usage_limits=usage_limits, capabilities=None,
+            instructions=None, output_type=None, output_retries=None, persistence=persistence,
+        )  # fmt: skip
+        graph_deps.deferred_tool_results = deferred_answers(deferred_tool_results)
+        return graph_deps, _NO_TOOLSET_YET, self._stored_graph_run(persistence, graph_deps), None
+
+    @asynccontextmanager
+    async def _stored_graph_run(
+        self, persistence: BaseStatePersistence[Any, Any], graph_deps: GraphAgentDeps[AgentDepsT, Any]
+    ) -> AsyncIterator[GraphRun[GraphAgentState, GraphAgentDeps[Any, Any], FinalResult[Any]]]:
+        async with agent_graph().iter_from_persistence(persistence, deps=graph_deps, infer_name=False) as graph_run:
+            # Held by this process now: the history read here is the one the run goes on from.
+            await restore_history(graph_run, persistence, graph_deps)
+            async with await self._tools.for_run(graph_deps, graph_run.state, None, self._default_retries):
+                yield graph_run
 
     def _resolve_model(self, model: Model | KnownModelName | None) -> Model:
         override = self._override_model.get()
@@ -753,9 +1184,9 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
                 override_var(self._override_deps, (deps,))
             if tools is not _UNSET and tools is not None:
                 toolset = AgentFunctionToolset(tools, max_retries=self._default_retries, timeout=self._tool_timeout)
-                override_var(self._override_tools, toolset)
+                override_var(self._tools.override_tools, toolset)
             if toolsets is not _UNSET and toolsets is not None:
-                override_var(self._override_toolsets, list(toolsets))
+                override_var(self._tools.override_toolsets, list(toolsets))
             given = {
                 'name': name,
                 'instructions': instructions if instructions is _UNSET else normalize_instructions(instructions),
@@ -769,11 +1200,6 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
                 self._overrides, {**self._overrides.get(), **{k: v for k, v in given.items() if v is not _UNSET}}
             )
             yield
-
-    def _open_run(
-        self, user_prompt: str | Sequence[UserContent] | None, kwargs: dict[str, Any]
-    ) -> AbstractAsyncContextManager[AgentRun[AgentDepsT, Any]]:
-        return self.iter(user_prompt, infer_name=False, **kwargs)
 
     def as_tool(
         self,

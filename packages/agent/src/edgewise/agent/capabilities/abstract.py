@@ -19,11 +19,12 @@ from pydantic import ValidationError
 
 from edgewise.graph import BaseNode, End
 
-from .._deferred_tools import DeferredToolRequests, DeferredToolResults
-from .._run_deps import GraphAgentDeps, GraphAgentState
-from .._run_options import AgentInstructions, AgentModelSettings
-from .._run_result import AgentRunResult, FinalResult
-from .._tool_definition import ToolDefinition
+from .._run.deps import GraphAgentDeps
+from .._run.options import AgentInstructions, AgentModelSettings
+from .._run.result import AgentRunResult, FinalResult
+from .._run.state import GraphAgentState
+from .._tools.deferred_calls import DeferredToolRequests, DeferredToolResults
+from .._tools.definition import ToolDefinition
 from ..exceptions import ModelRetry
 from ..messages import AgentStreamEvent, ModelResponse, ToolCallPart
 from ..models import ModelRequestContext

@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import KW_ONLY, dataclass, field
 from typing import Any, TypeAlias, overload
 
-from .._run_options import AgentInstructions, instruction_items
+from .._run.options import AgentInstructions, instruction_items
 from ..tools import AgentDepsT, Tool, ToolFuncEither
 from ..toolsets import AbstractToolset, AgentToolset, CombinedToolset, FunctionToolset
 from ..toolsets._dynamic import DynamicToolset

@@ -9,10 +9,10 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from .._deferred_tools import DeferredToolRequests, DeferredToolResults
-from .._run_options import AgentInstructions, AgentModelSettings
-from .._run_result import AgentRunResult
-from .._tool_definition import ToolDefinition
+from .._run.options import AgentInstructions, AgentModelSettings
+from .._run.result import AgentRunResult
+from .._tools.deferred_calls import DeferredToolRequests, DeferredToolResults
+from .._tools.definition import ToolDefinition
 from ..exceptions import ModelRetry
 from ..messages import AgentStreamEvent, ModelResponse, ToolCallPart
 from ..models import ModelRequestContext

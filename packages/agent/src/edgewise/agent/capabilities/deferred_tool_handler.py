@@ -6,7 +6,7 @@ import inspect
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-from .._deferred_tools import DeferredToolRequests, DeferredToolResults
+from .._tools.deferred_calls import DeferredToolRequests, DeferredToolResults
 from ..tools import AgentDepsT, RunContext
 from .abstract import AbstractCapability
 

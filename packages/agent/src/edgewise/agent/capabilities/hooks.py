@@ -45,9 +45,9 @@ from typing import Any, Generic, Protocol, TypeVar, overload
 import anyio
 from pydantic import ValidationError
 
-from .._deferred_tools import DeferredToolRequests, DeferredToolResults
-from .._run_result import AgentRunResult
-from .._tool_definition import ToolDefinition
+from .._run.result import AgentRunResult
+from .._tools.deferred_calls import DeferredToolRequests, DeferredToolResults
+from .._tools.definition import ToolDefinition
 from ..exceptions import HookTimeoutError, ModelRetry
 from ..messages import AgentStreamEvent, ModelResponse, ToolCallPart
 from ..models import ModelRequestContext

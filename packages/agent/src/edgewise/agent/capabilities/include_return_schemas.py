@@ -5,8 +5,8 @@ from __future__ import annotations as _annotations
 import dataclasses
 from dataclasses import dataclass
 
-from .._tool_definition import ToolDefinition
-from .._tool_selector import ToolSelector, matches_tool_selector
+from .._functions.tool_selector import ToolSelector, matches_tool_selector
+from .._tools.definition import ToolDefinition
 from ..tools import AgentDepsT, RunContext
 from .abstract import AbstractCapability
 

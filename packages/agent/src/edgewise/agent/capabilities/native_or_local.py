@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
-from .._tool_definition import ToolDefinition
+from .._tools.definition import ToolDefinition
 from ..exceptions import UserError
 from ..native_tools import AbstractNativeTool
 from ..tools import AgentDepsT, AgentNativeTool, RunContext, Tool

@@ -6,7 +6,7 @@ import inspect
 import warnings
 from dataclasses import dataclass
 
-from .._tool_definition import ToolDefinition
+from .._tools.definition import ToolDefinition
 from ..tools import AgentDepsT, RunContext, ToolsPrepareFunc
 from .abstract import AbstractCapability
 

@@ -40,9 +40,9 @@ except ImportError as _error:  # pragma: no cover - exercised in a subprocess by
 
 from edgewise.graph.dbos import DBOSQueue, enqueue_workflow, workflow_id
 
-from .._run_deps import GraphAgentState
-from .._run_result import AgentRunResult
-from .._wrapper_agent import WrapperAgent, _Agent
+from .._run.result import AgentRunResult
+from .._run.state import GraphAgentState
+from ..agent._wrapper import WrapperAgent, _Agent
 from ..exceptions import AgentRunError, ApprovalRequired, CallDeferred, ModelRetry, UserError
 from ..messages import ModelMessage, ModelMessagesTypeAdapter, ModelResponse
 from ..models import Model

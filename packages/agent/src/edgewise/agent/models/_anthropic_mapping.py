@@ -12,6 +12,7 @@ from collections.abc import AsyncIterable, Iterator, Sequence
 from datetime import datetime, timezone
 from typing import Any, Literal
 
+from .._tools.definition import ToolDefinition
 from ..exceptions import UnexpectedModelBehavior, UserError
 from ..messages import (
     BinaryContent,
@@ -38,7 +39,6 @@ from ..messages import (
 from ..profiles import ModelProfile
 from ..profiles.anthropic import AnthropicModelProfile
 from ..settings import ModelSettings
-from ..tools import ToolDefinition
 from ..usage import RequestUsage
 from ._anthropic_native_tools import (
     anthropic_native_tools,

@@ -13,6 +13,7 @@ from typing import Any
 
 import pydantic_core
 
+from .._tools.definition import ToolDefinition
 from ..exceptions import UserError
 from ..messages import (
     BinaryContent,
@@ -32,7 +33,6 @@ from ..messages import (
 )
 from ..output import OutputObjectDefinition
 from ..profiles import ModelProfile
-from ..tools import ToolDefinition
 from ._request_parameters import ModelRequestParameters
 from ._streamed_response import StreamedResponse
 

@@ -19,9 +19,9 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, Self
 
 from typing_extensions import TypeVar
 
-from .._enqueue import EnqueueContent, PendingMessage, PendingMessagePriority
-from .._message_types import ModelMessage, ModelResponse, UserContent
-from .._usage_counts import RunUsage
+from .._message_flow.pending import EnqueueContent, PendingMessage, PendingMessagePriority
+from .._messages.model_messages import ModelMessage, ModelResponse, UserContent
+from .._messages.usage_counts import RunUsage
 from ..exceptions import UserError
 from ..native_tools import AbstractNativeTool
 from ..profiles import DEFAULT_PROFILE, ModelProfile, ModelProfileSpec
@@ -32,7 +32,7 @@ from ._streamed_response import StreamedResponse
 from ._thinking import resolve_thinking
 
 if TYPE_CHECKING:
-    from .._tool_definition import ToolDefinition
+    from .._tools.definition import ToolDefinition
     from ..providers import Provider
 
 __all__ = ('ALLOW_MODEL_REQUESTS', 'AgentDepsT', 'Model', 'RunContext', 'check_allow_model_requests')

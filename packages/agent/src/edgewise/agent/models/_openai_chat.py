@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import datetime, timezone
 from typing import Any, cast
 
+from .._tools.definition import ToolDefinition
 from ..exceptions import UnexpectedModelBehavior, UserError
 from ..messages import (
     BinaryContent,
@@ -33,7 +34,6 @@ from ..messages import (
 )
 from ..profiles import ModelProfile
 from ..profiles.openai import OpenAIModelProfile
-from ..tools import ToolDefinition
 from ..usage import RequestUsage
 from ._mapping import is_text_like, unsupported_file, uploaded_file_id, user_turn_items
 from ._openai_native_tools import chat_web_search_options

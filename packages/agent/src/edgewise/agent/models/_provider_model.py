@@ -29,7 +29,7 @@ from ._streamed_response import StreamedResponse
 from ._thinking import resolve_thinking
 
 if TYPE_CHECKING:
-    from ..tools import RunContext
+    from ._model import RunContext
 
 __all__ = ('ProviderModel',)
 

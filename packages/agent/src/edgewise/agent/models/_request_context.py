@@ -5,7 +5,7 @@ from __future__ import annotations as _annotations
 
 from dataclasses import dataclass
 
-from .._message_types import ModelMessage
+from .._messages.model_messages import ModelMessage
 from ..settings import ModelSettings
 from ._model import Model
 from ._request_parameters import ModelRequestParameters

@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Literal
 
-from .._message_types import ModelMessage, ModelRequest
-from .._tool_definition import ToolDefinition
+from .._messages.model_messages import ModelMessage, ModelRequest
+from .._tools.definition import ToolDefinition
 from ..native_tools import AbstractNativeTool
 from ..output import OutputMode, OutputObjectDefinition
 from ..settings import ThinkingLevel

@@ -10,8 +10,10 @@ from datetime import datetime, timezone
 
 import anyio
 
-from .._event_types import FinalResultEvent, ModelResponseStreamEvent, PartEndEvent, PartStartEvent
-from .._message_types import (
+from .._message_flow.events import FinalResultEvent, ModelResponseStreamEvent, PartEndEvent, PartStartEvent
+from .._message_flow.streamed_parts import PartsManager
+from .._messages.content import BinaryImage
+from .._messages.model_messages import (
     FilePart,
     FinishReason,
     ModelResponse,
@@ -19,9 +21,7 @@ from .._message_types import (
     TextPart,
     ToolCallPart,
 )
-from .._multimodal import BinaryImage
-from .._parts_manager import PartsManager
-from .._usage_counts import RequestUsage
+from .._messages.usage_counts import RequestUsage
 from ._request_parameters import ModelRequestParameters
 
 __all__ = ('StreamedResponse',)

@@ -10,7 +10,7 @@ import re
 from collections import OrderedDict
 from collections.abc import Sequence
 
-from .._usage_counts import RequestUsage
+from .._messages.usage_counts import RequestUsage
 from ..messages import (
     BinaryContent,
     FilePart,

@@ -8,9 +8,9 @@ from contextlib import asynccontextmanager
 from dataclasses import KW_ONLY, dataclass, field
 from typing import Any, TypeAlias
 
-from .._event_types import ModelResponseStreamEvent
+from .._message_flow.events import ModelResponseStreamEvent
 from .._threads import run_in_thread
-from .._tool_definition import ToolDefinition
+from .._tools.definition import ToolDefinition
 from ..exceptions import UserError
 from ..messages import FilePart, ModelMessage, ModelResponse, NativeToolCallPart, NativeToolReturnPart
 from ..native_tools import SUPPORTED_NATIVE_TOOLS, AbstractNativeTool

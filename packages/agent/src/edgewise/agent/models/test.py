@@ -12,8 +12,8 @@ from typing import Any, Literal
 
 import pydantic_core
 
-from .._event_types import ModelResponseStreamEvent
-from .._tool_definition import ToolDefinition
+from .._message_flow.events import ModelResponseStreamEvent
+from .._tools.definition import ToolDefinition
 from ..exceptions import UserError
 from ..messages import (
     BinaryImage,

@@ -8,9 +8,9 @@ from contextlib import asynccontextmanager
 from datetime import datetime
 from typing import Any
 
-from .._event_types import ModelResponseStreamEvent
-from .._message_types import ModelMessage, ModelResponse
-from .._usage_counts import RequestUsage
+from .._message_flow.events import ModelResponseStreamEvent
+from .._messages.model_messages import ModelMessage, ModelResponse
+from .._messages.usage_counts import RequestUsage
 from ..profiles import ModelProfile
 from ..settings import ModelSettings
 from ._model import Model, RunContext

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from .._deferred_capabilities import DEFERRED_CAPABILITY_TOOL_METADATA_KEY
+from .._messages.capability_loading import DEFERRED_CAPABILITY_TOOL_METADATA_KEY
 from ..models._model import AgentDepsT, RunContext
 from .abstract import AbstractToolset, ToolsetTool
 from .wrapper import WrapperToolset

@@ -8,14 +8,14 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
-from .._deferred_capabilities import (
+from .._functions.runners import normalize_instructions
+from .._messages.capability_loading import (
     CAPABILITY_LOAD_TOOL_KIND,
     LOAD_CAPABILITY_TOOL_NAME,
     LoadCapabilityArgs,
     LoadCapabilityReturn,
 )
-from .._run_options import normalize_instructions
-from .._tool_definition import ToolDefinition
+from .._tools.definition import ToolDefinition
 from ..exceptions import ModelRetry, UserError
 from ..models._model import AgentDepsT, RunContext
 from ._capability_owned import CapabilityOwnedToolset

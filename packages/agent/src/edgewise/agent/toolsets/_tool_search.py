@@ -22,8 +22,8 @@ from typing import Any, Literal, TypeAlias
 import pydantic
 from typing_extensions import TypedDict
 
-from .._message_types import ModelMessage, ModelRequest, NativeToolReturnPart, ToolReturnPart
-from .._tool_definition import ToolDefinition
+from .._messages.model_messages import ModelMessage, ModelRequest, NativeToolReturnPart, ToolReturnPart
+from .._tools.definition import ToolDefinition
 from ..exceptions import ModelRetry, UserError
 from ..models._model import AgentDepsT, RunContext
 from .abstract import ToolsetTool

@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, Literal, Protocol, Self
 
-from .._tool_definition import ToolDefinition
+from .._tools.definition import ToolDefinition
 from ..models._model import AgentDepsT, RunContext
 
 if TYPE_CHECKING:

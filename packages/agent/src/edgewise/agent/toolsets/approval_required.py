@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from .._tool_definition import ToolDefinition
+from .._tools.definition import ToolDefinition
 from ..exceptions import ApprovalRequired
 from ..models._model import AgentDepsT, RunContext
 from .abstract import ToolsetTool, register_wrapper

@@ -5,7 +5,7 @@ from __future__ import annotations as _annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
-from .._tool_definition import ToolDefinition
+from .._tools.definition import ToolDefinition
 from ..models._model import AgentDepsT, RunContext
 from ..tools import ToolsPrepareFunc
 from .abstract import AbstractToolset, register_wrapper

@@ -9,7 +9,7 @@ from typing import Any
 import pydantic
 from typing_extensions import deprecated
 
-from .._tool_definition import ToolDefinition
+from .._tools.definition import ToolDefinition
 from ..exceptions import UserError
 from ..models._model import AgentDepsT, RunContext
 from .abstract import AbstractToolset, ToolsetTool

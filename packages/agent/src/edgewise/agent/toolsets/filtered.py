@@ -6,7 +6,7 @@ import inspect
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-from .._tool_definition import ToolDefinition
+from .._tools.definition import ToolDefinition
 from ..models._model import AgentDepsT, RunContext
 from .abstract import ToolsetTool, register_wrapper
 from .wrapper import WrapperToolset

@@ -11,7 +11,7 @@ from typing import Any, overload
 import anyio
 from pydantic.json_schema import GenerateJsonSchema
 
-from .._function_schema import DocstringFormat, GenerateToolJsonSchema
+from .._functions.schema import DocstringFormat, GenerateToolJsonSchema
 from ..exceptions import ModelRetry, UserError
 from ..models._model import AgentDepsT, RunContext
 from ..tools import ArgsValidatorFunc, Tool, ToolDefinition, ToolFuncEither, ToolPrepareFunc

@@ -54,7 +54,7 @@ async def dbos_history(url: str, run_id: str, graph: Graph[Any, Any, Any]) -> li
 
 async def show_dbos_run(url: str, run_id: str) -> int:
     """Print a DBOS-run graph's status and its steps (one per node run), and its error if it failed."""
-    from .._dbos_runs import run_steps
+    from ..dbos._runs import run_steps
 
     try:
         info, error, steps = await run_steps(url, run_id)

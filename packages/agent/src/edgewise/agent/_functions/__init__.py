@@ -1,0 +1,8 @@
+"""The functions a user hands to an agent, read and called: tool and output functions, tool selectors.
+
+- `schema`: a function's signature and docstring as a JSON schema; its arguments validated and applied.
+- `docstrings`: descriptions read from google, numpy or sphinx docstrings.
+- `tool_selector`: which tools a capability applies to (a list of names, a predicate on `RunContext`, or all).
+
+Above `models`, where `RunContext` is defined next to `Model` (the two name each other).
+"""

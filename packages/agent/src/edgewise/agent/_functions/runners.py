@@ -1,0 +1,97 @@
+"""Runners of the functions a user gives an agent for its instructions, system prompts and output validators:
+each knows whether its function takes the `RunContext`, and calls it (sync or async)."""
+
+from __future__ import annotations as _annotations
+
+import inspect
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, TypeAlias
+
+from ..messages import SystemPromptPart
+from ..models._model import RunContext
+
+__all__ = (
+    'InstructionsItem',
+    'OutputValidator',
+    'SystemPromptRunner',
+    'call_user_function',
+    'normalize_instructions',
+    'system_prompt_parts',
+)
+
+
+async def call_user_function(function: Callable[..., Any], *args: Any) -> Any:
+    """Call a user's (sync or async) instructions, system prompt or validator function."""
+    result = function(*args)
+    if inspect.isawaitable(result):
+        result = await result
+    return result
+
+
+def _takes_ctx(function: Callable[..., Any], plain_arity: int) -> bool:
+    return len(inspect.signature(function).parameters) > plain_arity
+
+
+@dataclass
+class SystemPromptRunner:
+    """A system prompt or instructions function, knowing whether it takes the `RunContext`."""
+
+    function: Callable[..., Any]
+    """The function."""
+    dynamic: bool = False
+    """Re-evaluated when a run continues a message history holding its earlier output."""
+    takes_ctx: bool = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.takes_ctx = _takes_ctx(self.function, 0)
+
+    async def run(self, ctx: RunContext[Any]) -> str | None:
+        """The function's text (`None` or empty for none)."""
+        text: str | None = await call_user_function(self.function, *((ctx,) if self.takes_ctx else ()))
+        return text
+
+
+async def system_prompt_parts(
+    prompts: Sequence[str | SystemPromptRunner], ctx: RunContext[Any]
+) -> list[SystemPromptPart]:
+    """The system prompt parts of a run's first request: the texts, and each function's text (a dynamic one's
+    part is kept even when empty, so that a later run can fill it in)."""
+    parts: list[SystemPromptPart] = []
+    for prompt in prompts:
+        if isinstance(prompt, str):
+            parts.append(SystemPromptPart(prompt))
+        elif prompt.dynamic:
+            text = await prompt.run(ctx)
+            parts.append(SystemPromptPart(text or '', dynamic_ref=prompt.function.__qualname__))
+        elif text := await prompt.run(ctx):
+            parts.append(SystemPromptPart(text))
+    return parts
+
+
+@dataclass
+class OutputValidator:
+    """An output validator, knowing whether it takes the `RunContext`."""
+
+    function: Callable[..., Any]
+    """The function: `(output) -> output` or `(ctx, output) -> output`, sync or async."""
+    takes_ctx: bool = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.takes_ctx = _takes_ctx(self.function, 1)
+
+    async def validate(self, output: Any, ctx: RunContext[Any]) -> Any:
+        """Run the validator; it may return a changed output or raise `ModelRetry`."""
+        return await call_user_function(self.function, *((ctx, output) if self.takes_ctx else (output,)))
+
+
+InstructionsItem: TypeAlias = str | SystemPromptRunner
+
+
+def normalize_instructions(instructions: Any) -> list[str | SystemPromptRunner]:
+    """Instructions given as one text or function, or a sequence of them, as a list of texts and runners."""
+    if instructions is None:
+        return []
+    if isinstance(instructions, str) or callable(instructions):
+        instructions = [instructions]
+    return [item if isinstance(item, str) else SystemPromptRunner(item) for item in instructions]

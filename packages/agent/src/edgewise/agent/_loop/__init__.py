@@ -1,0 +1,15 @@
+"""The agent loop: the graph nodes of a run and what they hand work to.
+
+- `nodes`: `UserPromptNode -> ModelRequestNode -> CallToolsNode -> ... -> End`, the agent as an Edgewise graph.
+- `agent_run`: `AgentRun`, a run driven node by node (`Agent.iter`), with the capabilities' node hooks.
+- `history`: the message history as sent to the model.
+- `request_hooks`: the capabilities' hooks around a model request.
+- `model_stream`: `AgentStream`, one streamed model response (`ModelRequestNode.stream`).
+- `response_output`: validating a (partly streamed) response into an output value.
+- `empty_response`: what a response without text or tool calls means.
+- `step_tool_manager`: the `ToolManager` of each step (the tools listed, through `prepare_tools`).
+- `response_tool_calls`: running the function tool calls of one response (validation, retries, concurrency).
+- `call_tools_parts`: the parts a tool-call step answers with (output and skipped calls, retry prompts).
+- `output_hooks`: the capabilities' hooks around output validation and processing.
+- `run_hooks`: the capabilities' hooks around a whole run (`wrap_run`, `before_run`, `after_run`).
+"""

@@ -1,0 +1,127 @@
+"""What a tool-call step answers with: the status parts of output and skipped calls, how output failures count, the
+retry prompt for an answer with no output, the tool kinds stamped on calls, and the checkpoints of a durable step.
+"""
+
+from __future__ import annotations as _annotations
+
+import dataclasses
+from typing import Any
+
+import anyio
+
+from edgewise.graph import BaseNode, GraphRunContext
+
+from .._output.schema import OutputSchema
+from .._run.deps import GraphAgentDeps
+from .._run.state import GraphAgentState
+from ..exceptions import UnexpectedModelBehavior
+from ..messages import ModelRequestPart, ModelResponse, RetryPromptPart, ToolCallPart, ToolReturnPart
+from ..tools import RunContext
+
+__all__ = (
+    'OUTPUT_INVALID',
+    'OUTPUT_PROCESSED',
+    'OUTPUT_SKIPPED',
+    'TOOL_SKIPPED',
+    'Checkpoints',
+    'count_output_failure',
+    'no_output_retry',
+    'output_args_valid',
+    'skipped_call',
+    'status_part',
+    'tag_tool_calls',
+    'validate_output',
+)
+
+
+class Checkpoints:
+    """Stores each tool call's result in the running node's snapshot as the call finishes (durable runs), so that a
+    resumed step runs only the calls that had not finished."""
+
+    def __init__(
+        self,
+        node: BaseNode[Any, Any, Any],
+        ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[Any, Any]],
+        retries: int,
+    ) -> None:
+        self._node = node
+        self._ctx = ctx
+        # The output retry count as the step found it: the step's output calls are processed again on resume.
+        self._retries = retries
+        # Made by the first checkpoint: a step of one call (the most common) checkpoints nothing, as its result is
+        # in the next snapshot, and a lock costs more to make than the rest of this object.
+        self._lock: anyio.Lock | None = None
+
+    async def add(self, part: ModelRequestPart) -> None:
+        state, persistence = self._ctx.state, self._ctx.deps.persistence
+        assert persistence is not None
+        state.step_results.append(part)
+        if self._lock is None:
+            self._lock = anyio.Lock()
+        async with self._lock:  # concurrent calls: each write holds the results of the writes before it
+            await persistence.checkpoint(dataclasses.replace(state, retries=self._retries), self._node)
+
+
+def count_output_failure(state: GraphAgentState, ctx: RunContext[Any], error: Exception, failed: set[str]) -> None:
+    """Count a failed output tool call against its tool's budget (and the run's output retry count)."""
+    if ctx.retry >= ctx.max_retries:
+        state.check_incomplete_tool_call()
+        raise UnexpectedModelBehavior(f'Exceeded maximum output retries ({ctx.max_retries})') from error
+    assert ctx.tool_name is not None  # an output tool call's context
+    failed.add(ctx.tool_name)
+    state.retries += 1
+
+
+def tag_tool_calls(response: ModelResponse, tool_kinds: dict[str, str]) -> None:
+    """Give the calls of tools with a `tool_kind` (`search_tools`, `load_capability`) that kind (and their typed
+    part, `LoadCapabilityCallPart`), as pydantic-ai types them."""
+    response.parts = [
+        ToolCallPart.narrow_type(dataclasses.replace(part, tool_kind=kind))
+        if isinstance(part, ToolCallPart) and part.tool_kind is None and (kind := tool_kinds.get(part.tool_name))
+        else part
+        for part in response.parts
+    ]
+
+
+def no_output_retry(schema: OutputSchema, step_tools: dict[str, Any] | None) -> str:
+    """What the model is asked when its answer gives no output, as pydantic-ai 1.107 words it: the ways it has."""
+    ways: list[str] = []
+    if schema.tools:
+        ways.append('include your response in a tool call')
+    elif step_tools is None or step_tools:
+        ways.append('call a tool')
+    if schema.allows_image:
+        ways.append('return an image')
+    if schema.allow_text_output or schema.mode in ('native', 'prompted'):
+        ways.insert(0, 'return text')
+    return f'Please {" or ".join(ways)}.'
+
+
+OUTPUT_PROCESSED = 'Final result processed.'
+OUTPUT_SKIPPED = 'Output tool not used - a final result was already processed.'
+OUTPUT_INVALID = 'Output tool not used - output failed validation.'
+TOOL_SKIPPED = 'Tool not executed - a final result was already processed.'
+
+
+def skipped_call(part: ToolReturnPart | RetryPromptPart | None) -> bool:
+    return isinstance(part, ToolReturnPart) and part.content == TOOL_SKIPPED
+
+
+def output_args_valid(part: ToolReturnPart | RetryPromptPart, validated: bool | None) -> bool | None:
+    """`args_valid` of an output call's events, from how it was answered (as pydantic-ai sets it)."""
+    if isinstance(part, ToolReturnPart):
+        if part.content == OUTPUT_SKIPPED:
+            return None
+        if part.content == OUTPUT_INVALID:
+            return False
+    return validated
+
+
+def status_part(call: ToolCallPart, content: str) -> ToolReturnPart:
+    return ToolReturnPart(call.tool_name, content, call.tool_call_id)
+
+
+async def validate_output(output: Any, ctx: RunContext[Any], deps: GraphAgentDeps[Any, Any]) -> Any:
+    for validator in deps.output_validators:
+        output = await validator.validate(output, ctx)
+    return output

@@ -1,0 +1,170 @@
+"""The message history as sent to the model: adjacent requests merged as pydantic-ai 1.107 sends them, where a
+run's own messages start in a history that a capability rewrote, the user prompt of a request sent again, and the
+dynamic system prompts of a continued history re-evaluated."""
+
+from __future__ import annotations as _annotations
+
+import dataclasses
+import itertools
+from collections.abc import Sequence
+from typing import Any
+
+from .._run.deps import GraphAgentDeps
+from .._run.state import GraphAgentState
+from ..exceptions import UserError
+from ..messages import (
+    ModelMessage,
+    ModelMessagesTypeAdapter,
+    ModelRequest,
+    ModelRequestPart,
+    ModelResponse,
+    RetryPromptPart,
+    SystemPromptPart,
+    ToolReturnPart,
+    UserContent,
+    UserPromptPart,
+)
+from ..tools import RunContext
+
+__all__ = (
+    'check_prompt_fits',
+    'first_new_index',
+    'has_adjacent_same_kind',
+    'merge_adjacent',
+    'prompt_of',
+    'refresh_dynamic_prompts',
+    'sent_messages',
+    'validate_history',
+)
+
+
+def first_new_index(messages: list[ModelMessage], run_id: str, resumed: ModelRequest | None) -> int:
+    """Where the run's own messages start in a history a capability rewrote: after the request the run resumed
+    (found by identity, else by content), else at the first message of the run."""
+    if resumed is not None:
+        for index, message in enumerate(messages):
+            if message is resumed:
+                return index + 1
+        for index in range(len(messages) - 1, -1, -1):
+            message = messages[index]
+            if isinstance(message, ModelRequest) and (
+                message.parts,
+                message.timestamp,
+                message.instructions,
+                message.metadata,
+            ) == (resumed.parts, resumed.timestamp, resumed.instructions, resumed.metadata):
+                return index + 1
+    return next((i for i, m in enumerate(messages) if m.run_id == run_id), len(messages))
+
+
+def has_adjacent_same_kind(messages: Sequence[ModelMessage]) -> bool:
+    """Whether two requests (or two responses) follow each other in `messages`."""
+    return any(type(a) is type(b) for a, b in itertools.pairwise(messages))
+
+
+def sent_messages(state: GraphAgentState, deps: GraphAgentDeps[Any, Any]) -> list[ModelMessage]:
+    """The history as sent to the model: adjacent requests merged (and adjacent responses that did not come from a
+    model), as pydantic-ai sends them. Only histories given by the caller or changed by a capability can hold them,
+    so runs without those send their history as it is."""
+    history = state.message_history
+    if not deps.merge_adjacent:
+        return history
+    return merge_adjacent(history)
+
+
+def merge_adjacent(history: Sequence[ModelMessage]) -> list[ModelMessage]:
+    """`history` with adjacent requests merged, and adjacent responses that did not come from a model."""
+    merged: list[ModelMessage] = []
+    for message in history:
+        last = merged[-1] if merged else None
+        if (
+            isinstance(message, ModelRequest)
+            and isinstance(last, ModelRequest)
+            and (not last.instructions or not message.instructions or last.instructions == message.instructions)
+        ):
+            parts = sorted(
+                [*last.parts, *message.parts], key=lambda p: not isinstance(p, ToolReturnPart | RetryPromptPart)
+            )
+            merged[-1] = ModelRequest(
+                parts,
+                instructions=last.instructions or message.instructions,
+                timestamp=message.timestamp or last.timestamp,
+            )
+        elif (
+            isinstance(message, ModelResponse)
+            and isinstance(last, ModelResponse)
+            and synthetic_response(last)
+            and synthetic_response(message)
+        ):
+            merged[-1] = dataclasses.replace(last, parts=[*last.parts, *message.parts])
+        else:
+            merged.append(message)
+    return merged
+
+
+def synthetic_response(response: ModelResponse) -> bool:
+    return response.provider_response_id is None and response.provider_name is None and response.model_name is None
+
+
+def prompt_of(request: ModelRequest) -> str | list[UserContent] | None:
+    """The user prompt content of `request`: its one user prompt, or the contents of its user prompts in a list."""
+    prompts = [part.content for part in request.parts if isinstance(part, UserPromptPart)]
+    if not prompts:
+        return None
+    if len(prompts) == 1:
+        return prompts[0] if isinstance(prompts[0], str) else list(prompts[0])
+    combined: list[UserContent] = []
+    for content in prompts:
+        if isinstance(content, str):
+            combined.append(content)
+        else:
+            combined.extend(content)
+    return combined
+
+
+async def refresh_dynamic_prompts(history: list[Any], deps: GraphAgentDeps[Any, Any], ctx: RunContext[Any]) -> int:
+    """Re-evaluate the dynamic system prompts in `history`; the index of the first message replaced (or its length)."""
+    first = len(history)
+    dynamic = {p.function.__qualname__: p for p in deps.system_prompts if not isinstance(p, str) and p.dynamic}
+    if not dynamic:
+        return first
+    for index, message in enumerate(history):
+        if isinstance(message, ModelRequest) and any(
+            isinstance(p, SystemPromptPart) and p.dynamic_ref in dynamic for p in message.parts
+        ):
+            # A new message rather than an edit in place: the history belongs to the caller.
+            parts: list[ModelRequestPart] = []
+            for part in message.parts:
+                if isinstance(part, SystemPromptPart) and part.dynamic_ref in dynamic:
+                    text = await dynamic[part.dynamic_ref].run(ctx)
+                    part = SystemPromptPart(text or '', dynamic_ref=part.dynamic_ref)
+                parts.append(part)
+            history[index] = dataclasses.replace(message, parts=parts)
+            first = min(first, index)
+    return first
+
+
+def validate_history(history: Sequence[ModelMessage] | None) -> list[ModelMessage]:
+    """A run's `message_history` as a list of messages (dicts, as JSON brings them, validated into messages).
+
+    Raises:
+        UserError: an item is not a valid message.
+    """
+    if not history:
+        return []
+    if all(isinstance(m, ModelRequest | ModelResponse) for m in history):
+        return list(history)
+    try:
+        return ModelMessagesTypeAdapter.validate_python(list(history))
+    except Exception as exc:
+        raise UserError(f'`message_history` holds items that are not valid messages: {exc}') from exc
+
+
+def check_prompt_fits(user_prompt: Any, history: list[ModelMessage]) -> None:
+    """Refuse a new user prompt after a history whose last response has tool calls to answer.
+
+    Raises:
+        UserError: it has.
+    """
+    if user_prompt is not None and history and isinstance(last := history[-1], ModelResponse) and last.tool_calls:
+        raise UserError('Cannot provide a new user prompt when the message history contains unprocessed tool calls.')

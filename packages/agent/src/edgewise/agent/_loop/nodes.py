@@ -1,0 +1,793 @@
+"""The agent loop as an Edgewise graph: `UserPromptNode -> ModelRequestNode -> CallToolsNode -> ... -> End`.
+
+Nodes hold only serializable data (the prompt, a request, a response); everything else lives in the
+state (`GraphAgentState`, persisted) or the deps (`GraphAgentDeps`, per run). Each step does work in
+proportion to the new messages only: the history is appended to, never copied or re-validated.
+
+A model request or tool call node can also be streamed (`node.stream(ctx)`): it does its work while its events
+are read, and running it afterwards (`AgentRun.next`) returns the node that follows without doing the work
+again. Leaving a stream because of an error or a cancellation stops the model (its stream is closed) and the
+tools (they run in the reader's task, so the cancellation reaches them); the message history then holds only
+whole messages: a request without its response, or a response whose tool calls are answered by
+`Tool call cancelled.` returns.
+"""
+
+from __future__ import annotations as _annotations
+
+import dataclasses
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from functools import cache
+from typing import TYPE_CHECKING, Any, TypeAlias, Union
+
+import anyio
+import pydantic
+from typing_extensions import TypeVar
+
+from edgewise.graph import BaseNode, End, Graph, GraphRunContext
+
+from .. import _instrument
+from .._functions.runners import system_prompt_parts
+from .._message_flow.pending import take_pending
+from .._output.schema import output_template, validation_errors
+from .._run.deps import GraphAgentDeps, resolve_native_tools, stored_through, token_check
+from .._run.result import FinalResult
+from .._run.state import GraphAgentState
+from .._tools.deferred_calls import DeferredToolRequests, DeferredToolResults
+from ..exceptions import ModelRetry, SkipModelRequest, UserError
+from ..messages import (
+    BinaryImage,
+    FunctionToolCallEvent,
+    FunctionToolResultEvent,
+    HandleResponseEvent,
+    ModelRequest,
+    ModelRequestPart,
+    ModelResponse,
+    NativeToolCallPart,
+    OutputToolCallEvent,
+    OutputToolResultEvent,
+    RetryPromptPart,
+    TextPart,
+    ToolCallPart,
+    ToolReturnPart,
+    UserContent,
+    UserPromptPart,
+)
+from ..models import ModelRequestContext, ModelRequestParameters
+from ..tools import RunContext
+from .call_tools_parts import (
+    OUTPUT_INVALID,
+    OUTPUT_PROCESSED,
+    OUTPUT_SKIPPED,
+    TOOL_SKIPPED,
+    Checkpoints,
+    count_output_failure,
+    no_output_retry,
+    output_args_valid,
+    skipped_call,
+    status_part,
+    tag_tool_calls,
+    validate_output,
+)
+from .empty_response import NoOutput, no_output_answer
+from .history import prompt_of, refresh_dynamic_prompts, sent_messages
+from .model_stream import AgentStream
+from .output_hooks import OUTPUT_HOOKS, answer_through_hooks, output_call_through_hooks
+from .request_hooks import (
+    RESPONSE_HOOKS,
+    HookedResponse,
+    after_response,
+    hooked_request,
+    run_request_hooks,
+    streamed_through_hooks,
+)
+from .response_tool_calls import answer_deferred_inline, run_tool_calls, tool_retry_prompt, validate_for_events
+from .step_tool_manager import prepare_output_tools, prepare_step_tools
+
+__all__ = (
+    'UserPromptNode',
+    'ModelRequestNode',
+    'CallToolsNode',
+    'AgentNode',
+    'DeferredToolCallsNode',
+    'AgentStream',
+    'CANCELLED_TOOL_CONTENT',
+    'agent_graph',
+)
+
+DepsT = TypeVar('DepsT', default=None)
+NodeRunEndT = TypeVar('NodeRunEndT', covariant=True, default=Any)
+
+
+CANCELLED_TOOL_CONTENT = 'Tool call cancelled.'
+"""The return recorded for tool calls whose run was cancelled, so that no call is left unanswered."""
+
+_NEXT = '_edgewise_streamed_next'  # instance attribute (not a field: never persisted) holding a streamed result
+_VALIDATED = '_edgewise_validated_calls'  # instance attribute: the call validations a streamed node's events made
+
+
+def _now() -> datetime:
+    return datetime.now(tz=timezone.utc)
+
+
+def _take_streamed_next(node: object) -> Any:
+    """The node that follows `node`, if `node` was already run by streaming it (else `None`)."""
+    return node.__dict__.pop(_NEXT, None)
+
+
+def _check_not_streamed(node: object) -> None:
+    if _NEXT in node.__dict__:
+        raise UserError(f'This {type(node).__name__} has already been streamed; run the node it led to.')
+
+
+@dataclass
+class UserPromptNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalResult[NodeRunEndT]]):
+    """Builds the first request of the run: system prompts (for a new conversation) and the user prompt."""
+
+    user_prompt: str | Sequence[UserContent] | None
+    """The user prompt of the run, if any."""
+    deferred_tool_results: DeferredToolResults | None = None
+    """The answers to the deferred tool calls the message history ends on, when the run resumes them."""
+
+    async def run(
+        self, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]]
+    ) -> ModelRequestNode[DepsT, NodeRunEndT] | CallToolsNode[DepsT, NodeRunEndT]:
+        """Build the first request, or continue a message history that ends with a request or a response."""
+        state, deps = ctx.state, ctx.deps
+        history = state.message_history
+        if self.deferred_tool_results is not None:
+            return _resume_deferred(history, self.deferred_tool_results, self.user_prompt)
+        if self.user_prompt is None and history and isinstance(history[-1], ModelRequest):
+            # The last request is sent again: its user prompt is the run's (for `ctx.prompt`, as in pydantic-ai).
+            deps.prompt = prompt_of(history[-1]) or deps.prompt
+        run_ctx = deps.run_context(state)
+        parts: list[ModelRequestPart] = []
+        kept = len(history)  # the messages before this index are as this node's snapshot holds them
+        if not history:
+            parts.extend(await system_prompt_parts(deps.system_prompts, run_ctx))
+        else:
+            kept = await refresh_dynamic_prompts(history, deps, run_ctx)
+        if self.user_prompt is not None:
+            parts.append(UserPromptPart(self.user_prompt))
+        elif not parts and history:
+            last = history[-1]
+            if isinstance(last, ModelRequest):
+                # Re-send the last request of the history (e.g. one whose answer failed) with this run's
+                # instructions; it keeps its run id, and stays out of `new_messages` (as in pydantic-ai).
+                history.pop()
+                request = ModelRequest(
+                    last.parts, run_id=last.run_id, conversation_id=last.conversation_id, metadata=last.metadata
+                )
+                request.instructions = await deps.instructions_text(state)
+                deps.resumed_request = request
+                stored_through(ctx, min(kept, len(history)))
+                return ModelRequestNode(request)
+            if last.tool_calls or not await deps.instructions_text(state):
+                # Continue a conversation whose last response still has tool calls to handle, or that has nothing
+                # new to send: its last response is handled again.
+                stored_through(ctx, kept)
+                return CallToolsNode(last)
+            # A history ending with a plain response, and instructions: send them alone (as pydantic-ai).
+        instructions = await deps.instructions_text(state)
+        stored_through(ctx, kept)
+        return ModelRequestNode(ModelRequest(parts, instructions=instructions))
+
+
+def _resume_deferred(
+    history: list[Any], results: DeferredToolResults, user_prompt: str | Sequence[UserContent] | None
+) -> CallToolsNode[Any, Any]:
+    """The node that answers the deferred calls of the history's last response with `results`."""
+    if not history:
+        raise UserError('Tool call results were provided, but the message history is empty.')
+    response = next((m for m in reversed(history) if isinstance(m, ModelResponse)), None)
+    if response is None:
+        raise UserError('Tool call results were provided, but the message history does not contain a `ModelResponse`.')
+    if not any(isinstance(p, ToolCallPart) for p in response.parts):
+        raise UserError(
+            'Tool call results were provided, but the message history does not contain any unprocessed tool calls.'
+        )
+    answers = results.to_tool_call_results()
+    if history[-1] is not response:
+        for part in history[-1].parts:
+            if isinstance(part, ToolReturnPart | RetryPromptPart) and part.tool_call_id in answers:
+                raise UserError(
+                    f'Tool call {part.tool_call_id!r} was already executed and its result cannot be overridden.'
+                )
+    return CallToolsNode(
+        response, tool_call_results=answers, tool_call_metadata=results.metadata or None, user_prompt=user_prompt
+    )
+
+
+@dataclass
+class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalResult[NodeRunEndT]]):
+    """Sends a request to the model and records its response."""
+
+    request: ModelRequest
+    """The request to send."""
+
+    async def run(
+        self, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]]
+    ) -> CallToolsNode[DepsT, NodeRunEndT] | ModelRequestNode[DepsT, NodeRunEndT]:
+        """Check the request limit, send the request, record the response and its usage (a capability's hook may
+        answer instead of the model, or ask the model again with a new `ModelRequestNode`)."""
+        if (streamed := _take_streamed_next(self)) is not None:
+            return streamed  # type: ignore[no-any-return]
+        state, deps = ctx.state, ctx.deps
+        try:
+            params = await self.prepare_request(ctx)
+        except SkipModelRequest as skip:  # from a `before_model_request` hook
+            return await self._finish_hooked(ctx, await self._skipped(ctx, skip.response))
+        model = deps.model
+        with _instrument.span_if(
+            deps.tracing, 'chat {model_name}', model_name=model.model_name, run_step=state.run_step
+        ):
+            root = deps.root_capability
+            if root is not None and (deps.hooked & RESPONSE_HOOKS or root.overrides('wrap_model_request')):
+                outcome = await hooked_request(ctx, params, self._settings, deps.run_context(state))
+                return await self._finish_hooked(ctx, outcome)
+            response = await model.request(sent_messages(state, deps), self._settings, params)
+        return self.record_response(ctx, response)
+
+    async def _skipped(
+        self, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]], response: ModelResponse
+    ) -> HookedResponse:
+        """The response a `before_model_request` hook gave with `SkipModelRequest`, through `after_model_request`."""
+        state, deps = ctx.state, ctx.deps
+        request_context = ModelRequestContext(
+            model=deps.model, messages=state.message_history[:], model_settings=self._settings,
+            model_request_parameters=ModelRequestParameters(),
+        )  # fmt: skip
+        outcome = HookedResponse(request_context)
+        try:
+            outcome.response = await after_response(
+                deps.root_capability, deps, deps.run_context(state), request_context, response
+            )
+        except ModelRetry as retry:
+            outcome.retry, outcome.sent = retry, response
+        return outcome
+
+    async def _finish_hooked(
+        self, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]], outcome: HookedResponse
+    ) -> CallToolsNode[DepsT, NodeRunEndT] | ModelRequestNode[DepsT, NodeRunEndT]:
+        """Record what the hooks gave: the response, or (on a hook's `ModelRetry`) the model's response if it
+        answered, then a retry prompt in a new request (counted against the output retries)."""
+        if outcome.retry is None:
+            assert outcome.response is not None
+            return self.record_response(ctx, outcome.response)
+        if outcome.sent is not None:
+            self.record_response(ctx, outcome.sent)
+            ctx.state.response_in_node = False  # the node that follows does not hold it
+        state, deps = ctx.state, ctx.deps
+        state.increment_retries(deps.max_result_retries, outcome.retry)
+        retry = RetryPromptPart(outcome.retry.message)
+        return ModelRequestNode(ModelRequest([retry], instructions=await deps.instructions_text(state)))
+
+    def stream(
+        self, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]]
+    ) -> AbstractAsyncContextManager[AgentStream[DepsT, Any]]:
+        """Send the request as a streamed request: `async with node.stream(run.ctx) as events: async for ...`.
+
+        The model's events come as they arrive, with a `FinalResultEvent` at the first candidate for the
+        final result. Running the node afterwards returns the `CallToolsNode` for the streamed response.
+        """
+        return self._stream(ctx)
+
+    @asynccontextmanager
+    async def _stream(
+        self, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]]
+    ) -> AsyncIterator[AgentStream[DepsT, Any]]:
+        _check_not_streamed(self)
+        state, deps = ctx.state, ctx.deps
+        params = await self.prepare_request(ctx)
+        run_ctx = deps.run_context(state)
+        model = deps.model
+        with _instrument.span_if(
+            deps.tracing, 'chat {model_name}', model_name=model.model_name, run_step=state.run_step
+        ):
+            root = deps.root_capability
+            if root is not None and root.overrides('wrap_model_request'):
+                async with streamed_through_hooks(ctx, params, self._settings, run_ctx) as held:
+                    assert held.stream is not None  # set before the block starts
+                    stream: AgentStream[DepsT, Any] = AgentStream(held.stream, ctx, token_check(state, deps))
+                    yield stream
+                    async for _ in stream:
+                        pass
+                assert held.final is not None  # the hooks returned a response (or raised)
+                self.__dict__[_NEXT] = await self._finish_streamed(ctx, run_ctx, params, held.final)
+                return
+            async with model.request_stream(sent_messages(state, deps), self._settings, params, run_ctx) as response:
+                stream = AgentStream[DepsT, Any](response, ctx, token_check(state, deps))
+                yield stream
+                async for _ in stream:  # a reader that stops early still gets the whole response recorded
+                    pass
+                self.__dict__[_NEXT] = await self._finish_streamed(ctx, run_ctx, params, response.get())
+
+    async def _finish_streamed(
+        self,
+        ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]],
+        run_ctx: RunContext[DepsT],
+        params: ModelRequestParameters,
+        response: ModelResponse,
+    ) -> CallToolsNode[DepsT, NodeRunEndT] | ModelRequestNode[DepsT, NodeRunEndT]:
+        """Record a streamed response (through the `after_model_request` hooks, if the run has any)."""
+        deps = ctx.deps
+        if 'after_model_request' not in deps.hooked:
+            return self.record_response(ctx, response)
+        request_context = ModelRequestContext(
+            model=deps.model, messages=sent_messages(ctx.state, deps), model_settings=self._settings,
+            model_request_parameters=params,
+        )  # fmt: skip
+        outcome = HookedResponse(request_context)
+        try:
+            outcome.response = await after_response(deps.root_capability, deps, run_ctx, request_context, response)
+        except ModelRetry as retry:
+            outcome.retry, outcome.sent = retry, response
+        return await self._finish_hooked(ctx, outcome)
+
+    async def prepare_request(
+        self, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]]
+    ) -> ModelRequestParameters:
+        """Check the usage limits, add the request to the history and build the request's parameters and settings
+        (then run the capabilities' `before_model_request` hooks, such as history processors)."""
+        state, deps = ctx.state, ctx.deps
+        history = state.message_history
+        deps.usage_limits.check_before_request(state.usage, history)
+        request = self.request
+        request.timestamp = _now()
+        if deps.durable:  # the next snapshot stores the messages from this request on
+            state.message_offset = len(history)
+            state.response_in_node = False
+        history.append(request)
+        if queue := state.pending_messages:  # enqueued 'asap': after the request in the history, sent merged with it
+            history.extend(queued := take_pending(queue, 'asap', state.run_id, state.conversation_id))
+            deps.merge_adjacent = deps.merge_adjacent or bool(queued)
+        if request is not deps.resumed_request or history[-1] is request:  # resent and followed: ids kept (pydantic-ai)
+            request.run_id = request.run_id or state.run_id
+            request.conversation_id = request.conversation_id or state.conversation_id
+        state.run_step += 1
+        await prepare_step_tools(state, deps)
+        schema = deps.output_schema
+        params = ModelRequestParameters(
+            function_tools=list(deps.request_tools),
+            output_mode=schema.mode,
+            output_object=schema.object_def,
+            output_tools=await prepare_output_tools(state, deps),
+            # As in pydantic-ai: native and prompted output arrive as text, so the model is told text is allowed.
+            allow_text_output=schema.allow_text_output or schema.mode in ('native', 'prompted'),
+            allow_image_output=schema.allows_image,
+        )
+        if schema.mode in ('prompted', 'native'):
+            params.prompted_output_template = output_template(schema, deps.model.profile)
+        if deps.native_tools:
+            params.native_tools = await resolve_native_tools(deps.native_tools, deps.run_context(state))
+        params = deps.model.customize_request_parameters(params)
+        settings = deps.model_settings
+        if deps.settings_resolver is not None or deps.request_hooks:
+            run_ctx = deps.run_context(state)
+            if deps.settings_resolver is not None:
+                settings = deps.settings_resolver(run_ctx)
+            if deps.request_hooks:
+                settings, params = await run_request_hooks(ctx, run_ctx, settings, params)
+        self.__dict__['_settings'] = settings
+        state.last_max_tokens = (settings or {}).get('max_tokens')
+        return params
+
+    @property
+    def _settings(self) -> Any:
+        return self.__dict__.get('_settings')
+
+    def record_response(
+        self, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]], response: ModelResponse
+    ) -> CallToolsNode[DepsT, NodeRunEndT]:
+        """Add the model's response to the history and the usage; check the token limits."""
+        state, deps = ctx.state, ctx.deps
+        response.run_id = state.run_id
+        response.conversation_id = state.conversation_id
+        state.usage.incr(response.usage)
+        if deps.tool_kinds:
+            tag_tool_calls(response, deps.tool_kinds)
+        state.message_history.append(response)
+        # The snapshot of the `CallToolsNode` below holds the response: its state need not hold it too.
+        state.response_in_node = deps.durable
+        if deps.usage_limits.has_token_limits():
+            deps.usage_limits.check_tokens(state.usage, state.message_history)
+        return CallToolsNode(response)
+
+
+@dataclass
+class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalResult[NodeRunEndT]]):
+    """Handles a model response: runs its tool calls, or validates its output; ends the run or asks again."""
+
+    model_response: ModelResponse
+    """The response to handle."""
+    tool_call_results: dict[str, Any] | None = None
+    """When a run resumes deferred calls: the answer to each call by id (see `DeferredToolResults`)."""
+    tool_call_metadata: dict[str, Any] | None = None
+    """When a run resumes deferred calls: the metadata given with the answers, by call id."""
+    user_prompt: str | Sequence[UserContent] | None = None
+    """When a run resumes deferred calls: a prompt sent after the tool results."""
+
+    async def run(
+        self, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]]
+    ) -> _CallToolsNext[DepsT, NodeRunEndT]:
+        """End the run with a valid output, or send tool results and retry prompts in a new request."""
+        if (streamed := _take_streamed_next(self)) is not None:
+            return streamed  # type: ignore[no-any-return]
+        stored = len(ctx.state.message_history)
+        calls = [p for p in self.model_response.parts if isinstance(p, ToolCallPart)]
+        if calls:
+            next_node = await self._handle_tool_calls(ctx, calls)
+        else:
+            next_node = await self._handle_text(ctx)
+        stored_through(ctx, stored)
+        return next_node
+
+    def stream(
+        self, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]]
+    ) -> AbstractAsyncContextManager[AsyncIterator[HandleResponseEvent]]:
+        """Handle the response while streaming its tool call events: `async with node.stream(run.ctx) as events`.
+
+        Gives a `FunctionToolCallEvent` (or `OutputToolCallEvent`) per tool call, then, once the calls have
+        run, a `FunctionToolResultEvent` (or `OutputToolResultEvent`) per call, in call order.
+        """
+        return self._stream(ctx)
+
+    @asynccontextmanager
+    async def _stream(
+        self, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]]
+    ) -> AsyncIterator[AsyncIterator[HandleResponseEvent]]:
+        _check_not_streamed(self)
+        events = self._handle_events(ctx)
+        try:
+            yield events
+            async for _ in events:
+                pass
+        finally:
+            await events.aclose()
+
+    async def _handle_events(
+        self, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]]
+    ) -> AsyncGenerator[HandleResponseEvent]:
+        state = ctx.state
+        output_tools = ctx.deps.output_schema.tools
+        calls = [p for p in self.model_response.parts if isinstance(p, ToolCallPart)]
+        answers = self.tool_call_results or {}
+        valid, validations = await validate_for_events(calls, state, ctx.deps, answers, self.tool_call_metadata)
+        self.__dict__[_VALIDATED] = validations
+        # As pydantic-ai orders them: the output calls first, each with its result as it is processed (so, here,
+        # after the step: only then are they known), then the calls of known tools, then those of unknown tools.
+        outputs = [call for call in calls if call.tool_name in output_tools]
+        known = {*output_tools, *(ctx.deps.step_tool_functions or {})}
+        others = sorted((c for c in calls if c.tool_name not in output_tools), key=lambda c: c.tool_name not in known)
+        if not outputs:
+            for call in others:
+                yield FunctionToolCallEvent(call, args_valid=valid.get(call.tool_call_id))
+        history = state.message_history
+        size = len(history)
+        try:
+            next_node = await self.run(ctx)
+        except anyio.get_cancelled_exc_class():
+            if calls and len(history) == size:
+                now = _now()
+                returns = [ToolReturnPart(c.tool_name, CANCELLED_TOOL_CONTENT, c.tool_call_id, outcome='failed',
+                                          timestamp=now) for c in calls]  # fmt: skip
+                history.append(
+                    ModelRequest(returns, timestamp=now, run_id=state.run_id, conversation_id=state.conversation_id)
+                )
+            raise
+        self.__dict__[_NEXT] = next_node
+        if not calls:
+            return
+        request = getattr(next_node, 'request', None)
+        if request is None:  # the run ended: the output tool's acknowledgement closed the history
+            request = history[-1]
+        by_id = {p.tool_call_id: p for p in request.parts if isinstance(p, ToolReturnPart | RetryPromptPart)}
+        for call in outputs:
+            if (part := by_id.get(call.tool_call_id)) is None:
+                continue
+            args_valid = output_args_valid(part, valid.get(call.tool_call_id))
+            yield OutputToolCallEvent(call, args_valid=args_valid)
+            yield OutputToolResultEvent(part)
+            if not (isinstance(part, ToolReturnPart) and part.content == OUTPUT_PROCESSED):
+                # pydantic-ai 1.x also gives the function tool events of an output call that was not the output
+                # (skipped, invalid, failed), for consumers that match only those.
+                yield FunctionToolCallEvent(call, args_valid=args_valid)
+                yield FunctionToolResultEvent(part)
+        if outputs:  # the calls the 'early' strategy skipped give no events (pydantic-ai)
+            others = [c for c in others if not skipped_call(by_id.get(c.tool_call_id))]
+            for call in others:
+                yield FunctionToolCallEvent(call, args_valid=valid.get(call.tool_call_id))
+        answered = {call.tool_call_id for call in others}
+        for call in calls:  # the results in call order
+            if call.tool_call_id in answered and (part := by_id.get(call.tool_call_id)) is not None:
+                yield FunctionToolResultEvent(part)
+
+    async def _handle_text(
+        self, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]]
+    ) -> ModelRequestNode[DepsT, NodeRunEndT] | End[FinalResult[NodeRunEndT]]:
+        state, deps = ctx.state, ctx.deps
+        schema = deps.output_schema
+        if schema.allows_image and (images := self.model_response.images):
+            return await self._handle_image(ctx, images[0])  # an image is the output before any text (pydantic-ai)
+        texts: list[str] = []
+        for part in self.model_response.parts:
+            if isinstance(part, TextPart):
+                texts.append(part.content)
+            elif isinstance(part, NativeToolCallPart):
+                texts = []  # text before a call of the provider's tools is commentary, not the answer (pydantic-ai)
+        run_ctx = deps.run_context(state, retry=state.retries, max_retries=deps.max_result_retries)
+        retry: RetryPromptPart
+        if not texts:
+            answer = no_output_answer(self.model_response, state.message_history, deps)
+            if answer is None:
+                # An empty answer: ask again with an empty request, as pydantic-ai does.
+                state.increment_retries(deps.max_result_retries)
+                return ModelRequestNode(ModelRequest([], instructions=await deps.instructions_text(state)))
+            if isinstance(answer, NoOutput):
+                try:
+                    if answer.retry is not None:
+                        raise ModelRetry(answer.retry)
+                    if deps.hooked & OUTPUT_HOOKS:
+                        return End(FinalResult(await answer_through_hooks(deps, run_ctx, 'none', None)))
+                    return End(FinalResult(await validate_output(None, run_ctx, deps)))
+                except ModelRetry as exc:
+                    state.increment_retries(deps.max_result_retries, exc)
+                    retry = RetryPromptPart(exc.message)
+                return ModelRequestNode(ModelRequest([retry], instructions=await deps.instructions_text(state)))
+            texts = [answer]
+        text = ''.join(texts)
+        try:
+            if not text or (schema.object_processor is None and not schema.allow_text_output):
+                raise ModelRetry(no_output_retry(schema, deps.step_tools))
+            if deps.hooked & OUTPUT_HOOKS:
+                output = await answer_through_hooks(deps, run_ctx, 'text' if schema.allow_text_output else 'json', text)
+            elif schema.allow_text_output:
+                output = await validate_output(await schema.process_text(text, run_ctx), run_ctx, deps)
+            else:
+                value = schema.parse_json_text(text, deps.validation_context_for(run_ctx))
+                processor = schema.object_processor
+                assert processor is not None
+                output = await validate_output(await processor.finish(value, run_ctx), run_ctx, deps)
+        except pydantic.ValidationError as exc:
+            state.increment_retries(deps.max_result_retries, exc)
+            retry = RetryPromptPart(validation_errors(exc))
+        except ModelRetry as exc:
+            state.increment_retries(deps.max_result_retries, exc)
+            retry = RetryPromptPart(exc.message)
+        else:
+            return End(FinalResult(output))
+        instructions = await deps.instructions_text(state)
+        return ModelRequestNode(ModelRequest([retry], instructions=instructions))
+
+    async def _handle_image(
+        self, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]], image: BinaryImage
+    ) -> ModelRequestNode[DepsT, NodeRunEndT] | End[FinalResult[NodeRunEndT]]:
+        """The image is the output, once the output validators pass it (a `ModelRetry` from one asks again)."""
+        state, deps = ctx.state, ctx.deps
+        run_ctx = deps.run_context(state, retry=state.retries, max_retries=deps.max_result_retries)
+        try:
+            hooked = deps.hooked & OUTPUT_HOOKS
+            output = await (
+                answer_through_hooks(deps, run_ctx, 'image', image) if hooked else validate_output(image, run_ctx, deps)
+            )
+        except ModelRetry as exc:
+            state.increment_retries(deps.max_result_retries, exc)
+            retry = RetryPromptPart(exc.message)
+            return ModelRequestNode(ModelRequest([retry], instructions=await deps.instructions_text(state)))
+        return End(FinalResult(output))
+
+    async def _handle_tool_calls(
+        self, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]], calls: list[ToolCallPart]
+    ) -> _CallToolsNext[DepsT, NodeRunEndT]:
+        state, deps = ctx.state, ctx.deps
+        start_retries = state.retries
+        output_tools = deps.output_schema.tools
+        if deps.step_output_tools is not None:  # a `prepare_output_tools` hook hid some: calls of those are unknown
+            output_tools = {name: p for name, p in output_tools.items() if name in deps.step_output_tools}
+        step_tools = deps.step_tools
+        if step_tools is None:  # resumed: the step's tools were not prepared in this process
+            step_tools = await prepare_step_tools(state, deps)
+        parts: list[ModelRequestPart] = []
+        if self.tool_call_results is not None:
+            calls = self._calls_to_resume(state, calls)
+            deps.merge_adjacent = True  # the request of the calls that ran and the new one: sent as one
+        output_calls = [c for c in calls if c.tool_name in output_tools]
+        function_calls = [c for c in calls if c.tool_name in step_tools and c.tool_name not in output_tools]
+        unknown_calls = [c for c in calls if c.tool_name not in step_tools and c.tool_name not in output_tools]
+        final: FinalResult[Any] | None = None
+        failed_outputs: set[str] = set()
+        # Output calls in order, as pydantic-ai 1.x: the first valid one is the output; 'exhaustive' processes the
+        # later ones too ('early' and 'graceful' skip them). A failure before the output is a retry prompt; after
+        # it, invalid arguments are only reported (a `ModelRetry` from an output function or validator is still a
+        # retry prompt). Function tools run after an output, except with 'early'.
+        for call in output_calls:
+            if final is not None and deps.end_strategy != 'exhaustive':
+                parts.append(status_part(call, OUTPUT_SKIPPED))
+                continue
+            processor = output_tools[call.tool_name]
+            # Each output tool has its own retry count and budget, as function tools do (pydantic-ai 1.107).
+            budget = deps.max_result_retries if processor.max_retries is None else processor.max_retries
+            call_ctx = deps.run_context(
+                state, tool_name=call.tool_name, tool_call_id=call.tool_call_id,
+                retry=state.tool_retries.get(call.tool_name, 0), max_retries=budget,
+            )  # fmt: skip
+            validation_context = deps.validation_context_for(call_ctx)  # also set on call_ctx, so validator_ctx's
+            # Output validators see the run's output retry count and budget, whichever path the output took.
+            validator_ctx = dataclasses.replace(call_ctx, retry=state.retries, max_retries=deps.max_result_retries)
+            try:
+                if deps.hooked & OUTPUT_HOOKS:
+                    output = await output_call_through_hooks(deps, processor, call, call_ctx, validator_ctx)
+                else:
+                    value = processor.validate(call.args, validation_context)
+                    output = await processor.finish(value, call_ctx)
+                    output = await validate_output(output, validator_ctx, deps)
+            except pydantic.ValidationError as exc:
+                if final is not None:
+                    parts.append(status_part(call, OUTPUT_INVALID))
+                    continue
+                count_output_failure(state, call_ctx, exc, failed_outputs)
+                parts.append(tool_retry_prompt(call, validation_errors(exc)))
+            except ModelRetry as exc:
+                if final is None:
+                    count_output_failure(state, call_ctx, exc, failed_outputs)
+                elif call_ctx.retry >= budget:  # the output is given, and this tool has no retry left: only noted
+                    parts.append(status_part(call, 'Output tool not used - output function execution failed.'))
+                    continue
+                parts.append(tool_retry_prompt(call, exc.message))
+            else:
+                parts.append(status_part(call, OUTPUT_PROCESSED))
+                final = final or FinalResult(output, call.tool_name, call.tool_call_id)
+        prior_tool_retries = state.tool_retries
+        skipped_from = len(parts)
+        if final is not None and deps.end_strategy == 'early':
+            # The calls of plain function tools first, then those of external tools and tools needing approval
+            # (each in call order), as pydantic-ai 1.107 skips them.
+            skipping = sorted(function_calls, key=lambda c: step_tools[c.tool_name].kind in ('external', 'unapproved'))
+            parts.extend(status_part(call, TOOL_SKIPPED) for call in skipping)
+            function_calls = []
+        # Unknown tools are retried like tools (their own retry count, the agent's tool budget), as in pydantic-ai.
+        on_result = None if deps.persistence is None else Checkpoints(self, ctx, start_retries).add
+        outcome = await run_tool_calls(
+            function_calls,
+            state,
+            deps,
+            unknown_calls,
+            self.tool_call_results,
+            self.tool_call_metadata,
+            on_result,
+            self.__dict__.pop(_VALIDATED, None),
+        )
+        if final is None and outcome.has_deferred:
+            await answer_deferred_inline(outcome, function_calls, state, deps, on_result)
+        state.step_results = []
+        if failed_outputs:  # counted in a row with the function tools' (whose counts `run_tool_calls` set)
+            state.tool_retries = {**state.tool_retries, **{n: prior_tool_retries.get(n, 0) + 1 for n in failed_outputs}}
+        parts.extend(outcome.parts)
+        if final is not None and deps.end_strategy == 'early' and unknown_calls:
+            # The skipped calls and the unknown ones answered in the order they were called, as pydantic-ai.
+            order = {call.tool_call_id: index for index, call in enumerate(calls)}
+            parts[skipped_from:] = sorted(
+                parts[skipped_from:], key=lambda p: order.get(getattr(p, 'tool_call_id', ''), 0)
+            )
+        if final is not None and outcome.has_deferred:
+            # The output is given: the deferred calls get an answer so that the history has no open call.
+            skipped = TOOL_SKIPPED
+            parts.extend(status_part(call, skipped) for call in [*outcome.deferred.calls, *outcome.deferred.approvals])
+        elif outcome.has_deferred:
+            if not deps.output_schema.allows_deferred_tools:
+                raise UserError(
+                    'A deferred tool call was present, but `DeferredToolRequests` is not among output types. '
+                    'To resolve this, add `DeferredToolRequests` to the list of output types for this agent.'
+                )
+            final = FinalResult(outcome.deferred)
+            if deps.stores_waiting:
+                if parts:
+                    state.message_history.append(
+                        ModelRequest(
+                            parts, timestamp=_now(), run_id=state.run_id, conversation_id=state.conversation_id
+                        )
+                    )
+                return DeferredToolCallsNode(outcome.deferred)  # type: ignore[return-value]  # see _CallToolsNext
+        if self.user_prompt is not None and final is None:
+            parts.append(UserPromptPart(self.user_prompt))
+        if final is not None:
+            if not parts:
+                return End(final)
+            # The output tool's acknowledgement closes the conversation, so that it can be continued later.
+            closing = ModelRequest(parts, timestamp=_now(), run_id=state.run_id, conversation_id=state.conversation_id)
+            state.message_history.append(closing)
+            return End(final)
+        instructions = await deps.instructions_text(state)
+        return ModelRequestNode(ModelRequest(parts, instructions=instructions))
+
+    def _calls_to_resume(self, state: GraphAgentState, calls: list[ToolCallPart]) -> list[ToolCallPart]:
+        """The calls a resumed run still has to answer: those the request after the response (if any) does not
+        answer already. That request stays in the history as it is, and the new request holds only the new answers
+        (as pydantic-ai 1.107).
+
+        Raises:
+            UserError: the results do not answer exactly the calls left open.
+        """
+        history = state.message_history
+        answers = self.tool_call_results or {}
+        answered: set[str] = set()
+        if history and history[-1] is not self.model_response and isinstance(last := history[-1], ModelRequest):
+            answered = {p.tool_call_id for p in last.parts if isinstance(p, ToolReturnPart | RetryPromptPart)}
+        open_calls = [c for c in calls if c.tool_call_id not in answered]
+        expected = {c.tool_call_id for c in open_calls}
+        if expected != set(answers):
+            raise UserError(
+                'Tool call results need to be provided for all deferred tool calls. '
+                f'Expected: {expected}, got: {set(answers)}'
+            )
+        return open_calls
+
+
+@dataclass
+class DeferredToolCallsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalResult[NodeRunEndT]]):
+    """A stored run waiting for the answers to its deferred tool calls (approvals, outside results).
+
+    A run with a durable persistence that stops on deferred calls is stored with this node next: the run is
+    `'waiting'`, and the node's fields hold the pending calls. The run's result meanwhile has the requests as
+    its output, as without a persistence. Resuming the stored run with `deferred_tool_results` runs this node,
+    which answers the calls and goes on.
+    """
+
+    requests: DeferredToolRequests
+    """The calls waiting: external ones (`calls`) and ones needing approval (`approvals`)."""
+    waiting_for: str = ''
+    """What the run waits for, as `edgewise runs list` shows it: `'approval'`, `'tool results'` or both."""
+
+    def __post_init__(self) -> None:
+        if not self.waiting_for:
+            kinds = [k for k, calls in (('approval', self.requests.approvals), ('tool results', self.requests.calls))
+                     if calls]  # fmt: skip
+            self.waiting_for = ' and '.join(kinds)
+
+    async def run(
+        self, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]]
+    ) -> CallToolsNode[DepsT, NodeRunEndT]:
+        """Answer the pending calls with the resumed run's `deferred_tool_results`.
+
+        Raises:
+            UserError: the run was resumed without them.
+        """
+        results, ctx.deps.deferred_tool_results = ctx.deps.deferred_tool_results, None
+        if results is None:
+            pending = [c.tool_call_id for c in (*self.requests.approvals, *self.requests.calls)]
+            raise UserError(
+                f'The run is waiting for {self.waiting_for} of tool calls {pending}: resume it with '
+                '`deferred_tool_results=DeferredToolResults(...)` answering them.'
+            )
+        return _resume_deferred(ctx.state.message_history, results, None)
+
+
+if TYPE_CHECKING:
+    # Typed code sees pydantic-ai's `ModelRequestNode | End` after a `CallToolsNode`; the graph's edges also
+    # have the wait of a stored run on deferred tool calls, which `AgentRun` never hands out (its iteration
+    # stops there).
+    _CallToolsNext: TypeAlias = ModelRequestNode[DepsT, NodeRunEndT] | End[FinalResult[NodeRunEndT]]
+else:
+    _CallToolsNext: TypeAlias = Union[  # noqa: UP007 - a subscriptable alias of generic classes
+        ModelRequestNode[DepsT, NodeRunEndT], DeferredToolCallsNode[DepsT, NodeRunEndT], End[FinalResult[NodeRunEndT]]
+    ]
+
+
+AgentNode = (
+    UserPromptNode[DepsT, NodeRunEndT] | ModelRequestNode[DepsT, NodeRunEndT] | CallToolsNode[DepsT, NodeRunEndT]
+)
+"""A node of the agent graph."""
+
+
+@cache
+def agent_graph() -> Graph[GraphAgentState, GraphAgentDeps[Any, Any], FinalResult[Any]]:
+    """The graph every agent runs: one graph for all agents, built on first use (reading edges takes time)."""
+    return Graph(
+        nodes=(UserPromptNode, ModelRequestNode, CallToolsNode, DeferredToolCallsNode),
+        name='Agent',
+        state_type=GraphAgentState,
+        run_end_type=FinalResult[Any],
+        auto_instrument=False,
+    )

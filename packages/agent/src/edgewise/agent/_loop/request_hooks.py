@@ -1,0 +1,215 @@
+"""The capabilities' model request hooks of an agent run: `before_model_request` (whose messages replace the
+run's history), `wrap_model_request` (around the request itself, streamed or not), `on_model_request_error` and
+`after_model_request`."""
+
+from __future__ import annotations as _annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any
+
+import anyio
+
+from edgewise.graph import GraphRunContext
+
+from .._run.deps import GraphAgentDeps
+from .._run.state import GraphAgentState
+from ..exceptions import ModelRetry, SkipModelRequest, UserError
+from ..messages import ModelRequest, ModelResponse
+from ..models import ModelRequestContext, ModelRequestParameters, StreamedResponse
+from ..models.wrapper import CompletedStreamedResponse
+from ..tools import RunContext
+from .history import first_new_index, has_adjacent_same_kind, sent_messages
+
+__all__ = (
+    'RESPONSE_HOOKS',
+    'HookedResponse',
+    'hooked_request',
+    'run_request_hooks',
+    'after_response',
+    'streamed_through_hooks',
+    'HookedStream',
+)
+
+RESPONSE_HOOKS = frozenset({'after_model_request', 'on_model_request_error'})
+"""The hooks on a model's response (besides `wrap_model_request`) that send a request through `hooked_request`."""
+
+
+def _now() -> datetime:
+    return datetime.now(tz=timezone.utc)
+
+
+async def run_request_hooks(
+    ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[Any, Any]],
+    run_ctx: RunContext[Any],
+    settings: Any,
+    params: ModelRequestParameters,
+) -> tuple[Any, ModelRequestParameters]:
+    """Run the capabilities' `before_model_request` hooks; what they return replaces the run's history."""
+    state, deps = ctx.state, ctx.deps
+    request_context = ModelRequestContext(
+        model=deps.model, messages=state.message_history[:], model_settings=settings, model_request_parameters=params
+    )
+    for capability in deps.request_hooks:
+        request_context = await capability.before_model_request(run_ctx, request_context)
+    messages = request_context.messages
+    if not messages:
+        raise UserError('Processed history cannot be empty.')
+    last = messages[-1]
+    if not isinstance(last, ModelRequest):
+        raise UserError('Processed history must end with a `ModelRequest`.')
+    last.timestamp = last.timestamp or _now()
+    last.run_id = last.run_id or state.run_id
+    last.conversation_id = last.conversation_id or state.conversation_id
+    # The history list may be the one `capture_run_messages` gave out: change its contents, not the list.
+    state.message_history[:] = messages
+    deps.merge_adjacent = deps.merge_adjacent or has_adjacent_same_kind(messages)
+    deps.new_message_index = first_new_index(messages, state.run_id, deps.resumed_request)
+    return request_context.model_settings, request_context.model_request_parameters
+
+
+@dataclass
+class HookedResponse:
+    """What a model request made through the hooks gave."""
+
+    request_context: ModelRequestContext
+    """The request as the hooks were given it."""
+    response: ModelResponse | None = None
+    """The response the run records (`None` when a hook asked for a retry)."""
+    retry: ModelRetry | None = None
+    """The `ModelRetry` a hook raised: the run asks the model again."""
+    sent: ModelResponse | None = None
+    """The model's own response, when the model was called (recorded in the history before a retry)."""
+
+
+async def hooked_request(
+    ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[Any, Any]],
+    params: ModelRequestParameters,
+    settings: Any,
+    run_ctx: RunContext[Any],
+) -> HookedResponse:
+    """Send the request through the `wrap_model_request` hooks; a failure (not `ModelRetry`) goes to the
+    `on_model_request_error` hooks, `SkipModelRequest` gives its response, and the response goes through the
+    `after_model_request` hooks."""
+    state, deps = ctx.state, ctx.deps
+    root = deps.root_capability
+    outcome = HookedResponse(
+        ModelRequestContext(
+            model=deps.model, messages=sent_messages(state, deps), model_settings=settings,
+            model_request_parameters=params,
+        )
+    )  # fmt: skip
+
+    async def send(request_context: ModelRequestContext) -> ModelResponse:
+        model = request_context.model
+        outcome.sent = await model.request(request_context.messages, request_context.model_settings,
+                                           request_context.model_request_parameters)  # fmt: skip
+        return outcome.sent
+
+    try:
+        try:
+            response: ModelResponse = await root.wrap_model_request(
+                run_ctx, request_context=outcome.request_context, handler=send
+            )
+        except SkipModelRequest as skip:
+            response = skip.response
+        except ModelRetry:
+            raise
+        except Exception as exc:
+            response = await root.on_model_request_error(run_ctx, request_context=outcome.request_context, error=exc)
+    except ModelRetry as retry:  # from `wrap_model_request` or `on_model_request_error`
+        outcome.retry = retry
+        return outcome
+    try:
+        outcome.response = await after_response(root, deps, run_ctx, outcome.request_context, response)
+    except ModelRetry as retry:  # the response is rejected, but stays in the history
+        outcome.retry, outcome.sent = retry, response
+    return outcome
+
+
+async def after_response(
+    root: Any,
+    deps: GraphAgentDeps[Any, Any],
+    run_ctx: RunContext[Any],
+    request_context: ModelRequestContext,
+    response: ModelResponse,
+) -> ModelResponse:
+    """`response` through the `after_model_request` hooks (if any capability of the run has one)."""
+    if 'after_model_request' not in deps.hooked:
+        return response
+    found: ModelResponse = await root.after_model_request(run_ctx, request_context=request_context, response=response)
+    return found
+
+
+@dataclass
+class HookedStream:
+    """A streamed request made through the `wrap_model_request` hooks: the stream to read, then (once the block
+    is left) the response the hooks returned."""
+
+    stream: StreamedResponse | None = None
+    """The model's stream (or, when a hook answered without calling the model, its response, whole)."""
+    final: ModelResponse | None = None
+    """The response the hooks returned: the run records this one."""
+    error: Exception | None = None
+
+
+@asynccontextmanager
+async def streamed_through_hooks(
+    ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[Any, Any]],
+    params: ModelRequestParameters,
+    settings: Any,
+    run_ctx: RunContext[Any],
+) -> AsyncIterator[HookedStream]:
+    """Open the streamed request inside the capabilities' `wrap_model_request` hooks, which run in a task of
+    their own: their `handler` opens the stream, hands it to the block and returns its response once the block
+    is done with it. A hook that returns without calling `handler` gives a stream of its response, whole."""
+    state, deps = ctx.state, ctx.deps
+    held = HookedStream()
+    ready = anyio.Event()  # the stream is open, or the hooks have returned
+    block_done = anyio.Event()
+
+    async def handler(request_context: ModelRequestContext) -> ModelResponse:
+        async with request_context.model.request_stream(
+            request_context.messages, request_context.model_settings, request_context.model_request_parameters,
+            run_ctx,
+        ) as stream:  # fmt: skip
+            held.stream = stream
+            ready.set()
+            await block_done.wait()
+        return stream.get()
+
+    async def hooks() -> None:
+        request_context = ModelRequestContext(
+            model=deps.model, messages=sent_messages(state, deps), model_settings=settings,
+            model_request_parameters=params,
+        )  # fmt: skip
+        try:
+            held.final = await deps.root_capability.wrap_model_request(
+                run_ctx, request_context=request_context, handler=handler
+            )
+        except Exception as exc:
+            held.error = exc
+        finally:
+            ready.set()
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(hooks)
+        await ready.wait()
+        if held.stream is None:  # answered without the model
+            if held.error is not None:
+                raise held.error
+            assert held.final is not None
+            held.stream = CompletedStreamedResponse(params, held.final)
+            yield held
+            return
+        try:
+            yield held
+        except BaseException:
+            tg.cancel_scope.cancel()
+            raise
+        finally:
+            block_done.set()
+    if held.error is not None:
+        raise held.error

@@ -1,0 +1,317 @@
+"""Running the function tool calls of one model response: validation, retries, concurrency, deferral, usage.
+
+Calls go through the run's toolset (`GraphAgentDeps.toolset`), which lists the step's tools; the arguments
+are validated with each tool's validator before the toolset calls it. A call is deferred (the run will end
+on it) when its tool is external or needs approval, or when the tool raises `CallDeferred` or
+`ApprovalRequired`. When a run resumes with `DeferredToolResults`, the deferred calls get their answers here.
+"""
+
+from __future__ import annotations as _annotations
+
+import dataclasses
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import anyio
+
+from .._run.deps import GraphAgentDeps
+from .._run.state import GraphAgentState
+from .._tools.deferred_calls import DeferredToolRequests, ToolApproved, ToolDenied
+from ..exceptions import ApprovalRequired, CallDeferred, ModelRetry, ToolRetryError, UnexpectedModelBehavior, UserError
+from ..messages import ModelRequestPart, RetryPromptPart, ToolCallPart, ToolReturn, ToolReturnPart, UserPromptPart
+from ..tool_manager import ToolManager, ValidatedToolCall
+from ..toolsets import ToolsetTool
+from .step_tool_manager import prepare_step_tools
+
+__all__ = ('answer_deferred_inline', 'validate_for_events', 'run_tool_calls', 'tool_retry_prompt', 'ToolCallsOutcome')
+
+
+def tool_retry_prompt(call: ToolCallPart, content: Any) -> RetryPromptPart:
+    """The retry prompt answering a tool call (function, output or unknown tool): `content` tells the model
+    what to fix."""
+    return RetryPromptPart(content, tool_name=call.tool_name, tool_call_id=call.tool_call_id)
+
+
+def unknown_tool_part(call: ToolCallPart, available: Sequence[str]) -> RetryPromptPart:
+    """The retry prompt for a call of a tool that does not exist (or is hidden in this step)."""
+    names = ', '.join(repr(name) for name in sorted(available))
+    hint = f'Available tools: {names}' if names else 'No tools available.'
+    return tool_retry_prompt(call, f'Unknown tool name: {call.tool_name!r}. {hint}')
+
+
+@dataclass
+class _Deferral:
+    kind: Literal['external', 'unapproved']
+    metadata: dict[str, Any] | None = None
+
+
+@dataclass
+class ToolCallsOutcome:
+    """What running the calls of a response gave: the parts for the next request and the deferred calls."""
+
+    parts: list[ModelRequestPart] = field(default_factory=list)
+    """Tool returns and retry prompts, in call order (unknown tools' retry prompts last)."""
+    deferred: DeferredToolRequests = field(default_factory=DeferredToolRequests)
+    """The calls the run ends on: external ones and ones waiting for approval."""
+
+    @property
+    def has_deferred(self) -> bool:
+        """Whether any call was deferred."""
+        return bool(self.deferred.calls or self.deferred.approvals)
+
+
+def _unknown(call: ToolCallPart, state: GraphAgentState, deps: GraphAgentDeps[Any, Any]) -> RetryPromptPart:
+    name, max_retries = call.tool_name, deps.default_tool_retries
+    if state.tool_retries.get(name, 0) >= max_retries:
+        state.check_incomplete_tool_call()
+        raise UnexpectedModelBehavior(f'Tool {name!r} exceeded max retries count of {max_retries}')
+    return unknown_tool_part(call, [*(deps.step_tools or {}), *deps.output_schema.tools])
+
+
+async def _run_one(
+    tool: ToolsetTool[Any],
+    call: ToolCallPart,
+    state: GraphAgentState,
+    deps: GraphAgentDeps[Any, Any],
+    answer: Any = None,
+    metadata: Any = None,
+    validated: ValidatedToolCall[Any] | None = None,
+) -> ModelRequestPart | tuple[ToolReturnPart, UserPromptPart] | _Deferral:
+    """Run one call; `answer` is its `DeferredToolResults` entry when the run resumes with one, `validated` its
+    validation when it was validated already (to tell `args_valid` in a streamed call event)."""
+    if isinstance(answer, ToolDenied):
+        return ToolReturnPart(call.tool_name, answer.message, call.tool_call_id, outcome='denied')
+    if isinstance(answer, ModelRetry):
+        return tool_retry_prompt(call, answer.message)
+    if isinstance(answer, RetryPromptPart):
+        return dataclasses.replace(answer, tool_name=call.tool_name, tool_call_id=call.tool_call_id)
+    external = tool.tool_def.kind == 'external'
+    if answer is not None and not isinstance(answer, ToolApproved):
+        return _return_part(call, answer, tool.tool_def.tool_kind)  # a `ToolReturn` answer splits as a tool's
+    approved = isinstance(answer, ToolApproved)
+    if isinstance(answer, ToolApproved) and answer.override_args is not None:
+        call = dataclasses.replace(call, args=answer.override_args)
+    manager: ToolManager[Any] = deps.tool_manager
+    try:
+        if validated is None:  # (a call validated for its event was validated as it runs here, approved or not)
+            validated = await manager.validate_tool_call(call, approved=approved, metadata=metadata)
+        if validated.args_valid:
+            if external and approved:
+                raise UserError(
+                    f'External tools cannot be called: pass the result of {call.tool_name!r} in '
+                    '`DeferredToolResults.calls`, not an approval.'
+                )
+            if external or (tool.tool_def.kind == 'unapproved' and not approved):
+                return _Deferral('external' if external else 'unapproved')
+        result = await manager.execute_tool_call(validated)
+    except ToolRetryError as exc:
+        return exc.tool_retry
+    except CallDeferred as exc:
+        return _Deferral('external', exc.metadata)
+    except ApprovalRequired as exc:
+        return _Deferral('unapproved', exc.metadata)
+    except UnexpectedModelBehavior:
+        state.check_incomplete_tool_call()  # arguments cut by the token limit: say so rather than "retries"
+        raise
+    return _return_part(call, result, tool.tool_def.tool_kind)
+
+
+def _return_part(
+    call: ToolCallPart, result: Any, tool_kind: str | None = None
+) -> ToolReturnPart | tuple[ToolReturnPart, UserPromptPart]:
+    # A `ToolReturn` splits into the tool's result (with its metadata) and a user prompt sent after the results.
+    if isinstance(result, ToolReturn):
+        part = ToolReturnPart(
+            call.tool_name, result.return_value, call.tool_call_id, metadata=result.metadata, tool_kind=tool_kind
+        )
+        return (part, UserPromptPart(result.content)) if result.content else part
+    if isinstance(result, list) and any(isinstance(item, ToolReturn) for item in result):
+        raise UserError(
+            f'The return value of tool {call.tool_name!r} contains invalid nested `ToolReturn` objects. '
+            '`ToolReturn` should be used directly.'
+        )
+    part = ToolReturnPart(call.tool_name, result, call.tool_call_id, tool_kind=tool_kind)
+    return part if tool_kind is None else ToolReturnPart.narrow_type(part)
+
+
+async def run_tool_calls(
+    calls: Sequence[ToolCallPart],
+    state: GraphAgentState,
+    deps: GraphAgentDeps[Any, Any],
+    unknown_calls: Sequence[ToolCallPart] = (),
+    answers: Mapping[str, Any] | None = None,
+    metadata: Mapping[str, Any] | None = None,
+    on_result: Callable[[ModelRequestPart], Awaitable[None]] | None = None,
+    validated: Mapping[str, ValidatedToolCall[Any]] | None = None,
+) -> ToolCallsOutcome:
+    """Run the calls (concurrently unless one of the tools is `sequential`); the parts come in call order,
+    followed by a retry prompt for each call of an unknown tool, then the content of `ToolReturn`s. `answers`
+    are the resumed run's deferred tool results by call id (`metadata` its metadata).
+
+    A call whose result is in `state.step_results` (checkpointed before a durable run was resumed) is not run
+    again; `on_result` is awaited with each new result as its call finishes (to checkpoint it), but the last.
+
+    Updates the run's tool call count (checking `tool_calls_limit` first, counting the unknown calls as
+    pydantic-ai does) and each tool's retry count (unknown tools included, on the agent's tool retry budget).
+    """
+    outcome = ToolCallsOutcome()
+    if not calls and not unknown_calls:
+        return outcome
+    deps.usage_limits.check_before_tool_call(state.usage, len(calls) + len(unknown_calls), state.message_history)
+    unknown_parts = [_unknown(call, state, deps) for call in unknown_calls]  # checked before any tool runs
+    tools = deps.step_tool_functions
+    answers = answers or {}
+    meta = metadata or {}
+    checked = validated or {}
+    results: list[ModelRequestPart | tuple[ToolReturnPart, UserPromptPart] | _Deferral | None] = [None] * len(calls)
+    pending = list(enumerate(calls))
+    if state.step_results:
+        stored = {p.tool_call_id: p for p in state.step_results if isinstance(p, ToolReturnPart | RetryPromptPart)}
+        for i, call in enumerate(calls):
+            results[i] = stored.get(call.tool_call_id)
+        pending = [(i, call) for i, call in pending if results[i] is None]
+    unfinished = [len(pending)]
+
+    async def one(i: int, call: ToolCallPart) -> None:
+        call_id = call.tool_call_id
+        result = await _run_one(tools[call.tool_name], call, state, deps, answers.get(call_id), meta.get(call_id),
+                                checked.get(call_id))  # fmt: skip
+        results[i] = result
+        unfinished[0] -= 1
+        # The last call to finish is not checkpointed: its result is stored with the step's next snapshot, which
+        # comes right after (one write per step for a step of one call). A `ToolReturn`'s extra content is not
+        # part of the checkpoint: a resumed step keeps the tool's result without it.
+        if on_result is not None and unfinished[0] and not isinstance(result, _Deferral):
+            await on_result(result[0] if isinstance(result, tuple) else result)
+
+    manager: ToolManager[Any] = deps.tool_manager
+    if len(pending) <= 1 or manager.get_parallel_execution_mode([c for _, c in pending]) == 'sequential':
+        for i, call in pending:
+            await one(i, call)
+    else:
+        failure: list[BaseException] = []
+
+        async def run(i: int, call: ToolCallPart, scope: anyio.CancelScope) -> None:
+            try:
+                await one(i, call)
+            except Exception as exc:
+                # Keep the first failure as is (no exception group) and stop the other calls.
+                failure.append(exc)
+                scope.cancel()
+
+        async with anyio.create_task_group() as tg:
+            for i, call in pending:
+                tg.start_soon(run, i, call, tg.cancel_scope)
+        if failure:
+            raise failure[0]
+    parts = outcome.parts
+    for call, result in zip(calls, results, strict=True):
+        if isinstance(result, _Deferral):
+            (outcome.deferred.calls if result.kind == 'external' else outcome.deferred.approvals).append(call)
+            if result.metadata is not None:
+                outcome.deferred.metadata[call.tool_call_id] = result.metadata
+        elif isinstance(result, tuple):
+            parts.append(result[0])
+        elif result is not None:
+            parts.append(result)
+    parts.extend(unknown_parts)
+    # Content of `ToolReturn`s goes after every tool result, in call order.
+    parts.extend(result[1] for result in results if isinstance(result, tuple))
+    state.usage.tool_calls += sum(isinstance(p, ToolReturnPart) for p in parts)
+    failed = {p.tool_name for p in parts if isinstance(p, RetryPromptPart) and p.tool_name is not None}
+    # A tool's retry count runs while it keeps failing; a step where it succeeds (or is not called) resets it.
+    state.tool_retries = {name: state.tool_retries.get(name, 0) + 1 for name in failed}
+    return outcome
+
+
+async def answer_deferred_inline(
+    outcome: ToolCallsOutcome,
+    calls: Sequence[ToolCallPart],
+    state: GraphAgentState,
+    deps: GraphAgentDeps[Any, Any],
+    on_result: Callable[[ModelRequestPart], Awaitable[None]] | None = None,
+) -> None:
+    """Let the capabilities' `handle_deferred_tool_calls` answer the deferred calls of `outcome` inside the run
+    (`HandleDeferredToolCalls`): the answered calls run (or are denied) now, their results join the outcome's
+    parts in call order, and only the calls nobody answered stay deferred."""
+    root = deps.root_capability
+    if root is None or not outcome.has_deferred or not root.overrides('handle_deferred_tool_calls'):
+        return
+    results = await root.handle_deferred_tool_calls(deps.run_context(state), requests=outcome.deferred)
+    if results is None:
+        return
+    answers = results.to_tool_call_results()
+    answered = [c for c in calls if c.tool_call_id in answers]
+    if not answered:
+        return
+    retries = state.tool_retries
+    more = await run_tool_calls(answered, state, deps, (), answers, results.metadata, on_result)
+    state.tool_retries = {**retries, **state.tool_retries}
+    outcome.deferred = outcome.deferred.remaining(results) or DeferredToolRequests()
+    order = {call.tool_call_id: index for index, call in enumerate(calls)}
+
+    def position(indexed: tuple[int, ModelRequestPart]) -> tuple[int, int]:
+        index, part = indexed
+        call_id = getattr(part, 'tool_call_id', None)
+        if isinstance(part, UserPromptPart) or call_id is None:
+            return (2, index)  # a `ToolReturn`'s content, after every result
+        return (0, order[call_id]) if call_id in order else (1, index)
+
+    merged = [*outcome.parts, *more.parts]
+    outcome.parts[:] = [part for _, part in sorted(enumerate(merged), key=position)]
+    # `more` may defer again (a tool raising `CallDeferred` after its approval): those stay open.
+    outcome.deferred.calls.extend(more.deferred.calls)
+    outcome.deferred.approvals.extend(more.deferred.approvals)
+    outcome.deferred.metadata.update(more.deferred.metadata)
+
+
+async def validate_for_events(
+    calls: Sequence[ToolCallPart],
+    state: GraphAgentState,
+    deps: GraphAgentDeps[Any, Any],
+    answered: Mapping[str, Any],
+    metadata: Mapping[str, Any] | None = None,
+) -> tuple[dict[str, bool], dict[str, ValidatedToolCall[Any]]]:
+    """Validate the calls before their call events are streamed, so that each event tells `args_valid` (as
+    pydantic-ai 1.107's do): by call id, whether the arguments validated, and the function tools' validations,
+    which running the calls then uses instead of validating again. An approved call (`ToolApproved` in `answered`)
+    is validated as it will run: approved, with its override arguments and its `metadata`. Calls with another
+    deferred answer, of unknown tools, or whose tool has no retries left are left to run as usual (their
+    `args_valid` stays `None`)."""
+    valid: dict[str, bool] = {}
+    validations: dict[str, ValidatedToolCall[Any]] = {}
+    if deps.step_tools is None and any(isinstance(a, ToolApproved) for a in answered.values()):
+        await prepare_step_tools(state, deps)  # resumed with approvals: this process has not prepared the step yet
+    tools = deps.step_tool_functions or {}
+    output_tools = deps.output_schema.tools
+    manager: ToolManager[Any] = deps.tool_manager
+    meta = metadata or {}
+    for call in calls:
+        call_id = call.tool_call_id
+        approval = answered.get(call_id)
+        if call_id in answered and not isinstance(approval, ToolApproved):
+            continue
+        if call.tool_name in output_tools:
+            ctx = deps.run_context(state, tool_name=call.tool_name, tool_call_id=call_id)
+            try:
+                output_tools[call.tool_name].validate(call.args, deps.validation_context_for(ctx))
+            except ValueError:  # `ValidationError` too
+                valid[call_id] = False
+            else:
+                valid[call_id] = True
+        elif call.tool_name not in tools:
+            valid[call_id] = False  # an unknown tool: the model is told so
+        elif manager is not None:
+            try:
+                if isinstance(approval, ToolApproved):
+                    if approval.override_args is not None:
+                        call = dataclasses.replace(call, args=approval.override_args)
+                    checked = await manager.validate_tool_call(call, approved=True, metadata=meta.get(call_id))
+                else:
+                    checked = await manager.validate_tool_call(call)
+            except UnexpectedModelBehavior:
+                continue  # no retries left: running the call raises it, as without a stream
+            validations[call_id] = checked
+            valid[call_id] = checked.args_valid
+    return valid, validations

@@ -1,0 +1,75 @@
+"""The tools of each step of an agent run: the step's `ToolManager` (function tools, through the capabilities'
+`prepare_tools` hooks) and the output tools (through their `prepare_output_tools` hooks)."""
+
+from __future__ import annotations as _annotations
+
+from typing import Any
+
+from .._messages.capability_loading import refresh_loaded_capabilities
+from .._run.deps import GraphAgentDeps
+from .._run.state import GraphAgentState
+from .._tools.definition import ToolDefinition
+from ..exceptions import UserError
+from ..tool_manager import TOOL_HOOKS, ToolManager
+from ..tools import resolve_return_schema
+
+__all__ = ('prepare_step_tools', 'prepare_output_tools')
+
+
+async def prepare_step_tools(state: GraphAgentState, deps: GraphAgentDeps[Any, Any]) -> dict[str, ToolDefinition]:
+    """The function tools of this step by name; `deps.tool_manager` becomes the step's manager, and
+    `deps.request_tools` the definitions the model is shown (those not hidden by `defer_loading`).
+
+    A toolset whose listing does not change (the same mapping as at the last step, as function tools without
+    `prepare` give) costs no work past the listing.
+    """
+    if deps.capabilities:  # the deferred capabilities the history has loaded decide the step's tools and hooks
+        refresh_loaded_capabilities(deps.capabilities, deps.loaded_capability_ids, state.message_history)
+    ctx = deps.run_context(state, max_retries=deps.default_tool_retries)
+    manager: ToolManager[Any] | None = deps.tool_manager
+    if manager is None:
+        manager = ToolManager(
+            deps.toolset,
+            deps.root_capability,
+            default_max_retries=deps.default_tool_retries,
+            validation_context=deps.validation_context,
+            tracing=deps.tracing,
+            hooked=deps.hooked & TOOL_HOOKS,
+        )
+    deps.tool_manager = manager = await manager.for_run_step(ctx)
+    deps.toolset = manager.toolset
+    listing = manager.tools
+    if listing is deps.listing and deps.step_tools is not None:
+        return deps.step_tools
+    assert listing is not None  # set by `for_run_step`
+    deps.listing = listing
+    deps.step_tools = step_tools = {name: resolve_return_schema(tool.tool_def) for name, tool in listing.items()}
+    deps.step_tool_functions = listing
+    # tools deferred and not found by a tool search yet can be called, but the model is not shown them
+    deps.request_tools = [d for d in step_tools.values() if not d.defer_loading]
+    deps.tool_kinds = {name: d.tool_kind for name, d in step_tools.items() if d.tool_kind is not None}
+    return step_tools
+
+
+async def prepare_output_tools(state: GraphAgentState, deps: GraphAgentDeps[Any, Any]) -> list[ToolDefinition]:
+    """The output tools of this step: the output schema's, through the capabilities' `prepare_output_tools`
+    hooks (with the output retry count in the run context). `deps.step_output_tools` names them.
+
+    Raises:
+        UserError: a hook returned an output tool the schema does not have.
+    """
+    tool_defs = deps.output_schema.tool_defs
+    root = deps.root_capability
+    if root is None or not tool_defs or not root.overrides('prepare_output_tools'):
+        deps.step_output_tools = None
+        return list(tool_defs)
+    ctx = deps.run_context(state, retry=state.retries, max_retries=deps.max_result_retries)
+    prepared: list[ToolDefinition] = await root.prepare_output_tools(ctx, list(tool_defs))
+    names = {tool_def.name for tool_def in prepared}
+    if names - deps.output_schema.tools.keys():
+        raise UserError(
+            'Prepare function cannot add or rename tools. Use `FunctionToolset.add_function()` or '
+            '`RenamedToolset` instead.'
+        )
+    deps.step_output_tools = names
+    return prepared

@@ -1,0 +1,7 @@
+"""Messages in motion: the events of a streamed response, the parts built from its deltas, and the messages queued
+for the next request (re-exported by `messages`). Above `exceptions`, whose errors these raise.
+
+- `events`: the streaming events (part deltas, part start and end, tool call and result events).
+- `streamed_parts`: builds a streamed response's parts from deltas, with the events of each step.
+- `pending`: messages queued into a running conversation (`RunContext.enqueue`, `AgentRun.enqueue`).
+"""

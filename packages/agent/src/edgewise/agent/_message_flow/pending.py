@@ -1,0 +1,132 @@
+"""Messages queued into a running agent's conversation: what `RunContext.enqueue` and `AgentRun.enqueue` accept,
+how the items become messages, and how the queue is taken from when the run delivers them.
+
+The queue lives on the run's state (`GraphAgentState.pending_messages`, persisted with it). The run takes the
+`'asap'` items before each model request (they follow the request in the history), and, when it would end, the
+`'asap'` items left, then the `'when_idle'` ones: the last request among them is sent as one more model request.
+"""
+
+from __future__ import annotations as _annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Literal, TypeAlias
+
+from .._messages.model_messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    RetryPromptPart,
+    SystemPromptPart,
+    ToolReturnPart,
+    UserContent,
+    UserPromptPart,
+)
+from ..exceptions import UserError
+
+__all__ = ('EnqueueContent', 'PendingMessage', 'PendingMessagePriority', 'take_pending')
+
+PendingMessagePriority: TypeAlias = Literal['asap', 'when_idle']
+"""When queued content reaches the model.
+
+- `'asap'`: with the next model request (after the request in the history), or, when the run would end
+  before making one, in one more request the run makes for it.
+- `'when_idle'`: only when the run would end, after the `'asap'` content; it never interrupts the work
+  in progress.
+"""
+
+EnqueueContent: TypeAlias = (
+    UserContent | SystemPromptPart | UserPromptPart | ToolReturnPart | RetryPromptPart | ModelMessage
+)
+"""One item given to `enqueue` (each positional argument is one):
+
+- user content (a `str`, an `ImageUrl`, `BinaryContent`, ...): items of it that follow each other make one
+  `UserPromptPart` (`enqueue('look at this', image)` is one user turn);
+- a request part (`SystemPromptPart`, `UserPromptPart`, `ToolReturnPart`, `RetryPromptPart`), kept as it is;
+- a whole `ModelRequest` or `ModelResponse`, kept as a message of its own.
+
+Parts and user content that follow each other go into one `ModelRequest`. The content must end with a request
+(the model needs something to answer).
+"""
+
+_REQUEST_PARTS = (SystemPromptPart, UserPromptPart, ToolReturnPart, RetryPromptPart)
+
+
+def _as_messages(items: Sequence[EnqueueContent]) -> list[ModelMessage]:
+    """The messages `items` make, in their order (see `EnqueueContent`)."""
+    messages: list[ModelMessage] = []
+    parts: list[SystemPromptPart | UserPromptPart | ToolReturnPart | RetryPromptPart] = []
+    content: list[UserContent] = []
+
+    def close_prompt() -> None:
+        if content:
+            # One string stays a string, as a run's own prompt does; anything else is a list of content.
+            only = content[0]
+            parts.append(UserPromptPart(only if len(content) == 1 and isinstance(only, str) else list(content)))
+            content.clear()
+
+    def close_request() -> None:
+        close_prompt()
+        if parts:
+            messages.append(ModelRequest(list(parts)))
+            parts.clear()
+
+    for item in items:
+        if isinstance(item, ModelRequest | ModelResponse):
+            close_request()
+            messages.append(item)
+        elif isinstance(item, _REQUEST_PARTS):
+            close_prompt()
+            parts.append(item)
+        else:
+            content.append(item)
+    close_request()
+    return messages
+
+
+@dataclass
+class PendingMessage:
+    """Content queued by one `enqueue` call, waiting to be delivered to the model."""
+
+    messages: list[ModelMessage]
+    """The messages to add to the conversation, in order; `enqueue` makes sure the last one is a request."""
+    priority: PendingMessagePriority = 'asap'
+    """When the messages are delivered (see `PendingMessagePriority`)."""
+
+    @classmethod
+    def from_content(cls, *content: EnqueueContent, priority: PendingMessagePriority = 'asap') -> PendingMessage | None:
+        """The pending message the `enqueue` arguments make; `None` when they are none (nothing to deliver).
+
+        Raises:
+            UserError: the content does not end with a request (a lone `ModelResponse`, say).
+        """
+        messages = _as_messages(content)
+        if not messages:
+            return None
+        if not isinstance(messages[-1], ModelRequest):
+            raise UserError(
+                'Enqueued content must end with a `ModelRequest` (or user content / `ModelRequestPart` items that '
+                'form one), so the agent has a request to respond to.'
+            )
+        return cls(messages, priority)
+
+
+def take_pending(
+    queue: list[PendingMessage], priority: PendingMessagePriority, run_id: str, conversation_id: str
+) -> list[ModelMessage]:
+    """Remove the queued items of `priority` from `queue` (in place: tools and callers hold the same list) and
+    return their messages, in order, with the timestamp, run id and conversation id they lack filled in."""
+    taken = [item for item in queue if item.priority == priority]
+    if not taken:
+        return []
+    queue[:] = [item for item in queue if item.priority != priority]
+    now = datetime.now(tz=timezone.utc)
+    messages: list[ModelMessage] = []
+    for item in taken:
+        for message in item.messages:
+            message.timestamp = message.timestamp or now
+            message.run_id = message.run_id or run_id
+            message.conversation_id = message.conversation_id or conversation_id
+            messages.append(message)
+    return messages

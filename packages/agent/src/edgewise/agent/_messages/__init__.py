@@ -1,0 +1,11 @@
+"""The vocabulary of a conversation, as data: what an agent and a model say to each other (re-exported by
+`messages`). The floor of the package: nothing here imports another module of it.
+
+- `model_messages`: requests, responses and their parts, the provider-neutral message model.
+- `content`: what a user prompt or a tool return can hold besides text: file URLs, binary content, `ToolReturn`,
+  `CachePoint`.
+- `usage_counts`: the token and request counters a response and a run carry (re-exported by `usage`).
+- `capability_loading`: the parts that load a capability on demand (`defer_loading=True`).
+
+`exceptions` sits on this floor (some errors carry messages); `_message_flow` above it.
+"""

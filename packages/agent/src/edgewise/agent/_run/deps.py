@@ -1,0 +1,234 @@
+"""The dependencies of an agent run's graph nodes: the agent's configuration, the model, the user's deps (per
+run, never persisted), with the checks the nodes make against them."""
+
+from __future__ import annotations as _annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Generic, Literal, TypeAlias
+
+from typing_extensions import TypeVar
+
+from edgewise.graph import BaseStatePersistence, GraphRunContext
+
+from .._functions.runners import InstructionsItem, OutputValidator, SystemPromptRunner, call_user_function
+from .._output.schema import OutputSchema
+from .._tools.deferred_calls import DeferredToolResults
+from ..messages import (
+    ModelRequest,
+    UserContent,
+)
+from ..models import Model
+from ..native_tools import AbstractNativeTool
+from ..settings import ModelSettings
+from ..tools import AgentNativeTool, RunContext, ToolDefinition
+from ..toolsets import AbstractToolset, ToolsetTool
+from ..usage import RequestUsage, UsageLimits
+from .state import GraphAgentState
+
+__all__ = (
+    'stored_through',
+    'token_check',
+    'EndStrategy',
+    'GraphAgentDeps',
+    'resolve_native_tools',
+)
+
+DepsT = TypeVar('DepsT', default=None)
+OutputT = TypeVar('OutputT', default=Any)
+
+EndStrategy: TypeAlias = Literal['early', 'graceful', 'exhaustive']
+"""What happens to the other tool calls of a response that gives the final output: skipped, or run."""
+
+
+async def resolve_native_tools(tools: Sequence[AgentNativeTool[Any]], ctx: RunContext[Any]) -> list[AbstractNativeTool]:
+    """The native tools of one request: tool instances as they are, functions called with the run context
+    (those returning `None` leave their tool out of this request), one per `unique_id`."""
+    resolved: dict[str, AbstractNativeTool] = {}
+    for tool in tools:
+        built = tool if isinstance(tool, AbstractNativeTool) else await call_user_function(tool, ctx)
+        if built is not None:
+            # One tool per `unique_id`: a later one (the run's, after the agent's) takes the earlier one's place.
+            resolved[built.unique_id] = built
+    return list(resolved.values())
+
+
+_NOT_COMPUTED: Any = object()
+
+
+@dataclass(kw_only=True)
+class GraphAgentDeps(Generic[DepsT, OutputT]):
+    """What the nodes of an agent run need besides the state: configuration, the model, the user's deps."""
+
+    user_deps: DepsT
+    """The run's dependencies, given to tools as `ctx.deps`."""
+    prompt: str | Sequence[UserContent] | None
+    """The user prompt the run started with."""
+    new_message_index: int
+    """Where the run's own messages start in `message_history`."""
+    model: Model
+    """The model of the run."""
+    model_settings: ModelSettings | None
+    """The merged settings of the model, the agent and the run (when none is a function)."""
+    settings_resolver: Callable[[RunContext[Any]], ModelSettings | None] | None = None
+    """Merges the settings for each request, when some are functions of the run context."""
+    request_hooks: Sequence[Any] = ()
+    """Capabilities with a `before_model_request` hook, in order."""
+    root_capability: Any = None
+    """The run's capabilities as one `CombinedCapability` (typed loosely: capabilities sit above this module)."""
+    capabilities: dict[str, Any] = field(default_factory=dict)
+    """The run's capabilities by id (`RunContext.capabilities`)."""
+    loaded_capability_ids: set[str] = field(default_factory=set)
+    """The deferred capabilities loaded so far (`RunContext.loaded_capability_ids`): one set, changed in place."""
+    hooked: frozenset[str] = frozenset()
+    """The lifecycle hooks (`before_tool_execute`, ...) some capability of the run implements, looked up once per
+    run: the run skips the others, at no cost per step."""
+    tool_manager: Any = None
+    """The current step's `ToolManager` (made at the first step; typed loosely: it sits above this module)."""
+    native_tools: Sequence[AgentNativeTool[Any]] = ()
+    """The native tools (run by the provider) of every request, or functions building them per step."""
+    tracing: bool = True
+    """Whether the run makes spans."""
+    resumed_request: ModelRequest | None = None
+    """The request of the given history the run sends again (run without a user prompt), not a new message."""
+    validation_context: Any = None
+    """The pydantic validation context of tool arguments and outputs, or a function of the run context giving it."""
+    merge_adjacent: bool = False
+    """Whether the history may hold adjacent requests (or responses), merged when sent to the model."""
+    usage_limits: UsageLimits
+    """The run's usage limits."""
+    max_result_retries: int
+    """The output retry budget."""
+    default_tool_retries: int
+    """The retry budget of tools that set none."""
+    end_strategy: EndStrategy
+    """What happens to other tool calls once the output is given."""
+    output_schema: OutputSchema
+    """How the output is asked for and validated."""
+    output_validators: Sequence[OutputValidator]
+    """The output validators, in order."""
+    toolset: AbstractToolset[Any]
+    """The run's toolset: the agent's function tools and every other toolset of the agent and the run."""
+    instructions: Sequence[InstructionsItem]
+    """Instructions texts and functions, in order."""
+    system_prompts: Sequence[str | SystemPromptRunner]
+    """System prompt texts and functions, in order."""
+    agent_name: str | None = None
+    """The agent's name, for spans."""
+    agent: Any = None
+    """The `Agent` running (`ctx.agent`; typed loosely: the agent sits above this module)."""
+    step_tools: dict[str, ToolDefinition] | None = None
+    """The tools visible in the current step (after `prepare`), by the name the model sees."""
+    step_tool_functions: dict[str, ToolsetTool[Any]] = field(default_factory=dict)
+    """The toolset's tool behind each name of `step_tools`."""
+    request_tools: list[ToolDefinition] = field(default_factory=list)
+    """The definitions of `step_tools` the model is shown (not those hidden by `defer_loading`)."""
+    tool_kinds: dict[str, str] = field(default_factory=dict)
+    """The `tool_kind` of the step's tools that have one (`'tool-search'`), by name."""
+    step_output_tools: set[str] | None = None
+    """The output tools the current step shows the model, when a `prepare_output_tools` hook chose them (`None`:
+    all of the output schema's)."""
+    persistence: BaseStatePersistence[Any, Any] | None = None
+    """Where the run is stored, when it is durable (its persistence stores checkpoints): snapshots then hold only
+    new messages, and each finished tool call is checkpointed."""
+    stores_waiting: bool = False
+    """Whether a run stopping on deferred tool calls is stored as waiting (its persistence is durable)."""
+    deferred_tool_results: DeferredToolResults | None = None
+    """The answers a stored run waiting on deferred tool calls is resumed with (taken by the node that waits)."""
+    listing: Any = field(default=None, init=False, repr=False)
+    """The toolset's listing `step_tools` were built from (a listing that does not change costs no work)."""
+    _static_instructions: Any = field(default=None, init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self._static_instructions = _NOT_COMPUTED
+        persistence = self.persistence
+        if persistence is not None and type(persistence).checkpoint is BaseStatePersistence.checkpoint:
+            self.persistence = None  # in memory: nothing outlives the process, snapshots keep whole histories
+
+    @property
+    def durable(self) -> bool:
+        """Whether the run is stored durably (a persistence that stores checkpoints)."""
+        return self.persistence is not None
+
+    def run_context(
+        self,
+        state: GraphAgentState,
+        *,
+        tool_name: str | None = None,
+        tool_call_id: str | None = None,
+        retry: int = 0,
+        max_retries: int = 0,
+    ) -> RunContext[DepsT]:
+        """A `RunContext` for the current point of the run (for a tool call, when its name is given)."""
+        return RunContext(
+            deps=self.user_deps,
+            model=self.model,
+            usage=state.usage,
+            prompt=self.prompt,
+            messages=state.message_history,
+            run_step=state.run_step,
+            run_id=state.run_id,
+            conversation_id=state.conversation_id,
+            metadata=state.metadata,
+            retries=state.tool_retries,
+            tool_name=tool_name,
+            tool_call_id=tool_call_id,
+            retry=retry,
+            max_retries=max_retries,
+            tool_manager=self.tool_manager,
+            agent=self.agent,
+            pending_messages=state.pending_messages,
+            capabilities=self.capabilities,
+            loaded_capability_ids=self.loaded_capability_ids,
+        )
+
+    def validation_context_for(self, ctx: RunContext[Any]) -> Any:
+        """The validation context for a validation at `ctx` (set on `ctx.validation_context` too)."""
+        context = self.validation_context
+        if callable(context):
+            context = context(ctx)
+        ctx.validation_context = context
+        return context
+
+    async def instructions_text(self, state: GraphAgentState) -> str | None:
+        """The instructions of the next request, as pydantic-ai 1.107 builds them: the texts joined by lines,
+        then each function's result as a paragraph, then the toolsets' instructions (the prompted-output
+        instructions are not among them: models add them, see `ModelRequestParameters.prompted_output_template`)."""
+        ctx: RunContext[DepsT] | None = None
+        if self._static_instructions is not _NOT_COMPUTED:
+            paragraphs: list[str] = list(self._static_instructions)
+        else:
+            texts = '\n'.join(item for item in self.instructions if isinstance(item, str) and item)
+            paragraphs = [texts.strip()] if texts.strip() else []
+            for item in self.instructions:
+                if not isinstance(item, str):
+                    ctx = ctx or self.run_context(state)
+                    if text := await item.run(ctx):
+                        paragraphs.append(text.strip())
+            if all(isinstance(item, str) for item in self.instructions):
+                # Texts only: the same for every request of the run.
+                self._static_instructions = tuple(paragraphs)
+        found = await self.toolset.get_instructions(ctx or self.run_context(state))
+        if found:
+            paragraphs.extend(t.strip() for t in ([found] if isinstance(found, str) else found))
+        return '\n\n'.join(paragraphs) if paragraphs else None
+
+
+def token_check(state: GraphAgentState, deps: GraphAgentDeps[Any, Any]) -> Callable[[RequestUsage], None] | None:
+    """Checks the run's token limits against the usage so far plus a streamed response's (when it has limits)."""
+    limits = deps.usage_limits
+    if not limits.has_token_limits():
+        return None
+
+    def check(usage: RequestUsage) -> None:
+        limits.check_tokens(state.usage + usage, state.message_history)
+
+    return check
+
+
+def stored_through(ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[Any, Any]], count: int) -> None:
+    """Let the next snapshot of a durable run store only the messages from `count` on: the ones before are stored
+    (and unchanged) in the snapshot of the node that is running."""
+    if ctx.deps.durable:
+        ctx.state.message_offset = count
+        ctx.state.response_in_node = False

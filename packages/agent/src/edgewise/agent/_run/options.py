@@ -1,0 +1,204 @@
+"""What an agent's configuration and a run's arguments resolve to: retry budgets, instructions, model settings
+given as dicts or as functions of the run context, and run metadata."""
+
+from __future__ import annotations as _annotations
+
+import warnings
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeAlias
+
+from typing_extensions import TypedDict
+
+from ..exceptions import UserError
+from ..settings import ModelSettings, merge_model_settings
+from ..tools import RunContext
+
+__all__ = (
+    'AgentRetries',
+    'AgentInstructions',
+    'AgentMetadata',
+    'AgentModelSettings',
+    'agent_retry_budgets',
+    'instruction_items',
+    'run_output_retries',
+    'settings_resolver',
+    'resolve_metadata',
+    'pop_deprecated',
+    'pop_deprecated_builtin_tools',
+    'run_native_tools',
+)
+
+
+class AgentRetries(TypedDict, total=False):
+    """Retry budgets by kind: `Agent(retries={'tools': 3, 'output': 1})`; a missing key keeps the default (1)."""
+
+    tools: int
+    """How many times in a row each tool may be retried (tools setting no `retries` of their own)."""
+    output: int
+    """How many times the output may be retried (a run-wide count for text output; the default budget of each
+    output tool)."""
+
+
+AgentInstructions: TypeAlias = 'str | Callable[..., Any] | Sequence[str | Callable[..., Any]] | None'
+"""Instructions: a text, a function (`(ctx) -> str` or `() -> str`, sync or async), or a sequence of them."""
+
+AgentModelSettings: TypeAlias = 'ModelSettings | Callable[[RunContext[Any]], ModelSettings | None]'
+"""Model settings, or a function of the run context returning them (called before every model request)."""
+
+AgentMetadata: TypeAlias = 'Mapping[str, Any] | Callable[[RunContext[Any]], Mapping[str, Any] | None]'
+"""Run metadata, or a function of the run context returning it (called when the run starts and once it ends)."""
+
+_DEFAULT_RETRIES = 1
+_UNSET: Any = object()
+
+
+def agent_retry_budgets(retries: int | AgentRetries | None, legacy: dict[str, Any]) -> tuple[int, int]:
+    """The `(tools, output)` budgets of `Agent(retries=..., tool_retries=..., output_retries=...)`.
+
+    The last two are deprecated (as in pydantic-ai 1.107): each warns and, when given, wins over `retries`.
+    """
+    normalized = _normalize(retries, both=True)
+    budgets: dict[str, int] = {key: normalized[key] for key in ('tools', 'output') if key in normalized}
+    for key, name in (('tools', 'tool_retries'), ('output', 'output_retries')):
+        value = legacy.pop(name, _UNSET)
+        if value is _UNSET:
+            continue
+        warnings.warn(
+            f'`Agent({name}=...)` is deprecated and will be removed in v2.0. '
+            f"Use `retries={{'{key}': ...}}` (or `retries=<int>` to set the same budget for both tool and output "
+            'retries) instead.',
+            DeprecationWarning,
+            stacklevel=3,
+        )
+        if value is not None:
+            budgets[key] = value
+    return budgets.get('tools', _DEFAULT_RETRIES), budgets.get('output', _DEFAULT_RETRIES)
+
+
+def run_output_retries(
+    retries: int | AgentRetries | None, legacy: dict[str, Any], owner: str = 'agent.iter', stacklevel: int = 4
+) -> int | None:
+    """The output budget a run asks for (`run(retries=N)` or `{'output': N}`), or `None` for the agent's.
+
+    Raises:
+        UserError: `retries` sets the tool budget, which only the agent can set.
+    """
+    if 'output_retries' in legacy:
+        value = legacy.pop('output_retries')
+        warnings.warn(
+            f'`{owner}(output_retries=...)` is deprecated and will be removed in v2.0. '
+            "Use `retries={'output': ...}` (or `retries=<int>` to override the output budget) instead.",
+            DeprecationWarning,
+            stacklevel=stacklevel,
+        )
+        if retries is None and value is not None:
+            retries = value
+    if legacy:
+        raise UserError(f'Unknown keyword arguments: {", ".join(f"`{k}`" for k in legacy)}')
+    budgets = _normalize(retries, both=False)
+    if 'tools' in budgets:
+        what = '`agent.override(retries=...)`' if owner == 'agent.override' else 'Per-run `retries`'
+        raise UserError(
+            f'{what} cannot set tool retries: tool retries can only be configured at agent construction '
+            "time. Use `retries={'output': ...}` (or `retries=<int>` to override the output budget) here, and "
+            '`Agent(retries=...)` for tool retries.'
+        )
+    return budgets.get('output')
+
+
+def _normalize(retries: int | AgentRetries | None, *, both: bool) -> AgentRetries:
+    if retries is None:
+        return {}
+    if isinstance(retries, int):
+        return {'tools': retries, 'output': retries} if both else {'output': retries}
+    return AgentRetries(**retries)
+
+
+def settings_resolver(
+    model_settings: ModelSettings | None, layers: Sequence[Any]
+) -> tuple[ModelSettings | None, Callable[[RunContext[Any]], ModelSettings | None] | None]:
+    """Merge the model's settings with the agent's and the run's (later wins).
+
+    Returns the merged settings when every layer is a dict, else `(None, resolve)` where `resolve(ctx)` merges
+    them for one request, calling each function with `ctx.model_settings` set to what is merged below it.
+    """
+    if not any(callable(layer) for layer in layers):
+        merged = model_settings
+        for layer in layers:
+            merged = merge_model_settings(merged, layer)
+        return merged, None
+
+    def resolve(ctx: RunContext[Any]) -> ModelSettings | None:
+        merged = model_settings
+        for layer in layers:
+            if callable(layer):
+                ctx.model_settings = merged
+                layer = layer(ctx)
+            merged = merge_model_settings(merged, layer)
+        ctx.model_settings = merged
+        return merged
+
+    return None, resolve
+
+
+def resolve_metadata(layers: Sequence[Any], ctx: RunContext[Any]) -> dict[str, Any] | None:
+    """The run's metadata: each layer (a mapping or a function of `ctx`) merged over the ones before it."""
+    merged: dict[str, Any] | None = None
+    for layer in layers:
+        value = layer(ctx) if callable(layer) else layer
+        if value is not None:
+            merged = {**(merged or {}), **value}
+    return merged
+
+
+def pop_deprecated(kwargs: dict[str, Any], name: str, replacement: str) -> Any:
+    """Take the deprecated keyword argument `name` out of `kwargs` (warning, if given), or `None`."""
+    if name not in kwargs:
+        return None
+    warnings.warn(f'`Agent({name}=...)` is deprecated, use `{replacement}` instead.', DeprecationWarning, stacklevel=3)
+    return kwargs.pop(name)
+
+
+def pop_deprecated_builtin_tools(
+    kwargs: dict[str, Any], owner: str, *, has_native_tools: bool = False, stacklevel: int = 4
+) -> Any:
+    """Take the deprecated `builtin_tools=` (native tools' name before pydantic-ai 1.107) out of the keyword
+    arguments of `owner` (warning, if given), or `None`."""
+    if 'builtin_tools' not in kwargs:
+        return None
+    if has_native_tools:
+        message = '`builtin_tools=` is deprecated, use `native_tools=` instead.'
+    else:
+        message = f'`{owner}(builtin_tools=...)` is deprecated, use `capabilities=[NativeTool(...)]` instead.'
+    warnings.warn(message, DeprecationWarning, stacklevel=stacklevel)
+    return kwargs.pop('builtin_tools')
+
+
+def instruction_items(instructions: AgentInstructions) -> list[Any]:
+    """`instructions` as a list (of texts and functions)."""
+    if instructions is None:
+        return []
+    if isinstance(instructions, str) or callable(instructions):
+        return [instructions]
+    return list(instructions)
+
+
+def run_native_tools(
+    overrides: Mapping[str, Any],
+    agent_tools: Sequence[Any],
+    agent_capabilities: Sequence[Any],
+    capabilities: Sequence[Any],
+    run_tools: Sequence[Any] | None,
+) -> list[Any]:
+    """A run's native tools: the agent's, then its capabilities', then the run's. An `override(native_tools=)`
+    replaces the agent's and its capabilities' (not the run's capabilities', as in pydantic-ai 1.107)."""
+    overridden = overrides.get('native_tools')
+    tools = list(agent_tools if overridden is None else overridden)
+    if overridden is not None:
+        base = overrides.get('capabilities', agent_capabilities)
+        capabilities = capabilities[len(base) :] if capabilities is not base else ()
+    for capability in capabilities:
+        # (capability functions have no native tools; the capability classes import this module)
+        if (get_native_tools := getattr(capability, 'get_native_tools', None)) is not None:
+            tools.extend(get_native_tools())
+    return [*tools, *(run_tools or ())]

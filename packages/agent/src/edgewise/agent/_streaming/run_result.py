@@ -1,0 +1,696 @@
+"""`StreamedRunResult`: the result of `Agent.run_stream`, read while the run goes on.
+
+The run is driven by whoever reads the result (no background task): each `stream_*` method pulls the run's
+events, node after node, and yields what it is about. The run never stops at the first text or output tool
+call: tool calls that follow in the same response still run, and the stream goes on with the next response,
+until the run's real final result.
+"""
+
+from __future__ import annotations as _annotations
+
+import copy
+import dataclasses
+import warnings
+from collections import deque
+from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator, Awaitable, Callable
+from contextlib import aclosing
+from functools import partial
+from typing import Any, Generic
+
+import pydantic_core
+from typing_extensions import TypeVar
+
+from .. import messages as _messages
+from .._debounce import debounce as _debounce
+from .._loop.agent_run import AgentRun
+from .._loop.model_stream import AgentStream
+from .._loop.response_output import validate_response
+from .._output.envelope import EnvelopeBuilder
+from .._output.partial_json import IncrementalJsonParser, PartialJsonError
+from .._output.partial_output import INVALID, PartialOutputBuilder
+from .._output.schema import OutputProcessor
+from .._run.result import AgentRunResult, CallableDatetime, CallableRunUsage
+from ..exceptions import ModelRetry, UserError
+from ..messages import (
+    AgentStreamEvent,
+    FinalResultEvent,
+    ModelMessage,
+    ModelResponse,
+    PartDeltaEvent,
+    PartStartEvent,
+    TextPart,
+    ToolCallPart,
+)
+from ..models import StreamedResponse
+from ..tools import RunContext
+from .node_loop import WRAP_EVENTS, EventStreamHandler, NodeEvents, stream_nodes, wrapped_events
+
+__all__ = ('StreamedRunResult',)
+
+OutputDataT = TypeVar('OutputDataT', default=str, covariant=True)
+_T = TypeVar('_T')
+
+
+class StreamedRunResult(Generic[OutputDataT]):
+    """The result of `agent.run_stream(...)`: stream the text, the partial output or the responses, then read
+    the output, the messages and the usage.
+
+    Reading any stream drives the run; leaving the `async with` block before the end stops it (the model's
+    stream is closed, running tools are cancelled).
+    """
+
+    def __init__(
+        self, agent_run: AgentRun[Any, OutputDataT], event_stream_handler: EventStreamHandler | None = None
+    ) -> None:
+        self._run = agent_run
+        self._handler = event_stream_handler
+        self._handled: _HandledEvents | None = None  # the node stream the event stream handler gets
+        # The capabilities' `wrap_run_event_stream` gets each node's events (handed over as the handler's are).
+        self._wraps = WRAP_EVENTS in agent_run.ctx.deps.hooked
+        self._source: AsyncGenerator[AgentStreamEvent] = self._drive()
+        # The events read by `start()` before the reader came: those of the response being streamed.
+        self._buffer: deque[AgentStreamEvent] = deque()
+        self._events: AsyncGenerator[AgentStreamEvent] = self._buffered()
+        self._response: StreamedResponse | None = None
+        self._responses = 0  # model responses started so far
+        self._result: AgentRunResult[OutputDataT] | None = None
+        # A run that ended before the block (on deferred tool calls) is complete once its output is read, as in
+        # pydantic-ai: `is_complete` is `False` until then.
+        self._output_unread = False
+        self._ended_before_block = False
+        self._interrupted: ModelResponse | None = None  # the response cut off by `cancel()`
+        self._cancelled = False
+        # Every generator made for a stream, closed with the run: a reader may leave a stream half read.
+        self._generators: list[AsyncGenerator[Any]] = []
+
+    def _track(self, generator: AsyncGenerator[_T]) -> AsyncGenerator[_T]:
+        self._generators.append(generator)
+        return generator
+
+    def _read(self, events: NodeEvents) -> AsyncIterable[AgentStreamEvent]:
+        if isinstance(events, AgentStream):
+            self._response = events.raw_response
+            self._responses += 1
+        if self._handler is not None or self._wraps:
+            run = self._run.ctx
+            wrap = partial(wrapped_events, self._run) if self._wraps else None
+            self._handled = _HandledEvents(events, self._handler, run.deps.run_context(run.state), wrap)
+            return self._handled
+        return events
+
+    async def _drive(self) -> AsyncGenerator[AgentStreamEvent]:
+        run = self._run
+        async with aclosing(stream_nodes(run, self._read, wrap_events=False)) as events:
+            async for event in events:
+                yield event
+        self._result = run.result
+
+    async def start(self) -> None:
+        """Run up to the response that starts the final result (its `FinalResultEvent`), as pydantic-ai's
+        `run_stream` does before its block is entered: tools called by the responses before it have run, and the
+        streams then read from the start of that response. A run that ends without one is run to its end."""
+        response = self._responses
+        async for event in self._source:
+            if self._responses != response:
+                response = self._responses
+                self._buffer.clear()
+            self._buffer.append(event)
+            if isinstance(event, FinalResultEvent):
+                if self._handled is not None:
+                    # As pydantic-ai: the handler gets the events up to the final result, and none after.
+                    self._handler = None
+                    self._wraps = False
+                    await self._handled.hand_over()
+                return
+        self._ended_before_block = self._output_unread = self._result is not None
+
+    async def _buffered(self) -> AsyncGenerator[AgentStreamEvent]:
+        while self._buffer:
+            yield self._buffer.popleft()
+        async for event in self._source:
+            yield event
+
+    async def _finish(self) -> None:
+        async for _ in self._events:
+            pass
+
+    async def aclose(self) -> None:
+        """Stop the run if it is still going (what leaving the `async with` block does)."""
+        for generator in reversed(self._generators):
+            await generator.aclose()
+        await self._events.aclose()
+        await self._source.aclose()
+
+    # -- streams --------------------------------------------------------------------------------------------------
+
+    def stream_text(self, *, delta: bool = False, debounce_by: float | None = 0.1) -> AsyncIterator[str]:
+        """Stream the text of the run's responses as it arrives.
+
+        Args:
+            delta: Yield each new piece of text, instead of the whole text of the current response so far.
+            debounce_by: Yield at most once per this many seconds (the latest text; pieces are joined when
+                `delta`); `None` yields on every chunk.
+
+        A response that is followed by another one (because it also called tools) is streamed too: with
+        `delta=False` the text starts over with each response; the last response's text is the output.
+        With `delta=False`, output validators see each text so far (`ctx.partial_output` set): what they
+        return is yielded, and a `ModelRetry` skips that text.
+
+        Raises:
+            UserError: the output is structured (use `stream_output`).
+        """
+        schema = self._run.ctx.deps.output_schema
+        if not schema.allow_text_output or schema.text_function is not None:
+            raise UserError(
+                'stream_text() can only be used with text responses; use stream_output() for structured output.'
+            )
+        if self._result is not None and isinstance(self._result.output, str):
+            # The run is over: its output, once (as pydantic-ai streams a cached output again).
+            return _Stream(self._track(self._read_out(_once(self._result.output))))
+        source = self._track(self._text_pieces()) if delta else self._track(self._texts())
+        if debounce_by is not None:
+            source = self._track(_debounce(source, debounce_by, ''.join if delta else None))
+        return _Stream(source)
+
+    async def _read_out(self, values: AsyncGenerator[_T]) -> AsyncGenerator[_T]:
+        async for value in values:
+            yield value
+        self._output_unread = False
+
+    async def _text_pieces(self) -> AsyncGenerator[str]:
+        async for event in self._events:
+            # Empty pieces (a text part starting empty) are no text to stream.
+            if isinstance(event, PartStartEvent):
+                if isinstance(event.part, TextPart) and event.part.content:
+                    yield event.part.content
+            elif (
+                isinstance(event, PartDeltaEvent)
+                and event.delta.part_delta_kind == 'text'
+                and event.delta.content_delta
+            ):
+                yield event.delta.content_delta
+
+    async def _texts(self) -> AsyncGenerator[str]:
+        text = ''
+        response = 0
+        validate = bool(self._run.ctx.deps.output_validators)
+        async for piece in self._track(self._text_pieces()):
+            if self._responses != response:
+                response, text = self._responses, ''
+            text += piece
+            if not validate:
+                yield text
+            elif (value := await self._validate_partial(text)) is not INVALID:
+                yield value  # output validators see the text so far, as in pydantic-ai (`ctx.partial_output`)
+
+    def stream_output(self, *, debounce_by: float | None = 0.1) -> AsyncIterator[OutputDataT]:
+        """Stream the output as it grows: partial values validated against the output type, then the output.
+
+        For text output, the text so far. For structured output, a validated partial value for every chunk
+        that changes it; output validators see each one with `ctx.partial_output` set (a `ModelRetry` from
+        them skips that partial value). The last value yielded is the run's output.
+
+        Args:
+            debounce_by: Yield at most once per this many seconds (the latest value); `None`: every change.
+        """
+        return _Stream(self._track(self._outputs(debounce_by)))
+
+    async def _outputs(self, debounce_by: float | None) -> AsyncGenerator[Any]:
+        if self._result is not None:  # the run is over: its output, once, as a copy
+            yield copy.deepcopy(self._result.output)
+            self._output_unread = False
+            return
+        partials = self._track(self._partial_outputs())
+        source = partials if debounce_by is None else self._track(_debounce(partials, debounce_by, None))
+        async for value in source:
+            yield value
+        await self._finish()
+        assert self._result is not None
+        # The output is always the last value, even when it equals the last partial one (as in pydantic-ai): a
+        # reader can take the last value for the validated output.
+        yield self._result.output
+        self._output_unread = False
+
+    async def _partial_outputs(self) -> AsyncGenerator[Any]:
+        deps = self._run.ctx.deps
+        schema = deps.output_schema
+        text_output = schema.allow_text_output
+        json_text = schema.mode in ('native', 'prompted')
+        parsers: dict[int, _PartialParser] = {}
+        texts: dict[int, str] = {}
+        calls: dict[int, _FunctionArgs] = {}  # output function calls: their arguments so far
+        response = 0
+        async for event in self._events:
+            if self._responses != response:
+                response = self._responses
+                parsers.clear()
+                texts.clear()
+                calls.clear()
+            chunk: Any = None
+            if isinstance(event, PartStartEvent):
+                index, part = event.index, event.part
+                entry = None
+                if isinstance(part, ToolCallPart) and part.tool_name in schema.tools:
+                    processor = schema.tools[part.tool_name]
+                    entry = _partial_parser(processor)
+                    if processor.calls_function:
+                        calls[index] = _FunctionArgs(processor)
+                    chunk = part.args
+                elif isinstance(part, TextPart) and json_text and schema.object_processor is not None:
+                    processor = schema.object_processor
+                    if processor.calls_function:  # native or prompted output through an output function
+                        calls[index] = _FunctionArgs(processor)
+                    else:
+                        entry = _partial_parser(processor)
+                    chunk = part.content
+                elif isinstance(part, TextPart) and text_output:
+                    texts[index] = ''
+                    chunk = part.content
+                if entry is not None:
+                    parsers[index] = entry
+            elif isinstance(event, PartDeltaEvent):
+                index, delta = event.index, event.delta
+                if delta.part_delta_kind == 'text':
+                    chunk = delta.content_delta
+                elif delta.part_delta_kind == 'tool_call':
+                    chunk = delta.args_delta
+            if chunk is None:
+                continue
+            if index in texts:
+                texts[index] = text = texts[index] + chunk
+                if not text:
+                    continue  # a text part starting empty is no output yet
+                value = await self._partial_function_output(schema.process_text, text)
+                if value is not INVALID:
+                    value = await self._validate_partial(value)
+                if value is not INVALID:
+                    yield value
+                continue
+            if (args := calls.get(index)) is not None:
+                value = await args.feed(chunk, self._partial_function_output)
+                if value is not INVALID:
+                    value = await self._validate_partial(value)
+                if value is not INVALID:
+                    yield value
+                continue
+            entry = parsers.get(index)
+            if entry is None:
+                continue
+            parser, builder, unwrap = entry
+            before = (builder.changes, parser.partial_string)
+            try:
+                parser.feed(chunk if isinstance(chunk, str) else _to_json(chunk))
+            except PartialJsonError:
+                del parsers[index]  # not JSON: the final validation will tell the model
+                continue
+            if (builder.changes, parser.partial_string) == before:
+                continue
+            previous = builder.signature
+            value = builder.value(parser)
+            if value is INVALID or builder.signature == previous:
+                continue
+            value = await self._validate_partial(unwrap(value))
+            if value is not INVALID:
+                yield value
+
+    async def _partial_function_output(
+        self, function: Callable[[Any, RunContext[Any]], Awaitable[Any]], value: Any
+    ) -> Any:
+        """What an output function (or `TextOutput` function) makes of a partial value, called with
+        `ctx.partial_output` set as pydantic-ai 1.107 does; `INVALID` when it raises `ModelRetry`."""
+        ctx = self._run.ctx.deps.run_context(self._run.ctx.state).replace_with(partial_output=True)
+        try:
+            return await function(value, ctx)
+        except ModelRetry:
+            return INVALID
+
+    async def _validate_partial(self, value: Any) -> Any:
+        deps = self._run.ctx.deps
+        if not deps.output_validators:
+            return value
+        ctx = deps.run_context(self._run.ctx.state).replace_with(partial_output=True)
+        try:
+            for validator in deps.output_validators:
+                value = await validator.validate(value, ctx)
+        except ModelRetry:
+            return INVALID
+        return value
+
+    def stream_response(self, *, debounce_by: float | None = 0.1) -> AsyncIterator[ModelResponse]:
+        """Stream the model response being received, as a `ModelResponse` rebuilt on each event.
+
+        While a response streams its `state` is `'incomplete'`; the last value yielded is the run's last
+        response, `'complete'` (or `'interrupted'` after `cancel()`).
+
+        Args:
+            debounce_by: Yield at most once per this many seconds (the latest response); `None`: every event.
+        """
+        return _Stream(self._track(self._responses_then_last(debounce_by)))
+
+    def stream_responses(self, *, debounce_by: float | None = 0.1) -> AsyncIterator[tuple[ModelResponse, bool]]:
+        """`stream_response()` as `(response, is_last)` pairs (deprecated in pydantic-ai 1.107, as here).
+
+        `is_last` is `True` for a response that is no longer streaming.
+        """
+        warnings.warn(
+            '`StreamedRunResult.stream_responses()` is deprecated: use `stream_response()` and '
+            "`response.state != 'incomplete'` for `is_last`.",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return _Stream(self._track(self._pairs(self.stream_response(debounce_by=debounce_by))))
+
+    async def _pairs(self, responses: AsyncIterator[ModelResponse]) -> AsyncGenerator[tuple[ModelResponse, bool]]:
+        async for response in responses:
+            yield response, response.state != 'incomplete'
+
+    async def _responses_then_last(self, debounce_by: float | None) -> AsyncGenerator[ModelResponse]:
+        async def changed() -> AsyncGenerator[Any]:
+            # As pydantic-ai: what arrived before the block was entered shows as one snapshot (when it has
+            # content), then a snapshot follows each event.
+            before = len(self._buffer)
+            streamed = self._response
+            # (A run already over, ended on deferred calls before the block, shows only its last response.)
+            if (
+                before
+                and streamed is not None
+                and self._result is None
+                and any(_has_content(p) for p in streamed.get().parts)
+            ):
+                yield streamed
+            async for event in self._events:
+                if before:
+                    before -= 1
+                elif self._response is not None and event.event_kind in _RESPONSE_EVENT_KINDS:
+                    yield self._response
+
+        source = self._track(changed())
+        if debounce_by is not None:
+            source = self._track(_debounce(source, debounce_by, None))
+        # Built only for the values that are yielded: building costs the size of the response so far, and
+        # debouncing drops most values. A value is built as soon as it is yielded, so it shows the response
+        # as of its event.
+        # `cancel()` closes this generator (as every stream of the result): no response follows a cancellation.
+        async for streamed in source:
+            yield streamed.get()
+        await self._finish()
+        last = self.response
+        if last.state == 'complete' and last.run_id is None and self._response is not None:
+            # The whole response, as the run records it: with the run's ids (pydantic-ai's last snapshot).
+            state = self._run.ctx.state
+            last = dataclasses.replace(last, run_id=state.run_id, conversation_id=state.conversation_id)
+        yield last
+        self._output_unread = False
+
+    # -- cancelling -----------------------------------------------------------------------------------------------
+
+    async def cancel(self) -> None:
+        """Stop the run now: the model stops generating, and the response received so far is kept in
+        `all_messages()` and `response` with `state='interrupted'`. Streams being read end.
+
+        After the run is complete this only sets `cancelled`.
+        """
+        if self._cancelled:
+            return
+        self._cancelled = True
+        if self._result is not None:
+            return
+        streamed = self._response
+        if streamed is not None:
+            await streamed.cancel()
+            if not streamed.complete:
+                self._interrupted = streamed.get()
+                self._interrupted.run_id = self._run.ctx.state.run_id
+                self._interrupted.conversation_id = self._run.ctx.state.conversation_id
+        await self.aclose()
+
+    @property
+    def cancelled(self) -> bool:
+        """Whether `cancel()` was called."""
+        return self._cancelled
+
+    # -- results --------------------------------------------------------------------------------------------------
+
+    async def get_output(self) -> OutputDataT:
+        """Run to the end (reading what is left of the stream) and return the output."""
+        await self._finish()
+        assert self._result is not None
+        # A copy each time: a caller changing what it got does not change what the next call gets.
+        output: OutputDataT = copy.deepcopy(self._result.output)
+        self._output_unread = False
+        return output
+
+    @property
+    def response(self) -> ModelResponse:
+        """The current response: the one being streamed (`state='incomplete'`), the one cut by `cancel()`, or
+        the run's last response; a streamed response as it was received (without the run's ids, as pydantic-ai).
+
+        Raises:
+            UserError: no response has started yet.
+        """
+        if self._interrupted is not None:
+            return self._interrupted
+        streamed = self._response
+        if streamed is not None:
+            # the streamed response as received (pydantic-ai's `response`: without the run's ids)
+            return streamed.get()
+        for message in reversed(self._run.all_messages()):
+            if isinstance(message, ModelResponse):
+                return message
+        raise UserError('No response yet: read the stream first.')
+
+    async def validate_response_output(self, message: ModelResponse, *, allow_partial: bool = False) -> OutputDataT:
+        """Validate a response (one from `stream_response()`, say) into an output value.
+
+        Text (for text output), the output tool's arguments, or JSON text (native and prompted output) are
+        validated against the output type, and output validators run (with `ctx.partial_output` set when
+        `allow_partial`); output functions run only when not `allow_partial`.
+
+        Args:
+            message: The response to validate.
+            allow_partial: Accept an unfinished value (an incomplete last item or string is left out).
+
+        Raises:
+            UnexpectedModelBehavior: the response holds no output of the run's output type.
+            pydantic.ValidationError: the output does not validate.
+        """
+        if self._ended_before_block:
+            # The run ended on deferred tool calls before the block: its output is what any response gives (as in
+            # pydantic-ai), none of them holding output of its own.
+            assert self._result is not None
+            ended: OutputDataT = copy.deepcopy(self._result.output)
+            return ended
+        output: OutputDataT = await validate_response(self._run.ctx, message, allow_partial=allow_partial)
+        return output
+
+    @property
+    def is_complete(self) -> bool:
+        """Whether the run has ended with its final result (for a run that ended before the `async with` block,
+        on deferred tool calls, once its output has been read)."""
+        return self._result is not None and not self._output_unread
+
+    @property
+    def usage(self) -> CallableRunUsage:
+        """The usage of the run so far, the response being streamed included (`result.usage`; calling it, the
+        spelling before pydantic-ai 1.107, still works but is deprecated)."""
+        usage = self._run.ctx.state.usage
+        streamed = self._response
+        if streamed is not None and not streamed.complete and self._result is None and self._interrupted is None:
+            usage = usage + streamed.usage()
+        return CallableRunUsage.of(usage)
+
+    @property
+    def timestamp(self) -> CallableDatetime:
+        """When the current response started (the last one once the run is over); callable too, as before 1.107.
+
+        Raises:
+            UserError: no response has started yet.
+        """
+        return CallableDatetime.of(self.response.timestamp)
+
+    @property
+    def run_id(self) -> str:
+        """The id of the run."""
+        return self._run.run_id
+
+    @property
+    def conversation_id(self) -> str:
+        """The id of the conversation the run belongs to."""
+        return self._run.conversation_id
+
+    @property
+    def metadata(self) -> dict[str, Any] | None:
+        """The run's metadata."""
+        return self._run.metadata
+
+    def all_messages(self, *, output_tool_return_content: str | None = None) -> list[ModelMessage]:
+        """Every message so far, including the message history the run was given.
+
+        Args:
+            output_tool_return_content: Once the run is complete, replace the content of the output tool's
+                return part with this.
+        """
+        if output_tool_return_content is not None:
+            return self._complete_result().all_messages(output_tool_return_content=output_tool_return_content)
+        messages = self._run.all_messages()
+        if self._interrupted is not None and (not messages or messages[-1] is not self._interrupted):
+            messages = [*messages, self._interrupted]
+        return messages
+
+    def all_messages_json(self, *, output_tool_return_content: str | None = None) -> bytes:
+        """`all_messages()` as JSON."""
+        return _messages.ModelMessagesTypeAdapter.dump_json(
+            self.all_messages(output_tool_return_content=output_tool_return_content)
+        )
+
+    def new_messages(self, *, output_tool_return_content: str | None = None) -> list[ModelMessage]:
+        """The messages of this run so far."""
+        start = self._run.ctx.deps.new_message_index
+        return self.all_messages(output_tool_return_content=output_tool_return_content)[start:]
+
+    def new_messages_json(self, *, output_tool_return_content: str | None = None) -> bytes:
+        """`new_messages()` as JSON."""
+        return _messages.ModelMessagesTypeAdapter.dump_json(
+            self.new_messages(output_tool_return_content=output_tool_return_content)
+        )
+
+    def _complete_result(self) -> AgentRunResult[OutputDataT]:
+        if self._result is None:
+            raise UserError('The run is not complete yet: read the stream (or `await get_output()`) first.')
+        return self._result
+
+    def __repr__(self) -> str:
+        return f'<StreamedRunResult is_complete={self.is_complete}>'
+
+
+def _to_json(value: Any) -> str:
+    return pydantic_core.to_json(value).decode()
+
+
+_PartialParser = tuple[IncrementalJsonParser, PartialOutputBuilder | EnvelopeBuilder, Callable[[Any], Any]]
+
+
+def _partial_parser(
+    processor: OutputProcessor,
+) -> _PartialParser | None:
+    """A parser and builder of partial values for the processor's answers; `None` for output functions."""
+    made = processor.partial_builder()
+    if made is None:
+        return None
+    builder, unwrap = made
+    return IncrementalJsonParser(builder), builder, unwrap
+
+
+class _HandledEvents(AsyncIterator[AgentStreamEvent]):
+    """A node's events, passed on as they come and kept; once the node's stream is done, the run's event
+    stream handler gets them all (before the run goes on to its next node)."""
+
+    def __init__(
+        self,
+        events: NodeEvents,
+        handler: EventStreamHandler | None,
+        ctx: RunContext[Any],
+        wrap: Callable[[AsyncIterable[AgentStreamEvent]], AsyncGenerator[AgentStreamEvent]] | None = None,
+    ) -> None:
+        self._events = aiter(events)
+        self._handler = handler
+        self._wrap = wrap
+        self._ctx = ctx
+        self._seen: list[AgentStreamEvent] = []
+        self._handed_over = False
+
+    def __aiter__(self) -> _HandledEvents:
+        return self
+
+    async def __anext__(self) -> AgentStreamEvent:
+        try:
+            event: AgentStreamEvent = await anext(self._events)
+        except StopAsyncIteration:
+            await self.hand_over()
+            raise
+        if not self._handed_over:
+            self._seen.append(event)
+        return event
+
+    async def hand_over(self) -> None:
+        """Give the handler the events so far (once): the node's stream is done, or its final result began."""
+        if not self._handed_over:
+            self._handed_over = True
+            events: AsyncIterator[AgentStreamEvent] = _Replay(self._seen)
+            if self._wrap is None:
+                assert self._handler is not None
+                await self._handler(self._ctx, events)
+                return
+            async with aclosing(self._wrap(events)) as wrapped:  # the handler gets what the hooks make of them
+                if self._handler is not None:
+                    await self._handler(self._ctx, wrapped)
+                async for _ in wrapped:
+                    pass
+
+
+class _Replay(AsyncIterator[_T]):
+    """Kept events, as the async iterable an event stream handler reads."""
+
+    def __init__(self, items: list[_T]) -> None:
+        self._items = iter(items)
+
+    def __aiter__(self) -> _Replay[_T]:
+        return self
+
+    async def __anext__(self) -> _T:
+        try:
+            return next(self._items)
+        except StopIteration:
+            raise StopAsyncIteration from None
+
+
+class _Stream(AsyncIterator[_T]):
+    """What the `stream_*` methods return: an iterator over a generator the result closes with the run (a
+    class, so that a reader leaving it half read leaves no generator for the garbage collector to finish)."""
+
+    def __init__(self, generator: AsyncGenerator[_T]) -> None:
+        self._generator = generator
+
+    def __aiter__(self) -> _Stream[_T]:
+        return self
+
+    async def __anext__(self) -> _T:
+        return await self._generator.__anext__()
+
+
+class _FunctionArgs:
+    """The arguments of an output function call (or the JSON text of native or prompted output that may go
+    through one) as they stream: validated whole (partially) on each chunk, as pydantic-ai does, and passed to
+    the function when they changed."""
+
+    def __init__(self, processor: OutputProcessor) -> None:
+        self._processor = processor
+        self._text = ''
+        self._last: Any = INVALID
+
+    async def feed(self, chunk: str | dict[str, Any], call: Callable[..., Awaitable[Any]]) -> Any:
+        if isinstance(chunk, dict):
+            self._text = _to_json(chunk)
+        else:
+            self._text += chunk
+        try:
+            args = self._processor.validate(self._text, allow_partial=True)
+        except ValueError:  # `ValidationError` too: not enough of the arguments yet
+            return INVALID
+        if args == self._last:
+            return INVALID
+        self._last = args
+        return await call(self._processor.finish, args)
+
+
+async def _once(value: _T) -> AsyncGenerator[_T]:
+    yield value
+
+
+_RESPONSE_EVENT_KINDS = frozenset({'part_start', 'part_delta', 'part_end', 'final_result'})
+"""The events of a model response (a snapshot of the response follows each; not the tool call events)."""
+
+
+def _has_content(part: Any) -> bool:
+    has_content = getattr(part, 'has_content', None)
+    return bool(has_content()) if has_content is not None else True

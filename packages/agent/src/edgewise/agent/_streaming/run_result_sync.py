@@ -1,0 +1,145 @@
+"""`StreamedRunResultSync`: what `Agent.run_stream_sync` returns, a streamed run read from synchronous code.
+
+The run goes on in an event loop of its own, in a thread (an anyio blocking portal); every method waits for it.
+The loop stops once the run ends (a stream read to its end, or `get_output()`), or on `close()`.
+"""
+
+from __future__ import annotations as _annotations
+
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import AbstractAsyncContextManager, AbstractContextManager
+from functools import partial
+from typing import Any, Generic, TypeVar
+
+from anyio.from_thread import BlockingPortal, start_blocking_portal
+
+from .._run.result import CallableDatetime, CallableRunUsage
+from ..messages import ModelMessage, ModelResponse
+from .run_result import StreamedRunResult
+
+__all__ = ('StreamedRunResultSync',)
+
+OutputDataT = TypeVar('OutputDataT')
+_T = TypeVar('_T')
+
+
+class StreamedRunResultSync(Generic[OutputDataT]):
+    """A streamed run read from synchronous code: the methods of `StreamedRunResult`, without `await`."""
+
+    def __init__(self, open_stream: Callable[[], AbstractAsyncContextManager[StreamedRunResult[OutputDataT]]]) -> None:
+        self._portal_cm: AbstractContextManager[BlockingPortal] | None = start_blocking_portal()
+        portal = self._portal_cm.__enter__()
+        self._portal = portal
+        self._stream_cm: AbstractContextManager[StreamedRunResult[OutputDataT]] | None = None
+        try:
+            self._stream_cm = portal.wrap_async_context_manager(open_stream())
+            self._result = self._stream_cm.__enter__()
+        except BaseException:
+            self.close()
+            raise
+
+    def _iterate(self, source: AsyncIterator[_T]) -> Iterator[_T]:
+        try:
+            while True:
+                try:
+                    item = self._portal.call(source.__anext__)
+                except StopAsyncIteration:
+                    break
+                yield item
+        finally:
+            if self._result.is_complete:
+                self.close()
+
+    def stream_text(self, *, delta: bool = False, debounce_by: float | None = 0.1) -> Iterator[str]:
+        """The text as it comes: the whole text so far, or (`delta=True`) each new piece."""
+        return self._iterate(self._result.stream_text(delta=delta, debounce_by=debounce_by))
+
+    def stream_output(self, *, debounce_by: float | None = 0.1) -> Iterator[OutputDataT]:
+        """The output as it is built (partial outputs, then the final one)."""
+        return self._iterate(self._result.stream_output(debounce_by=debounce_by))
+
+    def stream_response(self, *, debounce_by: float | None = 0.1) -> Iterator[ModelResponse]:
+        """The model's response as it is built (`response.state` is `'incomplete'` until it is whole)."""
+        return self._iterate(self._result.stream_response(debounce_by=debounce_by))
+
+    def stream_responses(self, *, debounce_by: float | None = 0.1) -> Iterator[tuple[ModelResponse, bool]]:
+        """`stream_response()` as `(response, is_last)` pairs (deprecated in pydantic-ai 1.107, as here)."""
+        return self._iterate(self._result.stream_responses(debounce_by=debounce_by))
+
+    def validate_response_output(self, message: ModelResponse, *, allow_partial: bool = False) -> OutputDataT:
+        """`StreamedRunResult.validate_response_output`, from synchronous code."""
+        output: OutputDataT = self._portal.call(
+            partial(self._result.validate_response_output, message, allow_partial=allow_partial)
+        )
+        return output
+
+    def get_output(self) -> OutputDataT:
+        """Run to the end and return the output."""
+        output = self._portal.call(self._result.get_output)
+        self.close()
+        return output
+
+    @property
+    def is_complete(self) -> bool:
+        """Whether the run has ended with its final result."""
+        return self._result.is_complete
+
+    @property
+    def run_id(self) -> str:
+        """The id of the run."""
+        return self._result.run_id
+
+    @property
+    def conversation_id(self) -> str:
+        """The id of the conversation the run belongs to."""
+        return self._result.conversation_id
+
+    @property
+    def metadata(self) -> dict[str, Any] | None:
+        """The run's metadata."""
+        return self._result.metadata
+
+    @property
+    def usage(self) -> CallableRunUsage:
+        """The usage of the run so far (`result.usage`; calling it, as before pydantic-ai 1.107, still works)."""
+        return self._result.usage
+
+    @property
+    def timestamp(self) -> CallableDatetime:
+        """When the current response started (the last one once the run is over)."""
+        return self._result.timestamp
+
+    @property
+    def response(self) -> ModelResponse:
+        """The current response (see `StreamedRunResult.response`)."""
+        return self._result.response
+
+    def all_messages(self, *, output_tool_return_content: str | None = None) -> list[ModelMessage]:
+        """Every message so far, including the message history the run was given."""
+        return self._result.all_messages(output_tool_return_content=output_tool_return_content)
+
+    def all_messages_json(self, *, output_tool_return_content: str | None = None) -> bytes:
+        """`all_messages()` as JSON."""
+        return self._result.all_messages_json(output_tool_return_content=output_tool_return_content)
+
+    def new_messages(self, *, output_tool_return_content: str | None = None) -> list[ModelMessage]:
+        """The messages of this run so far."""
+        return self._result.new_messages(output_tool_return_content=output_tool_return_content)
+
+    def new_messages_json(self, *, output_tool_return_content: str | None = None) -> bytes:
+        """`new_messages()` as JSON."""
+        return self._result.new_messages_json(output_tool_return_content=output_tool_return_content)
+
+    def close(self) -> None:
+        """Stop the run if it is still going, and the event loop it runs in."""
+        stream_cm, self._stream_cm = self._stream_cm, None
+        portal_cm, self._portal_cm = self._portal_cm, None
+        try:
+            if stream_cm is not None:
+                stream_cm.__exit__(None, None, None)
+        finally:
+            if portal_cm is not None:
+                portal_cm.__exit__(None, None, None)
+
+    def __repr__(self) -> str:
+        return f'<StreamedRunResultSync is_complete={self.is_complete}>'

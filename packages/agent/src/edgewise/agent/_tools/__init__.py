@@ -1,0 +1,6 @@
+"""The vocabulary of tools (re-exported by `tools`).
+
+- `definition`: `ToolDefinition`, a tool as the model is told about it.
+- `deferred_calls`: the tool calls a run ends on, to be answered later (`DeferredToolRequests`,
+  `DeferredToolResults`): calls waiting for an approval or for an external result.
+"""

@@ -1,0 +1,102 @@
+"""What resuming a stored agent run (`Agent.resume`, `Agent.iter_from_persistence`) reads back: its history, folded
+from its snapshots, and the answers to the tool calls it waits on.
+
+A durable agent run (one given a file, SQLite or PostgreSQL persistence) stores a snapshot after every step, as
+any graph run does, with two differences that keep its steps cheap and its resumes exact:
+
+- a snapshot's state holds only the messages added since the previous snapshot (`GraphAgentState.message_offset`
+  says where they start), so a step writes the same amount however long the conversation is; resuming folds
+  the run's snapshots back into the whole history;
+- each tool call's result is checkpointed into the running snapshot as the call finishes
+  (`GraphAgentState.step_results`), so a resumed step runs only the calls that had not finished.
+
+A model request whose response was stored is never sent again: its response is in the snapshot of the node after
+it. What was running when the process died (a model request, a tool call, an output validator) runs again.
+"""
+
+from __future__ import annotations as _annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import pydantic
+
+from edgewise.graph import BaseStatePersistence, End, GraphRun
+
+from .._loop.nodes import CallToolsNode, UserPromptNode
+from .._run.deps import GraphAgentDeps
+from .._run.state import GraphAgentState
+from .._tools.deferred_calls import DeferredToolResults
+from ..exceptions import UserError
+from ..messages import ModelMessage, UserContent
+
+__all__ = ('deferred_answers', 'fold_history', 'restore_history')
+
+
+def fold_history(snapshots: Sequence[Any], until: str | None = None) -> tuple[list[ModelMessage], Any, int]:
+    """The whole message history of a stored agent run, from its snapshots (each holding the messages after its
+    `message_offset`), up to and including the snapshot `until` (default: the last).
+
+    Returns the history, the user prompt the run started with and where the run's own messages start.
+    """
+    history: list[ModelMessage] = []
+    prompt: str | Sequence[UserContent] | None = None
+    new_index = 0
+    for index, snapshot in enumerate(snapshots):
+        state = snapshot.state
+        if not isinstance(state, GraphAgentState):  # not an agent run's snapshot
+            continue
+        if index == 0:
+            new_index = state.message_offset + len(state.message_history)
+            if isinstance(snapshot.node, UserPromptNode):
+                prompt = snapshot.node.user_prompt
+        del history[state.message_offset :]
+        history.extend(state.message_history)
+        if state.response_in_node and isinstance(snapshot.node, CallToolsNode):
+            history.append(snapshot.node.model_response)
+        if snapshot.id == until:
+            break
+    return history, prompt, new_index
+
+
+_ANSWERS: pydantic.TypeAdapter[DeferredToolResults] | None = None
+
+
+def deferred_answers(value: DeferredToolResults | Mapping[str, Any] | None) -> DeferredToolResults | None:
+    """`deferred_tool_results` as a `DeferredToolResults` (given as one, or as a dict of JSON values).
+
+    Raises:
+        UserError: the dict is not a `DeferredToolResults`.
+    """
+    global _ANSWERS
+    if value is None or isinstance(value, DeferredToolResults):
+        return value
+    if _ANSWERS is None:
+        _ANSWERS = pydantic.TypeAdapter(DeferredToolResults)
+    try:
+        return _ANSWERS.validate_python(value)
+    except pydantic.ValidationError as e:
+        problems = '; '.join(
+            f'{".".join(str(x) for x in err["loc"])}: {err["msg"]}' for err in e.errors(include_url=False)[:3]
+        )
+        raise UserError(
+            f'`deferred_tool_results` is not a DeferredToolResults ({problems}): give `approvals` (tool call id -> '
+            "true, false or {'kind': 'tool-denied', 'message': ...}), `calls` (tool call id -> result) and "
+            '`metadata`.'
+        ) from None
+
+
+async def restore_history(
+    graph_run: GraphRun[GraphAgentState, Any, Any],
+    persistence: BaseStatePersistence[Any, Any],
+    graph_deps: GraphAgentDeps[Any, Any],
+) -> None:
+    """Give a stored run, just opened from `persistence` (and held by this process), its whole history back: folded
+    from its snapshots up to the one it goes on from, with the user prompt it started with."""
+    snapshots = await persistence.load_all()
+    start = graph_run.next_node
+    until = None if isinstance(start, End) else start.get_snapshot_id()
+    history, prompt, new_index = fold_history(snapshots, until)
+    graph_run.state.message_history = history
+    graph_deps.prompt = prompt
+    graph_deps.new_message_index = new_index

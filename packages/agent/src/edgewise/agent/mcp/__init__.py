@@ -1,0 +1,85 @@
+"""MCP servers as toolsets (extra `edgewise-agent[mcp]`): an agent calls the tools of Model Context Protocol servers.
+
+```python
+from edgewise.agent import Agent
+from edgewise.agent.mcp import MCPServerStdio
+
+server = MCPServerStdio('python', args=['my_server.py'], tool_prefix='files')
+agent = Agent('openai:gpt-5', toolsets=[server])
+
+async with agent:  # starts the server process once, for every run inside
+    result = await agent.run('List the files in /tmp')
+```
+
+`MCPServerStdio` starts the server as a subprocess and talks to it over stdin/stdout;
+`MCPServerStreamableHTTP` and `MCPServerSSE` connect to a running server over HTTP. The names and
+arguments are pydantic-ai 1.x's. The tools are listed once per connection and cached until the server says
+that they changed (`notifications/tools/list_changed`). A tool error reported by the server becomes a
+retry prompt to the model; a server that cannot be started, stops answering within `timeout` while
+connecting, or closes the connection raises `MCPError` naming the server (and the tool, during a call).
+
+The package: `_server` (`MCPServer`), `_transports` (stdio, streamable HTTP, SSE), `_connection` (JSON-RPC channels
+and session), `_server_requests` (sampling, logs), `_mapping` (MCP content to and from messages), `_types`
+(resources, prompts), `_config` (`load_mcp_servers`).
+"""
+
+from __future__ import annotations as _annotations
+
+try:
+    import mcp as _mcp_sdk  # noqa: F401
+except ImportError as _error:  # pragma: no cover - exercised in a subprocess by tests/agent/mcp/test_extra.py
+    # A ModuleNotFoundError naming `mcp`, so that tools (and the wheel check) see which distribution is missing.
+    raise ModuleNotFoundError(
+        'edgewise.agent.mcp needs the MCP Python SDK: install the `mcp` extra, `pip install "edgewise-agent[mcp]"`.',
+        name='mcp',
+    ) from _error
+
+from ..exceptions import MCPError
+from ._config import load_mcp_servers
+from ._server import CallToolFunc, ElicitationCallback, LogHandler, MCPServer, ProcessToolCallback, ToolResult
+from ._transports import MCPServerHTTP, MCPServerSSE, MCPServerStdio, MCPServerStreamableHTTP
+from ._types import (
+    BaseResource,
+    ContentBlock,
+    EmbeddedResource,
+    Icon,
+    Prompt,
+    PromptArgument,
+    PromptMessage,
+    PromptResult,
+    PromptRole,
+    Resource,
+    ResourceAnnotations,
+    ResourceLink,
+    ResourceTemplate,
+    ServerCapabilities,
+)
+
+__all__ = (
+    'BaseResource',
+    'CallToolFunc',
+    'ContentBlock',
+    'ElicitationCallback',
+    'EmbeddedResource',
+    'Icon',
+    'LogHandler',
+    'MCPError',
+    'MCPServer',
+    'MCPServerHTTP',
+    'MCPServerSSE',
+    'MCPServerStdio',
+    'MCPServerStreamableHTTP',
+    'ProcessToolCallback',
+    'Prompt',
+    'PromptArgument',
+    'PromptMessage',
+    'PromptResult',
+    'PromptRole',
+    'Resource',
+    'ResourceAnnotations',
+    'ResourceLink',
+    'ResourceTemplate',
+    'ServerCapabilities',
+    'ToolResult',
+    'load_mcp_servers',
+)

@@ -1,0 +1,307 @@
+"""The MCP transports: a server run as a subprocess (stdio), and servers reached over HTTP (streamable HTTP, SSE)."""
+
+from __future__ import annotations as _annotations
+
+from collections.abc import AsyncIterator, Sequence
+from contextlib import AsyncExitStack, asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+from mcp import types as mcp_types
+from mcp.client.sse import sse_client
+from mcp.client.stdio import StdioServerParameters, get_default_environment, stdio_client
+from mcp.client.streamable_http import streamable_http_client
+from pydantic_core import CoreSchema, core_schema
+from typing_extensions import deprecated
+
+from ..exceptions import UserError
+from ..models import Model
+from ._connection import open_stdio_channel
+from ._server import ElicitationCallback, LogHandler, MCPServer, ProcessToolCallback
+
+__all__ = ('MCPServerHTTP', 'MCPServerSSE', 'MCPServerStdio', 'MCPServerStreamableHTTP')
+
+
+_STRINGS = core_schema.dict_schema(core_schema.str_schema(), core_schema.str_schema())
+_STDIO_FIELDS = {
+    'command': core_schema.typed_dict_field(core_schema.str_schema()),
+    'args': core_schema.typed_dict_field(core_schema.list_schema(core_schema.str_schema())),
+    'env': core_schema.typed_dict_field(_STRINGS, required=False),
+    'cwd': core_schema.typed_dict_field(core_schema.str_schema(), required=False),
+}
+_HTTP_FIELDS = {
+    'url': core_schema.typed_dict_field(core_schema.str_schema()),
+    'headers': core_schema.typed_dict_field(_STRINGS, required=False),
+}
+
+
+def _config_schema(cls: Any, fields: dict[str, core_schema.TypedDictField]) -> CoreSchema:
+    """Validate the fields of a configuration entry (see `load_mcp_servers`), then build the server from them."""
+    return core_schema.no_info_after_validator_function(
+        lambda values: cls(**values), core_schema.typed_dict_schema(fields)
+    )
+
+
+class MCPServerStdio(MCPServer):
+    """An MCP server run as a subprocess, spoken to over its stdin and stdout.
+
+    The process starts when the server is entered (`async with server:`, or `async with agent:`) and is
+    stopped when it is left: its stdin is closed, then, if it has not exited after two seconds, its process
+    group is sent SIGTERM and then SIGKILL.
+    """
+
+    command: str
+    """The program to run."""
+    args: Sequence[str]
+    """Its arguments."""
+    env: dict[str, str] | None
+    """Variables added to the subprocess's environment. The subprocess does not inherit the parent's
+    environment, only a few safe variables (`HOME`, `PATH`, ...); pass `env=dict(os.environ)` to give it all."""
+    cwd: str | Path | None
+    """The working directory of the subprocess."""
+
+    def __init__(
+        self,
+        command: str,
+        args: Sequence[str],
+        *,
+        env: dict[str, str] | None = None,
+        cwd: str | Path | None = None,
+        tool_prefix: str | None = None,
+        log_level: mcp_types.LoggingLevel | None = None,
+        log_handler: LogHandler | None = None,
+        timeout: float = 5,
+        read_timeout: float = 5 * 60,
+        process_tool_call: ProcessToolCallback | None = None,
+        allow_sampling: bool = True,
+        sampling_model: Model | None = None,
+        max_retries: int = 1,
+        elicitation_callback: ElicitationCallback | None = None,
+        cache_prompts: bool = True,
+        cache_tools: bool = True,
+        cache_resources: bool = True,
+        include_instructions: bool = False,
+        include_return_schema: bool | None = None,
+        id: str | None = None,
+        client_info: mcp_types.Implementation | None = None,
+    ) -> None:
+        """Describe the server process; nothing starts until the server is entered.
+
+        Args:
+            command: The program to run.
+            args: Its arguments.
+            env: Variables added to the subprocess's environment.
+            cwd: The working directory of the subprocess.
+            tool_prefix: Prepended, with an underscore, to the name of each of the server's tools.
+            log_level: The level of the log messages the server is asked to send.
+            log_handler: Receives the server's log messages.
+            timeout: Seconds to start the server and complete the handshake.
+            read_timeout: Seconds to wait for the answer to one request.
+            process_tool_call: A hook around each tool call.
+            allow_sampling: Whether the server may ask the agent's model for completions.
+            sampling_model: The model that answers sampling requests (else the running agent's model).
+            max_retries: How many times in a row each tool may be retried.
+            elicitation_callback: Answers the server's requests for input from the user.
+            cache_prompts: Whether to keep the prompt list until the server says it changed.
+            cache_tools: Whether to keep the tool list until the server says it changed.
+            cache_resources: Whether to keep the resource list until the server says it changed.
+            include_instructions: Whether to add the server's instructions to the agent's.
+            include_return_schema: Whether to tell the model each tool's output schema.
+            id: A unique id of the toolset (defaults to `tool_prefix`).
+            client_info: How the client introduces itself in the handshake.
+        """
+        self.command = command
+        self.args = args
+        self.env = env
+        self.cwd = cwd
+        super().__init__(
+            tool_prefix,
+            log_level,
+            log_handler,
+            timeout,
+            read_timeout,
+            process_tool_call,
+            allow_sampling,
+            sampling_model,
+            max_retries,
+            elicitation_callback,
+            cache_prompts=cache_prompts,
+            cache_tools=cache_tools,
+            cache_resources=cache_resources,
+            include_instructions=include_instructions,
+            include_return_schema=include_return_schema,
+            id=id,
+            client_info=client_info,
+        )
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: Any) -> CoreSchema:
+        """Validates `{"command": ..., "args": [...], "env": {...}, "cwd": ...}` into a server."""
+        return _config_schema(cls, _STDIO_FIELDS)
+
+    def _endpoint(self) -> tuple[Any, ...]:
+        return (self.command, list(self.args), self.env, self.cwd)
+
+    @asynccontextmanager
+    async def client_streams(self) -> AsyncIterator[tuple[Any, Any]]:
+        """The MCP SDK's stdio transport to the server (the client itself uses a faster one of its own)."""
+        parameters = StdioServerParameters(command=self.command, args=list(self.args), env=self.env, cwd=self.cwd)
+        async with stdio_client(parameters) as (read_stream, write_stream):
+            yield read_stream, write_stream
+
+    def _open_channel(self) -> Any:
+        env = {**get_default_environment(), **(self.env or {})}
+        return open_stdio_channel(self.command, list(self.args), env, self.cwd)
+
+    def __repr__(self) -> str:
+        shown = [f'command={self.command!r}', f'args={list(self.args)!r}']
+        if self.id:
+            shown.append(f'id={self.id!r}')
+        # `env` is left out: it often holds secrets (API keys).
+        return f'{type(self).__name__}({", ".join(shown)})'
+
+
+class _MCPServerHTTP(MCPServer):
+    """What the HTTP transports share: the URL, headers or an `httpx.AsyncClient`."""
+
+    url: str
+    """The server's endpoint."""
+    headers: dict[str, str] | None
+    """HTTP headers sent with every request (authentication, say); exclusive with `http_client`."""
+    http_client: httpx.AsyncClient | None
+    """The HTTP client to use (custom TLS, proxies); exclusive with `headers`."""
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        headers: dict[str, str] | None = None,
+        http_client: httpx.AsyncClient | None = None,
+        id: str | None = None,
+        tool_prefix: str | None = None,
+        log_level: mcp_types.LoggingLevel | None = None,
+        log_handler: LogHandler | None = None,
+        timeout: float = 5,
+        read_timeout: float | None = None,
+        process_tool_call: ProcessToolCallback | None = None,
+        allow_sampling: bool = True,
+        sampling_model: Model | None = None,
+        max_retries: int = 1,
+        elicitation_callback: ElicitationCallback | None = None,
+        cache_prompts: bool = True,
+        cache_tools: bool = True,
+        cache_resources: bool = True,
+        include_instructions: bool = False,
+        include_return_schema: bool | None = None,
+        client_info: mcp_types.Implementation | None = None,
+    ) -> None:
+        """Describe the server's endpoint; nothing connects until the server is entered.
+
+        Args:
+            url: The server's endpoint.
+            headers: HTTP headers sent with every request; exclusive with `http_client`.
+            http_client: The HTTP client to use; exclusive with `headers`.
+            id: A unique id of the toolset (defaults to `tool_prefix`).
+            tool_prefix: Prepended, with an underscore, to the name of each of the server's tools.
+            log_level: The level of the log messages the server is asked to send.
+            log_handler: Receives the server's log messages.
+            timeout: Seconds to connect and complete the handshake.
+            read_timeout: Seconds to wait for the answer to one request (5 minutes when `None`).
+            process_tool_call: A hook around each tool call.
+            allow_sampling: Whether the server may ask the agent's model for completions.
+            sampling_model: The model that answers sampling requests (else the running agent's model).
+            max_retries: How many times in a row each tool may be retried.
+            elicitation_callback: Answers the server's requests for input from the user.
+            cache_prompts: Whether to keep the prompt list until the server says it changed.
+            cache_tools: Whether to keep the tool list until the server says it changed.
+            cache_resources: Whether to keep the resource list until the server says it changed.
+            include_instructions: Whether to add the server's instructions to the agent's.
+            include_return_schema: Whether to tell the model each tool's output schema.
+            client_info: How the client introduces itself in the handshake.
+        """
+        if headers is not None and http_client is not None:
+            raise UserError('`http_client` and `headers` exclude each other: set the headers on the client.')
+        self.url = url
+        self.headers = headers
+        self.http_client = http_client
+        super().__init__(
+            tool_prefix,
+            log_level,
+            log_handler,
+            timeout,
+            5 * 60 if read_timeout is None else read_timeout,
+            process_tool_call,
+            allow_sampling,
+            sampling_model,
+            max_retries,
+            elicitation_callback,
+            cache_prompts=cache_prompts,
+            cache_tools=cache_tools,
+            cache_resources=cache_resources,
+            include_instructions=include_instructions,
+            include_return_schema=include_return_schema,
+            id=id,
+            client_info=client_info,
+        )
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: Any) -> CoreSchema:
+        """Validates `{"url": ..., "headers": {...}}` into a server."""
+        return _config_schema(cls, _HTTP_FIELDS)
+
+    def _endpoint(self) -> tuple[Any, ...]:
+        return (self.url,)
+
+    def __repr__(self) -> str:
+        shown = [f'url={self.url!r}']
+        if self.id:
+            shown.append(f'id={self.id!r}')
+        # `headers` are left out: they often hold credentials.
+        return f'{type(self).__name__}({", ".join(shown)})'
+
+
+class MCPServerStreamableHTTP(_MCPServerHTTP):
+    """An MCP server reached over the streamable HTTP transport (`http://host:port/mcp`)."""
+
+    @asynccontextmanager
+    async def client_streams(self) -> AsyncIterator[tuple[Any, Any]]:
+        """The MCP SDK's streamable HTTP transport to the server."""
+        async with AsyncExitStack() as stack:
+            client = self.http_client or await stack.enter_async_context(
+                httpx.AsyncClient(timeout=httpx.Timeout(self.timeout, read=self.read_timeout), headers=self.headers)
+            )
+            read_stream, write_stream, _ = await stack.enter_async_context(
+                streamable_http_client(self.url, http_client=client)
+            )
+            yield read_stream, write_stream
+
+
+class MCPServerSSE(_MCPServerHTTP):
+    """An MCP server reached over the older HTTP + server-sent events transport (`http://host:port/sse`)."""
+
+    @asynccontextmanager
+    async def client_streams(self) -> AsyncIterator[tuple[Any, Any]]:
+        """The MCP SDK's SSE transport to the server."""
+        http_client = self.http_client
+
+        def client_factory(
+            headers: dict[str, str] | None = None, timeout: httpx.Timeout | None = None, auth: httpx.Auth | None = None
+        ) -> httpx.AsyncClient:
+            if http_client is not None:
+                return http_client
+            return httpx.AsyncClient(headers=headers, timeout=timeout, auth=auth, follow_redirects=True)
+
+        async with sse_client(
+            self.url,
+            headers=self.headers,
+            timeout=self.timeout,
+            sse_read_timeout=self.read_timeout,
+            httpx_client_factory=client_factory,
+        ) as (read_stream, write_stream):
+            yield read_stream, write_stream
+
+
+@deprecated('`MCPServerHTTP` is deprecated, use `MCPServerSSE` instead.')
+class MCPServerHTTP(MCPServerSSE):
+    """The old name of `MCPServerSSE` (deprecated, as in pydantic-ai)."""
