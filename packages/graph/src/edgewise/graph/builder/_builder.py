@@ -28,15 +28,15 @@ from .util import TypeOrTypeExpression, get_callable_name, unpack_type_expressio
 
 __all__ = ('GraphBuilder',)
 
-StateT = TypeVar('StateT')
-DepsT = TypeVar('DepsT')
+StateT = TypeVar('StateT', default=None)
+DepsT = TypeVar('DepsT', default=None)
 InputT = TypeVar('InputT')
 OutputT = TypeVar('OutputT')
 SourceT = TypeVar('SourceT')
 SourceNodeT = TypeVar('SourceNodeT', bound=BaseNode[Any, Any, Any])
 SourceOutputT = TypeVar('SourceOutputT')
-GraphInputT = TypeVar('GraphInputT')
-GraphOutputT = TypeVar('GraphOutputT')
+GraphInputT = TypeVar('GraphInputT', default=None)
+GraphOutputT = TypeVar('GraphOutputT', default=None)
 T = TypeVar('T')
 
 _UNSET: Any = object()

@@ -305,6 +305,12 @@ class RunEngine(Generic[OutputT]):
             scope.cancel()
         self._scopes.clear()
 
+    def close(self) -> None:
+        """Cancel every task still running and close the doorbell (the run is left)."""
+        self.cancel_all()
+        self.iter_stream_sender.close()
+        self.iter_stream_receiver.close()
+
     def _record(self, outcome: TaskOutcome) -> None:
         self.progress.outcomes.append(outcome)
         # A closed doorbell means the run is being torn down: nobody takes the outcome in.

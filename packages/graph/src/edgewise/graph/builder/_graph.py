@@ -239,8 +239,7 @@ class GraphRun(Generic[StateT, DepsT, OutputT]):
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> bool | None:
         if self._engine is not None:
-            self._engine.cancel_all()
-            self._engine.iter_stream_sender.close()
+            self._engine.close()
         try:
             return await self._exit_stack.__aexit__(exc_type, exc, tb)
         except BaseExceptionGroup as group:
