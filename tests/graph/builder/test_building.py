@@ -20,7 +20,7 @@ from edgewise.graph.builder import (
     reduce_list_append,
     reduce_sum,
 )
-from edgewise.graph.builder.id_types import generate_placeholder_node_id, replace_placeholder_id
+from edgewise.graph.builder.id_types import NodeID, generate_placeholder_node_id, replace_placeholder_id
 from edgewise.graph.builder.join import JoinNode
 from edgewise.graph.builder.node_types import is_destination, is_source
 from edgewise.graph.builder.util import Some, TypeExpression, get_callable_name, unpack_type_expression
@@ -29,14 +29,15 @@ from edgewise.graph.exceptions import GraphError
 pytestmark = pytest.mark.anyio
 
 
-async def noop(ctx: StepContext[None, None, Any]) -> None:
+async def noop(ctx: StepContext[None, None, Any]) -> Any:
     return None
 
 
 def test_stand_in_ids_become_readable_and_numbered() -> None:
     g = GraphBuilder(output_type=list[int])
     a, b = g.step(noop, node_id='a'), g.step(noop, node_id='b')
-    first, second = g.join(reduce_list_append, initial=[]), g.join(reduce_list_append, initial=[])
+    first = g.join(reduce_list_append, initial=list[int]())
+    second = g.join(reduce_list_append, initial=list[int]())
     g.add(
         g.edge_from(g.start_node).to(a, b),
         g.edge_from(a).map().to(first),
@@ -56,14 +57,14 @@ def test_stand_in_ids_become_readable_and_numbered() -> None:
         'reduce_list_append_2',
     ]
     assert (first.id, second.id) == ('reduce_list_append', 'reduce_list_append_2')
-    assert replace_placeholder_id(generate_placeholder_node_id('x')) == 'x'
+    assert replace_placeholder_id(NodeID(generate_placeholder_node_id('x'))) == 'x'
     assert replace_placeholder_id('__placeholder__:nolabel') == '__placeholder__:nolabel'  # type: ignore[arg-type]
 
 
 def test_the_same_id_for_two_nodes_is_refused() -> None:
     g = GraphBuilder()
     g.add(g.edge_from(g.start_node).to(g.step(noop, node_id='same')))
-    with pytest.raises(GraphBuildingError, match="All nodes must have unique node IDs. 'same' was the ID for"):
+    with pytest.raises(GraphBuildingError, match=r"All nodes must have unique node IDs\. 'same' was the ID for"):
         g.add(g.edge_from(g.start_node).to(g.step(noop, node_id='same')))
 
 
@@ -88,7 +89,8 @@ def test_structure_checks_name_what_is_wrong_and_can_be_skipped(make: Any, messa
     with pytest.raises(GraphValidationError, match=message + '.*validate_graph_structure=False'):
         g.build()
     g.build(validate_graph_structure=False)
-    assert issubclass(GraphValidationError, GraphError) and issubclass(GraphValidationError, ValueError)
+    assert issubclass(GraphValidationError, GraphError)
+    assert issubclass(GraphValidationError, ValueError)
 
 
 def test_a_join_without_a_dominating_fork_is_refused_with_a_diagram() -> None:
@@ -106,7 +108,7 @@ def test_a_join_without_a_dominating_fork_is_refused_with_a_diagram() -> None:
 
 
 def test_a_join_may_name_its_parent_fork() -> None:
-    g = GraphBuilder(output_type=int)
+    g = GraphBuilder(input_type=list[int], output_type=int)
     one = g.step(noop, node_id='one')
     total = g.join(reduce_sum, initial=0, parent_fork_id='spread')
     g.add(
@@ -134,7 +136,7 @@ def test_a_map_from_several_sources_is_refused() -> None:
 def test_a_join_takes_exactly_one_initial_value() -> None:
     g = GraphBuilder()
     with pytest.raises(GraphSetupError, match='exactly one of `initial=` and `initial_factory=`'):
-        g.join(reduce_sum)
+        g.join(reduce_sum)  # type: ignore[call-overload]
     with pytest.raises(GraphSetupError, match='exactly one'):
         g.join(reduce_sum, initial=0, initial_factory=int)  # type: ignore[call-overload]
 
@@ -144,7 +146,7 @@ def test_mapping_edges_take_labels_on_both_sides_of_the_map() -> None:
     items, each = g.step(noop, node_id='items'), g.step(noop, node_id='each')
     collect = g.join(reduce_list_append, initial_factory=list[int], node_id='collect')
     g.add_edge(g.start_node, items)
-    g.add_mapping_edge(items, each, pre_map_label='before', post_map_label='after', fork_id='fan')
+    g.add_mapping_edge(items, each, pre_map_label='before', post_map_label='after', fork_id=NodeID('fan'))
     g.add(g.edge_from(each).to(collect), g.edge_from(collect).to(g.end_node))
     rendered = g.build().render()
     assert '  items --> fan: before\n  fan --> each: after' in rendered
@@ -192,7 +194,7 @@ class Vague(BaseNode[None, None, Any]):
 
 @dataclass
 class NoHint(BaseNode[None, None, Any]):
-    async def run(self, ctx: GraphRunContext[None, None]):  # type: ignore[no-untyped-def]  # pragma: no cover
+    async def run(self, ctx: GraphRunContext[None, None]):  # pragma: no cover
         raise NotImplementedError
 
 
@@ -247,7 +249,7 @@ def test_a_step_hint_that_names_other_types_adds_no_edge() -> None:
 
 def test_the_typing_helpers() -> None:
     assert unpack_type_expression(int) is int
-    assert unpack_type_expression(TypeExpression[int | str]) == int | str
+    assert unpack_type_expression(TypeExpression[int | str]) == int | str  # type: ignore[arg-type]
     assert Some(None).value is None
     assert get_callable_name(noop) == 'noop'
     assert get_callable_name(3) == '3'
@@ -256,7 +258,10 @@ def test_the_typing_helpers() -> None:
 def test_node_kinds() -> None:
     g = GraphBuilder()
     step = g.step(noop)
-    assert is_source(step) and is_destination(step)
-    assert is_source(g.start_node) and not is_destination(g.start_node)
-    assert is_destination(g.end_node) and not is_source(g.end_node)
+    assert is_source(step)
+    assert is_destination(step)
+    assert is_source(g.start_node)
+    assert not is_destination(g.start_node)
+    assert is_destination(g.end_node)
+    assert not is_source(g.end_node)
     assert repr(step) == "Step(id='noop', label=None)"

@@ -191,7 +191,7 @@ async def test_dropping_a_planned_task_skips_it() -> None:
 
 
 async def test_leaving_a_run_early_cancels_its_tasks() -> None:
-    g = GraphBuilder(output_type=int)
+    g = GraphBuilder(input_type=list[int], output_type=int)
     started = anyio.Event()
 
     @g.step
@@ -278,7 +278,7 @@ async def test_the_engine_under_its_pydantic_graph_name_tolerates_a_closed_doorb
         engine.iter_stream_sender.close()
         engine.iter_stream_receiver.close()
         task_group.start_soon(engine._run_tracked_task, GraphTask(NodeID('add_one'), 1, (), task_id()))
-    assert [o.result for o in engine.progress.outcomes][0][0].node_id == 'double'  # type: ignore[index]
+    assert next(o.result for o in engine.progress.outcomes)[0].node_id == 'double'  # type: ignore[index]
 
 
 def test_run_sync_runs_its_own_event_loop_and_names_the_graph() -> None:
@@ -291,5 +291,5 @@ def test_run_sync_runs_its_own_event_loop_and_names_the_graph() -> None:
 async def test_run_sync_inside_an_event_loop_is_refused() -> None:
     from edgewise.graph.builder.exceptions import UnsupportedEventLoopError
 
-    with pytest.raises(UnsupportedEventLoopError, match='use `await graph.run'):
+    with pytest.raises(UnsupportedEventLoopError, match=r'use `await graph\.run'):
         chain().run_sync(state=Calls(), inputs=1)

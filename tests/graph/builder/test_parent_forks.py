@@ -19,16 +19,19 @@ NESTED = {'start': ['outer'], 'outer': ['inner'], 'inner': ['a', 'b'], 'a': ['J'
 def test_the_farthest_dominating_fork_is_taken_unless_the_closest_is_asked_for() -> None:
     f = finder(NESTED, {'outer', 'inner'})
     farthest = f.find_parent_fork('J')
-    assert farthest is not None and farthest.fork_id == 'outer'
+    assert farthest is not None
+    assert farthest.fork_id == 'outer'
     assert farthest.intermediate_nodes == {'inner', 'a', 'b'}
     closest = f.find_parent_fork('J', prefer_closest=True)
-    assert closest is not None and (closest.fork_id, closest.intermediate_nodes) == ('inner', {'a', 'b'})
+    assert closest is not None
+    assert (closest.fork_id, closest.intermediate_nodes) == ('inner', {'a', 'b'})
 
 
 def test_a_fork_that_a_cycle_through_the_join_avoids_does_not_qualify() -> None:
     edges = {'start': ['F1'], 'F1': ['F2'], 'F2': ['A'], 'A': ['J'], 'J': ['F2', 'end']}
     parent = finder(edges, {'F1', 'F2'}).find_parent_fork('J')
-    assert parent is not None and parent.fork_id == 'F2'
+    assert parent is not None
+    assert parent.fork_id == 'F2'
     assert finder({'start': ['J'], 'J': ['J', 'end']}, {'start'}).find_parent_fork('J') is None
 
 
@@ -38,7 +41,8 @@ def test_a_chosen_parent_fork_is_checked() -> None:
     with pytest.raises(GraphBuildingError, match="a cycle in the graph passing through 'J' that does not include 'F'"):
         f.find_parent_fork('J', parent_fork_id='F')
     chosen = finder(NESTED, {'outer', 'inner'}).find_parent_fork('J', parent_fork_id='inner')
-    assert chosen is not None and chosen.fork_id == 'inner'
+    assert chosen is not None
+    assert chosen.fork_id == 'inner'
 
 
 def test_an_unreachable_join_has_no_parent_fork() -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations as _annotations
 
 from collections.abc import AsyncIterable, Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Generic, Never, Self
+from typing import Any, Generic, Never, Self, overload
 
 from typing_extensions import TypeVar
 
@@ -20,7 +20,7 @@ DepsT = TypeVar('DepsT')
 HandledT = TypeVar('HandledT')
 T = TypeVar('T')
 SourceT = TypeVar('SourceT')
-OutputT = TypeVar('OutputT')
+OutputT = TypeVar('OutputT', covariant=True)  # builders only hand their value type on
 NewOutputT = TypeVar('NewOutputT')
 
 
@@ -109,15 +109,28 @@ class DecisionBranchBuilder(Generic[StateT, DepsT, OutputT, SourceT, HandledT]):
         )
         return result
 
+    @overload
     def map(
-        self: DecisionBranchBuilder[StateT, DepsT, Iterable[T], SourceT, HandledT]
-        | DecisionBranchBuilder[StateT, DepsT, AsyncIterable[T], SourceT, HandledT],
+        self: DecisionBranchBuilder[StateT, DepsT, Iterable[T], SourceT, HandledT],
         *,
         fork_id: str | None = None,
         downstream_join_id: str | None = None,
-    ) -> DecisionBranchBuilder[StateT, DepsT, T, SourceT, HandledT]:
+    ) -> DecisionBranchBuilder[StateT, DepsT, T, SourceT, HandledT]: ...
+    @overload
+    def map(
+        self: DecisionBranchBuilder[StateT, DepsT, AsyncIterable[T], SourceT, HandledT],
+        *,
+        fork_id: str | None = None,
+        downstream_join_id: str | None = None,
+    ) -> DecisionBranchBuilder[StateT, DepsT, T, SourceT, HandledT]: ...
+    def map(
+        self: DecisionBranchBuilder[StateT, DepsT, Any, SourceT, HandledT],
+        *,
+        fork_id: str | None = None,
+        downstream_join_id: str | None = None,
+    ) -> DecisionBranchBuilder[StateT, DepsT, Any, SourceT, HandledT]:
         """Split the iterable value: the rest of the branch runs once per item, in parallel."""
-        result: DecisionBranchBuilder[StateT, DepsT, T, SourceT, HandledT] = self._with_path(
+        result: DecisionBranchBuilder[StateT, DepsT, Any, SourceT, HandledT] = self._with_path(
             self._path_builder.map(fork_id=fork_id, downstream_join_id=downstream_join_id)
         )
         return result

@@ -37,6 +37,8 @@ OutputT = TypeVar('OutputT')
 T = TypeVar('T')
 K = TypeVar('K')
 V = TypeVar('V')
+StateT_co = TypeVar('StateT_co', covariant=True)
+DepsT_co = TypeVar('DepsT_co', covariant=True)
 
 
 @dataclass
@@ -51,23 +53,23 @@ class JoinState:
     """Whether the reducer asked to cancel the branches still running."""
 
 
-class ReducerContext(Generic[StateT, DepsT]):
+class ReducerContext(Generic[StateT_co, DepsT_co]):
     """What a reducer taking three arguments receives first: the run's state and deps, and a way to stop early."""
 
     __slots__ = ('_deps', '_join_state', '_state')
 
-    def __init__(self, *, state: StateT, deps: DepsT, join_state: JoinState) -> None:
+    def __init__(self, *, state: StateT_co, deps: DepsT_co, join_state: JoinState) -> None:
         self._state = state
         self._deps = deps
         self._join_state = join_state
 
     @property
-    def state(self) -> StateT:
+    def state(self) -> StateT_co:
         """The run's state."""
         return self._state
 
     @property
-    def deps(self) -> DepsT:
+    def deps(self) -> DepsT_co:
         """The run's dependencies."""
         return self._deps
 

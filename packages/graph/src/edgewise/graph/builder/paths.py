@@ -9,7 +9,7 @@ from __future__ import annotations as _annotations
 import inspect
 from collections.abc import AsyncIterable, Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Generic, Protocol, Self, cast, get_origin
+from typing import Any, Generic, Protocol, Self, cast, get_origin, overload
 
 from typing_extensions import TypeAliasType, TypeVar
 
@@ -33,16 +33,19 @@ __all__ = (
 
 StateT = TypeVar('StateT')
 DepsT = TypeVar('DepsT')
-OutputT = TypeVar('OutputT')
+OutputT = TypeVar('OutputT', covariant=True)  # builders only hand their value type on
 InputT = TypeVar('InputT')
 T = TypeVar('T')
 OutputT_co = TypeVar('OutputT_co', covariant=True)
+StateT_contra = TypeVar('StateT_contra', contravariant=True)
+DepsT_contra = TypeVar('DepsT_contra', contravariant=True)
+InputT_contra = TypeVar('InputT_contra', contravariant=True)
 
 
-class TransformFunction(Protocol[StateT, DepsT, InputT, OutputT_co]):
+class TransformFunction(Protocol[StateT_contra, DepsT_contra, InputT_contra, OutputT_co]):
     """A plain (not async) function taking a `StepContext` and returning the transformed value."""
 
-    def __call__(self, ctx: StepContext[StateT, DepsT, InputT]) -> OutputT_co:
+    def __call__(self, ctx: StepContext[StateT_contra, DepsT_contra, InputT_contra]) -> OutputT_co:
         """Transform `ctx.inputs`."""
         ...
 
@@ -157,12 +160,23 @@ class PathBuilder(Generic[StateT, DepsT, OutputT]):
         """Replace the value by `func(ctx)`."""
         return PathBuilder[StateT, DepsT, T]([*self.working_items, TransformMarker(func)])
 
+    @overload
     def map(
-        self: PathBuilder[StateT, DepsT, Iterable[T]] | PathBuilder[StateT, DepsT, AsyncIterable[T]],
+        self: PathBuilder[StateT, DepsT, Iterable[T]],
         *,
         fork_id: str | None = None,
         downstream_join_id: str | None = None,
-    ) -> PathBuilder[StateT, DepsT, T]:
+    ) -> PathBuilder[StateT, DepsT, T]: ...
+    @overload
+    def map(
+        self: PathBuilder[StateT, DepsT, AsyncIterable[T]],
+        *,
+        fork_id: str | None = None,
+        downstream_join_id: str | None = None,
+    ) -> PathBuilder[StateT, DepsT, T]: ...
+    def map(
+        self: PathBuilder[StateT, DepsT, Any], *, fork_id: str | None = None, downstream_join_id: str | None = None
+    ) -> PathBuilder[StateT, DepsT, Any]:
         """Split the (sync or async) iterable value: the rest of the path runs once per item, in parallel.
 
         Args:
@@ -173,7 +187,7 @@ class PathBuilder(Generic[StateT, DepsT, OutputT]):
             fork_id=_fork_id(fork_id, 'map'),
             downstream_join_id=None if downstream_join_id is None else JoinID(NodeID(downstream_join_id)),
         )
-        return PathBuilder[StateT, DepsT, T]([*self.working_items, marker])
+        return PathBuilder[StateT, DepsT, Any]([*self.working_items, marker])
 
     def label(self, label: str, /) -> PathBuilder[StateT, DepsT, OutputT]:
         """Label the edge at this point (diagrams show it)."""
@@ -235,12 +249,23 @@ class EdgePathBuilder(Generic[StateT, DepsT, OutputT]):
         path = self._path_builder.broadcast([Path(list(b.path.items)) for b in branches], fork_id=fork_id)
         return EdgePath(self.sources, path, [d for b in branches for d in b.destinations])
 
+    @overload
     def map(
-        self: EdgePathBuilder[StateT, DepsT, Iterable[T]] | EdgePathBuilder[StateT, DepsT, AsyncIterable[T]],
+        self: EdgePathBuilder[StateT, DepsT, Iterable[T]],
         *,
         fork_id: str | None = None,
         downstream_join_id: str | None = None,
-    ) -> EdgePathBuilder[StateT, DepsT, T]:
+    ) -> EdgePathBuilder[StateT, DepsT, T]: ...
+    @overload
+    def map(
+        self: EdgePathBuilder[StateT, DepsT, AsyncIterable[T]],
+        *,
+        fork_id: str | None = None,
+        downstream_join_id: str | None = None,
+    ) -> EdgePathBuilder[StateT, DepsT, T]: ...
+    def map(
+        self: EdgePathBuilder[StateT, DepsT, Any], *, fork_id: str | None = None, downstream_join_id: str | None = None
+    ) -> EdgePathBuilder[StateT, DepsT, Any]:
         """Split the iterable value: the rest of the edge runs once per item, in parallel (see `PathBuilder.map`).
 
         Raises:

@@ -18,30 +18,36 @@ DepsT = TypeVar('DepsT')
 InputT = TypeVar('InputT')
 OutputT = TypeVar('OutputT')
 OutputT_co = TypeVar('OutputT_co', covariant=True)
+StateT_co = TypeVar('StateT_co', covariant=True)
+DepsT_co = TypeVar('DepsT_co', covariant=True)
+InputT_co = TypeVar('InputT_co', covariant=True)
+StateT_contra = TypeVar('StateT_contra', contravariant=True)
+DepsT_contra = TypeVar('DepsT_contra', contravariant=True)
+InputT_contra = TypeVar('InputT_contra', contravariant=True)
 
 
-class StepContext(Generic[StateT, DepsT, InputT]):
+class StepContext(Generic[StateT_co, DepsT_co, InputT_co]):
     """What a step (and a `transform`) receives: the run's state and dependencies, and the step's input."""
 
     __slots__ = ('_deps', '_inputs', '_state')
 
-    def __init__(self, *, state: StateT, deps: DepsT, inputs: InputT) -> None:
+    def __init__(self, *, state: StateT_co, deps: DepsT_co, inputs: InputT_co) -> None:
         self._state = state
         self._deps = deps
         self._inputs = inputs
 
     @property
-    def state(self) -> StateT:
+    def state(self) -> StateT_co:
         """The run's state, shared by every step of the run (parallel steps included)."""
         return self._state
 
     @property
-    def deps(self) -> DepsT:
+    def deps(self) -> DepsT_co:
         """The run's dependencies."""
         return self._deps
 
     @property
-    def inputs(self) -> InputT:
+    def inputs(self) -> InputT_co:
         """The value this step was sent along its incoming edge."""
         return self._inputs
 
@@ -49,18 +55,18 @@ class StepContext(Generic[StateT, DepsT, InputT]):
         return f'StepContext(state={self._state!r}, deps={self._deps!r}, inputs={self._inputs!r})'
 
 
-class StepFunction(Protocol[StateT, DepsT, InputT, OutputT_co]):
+class StepFunction(Protocol[StateT_contra, DepsT_contra, InputT_contra, OutputT_co]):
     """An async function taking a `StepContext` and returning the step's output."""
 
-    def __call__(self, ctx: StepContext[StateT, DepsT, InputT]) -> Awaitable[OutputT_co]:
+    def __call__(self, ctx: StepContext[StateT_contra, DepsT_contra, InputT_contra]) -> Awaitable[OutputT_co]:
         """Run the step."""
         ...
 
 
-class StreamFunction(Protocol[StateT, DepsT, InputT, OutputT_co]):
+class StreamFunction(Protocol[StateT_contra, DepsT_contra, InputT_contra, OutputT_co]):
     """An async generator function taking a `StepContext`; what it yields is the step's (streamed) output."""
 
-    def __call__(self, ctx: StepContext[StateT, DepsT, InputT]) -> AsyncIterator[OutputT_co]:
+    def __call__(self, ctx: StepContext[StateT_contra, DepsT_contra, InputT_contra]) -> AsyncIterator[OutputT_co]:
         """Start the stream."""
         ...
 
