@@ -265,3 +265,36 @@ def test_node_kinds() -> None:
     assert is_destination(g.end_node)
     assert not is_source(g.end_node)
     assert repr(step) == "Step(id='noop', label=None)"
+
+
+def test_reprs_and_paths() -> None:
+    from edgewise.graph.builder import StepContext as Context
+    from edgewise.graph.builder.paths import BroadcastMarker, DestinationMarker, LabelMarker, MapMarker, Path
+
+    g = GraphBuilder()
+    step = g.step(noop, node_id='s')
+    join = g.join(reduce_sum, initial=0, node_id='j')
+    assert repr(Context(state=1, deps=2, inputs=3)) == 'StepContext(state=1, deps=2, inputs=3)'
+    assert repr(step.as_node(4)) == "StepNode(step=Step(id='s', label=None), inputs=4)"
+    assert step.as_node(4) == step.as_node(4)
+    assert step.as_node(4) != step.as_node(5)
+    assert repr(join) == "Join(id='j')"
+    assert repr(join.as_node(1)) == "JoinNode(join=Join(id='j'), inputs=1)"
+    assert repr(g.edge_from(step).to(g.end_node)).startswith('EdgePath(sources=[Step(')
+    fork = MapMarker(NodeID('m'), None)
+    path = Path([BroadcastMarker([], NodeID('b')), fork, LabelMarker('x'), DestinationMarker(NodeID('s'))])
+    assert path.last_fork is fork
+    assert path.next_path.items == path.items[1:]
+    assert Path([LabelMarker('x')]).last_fork is None
+
+
+def test_match_node_and_stream_with_arguments() -> None:
+    g = GraphBuilder(output_type=int)
+    branch = g.match_node(Second)
+    assert [d.id for d in branch.destinations] == ['Second']
+
+    @g.stream(node_id='numbers', label='Numbers')
+    async def numbers(ctx: StepContext[None, None, None]) -> Any:  # pragma: no cover - never run
+        yield 1
+
+    assert (numbers.id, numbers.label) == ('numbers', 'Numbers')

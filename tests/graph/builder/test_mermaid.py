@@ -25,7 +25,7 @@ def test_a_graph_with_a_map_a_join_a_decision_and_labels_renders_in_order() -> N
     )
     g.add(
         g.edge_from(g.start_node).label('items').map(fork_id='each').to(square),
-        g.edge_from(square).to(route),
+        g.edge_from(square).transform(lambda ctx: ctx.inputs).to(route),
         g.edge_from(small).to(collect),
         g.edge_from(collect).to(g.end_node),
     )

@@ -49,3 +49,5 @@ def test_an_unreachable_join_has_no_parent_fork() -> None:
     edges = {'start': ['end'], 'F': ['A', 'B'], 'A': ['J'], 'B': ['J']}
     assert finder(edges, {'F'}).find_parent_fork('J') is None
     assert finder({'start': ['A'], 'A': ['J']}, set()).find_parent_fork('J') is None
+    diamond = {'start': ['A', 'B'], 'A': ['C'], 'B': ['C'], 'F': ['J']}
+    assert finder(diamond, {'F'}).find_parent_fork('J') is None

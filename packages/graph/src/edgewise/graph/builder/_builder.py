@@ -78,7 +78,7 @@ class GraphBuilder(Generic[StateT, DepsT, GraphInputT, GraphOutputT]):
         StateT: The run's state. DepsT: its dependencies. GraphInputT: its input. GraphOutputT: its output.
     """
 
-    if not TYPE_CHECKING:  # mypy cannot check an alias bound to the class's own type parameters
+    if not TYPE_CHECKING:  # pragma: no branch - mypy cannot check an alias bound to the class's own type parameters
         Source = TypeAliasType('Source', SourceNode[StateT, DepsT, OutputT], type_params=(OutputT,))
         Destination = TypeAliasType('Destination', DestinationNode[StateT, DepsT, InputT], type_params=(InputT,))
 

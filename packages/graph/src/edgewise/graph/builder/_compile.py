@@ -14,6 +14,7 @@ from __future__ import annotations as _annotations
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
+from itertools import islice
 from typing import Any
 
 from ..exceptions import GraphBuildingError, GraphValidationError
@@ -207,9 +208,7 @@ def _parent_forks(nodes: Nodes, edges: Edges) -> dict[JoinID, ParentFork[NodeID]
     successors: dict[NodeID, list[NodeID]] = {}
     for node_id, node in nodes.items():
         for path in _outgoing(node, edges) if isinstance(node, Decision) else edges.get(node_id, []):
-            first = next(_destinations(path), None)
-            if first is not None:
-                successors.setdefault(node_id, []).append(first)
+            successors.setdefault(node_id, []).extend(islice(_destinations(path), 1))
     # The start counts as a fork: a join with no fork above it waits for the whole run.
     fork_ids = {StartNode.id} | {node_id for node_id, node in nodes.items() if isinstance(node, Fork)}
     finder = ParentForkFinder(nodes=set(nodes), start_ids={StartNode.id}, fork_ids=fork_ids, edges=successors)

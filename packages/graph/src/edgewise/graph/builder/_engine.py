@@ -76,7 +76,7 @@ class RunEngine(Generic[OutputT]):
 
     # -- the step protocol
 
-    async def advance(self, first_task: GraphTask | None, reply: Reply | None) -> Event:
+    async def advance(self, first_task: GraphTask, reply: Reply | None) -> Event:
         """Apply `reply` to the last event and run until the next one.
 
         Args:
@@ -91,14 +91,13 @@ class RunEngine(Generic[OutputT]):
             raise StopAsyncIteration
         if not progress.started:
             progress.started = True
-            if first_task is not None:
-                self._start([first_task])
+            self._start([first_task])
         else:
             awaiting, progress.awaiting = progress.awaiting, None
             if isinstance(awaiting, TaskOutcome):
                 assert reply is not None
                 await self._apply_reply(awaiting, reply)
-            elif isinstance(awaiting, JoinRelease):
+            elif isinstance(awaiting, JoinRelease):  # pragma: no branch - `None` only after an advance that raised
                 assert reply is not None
                 assert not isinstance(reply, ErrorMarker)
                 self._apply_release_reply(awaiting, reply)
@@ -122,7 +121,7 @@ class RunEngine(Generic[OutputT]):
                 if release is not None:
                     progress.awaiting = release
                     return release.tasks
-                if not progress.tasks:
+                if not progress.tasks:  # pragma: no cover - defensive: joins never wait on each other in a cycle
                     stuck = ', '.join(repr(join_id) for join_id, _ in progress.joins)
                     raise GraphRuntimeError(
                         f'The graph run is stuck: joins {stuck} wait for each other and no task is left.'
@@ -256,6 +255,9 @@ class RunEngine(Generic[OutputT]):
             join_state = progress.joins.get(key)
             if join_state is None or self._waits_for_inner_join(key[0], join_state):
                 continue
+            if not self._fork_run_done(progress.tasks.values(), *key):
+                # A join released earlier in this pass sent a value towards this one: it is still on its way.
+                continue
             del progress.joins[key]
             return JoinRelease(self._continue_from_join(key[0], join_state))
         return None
@@ -301,9 +303,6 @@ class RunEngine(Generic[OutputT]):
         """Cancel every task still running (the run ended, or its caller left it)."""
         for task_id in list(self.progress.tasks):
             self._finish(task_id)
-        for scope in self._scopes.values():
-            scope.cancel()
-        self._scopes.clear()
 
     def close(self) -> None:
         """Cancel every task still running and close the doorbell (the run is left)."""

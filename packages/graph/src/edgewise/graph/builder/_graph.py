@@ -34,7 +34,7 @@ OutputT = TypeVar('OutputT')
 
 def _name_in_frame(obj: object, frame: FrameType | None) -> str | None:
     """The name `obj` is bound to in `frame`'s locals, or else its globals."""
-    if frame is None:
+    if frame is None:  # pragma: no cover - only without frame support
         return None
     for namespace in (frame.f_locals, frame.f_globals):
         for name, value in namespace.items():
@@ -46,7 +46,7 @@ def _name_in_frame(obj: object, frame: FrameType | None) -> str | None:
 def _caller_frame(depth: int) -> FrameType | None:
     frame = inspect.currentframe()
     for _ in range(depth + 1):
-        if frame is None:
+        if frame is None:  # pragma: no cover - only without frame support
             return None
         frame = frame.f_back
     return frame
@@ -238,7 +238,7 @@ class GraphRun(Generic[StateT, DepsT, OutputT]):
     async def __aexit__(
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> bool | None:
-        if self._engine is not None:
+        if self._engine is not None:  # pragma: no branch - set by `__aenter__`
             self._engine.close()
         try:
             return await self._exit_stack.__aexit__(exc_type, exc, tb)
