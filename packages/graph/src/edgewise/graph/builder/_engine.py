@@ -12,7 +12,7 @@ branches are all in are released one by one, each handed out as the tasks that t
 from __future__ import annotations as _annotations
 
 import math
-from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Sequence
+from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable, Sequence
 from contextlib import nullcontext, suppress
 from typing import Any, Generic, Literal, get_args, get_origin
 
@@ -69,8 +69,9 @@ class RunEngine(Generic[OutputT]):
         self.task_group = task_group
         self.instrument = instrument and _instrument.TRACING
         self.new_task_id: Callable[[], TaskID] = progress.new_task_id
-        self.new_node_run_id: Callable[[], NodeRunID] = progress.new_node_run_id
         self._scopes: dict[TaskID, CancelScope] = {}
+        self.after_join_step: Callable[[], Awaitable[None]] | None = None
+        """Called after each value a join takes in (a step that hands no event out), e.g. to store the progress."""
         # Rings when an outcome is added to `progress.outcomes` (the outcomes themselves are in the progress).
         self.iter_stream_sender, self.iter_stream_receiver = anyio.create_memory_object_stream[None](math.inf)
 
@@ -134,6 +135,8 @@ class RunEngine(Generic[OutputT]):
                 return ErrorMarker(outcome.error)
             if isinstance(outcome.result, JoinItem):
                 await self._apply_reply(outcome, None)
+                if self.after_join_step is not None:
+                    await self.after_join_step()
                 continue
             progress.awaiting = outcome
             return outcome.result
@@ -190,6 +193,14 @@ class RunEngine(Generic[OutputT]):
             if task.task_id not in kept:
                 self._finish(task.task_id)
         self._start(reply)
+
+    def resume(self) -> None:
+        """Start again the tasks of a stored run that had not finished (their outcomes were not stored)."""
+        progress = self.progress
+        finished = {o.task.task_id for o in progress.outcomes if o.task_finished}
+        if isinstance(progress.awaiting, TaskOutcome) and progress.awaiting.task_finished:
+            finished.add(progress.awaiting.task.task_id)
+        self._start([task for task_id, task in progress.tasks.items() if task_id not in finished])
 
     # -- joins
 
@@ -343,7 +354,7 @@ class RunEngine(Generic[OutputT]):
                 return after
             return self._follow_single_edge(node.id, output, task.fork_stack)
         if isinstance(node, Fork):
-            return self._fork(node, task.inputs, task.fork_stack)
+            return self._fork(node, task)
         if isinstance(node, StartNode):
             return self._follow_single_edge(node.id, task.inputs, task.fork_stack)
         if isinstance(node, Join):
@@ -392,9 +403,11 @@ class RunEngine(Generic[OutputT]):
                 assert isinstance(item, LabelMarker), item
         return []
 
-    def _fork(self, fork: Fork[Any, Any], value: Any, fork_stack: ForkStack) -> list[GraphTask] | _Streamed:
+    def _fork(self, fork: Fork[Any, Any], task: GraphTask) -> list[GraphTask] | _Streamed:
         paths = self.graph.edges_by_source.get(fork.id, [])
-        run_id = self.new_node_run_id()
+        value, fork_stack = task.inputs, task.fork_stack
+        # Named after the fork's task, so that a resumed run that runs the task again continues the same fork run.
+        run_id = NodeRunID(f'{fork.id}@{task.task_id}')
         if not fork.is_map:
             tasks: list[GraphTask] = []
             for index, path in enumerate(paths):

@@ -4,7 +4,7 @@ from __future__ import annotations as _annotations
 
 import inspect
 from collections.abc import AsyncIterator, Sequence
-from contextlib import AbstractContextManager, AsyncExitStack, ExitStack, asynccontextmanager
+from contextlib import AbstractContextManager, AsyncExitStack, asynccontextmanager, nullcontext
 from dataclasses import dataclass
 from functools import partial
 from types import FrameType, TracebackType
@@ -15,12 +15,15 @@ import sniffio
 from typing_extensions import TypeVar
 
 from .. import _instrument
-from ..exceptions import GraphRuntimeError, UnsupportedEventLoopError
+from ..exceptions import GraphRuntimeError, PersistenceError, UnsupportedEventLoopError
+from ..persistence import BaseStatePersistence
 from ._compile import CompiledGraph
 from ._engine import RunEngine
 from ._mermaid import StateDiagramDirection, build_mermaid_graph
-from ._progress import EndMarker, ErrorMarker, GraphTask, GraphTaskRequest, RunProgress
-from .id_types import ForkStackItem, JoinID, NodeID
+from ._progress import EndMarker, ErrorMarker, GraphTask, GraphTaskRequest, JoinRelease, RunProgress, TaskOutcome
+from ._stored import BuilderProgress, StoredTypes, decode_progress, encode_progress
+from .basenode import End
+from .id_types import ForkStackItem, JoinID, NodeID, TaskID
 from .node import StartNode
 from .parent_forks import ParentFork
 
@@ -104,6 +107,7 @@ class Graph(Generic[StateT, DepsT, InputT, OutputT]):
         inputs: InputT = None,  # type: ignore[assignment]
         span: AbstractContextManager[Any] | None = None,
         infer_name: bool = True,
+        persistence: BaseStatePersistence[Any, Any] | None = None,
     ) -> OutputT:
         """Run the graph to its end and return its output.
 
@@ -113,10 +117,14 @@ class Graph(Generic[StateT, DepsT, InputT, OutputT]):
             inputs: The value the start node sends on.
             span: A span to run in, instead of the `run graph <name>` span made otherwise.
             infer_name: Whether to name the graph after the variable it is assigned to, when it has no name.
+            persistence: Where to store the run's progress after every step (any Edgewise persistence), so that
+                `iter_from_persistence` can resume it after a crash.
         """
         if infer_name:
             self._infer_name(_caller_frame(1))
-        async with self.iter(state=state, deps=deps, inputs=inputs, span=span, infer_name=False) as graph_run:
+        async with self.iter(
+            state=state, deps=deps, inputs=inputs, span=span, infer_name=False, persistence=persistence
+        ) as graph_run:
             last: Any = None
             async for last in graph_run:  # noqa: B007 - the last event is the end
                 pass
@@ -156,6 +164,7 @@ class Graph(Generic[StateT, DepsT, InputT, OutputT]):
         inputs: InputT = None,  # type: ignore[assignment]
         span: AbstractContextManager[Any] | None = None,
         infer_name: bool = True,
+        persistence: BaseStatePersistence[Any, Any] | None = None,
     ) -> AsyncIterator[GraphRun[StateT, DepsT, OutputT]]:
         """Run the graph step by step: the `GraphRun` yields each event (tasks to run next, then an `EndMarker`).
 
@@ -165,18 +174,86 @@ class Graph(Generic[StateT, DepsT, InputT, OutputT]):
             inputs: The value the start node sends on.
             span: A span to run in, instead of the `run graph <name>` span made otherwise.
             infer_name: Whether to name the graph after the variable it is assigned to, when it has no name.
+            persistence: Where to store the run's progress after every step (see `run`).
         """
         if infer_name:
             self._infer_name(_caller_frame(2))  # `asynccontextmanager` adds a frame
-        with ExitStack() as stack:
-            if span is not None:
-                stack.enter_context(span)
-            elif self.auto_instrument and _instrument.TRACING:
-                stack.enter_context(_instrument.span(f'run graph {self.name}', graph=self))
-            async with GraphRun[StateT, DepsT, OutputT](
-                self, state=state, deps=deps, inputs=inputs, traceparent=None
-            ) as graph_run:
-                yield graph_run
+        with self._span(span):
+            if persistence is None:
+                async with GraphRun[StateT, DepsT, OutputT](
+                    self, state=state, deps=deps, inputs=inputs, traceparent=None
+                ) as graph_run:
+                    yield graph_run
+                return
+            persistence.set_graph_types(StoredTypes(self.name, self.state_type, self.output_type))
+            async with persistence.claim_run():
+                # Durable stores refuse a run id that is stored already.
+                ensure_new_run = getattr(persistence, 'ensure_new_run', None)
+                if ensure_new_run is not None:
+                    await ensure_new_run()
+                graph_run = GraphRun[StateT, DepsT, OutputT](
+                    self, state=state, deps=deps, inputs=inputs, persistence=persistence
+                )
+                await graph_run._store_start()
+                async with graph_run:
+                    yield graph_run
+
+    @asynccontextmanager
+    async def iter_from_persistence(
+        self,
+        persistence: BaseStatePersistence[Any, Any],
+        *,
+        deps: DepsT = None,  # type: ignore[assignment]
+        span: AbstractContextManager[Any] | None = None,
+        infer_name: bool = True,
+    ) -> AsyncIterator[GraphRun[StateT, DepsT, OutputT]]:
+        """Resume a run stored by `run(persistence=...)` / `iter(persistence=...)`, in this process.
+
+        Tasks that had not finished run again; stored outcomes and reduced join values are kept. The state is
+        the stored one.
+
+        Raises:
+            GraphRuntimeError: the persistence holds no builder run waiting to go on (it ended, or never began).
+            PersistenceError: the stored run does not fit this graph (a node renamed or removed, a stored input
+                that no longer validates); nothing stored is changed.
+            RunInProgressError: another live process is advancing the run (durable stores).
+        """
+        if infer_name:
+            self._infer_name(_caller_frame(2))
+        persistence.set_graph_types(StoredTypes(self.name, self.state_type, self.output_type))
+        with self._span(span):
+            async with persistence.claim_run():
+                snapshot = await persistence.load_next()
+                if snapshot is None:
+                    run_id = getattr(persistence, 'run_id', None)
+                    raise GraphRuntimeError(
+                        f'{type(persistence).__name__} holds no builder run waiting to go on'
+                        f'{"" if run_id is None else f" for run {run_id!r}"} (it has ended, or was never started).'
+                    )
+                if not isinstance(snapshot.node, BuilderProgress):
+                    raise PersistenceError(
+                        f'The stored run is not a builder run (its next node is {snapshot.node.get_node_id()!r}): '
+                        'resume it with the classic `Graph` it belongs to.'
+                    )
+                progress = decode_progress(snapshot.node.progress, snapshot.state, self.nodes)
+                graph_run = GraphRun[StateT, DepsT, OutputT](
+                    self,
+                    state=snapshot.state,
+                    deps=deps,
+                    inputs=None,
+                    persistence=persistence,
+                    progress=progress,
+                    snapshot_id=snapshot.id,
+                )
+                async with graph_run:
+                    yield graph_run
+
+    def _span(self, span: AbstractContextManager[Any] | None) -> AbstractContextManager[Any]:
+        if span is not None:
+            return span
+        if self.auto_instrument and _instrument.TRACING:
+            return _instrument.span(f'run graph {self.name}', graph=self)
+        return nullcontext()
 
     def render(self, *, title: str | None = None, direction: StateDiagramDirection | None = None) -> str:
         """The graph as a mermaid `stateDiagram-v2`.
@@ -209,6 +286,9 @@ class GraphRun(Generic[StateT, DepsT, OutputT]):
         deps: DepsT,
         inputs: Any,
         traceparent: str | None = None,
+        persistence: BaseStatePersistence[Any, Any] | None = None,
+        progress: RunProgress | None = None,
+        snapshot_id: str | None = None,
     ) -> None:
         self.graph = graph
         """The graph."""
@@ -220,11 +300,22 @@ class GraphRun(Generic[StateT, DepsT, OutputT]):
         """The run's input."""
         self.traceparent = traceparent
         """The trace context the run was started in, if known."""
-        self.progress = RunProgress(state=state)
-        """Where the run stands (its tasks, joins and pending outcomes)."""
-        start_run = ForkStackItem(StartNode.id, self.progress.new_node_run_id(), 0)
-        self._first_task = GraphTask(StartNode.id, inputs, (start_run,), self.progress.new_task_id())
+        self.persistence = persistence
+        """Where the run's progress is stored after every step, if anywhere."""
+        self._snapshot_id = snapshot_id
+        self._ended = False
+        self._resumed = progress is not None
         self._next: EndMarker[OutputT] | ErrorMarker | Sequence[GraphTask] | None = None
+        if progress is None:
+            progress = RunProgress(state=state)
+            start_run = ForkStackItem(StartNode.id, progress.new_node_run_id(), 0)
+            self._first_task = GraphTask(StartNode.id, inputs, (start_run,), progress.new_task_id())
+            progress.tasks[self._first_task.task_id] = self._first_task
+        else:
+            self._first_task = GraphTask(StartNode.id, inputs, (), TaskID('task:0'))
+            self._next = _default_reply(progress)
+        self.progress = progress
+        """Where the run stands (its tasks, joins and pending outcomes)."""
         self._engine: RunEngine[OutputT] | None = None
         self._exit_stack = AsyncExitStack()
 
@@ -233,6 +324,10 @@ class GraphRun(Generic[StateT, DepsT, OutputT]):
         self._engine = RunEngine(
             self.graph._compiled(), self.progress, self.deps, task_group, instrument=self.graph.auto_instrument
         )
+        if self.persistence is not None:
+            self._engine.after_join_step = self._store_join_step
+        if self._resumed:
+            self._engine.resume()
         return self
 
     async def __aexit__(
@@ -260,10 +355,50 @@ class GraphRun(Generic[StateT, DepsT, OutputT]):
             StopAsyncIteration: the run has ended.
             Exception: what a step raised, unless `override_next` recovers from it before the next call.
         """
-        event = await self._require_engine().advance(self._first_task, self._next)
+        engine = self._require_engine()
+        if self.persistence is None:
+            event = await engine.advance(self._first_task, self._next)
+        else:
+            event = await self._stored_advance(engine)
         self._next = event
         if isinstance(event, ErrorMarker):
             raise event.error
+        return event
+
+    async def _store_start(self) -> None:
+        assert self.persistence is not None
+        node = BuilderProgress(encode_progress(self.progress))
+        await self.persistence.snapshot_node(self.state, node)
+        self._snapshot_id = node.get_snapshot_id()
+
+    async def _store_join_step(self) -> None:
+        assert self.persistence is not None
+        assert self._snapshot_id is not None
+        node = BuilderProgress(encode_progress(self.progress))
+        node.set_snapshot_id(self._snapshot_id)
+        await self.persistence.checkpoint(self.state, node)
+
+    async def _stored_advance(self, engine: RunEngine[OutputT]) -> Any:
+        """One step, recorded as the run of the current snapshot, whose successor is stored before it is done."""
+        persistence = self.persistence
+        assert persistence is not None
+        assert self._snapshot_id is not None
+        if self._ended:
+            raise StopAsyncIteration
+        next_node: BuilderProgress | None = None
+        async with persistence.record_run(self._snapshot_id):
+            try:
+                event = await engine.advance(self._first_task, self._next)
+            except StopAsyncIteration:
+                self._ended = True
+                assert self.progress.output is not None
+                await persistence.snapshot_end(self.state, End(self.progress.output.value))
+            else:
+                next_node = BuilderProgress(encode_progress(self.progress))
+                await persistence.snapshot_node(self.state, next_node)
+        if next_node is None:
+            raise StopAsyncIteration
+        self._snapshot_id = next_node.get_snapshot_id()
         return event
 
     async def next(
@@ -304,6 +439,16 @@ class GraphRun(Generic[StateT, DepsT, OutputT]):
         if isinstance(self._next, EndMarker):
             return self._next.value
         return None
+
+
+def _default_reply(progress: RunProgress) -> Any:
+    """The reply that goes on as planned from the event a stored run was waiting on."""
+    awaiting = progress.awaiting
+    if isinstance(awaiting, TaskOutcome):
+        return list(awaiting.result) if isinstance(awaiting.result, Sequence) else awaiting.result
+    if isinstance(awaiting, JoinRelease):
+        return list(awaiting.tasks)
+    return []
 
 
 def _first_leaf(group: BaseExceptionGroup[BaseException]) -> BaseException:
