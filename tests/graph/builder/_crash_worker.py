@@ -18,6 +18,7 @@ import anyio
 
 from edgewise.graph.builder import GraphBuilder, StepContext, reduce_sum
 from edgewise.graph.persistence.file import FileStatePersistence
+from edgewise.graph.persistence.postgres import PostgresStatePersistence
 from edgewise.graph.persistence.sqlite import SqliteStatePersistence
 from edgewise.graph.persistence.store import DurableStatePersistence
 
@@ -58,7 +59,9 @@ def build(log: str, block: bool) -> Any:
 def open_store(kind: str, location: str) -> DurableStatePersistence[Any, Any]:
     if kind == 'file':
         return FileStatePersistence(location)
-    return SqliteStatePersistence(location, RUN_ID)
+    if kind == 'sqlite':
+        return SqliteStatePersistence(location, RUN_ID)
+    return PostgresStatePersistence(location, RUN_ID)
 
 
 async def main(mode: str, kind: str, location: str, log: str) -> None:

@@ -7,6 +7,7 @@ import signal
 import subprocess
 import sys
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ from edgewise.graph.exceptions import PersistenceError
 from edgewise.graph.persistence.in_mem import FullStatePersistence
 from edgewise.graph.persistence.sqlite import SqliteStatePersistence
 
+from ..persistence.conftest import postgres_schema
 from ._crash_worker import HALF, ITEMS, RUN_ID, open_store
 
 ROOT = Path(__file__).parents[3]
@@ -111,10 +113,22 @@ async def reduced_so_far(kind: str, location: str) -> int | None:
     return current if isinstance(current, int) else None
 
 
-@pytest.mark.parametrize('kind', ['file', 'sqlite'])
+@pytest.fixture(params=['file', 'sqlite', 'postgres'])
+def store_location(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[str, str]]:
+    kind = str(request.param)
+    if kind == 'postgres':
+        with postgres_schema() as dsn:
+            yield kind, dsn
+    else:
+        yield kind, str(tmp_path / ('run.json' if kind == 'file' else 'runs.db'))
+
+
+# One backend is enough for the parent: the worker processes run asyncio, and the parent only polls the store.
 @pytest.mark.parametrize('anyio_backend', ['asyncio'])
-async def test_a_run_killed_mid_map_resumes_without_running_a_finished_step_again(kind: str, tmp_path: Path) -> None:
-    location = str(tmp_path / ('run.json' if kind == 'file' else 'runs.db'))
+async def test_a_run_killed_mid_map_resumes_without_running_a_finished_step_again(
+    store_location: tuple[str, str], tmp_path: Path
+) -> None:
+    kind, location = store_location
     log = tmp_path / 'effects.log'
     partial = sum(i * i for i in range(HALF))
     first = worker('start', kind, location, log)
