@@ -125,7 +125,7 @@ def store_location(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[t
 
 # One backend is enough for the parent: the worker processes run asyncio, and the parent only polls the store.
 @pytest.mark.parametrize('anyio_backend', ['asyncio'])
-async def test_a_run_killed_mid_map_resumes_without_running_a_finished_step_again(
+async def test_a_run_killed_mid_map_through_a_decision_and_a_base_node_resumes_exactly(
     store_location: tuple[str, str], tmp_path: Path
 ) -> None:
     kind, location = store_location
@@ -151,3 +151,23 @@ async def test_a_run_killed_mid_map_resumes_without_running_a_finished_step_agai
     assert all(counts[f'start {i}'] == 1 and counts[f'end {i}'] == 1 for i in range(HALF))
     assert all(counts[f'start {i}'] == 2 and counts[f'end {i}'] == 1 for i in range(HALF, ITEMS))
     assert RUN_ID
+
+
+async def test_a_run_is_resumed_by_one_process_at_a_time(tmp_path: Path) -> None:
+    from edgewise.graph.exceptions import RunInProgressError
+
+    graph = squares_graph()
+    store = SqliteStatePersistence(tmp_path / 'runs.db', 'r1')
+    async with graph.iter(inputs=[1, 2], persistence=store) as run:
+        await run.next()
+    await store.aclose()
+    first, second = (SqliteStatePersistence(tmp_path / 'runs.db', 'r1') for _ in range(2))
+    async with graph.iter_from_persistence(first) as resumed:
+        with pytest.raises(RunInProgressError):
+            async with graph.iter_from_persistence(second):
+                pass  # pragma: no cover
+        async for _ in resumed:
+            pass
+    assert sorted(resumed.output or []) == [1, 4]
+    await first.aclose()
+    await second.aclose()
