@@ -171,3 +171,19 @@ async def test_a_run_is_resumed_by_one_process_at_a_time(tmp_path: Path) -> None
     assert sorted(resumed.output or []) == [1, 4]
     await first.aclose()
     await second.aclose()
+
+
+async def test_a_stored_builder_run_can_be_forked_at_any_step(tmp_path: Path) -> None:
+    graph = squares_graph()
+    store = SqliteStatePersistence(tmp_path / 'runs.db', 'r1')
+    assert sorted(await graph.run(inputs=[1, 2, 3], persistence=store)) == [1, 4, 9]
+    history = await store.load_all()
+    middle = history[len(history) // 2]
+    forked = await store.fork(middle.id, 'r1-again')
+    async with graph.iter_from_persistence(forked) as again:
+        async for _ in again:
+            pass
+    assert sorted(again.output or []) == [1, 4, 9]
+    assert (await store.info()) is not None
+    await forked.aclose()
+    await store.aclose()
