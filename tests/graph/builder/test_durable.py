@@ -187,3 +187,20 @@ async def test_a_stored_builder_run_can_be_forked_at_any_step(tmp_path: Path) ->
     assert (await store.info()) is not None
     await forked.aclose()
     await store.aclose()
+
+
+async def test_a_run_stored_at_a_released_join_resumes_from_it(tmp_path: Path) -> None:
+    graph = squares_graph()
+    store = SqliteStatePersistence(tmp_path / 'runs.db', 'r1')
+    async with graph.iter(inputs=[1, 2], persistence=store) as run:
+        async for event in run:  # pragma: no branch
+            if isinstance(event, list) and [t.node_id for t in event] == ['__end__']:
+                break  # the join has released its value towards the end
+    await store.aclose()
+    store = SqliteStatePersistence(tmp_path / 'runs.db', 'r1')
+    async with graph.iter_from_persistence(store) as resumed:
+        assert [t.node_id for t in resumed.next_task] == ['__end__']
+        async for _ in resumed:
+            pass
+    assert sorted(resumed.output or []) == [1, 4]
+    await store.aclose()
