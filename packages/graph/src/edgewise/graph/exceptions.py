@@ -6,6 +6,8 @@ pydantic-graph 1.x that catches `TypeError` or `RuntimeError` keeps working:
 ```
 GraphError
 ├── GraphSetupError (TypeError)            a graph or node is defined wrongly
+├── GraphBuildingError (ValueError)        a builder graph is put together wrongly (`edgewise.graph.builder`)
+├── GraphValidationError (ValueError)      a built builder graph has a dead end, an unreachable node, ...
 ├── GraphRuntimeError (RuntimeError)       something went wrong while running a graph
 │   ├── GraphNodeStatusError               a snapshot is not in a runnable status
 │   ├── UndeclaredEdgeError                a node returned a node its return hint does not declare
@@ -41,6 +43,9 @@ __all__ = (
     'RunInProgressError',
     'BranchFailedError',
     'PersistenceError',
+    'GraphBuildingError',
+    'GraphValidationError',
+    'UnsupportedEventLoopError',
     'DiagramError',
     'DiagramNodeError',
     'DiagramRenderError',
@@ -63,6 +68,16 @@ class GraphError(Exception):
 
 class GraphSetupError(GraphError, TypeError):
     """A graph or one of its nodes is defined wrongly; raised when the `Graph` is built."""
+
+
+class GraphBuildingError(GraphError, ValueError):
+    """A builder graph (`edgewise.graph.builder.GraphBuilder`) is put together wrongly: clashing node ids, a join
+    without a dominating fork, a broadcast without branches, ..."""
+
+
+class GraphValidationError(GraphError, ValueError):
+    """A builder graph fails the structure checks of `GraphBuilder.build` (no edge from the start or to the end,
+    a dead end, an unreachable node); `build(validate_graph_structure=False)` skips them."""
 
 
 class GraphRuntimeError(GraphError, RuntimeError):
@@ -117,6 +132,11 @@ class BranchFailedError(GraphRuntimeError):
 
 class PersistenceError(GraphRuntimeError):
     """Stored snapshots cannot be read or written (a corrupt or foreign file, an unknown node, ...)."""
+
+
+class UnsupportedEventLoopError(GraphRuntimeError):
+    """A synchronous `run_sync` was called where the current event loop cannot be driven by it (a loop that only
+    its own runtime may run); call the asynchronous method instead."""
 
 
 class DiagramError(GraphError):

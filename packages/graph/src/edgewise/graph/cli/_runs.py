@@ -12,6 +12,8 @@ from typing import Any
 import anyio
 import anyio.abc
 
+from ..builder import EndMarker
+from ..builder import Graph as BuilderGraph
 from ..exceptions import GraphRuntimeError
 from ..graph import Graph
 from ..nodes import End
@@ -320,6 +322,8 @@ async def _advance(
     command: str,
 ) -> str | None:
     ran = 0
+    if isinstance(graph, BuilderGraph):
+        return await _advance_builder(graph, persistence, step, max_steps, interrupts)
     try:
         if isinstance(graph, Graph):
             opened = graph.iter_from_persistence(persistence, infer_name=False)
@@ -364,6 +368,33 @@ async def _advance(
     except GraphRuntimeError as e:
         raise CommandError(str(e)) from None
     return f'Finished: result {summary(node.data, 300)}'
+
+
+async def _advance_builder(
+    graph: BuilderGraph[Any, Any, Any, Any],
+    persistence: DurableStatePersistence[Any, Any],
+    step: int,
+    max_steps: int | None,
+    interrupts: _Interrupts,
+) -> str:
+    """Resume a builder run, printing each event: the nodes of the tasks a step led to, then the end."""
+    ran = 0
+    try:
+        async with graph.iter_from_persistence(persistence, infer_name=False) as run:
+            async for event in run:
+                step += 1
+                ran += 1
+                if isinstance(event, EndMarker):
+                    echo(f'[{step}] end: {summary(event.value, 200)}')
+                else:
+                    echo(f'[{step}] next: {", ".join(task.node_id for task in event) or "(nothing)"}')
+                if interrupts.stop or (max_steps is not None and ran >= max_steps):
+                    return f'Stopped after {ran} steps: run {persistence.run_id} is resumable.'
+    except Exception as e:
+        raise CommandError(
+            f'A step raised {type(e).__name__}: {e}; run {persistence.run_id} is marked failed.'
+        ) from None
+    return f'Finished: result {summary(run.output, 300)}'
 
 
 async def _watch_interrupts(

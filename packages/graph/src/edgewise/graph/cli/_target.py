@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ..builder import Graph as BuilderGraph
 from ..graph import Graph
 from ._common import CommandError
 
@@ -20,7 +21,7 @@ def load_graph(target: str, *, agent: bool = False) -> Any:
 
     `MODULE:AGENT` names an agent (any object with a `graph` that is a `Graph` and an `iter_from_persistence`
     method, as `edgewise.agent.Agent` has): with `agent=True` the agent is returned (to resume its runs), else
-    its graph.
+    its graph; so is a builder graph of `edgewise.graph.builder`.
 
     Raises:
         CommandError: the argument is malformed, the module does not import, or the object is not a `Graph`.
@@ -37,6 +38,8 @@ def load_graph(target: str, *, agent: bool = False) -> Any:
             obj = getattr(obj, part)
         except AttributeError:
             raise CommandError(f'Module {module_name!r} has no attribute {attribute!r}.') from None
+    if agent and isinstance(obj, BuilderGraph):
+        return obj  # a builder graph's runs resume as well (`edgewise.graph.builder`)
     if not isinstance(obj, Graph):
         graph = getattr(obj, 'graph', None)
         if isinstance(graph, Graph) and callable(getattr(obj, 'iter_from_persistence', None)):
