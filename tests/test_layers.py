@@ -76,13 +76,13 @@ AGENT_FLOORS: tuple[tuple[str, frozenset[str]], ...] = (
     ('capabilities', frozenset({'capabilities', 'tool_manager'})),
     ('loop', frozenset({'_loop'})),
     ('streaming', frozenset({'_streaming'})),
-    ('agent', frozenset({'agent', 'result', 'durable_exec', ''})),
+    ('agent', frozenset({'agent', 'result', 'durable_exec', 'ui', ''})),
 )
 GRAPH_FLOORS: tuple[tuple[str, frozenset[str]], ...] = (
     ('vocabulary', frozenset({'_status', '_copy', '_edges', '_instrument', 'exceptions', 'nodes', 'events'})),
-    ('engine', frozenset({'persistence', 'fork', '_runs', '_step_runner', '_stream', 'mermaid', 'graph'})),
+    ('engine', frozenset({'persistence', 'fork', '_runs', '_step_runner', '_stream', 'mermaid', 'graph', 'builder'})),
     ('scale-out', frozenset({'dbos'})),
-    ('front', frozenset({'cli', ''})),
+    ('front', frozenset({'cli', 'web', ''})),
 )
 
 # The rooms whose words the others use: they never import an engine, the run or the loop.
