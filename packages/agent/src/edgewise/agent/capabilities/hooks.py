@@ -73,7 +73,6 @@ class _Entry:
     tools: frozenset[str] | None = None
 
     async def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        hook = self.hook
         if self.timeout is None:
             return await _call(self.func, *args, **kwargs)
         try:
@@ -81,7 +80,7 @@ class _Entry:
                 return await _call(self.func, *args, **kwargs)
         except TimeoutError:
             name = getattr(self.func, '__name__', repr(self.func))
-            raise HookTimeoutError(hook, name, self.timeout) from None
+            raise HookTimeoutError(self.hook, name, self.timeout) from None
 
 
 async def _call(func: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
