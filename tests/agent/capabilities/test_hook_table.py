@@ -12,8 +12,9 @@ from edgewise.agent import RunContext
 from edgewise.agent.capabilities import AbstractCapability, CombinedCapability, Hooks, WrapperCapability
 from edgewise.agent.capabilities._hook_table import HOOKS, LIFECYCLE_HOOKS, HookSpec, folded, hook_names
 from edgewise.agent.capabilities.hooks import HookRegistration
+from edgewise.agent.messages import ToolCallPart
 from edgewise.agent.models.test import TestModel
-from edgewise.agent.tools import ToolDefinition
+from edgewise.agent.tools import DeferredToolRequests, DeferredToolResults, ToolDefinition
 
 pytestmark = pytest.mark.anyio
 
@@ -96,3 +97,30 @@ async def test_a_fold_calls_the_implementations_it_is_given() -> None:
     assert calls == [('after', 1), ('after', 2), ('recover', 'a')]
     with pytest.raises(ValueError, match='a'):
         await folded(recover, in_reverse=True)([recover_a], None, (), {'error': KeyError('k')})
+
+
+async def test_deferred_tool_calls_are_answered_in_turn_and_merged() -> None:
+    first_call, second_call = ToolCallPart('a', {}, tool_call_id='1'), ToolCallPart('b', {}, tool_call_id='2')
+    asked: list[list[str]] = []
+
+    def answer(tool_call_id: str) -> Any:
+        def handle(ctx: RunContext[None], *, requests: DeferredToolRequests) -> DeferredToolResults | None:
+            asked.append([call.tool_call_id for call in requests.calls])
+            if tool_call_id not in [call.tool_call_id for call in requests.calls]:
+                return None
+            return DeferredToolResults(calls={tool_call_id: f'answer {tool_call_id}'})
+
+        return handle
+
+    hooks = [Hooks(deferred_tool_calls=answer(i)) for i in ('x', '1', '2', '3')]
+    merged = await CombinedCapability(hooks).handle_deferred_tool_calls(
+        _ctx(), requests=DeferredToolRequests(calls=[first_call, second_call])
+    )
+    assert merged == DeferredToolResults(calls={'1': 'answer 1', '2': 'answer 2'})
+    assert asked == [['1', '2'], ['1', '2'], ['2']]  # the last one is not asked: nothing is left open
+    assert (
+        await CombinedCapability([Hooks(deferred_tool_calls=answer('x'))]).handle_deferred_tool_calls(
+            _ctx(), requests=DeferredToolRequests(calls=[first_call])
+        )
+        is None
+    )
