@@ -24,6 +24,7 @@ import pydantic
 from . import _instrument
 from ._output.schema import validation_errors
 from ._tools.definition import ToolDefinition
+from .capabilities._hook_table import hook_names
 from .capabilities.abstract import AbstractCapability
 from .exceptions import (
     ApprovalRequired,
@@ -41,10 +42,8 @@ from .toolsets import AbstractToolset, ToolsetTool
 
 __all__ = ('ToolManager', 'ValidatedToolCall', 'ParallelExecutionMode', 'TOOL_HOOKS')
 
-VALIDATE_HOOKS = frozenset(
-    {'before_tool_validate', 'after_tool_validate', 'wrap_tool_validate', 'on_tool_validate_error'}
-)
-EXECUTE_HOOKS = frozenset({'before_tool_execute', 'after_tool_execute', 'wrap_tool_execute', 'on_tool_execute_error'})
+VALIDATE_HOOKS = hook_names('tool_validate')
+EXECUTE_HOOKS = hook_names('tool_execute')
 TOOL_HOOKS = VALIDATE_HOOKS | EXECUTE_HOOKS
 """The capabilities' hooks on function tool calls."""
 

@@ -13,8 +13,9 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Concatenate, Generic, Self, TypeAlias
 
 from pydantic.json_schema import GenerateJsonSchema
-from typing_extensions import ParamSpec
+from typing_extensions import ParamSpec, TypedDict, Unpack
 
+from ._functions.keyword_options import KeywordOptions
 from ._functions.schema import (
     DocstringFormat,
     FunctionSchema,
@@ -40,6 +41,9 @@ __all__ = (
     'AgentDepsT',
     'RunContext',
     'Tool',
+    'ToolOptions',
+    'ToolInitOptions',
+    'ToolDefaults',
     'ToolDefinition',
     'ToolKind',
     'ToolFuncContext',
@@ -93,6 +97,91 @@ ArgsValidatorFunc: TypeAlias = Callable[Concatenate[RunContext[AgentDepsT], Tool
 raises `ModelRetry` to send the model back with a message."""
 
 
+class ToolDefaults(TypedDict, total=False):
+    """The options of a tool that a `FunctionToolset` can also set for all of its tools."""
+
+    docstring_format: DocstringFormat
+    """How the docstring is written (`'auto'`, the default, detects google, numpy and sphinx)."""
+    require_parameter_descriptions: bool
+    """Fail if a parameter has no description in the docstring (default `False`)."""
+    schema_generator: type[GenerateJsonSchema]
+    """The JSON schema generator of the arguments' schema (default `GenerateToolJsonSchema`)."""
+    strict: bool | None
+    """Whether the model should follow the schema strictly (`None`, the default: the model's choice)."""
+    sequential: bool
+    """Run calls of the tool alone, never concurrently with other calls (default `False`)."""
+    requires_approval: bool
+    """Whether calls wait for a human's approval (default `False`)."""
+    metadata: dict[str, Any] | None
+    """Data for the application, not sent to the model (a toolset's is merged under each tool's)."""
+    timeout: float | None
+    """Seconds a call may run before the model is asked to retry (`Timed out after ... seconds.`); `None`: no
+    limit (a toolset's applies to the calls of its tools that set none)."""
+    defer_loading: bool
+    """Hide the tool until a tool search surfaces it (default `False`)."""
+    include_return_schema: bool | None
+    """Tell the model the return schema, in the tool's description (`None`, the default: only with the
+    `IncludeToolReturnSchemas` capability)."""
+
+
+class _ToolOwnOptions(ToolDefaults, Generic[AgentDepsT], total=False):
+    """The options only a single tool has."""
+
+    name: str | None
+    """The tool's name; the function's name if `None`."""
+    description: str | None
+    """The description for the model; the function's docstring if `None`."""
+    prepare: ToolPrepareFunc[AgentDepsT] | None
+    """Called before each model request to adjust the tool's definition or hide the tool."""
+    args_validator: ArgsValidatorFunc[AgentDepsT, ...] | None
+    """Called with the `RunContext` and the validated arguments before each call; raises `ModelRetry` to have
+    the model retry (sync or async)."""
+
+
+class ToolOptions(_ToolOwnOptions[AgentDepsT], total=False):
+    """The options of a function registered as a tool: the keyword arguments of `Agent.tool`,
+    `Agent.tool_plain`, `FunctionToolset.tool`, `FunctionToolset.tool_plain` and `FunctionToolset.add_function`
+    (used as `**options: Unpack[ToolOptions[AgentDepsT]]`)."""
+
+    retries: int | None
+    """How many times in a row the tool may be retried; the toolset's, else the agent's, if `None`."""
+
+
+class ToolInitOptions(_ToolOwnOptions[AgentDepsT], total=False):
+    """The keyword arguments of `Tool(function, ...)`: those of `ToolOptions`, with `max_retries` for `retries`,
+    and `takes_ctx` and `function_schema`."""
+
+    takes_ctx: bool | None
+    """Whether the first parameter is the `RunContext`; inferred from its annotation if `None`."""
+    max_retries: int | None
+    """How many times in a row the tool may be retried; the agent's `retries` if `None`."""
+    function_schema: FunctionSchema | None
+    """A ready-made schema (used by `from_schema`)."""
+
+
+TOOL_DEFAULTS: ToolDefaults = {
+    'docstring_format': 'auto',
+    'require_parameter_descriptions': False,
+    'schema_generator': GenerateToolJsonSchema,
+    'strict': None,
+    'sequential': False,
+    'requires_approval': False,
+    'metadata': None,
+    'timeout': None,
+    'defer_loading': False,
+    'include_return_schema': None,
+}
+"""The default of each of `ToolDefaults`."""
+
+_OWN_DEFAULTS: dict[str, Any] = {'name': None, 'description': None, 'prepare': None, 'args_validator': None}
+TOOL_OPTIONS = KeywordOptions(ToolOptions, {'retries': None, **_OWN_DEFAULTS, **TOOL_DEFAULTS})
+"""The options of `ToolOptions` with their defaults (what the signatures of the `tool` decorators show)."""
+TOOL_INIT_OPTIONS = KeywordOptions(
+    ToolInitOptions, {'takes_ctx': None, 'max_retries': None, **_OWN_DEFAULTS, **TOOL_DEFAULTS, 'function_schema': None}
+)
+"""The options of `ToolInitOptions` with their defaults."""
+
+
 class Tool(Generic[AgentDepsT]):
     """A function the model may call, with its name, description, argument schema and retry budget."""
 
@@ -132,70 +221,41 @@ class Tool(Generic[AgentDepsT]):
     """The argument schema and validator."""
 
     def __init__(
-        self,
-        function: ToolFuncEither[AgentDepsT, ...],
-        *,
-        takes_ctx: bool | None = None,
-        max_retries: int | None = None,
-        name: str | None = None,
-        description: str | None = None,
-        prepare: ToolPrepareFunc[AgentDepsT] | None = None,
-        args_validator: ArgsValidatorFunc[AgentDepsT, ...] | None = None,
-        docstring_format: DocstringFormat = 'auto',
-        require_parameter_descriptions: bool = False,
-        schema_generator: type[GenerateJsonSchema] = GenerateToolJsonSchema,
-        strict: bool | None = None,
-        sequential: bool = False,
-        requires_approval: bool = False,
-        metadata: dict[str, Any] | None = None,
-        timeout: float | None = None,
-        defer_loading: bool = False,
-        include_return_schema: bool | None = None,
-        function_schema: FunctionSchema | None = None,
+        self, function: ToolFuncEither[AgentDepsT, ...], **options: Unpack[ToolInitOptions[AgentDepsT]]
     ) -> None:
         """Make a tool of `function`.
 
         Args:
             function: The function; sync functions run in a worker thread.
-            takes_ctx: Whether the first parameter is the `RunContext`; inferred from its annotation if `None`.
-            max_retries: How many times in a row the tool may be retried; the agent's `retries` if `None`.
-            name: The tool's name; the function's name if `None`.
-            description: The description for the model; the function's docstring if `None`.
-            prepare: Called before each model request to adjust the tool's definition or hide the tool.
-            args_validator: Called with the `RunContext` and the validated arguments before each call; raises
-                `ModelRetry` to have the model retry (sync or async).
-            docstring_format: How the docstring is written (`'auto'` detects google, numpy and sphinx).
-            require_parameter_descriptions: Fail if a parameter has no description in the docstring.
-            schema_generator: The JSON schema generator of the arguments' schema.
-            strict: Whether the model should follow the schema strictly.
-            sequential: Run calls of this tool alone, never concurrently with other calls.
-            requires_approval: Whether calls wait for a human's approval.
-            metadata: Data for the application.
-            timeout: Seconds a call may run before the model is asked to retry (`Timed out after ... seconds.`).
-            defer_loading: Hide the tool until a tool search surfaces it.
-            include_return_schema: Tell the model the return schema (in the tool's description).
-            function_schema: A ready-made schema (used by `from_schema`).
+            **options: The tool's options (`ToolInitOptions`: `name`, `description`, `max_retries`, `prepare`,
+                `strict`, `timeout`, ...); each left out takes its default.
+
+        Raises:
+            TypeError: an option is not one of `ToolInitOptions`.
         """
+        settings = TOOL_INIT_OPTIONS.resolve('Tool', options)
         self.function = function
-        self.name = name or function.__name__
-        self.function_schema = function_schema or function_schema_of(
-            function, schema_generator, takes_ctx=takes_ctx, docstring_format=docstring_format,
+        self.name = settings['name'] or function.__name__
+        docstring_format = settings['docstring_format']
+        require_parameter_descriptions = settings['require_parameter_descriptions']
+        self.function_schema = settings['function_schema'] or function_schema_of(
+            function, settings['schema_generator'], takes_ctx=settings['takes_ctx'], docstring_format=docstring_format,
             require_parameter_descriptions=require_parameter_descriptions, name=self.name,
         )  # fmt: skip
         self.takes_ctx = self.function_schema.takes_ctx
-        self.max_retries = max_retries
-        self.description = description or self.function_schema.description
-        self.prepare = prepare
-        self.args_validator = args_validator
+        self.max_retries = settings['max_retries']
+        self.description = settings['description'] or self.function_schema.description
+        self.prepare = settings['prepare']
+        self.args_validator = settings['args_validator']
         self.docstring_format = docstring_format
         self.require_parameter_descriptions = require_parameter_descriptions
-        self.strict = strict
-        self.sequential = sequential
-        self.requires_approval = requires_approval
-        self.metadata = metadata
-        self.timeout = timeout
-        self.defer_loading = defer_loading
-        self.include_return_schema = include_return_schema
+        self.strict = settings['strict']
+        self.sequential = settings['sequential']
+        self.requires_approval = settings['requires_approval']
+        self.metadata = settings['metadata']
+        self.timeout = settings['timeout']
+        self.defer_loading = settings['defer_loading']
+        self.include_return_schema = settings['include_return_schema']
 
     @classmethod
     def from_schema(
@@ -254,6 +314,9 @@ class Tool(Generic[AgentDepsT]):
 
     def __repr__(self) -> str:
         return f'Tool(name={self.name!r}, takes_ctx={self.takes_ctx}, max_retries={self.max_retries})'
+
+
+TOOL_INIT_OPTIONS.signed(Tool.__init__)
 
 
 def resolve_return_schema(tool_def: ToolDefinition) -> ToolDefinition:

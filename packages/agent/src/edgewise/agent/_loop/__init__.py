@@ -5,6 +5,8 @@
 - `history`: the message history as sent to the model.
 - `request_hooks`: the capabilities' hooks around a model request.
 - `model_stream`: `AgentStream`, one streamed model response (`ModelRequestNode.stream`).
+- `output_reader`: the text and the partial output of streamed responses, read incrementally (for `AgentStream`
+  and `StreamedRunResult`).
 - `response_output`: validating a (partly streamed) response into an output value.
 - `empty_response`: what a response without text or tool calls means.
 - `step_tool_manager`: the `ToolManager` of each step (the tools listed, through `prepare_tools`).

@@ -17,6 +17,7 @@ from .._message_flow.pending import EnqueueContent, PendingMessage, PendingMessa
 from .._run.deps import GraphAgentDeps
 from .._run.result import AgentRunResult, CallableRunUsage, FinalResult
 from .._run.state import GraphAgentState
+from ..capabilities._hook_table import hook_names
 from ..exceptions import UndrainedPendingMessagesError, UserError
 from ..messages import ModelMessage, ModelMessagesTypeAdapter, ModelRequest
 from ..tools import RunContext
@@ -24,7 +25,7 @@ from .nodes import AgentNode, CallToolsNode, DeferredToolCallsNode, ModelRequest
 
 __all__ = ('AgentRun', 'capture_run_messages', 'run_to_end', 'NODE_HOOKS')
 
-NODE_HOOKS = frozenset({'before_node_run', 'after_node_run', 'wrap_node_run', 'on_node_run_error'})
+NODE_HOOKS = hook_names('node')
 """The hooks `AgentRun.next` runs each node through, when some capability of the run implements one."""
 
 DepsT = TypeVar('DepsT', default=None)

@@ -5,9 +5,8 @@ from __future__ import annotations as _annotations
 
 import warnings
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
-from contextlib import aclosing
 from copy import deepcopy
-from typing import Any, Generic, cast
+from typing import Any, Generic
 
 from typing_extensions import TypeVar
 
@@ -17,10 +16,11 @@ from .._debounce import debounce
 from .._run.deps import GraphAgentDeps
 from .._run.result import CallableDatetime, CallableRunUsage
 from .._run.state import GraphAgentState
-from ..exceptions import ModelRetry, UnexpectedModelBehavior, UserError
-from ..messages import ModelResponse, ModelResponseStreamEvent, PartDeltaEvent, PartStartEvent, TextPart
+from ..exceptions import UnexpectedModelBehavior, UserError
+from ..messages import ModelResponse, ModelResponseStreamEvent
 from ..models import StreamedResponse
 from ..usage import RequestUsage
+from .output_reader import OutputReader, text_pieces
 from .response_output import validate_response
 
 __all__ = ('AgentStream',)
@@ -51,6 +51,7 @@ class AgentStream(Generic[AgentDepsT, OutputDataT]):
         self._initial_usage = deepcopy(ctx.state.usage)
         self._iterator: AsyncIterator[ModelResponseStreamEvent] | None = None
         self._cached_output: Any = _NOTHING
+        self._reader = OutputReader(ctx)
 
     # -- events ---------------------------------------------------------------------------------------------------
 
@@ -87,55 +88,39 @@ class AgentStream(Generic[AgentDepsT, OutputDataT]):
         if isinstance(self._cached_output, str):
             yield self._cached_output
             return
-        pieces = self._text_pieces()
+        pieces = text_pieces(self)
         generators: list[AsyncGenerator[str]] = [pieces]
-        if not delta:
-            generators.append(_accumulate(generators[-1]))
+        if not delta:  # the text so far, through the output validators (a `ModelRetry` from them is raised)
+            generators.append(self._reader.texts(pieces, skip_retries=False))
         if debounce_by is not None:
             generators.append(debounce(generators[-1], debounce_by, ''.join if delta else None))
-        validators = self._ctx.deps.output_validators
         try:
             async for text in generators[-1]:
-                if not delta and validators:
-                    ctx = self._ctx.deps.run_context(self._ctx.state).replace_with(partial_output=True)
-                    for validator in validators:
-                        text = await validator.validate(text, ctx)
                 yield text
         finally:
             # a reader that leaves early (or a failing validator) leaves the chain half read: close it outside in
             for generator in reversed(generators):
                 await generator.aclose()
 
-    async def _text_pieces(self) -> AsyncGenerator[str]:
-        async for event in self:
-            if isinstance(event, PartStartEvent):
-                if isinstance(event.part, TextPart) and event.part.content:
-                    yield event.part.content
-            elif (
-                isinstance(event, PartDeltaEvent)
-                and event.delta.part_delta_kind == 'text'
-                and event.delta.content_delta
-            ):
-                yield event.delta.content_delta
-
     async def stream_output(self, *, debounce_by: float | None = 0.1) -> AsyncIterator[OutputDataT]:
-        """Stream the output as it grows: a partial value for each snapshot that validates (output validators
-        see it with `ctx.partial_output` set), then the validated output, always last."""
+        """Stream the output as it grows: a partial value for each event that changes it (output validators see
+        it with `ctx.partial_output` set, a `ModelRetry` from them skips it), then the validated output, always
+        last. The partial values are computed incrementally, by the reader `StreamedRunResult` uses too.
+
+        Args:
+            debounce_by: Yield at most once per this many seconds (the latest value); `None`: every change.
+        """
         if self._cached_output is not _NOTHING:
             yield deepcopy(self._cached_output)
             return
-        last: ModelResponse | None = None
-        responses = cast(AsyncGenerator[ModelResponse], self.stream_response(debounce_by=debounce_by))
-        async with aclosing(responses):
-            async for response in responses:
-                if self._raw.final_result_event is None or (last is not None and response.parts == last.parts):
-                    continue
-                last = response
-                try:
-                    value = await self.validate_response_output(response, allow_partial=True)
-                except (ValueError, ModelRetry, UnexpectedModelBehavior):  # `ValidationError` is a `ValueError`
-                    continue
+        partials = self._reader.partial_outputs(self)
+        source = partials if debounce_by is None else debounce(partials, debounce_by, None)
+        try:
+            async for value in source:
                 yield value
+        finally:
+            await source.aclose()
+            await partials.aclose()
         if self._raw.final_result_event is not None:
             self._cached_output = await self.validate_response_output(self.response)
             yield deepcopy(self._cached_output)
@@ -242,13 +227,6 @@ class AgentStream(Generic[AgentDepsT, OutputDataT]):
 
     def __repr__(self) -> str:
         return f'AgentStream(response={self.response!r})'
-
-
-async def _accumulate(pieces: AsyncIterator[str]) -> AsyncGenerator[str]:
-    text = ''
-    async for piece in pieces:
-        text += piece
-        yield text
 
 
 class _TokenCheckedEvents(AsyncIterator[ModelResponseStreamEvent]):

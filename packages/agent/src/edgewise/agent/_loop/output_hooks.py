@@ -19,6 +19,7 @@ from pydantic import ValidationError
 from .._functions.schema import FunctionSchema
 from .._output.schema import OutputProcessor, OutputSchema
 from .._run.deps import GraphAgentDeps
+from ..capabilities._hook_table import hook_names
 from ..exceptions import ModelRetry
 from ..messages import BinaryImage, ToolCallPart
 from ..output import OutputContext, OutputObjectDefinition
@@ -35,10 +36,7 @@ __all__ = (
     'validate_with_hooks',
 )
 
-OUTPUT_HOOKS = frozenset({
-    'before_output_validate', 'after_output_validate', 'wrap_output_validate', 'on_output_validate_error',
-    'before_output_process', 'after_output_process', 'wrap_output_process', 'on_output_process_error',
-})  # fmt: skip
+OUTPUT_HOOKS = hook_names('output')
 """The hooks that make a run validate and process its output through `validate_with_hooks`/`process_with_hooks`."""
 
 

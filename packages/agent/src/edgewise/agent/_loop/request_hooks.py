@@ -16,6 +16,7 @@ from edgewise.graph import GraphRunContext
 
 from .._run.deps import GraphAgentDeps
 from .._run.state import GraphAgentState
+from ..capabilities._hook_table import hook_names
 from ..exceptions import ModelRetry, SkipModelRequest, UserError
 from ..messages import ModelRequest, ModelResponse
 from ..models import ModelRequestContext, ModelRequestParameters, StreamedResponse
@@ -33,7 +34,7 @@ __all__ = (
     'HookedStream',
 )
 
-RESPONSE_HOOKS = frozenset({'after_model_request', 'on_model_request_error'})
+RESPONSE_HOOKS = hook_names('response')
 """The hooks on a model's response (besides `wrap_model_request`) that send a request through `hooked_request`."""
 
 

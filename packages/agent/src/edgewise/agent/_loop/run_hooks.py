@@ -18,13 +18,14 @@ from typing import Any
 import anyio
 
 from .._run.result import AgentRunResult
+from ..capabilities._hook_table import hook_names
 from ..capabilities.abstract import AbstractCapability
 from ..tools import RunContext
 from .agent_run import AgentRun
 
 __all__ = ('RUN_HOOKS', 'wrapped_run')
 
-RUN_HOOKS = frozenset({'wrap_run', 'before_run', 'after_run', 'on_run_error'})
+RUN_HOOKS = hook_names('run')
 """The hooks that make a run go through `wrapped_run`."""
 
 

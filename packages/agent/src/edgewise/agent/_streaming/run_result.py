@@ -12,38 +12,31 @@ import copy
 import dataclasses
 import warnings
 from collections import deque
-from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator, Callable
 from contextlib import aclosing
 from functools import partial
 from typing import Any, Generic
 
-import pydantic_core
 from typing_extensions import TypeVar
 
 from .. import messages as _messages
 from .._debounce import debounce as _debounce
 from .._loop.agent_run import AgentRun
 from .._loop.model_stream import AgentStream
+from .._loop.output_reader import OutputReader, text_pieces
 from .._loop.response_output import validate_response
-from .._output.envelope import EnvelopeBuilder
-from .._output.partial_json import IncrementalJsonParser, PartialJsonError
-from .._output.partial_output import INVALID, PartialOutputBuilder
-from .._output.schema import OutputProcessor
 from .._run.result import AgentRunResult, CallableDatetime, CallableRunUsage
-from ..exceptions import ModelRetry, UserError
+from ..capabilities._hook_table import EVENT_STREAM_HOOK
+from ..exceptions import UserError
 from ..messages import (
     AgentStreamEvent,
     FinalResultEvent,
     ModelMessage,
     ModelResponse,
-    PartDeltaEvent,
-    PartStartEvent,
-    TextPart,
-    ToolCallPart,
 )
 from ..models import StreamedResponse
 from ..tools import RunContext
-from .node_loop import WRAP_EVENTS, EventStreamHandler, NodeEvents, stream_nodes, wrapped_events
+from .node_loop import EventStreamHandler, NodeEvents, stream_nodes, wrapped_events
 
 __all__ = ('StreamedRunResult',)
 
@@ -66,13 +59,14 @@ class StreamedRunResult(Generic[OutputDataT]):
         self._handler = event_stream_handler
         self._handled: _HandledEvents | None = None  # the node stream the event stream handler gets
         # The capabilities' `wrap_run_event_stream` gets each node's events (handed over as the handler's are).
-        self._wraps = WRAP_EVENTS in agent_run.ctx.deps.hooked
+        self._wraps = EVENT_STREAM_HOOK in agent_run.ctx.deps.hooked
         self._source: AsyncGenerator[AgentStreamEvent] = self._drive()
         # The events read by `start()` before the reader came: those of the response being streamed.
         self._buffer: deque[AgentStreamEvent] = deque()
         self._events: AsyncGenerator[AgentStreamEvent] = self._buffered()
         self._response: StreamedResponse | None = None
         self._responses = 0  # model responses started so far
+        self._reader = OutputReader(agent_run.ctx, self._response_number)
         self._result: AgentRunResult[OutputDataT] | None = None
         # A run that ended before the block (on deferred tool calls) is complete once its output is read, as in
         # pydantic-ai: `is_complete` is `False` until then.
@@ -82,6 +76,9 @@ class StreamedRunResult(Generic[OutputDataT]):
         self._cancelled = False
         # Every generator made for a stream, closed with the run: a reader may leave a stream half read.
         self._generators: list[AsyncGenerator[Any]] = []
+
+    def _response_number(self) -> int:
+        return self._responses
 
     def _track(self, generator: AsyncGenerator[_T]) -> AsyncGenerator[_T]:
         self._generators.append(generator)
@@ -167,7 +164,8 @@ class StreamedRunResult(Generic[OutputDataT]):
         if self._result is not None and isinstance(self._result.output, str):
             # The run is over: its output, once (as pydantic-ai streams a cached output again).
             return _Stream(self._track(self._read_out(_once(self._result.output))))
-        source = self._track(self._text_pieces()) if delta else self._track(self._texts())
+        pieces = self._track(text_pieces(self._events))
+        source = pieces if delta else self._track(self._reader.texts(pieces))
         if debounce_by is not None:
             source = self._track(_debounce(source, debounce_by, ''.join if delta else None))
         return _Stream(source)
@@ -176,32 +174,6 @@ class StreamedRunResult(Generic[OutputDataT]):
         async for value in values:
             yield value
         self._output_unread = False
-
-    async def _text_pieces(self) -> AsyncGenerator[str]:
-        async for event in self._events:
-            # Empty pieces (a text part starting empty) are no text to stream.
-            if isinstance(event, PartStartEvent):
-                if isinstance(event.part, TextPart) and event.part.content:
-                    yield event.part.content
-            elif (
-                isinstance(event, PartDeltaEvent)
-                and event.delta.part_delta_kind == 'text'
-                and event.delta.content_delta
-            ):
-                yield event.delta.content_delta
-
-    async def _texts(self) -> AsyncGenerator[str]:
-        text = ''
-        response = 0
-        validate = bool(self._run.ctx.deps.output_validators)
-        async for piece in self._track(self._text_pieces()):
-            if self._responses != response:
-                response, text = self._responses, ''
-            text += piece
-            if not validate:
-                yield text
-            elif (value := await self._validate_partial(text)) is not INVALID:
-                yield value  # output validators see the text so far, as in pydantic-ai (`ctx.partial_output`)
 
     def stream_output(self, *, debounce_by: float | None = 0.1) -> AsyncIterator[OutputDataT]:
         """Stream the output as it grows: partial values validated against the output type, then the output.
@@ -220,7 +192,7 @@ class StreamedRunResult(Generic[OutputDataT]):
             yield copy.deepcopy(self._result.output)
             self._output_unread = False
             return
-        partials = self._track(self._partial_outputs())
+        partials = self._track(self._reader.partial_outputs(self._events))
         source = partials if debounce_by is None else self._track(_debounce(partials, debounce_by, None))
         async for value in source:
             yield value
@@ -230,111 +202,6 @@ class StreamedRunResult(Generic[OutputDataT]):
         # reader can take the last value for the validated output.
         yield self._result.output
         self._output_unread = False
-
-    async def _partial_outputs(self) -> AsyncGenerator[Any]:
-        deps = self._run.ctx.deps
-        schema = deps.output_schema
-        text_output = schema.allow_text_output
-        json_text = schema.mode in ('native', 'prompted')
-        parsers: dict[int, _PartialParser] = {}
-        texts: dict[int, str] = {}
-        calls: dict[int, _FunctionArgs] = {}  # output function calls: their arguments so far
-        response = 0
-        async for event in self._events:
-            if self._responses != response:
-                response = self._responses
-                parsers.clear()
-                texts.clear()
-                calls.clear()
-            chunk: Any = None
-            if isinstance(event, PartStartEvent):
-                index, part = event.index, event.part
-                entry = None
-                if isinstance(part, ToolCallPart) and part.tool_name in schema.tools:
-                    processor = schema.tools[part.tool_name]
-                    entry = _partial_parser(processor)
-                    if processor.calls_function:
-                        calls[index] = _FunctionArgs(processor)
-                    chunk = part.args
-                elif isinstance(part, TextPart) and json_text and schema.object_processor is not None:
-                    processor = schema.object_processor
-                    if processor.calls_function:  # native or prompted output through an output function
-                        calls[index] = _FunctionArgs(processor)
-                    else:
-                        entry = _partial_parser(processor)
-                    chunk = part.content
-                elif isinstance(part, TextPart) and text_output:
-                    texts[index] = ''
-                    chunk = part.content
-                if entry is not None:
-                    parsers[index] = entry
-            elif isinstance(event, PartDeltaEvent):
-                index, delta = event.index, event.delta
-                if delta.part_delta_kind == 'text':
-                    chunk = delta.content_delta
-                elif delta.part_delta_kind == 'tool_call':
-                    chunk = delta.args_delta
-            if chunk is None:
-                continue
-            if index in texts:
-                texts[index] = text = texts[index] + chunk
-                if not text:
-                    continue  # a text part starting empty is no output yet
-                value = await self._partial_function_output(schema.process_text, text)
-                if value is not INVALID:
-                    value = await self._validate_partial(value)
-                if value is not INVALID:
-                    yield value
-                continue
-            if (args := calls.get(index)) is not None:
-                value = await args.feed(chunk, self._partial_function_output)
-                if value is not INVALID:
-                    value = await self._validate_partial(value)
-                if value is not INVALID:
-                    yield value
-                continue
-            entry = parsers.get(index)
-            if entry is None:
-                continue
-            parser, builder, unwrap = entry
-            before = (builder.changes, parser.partial_string)
-            try:
-                parser.feed(chunk if isinstance(chunk, str) else _to_json(chunk))
-            except PartialJsonError:
-                del parsers[index]  # not JSON: the final validation will tell the model
-                continue
-            if (builder.changes, parser.partial_string) == before:
-                continue
-            previous = builder.signature
-            value = builder.value(parser)
-            if value is INVALID or builder.signature == previous:
-                continue
-            value = await self._validate_partial(unwrap(value))
-            if value is not INVALID:
-                yield value
-
-    async def _partial_function_output(
-        self, function: Callable[[Any, RunContext[Any]], Awaitable[Any]], value: Any
-    ) -> Any:
-        """What an output function (or `TextOutput` function) makes of a partial value, called with
-        `ctx.partial_output` set as pydantic-ai 1.107 does; `INVALID` when it raises `ModelRetry`."""
-        ctx = self._run.ctx.deps.run_context(self._run.ctx.state).replace_with(partial_output=True)
-        try:
-            return await function(value, ctx)
-        except ModelRetry:
-            return INVALID
-
-    async def _validate_partial(self, value: Any) -> Any:
-        deps = self._run.ctx.deps
-        if not deps.output_validators:
-            return value
-        ctx = deps.run_context(self._run.ctx.state).replace_with(partial_output=True)
-        try:
-            for validator in deps.output_validators:
-                value = await validator.validate(value, ctx)
-        except ModelRetry:
-            return INVALID
-        return value
 
     def stream_response(self, *, debounce_by: float | None = 0.1) -> AsyncIterator[ModelResponse]:
         """Stream the model response being received, as a `ModelResponse` rebuilt on each event.
@@ -563,24 +430,6 @@ class StreamedRunResult(Generic[OutputDataT]):
         return f'<StreamedRunResult is_complete={self.is_complete}>'
 
 
-def _to_json(value: Any) -> str:
-    return pydantic_core.to_json(value).decode()
-
-
-_PartialParser = tuple[IncrementalJsonParser, PartialOutputBuilder | EnvelopeBuilder, Callable[[Any], Any]]
-
-
-def _partial_parser(
-    processor: OutputProcessor,
-) -> _PartialParser | None:
-    """A parser and builder of partial values for the processor's answers; `None` for output functions."""
-    made = processor.partial_builder()
-    if made is None:
-        return None
-    builder, unwrap = made
-    return IncrementalJsonParser(builder), builder, unwrap
-
-
 class _HandledEvents(AsyncIterator[AgentStreamEvent]):
     """A node's events, passed on as they come and kept; once the node's stream is done, the run's event
     stream handler gets them all (before the run goes on to its next node)."""
@@ -656,31 +505,6 @@ class _Stream(AsyncIterator[_T]):
 
     async def __anext__(self) -> _T:
         return await self._generator.__anext__()
-
-
-class _FunctionArgs:
-    """The arguments of an output function call (or the JSON text of native or prompted output that may go
-    through one) as they stream: validated whole (partially) on each chunk, as pydantic-ai does, and passed to
-    the function when they changed."""
-
-    def __init__(self, processor: OutputProcessor) -> None:
-        self._processor = processor
-        self._text = ''
-        self._last: Any = INVALID
-
-    async def feed(self, chunk: str | dict[str, Any], call: Callable[..., Awaitable[Any]]) -> Any:
-        if isinstance(chunk, dict):
-            self._text = _to_json(chunk)
-        else:
-            self._text += chunk
-        try:
-            args = self._processor.validate(self._text, allow_partial=True)
-        except ValueError:  # `ValidationError` too: not enough of the arguments yet
-            return INVALID
-        if args == self._last:
-            return INVALID
-        self._last = args
-        return await call(self._processor.finish, args)
 
 
 async def _once(value: _T) -> AsyncGenerator[_T]:

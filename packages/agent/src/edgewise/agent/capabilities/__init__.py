@@ -10,6 +10,9 @@ call (validation and execution) and output (validation and processing), `wrap_ru
 and `XSearch`; `Thinking`; `Toolset`, `SetToolMetadata`, `ReinjectSystemPrompt`, `ThreadExecutor`, `MCP` and
 `PrefixTools`.
 
+The hooks are listed once, in the table of `_hook_table` (name, kind of folding, group): `CombinedCapability`,
+`Hooks`, `WrapperCapability` and the run's checks of which hooks to take all derive from it.
+
 `CAPABILITY_TYPES` maps the names agent specs may use (`capabilities: [{ToolSearch: {max_results: 5}}]`) to the
 capabilities that can be built from data.
 """

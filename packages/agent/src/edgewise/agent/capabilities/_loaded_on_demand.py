@@ -27,7 +27,8 @@ from ..toolsets import AbstractToolset
 from ..toolsets._capability_owned import CapabilityOwnedToolset
 from ..toolsets._deferred_capability_loader import DeferredCapabilityLoaderToolset
 from ..toolsets._dynamic import as_toolset
-from .abstract import LIFECYCLE_HOOKS, AbstractCapability, CapabilityOrdering
+from ._hook_table import HOOKS
+from .abstract import AbstractCapability, CapabilityOrdering
 from .combined import CombinedCapability
 from .instrumentation import Instrumentation
 from .wrapper import WrapperCapability
@@ -257,9 +258,6 @@ def _gated_hook(name: str) -> Callable[..., Any]:
     return gated
 
 
-for _name in (
-    *(hook for hook in LIFECYCLE_HOOKS if hook != 'wrap_run_event_stream'),
-    'before_model_request', 'wrap_model_request', 'prepare_tools', 'prepare_output_tools',
-    'handle_deferred_tool_calls',
-):  # fmt: skip
-    setattr(DeferredCapabilityGate, _name, _gated_hook(_name))
+for _spec in HOOKS:
+    if _spec.kind != 'stream':  # `wrap_run_event_stream` is written out
+        setattr(DeferredCapabilityGate, _spec.name, _gated_hook(_spec.name))

@@ -31,6 +31,7 @@ from ..models import ModelRequestContext
 from ..output import OutputContext
 from ..tools import AgentDepsT, AgentNativeTool, RunContext
 from ..toolsets import AbstractToolset, ToolsetFunc
+from ._hook_table import LIFECYCLE_HOOKS
 
 __all__ = (
     'AbstractCapability',
@@ -98,18 +99,6 @@ CapabilityPosition: TypeAlias = Literal['outermost', 'innermost']
 
 CapabilityRef: TypeAlias = 'type[AbstractCapability[Any]] | AbstractCapability[Any]'
 """A capability class (any capability of that class) or one capability (that very object)."""
-
-LIFECYCLE_HOOKS = (
-    'before_run', 'after_run', 'wrap_run', 'on_run_error',
-    'before_node_run', 'after_node_run', 'wrap_node_run', 'on_node_run_error',
-    'after_model_request', 'on_model_request_error',
-    'before_tool_validate', 'after_tool_validate', 'wrap_tool_validate', 'on_tool_validate_error',
-    'before_tool_execute', 'after_tool_execute', 'wrap_tool_execute', 'on_tool_execute_error',
-    'before_output_validate', 'after_output_validate', 'wrap_output_validate', 'on_output_validate_error',
-    'before_output_process', 'after_output_process', 'wrap_output_process', 'on_output_process_error',
-    'wrap_run_event_stream',
-)  # fmt: skip
-"""The hooks a run looks up once (`overrides`) to skip those no capability of the run implements."""
 
 
 @dataclass

@@ -9,7 +9,8 @@ from typing import Any
 
 from ..messages import AgentStreamEvent
 from ..tools import AgentDepsT, RunContext
-from .abstract import LIFECYCLE_HOOKS, AbstractCapability
+from ._hook_table import HOOKS
+from .abstract import AbstractCapability
 
 __all__ = ('WrapperCapability',)
 
@@ -82,11 +83,7 @@ def _handing_over(name: str, is_async: bool) -> Callable[..., Any]:
 
 
 _SYNC = ('get_instructions', 'get_model_settings', 'get_toolset', 'get_native_tools', 'get_wrapper_toolset')
-_ASYNC = (
-    *(hook for hook in LIFECYCLE_HOOKS if hook != 'wrap_run_event_stream'),
-    'before_model_request', 'wrap_model_request', 'prepare_tools', 'prepare_output_tools',
-    'handle_deferred_tool_calls',
-)  # fmt: skip
+_ASYNC = tuple(spec.name for spec in HOOKS if spec.kind != 'stream')
 for _name in _SYNC:
     setattr(WrapperCapability, _name, _handing_over(_name, is_async=False))
 for _name in _ASYNC:

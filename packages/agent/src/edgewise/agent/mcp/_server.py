@@ -22,6 +22,7 @@ from mcp import types as mcp_types
 from mcp.shared.context import RequestContext
 from mcp.shared.version import SUPPORTED_PROTOCOL_VERSIONS
 from pydantic_core import SchemaValidator, core_schema
+from typing_extensions import TypedDict
 
 from .._messages.content import BinaryContent
 from ..exceptions import MCPError, ModelRetry
@@ -41,7 +42,15 @@ from ._mapping import (
 from ._server_requests import LogHandler, forward_log, sample
 from ._types import Prompt, PromptMessage, PromptResult, Resource, ResourceTemplate, ServerCapabilities
 
-__all__ = ('CallToolFunc', 'ElicitationCallback', 'LogHandler', 'MCPServer', 'ProcessToolCallback', 'ToolResult')
+__all__ = (
+    'CallToolFunc',
+    'ElicitationCallback',
+    'LogHandler',
+    'MCPServer',
+    'MCPServerOptions',
+    'ProcessToolCallback',
+    'ToolResult',
+)
 
 _METHOD_NOT_FOUND = -32601
 _INVALID_REQUEST = -32600
@@ -65,6 +74,29 @@ ProcessToolCallback = Callable[[RunContext[Any], CallToolFunc, str, dict[str, An
 or request metadata) or answers by itself."""
 ElicitationCallback = Callable[[Any, mcp_types.ElicitRequestParams], Awaitable[Any]]
 """Answers the server's `elicitation/create` requests: `(context, params)` -> `ElicitResult` or `ErrorData`."""
+
+
+class MCPServerOptions(TypedDict, total=False):
+    """The options of an MCP server that every transport takes as keyword arguments and hands to `MCPServer`
+    (`MCPServerStdio(command, args, **options)`, ...); see the attributes of `MCPServer` for each."""
+
+    tool_prefix: str | None
+    log_level: mcp_types.LoggingLevel | None
+    log_handler: LogHandler | None
+    timeout: float
+    read_timeout: float | None
+    process_tool_call: ProcessToolCallback | None
+    allow_sampling: bool
+    sampling_model: Model | None
+    max_retries: int
+    elicitation_callback: ElicitationCallback | None
+    cache_prompts: bool
+    cache_tools: bool
+    cache_resources: bool
+    include_instructions: bool
+    include_return_schema: bool | None
+    id: str | None
+    client_info: mcp_types.Implementation | None
 
 
 class MCPServer(AbstractToolset[Any], ABC):
@@ -110,7 +142,7 @@ class MCPServer(AbstractToolset[Any], ABC):
         log_level: mcp_types.LoggingLevel | None = None,
         log_handler: LogHandler | None = None,
         timeout: float = 5,
-        read_timeout: float = 5 * 60,
+        read_timeout: float | None = None,
         process_tool_call: ProcessToolCallback | None = None,
         allow_sampling: bool = True,
         sampling_model: Model | None = None,
@@ -129,7 +161,7 @@ class MCPServer(AbstractToolset[Any], ABC):
         self.log_level = log_level
         self.log_handler = log_handler
         self.timeout = timeout
-        self.read_timeout = read_timeout
+        self.read_timeout = 5 * 60 if read_timeout is None else read_timeout
         self.process_tool_call = process_tool_call
         self.allow_sampling = allow_sampling
         self.sampling_model = sampling_model

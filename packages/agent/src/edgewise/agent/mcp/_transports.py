@@ -2,23 +2,23 @@
 
 from __future__ import annotations as _annotations
 
+import inspect
 from collections.abc import AsyncIterator, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 import httpx
-from mcp import types as mcp_types
 from mcp.client.sse import sse_client
 from mcp.client.stdio import StdioServerParameters, get_default_environment, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from pydantic_core import CoreSchema, core_schema
-from typing_extensions import deprecated
+from typing_extensions import Unpack, deprecated
 
+from .._functions.keyword_options import KeywordOptions
 from ..exceptions import UserError
-from ..models import Model
 from ._connection import open_stdio_channel
-from ._server import ElicitationCallback, LogHandler, MCPServer, ProcessToolCallback
+from ._server import MCPServer, MCPServerOptions
 
 __all__ = ('MCPServerHTTP', 'MCPServerSSE', 'MCPServerStdio', 'MCPServerStreamableHTTP')
 
@@ -68,23 +68,7 @@ class MCPServerStdio(MCPServer):
         *,
         env: dict[str, str] | None = None,
         cwd: str | Path | None = None,
-        tool_prefix: str | None = None,
-        log_level: mcp_types.LoggingLevel | None = None,
-        log_handler: LogHandler | None = None,
-        timeout: float = 5,
-        read_timeout: float = 5 * 60,
-        process_tool_call: ProcessToolCallback | None = None,
-        allow_sampling: bool = True,
-        sampling_model: Model | None = None,
-        max_retries: int = 1,
-        elicitation_callback: ElicitationCallback | None = None,
-        cache_prompts: bool = True,
-        cache_tools: bool = True,
-        cache_resources: bool = True,
-        include_instructions: bool = False,
-        include_return_schema: bool | None = None,
-        id: str | None = None,
-        client_info: mcp_types.Implementation | None = None,
+        **options: Unpack[MCPServerOptions],
     ) -> None:
         """Describe the server process; nothing starts until the server is entered.
 
@@ -93,47 +77,14 @@ class MCPServerStdio(MCPServer):
             args: Its arguments.
             env: Variables added to the subprocess's environment.
             cwd: The working directory of the subprocess.
-            tool_prefix: Prepended, with an underscore, to the name of each of the server's tools.
-            log_level: The level of the log messages the server is asked to send.
-            log_handler: Receives the server's log messages.
-            timeout: Seconds to start the server and complete the handshake.
-            read_timeout: Seconds to wait for the answer to one request.
-            process_tool_call: A hook around each tool call.
-            allow_sampling: Whether the server may ask the agent's model for completions.
-            sampling_model: The model that answers sampling requests (else the running agent's model).
-            max_retries: How many times in a row each tool may be retried.
-            elicitation_callback: Answers the server's requests for input from the user.
-            cache_prompts: Whether to keep the prompt list until the server says it changed.
-            cache_tools: Whether to keep the tool list until the server says it changed.
-            cache_resources: Whether to keep the resource list until the server says it changed.
-            include_instructions: Whether to add the server's instructions to the agent's.
-            include_return_schema: Whether to tell the model each tool's output schema.
-            id: A unique id of the toolset (defaults to `tool_prefix`).
-            client_info: How the client introduces itself in the handshake.
+            **options: The server's options (`MCPServerOptions`: `tool_prefix`, `timeout`, `read_timeout`,
+                `max_retries`, `process_tool_call`, `id`, ...), each as the attribute of `MCPServer` says.
         """
         self.command = command
         self.args = args
         self.env = env
         self.cwd = cwd
-        super().__init__(
-            tool_prefix,
-            log_level,
-            log_handler,
-            timeout,
-            read_timeout,
-            process_tool_call,
-            allow_sampling,
-            sampling_model,
-            max_retries,
-            elicitation_callback,
-            cache_prompts=cache_prompts,
-            cache_tools=cache_tools,
-            cache_resources=cache_resources,
-            include_instructions=include_instructions,
-            include_return_schema=include_return_schema,
-            id=id,
-            client_info=client_info,
-        )
+        super().__init__(**options)
 
     @classmethod
     def __get_pydantic_core_schema__(cls, source: Any, handler: Any) -> CoreSchema:
@@ -178,23 +129,7 @@ class _MCPServerHTTP(MCPServer):
         *,
         headers: dict[str, str] | None = None,
         http_client: httpx.AsyncClient | None = None,
-        id: str | None = None,
-        tool_prefix: str | None = None,
-        log_level: mcp_types.LoggingLevel | None = None,
-        log_handler: LogHandler | None = None,
-        timeout: float = 5,
-        read_timeout: float | None = None,
-        process_tool_call: ProcessToolCallback | None = None,
-        allow_sampling: bool = True,
-        sampling_model: Model | None = None,
-        max_retries: int = 1,
-        elicitation_callback: ElicitationCallback | None = None,
-        cache_prompts: bool = True,
-        cache_tools: bool = True,
-        cache_resources: bool = True,
-        include_instructions: bool = False,
-        include_return_schema: bool | None = None,
-        client_info: mcp_types.Implementation | None = None,
+        **options: Unpack[MCPServerOptions],
     ) -> None:
         """Describe the server's endpoint; nothing connects until the server is entered.
 
@@ -202,48 +137,15 @@ class _MCPServerHTTP(MCPServer):
             url: The server's endpoint.
             headers: HTTP headers sent with every request; exclusive with `http_client`.
             http_client: The HTTP client to use; exclusive with `headers`.
-            id: A unique id of the toolset (defaults to `tool_prefix`).
-            tool_prefix: Prepended, with an underscore, to the name of each of the server's tools.
-            log_level: The level of the log messages the server is asked to send.
-            log_handler: Receives the server's log messages.
-            timeout: Seconds to connect and complete the handshake.
-            read_timeout: Seconds to wait for the answer to one request (5 minutes when `None`).
-            process_tool_call: A hook around each tool call.
-            allow_sampling: Whether the server may ask the agent's model for completions.
-            sampling_model: The model that answers sampling requests (else the running agent's model).
-            max_retries: How many times in a row each tool may be retried.
-            elicitation_callback: Answers the server's requests for input from the user.
-            cache_prompts: Whether to keep the prompt list until the server says it changed.
-            cache_tools: Whether to keep the tool list until the server says it changed.
-            cache_resources: Whether to keep the resource list until the server says it changed.
-            include_instructions: Whether to add the server's instructions to the agent's.
-            include_return_schema: Whether to tell the model each tool's output schema.
-            client_info: How the client introduces itself in the handshake.
+            **options: The server's options (`MCPServerOptions`: `tool_prefix`, `timeout`, `read_timeout`,
+                `max_retries`, `process_tool_call`, `id`, ...), each as the attribute of `MCPServer` says.
         """
         if headers is not None and http_client is not None:
             raise UserError('`http_client` and `headers` exclude each other: set the headers on the client.')
         self.url = url
         self.headers = headers
         self.http_client = http_client
-        super().__init__(
-            tool_prefix,
-            log_level,
-            log_handler,
-            timeout,
-            5 * 60 if read_timeout is None else read_timeout,
-            process_tool_call,
-            allow_sampling,
-            sampling_model,
-            max_retries,
-            elicitation_callback,
-            cache_prompts=cache_prompts,
-            cache_tools=cache_tools,
-            cache_resources=cache_resources,
-            include_instructions=include_instructions,
-            include_return_schema=include_return_schema,
-            id=id,
-            client_info=client_info,
-        )
+        super().__init__(**options)
 
     @classmethod
     def __get_pydantic_core_schema__(cls, source: Any, handler: Any) -> CoreSchema:
@@ -305,3 +207,14 @@ class MCPServerSSE(_MCPServerHTTP):
 @deprecated('`MCPServerHTTP` is deprecated, use `MCPServerSSE` instead.')
 class MCPServerHTTP(MCPServerSSE):
     """The old name of `MCPServerSSE` (deprecated, as in pydantic-ai)."""
+
+
+def _server_options() -> KeywordOptions:
+    """`MCPServerOptions` with the defaults `MCPServer.__init__` gives them (so each is written there only)."""
+    parameters = list(inspect.signature(MCPServer.__init__).parameters.values())[1:]
+    return KeywordOptions(MCPServerOptions, {p.name: p.default for p in parameters})
+
+
+_SERVER_OPTIONS = _server_options()
+_SERVER_OPTIONS.signed(MCPServerStdio.__init__)
+_SERVER_OPTIONS.signed(_MCPServerHTTP.__init__)

@@ -6,18 +6,28 @@ import dataclasses
 import inspect
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, overload
+from typing import Any, TypeVar, overload
 
 import anyio
-from pydantic.json_schema import GenerateJsonSchema
+from typing_extensions import Unpack
 
-from .._functions.schema import DocstringFormat, GenerateToolJsonSchema
+from .._functions.keyword_options import KeywordOptions
 from ..exceptions import ModelRetry, UserError
 from ..models._model import AgentDepsT, RunContext
-from ..tools import ArgsValidatorFunc, Tool, ToolDefinition, ToolFuncEither, ToolPrepareFunc
+from ..tools import (
+    TOOL_DEFAULTS,
+    TOOL_OPTIONS,
+    Tool,
+    ToolDefaults,
+    ToolDefinition,
+    ToolFuncEither,
+    ToolOptions,
+)
 from .abstract import AbstractToolset, ToolsetTool
 
 __all__ = ('FunctionToolset', 'FunctionToolsetTool')
+
+_F = TypeVar('_F', bound=Callable[..., Any])
 
 
 @dataclass(kw_only=True)
@@ -52,38 +62,38 @@ class FunctionToolset(AbstractToolset[AgentDepsT]):
         tools: Sequence[Tool[AgentDepsT] | ToolFuncEither[AgentDepsT, ...]] = (),
         *,
         max_retries: int | None = None,
-        timeout: float | None = None,
-        docstring_format: DocstringFormat = 'auto',
-        require_parameter_descriptions: bool = False,
-        schema_generator: type[GenerateJsonSchema] = GenerateToolJsonSchema,
-        strict: bool | None = None,
-        sequential: bool = False,
-        requires_approval: bool = False,
-        metadata: dict[str, Any] | None = None,
-        defer_loading: bool = False,
-        include_return_schema: bool | None = None,
         id: str | None = None,
         instructions: str | Callable[..., Any] | Sequence[str | Callable[..., Any]] | None = None,
+        **defaults: Unpack[ToolDefaults],
     ) -> None:
         """Make a toolset of `tools` (`Tool`s or functions, taking the `RunContext` first or not).
 
-        The keyword arguments are the defaults of the tools added by function (`tool`, `tool_plain`,
-        `add_function`); `max_retries` and `metadata` also apply to `Tool`s added as they are. `id` names the
-        toolset in errors and durable execution. `instructions` (texts, or functions of the `RunContext` or of
-        nothing, sync or async) are added to each request of runs using the toolset.
+        Args:
+            tools: The tools, `Tool`s or functions.
+            max_retries: The retry budget of the tools that set none (the agent's when `None`).
+            id: Names the toolset in errors and durable execution.
+            instructions: Texts, or functions of the `RunContext` or of nothing (sync or async), added to each
+                request of runs using the toolset.
+            **defaults: The defaults of the tools added by function (`tool`, `tool_plain`, `add_function`): the
+                options of `ToolDefaults`. `metadata` is merged under every tool's (`Tool`s added as they are
+                too); `timeout` bounds the calls of the tools that set none.
+
+        Raises:
+            TypeError: an option is not one of `ToolDefaults`.
         """
+        settings = _DEFAULTS.resolve('FunctionToolset', defaults)
         self.max_retries = max_retries
-        self.timeout = timeout
+        self.timeout = settings['timeout']
         self._id = id
-        self.docstring_format = docstring_format
-        self.require_parameter_descriptions = require_parameter_descriptions
-        self.schema_generator = schema_generator
-        self.strict = strict
-        self.sequential = sequential
-        self.requires_approval = requires_approval
-        self.metadata = metadata
-        self._defer_loading = defer_loading
-        self.include_return_schema = include_return_schema
+        self.docstring_format = settings['docstring_format']
+        self.require_parameter_descriptions = settings['require_parameter_descriptions']
+        self.schema_generator = settings['schema_generator']
+        self.strict = settings['strict']
+        self.sequential = settings['sequential']
+        self.requires_approval = settings['requires_approval']
+        self.metadata = settings['metadata']
+        self._defer_loading = settings['defer_loading']
+        self.include_return_schema = settings['include_return_schema']
         if isinstance(instructions, str) or callable(instructions):
             instructions = [instructions]
         self._instructions: list[str | Callable[..., Any]] = list(instructions or ())
@@ -118,14 +128,14 @@ class FunctionToolset(AbstractToolset[AgentDepsT]):
         return texts or None
 
     @overload
-    def tool(self, func: Callable[..., Any], /) -> Callable[..., Any]: ...
+    def tool(self, func: _F, /) -> _F: ...
 
     @overload
-    def tool(self, /, **options: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]: ...
+    def tool(self, /, **options: Unpack[ToolOptions[AgentDepsT]]) -> Callable[[_F], _F]: ...
 
-    def tool(self, func: Any = None, /, **options: Any) -> Any:
+    def tool(self, func: Any = None, /, **options: Unpack[ToolOptions[AgentDepsT]]) -> Any:
         """Register a function taking the `RunContext` first: `@toolset.tool` or `@toolset.tool(...)` (the
-        options of `add_function`)."""
+        options of `ToolOptions`; those left out take the toolset's defaults)."""
 
         def register(function: Any) -> Any:
             self.add_function(function, True, **options)
@@ -134,12 +144,12 @@ class FunctionToolset(AbstractToolset[AgentDepsT]):
         return register if func is None else register(func)
 
     @overload
-    def tool_plain(self, func: Callable[..., Any], /) -> Callable[..., Any]: ...
+    def tool_plain(self, func: _F, /) -> _F: ...
 
     @overload
-    def tool_plain(self, /, **options: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]: ...
+    def tool_plain(self, /, **options: Unpack[ToolOptions[AgentDepsT]]) -> Callable[[_F], _F]: ...
 
-    def tool_plain(self, func: Any = None, /, **options: Any) -> Any:
+    def tool_plain(self, func: Any = None, /, **options: Unpack[ToolOptions[AgentDepsT]]) -> Any:
         """Register a function that does not take the `RunContext`: `@toolset.tool_plain` or `(...)`."""
 
         def register(function: Any) -> Any:
@@ -152,50 +162,40 @@ class FunctionToolset(AbstractToolset[AgentDepsT]):
         self,
         func: ToolFuncEither[AgentDepsT, ...],
         takes_ctx: bool | None = None,
-        name: str | None = None,
-        description: str | None = None,
-        retries: int | None = None,
-        prepare: ToolPrepareFunc[AgentDepsT] | None = None,
-        args_validator: ArgsValidatorFunc[AgentDepsT, ...] | None = None,
-        docstring_format: DocstringFormat | None = None,
-        require_parameter_descriptions: bool | None = None,
-        schema_generator: type[GenerateJsonSchema] | None = None,
-        strict: bool | None = None,
-        sequential: bool | None = None,
-        requires_approval: bool | None = None,
-        defer_loading: bool | None = None,
-        metadata: dict[str, Any] | None = None,
-        timeout: float | None = None,
-        include_return_schema: bool | None = None,
+        **options: Unpack[ToolOptions[AgentDepsT]],
     ) -> Tool[AgentDepsT]:
-        """Add `func` as a tool; options left `None` take the toolset's defaults. Returns the `Tool`."""
-        tool: Tool[AgentDepsT] = Tool(
-            func,
-            takes_ctx=takes_ctx,
-            name=name,
-            description=description,
-            max_retries=retries,
-            prepare=prepare,
-            args_validator=args_validator,
-            docstring_format=self.docstring_format if docstring_format is None else docstring_format,
-            require_parameter_descriptions=(
-                self.require_parameter_descriptions
-                if require_parameter_descriptions is None
-                else require_parameter_descriptions
-            ),
-            schema_generator=self.schema_generator if schema_generator is None else schema_generator,
-            strict=self.strict if strict is None else strict,
-            sequential=self.sequential if sequential is None else sequential,
-            requires_approval=self.requires_approval if requires_approval is None else requires_approval,
-            metadata=metadata,
-            timeout=timeout,
-            defer_loading=self._defer_loading if defer_loading is None else defer_loading,
-            include_return_schema=self.include_return_schema
-            if include_return_schema is None
-            else include_return_schema,
-        )
+        """Add `func` as a tool; returns the `Tool`.
+
+        Args:
+            func: The function.
+            takes_ctx: Whether its first parameter is the `RunContext`; inferred from its annotation if `None`.
+            **options: The options of `ToolOptions`; those left out (or `None`) take the toolset's defaults.
+
+        Raises:
+            TypeError: an option is not one of `ToolOptions`.
+        """
+        if unknown := TOOL_OPTIONS.unknown(options):
+            raise TypeError(f'add_function() got an unexpected keyword argument {unknown[0]!r}')
+        settings: dict[str, Any] = dict(options)
+        for name, default in self._tool_defaults().items():
+            if settings.get(name) is None:
+                settings[name] = default
+        tool: Tool[AgentDepsT] = Tool(func, takes_ctx=takes_ctx, max_retries=settings.pop('retries', None), **settings)
         self.add_tool(tool)
         return tool
+
+    def _tool_defaults(self) -> dict[str, Any]:
+        """The toolset's defaults of its tools' options (`metadata` and `timeout` apply otherwise, see `__init__`)."""
+        return {
+            'docstring_format': self.docstring_format,
+            'require_parameter_descriptions': self.require_parameter_descriptions,
+            'schema_generator': self.schema_generator,
+            'strict': self.strict,
+            'sequential': self.sequential,
+            'requires_approval': self.requires_approval,
+            'defer_loading': self._defer_loading,
+            'include_return_schema': self.include_return_schema,
+        }
 
     def add_tool(self, tool: Tool[AgentDepsT]) -> None:
         """Add a `Tool`; its name must be new to the toolset."""
@@ -261,3 +261,10 @@ class FunctionToolset(AbstractToolset[AgentDepsT]):
 
     def __repr__(self) -> str:
         return f'FunctionToolset(tools={list(self.tools)!r}, id={self._id!r})'
+
+
+_DEFAULTS = KeywordOptions(ToolDefaults, TOOL_DEFAULTS)
+_DEFAULTS.signed(FunctionToolset.__init__)
+TOOL_OPTIONS.signed(FunctionToolset.tool)
+TOOL_OPTIONS.signed(FunctionToolset.tool_plain)
+TOOL_OPTIONS.signed(FunctionToolset.add_function)
