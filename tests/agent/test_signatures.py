@@ -144,9 +144,12 @@ def test_entry_points_take_the_arguments_of_iter_in_their_typed_overloads(
 def test_tool_decorators_take_the_options_of_tool_in_their_typed_overloads(method: Callable[..., Any]) -> None:
     overloads = typing.get_overloads(method)
 
-    assert [_params(o) for o in overloads] == [
-        ['/func'],
-        ['*name', '*description', '*retries', '*prepare', '*args_validator', '*docstring_format',
-         '*require_parameter_descriptions', '*schema_generator', '*strict', '*sequential', '*requires_approval',
-         '*metadata', '*timeout', '*defer_loading', '*include_return_schema'],
-    ]  # fmt: skip
+    assert [_params(o) for o in overloads] == [['/func'], ['**options']]
+    assert inspect.signature(overloads[1]).parameters['options'].annotation == 'Unpack[ToolOptions[AgentDepsT]]'
+    runtime = _params(method)
+    assert runtime[0] == '/func'
+    assert sorted(runtime[1:]) == sorted([
+        '*name', '*description', '*retries', '*prepare', '*args_validator', '*docstring_format',
+        '*require_parameter_descriptions', '*schema_generator', '*strict', '*sequential', '*requires_approval',
+        '*metadata', '*timeout', '*defer_loading', '*include_return_schema',
+    ])  # fmt: skip

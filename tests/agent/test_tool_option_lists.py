@@ -72,7 +72,7 @@ def test_the_agents_tool_decorator_passes_the_options_through() -> None:
     def plus(a: int, b: int) -> int:
         return a + b
 
-    tool = agent._function_toolset.tools['plus']
+    tool = agent._tools.function_toolset.tools['plus']
     assert (tool.description, tool.max_retries, tool.timeout) == ('Adds.', 2, 1.5)
 
 

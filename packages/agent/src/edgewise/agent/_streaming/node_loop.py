@@ -14,6 +14,7 @@ from .._loop.agent_run import NODE_HOOKS, AgentRun, run_to_end
 from .._loop.model_stream import AgentStream
 from .._loop.nodes import CallToolsNode, ModelRequestNode
 from .._run.result import AgentRunResult
+from ..capabilities._hook_table import EVENT_STREAM_HOOK
 from ..messages import AgentStreamEvent, HandleResponseEvent
 from ..tools import RunContext
 
@@ -80,7 +81,7 @@ async def stream_nodes(
         node = await (agent_run.advance_with_hooks(run_ctx, node) if hooked else agent_run.next(node))
 
 
-WRAP_EVENTS = 'wrap_run_event_stream'
+WRAP_EVENTS = EVENT_STREAM_HOOK
 """The hook that makes `agent.run` stream its nodes even without an event stream handler."""
 
 

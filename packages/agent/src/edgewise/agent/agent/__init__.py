@@ -26,7 +26,6 @@ from types import NoneType, TracebackType
 from typing import Any, ClassVar, Generic, Literal, Self, TypeAlias, overload
 
 import anyio
-from pydantic.json_schema import GenerateJsonSchema
 from typing_extensions import TypeIs, TypeVar, Unpack
 
 from edgewise.graph import BaseStatePersistence, End, Graph, GraphRun
@@ -34,7 +33,6 @@ from edgewise.graph.persistence.store import DurableStatePersistence
 
 from .. import _instrument, models
 from .._functions.runners import OutputValidator, SystemPromptRunner, normalize_instructions, system_prompt_parts
-from .._functions.schema import DocstringFormat, GenerateToolJsonSchema
 from .._loop.agent_run import AgentRun, bind_captured_messages
 from .._loop.history import check_prompt_fits, has_adjacent_same_kind, merge_adjacent, validate_history
 from .._loop.nodes import AgentNode, CallToolsNode, ModelRequestNode, UserPromptNode, agent_graph
@@ -77,13 +75,13 @@ from ..models.instrumented import InstrumentationSettings
 from ..output import OutputDataT, OutputSpec
 from ..settings import ModelSettings
 from ..tools import (
+    TOOL_OPTIONS,
     AgentDepsT,
     AgentNativeTool,
-    ArgsValidatorFunc,
     RunContext,
     Tool,
     ToolFuncEither,
-    ToolPrepareFunc,
+    ToolOptions,
 )
 from ..toolsets import AbstractToolset
 from ..toolsets._dynamic import DynamicToolset, ToolsetFunc
@@ -388,28 +386,9 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
     def tool(self, func: _F, /) -> _F: ...
 
     @overload
-    def tool(
-        self,
-        /,
-        *,
-        name: str | None = None,
-        description: str | None = None,
-        retries: int | None = None,
-        prepare: ToolPrepareFunc[AgentDepsT] | None = None,
-        args_validator: ArgsValidatorFunc[AgentDepsT, ...] | None = None,
-        docstring_format: DocstringFormat = 'auto',
-        require_parameter_descriptions: bool = False,
-        schema_generator: type[GenerateJsonSchema] = GenerateToolJsonSchema,
-        strict: bool | None = None,
-        sequential: bool = False,
-        requires_approval: bool = False,
-        metadata: dict[str, Any] | None = None,
-        timeout: float | None = None,
-        defer_loading: bool = False,
-        include_return_schema: bool | None = None,
-    ) -> Callable[[_F], _F]: ...
+    def tool(self, /, **options: Unpack[ToolOptions[AgentDepsT]]) -> Callable[[_F], _F]: ...
 
-    def tool(self, func: Any = None, /, **options: Any) -> Any:
+    def tool(self, func: Any = None, /, **options: Unpack[ToolOptions[AgentDepsT]]) -> Any:
         """Register a tool whose function takes the `RunContext` first: `@agent.tool` or `@agent.tool(...)`."""
         return self._tool_decorator(func, True, options)
 
@@ -417,33 +396,15 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
     def tool_plain(self, func: _F, /) -> _F: ...
 
     @overload
-    def tool_plain(
-        self,
-        /,
-        *,
-        name: str | None = None,
-        description: str | None = None,
-        retries: int | None = None,
-        prepare: ToolPrepareFunc[AgentDepsT] | None = None,
-        args_validator: ArgsValidatorFunc[AgentDepsT, ...] | None = None,
-        docstring_format: DocstringFormat = 'auto',
-        require_parameter_descriptions: bool = False,
-        schema_generator: type[GenerateJsonSchema] = GenerateToolJsonSchema,
-        strict: bool | None = None,
-        sequential: bool = False,
-        requires_approval: bool = False,
-        metadata: dict[str, Any] | None = None,
-        timeout: float | None = None,
-        defer_loading: bool = False,
-        include_return_schema: bool | None = None,
-    ) -> Callable[[_F], _F]: ...
+    def tool_plain(self, /, **options: Unpack[ToolOptions[AgentDepsT]]) -> Callable[[_F], _F]: ...
 
-    def tool_plain(self, func: Any = None, /, **options: Any) -> Any:
+    def tool_plain(self, func: Any = None, /, **options: Unpack[ToolOptions[AgentDepsT]]) -> Any:
         """Register a tool whose function does not take the `RunContext`: `@agent.tool_plain` or `(...)`."""
         return self._tool_decorator(func, False, options)
 
-    def _tool_decorator(self, func: Any, takes_ctx: bool, options: dict[str, Any]) -> Any:
+    def _tool_decorator(self, func: Any, takes_ctx: bool, tool_options: ToolOptions[AgentDepsT]) -> Any:
         # Taken out once, not in `register`: one decorator object may register several functions.
+        options: dict[str, Any] = dict(tool_options)
         retries = options.pop('retries', None)
 
         def register(function: _F) -> _F:
@@ -1232,3 +1193,7 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
             f'{type(self).__name__}(model={self.model!r}, name={self.name!r}, end_strategy={self.end_strategy!r}, '
             f'model_settings={self.model_settings!r}, output_type={self.output_type!r})'
         )
+
+
+TOOL_OPTIONS.signed(Agent.tool)
+TOOL_OPTIONS.signed(Agent.tool_plain)
