@@ -131,6 +131,7 @@ def test_all_is_pinned() -> None:
         'ToolChoice',
         'ToolDefinition',
         'ToolDenied',
+        'ToolFailed',
         'ToolOrOutput',
         'ToolOutput',
         'ToolResultEvent',

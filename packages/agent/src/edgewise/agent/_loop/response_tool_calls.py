@@ -18,7 +18,16 @@ import anyio
 from .._run.deps import GraphAgentDeps
 from .._run.state import GraphAgentState
 from .._tools.deferred_calls import DeferredToolRequests, ToolApproved, ToolDenied
-from ..exceptions import ApprovalRequired, CallDeferred, ModelRetry, ToolRetryError, UnexpectedModelBehavior, UserError
+from ..exceptions import (
+    ApprovalRequired,
+    CallDeferred,
+    ModelRetry,
+    ToolFailed,
+    ToolFailedError,
+    ToolRetryError,
+    UnexpectedModelBehavior,
+    UserError,
+)
 from ..messages import ModelRequestPart, RetryPromptPart, ToolCallPart, ToolReturn, ToolReturnPart, UserPromptPart
 from ..tool_manager import ToolManager, ValidatedToolCall
 from ..toolsets import ToolsetTool
@@ -84,6 +93,8 @@ async def _run_one(
         return ToolReturnPart(call.tool_name, answer.message, call.tool_call_id, outcome='denied')
     if isinstance(answer, ModelRetry):
         return tool_retry_prompt(call, answer.message)
+    if isinstance(answer, ToolFailed):
+        return ToolReturnPart(call.tool_name, answer.message, call.tool_call_id, outcome='failed')
     if isinstance(answer, RetryPromptPart):
         return dataclasses.replace(answer, tool_name=call.tool_name, tool_call_id=call.tool_call_id)
     external = tool.tool_def.kind == 'external'
@@ -107,6 +118,8 @@ async def _run_one(
         result = await manager.execute_tool_call(validated)
     except ToolRetryError as exc:
         return exc.tool_retry
+    except ToolFailedError as exc:
+        return exc.tool_failed
     except CallDeferred as exc:
         return _Deferral('external', exc.metadata)
     except ApprovalRequired as exc:
