@@ -13,8 +13,9 @@ from typing import Annotated, Any, Literal, TypeAlias
 
 from pydantic import Discriminator, Tag
 
+from .._messages.content import ToolReturn
+from .._messages.model_messages import RetryPromptPart, ToolCallPart
 from ..exceptions import ModelRetry, ToolFailed
-from ..messages import RetryPromptPart, ToolCallPart, ToolReturn
 
 __all__ = (
     'DeferredToolRequests',
