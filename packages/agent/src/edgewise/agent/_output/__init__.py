@@ -5,4 +5,11 @@
 - `json_schema`: the JSON schema of an agent's output values (`Agent.output_json_schema`).
 - `partial_json`: an incremental JSON parser (each byte read once).
 - `partial_output`: partial structured output validated as the JSON grows.
+
+The output types are also re-exported here, at the private path where pydantic-ai's own code and tests import them
+(`pydantic_ai._output.OutputSpec`); they are the classes of `output`.
 """
+
+from ..output import NativeOutput, OutputSpec, PromptedOutput, TextOutput
+
+__all__ = ('NativeOutput', 'OutputSpec', 'PromptedOutput', 'TextOutput')
