@@ -386,8 +386,9 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
     ) -> CallToolsNode[DepsT, NodeRunEndT]:
         """Add the model's response to the history and the usage; check the token limits."""
         state, deps = ctx.state, ctx.deps
-        response.run_id = state.run_id
-        response.conversation_id = state.conversation_id
+        # Ids a response already carries (a cached response of an earlier run) are kept, as pydantic-ai 2.x does.
+        response.run_id = response.run_id or state.run_id
+        response.conversation_id = response.conversation_id or state.conversation_id
         state.usage.incr(response.usage)
         if deps.tool_kinds:
             tag_tool_calls(response, deps.tool_kinds)

@@ -39,7 +39,7 @@ from .._run.options import (
     settings_resolver,
 )
 from .._run.result import AgentRunResult, FinalResult
-from .._run.state import GraphAgentState, resolve_conversation_id
+from .._run.state import GraphAgentState, resolve_conversation_id, resolve_run_id
 from .._streaming.node_loop import EventStreamHandler, run_with_event_handler
 from .._tools.deferred_calls import DeferredToolResults
 from ..capabilities import AbstractCapability, AgentCapability, CombinedCapability, Instrumentation, ProcessHistory
@@ -452,6 +452,7 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
         output_type: OutputSpec[Any] | None = None,
         message_history: Sequence[ModelMessage] | None = None,
         conversation_id: str | None = None,
+        run_id: str | None = None,
         model: Model | KnownModelName | None = None,
         instructions: AgentInstructions = None,
         deps: AgentDepsT = None,  # type: ignore[assignment]
@@ -501,6 +502,7 @@ class Agent(AgentStreaming[AgentDepsT, OutputDataT]):
             message_history=bind_captured_messages(history),
             usage=usage or RunUsage(),
             conversation_id=resolve_conversation_id(conversation_id, history),
+            run_id=resolve_run_id(run_id, history),
         )
         graph_deps.prompt = user_prompt
         graph_deps = await configured_for_run(graph_deps, state, configure)
