@@ -28,8 +28,8 @@ from edgewise.agent.output import NativeOutput, PromptedOutput, TextOutput, Tool
 from edgewise.agent.tools import ToolDefinition
 from edgewise.agent.usage import RequestUsage, RunUsage, UsageLimits
 
-RUN = ['user_prompt', '*output_type', '*message_history', '*conversation_id', '*model', '*instructions', '*deps',
-       '*model_settings', '*usage_limits', '*usage', '*metadata', '*retries']  # fmt: skip
+RUN = ['user_prompt', '*output_type', '*message_history', '*conversation_id', '*run_id', '*model', '*instructions',
+       '*deps', '*model_settings', '*usage_limits', '*usage', '*metadata', '*retries']  # fmt: skip
 
 
 def _params(fn: Callable[..., Any]) -> list[str]:
