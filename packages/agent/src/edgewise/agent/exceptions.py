@@ -43,6 +43,8 @@ agent run, say) would swallow the tool's own request for a retry.
 
 from __future__ import annotations as _annotations
 
+from collections.abc import Mapping
+from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 from ._messages.model_messages import ModelMessage, ModelResponse, RetryPromptPart, ToolReturnPart
@@ -394,14 +396,51 @@ class ModelHTTPError(ModelAPIError):
     """The HTTP status of the response."""
     body: object | None
     """The response's body: the parsed JSON error when there is one, else the text."""
+    headers: dict[str, str] | None
+    """The response's headers, names in lower case (`error.headers.get('retry-after')`); `None` when the error
+    did not come with headers (an error reported inside a stream, say)."""
 
-    def __init__(self, status_code: int, model_name: str, body: object | None = None) -> None:
+    def __init__(
+        self,
+        status_code: int,
+        model_name: str,
+        body: object | None = None,
+        *,
+        headers: Mapping[str, str] | None = None,
+    ) -> None:
         self.status_code = status_code
         self.body = body
+        self.headers = None if headers is None else {name.lower(): value for name, value in headers.items()}
         super().__init__(model_name, f'status_code: {status_code}, model_name: {model_name}, body: {body}')
 
-    def __reduce__(self) -> tuple[type, tuple[int, str, object | None]]:  # type: ignore[override]
-        return type(self), (self.status_code, self.model_name, self.body)
+    def __reduce__(self) -> tuple[type, tuple[int, str, object | None], dict[str, Any]]:  # type: ignore[override]
+        return type(self), (self.status_code, self.model_name, self.body), {'headers': self.headers}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.headers = state.get('headers')
+
+    @property
+    def retry_after(self) -> float | None:
+        """How many seconds the server asks to wait before trying again, from its `Retry-After` header (a number
+        of seconds, or an HTTP date: the time left until then, at least 0); `None` without a usable header."""
+        value = (self.headers or {}).get('retry-after')
+        if value is None:
+            return None
+        try:
+            seconds = int(value)
+        except ValueError:
+            pass
+        else:
+            return float(seconds) if seconds >= 0 else None
+        from email.utils import parsedate_to_datetime  # only for this rare form
+
+        try:
+            when = parsedate_to_datetime(value)
+        except (TypeError, ValueError):
+            return None
+        if when.tzinfo is None:  # the asctime form of an HTTP date has no zone: it is UTC
+            when = when.replace(tzinfo=timezone.utc)
+        return max(0.0, (when - datetime.now(tz=timezone.utc)).total_seconds())
 
 
 class MCPError(AgentRunError):
