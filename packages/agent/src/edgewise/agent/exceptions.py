@@ -416,8 +416,8 @@ class ModelHTTPError(ModelAPIError):
     def __reduce__(self) -> tuple[type, tuple[int, str, object | None], dict[str, Any]]:  # type: ignore[override]
         return type(self), (self.status_code, self.model_name, self.body), {'headers': self.headers}
 
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.headers = state.get('headers')
+    def __setstate__(self, state: dict[str, Any] | None) -> None:
+        self.headers = (state or {}).get('headers')
 
     @property
     def retry_after(self) -> float | None:
