@@ -396,7 +396,7 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
         # The snapshot of the `CallToolsNode` below holds the response: its state need not hold it too.
         state.response_in_node = deps.durable
         if deps.usage_limits.has_token_limits():
-            deps.usage_limits.check_tokens(state.usage, state.message_history)
+            deps.usage_limits.check_tokens(state.usage, state.message_history, response.usage)
         return CallToolsNode(response)
 
 
