@@ -33,7 +33,7 @@ def test_headers_survive_pickling() -> None:
 
 @pytest.mark.parametrize(
     ('value', 'expected'),
-    [('7', 7.0), ('0', 0.0), ('-1', None), ('soon', None), (None, None)],
+    [('7', 7.0), ('0', 0.0), ('-1', None), ('soon', None), (None, None), ('1' + '0' * 309, None)],
 )
 def test_retry_after_in_seconds(value: str | None, expected: float | None) -> None:
     headers = {} if value is None else {'retry-after': value}

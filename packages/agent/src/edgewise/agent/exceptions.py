@@ -427,11 +427,13 @@ class ModelHTTPError(ModelAPIError):
         if value is None:
             return None
         try:
-            seconds = int(value)
+            seconds = float(int(value))
         except ValueError:
             pass
+        except OverflowError:  # more seconds than a float holds: no usable wait
+            return None
         else:
-            return float(seconds) if seconds >= 0 else None
+            return seconds if seconds >= 0 else None
         from email.utils import parsedate_to_datetime  # only for this rare form
 
         try:
