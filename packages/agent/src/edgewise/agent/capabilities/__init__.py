@@ -8,7 +8,7 @@ call (validation and execution) and output (validation and processing), `wrap_ru
 `ProcessHistory`, `Instrumentation`, `ToolSearch`, `Capability`, `DynamicCapability`, `WrapperCapability` and
 `ProcessEventStream`; the provider-adaptive tools `NativeOrLocalTool`, `WebSearch`, `WebFetch`, `ImageGeneration`
 and `XSearch`; `Thinking`; `Toolset`, `SetToolMetadata`, `ReinjectSystemPrompt`, `ThreadExecutor`, `MCP` and
-`PrefixTools`.
+`PrefixTools`; and pydantic-ai 2.x's `RaiseContentFilterError`.
 
 `CAPABILITY_TYPES` maps the names agent specs may use (`capabilities: [{ToolSearch: {max_results: 5}}]`) to the
 capabilities that can be built from data.
@@ -42,6 +42,7 @@ from .abstract import (
 )
 from .capability import Capability, CapabilityDescription
 from .combined import CombinedCapability
+from .content_filter import RaiseContentFilterError
 from .deferred_tool_handler import HandleDeferredToolCalls
 from .hooks import HookRegistration, Hooks, HookTimeoutError
 from .include_return_schemas import IncludeToolReturnSchemas
@@ -79,6 +80,7 @@ _LAZY: dict[str, str] = {
 # The capabilities an agent spec can name, in the order their names are looked up.
 _SPEC_TYPES: tuple[str, ...] = (
     'NativeTool',
+    'RaiseContentFilterError',
     'IncludeToolReturnSchemas',
     'Instrumentation',
     'ToolSearch',
@@ -170,6 +172,7 @@ __all__ = (
     'PrepareTools',
     'ProcessEventStream',
     'ProcessHistory',
+    'RaiseContentFilterError',
     'RawOutput',
     'RawToolArgs',
     'Thinking',
