@@ -76,7 +76,7 @@ def _params(fn: Callable[..., Any]) -> list[str]:
         (ToolDefinition, ['*name', '*parameters_json_schema', '*description', '*outer_typed_dict_key', '*strict',
                           '*sequential', '*kind', '*metadata', '*timeout', '*defer_loading', '*unless_native',
                           '*with_native', '*tool_kind', '*return_schema', '*include_return_schema',
-                          '*capability_id']),
+                          '*toolset_id', '*capability_id']),
         (ToolOutput, ['type_', '*name', '*description', '*max_retries', '*strict']),
         (NativeOutput, ['outputs', '*name', '*description', '*strict']),
         (PromptedOutput, ['outputs', '*name', '*description', '*template']),
