@@ -28,8 +28,8 @@ from edgewise.agent.output import NativeOutput, PromptedOutput, TextOutput, Tool
 from edgewise.agent.tools import ToolDefinition
 from edgewise.agent.usage import RequestUsage, RunUsage, UsageLimits
 
-RUN = ['user_prompt', '*output_type', '*message_history', '*conversation_id', '*model', '*instructions', '*deps',
-       '*model_settings', '*usage_limits', '*usage', '*metadata', '*retries']  # fmt: skip
+RUN = ['user_prompt', '*output_type', '*message_history', '*conversation_id', '*run_id', '*model', '*instructions',
+       '*deps', '*model_settings', '*usage_limits', '*usage', '*metadata', '*retries']  # fmt: skip
 
 
 def _params(fn: Callable[..., Any]) -> list[str]:
@@ -61,8 +61,8 @@ def _params(fn: Callable[..., Any]) -> list[str]:
         (Tool.from_schema, ['function', 'name', 'description', 'json_schema', 'takes_ctx', 'sequential',
                             'args_validator']),
         (UsageLimits, ['*request_limit', '*tool_calls_limit', '*input_tokens_limit', '*output_tokens_limit',
-                       '*total_tokens_limit', '*count_tokens_before_request', '*request_tokens_limit',
-                       '*response_tokens_limit']),
+                       '*total_tokens_limit', '*per_request_input_tokens_limit', '*count_tokens_before_request',
+                       '*request_tokens_limit', '*response_tokens_limit']),
         (RunUsage, ['*input_tokens', '*cache_write_tokens', '*cache_read_tokens', '*output_tokens',
                     '*input_audio_tokens', '*cache_audio_read_tokens', '*output_audio_tokens', '*details', '*requests',
                     '*tool_calls']),
@@ -76,7 +76,7 @@ def _params(fn: Callable[..., Any]) -> list[str]:
         (ToolDefinition, ['*name', '*parameters_json_schema', '*description', '*outer_typed_dict_key', '*strict',
                           '*sequential', '*kind', '*metadata', '*timeout', '*defer_loading', '*unless_native',
                           '*with_native', '*tool_kind', '*return_schema', '*include_return_schema',
-                          '*capability_id']),
+                          '*toolset_id', '*capability_id']),
         (ToolOutput, ['type_', '*name', '*description', '*max_retries', '*strict']),
         (NativeOutput, ['outputs', '*name', '*description', '*strict']),
         (PromptedOutput, ['outputs', '*name', '*description', '*template']),

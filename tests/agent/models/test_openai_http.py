@@ -101,6 +101,29 @@ async def test_a_400_is_not_retried(local_server: LocalServer) -> None:
     assert len(local_server.received) == 1
 
 
+async def test_a_model_http_error_carries_the_response_headers(local_server: LocalServer) -> None:
+    local_server.script(Reply(400, {'error': {'message': 'bad'}}, headers={'Retry-After': '30', 'X-Request-Id': 'r-1'}))
+    with pytest.raises(ModelHTTPError) as exc_info:
+        async with _server_model(local_server) as model:
+            await model.request(user('hi'), None, PARAMS)
+    headers = exc_info.value.headers
+    assert headers is not None
+    assert (headers['retry-after'], headers['x-request-id'], exc_info.value.retry_after) == ('30', 'r-1', 30.0)
+
+
+async def test_a_status_error_raised_by_the_users_client_keeps_the_headers(local_server: LocalServer) -> None:
+    async def raise_for_status(response: httpx.Response) -> None:
+        response.raise_for_status()
+
+    local_server.script(Reply(403, {'error': {'message': 'no'}}, headers={'X-Request-Id': 'r-2'}))
+    async with httpx.AsyncClient(event_hooks={'response': [raise_for_status]}) as client:
+        provider = OpenAIProvider(base_url=local_server.url, api_key='sk-local-secret', http_client=client)
+        with pytest.raises(ModelHTTPError) as exc_info:
+            await OpenAIChatModel('gpt-4o', provider=provider).request(user('hi'), None, PARAMS)
+    assert exc_info.value.status_code == 403
+    assert (exc_info.value.headers or {}).get('x-request-id') == 'r-2'
+
+
 async def test_x_should_retry_false_overrides_a_retryable_status(local_server: LocalServer) -> None:
     local_server.script(Reply(500, b'plain failure', headers={'x-should-retry': 'false', 'content-type': 'text/plain'}))
     with pytest.raises(ModelHTTPError) as exc_info:

@@ -20,9 +20,13 @@ AgentError(Exception)                       root of every error raised by edgewi
 
 ModelRetry(Exception)                       not an error: raised by tools and validators to ask the model
                                             to try again
+ToolFailed(Exception)                       not an error: raised by a tool (or its validator or hooks) whose
+                                            call is done and failed; the model sees the failure
 CallDeferred(Exception)                     not an error: raised by a tool whose result comes from outside
 ApprovalRequired(Exception)                 not an error: raised by a tool whose call waits for approval
 ToolRetryError(Exception)                   not an error: carries the retry prompt of a failed tool call
+                                            from the tool manager to the run
+ToolFailedError(Exception)                  not an error: carries the failed tool return of a `ToolFailed`
                                             from the tool manager to the run
 SkipModelRequest(Exception)                 not an error: raised by a capability's model request hook to
                                             answer with its own response instead of the model's
@@ -39,9 +43,11 @@ agent run, say) would swallow the tool's own request for a retry.
 
 from __future__ import annotations as _annotations
 
+from collections.abc import Mapping
+from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
-from ._messages.model_messages import ModelMessage, ModelResponse, RetryPromptPart
+from ._messages.model_messages import ModelMessage, ModelResponse, RetryPromptPart, ToolReturnPart
 
 if TYPE_CHECKING:
     import pydantic_core
@@ -49,6 +55,7 @@ if TYPE_CHECKING:
 __all__ = (
     'AgentError',
     'ModelRetry',
+    'ToolFailed',
     'CallDeferred',
     'ApprovalRequired',
     'SkipModelRequest',
@@ -65,6 +72,7 @@ __all__ = (
     'ContentFilterError',
     'IncompleteToolCall',
     'ToolRetryError',
+    'ToolFailedError',
     'ModelAPIError',
     'ModelHTTPError',
     'MCPError',
@@ -117,6 +125,51 @@ class ModelRetry(Exception):
             stored,
             serialization=core_schema.plain_serializer_function_ser_schema(
                 lambda retry: {'message': retry.message, 'kind': 'model-retry'}, return_schema=stored
+            ),
+        )
+
+
+class ToolFailed(Exception):
+    """Raise it from a tool, its `args_validator` or a tool validation or execution hook when the call is done and
+    failed (the resource is missing, the operation is not supported, the service refused for good): the model gets
+    a tool return with `outcome='failed'` and `message` as its content, and adapts.
+
+    Unlike `ModelRetry`, the model is not told to try again and the tool's retry budget is not spent (bound repeated
+    failures with `UsageLimits`). Elsewhere (output functions, output validators) it is an ordinary exception.
+    It is also a valid answer in `DeferredToolResults.calls`, for an external call that failed.
+    """
+
+    message: str
+    """What the model is told about the failure."""
+
+    def __init__(self, message: str) -> None:
+        self.message = message
+        super().__init__(message)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, type(self)) and other.message == self.message
+
+    def __hash__(self) -> int:
+        return hash((type(self), self.message))
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: Any) -> Any:
+        """Stored (in `DeferredToolResults.calls`, say) as `{'message': ..., 'kind': 'tool-failed'}`; an instance
+        validates as itself."""
+        from pydantic_core import core_schema
+
+        stored = core_schema.typed_dict_schema(
+            {
+                'message': core_schema.typed_dict_field(core_schema.str_schema()),
+                'kind': core_schema.typed_dict_field(core_schema.literal_schema(['tool-failed'])),
+            }
+        )
+        from_stored = core_schema.no_info_after_validator_function(lambda data: cls(data['message']), stored)
+        return core_schema.json_or_python_schema(
+            json_schema=from_stored,
+            python_schema=core_schema.union_schema([core_schema.is_instance_schema(cls), from_stored]),
+            serialization=core_schema.plain_serializer_function_ser_schema(
+                lambda failed: {'message': failed.message, 'kind': 'tool-failed'}, return_schema=stored
             ),
         )
 
@@ -292,6 +345,24 @@ class ToolRetryError(Exception):
         return type(self), (self.tool_retry,)
 
 
+class ToolFailedError(Exception):
+    """Carries the failed tool return (`outcome='failed'`) of a tool call that raised `ToolFailed`: the tool manager
+    raises it, the run sends `tool_failed` to the model as the call's result.
+
+    Not an `AgentError`: like `ToolRetryError`, it is a signal the run catches.
+    """
+
+    tool_failed: ToolReturnPart
+    """The failed tool return for the model."""
+
+    def __init__(self, tool_failed: ToolReturnPart) -> None:
+        self.tool_failed = tool_failed
+        super().__init__(tool_failed.model_response_str(wrap_if_error=False))
+
+    def __reduce__(self) -> tuple[type, tuple[ToolReturnPart]]:
+        return type(self), (self.tool_failed,)
+
+
 def _describe_errors(errors: list[pydantic_core.ErrorDetails], tool_name: str | None) -> str:
     # Built from the details themselves: serialized details have lost the `ctx` objects that pydantic would need
     # to rebuild a `ValidationError`, but their `msg` is already the readable text.
@@ -325,14 +396,53 @@ class ModelHTTPError(ModelAPIError):
     """The HTTP status of the response."""
     body: object | None
     """The response's body: the parsed JSON error when there is one, else the text."""
+    headers: dict[str, str] | None
+    """The response's headers, names in lower case (`error.headers.get('retry-after')`); `None` when the error
+    did not come with headers (an error reported inside a stream, say)."""
 
-    def __init__(self, status_code: int, model_name: str, body: object | None = None) -> None:
+    def __init__(
+        self,
+        status_code: int,
+        model_name: str,
+        body: object | None = None,
+        *,
+        headers: Mapping[str, str] | None = None,
+    ) -> None:
         self.status_code = status_code
         self.body = body
+        self.headers = None if headers is None else {name.lower(): value for name, value in headers.items()}
         super().__init__(model_name, f'status_code: {status_code}, model_name: {model_name}, body: {body}')
 
-    def __reduce__(self) -> tuple[type, tuple[int, str, object | None]]:  # type: ignore[override]
-        return type(self), (self.status_code, self.model_name, self.body)
+    def __reduce__(self) -> tuple[type, tuple[int, str, object | None], dict[str, Any]]:  # type: ignore[override]
+        return type(self), (self.status_code, self.model_name, self.body), {'headers': self.headers}
+
+    def __setstate__(self, state: dict[str, Any] | None) -> None:
+        self.headers = (state or {}).get('headers')
+
+    @property
+    def retry_after(self) -> float | None:
+        """How many seconds the server asks to wait before trying again, from its `Retry-After` header (a number
+        of seconds, or an HTTP date: the time left until then, at least 0); `None` without a usable header."""
+        value = (self.headers or {}).get('retry-after')
+        if value is None:
+            return None
+        try:
+            seconds = float(int(value))
+        except ValueError:
+            pass
+        except OverflowError:  # more seconds than a float holds: no usable wait
+            return None
+        else:
+            return seconds if seconds >= 0 else None
+        from email.utils import parsedate_to_datetime  # only for this rare form
+
+        try:
+            when = parsedate_to_datetime(value)
+        except (TypeError, ValueError):
+            return None
+        if when.tzinfo is None:  # the asctime form of an HTTP date has no zone: it is UTC
+            when = when.replace(tzinfo=timezone.utc)
+        return max(0.0, (when - datetime.now(tz=timezone.utc)).total_seconds())
 
 
 class MCPError(AgentRunError):

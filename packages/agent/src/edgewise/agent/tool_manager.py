@@ -6,7 +6,8 @@ capabilities' `prepare_tools` hooks); the run's `CallToolsNode` then validates e
 (`before_tool_validate`, `wrap_tool_validate`, `on_tool_validate_error`, `after_tool_validate`, and the same four
 for `*_tool_execute`) when some capability of the run has one. A call that fails (arguments that do not validate,
 an unknown tool, a `ModelRetry` from the tool) comes back as a `ToolRetryError` carrying the retry prompt for
-the model, or as `UnexpectedModelBehavior` once the tool's retry budget is spent.
+the model, or as `UnexpectedModelBehavior` once the tool's retry budget is spent. A call whose tool, validator or
+hook raised `ToolFailed` comes back as a `ToolFailedError` carrying the failed tool return (no retry is spent).
 """
 
 from __future__ import annotations as _annotations
@@ -32,11 +33,13 @@ from .exceptions import (
     ModelRetry,
     SkipToolExecution,
     SkipToolValidation,
+    ToolFailed,
+    ToolFailedError,
     ToolRetryError,
     UnexpectedModelBehavior,
     UserError,
 )
-from .messages import RetryPromptPart, ToolCallPart
+from .messages import RetryPromptPart, ToolCallPart, ToolReturnPart
 from .tools import AgentDepsT, RunContext
 from .toolsets import AbstractToolset, ToolsetTool
 
@@ -71,8 +74,9 @@ class ValidatedToolCall(Generic[AgentDepsT]):
     """Whether the arguments validated."""
     validated_args: dict[str, Any] | None = None
     """The validated arguments, when they are valid."""
-    validation_error: ToolRetryError | None = None
-    """The retry prompt for the model, when they are not."""
+    validation_error: ToolRetryError | ToolFailedError | None = None
+    """The retry prompt for the model when they are not valid, or the failed tool return when the tool's validator
+    or a validation hook raised `ToolFailed`."""
 
 
 @dataclass
@@ -179,6 +183,8 @@ class ToolManager(Generic[AgentDepsT]):
             self.failed_tools.add(name)
             retry = _retry_error(call, error)
             return ValidatedToolCall(call, tool, ctx, args_valid=False, validation_error=retry)
+        except ToolFailed as error:
+            return ValidatedToolCall(call, tool, ctx, args_valid=False, validation_error=_failed_error(call, error))
         return ValidatedToolCall(call, tool, ctx, args_valid=True, validated_args=args)
 
     async def _validate(
@@ -215,6 +221,8 @@ class ToolManager(Generic[AgentDepsT]):
         Raises:
             ToolRetryError: the arguments were invalid, or the tool raised `ModelRetry` (the error carries the
                 retry prompt for the model).
+            ToolFailedError: the tool, its validator or a tool hook raised `ToolFailed` (the error carries the failed
+                tool return for the model).
             UnexpectedModelBehavior: the tool raised `ModelRetry` with no retries left.
         """
         if validated.validation_error is not None:
@@ -237,6 +245,8 @@ class ToolManager(Generic[AgentDepsT]):
             self._check_max_retries(call.tool_name, ctx, error)
             self.failed_tools.add(call.tool_name)
             raise _retry_error(call, error) from error
+        except ToolFailed as error:
+            raise _failed_error(call, error) from error
 
     async def _execute_with_hooks(
         self, call: ToolCallPart, tool: ToolsetTool[AgentDepsT], ctx: RunContext[AgentDepsT], args: dict[str, Any]
@@ -252,8 +262,8 @@ class ToolManager(Generic[AgentDepsT]):
             args = await root.before_tool_execute(ctx, call=call, tool_def=tool_def, args=args)
             try:
                 result = await root.wrap_tool_execute(ctx, call=call, tool_def=tool_def, args=args, handler=execute)
-            except (SkipToolExecution, CallDeferred, ApprovalRequired, ToolRetryError, ModelRetry):
-                raise  # not failures of the tool
+            except (SkipToolExecution, CallDeferred, ApprovalRequired, ToolRetryError, ModelRetry, ToolFailed):
+                raise  # not failures of the tool (a `ToolFailed` is the call's failed result already)
             except Exception as error:
                 result = await root.on_tool_execute_error(ctx, call=call, tool_def=tool_def, args=args, error=error)
             return await root.after_tool_execute(ctx, call=call, tool_def=tool_def, args=args, result=result)
@@ -269,6 +279,7 @@ class ToolManager(Generic[AgentDepsT]):
 
         Raises:
             ToolRetryError: the call failed and the model should retry (the error carries the prompt).
+            ToolFailedError: the call is done and failed (`ToolFailed`; the error carries the failed tool return).
             UnexpectedModelBehavior: the call failed and the tool has no retries left.
         """
         validated = await self.validate_tool_call(call, approved=approved, metadata=metadata)
@@ -335,3 +346,8 @@ def _unknown_tool_message(name: str, tools: dict[str, Any]) -> str:
 def _retry_error(call: ToolCallPart, error: pydantic.ValidationError | ModelRetry) -> ToolRetryError:
     content: Any = validation_errors(error) if isinstance(error, pydantic.ValidationError) else error.message
     return ToolRetryError(RetryPromptPart(content, tool_name=call.tool_name, tool_call_id=call.tool_call_id))
+
+
+def _failed_error(call: ToolCallPart, error: ToolFailed) -> ToolFailedError:
+    part = ToolReturnPart(call.tool_name, error.message, call.tool_call_id, outcome='failed')
+    return ToolFailedError(part)

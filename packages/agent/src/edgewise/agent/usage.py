@@ -26,6 +26,10 @@ class UsageLimits:
     """The most output tokens a run may use."""
     total_tokens_limit: int | None = None
     """The most tokens (input plus output) a run may use."""
+    per_request_input_tokens_limit: int | None = None
+    """The most input tokens one request may use (each request on its own, not summed over the run: a bound on the
+    context's size). Checked against the input tokens the provider reports for each response, so the request that
+    goes past it has been sent (and billed)."""
     count_tokens_before_request: bool = False
     """Accepted for compatibility; token counting before a request needs a provider that supports it."""
 
@@ -37,6 +41,7 @@ class UsageLimits:
         input_tokens_limit: int | None = None,
         output_tokens_limit: int | None = None,
         total_tokens_limit: int | None = None,
+        per_request_input_tokens_limit: int | None = None,
         count_tokens_before_request: bool = False,
         request_tokens_limit: int | None = None,
         response_tokens_limit: int | None = None,
@@ -48,6 +53,7 @@ class UsageLimits:
         self.input_tokens_limit = input_tokens_limit if input_tokens_limit is not None else request_tokens_limit
         self.output_tokens_limit = output_tokens_limit if output_tokens_limit is not None else response_tokens_limit
         self.total_tokens_limit = total_tokens_limit
+        self.per_request_input_tokens_limit = per_request_input_tokens_limit
         self.count_tokens_before_request = count_tokens_before_request
 
     @property
@@ -64,9 +70,13 @@ class UsageLimits:
 
     def has_token_limits(self) -> bool:
         """Whether any of the token limits is set."""
-        return any(
-            limit is not None for limit in (self.input_tokens_limit, self.output_tokens_limit, self.total_tokens_limit)
+        limits = (
+            self.input_tokens_limit,
+            self.output_tokens_limit,
+            self.total_tokens_limit,
+            self.per_request_input_tokens_limit,
         )
+        return any(limit is not None for limit in limits)
 
     def check_before_request(self, usage: RunUsage, messages: list[ModelMessage] | None = None) -> None:
         """Raise `UsageLimitExceeded` if one more request would go past `request_limit`."""
@@ -75,8 +85,11 @@ class UsageLimits:
                 f'The next request would exceed the request_limit of {self.request_limit}', _copy(messages)
             )
 
-    def check_tokens(self, usage: RunUsage, messages: list[ModelMessage] | None = None) -> None:
-        """Raise `UsageLimitExceeded` if `usage` is past one of the token limits."""
+    def check_tokens(
+        self, usage: RunUsage, messages: list[ModelMessage] | None = None, request: RequestUsage | None = None
+    ) -> None:
+        """Raise `UsageLimitExceeded` if `usage` is past one of the run's token limits, or `request` (the usage of
+        the latest response) past `per_request_input_tokens_limit`."""
         for name, limit, value in (
             ('input_tokens', self.input_tokens_limit, usage.input_tokens),
             ('output_tokens', self.output_tokens_limit, usage.output_tokens),
@@ -84,6 +97,18 @@ class UsageLimits:
         ):
             if limit is not None and value > limit:
                 raise UsageLimitExceeded(f'Exceeded the {name}_limit of {limit} ({name}={value})', _copy(messages))
+        if request is not None:
+            self.check_per_request_input_tokens(request.input_tokens, messages)
+
+    def check_per_request_input_tokens(
+        self, request_input_tokens: int, messages: list[ModelMessage] | None = None
+    ) -> None:
+        """Raise `UsageLimitExceeded` if one request's input tokens are past `per_request_input_tokens_limit`."""
+        limit = self.per_request_input_tokens_limit
+        if limit is not None and request_input_tokens > limit:
+            raise UsageLimitExceeded(
+                f'Exceeded the per_request_input_tokens_limit of {limit} ({request_input_tokens=})', _copy(messages)
+            )
 
     def check_before_tool_call(
         self, usage: RunUsage, new_calls: int = 1, messages: list[ModelMessage] | None = None

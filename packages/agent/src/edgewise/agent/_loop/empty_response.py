@@ -9,8 +9,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._run.deps import GraphAgentDeps
-from ..exceptions import ContentFilterError, UnexpectedModelBehavior
-from ..messages import ModelMessage, ModelMessagesTypeAdapter, ModelResponse, TextPart
+from ..capabilities.content_filter import content_filter_error
+from ..exceptions import UnexpectedModelBehavior
+from ..messages import ModelMessage, ModelResponse, TextPart
 
 __all__ = ('NoOutput', 'no_output_answer')
 
@@ -44,7 +45,7 @@ def no_output_answer(
         )
     empty = not response.parts
     if empty and response.finish_reason == 'content_filter':
-        raise ContentFilterError(_content_filter_message(response), body=_response_json(response))
+        raise content_filter_error(response)
     schema = deps.output_schema
     if empty and schema.allows_none:
         return NoOutput(None)
@@ -63,21 +64,6 @@ def no_output_answer(
     if text_is_output:
         alternatives.insert(0, 'return text')
     return NoOutput(f'Please {" or ".join(alternatives)}.')
-
-
-def _content_filter_message(response: ModelResponse) -> str:
-    details = response.provider_details or {}
-    if reason := details.get('finish_reason'):
-        return f"Content filter triggered. Finish reason: '{reason}'"
-    if reason := details.get('block_reason'):
-        return f"Content filter triggered. Block reason: '{reason}'"
-    if refusal := details.get('refusal'):
-        return f'Content filter triggered. Refusal: {refusal!r}'
-    return 'Content filter triggered.'
-
-
-def _response_json(response: ModelResponse) -> str:
-    return ModelMessagesTypeAdapter.dump_json([response], indent=2).decode()
 
 
 def _earlier_text(history: Sequence[ModelMessage], current: ModelResponse) -> str | None:

@@ -39,6 +39,8 @@ from .._tools.deferred_calls import DeferredToolRequests, DeferredToolResults
 from ..exceptions import ModelRetry, SkipModelRequest, UserError
 from ..messages import (
     BinaryImage,
+    DeferredToolRequestsEvent,
+    DeferredToolResultsEvent,
     FunctionToolCallEvent,
     FunctionToolResultEvent,
     HandleResponseEvent,
@@ -106,6 +108,7 @@ CANCELLED_TOOL_CONTENT = 'Tool call cancelled.'
 
 _NEXT = '_edgewise_streamed_next'  # instance attribute (not a field: never persisted) holding a streamed result
 _VALIDATED = '_edgewise_validated_calls'  # instance attribute: the call validations a streamed node's events made
+_DEFERRED = '_edgewise_deferred_batch'  # instance attribute: the deferred calls of the step and a handler's answers
 
 
 def _now() -> datetime:
@@ -383,8 +386,9 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
     ) -> CallToolsNode[DepsT, NodeRunEndT]:
         """Add the model's response to the history and the usage; check the token limits."""
         state, deps = ctx.state, ctx.deps
-        response.run_id = state.run_id
-        response.conversation_id = state.conversation_id
+        # Ids a response already carries (a cached response of an earlier run) are kept, as pydantic-ai 2.x does.
+        response.run_id = response.run_id or state.run_id
+        response.conversation_id = response.conversation_id or state.conversation_id
         state.usage.incr(response.usage)
         if deps.tool_kinds:
             tag_tool_calls(response, deps.tool_kinds)
@@ -392,7 +396,7 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
         # The snapshot of the `CallToolsNode` below holds the response: its state need not hold it too.
         state.response_in_node = deps.durable
         if deps.usage_limits.has_token_limits():
-            deps.usage_limits.check_tokens(state.usage, state.message_history)
+            deps.usage_limits.check_tokens(state.usage, state.message_history, response.usage)
         return CallToolsNode(response)
 
 
@@ -466,6 +470,7 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
                 yield FunctionToolCallEvent(call, args_valid=valid.get(call.tool_call_id))
         history = state.message_history
         size = len(history)
+        self.__dict__.pop(_DEFERRED, None)
         try:
             next_node = await self.run(ctx)
         except anyio.get_cancelled_exc_class():
@@ -478,6 +483,7 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
                 )
             raise
         self.__dict__[_NEXT] = next_node
+        deferred: tuple[DeferredToolRequests, DeferredToolResults | None] | None = self.__dict__.pop(_DEFERRED, None)
         if not calls:
             return
         request = getattr(next_node, 'request', None)
@@ -500,9 +506,18 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
             for call in others:
                 yield FunctionToolCallEvent(call, args_valid=valid.get(call.tool_call_id))
         answered = {call.tool_call_id for call in others}
-        for call in calls:  # the results in call order
-            if call.tool_call_id in answered and (part := by_id.get(call.tool_call_id)) is not None:
+        handled = set(deferred[1].calls) | set(deferred[1].approvals) if deferred and deferred[1] else set[str]()
+        for call in calls:  # the results in call order (those of calls a deferred-call handler answered last)
+            call_id = call.tool_call_id
+            if call_id in answered and call_id not in handled and (part := by_id.get(call_id)) is not None:
                 yield FunctionToolResultEvent(part)
+        if deferred is not None:
+            yield DeferredToolRequestsEvent(deferred[0])
+            if deferred[1] is not None:
+                yield DeferredToolResultsEvent(deferred[1])
+            for call in calls:
+                if call.tool_call_id in handled and (part := by_id.get(call.tool_call_id)) is not None:
+                    yield FunctionToolResultEvent(part)
 
     async def _handle_text(
         self, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]]
@@ -660,7 +675,10 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
             self.__dict__.pop(_VALIDATED, None),
         )
         if final is None and outcome.has_deferred:
-            await answer_deferred_inline(outcome, function_calls, state, deps, on_result)
+            # Kept for the events of a streamed node: the batch, then the answers a handler gave inside the run.
+            self.__dict__[_DEFERRED] = (outcome.deferred, None)
+            handled = await answer_deferred_inline(outcome, function_calls, state, deps, on_result)
+            self.__dict__[_DEFERRED] = (self.__dict__[_DEFERRED][0], handled)
         state.step_results = []
         if failed_outputs:  # counted in a row with the function tools' (whose counts `run_tool_calls` set)
             state.tool_retries = {**state.tool_retries, **{n: prior_tool_retries.get(n, 0) + 1 for n in failed_outputs}}

@@ -17,8 +17,17 @@ import anyio
 
 from .._run.deps import GraphAgentDeps
 from .._run.state import GraphAgentState
-from .._tools.deferred_calls import DeferredToolRequests, ToolApproved, ToolDenied
-from ..exceptions import ApprovalRequired, CallDeferred, ModelRetry, ToolRetryError, UnexpectedModelBehavior, UserError
+from .._tools.deferred_calls import DeferredToolRequests, DeferredToolResults, ToolApproved, ToolDenied
+from ..exceptions import (
+    ApprovalRequired,
+    CallDeferred,
+    ModelRetry,
+    ToolFailed,
+    ToolFailedError,
+    ToolRetryError,
+    UnexpectedModelBehavior,
+    UserError,
+)
 from ..messages import ModelRequestPart, RetryPromptPart, ToolCallPart, ToolReturn, ToolReturnPart, UserPromptPart
 from ..tool_manager import ToolManager, ValidatedToolCall
 from ..toolsets import ToolsetTool
@@ -84,6 +93,8 @@ async def _run_one(
         return ToolReturnPart(call.tool_name, answer.message, call.tool_call_id, outcome='denied')
     if isinstance(answer, ModelRetry):
         return tool_retry_prompt(call, answer.message)
+    if isinstance(answer, ToolFailed):
+        return ToolReturnPart(call.tool_name, answer.message, call.tool_call_id, outcome='failed')
     if isinstance(answer, RetryPromptPart):
         return dataclasses.replace(answer, tool_name=call.tool_name, tool_call_id=call.tool_call_id)
     external = tool.tool_def.kind == 'external'
@@ -107,6 +118,8 @@ async def _run_one(
         result = await manager.execute_tool_call(validated)
     except ToolRetryError as exc:
         return exc.tool_retry
+    except ToolFailedError as exc:
+        return exc.tool_failed
     except CallDeferred as exc:
         return _Deferral('external', exc.metadata)
     except ApprovalRequired as exc:
@@ -231,20 +244,23 @@ async def answer_deferred_inline(
     state: GraphAgentState,
     deps: GraphAgentDeps[Any, Any],
     on_result: Callable[[ModelRequestPart], Awaitable[None]] | None = None,
-) -> None:
+) -> DeferredToolResults | None:
     """Let the capabilities' `handle_deferred_tool_calls` answer the deferred calls of `outcome` inside the run
     (`HandleDeferredToolCalls`): the answered calls run (or are denied) now, their results join the outcome's
-    parts in call order, and only the calls nobody answered stay deferred."""
+    parts in call order, and only the calls nobody answered stay deferred. Gives the handlers' answers when they
+    answered some of the calls."""
     root = deps.root_capability
     if root is None or not outcome.has_deferred or not root.overrides('handle_deferred_tool_calls'):
-        return
-    results = await root.handle_deferred_tool_calls(deps.run_context(state), requests=outcome.deferred)
+        return None
+    results: DeferredToolResults | None = await root.handle_deferred_tool_calls(
+        deps.run_context(state), requests=outcome.deferred
+    )
     if results is None:
-        return
+        return None
     answers = results.to_tool_call_results()
     answered = [c for c in calls if c.tool_call_id in answers]
     if not answered:
-        return
+        return None
     retries = state.tool_retries
     more = await run_tool_calls(answered, state, deps, (), answers, results.metadata, on_result)
     state.tool_retries = {**retries, **state.tool_retries}
@@ -264,6 +280,7 @@ async def answer_deferred_inline(
     outcome.deferred.calls.extend(more.deferred.calls)
     outcome.deferred.approvals.extend(more.deferred.approvals)
     outcome.deferred.metadata.update(more.deferred.metadata)
+    return results
 
 
 async def validate_for_events(

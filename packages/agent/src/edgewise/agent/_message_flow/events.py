@@ -25,6 +25,7 @@ from .._messages.model_messages import (
     ToolCallPart,
     ToolReturnPart,
 )
+from .._tools.deferred_calls import DeferredToolRequests, DeferredToolResults
 from ..exceptions import UnexpectedModelBehavior
 
 __all__ = (
@@ -43,6 +44,8 @@ __all__ = (
     'FunctionToolResultEvent',
     'OutputToolCallEvent',
     'OutputToolResultEvent',
+    'DeferredToolRequestsEvent',
+    'DeferredToolResultsEvent',
     'BuiltinToolCallEvent',
     'BuiltinToolResultEvent',
     'HandleResponseEvent',
@@ -431,11 +434,43 @@ class BuiltinToolResultEvent:
     __repr__ = _repr
 
 
+@dataclass(repr=False)
+class DeferredToolRequestsEvent:
+    """Tool calls of the response wait for approval or for a result from outside the run: the batch, given once
+    after their `FunctionToolCallEvent`s and before any `HandleDeferredToolCalls` handler answers them (the calls
+    no handler answers end the run as its `DeferredToolRequests` output)."""
+
+    requests: DeferredToolRequests
+    """The calls waiting: external ones and ones needing approval, with their metadata."""
+    _: KW_ONLY
+    event_kind: Literal['deferred_tool_requests'] = 'deferred_tool_requests'
+    """Tag of this event kind."""
+
+    __repr__ = _repr
+
+
+@dataclass(repr=False)
+class DeferredToolResultsEvent:
+    """A `HandleDeferredToolCalls` handler answered deferred calls inside the run: its answers, given before the
+    answered calls run (each then gives its `FunctionToolResultEvent`). Not given for the `deferred_tool_results`
+    a caller passes to a new run."""
+
+    results: DeferredToolResults
+    """The handler's answers, by tool call id."""
+    _: KW_ONLY
+    event_kind: Literal['deferred_tool_results'] = 'deferred_tool_results'
+    """Tag of this event kind."""
+
+    __repr__ = _repr
+
+
 HandleResponseEvent = Annotated[
     FunctionToolCallEvent
     | FunctionToolResultEvent
     | OutputToolCallEvent
     | OutputToolResultEvent
+    | DeferredToolRequestsEvent
+    | DeferredToolResultsEvent
     | BuiltinToolCallEvent  # pyright: ignore[reportDeprecated]
     | BuiltinToolResultEvent,  # pyright: ignore[reportDeprecated]
     pydantic.Discriminator('event_kind'),

@@ -162,42 +162,69 @@ class BaseToolReturnPart:
             return data[0]
         return data
 
-    def content_items(self, *, mode: Literal['raw', 'str', 'jsonable'] = 'raw') -> list[Any]:
+    def content_items(
+        self, *, mode: Literal['raw', 'str', 'jsonable'] = 'raw', wrap_if_error: bool = True
+    ) -> list[Any]:
         """The return value as a list (a list as is, anything else as its one item).
 
         Args:
             mode: `'raw'` gives the items as they are; `'str'` gives each item that is neither text nor a file
                 as JSON text, `'jsonable'` as JSON-compatible data (files and text are left as they are).
+            wrap_if_error: for a failed return (`outcome='failed'`) in `'str'` or `'jsonable'` mode, give the data
+                as one `{"error": ...}` item (before the files), so that a model without an error channel of its
+                own sees the failure; `False` for APIs that flag errors themselves.
         """
         items: list[Any] = self.content if isinstance(self.content, list) else [self.content]
         if mode == 'raw':
             return items
+        if wrap_if_error and self.outcome == 'failed':
+            error = self.model_response_str() if mode == 'str' else self.model_response_object()
+            return [error, *self.files]
         convert = _tool_return_json if mode == 'str' else _tool_return_jsonable
         return [item if isinstance(item, str) or is_multi_modal_content(item) else convert(item) for item in items]
 
-    def model_response_str(self) -> str:
-        """The return value as the text a model sees, without its files (see `files`)."""
-        value = self._data()
-        if value is None:
-            return ''
-        return value if isinstance(value, str) else _tool_return_json(value)
+    def model_response_str(self, *, wrap_if_error: bool = True) -> str:
+        """The return value as the text a model sees, without its files (see `files`).
 
-    def model_response_object(self) -> dict[str, Any]:
+        Args:
+            wrap_if_error: give a failed return (`outcome='failed'`) as `{"error": <text>}` JSON; `False` for APIs
+                that flag errors themselves (Anthropic's `is_error`).
+        """
+        value = self._data()
+        text = '' if value is None else value if isinstance(value, str) else _tool_return_json(value)
+        if wrap_if_error and self.outcome == 'failed':
+            return _tool_return_json({'error': text})
+        return text
+
+    def model_response_object(self, *, wrap_if_error: bool = True) -> dict[str, Any]:
         """The return value as a JSON object (non-objects are wrapped as `{'return_value': ...}`), without its
-        files."""
+        files.
+
+        Args:
+            wrap_if_error: give a failed return (`outcome='failed'`) as `{'error': <text>}`.
+        """
+        if wrap_if_error and self.outcome == 'failed':
+            return {'error': self.model_response_str(wrap_if_error=False)}
         value = self._data()
         if value is None:
             return {}
         json_content = _tool_return_jsonable(value)
         return json_content if isinstance(json_content, dict) else {RETURN_VALUE_KEY: json_content}
 
-    def model_response_str_and_user_content(self) -> tuple[str, list[UserContent]]:
+    def model_response_str_and_user_content(self, *, wrap_if_error: bool = True) -> tuple[str, list[UserContent]]:
         """For APIs whose tool results take only text: the result's text, where each file is replaced by
         `See file <identifier>.`, and the user content that carries the files (`This is file <identifier>:`
-        before each)."""
+        before each). A failed return's text is `[{"error": <text>}, "See file <identifier>.", ...]` unless
+        `wrap_if_error` is `False`."""
         _, files, was_list = self._split()
         if not files:
-            return self.model_response_str(), []
+            return self.model_response_str(wrap_if_error=wrap_if_error), []
+        if wrap_if_error and self.outcome == 'failed':
+            error = {'error': self.model_response_str(wrap_if_error=False)}
+            carried: list[UserContent] = []
+            for item in files:
+                carried.extend((f'This is file {item.identifier}:', item))
+            return _tool_return_json([error, *(f'See file {item.identifier}.' for item in files)]), carried
         items: list[Any] = cast(list[Any], self.content) if was_list else [self.content]
         texts: list[str] = []
         user_content: list[UserContent] = []
@@ -210,7 +237,8 @@ class BaseToolReturnPart:
         return (_tool_return_json(texts) if was_list else texts[0]), user_content
 
     def __repr__(self) -> str:
-        return _repr(self, ('tool_name', 'content', 'tool_call_id', 'tool_kind', 'metadata', 'timestamp'))
+        names = ('tool_name', 'content', 'tool_call_id', 'tool_kind', 'metadata', 'timestamp')
+        return _repr(self, names if self.outcome == 'success' else (*names, 'outcome'))
 
 
 @dataclass(repr=False)

@@ -8,10 +8,15 @@
 
 The names of `schema` are reachable from here too, as from pydantic-ai's private module of this name (code
 importing `OutputSchema` or `NativeOutputSchema` from there keeps working); `schema` is imported on first use.
+The output types are re-exported here as well (`pydantic_ai._output.OutputSpec`); they are the classes of `output`.
 """
 
 from importlib import import_module
 from typing import Any
+
+from ..output import NativeOutput, OutputSpec, PromptedOutput, TextOutput
+
+__all__ = ('NativeOutput', 'OutputSpec', 'PromptedOutput', 'TextOutput')
 
 _MODULES = frozenset({'schema', 'envelope', 'json_schema', 'partial_json', 'partial_output'})
 

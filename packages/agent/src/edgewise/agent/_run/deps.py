@@ -221,7 +221,7 @@ def token_check(state: GraphAgentState, deps: GraphAgentDeps[Any, Any]) -> Calla
         return None
 
     def check(usage: RequestUsage) -> None:
-        limits.check_tokens(state.usage + usage, state.message_history)
+        limits.check_tokens(state.usage + usage, state.message_history, usage)
 
     return check
 

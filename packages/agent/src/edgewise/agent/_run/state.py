@@ -12,11 +12,18 @@ import pydantic
 from pydantic_core import core_schema
 
 from .._message_flow.pending import PendingMessage
-from ..exceptions import IncompleteToolCall, UnexpectedModelBehavior
+from ..exceptions import IncompleteToolCall, UnexpectedModelBehavior, UserError
 from ..messages import ModelMessage, ModelRequestPart, ModelResponse, ToolCallPart
 from ..usage import RunUsage
 
-__all__ = ('GraphAgentState', 'NEW_CONVERSATION', 'new_conversation_id', 'new_run_id', 'resolve_conversation_id')
+__all__ = (
+    'GraphAgentState',
+    'NEW_CONVERSATION',
+    'new_conversation_id',
+    'new_run_id',
+    'resolve_conversation_id',
+    'resolve_run_id',
+)
 
 
 def new_run_id() -> str:
@@ -47,6 +54,25 @@ def resolve_conversation_id(explicit: str | None, history: Sequence[ModelMessage
         if message.conversation_id is not None:
             return message.conversation_id
     return new_conversation_id()
+
+
+def resolve_run_id(explicit: str | None, history: Sequence[ModelMessage]) -> str:
+    """The run's id: `explicit` (a caller's own id, `run(run_id=...)`), else a new one. A run never takes its id from
+    `history`: a run continuing a conversation (or resuming deferred calls) is a new run.
+
+    Raises:
+        UserError: `explicit` is empty, or a message of `history` already carries it.
+    """
+    if explicit is None:
+        return new_run_id()
+    if not explicit:
+        raise UserError('`run_id` must be a non-empty string: pass an id of your own, or leave it out for a new one.')
+    if any(message.run_id == explicit for message in history):
+        raise UserError(
+            f'`run_id={explicit!r}` already appears in `message_history`: each run needs an id of its own '
+            '(leave `run_id` out to get a new one).'
+        )
+    return explicit
 
 
 @dataclass(kw_only=True)

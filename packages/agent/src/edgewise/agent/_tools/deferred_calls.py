@@ -13,8 +13,9 @@ from typing import Annotated, Any, Literal, TypeAlias
 
 from pydantic import Discriminator, Tag
 
-from ..exceptions import ModelRetry
-from ..messages import RetryPromptPart, ToolCallPart, ToolReturn
+from .._messages.content import ToolReturn
+from .._messages.model_messages import RetryPromptPart, ToolCallPart
+from ..exceptions import ModelRetry, ToolFailed
 
 __all__ = (
     'DeferredToolRequests',
@@ -51,21 +52,27 @@ DeferredToolApprovalResult: TypeAlias = Annotated[ToolApproved | ToolDenied, Dis
 
 
 def _call_result_kind(value: Any) -> str | None:
-    # The tag of an external result: `kind` (ToolReturn, ModelRetry) or `part_kind` (RetryPromptPart), on an
-    # object or in its stored dict; `None` for any other value, which is kept as it is.
+    # The tag of an external result: `kind` (ToolReturn; and ModelRetry, ToolFailed once stored) or `part_kind`
+    # (RetryPromptPart), on an object or in its stored dict; `None` for any other value, which is kept as it is.
     if isinstance(value, dict):
         return value.get('kind', value.get('part_kind'))
+    if isinstance(value, ModelRetry):
+        return 'model-retry'
+    if isinstance(value, ToolFailed):
+        return 'tool-failed'
     return getattr(value, 'kind', getattr(value, 'part_kind', None))
 
 
 DeferredToolCallResult: TypeAlias = Annotated[
     Annotated[ToolReturn, Tag('tool-return')]
     | Annotated[ModelRetry, Tag('model-retry')]
+    | Annotated[ToolFailed, Tag('tool-failed')]
     | Annotated[RetryPromptPart, Tag('retry-prompt')],
     Discriminator(_call_result_kind),
 ]
 """The answer to an external call that is more than its value: a `ToolReturn` (a value with content for the model
-and metadata), a `ModelRetry` or a `RetryPromptPart`; these come back as themselves from stored results."""
+and metadata), a `ModelRetry`, a `ToolFailed` (the external call failed: the model gets a failed tool return) or a
+`RetryPromptPart`; these come back as themselves from stored results."""
 
 DeferredToolResult: TypeAlias = DeferredToolApprovalResult | DeferredToolCallResult | Any
 """The answer to any deferred call: an approval, a denial, a retry for the model, or an external result."""

@@ -53,6 +53,9 @@ class ToolDefinition:
     """The JSON schema of what the tool returns; sent (in the description) only with `include_return_schema`."""
     include_return_schema: bool | None = None
     """Whether the model is told the return schema; not when `None` or `False`."""
+    toolset_id: str | None = None
+    """The `id` of the toolset the tool comes from, when it has one: set as the run collects the tools of its
+    toolsets (`CombinedToolset`), for capabilities that treat tools by toolset."""
     capability_id: str | None = None
     """The capability that contributed the tool, if any."""
 

@@ -54,7 +54,7 @@ from .._run.options import (
     settings_resolver,
 )
 from .._run.result import AgentRunResult, FinalResult
-from .._run.state import GraphAgentState, resolve_conversation_id
+from .._run.state import GraphAgentState, resolve_conversation_id, resolve_run_id
 from .._streaming.event_stream import AgentEventStream, run_events
 from .._streaming.node_loop import EventStreamHandler, run_for_result
 from .._streaming.run_result import StreamedRunResult
@@ -773,6 +773,7 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         output_type: OutputSpec[Any] | None = None,
         message_history: Sequence[ModelMessage] | None = None,
         conversation_id: str | None = None,
+        run_id: str | None = None,
         model: Model | KnownModelName | None = None,
         instructions: AgentInstructions = None,
         deps: AgentDepsT = None,  # type: ignore[assignment]
@@ -798,7 +799,7 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         return self._run(
             partial(
                 self._new_run, user_prompt, output_type=output_type, message_history=message_history,
-                conversation_id=conversation_id, model=model, instructions=instructions, deps=deps,
+                conversation_id=conversation_id, run_id=run_id, model=model, instructions=instructions, deps=deps,
                 model_settings=model_settings, usage_limits=usage_limits, usage=usage, metadata=metadata,
                 retries=retries, capabilities=capabilities, persistence=persistence, toolsets=toolsets,
                 deferred_tool_results=deferred_tool_results, spec=spec, deprecated_kwargs=deprecated_kwargs,
@@ -833,6 +834,7 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         output_type: OutputSpec[Any] | None,
         message_history: Sequence[ModelMessage] | None,
         conversation_id: str | None,
+        run_id: str | None,
         model: Model | KnownModelName | None,
         instructions: AgentInstructions,
         deps: AgentDepsT,
@@ -876,6 +878,7 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
             message_history=bind_captured_messages(history),
             usage=usage or RunUsage(),
             conversation_id=resolve_conversation_id(conversation_id, history),
+            run_id=resolve_run_id(run_id, history),
         )
         graph_deps.prompt = user_prompt
         graph_deps = await configured_for_run(graph_deps, state, configure)

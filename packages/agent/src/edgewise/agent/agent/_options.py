@@ -46,6 +46,7 @@ class IterOptions(TypedDict, Generic[AgentDepsT], total=False):
 
     message_history: Sequence[ModelMessage] | None
     conversation_id: str | None
+    run_id: str | None
     model: Model | KnownModelName | None
     instructions: AgentInstructions
     deps: AgentDepsT

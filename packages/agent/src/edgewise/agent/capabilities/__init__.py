@@ -8,7 +8,7 @@ call (validation and execution) and output (validation and processing), `wrap_ru
 `ProcessHistory`, `Instrumentation`, `ToolSearch`, `Capability`, `DynamicCapability`, `WrapperCapability` and
 `ProcessEventStream`; the provider-adaptive tools `NativeOrLocalTool`, `WebSearch`, `WebFetch`, `ImageGeneration`
 and `XSearch`; `Thinking`; `Toolset`, `SetToolMetadata`, `ReinjectSystemPrompt`, `ThreadExecutor`, `MCP` and
-`PrefixTools`.
+`PrefixTools`; and pydantic-ai 2.x's `RaiseContentFilterError`.
 
 The hooks are listed once, in the table of `_hook_table` (name, kind of folding, group): `CombinedCapability`,
 `Hooks`, `WrapperCapability` and the run's checks of which hooks to take all derive from it.
@@ -45,6 +45,7 @@ from .abstract import (
 )
 from .capability import Capability, CapabilityDescription
 from .combined import CombinedCapability
+from .content_filter import RaiseContentFilterError
 from .deferred_tool_handler import HandleDeferredToolCalls
 from .hooks import HookRegistration, Hooks, HookTimeoutError
 from .include_return_schemas import IncludeToolReturnSchemas
@@ -82,6 +83,7 @@ _LAZY: dict[str, str] = {
 # The capabilities an agent spec can name, in the order their names are looked up.
 _SPEC_TYPES: tuple[str, ...] = (
     'NativeTool',
+    'RaiseContentFilterError',
     'IncludeToolReturnSchemas',
     'Instrumentation',
     'ToolSearch',
@@ -173,6 +175,7 @@ __all__ = (
     'PrepareTools',
     'ProcessEventStream',
     'ProcessHistory',
+    'RaiseContentFilterError',
     'RawOutput',
     'RawToolArgs',
     'Thinking',

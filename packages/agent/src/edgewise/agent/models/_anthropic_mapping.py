@@ -120,7 +120,7 @@ def _user_blocks(part: Any, model_name: str) -> list[dict[str, Any]]:
         part,
         text=lambda text: {'type': 'text', 'text': text},
         file=lambda item: _file_block(item, model_name, 'user prompts'),
-        tool_return=lambda p: _tool_result(p.tool_call_id, _tool_return_content(p, model_name), False),
+        tool_return=lambda p: _tool_result(p.tool_call_id, _tool_return_content(p, model_name), p.outcome == 'failed'),
         tool_error=lambda p: _tool_result(p.tool_call_id, p.model_response(), True),
         cache_point=_mark_cache_point,
         skip_empty=True,
@@ -128,8 +128,8 @@ def _user_blocks(part: Any, model_name: str) -> list[dict[str, Any]]:
 
 
 def _tool_return_content(part: ToolReturnPart, model_name: str) -> list[dict[str, Any]]:
-    # A tool result holds images and documents next to its text.
-    text = part.model_response_str()
+    # A tool result holds images and documents next to its text; a failed one is flagged with `is_error`.
+    text = part.model_response_str(wrap_if_error=False)
     blocks = [{'type': 'text', 'text': text}] if text or not part.files else []
     return blocks + [_file_block(item, model_name, 'tool returns') for item in part.files]
 

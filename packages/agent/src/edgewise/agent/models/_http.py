@@ -184,7 +184,7 @@ async def _send(call: HTTPCall, *, stream: bool) -> tuple[httpx.Response, bytes]
             if response.status_code < 400:
                 raise ModelAPIError(call.model_name, f'Unexpected HTTP status {response.status_code}.') from e
             body = _error_body(response, call.error_key) if _was_read(response) else None
-            raise ModelHTTPError(response.status_code, call.model_name, body) from e
+            raise ModelHTTPError(response.status_code, call.model_name, body, headers=response.headers) from e
         if response.is_success:
             if stream:
                 return response, b''
@@ -199,7 +199,9 @@ async def _send(call: HTTPCall, *, stream: bool) -> tuple[httpx.Response, bytes]
         finally:
             await response.aclose()
         if response.status_code >= 400 and not (retries_done < call.max_retries and should_retry(response)):
-            raise ModelHTTPError(response.status_code, call.model_name, _error_body(response, call.error_key))
+            raise ModelHTTPError(
+                response.status_code, call.model_name, _error_body(response, call.error_key), headers=response.headers
+            )
         if response.status_code < 400:
             raise ModelAPIError(call.model_name, f'Unexpected HTTP status {response.status_code}.')
         await call.sleep(retry_delay(retries_done, response.headers))

@@ -119,8 +119,11 @@ class CombinedToolset(AbstractToolset[AgentDepsT]):
                         f'{label[:1].upper()}{label[1:]} defines a tool whose name conflicts with existing tool from '
                         f'{existing.toolset.label}: {name!r}. {toolset.tool_name_conflict_hint}'
                     )
+                tool_def = tool.tool_def
+                if tool_def.toolset_id is None and (toolset_id := tool.toolset.id) is not None:
+                    tool_def = replace(tool_def, toolset_id=toolset_id)
                 tools[name] = _SourcedTool(
-                    toolset=tool.toolset, tool_def=tool.tool_def, max_retries=tool.max_retries,
+                    toolset=tool.toolset, tool_def=tool_def, max_retries=tool.max_retries,
                     args_validator=tool.args_validator, args_validator_func=tool.args_validator_func,
                     source_toolset=toolset, source_tool=tool,
                 )  # fmt: skip
