@@ -192,6 +192,8 @@ def test_mcp_all_is_pinned() -> None:
         'MCPServerSSE',
         'MCPServerStdio',
         'MCPServerStreamableHTTP',
+        'MCPToolset',
+        'MCPTransport',
         'ProcessToolCallback',
         'Prompt',
         'PromptArgument',
@@ -205,6 +207,7 @@ def test_mcp_all_is_pinned() -> None:
         'ServerCapabilities',
         'ToolResult',
         'load_mcp_servers',
+        'load_mcp_toolsets',
     )
     for name in mcp.__all__:
         assert getattr(mcp, name) is not None

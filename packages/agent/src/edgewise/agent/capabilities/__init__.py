@@ -43,6 +43,7 @@ from .abstract import (
 from .capability import Capability, CapabilityDescription
 from .combined import CombinedCapability
 from .deferred_tool_handler import HandleDeferredToolCalls
+from .durability import EdgewiseDurability
 from .hooks import HookRegistration, Hooks, HookTimeoutError
 from .include_return_schemas import IncludeToolReturnSchemas
 from .instrumentation import Instrumentation
@@ -176,6 +177,7 @@ __all__ = (
     'ReinjectSystemPrompt',
     'SetToolMetadata',
     'ThreadExecutor',
+    'EdgewiseDurability',
     'ToolSearch',
     'ToolSearchFunc',
     'ToolSearchLocalStrategy',

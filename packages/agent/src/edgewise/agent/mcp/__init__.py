@@ -18,9 +18,14 @@ that they changed (`notifications/tools/list_changed`). A tool error reported by
 retry prompt to the model; a server that cannot be started, stops answering within `timeout` while
 connecting, or closes the connection raises `MCPError` naming the server (and the tool, during a call).
 
-The package: `_server` (`MCPServer`), `_transports` (stdio, streamable HTTP, SSE), `_connection` (JSON-RPC channels
+`MCPToolset` (pydantic-ai 2.x) is the one class for all of them: `MCPToolset('http://localhost:8000/mcp')`,
+`MCPToolset('server.py')`, or `MCPToolset(MCPServerStdio(...))` for a transport of your own configuration;
+`load_mcp_toolsets` reads a configuration file into them.
+
+The package: `_server` (`MCPServer`), `_toolset` (`MCPToolset`), `_transports` (stdio, streamable HTTP, SSE),
+`_connection` (JSON-RPC channels
 and session), `_server_requests` (sampling, logs), `_mapping` (MCP content to and from messages), `_types`
-(resources, prompts), `_config` (`load_mcp_servers`).
+(resources, prompts), `_config` (`load_mcp_servers`, `load_mcp_toolsets`).
 """
 
 from __future__ import annotations as _annotations
@@ -35,8 +40,9 @@ except ImportError as _error:  # pragma: no cover - exercised in a subprocess by
     ) from _error
 
 from ..exceptions import MCPError
-from ._config import load_mcp_servers
+from ._config import load_mcp_servers, load_mcp_toolsets
 from ._server import CallToolFunc, ElicitationCallback, LogHandler, MCPServer, ProcessToolCallback, ToolResult
+from ._toolset import MCPToolset, MCPTransport
 from ._transports import MCPServerHTTP, MCPServerSSE, MCPServerStdio, MCPServerStreamableHTTP
 from ._types import (
     BaseResource,
@@ -69,6 +75,8 @@ __all__ = (
     'MCPServerSSE',
     'MCPServerStdio',
     'MCPServerStreamableHTTP',
+    'MCPToolset',
+    'MCPTransport',
     'ProcessToolCallback',
     'Prompt',
     'PromptArgument',
@@ -82,4 +90,5 @@ __all__ = (
     'ServerCapabilities',
     'ToolResult',
     'load_mcp_servers',
+    'load_mcp_toolsets',
 )

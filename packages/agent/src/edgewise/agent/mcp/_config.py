@@ -10,6 +10,7 @@ from typing import Annotated, Any
 import pydantic
 import pydantic_core
 
+from ..toolsets.abstract import AbstractToolset
 from ._transports import MCPServerSSE, MCPServerStdio, MCPServerStreamableHTTP
 
 __all__ = ('load_mcp_servers',)
@@ -86,3 +87,25 @@ def load_mcp_servers(config_path: str | Path) -> list[MCPServerStdio | MCPServer
         server.tool_prefix = name
         servers.append(server)
     return servers
+
+
+def load_mcp_toolsets(config_path: str | Path) -> list[AbstractToolset[Any]]:
+    """The MCP servers of a JSON configuration file as `MCPToolset`s (pydantic-ai 2.x's `load_mcp_toolsets`).
+
+    The file is read as `load_mcp_servers` reads it; each server becomes an `MCPToolset` with its name as `id`,
+    its tools' names prefixed with that name (`PrefixedToolset`), and 2.x's defaults.
+
+    Raises:
+        FileNotFoundError: there is no such file.
+        ValueError: the file is not JSON, or names an environment variable that is not set (without a default).
+        pydantic.ValidationError: an entry lacks a field or has one of the wrong type (the error names it).
+    """
+    from ._toolset import MCPToolset
+
+    toolsets: list[AbstractToolset[Any]] = []
+    for server in load_mcp_servers(config_path):
+        name = server.id
+        assert name is not None  # set from the entry's name above
+        server.tool_prefix = None
+        toolsets.append(MCPToolset(server, id=name).prefixed(name))
+    return toolsets
