@@ -6,6 +6,7 @@ import signal
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -13,6 +14,7 @@ from edgewise.agent import Agent, UserError
 from edgewise.agent.capabilities import EdgewiseDurability
 from edgewise.agent.durable_exec import EdgewiseDurability as ExportedDurability
 from edgewise.agent.models.test import TestModel
+from edgewise.graph.persistence.in_mem import FullStatePersistence
 from edgewise.graph.persistence.sqlite import SqliteStatePersistence
 from edgewise.graph.persistence.store import list_runs
 
@@ -91,6 +93,20 @@ async def test_a_persistence_factory_and_a_run_capability(tmp_path: Path) -> Non
     result = await agent.run('one', capabilities=[EdgewiseDurability(persistence)])
     assert made == [result.run_id]
     assert [r.run_id for r in await list_runs(f'sqlite:///{tmp_path / "runs.db"}')] == [result.run_id]
+
+
+async def test_a_persistence_without_aclose(tmp_path: Path) -> None:
+    stored: list[FullStatePersistence[Any, Any]] = []
+
+    def in_memory(run_id: str) -> FullStatePersistence[Any, Any]:
+        stored.append(FullStatePersistence())
+        return stored[-1]
+
+    agent = Agent(TestModel(), capabilities=[EdgewiseDurability(in_memory)])
+    result = await agent.run('one')
+    assert result.output == 'success (no tool calls)'
+    assert len(stored) == 1
+    assert stored[0].history
 
 
 async def test_a_run_given_its_own_persistence_keeps_it(tmp_path: Path) -> None:

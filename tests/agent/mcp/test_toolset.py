@@ -96,3 +96,9 @@ async def test_load_mcp_toolsets_prefixes_each_server(tmp_path: Path) -> None:
     assert local.wrapped.tool_prefix is None
     assert isinstance(web.wrapped, MCPToolset)
     assert isinstance(web.wrapped.transport, MCPServerSSE)
+
+
+def test_the_sdk_streams_are_the_transports() -> None:
+    transport = fastmcp_stdio()
+    opened = MCPToolset(transport).client_streams()
+    assert type(opened) is type(transport.client_streams())

@@ -12,6 +12,7 @@ from edgewise.agent.models import ModelRequestParameters, create_async_http_clie
 from edgewise.agent.models.google import GoogleModel
 from edgewise.agent.models.openai import OpenAIChatModel, OpenAIResponsesModel
 from edgewise.agent.models.wrapper import CompletedStreamedResponse
+from edgewise.agent.providers import infer_provider_class
 from edgewise.agent.providers.google import GoogleProvider
 from edgewise.agent.providers.xai import XaiProvider
 from edgewise.agent.usage import RequestUsage
@@ -107,3 +108,8 @@ async def test_streamed_response_usage_is_a_property_and_calling_it_warns() -> N
     assert usage != object()
     with pytest.warns(DeprecationWarning, match='`StreamedResponse.usage` is a property'):
         assert usage() is usage  # type: ignore[operator]
+
+
+def test_the_google_gla_provider_name_warns_naming_google() -> None:
+    with pytest.warns(DeprecationWarning, match=r"The 'google-gla' provider name is deprecated; use 'google' instead"):
+        assert infer_provider_class('google-gla') is GoogleProvider
