@@ -14,7 +14,12 @@ import pytest
 from edgewise.agent import Agent, RunContext
 from edgewise.agent.capabilities import CAPABILITY_TYPES, MCP
 from edgewise.agent.exceptions import UserError
-from edgewise.agent.mcp import MCPServerSSE, MCPServerStdio, MCPServerStreamableHTTP, MCPToolset
+from edgewise.agent.mcp import (
+    MCPServerSSE,
+    MCPServerStreamableHTTP,
+    MCPToolset,
+    StdioTransport,
+)
 from edgewise.agent.models.test import TestModel
 from edgewise.agent.native_tools import MCPServerTool
 from edgewise.agent.toolsets import FilteredToolset, FunctionToolset, PreparedToolset
@@ -131,7 +136,7 @@ def test_local_takes_another_url_or_a_toolset_of_your_own() -> None:
     assert isinstance(same, MCPToolset)
     assert isinstance(same.transport, MCPServerStreamableHTTP)
     assert same.transport.url == 'https://a.example/x'
-    stdio = MCPServerStdio('server', [])
+    stdio = StdioTransport('server', [])
     assert MCP('https://a.example/x', native=True, local=stdio).local is stdio
 
 

@@ -13,6 +13,9 @@ from edgewise.agent.mcp import (
     MCPServerSSE,
     MCPServerStdio,
     MCPServerStreamableHTTP,
+    SSETransport,
+    StdioTransport,
+    StreamableHttpTransport,
     load_mcp_servers,
 )
 
@@ -38,9 +41,9 @@ def test_each_entry_becomes_a_server_named_and_prefixed_by_its_key(tmp_path: Pat
     assert isinstance(files, MCPServerStdio)
     assert (files.command, files.args, files.env, files.cwd) == ('node', ['server.js'], {'A': '1'}, '/tmp')
     assert (files.id, files.tool_prefix) == ('files', 'files')
-    assert type(events) is MCPServerSSE
+    assert type(events) is SSETransport
     assert (events.url, events.id, events.tool_prefix) == ('http://127.0.0.1:3001/sse', 'events', 'events')
-    assert type(web) is MCPServerStreamableHTTP
+    assert type(web) is StreamableHttpTransport
     assert (web.url, web.headers, web.id) == ('http://127.0.0.1:8000/mcp', {'X-Key': 'k'}, 'web')
 
 
@@ -97,17 +100,17 @@ def test_servers_validate_as_fields_of_a_pydantic_model() -> None:
     settings = Settings.model_validate(
         {'local': {'command': 'run', 'args': ['-v']}, 'remote': {'url': 'http://127.0.0.1:1/mcp'}}
     )
-    assert settings.local == MCPServerStdio('run', ['-v'])
-    assert settings.remote == MCPServerStreamableHTTP('http://127.0.0.1:1/mcp')
+    assert settings.local == StdioTransport('run', ['-v'])
+    assert settings.remote == StreamableHttpTransport('http://127.0.0.1:1/mcp')
 
 
 def test_equality_is_by_class_id_prefix_and_endpoint() -> None:
-    assert MCPServerStdio('run', ['a'], tool_prefix='p') == MCPServerStdio('run', ['a'], tool_prefix='p')
-    assert hash(MCPServerStdio('run', ['a'], id='x')) == hash(MCPServerStdio('run', ['a'], id='x'))
-    assert MCPServerStdio('run', ['a']) != MCPServerStdio('run', ['b'])
-    assert MCPServerStdio('run', ['a']) != MCPServerStdio('run', ['a'], tool_prefix='p')
-    assert MCPServerSSE('http://h/sse') != MCPServerStreamableHTTP('http://h/sse')
-    assert MCPServerSSE('http://h/sse') != 'http://h/sse'
+    assert StdioTransport('run', ['a'], tool_prefix='p') == StdioTransport('run', ['a'], tool_prefix='p')
+    assert hash(StdioTransport('run', ['a'], id='x')) == hash(StdioTransport('run', ['a'], id='x'))
+    assert StdioTransport('run', ['a']) != StdioTransport('run', ['b'])
+    assert StdioTransport('run', ['a']) != StdioTransport('run', ['a'], tool_prefix='p')
+    assert SSETransport('http://h/sse') != StreamableHttpTransport('http://h/sse')
+    assert SSETransport('http://h/sse') != 'http://h/sse'
 
 
 def test_mcp_server_http_is_a_deprecated_mcp_server_sse() -> None:

@@ -47,7 +47,7 @@ def test_the_transport_is_inferred_from_the_argument(tmp_path: Path) -> None:
 def test_2x_defaults_and_repr() -> None:
     toolset = MCPToolset('http://127.0.0.1:1/mcp', id='web')
     assert (toolset.max_retries, toolset.init_timeout, toolset.read_timeout) == (None, 5, 300)
-    assert repr(toolset) == "MCPToolset(MCPServerStreamableHTTP(url='http://127.0.0.1:1/mcp'), id='web')"
+    assert repr(toolset) == "MCPToolset(StreamableHttpTransport(url='http://127.0.0.1:1/mcp'), id='web')"
     assert toolset == MCPToolset('http://127.0.0.1:1/mcp', id='web')
     assert toolset != MCPToolset('http://127.0.0.1:1/sse', id='web')
 
@@ -102,3 +102,16 @@ def test_the_sdk_streams_are_the_transports() -> None:
     transport = fastmcp_stdio()
     opened = MCPToolset(transport).client_streams()
     assert type(opened) is type(transport.client_streams())
+
+
+def test_the_1x_classes_warn_naming_mcp_toolset_and_their_transport() -> None:
+    with pytest.warns(
+        DeprecationWarning, match=r'`MCPServerStdio` is deprecated: use `MCPToolset`.*`StdioTransport\(\.\.\.\)`'
+    ):
+        stdio = MCPServerStdio('server', [])
+    with pytest.warns(DeprecationWarning, match=r'`MCPServerStreamableHTTP` is deprecated.*`StreamableHttpTransport'):
+        http = MCPServerStreamableHTTP('http://127.0.0.1:1/mcp')
+    with pytest.warns(DeprecationWarning, match=r'`MCPServerSSE` is deprecated.*`SSETransport'):
+        sse = MCPServerSSE('http://127.0.0.1:1/sse')
+    assert (stdio.command, http.url, sse.url) == ('server', 'http://127.0.0.1:1/mcp', 'http://127.0.0.1:1/sse')
+    assert MCPToolset(stdio).transport is stdio

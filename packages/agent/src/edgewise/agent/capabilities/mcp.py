@@ -62,7 +62,7 @@ class MCP(NativeOrLocalTool[AgentDepsT]):
         server (by default, from the URL's host and last path segment); `description` is for the provider."""
         if not (local is None or isinstance(local, bool | str | AbstractToolset | Tool) or callable(local)):
             raise UserError(
-                f'MCP(local={local!r}): give a URL, True/False, a toolset (such as an `MCPServerStdio`), a `Tool` or '
+                f'MCP(local={local!r}): give a URL, True/False, a toolset (such as an `MCPToolset`), a `Tool` or '
                 'a function.'
             )
         self.url = url
@@ -130,7 +130,7 @@ class MCP(NativeOrLocalTool[AgentDepsT]):
         if not _is_http_url(url):
             raise UserError(
                 f'MCP(local={url!r}) must be an `http(s)://` URL. To reach a server another way (a local script, '
-                'say), pass the toolset itself: `local=MCPServerStdio(...)`.'
+                'say), pass the toolset itself: `local=MCPToolset("server.py")`.'
             )
         try:
             return self._connect(url)

@@ -11,7 +11,14 @@ import pydantic
 import pydantic_core
 
 from ..toolsets.abstract import AbstractToolset
-from ._transports import MCPServerSSE, MCPServerStdio, MCPServerStreamableHTTP
+from ._transports import (
+    MCPServerSSE,
+    MCPServerStdio,
+    MCPServerStreamableHTTP,
+    SSETransport,
+    StdioTransport,
+    StreamableHttpTransport,
+)
 
 __all__ = ('load_mcp_servers',)
 
@@ -26,9 +33,9 @@ def _transport_of(entry: Any) -> str:
 
 
 _Server = Annotated[
-    Annotated[MCPServerStdio, pydantic.Tag('stdio')]
-    | Annotated[MCPServerStreamableHTTP, pydantic.Tag('streamable-http')]
-    | Annotated[MCPServerSSE, pydantic.Tag('sse')],
+    Annotated[StdioTransport, pydantic.Tag('stdio')]
+    | Annotated[StreamableHttpTransport, pydantic.Tag('streamable-http')]
+    | Annotated[SSETransport, pydantic.Tag('sse')],
     pydantic.Discriminator(_transport_of),
 ]
 

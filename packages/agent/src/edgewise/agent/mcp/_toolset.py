@@ -1,8 +1,9 @@
 """`MCPToolset`: one class for every MCP server, its transport inferred from what it is given (pydantic-ai 2.x).
 
 A URL is reached over streamable HTTP (over SSE when its path ends in `/sse`), a `.py` or `.js` file is run as a
-stdio server with this Python or with node, and a transport object (`MCPServerStdio`, `MCPServerStreamableHTTP`,
-`MCPServerSSE`) is used as it is: the toolset keeps its own settings and opens the connection through it.
+stdio server with this Python or with node, and a transport object (`StdioTransport`, `StreamableHttpTransport`,
+`SSETransport`, or one of the 1.x classes they extend) is used as it is: the toolset keeps its own settings and
+opens the connection through it.
 """
 
 from __future__ import annotations as _annotations
@@ -15,7 +16,14 @@ from urllib.parse import urlsplit
 
 from ..exceptions import UserError
 from ._server import ElicitationCallback, LogHandler, MCPServer, ProcessToolCallback
-from ._transports import MCPServerSSE, MCPServerStdio, MCPServerStreamableHTTP
+from ._transports import (
+    MCPServerSSE,
+    MCPServerStdio,
+    MCPServerStreamableHTTP,
+    SSETransport,
+    StdioTransport,
+    StreamableHttpTransport,
+)
 
 if TYPE_CHECKING:
     import httpx
@@ -131,9 +139,7 @@ class MCPToolset(MCPServer):
         return (type(self.transport), self.transport._endpoint())
 
     def __repr__(self) -> str:
-        own = type(self.transport)
-        public = next(c for c in own.__mro__ if not c.__name__.startswith('_'))  # not the private transports
-        shown = [public.__name__ + repr(self.transport).removeprefix(own.__name__)]
+        shown = [repr(self.transport)]
         if self.id:
             shown.append(f'id={self.id!r}')
         return f'MCPToolset({", ".join(shown)})'
@@ -150,16 +156,16 @@ def _transport(
     if isinstance(client, MCPServerStdio | MCPServerStreamableHTTP | MCPServerSSE):
         transport = client
     elif isinstance(client, str) and client.startswith(('http://', 'https://')):
-        kind = _SSETransport if urlsplit(client).path.rstrip('/').endswith('/sse') else _StreamableHTTPTransport
+        kind = SSETransport if urlsplit(client).path.rstrip('/').endswith('/sse') else StreamableHttpTransport
         return kind(client, headers=headers, http_client=http_client, **timeouts)
     elif isinstance(client, str | Path) and Path(client).suffix in ('.py', '.js'):
         command = sys.executable if Path(client).suffix == '.py' else 'node'
-        transport = _StdioTransport(command, [str(client)], **timeouts)
+        transport = StdioTransport(command, [str(client)], **timeouts)
     else:
         raise UserError(
             f'`MCPToolset` cannot tell how to reach the MCP server {client!r}: give an http(s) URL, a server script '
-            '(`.py` or `.js`), or a transport (`MCPServerStdio(...)`, `MCPServerStreamableHTTP(...)`, '
-            '`MCPServerSSE(...)`).'
+            '(`.py` or `.js`), or a transport (`StdioTransport(...)`, `StreamableHttpTransport(...)`, '
+            '`SSETransport(...)`).'
         )
     if headers is not None or http_client is not None:
         raise UserError(
@@ -167,15 +173,3 @@ def _transport(
             f'{transport!r} instead.'
         )
     return transport
-
-
-class _StdioTransport(MCPServerStdio):
-    """The stdio transport an `MCPToolset` makes for a server script."""
-
-
-class _StreamableHTTPTransport(MCPServerStreamableHTTP):
-    """The streamable HTTP transport an `MCPToolset` makes for a URL."""
-
-
-class _SSETransport(MCPServerSSE):
-    """The SSE transport an `MCPToolset` makes for a URL whose path ends in `/sse`."""
