@@ -13,11 +13,14 @@ from edgewise.agent.mcp import (
     MCPServerSSE,
     MCPServerStdio,
     MCPServerStreamableHTTP,
+    MCPToolset,
     SSETransport,
     StdioTransport,
     StreamableHttpTransport,
     load_mcp_servers,
+    load_mcp_toolsets,
 )
+from edgewise.agent.toolsets import PrefixedToolset
 
 
 def write(tmp_path: Path, config: object) -> Path:
@@ -37,7 +40,8 @@ def test_each_entry_becomes_a_server_named_and_prefixed_by_its_key(tmp_path: Pat
             }
         },
     )
-    files, events, web = load_mcp_servers(path)
+    with pytest.warns(DeprecationWarning, match='`load_mcp_servers` is deprecated: use `load_mcp_toolsets`'):
+        files, events, web = load_mcp_servers(path)
     assert isinstance(files, MCPServerStdio)
     assert (files.command, files.args, files.env, files.cwd) == ('node', ['server.js'], {'A': '1'}, '/tmp')
     assert (files.id, files.tool_prefix) == ('files', 'files')
@@ -65,7 +69,10 @@ def test_environment_variables_are_expanded_with_defaults(tmp_path: Path, monkey
             }
         },
     )
-    [server] = load_mcp_servers(str(path))
+    [toolset] = load_mcp_toolsets(str(path))
+    assert isinstance(toolset, PrefixedToolset)
+    assert isinstance(toolset.wrapped, MCPToolset)
+    server = toolset.wrapped.transport
     assert isinstance(server, MCPServerStdio)
     assert server.args == ['--token=secret', 'fallback', '']
 
@@ -78,18 +85,18 @@ def test_an_unset_variable_without_default_is_an_error_naming_it_and_the_file(
     with pytest.raises(
         ValueError, match=r'^Environment variable \$\{EDGEWISE_TEST_UNSET\} is not defined \(in .*mcp.json\): set it'
     ):
-        load_mcp_servers(path)
+        load_mcp_toolsets(path)
 
 
 def test_a_missing_file_a_bad_file_and_a_bad_entry_are_clear_errors(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError, match=r'MCP configuration file .*nope.json not found'):
-        load_mcp_servers(tmp_path / 'nope.json')
+        load_mcp_toolsets(tmp_path / 'nope.json')
     bad = tmp_path / 'bad.json'
     bad.write_text('{not json')
     with pytest.raises(ValueError, match=r'bad.json is not valid JSON'):
-        load_mcp_servers(bad)
+        load_mcp_toolsets(bad)
     with pytest.raises(pydantic.ValidationError, match=r'mcpServers\.a\.stdio\.args\s+Field required'):
-        load_mcp_servers(write(tmp_path, {'mcpServers': {'a': {'command': 'run'}}}))
+        load_mcp_toolsets(write(tmp_path, {'mcpServers': {'a': {'command': 'run'}}}))
 
 
 def test_servers_validate_as_fields_of_a_pydantic_model() -> None:
