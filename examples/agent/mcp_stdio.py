@@ -14,13 +14,13 @@ from pathlib import Path
 import anyio
 
 from edgewise.agent import Agent
-from edgewise.agent.mcp import MCPServerStdio
+from edgewise.agent.mcp import StdioTransport
 from edgewise.agent.messages import ModelRequest, ModelResponse, ToolCallPart, ToolReturnPart
 from edgewise.agent.models.test import TestModel
 
 SERVER_SCRIPT = Path(__file__).with_name('mcp_text_server.py')
 
-text_tools = MCPServerStdio(sys.executable, [str(SERVER_SCRIPT)], tool_prefix='text', timeout=30)
+text_tools = StdioTransport(sys.executable, [str(SERVER_SCRIPT)], tool_prefix='text', timeout=30)
 agent = Agent(TestModel(), toolsets=[text_tools])
 
 

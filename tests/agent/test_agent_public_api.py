@@ -195,6 +195,8 @@ def test_mcp_all_is_pinned() -> None:
         'MCPServerSSE',
         'MCPServerStdio',
         'MCPServerStreamableHTTP',
+        'MCPToolset',
+        'MCPTransport',
         'ProcessToolCallback',
         'Prompt',
         'PromptArgument',
@@ -205,9 +207,13 @@ def test_mcp_all_is_pinned() -> None:
         'ResourceAnnotations',
         'ResourceLink',
         'ResourceTemplate',
+        'SSETransport',
         'ServerCapabilities',
+        'StdioTransport',
+        'StreamableHttpTransport',
         'ToolResult',
         'load_mcp_servers',
+        'load_mcp_toolsets',
     )
     for name in mcp.__all__:
         assert getattr(mcp, name) is not None

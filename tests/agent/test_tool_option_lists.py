@@ -10,7 +10,14 @@ from typing_extensions import TypedDict
 
 from edgewise.agent import Agent, RunContext, Tool
 from edgewise.agent._functions.keyword_options import KeywordOptions
-from edgewise.agent.mcp import MCPServerSSE, MCPServerStdio, MCPServerStreamableHTTP
+from edgewise.agent.mcp import (
+    MCPServerSSE,
+    MCPServerStdio,
+    MCPServerStreamableHTTP,
+    SSETransport,
+    StdioTransport,
+    StreamableHttpTransport,
+)
 from edgewise.agent.mcp._server import MCPServer, MCPServerOptions
 from edgewise.agent.models.test import TestModel
 from edgewise.agent.tools import TOOL_DEFAULTS, ToolDefaults, ToolInitOptions, ToolOptions
@@ -101,10 +108,10 @@ def test_the_mcp_transports_show_the_servers_options_with_mcp_servers_defaults()
 
 
 def test_the_mcp_transports_forward_their_options() -> None:
-    stdio = MCPServerStdio('python', ['-c', 'pass'], tool_prefix='p', timeout=2, max_retries=3, cache_tools=False)
+    stdio = StdioTransport('python', ['-c', 'pass'], tool_prefix='p', timeout=2, max_retries=3, cache_tools=False)
     assert (stdio.tool_prefix, stdio.timeout, stdio.max_retries, stdio.cache_tools, stdio.id) == ('p', 2, 3, False, 'p')
     assert stdio.read_timeout == 5 * 60
-    http = MCPServerStreamableHTTP('http://127.0.0.1:1/mcp', read_timeout=7, id='web')
+    http = StreamableHttpTransport('http://127.0.0.1:1/mcp', read_timeout=7, id='web')
     assert (http.read_timeout, http.id) == (7, 'web')
     with pytest.raises(TypeError, match='unexpected keyword argument'):
-        MCPServerSSE('http://127.0.0.1:1/sse', retries=2)  # type: ignore[call-arg]
+        SSETransport('http://127.0.0.1:1/sse', retries=2)  # type: ignore[call-arg]

@@ -7,7 +7,6 @@ tests/agent/mcp/test_mcp_capability_runs.py.
 from __future__ import annotations
 
 import sys
-import warnings
 from typing import Any
 
 import pytest
@@ -15,7 +14,12 @@ import pytest
 from edgewise.agent import Agent, RunContext
 from edgewise.agent.capabilities import CAPABILITY_TYPES, MCP
 from edgewise.agent.exceptions import UserError
-from edgewise.agent.mcp import MCPServerSSE, MCPServerStdio, MCPServerStreamableHTTP
+from edgewise.agent.mcp import (
+    MCPServerSSE,
+    MCPServerStreamableHTTP,
+    MCPToolset,
+    StdioTransport,
+)
 from edgewise.agent.models.test import TestModel
 from edgewise.agent.native_tools import MCPServerTool
 from edgewise.agent.toolsets import FilteredToolset, FunctionToolset, PreparedToolset
@@ -67,10 +71,11 @@ def test_an_explicit_id_or_the_native_tool_id_wins() -> None:
 def test_the_local_connection_follows_the_url(url: str, server_type: type[Any]) -> None:
     capability: MCP[None] = MCP(url, native=True, authorization_token='Bearer t', headers={'X-A': '1'})
     local = capability.local
-    assert isinstance(local, MCPServerSSE | MCPServerStreamableHTTP)
-    assert type(local) is server_type
-    assert local.url == url
-    assert local.headers == {'X-A': '1', 'Authorization': 'Bearer t'}
+    assert isinstance(local, MCPToolset)
+    assert isinstance(local.transport, server_type)
+    assert isinstance(local.transport, MCPServerSSE | MCPServerStreamableHTTP)
+    assert local.transport.url == url
+    assert local.transport.headers == {'X-A': '1', 'Authorization': 'Bearer t'}
     assert local.include_instructions is True
 
 
@@ -115,7 +120,7 @@ async def test_allowed_tools_filter_the_local_tools_too() -> None:
 def test_native_false_connects_from_here_only_and_local_false_never_does() -> None:
     local_only: MCP[None] = MCP('https://a.example/x', native=False)
     assert local_only.get_native_tools() == []
-    assert isinstance(local_only.get_toolset(), MCPServerStreamableHTTP)
+    assert isinstance(local_only.get_toolset(), MCPToolset)
     native_only: MCP[None] = MCP('https://a.example/x', native=True, local=False)
     assert native_only.get_toolset() is None
     with pytest.raises(UserError, match='both `native` and `local` cannot be False'):
@@ -124,10 +129,14 @@ def test_native_false_connects_from_here_only_and_local_false_never_does() -> No
 
 def test_local_takes_another_url_or_a_toolset_of_your_own() -> None:
     other: MCP[None] = MCP('https://a.example/x', native=True, local='https://b.example/mcp')
-    assert isinstance(other.local, MCPServerStreamableHTTP)
-    assert other.local.url == 'https://b.example/mcp'
-    assert MCP('https://a.example/x', native=True, local=True).local.url == 'https://a.example/x'  # type: ignore[union-attr]
-    stdio = MCPServerStdio('server', [])
+    assert isinstance(other.local, MCPToolset)
+    assert isinstance(other.local.transport, MCPServerStreamableHTTP)
+    assert other.local.transport.url == 'https://b.example/mcp'
+    same = MCP('https://a.example/x', native=True, local=True).local
+    assert isinstance(same, MCPToolset)
+    assert isinstance(same.transport, MCPServerStreamableHTTP)
+    assert same.transport.url == 'https://a.example/x'
+    stdio = StdioTransport('server', [])
     assert MCP('https://a.example/x', native=True, local=stdio).local is stdio
 
 
@@ -142,15 +151,12 @@ def test_a_url_only_the_provider_reaches_has_no_local_fallback() -> None:
     assert MCP('x-openai-connector:deepwiki', native=True).get_toolset() is None
 
 
-def test_leaving_out_native_warns_and_means_native_true() -> None:
-    with pytest.warns(DeprecationWarning, match='leaving out `native` means `native=True`') as record:
-        capability: MCP[None] = MCP('https://a.example/x')
-    assert record[0].filename == __file__
-    assert isinstance(capability.get_native_tools()[0], MCPServerTool)
-    with warnings.catch_warnings():
-        warnings.simplefilter('error')
-        MCP('https://a.example/x', native=True)
-        MCP('https://a.example/x', native=False)
+def test_leaving_out_native_connects_from_here_as_in_pydantic_ai_2() -> None:
+    capability: MCP[None] = MCP('https://a.example/x')
+    assert capability.get_native_tools() == []
+    assert isinstance(capability.local, MCPToolset)
+    assert capability.local.max_retries is None  # the agent's tool retries, 2.x's default
+    assert MCP.from_spec('https://a.example/x').get_native_tools() == []
 
 
 def test_without_the_mcp_extra_only_the_native_tool_is_left(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -176,4 +182,4 @@ def test_mcp_from_a_spec() -> None:
     [capability] = agent.root_capability.capabilities
     assert isinstance(capability, MCP)
     assert capability.allowed_tools == ['s']
-    assert isinstance(capability.native, MCPServerTool)  # a spec means native=True without a warning
+    assert capability.native is False  # a spec connects from here by default, as in pydantic-ai 2.x

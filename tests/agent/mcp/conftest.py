@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from edgewise.agent.mcp import MCPServerStdio
+from edgewise.agent.mcp import MCPServerStdio, StdioTransport
 
 SERVER = Path(__file__).with_name('fastmcp_server.py')
 EVERYTHING_VERSION = '2026.8.31'
@@ -32,7 +32,7 @@ EVERYTHING_SCRIPT = EVERYTHING_PREFIX / 'node_modules/@modelcontextprotocol/serv
 def fastmcp_stdio(**kwargs: object) -> MCPServerStdio:
     """The FastMCP test server over stdio (not started until entered)."""
     kwargs.setdefault('timeout', 30)
-    return MCPServerStdio(sys.executable, [str(SERVER), 'stdio'], **kwargs)  # type: ignore[arg-type]
+    return StdioTransport(sys.executable, [str(SERVER), 'stdio'], **kwargs)  # type: ignore[arg-type]
 
 
 def _free_port() -> int:

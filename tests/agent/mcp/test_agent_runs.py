@@ -9,7 +9,7 @@ import pytest
 
 from edgewise.agent import Agent, RunContext
 from edgewise.agent.exceptions import MCPError, UnexpectedModelBehavior, UserError
-from edgewise.agent.mcp import CallToolFunc, MCPServerStdio
+from edgewise.agent.mcp import CallToolFunc, StdioTransport
 from edgewise.agent.messages import (
     ModelMessage,
     ModelRequest,
@@ -189,7 +189,7 @@ async def test_two_servers_with_the_same_tools_clash_without_a_prefix() -> None:
 
 
 async def test_mcp_server_stdio_accepts_an_environment() -> None:
-    server = MCPServerStdio(
+    server = StdioTransport(
         'python3', ['-c', 'import os, sys; sys.exit(0 if os.environ["MARK"] == "1" else 5)'], env={'MARK': '1'}
     )
     with pytest.raises(MCPError, match='closed the connection during the MCP handshake'):

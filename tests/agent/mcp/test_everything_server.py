@@ -10,11 +10,12 @@ import pytest
 from edgewise.agent import Agent
 from edgewise.agent.mcp import (
     EmbeddedResource,
-    MCPServerSSE,
     MCPServerStdio,
-    MCPServerStreamableHTTP,
     PromptArgument,
     PromptMessage,
+    SSETransport,
+    StdioTransport,
+    StreamableHttpTransport,
 )
 from edgewise.agent.messages import (
     BinaryContent,
@@ -40,7 +41,7 @@ HTTP_WARNINGS = pytest.mark.filterwarnings(
 
 
 def everything(script: Path, **kwargs: Any) -> MCPServerStdio:
-    return MCPServerStdio('node', [str(script), 'stdio'], timeout=30, **kwargs)
+    return StdioTransport('node', [str(script), 'stdio'], timeout=30, **kwargs)
 
 
 async def test_tools_of_the_reference_server(everything_script: Path) -> None:
@@ -129,7 +130,7 @@ async def test_resource_links_in_a_tool_result_are_read(everything_script: Path)
 
 @HTTP_WARNINGS
 async def test_the_reference_server_over_streamable_http(everything_http_url: str) -> None:
-    server = MCPServerStreamableHTTP(everything_http_url, timeout=30, tool_prefix='everything')
+    server = StreamableHttpTransport(everything_http_url, timeout=30, tool_prefix='everything')
     agent = Agent(TestModel(call_tools=['everything_echo']), toolsets=[server])
     async with agent:
         assert server.server_info.name == 'mcp-servers/everything'
@@ -146,7 +147,7 @@ async def test_the_reference_server_over_streamable_http(everything_http_url: st
 
 @HTTP_WARNINGS
 async def test_the_reference_server_over_sse(everything_sse_url: str) -> None:
-    async with MCPServerSSE(everything_sse_url, timeout=30) as server:
+    async with SSETransport(everything_sse_url, timeout=30) as server:
         assert server.server_info.name == 'mcp-servers/everything'
         assert await server.direct_call_tool('get-sum', {'a': 20, 'b': 22}) == 'The sum of 20 and 22 is 42.'
         image = await server.direct_call_tool('get-tiny-image', {})

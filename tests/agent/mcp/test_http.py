@@ -9,7 +9,10 @@ import pytest
 
 from edgewise.agent import Agent, ModelRetry
 from edgewise.agent.exceptions import MCPError, UserError
-from edgewise.agent.mcp import MCPServerSSE, MCPServerStreamableHTTP
+from edgewise.agent.mcp import (
+    SSETransport,
+    StreamableHttpTransport,
+)
 from edgewise.agent.messages import ModelRequest, ToolReturnPart
 from edgewise.agent.models.test import TestModel
 
@@ -23,7 +26,7 @@ pytestmark = [
 
 
 async def test_streamable_http_lists_and_calls_tools(streamable_http_url: str) -> None:
-    async with MCPServerStreamableHTTP(streamable_http_url, timeout=30) as server:
+    async with StreamableHttpTransport(streamable_http_url, timeout=30) as server:
         assert server.server_info.name == 'edgewise-test-server'
         assert 'add' in [tool.name for tool in await server.list_tools()]
         assert await server.direct_call_tool('add', {'a': 20, 'b': 22}) == 42
@@ -34,7 +37,7 @@ async def test_streamable_http_lists_and_calls_tools(streamable_http_url: str) -
 
 async def test_streamable_http_with_an_http_client_in_an_agent_run(streamable_http_url: str) -> None:
     async with httpx.AsyncClient(timeout=30) as client:
-        server = MCPServerStreamableHTTP(streamable_http_url, http_client=client, tool_prefix='web', timeout=30)
+        server = StreamableHttpTransport(streamable_http_url, http_client=client, tool_prefix='web', timeout=30)
         agent = Agent(TestModel(call_tools=['web_greet']), toolsets=[server])
         async with agent:
             result = await agent.run('greet')
@@ -43,7 +46,7 @@ async def test_streamable_http_with_an_http_client_in_an_agent_run(streamable_ht
 
 
 async def test_sse_lists_and_calls_tools(sse_url: str) -> None:
-    async with MCPServerSSE(sse_url, timeout=30, headers={'X-Test': '1'}) as server:
+    async with SSETransport(sse_url, timeout=30, headers={'X-Test': '1'}) as server:
         assert 'greet' in [tool.name for tool in await server.list_tools()]
         assert await server.direct_call_tool('greet', {'name': 'SSE'}) == 'Hello, SSE!'
 
@@ -53,17 +56,17 @@ async def test_a_server_that_is_not_there_is_an_error_naming_it() -> None:
         sock.bind(('127.0.0.1', 0))
         port = sock.getsockname()[1]
     # Nothing listens on the port any more: the connection is refused.
-    server = MCPServerStreamableHTTP(f'http://127.0.0.1:{port}/mcp', timeout=10)
-    with pytest.raises(MCPError, match=rf"MCP server MCPServerStreamableHTTP\(url='http://127.0.0.1:{port}/mcp'\)"):
+    server = StreamableHttpTransport(f'http://127.0.0.1:{port}/mcp', timeout=10)
+    with pytest.raises(MCPError, match=rf"MCP server StreamableHttpTransport\(url='http://127.0.0.1:{port}/mcp'\)"):
         async with server:
             pass
 
 
 def test_headers_and_http_client_exclude_each_other() -> None:
     with pytest.raises(UserError, match='`http_client` and `headers` exclude each other'):
-        MCPServerSSE('http://127.0.0.1:1/sse', headers={'a': 'b'}, http_client=httpx.AsyncClient())
+        SSETransport('http://127.0.0.1:1/sse', headers={'a': 'b'}, http_client=httpx.AsyncClient())
 
 
 def test_repr_leaves_the_headers_out() -> None:
-    server = MCPServerStreamableHTTP('http://127.0.0.1:1/mcp', headers={'Authorization': 'Bearer secret'}, id='web')
-    assert repr(server) == "MCPServerStreamableHTTP(url='http://127.0.0.1:1/mcp', id='web')"
+    server = StreamableHttpTransport('http://127.0.0.1:1/mcp', headers={'Authorization': 'Bearer secret'}, id='web')
+    assert repr(server) == "StreamableHttpTransport(url='http://127.0.0.1:1/mcp', id='web')"

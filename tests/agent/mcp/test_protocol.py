@@ -11,7 +11,7 @@ import anyio.lowlevel
 import pytest
 
 from edgewise.agent.exceptions import MCPError
-from edgewise.agent.mcp import MCPServerStdio
+from edgewise.agent.mcp import MCPServerStdio, StdioTransport
 from edgewise.agent.mcp._connection import MCPConnectionClosed, MCPSession
 
 pytestmark = pytest.mark.anyio
@@ -20,7 +20,7 @@ RAW = Path(__file__).with_name('raw_server.py')
 
 
 def raw(mode: str) -> MCPServerStdio:
-    return MCPServerStdio(sys.executable, [str(RAW), mode], timeout=30)
+    return StdioTransport(sys.executable, [str(RAW), mode], timeout=30)
 
 
 async def test_noise_string_ids_and_the_servers_requests() -> None:

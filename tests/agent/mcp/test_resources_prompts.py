@@ -10,13 +10,13 @@ import pytest
 from edgewise.agent.exceptions import MCPError
 from edgewise.agent.mcp import (
     EmbeddedResource,
-    MCPServerStdio,
     Prompt,
     PromptArgument,
     PromptMessage,
     PromptResult,
     Resource,
     ResourceTemplate,
+    StdioTransport,
 )
 from edgewise.agent.messages import BinaryImage, TextContent
 
@@ -131,7 +131,7 @@ RAW_SERVER = [sys.executable, str(Path(__file__).with_name('raw_server.py')), 'q
 
 
 async def test_a_server_without_resources_or_prompts_lists_none_and_refuses_get_prompt() -> None:
-    server = MCPServerStdio(RAW_SERVER[0], RAW_SERVER[1:], timeout=30)
+    server = StdioTransport(RAW_SERVER[0], RAW_SERVER[1:], timeout=30)
     async with server:
         assert not server.capabilities.resources
         assert await server.list_resources() == []

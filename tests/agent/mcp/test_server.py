@@ -14,7 +14,7 @@ from mcp import types as mcp_types
 
 from edgewise.agent import ModelRetry
 from edgewise.agent.exceptions import MCPError
-from edgewise.agent.mcp import MCPServer, MCPServerStdio
+from edgewise.agent.mcp import MCPServer, StdioTransport
 from edgewise.agent.messages import BinaryContent, BinaryImage
 
 from .conftest import fastmcp_stdio
@@ -28,7 +28,7 @@ async def test_handshake_gives_server_info_capabilities_and_instructions() -> No
     assert not server.is_running
     with pytest.raises(
         AttributeError,
-        match=r'The `MCPServerStdio.server_info` is only instantiated after initialization \(enter the server first',
+        match=r'The `StdioTransport.server_info` is only instantiated after initialization \(enter the server first',
     ):
         server.server_info  # noqa: B018
     async with server:
@@ -105,7 +105,7 @@ async def test_a_server_that_exits_mid_call_is_an_error_naming_server_and_tool()
         with pytest.raises(MCPError) as info:
             await server.direct_call_tool('crash', {})
         assert str(info.value) == (
-            f"MCP server MCPServerStdio(command={sys.executable!r}, args=[{str(server.args[0])!r}, 'stdio']) "
+            f"MCP server StdioTransport(command={sys.executable!r}, args=[{str(server.args[0])!r}, 'stdio']) "
             "closed the connection while calling tool 'crash': the server process closed its stdout (it exited)."
         )
         # Later calls fail at once, naming the tool.
@@ -114,25 +114,25 @@ async def test_a_server_that_exits_mid_call_is_an_error_naming_server_and_tool()
 
 
 async def test_a_command_that_does_not_exist_is_an_error_naming_the_server() -> None:
-    server = MCPServerStdio('/nonexistent/mcp-server', ['--stdio'])
+    server = StdioTransport('/nonexistent/mcp-server', ['--stdio'])
     with pytest.raises(MCPError) as info:
         async with server:
             pass
     assert str(info.value).startswith(
-        "MCP server MCPServerStdio(command='/nonexistent/mcp-server', args=['--stdio']) could not be started or "
+        "MCP server StdioTransport(command='/nonexistent/mcp-server', args=['--stdio']) could not be started or "
         'reached: FileNotFoundError('
     )
     assert not server.is_running
 
 
 async def test_a_server_that_exits_at_start_is_an_error() -> None:
-    server = MCPServerStdio(sys.executable, ['-c', 'import sys; sys.exit(2)'], timeout=30)
+    server = StdioTransport(sys.executable, ['-c', 'import sys; sys.exit(2)'], timeout=30)
     with pytest.raises(MCPError, match='closed the connection during the MCP handshake'):
         await server.list_tools()
 
 
 async def test_a_server_that_never_answers_the_handshake_times_out() -> None:
-    server = MCPServerStdio(sys.executable, ['-c', 'import time; time.sleep(120)'], timeout=0.5)
+    server = StdioTransport(sys.executable, ['-c', 'import time; time.sleep(120)'], timeout=0.5)
     with pytest.raises(MCPError, match=r'did not complete the MCP handshake within 0.5 s \(raise `timeout`'):
         async with server:
             pass
@@ -312,8 +312,8 @@ async def test_sampling_is_refused_when_not_allowed() -> None:
 
 
 def test_repr_leaves_the_environment_out() -> None:
-    server = MCPServerStdio('server', ['--flag'], env={'API_KEY': 'secret'}, id='files')
-    assert repr(server) == "MCPServerStdio(command='server', args=['--flag'], id='files')"
+    server = StdioTransport('server', ['--flag'], env={'API_KEY': 'secret'}, id='files')
+    assert repr(server) == "StdioTransport(command='server', args=['--flag'], id='files')"
     assert server.label == repr(server)
     assert server.tool_name_conflict_hint == 'Set the `tool_prefix` attribute to avoid name conflicts.'
 

@@ -41,7 +41,7 @@ def test_infer_model_accepts_models_and_test_and_explains_provider_names() -> No
         infer_model('mistral:mistral-large')
     with pytest.raises(UserError, match=r"Unknown model provider 'acme' in model name 'acme:x'\."):
         infer_model('acme:x')
-    with pytest.raises(UserError, match=r"Unknown model: 'gpt'\. Use `<provider>:<model name>`"):
+    with pytest.raises(UserError, match=r"Unknown model: 'gpt'\. A model name needs its provider: .*'openai:gpt'"):
         infer_model('gpt')
 
 

@@ -195,7 +195,9 @@ def test_model_names_resolve_to_the_new_models(monkeypatch: pytest.MonkeyPatch) 
     assert isinstance(responses, OpenAIResponsesModel)
     assert isinstance(responses.provider, OpenAIProvider)
     assert responses.model_name == 'gpt-5'
-    with pytest.warns(DeprecationWarning, match=r"The 'google-gla:' prefix is deprecated"):
+    with pytest.warns(
+        DeprecationWarning, match=r"The 'google-gla:' model name prefix is deprecated; use 'google:' instead"
+    ):
         gla = infer_model('google-gla:gemini-2.5-pro')
     assert isinstance(gla, GoogleModel)
     assert gla.model_name == 'gemini-2.5-pro'

@@ -121,7 +121,6 @@ def test_unknown_providers() -> None:
 @pytest.mark.parametrize(
     ('model_name', 'provider_class'),
     [
-        ('openai:gpt-4o', 'OpenAIProvider'),
         ('openai-chat:gpt-4o', 'OpenAIProvider'),
         ('ollama:llama3.2', 'OllamaProvider'),
         ('groq:llama-3.3-70b', 'GroqProvider'),

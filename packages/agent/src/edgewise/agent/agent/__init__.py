@@ -66,6 +66,7 @@ from ..capabilities._dynamic import as_capabilities, configured_for_run
 from ..capabilities._loaded_on_demand import deferred_run_capabilities, validate_capability_ids
 from ..capabilities.abstract import LIFECYCLE_HOOKS
 from ..capabilities.combined import combined_or_none
+from ..capabilities.durability import durability_of
 from ..capabilities.thread_executor import run_thread_executor
 from ..concurrency import AnyConcurrencyLimit, concurrency_slot, normalize_to_limiter
 from ..exceptions import UserError
@@ -110,6 +111,19 @@ _S = TypeVar('_S')
 _UNSET: Any = object()
 _NO_OVERRIDES: dict[str, Any] = {}  # never changed: `override` sets a new dict
 _NO_TOOLSET_YET: AbstractAsyncContextManager[None] = nullcontext()  # a stored run's toolset comes with its graph run
+
+
+@asynccontextmanager
+async def _closing_after(persistence: BaseStatePersistence[Any, Any], opening: AbstractAsyncContextManager[Any]) -> Any:
+    """`opening`, then `persistence` closed: a persistence that a durability capability made for the run."""
+    close = getattr(persistence, 'aclose', None)
+    try:
+        async with opening as graph_run:
+            yield graph_run
+    finally:
+        if close is not None:
+            await close()
+
 
 _PreparedRun: TypeAlias = tuple[
     GraphAgentDeps[Any, Any],
@@ -862,6 +876,16 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
             model, output_retries, instructions, model_settings, capabilities, spec_metadata = run_from_spec(
                 spec, model, output_retries, instructions, model_settings, capabilities
             )
+        history = validate_history(message_history)
+        run_id = resolve_run_id(run_id, history)
+        stored_by = None
+        if persistence is None:  # a durability capability stores the run
+            durability = durability_of(
+                [*self._overrides.get().get('capabilities', self._capabilities), *(capabilities or ())]
+            )
+            if durability is not None:
+                persistence = stored_by = durability.persistence(run_id)
+                run_id = getattr(persistence, 'run_id', run_id)
         configure = partial(
             self._configure_run, model=model, deps=deps, model_settings=model_settings, usage_limits=usage_limits,
             capabilities=capabilities, instructions=instructions, output_type=output_type,
@@ -869,7 +893,6 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         )  # fmt: skip
         graph_deps = configure()
         overrides = self._overrides.get()
-        history = validate_history(message_history)
         if len(history) > 1 and has_adjacent_same_kind(history):
             history = merge_adjacent(history)  # as pydantic-ai keeps a given history
         if deferred_tool_results is None:  # with results, a prompt follows the answers to the open calls
@@ -878,7 +901,7 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
             message_history=bind_captured_messages(history),
             usage=usage or RunUsage(),
             conversation_id=resolve_conversation_id(conversation_id, history),
-            run_id=resolve_run_id(run_id, history),
+            run_id=run_id,
         )
         graph_deps.prompt = user_prompt
         graph_deps = await configured_for_run(graph_deps, state, configure)
@@ -897,6 +920,8 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         run_toolset = await self._tools.for_run(graph_deps, state, toolsets, self._default_retries)
         start: UserPromptNode[AgentDepsT, Any] = UserPromptNode(user_prompt, deferred_tool_results)
         opening = agent_graph().iter(start, state=state, deps=graph_deps, persistence=persistence, infer_name=False)
+        if stored_by is not None:
+            opening = _closing_after(stored_by, opening)
         return graph_deps, run_toolset, opening, finish
 
     def _configure_run(
@@ -984,7 +1009,7 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
 
     async def resume(
         self,
-        persistence: BaseStatePersistence[Any, Any],
+        persistence: BaseStatePersistence[Any, Any] | str,
         *,
         deps: AgentDepsT = None,  # type: ignore[assignment]
         model: Model | KnownModelName | None = None,
@@ -1000,7 +1025,8 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         repeated call by `ctx.tool_call_id`). Deps are never stored: give them again.
 
         Args:
-            persistence: The run's persistence (the same backend and run id it was started with).
+            persistence: The run's persistence (the same backend and run id it was started with), or the run's id
+                when the agent has an `EdgewiseDurability` capability, which stored it.
             deps: The run's deps, checked against the agent's `deps_type`.
             model: The model to go on with (default: the agent's).
             model_settings: Settings of the model requests still to come.
@@ -1014,7 +1040,8 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         Raises:
             GraphRuntimeError: the stored run has ended (or was never stored): nothing to resume.
             RunInProgressError: a live process is advancing the run.
-            UserError: the run waits on deferred tool calls and `deferred_tool_results` does not answer them.
+            UserError: the run waits on deferred tool calls and `deferred_tool_results` does not answer them, or a
+                run id is given to an agent without an `EdgewiseDurability` capability.
         """
         return await run_for_result(
             self.iter_from_persistence(
@@ -1026,7 +1053,7 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
 
     def iter_from_persistence(
         self,
-        persistence: BaseStatePersistence[Any, Any],
+        persistence: BaseStatePersistence[Any, Any] | str,
         *,
         deps: AgentDepsT = None,  # type: ignore[assignment]
         model: Model | KnownModelName | None = None,
@@ -1048,7 +1075,7 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
 
     async def _stored_run(
         self,
-        persistence: BaseStatePersistence[Any, Any],
+        persistence: BaseStatePersistence[Any, Any] | str,
         *,
         deps: AgentDepsT,
         model: Model | KnownModelName | None,
@@ -1059,12 +1086,24 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         """A stored run (`iter_from_persistence`), prepared: configured as a new run of the agent is (its overrides,
         capabilities, instrumentation, validation context and concurrency limit) with the deps, model and settings
         given now; its graph run opens from the persistence, and then makes and enters the run's toolset."""
+        stored_by = None
+        if isinstance(persistence, str):  # a run id: the durability capability's store holds the run
+            durability = durability_of(self._overrides.get().get('capabilities', self._capabilities))
+            if durability is None:
+                raise UserError(
+                    f'Cannot resume run {persistence!r} by its id: the agent has no `EdgewiseDurability` capability '
+                    "naming the store that holds it. Pass the run's persistence instead, or add the capability."
+                )
+            persistence = stored_by = durability.persistence(persistence)
         graph_deps = self._configure_run(
             model=model, deps=deps, model_settings=model_settings, usage_limits=usage_limits, capabilities=None,
             instructions=None, output_type=None, output_retries=None, persistence=persistence,
         )  # fmt: skip
         graph_deps.deferred_tool_results = deferred_answers(deferred_tool_results)
-        return graph_deps, _NO_TOOLSET_YET, self._stored_graph_run(persistence, graph_deps), None
+        opening = self._stored_graph_run(persistence, graph_deps)
+        if stored_by is not None:
+            opening = _closing_after(stored_by, opening)
+        return graph_deps, _NO_TOOLSET_YET, opening, None
 
     @asynccontextmanager
     async def _stored_graph_run(

@@ -47,6 +47,7 @@ from .capability import Capability, CapabilityDescription
 from .combined import CombinedCapability
 from .content_filter import RaiseContentFilterError
 from .deferred_tool_handler import HandleDeferredToolCalls
+from .durability import EdgewiseDurability
 from .hooks import HookRegistration, Hooks, HookTimeoutError
 from .include_return_schemas import IncludeToolReturnSchemas
 from .instrumentation import Instrumentation
@@ -182,6 +183,7 @@ __all__ = (
     'ReinjectSystemPrompt',
     'SetToolMetadata',
     'ThreadExecutor',
+    'EdgewiseDurability',
     'ToolSearch',
     'ToolSearchFunc',
     'ToolSearchLocalStrategy',

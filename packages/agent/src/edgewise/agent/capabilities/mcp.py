@@ -1,9 +1,8 @@
 """`MCP`: a remote MCP server as a capability, run by the model's provider where it can (`MCPServerTool`) and
-connected to from here (an `MCPServerStreamableHTTP` or `MCPServerSSE`) where it cannot."""
+connected to from here (an `MCPToolset`) where it cannot; from here by default, as in pydantic-ai 2.x."""
 
 from __future__ import annotations as _annotations
 
-import warnings
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,14 +23,14 @@ one (or `None`) per request."""
 
 @dataclass(init=False, repr=False)
 class MCP(NativeOrLocalTool[AgentDepsT]):
-    """The tools of the MCP server at `url`: sent to the model as an `MCPServerTool` when its provider can call MCP
-    servers itself (OpenAI Responses, Anthropic, xAI), and otherwise listed and called from here through a
-    Streamable HTTP connection (an SSE one for a URL ending in `/sse`), which needs the `mcp` extra.
+    """The tools of the MCP server at `url`, listed and called from here through a Streamable HTTP connection (an
+    SSE one for a URL ending in `/sse`, with the `mcp` extra), or, with `native=True`, sent to the model as an
+    `MCPServerTool` when its provider can call MCP servers itself (OpenAI Responses, Anthropic, xAI).
 
-    `native=True` prefers the provider's MCP support with the local connection as a fallback; `native=False`
-    always connects from here; `native=True, local=False` never does. Leaving `native` out means `native=True` and
-    warns, as pydantic-ai 1.107 does (pydantic-ai 2 changes that default). `local` also takes another `http(s)`
-    URL to connect to, or a toolset of your own (an `MCPServerStdio`, say).
+    As in pydantic-ai 2.x, the server is connected to from here by default (`native=False`); `native=True` prefers
+    the provider's MCP support with the local connection as a fallback (pydantic-ai 1.x's default), and
+    `native=True, local=False` never connects from here. `local` also takes another `http(s)` URL to connect to,
+    or a toolset of your own (an `MCPToolset`, say).
     """
 
     url: str = field(kw_only=True)
@@ -50,7 +49,7 @@ class MCP(NativeOrLocalTool[AgentDepsT]):
         self,
         url: str,
         *,
-        native: NativeMCP | bool | None = None,
+        native: NativeMCP | bool = False,
         local: str | AbstractToolset[AgentDepsT] | Tool[AgentDepsT] | Callable[..., Any] | bool | None = None,
         id: str | None = None,
         authorization_token: str | None = None,
@@ -61,19 +60,9 @@ class MCP(NativeOrLocalTool[AgentDepsT]):
     ) -> None:
         """Connect to the MCP server at `url` (see the class docstring for `native` and `local`); `id` names the
         server (by default, from the URL's host and last path segment); `description` is for the provider."""
-        if native is None:
-            warnings.warn(
-                "MCP(): leaving out `native` means `native=True` (the provider's MCP support, this process's "
-                'connection as a fallback) in pydantic-ai 1.x, and will mean `native=False` (this process connects '
-                'itself) in pydantic-ai 2. Pass `native=True` to keep the provider first, `native=False` to connect '
-                'from here (the `mcp` extra), or `native=True, local=False` for the provider only.',
-                DeprecationWarning,
-                stacklevel=2,
-            )
-            native = True
         if not (local is None or isinstance(local, bool | str | AbstractToolset | Tool) or callable(local)):
             raise UserError(
-                f'MCP(local={local!r}): give a URL, True/False, a toolset (such as an `MCPServerStdio`), a `Tool` or '
+                f'MCP(local={local!r}): give a URL, True/False, a toolset (such as an `MCPToolset`), a `Tool` or '
                 'a function.'
             )
         self.url = url
@@ -90,7 +79,7 @@ class MCP(NativeOrLocalTool[AgentDepsT]):
         cls,
         url: str,
         *,
-        native: bool = True,
+        native: bool = False,
         local: str | bool | None = None,
         id: str | None = None,
         authorization_token: str | None = None,
@@ -141,7 +130,7 @@ class MCP(NativeOrLocalTool[AgentDepsT]):
         if not _is_http_url(url):
             raise UserError(
                 f'MCP(local={url!r}) must be an `http(s)://` URL. To reach a server another way (a local script, '
-                'say), pass the toolset itself: `local=MCPServerStdio(...)`.'
+                'say), pass the toolset itself: `local=MCPToolset("server.py")`.'
             )
         try:
             return self._connect(url)
@@ -151,13 +140,12 @@ class MCP(NativeOrLocalTool[AgentDepsT]):
             ) from e
 
     def _connect(self, url: str) -> AbstractToolset[AgentDepsT]:
-        from edgewise.agent.mcp import MCPServerSSE, MCPServerStreamableHTTP
+        from edgewise.agent.mcp import MCPToolset
 
         headers = dict(self.headers or {})
         if self.authorization_token:
             headers['Authorization'] = self.authorization_token
-        server_type = MCPServerSSE if urlparse(url).path.rstrip('/').endswith('/sse') else MCPServerStreamableHTTP
-        return server_type(url, headers=headers or None, include_instructions=True)
+        return MCPToolset(url, headers=headers or None, include_instructions=True)
 
     def get_toolset(self) -> AbstractToolset[AgentDepsT] | None:
         """The local connection's tools (only the allowed ones), marked as standing in for the native tool."""

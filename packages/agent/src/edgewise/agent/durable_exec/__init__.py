@@ -1,1 +1,10 @@
-"""Durable execution of agent runs (each integration in its own module, behind its extra)."""
+"""Durable execution of agent runs (each integration in its own module, behind its extra).
+
+`EdgewiseDurability` (also in `edgewise.agent.capabilities`) stores an agent's runs in an Edgewise persistence:
+`Agent(..., capabilities=[EdgewiseDurability('sqlite:///runs.db')])`, the shape of pydantic-ai 2.x's durability
+capabilities.
+"""
+
+from ..capabilities.durability import EdgewiseDurability
+
+__all__ = ('EdgewiseDurability',)

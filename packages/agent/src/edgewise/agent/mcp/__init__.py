@@ -2,25 +2,32 @@
 
 ```python
 from edgewise.agent import Agent
-from edgewise.agent.mcp import MCPServerStdio
+from edgewise.agent.mcp import MCPToolset
 
-server = MCPServerStdio('python', args=['my_server.py'], tool_prefix='files')
+server = MCPToolset('my_server.py', tool_prefix='files')
 agent = Agent('openai:gpt-5', toolsets=[server])
 
 async with agent:  # starts the server process once, for every run inside
     result = await agent.run('List the files in /tmp')
 ```
 
-`MCPServerStdio` starts the server as a subprocess and talks to it over stdin/stdout;
-`MCPServerStreamableHTTP` and `MCPServerSSE` connect to a running server over HTTP. The names and
-arguments are pydantic-ai 1.x's. The tools are listed once per connection and cached until the server says
-that they changed (`notifications/tools/list_changed`). A tool error reported by the server becomes a
+Over stdio the server runs as a subprocess spoken to over stdin/stdout (`StdioTransport`); over streamable
+HTTP or SSE it runs already (`StreamableHttpTransport`, `SSETransport`). The transports take the arguments of
+pydantic-ai 1.x's `MCPServerStdio`, `MCPServerStreamableHTTP` and `MCPServerSSE`, which still work and warn.
+The tools are listed once per connection and cached until the server says that they changed
+(`notifications/tools/list_changed`). A tool error reported by the server becomes a
 retry prompt to the model; a server that cannot be started, stops answering within `timeout` while
 connecting, or closes the connection raises `MCPError` naming the server (and the tool, during a call).
 
-The package: `_server` (`MCPServer`), `_transports` (stdio, streamable HTTP, SSE), `_connection` (JSON-RPC channels
+`MCPToolset` (pydantic-ai 2.x) is the one class for all of them: `MCPToolset('http://localhost:8000/mcp')`,
+`MCPToolset('server.py')`, or `MCPToolset(StdioTransport(...))` for a transport of your own configuration
+(`StdioTransport`, `StreamableHttpTransport` and `SSETransport` take the arguments of the 1.x classes, which
+still work and warn); `load_mcp_toolsets` reads a configuration file into them.
+
+The package: `_server` (`MCPServer`), `_toolset` (`MCPToolset`), `_transports` (stdio, streamable HTTP, SSE),
+`_connection` (JSON-RPC channels
 and session), `_server_requests` (sampling, logs), `_mapping` (MCP content to and from messages), `_types`
-(resources, prompts), `_config` (`load_mcp_servers`).
+(resources, prompts), `_config` (`load_mcp_servers`, `load_mcp_toolsets`).
 """
 
 from __future__ import annotations as _annotations
@@ -35,9 +42,18 @@ except ImportError as _error:  # pragma: no cover - exercised in a subprocess by
     ) from _error
 
 from ..exceptions import MCPError
-from ._config import load_mcp_servers
+from ._config import load_mcp_servers, load_mcp_toolsets
 from ._server import CallToolFunc, ElicitationCallback, LogHandler, MCPServer, ProcessToolCallback, ToolResult
-from ._transports import MCPServerHTTP, MCPServerSSE, MCPServerStdio, MCPServerStreamableHTTP
+from ._toolset import MCPToolset, MCPTransport
+from ._transports import (
+    MCPServerHTTP,
+    MCPServerSSE,
+    MCPServerStdio,
+    MCPServerStreamableHTTP,
+    SSETransport,
+    StdioTransport,
+    StreamableHttpTransport,
+)
 from ._types import (
     BaseResource,
     ContentBlock,
@@ -69,6 +85,8 @@ __all__ = (
     'MCPServerSSE',
     'MCPServerStdio',
     'MCPServerStreamableHTTP',
+    'MCPToolset',
+    'MCPTransport',
     'ProcessToolCallback',
     'Prompt',
     'PromptArgument',
@@ -79,7 +97,11 @@ __all__ = (
     'ResourceAnnotations',
     'ResourceLink',
     'ResourceTemplate',
+    'SSETransport',
     'ServerCapabilities',
+    'StdioTransport',
+    'StreamableHttpTransport',
     'ToolResult',
     'load_mcp_servers',
+    'load_mcp_toolsets',
 )

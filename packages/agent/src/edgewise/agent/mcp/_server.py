@@ -119,8 +119,8 @@ class MCPServer(AbstractToolset[Any], ABC):
     """Whether the server may ask the agent's model for completions (`sampling/createMessage`)."""
     sampling_model: Model | None
     """The model that answers sampling requests; the running agent's model when `None`."""
-    max_retries: int
-    """How many times in a row each of the server's tools may be retried."""
+    max_retries: int | None
+    """How many times in a row each of the server's tools may be retried; `None`: as the agent's other tools."""
     elicitation_callback: ElicitationCallback | None
     """Answers the server's requests for input from the user; without one the server is told it can't ask."""
     cache_tools: bool
@@ -446,13 +446,19 @@ class MCPServer(AbstractToolset[Any], ABC):
                 return_schema=mcp_tool.outputSchema or None,
                 include_return_schema=self.include_return_schema,
             )
-            tools[name] = self.tool_for_tool_def(tool_def)
+            tool = self.tool_for_tool_def(tool_def)
+            if self.max_retries is None:
+                tool.max_retries = ctx.max_retries
+            tools[name] = tool
         return tools
 
     def tool_for_tool_def(self, tool_def: ToolDefinition) -> ToolsetTool[Any]:
         """The toolset tool for one of the server's tool definitions."""
         return ToolsetTool(
-            toolset=self, tool_def=tool_def, max_retries=self.max_retries, args_validator=_ARGS_VALIDATOR
+            toolset=self,
+            tool_def=tool_def,
+            max_retries=1 if self.max_retries is None else self.max_retries,
+            args_validator=_ARGS_VALIDATOR,
         )
 
     async def call_tool(

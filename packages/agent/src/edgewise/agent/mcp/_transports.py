@@ -3,6 +3,7 @@
 from __future__ import annotations as _annotations
 
 import inspect
+import warnings
 from collections.abc import AsyncIterator, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
@@ -20,7 +21,15 @@ from ..exceptions import UserError
 from ._connection import open_stdio_channel
 from ._server import MCPServer, MCPServerOptions
 
-__all__ = ('MCPServerHTTP', 'MCPServerSSE', 'MCPServerStdio', 'MCPServerStreamableHTTP')
+__all__ = (
+    'MCPServerHTTP',
+    'MCPServerSSE',
+    'MCPServerStdio',
+    'MCPServerStreamableHTTP',
+    'SSETransport',
+    'StdioTransport',
+    'StreamableHttpTransport',
+)
 
 
 _STRINGS = core_schema.dict_schema(core_schema.str_schema(), core_schema.str_schema())
@@ -39,7 +48,9 @@ _HTTP_FIELDS = {
 def _config_schema(cls: Any, fields: dict[str, core_schema.TypedDictField]) -> CoreSchema:
     """Validate the fields of a configuration entry (see `load_mcp_servers`), then build the server from them."""
     return core_schema.no_info_after_validator_function(
-        lambda values: cls(**values), core_schema.typed_dict_schema(fields)
+        # A field typed with a 1.x class holds its transport subclass: validating data is no use of the 1.x name.
+        lambda values: _TRANSPORTS.get(cls, cls)(**values),
+        core_schema.typed_dict_schema(fields),
     )
 
 
@@ -80,6 +91,7 @@ class MCPServerStdio(MCPServer):
             **options: The server's options (`MCPServerOptions`: `tool_prefix`, `timeout`, `read_timeout`,
                 `max_retries`, `process_tool_call`, `id`, ...), each as the attribute of `MCPServer` says.
         """
+        _warn_if_1x_class(self)
         self.command = command
         self.args = args
         self.env = env
@@ -140,6 +152,7 @@ class _MCPServerHTTP(MCPServer):
             **options: The server's options (`MCPServerOptions`: `tool_prefix`, `timeout`, `read_timeout`,
                 `max_retries`, `process_tool_call`, `id`, ...), each as the attribute of `MCPServer` says.
         """
+        _warn_if_1x_class(self)
         if headers is not None and http_client is not None:
             raise UserError('`http_client` and `headers` exclude each other: set the headers on the client.')
         self.url = url
@@ -207,6 +220,43 @@ class MCPServerSSE(_MCPServerHTTP):
 @deprecated('`MCPServerHTTP` is deprecated, use `MCPServerSSE` instead.')
 class MCPServerHTTP(MCPServerSSE):
     """The old name of `MCPServerSSE` (deprecated, as in pydantic-ai)."""
+
+
+class StdioTransport(MCPServerStdio):
+    """The stdio transport of an `MCPToolset` (`MCPToolset(StdioTransport('python', ['server.py']))`): an MCP server
+    run as a subprocess. It takes `MCPServerStdio`'s arguments, and is one without its deprecation warning."""
+
+
+class StreamableHttpTransport(MCPServerStreamableHTTP):
+    """The streamable HTTP transport of an `MCPToolset`; it takes `MCPServerStreamableHTTP`'s arguments."""
+
+
+class SSETransport(MCPServerSSE):
+    """The HTTP + server-sent events transport of an `MCPToolset`; it takes `MCPServerSSE`'s arguments."""
+
+
+_TRANSPORTS: dict[type[MCPServer], type[MCPServer]] = {
+    MCPServerStdio: StdioTransport,
+    MCPServerStreamableHTTP: StreamableHttpTransport,
+    MCPServerSSE: SSETransport,
+}
+_1X_CLASSES: dict[type[MCPServer], str] = {
+    MCPServerStdio: 'StdioTransport',
+    MCPServerStreamableHTTP: 'StreamableHttpTransport',
+    MCPServerSSE: 'SSETransport',
+}
+
+
+def _warn_if_1x_class(server: MCPServer) -> None:
+    """Warn when `server` is made as one of pydantic-ai 1.x's per-transport classes itself (not a subclass)."""
+    transport = _1X_CLASSES.get(type(server))
+    if transport is not None:
+        warnings.warn(
+            f'`{type(server).__name__}` is deprecated: use `MCPToolset` (pydantic-ai 2.x), with a URL or script, or '
+            f'with `{transport}(...)` (the same arguments) as its transport.',
+            DeprecationWarning,
+            stacklevel=3,
+        )
 
 
 def _server_options() -> KeywordOptions:

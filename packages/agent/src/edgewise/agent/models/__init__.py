@@ -1,10 +1,11 @@
 """Models: the interface every LLM backend implements, and `infer_model` for names like `'openai:gpt-4o'`.
 
-Backends here: `models.test.TestModel`, `models.function.FunctionModel`, `models.openai.OpenAIChatModel` for
-OpenAI and every OpenAI-compatible server (`'openai:gpt-4o'`, `'ollama:llama3.2'`, `'grok:...'`),
+Backends here: `models.test.TestModel`, `models.function.FunctionModel`, `models.openai.OpenAIResponsesModel`
+(`'openai:gpt-5'`, `'openai-responses:...'`), `models.openai.OpenAIChatModel` for OpenAI's Chat Completions
+(`'openai-chat:gpt-4o'`) and every OpenAI-compatible server (`'ollama:llama3.2'`, `'xai:...'`),
 `models.groq.GroqModel` (`'groq:...'`), `models.openrouter.OpenRouterModel` (`'openrouter:...'`),
-`models.openai.OpenAIResponsesModel` (`'openai-responses:...'`), `models.anthropic.AnthropicModel`
-(`'anthropic:...'`) and `models.google.GoogleModel` (`'google:...'`, or the deprecated `'google-gla:...'`).
+`models.anthropic.AnthropicModel` (`'anthropic:...'`) and `models.google.GoogleModel` (`'google:...'`, or the
+deprecated `'google-gla:...'`).
 
 `Model` (with `RunContext`), `ModelRequestParameters` and `StreamedResponse` are defined in the private modules
 of this package, which the backends import; this module re-exports them and sits above the backends, so that
@@ -13,7 +14,8 @@ of this package, which the backends import; this module re-exports them and sits
 
 from __future__ import annotations as _annotations
 
-from typing import TypeAlias
+import warnings
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from ..exceptions import UserError
 from ._model import ALLOW_MODEL_REQUESTS, Model, check_allow_model_requests
@@ -21,6 +23,9 @@ from ._request_context import ModelRequestContext
 from ._request_parameters import ModelRequestParameters
 from ._streamed_response import StreamedResponse
 from .test import TestModel
+
+if TYPE_CHECKING:
+    import httpx
 
 __all__ = (
     'Model',
@@ -32,6 +37,7 @@ __all__ = (
     'check_allow_model_requests',
     'infer_model',
     'KNOWN_PROVIDERS',
+    'create_async_http_client',
 )
 
 KnownModelName: TypeAlias = str
@@ -45,6 +51,7 @@ KNOWN_PROVIDERS = (
     'deepseek',
     'fireworks',
     'google',
+    'google-cloud',
     'google-gla',
     'google-vertex',
     'grok',
@@ -61,6 +68,7 @@ KNOWN_PROVIDERS = (
     'openrouter',
     'together',
     'vercel',
+    'vertexai',
     'xai',
 )
 """Provider prefixes of pydantic-ai model names; recognised so that naming one gives a clear error."""
@@ -69,8 +77,12 @@ KNOWN_PROVIDERS = (
 def infer_model(model: Model | KnownModelName) -> Model:
     """The model for `model`: a `Model` as is, `'test'` as a `TestModel`, a `'<provider>:<name>'` string...
 
+    As in pydantic-ai 2.x, `'openai:'` and `'openai-responses:'` name the Responses API and `'openai-chat:'` the
+    Chat Completions API. The 1.x prefixes `'google-gla:'` (now `'google:'`), `'google-vertex:'` and
+    `'vertexai:'` (now `'google-cloud:'`) and `'grok:'` (now `'xai:'`) still work and warn.
+
     Raises:
-        UserError: the name is unknown, or its provider is not available in this release.
+        UserError: the name has no provider prefix, is unknown, or its provider is not available in this release.
     """
     if isinstance(model, Model):
         return model
@@ -78,8 +90,21 @@ def infer_model(model: Model | KnownModelName) -> Model:
         return TestModel()
     provider, sep, name = model.partition(':')
     if not sep:
-        raise UserError(f'Unknown model: {model!r}. Use `<provider>:<model name>` (e.g. `openai:gpt-4o`), or `test`.')
-    if provider == 'openai-responses':
+        raise UserError(
+            f'Unknown model: {model!r}. A model name needs its provider: `<provider>:<model name>` '
+            f"(e.g. 'openai:{model}'), or `test`."
+        )
+    renamed = _RENAMED_PROVIDERS.get(provider)
+    if renamed is not None:
+        warnings.warn(
+            f'The {provider + ":"!r} model name prefix is deprecated; use {renamed + ":"!r} instead '
+            f"(e.g. '{renamed}:{name}').",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        if provider != 'grok':  # 'grok:' keeps its own provider (GROK_API_KEY), as in 1.x
+            provider = renamed
+    if provider in ('openai', 'openai-responses'):
         from .openai import OpenAIResponsesModel
 
         return OpenAIResponsesModel(name, provider='openai')
@@ -87,11 +112,11 @@ def infer_model(model: Model | KnownModelName) -> Model:
         from .anthropic import AnthropicModel
 
         return AnthropicModel(name, provider='anthropic')
-    if provider in ('google', 'google-gla'):
-        from ..providers import infer_provider
+    if provider == 'google':
+        from ..providers.google import GoogleProvider
         from .google import GoogleModel
 
-        return GoogleModel(name, provider=infer_provider(provider))
+        return GoogleModel(name, provider=GoogleProvider())
     if provider == 'groq':
         from .groq import GroqModel
 
@@ -107,10 +132,20 @@ def infer_model(model: Model | KnownModelName) -> Model:
     if provider in KNOWN_PROVIDERS:
         raise UserError(
             f'Model provider {provider!r} (for model {name!r}) is not available in edgewise.agent yet. '
-            'Use `anthropic:`, `google:`, `openai-responses:` or an OpenAI-compatible provider (`openai:`, '
-            '`ollama:`, `groq:`, ...), `TestModel` or `FunctionModel`, or pass your own `Model`.'
+            'Use `anthropic:`, `google:`, `openai:` (Responses API), `openai-chat:` or another OpenAI-compatible '
+            'provider (`ollama:`, `xai:`, `deepseek:`, ...), `groq:`, `openrouter:`, `TestModel` or '
+            '`FunctionModel`, or pass your own `Model`.'
         )
     raise UserError(f'Unknown model provider {provider!r} in model name {model!r}.')
+
+
+_RENAMED_PROVIDERS = {
+    'google-gla': 'google',
+    'google-vertex': 'google-cloud',
+    'vertexai': 'google-cloud',
+    'grok': 'xai',
+}
+"""Model name prefixes of pydantic-ai 1.x and their 2.x spelling."""
 
 
 _OPENAI_CHAT_PROVIDERS = frozenset(
@@ -119,3 +154,36 @@ _OPENAI_CHAT_PROVIDERS = frozenset(
         'vercel', 'grok', 'xai', 'moonshotai', 'heroku', 'litellm',
     }
 )  # fmt: skip
+
+
+def create_async_http_client(*, timeout: float = 600, connect: float = 5) -> httpx.AsyncClient:
+    """A new `httpx.AsyncClient` for a provider (`Provider(http_client=...)`), pooled by `AsyncPoolTransport`.
+
+    Each call makes a new client; whoever passes it to a provider closes it (`async with client:`).
+
+    Args:
+        timeout: Seconds a request may take (read, write and pool waits).
+        connect: Seconds to open a connection.
+    """
+    import httpx
+
+    from ..providers._pool import AsyncPoolTransport
+
+    return httpx.AsyncClient(transport=AsyncPoolTransport(), timeout=httpx.Timeout(timeout, connect=connect))
+
+
+def __getattr__(name: str) -> Any:
+    if name == 'cached_async_http_client':
+        warnings.warn(
+            '`cached_async_http_client` is deprecated: use `create_async_http_client()` (pydantic-ai 2.x), '
+            'which makes a new client each call.',
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return _cached_async_http_client
+    raise AttributeError(f'module {__name__!r} has no attribute {name!r}')
+
+
+def _cached_async_http_client(*, provider: str | None = None, timeout: float = 600, connect: float = 5) -> Any:
+    # 1.x shared one client per provider; a fresh one each call cannot be closed under another user's feet.
+    return create_async_http_client(timeout=timeout, connect=connect)

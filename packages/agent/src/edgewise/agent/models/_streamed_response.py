@@ -4,6 +4,8 @@
 from __future__ import annotations as _annotations
 
 import copy
+import dataclasses
+import warnings
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator
 from datetime import datetime, timezone
@@ -25,6 +27,36 @@ from .._messages.usage_counts import RequestUsage
 from ._request_parameters import ModelRequestParameters
 
 __all__ = ('StreamedResponse',)
+
+
+class CallableRequestUsage(RequestUsage):
+    """A `RequestUsage` that can also be called, as `StreamedResponse.usage()` was before pydantic-ai 2.x made it a
+    property: the call warns and returns the usage."""
+
+    @classmethod
+    def of(cls, usage: RequestUsage) -> CallableRequestUsage:
+        """A callable copy of `usage`."""
+        callable_usage = cls.__new__(cls)
+        callable_usage.__dict__.update(usage.__dict__)
+        return callable_usage
+
+    def __call__(self) -> RequestUsage:
+        warnings.warn(
+            '`StreamedResponse.usage` is a property since pydantic-ai 2.x: drop the parentheses.',
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return self
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, RequestUsage):
+            return all(getattr(self, f.name) == getattr(other, f.name) for f in dataclasses.fields(RequestUsage))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return 'Request' + RequestUsage.__repr__(self).removeprefix('CallableRequest')
 
 
 class StreamedResponse(ABC):
@@ -135,9 +167,13 @@ class StreamedResponse(ABC):
             state=state,
         )
 
+    @property
     def usage(self) -> RequestUsage:
-        """The usage so far (final once the stream is done)."""
-        return self._usage
+        """The usage so far (final once the stream is done); a property, as in pydantic-ai 2.x.
+
+        Calling it (`response.usage()`, the 1.x spelling) still works and warns.
+        """
+        return CallableRequestUsage.of(self._usage)
 
     @property
     def timestamp(self) -> datetime:

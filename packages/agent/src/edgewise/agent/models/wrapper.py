@@ -15,7 +15,7 @@ from ..profiles import ModelProfile
 from ..settings import ModelSettings
 from ._model import Model, RunContext
 from ._request_parameters import ModelRequestParameters
-from ._streamed_response import StreamedResponse
+from ._streamed_response import CallableRequestUsage, StreamedResponse
 
 __all__ = ('WrapperModel', 'CompletedStreamedResponse')
 
@@ -105,9 +105,10 @@ class CompletedStreamedResponse(StreamedResponse):
         """The whole response."""
         return self.response
 
+    @property
     def usage(self) -> RequestUsage:
-        """The response's usage."""
-        return self.response.usage
+        """The response's usage (calling it, the 1.x spelling, still works and warns)."""
+        return CallableRequestUsage.of(self.response.usage)
 
     @property
     def timestamp(self) -> datetime:

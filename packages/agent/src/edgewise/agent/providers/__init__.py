@@ -33,7 +33,7 @@ def __getattr__(name: str) -> Any:
 def infer_provider_class(provider: str) -> type[Provider[Any]]:
     """The provider class of a provider name such as `'openai'`, `'anthropic'`, `'google'` or `'ollama'`.
 
-    `'google-gla'` is the deprecated name of `'google'` (it warns, as in pydantic-ai 1.x).
+    `'google-gla'` is the deprecated name of `'google'` (it warns, naming `'google'`).
 
     Raises:
         ValueError: the name is unknown.
@@ -49,7 +49,7 @@ def infer_provider_class(provider: str) -> type[Provider[Any]]:
         return AnthropicProvider
     if provider == 'google-gla':
         warnings.warn(
-            "The 'google-gla:' prefix is deprecated and will be removed in v2.0. Use 'google:' instead.",
+            "The 'google-gla' provider name is deprecated; use 'google' instead.",
             DeprecationWarning,
             stacklevel=3,
         )

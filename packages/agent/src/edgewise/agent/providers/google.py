@@ -8,6 +8,8 @@ from __future__ import annotations as _annotations
 
 from typing import TYPE_CHECKING, Any
 
+from typing_extensions import deprecated
+
 from ..exceptions import UserError
 from ..profiles import ModelProfile
 from ..profiles.google import google_model_profile
@@ -16,7 +18,7 @@ from ._base import HTTPProvider, env_value, missing_key_error
 if TYPE_CHECKING:
     import httpx
 
-__all__ = ('GoogleProvider',)
+__all__ = ('GoogleProvider', 'GoogleGLAProvider')
 
 
 class GoogleProvider(HTTPProvider):
@@ -74,3 +76,8 @@ class GoogleProvider(HTTPProvider):
     def request_headers(self) -> dict[str, str]:
         """The key, in the `x-goog-api-key` header."""
         return {'x-goog-api-key': self._api_key}
+
+
+@deprecated('`GoogleGLAProvider` is deprecated: use `GoogleProvider` (pydantic-ai 2.x).')
+class GoogleGLAProvider(GoogleProvider):
+    """Deprecated: pydantic-ai 1.x's name of `GoogleProvider`, which it is in every other respect."""
