@@ -306,3 +306,23 @@ async def test_a_directory_of_run_files(inspect: Any, tmp_path: Path) -> None:
 
     assert sorted(_rows(listing.text)) == [('broken', 'failed'), ('done', 'finished'), ('half', 'waiting')]
     assert 'Failed: node Explode (step 2) raised' in page.text
+
+
+@pytest.mark.parametrize('run_id', ['../other/done', '{other}/done', 'a\x00b', 'done/../done', 'done\\..\\x'])
+async def test_run_ids_stay_inside_a_directory_store(inspect: Any, tmp_path: Path, run_id: str) -> None:
+    (tmp_path / 'runs').mkdir()
+    (tmp_path / 'other').mkdir()
+    await seed(f'file://{tmp_path / "runs"}')
+    await seed(f'file://{tmp_path / "other"}')
+    run_id = run_id.format(other=tmp_path / 'other')
+    app = inspect([f'file://{tmp_path / "runs"}'])
+
+    page = await app.get('/run', params={'store': 0, 'id': run_id})
+    deleted = await app.act(action='delete', store=0, run_id=run_id)
+    forked = await app.act(action='fork', store=0, run_id=run_id, snapshot_id='x')
+
+    assert (page.status_code, 'is not a run id' in html.unescape(page.text)) == (400, True)
+    assert [r.status_code for r in (deleted, forked)] == [400, 400]
+    assert 'is not a run id' in deleted.json()['error']
+    assert (tmp_path / 'other' / 'done.json').exists()
+    assert sorted(p.name for p in (tmp_path / 'runs').glob('*.json')) == ['broken.json', 'done.json', 'half.json']

@@ -251,7 +251,7 @@ async def _status_text(store: Store, run: RunInfo) -> str:
 
 async def _run_page(inspector: Inspector, request: Request) -> Response:
     index, store = inspector.store(request.query_params.get('store'))
-    run_id = request.query_params.get('id') or ''
+    run_id = _run_id(request.query_params.get('id'))
     try:
         store.check_exists()
     except CommandError as e:
@@ -271,6 +271,18 @@ async def _run_page(inspector: Inspector, request: Request) -> Response:
         # The version read before the history: a step taken between the two shows on the next refresh.
         return HTMLResponse(body, headers={'x-edgewise-version': version or ''})
     return _page(inspector, f'Run {run_id}', body, live=_render.run_link(index, run_id))
+
+
+def _run_id(value: object) -> str:
+    """A run id from a request; refused when it could name a file outside a directory store."""
+    run_id = str(value or '')
+    if any(part in ('', '.', '..') for part in run_id.split('/')) or '\\' in run_id or '\x00' in run_id:
+        raise _HTTPError(
+            400,
+            f'{run_id!r} is not a run id (its parts, split at "/", are not empty, "." or "..", and it has no '
+            'backslash or NUL). Nothing was changed.',
+        )
+    return run_id
 
 
 def _version(info: RunInfo) -> str:
@@ -413,7 +425,7 @@ async def _action(inspector: Inspector, request: Request) -> Response:
     if not isinstance(body, dict):
         raise _HTTPError(400, 'An action is a JSON object.')
     index, store = inspector.store(str(body.get('store')))
-    run_id = str(body.get('run_id') or '')
+    run_id = _run_id(body.get('run_id'))
     kind = body.get('action')
     try:
         store.check_exists()
