@@ -326,3 +326,20 @@ async def test_run_ids_stay_inside_a_directory_store(inspect: Any, tmp_path: Pat
     assert 'is not a run id' in deleted.json()['error']
     assert (tmp_path / 'other' / 'done.json').exists()
     assert sorted(p.name for p in (tmp_path / 'runs').glob('*.json')) == ['broken.json', 'done.json', 'half.json']
+
+
+async def test_tokens_with_other_characters_are_refused_not_crashed(inspect: Any, sqlite_url: str) -> None:
+    await seed(sqlite_url)
+    guarded = inspect([sqlite_url], token='s3cret')
+    app = inspect([sqlite_url])
+
+    query = await guarded.get('/?token=%C3%A9')
+    header = await guarded.get('/', headers=[(b'x-edgewise-token', b'\xe9')])
+    csrf = await app.client.post(
+        '/api/action',
+        json={'action': 'delete', 'store': 0, 'run_id': 'done'},
+        headers=[(b'x-edgewise-csrf', b'\xe9')],
+    )
+
+    assert [r.status_code for r in (query, header, csrf)] == [401, 401, 403]
+    assert await _history(sqlite_url, 'done')

@@ -103,13 +103,13 @@ class _Guard:
             query = dict(parse_qsl(scope.get('query_string', b'').decode('latin-1')))
             cookie = SimpleCookie(headers.get('cookie', ''))
             given = cookie[_TOKEN_COOKIE].value if _TOKEN_COOKIE in cookie else headers.get('x-edgewise-token', '')
-            if query.get('token') and hmac.compare_digest(query['token'], token):
+            if query.get('token') and _same(query['token'], token):
                 rest = urlencode([(k, v) for k, v in parse_qsl(scope['query_string'].decode()) if k != 'token'])
                 response = RedirectResponse(scope['path'] + (f'?{rest}' if rest else ''), status_code=303)
                 response.set_cookie(_TOKEN_COOKIE, token, httponly=True, samesite='strict')
                 await response(scope, receive, send)
                 return
-            if not hmac.compare_digest(given, token):
+            if not _same(given, token):
                 response = PlainTextResponse(
                     'This edgewise ui needs its access token: open the URL it printed when it started '
                     '(it ends with ?token=...).',
@@ -118,6 +118,11 @@ class _Guard:
                 await response(scope, receive, send)
                 return
         await self.app(scope, receive, send)
+
+
+def _same(given: str, token: str) -> bool:
+    """Whether a token given in a request is `token`, in constant time (as bytes: any character may be sent)."""
+    return hmac.compare_digest(given.encode(), token.encode())
 
 
 def _hostname(host: str) -> str:
@@ -414,7 +419,7 @@ async def _action(inspector: Inspector, request: Request) -> Response:
     origin = request.headers.get('origin')
     if origin is not None and origin.partition('://')[2] != request.headers.get('host'):
         raise _HTTPError(403, f'An action from another origin ({origin}) is refused.')
-    if not hmac.compare_digest(request.headers.get('x-edgewise-csrf', ''), inspector.csrf):
+    if not _same(request.headers.get('x-edgewise-csrf', ''), inspector.csrf):
         raise _HTTPError(
             403, 'An action needs the token of the page it comes from (reload the page). Nothing was changed.'
         )
