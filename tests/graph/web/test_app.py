@@ -343,3 +343,17 @@ async def test_tokens_with_other_characters_are_refused_not_crashed(inspect: Any
 
     assert [r.status_code for r in (query, header, csrf)] == [401, 401, 403]
     assert await _history(sqlite_url, 'done')
+
+
+async def test_a_deeply_nested_action_body(inspect: Any, sqlite_url: str) -> None:
+    await seed(sqlite_url)
+    app = inspect([sqlite_url])
+    csrf = (await app.get('/')).text.split('name="edgewise-csrf" content="')[1].split('"')[0]
+
+    deep = await app.client.post(
+        '/api/action',
+        content=b'[' * 100_000 + b']' * 100_000,
+        headers={'x-edgewise-csrf': csrf, 'content-type': 'application/json'},
+    )
+
+    assert (deep.status_code, deep.json()['error']) == (400, 'The action is not valid JSON.')

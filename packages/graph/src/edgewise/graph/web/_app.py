@@ -425,7 +425,7 @@ async def _action(inspector: Inspector, request: Request) -> Response:
         )
     try:
         body = await request.json()
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested too deep to decode
         raise _HTTPError(400, 'The action is not valid JSON.') from None
     if not isinstance(body, dict):
         raise _HTTPError(400, 'An action is a JSON object.')
