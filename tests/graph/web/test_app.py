@@ -357,3 +357,19 @@ async def test_a_deeply_nested_action_body(inspect: Any, sqlite_url: str) -> Non
     )
 
     assert (deep.status_code, deep.json()['error']) == (400, 'The action is not valid JSON.')
+
+
+async def test_a_page_cursor_without_a_time_zone(inspect: Any, tmp_path: Path, sqlite_url: str) -> None:
+    (tmp_path / 'runs').mkdir()
+    url = f'file://{tmp_path / "runs"}'
+    await seed(url)
+    await seed(sqlite_url)
+
+    for store in (url, sqlite_url):
+        app = inspect([store])
+        later = await app.get('/?after0=2999-01-01T00:00:00|x')
+        earlier = await app.get('/?after0=2000-01-01|x')
+
+        assert later.status_code == 200
+        assert sorted(_rows(later.text)) == [('broken', 'failed'), ('done', 'finished'), ('half', 'waiting')]
+        assert (earlier.status_code, _rows(earlier.text)) == (200, [])

@@ -6,7 +6,7 @@ import hmac
 import secrets
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timezone
 from html import escape
 from http.cookies import SimpleCookie
 from typing import Any
@@ -188,6 +188,8 @@ def _query(request: Request, index: int, page_size: int) -> RunQuery:
             raise _HTTPError(400, f'{cursor!r} is not a page cursor of this listing.') from None
         if not sep:
             raise _HTTPError(400, f'{cursor!r} is not a page cursor of this listing.')
+        if after[0].tzinfo is None:  # the stores' times are UTC; a time without a zone is read as one
+            after = (after[0].replace(tzinfo=timezone.utc), run_id)
     return RunQuery(
         limit=page_size, after=after, status=status, graph_name=params.get('name') or None,  # type: ignore[arg-type]
         search=params.get('q') or None,
