@@ -373,3 +373,16 @@ async def test_a_page_cursor_without_a_time_zone(inspect: Any, tmp_path: Path, s
         assert later.status_code == 200
         assert sorted(_rows(later.text)) == [('broken', 'failed'), ('done', 'finished'), ('half', 'waiting')]
         assert (earlier.status_code, _rows(earlier.text)) == (200, [])
+
+
+async def test_a_run_file_store_and_another_run_id(inspect: Any, tmp_path: Path) -> None:
+    (tmp_path / 'runs').mkdir()
+    await seed(f'file://{tmp_path / "runs"}')
+    app = inspect([f'file://{tmp_path / "runs" / "done.json"}'])
+
+    page = await app.get('/run?store=0&id=half')
+    action = await app.act(action='delete', store=0, run_id='half')
+
+    assert (page.status_code, "No run 'half'" in html.unescape(page.text)) == (404, True)
+    assert (action.status_code, "No run 'half'" in action.json()['error']) == (404, True)
+    assert (tmp_path / 'runs' / 'half.json').exists()

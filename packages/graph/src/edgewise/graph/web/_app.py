@@ -23,10 +23,11 @@ from ..cli._common import CommandError, when
 from ..cli._runs import advance, check_resume, delete_runs, fork_snapshot, outcome
 from ..cli._store import Store, open_store
 from ..cli._tree import nest
+from ..exceptions import PersistenceError
 from ..graph import Graph
 from ..persistence import RunInfo
 from ..persistence.raw import RawSnapshot
-from ..persistence.store import RunQuery, list_runs_page
+from ..persistence.store import DurableStatePersistence, RunQuery, list_runs_page
 from . import _agent, _diagram, _render
 
 __all__ = ('Inspector', 'build_app', 'LOOPBACK_HOSTS')
@@ -264,7 +265,7 @@ async def _run_page(inspector: Inspector, request: Request) -> Response:
     except CommandError as e:
         raise _HTTPError(404, str(e)) from None
     partial = bool(request.query_params.get('partial'))
-    async with store.persistence(run_id) as persistence:
+    async with _persistence(store, run_id) as persistence:
         # The run's info first, one cheap query: a live page asking whether the run changed gets an empty answer.
         info = await persistence.info()
         version = _version(info) if info is not None else None
@@ -290,6 +291,14 @@ def _run_id(value: object) -> str:
             'backslash or NUL). Nothing was changed.',
         )
     return run_id
+
+
+def _persistence(store: Store, run_id: str) -> DurableStatePersistence[Any, Any]:
+    """The persistence of a run of `store`; a 404 when the store cannot hold that run (a one-run file)."""
+    try:
+        return store.persistence(run_id)
+    except PersistenceError:
+        raise _HTTPError(404, f'No run {run_id!r} in {store.display}. Nothing was changed.') from None
 
 
 def _version(info: RunInfo) -> str:
@@ -438,7 +447,7 @@ async def _action(inspector: Inspector, request: Request) -> Response:
         store.check_exists()
     except CommandError as e:
         raise _HTTPError(404, str(e)) from None
-    async with store.persistence(run_id) as persistence:
+    async with _persistence(store, run_id) as persistence:
         info = await persistence.info()
     if info is None:
         raise _HTTPError(404, f'No run {run_id!r} in {store.display}. Nothing was changed.')
