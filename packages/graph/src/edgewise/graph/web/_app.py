@@ -389,7 +389,7 @@ def _agent_section(view: _agent.AgentView | None, can_answer: bool) -> str:
                 content = part.get('content')
                 text = content if isinstance(content, str) else _render.as_json(content)
             items.append(f'<li class="part {escape(kind)}"><span class="who">{escape(kind)}</span> {escape(text)}</li>')
-    usage = view.usage
+    usage = {key: escape(str(value)) for key, value in view.usage.items()}  # stored data: a string is possible
     waits = ''
     if view.waiting_for:
         calls = []
