@@ -344,3 +344,12 @@ async def test_answers_stream_through_a_real_server_as_the_model_produces_them()
                         if received[-1].get('delta') == 'first':
                             first_seen.set()
     assert [c['delta'] for c in received if c['type'] == 'text-delta'] == ['first', ' second']
+
+
+async def test_chat_options_of_the_wrong_type_are_refused() -> None:
+    app = create_web_app(streamed_agent(['x']), native_tools=[WebSearchTool()])
+    async with client(app) as http:
+        tools = await http.post('/api/chat', json=submit('c', [user('hi')], builtinTools='web_search'))
+        model = await http.post('/api/chat', json=submit('c', [user('hi')], model=['a']))
+    assert (tools.status_code, model.status_code) == (422, 422)
+    assert tools.json()[0]['loc'] == ['builtinTools']

@@ -190,7 +190,10 @@ class _Chat:
             )
         except ValidationError as error:
             return Response(error.json(include_input=False), status_code=422, media_type=_JSON)
-        options = _ChatOptions.model_validate(adapter.run_input.__pydantic_extra__ or {})
+        try:
+            options = _ChatOptions.model_validate(adapter.run_input.__pydantic_extra__ or {})
+        except ValidationError as error:
+            return Response(error.json(include_input=False), status_code=422, media_type=_JSON)
         if options.model is not None and options.model not in self.models:
             return JSONResponse({'error': f'Model {options.model!r} is not one of the models offered.'}, 400)
         offered = {t.unique_id: t for t in self.tools}
