@@ -7,6 +7,7 @@ import json
 import re
 import threading
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,7 @@ from edgewise.agent.messages import ModelMessage
 from edgewise.agent.models.function import AgentInfo, FunctionModel
 from edgewise.agent.native_tools import WebSearchTool
 from edgewise.agent.ui.web import create_web_app
+from edgewise.graph import BaseNode, End, Graph, GraphRunContext
 from edgewise.graph.persistence.sqlite import SqliteStatePersistence
 
 from ._scripts import call, refund_agent, streamed_agent
@@ -353,3 +355,24 @@ async def test_chat_options_of_the_wrong_type_are_refused() -> None:
         model = await http.post('/api/chat', json=submit('c', [user('hi')], model=['a']))
     assert (tools.status_code, model.status_code) == (422, 422)
     assert tools.json()[0]['loc'] == ['builtinTools']
+
+
+@dataclass
+class NotAChat(BaseNode[None, None, int]):
+    async def run(self, ctx: GraphRunContext[None]) -> End[int]:
+        return End(1)
+
+
+async def test_a_stored_run_under_a_chats_run_id_that_is_no_chat(tmp_path: Path) -> None:
+    store = f'sqlite:///{tmp_path}/c.db'
+    async with SqliteStatePersistence[None, int](tmp_path / 'c.db', 'chat-g-0001') as persistence:
+        await Graph[None, None, int](nodes=[NotAChat], auto_instrument=False).run(NotAChat(), persistence=persistence)
+    async with client(create_web_app(streamed_agent(['x']), persistence=store)) as http:
+        stored = await http.get('/api/chats/g')
+        sent = await http.post('/api/chat', json=submit('g', [user('hi')]))
+    assert [stored.status_code, sent.status_code] == [400, 400]
+    assert stored.json()['error'] == (
+        "Run 'chat-g-0001' of the store is not a turn of a chat with this agent: use another chat id."
+    )
+    runs = await SqliteStatePersistence.list_runs(tmp_path / 'c.db')
+    assert [r.run_id for r in runs] == ['chat-g-0001']
