@@ -386,3 +386,20 @@ async def test_a_run_file_store_and_another_run_id(inspect: Any, tmp_path: Path)
     assert (page.status_code, "No run 'half'" in html.unescape(page.text)) == (404, True)
     assert (action.status_code, "No run 'half'" in action.json()['error']) == (404, True)
     assert (tmp_path / 'runs' / 'half.json').exists()
+
+
+async def test_an_unreachable_store(inspect: Any, sqlite_url: str) -> None:
+    await seed(sqlite_url)
+    down = 'postgresql://postgres:hunter2@127.0.0.1:1/test'  # port 1: nothing listens, the connection is refused
+    app = inspect([sqlite_url, down])
+
+    listing = await app.get('/')
+    page = await app.get('/run?store=1&id=done')
+    action = await app.act(action='delete', store=1, run_id='done')
+
+    assert listing.status_code == 200
+    assert _rows(listing.text) == [('broken', 'failed'), ('half', 'waiting'), ('done', 'finished')]
+    assert 'postgres:***@127.0.0.1:1/test' in listing.text
+    assert (page.status_code, 'Connection refused' in page.text) == (503, True)
+    assert (action.status_code, 'Connection refused' in action.json()['error']) == (503, True)
+    assert all('hunter2' not in r.text for r in (listing, page, action))

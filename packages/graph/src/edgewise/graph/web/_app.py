@@ -158,7 +158,10 @@ def build_app(inspector: Inspector) -> Starlette:
 
 async def _guarded(handler: Callable[[], Awaitable[Response]], *, json: bool = False) -> Response:
     try:
-        return await handler()
+        try:
+            return await handler()
+        except PersistenceError as e:  # the store failed (unreachable...): its message has no password
+            raise _HTTPError(503, str(e)) from None
     except _HTTPError as e:
         if json:
             return JSONResponse({'ok': False, 'error': e.message}, status_code=e.status)
@@ -205,7 +208,7 @@ async def _runs_page(inspector: Inspector, request: Request) -> Response:
         try:
             store.check_exists()
             page = await list_runs_page(store.url, query)
-        except CommandError as e:
+        except (CommandError, PersistenceError) as e:  # a PersistenceError names the store without its password
             sections.append(
                 f'<section class="store"><h2>{escape(store.display)}</h2>'
                 f'<p class="error">{escape(str(e))}</p></section>'
