@@ -403,3 +403,14 @@ async def test_an_unreachable_store(inspect: Any, sqlite_url: str) -> None:
     assert (page.status_code, 'Connection refused' in page.text) == (503, True)
     assert (action.status_code, 'Connection refused' in action.json()['error']) == (503, True)
     assert all('hunter2' not in r.text for r in (listing, page, action))
+
+
+async def test_pages_may_not_be_framed_by_another_site(inspect: Any, sqlite_url: str) -> None:
+    await seed(sqlite_url)
+    app = inspect([sqlite_url])
+
+    for response in (await app.get('/'), await app.get('/run?store=0&id=half'), await app.get('/run?store=0&id=no')):
+        assert response.headers['x-frame-options'] == 'DENY'
+        policy = response.headers['content-security-policy']
+        assert "frame-ancestors 'none'" in policy
+        assert "script-src 'self'" in policy

@@ -36,6 +36,12 @@ LOOPBACK_HOSTS = frozenset({'127.0.0.1', 'localhost', '::1', '[::1]'})
 """Host names a local browser uses; any other `Host` header is refused unless allowed (DNS rebinding)."""
 
 _TOKEN_COOKIE = 'edgewise_ui_token'
+# No page may be framed by another site (clickjacking of the action buttons), nor run a script not its own.
+_PAGE_HEADERS = {
+    'x-frame-options': 'DENY',
+    'content-security-policy': "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+    "img-src 'self' data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+}
 _STATUSES = ('running', 'waiting', 'finished', 'failed')
 
 
@@ -165,14 +171,16 @@ async def _guarded(handler: Callable[[], Awaitable[Response]], *, json: bool = F
     except _HTTPError as e:
         if json:
             return JSONResponse({'ok': False, 'error': e.message}, status_code=e.status)
-        return HTMLResponse(f'<!doctype html><title>error</title><p class="error">{escape(e.message)}</p>', e.status)
+        return HTMLResponse(
+            f'<!doctype html><title>error</title><p class="error">{escape(e.message)}</p>', e.status, _PAGE_HEADERS
+        )
 
 
 def _page(inspector: Inspector, title: str, body: str, live: str | None) -> HTMLResponse:
     html = _render.page(
         title, body, csrf=inspector.csrf, read_only=inspector.read_only, live=live, poll_ms=inspector.poll_ms
     )
-    return HTMLResponse(html)
+    return HTMLResponse(html, headers=_PAGE_HEADERS)
 
 
 # --- the runs list -------------------------------------------------------------------------------------------
