@@ -126,6 +126,7 @@ async def test_live_updates_answer_no_change_cheaply(inspect: Any, sqlite_url: s
         ('/run?store=0&id=nope', 404, "No run 'nope'"),
         ('/run?store=7&id=done', 404, "No store '7'"),
         ('/run?store=x&id=done', 404, "No store 'x'"),
+        ('/run?store=-1&id=done', 404, "No store '-1'"),
     ],
 )
 async def test_unknown_runs_and_stores(inspect: Any, sqlite_url: str, url: str, status: int, message: str) -> None:

@@ -70,6 +70,8 @@ class Inspector:
         """The store numbered `index` in a request, or a 404."""
         try:
             number = int(index or '')
+            if number < 0:  # not counted from the end
+                raise IndexError(number)
             return number, self.stores[number]
         except (ValueError, IndexError):
             raise _HTTPError(404, f'No store {index!r}: the stores are numbered 0 to {len(self.stores) - 1}.') from None
