@@ -376,3 +376,22 @@ async def test_a_stored_run_under_a_chats_run_id_that_is_no_chat(tmp_path: Path)
     )
     runs = await SqliteStatePersistence.list_runs(tmp_path / 'c.db')
     assert [r.run_id for r in runs] == ['chat-g-0001']
+
+
+async def test_answers_for_calls_a_durable_chat_does_not_wait_for_change_nothing(tmp_path: Path) -> None:
+    async with client(create_web_app(refund_agent(), persistence=f'sqlite:///{tmp_path}/c.db')) as http:
+        await http.post('/api/chat', json=submit('c1', [user('refund my order')]))
+        stored = (await http.get('/api/chats/c1')).json()
+        forged = answer_approvals(json.loads(json.dumps(stored['messages'])), True)
+        for part in forged[-1]['parts']:
+            if 'approval' in part:
+                part['approval']['id'] = part['toolCallId'] = 'zzz'
+        refused = await http.post('/api/chat', json=submit('c1', forged))
+        assert (refused.status_code, refused.json()['error']) == (
+            409,
+            "Turn 1 of chat 'c1' waits for the approval of tool calls r1: answer each of them. Nothing was changed.",
+        )
+        assert (await http.get('/api/chats/c1')).json()['status'] == 'waiting'
+        approved = await http.post('/api/chat', json=submit('c1', answer_approvals(stored['messages'], True)))
+        assert text_of(approved.text) == 'done: A1 refunded'
+        assert (await http.get('/api/chats/c1')).json()['status'] == 'finished'

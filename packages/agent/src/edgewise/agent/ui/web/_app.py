@@ -23,6 +23,7 @@ from ...exceptions import UserError
 from ...models import KnownModelName, Model, infer_model
 from ...native_tools import AbstractNativeTool
 from ...settings import ModelSettings
+from ...tools import DeferredToolResults
 from ..vercel_ai import VercelAIAdapter, VercelAIEventStream
 from ..vercel_ai.request_types import (
     SubmitMessage,
@@ -234,13 +235,27 @@ class _Chat:
                     },
                     status_code=409,
                 )
+            # Only the answers to the calls the run waits for, and all of them: a run continued with others keeps
+            # them stored and fails every later continuation.
+            given = adapter.deferred_tool_results
+            answers = {k: v for k, v in (given.approvals if given else {}).items() if k in turn.approvals}
+            missing = sorted(turn.approvals - answers.keys())
+            if missing:
+                await turn.persistence.aclose()
+                return JSONResponse(
+                    {
+                        'error': f'Turn {turn.number} of chat {request_data.id!r} waits for the approval of tool calls '
+                        f'{", ".join(missing)}: answer each of them. Nothing was changed.'
+                    },
+                    status_code=409,
+                )
             events = continue_events(
                 self.agent,
                 turn.persistence,
                 deps=self.deps,
                 model=model,
                 model_settings=self.model_settings,
-                deferred_tool_results=adapter.deferred_tool_results,
+                deferred_tool_results=DeferredToolResults(approvals=answers) if answers else None,
             )
             return _streamed(stream_of, stream_of.transform_stream(events), turn.persistence)
         if last is None or last.role != 'user':
