@@ -395,3 +395,24 @@ async def test_answers_for_calls_a_durable_chat_does_not_wait_for_change_nothing
         approved = await http.post('/api/chat', json=submit('c1', answer_approvals(stored['messages'], True)))
         assert text_of(approved.text) == 'done: A1 refunded'
         assert (await http.get('/api/chats/c1')).json()['status'] == 'finished'
+
+
+async def test_a_message_while_the_chats_last_turn_still_runs_is_refused(tmp_path: Path) -> None:
+    during: list[httpx.Response | None] = []
+
+    async def stream(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[str]:
+        if not during:  # turn 1, while it runs: the same chat gets another message
+            during.append(None)
+            during[0] = await http.post('/api/chat', json=submit('c', [user('one'), user('two', 'u2')]))
+        yield 'answer'
+
+    app = create_web_app(Agent(FunctionModel(stream_function=stream)), persistence=f'sqlite:///{tmp_path}/c.db')
+    async with client(app) as http:
+        first = await http.post('/api/chat', json=submit('c', [user('one')]))
+        assert text_of(first.text) == 'answer'
+        assert during[0] is not None
+        assert (during[0].status_code, 'still running' in during[0].json()['error']) == (409, True)
+        stored = (await http.get('/api/chats/c')).json()
+    assert (stored['runId'], stored['status']) == ('chat-c-0001', 'finished')
+    runs = await SqliteStatePersistence.list_runs(tmp_path / 'c.db')
+    assert [r.run_id for r in runs] == ['chat-c-0001']

@@ -225,6 +225,15 @@ class _Chat:
             return JSONResponse({'error': str(error)}, status_code=400)
         last = request_data.messages[-1] if request_data.messages else None
         stream_of: VercelAIEventStream[Any, Any] = adapter.build_event_stream()
+        if turn is not None and turn.status == 'running':  # a turn on it would start from a part of its history
+            await turn.persistence.aclose()
+            return JSONResponse(
+                {
+                    'error': f'Turn {turn.number} of chat {request_data.id!r} is still running: wait for its answer '
+                    'before sending a new message. Nothing was changed.'
+                },
+                status_code=409,
+            )
         if turn is not None and turn.status == 'waiting':
             if last is not None and last.role == 'user':
                 await turn.persistence.aclose()
