@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from edgewise.graph.persistence.store import persistence_from_url
@@ -415,3 +416,12 @@ async def test_pages_may_not_be_framed_by_another_site(inspect: Any, sqlite_url:
         policy = response.headers['content-security-policy']
         assert "frame-ancestors 'none'" in policy
         assert "script-src 'self'" in policy
+
+
+async def test_the_token_redirect_stays_on_this_server(inspect: Any, sqlite_url: str) -> None:
+    app = inspect([sqlite_url], token='s3cret')
+
+    url = httpx.URL('http://127.0.0.1:8642').copy_with(raw_path=b'//evil.example/x?token=s3cret')
+    given = await app.get(url)
+
+    assert (given.status_code, given.headers['location']) == (303, '/evil.example/x')

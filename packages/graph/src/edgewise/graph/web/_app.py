@@ -114,7 +114,8 @@ class _Guard:
             given = cookie[_TOKEN_COOKIE].value if _TOKEN_COOKIE in cookie else headers.get('x-edgewise-token', '')
             if query.get('token') and _same(query['token'], token):
                 rest = urlencode([(k, v) for k, v in parse_qsl(scope['query_string'].decode()) if k != 'token'])
-                response = RedirectResponse(scope['path'] + (f'?{rest}' if rest else ''), status_code=303)
+                path = '/' + scope['path'].lstrip('/')  # never '//host/...': a redirect to another site
+                response = RedirectResponse(path + (f'?{rest}' if rest else ''), status_code=303)
                 response.set_cookie(_TOKEN_COOKIE, token, httponly=True, samesite='strict')
                 await response(scope, receive, send)
                 return
