@@ -7,6 +7,7 @@ import json
 import re
 import threading
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,7 @@ from edgewise.agent.messages import ModelMessage
 from edgewise.agent.models.function import AgentInfo, FunctionModel
 from edgewise.agent.native_tools import WebSearchTool
 from edgewise.agent.ui.web import create_web_app
+from edgewise.graph import BaseNode, End, Graph, GraphRunContext
 from edgewise.graph.persistence.sqlite import SqliteStatePersistence
 
 from ._scripts import call, refund_agent, streamed_agent
@@ -344,3 +346,73 @@ async def test_answers_stream_through_a_real_server_as_the_model_produces_them()
                         if received[-1].get('delta') == 'first':
                             first_seen.set()
     assert [c['delta'] for c in received if c['type'] == 'text-delta'] == ['first', ' second']
+
+
+async def test_chat_options_of_the_wrong_type_are_refused() -> None:
+    app = create_web_app(streamed_agent(['x']), native_tools=[WebSearchTool()])
+    async with client(app) as http:
+        tools = await http.post('/api/chat', json=submit('c', [user('hi')], builtinTools='web_search'))
+        model = await http.post('/api/chat', json=submit('c', [user('hi')], model=['a']))
+    assert (tools.status_code, model.status_code) == (422, 422)
+    assert tools.json()[0]['loc'] == ['builtinTools']
+
+
+@dataclass
+class NotAChat(BaseNode[None, None, int]):
+    async def run(self, ctx: GraphRunContext[None]) -> End[int]:
+        return End(1)
+
+
+async def test_a_stored_run_under_a_chats_run_id_that_is_no_chat(tmp_path: Path) -> None:
+    store = f'sqlite:///{tmp_path}/c.db'
+    async with SqliteStatePersistence[None, int](tmp_path / 'c.db', 'chat-g-0001') as persistence:
+        await Graph[None, None, int](nodes=[NotAChat], auto_instrument=False).run(NotAChat(), persistence=persistence)
+    async with client(create_web_app(streamed_agent(['x']), persistence=store)) as http:
+        stored = await http.get('/api/chats/g')
+        sent = await http.post('/api/chat', json=submit('g', [user('hi')]))
+    assert [stored.status_code, sent.status_code] == [400, 400]
+    assert stored.json()['error'] == (
+        "Run 'chat-g-0001' of the store is not a turn of a chat with this agent: use another chat id."
+    )
+    runs = await SqliteStatePersistence.list_runs(tmp_path / 'c.db')
+    assert [r.run_id for r in runs] == ['chat-g-0001']
+
+
+async def test_answers_for_calls_a_durable_chat_does_not_wait_for_change_nothing(tmp_path: Path) -> None:
+    async with client(create_web_app(refund_agent(), persistence=f'sqlite:///{tmp_path}/c.db')) as http:
+        await http.post('/api/chat', json=submit('c1', [user('refund my order')]))
+        stored = (await http.get('/api/chats/c1')).json()
+        forged = answer_approvals(json.loads(json.dumps(stored['messages'])), True)
+        for part in forged[-1]['parts']:
+            if 'approval' in part:
+                part['approval']['id'] = part['toolCallId'] = 'zzz'
+        refused = await http.post('/api/chat', json=submit('c1', forged))
+        assert (refused.status_code, refused.json()['error']) == (
+            409,
+            "Turn 1 of chat 'c1' waits for the approval of tool calls r1: answer each of them. Nothing was changed.",
+        )
+        assert (await http.get('/api/chats/c1')).json()['status'] == 'waiting'
+        approved = await http.post('/api/chat', json=submit('c1', answer_approvals(stored['messages'], True)))
+        assert text_of(approved.text) == 'done: A1 refunded'
+        assert (await http.get('/api/chats/c1')).json()['status'] == 'finished'
+
+
+async def test_a_message_while_the_chats_last_turn_still_runs_is_refused(tmp_path: Path) -> None:
+    during: list[httpx.Response | None] = []
+
+    async def stream(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[str]:
+        if not during:  # turn 1, while it runs: the same chat gets another message
+            during.append(None)
+            during[0] = await http.post('/api/chat', json=submit('c', [user('one'), user('two', 'u2')]))
+        yield 'answer'
+
+    app = create_web_app(Agent(FunctionModel(stream_function=stream)), persistence=f'sqlite:///{tmp_path}/c.db')
+    async with client(app) as http:
+        first = await http.post('/api/chat', json=submit('c', [user('one')]))
+        assert text_of(first.text) == 'answer'
+        assert during[0] is not None
+        assert (during[0].status_code, 'still running' in during[0].json()['error']) == (409, True)
+        stored = (await http.get('/api/chats/c')).json()
+    assert (stored['runId'], stored['status']) == ('chat-c-0001', 'finished')
+    runs = await SqliteStatePersistence.list_runs(tmp_path / 'c.db')
+    assert [r.run_id for r in runs] == ['chat-c-0001']

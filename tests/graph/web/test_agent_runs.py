@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import html
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from edgewise.graph import BaseNode, End, Graph, GraphRunContext
 from edgewise.graph.persistence.store import persistence_from_url
 
 ROOT = Path(__file__).parents[3]
@@ -74,3 +76,34 @@ async def test_a_denial_with_its_reason_finishes_the_run(inspect: Any, waiting: 
     assert denied.json()['message'].startswith('Finished: result FinalResult(output=')
     end = await _last(url)
     assert end.result.data['output'] == 'Dear customer: Opened goods: no refund.'
+
+
+@dataclass
+class _Chatty:
+    message_history: list[Any] = field(default_factory=list)
+    message_offset: int = 0
+    usage: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class _Say(BaseNode[_Chatty, None, str]):
+    async def run(self, ctx: GraphRunContext[_Chatty]) -> End[str]:
+        return End('ok')
+
+
+async def test_stored_usage_is_escaped(inspect: Any, tmp_path: Path) -> None:
+    url = f'sqlite:///{tmp_path / "runs.db"}'
+    script = '<script>alert(1)</script>'
+    state = _Chatty(
+        message_history=[{'kind': 'request', 'parts': [{'part_kind': 'user-prompt', 'content': script}]}],
+        usage={'requests': script, 'input_tokens': script, 'output_tokens': script, 'tool_calls': script},
+    )
+    graph = Graph[_Chatty, None, str](nodes=[_Say], name='chatty', auto_instrument=False)
+    async with persistence_from_url(url, 'forged') as persistence:
+        await graph.run(_Say(), state=state, persistence=persistence)
+
+    page = await inspect([url]).get('/run?store=0&id=forged')
+
+    assert page.status_code == 200
+    assert 'usage: &lt;script&gt;' in page.text
+    assert script not in page.text

@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from edgewise.graph.persistence.store import persistence_from_url
@@ -126,6 +127,7 @@ async def test_live_updates_answer_no_change_cheaply(inspect: Any, sqlite_url: s
         ('/run?store=0&id=nope', 404, "No run 'nope'"),
         ('/run?store=7&id=done', 404, "No store '7'"),
         ('/run?store=x&id=done', 404, "No store 'x'"),
+        ('/run?store=-1&id=done', 404, "No store '-1'"),
     ],
 )
 async def test_unknown_runs_and_stores(inspect: Any, sqlite_url: str, url: str, status: int, message: str) -> None:
@@ -306,3 +308,120 @@ async def test_a_directory_of_run_files(inspect: Any, tmp_path: Path) -> None:
 
     assert sorted(_rows(listing.text)) == [('broken', 'failed'), ('done', 'finished'), ('half', 'waiting')]
     assert 'Failed: node Explode (step 2) raised' in page.text
+
+
+@pytest.mark.parametrize('run_id', ['../other/done', '{other}/done', 'a\x00b', 'done/../done', 'done\\..\\x'])
+async def test_run_ids_stay_inside_a_directory_store(inspect: Any, tmp_path: Path, run_id: str) -> None:
+    (tmp_path / 'runs').mkdir()
+    (tmp_path / 'other').mkdir()
+    await seed(f'file://{tmp_path / "runs"}')
+    await seed(f'file://{tmp_path / "other"}')
+    run_id = run_id.format(other=tmp_path / 'other')
+    app = inspect([f'file://{tmp_path / "runs"}'])
+
+    page = await app.get('/run', params={'store': 0, 'id': run_id})
+    deleted = await app.act(action='delete', store=0, run_id=run_id)
+    forked = await app.act(action='fork', store=0, run_id=run_id, snapshot_id='x')
+
+    assert (page.status_code, 'is not a run id' in html.unescape(page.text)) == (400, True)
+    assert [r.status_code for r in (deleted, forked)] == [400, 400]
+    assert 'is not a run id' in deleted.json()['error']
+    assert (tmp_path / 'other' / 'done.json').exists()
+    assert sorted(p.name for p in (tmp_path / 'runs').glob('*.json')) == ['broken.json', 'done.json', 'half.json']
+
+
+async def test_tokens_with_other_characters_are_refused_not_crashed(inspect: Any, sqlite_url: str) -> None:
+    await seed(sqlite_url)
+    guarded = inspect([sqlite_url], token='s3cret')
+    app = inspect([sqlite_url])
+
+    query = await guarded.get('/?token=%C3%A9')
+    header = await guarded.get('/', headers=[(b'x-edgewise-token', b'\xe9')])
+    csrf = await app.client.post(
+        '/api/action',
+        json={'action': 'delete', 'store': 0, 'run_id': 'done'},
+        headers=[(b'x-edgewise-csrf', b'\xe9')],
+    )
+
+    assert [r.status_code for r in (query, header, csrf)] == [401, 401, 403]
+    assert await _history(sqlite_url, 'done')
+
+
+async def test_a_deeply_nested_action_body(inspect: Any, sqlite_url: str) -> None:
+    await seed(sqlite_url)
+    app = inspect([sqlite_url])
+    csrf = (await app.get('/')).text.split('name="edgewise-csrf" content="')[1].split('"')[0]
+
+    deep = await app.client.post(
+        '/api/action',
+        content=b'[' * 100_000 + b']' * 100_000,
+        headers={'x-edgewise-csrf': csrf, 'content-type': 'application/json'},
+    )
+
+    assert (deep.status_code, deep.json()['error']) == (400, 'The action is not valid JSON.')
+
+
+async def test_a_page_cursor_without_a_time_zone(inspect: Any, tmp_path: Path, sqlite_url: str) -> None:
+    (tmp_path / 'runs').mkdir()
+    url = f'file://{tmp_path / "runs"}'
+    await seed(url)
+    await seed(sqlite_url)
+
+    for store in (url, sqlite_url):
+        app = inspect([store])
+        later = await app.get('/?after0=2999-01-01T00:00:00|x')
+        earlier = await app.get('/?after0=2000-01-01|x')
+
+        assert later.status_code == 200
+        assert sorted(_rows(later.text)) == [('broken', 'failed'), ('done', 'finished'), ('half', 'waiting')]
+        assert (earlier.status_code, _rows(earlier.text)) == (200, [])
+
+
+async def test_a_run_file_store_and_another_run_id(inspect: Any, tmp_path: Path) -> None:
+    (tmp_path / 'runs').mkdir()
+    await seed(f'file://{tmp_path / "runs"}')
+    app = inspect([f'file://{tmp_path / "runs" / "done.json"}'])
+
+    page = await app.get('/run?store=0&id=half')
+    action = await app.act(action='delete', store=0, run_id='half')
+
+    assert (page.status_code, "No run 'half'" in html.unescape(page.text)) == (404, True)
+    assert (action.status_code, "No run 'half'" in action.json()['error']) == (404, True)
+    assert (tmp_path / 'runs' / 'half.json').exists()
+
+
+async def test_an_unreachable_store(inspect: Any, sqlite_url: str) -> None:
+    await seed(sqlite_url)
+    down = 'postgresql://postgres:hunter2@127.0.0.1:1/test'  # port 1: nothing listens, the connection is refused
+    app = inspect([sqlite_url, down])
+
+    listing = await app.get('/')
+    page = await app.get('/run?store=1&id=done')
+    action = await app.act(action='delete', store=1, run_id='done')
+
+    assert listing.status_code == 200
+    assert _rows(listing.text) == [('broken', 'failed'), ('half', 'waiting'), ('done', 'finished')]
+    assert 'postgres:***@127.0.0.1:1/test' in listing.text
+    assert (page.status_code, 'Connection refused' in page.text) == (503, True)
+    assert (action.status_code, 'Connection refused' in action.json()['error']) == (503, True)
+    assert all('hunter2' not in r.text for r in (listing, page, action))
+
+
+async def test_pages_may_not_be_framed_by_another_site(inspect: Any, sqlite_url: str) -> None:
+    await seed(sqlite_url)
+    app = inspect([sqlite_url])
+
+    for response in (await app.get('/'), await app.get('/run?store=0&id=half'), await app.get('/run?store=0&id=no')):
+        assert response.headers['x-frame-options'] == 'DENY'
+        policy = response.headers['content-security-policy']
+        assert "frame-ancestors 'none'" in policy
+        assert "script-src 'self'" in policy
+
+
+async def test_the_token_redirect_stays_on_this_server(inspect: Any, sqlite_url: str) -> None:
+    app = inspect([sqlite_url], token='s3cret')
+
+    url = httpx.URL('http://127.0.0.1:8642').copy_with(raw_path=b'//evil.example/x?token=s3cret')
+    given = await app.get(url)
+
+    assert (given.status_code, given.headers['location']) == (303, '/evil.example/x')

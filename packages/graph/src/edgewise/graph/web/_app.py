@@ -6,7 +6,7 @@ import hmac
 import secrets
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timezone
 from html import escape
 from http.cookies import SimpleCookie
 from typing import Any
@@ -23,10 +23,11 @@ from ..cli._common import CommandError, when
 from ..cli._runs import advance, check_resume, delete_runs, fork_snapshot, outcome
 from ..cli._store import Store, open_store
 from ..cli._tree import nest
+from ..exceptions import PersistenceError
 from ..graph import Graph
 from ..persistence import RunInfo
 from ..persistence.raw import RawSnapshot
-from ..persistence.store import RunQuery, list_runs_page
+from ..persistence.store import DurableStatePersistence, RunQuery, list_runs_page
 from . import _agent, _diagram, _render
 
 __all__ = ('Inspector', 'build_app', 'LOOPBACK_HOSTS')
@@ -35,6 +36,12 @@ LOOPBACK_HOSTS = frozenset({'127.0.0.1', 'localhost', '::1', '[::1]'})
 """Host names a local browser uses; any other `Host` header is refused unless allowed (DNS rebinding)."""
 
 _TOKEN_COOKIE = 'edgewise_ui_token'
+# No page may be framed by another site (clickjacking of the action buttons), nor run a script not its own.
+_PAGE_HEADERS = {
+    'x-frame-options': 'DENY',
+    'content-security-policy': "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+    "img-src 'self' data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+}
 _STATUSES = ('running', 'waiting', 'finished', 'failed')
 
 
@@ -63,6 +70,8 @@ class Inspector:
         """The store numbered `index` in a request, or a 404."""
         try:
             number = int(index or '')
+            if number < 0:  # not counted from the end
+                raise IndexError(number)
             return number, self.stores[number]
         except (ValueError, IndexError):
             raise _HTTPError(404, f'No store {index!r}: the stores are numbered 0 to {len(self.stores) - 1}.') from None
@@ -103,13 +112,14 @@ class _Guard:
             query = dict(parse_qsl(scope.get('query_string', b'').decode('latin-1')))
             cookie = SimpleCookie(headers.get('cookie', ''))
             given = cookie[_TOKEN_COOKIE].value if _TOKEN_COOKIE in cookie else headers.get('x-edgewise-token', '')
-            if query.get('token') and hmac.compare_digest(query['token'], token):
+            if query.get('token') and _same(query['token'], token):
                 rest = urlencode([(k, v) for k, v in parse_qsl(scope['query_string'].decode()) if k != 'token'])
-                response = RedirectResponse(scope['path'] + (f'?{rest}' if rest else ''), status_code=303)
+                path = '/' + scope['path'].lstrip('/')  # never '//host/...': a redirect to another site
+                response = RedirectResponse(path + (f'?{rest}' if rest else ''), status_code=303)
                 response.set_cookie(_TOKEN_COOKIE, token, httponly=True, samesite='strict')
                 await response(scope, receive, send)
                 return
-            if not hmac.compare_digest(given, token):
+            if not _same(given, token):
                 response = PlainTextResponse(
                     'This edgewise ui needs its access token: open the URL it printed when it started '
                     '(it ends with ?token=...).',
@@ -118,6 +128,11 @@ class _Guard:
                 await response(scope, receive, send)
                 return
         await self.app(scope, receive, send)
+
+
+def _same(given: str, token: str) -> bool:
+    """Whether a token given in a request is `token`, in constant time (as bytes: any character may be sent)."""
+    return hmac.compare_digest(given.encode(), token.encode())
 
 
 def _hostname(host: str) -> str:
@@ -152,18 +167,23 @@ def build_app(inspector: Inspector) -> Starlette:
 
 async def _guarded(handler: Callable[[], Awaitable[Response]], *, json: bool = False) -> Response:
     try:
-        return await handler()
+        try:
+            return await handler()
+        except PersistenceError as e:  # the store failed (unreachable...): its message has no password
+            raise _HTTPError(503, str(e)) from None
     except _HTTPError as e:
         if json:
             return JSONResponse({'ok': False, 'error': e.message}, status_code=e.status)
-        return HTMLResponse(f'<!doctype html><title>error</title><p class="error">{escape(e.message)}</p>', e.status)
+        return HTMLResponse(
+            f'<!doctype html><title>error</title><p class="error">{escape(e.message)}</p>', e.status, _PAGE_HEADERS
+        )
 
 
 def _page(inspector: Inspector, title: str, body: str, live: str | None) -> HTMLResponse:
     html = _render.page(
         title, body, csrf=inspector.csrf, read_only=inspector.read_only, live=live, poll_ms=inspector.poll_ms
     )
-    return HTMLResponse(html)
+    return HTMLResponse(html, headers=_PAGE_HEADERS)
 
 
 # --- the runs list -------------------------------------------------------------------------------------------
@@ -183,6 +203,8 @@ def _query(request: Request, index: int, page_size: int) -> RunQuery:
             raise _HTTPError(400, f'{cursor!r} is not a page cursor of this listing.') from None
         if not sep:
             raise _HTTPError(400, f'{cursor!r} is not a page cursor of this listing.')
+        if after[0].tzinfo is None:  # the stores' times are UTC; a time without a zone is read as one
+            after = (after[0].replace(tzinfo=timezone.utc), run_id)
     return RunQuery(
         limit=page_size, after=after, status=status, graph_name=params.get('name') or None,  # type: ignore[arg-type]
         search=params.get('q') or None,
@@ -197,7 +219,7 @@ async def _runs_page(inspector: Inspector, request: Request) -> Response:
         try:
             store.check_exists()
             page = await list_runs_page(store.url, query)
-        except CommandError as e:
+        except (CommandError, PersistenceError) as e:  # a PersistenceError names the store without its password
             sections.append(
                 f'<section class="store"><h2>{escape(store.display)}</h2>'
                 f'<p class="error">{escape(str(e))}</p></section>'
@@ -251,13 +273,13 @@ async def _status_text(store: Store, run: RunInfo) -> str:
 
 async def _run_page(inspector: Inspector, request: Request) -> Response:
     index, store = inspector.store(request.query_params.get('store'))
-    run_id = request.query_params.get('id') or ''
+    run_id = _run_id(request.query_params.get('id'))
     try:
         store.check_exists()
     except CommandError as e:
         raise _HTTPError(404, str(e)) from None
     partial = bool(request.query_params.get('partial'))
-    async with store.persistence(run_id) as persistence:
+    async with _persistence(store, run_id) as persistence:
         # The run's info first, one cheap query: a live page asking whether the run changed gets an empty answer.
         info = await persistence.info()
         version = _version(info) if info is not None else None
@@ -271,6 +293,26 @@ async def _run_page(inspector: Inspector, request: Request) -> Response:
         # The version read before the history: a step taken between the two shows on the next refresh.
         return HTMLResponse(body, headers={'x-edgewise-version': version or ''})
     return _page(inspector, f'Run {run_id}', body, live=_render.run_link(index, run_id))
+
+
+def _run_id(value: object) -> str:
+    """A run id from a request; refused when it could name a file outside a directory store."""
+    run_id = str(value or '')
+    if any(part in ('', '.', '..') for part in run_id.split('/')) or '\\' in run_id or '\x00' in run_id:
+        raise _HTTPError(
+            400,
+            f'{run_id!r} is not a run id (its parts, split at "/", are not empty, "." or "..", and it has no '
+            'backslash or NUL). Nothing was changed.',
+        )
+    return run_id
+
+
+def _persistence(store: Store, run_id: str) -> DurableStatePersistence[Any, Any]:
+    """The persistence of a run of `store`; a 404 when the store cannot hold that run (a one-run file)."""
+    try:
+        return store.persistence(run_id)
+    except PersistenceError:
+        raise _HTTPError(404, f'No run {run_id!r} in {store.display}. Nothing was changed.') from None
 
 
 def _version(info: RunInfo) -> str:
@@ -361,7 +403,7 @@ def _agent_section(view: _agent.AgentView | None, can_answer: bool) -> str:
                 content = part.get('content')
                 text = content if isinstance(content, str) else _render.as_json(content)
             items.append(f'<li class="part {escape(kind)}"><span class="who">{escape(kind)}</span> {escape(text)}</li>')
-    usage = view.usage
+    usage = {key: escape(str(value)) for key, value in view.usage.items()}  # stored data: a string is possible
     waits = ''
     if view.waiting_for:
         calls = []
@@ -402,24 +444,24 @@ async def _action(inspector: Inspector, request: Request) -> Response:
     origin = request.headers.get('origin')
     if origin is not None and origin.partition('://')[2] != request.headers.get('host'):
         raise _HTTPError(403, f'An action from another origin ({origin}) is refused.')
-    if not hmac.compare_digest(request.headers.get('x-edgewise-csrf', ''), inspector.csrf):
+    if not _same(request.headers.get('x-edgewise-csrf', ''), inspector.csrf):
         raise _HTTPError(
             403, 'An action needs the token of the page it comes from (reload the page). Nothing was changed.'
         )
     try:
         body = await request.json()
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested too deep to decode
         raise _HTTPError(400, 'The action is not valid JSON.') from None
     if not isinstance(body, dict):
         raise _HTTPError(400, 'An action is a JSON object.')
     index, store = inspector.store(str(body.get('store')))
-    run_id = str(body.get('run_id') or '')
+    run_id = _run_id(body.get('run_id'))
     kind = body.get('action')
     try:
         store.check_exists()
     except CommandError as e:
         raise _HTTPError(404, str(e)) from None
-    async with store.persistence(run_id) as persistence:
+    async with _persistence(store, run_id) as persistence:
         info = await persistence.info()
     if info is None:
         raise _HTTPError(404, f'No run {run_id!r} in {store.display}. Nothing was changed.')

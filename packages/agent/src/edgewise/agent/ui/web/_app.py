@@ -23,6 +23,7 @@ from ...exceptions import UserError
 from ...models import KnownModelName, Model, infer_model
 from ...native_tools import AbstractNativeTool
 from ...settings import ModelSettings
+from ...tools import DeferredToolResults
 from ..vercel_ai import VercelAIAdapter, VercelAIEventStream
 from ..vercel_ai.request_types import (
     SubmitMessage,
@@ -190,7 +191,10 @@ class _Chat:
             )
         except ValidationError as error:
             return Response(error.json(include_input=False), status_code=422, media_type=_JSON)
-        options = _ChatOptions.model_validate(adapter.run_input.__pydantic_extra__ or {})
+        try:
+            options = _ChatOptions.model_validate(adapter.run_input.__pydantic_extra__ or {})
+        except ValidationError as error:
+            return Response(error.json(include_input=False), status_code=422, media_type=_JSON)
         if options.model is not None and options.model not in self.models:
             return JSONResponse({'error': f'Model {options.model!r} is not one of the models offered.'}, 400)
         offered = {t.unique_id: t for t in self.tools}
@@ -221,6 +225,15 @@ class _Chat:
             return JSONResponse({'error': str(error)}, status_code=400)
         last = request_data.messages[-1] if request_data.messages else None
         stream_of: VercelAIEventStream[Any, Any] = adapter.build_event_stream()
+        if turn is not None and turn.status == 'running':  # a turn on it would start from a part of its history
+            await turn.persistence.aclose()
+            return JSONResponse(
+                {
+                    'error': f'Turn {turn.number} of chat {request_data.id!r} is still running: wait for its answer '
+                    'before sending a new message. Nothing was changed.'
+                },
+                status_code=409,
+            )
         if turn is not None and turn.status == 'waiting':
             if last is not None and last.role == 'user':
                 await turn.persistence.aclose()
@@ -231,13 +244,27 @@ class _Chat:
                     },
                     status_code=409,
                 )
+            # Only the answers to the calls the run waits for, and all of them: a run continued with others keeps
+            # them stored and fails every later continuation.
+            given = adapter.deferred_tool_results
+            answers = {k: v for k, v in (given.approvals if given else {}).items() if k in turn.approvals}
+            missing = sorted(turn.approvals - answers.keys())
+            if missing:
+                await turn.persistence.aclose()
+                return JSONResponse(
+                    {
+                        'error': f'Turn {turn.number} of chat {request_data.id!r} waits for the approval of tool calls '
+                        f'{", ".join(missing)}: answer each of them. Nothing was changed.'
+                    },
+                    status_code=409,
+                )
             events = continue_events(
                 self.agent,
                 turn.persistence,
                 deps=self.deps,
                 model=model,
                 model_settings=self.model_settings,
-                deferred_tool_results=adapter.deferred_tool_results,
+                deferred_tool_results=DeferredToolResults(approvals=answers) if answers else None,
             )
             return _streamed(stream_of, stream_of.transform_stream(events), turn.persistence)
         if last is None or last.role != 'user':

@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any
 
+from edgewise.graph.exceptions import PersistenceError
 from edgewise.graph.persistence import RunStatus
 from edgewise.graph.persistence.store import DurableStatePersistence, persistence_from_url
 
@@ -85,7 +86,14 @@ async def latest_turn(agent: Any, factory: ChatPersistence, chat_id: str) -> Sto
         return None
     number, persistence, status = found
     persistence.set_graph_types(agent.graph)
-    snapshots = await persistence.load_all()
+    try:
+        snapshots = await persistence.load_all()
+    except PersistenceError:
+        await persistence.aclose()
+        raise UserError(
+            f'Run {turn_run_id(chat_id, number)!r} of the store is not a turn of a chat with this agent: '
+            'use another chat id.'
+        ) from None
     # A run waiting on deferred calls is stored with a node holding them (`DeferredToolRequests`) next.
     requests = getattr(getattr(snapshots[-1], 'node', None), 'requests', None) if snapshots else None
     approvals = (
