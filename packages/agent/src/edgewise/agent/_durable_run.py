@@ -21,10 +21,10 @@ from typing import Any
 
 import pydantic
 
-from edgewise.graph import BaseStatePersistence, End
+from edgewise.graph import BaseStatePersistence, End, NodeSnapshot
 
 from . import _instrument
-from ._agent_graph import CallToolsNode, UserPromptNode, agent_graph
+from ._agent_graph import CallToolsNode, DeferredToolCallsNode, UserPromptNode, agent_graph
 from ._agent_run import AgentRun
 from ._deferred_tools import DeferredToolResults
 from ._node_stream_loop import EventStreamHandler, run_with_event_handler
@@ -37,6 +37,7 @@ from .exceptions import UserError
 from .messages import ModelMessage, UserContent
 from .models import KnownModelName, Model
 from .settings import ModelSettings
+from .stored_runs import Waiting, check_answers, waiting_from_requests
 from .usage import UsageLimits
 
 __all__ = ('iter_from_persistence', 'resume', 'fold_history')
@@ -115,7 +116,10 @@ async def iter_from_persistence(
         model=model, deps=deps, model_settings=model_settings, usage_limits=usage_limits, capabilities=None,
         instructions=None, output_type=None, output_retries=None, persistence=persistence,
     )  # fmt: skip
-    graph_deps.deferred_tool_results = _answers(deferred_tool_results)
+    answers = graph_deps.deferred_tool_results = _answers(deferred_tool_results)
+    if answers is not None:
+        # Checked before the run is claimed (which writes), so that answers that do not fit change nothing.
+        await _check_stored_answers(persistence, answers)
     async with concurrency_slot(agent._limiter, f'agent:{agent.name or "agent"}'):
         with _instrument.span_if(
             graph_deps.tracing, 'agent run', agent_name=agent.name or 'agent', model_name=graph_deps.model.model_name
@@ -124,6 +128,8 @@ async def iter_from_persistence(
                 # Held by this process now: the history read here is the one the run goes on from.
                 snapshots = await persistence.load_all()
                 start = run.next_node
+                if answers is not None:  # the run may have moved on since the check above
+                    _check(persistence, _waits(start), answers)
                 until = None if isinstance(start, End) else start.get_snapshot_id()
                 history, prompt, new_index = fold_history(snapshots, until)
                 state: GraphAgentState = run.state
@@ -138,6 +144,31 @@ async def iter_from_persistence(
                             yield agent_run
                     else:
                         yield agent_run
+
+
+def _waits(node: Any) -> Waiting | None:
+    return waiting_from_requests(node.requests) if isinstance(node, DeferredToolCallsNode) else None
+
+
+def _check(persistence: BaseStatePersistence[Any, Any], waits: Waiting | None, answers: DeferredToolResults) -> None:
+    run_id = getattr(persistence, 'run_id', None)  # durable persistences only
+    check_answers(run_id, waits, approvals=answers.approvals.keys(), calls=answers.calls.keys())
+
+
+async def _check_stored_answers(persistence: BaseStatePersistence[Any, Any], answers: DeferredToolResults) -> None:
+    """Refuse answers that do not fit the calls the stored run waits for (see `stored_runs.check_answers`).
+
+    A run that has ended, failed or stored nothing is left to the resume, which says so; so is a run a live process
+    holds (the resume is refused), whose answers are checked once it is claimed.
+    """
+    info = getattr(persistence, 'info', None)  # durable persistences only
+    if info is not None and (run := await info()) is not None and run.status == 'running':
+        return
+    persistence.set_graph_types(agent_graph())
+    snapshots = await persistence.load_all()
+    last = snapshots[-1] if snapshots else None
+    if isinstance(last, NodeSnapshot) and last.status in ('created', 'pending', 'running'):
+        _check(persistence, _waits(last.node), answers)
 
 
 async def resume(

@@ -18,8 +18,8 @@ from ..nodes import End
 from ..persistence import RunInfo
 from ..persistence.raw import RawSnapshot
 from ..persistence.store import DurableStatePersistence
-from ._agent_runs import agent_run_lines
-from ._answers import Answers, waiting_for
+from ._agent_runs import agent_run_lines, waiting, waiting_lines
+from ._answers import Answers
 from ._common import CommandError, duration, echo, when
 from ._format import summary, table
 from ._store import Store
@@ -45,27 +45,13 @@ async def list_runs(store: Store) -> int:
 
 
 async def _status(store: Store, run: RunInfo) -> str:
-    """The run's status; a waiting run whose next node says what it waits for (`waiting_for`, as an agent run
-    stopped on tool calls needing approval) shows it: `waiting for approval`."""
+    """The run's status; a waiting agent run stopped on tool calls shows what it waits for: `waiting for approval`."""
     if run.status != 'waiting':
         return run.status
     async with store.persistence(run.run_id) as persistence:
         history = await persistence.load_raw()
-    waits = waiting_for(history[-1]) if history else None
-    return f'waiting for {waits}' if waits else run.status
-
-
-def _pending_calls(fields: dict[str, Any]) -> list[str]:
-    """The tool calls a waiting agent run holds in its next node (`requests.approvals` and `requests.calls`)."""
-    requests = fields.get('requests')
-    lines: list[str] = []
-    if isinstance(requests, dict):
-        for key, what in (('approvals', 'needs approval'), ('calls', 'needs its result')):
-            for call in requests.get(key) or ():
-                if isinstance(call, dict):
-                    args = summary(call.get('args'), 80)
-                    lines.append(f'  {call.get("tool_name")}({args}) [{call.get("tool_call_id")}]: {what}')
-    return lines
+    waits = waiting(history[-1]) if history else None
+    return f'waiting for {waits.what}' if waits else run.status
 
 
 async def load_history(store: Store, run_id: str) -> list[RawSnapshot]:
@@ -178,10 +164,10 @@ def _outcome(store: Store, run_id: str, history: list[RawSnapshot], info: RunInf
             f'Failed: node {node_id} (step {len(history)}) raised; its error is in the logs of the process that ran '
             f'it. To retry from an earlier step: edgewise runs fork {run_id} SNAPSHOT_ID --store {store.display}'
         )
-    if (waits := waiting_for(last)) is not None:
-        pending = '\n'.join(_pending_calls(last.node.fields))
+    if (waits := waiting(last, held=info.status == 'running')) is not None:
+        pending = '\n'.join(waiting_lines(waits))
         return (
-            f'Waiting for {waits}: node {node_id} (step {len(history)}) holds the pending tool calls:\n'
+            f'Waiting for {waits.what}: node {node_id} (step {len(history)}) holds the pending tool calls:\n'
             f'{pending}\nThe run resumes with their answers: `edgewise runs resume {run_id} MODULE:AGENT --store '
             f'{store.display} --approve CALL_ID` (or --deny CALL_ID), or in Python `agent.resume(persistence, '
             'deferred_tool_results=...)`.'
@@ -238,7 +224,7 @@ async def resume_run(
     command = f'edgewise runs resume {run_id} {target or "MODULE:AGENT"} --store {store.display}'
     answers = answers or Answers()
     held = False
-    if (answers.approve or answers.deny) and last.status in ('pending', 'running'):
+    if last.status in ('pending', 'running'):
         async with store.persistence(run_id) as persistence:
             info = await persistence.info()
         held = info is not None and info.status == 'running'
