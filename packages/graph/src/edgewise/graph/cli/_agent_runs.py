@@ -18,7 +18,15 @@ from ..persistence.raw import RawSnapshot
 from ._common import CommandError
 from ._format import summary
 
-__all__ = ('CONTRACT_VERSION', 'StoredRunsContract', 'agent_run_lines', 'stored_runs_contract', 'waiting_lines')
+__all__ = (
+    'CONTRACT_VERSION',
+    'StoredRunsContract',
+    'agent_run_lines',
+    'is_agent_run',
+    'stored_runs_contract',
+    'waiting',
+    'waiting_lines',
+)
 
 CONTRACT_VERSION = 1
 """The version of the stored-runs contract this command reads."""
@@ -151,6 +159,12 @@ def waiting(snapshot: RawSnapshot, *, held: bool = False) -> Waiting | None:
         return None  # not waiting whatever the run is: no need to load the contract
     contract = stored_runs_contract()
     return None if contract is None else contract.waiting(snapshot, held=held)
+
+
+def is_agent_run(history: Sequence[RawSnapshot]) -> bool:
+    """Whether the run of `history` is an agent run (as the installed agent package's contract reads it)."""
+    contract = stored_runs_contract()
+    return contract is not None and contract.describe(history) is not None
 
 
 def waiting_lines(waits: Waiting) -> list[str]:

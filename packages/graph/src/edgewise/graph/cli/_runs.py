@@ -2,6 +2,7 @@
 
 from __future__ import annotations as _annotations
 
+import inspect
 import signal
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -18,7 +19,7 @@ from ..nodes import End
 from ..persistence import RunInfo
 from ..persistence.raw import RawSnapshot
 from ..persistence.store import DurableStatePersistence
-from ._agent_runs import agent_run_lines, waiting, waiting_lines
+from ._agent_runs import agent_run_lines, is_agent_run, waiting, waiting_lines
 from ._answers import Answers
 from ._common import CommandError, duration, echo, when
 from ._format import summary, table
@@ -45,12 +46,17 @@ async def list_runs(store: Store) -> int:
 
 
 async def _status(store: Store, run: RunInfo) -> str:
-    """The run's status; a waiting agent run stopped on tool calls shows what it waits for: `waiting for approval`."""
+    """The run's status as `runs list` and `runs show` say it (see `_status_word`)."""
     if run.status != 'waiting':
         return run.status
     async with store.persistence(run.run_id) as persistence:
         history = await persistence.load_raw()
-    waits = waiting(history[-1]) if history else None
+    return _status_word(run, history)
+
+
+def _status_word(run: RunInfo, history: list[RawSnapshot]) -> str:
+    """The run's status; a waiting agent run stopped on tool calls shows what it waits for: `waiting for approval`."""
+    waits = waiting(history[-1]) if history and run.status == 'waiting' else None
     return f'waiting for {waits.what}' if waits else run.status
 
 
@@ -97,7 +103,7 @@ async def show_run(store: Store, run_id: str) -> int:
         raise _no_run(store, run_id)
     family = await _family(store, run_id)
     of = f'; a child run of {family.parent.run_id}' if family.parent is not None else ''
-    echo(f'Run {run_id} in {store.display}: {info.status}, {len(history)} snapshots{of}')
+    echo(f'Run {run_id} in {store.display}: {_status_word(info, history)}, {len(history)} snapshots{of}')
     echo()
     rows: list[tuple[str, ...]] = []
     states: dict[int, str] = {}  # row index -> the state line shown under it, where the state changed
@@ -130,7 +136,7 @@ async def show_run(store: Store, run_id: str) -> int:
         for line in agent_lines:
             echo(line)
         echo()
-    echo(_outcome(store, run_id, history, info))
+    echo(_outcome(store, run_id, history, info, agent=agent_lines is not None))
     failed = [child.run_id for child in family.children if child.status == 'failed']
     if failed:
         echo(
@@ -154,8 +160,10 @@ async def _show_children(store: Store, run_id: str, history: list[RawSnapshot], 
     echo(table(('RUN ID', 'KIND', 'GRAPH', 'STATUS', 'STEPS'), rows))
 
 
-def _outcome(store: Store, run_id: str, history: list[RawSnapshot], info: RunInfo) -> str:
+def _outcome(store: Store, run_id: str, history: list[RawSnapshot], info: RunInfo, *, agent: bool) -> str:
     last = history[-1]
+    target = 'MODULE:AGENT' if agent else 'MODULE:GRAPH'
+    deps = ' (and `--deps MODULE:FACTORY` when its tools need deps)' if agent else ''
     if last.kind == 'end':
         return f'Result: {summary(last.result.data, 300)}'
     node_id = last.node.node_id
@@ -180,12 +188,81 @@ def _outcome(store: Store, run_id: str, history: list[RawSnapshot], info: RunInf
     if last.status in ('running', 'pending'):
         return (
             f'Interrupted: node {node_id} (step {len(history)}) was running in a process that has ended; '
-            f'`edgewise runs resume {run_id} MODULE:GRAPH --store {store.display}` runs it again.'
+            f'`edgewise runs resume {run_id} {target} --store {store.display}`{deps} runs it again.'
         )
     return (
         f'Waiting: node {node_id} (step {len(history)}) runs next; continue with '
-        f'`edgewise runs resume {run_id} MODULE:GRAPH --store {store.display}`.'
+        f'`edgewise runs resume {run_id} {target} --store {store.display}`{deps}.'
     )
+
+
+@dataclass
+class DepsFactory:
+    """`--deps MODULE:FACTORY`: a function of the run id that returns the run's deps."""
+
+    text: str
+    """`MODULE:FACTORY` as given."""
+    factory: Any
+    """The object it names."""
+
+
+_NO_DEPS = (None, type(None))
+
+
+async def _check_target(store: Store, run_id: str, history: list[RawSnapshot], graph: Any, target: str | None) -> None:
+    """Refuse an agent run given a graph, and a graph run given an agent.
+
+    Raises:
+        CommandError: the run and the target are not of one kind.
+    """
+    agent_run = is_agent_run(history)
+    if agent_run and isinstance(graph, Graph):
+        raise CommandError(
+            f'Run {run_id} is an agent run: resume it with the agent that ran it (MODULE:AGENT), not with the graph '
+            f'{target}. Nothing was changed.'
+        )
+    if not agent_run and not isinstance(graph, Graph):
+        async with store.persistence(run_id) as persistence:
+            info = await persistence.info()
+        name = f'graph {info.graph_name}' if info is not None and info.graph_name else 'a graph'
+        raise CommandError(
+            f'Run {run_id} is a run of {name}, not an agent run: resume it with its graph (MODULE:GRAPH), not with '
+            f'the agent {target}. Nothing was changed.'
+        )
+
+
+async def _build_deps(graph: Any, deps: DepsFactory | None, run_id: str, target: str | None) -> Any:
+    """The run's deps, from `--deps`; `None` without it.
+
+    Raises:
+        CommandError: an agent that needs deps is given none; the factory is not callable, raises, or returns
+            deps of another type than the agent's `deps_type`.
+    """
+    deps_type = None if isinstance(graph, Graph) else getattr(graph, 'deps_type', None)
+    needs = deps_type if isinstance(deps_type, type) and deps_type not in _NO_DEPS else None
+    if deps is None:
+        if needs is not None:
+            raise CommandError(
+                f'The agent {target} needs deps (a {needs.__name__}) to resume run {run_id}: give `--deps '
+                'MODULE:FACTORY`, a function that takes the run id and returns them. Nothing was changed.'
+            )
+        return None
+    if not callable(deps.factory):
+        raise CommandError(
+            f'--deps {deps.text} is a {type(deps.factory).__name__}, not a function of the run id. Nothing was changed.'
+        )
+    try:
+        built = deps.factory(run_id)
+        if inspect.isawaitable(built):
+            built = await built
+    except Exception as e:
+        raise CommandError(f'--deps {deps.text} raised {type(e).__name__}: {e}. Nothing was changed.') from None
+    if needs is not None and not isinstance(built, needs):
+        raise CommandError(
+            f'--deps {deps.text} returned a {type(built).__name__}, not the {needs.__name__} the agent needs. '
+            'Nothing was changed.'
+        )
+    return built
 
 
 @dataclass
@@ -205,12 +282,13 @@ async def resume_run(
     max_steps: int | None,
     target: str | None = None,
     answers: Answers | None = None,
+    deps: DepsFactory | None = None,
 ) -> int:
     """Run a stored run on to its end (or `max_steps` more nodes), printing each node as it runs.
 
     `graph` is a `Graph`, or an agent (an object with `iter_from_persistence(persistence)`, see `load_graph`);
     `target` is the `MODULE:GRAPH` the user typed, for the command printed to resume again; `answers` the
-    approvals and denials of the tool calls an agent run waits for.
+    approvals and denials of the tool calls an agent run waits for; `deps` builds the run's deps.
     """
     history = await load_history(store, run_id)
     last = history[-1]
@@ -221,7 +299,11 @@ async def resume_run(
             f'Run {run_id} failed at node {last.node.node_id}; a failed run does not resume. Fork it from an '
             f'earlier snapshot (edgewise runs fork {run_id} SNAPSHOT_ID --store {store.display}) and resume the fork.'
         )
+    await _check_target(store, run_id, history, graph, target)
+    run_deps = await _build_deps(graph, deps, run_id, target)
     command = f'edgewise runs resume {run_id} {target or "MODULE:AGENT"} --store {store.display}'
+    if deps is not None:
+        command += f' --deps {deps.text}'
     answers = answers or Answers()
     held = False
     if last.status in ('pending', 'running'):
@@ -242,7 +324,7 @@ async def resume_run(
         with anyio.CancelScope() as run_scope:
             await tg.start(_watch_interrupts, interrupts, run_scope)
             try:
-                outcome = await _advance(graph, persistence, step, max_steps, interrupts, deferred, command)
+                outcome = await _advance(graph, persistence, step, max_steps, interrupts, deferred, command, run_deps)
             except CommandError as e:
                 # Raised after the task group, which would wrap it in an exception group.
                 error = e
@@ -270,15 +352,16 @@ async def _advance(
     interrupts: _Interrupts,
     deferred: dict[str, Any] | None,
     command: str,
+    deps: Any,
 ) -> str | None:
     ran = 0
     try:
         if isinstance(graph, Graph):
-            opened = graph.iter_from_persistence(persistence, infer_name=False)
-        elif deferred is None:  # an agent: it builds the run's deps itself
-            opened = graph.iter_from_persistence(persistence)
+            opened = graph.iter_from_persistence(persistence, deps=deps, infer_name=False)
+        elif deferred is None:
+            opened = graph.iter_from_persistence(persistence, deps=deps)
         else:
-            opened = graph.iter_from_persistence(persistence, deferred_tool_results=deferred)
+            opened = graph.iter_from_persistence(persistence, deps=deps, deferred_tool_results=deferred)
         async with opened as run:
             node = run.next_node
             # An agent run stops (stays waiting) on tool calls that wait for approval or results.
