@@ -15,8 +15,9 @@ from mcp.client.streamable_http import streamable_http_client
 from pydantic_core import CoreSchema, core_schema
 from typing_extensions import deprecated
 
-from ._mcp_connection import open_stdio_channel
+from ._mcp_connection import Channel, open_stdio_channel
 from ._mcp_server import ElicitationCallback, LogHandler, MCPServer, ProcessToolCallback
+from ._mcp_streamable_http import open_streamable_http_channel
 from .exceptions import UserError
 from .models import Model
 
@@ -275,6 +276,18 @@ class MCPServerStreamableHTTP(_MCPServerHTTP):
                 streamable_http_client(self.url, http_client=client)
             )
             yield read_stream, write_stream
+
+    @asynccontextmanager
+    async def _open_channel(self) -> AsyncIterator[Channel]:
+        """Edgewise's own streamable HTTP channel (the SDK's transport loses answers under trio when calls run
+        concurrently); `client_streams` stays for code that uses the SDK's streams."""
+        async with AsyncExitStack() as stack:
+            client = self.http_client
+            if client is None:
+                timeout = httpx.Timeout(self.timeout, read=self.read_timeout)
+                client = httpx.AsyncClient(timeout=timeout, headers=self.headers)
+                await stack.enter_async_context(client)
+            yield await stack.enter_async_context(open_streamable_http_channel(client, self.url))
 
 
 class MCPServerSSE(_MCPServerHTTP):
