@@ -8,6 +8,7 @@ of the agent's stored state renamed, say).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
@@ -16,13 +17,20 @@ import pytest
 
 import edgewise.agent.stored_runs as stored_runs
 from edgewise.agent import Agent, DeferredToolRequests, RunContext
-from edgewise.agent.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, ToolCallPart
+from edgewise.agent.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    RetryPromptPart,
+    TextPart,
+    ToolCallPart,
+)
 from edgewise.agent.models.function import AgentInfo, FunctionModel
 from edgewise.agent.stored_runs import AnswersRefused, PendingCall, Waiting, check_answers
 from edgewise.graph import BaseNode, End, Graph, GraphRunContext
 from edgewise.graph.cli import _agent_runs
 from edgewise.graph.cli._agent_runs import StoredRunsContract, stored_runs_contract
-from edgewise.graph.persistence.raw import RawSnapshot
+from edgewise.graph.persistence.raw import RawNode, RawSnapshot
 from edgewise.graph.persistence.sqlite import SqliteStatePersistence
 
 CONTRACT: StoredRunsContract = stored_runs  # mypy checks the module against the command's protocol here
@@ -158,3 +166,28 @@ def test_answers_that_do_not_fit_are_refused_with_the_reason(
 
 def test_answers_that_fit_pass() -> None:
     check_answers('r', WAITS, approvals=['p1'], calls=['c1'])
+
+
+@pytest.mark.anyio
+async def test_stored_data_the_contract_cannot_read_is_no_wait_and_no_agent_run(tmp_path: Path) -> None:
+    async with SqliteStatePersistence(tmp_path / 'runs.db', 'r') as persistence:
+        await agent.run('pay', persistence=persistence)
+    history = await _history(tmp_path / 'runs.db')
+    last = history[-1]
+    assert last.kind == 'node'
+
+    assert CONTRACT.waiting(replace(last, status='pending'), held=True) is None  # a live process answers it
+    assert CONTRACT.waiting(replace(last, status='pending')) is not None
+    damaged_node = replace(last, node=RawNode(last.node.node_id, {**last.node.fields, 'requests': 'damaged'}))
+    assert CONTRACT.waiting(damaged_node) is None
+    assert CONTRACT.describe([*history[:-1], replace(last, state={'usage': 'damaged'})]) is None
+    calls = next(s for s in history if s.kind == 'node' and s.node.node_id == 'CallToolsNode')
+    damaged_response = replace(calls, node=RawNode('CallToolsNode', {'model_response': 'damaged'}))
+    described = CONTRACT.describe([history[0], damaged_response])
+    assert described is not None
+    assert described.step_calls == ()
+
+
+def test_a_retry_prompt_is_shown_as_a_retry() -> None:
+    part = stored_runs._part(RetryPromptPart('try again', tool_name='pay', tool_call_id='p1'))
+    assert (part.who, part.content, part.tool_name) == ('retry', 'try again', 'pay')

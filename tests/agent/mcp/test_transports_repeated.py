@@ -13,6 +13,7 @@ import anyio
 import pytest
 
 from edgewise.agent import Agent
+from edgewise.agent.exceptions import MCPError
 from edgewise.agent.mcp import MCPServer, MCPServerSSE, MCPServerStreamableHTTP
 from edgewise.agent.models.test import TestModel
 
@@ -77,3 +78,12 @@ async def test_every_transport_serves_concurrent_calls_and_cancellation_again_an
     for _ in range(ROUNDS):
         with anyio.fail_after(BOUND):
             await _scenario(make())
+
+
+async def test_an_http_error_answer_closes_the_connection_with_an_error_naming_the_server(
+    streamable_http_url: str,
+) -> None:
+    url = streamable_http_url.replace('/mcp', '/not-mcp')
+    with pytest.raises(MCPError, match=r'closed the connection during the MCP handshake: the server answered HTTP 404'):
+        async with MCPServerStreamableHTTP(url, timeout=30):
+            pass
