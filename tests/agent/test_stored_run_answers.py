@@ -133,6 +133,9 @@ async def test_a_run_resumed_without_answers_stays_waiting_for_approval_in_every
     assert 'waiting for approval' in listed.stdout
     assert 'Waiting for approval: node DeferredToolCallsNode (step 4) holds the pending tool calls:' in shown.stdout
     assert 'process that has ended' not in shown.stdout
+    step_4 = next(line for line in shown.stdout.splitlines() if line.startswith('4 '))
+    assert '  waiting  ' in step_4
+    assert '  pending  ' not in step_4
     assert unanswered.returncode == 1
     assert 'is waiting for approval of tool calls p1' in unanswered.stderr
 

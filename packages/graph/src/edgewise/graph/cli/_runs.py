@@ -108,6 +108,8 @@ async def show_run(store: Store, run_id: str) -> int:
     rows: list[tuple[str, ...]] = []
     states: dict[int, str] = {}  # row index -> the state line shown under it, where the state changed
     previous_state: Any = object()
+    # A node waiting for people reads `waiting`, whether a resume without answers left it `pending` or not.
+    waits = waiting(history[-1], held=info.status == 'running')
     for step, snapshot in enumerate(history, start=1):
         if snapshot.kind == 'node':
             fields = snapshot.node.fields
@@ -116,7 +118,8 @@ async def show_run(store: Store, run_id: str) -> int:
             else:
                 node = f'{snapshot.node.node_id}({summary(fields, 60)})' if fields else snapshot.node.node_id
             start, took = when(snapshot.start_ts), duration(snapshot.duration)
-            rows.append((str(step), node, snapshot.status, start, took, snapshot.id))
+            status = 'waiting' if waits is not None and step == len(history) else snapshot.status
+            rows.append((str(step), node, status, start, took, snapshot.id))
         else:
             rows.append(('end', f'End({summary(snapshot.result.data, 60)})', '-', when(snapshot.ts), '-', snapshot.id))
         if snapshot.state != previous_state:
