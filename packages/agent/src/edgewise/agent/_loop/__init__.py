@@ -5,6 +5,7 @@
 - `history`: the message history as sent to the model.
 - `request_hooks`: the capabilities' hooks around a model request.
 - `model_stream`: `AgentStream`, one streamed model response (`ModelRequestNode.stream`).
+- `debounce`: grouping the pieces of a stream that come faster than a reader wants them.
 - `output_reader`: the text and the partial output of streamed responses, read incrementally (for `AgentStream`
   and `StreamedRunResult`).
 - `response_output`: validating a (partly streamed) response into an output value.

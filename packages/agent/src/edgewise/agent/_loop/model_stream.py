@@ -12,7 +12,7 @@ from typing_extensions import TypeVar
 
 from edgewise.graph import GraphRunContext
 
-from .._debounce import debounce
+from .debounce import debounce
 from .._run.deps import GraphAgentDeps
 from .._run.result import CallableDatetime, CallableRunUsage
 from .._run.state import GraphAgentState

@@ -20,7 +20,7 @@ from typing import Any, Generic
 from typing_extensions import TypeVar
 
 from .. import messages as _messages
-from .._debounce import debounce as _debounce
+from .._loop.debounce import debounce as _debounce
 from .._loop.agent_run import AgentRun
 from .._loop.model_stream import AgentStream
 from .._loop.output_reader import OutputReader, text_pieces

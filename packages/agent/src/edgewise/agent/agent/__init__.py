@@ -98,7 +98,7 @@ from ._options import (
     is_user_prompt_node,
     parallel_tool_call_execution_mode,
 )
-from ._resume import deferred_answers, restore_history
+from ._resume import check_claimed_answers, check_stored_answers, deferred_answers, restore_history
 from ._toolsets import AgentFunctionToolset, AgentToolsets
 from ._wrapper import WrapperAgent
 
@@ -1099,7 +1099,9 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
             model=model, deps=deps, model_settings=model_settings, usage_limits=usage_limits, capabilities=None,
             instructions=None, output_type=None, output_retries=None, persistence=persistence,
         )  # fmt: skip
-        graph_deps.deferred_tool_results = deferred_answers(deferred_tool_results)
+        answers = graph_deps.deferred_tool_results = deferred_answers(deferred_tool_results)
+        if answers is not None:
+            await check_stored_answers(persistence, answers)
         opening = self._stored_graph_run(persistence, graph_deps)
         if stored_by is not None:
             opening = _closing_after(stored_by, opening)
@@ -1111,6 +1113,7 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
     ) -> AsyncIterator[GraphRun[GraphAgentState, GraphAgentDeps[Any, Any], FinalResult[Any]]]:
         async with agent_graph().iter_from_persistence(persistence, deps=graph_deps, infer_name=False) as graph_run:
             # Held by this process now: the history read here is the one the run goes on from.
+            check_claimed_answers(persistence, graph_run.next_node, graph_deps.deferred_tool_results)
             await restore_history(graph_run, persistence, graph_deps)
             async with await self._tools.for_run(graph_deps, graph_run.state, None, self._default_retries):
                 yield graph_run

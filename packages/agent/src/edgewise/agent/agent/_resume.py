@@ -21,16 +21,17 @@ from typing import Any
 
 import pydantic
 
-from edgewise.graph import BaseStatePersistence, End, GraphRun
+from edgewise.graph import BaseStatePersistence, End, GraphRun, NodeSnapshot
 
-from .._loop.nodes import CallToolsNode, UserPromptNode
+from .._loop.nodes import CallToolsNode, DeferredToolCallsNode, UserPromptNode, agent_graph
 from .._run.deps import GraphAgentDeps
 from .._run.state import GraphAgentState
 from .._tools.deferred_calls import DeferredToolResults
 from ..exceptions import UserError
 from ..messages import ModelMessage, UserContent
+from ..stored_runs import Waiting, check_answers, waiting_from_requests
 
-__all__ = ('deferred_answers', 'fold_history', 'restore_history')
+__all__ = ('check_claimed_answers', 'check_stored_answers', 'deferred_answers', 'fold_history', 'restore_history')
 
 
 def fold_history(snapshots: Sequence[Any], until: str | None = None) -> tuple[list[ModelMessage], Any, int]:
@@ -100,3 +101,34 @@ async def restore_history(
     graph_run.state.message_history = history
     graph_deps.prompt = prompt
     graph_deps.new_message_index = new_index
+
+
+def _waits(node: Any) -> Waiting | None:
+    return waiting_from_requests(node.requests) if isinstance(node, DeferredToolCallsNode) else None
+
+
+def check_claimed_answers(
+    persistence: BaseStatePersistence[Any, Any], node: Any, answers: DeferredToolResults | None
+) -> None:
+    """Refuse `answers` that do not fit the calls `node`, the node a claimed stored run goes on from, waits for (the
+    run may have moved on since `check_stored_answers` looked)."""
+    if answers is not None:
+        run_id = getattr(persistence, 'run_id', None)  # durable persistences only
+        check_answers(run_id, _waits(node), approvals=answers.approvals.keys(), calls=answers.calls.keys())
+
+
+async def check_stored_answers(persistence: BaseStatePersistence[Any, Any], answers: DeferredToolResults) -> None:
+    """Refuse answers that do not fit the calls the stored run waits for (see `stored_runs.check_answers`), before
+    the run is claimed (which writes), so that answers that do not fit change nothing.
+
+    A run that has ended, failed or stored nothing is left to the resume, which says so; so is a run a live process
+    holds (the resume is refused), whose answers are checked once it is claimed.
+    """
+    info = getattr(persistence, 'info', None)  # durable persistences only
+    if info is not None and (run := await info()) is not None and run.status == 'running':
+        return
+    persistence.set_graph_types(agent_graph())
+    snapshots = await persistence.load_all()
+    last = snapshots[-1] if snapshots else None
+    if isinstance(last, NodeSnapshot) and last.status in ('created', 'pending', 'running'):
+        check_claimed_answers(persistence, last.node, answers)

@@ -99,6 +99,10 @@ class MCPServerOptions(TypedDict, total=False):
     client_info: mcp_types.Implementation | None
 
 
+_CLOSE_SECONDS = 10.0
+"""How long closing a connection may take before its tasks are cancelled."""
+
+
 class MCPServer(AbstractToolset[Any], ABC):
     """An MCP server as a toolset; the transports (`MCPServerStdio`, ...) say how to reach it."""
 
@@ -291,25 +295,33 @@ class MCPServer(AbstractToolset[Any], ABC):
         return self
 
     async def __aexit__(self, *args: Any) -> bool | None:
-        async with self._enter_lock:
+        # Counted out without a checkpoint, so that a cancelled task is counted out too. The task that opened the
+        # connection closes the task group it holds here, in its own task, with no other cancel scope open inside
+        # the group's: a cancelled task too (its waits are shielded), or the group would be left open on its stack
+        # (trio: a corrupted cancel scope stack; asyncio: a cancel scope exited out of order).
+        if self._entered == 0:
+            raise ValueError(f'{self.label}: __aexit__ called more times than __aenter__.')
+        self._entered -= 1
+        if anyio.get_current_task().id != self._owner:
             if self._entered == 0:
-                raise ValueError(f'{self.label}: __aexit__ called more times than __aenter__.')
-            self._entered -= 1
-            if anyio.get_current_task().id != self._owner:
-                if self._entered == 0:
-                    self._all_left.set()  # the task that opened the connection closes it
-                return None
-            self._owner_depth -= 1
-            if self._owner_depth:
-                return None  # an inner block of the task that opened the connection
+                self._all_left.set()  # the task that opened the connection closes it
+            return None
+        self._owner_depth -= 1
+        if self._owner_depth:
+            return None  # an inner block of the task that opened the connection
         # The task that opened the connection, leaving its outermost block: it closes the connection once no task
         # is in an `async with` block any more.
         while True:
-            async with self._enter_lock:
-                if self._entered == 0:
+            with anyio.CancelScope(shield=True):
+                await self._enter_lock.acquire()  # no task enters while the connection closes
+            if self._entered == 0:
+                try:
                     await self._disconnect()
-                    return None
-                self._all_left = all_left = anyio.Event()
+                finally:
+                    self._enter_lock.release()
+                return None
+            self._all_left = all_left = anyio.Event()
+            self._enter_lock.release()
             with anyio.CancelScope(shield=True):  # the others still use the connection this task holds
                 await all_left.wait()
 
@@ -407,6 +419,8 @@ class MCPServer(AbstractToolset[Any], ABC):
         self._run_model = None
         if task_group is not None and stop is not None:
             stop.set()
+            # Closing is bounded (a server that does not hang up is cut off): this runs shielded, in `__aexit__`.
+            task_group.cancel_scope.deadline = anyio.current_time() + _CLOSE_SECONDS
             await task_group.__aexit__(None, None, None)
 
     # --- tools ------------------------------------------------------------------------------------------

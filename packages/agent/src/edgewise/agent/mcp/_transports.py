@@ -18,8 +18,9 @@ from typing_extensions import Unpack, deprecated
 
 from .._functions.keyword_options import KeywordOptions
 from ..exceptions import UserError
-from ._connection import open_stdio_channel
+from ._connection import Channel, open_stdio_channel
 from ._server import MCPServer, MCPServerOptions
+from ._streamable_http import open_streamable_http_channel
 
 __all__ = (
     'MCPServerHTTP',
@@ -190,6 +191,18 @@ class MCPServerStreamableHTTP(_MCPServerHTTP):
                 streamable_http_client(self.url, http_client=client)
             )
             yield read_stream, write_stream
+
+    @asynccontextmanager
+    async def _open_channel(self) -> AsyncIterator[Channel]:
+        """Edgewise's own streamable HTTP channel (the SDK's transport loses answers under trio when calls run
+        concurrently); `client_streams` stays for code that uses the SDK's streams."""
+        async with AsyncExitStack() as stack:
+            client = self.http_client
+            if client is None:
+                timeout = httpx.Timeout(self.timeout, read=self.read_timeout)
+                client = httpx.AsyncClient(timeout=timeout, headers=self.headers)
+                await stack.enter_async_context(client)
+            yield await stack.enter_async_context(open_streamable_http_channel(client, self.url))
 
 
 class MCPServerSSE(_MCPServerHTTP):

@@ -32,6 +32,7 @@ from .. import _instrument
 from ..exceptions import ModelAPIError, ModelHTTPError, UnexpectedModelBehavior
 from ..messages import ModelResponse
 from . import _direct_send
+from ._connection_error import connection_error_message
 from ._sse import ServerSentEvent, SSEDecoder
 
 if TYPE_CHECKING:
@@ -166,13 +167,15 @@ async def _send(call: HTTPCall, *, stream: bool) -> tuple[httpx.Response, bytes]
                 await call.sleep(retry_delay(retries_done))
                 retries_done += 1
                 continue
+            if isinstance(e, httpx.ConnectTimeout):  # the server was never reached: say which one
+                raise ModelAPIError(call.model_name, connection_error_message(e)) from e
             raise ModelAPIError(call.model_name, 'Request timed out.') from e
         except httpx.TransportError as e:
             if retries_done < call.max_retries:
                 await call.sleep(retry_delay(retries_done))
                 retries_done += 1
                 continue
-            raise ModelAPIError(call.model_name, f'Connection error: {type(e).__name__}.') from e
+            raise ModelAPIError(call.model_name, connection_error_message(e)) from e
         except httpx.HTTPStatusError as e:
             # Raised by the user's client (a retrying transport whose attempts ran out, a response hook calling
             # `raise_for_status`): the answer is handled as a failed answer, its body mostly closed unread.
@@ -191,7 +194,7 @@ async def _send(call: HTTPCall, *, stream: bool) -> tuple[httpx.Response, bytes]
             try:
                 return response, await _direct_send.read_body(response)
             except httpx.TransportError as e:
-                raise ModelAPIError(call.model_name, f'Connection error: {type(e).__name__}.') from e
+                raise ModelAPIError(call.model_name, connection_error_message(e)) from e
         try:
             await response.aread()
         except httpx.TransportError:  # the error body is lost; the status still says what happened
@@ -311,7 +314,7 @@ class SSEStream:
         except httpx.TimeoutException as e:
             raise ModelAPIError(self.model_name, 'Request timed out while streaming.') from e
         except httpx.TransportError as e:
-            raise ModelAPIError(self.model_name, f'Connection error while streaming: {type(e).__name__}.') from e
+            raise ModelAPIError(self.model_name, connection_error_message(e, while_streaming=True)) from e
         finally:
             # Left early: close the response, then run httpx's chain of body generators to its end, so that
             # none is left for the garbage collector (trio warns about those).

@@ -5,7 +5,8 @@ edgewise mermaid MODULE:GRAPH [--start NODE] [--direction LR] [--highlight NODE 
                  [--run RUN_ID --store URL] [-o FILE]
 edgewise runs list --store URL           (list and show also on dbos+postgresql://..., dbos+sqlite:///...)
 edgewise runs show RUN_ID --store URL
-edgewise runs resume RUN_ID MODULE:GRAPH|MODULE:AGENT --store URL [--max-steps N]
+edgewise runs resume RUN_ID MODULE:GRAPH|MODULE:AGENT --store URL [--max-steps N] [--deps MODULE:FACTORY]
+                 [--approve CALL_ID ...] [--deny CALL_ID ...] [--deny-message TEXT]
 edgewise runs fork RUN_ID SNAPSHOT_ID --store URL
 edgewise runs delete RUN_ID ... --store URL
 edgewise runs prune --store URL --finished-before WHEN [--failed] [--dry-run]
@@ -114,6 +115,11 @@ def _parser() -> _Parser:
         '--deny', action='append', default=[], metavar='CALL_ID', help='deny a tool call an agent run waits for'
     )
     resume.add_argument('--deny-message', metavar='TEXT', help='what the model is told of the denied calls')
+    resume.add_argument(
+        '--deps',
+        metavar='MODULE:FACTORY',
+        help="a function that takes the run id and returns the run's deps (those of an agent's tools, say)",
+    )
     resume.set_defaults(handler=_resume)
 
     fork = run_commands.add_parser(
@@ -267,11 +273,12 @@ async def _resume(args: argparse.Namespace) -> int:
 
         raise refuse_dbos_store(args.store, 'resume')
     from ._answers import Answers
-    from ._runs import resume_run
+    from ._runs import DepsFactory, resume_run
     from ._store import open_store
 
     answers = Answers(args.approve, args.deny, args.deny_message)
-    return await resume_run(open_store(args.store), args.run_id, args.graph, args.max_steps, args.target, answers)
+    deps = DepsFactory(args.deps, args.deps_factory) if args.deps is not None else None
+    return await resume_run(open_store(args.store), args.run_id, args.graph, args.max_steps, args.target, answers, deps)
 
 
 async def _fork(args: argparse.Namespace) -> int:
@@ -323,6 +330,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             # Imported before the event loop starts, where a blocking import still stops at the first Ctrl-C.
             args.graph = load_graph(args.target, agent=handler is _resume)
+        if getattr(args, 'deps', None) is not None:
+            from ._target import load_object
+
+            args.deps_factory = load_object(args.deps, 'MODULE:FACTORY')
         return anyio.run(handler, args)
     except KeyboardInterrupt:
         _error('interrupted')

@@ -1,8 +1,8 @@
 """`edgewise runs resume --approve/--deny`: the answers an agent run waiting for approval resumes with.
 
-An agent run stopped on tool calls that need approval is stored waiting, its next node holding the pending calls
-(`requests.approvals`, `requests.calls` in the stored JSON; read here without the agent package). The answers go
-to the agent as `deferred_tool_results` in their JSON form, which the agent validates.
+An agent run stopped on tool calls that need approval is stored waiting. What it waits for, the answers' form
+and their check against the calls it waits for come from the agent package's stored-runs contract (see
+`_agent_runs`), the same check `agent.resume` runs, so that the command refuses what Python refuses.
 """
 
 from __future__ import annotations as _annotations
@@ -10,29 +10,11 @@ from __future__ import annotations as _annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..persistence.raw import RawNode, RawSnapshot
+from ..persistence.raw import RawSnapshot
+from ._agent_runs import Waiting, stored_runs_contract, waiting
 from ._common import CommandError
 
-__all__ = ('Answers', 'pending_calls', 'waiting_for')
-
-
-def waiting_for(snapshot: RawSnapshot) -> str | None:
-    """What a waiting agent run's next node waits for (`'approval'`, `'tool results'`, ...), else `None`."""
-    if snapshot.kind != 'node' or snapshot.status != 'created':
-        return None
-    value = snapshot.node.fields.get('waiting_for')
-    return value if isinstance(value, str) and value else None
-
-
-def pending_calls(fields: dict[str, Any], key: str) -> list[str]:
-    """The ids of the tool calls a waiting agent run's node holds under `requests.<key>` (`approvals`, `calls`)."""
-    requests = fields.get('requests')
-    calls = requests.get(key) if isinstance(requests, dict) else None
-    return [str(c.get('tool_call_id')) for c in calls or () if isinstance(c, dict)]
-
-
-def _fields(snapshot: RawSnapshot) -> dict[str, Any]:
-    return snapshot.node.fields if isinstance(snapshot.node, RawNode) else {}
+__all__ = ('Answers',)
 
 
 @dataclass
@@ -54,43 +36,59 @@ class Answers:
 
         Raises:
             CommandError: the run waits and no answer is given; an answer names a call the run does not wait for,
-                or a call twice; answers are given to a run that waits for none.
+                or a call twice; a call waiting is left unanswered; answers are given to a run that waits for none.
         """
-        waits = waiting_for(last)
+        waits = waiting(last, held=held)
         if not self.approve and not self.deny:
             if waits is None:
                 return None
-            raise CommandError(self._waiting_error(last, run_id, waits, resume_command))
+            raise CommandError(self._waiting_error(waits, run_id, resume_command))
+        contract = stored_runs_contract()
+        if contract is None:
+            raise CommandError(
+                '--approve and --deny answer the tool calls of an agent run, and no agent package (edgewise-agent) '
+                'is installed to read it.'
+            )
+        answers = contract.build_answers(approve=self.approve, deny=self.deny, deny_message=self.deny_message)
         if held:
-            return self._json()
+            return answers
         if self.deny_message is not None and not self.deny:
             raise CommandError('--deny-message is what the model is told of the calls given with --deny: give those.')
-        if waits is None:
-            raise CommandError(
+        if twice := sorted(set(self.approve) & set(self.deny)):
+            raise CommandError(f'Tool call {twice[0]} is both approved and denied: give it once. Nothing was changed.')
+        try:
+            contract.check_answers(run_id, waits, approvals=[*self.approve, *self.deny])
+        except contract.AnswersRefused as e:
+            raise CommandError(self._refused(e, run_id, resume_command)) from None
+        return answers
+
+    @staticmethod
+    def _refused(error: Exception, run_id: str, resume_command: str) -> str:
+        reason = getattr(error, 'reason', None)
+        waits: Waiting | None = getattr(error, 'waiting', None)
+        if reason == 'not waiting' or waits is None:
+            return (
                 f'Run {run_id} is not waiting for approval: --approve and --deny answer the tool calls of an agent '
                 'run stored waiting for them (`edgewise runs show` says when a run waits). Nothing was changed.'
             )
-        pending = pending_calls(_fields(last), 'approvals')
-        if twice := sorted(set(self.approve) & set(self.deny)):
-            raise CommandError(f'Tool call {twice[0]} is both approved and denied: give it once. Nothing was changed.')
-        if unknown := [i for i in [*self.approve, *self.deny] if i not in pending]:
-            raise CommandError(
-                f'Run {run_id} waits for no approval of tool call {unknown[0]!r}; the calls waiting for approval are '
-                f'{", ".join(pending) or "none"}. Nothing was changed.'
+        results = waits.ids('result')
+        call_id = getattr(error, 'call_id', None)
+        if reason == 'wrong kind' or (reason == 'unanswered call' and call_id in results):
+            return (
+                f'Run {run_id} waits for the result of tool call {call_id}, which is given in Python: '
+                "`agent.resume(persistence, deferred_tool_results={'calls': {CALL_ID: result}})`. Nothing was changed."
             )
-        return self._json()
-
-    def _json(self) -> dict[str, Any]:
-        denial: Any = False if self.deny_message is None else {'kind': 'tool-denied', 'message': self.deny_message}
-        approvals: dict[str, Any] = dict.fromkeys(self.approve, True)
-        approvals.update((i, denial) for i in self.deny)
-        return {'approvals': approvals}
+        if reason == 'unanswered call':
+            return (
+                f'Run {run_id} waits for approval of tool calls {", ".join(waits.ids("approval"))}: answer each of '
+                f'them (with --approve or --deny; {call_id} is not answered). Nothing was changed.'
+            )
+        return str(error)
 
     @staticmethod
-    def _waiting_error(last: RawSnapshot, run_id: str, waits: str, resume_command: str) -> str:
-        approvals = pending_calls(_fields(last), 'approvals')
-        results = pending_calls(_fields(last), 'calls')
-        lines = [f'Run {run_id} is waiting for {waits} of tool calls {", ".join([*approvals, *results])}.']
+    def _waiting_error(waits: Waiting, run_id: str, resume_command: str) -> str:
+        approvals, results = waits.ids('approval'), waits.ids('result')
+        lines = [f'Run {run_id} is waiting for {waits.what} of tool calls {", ".join([*approvals, *results])}.']
         if approvals:
             lines.append(
                 f'Answer them with `{resume_command} --approve CALL_ID` or `--deny CALL_ID` (each may be repeated).'

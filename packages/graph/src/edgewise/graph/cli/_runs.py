@@ -2,6 +2,7 @@
 
 from __future__ import annotations as _annotations
 
+import inspect
 import signal
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -20,8 +21,8 @@ from ..nodes import End
 from ..persistence import RunInfo
 from ..persistence.raw import RawSnapshot
 from ..persistence.store import DurableStatePersistence
-from ._agent_runs import agent_run_lines
-from ._answers import Answers, waiting_for
+from ._agent_runs import agent_run_lines, is_agent_run, waiting, waiting_lines
+from ._answers import Answers
 from ._common import CommandError, duration, echo, when
 from ._format import summary, table
 from ._store import Store
@@ -59,27 +60,18 @@ async def list_runs(store: Store) -> int:
 
 
 async def _status(store: Store, run: RunInfo) -> str:
-    """The run's status; a waiting run whose next node says what it waits for (`waiting_for`, as an agent run
-    stopped on tool calls needing approval) shows it: `waiting for approval`."""
+    """The run's status as `runs list` and `runs show` say it (see `_status_word`)."""
     if run.status != 'waiting':
         return run.status
     async with store.persistence(run.run_id) as persistence:
         history = await persistence.load_raw()
-    waits = waiting_for(history[-1]) if history else None
-    return f'waiting for {waits}' if waits else run.status
+    return _status_word(run, history)
 
 
-def _pending_calls(fields: dict[str, Any]) -> list[str]:
-    """The tool calls a waiting agent run holds in its next node (`requests.approvals` and `requests.calls`)."""
-    requests = fields.get('requests')
-    lines: list[str] = []
-    if isinstance(requests, dict):
-        for key, what in (('approvals', 'needs approval'), ('calls', 'needs its result')):
-            for call in requests.get(key) or ():
-                if isinstance(call, dict):
-                    args = summary(call.get('args'), 80)
-                    lines.append(f'  {call.get("tool_name")}({args}) [{call.get("tool_call_id")}]: {what}')
-    return lines
+def _status_word(run: RunInfo, history: list[RawSnapshot]) -> str:
+    """The run's status; a waiting agent run stopped on tool calls shows what it waits for: `waiting for approval`."""
+    waits = waiting(history[-1]) if history and run.status == 'waiting' else None
+    return f'waiting for {waits.what}' if waits else run.status
 
 
 async def load_history(store: Store, run_id: str) -> list[RawSnapshot]:
@@ -125,11 +117,13 @@ async def show_run(store: Store, run_id: str) -> int:
         raise _no_run(store, run_id)
     family = await _family(store, run_id)
     of = f'; a child run of {family.parent.run_id}' if family.parent is not None else ''
-    echo(f'Run {run_id} in {store.display}: {info.status}, {len(history)} snapshots{of}')
+    echo(f'Run {run_id} in {store.display}: {_status_word(info, history)}, {len(history)} snapshots{of}')
     echo()
     rows: list[tuple[str, ...]] = []
     states: dict[int, str] = {}  # row index -> the state line shown under it, where the state changed
     previous_state: Any = object()
+    # A node waiting for people reads `waiting`, whether a resume without answers left it `pending` or not.
+    waits = waiting(history[-1], held=info.status == 'running')
     for step, snapshot in enumerate(history, start=1):
         if snapshot.kind == 'node':
             fields = snapshot.node.fields
@@ -138,7 +132,8 @@ async def show_run(store: Store, run_id: str) -> int:
             else:
                 node = f'{snapshot.node.node_id}({summary(fields, 60)})' if fields else snapshot.node.node_id
             start, took = when(snapshot.start_ts), duration(snapshot.duration)
-            rows.append((str(step), node, snapshot.status, start, took, snapshot.id))
+            status = 'waiting' if waits is not None and step == len(history) else snapshot.status
+            rows.append((str(step), node, status, start, took, snapshot.id))
         else:
             rows.append(('end', f'End({summary(snapshot.result.data, 60)})', '-', when(snapshot.ts), '-', snapshot.id))
         if snapshot.state != previous_state:
@@ -158,7 +153,7 @@ async def show_run(store: Store, run_id: str) -> int:
         for line in agent_lines:
             echo(line)
         echo()
-    echo(outcome(store, run_id, history, info))
+    echo(outcome(store, run_id, history, info, agent=agent_lines is not None))
     failed = [child.run_id for child in family.children if child.status == 'failed']
     if failed:
         echo(
@@ -182,9 +177,11 @@ async def _show_children(store: Store, run_id: str, history: list[RawSnapshot], 
     echo(table(('RUN ID', 'KIND', 'GRAPH', 'STATUS', 'STEPS'), rows))
 
 
-def outcome(store: Store, run_id: str, history: list[RawSnapshot], info: RunInfo) -> str:
-    """How the run ended, or where it stands, as `runs show` says it last."""
+def outcome(store: Store, run_id: str, history: list[RawSnapshot], info: RunInfo, *, agent: bool = False) -> str:
+    """How the run ended, or where it stands, as `runs show` says it last (`agent`: it is an agent run)."""
     last = history[-1]
+    target = 'MODULE:AGENT' if agent else 'MODULE:GRAPH'
+    deps = ' (and `--deps MODULE:FACTORY` when its tools need deps)' if agent else ''
     if last.kind == 'end':
         return f'Result: {summary(last.result.data, 300)}'
     node_id = last.node.node_id
@@ -193,10 +190,10 @@ def outcome(store: Store, run_id: str, history: list[RawSnapshot], info: RunInfo
             f'Failed: node {node_id} (step {len(history)}) raised; its error is in the logs of the process that ran '
             f'it. To retry from an earlier step: edgewise runs fork {run_id} SNAPSHOT_ID --store {store.display}'
         )
-    if (waits := waiting_for(last)) is not None:
-        pending = '\n'.join(_pending_calls(last.node.fields))
+    if (waits := waiting(last, held=info.status == 'running')) is not None:
+        pending = '\n'.join(waiting_lines(waits))
         return (
-            f'Waiting for {waits}: node {node_id} (step {len(history)}) holds the pending tool calls:\n'
+            f'Waiting for {waits.what}: node {node_id} (step {len(history)}) holds the pending tool calls:\n'
             f'{pending}\nThe run resumes with their answers: `edgewise runs resume {run_id} MODULE:AGENT --store '
             f'{store.display} --approve CALL_ID` (or --deny CALL_ID), or in Python `agent.resume(persistence, '
             'deferred_tool_results=...)`.'
@@ -209,12 +206,81 @@ def outcome(store: Store, run_id: str, history: list[RawSnapshot], info: RunInfo
     if last.status in ('running', 'pending'):
         return (
             f'Interrupted: node {node_id} (step {len(history)}) was running in a process that has ended; '
-            f'`edgewise runs resume {run_id} MODULE:GRAPH --store {store.display}` runs it again.'
+            f'`edgewise runs resume {run_id} {target} --store {store.display}`{deps} runs it again.'
         )
     return (
         f'Waiting: node {node_id} (step {len(history)}) runs next; continue with '
-        f'`edgewise runs resume {run_id} MODULE:GRAPH --store {store.display}`.'
+        f'`edgewise runs resume {run_id} {target} --store {store.display}`{deps}.'
     )
+
+
+@dataclass
+class DepsFactory:
+    """`--deps MODULE:FACTORY`: a function of the run id that returns the run's deps."""
+
+    text: str
+    """`MODULE:FACTORY` as given."""
+    factory: Any
+    """The object it names."""
+
+
+_NO_DEPS = (None, type(None))
+
+
+async def _check_target(store: Store, run_id: str, history: list[RawSnapshot], graph: Any, target: str | None) -> None:
+    """Refuse an agent run given a graph, and a graph run given an agent.
+
+    Raises:
+        CommandError: the run and the target are not of one kind.
+    """
+    agent_run = is_agent_run(history)
+    if agent_run and isinstance(graph, Graph):
+        raise CommandError(
+            f'Run {run_id} is an agent run: resume it with the agent that ran it (MODULE:AGENT), not with the graph '
+            f'{target}. Nothing was changed.'
+        )
+    if not agent_run and not isinstance(graph, Graph):
+        async with store.persistence(run_id) as persistence:
+            info = await persistence.info()
+        name = f'graph {info.graph_name}' if info is not None and info.graph_name else 'a graph'
+        raise CommandError(
+            f'Run {run_id} is a run of {name}, not an agent run: resume it with its graph (MODULE:GRAPH), not with '
+            f'the agent {target}. Nothing was changed.'
+        )
+
+
+async def _build_deps(graph: Any, deps: DepsFactory | None, run_id: str, target: str | None) -> Any:
+    """The run's deps, from `--deps`; `None` without it.
+
+    Raises:
+        CommandError: an agent that needs deps is given none; the factory is not callable, raises, or returns
+            deps of another type than the agent's `deps_type`.
+    """
+    deps_type = None if isinstance(graph, Graph) else getattr(graph, 'deps_type', None)
+    needs = deps_type if isinstance(deps_type, type) and deps_type not in _NO_DEPS else None
+    if deps is None:
+        if needs is not None:
+            raise CommandError(
+                f'The agent {target} needs deps (a {needs.__name__}) to resume run {run_id}: give `--deps '
+                'MODULE:FACTORY`, a function that takes the run id and returns them. Nothing was changed.'
+            )
+        return None
+    if not callable(deps.factory):
+        raise CommandError(
+            f'--deps {deps.text} is a {type(deps.factory).__name__}, not a function of the run id. Nothing was changed.'
+        )
+    try:
+        built = deps.factory(run_id)
+        if inspect.isawaitable(built):
+            built = await built
+    except Exception as e:
+        raise CommandError(f'--deps {deps.text} raised {type(e).__name__}: {e}. Nothing was changed.') from None
+    if needs is not None and not isinstance(built, needs):
+        raise CommandError(
+            f'--deps {deps.text} returned a {type(built).__name__}, not the {needs.__name__} the agent needs. '
+            'Nothing was changed.'
+        )
+    return built
 
 
 @dataclass
@@ -228,7 +294,7 @@ class _Interrupts:
 
 
 async def check_resume(
-    store: Store, run_id: str, graph: Any, command: str, answers: Answers | None
+    store: Store, run_id: str, graph: Any, command: str, answers: Answers | None, target: str | None = None
 ) -> tuple[list[RawSnapshot], dict[str, Any] | None]:
     """Check that the run can be resumed with `graph` and `answers`; return its history and the answers as the
     agent's `deferred_tool_results` (JSON form), if any. `command` is the resume command shown in errors.
@@ -245,9 +311,10 @@ async def check_resume(
             f'Run {run_id} failed at node {last.node.node_id}; a failed run does not resume. Fork it from an '
             f'earlier snapshot (edgewise runs fork {run_id} SNAPSHOT_ID --store {store.display}) and resume the fork.'
         )
+    await _check_target(store, run_id, history, graph, target)
     answers = answers or Answers()
     held = False
-    if (answers.approve or answers.deny) and last.status in ('pending', 'running'):
+    if last.status in ('pending', 'running'):
         async with store.persistence(run_id) as persistence:
             info = await persistence.info()
         held = info is not None and info.status == 'running'
@@ -265,7 +332,7 @@ async def advance(
 ) -> str | None:
     """Run a checked run (`check_resume`) on to its end or to what it waits for; return the outcome line."""
     step = sum(1 for snapshot in history if snapshot.kind == 'node' and snapshot.status == 'success')
-    return await _advance(graph, persistence, step, None, _Interrupts(), deferred, command)
+    return await _advance(graph, persistence, step, None, _Interrupts(), deferred, command, None)
 
 
 async def resume_run(
@@ -275,15 +342,19 @@ async def resume_run(
     max_steps: int | None,
     target: str | None = None,
     answers: Answers | None = None,
+    deps: DepsFactory | None = None,
 ) -> int:
     """Run a stored run on to its end (or `max_steps` more nodes), printing each node as it runs.
 
     `graph` is a `Graph`, or an agent (an object with `iter_from_persistence(persistence)`, see `load_graph`);
     `target` is the `MODULE:GRAPH` the user typed, for the command printed to resume again; `answers` the
-    approvals and denials of the tool calls an agent run waits for.
+    approvals and denials of the tool calls an agent run waits for; `deps` builds the run's deps.
     """
     command = f'edgewise runs resume {run_id} {target or "MODULE:AGENT"} --store {store.display}'
-    history, deferred = await check_resume(store, run_id, graph, command, answers)
+    if deps is not None:
+        command += f' --deps {deps.text}'
+    history, deferred = await check_resume(store, run_id, graph, command, answers, target)
+    run_deps = await _build_deps(graph, deps, run_id, target)
     step = sum(1 for snapshot in history if snapshot.kind == 'node' and snapshot.status == 'success')
     interrupts = _Interrupts()
     outcome: str | None = None
@@ -292,7 +363,7 @@ async def resume_run(
         with anyio.CancelScope() as run_scope:
             await tg.start(_watch_interrupts, interrupts, run_scope)
             try:
-                outcome = await _advance(graph, persistence, step, max_steps, interrupts, deferred, command)
+                outcome = await _advance(graph, persistence, step, max_steps, interrupts, deferred, command, run_deps)
             except CommandError as e:
                 # Raised after the task group, which would wrap it in an exception group.
                 error = e
@@ -320,17 +391,18 @@ async def _advance(
     interrupts: _Interrupts,
     deferred: dict[str, Any] | None,
     command: str,
+    deps: Any,
 ) -> str | None:
     ran = 0
     if isinstance(graph, BuilderGraph):
         return await _advance_builder(graph, persistence, step, max_steps, interrupts)
     try:
         if isinstance(graph, Graph):
-            opened = graph.iter_from_persistence(persistence, infer_name=False)
-        elif deferred is None:  # an agent: it builds the run's deps itself
-            opened = graph.iter_from_persistence(persistence)
+            opened = graph.iter_from_persistence(persistence, deps=deps, infer_name=False)
+        elif deferred is None:
+            opened = graph.iter_from_persistence(persistence, deps=deps)
         else:
-            opened = graph.iter_from_persistence(persistence, deferred_tool_results=deferred)
+            opened = graph.iter_from_persistence(persistence, deps=deps, deferred_tool_results=deferred)
         async with opened as run:
             node = run.next_node
             # An agent run stops (stays waiting) on tool calls that wait for approval or results.

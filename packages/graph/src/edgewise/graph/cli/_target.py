@@ -13,7 +13,7 @@ from ..builder import Graph as BuilderGraph
 from ..graph import Graph
 from ._common import CommandError
 
-__all__ = ('load_graph',)
+__all__ = ('load_graph', 'load_object')
 
 
 def load_graph(target: str, *, agent: bool = False) -> Any:
@@ -26,18 +26,8 @@ def load_graph(target: str, *, agent: bool = False) -> Any:
     Raises:
         CommandError: the argument is malformed, the module does not import, or the object is not a `Graph`.
     """
-    module_name, sep, attribute = target.rpartition(':')
-    if not sep or not module_name or not attribute:
-        raise CommandError(
-            f'{target!r} is not MODULE:GRAPH, e.g. `examples.graph.review_workflow:review_graph` or `flows.py:graph`.'
-        )
-    module = _import(module_name)
-    obj: Any = module
-    for part in attribute.split('.'):
-        try:
-            obj = getattr(obj, part)
-        except AttributeError:
-            raise CommandError(f'Module {module_name!r} has no attribute {attribute!r}.') from None
+    obj = load_object(target, 'MODULE:GRAPH')
+    attribute = target.rpartition(':')[2]
     if agent and isinstance(obj, BuilderGraph):
         return obj  # a builder graph's runs resume as well (`edgewise.graph.builder`)
     if not isinstance(obj, Graph):
@@ -47,6 +37,26 @@ def load_graph(target: str, *, agent: bool = False) -> Any:
         raise CommandError(f'{target} is a {type(obj).__name__}, not an edgewise `Graph`.')
     if obj.name is None:
         obj.name = attribute.rpartition('.')[2]
+    return obj
+
+
+def load_object(target: str, form: str) -> Any:
+    """Import `MODULE:NAME` (a dotted module, or a `.py` file; `NAME` may be dotted) and return the object.
+
+    Raises:
+        CommandError: the argument is not of the `form` shown (`MODULE:GRAPH`, ...), the module does not import, or
+            it has no such attribute.
+    """
+    module_name, sep, attribute = target.rpartition(':')
+    if not sep or not module_name or not attribute:
+        example = 'e.g. `examples.graph.review_workflow:review_graph` or `flows.py:graph`'
+        raise CommandError(f'{target!r} is not {form}, {example}.')
+    obj: Any = _import(module_name)
+    for part in attribute.split('.'):
+        try:
+            obj = getattr(obj, part)
+        except AttributeError:
+            raise CommandError(f'Module {module_name!r} has no attribute {attribute!r}.') from None
     return obj
 
 
@@ -76,6 +86,9 @@ def _import_file(path: Path) -> Any:
     if not path.is_file():
         raise CommandError(f'Cannot import {str(path)!r}: no such file.')
     name = path.stem
+    loaded = sys.modules.get(name)
+    if loaded is not None and Path(getattr(loaded, '__file__', None) or '').resolve() == path.resolve():
+        return loaded  # imported already (MODULE:AGENT and --deps MODULE:FACTORY of one file): the same classes
     spec = importlib.util.spec_from_file_location(name, path)
     assert spec is not None
     assert spec.loader is not None

@@ -6,6 +6,7 @@ import argparse
 import ipaddress
 import secrets
 import socket
+from importlib.metadata import entry_points
 from typing import Any
 
 from ._common import CommandError, echo
@@ -31,10 +32,7 @@ async def serve(args: argparse.Namespace) -> int:
     Raises:
         CommandError: the `web` extra is missing, a store is a DBOS store, or an `--app` does not load.
     """
-    try:
-        from ..web import create_app
-    except ImportError as e:
-        raise CommandError(str(e)) from None
+    create_app = _inspector_app()
     import uvicorn
 
     for url in args.store:
@@ -53,6 +51,25 @@ async def serve(args: argparse.Namespace) -> int:
     # Ctrl-C stops the server, which then raises it again: the command ends as any other on Ctrl-C (status 130).
     await server.serve(sockets=[sock])
     return 0
+
+
+def _inspector_app() -> Any:
+    """The inspector's app factory (`edgewise.graph.web.create_app`), found through the `edgewise.web` entry point:
+    the web front builds on this package's operations on stored runs, so the command does not import it.
+
+    Raises:
+        CommandError: no inspector is installed, or its extra (`web`) is missing.
+    """
+    found = [ep for ep in entry_points(group='edgewise.web') if ep.name == 'inspector']
+    if not found:
+        raise CommandError(
+            'edgewise ui: no web inspector is installed (the `edgewise.web` entry point of edgewise-graph): '
+            'reinstall edgewise-graph, with its `web` extra: pip install "edgewise-graph[web]"'
+        )
+    try:
+        return found[0].load()
+    except ImportError as e:
+        raise CommandError(str(e)) from None
 
 
 def _listen(host: str, port: int) -> socket.socket:

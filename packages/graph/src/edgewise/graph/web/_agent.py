@@ -1,8 +1,8 @@
 """What the inspector shows of agent runs and how it answers them: the one place that reads agent runs.
 
-Everything here goes through the code `edgewise runs show` and `runs resume --approve` use (`cli._agent_runs`,
-`cli._answers`), so the page and the command line read and answer stored agent runs alike; when the agent
-package publishes its contract for stored agent runs, this module is what switches to it.
+Everything here goes through the agent package's public stored-runs contract, as `edgewise runs show` and
+`runs resume --approve` do (`cli._agent_runs`, `cli._answers`), so the page and the command line read and answer
+stored agent runs alike; the graph package never imports the agent package.
 """
 
 from __future__ import annotations as _annotations
@@ -10,54 +10,84 @@ from __future__ import annotations as _annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..cli._agent_runs import agent_messages, is_agent_run
-from ..cli._answers import Answers, pending_calls, waiting_for
-from ..persistence.raw import RawNode, RawSnapshot
+from ..cli._agent_runs import stored_runs_contract, waiting
+from ..cli._answers import Answers
+from ..persistence.raw import RawSnapshot
 
-__all__ = ('AgentView', 'agent_view', 'answers', 'waits_for')
+__all__ = ('AgentView', 'ConversationPart', 'PendingCall', 'agent_view', 'answers', 'waits_for')
+
+_WAITS_FOR = {'approval': 'approval', 'result': 'tool results'}
+
+
+@dataclass
+class ConversationPart:
+    """One part of the conversation, as the page shows it."""
+
+    who: str
+    """`'user'`, `'system'`, `'model'`, `'model thinks'`, `'tool call'`, `'tool return'`, `'retry'`, ..."""
+    content: Any
+    """The text, or the JSON value (a tool call's arguments, a tool's result)."""
+    tool_name: str | None = None
+    """The tool of a tool call, return or retry."""
+    tool_call_id: str | None = None
+    """The id of that tool call."""
+
+
+@dataclass
+class PendingCall:
+    """A tool call the run waits for."""
+
+    tool_name: str
+    tool_call_id: str
+    args: Any
 
 
 @dataclass
 class AgentView:
     """An agent run as the page shows it."""
 
-    messages: list[dict[str, Any]]
-    """The conversation as stored: each message a JSON object with its `parts`."""
-    usage: dict[str, Any]
-    """The run's usage as stored (`requests`, `input_tokens`, `output_tokens`, `tool_calls`)."""
+    parts: list[ConversationPart]
+    """The conversation, part by part."""
+    usage: dict[str, int]
+    """The run's usage (`requests`, `input_tokens`, `output_tokens`, `tool_calls`)."""
     waiting_for: str | None
     """What the run waits for (`'approval'`, `'tool results'`), if it does."""
-    approvals: list[dict[str, Any]] = field(default_factory=list)
-    """The tool calls waiting for approval (`tool_name`, `args`, `tool_call_id`)."""
-    calls: list[dict[str, Any]] = field(default_factory=list)
+    approvals: list[PendingCall] = field(default_factory=list)
+    """The tool calls waiting for approval."""
+    calls: list[PendingCall] = field(default_factory=list)
     """The tool calls waiting for their results."""
 
 
 def waits_for(history: list[RawSnapshot]) -> str | None:
     """What a run waits for, from its last snapshot, as `runs list` shows it; else `None`."""
-    return waiting_for(history[-1]) if history else None
+    waits = waiting(history[-1]) if history else None
+    return None if waits is None else waits.what
 
 
 def agent_view(history: list[RawSnapshot]) -> AgentView | None:
-    """The agent run of `history`, or `None` when it is another kind of run."""
-    if not is_agent_run(history):
+    """The agent run of `history`, or `None` when it is another kind of run (or no agent package is installed)."""
+    contract = stored_runs_contract()
+    run = None if contract is None else contract.describe(history)
+    if run is None:
         return None
-    last = history[-1]
-    fields = last.node.fields if isinstance(last.node, RawNode) else {}
-    found = fields.get('requests')
-    requests: dict[str, Any] = found if isinstance(found, dict) else {}
-    waits = waiting_for(last)
+    usage = run.usage
+    waits = run.waiting
 
-    def held(key: str) -> list[dict[str, Any]]:
-        ids = pending_calls(fields, key)
-        return [c for c in requests.get(key) or () if isinstance(c, dict) and str(c.get('tool_call_id')) in ids]
+    def pending(needs: str) -> list[PendingCall]:
+        calls = () if waits is None else waits.calls
+        return [PendingCall(c.tool_name, c.tool_call_id, c.args) for c in calls if c.needs == needs]
 
     return AgentView(
-        messages=[m for m in agent_messages(history) if isinstance(m, dict)],
-        usage=dict(last.state.get('usage') or {}),
-        waiting_for=waits,
-        approvals=held('approvals') if waits else [],
-        calls=held('calls') if waits else [],
+        parts=[ConversationPart(p.who, p.content, p.tool_name, p.tool_call_id) for p in run.parts],
+        usage={
+            'requests': usage.requests,
+            'input_tokens': usage.input_tokens,
+            'output_tokens': usage.output_tokens,
+            'tool_calls': usage.tool_calls,
+        },
+        waiting_for=None if waits is None else waits.what,
+        approvals=pending('approval'),
+        calls=pending('result'),
     )
 
 

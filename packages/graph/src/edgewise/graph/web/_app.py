@@ -350,7 +350,9 @@ async def _run_body(
             f'<div class="failure"><strong>{escape(error["type"])}</strong>: {escape(error["message"])}'
             f'<pre>{escape(error["traceback"])}</pre></div>'
         )
-    outcome_html = f'<div class="outcome {escape(info.status)}">{escape(outcome(store, run_id, history, info))}</div>'
+    view = _agent.agent_view(history)
+    said = outcome(store, run_id, history, info, agent=view is not None)
+    outcome_html = f'<div class="outcome {escape(info.status)}">{escape(said)}</div>'
     controls = []
     if actions and info.status == 'waiting' and _agent.waits_for(history) is None:
         if app is not None:
@@ -367,7 +369,7 @@ async def _run_body(
         if actions
         else ''
     )
-    agent = _agent_section(_agent.agent_view(history), actions and app is not None)
+    agent = _agent_section(view, actions and app is not None)
     kids = ''
     if children:
         kid_rows = [(child, depth, child.status) for child, depth in nest(children, order_top=True)]
@@ -388,27 +390,21 @@ def _agent_section(view: _agent.AgentView | None, can_answer: bool) -> str:
     if view is None:
         return ''
     items = []
-    for message in view.messages:
-        for part in message.get('parts') or ():
-            if not isinstance(part, dict):
-                continue
-            kind = str(part.get('part_kind'))
-            if kind == 'tool-call':
-                args = _render.as_json(part.get('args'))
-                text = f'calls {part.get("tool_name")}({args}) [{part.get("tool_call_id")}]'
-            elif kind == 'tool-return':
-                returned = _render.as_json(part.get('content'))
-                text = f'{part.get("tool_name")} returned {returned} [{part.get("tool_call_id")}]'
-            else:
-                content = part.get('content')
-                text = content if isinstance(content, str) else _render.as_json(content)
-            items.append(f'<li class="part {escape(kind)}"><span class="who">{escape(kind)}</span> {escape(text)}</li>')
-    usage = {key: escape(str(value)) for key, value in view.usage.items()}  # stored data: a string is possible
+    for part in view.parts:
+        kind = part.who.replace(' ', '-')
+        if part.who == 'tool call':
+            text = f'calls {part.tool_name}({_render.as_json(part.content)}) [{part.tool_call_id}]'
+        elif part.who == 'tool return':
+            text = f'{part.tool_name} returned {_render.as_json(part.content)} [{part.tool_call_id}]'
+        else:
+            text = part.content if isinstance(part.content, str) else _render.as_json(part.content)
+        items.append(f'<li class="part {escape(kind)}"><span class="who">{escape(part.who)}</span> {escape(text)}</li>')
+    usage = view.usage
     waits = ''
     if view.waiting_for:
         calls = []
         for call in view.approvals:
-            call_id = escape(str(call.get('tool_call_id')))
+            call_id = escape(call.tool_call_id)
             buttons = (
                 f'<input class="reason" placeholder="reason (for a denial)" data-call="{call_id}">'
                 f'<button class="approve" data-call="{call_id}">approve</button>'
@@ -417,19 +413,18 @@ def _agent_section(view: _agent.AgentView | None, can_answer: bool) -> str:
                 else ''
             )
             calls.append(
-                f'<li class="pending" data-call="{call_id}">{escape(str(call.get("tool_name")))}'
-                f'({escape(_render.as_json(call.get("args")))}) [{call_id}]: needs approval {buttons}</li>'
+                f'<li class="pending" data-call="{call_id}">{escape(call.tool_name)}'
+                f'({escape(_render.as_json(call.args))}) [{call_id}]: needs approval {buttons}</li>'
             )
         calls += [
-            f'<li class="pending">{escape(str(c.get("tool_name")))} [{escape(str(c.get("tool_call_id")))}]: '
-            'needs its result</li>'
+            f'<li class="pending">{escape(c.tool_name)} [{escape(c.tool_call_id)}]: needs its result</li>'
             for c in view.calls
         ]
         waits = f'<h3>Waiting for {escape(view.waiting_for)}</h3><ul class="calls">{"".join(calls)}</ul>'
     return (
         f'<h2>Conversation</h2><ol class="conversation">{"".join(items)}</ol>'
-        f'<p class="usage">usage: {usage.get("requests", 0)} requests, {usage.get("input_tokens", 0)} input tokens, '
-        f'{usage.get("output_tokens", 0)} output tokens, {usage.get("tool_calls", 0)} tool calls</p>{waits}'
+        f'<p class="usage">usage: {usage["requests"]} requests, {usage["input_tokens"]} input tokens, '
+        f'{usage["output_tokens"]} output tokens, {usage["tool_calls"]} tool calls</p>{waits}'
     )
 
 
