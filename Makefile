@@ -57,8 +57,19 @@ $(BENCH_STAMP): pyproject.toml $(PACKAGES)
 	$(BENCH_VENV)/bin/python -m pip install --quiet $(addprefix -e ,$(dir $(PACKAGES))) --group bench
 	touch $(BENCH_STAMP)
 
-bench: $(BENCH_STAMP) ## Benchmarks against the anchors (bench-only deps), ratios from one run; BENCH=name to pick
-	$(BENCH_VENV)/bin/python -m benchmarks $(BENCH)
+# The 2.x anchors (pydantic-graph 2.x, pydantic-ai 2.x) cannot share a venv with the 1.x ones: `bench2_*` modules
+# run in this second venv, started by `python -m benchmarks` as a subprocess.
+BENCH2_VENV := .venv-bench2
+BENCH2_STAMP := $(BENCH2_VENV)/.install-stamp
+
+$(BENCH2_STAMP): pyproject.toml $(PACKAGES)
+	test -x $(BENCH2_VENV)/bin/python || $(PYTHON) -m venv $(BENCH2_VENV)
+	$(BENCH2_VENV)/bin/python -m pip install --quiet --upgrade 'pip>=25.1'
+	$(BENCH2_VENV)/bin/python -m pip install --quiet $(addprefix -e ,$(dir $(PACKAGES))) --group bench2
+	touch $(BENCH2_STAMP)
+
+bench: $(BENCH_STAMP) $(BENCH2_STAMP) ## Benchmarks against the anchors (bench-only deps), ratios from one run; BENCH=name to pick
+	BENCH2_PYTHON=$(BENCH2_VENV)/bin/python $(BENCH_VENV)/bin/python -m benchmarks $(BENCH)
 
 clean: ## Remove the virtual environment and caches
-	rm -rf $(VENV) $(BENCH_VENV) .mypy_cache .ruff_cache .pytest_cache .coverage .coverage.*
+	rm -rf $(VENV) $(BENCH_VENV) $(BENCH2_VENV) .mypy_cache .ruff_cache .pytest_cache .coverage .coverage.*
