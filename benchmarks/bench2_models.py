@@ -1,6 +1,6 @@
 # mypy: disable-error-code="import-not-found,untyped-decorator"
-"""The OpenAI Chat model over HTTP against pydantic-ai 1.107 (with its SDK-based model), both talking to the
-same local server (`_chat_server`, a separate process whose CPU is not counted).
+"""The OpenAI Chat model over HTTP against pydantic-ai 2.x (the `bench2` group; its SDK-based model), both
+talking to the same local server (`_chat_server`, a separate process whose CPU is not counted).
 
 - client CPU per model round trip (`time.process_time` of this process), plain and streamed, 3 tools sent: the
   median of 15 batches of 40, the libraries' batches taking turns, so that a burst of load on the shared

@@ -1,6 +1,6 @@
 # mypy: disable-error-code="import-not-found"
-"""Streamed structured output against pydantic-ai 1.107: a list of items streamed as output tool arguments in
-8-byte chunks with `debounce_by=None`, every partial output validated.
+"""Streamed structured output against pydantic-ai 2.x (the `bench2` group): a list of items streamed as output
+tool arguments in 8-byte chunks with `debounce_by=None`, every partial output validated.
 
 Both agents get the same async stream function and the same pydantic output type. pydantic-ai re-parses and
 re-validates the whole argument buffer on every chunk; Edgewise parses each chunk once and validates only
