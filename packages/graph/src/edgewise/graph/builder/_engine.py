@@ -322,6 +322,7 @@ class RunEngine(Generic[OutputT]):
         except Exception as error:
             self._record(TaskOutcome(task, [], error=error))
         else:
+            assert not isinstance(result, _Streamed)  # maps over async iterables run in a task (`_is_inline`)
             self._record(TaskOutcome(task, result))
 
     def _finish(self, task_id: TaskID) -> None:
