@@ -360,6 +360,9 @@ class RunEngine(Generic[OutputT]):
                 self._record(TaskOutcome(task, [], error=error))
             else:
                 self._record(TaskOutcome(task, result))
+        if scope is not None and self._scopes.get(task.task_id) is scope:
+            # Done: nothing is left to cancel (cancelling an exited scope still costs anyio a walk of its tasks).
+            del self._scopes[task.task_id]
 
     async def _run_task(self, task: GraphTask) -> EndMarker[Any] | list[GraphTask] | JoinItem | _Streamed:
         node = self.graph.nodes.get(task.node_id)
