@@ -97,8 +97,7 @@ class Graph(Generic[StateT, DepsT, InputT, OutputT]):
         return not any(join_id in joins for joins in self.intermediate_join_nodes.values())
 
     def _infer_name(self, frame: FrameType | None) -> None:
-        if self.name is None:
-            self.name = _name_in_frame(self, frame)
+        self.name = _name_in_frame(self, frame)
 
     async def run(
         self,
@@ -121,7 +120,7 @@ class Graph(Generic[StateT, DepsT, InputT, OutputT]):
             persistence: Where to store the run's progress after every step (any Edgewise persistence), so that
                 `iter_from_persistence` can resume it after a crash.
         """
-        if infer_name:
+        if infer_name and self.name is None:  # looking for the name materializes frame objects: once
             self._infer_name(_caller_frame(1))
         async with self.iter(
             state=state, deps=deps, inputs=inputs, span=span, infer_name=False, persistence=persistence
@@ -146,7 +145,7 @@ class Graph(Generic[StateT, DepsT, InputT, OutputT]):
         Raises:
             UnsupportedEventLoopError: called from async code, where an event loop already runs.
         """
-        if infer_name:
+        if infer_name and self.name is None:  # looking for the name materializes frame objects: once
             self._infer_name(_caller_frame(1))
         try:
             library = sniffio.current_async_library()
@@ -177,7 +176,7 @@ class Graph(Generic[StateT, DepsT, InputT, OutputT]):
             infer_name: Whether to name the graph after the variable it is assigned to, when it has no name.
             persistence: Where to store the run's progress after every step (see `run`).
         """
-        if infer_name:
+        if infer_name and self.name is None:  # looking for the name materializes frame objects: once
             self._infer_name(_caller_frame(2))  # `asynccontextmanager` adds a frame
         with self._span(span):
             if persistence is None:
@@ -215,7 +214,7 @@ class Graph(Generic[StateT, DepsT, InputT, OutputT]):
                 that no longer validates); nothing stored is changed.
             RunInProgressError: another live process is advancing the run (durable stores).
         """
-        if infer_name:
+        if infer_name and self.name is None:  # looking for the name materializes frame objects: once
             self._infer_name(_caller_frame(2))
         persistence.set_graph_types(StoredTypes(self.name, self.state_type, self.output_type))
         with self._span(span):
