@@ -67,3 +67,30 @@ def test_a_step_that_raises_on_resume_is_reported(tmp_path: Path) -> None:
     result = Edgewise()('runs', 'resume', 'b2', 'squares:graph', '--store', 'sqlite:///runs.db', cwd=tmp_path)
     assert result.code != 0
     assert 'A step raised ValueError: negative; run b2 is marked failed.' in result.err
+
+
+def test_fork_list_show_and_delete_work_on_builder_runs(tmp_path: Path) -> None:
+    stored_run(tmp_path, 'b3', [1, 2, 3])
+    edgewise = Edgewise()
+    store = ('--store', 'sqlite:///runs.db')
+    shown = edgewise('runs', 'show', 'b3', *store, cwd=tmp_path)
+    assert shown.code == 0, shown.err
+    snapshot_ids = [
+        word for line in shown.out.splitlines() for word in line.split() if word.startswith('BuilderProgress:')
+    ]
+    assert len(snapshot_ids) == 3
+    # Forked at the second step (the map about to fan out): the fork runs on from there to the same end.
+    forked = edgewise('runs', 'fork', 'b3', snapshot_ids[1], *store, '--new-id', 'b3-fork', cwd=tmp_path)
+    assert (forked.code, forked.out.strip()) == (0, 'b3-fork'), forked.err
+    resumed = edgewise('runs', 'resume', 'b3-fork', 'squares:graph', *store, cwd=tmp_path)
+    assert resumed.code == 0, resumed.err
+    assert resumed.out.splitlines()[-1] == 'Finished: result 14'
+    listed = edgewise('runs', 'list', *store, cwd=tmp_path)
+    assert [line.split()[:3] for line in listed.out.splitlines()[1:]] == [
+        ['b3', 'graph', 'waiting'],
+        ['b3-fork', 'graph', 'finished'],
+    ]
+    deleted = edgewise('runs', 'delete', 'b3', *store, cwd=tmp_path)
+    assert deleted.code == 0, deleted.err
+    listed = edgewise('runs', 'list', *store, cwd=tmp_path)
+    assert [line.split()[0] for line in listed.out.splitlines()[1:]] == ['b3-fork']

@@ -173,3 +173,35 @@ async def test_a_stored_run_that_ended_stays_ended() -> None:
         with pytest.raises(StopAsyncIteration):
             await run.next()
     assert run.output == 1
+
+
+def _progress_with_join(current: Any) -> dict[str, Any]:
+    data = encode_progress(RunProgress(state=None))
+    data['joins'] = [{'join': 'collect', 'run': 'map@task:1', 'current': current, 'stack': [], 'cancelled': False}]
+    return data
+
+
+def test_a_join_whose_type_changed_is_refused_naming_it() -> None:
+    # `collect` starts from a list: a stored sum (the join was a `reduce_sum` when the run was stored) does not fit.
+    with pytest.raises(PersistenceError, match=r"stored value of join 'collect' no longer fits the join: .* list"):
+        decode_progress(_progress_with_join(14), None, graph().nodes)
+    restored = decode_progress(_progress_with_join([1, 2]), None, graph().nodes)
+    assert [state.current for state in restored.joins.values()] == [[1, 2]]
+
+
+class _Opaque:
+    pass
+
+
+def test_a_join_without_a_describable_initial_value_is_not_checked() -> None:
+    for initial in (None, _Opaque()):
+        g = GraphBuilder(input_type=list[int], output_type=Any)
+
+        @g.step
+        async def one(ctx: StepContext[None, None, int]) -> int:  # pragma: no cover - never run
+            return ctx.inputs
+
+        first = g.join(lambda current, value: value, initial=initial, node_id='collect')
+        g.add(g.edge_from(g.start_node).map().to(one), g.edge_from(one).to(first), g.edge_from(first).to(g.end_node))
+        restored = decode_progress(_progress_with_join(14), None, g.build().nodes)
+        assert [state.current for state in restored.joins.values()] == [14]

@@ -300,9 +300,30 @@ class RunEngine(Generic[OutputT]):
     def _start(self, tasks: Sequence[GraphTask]) -> None:
         for task in tasks:
             self.progress.tasks[task.task_id] = task
+        if all(self._is_inline(task) for task in tasks):
+            # Routing nodes (the start, decisions, joins, forks over a list, the end) run no user coroutine: their
+            # outcomes are recorded now, in order, instead of costing a task each.
+            for task in tasks:
+                self._run_inline(task)
+            return
         for task in tasks:
             scope = self._scopes[task.task_id] = CancelScope()
             self.task_group.start_soon(self._run_tracked_task, task, scope)
+
+    def _is_inline(self, task: GraphTask) -> bool:
+        node = self.graph.nodes.get(task.node_id)
+        if node is None or isinstance(node, Step):
+            return False
+        return not isinstance(node, Fork) or not node.is_map or isinstance(task.inputs, Iterable)
+
+    def _run_inline(self, task: GraphTask) -> None:
+        try:
+            result = self._run_routing(self.graph.nodes[task.node_id], task)
+        except Exception as error:
+            self._record(TaskOutcome(task, [], error=error))
+        else:
+            assert not isinstance(result, _Streamed)  # maps over async iterables run in a task (`_is_inline`)
+            self._record(TaskOutcome(task, result))
 
     def _finish(self, task_id: TaskID) -> None:
         scope = self._scopes.pop(task_id, None)
@@ -339,6 +360,9 @@ class RunEngine(Generic[OutputT]):
                 self._record(TaskOutcome(task, [], error=error))
             else:
                 self._record(TaskOutcome(task, result))
+        if scope is not None and self._scopes.get(task.task_id) is scope:
+            # Done: nothing is left to cancel (cancelling an exited scope still costs anyio a walk of its tasks).
+            del self._scopes[task.task_id]
 
     async def _run_task(self, task: GraphTask) -> EndMarker[Any] | list[GraphTask] | JoinItem | _Streamed:
         node = self.graph.nodes.get(task.node_id)
@@ -353,6 +377,10 @@ class RunEngine(Generic[OutputT]):
                 after: EndMarker[Any] | list[GraphTask] | JoinItem = self._after_node(output, task.fork_stack)
                 return after
             return self._follow_single_edge(node.id, output, task.fork_stack)
+        return self._run_routing(node, task)
+
+    def _run_routing(self, node: Any, task: GraphTask) -> EndMarker[Any] | list[GraphTask] | JoinItem | _Streamed:
+        """The outcome of a task for a node that is not a step (no user coroutine runs)."""
         if isinstance(node, Fork):
             return self._fork(node, task)
         if isinstance(node, StartNode):

@@ -4,7 +4,7 @@ from __future__ import annotations as _annotations
 
 import inspect
 from collections.abc import AsyncIterator, Sequence
-from contextlib import AbstractContextManager, AsyncExitStack, asynccontextmanager, nullcontext
+from contextlib import AbstractContextManager, asynccontextmanager, nullcontext
 from dataclasses import dataclass
 from functools import partial
 from types import FrameType, TracebackType
@@ -12,6 +12,7 @@ from typing import Any, Generic
 
 import anyio
 import sniffio
+from anyio.abc import TaskGroup
 from typing_extensions import TypeVar
 
 from .. import _instrument
@@ -96,8 +97,7 @@ class Graph(Generic[StateT, DepsT, InputT, OutputT]):
         return not any(join_id in joins for joins in self.intermediate_join_nodes.values())
 
     def _infer_name(self, frame: FrameType | None) -> None:
-        if self.name is None:
-            self.name = _name_in_frame(self, frame)
+        self.name = _name_in_frame(self, frame)
 
     async def run(
         self,
@@ -120,7 +120,7 @@ class Graph(Generic[StateT, DepsT, InputT, OutputT]):
             persistence: Where to store the run's progress after every step (any Edgewise persistence), so that
                 `iter_from_persistence` can resume it after a crash.
         """
-        if infer_name:
+        if infer_name and self.name is None:  # looking for the name materializes frame objects: once
             self._infer_name(_caller_frame(1))
         async with self.iter(
             state=state, deps=deps, inputs=inputs, span=span, infer_name=False, persistence=persistence
@@ -145,7 +145,7 @@ class Graph(Generic[StateT, DepsT, InputT, OutputT]):
         Raises:
             UnsupportedEventLoopError: called from async code, where an event loop already runs.
         """
-        if infer_name:
+        if infer_name and self.name is None:  # looking for the name materializes frame objects: once
             self._infer_name(_caller_frame(1))
         try:
             library = sniffio.current_async_library()
@@ -176,13 +176,11 @@ class Graph(Generic[StateT, DepsT, InputT, OutputT]):
             infer_name: Whether to name the graph after the variable it is assigned to, when it has no name.
             persistence: Where to store the run's progress after every step (see `run`).
         """
-        if infer_name:
+        if infer_name and self.name is None:  # looking for the name materializes frame objects: once
             self._infer_name(_caller_frame(2))  # `asynccontextmanager` adds a frame
         with self._span(span):
             if persistence is None:
-                async with GraphRun[StateT, DepsT, OutputT](
-                    self, state=state, deps=deps, inputs=inputs, traceparent=None
-                ) as graph_run:
+                async with GraphRun(self, state=state, deps=deps, inputs=inputs, traceparent=None) as graph_run:
                     yield graph_run
                 return
             persistence.set_graph_types(StoredTypes(self.name, self.state_type, self.output_type))
@@ -191,9 +189,7 @@ class Graph(Generic[StateT, DepsT, InputT, OutputT]):
                 ensure_new_run = getattr(persistence, 'ensure_new_run', None)
                 if ensure_new_run is not None:
                     await ensure_new_run()
-                graph_run = GraphRun[StateT, DepsT, OutputT](
-                    self, state=state, deps=deps, inputs=inputs, persistence=persistence
-                )
+                graph_run = GraphRun(self, state=state, deps=deps, inputs=inputs, persistence=persistence)
                 await graph_run._store_start()
                 async with graph_run:
                     yield graph_run
@@ -218,7 +214,7 @@ class Graph(Generic[StateT, DepsT, InputT, OutputT]):
                 that no longer validates); nothing stored is changed.
             RunInProgressError: another live process is advancing the run (durable stores).
         """
-        if infer_name:
+        if infer_name and self.name is None:  # looking for the name materializes frame objects: once
             self._infer_name(_caller_frame(2))
         persistence.set_graph_types(StoredTypes(self.name, self.state_type, self.output_type))
         with self._span(span):
@@ -236,7 +232,7 @@ class Graph(Generic[StateT, DepsT, InputT, OutputT]):
                         'resume it with the classic `Graph` it belongs to.'
                     )
                 progress = decode_progress(snapshot.node.progress, snapshot.state, self.nodes)
-                graph_run = GraphRun[StateT, DepsT, OutputT](
+                graph_run = GraphRun(
                     self,
                     state=snapshot.state,
                     deps=deps,
@@ -317,10 +313,12 @@ class GraphRun(Generic[StateT, DepsT, OutputT]):
         self.progress = progress
         """Where the run stands (its tasks, joins and pending outcomes)."""
         self._engine: RunEngine[OutputT] | None = None
-        self._exit_stack = AsyncExitStack()
+        self._task_group: TaskGroup | None = None
 
     async def __aenter__(self) -> GraphRun[StateT, DepsT, OutputT]:
-        task_group = await self._exit_stack.enter_async_context(anyio.create_task_group())
+        # A task group held directly (not in an exit stack): a run in flight is a few objects less.
+        task_group = self._task_group = anyio.create_task_group()
+        await task_group.__aenter__()
         self._engine = RunEngine(
             self.graph._compiled(), self.progress, self.deps, task_group, instrument=self.graph.auto_instrument
         )
@@ -336,7 +334,8 @@ class GraphRun(Generic[StateT, DepsT, OutputT]):
         if self._engine is not None:  # pragma: no branch - set by `__aenter__`
             self._engine.close()
         try:
-            return await self._exit_stack.__aexit__(exc_type, exc, tb)
+            assert self._task_group is not None
+            return await self._task_group.__aexit__(exc_type, exc, tb)
         except BaseExceptionGroup as group:
             raise _first_leaf(group) from None
 

@@ -205,6 +205,28 @@ class _Decoder:
             )
         return JoinID(join_id)
 
+    def join_value(self, join_id: JoinID, current: Any) -> Any:
+        """A join's stored value, checked against the type of the join's initial value (when it has one)."""
+        from .join import Join
+
+        join = self.nodes[join_id]
+        assert isinstance(join, Join)
+        initial = join.initial_factory()
+        if initial is None:
+            return current  # e.g. `ReduceFirstValue`: the value's type is not known before the first value
+        try:
+            pydantic.TypeAdapter(type(initial)).validate_python(current)
+        except pydantic.ValidationError as error:
+            raise PersistenceError(
+                f'The stored value of join {join_id!r} no longer fits the join: its initial value is now a '
+                f'{type(initial).__name__} ({error.error_count()} validation error(s)); the join was changed since '
+                'the run was stored (its reducer or initial value). Resume the run with the graph it was started '
+                'with.'
+            ) from error
+        except pydantic.PydanticSchemaGenerationError:
+            pass  # an initial value pydantic cannot describe: not checked
+        return current
+
 
 def decode_progress(data: dict[str, Any], state: Any, nodes: dict[NodeID, Any]) -> RunProgress:
     """The progress `encode_progress` stored, checked against the graph's nodes.
@@ -219,7 +241,7 @@ def decode_progress(data: dict[str, Any], state: Any, nodes: dict[NodeID, Any]) 
     tasks = {task.task_id: task for task in (decoder.task(t) for t in data['tasks'])}
     joins = {
         (decoder.join(j['join']), NodeRunID(j['run'])): JoinState(
-            j['current'], decoder.stack(j['stack']), j['cancelled']
+            decoder.join_value(JoinID(j['join']), j['current']), decoder.stack(j['stack']), j['cancelled']
         )
         for j in data['joins']
     }
