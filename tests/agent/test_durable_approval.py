@@ -13,6 +13,7 @@ import sys
 import time
 import uuid
 from collections.abc import Iterator
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,7 +23,7 @@ import pytest
 from edgewise.agent import UserError
 from edgewise.graph.persistence.store import list_runs, persistence_from_url
 
-from ..graph.persistence.conftest import postgres_dsn
+from ..graph.persistence.conftest import postgres_schema_url
 from . import _approval_worker as worker
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -62,13 +63,18 @@ class Stored:
 @pytest.fixture(params=['sqlite', 'file', 'postgres'])
 def waiting(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Stored]:
     """A run started in a process of its own and stored waiting for the approval of its call `p1`."""
-    if request.param == 'sqlite':
-        url = f'sqlite:///{tmp_path / "runs.db"}'
-    elif request.param == 'file':
-        (tmp_path / 'runs').mkdir()
-        url = f'file://{tmp_path / "runs"}'
-    else:
-        url = postgres_dsn()
+    with ExitStack() as stack:
+        if request.param == 'sqlite':
+            url = f'sqlite:///{tmp_path / "runs.db"}'
+        elif request.param == 'file':
+            (tmp_path / 'runs').mkdir()
+            url = f'file://{tmp_path / "runs"}'
+        else:
+            url = stack.enter_context(postgres_schema_url())
+        yield from _waiting(url, tmp_path)
+
+
+def _waiting(url: str, tmp_path: Path) -> Iterator[Stored]:
     log = tmp_path / 'tool.log'
     env = {**os.environ, 'APPROVAL_LOG': str(log)}
     stored = Stored(url, f'approval-{uuid.uuid4().hex[:12]}', log, env)

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 import signal
 import subprocess
 import sys
 import uuid
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 import pytest
 from inline_snapshot import snapshot
+from tests.graph.persistence.conftest import postgres_schema_url
 
 from edgewise.graph import BaseNode, End, Graph, GraphRunContext
 from edgewise.graph.cli import _message, main
@@ -400,13 +401,10 @@ Result: 1
 
 
 @pytest.fixture
-def postgres_dsn() -> str:
-    dsn = os.environ.get('EDGEWISE_TEST_POSTGRES_DSN')
-    if not dsn:
-        if os.environ.get('EDGEWISE_REQUIRE_SERVICES') == '1':
-            pytest.fail('EDGEWISE_TEST_POSTGRES_DSN is not set but EDGEWISE_REQUIRE_SERVICES=1')
-        pytest.skip('EDGEWISE_TEST_POSTGRES_DSN is not set')
-    return dsn
+def postgres_dsn() -> Iterator[str]:
+    """A store URL on the PostgreSQL server whose tables live in a schema of this test's own."""
+    with postgres_schema_url() as url:
+        yield url
 
 
 @dataclass

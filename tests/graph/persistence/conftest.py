@@ -51,6 +51,23 @@ def postgres_schema() -> Iterator[str]:
             conn.execute(f'DROP SCHEMA {schema} CASCADE')
 
 
+@contextmanager
+def postgres_schema_url() -> Iterator[str]:
+    """`postgres_schema` as a store URL (`postgresql://...?options=-csearch_path%3D...`), for `edgewise` commands
+    and `persistence_from_url`."""
+    import psycopg
+
+    dsn = postgres_dsn()
+    schema = f'edgewise_test_{os.urandom(6).hex()}'
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute(f'CREATE SCHEMA {schema}')
+    try:
+        yield f'{dsn}{"&" if "?" in dsn else "?"}options=-csearch_path%3D{schema}'
+    finally:
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            conn.execute(f'DROP SCHEMA {schema} CASCADE')
+
+
 @dataclass
 class Store:
     """One store of one backend; `open(run_id)` gives a new persistence object for a run in it."""

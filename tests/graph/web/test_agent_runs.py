@@ -39,7 +39,7 @@ async def test_the_page_of_a_run_waiting_for_approval(inspect: Any, waiting: tup
     without_app = (await inspect([url]).get('/run?store=0&id=refund-42')).text
 
     assert 'waiting for approval' in listing.text
-    assert 'user-prompt</span> Order A-1001 arrived broken' in page
+    assert 'user</span> Order A-1001 arrived broken' in page
     assert 'calls refund({"order": "A-1001", "cents": 4500}) [r1]' in page
     assert 'usage: 1 requests' in page
     assert 'Waiting for approval' in page
@@ -57,7 +57,7 @@ async def test_answers_are_checked_as_the_cli_checks_them(inspect: Any, waiting:
 
     assert (unknown.status_code, unknown.json()['error']) == (
         409,
-        "Run refund-42 waits for no approval of tool call 'r9'; the calls waiting for approval are r1. "
+        "Run 'refund-42' waits for no approval of tool call 'r9'; the calls waiting for approval are r1. "
         'Nothing was changed.',
     )
     assert nothing.status_code == 409
@@ -91,7 +91,9 @@ class _Say(BaseNode[_Chatty, None, str]):
         return End('ok')
 
 
-async def test_stored_usage_is_escaped(inspect: Any, tmp_path: Path) -> None:
+async def test_a_forged_agent_state_is_not_read_as_an_agent_run(inspect: Any, tmp_path: Path) -> None:
+    # A graph's state that only looks like an agent's (strings where the agent stores counts) is read through the
+    # agent package's contract, which refuses it: the page shows the run as a graph run, and nothing of it unescaped.
     url = f'sqlite:///{tmp_path / "runs.db"}'
     script = '<script>alert(1)</script>'
     state = _Chatty(
@@ -105,5 +107,5 @@ async def test_stored_usage_is_escaped(inspect: Any, tmp_path: Path) -> None:
     page = await inspect([url]).get('/run?store=0&id=forged')
 
     assert page.status_code == 200
-    assert 'usage: &lt;script&gt;' in page.text
+    assert '<h2>Conversation</h2>' not in page.text
     assert script not in page.text

@@ -12,7 +12,7 @@ import pytest
 from edgewise.graph.persistence.sqlite import SqliteStatePersistence
 from edgewise.graph.persistence.store import DurableStatePersistence
 from edgewise.graph.web import create_app
-from edgewise.graph.web._agent import AgentView
+from edgewise.graph.web._agent import AgentView, ConversationPart, PendingCall
 from edgewise.graph.web._app import _agent_section
 
 from ._flows import Fetch, Log, pipeline, seed
@@ -82,7 +82,18 @@ async def test_lifespan_events_pass_the_guard() -> None:
     assert [m['type'] for m in sent] == ['lifespan.startup.complete', 'lifespan.shutdown.complete']
 
 
-def test_a_conversation_part_that_is_not_an_object_is_left_out() -> None:
-    view = AgentView(messages=[{'parts': ['odd', {'part_kind': 'text', 'content': 'hi'}]}], usage={}, waiting_for=None)
+def test_the_conversation_and_the_calls_it_waits_for_are_escaped() -> None:
+    script = '<script>alert(1)</script>'
+    view = AgentView(
+        parts=[ConversationPart('model', script), ConversationPart('tool call', {'q': script}, script, 'c"1')],
+        usage={'requests': 1, 'input_tokens': 2, 'output_tokens': 3, 'tool_calls': 1},
+        waiting_for='approval',
+        approvals=[PendingCall(script, 'c"1', {'q': script})],
+    )
 
-    assert '<li class="part text"><span class="who">text</span> hi</li>' in _agent_section(view, can_answer=False)
+    section = _agent_section(view, can_answer=True)
+
+    assert script not in section
+    assert '<li class="part model"><span class="who">model</span> &lt;script&gt;alert(1)&lt;/script&gt;</li>' in section
+    assert 'data-call="c&quot;1"' in section
+    assert 'usage: 1 requests, 2 input tokens, 3 output tokens, 1 tool calls' in section
