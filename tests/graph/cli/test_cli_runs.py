@@ -125,7 +125,12 @@ def test_show_an_unknown_run(edgewise: Edgewise, seeded: Path) -> None:
     [
         (
             'runs.db',
-            "Unsupported store URL 'runs.db': use sqlite:///path.db, postgresql://..., or file:///path "
+            "Unsupported store URL 'runs.db': for the SQLite file 'runs.db', write sqlite:///runs.db (three slashes, "
+            'then the path).',
+        ),
+        (
+            'runs',
+            "Unsupported store URL 'runs': use sqlite:///path.db, postgresql://..., or file:///path "
             '(a run.json, or a directory of them).',
         ),
         (
@@ -146,6 +151,17 @@ def test_bad_store_urls_are_one_line_errors(edgewise: Edgewise, seeded: Path, ur
     result = edgewise('runs', 'list', '--store', url, cwd=seeded)
     assert result == (1, '', f'edgewise: error: {message}\n')
     assert not (seeded / 'missing.db').exists()
+
+
+def test_a_directory_given_as_a_sqlite_file(edgewise: Edgewise, tmp_path: Path) -> None:
+    (tmp_path / 'runs.db').mkdir()
+    result = edgewise('runs', 'list', '--store', 'sqlite:///runs.db', cwd=tmp_path)
+    assert result == (
+        1,
+        '',
+        "edgewise: error: SQLite file 'runs.db' is a directory, not a database file; give the path of a file (in it, "
+        "say: 'runs.db/runs.db'). Nothing was changed.\n",
+    )
 
 
 def test_a_file_that_is_not_a_store(edgewise: Edgewise, tmp_path: Path) -> None:
@@ -175,6 +191,25 @@ Finished: result 'Plan r2'
     )
     shown = edgewise('runs', 'show', 'run-partial', '--store', STORE, cwd=project)
     assert shown.out.splitlines()[0] == 'Run run-partial in sqlite:///runs.db: finished, 8 snapshots'
+
+
+@pytest.mark.parametrize('end', ['\n', ''], ids=['line', 'no-line-break'])
+def test_resume_progress_lines_survive_a_node_that_prints(edgewise: Edgewise, project: Path, end: str) -> None:
+    env = {'TICK_SAYS': 'working on it', 'TICK_SAYS_END': end}
+    result = edgewise('runs', 'resume', 'run-ticks', 'flows:ticks_graph', '--store', STORE, cwd=project, env=env)
+    assert (result.code, result.err) == (0, '')
+    assert _normal(result.out).splitlines() == [
+        '[1] Tick ...',
+        'working on it',
+        '[1] Tick ... ok (DUR) -> Tick',
+        '[2] Tick ...',
+        'working on it',
+        '[2] Tick ... ok (DUR) -> Tick',
+        '[3] Tick ...',
+        'working on it',
+        '[3] Tick ... ok (DUR) -> End',
+        'Finished: result 3',
+    ]
 
 
 def test_resume_stops_at_max_steps_and_resumes_later(edgewise: Edgewise, project: Path) -> None:
@@ -322,13 +357,24 @@ def test_resume_while_another_process_runs_it(edgewise: Edgewise, project: Path)
     assert second.err.startswith("edgewise: error: Run 'run-ticks' is in progress elsewhere: process "), second.err
 
 
-def test_unexpected_errors_are_one_line_with_their_type() -> None:
-    error = ExceptionGroup('task group', [ValueError('bad\nvalue')])
+def test_unexpected_errors_come_with_their_type() -> None:
+    error = ExceptionGroup('task group', [ValueError('bad   value')])
     assert (_message(error), _message(KeyError('k')), _message(RuntimeError())) == (
         'ValueError: bad value',
         "'k'",
         'RuntimeError:',
     )
+
+
+def test_an_error_of_several_lines_keeps_its_line_breaks(edgewise: Edgewise, tmp_path: Path) -> None:
+    # psycopg's errors say what failed on one line, and what to check on the next.
+    result = edgewise('runs', 'list', '--store', 'postgresql://postgres@127.0.0.1:1/test', cwd=tmp_path)
+    assert result.code == 1
+    assert result.err.splitlines() == [
+        "edgewise: error: PostgreSQL database 'postgresql://postgres@127.0.0.1:1/test' failed: connection failed: "
+        'connection to server at "127.0.0.1", port 1 failed: Connection refused',
+        '  Is the server running on that host and accepting TCP/IP connections?',
+    ]
 
 
 def test_fork_prints_the_new_run_id_and_leaves_the_original(edgewise: Edgewise, project: Path) -> None:
@@ -433,6 +479,18 @@ def test_postgres_store_lists_and_shows_runs(edgewise: Edgewise, postgres_dsn: s
     assert _normal(shown.out).splitlines()[-1] == "Result: 'pong'"
 
 
+def test_edgewise_alone_prints_the_help(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([]) == 0
+    out, err = capsys.readouterr()
+    assert (out.startswith('usage: edgewise'), 'runs' in out, err) == (True, True, '')
+
+
+def test_version(edgewise: Edgewise, tmp_path: Path) -> None:
+    from importlib.metadata import version
+
+    assert edgewise('--version', cwd=tmp_path) == (0, f'edgewise {version("edgewise-graph")}\n', '')
+
+
 @pytest.mark.parametrize(
     'command',
     [(), ('mermaid',), ('runs',), ('runs', 'list'), ('runs', 'show'), ('runs', 'resume'), ('runs', 'fork')],
@@ -448,7 +506,7 @@ def test_help_everywhere(capsys: pytest.CaptureFixture[str], command: tuple[str,
 @pytest.mark.parametrize(
     ('args', 'message'),
     [
-        ((), 'edgewise: error: the following arguments are required: COMMAND (see `edgewise --help`)'),
+        (('runs',), 'edgewise runs: error: the following arguments are required: COMMAND (see `edgewise runs --help`)'),
         (
             ('runs', 'show', 'x'),
             'edgewise runs show: error: the following arguments are required: --store '

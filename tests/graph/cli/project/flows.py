@@ -66,6 +66,8 @@ class Ticks:
 class Tick(BaseNode[Ticks, None, int]):
     async def run(self, ctx: GraphRunContext[Ticks]) -> Tick | End[int]:
         await anyio.sleep(float(os.environ.get('TICK_SECONDS', '0')))
+        if 'TICK_SAYS' in os.environ:
+            print(os.environ['TICK_SAYS'], end=os.environ.get('TICK_SAYS_END', '\n'))
         ctx.state.count += 1
         return Tick() if ctx.state.count < 3 else End(ctx.state.count)
 

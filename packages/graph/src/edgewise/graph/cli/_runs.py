@@ -20,7 +20,7 @@ from ..persistence.raw import RawSnapshot
 from ..persistence.store import DurableStatePersistence
 from ._agent_runs import agent_run_lines
 from ._answers import Answers, waiting_for
-from ._common import CommandError, duration, echo, when
+from ._common import CommandError, duration, echo, progress_output, when
 from ._format import summary, table
 from ._store import Store
 from ._tree import child_kind, count_runs, fork_steps, fork_summary, nest, parent_id
@@ -249,6 +249,20 @@ async def resume_run(
             'not a graph.'
         )
     step = sum(1 for snapshot in history if snapshot.kind == 'node' and snapshot.status == 'success')
+    with progress_output():
+        return await _resume(store, run_id, graph, max_steps, target, command, deferred, step)
+
+
+async def _resume(
+    store: Store,
+    run_id: str,
+    graph: Any,
+    max_steps: int | None,
+    target: str | None,
+    command: str,
+    deferred: dict[str, Any] | None,
+    step: int,
+) -> int:
     interrupts = _Interrupts()
     outcome: str | None = None
     error: CommandError | None = None
