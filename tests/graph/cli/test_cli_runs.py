@@ -236,8 +236,9 @@ def test_resume_a_failed_run_is_an_error(edgewise: Edgewise, seeded: Path) -> No
     assert result == (
         1,
         '',
-        'edgewise: error: Run run-failed failed at node Explode; a failed run does not resume. Fork it from an '
-        'earlier snapshot (edgewise runs fork run-failed SNAPSHOT_ID --store sqlite:///runs.db) and resume the fork.\n',
+        'edgewise: error: Run run-failed failed at node Explode; a failed run does not resume. Fork it at the failed '
+        'snapshot, which runs node Explode again in a new run (edgewise runs fork run-failed Explode:0013 --store '
+        'sqlite:///runs.db), or at an earlier one, and resume the fork.\n',
     )
 
 

@@ -232,8 +232,9 @@ async def resume_run(
         raise CommandError(f'Run {run_id} already finished, with result {summary(last.result.data, 200)}.')
     if last.status == 'error':
         raise CommandError(
-            f'Run {run_id} failed at node {last.node.node_id}; a failed run does not resume. Fork it from an '
-            f'earlier snapshot (edgewise runs fork {run_id} SNAPSHOT_ID --store {store.display}) and resume the fork.'
+            f'Run {run_id} failed at node {last.node.node_id}; a failed run does not resume. Fork it at the failed '
+            f'snapshot, which runs node {last.node.node_id} again in a new run (edgewise runs fork {run_id} {last.id} '
+            f'--store {store.display}), or at an earlier one, and resume the fork.'
         )
     command = f'edgewise runs resume {run_id} {target or "MODULE:AGENT"} --store {store.display}'
     answers = answers or Answers()
