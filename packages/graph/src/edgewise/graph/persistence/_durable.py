@@ -367,7 +367,7 @@ class DurableStatePersistence(BaseStatePersistence[StateT, RunEndT]):
         failed = (await self.load_raw())[-1]
         return (
             f'A failed run does not resume: fork it at the failed snapshot, `fork({failed.id!r})`, which runs node '
-            f'`{failed.node.node_id}` again in a new run (or at an earlier snapshot), and resume the fork.'
+            f'`{failed.node.get_node_id()}` again in a new run (or at an earlier snapshot), and resume the fork.'
         )
 
     def record_run(self, snapshot_id: str) -> _RecordRun:
