@@ -50,7 +50,7 @@ from . import (
 )
 from ._children import delete_with_children, load_child_histories, parent_run
 from ._owner import Owner, current_owner, drop_lease
-from .raw import RAW_SNAPSHOT_ADAPTER, RawSnapshot
+from .raw import RAW_SNAPSHOT_ADAPTER, RawNodeSnapshot, RawSnapshot
 
 __all__ = (
     'DurableStatePersistence',
@@ -365,9 +365,10 @@ class DurableStatePersistence(BaseStatePersistence[StateT, RunEndT]):
     async def _fork_advice(self) -> str:
         """How to retry a failed run: fork it at its failed snapshot (which runs the failed node again)."""
         failed = (await self.load_raw())[-1]
+        assert isinstance(failed, RawNodeSnapshot)  # a failed run ends with the snapshot of the node that raised
         return (
             f'A failed run does not resume: fork it at the failed snapshot, `fork({failed.id!r})`, which runs node '
-            f'`{failed.node.get_node_id()}` again in a new run (or at an earlier snapshot), and resume the fork.'
+            f'`{failed.node.node_id}` again in a new run (or at an earlier snapshot), and resume the fork.'
         )
 
     def record_run(self, snapshot_id: str) -> _RecordRun:
