@@ -6,8 +6,10 @@ import json
 import os
 import re
 import signal
+import sqlite3
 import subprocess
 import sys
+import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,7 +24,7 @@ from edgewise.graph.cli import _message, main
 from edgewise.graph.persistence.postgres import PostgresStatePersistence
 
 if TYPE_CHECKING:
-    from tests.graph.cli.conftest import Edgewise
+    from tests.graph.cli.conftest import Edgewise, RunningCommand
 
 STORE = 'sqlite:///runs.db'
 
@@ -86,20 +88,42 @@ Result: 'Notes r2'
     )
 
 
-def test_show_a_failed_run_says_how_to_retry(edgewise: Edgewise, seeded: Path) -> None:
+def test_show_a_failed_run_shows_its_error_and_how_to_retry(edgewise: Edgewise, seeded: Path) -> None:
     result = edgewise('runs', 'show', 'run-failed', '--store', STORE, cwd=seeded)
-    assert (result.code, _normal(result.out)) == (
-        0,
-        snapshot("""\
-Run run-failed in sqlite:///runs.db: failed, 1 snapshots
+    lines = _normal(result.out).splitlines()
+    retry = (
+        'To run it again: `edgewise runs fork run-failed Explode:0013 --store sqlite:///runs.db` forks the run at the '
+        'failed snapshot, which runs node Explode again (fork at an earlier snapshot to go back further); then resume '
+        'the fork.'
+    )
+    assert (result.code, result.err) == (0, '')
+    assert lines[:6] == [
+        'Run run-failed in sqlite:///runs.db: failed, 1 snapshots',
+        '',
+        'STEP  NODE  STATUS  STARTED (UTC)  DURATION  SNAPSHOT ID',
+        '1  Explode  error  TIME  DUR  Explode:0013',
+        '      state: count=0',
+        '',
+    ]
+    assert lines[6:8] == [
+        'Failed: node Explode (step 1) raised RuntimeError: boom',
+        '    Traceback (most recent call last):',
+    ]
+    assert lines[-3:] == ["        raise RuntimeError('boom')", '    RuntimeError: boom', retry]
 
-STEP  NODE  STATUS  STARTED (UTC)  DURATION  SNAPSHOT ID
-1  Explode  error  TIME  DUR  Explode:0013
-      state: count=0
 
-Failed: node Explode (step 1) raised; its error is in the logs of the process that ran it. \
-To retry from an earlier step: edgewise runs fork run-failed SNAPSHOT_ID --store sqlite:///runs.db
-"""),
+def test_show_a_failed_run_of_an_older_store_without_its_error(edgewise: Edgewise, project: Path) -> None:
+    with sqlite3.connect(project / 'runs.db') as conn:
+        [(data,)] = conn.execute("SELECT data FROM edgewise_snapshots WHERE run_id = 'run-failed'").fetchall()
+        stored = json.loads(data)
+        del stored['error']
+        conn.execute("UPDATE edgewise_snapshots SET data = ? WHERE run_id = 'run-failed'", (json.dumps(stored),))
+    conn.close()
+    result = edgewise('runs', 'show', 'run-failed', '--store', STORE, cwd=project)
+    assert _normal(result.out).splitlines()[-1] == (
+        'Failed: node Explode (step 1) raised; its error is in the logs of the process that ran it. To run it again: '
+        '`edgewise runs fork run-failed Explode:0013 --store sqlite:///runs.db` forks the run at the failed snapshot, '
+        'which runs node Explode again (fork at an earlier snapshot to go back further); then resume the fork.'
     )
 
 
@@ -310,6 +334,48 @@ def test_second_ctrl_c_interrupts_the_node_which_runs_again_on_resume(edgewise: 
         '[3] Tick ... ok (DUR) -> End',
         'Finished: result 3',
     ]
+
+
+def _wait_for_file(path: Path, process: RunningCommand) -> None:
+    """Wait until the command's node creates `path`; fail at once if the command ends first."""
+    while not path.exists():
+        assert process.process.poll() is None, f'the command ended before {path.name} appeared'
+        time.sleep(0.01)
+
+
+def test_ctrl_c_stops_after_a_node_that_blocks(edgewise: Edgewise, project: Path, tmp_path: Path) -> None:
+    env = {'TICK_BLOCK_DIR': str(tmp_path)}
+    process = edgewise.start('runs', 'resume', 'run-ticks', 'flows:ticks_graph', '--store', STORE, cwd=project, env=env)
+    _wait_for_file(tmp_path / 'entered-0', process)  # the node blocks in `time.sleep`
+    process.send_signal(signal.SIGINT)
+    process.read_until('Ctrl-C again to interrupt it)')
+    (tmp_path / 'release').touch()
+    result = process.finish()
+    assert (result.code, _normal(result.out), result.err) == (
+        130,
+        '[1] Tick ... (stopping after this node; Ctrl-C again to interrupt it) ok (DUR) -> Tick\n'
+        'Stopped: run run-ticks is resumable; Tick runs next.\n',
+        '',
+    )
+
+
+def test_second_ctrl_c_interrupts_a_node_that_blocks(edgewise: Edgewise, project: Path, tmp_path: Path) -> None:
+    env = {'TICK_BLOCK_DIR': str(tmp_path)}
+    process = edgewise.start('runs', 'resume', 'run-ticks', 'flows:ticks_graph', '--store', STORE, cwd=project, env=env)
+    _wait_for_file(tmp_path / 'entered-0', process)  # the node blocks until `release` exists: never, here
+    process.send_signal(signal.SIGINT)
+    process.read_until('Ctrl-C again to interrupt it)')
+    process.send_signal(signal.SIGINT)
+    result = process.finish()
+    assert (result.code, result.out, result.err) == (
+        130,
+        '[1] Tick ... (stopping after this node; Ctrl-C again to interrupt it) interrupted\n'
+        'Interrupted: run run-ticks is resumable; the interrupted node runs again on the next '
+        '`edgewise runs resume run-ticks flows:ticks_graph --store sqlite:///runs.db`.\n',
+        '',
+    )
+    shown = edgewise('runs', 'show', 'run-ticks', '--store', STORE, cwd=project)
+    assert 'Waiting: node Tick (step 1) runs next' in shown.out
 
 
 def test_a_crashed_run_shows_interrupted_and_resume_runs_its_node_again(edgewise: Edgewise, project: Path) -> None:

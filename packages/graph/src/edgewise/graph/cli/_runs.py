@@ -2,15 +2,22 @@
 
 from __future__ import annotations as _annotations
 
+import contextlib
 import signal
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
+from functools import partial
 from time import perf_counter
+from types import FrameType
 from typing import Any
 
 import anyio
-import anyio.abc
+import anyio.from_thread
+import anyio.lowlevel
+from anyio.lowlevel import EventLoopToken
 
 from ..exceptions import GraphRuntimeError
 from ..graph import Graph
@@ -174,10 +181,20 @@ def _outcome(store: Store, run_id: str, history: list[RawSnapshot], info: RunInf
         return f'Result: {summary(last.result.data, 300)}'
     node_id = last.node.node_id
     if last.status == 'error':
-        return (
-            f'Failed: node {node_id} (step {len(history)}) raised; its error is in the logs of the process that ran '
-            f'it. To retry from an earlier step: edgewise runs fork {run_id} SNAPSHOT_ID --store {store.display}'
+        retry = (
+            f'To run it again: `edgewise runs fork {run_id} {last.id} --store {store.display}` forks the run at the '
+            f'failed snapshot, which runs node {node_id} again (fork at an earlier snapshot to go back further); then '
+            'resume the fork.'
         )
+        error = last.error
+        if error is None:  # stored by an Edgewise that did not keep errors
+            return (
+                f'Failed: node {node_id} (step {len(history)}) raised; its error is in the logs of the process that '
+                f'ran it. {retry}'
+            )
+        trace = '\n'.join(f'    {line}' for line in error.traceback.rstrip('\n').splitlines())
+        return f'Failed: node {node_id} (step {len(history)}) raised {error.type}: {error.message}\n{trace}\n{retry}'
+
     if (waits := waiting_for(last)) is not None:
         pending = '\n'.join(_pending_calls(last.node.fields))
         return (
@@ -202,14 +219,51 @@ def _outcome(store: Store, run_id: str, history: list[RawSnapshot], info: RunInf
     )
 
 
+_WAITING_FOR_EVENTS = ('selectors.py', '_io_epoll.py', '_io_kqueue.py', '_io_windows.py')
+"""The files of the functions in which asyncio's and trio's event loops wait for events."""
+
+
 @dataclass
 class _Interrupts:
-    """Ctrl-C once: stop after the running node; twice: cancel it (it runs again on the next resume)."""
+    """Ctrl-C once: stop after the running node; twice: interrupt it (it runs again on the next resume), whatever it
+    does: a node that awaits is cancelled, a node that blocks (`time.sleep`, a blocking HTTP call) gets a
+    `KeyboardInterrupt` where it is.
 
+    A Python signal handler does it, not a task: a node that blocks never lets a task run, but the handler runs in
+    the main thread as soon as the signal arrives, even inside `time.sleep`.
+    """
+
+    run_scope: anyio.CancelScope
+    token: EventLoopToken
     stop: bool = False
     cancelled: bool = False
-    watcher: anyio.CancelScope | None = None
-    """The scope of the task watching for signals, cancelled once the run stops."""
+
+    def handle(self, signum: int, frame: FrameType | None) -> None:
+        if not self.stop:
+            self.stop = True
+            with contextlib.suppress(RuntimeError):  # stdout was in the middle of the node's own write
+                echo(' (stopping after this node; Ctrl-C again to interrupt it)', end='')
+            return
+        waiting = frame is not None and frame.f_code.co_filename.endswith(_WAITING_FOR_EVENTS)
+        if waiting and self.cancelled:
+            return  # the cancellation is on its way
+        self.cancelled = True
+        if not waiting:
+            raise KeyboardInterrupt  # the node (or a store call) is busy: interrupt it where it is
+        # The event loop waits (the node awaits): cancel the node through the loop, from a thread, for a call from
+        # another thread is what wakes it.
+        cancel = partial(anyio.from_thread.run_sync, self.run_scope.cancel, token=self.token)
+        threading.Thread(target=cancel, name='edgewise-interrupt', daemon=True).start()
+
+    @contextmanager
+    def handling(self) -> Iterator[None]:
+        """Within: Ctrl-C (SIGINT) and SIGTERM go to `handle`."""
+        previous = [(signum, signal.signal(signum, self.handle)) for signum in (signal.SIGINT, signal.SIGTERM)]
+        try:
+            yield
+        finally:
+            for signum, handler in previous:
+                signal.signal(signum, handler)
 
 
 async def resume_run(
@@ -264,21 +318,16 @@ async def _resume(
     deferred: dict[str, Any] | None,
     step: int,
 ) -> int:
-    interrupts = _Interrupts()
     outcome: str | None = None
-    error: CommandError | None = None
-    async with store.persistence(run_id) as persistence, anyio.create_task_group() as tg:
+    async with store.persistence(run_id) as persistence:
         with anyio.CancelScope() as run_scope:
-            await tg.start(_watch_interrupts, interrupts, run_scope)
-            try:
-                outcome = await _advance(graph, persistence, step, max_steps, interrupts, deferred, command)
-            except CommandError as e:
-                # Raised after the task group, which would wrap it in an exception group.
-                error = e
-        assert interrupts.watcher is not None
-        interrupts.watcher.cancel()
-    if error is not None:
-        raise error
+            interrupts = _Interrupts(run_scope, anyio.lowlevel.current_token())
+            with interrupts.handling():
+                try:
+                    outcome = await _advance(graph, persistence, step, max_steps, interrupts, deferred, command)
+                except KeyboardInterrupt:
+                    if not interrupts.cancelled:
+                        raise  # pragma: no cover - not the second Ctrl-C: a KeyboardInterrupt of the node's own
     if interrupts.cancelled:
         echo(' interrupted')
         echo(
@@ -345,24 +394,6 @@ async def _advance(
     except GraphRuntimeError as e:
         raise CommandError(str(e)) from None
     return f'Finished: result {summary(node.data, 300)}'
-
-
-async def _watch_interrupts(
-    interrupts: _Interrupts, run_scope: anyio.CancelScope, *, task_status: anyio.abc.TaskStatus[None]
-) -> None:
-    with (
-        anyio.CancelScope() as interrupts.watcher,
-        anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals,
-    ):
-        task_status.started()
-        async for _ in signals:
-            if not interrupts.stop:
-                interrupts.stop = True
-                echo(' (stopping after this node; Ctrl-C again to interrupt it)', end='')
-            else:
-                interrupts.cancelled = True
-                run_scope.cancel()
-                return
 
 
 async def fork_run(store: Store, run_id: str, snapshot_id: str, new_run_id: str | None) -> int:

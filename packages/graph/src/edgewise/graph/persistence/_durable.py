@@ -38,6 +38,7 @@ from . import (
     BaseStatePersistence,
     EndSnapshot,
     GraphTypes,
+    NodeError,
     NodeSnapshot,
     RunEndT,
     RunInfo,
@@ -175,7 +176,9 @@ class DurableStatePersistence(BaseStatePersistence[StateT, RunEndT]):
         """Mark a `'created'`/`'pending'` node snapshot `'running'`, or raise as `record_run` documents."""
 
     @abstractmethod
-    async def _op_finish(self, snapshot_id: str, status: EndStatus, start_ts: datetime | None, duration: float) -> None:
+    async def _op_finish(
+        self, snapshot_id: str, status: EndStatus, start_ts: datetime | None, duration: float, error: NodeError | None
+    ) -> None:
         """Set the status, start time and duration of a node snapshot that was running."""
 
     @abstractmethod
@@ -613,8 +616,9 @@ class _RecordRun:
             status = 'error'
         else:
             status = 'created'
+        error = NodeError.from_exception(exc) if status == 'error' and exc is not None else None
         with anyio.CancelScope(shield=True):
-            await persistence._op_finish(running.snapshot_id, status, running.start_ts, duration)
+            await persistence._op_finish(running.snapshot_id, status, running.start_ts, duration, error)
 
 
 class _ClaimRun:
