@@ -272,6 +272,8 @@ def test_copy_into_fills_the_target_in_place() -> None:
     assert slotted == Slotted(2)
     assert private.hidden() == 2
     assert not hasattr(private, 'shown')
+    copy_into(private, _Private(2))  # `shown` unset in both
+    assert not hasattr(private, 'shown')
     copy_into(private, _Private(3, shown=3))
     assert (private.hidden(), private.shown) == (3, 3)
 

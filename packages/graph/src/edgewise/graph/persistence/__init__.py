@@ -134,8 +134,12 @@ def _serialize_node(node: Any, handler: pydantic.SerializerFunctionWrapHandler) 
     return data
 
 
-_TRACEBACK_LIMIT = 4000
-"""Characters of a traceback kept with a failed snapshot (its end: the frames nearest the error)."""
+_TRACEBACK_FRAMES = 20
+"""Frames of a traceback kept with a failed snapshot: the last ones, nearest the error."""
+_MESSAGE_LIMIT = 2000
+"""Characters of an error's message kept with a failed snapshot."""
+_TRACEBACK_LIMIT = 8000
+"""Characters of a traceback kept with a failed snapshot (its start and end, when it is longer)."""
 
 
 @dataclass(kw_only=True)
@@ -156,10 +160,14 @@ class NodeError:
 
         kind = type(error)
         name = kind.__qualname__ if kind.__module__ == 'builtins' else f'{kind.__module__}.{kind.__qualname__}'
-        text = ''.join(traceback.format_exception(error))
+        text = ''.join(traceback.format_exception(error, limit=-_TRACEBACK_FRAMES))
         if len(text) > _TRACEBACK_LIMIT:
-            text = '...\n' + text[-_TRACEBACK_LIMIT:].partition('\n')[2]
-        return cls(type=name, message=redact(str(error)), traceback=redact(text))
+            half = _TRACEBACK_LIMIT // 2
+            text = f'{text[:half]}\n[... {len(text) - 2 * half} characters left out ...]\n{text[-half:]}'
+        message = str(error)
+        if len(message) > _MESSAGE_LIMIT:
+            message = message[: _MESSAGE_LIMIT - 3] + '...'
+        return cls(type=name, message=redact(message), traceback=redact(text))
 
 
 @dataclass(kw_only=True)
@@ -180,9 +188,12 @@ class NodeSnapshot(Generic[StateT, RunEndT]):
     """Discriminator between node and end snapshots in serialized histories."""
     id: str = UNSET_SNAPSHOT_ID
     """The snapshot's unique id; taken from the node when not given."""
-    error: Annotated[NodeError | None, pydantic.Field(exclude_if=lambda error: error is None)] = None
+    error: Annotated[NodeError | None, pydantic.Field(exclude_if=lambda error: error is None)] = field(
+        default=None, compare=False
+    )
     """What the node raised, when its status is `'error'` (`None` otherwise, and in stores written before Edgewise
-    kept it); left out of the snapshot's JSON when `None`, which keeps pydantic-graph's shape."""
+    kept it); left out of the snapshot's JSON when `None`, which keeps pydantic-graph's shape, and out of
+    comparisons, which keeps snapshots equal to pydantic-graph's."""
 
     def __post_init__(self) -> None:
         if self.id == UNSET_SNAPSHOT_ID:

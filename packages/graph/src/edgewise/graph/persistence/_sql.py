@@ -471,7 +471,7 @@ class SqlStatePersistence(DurableStatePersistence[StateT, RunEndT]):
             # parse it there, and stores without it stay as they are.
             key = (self._run_id, snapshot_id)
             rows = (yield Query('SELECT data FROM edgewise_snapshots WHERE run_id = ? AND snapshot_id = ?', key)).rows
-            if rows:
+            if rows:  # pragma: no branch - the row whose status was just written
                 data = json.loads(rows[0][0])
                 data['error'] = asdict(error)
                 yield Query(
