@@ -143,3 +143,20 @@ def test_doc_python_blocks_run(path: Path, tmp_path: Path, monkeypatch: pytest.M
                 mismatches.append(f'{path.name}, the block at line {block.line}:\n{diff}')
     # Every block runs before failing, so one run reports every wrong output of the page.
     assert not mismatches, '\n\n'.join(mismatches)
+
+
+def test_the_readme_runs_the_edgewise_command_from_the_venv() -> None:
+    # `make install` puts the console script in .venv/bin, which is not on a newcomer's PATH.
+    readme = (ROOT / 'README.md').read_text()
+    commands = [
+        line
+        for block in re.findall(r'```bash\n(.*?)```', readme, re.DOTALL)
+        for line in block.splitlines()
+        if 'edgewise ' in line and not line.startswith('#')
+    ]
+    assert commands
+    assert all(line.startswith('.venv/bin/edgewise ') for line in commands), commands
+    assert Path(sys.executable).with_name('edgewise').exists()  # where `make install` put it
+    local = readme.index('--renderer local` needs')
+    assert 'mmdc' in readme[local : local + 400]
+    assert 'Chromium' in readme[local : local + 400]

@@ -1,4 +1,4 @@
-"""`_copy.deep_copy`: the same result as `copy.deepcopy`, values and aliasing alike."""
+"""`_copy.deep_copy`: the same result as `copy.deepcopy`, values and aliasing alike; and `_copy.copy_into`."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pydantic
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from edgewise.graph._copy import deep_copy
+from edgewise.graph._copy import copy_into, deep_copy
 
 
 @dataclass
@@ -232,3 +232,64 @@ def test_a_class_with_getstate_goes_through_copy_deepcopy() -> None:
 
     copied = deep_copy(WithState())
     assert copied.items == [1, 'via getstate']
+
+
+class _Private:
+    __slots__ = ('__hidden', 'shown')
+
+    def __init__(self, hidden: int, shown: int | None = None) -> None:
+        self.__hidden = hidden
+        if shown is not None:
+            self.shown = shown
+
+    def hidden(self) -> int:
+        return self.__hidden
+
+
+class _OneSlot:
+    __slots__ = 'value'
+
+    def __init__(self, value: int) -> None:
+        self.value = value
+
+
+class _Model(pydantic.BaseModel):
+    items: list[int] = []
+    name: str = ''
+
+
+def test_copy_into_fills_the_target_in_place() -> None:
+    box, items, mapping, tags = Box(1, ['a']), [1], {'a': 1}, {'x'}
+    copy_into(box, Box(2, ['b']))
+    copy_into(items, [2, 3])
+    copy_into(mapping, {'b': 2})
+    copy_into(tags, {'y'})
+    assert (box, items, mapping, tags) == (Box(2, ['b']), [2, 3], {'b': 2}, {'y'})
+
+    slotted, private = Slotted(1), _Private(1, shown=1)
+    copy_into(slotted, Slotted(2))
+    copy_into(private, _Private(2))  # `shown` unset in the source: unset in the target
+    assert slotted == Slotted(2)
+    assert private.hidden() == 2
+    assert not hasattr(private, 'shown')
+    copy_into(private, _Private(2))  # `shown` unset in both
+    assert not hasattr(private, 'shown')
+    copy_into(private, _Private(3, shown=3))
+    assert (private.hidden(), private.shown) == (3, 3)
+
+    one = _OneSlot(1)
+    copy_into(one, _OneSlot(2))
+    assert one.value == 2
+
+    model = _Model()
+    copy_into(model, _Model(items=[1], name='n'))
+    assert model == _Model(items=[1], name='n')
+    assert model.model_fields_set == {'items', 'name'}
+
+
+def test_copy_into_leaves_immutables_and_other_types_alone() -> None:
+    box = Box(1)
+    copy_into(box, box)
+    copy_into(box, Slotted(2))
+    copy_into(1, 2)
+    assert box == Box(1)

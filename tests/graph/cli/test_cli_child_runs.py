@@ -121,9 +121,10 @@ Failed child runs: order-1/Fork:6/1; `edgewise runs show CHILD_RUN_ID --store ST
 def test_show_of_a_child_run_names_its_parent(edgewise: Edgewise, seeded: str, tmp_path: Path) -> None:
     result = edgewise('runs', 'show', 'order-1/Fork:6/1', '--store', seeded, cwd=tmp_path)
     assert result.code == 0, result.err
-    first, *_, last = _normal(result.out).replace(seeded, 'STORE').splitlines()
-    assert first == 'Run order-1/Fork:6/1 in STORE: failed, 1 snapshots; a child run of order-1'
-    assert last.startswith('Failed: node Pack (step 1) raised;')
+    lines = _normal(result.out).replace(seeded, 'STORE').splitlines()
+    assert lines[0] == 'Run order-1/Fork:6/1 in STORE: failed, 1 snapshots; a child run of order-1'
+    assert 'Failed: node Pack (step 1) raised ValueError: cannot pack a broken item' in lines
+    assert re.match(r'To run it again: `edgewise runs fork order-1/Fork:6/1 Pack:\d+ --store STORE` forks', lines[-1])
 
 
 def test_delete_removes_the_child_runs_and_says_so(edgewise: Edgewise, seeded: str, tmp_path: Path) -> None:

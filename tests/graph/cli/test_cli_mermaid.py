@@ -218,7 +218,7 @@ def test_image_rendered_by_a_service(edgewise: Edgewise, project: Path, service_
         ),
         (('missing.py:graph',), "Cannot import 'missing.py': no such file."),
         (('flows:nothing',), "Module 'flows' has no attribute 'nothing'."),
-        (('flows:not_a_graph',), 'flows:not_a_graph is a int, not an edgewise `Graph`.'),
+        (('flows:not_a_graph',), 'flows:not_a_graph is an int, not an edgewise `Graph`.'),
         (('broken:graph',), "Importing 'broken' failed: ValueError: this module cannot be imported"),
         (('broken.py:graph',), "Importing 'broken.py' failed: ValueError: this module cannot be imported"),
         (
@@ -247,8 +247,8 @@ def test_image_rendered_by_a_service(edgewise: Edgewise, project: Path, service_
         (
             ('flows:review_graph', '-o', 'review.png', '--renderer', 'local', '--mmdc', './no-mmdc'),
             "The mermaid CLI './no-mmdc' was not found or is not executable. Install it with `npm install -g "
-            '@mermaid-js/mermaid-cli` (and a Chromium, see docs/diagrams.md), pass its path as `mmdc=...`, or render '
-            "with the mermaid service (`renderer='service'`).",
+            '@mermaid-js/mermaid-cli` (and a Chromium, see docs/diagrams.md), pass its path as `--mmdc PATH`, or '
+            'render with the mermaid service (`--renderer service`).',
         ),
     ],
 )
@@ -281,3 +281,13 @@ def test_mmd_output_is_the_code_an_image_is_rendered_from(edgewise: Edgewise, se
     rendered = json.loads((seeded / 'run.svg').read_text())['code']
     assert (seeded / 'run.mmd').read_text() == rendered + '\n'
     assert 'class Review stopped' in rendered
+
+
+def test_mermaid_errors_name_the_command_s_options(edgewise: Edgewise, seeded: Path) -> None:
+    args = ('flows:review_graph', '-o', 'review.png', '--service-url', 'http://127.0.0.1:1')
+    assert edgewise('mermaid', *args, cwd=seeded) == (
+        1,
+        '',
+        'edgewise: error: Cannot reach the mermaid service at http://127.0.0.1:1: [Errno 111] Connection refused. '
+        'Check `--service-url` and the network, or render offline with `--renderer local`.\n',
+    )

@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 import re
 import signal
+import sqlite3
 import subprocess
 import sys
+import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -23,7 +25,7 @@ from edgewise.graph.cli import _message, main
 from edgewise.graph.persistence.postgres import PostgresStatePersistence
 
 if TYPE_CHECKING:
-    from tests.graph.cli.conftest import Edgewise
+    from tests.graph.cli.conftest import Edgewise, RunningCommand
 
 STORE = 'sqlite:///runs.db'
 
@@ -87,20 +89,42 @@ Result: 'Notes r2'
     )
 
 
-def test_show_a_failed_run_says_how_to_retry(edgewise: Edgewise, seeded: Path) -> None:
+def test_show_a_failed_run_shows_its_error_and_how_to_retry(edgewise: Edgewise, seeded: Path) -> None:
     result = edgewise('runs', 'show', 'run-failed', '--store', STORE, cwd=seeded)
-    assert (result.code, _normal(result.out)) == (
-        0,
-        snapshot("""\
-Run run-failed in sqlite:///runs.db: failed, 1 snapshots
+    lines = _normal(result.out).splitlines()
+    retry = (
+        'To run it again: `edgewise runs fork run-failed Explode:0013 --store sqlite:///runs.db` forks the run at the '
+        'failed snapshot, which runs node Explode again (fork at an earlier snapshot to go back further); then resume '
+        'the fork.'
+    )
+    assert (result.code, result.err) == (0, '')
+    assert lines[:6] == [
+        'Run run-failed in sqlite:///runs.db: failed, 1 snapshots',
+        '',
+        'STEP  NODE  STATUS  STARTED (UTC)  DURATION  SNAPSHOT ID',
+        '1  Explode  error  TIME  DUR  Explode:0013',
+        '      state: count=0',
+        '',
+    ]
+    assert lines[6:8] == [
+        'Failed: node Explode (step 1) raised RuntimeError: boom',
+        '    Traceback (most recent call last):',
+    ]
+    assert lines[-3:] == ["        raise RuntimeError('boom')", '    RuntimeError: boom', retry]
 
-STEP  NODE  STATUS  STARTED (UTC)  DURATION  SNAPSHOT ID
-1  Explode  error  TIME  DUR  Explode:0013
-      state: count=0
 
-Failed: node Explode (step 1) raised; its error is in the logs of the process that ran it. \
-To retry from an earlier step: edgewise runs fork run-failed SNAPSHOT_ID --store sqlite:///runs.db
-"""),
+def test_show_a_failed_run_of_an_older_store_without_its_error(edgewise: Edgewise, project: Path) -> None:
+    with sqlite3.connect(project / 'runs.db') as conn:
+        [(data,)] = conn.execute("SELECT data FROM edgewise_snapshots WHERE run_id = 'run-failed'").fetchall()
+        stored = json.loads(data)
+        del stored['error']
+        conn.execute("UPDATE edgewise_snapshots SET data = ? WHERE run_id = 'run-failed'", (json.dumps(stored),))
+    conn.close()
+    result = edgewise('runs', 'show', 'run-failed', '--store', STORE, cwd=project)
+    assert _normal(result.out).splitlines()[-1] == (
+        'Failed: node Explode (step 1) raised; its error is in the logs of the process that ran it. To run it again: '
+        '`edgewise runs fork run-failed Explode:0013 --store sqlite:///runs.db` forks the run at the failed snapshot, '
+        'which runs node Explode again (fork at an earlier snapshot to go back further); then resume the fork.'
     )
 
 
@@ -126,7 +150,12 @@ def test_show_an_unknown_run(edgewise: Edgewise, seeded: Path) -> None:
     [
         (
             'runs.db',
-            "Unsupported store URL 'runs.db': use sqlite:///path.db, postgresql://..., or file:///path "
+            "Unsupported store URL 'runs.db': for the SQLite file 'runs.db', write sqlite:///runs.db (three slashes, "
+            'then the path).',
+        ),
+        (
+            'runs',
+            "Unsupported store URL 'runs': use sqlite:///path.db, postgresql://..., or file:///path "
             '(a run.json, or a directory of them).',
         ),
         (
@@ -147,6 +176,17 @@ def test_bad_store_urls_are_one_line_errors(edgewise: Edgewise, seeded: Path, ur
     result = edgewise('runs', 'list', '--store', url, cwd=seeded)
     assert result == (1, '', f'edgewise: error: {message}\n')
     assert not (seeded / 'missing.db').exists()
+
+
+def test_a_directory_given_as_a_sqlite_file(edgewise: Edgewise, tmp_path: Path) -> None:
+    (tmp_path / 'runs.db').mkdir()
+    result = edgewise('runs', 'list', '--store', 'sqlite:///runs.db', cwd=tmp_path)
+    assert result == (
+        1,
+        '',
+        "edgewise: error: SQLite file 'runs.db' is a directory, not a database file; give the path of a file (in it, "
+        "say: 'runs.db/runs.db'). Nothing was changed.\n",
+    )
 
 
 def test_a_file_that_is_not_a_store(edgewise: Edgewise, tmp_path: Path) -> None:
@@ -178,6 +218,25 @@ Finished: result 'Plan r2'
     assert shown.out.splitlines()[0] == 'Run run-partial in sqlite:///runs.db: finished, 8 snapshots'
 
 
+@pytest.mark.parametrize('end', ['\n', ''], ids=['line', 'no-line-break'])
+def test_resume_progress_lines_survive_a_node_that_prints(edgewise: Edgewise, project: Path, end: str) -> None:
+    env = {'TICK_SAYS': 'working on it', 'TICK_SAYS_END': end}
+    result = edgewise('runs', 'resume', 'run-ticks', 'flows:ticks_graph', '--store', STORE, cwd=project, env=env)
+    assert (result.code, result.err) == (0, '')
+    assert _normal(result.out).splitlines() == [
+        '[1] Tick ...',
+        'working on it',
+        '[1] Tick ... ok (DUR) -> Tick',
+        '[2] Tick ...',
+        'working on it',
+        '[2] Tick ... ok (DUR) -> Tick',
+        '[3] Tick ...',
+        'working on it',
+        '[3] Tick ... ok (DUR) -> End',
+        'Finished: result 3',
+    ]
+
+
 def test_resume_stops_at_max_steps_and_resumes_later(edgewise: Edgewise, project: Path) -> None:
     first = edgewise(
         'runs', 'resume', 'run-ticks', 'flows:ticks_graph', '--store', STORE, '--max-steps', '1', cwd=project
@@ -202,8 +261,9 @@ def test_resume_a_failed_run_is_an_error(edgewise: Edgewise, seeded: Path) -> No
     assert result == (
         1,
         '',
-        'edgewise: error: Run run-failed failed at node Explode; a failed run does not resume. Fork it from an '
-        'earlier snapshot (edgewise runs fork run-failed SNAPSHOT_ID --store sqlite:///runs.db) and resume the fork.\n',
+        'edgewise: error: Run run-failed failed at node Explode; a failed run does not resume. Fork it at the failed '
+        'snapshot, which runs node Explode again in a new run (edgewise runs fork run-failed Explode:0013 --store '
+        'sqlite:///runs.db), or at an earlier one, and resume the fork.\n',
     )
 
 
@@ -277,6 +337,48 @@ def test_second_ctrl_c_interrupts_the_node_which_runs_again_on_resume(edgewise: 
     ]
 
 
+def _wait_for_file(path: Path, process: RunningCommand) -> None:
+    """Wait until the command's node creates `path`; fail at once if the command ends first."""
+    while not path.exists():
+        assert process.process.poll() is None, f'the command ended before {path.name} appeared'
+        time.sleep(0.01)
+
+
+def test_ctrl_c_stops_after_a_node_that_blocks(edgewise: Edgewise, project: Path, tmp_path: Path) -> None:
+    env = {'TICK_BLOCK_DIR': str(tmp_path)}
+    process = edgewise.start('runs', 'resume', 'run-ticks', 'flows:ticks_graph', '--store', STORE, cwd=project, env=env)
+    _wait_for_file(tmp_path / 'entered-0', process)  # the node blocks in `time.sleep`
+    process.send_signal(signal.SIGINT)
+    process.read_until('Ctrl-C again to interrupt it)')
+    (tmp_path / 'release').touch()
+    result = process.finish()
+    assert (result.code, _normal(result.out), result.err) == (
+        130,
+        '[1] Tick ... (stopping after this node; Ctrl-C again to interrupt it) ok (DUR) -> Tick\n'
+        'Stopped: run run-ticks is resumable; Tick runs next.\n',
+        '',
+    )
+
+
+def test_second_ctrl_c_interrupts_a_node_that_blocks(edgewise: Edgewise, project: Path, tmp_path: Path) -> None:
+    env = {'TICK_BLOCK_DIR': str(tmp_path)}
+    process = edgewise.start('runs', 'resume', 'run-ticks', 'flows:ticks_graph', '--store', STORE, cwd=project, env=env)
+    _wait_for_file(tmp_path / 'entered-0', process)  # the node blocks until `release` exists: never, here
+    process.send_signal(signal.SIGINT)
+    process.read_until('Ctrl-C again to interrupt it)')
+    process.send_signal(signal.SIGINT)
+    result = process.finish()
+    assert (result.code, result.out, result.err) == (
+        130,
+        '[1] Tick ... (stopping after this node; Ctrl-C again to interrupt it) interrupted\n'
+        'Interrupted: run run-ticks is resumable; the interrupted node runs again on the next '
+        '`edgewise runs resume run-ticks flows:ticks_graph --store sqlite:///runs.db`.\n',
+        '',
+    )
+    shown = edgewise('runs', 'show', 'run-ticks', '--store', STORE, cwd=project)
+    assert 'Waiting: node Tick (step 1) runs next' in shown.out
+
+
 def test_a_crashed_run_shows_interrupted_and_resume_runs_its_node_again(edgewise: Edgewise, project: Path) -> None:
     process = edgewise.start(
         'runs', 'resume', 'run-ticks', 'flows:ticks_graph', '--store', STORE, cwd=project, env={'TICK_SECONDS': '30'}
@@ -323,13 +425,24 @@ def test_resume_while_another_process_runs_it(edgewise: Edgewise, project: Path)
     assert second.err.startswith("edgewise: error: Run 'run-ticks' is in progress elsewhere: process "), second.err
 
 
-def test_unexpected_errors_are_one_line_with_their_type() -> None:
-    error = ExceptionGroup('task group', [ValueError('bad\nvalue')])
+def test_unexpected_errors_come_with_their_type() -> None:
+    error = ExceptionGroup('task group', [ValueError('bad   value')])
     assert (_message(error), _message(KeyError('k')), _message(RuntimeError())) == (
         'ValueError: bad value',
         "'k'",
         'RuntimeError:',
     )
+
+
+def test_an_error_of_several_lines_keeps_its_line_breaks(edgewise: Edgewise, tmp_path: Path) -> None:
+    # psycopg's errors say what failed on one line, and what to check on the next.
+    result = edgewise('runs', 'list', '--store', 'postgresql://postgres@127.0.0.1:1/test', cwd=tmp_path)
+    assert result.code == 1
+    assert result.err.splitlines() == [
+        "edgewise: error: PostgreSQL database 'postgresql://postgres@127.0.0.1:1/test' failed: connection failed: "
+        'connection to server at "127.0.0.1", port 1 failed: Connection refused',
+        '  Is the server running on that host and accepting TCP/IP connections?',
+    ]
 
 
 def test_fork_prints_the_new_run_id_and_leaves_the_original(edgewise: Edgewise, project: Path) -> None:
@@ -431,6 +544,18 @@ def test_postgres_store_lists_and_shows_runs(edgewise: Edgewise, postgres_dsn: s
     assert _normal(shown.out).splitlines()[-1] == "Result: 'pong'"
 
 
+def test_edgewise_alone_prints_the_help(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([]) == 0
+    out, err = capsys.readouterr()
+    assert (out.startswith('usage: edgewise'), 'runs' in out, err) == (True, True, '')
+
+
+def test_version(edgewise: Edgewise, tmp_path: Path) -> None:
+    from importlib.metadata import version
+
+    assert edgewise('--version', cwd=tmp_path) == (0, f'edgewise {version("edgewise-graph")}\n', '')
+
+
 @pytest.mark.parametrize(
     'command',
     [(), ('mermaid',), ('runs',), ('runs', 'list'), ('runs', 'show'), ('runs', 'resume'), ('runs', 'fork')],
@@ -446,7 +571,7 @@ def test_help_everywhere(capsys: pytest.CaptureFixture[str], command: tuple[str,
 @pytest.mark.parametrize(
     ('args', 'message'),
     [
-        ((), 'edgewise: error: the following arguments are required: COMMAND (see `edgewise --help`)'),
+        (('runs',), 'edgewise runs: error: the following arguments are required: COMMAND (see `edgewise runs --help`)'),
         (
             ('runs', 'show', 'x'),
             'edgewise runs show: error: the following arguments are required: --store '

@@ -2,8 +2,9 @@
 
 `python -m tests.graph.persistence._fanout_worker WORKFLOW KIND LOCATION RUN_ID DIRECTORY MODE`
 
-WORKFLOW is `fanout` or `subgraph`; MODE is `start` (branches from `FAST` on, or the subgraph's second node,
-write `blocked-<name>` in DIRECTORY and wait forever) or `resume` (resumes the run to its end, prints the
+WORKFLOW is `fanout`, `subgraph` or `part` (the subgraph run on a part of the run's state); MODE is `start`
+(branches from `FAST` on, or the subgraph's second node, write `blocked-<name>` in DIRECTORY and wait forever)
+or `resume` (resumes the run to its end, checks that its end snapshot holds the state it ended with, prints the
 output). Every node run appends a line to DIRECTORY/effects.log first, so the log counts the node runs.
 """
 
@@ -121,17 +122,46 @@ class Pay(BaseNode[Done, Env, str]):
 shop = Graph(nodes=(Pay,), name='shop')
 
 
+@dataclass
+class Basket:
+    part: Done = field(default_factory=Done)
+    paid: bool = False
+
+
+@dataclass
+class PayPart(BaseNode[Basket, Env, str]):
+    """Runs `payment` on a part of the run's state: what its nodes change is the run's state."""
+
+    subgraphs = (payment,)
+
+    async def run(self, ctx: GraphRunContext[Basket, Env]) -> End[str]:
+        ctx.deps.effect('Pay')
+        output = await ctx.run_subgraph(payment, Charge(), name='payment', state=ctx.state.part)
+        ctx.state.paid = True
+        return End(f'{output}, state {ctx.state}')
+
+
+basket_shop = Graph(nodes=(PayPart,), name='basket_shop')
+
+
 async def main(workflow: str, kind: str, location: str, run_id: str, directory: str, mode: str) -> None:
-    graph, start = (fanout, Scatter()) if workflow == 'fanout' else (shop, Pay())
+    workflows: dict[str, tuple[Graph[Any, Env, str], BaseNode[Any, Env, str], Any]] = {
+        'fanout': (fanout, Scatter(), Done()),
+        'subgraph': (shop, Pay(), Done()),
+        'part': (basket_shop, PayPart(), Basket()),
+    }
+    graph, start, state = workflows[workflow]
     env = Env(Path(directory), block=mode == 'start')
     async with open_run(kind, location, run_id) as persistence:
         if mode == 'start':
-            await graph.run(start, state=Done(), deps=env, persistence=persistence)
+            await graph.run(start, state=state, deps=env, persistence=persistence)
         else:
             async with graph.iter_from_persistence(persistence, deps=env) as run:
                 async for _ in run:
                     pass
             assert run.result is not None
+            stored = (await persistence.load_all())[-1].state
+            assert stored == run.state, (stored, run.state)  # the end snapshot holds the state the run ended with
             print(run.result.output, flush=True)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -10,7 +11,17 @@ import anyio
 import pytest
 from dirty_equals import IsDatetime, IsFloat, IsStr
 
-from edgewise.graph import End, EndSnapshot, GraphNodeStatusError, GraphRuntimeError, NodeSnapshot
+from edgewise.graph import (
+    BaseNode,
+    End,
+    EndSnapshot,
+    Graph,
+    GraphNodeStatusError,
+    GraphRunContext,
+    GraphRuntimeError,
+    NodeSnapshot,
+)
+from edgewise.graph.persistence import NodeError
 
 from ._workflow import Fails, Finish, Middle, Start, Tally, cycle_graph, expected_trail
 from .conftest import Store
@@ -114,6 +125,49 @@ async def test_a_node_that_raises_leaves_its_snapshot_in_error(store: Store) -> 
     with pytest.raises(GraphRuntimeError, match='holds no node snapshot'):
         async with cycle_graph.iter_from_persistence(store.reopen(persistence)):
             pass  # pragma: no cover
+
+
+@dataclass
+class Leaks(BaseNode[Tally, None, int]):
+    async def run(self, ctx: GraphRunContext[Tally]) -> End[int]:
+        raise ConnectionError('no postgresql://app:hunter2@db/runs; api_key=sk-proj-abcdefghijklmnop Bearer tok3n')
+
+
+leaky_graph = Graph(nodes=(Leaks,), name='leaky_graph')
+
+
+async def test_a_failed_snapshot_keeps_the_error_with_secrets_redacted(store: Store) -> None:
+    persistence = store()
+    with pytest.raises(ConnectionError):
+        await leaky_graph.run(Leaks(), state=Tally(), persistence=persistence)
+    reader = store.reopen(persistence)
+    reader.set_graph_types(leaky_graph)
+
+    [failed] = await reader.load_all()
+    assert isinstance(failed, NodeSnapshot)
+    assert isinstance(failed.error, NodeError)
+    assert (failed.error.type, failed.error.message) == (
+        'ConnectionError',
+        'no postgresql://app:***@db/runs; api_key=*** Bearer ***',
+    )
+    lines = failed.error.traceback.splitlines()
+    assert (lines[0], lines[-1]) == (
+        'Traceback (most recent call last):',
+        'ConnectionError: no postgresql://app:***@db/runs; api_key=*** Bearer ***',
+    )
+    assert "raise ConnectionError('no postgresql://app:***@db/runs; api_key=*** Bearer ***')" in lines[-2]
+    assert not any(secret in failed.error.traceback for secret in ('hunter2', 'abcdefghijklmnop', 'tok3n'))
+    if store.kind != 'memory':
+        [raw] = await reader.load_raw()
+        assert raw.error == failed.error
+
+
+async def test_a_node_that_succeeds_stores_no_error(store: Store) -> None:
+    persistence = store()
+    await cycle_graph.run(Start(), state=Tally(target=1), persistence=persistence)
+    reader = store.reopen(persistence)
+    reader.set_graph_types(cycle_graph)
+    assert [s.error for s in await reader.load_all() if isinstance(s, NodeSnapshot)] == [None, None, None]
 
 
 async def test_record_run_of_an_unknown_snapshot_raises_lookup_error(store: Store) -> None:

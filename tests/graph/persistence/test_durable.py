@@ -13,7 +13,7 @@ from edgewise.graph.exceptions import GraphRuntimeError, PersistenceError, RunIn
 from edgewise.graph.persistence.file import FileStatePersistence
 from edgewise.graph.persistence.sqlite import SqliteStatePersistence
 
-from ._workflow import Finish, Middle, Start, Tally, cycle_graph, expected_trail
+from ._workflow import Fails, Finish, Middle, Start, Tally, cycle_graph, expected_trail
 from .conftest import Store, run_id_of
 from .test_contract import summary
 
@@ -337,6 +337,55 @@ async def test_nothing_to_resume_names_the_run_and_the_store(durable: Store) -> 
 
     assert f'Nothing to resume for run {run_id_of(persistence)!r} in ' in info.value.message
     assert again.store_description in info.value.message
+
+
+async def _nothing_to_resume(persistence: object) -> str:
+    with pytest.raises(GraphRuntimeError) as info:
+        async with cycle_graph.iter_from_persistence(persistence):  # type: ignore[arg-type]
+            pass  # pragma: no cover
+    return info.value.message
+
+
+@pytest.mark.usefixtures('snapshot_ids')
+async def test_nothing_to_resume_says_whether_the_run_is_unknown_finished_or_failed(durable: Store) -> None:
+    finished, failed = durable(), durable()
+    await cycle_graph.run(Start(), state=Tally(target=1), persistence=finished)
+    with pytest.raises(ValueError, match='always fails'):
+        await cycle_graph.run(Fails(), state=Tally(), persistence=failed)
+    unknown = durable('run-unknown')
+    where = {
+        p: f'Unable to restore snapshot from state persistence: {type(p).__name__} holds no node snapshot with '
+        f"status 'created'. Nothing to resume for run {run_id_of(p)!r} in {p.store_description}: "
+        for p in (finished, failed, unknown)
+    }
+
+    assert await _nothing_to_resume(durable.reopen(unknown)) == (
+        where[unknown] + 'no run of that id is stored (check the id; `list_runs` lists the runs of a store).'
+    )
+    assert await _nothing_to_resume(durable.reopen(finished)) == (
+        where[finished] + 'it has finished (its result is in its last snapshot, see `load_all()`). To run a part of '
+        'it again, fork it at a snapshot (`fork(snapshot_id)`) and resume the fork.'
+    )
+    assert await _nothing_to_resume(durable.reopen(failed)) == (
+        where[failed] + "it failed. A failed run does not resume: fork it at the failed snapshot, `fork('Fails:5')`, "
+        'which runs node `Fails` again in a new run (or at an earlier snapshot), and resume the fork.'
+    )
+
+
+@pytest.mark.usefixtures('snapshot_ids')
+async def test_starting_a_run_under_the_id_of_a_failed_one_advises_a_fork(durable: Store) -> None:
+    failed = durable()
+    with pytest.raises(ValueError, match='always fails'):
+        await cycle_graph.run(Fails(), state=Tally(), persistence=failed)
+
+    with pytest.raises(PersistenceError) as info:
+        await cycle_graph.run(Start(), state=Tally(), persistence=durable(run_id_of(failed)))
+
+    assert info.value.message.endswith(
+        '(1 snapshots, failed); a new run cannot start under its id, and nothing was written. A failed run does not '
+        "resume: fork it at the failed snapshot, `fork('Fails:1')`, which runs node `Fails` again in a new run (or at "
+        'an earlier snapshot), and resume the fork. Or start the new run under another run id.'
+    )
 
 
 async def test_an_object_that_loaded_the_run_continues_it_with_a_node_of_the_callers_choosing(durable: Store) -> None:

@@ -6,6 +6,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
@@ -112,3 +113,31 @@ def test_sigkill_inside_a_subgraph_resumes_inside_it(kind: str, tmp_path: Path) 
         assert _resume('subgraph', kind, location, tmp_path) == 'charged [1]'
     # `Charge` committed before `Confirm` started: the resumed child run starts at `Confirm`.
     assert _effects(tmp_path) == Counter({'Pay': 2, 'Charge': 1, 'Confirm': 2})
+
+
+@pytest.mark.parametrize('kind', DURABLE)
+def test_sigkill_inside_a_subgraph_on_part_of_the_state_keeps_its_changes(kind: str, tmp_path: Path) -> None:
+    uninterrupted = anyio.run(_run_part_uninterrupted)
+    with _location(kind, tmp_path) as location:
+        worker = _worker('part', kind, location, tmp_path, 'start')
+        try:
+            _wait_for((tmp_path / 'blocked-confirm').exists, worker)  # `Charge` changed the part and was stored
+        finally:
+            worker.send_signal(signal.SIGKILL)
+            worker.communicate()
+        resumed = _resume('part', kind, location, tmp_path)
+    # What `Charge` did to the run's state before the crash is in the state the resumed run ends with.
+    assert resumed == uninterrupted == 'charged [1], state Basket(part=Done(items=[1]), paid=True)'
+    assert _effects(tmp_path) == Counter({'Pay': 2, 'Charge': 1, 'Confirm': 2})
+
+
+async def _run_part_uninterrupted() -> str:
+    from edgewise.graph import FullStatePersistence
+
+    from ._fanout_worker import Basket, Env, PayPart, basket_shop
+
+    with tempfile.TemporaryDirectory() as directory:
+        result = await basket_shop.run(
+            PayPart(), state=Basket(), deps=Env(Path(directory), block=False), persistence=FullStatePersistence()
+        )
+    return result.output

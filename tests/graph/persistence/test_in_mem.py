@@ -576,3 +576,35 @@ async def test_a_node_stored_by_initialize_runs_as_that_snapshot_when_given_to_i
         ('Check:2', 'success'),
         ('end:3', 'end'),
     ]
+
+
+@dataclass
+class _Raises(BaseNode[None, None, int]):
+    error: str = 'value'
+
+    async def run(self, ctx: GraphRunContext[None]) -> End[int]:
+        if self.error == 'value':
+            raise ValueError('no good')
+        raise KeyboardInterrupt
+
+
+_raising_graph = Graph(nodes=(_Raises,), name='raising_graph')
+
+
+@pytest.mark.parametrize('persistence_type', [SimpleStatePersistence, FullStatePersistence])
+async def test_a_node_that_raises_keeps_its_error_and_an_interrupted_one_none(persistence_type: type[Any]) -> None:
+    failed, interrupted = persistence_type(), persistence_type()
+    with pytest.raises(ValueError, match='no good'):
+        await _raising_graph.run(_Raises(), persistence=failed)
+    with pytest.raises(KeyboardInterrupt):
+        await _raising_graph.run(_Raises(error='interrupt'), persistence=interrupted)
+
+    error, none = _last_error(failed), _last_error(interrupted)
+    assert error is not None
+    assert (error.type, error.message, none) == ('ValueError', 'no good', None)
+
+
+def _last_error(persistence: Any) -> Any:
+    last = persistence.last_snapshot if isinstance(persistence, SimpleStatePersistence) else persistence.history[-1]
+    assert isinstance(last, NodeSnapshot)
+    return last.error

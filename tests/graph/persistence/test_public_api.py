@@ -14,6 +14,7 @@ def test_persistence_modules_export_their_names() -> None:
         '': [
             'BaseStatePersistence',
             'EndSnapshot',
+            'NodeError',
             'NodeSnapshot',
             'RunEndT',
             'RunInfo',

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import gc
 import os
+import random
+import signal
 import sqlite3
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from datetime import datetime, timezone
@@ -21,6 +25,8 @@ from edgewise.graph.persistence.sqlite import SqliteStatePersistence
 from ._workflow import Fails, Start, Tally, cycle_graph
 
 pytestmark = pytest.mark.anyio
+
+ROOT = Path(__file__).parents[3]
 
 
 async def test_list_runs_shows_each_run_with_its_status(tmp_path: Path) -> None:
@@ -280,11 +286,14 @@ def _is_link(fd: str) -> bool:
 async def test_a_store_leaves_no_file_open_once_closed_or_dropped(tmp_path: Path, closed: bool) -> None:
     # A store reads the log's size from a descriptor it keeps (see `_log_size`); it goes with the connection.
     db = tmp_path / 'runs.db'
-    await cycle_graph.run(Start(), state=Tally(target=2), persistence=SqliteStatePersistence(db, 'first'))
+    for run_id in ('first', 'second'):
+        await cycle_graph.run(Start(), state=Tally(target=2), persistence=SqliteStatePersistence(db, run_id))
     gc.collect()
-    before = _open_files()  # the process keeps one idle connection to the file it used last (`_Checkpointer`)
+    # The process keeps one idle connection to the file it used last, and a descriptor to read its header through
+    # from the second connection on (`_Checkpointer`).
+    before = _open_files()
 
-    persistence = SqliteStatePersistence(db, 'second')
+    persistence = SqliteStatePersistence(db, 'third')
     await cycle_graph.run(Start(), state=Tally(target=2), persistence=persistence)
     assert f'{db}-wal' in [name.removesuffix(' (deleted)') for name in _open_files()]
     if closed:
@@ -306,6 +315,35 @@ async def test_an_error_listing_a_bad_store_names_the_store_only(tmp_path: Path)
     assert 'run' not in info.value.message.replace('runs.db', '')
 
 
+async def test_a_listing_writes_nothing_while_another_process_holds_the_write_lock(tmp_path: Path) -> None:
+    db = tmp_path / 'runs.db'
+    await cycle_graph.run(Start(), state=Tally(target=1), persistence=SqliteStatePersistence(db, 'done'))
+    writer = sqlite3.connect(db, isolation_level=None)
+    writer.execute('BEGIN IMMEDIATE')  # a listing that wrote would wait for this, then fail
+    try:
+        runs = await SqliteStatePersistence.list_runs(db)
+    finally:
+        writer.execute('ROLLBACK')
+        writer.close()
+    assert [(r.run_id, r.status) for r in runs] == [('done', 'finished')]
+
+
+async def test_a_read_that_fails_says_so_and_not_that_a_write_failed(tmp_path: Path) -> None:
+    db = tmp_path / 'runs.db'
+    async with SqliteStatePersistence(db, 'done') as persistence:
+        await cycle_graph.run(Start(), state=Tally(target=1), persistence=persistence)
+    # The log is cut short under this process's open connection: its index points past the end of the log.
+    os.truncate(f'{db}-wal', 0)
+
+    with pytest.raises(PersistenceError) as info:
+        await SqliteStatePersistence.list_runs(db)
+
+    assert info.value.message == (
+        f'SQLite file {str(db)!r} could not be read: disk I/O error (tried 4 times). Nothing was changed. Check '
+        f'the disk, and the log beside the file ({str(db) + "-wal"!r}).'
+    )
+
+
 async def test_a_stored_time_that_is_not_a_timestamp_is_a_persistence_error_naming_the_run(tmp_path: Path) -> None:
     db = tmp_path / 'runs.db'
     await cycle_graph.run(Start(), state=Tally(target=1), persistence=SqliteStatePersistence(db, 'garbled'))
@@ -322,3 +360,56 @@ async def test_a_stored_time_that_is_not_a_timestamp_is_a_persistence_error_nami
         await persistence.info()
     with pytest.raises(PersistenceError, match=r"Run 'garbled' has a start time that is not a timestamp: 'yesterday'"):
         await persistence.load_all()
+
+
+def _writer(db: Path, name: str) -> subprocess.Popen[str]:
+    args = [sys.executable, '-m', 'tests.graph.persistence._sqlite_writer', str(db), name]
+    env = {**os.environ, 'PYTHONPATH': str(ROOT), 'LOGFIRE_IGNORE_NO_CONFIG': '1'}
+    return subprocess.Popen(args, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def _wrote(writer: subprocess.Popen[str]) -> None:
+    """Wait for the writer to finish a run (it is then writing its next one)."""
+    assert writer.stdout is not None
+    line = writer.stdout.readline()
+    assert line == 'wrote\n', writer.stderr.read() if writer.stderr else line
+
+
+def test_readers_keep_listing_runs_while_writers_are_killed(tmp_path: Path) -> None:
+    db = tmp_path / 'runs.db'
+    rng = random.Random(27)
+    names = iter(f'w{i}' for i in range(100))
+    writers = [_writer(db, next(names)) for _ in range(4)]
+    errors: list[str] = []
+    listings = 0
+    try:
+        for _ in range(20):
+            victim = rng.randrange(len(writers))
+            for writer in writers:
+                _wrote(writer)
+            for _ in range(5):  # while every writer is writing its next run
+                try:
+                    anyio.run(SqliteStatePersistence.list_runs, db)
+                    listings += 1
+                except PersistenceError as e:
+                    errors.append(str(e))
+            _wrote(writers[victim])  # killed in the middle of a run
+            writers[victim].send_signal(signal.SIGKILL)
+            writers[victim].communicate()
+            for _ in range(5):  # right after the kill, and while a new writer starts
+                try:
+                    anyio.run(SqliteStatePersistence.list_runs, db)
+                    listings += 1
+                except PersistenceError as e:
+                    errors.append(str(e))
+            writers[victim] = _writer(db, next(names))
+    finally:
+        for writer in writers:
+            writer.send_signal(signal.SIGKILL)
+            writer.communicate()
+    assert errors == []
+    assert listings == 200
+    with sqlite3.connect(db) as conn:
+        assert conn.execute('PRAGMA integrity_check').fetchall() == [('ok',)]
+    runs = anyio.run(SqliteStatePersistence.list_runs, db)
+    assert {r.status for r in runs} <= {'finished', 'waiting'}  # the killed writers' runs wait to be resumed

@@ -59,7 +59,8 @@ def test_schemes_are_case_insensitive_and_paths_percent_decoded() -> None:
     ('url', 'message'),
     [
         ('mysql://u:pw@db/x', r"Unsupported store URL 'mysql://u:\*\*\*@db/x'"),
-        ('runs.db', "Unsupported store URL 'runs.db'"),
+        ('runs.db', "Unsupported store URL 'runs.db': for the SQLite file 'runs.db', write sqlite:///runs.db"),
+        ('/var/runs.sqlite', 'write sqlite:////var/runs.sqlite'),
         ('sqlite://runs.db', 'three slashes'),
         ('sqlite:///', 'names no database file'),
         ('file://server/runs/r1.json', "names a file on host 'server'"),

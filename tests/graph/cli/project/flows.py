@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Annotated
 
 import anyio
@@ -66,6 +68,13 @@ class Ticks:
 class Tick(BaseNode[Ticks, None, int]):
     async def run(self, ctx: GraphRunContext[Ticks]) -> Tick | End[int]:
         await anyio.sleep(float(os.environ.get('TICK_SECONDS', '0')))
+        if 'TICK_BLOCK_DIR' in os.environ:  # blocking work, as a sync call in a node would do
+            directory = Path(os.environ['TICK_BLOCK_DIR'])
+            (directory / f'entered-{ctx.state.count}').touch()
+            while not (directory / 'release').exists():
+                time.sleep(0.01)  # noqa: ASYNC251
+        if 'TICK_SAYS' in os.environ:
+            print(os.environ['TICK_SAYS'], end=os.environ.get('TICK_SAYS_END', '\n'))
         ctx.state.count += 1
         return Tick() if ctx.state.count < 3 else End(ctx.state.count)
 

@@ -1,4 +1,4 @@
-"""A faster `copy.deepcopy` for the data snapshots hold: builtin containers and plain classes.
+"""A faster `copy.deepcopy` for the data snapshots hold: builtin containers and plain classes; and `copy_into`.
 
 `copy.deepcopy` copies an instance of a plain class (a dataclass, say) through `__reduce_ex__` and
 `copyreg`, which dominates the cost of keeping a history in memory. For classes that do not customise
@@ -16,7 +16,7 @@ import enum
 import uuid
 from typing import Any, TypeVar
 
-__all__ = ('deep_copy',)
+__all__ = ('deep_copy', 'copy_into')
 
 _T = TypeVar('_T')
 
@@ -108,3 +108,39 @@ def _copy(obj: Any, memo: dict[int, Any]) -> Any:
     else:
         return copy.deepcopy(obj, memo)
     return new
+
+
+def copy_into(target: Any, source: Any) -> None:
+    """Make `target` hold what `source` (an object of the same type) holds, in place: its items, or its attributes.
+
+    A subgraph run resumed from a store works on the state it loaded, not on the part of the parent's state it
+    was given: copying the loaded state into that part is what makes its changes the parent's again. Values of
+    immutable types (and objects of another type) are left as they are: nothing could have changed them in place.
+    """
+    cls = type(target)
+    if target is source or type(source) is not cls:
+        return
+    if isinstance(target, dict):
+        target.clear()
+        target.update(source)
+    elif isinstance(target, list | bytearray):
+        target[:] = source
+    elif isinstance(target, set):
+        target.clear()
+        target.update(source)
+    else:
+        attributes = getattr(target, '__dict__', None)
+        if attributes is not None:
+            attributes.clear()
+            attributes.update(vars(source))
+        for c in cls.__mro__:
+            slots = vars(c).get('__slots__', ())
+            for slot in (slots,) if isinstance(slots, str) else slots:
+                if slot in ('__dict__', '__weakref__'):
+                    continue
+                if slot.startswith('__') and not slot.endswith('__'):
+                    slot = f'_{c.__name__.lstrip("_")}{slot}'  # a private name, stored mangled
+                if hasattr(source, slot):
+                    object.__setattr__(target, slot, getattr(source, slot))
+                elif hasattr(target, slot):
+                    object.__delattr__(target, slot)

@@ -13,7 +13,7 @@ from typing import Any, Protocol
 
 import anyio
 
-from ._copy import deep_copy
+from ._copy import copy_into, deep_copy
 from .events import CustomEvent, GraphEvent, NodeFailedEvent, NodeFinishedEvent, NodeStartedEvent, StateEvent
 from .exceptions import BranchFailedError, GraphRuntimeError
 from .fork import BranchFailure, Fork
@@ -265,9 +265,12 @@ class RunLink:
         self._names.add(name)
         persistence = child_persistence(self.persistence, name)
         try:
-            end, _ = await self._run_child(graph, persistence, start_node, state, deps, (*self.path, name))
+            end, end_state = await self._run_child(graph, persistence, start_node, state, deps, (*self.path, name))
         except _ChildFailed as failed:
             raise failed.error from None
+        # A child run picked up from the store (after a crash) ran on the state it loaded: its changes belong to
+        # the state it was given, a part of this run's state, as they would have without the crash.
+        copy_into(state, end_state)
         return end.data
 
     async def _run_child(

@@ -244,12 +244,11 @@ class Graph(Generic[StateT, DepsT, RunEndT]):
         async with persistence.claim_run():
             snapshot = await persistence.load_next()
             if snapshot is None:
-                store = getattr(persistence, 'store_description', None)  # durable persistences only
-                run_id = getattr(persistence, 'run_id', None)
-                where = '' if store is None else f' Nothing to resume for run {run_id!r} in {store}.'
+                explain = getattr(persistence, 'nothing_to_resume', None)  # durable persistences only
+                why = ' (the run has ended, or was never initialized).' if explain is None else f'. {await explain()}'
                 raise GraphRuntimeError(
-                    f'Unable to restore snapshot from state persistence: {type(persistence).__name__} holds no '
-                    f"node snapshot with status 'created' (the run has ended, or was never initialized).{where}"
+                    'Unable to restore snapshot from state persistence: '
+                    f"{type(persistence).__name__} holds no node snapshot with status 'created'{why}"
                 )
             snapshot.node.set_snapshot_id(snapshot.id)
             with self._run_span() if span is None else span:

@@ -14,8 +14,9 @@ edgewise ui --store URL [--store URL ...] [--host 127.0.0.1] [--port 8642] [--ap
             [--read-only] [--token T] [--allowed-host NAME ...]
 ```
 
-Every mistake (a bad URL, an unknown run, a MODULE:GRAPH that does not import) is reported on one line
-with exit status 1 (2 for malformed arguments), never as a traceback.
+Every mistake (a bad URL, an unknown run, a MODULE:GRAPH that does not import) is reported in one message
+(one line, unless the error it reports has several) with exit status 1 (2 for malformed arguments), never as
+a traceback. `edgewise` alone prints the help.
 """
 
 from __future__ import annotations as _annotations
@@ -24,6 +25,7 @@ import argparse
 import sys
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime, timedelta, timezone
+from importlib.metadata import version
 from pathlib import Path
 from typing import NoReturn
 
@@ -50,6 +52,7 @@ class _Parser(argparse.ArgumentParser):
 
 def _parser() -> _Parser:
     parser = _Parser(prog='edgewise', description='Draw edgewise graphs; list, inspect, resume and fork stored runs.')
+    parser.add_argument('--version', action='version', version=f'%(prog)s {version("edgewise-graph")}')
     commands = parser.add_subparsers(dest='command', required=True, metavar='COMMAND', parser_class=_Parser)
 
     diagram = commands.add_parser(
@@ -322,7 +325,11 @@ async def _ui(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the `edgewise` command with `argv` (default: the process's arguments); return its exit status."""
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    if not (sys.argv[1:] if argv is None else argv):
+        parser.print_help()
+        return 0
+    args = parser.parse_args(argv)
     handler: Callable[[argparse.Namespace], Awaitable[int]] = args.handler
     try:
         if getattr(args, 'target', None) is not None:
@@ -344,14 +351,17 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _message(error: BaseException) -> str:
-    """One line for an error: a user's mistake as it is, anything else with its type."""
+    """An error's message: a user's mistake as it is, anything else with its type; the spaces of each line
+    squeezed, and a message of several lines (psycopg's, say: what failed, then what to check) indented below
+    the first."""
     while isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
         error = error.exceptions[0]
     if isinstance(error, GraphError | LookupError | OSError | ImportError):
         text = str(error)
     else:
         text = f'{type(error).__name__}: {error}'
-    return ' '.join(text.split()) or type(error).__name__
+    lines = [' '.join(line.split()) for line in text.splitlines()]
+    return '\n  '.join(line for line in lines if line) or type(error).__name__
 
 
 def _error(message: str) -> None:

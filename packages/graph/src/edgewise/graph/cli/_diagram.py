@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import mermaid
+from ..exceptions import DiagramRenderError
 from ..graph import Graph
 from ._common import CommandError, echo
 from ._runs import load_history
@@ -62,8 +63,22 @@ def _code(graph: Graph[Any, Any, Any], config: mermaid.MermaidConfig) -> str:
     )
 
 
+_OPTIONS = (
+    ("`renderer='service'`", '`--renderer service`'),
+    ('`renderer="local"`', '`--renderer local`'),
+    ('`mmdc=...`', '`--mmdc PATH`'),
+    ('`base_url`', '`--service-url`'),
+)
+"""The keyword arguments that rendering errors advise, and the options of `edgewise mermaid` that set them."""
+
+
 def _write(output: Path, write: Any) -> None:
     try:
         write()
     except OSError as e:
         raise CommandError(f'Cannot write {str(output)!r}: {e.strerror or e}.') from None
+    except DiagramRenderError as e:
+        message = str(e)
+        for keyword, option in _OPTIONS:
+            message = message.replace(keyword, option)
+        raise CommandError(message) from None

@@ -2,16 +2,23 @@
 
 from __future__ import annotations as _annotations
 
+import contextlib
 import inspect
 import signal
-from collections.abc import Callable, Sequence
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
+from functools import partial
 from time import perf_counter
+from types import FrameType
 from typing import Any
 
 import anyio
-import anyio.abc
+import anyio.from_thread
+import anyio.lowlevel
+from anyio.lowlevel import EventLoopToken
 
 from ..builder import EndMarker
 from ..builder import Graph as BuilderGraph
@@ -23,7 +30,7 @@ from ..persistence.raw import RawSnapshot
 from ..persistence.store import DurableStatePersistence
 from ._agent_runs import agent_run_lines, is_agent_run, waiting, waiting_lines
 from ._answers import Answers
-from ._common import CommandError, duration, echo, when
+from ._common import CommandError, duration, echo, progress_output, when
 from ._format import summary, table
 from ._store import Store
 from ._tree import child_kind, count_runs, fork_steps, fork_summary, nest, parent_id
@@ -186,10 +193,20 @@ def outcome(store: Store, run_id: str, history: list[RawSnapshot], info: RunInfo
         return f'Result: {summary(last.result.data, 300)}'
     node_id = last.node.node_id
     if last.status == 'error':
-        return (
-            f'Failed: node {node_id} (step {len(history)}) raised; its error is in the logs of the process that ran '
-            f'it. To retry from an earlier step: edgewise runs fork {run_id} SNAPSHOT_ID --store {store.display}'
+        retry = (
+            f'To run it again: `edgewise runs fork {run_id} {last.id} --store {store.display}` forks the run at the '
+            f'failed snapshot, which runs node {node_id} again (fork at an earlier snapshot to go back further); then '
+            'resume the fork.'
         )
+        error = last.error
+        if error is None:  # stored by an Edgewise that did not keep errors
+            return (
+                f'Failed: node {node_id} (step {len(history)}) raised; its error is in the logs of the process that '
+                f'ran it. {retry}'
+            )
+        trace = '\n'.join(f'    {line}' for line in error.traceback.rstrip('\n').splitlines())
+        return f'Failed: node {node_id} (step {len(history)}) raised {error.type}: {error.message}\n{trace}\n{retry}'
+
     if (waits := waiting(last, held=info.status == 'running')) is not None:
         pending = '\n'.join(waiting_lines(waits))
         return (
@@ -214,6 +231,10 @@ def outcome(store: Store, run_id: str, history: list[RawSnapshot], info: RunInfo
     )
 
 
+_WAITING_FOR_EVENTS = ('selectors.py', '_io_epoll.py', '_io_kqueue.py', '_io_windows.py')
+"""The files of the functions in which asyncio's and trio's event loops wait for events."""
+
+
 @dataclass
 class DepsFactory:
     """`--deps MODULE:FACTORY`: a function of the run id that returns the run's deps."""
@@ -234,12 +255,12 @@ async def _check_target(store: Store, run_id: str, history: list[RawSnapshot], g
         CommandError: the run and the target are not of one kind.
     """
     agent_run = is_agent_run(history)
-    if agent_run and isinstance(graph, Graph):
+    if agent_run and isinstance(graph, (Graph, BuilderGraph)):
         raise CommandError(
             f'Run {run_id} is an agent run: resume it with the agent that ran it (MODULE:AGENT), not with the graph '
             f'{target}. Nothing was changed.'
         )
-    if not agent_run and not isinstance(graph, Graph):
+    if not agent_run and not isinstance(graph, (Graph, BuilderGraph)):
         async with store.persistence(run_id) as persistence:
             info = await persistence.info()
         name = f'graph {info.graph_name}' if info is not None and info.graph_name else 'a graph'
@@ -285,12 +306,45 @@ async def _build_deps(graph: Any, deps: DepsFactory | None, run_id: str, target:
 
 @dataclass
 class _Interrupts:
-    """Ctrl-C once: stop after the running node; twice: cancel it (it runs again on the next resume)."""
+    """Ctrl-C once: stop after the running node; twice: interrupt it (it runs again on the next resume), whatever it
+    does: a node that awaits is cancelled, a node that blocks (`time.sleep`, a blocking HTTP call) gets a
+    `KeyboardInterrupt` where it is.
 
+    A Python signal handler does it, not a task: a node that blocks never lets a task run, but the handler runs in
+    the main thread as soon as the signal arrives, even inside `time.sleep`.
+    """
+
+    run_scope: anyio.CancelScope
+    token: EventLoopToken
     stop: bool = False
     cancelled: bool = False
-    watcher: anyio.CancelScope | None = None
-    """The scope of the task watching for signals, cancelled once the run stops."""
+
+    def handle(self, signum: int, frame: FrameType | None) -> None:
+        if not self.stop:
+            self.stop = True
+            with contextlib.suppress(RuntimeError):  # stdout was in the middle of the node's own write
+                echo(' (stopping after this node; Ctrl-C again to interrupt it)', end='')
+            return
+        waiting = frame is not None and frame.f_code.co_filename.endswith(_WAITING_FOR_EVENTS)
+        if waiting and self.cancelled:
+            return  # the cancellation is on its way
+        self.cancelled = True
+        if not waiting:
+            raise KeyboardInterrupt  # the node (or a store call) is busy: interrupt it where it is
+        # The event loop waits (the node awaits): cancel the node through the loop, from a thread, for a call from
+        # another thread is what wakes it.
+        cancel = partial(anyio.from_thread.run_sync, self.run_scope.cancel, token=self.token)
+        threading.Thread(target=cancel, name='edgewise-interrupt', daemon=True).start()
+
+    @contextmanager
+    def handling(self) -> Iterator[None]:
+        """Within: Ctrl-C (SIGINT) and SIGTERM go to `handle`."""
+        previous = [(signum, signal.signal(signum, self.handle)) for signum in (signal.SIGINT, signal.SIGTERM)]
+        try:
+            yield
+        finally:
+            for signum, handler in previous:
+                signal.signal(signum, handler)
 
 
 async def check_resume(
@@ -308,8 +362,9 @@ async def check_resume(
         raise CommandError(f'Run {run_id} already finished, with result {summary(last.result.data, 200)}.')
     if last.status == 'error':
         raise CommandError(
-            f'Run {run_id} failed at node {last.node.node_id}; a failed run does not resume. Fork it from an '
-            f'earlier snapshot (edgewise runs fork {run_id} SNAPSHOT_ID --store {store.display}) and resume the fork.'
+            f'Run {run_id} failed at node {last.node.node_id}; a failed run does not resume. Fork it at the failed '
+            f'snapshot, which runs node {last.node.node_id} again in a new run (edgewise runs fork {run_id} {last.id} '
+            f'--store {store.display}), or at an earlier one, and resume the fork.'
         )
     await _check_target(store, run_id, history, graph, target)
     answers = answers or Answers()
@@ -332,7 +387,9 @@ async def advance(
 ) -> str | None:
     """Run a checked run (`check_resume`) on to its end or to what it waits for; return the outcome line."""
     step = sum(1 for snapshot in history if snapshot.kind == 'node' and snapshot.status == 'success')
-    return await _advance(graph, persistence, step, None, _Interrupts(), deferred, command, None)
+    # No signals here (the web app's request): interrupts that nothing sets.
+    interrupts = _Interrupts(anyio.CancelScope(), anyio.lowlevel.current_token())
+    return await _advance(graph, persistence, step, None, interrupts, deferred, command, None)
 
 
 async def resume_run(
@@ -356,21 +413,33 @@ async def resume_run(
     history, deferred = await check_resume(store, run_id, graph, command, answers, target)
     run_deps = await _build_deps(graph, deps, run_id, target)
     step = sum(1 for snapshot in history if snapshot.kind == 'node' and snapshot.status == 'success')
-    interrupts = _Interrupts()
+    with progress_output():
+        return await _resume(store, run_id, graph, max_steps, target, command, deferred, step, run_deps)
+
+
+async def _resume(
+    store: Store,
+    run_id: str,
+    graph: Any,
+    max_steps: int | None,
+    target: str | None,
+    command: str,
+    deferred: dict[str, Any] | None,
+    step: int,
+    run_deps: Any,
+) -> int:
     outcome: str | None = None
-    error: CommandError | None = None
-    async with store.persistence(run_id) as persistence, anyio.create_task_group() as tg:
+    async with store.persistence(run_id) as persistence:
         with anyio.CancelScope() as run_scope:
-            await tg.start(_watch_interrupts, interrupts, run_scope)
-            try:
-                outcome = await _advance(graph, persistence, step, max_steps, interrupts, deferred, command, run_deps)
-            except CommandError as e:
-                # Raised after the task group, which would wrap it in an exception group.
-                error = e
-        assert interrupts.watcher is not None
-        interrupts.watcher.cancel()
-    if error is not None:
-        raise error
+            interrupts = _Interrupts(run_scope, anyio.lowlevel.current_token())
+            with interrupts.handling():
+                try:
+                    outcome = await _advance(
+                        graph, persistence, step, max_steps, interrupts, deferred, command, run_deps
+                    )
+                except KeyboardInterrupt:
+                    if not interrupts.cancelled:
+                        raise  # pragma: no cover - not the second Ctrl-C: a KeyboardInterrupt of the node's own
     if interrupts.cancelled:
         echo(' interrupted')
         echo(
@@ -467,24 +536,6 @@ async def _advance_builder(
             f'A step raised {type(e).__name__}: {e}; run {persistence.run_id} is marked failed.'
         ) from None
     return f'Finished: result {summary(run.output, 300)}'
-
-
-async def _watch_interrupts(
-    interrupts: _Interrupts, run_scope: anyio.CancelScope, *, task_status: anyio.abc.TaskStatus[None]
-) -> None:
-    with (
-        anyio.CancelScope() as interrupts.watcher,
-        anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals,
-    ):
-        task_status.started()
-        async for _ in signals:
-            if not interrupts.stop:
-                interrupts.stop = True
-                echo(' (stopping after this node; Ctrl-C again to interrupt it)', end='')
-            else:
-                interrupts.cancelled = True
-                run_scope.cancel()
-                return
 
 
 async def fork_run(store: Store, run_id: str, snapshot_id: str, new_run_id: str | None) -> int:

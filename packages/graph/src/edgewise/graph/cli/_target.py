@@ -34,7 +34,9 @@ def load_graph(target: str, *, agent: bool = False) -> Any:
         graph = getattr(obj, 'graph', None)
         if isinstance(graph, Graph) and callable(getattr(obj, 'iter_from_persistence', None)):
             return obj if agent else graph
-        raise CommandError(f'{target} is a {type(obj).__name__}, not an edgewise `Graph`.')
+        kind = type(obj).__name__
+        article = 'an' if kind[:1].lower() in 'aeiou' else 'a'
+        raise CommandError(f'{target} is {article} {kind}, not an edgewise `Graph`.')
     if obj.name is None:
         obj.name = attribute.rpartition('.')[2]
     return obj

@@ -7,6 +7,7 @@ pydantic-graph 1.x, so histories written by one load in the other.
 
 from __future__ import annotations as _annotations
 
+import traceback
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Iterator, Sequence
 from contextlib import AbstractAsyncContextManager, contextmanager
@@ -26,6 +27,7 @@ __all__ = (
     'StateT',
     'RunEndT',
     'NodeSnapshot',
+    'NodeError',
     'EndSnapshot',
     'Snapshot',
     'SnapshotStatus',
@@ -132,6 +134,42 @@ def _serialize_node(node: Any, handler: pydantic.SerializerFunctionWrapHandler) 
     return data
 
 
+_TRACEBACK_FRAMES = 20
+"""Frames of a traceback kept with a failed snapshot: the last ones, nearest the error."""
+_MESSAGE_LIMIT = 2000
+"""Characters of an error's message kept with a failed snapshot."""
+_TRACEBACK_LIMIT = 8000
+"""Characters of a traceback kept with a failed snapshot (its start and end, when it is longer)."""
+
+
+@dataclass(kw_only=True)
+class NodeError:
+    """What a node raised, stored with its snapshot (status `'error'`); secrets in it are replaced by `***`."""
+
+    type: str
+    """The exception's class, e.g. `'ValueError'` (with its module unless it is a builtin)."""
+    message: str
+    """The exception's message."""
+    traceback: str
+    """The traceback, trimmed to its last frames."""
+
+    @classmethod
+    def from_exception(cls, error: BaseException) -> NodeError:
+        """The stored form of `error`: its type, message and trimmed traceback, with secrets redacted."""
+        from ._redact import redact
+
+        kind = type(error)
+        name = kind.__qualname__ if kind.__module__ == 'builtins' else f'{kind.__module__}.{kind.__qualname__}'
+        text = ''.join(traceback.format_exception(error, limit=-_TRACEBACK_FRAMES))
+        if len(text) > _TRACEBACK_LIMIT:
+            half = _TRACEBACK_LIMIT // 2
+            text = f'{text[:half]}\n[... {len(text) - 2 * half} characters left out ...]\n{text[-half:]}'
+        message = str(error)
+        if len(message) > _MESSAGE_LIMIT:
+            message = message[: _MESSAGE_LIMIT - 3] + '...'
+        return cls(type=name, message=redact(message), traceback=redact(text))
+
+
 @dataclass(kw_only=True)
 class NodeSnapshot(Generic[StateT, RunEndT]):
     """A step of a run's history: the next node to run, with the state before it runs."""
@@ -150,6 +188,12 @@ class NodeSnapshot(Generic[StateT, RunEndT]):
     """Discriminator between node and end snapshots in serialized histories."""
     id: str = UNSET_SNAPSHOT_ID
     """The snapshot's unique id; taken from the node when not given."""
+    error: Annotated[NodeError | None, pydantic.Field(exclude_if=lambda error: error is None)] = field(
+        default=None, compare=False
+    )
+    """What the node raised, when its status is `'error'` (`None` otherwise, and in stores written before Edgewise
+    kept it); left out of the snapshot's JSON when `None`, which keeps pydantic-graph's shape, and out of
+    comparisons, which keeps snapshots equal to pydantic-graph's."""
 
     def __post_init__(self) -> None:
         if self.id == UNSET_SNAPSHOT_ID:
@@ -162,7 +206,14 @@ class NodeSnapshot(Generic[StateT, RunEndT]):
         """A new `'created'` snapshot, built without the dataclass `__init__` (used on the hot path)."""
         snapshot = object.__new__(cls)
         snapshot.__dict__.update(
-            state=state, node=node, start_ts=None, duration=None, status='created', kind='node', id=snapshot_id
+            state=state,
+            node=node,
+            start_ts=None,
+            duration=None,
+            status='created',
+            kind='node',
+            id=snapshot_id,
+            error=None,
         )
         return snapshot
 

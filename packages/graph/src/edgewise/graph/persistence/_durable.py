@@ -38,6 +38,7 @@ from . import (
     BaseStatePersistence,
     EndSnapshot,
     GraphTypes,
+    NodeError,
     NodeSnapshot,
     RunEndT,
     RunInfo,
@@ -50,7 +51,7 @@ from . import (
 )
 from ._children import delete_with_children, load_child_histories, parent_run
 from ._owner import Owner, current_owner, drop_lease
-from .raw import RAW_SNAPSHOT_ADAPTER, RawSnapshot
+from .raw import RAW_SNAPSHOT_ADAPTER, RawNodeSnapshot, RawSnapshot
 
 __all__ = (
     'DurableStatePersistence',
@@ -175,7 +176,9 @@ class DurableStatePersistence(BaseStatePersistence[StateT, RunEndT]):
         """Mark a `'created'`/`'pending'` node snapshot `'running'`, or raise as `record_run` documents."""
 
     @abstractmethod
-    async def _op_finish(self, snapshot_id: str, status: EndStatus, start_ts: datetime | None, duration: float) -> None:
+    async def _op_finish(
+        self, snapshot_id: str, status: EndStatus, start_ts: datetime | None, duration: float, error: NodeError | None
+    ) -> None:
         """Set the status, start time and duration of a node snapshot that was running."""
 
     @abstractmethod
@@ -337,11 +340,39 @@ class DurableStatePersistence(BaseStatePersistence[StateT, RunEndT]):
             return
         info = await self._op_info()
         if info is not None and info.snapshot_count > 0:
+            if info.status == 'failed':
+                advice = f'{await self._fork_advice()} Or start the new run under another run id.'
+            else:
+                advice = 'Resume it with `Graph.iter_from_persistence`, or start the new run under another run id.'
             raise PersistenceError(
                 f'Run {self.run_id!r} already exists in {self._describe()} ({info.snapshot_count} snapshots, '
-                f'{info.status}); a new run cannot start under its id, and nothing was written. Resume it with '
-                '`Graph.iter_from_persistence`, or start the new run under another run id.'
+                f'{info.status}); a new run cannot start under its id, and nothing was written. {advice}'
             )
+
+    async def nothing_to_resume(self) -> str:
+        """Why the run has no node snapshot waiting to run, and what to do: no such run is stored, it finished, or
+        it failed (`Graph.iter_from_persistence` says so)."""
+        where = f'Nothing to resume for run {self.run_id!r} in {self._describe()}'
+        info = await self._op_info()
+        if info is None or not info.snapshot_count:
+            return f'{where}: no run of that id is stored (check the id; `list_runs` lists the runs of a store).'
+        if info.status == 'finished':
+            return (
+                f'{where}: it has finished (its result is in its last snapshot, see `load_all()`). To run a part of '
+                'it again, fork it at a snapshot (`fork(snapshot_id)`) and resume the fork.'
+            )
+        if info.status == 'failed':
+            return f'{where}: it failed. {await self._fork_advice()}'
+        return f'{where}: its last snapshot is {info.status}.'  # pragma: no cover - `claim_run` refuses a held run
+
+    async def _fork_advice(self) -> str:
+        """How to retry a failed run: fork it at its failed snapshot (which runs the failed node again)."""
+        failed = (await self.load_raw())[-1]
+        assert isinstance(failed, RawNodeSnapshot)  # a failed run ends with the snapshot of the node that raised
+        return (
+            f'A failed run does not resume: fork it at the failed snapshot, `fork({failed.id!r})`, which runs node '
+            f'`{failed.node.node_id}` again in a new run (or at an earlier snapshot), and resume the fork.'
+        )
 
     def record_run(self, snapshot_id: str) -> _RecordRun:
         return _RecordRun(self, snapshot_id)
@@ -585,8 +616,9 @@ class _RecordRun:
             status = 'error'
         else:
             status = 'created'
+        error = NodeError.from_exception(exc) if status == 'error' and exc is not None else None
         with anyio.CancelScope(shield=True):
-            await persistence._op_finish(running.snapshot_id, status, running.start_ts, duration)
+            await persistence._op_finish(running.snapshot_id, status, running.start_ts, duration, error)
 
 
 class _ClaimRun:

@@ -28,17 +28,18 @@ version 3 drops it, and rows it marked read the same either way.
 
 from __future__ import annotations as _annotations
 
+import json
 import os
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Generator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Self, TypeVar
 
 import pydantic
 
 from ..exceptions import GraphNodeStatusError, GraphRuntimeError, PersistenceError
-from . import NodeSnapshot, RunEndT, RunInfo, Snapshot, StateT, now_utc
+from . import NodeError, NodeSnapshot, RunEndT, RunInfo, Snapshot, StateT, now_utc
 from ._durable import (
     Completion,
     DurableStatePersistence,
@@ -526,12 +527,29 @@ class SqlStatePersistence(DurableStatePersistence[StateT, RunEndT]):
         self._last_time = (now, start_ts)
 
     def _finish_program(
-        self, snapshot_id: str, status: EndStatus, start_ts: datetime | None, duration: float
+        self,
+        snapshot_id: str,
+        status: EndStatus,
+        start_ts: datetime | None,
+        duration: float,
+        error: NodeError | None = None,
     ) -> Program[None]:
         yield Query(
             'UPDATE edgewise_snapshots SET status = ?, start_ts = ?, duration = ? WHERE run_id = ? AND snapshot_id = ?',
             (status, _time(self.dialect.time_param, start_ts), duration, self._run_id, snapshot_id),
         )
+        if error is not None:
+            # The error goes into the snapshot's JSON (rewritten once, as the run fails): readers of any version
+            # parse it there, and stores without it stay as they are.
+            key = (self._run_id, snapshot_id)
+            rows = (yield Query('SELECT data FROM edgewise_snapshots WHERE run_id = ? AND snapshot_id = ?', key)).rows
+            if rows:  # pragma: no branch - the row whose status was just written
+                data = json.loads(rows[0][0])
+                data['error'] = asdict(error)
+                yield Query(
+                    'UPDATE edgewise_snapshots SET data = ? WHERE run_id = ? AND snapshot_id = ?',
+                    (json.dumps(data), *key),
+                )
 
     def _decode_row(
         self, row: tuple[Any, ...], adapter: pydantic.TypeAdapter[Snapshot[StateT, RunEndT]] | None = None
@@ -708,8 +726,10 @@ class SqlStatePersistence(DurableStatePersistence[StateT, RunEndT]):
     async def _op_start(self, snapshot_id: str, start_ts: datetime) -> None:
         await self._transact(lambda: self._start_program(snapshot_id, start_ts))
 
-    async def _op_finish(self, snapshot_id: str, status: EndStatus, start_ts: datetime | None, duration: float) -> None:
-        await self._transact(lambda: self._finish_program(snapshot_id, status, start_ts, duration))
+    async def _op_finish(
+        self, snapshot_id: str, status: EndStatus, start_ts: datetime | None, duration: float, error: NodeError | None
+    ) -> None:
+        await self._transact(lambda: self._finish_program(snapshot_id, status, start_ts, duration, error))
 
     async def _op_load_next(self) -> NodeSnapshot[StateT, RunEndT] | None:
         found = await self._transact(self._load_next_program)

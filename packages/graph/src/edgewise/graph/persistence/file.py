@@ -16,6 +16,7 @@ import glob
 import json
 import os
 from collections.abc import AsyncIterator, Callable
+from dataclasses import asdict
 from datetime import datetime, timezone
 from os import PathLike, fspath
 from pathlib import Path
@@ -27,7 +28,7 @@ import anyio.to_thread
 import pydantic
 
 from ..exceptions import GraphNodeStatusError, GraphRuntimeError, PersistenceError
-from . import NodeSnapshot, RunEndT, RunInfo, Snapshot, StateT
+from . import NodeError, NodeSnapshot, RunEndT, RunInfo, Snapshot, StateT
 from ._durable import (
     Completion,
     DurableStatePersistence,
@@ -354,7 +355,9 @@ class FileStatePersistence(DurableStatePersistence[StateT, RunEndT]):
 
         await self._locked(start)
 
-    async def _op_finish(self, snapshot_id: str, status: EndStatus, start_ts: datetime | None, duration: float) -> None:
+    async def _op_finish(
+        self, snapshot_id: str, status: EndStatus, start_ts: datetime | None, duration: float, error: NodeError | None
+    ) -> None:
         def finish() -> None:
             items = list(self._read())
             item = self._find(items, snapshot_id)
@@ -363,6 +366,7 @@ class FileStatePersistence(DurableStatePersistence[StateT, RunEndT]):
                 'status': status,
                 'start_ts': None if start_ts is None else _ts(start_ts),
                 'duration': duration,
+                **({} if error is None else {'error': asdict(error)}),
             }
             self._write(items)
 

@@ -19,6 +19,7 @@ from . import (
     BaseStatePersistence,
     EndSnapshot,
     GraphTypes,
+    NodeError,
     NodeSnapshot,
     RunEndT,
     Snapshot,
@@ -57,6 +58,8 @@ class _RecordRun:
         snapshot = self._snapshot
         snapshot.duration = perf_counter() - self._start
         snapshot.status = 'success' if exc_type is None else 'error'
+        if isinstance(exc, Exception):
+            snapshot.error = NodeError.from_exception(exc)
 
 
 def _not_found(snapshot_id: str) -> LookupError:
@@ -126,9 +129,11 @@ class SimpleStatePersistence(BaseStatePersistence[StateT, RunEndT]):
         try:
             next_node = await runner.run(node)
             next_id = runner.finish(next_node)
-        except BaseException:
+        except BaseException as e:
             snapshot.duration = perf_counter() - start
             snapshot.status = 'error'
+            if isinstance(e, Exception):
+                snapshot.error = NodeError.from_exception(e)
             raise
         if isinstance(next_node, End):
             self.last_snapshot = EndSnapshot(state=state, result=next_node, id=next_id)

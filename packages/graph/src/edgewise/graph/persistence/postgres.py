@@ -10,7 +10,6 @@ psycopg connection in a worker thread.
 
 from __future__ import annotations as _annotations
 
-import re
 from collections.abc import Awaitable, Callable
 from functools import partial
 from typing import TYPE_CHECKING, Any, Self, TypeVar
@@ -22,6 +21,7 @@ from . import RunEndT, RunInfo, StateT
 from ._durable import run_in_progress
 from ._owner import Owner
 from ._pages import RunPage, RunQuery
+from ._redact import mask_dsn as mask_dsn  # where `store` and the DBOS modules import it from
 from ._sql import (
     Dialect,
     Program,
@@ -113,8 +113,6 @@ _DIALECT = Dialect(
         ),
     },
 )
-_PASSWORD_IN_URL = re.compile(r'(://[^:/@]*:)[^@]*@')
-_PASSWORD_IN_KEYWORDS = re.compile(r"(password\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)", re.IGNORECASE)
 _placeholders: dict[str, str] = {}
 
 
@@ -127,11 +125,6 @@ def _psycopg() -> Any:
             "e.g. `pip install 'edgewise-graph[postgres]'`."
         ) from e
     return psycopg
-
-
-def mask_dsn(dsn: str) -> str:
-    """`dsn` with any password replaced by `***`."""
-    return _PASSWORD_IN_KEYWORDS.sub(r'\1***', _PASSWORD_IN_URL.sub(r'\1***@', dsn))
 
 
 def _sql(query_sql: str) -> str:

@@ -44,6 +44,7 @@ from ..exceptions import PersistenceError
 from . import RunEndT, RunInfo, StateT
 from ._pages import RunPage, RunQuery
 from ._sql import (
+    SCHEMA_VERSION,
     Dialect,
     OwnerRecordHold,
     Program,
@@ -111,6 +112,45 @@ class _Checkpointer:
         """Files whose background checkpoint was requested, for a writer to copy the rest once it is done."""
         self._keep = keep
         self._kept: dict[str, sqlite3.Connection] = {}
+        self._open: dict[str, int] = {}
+        """Connections of this process open to each file (the kept ones and those of `SqliteStatePersistence`)."""
+        self._descriptors: dict[str, int] = {}
+        """Descriptors of files with connections open, for `read_header`."""
+
+    def opened(self, path: str, change: int = 1) -> None:
+        """Count a connection to `path` opened (or, with `change=-1`, closed)."""
+        with self._lock:
+            count = self._open[path] = self._open.get(path, 0) + change
+            if count:
+                return
+            del self._open[path]
+            fd = self._descriptors.pop(path, None)
+            if fd is not None:  # no connection left to lose its locks
+                os.close(fd)
+
+    def read_header(self, path: str) -> tuple[bytes, int] | None:
+        """The first 100 bytes of the file at `path` and its length; `None` when there is no file.
+
+        While this process has a connection open to the file, the descriptor read through stays open until the last
+        one closes: closing any descriptor of a file drops every POSIX lock the process holds on it, SQLite's shared
+        lock of its connections included. Another process would then take itself for the last connection to the
+        database and delete the log under them, and their reads would find pages missing (`disk I/O error`).
+        """
+        with self._lock:
+            keep = path in self._open
+            fd = self._descriptors.get(path)
+            if fd is None:
+                try:
+                    fd = os.open(path, os.O_RDONLY)
+                except FileNotFoundError:
+                    return None
+                if keep:
+                    self._descriptors[path] = fd
+            try:
+                return os.pread(fd, 100, 0), os.fstat(fd).st_size
+            finally:
+                if not keep:
+                    os.close(fd)
 
     def request(self, path: str) -> None:
         with self._lock:
@@ -135,16 +175,19 @@ class _Checkpointer:
         """Hold an idle connection to `path` (a verified Edgewise store) until exit or until evicted."""
         with self._lock:
             kept = self._kept.pop(path, None)
-            evicted = None
+            evicted: tuple[str, sqlite3.Connection] | None = None
             if kept is None:
                 kept = sqlite3.connect(path, check_same_thread=False)
+                self._open[path] = self._open.get(path, 0) + 1
                 # A connection only joins the log (and so counts as open to the others) once it has read.
                 kept.execute('SELECT version FROM edgewise_schema_version').fetchall()
                 if len(self._kept) >= self._keep:
-                    evicted = self._kept.pop(next(iter(self._kept)))
+                    oldest = next(iter(self._kept))
+                    evicted = oldest, self._kept.pop(oldest)
             self._kept[path] = kept  # most recently used last
         if evicted is not None:
-            _close(evicted)
+            _close(evicted[1])
+            self.opened(evicted[0], -1)
 
     def close_all(self) -> None:  # pragma: no cover - runs at exit, after coverage stops measuring
         """Close every kept connection (at exit)."""
@@ -156,6 +199,7 @@ class _Checkpointer:
     def _checkpoint(self, path: str) -> None:
         try:
             conn = sqlite3.connect(path, timeout=5)
+            self.opened(path)
             try:
                 # Pass after pass, each copying what was written during the one before, until a pass copies
                 # little: the writer then copies the rest itself, quickly (see `_wrote`).
@@ -167,11 +211,18 @@ class _Checkpointer:
                     done = copied
             finally:
                 conn.close()
+                self.opened(path, -1)
         except sqlite3.Error:  # pragma: no cover - the next checkpoint (or closing the file) catches up
             pass
         finally:
             with self._lock:
                 self._running.discard(path)
+
+
+def _release(conn: sqlite3.Connection, path: str) -> None:
+    """Close a connection of `SqliteStatePersistence`, and count it closed."""
+    conn.close()
+    _checkpointer.opened(path, -1)
 
 
 def _close(conn: sqlite3.Connection) -> None:
@@ -229,6 +280,7 @@ class SqliteStatePersistence(SqlStatePersistence[StateT, RunEndT]):
         self._wal = f'{self._file}-wal'
         self._wal_fd: int | None = None
         self._wal_closer: weakref.finalize[Any, Any] | None = None
+        self._release: Callable[[], Any] = lambda: None
 
     def __repr__(self) -> str:
         return f'{type(self).__name__}(path={fspath(self.path)!r}, run_id={self._run_id!r})'
@@ -267,8 +319,8 @@ class SqliteStatePersistence(SqlStatePersistence[StateT, RunEndT]):
         connection is opened again when needed)."""
         self._close_log()  # first: the last connection to close removes the log file
         if self._conn is not None:
-            self._conn.close()
             self._conn = None
+            self._release()
 
     async def _op_close(self) -> None:
         self.close()
@@ -283,9 +335,11 @@ class SqliteStatePersistence(SqlStatePersistence[StateT, RunEndT]):
         return await self._retrying(lambda conn: conn.execute(query.sql, query.params).rowcount, True)
 
     async def _retrying(self, call: Callable[[sqlite3.Connection], _T], write: bool) -> _T:
-        """`call(connection)`, again after a pause while another process holds the write lock."""
+        """`call(connection)`, again after a pause while another process holds the write lock; a read that meets an
+        I/O error is tried again on a new connection, `_READ_RETRIES` times."""
         deadline: float | None = None
         delay = 0.0005
+        failed_reads = 0
         while True:
             try:
                 conn = self._conn if self._conn is not None else self._connect()
@@ -294,10 +348,14 @@ class SqliteStatePersistence(SqlStatePersistence[StateT, RunEndT]):
                     await self._wrote(conn)
                 return result
             except sqlite3.OperationalError as e:
-                if e.sqlite_errorcode & 0xFF not in _BUSY:
-                    raise self._error(e) from None
+                code = e.sqlite_errorcode & 0xFF
+                if code == sqlite3.SQLITE_IOERR and not write and failed_reads < _READ_RETRIES:
+                    failed_reads += 1
+                    self.close()
+                elif code not in _BUSY:
+                    raise self._error(e, write) from None
             except sqlite3.Error as e:
-                raise self._error(e) from None
+                raise self._error(e, write) from None
             now = monotonic()
             if deadline is None:
                 deadline = now + self.busy_timeout
@@ -376,12 +434,18 @@ class SqliteStatePersistence(SqlStatePersistence[StateT, RunEndT]):
             conn.execute(f'PRAGMA synchronous = {self.synchronous}')
             conn.execute('PRAGMA wal_autocheckpoint = 0')  # checkpoints run in the background instead
             conn.execute(f'PRAGMA journal_size_limit = {_LOG_LIMIT}')
-            _run(conn, lambda: setup_program(_DIALECT, self._describe()), True)
+            # A store of the current schema is opened without a write transaction (a listing writes nothing).
+            if not tables or conn.execute('SELECT version FROM edgewise_schema_version').fetchall() != [
+                (SCHEMA_VERSION,)
+            ]:
+                _run(conn, lambda: setup_program(_DIALECT, self._describe()), True)
             _checkpointer.keep_open(self._file)
         except BaseException:
             conn.close()
             raise
+        _checkpointer.opened(self._file)
         self._conn = conn
+        self._release = weakref.finalize(self, _release, conn, self._file)  # also when dropped unclosed
         return conn
 
     def _check_length(self) -> None:
@@ -406,11 +470,15 @@ class SqliteStatePersistence(SqlStatePersistence[StateT, RunEndT]):
     def _shortfall(self) -> tuple[int, int, int] | None:
         """The file's page count, page size and length when it holds fewer bytes than its header says."""
         try:
-            with open(self._file, 'rb') as f:
-                header = f.read(100)
-                length = os.fstat(f.fileno()).st_size
-        except FileNotFoundError:
+            read = _checkpointer.read_header(self._file)
+        except IsADirectoryError:
+            raise PersistenceError(
+                f'{self._describe()} is a directory, not a database file; give the path of a file (in it, say: '
+                f'{os.path.join(self._file, "runs.db")!r}). Nothing was changed.'
+            ) from None
+        if read is None:
             return None  # a new store
+        header, length = read
         if len(header) < 100 or not header.startswith(b'SQLite format 3\x00'):
             return None  # not a database at all: SQLite says so, without writing
         page_size = int.from_bytes(header[16:18], 'big')
@@ -426,8 +494,13 @@ class SqliteStatePersistence(SqlStatePersistence[StateT, RunEndT]):
             pass
         return pages, page_size, length
 
-    def _error(self, error: sqlite3.Error) -> PersistenceError:
+    def _error(self, error: sqlite3.Error, write: bool) -> PersistenceError:
         if getattr(error, 'sqlite_errorcode', 0) & 0xFF in _WRITE_FAILURES:
+            if not write:
+                return PersistenceError(
+                    f'{self._describe()} could not be read{self._for_run()}: {error} (tried {_READ_RETRIES + 1} '
+                    f'times). Nothing was changed. Check the disk, and the log beside the file ({self._wal!r}).'
+                )
             return PersistenceError(
                 f'{self._describe()} refused a write{self._for_run()}: {error}. That write was rolled back, and '
                 'the run can be resumed (its unfinished step runs again) once the store can be written again.'
@@ -438,6 +511,8 @@ class SqliteStatePersistence(SqlStatePersistence[StateT, RunEndT]):
         )
 
 
+_READ_RETRIES = 3
+"""How many times a read that meets an I/O error is tried again, on a new connection."""
 _WRITE_FAILURES = frozenset({8, 10, 13})
 """SQLITE_READONLY, SQLITE_IOERR, SQLITE_FULL: the store is sound, but this write could not be made."""
 

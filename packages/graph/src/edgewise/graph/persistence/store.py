@@ -75,6 +75,11 @@ def parse_store_url(url: str) -> StoreURL:
     scheme, sep, rest = url.partition(':')
     scheme = scheme.lower()
     if not sep or scheme not in ('sqlite', 'postgresql', 'postgres', 'file'):
+        if url.lower().endswith(('.db', '.sqlite', '.sqlite3')):
+            raise PersistenceError(
+                f'Unsupported store URL {url!r}: for the SQLite file {url!r}, write sqlite:///{url} '
+                '(three slashes, then the path).'
+            )
         raise PersistenceError(f'Unsupported store URL {_masked(url)!r}: use {_FORMS}.')
     if scheme == 'sqlite':
         # As in SQLAlchemy: `sqlite:///runs.db` is relative, `sqlite:////var/runs.db` absolute.
