@@ -12,7 +12,6 @@ from typing_extensions import TypeVar
 
 from edgewise.graph import GraphRunContext
 
-from .debounce import debounce
 from .._run.deps import GraphAgentDeps
 from .._run.result import CallableDatetime, CallableRunUsage
 from .._run.state import GraphAgentState
@@ -20,6 +19,7 @@ from ..exceptions import UnexpectedModelBehavior, UserError
 from ..messages import ModelResponse, ModelResponseStreamEvent
 from ..models import StreamedResponse
 from ..usage import RequestUsage
+from .debounce import debounce
 from .output_reader import OutputReader, text_pieces
 from .response_output import validate_response
 

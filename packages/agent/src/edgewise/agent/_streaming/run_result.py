@@ -20,8 +20,8 @@ from typing import Any, Generic
 from typing_extensions import TypeVar
 
 from .. import messages as _messages
-from .._loop.debounce import debounce as _debounce
 from .._loop.agent_run import AgentRun
+from .._loop.debounce import debounce as _debounce
 from .._loop.model_stream import AgentStream
 from .._loop.output_reader import OutputReader, text_pieces
 from .._loop.response_output import validate_response
