@@ -36,6 +36,7 @@ LOOPBACK_HOSTS = frozenset({'127.0.0.1', 'localhost', '::1', '[::1]'})
 """Host names a local browser uses; any other `Host` header is refused unless allowed (DNS rebinding)."""
 
 _TOKEN_COOKIE = 'edgewise_ui_token'
+"""The access token's cookie name, followed by the port: inspectors on two ports of a host keep their own."""
 # No page may be framed by another site (clickjacking of the action buttons), nor run a script not its own.
 _PAGE_HEADERS = {
     'x-frame-options': 'DENY',
@@ -109,14 +110,15 @@ class _Guard:
             return
         token = self.inspector.token
         if token is not None:
+            name = _cookie_name(headers.get('host', ''))
             query = dict(parse_qsl(scope.get('query_string', b'').decode('latin-1')))
             cookie = SimpleCookie(headers.get('cookie', ''))
-            given = cookie[_TOKEN_COOKIE].value if _TOKEN_COOKIE in cookie else headers.get('x-edgewise-token', '')
+            given = cookie[name].value if name in cookie else headers.get('x-edgewise-token', '')
             if query.get('token') and _same(query['token'], token):
                 rest = urlencode([(k, v) for k, v in parse_qsl(scope['query_string'].decode()) if k != 'token'])
                 path = '/' + scope['path'].lstrip('/')  # never '//host/...': a redirect to another site
                 response = RedirectResponse(path + (f'?{rest}' if rest else ''), status_code=303)
-                response.set_cookie(_TOKEN_COOKIE, token, httponly=True, samesite='strict')
+                response.set_cookie(name, token, httponly=True, samesite='strict')
                 await response(scope, receive, send)
                 return
             if not _same(given, token):
@@ -135,6 +137,12 @@ def _same(given: str, token: str) -> bool:
     return hmac.compare_digest(given.encode(), token.encode())
 
 
+def _cookie_name(host: str) -> str:
+    """The token cookie's name for a `Host` header: cookies are shared by all ports of a host, names are not."""
+    port = host.rpartition(':')[2] if host.startswith('[') or host.count(':') == 1 else ''
+    return f'{_TOKEN_COOKIE}_{port}' if port.isdigit() else _TOKEN_COOKIE
+
+
 def _hostname(host: str) -> str:
     if host.startswith('['):
         return host[: host.find(']') + 1]
@@ -150,6 +158,9 @@ def build_app(inspector: Inspector) -> Starlette:
     async def run_page(request: Request) -> Response:
         return await _guarded(lambda: _run_page(inspector, request))
 
+    async def step(request: Request) -> Response:
+        return await _guarded(lambda: _step(inspector, request))
+
     async def action(request: Request) -> Response:
         return await _guarded(lambda: _action(inspector, request), json=True)
 
@@ -157,6 +168,7 @@ def build_app(inspector: Inspector) -> Starlette:
         routes=[
             Route('/', runs_page),
             Route('/run', run_page),
+            Route('/api/step', step),
             Route('/api/action', action, methods=['POST']),
             Mount('/static', StaticFiles(packages=[('edgewise.graph.web', 'static')]), name='static'),
         ]
@@ -293,6 +305,24 @@ async def _run_page(inspector: Inspector, request: Request) -> Response:
         # The version read before the history: a step taken between the two shows on the next refresh.
         return HTMLResponse(body, headers={'x-edgewise-version': version or ''})
     return _page(inspector, f'Run {run_id}', body, live=_render.run_link(index, run_id))
+
+
+async def _step(inspector: Inspector, request: Request) -> Response:
+    """One step of a run as an HTML fragment: its state tree, node fields and diff (opened in the page)."""
+    _, store = inspector.store(request.query_params.get('store'))
+    run_id = _run_id(request.query_params.get('id'))
+    try:
+        store.check_exists()
+    except CommandError as e:
+        raise _HTTPError(404, str(e)) from None
+    text = request.query_params.get('step', '')
+    async with _persistence(store, run_id) as persistence:
+        history = await persistence.load_raw()
+    if not history:
+        raise _HTTPError(404, f'No run {run_id!r} in {store.display}.')
+    if not text.isdigit() or not 1 <= int(text) <= len(history):
+        raise _HTTPError(404, f'No step {text!r} in run {run_id!r}: its steps are numbered 1 to {len(history)}.')
+    return HTMLResponse(_render.step_detail(history, int(text)), headers=_PAGE_HEADERS)
 
 
 def _run_id(value: object) -> str:

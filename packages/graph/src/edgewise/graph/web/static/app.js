@@ -69,10 +69,39 @@
     } else if (button.classList.contains('approve')) {
       act(Object.assign(base, { action: 'answer', approve: [call], deny: [] }));
     } else if (button.classList.contains('deny')) {
-      var reason = main.querySelector('input.reason[data-call="' + call + '"]');
+      // Found by relation, not by a selector built from the call id (an id may hold any character).
+      var item = button.closest('li');
+      var reason = item ? item.querySelector('input.reason') : null;
       act(Object.assign(base, { action: 'answer', approve: [], deny: [call], reason: reason && reason.value ? reason.value : null }));
     }
   });
+
+  // A step's state, node fields and diff are fetched when its row is opened: the page holds summaries only.
+  function loadStep(details) {
+    var page = main.querySelector('.run-page');
+    var where = details.closest('.actions');
+    if (!page || !where || details.getAttribute('data-loaded')) { return; }
+    details.setAttribute('data-loaded', '1');
+    var url = '/api/step?store=' + encodeURIComponent(where.getAttribute('data-store')) +
+      '&id=' + encodeURIComponent(where.getAttribute('data-run')) +
+      '&step=' + encodeURIComponent(details.getAttribute('data-step'));
+    fetch(url, { credentials: 'same-origin' }).then(function (response) {
+      return response.text().then(function (html) {
+        var body = details.querySelector('.step-body');
+        if (!response.ok) {
+          details.removeAttribute('data-loaded');
+          body.textContent = new DOMParser().parseFromString(html, 'text/html').body.textContent;
+          return;
+        }
+        body.innerHTML = html;  // written by the server, every stored value escaped
+      });
+    }).catch(function () { details.removeAttribute('data-loaded'); });
+  }
+
+  main.addEventListener('toggle', function (event) {
+    var details = event.target;
+    if (details.open && details.matches && details.matches('details[data-step]')) { loadStep(details); }
+  }, true);
 
   if (main.getAttribute('data-live')) {
     var poll = parseInt(main.getAttribute('data-poll') || '1000', 10);
