@@ -300,7 +300,7 @@ async def _run_page(inspector: Inspector, request: Request) -> Response:
         history = await persistence.load_raw() if info is not None else []
     if info is None or not history:
         raise _HTTPError(404, f'No run {run_id!r} in {store.display}.')
-    body = await _run_body(inspector, index, store, run_id, history, info)
+    body = await _run_body(inspector, index, store, run_id, history, info, version or '')
     if partial:
         # The version read before the history: a step taken between the two shows on the next refresh.
         return HTMLResponse(body, headers={'x-edgewise-version': version or ''})
@@ -350,7 +350,13 @@ def _version(info: RunInfo) -> str:
 
 
 async def _run_body(
-    inspector: Inspector, index: int, store: Store, run_id: str, history: list[RawSnapshot], info: RunInfo
+    inspector: Inspector,
+    index: int,
+    store: Store,
+    run_id: str,
+    history: list[RawSnapshot],
+    info: RunInfo,
+    version: str,
 ) -> str:
     async with store.persistence(run_id) as persistence:
         parent, children = await persistence.parent_run(), await persistence.child_runs()
@@ -407,7 +413,8 @@ async def _run_body(
             f'<tbody>{_render.runs_rows(index, kid_rows)}</tbody></table>'
         )
     return (
-        f'<div class="run-page" data-run="{escape(run_id)}" data-status="{escape(info.status)}">{head}{outcome_html}'
+        f'<div class="run-page" data-run="{escape(run_id)}" data-status="{escape(info.status)}" '
+        f'data-version="{escape(version)}">{head}{outcome_html}'
         f'{error_html}{controls_html}<div class="diagram-box">{svg}</div>{agent}<h2>Steps</h2>'
         f'<div class="actions" data-store="{index}" data-run="{escape(run_id)}">'
         f'{_render.steps_table(history, actions=actions)}</div>{kids}</div>'

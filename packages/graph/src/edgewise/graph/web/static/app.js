@@ -3,7 +3,9 @@
   'use strict';
   var main = document.getElementById('main');
   var csrf = document.querySelector('meta[name="edgewise-csrf"]').content;
-  var version = null;
+  // The version of the run the page shows: a live page asks for the run only once it changed.
+  var shown = main.querySelector('.run-page');
+  var version = shown ? shown.getAttribute('data-version') : null;
 
   function toast(text, bad) {
     var box = document.getElementById('toast');
@@ -30,10 +32,15 @@
       if (html === null || html === undefined) { return; }
       var target = main.querySelector('#live') || main;
       var opened = openDetails();
+      var reasons = [];  // what the user typed, kept across the refresh (matched by attribute, never by selector)
+      main.querySelectorAll('input.reason').forEach(function (input) { reasons.push([input.getAttribute('data-call'), input.value]); });
       var parsed = new DOMParser().parseFromString(html, 'text/html');
       var fresh = parsed.querySelector('#live');
       target.innerHTML = fresh ? fresh.innerHTML : parsed.body.innerHTML;
       opened.forEach(function (id) { var d = document.getElementById(id); if (d) { d.open = true; } });
+      main.querySelectorAll('input.reason').forEach(function (input) {
+        reasons.forEach(function (kept) { if (kept[0] === input.getAttribute('data-call')) { input.value = kept[1]; } });
+      });
     }).catch(function () { /* the server is restarting: try again on the next tick */ });
   }
 
