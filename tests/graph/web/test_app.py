@@ -197,6 +197,22 @@ async def test_live_updates_answer_no_change_cheaply(inspect: Any, sqlite_url: s
     assert 'Result: 3' in changed.text
 
 
+async def test_a_live_page_gets_the_steps_from_the_last_it_has(inspect: Any, sqlite_url: str) -> None:
+    await seed(sqlite_url)
+    app = inspect([sqlite_url])
+    ask = {'store': 0, 'id': 'done', 'partial': 1}
+
+    later = await app.get('/run', params={**ask, 'since': 3})
+    beyond = await app.get('/run', params={**ask, 'since': 9})
+    bad = await app.get('/run', params={**ask, 'since': 'x'})
+    page = await app.get('/run', params={'store': 0, 'id': 'done', 'since': 3})
+
+    assert re.findall(r'<tr class="step" data-step="(\d+)"', later.text) == ['3', '4']
+    assert '<table class="steps" data-from="3">' in later.text
+    for whole in (beyond, bad, page):  # a step the run does not have, or not a live refresh: every step
+        assert re.findall(r'<tr class="step" data-step="(\d+)"', whole.text) == ['1', '2', '3', '4']
+
+
 @pytest.mark.parametrize(
     ('url', 'status', 'message'),
     [

@@ -176,17 +176,24 @@ def test_the_list_and_a_live_run_page_follow_the_run_without_reloading(sqlite_ur
             node = page.locator('svg.diagram g[data-node]')
             expect(page.locator('svg.diagram g[data-node="Transform"]')).to_have_attribute('data-mark', 'running')
             expect(page.locator('svg.diagram g[data-node="Load"]')).to_have_attribute('data-mark', 'done')
+            page.click('details#step-1 > summary')
+            expect(page.locator('details#step-1 .tree').first).to_contain_text('state')
+            page.evaluate("document.getElementById('step-1').dataset.mine = 'kept'")
             GATES['Transform'].set()
             expect(page.locator('svg.diagram g[data-node="Save"]')).to_have_attribute(
                 'data-mark', 'running', timeout=WAIT_MS
             )
             expect(page.locator('svg.diagram g[data-node="Transform"]')).to_have_attribute('data-mark', 'done')
             expect(page.locator('tr.step[data-step="2"]')).to_have_attribute('data-status', 'success')
+            # Only the new steps came: the opened first step is the same element, still open.
+            expect(page.locator('details#step-1')).to_have_attribute('data-mine', 'kept')
+            expect(page.locator('details#step-1 .tree').first).to_be_visible()
             _screenshot(page, 'ui-run-live.png')
             GATES['Save'].set()
             expect(page.locator('.run-page')).to_have_attribute('data-status', 'finished', timeout=WAIT_MS)
             expect(page.locator('.outcome')).to_have_text('Result: 3')
             expect(node).to_have_count(5)
+            expect(page.locator('tr.step')).to_have_count(4)  # each step once
             assert page.evaluate('window.loadedOnce') is True
             _all_local(requested, base)
     finally:

@@ -300,7 +300,10 @@ async def _run_page(inspector: Inspector, request: Request) -> Response:
         history = await persistence.load_raw() if info is not None else []
     if info is None or not history:
         raise _HTTPError(404, f'No run {run_id!r} in {store.display}.')
-    body = await _run_body(inspector, index, store, run_id, history, info, version or '')
+    # A live page that has the steps up to `since` gets the steps from `since` on (that one may have changed).
+    since = request.query_params.get('since', '')
+    first = int(since) if partial and since.isdigit() and 1 <= int(since) <= len(history) else 1
+    body = await _run_body(inspector, index, store, run_id, history, info, version or '', first)
     if partial:
         # The version read before the history: a step taken between the two shows on the next refresh.
         return HTMLResponse(body, headers={'x-edgewise-version': version or ''})
@@ -357,6 +360,7 @@ async def _run_body(
     history: list[RawSnapshot],
     info: RunInfo,
     version: str,
+    first: int = 1,
 ) -> str:
     async with store.persistence(run_id) as persistence:
         parent, children = await persistence.parent_run(), await persistence.child_runs()
@@ -417,7 +421,7 @@ async def _run_body(
         f'data-version="{escape(version)}">{head}{outcome_html}'
         f'{error_html}{controls_html}<div class="diagram-box">{svg}</div>{agent}<h2>Steps</h2>'
         f'<div class="actions" data-store="{index}" data-run="{escape(run_id)}">'
-        f'{_render.steps_table(history, actions=actions)}</div>{kids}</div>'
+        f'{_render.steps_table(history, actions=actions, first=first)}</div>{kids}</div>'
     )
 
 

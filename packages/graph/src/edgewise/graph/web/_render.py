@@ -132,14 +132,15 @@ def _node_text(snapshot: RawSnapshot) -> str:
     return snapshot.node.node_id
 
 
-def steps_table(history: Sequence[RawSnapshot], *, actions: bool) -> str:
-    """The steps of a run, summaries only: node, status, start, duration, snapshot id.
+def steps_table(history: Sequence[RawSnapshot], *, actions: bool, first: int = 1) -> str:
+    """The steps of a run from step `first` on, summaries only: node, status, start, duration, snapshot id.
 
     A step's state, node fields and diff are fetched when its row is opened (`step_detail`), so the page stays
-    small however large the state grows.
+    small however large the state grows. A live page that has steps 1 to N asks for the steps from N on: the
+    table's `data-from` says which step it starts at, and the page keeps the rows it has before it.
     """
     rows = []
-    for step, snapshot in enumerate(history, start=1):
+    for step, snapshot in enumerate(history[first - 1 :], start=first):
         if snapshot.kind == 'node':
             status: str = snapshot.status
             start, took = when(snapshot.start_ts), duration(snapshot.duration)
@@ -160,8 +161,8 @@ def steps_table(history: Sequence[RawSnapshot], *, actions: bool) -> str:
             '<div class="step-body">loading...</div></details></td></tr>'
         )
     return (
-        '<table class="steps"><thead><tr><th>#</th><th>node</th><th>status</th><th>started (UTC)</th>'
-        f'<th>duration</th><th>snapshot</th></tr></thead><tbody>{"".join(rows)}</tbody></table>'
+        f'<table class="steps" data-from="{first}"><thead><tr><th>#</th><th>node</th><th>status</th>'
+        f'<th>started (UTC)</th><th>duration</th><th>snapshot</th></tr></thead><tbody>{"".join(rows)}</tbody></table>'
     )
 
 

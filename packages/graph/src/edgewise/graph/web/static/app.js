@@ -23,7 +23,10 @@
   function refresh() {
     var live = main.getAttribute('data-live');
     if (!live) { return; }
-    var url = live + (live.indexOf('?') >= 0 ? '&' : '?') + 'partial=1' + (version ? '&v=' + encodeURIComponent(version) : '');
+    var steps = main.querySelectorAll('table.steps tr.step');
+    var since = steps.length ? steps[steps.length - 1].getAttribute('data-step') : '';
+    var url = live + (live.indexOf('?') >= 0 ? '&' : '?') + 'partial=1' + (version ? '&v=' + encodeURIComponent(version) : '') +
+      (since ? '&since=' + encodeURIComponent(since) : '');
     fetch(url, { credentials: 'same-origin' }).then(function (response) {
       if (response.status === 204 || !response.ok) { return null; }
       version = response.headers.get('x-edgewise-version');
@@ -36,7 +39,22 @@
       main.querySelectorAll('input.reason').forEach(function (input) { reasons.push([input.getAttribute('data-call'), input.value]); });
       var parsed = new DOMParser().parseFromString(html, 'text/html');
       var fresh = parsed.querySelector('#live');
+      // Only the steps from `data-from` on came: the rows before are kept as they are (opened, loaded).
+      var table = parsed.querySelector('table.steps');
+      var from = table ? parseInt(table.getAttribute('data-from') || '1', 10) : 1;
+      var kept = [];
+      if (from > 1) {
+        main.querySelectorAll('table.steps > tbody > tr').forEach(function (row) {
+          var step = row.classList.contains('step') ? row : row.previousElementSibling;
+          if (step && parseInt(step.getAttribute('data-step'), 10) < from) { kept.push(row); }
+        });
+      }
       target.innerHTML = fresh ? fresh.innerHTML : parsed.body.innerHTML;
+      var body = main.querySelector('table.steps > tbody');
+      if (body && kept.length) {
+        var before = body.firstChild;
+        kept.forEach(function (row) { body.insertBefore(row, before); });
+      }
       opened.forEach(function (id) { var d = document.getElementById(id); if (d) { d.open = true; } });
       main.querySelectorAll('input.reason').forEach(function (input) {
         reasons.forEach(function (kept) { if (kept[0] === input.getAttribute('data-call')) { input.value = kept[1]; } });
