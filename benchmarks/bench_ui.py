@@ -108,6 +108,7 @@ def main() -> None:
                 request('/run?store=0&id=long&partial=1'),
                 request('/run?store=0&id=grown'),
                 request('/run?store=0&id=grown&partial=1'),
+                request(f'/run?store=0&id=grown&partial=1&since={STEPS}'),
                 request(f'/api/step?store=0&id=grown&step={STEPS}'),
             ],
             repeats=5,
