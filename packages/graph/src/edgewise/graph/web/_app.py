@@ -320,12 +320,20 @@ async def _step(inspector: Inspector, request: Request) -> Response:
         raise _HTTPError(404, str(e)) from None
     text = request.query_params.get('step', '')
     async with _persistence(store, run_id) as persistence:
-        history = await persistence.load_raw()
-    if not history:
+        info = await persistence.info()
+        if info is None:
+            raise _HTTPError(404, f'No run {run_id!r} in {store.display}.')
+        if not text.isdigit() or not 1 <= int(text) <= info.snapshot_count:
+            raise _HTTPError(
+                404, f'No step {text!r} in run {run_id!r}: its steps are numbered 1 to {info.snapshot_count}.'
+            )
+        step = int(text)
+        # Only the step and the one before it are read: a long run's other states are never decoded.
+        found = await persistence.load_raw_steps(max(step - 1, 1), 2 if step > 1 else 1)
+    if not found:  # pragma: no cover - removed between the two reads
         raise _HTTPError(404, f'No run {run_id!r} in {store.display}.')
-    if not text.isdigit() or not 1 <= int(text) <= len(history):
-        raise _HTTPError(404, f'No step {text!r} in run {run_id!r}: its steps are numbered 1 to {len(history)}.')
-    return HTMLResponse(_render.step_detail(history, int(text)), headers=_PAGE_HEADERS)
+    snapshot, previous = found[-1], found[0] if len(found) > 1 else None
+    return HTMLResponse(_render.step_detail(snapshot, previous), headers=_PAGE_HEADERS)
 
 
 def _run_id(value: object) -> str:

@@ -166,11 +166,10 @@ def steps_table(history: Sequence[RawSnapshot], *, actions: bool, first: int = 1
     )
 
 
-def step_detail(history: Sequence[RawSnapshot], step: int) -> str:
-    """Step number `step` (from 1) of a run: its state tree, its node's fields and its diff to the step before."""
-    snapshot = history[step - 1]
+def step_detail(snapshot: RawSnapshot, previous: RawSnapshot | None) -> str:
+    """A step of a run: its state tree, its node's fields and its diff to `previous` (the step before, if any)."""
     fields = snapshot.node.fields if snapshot.kind == 'node' else {'result': snapshot.result.data}
-    changes = state_diff(history[step - 2].state, snapshot.state) if step > 1 else []
+    changes = state_diff(previous.state, snapshot.state) if previous is not None else []
     diff = ''.join(
         f'<li class="d{"add" if k == "+" else "del" if k == "-" else "chg"}"><code>{k} {escape(p)}</code> '
         f'{escape(t)}</li>'
