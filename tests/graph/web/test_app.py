@@ -95,11 +95,87 @@ async def test_the_graph_of_an_app_is_drawn_whole_with_the_path(inspect: Any, sq
 async def test_the_state_tree_and_diff(inspect: Any, sqlite_url: str) -> None:
     await seed(sqlite_url)
 
-    page = await inspect([sqlite_url]).get('/run', params={'store': 0, 'id': 'done'})
+    app = inspect([sqlite_url])
+    page = await app.get('/run', params={'store': 0, 'id': 'done'})
+    first = await app.get('/api/step', params={'store': 0, 'id': 'done', 'step': 1})
+    third = await app.get('/api/step', params={'store': 0, 'id': 'done', 'step': 3})
 
-    assert '<span class="key">[0]</span>: <span class="value">&quot;fetch&quot;</span>' in page.text
-    assert '<code>+ seen[1]</code> &quot;parse&quot;' in page.text
+    # The page holds the steps' summaries only; a step's state and diff come when it is opened.
+    assert '<span class="key">' not in page.text
+    assert '<details id="step-3" data-step="3">' in page.text
     assert 'Result: 3' in page.text
+    assert first.status_code == 200
+    assert '<li>no change</li>' in first.text
+    assert '<span class="key">[0]</span>: <span class="value">&quot;fetch&quot;</span>' in third.text
+    assert '<code>+ seen[1]</code> &quot;parse&quot;' in third.text
+    assert third.headers['x-frame-options'] == 'DENY'
+
+
+@pytest.mark.parametrize(
+    ('query', 'status', 'message'),
+    [
+        ('store=0&id=nope&step=1', 404, "No run 'nope'"),
+        ('store=0&id=done&step=0', 404, "No step '0' in run 'done': its steps are numbered 1 to 4."),
+        ('store=0&id=done&step=5', 404, "No step '5'"),
+        ('store=0&id=done&step=x', 404, "No step 'x'"),
+        ('store=0&id=done', 404, "No step ''"),
+        ('store=3&id=done&step=1', 404, "No store '3'"),
+        ('store=0&id=..&step=1', 400, 'is not a run id'),
+    ],
+)
+async def test_unknown_steps(inspect: Any, sqlite_url: str, query: str, status: int, message: str) -> None:
+    await seed(sqlite_url)
+
+    answer = await inspect([sqlite_url]).get(f'/api/step?{query}')
+
+    assert (answer.status_code, message in html.unescape(answer.text)) == (status, True)
+
+
+async def test_a_step_of_a_missing_store_file(inspect: Any, tmp_path: Path) -> None:
+    answer = await inspect([f'sqlite:///{tmp_path / "none.db"}']).get('/api/step?store=0&id=x&step=1')
+
+    assert (answer.status_code, 'does not exist' in answer.text) == (404, True)
+
+
+async def test_a_step_escapes_the_stored_state(inspect: Any, sqlite_url: str) -> None:
+    async with persistence_from_url(sqlite_url, 'xss') as persistence:
+        await pipeline.run(pipeline.node_defs['Fetch'].node(), state=Log(seen=['<img src=x onerror=alert(1)>']),
+                           persistence=persistence)  # fmt: skip
+
+    answer = await inspect([sqlite_url]).get('/api/step', params={'store': 0, 'id': 'xss', 'step': 2})
+
+    assert '<img' not in answer.text
+    assert '&lt;img src=x onerror=alert(1)&gt;' in answer.text
+
+
+async def test_a_step_follows_the_host_and_token_rules(inspect: Any, sqlite_url: str) -> None:
+    await seed(sqlite_url)
+    app = inspect([sqlite_url], token='s3cret')
+    url = '/api/step?store=0&id=done&step=2'
+
+    foreign = await app.get(url, headers={'host': 'evil.example:8642'})
+    refused = await app.get(url)
+    given = await app.get(url, headers={'x-edgewise-token': 's3cret'})
+
+    assert (foreign.status_code, refused.status_code, given.status_code) == (400, 401, 200)
+    assert '+ seen[0]' in given.text
+
+
+async def test_two_inspectors_on_two_ports_keep_their_own_token_cookie(inspect: Any, sqlite_url: str) -> None:
+    await seed(sqlite_url)
+    first = inspect([sqlite_url], token='one')
+    second = inspect([sqlite_url], token='two')
+    # One browser: the cookies of 127.0.0.1 are shared by all its ports.
+    second.client.cookies = first.client.cookies
+    second.client.base_url = httpx.URL('http://127.0.0.1:8643')
+
+    logged_in_first = await first.get('/?token=one')
+    logged_in_second = await second.get('/?token=two')
+    both = (await first.get('/'), await second.get('/'))
+
+    assert 'edgewise_ui_token_8642=' in logged_in_first.headers['set-cookie']
+    assert 'edgewise_ui_token_8643=' in logged_in_second.headers['set-cookie']
+    assert [page.status_code for page in both] == [200, 200]
 
 
 async def test_live_updates_answer_no_change_cheaply(inspect: Any, sqlite_url: str) -> None:
@@ -119,6 +195,22 @@ async def test_live_updates_answer_no_change_cheaply(inspect: Any, sqlite_url: s
     assert (partial.status_code, same.status_code, changed.status_code) == (200, 204, 200)
     assert '<!doctype' not in partial.text
     assert 'Result: 3' in changed.text
+
+
+async def test_a_live_page_gets_the_steps_from_the_last_it_has(inspect: Any, sqlite_url: str) -> None:
+    await seed(sqlite_url)
+    app = inspect([sqlite_url])
+    ask = {'store': 0, 'id': 'done', 'partial': 1}
+
+    later = await app.get('/run', params={**ask, 'since': 3})
+    beyond = await app.get('/run', params={**ask, 'since': 9})
+    bad = await app.get('/run', params={**ask, 'since': 'x'})
+    page = await app.get('/run', params={'store': 0, 'id': 'done', 'since': 3})
+
+    assert re.findall(r'<tr class="step" data-step="(\d+)"', later.text) == ['3', '4']
+    assert '<table class="steps" data-from="3">' in later.text
+    for whole in (beyond, bad, page):  # a step the run does not have, or not a live refresh: every step
+        assert re.findall(r'<tr class="step" data-step="(\d+)"', whole.text) == ['1', '2', '3', '4']
 
 
 @pytest.mark.parametrize(

@@ -76,8 +76,10 @@ def test_a_failed_run_shows_the_error_and_the_failed_node_on_the_diagram(sqlite_
         failed = page.locator('svg.diagram g[data-node="Explode"]')
         expect(failed).to_have_attribute('class', 'node failed')
         expect(page.locator('svg.diagram g[data-node="Check"]')).to_have_attribute('class', 'node done')
+        expect(page.locator('details#step-2 .tree')).to_have_count(0)  # fetched when the step is opened
         page.click('details#step-2 > summary')
         expect(page.locator('details#step-2 .diff')).to_contain_text('+ seen[0]')
+        expect(page.locator('details#step-2 .tree').first).to_contain_text('"check"')
         _screenshot(page, 'ui-run-failed.png')
         _all_local(requested, base)
 
@@ -174,20 +176,71 @@ def test_the_list_and_a_live_run_page_follow_the_run_without_reloading(sqlite_ur
             node = page.locator('svg.diagram g[data-node]')
             expect(page.locator('svg.diagram g[data-node="Transform"]')).to_have_attribute('data-mark', 'running')
             expect(page.locator('svg.diagram g[data-node="Load"]')).to_have_attribute('data-mark', 'done')
+            page.click('details#step-1 > summary')
+            expect(page.locator('details#step-1 .tree').first).to_contain_text('state')
+            page.evaluate("document.getElementById('step-1').dataset.mine = 'kept'")
             GATES['Transform'].set()
             expect(page.locator('svg.diagram g[data-node="Save"]')).to_have_attribute(
                 'data-mark', 'running', timeout=WAIT_MS
             )
             expect(page.locator('svg.diagram g[data-node="Transform"]')).to_have_attribute('data-mark', 'done')
             expect(page.locator('tr.step[data-step="2"]')).to_have_attribute('data-status', 'success')
+            # Only the new steps came: the opened first step is the same element, still open.
+            expect(page.locator('details#step-1')).to_have_attribute('data-mine', 'kept')
+            expect(page.locator('details#step-1 .tree').first).to_be_visible()
             _screenshot(page, 'ui-run-live.png')
             GATES['Save'].set()
             expect(page.locator('.run-page')).to_have_attribute('data-status', 'finished', timeout=WAIT_MS)
             expect(page.locator('.outcome')).to_have_text('Result: 3')
             expect(node).to_have_count(5)
+            expect(page.locator('tr.step')).to_have_count(4)  # each step once
             assert page.evaluate('window.loadedOnce') is True
             _all_local(requested, base)
     finally:
         for gate in GATES.values():
             gate.set()
         driver.join(30)
+
+
+QUOTED_ID = 'r"1\\x'
+"""A tool call id with a quote and a backslash: the page finds the deny button's reason box all the same."""
+
+
+def _quoting_model(messages: list[Any], info: Any) -> Any:
+    from edgewise.agent.messages import ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
+
+    if len(messages) == 1:
+        return ModelResponse([ToolCallPart('refund', {'order': 'A-7'}, QUOTED_ID)])
+    last = messages[-1]
+    assert isinstance(last, ModelRequest)
+    outcome = next(p for p in last.parts if isinstance(p, ToolReturnPart))
+    return ModelResponse([TextPart(f'Outcome: {outcome.content}')])
+
+
+def test_denying_a_call_whose_id_has_quotes_sends_its_reason(tmp_path: Path) -> None:
+    from playwright.sync_api import expect
+
+    from edgewise.agent import Agent, DeferredToolRequests
+    from edgewise.agent.models.function import FunctionModel
+
+    quoting: Agent[None, Any] = Agent(FunctionModel(_quoting_model), output_type=[str, DeferredToolRequests])
+
+    @quoting.tool_plain(requires_approval=True)
+    def refund(order: str) -> str:  # pragma: no cover - denied, never runs
+        return f'order {order} is refunded.'
+
+    url = f'sqlite:///{tmp_path / "quoted.db"}'
+
+    async def start() -> None:
+        async with persistence_from_url(url, 'quoted') as persistence:
+            await quoting.run('Refund A-7.', persistence=persistence)
+
+    anyio.run(start)
+    with serve(create_app([url], apps=[quoting], poll_ms=200)) as base, browser_page() as (page, requested):
+        page.goto(f'{base}/run?store=0&id=quoted')
+        page.locator('li.pending input.reason').fill('opened goods')
+        page.locator('li.pending button.deny').click()
+
+        expect(page.locator('.run-page')).to_have_attribute('data-status', 'finished', timeout=WAIT_MS)
+        expect(page.locator('.conversation')).to_contain_text('opened goods')
+        _all_local(requested, base)

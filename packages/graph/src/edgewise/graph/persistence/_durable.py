@@ -406,6 +406,25 @@ class DurableStatePersistence(BaseStatePersistence[StateT, RunEndT]):
         snapshots: list[Any] = await self._op_load_all(adapter)
         return snapshots
 
+    async def load_raw_steps(self, first: int, count: int) -> list[RawSnapshot]:
+        """Up to `count` snapshots of `load_raw()` from snapshot number `first` (numbered from 1) on.
+
+        A SQL store reads and decodes only those, so one step of a long run whose state grew is cheap to show.
+
+        Raises:
+            PersistenceError: a stored snapshot is not a snapshot at all, or the store cannot be read.
+        """
+        self._check_open()
+        adapter: Any = RAW_SNAPSHOT_ADAPTER
+        snapshots: list[Any] = await self._op_load_range(adapter, max(first, 1) - 1, max(count, 0))
+        return snapshots
+
+    async def _op_load_range(
+        self, adapter: pydantic.TypeAdapter[Snapshot[StateT, RunEndT]], offset: int, count: int
+    ) -> list[Snapshot[StateT, RunEndT]]:
+        """Snapshots `offset` to `offset + count` (from 0) of `_op_load_all`; a store may read only those."""
+        return (await self._op_load_all(adapter))[offset : offset + count]
+
     async def info(self) -> RunInfo | None:
         """This run as the store's `list_runs` lists it: status, times, number of snapshots.
 

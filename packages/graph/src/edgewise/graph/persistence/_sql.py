@@ -743,6 +743,16 @@ class SqlStatePersistence(DurableStatePersistence[StateT, RunEndT]):
     ) -> list[Snapshot[StateT, RunEndT]]:
         return await self._transact(lambda: self._load_all_program(adapter), write=False)
 
+    async def _op_load_range(
+        self, adapter: pydantic.TypeAdapter[Snapshot[StateT, RunEndT]], offset: int, count: int
+    ) -> list[Snapshot[StateT, RunEndT]]:
+        def program() -> Program[list[Snapshot[StateT, RunEndT]]]:
+            query = f'{_SELECT_SNAPSHOT} WHERE s.run_id = ? ORDER BY s.seq LIMIT ? OFFSET ?'
+            rows = (yield Query(query, (self._run_id, count, offset))).rows
+            return [self._decode_row(row, adapter) for row in rows]
+
+        return await self._transact(program, write=False)
+
     async def _op_info(self) -> RunInfo | None:
         found = await self._transact(lambda: list_runs_program(self.dialect, self._run_id), write=False)
         return found[0] if found else None

@@ -36,6 +36,7 @@ LOOPBACK_HOSTS = frozenset({'127.0.0.1', 'localhost', '::1', '[::1]'})
 """Host names a local browser uses; any other `Host` header is refused unless allowed (DNS rebinding)."""
 
 _TOKEN_COOKIE = 'edgewise_ui_token'
+"""The access token's cookie name, followed by the port: inspectors on two ports of a host keep their own."""
 # No page may be framed by another site (clickjacking of the action buttons), nor run a script not its own.
 _PAGE_HEADERS = {
     'x-frame-options': 'DENY',
@@ -109,14 +110,15 @@ class _Guard:
             return
         token = self.inspector.token
         if token is not None:
+            name = _cookie_name(headers.get('host', ''))
             query = dict(parse_qsl(scope.get('query_string', b'').decode('latin-1')))
             cookie = SimpleCookie(headers.get('cookie', ''))
-            given = cookie[_TOKEN_COOKIE].value if _TOKEN_COOKIE in cookie else headers.get('x-edgewise-token', '')
+            given = cookie[name].value if name in cookie else headers.get('x-edgewise-token', '')
             if query.get('token') and _same(query['token'], token):
                 rest = urlencode([(k, v) for k, v in parse_qsl(scope['query_string'].decode()) if k != 'token'])
                 path = '/' + scope['path'].lstrip('/')  # never '//host/...': a redirect to another site
                 response = RedirectResponse(path + (f'?{rest}' if rest else ''), status_code=303)
-                response.set_cookie(_TOKEN_COOKIE, token, httponly=True, samesite='strict')
+                response.set_cookie(name, token, httponly=True, samesite='strict')
                 await response(scope, receive, send)
                 return
             if not _same(given, token):
@@ -135,6 +137,12 @@ def _same(given: str, token: str) -> bool:
     return hmac.compare_digest(given.encode(), token.encode())
 
 
+def _cookie_name(host: str) -> str:
+    """The token cookie's name for a `Host` header: cookies are shared by all ports of a host, names are not."""
+    port = host.rpartition(':')[2] if host.startswith('[') or host.count(':') == 1 else ''
+    return f'{_TOKEN_COOKIE}_{port}' if port.isdigit() else _TOKEN_COOKIE
+
+
 def _hostname(host: str) -> str:
     if host.startswith('['):
         return host[: host.find(']') + 1]
@@ -150,6 +158,9 @@ def build_app(inspector: Inspector) -> Starlette:
     async def run_page(request: Request) -> Response:
         return await _guarded(lambda: _run_page(inspector, request))
 
+    async def step(request: Request) -> Response:
+        return await _guarded(lambda: _step(inspector, request))
+
     async def action(request: Request) -> Response:
         return await _guarded(lambda: _action(inspector, request), json=True)
 
@@ -157,6 +168,7 @@ def build_app(inspector: Inspector) -> Starlette:
         routes=[
             Route('/', runs_page),
             Route('/run', run_page),
+            Route('/api/step', step),
             Route('/api/action', action, methods=['POST']),
             Mount('/static', StaticFiles(packages=[('edgewise.graph.web', 'static')]), name='static'),
         ]
@@ -288,11 +300,40 @@ async def _run_page(inspector: Inspector, request: Request) -> Response:
         history = await persistence.load_raw() if info is not None else []
     if info is None or not history:
         raise _HTTPError(404, f'No run {run_id!r} in {store.display}.')
-    body = await _run_body(inspector, index, store, run_id, history, info)
+    # A live page that has the steps up to `since` gets the steps from `since` on (that one may have changed).
+    since = request.query_params.get('since', '')
+    first = int(since) if partial and since.isdigit() and 1 <= int(since) <= len(history) else 1
+    body = await _run_body(inspector, index, store, run_id, history, info, version or '', first)
     if partial:
         # The version read before the history: a step taken between the two shows on the next refresh.
         return HTMLResponse(body, headers={'x-edgewise-version': version or ''})
     return _page(inspector, f'Run {run_id}', body, live=_render.run_link(index, run_id))
+
+
+async def _step(inspector: Inspector, request: Request) -> Response:
+    """One step of a run as an HTML fragment: its state tree, node fields and diff (opened in the page)."""
+    _, store = inspector.store(request.query_params.get('store'))
+    run_id = _run_id(request.query_params.get('id'))
+    try:
+        store.check_exists()
+    except CommandError as e:
+        raise _HTTPError(404, str(e)) from None
+    text = request.query_params.get('step', '')
+    async with _persistence(store, run_id) as persistence:
+        info = await persistence.info()
+        if info is None:
+            raise _HTTPError(404, f'No run {run_id!r} in {store.display}.')
+        if not text.isdigit() or not 1 <= int(text) <= info.snapshot_count:
+            raise _HTTPError(
+                404, f'No step {text!r} in run {run_id!r}: its steps are numbered 1 to {info.snapshot_count}.'
+            )
+        step = int(text)
+        # Only the step and the one before it are read: a long run's other states are never decoded.
+        found = await persistence.load_raw_steps(max(step - 1, 1), 2 if step > 1 else 1)
+    if not found:  # pragma: no cover - removed between the two reads
+        raise _HTTPError(404, f'No run {run_id!r} in {store.display}.')
+    snapshot, previous = found[-1], found[0] if len(found) > 1 else None
+    return HTMLResponse(_render.step_detail(snapshot, previous), headers=_PAGE_HEADERS)
 
 
 def _run_id(value: object) -> str:
@@ -320,7 +361,14 @@ def _version(info: RunInfo) -> str:
 
 
 async def _run_body(
-    inspector: Inspector, index: int, store: Store, run_id: str, history: list[RawSnapshot], info: RunInfo
+    inspector: Inspector,
+    index: int,
+    store: Store,
+    run_id: str,
+    history: list[RawSnapshot],
+    info: RunInfo,
+    version: str,
+    first: int = 1,
 ) -> str:
     async with store.persistence(run_id) as persistence:
         parent, children = await persistence.parent_run(), await persistence.child_runs()
@@ -379,10 +427,11 @@ async def _run_body(
             f'<tbody>{_render.runs_rows(index, kid_rows)}</tbody></table>'
         )
     return (
-        f'<div class="run-page" data-run="{escape(run_id)}" data-status="{escape(info.status)}">{head}{outcome_html}'
+        f'<div class="run-page" data-run="{escape(run_id)}" data-status="{escape(info.status)}" '
+        f'data-version="{escape(version)}">{head}{outcome_html}'
         f'{error_html}{controls_html}<div class="diagram-box">{svg}</div>{agent}<h2>Steps</h2>'
         f'<div class="actions" data-store="{index}" data-run="{escape(run_id)}">'
-        f'{_render.steps_table(history, actions=actions)}</div>{kids}</div>'
+        f'{_render.steps_table(history, actions=actions, first=first)}</div>{kids}</div>'
     )
 
 

@@ -21,6 +21,7 @@ __all__ = (
     'run_link',
     'status_badge',
     'steps_table',
+    'step_detail',
     'snapshot_error',
 )
 
@@ -131,24 +132,20 @@ def _node_text(snapshot: RawSnapshot) -> str:
     return snapshot.node.node_id
 
 
-def steps_table(history: Sequence[RawSnapshot], *, actions: bool) -> str:
-    """The steps of a run: node, status, start, duration, snapshot id; each with its state and its diff."""
+def steps_table(history: Sequence[RawSnapshot], *, actions: bool, first: int = 1) -> str:
+    """The steps of a run from step `first` on, summaries only: node, status, start, duration, snapshot id.
+
+    A step's state, node fields and diff are fetched when its row is opened (`step_detail`), so the page stays
+    small however large the state grows. A live page that has steps 1 to N asks for the steps from N on: the
+    table's `data-from` says which step it starts at, and the page keeps the rows it has before it.
+    """
     rows = []
-    previous: Any = {}
-    for step, snapshot in enumerate(history, start=1):
+    for step, snapshot in enumerate(history[first - 1 :], start=first):
         if snapshot.kind == 'node':
             status: str = snapshot.status
             start, took = when(snapshot.start_ts), duration(snapshot.duration)
-            fields = snapshot.node.fields
         else:
-            status, start, took, fields = 'end', when(snapshot.ts), '-', {'result': snapshot.result.data}
-        changes = state_diff(previous, snapshot.state) if step > 1 else []
-        previous = snapshot.state
-        diff = ''.join(
-            f'<li class="d{"add" if k == "+" else "del" if k == "-" else "chg"}"><code>{k} {escape(p)}</code> '
-            f'{escape(t)}</li>'
-            for k, p, t in changes
-        )
+            status, start, took = 'end', when(snapshot.ts), '-'
         fork = (
             f'<button class="fork" data-snapshot="{escape(snapshot.id)}">fork from here</button>'
             if actions and snapshot.kind == 'node'
@@ -160,11 +157,25 @@ def steps_table(history: Sequence[RawSnapshot], *, actions: bool) -> str:
             f'<td>{status_badge(status)}</td><td>{start}</td><td class="num">{took}</td>'
             f'<td><code>{escape(snapshot.id)}</code> {fork}</td></tr>'
             f'<tr class="detail"><td></td><td colspan="5">'
-            f'<details id="step-{step}"><summary>state, node fields{", diff" if changes else ""}</summary>'
-            f'<div class="cols"><div>{state_tree(snapshot.state)}</div><div>{state_tree(fields, "node")}</div>'
-            f'<div><ul class="diff">{diff or "<li>no change</li>"}</ul></div></div></details></td></tr>'
+            f'<details id="step-{step}" data-step="{step}"><summary>state, node fields, diff</summary>'
+            '<div class="step-body">loading...</div></details></td></tr>'
         )
     return (
-        '<table class="steps"><thead><tr><th>#</th><th>node</th><th>status</th><th>started (UTC)</th>'
-        f'<th>duration</th><th>snapshot</th></tr></thead><tbody>{"".join(rows)}</tbody></table>'
+        f'<table class="steps" data-from="{first}"><thead><tr><th>#</th><th>node</th><th>status</th>'
+        f'<th>started (UTC)</th><th>duration</th><th>snapshot</th></tr></thead><tbody>{"".join(rows)}</tbody></table>'
+    )
+
+
+def step_detail(snapshot: RawSnapshot, previous: RawSnapshot | None) -> str:
+    """A step of a run: its state tree, its node's fields and its diff to `previous` (the step before, if any)."""
+    fields = snapshot.node.fields if snapshot.kind == 'node' else {'result': snapshot.result.data}
+    changes = state_diff(previous.state, snapshot.state) if previous is not None else []
+    diff = ''.join(
+        f'<li class="d{"add" if k == "+" else "del" if k == "-" else "chg"}"><code>{k} {escape(p)}</code> '
+        f'{escape(t)}</li>'
+        for k, p, t in changes
+    )
+    return (
+        f'<div class="cols"><div>{state_tree(snapshot.state)}</div><div>{state_tree(fields, "node")}</div>'
+        f'<div><ul class="diff">{diff or "<li>no change</li>"}</ul></div></div>'
     )

@@ -3,7 +3,9 @@
   'use strict';
   var main = document.getElementById('main');
   var csrf = document.querySelector('meta[name="edgewise-csrf"]').content;
-  var version = null;
+  // The version of the run the page shows: a live page asks for the run only once it changed.
+  var shown = main.querySelector('.run-page');
+  var version = shown ? shown.getAttribute('data-version') : null;
 
   function toast(text, bad) {
     var box = document.getElementById('toast');
@@ -21,7 +23,10 @@
   function refresh() {
     var live = main.getAttribute('data-live');
     if (!live) { return; }
-    var url = live + (live.indexOf('?') >= 0 ? '&' : '?') + 'partial=1' + (version ? '&v=' + encodeURIComponent(version) : '');
+    var steps = main.querySelectorAll('table.steps tr.step');
+    var since = steps.length ? steps[steps.length - 1].getAttribute('data-step') : '';
+    var url = live + (live.indexOf('?') >= 0 ? '&' : '?') + 'partial=1' + (version ? '&v=' + encodeURIComponent(version) : '') +
+      (since ? '&since=' + encodeURIComponent(since) : '');
     fetch(url, { credentials: 'same-origin' }).then(function (response) {
       if (response.status === 204 || !response.ok) { return null; }
       version = response.headers.get('x-edgewise-version');
@@ -30,10 +35,30 @@
       if (html === null || html === undefined) { return; }
       var target = main.querySelector('#live') || main;
       var opened = openDetails();
+      var reasons = [];  // what the user typed, kept across the refresh (matched by attribute, never by selector)
+      main.querySelectorAll('input.reason').forEach(function (input) { reasons.push([input.getAttribute('data-call'), input.value]); });
       var parsed = new DOMParser().parseFromString(html, 'text/html');
       var fresh = parsed.querySelector('#live');
+      // Only the steps from `data-from` on came: the rows before are kept as they are (opened, loaded).
+      var table = parsed.querySelector('table.steps');
+      var from = table ? parseInt(table.getAttribute('data-from') || '1', 10) : 1;
+      var kept = [];
+      if (from > 1) {
+        main.querySelectorAll('table.steps > tbody > tr').forEach(function (row) {
+          var step = row.classList.contains('step') ? row : row.previousElementSibling;
+          if (step && parseInt(step.getAttribute('data-step'), 10) < from) { kept.push(row); }
+        });
+      }
       target.innerHTML = fresh ? fresh.innerHTML : parsed.body.innerHTML;
+      var body = main.querySelector('table.steps > tbody');
+      if (body && kept.length) {
+        var before = body.firstChild;
+        kept.forEach(function (row) { body.insertBefore(row, before); });
+      }
       opened.forEach(function (id) { var d = document.getElementById(id); if (d) { d.open = true; } });
+      main.querySelectorAll('input.reason').forEach(function (input) {
+        reasons.forEach(function (kept) { if (kept[0] === input.getAttribute('data-call')) { input.value = kept[1]; } });
+      });
     }).catch(function () { /* the server is restarting: try again on the next tick */ });
   }
 
@@ -69,10 +94,39 @@
     } else if (button.classList.contains('approve')) {
       act(Object.assign(base, { action: 'answer', approve: [call], deny: [] }));
     } else if (button.classList.contains('deny')) {
-      var reason = main.querySelector('input.reason[data-call="' + call + '"]');
+      // Found by relation, not by a selector built from the call id (an id may hold any character).
+      var item = button.closest('li');
+      var reason = item ? item.querySelector('input.reason') : null;
       act(Object.assign(base, { action: 'answer', approve: [], deny: [call], reason: reason && reason.value ? reason.value : null }));
     }
   });
+
+  // A step's state, node fields and diff are fetched when its row is opened: the page holds summaries only.
+  function loadStep(details) {
+    var page = main.querySelector('.run-page');
+    var where = details.closest('.actions');
+    if (!page || !where || details.getAttribute('data-loaded')) { return; }
+    details.setAttribute('data-loaded', '1');
+    var url = '/api/step?store=' + encodeURIComponent(where.getAttribute('data-store')) +
+      '&id=' + encodeURIComponent(where.getAttribute('data-run')) +
+      '&step=' + encodeURIComponent(details.getAttribute('data-step'));
+    fetch(url, { credentials: 'same-origin' }).then(function (response) {
+      return response.text().then(function (html) {
+        var body = details.querySelector('.step-body');
+        if (!response.ok) {
+          details.removeAttribute('data-loaded');
+          body.textContent = new DOMParser().parseFromString(html, 'text/html').body.textContent;
+          return;
+        }
+        body.innerHTML = html;  // written by the server, every stored value escaped
+      });
+    }).catch(function () { details.removeAttribute('data-loaded'); });
+  }
+
+  main.addEventListener('toggle', function (event) {
+    var details = event.target;
+    if (details.open && details.matches && details.matches('details[data-step]')) { loadStep(details); }
+  }, true);
 
   if (main.getAttribute('data-live')) {
     var poll = parseInt(main.getAttribute('data-poll') || '1000', 10);
