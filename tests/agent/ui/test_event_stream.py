@@ -11,6 +11,8 @@ import pytest
 from edgewise.agent import Agent
 from edgewise.agent.messages import (
     BinaryContent,
+    DeferredToolRequestsEvent,
+    DeferredToolResultsEvent,
     FilePart,
     FinalResultEvent,
     FunctionToolCallEvent,
@@ -31,6 +33,7 @@ from edgewise.agent.messages import (
     ToolReturnPart,
 )
 from edgewise.agent.result import AgentRunResult
+from edgewise.agent.tools import DeferredToolRequests, DeferredToolResults
 from edgewise.agent.ui import SSE_CONTENT_TYPE, NativeEvent, UIEventStream
 
 from ._scripts import call, streamed_agent
@@ -323,3 +326,14 @@ async def test_a_stream_without_overrides_sends_nothing_of_its_own() -> None:
 
     events = await native_events(agent, 'go')
     assert await collect(Bare().transform_stream(_iterate(events))) == []
+
+
+async def test_the_events_of_calls_that_wait_say_nothing_by_default() -> None:
+    # The protocols show waiting calls from the run's output (approval requests); a step's deferred events add none.
+    call_part = ToolCallPart('refund', {'order': 'A-1'}, 'r1')
+    events: list[NativeEvent] = [
+        DeferredToolRequestsEvent(DeferredToolRequests(approvals=[call_part])),
+        DeferredToolResultsEvent(DeferredToolResults(approvals={'r1': True})),
+    ]
+
+    assert await collect(Recorder().transform_stream(_iterate(events))) == ['before_stream', 'after_stream']

@@ -16,6 +16,8 @@ from ..messages import (
     AgentStreamEvent,
     BuiltinToolCallEvent,
     BuiltinToolResultEvent,
+    DeferredToolRequestsEvent,
+    DeferredToolResultsEvent,
     FilePart,
     FinalResultEvent,
     FunctionToolCallEvent,
@@ -281,6 +283,10 @@ class UIEventStream(ABC, Generic[RunInputT, EventT, AgentDepsT, OutputDataT]):
             handled = self.handle_output_tool_result(event)
         elif isinstance(event, AgentRunResultEvent):
             handled = self.handle_run_result(event)
+        elif isinstance(event, DeferredToolRequestsEvent):
+            handled = self.handle_deferred_tool_requests(event)
+        elif isinstance(event, DeferredToolResultsEvent):
+            handled = self.handle_deferred_tool_results(event)
         else:  # the deprecated native tool events repeat what the parts already said
             assert isinstance(event, BuiltinToolCallEvent | BuiltinToolResultEvent), event
             handled = None
@@ -470,5 +476,16 @@ class UIEventStream(ABC, Generic[RunInputT, EventT, AgentDepsT, OutputDataT]):
 
     async def handle_run_result(self, event: AgentRunResultEvent[Any]) -> AsyncIterator[EventT]:
         """The run is complete."""
+        return
+        yield  # an async generator that yields nothing
+
+    async def handle_deferred_tool_requests(self, event: DeferredToolRequestsEvent) -> AsyncIterator[EventT]:
+        """A step ended on tool calls that wait (for approval or for results given from outside); a protocol shows
+        them from the run's output, so nothing by default."""
+        return
+        yield  # an async generator that yields nothing
+
+    async def handle_deferred_tool_results(self, event: DeferredToolResultsEvent) -> AsyncIterator[EventT]:
+        """A resumed run took the answers to the tool calls it waited for; nothing by default."""
         return
         yield  # an async generator that yields nothing
