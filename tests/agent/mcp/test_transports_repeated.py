@@ -14,7 +14,7 @@ import pytest
 
 from edgewise.agent import Agent
 from edgewise.agent.exceptions import MCPError
-from edgewise.agent.mcp import MCPServer, MCPServerSSE, MCPServerStreamableHTTP
+from edgewise.agent.mcp import MCPServer, SSETransport, StreamableHttpTransport
 from edgewise.agent.models.test import TestModel
 
 from .conftest import fastmcp_stdio
@@ -71,10 +71,10 @@ async def test_every_transport_serves_concurrent_calls_and_cancellation_again_an
         make = fastmcp_stdio
     elif transport == 'sse':
         url = request.getfixturevalue('sse_url')
-        make = lambda: MCPServerSSE(url, timeout=30)  # noqa: E731
+        make = lambda: SSETransport(url, timeout=30)  # noqa: E731
     else:
         url = request.getfixturevalue('streamable_http_url')
-        make = lambda: MCPServerStreamableHTTP(url, timeout=30)  # noqa: E731
+        make = lambda: StreamableHttpTransport(url, timeout=30)  # noqa: E731
     for _ in range(ROUNDS):
         with anyio.fail_after(BOUND):
             await _scenario(make())
@@ -85,5 +85,5 @@ async def test_an_http_error_answer_closes_the_connection_with_an_error_naming_t
 ) -> None:
     url = streamable_http_url.replace('/mcp', '/not-mcp')
     with pytest.raises(MCPError, match=r'closed the connection during the MCP handshake: the server answered HTTP 404'):
-        async with MCPServerStreamableHTTP(url, timeout=30):
+        async with StreamableHttpTransport(url, timeout=30):
             pass
