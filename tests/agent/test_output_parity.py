@@ -302,7 +302,7 @@ def test_output_json_schema_keeps_different_definitions_of_one_name_apart() -> N
                               'Tool not executed - a final result was already processed.']),
         ('graceful', ['first', 'helper'], ['Final result processed.',
                                            'Output tool not used - a final result was already processed.', 'helped']),
-        ('exhaustive', ['first', 'second', 'helper'], ['Final result processed.', 'Final result processed.', 'helped']),
+        ('exhaustive', ['first', 'helper', 'second'], ['Final result processed.', 'Final result processed.', 'helped']),
     ],
 )  # fmt: skip
 async def test_end_strategies_after_the_output(strategy: Any, ran: list[str], statuses: list[str]) -> None:
@@ -338,7 +338,8 @@ async def test_end_strategies_after_the_output(strategy: Any, ran: list[str], st
 
     result = await agent.run('go')
     assert result.output == 'a'
-    assert called == ran
+    # 'exhaustive' runs them all at once (pydantic-ai 2.x): in no set order.
+    assert (sorted(called) if strategy == 'exhaustive' else called) == ran
     assert [part.content for part in result.all_messages()[-1].parts] == statuses  # type: ignore[union-attr]
 
 
