@@ -185,3 +185,101 @@ async def test_text_beside_a_retried_function_tool_call_still_goes_on() -> None:
     result = await agent.run('go')
     assert result.output == 'done'
     assert tries == [1]
+
+
+async def test_a_sequential_tool_is_a_barrier_and_the_others_still_run_together() -> None:
+    log: list[str] = []
+    both = anyio.Event()
+    first_in = anyio.Event()
+    model = scripted(
+        [ToolCallPart('fetch', {'n': 1}, 'c1'), ToolCallPart('fetch', {'n': 2}, 'c2'),
+         ToolCallPart('write', {}, 'c3'), ToolCallPart('fetch', {'n': 3}, 'c4')],
+        [TextPart('done')],
+    )  # fmt: skip
+    agent = Agent(model)
+
+    @agent.tool_plain
+    async def fetch(n: int) -> int:
+        log.append(f'fetch {n} starts')
+        if n == 1:
+            first_in.set()
+            await both.wait()  # set by fetch 2: the two calls before the barrier run at the same time
+        elif n == 2:
+            await first_in.wait()
+            both.set()
+        log.append(f'fetch {n} ends')
+        return n
+
+    @agent.tool_plain(sequential=True)
+    async def write() -> str:
+        log.append('write')
+        return 'written'
+
+    with anyio.fail_after(30):  # a hang (fetch 1 and 2 one after another) fails instead of blocking the suite
+        result = await agent.run('go')
+    assert result.output == 'done'
+    assert log.index('write') > max(log.index('fetch 1 ends'), log.index('fetch 2 ends'))
+    assert log.index('fetch 3 starts') > log.index('write')
+    assert _contents(result.all_messages()[2]) == [('c1', 1), ('c2', 2), ('c3', 'written'), ('c4', 3)]
+
+
+@pytest.mark.parametrize('strategy', ['exhaustive', 'graceful'])
+async def test_a_sequential_output_tool_waits_for_the_calls_made_before_it(strategy: Any) -> None:
+    log: list[str] = []
+    model = scripted([ToolCallPart('note', {}, 'c1'), ToolCallPart('final_result', {'response': 5}, 'c2')])
+
+    def answer(response: int) -> int:
+        log.append('output')
+        return response
+
+    agent = Agent(model, output_type=ToolOutput(answer, name='final_result', sequential=True), end_strategy=strategy)
+
+    @agent.tool_plain
+    async def note() -> str:
+        await anyio.lowlevel.checkpoint()
+        log.append('note')
+        return 'noted'
+
+    result = await agent.run('go')
+    assert result.output == 5
+    assert log == ['note', 'output']
+
+
+async def test_under_the_sequential_mode_every_call_runs_alone() -> None:
+    log: list[str] = []
+    model = scripted([ToolCallPart('step', {'n': 1}, 'c1'), ToolCallPart('step', {'n': 2}, 'c2')], [TextPart('ok')])
+    agent = Agent(model)
+
+    @agent.tool_plain
+    async def step(n: int) -> int:
+        log.append(f'{n} starts')
+        await anyio.lowlevel.checkpoint()
+        log.append(f'{n} ends')
+        return n
+
+    with agent.parallel_tool_call_execution_mode('sequential'):
+        assert (await agent.run('go')).output == 'ok'
+    assert log == ['1 starts', '1 ends', '2 starts', '2 ends']
+
+
+async def test_early_keeps_the_barriers_of_the_function_tools_it_runs() -> None:
+    log: list[str] = []
+    model = scripted(
+        [ToolCallPart('final_result', {'response': 'bad'}, 'c1'), ToolCallPart('one', {}, 'c2'),
+         ToolCallPart('two', {}, 'c3')],
+        [ToolCallPart('final_result', {'response': 1}, 'c4')],
+    )  # fmt: skip
+    agent = Agent(model, output_type=int, end_strategy='early')
+
+    @agent.tool_plain(sequential=True)
+    async def one() -> str:
+        log.append('one')
+        return 'a'
+
+    @agent.tool_plain
+    async def two() -> str:
+        log.append('two')
+        return 'b'
+
+    assert (await agent.run('go')).output == 1
+    assert log == ['one', 'two']

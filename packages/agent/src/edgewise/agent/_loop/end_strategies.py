@@ -9,8 +9,9 @@
   (they run only when no output call succeeded).
 
 Under `'graceful'` and `'exhaustive'`, a function tool's retry prompt keeps the output from ending the run: the
-model answers the retry first. A function tool with `sequential=True` makes
-the calls it is run with run one after another.
+model answers the retry first. A tool with `sequential=True` (an output tool too, `ToolOutput(sequential=True)`)
+is a barrier: the calls made before it finish first, it runs alone, and the calls after it start when it is done.
+Under `parallel_execution_mode('sequential')` every call is such a barrier.
 """
 
 from __future__ import annotations as _annotations
@@ -78,10 +79,24 @@ class ResponseCalls:
     _winner: ToolReturnPart | None = None
     _retried: set[str] = field(default_factory=set)
     _unknown: list[ToolCallPart] = field(default_factory=list)
+    _more: bool = False
 
     def __post_init__(self) -> None:
         self.prior_retries = self.state.tool_retries
         """The tools' retry counts when the step began."""
+        self._start_tool_calls = self.state.usage.tool_calls
+        if self.on_result is not None:
+            self._store, self.on_result = self.on_result, self._checkpoint
+
+    async def _checkpoint(self, part: ModelRequestPart) -> None:
+        """Checkpoint a finished call with the run's tool call count as the step began (a resumed step counts the
+        results it restores again), also when an earlier batch of the step was counted already."""
+        usage = self.state.usage
+        counted, usage.tool_calls = usage.tool_calls, self._start_tool_calls
+        try:
+            await self._store(part)
+        finally:
+            usage.tool_calls = counted
 
     async def answer(self, calls: list[ToolCallPart], unknown_calls: list[ToolCallPart]) -> None:
         """Answer `calls` (those of output and function tools, in call order) and the calls of unknown tools."""
@@ -90,10 +105,13 @@ class ResponseCalls:
         if strategy == 'early':
             await self._early(calls)
         else:
-            if strategy == 'graceful':
-                await self._in_order(calls)
-            else:
-                await self._together(calls)
+            segments = self._segments(calls)
+            for index, segment in enumerate(segments):
+                self._more = index < len(segments) - 1
+                if strategy == 'graceful':
+                    await self._in_order(segment)
+                else:
+                    await self._together(segment)
             await self._run_functions([])  # the unknown calls, when no function tool call was made
             if self.final is not None and any(
                 isinstance(p, RetryPromptPart) and p.tool_name in self.step_tools for p in self.outcome.parts
@@ -106,13 +124,37 @@ class ResponseCalls:
         # A tool's retry count runs while it keeps failing; a step where it succeeds (or is not called) resets it.
         self.state.tool_retries = {n: self.prior_retries.get(n, 0) + 1 for n in self._retried}
 
+    def _segments(self, calls: list[ToolCallPart]) -> list[list[ToolCallPart]]:
+        """The calls cut at the sequential ones (each alone in its segment), or one call a segment when the run's
+        tools run one at a time."""
+        manager = self.deps.tool_manager
+        if manager.get_parallel_execution_mode([]) == 'sequential':
+            return [[call] for call in calls]
+        segments: list[list[ToolCallPart]] = [[]]
+        for call in calls:
+            if self._sequential(call):
+                segments.extend(([call], []))
+            else:
+                segments[-1].append(call)
+        return [segment for segment in segments if segment]
+
+    def _sequential(self, call: ToolCallPart) -> bool:
+        processor = self.output_tools.get(call.tool_name)
+        if processor is not None:
+            return processor.sequential
+        tool = self.step_tools.get(call.tool_name)
+        return tool is not None and tool.sequential
+
     async def _early(self, calls: list[ToolCallPart]) -> None:
         functions = [call for call in calls if call.tool_name not in self.output_tools]
         for call in calls:
             if call.tool_name in self.output_tools:
                 await self._in_order([call])
         if self.final is None:
-            await self._run_functions(functions)
+            segments = self._segments(functions)
+            for index, segment in enumerate(segments):
+                self._more = index < len(segments) - 1
+                await self._run_functions(segment)
             await self._run_functions([])
             return
         # The calls of plain function tools first, then those of external tools and tools needing approval (each
@@ -168,6 +210,7 @@ class ResponseCalls:
             self._settle(call, got)
 
     async def _run_functions(self, calls: list[ToolCallPart], *, checkpoint_all: bool = False) -> None:
+        checkpoint_all = checkpoint_all or self._more  # another segment of the step comes before its snapshot
         unknown, self._unknown = self._unknown, []
         if not calls and not unknown:
             return
