@@ -283,3 +283,26 @@ async def test_early_keeps_the_barriers_of_the_function_tools_it_runs() -> None:
 
     assert (await agent.run('go')).output == 1
     assert log == ['one', 'two']
+
+
+async def test_output_calls_give_only_the_output_tool_events() -> None:
+    model = scripted(
+        [ToolCallPart('final_result', {'response': 'bad'}, 'c1'), ToolCallPart('final_result', {'response': 2}, 'c2'),
+         ToolCallPart('final_result', {'response': 3}, 'c3')],
+    )  # fmt: skip
+    agent = Agent(model, output_type=int)
+    kinds: list[tuple[str, str]] = []
+    async with agent.iter('go') as run:
+        async for node in run:
+            if Agent.is_call_tools_node(node):
+                async with node.stream(run.ctx) as events:
+                    async for event in events:
+                        kinds.append((type(event).__name__, getattr(event, 'tool_call_id', '')))
+    assert run.result is not None
+    assert run.result.output == 2
+    # The invalid and the skipped output calls give no function tool events (pydantic-ai 2.x).
+    assert kinds == [
+        ('OutputToolCallEvent', 'c1'), ('OutputToolResultEvent', 'c1'),
+        ('OutputToolCallEvent', 'c2'), ('OutputToolResultEvent', 'c2'),
+        ('OutputToolCallEvent', 'c3'), ('OutputToolResultEvent', 'c3'),
+    ]  # fmt: skip

@@ -427,16 +427,12 @@ async def test_exhaustive_a_later_output_function_asking_for_a_retry(budget: int
         (
             'early',
             [
-                ('OutputToolCallEvent', 'bad', False),
+                ('OutputToolCallEvent', 'bad', False),  # only the output tool events (pydantic-ai 2.x)
                 ('OutputToolResultEvent', 'bad', None),
-                ('FunctionToolCallEvent', 'bad', False),  # pydantic-ai's legacy pair for an output that failed
-                ('FunctionToolResultEvent', 'bad', None),
                 ('OutputToolCallEvent', 'good', True),
                 ('OutputToolResultEvent', 'good', None),
                 ('OutputToolCallEvent', 'late', None),  # skipped: the output was given
                 ('OutputToolResultEvent', 'late', None),
-                ('FunctionToolCallEvent', 'late', None),
-                ('FunctionToolResultEvent', 'late', None),
                 # the helper's call, skipped by 'early', gives no event
             ],
         ),
@@ -445,8 +441,6 @@ async def test_exhaustive_a_later_output_function_asking_for_a_retry(budget: int
             [
                 ('OutputToolCallEvent', 'bad', False),
                 ('OutputToolResultEvent', 'bad', None),
-                ('FunctionToolCallEvent', 'bad', False),
-                ('FunctionToolResultEvent', 'bad', None),
                 ('OutputToolCallEvent', 'good', True),
                 ('OutputToolResultEvent', 'good', None),
                 ('OutputToolCallEvent', 'late', True),

@@ -59,7 +59,6 @@ from ..messages import (
 from ..models import ModelRequestContext, ModelRequestParameters
 from ..tools import RunContext
 from .call_tools_parts import (
-    OUTPUT_PROCESSED,
     TOOL_SKIPPED,
     Checkpoints,
     no_output_retry,
@@ -491,13 +490,10 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
             if (part := by_id.get(call.tool_call_id)) is None:
                 continue
             args_valid = output_args_valid(part, valid.get(call.tool_call_id))
+            # Only the output tool events, whatever became of the call (pydantic-ai 2.x; 1.x also gave the function
+            # tool events of an output call that was not the output).
             yield OutputToolCallEvent(call, args_valid=args_valid)
             yield OutputToolResultEvent(part)
-            if not (isinstance(part, ToolReturnPart) and part.content == OUTPUT_PROCESSED):
-                # pydantic-ai 1.x also gives the function tool events of an output call that was not the output
-                # (skipped, invalid, failed), for consumers that match only those.
-                yield FunctionToolCallEvent(call, args_valid=args_valid)
-                yield FunctionToolResultEvent(part)
         if outputs:  # the calls the 'early' strategy skipped give no events (pydantic-ai)
             others = [c for c in others if not skipped_call(by_id.get(c.tool_call_id))]
             for call in others:
