@@ -39,7 +39,7 @@ async def test_a_completed_streamed_response_gives_its_response_and_no_events() 
     stream = CompletedStreamedResponse(ModelRequestParameters(), response)
     assert [event async for event in stream] == []
     assert stream.get() is response
-    assert (stream.usage(), stream.model_name, stream.timestamp) == (response.usage, 'm', response.timestamp)
+    assert (stream.usage, stream.model_name, stream.timestamp) == (response.usage, 'm', response.timestamp)
     assert stream.finish_reason == 'stop'
 
 
@@ -59,13 +59,24 @@ async def test_test_streamed_response_streams_its_response_word_by_word() -> Non
     assert deltas == [TextPartDelta('two '), TextPartDelta('words')]
     assert stream.get().parts == [TextPart('two words')]
     assert (stream.model_name, stream.provider_name) == ('test', 'test')
-    assert stream.usage() == RequestUsage(input_tokens=50, output_tokens=2)  # no messages; one token per word
+    assert stream.usage == RequestUsage(input_tokens=50, output_tokens=2)  # no messages; one token per word
 
 
 async def test_test_streamed_response_usage_starts_from_the_estimate_of_its_messages() -> None:
     history = [ModelRequest([UserPromptPart('hello there')])]
     response = ModelResponse(parts=[TextPart('hi')], model_name='test')
     stream = TestStreamedResponse(ModelRequestParameters(), 'test', response, history)
-    assert stream.usage() == RequestUsage(input_tokens=52)
+    assert stream.usage == RequestUsage(input_tokens=52)
     [_ async for _ in stream]
-    assert stream.usage() == RequestUsage(input_tokens=52, output_tokens=1)
+    assert stream.usage == RequestUsage(input_tokens=52, output_tokens=1)
+
+
+async def test_a_streamed_responses_usage_is_a_property_and_calling_it_is_deprecated() -> None:
+    response = ModelResponse(parts=[TextPart('done')], usage=RequestUsage(output_tokens=3), model_name='m')
+    stream = CompletedStreamedResponse(ModelRequestParameters(), response)
+    assert stream.usage == RequestUsage(output_tokens=3)
+    assert stream.usage != 'not a usage'
+    assert repr(stream.usage) == repr(RequestUsage(output_tokens=3))
+    with pytest.warns(DeprecationWarning, match='`StreamedResponse.usage` is no longer a method'):
+        called = stream.usage()  # the 1.x spelling (pydantic-ai 2.x made it a property)
+    assert called == RequestUsage(output_tokens=3)

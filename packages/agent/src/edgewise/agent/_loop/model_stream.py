@@ -209,7 +209,7 @@ class AgentStream(Generic[AgentDepsT, OutputDataT]):
     @property
     def usage(self) -> CallableRunUsage:
         """The run's usage including this response so far (callable too, the spelling before 1.107)."""
-        return CallableRunUsage.of(self._initial_usage + self._raw.usage())
+        return CallableRunUsage.of(self._initial_usage + self._raw.usage)
 
     @property
     def timestamp(self) -> CallableDatetime:
@@ -270,5 +270,5 @@ class _TokenCheckedEvents(AsyncIterator[ModelResponseStreamEvent]):
 
     async def __anext__(self) -> ModelResponseStreamEvent:
         event = await anext(self._events)
-        self._check_tokens(self._response.usage())
+        self._check_tokens(self._response.usage)
         return event

@@ -496,7 +496,7 @@ class StreamedRunResult(Generic[OutputDataT]):
         usage = self._run.ctx.state.usage
         streamed = self._response
         if streamed is not None and not streamed.complete and self._result is None and self._interrupted is None:
-            usage = usage + streamed.usage()
+            usage = usage + streamed.usage
         return CallableRunUsage.of(usage)
 
     @property

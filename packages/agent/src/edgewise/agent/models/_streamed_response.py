@@ -4,6 +4,8 @@
 from __future__ import annotations as _annotations
 
 import copy
+import dataclasses
+import warnings
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator
 from datetime import datetime, timezone
@@ -24,7 +26,37 @@ from .._messages.model_messages import (
 from .._messages.usage_counts import RequestUsage
 from ._request_parameters import ModelRequestParameters
 
-__all__ = ('StreamedResponse',)
+__all__ = ('CallableRequestUsage', 'StreamedResponse')
+
+
+class CallableRequestUsage(RequestUsage):
+    """A `RequestUsage` that can also be called (`response.usage()`, the spelling before pydantic-ai 2.x made
+    `StreamedResponse.usage` a property): the call warns and returns the usage itself."""
+
+    @classmethod
+    def of(cls, usage: RequestUsage) -> CallableRequestUsage:
+        """A callable copy of `usage`."""
+        callable_usage = cls.__new__(cls)
+        callable_usage.__dict__.update(usage.__dict__)
+        return callable_usage
+
+    def __call__(self) -> RequestUsage:
+        warnings.warn(
+            '`StreamedResponse.usage` is no longer a method; access it as a property (drop the parentheses).',
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return self
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, RequestUsage):
+            return all(getattr(self, f.name) == getattr(other, f.name) for f in dataclasses.fields(RequestUsage))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return RequestUsage.__repr__(self).removeprefix('Callable')
 
 
 class StreamedResponse(ABC):
@@ -135,9 +167,11 @@ class StreamedResponse(ABC):
             state=state,
         )
 
-    def usage(self) -> RequestUsage:
-        """The usage so far (final once the stream is done)."""
-        return self._usage
+    @property
+    def usage(self) -> CallableRequestUsage:
+        """The usage so far (final once the stream is done). A property, as in pydantic-ai 2.x; calling it,
+        `usage()`, still works but is deprecated."""
+        return CallableRequestUsage.of(self._usage)
 
     @property
     def timestamp(self) -> datetime:

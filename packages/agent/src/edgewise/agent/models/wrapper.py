@@ -10,12 +10,11 @@ from typing import Any
 
 from .._message_flow.events import ModelResponseStreamEvent
 from .._messages.model_messages import ModelMessage, ModelResponse
-from .._messages.usage_counts import RequestUsage
 from ..profiles import ModelProfile
 from ..settings import ModelSettings
 from ._model import Model, RunContext
 from ._request_parameters import ModelRequestParameters
-from ._streamed_response import StreamedResponse
+from ._streamed_response import CallableRequestUsage, StreamedResponse
 
 __all__ = ('WrapperModel', 'CompletedStreamedResponse')
 
@@ -105,9 +104,10 @@ class CompletedStreamedResponse(StreamedResponse):
         """The whole response."""
         return self.response
 
-    def usage(self) -> RequestUsage:
-        """The response's usage."""
-        return self.response.usage
+    @property
+    def usage(self) -> CallableRequestUsage:
+        """The response's usage (a property; calling it is deprecated)."""
+        return CallableRequestUsage.of(self.response.usage)
 
     @property
     def timestamp(self) -> datetime:
