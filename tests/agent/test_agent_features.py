@@ -286,7 +286,7 @@ def test_agent_reports_its_configuration() -> None:
     assert (agent.output_type, agent.deps_type) == (int, Deps)
     assert (
         repr(agent)
-        == "Agent(model='test', name='a', end_strategy='early', model_settings=None, output_type=<class 'int'>)"
+        == "Agent(model='test', name='a', end_strategy='graceful', model_settings=None, output_type=<class 'int'>)"
     )
 
 

@@ -43,7 +43,7 @@ async def test_bad_arguments_unknown_tool_text_and_invalid_output_are_retried_th
         [ToolCallPart('final_result', {'a': 1, 'b': 'x'}, 'c5'), ToolCallPart('get', {'x': 1}, 'c6'),
          ToolCallPart('final_result', {'a': 2, 'b': 'y'}, 'c7')],
     )  # fmt: skip
-    agent = Agent(model, output_type=Out, instructions='be nice', system_prompt='sys', retries=3)
+    agent = Agent(model, output_type=Out, instructions='be nice', system_prompt='sys', retries=3, end_strategy='early')
 
     @agent.tool_plain
     def get(x: int) -> str:

@@ -19,6 +19,7 @@ from edgewise.agent.capabilities import (
     WrapModelRequestHandler,
     WrapRunHandler,
 )
+from edgewise.agent.exceptions import PrepareReturnedNoneError
 from edgewise.agent.messages import ModelMessage, ModelResponse, RetryPromptPart, TextPart, ToolCallPart
 from edgewise.agent.models.function import AgentInfo, FunctionModel
 from edgewise.agent.models.test import TestModel
@@ -106,11 +107,13 @@ async def test_prepare_tools_cannot_add_a_tool() -> None:
         await agent.run('go')
 
 
-async def test_prepare_tools_returning_none_hides_all_tools_with_a_deprecation_warning() -> None:
+async def test_prepare_tools_returning_none_is_an_error() -> None:
     agent, shown = _tool_agent(PrepareTools(lambda ctx, defs: None))
-    with pytest.warns(DeprecationWarning, match='returned `None`'):
+    with pytest.raises(UserError, match='returned `None`') as info:
         await agent.run('go')
-    assert shown == [[]]
+    assert isinstance(info.value, TypeError)  # as pydantic-ai 2.x's upgrade guide names it
+    assert isinstance(info.value, PrepareReturnedNoneError)
+    assert shown == []
 
 
 async def test_prepare_output_tools_sees_only_output_tools_with_the_output_retry_count() -> None:

@@ -302,7 +302,7 @@ def test_output_json_schema_keeps_different_definitions_of_one_name_apart() -> N
                               'Tool not executed - a final result was already processed.']),
         ('graceful', ['first', 'helper'], ['Final result processed.',
                                            'Output tool not used - a final result was already processed.', 'helped']),
-        ('exhaustive', ['first', 'second', 'helper'], ['Final result processed.', 'Final result processed.', 'helped']),
+        ('exhaustive', ['first', 'helper', 'second'], ['Final result processed.', 'Final result processed.', 'helped']),
     ],
 )  # fmt: skip
 async def test_end_strategies_after_the_output(strategy: Any, ran: list[str], statuses: list[str]) -> None:
@@ -338,7 +338,8 @@ async def test_end_strategies_after_the_output(strategy: Any, ran: list[str], st
 
     result = await agent.run('go')
     assert result.output == 'a'
-    assert called == ran
+    # 'exhaustive' runs them all at once (pydantic-ai 2.x): in no set order.
+    assert (sorted(called) if strategy == 'exhaustive' else called) == ran
     assert [part.content for part in result.all_messages()[-1].parts] == statuses  # type: ignore[union-attr]
 
 
@@ -426,16 +427,12 @@ async def test_exhaustive_a_later_output_function_asking_for_a_retry(budget: int
         (
             'early',
             [
-                ('OutputToolCallEvent', 'bad', False),
+                ('OutputToolCallEvent', 'bad', False),  # only the output tool events (pydantic-ai 2.x)
                 ('OutputToolResultEvent', 'bad', None),
-                ('FunctionToolCallEvent', 'bad', False),  # pydantic-ai's legacy pair for an output that failed
-                ('FunctionToolResultEvent', 'bad', None),
                 ('OutputToolCallEvent', 'good', True),
                 ('OutputToolResultEvent', 'good', None),
                 ('OutputToolCallEvent', 'late', None),  # skipped: the output was given
                 ('OutputToolResultEvent', 'late', None),
-                ('FunctionToolCallEvent', 'late', None),
-                ('FunctionToolResultEvent', 'late', None),
                 # the helper's call, skipped by 'early', gives no event
             ],
         ),
@@ -444,8 +441,6 @@ async def test_exhaustive_a_later_output_function_asking_for_a_retry(budget: int
             [
                 ('OutputToolCallEvent', 'bad', False),
                 ('OutputToolResultEvent', 'bad', None),
-                ('FunctionToolCallEvent', 'bad', False),
-                ('FunctionToolResultEvent', 'bad', None),
                 ('OutputToolCallEvent', 'good', True),
                 ('OutputToolResultEvent', 'good', None),
                 ('OutputToolCallEvent', 'late', True),

@@ -238,7 +238,7 @@ async def test_override_name_and_the_repr() -> None:
 
     assert (
         repr(Agent())
-        == "Agent(model=None, name=None, end_strategy='early', model_settings=None, output_type=<class 'str'>)"
+        == "Agent(model=None, name=None, end_strategy='graceful', model_settings=None, output_type=<class 'str'>)"
     )
     assert agent.name == 'real'
 

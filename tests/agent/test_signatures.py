@@ -77,7 +77,7 @@ def _params(fn: Callable[..., Any]) -> list[str]:
                           '*sequential', '*kind', '*metadata', '*timeout', '*defer_loading', '*unless_native',
                           '*with_native', '*tool_kind', '*return_schema', '*include_return_schema',
                           '*toolset_id', '*capability_id']),
-        (ToolOutput, ['type_', '*name', '*description', '*max_retries', '*strict']),
+        (ToolOutput, ['type_', '*name', '*description', '*max_retries', '*strict', '*sequential']),
         (NativeOutput, ['outputs', '*name', '*description', '*strict']),
         (PromptedOutput, ['outputs', '*name', '*description', '*template']),
         (TextOutput, ['output_function']),

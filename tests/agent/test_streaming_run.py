@@ -148,6 +148,7 @@ async def test_an_output_call_followed_by_tool_calls_skips_them_with_the_early_s
     agent = Agent(
         streamed([_call('final_result', '{"owner": "ann", "items": []}', 'c1'), _call('log', '{}', 'c2', index=1)]),
         output_type=Basket,
+        end_strategy='early',
     )
 
     @agent.tool_plain

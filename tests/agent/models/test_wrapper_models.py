@@ -69,3 +69,14 @@ async def test_test_streamed_response_usage_starts_from_the_estimate_of_its_mess
     assert stream.usage == RequestUsage(input_tokens=52)
     [_ async for _ in stream]
     assert stream.usage == RequestUsage(input_tokens=52, output_tokens=1)
+
+
+async def test_a_streamed_responses_usage_is_a_property_and_calling_it_is_deprecated() -> None:
+    response = ModelResponse(parts=[TextPart('done')], usage=RequestUsage(output_tokens=3), model_name='m')
+    stream = CompletedStreamedResponse(ModelRequestParameters(), response)
+    assert stream.usage == RequestUsage(output_tokens=3)
+    assert stream.usage != 'not a usage'  # type: ignore[comparison-overlap]
+    assert repr(stream.usage) == repr(RequestUsage(output_tokens=3))
+    with pytest.warns(DeprecationWarning, match='`StreamedResponse.usage` is a property since pydantic-ai 2.x'):
+        called = stream.usage()  # type: ignore[operator]  # the 1.x spelling (pydantic-ai 2.x made it a property)
+    assert called == RequestUsage(output_tokens=3)

@@ -235,7 +235,10 @@ async def test_a_prepared_toolset_may_change_or_drop_definitions_but_not_add_any
     tools = await math_toolset().prepared(describe).get_tools(ctx_of())
     assert {n: t.tool_def.description for n, t in tools.items()} == {'add': 'changed'}
     assert isinstance(math_toolset().prepared(describe), PreparedToolset)
-    assert await math_toolset().prepared(lambda ctx, defs: None).get_tools(ctx_of()) == {}
+    assert await math_toolset().prepared(lambda ctx, defs: []).get_tools(ctx_of()) == {}
+    # `None` is a mistake (pydantic-ai 2.x), a `UserError` that is also a `TypeError`.
+    with pytest.raises(TypeError, match=r"Prepare function '.*<lambda>' returned `None`; return `\[\]`"):
+        await math_toolset().prepared(lambda ctx, defs: None).get_tools(ctx_of())
     with pytest.raises(UserError, match='Prepare function cannot add or rename tools'):
         await math_toolset().prepared(invent).get_tools(ctx_of())
 

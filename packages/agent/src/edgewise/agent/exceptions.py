@@ -62,6 +62,7 @@ __all__ = (
     'SkipToolValidation',
     'SkipToolExecution',
     'UserError',
+    'PrepareReturnedNoneError',
     'UndrainedPendingMessagesError',
     'SpecError',
     'HookTimeoutError',
@@ -242,6 +243,21 @@ class SkipToolExecution(Exception):
 
 class UserError(AgentError, RuntimeError):
     """The agent, one of its tools or a run's arguments were set up wrongly; the message says how to fix it."""
+
+
+class PrepareReturnedNoneError(UserError, TypeError):
+    """A tools `prepare` callback (`PrepareTools`, `PrepareOutputTools`, `PreparedToolset`, `Agent(prepare_tools=...)`)
+    returned `None` (pydantic-ai 2.x; 1.x took it as "no tools"). A `UserError` as pydantic-ai 2.x raises it, and a
+    `TypeError` as its upgrade guide names it. Return `[]` to show no tools, or `tool_defs` to keep them."""
+
+    @classmethod
+    def of(cls, prepare_func: Any) -> PrepareReturnedNoneError:
+        """The error naming the callback at fault."""
+        name = getattr(prepare_func, '__qualname__', None) or repr(prepare_func)
+        return cls(
+            f'Prepare function {name!r} returned `None`; return `[]` to expose no tools, or return `tool_defs` to '
+            'pass them through unchanged.'
+        )
 
 
 class UndrainedPendingMessagesError(UserError):

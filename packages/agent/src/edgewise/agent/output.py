@@ -66,6 +66,9 @@ class ToolOutput(Generic[T_co]):
     """How many times in a row this output tool may be retried; the agent's output retries if `None`."""
     strict: bool | None
     """Whether the model should follow the schema strictly."""
+    sequential: bool
+    """Whether a call of this output tool is a barrier: the calls made before it finish first, it runs alone, and
+    the calls after it start when it is done (pydantic-ai 2.x)."""
 
     def __init__(
         self,
@@ -75,12 +78,14 @@ class ToolOutput(Generic[T_co]):
         description: str | None = None,
         max_retries: int | None = None,
         strict: bool | None = None,
+        sequential: bool = False,
     ) -> None:
         self.output = type_
         self.name = name
         self.description = description
         self.max_retries = max_retries
         self.strict = strict
+        self.sequential = sequential
 
 
 @dataclass(init=False)

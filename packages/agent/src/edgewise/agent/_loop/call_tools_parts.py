@@ -100,6 +100,7 @@ def no_output_retry(schema: OutputSchema, step_tools: dict[str, Any] | None) -> 
 OUTPUT_PROCESSED = 'Final result processed.'
 OUTPUT_SKIPPED = 'Output tool not used - a final result was already processed.'
 OUTPUT_INVALID = 'Output tool not used - output failed validation.'
+OUTPUT_RETRY_FIRST = 'Output not used as the final result - addressing tool retries from this round first.'
 TOOL_SKIPPED = 'Tool not executed - a final result was already processed.'
 
 

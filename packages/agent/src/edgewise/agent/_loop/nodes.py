@@ -14,7 +14,6 @@ whole messages: a request without its response, or a response whose tool calls a
 
 from __future__ import annotations as _annotations
 
-import dataclasses
 from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
@@ -60,12 +59,8 @@ from ..messages import (
 from ..models import ModelRequestContext, ModelRequestParameters
 from ..tools import RunContext
 from .call_tools_parts import (
-    OUTPUT_INVALID,
-    OUTPUT_PROCESSED,
-    OUTPUT_SKIPPED,
     TOOL_SKIPPED,
     Checkpoints,
-    count_output_failure,
     no_output_retry,
     output_args_valid,
     skipped_call,
@@ -74,9 +69,10 @@ from .call_tools_parts import (
     validate_output,
 )
 from .empty_response import NoOutput, no_output_answer
+from .end_strategies import ResponseCalls
 from .history import prompt_of, refresh_dynamic_prompts, sent_messages
 from .model_stream import AgentStream
-from .output_hooks import OUTPUT_HOOKS, answer_through_hooks, output_call_through_hooks
+from .output_hooks import OUTPUT_HOOKS, answer_through_hooks
 from .request_hooks import (
     RESPONSE_HOOKS,
     HookedResponse,
@@ -85,7 +81,7 @@ from .request_hooks import (
     run_request_hooks,
     streamed_through_hooks,
 )
-from .response_tool_calls import answer_deferred_inline, run_tool_calls, tool_retry_prompt, validate_for_events
+from .response_tool_calls import answer_deferred_inline, validate_for_events
 from .step_tool_manager import prepare_output_tools, prepare_step_tools
 
 __all__ = (
@@ -494,13 +490,10 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
             if (part := by_id.get(call.tool_call_id)) is None:
                 continue
             args_valid = output_args_valid(part, valid.get(call.tool_call_id))
+            # Only the output tool events, whatever became of the call (pydantic-ai 2.x; 1.x also gave the function
+            # tool events of an output call that was not the output).
             yield OutputToolCallEvent(call, args_valid=args_valid)
             yield OutputToolResultEvent(part)
-            if not (isinstance(part, ToolReturnPart) and part.content == OUTPUT_PROCESSED):
-                # pydantic-ai 1.x also gives the function tool events of an output call that was not the output
-                # (skipped, invalid, failed), for consumers that match only those.
-                yield FunctionToolCallEvent(call, args_valid=args_valid)
-                yield FunctionToolResultEvent(part)
         if outputs:  # the calls the 'early' strategy skipped give no events (pydantic-ai)
             others = [c for c in others if not skipped_call(by_id.get(c.tool_call_id))]
             for call in others:
@@ -608,87 +601,38 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
         if self.tool_call_results is not None:
             calls = self._calls_to_resume(state, calls)
             deps.merge_adjacent = True  # the request of the calls that ran and the new one: sent as one
-        output_calls = [c for c in calls if c.tool_name in output_tools]
-        function_calls = [c for c in calls if c.tool_name in step_tools and c.tool_name not in output_tools]
+        known = [c for c in calls if c.tool_name in output_tools or c.tool_name in step_tools]
         unknown_calls = [c for c in calls if c.tool_name not in step_tools and c.tool_name not in output_tools]
-        final: FinalResult[Any] | None = None
-        failed_outputs: set[str] = set()
-        # Output calls in order, as pydantic-ai 1.x: the first valid one is the output; 'exhaustive' processes the
-        # later ones too ('early' and 'graceful' skip them). A failure before the output is a retry prompt; after
-        # it, invalid arguments are only reported (a `ModelRetry` from an output function or validator is still a
-        # retry prompt). Function tools run after an output, except with 'early'.
-        for call in output_calls:
-            if final is not None and deps.end_strategy != 'exhaustive':
-                parts.append(status_part(call, OUTPUT_SKIPPED))
-                continue
-            processor = output_tools[call.tool_name]
-            # Each output tool has its own retry count and budget, as function tools do (pydantic-ai 1.107).
-            budget = deps.max_result_retries if processor.max_retries is None else processor.max_retries
-            call_ctx = deps.run_context(
-                state, tool_name=call.tool_name, tool_call_id=call.tool_call_id,
-                retry=state.tool_retries.get(call.tool_name, 0), max_retries=budget,
-            )  # fmt: skip
-            validation_context = deps.validation_context_for(call_ctx)  # also set on call_ctx, so validator_ctx's
-            # Output validators see the run's output retry count and budget, whichever path the output took.
-            validator_ctx = dataclasses.replace(call_ctx, retry=state.retries, max_retries=deps.max_result_retries)
-            try:
-                if deps.hooked & OUTPUT_HOOKS:
-                    output = await output_call_through_hooks(deps, processor, call, call_ctx, validator_ctx)
-                else:
-                    value = processor.validate(call.args, validation_context)
-                    output = await processor.finish(value, call_ctx)
-                    output = await validate_output(output, validator_ctx, deps)
-            except pydantic.ValidationError as exc:
-                if final is not None:
-                    parts.append(status_part(call, OUTPUT_INVALID))
-                    continue
-                count_output_failure(state, call_ctx, exc, failed_outputs)
-                parts.append(tool_retry_prompt(call, validation_errors(exc)))
-            except ModelRetry as exc:
-                if final is None:
-                    count_output_failure(state, call_ctx, exc, failed_outputs)
-                elif call_ctx.retry >= budget:  # the output is given, and this tool has no retry left: only noted
-                    parts.append(status_part(call, 'Output tool not used - output function execution failed.'))
-                    continue
-                parts.append(tool_retry_prompt(call, exc.message))
-            else:
-                parts.append(status_part(call, OUTPUT_PROCESSED))
-                final = final or FinalResult(output, call.tool_name, call.tool_call_id)
-        prior_tool_retries = state.tool_retries
-        skipped_from = len(parts)
-        if final is not None and deps.end_strategy == 'early':
-            # The calls of plain function tools first, then those of external tools and tools needing approval
-            # (each in call order), as pydantic-ai 1.107 skips them.
-            skipping = sorted(function_calls, key=lambda c: step_tools[c.tool_name].kind in ('external', 'unapproved'))
-            parts.extend(status_part(call, TOOL_SKIPPED) for call in skipping)
-            function_calls = []
-        # Unknown tools are retried like tools (their own retry count, the agent's tool budget), as in pydantic-ai.
         on_result = None if deps.persistence is None else Checkpoints(self, ctx, start_retries).add
-        outcome = await run_tool_calls(
-            function_calls,
-            state,
-            deps,
-            unknown_calls,
-            self.tool_call_results,
-            self.tool_call_metadata,
-            on_result,
+        answering = ResponseCalls(
+            state, deps, output_tools, step_tools, self.tool_call_results, self.tool_call_metadata, on_result,
             self.__dict__.pop(_VALIDATED, None),
-        )
+        )  # fmt: skip
+        # Unknown tools are retried like tools (their own retry count, the agent's tool budget), as in pydantic-ai.
+        await answering.answer(known, unknown_calls)
+        final, outcome = answering.final, answering.outcome
         if final is None and outcome.has_deferred:
             # Kept for the events of a streamed node: the batch, then the answers a handler gave inside the run.
             self.__dict__[_DEFERRED] = (outcome.deferred, None)
+            function_calls = [c for c in known if c.tool_name not in output_tools]
             handled = await answer_deferred_inline(outcome, function_calls, state, deps, on_result)
             self.__dict__[_DEFERRED] = (self.__dict__[_DEFERRED][0], handled)
         state.step_results = []
-        if failed_outputs:  # counted in a row with the function tools' (whose counts `run_tool_calls` set)
-            state.tool_retries = {**state.tool_retries, **{n: prior_tool_retries.get(n, 0) + 1 for n in failed_outputs}}
+        if answering.failed_outputs:  # counted in a row with the function tools' (set by `answer`)
+            prior = answering.prior_retries
+            failed = {n: prior.get(n, 0) + 1 for n in answering.failed_outputs}
+            state.tool_retries = {**state.tool_retries, **failed}
+        parts.extend(answering.parts)
+        skipped_from = len(parts)
         parts.extend(outcome.parts)
-        if final is not None and deps.end_strategy == 'early' and unknown_calls:
-            # The skipped calls and the unknown ones answered in the order they were called, as pydantic-ai.
+        early = deps.end_strategy == 'early'
+        if not early or (final is not None and unknown_calls):
+            # The answers in the order the calls were made (pydantic-ai; 'early' orders only the skipped calls with
+            # the unknown ones). The content of `ToolReturn`s comes after the answers.
             order = {call.tool_call_id: index for index, call in enumerate(calls)}
-            parts[skipped_from:] = sorted(
-                parts[skipped_from:], key=lambda p: order.get(getattr(p, 'tool_call_id', ''), 0)
-            )
+            start = skipped_from if early else 0
+            last = len(calls)
+            parts[start:] = sorted(parts[start:], key=lambda p: order.get(getattr(p, 'tool_call_id', ''), last))
         if final is not None and outcome.has_deferred:
             # The output is given: the deferred calls get an answer so that the history has no open call.
             skipped = TOOL_SKIPPED

@@ -157,16 +157,19 @@ async def run_tool_calls(
     metadata: Mapping[str, Any] | None = None,
     on_result: Callable[[ModelRequestPart], Awaitable[None]] | None = None,
     validated: Mapping[str, ValidatedToolCall[Any]] | None = None,
+    *,
+    checkpoint_all: bool = False,
 ) -> ToolCallsOutcome:
     """Run the calls (concurrently unless one of the tools is `sequential`); the parts come in call order,
-    followed by a retry prompt for each call of an unknown tool, then the content of `ToolReturn`s. `answers`
-    are the resumed run's deferred tool results by call id (`metadata` its metadata).
+        followed by a retry prompt for each call of an unknown tool, then the content of `ToolReturn`s. `answers`
+        are the resumed run's deferred tool results by call id (`metadata` its metadata).
 
-    A call whose result is in `state.step_results` (checkpointed before a durable run was resumed) is not run
-    again; `on_result` is awaited with each new result as its call finishes (to checkpoint it), but the last.
+        A call whose result is in `state.step_results` (checkpointed before a durable run was resumed) is not run
+        again; `on_result` is awaited with each new result as its call finishes (to checkpoint it), but the last (unless
+    `checkpoint_all`: more work of the step comes before its next snapshot).
 
-    Updates the run's tool call count (checking `tool_calls_limit` first, counting the unknown calls as
-    pydantic-ai does) and each tool's retry count (unknown tools included, on the agent's tool retry budget).
+        Updates the run's tool call count (checking `tool_calls_limit` first, counting the unknown calls as
+        pydantic-ai does) and each tool's retry count (unknown tools included, on the agent's tool retry budget).
     """
     outcome = ToolCallsOutcome()
     if not calls and not unknown_calls:
@@ -195,7 +198,7 @@ async def run_tool_calls(
         # The last call to finish is not checkpointed: its result is stored with the step's next snapshot, which
         # comes right after (one write per step for a step of one call). A `ToolReturn`'s extra content is not
         # part of the checkpoint: a resumed step keeps the tool's result without it.
-        if on_result is not None and unfinished[0] and not isinstance(result, _Deferral):
+        if on_result is not None and (unfinished[0] or checkpoint_all) and not isinstance(result, _Deferral):
             await on_result(result[0] if isinstance(result, tuple) else result)
 
     manager: ToolManager[Any] = deps.tool_manager

@@ -94,6 +94,8 @@ class OutputProcessor:
     """The output function whose return value is the output."""
     max_retries: int | None = None
     """The output tool's own retry budget (`ToolOutput(max_retries=...)`); the agent's output retries if `None`."""
+    sequential: bool = False
+    """Whether a call of this output tool is a barrier among the response's calls (`ToolOutput(sequential=True)`)."""
 
     def validate(self, args: str | dict[str, Any] | None, context: Any = None, *, allow_partial: bool = False) -> Any:
         """The answer validated into a value (or into the output function's arguments), for `finish`; `context`
@@ -140,6 +142,7 @@ class OutputProcessor:
             description=self.description,
             outer_typed_dict_key='response' if self.wrapped else None,
             strict=self.strict,
+            sequential=self.sequential,
             kind='output',
         )
 
@@ -472,6 +475,7 @@ def build_output_schema(output_type: Any) -> OutputSchema:
             output, name=DEFAULT_OUTPUT_TOOL_NAME, description=description, strict=spec.strict if spec else None
         )
         processor.max_retries = spec.max_retries if spec is not None else None
+        processor.sequential = spec.sequential if spec is not None else False
         type_name = _type_name(output, processor)
         name = spec.name if spec is not None and spec.name else DEFAULT_OUTPUT_TOOL_NAME
         if many and not named:

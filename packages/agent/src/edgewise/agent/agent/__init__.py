@@ -168,7 +168,7 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         tools: Sequence[Tool[AgentDepsT] | ToolFuncEither[AgentDepsT, ...]] = (),
         toolsets: Sequence[AbstractToolset[AgentDepsT] | ToolsetFunc[AgentDepsT]] | None = None,
         defer_model_check: bool = False,
-        end_strategy: EndStrategy = 'early',
+        end_strategy: EndStrategy = 'graceful',
         metadata: AgentMetadata | None = None,
         tool_timeout: float | None = None,
         max_concurrency: AnyConcurrencyLimit = None,
@@ -197,7 +197,11 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
             toolsets: More toolsets (or functions building one from the `RunContext` at each step); their tools
                 join the agent's own, a name clash being a `UserError` naming both toolsets.
             defer_model_check: Accepted for compatibility: Edgewise always resolves a model name when a run starts.
-            end_strategy: `'early'`, `'graceful'` or `'exhaustive'`.
+            end_strategy: What becomes of the tool calls beside an output tool call that succeeds. `'graceful'`
+                (the default, as in pydantic-ai 2.x): the function tools run, and one asking for a retry keeps the
+                output from ending the run (the model answers the retry first); later output calls are skipped.
+                `'exhaustive'`: as `'graceful'`, and the later output calls are processed too. `'early'`: the
+                run ends on the output, the function tool calls are skipped (the 1.x default).
             metadata: The runs' metadata: a dict, or a function of the `RunContext` returning one (computed
                 when a run starts and again when it ends well; read it on `result.metadata`).
             tool_timeout: The timeout in seconds of the agent's own tools that set none (a timed-out call is

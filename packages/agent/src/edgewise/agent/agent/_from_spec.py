@@ -90,7 +90,7 @@ class AgentSpec(BaseModel):
     """Deprecated: `retries={'tools': n}`."""
     output_retries: int | None = Field(default=None, json_schema_extra={'deprecated': True})
     """Deprecated: `retries={'output': n}`."""
-    end_strategy: EndStrategy = 'early'
+    end_strategy: EndStrategy = 'graceful'
     """What happens to other tool calls once the output is given."""
     tool_timeout: float | None = None
     """The default timeout of the agent's tools, in seconds."""

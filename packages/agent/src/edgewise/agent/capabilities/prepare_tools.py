@@ -3,10 +3,10 @@
 from __future__ import annotations as _annotations
 
 import inspect
-import warnings
 from dataclasses import dataclass
 
 from .._tools.definition import ToolDefinition
+from ..exceptions import PrepareReturnedNoneError
 from ..tools import AgentDepsT, RunContext, ToolsPrepareFunc
 from .abstract import AbstractCapability
 
@@ -58,12 +58,5 @@ async def _prepared(
     if inspect.isawaitable(result):
         result = await result
     if result is None:
-        name = getattr(prepare_func, '__qualname__', None) or repr(prepare_func)
-        warnings.warn(
-            f'prepare callback {name!r} returned `None`; returning `None` from a prepare callback is deprecated and '
-            'hides all tool definitions passed to it for this step. Return `[]` to hide them explicitly, or '
-            '`tool_defs` to pass them through unchanged.',
-            DeprecationWarning,
-            stacklevel=3,
-        )
-    return list(result or [])
+        raise PrepareReturnedNoneError.of(prepare_func)
+    return list(result)

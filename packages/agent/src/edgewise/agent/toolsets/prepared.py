@@ -5,7 +5,7 @@ from __future__ import annotations as _annotations
 import inspect
 from dataclasses import dataclass, replace
 
-from ..exceptions import UserError
+from ..exceptions import PrepareReturnedNoneError, UserError
 from ..models._model import AgentDepsT, RunContext
 from ..tools import ToolsPrepareFunc
 from .abstract import ToolsetTool, register_wrapper
@@ -17,7 +17,7 @@ __all__ = ('PreparedToolset',)
 @dataclass
 class PreparedToolset(WrapperToolset[AgentDepsT]):
     """Passes the tool definitions of each step through `prepare_func(ctx, tool_defs)`, which may change
-    descriptions and schemas or drop tools (returning `None` drops them all) but not add or rename any."""
+    descriptions and schemas or drop tools (return `[]` to drop them all) but not add or rename any."""
 
     prepare_func: ToolsPrepareFunc[AgentDepsT]
     """Returns the definitions to show for the step."""
@@ -27,12 +27,15 @@ class PreparedToolset(WrapperToolset[AgentDepsT]):
 
         Raises:
             UserError: the function returned a definition whose name is not one of the wrapped tools.
+            PrepareReturnedNoneError: the function returned `None`.
         """
         tools = await self.wrapped.get_tools(ctx)
         prepared = self.prepare_func(ctx, [tool.tool_def for tool in tools.values()])
         if inspect.isawaitable(prepared):
             prepared = await prepared
-        by_name = {tool_def.name: tool_def for tool_def in prepared or ()}
+        if prepared is None:
+            raise PrepareReturnedNoneError.of(self.prepare_func)
+        by_name = {tool_def.name: tool_def for tool_def in prepared}
         if by_name.keys() - tools.keys():
             raise UserError(
                 'Prepare function cannot add or rename tools. Use `FunctionToolset.add_function()` or '
