@@ -98,7 +98,7 @@ async def test_an_unknown_tool_is_a_retry_on_the_default_budget() -> None:
     validated = await manager.validate_tool_call(ToolCallPart('triple', {}))
     assert validated.tool is None
     assert validated.ctx.max_retries == 2
-    assert validated.validation_error is not None
+    assert isinstance(validated.validation_error, ToolRetryError)
     assert validated.validation_error.tool_retry.content == "Unknown tool name: 'triple'. Available tools: 'double'"
 
 
