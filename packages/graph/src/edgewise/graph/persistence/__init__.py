@@ -189,11 +189,11 @@ class NodeSnapshot(Generic[StateT, RunEndT]):
     id: str = UNSET_SNAPSHOT_ID
     """The snapshot's unique id; taken from the node when not given."""
     error: Annotated[NodeError | None, pydantic.Field(exclude_if=lambda error: error is None)] = field(
-        default=None, compare=False
+        default=None, compare=False, repr=False
     )
     """What the node raised, when its status is `'error'` (`None` otherwise, and in stores written before Edgewise
     kept it); left out of the snapshot's JSON when `None`, which keeps pydantic-graph's shape, and out of
-    comparisons, which keeps snapshots equal to pydantic-graph's."""
+    comparisons and the repr, which keep snapshots equal to pydantic-graph's and printed as it prints them."""
 
     def __post_init__(self) -> None:
         if self.id == UNSET_SNAPSHOT_ID:
