@@ -233,6 +233,7 @@ def test_unknown_module_attribute_is_an_attribute_error() -> None:
         ('_run_context', ('RunContext', 'AgentDepsT')),
         ('_enqueue', ('EnqueueContent', 'PendingMessage', 'PendingMessagePriority')),
         ('_spec', ('NamedSpec', 'CapabilitySpec')),
+        ('_function_schema', ('function_schema', 'FunctionSchema', '_takes_ctx')),
         ('_output', ('OutputSpec', 'NativeOutputSchema', 'NativeOutput', 'PromptedOutput', 'TextOutput')),
     ],
 )
