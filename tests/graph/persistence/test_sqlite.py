@@ -413,3 +413,48 @@ def test_readers_keep_listing_runs_while_writers_are_killed(tmp_path: Path) -> N
         assert conn.execute('PRAGMA integrity_check').fetchall() == [('ok',)]
     runs = anyio.run(SqliteStatePersistence.list_runs, db)
     assert {r.status for r in runs} <= {'finished', 'waiting'}  # the killed writers' runs wait to be resumed
+
+
+def test_a_connection_released_by_a_finalizer_while_the_checkpointer_is_busy_does_not_deadlock(tmp_path: Path) -> None:
+    # The garbage collector runs a dropped persistence's finalizer wherever it strikes, also in a thread that holds
+    # the checkpointer's lock (inside `keep_open`, say): the finalizer must not wait for that lock.
+    import sqlite3
+    import threading
+
+    from edgewise.graph.persistence import sqlite as sqlite_module
+
+    checkpointer = sqlite_module._Checkpointer()
+    path = str(tmp_path / 'runs.db')
+    sqlite3.connect(path).close()
+    checkpointer.opened(path)
+    assert checkpointer.read_header(path) is not None  # keeps a descriptor open while the connection is counted
+    conn = sqlite3.connect(path, check_same_thread=False)
+    released = threading.Event()
+
+    def finalizer() -> None:
+        conn.close()
+        checkpointer.closed_later(path)
+        released.set()
+
+    with checkpointer._lock:
+        worker = threading.Thread(target=finalizer)
+        worker.start()
+        worker.join(timeout=60)  # a guard against a hang only: the call takes microseconds
+        assert released.is_set()
+    assert path in checkpointer._open  # counted at the next call that takes the lock ...
+    checkpointer.opened('elsewhere')
+    assert path not in checkpointer._open  # ... which closes the descriptor kept for it
+    assert path not in checkpointer._descriptors
+
+
+def test_release_leaves_the_count_to_the_next_caller(tmp_path: Path) -> None:
+    import sqlite3
+
+    from edgewise.graph.persistence import sqlite as sqlite_module
+
+    path = str(tmp_path / 'runs.db')
+    sqlite_module._checkpointer.opened(path)
+    sqlite_module._release(sqlite3.connect(path), path)
+    assert path in sqlite_module._checkpointer._open
+    assert sqlite_module._checkpointer.read_header(path) is not None
+    assert path not in sqlite_module._checkpointer._open

@@ -25,6 +25,7 @@ stays inside one transaction can hold the log back, as it can in SQLite itself).
 from __future__ import annotations as _annotations
 
 import atexit
+import collections
 import contextlib
 import os
 import sqlite3
@@ -116,17 +117,37 @@ class _Checkpointer:
         """Connections of this process open to each file (the kept ones and those of `SqliteStatePersistence`)."""
         self._descriptors: dict[str, int] = {}
         """Descriptors of files with connections open, for `read_header`."""
+        self._closed: collections.deque[str] = collections.deque()
+        """Files of connections closed by a finalizer, not counted yet (see `closed_later`)."""
 
     def opened(self, path: str, change: int = 1) -> None:
         """Count a connection to `path` opened (or, with `change=-1`, closed)."""
         with self._lock:
-            count = self._open[path] = self._open.get(path, 0) + change
-            if count:
-                return
-            del self._open[path]
-            fd = self._descriptors.pop(path, None)
-            if fd is not None:  # no connection left to lose its locks
-                os.close(fd)
+            self._settle()
+            self._count(path, change)
+
+    def closed_later(self, path: str) -> None:
+        """Note a connection to `path` closed, to be counted by the next call that takes the lock.
+
+        For finalizers: the garbage collector may run one in a thread that holds the lock (in the middle of
+        `keep_open`, say), where taking it again would wait for ever. Appending to a deque takes no lock.
+        """
+        self._closed.append(path)
+
+    def _settle(self) -> None:
+        # Called with the lock held.
+        while self._closed:
+            self._count(self._closed.popleft(), -1)
+
+    def _count(self, path: str, change: int) -> None:
+        # Called with the lock held.
+        count = self._open[path] = self._open.get(path, 0) + change
+        if count:
+            return
+        del self._open[path]
+        fd = self._descriptors.pop(path, None)
+        if fd is not None:  # no connection left to lose its locks
+            os.close(fd)
 
     def read_header(self, path: str) -> tuple[bytes, int] | None:
         """The first 100 bytes of the file at `path` and its length; `None` when there is no file.
@@ -137,6 +158,7 @@ class _Checkpointer:
         database and delete the log under them, and their reads would find pages missing (`disk I/O error`).
         """
         with self._lock:
+            self._settle()
             keep = path in self._open
             fd = self._descriptors.get(path)
             if fd is None:
@@ -174,6 +196,7 @@ class _Checkpointer:
     def keep_open(self, path: str) -> None:
         """Hold an idle connection to `path` (a verified Edgewise store) until exit or until evicted."""
         with self._lock:
+            self._settle()
             kept = self._kept.pop(path, None)
             evicted: tuple[str, sqlite3.Connection] | None = None
             if kept is None:
@@ -220,9 +243,10 @@ class _Checkpointer:
 
 
 def _release(conn: sqlite3.Connection, path: str) -> None:
-    """Close a connection of `SqliteStatePersistence`, and count it closed."""
+    """Close a connection of `SqliteStatePersistence`, and count it closed (by the next call that takes the
+    checkpointer's lock: this runs as a finalizer too, maybe in a thread that holds it)."""
     conn.close()
-    _checkpointer.opened(path, -1)
+    _checkpointer.closed_later(path)
 
 
 def _close(conn: sqlite3.Connection) -> None:
