@@ -41,7 +41,8 @@ def _params(fn: Callable[..., Any]) -> list[str]:
         (Graph.initialize, ['node', 'persistence', '*state', '*infer_name']),
         (GraphRun.next, ['node']),
         (GraphRunResult, ['output', 'state', 'persistence', 'traceparent']),
-        (NodeSnapshot, ['*state', '*node', '*start_ts', '*duration', '*status', '*kind', '*id']),
+        # pydantic-graph's fields, then the error Edgewise keeps with a failed snapshot (docs/compatibility.md).
+        (NodeSnapshot, ['*state', '*node', '*start_ts', '*duration', '*status', '*kind', '*id', '*error']),
         (EndSnapshot, ['*state', '*result', '*ts', '*kind', '*id']),
         (FullStatePersistence, ['deep_copy', 'history']),
         (SimpleStatePersistence, ['last_snapshot']),

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Annotated
 
 from edgewise.graph import BaseNode, Edge, End, Graph, GraphRunContext
+from edgewise.graph.persistence import NodeError
 from edgewise.graph.persistence.raw import RawSnapshot
 from edgewise.graph.web._diagram import Diagram, diagram_of_graph, diagram_of_history, path_marks, render_svg
 from edgewise.graph.web._render import snapshot_error, state_diff
@@ -98,7 +99,7 @@ def test_the_stored_error_of_a_failed_snapshot() -> None:
     snapshot = _history()[0]
     assert snapshot_error(snapshot) is None
 
-    snapshot.error = {'type': 'RuntimeError', 'message': 'the disk is full', 'traceback': 'line 3'}  # type: ignore[union-attr]
+    snapshot.error = NodeError(type='RuntimeError', message='the disk is full', traceback='line 3')  # type: ignore[union-attr]
     assert snapshot_error(snapshot) == {'type': 'RuntimeError', 'message': 'the disk is full', 'traceback': 'line 3'}
 
     @dataclass

@@ -122,8 +122,7 @@ def snapshot_error(snapshot: RawSnapshot) -> dict[str, str] | None:
     error = getattr(snapshot, 'error', None)
     if error is None:
         return None
-    fields = error if isinstance(error, dict) else {key: getattr(error, key, None) for key in _ERROR_FIELDS}
-    return {key: str(fields.get(key) or '') for key in _ERROR_FIELDS}
+    return {key: str(getattr(error, key, None) or '') for key in _ERROR_FIELDS}
 
 
 def _node_text(snapshot: RawSnapshot) -> str:
