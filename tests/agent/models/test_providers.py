@@ -9,6 +9,7 @@ import httpx
 import pytest
 
 from edgewise.agent import Agent
+from edgewise.agent.agent._run_setup import resolve_model
 from edgewise.agent.exceptions import UserError
 from edgewise.agent.models import infer_model
 from edgewise.agent.models.openai import OpenAIChatModel
@@ -178,8 +179,8 @@ async def test_a_users_client_is_used_as_given_and_left_open() -> None:
 async def test_an_agent_named_by_string_reuses_one_provider(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv('OPENAI_API_KEY', 'k')
     agent = Agent('openai:gpt-4o')
-    first = agent._resolve_model(None)
-    assert agent._resolve_model(None) is first
+    first = resolve_model(agent, None)
+    assert resolve_model(agent, None) is first
     async with agent:
         assert isinstance(first.provider, Provider)
 

@@ -9,36 +9,33 @@ module); the work is handed to its parts:
 - `_from_spec`: agents, runs and overrides described by a spec (`spec`: the public `AgentSpec`);
 - `_as_tool`: `Agent.as_tool`; `_wrapper`: `WrapperAgent`.
 
-Every run, new (`iter`) or stored (`iter_from_persistence`), starts in `Agent._run`, the one run setup; `run` and
-`resume` drive it to its end the same way (`run_for_result`).
+- `_run_setup`: every run, new (`iter`) or stored (`iter_from_persistence`), starts in `open_run`, the one run
+  setup; `run` and `resume` drive it to its end the same way (`run_for_result`).
 """
 
 from __future__ import annotations as _annotations
 
 import inspect
 import types
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
-from contextlib import AbstractAsyncContextManager, ExitStack, asynccontextmanager, contextmanager, nullcontext
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager, ExitStack, asynccontextmanager, contextmanager
 from contextvars import ContextVar
 from functools import partial
 from pathlib import Path
 from types import NoneType, TracebackType
-from typing import Any, ClassVar, Generic, Literal, Self, TypeAlias, overload
+from typing import Any, ClassVar, Generic, Literal, Self, overload
 
 import anyio
 from typing_extensions import TypeIs, TypeVar, Unpack
 
-from edgewise.graph import BaseStatePersistence, End, Graph, GraphRun
-from edgewise.graph.persistence.store import DurableStatePersistence
+from edgewise.graph import BaseStatePersistence, End, Graph
 
-from .. import _instrument, models
+from .. import models
 from .._functions.runners import OutputValidator, SystemPromptRunner, normalize_instructions, system_prompt_parts
-from .._loop.agent_run import AgentRun, bind_captured_messages
-from .._loop.history import check_prompt_fits, has_adjacent_same_kind, merge_adjacent, validate_history
+from .._loop.agent_run import AgentRun
 from .._loop.nodes import AgentNode, CallToolsNode, ModelRequestNode, UserPromptNode, agent_graph
-from .._loop.run_hooks import RUN_HOOKS, wrapped_run
 from .._output.json_schema import output_json_schema
-from .._output.schema import build_output_schema, schema_for_profile
+from .._output.schema import build_output_schema
 from .._run.deps import EndStrategy, GraphAgentDeps
 from .._run.options import (
     AgentInstructions,
@@ -48,13 +45,10 @@ from .._run.options import (
     agent_retry_budgets,
     pop_deprecated,
     pop_deprecated_builtin_tools,
-    resolve_metadata,
-    run_native_tools,
     run_output_retries,
-    settings_resolver,
 )
 from .._run.result import AgentRunResult, FinalResult
-from .._run.state import GraphAgentState, resolve_conversation_id, resolve_run_id
+from .._run.state import GraphAgentState
 from .._streaming.event_stream import AgentEventStream, run_events
 from .._streaming.node_loop import EventStreamHandler, run_for_result
 from .._streaming.run_result import StreamedRunResult
@@ -62,15 +56,11 @@ from .._streaming.run_result_sync import StreamedRunResultSync
 from .._threads import using_thread_executor
 from .._tools.deferred_calls import DeferredToolResults
 from ..capabilities import AbstractCapability, AgentCapability, CombinedCapability, Instrumentation, ProcessHistory
-from ..capabilities._dynamic import as_capabilities, configured_for_run
-from ..capabilities._loaded_on_demand import deferred_run_capabilities, validate_capability_ids
-from ..capabilities.abstract import LIFECYCLE_HOOKS
-from ..capabilities.combined import combined_or_none
-from ..capabilities.durability import durability_of
-from ..capabilities.thread_executor import run_thread_executor
-from ..concurrency import AnyConcurrencyLimit, concurrency_slot, normalize_to_limiter
+from ..capabilities._dynamic import as_capabilities
+from ..capabilities._loaded_on_demand import validate_capability_ids
+from ..concurrency import AnyConcurrencyLimit, normalize_to_limiter
 from ..exceptions import UserError
-from ..messages import ModelMessage, ModelRequest, SystemPromptPart, UserContent
+from ..messages import ModelMessage, SystemPromptPart, UserContent
 from ..models import KnownModelName, Model
 from ..models.instrumented import InstrumentationSettings
 from ..output import OutputDataT, OutputSpec
@@ -88,7 +78,7 @@ from ..toolsets import AbstractToolset
 from ..toolsets._dynamic import DynamicToolset, ToolsetFunc
 from ..usage import RunUsage, UsageLimits
 from ._as_tool import agent_as_tool
-from ._from_spec import AgentSpec, build_agent, override_from_spec, run_from_spec
+from ._from_spec import AgentSpec, build_agent, override_from_spec
 from ._options import (
     IterOptions,
     RunOptions,
@@ -98,7 +88,7 @@ from ._options import (
     is_user_prompt_node,
     parallel_tool_call_execution_mode,
 )
-from ._resume import check_claimed_answers, check_stored_answers, deferred_answers, restore_history
+from ._run_setup import new_run, open_run, resolve_model, stored_run
 from ._toolsets import AgentFunctionToolset, AgentToolsets
 from ._wrapper import WrapperAgent
 
@@ -110,29 +100,6 @@ _T = TypeVar('_T')
 _S = TypeVar('_S')
 _UNSET: Any = object()
 _NO_OVERRIDES: dict[str, Any] = {}  # never changed: `override` sets a new dict
-_NO_TOOLSET_YET: AbstractAsyncContextManager[None] = nullcontext()  # a stored run's toolset comes with its graph run
-
-
-@asynccontextmanager
-async def _closing_after(persistence: BaseStatePersistence[Any, Any], opening: AbstractAsyncContextManager[Any]) -> Any:
-    """`opening`, then `persistence` closed: a persistence that a durability capability made for the run."""
-    close = getattr(persistence, 'aclose', None)
-    try:
-        async with opening as graph_run:
-            yield graph_run
-    finally:
-        if close is not None:
-            await close()
-
-
-_PreparedRun: TypeAlias = tuple[
-    GraphAgentDeps[Any, Any],
-    AbstractAsyncContextManager[Any],
-    AbstractAsyncContextManager[GraphRun[GraphAgentState, GraphAgentDeps[Any, Any], FinalResult[Any]]],
-    Callable[[AgentRun[Any, Any]], None] | None,
-]
-"""A run ready to start: its deps, the toolset to enter before its graph run opens, the graph run to open, and
-what to do at its end (given the run)."""
 
 
 class Agent(Generic[AgentDepsT, OutputDataT]):
@@ -352,7 +319,7 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
     ) -> list[SystemPromptPart]:
         """The agent's system prompts as the first request of a run with these arguments would hold them."""
         ctx: RunContext[AgentDepsT] = RunContext(
-            deps=deps, model=self._resolve_model(model), usage=usage or RunUsage(),
+            deps=deps, model=resolve_model(self, model), usage=usage or RunUsage(),
             prompt=prompt if isinstance(prompt, str) else None, messages=list(message_history or ()), run_step=1,
             model_settings=model_settings,
         )  # fmt: skip
@@ -513,7 +480,7 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
 
     def _model_to_enter(self) -> Model | None:
         if self.model is not None or self._override_model.get() is not None:
-            return self._resolve_model(None)
+            return resolve_model(self, None)
         return None
 
     async def __aexit__(
@@ -529,7 +496,7 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         Without it, a server's sampling requests are answered by the model of the run that uses the server.
         """
         try:
-            sampling_model = models.infer_model(model) if model is not None else self._resolve_model(None)
+            sampling_model = models.infer_model(model) if model is not None else resolve_model(self, None)
         except UserError as e:
             raise UserError('No sampling model was given and the agent has no model.') from e
         self._tools.set_sampling_model(sampling_model, self._root_capability)
@@ -814,202 +781,16 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         """
         if infer_name:
             self._infer_name(inspect.currentframe())
-        return self._run(
+        return open_run(
+            self,
             partial(
-                self._new_run, user_prompt, output_type=output_type, message_history=message_history,
+                new_run, self, user_prompt, output_type=output_type, message_history=message_history,
                 conversation_id=conversation_id, run_id=run_id, model=model, instructions=instructions, deps=deps,
                 model_settings=model_settings, usage_limits=usage_limits, usage=usage, metadata=metadata,
                 retries=retries, capabilities=capabilities, persistence=persistence, toolsets=toolsets,
                 deferred_tool_results=deferred_tool_results, spec=spec, deprecated_kwargs=deprecated_kwargs,
             )
         )  # fmt: skip
-
-    @asynccontextmanager
-    async def _run(self, prepare: Callable[[], Awaitable[_PreparedRun]]) -> AsyncIterator[AgentRun[AgentDepsT, Any]]:
-        """The one setup of every run, new (`iter`) or stored (`iter_from_persistence`): `prepare()` configures it;
-        then the agent's concurrency slot, the run's span and thread executor, the toolset and the graph run that
-        `prepare` made, the `AgentRun`, and the capabilities' run hooks around it."""
-        graph_deps, toolset, opening, finish = await prepare()
-        async with concurrency_slot(self._limiter, f'agent:{self.name or "agent"}'):
-            with _instrument.span_if(
-                graph_deps.tracing, 'agent run', agent_name=self.name or 'agent', model_name=graph_deps.model.model_name
-            ), run_thread_executor(graph_deps.root_capability):  # fmt: skip
-                async with toolset, opening as graph_run:
-                    agent_run = AgentRun(graph_run)
-                    if graph_deps.hooked & RUN_HOOKS:
-                        context = graph_deps.run_context(graph_run.state)
-                        async with wrapped_run(graph_deps.root_capability, context, agent_run):
-                            yield agent_run
-                    else:
-                        yield agent_run
-                if finish is not None:
-                    finish(agent_run)
-
-    async def _new_run(
-        self,
-        user_prompt: str | Sequence[UserContent] | None,
-        *,
-        output_type: OutputSpec[Any] | None,
-        message_history: Sequence[ModelMessage] | None,
-        conversation_id: str | None,
-        run_id: str | None,
-        model: Model | KnownModelName | None,
-        instructions: AgentInstructions,
-        deps: AgentDepsT,
-        model_settings: AgentModelSettings | None,
-        usage_limits: UsageLimits | None,
-        usage: RunUsage | None,
-        metadata: AgentMetadata | None,
-        retries: int | AgentRetries | None,
-        capabilities: Sequence[AgentCapability[AgentDepsT]] | None,
-        persistence: BaseStatePersistence[Any, Any] | None,
-        toolsets: Sequence[AbstractToolset[AgentDepsT]] | None,
-        deferred_tool_results: DeferredToolResults | None,
-        spec: dict[str, Any] | AgentSpec | None,
-        deprecated_kwargs: dict[str, Any],
-    ) -> _PreparedRun:
-        """A new run (`iter`), prepared: its deps and state from the agent and the arguments, its toolset made (not
-        entered), its graph run ready to open at the user prompt node, and the metadata computed again at its end."""
-        # The warnings name the caller of `iter`: past this method, `_run` and the context manager's `__aenter__`.
-        run_native_tools = pop_deprecated_builtin_tools(deprecated_kwargs, 'agent.iter', stacklevel=5)
-        output_retries = None
-        if retries is not None or deprecated_kwargs:
-            output_retries = run_output_retries(retries, deprecated_kwargs, 'agent.iter', stacklevel=5)
-        spec_metadata = None
-        if spec is not None:  # the spec fills in what the run leaves unset, and adds to the rest
-            model, output_retries, instructions, model_settings, capabilities, spec_metadata = run_from_spec(
-                spec, model, output_retries, instructions, model_settings, capabilities
-            )
-        history = validate_history(message_history)
-        run_id = resolve_run_id(run_id, history)
-        stored_by = None
-        if persistence is None:  # a durability capability stores the run
-            durability = durability_of(
-                [*self._overrides.get().get('capabilities', self._capabilities), *(capabilities or ())]
-            )
-            if durability is not None:
-                persistence = stored_by = durability.persistence(run_id)
-                run_id = getattr(persistence, 'run_id', run_id)
-        configure = partial(
-            self._configure_run, model=model, deps=deps, model_settings=model_settings, usage_limits=usage_limits,
-            capabilities=capabilities, instructions=instructions, output_type=output_type,
-            output_retries=output_retries, persistence=persistence, native_tools=run_native_tools,
-        )  # fmt: skip
-        graph_deps = configure()
-        overrides = self._overrides.get()
-        if len(history) > 1 and has_adjacent_same_kind(history):
-            history = merge_adjacent(history)  # as pydantic-ai keeps a given history
-        if deferred_tool_results is None:  # with results, a prompt follows the answers to the open calls
-            check_prompt_fits(user_prompt, history)
-        state = GraphAgentState(
-            message_history=bind_captured_messages(history),
-            usage=usage or RunUsage(),
-            conversation_id=resolve_conversation_id(conversation_id, history),
-            run_id=run_id,
-        )
-        graph_deps.prompt = user_prompt
-        graph_deps = await configured_for_run(graph_deps, state, configure)
-        graph_deps.new_message_index = len(history)
-        graph_deps.merge_adjacent = bool(history) and isinstance(history[-1], ModelRequest)
-        metadata_layers = overrides.get('metadata', [self._metadata, spec_metadata, metadata])
-        metadata_layers = [m for m in metadata_layers if m is not None]
-        finish = None
-        if metadata_layers:
-            state.metadata = resolve_metadata(metadata_layers, graph_deps.run_context(state))
-
-            def finish(agent_run: AgentRun[Any, Any]) -> None:
-                if agent_run.result is not None:
-                    state.metadata = resolve_metadata(metadata_layers, graph_deps.run_context(state))
-
-        run_toolset = await self._tools.for_run(graph_deps, state, toolsets, self._default_retries)
-        start: UserPromptNode[AgentDepsT, Any] = UserPromptNode(user_prompt, deferred_tool_results)
-        opening = agent_graph().iter(start, state=state, deps=graph_deps, persistence=persistence, infer_name=False)
-        if stored_by is not None:
-            opening = _closing_after(stored_by, opening)
-        return graph_deps, run_toolset, opening, finish
-
-    def _configure_run(
-        self,
-        *,
-        model: Model | KnownModelName | None,
-        deps: Any,
-        model_settings: AgentModelSettings | None,
-        usage_limits: UsageLimits | None,
-        capabilities: Sequence[AgentCapability[AgentDepsT]] | None,
-        instructions: AgentInstructions,
-        output_type: OutputSpec[Any] | None,
-        output_retries: int | None,
-        persistence: BaseStatePersistence[Any, Any] | None,
-        native_tools: Sequence[AgentNativeTool[AgentDepsT]] | None = None,
-        resolved: Sequence[AgentCapability[AgentDepsT]] | None = None,
-    ) -> GraphAgentDeps[AgentDepsT, Any]:
-        """The deps of a run, new (`iter`) or resumed (`resume`): the agent's configuration, its overrides and
-        capabilities, the run's arguments; the caller sets what depends on the history (`prompt`,
-        `new_message_index`, `merge_adjacent`); `resolved`: the run's capabilities as made for it (`for_run`)."""
-        overrides = self._overrides.get()
-        if overrides:
-            output_retries = overrides.get('retries', output_retries)
-        model_used = self._resolve_model(model)
-        deps = self._resolve_deps(deps)
-        if output_type is not None and self._output_validators:
-            raise UserError('Cannot set a custom run `output_type` when the agent has output validators')
-        schema = self._output_schema if output_type is None else build_output_schema(output_type)
-        schema = schema_for_profile(schema, model_used.profile)
-        caps = as_capabilities([*overrides.get('capabilities', self._capabilities), *(capabilities or ())])
-        caps = deferred_run_capabilities(caps if resolved is None else as_capabilities(resolved))
-        run_instructions = overrides.get('instructions')
-        if run_instructions is None:  # an override replaces every other instruction, the capabilities' too
-            run_instructions = self._instructions
-            if caps or instructions is not None:
-                run_instructions = [*run_instructions]
-                for cap in caps:
-                    run_instructions += normalize_instructions(cap.get_instructions())
-                run_instructions += normalize_instructions(instructions)
-        layers: list[Any] = [c.get_model_settings() for c in caps]
-        if 'model_settings' in overrides:
-            layers.append(overrides['model_settings'])
-        else:
-            layers += [self.model_settings, model_settings]
-        static_settings, resolver = settings_resolver(model_used.settings, [x for x in layers if x is not None])
-        tool_choice = (static_settings or {}).get('tool_choice')
-        if tool_choice == 'required' or isinstance(tool_choice, list):
-            raise UserError(
-                f'`tool_choice={tool_choice!r}` prevents the agent from producing a final response because output '
-                'tools are excluded. Use `ToolOrOutput` to combine specific function tools with output capability, '
-                "or return a callable from a capability's `get_model_settings()` (or give `model_settings` as a "
-                'function of the run context) to vary `tool_choice` per step.'
-            )
-        root = combined_or_none(caps)
-        graph_deps: GraphAgentDeps[AgentDepsT, Any] = GraphAgentDeps(
-            user_deps=deps,
-            prompt=None,  # the run's, set by the caller
-            new_message_index=0,
-            model=model_used,
-            model_settings=static_settings,
-            settings_resolver=resolver,
-            request_hooks=[c for c in caps if c.has_request_hook()],
-            root_capability=root,
-            hooked=frozenset(h for h in LIFECYCLE_HOOKS if root.overrides(h)) if root is not None else frozenset(),
-            native_tools=run_native_tools(
-                self._overrides.get(), self._native_tools, self._capabilities, caps, native_tools
-            ),
-            tracing=self._tracing(caps),
-            validation_context=self.validation_context,
-            usage_limits=usage_limits or UsageLimits(),
-            max_result_retries=self._max_result_retries if output_retries is None else output_retries,
-            default_tool_retries=self._default_retries,
-            end_strategy=self.end_strategy,
-            output_schema=schema,
-            output_validators=self._output_validators,
-            toolset=self._tools.function_toolset,
-            instructions=run_instructions,
-            system_prompts=self._system_prompts,
-            agent_name=self.name,
-            agent=self,
-            persistence=persistence,
-            stores_waiting=isinstance(persistence, DurableStatePersistence),
-        )
-        return graph_deps
 
     async def resume(
         self,
@@ -1070,85 +851,13 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         Takes the arguments of `resume` but `event_stream_handler`; the run is held by this process inside the
         block (a second resume elsewhere is refused with `RunInProgressError`).
         """
-        return self._run(
+        return open_run(
+            self,
             partial(
-                self._stored_run, persistence, deps=deps, model=model, model_settings=model_settings,
+                stored_run, self, persistence, deps=deps, model=model, model_settings=model_settings,
                 usage_limits=usage_limits, deferred_tool_results=deferred_tool_results,
             )
         )  # fmt: skip
-
-    async def _stored_run(
-        self,
-        persistence: BaseStatePersistence[Any, Any] | str,
-        *,
-        deps: AgentDepsT,
-        model: Model | KnownModelName | None,
-        model_settings: ModelSettings | None,
-        usage_limits: UsageLimits | None,
-        deferred_tool_results: DeferredToolResults | Mapping[str, Any] | None,
-    ) -> _PreparedRun:
-        """A stored run (`iter_from_persistence`), prepared: configured as a new run of the agent is (its overrides,
-        capabilities, instrumentation, validation context and concurrency limit) with the deps, model and settings
-        given now; its graph run opens from the persistence, and then makes and enters the run's toolset."""
-        stored_by = None
-        if isinstance(persistence, str):  # a run id: the durability capability's store holds the run
-            durability = durability_of(self._overrides.get().get('capabilities', self._capabilities))
-            if durability is None:
-                raise UserError(
-                    f'Cannot resume run {persistence!r} by its id: the agent has no `EdgewiseDurability` capability '
-                    "naming the store that holds it. Pass the run's persistence instead, or add the capability."
-                )
-            persistence = stored_by = durability.persistence(persistence)
-        graph_deps = self._configure_run(
-            model=model, deps=deps, model_settings=model_settings, usage_limits=usage_limits, capabilities=None,
-            instructions=None, output_type=None, output_retries=None, persistence=persistence,
-        )  # fmt: skip
-        answers = graph_deps.deferred_tool_results = deferred_answers(deferred_tool_results)
-        if answers is not None:
-            await check_stored_answers(persistence, answers)
-        opening = self._stored_graph_run(persistence, graph_deps)
-        if stored_by is not None:
-            opening = _closing_after(stored_by, opening)
-        return graph_deps, _NO_TOOLSET_YET, opening, None
-
-    @asynccontextmanager
-    async def _stored_graph_run(
-        self, persistence: BaseStatePersistence[Any, Any], graph_deps: GraphAgentDeps[AgentDepsT, Any]
-    ) -> AsyncIterator[GraphRun[GraphAgentState, GraphAgentDeps[Any, Any], FinalResult[Any]]]:
-        async with agent_graph().iter_from_persistence(persistence, deps=graph_deps, infer_name=False) as graph_run:
-            # Held by this process now: the history read here is the one the run goes on from.
-            check_claimed_answers(persistence, graph_run.next_node, graph_deps.deferred_tool_results)
-            await restore_history(graph_run, persistence, graph_deps)
-            async with await self._tools.for_run(graph_deps, graph_run.state, None, self._default_retries):
-                yield graph_run
-
-    def _resolve_model(self, model: Model | KnownModelName | None) -> Model:
-        override = self._override_model.get()
-        if override is not None and model is None and self.model is None:
-            raise UserError(
-                '`model` must either be set on the agent or included when calling it. '
-                '(Even when `override(model=...)` is customizing the model that will actually be called)'
-            )
-        chosen = override or model or self.model
-        if chosen is None:
-            raise UserError('`model` must either be set on the agent or included when calling it.')
-        if isinstance(chosen, str) and chosen == self.model:
-            # The agent's own model is inferred once, so that its provider's HTTP client serves every run.
-            if self._inferred_model is None or self._inferred_model[0] != chosen:
-                self._inferred_model = (chosen, models.infer_model(chosen))
-            return self._inferred_model[1]
-        return models.infer_model(chosen)
-
-    def _resolve_deps(self, deps: Any) -> Any:
-        if (override := self._override_deps.get()) is not None:
-            return override[0]
-        deps_type = self._deps_type
-        if isinstance(deps_type, type) and deps_type is not NoneType and not isinstance(deps, deps_type):
-            raise UserError(
-                f'Agent {self.name or "[unnamed]"!r} expects deps of type {deps_type.__name__}, got '
-                f'{type(deps).__name__}: pass `deps=` a {deps_type.__name__} instance.'
-            )
-        return deps
 
     @contextmanager
     def override(
