@@ -14,7 +14,7 @@ from typing import Any, Protocol
 import anyio
 
 from ._copy import copy_into, deep_copy
-from .events import CustomEvent, GraphEvent, NodeFailedEvent, NodeFinishedEvent, NodeStartedEvent, StateEvent
+from .events import CustomEvent, NodeFailedEvent, NodeFinishedEvent, NodeStartedEvent, StateEvent
 from .exceptions import BranchFailedError, GraphRuntimeError
 from .fork import BranchFailure, Fork
 from .nodes import BaseNode, End
@@ -56,8 +56,9 @@ class EventSink:
     def __init__(self, capacity: int, *, state_snapshots: bool) -> None:
         self.capacity = capacity
         """How many events may be pending before the run waits."""
-        self.pending: list[GraphEvent] = []
-        """The events the consumer has not taken yet (one list for the whole run, emptied as they are taken)."""
+        self.pending: list[Any] = []
+        """The events the consumer has not taken yet (one list for the whole run, emptied as they are taken): the
+        `GraphEvent`s of a classic run, the `BuilderEvent`s of a builder run."""
         self.eager_reader: anyio.Event | None = None
         """Set when the consumer waits to be woken by the next flush."""
         self.flush_above = capacity
@@ -83,7 +84,7 @@ class EventSink:
             writer = self._writer = anyio.Event()
             await writer.wait()
 
-    async def put(self, event: GraphEvent) -> None:
+    async def put(self, event: Any) -> None:
         """Add `event` and flush."""
         self.pending.append(event)
         await self.flush()
@@ -104,7 +105,7 @@ class EventSink:
             self._lazy_reader = None
             reader.set()
 
-    def take_nowait(self) -> list[GraphEvent] | None:
+    def take_nowait(self) -> list[Any] | None:
         """The pending events, if any."""
         pending = self.pending
         if not pending:
@@ -117,7 +118,7 @@ class EventSink:
             writer.set()
         return events
 
-    async def take(self) -> list[GraphEvent] | None:
+    async def take(self) -> list[Any] | None:
         """The pending events, waiting for the run if there are none; `None` once the run has ended."""
         while (events := self.take_nowait()) is None:
             if self.closed:

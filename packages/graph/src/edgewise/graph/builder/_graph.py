@@ -4,7 +4,7 @@ from __future__ import annotations as _annotations
 
 import inspect
 from collections.abc import AsyncIterator, Sequence
-from contextlib import AbstractContextManager, asynccontextmanager, nullcontext
+from contextlib import AbstractAsyncContextManager, AbstractContextManager, asynccontextmanager, nullcontext
 from dataclasses import dataclass
 from functools import partial
 from types import FrameType, TracebackType
@@ -16,12 +16,14 @@ from anyio.abc import TaskGroup
 from typing_extensions import TypeVar
 
 from .. import _instrument
+from .._runs import EventSink
 from ..exceptions import GraphRuntimeError, PersistenceError, UnsupportedEventLoopError
 from ..persistence import BaseStatePersistence
 from ._compile import CompiledGraph
 from ._engine import RunEngine
 from ._mermaid import StateDiagramDirection, build_mermaid_graph
 from ._progress import EndMarker, ErrorMarker, GraphTask, GraphTaskRequest, JoinRelease, RunProgress, TaskOutcome
+from ._stream import BuilderEventStream, stream_builder_events
 from ._stored import BuilderProgress, StoredTypes, decode_progress, encode_progress
 from .basenode import End
 from .id_types import ForkStackItem, JoinID, NodeID, TaskID
@@ -178,9 +180,23 @@ class Graph(Generic[StateT, DepsT, InputT, OutputT]):
         """
         if infer_name and self.name is None:  # looking for the name materializes frame objects: once
             self._infer_name(_caller_frame(2))  # `asynccontextmanager` adds a frame
+        async with self._open(state, deps, inputs, span, persistence, None) as graph_run:
+            yield graph_run
+
+    @asynccontextmanager
+    async def _open(
+        self,
+        state: Any,
+        deps: Any,
+        inputs: Any,
+        span: AbstractContextManager[Any] | None,
+        persistence: BaseStatePersistence[Any, Any] | None,
+        sink: EventSink | None,
+    ) -> AsyncIterator[GraphRun[StateT, DepsT, OutputT]]:
+        """A new run, as `iter` opens it; its events go to `sink` when it is given (`stream`)."""
         with self._span(span):
             if persistence is None:
-                async with GraphRun(self, state=state, deps=deps, inputs=inputs, traceparent=None) as graph_run:
+                async with GraphRun(self, state=state, deps=deps, inputs=inputs, sink=sink) as graph_run:
                     yield graph_run
                 return
             persistence.set_graph_types(StoredTypes(self.name, self.state_type, self.output_type))
@@ -189,7 +205,7 @@ class Graph(Generic[StateT, DepsT, InputT, OutputT]):
                 ensure_new_run = getattr(persistence, 'ensure_new_run', None)
                 if ensure_new_run is not None:
                     await ensure_new_run()
-                graph_run = GraphRun(self, state=state, deps=deps, inputs=inputs, persistence=persistence)
+                graph_run = GraphRun(self, state=state, deps=deps, inputs=inputs, persistence=persistence, sink=sink)
                 await graph_run._store_start()
                 async with graph_run:
                     yield graph_run
@@ -216,6 +232,18 @@ class Graph(Generic[StateT, DepsT, InputT, OutputT]):
         """
         if infer_name and self.name is None:  # looking for the name materializes frame objects: once
             self._infer_name(_caller_frame(2))
+        async with self._resume(persistence, deps, span, None) as graph_run:
+            yield graph_run
+
+    @asynccontextmanager
+    async def _resume(
+        self,
+        persistence: BaseStatePersistence[Any, Any],
+        deps: Any,
+        span: AbstractContextManager[Any] | None,
+        sink: EventSink | None,
+    ) -> AsyncIterator[GraphRun[StateT, DepsT, OutputT]]:
+        """A stored run, as `iter_from_persistence` resumes it; its events go to `sink` when it is given."""
         persistence.set_graph_types(StoredTypes(self.name, self.state_type, self.output_type))
         with self._span(span):
             async with persistence.claim_run():
@@ -240,9 +268,61 @@ class Graph(Generic[StateT, DepsT, InputT, OutputT]):
                     persistence=persistence,
                     progress=progress,
                     snapshot_id=snapshot.id,
+                    sink=sink,
                 )
                 async with graph_run:
                     yield graph_run
+
+    def stream(
+        self,
+        *,
+        state: StateT = None,  # type: ignore[assignment]
+        deps: DepsT = None,  # type: ignore[assignment]
+        inputs: InputT = None,  # type: ignore[assignment]
+        span: AbstractContextManager[Any] | None = None,
+        infer_name: bool = True,
+        persistence: BaseStatePersistence[Any, Any] | None = None,
+        buffer_size: int = 256,
+        state_snapshots: bool = False,
+    ) -> AbstractAsyncContextManager[BuilderEventStream[StateT, OutputT]]:
+        """Run the graph and stream what it does: `async with graph.stream(inputs=...) as events: async for ...`.
+
+        The events (`edgewise.graph.builder.events`) are, for each task, `TaskStartedEvent`, then
+        `TaskFinishedEvent` (what it led to: the next tasks, a value for a join, the end) or `TaskFailedEvent`
+        (the stream then raises the task's error); `JoinReleasedEvent` when a join's branches are all in; with
+        `state_snapshots=True`, a `StateEvent` (a copy of the state) after each step; and `RunEndEvent` last.
+
+        The run goes on in a task of its own, at most `buffer_size` events ahead of the consumer (a consumer that
+        stops reading pauses it). Leaving the `async with` block before the end cancels the run; with a durable
+        persistence, it can be resumed (`stream_from_persistence` or `iter_from_persistence`).
+
+        Takes the arguments of `run`, `buffer_size` (how many events may wait for the consumer) and
+        `state_snapshots` (whether to send a `StateEvent` after each step: a deep copy of the state each step).
+        """
+        if infer_name and self.name is None:  # looking for the name materializes frame objects: once
+            self._infer_name(_caller_frame(1))
+        return stream_builder_events(
+            partial(self._open, state, deps, inputs, span, persistence),
+            buffer_size=buffer_size,
+            state_snapshots=state_snapshots,
+        )
+
+    def stream_from_persistence(
+        self,
+        persistence: BaseStatePersistence[Any, Any],
+        *,
+        deps: DepsT = None,  # type: ignore[assignment]
+        span: AbstractContextManager[Any] | None = None,
+        infer_name: bool = True,
+        buffer_size: int = 256,
+        state_snapshots: bool = False,
+    ) -> AbstractAsyncContextManager[BuilderEventStream[StateT, OutputT]]:
+        """Resume a stored run, as `iter_from_persistence` does, and stream it as `stream` does."""
+        if infer_name and self.name is None:  # looking for the name materializes frame objects: once
+            self._infer_name(_caller_frame(1))
+        return stream_builder_events(
+            partial(self._resume, persistence, deps, span), buffer_size=buffer_size, state_snapshots=state_snapshots
+        )
 
     def _span(self, span: AbstractContextManager[Any] | None) -> AbstractContextManager[Any]:
         if span is not None:
@@ -285,6 +365,7 @@ class GraphRun(Generic[StateT, DepsT, OutputT]):
         persistence: BaseStatePersistence[Any, Any] | None = None,
         progress: RunProgress | None = None,
         snapshot_id: str | None = None,
+        sink: EventSink | None = None,
     ) -> None:
         self.graph = graph
         """The graph."""
@@ -312,6 +393,7 @@ class GraphRun(Generic[StateT, DepsT, OutputT]):
             self._next = _default_reply(progress)
         self.progress = progress
         """Where the run stands (its tasks, joins and pending outcomes)."""
+        self._sink = sink
         self._engine: RunEngine[OutputT] | None = None
         self._task_group: TaskGroup | None = None
 
@@ -320,7 +402,12 @@ class GraphRun(Generic[StateT, DepsT, OutputT]):
         task_group = self._task_group = anyio.create_task_group()
         await task_group.__aenter__()
         self._engine = RunEngine(
-            self.graph._compiled(), self.progress, self.deps, task_group, instrument=self.graph.auto_instrument
+            self.graph._compiled(),
+            self.progress,
+            self.deps,
+            task_group,
+            instrument=self.graph.auto_instrument,
+            sink=self._sink,
         )
         if self.persistence is not None:
             self._engine.after_join_step = self._store_join_step
