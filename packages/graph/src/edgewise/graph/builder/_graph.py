@@ -7,24 +7,27 @@ from collections.abc import AsyncIterator, Sequence
 from contextlib import AbstractAsyncContextManager, AbstractContextManager, asynccontextmanager, nullcontext
 from dataclasses import dataclass
 from functools import partial
+from pathlib import Path
 from types import FrameType, TracebackType
-from typing import Any, Generic
+from typing import Any, Generic, Literal
 
 import anyio
 import sniffio
 from anyio.abc import TaskGroup
-from typing_extensions import TypeVar
+from typing_extensions import TypeVar, Unpack
 
-from .. import _instrument
+from .. import _instrument, mermaid
 from .._runs import EventSink
-from ..exceptions import GraphRuntimeError, PersistenceError, UnsupportedEventLoopError
-from ..persistence import BaseStatePersistence
+from ..exceptions import GraphRuntimeError, GraphSetupError, PersistenceError, UnsupportedEventLoopError
+from ..persistence import BaseStatePersistence, Snapshot
+from ..persistence.raw import RawSnapshot
 from ._compile import CompiledGraph
 from ._engine import RunEngine
 from ._mermaid import StateDiagramDirection, build_mermaid_graph
 from ._progress import EndMarker, ErrorMarker, GraphTask, GraphTaskRequest, JoinRelease, RunProgress, TaskOutcome
-from ._stream import BuilderEventStream, stream_builder_events
+from ._run_path import diagram_code
 from ._stored import BuilderProgress, StoredTypes, decode_progress, encode_progress
+from ._stream import BuilderEventStream, stream_builder_events
 from .basenode import End
 from .id_types import ForkStackItem, JoinID, NodeID, TaskID
 from .node import StartNode
@@ -339,6 +342,96 @@ class Graph(Generic[StateT, DepsT, InputT, OutputT]):
             direction: The diagram's direction (`'TB'`, `'LR'`, `'RL'` or `'BT'`).
         """
         return build_mermaid_graph(self.nodes, self.edges_by_source).render(title=title, direction=direction)
+
+    def mermaid_code(
+        self,
+        *,
+        title: str | Literal[False] | None = None,
+        edge_labels: bool = True,
+        notes: bool = True,
+        highlighted_nodes: Sequence[Any] | Any = None,
+        highlight_css: str = mermaid.DEFAULT_HIGHLIGHT_CSS,
+        infer_name: bool = True,
+        direction: StateDiagramDirection | None = None,
+        history: Sequence[Snapshot[Any, Any]] | Sequence[RawSnapshot] | None = None,
+    ) -> str:
+        """The graph's mermaid code (the text of `render()`), optionally with a stored run's path drawn on it.
+
+        Args:
+            title: The diagram's title; the graph's name when `None`, no title when `False`.
+            edge_labels: Show edge labels.
+            notes: Show the notes of decisions.
+            highlighted_nodes: Nodes to highlight: ids, or the graph's steps, joins and decisions.
+            highlight_css: The CSS of highlighted nodes (and of the nodes the run finished).
+            infer_name: Infer the graph's name from the caller's variables when it has none.
+            direction: The direction the diagram flows in.
+            history: A stored run's snapshots (`await persistence.load_all()` or `load_raw()`): the nodes it
+                finished are highlighted, those with a task in flight get the `stopped` class, the one whose task
+                raised the `failed` class, and the edge leaving each `.map()` says how many items are done.
+
+        Raises:
+            DiagramNodeError: a highlighted node, or a node of the history, is not in the graph.
+            PersistenceError: `history` is not the history of a builder run.
+        """
+        if infer_name and self.name is None:
+            self._infer_name(_caller_frame(1))
+        if title is None and self.name:
+            title = self.name
+        return diagram_code(
+            self,
+            title=title or None,
+            direction=direction,
+            edge_labels=edge_labels,
+            notes=notes,
+            highlighted_nodes=highlighted_nodes,
+            highlight_css=highlight_css,
+            history=history,
+        )
+
+    def mermaid_image(self, infer_name: bool = True, **kwargs: Unpack[mermaid.MermaidConfig]) -> bytes:
+        """An image of the graph's diagram, titled with the graph's name unless `title` is given.
+
+        Rendered by a mermaid.ink-compatible service (the default), or offline by the mermaid CLI with
+        `renderer='local'`, as for classic graphs (see `edgewise.graph.mermaid.MermaidConfig`; `history` draws a
+        stored run's path as `mermaid_code` does; `start_node` and `child_histories` are for classic graphs).
+        """
+        if infer_name and self.name is None:
+            self._infer_name(_caller_frame(1))
+        if 'title' not in kwargs and self.name:
+            kwargs['title'] = self.name
+        return mermaid.request_image(self, **kwargs)
+
+    def mermaid_save(
+        self, path: Path | str, /, *, infer_name: bool = True, **kwargs: Unpack[mermaid.MermaidConfig]
+    ) -> None:
+        """Render an image of the graph's diagram (see `mermaid_image`) and write it to `path`, whose suffix picks
+        the format unless `image_type` is given."""
+        if infer_name and self.name is None:
+            self._infer_name(_caller_frame(1))
+        if 'title' not in kwargs and self.name:
+            kwargs['title'] = self.name
+        mermaid.save_image(path, self, **kwargs)
+
+    def _diagram_code(self, config: mermaid.MermaidConfig, /) -> str:
+        """The code `edgewise.graph.mermaid` renders for `config` (its `request_image` and `save_image`)."""
+        for option in ('start_node', 'child_histories'):
+            if config.get(option) is not None:
+                raise GraphSetupError(
+                    f'`{option}` applies to classic graphs; a builder graph starts at its start node and draws a '
+                    'stored run with `history` alone.'
+                )
+        return diagram_code(
+            self,
+            title=config.get('title'),
+            direction=config.get('direction'),
+            edge_labels=config.get('edge_labels', True),
+            notes=config.get('notes', True),
+            highlighted_nodes=config.get('highlighted_nodes'),
+            highlight_css=config.get('highlight_css', mermaid.DEFAULT_HIGHLIGHT_CSS),
+            history=config.get('history'),
+            stopped_css=config.get('stopped_css', mermaid.DEFAULT_STOPPED_CSS),
+            failed_css=config.get('failed_css', mermaid.DEFAULT_FAILED_CSS),
+        )
 
     def _compiled(self) -> CompiledGraph:
         return CompiledGraph(self.nodes, self.edges_by_source, self.parent_forks, self.intermediate_join_nodes)
