@@ -179,7 +179,7 @@ async def test_a_map_streams_its_fan_out_each_branch_the_join_and_the_end() -> N
     finished = [e.task.task_id for e in seen if isinstance(e, TaskFinishedEvent)]
     assert sorted(started) == sorted(finished)
     assert all(started.index(task_id) <= finished.index(task_id) for task_id in started)
-    durations = {e.task.node_id: e.duration for e in seen if isinstance(e, TaskFinishedEvent)}
+    durations = {str(e.task.node_id): e.duration for e in seen if isinstance(e, TaskFinishedEvent)}
     assert durations['map'] == 0.0
     assert durations['square'] >= 0.0
     fan_out = next(e for e in seen if isinstance(e, TaskFinishedEvent) and e.task.node_id == 'map')
@@ -213,15 +213,20 @@ async def test_state_snapshots_are_copies_after_each_step() -> None:
 async def test_a_step_that_raises_sends_its_failure_then_the_stream_raises_it() -> None:
     seen: list[Any] = []
     with pytest.raises(ValueError, match='negative: -1'):
-        async with routed_negative().stream(inputs=-1) as events:
-            async for event in events:
-                seen.append(described(event))
+        await collect(routed_negative().stream(inputs=-1), seen, described)
     assert seen == [
         ('started', '__start__'),
         ('finished', '__start__', ['check']),
         ('started', 'check'),
         ('failed', 'check', 'negative: -1'),
     ]
+
+
+async def collect(stream: Any, into: list[Any], describe: Any) -> None:
+    """Read a stream to its end (or its error), each event described into `into`."""
+    async with stream as events:
+        async for event in events:
+            into.append(describe(event))
 
 
 def routed_negative() -> Any:
@@ -242,9 +247,7 @@ async def test_a_decision_without_a_branch_for_its_input_fails_in_the_stream() -
     picky = g.build()
     seen: list[Any] = []
     with pytest.raises(GraphRuntimeError, match='No branch matched inputs 3'):
-        async with picky.stream(inputs=3) as events:
-            async for event in events:
-                seen.append(event.kind)
+        await collect(picky.stream(inputs=3), seen, lambda event: event.kind)
     assert seen == ['task_started', 'task_finished', 'task_started', 'task_failed']
 
 
@@ -256,7 +259,7 @@ async def test_a_stored_run_streams_and_is_stored_to_its_end(tmp_path: Path) -> 
     assert kinds[-2:] == ['task_finished', 'run_end']
     assert kinds.count('task_started') == kinds.count('task_finished') == 7
     assert history[-1].kind == 'end'
-    assert history[-1].result.data == 5  # type: ignore[union-attr]
+    assert history[-1].result.data == 5
 
 
 async def test_a_stored_run_stopped_mid_map_is_resumed_as_a_stream(tmp_path: Path) -> None:
@@ -298,15 +301,15 @@ async def test_leaving_the_stream_early_cancels_a_stored_run_that_can_then_be_re
 
     g = GraphBuilder(input_type=int, output_type=int)
 
-    @g.step
-    async def slow(ctx: StepContext[None, None, int]) -> int:  # noqa: F811 - the same step, fixed
+    async def quick(ctx: StepContext[None, None, int]) -> int:
         return ctx.inputs + 1
 
-    g.add(g.edge_from(g.start_node).to(slow), g.edge_from(slow).to(g.end_node))
+    fixed_step = g.step(quick, node_id='slow')  # the same step, fixed
+    g.add(g.edge_from(g.start_node).to(fixed_step), g.edge_from(fixed_step).to(g.end_node))
     fixed = g.build()
+    seen: list[Any] = []
     async with SqliteStatePersistence(tmp_path / 'runs.db', 'left') as store:
-        async with fixed.stream_from_persistence(store) as events:
-            seen = [described(event) async for event in events]
+        await collect(fixed.stream_from_persistence(store), seen, described)
     assert seen == [('started', 'slow'), ('finished', 'slow', ['__end__']), *seen[2:]]
     assert seen[-1] == ('run_end', 5)
 
@@ -341,17 +344,18 @@ async def test_a_negative_buffer_size_is_refused() -> None:
 
 
 async def test_an_error_in_the_consumers_block_is_raised_as_it_is() -> None:
+    def fail(event: Any) -> None:
+        raise KeyError('mine')
+
     with pytest.raises(KeyError, match='mine'):
-        async with squares.stream(state=Log(), inputs=[1]) as events:
-            async for _ in events:
-                raise KeyError('mine')
+        await collect(squares.stream(state=Log(), inputs=[1]), [], fail)
 
 
 async def test_a_map_over_an_async_iterable_streams_all_its_branches_in_one_finished_event() -> None:
     g = GraphBuilder(input_type=int, output_type=int)
 
     @g.stream
-    async def numbers(ctx: StepContext[None, None, int]):  # type: ignore[no-untyped-def]
+    async def numbers(ctx: StepContext[None, None, int]):
         for n in range(ctx.inputs):
             yield n
 

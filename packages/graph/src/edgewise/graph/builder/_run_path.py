@@ -109,20 +109,21 @@ def _in_flight(progress: Mapping[str, Any]) -> set[str]:
     return {task['id'] for task in _tasks_named(progress) if task['id'] not in finished}
 
 
-def read_run_path(history: Sequence[Any], map_ids: Iterable[str] = ()) -> RunPath:
+def read_run_path(history: Sequence[Any], graph: Any = None) -> RunPath:
     """The path of a stored builder run, from its history (`await persistence.load_all()` or `load_raw()`).
 
     Args:
         history: The run's snapshots, oldest first.
-        map_ids: The ids of the graph's `.map()` forks, whose items are counted.
+        graph: The builder graph of the run, if known: its `.map()` items are counted, and its edges between the
+            nodes the run reached are taken (without it, only the edges stored outcomes name).
 
     Raises:
         PersistenceError: a snapshot is not one of a builder run.
     """
     path = RunPath()
-    maps = set(map_ids)
     nodes: dict[str, str] = {}  # task id -> node id, in the order first named
     stacks: dict[str, list[list[Any]]] = {}
+    joins: dict[str, None] = {}
     last: Mapping[str, Any] | None = None
     last_status = 'created'
     for snapshot in history:
@@ -134,42 +135,50 @@ def read_run_path(history: Sequence[Any], map_ids: Iterable[str] = ()) -> RunPat
         for task in _tasks_named(last):
             nodes.setdefault(task['id'], task['node'])
             stacks.setdefault(task['id'], task['stack'])
+        # A value a join took in between two snapshots leaves no task behind: the join's reduction shows it.
+        joins.update((join['join'], None) for join in last.get('joins', ()))
         _take_edges(path.taken, last, nodes)
     flying: set[str] = set()
+    joining: set[str] = set()
     failed: Mapping[str, Any] | None = None
     if last is not None and not path.ended:
         flying = _in_flight(last)
+        joining = {join['join'] for join in last.get('joins', ())}
         failed = last.get('failed')
     if failed is not None:
         flying.discard(failed['task'])
         path.error = f'{failed["type"]}: {failed["message"]}'
     in_flight_mark: Mark = 'running' if last_status in ('running', 'pending') else 'waiting'
-    for task_id, node_id in nodes.items():
-        if failed is not None and task_id == failed['task']:
-            mark: Mark = 'failed'
-        elif task_id in flying:
-            mark = in_flight_mark
-        else:
-            mark = 'done'
+    reached = [(node_id, _mark(task_id, failed, flying, in_flight_mark)) for task_id, node_id in nodes.items()]
+    reached += [(join_id, in_flight_mark if join_id in joining else 'done') for join_id in joins]
+    for node_id, mark in reached:
         if _RANK[mark] > _RANK.get(path.marks.get(node_id, ''), -1):
             path.marks[node_id] = mark
-        else:
-            path.marks.setdefault(node_id, mark)
     if path.ended:
         path.marks[EndNode.id] = 'done'
-    _count_map_items(path, maps, stacks, flying | ({failed['task']} if failed is not None else set()))
+    if graph is not None:
+        maps = {node_id for node_id, node in graph.nodes.items() if isinstance(node, Fork) and node.is_map}
+        _count_map_items(path, maps, stacks, flying | ({failed['task']} if failed is not None else set()))
+        for edge in build_mermaid_graph(graph.nodes, graph.edges_by_source).edges:
+            if edge.start_id in path.marks and edge.end_id in path.marks:
+                path.taken.add((edge.start_id, edge.end_id))
     return path
 
 
+def _mark(task_id: str, failed: Mapping[str, Any] | None, flying: set[str], in_flight: Mark) -> Mark:
+    if failed is not None and task_id == failed['task']:
+        return 'failed'
+    return in_flight if task_id in flying else 'done'
+
+
 def _take_edges(taken: set[tuple[str, str]], progress: Mapping[str, Any], nodes: Mapping[str, str]) -> None:
+    """The edges the stored outcomes of `progress` name: from a task's node to the nodes it led to."""
     awaiting = progress.get('awaiting') or {}
     for outcome in [*progress.get('outcomes', ()), *([awaiting['outcome']] if 'outcome' in awaiting else [])]:
         source = nodes.get(outcome['task'])
         if source is None:  # pragma: no cover - a stored outcome names a task of its own progress
             continue
         targets = [task['node'] for task in outcome.get('tasks', ())]
-        if 'join' in outcome:
-            targets.append(outcome['join']['join'])
         if 'end' in outcome and source != EndNode.id:
             targets.append(EndNode.id)
         taken.update((source, target) for target in targets)
@@ -225,8 +234,7 @@ def diagram_code(
     marks: dict[str, Mark] = {}
     maps_done: dict[str, MapProgress] = {}
     if history:
-        maps = [node_id for node_id, node in graph.nodes.items() if isinstance(node, Fork) and node.is_map]
-        path = read_run_path(history, maps)
+        path = read_run_path(history, graph)
         _check_known(graph.nodes, list(path.marks), 'Run history')
         marks, maps_done = path.marks, path.maps
     for edge in diagram.edges:

@@ -21,7 +21,6 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ..builder import Graph as BuilderGraph
 from ..builder._run_path import RunPath, read_run_path
-from ..builder.node import Fork
 from ..cli._common import CommandError, when
 from ..cli._runs import advance, check_resume, delete_runs, fork_snapshot, outcome
 from ..cli._store import Store, open_store
@@ -448,11 +447,8 @@ def _builder_path(history: list[RawSnapshot], graph: Any) -> RunPath | None:
     """The path of a builder run (its snapshots hold `BuilderProgress` nodes), else `None`."""
     if not any(s.kind == 'node' and s.node.node_id == 'BuilderProgress' for s in history):
         return None
-    maps = []
-    if isinstance(graph, BuilderGraph):
-        maps = [node_id for node_id, node in graph.nodes.items() if isinstance(node, Fork) and node.is_map]
     try:
-        return read_run_path(history, maps)
+        return read_run_path(history, graph if isinstance(graph, BuilderGraph) else None)
     except PersistenceError:  # pragma: no cover - a `BuilderProgress` node that is not a builder's progress
         return None
 
