@@ -261,11 +261,40 @@ def test_the_local_renderer_draws_a_builder_graph(mmdc: str, tmp_path: Path) -> 
         'options': {'quiet': True, 'pdfFit': True},
         'code': RENDERED.replace('title: squares', 'title: Squares'),
     }
-    png = json.loads(squares.mermaid_image(renderer='local', mmdc=mmdc, direction='LR'))
+    unnamed = squares_graph()
+    png = json.loads(unnamed.mermaid_image(renderer='local', mmdc=mmdc, direction='LR'))
     assert png['format'] == 'png'
-    assert '  direction LR\n' in png['code']
+    assert png['code'].startswith('---\ntitle: unnamed\n---\nstateDiagram-v2\n  direction LR\n')
+    again = squares_graph()
+    again.mermaid_save(tmp_path / 'again.png', renderer='local', mmdc=mmdc)
+    assert json.loads((tmp_path / 'again.png').read_text())['code'].startswith('---\ntitle: again\n')
 
 
 def test_options_of_classic_graphs_only_are_refused() -> None:
     with pytest.raises(GraphSetupError, match='`start_node` applies to classic graphs'):
         squares.mermaid_image(start_node='square')
+
+
+async def test_a_run_through_a_decision_and_a_base_node_takes_the_edges_it_ran(tmp_path: Path) -> None:
+    from .test_stream import Halve
+
+    async with SqliteStatePersistence(tmp_path / 'runs.db', 'routed') as store:
+        assert await routed.run(inputs=6, persistence=store) == 'reached 1'
+        history = await store.load_raw()
+    path = read_run_path(history, routed)
+    assert path.done == ['__start__', 'double', 'decision', 'Halve', '__end__']
+    assert path.taken == {
+        ('__start__', 'double'),
+        ('double', 'decision'),
+        ('decision', 'Halve'),
+        ('Halve', 'Halve'),
+        ('Halve', '__end__'),
+    }
+    assert read_run_path(history).taken == path.taken  # every edge of this run is named by a stored outcome
+    code = routed.mermaid_code(history=history, highlighted_nodes=Halve, title=False)
+    assert code.split('\n\n')[-1] == snapshot("""\
+classDef highlighted fill:#fdff32
+class Halve highlighted
+class double highlighted
+class decision highlighted\
+""")

@@ -337,6 +337,17 @@ async def test_a_consumer_that_stops_reading_pauses_the_run() -> None:
     assert len(ran) < 5  # leaving the block cancelled the run
 
 
+async def test_events_can_be_taken_one_at_a_time() -> None:
+    async with routed.stream(inputs=3) as events:
+        first = await events.__anext__()
+        second = await events.__anext__()
+        rest = [event async for event in events]
+    assert (described(first), described(second)) == (('started', '__start__'), ('finished', '__start__', ['double']))
+    assert described(rest[-1]) == ('run_end', 'small: 6')
+    with pytest.raises(StopAsyncIteration):
+        await events.__anext__()
+
+
 async def test_a_negative_buffer_size_is_refused() -> None:
     with pytest.raises(ValueError, match='buffer_size must be a non-negative integer, got -1'):
         async with squares.stream(inputs=[1], buffer_size=-1):

@@ -114,8 +114,9 @@ def read_run_path(history: Sequence[Any], graph: Any = None) -> RunPath:
 
     Args:
         history: The run's snapshots, oldest first.
-        graph: The builder graph of the run, if known: its `.map()` items are counted, and its edges between the
-            nodes the run reached are taken (without it, only the edges stored outcomes name).
+        graph: The builder graph of the run, if known: its `.map()` items are counted, and the edges the stored
+            outcomes do not name (a join's release) are read from it (without it, only the edges stored outcomes
+            name are taken).
 
     Raises:
         PersistenceError: a snapshot is not one of a builder run.
@@ -159,8 +160,11 @@ def read_run_path(history: Sequence[Any], graph: Any = None) -> RunPath:
     if graph is not None:
         maps = {node_id for node_id, node in graph.nodes.items() if isinstance(node, Fork) and node.is_map}
         _count_map_items(path, maps, stacks, flying | ({failed['task']} if failed is not None else set()))
+        # A join's release and a step whose outcome a join's step replaced in the store leave no outcome: their
+        # edges are the graph's edges between nodes the run reached (the nodes with a stored outcome keep theirs).
+        recorded = {source for source, _ in path.taken}
         for edge in build_mermaid_graph(graph.nodes, graph.edges_by_source).edges:
-            if edge.start_id in path.marks and edge.end_id in path.marks:
+            if edge.start_id not in recorded and edge.start_id in path.marks and edge.end_id in path.marks:
                 path.taken.add((edge.start_id, edge.end_id))
     return path
 
