@@ -348,6 +348,49 @@ async def test_events_can_be_taken_one_at_a_time() -> None:
         await events.__anext__()
 
 
+async def test_a_step_is_seen_starting_while_it_runs() -> None:
+    """The step waits for the reader to see it start: the event must come before the step's end."""
+    seen_starting = anyio.Event()
+    g = GraphBuilder(input_type=int, output_type=int)
+
+    @g.step
+    async def patient(ctx: StepContext[None, None, int]) -> int:
+        await seen_starting.wait()
+        return ctx.inputs
+
+    g.add(g.edge_from(g.start_node).to(patient), g.edge_from(patient).to(g.end_node))
+    waiting = g.build()
+    kinds: list[str] = []
+    with anyio.fail_after(30):  # a bound on a hang, not a timing assertion
+        async with waiting.stream(inputs=1) as events:
+            async for event in events:
+                kinds.append(event.kind)
+                if isinstance(event, TaskStartedEvent) and event.task.node_id == 'patient':
+                    seen_starting.set()
+    assert kinds == [
+        'task_started',
+        'task_finished',
+        'task_started',
+        'task_finished',
+        'task_started',
+        'task_finished',
+        'run_end',
+    ]
+
+
+async def test_a_wide_map_streams_to_a_reader_that_takes_one_event_at_a_time() -> None:
+    """The parallel branches add events while the reader holds the run back (`buffer_size=0`)."""
+    with anyio.fail_after(60):  # a bound on a hang, not a timing assertion
+        async with squares.stream(state=Log(), inputs=list(range(30)), buffer_size=0) as events:
+            count = 0
+            async for _ in events:
+                count += 1
+                await anyio.lowlevel.checkpoint()
+    assert events.end is not None
+    assert events.end.output == sum(n * n for n in range(30))
+    assert count == 2 + 2 + 30 * 4 + 1 + 2 + 1
+
+
 async def test_a_negative_buffer_size_is_refused() -> None:
     with pytest.raises(ValueError, match='buffer_size must be a non-negative integer, got -1'):
         async with squares.stream(inputs=[1], buffer_size=-1):

@@ -38,7 +38,8 @@ class EventSink:
     Waking the consumer for every step would cost a task switch a step. So a consumer that has caught up asks
     to be woken at once only when the run had gone quiet (the last look found nothing new); while the run is
     busy, it is woken when the run waits for room, or it looks again after `LAZY_LOOK` seconds on its own.
-    One producer (the run, and the runs nested in it) and one consumer, through two `anyio.Event`s.
+    One producer (the run, and the runs nested in it; for a builder run, the loop that advances it, while its
+    parallel tasks only add events) and one consumer, through two `anyio.Event`s.
     """
 
     __slots__ = (
@@ -72,13 +73,18 @@ class EventSink:
         self.state_snapshots = state_snapshots
         """Whether each step also sends a `StateEvent` (a copy of the state)."""
 
-    async def flush(self) -> None:
-        """Hand the pending events over: wake a consumer waiting for them, wait while too many are pending."""
+    def wake(self) -> None:
+        """Wake a consumer waiting for the next flush, without waiting for room (for a builder run's parallel
+        tasks, which add events but leave the waiting to the loop that advances the run)."""
         reader = self.eager_reader
         if reader is not None:
             self.eager_reader = None
             self.flush_above = self.capacity
             reader.set()
+
+    async def flush(self) -> None:
+        """Hand the pending events over: wake a consumer waiting for them, wait while too many are pending."""
+        self.wake()
         while len(self.pending) > self.capacity:
             self._wake_lazy_reader()
             writer = self._writer = anyio.Event()

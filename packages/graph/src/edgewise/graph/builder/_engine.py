@@ -386,12 +386,18 @@ class RunEngine(Generic[OutputT]):
             del self._scopes[task.task_id]
 
     async def _run_streamed_task(self, task: GraphTask, scope: CancelScope | None, sink: EventSink) -> None:
-        """`_run_tracked_task`, sending the task's events to `sink`."""
+        """`_run_tracked_task`, adding the task's events to `sink` (kept apart, so that a run that is not streamed
+        pays nothing for it).
+
+        Tasks only add events: the loop that advances the run hands them over (`flush`), one producer for the
+        sink. A reader that stops reading stops that loop, so no new task starts; what the tasks in flight add
+        meanwhile is bounded by their number.
+        """
         pending = sink.pending
         with scope or CancelScope():
             pending.append(TaskStartedEvent(task))
             if len(pending) > sink.flush_above:
-                await sink.flush()
+                sink.wake()  # a reader waiting for news learns that the task started, not only when it ends
             start = perf_counter()
             try:
                 result = await self._run_task(task)
@@ -412,6 +418,8 @@ class RunEngine(Generic[OutputT]):
                 pending.append(TaskFinishedEvent(task, shown, perf_counter() - start))
                 if sink.state_snapshots and isinstance(self.graph.nodes.get(task.node_id), Step):
                     pending.append(StateEvent(deep_copy(self.progress.state)))
+                if len(pending) > sink.flush_above:
+                    sink.wake()
                 self._record(TaskOutcome(task, result))
         if scope is not None and self._scopes.get(task.task_id) is scope:
             del self._scopes[task.task_id]
