@@ -9,6 +9,9 @@ ran are highlighted, and the node where it stopped (or failed) gets a class of i
 of its child runs (`await persistence.load_child_histories()`), the path goes on inside subgraphs (their
 composite states) and through the branches of fan-outs.
 
+`request_image` and `save_image` also take a builder graph (`edgewise.graph.builder`), which makes its code
+itself (its `render()` text, with a stored run's path) and is rendered by the same two renderers.
+
 The package: `_config` (`MermaidConfig` and the option types), `_service` (images from the HTTP service),
 `_local` (images from `mmdc`).
 """
