@@ -349,7 +349,8 @@ async def test_events_can_be_taken_one_at_a_time() -> None:
 
 
 async def test_a_step_is_seen_starting_while_it_runs() -> None:
-    """The step waits for the reader to see it start: the event must come before the step's end."""
+    """The step waits for the reader to see it start: the event must come before the step's end (with no room
+    in the buffer, the reader waits to be woken rather than looking again on its own)."""
     seen_starting = anyio.Event()
     g = GraphBuilder(input_type=int, output_type=int)
 
@@ -362,7 +363,7 @@ async def test_a_step_is_seen_starting_while_it_runs() -> None:
     waiting = g.build()
     kinds: list[str] = []
     with anyio.fail_after(30):  # a bound on a hang, not a timing assertion
-        async with waiting.stream(inputs=1) as events:
+        async with waiting.stream(inputs=1, buffer_size=0) as events:
             async for event in events:
                 kinds.append(event.kind)
                 if isinstance(event, TaskStartedEvent) and event.task.node_id == 'patient':
