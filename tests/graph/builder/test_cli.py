@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -94,3 +95,108 @@ def test_fork_list_show_and_delete_work_on_builder_runs(tmp_path: Path) -> None:
     assert deleted.code == 0, deleted.err
     listed = edgewise('runs', 'list', *store, cwd=tmp_path)
     assert [line.split()[0] for line in listed.out.splitlines()[1:]] == ['b3-fork']
+
+
+SQUARES = """\
+---
+title: graph
+---
+stateDiagram-v2
+  state map <<fork>>
+  square
+  state reduce_sum <<join>>
+
+  [*] --> map
+  map --> square
+  square --> reduce_sum
+  reduce_sum --> [*]
+"""
+
+
+def test_mermaid_draws_a_builder_graph(tmp_path: Path) -> None:
+    (tmp_path / 'squares.py').write_text(FLOW)
+    assert Edgewise()('mermaid', 'squares:graph', cwd=tmp_path) == (0, SQUARES, '')
+
+
+def test_mermaid_draws_the_path_of_a_stored_builder_run(tmp_path: Path) -> None:
+    stored_run(tmp_path, 'p1', [1, 2, 3])
+    edgewise = Edgewise()
+    store = ('--store', 'sqlite:///runs.db')
+    stopped = edgewise('mermaid', 'squares:graph', '--run', 'p1', *store, '--no-title', cwd=tmp_path)
+    assert stopped.code == 0, stopped.err
+    assert stopped.out == (
+        SQUARES.split('---\n')[2].replace('map --> square', 'map --> square: 0/3 done')
+        + '\nclassDef highlighted fill:#fdff32\nclass map highlighted\n'
+        'classDef stopped fill:#7ec8ff,stroke:#1f6fb2,stroke-width:3px\nclass square stopped\n'
+    )
+    edgewise('runs', 'resume', 'p1', 'squares:graph', *store, cwd=tmp_path)
+    done = edgewise('mermaid', 'squares:graph', '--run', 'p1', *store, cwd=tmp_path)
+    assert done.out.split('\n\n', 2)[1:] == [
+        '  [*] --> map\n  map --> square: 3/3 done\n  square --> reduce_sum\n  reduce_sum --> [*]',
+        'classDef highlighted fill:#fdff32\nclass map highlighted\nclass square highlighted\n'
+        'class reduce_sum highlighted\n',
+    ]
+
+
+def test_mermaid_marks_the_failed_step_of_a_builder_run(tmp_path: Path) -> None:
+    stored_run(tmp_path, 'p2', [-1])
+    edgewise = Edgewise()
+    store = ('--store', 'sqlite:///runs.db')
+    edgewise('runs', 'resume', 'p2', 'squares:graph', *store, cwd=tmp_path)
+    failed = edgewise('mermaid', 'squares:graph', '--run', 'p2', *store, cwd=tmp_path)
+    assert failed.code == 0, failed.err
+    assert failed.out.split('\n\n', 2)[2] == (
+        'classDef highlighted fill:#fdff32\nclass map highlighted\n'
+        'classDef failed fill:#ff8a80,stroke:#c62828,stroke-width:3px\nclass square failed\n'
+    )
+    assert 'map --> square: 0/1 done' in failed.out
+
+
+def test_mermaid_saves_an_image_of_a_builder_run_with_the_local_renderer(tmp_path: Path) -> None:
+    stored_run(tmp_path, 'p3', [4, 5])
+    mmdc = tmp_path / 'mmdc'
+    mmdc.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{Path(__file__).parent.parent / "fake_mmdc.py"}" "$@"\n')
+    mmdc.chmod(0o755)
+    edgewise = Edgewise()
+    args = ('--run', 'p3', '--store', 'sqlite:///runs.db', '--renderer', 'local', '--mmdc', str(mmdc))
+    result = edgewise('mermaid', 'squares:graph', *args, '-o', 'p3.svg', cwd=tmp_path)
+    assert result == (0, '', '')
+    image = json.loads((tmp_path / 'p3.svg').read_text())
+    code = edgewise('mermaid', 'squares:graph', '--run', 'p3', '--store', 'sqlite:///runs.db', cwd=tmp_path).out
+    assert (image['format'], image['code'] + '\n') == ('svg', code)
+    assert 'map --> square: 0/2 done' in code
+
+
+def test_mermaid_refuses_what_does_not_fit_a_builder_graph(tmp_path: Path) -> None:
+    stored_run(tmp_path, 'p4', [1])
+    (tmp_path / 'classic.py').write_text(CLASSIC)
+    edgewise = Edgewise()
+    store = ('--store', 'sqlite:///runs.db')
+    assert edgewise('mermaid', 'squares:graph', '--start', 'square', cwd=tmp_path) == (
+        1,
+        '',
+        'edgewise: error: `start_node` applies to classic graphs; a builder graph starts at its start node and draws '
+        'a stored run with `history` alone.\n',
+    )
+    dbos = edgewise('mermaid', 'squares:graph', '--run', 'p4', '--store', 'dbos+sqlite:///dbos.db', cwd=tmp_path)
+    assert (dbos.code, dbos.err) == (
+        1,
+        'edgewise: error: squares:graph is a builder graph: the path of a builder run is drawn from a file, SQLite '
+        'or PostgreSQL store, not from a DBOS one.\n',
+    )
+    classic = edgewise('mermaid', 'classic:graph', '--run', 'p4', *store, cwd=tmp_path)
+    assert classic.code == 1
+    assert 'Run history node "BuilderProgress" is not in the graph' in classic.err
+
+
+CLASSIC = """
+from edgewise.graph import BaseNode, End, Graph, GraphRunContext
+
+
+class Only(BaseNode[None, None, int]):
+    async def run(self, ctx: GraphRunContext) -> End[int]:
+        return End(1)
+
+
+graph = Graph(nodes=[Only])
+"""

@@ -14,7 +14,7 @@ from typing import Any, Protocol
 import anyio
 
 from ._copy import copy_into, deep_copy
-from .events import CustomEvent, GraphEvent, NodeFailedEvent, NodeFinishedEvent, NodeStartedEvent, StateEvent
+from .events import CustomEvent, NodeFailedEvent, NodeFinishedEvent, NodeStartedEvent, StateEvent
 from .exceptions import BranchFailedError, GraphRuntimeError
 from .fork import BranchFailure, Fork
 from .nodes import BaseNode, End
@@ -38,7 +38,8 @@ class EventSink:
     Waking the consumer for every step would cost a task switch a step. So a consumer that has caught up asks
     to be woken at once only when the run had gone quiet (the last look found nothing new); while the run is
     busy, it is woken when the run waits for room, or it looks again after `LAZY_LOOK` seconds on its own.
-    One producer (the run, and the runs nested in it) and one consumer, through two `anyio.Event`s.
+    One producer (the run, and the runs nested in it; for a builder run, the loop that advances it, while its
+    parallel tasks only add events) and one consumer, through two `anyio.Event`s.
     """
 
     __slots__ = (
@@ -56,8 +57,9 @@ class EventSink:
     def __init__(self, capacity: int, *, state_snapshots: bool) -> None:
         self.capacity = capacity
         """How many events may be pending before the run waits."""
-        self.pending: list[GraphEvent] = []
-        """The events the consumer has not taken yet (one list for the whole run, emptied as they are taken)."""
+        self.pending: list[Any] = []
+        """The events the consumer has not taken yet (one list for the whole run, emptied as they are taken): the
+        `GraphEvent`s of a classic run, the `BuilderEvent`s of a builder run."""
         self.eager_reader: anyio.Event | None = None
         """Set when the consumer waits to be woken by the next flush."""
         self.flush_above = capacity
@@ -71,19 +73,24 @@ class EventSink:
         self.state_snapshots = state_snapshots
         """Whether each step also sends a `StateEvent` (a copy of the state)."""
 
-    async def flush(self) -> None:
-        """Hand the pending events over: wake a consumer waiting for them, wait while too many are pending."""
+    def wake(self) -> None:
+        """Wake a consumer waiting for the next flush, without waiting for room (for a builder run's parallel
+        tasks, which add events but leave the waiting to the loop that advances the run)."""
         reader = self.eager_reader
         if reader is not None:
             self.eager_reader = None
             self.flush_above = self.capacity
             reader.set()
+
+    async def flush(self) -> None:
+        """Hand the pending events over: wake a consumer waiting for them, wait while too many are pending."""
+        self.wake()
         while len(self.pending) > self.capacity:
             self._wake_lazy_reader()
             writer = self._writer = anyio.Event()
             await writer.wait()
 
-    async def put(self, event: GraphEvent) -> None:
+    async def put(self, event: Any) -> None:
         """Add `event` and flush."""
         self.pending.append(event)
         await self.flush()
@@ -104,7 +111,7 @@ class EventSink:
             self._lazy_reader = None
             reader.set()
 
-    def take_nowait(self) -> list[GraphEvent] | None:
+    def take_nowait(self) -> list[Any] | None:
         """The pending events, if any."""
         pending = self.pending
         if not pending:
@@ -117,7 +124,7 @@ class EventSink:
             writer.set()
         return events
 
-    async def take(self) -> list[GraphEvent] | None:
+    async def take(self) -> list[Any] | None:
         """The pending events, waiting for the run if there are none; `None` once the run has ended."""
         while (events := self.take_nowait()) is None:
             if self.closed:

@@ -14,6 +14,7 @@ from __future__ import annotations as _annotations
 import math
 from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable, Sequence
 from contextlib import nullcontext, suppress
+from time import perf_counter
 from typing import Any, Generic, Literal, get_args, get_origin
 
 import anyio
@@ -22,11 +23,15 @@ from anyio.abc import TaskGroup
 from typing_extensions import TypeVar
 
 from .. import _instrument
+from .._copy import deep_copy
+from .._runs import EventSink
+from ..events import StateEvent
 from ..exceptions import GraphRuntimeError
 from ._compile import CompiledGraph
 from ._progress import EndMarker, ErrorMarker, GraphTask, JoinItem, JoinRelease, RunProgress, TaskOutcome
 from .basenode import BaseNode, End
 from .decision import Decision
+from .events import JoinReleasedEvent, TaskFailedEvent, TaskFinishedEvent, TaskStartedEvent
 from .id_types import ForkID, ForkStack, ForkStackItem, JoinID, NodeID, NodeRunID, TaskID
 from .join import Join, JoinNode, JoinState, ReducerContext
 from .node import EndNode, Fork, StartNode
@@ -62,6 +67,7 @@ class RunEngine(Generic[OutputT]):
         task_group: TaskGroup,
         *,
         instrument: bool = True,
+        sink: EventSink | None = None,
     ) -> None:
         self.graph = graph
         self.progress = progress
@@ -70,6 +76,8 @@ class RunEngine(Generic[OutputT]):
         self.instrument = instrument and _instrument.TRACING
         self.new_task_id: Callable[[], TaskID] = progress.new_task_id
         self._scopes: dict[TaskID, CancelScope] = {}
+        self.sink = sink
+        """Where a streamed run's events go (`Graph.stream`), else `None`."""
         self.after_join_step: Callable[[], Awaitable[None]] | None = None
         """Called after each value a join takes in (a step that hands no event out), e.g. to store the progress."""
         # Rings when an outcome is added to `progress.outcomes` (the outcomes themselves are in the progress).
@@ -288,7 +296,10 @@ class RunEngine(Generic[OutputT]):
         return False
 
     def _continue_from_join(self, join_id: JoinID, join_state: JoinState) -> list[GraphTask]:
-        return self._follow_single_edge(join_id, join_state.current, join_state.downstream_fork_stack)
+        tasks = self._follow_single_edge(join_id, join_state.current, join_state.downstream_fork_stack)
+        if self.sink is not None:
+            self.sink.pending.append(JoinReleasedEvent(join_id, join_state.current, tasks))
+        return tasks
 
     def _cancel_siblings(self, fork_id: ForkID, run_id: NodeRunID) -> None:
         for task in list(self.progress.tasks.values()):
@@ -317,12 +328,19 @@ class RunEngine(Generic[OutputT]):
         return not isinstance(node, Fork) or not node.is_map or isinstance(task.inputs, Iterable)
 
     def _run_inline(self, task: GraphTask) -> None:
+        sink = self.sink
+        if sink is not None:
+            sink.pending.append(TaskStartedEvent(task))
         try:
             result = self._run_routing(self.graph.nodes[task.node_id], task)
         except Exception as error:
+            if sink is not None:
+                sink.pending.append(TaskFailedEvent(task, error))
             self._record(TaskOutcome(task, [], error=error))
         else:
             assert not isinstance(result, _Streamed)  # maps over async iterables run in a task (`_is_inline`)
+            if sink is not None:
+                sink.pending.append(TaskFinishedEvent(task, result, 0.0))
             self._record(TaskOutcome(task, result))
 
     def _finish(self, task_id: TaskID) -> None:
@@ -349,6 +367,9 @@ class RunEngine(Generic[OutputT]):
             self.iter_stream_sender.send_nowait(None)
 
     async def _run_tracked_task(self, task: GraphTask, scope: CancelScope | None = None) -> None:
+        if self.sink is not None:
+            await self._run_streamed_task(task, scope, self.sink)
+            return
         with scope or CancelScope():
             try:
                 result = await self._run_task(task)
@@ -362,6 +383,45 @@ class RunEngine(Generic[OutputT]):
                 self._record(TaskOutcome(task, result))
         if scope is not None and self._scopes.get(task.task_id) is scope:
             # Done: nothing is left to cancel (cancelling an exited scope still costs anyio a walk of its tasks).
+            del self._scopes[task.task_id]
+
+    async def _run_streamed_task(self, task: GraphTask, scope: CancelScope | None, sink: EventSink) -> None:
+        """`_run_tracked_task`, adding the task's events to `sink` (kept apart, so that a run that is not streamed
+        pays nothing for it).
+
+        Tasks only add events: the loop that advances the run hands them over (`flush`), one producer for the
+        sink. A reader that stops reading stops that loop, so no new task starts; what the tasks in flight add
+        meanwhile is bounded by their number.
+        """
+        pending = sink.pending
+        with scope or CancelScope():
+            pending.append(TaskStartedEvent(task))
+            if len(pending) > sink.flush_above:
+                sink.wake()  # a reader waiting for news learns that the task started, not only when it ends
+            start = perf_counter()
+            try:
+                result = await self._run_task(task)
+                shown = result
+                if isinstance(result, _Streamed):
+                    # A map over an async iterable: its branches were handed out piece by piece; the event lists
+                    # them all, once the iterable is exhausted.
+                    shown = []
+                    async for tasks in result.pieces:
+                        shown += tasks
+                        self._record(TaskOutcome(task, tasks, task_finished=False))
+                    result = []
+            except Exception as error:
+                pending.append(TaskFailedEvent(task, error))
+                self._record(TaskOutcome(task, [], error=error))
+            else:
+                assert not isinstance(shown, _Streamed)
+                pending.append(TaskFinishedEvent(task, shown, perf_counter() - start))
+                if sink.state_snapshots and isinstance(self.graph.nodes.get(task.node_id), Step):
+                    pending.append(StateEvent(deep_copy(self.progress.state)))
+                if len(pending) > sink.flush_above:
+                    sink.wake()
+                self._record(TaskOutcome(task, result))
+        if scope is not None and self._scopes.get(task.task_id) is scope:
             del self._scopes[task.task_id]
 
     async def _run_task(self, task: GraphTask) -> EndMarker[Any] | list[GraphTask] | JoinItem | _Streamed:

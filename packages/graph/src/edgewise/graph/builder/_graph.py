@@ -4,25 +4,30 @@ from __future__ import annotations as _annotations
 
 import inspect
 from collections.abc import AsyncIterator, Sequence
-from contextlib import AbstractContextManager, asynccontextmanager, nullcontext
+from contextlib import AbstractAsyncContextManager, AbstractContextManager, asynccontextmanager, nullcontext
 from dataclasses import dataclass
 from functools import partial
+from pathlib import Path
 from types import FrameType, TracebackType
-from typing import Any, Generic
+from typing import Any, Generic, Literal
 
 import anyio
 import sniffio
 from anyio.abc import TaskGroup
-from typing_extensions import TypeVar
+from typing_extensions import TypeVar, Unpack
 
-from .. import _instrument
-from ..exceptions import GraphRuntimeError, PersistenceError, UnsupportedEventLoopError
-from ..persistence import BaseStatePersistence
+from .. import _instrument, mermaid
+from .._runs import EventSink
+from ..exceptions import GraphRuntimeError, GraphSetupError, PersistenceError, UnsupportedEventLoopError
+from ..persistence import BaseStatePersistence, Snapshot
+from ..persistence.raw import RawSnapshot
 from ._compile import CompiledGraph
 from ._engine import RunEngine
 from ._mermaid import StateDiagramDirection, build_mermaid_graph
 from ._progress import EndMarker, ErrorMarker, GraphTask, GraphTaskRequest, JoinRelease, RunProgress, TaskOutcome
+from ._run_path import diagram_code
 from ._stored import BuilderProgress, StoredTypes, decode_progress, encode_progress
+from ._stream import BuilderEventStream, stream_builder_events
 from .basenode import End
 from .id_types import ForkStackItem, JoinID, NodeID, TaskID
 from .node import StartNode
@@ -178,9 +183,23 @@ class Graph(Generic[StateT, DepsT, InputT, OutputT]):
         """
         if infer_name and self.name is None:  # looking for the name materializes frame objects: once
             self._infer_name(_caller_frame(2))  # `asynccontextmanager` adds a frame
+        async with self._open(state, deps, inputs, span, persistence, None) as graph_run:
+            yield graph_run
+
+    @asynccontextmanager
+    async def _open(
+        self,
+        state: Any,
+        deps: Any,
+        inputs: Any,
+        span: AbstractContextManager[Any] | None,
+        persistence: BaseStatePersistence[Any, Any] | None,
+        sink: EventSink | None,
+    ) -> AsyncIterator[GraphRun[StateT, DepsT, OutputT]]:
+        """A new run, as `iter` opens it; its events go to `sink` when it is given (`stream`)."""
         with self._span(span):
             if persistence is None:
-                async with GraphRun(self, state=state, deps=deps, inputs=inputs, traceparent=None) as graph_run:
+                async with GraphRun(self, state=state, deps=deps, inputs=inputs, sink=sink) as graph_run:
                     yield graph_run
                 return
             persistence.set_graph_types(StoredTypes(self.name, self.state_type, self.output_type))
@@ -189,7 +208,7 @@ class Graph(Generic[StateT, DepsT, InputT, OutputT]):
                 ensure_new_run = getattr(persistence, 'ensure_new_run', None)
                 if ensure_new_run is not None:
                     await ensure_new_run()
-                graph_run = GraphRun(self, state=state, deps=deps, inputs=inputs, persistence=persistence)
+                graph_run = GraphRun(self, state=state, deps=deps, inputs=inputs, persistence=persistence, sink=sink)
                 await graph_run._store_start()
                 async with graph_run:
                     yield graph_run
@@ -216,6 +235,18 @@ class Graph(Generic[StateT, DepsT, InputT, OutputT]):
         """
         if infer_name and self.name is None:  # looking for the name materializes frame objects: once
             self._infer_name(_caller_frame(2))
+        async with self._resume(persistence, deps, span, None) as graph_run:
+            yield graph_run
+
+    @asynccontextmanager
+    async def _resume(
+        self,
+        persistence: BaseStatePersistence[Any, Any],
+        deps: Any,
+        span: AbstractContextManager[Any] | None,
+        sink: EventSink | None,
+    ) -> AsyncIterator[GraphRun[StateT, DepsT, OutputT]]:
+        """A stored run, as `iter_from_persistence` resumes it; its events go to `sink` when it is given."""
         persistence.set_graph_types(StoredTypes(self.name, self.state_type, self.output_type))
         with self._span(span):
             async with persistence.claim_run():
@@ -240,9 +271,61 @@ class Graph(Generic[StateT, DepsT, InputT, OutputT]):
                     persistence=persistence,
                     progress=progress,
                     snapshot_id=snapshot.id,
+                    sink=sink,
                 )
                 async with graph_run:
                     yield graph_run
+
+    def stream(
+        self,
+        *,
+        state: StateT = None,  # type: ignore[assignment]
+        deps: DepsT = None,  # type: ignore[assignment]
+        inputs: InputT = None,  # type: ignore[assignment]
+        span: AbstractContextManager[Any] | None = None,
+        infer_name: bool = True,
+        persistence: BaseStatePersistence[Any, Any] | None = None,
+        buffer_size: int = 256,
+        state_snapshots: bool = False,
+    ) -> AbstractAsyncContextManager[BuilderEventStream[StateT, OutputT]]:
+        """Run the graph and stream what it does: `async with graph.stream(inputs=...) as events: async for ...`.
+
+        The events (`edgewise.graph.builder.events`) are, for each task, `TaskStartedEvent`, then
+        `TaskFinishedEvent` (what it led to: the next tasks, a value for a join, the end) or `TaskFailedEvent`
+        (the stream then raises the task's error); `JoinReleasedEvent` when a join's branches are all in; with
+        `state_snapshots=True`, a `StateEvent` (a copy of the state) after each step; and `RunEndEvent` last.
+
+        The run goes on in a task of its own, at most `buffer_size` events ahead of the consumer (a consumer that
+        stops reading pauses it). Leaving the `async with` block before the end cancels the run; with a durable
+        persistence, it can be resumed (`stream_from_persistence` or `iter_from_persistence`).
+
+        Takes the arguments of `run`, `buffer_size` (how many events may wait for the consumer) and
+        `state_snapshots` (whether to send a `StateEvent` after each step: a deep copy of the state each step).
+        """
+        if infer_name and self.name is None:  # looking for the name materializes frame objects: once
+            self._infer_name(_caller_frame(1))
+        return stream_builder_events(
+            partial(self._open, state, deps, inputs, span, persistence),
+            buffer_size=buffer_size,
+            state_snapshots=state_snapshots,
+        )
+
+    def stream_from_persistence(
+        self,
+        persistence: BaseStatePersistence[Any, Any],
+        *,
+        deps: DepsT = None,  # type: ignore[assignment]
+        span: AbstractContextManager[Any] | None = None,
+        infer_name: bool = True,
+        buffer_size: int = 256,
+        state_snapshots: bool = False,
+    ) -> AbstractAsyncContextManager[BuilderEventStream[StateT, OutputT]]:
+        """Resume a stored run, as `iter_from_persistence` does, and stream it as `stream` does."""
+        if infer_name and self.name is None:  # looking for the name materializes frame objects: once
+            self._infer_name(_caller_frame(1))
+        return stream_builder_events(
+            partial(self._resume, persistence, deps, span), buffer_size=buffer_size, state_snapshots=state_snapshots
+        )
 
     def _span(self, span: AbstractContextManager[Any] | None) -> AbstractContextManager[Any]:
         if span is not None:
@@ -259,6 +342,96 @@ class Graph(Generic[StateT, DepsT, InputT, OutputT]):
             direction: The diagram's direction (`'TB'`, `'LR'`, `'RL'` or `'BT'`).
         """
         return build_mermaid_graph(self.nodes, self.edges_by_source).render(title=title, direction=direction)
+
+    def mermaid_code(
+        self,
+        *,
+        title: str | Literal[False] | None = None,
+        edge_labels: bool = True,
+        notes: bool = True,
+        highlighted_nodes: Sequence[Any] | Any = None,
+        highlight_css: str = mermaid.DEFAULT_HIGHLIGHT_CSS,
+        infer_name: bool = True,
+        direction: StateDiagramDirection | None = None,
+        history: Sequence[Snapshot[Any, Any]] | Sequence[RawSnapshot] | None = None,
+    ) -> str:
+        """The graph's mermaid code (the text of `render()`), optionally with a stored run's path drawn on it.
+
+        Args:
+            title: The diagram's title; the graph's name when `None`, no title when `False`.
+            edge_labels: Show edge labels.
+            notes: Show the notes of decisions.
+            highlighted_nodes: Nodes to highlight: ids, or the graph's steps, joins and decisions.
+            highlight_css: The CSS of highlighted nodes (and of the nodes the run finished).
+            infer_name: Infer the graph's name from the caller's variables when it has none.
+            direction: The direction the diagram flows in.
+            history: A stored run's snapshots (`await persistence.load_all()` or `load_raw()`): the nodes it
+                finished are highlighted, those with a task in flight get the `stopped` class, the one whose task
+                raised the `failed` class, and the edge leaving each `.map()` says how many items are done.
+
+        Raises:
+            DiagramNodeError: a highlighted node, or a node of the history, is not in the graph.
+            PersistenceError: `history` is not the history of a builder run.
+        """
+        if infer_name and self.name is None:
+            self._infer_name(_caller_frame(1))
+        if title is None and self.name:
+            title = self.name
+        return diagram_code(
+            self,
+            title=title or None,
+            direction=direction,
+            edge_labels=edge_labels,
+            notes=notes,
+            highlighted_nodes=highlighted_nodes,
+            highlight_css=highlight_css,
+            history=history,
+        )
+
+    def mermaid_image(self, infer_name: bool = True, **kwargs: Unpack[mermaid.MermaidConfig]) -> bytes:
+        """An image of the graph's diagram, titled with the graph's name unless `title` is given.
+
+        Rendered by a mermaid.ink-compatible service (the default), or offline by the mermaid CLI with
+        `renderer='local'`, as for classic graphs (see `edgewise.graph.mermaid.MermaidConfig`; `history` draws a
+        stored run's path as `mermaid_code` does; `start_node` and `child_histories` are for classic graphs).
+        """
+        if infer_name and self.name is None:
+            self._infer_name(_caller_frame(1))
+        if 'title' not in kwargs and self.name:
+            kwargs['title'] = self.name
+        return mermaid.request_image(self, **kwargs)
+
+    def mermaid_save(
+        self, path: Path | str, /, *, infer_name: bool = True, **kwargs: Unpack[mermaid.MermaidConfig]
+    ) -> None:
+        """Render an image of the graph's diagram (see `mermaid_image`) and write it to `path`, whose suffix picks
+        the format unless `image_type` is given."""
+        if infer_name and self.name is None:
+            self._infer_name(_caller_frame(1))
+        if 'title' not in kwargs and self.name:
+            kwargs['title'] = self.name
+        mermaid.save_image(path, self, **kwargs)
+
+    def _diagram_code(self, config: mermaid.MermaidConfig, /) -> str:
+        """The code `edgewise.graph.mermaid` renders for `config` (its `request_image` and `save_image`)."""
+        for option in ('start_node', 'child_histories'):
+            if config.get(option) is not None:
+                raise GraphSetupError(
+                    f'`{option}` applies to classic graphs; a builder graph starts at its start node and draws a '
+                    'stored run with `history` alone.'
+                )
+        return diagram_code(
+            self,
+            title=config.get('title'),
+            direction=config.get('direction'),
+            edge_labels=config.get('edge_labels', True),
+            notes=config.get('notes', True),
+            highlighted_nodes=config.get('highlighted_nodes'),
+            highlight_css=config.get('highlight_css', mermaid.DEFAULT_HIGHLIGHT_CSS),
+            history=config.get('history'),
+            stopped_css=config.get('stopped_css', mermaid.DEFAULT_STOPPED_CSS),
+            failed_css=config.get('failed_css', mermaid.DEFAULT_FAILED_CSS),
+        )
 
     def _compiled(self) -> CompiledGraph:
         return CompiledGraph(self.nodes, self.edges_by_source, self.parent_forks, self.intermediate_join_nodes)
@@ -285,6 +458,7 @@ class GraphRun(Generic[StateT, DepsT, OutputT]):
         persistence: BaseStatePersistence[Any, Any] | None = None,
         progress: RunProgress | None = None,
         snapshot_id: str | None = None,
+        sink: EventSink | None = None,
     ) -> None:
         self.graph = graph
         """The graph."""
@@ -312,6 +486,7 @@ class GraphRun(Generic[StateT, DepsT, OutputT]):
             self._next = _default_reply(progress)
         self.progress = progress
         """Where the run stands (its tasks, joins and pending outcomes)."""
+        self._sink = sink
         self._engine: RunEngine[OutputT] | None = None
         self._task_group: TaskGroup | None = None
 
@@ -320,7 +495,12 @@ class GraphRun(Generic[StateT, DepsT, OutputT]):
         task_group = self._task_group = anyio.create_task_group()
         await task_group.__aenter__()
         self._engine = RunEngine(
-            self.graph._compiled(), self.progress, self.deps, task_group, instrument=self.graph.auto_instrument
+            self.graph._compiled(),
+            self.progress,
+            self.deps,
+            task_group,
+            instrument=self.graph.auto_instrument,
+            sink=self._sink,
         )
         if self.persistence is not None:
             self._engine.after_join_step = self._store_join_step

@@ -4,9 +4,10 @@ After each step, the run's `RunProgress` is written as JSON data into a `Builder
 `'BuilderProgress'`), stored with the state like any node snapshot; the end is an ordinary end snapshot. A
 resume reads the latest such node back: tasks that had not finished run again (at least once, as a classic
 node does), outcomes already stored are taken in without running their task again, and joins start from the
-value reduced so far. Values (inputs, reduced values, outputs) are stored as JSON data; a step's input is
-validated back into the type its `StepContext[..., ..., InputT]` hint names, and a `BaseNode` task back into its
-class.
+value reduced so far. A run stopped by a task that raised also stores that task and its error (`failed`), for
+diagrams of the run; a resume runs the task again. Values (inputs, reduced values, outputs) are stored as JSON
+data; a step's input is validated back into the type its `StepContext[..., ..., InputT]` hint names, and a
+`BaseNode` task back into its class.
 """
 
 from __future__ import annotations as _annotations
@@ -22,6 +23,7 @@ import pydantic_core
 import typing_extensions
 
 from ..exceptions import GraphRuntimeError, PersistenceError
+from ..persistence import NodeError
 from ._progress import EndMarker, GraphTask, JoinItem, JoinRelease, RunProgress, TaskOutcome
 from .basenode import BaseNode, End, GraphRunContext
 from .id_types import ForkStack, ForkStackItem, JoinID, NodeID, NodeRunID, TaskID
@@ -115,7 +117,7 @@ def encode_progress(progress: RunProgress) -> dict[str, Any]:
         awaiting = None if stored is None else {'outcome': stored}
     elif isinstance(progress.awaiting, JoinRelease):
         awaiting = {'release': [_task(t) for t in progress.awaiting.tasks]}
-    return {
+    data = {
         'format': _FORMAT,
         'tasks': [_task(t) for t in progress.tasks.values()],
         'joins': [
@@ -134,6 +136,17 @@ def encode_progress(progress: RunProgress) -> dict[str, Any]:
         'task_count': progress.task_count,
         'node_run_count': progress.node_run_count,
     }
+    if isinstance(progress.awaiting, TaskOutcome) and progress.awaiting.error is not None:
+        data['failed'] = _failure(progress.awaiting)
+    return data
+
+
+def _failure(outcome: TaskOutcome) -> dict[str, Any]:
+    """The task that raised, and what it raised (secrets redacted): read by diagrams of the run, not by a resume,
+    which runs the task again."""
+    assert outcome.error is not None
+    error = NodeError.from_exception(outcome.error)
+    return {'task': outcome.task.task_id, 'node': outcome.task.node_id, 'type': error.type, 'message': error.message}
 
 
 def _input_type(node: Any) -> Any:

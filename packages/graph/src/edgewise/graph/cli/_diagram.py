@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import mermaid
+from ..builder import Graph as BuilderGraph
 from ..exceptions import DiagramRenderError
 from ..graph import Graph
 from ._common import CommandError, echo
@@ -18,13 +19,17 @@ _IMAGE_SUFFIXES = ('.png', '.jpg', '.jpeg', '.webp', '.svg', '.pdf')
 
 
 async def draw(
-    graph: Graph[Any, Any, Any],
+    graph: Graph[Any, Any, Any] | BuilderGraph[Any, Any, Any, Any],
     *,
     output: Path | None,
     run: tuple[Store, str] | None,
     config: mermaid.MermaidConfig,
 ) -> int:
-    """Print the diagram's code, or write it to `output`: code for `.mmd`, else an image of the suffix's format."""
+    """Print the diagram's code, or write it to `output`: code for `.mmd`, else an image of the suffix's format.
+
+    `graph` is a classic graph or a builder graph (`edgewise.graph.builder`); the path of a stored builder run is
+    drawn as `Graph.mermaid_code(history=...)` of the builder draws it.
+    """
     if run is not None:
         store, run_id = run
         config['history'] = await load_history(store, run_id)
@@ -48,8 +53,10 @@ async def draw(
     return 0
 
 
-def _code(graph: Graph[Any, Any, Any], config: mermaid.MermaidConfig) -> str:
+def _code(graph: Graph[Any, Any, Any] | BuilderGraph[Any, Any, Any, Any], config: mermaid.MermaidConfig) -> str:
     """The code of the diagram that `save_image` would render for `config` (the options `edgewise mermaid` sets)."""
+    if isinstance(graph, BuilderGraph):
+        return graph._diagram_code(config)
     return mermaid.generate_code(
         graph,
         start_node=config.get('start_node'),

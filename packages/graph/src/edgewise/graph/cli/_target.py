@@ -21,15 +21,18 @@ def load_graph(target: str, *, agent: bool = False) -> Any:
 
     `MODULE:AGENT` names an agent (any object with a `graph` that is a `Graph` and an `iter_from_persistence`
     method, as `edgewise.agent.Agent` has): with `agent=True` the agent is returned (to resume its runs), else
-    its graph; so is a builder graph of `edgewise.graph.builder`.
+    its graph. A builder graph of `edgewise.graph.builder` is returned as it is.
 
     Raises:
         CommandError: the argument is malformed, the module does not import, or the object is not a `Graph`.
     """
     obj = load_object(target, 'MODULE:GRAPH')
     attribute = target.rpartition(':')[2]
-    if agent and isinstance(obj, BuilderGraph):
-        return obj  # a builder graph's runs resume as well (`edgewise.graph.builder`)
+    if isinstance(obj, BuilderGraph):
+        # A builder graph of `edgewise.graph.builder`: drawn (`mermaid`) and its runs resumed as classic ones are.
+        if obj.name is None:
+            obj.name = attribute.rpartition('.')[2]
+        return obj
     if not isinstance(obj, Graph):
         graph = getattr(obj, 'graph', None)
         if isinstance(graph, Graph) and callable(getattr(obj, 'iter_from_persistence', None)):

@@ -9,6 +9,9 @@ ran are highlighted, and the node where it stopped (or failed) gets a class of i
 of its child runs (`await persistence.load_child_histories()`), the path goes on inside subgraphs (their
 composite states) and through the branches of fan-outs.
 
+`request_image` and `save_image` also take a builder graph (`edgewise.graph.builder`), which makes its code
+itself (its `render()` text, with a stored run's path) and is rendered by the same two renderers.
+
 The package: `_config` (`MermaidConfig` and the option types), `_service` (images from the HTTP service),
 `_local` (images from `mmdc`).
 """
@@ -20,7 +23,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
 from textwrap import indent
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from typing_extensions import Unpack
 
@@ -62,6 +65,12 @@ class _Diagrammed(Protocol):
 
     @property
     def node_defs(self) -> Mapping[str, NodeDef[Any, Any, Any]]: ...
+
+
+class _SelfDrawn(Protocol):
+    """A graph that makes its diagram's code itself: a builder graph (`edgewise.graph.builder`)."""
+
+    def _diagram_code(self, config: MermaidConfig, /) -> str: ...
 
 
 def generate_code(
@@ -300,11 +309,11 @@ def _fork_state_of(run: Sequence[Snapshot[Any, Any]], node_defs: Mapping[str, No
     return None if index is None else _fork_states(node_id, index)[0]
 
 
-def request_image(graph: _Diagrammed, /, **kwargs: Unpack[MermaidConfig]) -> bytes:
+def request_image(graph: _Diagrammed | _SelfDrawn, /, **kwargs: Unpack[MermaidConfig]) -> bytes:
     """An image of a graph's diagram, rendered by the mermaid service (default) or the mermaid CLI.
 
     Args:
-        graph: The graph to draw.
+        graph: The graph to draw: a classic `Graph`, or a builder graph of `edgewise.graph.builder`.
         **kwargs: The diagram's options and the image's (see `MermaidConfig`).
 
     Returns:
@@ -320,13 +329,13 @@ def request_image(graph: _Diagrammed, /, **kwargs: Unpack[MermaidConfig]) -> byt
     return _render(graph, kwargs, kwargs.get('image_type'))
 
 
-def save_image(path: Path | str, graph: _Diagrammed, /, **kwargs: Unpack[MermaidConfig]) -> None:
+def save_image(path: Path | str, graph: _Diagrammed | _SelfDrawn, /, **kwargs: Unpack[MermaidConfig]) -> None:
     """Render an image of a graph's diagram (see `request_image`) and write it to `path`.
 
     Args:
         path: Where to write the image; unless `image_type` is given, its suffix picks the format
             (`.png`, `.webp`, `.svg`, `.pdf`; anything else gets the service's default, JPEG).
-        graph: The graph to draw.
+        graph: The graph to draw: a classic `Graph`, or a builder graph of `edgewise.graph.builder`.
         **kwargs: The diagram's options and the image's (see `MermaidConfig`).
     """
     path = Path(path)
@@ -349,10 +358,13 @@ _SUFFIX_TYPES: dict[str, ImageType] = {
 }
 
 
-def _code_for_config(graph: _Diagrammed, config: MermaidConfig) -> str:
+def _code_for_config(graph: _Diagrammed | _SelfDrawn, config: MermaidConfig) -> str:
     """The diagram code that `request_image`, `save_image` (and `edgewise mermaid`) render for `config`."""
+    code_of = getattr(graph, '_diagram_code', None)
+    if code_of is not None:
+        return cast(str, code_of(config))
     return generate_code(
-        graph,
+        cast(_Diagrammed, graph),
         start_node=config.get('start_node'),
         highlighted_nodes=config.get('highlighted_nodes'),
         highlight_css=config.get('highlight_css', DEFAULT_HIGHLIGHT_CSS),
@@ -367,7 +379,7 @@ def _code_for_config(graph: _Diagrammed, config: MermaidConfig) -> str:
     )
 
 
-def _render(graph: _Diagrammed, config: MermaidConfig, image_type: ImageType | None) -> bytes:
+def _render(graph: _Diagrammed | _SelfDrawn, config: MermaidConfig, image_type: ImageType | None) -> bytes:
     code = _code_for_config(graph, config)
     renderer = config.get('renderer', 'service')
     if renderer != 'service':

@@ -19,6 +19,8 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from ..builder import Graph as BuilderGraph
+from ..builder._run_path import RunPath, read_run_path
 from ..cli._common import CommandError, when
 from ..cli._runs import advance, check_resume, delete_runs, fork_snapshot, outcome
 from ..cli._store import Store, open_store
@@ -373,9 +375,15 @@ async def _run_body(
     async with store.persistence(run_id) as persistence:
         parent, children = await persistence.parent_run(), await persistence.child_runs()
     app = inspector.apps.get(info.graph_name or '')
-    graph = app if isinstance(app, Graph) else getattr(app, 'graph', None)
-    diagram = _diagram.diagram_of_graph(graph) if isinstance(graph, Graph) else _diagram.diagram_of_history(history)
-    marks, taken = _diagram.path_marks(history, info.status == 'running')
+    graph = app if isinstance(app, Graph | BuilderGraph) else getattr(app, 'graph', None)
+    builder_path = _builder_path(history, graph)
+    if builder_path is not None:
+        builder = graph if isinstance(graph, BuilderGraph) else None
+        diagram = _diagram.diagram_of_builder(builder, builder_path)
+        marks, taken = _diagram.builder_marks(builder_path)
+    else:
+        diagram = _diagram.diagram_of_graph(graph) if isinstance(graph, Graph) else _diagram.diagram_of_history(history)
+        marks, taken = _diagram.path_marks(history, info.status == 'running')
     svg = _diagram.render_svg(diagram, marks, taken)
     status = await _status_text(store, info)
     actions = not inspector.read_only
@@ -433,6 +441,16 @@ async def _run_body(
         f'<div class="actions" data-store="{index}" data-run="{escape(run_id)}">'
         f'{_render.steps_table(history, actions=actions, first=first)}</div>{kids}</div>'
     )
+
+
+def _builder_path(history: list[RawSnapshot], graph: Any) -> RunPath | None:
+    """The path of a builder run (its snapshots hold `BuilderProgress` nodes), else `None`."""
+    if not any(s.kind == 'node' and s.node.node_id == 'BuilderProgress' for s in history):
+        return None
+    try:
+        return read_run_path(history, graph if isinstance(graph, BuilderGraph) else None)
+    except PersistenceError:  # pragma: no cover - a `BuilderProgress` node that is not a builder's progress
+        return None
 
 
 def _agent_section(view: _agent.AgentView | None, can_answer: bool) -> str:
@@ -568,7 +586,7 @@ def make_inspector(
     """An inspector of the stores at `stores` (store URLs), resuming runs of `apps` (graphs or agents)."""
     by_name: dict[str, Any] = {}
     for app in apps:
-        graph = app if isinstance(app, Graph) else app.graph
+        graph = app if isinstance(app, Graph | BuilderGraph) else app.graph
         by_name[graph.name or ''] = app
     return Inspector(
         stores=[open_store(url) for url in stores],

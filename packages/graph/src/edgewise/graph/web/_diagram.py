@@ -15,10 +15,22 @@ from html import escape
 from typing import Any
 
 from .._edges import Edge
+from ..builder import Graph as BuilderGraph
+from ..builder._mermaid import build_mermaid_graph
+from ..builder._run_path import RunPath
+from ..builder.node import EndNode, StartNode
 from ..graph import Graph
 from ..persistence.raw import RawSnapshot
 
-__all__ = ('Diagram', 'diagram_of_graph', 'diagram_of_history', 'path_marks', 'render_svg')
+__all__ = (
+    'Diagram',
+    'builder_marks',
+    'diagram_of_builder',
+    'diagram_of_graph',
+    'diagram_of_history',
+    'path_marks',
+    'render_svg',
+)
 
 START = '[*]'
 """The start pseudo-node."""
@@ -56,6 +68,35 @@ def diagram_of_graph(graph: Graph[Any, Any, Any]) -> Diagram:
     starts = [i for i in ids if i not in targets] or ids[:1]
     edges[:0] = [(START, s, None) for s in starts]
     return Diagram(nodes=[START, *ids, *([END] if ends else [])], edges=edges)
+
+
+def diagram_of_builder(graph: BuilderGraph[Any, Any, Any, Any] | None, path: RunPath) -> Diagram:
+    """The nodes and edges of a builder graph (`edgewise.graph.builder`), or, without it, those a stored run of one
+    took; the edge leaving each `.map()` the run reached says how many of its items are done."""
+    names: dict[str, str] = {StartNode.id: START, EndNode.id: END}
+    if graph is not None:
+        drawn = build_mermaid_graph(graph.nodes, graph.edges_by_source)
+        ids = [node.id for node in drawn.nodes if node.kind not in ('start', 'end')]
+        pairs = [(edge.start_id, edge.end_id, edge.label) for edge in drawn.edges]
+    else:
+        ids = [node_id for node_id in path.marks if node_id not in names]
+        pairs = [(source, target, None) for source, target in sorted(path.taken)]
+    edges: list[tuple[str, str, str | None]] = []
+    for source, target, label in pairs:
+        progress = path.maps.get(source)
+        if progress is not None:
+            label = f'{label}, {progress}' if label else str(progress)
+        edges.append((names.get(source, source), names.get(target, target), label))
+    ends = any(target == END for _, target, _ in edges)
+    return Diagram(nodes=[START, *ids, *([END] if ends else [])], edges=edges)
+
+
+def builder_marks(path: RunPath) -> tuple[dict[str, str], set[tuple[str, str]]]:
+    """The marks of a builder run's nodes and the edges it took, named as `render_svg` names them."""
+    names: dict[str, str] = {StartNode.id: START, EndNode.id: END}
+    marks = {names.get(node_id, node_id): str(mark) for node_id, mark in path.marks.items()}
+    taken = {(names.get(a, a), names.get(b, b)) for a, b in path.taken}
+    return marks, taken
 
 
 def diagram_of_history(history: Sequence[RawSnapshot]) -> Diagram:
