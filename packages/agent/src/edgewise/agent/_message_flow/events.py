@@ -25,6 +25,7 @@ from .._messages.model_messages import (
     ToolCallPart,
     ToolReturnPart,
 )
+from .._messages.speech import SpeechPartDelta
 from .._tools.deferred_calls import DeferredToolRequests, DeferredToolResults
 from ..exceptions import UnexpectedModelBehavior
 
@@ -49,10 +50,13 @@ __all__ = (
     'BuiltinToolCallEvent',
     'BuiltinToolResultEvent',
     'HandleResponseEvent',
+    'RealtimeSessionErrorEvent',
     'AgentStreamEvent',
 )
 
-PartKind = Literal['text', 'thinking', 'tool-call', 'builtin-tool-call', 'builtin-tool-return', 'file']
+PartKind = Literal[
+    'text', 'thinking', 'tool-call', 'builtin-tool-call', 'builtin-tool-return', 'file', 'compaction', 'speech'
+]
 """The `part_kind` of a response part."""
 
 
@@ -226,7 +230,7 @@ class ToolCallPartDelta:
 
 
 ModelResponsePartDelta = Annotated[
-    TextPartDelta | ThinkingPartDelta | ToolCallPartDelta, pydantic.Discriminator('part_delta_kind')
+    TextPartDelta | ThinkingPartDelta | ToolCallPartDelta | SpeechPartDelta, pydantic.Discriminator('part_delta_kind')
 ]
 """A delta of any response part."""
 
@@ -477,5 +481,31 @@ HandleResponseEvent = Annotated[
 ]
 """An event of the handling of a model response (its tool calls)."""
 
-AgentStreamEvent = Annotated[ModelResponseStreamEvent | HandleResponseEvent, pydantic.Discriminator('event_kind')]
+
+@dataclass(repr=False)
+class RealtimeSessionErrorEvent:
+    """An error the provider reported in a realtime (speech) session.
+
+    Edgewise does not run realtime sessions; the event is part of the stream vocabulary so that events recorded
+    by one (pydantic-ai 2.x's) load and serialize.
+    """
+
+    message: str
+    """What went wrong, for people."""
+    _: KW_ONLY
+    type: str | None = None
+    """The provider's category of the error (`invalid_request_error`, `server_error`, ...)."""
+    code: str | None = None
+    """The provider's error code, if any."""
+    recoverable: bool = True
+    """Whether the session can go on (an error of the protocol) or not (a dropped connection)."""
+    event_kind: Literal['realtime_session_error'] = 'realtime_session_error'
+    """Tag of this event kind."""
+
+    __repr__ = _repr
+
+
+AgentStreamEvent = Annotated[
+    ModelResponseStreamEvent | HandleResponseEvent | RealtimeSessionErrorEvent, pydantic.Discriminator('event_kind')
+]
 """Any event of an agent run's stream."""

@@ -3,12 +3,13 @@
 from __future__ import annotations as _annotations
 
 import inspect
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from contextlib import asynccontextmanager
 from dataclasses import KW_ONLY, dataclass, field
 from typing import Any, TypeAlias
 
 from .._message_flow.events import ModelResponseStreamEvent
+from .._messages.usage_counts import RequestUsage
 from .._threads import run_in_thread
 from .._tools.definition import ToolDefinition
 from ..exceptions import UserError
@@ -21,7 +22,7 @@ from ._native_support import check_native_tools
 from ._request_parameters import ModelRequestParameters, request_instructions
 from ._streamed_response import StreamedResponse
 from ._thinking import resolve_thinking
-from ._usage_estimate import REQUEST_OVERHEAD, UsageEstimator, estimate_tokens
+from ._usage_estimate import REQUEST_OVERHEAD, UsageEstimator, estimate_tokens, estimate_usage
 from .test import TEST_PROFILE
 
 __all__ = (
@@ -221,6 +222,12 @@ class FunctionModel(Model):
     def system(self) -> str:
         """Always `'function'`."""
         return 'function'
+
+
+def _estimate_usage(messages: Iterable[ModelMessage]) -> RequestUsage:
+    """A plausible usage for a request that sent `messages`, from their words (pydantic-ai's private name, kept for
+    ported tests; `FunctionModel` counts a run's history incrementally with the same rules)."""
+    return estimate_usage(messages)
 
 
 def _agent_info(
