@@ -146,3 +146,34 @@ def test_replayed_events_rebuild_the_parts() -> None:
     # The text part grows again after a replacement.
     list(replay.handle_text_delta(vendor_part_id=0, content='!'))
     assert replay.get_parts()[0] == TextPart('Hi there!')
+
+
+def test_replacing_keeps_every_kind_of_part_extendable() -> None:
+    from edgewise.agent.messages import FinalResultEvent, NativeToolCallPart, PartEndEvent
+
+    manager = _manager()
+    manager.handle_part(vendor_part_id='t', part=ThinkingPart('a', signature='s'))
+    manager.handle_part(vendor_part_id='t', part=ThinkingPart('b', signature='s'))
+    assert list(manager.handle_thinking_delta(vendor_part_id='t', signature='s2')) == [
+        PartDeltaEvent(index=0, delta=ThinkingPartDelta(signature_delta='s2'))
+    ]
+    native = NativeToolCallPart('web_search', {'q': 'x'}, 'n1', provider_name='openai')
+    manager.handle_part(vendor_part_id='n', part=native)
+    manager.handle_part(
+        vendor_part_id='n', part=NativeToolCallPart('web_search', '{"q": "y"}', 'n1', provider_name='openai')
+    )
+    assert list(manager.handle_text_delta(vendor_part_id='x', content='')) == [
+        PartStartEvent(index=2, part=TextPart(''))
+    ]
+    assert list(manager.handle_text_delta(vendor_part_id='x', content='')) == [
+        PartDeltaEvent(index=2, delta=TextPartDelta(''))
+    ]
+    # Metadata of a call whose name has not come yet waits for it.
+    assert manager.handle_tool_call_delta(vendor_part_id='later', provider_name='p') is None
+    manager.apply_event(PartEndEvent(index=0, part=ThinkingPart('b')))  # nothing to apply
+    manager.apply_event(FinalResultEvent(tool_name=None, tool_call_id=None))
+    assert manager.get_parts() == [
+        ThinkingPart('b', signature='s2'),
+        NativeToolCallPart('web_search', {'q': 'y'}, 'n1', provider_name='openai'),
+        TextPart(''),
+    ]

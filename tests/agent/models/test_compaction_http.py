@@ -317,3 +317,26 @@ async def test_http_models_refuse_spoken_turns_that_were_not_prepared(local_serv
         # Prepared, the same history goes out as text.
         await model.request(model.prepare_messages(messages), None, ModelRequestParameters())
     assert local_server.received[0]['body']['input'] == [{'role': 'user', 'content': 'Hello'}]
+
+
+async def test_stateless_compaction_leaves_a_lone_request_alone(local_server: LocalServer) -> None:
+    local_server.script(Reply(body=_responses_answer(_message('ok'))))
+    async with _openai(local_server) as model:
+        agent = Agent(model, capabilities=[OpenAICompaction(trigger=lambda messages: True)])
+        assert (await agent.run('only this')).output == 'ok'
+    assert [r['path'] for r in local_server.received] == ['/v1/responses']
+
+
+async def test_anthropic_sends_a_compaction_without_encrypted_content_as_text(local_server: LocalServer) -> None:
+    local_server.script(Reply(body=_anthropic_answer({'type': 'text', 'text': 'ok'})))
+    history: list[ModelMessage] = [
+        ModelRequest(parts=[UserPromptPart('q')]),
+        ModelResponse(parts=[CompactionPart('summary', provider_name='anthropic')]),
+        ModelRequest(parts=[UserPromptPart('next')]),
+    ]
+    async with _anthropic(local_server) as model:
+        await model.request(history, None, ModelRequestParameters())
+    assert local_server.received[0]['body']['messages'][0] == {
+        'role': 'assistant',
+        'content': [{'type': 'compaction', 'content': 'summary'}],
+    }
