@@ -157,10 +157,10 @@ def test_replacing_keeps_every_kind_of_part_extendable() -> None:
     assert list(manager.handle_thinking_delta(vendor_part_id='t', signature='s2')) == [
         PartDeltaEvent(index=0, delta=ThinkingPartDelta(signature_delta='s2'))
     ]
-    native = NativeToolCallPart('web_search', {'q': 'x'}, 'n1', provider_name='openai')
+    native = NativeToolCallPart('web_search', '{"q": "x"}', 'n1', provider_name='openai')
     manager.handle_part(vendor_part_id='n', part=native)
     manager.handle_part(
-        vendor_part_id='n', part=NativeToolCallPart('web_search', '{"q": "y"}', 'n1', provider_name='openai')
+        vendor_part_id='n', part=NativeToolCallPart('web_search', {'q': 'y'}, 'n1', provider_name='openai')
     )
     assert list(manager.handle_text_delta(vendor_part_id='x', content='')) == [
         PartStartEvent(index=2, part=TextPart(''))
