@@ -52,7 +52,8 @@ def test_compaction_parts_survive_serialization() -> None:
         'part_kind': 'compaction',
     }
     assert ModelMessagesTypeAdapter.validate_json(ModelMessagesTypeAdapter.dump_json(messages)) == messages
-    assert readable.has_content() and not encrypted.has_content()
+    assert readable.has_content()
+    assert not encrypted.has_content()
     assert repr(readable) == "CompactionPart(content='Summary of the conversation', provider_name='anthropic')"
 
 
@@ -67,16 +68,14 @@ def test_the_window_starts_at_the_latest_compaction_part() -> None:
         ModelRequest.user_text_prompt('tail'),
     ]
     window = post_compaction_window(messages)
-    assert window == [
-        ModelResponse(
-            parts=[CompactionPart('latest', provider_name='anthropic'), TextPart('after')],
-            timestamp=messages[3].timestamp,
-        ),  # type: ignore[union-attr]
-        messages[4],
-    ]
+    boundary = window[0]
+    assert isinstance(boundary, ModelResponse)
+    assert boundary.parts == [CompactionPart('latest', provider_name='anthropic'), TextPart('after')]
+    assert len(window) == 2
     assert window[1] is messages[4]
     plain: list[ModelMessage] = [ModelRequest.user_text_prompt('hi'), ModelResponse(parts=[TextPart('hello')])]
-    assert post_compaction_window(plain) == plain and post_compaction_window(plain) is not plain
+    assert post_compaction_window(plain) == plain
+    assert post_compaction_window(plain) is not plain
 
 
 def test_the_window_needs_only_integer_indexing() -> None:
@@ -147,9 +146,10 @@ def test_the_trim_keeps_the_standing_prompt_and_the_latest_instructions() -> Non
         tail,
     ]
     trimmed = trim_before_compaction(messages, 'anthropic')
-    assert trimmed[0] == ModelRequest(
-        parts=[SystemPromptPart('Be brief.', timestamp=messages[1].parts[0].timestamp)], instructions='latest'
-    )  # type: ignore[union-attr]
+    standing = trimmed[0]
+    assert isinstance(standing, ModelRequest)
+    assert standing.instructions == 'latest'
+    assert standing.parts == [messages[1].parts[0]]
     assert trimmed[1].parts == [CompactionPart('summary', provider_name='anthropic')]
     assert trimmed[2] is tail
     assert trim_before_compaction(trimmed, 'anthropic')[1:] == trimmed[1:]  # idempotent past the boundary

@@ -74,7 +74,8 @@ def test_thinking_deltas_take_details_or_a_function_of_them() -> None:
     (event,) = manager.handle_thinking_delta(
         vendor_part_id='t', content=' more', signature='sig', provider_details=more
     )
-    assert isinstance(event, PartDeltaEvent) and isinstance(event.delta, ThinkingPartDelta)
+    assert isinstance(event, PartDeltaEvent)
+    assert isinstance(event.delta, ThinkingPartDelta)
     assert callable(event.delta.provider_details)
     assert list(manager.handle_thinking_delta(vendor_part_id='t')) == []  # nothing to add
     assert manager.get_parts() == [ThinkingPart('reason more', signature='sig', provider_details={'raw': ['', 'tok']})]
@@ -91,7 +92,8 @@ def test_tool_call_deltas_start_the_call_once_named_and_promote_typed_calls() ->
     assert manager.handle_tool_call_delta(vendor_part_id=1, args='{"id": ') is None
     assert manager.get_part_by_vendor_id(1) == ToolCallPartDelta(args_delta='{"id": ')
     started = manager.handle_tool_call_delta(vendor_part_id=1, tool_name='load_capability', tool_call_id='c1')
-    assert isinstance(started, PartStartEvent) and isinstance(started.part, LoadCapabilityCallPart)
+    assert isinstance(started, PartStartEvent)
+    assert isinstance(started.part, LoadCapabilityCallPart)
     delta = manager.handle_tool_call_delta(
         vendor_part_id=None, args='"x"}', provider_name='p', provider_details={'k': 1}
     )
@@ -99,16 +101,18 @@ def test_tool_call_deltas_start_the_call_once_named_and_promote_typed_calls() ->
         index=0, delta=ToolCallPartDelta(args_delta='"x"}', provider_name='p', provider_details={'k': 1})
     )
     (part,) = manager.get_parts()
-    assert isinstance(part, LoadCapabilityCallPart) and part.args == '{"id": "x"}' and part.provider_details == {'k': 1}
+    assert isinstance(part, LoadCapabilityCallPart)
+    assert part.args == '{"id": "x"}'
+    assert part.provider_details == {'k': 1}
     meta = manager.handle_tool_call_delta(vendor_part_id=1, provider_name='q')
     assert meta == PartDeltaEvent(index=0, delta=ToolCallPartDelta(provider_name='q'))
     # A named call without a vendor id is a new call.
     new = manager.handle_tool_call_delta(
         vendor_part_id=None, tool_name='other', args={'a': 1}, provider_details={'d': 2}
     )
-    assert isinstance(new, PartStartEvent) and new.part == ToolCallPart(
-        'other', {'a': 1}, new.part.tool_call_id, provider_details={'d': 2}
-    )  # type: ignore[union-attr]
+    assert isinstance(new, PartStartEvent)
+    assert isinstance(new.part, ToolCallPart)
+    assert new.part == ToolCallPart('other', {'a': 1}, new.part.tool_call_id, provider_details={'d': 2})
     list(manager.handle_text_delta(vendor_part_id='text', content='hi'))
     with pytest.raises(UnexpectedModelBehavior, match='Cannot apply a tool call delta to'):
         manager.handle_tool_call_delta(vendor_part_id='text', args='x')

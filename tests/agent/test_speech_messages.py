@@ -37,6 +37,11 @@ pytestmark = pytest.mark.anyio
 AUDIO = BinaryContent(b'\x01\x02', media_type='audio/pcm')
 
 
+def _prompts(message: ModelMessage) -> list[Any]:
+    """The contents of a request's prompt parts."""
+    return [part.content for part in message.parts if isinstance(part, UserPromptPart | SystemPromptPart)]
+
+
 def test_a_spoken_part_reads_as_text_through_its_transcript() -> None:
     assert SpeechPart(speaker='user', transcript='Hello').content == 'Hello'
     assert SpeechPart(speaker='user').content == ''
@@ -104,7 +109,9 @@ def test_a_speech_delta_replaces_or_extends_the_transcript_and_grows_kept_audio(
     assert grown == SpeechPart(
         speaker='assistant', transcript='Hello there', audio=BinaryContent(b'\x01\x02', media_type='audio/pcm')
     )
-    assert part.transcript == 'Hello' and part.audio is not None and part.audio.data == b'\x01'  # unchanged
+    assert part.transcript == 'Hello'
+    assert part.audio is not None
+    assert part.audio.data == b'\x01'
     # A whole transcript replaces (a provider revised what it heard); a delta starts a missing transcript.
     assert SpeechPartDelta(transcript='Hello, my name is').apply(part).transcript == 'Hello, my name is'
     assert SpeechPartDelta(transcript_delta='Hi').apply(SpeechPart(speaker='user')).transcript == 'Hi'
@@ -160,12 +167,12 @@ def test_prepare_messages_turns_spoken_parts_into_prompts_and_text() -> None:
         ModelResponse(parts=[SpeechPart(speaker='assistant', transcript='It is noon.'), TextPart('Bye!')]),
     ]
     prepared = TestModel().prepare_messages(history)
-    assert [p.content for p in prepared[0].parts] == ['What time is it?']
+    assert _prompts(prepared[0]) == ['What time is it?']
     assert isinstance(prepared[0].parts[0], UserPromptPart)
     assert prepared[1].parts == [TextPart('It is noon.'), TextPart('Bye!')]
     # A model that takes audio gets the kept audio instead of the transcript (also behind a wrapper).
     audio_model = WrapperModel(TestModel(profile=ModelProfile(supports_audio_input=True)))
-    assert [p.content for p in audio_model.prepare_messages(history)[0].parts] == [[AUDIO]]
+    assert _prompts(audio_model.prepare_messages(history)[0]) == [[AUDIO]]
     # A history without spoken parts is the same list.
     plain: list[ModelMessage] = [ModelRequest(parts=[UserPromptPart('hi')])]
     assert TestModel().prepare_messages(plain) is plain
@@ -218,9 +225,9 @@ async def test_a_run_sends_a_spoken_history_as_text() -> None:
     result = await Agent(FunctionModel(answer)).run('What time is it?', message_history=history)
     assert result.output == 'done'
     assert [type(m).__name__ for m in received] == ['ModelRequest', 'ModelResponse', 'ModelRequest']
-    assert [p.content for p in received[0].parts] == ['Hello']
+    assert _prompts(received[0]) == ['Hello']
     assert received[1].parts == [TextPart('Hi! How can I help?')]
-    assert [p.content for p in received[2].parts] == ['note', 'What time is it?']
+    assert _prompts(received[2]) == ['note', 'What time is it?']
     # The history kept is the one given: the conversion is only what the model is sent.
     assert result.all_messages()[0].parts == history[0].parts
 

@@ -94,18 +94,18 @@ class _Building:
 
 def _building_of(part: ModelResponsePart) -> _Building:
     """A part given whole, as a building that later deltas can extend."""
+    if not isinstance(part, TextPart | ThinkingPart | ToolCallPart | NativeToolCallPart):
+        return _Building(part.part_kind, whole=part)
     meta = {'id': part.id, 'provider_name': part.provider_name, 'provider_details': part.provider_details}
-    if type(part) is TextPart:
+    if isinstance(part, TextPart):
         return _Building('text', [part.content], **meta)  # type: ignore[arg-type]
-    if type(part) is ThinkingPart:
+    if isinstance(part, ThinkingPart):
         return _Building('thinking', [part.content], signature=part.signature, **meta)  # type: ignore[arg-type]
     if isinstance(part, ToolCallPart):
         building = _Building('tool-call', tool_name=part.tool_name, tool_call_id=part.tool_call_id,
                              tool_kind=part.tool_kind, **meta)  # type: ignore[arg-type]  # fmt: skip
-    elif isinstance(part, NativeToolCallPart):
-        building = _Building('builtin-tool-call', tool_name=part.tool_name, native=part)
     else:
-        return _Building(part.part_kind, whole=part)
+        building = _Building('builtin-tool-call', tool_name=part.tool_name, native=part)
     if isinstance(part.args, dict):
         building.dict_args = part.args
     elif part.args:

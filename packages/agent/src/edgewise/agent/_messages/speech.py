@@ -22,9 +22,12 @@ Speaker = Literal['user', 'assistant']
 class _TraceContentOptions(Protocol):
     """What `otel_message_parts` reads of `InstrumentationSettings` (defined on a floor above this one)."""
 
-    include_content: bool
-    include_binary_content: bool
-    version: int
+    @property
+    def include_content(self) -> bool: ...
+    @property
+    def include_binary_content(self) -> bool: ...
+    @property
+    def version(self) -> int: ...
 
 
 @dataclass(repr=False, kw_only=True)

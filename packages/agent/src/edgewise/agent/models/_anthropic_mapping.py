@@ -200,6 +200,8 @@ def _assistant_blocks(message: ModelResponse, profile: ModelProfile, provider_na
             # Another provider's server tools mean nothing to Anthropic.
             if part.provider_name == provider_name and (block := native_part_block(part)) is not None:
                 blocks.append(block)
+        elif not isinstance(part, ThinkingPart):
+            continue  # a spoken turn: `Model.prepare_messages` turns it into text first (the model refuses it)
         elif part.provider_name == provider_name and part.signature:
             if part.id == 'redacted_thinking':
                 blocks.append({'type': 'redacted_thinking', 'data': part.signature})

@@ -223,6 +223,8 @@ def _response_items(
             item = native_items.get(part.tool_call_id)
             if item is not None and 'status' in item and isinstance(part.content, dict):
                 item['status'] = part.content.get('status') or item['status']
+        elif not isinstance(part, ThinkingPart):
+            continue  # a spoken turn: `Model.prepare_messages` turns it into text first (the model refuses it)
         elif part.id and with_id:
             # One reasoning item per id; each summary of it was kept as its own ThinkingPart.
             signature = part.signature if profile.openai_supports_encrypted_reasoning_content else None

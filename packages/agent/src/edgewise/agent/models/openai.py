@@ -13,7 +13,7 @@ import dataclasses
 from collections.abc import AsyncIterator, Mapping
 from contextlib import aclosing
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 import pydantic_core
 from typing_extensions import deprecated
@@ -257,11 +257,14 @@ class OpenAIResponsesModel(ProviderModel):
         messages = await self._with_files(request_context.messages)
         call = self._call(messages, settings, params, stream=False)
         merged = self._merged_settings(settings)
+        typed = cast(OpenAIResponsesModelSettings, merged)
         full = responses_request_body(
-            self._model_name, messages, merged, params, self.profile, provider_name=self._provider.name,
+            self._model_name, messages, typed, params, self.profile, provider_name=self._provider.name,
             keeps_system=False,
         )  # fmt: skip
-        body = {key: full[key] for key in ('model', 'input', 'instructions', 'previous_response_id') if key in full}
+        body: dict[str, Any] = {
+            k: full[k] for k in ('model', 'input', 'instructions', 'previous_response_id') if k in full
+        }
         if instructions is not None:
             body['instructions'] = instructions
         call = dataclasses.replace(call, url=f'{self._provider.base_url}/responses/compact', body=body)
