@@ -181,3 +181,19 @@ def test_replacing_keeps_every_kind_of_part_extendable() -> None:
         NativeToolCallPart('web_search', {'q': 'y'}, 'n1', provider_name='openai'),
         TextPart(''),
     ]
+
+
+def test_a_thinking_delta_with_a_function_of_the_details_serializes_them_as_null() -> None:
+    import json
+
+    import pydantic
+
+    from edgewise.agent.messages import AgentStreamEvent
+
+    manager = _manager()
+    list(manager.handle_thinking_delta(vendor_part_id='t', content='a', provider_details={'raw': ['']}))
+    (event,) = manager.handle_thinking_delta(vendor_part_id='t', content='b', provider_details=lambda details: {})
+    adapter: pydantic.TypeAdapter[AgentStreamEvent] = pydantic.TypeAdapter(AgentStreamEvent)
+    assert json.loads(adapter.dump_json(event))['delta']['provider_details'] is None
+    plain = PartDeltaEvent(index=0, delta=ThinkingPartDelta(content_delta='c', provider_details={'k': [1]}))
+    assert adapter.validate_json(adapter.dump_json(plain)) == plain

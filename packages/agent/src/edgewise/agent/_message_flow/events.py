@@ -70,6 +70,10 @@ def _repr(obj: object) -> str:
     return f'{type(obj).__name__}({", ".join(shown)})'
 
 
+def _details_or_none(details: object) -> object:
+    return None if callable(details) else details
+
+
 @dataclass(repr=False)
 class TextPartDelta:
     """New text to append to a `TextPart`."""
@@ -112,8 +116,12 @@ class ThinkingPartDelta:
     """The part's signature (replaces the previous one; it is not appended)."""
     provider_name: str | None = None
     """The provider that produced the reasoning."""
-    provider_details: dict[str, Any] | Callable[[dict[str, Any] | None], dict[str, Any]] | None = None
-    """Provider-specific data, merged into the part's; or a function of the part's data giving the new data."""
+    provider_details: Annotated[
+        dict[str, Any] | Callable[[dict[str, Any] | None], dict[str, Any]] | None,
+        pydantic.PlainSerializer(_details_or_none),
+    ] = None
+    """Provider-specific data, merged into the part's; or a function of the part's data giving the new data
+    (serialized as `null`: an event that crosses a process boundary carries no function)."""
     part_delta_kind: Literal['thinking'] = 'thinking'
     """Tag of this delta kind."""
 
