@@ -34,6 +34,7 @@ __all__ = (
     'ThinkingPartDelta',
     'ToolCallPartDelta',
     'ModelResponsePartDelta',
+    'ProviderDetailsDelta',
     'PartStartEvent',
     'PartDeltaEvent',
     'PartEndEvent',
@@ -72,6 +73,14 @@ def _repr(obj: object) -> str:
 
 def _details_or_none(details: object) -> object:
     return None if callable(details) else details
+
+
+ProviderDetailsDelta: TypeAlias = Annotated[
+    dict[str, Any] | Callable[[dict[str, Any] | None], dict[str, Any]] | None,
+    pydantic.PlainSerializer(_details_or_none, when_used='json'),
+]
+"""The `provider_details` of a delta: a dict merged into the part's, a function of the part's details giving the
+new ones, or `None`; a function serializes to JSON as `null`."""
 
 
 @dataclass(repr=False)
@@ -116,10 +125,7 @@ class ThinkingPartDelta:
     """The part's signature (replaces the previous one; it is not appended)."""
     provider_name: str | None = None
     """The provider that produced the reasoning."""
-    provider_details: Annotated[
-        dict[str, Any] | Callable[[dict[str, Any] | None], dict[str, Any]] | None,
-        pydantic.PlainSerializer(_details_or_none),
-    ] = None
+    provider_details: ProviderDetailsDelta = None
     """Provider-specific data, merged into the part's; or a function of the part's data giving the new data
     (serialized as `null`: an event that crosses a process boundary carries no function)."""
     part_delta_kind: Literal['thinking'] = 'thinking'
