@@ -48,6 +48,8 @@ AGENT_FLOORS: tuple[tuple[str, frozenset[str]], ...] = (
                 'concurrency',
                 '_spec',
                 '_enqueue',
+                '_parts_manager',
+                'realtime',
                 '_threads',
                 '_instrument',
             }
@@ -563,5 +565,8 @@ def test_the_agent_root_holds_public_modules_a_few_utilities_and_folders() -> No
     path pydantic-ai gives, kept for ported code: `_run_context`, `_enqueue`, `_spec`, `_function_schema`) goes in
     the folder of its concern."""
     private = sorted(path.stem for path in AGENT_SRC.glob('_*.py') if path.name != '__init__.py')
-    assert private == ['_enqueue', '_function_schema', '_instrument', '_run_context', '_spec', '_threads']
-    assert len(list(AGENT_SRC.glob('*.py'))) <= 21
+    assert private == ['_enqueue', '_function_schema', '_instrument', '_parts_manager', '_run_context', '_spec',
+                       '_threads']  # fmt: skip
+    # 22: `_parts_manager`, pydantic-ai's private path of the streamed parts manager (a re-export of
+    # `_message_flow.streamed_parts`), which ported models and tests import.
+    assert len(list(AGENT_SRC.glob('*.py'))) <= 22

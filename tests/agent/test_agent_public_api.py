@@ -34,6 +34,7 @@ def test_all_is_pinned() -> None:
         'AudioUrl',
         'BaseToolCallPart',
         'BaseToolReturnPart',
+        'BinaryAudio',
         'BinaryContent',
         'BinaryImage',
         'CachePoint',
@@ -42,6 +43,7 @@ def test_all_is_pinned() -> None:
         'CapabilityFunc',
         'CodeExecutionTool',
         'CombinedToolset',
+        'CompactionPart',
         'ConcurrencyLimit',
         'ConcurrencyLimitExceeded',
         'ConcurrencyLimiter',
@@ -116,6 +118,8 @@ def test_all_is_pinned() -> None:
         'SkipModelRequest',
         'SkipToolExecution',
         'SkipToolValidation',
+        'SpeechPart',
+        'SpeechPartDelta',
         'StreamedRunResult',
         'StructuredDict',
         'SystemPromptPart',
@@ -174,7 +178,7 @@ def test_public_modules_match_pydantic_ai() -> None:
                    'toolsets', 'models.test', 'models.function', 'models.openai', 'providers', 'providers.openai',
                    'providers.ollama', 'profiles', 'profiles.openai', 'agent', 'format_prompt', 'capabilities',
                    'models.instrumented', 'mcp', 'tool_manager', 'models.wrapper', 'concurrency',
-                   'retries'):  # fmt: skip
+                   'retries', 'realtime', 'realtime.settings', '_parts_manager'):  # fmt: skip
         importlib.import_module(f'edgewise.agent.{module}')
 
 

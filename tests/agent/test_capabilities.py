@@ -88,8 +88,10 @@ async def test_processors_run_in_order_sync_or_async_with_or_without_the_context
     assert counter.calls == 1
     first = result.all_messages()[0]
     assert isinstance(first, ModelRequest)
+    prompt = first.parts[0]
+    assert isinstance(prompt, UserPromptPart)
     assert first == ModelRequest(
-        parts=[UserPromptPart('[2] [1] question', timestamp=first.parts[0].timestamp)],
+        parts=[UserPromptPart('[2] [1] question', timestamp=prompt.timestamp)],
         timestamp=first.timestamp,
         run_id=RUN_ID,
         conversation_id=result.conversation_id,

@@ -74,7 +74,9 @@ async def test_a_function_tools_retry_keeps_the_output_from_ending_the_run(strat
     request = result.all_messages()[2]
     assert isinstance(request, ModelRequest)
     assert [type(p).__name__ for p in request.parts] == ['ToolReturnPart', 'RetryPromptPart', 'RetryPromptPart']
-    assert request.parts[0] == ToolReturnPart('final_result', RETRY_FIRST, 'c1', timestamp=request.parts[0].timestamp)
+    returned = request.parts[0]
+    assert isinstance(returned, ToolReturnPart)
+    assert returned == ToolReturnPart('final_result', RETRY_FIRST, 'c1', timestamp=returned.timestamp)
     assert isinstance(request.parts[1], RetryPromptPart)
     assert request.parts[1].content == 'n must be positive'
 

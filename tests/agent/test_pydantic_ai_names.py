@@ -448,7 +448,6 @@ PYDANTIC_AI_1_107_NAMES: dict[str, tuple[str, ...]] = {
 NOT_YET: dict[str, dict[str, str]] = {
     '': {
         'AgentModelSettings': 'agent parameters (issue 12, helper `parity-agent`)',
-        'CompactionPart': 'server-side history compaction is not mapped',
         'ConcurrencyLimitedModel': 'concurrency limiters (issue 12, helper `parity-agent`)',
         'Embedder': 'embedding models are not planned',
         'EmbeddingModel': 'embedding models are not planned',
@@ -460,8 +459,6 @@ NOT_YET: dict[str, dict[str, str]] = {
         'limit_model_concurrency': 'concurrency limiters (issue 12, helper `parity-agent`)',
     },
     'messages': {
-        'CompactionPart': 'server-side history compaction is not mapped',
-        'ProviderDetailsDelta': "typing helper of pydantic-ai's parts manager",
         'ToolPartKind': 'typed tool-search parts are not implemented',
         'error_details_ta': "pydantic-ai's internal type adapters",
         'tool_return_ta': "pydantic-ai's internal type adapters",

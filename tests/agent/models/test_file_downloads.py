@@ -159,7 +159,9 @@ async def test_files_returned_by_tools_are_downloaded_and_others_kept(local_serv
     assert isinstance(first, ModelRequest)
     assert isinstance(second, ModelRequest)
     assert first.parts[0] is messages[0].parts[0]
-    assert first.parts[1] == ToolReturnPart('t', image, 'c1', timestamp=first.parts[1].timestamp)
+    returned = first.parts[1]
+    assert isinstance(returned, ToolReturnPart)
+    assert returned == ToolReturnPart('t', image, 'c1', timestamp=returned.timestamp)
     assert first.parts[2] is messages[0].parts[2]
     assert isinstance(second.parts[0], ToolReturnPart)
     assert second.parts[0].content == ['a', image]

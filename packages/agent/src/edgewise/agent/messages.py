@@ -31,17 +31,21 @@ from ._message_flow.events import (
     PartDeltaEvent,
     PartEndEvent,
     PartStartEvent,
+    ProviderDetailsDelta,
+    RealtimeSessionErrorEvent,
     TextPartDelta,
     ThinkingPartDelta,
     ToolCallEvent,
     ToolCallPartDelta,
     ToolResultEvent,
 )
+from ._messages.compaction import CompactionPart
 from ._messages.content import (
     MULTI_MODAL_CONTENT_TYPES,
     AudioFormat,
     AudioMediaType,
     AudioUrl,
+    BinaryAudio,
     BinaryContent,
     BinaryImage,
     CachePoint,
@@ -64,6 +68,7 @@ from ._messages.content import (
     VideoUrl,
     is_multi_modal_content,
 )
+from ._messages.history import narrow_message_parts, post_compaction_window
 from ._messages.model_messages import (
     INVALID_JSON_KEY,
     RETURN_VALUE_KEY,
@@ -92,6 +97,7 @@ from ._messages.model_messages import (
     UserPromptPart,
     generate_tool_call_id,
 )
+from ._messages.speech import SpeechPart, SpeechPartDelta
 
 if TYPE_CHECKING:
     from pydantic import TypeAdapter
@@ -114,6 +120,7 @@ __all__ = (
     'DocumentUrl',
     'BinaryContent',
     'BinaryImage',
+    'BinaryAudio',
     'TextContent',
     'CachePoint',
     'UploadedFile',
@@ -140,6 +147,8 @@ __all__ = (
     'TextPart',
     'ThinkingPart',
     'FilePart',
+    'CompactionPart',
+    'SpeechPart',
     'BaseToolCallPart',
     'ToolCallPart',
     'LoadCapabilityCallPart',
@@ -151,11 +160,15 @@ __all__ = (
     'FinishReason',
     'ModelMessagesTypeAdapter',
     'generate_tool_call_id',
+    'post_compaction_window',
+    'narrow_message_parts',
     # streaming events
     'TextPartDelta',
     'ThinkingPartDelta',
     'ToolCallPartDelta',
+    'SpeechPartDelta',
     'ModelResponsePartDelta',
+    'ProviderDetailsDelta',
     'PartStartEvent',
     'PartDeltaEvent',
     'PartEndEvent',
@@ -172,6 +185,7 @@ __all__ = (
     'BuiltinToolCallEvent',
     'BuiltinToolResultEvent',
     'HandleResponseEvent',
+    'RealtimeSessionErrorEvent',
     'AgentStreamEvent',
 )
 

@@ -67,9 +67,27 @@ def sent_messages(state: GraphAgentState, deps: GraphAgentDeps[Any, Any]) -> lis
     model), as pydantic-ai sends them. Only histories given by the caller or changed by a capability can hold them,
     so runs without those send their history as it is."""
     history = state.message_history
-    if not deps.merge_adjacent:
-        return history
-    return merge_adjacent(history)
+    sent = merge_adjacent(history) if deps.merge_adjacent else history
+    if not _holds_speech(history, deps):
+        return sent
+    prepared = deps.model.prepare_messages(sent)
+    # Spoken turns left with nothing to say are dropped, which can leave two requests side by side.
+    return prepared if prepared is sent else merge_adjacent(prepared)
+
+
+def _holds_speech(history: list[ModelMessage], deps: GraphAgentDeps[Any, Any]) -> bool:
+    """Whether `history` holds a `SpeechPart`, reading only the messages added since the last call (a hook that
+    rewrites the history sets `deps.speech_scanned` back to 0)."""
+    if deps.speech_seen:
+        return True
+    start = deps.speech_scanned if deps.speech_scanned <= len(history) else 0
+    for index in range(start, len(history)):
+        for part in history[index].parts:
+            if part.part_kind == 'speech':
+                deps.speech_seen = True
+                return True
+    deps.speech_scanned = len(history)
+    return False
 
 
 def merge_adjacent(history: Sequence[ModelMessage]) -> list[ModelMessage]:

@@ -38,6 +38,7 @@ from .._tools.deferred_calls import DeferredToolRequests, DeferredToolResults
 from ..exceptions import ModelRetry, SkipModelRequest, UserError
 from ..messages import (
     BinaryImage,
+    CompactionPart,
     DeferredToolRequestsEvent,
     DeferredToolResultsEvent,
     FunctionToolCallEvent,
@@ -50,6 +51,7 @@ from ..messages import (
     OutputToolCallEvent,
     OutputToolResultEvent,
     RetryPromptPart,
+    SpeechPart,
     TextPart,
     ToolCallPart,
     ToolReturnPart,
@@ -520,11 +522,16 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
         if schema.allows_image and (images := self.model_response.images):
             return await self._handle_image(ctx, images[0])  # an image is the output before any text (pydantic-ai)
         texts: list[str] = []
+        summaries: list[str] = []
         for part in self.model_response.parts:
-            if isinstance(part, TextPart):
+            if isinstance(part, TextPart | SpeechPart):  # a spoken answer's transcript is its text
                 texts.append(part.content)
             elif isinstance(part, NativeToolCallPart):
                 texts = []  # text before a call of the provider's tools is commentary, not the answer (pydantic-ai)
+            elif isinstance(part, CompactionPart) and part.content:
+                summaries.append(part.content)
+        if not any(texts) and summaries:
+            texts = summaries  # a response that only compacted (Anthropic's `pause_after_compaction`): its summary
         run_ctx = deps.run_context(state, retry=state.retries, max_retries=deps.max_result_retries)
         retry: RetryPromptPart
         if not texts:

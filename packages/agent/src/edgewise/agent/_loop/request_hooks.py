@@ -66,6 +66,7 @@ async def run_request_hooks(
     last.conversation_id = last.conversation_id or state.conversation_id
     # The history list may be the one `capture_run_messages` gave out: change its contents, not the list.
     state.message_history[:] = messages
+    deps.speech_scanned = 0  # the hooks may have put spoken turns anywhere in it
     deps.merge_adjacent = deps.merge_adjacent or has_adjacent_same_kind(messages)
     deps.new_message_index = first_new_index(messages, state.run_id, deps.resumed_request)
     return request_context.model_settings, request_context.model_request_parameters

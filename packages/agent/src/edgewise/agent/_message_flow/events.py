@@ -25,6 +25,7 @@ from .._messages.model_messages import (
     ToolCallPart,
     ToolReturnPart,
 )
+from .._messages.speech import SpeechPartDelta
 from .._tools.deferred_calls import DeferredToolRequests, DeferredToolResults
 from ..exceptions import UnexpectedModelBehavior
 
@@ -33,6 +34,7 @@ __all__ = (
     'ThinkingPartDelta',
     'ToolCallPartDelta',
     'ModelResponsePartDelta',
+    'ProviderDetailsDelta',
     'PartStartEvent',
     'PartDeltaEvent',
     'PartEndEvent',
@@ -49,10 +51,13 @@ __all__ = (
     'BuiltinToolCallEvent',
     'BuiltinToolResultEvent',
     'HandleResponseEvent',
+    'RealtimeSessionErrorEvent',
     'AgentStreamEvent',
 )
 
-PartKind = Literal['text', 'thinking', 'tool-call', 'builtin-tool-call', 'builtin-tool-return', 'file']
+PartKind = Literal[
+    'text', 'thinking', 'tool-call', 'builtin-tool-call', 'builtin-tool-return', 'file', 'compaction', 'speech'
+]
 """The `part_kind` of a response part."""
 
 
@@ -64,6 +69,18 @@ def _repr(obj: object) -> str:
         if f.default is not value:
             shown.append(f'{f.name}={value!r}')
     return f'{type(obj).__name__}({", ".join(shown)})'
+
+
+def _details_or_none(details: object) -> object:
+    return None if callable(details) else details
+
+
+ProviderDetailsDelta: TypeAlias = Annotated[
+    dict[str, Any] | Callable[[dict[str, Any] | None], dict[str, Any]] | None,
+    pydantic.PlainSerializer(_details_or_none, when_used='json'),
+]
+"""The `provider_details` of a delta: a dict merged into the part's, a function of the part's details giving the
+new ones, or `None`; a function serializes to JSON as `null`."""
 
 
 @dataclass(repr=False)
@@ -108,8 +125,9 @@ class ThinkingPartDelta:
     """The part's signature (replaces the previous one; it is not appended)."""
     provider_name: str | None = None
     """The provider that produced the reasoning."""
-    provider_details: dict[str, Any] | Callable[[dict[str, Any] | None], dict[str, Any]] | None = None
-    """Provider-specific data, merged into the part's; or a function of the part's data giving the new data."""
+    provider_details: ProviderDetailsDelta = None
+    """Provider-specific data, merged into the part's; or a function of the part's data giving the new data
+    (serialized as `null`: an event that crosses a process boundary carries no function)."""
     part_delta_kind: Literal['thinking'] = 'thinking'
     """Tag of this delta kind."""
 
@@ -226,7 +244,7 @@ class ToolCallPartDelta:
 
 
 ModelResponsePartDelta = Annotated[
-    TextPartDelta | ThinkingPartDelta | ToolCallPartDelta, pydantic.Discriminator('part_delta_kind')
+    TextPartDelta | ThinkingPartDelta | ToolCallPartDelta | SpeechPartDelta, pydantic.Discriminator('part_delta_kind')
 ]
 """A delta of any response part."""
 
@@ -477,5 +495,31 @@ HandleResponseEvent = Annotated[
 ]
 """An event of the handling of a model response (its tool calls)."""
 
-AgentStreamEvent = Annotated[ModelResponseStreamEvent | HandleResponseEvent, pydantic.Discriminator('event_kind')]
+
+@dataclass(repr=False)
+class RealtimeSessionErrorEvent:
+    """An error the provider reported in a realtime (speech) session.
+
+    Edgewise does not run realtime sessions; the event is part of the stream vocabulary so that events recorded
+    by one (pydantic-ai 2.x's) load and serialize.
+    """
+
+    message: str
+    """What went wrong, for people."""
+    _: KW_ONLY
+    type: str | None = None
+    """The provider's category of the error (`invalid_request_error`, `server_error`, ...)."""
+    code: str | None = None
+    """The provider's error code, if any."""
+    recoverable: bool = True
+    """Whether the session can go on (an error of the protocol) or not (a dropped connection)."""
+    event_kind: Literal['realtime_session_error'] = 'realtime_session_error'
+    """Tag of this event kind."""
+
+    __repr__ = _repr
+
+
+AgentStreamEvent = Annotated[
+    ModelResponseStreamEvent | HandleResponseEvent | RealtimeSessionErrorEvent, pydantic.Discriminator('event_kind')
+]
 """Any event of an agent run's stream."""

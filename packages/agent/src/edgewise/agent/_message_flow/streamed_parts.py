@@ -2,13 +2,18 @@
 
 Text and JSON arguments are kept as lists of pieces and joined only when a complete part is needed (at its
 end, or for `get`), so a response of n chunks costs O(n), not O(n^2) as re-concatenating the text would.
+
+`PartsManager` answers to two vocabularies: Edgewise's models call the short methods (`text_delta`,
+`tool_call_delta`, ...), each giving one event or none; code written for pydantic-ai 2.x calls its
+`ModelResponsePartsManager` methods (`handle_text_delta`, `handle_thinking_delta`, ...), which
+`edgewise.agent._parts_manager` exposes under pydantic-ai's names.
 """
 
 from __future__ import annotations as _annotations
 
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Protocol
 
 from .._messages.model_messages import (
     ModelResponsePart,
@@ -18,8 +23,10 @@ from .._messages.model_messages import (
     ToolCallPart,
     generate_tool_call_id,
 )
+from .._tools.definition import ToolDefinition
 from ..exceptions import UnexpectedModelBehavior
 from .events import (
+    ModelResponseStreamEvent,
     PartDeltaEvent,
     PartStartEvent,
     TextPartDelta,
@@ -28,6 +35,15 @@ from .events import (
 )
 
 __all__ = ('PartsManager',)
+
+_Details = dict[str, Any] | Callable[[dict[str, Any] | None], dict[str, Any]] | None
+
+
+class _RequestTools(Protocol):
+    """What the manager reads of a request's `ModelRequestParameters` (defined on a floor above this one)."""
+
+    @property
+    def function_tools(self) -> Sequence[ToolDefinition]: ...
 
 
 @dataclass(eq=False)
@@ -43,6 +59,10 @@ class _Building:
     index: int = -1  # the part's index once it has started (a tool call starts when its name is known)
     whole: ModelResponsePart | None = None  # a part that arrives in one piece (a file)
     native: NativeToolCallPart | None = None  # for a call of a provider's tool: its fixed fields
+    id: str | None = None
+    provider_name: str | None = None
+    provider_details: dict[str, Any] | None = None
+    tool_kind: str | None = None
 
     def build(self) -> ModelResponsePart:
         if self.whole is not None:
@@ -50,22 +70,64 @@ class _Building:
         content = ''.join(self.pieces)
         if len(self.pieces) > 1:
             self.pieces[:] = [content]  # later joins start from the joined text
+        details = dict(self.provider_details) if self.provider_details is not None else None
         if self.kind == 'text':
-            return TextPart(content)
+            return TextPart(content, id=self.id, provider_name=self.provider_name, provider_details=details)
         if self.kind == 'thinking':
-            return ThinkingPart(content, signature=self.signature)
+            return ThinkingPart(content, id=self.id, signature=self.signature, provider_name=self.provider_name,
+                                provider_details=details)  # fmt: skip
         args: str | dict[str, Any] | None = self.dict_args if self.dict_args is not None else (content or None)
         if self.native is not None:
             return replace(self.native, args=args)
-        return ToolCallPart(self.tool_name, args, self.tool_call_id or generate_tool_call_id())
+        part = ToolCallPart(self.tool_name, args, self.tool_call_id or generate_tool_call_id(), id=self.id,
+                            provider_name=self.provider_name, provider_details=details)  # fmt: skip
+        return ToolCallPart.narrow_type(part, tool_kind=self.tool_kind) if self.tool_kind else part
+
+    def add_metadata(self, provider_name: str | None, provider_details: _Details) -> None:
+        if provider_name is not None:
+            self.provider_name = provider_name
+        if callable(provider_details):
+            self.provider_details = provider_details(self.provider_details)
+        elif provider_details is not None:
+            self.provider_details = {**(self.provider_details or {}), **provider_details}
+
+
+def _building_of(part: ModelResponsePart) -> _Building:
+    """A part given whole, as a building that later deltas can extend."""
+    if not isinstance(part, TextPart | ThinkingPart | ToolCallPart | NativeToolCallPart):
+        return _Building(part.part_kind, whole=part)
+    meta = {'id': part.id, 'provider_name': part.provider_name, 'provider_details': part.provider_details}
+    if isinstance(part, TextPart):
+        return _Building('text', [part.content], **meta)  # type: ignore[arg-type]
+    if isinstance(part, ThinkingPart):
+        return _Building('thinking', [part.content], signature=part.signature, **meta)  # type: ignore[arg-type]
+    if isinstance(part, ToolCallPart):
+        building = _Building('tool-call', tool_name=part.tool_name, tool_call_id=part.tool_call_id,
+                             tool_kind=part.tool_kind, **meta)  # type: ignore[arg-type]  # fmt: skip
+    else:
+        building = _Building('builtin-tool-call', tool_name=part.tool_name, native=part)
+    if isinstance(part.args, dict):
+        building.dict_args = part.args
+    elif part.args:
+        building.pieces.append(part.args)
+    return building
 
 
 class PartsManager:
     """The parts of one streamed response, keyed by the model's own ids for them (`vendor_part_id`)."""
 
-    def __init__(self) -> None:
+    def __init__(self, model_request_parameters: _RequestTools | None = None) -> None:
+        """Start an empty response.
+
+        Args:
+            model_request_parameters: The request's parameters: a streamed call of a function tool whose
+                definition has a `tool_kind` is made that kind's typed part (a `load_capability` call, ...).
+        """
+        self.model_request_parameters = model_request_parameters
         self._parts: list[_Building] = []
         self._by_vendor_id: dict[Hashable, _Building] = {}
+        tools = model_request_parameters.function_tools if model_request_parameters is not None else ()
+        self._tool_kinds = {tool.name: tool.tool_kind for tool in tools if tool.tool_kind is not None}
 
     def text_delta(self, vendor_part_id: Hashable, content: str) -> PartStartEvent | PartDeltaEvent | None:
         """Append text to the text part `vendor_part_id` (started if new); `None` for empty text."""
@@ -142,6 +204,8 @@ class PartsManager:
             return None
         if part.tool_call_id is None:
             part.tool_call_id = generate_tool_call_id()
+        if self._tool_kinds:
+            part.tool_kind = self._tool_kinds.get(part.tool_name)
         self._start(vendor_part_id, part)
         return PartStartEvent(index=part.index, part=part.build())
 
@@ -167,8 +231,8 @@ class PartsManager:
         `vendor_part_id` (pydantic-ai's name for adding a whole part; `None`: always a new part)."""
         if vendor_part_id is not None:
             found = self._by_vendor_id.get(vendor_part_id)
-            if found is not None and found.whole is not None and found.kind == part.part_kind:
-                found.whole = part
+            if found is not None and found.index != -1 and type(found.build()) is type(part):
+                self._replace(found, part)
                 return PartStartEvent(index=found.index, part=part)
         else:
             vendor_part_id = object()  # a key of its own
@@ -181,6 +245,193 @@ class PartsManager:
     def get_part(self, index: int) -> ModelResponsePart:
         """The part at `index` as received so far."""
         return self._parts[index].build()
+
+    # pydantic-ai 2.x's names (`ModelResponsePartsManager`), for ported models and streamed responses.
+
+    def handle_text_delta(
+        self,
+        *,
+        vendor_part_id: Hashable | None,
+        content: str,
+        id: str | None = None,
+        provider_name: str | None = None,
+        provider_details: dict[str, Any] | None = None,
+        thinking_tags: tuple[str, str] | None = None,
+        ignore_leading_whitespace: bool = False,
+    ) -> Iterator[ModelResponseStreamEvent]:
+        """Add text to the text part `vendor_part_id` (`None`: the last part, if it is text), or start one.
+
+        With `thinking_tags`, a delta that is exactly the opening tag starts a thinking part that takes the
+        following deltas, up to the closing tag. With `ignore_leading_whitespace`, a new part is not started by
+        whitespace alone.
+
+        Raises:
+            UnexpectedModelBehavior: the part `vendor_part_id` is not text (nor thinking within `thinking_tags`).
+        """
+        part = self._latest('text') if vendor_part_id is None else self._by_vendor_id.get(vendor_part_id)
+        if part is not None and vendor_part_id is not None:
+            if thinking_tags and part.kind == 'thinking':
+                if content == thinking_tags[1]:
+                    del self._by_vendor_id[vendor_part_id]  # the next delta starts a new part
+                    return
+                name = provider_name if provider_name != part.provider_name else None
+                part.add_metadata(provider_name, provider_details)
+                if content:
+                    part.pieces.append(content)
+                delta = ThinkingPartDelta(content_delta=content, provider_name=name, provider_details=provider_details)
+                yield PartDeltaEvent(index=part.index, delta=delta)
+                return
+            if part.kind != 'text':
+                raise UnexpectedModelBehavior(f'Cannot apply a text delta to {part.build()!r}')
+        if thinking_tags and content == thinking_tags[0]:
+            thinking = _Building('thinking', provider_name=provider_name, provider_details=provider_details)
+            self._start(object() if vendor_part_id is None else vendor_part_id, thinking)
+            yield PartStartEvent(index=thinking.index, part=thinking.build())
+            return
+        if part is None:
+            if ignore_leading_whitespace and (not content or content.isspace()):
+                return
+            text = _Building('text', [content], id=id, provider_name=provider_name, provider_details=provider_details)
+            self._start(object() if vendor_part_id is None else vendor_part_id, text)
+            yield PartStartEvent(index=text.index, part=text.build())
+            return
+        name = provider_name if provider_name != part.provider_name else None
+        part.add_metadata(provider_name, provider_details)
+        if content:
+            part.pieces.append(content)
+        yield PartDeltaEvent(
+            index=part.index, delta=TextPartDelta(content, provider_name=name, provider_details=provider_details)
+        )
+
+    def handle_thinking_delta(
+        self,
+        *,
+        vendor_part_id: Hashable | None,
+        content: str | None = None,
+        id: str | None = None,
+        signature: str | None = None,
+        provider_name: str | None = None,
+        provider_details: _Details = None,
+    ) -> Iterator[ModelResponseStreamEvent]:
+        """Add reasoning (a signature, provider data) to the thinking part `vendor_part_id` (`None`: the last
+        part, if it is thinking), or start one. `provider_details` is a dict to merge or a function of the part's
+        current details giving the new ones.
+
+        Raises:
+            UnexpectedModelBehavior: the part is not thinking, or a new part would have nothing in it.
+        """
+        part = self._latest('thinking') if vendor_part_id is None else self._by_vendor_id.get(vendor_part_id)
+        if part is None:
+            if content is None and signature is None and provider_details is None:
+                raise UnexpectedModelBehavior(
+                    'Cannot create a ThinkingPart with no content, signature, or provider_details'
+                )
+            thinking = _Building('thinking', [content or ''], signature=signature, id=id, provider_name=provider_name)
+            thinking.add_metadata(None, provider_details)
+            self._start(object() if vendor_part_id is None else vendor_part_id, thinking)
+            yield PartStartEvent(index=thinking.index, part=thinking.build())
+            return
+        if part.kind != 'thinking':
+            raise UnexpectedModelBehavior(f'Cannot apply a thinking delta to {part.build()!r}')
+        if content is None and signature is None and provider_name is None and provider_details is None:
+            return
+        name = provider_name if provider_name != part.provider_name else None
+        part.add_metadata(provider_name, provider_details)
+        if signature is not None:
+            part.signature = signature
+        if content:
+            part.pieces.append(content)
+        delta = ThinkingPartDelta(content_delta=content, signature_delta=signature, provider_name=name,
+                                  provider_details=provider_details)  # fmt: skip
+        yield PartDeltaEvent(index=part.index, delta=delta)
+
+    def handle_tool_call_delta(
+        self,
+        *,
+        vendor_part_id: Hashable | None,
+        tool_name: str | None = None,
+        args: str | dict[str, Any] | None = None,
+        tool_call_id: str | None = None,
+        provider_name: str | None = None,
+        provider_details: dict[str, Any] | None = None,
+    ) -> ModelResponseStreamEvent | None:
+        """Add to the tool call `vendor_part_id` (`None` without a `tool_name`: the last tool call); as
+        `tool_call_delta`, the part starts once its name is known.
+
+        Raises:
+            UnexpectedModelBehavior: the part is not a tool call, or JSON text and dict arguments are mixed.
+        """
+        if vendor_part_id is None:
+            latest = self._parts[-1] if self._parts and tool_name is None else None
+            found = latest if latest is not None and latest.kind in ('tool-call', 'builtin-tool-call') else None
+            vendor_part_id = object()  # a key of its own, for the last tool call or a new one
+            if found is not None:
+                self._by_vendor_id[vendor_part_id] = found
+        else:
+            found = self._by_vendor_id.get(vendor_part_id)
+            if found is not None and found.kind not in ('tool-call', 'builtin-tool-call'):
+                raise UnexpectedModelBehavior(f'Cannot apply a tool call delta to {found.build()!r}')
+        event = self.tool_call_delta(vendor_part_id, tool_name, args, tool_call_id)
+        building = self._by_vendor_id[vendor_part_id]
+        if provider_name is not None or provider_details is not None:
+            name = provider_name if provider_name != building.provider_name else None
+            building.add_metadata(provider_name, provider_details)
+            if isinstance(event, PartDeltaEvent):
+                event.delta = replace(event.delta, provider_name=name, provider_details=provider_details)  # type: ignore[arg-type]
+            elif isinstance(event, PartStartEvent):
+                event.part = building.build()
+            elif building.index != -1:
+                delta = ToolCallPartDelta(provider_name=name, provider_details=provider_details)
+                event = PartDeltaEvent(index=building.index, delta=delta)
+        return event
+
+    def handle_tool_call_part(
+        self,
+        *,
+        vendor_part_id: Hashable | None,
+        tool_name: str,
+        args: str | dict[str, Any] | None,
+        tool_call_id: str | None = None,
+        id: str | None = None,
+        provider_name: str | None = None,
+        provider_details: dict[str, Any] | None = None,
+    ) -> ModelResponseStreamEvent:
+        """Add a whole tool call, or replace the tool call `vendor_part_id`."""
+        part = ToolCallPart(tool_name, args, tool_call_id or generate_tool_call_id(), id=id,
+                            provider_name=provider_name, provider_details=provider_details)  # fmt: skip
+        kind = self._tool_kinds.get(tool_name)
+        return self.handle_part(vendor_part_id=vendor_part_id, part=ToolCallPart.narrow_type(part, tool_kind=kind))
+
+    def get_part_by_vendor_id(self, vendor_id: Hashable) -> ModelResponsePart | ToolCallPartDelta | None:
+        """The part the model calls `vendor_id` as received so far (a `ToolCallPartDelta` for a tool call whose
+        name has not come yet), or `None`."""
+        part = self._by_vendor_id.get(vendor_id)
+        if part is None:
+            return None
+        if part.index == -1:
+            args = part.dict_args if part.dict_args is not None else (''.join(part.pieces) or None)
+            return ToolCallPartDelta(tool_name_delta=part.tool_name or None, args_delta=args,
+                                     tool_call_id=part.tool_call_id)  # fmt: skip
+        return part.build()
+
+    def apply_event(self, event: ModelResponseStreamEvent) -> None:
+        """Apply an event of a stream being replayed (keyed by part index), so `get_parts` shows it."""
+        if isinstance(event, PartStartEvent):
+            self.handle_part(vendor_part_id=event.index, part=event.part)
+        elif isinstance(event, PartDeltaEvent):
+            current = self.get_part_by_vendor_id(event.index)
+            if current is None or isinstance(current, ToolCallPartDelta):
+                raise UnexpectedModelBehavior(f'A delta for part {event.index}, which has not started')
+            self.handle_part(vendor_part_id=event.index, part=event.delta.apply(current))
+
+    def _latest(self, kind: str) -> _Building | None:
+        return self._parts[-1] if self._parts and self._parts[-1].kind == kind else None
+
+    def _replace(self, old: _Building, part: ModelResponsePart) -> None:
+        # In place, so that every vendor id of the part keeps pointing at it.
+        index = old.index
+        old.__dict__.update(_building_of(part).__dict__)
+        old.index = index
 
     def _start(self, vendor_part_id: Hashable, part: _Building) -> _Building:
         part.index = len(self._parts)

@@ -6,6 +6,9 @@
   `CachePoint`.
 - `usage_counts`: the token and request counters a response and a run carry (re-exported by `usage`).
 - `capability_loading`: the parts that load a capability on demand (`defer_loading=True`).
+- `speech`: spoken turns (`SpeechPart`, `SpeechPartDelta`), as a realtime session records them.
+- `compaction`: `CompactionPart`, the provider's summary standing in for the history before it.
+- `history`: functions over a whole history (its compaction window, its typed tool parts).
 
 `exceptions` sits on this floor (some errors carry messages); `_message_flow` above it.
 """

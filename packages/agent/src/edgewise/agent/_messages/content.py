@@ -43,6 +43,7 @@ __all__ = (
     'TextContent',
     'BinaryContent',
     'BinaryImage',
+    'BinaryAudio',
     'CachePoint',
     'UploadedFileProviderName',
     'UploadedFile',
@@ -550,6 +551,27 @@ class BinaryImage(BinaryContent):
     def __post_init__(self) -> None:
         if not self.is_image:
             raise ValueError('`BinaryImage` must have a media type that starts with "image/"')
+
+
+@pydantic_dataclass(repr=False, config=_BINARY_CONFIG)
+class BinaryAudio(BinaryContent):
+    """Binary data that is audio (what a spoken turn is sent as)."""
+
+    if TYPE_CHECKING:
+
+        def __init__(
+            self,
+            data: bytes,
+            *,
+            media_type: str,
+            identifier: str | None = None,
+            vendor_metadata: dict[str, Any] | None = None,
+            kind: Literal['binary'] = 'binary',
+        ) -> None: ...
+
+    def __post_init__(self) -> None:
+        if not self.is_audio:
+            raise ValueError('`BinaryAudio` must have a media type that starts with "audio/"')
 
 
 @dataclass

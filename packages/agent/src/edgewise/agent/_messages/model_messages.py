@@ -21,6 +21,7 @@ import pydantic
 import pydantic_core
 from typing_extensions import TypedDict
 
+from .compaction import CompactionPart
 from .content import (
     BinaryContent,
     BinaryImage,
@@ -29,6 +30,7 @@ from .content import (
     UserContent,
     is_multi_modal_content,
 )
+from .speech import SpeechPart
 from .usage_counts import RequestUsage
 
 __all__ = (
@@ -379,7 +381,8 @@ class InstructionPart:
 
 
 ModelRequestPart = Annotated[
-    SystemPromptPart | UserPromptPart | ToolReturnPart | RetryPromptPart, pydantic.Discriminator('part_kind')
+    SystemPromptPart | UserPromptPart | SpeechPart | ToolReturnPart | RetryPromptPart,
+    pydantic.Discriminator('part_kind'),
 ]
 """A part of a request to a model."""
 
@@ -427,6 +430,9 @@ class ModelRequest:
     """The id of the conversation (runs sharing a message history) the request belongs to."""
     metadata: dict[str, Any] | None = None
     """Data kept for the application and not sent to the model."""
+
+    def __post_init__(self) -> None:
+        _check_speakers(self.parts, 'user', 'ModelRequest')
 
     @classmethod
     def user_text_prompt(cls, user_prompt: str, *, instructions: str | None = None) -> ModelRequest:
@@ -631,7 +637,14 @@ class FilePart:
 
 
 ModelResponsePart = Annotated[
-    TextPart | ThinkingPart | ToolCallPart | NativeToolCallPart | NativeToolReturnPart | FilePart,
+    TextPart
+    | ThinkingPart
+    | ToolCallPart
+    | NativeToolCallPart
+    | NativeToolReturnPart
+    | CompactionPart
+    | FilePart
+    | SpeechPart,
     pydantic.Discriminator('part_kind'),
 ]
 """A part of a model's response."""
@@ -682,19 +695,25 @@ class ModelResponse:
     state: ModelResponseState = 'complete'
     """`'incomplete'` while the response is being streamed, `'interrupted'` once a stream is cancelled."""
 
+    def __post_init__(self) -> None:
+        _check_speakers(self.parts, 'assistant', 'ModelResponse')
+
     @property
     def text(self) -> str | None:
         """The text of the response, or `None` when there is none: adjacent text parts joined, runs of text
-        separated by other parts joined with a blank line."""
+        separated by other parts joined with a blank line. The transcript of a spoken part counts as text (a
+        spoken part without one does not)."""
         runs: list[str] = []
-        previous: object = None
+        in_run = False
         for part in self.parts:
-            if isinstance(part, TextPart):
-                if isinstance(previous, TextPart):
+            if isinstance(part, TextPart) or (isinstance(part, SpeechPart) and part.transcript):
+                if in_run:
                     runs[-1] += part.content
                 else:
                     runs.append(part.content)
-            previous = part
+                in_run = True
+            else:
+                in_run = False
         return '\n\n'.join(runs) if runs else None
 
     @property
@@ -743,6 +762,14 @@ class ModelResponse:
 
 ModelMessage = Annotated[ModelRequest | ModelResponse, pydantic.Discriminator('kind')]
 """A message of a conversation: a request or a response."""
+
+
+def _check_speakers(parts: Sequence[Any], speaker: str, message: str) -> None:
+    # A ValueError (not a UserError): when a history is loaded, pydantic turns it into a ValidationError that
+    # says where the part is.
+    for part in parts:
+        if isinstance(part, SpeechPart) and part.speaker != speaker:
+            raise ValueError(f'`SpeechPart` in `{message}.parts` must have `speaker={speaker!r}`, got {part.speaker!r}')
 
 
 def _tool_return_json(value: Any) -> str:

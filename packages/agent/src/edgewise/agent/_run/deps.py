@@ -95,6 +95,10 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
     """The pydantic validation context of tool arguments and outputs, or a function of the run context giving it."""
     merge_adjacent: bool = False
     """Whether the history may hold adjacent requests (or responses), merged when sent to the model."""
+    speech_scanned: int = 0
+    """How many messages of the history are known to hold no `SpeechPart` (read once each, not at every step)."""
+    speech_seen: bool = False
+    """Whether the history holds a `SpeechPart` (then `Model.prepare_messages` converts it before each request)."""
     usage_limits: UsageLimits
     """The run's usage limits."""
     max_result_retries: int

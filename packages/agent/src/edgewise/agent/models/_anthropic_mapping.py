@@ -12,11 +12,13 @@ from collections.abc import AsyncIterable, Iterator, Sequence
 from datetime import datetime, timezone
 from typing import Any, Literal
 
+from .._messages.history import trim_before_compaction
 from .._tools.definition import ToolDefinition
 from ..exceptions import UnexpectedModelBehavior, UserError
 from ..messages import (
     BinaryContent,
     CachePoint,
+    CompactionPart,
     DocumentUrl,
     FilePart,
     FileUrl,
@@ -47,6 +49,7 @@ from ._anthropic_native_tools import (
     native_part_block,
     server_block_part,
 )
+from ._compaction_mapping import anthropic_compaction_block, anthropic_compaction_part, anthropic_context_management
 from ._mapping import (
     EventStreamedResponse,
     settings_fields,
@@ -106,6 +109,9 @@ class AnthropicModelSettings(ModelSettings, total=False):
     anthropic_code_execution_tool_version: Literal['auto', '20250825', '20260120']
     """The version of the code execution tool a `CodeExecutionTool` asks for (`'auto'`: the newest the model
     takes)."""
+    anthropic_context_management: dict[str, Any]
+    """The request's `context_management`, e.g. compaction past an input token count (see
+    `AnthropicCompaction`): `{'edits': [{'type': 'compact_20260112', 'trigger': {...}}]}`."""
     anthropic_container: dict[str, Any] | str | Literal[False]
     """The code execution container to run in: an id, `{'id': ..., 'skills': [...]}`, or `False` for a new one.
     By default the container of the last Anthropic response in the history is reused."""
@@ -187,10 +193,15 @@ def _assistant_blocks(message: ModelResponse, profile: ModelProfile, provider_na
             )
         elif isinstance(part, FilePart):
             continue  # Anthropic models make no files, and an assistant turn cannot hold one
+        elif isinstance(part, CompactionPart):
+            if (block := anthropic_compaction_block(part, provider_name)) is not None:
+                blocks.append(block)
         elif isinstance(part, NativeToolCallPart | NativeToolReturnPart):
             # Another provider's server tools mean nothing to Anthropic.
             if part.provider_name == provider_name and (block := native_part_block(part)) is not None:
                 blocks.append(block)
+        elif not isinstance(part, ThinkingPart):
+            continue  # a spoken turn: `Model.prepare_messages` turns it into text first (the model refuses it)
         elif part.provider_name == provider_name and part.signature:
             if part.id == 'redacted_thinking':
                 blocks.append({'type': 'redacted_thinking', 'data': part.signature})
@@ -300,6 +311,9 @@ def anthropic_request_body(
     """
     settings: AnthropicModelSettings = anthropic_settings(model_settings or {}, params, profile, model_name)
     anthropic_profile = AnthropicModelProfile.from_profile(profile)
+    # Blocks before a compaction are ignored (and not billed): they are not sent. The system prompt, sent apart from
+    # the messages, is kept.
+    messages = trim_before_compaction(list(messages), provider_name)
     instructions = request_instructions(messages, params)
     system, mapped = map_messages(messages, profile, provider_name, model_name, instructions=instructions)
     body: dict[str, Any] = {
@@ -331,6 +345,8 @@ def anthropic_request_body(
         body['tool_choice'] = tool_choice
     if stream:
         body['stream'] = True
+    if (context_management := anthropic_context_management(messages, settings)) is not None:
+        body['context_management'] = context_management
     if not anthropic_profile.anthropic_disallows_sampling_settings:
         body.update(settings_fields(settings, (('temperature', 'temperature'), ('top_p', 'top_p'), ('top_k', 'top_k'))))
     body.update(
@@ -388,6 +404,8 @@ def _block_part(block: dict[str, Any], provider_name: str, mcp_calls: dict[str, 
         return ThinkingPart('', id='redacted_thinking', signature=block['data'], provider_name=provider_name)
     if kind == 'tool_use':
         return ToolCallPart(block['name'], block.get('input'), block['id'])
+    if kind == 'compaction':
+        return anthropic_compaction_part(block, provider_name)
     return server_block_part(block, provider_name, mcp_calls)
 
 
@@ -455,6 +473,10 @@ class AnthropicStreamedResponse(EventStreamedResponse):
             elif block_kind == 'tool_use':
                 args = block.get('input') or None
                 event = manager.tool_call_delta(index, block['name'], args, block['id'])
+            elif block_kind == 'compaction':
+                event = manager.handle_part(
+                    vendor_part_id=index, part=anthropic_compaction_part(block, self._provider_name)
+                )
             elif (part := server_block_part(block, self._provider_name, self._mcp_calls)) is not None:
                 if block_kind == 'mcp_tool_use' and isinstance(part, NativeToolCallPart):
                     # The input streams as JSON text: the arguments are built around it, closed at the block's end.
@@ -479,6 +501,11 @@ class AnthropicStreamedResponse(EventStreamedResponse):
                 event = manager.thinking_delta(index, delta['thinking'])
             elif delta_kind == 'signature_delta':
                 event = manager.thinking_delta(index, None, delta['signature'])
+            elif delta_kind == 'compaction_delta' and delta.get('content'):
+                # The summary comes whole: it replaces the part its block started.
+                event = manager.handle_part(
+                    vendor_part_id=index, part=anthropic_compaction_part(delta, self._provider_name)
+                )
             elif delta_kind == 'input_json_delta':
                 if delta.get('partial_json') and index in self._open_mcp_calls:
                     self._open_mcp_calls[index] = True

@@ -162,11 +162,12 @@ def _model_parts(message: ModelResponse, provider_name: str) -> list[dict[str, A
         elif isinstance(item, NativeToolCallPart | NativeToolReturnPart):
             if item.provider_name == provider_name:  # another provider's tools mean nothing to Gemini
                 part = native_part_dict(item)
-        else:
+        elif isinstance(item, ThinkingPart):
             if item.provider_name == provider_name and item.signature:
                 pending = item.signature
             if item.content:
                 part = {'text': item.content, 'thought': True}
+        # Another provider's compaction means nothing to Gemini; spoken turns are converted before.
         if part is not None:
             if signature is not None:
                 part['thoughtSignature'] = signature

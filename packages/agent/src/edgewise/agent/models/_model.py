@@ -28,6 +28,7 @@ from ..profiles import DEFAULT_PROFILE, ModelProfile, ModelProfileSpec
 from ..settings import ModelSettings, merge_model_settings
 from ._native_support import check_native_tools
 from ._request_parameters import ModelRequestParameters
+from ._speech_history import convert_speech_parts
 from ._streamed_response import StreamedResponse
 from ._thinking import resolve_thinking
 
@@ -265,6 +266,21 @@ class Model(ABC):
         """
         raise NotImplementedError(f'Streamed requests are not supported by {type(self).__name__} yet.')
         yield  # pragma: no cover
+
+    def prepare_messages(
+        self, messages: list[ModelMessage], model_request_parameters: ModelRequestParameters | None = None
+    ) -> list[ModelMessage]:
+        """The history as this model's mapping can send it (agent runs call this before each request).
+
+        Spoken turns (`SpeechPart`s of a realtime session's history) become prompt and text parts: a user's as
+        its kept audio when the profile has `supports_audio_input`, else as its transcript. The same list when
+        nothing changes.
+
+        Args:
+            messages: The history to send.
+            model_request_parameters: The parameters it will be sent with (for subclasses that need them).
+        """
+        return convert_speech_parts(messages, include_audio=self.profile.supports_audio_input)
 
     def customize_request_parameters(self, parameters: ModelRequestParameters) -> ModelRequestParameters:
         """Adapt the request parameters to the model (e.g. its JSON schema dialect); unchanged by default."""

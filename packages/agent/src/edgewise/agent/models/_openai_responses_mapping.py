@@ -12,10 +12,12 @@ from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime, timezone
 from typing import Any, Literal
 
+from .._messages.history import trim_before_compaction
 from ..exceptions import UnexpectedModelBehavior, UserError
 from ..messages import (
     AudioUrl,
     BinaryContent,
+    CompactionPart,
     DocumentUrl,
     FilePart,
     FinishReason,
@@ -40,6 +42,7 @@ from ..profiles import ModelProfile
 from ..profiles.openai import SAMPLING_PARAMS, OpenAIModelProfile
 from ..settings import ModelSettings
 from ..usage import RequestUsage
+from ._compaction_mapping import openai_compaction_item, openai_compaction_part
 from ._mapping import (
     EventStreamedResponse,
     settings_fields,
@@ -99,6 +102,9 @@ class OpenAIResponsesModelSettings(ModelSettings, total=False):
     """A key to improve prompt cache hits (`prompt_cache_key`)."""
     openai_previous_response_id: str
     """Continue the server-side conversation of this response (`previous_response_id`)."""
+    openai_context_management: list[dict[str, Any]]
+    """Server-side context management (`context_management`): `[{'type': 'compaction', 'compact_threshold': N}]`
+    compacts the conversation once its input passes N tokens (see `OpenAICompaction`)."""
 
 
 def _request_items(message: ModelRequest, profile: OpenAIModelProfile, model_name: str) -> Iterator[dict[str, Any]]:
@@ -200,6 +206,9 @@ def _response_items(
             if profile.openai_responses_requires_function_call_status_none:
                 call['status'] = None
             yield call
+        elif isinstance(part, CompactionPart):
+            if (compaction := openai_compaction_item(part, provider_name)) is not None:
+                yield compaction
         elif isinstance(part, FilePart):
             # An image the image generation tool made goes back as a reference to its call (once: the call part,
             # when there is one, refers to it already); others cannot.
@@ -214,6 +223,8 @@ def _response_items(
             item = native_items.get(part.tool_call_id)
             if item is not None and 'status' in item and isinstance(part.content, dict):
                 item['status'] = part.content.get('status') or item['status']
+        elif not isinstance(part, ThinkingPart):
+            continue  # a spoken turn: `Model.prepare_messages` turns it into text first (the model refuses it)
         elif part.id and with_id:
             # One reasoning item per id; each summary of it was kept as its own ThinkingPart.
             signature = part.signature if profile.openai_supports_encrypted_reasoning_content else None
@@ -268,6 +279,7 @@ def responses_request_body(
     *,
     stream: bool = False,
     provider_name: str = 'openai',
+    keeps_system: bool = True,
 ) -> dict[str, Any]:
     """The JSON body of a `POST /responses` request.
 
@@ -279,9 +291,14 @@ def responses_request_body(
         profile: The model's profile.
         stream: Ask for server-sent events.
         provider_name: The `provider_name` of parts this API made (their ids and reasoning are sent back).
+        keeps_system: Whether a compaction item marked as made from a window holding the system prompt carries it
+            on (`False` for a compaction request, which is sent the system prompt again).
     """
     openai_profile = OpenAIModelProfile.from_profile(profile)
     settings = _drop_unsupported(openai_settings(model_settings or {}, params), openai_profile)
+    # OpenAI reads (and bills) what is sent before a compaction item: send from the latest one on. Its item carries
+    # the system prompt on when it was made from a window that held it (`compact_messages`).
+    messages = trim_before_compaction(list(messages), provider_name, needs_encrypted=True, keeps_system=keeps_system)
     send_ids = settings.get('openai_send_reasoning_ids', openai_profile.openai_supports_encrypted_reasoning_content)
     items = map_messages(messages, openai_profile, send_ids, provider_name, model_name)
     instructions = request_instructions(messages, params)
@@ -338,6 +355,7 @@ def responses_request_body(
                 ('openai_service_tier', 'service_tier'),
                 ('openai_prompt_cache_key', 'prompt_cache_key'),
                 ('openai_previous_response_id', 'previous_response_id'),
+                ('openai_context_management', 'context_management'),
             ),
         )
     )
@@ -406,6 +424,8 @@ def _output_parts(item: dict[str, Any], provider_name: str) -> Iterator[ModelRes
             signature = None
         if not summaries and signature:
             yield ThinkingPart('', id=item.get('id'), signature=signature, provider_name=provider_name)
+    elif kind == 'compaction':
+        yield openai_compaction_part(item, provider_name)
     elif kind in NATIVE_ITEM_TYPES:
         yield from native_output_parts(item, provider_name)
 
@@ -479,6 +499,10 @@ class OpenAIResponsesStreamedResponse(EventStreamedResponse):
             if item.get('type') == 'reasoning' and (signature := item.get('encrypted_content')):
                 event = manager.thinking_delta(f'{item["id"]}-0', None, signature)
                 self._set_part_fields(event, id=item['id'], provider_name=self._provider_name)
+            elif item.get('type') == 'compaction':
+                event = manager.handle_part(
+                    vendor_part_id=item.get('id'), part=openai_compaction_part(item, self._provider_name)
+                )
             elif item.get('type') in NATIVE_ITEM_TYPES:
                 # A hosted tool's call, result (and image) arrive whole once its item is done.
                 for index, part in enumerate(native_output_parts(item, self._provider_name)):

@@ -25,6 +25,7 @@ from ._mapping import EventStreamedResponse, customize_request_parameters
 from ._model import Model, check_allow_model_requests
 from ._native_support import check_native_tools
 from ._request_parameters import ModelRequestParameters
+from ._speech_history import unprepared_speech_error
 from ._streamed_response import StreamedResponse
 from ._thinking import resolve_thinking
 
@@ -165,6 +166,8 @@ class ProviderModel(Model):
         stream: bool,
     ) -> _http.HTTPCall:
         check_allow_model_requests()
+        if any(part.part_kind == 'speech' for message in messages for part in message.parts):
+            raise unprepared_speech_error(self._model_name)
         params = check_native_tools(params, self._native_tools())
         settings = self._merged_settings(model_settings)
         body = self._body(messages, settings, params, stream=stream)

@@ -83,7 +83,7 @@ class StreamedResponse(ABC):
         self.final_result_event = None
         self.provider_response_id = None
         self.finish_reason = None
-        self._parts_manager = PartsManager()
+        self._parts_manager = PartsManager(model_request_parameters)
         self._usage = RequestUsage()
         self._timestamp = datetime.now(tz=timezone.utc)
         self._events: AsyncIterator[ModelResponseStreamEvent] | None = None

@@ -8,15 +8,17 @@ from __future__ import annotations as _annotations
 
 import re
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from .._messages.usage_counts import RequestUsage
 from ..messages import (
     BinaryContent,
+    CompactionPart,
     FilePart,
     ModelMessage,
     ModelRequest,
     NativeToolReturnPart,
+    SpeechPart,
     SystemPromptPart,
     TextContent,
     TextPart,
@@ -26,7 +28,7 @@ from ..messages import (
     UserPromptPart,
 )
 
-__all__ = ('REQUEST_OVERHEAD', 'UsageEstimator', 'estimate_tokens')
+__all__ = ('REQUEST_OVERHEAD', 'UsageEstimator', 'estimate_tokens', 'estimate_usage')
 
 _SPLIT_RE = re.compile(r'[\s",.:]+')
 # Providers bill a fixed overhead of roughly this many tokens per request.
@@ -59,12 +61,16 @@ def _message_tokens(message: ModelMessage) -> tuple[int, int]:
                 request_tokens += estimate_tokens(part.content)
             elif isinstance(part, ToolReturnPart):
                 request_tokens += estimate_tokens(part.model_response_str())
+            elif isinstance(part, SpeechPart):  # a direct request, not prepared: its transcript counts as text
+                request_tokens += estimate_tokens(part.content)
             else:
                 request_tokens += estimate_tokens(part.model_response())
     else:
         for response_part in message.parts:
-            if isinstance(response_part, TextPart | ThinkingPart):
+            if isinstance(response_part, TextPart | ThinkingPart | SpeechPart):
                 response_tokens += estimate_tokens(response_part.content)
+            elif isinstance(response_part, CompactionPart):
+                continue  # the provider's summary, not the model's words
             elif isinstance(response_part, FilePart):
                 response_tokens += estimate_tokens([response_part.content])
             elif isinstance(response_part, NativeToolReturnPart):
@@ -97,3 +103,13 @@ class UsageEstimator:
             self._seen.popitem(last=False)
         req, resp = _message_tokens(extra)
         return RequestUsage(input_tokens=REQUEST_OVERHEAD + request_tokens + req, output_tokens=response_tokens + resp)
+
+
+def estimate_usage(messages: Iterable[ModelMessage]) -> RequestUsage:
+    """The estimated usage of a request that sent `messages` (requests count as input, responses as output)."""
+    request_tokens, response_tokens = REQUEST_OVERHEAD, 0
+    for message in messages:
+        req, resp = _message_tokens(message)
+        request_tokens += req
+        response_tokens += resp
+    return RequestUsage(input_tokens=request_tokens, output_tokens=response_tokens)

@@ -22,6 +22,8 @@ from ._anthropic_mapping import (
     takes_url,
 )
 from ._anthropic_native_tools import ANTHROPIC_NATIVE_TOOLS, anthropic_native_tools
+from ._compaction_mapping import ANTHROPIC_COMPACTION_BETA, with_beta
+from ._http import HTTPCall
 from ._mapping import EventStreamedResponse
 from ._provider_model import ProviderModel
 from ._request_parameters import ModelRequestParameters
@@ -88,8 +90,31 @@ class AnthropicModel(ProviderModel):
         betas.update(b.strip() for b in given.split(',') if b.strip())
         return {'anthropic-beta': ','.join(sorted(betas))}
 
+    def _call(
+        self,
+        messages: list[ModelMessage],
+        model_settings: ModelSettings | None,
+        params: ModelRequestParameters,
+        *,
+        stream: bool,
+    ) -> HTTPCall:
+        call = super()._call(messages, model_settings, params, stream=stream)
+        if 'context_management' in call.body:  # compaction is in beta
+            call.headers = with_beta(call.headers, ANTHROPIC_COMPACTION_BETA)
+        return call
+
     def _parse(self, data: Any) -> ModelResponse:
         return anthropic_model_response(data, provider_name=self._provider.name)
 
     def _streamed(self, params: ModelRequestParameters, events: AsyncIterator[dict[str, Any]]) -> EventStreamedResponse:
         return AnthropicStreamedResponse(params, events, model_name=self._model_name, provider_name=self._provider.name)
+
+
+def __getattr__(name: str) -> Any:
+    # pydantic-ai's import path of `AnthropicCompaction`, a capability: its code lives on the capabilities
+    # floor, above the models, and is imported on first use.
+    if name == 'AnthropicCompaction':
+        from importlib import import_module
+
+        return getattr(import_module('edgewise.agent.capabilities.compaction'), name)
+    raise AttributeError(f'module {__name__!r} has no attribute {name!r}')

@@ -2,13 +2,15 @@
 
 from __future__ import annotations as _annotations
 
+import functools
 import inspect
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from contextlib import asynccontextmanager
 from dataclasses import KW_ONLY, dataclass, field
 from typing import Any, TypeAlias
 
 from .._message_flow.events import ModelResponseStreamEvent
+from .._messages.usage_counts import RequestUsage
 from .._threads import run_in_thread
 from .._tools.definition import ToolDefinition
 from ..exceptions import UserError
@@ -21,7 +23,7 @@ from ._native_support import check_native_tools
 from ._request_parameters import ModelRequestParameters, request_instructions
 from ._streamed_response import StreamedResponse
 from ._thinking import resolve_thinking
-from ._usage_estimate import REQUEST_OVERHEAD, UsageEstimator, estimate_tokens
+from ._usage_estimate import REQUEST_OVERHEAD, UsageEstimator, estimate_tokens, estimate_usage
 from .test import TEST_PROFILE
 
 __all__ = (
@@ -131,11 +133,9 @@ class FunctionModel(Model):
             raise TypeError('Either `function` or `stream_function` must be provided')
         self.function = function
         self.stream_function = stream_function
-        fn_name = getattr(function, '__name__', '') if function is not None else ''
-        stream_name = getattr(stream_function, '__name__', '') if stream_function is not None else ''
-        self._model_name = model_name or f'function:{fn_name}:{stream_name}'
+        self._model_name = model_name or f'function:{_name_of(function)}:{_name_of(stream_function)}'
         super().__init__(settings=settings, profile=profile)
-        self._is_async = inspect.iscoroutinefunction(function)
+        self._is_async = _is_async_callable(function)
         self._estimator = UsageEstimator()
 
     @classmethod
@@ -170,6 +170,8 @@ class FunctionModel(Model):
             response = await function(sent, info)  # type: ignore[misc]
         else:
             response = await run_in_thread(function, sent, info)
+            if inspect.isawaitable(response):  # a plain function may return an awaitable (as pydantic-ai awaits it)
+                response = await response
         if not isinstance(response, ModelResponse):
             raise UserError(
                 f'The function of FunctionModel {self._model_name!r} returned {response!r}, not a ModelResponse.'
@@ -221,6 +223,29 @@ class FunctionModel(Model):
     def system(self) -> str:
         """Always `'function'`."""
         return 'function'
+
+
+def _name_of(function: Callable[..., Any] | None) -> str:
+    # A callable without a `__name__` (an instance, a `functools.partial`) is named by its class.
+    if function is None:
+        return ''
+    return getattr(function, '__name__', type(function).__name__)
+
+
+def _is_async_callable(function: Callable[..., Any] | None) -> bool:
+    """Whether calling `function` gives a coroutine by its definition (an `async def`, also behind
+    `functools.partial` or as an instance's `__call__`): such a function needs no worker thread."""
+    while isinstance(function, functools.partial):
+        function = function.func
+    return inspect.iscoroutinefunction(function) or (
+        callable(function) and inspect.iscoroutinefunction(function.__call__)  # type: ignore[operator]
+    )
+
+
+def _estimate_usage(messages: Iterable[ModelMessage]) -> RequestUsage:
+    """A plausible usage for a request that sent `messages`, from their words (pydantic-ai's private name, kept for
+    ported tests; `FunctionModel` counts a run's history incrementally with the same rules)."""
+    return estimate_usage(messages)
 
 
 def _agent_info(

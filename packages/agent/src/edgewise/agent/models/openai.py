@@ -13,7 +13,7 @@ import dataclasses
 from collections.abc import AsyncIterator, Mapping
 from contextlib import aclosing
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 import pydantic_core
 from typing_extensions import deprecated
@@ -34,6 +34,7 @@ from ..providers import Provider
 from ..settings import ModelSettings
 from . import _http
 from . import _openai_chat as _chat
+from ._compaction_mapping import openai_compaction_part
 from ._mapping import EventStreamedResponse, transformed_schema, transformed_tool
 from ._openai_native_tools import RESPONSES_NATIVE_TOOLS
 from ._openai_responses_mapping import (
@@ -41,8 +42,10 @@ from ._openai_responses_mapping import (
     OpenAIResponsesStreamedResponse,
     responses_model_response,
     responses_request_body,
+    responses_usage,
 )
 from ._provider_model import ProviderModel
+from ._request_context import ModelRequestContext
 from ._request_parameters import ModelRequestParameters, request_instructions
 from ._sse import ServerSentEvent
 from ._streamed_response import StreamedResponse
@@ -235,6 +238,60 @@ class OpenAIResponsesModel(ProviderModel):
     def _parse(self, data: Any) -> ModelResponse:
         return responses_model_response(data, provider_name=self._provider.name)
 
+    async def compact_messages(
+        self, request_context: ModelRequestContext, *, instructions: str | None = None
+    ) -> ModelResponse:
+        """Compact the context's history through `POST {base_url}/responses/compact`: a response holding one
+        `CompactionPart` (OpenAI's encrypted summary) to send in place of that history.
+
+        The history sent is the one from its latest compaction on, with the run's system prompt (so the new
+        compaction carries it on: the part is marked so). `instructions` replace the request's instructions.
+
+        Raises:
+            ModelHTTPError: the API answered with a status of 400 or more (after retries).
+            UnexpectedModelBehavior: the answer's last output item is not a compaction.
+        """
+        settings, params = self.prepare_request(
+            request_context.model_settings, request_context.model_request_parameters
+        )
+        messages = await self._with_files(request_context.messages)
+        call = self._call(messages, settings, params, stream=False)
+        merged = self._merged_settings(settings)
+        typed = cast(OpenAIResponsesModelSettings, merged)
+        full = responses_request_body(
+            self._model_name, messages, typed, params, self.profile, provider_name=self._provider.name,
+            keeps_system=False,
+        )  # fmt: skip
+        body: dict[str, Any] = {
+            k: full[k] for k in ('model', 'input', 'instructions', 'previous_response_id') if k in full
+        }
+        if instructions is not None:
+            body['instructions'] = instructions
+        call = dataclasses.replace(call, url=f'{self._provider.base_url}/responses/compact', body=body)
+        provider_name = self._provider.name
+
+        def parse(data: Any) -> ModelResponse:
+            output = data.get('output') or []
+            if not output or output[-1].get('type') != 'compaction':
+                kind = output[-1].get('type') if output else None
+                raise UnexpectedModelBehavior(
+                    f'Model {self._model_name!r}: the last output item of a compaction is not a compaction '
+                    f'(got {kind!r})',
+                    body=str(data),
+                )
+            return ModelResponse(
+                parts=[openai_compaction_part(output[-1], provider_name, planted=True)],
+                usage=responses_usage(data.get('usage')),
+                model_name=self._model_name,
+                provider_name=provider_name,
+                provider_url=self._provider.base_url,
+                provider_response_id=data.get('id'),
+                # A compaction's id cannot continue a conversation (`previous_response_id`).
+                provider_details={'compaction': True},
+            )
+
+        return await _http.post_json(call, parse)
+
     def _streamed(self, params: ModelRequestParameters, events: AsyncIterator[dict[str, Any]]) -> EventStreamedResponse:
         return OpenAIResponsesStreamedResponse(
             params, events, model_name=self._model_name, provider_name=self._provider.name
@@ -413,3 +470,13 @@ def _tag_start_at_end(text: str, tag: str) -> int:
         if text.endswith(tag[:length]):
             return length
     return 0
+
+
+def __getattr__(name: str) -> Any:
+    # pydantic-ai's import path of `OpenAICompaction`, a capability: its code lives on the capabilities floor, above the
+    # models, and is imported on first use.
+    if name == 'OpenAICompaction':
+        from importlib import import_module
+
+        return getattr(import_module('edgewise.agent.capabilities.compaction'), name)
+    raise AttributeError(f'module {__name__!r} has no attribute {name!r}')

@@ -52,6 +52,12 @@ class WrapperModel(Model):
         ) as response:
             yield response
 
+    def prepare_messages(
+        self, messages: list[ModelMessage], model_request_parameters: ModelRequestParameters | None = None
+    ) -> list[ModelMessage]:
+        """The history as the wrapped model prepares it."""
+        return self.wrapped.prepare_messages(messages, model_request_parameters)
+
     def customize_request_parameters(self, parameters: ModelRequestParameters) -> ModelRequestParameters:
         """As the wrapped model adapts them."""
         return self.wrapped.customize_request_parameters(parameters)

@@ -51,6 +51,9 @@ class ModelProfile:
     """Whether the API has a JSON mode (valid JSON, no schema), used for prompted output."""
     supports_image_output: bool = False
     """Whether the model can return images."""
+    supports_audio_input: bool = False
+    """Whether the model takes audio in user prompts: a spoken turn's kept audio is then sent instead of its
+    transcript (`Model.prepare_messages`)."""
     supports_inline_system_prompts: bool = False
     """Whether system prompts may appear anywhere in the conversation, not only at its start."""
     default_structured_output_mode: StructuredOutputMode = 'tool'

@@ -16,6 +16,7 @@ from ..messages import (
     AgentStreamEvent,
     BuiltinToolCallEvent,
     BuiltinToolResultEvent,
+    CompactionPart,
     DeferredToolRequestsEvent,
     DeferredToolResultsEvent,
     FilePart,
@@ -29,6 +30,7 @@ from ..messages import (
     PartDeltaEvent,
     PartEndEvent,
     PartStartEvent,
+    SpeechPart,
     TextPart,
     TextPartDelta,
     ThinkingPart,
@@ -309,6 +311,10 @@ class UIEventStream(ABC, Generic[RunInputT, EventT, AgentDepsT, OutputDataT]):
             handled = self.handle_tool_call_start(part)
         elif isinstance(part, NativeToolReturnPart):
             handled = self.handle_builtin_tool_return(part)
+        elif isinstance(part, CompactionPart):
+            handled = self.handle_compaction(part)
+        elif isinstance(part, SpeechPart):
+            return  # spoken turns of realtime sessions are not shown in UI streams (as in pydantic-ai)
         else:
             assert isinstance(part, FilePart), part
             handled = self.handle_file(part)
@@ -323,8 +329,10 @@ class UIEventStream(ABC, Generic[RunInputT, EventT, AgentDepsT, OutputDataT]):
             handled = self.handle_text_delta(delta)
         elif isinstance(delta, ThinkingPartDelta):
             handled = self.handle_thinking_delta(delta)
-        else:
+        elif isinstance(delta, ToolCallPartDelta):
             handled = self.handle_tool_call_delta(delta)
+        else:
+            return  # a spoken turn's delta: not shown in UI streams
         async for out in handled:
             yield out
 
@@ -346,6 +354,11 @@ class UIEventStream(ABC, Generic[RunInputT, EventT, AgentDepsT, OutputDataT]):
                 yield out
 
     # Hooks and handlers: each yields nothing unless a protocol overrides it.
+
+    async def handle_compaction(self, part: CompactionPart) -> AsyncIterator[EventT]:
+        """A `CompactionPart` the model made (the provider compacted the conversation)."""
+        return
+        yield  # an async generator that yields nothing
 
     async def before_stream(self) -> AsyncIterator[EventT]:
         """Events sent before any of the run's."""

@@ -1,0 +1,140 @@
+"""Spoken turns in a conversation: `SpeechPart` (audio with its transcript) and the `SpeechPartDelta` that grows
+one while it streams, as pydantic-ai 2.x records the turns of a realtime (speech) session.
+
+Edgewise does not open realtime sessions itself, but histories written by one (by pydantic-ai, or by code that
+builds these parts) load, serialize and run: before a request, `edgewise.agent.models.Model.prepare_messages`
+turns the spoken parts into the text or audio prompt parts every model understands.
+"""
+
+from __future__ import annotations as _annotations
+
+from dataclasses import dataclass, replace
+from typing import Any, Literal, Protocol
+
+from .content import BinaryContent
+
+__all__ = ('SpeechPart', 'SpeechPartDelta', 'Speaker')
+
+Speaker = Literal['user', 'assistant']
+"""Who spoke: the end user (a part of a `ModelRequest`) or the model (a part of a `ModelResponse`)."""
+
+
+class _TraceContentOptions(Protocol):
+    """What `otel_message_parts` reads of `InstrumentationSettings` (defined on a floor above this one)."""
+
+    @property
+    def include_content(self) -> bool: ...
+    @property
+    def include_binary_content(self) -> bool: ...
+    @property
+    def version(self) -> int: ...
+
+
+@dataclass(repr=False, kw_only=True)
+class SpeechPart:
+    """A spoken turn: its transcript and, when it was kept, its audio.
+
+    The same part serves both sides of a conversation: in `ModelRequest.parts` the speaker is `'user'`, in
+    `ModelResponse.parts` it is `'assistant'` (both messages check it when built or loaded). Models that take
+    text read the transcript; models whose profile has `supports_audio_input` get a user's kept audio instead.
+    """
+
+    speaker: Speaker
+    """Who spoke."""
+    transcript: str | None = None
+    """What was said, as text; `None` when there is no transcription."""
+    audio: BinaryContent | None = None
+    """The audio itself, when the session kept it (usually not: transcripts are the default)."""
+    interrupted_at_ms: int | None = None
+    """Where playback of this part's audio was cut off, in milliseconds from its start; `None` if it was not (or
+    the provider did not say where)."""
+    id: str | None = None
+    """The provider's id of the item, to match the part with the provider's conversation."""
+    provider_name: str | None = None
+    """The provider that produced or transcribed the audio (required with `id` or `provider_details`)."""
+    provider_details: dict[str, Any] | None = None
+    """Provider-specific data."""
+    part_kind: Literal['speech'] = 'speech'
+    """Tag of this part kind in serialized messages."""
+
+    @property
+    def content(self) -> str:
+        """The transcript, or `''` without one (so code that reads `TextPart.content` reads speech alike)."""
+        return self.transcript or ''
+
+    def has_content(self) -> bool:
+        """Whether there is a transcript or kept audio."""
+        return bool(self.transcript) or self.audio is not None
+
+    def otel_message_parts(self, settings: _TraceContentOptions) -> list[dict[str, Any]]:
+        """The part as OpenTelemetry GenAI message parts: a text part for the transcript, a blob for the audio
+        (their contents only when `settings` lets content, and binary content, be recorded)."""
+        parts: list[dict[str, Any]] = []
+        if self.transcript is not None:
+            text: dict[str, Any] = {'type': 'text'}
+            if settings.include_content:
+                text['content'] = self.transcript
+            parts.append(text)
+        if self.audio is not None:
+            media_type = self.audio.media_type
+            blob: dict[str, Any] = (
+                {'type': 'blob', 'mime_type': media_type, 'modality': 'audio'}
+                if settings.version >= 4
+                else {'type': 'binary', 'media_type': media_type}
+            )
+            if settings.include_content and settings.include_binary_content:
+                blob['content'] = self.audio.base64
+            parts.append(blob)
+        return parts
+
+    def __repr__(self) -> str:
+        names = ('speaker', 'transcript', 'audio', 'interrupted_at_ms', 'id', 'provider_name', 'provider_details')
+        shown = ', '.join(f'{n}={v!r}' for n in names if (v := getattr(self, n)) is not None)
+        return f'SpeechPart({shown})'
+
+
+@dataclass(repr=False, kw_only=True)
+class SpeechPartDelta:
+    """More of a `SpeechPart` while it streams: transcript text and audio.
+
+    `transcript` is the whole transcript so far and replaces the part's (providers revise what they already
+    transcribed); `transcript_delta` is only what was added, and is empty when the provider revised rather than
+    added. Render `transcript` for a live transcript that is right on every provider.
+    """
+
+    speaker: Speaker | None = None
+    """Who is speaking (the part's speaker); `None` outside realtime sessions."""
+    transcript_delta: str | None = None
+    """The transcript text this delta adds, if any."""
+    transcript: str | None = None
+    """The whole transcript of the turn so far, when this delta carries transcript text."""
+    audio_chunk: bytes | None = None
+    """A chunk of raw audio, for live playback; kept on the part only when the part keeps audio."""
+    part_delta_kind: Literal['speech'] = 'speech'
+    """Tag of this delta kind in serialized events."""
+
+    def apply(self, part: object) -> SpeechPart:
+        """`part` with this delta applied (a new part; `part` is left as it was).
+
+        `transcript` replaces the part's transcript; otherwise `transcript_delta` is appended to it. The audio
+        chunk is appended to the part's audio only when the part has audio (a part without is not keeping any).
+
+        Raises:
+            ValueError: `part` is not a `SpeechPart`.
+        """
+        if not isinstance(part, SpeechPart):
+            raise ValueError('Cannot apply SpeechPartDeltas to non-SpeechParts')
+        transcript = part.transcript
+        if self.transcript is not None:
+            transcript = self.transcript
+        elif self.transcript_delta:
+            transcript = (transcript or '') + self.transcript_delta
+        audio = part.audio
+        if self.audio_chunk and audio is not None:
+            audio = replace(audio, data=audio.data + self.audio_chunk)
+        return replace(part, transcript=transcript, audio=audio)
+
+    def __repr__(self) -> str:
+        names = ('speaker', 'transcript_delta', 'transcript', 'audio_chunk')
+        shown = ', '.join(f'{n}={v!r}' for n in names if (v := getattr(self, n)) is not None)
+        return f'SpeechPartDelta({shown})'
