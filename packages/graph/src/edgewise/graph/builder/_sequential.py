@@ -47,6 +47,8 @@ class _OneAtATime(RunEngine[Any]):
     def __init__(self, run: SequentialRun, progress: RunProgress, run_step: RunStep | None) -> None:
         # No task group: this engine never starts a task of its own.
         super().__init__(run.compiled, progress, run.deps, cast(TaskGroup, None), instrument=run.graph.auto_instrument)
+        self.iter_stream_sender.close()  # outcomes are taken in order, without the doorbell
+        self.iter_stream_receiver.close()
         self.run = run
         self.queue: deque[GraphTask] = deque()
         self.run_step = run_step
