@@ -49,7 +49,7 @@ async def last_stored(kind: str, location: str) -> tuple[int | None, dict[str, A
         await store.aclose()
     if not history or history[-1].kind != 'node':  # pragma: no cover - before the first step is stored
         return None, {}
-    progress = history[-1].node.fields.get('progress') or {}  # type: ignore[union-attr]
+    progress = history[-1].node.fields.get('progress') or {}
     joins = progress.get('joins') or [{'current': None}]
     return joins[0]['current'], dict(history[-1].state or {})
 

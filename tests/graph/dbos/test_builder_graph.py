@@ -102,7 +102,9 @@ async def test_async_entry_points_on_both_backends(worker: DBOSWorker, anyio_bac
 
 def test_a_failing_step_fails_the_run(worker: DBOSWorker) -> None:
     run_id = dbos_scaled.start_sync(inputs=[1, -1], state=Seen(), run_id='builder-fails')
-    with pytest.raises(GraphRuntimeError, match="Run 'builder-fails' of graph `scaled` failed: ValueError: negative: -1"):
+    with pytest.raises(
+        GraphRuntimeError, match="Run 'builder-fails' of graph `scaled` failed: ValueError: negative: -1"
+    ):
         dbos_scaled.result_sync(run_id)
     with pytest.raises(ValueError, match='negative: -2'):
         dbos_scaled.run_sync(inputs=[-2], state=Seen())
@@ -110,7 +112,7 @@ def test_a_failing_step_fails_the_run(worker: DBOSWorker) -> None:
 
 def test_max_steps(worker: DBOSWorker) -> None:
     run_id = dbos_scaled.start_sync(inputs=[1, 2, 3], state=Seen(), run_id='builder-limited', max_steps=4)
-    with pytest.raises(GraphRuntimeError, match=r"StepLimitExceeded: .* ran 4 steps, its `max_steps`, and was about"):
+    with pytest.raises(GraphRuntimeError, match=r'StepLimitExceeded: .* ran 4 steps, its `max_steps`, and was about'):
         dbos_scaled.result_sync(run_id)
 
 
@@ -128,7 +130,7 @@ def test_input_that_cannot_be_stored(worker: DBOSWorker) -> None:
     from edgewise.graph.exceptions import PersistenceError
 
     with pytest.raises(PersistenceError, match='cannot be stored as JSON data'):
-        dbos_scaled.run_sync(inputs=[object()], state=Seen())  # type: ignore[list-item]
+        dbos_scaled.run_sync(inputs=[object()], state=Seen())
 
 
 def test_a_builder_graph_needs_a_name() -> None:
@@ -138,15 +140,24 @@ def test_a_builder_graph_needs_a_name() -> None:
         DBOSGraph(h.build())
 
 
-def test_application_version_follows_a_builder_graphs_steps() -> None:
-    def graph_with(step_code: str) -> Any:
-        namespace: dict[str, Any] = {}
-        exec(step_code, namespace)  # noqa: S102 - two versions of a step, told apart by their code objects' names
-        h = GraphBuilder(input_type=int, output_type=int)
-        step = h.step(namespace['step'])
-        h.add(h.edge_from(h.start_node).to(step), h.edge_from(step).to(h.end_node))
-        return h.build()
+async def add_one(ctx: StepContext[None, None, int]) -> int:
+    return ctx.inputs + 1
 
+
+async def add_two(ctx: StepContext[None, None, int]) -> int:
+    return ctx.inputs + 2
+
+
+def one_step_graph(call: Any) -> Any:
+    h = GraphBuilder(input_type=int, output_type=int)
+    step = h.step(call, node_id='step')
+    h.add(h.edge_from(h.start_node).to(step), h.edge_from(step).to(h.end_node))
+    return h.build()
+
+
+def test_application_version_follows_a_builder_graphs_step_code() -> None:
+    assert application_version(one_step_graph(add_one)) == application_version(one_step_graph(add_one))
+    assert application_version(one_step_graph(add_one)) != application_version(one_step_graph(add_two))
     assert application_version(dbos_scaled) == application_version(scaled)
     assert application_version(scaled) != application_version(scaled, extra='release-2')
     assert application_version(scaled) != application_version(Graph(nodes=(), name='scaled'))

@@ -171,7 +171,9 @@ class DBOSGraph(Generic[StateT, DepsT, RunEndT]):
             snapshot = self._adapter.validate_json(start)
         return start
 
-    def _builder_workflow(self, graph: BuilderGraph[StateT, DepsT, Any, RunEndT], start: str, max_steps: int | None) -> str:
+    def _builder_workflow(
+        self, graph: BuilderGraph[StateT, DepsT, Any, RunEndT], start: str, max_steps: int | None
+    ) -> str:
         run = SequentialRun(graph, self.deps, max_steps)
 
         def run_step(task: Any, state_json: str) -> str:
