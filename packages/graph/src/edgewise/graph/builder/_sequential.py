@@ -25,7 +25,7 @@ from typing import Any, cast
 import pydantic
 from anyio.abc import TaskGroup
 
-from ..exceptions import GraphRuntimeError, PersistenceError, StepLimitExceeded
+from ..exceptions import PersistenceError, StepLimitExceeded
 from ._engine import RunEngine, _Streamed
 from ._graph import Graph
 from ._progress import ErrorMarker, GraphTask, RunProgress, TaskOutcome
@@ -175,11 +175,8 @@ class SequentialRun:
         )
         engine = _OneAtATime(self, progress, None)
         result = await engine._run_task(task)
-        if isinstance(result, _Streamed):
-            raise GraphRuntimeError(
-                f'Task {task.task_id!r} maps over an async iterable (the output of a `@g.stream` step), which a '
-                'recorded step cannot hold: map over a list in a graph run on DBOS.'
-            )
+        # Values reach tasks through JSON (a `@g.stream` step's output cannot be stored): never an async iterable.
+        assert not isinstance(result, _Streamed)
         stored = _outcome(TaskOutcome(task, result))
         return json.dumps(
             {
