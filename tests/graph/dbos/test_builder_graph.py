@@ -10,7 +10,7 @@ from typing import Annotated, Any
 import pytest
 
 from edgewise.graph import BaseNode, End, Graph, GraphRunContext
-from edgewise.graph.builder import GraphBuilder, StepContext, reduce_list_append
+from edgewise.graph.builder import GraphBuilder, ReduceFirstValue, StepContext, reduce_list_append
 from edgewise.graph.builder.join import JoinNode
 from edgewise.graph.dbos import DBOSGraph, DBOSQueue, DBOSWorker, application_version
 from edgewise.graph.exceptions import GraphRuntimeError, GraphSetupError
@@ -63,6 +63,28 @@ scaled = g.build()
 dbos_scaled = DBOSGraph(scaled, name='scaled', deps=10)
 QUEUE = DBOSQueue('builder-in-process', worker_concurrency=2, polling_interval=0.1)
 
+f = GraphBuilder(input_type=list[int], output_type=int)
+
+
+@f.step
+async def echo(ctx: StepContext[None, None, int]) -> int:
+    return ctx.inputs
+
+
+@f.step
+async def double(ctx: StepContext[None, None, int]) -> int:
+    return ctx.inputs * 2
+
+
+first = f.join(ReduceFirstValue[int](), initial=0, node_id='first')
+f.add(
+    f.edge_from(f.start_node).map().to(echo),
+    f.edge_from(echo).to(first),
+    f.edge_from(first).to(double),
+    f.edge_from(double).to(f.end_node),
+)
+dbos_first = DBOSGraph(f.build(), name='first-value')
+
 
 @pytest.fixture(scope='module')
 def worker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DBOSWorker]:
@@ -85,6 +107,14 @@ def test_each_step_base_node_and_decision_is_a_dbos_step_in_task_order(worker: D
         *['Halve'] * 2,
     ]
     assert all(isinstance(step['output'], str) for step in steps)  # JSON, whatever DBOS's serializer
+
+
+def test_a_join_that_cancels_its_siblings_keeps_them_from_starting(worker: DBOSWorker) -> None:
+    from dbos import DBOS
+
+    assert dbos_first.run_sync(inputs=[7, 8, 9], run_id='builder-first').output == 14
+    # The first value cancels the two other `echo` tasks, queued before `double`: they never run.
+    assert [step['function_name'] for step in DBOS.list_workflow_steps('builder-first')] == ['echo', 'double']
 
 
 @pytest.mark.anyio
