@@ -13,6 +13,8 @@ Map of the subpackage:
 - `_compile`: what `build()` does; `_mermaid`: diagrams.
 - `_progress`: a run's progress as plain data; `_engine`: the engine that advances it; `_graph`: `Graph` and
   `GraphRun`; `_builder`: `GraphBuilder`; `graph_builder`: pydantic-graph 2.x's module of those names.
+- `_stored`: a run's progress as stored data; `_sequential`: a run advanced one recorded step at a time, in a
+  fixed order (how `edgewise.graph.dbos` runs a builder graph as a DBOS workflow).
 """
 
 from .basenode import BaseNode, Edge, End, GraphRunContext

@@ -27,6 +27,10 @@ What DBOS stores for a run: the workflow's input (the first snapshot) and output
 JSON (DBOS's portable serialization), each step's output as a JSON string. A node's exception is stored
 by DBOS's configured serializer (pickle unless `DBOSConfig['serializer']` says otherwise).
 
+A builder graph (`edgewise.graph.builder`) runs the same way, `DBOSGraph(builder_graph, name=...)`, started
+from its input (`run_sync(inputs=..., state=...)`): each step, `BaseNode` and decision is a DBOS step, run one
+at a time in the order their tasks were made (see `edgewise.graph.builder._sequential`).
+
 The package: `_worker` (`DBOSWorker`, `DBOSQueue`), `_runs` (runs and their steps read back from DBOS),
 `_liveness` (the executor locks that tell a live worker from a dead one).
 """
