@@ -21,6 +21,9 @@ class Seen:
     order: list[str] = field(default_factory=list)
 
 
+CALLS: list[str] = []
+"""Every run of user code, in this process."""
+
 g = GraphBuilder(state_type=Seen, deps_type=int, input_type=list[int], output_type=list[int])
 
 
@@ -29,6 +32,7 @@ async def scale(ctx: StepContext[Seen, int, int]) -> int:
     if ctx.inputs < 0:
         raise ValueError(f'negative: {ctx.inputs}')
     ctx.state.order.append(f'scale {ctx.inputs}')
+    CALLS.append(f'scale {ctx.inputs}')
     return ctx.inputs * ctx.deps
 
 
@@ -41,6 +45,7 @@ class Halve(BaseNode[Seen, int, Any]):
 
     async def run(self, ctx: GraphRunContext[Seen, int]) -> Annotated[JoinNode[Seen, int], collect]:
         ctx.state.order.append(f'halve {self.value}')
+        CALLS.append(f'halve {self.value}')
         return collect.as_node(self.value // 2)
 
 
@@ -115,6 +120,22 @@ def test_a_join_that_cancels_its_siblings_keeps_them_from_starting(worker: DBOSW
     assert dbos_first.run_sync(inputs=[7, 8, 9], run_id='builder-first').output == 14
     # The first value cancels the two other `echo` tasks, queued before `double`: they never run.
     assert [step['function_name'] for step in DBOS.list_workflow_steps('builder-first')] == ['echo', 'double']
+
+
+def test_a_replay_reads_the_recorded_steps_back_and_takes_the_same_path(worker: DBOSWorker) -> None:
+    from dbos import DBOS
+
+    run_id = dbos_scaled.start_sync(inputs=[4, 1, 3], state=Seen(), run_id='builder-to-fork')
+    original = dbos_scaled.result_sync(run_id)
+    CALLS.clear()
+    # DBOS replays the new workflow's code: its first five steps (three `scale`, two decisions) are read back
+    # from the original's records, not run; the rest runs.
+    forked = DBOS.fork_workflow(run_id, 6).get_workflow_id()
+    again = dbos_scaled.result_sync(forked)
+    assert (again.output, again.state) == (original.output, original.state)
+    assert CALLS == ['halve 40', 'halve 30']
+    names = [step['function_name'] for step in DBOS.list_workflow_steps(forked)]
+    assert names == [step['function_name'] for step in DBOS.list_workflow_steps(run_id)]
 
 
 @pytest.mark.anyio
