@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass
+from typing import Any
 
 from edgewise.graph import BaseNode, End, Graph, GraphRunContext
+from edgewise.graph.builder import Graph as BuilderGraph
+from edgewise.graph.builder import GraphBuilder, StepContext
 from edgewise.graph.dbos import DBOSGraph, DBOSQueue, DBOSWorker
 
 
@@ -51,6 +54,27 @@ class S5(BaseNode[Steps, None, int]):
 
 five_steps = Graph(nodes=(S1, S2, S3, S4, S5), name='five_steps', auto_instrument=False)
 dbos_five_steps = DBOSGraph(five_steps)
+
+
+def _builder_five_steps() -> BuilderGraph[Steps, None, int, int]:
+    """The same five steps as a builder graph: a chain of five `@g.step`s, each counting in the state."""
+    g = GraphBuilder(state_type=Steps, input_type=int, output_type=int, auto_instrument=False)
+    previous: Any = g.start_node
+    for index in range(1, 6):
+
+        async def count(ctx: StepContext[Steps, None, int]) -> int:
+            ctx.state.done += 1
+            return ctx.inputs + 1
+
+        step = g.step(count, node_id=f'step{index}')
+        g.add(g.edge_from(previous).to(step))
+        previous = step
+    g.add(g.edge_from(previous).to(g.end_node))
+    return g.build()
+
+
+builder_five_steps = _builder_five_steps()
+dbos_builder_five_steps = DBOSGraph(builder_five_steps, name='builder_five_steps')
 QUEUE = DBOSQueue('bench', worker_concurrency=8, polling_interval=0.05)
 
 

@@ -6,7 +6,8 @@ own SQLite persistence.
   measurement; the workers' start-up is not counted). Measured when `EDGEWISE_BENCH_POSTGRES_DSN` or
   `EDGEWISE_TEST_POSTGRES_DSN` is set, or a local server answers (see `benchmarks/_postgres.py`).
 - Per step: the same graph run to its end in this process, `DBOSGraph.run_sync` on a SQLite system database
-  (and on PostgreSQL when set) against `Graph.run` with `SqliteStatePersistence`.
+  (and on PostgreSQL when set) against `Graph.run` with `SqliteStatePersistence`; and the same five steps as a
+  builder graph on DBOS (each `@g.step` a DBOS step).
 
 Every worker competes for the same cores as the database server here: on a 2-core machine more workers
 add little; the figures show the cost of the machinery, not the scaling of a cluster.
@@ -23,7 +24,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benchmarks._dbos_graph import QUEUE, S1, Steps, config, dbos_five_steps, five_steps
+from benchmarks._dbos_graph import QUEUE, S1, Steps, config, dbos_builder_five_steps, dbos_five_steps, five_steps
 from benchmarks._harness import Case, Result, measure, report
 from benchmarks._postgres import postgres_dsn
 from edgewise.graph.dbos import DBOSWorker
@@ -112,6 +113,10 @@ def _per_step(directory: Path) -> Result:
         for _ in range(runs):
             assert dbos_five_steps.run_sync(S1(), state=Steps()).output == STEPS
 
+    def builder_on_dbos() -> None:
+        for _ in range(runs):
+            assert dbos_builder_five_steps.run_sync(inputs=0, state=Steps()).output == STEPS
+
     results: list[Result] = []
     urls = {'DBOS, SQLite system database': f'sqlite:///{directory / "dbos.sqlite"}'}
     dsn = postgres_dsn()
@@ -124,6 +129,7 @@ def _per_step(directory: Path) -> Result:
             with DBOSWorker(config(url)):  # type: ignore[arg-type]
                 cases = [Case('Edgewise SqliteStatePersistence', sqlite_persistence, units=runs * STEPS)]
                 cases.append(Case(name, on_dbos, units=runs * STEPS))
+                cases.append(Case(name.replace('DBOS,', 'DBOS builder graph,'), builder_on_dbos, units=runs * STEPS))
                 results.append(measure('per step', 'step', cases, repeats=3))
     finally:
         for database in databases:

@@ -113,6 +113,12 @@ async def reduced_so_far(kind: str, location: str) -> int | None:
     return current if isinstance(current, int) else None
 
 
+def started_all_from(log: Path, first: int) -> bool:
+    """Whether the log shows every item from `first` on started (they block there, to be killed)."""
+    lines = set(log.read_text().splitlines()) if log.exists() else set()
+    return all(f'start {i}' in lines for i in range(first, ITEMS))
+
+
 @pytest.fixture(params=['file', 'sqlite', 'postgres'])
 def store_location(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[str, str]]:
     kind = str(request.param)
@@ -133,9 +139,9 @@ async def test_a_run_killed_mid_map_through_a_decision_and_a_base_node_resumes_e
     partial = sum(i * i for i in range(HALF))
     first = worker('start', kind, location, log)
     try:
-        # Bounded by construction: the first half finishes and is reduced, the rest waits to be killed.
-        with anyio.fail_after(120):
-            while await reduced_so_far(kind, location) != partial:
+        # Bounded by construction: the first half finishes and is reduced, the rest starts and waits to be killed.
+        with anyio.fail_after(300):
+            while not (started_all_from(log, HALF) and await reduced_so_far(kind, location) == partial):
                 assert first.poll() is None, first.stderr.read() if first.stderr else ''
                 await anyio.sleep(0.05)
     finally:

@@ -13,8 +13,9 @@ Map of the subpackage:
 - `parent_forks`: which fork each join waits for.
 - `_compile`: what `build()` does; `_mermaid`: diagrams; `_run_path`: a stored run's path drawn on them.
 - `_progress`: a run's progress as plain data; `_engine`: the engine that advances it; `_stored`: the progress
-  in a store; `_graph`: `Graph` and `GraphRun`; `_builder`: `GraphBuilder`; `graph_builder`: pydantic-graph
-  2.x's module of those names.
+  in a store; `_sequential`: a run advanced one recorded step at a time, in a fixed order (how
+  `edgewise.graph.dbos` runs a builder graph as a DBOS workflow); `_graph`: `Graph` and `GraphRun`; `_builder`:
+  `GraphBuilder`; `graph_builder`: pydantic-graph 2.x's module of those names.
 - `events`, `_stream`: a streamed run's events (`Graph.stream`), an Edgewise addition.
 """
 

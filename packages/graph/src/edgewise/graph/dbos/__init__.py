@@ -27,6 +27,10 @@ What DBOS stores for a run: the workflow's input (the first snapshot) and output
 JSON (DBOS's portable serialization), each step's output as a JSON string. A node's exception is stored
 by DBOS's configured serializer (pickle unless `DBOSConfig['serializer']` says otherwise).
 
+A builder graph (`edgewise.graph.builder`) runs the same way, `DBOSGraph(builder_graph, name=...)`, started
+from its input (`run_sync(inputs=..., state=...)`): each step, `BaseNode` and decision is a DBOS step, run one
+at a time in the order their tasks were made (see `edgewise.graph.builder._sequential`).
+
 The package: `_worker` (`DBOSWorker`, `DBOSQueue`), `_runs` (runs and their steps read back from DBOS),
 `_liveness` (the executor locks that tell a live worker from a dead one).
 """
@@ -51,6 +55,10 @@ except ImportError as _error:  # pragma: no cover - exercised in a subprocess by
         name='dbos',
     ) from _error
 
+from ..builder import Graph as BuilderGraph
+from ..builder._sequential import SequentialRun
+from ..builder._stored import BuilderProgress
+from ..builder.step import NodeStep, Step
 from ..exceptions import GraphRuntimeError, GraphSetupError, StepLimitExceeded
 from ..graph import Graph, GraphRunResult
 from ..nodes import BaseNode, DepsT, End, RunEndT, StateT
@@ -80,7 +88,11 @@ __all__ = (
 
 
 class DBOSGraph(Generic[StateT, DepsT, RunEndT]):
-    """A `Graph` run as a DBOS workflow, each node a DBOS step.
+    """A `Graph` run as a DBOS workflow, each node a DBOS step; or a builder graph, each of its steps a DBOS step.
+
+    A builder graph (`edgewise.graph.builder.Graph`) starts from its input (`run_sync(inputs=..., state=...)`,
+    no start node); its steps, `BaseNode`s and decisions are the DBOS steps, run one at a time in a fixed order
+    so that DBOS's replay of a run takes the same path (see docs/builder.md, "Builder graphs on DBOS").
 
     Create it at module level in every process that starts, runs or reads the graph's runs (workers,
     and processes that enqueue), before `DBOS.launch()` (or `DBOSWorker`): DBOS finds the workflow by
@@ -89,7 +101,7 @@ class DBOSGraph(Generic[StateT, DepsT, RunEndT]):
 
     def __init__(
         self,
-        graph: Graph[StateT, DepsT, RunEndT],
+        graph: Graph[StateT, DepsT, RunEndT] | BuilderGraph[StateT, DepsT, Any, RunEndT],
         *,
         name: str | None = None,
         deps: DepsT = None,  # type: ignore[assignment]
@@ -98,13 +110,13 @@ class DBOSGraph(Generic[StateT, DepsT, RunEndT]):
         """Register `graph` as a DBOS workflow.
 
         Args:
-            graph: The graph to run.
+            graph: The graph to run: a classic `Graph`, or a builder graph made by `GraphBuilder.build()`.
             name: The workflow's name after `edgewise.graph/`; the graph's name when not given. It must stay
                 the same across deployments for stored runs to be found, and be unique in the application.
             deps: The dependencies the nodes get as `ctx.deps` in this process (never stored: each worker
                 supplies its own).
             step_options: DBOS step options for every node (retries, timeouts); the step's name is always
-                the node's id.
+                the node's id (a builder graph's step id).
 
         Raises:
             GraphSetupError: neither `name` is given nor does the graph have a name.
@@ -115,7 +127,7 @@ class DBOSGraph(Generic[StateT, DepsT, RunEndT]):
                 'A DBOSGraph needs a stable name, the workflow name its runs are stored under: '
                 "pass `name='...'` or build the graph with `Graph(nodes=..., name='...')`."
             )
-        self.graph = graph
+        self.graph: Graph[StateT, DepsT, RunEndT] | BuilderGraph[StateT, DepsT, Any, RunEndT] = graph
         """The graph being run."""
         self.name = name
         """The graph's name in DBOS."""
@@ -124,10 +136,16 @@ class DBOSGraph(Generic[StateT, DepsT, RunEndT]):
         self.deps = deps
         """The dependencies the nodes get in this process."""
         self._step_options: _dbos.StepOptions = dict(step_options or {})  # type: ignore[assignment]
-        with set_nodes_type_context(graph.get_nodes()):
-            self._adapter: pydantic.TypeAdapter[Snapshot[StateT, RunEndT]] = build_snapshot_type_adapter(
-                *graph.inferred_types
-            )
+        self._builder: BuilderGraph[StateT, DepsT, Any, RunEndT] | None = None
+        if isinstance(graph, BuilderGraph):
+            self._builder = graph
+            with set_nodes_type_context([BuilderProgress]):  # what a builder run's stored snapshots hold
+                self._adapter: pydantic.TypeAdapter[Snapshot[StateT, RunEndT]] = build_snapshot_type_adapter(
+                    graph.state_type, graph.output_type
+                )
+        else:
+            with set_nodes_type_context(graph.get_nodes()):
+                self._adapter = build_snapshot_type_adapter(*graph.inferred_types)
 
         def run_graph(start: str, max_steps: int | None = None) -> str:
             return self._workflow(start, max_steps)
@@ -140,6 +158,8 @@ class DBOSGraph(Generic[StateT, DepsT, RunEndT]):
     # --- the workflow and its steps -------------------------------------------------------------------
 
     def _workflow(self, start: str, max_steps: int | None) -> str:
+        if self._builder is not None:
+            return self._builder_workflow(self._builder, start, max_steps)
         snapshot = self._adapter.validate_json(start)
         steps = 0
         while isinstance(snapshot, NodeSnapshot):
@@ -155,10 +175,22 @@ class DBOSGraph(Generic[StateT, DepsT, RunEndT]):
             snapshot = self._adapter.validate_json(start)
         return start
 
+    def _builder_workflow(
+        self, graph: BuilderGraph[StateT, DepsT, Any, RunEndT], start: str, max_steps: int | None
+    ) -> str:
+        run = SequentialRun(graph, self.deps, max_steps)
+
+        def run_step(task: Any, state_json: str) -> str:
+            options: _dbos.StepOptions = {**self._step_options, 'name': task.node_id}
+            return _dbos.DBOS.run_step(options, run.task_step, task, state_json)
+
+        return run.run(start, run_step)
+
     async def _run_node(self, snapshot_json: str) -> str:
         # Each attempt starts from the stored snapshot: a retried node never sees a state it half changed.
         snapshot = self._adapter.validate_json(snapshot_json)
         assert isinstance(snapshot, NodeSnapshot)
+        assert isinstance(self.graph, Graph)
         node = snapshot.node
         node.set_snapshot_id(snapshot.id)
         async with self.graph.iter(
@@ -175,43 +207,58 @@ class DBOSGraph(Generic[StateT, DepsT, RunEndT]):
 
     # --- starting runs --------------------------------------------------------------------------------
 
-    def _start_json(self, start_node: BaseNode[StateT, DepsT, RunEndT], state: StateT) -> str:
+    def _start_json(self, start_node: BaseNode[StateT, DepsT, RunEndT] | None, state: StateT, inputs: Any) -> str:
+        if self._builder is not None:
+            if start_node is not None:
+                raise GraphRuntimeError(
+                    f'`{self.name}` is a builder graph: it starts from its input, `inputs=...`, not from a node.'
+                )
+            return SequentialRun(self._builder, None).start_json(state, inputs)
+        assert isinstance(self.graph, Graph)
         if not isinstance(start_node, BaseNode) or type(start_node) not in self.graph.get_nodes():
             raise GraphRuntimeError(f'Node `{start_node!r}` is not in the graph `{self.name}`.')
         return self._adapter.dump_json(NodeSnapshot(state=state, node=start_node)).decode()
 
     def start_sync(
         self,
-        start_node: BaseNode[StateT, DepsT, RunEndT],
+        start_node: BaseNode[StateT, DepsT, RunEndT] | None = None,
         *,
         state: StateT = None,  # type: ignore[assignment]
+        inputs: Any = None,
         run_id: str | None = None,
         max_steps: int | None = None,
     ) -> str:
         """Start a run in this process (DBOS must be launched here) and return its id at once.
 
         Args:
-            start_node: The first node to run.
+            start_node: The first node to run (a classic graph).
             state: The initial state.
+            inputs: The run's input (a builder graph).
             run_id: The run's id (the DBOS workflow id); a new one when not given. Starting a run with the id
                 of an existing run starts nothing and returns that id (DBOS's idempotency).
             max_steps: Fail the run with `StepLimitExceeded` before it runs more than this many nodes.
         """
-        return self._start(start_node, state, run_id, max_steps).get_workflow_id()
+        return self._start(start_node, state, inputs, run_id, max_steps).get_workflow_id()
 
     def _start(
-        self, start_node: BaseNode[StateT, DepsT, RunEndT], state: StateT, run_id: str | None, max_steps: int | None
+        self,
+        start_node: BaseNode[StateT, DepsT, RunEndT] | None,
+        state: StateT,
+        inputs: Any,
+        run_id: str | None,
+        max_steps: int | None,
     ) -> _dbos.WorkflowHandle[str]:
-        start = self._start_json(start_node, state)
+        start = self._start_json(start_node, state, inputs)
         with workflow_id(run_id):
             return _dbos.DBOS.start_workflow(self._workflow_function, start, max_steps)
 
     def enqueue_sync(
         self,
         queue: DBOSQueue | str,
-        start_node: BaseNode[StateT, DepsT, RunEndT],
+        start_node: BaseNode[StateT, DepsT, RunEndT] | None = None,
         *,
         state: StateT = None,  # type: ignore[assignment]
+        inputs: Any = None,
         run_id: str | None = None,
         max_steps: int | None = None,
         client: DBOSClient | None = None,
@@ -220,14 +267,15 @@ class DBOSGraph(Generic[StateT, DepsT, RunEndT]):
 
         Args:
             queue: The queue (or its name); a `DBOSWorker` registers it.
-            start_node: The first node to run.
+            start_node: The first node to run (a classic graph).
             state: The initial state.
+            inputs: The run's input (a builder graph).
             run_id: The run's id (the DBOS workflow id); a new one when not given.
             max_steps: Fail the run with `StepLimitExceeded` before it runs more than this many nodes.
             client: Enqueue through this `DBOSClient` (a process that does not launch DBOS); through the
                 launched DBOS of this process when `None`.
         """
-        start = self._start_json(start_node, state)
+        start = self._start_json(start_node, state, inputs)
         return enqueue_workflow(queue, self._workflow_function, self.workflow_name, (start, max_steps), run_id, client)
 
     def result_sync(
@@ -253,15 +301,20 @@ class DBOSGraph(Generic[StateT, DepsT, RunEndT]):
         except _dbos.PortableWorkflowError as e:
             # DBOS stores the error of a portable workflow as its type's name and its message.
             raise GraphRuntimeError(f'Run {run_id!r} of graph `{self.name}` failed: {e.name}: {e.message}') from e
+        if self._builder is not None:
+            data, state = SequentialRun(self._builder, None).end_of(cast(str, output))
+            end_snapshot = EndSnapshot[StateT, RunEndT](state=state, result=End(data))
+            return GraphRunResult(data, state=state, persistence=SimpleStatePersistence(end_snapshot))
         end = self._adapter.validate_json(cast(str, output))
         assert isinstance(end, EndSnapshot)
         return GraphRunResult(end.result.data, state=end.state, persistence=SimpleStatePersistence(end))
 
     def run_sync(
         self,
-        start_node: BaseNode[StateT, DepsT, RunEndT],
+        start_node: BaseNode[StateT, DepsT, RunEndT] | None = None,
         *,
         state: StateT = None,  # type: ignore[assignment]
+        inputs: Any = None,
         run_id: str | None = None,
         max_steps: int | None = None,
     ) -> GraphRunResult[StateT, RunEndT]:
@@ -269,34 +322,43 @@ class DBOSGraph(Generic[StateT, DepsT, RunEndT]):
 
         A node's error is raised as it is, as `Graph.run` raises it.
         """
-        handle = self._start(start_node, state, run_id, max_steps)
+        handle = self._start(start_node, state, inputs, run_id, max_steps)
         return self._result(handle.get_workflow_id(), handle, 0.1)
 
     async def start(
         self,
-        start_node: BaseNode[StateT, DepsT, RunEndT],
+        start_node: BaseNode[StateT, DepsT, RunEndT] | None = None,
         *,
         state: StateT = None,  # type: ignore[assignment]
+        inputs: Any = None,
         run_id: str | None = None,
         max_steps: int | None = None,
     ) -> str:
         """`start_sync` from async code (in a worker thread, so on asyncio and trio alike)."""
-        call = partial(self.start_sync, start_node, state=state, run_id=run_id, max_steps=max_steps)
+        call = partial(self.start_sync, start_node, state=state, inputs=inputs, run_id=run_id, max_steps=max_steps)
         return await anyio.to_thread.run_sync(call)
 
     async def enqueue(
         self,
         queue: DBOSQueue | str,
-        start_node: BaseNode[StateT, DepsT, RunEndT],
+        start_node: BaseNode[StateT, DepsT, RunEndT] | None = None,
         *,
         state: StateT = None,  # type: ignore[assignment]
+        inputs: Any = None,
         run_id: str | None = None,
         max_steps: int | None = None,
         client: DBOSClient | None = None,
     ) -> str:
         """`enqueue_sync` from async code (in a worker thread, so on asyncio and trio alike)."""
         call = partial(
-            self.enqueue_sync, queue, start_node, state=state, run_id=run_id, max_steps=max_steps, client=client
+            self.enqueue_sync,
+            queue,
+            start_node,
+            state=state,
+            inputs=inputs,
+            run_id=run_id,
+            max_steps=max_steps,
+            client=client,
         )
         return await anyio.to_thread.run_sync(call)
 
@@ -309,14 +371,15 @@ class DBOSGraph(Generic[StateT, DepsT, RunEndT]):
 
     async def run(
         self,
-        start_node: BaseNode[StateT, DepsT, RunEndT],
+        start_node: BaseNode[StateT, DepsT, RunEndT] | None = None,
         *,
         state: StateT = None,  # type: ignore[assignment]
+        inputs: Any = None,
         run_id: str | None = None,
         max_steps: int | None = None,
     ) -> GraphRunResult[StateT, RunEndT]:
         """`run_sync` from async code (on asyncio and trio alike)."""
-        call = partial(self.run_sync, start_node, state=state, run_id=run_id, max_steps=max_steps)
+        call = partial(self.run_sync, start_node, state=state, inputs=inputs, run_id=run_id, max_steps=max_steps)
         return await anyio.to_thread.run_sync(call, abandon_on_cancel=True)
 
     async def history(self, run_id: str, *, client: DBOSClient | None = None) -> list[Snapshot[StateT, RunEndT]]:
@@ -324,7 +387,13 @@ class DBOSGraph(Generic[StateT, DepsT, RunEndT]):
 
         Raises:
             LookupError: no run `run_id` of this graph is stored.
+            GraphRuntimeError: the graph is a builder graph, whose DBOS runs are not stored as snapshots.
         """
+        if self._builder is not None:
+            raise GraphRuntimeError(
+                f'`{self.name}` is a builder graph: its DBOS runs are recorded as DBOS steps, not snapshots; read '
+                'them with `DBOS.list_workflow_steps(run_id)`.'
+            )
         call = partial(run_snapshots, client or _dbos.DBOS, run_id, self._adapter, self.workflow_name)
         return await anyio.to_thread.run_sync(call)
 
@@ -362,7 +431,9 @@ def enqueue_workflow(
     return handle.get_workflow_id()
 
 
-def application_version(*graphs: Graph[Any, Any, Any] | DBOSGraph[Any, Any, Any], extra: str = '') -> str:
+def application_version(
+    *graphs: Graph[Any, Any, Any] | BuilderGraph[Any, Any, Any, Any] | DBOSGraph[Any, Any, Any], extra: str = ''
+) -> str:
     """A DBOS application version that changes when the code of any node of `graphs` changes.
 
     DBOS derives its default version from the source of the registered workflow functions; a DBOSGraph's
@@ -379,6 +450,9 @@ def application_version(*graphs: Graph[Any, Any, Any] | DBOSGraph[Any, Any, Any]
     for item in graphs:
         graph = item.graph if isinstance(item, DBOSGraph) else item
         hasher.update(f'\0{graph.name}'.encode())
+        if isinstance(graph, BuilderGraph):
+            _hash_builder_graph(hasher, graph)
+            continue
         for node in graph.get_nodes():
             hasher.update(f'\0{node.get_node_id()}\0'.encode())
             try:
@@ -386,3 +460,18 @@ def application_version(*graphs: Graph[Any, Any, Any] | DBOSGraph[Any, Any, Any]
             except (OSError, TypeError):  # pragma: no cover - classes defined without source (exec, REPL)
                 hasher.update(node.__qualname__.encode())
     return f'edgewise-{hasher.hexdigest()[:24]}'
+
+
+def _hash_builder_graph(hasher: Any, graph: BuilderGraph[Any, Any, Any, Any]) -> None:
+    """Add a builder graph's node ids, the code of its steps and its edges to `hasher`."""
+    for node_id, node in sorted(graph.nodes.items()):
+        hasher.update(f'\0{node_id}\0'.encode())
+        code: Any = node.node_type if isinstance(node, NodeStep) else node.call if isinstance(node, Step) else None
+        if code is not None:
+            try:
+                hasher.update(inspect.getsource(code).encode())
+            except (OSError, TypeError):  # pragma: no cover - steps defined without source (exec, REPL)
+                hasher.update(getattr(code, '__qualname__', repr(code)).encode())
+    for source, paths in sorted(graph.edges_by_source.items()):
+        targets = [getattr(item, 'destination_id', '') for path in paths for item in path.items]
+        hasher.update(f'\0{source}->{",".join(targets)}'.encode())
