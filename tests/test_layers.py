@@ -50,6 +50,8 @@ AGENT_FLOORS: tuple[tuple[str, frozenset[str]], ...] = (
                 '_enqueue',
                 '_threads',
                 '_instrument',
+                '_warnings',
+                '_cost',
             }
         ),
     ),
@@ -76,7 +78,7 @@ AGENT_FLOORS: tuple[tuple[str, frozenset[str]], ...] = (
     ('capabilities', frozenset({'capabilities', 'tool_manager'})),
     ('loop', frozenset({'_loop'})),
     ('streaming', frozenset({'_streaming'})),
-    ('agent', frozenset({'agent', 'result', 'durable_exec', 'stored_runs', 'ui', ''})),
+    ('agent', frozenset({'agent', 'result', 'durable_exec', 'stored_runs', 'ui', '', '_agent_graph'})),
 )
 GRAPH_FLOORS: tuple[tuple[str, frozenset[str]], ...] = (
     ('vocabulary', frozenset({'_status', '_copy', '_edges', '_instrument', 'exceptions', 'nodes', 'events'})),
@@ -561,7 +563,21 @@ def test_the_architecture_page_names_every_folder() -> None:
 def test_the_agent_root_holds_public_modules_a_few_utilities_and_folders() -> None:
     """A newcomer opening the package sees its concerns: a private module that is no utility of every floor (or a
     path pydantic-ai gives, kept for ported code: `_run_context`, `_enqueue`, `_spec`, `_function_schema`) goes in
-    the folder of its concern."""
+    the folder of its concern.
+
+    pydantic-ai 2.x's tests and users import from more of its private paths; these hold real code of their own
+    topic (`_warnings`: the warning classes; `_cost`: pricing with genai-prices) or are thin re-exports of code
+    living in its folder (`_agent_graph`: the nodes of `_loop` and the state of `_run`), hence the higher count."""
     private = sorted(path.stem for path in AGENT_SRC.glob('_*.py') if path.name != '__init__.py')
-    assert private == ['_enqueue', '_function_schema', '_instrument', '_run_context', '_spec', '_threads']
-    assert len(list(AGENT_SRC.glob('*.py'))) <= 21
+    assert private == [
+        '_agent_graph',
+        '_cost',
+        '_enqueue',
+        '_function_schema',
+        '_instrument',
+        '_run_context',
+        '_spec',
+        '_threads',
+        '_warnings',
+    ]
+    assert len(list(AGENT_SRC.glob('*.py'))) <= 24

@@ -92,6 +92,7 @@ from ._messages.model_messages import (
     UserPromptPart,
     generate_tool_call_id,
 )
+from ._warnings import PydanticAIDeprecationWarning
 
 if TYPE_CHECKING:
     from pydantic import TypeAdapter
@@ -187,7 +188,7 @@ def __getattr__(name: str) -> Any:
     if name in _RENAMED_PARTS:
         new_name = _RENAMED_PARTS[name]
         message = f'`edgewise.agent.messages.{name}` is deprecated, use `edgewise.agent.messages.{new_name}` instead.'
-        warnings.warn(message, DeprecationWarning, stacklevel=2)
+        warnings.warn(message, PydanticAIDeprecationWarning, stacklevel=2)
         return globals()[new_name]
     if name == 'ModelMessagesTypeAdapter':
         if _type_adapter is None:

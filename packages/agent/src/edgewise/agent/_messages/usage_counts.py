@@ -7,6 +7,7 @@ messages and raise `UsageLimitExceeded` without an import cycle.
 from __future__ import annotations as _annotations
 
 from dataclasses import dataclass, field, fields
+from decimal import Decimal
 from typing import Annotated
 
 import pydantic
@@ -35,11 +36,24 @@ class _Usage:
         default_factory=dict
     )
     """Provider-specific counters."""
+    cost: Decimal | None = None
+    """The cost in USD as far as it is known (see `edgewise.agent._cost`), `None` when unknown: the model or provider
+    has no known prices, or the `prices` extra (genai-prices) is not installed. Unknown is not zero."""
 
     @property
     def total_tokens(self) -> int:
         """Input plus output tokens."""
         return self.input_tokens + self.output_tokens
+
+    def has_values(self) -> bool:
+        """Whether any counter (or the cost) is set and not zero."""
+        return any(self.details.values()) or any(getattr(self, f.name) for f in fields(self) if f.name != 'details')
+
+    @property
+    def cache_hit_ratio(self) -> float:
+        """The share of the input tokens read from the provider's prompt cache (`cache_read_tokens /
+        input_tokens`), from 0.0 (no cache hits) to 1.0; 0.0 when there are no input tokens."""
+        return self.cache_read_tokens / self.input_tokens if self.input_tokens else 0.0
 
     def __repr__(self) -> str:
         # Only the counters that are set, which keeps reprs (and test snapshots) readable.
@@ -77,6 +91,8 @@ class _Usage:
         for key, value in other.details.items():
             if value is not None:  # a provider may report a detail as null: nothing to count
                 self.details[key] = self.details.get(key, 0) + value
+        if other.cost is not None:  # an unknown cost adds nothing; a known one makes the sum known
+            self.cost = (self.cost or Decimal(0)) + other.cost
 
 
 @dataclass(repr=False, kw_only=True)

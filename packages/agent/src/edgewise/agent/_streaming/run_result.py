@@ -26,6 +26,7 @@ from .._loop.model_stream import AgentStream
 from .._loop.output_reader import OutputReader, text_pieces
 from .._loop.response_output import validate_response
 from .._run.result import AgentRunResult, CallableDatetime, CallableRunUsage
+from .._warnings import PydanticAIDeprecationWarning
 from ..capabilities._hook_table import EVENT_STREAM_HOOK
 from ..exceptions import UserError
 from ..messages import (
@@ -222,7 +223,7 @@ class StreamedRunResult(Generic[OutputDataT]):
         warnings.warn(
             '`StreamedRunResult.stream_responses()` is deprecated: use `stream_response()` and '
             "`response.state != 'incomplete'` for `is_last`.",
-            DeprecationWarning,
+            PydanticAIDeprecationWarning,
             stacklevel=2,
         )
         return _Stream(self._track(self._pairs(self.stream_response(debounce_by=debounce_by))))
