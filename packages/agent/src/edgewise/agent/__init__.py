@@ -10,7 +10,6 @@ import importlib
 import warnings
 from typing import TYPE_CHECKING, Any
 
-
 if TYPE_CHECKING:
     from ._loop.agent_run import AgentRun, capture_run_messages
     from ._loop.nodes import CallToolsNode, ModelRequestNode, UserPromptNode

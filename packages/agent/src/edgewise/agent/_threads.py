@@ -1,6 +1,6 @@
 """Where the agent runs sync functions (sync tools, output functions, `FunctionModel` functions): in anyio's
 worker threads, or in an `Executor` chosen for the current context (`Agent.using_thread_executor`, the
-`ThreadExecutor` capability), so that a long-lived server can bound the threads its agents use.
+`UseThreadExecutor` capability), so that a long-lived server can bound the threads its agents use.
 
 Works on asyncio and trio alike: the executor's worker wakes the waiting task through the event loop's token.
 """

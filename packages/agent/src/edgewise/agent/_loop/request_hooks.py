@@ -202,7 +202,7 @@ async def streamed_through_hooks(
             if held.error is not None:
                 raise held.error
             assert held.final is not None
-            held.stream = CompletedStreamedResponse(params, held.final)
+            held.stream = CompletedStreamedResponse(held.final, model_request_parameters=params)
             yield held
             return
         try:

@@ -107,7 +107,7 @@ class DBOSModel(WrapperModel):
                 return _RESPONSE.dump_json(stream.get()).decode()
 
         output = await _dbos.DBOS.run_step_async(self._options('request_stream'), step)
-        yield CompletedStreamedResponse(parameters, _RESPONSE.validate_json(output))
+        yield CompletedStreamedResponse(_RESPONSE.validate_json(output), model_request_parameters=parameters)
 
 
 class _DBOSToolset(WrapperToolset[Any]):

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 
 from .._warnings import PydanticAIDeprecationWarning
 from ..exceptions import UserError
+from ._completed_response import CompletedStreamedResponse
 from ._model import ALLOW_MODEL_REQUESTS, Model, check_allow_model_requests
 from ._request_context import ModelRequestContext
 from ._request_parameters import ModelRequestParameters
@@ -33,6 +34,7 @@ __all__ = (
     'ModelRequestParameters',
     'ModelRequestContext',
     'StreamedResponse',
+    'CompletedStreamedResponse',
     'KnownModelName',
     'ALLOW_MODEL_REQUESTS',
     'check_allow_model_requests',
