@@ -31,7 +31,7 @@ from edgewise.agent.messages import (
 )
 from edgewise.agent.models import CompletedStreamedResponse, ModelRequestParameters
 from edgewise.agent.models.test import TestModel
-from edgewise.agent.models.wrapper import CompletedStreamedResponse as CompletedFromWrapper
+from edgewise.agent.result import StreamedRunResultSync
 from edgewise.agent.toolsets import AbstractToolset
 from edgewise.agent.usage import RequestUsage
 
@@ -187,7 +187,6 @@ def _response() -> ModelResponse:
 async def test_a_completed_response_streams_nothing_by_default_and_forwards_its_metadata() -> None:
     response = _response()
     stream = CompletedStreamedResponse(response, model_request_parameters=_PARAMS)
-    assert CompletedFromWrapper is CompletedStreamedResponse
     assert [event async for event in stream] == []
     assert stream.get() is response
     assert (stream.model_name, stream.provider_name, stream.provider_url, stream.timestamp) == (
@@ -222,6 +221,12 @@ async def test_replaying_a_completed_response_gives_each_whole_part_once() -> No
 
 
 async def test_the_1x_spellings_of_completed_streamed_response_warn() -> None:
+    import edgewise.agent.models.wrapper as wrapper
+
+    with pytest.warns(PydanticAIDeprecationWarning, match='has moved from `edgewise.agent.models.wrapper`'):
+        assert wrapper.CompletedStreamedResponse is CompletedStreamedResponse
+    with pytest.raises(AttributeError, match='no attribute'):
+        wrapper.NoSuchName  # noqa: B018
     response = _response()
     with pytest.warns(PydanticAIDeprecationWarning, match='pass the response first'):
         stream = CompletedStreamedResponse(_PARAMS, response)
@@ -241,3 +246,29 @@ async def test_run_context_of_no_run_has_no_usage_limits() -> None:
         warnings.simplefilter('error')
         ctx = RunContext(deps=None, model=TestModel(), usage=edgewise.agent.RunUsage())
     assert ctx.usage_limits is None
+
+
+# StreamedRunResultSync
+
+
+def test_a_sync_stream_is_a_context_manager_that_closes_the_run() -> None:
+    agent = Agent(TestModel(custom_output_text='fine'))
+    with agent.run_stream_sync('hi') as result:
+        assert list(result.stream_text(debounce_by=None))[-1] == 'fine'
+    assert result.is_complete
+    with agent.run_stream_sync('hi') as unread:  # left unread: the block's end stops the run
+        pass
+    assert not unread.is_complete
+
+
+async def test_a_sync_stream_refuses_to_start_inside_an_event_loop() -> None:
+    with pytest.raises(RuntimeError, match='from within an async context or a running event loop; use `run_stream`'):
+        Agent(TestModel()).run_stream_sync('hi')
+
+
+async def test_a_sync_stream_takes_the_run_stream_context_manager_not_an_entered_result() -> None:
+    agent = Agent(TestModel())
+    async with agent.run_stream('hi') as entered:
+        with pytest.raises(TypeError, match='now takes the `run_stream\\(\\)` context manager'):
+            StreamedRunResultSync(entered)  # type: ignore[arg-type]
+        await entered.get_output()

@@ -8,10 +8,14 @@ import pytest
 from edgewise.agent import models
 from edgewise.agent.exceptions import UserError
 from edgewise.agent.messages import ModelResponse, TextPart
-from edgewise.agent.models import ModelRequestParameters, create_async_http_client, infer_model
+from edgewise.agent.models import (
+    CompletedStreamedResponse,
+    ModelRequestParameters,
+    create_async_http_client,
+    infer_model,
+)
 from edgewise.agent.models.google import GoogleModel
 from edgewise.agent.models.openai import OpenAIChatModel, OpenAIResponsesModel
-from edgewise.agent.models.wrapper import CompletedStreamedResponse
 from edgewise.agent.providers import infer_provider_class
 from edgewise.agent.providers.google import GoogleProvider
 from edgewise.agent.providers.xai import XaiProvider

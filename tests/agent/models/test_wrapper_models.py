@@ -15,9 +15,9 @@ from edgewise.agent.messages import (
     TextPartDelta,
     UserPromptPart,
 )
-from edgewise.agent.models import ModelRequestParameters
+from edgewise.agent.models import CompletedStreamedResponse, ModelRequestParameters
 from edgewise.agent.models.test import TestModel, TestStreamedResponse
-from edgewise.agent.models.wrapper import CompletedStreamedResponse, WrapperModel
+from edgewise.agent.models.wrapper import WrapperModel
 from edgewise.agent.usage import RequestUsage
 
 pytestmark = pytest.mark.anyio

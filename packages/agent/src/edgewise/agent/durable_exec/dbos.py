@@ -46,7 +46,8 @@ from ..agent._wrapper import WrapperAgent, _Agent
 from ..exceptions import AgentRunError, ApprovalRequired, CallDeferred, ModelRetry, UserError
 from ..messages import ModelMessage, ModelMessagesTypeAdapter, ModelResponse
 from ..models import Model
-from ..models.wrapper import CompletedStreamedResponse, WrapperModel
+from ..models._completed_response import CompletedStreamedResponse
+from ..models.wrapper import WrapperModel
 from ..settings import ModelSettings
 from ..toolsets import AbstractToolset
 from ..toolsets.abstract import ToolsetTool

@@ -1,21 +1,24 @@
-"""`WrapperModel`: a model that hands every request to another; and `CompletedStreamedResponse`, a streamed
-response that arrives already whole (a stream consumed elsewhere, such as in a durable step)."""
+"""`WrapperModel`: a model that hands every request to another.
+
+`CompletedStreamedResponse` was here in pydantic-ai 1.x: it still imports from here, with a warning naming its
+place in 2.x, `edgewise.agent.models`."""
 
 from __future__ import annotations as _annotations
 
+import warnings
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
 from .._messages.model_messages import ModelMessage, ModelResponse
+from .._warnings import PydanticAIDeprecationWarning
 from ..profiles import ModelProfile
 from ..settings import ModelSettings
-from ._completed_response import CompletedStreamedResponse
 from ._model import Model, RunContext
 from ._request_parameters import ModelRequestParameters
 from ._streamed_response import StreamedResponse
 
-__all__ = ('WrapperModel', 'CompletedStreamedResponse')
+__all__ = ('WrapperModel',)
 
 
 class WrapperModel(Model):
@@ -78,3 +81,17 @@ class WrapperModel(Model):
     def system(self) -> str:
         """The wrapped model's provider name."""
         return self.wrapped.system
+
+
+def __getattr__(name: str) -> Any:
+    if name == 'CompletedStreamedResponse':  # here in pydantic-ai 1.x; `models` in 2.x
+        warnings.warn(
+            '`CompletedStreamedResponse` has moved from `edgewise.agent.models.wrapper` to `edgewise.agent.models`; '
+            'import it from there.',
+            PydanticAIDeprecationWarning,
+            stacklevel=2,
+        )
+        from ._completed_response import CompletedStreamedResponse
+
+        return CompletedStreamedResponse
+    raise AttributeError(f'module {__name__!r} has no attribute {name!r}')
