@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 import warnings
+from collections.abc import AsyncIterator
 from decimal import Decimal
 from typing import Any
 
@@ -279,3 +280,28 @@ def test_a_pricing_result_is_genai_prices_own() -> None:
     price: Any = _cost.best_effort_price(RequestUsage(input_tokens=1000), model_name='gpt-4o', provider_name='openai')
     assert price.total_price == GPT_4O_1000_INPUT
     assert type(price).__module__.startswith('genai_prices')
+
+
+async def test_a_streamed_run_counts_the_cost_of_the_response_in_progress() -> None:
+    async def stream(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[str]:
+        yield 'hello '
+        yield 'world'
+
+    _cost.load_prices()
+    agent = Agent(FunctionModel(stream_function=stream, model_name='gpt-4o'))
+    async with agent.run_stream('hi') as result:
+        async for _ in result.stream_text(debounce_by=None):
+            cost = result.usage.cost
+            assert cost is not None
+            assert cost > 0
+        final = await result.get_output()
+    assert final == 'hello world'
+    assert result.usage.cost is not None
+    assert result.usage.cost >= cost
+
+
+async def test_a_streamed_response_without_prices_has_no_cost_in_progress() -> None:
+    _cost.load_prices()
+    async with Agent(TestModel()).run_stream('hi') as result:
+        async for _ in result.stream_text(debounce_by=None):
+            assert result.usage.cost is None
