@@ -45,7 +45,8 @@ class AbstractAgent(ABC, Generic[AgentDepsT, OutputDataT]):
 
     @name.setter
     @abstractmethod
-    def name(self, value: str | None) -> None: ...
+    def name(self, value: str | None) -> None:
+        """Set the agent's name."""
 
     @property
     @abstractmethod
