@@ -272,3 +272,9 @@ async def test_a_sync_stream_takes_the_run_stream_context_manager_not_an_entered
         with pytest.raises(TypeError, match='now takes the `run_stream\\(\\)` context manager'):
             StreamedRunResultSync(entered)  # type: ignore[arg-type]
         await entered.get_output()
+
+
+def test_a_sync_stream_takes_the_run_stream_context_manager_itself() -> None:
+    agent = Agent(TestModel(custom_output_text='direct'))
+    with StreamedRunResultSync(agent.run_stream('hi')) as result:
+        assert result.get_output() == 'direct'
