@@ -14,6 +14,8 @@ import pydantic
 
 __all__ = ('RequestUsage', 'RunUsage')
 
+_FIRST_CLASS_COUNTERS = frozenset({'input_tokens', 'output_tokens'})
+
 
 @dataclass(repr=False, kw_only=True)
 class _Usage:
@@ -62,7 +64,7 @@ class _Usage:
 
     def opentelemetry_attributes(self) -> dict[str, int]:
         """The counters as OpenTelemetry `gen_ai.usage.*` attributes (only those that are not zero); counters
-        with no attribute of their own, and `details`, go under `gen_ai.usage.details.<name>`."""
+        with no attribute of their own, and `details` (zeros included), go under `gen_ai.usage.details.<name>`."""
         attributes: dict[str, int] = {}
         if self.input_tokens:
             attributes['gen_ai.usage.input_tokens'] = self.input_tokens
@@ -77,7 +79,15 @@ class _Usage:
                      'output_audio_tokens'):  # fmt: skip
             if value := getattr(self, name):
                 details[name] = value
-        attributes.update({f'gen_ai.usage.details.{key}': value for key, value in details.items() if value})
+        # A zero is a measurement (a reasoning model that did not reason); a `None` is no attribute value. Details
+        # named as a first-class counter would be counted twice by consumers that sum the attributes (2.x).
+        attributes.update(
+            {
+                f'gen_ai.usage.details.{key}': value
+                for key, value in details.items()
+                if value is not None and key not in _FIRST_CLASS_COUNTERS
+            }
+        )
         return attributes
 
     def _add_tokens(self, other: _Usage) -> None:
