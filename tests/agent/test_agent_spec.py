@@ -179,7 +179,7 @@ def test_capabilities_taking_functions_cannot_come_from_specs() -> None:
         'WebSearch',
         'XSearch',
     } <= set(CAPABILITY_TYPES)
-    taking_objects = {'PrepareTools', 'PrepareOutputTools', 'ProcessHistory', 'Hooks', 'Toolset', 'ThreadExecutor'}
+    taking_objects = {'PrepareTools', 'PrepareOutputTools', 'ProcessHistory', 'Hooks', 'Toolset', 'UseThreadExecutor'}
     assert not taking_objects & set(CAPABILITY_TYPES)
     with pytest.raises(ValueError, match='Custom capability class PrepareTools has opted out of serialization'):
         get_capability_registry([PrepareTools])

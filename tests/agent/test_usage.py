@@ -81,8 +81,18 @@ def test_opentelemetry_attributes_name_the_counters_that_are_set() -> None:
         'gen_ai.usage.input_tokens': 3,
         'gen_ai.usage.cache_read.input_tokens': 2,
         'gen_ai.usage.details.custom': 4,
+        'gen_ai.usage.details.zero': 0,  # a zero is a measurement (pydantic-ai 2.x)
         'gen_ai.usage.details.cache_read_tokens': 2,
     }
     assert RequestUsage(output_audio_tokens=1).opentelemetry_attributes() == {
         'gen_ai.usage.details.output_audio_tokens': 1
+    }
+
+
+def test_opentelemetry_details_skip_none_and_the_names_of_first_class_counters() -> None:
+    usage = RequestUsage(input_tokens=100, details={'input_tokens': 100, 'output_tokens': 42, 'reasoning_tokens': 0})
+    usage.details['unreported'] = None  # type: ignore[assignment]  # as some APIs report
+    assert usage.opentelemetry_attributes() == {
+        'gen_ai.usage.input_tokens': 100,
+        'gen_ai.usage.details.reasoning_tokens': 0,
     }

@@ -1,4 +1,4 @@
-"""`ThreadExecutor` and `Agent.using_thread_executor`: where the sync functions of a run are called."""
+"""`UseThreadExecutor` and `Agent.using_thread_executor`: where the sync functions of a run are called."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import pytest
 
 from edgewise.agent import Agent
 from edgewise.agent._threads import current_thread_executor, run_in_thread, using_thread_executor
-from edgewise.agent.capabilities import CAPABILITY_TYPES, ThreadExecutor
+from edgewise.agent.capabilities import CAPABILITY_TYPES, UseThreadExecutor
 from edgewise.agent.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
 from edgewise.agent.models.function import AgentInfo, FunctionModel
 
@@ -47,7 +47,7 @@ def pool() -> Any:
 
 
 async def test_the_capability_runs_sync_tools_and_model_functions_in_its_executor(pool: ThreadPoolExecutor) -> None:
-    result = await _agent(capabilities=[ThreadExecutor(pool)]).run('go')
+    result = await _agent(capabilities=[UseThreadExecutor(pool)]).run('go')
     tool_thread, model_thread = result.output.split('|')
     assert tool_thread.startswith('cap-pool')
     assert model_thread.startswith('cap-pool')
@@ -73,15 +73,15 @@ async def test_a_run_capability_wins_over_the_agent_one_and_the_context(pool: Th
     other = ThreadPoolExecutor(max_workers=1, thread_name_prefix='run-pool')
     try:
         with Agent.using_thread_executor(pool):
-            agent = _agent(capabilities=[ThreadExecutor(pool)])
-            result = await agent.run('go', capabilities=[ThreadExecutor(other)])
+            agent = _agent(capabilities=[UseThreadExecutor(pool)])
+            result = await agent.run('go', capabilities=[UseThreadExecutor(other)])
     finally:
         other.shutdown(wait=True)
     assert all(name.startswith('run-pool') for name in result.output.split('|'))
 
 
 async def test_the_executor_holds_for_a_run_driven_with_iter(pool: ThreadPoolExecutor) -> None:
-    async with _agent(capabilities=[ThreadExecutor(pool)]).iter('go') as run:
+    async with _agent(capabilities=[UseThreadExecutor(pool)]).iter('go') as run:
         async for _ in run:
             pass
     assert run.result is not None
@@ -90,9 +90,9 @@ async def test_the_executor_holds_for_a_run_driven_with_iter(pool: ThreadPoolExe
 
 
 def test_thread_executor_is_not_buildable_from_a_spec(pool: ThreadPoolExecutor) -> None:
-    assert ThreadExecutor.get_serialization_name() is None
-    assert ThreadExecutor not in CAPABILITY_TYPES.values()
-    assert ThreadExecutor(pool).executor is pool
+    assert UseThreadExecutor.get_serialization_name() is None
+    assert UseThreadExecutor not in CAPABILITY_TYPES.values()
+    assert UseThreadExecutor(pool).executor is pool
 
 
 async def test_run_in_thread_passes_context_variables_arguments_and_errors(pool: ThreadPoolExecutor) -> None:
@@ -164,3 +164,16 @@ async def test_a_call_cancelled_before_it_started_never_runs() -> None:
         release.set()
         pool.shutdown(wait=True)
     assert ran == []
+
+
+def test_the_name_before_pydantic_ai_2_still_imports_and_warns() -> None:
+    import edgewise.agent.capabilities as capabilities
+    import edgewise.agent.capabilities.thread_executor as module
+    from edgewise.agent import PydanticAIDeprecationWarning
+
+    with pytest.warns(PydanticAIDeprecationWarning, match='renamed to `UseThreadExecutor`'):
+        assert capabilities.ThreadExecutor is UseThreadExecutor
+    with pytest.warns(PydanticAIDeprecationWarning, match='renamed to `UseThreadExecutor`'):
+        assert module.ThreadExecutor is UseThreadExecutor
+    with pytest.raises(AttributeError, match='no attribute'):
+        module.NoSuchExecutor  # noqa: B018

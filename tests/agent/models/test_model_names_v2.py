@@ -8,10 +8,14 @@ import pytest
 from edgewise.agent import models
 from edgewise.agent.exceptions import UserError
 from edgewise.agent.messages import ModelResponse, TextPart
-from edgewise.agent.models import ModelRequestParameters, create_async_http_client, infer_model
+from edgewise.agent.models import (
+    CompletedStreamedResponse,
+    ModelRequestParameters,
+    create_async_http_client,
+    infer_model,
+)
 from edgewise.agent.models.google import GoogleModel
 from edgewise.agent.models.openai import OpenAIChatModel, OpenAIResponsesModel
-from edgewise.agent.models.wrapper import CompletedStreamedResponse
 from edgewise.agent.providers import infer_provider_class
 from edgewise.agent.providers.google import GoogleProvider
 from edgewise.agent.providers.xai import XaiProvider
@@ -101,7 +105,7 @@ async def test_create_async_http_client_makes_a_new_client_each_call() -> None:
 @pytest.mark.anyio
 async def test_streamed_response_usage_is_a_property_and_calling_it_warns() -> None:
     response = ModelResponse([TextPart('hi')], usage=RequestUsage(input_tokens=3, output_tokens=1), model_name='m')
-    stream = CompletedStreamedResponse(ModelRequestParameters(), response)
+    stream = CompletedStreamedResponse(response, model_request_parameters=ModelRequestParameters())
     usage = stream.usage
     assert usage == RequestUsage(input_tokens=3, output_tokens=1)
     assert repr(usage) == repr(RequestUsage(input_tokens=3, output_tokens=1))

@@ -15,9 +15,9 @@ from edgewise.agent.messages import (
     TextPartDelta,
     UserPromptPart,
 )
-from edgewise.agent.models import ModelRequestParameters
+from edgewise.agent.models import CompletedStreamedResponse, ModelRequestParameters
 from edgewise.agent.models.test import TestModel, TestStreamedResponse
-from edgewise.agent.models.wrapper import CompletedStreamedResponse, WrapperModel
+from edgewise.agent.models.wrapper import WrapperModel
 from edgewise.agent.usage import RequestUsage
 
 pytestmark = pytest.mark.anyio
@@ -36,7 +36,7 @@ async def test_a_completed_streamed_response_gives_its_response_and_no_events() 
     response = ModelResponse(
         parts=[TextPart('done')], usage=RequestUsage(output_tokens=3), model_name='m', finish_reason='stop'
     )
-    stream = CompletedStreamedResponse(ModelRequestParameters(), response)
+    stream = CompletedStreamedResponse(response, model_request_parameters=ModelRequestParameters())
     assert [event async for event in stream] == []
     assert stream.get() is response
     assert (stream.usage, stream.model_name, stream.timestamp) == (response.usage, 'm', response.timestamp)
@@ -73,7 +73,7 @@ async def test_test_streamed_response_usage_starts_from_the_estimate_of_its_mess
 
 async def test_a_streamed_responses_usage_is_a_property_and_calling_it_is_deprecated() -> None:
     response = ModelResponse(parts=[TextPart('done')], usage=RequestUsage(output_tokens=3), model_name='m')
-    stream = CompletedStreamedResponse(ModelRequestParameters(), response)
+    stream = CompletedStreamedResponse(response, model_request_parameters=ModelRequestParameters())
     assert stream.usage == RequestUsage(output_tokens=3)
     assert stream.usage != 'not a usage'  # type: ignore[comparison-overlap]
     assert repr(stream.usage) == repr(RequestUsage(output_tokens=3))

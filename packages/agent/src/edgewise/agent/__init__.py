@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from ._run.options import AgentRetries
     from .agent import Agent, EndStrategy
     from .agent.spec import AgentSpec
-    from .capabilities import AgentCapability, CapabilityFunc
+    from .capabilities import AgentCapability, Capability, CapabilityFunc
     from .concurrency import AbstractConcurrencyLimiter, AnyConcurrencyLimit, ConcurrencyLimit, ConcurrencyLimiter
     from .exceptions import (
         AgentError,
@@ -24,10 +24,13 @@ if TYPE_CHECKING:
         ApprovalRequired,
         CallDeferred,
         ConcurrencyLimitExceeded,
+        CostCalculationFailedWarning,
+        CostNotFoundWarning,
         IncompleteToolCall,
         ModelAPIError,
         ModelHTTPError,
         ModelRetry,
+        PydanticAIDeprecationWarning,
         SkipModelRequest,
         SkipToolExecution,
         SkipToolValidation,
@@ -164,6 +167,7 @@ __all__ = (
     'AbstractToolset',
     'Agent',
     'AgentCapability',
+    'Capability',
     'AgentError',
     'AgentEventStream',
     'AgentRetries',
@@ -287,6 +291,9 @@ __all__ = (
     'UnexpectedModelBehavior',
     'UploadedFile',
     'UsageLimitExceeded',
+    'CostCalculationFailedWarning',
+    'CostNotFoundWarning',
+    'PydanticAIDeprecationWarning',
     'UsageLimits',
     'UserContent',
     'UserError',
@@ -340,6 +347,9 @@ _EXPORTS: dict[str, str] = {
     'UndrainedPendingMessagesError': '.exceptions',
     'UnexpectedModelBehavior': '.exceptions',
     'UsageLimitExceeded': '.exceptions',
+    'CostCalculationFailedWarning': '.exceptions',
+    'CostNotFoundWarning': '.exceptions',
+    'PydanticAIDeprecationWarning': '.exceptions',
     'UserError': '.exceptions',
     'format_as_xml': '.format_prompt',
     'AgentStreamEvent': '.messages',
@@ -405,6 +415,7 @@ _EXPORTS: dict[str, str] = {
     'InstrumentationSettings': '.models.instrumented',
     'ModelRequestContext': '.models',
     'AgentCapability': '.capabilities',
+    'Capability': '.capabilities',
     'AbstractConcurrencyLimiter': '.concurrency',
     'AnyConcurrencyLimit': '.concurrency',
     'ConcurrencyLimit': '.concurrency',
@@ -484,9 +495,13 @@ _RENAMED: dict[str, str] = {
 
 def __getattr__(name: str) -> Any:
     if name in _RENAMED:
+        from ._warnings import PydanticAIDeprecationWarning
+
         new_name = _RENAMED[name]
         warnings.warn(
-            f'`edgewise.agent.{name}` is deprecated, use `edgewise.agent.{new_name}` instead.', DeprecationWarning, 2
+            f'`edgewise.agent.{name}` is deprecated, use `edgewise.agent.{new_name}` instead.',
+            PydanticAIDeprecationWarning,
+            2,
         )
         return __getattr__(new_name)
     module = _EXPORTS.get(name)

@@ -19,6 +19,7 @@ from pydantic_core import to_jsonable_python
 from pydantic_core.core_schema import SerializationInfo, SerializerFunctionWrapHandler
 from typing_extensions import TypedDict
 
+from ._warnings import PydanticAIDeprecationWarning
 from .exceptions import SpecError
 
 __all__ = (
@@ -177,7 +178,7 @@ def load_from_registry(
         new_name = legacy_aliases[name]
         warnings.warn(
             f'In {label} specs, {label} name {name!r} is deprecated, use {new_name!r} instead.',
-            DeprecationWarning,
+            PydanticAIDeprecationWarning,
             stacklevel=2,
         )
         name = new_name

@@ -1,8 +1,9 @@
 """Where the agent runs sync functions (sync tools, output functions, `FunctionModel` functions): in anyio's
 worker threads, or in an `Executor` chosen for the current context (`Agent.using_thread_executor`, the
-`ThreadExecutor` capability), so that a long-lived server can bound the threads its agents use.
+`UseThreadExecutor` capability), so that a long-lived server can bound the threads its agents use.
 
 Works on asyncio and trio alike: the executor's worker wakes the waiting task through the event loop's token.
+Inside `disable_threads()` they run inline, on the event loop's thread, for places where threads are not allowed.
 """
 
 from __future__ import annotations as _annotations
@@ -20,12 +21,13 @@ import anyio.from_thread
 import anyio.lowlevel
 import anyio.to_thread
 
-__all__ = ('current_thread_executor', 'run_in_thread', 'using_thread_executor')
+__all__ = ('current_thread_executor', 'disable_threads', 'run_in_thread', 'using_thread_executor')
 
 _P = ParamSpec('_P')
 _R = TypeVar('_R')
 
 _thread_executor: ContextVar[Executor | None] = ContextVar('edgewise_thread_executor', default=None)
+_threads_disabled: ContextVar[bool] = ContextVar('edgewise_threads_disabled', default=False)
 
 
 def current_thread_executor() -> Executor | None:
@@ -48,9 +50,23 @@ def using_thread_executor(executor: Executor) -> Iterator[None]:
         _thread_executor.reset(token)
 
 
+@contextmanager
+def disable_threads() -> Iterator[None]:
+    """Run the sync functions of agent runs inside the block inline, on the event loop's thread, instead of in a
+    worker thread (pydantic-ai's `_utils.disable_threads`): for sandboxes without threads. A long sync function
+    then blocks the event loop while it runs."""
+    token = _threads_disabled.set(True)
+    try:
+        yield
+    finally:
+        _threads_disabled.reset(token)
+
+
 async def run_in_thread(func: Callable[_P, _R], *args: _P.args, **kwargs: _P.kwargs) -> _R:
     """`func(*args, **kwargs)` in a thread (the context's executor, or one of anyio's), with the caller's context
     variables; cancelling the caller stops waiting (a call already running in the executor runs to its end)."""
+    if _threads_disabled.get():
+        return func(*args, **kwargs)
     call = partial(func, *args, **kwargs)
     executor = _thread_executor.get()
     if executor is None:

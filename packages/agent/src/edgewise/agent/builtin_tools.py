@@ -7,6 +7,8 @@ from __future__ import annotations as _annotations
 import warnings
 from typing import TYPE_CHECKING, Any
 
+from ._warnings import PydanticAIDeprecationWarning
+
 if TYPE_CHECKING:
     from .native_tools import (
         DEPRECATED_NATIVE_TOOLS as DEPRECATED_BUILTIN_TOOLS,
@@ -84,5 +86,5 @@ def __getattr__(name: str) -> Any:
             f'Importing `{name}` from `edgewise.agent.builtin_tools` is deprecated, '
             'import it from `edgewise.agent.native_tools` instead.'
         )
-    warnings.warn(message, DeprecationWarning, stacklevel=2)
+    warnings.warn(message, PydanticAIDeprecationWarning, stacklevel=2)
     return getattr(native_tools, new_name)

@@ -39,6 +39,9 @@ SkipToolExecution(Exception)                not an error: raised by a tool execu
 `ModelRetry` stands outside the tree, as in pydantic-ai: it is a signal that user code raises for the run to
 catch, not a failure of the package. Under `AgentError`, an `except AgentError:` in a tool (around a nested
 agent run, say) would swallow the tool's own request for a retry.
+
+The warnings (`PydanticAIDeprecationWarning`, `CostCalculationFailedWarning`, `CostNotFoundWarning`) live in
+`edgewise.agent._warnings` and are re-exported here, as in pydantic-ai 2.x.
 """
 
 from __future__ import annotations as _annotations
@@ -48,6 +51,7 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 from ._messages.model_messages import ModelMessage, ModelResponse, RetryPromptPart, ToolReturnPart
+from ._warnings import CostCalculationFailedWarning, CostNotFoundWarning, PydanticAIDeprecationWarning
 
 if TYPE_CHECKING:
     import pydantic_core
@@ -77,6 +81,9 @@ __all__ = (
     'ModelAPIError',
     'ModelHTTPError',
     'MCPError',
+    'PydanticAIDeprecationWarning',
+    'CostCalculationFailedWarning',
+    'CostNotFoundWarning',
 )
 
 

@@ -98,6 +98,7 @@ from ._messages.model_messages import (
     generate_tool_call_id,
 )
 from ._messages.speech import SpeechPart, SpeechPartDelta
+from ._warnings import PydanticAIDeprecationWarning
 
 if TYPE_CHECKING:
     from pydantic import TypeAdapter
@@ -201,7 +202,7 @@ def __getattr__(name: str) -> Any:
     if name in _RENAMED_PARTS:
         new_name = _RENAMED_PARTS[name]
         message = f'`edgewise.agent.messages.{name}` is deprecated, use `edgewise.agent.messages.{new_name}` instead.'
-        warnings.warn(message, DeprecationWarning, stacklevel=2)
+        warnings.warn(message, PydanticAIDeprecationWarning, stacklevel=2)
         return globals()[new_name]
     if name == 'ModelMessagesTypeAdapter':
         if _type_adapter is None:

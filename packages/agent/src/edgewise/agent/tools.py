@@ -34,6 +34,7 @@ from ._tools.deferred_calls import (
     ToolDenied,
 )
 from ._tools.definition import ToolDefinition, ToolKind
+from ._warnings import PydanticAIDeprecationWarning
 from .models._model import AgentDepsT, RunContext
 from .native_tools import AbstractNativeTool
 
@@ -349,7 +350,7 @@ def __getattr__(name: str) -> Any:
         raise AttributeError(f'module {__name__!r} has no attribute {name!r}')
     warnings.warn(
         f'`edgewise.agent.tools.{name}` is deprecated, use `edgewise.agent.tools.{new_name}` instead.',
-        DeprecationWarning,
+        PydanticAIDeprecationWarning,
         stacklevel=2,
     )
     return globals()[new_name]

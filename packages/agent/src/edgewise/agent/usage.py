@@ -4,9 +4,11 @@ from __future__ import annotations as _annotations
 
 import warnings
 from dataclasses import dataclass, fields
+from decimal import Decimal
 
 from ._messages.model_messages import ModelMessage
 from ._messages.usage_counts import RequestUsage, RunUsage
+from ._warnings import CostNotFoundWarning, PydanticAIDeprecationWarning
 from .exceptions import UsageLimitExceeded
 
 __all__ = ('RequestUsage', 'RunUsage', 'UsageLimits')
@@ -16,6 +18,10 @@ __all__ = ('RequestUsage', 'RunUsage', 'UsageLimits')
 class UsageLimits:
     """Limits on a run's usage; `None` means no limit. Going past one raises `UsageLimitExceeded`."""
 
+    cost_limit: Decimal | None = None
+    """The most a run may cost, in USD. Checked against the run's known cost (`RunUsage.cost`) after each response
+    and before each request; when the cost stays unknown (no prices for the model, or no `prices` extra), the run
+    warns `CostNotFoundWarning` as it ends instead."""
     request_limit: int | None = 50
     """The most model requests a run may make."""
     tool_calls_limit: int | None = None
@@ -36,6 +42,7 @@ class UsageLimits:
     def __init__(
         self,
         *,
+        cost_limit: Decimal | None = None,
         request_limit: int | None = 50,
         tool_calls_limit: int | None = None,
         input_tokens_limit: int | None = None,
@@ -48,6 +55,7 @@ class UsageLimits:
     ) -> None:
         """Set the limits (`request_tokens_limit` and `response_tokens_limit` are the deprecated names of
         `input_tokens_limit` and `output_tokens_limit`, used when those are not given)."""
+        self.cost_limit = cost_limit
         self.request_limit = request_limit
         self.tool_calls_limit = tool_calls_limit
         self.input_tokens_limit = input_tokens_limit if input_tokens_limit is not None else request_tokens_limit
@@ -59,13 +67,17 @@ class UsageLimits:
     @property
     def request_tokens_limit(self) -> int | None:
         """Deprecated name of `input_tokens_limit`."""
-        warnings.warn('`request_tokens_limit` is deprecated, use `input_tokens_limit` instead', DeprecationWarning, 2)
+        warnings.warn(
+            '`request_tokens_limit` is deprecated, use `input_tokens_limit` instead', PydanticAIDeprecationWarning, 2
+        )
         return self.input_tokens_limit
 
     @property
     def response_tokens_limit(self) -> int | None:
         """Deprecated name of `output_tokens_limit`."""
-        warnings.warn('`response_tokens_limit` is deprecated, use `output_tokens_limit` instead', DeprecationWarning, 2)
+        warnings.warn(
+            '`response_tokens_limit` is deprecated, use `output_tokens_limit` instead', PydanticAIDeprecationWarning, 2
+        )
         return self.output_tokens_limit
 
     def has_token_limits(self) -> bool:
@@ -79,10 +91,45 @@ class UsageLimits:
         return any(limit is not None for limit in limits)
 
     def check_before_request(self, usage: RunUsage, messages: list[ModelMessage] | None = None) -> None:
-        """Raise `UsageLimitExceeded` if one more request would go past `request_limit`."""
+        """Raise `UsageLimitExceeded` if one more request would go past `request_limit`, or the run's cost is past
+        `cost_limit` already."""
         if self.request_limit is not None and usage.requests >= self.request_limit:
             raise UsageLimitExceeded(
                 f'The next request would exceed the request_limit of {self.request_limit}', _copy(messages)
+            )
+        cost = usage.cost
+        if cost is not None and self.cost_limit is not None and cost > self.cost_limit:
+            raise UsageLimitExceeded(
+                f'The next request would exceed the `cost_limit` of {self.cost_limit} (`cost`={cost!r})',
+                _copy(messages),
+            )
+
+    def check_cost(
+        self, usage: RunUsage, *, warn_if_cost_unavailable: bool = True, messages: list[ModelMessage] | None = None
+    ) -> None:
+        """Raise `UsageLimitExceeded` if the run's known cost is past `cost_limit`.
+
+        Args:
+            usage: The run's usage so far.
+            warn_if_cost_unavailable: Warn `CostNotFoundWarning` when a `cost_limit` is set and the cost is unknown
+                (a run does so once, as it ends: a later response may still be priced).
+            messages: The run's messages, kept on the exception.
+        """
+        if self.cost_limit is None:
+            return
+        if usage.cost is None:
+            if warn_if_cost_unavailable:
+                warnings.warn(
+                    'A `cost_limit` is set but cannot be enforced because no cost was calculated for this run: '
+                    'there are no prices for the model or provider in use, or genai-prices (the `prices` extra of '
+                    'edgewise-agent) is not installed.',
+                    CostNotFoundWarning,
+                    stacklevel=2,
+                )
+            return
+        if usage.cost > self.cost_limit:
+            raise UsageLimitExceeded(
+                f'Exceeded the `cost_limit` of {self.cost_limit} (`usage.cost`={usage.cost!r})', _copy(messages)
             )
 
     def check_tokens(

@@ -15,6 +15,7 @@ from edgewise.graph import GraphRunContext
 from .._run.deps import GraphAgentDeps
 from .._run.result import CallableDatetime, CallableRunUsage
 from .._run.state import GraphAgentState
+from .._warnings import PydanticAIDeprecationWarning
 from ..exceptions import UnexpectedModelBehavior, UserError
 from ..messages import ModelResponse, ModelResponseStreamEvent
 from ..models import StreamedResponse
@@ -148,7 +149,7 @@ class AgentStream(Generic[AgentDepsT, OutputDataT]):
         warnings.warn(
             '`AgentStream.stream_responses()` is deprecated: use `stream_response()` (singular), which yields the '
             'same snapshots.',
-            DeprecationWarning,
+            PydanticAIDeprecationWarning,
             stacklevel=2,
         )
         async for response in self.stream_response(debounce_by=debounce_by):
@@ -188,7 +189,9 @@ class AgentStream(Generic[AgentDepsT, OutputDataT]):
 
     def get(self) -> ModelResponse:
         """The response so far (deprecated: use the `response` property)."""
-        warnings.warn('`AgentStream.get` is deprecated; use the `response` property instead.', DeprecationWarning, 2)
+        warnings.warn(
+            '`AgentStream.get` is deprecated; use the `response` property instead.', PydanticAIDeprecationWarning, 2
+        )
         return self._raw.get()
 
     @property

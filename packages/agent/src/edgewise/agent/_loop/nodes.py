@@ -28,6 +28,7 @@ from typing_extensions import TypeVar
 from edgewise.graph import BaseNode, End, Graph, GraphRunContext
 
 from .. import _instrument
+from .._cost import fill_response_cost, load_prices, priced_provider, prices_installed, prices_loaded
 from .._functions.runners import system_prompt_parts
 from .._message_flow.pending import take_pending
 from .._output.schema import output_template, validation_errors
@@ -335,6 +336,9 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
         state, deps = ctx.state, ctx.deps
         history = state.message_history
         deps.usage_limits.check_before_request(state.usage, history)
+        if not prices_loaded() and priced_provider(deps.model.system) and prices_installed():
+            # Once per process: importing genai-prices takes long enough to stall the event loop.
+            await anyio.to_thread.run_sync(load_prices)
         request = self.request
         request.timestamp = _now()
         if deps.durable:  # the next snapshot stores the messages from this request on
@@ -387,6 +391,7 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
         # Ids a response already carries (a cached response of an earlier run) are kept, as pydantic-ai 2.x does.
         response.run_id = response.run_id or state.run_id
         response.conversation_id = response.conversation_id or state.conversation_id
+        fill_response_cost(response)
         state.usage.incr(response.usage)
         if deps.tool_kinds:
             tag_tool_calls(response, deps.tool_kinds)
@@ -395,6 +400,8 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
         state.response_in_node = deps.durable
         if deps.usage_limits.has_token_limits():
             deps.usage_limits.check_tokens(state.usage, state.message_history, response.usage)
+        # Later responses may still be priced: an unknown cost is reported once, as the run ends.
+        deps.usage_limits.check_cost(state.usage, warn_if_cost_unavailable=False, messages=state.message_history)
         return CallToolsNode(response)
 
 

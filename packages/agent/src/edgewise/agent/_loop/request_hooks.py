@@ -20,7 +20,7 @@ from ..capabilities._hook_table import hook_names
 from ..exceptions import ModelRetry, SkipModelRequest, UserError
 from ..messages import ModelRequest, ModelResponse
 from ..models import ModelRequestContext, ModelRequestParameters, StreamedResponse
-from ..models.wrapper import CompletedStreamedResponse
+from ..models._completed_response import CompletedStreamedResponse
 from ..tools import RunContext
 from .history import first_new_index, has_adjacent_same_kind, sent_messages
 
@@ -203,7 +203,7 @@ async def streamed_through_hooks(
             if held.error is not None:
                 raise held.error
             assert held.final is not None
-            held.stream = CompletedStreamedResponse(params, held.final)
+            held.stream = CompletedStreamedResponse(held.final, model_request_parameters=params)
             yield held
             return
         try:

@@ -27,6 +27,7 @@ from .._messages.model_messages import (
 )
 from .._messages.speech import SpeechPartDelta
 from .._tools.deferred_calls import DeferredToolRequests, DeferredToolResults
+from .._warnings import PydanticAIDeprecationWarning
 from ..exceptions import UnexpectedModelBehavior
 
 __all__ = (
@@ -390,7 +391,7 @@ class FunctionToolResultEvent(ToolResultEvent):
                 raise TypeError('FunctionToolResultEvent: pass either `part` or `result` (deprecated alias), not both')
             warnings.warn(
                 'Passing `result=...` to `FunctionToolResultEvent` is deprecated, use `part=...` instead.',
-                DeprecationWarning,
+                PydanticAIDeprecationWarning,
                 stacklevel=2,
             )
             part = result

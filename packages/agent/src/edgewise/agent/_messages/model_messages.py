@@ -21,6 +21,7 @@ import pydantic
 import pydantic_core
 from typing_extensions import TypedDict
 
+from .._warnings import PydanticAIDeprecationWarning
 from .compaction import CompactionPart
 from .content import (
     BinaryContent,
@@ -750,7 +751,7 @@ class ModelResponse:
         """Deprecated: `native_tool_calls`."""
         warnings.warn(
             '`ModelResponse.builtin_tool_calls` is deprecated, use `ModelResponse.native_tool_calls` instead.',
-            DeprecationWarning,
+            PydanticAIDeprecationWarning,
             stacklevel=2,
         )
         return self.native_tool_calls

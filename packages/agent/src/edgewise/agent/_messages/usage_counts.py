@@ -7,11 +7,14 @@ messages and raise `UsageLimitExceeded` without an import cycle.
 from __future__ import annotations as _annotations
 
 from dataclasses import dataclass, field, fields
+from decimal import Decimal
 from typing import Annotated
 
 import pydantic
 
 __all__ = ('RequestUsage', 'RunUsage')
+
+_FIRST_CLASS_COUNTERS = frozenset({'input_tokens', 'output_tokens'})
 
 
 @dataclass(repr=False, kw_only=True)
@@ -35,11 +38,24 @@ class _Usage:
         default_factory=dict
     )
     """Provider-specific counters."""
+    cost: Decimal | None = None
+    """The cost in USD as far as it is known (see `edgewise.agent._cost`), `None` when unknown: the model or provider
+    has no known prices, or the `prices` extra (genai-prices) is not installed. Unknown is not zero."""
 
     @property
     def total_tokens(self) -> int:
         """Input plus output tokens."""
         return self.input_tokens + self.output_tokens
+
+    def has_values(self) -> bool:
+        """Whether any counter (or the cost) is set and not zero."""
+        return any(self.details.values()) or any(getattr(self, f.name) for f in fields(self) if f.name != 'details')
+
+    @property
+    def cache_hit_ratio(self) -> float:
+        """The share of the input tokens read from the provider's prompt cache (`cache_read_tokens /
+        input_tokens`), from 0.0 (no cache hits) to 1.0; 0.0 when there are no input tokens."""
+        return self.cache_read_tokens / self.input_tokens if self.input_tokens else 0.0
 
     def __repr__(self) -> str:
         # Only the counters that are set, which keeps reprs (and test snapshots) readable.
@@ -48,7 +64,7 @@ class _Usage:
 
     def opentelemetry_attributes(self) -> dict[str, int]:
         """The counters as OpenTelemetry `gen_ai.usage.*` attributes (only those that are not zero); counters
-        with no attribute of their own, and `details`, go under `gen_ai.usage.details.<name>`."""
+        with no attribute of their own, and `details` (zeros included), go under `gen_ai.usage.details.<name>`."""
         attributes: dict[str, int] = {}
         if self.input_tokens:
             attributes['gen_ai.usage.input_tokens'] = self.input_tokens
@@ -63,7 +79,15 @@ class _Usage:
                      'output_audio_tokens'):  # fmt: skip
             if value := getattr(self, name):
                 details[name] = value
-        attributes.update({f'gen_ai.usage.details.{key}': value for key, value in details.items() if value})
+        # A zero is a measurement (a reasoning model that did not reason); a `None` is no attribute value. Details
+        # named as a first-class counter would be counted twice by consumers that sum the attributes (2.x).
+        attributes.update(
+            {
+                f'gen_ai.usage.details.{key}': value
+                for key, value in details.items()
+                if value is not None and key not in _FIRST_CLASS_COUNTERS
+            }
+        )
         return attributes
 
     def _add_tokens(self, other: _Usage) -> None:
@@ -77,6 +101,8 @@ class _Usage:
         for key, value in other.details.items():
             if value is not None:  # a provider may report a detail as null: nothing to count
                 self.details[key] = self.details.get(key, 0) + value
+        if other.cost is not None:  # an unknown cost adds nothing; a known one makes the sum known
+            self.cost = (self.cost or Decimal(0)) + other.cost
 
 
 @dataclass(repr=False, kw_only=True)

@@ -15,6 +15,7 @@ from .._functions.runners import InstructionsItem, OutputValidator, SystemPrompt
 from .._output.schema import OutputSchema
 from .._tools.deferred_calls import DeferredToolResults
 from ..messages import (
+    ModelMessage,
     ModelRequest,
     UserContent,
 )
@@ -23,12 +24,14 @@ from ..native_tools import AbstractNativeTool
 from ..settings import ModelSettings
 from ..tools import AgentNativeTool, RunContext, ToolDefinition
 from ..toolsets import AbstractToolset, ToolsetTool
-from ..usage import RequestUsage, UsageLimits
+from ..usage import RequestUsage, RunUsage, UsageLimits
 from .state import GraphAgentState
 
 __all__ = (
     'stored_through',
     'token_check',
+    'check_uncommitted_usage',
+    'check_continuation_usage',
     'EndStrategy',
     'GraphAgentDeps',
     'resolve_native_tools',
@@ -168,6 +171,7 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
             deps=self.user_deps,
             model=self.model,
             usage=state.usage,
+            usage_limits=self.usage_limits,
             prompt=self.prompt,
             messages=state.message_history,
             run_step=state.run_step,
@@ -225,9 +229,36 @@ def token_check(state: GraphAgentState, deps: GraphAgentDeps[Any, Any]) -> Calla
         return None
 
     def check(usage: RequestUsage) -> None:
-        limits.check_tokens(state.usage + usage, state.message_history, usage)
+        check_uncommitted_usage(limits, state.usage, usage, state.message_history)
 
     return check
+
+
+def check_uncommitted_usage(
+    limits: UsageLimits | None,
+    run_usage: RunUsage,
+    usage: RequestUsage,
+    messages: list[ModelMessage] | None = None,
+) -> None:
+    """Check the run's limits against its usage plus `usage`, the usage of a response not yet added to the run (a
+    response still streaming, or the parts of a continued response that is not whole yet): the token limits, and
+    `cost_limit` when that usage's cost is known. The run's usage is not changed; `limits=None` checks nothing.
+
+    Raises:
+        UsageLimitExceeded: a limit would be exceeded once the response is added.
+    """
+    if limits is None:
+        return
+    provisional = run_usage + usage
+    limits.check_tokens(provisional, messages, usage)
+    if usage.cost is not None:  # an unknown cost is reported as the run ends, not for a response in progress
+        limits.check_cost(provisional, warn_if_cost_unavailable=False, messages=messages)
+
+
+def check_continuation_usage(run_context: RunContext[Any], usage: RequestUsage) -> None:
+    """`check_uncommitted_usage` for the run of `run_context` (pydantic-ai's `_agent_graph._check_continuation_usage`):
+    nothing to check for a context of no run (`run_context.usage_limits` is `None`)."""
+    check_uncommitted_usage(run_context.usage_limits, run_context.usage, usage, run_context.messages)
 
 
 def stored_through(ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[Any, Any]], count: int) -> None:

@@ -9,6 +9,7 @@ from typing import Any, TypeAlias
 
 from typing_extensions import TypedDict
 
+from .._warnings import PydanticAIDeprecationWarning
 from ..exceptions import UserError
 from ..settings import ModelSettings, merge_model_settings
 from ..tools import RunContext
@@ -67,7 +68,7 @@ def agent_retry_budgets(retries: int | AgentRetries | None, legacy: dict[str, An
             f'`Agent({name}=...)` is deprecated and will be removed in v2.0. '
             f"Use `retries={{'{key}': ...}}` (or `retries=<int>` to set the same budget for both tool and output "
             'retries) instead.',
-            DeprecationWarning,
+            PydanticAIDeprecationWarning,
             stacklevel=3,
         )
         if value is not None:
@@ -88,7 +89,7 @@ def run_output_retries(
         warnings.warn(
             f'`{owner}(output_retries=...)` is deprecated and will be removed in v2.0. '
             "Use `retries={'output': ...}` (or `retries=<int>` to override the output budget) instead.",
-            DeprecationWarning,
+            PydanticAIDeprecationWarning,
             stacklevel=stacklevel,
         )
         if retries is None and value is not None:
@@ -155,7 +156,9 @@ def pop_deprecated(kwargs: dict[str, Any], name: str, replacement: str) -> Any:
     """Take the deprecated keyword argument `name` out of `kwargs` (warning, if given), or `None`."""
     if name not in kwargs:
         return None
-    warnings.warn(f'`Agent({name}=...)` is deprecated, use `{replacement}` instead.', DeprecationWarning, stacklevel=3)
+    warnings.warn(
+        f'`Agent({name}=...)` is deprecated, use `{replacement}` instead.', PydanticAIDeprecationWarning, stacklevel=3
+    )
     return kwargs.pop(name)
 
 
@@ -170,7 +173,7 @@ def pop_deprecated_builtin_tools(
         message = '`builtin_tools=` is deprecated, use `native_tools=` instead.'
     else:
         message = f'`{owner}(builtin_tools=...)` is deprecated, use `capabilities=[NativeTool(...)]` instead.'
-    warnings.warn(message, DeprecationWarning, stacklevel=stacklevel)
+    warnings.warn(message, PydanticAIDeprecationWarning, stacklevel=stacklevel)
     return kwargs.pop('builtin_tools')
 
 

@@ -12,6 +12,7 @@ from typing import Any, Generic, Literal
 from typing_extensions import TypeVar
 
 from .. import messages as _messages
+from .._warnings import PydanticAIDeprecationWarning
 from ..messages import ModelMessage, ModelResponse, ToolReturnPart
 from ..usage import RunUsage
 from .state import GraphAgentState
@@ -36,7 +37,7 @@ class CallableRunUsage(RunUsage):
     def __call__(self) -> RunUsage:
         warnings.warn(
             '`usage` is no longer a method; access it as a property (drop the parentheses).',
-            DeprecationWarning,
+            PydanticAIDeprecationWarning,
             stacklevel=2,
         )
         return self
@@ -65,7 +66,7 @@ class CallableDatetime(datetime):
     def __call__(self) -> datetime:
         warnings.warn(
             '`timestamp` is no longer a method; access it as a property (drop the parentheses).',
-            DeprecationWarning,
+            PydanticAIDeprecationWarning,
             stacklevel=2,
         )
         return datetime(self.year, self.month, self.day, self.hour, self.minute, self.second, self.microsecond,

@@ -12,6 +12,7 @@ from typing_extensions import TypeVar
 
 from .._loop.agent_run import AgentRun
 from .._run.result import AgentRunResultEvent
+from .._warnings import PydanticAIDeprecationWarning
 from ..messages import AgentStreamEvent
 from .node_loop import every_event, stream_nodes
 
@@ -61,7 +62,7 @@ class AgentEventStream(Generic[OutputDataT]):
     def __aiter__(self) -> AsyncIterator[AgentStreamEvent | AgentRunResultEvent[OutputDataT]]:
         if self._managed:
             return self
-        warnings.warn(_STANDALONE_DEPRECATION, DeprecationWarning, stacklevel=2)
+        warnings.warn(_STANDALONE_DEPRECATION, PydanticAIDeprecationWarning, stacklevel=2)
         return self._standalone()
 
     async def _standalone(self) -> AsyncGenerator[AgentStreamEvent | AgentRunResultEvent[OutputDataT]]:

@@ -14,18 +14,21 @@ import warnings
 from collections import deque
 from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator, Callable
 from contextlib import aclosing
+from decimal import Decimal
 from functools import partial
 from typing import Any, Generic
 
 from typing_extensions import TypeVar
 
 from .. import messages as _messages
+from .._cost import best_effort_price, prices_loaded
 from .._loop.agent_run import AgentRun
 from .._loop.debounce import debounce as _debounce
 from .._loop.model_stream import AgentStream
 from .._loop.output_reader import OutputReader, text_pieces
 from .._loop.response_output import validate_response
 from .._run.result import AgentRunResult, CallableDatetime, CallableRunUsage
+from .._warnings import PydanticAIDeprecationWarning
 from ..capabilities._hook_table import EVENT_STREAM_HOOK
 from ..exceptions import UserError
 from ..messages import (
@@ -222,7 +225,7 @@ class StreamedRunResult(Generic[OutputDataT]):
         warnings.warn(
             '`StreamedRunResult.stream_responses()` is deprecated: use `stream_response()` and '
             "`response.state != 'incomplete'` for `is_last`.",
-            DeprecationWarning,
+            PydanticAIDeprecationWarning,
             stacklevel=2,
         )
         return _Stream(self._track(self._pairs(self.stream_response(debounce_by=debounce_by))))
@@ -363,7 +366,18 @@ class StreamedRunResult(Generic[OutputDataT]):
         usage = self._run.ctx.state.usage
         streamed = self._response
         if streamed is not None and not streamed.complete and self._result is None and self._interrupted is None:
-            usage = usage + streamed.usage
+            in_progress = streamed.usage
+            usage = usage + in_progress
+            if in_progress.cost is None and prices_loaded():  # the cost so far of the response, as 2.x estimates it
+                price = best_effort_price(
+                    in_progress,
+                    model_name=streamed.model_name,
+                    provider_api_url=streamed.provider_url,
+                    provider_name=streamed.provider_name,
+                    genai_request_timestamp=streamed.timestamp,
+                )
+                if price is not None:
+                    usage.cost = (usage.cost or Decimal(0)) + price.total_price
         return CallableRunUsage.of(usage)
 
     @property

@@ -1,7 +1,8 @@
 """`StreamedRunResultSync`: what `Agent.run_stream_sync` returns, a streamed run read from synchronous code.
 
 The run goes on in an event loop of its own, in a thread (an anyio blocking portal); every method waits for it.
-The loop stops once the run ends (a stream read to its end, or `get_output()`), or on `close()`.
+The loop stops once the run ends (a stream read to its end, or `get_output()`), on `close()`, or as a `with` block
+around the result ends (pydantic-ai 2.x's spelling: `with agent.run_stream_sync(...) as result:`).
 """
 
 from __future__ import annotations as _annotations
@@ -9,8 +10,10 @@ from __future__ import annotations as _annotations
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import AbstractAsyncContextManager, AbstractContextManager
 from functools import partial
-from typing import Any, Generic, TypeVar
+from types import TracebackType
+from typing import Any, Generic, Self, TypeVar
 
+import anyio
 from anyio.from_thread import BlockingPortal, start_blocking_portal
 
 from .._run.result import CallableDatetime, CallableRunUsage
@@ -26,13 +29,38 @@ _T = TypeVar('_T')
 class StreamedRunResultSync(Generic[OutputDataT]):
     """A streamed run read from synchronous code: the methods of `StreamedRunResult`, without `await`."""
 
-    def __init__(self, open_stream: Callable[[], AbstractAsyncContextManager[StreamedRunResult[OutputDataT]]]) -> None:
+    def __init__(
+        self,
+        run_stream: AbstractAsyncContextManager[StreamedRunResult[OutputDataT]]
+        | Callable[[], AbstractAsyncContextManager[StreamedRunResult[OutputDataT]]],
+    ) -> None:
+        """Start the run of `run_stream` (the `run_stream()` context manager, or a function making it).
+
+        Raises:
+            TypeError: `run_stream` is an already entered `StreamedRunResult` (what pydantic-ai 1.x took).
+            RuntimeError: called inside an event loop: use `run_stream` there.
+        """
+        if isinstance(run_stream, StreamedRunResult):
+            raise TypeError(
+                '`StreamedRunResultSync` now takes the `run_stream()` context manager rather than an already-entered '
+                '`StreamedRunResult`; use `agent.run_stream_sync(...)` to construct it.'
+            )
+        try:
+            anyio.get_current_task()
+        except anyio.NoEventLoopError:
+            pass
+        else:
+            raise RuntimeError(
+                'Cannot use a synchronous streaming method from within an async context or a running event loop; '
+                'use `run_stream` instead.'
+            )
         self._portal_cm: AbstractContextManager[BlockingPortal] | None = start_blocking_portal()
         portal = self._portal_cm.__enter__()
         self._portal = portal
         self._stream_cm: AbstractContextManager[StreamedRunResult[OutputDataT]] | None = None
         try:
-            self._stream_cm = portal.wrap_async_context_manager(open_stream())
+            opened = run_stream if isinstance(run_stream, AbstractAsyncContextManager) else run_stream()
+            self._stream_cm = portal.wrap_async_context_manager(opened)
             self._result = self._stream_cm.__enter__()
         except BaseException:
             self.close()
@@ -140,6 +168,14 @@ class StreamedRunResultSync(Generic[OutputDataT]):
         finally:
             if portal_cm is not None:
                 portal_cm.__exit__(None, None, None)
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc_value: BaseException | None, traceback: TracebackType | None
+    ) -> None:
+        self.close()
 
     def __repr__(self) -> str:
         return f'<StreamedRunResultSync is_complete={self.is_complete}>'

@@ -23,7 +23,7 @@ from contextvars import ContextVar
 from functools import partial
 from pathlib import Path
 from types import NoneType, TracebackType
-from typing import Any, ClassVar, Generic, Literal, Self, overload
+from typing import Any, ClassVar, Literal, Self, overload
 
 import anyio
 from typing_extensions import TypeIs, TypeVar, Unpack
@@ -91,8 +91,9 @@ from ._options import (
 from ._run_setup import new_run, open_run, resolve_model, stored_run
 from ._toolsets import AgentFunctionToolset, AgentToolsets
 from ._wrapper import WrapperAgent
+from .abstract import AbstractAgent
 
-__all__ = ('Agent', 'EndStrategy', 'WrapperAgent', 'AgentRunResult')
+__all__ = ('AbstractAgent', 'Agent', 'EndStrategy', 'WrapperAgent', 'AgentRunResult')
 
 RunOutputDataT = TypeVar('RunOutputDataT')
 _F = TypeVar('_F', bound=Callable[..., Any])
@@ -102,7 +103,7 @@ _UNSET: Any = object()
 _NO_OVERRIDES: dict[str, Any] = {}  # never changed: `override` sets a new dict
 
 
-class Agent(Generic[AgentDepsT, OutputDataT]):
+class Agent(AbstractAgent[AgentDepsT, OutputDataT]):
     """An LLM agent: a model, instructions, tools and an output type, run as an Edgewise graph.
 
     `AgentDepsT` is the type of the dependencies given to tools (`ctx.deps`); `OutputDataT` the type of

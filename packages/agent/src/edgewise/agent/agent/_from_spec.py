@@ -35,6 +35,7 @@ from .._spec import (
     capability_spec_context,
     load_from_registry,
 )
+from .._warnings import PydanticAIDeprecationWarning
 from ..capabilities.abstract import AbstractCapability
 from ..exceptions import UserError
 from ..output import StructuredDict
@@ -111,7 +112,9 @@ class AgentSpec(BaseModel):
         for field, replacement in replacements.items():
             if field in self.model_fields_set:
                 warnings.warn(
-                    f'`AgentSpec.{field}` is deprecated, use `{replacement}` instead.', DeprecationWarning, stacklevel=2
+                    f'`AgentSpec.{field}` is deprecated, use `{replacement}` instead.',
+                    PydanticAIDeprecationWarning,
+                    stacklevel=2,
                 )
         return self
 

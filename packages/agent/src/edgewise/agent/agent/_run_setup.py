@@ -138,6 +138,9 @@ async def open_run(
                         yield agent_run
                 else:
                     yield agent_run
+            if (ended := agent_run.result) is not None:
+                # The run is over: a `cost_limit` that no response could be priced for is reported now, once.
+                graph_deps.usage_limits.check_cost(ended.usage, messages=graph_run.state.message_history)
             if finish is not None:
                 finish(agent_run)
 

@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequen
 from contextlib import AbstractAsyncContextManager, AbstractContextManager, asynccontextmanager, contextmanager
 from functools import partial
 from types import TracebackType
-from typing import Any, Generic, Protocol, Self
+from typing import Any, Protocol, Self
 
 import anyio
 
@@ -35,6 +35,7 @@ from ._options import (
     is_user_prompt_node,
     parallel_tool_call_execution_mode,
 )
+from .abstract import AbstractAgent
 
 __all__ = ('WrapperAgent',)
 
@@ -75,7 +76,7 @@ class _Agent(Protocol):
     ) -> Any: ...
 
 
-class WrapperAgent(Generic[AgentDepsT, OutputDataT]):
+class WrapperAgent(AbstractAgent[AgentDepsT, OutputDataT]):
     """An agent that hands every call to `wrapped` (see the module docstring)."""
 
     wrapped: _Agent

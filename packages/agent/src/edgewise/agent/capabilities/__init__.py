@@ -7,7 +7,7 @@ call (validation and execution) and output (validation and processing), `wrap_ru
 `HandleDeferredToolCalls`, `PrepareTools`, `PrepareOutputTools`, `IncludeToolReturnSchemas`, `NativeTool`,
 `ProcessHistory`, `Instrumentation`, `ToolSearch`, `Capability`, `DynamicCapability`, `WrapperCapability` and
 `ProcessEventStream`; the provider-adaptive tools `NativeOrLocalTool`, `WebSearch`, `WebFetch`, `ImageGeneration`
-and `XSearch`; `Thinking`; `Toolset`, `SetToolMetadata`, `ReinjectSystemPrompt`, `ThreadExecutor`, `MCP` and
+and `XSearch`; `Thinking`; `Toolset`, `SetToolMetadata`, `ReinjectSystemPrompt`, `UseThreadExecutor`, `MCP` and
 `PrefixTools`; and pydantic-ai 2.x's `RaiseContentFilterError`.
 
 The hooks are listed once, in the table of `_hook_table` (name, kind of folding, group): `CombinedCapability`,
@@ -55,7 +55,7 @@ from .native_tool import NativeTool
 from .prepare_tools import PrepareOutputTools, PrepareTools
 from .process_event_stream import ProcessEventStream
 from .process_history import HistoryProcessor, HistoryProcessorFunc, ProcessHistory
-from .thread_executor import ThreadExecutor
+from .thread_executor import UseThreadExecutor, renamed_thread_executor
 from .tool_search import (
     ToolSearch,
     ToolSearchFunc,
@@ -96,7 +96,7 @@ _SPEC_TYPES: tuple[str, ...] = (
     'XSearch',
     'ReinjectSystemPrompt',
     'SetToolMetadata',
-    'ThreadExecutor',
+    'UseThreadExecutor',
     'Toolset',
     'MCP',
     'PrefixTools',
@@ -117,6 +117,8 @@ def __getattr__(name: str) -> Any:
         value = getattr(import_module(f'{__name__}.{_LAZY[name]}'), name)
     elif name == 'CAPABILITY_TYPES':
         value = _capability_types()
+    elif name == 'ThreadExecutor':  # the name before pydantic-ai 2.x: warns at every use, so not cached
+        return renamed_thread_executor()
     else:
         raise AttributeError(f'module {__name__!r} has no attribute {name!r}')
     globals()[name] = value
@@ -182,7 +184,7 @@ __all__ = (
     'Thinking',
     'ReinjectSystemPrompt',
     'SetToolMetadata',
-    'ThreadExecutor',
+    'UseThreadExecutor',
     'EdgewiseDurability',
     'ToolSearch',
     'ToolSearchFunc',

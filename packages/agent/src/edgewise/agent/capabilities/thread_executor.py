@@ -1,7 +1,12 @@
-"""`ThreadExecutor`: the runs of an agent call their sync functions in the given `concurrent.futures.Executor`."""
+"""`UseThreadExecutor`: the runs of an agent call their sync functions in the given `concurrent.futures.Executor`.
+
+`ThreadExecutor`, its name before pydantic-ai 2.x, still imports from here and from `capabilities` (with a
+`PydanticAIDeprecationWarning`).
+"""
 
 from __future__ import annotations as _annotations
 
+import warnings
 from collections.abc import Iterator
 from concurrent.futures import Executor
 from contextlib import contextmanager
@@ -9,13 +14,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._threads import using_thread_executor
+from .._warnings import PydanticAIDeprecationWarning
 from .abstract import AbstractCapability
 
-__all__ = ('ThreadExecutor', 'run_thread_executor')
+__all__ = ('UseThreadExecutor', 'run_thread_executor')
 
 
 @dataclass
-class ThreadExecutor(AbstractCapability[Any]):
+class UseThreadExecutor(AbstractCapability[Any]):
     """Run the sync tools, output functions and `FunctionModel` functions of the agent's runs in `executor` (a
     bounded `ThreadPoolExecutor`, say) rather than in anyio's worker threads.
 
@@ -35,12 +41,28 @@ class ThreadExecutor(AbstractCapability[Any]):
 @contextmanager
 def run_thread_executor(capability: AbstractCapability[Any] | None) -> Iterator[None]:
     """Within the block, the executor of the run whose capabilities are `capability` (one capability or a
-    `CombinedCapability`): the last `ThreadExecutor`'s, the run's own coming after the agent's. Without one, the
+    `CombinedCapability`): the last `UseThreadExecutor`'s, the run's own coming after the agent's. Without one, the
     executor in effect outside stays."""
     members = getattr(capability, 'capabilities', [capability])
-    executors = [c.executor for c in members if isinstance(c, ThreadExecutor)]
+    executors = [c.executor for c in members if isinstance(c, UseThreadExecutor)]
     if not executors:
         yield
         return
     with using_thread_executor(executors[-1]):
         yield
+
+
+def renamed_thread_executor() -> type[UseThreadExecutor]:
+    """`UseThreadExecutor`, reached by its old name `ThreadExecutor`: warns that it was renamed."""
+    warnings.warn(
+        '`ThreadExecutor` has been renamed to `UseThreadExecutor`; import the new name, the old one will go away.',
+        PydanticAIDeprecationWarning,
+        stacklevel=3,
+    )
+    return UseThreadExecutor
+
+
+def __getattr__(name: str) -> Any:
+    if name == 'ThreadExecutor':
+        return renamed_thread_executor()
+    raise AttributeError(f'module {__name__!r} has no attribute {name!r}')

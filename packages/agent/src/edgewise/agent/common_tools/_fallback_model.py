@@ -14,6 +14,7 @@ import warnings
 from collections.abc import Awaitable, Callable
 from typing import Any, Literal, TypeAlias
 
+from .._warnings import PydanticAIDeprecationWarning
 from ..exceptions import ModelRetry
 from ..messages import BinaryImage, FilePart, ModelMessage, ModelRequest, RetryPromptPart
 from ..models import KnownModelName, Model, ModelRequestParameters, infer_model
@@ -95,7 +96,7 @@ def native_tool_argument(function: str, native_tool: Any, deprecated: dict[str, 
     if 'builtin_tool' in deprecated:
         warnings.warn(
             f'`{function}(builtin_tool=...)` is deprecated, use `native_tool=` instead.',
-            DeprecationWarning,
+            PydanticAIDeprecationWarning,
             stacklevel=3,
         )
         legacy = deprecated.pop('builtin_tool')
@@ -116,7 +117,7 @@ class NativeToolAlias:
         if name == 'builtin_tool':
             warnings.warn(
                 f'`{type(self).__name__}.builtin_tool` is deprecated, use `.native_tool` instead.',
-                DeprecationWarning,
+                PydanticAIDeprecationWarning,
                 stacklevel=2,
             )
             return self.native_tool

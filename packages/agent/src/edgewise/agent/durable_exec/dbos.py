@@ -46,7 +46,8 @@ from ..agent._wrapper import WrapperAgent, _Agent
 from ..exceptions import AgentRunError, ApprovalRequired, CallDeferred, ModelRetry, UserError
 from ..messages import ModelMessage, ModelMessagesTypeAdapter, ModelResponse
 from ..models import Model
-from ..models.wrapper import CompletedStreamedResponse, WrapperModel
+from ..models._completed_response import CompletedStreamedResponse
+from ..models.wrapper import WrapperModel
 from ..settings import ModelSettings
 from ..toolsets import AbstractToolset
 from ..toolsets.abstract import ToolsetTool
@@ -107,7 +108,7 @@ class DBOSModel(WrapperModel):
                 return _RESPONSE.dump_json(stream.get()).decode()
 
         output = await _dbos.DBOS.run_step_async(self._options('request_stream'), step)
-        yield CompletedStreamedResponse(parameters, _RESPONSE.validate_json(output))
+        yield CompletedStreamedResponse(_RESPONSE.validate_json(output), model_request_parameters=parameters)
 
 
 class _DBOSToolset(WrapperToolset[Any]):

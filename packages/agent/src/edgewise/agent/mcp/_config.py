@@ -11,6 +11,7 @@ from typing import Annotated, Any
 import pydantic
 import pydantic_core
 
+from .._warnings import PydanticAIDeprecationWarning
 from ..toolsets.abstract import AbstractToolset
 from ._transports import (
     MCPServerSSE,
@@ -85,7 +86,7 @@ def load_mcp_servers(config_path: str | Path) -> list[MCPServerStdio | MCPServer
     """
     warnings.warn(
         '`load_mcp_servers` is deprecated: use `load_mcp_toolsets` (pydantic-ai 2.x), which gives `MCPToolset`s.',
-        DeprecationWarning,
+        PydanticAIDeprecationWarning,
         stacklevel=2,
     )
     return _read_servers(config_path)

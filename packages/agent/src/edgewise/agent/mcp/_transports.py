@@ -17,6 +17,7 @@ from pydantic_core import CoreSchema, core_schema
 from typing_extensions import Unpack, deprecated
 
 from .._functions.keyword_options import KeywordOptions
+from .._warnings import PydanticAIDeprecationWarning
 from ..exceptions import UserError
 from ._connection import Channel, open_stdio_channel
 from ._server import MCPServer, MCPServerOptions
@@ -267,7 +268,7 @@ def _warn_if_1x_class(server: MCPServer) -> None:
         warnings.warn(
             f'`{type(server).__name__}` is deprecated: use `MCPToolset` (pydantic-ai 2.x), with a URL or script, or '
             f'with `{transport}(...)` (the same arguments) as its transport.',
-            DeprecationWarning,
+            PydanticAIDeprecationWarning,
             stacklevel=3,
         )
 

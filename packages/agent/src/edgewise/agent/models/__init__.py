@@ -17,7 +17,9 @@ from __future__ import annotations as _annotations
 import warnings
 from typing import TYPE_CHECKING, Any, TypeAlias
 
+from .._warnings import PydanticAIDeprecationWarning
 from ..exceptions import UserError
+from ._completed_response import CompletedStreamedResponse
 from ._model import ALLOW_MODEL_REQUESTS, Model, check_allow_model_requests
 from ._request_context import ModelRequestContext
 from ._request_parameters import ModelRequestParameters
@@ -32,6 +34,7 @@ __all__ = (
     'ModelRequestParameters',
     'ModelRequestContext',
     'StreamedResponse',
+    'CompletedStreamedResponse',
     'KnownModelName',
     'ALLOW_MODEL_REQUESTS',
     'check_allow_model_requests',
@@ -99,7 +102,7 @@ def infer_model(model: Model | KnownModelName) -> Model:
         warnings.warn(
             f'The {provider + ":"!r} model name prefix is deprecated; use {renamed + ":"!r} instead '
             f"(e.g. '{renamed}:{name}').",
-            DeprecationWarning,
+            PydanticAIDeprecationWarning,
             stacklevel=2,
         )
         if provider != 'grok':  # 'grok:' keeps its own provider (GROK_API_KEY), as in 1.x
@@ -177,7 +180,7 @@ def __getattr__(name: str) -> Any:
         warnings.warn(
             '`cached_async_http_client` is deprecated: use `create_async_http_client()` (pydantic-ai 2.x), '
             'which makes a new client each call.',
-            DeprecationWarning,
+            PydanticAIDeprecationWarning,
             stacklevel=2,
         )
         return _cached_async_http_client

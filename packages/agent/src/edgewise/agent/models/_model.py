@@ -22,10 +22,12 @@ from typing_extensions import TypeVar
 from .._message_flow.pending import EnqueueContent, PendingMessage, PendingMessagePriority
 from .._messages.model_messages import ModelMessage, ModelResponse, UserContent
 from .._messages.usage_counts import RunUsage
+from .._warnings import PydanticAIDeprecationWarning
 from ..exceptions import UserError
 from ..native_tools import AbstractNativeTool
 from ..profiles import DEFAULT_PROFILE, ModelProfile, ModelProfileSpec
 from ..settings import ModelSettings, merge_model_settings
+from ..usage import UsageLimits
 from ._native_support import check_native_tools
 from ._request_parameters import ModelRequestParameters
 from ._speech_history import convert_speech_parts
@@ -66,6 +68,9 @@ class RunContext(Generic[AgentDepsT]):
     """The model of the run."""
     usage: RunUsage
     """The usage of the run so far."""
+    usage_limits: UsageLimits | None = None
+    """The limits of the run (the default `UsageLimits()` when the run was given none); `None` only for a
+    context that belongs to no run."""
     prompt: str | Sequence[UserContent] | None = None
     """The user prompt the run started with (for a run resending the last request of its history, that request's
     user prompt content)."""
@@ -317,7 +322,7 @@ class Model(ABC):
         """Deprecated: `supported_native_tools()`."""
         warnings.warn(
             '`Model.supported_builtin_tools()` is deprecated, use `Model.supported_native_tools()` instead.',
-            DeprecationWarning,
+            PydanticAIDeprecationWarning,
             stacklevel=2,
         )
         return cls.supported_native_tools()

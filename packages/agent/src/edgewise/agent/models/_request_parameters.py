@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 from .._messages.model_messages import ModelMessage, ModelRequest
 from .._tools.definition import ToolDefinition
+from .._warnings import PydanticAIDeprecationWarning
 from ..native_tools import AbstractNativeTool
 from ..output import OutputMode, OutputObjectDefinition
 from ..settings import ThinkingLevel
@@ -53,7 +54,7 @@ class ModelRequestParameters:
         """Deprecated: `native_tools`."""
         warnings.warn(
             '`ModelRequestParameters.builtin_tools` is deprecated, use `ModelRequestParameters.native_tools` instead.',
-            DeprecationWarning,
+            PydanticAIDeprecationWarning,
             stacklevel=2,
         )
         return self.native_tools
@@ -120,7 +121,7 @@ def _taking_builtin_tools(init: Any) -> Any:
     def __init__(self: ModelRequestParameters, **kwargs: Any) -> None:
         if 'builtin_tools' in kwargs:
             warnings.warn(
-                '`builtin_tools` is deprecated, use `native_tools` instead.', DeprecationWarning, stacklevel=2
+                '`builtin_tools` is deprecated, use `native_tools` instead.', PydanticAIDeprecationWarning, stacklevel=2
             )
             legacy = kwargs.pop('builtin_tools')
             kwargs.setdefault('native_tools', legacy)

@@ -24,6 +24,7 @@ from .._messages.model_messages import (
     ToolCallPart,
 )
 from .._messages.usage_counts import RequestUsage
+from .._warnings import PydanticAIDeprecationWarning
 from ._request_parameters import ModelRequestParameters
 
 __all__ = ('StreamedResponse',)
@@ -43,7 +44,7 @@ class CallableRequestUsage(RequestUsage):
     def __call__(self) -> RequestUsage:
         warnings.warn(
             '`StreamedResponse.usage` is a property since pydantic-ai 2.x: drop the parentheses.',
-            DeprecationWarning,
+            PydanticAIDeprecationWarning,
             stacklevel=2,
         )
         return self

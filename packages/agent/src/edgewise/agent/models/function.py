@@ -178,7 +178,7 @@ class FunctionModel(Model):
             )
         response.model_name = self._model_name  # the model's name, whatever the function put there (as pydantic-ai)
         usage = response.usage
-        if not (usage.input_tokens or usage.output_tokens or usage.details):
+        if not usage.has_values():  # nothing set by the function (a cost counts): estimated, as pydantic-ai 2.x does
             response.usage = self._estimator.estimate(messages, response)
         return response
 

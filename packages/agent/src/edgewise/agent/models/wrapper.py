@@ -1,23 +1,24 @@
-"""`WrapperModel`: a model that hands every request to another; and `CompletedStreamedResponse`, a streamed
-response that arrives already whole (a stream consumed elsewhere, such as in a durable step)."""
+"""`WrapperModel`: a model that hands every request to another.
+
+`CompletedStreamedResponse` was here in pydantic-ai 1.x: it still imports from here, with a warning naming its
+place in 2.x, `edgewise.agent.models`."""
 
 from __future__ import annotations as _annotations
 
+import warnings
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from datetime import datetime
 from typing import Any
 
-from .._message_flow.events import ModelResponseStreamEvent
 from .._messages.model_messages import ModelMessage, ModelResponse
-from .._messages.usage_counts import RequestUsage
+from .._warnings import PydanticAIDeprecationWarning
 from ..profiles import ModelProfile
 from ..settings import ModelSettings
 from ._model import Model, RunContext
 from ._request_parameters import ModelRequestParameters
-from ._streamed_response import CallableRequestUsage, StreamedResponse
+from ._streamed_response import StreamedResponse
 
-__all__ = ('WrapperModel', 'CompletedStreamedResponse')
+__all__ = ('WrapperModel',)
 
 
 class WrapperModel(Model):
@@ -88,45 +89,15 @@ class WrapperModel(Model):
         return self.wrapped.system
 
 
-class CompletedStreamedResponse(StreamedResponse):
-    """A streamed response whose `ModelResponse` is already whole: it yields no events and `get()` returns
-    `response`."""
+def __getattr__(name: str) -> Any:
+    if name == 'CompletedStreamedResponse':  # here in pydantic-ai 1.x; `models` in 2.x
+        warnings.warn(
+            '`CompletedStreamedResponse` has moved from `edgewise.agent.models.wrapper` to `edgewise.agent.models`; '
+            'import it from there.',
+            PydanticAIDeprecationWarning,
+            stacklevel=2,
+        )
+        from ._completed_response import CompletedStreamedResponse
 
-    response: ModelResponse
-    """The whole response."""
-
-    def __init__(self, model_request_parameters: ModelRequestParameters, response: ModelResponse) -> None:
-        super().__init__(model_request_parameters)
-        self.response = response
-        self._usage = response.usage
-        self._timestamp = response.timestamp
-        self.finish_reason = response.finish_reason
-        self.provider_response_id = response.provider_response_id
-
-    async def _get_event_iterator(self) -> AsyncIterator[ModelResponseStreamEvent]:
-        return
-        yield  # an async generator with no events
-
-    def get(self) -> ModelResponse:
-        """The whole response."""
-        return self.response
-
-    @property
-    def usage(self) -> RequestUsage:
-        """The response's usage (calling it, the 1.x spelling, still works and warns)."""
-        return CallableRequestUsage.of(self.response.usage)
-
-    @property
-    def timestamp(self) -> datetime:
-        """When the response was made."""
-        return self.response.timestamp
-
-    @property
-    def model_name(self) -> str:
-        """The name of the model that answered."""
-        return self.response.model_name or ''
-
-    @property
-    def provider_name(self) -> str | None:
-        """The provider that answered."""
-        return self.response.provider_name
+        return CompletedStreamedResponse
+    raise AttributeError(f'module {__name__!r} has no attribute {name!r}')

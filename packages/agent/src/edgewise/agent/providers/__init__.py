@@ -14,6 +14,7 @@ from __future__ import annotations as _annotations
 import warnings
 from typing import TYPE_CHECKING, Any
 
+from .._warnings import PydanticAIDeprecationWarning
 from ._base import Provider
 
 if TYPE_CHECKING:
@@ -50,7 +51,7 @@ def infer_provider_class(provider: str) -> type[Provider[Any]]:
     if provider == 'google-gla':
         warnings.warn(
             "The 'google-gla' provider name is deprecated; use 'google' instead.",
-            DeprecationWarning,
+            PydanticAIDeprecationWarning,
             stacklevel=3,
         )
         provider = 'google'

@@ -1,0 +1,31 @@
+"""The warnings of `edgewise.agent` (pydantic-ai's `_warnings` path; `edgewise.agent.exceptions` re-exports them).
+
+```
+PydanticAIDeprecationWarning(DeprecationWarning, UserWarning)   a deprecated spelling was used; names the new one
+CostCalculationFailedWarning(Warning)                           pricing a response failed unexpectedly
+CostNotFoundWarning(Warning)                                    a `cost_limit` is set but no cost could be found
+```
+"""
+
+from __future__ import annotations as _annotations
+
+__all__ = ('CostCalculationFailedWarning', 'CostNotFoundWarning', 'PydanticAIDeprecationWarning')
+
+
+class PydanticAIDeprecationWarning(DeprecationWarning, UserWarning):
+    """A deprecated spelling (a 1.x name, argument or module) was used; the message names its replacement.
+
+    Every deprecation of `edgewise.agent` warns with this class. It is a `DeprecationWarning`, so code and filters
+    written for one (`pytest.warns(DeprecationWarning)`, `-W error::DeprecationWarning`) keep catching it, and a
+    `UserWarning`, as pydantic-ai 2.x's class of the same name is, so filters written for 2.x catch it too.
+    Python's default filters hide a `DeprecationWarning` outside `__main__`: run tests with warnings enabled (pytest
+    shows them) to see what to migrate.
+    """
+
+
+class CostCalculationFailedWarning(Warning):
+    """Pricing a response failed for an unexpected reason; the cost stays unknown (`None`) and the run goes on."""
+
+
+class CostNotFoundWarning(Warning):
+    """A `UsageLimits.cost_limit` is set but the run's cost is unknown, so the limit could not be enforced."""
