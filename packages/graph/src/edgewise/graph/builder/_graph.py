@@ -261,7 +261,18 @@ class Graph(Generic[StateT, DepsT, InputT, OutputT]):
         return build_mermaid_graph(self.nodes, self.edges_by_source).render(title=title, direction=direction)
 
     def _compiled(self) -> CompiledGraph:
-        return CompiledGraph(self.nodes, self.edges_by_source, self.parent_forks, self.intermediate_join_nodes)
+        compiled: CompiledGraph | None = self.__dict__.get('_compiled_graph')
+        if (
+            compiled is None
+            or compiled.nodes is not self.nodes
+            or compiled.edges_by_source is not self.edges_by_source
+            or compiled.parent_forks is not self.parent_forks
+            or compiled.intermediate_join_nodes is not self.intermediate_join_nodes
+        ):
+            # Made once and shared by the graph's runs (again if a field was replaced since).
+            compiled = CompiledGraph(self.nodes, self.edges_by_source, self.parent_forks, self.intermediate_join_nodes)
+            self.__dict__['_compiled_graph'] = compiled
+        return compiled
 
     def __repr__(self) -> str:
         plain = object.__repr__(self)
@@ -273,6 +284,25 @@ class Graph(Generic[StateT, DepsT, InputT, OutputT]):
 
 class GraphRun(Generic[StateT, DepsT, OutputT]):
     """One run of a builder graph, stepped through by iterating it (or with `next`); made by `Graph.iter`."""
+
+    # Slots: a run in flight is this object, its progress and its engine.
+    __slots__ = (
+        '__weakref__',
+        '_ended',
+        '_engine',
+        '_first_task',
+        '_next',
+        '_resumed',
+        '_snapshot_id',
+        '_task_group',
+        'deps',
+        'graph',
+        'inputs',
+        'persistence',
+        'progress',
+        'state',
+        'traceparent',
+    )
 
     def __init__(
         self,

@@ -12,7 +12,6 @@ class.
 from __future__ import annotations as _annotations
 
 import inspect
-from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, get_args, get_origin
@@ -22,7 +21,7 @@ import pydantic_core
 import typing_extensions
 
 from ..exceptions import GraphRuntimeError, PersistenceError
-from ._progress import EndMarker, GraphTask, JoinItem, JoinRelease, RunProgress, TaskOutcome
+from ._progress import EndMarker, GraphTask, JoinItem, JoinRelease, Outcomes, RunProgress, TaskOutcome
 from .basenode import BaseNode, End, GraphRunContext
 from .id_types import ForkStack, ForkStackItem, JoinID, NodeID, NodeRunID, TaskID
 from .join import JoinState
@@ -245,7 +244,7 @@ def decode_progress(data: dict[str, Any], state: Any, nodes: dict[NodeID, Any]) 
         )
         for j in data['joins']
     }
-    outcomes = deque(decoder.outcome(o, tasks) for o in data['outcomes'])
+    outcomes = Outcomes(decoder.outcome(o, tasks) for o in data['outcomes'])
     awaiting: TaskOutcome | JoinRelease | None = None
     stored_awaiting = data['awaiting']
     if stored_awaiting is not None and 'outcome' in stored_awaiting:
