@@ -223,7 +223,8 @@ class RunEngine(Generic[OutputT]):
         if released:
             self._start(released)
         if reply is not None:
-            if not isinstance(outcome.result, JoinItem | EndMarker):
+            # The caller's own list is the event itself when it goes on as planned: nothing of it to finish.
+            if reply is not outcome.result and not isinstance(outcome.result, JoinItem | EndMarker):
                 kept = {task.task_id for task in reply}
                 for task in outcome.result:
                     if task.task_id not in kept:
@@ -289,6 +290,8 @@ class RunEngine(Generic[OutputT]):
         )
 
     def _completed_fork_runs(self, task: GraphTask) -> list[tuple[JoinID, NodeRunID]]:
+        if not self.progress.joins:
+            return []
         in_stack = {item.node_run_id for item in task.fork_stack}
         tasks = list(self.progress.tasks.values())
         return [
@@ -390,8 +393,8 @@ class RunEngine(Generic[OutputT]):
             self._record(TaskOutcome(task, result))
 
     def _finish(self, task_id: TaskID) -> None:
-        if self._deferred is not None and self._deferred.task_id == task_id:
-            self._deferred = None  # never started: nothing to cancel
+        if self._deferred is not None and self._deferred.task_id == task_id:  # pragma: no cover - defensive
+            self._deferred = None  # never started (an event hands it to a task first): nothing to cancel
         scope = self._scopes.pop(task_id, None)
         if scope is not None:
             scope.cancel()

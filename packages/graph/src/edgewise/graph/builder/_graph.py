@@ -122,14 +122,15 @@ class Graph(Generic[StateT, DepsT, InputT, OutputT]):
         """
         if infer_name and self.name is None:  # looking for the name materializes frame objects: once
             self._infer_name(_caller_frame(1))
+        if persistence is None:
+            # What `iter` does without persistence, without its context manager: less to hold per run in flight.
+            with self._span(span):
+                async with GraphRun(self, state=state, deps=deps, inputs=inputs, traceparent=None) as graph_run:
+                    return await _output(graph_run)
         async with self.iter(
             state=state, deps=deps, inputs=inputs, span=span, infer_name=False, persistence=persistence
         ) as graph_run:
-            last: Any = None
-            async for last in graph_run:  # noqa: B007 - the last event is the end
-                pass
-            assert isinstance(last, EndMarker)
-            return last.value  # type: ignore[no-any-return]
+            return await _output(graph_run)
 
     def run_sync(
         self,
@@ -468,6 +469,15 @@ class GraphRun(Generic[StateT, DepsT, OutputT]):
         if isinstance(self._next, EndMarker):
             return self._next.value
         return None
+
+
+async def _output(graph_run: GraphRun[Any, Any, OutputT]) -> OutputT:
+    """Step `graph_run` through to its end; its output."""
+    last: Any = None
+    async for last in graph_run:  # noqa: B007 - the last event is the end
+        pass
+    assert isinstance(last, EndMarker)
+    return last.value  # type: ignore[no-any-return]
 
 
 def _default_reply(progress: RunProgress) -> Any:

@@ -70,7 +70,13 @@ class StoredTypes:
         return [BuilderProgress]
 
 
+_PLAIN = frozenset({int, str, bool, type(None)})
+"""Types whose values are JSON data as they are: stored without a call to pydantic (most step inputs)."""
+
+
 def _dump(value: Any, node_id: str) -> Any:
+    if type(value) in _PLAIN:
+        return value
     try:
         return _ANY.dump_python(value, mode='json')
     except pydantic_core.PydanticSerializationError as error:
