@@ -169,10 +169,11 @@ class RunEngine(Generic[OutputT]):
                     # task of its own (in a copy of the context; nothing else could hand out an event meanwhile).
                     self._deferred = None
                     try:
-                        result = await self._run_step(deferred, self.graph.nodes[deferred.node_id], in_caller=True)
+                        result = await self._run_task(deferred, in_caller=True)
                     except Exception as error:
                         self._record(TaskOutcome(deferred, [], error=error))
                     else:
+                        assert not isinstance(result, _Streamed)  # only forks stream, and they are never deferred
                         self._record(TaskOutcome(deferred, result))
                     # Let other tasks run, and cancellation in, as waiting for a task's outcome would.
                     await checkpoint()
@@ -435,12 +436,15 @@ class RunEngine(Generic[OutputT]):
             # Done: nothing is left to cancel (cancelling an exited scope still costs anyio a walk of its tasks).
             del self._scopes[task.task_id]
 
-    async def _run_task(self, task: GraphTask) -> EndMarker[Any] | list[GraphTask] | JoinItem | _Streamed:
+    async def _run_task(
+        self, task: GraphTask, *, in_caller: bool = False
+    ) -> EndMarker[Any] | list[GraphTask] | JoinItem | _Streamed:
+        """Run one task (`in_caller`: a step run in the caller's task, see `advance`)."""
         node = self.graph.nodes.get(task.node_id)
         if node is None:
             raise GraphRuntimeError(f'Task {task.task_id!r} names node {task.node_id!r}, which is not in this graph.')
         if isinstance(node, Step):
-            return await self._run_step(task, node)
+            return await self._run_step(task, node, in_caller=in_caller)
         return self._run_routing(node, task)
 
     async def _run_step(
