@@ -318,3 +318,30 @@ async def test_a_decision_without_a_matching_branch_still_fails_the_run() -> Non
     g.add(g.edge_from(g.start_node).to(only), g.edge_from(only).to(route))
     with pytest.raises(GraphRuntimeError, match='No branch matched'):
         await g.build().run(inputs=1)
+
+
+async def test_a_lone_step_runs_in_the_task_iterating_the_run_and_parallel_ones_in_their_own() -> None:
+    g = GraphBuilder(output_type=list[int])
+    tasks: dict[str, int] = {}
+
+    @g.step
+    async def lone(ctx: StepContext[None, None, None]) -> list[int]:
+        tasks['lone'] = anyio.get_current_task().id
+        return [1, 2]
+
+    @g.step
+    async def item(ctx: StepContext[None, None, int]) -> int:
+        tasks[f'item {ctx.inputs}'] = anyio.get_current_task().id
+        return ctx.inputs
+
+    collect = g.join(reduce_list_append, initial_factory=list[int])
+    g.add(
+        g.edge_from(g.start_node).to(lone),
+        g.edge_from(lone).map().to(item),
+        g.edge_from(item).to(collect),
+        g.edge_from(collect).to(g.end_node),
+    )
+    assert sorted(await g.build().run()) == [1, 2]
+    caller = anyio.get_current_task().id
+    assert tasks['lone'] == caller
+    assert len({tasks['item 1'], tasks['item 2'], caller}) == 3

@@ -57,19 +57,9 @@ class _Streamed:
 class RunEngine(Generic[OutputT]):
     """Runs the tasks of one builder run in `task_group`, its progress kept in `progress`."""
 
-    # Slots: an engine is kept by every run in flight.
-    __slots__ = (
-        '_deferred',
-        '_doorbell',
-        '_scopes',
-        'after_join_step',
-        'deps',
-        'graph',
-        'instrument',
-        'new_task_id',
-        'progress',
-        'task_group',
-    )
+    sink: Any = None
+    """Where a streamed run's events go, if it is streamed: its steps then run in tasks of their own, where their
+    events are made, never in the caller's task."""
 
     def __init__(
         self,
@@ -359,7 +349,12 @@ class RunEngine(Generic[OutputT]):
             for task in tasks:
                 self._run_inline(task)
             return
-        if len(tasks) == 1 and self._deferred is None and isinstance(self.graph.nodes.get(tasks[0].node_id), Step):
+        if (
+            len(tasks) == 1
+            and self._deferred is None
+            and self.sink is None
+            and isinstance(self.graph.nodes.get(tasks[0].node_id), Step)
+        ):
             # A lone step: started when the run waits for it, in the caller's task if no other task runs by then
             # (`advance`), or in a task of its own as soon as anything else starts or an event is handed out.
             self._deferred = tasks[0]

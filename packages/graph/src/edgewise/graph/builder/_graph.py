@@ -286,25 +286,6 @@ class Graph(Generic[StateT, DepsT, InputT, OutputT]):
 class GraphRun(Generic[StateT, DepsT, OutputT]):
     """One run of a builder graph, stepped through by iterating it (or with `next`); made by `Graph.iter`."""
 
-    # Slots: a run in flight is this object, its progress and its engine.
-    __slots__ = (
-        '__weakref__',
-        '_ended',
-        '_engine',
-        '_first_task',
-        '_next',
-        '_resumed',
-        '_snapshot_id',
-        '_task_group',
-        'deps',
-        'graph',
-        'inputs',
-        'persistence',
-        'progress',
-        'state',
-        'traceparent',
-    )
-
     def __init__(
         self,
         graph: Graph[StateT, DepsT, Any, OutputT],
