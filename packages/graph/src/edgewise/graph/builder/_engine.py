@@ -123,7 +123,7 @@ class RunEngine(Generic[OutputT]):
             awaiting, progress.awaiting = progress.awaiting, None
             if isinstance(awaiting, TaskOutcome):
                 assert reply is not None
-                self._apply_reply(awaiting, reply)
+                await self._apply_reply(awaiting, reply)
             elif isinstance(awaiting, JoinRelease):  # pragma: no branch - `None` only after an advance that raised
                 assert reply is not None
                 assert not isinstance(reply, ErrorMarker)
@@ -131,7 +131,6 @@ class RunEngine(Generic[OutputT]):
         if progress.output is not None:
             raise StopAsyncIteration
         # The next event, in this frame (not a coroutine of its own): a run in flight waits here.
-        outcomes = progress.outcomes
         while True:
             if not progress.tasks and not progress.releasing:
                 if not progress.joins:
@@ -152,29 +151,7 @@ class RunEngine(Generic[OutputT]):
                     raise GraphRuntimeError(
                         f'The graph run is stuck: joins {stuck} wait for each other and no task is left.'
                     )
-            if not outcomes:
-                deferred = self._deferred
-                if deferred is not None and not self._scopes:
-                    # A lone step and nothing else running: it runs here, in the caller's task, as it would in a
-                    # task of its own (in a copy of the context; nothing else could hand out an event meanwhile).
-                    self._deferred = None
-                    try:
-                        result = await self._run_task(deferred, in_caller=True)
-                    except Exception as error:
-                        self._record(TaskOutcome(deferred, [], error=error))
-                    else:
-                        assert not isinstance(result, _Streamed)  # only forks stream, and they are never deferred
-                        self._record(TaskOutcome(deferred, result))
-                    # Let other tasks run, and cancellation in, as waiting for a task's outcome would.
-                    await checkpoint()
-                else:
-                    self._spawn_deferred()
-                    while not outcomes:
-                        try:
-                            await self.iter_stream_receiver.receive()
-                        except (EndOfStream, ClosedResourceError):  # pragma: no cover - the run is being torn down
-                            await anyio.sleep_forever()
-            outcome = outcomes.popleft()
+            outcome = await self._take_outcome()
             if outcome.task.task_id not in progress.tasks:
                 continue  # the task was cancelled after it finished: its outcome is dropped
             if outcome.error is not None:
@@ -182,7 +159,7 @@ class RunEngine(Generic[OutputT]):
                 self._spawn_deferred()
                 return ErrorMarker(outcome.error)
             if isinstance(outcome.result, JoinItem):
-                self._apply_reply(outcome, None)
+                await self._apply_reply(outcome, None)
                 if self.after_join_step is not None:
                     await self.after_join_step()
                 continue
@@ -190,7 +167,34 @@ class RunEngine(Generic[OutputT]):
             self._spawn_deferred()
             return outcome.result
 
-    def _apply_reply(self, outcome: TaskOutcome, reply: Reply | None) -> None:
+    async def _take_outcome(self) -> TaskOutcome:
+        """The oldest outcome not taken in yet, waiting for one if need be."""
+        outcomes = self.progress.outcomes
+        if not outcomes:
+            deferred = self._deferred
+            if deferred is not None and not self._scopes:
+                # A lone step and nothing else running: it runs here, in the caller's task, as it would in a task
+                # of its own (in a copy of the context; nothing else could hand out an event meanwhile).
+                self._deferred = None
+                try:
+                    result = await self._run_task(deferred, in_caller=True)
+                except Exception as error:
+                    self._record(TaskOutcome(deferred, [], error=error))
+                else:
+                    assert not isinstance(result, _Streamed)  # only forks stream, and they are never deferred
+                    self._record(TaskOutcome(deferred, result))
+                # Let other tasks run, and cancellation in, as waiting for a task's outcome would.
+                await checkpoint()
+            else:
+                self._spawn_deferred()
+                while not outcomes:
+                    try:
+                        await self.iter_stream_receiver.receive()
+                    except (EndOfStream, ClosedResourceError):  # pragma: no cover - the run is being torn down
+                        await anyio.sleep_forever()
+        return outcomes.popleft()
+
+    async def _apply_reply(self, outcome: TaskOutcome, reply: Reply | None) -> None:
         """Go on from a task's outcome as the caller answered (`None`: a join item, reduced here)."""
         progress = self.progress
         if isinstance(reply, ErrorMarker):
@@ -356,7 +360,7 @@ class RunEngine(Generic[OutputT]):
             and isinstance(self.graph.nodes.get(tasks[0].node_id), Step)
         ):
             # A lone step: started when the run waits for it, in the caller's task if no other task runs by then
-            # (`advance`), or in a task of its own as soon as anything else starts or an event is handed out.
+            # (`_take_outcome`), or in a task of its own as soon as anything else starts or an event is handed out.
             self._deferred = tasks[0]
             return
         self._spawn_deferred()
