@@ -12,14 +12,17 @@ branches are all in are released one by one, each handed out as the tasks that t
 from __future__ import annotations as _annotations
 
 import math
-from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable, Sequence
-from contextlib import nullcontext, suppress
+from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Coroutine, Generator, Iterable, Sequence
+from contextlib import suppress
+from contextvars import Context, copy_context
 from time import perf_counter
 from typing import Any, Generic, Literal, get_args, get_origin
 
 import anyio
 from anyio import BrokenResourceError, CancelScope, ClosedResourceError, EndOfStream
 from anyio.abc import TaskGroup
+from anyio.lowlevel import checkpoint
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from typing_extensions import TypeVar
 
 from .. import _instrument
@@ -59,6 +62,10 @@ class _Streamed:
 class RunEngine(Generic[OutputT]):
     """Runs the tasks of one builder run in `task_group`, its progress kept in `progress`."""
 
+    sink: Any = None
+    """Where a streamed run's events go, if it is streamed: its steps then run in tasks of their own, where their
+    events are made, never in the caller's task."""
+
     def __init__(
         self,
         graph: CompiledGraph,
@@ -78,10 +85,29 @@ class RunEngine(Generic[OutputT]):
         self._scopes: dict[TaskID, CancelScope] = {}
         self.sink = sink
         """Where a streamed run's events go (`Graph.stream`), else `None`."""
+        self._deferred: GraphTask | None = None
+        """A lone step task not started yet: run in the caller's task if nothing else runs when it is waited on."""
         self.after_join_step: Callable[[], Awaitable[None]] | None = None
         """Called after each value a join takes in (a step that hands no event out), e.g. to store the progress."""
-        # Rings when an outcome is added to `progress.outcomes` (the outcomes themselves are in the progress).
-        self.iter_stream_sender, self.iter_stream_receiver = anyio.create_memory_object_stream[None](math.inf)
+        # Rings when an outcome is added to `progress.outcomes` (the outcomes themselves are in the progress). Made
+        # on first need: a run whose steps all run in its caller's task never waits for a bell (and a stream is
+        # a few kilobytes of every run in flight).
+        self._doorbell: tuple[MemoryObjectSendStream[None], MemoryObjectReceiveStream[None]] | None = None
+
+    @property
+    def iter_stream_sender(self) -> MemoryObjectSendStream[None]:
+        """The doorbell's sending end: rung (with `None`) when an outcome is recorded."""
+        return self._bell()[0]
+
+    @property
+    def iter_stream_receiver(self) -> MemoryObjectReceiveStream[None]:
+        """The doorbell's receiving end: waited on when no outcome is pending."""
+        return self._bell()[1]
+
+    def _bell(self) -> tuple[MemoryObjectSendStream[None], MemoryObjectReceiveStream[None]]:
+        if self._doorbell is None:
+            self._doorbell = anyio.create_memory_object_stream[None](math.inf)
+        return self._doorbell
 
     # -- the step protocol
 
@@ -112,10 +138,7 @@ class RunEngine(Generic[OutputT]):
                 self._apply_release_reply(awaiting, reply)
         if progress.output is not None:
             raise StopAsyncIteration
-        return await self._next_event()
-
-    async def _next_event(self) -> Event:
-        progress = self.progress
+        # The next event, in this frame (not a coroutine of its own): a run in flight waits here.
         while True:
             if not progress.tasks and not progress.releasing:
                 if not progress.joins:
@@ -129,6 +152,7 @@ class RunEngine(Generic[OutputT]):
                 release = self._next_release()
                 if release is not None:
                     progress.awaiting = release
+                    self._spawn_deferred()
                     return release.tasks
                 if not progress.tasks:  # pragma: no cover - defensive: joins never wait on each other in a cycle
                     stuck = ', '.join(repr(join_id) for join_id, _ in progress.joins)
@@ -140,6 +164,7 @@ class RunEngine(Generic[OutputT]):
                 continue  # the task was cancelled after it finished: its outcome is dropped
             if outcome.error is not None:
                 progress.awaiting = outcome
+                self._spawn_deferred()
                 return ErrorMarker(outcome.error)
             if isinstance(outcome.result, JoinItem):
                 await self._apply_reply(outcome, None)
@@ -147,15 +172,34 @@ class RunEngine(Generic[OutputT]):
                     await self.after_join_step()
                 continue
             progress.awaiting = outcome
+            self._spawn_deferred()
             return outcome.result
 
     async def _take_outcome(self) -> TaskOutcome:
+        """The oldest outcome not taken in yet, waiting for one if need be."""
         outcomes = self.progress.outcomes
-        while not outcomes:
-            try:
-                await self.iter_stream_receiver.receive()
-            except (EndOfStream, ClosedResourceError):  # pragma: no cover - the run is being torn down
-                await anyio.sleep_forever()
+        if not outcomes:
+            deferred = self._deferred
+            if deferred is not None and not self._scopes:
+                # A lone step and nothing else running: it runs here, in the caller's task, as it would in a task
+                # of its own (in a copy of the context; nothing else could hand out an event meanwhile).
+                self._deferred = None
+                try:
+                    result = await self._run_task(deferred, in_caller=True)
+                except Exception as error:
+                    self._record(TaskOutcome(deferred, [], error=error))
+                else:
+                    assert not isinstance(result, _Streamed)  # only forks stream, and they are never deferred
+                    self._record(TaskOutcome(deferred, result))
+                # Let other tasks run, and cancellation in, as waiting for a task's outcome would.
+                await checkpoint()
+            else:
+                self._spawn_deferred()
+                while not outcomes:
+                    try:
+                        await self.iter_stream_receiver.receive()
+                    except (EndOfStream, ClosedResourceError):  # pragma: no cover - the run is being torn down
+                        await anyio.sleep_forever()
         return outcomes.popleft()
 
     async def _apply_reply(self, outcome: TaskOutcome, reply: Reply | None) -> None:
@@ -182,7 +226,8 @@ class RunEngine(Generic[OutputT]):
         if released:
             self._start(released)
         if reply is not None:
-            if not isinstance(outcome.result, JoinItem | EndMarker):
+            # The caller's own list is the event itself when it goes on as planned: nothing of it to finish.
+            if reply is not outcome.result and not isinstance(outcome.result, JoinItem | EndMarker):
                 kept = {task.task_id for task in reply}
                 for task in outcome.result:
                     if task.task_id not in kept:
@@ -248,6 +293,8 @@ class RunEngine(Generic[OutputT]):
         )
 
     def _completed_fork_runs(self, task: GraphTask) -> list[tuple[JoinID, NodeRunID]]:
+        if not self.progress.joins:
+            return []
         in_stack = {item.node_run_id for item in task.fork_stack}
         tasks = list(self.progress.tasks.values())
         return [
@@ -317,9 +364,29 @@ class RunEngine(Generic[OutputT]):
             for task in tasks:
                 self._run_inline(task)
             return
+        if (
+            len(tasks) == 1
+            and self._deferred is None
+            and self.sink is None
+            and isinstance(self.graph.nodes.get(tasks[0].node_id), Step)
+        ):
+            # A lone step: started when the run waits for it, in the caller's task if no other task runs by then
+            # (`_take_outcome`), or in a task of its own as soon as anything else starts or an event is handed out.
+            self._deferred = tasks[0]
+            return
+        self._spawn_deferred()
         for task in tasks:
-            scope = self._scopes[task.task_id] = CancelScope()
-            self.task_group.start_soon(self._run_tracked_task, task, scope)
+            self._spawn(task)
+
+    def _spawn(self, task: GraphTask) -> None:
+        scope = self._scopes[task.task_id] = CancelScope()
+        self.task_group.start_soon(self._run_tracked_task, task, scope)
+
+    def _spawn_deferred(self) -> None:
+        deferred = self._deferred
+        if deferred is not None:
+            self._deferred = None
+            self._spawn(deferred)
 
     def _is_inline(self, task: GraphTask) -> bool:
         node = self.graph.nodes.get(task.node_id)
@@ -344,6 +411,8 @@ class RunEngine(Generic[OutputT]):
             self._record(TaskOutcome(task, result))
 
     def _finish(self, task_id: TaskID) -> None:
+        if self._deferred is not None and self._deferred.task_id == task_id:  # pragma: no cover - defensive
+            self._deferred = None  # never started (an event hands it to a task first): nothing to cancel
         scope = self._scopes.pop(task_id, None)
         if scope is not None:
             scope.cancel()
@@ -357,14 +426,16 @@ class RunEngine(Generic[OutputT]):
     def close(self) -> None:
         """Cancel every task still running and close the doorbell (the run is left)."""
         self.cancel_all()
-        self.iter_stream_sender.close()
-        self.iter_stream_receiver.close()
+        if self._doorbell is not None:
+            self._doorbell[0].close()
+            self._doorbell[1].close()
 
     def _record(self, outcome: TaskOutcome) -> None:
         self.progress.outcomes.append(outcome)
-        # A closed doorbell means the run is being torn down: nobody takes the outcome in.
-        with suppress(BrokenResourceError, ClosedResourceError):
-            self.iter_stream_sender.send_nowait(None)
+        if self._doorbell is not None:  # else nobody waits: the outcome is taken before waiting for a bell
+            # A closed doorbell means the run is being torn down: nobody takes the outcome in.
+            with suppress(BrokenResourceError, ClosedResourceError):
+                self._doorbell[0].send_nowait(None)
 
     async def _run_tracked_task(self, task: GraphTask, scope: CancelScope | None = None) -> None:
         if self.sink is not None:
@@ -424,20 +495,37 @@ class RunEngine(Generic[OutputT]):
         if scope is not None and self._scopes.get(task.task_id) is scope:
             del self._scopes[task.task_id]
 
-    async def _run_task(self, task: GraphTask) -> EndMarker[Any] | list[GraphTask] | JoinItem | _Streamed:
+    async def _run_task(
+        self, task: GraphTask, *, in_caller: bool = False
+    ) -> EndMarker[Any] | list[GraphTask] | JoinItem | _Streamed:
+        """Run one task (`in_caller`: a step run in the caller's task, see `advance`)."""
         node = self.graph.nodes.get(task.node_id)
         if node is None:
             raise GraphRuntimeError(f'Task {task.task_id!r} names node {task.node_id!r}, which is not in this graph.')
         if isinstance(node, Step):
-            span = _instrument.span(f'run node {node.id}', node_id=node.id, node=node) if self.instrument else None
-            with span or nullcontext():
-                context = StepContext(state=self.progress.state, deps=self.deps, inputs=task.inputs)
-                output: Any = await node.call(context)
-            if isinstance(node, NodeStep):
-                after: EndMarker[Any] | list[GraphTask] | JoinItem = self._after_node(output, task.fork_stack)
-                return after
-            return self._follow_single_edge(node.id, output, task.fork_stack)
+            return await self._run_step(task, node, in_caller=in_caller)
         return self._run_routing(node, task)
+
+    async def _run_step(
+        self, task: GraphTask, node: Step[Any, Any, Any, Any], *, in_caller: bool = False
+    ) -> EndMarker[Any] | list[GraphTask] | JoinItem:
+        """Run a step's function and follow its output; `in_caller`: in a copy of the caller's context."""
+        if self.instrument:
+            with _instrument.span(f'run node {node.id}', node_id=node.id, node=node):
+                output: Any = await self._call(task, node, in_caller)
+        else:
+            output = await self._call(task, node, in_caller)
+        if isinstance(node, NodeStep):
+            after: EndMarker[Any] | list[GraphTask] | JoinItem = self._after_node(output, task.fork_stack)
+            return after
+        return self._follow_single_edge(node.id, output, task.fork_stack)
+
+    def _call(self, task: GraphTask, node: Step[Any, Any, Any, Any], in_caller: bool) -> Awaitable[Any]:
+        call = node.call(StepContext(state=self.progress.state, deps=self.deps, inputs=task.inputs))
+        if not in_caller:
+            return call
+        # In the caller's task, the step runs in a copy of its context (made here, inside the step's span).
+        return _InContext(call if isinstance(call, Coroutine) else _awaited(call), copy_context())
 
     def _run_routing(self, node: Any, task: GraphTask) -> EndMarker[Any] | list[GraphTask] | JoinItem | _Streamed:
         """The outcome of a task for a node that is not a step (no user coroutine runs)."""
@@ -539,6 +627,43 @@ class RunEngine(Generic[OutputT]):
             f'No branch matched inputs {value!r} for decision node {decision.id!r}: add a branch for it '
             '(`g.match(object)` takes anything).'
         )
+
+
+async def _awaited(awaitable: Awaitable[Any]) -> Any:
+    return await awaitable
+
+
+class _InContext:
+    """Awaits a coroutine with each of its steps run in `context` (as `Context.run` does for a plain call)."""
+
+    __slots__ = ('_context', '_coroutine')
+
+    def __init__(self, coroutine: Coroutine[Any, Any, Any], context: Context) -> None:
+        self._coroutine = coroutine
+        self._context = context
+
+    def __await__(self) -> Generator[Any, Any, Any]:
+        run, coroutine = self._context.run, self._coroutine
+        sent: Any = None
+        thrown: BaseException | None = None
+        try:
+            while True:
+                try:
+                    if thrown is None:
+                        yielded = run(coroutine.send, sent)
+                    else:
+                        error, thrown = thrown, None
+                        yielded = run(coroutine.throw, error)
+                except StopIteration as stop:
+                    return stop.value
+                try:
+                    sent = yield yielded
+                except GeneratorExit:
+                    raise
+                except BaseException as error:  # a cancellation (or an error) thrown in by the event loop
+                    sent, thrown = None, error
+        finally:
+            coroutine.close()  # a no-op once it returned or raised
 
 
 def _matches_type(source: Any, value: Any) -> bool:

@@ -127,14 +127,15 @@ class Graph(Generic[StateT, DepsT, InputT, OutputT]):
         """
         if infer_name and self.name is None:  # looking for the name materializes frame objects: once
             self._infer_name(_caller_frame(1))
+        if persistence is None:
+            # What `iter` does without persistence, without its context manager: less to hold per run in flight.
+            with self._span(span):
+                async with GraphRun(self, state=state, deps=deps, inputs=inputs, traceparent=None) as graph_run:
+                    return await _output(graph_run)
         async with self.iter(
             state=state, deps=deps, inputs=inputs, span=span, infer_name=False, persistence=persistence
         ) as graph_run:
-            last: Any = None
-            async for last in graph_run:  # noqa: B007 - the last event is the end
-                pass
-            assert isinstance(last, EndMarker)
-            return last.value  # type: ignore[no-any-return]
+            return await _output(graph_run)
 
     def run_sync(
         self,
@@ -434,7 +435,18 @@ class Graph(Generic[StateT, DepsT, InputT, OutputT]):
         )
 
     def _compiled(self) -> CompiledGraph:
-        return CompiledGraph(self.nodes, self.edges_by_source, self.parent_forks, self.intermediate_join_nodes)
+        compiled: CompiledGraph | None = self.__dict__.get('_compiled_graph')
+        if (
+            compiled is None
+            or compiled.nodes is not self.nodes
+            or compiled.edges_by_source is not self.edges_by_source
+            or compiled.parent_forks is not self.parent_forks
+            or compiled.intermediate_join_nodes is not self.intermediate_join_nodes
+        ):
+            # Made once and shared by the graph's runs (again if a field was replaced since).
+            compiled = CompiledGraph(self.nodes, self.edges_by_source, self.parent_forks, self.intermediate_join_nodes)
+            self.__dict__['_compiled_graph'] = compiled
+        return compiled
 
     def __repr__(self) -> str:
         plain = object.__repr__(self)
@@ -618,6 +630,15 @@ class GraphRun(Generic[StateT, DepsT, OutputT]):
         if isinstance(self._next, EndMarker):
             return self._next.value
         return None
+
+
+async def _output(graph_run: GraphRun[Any, Any, OutputT]) -> OutputT:
+    """Step `graph_run` through to its end; its output."""
+    last: Any = None
+    async for last in graph_run:  # noqa: B007 - the last event is the end
+        pass
+    assert isinstance(last, EndMarker)
+    return last.value  # type: ignore[no-any-return]
 
 
 def _default_reply(progress: RunProgress) -> Any:

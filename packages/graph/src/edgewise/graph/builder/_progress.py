@@ -7,9 +7,9 @@ tasks not yet taken in, the event handed to the caller and waiting for its reply
 
 from __future__ import annotations as _annotations
 
-from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from itertools import islice
 from typing import Any, Generic
 
 from typing_extensions import TypeVar
@@ -26,6 +26,7 @@ __all__ = (
     'GraphTask',
     'TaskOutcome',
     'JoinRelease',
+    'Outcomes',
     'RunProgress',
 )
 
@@ -62,7 +63,7 @@ class ErrorMarker:
     """The exception."""
 
 
-@dataclass
+@dataclass(slots=True)
 class JoinItem:
     """A value on its way into a join, with the fork stack of the branch it comes from."""
 
@@ -74,7 +75,7 @@ class JoinItem:
     """The forks the value's branch descends from."""
 
 
-@dataclass
+@dataclass(slots=True)
 class GraphTaskRequest:
     """A node to run with an input (what `GraphRun.next` and `override_next` accept)."""
 
@@ -86,7 +87,7 @@ class GraphTaskRequest:
     """The forks the task descends from (joins read it to know when a fork's branches are all in)."""
 
 
-@dataclass
+@dataclass(slots=True)
 class GraphTask(GraphTaskRequest):
     """A task of a run: a `GraphTaskRequest` with the id the run gave it."""
 
@@ -101,7 +102,7 @@ class GraphTask(GraphTaskRequest):
         return GraphTask(request.node_id, request.inputs, request.fork_stack, get_task_id())
 
 
-@dataclass
+@dataclass(slots=True)
 class TaskOutcome:
     """What a finished task (or a piece of a streamed map) produced, waiting to be taken in by the run."""
 
@@ -115,7 +116,7 @@ class TaskOutcome:
     """What the task raised, instead of a result."""
 
 
-@dataclass
+@dataclass(slots=True)
 class JoinRelease:
     """A join whose branches are all in, handed to the caller as the tasks that take its value on."""
 
@@ -123,7 +124,57 @@ class JoinRelease:
     """The tasks."""
 
 
-@dataclass
+class Outcomes:
+    """A first-in first-out queue of outcomes: a list read from a moving head.
+
+    A `deque` would do, but an empty one takes most of a kilobyte, and every run in flight holds one.
+    """
+
+    __slots__ = ('_head', '_items')
+
+    def __init__(self, outcomes: Iterable[TaskOutcome] = ()) -> None:
+        self._items: list[Any] = list(outcomes)
+        self._head = 0
+
+    def append(self, outcome: TaskOutcome) -> None:
+        """Add `outcome` at the end."""
+        self._items.append(outcome)
+
+    def popleft(self) -> TaskOutcome:
+        """Take the oldest outcome out.
+
+        Raises:
+            IndexError: the queue is empty.
+        """
+        items, head = self._items, self._head
+        if head >= len(items):
+            raise IndexError('pop from an empty queue of outcomes')
+        outcome: TaskOutcome = items[head]
+        if head + 1 == len(items):
+            items.clear()
+            self._head = 0
+        elif head >= 32 and 2 * head >= len(items):
+            del items[: head + 1]  # drop the taken ones, a copy of the rest now and then: O(1) per item on average
+            self._head = 0
+        else:
+            items[head] = None  # taken: not kept alive by the queue
+            self._head = head + 1
+        return outcome
+
+    def __iter__(self) -> Iterator[TaskOutcome]:
+        return islice(self._items, self._head, None)
+
+    def __len__(self) -> int:
+        return len(self._items) - self._head
+
+    def __bool__(self) -> bool:
+        return len(self._items) > self._head
+
+    def __repr__(self) -> str:
+        return f'Outcomes({list(self)!r})'
+
+
+@dataclass(slots=True)
 class RunProgress:
     """Where a builder run stands; see the module docstring."""
 
@@ -133,7 +184,7 @@ class RunProgress:
     """The tasks started or to start, by id."""
     joins: dict[tuple[JoinID, NodeRunID], JoinState] = field(default_factory=dict[tuple[JoinID, NodeRunID], JoinState])
     """Each join's reduction, by join and execution of its parent fork."""
-    outcomes: deque[TaskOutcome] = field(default_factory=deque[TaskOutcome])
+    outcomes: Outcomes = field(default_factory=Outcomes)
     """Outputs of finished tasks not yet taken in, oldest first."""
     awaiting: TaskOutcome | JoinRelease | None = None
     """The event handed to the caller, whose reply (the same tasks, others, or an end) is still to apply."""

@@ -13,7 +13,6 @@ data; a step's input is validated back into the type its `StepContext[..., ..., 
 from __future__ import annotations as _annotations
 
 import inspect
-from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, get_args, get_origin
@@ -24,7 +23,7 @@ import typing_extensions
 
 from ..exceptions import GraphRuntimeError, PersistenceError
 from ..persistence import NodeError
-from ._progress import EndMarker, GraphTask, JoinItem, JoinRelease, RunProgress, TaskOutcome
+from ._progress import EndMarker, GraphTask, JoinItem, JoinRelease, Outcomes, RunProgress, TaskOutcome
 from .basenode import BaseNode, End, GraphRunContext
 from .id_types import ForkStack, ForkStackItem, JoinID, NodeID, NodeRunID, TaskID
 from .join import JoinState
@@ -73,7 +72,13 @@ class StoredTypes:
         return [BuilderProgress]
 
 
+_PLAIN = frozenset({int, str, bool, type(None)})
+"""Types whose values are JSON data as they are: stored without a call to pydantic (most step inputs)."""
+
+
 def _dump(value: Any, node_id: str) -> Any:
+    if type(value) in _PLAIN:
+        return value
     try:
         return _ANY.dump_python(value, mode='json')
     except pydantic_core.PydanticSerializationError as error:
@@ -258,7 +263,7 @@ def decode_progress(data: dict[str, Any], state: Any, nodes: dict[NodeID, Any]) 
         )
         for j in data['joins']
     }
-    outcomes = deque(decoder.outcome(o, tasks) for o in data['outcomes'])
+    outcomes = Outcomes(decoder.outcome(o, tasks) for o in data['outcomes'])
     awaiting: TaskOutcome | JoinRelease | None = None
     stored_awaiting = data['awaiting']
     if stored_awaiting is not None and 'outcome' in stored_awaiting:
