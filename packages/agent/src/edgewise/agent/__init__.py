@@ -100,7 +100,7 @@ if TYPE_CHECKING:
         VideoMediaType,
         VideoUrl,
     )
-    from .models import ModelRequestContext
+    from .models import ModelRequestContext, ModelResolutionContext, ModelSelectionContext
     from .models.instrumented import InstrumentationSettings
     from .native_tools import (
         CodeExecutionTool,
@@ -224,6 +224,8 @@ __all__ = (
     'ModelRequest',
     'ModelRequestContext',
     'ModelRequestNode',
+    'ModelResolutionContext',
+    'ModelSelectionContext',
     'ModelRequestPart',
     'ModelResponse',
     'ModelResponsePart',
@@ -392,6 +394,8 @@ _EXPORTS: dict[str, str] = {
     'VideoUrl': '.messages',
     'InstrumentationSettings': '.models.instrumented',
     'ModelRequestContext': '.models',
+    'ModelResolutionContext': '.models',
+    'ModelSelectionContext': '.models',
     'AgentCapability': '.capabilities',
     'AbstractConcurrencyLimiter': '.concurrency',
     'AnyConcurrencyLimit': '.concurrency',

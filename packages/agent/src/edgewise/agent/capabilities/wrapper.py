@@ -56,6 +56,11 @@ class WrapperCapability(AbstractCapability[AgentDepsT]):
             for capability in inner:
                 visitor(capability)
 
+    @property
+    def has_resolve_model_id(self) -> bool:
+        """Whether the subclass implements `resolve_model_id`, or the wrapped capability does."""
+        return self.overrides('resolve_model_id') or self.wrapped.has_resolve_model_id
+
     def wrap_run_event_stream(
         self, ctx: RunContext[AgentDepsT], *, stream: AsyncIterable[AgentStreamEvent]
     ) -> AsyncIterable[AgentStreamEvent]:
@@ -82,8 +87,8 @@ def _handing_over(name: str, is_async: bool) -> Callable[..., Any]:
     return method
 
 
-_SYNC = ('get_instructions', 'get_model_settings', 'get_toolset', 'get_native_tools', 'get_wrapper_toolset')
-_ASYNC = tuple(spec.name for spec in HOOKS if spec.kind != 'stream')
+_SYNC = ('get_instructions', 'get_model_settings', 'get_model', 'get_toolset', 'get_native_tools', 'get_wrapper_toolset')
+_ASYNC = (*(spec.name for spec in HOOKS if spec.kind != 'stream'), 'resolve_model_id')
 for _name in _SYNC:
     setattr(WrapperCapability, _name, _handing_over(_name, is_async=False))
 for _name in _ASYNC:

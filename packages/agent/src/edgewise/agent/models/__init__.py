@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 
 from ..exceptions import UserError
 from ._model import ALLOW_MODEL_REQUESTS, Model, check_allow_model_requests
-from ._request_context import ModelRequestContext
+from ._request_context import ModelRequestContext, ModelResolutionContext, ModelSelectionContext
 from ._request_parameters import ModelRequestParameters
 from ._streamed_response import StreamedResponse
 from .test import TestModel
@@ -31,6 +31,8 @@ __all__ = (
     'Model',
     'ModelRequestParameters',
     'ModelRequestContext',
+    'ModelResolutionContext',
+    'ModelSelectionContext',
     'StreamedResponse',
     'KnownModelName',
     'ALLOW_MODEL_REQUESTS',

@@ -1,0 +1,163 @@
+"""The choice of a run's model, as pydantic-ai 2.x makes it: a model given to the run (`run(model=...)`, a run spec's,
+`agent.override(model=...)`) wins; else the capabilities' pick (`AbstractCapability.get_model`, the last one given),
+else the agent's own model. A model id is resolved by the capabilities' `resolve_model_id` (the first model returned
+wins), then by `infer_model`. A pick that is a selector (a function of a `ModelSelectionContext`) is asked before
+each request step of the run; it bootstraps the run too, so an agent made without a model can run.
+"""
+
+from __future__ import annotations as _annotations
+
+import inspect
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from .. import models
+from ..capabilities.abstract import AbstractCapability
+from ..exceptions import UserError
+from ..messages import ModelMessage, ModelResponse
+from ..models import KnownModelName, Model, ModelResolutionContext, ModelSelectionContext
+from ..usage import RunUsage
+
+__all__ = ('ModelChoice', 'choose_model', 'is_selector', 'infer_agent_model')
+
+NO_MODEL = '`model` must either be set on the agent or included when calling it.'
+
+
+def is_selector(pick: Any) -> bool:
+    """Whether a capability's model pick is a selector function (a callable `Model` is still a model)."""
+    return callable(pick) and not isinstance(pick, Model)
+
+
+def infer_agent_model(agent: Any, model_id: str) -> Model:
+    """`infer_model(model_id)`; the agent's own model id is inferred once, so its provider's client serves every
+    run."""
+    if model_id == agent.model:
+        if agent._inferred_model is None or agent._inferred_model[0] != model_id:
+            agent._inferred_model = (model_id, models.infer_model(model_id))
+        found: Model = agent._inferred_model[1]
+        return found
+    return models.infer_model(model_id)
+
+
+@dataclass
+class ModelChoice:
+    """How a run's model is chosen: the first step's model, the selector asked at the later steps (if a capability
+    gave one) and the model ids resolved so far (each is resolved once per run)."""
+
+    agent: Any
+    """The agent running."""
+    deps: Any
+    """The run's dependencies (given to the resolvers and selectors)."""
+    explicit: bool
+    """Whether the run was given a model (`run(model=...)`, a spec's, an override's): no capability picks one then."""
+    default: Model | None = None
+    """The model the run has without the capabilities' pick (`None`: the agent has none)."""
+    model: Model | None = None
+    """The model of the first step."""
+    selector: Any = None
+    """The capabilities' selector, asked before each request step; `None` when the model is fixed for the run."""
+    selected_for_step: int | None = None
+    """The step the selector was last asked for."""
+    capability: AbstractCapability[Any] | None = None
+    """The run's capabilities as one (they resolve model ids)."""
+    resolved: dict[tuple[int, str], Model] = field(default_factory=dict)
+    """The models resolved so far, by the resolving capabilities and the model id."""
+
+    async def resolve(self, pick: Model | KnownModelName | str) -> Model:
+        """The model `pick` stands for: itself, or the model its id resolves to (once per run)."""
+        if not isinstance(pick, str):
+            return pick
+        capability = self.capability
+        key = (id(capability), pick)
+        found = self.resolved.get(key)
+        if found is None:
+            if capability is not None and capability.has_resolve_model_id:
+                context: ModelResolutionContext[Any] = ModelResolutionContext(agent=self.agent, deps=self.deps)
+                found = await capability.resolve_model_id(context, model_id=pick)
+            if found is None:
+                found = infer_agent_model(self.agent, pick)
+            self.resolved[key] = found
+        return found
+
+    async def select(self, pick: Any, *, step: int, previous: Model | None, messages: Sequence[ModelMessage],
+                     usage: RunUsage) -> Model:  # fmt: skip
+        """The model the capabilities' `pick` (a model, a model id or a selector) gives for request step `step`."""
+        if is_selector(pick):
+            context: ModelSelectionContext[Any] = ModelSelectionContext(
+                agent=self.agent, deps=self.deps, model=previous, run_step=step, messages=list(messages),
+                usage=replace(usage),
+            )  # fmt: skip
+            pick = pick(context)
+            if inspect.isawaitable(pick):
+                pick = await pick
+        return await self.resolve(pick)
+
+    async def for_step(self, step: int, previous: Model, messages: Sequence[ModelMessage], usage: RunUsage) -> Model:
+        """The model of request step `step` (the selector asked once per step), or `previous` when it is fixed."""
+        if self.selector is None or self.selected_for_step == step:
+            return previous
+        self.selected_for_step = step
+        return await self.select(self.selector, step=step, previous=previous, messages=messages, usage=usage)
+
+    async def after_for_run(self, capability: AbstractCapability[Any] | None) -> Model:
+        """The first step's model once the capabilities are made for the run (`for_run`) and some changed: their
+        pick now decides (a selector is asked again at the first step)."""
+        self.capability = capability
+        if self.explicit:
+            assert self.model is not None
+            return self.model
+        pick = capability.get_model() if capability is not None else None
+        if is_selector(pick):
+            self.selector, self.selected_for_step = pick, None
+            assert self.model is not None  # the bootstrap model stands until the first step selects
+            return self.model
+        self.selector = None
+        if pick is not None:
+            self.model = await self.resolve(pick)
+        elif self.default is not None:
+            self.model = self.default
+        else:
+            raise UserError(
+                'A capability removed the bootstrap model in `for_run()` but the agent has no default model.'
+            )
+        return self.model
+
+
+async def choose_model(
+    agent: Any,
+    model: Model | KnownModelName | None,
+    capability: AbstractCapability[Any] | None,
+    *,
+    deps: Any,
+    history: Sequence[ModelMessage],
+    usage: RunUsage,
+) -> ModelChoice:
+    """The run's model choice before its capabilities are made for it: the first step's model (the selector, if
+    the capabilities give one, is asked here for step 1).
+
+    Raises:
+        UserError: no model anywhere, or a suspended response to resume with a selector choosing the model.
+    """
+    override = agent._override_model.get()
+    explicit = model is not None or override is not None
+    choice = ModelChoice(agent=agent, deps=deps, explicit=explicit, capability=capability)
+    pick = None if explicit or capability is None else capability.get_model()
+    if is_selector(pick) and history and isinstance(history[-1], ModelResponse) and history[-1].state == 'suspended':
+        raise UserError(
+            'Cannot resume a suspended response with a dynamic capability model: the model that created the '
+            'provider-side job cannot be reconstructed unambiguously. Pass that model explicitly to '
+            '`run(model=...)` when resuming.'
+        )
+    raw = override or model or agent.model
+    if raw is not None:
+        choice.default = await choice.resolve(raw)
+    if pick is not None:
+        choice.model = await choice.select(pick, step=1, previous=choice.default, messages=history, usage=usage)
+        if is_selector(pick):
+            choice.selector, choice.selected_for_step = pick, 1
+    elif choice.default is not None:
+        choice.model = choice.default
+    else:
+        raise UserError(NO_MODEL)
+    return choice
