@@ -333,7 +333,7 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
         state, deps = ctx.state, ctx.deps
         history = state.message_history
         deps.usage_limits.check_before_request(state.usage, history)
-        if deps.model_choice is not None:  # a capability's selector picks the model of each step
+        if deps.model_choice is not None:  # a capability's selector may pick the model of each step
             deps.model = await deps.model_choice.for_step(state.run_step + 1, deps.model, history, state.usage)
         request = self.request
         request.timestamp = _now()

@@ -136,8 +136,9 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
     deferred_tool_results: DeferredToolResults | None = None
     """The answers a stored run waiting on deferred tool calls is resumed with (taken by the node that waits)."""
     model_choice: Any = None
-    """How the model of each request step is chosen, when a capability's selector picks it (typed loosely: an
-    `agent._model_choice.ModelChoice`, which sits above this module); `None`: `model` serves the whole run."""
+    """How the run's model was chosen, when the capabilities picked it (typed loosely: an
+    `agent._model_choice.ModelChoice`, which sits above this module): it enters the picked models' contexts and
+    asks a selector for each step's model; `None`: `model` serves the whole run."""
     listing: Any = field(default=None, init=False, repr=False)
     """The toolset's listing `step_tools` were built from (a listing that does not change costs no work)."""
     _static_instructions: Any = field(default=None, init=False, repr=False)

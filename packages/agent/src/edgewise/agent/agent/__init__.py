@@ -88,6 +88,7 @@ from ._options import (
     is_user_prompt_node,
     parallel_tool_call_execution_mode,
 )
+from ._model_choice import choose_model, infer_agent_model, is_selector
 from ._run_setup import new_run, open_run, resolve_model, stored_run
 from ._toolsets import AgentFunctionToolset, AgentToolsets
 from ._wrapper import WrapperAgent
@@ -183,6 +184,7 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         """
         self.model = model
         self._inferred_model: tuple[str, Model] | None = None
+        self._entered_model: tuple[Model | str, Model] | None = None  # what `async with agent:` entered, and from
         self._name = name
         self.description = description
         self.end_strategy = end_strategy
@@ -318,9 +320,15 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         model_settings: ModelSettings | None = None,
     ) -> list[SystemPromptPart]:
         """The agent's system prompts as the first request of a run with these arguments would hold them."""
+        usage = usage or RunUsage()
+        history = list(message_history or ())
+        choice = await choose_model(
+            self, model, self._root_capability, deps=deps, history=history, usage=usage,
+            missing='`model` must either be set on the agent or supplied by a capability.',
+        )  # fmt: skip
         ctx: RunContext[AgentDepsT] = RunContext(
-            deps=deps, model=resolve_model(self, model), usage=usage or RunUsage(),
-            prompt=prompt if isinstance(prompt, str) else None, messages=list(message_history or ()), run_step=1,
+            deps=deps, model=choice.model, usage=usage,
+            prompt=prompt if isinstance(prompt, str) else None, messages=history, run_step=1,
             model_settings=model_settings,
         )  # fmt: skip
         return await system_prompt_parts(self._system_prompts, ctx)
@@ -479,9 +487,21 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         return self
 
     def _model_to_enter(self) -> Model | None:
-        if self.model is not None or self._override_model.get() is not None:
-            return resolve_model(self, None)
-        return None
+        """The model `async with agent:` enters: the override's, a capability's static pick, or the agent's (a
+        selector's picks and ids a capability resolves are entered by the runs that choose them)."""
+        self._entered_model = None
+        selection = self._override_model.get()
+        if selection is None:
+            root = self._root_capability
+            pick = root.get_model()
+            if is_selector(pick):
+                return None
+            selection = pick if pick is not None else self.model
+            if selection is None or (isinstance(selection, str) and root.has_resolve_model_id):
+                return None
+        model = infer_agent_model(self, selection) if isinstance(selection, str) else selection
+        self._entered_model = (selection, model)
+        return model
 
     async def __aexit__(
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
@@ -489,12 +509,23 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         """Leave the toolsets and the model's context, closing the HTTP client its provider made (once every
         `async with agent:` is left)."""
         await self._tools.exit(exc_type, exc, tb)
+        if self._tools.entered == 0:
+            self._entered_model = None
 
     def set_mcp_sampling_model(self, model: Model | KnownModelName | None = None) -> None:
         """Make `model` (the agent's model when `None`) answer the sampling requests of the agent's MCP servers.
 
         Without it, a server's sampling requests are answered by the model of the run that uses the server.
         """
+        root = self._root_capability
+        if model is None and self._override_model.get() is None:
+            pick = root.get_model()
+            if is_selector(pick) or (isinstance(pick or self.model, str) and root.has_resolve_model_id):
+                raise UserError(
+                    'The capability model requires run dependencies and cannot be used for MCP sampling setup. '
+                    'Pass a concrete model explicitly.'
+                )
+            model = pick
         try:
             sampling_model = models.infer_model(model) if model is not None else resolve_model(self, None)
         except UserError as e:

@@ -9,7 +9,9 @@ from __future__ import annotations as _annotations
 
 import inspect
 from collections.abc import Sequence
+from contextlib import AsyncExitStack
 from dataclasses import dataclass, field, replace
+from types import TracebackType
 from typing import Any
 
 from .. import models
@@ -22,6 +24,10 @@ from ..usage import RunUsage
 __all__ = ('ModelChoice', 'choose_model', 'is_selector', 'infer_agent_model')
 
 NO_MODEL = '`model` must either be set on the agent or included when calling it.'
+_SUSPENDED = (
+    'Cannot resume a suspended response with a dynamic capability model: the model that created the provider-side '
+    'job cannot be reconstructed unambiguously. Pass that model explicitly to `run(model=...)` when resuming.'
+)
 
 
 def is_selector(pick: Any) -> bool:
@@ -63,6 +69,38 @@ class ModelChoice:
     """The run's capabilities as one (they resolve model ids)."""
     resolved: dict[tuple[int, str], Model] = field(default_factory=dict)
     """The models resolved so far, by the resolving capabilities and the model id."""
+    suspended: bool = False
+    """Whether the run resumes a suspended response (which a selector cannot choose the model of)."""
+    picked: bool = False
+    """Whether the capabilities picked the first step's model (the run then enters its context)."""
+    _stack: AsyncExitStack | None = field(default=None, repr=False)
+    _entered: set[int] = field(default_factory=set, repr=False)
+
+    async def __aenter__(self) -> ModelChoice:
+        """Enter the context of the first step's model when the capabilities picked it; the models a selector
+        picks later are entered as they are picked, each once, and left with this context (the end of the run)."""
+        self._stack = AsyncExitStack()
+        if self.picked:
+            assert self.model is not None
+            await self._enter(self.model)
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        stack, self._stack = self._stack, None
+        self._entered.clear()
+        if stack is not None:
+            await stack.__aexit__(exc_type, exc, tb)
+
+    async def _enter(self, model: Model) -> None:
+        entered_by_agent = self.agent._entered_model
+        if self._stack is None or id(model) in self._entered:
+            return
+        if entered_by_agent is not None and entered_by_agent[1] is model:
+            return
+        self._entered.add(id(model))
+        await self._stack.enter_async_context(model)
 
     async def resolve(self, pick: Model | KnownModelName | str) -> Model:
         """The model `pick` stands for: itself, or the model its id resolves to (once per run)."""
@@ -76,7 +114,11 @@ class ModelChoice:
                 context: ModelResolutionContext[Any] = ModelResolutionContext(agent=self.agent, deps=self.deps)
                 found = await capability.resolve_model_id(context, model_id=pick)
             if found is None:
-                found = infer_agent_model(self.agent, pick)
+                entered_by_agent = self.agent._entered_model  # `async with agent:` entered a model for this id
+                if entered_by_agent is not None and entered_by_agent[0] == pick:
+                    found = entered_by_agent[1]
+                else:
+                    found = infer_agent_model(self.agent, pick)
             self.resolved[key] = found
         return found
 
@@ -98,7 +140,9 @@ class ModelChoice:
         if self.selector is None or self.selected_for_step == step:
             return previous
         self.selected_for_step = step
-        return await self.select(self.selector, step=step, previous=previous, messages=messages, usage=usage)
+        model = await self.select(self.selector, step=step, previous=previous, messages=messages, usage=usage)
+        await self._enter(model)
+        return model
 
     async def after_for_run(self, capability: AbstractCapability[Any] | None) -> Model:
         """The first step's model once the capabilities are made for the run (`for_run`) and some changed: their
@@ -109,14 +153,16 @@ class ModelChoice:
             return self.model
         pick = capability.get_model() if capability is not None else None
         if is_selector(pick):
+            if self.suspended:
+                raise UserError(_SUSPENDED)
             self.selector, self.selected_for_step = pick, None
             assert self.model is not None  # the bootstrap model stands until the first step selects
             return self.model
         self.selector = None
         if pick is not None:
-            self.model = await self.resolve(pick)
+            self.model, self.picked = await self.resolve(pick), True
         elif self.default is not None:
-            self.model = self.default
+            self.model, self.picked = self.default, False
         else:
             raise UserError(
                 'A capability removed the bootstrap model in `for_run()` but the agent has no default model.'
@@ -132,6 +178,7 @@ async def choose_model(
     deps: Any,
     history: Sequence[ModelMessage],
     usage: RunUsage,
+    missing: str = NO_MODEL,
 ) -> ModelChoice:
     """The run's model choice before its capabilities are made for it: the first step's model (the selector, if
     the capabilities give one, is asked here for step 1).
@@ -144,20 +191,18 @@ async def choose_model(
     choice = ModelChoice(agent=agent, deps=deps, explicit=explicit, capability=capability)
     pick = None if explicit or capability is None else capability.get_model()
     if is_selector(pick) and history and isinstance(history[-1], ModelResponse) and history[-1].state == 'suspended':
-        raise UserError(
-            'Cannot resume a suspended response with a dynamic capability model: the model that created the '
-            'provider-side job cannot be reconstructed unambiguously. Pass that model explicitly to '
-            '`run(model=...)` when resuming.'
-        )
+        raise UserError(_SUSPENDED)
     raw = override or model or agent.model
     if raw is not None:
         choice.default = await choice.resolve(raw)
     if pick is not None:
         choice.model = await choice.select(pick, step=1, previous=choice.default, messages=history, usage=usage)
+        choice.picked = True
         if is_selector(pick):
             choice.selector, choice.selected_for_step = pick, 1
     elif choice.default is not None:
         choice.model = choice.default
     else:
-        raise UserError(NO_MODEL)
+        raise UserError(missing)
+    choice.suspended = bool(history) and isinstance(history[-1], ModelResponse) and history[-1].state == 'suspended'
     return choice

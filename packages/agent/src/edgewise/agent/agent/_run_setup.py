@@ -73,6 +73,7 @@ class SetUpAgent(Protocol):
     validation_context: Any
     end_strategy: EndStrategy
     _inferred_model: tuple[str, Model] | None
+    _entered_model: tuple[Model | str, Model] | None
     _deps_type: Any
     _output_schema: Any
     _output_validators: list[OutputValidator]
@@ -129,7 +130,7 @@ async def open_run(
         with _instrument.span_if(
             graph_deps.tracing, 'agent run', agent_name=agent.name or 'agent', model_name=graph_deps.model.model_name
         ), run_thread_executor(graph_deps.root_capability):  # fmt: skip
-            async with toolset, opening as graph_run:
+            async with graph_deps.model_choice or nullcontext(), toolset, opening as graph_run:
                 agent_run = AgentRun(graph_run)
                 if graph_deps.hooked & RUN_HOOKS:
                     context = graph_deps.run_context(graph_run.state)
@@ -212,6 +213,7 @@ async def new_run(
     configured = await configured_for_run(graph_deps, state, configure)
     if configured is not graph_deps:  # capabilities made for the run: their model pick decides now
         configured.model = await choice.after_for_run(configured.root_capability)
+        configured.model_choice = choice if choice.picked or choice.selector is not None else None
         graph_deps = configured
     graph_deps.new_message_index = len(history)
     graph_deps.merge_adjacent = bool(history) and isinstance(history[-1], ModelRequest)
@@ -319,7 +321,7 @@ def configure_run(
         agent=agent,
         persistence=persistence,
         stores_waiting=isinstance(persistence, DurableStatePersistence),
-        model_choice=choice if choice is not None and choice.selector is not None else None,
+        model_choice=choice if choice is not None and (choice.picked or choice.selector is not None) else None,
     )
     return graph_deps
 
