@@ -16,6 +16,7 @@ from edgewise.agent.capabilities import (
     DynamicCapability,
     WrapperCapability,
 )
+from edgewise.agent.capabilities._dynamic import ResolvedDynamicCapability
 from edgewise.agent.messages import ModelMessage, ModelRequest, ModelResponse, TextPart
 from edgewise.agent.models.function import AgentInfo, FunctionModel
 from edgewise.agent.models.test import TestModel
@@ -176,7 +177,8 @@ async def test_wrapper_for_run_wraps_what_the_wrapped_capability_makes() -> None
     ctx = RunContext(deps=None, model=TestModel(), usage=None)  # type: ignore[arg-type]
     made = await wrapper.for_run(ctx)
     assert isinstance(made, WrapperCapability)
-    assert made.wrapped == Says('made')
+    assert isinstance(made.wrapped, ResolvedDynamicCapability)  # the made capability stands in the run wrapped
+    assert made.wrapped.wrapped == Says('made')
     plain = WrapperCapability(Says('same'))
     assert await plain.for_run(ctx) is plain
 
