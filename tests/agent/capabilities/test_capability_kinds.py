@@ -18,10 +18,10 @@ from edgewise.agent.capabilities import (
     WrapperCapability,
 )
 from edgewise.agent.capabilities._dynamic import ResolvedDynamicCapability
+from edgewise.agent.exceptions import UserError
 from edgewise.agent.messages import ModelMessage, ModelRequest, ModelResponse, TextPart
 from edgewise.agent.models.function import AgentInfo, FunctionModel
 from edgewise.agent.models.test import TestModel
-from edgewise.agent.exceptions import UserError
 from edgewise.agent.tools import ToolDefinition
 from edgewise.agent.toolsets import FunctionToolset
 from edgewise.agent.toolsets._capability_owned import tool_defs_from_pre_definition_load_returns
@@ -368,7 +368,7 @@ async def test_the_made_capability_keeps_its_place_among_the_others() -> None:
 
 
 async def test_the_function_is_called_once_per_run_and_its_tools_listed_through_one_toolset() -> None:
-    tools = FunctionToolset()
+    tools: FunctionToolset[bool] = FunctionToolset()
 
     @tools.tool_plain
     def lookup() -> str:
@@ -380,18 +380,19 @@ async def test_the_function_is_called_once_per_run_and_its_tools_listed_through_
         calls.append(ctx.deps)
         return Capability(toolsets=[tools]) if ctx.deps else None
 
-    dynamic = DynamicCapability(make, id='maybe-tools')
+    dynamic: DynamicCapability[bool] = DynamicCapability(make, id='maybe-tools')
     toolset = dynamic.get_toolset()
-    assert toolset.id == 'maybe-tools' and dynamic.get_toolset() is toolset
+    assert toolset.id == 'maybe-tools'
+    assert dynamic.get_toolset() is toolset
     seen: list[list[str]] = []
-    agent = Agent(_tools_model(seen), deps_type=bool, capabilities=[dynamic])
+    agent: Agent[bool, str] = Agent(_tools_model(seen), deps_type=bool, capabilities=[dynamic])
     await agent.run('hi', deps=True)
     await agent.run('hi', deps=False)
     assert seen == [['lookup'], []]
     assert calls == [True, False]
     # a context without the run's capabilities (made elsewhere) calls the function again
     outside = RunContext(deps=True, model=TestModel(), usage=None)  # type: ignore[arg-type]
-    assert await toolset.toolset_func(outside) is not None
+    assert await toolset.toolset_func(outside) is not None  # type: ignore[misc]
 
 
 def test_defer_loading_on_a_dynamic_capability_is_refused() -> None:

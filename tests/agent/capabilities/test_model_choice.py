@@ -24,6 +24,8 @@ from edgewise.agent.models.function import AgentInfo, FunctionModel
 
 pytestmark = pytest.mark.anyio
 
+SUSPENDED: Any = 'suspended'  # pydantic-ai 2.x's state of a response a provider-side job goes on with
+
 
 def says(text: str, **kwargs: Any) -> FunctionModel:
     """A model answering `text`."""
@@ -88,7 +90,12 @@ async def test_the_capabilities_pick_wins_over_the_agents_model() -> None:
 
 async def test_a_model_given_to_the_run_or_the_override_wins_over_the_capabilities() -> None:
     selector_calls: list[int] = []
-    agent = Agent(None, capabilities=[SelectModel(lambda ctx: selector_calls.append(1) or says('picked'))])
+
+    def select(ctx: ModelSelectionContext[None]) -> Model:
+        selector_calls.append(ctx.run_step)
+        return says('picked')
+
+    agent = Agent(None, capabilities=[SelectModel(select)])
     assert (await agent.run('hi', model=says('run'))).output == 'run'
     with agent.override(model=says('override')):
         assert (await agent.run('hi')).output == 'override'
@@ -164,7 +171,7 @@ async def test_a_selector_may_give_a_model_id_resolved_once_per_run() -> None:
 async def test_a_selector_cannot_resume_a_suspended_response() -> None:
     agent = Agent(None, capabilities=[SelectModel(lambda ctx: says('x'))])
     with pytest.raises(UserError, match='cannot be reconstructed unambiguously'):
-        await agent.run(message_history=[ModelResponse(parts=[], state='suspended')])
+        await agent.run(message_history=[ModelResponse(parts=[], state=SUSPENDED)])
 
 
 async def test_a_streamed_run_uses_the_selected_model() -> None:
@@ -246,7 +253,12 @@ async def test_the_pick_of_the_capabilities_made_for_the_run_decides() -> None:
     static = Replaced(says('bootstrap'), Picks(says('replacement')))
     assert (await Agent(None, capabilities=[static]).run('hi')).output == 'replacement'
     steps: list[int] = []
-    selecting = Replaced(says('bootstrap'), Picks(lambda ctx: steps.append(ctx.run_step) or says('selected')))
+
+    def select(ctx: ModelSelectionContext[None]) -> Model:
+        steps.append(ctx.run_step)
+        return says('selected')
+
+    selecting = Replaced(says('bootstrap'), Picks(select))
     assert (await Agent(None, capabilities=[selecting]).run('hi')).output == 'selected'
     assert steps == [1]
 
@@ -260,7 +272,7 @@ async def test_removing_the_only_model_in_for_run_is_an_error() -> None:
 async def test_a_selector_made_for_the_run_cannot_resume_a_suspended_response() -> None:
     capability = Replaced(says('bootstrap'), Picks(lambda ctx: says('x')))
     with pytest.raises(UserError, match='cannot be reconstructed unambiguously'):
-        await Agent(None, capabilities=[capability]).run(message_history=[ModelResponse(parts=[], state='suspended')])
+        await Agent(None, capabilities=[capability]).run(message_history=[ModelResponse(parts=[], state=SUSPENDED)])
 
 
 # -- model contexts -------------------------------------------------------------------------------------------------
@@ -286,7 +298,12 @@ async def test_the_agent_context_enters_a_static_pick_which_runs_reuse() -> None
 
 async def test_the_agent_context_leaves_selectors_to_the_runs() -> None:
     calls: list[int] = []
-    agent = Agent(None, capabilities=[SelectModel(lambda ctx: calls.append(1) or says('selected'))])
+
+    def select(ctx: ModelSelectionContext[None]) -> Model:
+        calls.append(ctx.run_step)
+        return says('selected')
+
+    agent = Agent(None, capabilities=[SelectModel(select)])
     async with agent:
         assert calls == []
         assert (await agent.run('hi')).output == 'selected'
@@ -301,7 +318,7 @@ async def test_the_agent_context_infers_a_static_id_once(monkeypatch: pytest.Mon
         return made[-1]
 
     monkeypatch.setattr('edgewise.agent.models.infer_model', infer)
-    agent = Agent(None, capabilities=[Picks('custom-model')])
+    agent: Agent[None, str] = Agent(None, capabilities=[Picks('custom-model')])
     async with agent:
         assert (await agent.run('hi')).output == 'custom-model'
     assert len(made) == 1
@@ -313,7 +330,7 @@ async def test_the_agent_context_infers_a_static_id_once(monkeypatch: pytest.Mon
 
 async def test_system_prompt_parts_use_the_selected_model() -> None:
     selected = says('x')
-    agent = Agent(None, deps_type=str, capabilities=[SelectModel(lambda ctx: selected)])
+    agent: Agent[str, str] = Agent(None, deps_type=str, capabilities=[SelectModel(lambda ctx: selected)])
 
     @agent.system_prompt
     def prompt(ctx: RunContext[str]) -> str:

@@ -46,8 +46,8 @@ def streams(text: str) -> FunctionModel:
 async def test_a_provider_error_status_moves_on_to_the_next_model(local_server: LocalServer) -> None:
     local_server.script(Reply(400, {'error': {'message': 'bad request'}}))
     failing = OpenAIChatModel('gpt-4o', provider=OpenAIProvider(base_url=local_server.url, api_key='sk-x'))
-    model = FallbackModel(failing, says('backup'))
-    assert (await Agent(model).run('hi')).output == 'backup'
+    async with FallbackModel(failing, says('backup')) as model:  # enters (and closes) the provider's client
+        assert (await Agent(model).run('hi')).output == 'backup'
     assert len(local_server.received) == 1
     assert model.model_name == 'fallback:gpt-4o,backup'
     assert model.system == 'fallback:openai,function'
@@ -58,8 +58,9 @@ async def test_every_model_failing_raises_a_group_of_their_errors(local_server: 
     local_server.script(Reply(400, {'error': {'message': 'bad request'}}))
     failing = OpenAIChatModel('gpt-4o', provider=OpenAIProvider(base_url=local_server.url, api_key='sk-x'))
     second = raises(ModelHTTPError(status_code=503, model_name='other', body=None))
-    with pytest.raises(FallbackExceptionGroup, match='All models from FallbackModel failed') as caught:
-        await Agent(FallbackModel(failing, second)).run('hi')
+    async with FallbackModel(failing, second) as model:
+        with pytest.raises(FallbackExceptionGroup, match='All models from FallbackModel failed') as caught:
+            await Agent(model).run('hi')
     assert [type(e) for e in caught.value.exceptions] == [ModelHTTPError, ModelHTTPError]
 
 

@@ -79,6 +79,7 @@ from ..toolsets._dynamic import DynamicToolset, ToolsetFunc
 from ..usage import RunUsage, UsageLimits
 from ._as_tool import agent_as_tool
 from ._from_spec import AgentSpec, build_agent, override_from_spec
+from ._model_choice import choose_model, infer_agent_model, is_selector
 from ._options import (
     IterOptions,
     RunOptions,
@@ -88,7 +89,6 @@ from ._options import (
     is_user_prompt_node,
     parallel_tool_call_execution_mode,
 )
-from ._model_choice import choose_model, infer_agent_model, is_selector
 from ._run_setup import new_run, open_run, resolve_model, stored_run
 from ._toolsets import AgentFunctionToolset, AgentToolsets
 from ._wrapper import WrapperAgent
@@ -326,6 +326,7 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
             self, model, self._root_capability, deps=deps, history=history, usage=usage,
             missing='`model` must either be set on the agent or supplied by a capability.',
         )  # fmt: skip
+        assert choice.model is not None  # a choice has its model
         ctx: RunContext[AgentDepsT] = RunContext(
             deps=deps, model=choice.model, usage=usage,
             prompt=prompt if isinstance(prompt, str) else None, messages=history, run_step=1,
@@ -490,7 +491,7 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         """The model `async with agent:` enters: the override's, a capability's static pick, or the agent's (a
         selector's picks and ids a capability resolves are entered by the runs that choose them)."""
         self._entered_model = None
-        selection = self._override_model.get()
+        selection: Any = self._override_model.get()
         if selection is None:
             root = self._root_capability
             pick = root.get_model()
@@ -519,7 +520,7 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         """
         root = self._root_capability
         if model is None and self._override_model.get() is None:
-            pick = root.get_model()
+            pick: Any = root.get_model()
             if is_selector(pick) or (isinstance(pick or self.model, str) and root.has_resolve_model_id):
                 raise UserError(
                     'The capability model requires run dependencies and cannot be used for MCP sampling setup. '

@@ -151,7 +151,7 @@ class ModelChoice:
         if self.explicit:
             assert self.model is not None
             return self.model
-        pick = capability.get_model() if capability is not None else None
+        pick: Any = capability.get_model() if capability is not None else None
         if is_selector(pick):
             if self.suspended:
                 raise UserError(_SUSPENDED)
@@ -168,6 +168,13 @@ class ModelChoice:
                 'A capability removed the bootstrap model in `for_run()` but the agent has no default model.'
             )
         return self.model
+
+
+def _ends_suspended(history: Sequence[ModelMessage]) -> bool:
+    """Whether the history ends with a response suspended by its provider (pydantic-ai 2.x's `state='suspended'`:
+    a provider-side job the same model must go on with)."""
+    state: str | None = history[-1].state if history and isinstance(history[-1], ModelResponse) else None
+    return state == 'suspended'
 
 
 async def choose_model(
@@ -190,7 +197,8 @@ async def choose_model(
     explicit = model is not None or override is not None
     choice = ModelChoice(agent=agent, deps=deps, explicit=explicit, capability=capability)
     pick = None if explicit or capability is None else capability.get_model()
-    if is_selector(pick) and history and isinstance(history[-1], ModelResponse) and history[-1].state == 'suspended':
+    suspended = _ends_suspended(history)
+    if is_selector(pick) and suspended:
         raise UserError(_SUSPENDED)
     raw = override or model or agent.model
     if raw is not None:
@@ -204,5 +212,5 @@ async def choose_model(
         choice.model = choice.default
     else:
         raise UserError(missing)
-    choice.suspended = bool(history) and isinstance(history[-1], ModelResponse) and history[-1].state == 'suspended'
+    choice.suspended = suspended
     return choice

@@ -19,7 +19,7 @@ from typing import Any, Protocol, TypeAlias
 from edgewise.graph import BaseStatePersistence, GraphRun
 from edgewise.graph.persistence.store import DurableStatePersistence
 
-from .. import _instrument, models
+from .. import _instrument
 from .._functions.runners import OutputValidator, SystemPromptRunner, normalize_instructions
 from .._loop.agent_run import AgentRun, bind_captured_messages
 from .._loop.history import check_prompt_fits, has_adjacent_same_kind, merge_adjacent, validate_history

@@ -45,9 +45,7 @@ class DynamicCapability(AbstractCapability[AgentDepsT]):
                 'returns instead.'
             )
         # one toolset for the life of the capability: what the agent enters and durable steps name stays the same
-        self._toolset: DynamicToolset[AgentDepsT] = DynamicToolset(
-            self._run_toolset, per_run_step=False, id=self.id
-        )
+        self._toolset: DynamicToolset[AgentDepsT] = DynamicToolset(self._run_toolset, per_run_step=False, id=self.id)
 
     @classmethod
     def get_serialization_name(cls) -> str | None:

@@ -100,9 +100,7 @@ WrapOutputProcessHandler: TypeAlias = Callable[[Any], Awaitable[Any]]
 ModelSelection: TypeAlias = 'Model | KnownModelName | str'
 """A model, or a model id to resolve (through the capabilities' `resolve_model_id`, then `infer_model`)."""
 
-ModelSelector: TypeAlias = (
-    'Callable[[ModelSelectionContext[AgentDepsT]], ModelSelection | Awaitable[ModelSelection]]'
-)
+ModelSelector: TypeAlias = 'Callable[[ModelSelectionContext[AgentDepsT]], ModelSelection | Awaitable[ModelSelection]]'
 """A function (sync or async) picking the model of each request step from a `ModelSelectionContext`."""
 
 AgentModel: TypeAlias = 'ModelSelection | ModelSelector[AgentDepsT]'

@@ -14,7 +14,7 @@ from .abstract import AbstractCapability
 __all__ = ('ModelIdResolver', 'ResolveModelId')
 
 ModelIdResolver: TypeAlias = (
-    'Callable[[ModelResolutionContext[AgentDepsT], str], Model | None | Awaitable[Model | None]]'
+    'Callable[[ModelResolutionContext[AgentDepsT], str], Awaitable[Model | None] | Model | None]'
 )
 """A function (sync or async) of a `ModelResolutionContext` and a model id, giving the model the id stands for or
 `None` to leave it to the next resolver."""

@@ -87,7 +87,14 @@ def _handing_over(name: str, is_async: bool) -> Callable[..., Any]:
     return method
 
 
-_SYNC = ('get_instructions', 'get_model_settings', 'get_model', 'get_toolset', 'get_native_tools', 'get_wrapper_toolset')
+_SYNC = (
+    'get_instructions',
+    'get_model_settings',
+    'get_model',
+    'get_toolset',
+    'get_native_tools',
+    'get_wrapper_toolset',
+)
 _ASYNC = (*(spec.name for spec in HOOKS if spec.kind != 'stream'), 'resolve_model_id')
 for _name in _SYNC:
     setattr(WrapperCapability, _name, _handing_over(_name, is_async=False))

@@ -24,7 +24,8 @@ __all__ = ('FallbackModel', 'FallbackOn', 'ResponseRejected')
 ExceptionHandler: TypeAlias = Callable[[Exception], bool | Awaitable[bool]]
 ResponseHandler: TypeAlias = Callable[[ModelResponse], bool | Awaitable[bool]]
 FallbackOn: TypeAlias = (
-    'type[Exception] | tuple[type[Exception], ...] | Callable[..., Any] | Sequence[type[Exception] | Callable[..., Any]]'
+    'type[Exception] | tuple[type[Exception], ...] | Callable[..., Any] '
+    '| Sequence[type[Exception] | Callable[..., Any]]'
 )
 """When `FallbackModel` moves on to its next model: exception types, a function of the exception (sync or async,
 true to move on), a function of the response whose first parameter is annotated `ModelResponse` (true: reject
@@ -82,11 +83,8 @@ class FallbackModel(Model):
         self.models = [infer_model(default_model), *(infer_model(m) for m in fallback_models)]
         self._exception_handlers: list[ExceptionHandler] = []
         self._response_handlers: list[ResponseHandler] = []
-        items: Sequence[Any]
-        if isinstance(fallback_on, type) or callable(fallback_on):
-            items = [fallback_on]
-        else:
-            items = list(fallback_on)
+        one = isinstance(fallback_on, type) or callable(fallback_on)
+        items: Sequence[Any] = [fallback_on] if one else list(fallback_on)  # type: ignore[arg-type]
         types = tuple(item for item in items if isinstance(item, type) and issubclass(item, BaseException))
         if types:
             self._exception_handlers.append(lambda exc: isinstance(exc, types))
