@@ -230,6 +230,12 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         self._override_model: ContextVar[Model | KnownModelName | None] = ContextVar('_override_model', default=None)
         self._override_deps: ContextVar[tuple[Any] | None] = ContextVar('_override_deps', default=None)
         self._overrides: ContextVar[dict[str, Any]] = ContextVar('_overrides', default=_NO_OVERRIDES)
+        # Bound once the agent is configured: a capability may return a copy of itself made for this agent.
+        bound = [capability.for_agent(self) for capability in as_capabilities(caps)]
+        if any(b is not c for b, c in zip(bound, caps, strict=True)):
+            self._capabilities = list(bound)
+            validate_capability_ids(bound)
+            self._root_capability = CombinedCapability(bound)
 
     @classmethod
     def from_spec(
@@ -945,7 +951,9 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
                 'metadata': metadata if metadata is _UNSET else [metadata],
                 'retries': retries if retries is _UNSET else run_output_retries(retries, {}, 'agent.override'),
                 'native_tools': native_tools if native_tools is _UNSET else list(native_tools),
-                'capabilities': _UNSET if spec_capabilities is None else spec_capabilities,
+                'capabilities': _UNSET
+                if spec_capabilities is None
+                else [c.for_agent(self) for c in as_capabilities(spec_capabilities)],
             }
             override_var(
                 self._overrides, {**self._overrides.get(), **{k: v for k, v in given.items() if v is not _UNSET}}

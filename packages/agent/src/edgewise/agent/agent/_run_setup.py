@@ -187,6 +187,7 @@ async def new_run(
         if durability is not None:
             persistence = stored_by = durability.persistence(run_id)
             run_id = getattr(persistence, 'run_id', run_id)
+    capabilities = [c.for_agent(agent) for c in as_capabilities(capabilities)]  # bound once per run
     run_usage = usage or RunUsage()
     choice = await choose_model(
         agent, model, combined_or_none(_run_capabilities(agent, capabilities)), deps=resolve_deps(agent, deps),

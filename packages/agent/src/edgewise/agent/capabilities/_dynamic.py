@@ -75,6 +75,8 @@ class DynamicCapability(AbstractCapability[AgentDepsT]):
             found = await found
         if found is None:
             return None
+        if ctx.agent is not None:
+            found = found.for_agent(ctx.agent)
         capability: AbstractCapability[AgentDepsT] = await found.for_run(ctx)
         return capability
 

@@ -162,6 +162,12 @@ class AbstractCapability(Generic[AgentDepsT]):
         """Where this capability goes among the others (see `CapabilityOrdering`); `None`: where it is given."""
         return None
 
+    def for_agent(self, agent: Any) -> AbstractCapability[AgentDepsT]:
+        """The capability to use with `agent`, asked once the agent is configured (for the agent's capabilities) or
+        once per run (for a run's own capabilities, and a capability a `DynamicCapability`'s function makes): by
+        default this very one; return a copy bound to the agent to read its configuration."""
+        return self
+
     async def for_run(self, ctx: RunContext[AgentDepsT]) -> AbstractCapability[AgentDepsT]:
         """The capability for the run starting with `ctx`, asked once as each run starts, before its instructions,
         settings, tools and hooks are read: by default this very one (shared by every run); return a new one to

@@ -3,7 +3,7 @@
 from __future__ import annotations as _annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .._run.options import AgentInstructions, AgentModelSettings
@@ -55,6 +55,13 @@ class CombinedCapability(AbstractCapability[AgentDepsT]):
     def overrides(self, hook: str) -> bool:
         """Whether any of the capabilities implements `hook`."""
         return bool(self._with(hook))
+
+    def for_agent(self, agent: Any) -> CombinedCapability[AgentDepsT]:
+        """The capabilities' `for_agent` results as one (this one when each stays itself)."""
+        found = [c.for_agent(agent) for c in self.capabilities]
+        if all(a is b for a, b in zip(found, self.capabilities, strict=True)):
+            return self
+        return replace(self, capabilities=found)
 
     async def for_run(self, ctx: RunContext[AgentDepsT]) -> AbstractCapability[AgentDepsT]:
         """The capabilities' `for_run` results as one (this one when each stays itself)."""

@@ -41,6 +41,11 @@ class WrapperCapability(AbstractCapability[AgentDepsT]):
         """Whether the subclass implements `hook`, or the wrapped capability does."""
         return getattr(type(self), hook) is not getattr(WrapperCapability, hook) or self.wrapped.overrides(hook)
 
+    def for_agent(self, agent: Any) -> AbstractCapability[AgentDepsT]:
+        """This wrapper, or a copy of it around the wrapped capability's `for_agent` result when that is another."""
+        wrapped = self.wrapped.for_agent(agent)
+        return self if wrapped is self.wrapped else replace(self, wrapped=wrapped)
+
     async def for_run(self, ctx: RunContext[AgentDepsT]) -> AbstractCapability[AgentDepsT]:
         """This wrapper, or a copy of it around the wrapped capability's `for_run` result when that is another."""
         wrapped = await self.wrapped.for_run(ctx)
