@@ -69,6 +69,11 @@ class ModelChoice:
     """The run's capabilities as one (they resolve model ids)."""
     resolved: dict[tuple[int, str], Model] = field(default_factory=dict)
     """The models resolved so far, by the resolving capabilities and the model id."""
+    default_id: str | None = None
+    """The model id the default model was resolved from, if it was given as an id."""
+    model_id: str | None = None
+    """The model id the current model was picked or resolved from (`ModelRequestContext.model_id`), if any."""
+    selected_id: str | None = field(default=None, repr=False)
     suspended: bool = False
     """Whether the run resumes a suspended response (which a selector cannot choose the model of)."""
     picked: bool = False
@@ -133,6 +138,7 @@ class ModelChoice:
             pick = pick(context)
             if inspect.isawaitable(pick):
                 pick = await pick
+        self.selected_id = pick if isinstance(pick, str) else None
         return await self.resolve(pick)
 
     async def for_step(self, step: int, previous: Model, messages: Sequence[ModelMessage], usage: RunUsage) -> Model:
@@ -141,6 +147,7 @@ class ModelChoice:
             return previous
         self.selected_for_step = step
         model = await self.select(self.selector, step=step, previous=previous, messages=messages, usage=usage)
+        self.model_id = self.selected_id
         await self._enter(model)
         return model
 
@@ -161,8 +168,9 @@ class ModelChoice:
         self.selector = None
         if pick is not None:
             self.model, self.picked = await self.resolve(pick), True
+            self.model_id = pick if isinstance(pick, str) else None
         elif self.default is not None:
-            self.model, self.picked = self.default, False
+            self.model, self.picked, self.model_id = self.default, False, self.default_id
         else:
             raise UserError(
                 'A capability removed the bootstrap model in `for_run()` but the agent has no default model.'
@@ -203,9 +211,10 @@ async def choose_model(
     raw = override or model or agent.model
     if raw is not None:
         choice.default = await choice.resolve(raw)
+        choice.default_id = choice.model_id = raw if isinstance(raw, str) else None
     if pick is not None:
         choice.model = await choice.select(pick, step=1, previous=choice.default, messages=history, usage=usage)
-        choice.picked = True
+        choice.picked, choice.model_id = True, choice.selected_id
         if is_selector(pick):
             choice.selector, choice.selected_for_step = pick, 1
     elif choice.default is not None:

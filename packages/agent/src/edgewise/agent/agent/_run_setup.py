@@ -215,6 +215,7 @@ async def new_run(
     if configured is not graph_deps:  # capabilities made for the run: their model pick decides now
         configured.model = await choice.after_for_run(configured.root_capability)
         configured.model_choice = choice if choice.picked or choice.selector is not None else None
+        configured.model_id = choice.model_id
         graph_deps = configured
     graph_deps.new_message_index = len(history)
     graph_deps.merge_adjacent = bool(history) and isinstance(history[-1], ModelRequest)
@@ -323,6 +324,7 @@ def configure_run(
         persistence=persistence,
         stores_waiting=isinstance(persistence, DurableStatePersistence),
         model_choice=choice if choice is not None and (choice.picked or choice.selector is not None) else None,
+        model_id=_model_id(agent, model) if choice is None else choice.model_id,
     )
     return graph_deps
 
@@ -332,6 +334,11 @@ def _run_capabilities(
 ) -> list[AbstractCapability[Any]]:
     """The run's capabilities, functions wrapped: the agent's (or the override's), then the run's."""
     return as_capabilities([*agent._overrides.get().get('capabilities', agent._capabilities), *(capabilities or ())])
+
+
+def _model_id(agent: SetUpAgent, model: Model | KnownModelName | None) -> str | None:
+    chosen = agent._override_model.get() or model or agent.model
+    return chosen if isinstance(chosen, str) else None
 
 
 def _step_settings(layers: Sequence[Any], ctx: RunContext[Any]) -> ModelSettings | None:

@@ -4,7 +4,7 @@ capability choosing the run's model is given (`AbstractCapability.resolve_model_
 
 from __future__ import annotations as _annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Generic
 
 from typing_extensions import TypeVar
@@ -33,6 +33,13 @@ class ModelRequestContext:
     """The request's settings."""
     model_request_parameters: ModelRequestParameters
     """The request's tools and output mode."""
+    model_id: str | None = field(default=None, init=False)
+    """The model id the run's model was picked or resolved from (`'openai:gpt-5'`, or an alias a capability's
+    `resolve_model_id` turned into a model); `None` when the model was given as a model. Set by the run; it says
+    nothing of a model a hook swapped in."""
+    streaming: bool = field(default=False, init=False)
+    """Whether the run streams this response (`run_stream`, `run_stream_events`, a streamed node of `iter`, or a
+    run given an event stream handler). Set by the run; changing it changes nothing."""
 
 
 @dataclass(frozen=True, kw_only=True)
