@@ -19,7 +19,7 @@ from edgewise.agent.capabilities import (
 )
 from edgewise.agent.exceptions import UserError
 from edgewise.agent.messages import ModelMessage, ModelResponse, SystemPromptPart, TextPart, ToolCallPart
-from edgewise.agent.models import Model
+from edgewise.agent.models import Model, ModelRequestContext
 from edgewise.agent.models.function import AgentInfo, FunctionModel
 
 pytestmark = pytest.mark.anyio
@@ -351,3 +351,89 @@ def test_mcp_sampling_refuses_a_pick_that_needs_the_runs_deps() -> None:
         Agent('alias', capabilities=[ResolveModelId(lambda ctx, model_id: None)]).set_mcp_sampling_model()
     with pytest.raises(UserError, match='No sampling model'):
         Agent(None).set_mcp_sampling_model()
+
+
+# -- what request hooks see -----------------------------------------------------------------------------------------
+
+
+@dataclass
+class SeesRequests(AbstractCapability[Any]):
+    """Records each request's model id and streaming flag; swaps in `swap` when given."""
+
+    seen: list[tuple[str | None, bool]] = field(default_factory=list)
+    swap: Model | None = None
+
+    async def before_model_request(self, ctx: RunContext[Any], request_context: ModelRequestContext) -> Any:
+        self.seen.append((request_context.model_id, request_context.streaming))
+        if self.swap is not None:
+            request_context.model = self.swap
+        return request_context
+
+
+async def test_request_hooks_see_the_model_id_and_whether_the_run_streams() -> None:
+    hook = SeesRequests()
+    agent = Agent('test', capabilities=[hook])
+    await agent.run('hi')
+    async with agent.run_stream('hi') as result:
+        await result.get_output()
+    await Agent(says('x'), capabilities=[hook]).run('hi')
+    assert hook.seen == [('test', False), ('test', True), (None, False)]
+
+
+async def test_the_model_id_is_the_pick_of_each_step() -> None:
+    hook = SeesRequests()
+    target = calls_then_says('done')
+
+    def select(ctx: ModelSelectionContext[None]) -> str:
+        return f'alias-{ctx.run_step}'
+
+    capabilities = [SelectModel(select), ResolveModelId(lambda ctx, model_id: target), hook]
+    assert (await with_advance(Agent(None, capabilities=capabilities)).run('hi')).output == 'done'
+    assert hook.seen == [('alias-1', False), ('alias-2', False)]
+
+
+async def test_a_model_swapped_in_by_a_request_hook_serves_that_request_only() -> None:
+    models_seen: list[Model] = []
+    own = says('own')
+    agent = Agent(own, capabilities=[SeesRequests(swap=says('swapped'))])
+
+    @agent.instructions
+    def note(ctx: RunContext[None]) -> str:
+        models_seen.append(ctx.model)
+        return 'be brief'
+
+    assert (await agent.run('hi')).output == 'swapped'
+    assert models_seen == [own]
+
+
+# -- bound to the agent ---------------------------------------------------------------------------------------------
+
+
+@dataclass
+class KnowsItsAgent(AbstractCapability[Any]):
+    """Bound to an agent (`for_agent`), gives an instruction naming it."""
+
+    agent_name: str | None = None
+
+    def for_agent(self, agent: Any) -> KnowsItsAgent:
+        return KnowsItsAgent(agent_name=agent.name)
+
+    def get_instructions(self) -> str:
+        return f'Bound to {self.agent_name}.'
+
+
+def instructions_of(result: Any) -> list[str | None]:
+    return [m.instructions for m in result.all_messages() if hasattr(m, 'instructions')]
+
+
+async def test_capabilities_are_bound_to_the_agent_and_per_run() -> None:
+    given = KnowsItsAgent()
+    agent = Agent(says('x'), name='runner', capabilities=[WrapperCapability(CombinedCapability([given]))])
+    assert given.agent_name is None  # a copy is bound, not the capability given
+    assert instructions_of(await agent.run('hi')) == ['Bound to runner.']
+    plain = Agent(says('x'), name='plain')
+    assert instructions_of(await plain.run('hi', capabilities=[given])) == ['Bound to plain.']
+    assert instructions_of(await plain.run('hi', capabilities=[lambda ctx: given])) == ['Bound to plain.']
+    unbound = AbstractCapability[Any]()
+    assert unbound.for_agent(agent) is unbound
+    assert CombinedCapability([unbound]).for_agent(agent).capabilities == [unbound]

@@ -315,8 +315,8 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
         if 'after_model_request' not in deps.hooked:
             return self.record_response(ctx, response)
         request_context = ModelRequestContext(
-            model=deps.request_model or deps.model, messages=sent_messages(ctx.state, deps), model_settings=self._settings,
-            model_request_parameters=params,
+            model=deps.request_model or deps.model, messages=sent_messages(ctx.state, deps),
+            model_settings=self._settings, model_request_parameters=params,
         )  # fmt: skip
         outcome = HookedResponse(request_context)
         try:
