@@ -79,7 +79,7 @@ from ..toolsets._dynamic import DynamicToolset, ToolsetFunc
 from ..usage import RunUsage, UsageLimits
 from ._as_tool import agent_as_tool
 from ._from_spec import AgentSpec, build_agent, override_from_spec
-from ._model_choice import choose_model, infer_agent_model, is_selector
+from ._model_choice import choose_model, model_for_agent_context, static_pick
 from ._options import (
     IterOptions,
     RunOptions,
@@ -494,21 +494,7 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         return self
 
     def _model_to_enter(self) -> Model | None:
-        """The model `async with agent:` enters: the override's, a capability's static pick, or the agent's (a
-        selector's picks and ids a capability resolves are entered by the runs that choose them)."""
-        self._entered_model = None
-        selection: Any = self._override_model.get()
-        if selection is None:
-            root = self._root_capability
-            pick = root.get_model()
-            if is_selector(pick):
-                return None
-            selection = pick if pick is not None else self.model
-            if selection is None or (isinstance(selection, str) and root.has_resolve_model_id):
-                return None
-        model = infer_agent_model(self, selection) if isinstance(selection, str) else selection
-        self._entered_model = (selection, model)
-        return model
+        return model_for_agent_context(self)
 
     async def __aexit__(
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
@@ -524,15 +510,8 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
 
         Without it, a server's sampling requests are answered by the model of the run that uses the server.
         """
-        root = self._root_capability
         if model is None and self._override_model.get() is None:
-            pick: Any = root.get_model()
-            if is_selector(pick) or (isinstance(pick or self.model, str) and root.has_resolve_model_id):
-                raise UserError(
-                    'The capability model requires run dependencies and cannot be used for MCP sampling setup. '
-                    'Pass a concrete model explicitly.'
-                )
-            model = pick
+            model = static_pick(self, 'cannot be used for MCP sampling setup')
         try:
             sampling_model = models.infer_model(model) if model is not None else resolve_model(self, None)
         except UserError as e:

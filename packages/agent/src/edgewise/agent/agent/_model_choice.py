@@ -21,7 +21,7 @@ from ..messages import ModelMessage, ModelResponse
 from ..models import KnownModelName, Model, ModelResolutionContext, ModelSelectionContext
 from ..usage import RunUsage
 
-__all__ = ('ModelChoice', 'choose_model', 'is_selector', 'infer_agent_model')
+__all__ = ('ModelChoice', 'choose_model', 'infer_agent_model', 'is_selector', 'model_for_agent_context', 'static_pick')
 
 NO_MODEL = '`model` must either be set on the agent or included when calling it.'
 _SUSPENDED = (
@@ -223,3 +223,34 @@ async def choose_model(
         raise UserError(missing)
     choice.suspended = suspended
     return choice
+
+
+def static_pick(agent: Any, use: str) -> Any:
+    """The capabilities' pick of the agent's model, where no run (and so no deps) is at hand.
+
+    Raises:
+        UserError: the pick is a selector, or a model id the capabilities resolve: both need a run's deps.
+    """
+    root = agent._root_capability
+    pick: Any = root.get_model()
+    if is_selector(pick) or (isinstance(pick or agent.model, str) and root.has_resolve_model_id):
+        raise UserError(f'The capability model requires run dependencies and {use}. Pass a concrete model explicitly.')
+    return pick
+
+
+def model_for_agent_context(agent: Any) -> Model | None:
+    """The model `async with agent:` enters: the override's, a capability's static pick, or the agent's (a
+    selector's picks and ids a capability resolves are entered by the runs that choose them); remembered on the
+    agent (`_entered_model`), so that runs inside the block use that very model."""
+    agent._entered_model = None
+    selection: Any = agent._override_model.get()
+    if selection is None:
+        try:
+            selection = static_pick(agent, 'is entered by the runs') or agent.model
+        except UserError:
+            return None
+        if selection is None:
+            return None
+    model = infer_agent_model(agent, selection) if isinstance(selection, str) else selection
+    agent._entered_model = (selection, model)
+    return model
