@@ -21,6 +21,7 @@ from edgewise.agent.exceptions import UserError
 from edgewise.agent.messages import ModelMessage, ModelResponse, SystemPromptPart, TextPart, ToolCallPart
 from edgewise.agent.models import Model, ModelRequestContext
 from edgewise.agent.models.function import AgentInfo, FunctionModel
+from edgewise.agent.toolsets import FunctionToolset
 
 pytestmark = pytest.mark.anyio
 
@@ -437,3 +438,59 @@ async def test_capabilities_are_bound_to_the_agent_and_per_run() -> None:
     unbound = AbstractCapability[Any]()
     assert unbound.for_agent(agent) is unbound
     assert CombinedCapability([unbound]).for_agent(agent).capabilities == [unbound]
+
+
+async def test_a_run_model_wins_over_the_capabilities_made_for_the_run() -> None:
+    capability = Replaced(says('bootstrap'), Picks(says('replacement')))
+    assert (await Agent(None, capabilities=[capability]).run('hi', model=says('run'))).output == 'run'
+
+
+async def test_a_selector_made_for_the_run_over_the_agents_own_model() -> None:
+    own = Entered('own')
+    steps: list[int] = []
+
+    def select(ctx: ModelSelectionContext[None]) -> Model:
+        steps.append(ctx.run_step)
+        assert ctx.model is own  # the model the run had before the selector
+        return says('selected')
+
+    agent = Agent(own, capabilities=[Replaced(None, Picks(select))])
+    assert (await agent.run('hi')).output == 'selected'
+    assert steps == [1]
+    assert own.entered == 0  # the agent's own model is not the capabilities' to enter
+
+
+async def test_the_agent_context_enters_the_override_or_nothing() -> None:
+    async with Agent(None):  # no model anywhere: nothing to enter
+        pass
+    model = Entered('override')
+    agent = Agent(None)
+    with agent.override(model=model):
+        async with agent:
+            assert (await agent.run('hi')).output == 'override'
+    assert (model.entered, model.left) == (1, 1)
+
+
+async def test_a_made_capability_may_give_a_toolset_function() -> None:
+    tools: FunctionToolset[None] = FunctionToolset()
+
+    @tools.tool_plain
+    def lookup() -> str:  # pragma: no cover - listed only
+        return 'found'
+
+    @dataclass
+    class GivesFunction(AbstractCapability[None]):
+        def get_toolset(self) -> Any:
+            async def build(ctx: RunContext[None]) -> FunctionToolset[None]:
+                return tools
+
+            return build
+
+    seen: list[list[str]] = []
+
+    def answer(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        seen.append(sorted(t.name for t in info.function_tools))
+        return ModelResponse(parts=[TextPart('ok')])
+
+    await Agent(FunctionModel(answer), capabilities=[lambda ctx: GivesFunction()]).run('hi')
+    assert seen == [['lookup']]

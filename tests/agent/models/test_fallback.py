@@ -135,3 +135,11 @@ async def test_its_context_enters_every_model_once() -> None:
     async with model, model:
         assert (first.entered, second.entered, first.left) == (1, 1, 0)
     assert (first.left, second.left) == (1, 1)
+
+
+def test_a_handler_whose_hints_cannot_be_read_handles_exceptions() -> None:
+    def odd(response: Undefined) -> bool:  # type: ignore[name-defined]  # noqa: F821
+        return True  # pragma: no cover - never called
+
+    model = FallbackModel(says('a'), fallback_on=odd)
+    assert model._exception_handlers == [odd]
