@@ -453,7 +453,6 @@ NOT_YET: dict[str, dict[str, str]] = {
         'EmbeddingModel': 'embedding models are not planned',
         'EmbeddingResult': 'embedding models are not planned',
         'EmbeddingSettings': 'embedding models are not planned',
-        'FallbackExceptionGroup': 'FallbackModel is not implemented',
         'ModelResponseState': 'the streamed response state (issue 12, helper `parity-stream`)',
         'TemplateStr': 'instruction templates (issue 12, helper `parity-agent`)',
         'limit_model_concurrency': 'concurrency limiters (issue 12, helper `parity-agent`)',
@@ -474,9 +473,6 @@ NOT_YET: dict[str, dict[str, str]] = {
     },
     'usage': {
         'Usage': 'the deprecated alias of RunUsage (issue 12)',
-    },
-    'exceptions': {
-        'FallbackExceptionGroup': 'FallbackModel is not implemented',
     },
     'result': {
         'OutputDataT_inv': 'type variables of result.py (issue 12, helper `parity-stream`)',

@@ -12,14 +12,19 @@ from edgewise.agent import Agent, RunContext
 from edgewise.agent.capabilities import (
     AbstractCapability,
     Capability,
+    CapabilityOrdering,
     CombinedCapability,
     DynamicCapability,
     WrapperCapability,
 )
+from edgewise.agent.capabilities._dynamic import ResolvedDynamicCapability
+from edgewise.agent.exceptions import UserError
 from edgewise.agent.messages import ModelMessage, ModelRequest, ModelResponse, TextPart
 from edgewise.agent.models.function import AgentInfo, FunctionModel
 from edgewise.agent.models.test import TestModel
+from edgewise.agent.tools import ToolDefinition
 from edgewise.agent.toolsets import FunctionToolset
+from edgewise.agent.toolsets._capability_owned import tool_defs_from_pre_definition_load_returns
 
 pytestmark = pytest.mark.anyio
 
@@ -176,7 +181,8 @@ async def test_wrapper_for_run_wraps_what_the_wrapped_capability_makes() -> None
     ctx = RunContext(deps=None, model=TestModel(), usage=None)  # type: ignore[arg-type]
     made = await wrapper.for_run(ctx)
     assert isinstance(made, WrapperCapability)
-    assert made.wrapped == Says('made')
+    assert isinstance(made.wrapped, ResolvedDynamicCapability)  # the made capability stands in the run wrapped
+    assert made.wrapped.wrapped == Says('made')
     plain = WrapperCapability(Says('same'))
     assert await plain.for_run(ctx) is plain
 
@@ -339,3 +345,71 @@ def test_get_description_reads_a_description_attribute() -> None:
 
     assert Described().get_description() == 'does things'
     assert Says('x').get_description() is None
+
+
+# -- made per run by a function: what stands in the run -------------------------------------------------------------
+
+
+@dataclass
+class Outermost(Says):
+    def get_ordering(self) -> CapabilityOrdering:
+        return CapabilityOrdering(position='outermost')
+
+
+async def test_the_made_capability_keeps_its_place_among_the_others() -> None:
+    combined = CombinedCapability([Says('a'), DynamicCapability(lambda ctx: Outermost('first'))])
+    ctx = RunContext(deps=None, model=TestModel(), usage=None)  # type: ignore[arg-type]
+    made = await combined.for_run(ctx)
+    assert isinstance(made, CombinedCapability)
+    resolved = made.capabilities[0]
+    assert isinstance(resolved, ResolvedDynamicCapability)
+    assert resolved.wrapped == Outermost('first')
+    assert resolved.get_toolset() is combined.capabilities[1].get_toolset()
+
+
+async def test_the_function_is_called_once_per_run_and_its_tools_listed_through_one_toolset() -> None:
+    tools: FunctionToolset[bool] = FunctionToolset()
+
+    @tools.tool_plain
+    def lookup() -> str:
+        return 'found'
+
+    calls: list[bool] = []
+
+    def make(ctx: RunContext[bool]) -> AbstractCapability[bool] | None:
+        calls.append(ctx.deps)
+        return Capability(toolsets=[tools]) if ctx.deps else None
+
+    dynamic: DynamicCapability[bool] = DynamicCapability(make, id='maybe-tools')
+    toolset = dynamic.get_toolset()
+    assert toolset.id == 'maybe-tools'
+    assert dynamic.get_toolset() is toolset
+    seen: list[list[str]] = []
+    agent: Agent[bool, str] = Agent(_tools_model(seen), deps_type=bool, capabilities=[dynamic])
+    await agent.run('hi', deps=True)
+    await agent.run('hi', deps=False)
+    assert seen == [['lookup'], []]
+    assert calls == [True, False]
+    # a context without the run's capabilities (made elsewhere) calls the function again
+    outside = RunContext(deps=True, model=TestModel(), usage=None)  # type: ignore[arg-type]
+    assert await toolset.toolset_func(outside) is not None  # type: ignore[misc]
+
+
+def test_defer_loading_on_a_dynamic_capability_is_refused() -> None:
+    with pytest.raises(UserError, match='set it on the capability the factory returns'):
+        DynamicCapability(lambda ctx: None, defer_loading=True, id='x')
+
+
+def test_tools_revealed_by_loads_of_a_history_without_tool_lists() -> None:
+    ctx = RunContext(deps=None, model=TestModel(), usage=None)  # type: ignore[arg-type]
+    ctx.capabilities = {'refunds': Capability(id='refunds', defer_loading=True), 'eager': Capability(id='eager')}
+    ctx.loaded_capability_ids = {'refunds', 'eager'}
+    defs = [
+        ToolDefinition(name='refund', capability_id='refunds'),
+        ToolDefinition(name='plain'),
+        ToolDefinition(name='eager_tool', capability_id='eager'),
+        ToolDefinition(name='gone', capability_id='removed'),
+    ]
+    assert tool_defs_from_pre_definition_load_returns(ctx, defs) == {'refund': defs[0]}
+    ctx.loaded_capability_ids = set()
+    assert tool_defs_from_pre_definition_load_returns(ctx, defs) == {}

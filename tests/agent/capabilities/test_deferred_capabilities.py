@@ -35,7 +35,10 @@ from .._streaming_helpers import streamed
 
 pytestmark = pytest.mark.anyio
 
-CATALOG = 'The following capabilities are deferred and can be loaded using the `load_capability` tool:'
+CATALOG = (
+    'The following capabilities are deferred and can be loaded using the `load_capability` tool. '
+    "A capability's tools stay hidden until it is loaded:"
+)
 
 
 @dataclass

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
         ConcurrencyLimitExceeded,
         CostCalculationFailedWarning,
         CostNotFoundWarning,
+        FallbackExceptionGroup,
         IncompleteToolCall,
         ModelAPIError,
         ModelHTTPError,
@@ -107,7 +108,7 @@ if TYPE_CHECKING:
         VideoMediaType,
         VideoUrl,
     )
-    from .models import ModelRequestContext
+    from .models import ModelRequestContext, ModelResolutionContext, ModelSelectionContext
     from .models.instrumented import InstrumentationSettings
     from .native_tools import (
         CodeExecutionTool,
@@ -228,6 +229,7 @@ __all__ = (
     'InstrumentationSettings',
     'JsonSchemaTransformer',
     'ModelAPIError',
+    'FallbackExceptionGroup',
     'ModelHTTPError',
     'ModelMessage',
     'ModelMessagesTypeAdapter',
@@ -236,6 +238,8 @@ __all__ = (
     'ModelRequest',
     'ModelRequestContext',
     'ModelRequestNode',
+    'ModelResolutionContext',
+    'ModelSelectionContext',
     'ModelRequestPart',
     'ModelResponse',
     'ModelResponsePart',
@@ -338,6 +342,7 @@ _EXPORTS: dict[str, str] = {
     'ApprovalRequired': '.exceptions',
     'CallDeferred': '.exceptions',
     'ModelAPIError': '.exceptions',
+    'FallbackExceptionGroup': '.exceptions',
     'ModelHTTPError': '.exceptions',
     'ModelRetry': '.exceptions',
     'SkipModelRequest': '.exceptions',
@@ -414,6 +419,8 @@ _EXPORTS: dict[str, str] = {
     'VideoUrl': '.messages',
     'InstrumentationSettings': '.models.instrumented',
     'ModelRequestContext': '.models',
+    'ModelResolutionContext': '.models',
+    'ModelSelectionContext': '.models',
     'AgentCapability': '.capabilities',
     'Capability': '.capabilities',
     'AbstractConcurrencyLimiter': '.concurrency',

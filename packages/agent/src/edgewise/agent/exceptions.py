@@ -18,6 +18,8 @@ AgentError(Exception)                       root of every error raised by edgewi
            +-- ModelHTTPError               the provider answered with a 4xx or 5xx status
       +-- MCPError                          an MCP server could not start, closed, or answered with an error
 
+FallbackExceptionGroup(ExceptionGroup)      every model of a `FallbackModel` failed (one exception each)
+
 ModelRetry(Exception)                       not an error: raised by tools and validators to ask the model
                                             to try again
 ToolFailed(Exception)                       not an error: raised by a tool (or its validator or hooks) whose
@@ -84,6 +86,7 @@ __all__ = (
     'PydanticAIDeprecationWarning',
     'CostCalculationFailedWarning',
     'CostNotFoundWarning',
+    'FallbackExceptionGroup',
 )
 
 
@@ -487,3 +490,8 @@ class MCPError(AgentRunError):
 
     def __reduce__(self) -> tuple[type, tuple[str, int | None, object | None]]:
         return type(self), (self.message, self.code, self.data)
+
+
+class FallbackExceptionGroup(ExceptionGroup[Any]):
+    """Every model of a `FallbackModel` failed: the group holds each model's exception, in order (and a
+    `ResponseRejected` when a `fallback_on` response handler turned responses down)."""

@@ -77,6 +77,9 @@ class ValidatedToolCall(Generic[AgentDepsT]):
     validation_error: ToolRetryError | ToolFailedError | None = None
     """The retry prompt for the model when they are not valid, or the failed tool return when the tool's validator
     or a validation hook raised `ToolFailed`."""
+    deferral: CallDeferred | ApprovalRequired | None = None
+    """The deferral a validation hook raised once the arguments were valid (`after_tool_validate`, or
+    `wrap_tool_validate` after its handler): running the call raises it, so the call is deferred, not run."""
 
 
 @dataclass
@@ -185,6 +188,10 @@ class ToolManager(Generic[AgentDepsT]):
             return ValidatedToolCall(call, tool, ctx, args_valid=False, validation_error=retry)
         except ToolFailed as error:
             return ValidatedToolCall(call, tool, ctx, args_valid=False, validation_error=_failed_error(call, error))
+        except (CallDeferred, ApprovalRequired) as deferral:
+            if not self.hooked & VALIDATE_HOOKS:
+                raise  # from the tool's `args_validator`: the run defers the call as it catches it
+            return ValidatedToolCall(call, tool, ctx, args_valid=True, validated_args={}, deferral=deferral)
         return ValidatedToolCall(call, tool, ctx, args_valid=True, validated_args=args)
 
     async def _validate(
@@ -204,15 +211,29 @@ class ToolManager(Generic[AgentDepsT]):
         assert root is not None  # hooks come from the run's capabilities
         tool_def = tool.tool_def
         raw: str | dict[str, Any] = call.args if call.args is not None else {}
-        raw = await root.before_tool_validate(ctx, call=call, tool_def=tool_def, args=raw)
+        with _no_deferral_before_validation('before_tool_validate'):
+            raw = await root.before_tool_validate(ctx, call=call, tool_def=tool_def, args=raw)
+        validated = False
 
         async def validate(args: str | dict[str, Any]) -> dict[str, Any]:
-            return await self._validate(args, tool, ctx)
+            nonlocal validated
+            try:
+                found = await self._validate(args, tool, ctx)
+            except (CallDeferred, ApprovalRequired):  # from the tool's `args_validator`: the arguments are valid
+                validated = True
+                raise
+            validated = True
+            return found
 
         try:
             args = await root.wrap_tool_validate(ctx, call=call, tool_def=tool_def, args=raw, handler=validate)
         except (pydantic.ValidationError, ModelRetry) as error:
-            args = await root.on_tool_validate_error(ctx, call=call, tool_def=tool_def, args=raw, error=error)
+            with _no_deferral_before_validation('on_tool_validate_error'):
+                args = await root.on_tool_validate_error(ctx, call=call, tool_def=tool_def, args=raw, error=error)
+        except (CallDeferred, ApprovalRequired) as deferral:
+            if not validated:  # raised before the arguments were validated
+                raise _deferred_too_early('wrap_tool_validate', deferral) from deferral
+            raise
         return await root.after_tool_validate(ctx, call=call, tool_def=tool_def, args=args)
 
     async def execute_tool_call(self, validated: ValidatedToolCall[AgentDepsT]) -> Any:
@@ -227,6 +248,8 @@ class ToolManager(Generic[AgentDepsT]):
         """
         if validated.validation_error is not None:
             raise validated.validation_error
+        if validated.deferral is not None:
+            raise validated.deferral
         tool, call, ctx = validated.tool, validated.call, validated.ctx
         assert tool is not None
         assert validated.validated_args is not None
@@ -351,3 +374,21 @@ def _retry_error(call: ToolCallPart, error: pydantic.ValidationError | ModelRetr
 def _failed_error(call: ToolCallPart, error: ToolFailed) -> ToolFailedError:
     part = ToolReturnPart(call.tool_name, error.message, call.tool_call_id, outcome='failed')
     return ToolFailedError(part)
+
+
+def _deferred_too_early(hook: str, deferral: CallDeferred | ApprovalRequired) -> UserError:
+    return UserError(
+        f'`{hook}` raised `{type(deferral).__name__}`, but a tool call can only be deferred once its arguments have '
+        "been validated. Raise it from `after_tool_validate`, from the tool's `args_validator`, or from "
+        '`before_tool_execute` instead.'
+    )
+
+
+@contextmanager
+def _no_deferral_before_validation(hook: str) -> Iterator[None]:
+    """A deferral raised in `hook`, which runs before the arguments are valid, is a `UserError` (as pydantic-ai 2.x):
+    a deferred call must carry valid arguments."""
+    try:
+        yield
+    except (CallDeferred, ApprovalRequired) as deferral:
+        raise _deferred_too_early(hook, deferral) from deferral

@@ -218,10 +218,10 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
             return streamed  # type: ignore[no-any-return]
         state, deps = ctx.state, ctx.deps
         try:
-            params = await self.prepare_request(ctx)
+            params = await self.prepare_request(ctx, streaming=False)
         except SkipModelRequest as skip:  # from a `before_model_request` hook
             return await self._finish_hooked(ctx, await self._skipped(ctx, skip.response))
-        model = deps.model
+        model = deps.request_model or deps.model
         with _instrument.span_if(
             deps.tracing, 'chat {model_name}', model_name=model.model_name, run_step=state.run_step
         ):
@@ -238,7 +238,7 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
         """The response a `before_model_request` hook gave with `SkipModelRequest`, through `after_model_request`."""
         state, deps = ctx.state, ctx.deps
         request_context = ModelRequestContext(
-            model=deps.model, messages=state.message_history[:], model_settings=self._settings,
+            model=deps.request_model or deps.model, messages=state.message_history[:], model_settings=self._settings,
             model_request_parameters=ModelRequestParameters(),
         )  # fmt: skip
         outcome = HookedResponse(request_context)
@@ -282,9 +282,9 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
     ) -> AsyncIterator[AgentStream[DepsT, Any]]:
         _check_not_streamed(self)
         state, deps = ctx.state, ctx.deps
-        params = await self.prepare_request(ctx)
+        params = await self.prepare_request(ctx, streaming=True)
         run_ctx = deps.run_context(state)
-        model = deps.model
+        model = deps.request_model or deps.model
         with _instrument.span_if(
             deps.tracing, 'chat {model_name}', model_name=model.model_name, run_step=state.run_step
         ):
@@ -318,8 +318,8 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
         if 'after_model_request' not in deps.hooked:
             return self.record_response(ctx, response)
         request_context = ModelRequestContext(
-            model=deps.model, messages=sent_messages(ctx.state, deps), model_settings=self._settings,
-            model_request_parameters=params,
+            model=deps.request_model or deps.model, messages=sent_messages(ctx.state, deps),
+            model_settings=self._settings, model_request_parameters=params,
         )  # fmt: skip
         outcome = HookedResponse(request_context)
         try:
@@ -329,13 +329,16 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
         return await self._finish_hooked(ctx, outcome)
 
     async def prepare_request(
-        self, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]]
+        self, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]], *, streaming: bool = False
     ) -> ModelRequestParameters:
         """Check the usage limits, add the request to the history and build the request's parameters and settings
         (then run the capabilities' `before_model_request` hooks, such as history processors)."""
         state, deps = ctx.state, ctx.deps
         history = state.message_history
         deps.usage_limits.check_before_request(state.usage, history)
+        if deps.model_choice is not None:  # a capability's selector may pick the model of each step
+            deps.model = await deps.model_choice.for_step(state.run_step + 1, deps.model, history, state.usage)
+            deps.model_id = deps.model_choice.model_id
         if not prices_loaded() and priced_provider(deps.model.system) and prices_installed():
             # Once per process: importing genai-prices takes long enough to stall the event loop.
             await anyio.to_thread.run_sync(load_prices)
@@ -352,6 +355,7 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
             request.run_id = request.run_id or state.run_id
             request.conversation_id = request.conversation_id or state.conversation_id
         state.run_step += 1
+        deps.request_model = None
         await prepare_step_tools(state, deps)
         schema = deps.output_schema
         params = ModelRequestParameters(
@@ -374,7 +378,7 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
             if deps.settings_resolver is not None:
                 settings = deps.settings_resolver(run_ctx)
             if deps.request_hooks:
-                settings, params = await run_request_hooks(ctx, run_ctx, settings, params)
+                settings, params = await run_request_hooks(ctx, run_ctx, settings, params, streaming=streaming)
         self.__dict__['_settings'] = settings
         state.last_max_tokens = (settings or {}).get('max_tokens')
         return params

@@ -47,14 +47,20 @@ async def run_request_hooks(
     run_ctx: RunContext[Any],
     settings: Any,
     params: ModelRequestParameters,
+    *,
+    streaming: bool = False,
 ) -> tuple[Any, ModelRequestParameters]:
-    """Run the capabilities' `before_model_request` hooks; what they return replaces the run's history."""
+    """Run the capabilities' `before_model_request` hooks; what they return replaces the run's history, and a model
+    they swap in serves this request (`deps.request_model`)."""
     state, deps = ctx.state, ctx.deps
     request_context = ModelRequestContext(
         model=deps.model, messages=state.message_history[:], model_settings=settings, model_request_parameters=params
     )
+    request_context.model_id, request_context.streaming = deps.model_id, streaming
     for capability in deps.request_hooks:
         request_context = await capability.before_model_request(run_ctx, request_context)
+    if request_context.model is not deps.model:
+        deps.request_model = request_context.model
     messages = request_context.messages
     if not messages:
         raise UserError('Processed history cannot be empty.')
@@ -99,10 +105,11 @@ async def hooked_request(
     root = deps.root_capability
     outcome = HookedResponse(
         ModelRequestContext(
-            model=deps.model, messages=sent_messages(state, deps), model_settings=settings,
+            model=deps.request_model or deps.model, messages=sent_messages(state, deps), model_settings=settings,
             model_request_parameters=params,
         )
     )  # fmt: skip
+    outcome.request_context.model_id = deps.model_id
 
     async def send(request_context: ModelRequestContext) -> ModelResponse:
         model = request_context.model
@@ -184,9 +191,10 @@ async def streamed_through_hooks(
 
     async def hooks() -> None:
         request_context = ModelRequestContext(
-            model=deps.model, messages=sent_messages(state, deps), model_settings=settings,
+            model=deps.request_model or deps.model, messages=sent_messages(state, deps), model_settings=settings,
             model_request_parameters=params,
         )  # fmt: skip
+        request_context.model_id, request_context.streaming = deps.model_id, True
         try:
             held.final = await deps.root_capability.wrap_model_request(
                 run_ctx, request_context=request_context, handler=handler

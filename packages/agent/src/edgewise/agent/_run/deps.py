@@ -142,6 +142,15 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
     """Whether a run stopping on deferred tool calls is stored as waiting (its persistence is durable)."""
     deferred_tool_results: DeferredToolResults | None = None
     """The answers a stored run waiting on deferred tool calls is resumed with (taken by the node that waits)."""
+    model_id: str | None = None
+    """The model id `model` was picked or resolved from, if any (`ModelRequestContext.model_id`)."""
+    request_model: Model | None = None
+    """The model of the current request when a `before_model_request` hook swapped it for `model` (for that request
+    only: `ctx.model` stays the run's)."""
+    model_choice: Any = None
+    """How the run's model was chosen, when the capabilities picked it (typed loosely: an
+    `agent._model_choice.ModelChoice`, which sits above this module): it enters the picked models' contexts and
+    asks a selector for each step's model; `None`: `model` serves the whole run."""
     listing: Any = field(default=None, init=False, repr=False)
     """The toolset's listing `step_tools` were built from (a listing that does not change costs no work)."""
     _static_instructions: Any = field(default=None, init=False, repr=False)

@@ -79,6 +79,7 @@ from ..toolsets._dynamic import DynamicToolset, ToolsetFunc
 from ..usage import RunUsage, UsageLimits
 from ._as_tool import agent_as_tool
 from ._from_spec import AgentSpec, build_agent, override_from_spec
+from ._model_choice import choose_model, model_for_agent_context, static_pick
 from ._options import (
     IterOptions,
     RunOptions,
@@ -184,6 +185,7 @@ class Agent(AbstractAgent[AgentDepsT, OutputDataT]):
         """
         self.model = model
         self._inferred_model: tuple[str, Model] | None = None
+        self._entered_model: tuple[Model | str, Model] | None = None  # what `async with agent:` entered, and from
         self._name = name
         self.description = description
         self.end_strategy = end_strategy
@@ -229,6 +231,12 @@ class Agent(AbstractAgent[AgentDepsT, OutputDataT]):
         self._override_model: ContextVar[Model | KnownModelName | None] = ContextVar('_override_model', default=None)
         self._override_deps: ContextVar[tuple[Any] | None] = ContextVar('_override_deps', default=None)
         self._overrides: ContextVar[dict[str, Any]] = ContextVar('_overrides', default=_NO_OVERRIDES)
+        # Bound once the agent is configured: a capability may return a copy of itself made for this agent.
+        bound = [capability.for_agent(self) for capability in as_capabilities(caps)]
+        if any(b is not c for b, c in zip(bound, caps, strict=True)):
+            self._capabilities = list(bound)
+            validate_capability_ids(bound)
+            self._root_capability = CombinedCapability(bound)
 
     @classmethod
     def from_spec(
@@ -319,9 +327,16 @@ class Agent(AbstractAgent[AgentDepsT, OutputDataT]):
         model_settings: ModelSettings | None = None,
     ) -> list[SystemPromptPart]:
         """The agent's system prompts as the first request of a run with these arguments would hold them."""
+        usage = usage or RunUsage()
+        history = list(message_history or ())
+        choice = await choose_model(
+            self, model, self._root_capability, deps=deps, history=history, usage=usage,
+            missing='`model` must either be set on the agent or supplied by a capability.',
+        )  # fmt: skip
+        assert choice.model is not None  # a choice has its model
         ctx: RunContext[AgentDepsT] = RunContext(
-            deps=deps, model=resolve_model(self, model), usage=usage or RunUsage(),
-            prompt=prompt if isinstance(prompt, str) else None, messages=list(message_history or ()), run_step=1,
+            deps=deps, model=choice.model, usage=usage,
+            prompt=prompt if isinstance(prompt, str) else None, messages=history, run_step=1,
             model_settings=model_settings,
         )  # fmt: skip
         return await system_prompt_parts(self._system_prompts, ctx)
@@ -480,9 +495,7 @@ class Agent(AbstractAgent[AgentDepsT, OutputDataT]):
         return self
 
     def _model_to_enter(self) -> Model | None:
-        if self.model is not None or self._override_model.get() is not None:
-            return resolve_model(self, None)
-        return None
+        return model_for_agent_context(self)
 
     async def __aexit__(
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
@@ -490,12 +503,16 @@ class Agent(AbstractAgent[AgentDepsT, OutputDataT]):
         """Leave the toolsets and the model's context, closing the HTTP client its provider made (once every
         `async with agent:` is left)."""
         await self._tools.exit(exc_type, exc, tb)
+        if self._tools.entered == 0:
+            self._entered_model = None
 
     def set_mcp_sampling_model(self, model: Model | KnownModelName | None = None) -> None:
         """Make `model` (the agent's model when `None`) answer the sampling requests of the agent's MCP servers.
 
         Without it, a server's sampling requests are answered by the model of the run that uses the server.
         """
+        if model is None and self._override_model.get() is None:
+            model = static_pick(self, 'cannot be used for MCP sampling setup')
         try:
             sampling_model = models.infer_model(model) if model is not None else resolve_model(self, None)
         except UserError as e:
@@ -914,7 +931,9 @@ class Agent(AbstractAgent[AgentDepsT, OutputDataT]):
                 'metadata': metadata if metadata is _UNSET else [metadata],
                 'retries': retries if retries is _UNSET else run_output_retries(retries, {}, 'agent.override'),
                 'native_tools': native_tools if native_tools is _UNSET else list(native_tools),
-                'capabilities': _UNSET if spec_capabilities is None else spec_capabilities,
+                'capabilities': _UNSET
+                if spec_capabilities is None
+                else [c.for_agent(self) for c in as_capabilities(spec_capabilities)],
             }
             override_var(
                 self._overrides, {**self._overrides.get(), **{k: v for k, v in given.items() if v is not _UNSET}}

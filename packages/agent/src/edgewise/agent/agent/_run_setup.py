@@ -19,7 +19,7 @@ from typing import Any, Protocol, TypeAlias
 from edgewise.graph import BaseStatePersistence, GraphRun
 from edgewise.graph.persistence.store import DurableStatePersistence
 
-from .. import _instrument, models
+from .. import _instrument
 from .._functions.runners import OutputValidator, SystemPromptRunner, normalize_instructions
 from .._loop.agent_run import AgentRun, bind_captured_messages
 from .._loop.history import check_prompt_fits, has_adjacent_same_kind, merge_adjacent, validate_history
@@ -44,7 +44,7 @@ from .._tools.deferred_calls import DeferredToolResults
 from ..capabilities import AgentCapability
 from ..capabilities._dynamic import as_capabilities, configured_for_run
 from ..capabilities._loaded_on_demand import deferred_run_capabilities
-from ..capabilities.abstract import LIFECYCLE_HOOKS
+from ..capabilities.abstract import LIFECYCLE_HOOKS, AbstractCapability
 from ..capabilities.combined import combined_or_none
 from ..capabilities.durability import durability_of
 from ..capabilities.thread_executor import run_thread_executor
@@ -54,12 +54,11 @@ from ..messages import ModelMessage, ModelRequest, UserContent
 from ..models import KnownModelName, Model
 from ..output import OutputSpec
 from ..settings import ModelSettings
-from ..tools import (
-    AgentNativeTool,
-)
+from ..tools import AgentNativeTool, RunContext
 from ..toolsets import AbstractToolset
 from ..usage import RunUsage, UsageLimits
 from ._from_spec import AgentSpec, run_from_spec
+from ._model_choice import NO_MODEL, ModelChoice, choose_model, infer_agent_model
 from ._resume import check_claimed_answers, check_stored_answers, deferred_answers, restore_history
 from ._toolsets import AgentToolsets
 
@@ -74,6 +73,7 @@ class SetUpAgent(Protocol):
     validation_context: Any
     end_strategy: EndStrategy
     _inferred_model: tuple[str, Model] | None
+    _entered_model: tuple[Model | str, Model] | None
     _deps_type: Any
     _output_schema: Any
     _output_validators: list[OutputValidator]
@@ -130,7 +130,7 @@ async def open_run(
         with _instrument.span_if(
             graph_deps.tracing, 'agent run', agent_name=agent.name or 'agent', model_name=graph_deps.model.model_name
         ), run_thread_executor(graph_deps.root_capability):  # fmt: skip
-            async with toolset, opening as graph_run:
+            async with graph_deps.model_choice or nullcontext(), toolset, opening as graph_run:
                 agent_run = AgentRun(graph_run)
                 if graph_deps.hooked & RUN_HOOKS:
                     context = graph_deps.run_context(graph_run.state)
@@ -190,10 +190,16 @@ async def new_run(
         if durability is not None:
             persistence = stored_by = durability.persistence(run_id)
             run_id = getattr(persistence, 'run_id', run_id)
+    capabilities = [c.for_agent(agent) for c in as_capabilities(capabilities)]  # bound once per run
+    run_usage = usage or RunUsage()
+    choice = await choose_model(
+        agent, model, combined_or_none(_run_capabilities(agent, capabilities)), deps=resolve_deps(agent, deps),
+        history=history, usage=run_usage,
+    )  # fmt: skip
     configure = partial(
         configure_run, agent, model=model, deps=deps, model_settings=model_settings, usage_limits=usage_limits,
         capabilities=capabilities, instructions=instructions, output_type=output_type,
-        output_retries=output_retries, persistence=persistence, native_tools=run_native_tools,
+        output_retries=output_retries, persistence=persistence, native_tools=run_native_tools, choice=choice,
     )  # fmt: skip
     graph_deps = configure()
     overrides = agent._overrides.get()
@@ -203,12 +209,17 @@ async def new_run(
         check_prompt_fits(user_prompt, history)
     state = GraphAgentState(
         message_history=bind_captured_messages(history),
-        usage=usage or RunUsage(),
+        usage=run_usage,
         conversation_id=resolve_conversation_id(conversation_id, history),
         run_id=run_id,
     )
     graph_deps.prompt = user_prompt
-    graph_deps = await configured_for_run(graph_deps, state, configure)
+    configured = await configured_for_run(graph_deps, state, configure)
+    if configured is not graph_deps:  # capabilities made for the run: their model pick decides now
+        configured.model = await choice.after_for_run(configured.root_capability)
+        configured.model_choice = choice if choice.picked or choice.selector is not None else None
+        configured.model_id = choice.model_id
+        graph_deps = configured
     graph_deps.new_message_index = len(history)
     graph_deps.merge_adjacent = bool(history) and isinstance(history[-1], ModelRequest)
     metadata_layers = overrides.get('metadata', [agent._metadata, spec_metadata, metadata])
@@ -243,20 +254,23 @@ def configure_run(
     persistence: BaseStatePersistence[Any, Any] | None,
     native_tools: Sequence[AgentNativeTool[Any]] | None = None,
     resolved: Sequence[AgentCapability[Any]] | None = None,
+    choice: ModelChoice | None = None,
 ) -> GraphAgentDeps[Any, Any]:
     """The deps of a run, new (`iter`) or resumed (`resume`): the agent's configuration, its overrides and
     capabilities, the run's arguments; the caller sets what depends on the history (`prompt`,
-    `new_message_index`, `merge_adjacent`); `resolved`: the run's capabilities as made for it (`for_run`)."""
+    `new_message_index`, `merge_adjacent`); `resolved`: the run's capabilities as made for it (`for_run`);
+    `choice`: the run's model, as chosen before (else the run's, the override's or the agent's)."""
     overrides = agent._overrides.get()
     if overrides:
         output_retries = overrides.get('retries', output_retries)
-    model_used = resolve_model(agent, model)
+    model_used = resolve_model(agent, model) if choice is None else choice.model
+    assert model_used is not None  # a choice has its model
     deps = resolve_deps(agent, deps)
     if output_type is not None and agent._output_validators:
         raise UserError('Cannot set a custom run `output_type` when the agent has output validators')
     schema = agent._output_schema if output_type is None else build_output_schema(output_type)
     schema = schema_for_profile(schema, model_used.profile)
-    caps = as_capabilities([*overrides.get('capabilities', agent._capabilities), *(capabilities or ())])
+    caps = _run_capabilities(agent, capabilities)
     caps = deferred_run_capabilities(caps if resolved is None else as_capabilities(resolved))
     run_instructions = overrides.get('instructions')
     if run_instructions is None:  # an override replaces every other instruction, the capabilities' too
@@ -271,7 +285,10 @@ def configure_run(
         layers.append(overrides['model_settings'])
     else:
         layers += [agent.model_settings, model_settings]
-    static_settings, resolver = settings_resolver(model_used.settings, [x for x in layers if x is not None])
+    layers = [x for x in layers if x is not None]
+    static_settings, resolver = settings_resolver(model_used.settings, layers)
+    if choice is not None and choice.selector is not None:  # the model, and its settings, may change per step
+        static_settings, resolver = None, partial(_step_settings, layers)
     tool_choice = (static_settings or {}).get('tool_choice')
     if tool_choice == 'required' or isinstance(tool_choice, list):
         raise UserError(
@@ -309,8 +326,28 @@ def configure_run(
         agent=agent,
         persistence=persistence,
         stores_waiting=isinstance(persistence, DurableStatePersistence),
+        model_choice=choice if choice is not None and (choice.picked or choice.selector is not None) else None,
+        model_id=_model_id(agent, model) if choice is None else choice.model_id,
     )
     return graph_deps
+
+
+def _run_capabilities(
+    agent: SetUpAgent, capabilities: Sequence[AgentCapability[Any]] | None
+) -> list[AbstractCapability[Any]]:
+    """The run's capabilities, functions wrapped: the agent's (or the override's), then the run's."""
+    return as_capabilities([*agent._overrides.get().get('capabilities', agent._capabilities), *(capabilities or ())])
+
+
+def _model_id(agent: SetUpAgent, model: Model | KnownModelName | None) -> str | None:
+    chosen = agent._override_model.get() or model or agent.model
+    return chosen if isinstance(chosen, str) else None
+
+
+def _step_settings(layers: Sequence[Any], ctx: RunContext[Any]) -> ModelSettings | None:
+    """The settings of a request whose model a selector chose: the step's model's settings under the layers."""
+    static, resolve = settings_resolver(ctx.model.settings, layers)
+    return static if resolve is None else resolve(ctx)
 
 
 async def stored_run(
@@ -362,21 +399,11 @@ async def stored_graph_run(
 
 
 def resolve_model(agent: SetUpAgent, model: Model | KnownModelName | None) -> Model:
-    override = agent._override_model.get()
-    if override is not None and model is None and agent.model is None:
-        raise UserError(
-            '`model` must either be set on the agent or included when calling it. '
-            '(Even when `override(model=...)` is customizing the model that will actually be called)'
-        )
-    chosen = override or model or agent.model
+    """The model given to the run, the override's or the agent's, without the capabilities (a stored run)."""
+    chosen = agent._override_model.get() or model or agent.model
     if chosen is None:
-        raise UserError('`model` must either be set on the agent or included when calling it.')
-    if isinstance(chosen, str) and chosen == agent.model:
-        # The agent's own model is inferred once, so that its provider's HTTP client serves every run.
-        if agent._inferred_model is None or agent._inferred_model[0] != chosen:
-            agent._inferred_model = (chosen, models.infer_model(chosen))
-        return agent._inferred_model[1]
-    return models.infer_model(chosen)
+        raise UserError(NO_MODEL)
+    return infer_agent_model(agent, chosen) if isinstance(chosen, str) else chosen
 
 
 def resolve_deps(agent: SetUpAgent, deps: Any) -> Any:

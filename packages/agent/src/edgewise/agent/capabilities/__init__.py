@@ -8,7 +8,8 @@ call (validation and execution) and output (validation and processing), `wrap_ru
 `ProcessHistory`, `Instrumentation`, `ToolSearch`, `Capability`, `DynamicCapability`, `WrapperCapability` and
 `ProcessEventStream`; the provider-adaptive tools `NativeOrLocalTool`, `WebSearch`, `WebFetch`, `ImageGeneration`
 and `XSearch`; `Thinking`; `Toolset`, `SetToolMetadata`, `ReinjectSystemPrompt`, `UseThreadExecutor`, `MCP` and
-`PrefixTools`; and pydantic-ai 2.x's `RaiseContentFilterError`.
+`PrefixTools`; and pydantic-ai 2.x's `RaiseContentFilterError`, the model hooks (`get_model`,
+`resolve_model_id`) with `SelectModel` and `ResolveModelId`.
 
 The hooks are listed once, in the table of `_hook_table` (name, kind of folding, group): `CombinedCapability`,
 `Hooks`, `WrapperCapability` and the run's checks of which hooks to take all derive from it.
@@ -25,12 +26,15 @@ from ._dynamic import DynamicCapability
 from .abstract import (
     AbstractCapability,
     AgentCapability,
+    AgentModel,
     AgentNode,
     CapabilityFunc,
     CapabilityOrdering,
     CapabilityPosition,
     CapabilityRef,
     ModelRequestContext,
+    ModelSelection,
+    ModelSelector,
     NodeResult,
     RawOutput,
     RawToolArgs,
@@ -55,6 +59,8 @@ from .native_tool import NativeTool
 from .prepare_tools import PrepareOutputTools, PrepareTools
 from .process_event_stream import ProcessEventStream
 from .process_history import HistoryProcessor, HistoryProcessorFunc, ProcessHistory
+from .resolve_model_id import ModelIdResolver, ResolveModelId
+from .select_model import SelectModel
 from .thread_executor import UseThreadExecutor, renamed_thread_executor
 from .tool_search import (
     ToolSearch,
@@ -95,6 +101,8 @@ _SPEC_TYPES: tuple[str, ...] = (
     'WebSearch',
     'XSearch',
     'ReinjectSystemPrompt',
+    'ResolveModelId',
+    'SelectModel',
     'SetToolMetadata',
     'UseThreadExecutor',
     'Toolset',
@@ -149,6 +157,7 @@ __all__ = (
     'CAPABILITY_TYPES',
     'AbstractCapability',
     'AgentCapability',
+    'AgentModel',
     'AgentNode',
     'Capability',
     'CapabilityDescription',
@@ -168,7 +177,10 @@ __all__ = (
     'IncludeToolReturnSchemas',
     'Instrumentation',
     'MCP',
+    'ModelIdResolver',
     'ModelRequestContext',
+    'ModelSelection',
+    'ModelSelector',
     'NativeOrLocalTool',
     'NativeTool',
     'NodeResult',
@@ -183,6 +195,8 @@ __all__ = (
     'RawToolArgs',
     'Thinking',
     'ReinjectSystemPrompt',
+    'ResolveModelId',
+    'SelectModel',
     'SetToolMetadata',
     'UseThreadExecutor',
     'EdgewiseDurability',

@@ -43,9 +43,10 @@ __all__ = (
 )
 
 DEFERRED_CAPABILITY_CATALOG_PREFIX = (
-    'The following capabilities are deferred and can be loaded using the `load_capability` tool:'
+    'The following capabilities are deferred and can be loaded using the `load_capability` tool. '
+    "A capability's tools stay hidden until it is loaded:"
 )
-"""The first line of the catalog of deferred capabilities in the instructions."""
+"""The first line of the catalog of deferred capabilities in the instructions (pydantic-ai 2.x's)."""
 
 
 # -- the run's capabilities by id ----------------------------------------------------------------------------------

@@ -27,7 +27,7 @@ from .._tools.deferred_calls import DeferredToolRequests, DeferredToolResults
 from .._tools.definition import ToolDefinition
 from ..exceptions import ModelRetry
 from ..messages import AgentStreamEvent, ModelResponse, ToolCallPart
-from ..models import ModelRequestContext
+from ..models import KnownModelName, Model, ModelRequestContext, ModelResolutionContext, ModelSelectionContext
 from ..output import OutputContext
 from ..tools import AgentDepsT, AgentNativeTool, RunContext
 from ..toolsets import AbstractToolset, ToolsetFunc
@@ -36,12 +36,15 @@ from ._hook_table import LIFECYCLE_HOOKS
 __all__ = (
     'AbstractCapability',
     'AgentCapability',
+    'AgentModel',
     'AgentNode',
     'CapabilityFunc',
     'CapabilityOrdering',
     'CapabilityPosition',
     'CapabilityRef',
     'ModelRequestContext',
+    'ModelSelection',
+    'ModelSelector',
     'NodeResult',
     'RawOutput',
     'RawToolArgs',
@@ -93,6 +96,15 @@ WrapOutputValidateHandler: TypeAlias = Callable[[RawOutput], Awaitable[Any]]
 
 WrapOutputProcessHandler: TypeAlias = Callable[[Any], Awaitable[Any]]
 """What `wrap_output_process` is given: turns the validated value into the run's output (output function)."""
+
+ModelSelection: TypeAlias = 'Model | KnownModelName | str'
+"""A model, or a model id to resolve (through the capabilities' `resolve_model_id`, then `infer_model`)."""
+
+ModelSelector: TypeAlias = 'Callable[[ModelSelectionContext[AgentDepsT]], ModelSelection | Awaitable[ModelSelection]]'
+"""A function (sync or async) picking the model of each request step from a `ModelSelectionContext`."""
+
+AgentModel: TypeAlias = 'ModelSelection | ModelSelector[AgentDepsT]'
+"""What `AbstractCapability.get_model` returns: a model chosen once per run, or a selector asked at each step."""
 
 CapabilityPosition: TypeAlias = Literal['outermost', 'innermost']
 """Where a capability goes among the others, whatever the order they are given in."""
@@ -150,6 +162,12 @@ class AbstractCapability(Generic[AgentDepsT]):
         """Where this capability goes among the others (see `CapabilityOrdering`); `None`: where it is given."""
         return None
 
+    def for_agent(self, agent: Any) -> AbstractCapability[AgentDepsT]:
+        """The capability to use with `agent`, asked once the agent is configured (for the agent's capabilities) or
+        once per run (for a run's own capabilities, and a capability a `DynamicCapability`'s function makes): by
+        default this very one; return a copy bound to the agent to read its configuration."""
+        return self
+
     async def for_run(self, ctx: RunContext[AgentDepsT]) -> AbstractCapability[AgentDepsT]:
         """The capability for the run starting with `ctx`, asked once as each run starts, before its instructions,
         settings, tools and hooks are read: by default this very one (shared by every run); return a new one to
@@ -182,6 +200,26 @@ class AbstractCapability(Generic[AgentDepsT]):
     def get_model_settings(self) -> AgentModelSettings | None:
         """Model settings this capability adds (under the agent's and the run's)."""
         return None
+
+    def get_model(self) -> AgentModel[AgentDepsT] | None:
+        """The model this capability picks for the run, or `None` to pick none: a model or model id (resolved once
+        per run), or a selector (a function, sync or async, of a `ModelSelectionContext`) asked before each
+        request step. A model given to the run (`run(model=...)`, a run spec's or `agent.override(model=...)`)
+        wins over it; it wins over the agent's own model. Among capabilities, the last that picks one wins."""
+        return None
+
+    async def resolve_model_id(
+        self, ctx: ModelResolutionContext[AgentDepsT], *, model_id: KnownModelName | str
+    ) -> Model | None:
+        """The model a model id (the agent's, the run's or a capability's pick) stands for, or `None` to leave it
+        to the next capability and at last to `infer_model`. Capabilities are asked in order; the first model
+        returned wins. `ctx` carries the agent and the run's dependencies."""
+        return None
+
+    @property
+    def has_resolve_model_id(self) -> bool:
+        """Whether this capability (or one it wraps or combines) implements `resolve_model_id`."""
+        return self.overrides('resolve_model_id')
 
     def get_toolset(self) -> AbstractToolset[AgentDepsT] | ToolsetFunc[AgentDepsT] | None:
         """A toolset whose tools this capability adds to the agent's (or a function of the run context building

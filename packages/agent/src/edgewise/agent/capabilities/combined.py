@@ -3,10 +3,11 @@
 from __future__ import annotations as _annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .._run.options import AgentInstructions, AgentModelSettings
+from ..models import KnownModelName, Model, ModelResolutionContext
 from ..settings import ModelSettings, merge_model_settings
 from ..tools import AgentDepsT, AgentNativeTool, RunContext
 from ..toolsets import AbstractToolset, CombinedToolset
@@ -15,6 +16,7 @@ from ._hook_table import HOOKS, HookSpec, folded
 from ._ordering import sort_capabilities
 from .abstract import (
     AbstractCapability,
+    AgentModel,
 )
 
 __all__ = ('CombinedCapability', 'combined_or_none')
@@ -53,6 +55,13 @@ class CombinedCapability(AbstractCapability[AgentDepsT]):
     def overrides(self, hook: str) -> bool:
         """Whether any of the capabilities implements `hook`."""
         return bool(self._with(hook))
+
+    def for_agent(self, agent: Any) -> CombinedCapability[AgentDepsT]:
+        """The capabilities' `for_agent` results as one (this one when each stays itself)."""
+        found = [c.for_agent(agent) for c in self.capabilities]
+        if all(a is b for a, b in zip(found, self.capabilities, strict=True)):
+            return self
+        return replace(self, capabilities=found)
 
     async def for_run(self, ctx: RunContext[AgentDepsT]) -> AbstractCapability[AgentDepsT]:
         """The capabilities' `for_run` results as one (this one when each stays itself)."""
@@ -98,6 +107,30 @@ class CombinedCapability(AbstractCapability[AgentDepsT]):
             return merged
 
         return resolve
+
+    def get_model(self) -> AgentModel[AgentDepsT] | None:
+        """The last model pick of the capabilities (deferred capabilities pick none); `None` if none picks one."""
+        model: AgentModel[AgentDepsT] | None = None
+        for capability in self.capabilities:
+            if not capability.defer_loading and (picked := capability.get_model()) is not None:
+                model = picked
+        return model
+
+    @property
+    def has_resolve_model_id(self) -> bool:
+        """Whether a capability (not deferred) implements `resolve_model_id`."""
+        return any(not c.defer_loading and c.has_resolve_model_id for c in self.capabilities)
+
+    async def resolve_model_id(
+        self, ctx: ModelResolutionContext[AgentDepsT], *, model_id: KnownModelName | str
+    ) -> Model | None:
+        """The first model a capability (not deferred) resolves `model_id` to, in order; `None` if none does."""
+        for capability in self.capabilities:
+            if not capability.defer_loading and capability.has_resolve_model_id:
+                found = await capability.resolve_model_id(ctx, model_id=model_id)
+                if found is not None:
+                    return found
+        return None
 
     def get_toolset(self) -> AbstractToolset[AgentDepsT] | None:
         """Every capability's toolset, as one; `None` if none has one."""

@@ -41,6 +41,11 @@ class WrapperCapability(AbstractCapability[AgentDepsT]):
         """Whether the subclass implements `hook`, or the wrapped capability does."""
         return getattr(type(self), hook) is not getattr(WrapperCapability, hook) or self.wrapped.overrides(hook)
 
+    def for_agent(self, agent: Any) -> AbstractCapability[AgentDepsT]:
+        """This wrapper, or a copy of it around the wrapped capability's `for_agent` result when that is another."""
+        wrapped = self.wrapped.for_agent(agent)
+        return self if wrapped is self.wrapped else replace(self, wrapped=wrapped)
+
     async def for_run(self, ctx: RunContext[AgentDepsT]) -> AbstractCapability[AgentDepsT]:
         """This wrapper, or a copy of it around the wrapped capability's `for_run` result when that is another."""
         wrapped = await self.wrapped.for_run(ctx)
@@ -55,6 +60,11 @@ class WrapperCapability(AbstractCapability[AgentDepsT]):
         if len(inner) != 1 or inner[0] is not self.wrapped:
             for capability in inner:
                 visitor(capability)
+
+    @property
+    def has_resolve_model_id(self) -> bool:
+        """Whether the subclass implements `resolve_model_id`, or the wrapped capability does."""
+        return self.overrides('resolve_model_id') or self.wrapped.has_resolve_model_id
 
     def wrap_run_event_stream(
         self, ctx: RunContext[AgentDepsT], *, stream: AsyncIterable[AgentStreamEvent]
@@ -82,8 +92,15 @@ def _handing_over(name: str, is_async: bool) -> Callable[..., Any]:
     return method
 
 
-_SYNC = ('get_instructions', 'get_model_settings', 'get_toolset', 'get_native_tools', 'get_wrapper_toolset')
-_ASYNC = tuple(spec.name for spec in HOOKS if spec.kind != 'stream')
+_SYNC = (
+    'get_instructions',
+    'get_model_settings',
+    'get_model',
+    'get_toolset',
+    'get_native_tools',
+    'get_wrapper_toolset',
+)
+_ASYNC = (*(spec.name for spec in HOOKS if spec.kind != 'stream'), 'resolve_model_id')
 for _name in _SYNC:
     setattr(WrapperCapability, _name, _handing_over(_name, is_async=False))
 for _name in _ASYNC:

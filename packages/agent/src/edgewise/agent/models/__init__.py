@@ -21,7 +21,7 @@ from .._warnings import PydanticAIDeprecationWarning
 from ..exceptions import UserError
 from ._completed_response import CompletedStreamedResponse
 from ._model import ALLOW_MODEL_REQUESTS, Model, check_allow_model_requests
-from ._request_context import ModelRequestContext
+from ._request_context import ModelRequestContext, ModelResolutionContext, ModelSelectionContext
 from ._request_parameters import ModelRequestParameters
 from ._streamed_response import StreamedResponse
 from .test import TestModel
@@ -33,6 +33,8 @@ __all__ = (
     'Model',
     'ModelRequestParameters',
     'ModelRequestContext',
+    'ModelResolutionContext',
+    'ModelSelectionContext',
     'StreamedResponse',
     'CompletedStreamedResponse',
     'KnownModelName',

@@ -3,16 +3,17 @@ until the capability is loaded (as pydantic-ai 1.107's module of this name)."""
 
 from __future__ import annotations as _annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
 from .._messages.capability_loading import DEFERRED_CAPABILITY_TOOL_METADATA_KEY
+from .._tools.definition import ToolDefinition
 from ..models._model import AgentDepsT, RunContext
 from .abstract import AbstractToolset, ToolsetTool
 from .wrapper import WrapperToolset
 
-__all__ = ('CapabilityOwnedToolset', 'resolve_capability_id')
+__all__ = ('CapabilityOwnedToolset', 'resolve_capability_id', 'tool_defs_from_pre_definition_load_returns')
 
 
 @dataclass
@@ -53,4 +54,22 @@ def resolve_capability_id(ctx: RunContext[Any], capability: Any) -> str | None:
         if listed is capability:
             return key
     found: str | None = capability.id
+    return found
+
+
+def tool_defs_from_pre_definition_load_returns(
+    ctx: RunContext[Any], tool_defs: Iterable[ToolDefinition]
+) -> dict[str, ToolDefinition]:
+    """The tools among `tool_defs` that a `load_capability` call of the history revealed, by name: those owned
+    (`capability_id`) by a deferred capability of the run (`defer_loading=True`) that the history has loaded
+    (`ctx.loaded_capability_ids`). A history written before load returns listed the tools they reveal names only
+    the capability: these are its tools. A capability that is not deferred (any more) reveals nothing."""
+    found: dict[str, ToolDefinition] = {}
+    for tool_def in tool_defs:
+        owner = tool_def.capability_id
+        if owner is None or owner not in ctx.loaded_capability_ids:
+            continue
+        capability = ctx.capabilities.get(owner)
+        if capability is not None and capability.defer_loading:
+            found[tool_def.name] = tool_def
     return found

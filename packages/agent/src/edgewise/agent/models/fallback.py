@@ -1,0 +1,215 @@
+"""`FallbackModel`: a model that sends each request to its models in turn until one answers (as pydantic-ai's)."""
+
+from __future__ import annotations as _annotations
+
+import inspect
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import AsyncExitStack, asynccontextmanager
+from types import TracebackType
+from typing import Any, NoReturn, TypeAlias, get_type_hints
+
+import anyio
+
+from .._messages.model_messages import ModelMessage, ModelResponse
+from ..exceptions import FallbackExceptionGroup, ModelAPIError, UserError
+from ..profiles import ModelProfile
+from ..settings import ModelSettings
+from . import KnownModelName, infer_model
+from ._model import Model, RunContext
+from ._request_parameters import ModelRequestParameters
+from ._streamed_response import StreamedResponse
+
+__all__ = ('FallbackModel', 'FallbackOn', 'ResponseRejected')
+
+ExceptionHandler: TypeAlias = Callable[[Exception], bool | Awaitable[bool]]
+ResponseHandler: TypeAlias = Callable[[ModelResponse], bool | Awaitable[bool]]
+FallbackOn: TypeAlias = (
+    'type[Exception] | tuple[type[Exception], ...] | Callable[..., Any] '
+    '| Sequence[type[Exception] | Callable[..., Any]]'
+)
+"""When `FallbackModel` moves on to its next model: exception types, a function of the exception (sync or async,
+true to move on), a function of the response whose first parameter is annotated `ModelResponse` (true: reject
+the response and move on), or a sequence of these."""
+
+
+class ResponseRejected(Exception):
+    """In a `FallbackExceptionGroup`: responses that a `fallback_on` response handler turned down."""
+
+    def __init__(self, rejected_count: int) -> None:
+        super().__init__(f'{rejected_count} model response(s) rejected by fallback_on handler')
+
+
+def _takes_response(handler: Callable[..., Any]) -> bool:
+    """Whether `handler`'s first parameter is annotated `ModelResponse` (a response handler)."""
+    try:
+        parameters = list(inspect.signature(handler).parameters.values())
+        hints = get_type_hints(handler)
+    except (TypeError, ValueError, NameError):
+        return False
+    return bool(parameters) and hints.get(parameters[0].name) is ModelResponse
+
+
+class FallbackModel(Model):
+    """Sends each request to `default_model`, then to each of `fallback_models` in turn while the one asked fails
+    in a way `fallback_on` names (by default a `ModelAPIError`: a provider error or an HTTP error status). When
+    every model fails, raises a `FallbackExceptionGroup` of their exceptions. An error `fallback_on` does not name
+    is raised at once. A streamed request moves on only while the stream opens; an error in the middle of a
+    stream is raised.
+
+    Its profile (what the run's output mode and tools are prepared for) is the default model's; each model adapts
+    the request parameters itself.
+    """
+
+    models: list[Model]
+    """The models, in the order they are tried."""
+
+    def __init__(
+        self,
+        default_model: Model | KnownModelName | str,
+        *fallback_models: Model | KnownModelName | str,
+        fallback_on: FallbackOn = (ModelAPIError,),
+    ) -> None:
+        """Make the model.
+
+        Args:
+            default_model: The model (or model name) asked first.
+            fallback_models: The models (or names) asked next, in order.
+            fallback_on: When to move on (see `FallbackOn`).
+
+        Raises:
+            UserError: `fallback_on` is empty.
+        """
+        super().__init__()
+        self.models = [infer_model(default_model), *(infer_model(m) for m in fallback_models)]
+        self._exception_handlers: list[ExceptionHandler] = []
+        self._response_handlers: list[ResponseHandler] = []
+        one = isinstance(fallback_on, type) or callable(fallback_on)
+        items: Sequence[Any] = [fallback_on] if one else list(fallback_on)  # type: ignore[arg-type]
+        types = tuple(item for item in items if isinstance(item, type) and issubclass(item, BaseException))
+        if types:
+            self._exception_handlers.append(lambda exc: isinstance(exc, types))
+        for item in items:
+            if not isinstance(item, type):
+                (self._response_handlers if _takes_response(item) else self._exception_handlers).append(item)
+        if not self._exception_handlers and not self._response_handlers:
+            raise UserError(
+                'FallbackModel created with empty fallback_on. All exceptions will propagate and all responses '
+                'will be accepted. Use fallback_on=(ModelAPIError,) for default behavior.'
+            )
+        self._entered = 0
+        self._enter_lock: anyio.Lock | None = None
+        self._exit_stack: AsyncExitStack | None = None
+
+    async def _moves_on(self, value: Exception | ModelResponse) -> bool:
+        handlers: Sequence[Callable[[Any], Any]] = (
+            self._exception_handlers if isinstance(value, Exception) else self._response_handlers
+        )
+        for handler in handlers:
+            verdict = handler(value)
+            if inspect.isawaitable(verdict):
+                verdict = await verdict
+            if verdict:
+                return True
+        return False
+
+    async def request(
+        self,
+        messages: list[ModelMessage],
+        model_settings: ModelSettings | None,
+        model_request_parameters: ModelRequestParameters,
+    ) -> ModelResponse:
+        """The first model's response that is not an error `fallback_on` names (nor a rejected response).
+
+        Raises:
+            FallbackExceptionGroup: every model failed.
+        """
+        errors: list[Exception] = []
+        rejected = 0
+        for model in self.models:
+            params = model.customize_request_parameters(model_request_parameters)
+            try:
+                response = await model.request(messages, model_settings, params)
+            except Exception as exc:
+                if await self._moves_on(exc):
+                    errors.append(exc)
+                    continue
+                raise
+            if await self._moves_on(response):
+                rejected += 1
+                continue
+            return response
+        _raise_group(errors, rejected)
+
+    @asynccontextmanager
+    async def request_stream(
+        self,
+        messages: list[ModelMessage],
+        model_settings: ModelSettings | None,
+        model_request_parameters: ModelRequestParameters,
+        run_context: RunContext[Any] | None = None,
+    ) -> AsyncIterator[StreamedResponse]:
+        """The stream of the first model whose stream opens without an error `fallback_on` names.
+
+        Raises:
+            FallbackExceptionGroup: every model failed to open its stream.
+        """
+        errors: list[Exception] = []
+        for model in self.models:
+            params = model.customize_request_parameters(model_request_parameters)
+            async with AsyncExitStack() as stack:
+                try:
+                    response = await stack.enter_async_context(
+                        model.request_stream(messages, model_settings, params, run_context)
+                    )
+                except Exception as exc:
+                    if await self._moves_on(exc):
+                        errors.append(exc)
+                        continue
+                    raise
+                yield response
+                return
+        _raise_group(errors, 0)
+
+    async def __aenter__(self) -> FallbackModel:
+        """Enter every model's context (their providers' HTTP clients), on the first of nested entries."""
+        if self._enter_lock is None:
+            self._enter_lock = anyio.Lock()
+        async with self._enter_lock:
+            if self._entered == 0:
+                async with AsyncExitStack() as stack:
+                    for model in self.models:
+                        await stack.enter_async_context(model)
+                    self._exit_stack = stack.pop_all()
+            self._entered += 1
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        """Leave the models' contexts, on the matching last exit."""
+        assert self._enter_lock is not None  # entered before
+        async with self._enter_lock:
+            self._entered -= 1
+            if self._entered == 0 and self._exit_stack is not None:
+                stack, self._exit_stack = self._exit_stack, None
+                await stack.__aexit__(exc_type, exc, tb)
+
+    @property
+    def profile(self) -> ModelProfile:
+        """The default model's profile."""
+        return self.models[0].profile
+
+    @property
+    def model_name(self) -> str:
+        """`fallback:` and the models' names, comma-separated."""
+        return f'fallback:{",".join(model.model_name for model in self.models)}'
+
+    @property
+    def system(self) -> str:
+        """`fallback:` and the models' systems, comma-separated."""
+        return f'fallback:{",".join(model.system for model in self.models)}'
+
+
+def _raise_group(errors: list[Exception], rejected: int) -> NoReturn:
+    found = [*errors, ResponseRejected(rejected)] if rejected else errors
+    raise FallbackExceptionGroup('All models from FallbackModel failed', found)
