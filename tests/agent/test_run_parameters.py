@@ -93,15 +93,56 @@ async def test_retries_as_a_dict_sets_the_tool_and_output_budgets_apart() -> Non
         await agent.run('go')
 
 
-async def test_a_run_may_change_the_output_budget_but_not_the_tool_budget() -> None:
+async def test_a_run_may_change_the_output_budget() -> None:
     agent = Agent(_always_text('x'), output_type=int, retries=4)
 
     with pytest.raises(UnexpectedModelBehavior, match=r'output retries \(0\)'):
         await agent.run('go', retries=0)
     with pytest.raises(UnexpectedModelBehavior, match=r'output retries \(1\)'):
         await agent.run('go', retries={'output': 1})
-    with pytest.raises(UserError, match='Per-run `retries` cannot set tool retries'):
+
+
+def _retrying_tool_agent(**agent_options: Any) -> tuple[Agent[None, str], list[tuple[int, int]]]:
+    """An agent whose model calls `flaky` until it gives up; `flaky` always asks for a retry and records the
+    `(ctx.retry, ctx.max_retries)` it saw."""
+    seen: list[tuple[int, int]] = []
+
+    def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        return ModelResponse(parts=[ToolCallPart('flaky', {}, tool_call_id=f'c{len(messages)}')])
+
+    agent: Agent[None, str] = Agent(FunctionModel(model), **agent_options)
+
+    @agent.tool
+    def flaky(ctx: RunContext[None]) -> str:
+        seen.append((ctx.retry, ctx.max_retries))
+        raise ModelRetry('again')
+
+    return agent, seen
+
+
+async def test_a_run_may_change_the_tool_budget_of_the_tools_that_set_none() -> None:
+    agent, seen = _retrying_tool_agent(retries={'tools': 4})
+
+    with pytest.raises(UnexpectedModelBehavior, match=r"Tool 'flaky' exceeded max retries count of 1"):
         await agent.run('go', retries={'tools': 1})
+    assert seen == [(0, 1), (1, 1)]
+    seen.clear()
+    with pytest.raises(UnexpectedModelBehavior, match=r"Tool 'flaky' exceeded max retries count of 2"):
+        await agent.run('go', retries=2)  # a bare int sets both budgets
+    assert seen == [(0, 2), (1, 2), (2, 2)]
+    seen.clear()
+    with pytest.raises(UnexpectedModelBehavior, match=r"Tool 'flaky' exceeded max retries count of 4"):
+        await agent.run('go', retries={'output': 0})  # the tool budget stays the agent's
+    assert len(seen) == 5
+
+
+async def test_a_tool_own_retries_win_over_the_run_budget() -> None:
+    agent, seen = _retrying_tool_agent()
+    agent._tools.function_toolset.tools['flaky'].max_retries = 2
+
+    with pytest.raises(UnexpectedModelBehavior, match=r"Tool 'flaky' exceeded max retries count of 2"):
+        await agent.run('go', retries={'tools': 5})
+    assert seen[-1] == (2, 2)
 
 
 async def test_override_retries_wins_over_the_run_argument() -> None:
@@ -109,9 +150,11 @@ async def test_override_retries_wins_over_the_run_argument() -> None:
 
     with agent.override(retries=0), pytest.raises(UnexpectedModelBehavior, match=r'output retries \(0\)'):
         await agent.run('go', retries=3)
-    cannot = pytest.raises(UserError, match=r'`agent.override\(retries=...\)` cannot set tool retries')
-    with cannot, agent.override(retries={'tools': 1}):
-        pass  # pragma: no cover
+    tool_agent, seen = _retrying_tool_agent()
+    exceeded = pytest.raises(UnexpectedModelBehavior, match=r"Tool 'flaky' exceeded max retries count of 2")
+    with tool_agent.override(retries={'tools': 2}), exceeded:
+        await tool_agent.run('go', retries={'tools': 7})
+    assert seen[-1] == (2, 2)
 
 
 async def test_the_split_retry_arguments_still_work_with_a_deprecation_warning() -> None:

@@ -45,7 +45,7 @@ from .._run.options import (
     agent_retry_budgets,
     pop_deprecated,
     pop_deprecated_builtin_tools,
-    run_output_retries,
+    run_retry_budgets,
 )
 from .._run.result import AgentRunResult, FinalResult
 from .._run.state import GraphAgentState
@@ -220,7 +220,7 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         self._output_validators: list[OutputValidator] = []
         self._tool_timeout = tool_timeout
         self._tools: AgentToolsets[AgentDepsT] = AgentToolsets(
-            AgentFunctionToolset(max_retries=self._default_retries, timeout=tool_timeout),
+            AgentFunctionToolset(timeout=tool_timeout),  # the agent's tool budget comes with each run (`retries=`)
             [t if isinstance(t, AbstractToolset) else DynamicToolset(t) for t in toolsets or ()],
         )
         for tool in tools:
@@ -902,7 +902,7 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
             if deps is not _UNSET:
                 override_var(self._override_deps, (deps,))
             if tools is not _UNSET and tools is not None:
-                toolset = AgentFunctionToolset(tools, max_retries=self._default_retries, timeout=self._tool_timeout)
+                toolset = AgentFunctionToolset(tools, timeout=self._tool_timeout)
                 override_var(self._tools.override_tools, toolset)
             if toolsets is not _UNSET and toolsets is not None:
                 override_var(self._tools.override_toolsets, list(toolsets))
@@ -911,7 +911,7 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
                 'instructions': instructions if instructions is _UNSET else normalize_instructions(instructions),
                 'model_settings': model_settings,
                 'metadata': metadata if metadata is _UNSET else [metadata],
-                'retries': retries if retries is _UNSET else run_output_retries(retries, {}, 'agent.override'),
+                'retries': retries if retries is _UNSET else run_retry_budgets(retries, {}, 'agent.override'),
                 'native_tools': native_tools if native_tools is _UNSET else list(native_tools),
                 'capabilities': _UNSET if spec_capabilities is None else spec_capabilities,
             }

@@ -35,7 +35,7 @@ from .._run.options import (
     pop_deprecated_builtin_tools,
     resolve_metadata,
     run_native_tools,
-    run_output_retries,
+    run_retry_budgets,
     settings_resolver,
 )
 from .._run.result import FinalResult
@@ -169,13 +169,13 @@ async def new_run(
     entered), its graph run ready to open at the user prompt node, and the metadata computed again at its end."""
     # The warnings name the caller of `iter`: past this method, `_run` and the context manager's `__aenter__`.
     run_native_tools = pop_deprecated_builtin_tools(deprecated_kwargs, 'agent.iter', stacklevel=5)
-    output_retries = None
+    budgets = AgentRetries()
     if retries is not None or deprecated_kwargs:
-        output_retries = run_output_retries(retries, deprecated_kwargs, 'agent.iter', stacklevel=5)
+        budgets = run_retry_budgets(retries, deprecated_kwargs, 'agent.iter', stacklevel=5)
     spec_metadata = None
     if spec is not None:  # the spec fills in what the run leaves unset, and adds to the rest
-        model, output_retries, instructions, model_settings, capabilities, spec_metadata = run_from_spec(
-            spec, model, output_retries, instructions, model_settings, capabilities
+        model, budgets, instructions, model_settings, capabilities, spec_metadata = run_from_spec(
+            spec, model, budgets, instructions, model_settings, capabilities
         )
     history = validate_history(message_history)
     run_id = resolve_run_id(run_id, history)
@@ -190,7 +190,7 @@ async def new_run(
     configure = partial(
         configure_run, agent, model=model, deps=deps, model_settings=model_settings, usage_limits=usage_limits,
         capabilities=capabilities, instructions=instructions, output_type=output_type,
-        output_retries=output_retries, persistence=persistence, native_tools=run_native_tools,
+        retries=budgets, persistence=persistence, native_tools=run_native_tools,
     )  # fmt: skip
     graph_deps = configure()
     overrides = agent._overrides.get()
@@ -218,7 +218,7 @@ async def new_run(
             if agent_run.result is not None:
                 state.metadata = resolve_metadata(metadata_layers, graph_deps.run_context(state))
 
-    run_toolset = await agent._tools.for_run(graph_deps, state, toolsets, agent._default_retries)
+    run_toolset = await agent._tools.for_run(graph_deps, state, toolsets, graph_deps.default_tool_retries)
     start: UserPromptNode[Any, Any] = UserPromptNode(user_prompt, deferred_tool_results)
     opening = agent_graph().iter(start, state=state, deps=graph_deps, persistence=persistence, infer_name=False)
     if stored_by is not None:
@@ -236,17 +236,18 @@ def configure_run(
     capabilities: Sequence[AgentCapability[Any]] | None,
     instructions: AgentInstructions,
     output_type: OutputSpec[Any] | None,
-    output_retries: int | None,
+    retries: AgentRetries,
     persistence: BaseStatePersistence[Any, Any] | None,
     native_tools: Sequence[AgentNativeTool[Any]] | None = None,
     resolved: Sequence[AgentCapability[Any]] | None = None,
 ) -> GraphAgentDeps[Any, Any]:
     """The deps of a run, new (`iter`) or resumed (`resume`): the agent's configuration, its overrides and
     capabilities, the run's arguments; the caller sets what depends on the history (`prompt`,
-    `new_message_index`, `merge_adjacent`); `resolved`: the run's capabilities as made for it (`for_run`)."""
+    `new_message_index`, `merge_adjacent`); `retries`: the run's retry budgets (an `override(retries=...)` block
+    wins over them, and they over the agent's); `resolved`: the run's capabilities as made for it (`for_run`)."""
     overrides = agent._overrides.get()
-    if overrides:
-        output_retries = overrides.get('retries', output_retries)
+    if overrides and 'retries' in overrides:
+        retries = AgentRetries(**{**retries, **overrides['retries']})
     model_used = resolve_model(agent, model)
     deps = resolve_deps(agent, deps)
     if output_type is not None and agent._output_validators:
@@ -294,8 +295,8 @@ def configure_run(
         tracing=agent._tracing(caps),
         validation_context=agent.validation_context,
         usage_limits=usage_limits or UsageLimits(),
-        max_result_retries=agent._max_result_retries if output_retries is None else output_retries,
-        default_tool_retries=agent._default_retries,
+        max_result_retries=retries.get('output', agent._max_result_retries),
+        default_tool_retries=retries.get('tools', agent._default_retries),
         end_strategy=agent.end_strategy,
         output_schema=schema,
         output_validators=agent._output_validators,
@@ -335,7 +336,7 @@ async def stored_run(
     graph_deps = configure_run(
         agent,
         model=model, deps=deps, model_settings=model_settings, usage_limits=usage_limits, capabilities=None,
-        instructions=None, output_type=None, output_retries=None, persistence=persistence,
+        instructions=None, output_type=None, retries=AgentRetries(), persistence=persistence,
     )  # fmt: skip
     answers = graph_deps.deferred_tool_results = deferred_answers(deferred_tool_results)
     if answers is not None:
@@ -354,7 +355,7 @@ async def stored_graph_run(
         # Held by this process now: the history read here is the one the run goes on from.
         check_claimed_answers(persistence, graph_run.next_node, graph_deps.deferred_tool_results)
         await restore_history(graph_run, persistence, graph_deps)
-        async with await agent._tools.for_run(graph_deps, graph_run.state, None, agent._default_retries):
+        async with await agent._tools.for_run(graph_deps, graph_run.state, None, graph_deps.default_tool_retries):
             yield graph_run
 
 
