@@ -9,6 +9,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any, Generic
 
+import anyio.lowlevel
 from typing_extensions import TypeVar
 
 from edgewise.graph import End, GraphRun, GraphRunContext
@@ -95,6 +96,8 @@ class AgentRun(Generic[DepsT, OutputT]):
         The node goes through the capabilities' node hooks (`before_node_run`, `wrap_node_run`,
         `on_node_run_error`, `after_node_run`); a bare `async for node in run` does not fire them."""
         graph_run = self._graph_run
+        if graph_run.deps.cancellation.cancel_requested and not isinstance(graph_run.next_node, End):
+            await anyio.lowlevel.checkpoint_if_cancelled()  # a cancellation asked for between steps stops here
         if not (graph_run.deps.hooked & NODE_HOOKS):
             result = await graph_run.next(node)
             if isinstance(result, End) and graph_run.state.pending_messages:
@@ -151,6 +154,20 @@ class AgentRun(Generic[DepsT, OutputT]):
         if deps.durable:
             await graph_run.persistence.snapshot_node(state, node)
         return node
+
+    def cancel(self) -> None:
+        """Cancel the run, from any task or thread (e.g. the handler of a stop button while another task drives
+        the run).
+
+        The run stops what it is doing: the model request in flight is torn down and running tools are cancelled
+        (a tool in a worker thread runs to its end, unseen). The code driving the run sees the event loop's
+        cancellation, and the `agent.iter()` block (or `agent.run()`) ends with `RunCancelled`, which holds the
+        messages up to the cancellation (pass them as a new run's `message_history` to go on). Unlike
+        `StreamedRunResult.cancel()`, which stops one streamed response, this ends the run. Calling it again does
+        nothing, and so does a call after the `agent.iter()` block has ended; a call inside the block after the
+        run reached its end still makes the block end with `RunCancelled`.
+        """
+        self._graph_run.deps.cancellation.cancel()
 
     @property
     def pending_messages(self) -> list[PendingMessage]:
@@ -226,9 +243,18 @@ class AgentRun(Generic[DepsT, OutputT]):
         node = graph_run.next_node
         if self._skipped or (isinstance(node, DeferredToolCallsNode) and self.stops_at(node)):
             raise StopAsyncIteration
+        if graph_run.deps.cancellation.cancel_requested and not isinstance(node, End):
+            return self._cancelled_step()
         if isinstance(node, CallToolsNode):  # the only node that ends a run iterated without node hooks
             return self._tools_step()
         return graph_run.__anext__()  # type: ignore[return-value]
+
+    async def _cancelled_step(self) -> AgentNode[DepsT, OutputT] | End[FinalResult[OutputT]]:
+        """The next step of a run cancelled between steps: the cancellation, at this checkpoint (or the step, when
+        the run is driven outside its cancel scope, e.g. from another task)."""
+        await anyio.lowlevel.checkpoint_if_cancelled()
+        node = self._graph_run.next_node
+        return await (self._tools_step() if isinstance(node, CallToolsNode) else self._graph_run.__anext__())  # type: ignore[return-value]
 
     async def _tools_step(self) -> AgentNode[DepsT, OutputT] | End[FinalResult[OutputT]]:
         """The node after a `CallToolsNode`; the end of the iteration when the run stops to wait on deferred tool

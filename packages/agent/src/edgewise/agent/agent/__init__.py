@@ -34,6 +34,7 @@ from .. import models
 from .._functions.runners import OutputValidator, SystemPromptRunner, normalize_instructions, system_prompt_parts
 from .._loop.agent_run import AgentRun
 from .._loop.nodes import AgentNode, CallToolsNode, ModelRequestNode, UserPromptNode, agent_graph
+from .._message_flow.cancellation import CancellationToken
 from .._output.json_schema import output_json_schema
 from .._output.schema import build_output_schema
 from .._run.deps import EndStrategy, GraphAgentDeps
@@ -695,7 +696,8 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
             **kwargs: `output_type`, `message_history`, `model`, `deps`, `model_settings`, `usage_limits`,
                 `usage` (a `RunUsage` to add this run's usage to), `persistence` (an Edgewise persistence
                 to store the run's snapshots in), `infer_name` (name an unnamed agent after the variable
-                holding it, for spans and errors).
+                holding it, for spans and errors), `cancellation_token` (a `CancellationToken` whose `cancel()`,
+                from any task or thread, cancels the run).
             event_stream_handler: `async def handler(ctx, events)`, called for each model request and each
                 handling of tool calls with the stream of their events (the run streams its model requests).
 
@@ -703,6 +705,8 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
             UserError: no model, or deps of the wrong type.
             UnexpectedModelBehavior: the model kept answering in unusable ways past the retry budgets.
             UsageLimitExceeded: the run went past its `usage_limits`.
+            RunCancelled: the run was cancelled (`RunContext.cancel()`, its `cancellation_token`); it holds the
+                messages up to the cancellation.
         """
         if kwargs.pop('infer_name', True):
             self._infer_name(inspect.currentframe())
@@ -773,11 +777,14 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         toolsets: Sequence[AbstractToolset[AgentDepsT]] | None = None,
         deferred_tool_results: DeferredToolResults | None = None,
         spec: dict[str, Any] | AgentSpec | None = None,
+        cancellation_token: CancellationToken | None = None,
         **deprecated_kwargs: Any,
     ) -> AbstractAsyncContextManager[AgentRun[AgentDepsT, Any]]:
         """Start a run driven node by node: `async with agent.iter(prompt) as run: async for node in run: ...`.
 
-        Takes the same arguments as `run` except `event_stream_handler`.
+        Takes the same arguments as `run` except `event_stream_handler`. `run.cancel()` (or `cancellation_token`)
+        cancels the run: the code driving it sees the event loop's cancellation, and the block ends with
+        `RunCancelled`.
         """
         if infer_name:
             self._infer_name(inspect.currentframe())
@@ -789,7 +796,8 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
                 model_settings=model_settings, usage_limits=usage_limits, usage=usage, metadata=metadata,
                 retries=retries, capabilities=capabilities, persistence=persistence, toolsets=toolsets,
                 deferred_tool_results=deferred_tool_results, spec=spec, deprecated_kwargs=deprecated_kwargs,
-            )
+            ),
+            cancellation_token,
         )  # fmt: skip
 
     async def resume(

@@ -9,6 +9,7 @@ this package.
 
 from __future__ import annotations as _annotations
 
+import dataclasses
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext
 from contextvars import ContextVar
@@ -16,15 +17,25 @@ from functools import partial
 from types import NoneType
 from typing import Any, Protocol, TypeAlias
 
+import anyio
+import anyio.lowlevel
+
 from edgewise.graph import BaseStatePersistence, GraphRun
 from edgewise.graph.persistence.store import DurableStatePersistence
 
 from .. import _instrument, models
 from .._functions.runners import OutputValidator, SystemPromptRunner, normalize_instructions
 from .._loop.agent_run import AgentRun, bind_captured_messages
-from .._loop.history import check_prompt_fits, has_adjacent_same_kind, merge_adjacent, validate_history
+from .._loop.history import (
+    check_prompt_fits,
+    close_interrupted_calls,
+    has_adjacent_same_kind,
+    merge_adjacent,
+    validate_history,
+)
 from .._loop.nodes import UserPromptNode, agent_graph
 from .._loop.run_hooks import RUN_HOOKS, wrapped_run
+from .._message_flow.cancellation import CancellationToken
 from .._output.schema import build_output_schema, schema_for_profile
 from .._run.deps import EndStrategy, GraphAgentDeps
 from .._run.options import (
@@ -49,7 +60,7 @@ from ..capabilities.combined import combined_or_none
 from ..capabilities.durability import durability_of
 from ..capabilities.thread_executor import run_thread_executor
 from ..concurrency import concurrency_slot
-from ..exceptions import UserError
+from ..exceptions import RunCancelled, UserError
 from ..messages import ModelMessage, ModelRequest, UserContent
 from ..models import KnownModelName, Model
 from ..output import OutputSpec
@@ -120,26 +131,58 @@ what to do at its end (given the run)."""
 
 @asynccontextmanager
 async def open_run(
-    agent: SetUpAgent, prepare: Callable[[], Awaitable[PreparedRun]]
+    agent: SetUpAgent,
+    prepare: Callable[[], Awaitable[PreparedRun]],
+    cancellation_token: CancellationToken | None = None,
 ) -> AsyncIterator[AgentRun[Any, Any]]:
     """The one setup of every run, new (`iter`) or stored (`iter_from_persistence`): `prepare()` configures it;
-    then the agent's concurrency slot, the run's span and thread executor, the toolset and the graph run that
-    `prepare` made, the `AgentRun`, and the capabilities' run hooks around it."""
+    then the run's cancel scope (`AgentRun.cancel()`, `RunContext.cancel()`, `cancellation_token`), the agent's
+    concurrency slot, the run's span and thread executor, the toolset and the graph run that `prepare` made, the
+    `AgentRun`, and the capabilities' run hooks around it.
+
+    Raises:
+        RunCancelled: the run was cancelled (by the application; a cancellation from outside goes on as itself,
+            carrying the run's state for `RunCancelled.from_cancellation`).
+    """
     graph_deps, toolset, opening, finish = await prepare()
-    async with concurrency_slot(agent._limiter, f'agent:{agent.name or "agent"}'):
-        with _instrument.span_if(
-            graph_deps.tracing, 'agent run', agent_name=agent.name or 'agent', model_name=graph_deps.model.model_name
-        ), run_thread_executor(graph_deps.root_capability):  # fmt: skip
-            async with toolset, opening as graph_run:
-                agent_run = AgentRun(graph_run)
-                if graph_deps.hooked & RUN_HOOKS:
-                    context = graph_deps.run_context(graph_run.state)
-                    async with wrapped_run(graph_deps.root_capability, context, agent_run):
-                        yield agent_run
-                else:
-                    yield agent_run
-            if finish is not None:
-                finish(agent_run)
+    cancellation = graph_deps.cancellation
+    opened: list[AgentRun[Any, Any]] = []
+    try:
+        with cancellation.scope(cancellation_token):
+            await anyio.lowlevel.checkpoint_if_cancelled()  # cancelled already: the run does not start
+            async with concurrency_slot(agent._limiter, f'agent:{agent.name or "agent"}'):
+                with _instrument.span_if(
+                    graph_deps.tracing, 'agent run', agent_name=agent.name or 'agent',
+                    model_name=graph_deps.model.model_name,
+                ), run_thread_executor(graph_deps.root_capability):  # fmt: skip
+                    async with toolset, opening as graph_run:
+                        agent_run = AgentRun(graph_run)
+                        opened.append(agent_run)
+                        if graph_deps.hooked & RUN_HOOKS:
+                            context = graph_deps.run_context(graph_run.state)
+                            async with wrapped_run(graph_deps.root_capability, context, agent_run):
+                                yield agent_run
+                        else:
+                            yield agent_run
+                    if finish is not None and not cancellation.cancel_requested:
+                        finish(agent_run)
+    except anyio.get_cancelled_exc_class() as exc:  # from outside the run: it goes on, with the run's state
+        run_cancelled(opened, graph_deps, 'The agent run was cancelled from outside.').attach_to(exc)
+        raise
+    if cancellation.cancel_requested:  # (also when the run's block caught the cancellation, or it came late)
+        raise run_cancelled(opened, graph_deps, 'The agent run was cancelled.')
+
+
+def run_cancelled(opened: list[AgentRun[Any, Any]], graph_deps: GraphAgentDeps[Any, Any], message: str) -> RunCancelled:
+    """The `RunCancelled` of a run (a copy of its state; an empty one when it was cancelled before it started)."""
+    if not opened:
+        return RunCancelled(message)
+    state = opened[0].ctx.state
+    return RunCancelled(
+        message, messages=list(state.message_history), new_message_index=graph_deps.new_message_index,
+        usage=dataclasses.replace(state.usage), metadata=state.metadata, run_id=state.run_id,
+        conversation_id=state.conversation_id,
+    )  # fmt: skip
 
 
 async def new_run(
@@ -194,6 +237,7 @@ async def new_run(
     )  # fmt: skip
     graph_deps = configure()
     overrides = agent._overrides.get()
+    history = close_interrupted_calls(history, user_prompt is not None)  # a history a cancelled run left
     if len(history) > 1 and has_adjacent_same_kind(history):
         history = merge_adjacent(history)  # as pydantic-ai keeps a given history
     if deferred_tool_results is None:  # with results, a prompt follows the answers to the open calls
