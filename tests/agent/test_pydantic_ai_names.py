@@ -455,7 +455,6 @@ NOT_YET: dict[str, dict[str, str]] = {
         'EmbeddingResult': 'embedding models are not planned',
         'EmbeddingSettings': 'embedding models are not planned',
         'FallbackExceptionGroup': 'FallbackModel is not implemented',
-        'ModelResponseState': 'the streamed response state (issue 12, helper `parity-stream`)',
         'TemplateStr': 'instruction templates (issue 12, helper `parity-agent`)',
         'limit_model_concurrency': 'concurrency limiters (issue 12, helper `parity-agent`)',
     },
