@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from ._loop.agent_run import AgentRun, capture_run_messages
     from ._loop.nodes import CallToolsNode, ModelRequestNode, UserPromptNode
+    from ._message_flow.cancellation import CancellationToken
     from ._run.options import AgentRetries
     from .agent import Agent, EndStrategy
     from .agent.spec import AgentSpec
@@ -38,7 +39,6 @@ if TYPE_CHECKING:
         UsageLimitExceeded,
         UserError,
     )
-    from ._message_flow.cancellation import CancellationToken
     from .format_prompt import format_as_xml
     from .messages import (
         AgentStreamEvent,
@@ -72,9 +72,9 @@ if TYPE_CHECKING:
         ModelRequestPart,
         ModelRequestState,
         ModelResponse,
-        ModelResponseState,
         ModelResponsePart,
         ModelResponsePartDelta,
+        ModelResponseState,
         ModelResponseStreamEvent,
         MultiModalContent,
         NativeToolCallPart,

@@ -3,6 +3,7 @@ each `next`; and `capture_run_messages`."""
 
 from __future__ import annotations as _annotations
 
+import dataclasses
 import warnings
 from collections.abc import AsyncIterator, Awaitable, Iterator
 from contextlib import contextmanager
@@ -20,7 +21,7 @@ from .._run.result import AgentRunResult, CallableRunUsage, FinalResult
 from .._run.state import GraphAgentState
 from ..capabilities._hook_table import hook_names
 from ..exceptions import UndrainedPendingMessagesError, UserError
-from ..messages import ModelMessage, ModelMessagesTypeAdapter, ModelRequest
+from ..messages import ModelMessage, ModelMessagesTypeAdapter, ModelRequest, RetryPromptPart, ToolReturnPart
 from ..tools import RunContext
 from .nodes import AgentNode, CallToolsNode, DeferredToolCallsNode, ModelRequestNode
 
@@ -168,6 +169,17 @@ class AgentRun(Generic[DepsT, OutputT]):
         run reached its end still makes the block end with `RunCancelled`.
         """
         self._graph_run.deps.cancellation.cancel()
+
+    def keep_unsent_results(self) -> None:
+        """When the run stops (cancelled) with a model request built but not sent: keep its tool results in the
+        history, in a request marked `'interrupted'`, as those of tools stopped while running are kept."""
+        node = self._graph_run.next_node
+        history = self._graph_run.state.message_history
+        if not isinstance(node, ModelRequestNode) or any(m is node.request for m in history[-2:]):
+            return
+        results = [p for p in node.request.parts if isinstance(p, ToolReturnPart | RetryPromptPart)]
+        if results:
+            history.append(dataclasses.replace(node.request, parts=results, state='interrupted'))
 
     @property
     def pending_messages(self) -> list[PendingMessage]:

@@ -25,7 +25,6 @@ from pathlib import Path
 from types import NoneType, TracebackType
 from typing import Any, ClassVar, Generic, Literal, Self, overload
 
-import anyio
 from typing_extensions import TypeIs, TypeVar, Unpack
 
 from edgewise.graph import BaseStatePersistence, End, Graph
@@ -54,7 +53,7 @@ from .._streaming.event_stream import AgentEventStream, run_events
 from .._streaming.node_loop import EventStreamHandler, run_for_result
 from .._streaming.run_result import StreamedRunResult
 from .._streaming.run_result_sync import StreamedRunResultSync
-from .._threads import using_thread_executor
+from .._threads import run_in_new_loop, using_thread_executor
 from .._tools.deferred_calls import DeferredToolResults
 from ..capabilities import AbstractCapability, AgentCapability, CombinedCapability, Instrumentation, ProcessHistory
 from ..capabilities._dynamic import as_capabilities
@@ -735,7 +734,7 @@ class Agent(Generic[AgentDepsT, OutputDataT]):
         """`run` from synchronous code (starts an event loop; not for use inside one). Same arguments."""
         if kwargs.pop('infer_name', True):
             self._infer_name(inspect.currentframe())
-        return anyio.run(partial(self.run, user_prompt, infer_name=False, **kwargs))
+        return run_in_new_loop(partial(self.run, user_prompt, infer_name=False, **kwargs))
 
     @overload
     def iter(

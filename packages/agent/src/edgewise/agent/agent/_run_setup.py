@@ -177,6 +177,7 @@ def run_cancelled(opened: list[AgentRun[Any, Any]], graph_deps: GraphAgentDeps[A
     """The `RunCancelled` of a run (a copy of its state; an empty one when it was cancelled before it started)."""
     if not opened:
         return RunCancelled(message)
+    opened[0].keep_unsent_results()
     state = opened[0].ctx.state
     return RunCancelled(
         message, messages=list(state.message_history), new_message_index=graph_deps.new_message_index,

@@ -59,7 +59,7 @@ def _disconnect_aware_class(base: type[Any]) -> type[Any]:
     if _disconnect_aware is not None:
         return _disconnect_aware
 
-    class DisconnectAwareStreamingResponse(base):  # type: ignore[misc,valid-type]
+    class DisconnectAwareStreamingResponse(base):  # type: ignore[misc]
         """Streams its body to its end whatever the client does; calls `on_disconnect` once the client is gone."""
 
         def __init__(self, *args: Any, on_disconnect: Callable[[], None], **kwargs: Any) -> None:
