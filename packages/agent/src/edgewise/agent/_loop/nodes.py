@@ -22,7 +22,6 @@ from datetime import datetime, timezone
 from functools import cache
 from typing import TYPE_CHECKING, Any, TypeAlias, Union
 
-import anyio
 import pydantic
 from typing_extensions import TypeVar
 
@@ -82,7 +81,7 @@ from .request_hooks import (
     run_request_hooks,
     streamed_through_hooks,
 )
-from .response_tool_calls import answer_deferred_inline, interrupted_request, validate_for_events
+from .response_tool_calls import answer_deferred_inline, validate_for_events
 from .step_tool_manager import prepare_output_tools, prepare_step_tools
 
 __all__ = (
@@ -487,14 +486,8 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
             for call in others:
                 yield FunctionToolCallEvent(call, args_valid=valid.get(call.tool_call_id))
         history = state.message_history
-        size = len(history)
         self.__dict__.pop(_DEFERRED, None)
-        try:
-            next_node = await self.run(ctx)
-        except anyio.get_cancelled_exc_class():
-            if calls and len(history) == size:  # cancelled before the calls ran: none has a result
-                history.append(interrupted_request([], state))
-            raise
+        next_node = await self.run(ctx)
         self.__dict__[_NEXT] = next_node
         deferred: tuple[DeferredToolRequests, DeferredToolResults | None] | None = self.__dict__.pop(_DEFERRED, None)
         if not calls:

@@ -219,11 +219,8 @@ async def run_tool_calls(
 
     try:
         await _run_pending(pending, one, deps)
-    except BaseException as exc:
-        # What finished is kept (on a cancellation, with nothing finished, the request says the calls were cut).
-        if any(r is not None and not isinstance(r, _Deferral) for r in results) or isinstance(
-            exc, anyio.get_cancelled_exc_class()
-        ):
+    except BaseException:
+        if any(r is not None and not isinstance(r, _Deferral) for r in results):  # what finished is kept
             state.message_history.append(interrupted_request(results, state))
         raise
     parts = outcome.parts
