@@ -538,3 +538,31 @@ def test_a_request_stored_before_requests_had_a_state_loads_as_complete() -> Non
     assert isinstance(request, ModelRequest)
     assert request.state == 'complete'
     assert "state='interrupted'" not in repr(request)
+
+
+async def test_a_cancelled_stored_run_stays_stored_where_it_stopped_and_resume_goes_on_from_there(
+    tmp_path: Any,
+) -> None:
+    from edgewise.graph.persistence.sqlite import SqliteStatePersistence
+
+    agent = Agent(TestModel(call_tools=['stop']))
+    calls: list[str] = []
+
+    @agent.tool
+    async def stop(ctx: RunContext[None]) -> str:
+        calls.append(ctx.tool_call_id or '')
+        if len(calls) == 1:
+            ctx.cancel()
+            await anyio.sleep_forever()
+        return 'ok'
+
+    db = tmp_path / 'runs.db'
+    with pytest.raises(RunCancelled) as info:
+        await agent.run('go', persistence=SqliteStatePersistence(db, 'r'))
+    assert info.value.all_messages()[-1].kind == 'response'  # the call was cut: no result kept
+    result = await agent.resume(SqliteStatePersistence(db, 'r'))  # the cancelled tool call runs again
+    assert result.output == '{"stop":"ok"}'
+    assert calls[0] == calls[1]
+    assert [type(m).__name__ for m in result.all_messages()] == [
+        'ModelRequest', 'ModelResponse', 'ModelRequest', 'ModelResponse'
+    ]  # fmt: skip
