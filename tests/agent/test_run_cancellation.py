@@ -566,3 +566,29 @@ async def test_a_cancelled_stored_run_stays_stored_where_it_stopped_and_resume_g
     assert [type(m).__name__ for m in result.all_messages()] == [
         'ModelRequest', 'ModelResponse', 'ModelRequest', 'ModelResponse'
     ]  # fmt: skip
+
+
+async def test_a_sub_agent_cancelled_inside_a_tool_ends_the_parent_with_the_parent_history() -> None:
+    inner = Agent(TestModel(call_tools=['halt']))
+
+    @inner.tool
+    async def halt(ctx: RunContext[None]) -> str:
+        ctx.cancel()
+        await anyio.sleep_forever()
+        return 'never'  # pragma: no cover
+
+    outer = Agent(TestModel(call_tools=['delegate']))
+
+    @outer.tool_plain
+    async def delegate() -> str:
+        result = await inner.run('inner prompt')
+        return result.output  # pragma: no cover
+
+    with pytest.raises(RunCancelled) as info:
+        await outer.run('outer prompt')
+    error = info.value
+    assert error.message == 'The agent run was cancelled by a nested run.'
+    first = error.all_messages()[0]
+    assert isinstance(first, ModelRequest)
+    assert [p.content for p in first.parts if isinstance(p, UserPromptPart)] == ['outer prompt']
+    assert isinstance(error.__cause__, RunCancelled)

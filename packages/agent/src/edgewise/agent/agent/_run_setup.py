@@ -166,6 +166,8 @@ async def open_run(
                             yield agent_run
                     if finish is not None and not cancellation.cancel_requested:
                         finish(agent_run)
+    except RunCancelled as exc:  # a nested run's (a sub-agent's, in a tool): this run's state is the one to give
+        raise run_cancelled(opened, graph_deps, 'The agent run was cancelled by a nested run.') from exc
     except anyio.get_cancelled_exc_class() as exc:  # from outside the run: it goes on, with the run's state
         run_cancelled(opened, graph_deps, 'The agent run was cancelled from outside.').attach_to(exc)
         raise
