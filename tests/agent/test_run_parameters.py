@@ -585,12 +585,32 @@ async def test_a_static_tool_choice_that_excludes_the_output_is_refused() -> Non
         await Agent(TestModel()).run('hi', model_settings=settings)
 
 
-async def test_nested_captures_share_one_list() -> None:
-    with capture_run_messages() as outer, capture_run_messages() as inner:
-        await Agent(TestModel()).run('hi')
+async def test_a_run_is_captured_by_the_innermost_block_only() -> None:
+    with capture_run_messages() as outer:
+        await Agent(TestModel()).run('first')
+        with capture_run_messages() as inner:
+            assert inner == []
+            await Agent(TestModel()).run('second')
+        await Agent(TestModel()).run('third')  # the outer block's list is taken: not captured
 
-    assert inner is outer
-    assert len(outer) == 2
+    assert inner is not outer
+    assert [m.parts[0].content for m in outer if isinstance(m, ModelRequest)] == ['first']
+    assert [m.parts[0].content for m in inner if isinstance(m, ModelRequest)] == ['second']
+
+
+async def test_a_run_inside_a_tool_of_a_captured_run_is_not_captured() -> None:
+    inner_agent = Agent(TestModel(custom_output_text='inner'))
+    outer_agent = Agent(TestModel(call_tools=['ask']))
+
+    @outer_agent.tool_plain
+    async def ask() -> str:
+        return (await inner_agent.run('inner prompt')).output
+
+    with capture_run_messages() as captured:
+        await outer_agent.run('outer prompt')
+    requests = [m for m in captured if isinstance(m, ModelRequest)]
+    assert requests[0].parts[0].content == 'outer prompt'
+    assert all(getattr(p, 'content', None) != 'inner prompt' for m in requests for p in m.parts)
 
 
 async def test_a_dynamic_system_prompt_returning_nothing_keeps_its_place() -> None:

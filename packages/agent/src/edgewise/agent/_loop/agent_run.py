@@ -313,7 +313,8 @@ _captured: ContextVar[list[list[ModelMessage]] | None] = ContextVar('_captured',
 
 @contextmanager
 def capture_run_messages() -> Iterator[list[ModelMessage]]:
-    """Capture the messages of the first agent run started inside the block, even if it fails.
+    """Capture the messages of the first agent run started inside the block, even if it fails (with what an error
+    or a cancellation interrupted, marked `state='interrupted'`).
 
     ```python
     with capture_run_messages() as messages:
@@ -322,15 +323,14 @@ def capture_run_messages() -> Iterator[list[ModelMessage]]:
         except UnexpectedModelBehavior:
             print(messages)
     ```
+
+    Blocks nest (pydantic-ai 2.x): a run is captured by the innermost block around it, if no run took that block's
+    list yet; a nested block starts empty, and a run started inside a tool of a captured run is not captured by the
+    block of the outer run.
     """
-    if (outer := _captured.get()) is not None:
-        # Nested: the inner block shares the outer block's list.
-        yield outer[0]
-        return
-    holder: list[list[ModelMessage]] = []
-    token = _captured.set(holder)
     messages: list[ModelMessage] = []
-    holder.append(messages)
+    holder: list[list[ModelMessage]] = [messages]
+    token = _captured.set(holder)
     try:
         yield messages
     finally:
