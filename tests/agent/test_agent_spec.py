@@ -289,8 +289,20 @@ def test_agent_only_fields_of_a_run_spec_warn_and_are_ignored() -> None:
     agent = Agent(TestModel(), end_strategy='early')
     with pytest.warns(UserWarning, match="AgentSpec field 'end_strategy' is not supported at run/override time"):
         agent.run_sync('hi', spec={'end_strategy': 'exhaustive'})
-    with pytest.warns(UserWarning, match="AgentSpec retry field 'tools' is not supported"):
-        agent.run_sync('hi', spec={'retries': {'tools': 3}})
+
+
+def test_a_run_spec_sets_the_tool_budget_of_the_run() -> None:
+    seen: list[int] = []
+    agent = Agent(TestModel(call_tools=['probe']))
+
+    @agent.tool
+    def probe(ctx: RunContext[None]) -> str:
+        seen.append(ctx.max_retries)
+        return 'ok'
+
+    agent.run_sync('hi', spec={'retries': {'tools': 3}})
+    agent.run_sync('hi', spec={'retries': {'tools': 3}}, retries={'tools': 5})  # the run's own budget wins
+    assert seen == [3, 5]
 
 
 def test_deprecated_spec_fields_warn_and_still_apply() -> None:

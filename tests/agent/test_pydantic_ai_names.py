@@ -453,7 +453,6 @@ NOT_YET: dict[str, dict[str, str]] = {
         'EmbeddingModel': 'embedding models are not planned',
         'EmbeddingResult': 'embedding models are not planned',
         'EmbeddingSettings': 'embedding models are not planned',
-        'ModelResponseState': 'the streamed response state (issue 12, helper `parity-stream`)',
         'TemplateStr': 'instruction templates (issue 12, helper `parity-agent`)',
         'limit_model_concurrency': 'concurrency limiters (issue 12, helper `parity-agent`)',
     },

@@ -93,15 +93,56 @@ async def test_retries_as_a_dict_sets_the_tool_and_output_budgets_apart() -> Non
         await agent.run('go')
 
 
-async def test_a_run_may_change_the_output_budget_but_not_the_tool_budget() -> None:
+async def test_a_run_may_change_the_output_budget() -> None:
     agent = Agent(_always_text('x'), output_type=int, retries=4)
 
     with pytest.raises(UnexpectedModelBehavior, match=r'output retries \(0\)'):
         await agent.run('go', retries=0)
     with pytest.raises(UnexpectedModelBehavior, match=r'output retries \(1\)'):
         await agent.run('go', retries={'output': 1})
-    with pytest.raises(UserError, match='Per-run `retries` cannot set tool retries'):
+
+
+def _retrying_tool_agent(**agent_options: Any) -> tuple[Agent[None, str], list[tuple[int, int]]]:
+    """An agent whose model calls `flaky` until it gives up; `flaky` always asks for a retry and records the
+    `(ctx.retry, ctx.max_retries)` it saw."""
+    seen: list[tuple[int, int]] = []
+
+    def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        return ModelResponse(parts=[ToolCallPart('flaky', {}, tool_call_id=f'c{len(messages)}')])
+
+    agent: Agent[None, str] = Agent(FunctionModel(model), **agent_options)
+
+    @agent.tool
+    def flaky(ctx: RunContext[None]) -> str:
+        seen.append((ctx.retry, ctx.max_retries))
+        raise ModelRetry('again')
+
+    return agent, seen
+
+
+async def test_a_run_may_change_the_tool_budget_of_the_tools_that_set_none() -> None:
+    agent, seen = _retrying_tool_agent(retries={'tools': 4})
+
+    with pytest.raises(UnexpectedModelBehavior, match=r"Tool 'flaky' exceeded max retries count of 1"):
         await agent.run('go', retries={'tools': 1})
+    assert seen == [(0, 1), (1, 1)]
+    seen.clear()
+    with pytest.raises(UnexpectedModelBehavior, match=r"Tool 'flaky' exceeded max retries count of 2"):
+        await agent.run('go', retries=2)  # a bare int sets both budgets
+    assert seen == [(0, 2), (1, 2), (2, 2)]
+    seen.clear()
+    with pytest.raises(UnexpectedModelBehavior, match=r"Tool 'flaky' exceeded max retries count of 4"):
+        await agent.run('go', retries={'output': 0})  # the tool budget stays the agent's
+    assert len(seen) == 5
+
+
+async def test_a_tool_own_retries_win_over_the_run_budget() -> None:
+    agent, seen = _retrying_tool_agent()
+    agent._tools.function_toolset.tools['flaky'].max_retries = 2
+
+    with pytest.raises(UnexpectedModelBehavior, match=r"Tool 'flaky' exceeded max retries count of 2"):
+        await agent.run('go', retries={'tools': 5})
+    assert seen[-1] == (2, 2)
 
 
 async def test_override_retries_wins_over_the_run_argument() -> None:
@@ -109,9 +150,11 @@ async def test_override_retries_wins_over_the_run_argument() -> None:
 
     with agent.override(retries=0), pytest.raises(UnexpectedModelBehavior, match=r'output retries \(0\)'):
         await agent.run('go', retries=3)
-    cannot = pytest.raises(UserError, match=r'`agent.override\(retries=...\)` cannot set tool retries')
-    with cannot, agent.override(retries={'tools': 1}):
-        pass  # pragma: no cover
+    tool_agent, seen = _retrying_tool_agent()
+    exceeded = pytest.raises(UnexpectedModelBehavior, match=r"Tool 'flaky' exceeded max retries count of 2")
+    with tool_agent.override(retries={'tools': 2}), exceeded:
+        await tool_agent.run('go', retries={'tools': 7})
+    assert seen[-1] == (2, 2)
 
 
 async def test_the_split_retry_arguments_still_work_with_a_deprecation_warning() -> None:
@@ -542,12 +585,32 @@ async def test_a_static_tool_choice_that_excludes_the_output_is_refused() -> Non
         await Agent(TestModel()).run('hi', model_settings=settings)
 
 
-async def test_nested_captures_share_one_list() -> None:
-    with capture_run_messages() as outer, capture_run_messages() as inner:
-        await Agent(TestModel()).run('hi')
+async def test_a_run_is_captured_by_the_innermost_block_only() -> None:
+    with capture_run_messages() as outer:
+        await Agent(TestModel()).run('first')
+        with capture_run_messages() as inner:
+            assert inner == []
+            await Agent(TestModel()).run('second')
+        await Agent(TestModel()).run('third')  # the outer block's list is taken: not captured
 
-    assert inner is outer
-    assert len(outer) == 2
+    assert inner is not outer
+    assert [m.parts[0].content for m in outer if isinstance(m, ModelRequest)] == ['first']
+    assert [m.parts[0].content for m in inner if isinstance(m, ModelRequest)] == ['second']
+
+
+async def test_a_run_inside_a_tool_of_a_captured_run_is_not_captured() -> None:
+    inner_agent = Agent(TestModel(custom_output_text='inner'))
+    outer_agent = Agent(TestModel(call_tools=['ask']))
+
+    @outer_agent.tool_plain
+    async def ask() -> str:
+        return (await inner_agent.run('inner prompt')).output
+
+    with capture_run_messages() as captured:
+        await outer_agent.run('outer prompt')
+    requests = [m for m in captured if isinstance(m, ModelRequest)]
+    assert requests[0].parts[0].content == 'outer prompt'
+    assert all(getattr(p, 'content', None) != 'inner prompt' for m in requests for p in m.parts)
 
 
 async def test_a_dynamic_system_prompt_returning_nothing_keeps_its_place() -> None:

@@ -74,7 +74,7 @@ def _params(fn: Callable[..., Any]) -> list[str]:
                       '*retry', '*max_retries', '*run_step', '*run_id', '*conversation_id', '*metadata',
                       '*model_settings', '*validation_context', '*partial_output', '*tool_call_approved',
                       '*tool_call_metadata', '*agent', '*tool_manager', '*pending_messages', '*capabilities',
-                      '*loaded_capability_ids', '*capability_loaded']),
+                      '*loaded_capability_ids', '*capability_loaded', '*_cancellation']),
         (ToolDefinition, ['*name', '*parameters_json_schema', '*description', '*outer_typed_dict_key', '*strict',
                           '*sequential', '*kind', '*metadata', '*timeout', '*defer_loading', '*unless_native',
                           '*with_native', '*tool_kind', '*return_schema', '*include_return_schema',
@@ -89,7 +89,8 @@ def _params(fn: Callable[..., Any]) -> list[str]:
         (AgentInfo, ['*function_tools', '*allow_text_output', '*output_tools', '*model_settings',
                      '*model_request_parameters', '*instructions']),
         (capture_run_messages, []),
-        (ModelRequest, ['parts', '*timestamp', '*instructions', '*kind', '*run_id', '*conversation_id', '*metadata']),
+        (ModelRequest, ['parts', '*timestamp', '*instructions', '*kind', '*run_id', '*conversation_id', '*metadata',
+                        '*state']),
         (ModelResponse, ['parts', '*usage', '*model_name', '*timestamp', '*kind', '*provider_name', '*provider_url',
                          '*provider_details',
                          '*provider_response_id', '*finish_reason', '*run_id', '*conversation_id', '*metadata',
@@ -119,7 +120,8 @@ def _typed_params(fn: Callable[..., Any]) -> list[str]:
     return params[:-1] + ['*' + name for name in typing.get_origin(options).__annotations__]
 
 
-ITER = [*RUN, '*infer_name', '*capabilities', '*persistence', '*toolsets', '*deferred_tool_results', '*spec']
+ITER = [*RUN, '*infer_name', '*capabilities', '*persistence', '*toolsets', '*deferred_tool_results', '*spec',
+        '*cancellation_token']  # fmt: skip
 
 
 @pytest.mark.parametrize(

@@ -76,7 +76,7 @@ async def test_cancel_keeps_the_cut_response_as_interrupted_and_ends_the_stream(
     assert result.response.state == 'interrupted'
     assert result.response.parts == [TextPart('one ')]
     assert [(m.kind, getattr(m, 'state', None)) for m in result.all_messages()] == [
-        ('request', None),
+        ('request', 'complete'),
         ('response', 'interrupted'),
     ]
     assert result.all_messages()[-1].run_id == result.run_id
@@ -101,7 +101,7 @@ async def test_cancel_right_after_entering_keeps_the_final_response_started_as_i
         await result.cancel()
         assert result.response.state == 'interrupted'
     assert [(m.kind, getattr(m, 'state', None)) for m in result.all_messages()] == [
-        ('request', None),
+        ('request', 'complete'),
         ('response', 'interrupted'),
     ]
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from ._loop.agent_run import AgentRun, capture_run_messages
     from ._loop.nodes import CallToolsNode, ModelRequestNode, UserPromptNode
+    from ._message_flow.cancellation import CancellationToken
     from ._run.options import AgentRetries
     from .agent import Agent, EndStrategy
     from .agent.spec import AgentSpec
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
         ModelHTTPError,
         ModelRetry,
         PydanticAIDeprecationWarning,
+        RunCancelled,
         SkipModelRequest,
         SkipToolExecution,
         SkipToolValidation,
@@ -74,9 +76,11 @@ if TYPE_CHECKING:
         ModelMessagesTypeAdapter,
         ModelRequest,
         ModelRequestPart,
+        ModelRequestState,
         ModelResponse,
         ModelResponsePart,
         ModelResponsePartDelta,
+        ModelResponseState,
         ModelResponseStreamEvent,
         MultiModalContent,
         NativeToolCallPart,
@@ -309,6 +313,10 @@ __all__ = (
     'WrapperToolset',
     'capture_run_messages',
     'format_as_xml',
+    'CancellationToken',
+    'RunCancelled',
+    'ModelRequestState',
+    'ModelResponseState',
     'BaseToolCallPart',
     'BaseToolReturnPart',
     'NativeToolCallPart',
@@ -345,6 +353,8 @@ _EXPORTS: dict[str, str] = {
     'FallbackExceptionGroup': '.exceptions',
     'ModelHTTPError': '.exceptions',
     'ModelRetry': '.exceptions',
+    'RunCancelled': '.exceptions',
+    'CancellationToken': '._message_flow.cancellation',
     'SkipModelRequest': '.exceptions',
     'SkipToolExecution': '.exceptions',
     'SkipToolValidation': '.exceptions',
@@ -389,6 +399,8 @@ _EXPORTS: dict[str, str] = {
     'ModelRequest': '.messages',
     'ModelRequestPart': '.messages',
     'ModelResponse': '.messages',
+    'ModelRequestState': '.messages',
+    'ModelResponseState': '.messages',
     'ModelResponsePart': '.messages',
     'ModelResponsePartDelta': '.messages',
     'ModelResponseStreamEvent': '.messages',

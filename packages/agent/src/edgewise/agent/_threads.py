@@ -9,19 +9,19 @@ Inside `disable_threads()` they run inline, on the event loop's thread, for plac
 from __future__ import annotations as _annotations
 
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Coroutine, Iterator
 from concurrent.futures import Executor, Future
 from contextlib import contextmanager, suppress
 from contextvars import ContextVar, copy_context
 from functools import partial
-from typing import ParamSpec, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 import anyio
 import anyio.from_thread
 import anyio.lowlevel
 import anyio.to_thread
 
-__all__ = ('current_thread_executor', 'disable_threads', 'run_in_thread', 'using_thread_executor')
+__all__ = ('current_thread_executor', 'disable_threads', 'run_in_new_loop', 'run_in_thread', 'using_thread_executor')
 
 _P = ParamSpec('_P')
 _R = TypeVar('_R')
@@ -100,3 +100,16 @@ async def _run_in_executor(executor: Executor, call: Callable[[], _R]) -> _R:
         waiting = False
         future.cancel()
     return future.result()
+
+
+def run_in_new_loop(func: Callable[[], Coroutine[Any, Any, _R]]) -> _R:
+    """`anyio.run(func)` for the sync entry points (`run_sync`), also in a thread that copied the context of a
+    running event loop (`asyncio.to_thread` does): the async library recorded in that context (sniffio's context
+    variable) would make anyio believe a loop runs in this thread. A loop really running here is still refused."""
+    try:
+        import sniffio
+    except ModuleNotFoundError:  # pragma: no cover - trio and httpx bring it
+        return anyio.run(func)
+    context = copy_context()
+    context.run(sniffio.current_async_library_cvar.set, None)
+    return context.run(anyio.run, func)

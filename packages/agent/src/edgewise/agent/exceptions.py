@@ -9,6 +9,8 @@ AgentError(Exception)                       root of every error raised by edgewi
  |                                          arguments do not build one
  +-- HookTimeoutError(TimeoutError)         a function of a `Hooks` capability ran past its timeout
  +-- AgentRunError(RuntimeError)            a run failed
+      +-- RunCancelled                      the application cancelled the run (`AgentRun.cancel()`,
+      |                                     `RunContext.cancel()`, a `CancellationToken`)
       +-- UnexpectedModelBehavior           the model answered in a way the run cannot use
       |    +-- ContentFilterError           the provider's content filter emptied the response
       |    +-- IncompleteToolCall           the token limit cut a tool call's arguments short
@@ -48,11 +50,18 @@ The warnings (`PydanticAIDeprecationWarning`, `CostCalculationFailedWarning`, `C
 
 from __future__ import annotations as _annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
-from ._messages.model_messages import ModelMessage, ModelResponse, RetryPromptPart, ToolReturnPart
+from ._messages.model_messages import (
+    ModelMessage,
+    ModelResponse,
+    RetryPromptPart,
+    ToolReturnPart,
+    messages_type_adapter,
+)
+from ._messages.usage_counts import RunUsage
 from ._warnings import CostCalculationFailedWarning, CostNotFoundWarning, PydanticAIDeprecationWarning
 
 if TYPE_CHECKING:
@@ -73,6 +82,7 @@ __all__ = (
     'SpecError',
     'HookTimeoutError',
     'AgentRunError',
+    'RunCancelled',
     'UnexpectedModelBehavior',
     'UsageLimitExceeded',
     'ConcurrencyLimitExceeded',
@@ -309,6 +319,128 @@ class AgentRunError(AgentError, RuntimeError):
 
     def __str__(self) -> str:
         return self.message
+
+
+_RUN_CANCELLED_ATTR = '_edgewise_run_cancelled'
+
+
+class RunCancelled(AgentRunError):
+    """The application cancelled the run: `AgentRun.cancel()`, `RunContext.cancel()` or a `CancellationToken`.
+
+    A normal outcome to catch, not a failure of the run. The run stopped where it was (the model request in
+    flight torn down, running tools cancelled); what it had done is kept: `all_messages()` holds the history up
+    to the cancellation, with the partial response of an interrupted stream (`state='interrupted'`) and the
+    results of the tool calls that finished (in a request with `state='interrupted'`). Pass `all_messages()` as
+    `message_history` to a new run to go on from there; the calls left without a result are answered as
+    interrupted before the history reaches a model.
+
+    A cancellation from outside the run (a cancel scope or a timeout around it, a cancelled task) is not turned
+    into this error: it goes on as the event loop's cancellation, and `RunCancelled.from_cancellation(exc)`
+    recovers the run's state from it. When both happen, the outside cancellation wins.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        messages: Sequence[ModelMessage] = (),
+        new_message_index: int = 0,
+        usage: RunUsage | None = None,
+        metadata: dict[str, Any] | None = None,
+        run_id: str | None = None,
+        conversation_id: str | None = None,
+    ) -> None:
+        self._messages = list(messages)
+        self._new_message_index = new_message_index
+        self._usage = usage if usage is not None else RunUsage()
+        self._metadata = metadata
+        self._run_id = run_id
+        self._conversation_id = conversation_id
+        super().__init__(message)
+
+    def __reduce__(self) -> tuple[type[RunCancelled], tuple[str], dict[str, Any]]:
+        return type(self), (self.message,), self.__dict__
+
+    def attach_to(self, exc: BaseException) -> None:
+        """Ride along on `exc` (an outside cancellation), for `from_cancellation`."""
+        setattr(exc, _RUN_CANCELLED_ATTR, self)
+
+    @classmethod
+    def from_cancellation(cls, exc: BaseException) -> RunCancelled | None:
+        """The state of the run a cancellation ended: `exc` itself if it is a `RunCancelled`, else the one that an
+        outside cancellation of a run (or an error chained to it, e.g. the `TimeoutError` of
+        `anyio.fail_after`) carries; `None` when `exc` did not end a run.
+
+        Re-raise an outside cancellation after reading it: the cancel scope or task group that sent it needs it.
+        """
+        pending, seen = [exc], set[int]()
+        while pending:
+            current = pending.pop()
+            if id(current) in seen:
+                continue
+            seen.add(id(current))
+            if isinstance(current, cls):
+                return current
+            attached = getattr(current, _RUN_CANCELLED_ATTR, None)
+            if isinstance(attached, cls):
+                return attached
+            pending.extend(e for e in (current.__cause__, current.__context__) if e is not None)
+            if isinstance(current, BaseExceptionGroup):
+                pending.extend(current.exceptions)
+        return None
+
+    def all_messages(self) -> list[ModelMessage]:
+        """The whole history of the run when it was cancelled (a copy), ready to be a new run's `message_history`."""
+        return self._messages
+
+    def all_messages_json(self) -> bytes:
+        """`all_messages()` as JSON."""
+        return messages_type_adapter().dump_json(self._messages)
+
+    def new_messages(self) -> list[ModelMessage]:
+        """The messages of the cancelled run itself (not those of the history it was given)."""
+        return self._messages[self._new_message_index :]
+
+    def new_messages_json(self) -> bytes:
+        """`new_messages()` as JSON."""
+        return messages_type_adapter().dump_json(self.new_messages())
+
+    @property
+    def response(self) -> ModelResponse:
+        """The last response of the history.
+
+        Raises:
+            ValueError: the run was cancelled before any response came.
+        """
+        for message in reversed(self._messages):
+            if isinstance(message, ModelResponse):
+                return message
+        raise ValueError('No response found in the message history')
+
+    @property
+    def timestamp(self) -> datetime:
+        """The timestamp of the last response (`ValueError` when there is none)."""
+        return self.response.timestamp
+
+    @property
+    def usage(self) -> RunUsage:
+        """The usage of the run until it was cancelled."""
+        return self._usage
+
+    @property
+    def metadata(self) -> dict[str, Any] | None:
+        """The run's metadata."""
+        return self._metadata
+
+    @property
+    def run_id(self) -> str | None:
+        """The run's id, `None` when it was cancelled before it started."""
+        return self._run_id
+
+    @property
+    def conversation_id(self) -> str | None:
+        """The conversation's id, `None` when the run was cancelled before it started."""
+        return self._conversation_id
 
 
 class UnexpectedModelBehavior(AgentRunError):

@@ -12,8 +12,6 @@ from __future__ import annotations as _annotations
 import warnings
 from typing import TYPE_CHECKING, Any
 
-import pydantic
-
 from ._message_flow.events import (
     AgentStreamEvent,
     BuiltinToolCallEvent,
@@ -82,6 +80,7 @@ from ._messages.model_messages import (
     ModelMessage,
     ModelRequest,
     ModelRequestPart,
+    ModelRequestState,
     ModelResponse,
     ModelResponsePart,
     ModelResponseState,
@@ -96,6 +95,7 @@ from ._messages.model_messages import (
     UserContent,
     UserPromptPart,
     generate_tool_call_id,
+    messages_type_adapter,
 )
 from ._messages.speech import SpeechPart, SpeechPartDelta
 from ._warnings import PydanticAIDeprecationWarning
@@ -156,6 +156,7 @@ __all__ = (
     'NativeToolCallPart',
     'ModelResponsePart',
     'ModelResponse',
+    'ModelRequestState',
     'ModelResponseState',
     'ModelMessage',
     'FinishReason',
@@ -190,25 +191,17 @@ __all__ = (
     'AgentStreamEvent',
 )
 
-_type_adapter: TypeAdapter[list[ModelMessage]] | None = None
-
-
 _RENAMED_PARTS = {'BuiltinToolCallPart': 'NativeToolCallPart', 'BuiltinToolReturnPart': 'NativeToolReturnPart'}
 
 
 def __getattr__(name: str) -> Any:
-    # Building the type adapter takes milliseconds; only programs that (de)serialize histories pay for it.
-    global _type_adapter
     if name in _RENAMED_PARTS:
         new_name = _RENAMED_PARTS[name]
         message = f'`edgewise.agent.messages.{name}` is deprecated, use `edgewise.agent.messages.{new_name}` instead.'
         warnings.warn(message, PydanticAIDeprecationWarning, stacklevel=2)
         return globals()[new_name]
     if name == 'ModelMessagesTypeAdapter':
-        if _type_adapter is None:
-            config = pydantic.ConfigDict(defer_build=True, ser_json_bytes='base64', val_json_bytes='base64')
-            _type_adapter = pydantic.TypeAdapter(list[ModelMessage], config=config)
-        return _type_adapter
+        return messages_type_adapter()
     raise AttributeError(f'module {__name__!r} has no attribute {name!r}')
 
 

@@ -3,12 +3,14 @@ each `next`; and `capture_run_messages`."""
 
 from __future__ import annotations as _annotations
 
+import dataclasses
 import warnings
 from collections.abc import AsyncIterator, Awaitable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any, Generic
 
+import anyio.lowlevel
 from typing_extensions import TypeVar
 
 from edgewise.graph import End, GraphRun, GraphRunContext
@@ -19,7 +21,7 @@ from .._run.result import AgentRunResult, CallableRunUsage, FinalResult
 from .._run.state import GraphAgentState
 from ..capabilities._hook_table import hook_names
 from ..exceptions import UndrainedPendingMessagesError, UserError
-from ..messages import ModelMessage, ModelMessagesTypeAdapter, ModelRequest
+from ..messages import ModelMessage, ModelMessagesTypeAdapter, ModelRequest, RetryPromptPart, ToolReturnPart
 from ..tools import RunContext
 from .nodes import AgentNode, CallToolsNode, DeferredToolCallsNode, ModelRequestNode
 
@@ -95,6 +97,8 @@ class AgentRun(Generic[DepsT, OutputT]):
         The node goes through the capabilities' node hooks (`before_node_run`, `wrap_node_run`,
         `on_node_run_error`, `after_node_run`); a bare `async for node in run` does not fire them."""
         graph_run = self._graph_run
+        if graph_run.deps.cancellation.cancel_requested and not isinstance(graph_run.next_node, End):
+            await anyio.lowlevel.checkpoint_if_cancelled()  # a cancellation asked for between steps stops here
         if not (graph_run.deps.hooked & NODE_HOOKS):
             result = await graph_run.next(node)
             if isinstance(result, End) and graph_run.state.pending_messages:
@@ -151,6 +155,31 @@ class AgentRun(Generic[DepsT, OutputT]):
         if deps.durable:
             await graph_run.persistence.snapshot_node(state, node)
         return node
+
+    def cancel(self) -> None:
+        """Cancel the run, from any task or thread (e.g. the handler of a stop button while another task drives
+        the run).
+
+        The run stops what it is doing: the model request in flight is torn down and running tools are cancelled
+        (a tool in a worker thread runs to its end, unseen). The code driving the run sees the event loop's
+        cancellation, and the `agent.iter()` block (or `agent.run()`) ends with `RunCancelled`, which holds the
+        messages up to the cancellation (pass them as a new run's `message_history` to go on). Unlike
+        `StreamedRunResult.cancel()`, which stops one streamed response, this ends the run. Calling it again does
+        nothing, and so does a call after the `agent.iter()` block has ended; a call inside the block after the
+        run reached its end still makes the block end with `RunCancelled`.
+        """
+        self._graph_run.deps.cancellation.cancel()
+
+    def keep_unsent_results(self) -> None:
+        """When the run stops (cancelled) with a model request built but not sent: keep its tool results in the
+        history, in a request marked `'interrupted'`, as those of tools stopped while running are kept."""
+        node = self._graph_run.next_node
+        history = self._graph_run.state.message_history
+        if not isinstance(node, ModelRequestNode) or any(m is node.request for m in history[-2:]):
+            return
+        results = [p for p in node.request.parts if isinstance(p, ToolReturnPart | RetryPromptPart)]
+        if results:
+            history.append(dataclasses.replace(node.request, parts=results, state='interrupted'))
 
     @property
     def pending_messages(self) -> list[PendingMessage]:
@@ -226,9 +255,18 @@ class AgentRun(Generic[DepsT, OutputT]):
         node = graph_run.next_node
         if self._skipped or (isinstance(node, DeferredToolCallsNode) and self.stops_at(node)):
             raise StopAsyncIteration
+        if graph_run.deps.cancellation.cancel_requested and not isinstance(node, End):
+            return self._cancelled_step()
         if isinstance(node, CallToolsNode):  # the only node that ends a run iterated without node hooks
             return self._tools_step()
         return graph_run.__anext__()  # type: ignore[return-value]
+
+    async def _cancelled_step(self) -> AgentNode[DepsT, OutputT] | End[FinalResult[OutputT]]:
+        """The next step of a run cancelled between steps: the cancellation, at this checkpoint (or the step, when
+        the run is driven outside its cancel scope, e.g. from another task)."""
+        await anyio.lowlevel.checkpoint_if_cancelled()
+        node = self._graph_run.next_node
+        return await (self._tools_step() if isinstance(node, CallToolsNode) else self._graph_run.__anext__())  # type: ignore[return-value]
 
     async def _tools_step(self) -> AgentNode[DepsT, OutputT] | End[FinalResult[OutputT]]:
         """The node after a `CallToolsNode`; the end of the iteration when the run stops to wait on deferred tool
@@ -275,7 +313,8 @@ _captured: ContextVar[list[list[ModelMessage]] | None] = ContextVar('_captured',
 
 @contextmanager
 def capture_run_messages() -> Iterator[list[ModelMessage]]:
-    """Capture the messages of the first agent run started inside the block, even if it fails.
+    """Capture the messages of the first agent run started inside the block, even if it fails (with what an error
+    or a cancellation interrupted, marked `state='interrupted'`).
 
     ```python
     with capture_run_messages() as messages:
@@ -284,15 +323,14 @@ def capture_run_messages() -> Iterator[list[ModelMessage]]:
         except UnexpectedModelBehavior:
             print(messages)
     ```
+
+    Blocks nest (pydantic-ai 2.x): a run is captured by the innermost block around it, if no run took that block's
+    list yet; a nested block starts empty, and a run started inside a tool of a captured run is not captured by the
+    block of the outer run.
     """
-    if (outer := _captured.get()) is not None:
-        # Nested: the inner block shares the outer block's list.
-        yield outer[0]
-        return
-    holder: list[list[ModelMessage]] = []
-    token = _captured.set(holder)
     messages: list[ModelMessage] = []
-    holder.append(messages)
+    holder: list[list[ModelMessage]] = [messages]
+    token = _captured.set(holder)
     try:
         yield messages
     finally:

@@ -27,7 +27,10 @@ from ..messages import (
 from ..tools import RunContext
 
 __all__ = (
+    'INTERRUPTED_TOOL_RETURN',
+    'SYNTHESIZED_TOOL_RETURN_KEY',
     'check_prompt_fits',
+    'close_interrupted_calls',
     'first_new_index',
     'has_adjacent_same_kind',
     'merge_adjacent',
@@ -186,3 +189,43 @@ def check_prompt_fits(user_prompt: Any, history: list[ModelMessage]) -> None:
     """
     if user_prompt is not None and history and isinstance(last := history[-1], ModelResponse) and last.tool_calls:
         raise UserError('Cannot provide a new user prompt when the message history contains unprocessed tool calls.')
+
+
+INTERRUPTED_TOOL_RETURN = 'The tool call was interrupted before a result was produced.'
+"""What the model is told of a tool call that an interrupted run left without a result."""
+SYNTHESIZED_TOOL_RETURN_KEY = 'pydantic_ai_synthesized_tool_return'
+"""The metadata key (set to `True`) of a tool return made up for such a call (pydantic-ai's key, so that histories
+read the same in both)."""
+
+
+def close_interrupted_calls(history: list[ModelMessage], new_prompt: bool) -> list[ModelMessage]:
+    """A history that an interrupted run left, made sendable: the tool calls of its last response that have no
+    result get one saying they were interrupted (`outcome='interrupted'`). That is done when the history ends with
+    a request marked `'interrupted'` (the results of the calls that finished; the others are added to it), or, when
+    a new prompt follows, with a response marked `'interrupted'` (a cut stream) that has tool calls. Any other
+    history is returned as it is."""
+    cut = history[-1] if history else None
+    if new_prompt and isinstance(cut, ModelResponse) and cut.state == 'interrupted' and cut.tool_calls:
+        return [*history, ModelRequest(_interrupted_returns(cut, set()), timestamp=cut.timestamp)]
+    if len(history) < 2 or not isinstance(last := history[-1], ModelRequest) or last.state != 'interrupted':
+        return history
+    response = history[-2]
+    if not isinstance(response, ModelResponse):
+        return history
+    answered = {p.tool_call_id for p in last.parts if isinstance(p, ToolReturnPart | RetryPromptPart)}
+    if not (returns := _interrupted_returns(response, answered)):
+        return history
+    results = [p for p in last.parts if isinstance(p, ToolReturnPart | RetryPromptPart)]
+    others = [p for p in last.parts if not isinstance(p, ToolReturnPart | RetryPromptPart)]
+    return [*history[:-1], dataclasses.replace(last, parts=[*results, *returns, *others])]
+
+
+def _interrupted_returns(response: ModelResponse, answered: set[str]) -> list[ModelRequestPart]:
+    returns: list[ModelRequestPart] = []
+    for call in response.tool_calls:
+        if call.tool_call_id not in answered:
+            metadata = {SYNTHESIZED_TOOL_RETURN_KEY: True}
+            part = ToolReturnPart(call.tool_name, INTERRUPTED_TOOL_RETURN, call.tool_call_id, metadata=metadata)
+            part.timestamp, part.outcome = response.timestamp, 'interrupted'
+            returns.append(part)
+    return returns

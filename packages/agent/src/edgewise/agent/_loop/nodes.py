@@ -7,9 +7,10 @@ proportion to the new messages only: the history is appended to, never copied or
 A model request or tool call node can also be streamed (`node.stream(ctx)`): it does its work while its events
 are read, and running it afterwards (`AgentRun.next`) returns the node that follows without doing the work
 again. Leaving a stream because of an error or a cancellation stops the model (its stream is closed) and the
-tools (they run in the reader's task, so the cancellation reaches them); the message history then holds only
-whole messages: a request without its response, or a response whose tool calls are answered by
-`Tool call cancelled.` returns.
+tools (they run in the reader's task, so the cancellation reaches them); the message history then keeps what was
+done, as pydantic-ai 2.x does: the part of the response that had streamed (`state='interrupted'`), or the results
+of the tool calls that had finished, in a request marked `'interrupted'` (a run given that history answers the
+other calls as interrupted).
 """
 
 from __future__ import annotations as _annotations
@@ -94,16 +95,12 @@ __all__ = (
     'AgentNode',
     'DeferredToolCallsNode',
     'AgentStream',
-    'CANCELLED_TOOL_CONTENT',
     'agent_graph',
 )
 
 DepsT = TypeVar('DepsT', default=None)
 NodeRunEndT = TypeVar('NodeRunEndT', covariant=True, default=Any)
 
-
-CANCELLED_TOOL_CONTENT = 'Tool call cancelled.'
-"""The return recorded for tool calls whose run was cancelled, so that no call is left unanswered."""
 
 _NEXT = '_edgewise_streamed_next'  # instance attribute (not a field: never persisted) holding a streamed result
 _VALIDATED = '_edgewise_validated_calls'  # instance attribute: the call validations a streamed node's events made
@@ -117,6 +114,19 @@ def _now() -> datetime:
 def _take_streamed_next(node: object) -> Any:
     """The node that follows `node`, if `node` was already run by streaming it (else `None`)."""
     return node.__dict__.pop(_NEXT, None)
+
+
+def _keep_partial(state: GraphAgentState, partial: ModelResponse) -> None:
+    """Keep what a response had streamed when an error or a cancellation stopped it, marked `'interrupted'`, at the
+    end of the history, and count its usage: `capture_run_messages()` and `RunCancelled` show it. A response that
+    `StreamedRunResult.cancel()` stopped on purpose is left to that result, which keeps it."""
+    if partial.state == 'interrupted':
+        return
+    partial.state = 'interrupted'
+    partial.run_id = partial.run_id or state.run_id
+    partial.conversation_id = partial.conversation_id or state.conversation_id
+    state.usage.incr(partial.usage)
+    state.message_history.append(partial)
 
 
 def _check_not_streamed(node: object) -> None:
@@ -293,17 +303,29 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
                 async with streamed_through_hooks(ctx, params, self._settings, run_ctx) as held:
                     assert held.stream is not None  # set before the block starts
                     stream: AgentStream[DepsT, Any] = AgentStream(held.stream, ctx, token_check(state, deps))
-                    yield stream
-                    async for _ in stream:
-                        pass
+                    try:
+                        yield stream
+                        async for _ in stream:
+                            pass
+                    except GeneratorExit:
+                        raise
+                    except BaseException:
+                        _keep_partial(state, held.stream.get())
+                        raise
                 assert held.final is not None  # the hooks returned a response (or raised)
                 self.__dict__[_NEXT] = await self._finish_streamed(ctx, run_ctx, params, held.final)
                 return
             async with model.request_stream(sent_messages(state, deps), self._settings, params, run_ctx) as response:
                 stream = AgentStream[DepsT, Any](response, ctx, token_check(state, deps))
-                yield stream
-                async for _ in stream:  # a reader that stops early still gets the whole response recorded
-                    pass
+                try:
+                    yield stream
+                    async for _ in stream:  # a reader that stops early still gets the whole response recorded
+                        pass
+                except GeneratorExit:  # the reader left (`run_stream` left early): the half response is dropped
+                    raise
+                except BaseException:
+                    _keep_partial(state, response.get())
+                    raise
                 self.__dict__[_NEXT] = await self._finish_streamed(ctx, run_ctx, params, response.get())
 
     async def _finish_streamed(
@@ -478,19 +500,8 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
             for call in others:
                 yield FunctionToolCallEvent(call, args_valid=valid.get(call.tool_call_id))
         history = state.message_history
-        size = len(history)
         self.__dict__.pop(_DEFERRED, None)
-        try:
-            next_node = await self.run(ctx)
-        except anyio.get_cancelled_exc_class():
-            if calls and len(history) == size:
-                now = _now()
-                returns = [ToolReturnPart(c.tool_name, CANCELLED_TOOL_CONTENT, c.tool_call_id, outcome='failed',
-                                          timestamp=now) for c in calls]  # fmt: skip
-                history.append(
-                    ModelRequest(returns, timestamp=now, run_id=state.run_id, conversation_id=state.conversation_id)
-                )
-            raise
+        next_node = await self.run(ctx)
         self.__dict__[_NEXT] = next_node
         deferred: tuple[DeferredToolRequests, DeferredToolResults | None] | None = self.__dict__.pop(_DEFERRED, None)
         if not calls:

@@ -11,6 +11,7 @@ from __future__ import annotations as _annotations
 import dataclasses
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from typing import Any, Literal
 
 import anyio
@@ -28,12 +29,27 @@ from ..exceptions import (
     UnexpectedModelBehavior,
     UserError,
 )
-from ..messages import ModelRequestPart, RetryPromptPart, ToolCallPart, ToolReturn, ToolReturnPart, UserPromptPart
+from ..messages import (
+    ModelRequest,
+    ModelRequestPart,
+    RetryPromptPart,
+    ToolCallPart,
+    ToolReturn,
+    ToolReturnPart,
+    UserPromptPart,
+)
 from ..tool_manager import ToolManager, ValidatedToolCall
 from ..toolsets import ToolsetTool
 from .step_tool_manager import prepare_step_tools
 
-__all__ = ('answer_deferred_inline', 'validate_for_events', 'run_tool_calls', 'tool_retry_prompt', 'ToolCallsOutcome')
+__all__ = (
+    'answer_deferred_inline',
+    'interrupted_request',
+    'validate_for_events',
+    'run_tool_calls',
+    'tool_retry_prompt',
+    'ToolCallsOutcome',
+)
 
 
 def tool_retry_prompt(call: ToolCallPart, content: Any) -> RetryPromptPart:
@@ -201,26 +217,12 @@ async def run_tool_calls(
         if on_result is not None and (unfinished[0] or checkpoint_all) and not isinstance(result, _Deferral):
             await on_result(result[0] if isinstance(result, tuple) else result)
 
-    manager: ToolManager[Any] = deps.tool_manager
-    if len(pending) <= 1 or manager.get_parallel_execution_mode([c for _, c in pending]) == 'sequential':
-        for i, call in pending:
-            await one(i, call)
-    else:
-        failure: list[BaseException] = []
-
-        async def run(i: int, call: ToolCallPart, scope: anyio.CancelScope) -> None:
-            try:
-                await one(i, call)
-            except Exception as exc:
-                # Keep the first failure as is (no exception group) and stop the other calls.
-                failure.append(exc)
-                scope.cancel()
-
-        async with anyio.create_task_group() as tg:
-            for i, call in pending:
-                tg.start_soon(run, i, call, tg.cancel_scope)
-        if failure:
-            raise failure[0]
+    try:
+        await _run_pending(pending, one, deps)
+    except BaseException:
+        if any(r is not None and not isinstance(r, _Deferral) for r in results):  # what finished is kept
+            state.message_history.append(interrupted_request(results, state))
+        raise
     parts = outcome.parts
     for call, result in zip(calls, results, strict=True):
         if isinstance(result, _Deferral):
@@ -239,6 +241,48 @@ async def run_tool_calls(
     # A tool's retry count runs while it keeps failing; a step where it succeeds (or is not called) resets it.
     state.tool_retries = {name: state.tool_retries.get(name, 0) + 1 for name in failed}
     return outcome
+
+
+async def _run_pending(
+    pending: list[tuple[int, ToolCallPart]],
+    one: Callable[[int, ToolCallPart], Awaitable[None]],
+    deps: GraphAgentDeps[Any, Any],
+) -> None:
+    """Run the pending calls: concurrently, unless one of their tools is `sequential`."""
+    manager: ToolManager[Any] = deps.tool_manager
+    if len(pending) <= 1 or manager.get_parallel_execution_mode([c for _, c in pending]) == 'sequential':
+        for i, call in pending:
+            await one(i, call)
+        return
+    failure: list[BaseException] = []
+
+    async def run(i: int, call: ToolCallPart, scope: anyio.CancelScope) -> None:
+        try:
+            await one(i, call)
+        except Exception as exc:
+            # Keep the first failure as is (no exception group) and stop the other calls.
+            failure.append(exc)
+            scope.cancel()
+
+    async with anyio.create_task_group() as tg:
+        for i, call in pending:
+            tg.start_soon(run, i, call, tg.cancel_scope)
+    if failure:
+        raise failure[0]
+
+
+def interrupted_request(results: Sequence[object], state: GraphAgentState) -> ModelRequest:
+    """The request of the tool results among `results` (tool returns, retry prompts, a `ToolReturn`'s split), marked
+    `'interrupted'`: an error or a cancellation stopped the step before it was whole. It is never sent;
+    `capture_run_messages()` and `RunCancelled` show it, and a run given that history answers the other calls of
+    the response as interrupted."""
+    parts = [
+        r[0] if isinstance(r, tuple) else r for r in results if isinstance(r, tuple | ToolReturnPart | RetryPromptPart)
+    ]
+    now = datetime.now(timezone.utc)
+    return ModelRequest(
+        parts, timestamp=now, run_id=state.run_id, conversation_id=state.conversation_id, state='interrupted'
+    )
 
 
 async def answer_deferred_inline(

@@ -4,4 +4,6 @@ for the next request (re-exported by `messages`). Above `exceptions`, whose erro
 - `events`: the streaming events (part deltas, part start and end, tool call and result events).
 - `streamed_parts`: builds a streamed response's parts from deltas, with the events of each step.
 - `pending`: messages queued into a running conversation (`RunContext.enqueue`, `AgentRun.enqueue`).
+- `cancellation`: the other signal sent into a running conversation, its cancellation (`CancellationToken`,
+  `RunContext.cancel`, `AgentRun.cancel`).
 """

@@ -35,6 +35,8 @@ from .speech import SpeechPart
 from .usage_counts import RequestUsage
 
 __all__ = (
+    'ModelRequestState',
+    'messages_type_adapter',
     'RETURN_VALUE_KEY',
     'INVALID_JSON_KEY',
     'SystemPromptPart',
@@ -134,7 +136,7 @@ class BaseToolReturnPart:
     """Data kept for the application and not sent to the model."""
     timestamp: datetime = field(default_factory=_now_utc)
     """When the part was created."""
-    outcome: Literal['success', 'failed', 'denied'] = 'success'
+    outcome: Literal['success', 'failed', 'denied', 'interrupted'] = 'success'
     """How the tool call ended."""
 
     def has_content(self) -> bool:
@@ -431,6 +433,11 @@ class ModelRequest:
     """The id of the conversation (runs sharing a message history) the request belongs to."""
     metadata: dict[str, Any] | None = None
     """Data kept for the application and not sent to the model."""
+    state: ModelRequestState = 'complete'
+    """`'interrupted'` for a request the run was still putting together (the results of the tool calls that had
+    finished) when an error or a cancellation stopped it: it was never sent. `capture_run_messages()` and
+    `RunCancelled.all_messages()` keep it so that the partial state can be seen; a run given such a history answers
+    the calls left open as interrupted and sends the rest."""
 
     def __post_init__(self) -> None:
         _check_speakers(self.parts, 'user', 'ModelRequest')
@@ -441,7 +448,12 @@ class ModelRequest:
         return cls(parts=[UserPromptPart(user_prompt)], instructions=instructions)
 
     def __repr__(self) -> str:
-        return _repr(self, ('parts', 'timestamp', 'instructions', 'run_id', 'conversation_id', 'metadata'))
+        shown = _repr(self, ('parts', 'timestamp', 'instructions', 'run_id', 'conversation_id', 'metadata'))
+        return shown if self.state == 'complete' else f'{shown[:-1]}, state={self.state!r})'
+
+
+ModelRequestState: TypeAlias = Literal['complete', 'interrupted']
+"""Where a request stands: `'complete'`, or `'interrupted'` while it was being put together (never sent)."""
 
 
 @dataclass(repr=False)
@@ -791,3 +803,16 @@ def _repr(obj: object, names: tuple[str, ...]) -> str:
     # Like the dataclass repr, without fields left at their empty default (as pydantic-ai shows them).
     shown = ', '.join(f'{n}={v!r}' for n in names if (v := getattr(obj, n)) is not None)
     return f'{type(obj).__name__}({shown})'
+
+
+_type_adapter: pydantic.TypeAdapter[list[ModelMessage]] | None = None
+
+
+def messages_type_adapter() -> pydantic.TypeAdapter[list[ModelMessage]]:
+    """The type adapter of message lists (`messages.ModelMessagesTypeAdapter`), built on first use: building it
+    takes milliseconds, which only programs that (de)serialize histories pay for."""
+    global _type_adapter
+    if _type_adapter is None:
+        config = pydantic.ConfigDict(defer_build=True, ser_json_bytes='base64', val_json_bytes='base64')
+        _type_adapter = pydantic.TypeAdapter(list[ModelMessage], config=config)
+    return _type_adapter

@@ -12,6 +12,7 @@ from typing_extensions import TypeVar
 from edgewise.graph import BaseStatePersistence, GraphRunContext
 
 from .._functions.runners import InstructionsItem, OutputValidator, SystemPromptRunner, call_user_function
+from .._message_flow.cancellation import RunCancellation
 from .._output.schema import OutputSchema
 from .._tools.deferred_calls import DeferredToolResults
 from ..messages import (
@@ -83,6 +84,8 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
     """The run's capabilities by id (`RunContext.capabilities`)."""
     loaded_capability_ids: set[str] = field(default_factory=set)
     """The deferred capabilities loaded so far (`RunContext.loaded_capability_ids`): one set, changed in place."""
+    cancellation: RunCancellation = field(default_factory=RunCancellation)
+    """The run's cancellation (`AgentRun.cancel()`, `RunContext.cancel()`, its `CancellationToken`)."""
     hooked: frozenset[str] = frozenset()
     """The lifecycle hooks (`before_tool_execute`, ...) some capability of the run implements, looked up once per
     run: the run skips the others, at no cost per step."""
@@ -197,6 +200,7 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
             pending_messages=state.pending_messages,
             capabilities=self.capabilities,
             loaded_capability_ids=self.loaded_capability_ids,
+            _cancellation=self.cancellation,
         )
 
     def validation_context_for(self, ctx: RunContext[Any]) -> Any:

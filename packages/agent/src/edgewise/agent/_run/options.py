@@ -21,7 +21,7 @@ __all__ = (
     'AgentModelSettings',
     'agent_retry_budgets',
     'instruction_items',
-    'run_output_retries',
+    'run_retry_budgets',
     'settings_resolver',
     'resolve_metadata',
     'pop_deprecated',
@@ -58,7 +58,7 @@ def agent_retry_budgets(retries: int | AgentRetries | None, legacy: dict[str, An
 
     The last two are deprecated (as in pydantic-ai 1.107): each warns and, when given, wins over `retries`.
     """
-    normalized = _normalize(retries, both=True)
+    normalized = _normalize(retries)
     budgets: dict[str, int] = {key: normalized[key] for key in ('tools', 'output') if key in normalized}
     for key, name in (('tools', 'tool_retries'), ('output', 'output_retries')):
         value = legacy.pop(name, _UNSET)
@@ -76,42 +76,36 @@ def agent_retry_budgets(retries: int | AgentRetries | None, legacy: dict[str, An
     return budgets.get('tools', _DEFAULT_RETRIES), budgets.get('output', _DEFAULT_RETRIES)
 
 
-def run_output_retries(
+def run_retry_budgets(
     retries: int | AgentRetries | None, legacy: dict[str, Any], owner: str = 'agent.iter', stacklevel: int = 4
-) -> int | None:
-    """The output budget a run asks for (`run(retries=N)` or `{'output': N}`), or `None` for the agent's.
+) -> AgentRetries:
+    """The budgets a run (`run(retries=...)`) or an override block (`override(retries=...)`) asks for, over the
+    agent's: a bare `int` sets both the tool and the output budget, a dict only the keys it names (pydantic-ai
+    2.x; 1.x could not set the tool budget per run). The deprecated `output_retries=` is read from `legacy`.
 
     Raises:
-        UserError: `retries` sets the tool budget, which only the agent can set.
+        UserError: `legacy` holds another keyword argument.
     """
     if 'output_retries' in legacy:
         value = legacy.pop('output_retries')
         warnings.warn(
             f'`{owner}(output_retries=...)` is deprecated and will be removed in v2.0. '
-            "Use `retries={'output': ...}` (or `retries=<int>` to override the output budget) instead.",
+            "Use `retries={'output': ...}` (or `retries=<int>` to override both budgets) instead.",
             PydanticAIDeprecationWarning,
             stacklevel=stacklevel,
         )
         if retries is None and value is not None:
-            retries = value
+            retries = {'output': value}
     if legacy:
         raise UserError(f'Unknown keyword arguments: {", ".join(f"`{k}`" for k in legacy)}')
-    budgets = _normalize(retries, both=False)
-    if 'tools' in budgets:
-        what = '`agent.override(retries=...)`' if owner == 'agent.override' else 'Per-run `retries`'
-        raise UserError(
-            f'{what} cannot set tool retries: tool retries can only be configured at agent construction '
-            "time. Use `retries={'output': ...}` (or `retries=<int>` to override the output budget) here, and "
-            '`Agent(retries=...)` for tool retries.'
-        )
-    return budgets.get('output')
+    return _normalize(retries)
 
 
-def _normalize(retries: int | AgentRetries | None, *, both: bool) -> AgentRetries:
+def _normalize(retries: int | AgentRetries | None) -> AgentRetries:
     if retries is None:
         return {}
     if isinstance(retries, int):
-        return {'tools': retries, 'output': retries} if both else {'output': retries}
+        return {'tools': retries, 'output': retries}
     return AgentRetries(**retries)
 
 

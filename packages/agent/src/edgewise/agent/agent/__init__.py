@@ -25,7 +25,6 @@ from pathlib import Path
 from types import NoneType, TracebackType
 from typing import Any, ClassVar, Literal, Self, overload
 
-import anyio
 from typing_extensions import TypeIs, TypeVar, Unpack
 
 from edgewise.graph import BaseStatePersistence, End, Graph
@@ -34,6 +33,7 @@ from .. import models
 from .._functions.runners import OutputValidator, SystemPromptRunner, normalize_instructions, system_prompt_parts
 from .._loop.agent_run import AgentRun
 from .._loop.nodes import AgentNode, CallToolsNode, ModelRequestNode, UserPromptNode, agent_graph
+from .._message_flow.cancellation import CancellationToken
 from .._output.json_schema import output_json_schema
 from .._output.schema import build_output_schema
 from .._run.deps import EndStrategy, GraphAgentDeps
@@ -45,7 +45,7 @@ from .._run.options import (
     agent_retry_budgets,
     pop_deprecated,
     pop_deprecated_builtin_tools,
-    run_output_retries,
+    run_retry_budgets,
 )
 from .._run.result import AgentRunResult, FinalResult
 from .._run.state import GraphAgentState
@@ -53,7 +53,7 @@ from .._streaming.event_stream import AgentEventStream, run_events
 from .._streaming.node_loop import EventStreamHandler, run_for_result
 from .._streaming.run_result import StreamedRunResult
 from .._streaming.run_result_sync import StreamedRunResultSync
-from .._threads import using_thread_executor
+from .._threads import run_in_new_loop, using_thread_executor
 from .._tools.deferred_calls import DeferredToolResults
 from ..capabilities import AbstractCapability, AgentCapability, CombinedCapability, Instrumentation, ProcessHistory
 from ..capabilities._dynamic import as_capabilities
@@ -223,7 +223,7 @@ class Agent(AbstractAgent[AgentDepsT, OutputDataT]):
         self._output_validators: list[OutputValidator] = []
         self._tool_timeout = tool_timeout
         self._tools: AgentToolsets[AgentDepsT] = AgentToolsets(
-            AgentFunctionToolset(max_retries=self._default_retries, timeout=tool_timeout),
+            AgentFunctionToolset(timeout=tool_timeout),  # the agent's tool budget comes with each run (`retries=`)
             [t if isinstance(t, AbstractToolset) else DynamicToolset(t) for t in toolsets or ()],
         )
         for tool in tools:
@@ -713,7 +713,8 @@ class Agent(AbstractAgent[AgentDepsT, OutputDataT]):
             **kwargs: `output_type`, `message_history`, `model`, `deps`, `model_settings`, `usage_limits`,
                 `usage` (a `RunUsage` to add this run's usage to), `persistence` (an Edgewise persistence
                 to store the run's snapshots in), `infer_name` (name an unnamed agent after the variable
-                holding it, for spans and errors).
+                holding it, for spans and errors), `cancellation_token` (a `CancellationToken` whose `cancel()`,
+                from any task or thread, cancels the run).
             event_stream_handler: `async def handler(ctx, events)`, called for each model request and each
                 handling of tool calls with the stream of their events (the run streams its model requests).
 
@@ -721,6 +722,8 @@ class Agent(AbstractAgent[AgentDepsT, OutputDataT]):
             UserError: no model, or deps of the wrong type.
             UnexpectedModelBehavior: the model kept answering in unusable ways past the retry budgets.
             UsageLimitExceeded: the run went past its `usage_limits`.
+            RunCancelled: the run was cancelled (`RunContext.cancel()`, its `cancellation_token`); it holds the
+                messages up to the cancellation.
         """
         if kwargs.pop('infer_name', True):
             self._infer_name(inspect.currentframe())
@@ -749,7 +752,7 @@ class Agent(AbstractAgent[AgentDepsT, OutputDataT]):
         """`run` from synchronous code (starts an event loop; not for use inside one). Same arguments."""
         if kwargs.pop('infer_name', True):
             self._infer_name(inspect.currentframe())
-        return anyio.run(partial(self.run, user_prompt, infer_name=False, **kwargs))
+        return run_in_new_loop(partial(self.run, user_prompt, infer_name=False, **kwargs))
 
     @overload
     def iter(
@@ -791,11 +794,14 @@ class Agent(AbstractAgent[AgentDepsT, OutputDataT]):
         toolsets: Sequence[AbstractToolset[AgentDepsT]] | None = None,
         deferred_tool_results: DeferredToolResults | None = None,
         spec: dict[str, Any] | AgentSpec | None = None,
+        cancellation_token: CancellationToken | None = None,
         **deprecated_kwargs: Any,
     ) -> AbstractAsyncContextManager[AgentRun[AgentDepsT, Any]]:
         """Start a run driven node by node: `async with agent.iter(prompt) as run: async for node in run: ...`.
 
-        Takes the same arguments as `run` except `event_stream_handler`.
+        Takes the same arguments as `run` except `event_stream_handler`. `run.cancel()` (or `cancellation_token`)
+        cancels the run: the code driving it sees the event loop's cancellation, and the block ends with
+        `RunCancelled`.
         """
         if infer_name:
             self._infer_name(inspect.currentframe())
@@ -807,7 +813,8 @@ class Agent(AbstractAgent[AgentDepsT, OutputDataT]):
                 model_settings=model_settings, usage_limits=usage_limits, usage=usage, metadata=metadata,
                 retries=retries, capabilities=capabilities, persistence=persistence, toolsets=toolsets,
                 deferred_tool_results=deferred_tool_results, spec=spec, deprecated_kwargs=deprecated_kwargs,
-            )
+            ),
+            cancellation_token,
         )  # fmt: skip
 
     async def resume(
@@ -920,7 +927,7 @@ class Agent(AbstractAgent[AgentDepsT, OutputDataT]):
             if deps is not _UNSET:
                 override_var(self._override_deps, (deps,))
             if tools is not _UNSET and tools is not None:
-                toolset = AgentFunctionToolset(tools, max_retries=self._default_retries, timeout=self._tool_timeout)
+                toolset = AgentFunctionToolset(tools, timeout=self._tool_timeout)
                 override_var(self._tools.override_tools, toolset)
             if toolsets is not _UNSET and toolsets is not None:
                 override_var(self._tools.override_toolsets, list(toolsets))
@@ -929,7 +936,7 @@ class Agent(AbstractAgent[AgentDepsT, OutputDataT]):
                 'instructions': instructions if instructions is _UNSET else normalize_instructions(instructions),
                 'model_settings': model_settings,
                 'metadata': metadata if metadata is _UNSET else [metadata],
-                'retries': retries if retries is _UNSET else run_output_retries(retries, {}, 'agent.override'),
+                'retries': retries if retries is _UNSET else run_retry_budgets(retries, {}, 'agent.override'),
                 'native_tools': native_tools if native_tools is _UNSET else list(native_tools),
                 'capabilities': _UNSET
                 if spec_capabilities is None

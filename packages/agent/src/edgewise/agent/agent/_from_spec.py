@@ -344,22 +344,16 @@ class RunSpec:
     instructions: list[str]
     model_settings: dict[str, Any] | None
     metadata: dict[str, Any] | None
-    output_retries: int | None
+    retries: AgentRetries
     capabilities: list[AbstractCapability[Any]]
 
 
 def run_spec(spec: dict[str, Any] | AgentSpec) -> RunSpec:
     """The contributions of a spec given to a run or an override; fields that only an agent can take (its
-    end strategy, tool timeout, output schema, ...) and a tool retry budget warn (`UserWarning`) and are
-    ignored."""
+    end strategy, tool timeout, output schema, ...) warn (`UserWarning`) and are ignored; its retry budgets,
+    the tool budget included, apply to the run (pydantic-ai 2.x)."""
     validated = validate_spec(spec)
     budgets = retries_from_spec(validated)
-    if 'tools' in budgets:
-        warnings.warn(
-            "AgentSpec retry field 'tools' is not supported at run/override time and will be ignored",
-            UserWarning,
-            stacklevel=4,
-        )
     for field in _RUN_UNSUPPORTED_FIELDS:
         if getattr(validated, field) != AgentSpec.model_fields[field].default:
             warnings.warn(
@@ -373,7 +367,7 @@ def run_spec(spec: dict[str, Any] | AgentSpec) -> RunSpec:
         instructions=instruction_items(validated.instructions),
         model_settings=validated.model_settings or None,
         metadata=validated.metadata,
-        output_retries=budgets.get('output'),
+        retries=budgets,
         capabilities=capabilities_from_spec(validated),
     )
 
@@ -466,7 +460,7 @@ def override_from_spec(
         'instructions': contributed.instructions or None,
         'model_settings': contributed.model_settings,
         'metadata': contributed.metadata,
-        'retries': None if contributed.output_retries is None else {'output': contributed.output_retries},
+        'retries': contributed.retries or None,
     }
     for key, value in spec_values.items():
         if values[key] is unset and value is not None:
@@ -477,13 +471,13 @@ def override_from_spec(
 def run_from_spec(
     spec: dict[str, Any] | AgentSpec,
     model: Any,
-    output_retries: int | None,
+    retries: AgentRetries,
     instructions: Any,
     model_settings: Any,
     capabilities: Sequence[Any] | None,
-) -> tuple[Any, int | None, Any, Any, Sequence[Any] | None, Any]:
-    """`run(spec=...)`: the run's model, output retries, instructions, model settings, capabilities and the spec's
-    metadata, the spec filling in what the run leaves unset and adding to the rest (pydantic-ai 1.107)."""
+) -> tuple[Any, AgentRetries, Any, Any, Sequence[Any] | None, Any]:
+    """`run(spec=...)`: the run's model, retry budgets (the run's own keys win), instructions, model settings,
+    capabilities and the spec's metadata, the spec filling in what the run leaves unset and adding to the rest."""
     contributed = run_spec(spec)
     if contributed.instructions:
         instructions = [*instruction_items(instructions), *contributed.instructions]
@@ -491,7 +485,7 @@ def run_from_spec(
         capabilities = [*contributed.capabilities, *(capabilities or ())]
     return (
         model if model is not None else contributed.model,
-        output_retries if output_retries is not None else contributed.output_retries,
+        AgentRetries(**{**contributed.retries, **retries}),
         instructions,
         settings_over_spec(contributed.model_settings, model_settings),
         capabilities,

@@ -12,6 +12,7 @@ from typing_extensions import TypedDict, TypeIs, TypeVar
 from edgewise.graph import BaseStatePersistence, End
 
 from .._loop.nodes import AgentNode, CallToolsNode, ModelRequestNode, UserPromptNode
+from .._message_flow.cancellation import CancellationToken
 from .._run.options import AgentInstructions, AgentMetadata, AgentModelSettings, AgentRetries
 from .._run.result import FinalResult
 from .._streaming.node_loop import EventStreamHandler
@@ -61,6 +62,7 @@ class IterOptions(TypedDict, Generic[AgentDepsT], total=False):
     toolsets: Sequence[AbstractToolset[AgentDepsT]] | None
     deferred_tool_results: DeferredToolResults | None
     spec: dict[str, Any] | AgentSpec | None
+    cancellation_token: CancellationToken | None
 
 
 class RunOptions(IterOptions[AgentDepsT], total=False):

@@ -9,6 +9,7 @@ this package.
 
 from __future__ import annotations as _annotations
 
+import dataclasses
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext
 from contextvars import ContextVar
@@ -16,15 +17,25 @@ from functools import partial
 from types import NoneType
 from typing import Any, Protocol, TypeAlias
 
+import anyio
+import anyio.lowlevel
+
 from edgewise.graph import BaseStatePersistence, GraphRun
 from edgewise.graph.persistence.store import DurableStatePersistence
 
 from .. import _instrument
 from .._functions.runners import OutputValidator, SystemPromptRunner, normalize_instructions
 from .._loop.agent_run import AgentRun, bind_captured_messages
-from .._loop.history import check_prompt_fits, has_adjacent_same_kind, merge_adjacent, validate_history
+from .._loop.history import (
+    check_prompt_fits,
+    close_interrupted_calls,
+    has_adjacent_same_kind,
+    merge_adjacent,
+    validate_history,
+)
 from .._loop.nodes import UserPromptNode, agent_graph
 from .._loop.run_hooks import RUN_HOOKS, wrapped_run
+from .._message_flow.cancellation import CancellationToken
 from .._output.schema import build_output_schema, schema_for_profile
 from .._run.deps import EndStrategy, GraphAgentDeps
 from .._run.options import (
@@ -35,7 +46,7 @@ from .._run.options import (
     pop_deprecated_builtin_tools,
     resolve_metadata,
     run_native_tools,
-    run_output_retries,
+    run_retry_budgets,
     settings_resolver,
 )
 from .._run.result import FinalResult
@@ -49,7 +60,7 @@ from ..capabilities.combined import combined_or_none
 from ..capabilities.durability import durability_of
 from ..capabilities.thread_executor import run_thread_executor
 from ..concurrency import concurrency_slot
-from ..exceptions import UserError
+from ..exceptions import RunCancelled, UserError
 from ..messages import ModelMessage, ModelRequest, UserContent
 from ..models import KnownModelName, Model
 from ..output import OutputSpec
@@ -120,29 +131,64 @@ what to do at its end (given the run)."""
 
 @asynccontextmanager
 async def open_run(
-    agent: SetUpAgent, prepare: Callable[[], Awaitable[PreparedRun]]
+    agent: SetUpAgent,
+    prepare: Callable[[], Awaitable[PreparedRun]],
+    cancellation_token: CancellationToken | None = None,
 ) -> AsyncIterator[AgentRun[Any, Any]]:
     """The one setup of every run, new (`iter`) or stored (`iter_from_persistence`): `prepare()` configures it;
-    then the agent's concurrency slot, the run's span and thread executor, the toolset and the graph run that
-    `prepare` made, the `AgentRun`, and the capabilities' run hooks around it."""
+    then the run's cancel scope (`AgentRun.cancel()`, `RunContext.cancel()`, `cancellation_token`), the agent's
+    concurrency slot, the run's span and thread executor, the toolset and the graph run that `prepare` made, the
+    `AgentRun`, and the capabilities' run hooks around it.
+
+    Raises:
+        RunCancelled: the run was cancelled (by the application; a cancellation from outside goes on as itself,
+            carrying the run's state for `RunCancelled.from_cancellation`).
+    """
     graph_deps, toolset, opening, finish = await prepare()
-    async with concurrency_slot(agent._limiter, f'agent:{agent.name or "agent"}'):
-        with _instrument.span_if(
-            graph_deps.tracing, 'agent run', agent_name=agent.name or 'agent', model_name=graph_deps.model.model_name
-        ), run_thread_executor(graph_deps.root_capability):  # fmt: skip
-            async with graph_deps.model_choice or nullcontext(), toolset, opening as graph_run:
-                agent_run = AgentRun(graph_run)
-                if graph_deps.hooked & RUN_HOOKS:
-                    context = graph_deps.run_context(graph_run.state)
-                    async with wrapped_run(graph_deps.root_capability, context, agent_run):
-                        yield agent_run
-                else:
-                    yield agent_run
-            if (ended := agent_run.result) is not None:
-                # The run is over: a `cost_limit` that no response could be priced for is reported now, once.
-                graph_deps.usage_limits.check_cost(ended.usage, messages=graph_run.state.message_history)
-            if finish is not None:
-                finish(agent_run)
+    cancellation = graph_deps.cancellation
+    opened: list[AgentRun[Any, Any]] = []
+    try:
+        with cancellation.scope(cancellation_token):
+            await anyio.lowlevel.checkpoint_if_cancelled()  # cancelled already: the run does not start
+            async with concurrency_slot(agent._limiter, f'agent:{agent.name or "agent"}'):
+                with _instrument.span_if(
+                    graph_deps.tracing, 'agent run', agent_name=agent.name or 'agent',
+                    model_name=graph_deps.model.model_name,
+                ), run_thread_executor(graph_deps.root_capability):  # fmt: skip
+                    async with graph_deps.model_choice or nullcontext(), toolset, opening as graph_run:
+                        agent_run = AgentRun(graph_run)
+                        opened.append(agent_run)
+                        if graph_deps.hooked & RUN_HOOKS:
+                            context = graph_deps.run_context(graph_run.state)
+                            async with wrapped_run(graph_deps.root_capability, context, agent_run):
+                                yield agent_run
+                        else:
+                            yield agent_run
+                    if (ended := agent_run.result) is not None:
+                        # The run is over: a `cost_limit` that no response could be priced for is reported now, once.
+                        graph_deps.usage_limits.check_cost(ended.usage, messages=graph_run.state.message_history)
+                    if finish is not None and not cancellation.cancel_requested:
+                        finish(agent_run)
+    except RunCancelled as exc:  # a nested run's (a sub-agent's, in a tool): this run's state is the one to give
+        raise run_cancelled(opened, graph_deps, 'The agent run was cancelled by a nested run.') from exc
+    except anyio.get_cancelled_exc_class() as exc:  # from outside the run: it goes on, with the run's state
+        run_cancelled(opened, graph_deps, 'The agent run was cancelled from outside.').attach_to(exc)
+        raise
+    if cancellation.cancel_requested:  # (also when the run's block caught the cancellation, or it came late)
+        raise run_cancelled(opened, graph_deps, 'The agent run was cancelled.')
+
+
+def run_cancelled(opened: list[AgentRun[Any, Any]], graph_deps: GraphAgentDeps[Any, Any], message: str) -> RunCancelled:
+    """The `RunCancelled` of a run (a copy of its state; an empty one when it was cancelled before it started)."""
+    if not opened:
+        return RunCancelled(message)
+    opened[0].keep_unsent_results()
+    state = opened[0].ctx.state
+    return RunCancelled(
+        message, messages=list(state.message_history), new_message_index=graph_deps.new_message_index,
+        usage=dataclasses.replace(state.usage), metadata=state.metadata, run_id=state.run_id,
+        conversation_id=state.conversation_id,
+    )  # fmt: skip
 
 
 async def new_run(
@@ -172,13 +218,13 @@ async def new_run(
     entered), its graph run ready to open at the user prompt node, and the metadata computed again at its end."""
     # The warnings name the caller of `iter`: past this method, `_run` and the context manager's `__aenter__`.
     run_native_tools = pop_deprecated_builtin_tools(deprecated_kwargs, 'agent.iter', stacklevel=5)
-    output_retries = None
+    budgets = AgentRetries()
     if retries is not None or deprecated_kwargs:
-        output_retries = run_output_retries(retries, deprecated_kwargs, 'agent.iter', stacklevel=5)
+        budgets = run_retry_budgets(retries, deprecated_kwargs, 'agent.iter', stacklevel=5)
     spec_metadata = None
     if spec is not None:  # the spec fills in what the run leaves unset, and adds to the rest
-        model, output_retries, instructions, model_settings, capabilities, spec_metadata = run_from_spec(
-            spec, model, output_retries, instructions, model_settings, capabilities
+        model, budgets, instructions, model_settings, capabilities, spec_metadata = run_from_spec(
+            spec, model, budgets, instructions, model_settings, capabilities
         )
     history = validate_history(message_history)
     run_id = resolve_run_id(run_id, history)
@@ -199,10 +245,11 @@ async def new_run(
     configure = partial(
         configure_run, agent, model=model, deps=deps, model_settings=model_settings, usage_limits=usage_limits,
         capabilities=capabilities, instructions=instructions, output_type=output_type,
-        output_retries=output_retries, persistence=persistence, native_tools=run_native_tools, choice=choice,
+        retries=budgets, persistence=persistence, native_tools=run_native_tools, choice=choice,
     )  # fmt: skip
     graph_deps = configure()
     overrides = agent._overrides.get()
+    history = close_interrupted_calls(history, user_prompt is not None)  # a history a cancelled run left
     if len(history) > 1 and has_adjacent_same_kind(history):
         history = merge_adjacent(history)  # as pydantic-ai keeps a given history
     if deferred_tool_results is None:  # with results, a prompt follows the answers to the open calls
@@ -232,7 +279,7 @@ async def new_run(
             if agent_run.result is not None:
                 state.metadata = resolve_metadata(metadata_layers, graph_deps.run_context(state))
 
-    run_toolset = await agent._tools.for_run(graph_deps, state, toolsets, agent._default_retries)
+    run_toolset = await agent._tools.for_run(graph_deps, state, toolsets, graph_deps.default_tool_retries)
     start: UserPromptNode[Any, Any] = UserPromptNode(user_prompt, deferred_tool_results)
     opening = agent_graph().iter(start, state=state, deps=graph_deps, persistence=persistence, infer_name=False)
     if stored_by is not None:
@@ -250,7 +297,7 @@ def configure_run(
     capabilities: Sequence[AgentCapability[Any]] | None,
     instructions: AgentInstructions,
     output_type: OutputSpec[Any] | None,
-    output_retries: int | None,
+    retries: AgentRetries,
     persistence: BaseStatePersistence[Any, Any] | None,
     native_tools: Sequence[AgentNativeTool[Any]] | None = None,
     resolved: Sequence[AgentCapability[Any]] | None = None,
@@ -258,11 +305,12 @@ def configure_run(
 ) -> GraphAgentDeps[Any, Any]:
     """The deps of a run, new (`iter`) or resumed (`resume`): the agent's configuration, its overrides and
     capabilities, the run's arguments; the caller sets what depends on the history (`prompt`,
-    `new_message_index`, `merge_adjacent`); `resolved`: the run's capabilities as made for it (`for_run`);
+    `new_message_index`, `merge_adjacent`); `retries`: the run's retry budgets (an `override(retries=...)` block
+    wins over them, and they over the agent's); `resolved`: the run's capabilities as made for it (`for_run`);
     `choice`: the run's model, as chosen before (else the run's, the override's or the agent's)."""
     overrides = agent._overrides.get()
-    if overrides:
-        output_retries = overrides.get('retries', output_retries)
+    if overrides and 'retries' in overrides:
+        retries = AgentRetries(**{**retries, **overrides['retries']})
     model_used = resolve_model(agent, model) if choice is None else choice.model
     assert model_used is not None  # a choice has its model
     deps = resolve_deps(agent, deps)
@@ -314,8 +362,8 @@ def configure_run(
         tracing=agent._tracing(caps),
         validation_context=agent.validation_context,
         usage_limits=usage_limits or UsageLimits(),
-        max_result_retries=agent._max_result_retries if output_retries is None else output_retries,
-        default_tool_retries=agent._default_retries,
+        max_result_retries=retries.get('output', agent._max_result_retries),
+        default_tool_retries=retries.get('tools', agent._default_retries),
         end_strategy=agent.end_strategy,
         output_schema=schema,
         output_validators=agent._output_validators,
@@ -375,7 +423,7 @@ async def stored_run(
     graph_deps = configure_run(
         agent,
         model=model, deps=deps, model_settings=model_settings, usage_limits=usage_limits, capabilities=None,
-        instructions=None, output_type=None, output_retries=None, persistence=persistence,
+        instructions=None, output_type=None, retries=AgentRetries(), persistence=persistence,
     )  # fmt: skip
     answers = graph_deps.deferred_tool_results = deferred_answers(deferred_tool_results)
     if answers is not None:
@@ -394,7 +442,7 @@ async def stored_graph_run(
         # Held by this process now: the history read here is the one the run goes on from.
         check_claimed_answers(persistence, graph_run.next_node, graph_deps.deferred_tool_results)
         await restore_history(graph_run, persistence, graph_deps)
-        async with await agent._tools.for_run(graph_deps, graph_run.state, None, agent._default_retries):
+        async with await agent._tools.for_run(graph_deps, graph_run.state, None, graph_deps.default_tool_retries):
             yield graph_run
 
 

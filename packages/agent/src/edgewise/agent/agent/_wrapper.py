@@ -13,15 +13,13 @@ from functools import partial
 from types import TracebackType
 from typing import Any, Protocol, Self
 
-import anyio
-
 from .._loop.agent_run import AgentRun
 from .._run.result import AgentRunResult
 from .._streaming.event_stream import AgentEventStream, run_events
 from .._streaming.node_loop import EventStreamHandler, run_for_result
 from .._streaming.run_result import StreamedRunResult
 from .._streaming.run_result_sync import StreamedRunResultSync
-from .._threads import using_thread_executor
+from .._threads import run_in_new_loop, using_thread_executor
 from ..capabilities import CombinedCapability
 from ..messages import SystemPromptPart, UserContent
 from ..models import KnownModelName, Model
@@ -182,7 +180,7 @@ class WrapperAgent(AbstractAgent[AgentDepsT, OutputDataT]):
     def run_sync(self, user_prompt: _Prompt = None, **kwargs: Any) -> AgentRunResult[Any]:
         """`run` from synchronous code, as `Agent.run_sync`."""
         self._infer_name(kwargs)
-        return anyio.run(partial(self.run, user_prompt, infer_name=False, **kwargs))
+        return run_in_new_loop(partial(self.run, user_prompt, infer_name=False, **kwargs))
 
     @asynccontextmanager
     async def run_stream(self, user_prompt: _Prompt = None, **kwargs: Any) -> AsyncIterator[StreamedRunResult[Any]]:

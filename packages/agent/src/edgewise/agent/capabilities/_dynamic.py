@@ -143,4 +143,5 @@ async def configured_for_run(deps: Any, state: Any, configure: Callable[..., Any
         return deps
     made = configure(resolved=per_run)
     made.prompt = deps.prompt
+    made.cancellation = deps.cancellation  # a `for_run` hook may have cancelled the run already
     return made

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, Self
 
 from typing_extensions import TypeVar
 
+from .._message_flow.cancellation import RunCancellation
 from .._message_flow.pending import EnqueueContent, PendingMessage, PendingMessagePriority
 from .._messages.model_messages import ModelMessage, ModelResponse, UserContent
 from .._messages.usage_counts import RunUsage
@@ -121,6 +122,8 @@ class RunContext(Generic[AgentDepsT]):
     each model request; a load during a step adds to it (the run's one set, shared by its contexts)."""
     capability_loaded: bool | None = None
     """`True` in the hooks and settings functions of a loaded deferred capability; `None` elsewhere."""
+    _cancellation: RunCancellation | None = field(default=None, repr=False)
+    """The run's cancellation (what `cancel()` goes through); `None` for a context of no running agent."""
 
     @property
     def tools(self) -> dict[str, ToolDefinition]:
@@ -167,6 +170,26 @@ class RunContext(Generic[AgentDepsT]):
             )
         if (pending := PendingMessage.from_content(*content, priority=priority)) is not None:
             queue.append(pending)
+
+    def cancel(self) -> None:
+        """Cancel the run this context belongs to: from a tool, a capability hook, an event stream handler.
+
+        It asks and returns: the code calling it goes on until its next `await` (a checkpoint), where the run's
+        cancellation reaches it, and what it returns is dropped. The run then stops what it is doing (the model
+        request in flight, the other tools running) and ends with `RunCancelled`, keeping what it had done in its
+        messages. A tool running in a worker thread is not stopped: it runs to its end, unseen. Calling it again,
+        or after the run has ended, does nothing.
+
+        Raises:
+            UserError: the context belongs to no running agent (e.g. one made by hand).
+        """
+        cancellation = self._cancellation
+        if cancellation is None:
+            raise UserError(
+                '`cancel` is only available during an agent run (from tools, event stream handlers, or capability '
+                'hooks) in the process running it. This `RunContext` has no run to cancel.'
+            )
+        cancellation.cancel()
 
     def replace_with(self, **changes: Any) -> RunContext[AgentDepsT]:
         """A copy with the given fields changed."""

@@ -4,7 +4,7 @@ from __future__ import annotations as _annotations
 
 import warnings
 from abc import ABC, abstractmethod
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import KW_ONLY, Field, dataclass
 from functools import cached_property
 from http import HTTPStatus
@@ -15,6 +15,7 @@ from typing_extensions import TypeVar
 
 from edgewise.graph import BaseStatePersistence
 
+from .._message_flow.cancellation import CancellationToken
 from ..capabilities import AgentCapability, ReinjectSystemPrompt
 from ..exceptions import UserError
 from ..messages import ForceDownloadMode, ModelMessage
@@ -198,9 +199,12 @@ class UIAdapter(ABC, Generic[RunInputT, MessageT, EventT, AgentDepsT, OutputData
         """Each protocol event of `stream` as the text sent for it."""
         return self.build_event_stream().encode_stream(stream)
 
-    def streaming_response(self, stream: AsyncIterator[EventT]) -> StreamingResponse:
-        """A Starlette response streaming the protocol events of `stream` (needs the `ui` extra)."""
-        return self.build_event_stream().streaming_response(stream)
+    def streaming_response(
+        self, stream: AsyncIterator[EventT], *, on_disconnect: Callable[[], None] | None = None
+    ) -> StreamingResponse:
+        """A Starlette response streaming the protocol events of `stream` (needs the `ui` extra); `on_disconnect`
+        is called if the client goes away (see `UIEventStream.streaming_response`)."""
+        return self.build_event_stream().streaming_response(stream, on_disconnect=on_disconnect)
 
     def run_stream_native(
         self,
@@ -221,6 +225,7 @@ class UIAdapter(ABC, Generic[RunInputT, MessageT, EventT, AgentDepsT, OutputData
         toolsets: Sequence[AbstractToolset[AgentDepsT]] | None = None,
         capabilities: Sequence[AgentCapability[AgentDepsT]] | None = None,
         persistence: BaseStatePersistence[Any, Any] | None = None,
+        cancellation_token: CancellationToken | None = None,
     ) -> AsyncIterator[NativeEvent]:
         """Run the agent on the run input and stream its own events (`Agent.run_stream_events`).
 
@@ -246,6 +251,8 @@ class UIAdapter(ABC, Generic[RunInputT, MessageT, EventT, AgentDepsT, OutputData
             toolsets: Toolsets added for the run.
             capabilities: Capabilities added for the run.
             persistence: An Edgewise persistence to store the run in (a durable run).
+            cancellation_token: A token whose `cancel()` cancels the run (`dispatch_request` cancels it when the
+                client goes away).
         """
         if run_id is not None:
             raise UserError(
@@ -273,6 +280,8 @@ class UIAdapter(ABC, Generic[RunInputT, MessageT, EventT, AgentDepsT, OutputData
         }  # fmt: skip
         if persistence is not None:
             options['persistence'] = persistence
+        if cancellation_token is not None:
+            options['cancellation_token'] = cancellation_token
         return self._events(options)
 
     async def _events(self, options: dict[str, Any]) -> AsyncIterator[NativeEvent]:
@@ -315,6 +324,7 @@ class UIAdapter(ABC, Generic[RunInputT, MessageT, EventT, AgentDepsT, OutputData
         on_complete: OnCompleteFunc[EventT] | None = None,
         on_cancel: OnCancelFunc[EventT] | None = None,
         persistence: BaseStatePersistence[Any, Any] | None = None,
+        cancellation_token: CancellationToken | None = None,
     ) -> AsyncIterator[EventT]:
         """Run the agent on the run input and stream the protocol's events: `run_stream_native` (same
         arguments) through `transform_stream` (`on_complete`, `on_cancel`)."""
@@ -323,6 +333,7 @@ class UIAdapter(ABC, Generic[RunInputT, MessageT, EventT, AgentDepsT, OutputData
             conversation_id=conversation_id, run_id=run_id, model=model, instructions=instructions, deps=deps,
             model_settings=model_settings, usage_limits=usage_limits, usage=usage, metadata=metadata,
             infer_name=infer_name, toolsets=toolsets, capabilities=capabilities, persistence=persistence,
+            cancellation_token=cancellation_token,
         )  # fmt: skip
         return self.transform_stream(native, on_complete=on_complete, on_cancel=on_cancel)
 
@@ -359,7 +370,9 @@ class UIAdapter(ABC, Generic[RunInputT, MessageT, EventT, AgentDepsT, OutputData
         """Answer a Starlette request of the protocol: run `agent` and stream the protocol's events.
 
         A body that is not a valid run input gets a 422 response with the validation errors as JSON. The
-        arguments are those of `from_request` (extra ones go to it) and `run_stream`. Needs the `ui` extra.
+        arguments are those of `from_request` (extra ones go to it) and `run_stream`. A client that goes away (an
+        aborted request) cancels the run: it ends with `RunCancelled`, which `on_cancel` gets (to store the
+        conversation so far). Needs the `ui` extra.
         """
         responses = starlette_module('responses', f'`{cls.__name__}.dispatch_request()`')
         try:
@@ -381,11 +394,12 @@ class UIAdapter(ABC, Generic[RunInputT, MessageT, EventT, AgentDepsT, OutputData
                 'Response',
                 responses.Response(body, status_code=HTTPStatus.UNPROCESSABLE_ENTITY, media_type='application/json'),
             )
+        token = CancellationToken()
         stream = adapter.run_stream(
             output_type=output_type, message_history=message_history, deferred_tool_results=deferred_tool_results,
             conversation_id=conversation_id, run_id=run_id, model=model, instructions=instructions, deps=deps,
             model_settings=model_settings, usage_limits=usage_limits, usage=usage, metadata=metadata,
             infer_name=infer_name, toolsets=toolsets, capabilities=capabilities, on_complete=on_complete,
-            on_cancel=on_cancel, persistence=persistence,
+            on_cancel=on_cancel, persistence=persistence, cancellation_token=token,
         )  # fmt: skip
-        return adapter.streaming_response(stream)
+        return adapter.streaming_response(stream, on_disconnect=token.cancel)

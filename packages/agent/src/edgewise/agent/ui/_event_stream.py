@@ -12,6 +12,7 @@ from uuid import uuid4
 import anyio.to_thread
 from typing_extensions import TypeVar
 
+from ..exceptions import RunCancelled
 from ..messages import (
     AgentStreamEvent,
     BuiltinToolCallEvent,
@@ -44,7 +45,7 @@ from ..messages import (
 from ..output import OutputDataT
 from ..result import AgentRunResult, AgentRunResultEvent
 from ..tools import AgentDepsT
-from ._starlette import starlette_module
+from ._starlette import streaming_response
 
 if TYPE_CHECKING:
     from starlette.responses import StreamingResponse
@@ -67,12 +68,14 @@ _Callback: TypeAlias = (
 OnCompleteFunc: TypeAlias = _Callback[AgentRunResult[Any], EventT]
 """Called with the result when the run completes: a plain or async function, or an async generator whose
 protocol events are sent after the run's own."""
-OnCancelFunc: TypeAlias = _Callback[Exception, EventT]
-"""Accepted where pydantic-ai takes a callback for a run cancelled from inside; an Edgewise run has no such
-first-party cancellation (a stopped run raises or is cancelled by its caller), so it is never called."""
+OnCancelFunc: TypeAlias = _Callback[RunCancelled, EventT]
+"""Called with the `RunCancelled` of a run the application cancelled (`RunContext.cancel()`, its cancellation
+token; `dispatch_request` cancels the run when the client goes away): the place to store
+`cancelled.all_messages()`. A plain or async function, or an async generator whose protocol events are sent."""
 
 _TRACKED_PARTS = (TextPart, ThinkingPart, ToolCallPart, NativeToolCallPart)
 _INTERRUPTED = 'Tool execution was interrupted by an error.'
+_CANCELLED = 'The tool call was interrupted before a result was produced.'
 
 
 @dataclass
@@ -100,6 +103,7 @@ class UIEventStream(ABC, Generic[RunInputT, EventT, AgentDepsT, OutputDataT]):
     _open_part: tuple[int, TextPart | ThinkingPart | ToolCallPart | NativeToolCallPart] | None = field(
         default=None, init=False, repr=False
     )
+    _cancelled: RunCancelled | None = field(default=None, init=False, repr=False)
 
     def new_message_id(self) -> str:
         """Start a new protocol message: a fresh `message_id`, returned."""
@@ -117,9 +121,10 @@ class UIEventStream(ABC, Generic[RunInputT, EventT, AgentDepsT, OutputDataT]):
         return SSE_CONTENT_TYPE
 
     @property
-    def cancelled(self) -> None:
-        """Always `None`: see `OnCancelFunc`."""
-        return None
+    def cancelled(self) -> RunCancelled | None:
+        """The `RunCancelled` of the run once the stream has ended with its cancellation (it holds the messages to
+        store), else `None`."""
+        return self._cancelled
 
     @abstractmethod
     def encode_event(self, event: EventT) -> str:
@@ -131,15 +136,25 @@ class UIEventStream(ABC, Generic[RunInputT, EventT, AgentDepsT, OutputDataT]):
         async for event in stream:
             yield self.encode_event(event)
 
-    def streaming_response(self, stream: AsyncIterator[EventT]) -> StreamingResponse:
-        """A Starlette `StreamingResponse` sending `stream` encoded (needs the `ui` extra)."""
-        responses = starlette_module('responses', '`UIEventStream.streaming_response()`')
+    def streaming_response(
+        self, stream: AsyncIterator[EventT], *, on_disconnect: Callable[[], None] | None = None
+    ) -> StreamingResponse:
+        """A Starlette `StreamingResponse` sending `stream` encoded (needs the `ui` extra).
+
+        Args:
+            stream: The protocol events.
+            on_disconnect: Called when the client goes away (e.g. the cancel of a run's `CancellationToken`); the
+                stream is then read to its end, its events dropped, so that the run's end is seen (`on_cancel`).
+        """
+        body = self.encode_stream(stream)
+        what = '`UIEventStream.streaming_response()`'
         return cast(
             'StreamingResponse',
-            responses.StreamingResponse(
-                self.encode_stream(stream), headers=self.response_headers, media_type=self.content_type
+            streaming_response(
+                body, headers=self.response_headers, media_type=self.content_type, on_disconnect=on_disconnect,
+                what=what,
             ),
-        )
+        )  # fmt: skip
 
     async def transform_stream(
         self,
@@ -150,12 +165,14 @@ class UIEventStream(ABC, Generic[RunInputT, EventT, AgentDepsT, OutputDataT]):
         """The protocol events of a run's events.
 
         An error raised by `stream` ends the protocol stream cleanly: the part being streamed is closed, each
-        tool call still running gets a failed result, then `on_error` says what went wrong.
+        tool call still running gets a failed result, then `on_error` says what went wrong. A run the application
+        cancelled (`RunCancelled`) ends it the same way, its running tool calls answered as interrupted; then
+        `on_cancel` and `on_cancelled` are called instead of `on_error`.
 
         Args:
             stream: The run's events, as `Agent.run_stream_events` gives them.
             on_complete: Called with the run's result when it completes; see `OnCompleteFunc`.
-            on_cancel: Accepted for compatibility; see `OnCancelFunc`.
+            on_cancel: Called with the `RunCancelled` when the run was cancelled; see `OnCancelFunc`.
         """
         async for out in self.before_stream():
             yield out
@@ -172,10 +189,19 @@ class UIEventStream(ABC, Generic[RunInputT, EventT, AgentDepsT, OutputDataT]):
                 if isinstance(event, PartStartEvent) and isinstance(event.part, _TRACKED_PARTS):
                     self._open_part = (event.index, event.part)
         except Exception as error:
-            async for out in self._close_after_error():
+            cancelled = error if isinstance(error, RunCancelled) else None
+            async for out in self._close_after_error(cancelled is not None):
                 yield out
-            async for out in self.on_error(error):
-                yield out
+            if cancelled is None:
+                async for out in self.on_error(error):
+                    yield out
+            else:
+                self._cancelled = cancelled
+                if on_cancel is not None:
+                    async for out in self._call(on_cancel, cancelled):
+                        yield out
+                async for out in self.on_cancelled(cancelled):
+                    yield out
         finally:
             aclose = getattr(stream, 'aclose', None)
             if aclose is not None:
@@ -208,7 +234,7 @@ class UIEventStream(ABC, Generic[RunInputT, EventT, AgentDepsT, OutputDataT]):
             async for out in self._turn_to(None):
                 yield out
 
-    async def _close_after_error(self) -> AsyncIterator[EventT]:
+    async def _close_after_error(self, cancelled: bool = False) -> AsyncIterator[EventT]:
         if self._open_part is not None:
             index, part = self._open_part
             self._open_part = None
@@ -221,7 +247,10 @@ class UIEventStream(ABC, Generic[RunInputT, EventT, AgentDepsT, OutputDataT]):
         for tool_call_id, (is_output, tool_name) in self._pending_calls.items():
             async for out in self._turn_to('request'):
                 yield out
-            failed = ToolReturnPart(tool_name, _INTERRUPTED, tool_call_id, outcome='failed')
+            if cancelled:
+                failed = ToolReturnPart(tool_name, _CANCELLED, tool_call_id, outcome='interrupted')
+            else:
+                failed = ToolReturnPart(tool_name, _INTERRUPTED, tool_call_id, outcome='failed')
             if is_output:
                 async for out in self.handle_output_tool_result(OutputToolResultEvent(failed)):
                     yield out
@@ -374,6 +403,11 @@ class UIEventStream(ABC, Generic[RunInputT, EventT, AgentDepsT, OutputDataT]):
         """Events telling that the run failed with `error`."""
         return
         yield  # an async generator that yields nothing
+
+    async def on_cancelled(self, cancelled: RunCancelled) -> AsyncIterator[EventT]:
+        """Events telling that the application cancelled the run (by default those of `on_error`)."""
+        async for out in self.on_error(cancelled):
+            yield out
 
     async def before_request(self) -> AsyncIterator[EventT]:
         """Events sent when the run turns to calling tools."""

@@ -11,6 +11,7 @@ from uuid import uuid4
 
 import pydantic_core
 
+from ...exceptions import RunCancelled
 from ...messages import (
     FunctionToolResultEvent,
     NativeToolCallPart,
@@ -113,6 +114,11 @@ class AGUIEventStream(UIEventStream[Any, Any, AgentDepsT, OutputDataT]):
         """`RUN_ERROR`."""
         self._failed = True
         yield core.RunErrorEvent(message=str(error), timestamp=_now())
+
+    async def on_cancelled(self, cancelled: RunCancelled) -> AsyncIterator[Any]:
+        """Nothing: AG-UI has no cancelled outcome, so a cancelled run ends with a plain `RUN_FINISHED`."""
+        return
+        yield  # an async generator that yields nothing
 
     async def handle_text_start(self, part: TextPart, follows_text: bool = False) -> AsyncIterator[Any]:
         """`TEXT_MESSAGE_START` (unless it goes on the text before) and the first content."""

@@ -8,6 +8,7 @@ from typing import Any, Literal
 
 import pydantic_core
 
+from ...exceptions import RunCancelled
 from ...messages import (
     FilePart,
     FunctionToolCallEvent,
@@ -33,6 +34,7 @@ from .._event_stream import UIEventStream
 from ._metadata import dump_message_metadata, metadata_chunks, part_metadata, tool_output
 from .request_types import RequestData
 from .response_types import (
+    AbortChunk,
     BaseChunk,
     DoneChunk,
     ErrorChunk,
@@ -142,6 +144,10 @@ class VercelAIEventStream(UIEventStream[RequestData, BaseChunk, AgentDepsT, Outp
         self._streamed_calls.clear()
         self._finish_reason = 'error'
         yield ErrorChunk(error_text=str(error))
+
+    async def on_cancelled(self, cancelled: RunCancelled) -> AsyncIterator[BaseChunk]:
+        """An `abort` chunk: the run was cancelled."""
+        yield AbortChunk(reason='The agent run was cancelled.')
 
     async def handle_run_result(self, event: AgentRunResultEvent[Any]) -> AsyncIterator[BaseChunk]:
         """The message's metadata, and the approvals the run waits for (AI SDK 6)."""

@@ -1,0 +1,133 @@
+"""Cancelling a run from the application: `CancellationToken` (handed to `run(cancellation_token=...)`) and
+`RunCancellation`, the one per run that `AgentRun.cancel()`, `RunContext.cancel()` and the token go through.
+
+A run is driven inside an anyio cancel scope (opened by the run setup around the whole `iter` block); cancelling
+the run cancels that scope. Everything the run is waiting on (the model's response, running tools, a concurrency
+slot) is torn down the way any cancellation tears it down, and the setup turns the scope's own cancellation into
+`RunCancelled` when the block ends. A cancellation from outside (a scope around the run, a cancelled task) is the
+outside scope's, never the run's: anyio gives it to the scope that sent it, so it wins over the run's.
+
+Both classes may be used from any thread: a call from another thread than the run's event loop is handed to that
+loop (through its anyio token) and waits until the loop has taken it.
+"""
+
+from __future__ import annotations as _annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+
+import anyio
+import anyio.from_thread
+import anyio.lowlevel
+
+__all__ = ('CancellationToken', 'RunCancellation')
+
+
+class CancellationToken:
+    """Cancels the runs it is given to (`agent.run(..., cancellation_token=token)`), from any task or thread.
+
+    Once `cancel()` is called the token stays cancelled: a run started with it afterwards is cancelled before it
+    does anything. One token may serve several runs at once; `cancel()` cancels all of them.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._cancelled = False
+        self._runs: set[RunCancellation] = set()
+
+    @property
+    def cancelled(self) -> bool:
+        """Whether `cancel()` was called."""
+        with self._lock:
+            return self._cancelled
+
+    def cancel(self) -> None:
+        """Cancel every run holding the token (and every run given it later). Calling it again does nothing."""
+        with self._lock:
+            if self._cancelled:
+                return
+            self._cancelled = True
+            runs = list(self._runs)
+        for run in runs:
+            run.cancel()
+
+    def register(self, run: RunCancellation) -> None:
+        """Follow `run` until `unregister`; a token already cancelled cancels it at once."""
+        with self._lock:
+            cancelled = self._cancelled
+            if not cancelled:
+                self._runs.add(run)
+        if cancelled:
+            run.cancel()
+
+    def unregister(self, run: RunCancellation) -> None:
+        """Stop following `run` (it has ended)."""
+        with self._lock:
+            self._runs.discard(run)
+
+    def __repr__(self) -> str:
+        return f'CancellationToken(cancelled={self.cancelled})'
+
+
+class RunCancellation:
+    """The cancellation of one run: whether it was asked for, and the cancel scope it cancels.
+
+    A request made before the run's scope is open (in a capability's `for_run`, or by a token cancelled early) is
+    kept and cancels the scope as it opens; a request after the run has ended does nothing.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._requested = False
+        self._finished = False
+        self._scope: anyio.CancelScope | None = None
+        self._loop_thread: int | None = None
+        self._loop_token: anyio.lowlevel.EventLoopToken | None = None
+        self._tokens: list[CancellationToken] = []
+
+    @property
+    def cancel_requested(self) -> bool:
+        """Whether the run was cancelled (stays `True` once it is)."""
+        return self._requested  # (one read of a flag that only goes from False to True: no lock needed)
+
+    def cancel(self) -> None:
+        """Ask for the run's cancellation, from any task or thread; only the first call counts."""
+        with self._lock:
+            if self._requested or self._finished:
+                return
+            self._requested = True
+            scope, thread, token = self._scope, self._loop_thread, self._loop_token
+        if scope is None:
+            return  # the scope cancels itself as it opens
+        if thread == threading.get_ident():
+            scope.cancel()
+            return
+        assert token is not None  # set with the scope
+        with suppress(anyio.RunFinishedError):  # the loop may have stopped since (the run is over then)
+            anyio.from_thread.run_sync(scope.cancel, token=token)
+
+    @contextmanager
+    def scope(self, token: CancellationToken | None = None) -> Iterator[anyio.CancelScope]:
+        """The run's cancel scope (to enter in the run's event loop), following `token` while it is open; once it
+        is closed, the run is over and `cancel()` does nothing."""
+        scope = anyio.CancelScope()
+        with self._lock:
+            self._scope = scope
+            self._loop_thread = threading.get_ident()
+            self._loop_token = anyio.lowlevel.current_token()
+            if self._requested:
+                scope.cancel()
+        if token is not None:
+            self._tokens.append(token)
+            token.register(self)
+        try:
+            with scope:
+                yield scope
+        finally:
+            with self._lock:
+                self._finished = True
+                self._scope = None
+            for held in self._tokens:
+                held.unregister(self)
+            self._tokens.clear()
