@@ -51,6 +51,8 @@ from ..messages import (
     OutputToolResultEvent,
     RetryPromptPart,
     TextPart,
+    ToolAvailabilityDeltaEvent,
+    ToolAvailabilityDeltaPart,
     ToolCallPart,
     ToolReturnPart,
     UserContent,
@@ -70,7 +72,7 @@ from .call_tools_parts import (
 )
 from .empty_response import NoOutput, no_output_answer
 from .end_strategies import ResponseCalls
-from .history import prompt_of, refresh_dynamic_prompts, sent_messages
+from .history import for_model, prompt_of, refresh_dynamic_prompts, sent_messages
 from .model_stream import AgentStream
 from .output_hooks import OUTPUT_HOOKS, answer_through_hooks
 from .request_hooks import (
@@ -226,7 +228,9 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
             if root is not None and (deps.hooked & RESPONSE_HOOKS or root.overrides('wrap_model_request')):
                 outcome = await hooked_request(ctx, params, self._settings, deps.run_context(state))
                 return await self._finish_hooked(ctx, outcome)
-            response = await model.request(sent_messages(state, deps), self._settings, params)
+            response = await model.request(
+                for_model(sent_messages(state, deps), model, params, deps), self._settings, params
+            )
         return self.record_response(ctx, response)
 
     async def _skipped(
@@ -296,7 +300,8 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
                 assert held.final is not None  # the hooks returned a response (or raised)
                 self.__dict__[_NEXT] = await self._finish_streamed(ctx, run_ctx, params, held.final)
                 return
-            async with model.request_stream(sent_messages(state, deps), self._settings, params, run_ctx) as response:
+            sent = for_model(sent_messages(state, deps), model, params, deps)
+            async with model.request_stream(sent, self._settings, params, run_ctx) as response:
                 stream = AgentStream[DepsT, Any](response, ctx, token_check(state, deps))
                 yield stream
                 async for _ in stream:  # a reader that stops early still gets the whole response recorded
@@ -504,6 +509,9 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
             call_id = call.tool_call_id
             if call_id in answered and call_id not in handled and (part := by_id.get(call_id)) is not None:
                 yield FunctionToolResultEvent(part)
+        for delta in request.parts:  # the tools the calls revealed, after their results (pydantic-ai 2.x)
+            if isinstance(delta, ToolAvailabilityDeltaPart):
+                yield ToolAvailabilityDeltaEvent(part=delta)
         if deferred is not None:
             yield DeferredToolRequestsEvent(deferred[0])
             if deferred[1] is not None:

@@ -95,6 +95,13 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
     """The pydantic validation context of tool arguments and outputs, or a function of the run context giving it."""
     merge_adjacent: bool = False
     """Whether the history may hold adjacent requests (or responses), merged when sent to the model."""
+    discovered_tool_names: set[str] = field(default_factory=set)
+    """The deferred tools the history revealed (`RunContext.discovered_tool_names`): one set, changed in place."""
+    defers_tools: bool = False
+    """Whether the step's tools include deferred ones (`defer_loading`, or covered by a tool search)."""
+    tool_deltas: bool = False
+    """Whether the history may hold `ToolAvailabilityDeltaPart`s, which `Model.prepare_messages` renders for the model
+    (a run that never reveals a tool skips that pass over its history)."""
     usage_limits: UsageLimits
     """The run's usage limits."""
     max_result_retries: int
@@ -180,6 +187,7 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
             pending_messages=state.pending_messages,
             capabilities=self.capabilities,
             loaded_capability_ids=self.loaded_capability_ids,
+            discovered_tool_names=self.discovered_tool_names,
         )
 
     def validation_context_for(self, ctx: RunContext[Any]) -> Any:

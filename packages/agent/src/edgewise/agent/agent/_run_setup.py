@@ -22,7 +22,7 @@ from edgewise.graph.persistence.store import DurableStatePersistence
 from .. import _instrument, models
 from .._functions.runners import OutputValidator, SystemPromptRunner, normalize_instructions
 from .._loop.agent_run import AgentRun, bind_captured_messages
-from .._loop.history import check_prompt_fits, has_adjacent_same_kind, merge_adjacent, validate_history
+from .._loop.history import check_prompt_fits, has_adjacent_same_kind, has_tool_deltas, merge_adjacent, validate_history
 from .._loop.nodes import UserPromptNode, agent_graph
 from .._loop.run_hooks import RUN_HOOKS, wrapped_run
 from .._output.schema import build_output_schema, schema_for_profile
@@ -208,6 +208,7 @@ async def new_run(
     graph_deps = await configured_for_run(graph_deps, state, configure)
     graph_deps.new_message_index = len(history)
     graph_deps.merge_adjacent = bool(history) and isinstance(history[-1], ModelRequest)
+    graph_deps.tool_deltas = has_tool_deltas(history)
     metadata_layers = overrides.get('metadata', [agent._metadata, spec_metadata, metadata])
     metadata_layers = [m for m in metadata_layers if m is not None]
     finish = None
