@@ -29,7 +29,7 @@ from edgewise.graph import BaseNode, End, Graph, GraphRunContext
 
 from .. import _instrument
 from .._functions.runners import system_prompt_parts
-from .._message_flow.pending import take_pending
+from .._message_flow.pending import delivered_events, take_pending
 from .._output.schema import output_template, validation_errors
 from .._run.deps import GraphAgentDeps, resolve_native_tools, stored_through, token_check
 from .._run.result import FinalResult
@@ -40,6 +40,7 @@ from ..messages import (
     BinaryImage,
     DeferredToolRequestsEvent,
     DeferredToolResultsEvent,
+    EnqueuedMessagesEvent,
     FunctionToolCallEvent,
     FunctionToolResultEvent,
     HandleResponseEvent,
@@ -72,7 +73,7 @@ from .call_tools_parts import (
 )
 from .empty_response import NoOutput, no_output_answer
 from .end_strategies import ResponseCalls
-from .history import for_model, prompt_of, refresh_dynamic_prompts, sent_messages
+from .history import for_model, has_tool_deltas, prompt_of, refresh_dynamic_prompts, sent_messages
 from .model_stream import AgentStream
 from .output_hooks import OUTPUT_HOOKS, answer_through_hooks
 from .request_hooks import (
@@ -107,6 +108,14 @@ CANCELLED_TOOL_CONTENT = 'Tool call cancelled.'
 _NEXT = '_edgewise_streamed_next'  # instance attribute (not a field: never persisted) holding a streamed result
 _VALIDATED = '_edgewise_validated_calls'  # instance attribute: the call validations a streamed node's events made
 _DEFERRED = '_edgewise_deferred_batch'  # instance attribute: the deferred calls of the step and a handler's answers
+_ENQUEUED = (
+    '_edgewise_enqueued_events'  # instance attribute: the `EnqueuedMessagesEvent`s the node's stream gives first
+)
+
+
+def add_enqueued_events(node: ModelRequestNode[Any, Any], events: Sequence[EnqueuedMessagesEvent]) -> None:
+    """Have the stream of `node` give `events` before the model's response (queued messages it delivers)."""
+    node.__dict__[_ENQUEUED] = [*node.__dict__.get(_ENQUEUED, ()), *events]
 
 
 def _now() -> datetime:
@@ -293,7 +302,9 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
             if root is not None and root.overrides('wrap_model_request'):
                 async with streamed_through_hooks(ctx, params, self._settings, run_ctx) as held:
                     assert held.stream is not None  # set before the block starts
-                    stream: AgentStream[DepsT, Any] = AgentStream(held.stream, ctx, token_check(state, deps))
+                    stream: AgentStream[DepsT, Any] = AgentStream(
+                        held.stream, ctx, token_check(state, deps), self.__dict__.pop(_ENQUEUED, ())
+                    )
                     yield stream
                     async for _ in stream:
                         pass
@@ -302,7 +313,9 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
                 return
             sent = for_model(sent_messages(state, deps), model, params, deps)
             async with model.request_stream(sent, self._settings, params, run_ctx) as response:
-                stream = AgentStream[DepsT, Any](response, ctx, token_check(state, deps))
+                stream = AgentStream[DepsT, Any](
+                    response, ctx, token_check(state, deps), self.__dict__.pop(_ENQUEUED, ())
+                )
                 yield stream
                 async for _ in stream:  # a reader that stops early still gets the whole response recorded
                     pass
@@ -344,9 +357,13 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
             state.message_offset = len(history)
             state.response_in_node = False
         history.append(request)
-        if queue := state.pending_messages:  # enqueued 'asap': after the request in the history, sent merged with it
-            history.extend(queued := take_pending(queue, 'asap', state.run_id, state.conversation_id))
-            deps.merge_adjacent = deps.merge_adjacent or bool(queued)
+        queue = state.pending_messages  # enqueued 'asap': after the request in the history, sent merged with it
+        if queue and (delivered := take_pending(queue, 'asap', state.run_id, state.conversation_id)):
+            queued = [message for item in delivered for message in item.messages]
+            history.extend(queued)
+            deps.merge_adjacent = True
+            deps.tool_deltas = deps.tool_deltas or has_tool_deltas(queued)
+            add_enqueued_events(self, delivered_events(delivered))
         if request is not deps.resumed_request or history[-1] is request:  # resent and followed: ids kept (pydantic-ai)
             request.run_id = request.run_id or state.run_id
             request.conversation_id = request.conversation_id or state.conversation_id

@@ -195,7 +195,7 @@ class RunContext(Generic[AgentDepsT]):
         """Whether this is the last attempt the retry budget allows (a failure now ends the run)."""
         return self.retry == self.max_retries
 
-    def enqueue(self, *content: EnqueueContent, priority: PendingMessagePriority = 'asap') -> None:
+    def enqueue(self, *content: EnqueueContent, priority: PendingMessagePriority = 'asap') -> str | None:
         """Queue content for the model: from a tool, a capability hook or any code holding the run context.
 
         Args:
@@ -203,6 +203,10 @@ class RunContext(Generic[AgentDepsT]):
                 together they must end with a request. No items: nothing is queued.
             priority: `'asap'`: with the next model request, or in one more request if the run would end
                 first; `'when_idle'`: only when the run would end, after the `'asap'` content.
+
+        Returns:
+            The id of this `enqueue` call (the `enqueue_id` of the `EnqueuedMessagesEvent` of its delivery), or `None`
+            when no items were given.
 
         Raises:
             UserError: this context belongs to no running agent, or the content does not end with a request.
@@ -213,8 +217,10 @@ class RunContext(Generic[AgentDepsT]):
                 '`enqueue` is only available during an agent run (from tools, capability hooks, or '
                 '`AgentRun.enqueue`). This `RunContext` has no pending-message queue to drain.'
             )
-        if (pending := PendingMessage.from_content(*content, priority=priority)) is not None:
-            queue.append(pending)
+        if (pending := PendingMessage.from_content(*content, priority=priority)) is None:
+            return None
+        queue.append(pending)
+        return pending.enqueue_id
 
     def replace_with(self, **changes: Any) -> RunContext[AgentDepsT]:
         """A copy with the given fields changed."""
