@@ -191,6 +191,7 @@ def _reveal(
             )
     added = [name for name in tools if name not in revealed]
     revealed.update(added)
+    deps.discovered_tool_names.update(added)  # the run context answers at once (the next step reads the history)
     deps.tool_deltas = True
     return ToolAvailabilityDeltaPart(tools_added=added, tool_call_id=call.tool_call_id) if added else None
 
