@@ -322,3 +322,38 @@ def test_delta_events_round_trip_in_the_event_union() -> None:
     adapter: pydantic.TypeAdapter[AgentStreamEvent] = pydantic.TypeAdapter(AgentStreamEvent)
     event = ToolAvailabilityDeltaEvent(part=ToolAvailabilityDeltaPart(tools_added=['a'], tool_call_id='c'))
     assert adapter.validate_json(adapter.dump_json(event)) == event
+
+
+async def test_the_request_parameters_name_the_revealed_tools() -> None:
+    revealed: list[set[str]] = []
+
+    def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        revealed.append(set(info.model_request_parameters.revealed_tool_names))
+        if len(revealed) == 1:
+            return ModelResponse(parts=[ToolCallPart('open_drawer', {}, 'c1')])
+        return ModelResponse(parts=[TextPart('ok')])
+
+    agent = revealing_agent(Script([]), ['take_key'])
+    await agent.run('go', model=FunctionModel(model))
+
+    assert revealed == [set(), {'take_key'}]
+
+
+async def test_a_delta_part_can_be_enqueued_with_a_prompt() -> None:
+    script = Script([[ToolCallPart('announce', {}, 'c1')], [ToolCallPart('take_key', {}, 'c2')], [TextPart('ok')]])
+    agent = revealing_agent(script, [])
+
+    @agent.tool
+    def announce(ctx: RunContext[None]) -> str:
+        ctx.enqueue(ToolAvailabilityDeltaPart(tools_added=['take_key']), 'Use it.')
+        return 'ok'
+
+    result = await agent.run('go')
+
+    queued = result.all_messages()[3]
+    assert isinstance(queued, ModelRequest)
+    assert [p.part_kind for p in queued.parts] == ['tool-availability-delta', 'user-prompt']
+    assert script.tools[1] == ['open_drawer', 'look', 'announce', 'take_key', 'search_tools']
+    sent = script.sent[1][-1]  # the queued request is sent merged with the tool's return
+    assert isinstance(sent, ModelRequest)
+    assert [p.part_kind for p in sent.parts] == ['tool-return', 'system-prompt', 'user-prompt']

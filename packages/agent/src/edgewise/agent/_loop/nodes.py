@@ -379,6 +379,10 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
             allow_text_output=schema.allow_text_output or schema.mode in ('native', 'prompted'),
             allow_image_output=schema.allows_image,
         )
+        if deps.defers_tools or deps.tool_deltas:
+            loaded = deps.loaded_capability_ids
+            owned = {name for name, d in (deps.step_tools or {}).items() if d.capability_id in loaded}
+            params.revealed_tool_names = deps.discovered_tool_names | owned
         if schema.mode in ('prompted', 'native'):
             params.prompted_output_template = output_template(schema, deps.model.profile)
         if deps.native_tools:

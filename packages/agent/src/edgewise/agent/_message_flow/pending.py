@@ -20,6 +20,7 @@ from .._messages.model_messages import (
     ModelResponse,
     RetryPromptPart,
     SystemPromptPart,
+    ToolAvailabilityDeltaPart,
     ToolReturnPart,
     UserContent,
     UserPromptPart,
@@ -39,26 +40,33 @@ PendingMessagePriority: TypeAlias = Literal['asap', 'when_idle']
 """
 
 EnqueueContent: TypeAlias = (
-    UserContent | SystemPromptPart | UserPromptPart | ToolReturnPart | RetryPromptPart | ModelMessage
+    UserContent
+    | SystemPromptPart
+    | UserPromptPart
+    | ToolReturnPart
+    | RetryPromptPart
+    | ToolAvailabilityDeltaPart
+    | ModelMessage
 )
 """One item given to `enqueue` (each positional argument is one):
 
 - user content (a `str`, an `ImageUrl`, `BinaryContent`, ...): items of it that follow each other make one
   `UserPromptPart` (`enqueue('look at this', image)` is one user turn);
-- a request part (`SystemPromptPart`, `UserPromptPart`, `ToolReturnPart`, `RetryPromptPart`), kept as it is;
+- a request part (`SystemPromptPart`, `UserPromptPart`, `ToolReturnPart`, `RetryPromptPart`,
+  `ToolAvailabilityDeltaPart`), kept as it is;
 - a whole `ModelRequest` or `ModelResponse`, kept as a message of its own.
 
 Parts and user content that follow each other go into one `ModelRequest`. The content must end with a request
 (the model needs something to answer).
 """
 
-_REQUEST_PARTS = (SystemPromptPart, UserPromptPart, ToolReturnPart, RetryPromptPart)
+_REQUEST_PARTS = (SystemPromptPart, UserPromptPart, ToolReturnPart, RetryPromptPart, ToolAvailabilityDeltaPart)
 
 
 def _as_messages(items: Sequence[EnqueueContent]) -> list[ModelMessage]:
     """The messages `items` make, in their order (see `EnqueueContent`)."""
     messages: list[ModelMessage] = []
-    parts: list[SystemPromptPart | UserPromptPart | ToolReturnPart | RetryPromptPart] = []
+    parts: list[SystemPromptPart | UserPromptPart | ToolReturnPart | RetryPromptPart | ToolAvailabilityDeltaPart] = []
     content: list[UserContent] = []
 
     def close_prompt() -> None:
