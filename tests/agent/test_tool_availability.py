@@ -93,7 +93,7 @@ async def test_a_tool_return_reveals_a_deferred_tool_from_the_next_request_on() 
     sent = script.sent[1][-1]
     assert isinstance(sent, ModelRequest)
     assert [type(p) for p in sent.parts] == [ToolReturnPart, SystemPromptPart]
-    assert sent.parts[1].content == ANNOUNCED.format('`take_key`')
+    assert sent.parts[1] == SystemPromptPart(ANNOUNCED.format('`take_key`'), timestamp=sent.parts[1].timestamp)  # type: ignore[union-attr]
     assert result.output == 'ok'
 
 
