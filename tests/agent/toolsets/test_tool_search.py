@@ -401,3 +401,38 @@ async def test_a_provider_run_search_in_the_history_counts_too() -> None:
     await Agent(FunctionModel(script), tools=deferred_tools()).run('again', message_history=messages)
 
     assert script.tools == [['add', 'get_forecast', 'search_tools']]
+
+
+def test_stored_search_parts_load_as_their_typed_parts() -> None:
+    from edgewise.agent.messages import ModelMessagesTypeAdapter, ToolSearchCallPart
+
+    call = ToolSearchCallPart(args={'queries': ['weather']}, tool_call_id='s1')
+    found = ToolSearchReturnPart(content={'discovered_tools': [{'name': 'get_weather'}]}, tool_call_id='s1')
+    messages: list[ModelMessage] = [ModelResponse(parts=[call]), ModelRequest(parts=[found])]
+    loaded = ModelMessagesTypeAdapter.validate_json(ModelMessagesTypeAdapter.dump_json(messages))
+
+    assert loaded == messages
+    loaded_call, loaded_found = loaded[0].parts[0], loaded[1].parts[0]
+    assert isinstance(loaded_call, ToolSearchCallPart)
+    assert loaded_call.queries == ['weather']
+    assert isinstance(loaded_found, ToolSearchReturnPart)
+    assert loaded_found.discovered_tools == [{'name': 'get_weather'}]
+    assert loaded_found.message is None
+    empty = ToolSearchReturnPart(content={'discovered_tools': [], 'message': 'none'})
+    assert empty.message == 'none'
+
+
+def test_search_parts_of_another_shape_stay_plain_parts() -> None:
+    from edgewise.agent.messages import ToolCallPart as Call
+    from edgewise.agent.messages import ToolSearchCallPart
+
+    odd_return = ToolReturnPart('search_tools', ['get_weather'], 's1', tool_kind='tool-search')
+    assert type(ToolReturnPart.narrow_type(odd_return)) is ToolReturnPart
+    odd_call = Call('search_tools', {'queries': 'weather'}, 's1', tool_kind='tool-search')
+    assert type(Call.narrow_type(odd_call)) is Call
+    streaming = Call.narrow_type(Call('search_tools', '{"queries": ["wea', 's1', tool_kind='tool-search'))
+    assert isinstance(streaming, ToolSearchCallPart)
+    assert streaming.typed_args is None  # the JSON is not complete yet
+    assert streaming.queries == []
+    assert ToolSearchCallPart(tool_call_id='s2').typed_args is None
+    assert ToolSearchCallPart(args='{"queries": ["a"]}').queries == ['a']
