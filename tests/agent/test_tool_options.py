@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from typing import Any
 
 import anyio
@@ -14,7 +15,7 @@ from pydantic import BaseModel, ValidationError
 from pydantic.json_schema import GenerateJsonSchema
 from typing_extensions import TypedDict
 
-from edgewise.agent import Agent, ModelRetry, RunContext, Tool, ToolDefinition, UserError
+from edgewise.agent import Agent, ModelRetry, RunContext, Tool, ToolDefinition, ToolOutput, UserError
 from edgewise.agent._functions.schema import takes_run_context
 from edgewise.agent.messages import ModelMessage, ModelResponse, RetryPromptPart, TextPart, ToolCallPart
 from edgewise.agent.models.function import AgentInfo, FunctionModel
@@ -317,3 +318,23 @@ def test_the_run_context_is_recognised_when_another_hint_does_not_resolve() -> N
         return str(local)
 
     assert takes_run_context(uses_ctx) is True
+
+
+@pytest.mark.parametrize(
+    ('make', 'message'),
+    [
+        (lambda: Tool(lambda: None, max_retries=-1), 'max_retries must be >= 0, got -1'),
+        (lambda: Tool(lambda: None, timeout=0), 'timeout must be > 0, got 0'),
+        (lambda: Tool(lambda: None, timeout=-1.5), 'timeout must be > 0, got -1.5'),
+        (lambda: ToolOutput(int, max_retries=-2), 'max_retries must be >= 0, got -2'),
+    ],
+)
+def test_retry_budgets_and_timeouts_out_of_range_are_refused(make: Any, message: str) -> None:
+    # as pydantic-ai 2.x checks them when the tool (or output tool) is made
+    with pytest.raises(UserError, match=re.escape(message)):
+        make()
+
+
+def test_zero_retries_and_no_timeout_are_accepted() -> None:
+    assert Tool(lambda: None, max_retries=0, timeout=None).max_retries == 0
+    assert ToolOutput(int, max_retries=0).max_retries == 0

@@ -22,7 +22,9 @@ from edgewise.agent.messages import (
     ModelResponse,
     ModelResponsePart,
     RetryPromptPart,
+    SystemPromptPart,
     TextPart,
+    ToolAvailabilityDeltaPart,
     ToolCallPart,
     ToolReturnPart,
 )
@@ -162,10 +164,18 @@ async def test_loading_returns_the_instructions_and_shows_the_tools_from_the_nex
     call = result.all_messages()[1].parts[0]
     assert isinstance(call, LoadCapabilityCallPart)
     assert call.capability_id == 'refunds'
-    (returned,) = seen.last_parts[1]
+    returned, announced = seen.last_parts[1]
     assert isinstance(returned, LoadCapabilityReturnPart)
     assert returned.content == {'instructions': 'Check the refund policy first.'}
     assert returned.tool_call_id == 'load-1'
+    # as pydantic-ai 2.x: the model is told which tools the load made available
+    assert announced == SystemPromptPart(
+        'The following tool(s) are now available: `lookup_refund`', timestamp=announced.timestamp
+    )
+    assert (
+        ToolAvailabilityDeltaPart(tools_added=['lookup_refund'], tool_call_id='load-1')
+        in result.all_messages()[2].parts
+    )
     (looked_up,) = seen.last_parts[2]
     assert isinstance(looked_up, ToolReturnPart)
     assert looked_up.content == 'A1: refundable'

@@ -217,11 +217,11 @@ def test_streamed_response_is_exported_from_models() -> None:
     assert RequestUsage().input_tokens == 0
 
 
-async def test_only_a_streamed_test_model_response_names_a_provider() -> None:
-    # As pydantic-ai 1.107: the streamed response is 'test''s, the plain one names no provider.
+async def test_test_model_responses_name_their_provider_streamed_or_not() -> None:
+    # As pydantic-ai 2.x (1.107 named the provider only on the streamed response).
     from edgewise.agent.messages import ModelRequest
 
     plain = await TestModel().request([ModelRequest.user_text_prompt('hi')], None, ModelRequestParameters())
-    assert plain.provider_name is None
+    assert plain.provider_name == 'test'
     _, streamed = await _events(TestModel(), ModelRequestParameters())
     assert streamed.provider_name == 'test'

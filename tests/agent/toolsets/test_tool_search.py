@@ -21,6 +21,7 @@ from edgewise.agent.messages import (
     TextPart,
     ToolCallPart,
     ToolReturnPart,
+    ToolSearchReturnPart,
 )
 from edgewise.agent.models.function import AgentInfo, DeltaToolCall, DeltaToolCalls, FunctionModel
 from edgewise.agent.models.test import TestModel
@@ -103,13 +104,14 @@ async def test_deferred_tools_are_shown_only_after_a_search_finds_them() -> None
         ['add', 'get_weather', 'get_forecast', 'search_tools'],
     ]
     search_return, weather_return = returns(result.all_messages())
-    assert isinstance(search_return, ToolReturnPart)
+    assert isinstance(search_return, ToolSearchReturnPart)  # typed, as pydantic-ai 2.x records it
+    assert search_return.discovered_tools == [{'name': 'get_weather'}, {'name': 'get_forecast'}]
     assert search_return.tool_name == 'search_tools'
     assert search_return.tool_kind == 'tool-search'
     assert search_return.content == {
         'discovered_tools': [
-            {'name': 'get_weather', 'description': 'Get the current weather for a city.'},
-            {'name': 'get_forecast', 'description': 'Get the weather forecast for a city.'},
+            {'name': 'get_weather'},
+            {'name': 'get_forecast'},
         ]
     }
     assert isinstance(weather_return, ToolReturnPart)
@@ -160,9 +162,7 @@ async def test_matches_come_best_first_and_at_most_max_results() -> None:
     result = await agent.run('go')
 
     [search_return] = returns(result.all_messages())
-    assert search_return.content == {
-        'discovered_tools': [{'name': 'get_forecast', 'description': 'Get the weather forecast for a city.'}]
-    }
+    assert search_return.content == {'discovered_tools': [{'name': 'get_forecast'}]}
     assert script.tools[1] == ['add', 'get_forecast', 'search_tools']
 
 
@@ -265,11 +265,7 @@ async def test_the_keywords_strategy_is_the_keyword_search() -> None:
     agent = Agent(FunctionModel(script), tools=deferred_tools(), capabilities=[ToolSearch(strategy='keywords')])
     result = await agent.run('go')
 
-    assert returns(result.all_messages())[0].content == {
-        'discovered_tools': [
-            {'name': 'convert_currency', 'description': 'Convert an amount of money to another currency.'}
-        ]
-    }
+    assert returns(result.all_messages())[0].content == {'discovered_tools': [{'name': 'convert_currency'}]}
 
 
 async def test_descriptions_of_the_search_tool_can_be_replaced() -> None:
@@ -321,10 +317,7 @@ async def test_test_model_calls_the_search_tool_and_then_sees_what_it_found() ->
     result = await Agent(model, tools=[Tool(get_weather, defer_loading=True), Tool(add)]).run('go')
 
     # TestModel's query for a list of strings is `['a']`: the word `a` is in get_weather's description
-    assert result.output == (
-        '{"add":0,"search_tools":{"discovered_tools":[{"name":"get_weather",'
-        '"description":"Get the current weather for a city."}]}}'
-    )
+    assert result.output == ('{"add":0,"search_tools":{"discovered_tools":[{"name":"get_weather"}]}}')
     assert model.last_model_request_parameters is not None
     assert [t.name for t in model.last_model_request_parameters.function_tools] == [
         'add',
@@ -408,3 +401,38 @@ async def test_a_provider_run_search_in_the_history_counts_too() -> None:
     await Agent(FunctionModel(script), tools=deferred_tools()).run('again', message_history=messages)
 
     assert script.tools == [['add', 'get_forecast', 'search_tools']]
+
+
+def test_stored_search_parts_load_as_their_typed_parts() -> None:
+    from edgewise.agent.messages import ModelMessagesTypeAdapter, ToolSearchCallPart
+
+    call = ToolSearchCallPart(args={'queries': ['weather']}, tool_call_id='s1')
+    found = ToolSearchReturnPart(content={'discovered_tools': [{'name': 'get_weather'}]}, tool_call_id='s1')
+    messages: list[ModelMessage] = [ModelResponse(parts=[call]), ModelRequest(parts=[found])]
+    loaded = ModelMessagesTypeAdapter.validate_json(ModelMessagesTypeAdapter.dump_json(messages))
+
+    assert loaded == messages
+    loaded_call, loaded_found = loaded[0].parts[0], loaded[1].parts[0]
+    assert isinstance(loaded_call, ToolSearchCallPart)
+    assert loaded_call.queries == ['weather']
+    assert isinstance(loaded_found, ToolSearchReturnPart)
+    assert loaded_found.discovered_tools == [{'name': 'get_weather'}]
+    assert loaded_found.message is None
+    empty = ToolSearchReturnPart(content={'discovered_tools': [], 'message': 'none'})
+    assert empty.message == 'none'
+
+
+def test_search_parts_of_another_shape_stay_plain_parts() -> None:
+    from edgewise.agent.messages import ToolCallPart as Call
+    from edgewise.agent.messages import ToolSearchCallPart
+
+    odd_return = ToolReturnPart('search_tools', ['get_weather'], 's1', tool_kind='tool-search')
+    assert type(ToolReturnPart.narrow_type(odd_return)) is ToolReturnPart
+    odd_call = Call('search_tools', {'queries': 'weather'}, 's1', tool_kind='tool-search')
+    assert type(Call.narrow_type(odd_call)) is Call
+    streaming = Call.narrow_type(Call('search_tools', '{"queries": ["wea', 's1', tool_kind='tool-search'))
+    assert isinstance(streaming, ToolSearchCallPart)
+    assert streaming.typed_args is None  # the JSON is not complete yet
+    assert streaming.queries == []
+    assert ToolSearchCallPart(tool_call_id='s2').typed_args is None
+    assert ToolSearchCallPart(args='{"queries": ["a"]}').queries == ['a']

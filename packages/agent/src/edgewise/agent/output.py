@@ -83,6 +83,8 @@ class ToolOutput(Generic[T_co]):
         self.output = type_
         self.name = name
         self.description = description
+        if max_retries is not None and max_retries < 0:
+            raise UserError(f'max_retries must be >= 0, got {max_retries}')
         self.max_retries = max_retries
         self.strict = strict
         self.sequential = sequential

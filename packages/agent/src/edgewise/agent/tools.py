@@ -35,6 +35,7 @@ from ._tools.deferred_calls import (
 )
 from ._tools.definition import ToolDefinition, ToolKind
 from ._warnings import PydanticAIDeprecationWarning
+from .exceptions import UserError
 from .models._model import AgentDepsT, RunContext
 from .native_tools import AbstractNativeTool
 
@@ -245,6 +246,8 @@ class Tool(Generic[AgentDepsT]):
         )  # fmt: skip
         self.takes_ctx = self.function_schema.takes_ctx
         self.max_retries = settings['max_retries']
+        if self.max_retries is not None and self.max_retries < 0:
+            raise UserError(f'max_retries must be >= 0, got {self.max_retries}')
         self.description = settings['description'] or self.function_schema.description
         self.prepare = settings['prepare']
         self.args_validator = settings['args_validator']
@@ -255,6 +258,8 @@ class Tool(Generic[AgentDepsT]):
         self.requires_approval = settings['requires_approval']
         self.metadata = settings['metadata']
         self.timeout = settings['timeout']
+        if self.timeout is not None and self.timeout <= 0:
+            raise UserError(f'timeout must be > 0, got {self.timeout}')
         self.defer_loading = settings['defer_loading']
         self.include_return_schema = settings['include_return_schema']
 

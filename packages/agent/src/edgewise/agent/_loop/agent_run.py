@@ -15,7 +15,13 @@ from typing_extensions import TypeVar
 
 from edgewise.graph import End, GraphRun, GraphRunContext
 
-from .._message_flow.pending import EnqueueContent, PendingMessage, PendingMessagePriority, take_pending
+from .._message_flow.pending import (
+    EnqueueContent,
+    PendingMessage,
+    PendingMessagePriority,
+    delivered_events,
+    take_pending,
+)
 from .._run.deps import GraphAgentDeps
 from .._run.result import AgentRunResult, CallableRunUsage, FinalResult
 from .._run.state import GraphAgentState
@@ -23,7 +29,8 @@ from ..capabilities._hook_table import hook_names
 from ..exceptions import UndrainedPendingMessagesError, UserError
 from ..messages import ModelMessage, ModelMessagesTypeAdapter, ModelRequest, RetryPromptPart, ToolReturnPart
 from ..tools import RunContext
-from .nodes import AgentNode, CallToolsNode, DeferredToolCallsNode, ModelRequestNode
+from .history import has_tool_deltas
+from .nodes import AgentNode, CallToolsNode, DeferredToolCallsNode, ModelRequestNode, add_enqueued_events
 
 __all__ = ('AgentRun', 'capture_run_messages', 'run_to_end', 'NODE_HOOKS')
 
@@ -141,7 +148,8 @@ class AgentRun(Generic[DepsT, OutputT]):
         state, deps = graph_run.state, graph_run.deps
         queue = state.pending_messages
         ids = state.run_id, state.conversation_id
-        *before, last = [*take_pending(queue, 'asap', *ids), *take_pending(queue, 'when_idle', *ids)]
+        delivered = [*take_pending(queue, 'asap', *ids), *take_pending(queue, 'when_idle', *ids)]
+        *before, last = [message for item in delivered for message in item.messages]
         if not isinstance(last, ModelRequest):
             raise UserError(
                 'Enqueued content must end with a `ModelRequest` so the agent has a request to respond to, '
@@ -151,6 +159,8 @@ class AgentRun(Generic[DepsT, OutputT]):
         deps.merge_adjacent = True  # the history may now hold requests (or responses) that follow each other
         last.instructions = await deps.instructions_text(state)
         node: ModelRequestNode[DepsT, OutputT] = ModelRequestNode(last)
+        add_enqueued_events(node, delivered_events(delivered))
+        deps.tool_deltas = deps.tool_deltas or has_tool_deltas([*before, last])
         graph_run._next_node = node
         if deps.durable:
             await graph_run.persistence.snapshot_node(state, node)
@@ -186,7 +196,7 @@ class AgentRun(Generic[DepsT, OutputT]):
         """The content enqueued and not yet delivered (the run's queue itself; add to it with `enqueue`)."""
         return self._graph_run.state.pending_messages
 
-    def enqueue(self, *content: EnqueueContent, priority: PendingMessagePriority = 'asap') -> None:
+    def enqueue(self, *content: EnqueueContent, priority: PendingMessagePriority = 'asap') -> str | None:
         """Queue content for the model from the code driving the run (a webhook, a chat, a job queue).
 
         Call it from the task (event loop) driving the run; from another thread, hand the call to that loop first
@@ -198,11 +208,17 @@ class AgentRun(Generic[DepsT, OutputT]):
             priority: `'asap'`: with the next model request, or in one more request if the run would end
                 first; `'when_idle'`: only when the run would end, after the `'asap'` content.
 
+        Returns:
+            The id of this `enqueue` call (the `enqueue_id` of the `EnqueuedMessagesEvent` of its delivery), or `None`
+            when no items were given.
+
         Raises:
             UserError: the content does not end with a request.
         """
-        if (pending := PendingMessage.from_content(*content, priority=priority)) is not None:
-            self._graph_run.state.pending_messages.append(pending)
+        if (pending := PendingMessage.from_content(*content, priority=priority)) is None:
+            return None
+        self._graph_run.state.pending_messages.append(pending)
+        return pending.enqueue_id
 
     @property
     def usage(self) -> CallableRunUsage:

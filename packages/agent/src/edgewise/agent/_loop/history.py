@@ -20,10 +20,12 @@ from ..messages import (
     ModelResponse,
     RetryPromptPart,
     SystemPromptPart,
+    ToolAvailabilityDeltaPart,
     ToolReturnPart,
     UserContent,
     UserPromptPart,
 )
+from ..models import Model, ModelRequestParameters
 from ..tools import RunContext
 
 __all__ = (
@@ -32,6 +34,8 @@ __all__ = (
     'check_prompt_fits',
     'close_interrupted_calls',
     'first_new_index',
+    'for_model',
+    'has_tool_deltas',
     'has_adjacent_same_kind',
     'merge_adjacent',
     'prompt_of',
@@ -91,6 +95,21 @@ def _holds_speech(history: list[ModelMessage], deps: GraphAgentDeps[Any, Any]) -
                 return True
     deps.speech_scanned = len(history)
     return False
+
+
+def for_model(
+    messages: list[ModelMessage], model: Model, params: ModelRequestParameters, deps: GraphAgentDeps[Any, Any]
+) -> list[ModelMessage]:
+    """`messages` as `model` is sent them (`Model.prepare_messages`: the tools revealed mid-run announced), for a
+    run whose history may hold `ToolAvailabilityDeltaPart`s; else `messages` itself."""
+    return model.prepare_messages(messages, params) if deps.tool_deltas else messages
+
+
+def has_tool_deltas(messages: Sequence[ModelMessage]) -> bool:
+    """Whether `messages` hold a `ToolAvailabilityDeltaPart`."""
+    return any(
+        isinstance(p, ToolAvailabilityDeltaPart) for m in messages if isinstance(m, ModelRequest) for p in m.parts
+    )
 
 
 def merge_adjacent(history: Sequence[ModelMessage]) -> list[ModelMessage]:

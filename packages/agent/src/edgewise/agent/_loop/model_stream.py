@@ -4,7 +4,7 @@ pydantic-ai 1.107's API: its events, its text, its output, its response snapshot
 from __future__ import annotations as _annotations
 
 import warnings
-from collections.abc import AsyncGenerator, AsyncIterator, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
 from copy import deepcopy
 from typing import Any, Generic
 
@@ -17,7 +17,7 @@ from .._run.result import CallableDatetime, CallableRunUsage
 from .._run.state import GraphAgentState
 from .._warnings import PydanticAIDeprecationWarning
 from ..exceptions import UnexpectedModelBehavior, UserError
-from ..messages import ModelResponse, ModelResponseStreamEvent
+from ..messages import EnqueuedMessagesEvent, ModelResponse, ModelResponseStreamEvent
 from ..models import StreamedResponse
 from ..usage import RequestUsage
 from .debounce import debounce
@@ -30,6 +30,22 @@ AgentDepsT = TypeVar('AgentDepsT', default=None, contravariant=True)
 OutputDataT = TypeVar('OutputDataT', default=str, covariant=True)
 
 _NOTHING: Any = object()
+
+
+class _After:
+    """The `first` events, then those of `events` (a class, not a generator: nothing to close when left early)."""
+
+    def __init__(self, first: Sequence[Any], events: AsyncIterator[Any]) -> None:
+        self._first = list(first)
+        self._events = events
+
+    def __aiter__(self) -> _After:
+        return self
+
+    async def __anext__(self) -> Any:
+        if self._first:
+            return self._first.pop(0)
+        return await self._events.__anext__()
 
 
 class AgentStream(Generic[AgentDepsT, OutputDataT]):
@@ -45,8 +61,10 @@ class AgentStream(Generic[AgentDepsT, OutputDataT]):
         response: StreamedResponse,
         ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[Any, Any]],
         check_tokens: Callable[[RequestUsage], None] | None = None,
+        leading: Sequence[EnqueuedMessagesEvent] = (),
     ) -> None:
         self._raw = response
+        self._leading = leading
         self._ctx = ctx
         self._check_tokens = check_tokens
         self._initial_usage = deepcopy(ctx.state.usage)
@@ -61,6 +79,8 @@ class AgentStream(Generic[AgentDepsT, OutputDataT]):
             events = self._raw.__aiter__()
             if self._check_tokens is not None:
                 events = _TokenCheckedEvents(events, self._raw, self._check_tokens)
+            if self._leading:  # queued messages the request delivered, given before the response
+                events = _After(self._leading, events)
             self._iterator = events
         return self._iterator
 

@@ -31,7 +31,7 @@ from edgewise.graph import BaseNode, End, Graph, GraphRunContext
 from .. import _instrument
 from .._cost import fill_response_cost, load_prices, priced_provider, prices_installed, prices_loaded
 from .._functions.runners import system_prompt_parts
-from .._message_flow.pending import take_pending
+from .._message_flow.pending import delivered_events, take_pending
 from .._output.schema import output_template, validation_errors
 from .._run.deps import GraphAgentDeps, resolve_native_tools, stored_through, token_check
 from .._run.result import FinalResult
@@ -43,6 +43,7 @@ from ..messages import (
     CompactionPart,
     DeferredToolRequestsEvent,
     DeferredToolResultsEvent,
+    EnqueuedMessagesEvent,
     FunctionToolCallEvent,
     FunctionToolResultEvent,
     HandleResponseEvent,
@@ -55,6 +56,8 @@ from ..messages import (
     RetryPromptPart,
     SpeechPart,
     TextPart,
+    ToolAvailabilityDeltaEvent,
+    ToolAvailabilityDeltaPart,
     ToolCallPart,
     ToolReturnPart,
     UserContent,
@@ -74,7 +77,7 @@ from .call_tools_parts import (
 )
 from .empty_response import NoOutput, no_output_answer
 from .end_strategies import ResponseCalls
-from .history import prompt_of, refresh_dynamic_prompts, sent_messages
+from .history import for_model, has_tool_deltas, prompt_of, refresh_dynamic_prompts, sent_messages
 from .model_stream import AgentStream
 from .output_hooks import OUTPUT_HOOKS, answer_through_hooks
 from .request_hooks import (
@@ -105,6 +108,14 @@ NodeRunEndT = TypeVar('NodeRunEndT', covariant=True, default=Any)
 _NEXT = '_edgewise_streamed_next'  # instance attribute (not a field: never persisted) holding a streamed result
 _VALIDATED = '_edgewise_validated_calls'  # instance attribute: the call validations a streamed node's events made
 _DEFERRED = '_edgewise_deferred_batch'  # instance attribute: the deferred calls of the step and a handler's answers
+_ENQUEUED = (
+    '_edgewise_enqueued_events'  # instance attribute: the `EnqueuedMessagesEvent`s the node's stream gives first
+)
+
+
+def add_enqueued_events(node: ModelRequestNode[Any, Any], events: Sequence[EnqueuedMessagesEvent]) -> None:
+    """Have the stream of `node` give `events` before the model's response (queued messages it delivers)."""
+    node.__dict__[_ENQUEUED] = [*node.__dict__.get(_ENQUEUED, ()), *events]
 
 
 def _now() -> datetime:
@@ -239,7 +250,9 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
             if root is not None and (deps.hooked & RESPONSE_HOOKS or root.overrides('wrap_model_request')):
                 outcome = await hooked_request(ctx, params, self._settings, deps.run_context(state))
                 return await self._finish_hooked(ctx, outcome)
-            response = await model.request(sent_messages(state, deps), self._settings, params)
+            response = await model.request(
+                for_model(sent_messages(state, deps), model, params, deps), self._settings, params
+            )
         return self.record_response(ctx, response)
 
     async def _skipped(
@@ -302,7 +315,9 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
             if root is not None and root.overrides('wrap_model_request'):
                 async with streamed_through_hooks(ctx, params, self._settings, run_ctx) as held:
                     assert held.stream is not None  # set before the block starts
-                    stream: AgentStream[DepsT, Any] = AgentStream(held.stream, ctx, token_check(state, deps))
+                    stream: AgentStream[DepsT, Any] = AgentStream(
+                        held.stream, ctx, token_check(state, deps), self.__dict__.pop(_ENQUEUED, ())
+                    )
                     try:
                         yield stream
                         async for _ in stream:
@@ -315,8 +330,11 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
                 assert held.final is not None  # the hooks returned a response (or raised)
                 self.__dict__[_NEXT] = await self._finish_streamed(ctx, run_ctx, params, held.final)
                 return
-            async with model.request_stream(sent_messages(state, deps), self._settings, params, run_ctx) as response:
-                stream = AgentStream[DepsT, Any](response, ctx, token_check(state, deps))
+            sent = for_model(sent_messages(state, deps), model, params, deps)
+            async with model.request_stream(sent, self._settings, params, run_ctx) as response:
+                stream = AgentStream[DepsT, Any](
+                    response, ctx, token_check(state, deps), self.__dict__.pop(_ENQUEUED, ())
+                )
                 try:
                     yield stream
                     async for _ in stream:  # a reader that stops early still gets the whole response recorded
@@ -370,9 +388,13 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
             state.message_offset = len(history)
             state.response_in_node = False
         history.append(request)
-        if queue := state.pending_messages:  # enqueued 'asap': after the request in the history, sent merged with it
-            history.extend(queued := take_pending(queue, 'asap', state.run_id, state.conversation_id))
-            deps.merge_adjacent = deps.merge_adjacent or bool(queued)
+        queue = state.pending_messages  # enqueued 'asap': after the request in the history, sent merged with it
+        if queue and (delivered := take_pending(queue, 'asap', state.run_id, state.conversation_id)):
+            queued = [message for item in delivered for message in item.messages]
+            history.extend(queued)
+            deps.merge_adjacent = True
+            deps.tool_deltas = deps.tool_deltas or has_tool_deltas(queued)
+            add_enqueued_events(self, delivered_events(delivered))
         if request is not deps.resumed_request or history[-1] is request:  # resent and followed: ids kept (pydantic-ai)
             request.run_id = request.run_id or state.run_id
             request.conversation_id = request.conversation_id or state.conversation_id
@@ -389,6 +411,10 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
             allow_text_output=schema.allow_text_output or schema.mode in ('native', 'prompted'),
             allow_image_output=schema.allows_image,
         )
+        if deps.defers_tools or deps.tool_deltas:
+            loaded = deps.loaded_capability_ids
+            owned = {name for name, d in (deps.step_tools or {}).items() if d.capability_id in loaded}
+            params.revealed_tool_names = deps.discovered_tool_names | owned
         if schema.mode in ('prompted', 'native'):
             params.prompted_output_template = output_template(schema, deps.model.profile)
         if deps.native_tools:
@@ -528,6 +554,9 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
             call_id = call.tool_call_id
             if call_id in answered and call_id not in handled and (part := by_id.get(call_id)) is not None:
                 yield FunctionToolResultEvent(part)
+        for delta in request.parts:  # the tools the calls revealed, after their results (pydantic-ai 2.x)
+            if isinstance(delta, ToolAvailabilityDeltaPart):
+                yield ToolAvailabilityDeltaEvent(part=delta)
         if deferred is not None:
             yield DeferredToolRequestsEvent(deferred[0])
             if deferred[1] is not None:

@@ -22,7 +22,7 @@ from ..messages import ModelRequest, ModelResponse
 from ..models import ModelRequestContext, ModelRequestParameters, StreamedResponse
 from ..models._completed_response import CompletedStreamedResponse
 from ..tools import RunContext
-from .history import first_new_index, has_adjacent_same_kind, sent_messages
+from .history import first_new_index, for_model, has_adjacent_same_kind, has_tool_deltas, sent_messages
 
 __all__ = (
     'RESPONSE_HOOKS',
@@ -74,6 +74,7 @@ async def run_request_hooks(
     state.message_history[:] = messages
     deps.speech_scanned = 0  # the hooks may have put spoken turns anywhere in it
     deps.merge_adjacent = deps.merge_adjacent or has_adjacent_same_kind(messages)
+    deps.tool_deltas = deps.tool_deltas or has_tool_deltas(messages)
     deps.new_message_index = first_new_index(messages, state.run_id, deps.resumed_request)
     return request_context.model_settings, request_context.model_request_parameters
 
@@ -113,8 +114,9 @@ async def hooked_request(
 
     async def send(request_context: ModelRequestContext) -> ModelResponse:
         model = request_context.model
-        outcome.sent = await model.request(request_context.messages, request_context.model_settings,
-                                           request_context.model_request_parameters)  # fmt: skip
+        params = request_context.model_request_parameters
+        messages = for_model(request_context.messages, model, params, deps)
+        outcome.sent = await model.request(messages, request_context.model_settings, params)
         return outcome.sent
 
     try:
@@ -180,10 +182,9 @@ async def streamed_through_hooks(
     block_done = anyio.Event()
 
     async def handler(request_context: ModelRequestContext) -> ModelResponse:
-        async with request_context.model.request_stream(
-            request_context.messages, request_context.model_settings, request_context.model_request_parameters,
-            run_ctx,
-        ) as stream:  # fmt: skip
+        model, params = request_context.model, request_context.model_request_parameters
+        messages = for_model(request_context.messages, model, params, deps)
+        async with model.request_stream(messages, request_context.model_settings, params, run_ctx) as stream:
             held.stream = stream
             ready.set()
             await block_done.wait()

@@ -33,6 +33,7 @@ from ..messages import (
     ModelRequest,
     ModelRequestPart,
     RetryPromptPart,
+    ToolAvailabilityDeltaPart,
     ToolCallPart,
     ToolReturn,
     ToolReturnPart,
@@ -40,6 +41,7 @@ from ..messages import (
 )
 from ..tool_manager import ToolManager, ValidatedToolCall
 from ..toolsets import ToolsetTool
+from ..toolsets._tool_search import discovered_tool_names
 from .step_tool_manager import prepare_step_tools
 
 __all__ = (
@@ -69,6 +71,15 @@ def unknown_tool_part(call: ToolCallPart, available: Sequence[str]) -> RetryProm
 class _Deferral:
     kind: Literal['external', 'unapproved']
     metadata: dict[str, Any] | None = None
+
+
+@dataclass
+class _Returned:
+    """A tool's `ToolReturn` split: its return part, the user prompt of its `content`, the tools it reveals."""
+
+    part: ToolReturnPart
+    prompt: UserPromptPart | None = None
+    tools: list[str] | None = None
 
 
 @dataclass
@@ -102,7 +113,7 @@ async def _run_one(
     answer: Any = None,
     metadata: Any = None,
     validated: ValidatedToolCall[Any] | None = None,
-) -> ModelRequestPart | tuple[ToolReturnPart, UserPromptPart] | _Deferral:
+) -> ModelRequestPart | _Returned | _Deferral:
     """Run one call; `answer` is its `DeferredToolResults` entry when the run resumes with one, `validated` its
     validation when it was validated already (to tell `args_valid` in a streamed call event)."""
     if isinstance(answer, ToolDenied):
@@ -146,15 +157,17 @@ async def _run_one(
     return _return_part(call, result, tool.tool_def.tool_kind)
 
 
-def _return_part(
-    call: ToolCallPart, result: Any, tool_kind: str | None = None
-) -> ToolReturnPart | tuple[ToolReturnPart, UserPromptPart]:
-    # A `ToolReturn` splits into the tool's result (with its metadata) and a user prompt sent after the results.
+def _return_part(call: ToolCallPart, result: Any, tool_kind: str | None = None) -> ToolReturnPart | _Returned:
+    # A `ToolReturn` splits into the tool's result (with its metadata), a user prompt sent after the results and the
+    # deferred tools it reveals.
     if isinstance(result, ToolReturn):
         part = ToolReturnPart(
             call.tool_name, result.return_value, call.tool_call_id, metadata=result.metadata, tool_kind=tool_kind
         )
-        return (part, UserPromptPart(result.content)) if result.content else part
+        if tool_kind is not None:
+            part = ToolReturnPart.narrow_type(part)
+        prompt = UserPromptPart(result.content) if result.content else None
+        return _Returned(part, prompt, result.tools) if prompt is not None or result.tools else part
     if isinstance(result, list) and any(isinstance(item, ToolReturn) for item in result):
         raise UserError(
             f'The return value of tool {call.tool_name!r} contains invalid nested `ToolReturn` objects. '
@@ -162,6 +175,34 @@ def _return_part(
         )
     part = ToolReturnPart(call.tool_name, result, call.tool_call_id, tool_kind=tool_kind)
     return part if tool_kind is None else ToolReturnPart.narrow_type(part)
+
+
+def _reveal(
+    result: _Returned, call: ToolCallPart, revealed: set[str], deps: GraphAgentDeps[Any, Any], state: GraphAgentState
+) -> ToolAvailabilityDeltaPart | None:
+    """The delta part recording the tools `result` reveals, those in `revealed` (by the history or an earlier call
+    of the step; updated) left out; `None` when none is left.
+
+    Raises:
+        UserError: a tool to reveal belongs to a deferred capability that is not loaded (loading the capability is
+            what reveals its tools, with its instructions and hooks).
+    """
+    tools = list(dict.fromkeys(result.tools or ()))
+    run_ctx = deps.run_context(state)
+    step_tools = deps.step_tools or {}
+    for name in tools:
+        tool = step_tools.get(name)
+        owner = None if tool is None else tool.capability_id
+        if owner is not None and owner in run_ctx.capabilities and owner not in run_ctx.available_capability_ids:
+            raise UserError(
+                f'`ToolReturn.tools` cannot reveal {name!r}: it belongs to capability {owner!r}, which must be '
+                'loaded with `load_capability` so its instructions and hooks activate with it.'
+            )
+    added = [name for name in tools if name not in revealed]
+    revealed.update(added)
+    deps.discovered_tool_names.update(added)  # the run context answers at once (the next step reads the history)
+    deps.tool_deltas = True
+    return ToolAvailabilityDeltaPart(tools_added=added, tool_call_id=call.tool_call_id) if added else None
 
 
 async def run_tool_calls(
@@ -196,7 +237,7 @@ async def run_tool_calls(
     answers = answers or {}
     meta = metadata or {}
     checked = validated or {}
-    results: list[ModelRequestPart | tuple[ToolReturnPart, UserPromptPart] | _Deferral | None] = [None] * len(calls)
+    results: list[ModelRequestPart | _Returned | _Deferral | None] = [None] * len(calls)
     pending = list(enumerate(calls))
     if state.step_results:
         stored = {p.tool_call_id: p for p in state.step_results if isinstance(p, ToolReturnPart | RetryPromptPart)}
@@ -215,7 +256,7 @@ async def run_tool_calls(
         # comes right after (one write per step for a step of one call). A `ToolReturn`'s extra content is not
         # part of the checkpoint: a resumed step keeps the tool's result without it.
         if on_result is not None and (unfinished[0] or checkpoint_all) and not isinstance(result, _Deferral):
-            await on_result(result[0] if isinstance(result, tuple) else result)
+            await on_result(result.part if isinstance(result, _Returned) else result)
 
     try:
         await _run_pending(pending, one, deps)
@@ -224,18 +265,23 @@ async def run_tool_calls(
             state.message_history.append(interrupted_request(results, state))
         raise
     parts = outcome.parts
+    revealed: set[str] | None = None  # the tools revealed before, read from the history when a call reveals some
     for call, result in zip(calls, results, strict=True):
         if isinstance(result, _Deferral):
             (outcome.deferred.calls if result.kind == 'external' else outcome.deferred.approvals).append(call)
             if result.metadata is not None:
                 outcome.deferred.metadata[call.tool_call_id] = result.metadata
-        elif isinstance(result, tuple):
-            parts.append(result[0])
+        elif isinstance(result, _Returned):
+            parts.append(result.part)
+            if result.tools:
+                revealed = discovered_tool_names(state.message_history) if revealed is None else revealed
+                if (delta := _reveal(result, call, revealed, deps, state)) is not None:
+                    parts.append(delta)
         elif result is not None:
             parts.append(result)
     parts.extend(unknown_parts)
     # Content of `ToolReturn`s goes after every tool result, in call order.
-    parts.extend(result[1] for result in results if isinstance(result, tuple))
+    parts.extend(result.prompt for result in results if isinstance(result, _Returned) and result.prompt is not None)
     state.usage.tool_calls += sum(isinstance(p, ToolReturnPart) for p in parts)
     failed = {p.tool_name for p in parts if isinstance(p, RetryPromptPart) and p.tool_name is not None}
     # A tool's retry count runs while it keeps failing; a step where it succeeds (or is not called) resets it.

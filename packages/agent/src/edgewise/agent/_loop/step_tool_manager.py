@@ -6,12 +6,14 @@ from __future__ import annotations as _annotations
 from typing import Any
 
 from .._messages.capability_loading import refresh_loaded_capabilities
+from .._messages.tool_parts import TOOL_SEARCH_NATIVE_KIND
 from .._run.deps import GraphAgentDeps
 from .._run.state import GraphAgentState
 from .._tools.definition import ToolDefinition
 from ..exceptions import UserError
 from ..tool_manager import TOOL_HOOKS, ToolManager
 from ..tools import resolve_return_schema
+from ..toolsets._tool_search import discovered_tool_names
 
 __all__ = ('prepare_step_tools', 'prepare_output_tools')
 
@@ -25,6 +27,8 @@ async def prepare_step_tools(state: GraphAgentState, deps: GraphAgentDeps[Any, A
     """
     if deps.capabilities:  # the deferred capabilities the history has loaded decide the step's tools and hooks
         refresh_loaded_capabilities(deps.capabilities, deps.loaded_capability_ids, state.message_history)
+    if deps.defers_tools or deps.tool_deltas:
+        _refresh_discovered(state, deps)
     ctx = deps.run_context(state, max_retries=deps.default_tool_retries)
     manager: ToolManager[Any] | None = deps.tool_manager
     if manager is None:
@@ -48,7 +52,18 @@ async def prepare_step_tools(state: GraphAgentState, deps: GraphAgentDeps[Any, A
     # tools deferred and not found by a tool search yet can be called, but the model is not shown them
     deps.request_tools = [d for d in step_tools.values() if not d.defer_loading]
     deps.tool_kinds = {name: d.tool_kind for name, d in step_tools.items() if d.tool_kind is not None}
+    defers = any(d.defer_loading or d.with_native == TOOL_SEARCH_NATIVE_KIND for d in step_tools.values())
+    if defers and not (deps.defers_tools or deps.tool_deltas):
+        _refresh_discovered(state, deps)  # the first step with deferred tools
+    deps.defers_tools = defers
     return step_tools
+
+
+def _refresh_discovered(state: GraphAgentState, deps: GraphAgentDeps[Any, Any]) -> None:
+    found = discovered_tool_names(state.message_history)
+    if found != deps.discovered_tool_names:
+        deps.discovered_tool_names.clear()
+        deps.discovered_tool_names.update(found)
 
 
 async def prepare_output_tools(state: GraphAgentState, deps: GraphAgentDeps[Any, Any]) -> list[ToolDefinition]:

@@ -16,12 +16,14 @@ import pydantic
 from typing_extensions import deprecated
 
 from .._messages.model_messages import (
+    ModelMessage,
     ModelResponsePart,
     NativeToolCallPart,
     NativeToolReturnPart,
     RetryPromptPart,
     TextPart,
     ThinkingPart,
+    ToolAvailabilityDeltaPart,
     ToolCallPart,
     ToolReturnPart,
 )
@@ -49,6 +51,8 @@ __all__ = (
     'OutputToolResultEvent',
     'DeferredToolRequestsEvent',
     'DeferredToolResultsEvent',
+    'ToolAvailabilityDeltaEvent',
+    'EnqueuedMessagesEvent',
     'BuiltinToolCallEvent',
     'BuiltinToolResultEvent',
     'HandleResponseEvent',
@@ -483,6 +487,35 @@ class DeferredToolResultsEvent:
     __repr__ = _repr
 
 
+@dataclass(repr=False, kw_only=True)
+class ToolAvailabilityDeltaEvent:
+    """Tools became available to the model mid-run: the `ToolAvailabilityDeltaPart` recorded in the history (after
+    the results of the response's tool calls), given after the `FunctionToolResultEvent`s. It names only the tools
+    new to the run (a `ToolReturn.tools` naming tools revealed before gives no event)."""
+
+    part: ToolAvailabilityDeltaPart
+    """The part recorded in the history."""
+    event_kind: Literal['tool_availability_delta'] = 'tool_availability_delta'
+    """Tag of this event kind."""
+
+    __repr__ = _repr
+
+
+@dataclass(repr=False, kw_only=True)
+class EnqueuedMessagesEvent:
+    """Messages queued with `enqueue` (`RunContext.enqueue`, `AgentRun.enqueue`) joined the run's history: one event
+    per `enqueue` call, given by the model request node that sends them, before the model's response."""
+
+    enqueue_id: str
+    """The id the `enqueue` call returned."""
+    messages: tuple[ModelMessage, ...]
+    """The messages delivered: the objects of the history, with their timestamp, run id and conversation id set."""
+    event_kind: Literal['enqueued_messages'] = 'enqueued_messages'
+    """Tag of this event kind."""
+
+    __repr__ = _repr
+
+
 HandleResponseEvent = Annotated[
     FunctionToolCallEvent
     | FunctionToolResultEvent
@@ -490,6 +523,7 @@ HandleResponseEvent = Annotated[
     | OutputToolResultEvent
     | DeferredToolRequestsEvent
     | DeferredToolResultsEvent
+    | ToolAvailabilityDeltaEvent
     | BuiltinToolCallEvent  # pyright: ignore[reportDeprecated]
     | BuiltinToolResultEvent,  # pyright: ignore[reportDeprecated]
     pydantic.Discriminator('event_kind'),
@@ -521,6 +555,7 @@ class RealtimeSessionErrorEvent:
 
 
 AgentStreamEvent = Annotated[
-    ModelResponseStreamEvent | HandleResponseEvent | RealtimeSessionErrorEvent, pydantic.Discriminator('event_kind')
+    ModelResponseStreamEvent | EnqueuedMessagesEvent | HandleResponseEvent | RealtimeSessionErrorEvent,
+    pydantic.Discriminator('event_kind'),
 ]
 """Any event of an agent run's stream."""

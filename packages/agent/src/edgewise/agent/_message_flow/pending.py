@@ -8,8 +8,9 @@ The queue lives on the run's state (`GraphAgentState.pending_messages`, persiste
 
 from __future__ import annotations as _annotations
 
+import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Literal, TypeAlias
 
@@ -19,13 +20,15 @@ from .._messages.model_messages import (
     ModelResponse,
     RetryPromptPart,
     SystemPromptPart,
+    ToolAvailabilityDeltaPart,
     ToolReturnPart,
     UserContent,
     UserPromptPart,
 )
 from ..exceptions import UserError
+from .events import EnqueuedMessagesEvent
 
-__all__ = ('EnqueueContent', 'PendingMessage', 'PendingMessagePriority', 'take_pending')
+__all__ = ('EnqueueContent', 'PendingMessage', 'PendingMessagePriority', 'delivered_events', 'take_pending')
 
 PendingMessagePriority: TypeAlias = Literal['asap', 'when_idle']
 """When queued content reaches the model.
@@ -37,26 +40,33 @@ PendingMessagePriority: TypeAlias = Literal['asap', 'when_idle']
 """
 
 EnqueueContent: TypeAlias = (
-    UserContent | SystemPromptPart | UserPromptPart | ToolReturnPart | RetryPromptPart | ModelMessage
+    UserContent
+    | SystemPromptPart
+    | UserPromptPart
+    | ToolReturnPart
+    | RetryPromptPart
+    | ToolAvailabilityDeltaPart
+    | ModelMessage
 )
 """One item given to `enqueue` (each positional argument is one):
 
 - user content (a `str`, an `ImageUrl`, `BinaryContent`, ...): items of it that follow each other make one
   `UserPromptPart` (`enqueue('look at this', image)` is one user turn);
-- a request part (`SystemPromptPart`, `UserPromptPart`, `ToolReturnPart`, `RetryPromptPart`), kept as it is;
+- a request part (`SystemPromptPart`, `UserPromptPart`, `ToolReturnPart`, `RetryPromptPart`,
+  `ToolAvailabilityDeltaPart`), kept as it is;
 - a whole `ModelRequest` or `ModelResponse`, kept as a message of its own.
 
 Parts and user content that follow each other go into one `ModelRequest`. The content must end with a request
 (the model needs something to answer).
 """
 
-_REQUEST_PARTS = (SystemPromptPart, UserPromptPart, ToolReturnPart, RetryPromptPart)
+_REQUEST_PARTS = (SystemPromptPart, UserPromptPart, ToolReturnPart, RetryPromptPart, ToolAvailabilityDeltaPart)
 
 
 def _as_messages(items: Sequence[EnqueueContent]) -> list[ModelMessage]:
     """The messages `items` make, in their order (see `EnqueueContent`)."""
     messages: list[ModelMessage] = []
-    parts: list[SystemPromptPart | UserPromptPart | ToolReturnPart | RetryPromptPart] = []
+    parts: list[SystemPromptPart | UserPromptPart | ToolReturnPart | RetryPromptPart | ToolAvailabilityDeltaPart] = []
     content: list[UserContent] = []
 
     def close_prompt() -> None:
@@ -93,6 +103,8 @@ class PendingMessage:
     """The messages to add to the conversation, in order; `enqueue` makes sure the last one is a request."""
     priority: PendingMessagePriority = 'asap'
     """When the messages are delivered (see `PendingMessagePriority`)."""
+    enqueue_id: str = field(default_factory=lambda: str(uuid.uuid4()))
+    """The id of the `enqueue` call (what it returned), given again by the `EnqueuedMessagesEvent` of the delivery."""
 
     @classmethod
     def from_content(cls, *content: EnqueueContent, priority: PendingMessagePriority = 'asap') -> PendingMessage | None:
@@ -114,19 +126,22 @@ class PendingMessage:
 
 def take_pending(
     queue: list[PendingMessage], priority: PendingMessagePriority, run_id: str, conversation_id: str
-) -> list[ModelMessage]:
+) -> list[PendingMessage]:
     """Remove the queued items of `priority` from `queue` (in place: tools and callers hold the same list) and
-    return their messages, in order, with the timestamp, run id and conversation id they lack filled in."""
+    return them, in order, their messages given the timestamp, run id and conversation id they lack."""
     taken = [item for item in queue if item.priority == priority]
     if not taken:
         return []
     queue[:] = [item for item in queue if item.priority != priority]
     now = datetime.now(tz=timezone.utc)
-    messages: list[ModelMessage] = []
     for item in taken:
         for message in item.messages:
             message.timestamp = message.timestamp or now
             message.run_id = message.run_id or run_id
             message.conversation_id = message.conversation_id or conversation_id
-            messages.append(message)
-    return messages
+    return taken
+
+
+def delivered_events(delivered: Sequence[PendingMessage]) -> list[EnqueuedMessagesEvent]:
+    """The `EnqueuedMessagesEvent` of each delivered item."""
+    return [EnqueuedMessagesEvent(enqueue_id=item.enqueue_id, messages=tuple(item.messages)) for item in delivered]

@@ -2,6 +2,8 @@
 `messages`). The floor of the package: nothing here imports another module of it.
 
 - `model_messages`: requests, responses and their parts, the provider-neutral message model.
+- `tool_parts`: the tool call and return parts (re-exported by `model_messages`), with the typed parts of the
+  tools the agent adds itself (`load_capability`, `search_tools`).
 - `content`: what a user prompt or a tool return can hold besides text: file URLs, binary content, `ToolReturn`,
   `CachePoint`.
 - `usage_counts`: the token and request counters a response and a run carry (re-exported by `usage`).

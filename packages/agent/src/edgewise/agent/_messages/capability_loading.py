@@ -8,13 +8,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from .model_messages import (
-    CAPABILITY_LOAD_TOOL_KIND,
     LoadCapabilityArgs,
     LoadCapabilityCallPart,
     LoadCapabilityReturn,
     LoadCapabilityReturnPart,
     ModelMessage,
 )
+from .tool_parts import CAPABILITY_LOAD_TOOL_KIND
 
 __all__ = (
     'CAPABILITY_LOAD_TOOL_KIND',

@@ -703,7 +703,7 @@ ReturnValueT = TypeVar('ReturnValueT', default=Any)
 @dataclass(repr=False)
 class ToolReturn(Generic[ReturnValueT]):
     """What a tool returns when the model should get more than its result: the result, content sent after
-    the tool results in a user prompt, and data kept for the application."""
+    the tool results in a user prompt, data kept for the application, and deferred tools it reveals."""
 
     return_value: ToolReturnContent
     """The tool's result, sent to the model as the tool return."""
@@ -712,6 +712,10 @@ class ToolReturn(Generic[ReturnValueT]):
     """Content sent to the model in a user prompt after the tool results (files, text)."""
     metadata: Any = None
     """Data kept in the `ToolReturnPart` for the application and not sent to the model."""
+    tools: list[str] | None = None
+    """Names of deferred tools (`defer_loading=True`) this call makes available to the model from the next request
+    on. The run records them in a `ToolAvailabilityDeltaPart` after the tool's return (leaving out those already
+    revealed); a name that is not a deferred tool of the run changes nothing."""
     kind: Literal['tool-return'] = 'tool-return'
     """Tag of this kind of return value."""
 

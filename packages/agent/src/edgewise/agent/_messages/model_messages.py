@@ -10,28 +10,43 @@ The public home of these classes is `edgewise.agent.messages`, which re-exports 
 
 from __future__ import annotations as _annotations
 
-import os
 import warnings
 from collections.abc import Sequence
 from dataclasses import KW_ONLY, dataclass, field
-from datetime import datetime, timezone
-from typing import Annotated, Any, Literal, NotRequired, TypeAlias, cast
+from datetime import datetime
+from typing import Annotated, Any, Literal, TypeAlias
 
 import pydantic
 import pydantic_core
-from typing_extensions import TypedDict
 
 from .._warnings import PydanticAIDeprecationWarning
 from .compaction import CompactionPart
-from .content import (
-    BinaryContent,
-    BinaryImage,
-    MultiModalContent,
-    ToolReturnContent,
-    UserContent,
-    is_multi_modal_content,
-)
+from .content import BinaryContent, BinaryImage, UserContent
 from .speech import SpeechPart
+from .tool_parts import (
+    INVALID_JSON_KEY,
+    RETURN_VALUE_KEY,
+    TOOL_SEARCH_TOOL_KIND,
+    BaseToolCallPart,
+    BaseToolReturnPart,
+    LoadCapabilityArgs,
+    LoadCapabilityCallPart,
+    LoadCapabilityReturn,
+    LoadCapabilityReturnPart,
+    NativeToolCallPart,
+    NativeToolReturnPart,
+    ToolCallPart,
+    ToolReturnPart,
+    ToolSearchArgs,
+    ToolSearchCallPart,
+    ToolSearchMatch,
+    ToolSearchReturnContent,
+    ToolSearchReturnPart,
+    _now_utc,
+    _repr,
+    generate_tool_call_id,
+    narrow_tool_parts,
+)
 from .usage_counts import RequestUsage
 
 __all__ = (
@@ -47,6 +62,12 @@ __all__ = (
     'LoadCapabilityArgs',
     'LoadCapabilityReturn',
     'LoadCapabilityReturnPart',
+    'ToolSearchArgs',
+    'ToolSearchMatch',
+    'ToolSearchReturnContent',
+    'ToolSearchReturnPart',
+    'ToolAvailabilityDeltaPart',
+    'TOOL_SEARCH_TOOL_KIND',
     'NativeToolReturnPart',
     'InstructionPart',
     'RetryPromptPart',
@@ -58,6 +79,7 @@ __all__ = (
     'BaseToolCallPart',
     'ToolCallPart',
     'LoadCapabilityCallPart',
+    'ToolSearchCallPart',
     'NativeToolCallPart',
     'ModelResponsePart',
     'ModelResponse',
@@ -65,23 +87,6 @@ __all__ = (
     'FinishReason',
     'generate_tool_call_id',
 )
-
-
-RETURN_VALUE_KEY = 'return_value'
-"""The key under which `ToolReturnPart.model_response_object` wraps a return value that is not a JSON object."""
-
-INVALID_JSON_KEY = 'INVALID_JSON'
-"""The key under which `ToolCallPart.args_as_dict` gives arguments that are not a JSON object (the key Anthropic
-suggests for resending them)."""
-
-
-def _now_utc() -> datetime:
-    return datetime.now(tz=timezone.utc)
-
-
-def generate_tool_call_id() -> str:
-    """A new unique tool call id, for models that do not supply one (the `pyd_ai_` prefix of pydantic-ai)."""
-    return f'pyd_ai_{os.urandom(16).hex()}'
 
 
 @dataclass(repr=False)
@@ -116,211 +121,6 @@ class UserPromptPart:
 
     def __repr__(self) -> str:
         return _repr(self, ('content', 'timestamp'))
-
-
-@dataclass(repr=False)
-class BaseToolReturnPart:
-    """What a tool returned: the fields of `ToolReturnPart` (a function tool's return, sent to the model) and
-    `NativeToolReturnPart` (what a tool the provider runs returned, in its response)."""
-
-    tool_name: str
-    """The name of the tool that was called."""
-    content: ToolReturnContent
-    """The tool's return value (files in it are sent as files to the APIs that take them)."""
-    tool_call_id: str = field(default_factory=generate_tool_call_id)
-    """The id of the tool call this answers."""
-    _: KW_ONLY
-    tool_kind: str | None = None
-    """The kind of tool, when it is not a plain function tool."""
-    metadata: Any = None
-    """Data kept for the application and not sent to the model."""
-    timestamp: datetime = field(default_factory=_now_utc)
-    """When the part was created."""
-    outcome: Literal['success', 'failed', 'denied', 'interrupted'] = 'success'
-    """How the tool call ended."""
-
-    def has_content(self) -> bool:
-        """Whether the tool returned something (not `None`)."""
-        return self.content is not None
-
-    @property
-    def files(self) -> list[MultiModalContent]:
-        """The files in the return value (the value itself, or the items of a returned list)."""
-        return self._split()[1]
-
-    def _split(self) -> tuple[list[Any], list[MultiModalContent], bool]:
-        # (data items, file items, whether the content is a list)
-        if is_multi_modal_content(self.content):
-            return [], [self.content], False
-        if isinstance(self.content, list):
-            files = [item for item in self.content if is_multi_modal_content(item)]
-            return [item for item in self.content if not is_multi_modal_content(item)], files, True
-        return [self.content], [], False
-
-    def _data(self) -> Any:
-        # The return value without its files (`None` if nothing is left; one remaining item is unwrapped
-        # when the content was not a list, or when taking the files out left one item).
-        data, files, was_list = self._split()
-        if not data:
-            return None
-        if len(data) == 1 and (not was_list or files):
-            return data[0]
-        return data
-
-    def content_items(
-        self, *, mode: Literal['raw', 'str', 'jsonable'] = 'raw', wrap_if_error: bool = True
-    ) -> list[Any]:
-        """The return value as a list (a list as is, anything else as its one item).
-
-        Args:
-            mode: `'raw'` gives the items as they are; `'str'` gives each item that is neither text nor a file
-                as JSON text, `'jsonable'` as JSON-compatible data (files and text are left as they are).
-            wrap_if_error: for a failed return (`outcome='failed'`) in `'str'` or `'jsonable'` mode, give the data
-                as one `{"error": ...}` item (before the files), so that a model without an error channel of its
-                own sees the failure; `False` for APIs that flag errors themselves.
-        """
-        items: list[Any] = self.content if isinstance(self.content, list) else [self.content]
-        if mode == 'raw':
-            return items
-        if wrap_if_error and self.outcome == 'failed':
-            error = self.model_response_str() if mode == 'str' else self.model_response_object()
-            return [error, *self.files]
-        convert = _tool_return_json if mode == 'str' else _tool_return_jsonable
-        return [item if isinstance(item, str) or is_multi_modal_content(item) else convert(item) for item in items]
-
-    def model_response_str(self, *, wrap_if_error: bool = True) -> str:
-        """The return value as the text a model sees, without its files (see `files`).
-
-        Args:
-            wrap_if_error: give a failed return (`outcome='failed'`) as `{"error": <text>}` JSON; `False` for APIs
-                that flag errors themselves (Anthropic's `is_error`).
-        """
-        value = self._data()
-        text = '' if value is None else value if isinstance(value, str) else _tool_return_json(value)
-        if wrap_if_error and self.outcome == 'failed':
-            return _tool_return_json({'error': text})
-        return text
-
-    def model_response_object(self, *, wrap_if_error: bool = True) -> dict[str, Any]:
-        """The return value as a JSON object (non-objects are wrapped as `{'return_value': ...}`), without its
-        files.
-
-        Args:
-            wrap_if_error: give a failed return (`outcome='failed'`) as `{'error': <text>}`.
-        """
-        if wrap_if_error and self.outcome == 'failed':
-            return {'error': self.model_response_str(wrap_if_error=False)}
-        value = self._data()
-        if value is None:
-            return {}
-        json_content = _tool_return_jsonable(value)
-        return json_content if isinstance(json_content, dict) else {RETURN_VALUE_KEY: json_content}
-
-    def model_response_str_and_user_content(self, *, wrap_if_error: bool = True) -> tuple[str, list[UserContent]]:
-        """For APIs whose tool results take only text: the result's text, where each file is replaced by
-        `See file <identifier>.`, and the user content that carries the files (`This is file <identifier>:`
-        before each). A failed return's text is `[{"error": <text>}, "See file <identifier>.", ...]` unless
-        `wrap_if_error` is `False`."""
-        _, files, was_list = self._split()
-        if not files:
-            return self.model_response_str(wrap_if_error=wrap_if_error), []
-        if wrap_if_error and self.outcome == 'failed':
-            error = {'error': self.model_response_str(wrap_if_error=False)}
-            carried: list[UserContent] = []
-            for item in files:
-                carried.extend((f'This is file {item.identifier}:', item))
-            return _tool_return_json([error, *(f'See file {item.identifier}.' for item in files)]), carried
-        items: list[Any] = cast(list[Any], self.content) if was_list else [self.content]
-        texts: list[str] = []
-        user_content: list[UserContent] = []
-        for item in items:
-            if is_multi_modal_content(item):
-                texts.append(f'See file {item.identifier}.')
-                user_content.extend((f'This is file {item.identifier}:', item))
-            else:
-                texts.append(item if isinstance(item, str) else _tool_return_json(item))
-        return (_tool_return_json(texts) if was_list else texts[0]), user_content
-
-    def __repr__(self) -> str:
-        names = ('tool_name', 'content', 'tool_call_id', 'tool_kind', 'metadata', 'timestamp')
-        return _repr(self, names if self.outcome == 'success' else (*names, 'outcome'))
-
-
-@dataclass(repr=False)
-class ToolReturnPart(BaseToolReturnPart):
-    """What a tool returned, sent back to the model."""
-
-    _: KW_ONLY
-    part_kind: Literal['tool-return'] = 'tool-return'
-    """Tag of this part kind in serialized messages."""
-
-    @staticmethod
-    def narrow_type(part: ToolReturnPart, *, tool_kind: str | None = None) -> ToolReturnPart:
-        """`part` as its typed subclass (`LoadCapabilityReturnPart`) when its `tool_kind` (or the one given) has
-        one; else `part` itself."""
-        kind = part.tool_kind if tool_kind is None else tool_kind
-        if kind != CAPABILITY_LOAD_TOOL_KIND or isinstance(part, LoadCapabilityReturnPart):
-            return part
-        content = part.content if isinstance(part.content, dict) else {}
-        return LoadCapabilityReturnPart(
-            part.tool_call_id, content=cast(Any, content), metadata=part.metadata, timestamp=part.timestamp,
-            outcome=part.outcome,
-        )  # fmt: skip
-
-
-CAPABILITY_LOAD_TOOL_KIND = 'capability-load'
-"""The `tool_kind` of the `load_capability` tool's definition, call parts and return parts."""
-
-
-class LoadCapabilityArgs(TypedDict):
-    """The arguments of a `load_capability` call."""
-
-    id: Annotated[str, pydantic.Field(description='The id of the capability to load.')]
-    """The id of the deferred capability to load."""
-
-
-class LoadCapabilityReturn(TypedDict):
-    """What a successful `load_capability` call returns."""
-
-    instructions: NotRequired[str]
-    """The loaded capability's instructions (and its toolsets'), when it has any."""
-
-
-@dataclass(repr=False)
-class LoadCapabilityReturnPart(ToolReturnPart):
-    """The return of a successful `load_capability` call: with its call, it marks the capability loaded for the
-    rest of the conversation (a history holding the pair has the capability loaded)."""
-
-    _: KW_ONLY
-    content: LoadCapabilityReturn
-    """The loaded capability's instructions, if any."""
-    tool_name: Literal['load_capability'] = 'load_capability'
-    """Always `'load_capability'`."""
-    tool_kind: Literal['capability-load'] = 'capability-load'
-    """Always `'capability-load'` (what deserialization tells this part by)."""
-
-    @property
-    def instructions(self) -> str | None:
-        """The loaded capability's instructions, or `None`."""
-        return self.content.get('instructions')
-
-
-@dataclass(repr=False)
-class NativeToolReturnPart(BaseToolReturnPart):
-    """What a tool the provider runs (see `edgewise.agent.native_tools`) returned, as the provider reported it
-    in its response; sent back only to the provider that made it."""
-
-    _: KW_ONLY
-    provider_name: str | None = None
-    """The provider that ran the tool."""
-    provider_details: dict[str, Any] | None = None
-    """Provider-specific data (what the API needs back, or what it gave beyond `content`)."""
-    part_kind: Literal['builtin-tool-return'] = 'builtin-tool-return'
-    """Tag of this part kind in serialized messages (pydantic-ai's, from before the rename to "native")."""
-
-    def __repr__(self) -> str:
-        names = ('tool_name', 'content', 'tool_call_id', 'tool_kind', 'metadata', 'timestamp', 'provider_name')
-        return _repr(self, (*names, 'provider_details'))
 
 
 @dataclass(repr=False)
@@ -383,25 +183,38 @@ class InstructionPart:
         return _repr(self, ('content',)) if not self.dynamic else _repr(self, ('content', 'dynamic'))
 
 
+@dataclass(repr=False, kw_only=True)
+class ToolAvailabilityDeltaPart:
+    """Marks the point of a conversation from which more tools are available to the model: those a tool revealed
+    (`ToolReturn(tools=[...])`), a tool search found or a loaded capability brought. Only additions: a tool is
+    never withdrawn mid-run (telling a provider so would invalidate its cached prompt).
+
+    The model sees it as a short system note naming the tools (see `announce_tool_availability`)."""
+
+    tools_added: Annotated[
+        list[str], pydantic.Field(validation_alias=pydantic.AliasChoices('tools_added', 'added'))
+    ] = field(default_factory=list)
+    """The names of the tools available from here on (a name that is not a deferred tool of the run is ignored)."""
+    tool_call_id: str | None = None
+    """The tool call whose return revealed them, if any."""
+    part_kind: Literal['tool-availability-delta'] = 'tool-availability-delta'
+    """Tag of this part kind in serialized messages."""
+
+    def __repr__(self) -> str:
+        return _repr(self, ('tools_added', 'tool_call_id'))
+
+
 ModelRequestPart = Annotated[
-    SystemPromptPart | UserPromptPart | SpeechPart | ToolReturnPart | RetryPromptPart,
+    SystemPromptPart | UserPromptPart | SpeechPart | ToolReturnPart | RetryPromptPart | ToolAvailabilityDeltaPart,
     pydantic.Discriminator('part_kind'),
 ]
 """A part of a request to a model."""
 
 
 def _typed_parts(parts: list[Any]) -> list[Any]:
-    """Validated parts with the `load_capability` calls and returns as their typed parts, told by `tool_kind` (not
-    by tool name, so a user's own `load_capability` tool stays a plain part). A check per part after validation:
-    a discriminator function would make pydantic validate every part from Python objects, not from the JSON."""
-    for index, part in enumerate(parts):
-        if getattr(part, 'tool_kind', None) == CAPABILITY_LOAD_TOOL_KIND:
-            kind = part.part_kind
-            if kind == 'tool-call':
-                parts[index] = ToolCallPart.narrow_type(part)
-            elif kind == 'tool-return':
-                parts[index] = ToolReturnPart.narrow_type(part)
-    return parts
+    # A check per part after validation: a discriminator function would make pydantic validate every part from
+    # Python objects, not from the JSON.
+    return narrow_tool_parts(parts)
 
 
 def _as_list(parts: Sequence[Any]) -> list[Any]:
@@ -504,125 +317,6 @@ class ThinkingPart:
 
     def __repr__(self) -> str:
         return _repr(self, ('content', 'id', 'signature', 'provider_name', 'provider_details'))
-
-
-@dataclass(repr=False)
-class BaseToolCallPart:
-    """A tool call: the fields of `ToolCallPart` (a call the agent runs) and `NativeToolCallPart` (a call the
-    provider ran itself)."""
-
-    tool_name: str
-    """The name of the tool to call."""
-    args: str | dict[str, Any] | None = None
-    """The arguments: a JSON string or a dict, as the model sent them."""
-    tool_call_id: str = field(default_factory=generate_tool_call_id)
-    """The id of the call, echoed in its `ToolReturnPart` or `RetryPromptPart`."""
-    _: KW_ONLY
-    tool_kind: str | None = None
-    """The kind of tool, when it is not a plain function tool."""
-    id: str | None = None
-    """The provider's id of the part."""
-    provider_name: str | None = None
-    """The provider that produced the part."""
-    provider_details: dict[str, Any] | None = None
-    """Provider-specific data."""
-
-    def args_as_dict(self, *, raise_if_invalid: bool = False) -> dict[str, Any]:
-        """The arguments as a dict (a JSON string is parsed).
-
-        Args:
-            raise_if_invalid: Raise `ValueError` when the arguments are not a JSON object; by default they come
-                back as `{'INVALID_JSON': <the raw text>}`, which can still be sent to an API.
-        """
-        if not self.args:
-            return {}
-        if isinstance(self.args, dict):
-            return self.args
-        try:
-            parsed = pydantic_core.from_json(self.args)
-            if not isinstance(parsed, dict):
-                raise _NotAnObjectError(f'Tool call {self.tool_name!r} arguments are not a JSON object: {self.args!r}')
-        except ValueError:
-            if raise_if_invalid:
-                raise
-            return {INVALID_JSON_KEY: self.args}
-        return parsed
-
-    def args_as_json_str(self) -> str:
-        """The arguments as a JSON string (a dict is serialized)."""
-        if not self.args:
-            return '{}'
-        if isinstance(self.args, str):
-            return self.args
-        return pydantic_core.to_json(self.args).decode()
-
-    def has_content(self) -> bool:
-        """Whether the call has arguments."""
-        return bool(self.args)
-
-    def __repr__(self) -> str:
-        return _repr(self, ('tool_name', 'args', 'tool_call_id', 'tool_kind', 'id', 'provider_name'))
-
-
-@dataclass(repr=False)
-class ToolCallPart(BaseToolCallPart):
-    """A call to a tool requested by the model."""
-
-    _: KW_ONLY
-    part_kind: Literal['tool-call'] = 'tool-call'
-    """Tag of this part kind in serialized messages."""
-
-    @staticmethod
-    def narrow_type(part: ToolCallPart, *, tool_kind: str | None = None) -> ToolCallPart:
-        """`part` as its typed subclass (`LoadCapabilityCallPart`) when its `tool_kind` (or the one given) has
-        one; else `part` itself."""
-        kind = part.tool_kind if tool_kind is None else tool_kind
-        if kind != CAPABILITY_LOAD_TOOL_KIND or isinstance(part, LoadCapabilityCallPart):
-            return part
-        return LoadCapabilityCallPart(
-            part.tool_call_id, args=cast(Any, part.args), id=part.id, provider_name=part.provider_name,
-            provider_details=part.provider_details,
-        )  # fmt: skip
-
-
-@dataclass(repr=False)
-class LoadCapabilityCallPart(ToolCallPart):
-    """A call of the `load_capability` tool: the model asks for a deferred capability."""
-
-    _: KW_ONLY
-    tool_name: Literal['load_capability'] = 'load_capability'
-    """Always `'load_capability'`."""
-    args: str | LoadCapabilityArgs | None = None  # type: ignore[assignment]
-    """The arguments (`{'id': ...}`), as JSON text or a dict."""
-    tool_kind: Literal['capability-load'] = 'capability-load'
-    """Always `'capability-load'` (what deserialization tells this part by)."""
-
-    @property
-    def typed_args(self) -> LoadCapabilityArgs | None:
-        """The arguments as a dict, or `None` when they are missing or not a JSON object."""
-        if self.args is None:
-            return None
-        try:
-            return cast(LoadCapabilityArgs, self.args_as_dict(raise_if_invalid=True))
-        except ValueError:
-            return None
-
-    @property
-    def capability_id(self) -> str | None:
-        """The id of the capability asked for, or `None` when the arguments do not give one."""
-        found = self.typed_args
-        return None if found is None else found.get('id')
-
-
-@dataclass(repr=False)
-class NativeToolCallPart(BaseToolCallPart):
-    """A call the model made to a tool its provider runs (see `edgewise.agent.native_tools`); the agent does not
-    run it. Its result follows as a `NativeToolReturnPart` with the same `tool_call_id`, in the same response
-    when the provider reports it. Sent back only to the provider that made it."""
-
-    _: KW_ONLY
-    part_kind: Literal['builtin-tool-call'] = 'builtin-tool-call'
-    """Tag of this part kind in serialized messages (pydantic-ai's, from before the rename to "native")."""
 
 
 @dataclass(repr=False)
@@ -783,26 +477,6 @@ def _check_speakers(parts: Sequence[Any], speaker: str, message: str) -> None:
     for part in parts:
         if isinstance(part, SpeechPart) and part.speaker != speaker:
             raise ValueError(f'`SpeechPart` in `{message}.parts` must have `speaker={speaker!r}`, got {part.speaker!r}')
-
-
-def _tool_return_json(value: Any) -> str:
-    # Tool results as JSON text for the model; bytes as base64, as pydantic-ai serializes them.
-    return pydantic_core.to_json(value, bytes_mode='base64').decode()
-
-
-class _NotAnObjectError(ValueError, AssertionError):
-    # pydantic-ai raises AssertionError for JSON that is not an object, ValueError for JSON that does not parse.
-    pass
-
-
-def _tool_return_jsonable(value: Any) -> Any:
-    return pydantic_core.to_jsonable_python(value, bytes_mode='base64')
-
-
-def _repr(obj: object, names: tuple[str, ...]) -> str:
-    # Like the dataclass repr, without fields left at their empty default (as pydantic-ai shows them).
-    shown = ', '.join(f'{n}={v!r}' for n in names if (v := getattr(obj, n)) is not None)
-    return f'{type(obj).__name__}({shown})'
 
 
 _type_adapter: pydantic.TypeAdapter[list[ModelMessage]] | None = None

@@ -105,6 +105,13 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
     """How many messages of the history are known to hold no `SpeechPart` (read once each, not at every step)."""
     speech_seen: bool = False
     """Whether the history holds a `SpeechPart` (then `Model.prepare_messages` converts it before each request)."""
+    discovered_tool_names: set[str] = field(default_factory=set)
+    """The deferred tools the history revealed (`RunContext.discovered_tool_names`): one set, changed in place."""
+    defers_tools: bool = False
+    """Whether the step's tools include deferred ones (`defer_loading`, or covered by a tool search)."""
+    tool_deltas: bool = False
+    """Whether the history may hold `ToolAvailabilityDeltaPart`s, which `Model.prepare_messages` renders for the model
+    (a run that never reveals a tool skips that pass over its history)."""
     usage_limits: UsageLimits
     """The run's usage limits."""
     max_result_retries: int
@@ -201,6 +208,7 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
             capabilities=self.capabilities,
             loaded_capability_ids=self.loaded_capability_ids,
             _cancellation=self.cancellation,
+            discovered_tool_names=self.discovered_tool_names,
         )
 
     def validation_context_for(self, ctx: RunContext[Any]) -> Any:

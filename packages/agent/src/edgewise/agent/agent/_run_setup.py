@@ -30,6 +30,7 @@ from .._loop.history import (
     check_prompt_fits,
     close_interrupted_calls,
     has_adjacent_same_kind,
+    has_tool_deltas,
     merge_adjacent,
     validate_history,
 )
@@ -269,6 +270,7 @@ async def new_run(
         graph_deps = configured
     graph_deps.new_message_index = len(history)
     graph_deps.merge_adjacent = bool(history) and isinstance(history[-1], ModelRequest)
+    graph_deps.tool_deltas = has_tool_deltas(history)
     metadata_layers = overrides.get('metadata', [agent._metadata, spec_metadata, metadata])
     metadata_layers = [m for m in metadata_layers if m is not None]
     finish = None

@@ -21,7 +21,18 @@ from typing_extensions import TypeVar
 
 from .._message_flow.cancellation import RunCancellation
 from .._message_flow.pending import EnqueueContent, PendingMessage, PendingMessagePriority
-from .._messages.model_messages import ModelMessage, ModelResponse, UserContent
+from .._messages.model_messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelRequestPart,
+    ModelResponse,
+    RetryPromptPart,
+    SystemPromptPart,
+    ToolAvailabilityDeltaPart,
+    ToolReturnPart,
+    UserContent,
+)
+from .._messages.tool_parts import TOOL_SEARCH_NATIVE_KIND
 from .._messages.usage_counts import RunUsage
 from .._warnings import PydanticAIDeprecationWarning
 from ..exceptions import UserError
@@ -39,7 +50,15 @@ if TYPE_CHECKING:
     from .._tools.definition import ToolDefinition
     from ..providers import Provider
 
-__all__ = ('ALLOW_MODEL_REQUESTS', 'AgentDepsT', 'Model', 'RunContext', 'check_allow_model_requests')
+__all__ = (
+    'ALLOW_MODEL_REQUESTS',
+    'TOOL_AVAILABILITY_ANNOUNCEMENT',
+    'AgentDepsT',
+    'Model',
+    'RunContext',
+    'announce_tool_availability',
+    'check_allow_model_requests',
+)
 
 ALLOW_MODEL_REQUESTS = True
 """Set `edgewise.agent.models.ALLOW_MODEL_REQUESTS = False` (e.g. in tests) to make every request to a real
@@ -124,6 +143,10 @@ class RunContext(Generic[AgentDepsT]):
     """`True` in the hooks and settings functions of a loaded deferred capability; `None` elsewhere."""
     _cancellation: RunCancellation | None = field(default=None, repr=False)
     """The run's cancellation (what `cancel()` goes through); `None` for a context of no running agent."""
+    discovered_tool_names: set[str] = field(default_factory=set)
+    """The names of the deferred tools the history has revealed (found by a tool search, named by a
+    `ToolAvailabilityDeltaPart`), read from it before each step: raw evidence, not checked against the tools of the
+    step (`is_tool_available` does that). The run's one set, shared by its contexts; read it, do not change it."""
 
     @property
     def tools(self) -> dict[str, ToolDefinition]:
@@ -135,8 +158,39 @@ class RunContext(Generic[AgentDepsT]):
 
     @property
     def available_tool_names(self) -> set[str]:
-        """The names of the function tools the model can call at the current step (those not deferred)."""
-        return {name for name, tool_def in self.tools.items() if not tool_def.defer_loading}
+        """The names of the function tools the model can call at the current step: those always shown, those the
+        history revealed and those of loaded deferred capabilities. Before the step's tools are listed (in
+        `before_run`, say), the names the history revealed (`discovered_tool_names`)."""
+        manager = self.tool_manager
+        if manager is None or manager.tools is None:
+            return set(self.discovered_tool_names)
+        return {name for name, tool_def in self.tools.items() if self.is_tool_available(tool_def)}
+
+    def is_tool_available(self, tool: str | ToolDefinition) -> bool:
+        """Whether the model can call a function tool now.
+
+        Args:
+            tool: The tool's name, looked up in the step's tools (before they are listed: in
+                `available_tool_names`; an unknown name is not available), or a definition (from a toolset's
+                `get_tools`, say), judged by its own fields against what the history revealed.
+        """
+        if isinstance(tool, str):
+            manager = self.tool_manager
+            if manager is None or manager.tools is None:
+                return tool in self.available_tool_names
+            found = self.tools.get(tool)
+            if found is None:
+                return False
+            tool = found
+        if not tool.defer_loading and tool.with_native != TOOL_SEARCH_NATIVE_KIND:
+            return True  # never deferred
+        owner = tool.capability_id
+        deferred_owner = owner is not None and getattr(self.capabilities.get(owner), 'defer_loading', False) is True
+        if deferred_owner and owner in self.loaded_capability_ids:
+            return True  # loading the capability revealed its tools
+        if tool.name not in self.discovered_tool_names:
+            return False
+        return owner is None or owner in self.available_capability_ids
 
     @property
     def available_capability_ids(self) -> set[str]:
@@ -150,7 +204,7 @@ class RunContext(Generic[AgentDepsT]):
         """Whether this is the last attempt the retry budget allows (a failure now ends the run)."""
         return self.retry == self.max_retries
 
-    def enqueue(self, *content: EnqueueContent, priority: PendingMessagePriority = 'asap') -> None:
+    def enqueue(self, *content: EnqueueContent, priority: PendingMessagePriority = 'asap') -> str | None:
         """Queue content for the model: from a tool, a capability hook or any code holding the run context.
 
         Args:
@@ -158,6 +212,10 @@ class RunContext(Generic[AgentDepsT]):
                 together they must end with a request. No items: nothing is queued.
             priority: `'asap'`: with the next model request, or in one more request if the run would end
                 first; `'when_idle'`: only when the run would end, after the `'asap'` content.
+
+        Returns:
+            The id of this `enqueue` call (the `enqueue_id` of the `EnqueuedMessagesEvent` of its delivery), or `None`
+            when no items were given.
 
         Raises:
             UserError: this context belongs to no running agent, or the content does not end with a request.
@@ -168,8 +226,10 @@ class RunContext(Generic[AgentDepsT]):
                 '`enqueue` is only available during an agent run (from tools, capability hooks, or '
                 '`AgentRun.enqueue`). This `RunContext` has no pending-message queue to drain.'
             )
-        if (pending := PendingMessage.from_content(*content, priority=priority)) is not None:
-            queue.append(pending)
+        if (pending := PendingMessage.from_content(*content, priority=priority)) is None:
+            return None
+        queue.append(pending)
+        return pending.enqueue_id
 
     def cancel(self) -> None:
         """Cancel the run this context belongs to: from a tool, a capability hook, an event stream handler.
@@ -200,6 +260,48 @@ class RunContext(Generic[AgentDepsT]):
             f'RunContext(deps={self.deps!r}, model={self.model!r}, usage={self.usage!r}, run_step={self.run_step}, '
             f'tool_name={self.tool_name!r}, retry={self.retry})'
         )
+
+
+TOOL_AVAILABILITY_ANNOUNCEMENT = 'The following tool(s) are now available: {names}'
+"""What the model is told where a `ToolAvailabilityDeltaPart` stands (the wording of pydantic-ai 2.x: the fact only,
+since the tools' definitions are in the request)."""
+
+
+def announce_tool_availability(
+    messages: list[ModelMessage], parameters: ModelRequestParameters | None
+) -> list[ModelMessage]:
+    """`messages` with each `ToolAvailabilityDeltaPart` as a system prompt (see `Model.prepare_messages`)."""
+    served: set[str] | None = None
+    if parameters is not None:
+        tools = parameters.function_tools
+        served = {
+            t.name for t in tools if t.defer_loading or t.with_native == TOOL_SEARCH_NATIVE_KIND or t.capability_id
+        }
+    prepared: list[ModelMessage] = []
+    changed = False
+    for message in messages:
+        if not isinstance(message, ModelRequest) or not any(
+            isinstance(part, ToolAvailabilityDeltaPart) for part in message.parts
+        ):
+            prepared.append(message)
+            continue
+        changed = True
+        parts: list[ModelRequestPart] = []
+        for part in message.parts:
+            if not isinstance(part, ToolAvailabilityDeltaPart):
+                parts.append(part)
+            elif added := [name for name in part.tools_added if served is None or name in served]:
+                names = ', '.join(f'`{name}`' for name in added)
+                parts.append(SystemPromptPart(TOOL_AVAILABILITY_ANNOUNCEMENT.format(names=names)))
+        if parts:
+            # Tool results first (some APIs want them to open the message), except a first request's system prompts.
+            keep = 0
+            if not prepared:
+                while keep < len(parts) and isinstance(parts[keep], SystemPromptPart):
+                    keep += 1
+            tail = sorted(parts[keep:], key=lambda p: not isinstance(p, ToolReturnPart | RetryPromptPart))
+            prepared.append(dataclasses.replace(message, parts=[*parts[:keep], *tail]))
+    return prepared if changed else messages
 
 
 class Model(ABC):
@@ -298,17 +400,21 @@ class Model(ABC):
     def prepare_messages(
         self, messages: list[ModelMessage], model_request_parameters: ModelRequestParameters | None = None
     ) -> list[ModelMessage]:
-        """The history as this model's mapping can send it (agent runs call this before each request).
-
-        Spoken turns (`SpeechPart`s of a realtime session's history) become prompt and text parts: a user's as
-        its kept audio when the profile has `supports_audio_input`, else as its transcript. The same list when
-        nothing changes.
+        """The history as this model is sent it (agent runs call this before each request; call it yourself before
+        a direct `Model.request` on a history holding such parts): spoken turns (`SpeechPart`s of a realtime
+        session's history) become prompt and text parts (a user's as its kept audio when the profile has
+        `supports_audio_input`, else as its transcript), and each `ToolAvailabilityDeltaPart` becomes a system
+        prompt naming the tools it made available (`TOOL_AVAILABILITY_ANNOUNCEMENT`), after the request's tool
+        results. `messages` itself when nothing changes.
 
         Args:
-            messages: The history to send.
-            model_request_parameters: The parameters it will be sent with (for subclasses that need them).
+            messages: The history.
+            model_request_parameters: The parameters of the request: only the deferred function tools it
+                serves are announced (a name that is none of them, or a request left with no part, is dropped).
+                Without them, every name is announced.
         """
-        return convert_speech_parts(messages, include_audio=self.profile.supports_audio_input)
+        spoken = convert_speech_parts(messages, include_audio=self.profile.supports_audio_input)
+        return announce_tool_availability(spoken, model_request_parameters)
 
     def customize_request_parameters(self, parameters: ModelRequestParameters) -> ModelRequestParameters:
         """Adapt the request parameters to the model (e.g. its JSON schema dialect); unchanged by default."""

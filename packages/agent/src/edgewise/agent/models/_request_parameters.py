@@ -48,6 +48,9 @@ class ModelRequestParameters:
     """Instructions assembled for this request (also on the last `ModelRequest.instructions`)."""
     native_tools: list[AbstractNativeTool] = field(default_factory=list)
     """The tools the provider runs itself (web search, code execution, ...), see `edgewise.agent.native_tools`."""
+    revealed_tool_names: set[str] = field(default_factory=set)
+    """The deferred tools the history has revealed so far (a tool search found them, a `ToolAvailabilityDeltaPart`
+    named them, or their deferred capability is loaded); names of tools the run no longer has may be among them."""
 
     @property
     def builtin_tools(self) -> list[AbstractNativeTool]:

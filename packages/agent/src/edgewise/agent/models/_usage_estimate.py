@@ -18,6 +18,7 @@ from ..messages import (
     ModelMessage,
     ModelRequest,
     NativeToolReturnPart,
+    RetryPromptPart,
     SpeechPart,
     SystemPromptPart,
     TextContent,
@@ -63,8 +64,10 @@ def _message_tokens(message: ModelMessage) -> tuple[int, int]:
                 request_tokens += estimate_tokens(part.model_response_str())
             elif isinstance(part, SpeechPart):  # a direct request, not prepared: its transcript counts as text
                 request_tokens += estimate_tokens(part.content)
-            else:
+            elif isinstance(part, RetryPromptPart):
                 request_tokens += estimate_tokens(part.model_response())
+            else:  # a ToolAvailabilityDeltaPart not announced yet: the names it reveals
+                request_tokens += estimate_tokens(' '.join(part.tools_added))
     else:
         for response_part in message.parts:
             if isinstance(response_part, TextPart | ThinkingPart | SpeechPart):

@@ -154,7 +154,9 @@ class TestModel(Model):
         self.last_model_request_parameters = params
         if params.native_tools:
             raise UserError('TestModel does not support built-in tools')
-        response = ModelResponse(parts=self._parts(messages, params), model_name=self._model_name)
+        response = ModelResponse(
+            parts=self._parts(messages, params), model_name=self._model_name, provider_name=self._system
+        )
         response.usage = self._estimator.estimate(messages, response)
         return response
 

@@ -15,6 +15,7 @@ from .._messages.capability_loading import (
     LoadCapabilityArgs,
     LoadCapabilityReturn,
 )
+from .._messages.content import ToolReturn
 from .._tools.definition import ToolDefinition
 from ..exceptions import ModelRetry, UserError
 from ..models._model import AgentDepsT, RunContext
@@ -77,7 +78,9 @@ class DeferredCapabilityLoaderToolset(WrapperToolset[AgentDepsT]):
             return await self._load(tool_args['id'], ctx)
         return await self.wrapped.call_tool(name, tool_args, ctx, tool)
 
-    async def _load(self, capability_id: str, ctx: RunContext[AgentDepsT]) -> LoadCapabilityReturn:
+    async def _load(
+        self, capability_id: str, ctx: RunContext[AgentDepsT]
+    ) -> LoadCapabilityReturn | ToolReturn[LoadCapabilityReturn]:
         capability = ctx.capabilities.get(capability_id)
         if capability is None:
             raise ModelRetry(f'No capability found with id {capability_id!r}.')
@@ -99,4 +102,7 @@ class DeferredCapabilityLoaderToolset(WrapperToolset[AgentDepsT]):
                         texts.append(text)
         ctx.loaded_capability_ids.add(capability_id)
         joined = '\n\n'.join(texts).strip()
-        return {'instructions': joined} if joined else {}
+        content: LoadCapabilityReturn = {'instructions': joined} if joined else {}
+        # its tools are available from now on: the run records them in a `ToolAvailabilityDeltaPart` (pydantic-ai 2.x)
+        owned = [name for name, tool_def in ctx.tools.items() if tool_def.capability_id == capability_id]
+        return ToolReturn(return_value=content, tools=owned) if owned else content

@@ -22,7 +22,17 @@ from typing import Any, Literal, TypeAlias
 import pydantic
 from typing_extensions import TypedDict
 
-from .._messages.model_messages import ModelMessage, ModelRequest, NativeToolReturnPart, ToolReturnPart
+from .._messages.model_messages import (
+    TOOL_SEARCH_TOOL_KIND,
+    ModelMessage,
+    ModelRequest,
+    NativeToolReturnPart,
+    ToolAvailabilityDeltaPart,
+    ToolReturnPart,
+    ToolSearchMatch,
+    ToolSearchReturnContent,
+)
+from .._messages.tool_parts import TOOL_SEARCH_NATIVE_KIND
 from .._tools.definition import ToolDefinition
 from ..exceptions import ModelRetry, UserError
 from ..models._model import AgentDepsT, RunContext
@@ -47,12 +57,6 @@ __all__ = (
 
 TOOL_SEARCH_FUNCTION_TOOL_NAME = 'search_tools'
 """The name of the search tool the model is offered."""
-
-TOOL_SEARCH_NATIVE_KIND = 'tool_search'
-"""The native tool kind of provider-side tool search, set as `with_native` on the deferred tools."""
-
-TOOL_SEARCH_TOOL_KIND = 'tool-search'
-"""The `tool_kind` of the search tool's definition, call parts and return parts."""
 
 NO_MATCHES_MESSAGE = 'No matching tools found. The tools you need may not be available.'
 """What the model is told when a search finds nothing."""
@@ -91,24 +95,6 @@ ToolSearchStrategy = ToolSearchFunc[AgentDepsT] | ToolSearchLocalStrategy | Tool
 """What `ToolSearch(strategy=...)` takes (besides `None`, the default)."""
 
 
-class ToolSearchMatch(TypedDict):
-    """A tool a search found."""
-
-    name: str
-    """The tool's name, as the model calls it."""
-    description: str | None
-    """The tool's description."""
-
-
-class ToolSearchReturnContent(TypedDict, total=False):
-    """What `search_tools` returns to the model."""
-
-    discovered_tools: list[ToolSearchMatch]
-    """The tools found, best first; empty when nothing matched."""
-    message: str
-    """Set when nothing matched: says so to the model."""
-
-
 class _SearchArgs(TypedDict):
     __pydantic_config__ = pydantic.ConfigDict(extra='forbid')  # type: ignore[misc]
     queries: list[str]
@@ -144,16 +130,18 @@ def keywords_search_fn(ctx: RunContext[Any], queries: Sequence[str], tools: Sequ
 
 
 def discovered_tool_names(messages: Iterable[ModelMessage]) -> set[str]:
-    """The names of the tools that tool searches in `messages` found (local and provider-run searches)."""
+    """The names of the deferred tools `messages` revealed: those tool searches found (local and provider-run) and
+    those named by `ToolAvailabilityDeltaPart`s (a tool's `ToolReturn(tools=...)`, a loaded capability)."""
     found: set[str] = set()
     for message in messages:
         if isinstance(message, ModelRequest):
             for part in message.parts:
-                if isinstance(part, ToolReturnPart):
-                    if part.tool_kind == TOOL_SEARCH_TOOL_KIND:
-                        _add_matches(part.content, found)
-                    elif part.tool_name == TOOL_SEARCH_FUNCTION_TOOL_NAME:
-                        _add_names(part.metadata, found)  # histories of earlier pydantic-ai versions
+                if isinstance(part, ToolAvailabilityDeltaPart):
+                    found.update(part.tools_added)
+                elif isinstance(part, ToolReturnPart) and part.tool_kind == TOOL_SEARCH_TOOL_KIND:
+                    _add_matches(part.content, found)  # a `ToolSearchReturnPart`, or one built by hand
+                elif isinstance(part, ToolReturnPart) and part.tool_name == TOOL_SEARCH_FUNCTION_TOOL_NAME:
+                    _add_names(part.metadata, found)  # histories of earlier pydantic-ai versions
         else:
             for response_part in message.parts:
                 if isinstance(response_part, NativeToolReturnPart) and response_part.tool_kind == TOOL_SEARCH_TOOL_KIND:
@@ -265,4 +253,5 @@ class ToolSearchToolset(WrapperToolset[AgentDepsT]):
         picked = [by_name[name] for name in list(names)[: self.max_results] if name in by_name]
         if not picked:
             return {'discovered_tools': [], 'message': NO_MATCHES_MESSAGE}
-        return {'discovered_tools': [{'name': t.name, 'description': t.description} for t in picked]}
+        # as pydantic-ai 2.x: names only, since the definitions of the tools found reach the model with the next request
+        return {'discovered_tools': [{'name': t.name} for t in picked]}

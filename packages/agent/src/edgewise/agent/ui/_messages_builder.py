@@ -12,13 +12,14 @@ from ..messages import (
     ModelResponsePart,
     RetryPromptPart,
     SystemPromptPart,
+    ToolAvailabilityDeltaPart,
     ToolReturnPart,
     UserPromptPart,
 )
 
 __all__ = ('BuilderCheckpoint', 'MessagesBuilder')
 
-_REQUEST_PARTS = (SystemPromptPart, UserPromptPart, ToolReturnPart, RetryPromptPart)
+_REQUEST_PARTS = (SystemPromptPart, UserPromptPart, ToolReturnPart, RetryPromptPart, ToolAvailabilityDeltaPart)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,520 @@
+"""The tool parts of the message model: a tool's call (`ToolCallPart`, `NativeToolCallPart`) and return
+(`ToolReturnPart`, `NativeToolReturnPart`), with the typed parts of the tools the agent itself adds (`load_capability`,
+`search_tools`), told apart by `tool_kind`. Re-exported by `model_messages`, which builds the messages from them.
+"""
+
+from __future__ import annotations as _annotations
+
+import os
+from dataclasses import KW_ONLY, dataclass, field, fields
+from datetime import datetime, timezone
+from typing import Annotated, Any, Literal, NotRequired, TypeVar, cast
+
+import pydantic
+import pydantic_core
+from typing_extensions import TypedDict
+
+from .content import MultiModalContent, ToolReturnContent, UserContent, is_multi_modal_content
+
+__all__ = (
+    'RETURN_VALUE_KEY',
+    'INVALID_JSON_KEY',
+    'CAPABILITY_LOAD_TOOL_KIND',
+    'TOOL_SEARCH_TOOL_KIND',
+    'TOOL_SEARCH_NATIVE_KIND',
+    'BaseToolReturnPart',
+    'ToolReturnPart',
+    'LoadCapabilityArgs',
+    'LoadCapabilityReturn',
+    'LoadCapabilityReturnPart',
+    'ToolSearchArgs',
+    'ToolSearchMatch',
+    'ToolSearchReturnContent',
+    'ToolSearchReturnPart',
+    'NativeToolReturnPart',
+    'BaseToolCallPart',
+    'ToolCallPart',
+    'LoadCapabilityCallPart',
+    'ToolSearchCallPart',
+    'NativeToolCallPart',
+    'generate_tool_call_id',
+    'narrow_tool_parts',
+)
+
+RETURN_VALUE_KEY = 'return_value'
+"""The key under which `ToolReturnPart.model_response_object` wraps a return value that is not a JSON object."""
+
+INVALID_JSON_KEY = 'INVALID_JSON'
+"""The key under which `ToolCallPart.args_as_dict` gives arguments that are not a JSON object (the key Anthropic
+suggests for resending them)."""
+
+
+_PartT = TypeVar('_PartT')
+
+
+def _now_utc() -> datetime:
+    return datetime.now(tz=timezone.utc)
+
+
+def generate_tool_call_id() -> str:
+    """A new unique tool call id, for models that do not supply one (the `pyd_ai_` prefix of pydantic-ai)."""
+    return f'pyd_ai_{os.urandom(16).hex()}'
+
+
+@dataclass(repr=False)
+class BaseToolReturnPart:
+    """What a tool returned: the fields of `ToolReturnPart` (a function tool's return, sent to the model) and
+    `NativeToolReturnPart` (what a tool the provider runs returned, in its response)."""
+
+    tool_name: str
+    """The name of the tool that was called."""
+    content: ToolReturnContent
+    """The tool's return value (files in it are sent as files to the APIs that take them)."""
+    tool_call_id: str = field(default_factory=generate_tool_call_id)
+    """The id of the tool call this answers."""
+    _: KW_ONLY
+    tool_kind: str | None = None
+    """The kind of tool, when it is not a plain function tool."""
+    metadata: Any = None
+    """Data kept for the application and not sent to the model."""
+    timestamp: datetime = field(default_factory=_now_utc)
+    """When the part was created."""
+    outcome: Literal['success', 'failed', 'denied', 'interrupted'] = 'success'
+    """How the tool call ended."""
+
+    def has_content(self) -> bool:
+        """Whether the tool returned something (not `None`)."""
+        return self.content is not None
+
+    @property
+    def files(self) -> list[MultiModalContent]:
+        """The files in the return value (the value itself, or the items of a returned list)."""
+        return self._split()[1]
+
+    def _split(self) -> tuple[list[Any], list[MultiModalContent], bool]:
+        # (data items, file items, whether the content is a list)
+        if is_multi_modal_content(self.content):
+            return [], [self.content], False
+        if isinstance(self.content, list):
+            files = [item for item in self.content if is_multi_modal_content(item)]
+            return [item for item in self.content if not is_multi_modal_content(item)], files, True
+        return [self.content], [], False
+
+    def _data(self) -> Any:
+        # The return value without its files (`None` if nothing is left; one remaining item is unwrapped
+        # when the content was not a list, or when taking the files out left one item).
+        data, files, was_list = self._split()
+        if not data:
+            return None
+        if len(data) == 1 and (not was_list or files):
+            return data[0]
+        return data
+
+    def content_items(
+        self, *, mode: Literal['raw', 'str', 'jsonable'] = 'raw', wrap_if_error: bool = True
+    ) -> list[Any]:
+        """The return value as a list (a list as is, anything else as its one item).
+
+        Args:
+            mode: `'raw'` gives the items as they are; `'str'` gives each item that is neither text nor a file
+                as JSON text, `'jsonable'` as JSON-compatible data (files and text are left as they are).
+            wrap_if_error: for a failed return (`outcome='failed'`) in `'str'` or `'jsonable'` mode, give the data
+                as one `{"error": ...}` item (before the files), so that a model without an error channel of its
+                own sees the failure; `False` for APIs that flag errors themselves.
+        """
+        items: list[Any] = self.content if isinstance(self.content, list) else [self.content]
+        if mode == 'raw':
+            return items
+        if wrap_if_error and self.outcome == 'failed':
+            error = self.model_response_str() if mode == 'str' else self.model_response_object()
+            return [error, *self.files]
+        convert = _tool_return_json if mode == 'str' else _tool_return_jsonable
+        return [item if isinstance(item, str) or is_multi_modal_content(item) else convert(item) for item in items]
+
+    def model_response_str(self, *, wrap_if_error: bool = True) -> str:
+        """The return value as the text a model sees, without its files (see `files`).
+
+        Args:
+            wrap_if_error: give a failed return (`outcome='failed'`) as `{"error": <text>}` JSON; `False` for APIs
+                that flag errors themselves (Anthropic's `is_error`).
+        """
+        value = self._data()
+        text = '' if value is None else value if isinstance(value, str) else _tool_return_json(value)
+        if wrap_if_error and self.outcome == 'failed':
+            return _tool_return_json({'error': text})
+        return text
+
+    def model_response_object(self, *, wrap_if_error: bool = True) -> dict[str, Any]:
+        """The return value as a JSON object (non-objects are wrapped as `{'return_value': ...}`), without its
+        files.
+
+        Args:
+            wrap_if_error: give a failed return (`outcome='failed'`) as `{'error': <text>}`.
+        """
+        if wrap_if_error and self.outcome == 'failed':
+            return {'error': self.model_response_str(wrap_if_error=False)}
+        value = self._data()
+        if value is None:
+            return {}
+        json_content = _tool_return_jsonable(value)
+        return json_content if isinstance(json_content, dict) else {RETURN_VALUE_KEY: json_content}
+
+    def model_response_str_and_user_content(self, *, wrap_if_error: bool = True) -> tuple[str, list[UserContent]]:
+        """For APIs whose tool results take only text: the result's text, where each file is replaced by
+        `See file <identifier>.`, and the user content that carries the files (`This is file <identifier>:`
+        before each). A failed return's text is `[{"error": <text>}, "See file <identifier>.", ...]` unless
+        `wrap_if_error` is `False`."""
+        _, files, was_list = self._split()
+        if not files:
+            return self.model_response_str(wrap_if_error=wrap_if_error), []
+        if wrap_if_error and self.outcome == 'failed':
+            error = {'error': self.model_response_str(wrap_if_error=False)}
+            carried: list[UserContent] = []
+            for item in files:
+                carried.extend((f'This is file {item.identifier}:', item))
+            return _tool_return_json([error, *(f'See file {item.identifier}.' for item in files)]), carried
+        items: list[Any] = cast(list[Any], self.content) if was_list else [self.content]
+        texts: list[str] = []
+        user_content: list[UserContent] = []
+        for item in items:
+            if is_multi_modal_content(item):
+                texts.append(f'See file {item.identifier}.')
+                user_content.extend((f'This is file {item.identifier}:', item))
+            else:
+                texts.append(item if isinstance(item, str) else _tool_return_json(item))
+        return (_tool_return_json(texts) if was_list else texts[0]), user_content
+
+    def __repr__(self) -> str:
+        names = ('tool_name', 'content', 'tool_call_id', 'tool_kind', 'metadata', 'timestamp')
+        return _repr(self, names if self.outcome == 'success' else (*names, 'outcome'))
+
+
+@dataclass(repr=False)
+class ToolReturnPart(BaseToolReturnPart):
+    """What a tool returned, sent back to the model."""
+
+    _: KW_ONLY
+    part_kind: Literal['tool-return'] = 'tool-return'
+    """Tag of this part kind in serialized messages."""
+
+    @staticmethod
+    def narrow_type(part: ToolReturnPart, *, tool_kind: str | None = None) -> ToolReturnPart:
+        """`part` as its typed subclass (`LoadCapabilityReturnPart`, `ToolSearchReturnPart`) when its `tool_kind`
+        (or the one given) has one and its content has that subclass's shape; else `part` itself."""
+        kind = part.tool_kind if tool_kind is None else tool_kind
+        if kind == CAPABILITY_LOAD_TOOL_KIND and not isinstance(part, LoadCapabilityReturnPart):
+            content = part.content if isinstance(part.content, dict) else {}
+            return _as_typed(part, LoadCapabilityReturnPart, content=content)
+        if kind == TOOL_SEARCH_TOOL_KIND and not isinstance(part, ToolSearchReturnPart):
+            found = _valid(_SEARCH_RETURN_TA, part.content)
+            return part if found is _INVALID else _as_typed(part, ToolSearchReturnPart, content=found)
+        return part
+
+
+CAPABILITY_LOAD_TOOL_KIND = 'capability-load'
+"""The `tool_kind` of the `load_capability` tool's definition, call parts and return parts."""
+
+
+class LoadCapabilityArgs(TypedDict):
+    """The arguments of a `load_capability` call."""
+
+    id: Annotated[str, pydantic.Field(description='The id of the capability to load.')]
+    """The id of the deferred capability to load."""
+
+
+class LoadCapabilityReturn(TypedDict):
+    """What a successful `load_capability` call returns."""
+
+    instructions: NotRequired[str]
+    """The loaded capability's instructions (and its toolsets'), when it has any."""
+
+
+TOOL_SEARCH_TOOL_KIND = 'tool-search'
+"""The `tool_kind` of the `search_tools` tool's definition, call parts and return parts."""
+
+TOOL_SEARCH_NATIVE_KIND = 'tool_search'
+"""The native tool kind of provider-side tool search, set as `with_native` on the tools a tool search covers."""
+
+
+class ToolSearchArgs(TypedDict):
+    """The arguments of a tool search call."""
+
+    queries: list[str]
+    """What the model searches for (each query is matched on its own)."""
+
+
+class ToolSearchMatch(TypedDict):
+    """A tool a search found (its whole definition reaches the model with the next request)."""
+
+    name: str
+    """The tool's name, as the model calls it."""
+
+
+class ToolSearchReturnContent(TypedDict):
+    """What a tool search returns."""
+
+    discovered_tools: list[ToolSearchMatch]
+    """The tools found, best first; empty when nothing matched."""
+    message: NotRequired[str]
+    """Set when nothing matched: says so to the model."""
+
+
+@dataclass(repr=False)
+class LoadCapabilityReturnPart(ToolReturnPart):
+    """The return of a successful `load_capability` call: with its call, it marks the capability loaded for the
+    rest of the conversation (a history holding the pair has the capability loaded)."""
+
+    _: KW_ONLY
+    content: LoadCapabilityReturn
+    """The loaded capability's instructions, if any."""
+    tool_name: Literal['load_capability'] = 'load_capability'
+    """Always `'load_capability'`."""
+    tool_kind: Literal['capability-load'] = 'capability-load'
+    """Always `'capability-load'` (what deserialization tells this part by)."""
+
+    @property
+    def instructions(self) -> str | None:
+        """The loaded capability's instructions, or `None`."""
+        return self.content.get('instructions')
+
+
+@dataclass(repr=False)
+class ToolSearchReturnPart(ToolReturnPart):
+    """The return of the `search_tools` tool: the deferred tools it found, shown to the model from then on."""
+
+    content: ToolSearchReturnContent = field(kw_only=True)
+    """The tools found (and, when there are none, the message saying so)."""
+    tool_name: Literal['search_tools'] = 'search_tools'
+    """Always `'search_tools'`."""
+    _: KW_ONLY
+    tool_kind: Literal['tool-search'] = 'tool-search'
+    """Always `'tool-search'` (what deserialization tells this part by)."""
+
+    @property
+    def discovered_tools(self) -> list[ToolSearchMatch]:
+        """The tools found, best first."""
+        return self.content['discovered_tools']
+
+    @property
+    def message(self) -> str | None:
+        """The message shown when nothing matched, or `None`."""
+        return self.content.get('message')
+
+
+@dataclass(repr=False)
+class NativeToolReturnPart(BaseToolReturnPart):
+    """What a tool the provider runs (see `edgewise.agent.native_tools`) returned, as the provider reported it
+    in its response; sent back only to the provider that made it."""
+
+    _: KW_ONLY
+    provider_name: str | None = None
+    """The provider that ran the tool."""
+    provider_details: dict[str, Any] | None = None
+    """Provider-specific data (what the API needs back, or what it gave beyond `content`)."""
+    part_kind: Literal['builtin-tool-return'] = 'builtin-tool-return'
+    """Tag of this part kind in serialized messages (pydantic-ai's, from before the rename to "native")."""
+
+    def __repr__(self) -> str:
+        names = ('tool_name', 'content', 'tool_call_id', 'tool_kind', 'metadata', 'timestamp', 'provider_name')
+        return _repr(self, (*names, 'provider_details'))
+
+
+@dataclass(repr=False)
+class BaseToolCallPart:
+    """A tool call: the fields of `ToolCallPart` (a call the agent runs) and `NativeToolCallPart` (a call the
+    provider ran itself)."""
+
+    tool_name: str
+    """The name of the tool to call."""
+    args: str | dict[str, Any] | None = None
+    """The arguments: a JSON string or a dict, as the model sent them."""
+    tool_call_id: str = field(default_factory=generate_tool_call_id)
+    """The id of the call, echoed in its `ToolReturnPart` or `RetryPromptPart`."""
+    _: KW_ONLY
+    tool_kind: str | None = None
+    """The kind of tool, when it is not a plain function tool."""
+    id: str | None = None
+    """The provider's id of the part."""
+    provider_name: str | None = None
+    """The provider that produced the part."""
+    provider_details: dict[str, Any] | None = None
+    """Provider-specific data."""
+
+    def args_as_dict(self, *, raise_if_invalid: bool = False) -> dict[str, Any]:
+        """The arguments as a dict (a JSON string is parsed).
+
+        Args:
+            raise_if_invalid: Raise `ValueError` when the arguments are not a JSON object; by default they come
+                back as `{'INVALID_JSON': <the raw text>}`, which can still be sent to an API.
+        """
+        if not self.args:
+            return {}
+        if isinstance(self.args, dict):
+            return self.args
+        try:
+            parsed = pydantic_core.from_json(self.args)
+            if not isinstance(parsed, dict):
+                raise _NotAnObjectError(f'Tool call {self.tool_name!r} arguments are not a JSON object: {self.args!r}')
+        except ValueError:
+            if raise_if_invalid:
+                raise
+            return {INVALID_JSON_KEY: self.args}
+        return parsed
+
+    def args_as_json_str(self) -> str:
+        """The arguments as a JSON string (a dict is serialized)."""
+        if not self.args:
+            return '{}'
+        if isinstance(self.args, str):
+            return self.args
+        return pydantic_core.to_json(self.args).decode()
+
+    def has_content(self) -> bool:
+        """Whether the call has arguments."""
+        return bool(self.args)
+
+    def __repr__(self) -> str:
+        return _repr(self, ('tool_name', 'args', 'tool_call_id', 'tool_kind', 'id', 'provider_name'))
+
+
+@dataclass(repr=False)
+class ToolCallPart(BaseToolCallPart):
+    """A call to a tool requested by the model."""
+
+    _: KW_ONLY
+    part_kind: Literal['tool-call'] = 'tool-call'
+    """Tag of this part kind in serialized messages."""
+
+    @staticmethod
+    def narrow_type(part: ToolCallPart, *, tool_kind: str | None = None) -> ToolCallPart:
+        """`part` as its typed subclass (`LoadCapabilityCallPart`, `ToolSearchCallPart`) when its `tool_kind` (or
+        the one given) has one and its arguments have that subclass's shape; else `part` itself."""
+        kind = part.tool_kind if tool_kind is None else tool_kind
+        if kind == CAPABILITY_LOAD_TOOL_KIND and not isinstance(part, LoadCapabilityCallPart):
+            return _as_typed(part, LoadCapabilityCallPart)
+        if kind == TOOL_SEARCH_TOOL_KIND and not isinstance(part, ToolSearchCallPart):
+            found = _valid(_SEARCH_ARGS_TA, part.args)
+            return part if found is _INVALID else _as_typed(part, ToolSearchCallPart, args=found)
+        return part
+
+
+@dataclass(repr=False)
+class LoadCapabilityCallPart(ToolCallPart):
+    """A call of the `load_capability` tool: the model asks for a deferred capability."""
+
+    _: KW_ONLY
+    tool_name: Literal['load_capability'] = 'load_capability'
+    """Always `'load_capability'`."""
+    args: str | LoadCapabilityArgs | None = None  # type: ignore[assignment]
+    """The arguments (`{'id': ...}`), as JSON text or a dict."""
+    tool_kind: Literal['capability-load'] = 'capability-load'
+    """Always `'capability-load'` (what deserialization tells this part by)."""
+
+    @property
+    def typed_args(self) -> LoadCapabilityArgs | None:
+        """The arguments as a dict, or `None` when they are missing or not a JSON object."""
+        if self.args is None:
+            return None
+        try:
+            return cast(LoadCapabilityArgs, self.args_as_dict(raise_if_invalid=True))
+        except ValueError:
+            return None
+
+    @property
+    def capability_id(self) -> str | None:
+        """The id of the capability asked for, or `None` when the arguments do not give one."""
+        found = self.typed_args
+        return None if found is None else found.get('id')
+
+
+@dataclass(repr=False)
+class ToolSearchCallPart(ToolCallPart):
+    """A call of the `search_tools` tool: the model searches the tools hidden from it (`defer_loading=True`)."""
+
+    tool_name: Literal['search_tools'] = 'search_tools'
+    """Always `'search_tools'`."""
+    args: str | ToolSearchArgs | None = None  # type: ignore[assignment]
+    """The arguments (`{'queries': [...]}`), as a dict, or as JSON text while they stream."""
+    _: KW_ONLY
+    tool_kind: Literal['tool-search'] = 'tool-search'
+    """Always `'tool-search'` (what deserialization tells this part by)."""
+
+    @property
+    def typed_args(self) -> ToolSearchArgs | None:
+        """The arguments as a dict, or `None` when they are missing or not (yet) a JSON object."""
+        if self.args is None:
+            return None
+        try:
+            return cast(ToolSearchArgs, self.args_as_dict(raise_if_invalid=True))
+        except ValueError:
+            return None
+
+    @property
+    def queries(self) -> list[str]:
+        """The queries searched for (empty while the arguments are incomplete)."""
+        found = self.typed_args
+        return [] if found is None else list(found.get('queries', []))
+
+
+@dataclass(repr=False)
+class NativeToolCallPart(BaseToolCallPart):
+    """A call the model made to a tool its provider runs (see `edgewise.agent.native_tools`); the agent does not
+    run it. Its result follows as a `NativeToolReturnPart` with the same `tool_call_id`, in the same response
+    when the provider reports it. Sent back only to the provider that made it."""
+
+    _: KW_ONLY
+    part_kind: Literal['builtin-tool-call'] = 'builtin-tool-call'
+    """Tag of this part kind in serialized messages (pydantic-ai's, from before the rename to "native")."""
+
+
+def _tool_return_json(value: Any) -> str:
+    # Tool results as JSON text for the model; bytes as base64, as pydantic-ai serializes them.
+    return pydantic_core.to_json(value, bytes_mode='base64').decode()
+
+
+class _NotAnObjectError(ValueError, AssertionError):
+    # pydantic-ai raises AssertionError for JSON that is not an object, ValueError for JSON that does not parse.
+    pass
+
+
+def _tool_return_jsonable(value: Any) -> Any:
+    return pydantic_core.to_jsonable_python(value, bytes_mode='base64')
+
+
+def narrow_tool_parts(parts: list[Any]) -> list[Any]:
+    """`parts` (in place) with the calls and returns of `load_capability` and `search_tools` as their typed parts,
+    told by `tool_kind` (not by tool name, so a user's own tool of that name stays a plain part)."""
+    for index, part in enumerate(parts):
+        if getattr(part, 'tool_kind', None) in _TYPED_TOOL_KINDS:
+            kind = part.part_kind
+            if kind == 'tool-call':
+                parts[index] = ToolCallPart.narrow_type(part)
+            elif kind == 'tool-return':
+                parts[index] = ToolReturnPart.narrow_type(part)
+    return parts
+
+
+_TYPED_TOOL_KINDS = frozenset((CAPABILITY_LOAD_TOOL_KIND, TOOL_SEARCH_TOOL_KIND))
+_SEARCH_ARGS_TA: pydantic.TypeAdapter[str | ToolSearchArgs | None] = pydantic.TypeAdapter(str | ToolSearchArgs | None)
+_SEARCH_RETURN_TA: pydantic.TypeAdapter[ToolSearchReturnContent] = pydantic.TypeAdapter(ToolSearchReturnContent)
+_INVALID: Any = object()
+# The fields a typed tool part takes from its plain part (its name and kinds are the typed class's own).
+_OWN_FIELDS = frozenset(('tool_name', 'tool_kind', 'part_kind'))
+
+
+def _valid(adapter: pydantic.TypeAdapter[Any], value: Any) -> Any:
+    try:
+        return adapter.validate_python(value)
+    except pydantic.ValidationError:
+        return _INVALID
+
+
+def _as_typed(part: Any, typed: type[_PartT], **changes: Any) -> _PartT:
+    copied = {f.name: getattr(part, f.name) for f in fields(part) if f.init and f.name not in _OWN_FIELDS}
+    return typed(**{**copied, **changes})
+
+
+def _repr(obj: object, names: tuple[str, ...]) -> str:
+    # Like the dataclass repr, without fields left at their empty default (as pydantic-ai shows them).
+    shown = ', '.join(f'{n}={v!r}' for n in names if (v := getattr(obj, n)) is not None)
+    return f'{type(obj).__name__}({shown})'
