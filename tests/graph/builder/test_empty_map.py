@@ -36,9 +36,7 @@ def mapped_graph(*, decision: bool, name_the_join: bool) -> Any:
     if decision:
         g.add(
             mapped.to(
-                g.decision()
-                .branch(g.match(int, matches=lambda x: x > 0).to(double))
-                .branch(g.match(int).to(negate))
+                g.decision().branch(g.match(int, matches=lambda x: x > 0).to(double)).branch(g.match(int).to(negate))
             ),
             g.edge_from(negate).to(collect),
         )
@@ -64,7 +62,7 @@ async def test_an_empty_map_that_does_not_name_its_join_is_an_error_that_says_wh
     # pydantic-graph 2.x fails here too ("no result was produced"): the join is only known through `.map()`.
     graph = mapped_graph(decision=decision, name_the_join=False)
     assert sorted(await graph.run(inputs=[-1, 2])) == ([1, 4] if decision else [-2, 4])
-    with pytest.raises(GraphRuntimeError, match='no task left.*empty iterable.*`downstream_join_id=`'):
+    with pytest.raises(GraphRuntimeError, match=r'no task left.*empty iterable.*`downstream_join_id=`'):
         await graph.run(inputs=[])
 
 

@@ -47,6 +47,7 @@ async def test_a_fresh_store_given_the_builder_graph_loads_its_runs_history(kind
         fresh.set_graph_types(graph)
         history = await fresh.load_all()
     assert all(isinstance(snapshot.node, BuilderProgress) for snapshot in history[:-1])
-    assert isinstance(history[-1].node, End) and history[-1].node.data == 14
+    assert isinstance(history[-1].node, End)
+    assert history[-1].node.data == 14
     assert graph.inferred_types == (type(None), int)
     assert graph.get_nodes() == [BuilderProgress]
