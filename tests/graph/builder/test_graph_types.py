@@ -11,6 +11,7 @@ from edgewise.graph import End
 from edgewise.graph.builder import GraphBuilder, StepContext, reduce_sum
 from edgewise.graph.builder._stored import BuilderProgress
 from edgewise.graph.exceptions import PersistenceError
+from edgewise.graph.persistence import NodeSnapshot
 from edgewise.graph.persistence.file import FileStatePersistence
 from edgewise.graph.persistence.sqlite import SqliteStatePersistence
 
@@ -51,3 +52,28 @@ async def test_a_fresh_store_given_the_builder_graph_loads_its_runs_history(kind
     assert history[-1].node.data == 14
     assert graph.inferred_types == (type(None), int)
     assert graph.get_nodes() == [BuilderProgress]
+
+
+STORED_BY_THE_FILE_STORE = Path(__file__).parent.parent / 'data' / 'file_store_builder_run.json'
+
+
+async def test_a_builder_run_stored_in_the_file_stores_format_loads_and_resumes(tmp_path: Path) -> None:
+    # Written by `data/make_file_store_builder_run.py` with the file store as it was: a change of the on-disk
+    # format must keep reading it.
+    file = tmp_path / 'run.json'
+    file.write_bytes(STORED_BY_THE_FILE_STORE.read_bytes())
+    graph = summing_graph()
+    async with FileStatePersistence[None, int](file) as store:
+        store.set_graph_types(graph)
+        history = await store.load_all()
+        assert [snapshot.status for snapshot in history if isinstance(snapshot, NodeSnapshot)] == [
+            'success',
+            'success',
+            'created',
+        ]
+        assert len(history) == 3
+        async with graph.iter_from_persistence(store) as run:
+            async for _ in run:
+                pass
+        assert run.output == 14
+        assert [snapshot.kind for snapshot in await store.load_all()][-1] == 'end'
