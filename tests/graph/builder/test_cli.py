@@ -63,11 +63,24 @@ def test_resume_runs_a_stored_builder_run_to_its_end(tmp_path: Path) -> None:
     assert any('next: __end__' in line for line in lines)
 
 
-def test_a_step_that_raises_on_resume_is_reported(tmp_path: Path) -> None:
+def test_a_step_that_raises_leaves_the_run_resumable_and_says_so(tmp_path: Path) -> None:
     stored_run(tmp_path, 'b2', [1, -1])
-    result = Edgewise()('runs', 'resume', 'b2', 'squares:graph', '--store', 'sqlite:///runs.db', cwd=tmp_path)
+    edgewise = Edgewise()
+    store = ('--store', 'sqlite:///runs.db')
+    result = edgewise('runs', 'resume', 'b2', 'squares:graph', *store, cwd=tmp_path)
     assert result.code != 0
-    assert 'A step raised ValueError: negative; run b2 is marked failed.' in result.err
+    assert (
+        'A step raised ValueError: negative; run b2 stays resumable (a builder run whose step raised is not marked '
+        'failed: its progress is stored as of before that step). Fix the cause, then `edgewise runs resume b2 '
+        'squares:graph --store sqlite:///runs.db` runs the step again;'
+    ) in result.err
+    assert 'marked failed.' not in result.err
+    listed = edgewise('runs', 'list', *store, cwd=tmp_path)
+    assert listed.code == 0, listed.err
+    assert [line.split()[:3] for line in listed.out.splitlines()[1:]] == [['b2', 'graph', 'waiting']]
+    again = edgewise('runs', 'resume', 'b2', 'squares:graph', *store, cwd=tmp_path, env={'FIXED': '1'})
+    assert again.code == 0, again.err
+    assert again.out.splitlines()[-1] == 'Finished: result 2'
 
 
 def test_fork_list_show_and_delete_work_on_builder_runs(tmp_path: Path) -> None:

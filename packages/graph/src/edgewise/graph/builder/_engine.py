@@ -144,7 +144,8 @@ class RunEngine(Generic[OutputT]):
                 if not progress.joins:
                     raise GraphRuntimeError(
                         'The graph run has no task left and reached no end node: every path of the graph must '
-                        'lead to the end node.'
+                        'lead to the end node. If a `.map()` got an empty iterable, no item reached its join: '
+                        'pass `downstream_join_id=` to `.map()` so that the join still fires with its initial value.'
                     )
                 # No task is left: a pass over the joins in progress releases those whose branches are all in.
                 progress.releasing = list(progress.joins)

@@ -28,7 +28,7 @@ from ._progress import EndMarker, ErrorMarker, GraphTask, GraphTaskRequest, Join
 from ._run_path import diagram_code
 from ._stored import BuilderProgress, StoredTypes, decode_progress, encode_progress
 from ._stream import BuilderEventStream, stream_builder_events
-from .basenode import End
+from .basenode import BaseNode, End
 from .id_types import ForkStackItem, JoinID, NodeID, TaskID
 from .node import StartNode
 from .parent_forks import ParentFork
@@ -100,6 +100,18 @@ class Graph(Generic[StateT, DepsT, InputT, OutputT]):
     def is_final_join(self, join_id: JoinID) -> bool:
         """Whether no other join has `join_id` between itself and its parent fork."""
         return not any(join_id in joins for joins in self.intermediate_join_nodes.values())
+
+    @property
+    def inferred_types(self) -> tuple[type[StateT], type[OutputT]]:
+        """The state type and the output type, as a classic `Graph` gives them to `persistence.set_graph_types`."""
+        return self.state_type, self.output_type
+
+    def get_nodes(self) -> Sequence[type[BaseNode[Any, Any, Any]]]:
+        """The node classes a stored builder run's snapshots hold, for `persistence.set_graph_types(graph)`.
+
+        A builder run stores its progress as `BuilderProgress` snapshots, so that is the one class.
+        """
+        return [BuilderProgress]
 
     def _infer_name(self, frame: FrameType | None) -> None:
         self.name = _name_in_frame(self, frame)

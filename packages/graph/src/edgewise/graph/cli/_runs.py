@@ -464,7 +464,7 @@ async def _advance(
 ) -> str | None:
     ran = 0
     if isinstance(graph, BuilderGraph):
-        return await _advance_builder(graph, persistence, step, max_steps, interrupts)
+        return await _advance_builder(graph, persistence, step, max_steps, interrupts, command)
     try:
         if isinstance(graph, Graph):
             opened = graph.iter_from_persistence(persistence, deps=deps, infer_name=False)
@@ -517,12 +517,31 @@ async def _advance_builder(
     step: int,
     max_steps: int | None,
     interrupts: _Interrupts,
+    command: str,
 ) -> str:
-    """Resume a builder run, printing each event: the nodes of the tasks a step led to, then the end."""
+    """Resume a builder run, printing each event: the nodes of the tasks a step led to, then the end.
+
+    A step that raises leaves the builder run waiting, not failed (unlike a classic node): its progress is stored
+    as of before the step, so that the code iterating a run can still recover with `override_next`, and the
+    next resume runs the step again. The error says so, with the command that resumes.
+    """
     ran = 0
     try:
         async with graph.iter_from_persistence(persistence, infer_name=False) as run:
-            async for event in run:
+            while True:
+                try:
+                    event = await run.__anext__()
+                except StopAsyncIteration:
+                    break
+                except GraphRuntimeError:
+                    raise  # the run itself cannot go on (e.g. no task left): not a step's error
+                except Exception as e:
+                    raise CommandError(
+                        f'A step raised {type(e).__name__}: {e}; run {persistence.run_id} stays resumable (a builder '
+                        'run whose step raised is not marked failed: its progress is stored as of before that step). '
+                        f'Fix the cause, then `{command}` runs the step again; or fork the run at an earlier '
+                        'snapshot to go back further.'
+                    ) from None
                 step += 1
                 ran += 1
                 if isinstance(event, EndMarker):
@@ -531,10 +550,8 @@ async def _advance_builder(
                     echo(f'[{step}] next: {", ".join(task.node_id for task in event) or "(nothing)"}')
                 if interrupts.stop or (max_steps is not None and ran >= max_steps):
                     return f'Stopped after {ran} steps: run {persistence.run_id} is resumable.'
-    except Exception as e:
-        raise CommandError(
-            f'A step raised {type(e).__name__}: {e}; run {persistence.run_id} is marked failed.'
-        ) from None
+    except GraphRuntimeError as e:
+        raise CommandError(str(e)) from None
     return f'Finished: result {summary(run.output, 300)}'
 
 

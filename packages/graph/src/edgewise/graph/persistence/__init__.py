@@ -389,7 +389,11 @@ class BaseStatePersistence(ABC, Generic[StateT, RunEndT]):
         return _NO_CLAIM
 
     def set_graph_types(self, graph: GraphTypes) -> None:
-        """Learn the state, output and node types of `graph`, when `should_set_types()` says so."""
+        """Learn the state, output and node types of `graph`, when `should_set_types()` says so.
+
+        `graph` is a classic `Graph` or a builder graph (`edgewise.graph.builder.Graph`): either can read back
+        the runs it stored with `load_all()` / `load_next()` once given here.
+        """
         if self.should_set_types():
             with set_nodes_type_context(graph.get_nodes()):
                 self.set_types(*graph.inferred_types)
