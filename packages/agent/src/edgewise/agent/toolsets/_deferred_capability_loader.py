@@ -40,7 +40,6 @@ LOAD_CAPABILITY_ALREADY_AVAILABLE_MESSAGE_TEMPLATE = (
 """What the model is told (as a retry) when it loads a capability already in effect."""
 
 
-
 @cache
 def _args() -> tuple[Any, dict[str, Any]]:
     # The validator and schema of `load_capability`, built on first use rather than at import.
