@@ -175,3 +175,23 @@ def test_importing_the_agent_builds_no_schema_and_loads_no_stored_run_code() -> 
     )
     out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == '[]'
+
+
+def test_wrapper_methods_import_their_wrapper_on_first_use() -> None:
+    # In a fresh process, where no wrapper module is loaded yet: each method of `AbstractToolset` still wraps.
+    code = (
+        'from edgewise.agent.toolsets import FunctionToolset; t = FunctionToolset(); print(*(type(w).__name__ for w '
+        'in (t.filtered(lambda c, d: True), t.prefixed("p"), t.prepared(lambda c, d: d), t.renamed({}), '
+        't.approval_required(), t.defer_loading(), t.include_return_schemas(), t.with_metadata(a=1))))'
+    )
+    out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == [
+        'FilteredToolset',
+        'PrefixedToolset',
+        'PreparedToolset',
+        'RenamedToolset',
+        'ApprovalRequiredToolset',
+        'DeferredLoadingToolset',
+        'IncludeReturnSchemasToolset',
+        'SetMetadataToolset',
+    ]
