@@ -13,6 +13,7 @@ import pytest
 
 import edgewise.agent
 import edgewise.agent.capabilities
+import edgewise.agent.toolsets
 
 INIT = Path(edgewise.agent.__file__)
 
@@ -125,3 +126,72 @@ def test_importing_the_agent_does_not_build_the_output_envelope_validator() -> N
     )
     out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == '0'
+
+
+def _toolsets_typed_imports() -> dict[str, str]:
+    from edgewise.agent import toolsets
+
+    tree = ast.parse(Path(toolsets.__file__).read_text())
+    found: dict[str, str] = {}
+    for node in tree.body:
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == 'TYPE_CHECKING':
+            for statement in node.body:
+                assert isinstance(statement, ast.ImportFrom)
+                for alias in statement.names:
+                    found[alias.name] = (statement.module or '').lstrip('.')
+    return found
+
+
+def test_the_toolsets_lazy_table_names_what_type_checkers_see() -> None:
+    from edgewise.agent import toolsets
+
+    assert _toolsets_typed_imports() == toolsets._LAZY
+    assert set(toolsets._LAZY) <= set(toolsets.__all__)
+    assert set(toolsets._LAZY) <= set(dir(toolsets))
+    with pytest.raises(AttributeError, match=r"module 'edgewise\.agent\.toolsets' has no attribute 'NoSuchToolset'"):
+        toolsets.NoSuchToolset  # noqa: B018
+
+
+@pytest.mark.parametrize('name', sorted(edgewise.agent.toolsets._LAZY))
+def test_lazy_toolsets_resolve_on_first_use(name: str) -> None:
+    # In a fresh process: the wrapper's module is not loaded by importing the agent, and the name resolves to it.
+    code = (
+        'import sys; from edgewise.agent import Agent, toolsets; '
+        f'module = "edgewise.agent.toolsets.{edgewise.agent.toolsets._LAZY[name]}"; '
+        f'loaded = module in sys.modules; value = toolsets.{name}; '
+        'print(loaded, value is getattr(sys.modules[module], value.__name__))'
+    )
+    out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ['False', 'True']
+
+
+def test_importing_the_agent_builds_no_schema_and_loads_no_stored_run_code() -> None:
+    # The first pydantic schema built loads pydantic's plugins (through importlib.metadata's scan of the installed
+    # distributions); the durable stores and the resume code load with the first run that needs them.
+    code = (
+        'import sys; from edgewise.agent import Agent; '
+        "print(sorted(m for m in ('pydantic.plugin._loader', 'edgewise.graph.persistence.store', "
+        "'edgewise.agent.agent._resume', 'edgewise.agent.stored_runs') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == '[]'
+
+
+def test_wrapper_methods_import_their_wrapper_on_first_use() -> None:
+    # In a fresh process, where no wrapper module is loaded yet: each method of `AbstractToolset` still wraps.
+    code = (
+        'from edgewise.agent.toolsets import FunctionToolset; t = FunctionToolset(); print(*(type(w).__name__ for w '
+        'in (t.filtered(lambda c, d: True), t.prefixed("p"), t.prepared(lambda c, d: d), t.renamed({}), '
+        't.approval_required(), t.defer_loading(), t.include_return_schemas(), t.with_metadata(a=1))))'
+    )
+    out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == [
+        'FilteredToolset',
+        'PrefixedToolset',
+        'PreparedToolset',
+        'RenamedToolset',
+        'ApprovalRequiredToolset',
+        'DeferredLoadingToolset',
+        'IncludeReturnSchemasToolset',
+        'SetMetadataToolset',
+    ]

@@ -58,6 +58,9 @@ class NamedSpec(BaseModel):
     arguments).
     """
 
+    # Schemas are built on first use: importing the agent builds none (the first build also loads pydantic's plugins).
+    model_config = ConfigDict(defer_build=True)
+
     name: str
     """The registered name of the class to build."""
     arguments: tuple[Any] | dict[str, Any] | None

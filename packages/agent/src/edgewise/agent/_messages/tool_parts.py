@@ -5,6 +5,8 @@
 
 from __future__ import annotations as _annotations
 
+import functools
+import functools
 import os
 from dataclasses import KW_ONLY, dataclass, field, fields
 from datetime import datetime, timezone
@@ -206,7 +208,7 @@ class ToolReturnPart(BaseToolReturnPart):
             content = part.content if isinstance(part.content, dict) else {}
             return _as_typed(part, LoadCapabilityReturnPart, content=content)
         if kind == TOOL_SEARCH_TOOL_KIND and not isinstance(part, ToolSearchReturnPart):
-            found = _valid(_SEARCH_RETURN_TA, part.content)
+            found = _valid(_search_return_adapter(), part.content)
             return part if found is _INVALID else _as_typed(part, ToolSearchReturnPart, content=found)
         return part
 
@@ -393,7 +395,7 @@ class ToolCallPart(BaseToolCallPart):
         if kind == CAPABILITY_LOAD_TOOL_KIND and not isinstance(part, LoadCapabilityCallPart):
             return _as_typed(part, LoadCapabilityCallPart)
         if kind == TOOL_SEARCH_TOOL_KIND and not isinstance(part, ToolSearchCallPart):
-            found = _valid(_SEARCH_ARGS_TA, part.args)
+            found = _valid(_search_args_adapter(), part.args)
             return part if found is _INVALID else _as_typed(part, ToolSearchCallPart, args=found)
         return part
 
@@ -495,8 +497,19 @@ def narrow_tool_parts(parts: list[Any]) -> list[Any]:
 
 
 _TYPED_TOOL_KINDS = frozenset((CAPABILITY_LOAD_TOOL_KIND, TOOL_SEARCH_TOOL_KIND))
-_SEARCH_ARGS_TA: pydantic.TypeAdapter[str | ToolSearchArgs | None] = pydantic.TypeAdapter(str | ToolSearchArgs | None)
-_SEARCH_RETURN_TA: pydantic.TypeAdapter[ToolSearchReturnContent] = pydantic.TypeAdapter(ToolSearchReturnContent)
+
+
+@functools.cache
+def _search_args_adapter() -> pydantic.TypeAdapter[str | ToolSearchArgs | None]:
+    # Built on first use: a program that never meets a tool search part pays nothing at import.
+    return pydantic.TypeAdapter(str | ToolSearchArgs | None)
+
+
+@functools.cache
+def _search_return_adapter() -> pydantic.TypeAdapter[ToolSearchReturnContent]:
+    return pydantic.TypeAdapter(ToolSearchReturnContent)
+
+
 _INVALID: Any = object()
 # The fields a typed tool part takes from its plain part (its name and kinds are the typed class's own).
 _OWN_FIELDS = frozenset(('tool_name', 'tool_kind', 'part_kind'))

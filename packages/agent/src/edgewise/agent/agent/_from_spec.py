@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Self, cast
 
-from pydantic import BaseModel, Field, TypeAdapter, model_serializer, model_validator
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_serializer, model_validator
 from pydantic_core import from_json, to_json
 from pydantic_core.core_schema import SerializationInfo, SerializerFunctionWrapHandler
 
@@ -68,6 +68,8 @@ _Format = Literal['yaml', 'json']
 
 class AgentSpec(BaseModel):
     """An agent as data: what `Agent.from_spec` builds an agent from, and what `run(spec=...)` adds to a run."""
+
+    model_config = ConfigDict(defer_build=True)  # the schema is built on first use, not when the agent is imported
 
     json_schema_path: str | None = Field(default=None, alias='$schema')
     """The `$schema` key of a spec file (its JSON schema, for editors); not used otherwise."""

@@ -21,7 +21,6 @@ import anyio
 import anyio.lowlevel
 
 from edgewise.graph import BaseStatePersistence, GraphRun
-from edgewise.graph.persistence.store import DurableStatePersistence
 
 from .. import _instrument
 from .._functions.runners import OutputValidator, SystemPromptRunner, normalize_instructions
@@ -71,7 +70,6 @@ from ..toolsets import AbstractToolset
 from ..usage import RunUsage, UsageLimits
 from ._from_spec import AgentSpec, run_from_spec
 from ._model_choice import NO_MODEL, ModelChoice, choose_model, infer_agent_model
-from ._resume import check_claimed_answers, check_stored_answers, deferred_answers, restore_history
 from ._toolsets import AgentToolsets
 
 _NO_TOOLSET_YET: AbstractAsyncContextManager[None] = nullcontext()  # a stored run's toolset comes with its graph run
@@ -289,6 +287,16 @@ async def new_run(
     return graph_deps, run_toolset, opening, finish
 
 
+def _stores_waiting(persistence: BaseStatePersistence[Any, Any] | None) -> bool:
+    """Whether `persistence` is a durable store (it keeps what a waiting run waits on)."""
+    if persistence is None:
+        return False
+    # Imported here: a run without a persistence (and the agent's import) never loads the durable stores.
+    from edgewise.graph.persistence.store import DurableStatePersistence
+
+    return isinstance(persistence, DurableStatePersistence)
+
+
 def configure_run(
     agent: SetUpAgent,
     *,
@@ -375,7 +383,7 @@ def configure_run(
         agent_name=agent.name,
         agent=agent,
         persistence=persistence,
-        stores_waiting=isinstance(persistence, DurableStatePersistence),
+        stores_waiting=_stores_waiting(persistence),
         model_choice=choice if choice is not None and (choice.picked or choice.selector is not None) else None,
         model_id=_model_id(agent, model) if choice is None else choice.model_id,
     )
@@ -413,6 +421,8 @@ async def stored_run(
     """A stored run (`iter_from_persistence`), prepared: configured as a new run of the agent is (its overrides,
     capabilities, instrumentation, validation context and concurrency limit) with the deps, model and settings
     given now; its graph run opens from the persistence, and then makes and enters the run's toolset."""
+    from ._resume import check_stored_answers, deferred_answers  # only resuming runs read stored answers
+
     stored_by = None
     if isinstance(persistence, str):  # a run id: the durability capability's store holds the run
         durability = durability_of(agent._overrides.get().get('capabilities', agent._capabilities))
@@ -440,6 +450,8 @@ async def stored_run(
 async def stored_graph_run(
     agent: SetUpAgent, persistence: BaseStatePersistence[Any, Any], graph_deps: GraphAgentDeps[Any, Any]
 ) -> AsyncIterator[GraphRun[GraphAgentState, GraphAgentDeps[Any, Any], FinalResult[Any]]]:
+    from ._resume import check_claimed_answers, restore_history
+
     async with agent_graph().iter_from_persistence(persistence, deps=graph_deps, infer_name=False) as graph_run:
         # Held by this process now: the history read here is the one the run goes on from.
         check_claimed_answers(persistence, graph_run.next_node, graph_deps.deferred_tool_results)

@@ -21,6 +21,7 @@ capabilities that can be built from data.
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
+from ..exceptions import HookTimeoutError
 from ..output import OutputContext
 from ._dynamic import DynamicCapability
 from .abstract import (
@@ -50,14 +51,8 @@ from .abstract import (
 from .capability import Capability, CapabilityDescription
 from .combined import CombinedCapability
 from .content_filter import RaiseContentFilterError
-from .deferred_tool_handler import HandleDeferredToolCalls
 from .durability import EdgewiseDurability
-from .hooks import HookRegistration, Hooks, HookTimeoutError
-from .include_return_schemas import IncludeToolReturnSchemas
 from .instrumentation import Instrumentation
-from .native_tool import NativeTool
-from .prepare_tools import PrepareOutputTools, PrepareTools
-from .process_event_stream import ProcessEventStream
 from .process_history import HistoryProcessor, HistoryProcessorFunc, ProcessHistory
 from .resolve_model_id import ModelIdResolver, ResolveModelId
 from .select_model import SelectModel
@@ -74,6 +69,14 @@ from .wrapper import WrapperCapability
 # The ready-made capabilities that the agent itself never uses are imported on first use (`capabilities.WebSearch`,
 # `from edgewise.agent.capabilities import WebSearch`, `CAPABILITY_TYPES`), so that importing the agent stays cheap.
 _LAZY: dict[str, str] = {
+    'HandleDeferredToolCalls': 'deferred_tool_handler',
+    'HookRegistration': 'hooks',
+    'Hooks': 'hooks',
+    'IncludeToolReturnSchemas': 'include_return_schemas',
+    'NativeTool': 'native_tool',
+    'PrepareOutputTools': 'prepare_tools',
+    'PrepareTools': 'prepare_tools',
+    'ProcessEventStream': 'process_event_stream',
     'ImageGeneration': 'image_generation',
     'MCP': 'mcp',
     'NativeOrLocalTool': 'native_or_local',
@@ -138,10 +141,16 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:
+    from .deferred_tool_handler import HandleDeferredToolCalls
+    from .hooks import HookRegistration, Hooks
     from .image_generation import ImageGeneration
+    from .include_return_schemas import IncludeToolReturnSchemas
     from .mcp import MCP
     from .native_or_local import NativeOrLocalTool
+    from .native_tool import NativeTool
     from .prefix_tools import PrefixTools
+    from .prepare_tools import PrepareOutputTools, PrepareTools
+    from .process_event_stream import ProcessEventStream
     from .reinject_system_prompt import ReinjectSystemPrompt
     from .set_tool_metadata import SetToolMetadata
     from .thinking import Thinking

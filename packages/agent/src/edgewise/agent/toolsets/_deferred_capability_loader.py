@@ -4,6 +4,7 @@
 from __future__ import annotations as _annotations
 
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from pydantic import TypeAdapter
@@ -39,9 +40,12 @@ LOAD_CAPABILITY_ALREADY_AVAILABLE_MESSAGE_TEMPLATE = (
 )
 """What the model is told (as a retry) when it loads a capability already in effect."""
 
-_ARGS = TypeAdapter(LoadCapabilityArgs)
-_ARGS_VALIDATOR: Any = _ARGS.validator
-_SCHEMA = {**_ARGS.json_schema(), 'title': 'LoadCapabilityArgs'}
+
+@cache
+def _args() -> tuple[Any, dict[str, Any]]:
+    # The validator and schema of `load_capability`, built on first use rather than at import.
+    adapter = TypeAdapter(LoadCapabilityArgs)
+    return adapter.validator, {**adapter.json_schema(), 'title': 'LoadCapabilityArgs'}
 
 
 @dataclass
@@ -61,13 +65,14 @@ class DeferredCapabilityLoaderToolset(WrapperToolset[AgentDepsT]):
                 f"Tool name '{LOAD_CAPABILITY_TOOL_NAME}' is reserved for deferred capability loading. "
                 'Rename your tool to avoid conflicts.'
             )
+        validator, schema = _args()
         tool_def = ToolDefinition(
             name=LOAD_CAPABILITY_TOOL_NAME,
             description=LOAD_CAPABILITY_TOOL_DESCRIPTION,
-            parameters_json_schema=_SCHEMA,
+            parameters_json_schema=schema,
             tool_kind=CAPABILITY_LOAD_TOOL_KIND,
         )
-        load = ToolsetTool(toolset=self, tool_def=tool_def, max_retries=1, args_validator=_ARGS_VALIDATOR)
+        load = ToolsetTool(toolset=self, tool_def=tool_def, max_retries=1, args_validator=validator)
         return {LOAD_CAPABILITY_TOOL_NAME: load, **tools}
 
     async def call_tool(

@@ -17,6 +17,7 @@ import inspect
 import re
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
+from functools import cache
 from typing import Any, Literal, TypeAlias
 
 import pydantic
@@ -100,7 +101,12 @@ class _SearchArgs(TypedDict):
     queries: list[str]
 
 
-_ARGS_VALIDATOR: Any = pydantic.TypeAdapter(_SearchArgs).validator
+@cache
+def _args_validator() -> Any:
+    # Built on the first search tool, not at import: importing the agent should not pay for a schema it may never use.
+    return pydantic.TypeAdapter(_SearchArgs).validator
+
+
 _TOKEN = re.compile(r'[a-z0-9]+')
 
 
@@ -225,7 +231,7 @@ class ToolSearchToolset(WrapperToolset[AgentDepsT]):
             unless_native=TOOL_SEARCH_NATIVE_KIND if self.search_fn is None else None,
         )
         return _SearchTool(
-            toolset=self, tool_def=tool_def, max_retries=1, args_validator=_ARGS_VALIDATOR, corpus=corpus
+            toolset=self, tool_def=tool_def, max_retries=1, args_validator=_args_validator(), corpus=corpus
         )
 
     async def call_tool(

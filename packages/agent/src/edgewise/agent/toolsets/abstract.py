@@ -12,6 +12,7 @@ from __future__ import annotations as _annotations
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
+from importlib import import_module
 from typing import TYPE_CHECKING, Any, Generic, Literal, Protocol, Self
 
 from .._tools.definition import ToolDefinition
@@ -30,6 +31,26 @@ _WRAPPERS: dict[str, Callable[..., Any]] = {}
 def register_wrapper(method: str, cls: Callable[..., Any]) -> None:
     """Make `AbstractToolset.<method>(...)` wrap the toolset in `cls(toolset, ...)`."""
     _WRAPPERS[method] = cls
+
+
+# The module registering each wrapper: the wrappers are imported on first use, not with the agent.
+_WRAPPER_MODULES = {
+    'filtered': 'filtered',
+    'prefixed': 'prefixed',
+    'prepared': 'prepared',
+    'renamed': 'renamed',
+    'approval_required': 'approval_required',
+    'defer_loading': 'deferred_loading',
+    'include_return_schemas': 'include_return_schemas',
+    'with_metadata': 'set_metadata',
+}
+
+
+def _wrapper(method: str) -> Callable[..., Any]:
+    """The wrapper registered for `method`, its module imported first if it has not been."""
+    if method not in _WRAPPERS:
+        import_module(f'{__package__}.{_WRAPPER_MODULES[method]}')
+    return _WRAPPERS[method]
 
 
 class SchemaValidatorProt(Protocol):
@@ -129,22 +150,22 @@ class AbstractToolset(ABC, Generic[AgentDepsT]):
         self, filter_func: Callable[[RunContext[AgentDepsT], ToolDefinition], bool | Awaitable[bool]]
     ) -> AbstractToolset[AgentDepsT]:
         """This toolset keeping only the tools for which `filter_func(ctx, tool_def)` is true."""
-        wrapped: AbstractToolset[AgentDepsT] = _WRAPPERS['filtered'](self, filter_func)
+        wrapped: AbstractToolset[AgentDepsT] = _wrapper('filtered')(self, filter_func)
         return wrapped
 
     def prefixed(self, prefix: str) -> AbstractToolset[AgentDepsT]:
         """This toolset with its tool names starting with `{prefix}_`."""
-        wrapped: AbstractToolset[AgentDepsT] = _WRAPPERS['prefixed'](self, prefix)
+        wrapped: AbstractToolset[AgentDepsT] = _wrapper('prefixed')(self, prefix)
         return wrapped
 
     def prepared(self, prepare_func: ToolsPrepareFunc[AgentDepsT]) -> AbstractToolset[AgentDepsT]:
         """This toolset with its definitions of each step passed through `prepare_func(ctx, tool_defs)`."""
-        wrapped: AbstractToolset[AgentDepsT] = _WRAPPERS['prepared'](self, prepare_func)
+        wrapped: AbstractToolset[AgentDepsT] = _wrapper('prepared')(self, prepare_func)
         return wrapped
 
     def renamed(self, name_map: dict[str, str]) -> AbstractToolset[AgentDepsT]:
         """This toolset with tools renamed: `name_map` maps each new name to the tool's own name."""
-        wrapped: AbstractToolset[AgentDepsT] = _WRAPPERS['renamed'](self, name_map)
+        wrapped: AbstractToolset[AgentDepsT] = _wrapper('renamed')(self, name_map)
         return wrapped
 
     def approval_required(
@@ -154,20 +175,20 @@ class AbstractToolset(ABC, Generic[AgentDepsT]):
         ),
     ) -> AbstractToolset[AgentDepsT]:
         """This toolset with calls waiting for approval when `approval_required_func(ctx, tool_def, args)` is true."""
-        wrapped: AbstractToolset[AgentDepsT] = _WRAPPERS['approval_required'](self, approval_required_func)
+        wrapped: AbstractToolset[AgentDepsT] = _wrapper('approval_required')(self, approval_required_func)
         return wrapped
 
     def defer_loading(self, tool_names: Sequence[str] | None = None) -> AbstractToolset[AgentDepsT]:
         """This toolset with its tools (all, or those in `tool_names`) hidden until a tool search finds them."""
-        wrapped: AbstractToolset[AgentDepsT] = _WRAPPERS['defer_loading'](self, tool_names)
+        wrapped: AbstractToolset[AgentDepsT] = _wrapper('defer_loading')(self, tool_names)
         return wrapped
 
     def include_return_schemas(self) -> AbstractToolset[AgentDepsT]:
         """This toolset with the model told what each tool returns (`include_return_schema=True` where unset)."""
-        wrapped: AbstractToolset[AgentDepsT] = _WRAPPERS['include_return_schemas'](self)
+        wrapped: AbstractToolset[AgentDepsT] = _wrapper('include_return_schemas')(self)
         return wrapped
 
     def with_metadata(self, **metadata: Any) -> AbstractToolset[AgentDepsT]:
         """This toolset with `metadata` merged into each tool's `ToolDefinition.metadata`."""
-        wrapped: AbstractToolset[AgentDepsT] = _WRAPPERS['with_metadata'](self, **metadata)
+        wrapped: AbstractToolset[AgentDepsT] = _wrapper('with_metadata')(self, **metadata)
         return wrapped
