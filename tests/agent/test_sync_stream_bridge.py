@@ -192,6 +192,26 @@ def test_the_callers_context_variables_reach_the_async_side() -> None:
         REQUEST_ID.reset(token)
     assert recorded.context_values == ['request-7']
     assert bridge.call(REQUEST_ID.get) == 'request-7'
+    token = REQUEST_ID.set('request-8')
+    try:
+        assert bridge.call(REQUEST_ID.get) == 'request-8'
+    finally:
+        REQUEST_ID.reset(token)
+    bridge.shutdown()
+
+
+def test_a_variable_the_run_set_while_entering_wins_over_the_callers_later_change() -> None:
+    @asynccontextmanager
+    async def sets_the_variable() -> AsyncIterator[None]:
+        REQUEST_ID.set('set by the run')
+        yield
+
+    bridge = SyncStreamBridge(sets_the_variable(), async_alternative='`stream`')
+    token = REQUEST_ID.set('changed by the caller')
+    try:
+        assert bridge.call(REQUEST_ID.get) == 'set by the run'
+    finally:
+        REQUEST_ID.reset(token)
     bridge.shutdown()
 
 

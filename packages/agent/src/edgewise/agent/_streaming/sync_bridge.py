@@ -8,7 +8,8 @@ requests of the synchronous side one at a time (a `call()`, or one step of a `st
 the context manager. That is exactly what `async with run_stream() as result: async for ...` does in async code, so
 what the run opens in one step and closes in a later one (a cancel scope, an OpenTelemetry span and its context
 token, an async generator started while entering) is entered and exited in the same task and the same `Context`.
-The owner starts with a copy of the caller's context variables (the current span, `capture_run_messages()`, ...).
+The owner starts with a copy of the caller's context variables (the current span, `capture_run_messages()`, ...);
+a variable the caller changes later reaches the requests made after the change, unless the run changed it itself.
 
 `shutdown()` (from the owning wrapper's `close()`/`__exit__`) stops the request in progress, exits the context
 manager in the owner task and stops the loop and its thread; a `weakref.finalize` does the same for a bridge
@@ -22,7 +23,7 @@ import weakref
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterator
 from concurrent.futures import Future
 from contextlib import AbstractAsyncContextManager, AbstractContextManager
-from contextvars import Context, copy_context
+from contextvars import Context, ContextVar, copy_context
 from types import TracebackType
 from typing import Any, Generic, TypeVar, overload
 
@@ -39,7 +40,8 @@ _T = TypeVar('_T')
 ExitInfo = tuple[type[BaseException] | None, BaseException | None, TracebackType | None]
 """The arguments of `__exit__`, handed to the stream context manager's `__aexit__`."""
 
-_Request = tuple[Callable[[], Any], 'Future[Any]']
+_Request = tuple[Callable[[], Any], 'Future[Any]', dict[ContextVar[Any], Any]]
+_UNSET = object()
 
 
 class _State:
@@ -52,15 +54,15 @@ class _State:
         self.current: anyio.CancelScope | None = None
         self.exit_info: ExitInfo = (None, None, None)
         self.owner: Future[None] | None = None
+        self.caller_context: Context = copy_context()
 
 
 def _shutdown(state: _State) -> None:
     """Stop the request in progress, exit the context manager in the owner task, stop the loop and its thread."""
     try:
-        if state.requests is not None:
-            state.portal.call(_close, state)
-        if state.owner is not None:
-            state.owner.result()
+        state.portal.call(_close, state)
+        assert state.owner is not None  # set before the finalizer exists
+        state.owner.result()
     finally:
         state.portal_cm.__exit__(None, None, None)
 
@@ -87,9 +89,13 @@ async def _hold(
     task_status.started(stream)
     try:
         async with requests:
-            async for func, future in requests:
+            async for func, future, updates in requests:
+                for var, value in updates.items():
+                    # What the caller changed since the bridge was made, unless the run itself changed it.
+                    if var.get(_UNSET) is state.caller_context.get(var, _UNSET):
+                        var.set(value)
                 await _serve(state, func, future)
-    except BaseException as exc:
+    except BaseException as exc:  # pragma: no cover - the loop torn down under the owner (interpreter exit)
         if not await cm.__aexit__(type(exc), exc, exc.__traceback__):
             raise
     else:
@@ -153,7 +159,7 @@ class SyncStreamBridge(Generic[StreamT]):
         state = _State(portal_cm, portal_cm.__enter__())
         send, receive = anyio.create_memory_object_stream[_Request]()
         try:
-            state.owner, stream = state.portal.start_task(_hold, cm, copy_context(), state, receive)
+            state.owner, stream = state.portal.start_task(_hold, cm, state.caller_context, state, receive)
         except BaseException:
             send.close()
             receive.close()
@@ -183,7 +189,9 @@ class SyncStreamBridge(Generic[StreamT]):
         future: Future[Any] = Future()
         requests = self._state.requests
         assert requests is not None
-        self._state.portal.call(requests.send, (lambda: func(*args), future))
+        caller = self._state.caller_context
+        updates = {var: value for var, value in copy_context().items() if caller.get(var, _UNSET) is not value}
+        self._state.portal.call(requests.send, (lambda: func(*args), future, updates))
         try:
             return future.result()
         except (KeyboardInterrupt, SystemExit) as exc:  # pragma: no cover - needs a signal landing mid-call
