@@ -1,24 +1,23 @@
 """`StreamedRunResultSync`: what `Agent.run_stream_sync` returns, a streamed run read from synchronous code.
 
-The run goes on in an event loop of its own, in a thread (an anyio blocking portal); every method waits for it.
-The loop stops once the run ends (a stream read to its end, or `get_output()`), on `close()`, or as a `with` block
-around the result ends (pydantic-ai 2.x's spelling: `with agent.run_stream_sync(...) as result:`).
+The run goes on through a `SyncStreamBridge` (an event loop of the bridge's own, with the run entered and exited in
+one task and each stream read in one task); every method waits for it. The run stops once it ends (a stream read
+to its end, or `get_output()`), on `close()`, or as a `with` block around the result ends (pydantic-ai 2.x's
+spelling: `with agent.run_stream_sync(...) as result:`).
 """
 
 from __future__ import annotations as _annotations
 
 from collections.abc import AsyncIterator, Callable, Iterator
-from contextlib import AbstractAsyncContextManager, AbstractContextManager
+from contextlib import AbstractAsyncContextManager
 from functools import partial
 from types import TracebackType
 from typing import Any, Generic, Self, TypeVar
 
-import anyio
-from anyio.from_thread import BlockingPortal, start_blocking_portal
-
 from .._run.result import CallableDatetime, CallableRunUsage
 from ..messages import ModelMessage, ModelResponse
 from .run_result import StreamedRunResult
+from .sync_bridge import SyncStreamBridge
 
 __all__ = ('StreamedRunResultSync',)
 
@@ -45,65 +44,43 @@ class StreamedRunResultSync(Generic[OutputDataT]):
                 '`StreamedRunResultSync` now takes the `run_stream()` context manager rather than an already-entered '
                 '`StreamedRunResult`; use `agent.run_stream_sync(...)` to construct it.'
             )
-        try:
-            anyio.get_current_task()
-        except anyio.NoEventLoopError:
-            pass
-        else:
-            raise RuntimeError(
-                'Cannot use a synchronous streaming method from within an async context or a running event loop; '
-                'use `run_stream` instead.'
-            )
-        self._portal_cm: AbstractContextManager[BlockingPortal] | None = start_blocking_portal()
-        portal = self._portal_cm.__enter__()
-        self._portal = portal
-        self._stream_cm: AbstractContextManager[StreamedRunResult[OutputDataT]] | None = None
-        try:
-            opened = run_stream if isinstance(run_stream, AbstractAsyncContextManager) else run_stream()
-            self._stream_cm = portal.wrap_async_context_manager(opened)
-            self._result = self._stream_cm.__enter__()
-        except BaseException:
-            self.close()
-            raise
+        opened = run_stream if isinstance(run_stream, AbstractAsyncContextManager) else run_stream()
+        self._bridge = SyncStreamBridge(opened, async_alternative='`run_stream`')
+        self._result = self._bridge.stream
 
-    def _iterate(self, source: AsyncIterator[_T]) -> Iterator[_T]:
+    def _iterate(self, make_aiter: Callable[[], AsyncIterator[_T]]) -> Iterator[_T]:
         try:
-            while True:
-                try:
-                    item = self._portal.call(source.__anext__)
-                except StopAsyncIteration:
-                    break
-                yield item
+            yield from self._bridge.stream_sync(make_aiter)
         finally:
             if self._result.is_complete:
                 self.close()
 
     def stream_text(self, *, delta: bool = False, debounce_by: float | None = 0.1) -> Iterator[str]:
         """The text as it comes: the whole text so far, or (`delta=True`) each new piece."""
-        return self._iterate(self._result.stream_text(delta=delta, debounce_by=debounce_by))
+        return self._iterate(partial(self._result.stream_text, delta=delta, debounce_by=debounce_by))
 
     def stream_output(self, *, debounce_by: float | None = 0.1) -> Iterator[OutputDataT]:
         """The output as it is built (partial outputs, then the final one)."""
-        return self._iterate(self._result.stream_output(debounce_by=debounce_by))
+        return self._iterate(partial(self._result.stream_output, debounce_by=debounce_by))
 
     def stream_response(self, *, debounce_by: float | None = 0.1) -> Iterator[ModelResponse]:
         """The model's response as it is built (`response.state` is `'incomplete'` until it is whole)."""
-        return self._iterate(self._result.stream_response(debounce_by=debounce_by))
+        return self._iterate(partial(self._result.stream_response, debounce_by=debounce_by))
 
     def stream_responses(self, *, debounce_by: float | None = 0.1) -> Iterator[tuple[ModelResponse, bool]]:
         """`stream_response()` as `(response, is_last)` pairs (deprecated in pydantic-ai 1.107, as here)."""
-        return self._iterate(self._result.stream_responses(debounce_by=debounce_by))
+        return self._iterate(partial(self._result.stream_responses, debounce_by=debounce_by))
 
     def validate_response_output(self, message: ModelResponse, *, allow_partial: bool = False) -> OutputDataT:
         """`StreamedRunResult.validate_response_output`, from synchronous code."""
-        output: OutputDataT = self._portal.call(
+        output: OutputDataT = self._bridge.call(
             partial(self._result.validate_response_output, message, allow_partial=allow_partial)
         )
         return output
 
     def get_output(self) -> OutputDataT:
         """Run to the end and return the output."""
-        output = self._portal.call(self._result.get_output)
+        output = self._bridge.call(self._result.get_output)
         self.close()
         return output
 
@@ -159,15 +136,8 @@ class StreamedRunResultSync(Generic[OutputDataT]):
         return self._result.new_messages_json(output_tool_return_content=output_tool_return_content)
 
     def close(self) -> None:
-        """Stop the run if it is still going, and the event loop it runs in."""
-        stream_cm, self._stream_cm = self._stream_cm, None
-        portal_cm, self._portal_cm = self._portal_cm, None
-        try:
-            if stream_cm is not None:
-                stream_cm.__exit__(None, None, None)
-        finally:
-            if portal_cm is not None:
-                portal_cm.__exit__(None, None, None)
+        """Stop the run if it is still going, and the event loop it runs in (at most once)."""
+        self._bridge.shutdown()
 
     def __enter__(self) -> Self:
         return self
