@@ -396,8 +396,8 @@ async def test_output_modes_the_profile_cannot_do_are_refused() -> None:
 
 async def test_function_model_takes_native_output_by_default() -> None:
     model = FunctionModel(lambda m, i: ModelResponse(parts=[TextPart('{"name": "Tom"}')]))
-    assert model.profile.supports_json_schema_output
-    assert not model.profile.supports_image_output
+    assert model.profile.get('supports_json_schema_output', False)
+    assert not model.profile.get('supports_image_output', False)
     assert (await Agent(model, output_type=NativeOutput(Pet)).run('x')).output == Pet(name='Tom')
 
 
@@ -411,6 +411,6 @@ def test_a_profile_function_is_called_with_the_model_name_once() -> None:
     painter = TestModel(model_name='painter', profile=profile_of)
     assert painter.profile is painter.profile is DRAWS
     other = TestModel(model_name='other', profile=profile_of)
-    assert other.profile.supports_json_schema_output
-    assert not other.profile.supports_image_output
+    assert other.profile.get('supports_json_schema_output', False)
+    assert not other.profile.get('supports_image_output', False)
     assert names == ['painter', 'other']

@@ -577,6 +577,6 @@ async def test_native_output_schema_is_made_strict_and_profiles_can_be_functions
         'strict': True,
     }
     bare, _ = mock_model(json_reply(completion()), profile=lambda name: None)
-    assert bare.profile.json_schema_transformer is None
+    assert bare.profile.get('json_schema_transformer', None) is None
     assert bare.customize_request_parameters(params) is params
     assert bare.base_url == 'https://api.openai.com/v1'
