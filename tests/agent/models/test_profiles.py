@@ -404,7 +404,8 @@ def test_merge_profile_layers_dicts_later_keys_winning() -> None:
     assert base == {'openai_supports_strict_tool_definition': False, 'supports_json_schema_output': False}
     assert merged is not base
     assert merge_profile(None, None) == {}
-    assert merge_profile(base) == base and merge_profile(base) is not base
+    assert merge_profile(base) == base
+    assert merge_profile(base) is not base
     # Keys of another family's profile are kept: profiles of different subclasses merge.
     assert merge_profile(ModelProfile(), AnthropicModelProfile(anthropic_supports_effort=True)) == {
         'anthropic_supports_effort': True

@@ -229,11 +229,9 @@ def test_model_families_behind_compatible_providers() -> None:
     llama = cast(OpenAIModelProfile, llama)
     assert llama.get('json_schema_transformer', None) is InlineDefsJsonSchemaTransformer
     assert llama.get('openai_chat_thinking_field', None) == 'reasoning'
-    assert infer_provider_class('together').model_profile('meta-llama/Llama-3-70b').get(
-        'json_schema_transformer', None
-    ) is (  # type: ignore[union-attr]
-        InlineDefsJsonSchemaTransformer
-    )
+    together = infer_provider_class('together').model_profile('meta-llama/Llama-3-70b')
+    assert together is not None
+    assert together['json_schema_transformer'] is InlineDefsJsonSchemaTransformer
     unknown = infer_provider_class('fireworks').model_profile('accounts/fireworks/models/unknown')
     assert unknown is not None
     assert unknown.get('json_schema_transformer', None) is OpenAIJsonSchemaTransformer
