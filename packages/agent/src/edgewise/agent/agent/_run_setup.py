@@ -52,6 +52,7 @@ from ..concurrency import concurrency_slot
 from ..exceptions import UserError
 from ..messages import ModelMessage, ModelRequest, UserContent
 from ..models import KnownModelName, Model
+from ..models.instrumented import InstrumentationSettings
 from ..output import OutputSpec
 from ..settings import ModelSettings
 from ..tools import (
@@ -95,6 +96,8 @@ class SetUpAgent(Protocol):
 
     def _tracing(self, capabilities: Sequence[Any]) -> bool: ...
 
+    def _instrumentation_settings(self, capabilities: Sequence[Any]) -> InstrumentationSettings: ...
+
 
 @asynccontextmanager
 async def _closing_after(persistence: BaseStatePersistence[Any, Any], opening: AbstractAsyncContextManager[Any]) -> Any:
@@ -129,15 +132,21 @@ async def open_run(
     async with concurrency_slot(agent._limiter, f'agent:{agent.name or "agent"}'):
         with _instrument.span_if(
             graph_deps.tracing, 'agent run', agent_name=agent.name or 'agent', model_name=graph_deps.model.model_name
-        ), run_thread_executor(graph_deps.root_capability):  # fmt: skip
+        ) as run_span, run_thread_executor(graph_deps.root_capability):  # fmt: skip
             async with toolset, opening as graph_run:
                 agent_run = AgentRun(graph_run)
-                if graph_deps.hooked & RUN_HOOKS:
-                    context = graph_deps.run_context(graph_run.state)
-                    async with wrapped_run(graph_deps.root_capability, context, agent_run):
+                try:
+                    if graph_deps.hooked & RUN_HOOKS:
+                        context = graph_deps.run_context(graph_run.state)
+                        async with wrapped_run(graph_deps.root_capability, context, agent_run):
+                            yield agent_run
+                    else:
                         yield agent_run
-                else:
-                    yield agent_run
+                finally:
+                    if run_span is not None:
+                        # The run's total usage, as pydantic-ai 2.x's format 5 gives it on the run span.
+                        settings = graph_deps.instrumentation
+                        run_span.set_attributes(settings.aggregated_usage_attributes(graph_run.state.usage))
             if finish is not None:
                 finish(agent_run)
 
@@ -292,6 +301,7 @@ def configure_run(
             agent._overrides.get(), agent._native_tools, agent._capabilities, caps, native_tools
         ),
         tracing=agent._tracing(caps),
+        instrumentation=agent._instrumentation_settings(caps),
         validation_context=agent.validation_context,
         usage_limits=usage_limits or UsageLimits(),
         max_result_retries=agent._max_result_retries if output_retries is None else output_retries,
