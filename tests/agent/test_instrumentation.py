@@ -117,3 +117,33 @@ def test_instrumentation_versions_before_5_warn_and_unknown_ones_fail() -> None:
         assert InstrumentationSettings(version=2).version == 2
     with pytest.raises(ValueError, match='must be one of 1 to 6, not 7'):
         InstrumentationSettings(version=7)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(('version', 'is_error'), [(5, False), (4, True)])
+async def test_a_deferred_tool_call_is_an_error_on_its_span_only_before_format_5(
+    capfire: CaptureLogfire, version: int, is_error: bool
+) -> None:
+    import warnings
+
+    from edgewise.agent import CallDeferred, DeferredToolRequests
+    from edgewise.agent.capabilities import Instrumentation
+    from edgewise.agent.models.instrumented import InstrumentationSettings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore', DeprecationWarning)
+        settings = InstrumentationSettings(version=version)  # type: ignore[arg-type]
+    agent: Agent[None, str | DeferredToolRequests] = Agent(
+        scripted([ToolCallPart('later', {})]),
+        output_type=[str, DeferredToolRequests],
+        capabilities=[Instrumentation(settings)],
+    )
+
+    @agent.tool_plain
+    async def later() -> int:
+        raise CallDeferred
+
+    result = await agent.run('go')
+    assert isinstance(result.output, DeferredToolRequests)
+    tool_span = next(s for s in capfire.exporter.exported_spans_as_dict() if s['name'] == 'running tool: {tool_name}')
+    assert (tool_span['attributes'].get('logfire.level_num') == 17) is is_error
+    assert any(e['name'] == 'exception' for e in tool_span.get('events', [])) is is_error
