@@ -25,7 +25,7 @@ from .response_output import validate_response
 
 __all__ = ('AgentStream',)
 
-AgentDepsT = TypeVar('AgentDepsT', default=object, contravariant=True)
+AgentDepsT = TypeVar('AgentDepsT', default=None, contravariant=True)
 OutputDataT = TypeVar('OutputDataT', default=str, covariant=True)
 
 _NOTHING: Any = object()

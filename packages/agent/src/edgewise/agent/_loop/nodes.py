@@ -97,7 +97,7 @@ __all__ = (
     'agent_graph',
 )
 
-DepsT = TypeVar('DepsT', default=object)
+DepsT = TypeVar('DepsT', default=None)
 NodeRunEndT = TypeVar('NodeRunEndT', covariant=True, default=Any)
 
 

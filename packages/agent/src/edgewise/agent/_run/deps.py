@@ -35,7 +35,7 @@ __all__ = (
     'resolve_native_tools',
 )
 
-DepsT = TypeVar('DepsT', default=object)
+DepsT = TypeVar('DepsT', default=None)
 OutputT = TypeVar('OutputT', default=Any)
 
 EndStrategy: TypeAlias = Literal['early', 'graceful', 'exhaustive']

@@ -52,7 +52,7 @@ def check_allow_model_requests() -> None:
         raise RuntimeError('Model requests are not allowed, since ALLOW_MODEL_REQUESTS is False')
 
 
-AgentDepsT = TypeVar('AgentDepsT', default=object, contravariant=True)
+AgentDepsT = TypeVar('AgentDepsT', default=None, contravariant=True)
 """Type of an agent's dependencies."""
 
 
