@@ -263,4 +263,4 @@ async def test_instrument_all_sets_the_default_that_agents_and_capabilities_over
     await own.run('q')
 
     assert _span_names(capfire).count('agent run') == 2
-    assert repr(InstrumentationSettings()) == 'InstrumentationSettings(include_content=True, version=2)'
+    assert repr(InstrumentationSettings()) == 'InstrumentationSettings(include_content=True, version=5)'

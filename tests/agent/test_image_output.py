@@ -36,9 +36,9 @@ from edgewise.agent.messages import (
     UserPromptPart,
 )
 from edgewise.agent.models.function import AgentInfo, FunctionModel
-from edgewise.agent.models.test import TestModel
+from edgewise.agent.models.test import TEST_PROFILE, TestModel
 from edgewise.agent.output import OutputObjectDefinition
-from edgewise.agent.profiles import ModelProfile
+from edgewise.agent.profiles import DEFAULT_PROFILE, ModelProfile, merge_profile
 from edgewise.agent.usage import RequestUsage
 
 from ._helpers import CONVERSATION_ID, NOW, RUN_ID, scripted
@@ -396,21 +396,31 @@ async def test_output_modes_the_profile_cannot_do_are_refused() -> None:
 
 async def test_function_model_takes_native_output_by_default() -> None:
     model = FunctionModel(lambda m, i: ModelResponse(parts=[TextPart('{"name": "Tom"}')]))
-    assert model.profile.supports_json_schema_output
-    assert not model.profile.supports_image_output
+    assert model.profile.get('supports_json_schema_output', False)
+    assert not model.profile.get('supports_image_output', False)
     assert (await Agent(model, output_type=NativeOutput(Pet)).run('x')).output == Pet(name='Tom')
 
 
-def test_a_profile_function_is_called_with_the_model_name_once() -> None:
-    names: list[str] = []
+def test_a_profile_function_gets_the_resolved_profile_once() -> None:
+    seen: list[ModelProfile] = []
 
-    def profile_of(name: str) -> ModelProfile | None:
-        names.append(name)
-        return DRAWS if name == 'painter' else None
+    def drawing(resolved: ModelProfile) -> ModelProfile:
+        seen.append(resolved)
+        return merge_profile(resolved, DRAWS)
 
-    painter = TestModel(model_name='painter', profile=profile_of)
-    assert painter.profile is painter.profile is DRAWS
-    other = TestModel(model_name='other', profile=profile_of)
-    assert other.profile.supports_json_schema_output
-    assert not other.profile.supports_image_output
-    assert names == ['painter', 'other']
+    painter = TestModel(model_name='painter', profile=drawing)
+    assert painter.profile is painter.profile
+    assert painter.profile['supports_image_output'] is True
+    # The test model's own profile under the callable: native output works.
+    assert painter.profile['supports_json_schema_output'] is True
+    assert seen == [{**DEFAULT_PROFILE, **TEST_PROFILE}]
+    # A dict is merged over the model's default profile instead of replacing it.
+    other = TestModel(model_name='other', profile=DRAWS)
+    assert other.profile == {**DEFAULT_PROFILE, **TEST_PROFILE, 'supports_image_output': True}
+
+
+def test_a_callable_profile_returning_no_dict_is_a_type_error() -> None:
+    # In pydantic-ai 1.x the callable took the model name and could return None.
+    model = TestModel(profile=lambda name: None)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match='must return a `ModelProfile` dict, got NoneType'):
+        _ = model.profile

@@ -77,3 +77,73 @@ async def test_a_failed_streamed_request_ends_its_span_with_the_error(capfire: C
     assert event['name'] == 'exception'
     assert event['attributes']['exception.type'].endswith('_ModelDown')
     assert event['attributes']['exception.message'] == 'connection lost'
+
+
+async def test_a_run_span_carries_the_runs_total_usage_under_aggregated_names(capfire: CaptureLogfire) -> None:
+    from edgewise.agent.models.instrumented import DEFAULT_INSTRUMENTATION_VERSION, InstrumentationSettings
+
+    agent = Agent(scripted([ToolCallPart('t', {})], [TextPart('ok')]))
+
+    @agent.tool_plain
+    async def t() -> int:
+        return 1
+
+    result = await agent.run('go')
+    run_span = next(s for s in capfire.exporter.exported_spans_as_dict() if s['name'] == 'agent run')
+    usage = result.usage
+    assert usage.input_tokens > 0
+    assert run_span['attributes']['gen_ai.aggregated_usage.input_tokens'] == usage.input_tokens
+    assert run_span['attributes']['gen_ai.aggregated_usage.output_tokens'] == usage.output_tokens
+    assert not any(key.startswith('gen_ai.usage.') for key in run_span['attributes'])
+    assert InstrumentationSettings().version == DEFAULT_INSTRUMENTATION_VERSION == 5
+
+
+async def test_the_standard_usage_names_on_the_run_span_when_asked(capfire: CaptureLogfire) -> None:
+    from edgewise.agent.capabilities import Instrumentation
+    from edgewise.agent.models.instrumented import InstrumentationSettings
+
+    settings = InstrumentationSettings(use_aggregated_usage_attribute_names=False, version=6)
+    agent = Agent(scripted([TextPart('ok')]), capabilities=[Instrumentation(settings)])
+    result = await agent.run('go')
+    run_span = next(s for s in capfire.exporter.exported_spans_as_dict() if s['name'] == 'agent run')
+    assert run_span['attributes']['gen_ai.usage.input_tokens'] == result.usage.input_tokens
+    assert not any(key.startswith('gen_ai.aggregated_usage.') for key in run_span['attributes'])
+
+
+def test_instrumentation_versions_before_5_warn_and_unknown_ones_fail() -> None:
+    from edgewise.agent.models.instrumented import InstrumentationSettings
+
+    with pytest.warns(DeprecationWarning, match='version 2 is deprecated; use `version=5` instead'):
+        assert InstrumentationSettings(version=2).version == 2
+    with pytest.raises(ValueError, match='must be one of 1 to 6, not 7'):
+        InstrumentationSettings(version=7)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(('version', 'is_error'), [(5, False), (4, True)])
+async def test_a_deferred_tool_call_is_an_error_on_its_span_only_before_format_5(
+    capfire: CaptureLogfire, version: int, is_error: bool
+) -> None:
+    import warnings
+
+    from edgewise.agent import CallDeferred, DeferredToolRequests
+    from edgewise.agent.capabilities import Instrumentation
+    from edgewise.agent.models.instrumented import InstrumentationSettings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore', DeprecationWarning)
+        settings = InstrumentationSettings(version=version)  # type: ignore[arg-type]
+    agent: Agent[None, str | DeferredToolRequests] = Agent(
+        scripted([ToolCallPart('later', {})]),
+        output_type=[str, DeferredToolRequests],
+        capabilities=[Instrumentation(settings)],
+    )
+
+    @agent.tool_plain
+    async def later() -> int:
+        raise CallDeferred
+
+    result = await agent.run('go')
+    assert isinstance(result.output, DeferredToolRequests)
+    tool_span = next(s for s in capfire.exporter.exported_spans_as_dict() if s['name'] == 'running tool: {tool_name}')
+    assert (tool_span['attributes'].get('logfire.level_num') == 17) is is_error
+    assert any(e['name'] == 'exception' for e in tool_span.get('events', [])) is is_error

@@ -154,7 +154,9 @@ def test_spoken_parts_as_opentelemetry_parts() -> None:
         {'type': 'text'},
         {'type': 'blob', 'mime_type': 'audio/pcm', 'modality': 'audio'},
     ]
-    assert part.otel_message_parts(InstrumentationSettings(version=3, include_binary_content=False)) == [
+    with pytest.warns(DeprecationWarning, match='version 3 is deprecated; use `version=5`'):
+        version_3 = InstrumentationSettings(version=3, include_binary_content=False)
+    assert part.otel_message_parts(version_3) == [
         {'type': 'text', 'content': 'Hello'},
         {'type': 'binary', 'media_type': 'audio/pcm'},
     ]

@@ -133,7 +133,9 @@ async def test_web_search_needs_a_compound_model_unless_optional() -> None:
     ],
 )
 async def test_thinking_becomes_reasoning_format(settings: dict[str, Any], expected: str | None) -> None:
-    model, recorder = groq(json_reply(completion('Hi.')), model_name='qwen/qwen3-32b', profile=groq_model_profile)
+    model, recorder = groq(
+        json_reply(completion('Hi.')), model_name='qwen/qwen3-32b', profile=groq_model_profile('qwen/qwen3-32b')
+    )
     await model.request(user('Hi'), settings, ModelRequestParameters())  # type: ignore[arg-type]
     body = recorder.bodies[0]
     assert body.get('reasoning_format') == expected

@@ -4,7 +4,7 @@ cannot take, images the models make."""
 from __future__ import annotations
 
 import base64
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -72,7 +72,7 @@ def _profile(found: ModelProfile | None) -> ModelProfile:
 def chat_messages(messages: list[ModelMessage], model: str = 'gpt-4o') -> list[dict[str, Any]]:
     profile = _profile(openai_model_profile(model))
     mapped = chat.map_messages(
-        messages, OpenAIModelProfile.from_profile(profile), system='openai', model_name=model, instructions=None
+        messages, cast(OpenAIModelProfile, profile), system='openai', model_name=model, instructions=None
     )
     body = chat.build_body(model_name=model, messages=mapped, settings={}, params=PARAMS, profile=profile, stream=False)
     validate_chat_body(body)

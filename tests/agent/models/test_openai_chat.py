@@ -24,7 +24,8 @@ from edgewise.agent.messages import (
 )
 from edgewise.agent.models import ModelRequestParameters
 from edgewise.agent.output import OutputObjectDefinition
-from edgewise.agent.profiles.openai import OpenAIModelProfile
+from edgewise.agent.profiles import DEFAULT_PROFILE, ModelProfile
+from edgewise.agent.profiles.openai import OpenAIJsonSchemaTransformer, OpenAIModelProfile, openai_model_profile
 from edgewise.agent.settings import ModelSettings
 from edgewise.agent.tools import ToolDefinition
 from edgewise.agent.usage import RequestUsage
@@ -576,7 +577,21 @@ async def test_native_output_schema_is_made_strict_and_profiles_can_be_functions
         'schema': {**schema, 'additionalProperties': False},
         'strict': True,
     }
-    bare, _ = mock_model(json_reply(completion()), profile=lambda name: None)
-    assert bare.profile.json_schema_transformer is None
+    seen: list[ModelProfile] = []
+
+    def without_transformer(resolved: ModelProfile) -> ModelProfile:
+        seen.append(resolved)
+        return {**resolved, 'json_schema_transformer': None}
+
+    # A callable `profile=` gets the provider's resolved profile for the model (pydantic-ai 2.x), and its result is
+    # the profile used as it is.
+    bare, _ = mock_model(json_reply(completion()), profile=without_transformer)
+    assert bare.profile['json_schema_transformer'] is None
+    assert bare.profile is bare.profile
+    assert seen == [{**DEFAULT_PROFILE, **openai_model_profile('gpt-4o')}]
+    # A dict `profile=` is merged over it.
+    merged, _ = mock_model(json_reply(completion()), profile=ModelProfile(supports_json_schema_output=False))
+    assert merged.profile['json_schema_transformer'] is OpenAIJsonSchemaTransformer
+    assert merged.profile['supports_json_schema_output'] is False
     assert bare.customize_request_parameters(params) is params
     assert bare.base_url == 'https://api.openai.com/v1'

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from hypothesis import given
@@ -15,7 +15,14 @@ from edgewise.agent.exceptions import UserError
 from edgewise.agent.models import ModelRequestParameters
 from edgewise.agent.models._mapping import customize_request_parameters
 from edgewise.agent.output import OutputObjectDefinition
-from edgewise.agent.profiles import DEFAULT_PROFILE, InlineDefsJsonSchemaTransformer, ModelProfile
+from edgewise.agent.profiles import (
+    DEFAULT_PROFILE,
+    DEFAULT_PROMPTED_OUTPUT_TEMPLATE,
+    DEFAULT_THINKING_TAGS,
+    InlineDefsJsonSchemaTransformer,
+    ModelProfile,
+    merge_profile,
+)
 from edgewise.agent.profiles.amazon import amazon_model_profile
 from edgewise.agent.profiles.anthropic import AnthropicModelProfile, anthropic_model_profile, resolve_anthropic_effort
 from edgewise.agent.profiles.cohere import cohere_model_profile
@@ -27,7 +34,12 @@ from edgewise.agent.profiles.harmony import harmony_model_profile
 from edgewise.agent.profiles.meta import meta_model_profile
 from edgewise.agent.profiles.mistral import mistral_model_profile
 from edgewise.agent.profiles.moonshotai import moonshotai_model_profile
-from edgewise.agent.profiles.openai import OpenAIJsonSchemaTransformer, OpenAIModelProfile, openai_model_profile
+from edgewise.agent.profiles.openai import (
+    OpenAIJsonSchemaTransformer,
+    OpenAIModelProfile,
+    openai_model_profile,
+    validate_openai_profile,
+)
 from edgewise.agent.profiles.qwen import qwen_model_profile
 from edgewise.agent.profiles.zai import zai_model_profile
 from edgewise.agent.tools import ToolDefinition
@@ -359,7 +371,7 @@ def test_a_transformed_tool_is_the_definition_with_only_its_schema_and_strictnes
         def __post_init__(self) -> None:
             self.checks += 1
 
-    transformer = openai_model_profile('gpt-4o').json_schema_transformer
+    transformer = openai_model_profile('gpt-4o').get('json_schema_transformer', None)
     schema = {'type': 'object', 'properties': {'a': {'type': 'string'}}, 'required': ['a']}
     fields: dict[str, Any] = {'name': 't', 'parameters_json_schema': schema, 'description': 'd', 'timeout': 2.0}
     fields |= {'sequential': True, 'kind': 'output', 'metadata': {'m': 1}}
@@ -380,25 +392,41 @@ def test_customize_request_parameters_refuses_what_the_model_cannot_do() -> None
         customize_request_parameters(ModelRequestParameters(output_mode='tool'), ModelProfile(supports_tools=False))
 
 
-def test_update_takes_only_non_default_fields_the_target_has() -> None:
-    merged = OpenAIModelProfile(openai_supports_strict_tool_definition=False).update(
-        ModelProfile(supports_json_schema_output=True, thinking_tags=('<t>', '</t>'))
-    )
-    assert (
-        merged.openai_supports_strict_tool_definition,
-        merged.supports_json_schema_output,
-        merged.thinking_tags,
-    ) == (False, True, ('<t>', '</t>'))
-    assert OpenAIModelProfile().update(None) == OpenAIModelProfile()
-    # A subclass's own fields are left out when merged into a plain profile.
-    assert ModelProfile().update(AnthropicModelProfile(anthropic_supports_effort=True)) == ModelProfile()
-    assert OpenAIModelProfile.from_profile(merged) is merged
-    assert OpenAIModelProfile.from_profile(ModelProfile(supports_tools=False)).supports_tools is False
+def test_merge_profile_layers_dicts_later_keys_winning() -> None:
+    base = OpenAIModelProfile(openai_supports_strict_tool_definition=False, supports_json_schema_output=False)
+    override = ModelProfile(supports_json_schema_output=True, thinking_tags=('<t>', '</t>'))
+    merged = merge_profile(base, override)
+    assert merged == {
+        'openai_supports_strict_tool_definition': False,
+        'supports_json_schema_output': True,  # an override's value wins even when it is a default
+        'thinking_tags': ('<t>', '</t>'),
+    }
+    assert base == {'openai_supports_strict_tool_definition': False, 'supports_json_schema_output': False}
+    assert merged is not base
+    assert merge_profile(None, None) == {}
+    assert merge_profile(base) == base
+    assert merge_profile(base) is not base
+    # Keys of another family's profile are kept: profiles of different subclasses merge.
+    assert merge_profile(ModelProfile(), AnthropicModelProfile(anthropic_supports_effort=True)) == {
+        'anthropic_supports_effort': True
+    }
+    assert type(ModelProfile(supports_tools=False)) is dict
+
+
+def test_default_profile_holds_every_key_at_its_default() -> None:
+    assert set(DEFAULT_PROFILE) == set(ModelProfile.__annotations__)
+    assert DEFAULT_PROFILE['prompted_output_template'] == DEFAULT_PROMPTED_OUTPUT_TEMPLATE
+    assert DEFAULT_PROFILE['thinking_tags'] == DEFAULT_THINKING_TAGS == ('<think>', '</think>')
+    assert DEFAULT_PROFILE['supports_tools'] is True
 
 
 def test_openai_profile_rejects_field_without_its_name() -> None:
+    # A dict cannot check itself when built: the check runs when an OpenAI Chat model uses the profile.
+    profile = OpenAIModelProfile(openai_chat_send_back_thinking_parts='field')
     with pytest.raises(UserError, match='openai_chat_thinking_field'):
-        OpenAIModelProfile(openai_chat_send_back_thinking_parts='field')
+        validate_openai_profile(profile)
+    validate_openai_profile(merge_profile(profile, OpenAIModelProfile(openai_chat_thinking_field='reasoning')))
+    validate_openai_profile(ModelProfile())
 
 
 @pytest.mark.parametrize(
@@ -415,34 +443,42 @@ def test_openai_profile_rejects_field_without_its_name() -> None:
 )
 def test_openai_reasoning_models(name: str, reasons: bool, always: bool, role: str | None) -> None:
     profile = openai_model_profile(name)
-    assert isinstance(profile, OpenAIModelProfile)
-    assert (profile.supports_thinking, profile.thinking_always_enabled, profile.openai_system_prompt_role) == (
+    profile = cast(OpenAIModelProfile, profile)
+    assert (
+        profile.get('supports_thinking', False),
+        profile.get('thinking_always_enabled', False),
+        profile.get('openai_system_prompt_role', None),
+    ) == (
         reasons,
         always,
         role,
     )
-    assert profile.openai_supports_encrypted_reasoning_content is reasons
+    assert profile.get('openai_supports_encrypted_reasoning_content', False) is reasons
 
 
 def test_anthropic_profiles() -> None:
     old, new = anthropic_model_profile('claude-3-5-haiku-latest'), anthropic_model_profile('claude-opus-4-7')
-    assert isinstance(old, AnthropicModelProfile)
-    assert isinstance(new, AnthropicModelProfile)
-    assert (old.supports_json_schema_output, old.thinking_tags, old.anthropic_disallows_sampling_settings) == (
+    old = cast(AnthropicModelProfile, old)
+    new = cast(AnthropicModelProfile, new)
+    assert (
+        old.get('supports_json_schema_output', False),
+        old.get('thinking_tags', DEFAULT_THINKING_TAGS),
+        old.get('anthropic_disallows_sampling_settings', False),
+    ) == (
         False,
         ('<thinking>', '</thinking>'),
         False,
     )
     assert (
-        new.supports_json_schema_output,
-        new.anthropic_supports_adaptive_thinking,
-        new.anthropic_supports_effort,
-        new.anthropic_disallows_sampling_settings,
-        new.anthropic_supports_forced_tool_choice,
+        new.get('supports_json_schema_output', False),
+        new.get('anthropic_supports_adaptive_thinking', False),
+        new.get('anthropic_supports_effort', False),
+        new.get('anthropic_disallows_sampling_settings', False),
+        new.get('anthropic_supports_forced_tool_choice', True),
     ) == (True, True, True, True, True)
     fable = anthropic_model_profile('claude-fable-5')
-    assert isinstance(fable, AnthropicModelProfile)
-    assert not fable.anthropic_supports_forced_tool_choice
+    fable = cast(AnthropicModelProfile, fable)
+    assert not fable.get('anthropic_supports_forced_tool_choice', True)
     assert resolve_anthropic_effort('xhigh', supports_xhigh=True) == 'xhigh'
     assert resolve_anthropic_effort('xhigh', supports_xhigh=False) == 'max'
     assert resolve_anthropic_effort('minimal', supports_xhigh=False) == 'low'
@@ -452,20 +488,28 @@ def test_google_profiles() -> None:
     flash, pro3, image = (
         google_model_profile(n) for n in ('gemini-2.5-flash', 'gemini-3-pro-preview', 'gemini-2.5-flash-image')
     )
-    assert isinstance(flash, GoogleModelProfile)
-    assert isinstance(pro3, GoogleModelProfile)
-    assert isinstance(image, GoogleModelProfile)
-    assert (flash.supports_thinking, flash.thinking_always_enabled, flash.google_supports_thinking_level) == (
+    flash = cast(GoogleModelProfile, flash)
+    pro3 = cast(GoogleModelProfile, pro3)
+    image = cast(GoogleModelProfile, image)
+    assert (
+        flash.get('supports_thinking', False),
+        flash.get('thinking_always_enabled', False),
+        flash.get('google_supports_thinking_level', False),
+    ) == (
         True,
         False,
         False,
     )
     assert (
-        pro3.thinking_always_enabled,
-        pro3.google_supports_thinking_level,
-        pro3.google_supports_tool_combination,
+        pro3.get('thinking_always_enabled', False),
+        pro3.get('google_supports_thinking_level', False),
+        pro3.get('google_supports_tool_combination', False),
     ) == (True, True, True)
-    assert (image.supports_tools, image.supports_image_output, image.supports_json_schema_output) == (
+    assert (
+        image.get('supports_tools', True),
+        image.get('supports_image_output', False),
+        image.get('supports_json_schema_output', False),
+    ) == (
         False,
         True,
         False,
@@ -485,7 +529,9 @@ def test_family_profiles() -> None:
     assert deepseek_model_profile('deepseek-reasoner') == ModelProfile(
         ignore_streamed_leading_whitespace=True, supports_thinking=True, thinking_always_enabled=True
     )
-    assert deepseek_model_profile('deepseek-v4-flash') == ModelProfile(supports_thinking=True)
+    assert deepseek_model_profile('deepseek-v4-flash') == ModelProfile(
+        ignore_streamed_leading_whitespace=False, supports_thinking=True, thinking_always_enabled=False
+    )
     assert mistral_model_profile('mistral-large') is None
     assert mistral_model_profile('magistral-medium') == ModelProfile(
         supports_thinking=True, thinking_always_enabled=True
@@ -493,39 +539,49 @@ def test_family_profiles() -> None:
     assert moonshotai_model_profile('kimi-k2') == ModelProfile(ignore_streamed_leading_whitespace=True)
     assert zai_model_profile('glm-4.6') is None
     harmony = harmony_model_profile('gpt-oss-120b')
-    assert isinstance(harmony, OpenAIModelProfile)
-    assert (harmony.openai_supports_tool_choice_required, harmony.ignore_streamed_leading_whitespace) == (False, True)
-    assert harmony.json_schema_transformer is OpenAIJsonSchemaTransformer
+    harmony = cast(OpenAIModelProfile, harmony)
+    assert (
+        harmony.get('openai_supports_tool_choice_required', True),
+        harmony.get('ignore_streamed_leading_whitespace', False),
+    ) == (False, True)
+    assert harmony.get('json_schema_transformer', None) is OpenAIJsonSchemaTransformer
 
 
 def test_qwen_profiles() -> None:
     coder, q35, q3 = (qwen_model_profile(n) for n in ('qwen-3-coder-480b', 'qwen3.5-plus', 'qwen3-32b'))
-    assert isinstance(coder, OpenAIModelProfile)
-    assert not coder.openai_supports_strict_tool_definition
+    coder = cast(OpenAIModelProfile, coder)
+    assert not coder.get('openai_supports_strict_tool_definition', True)
     assert q35 is not None
-    assert q35.supports_json_schema_output
+    assert q35.get('supports_json_schema_output', False)
     assert q3 is not None
-    assert not q3.supports_json_schema_output
-    assert q3.json_schema_transformer is InlineDefsJsonSchemaTransformer
+    assert not q3.get('supports_json_schema_output', False)
+    assert q3.get('json_schema_transformer', None) is InlineDefsJsonSchemaTransformer
 
 
 def test_grok_and_groq_profiles() -> None:
     grok43, mini, grok2 = (grok_model_profile(n) for n in ('grok-4.3', 'grok-3-mini', 'grok-2'))
-    assert isinstance(grok43, GrokModelProfile)
-    assert isinstance(mini, GrokModelProfile)
-    assert isinstance(grok2, GrokModelProfile)
-    assert (grok43.supports_thinking, grok43.thinking_always_enabled, grok43.grok_supports_builtin_tools) == (
+    grok43 = cast(GrokModelProfile, grok43)
+    mini = cast(GrokModelProfile, mini)
+    grok2 = cast(GrokModelProfile, grok2)
+    assert (
+        grok43.get('supports_thinking', False),
+        grok43.get('thinking_always_enabled', False),
+        grok43.get('grok_supports_builtin_tools', False),
+    ) == (
         True,
         False,
         True,
     )
-    assert (mini.thinking_always_enabled, mini.grok_reasoning_efforts) == (True, frozenset({'low', 'high'}))
-    assert (grok2.supports_thinking, grok2.grok_supports_builtin_tools) == (False, False)
+    assert (mini.get('thinking_always_enabled', False), mini.get('grok_reasoning_efforts', frozenset())) == (
+        True,
+        frozenset({'low', 'high'}),
+    )
+    assert (grok2.get('supports_thinking', False), grok2.get('grok_supports_builtin_tools', False)) == (False, False)
     qwen, r1, compound = (groq_model_profile(n) for n in ('qwen/qwen3-32b', 'deepseek-r1-distill', 'compound-beta'))
-    assert isinstance(compound, GroqModelProfile)
-    assert compound.groq_always_has_web_search_builtin_tool
-    assert (qwen.supports_thinking, qwen.thinking_always_enabled) == (True, False)
-    assert (r1.supports_thinking, r1.thinking_always_enabled) == (True, True)
+    compound = cast(GroqModelProfile, compound)
+    assert compound.get('groq_always_has_web_search_builtin_tool', False)
+    assert (qwen.get('supports_thinking', False), qwen.get('thinking_always_enabled', False)) == (True, False)
+    assert (r1.get('supports_thinking', False), r1.get('thinking_always_enabled', False)) == (True, True)
 
 
 def test_rewritten_schemas_are_kept_and_a_schema_changed_in_place_is_rewritten_again() -> None:

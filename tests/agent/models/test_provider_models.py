@@ -205,7 +205,7 @@ def test_model_names_resolve_to_the_new_models(monkeypatch: pytest.MonkeyPatch) 
         infer_model('gemini:gemini-2.5-pro')
     assert isinstance(infer_provider('anthropic'), AnthropicProvider)
     assert infer_provider_class('google') is GoogleProvider
-    assert AnthropicModel('claude-sonnet-4-5').profile.supports_tools
+    assert AnthropicModel('claude-sonnet-4-5').profile.get('supports_tools', True)
 
 
 def test_gemini_keeps_the_key_out_of_the_url() -> None:

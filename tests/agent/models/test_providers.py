@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from typing import cast
 
 import httpx
 import pytest
@@ -67,7 +68,7 @@ def test_a_provider_reads_its_key_and_knows_its_url(
     assert (provider.name, provider.base_url) == (name, base_url)
     assert provider.request_headers()['authorization'] == 'Bearer sk-from-env'
     assert 'sk-from-env' not in repr(provider)
-    assert isinstance(provider.model_profile('some-model'), OpenAIModelProfile)
+    assert isinstance(provider.model_profile('some-model'), dict)
 
 
 def test_base_urls_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -100,18 +101,21 @@ def test_vercel_takes_either_variable_and_cerebras_sends_its_header(monkeypatch:
 
 def test_profiles_per_provider() -> None:
     deepseek = infer_provider_class('deepseek').model_profile('deepseek-reasoner')
-    assert isinstance(deepseek, OpenAIModelProfile)
-    assert (deepseek.openai_chat_thinking_field, deepseek.openai_chat_send_back_thinking_parts) == (
+    deepseek = cast(OpenAIModelProfile, deepseek)
+    assert (
+        deepseek.get('openai_chat_thinking_field', None),
+        deepseek.get('openai_chat_send_back_thinking_parts', 'auto'),
+    ) == (
         'reasoning_content',
         'field',
     )
     grok = infer_provider_class('grok').model_profile('grok-4')
-    assert isinstance(grok, OpenAIModelProfile)
-    assert grok.openai_supports_strict_tool_definition is False
+    grok = cast(OpenAIModelProfile, grok)
+    assert grok.get('openai_supports_strict_tool_definition', True) is False
     routed = infer_provider_class('openrouter').model_profile('openai/o3-mini')
-    assert isinstance(routed, OpenAIModelProfile)
-    assert routed.openai_supports_reasoning is True
-    assert OpenAIProvider.model_profile('o1-mini').openai_system_prompt_role == 'user'  # type: ignore[union-attr]
+    routed = cast(OpenAIModelProfile, routed)
+    assert routed.get('openai_supports_reasoning', False) is True
+    assert cast(OpenAIModelProfile, OpenAIProvider.model_profile('o1-mini'))['openai_system_prompt_role'] == 'user'
 
 
 def test_unknown_providers() -> None:
@@ -222,15 +226,15 @@ def test_model_families_behind_compatible_providers() -> None:
     from edgewise.agent.profiles.openai import OpenAIJsonSchemaTransformer
 
     llama = OllamaProvider.model_profile('llama3.2')
-    assert isinstance(llama, OpenAIModelProfile)
-    assert llama.json_schema_transformer is InlineDefsJsonSchemaTransformer
-    assert llama.openai_chat_thinking_field == 'reasoning'
-    assert infer_provider_class('together').model_profile('meta-llama/Llama-3-70b').json_schema_transformer is (  # type: ignore[union-attr]
-        InlineDefsJsonSchemaTransformer
-    )
+    llama = cast(OpenAIModelProfile, llama)
+    assert llama.get('json_schema_transformer', None) is InlineDefsJsonSchemaTransformer
+    assert llama.get('openai_chat_thinking_field', None) == 'reasoning'
+    together = infer_provider_class('together').model_profile('meta-llama/Llama-3-70b')
+    assert together is not None
+    assert together['json_schema_transformer'] is InlineDefsJsonSchemaTransformer
     unknown = infer_provider_class('fireworks').model_profile('accounts/fireworks/models/unknown')
     assert unknown is not None
-    assert unknown.json_schema_transformer is OpenAIJsonSchemaTransformer
+    assert unknown.get('json_schema_transformer', None) is OpenAIJsonSchemaTransformer
     litellm = LiteLLMProvider.model_profile('gpt-4o')
-    assert isinstance(litellm, OpenAIModelProfile)
-    assert litellm.supports_json_schema_output is True
+    litellm = cast(OpenAIModelProfile, litellm)
+    assert litellm.get('supports_json_schema_output', False) is True

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import warnings
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -87,7 +87,7 @@ def chat(settings: dict[str, Any], request_params: ModelRequestParameters, **pro
         messages=[],
         settings=settings,
         params=request_params,
-        profile=OpenAIModelProfile(**profile) if profile else openai_model_profile('gpt-4o'),
+        profile=cast(OpenAIModelProfile, profile) if profile else openai_model_profile('gpt-4o'),
         stream=False,
     )
     return {'tools': [t['function']['name'] for t in built.get('tools', [])], 'tool_choice': built.get('tool_choice')}

@@ -102,6 +102,9 @@ class ToolManager(Generic[AgentDepsT]):
     """The pydantic validation context of tool arguments, or a function of the call's run context giving it."""
     tracing: bool = False
     """Whether tool calls make spans."""
+    deferrals_are_span_errors: bool = False
+    """Whether a call deferred (`CallDeferred`, `ApprovalRequired`) ends its span as an error (span formats before
+    5); from format 5 on a deferral is control flow and the span ends without error."""
     hooked: frozenset[str] = frozenset()
     """The tool hooks (`TOOL_HOOKS`) some capability of the run implements; the others are skipped."""
 
@@ -258,12 +261,19 @@ class ToolManager(Generic[AgentDepsT]):
                 f'External tool {call.tool_name!r} cannot be called: its result comes from outside the run.'
             )
         try:
+            deferral: CallDeferred | ApprovalRequired | None = None
             with _instrument.span_if(
                 self.tracing, 'running tool: {tool_name}', tool_name=call.tool_name, tool_call_id=call.tool_call_id
             ):
-                if self.hooked & EXECUTE_HOOKS:
-                    return await self._execute_with_hooks(call, tool, ctx, validated.validated_args)
-                return await self.toolset.call_tool(call.tool_name, validated.validated_args, ctx, tool)
+                try:
+                    if self.hooked & EXECUTE_HOOKS:
+                        return await self._execute_with_hooks(call, tool, ctx, validated.validated_args)
+                    return await self.toolset.call_tool(call.tool_name, validated.validated_args, ctx, tool)
+                except (CallDeferred, ApprovalRequired) as error:
+                    if self.deferrals_are_span_errors:
+                        raise
+                    deferral = error  # raised once the span has ended, so that it does not record an error
+            raise deferral
         except ModelRetry as error:
             self._check_max_retries(call.tool_name, ctx, error)
             self.failed_tools.add(call.tool_name)

@@ -38,6 +38,7 @@ async def prepare_step_tools(state: GraphAgentState, deps: GraphAgentDeps[Any, A
             default_max_retries=deps.default_tool_retries,
             validation_context=deps.validation_context,
             tracing=deps.tracing,
+            deferrals_are_span_errors=deps.instrumentation.version < 5,
             hooked=deps.hooked & TOOL_HOOKS,
         )
     deps.tool_manager = manager = await manager.for_run_step(ctx)

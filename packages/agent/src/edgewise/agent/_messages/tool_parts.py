@@ -6,7 +6,6 @@
 from __future__ import annotations as _annotations
 
 import functools
-import functools
 import os
 from dataclasses import KW_ONLY, dataclass, field, fields
 from datetime import datetime, timezone

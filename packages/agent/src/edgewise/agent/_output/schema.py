@@ -31,7 +31,7 @@ from ..output import (
     TextOutput,
     ToolOutput,
 )
-from ..profiles import ModelProfile
+from ..profiles import DEFAULT_PROMPTED_OUTPUT_TEMPLATE, ModelProfile
 from ..tools import RunContext, ToolDefinition
 from .envelope import EnvelopeBuilder, EnvelopeMember, envelope_json_schema, read_envelope
 from .partial_output import INVALID, PartialOutputBuilder
@@ -556,7 +556,7 @@ def schema_for_profile(schema: OutputSchema, profile: ModelProfile) -> OutputSch
     Raises:
         UserError: the model cannot give output of this kind (native, tool or image output).
     """
-    if schema.auto_outputs is not None and (mode := profile.default_structured_output_mode) != 'tool':
+    if schema.auto_outputs is not None and (mode := profile.get('default_structured_output_mode', 'tool')) != 'tool':
         variants: dict[Any, OutputSchema] = schema.__dict__.setdefault('_variants', {})
         found = variants.get(mode)
         if found is None:
@@ -568,11 +568,11 @@ def schema_for_profile(schema: OutputSchema, profile: ModelProfile) -> OutputSch
             variants[mode] = found
         schema = found
     # The messages are pydantic-ai's (its models check their profile before each request).
-    if schema.mode == 'native' and not profile.supports_json_schema_output:
+    if schema.mode == 'native' and not profile.get('supports_json_schema_output', False):
         raise UserError('Native structured output is not supported by this model.')
-    if schema.mode == 'tool' and not profile.supports_tools:
+    if schema.mode == 'tool' and not profile.get('supports_tools', True):
         raise UserError('Tool output is not supported by this model.')
-    if schema.allows_image and not profile.supports_image_output:
+    if schema.allows_image and not profile.get('supports_image_output', False):
         raise UserError('Image output is not supported by this model.')
     return schema
 
@@ -582,8 +582,10 @@ def output_template(schema: OutputSchema, profile: ModelProfile) -> str | Litera
     has one only when the profile needs the schema in the instructions too."""
     if schema.template is not None:
         return schema.template
-    if schema.mode == 'prompted' or (schema.mode == 'native' and profile.native_output_requires_schema_in_instructions):
-        return profile.prompted_output_template
+    if schema.mode == 'prompted' or (
+        schema.mode == 'native' and profile.get('native_output_requires_schema_in_instructions', False)
+    ):
+        return profile.get('prompted_output_template', DEFAULT_PROMPTED_OUTPUT_TEMPLATE)
     return None
 
 

@@ -21,6 +21,7 @@ from ..messages import (
     UserContent,
 )
 from ..models import Model
+from ..models.instrumented import InstrumentationSettings
 from ..native_tools import AbstractNativeTool
 from ..settings import ModelSettings
 from ..tools import AgentNativeTool, RunContext, ToolDefinition
@@ -95,6 +96,8 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
     """The native tools (run by the provider) of every request, or functions building them per step."""
     tracing: bool = True
     """Whether the run makes spans."""
+    instrumentation: InstrumentationSettings = field(default_factory=InstrumentationSettings)
+    """The run's tracing options (its total usage goes on the run span as they say)."""
     resumed_request: ModelRequest | None = None
     """The request of the given history the run sends again (run without a user prompt), not a new message."""
     validation_context: Any = None

@@ -104,6 +104,10 @@ _UNSET: Any = object()
 _NO_OVERRIDES: dict[str, Any] = {}  # never changed: `override` sets a new dict
 
 
+_DEFAULT_INSTRUMENTATION = InstrumentationSettings()
+"""The tracing options of an agent traced with no settings of its own."""
+
+
 class Agent(AbstractAgent[AgentDepsT, OutputDataT]):
     """An LLM agent: a model, instructions, tools and an output type, run as an Edgewise graph.
 
@@ -364,6 +368,14 @@ class Agent(AbstractAgent[AgentDepsT, OutputDataT]):
     @instrument.setter
     def instrument(self, value: InstrumentationSettings | bool | None) -> None:
         self._instrument = value
+
+    def _instrumentation_settings(self, capabilities: Sequence[Any]) -> InstrumentationSettings:
+        """The tracing options of a run: its `Instrumentation` capability's, else the agent's, else the defaults."""
+        for capability in capabilities:
+            if isinstance(capability, Instrumentation):
+                return capability.settings
+        setting = self._instrument if self._instrument is not None else Agent._instrument_default
+        return setting if isinstance(setting, InstrumentationSettings) else _DEFAULT_INSTRUMENTATION
 
     def _tracing(self, capabilities: Sequence[Any]) -> bool:
         if any(isinstance(c, Instrumentation) for c in capabilities):

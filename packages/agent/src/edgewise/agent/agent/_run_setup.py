@@ -63,6 +63,7 @@ from ..concurrency import concurrency_slot
 from ..exceptions import RunCancelled, UserError
 from ..messages import ModelMessage, ModelRequest, UserContent
 from ..models import KnownModelName, Model
+from ..models.instrumented import InstrumentationSettings
 from ..output import OutputSpec
 from ..settings import ModelSettings
 from ..tools import AgentNativeTool, RunContext
@@ -104,6 +105,8 @@ class SetUpAgent(Protocol):
     def name(self) -> str | None: ...
 
     def _tracing(self, capabilities: Sequence[Any]) -> bool: ...
+
+    def _instrumentation_settings(self, capabilities: Sequence[Any]) -> InstrumentationSettings: ...
 
 
 @asynccontextmanager
@@ -153,16 +156,22 @@ async def open_run(
                 with _instrument.span_if(
                     graph_deps.tracing, 'agent run', agent_name=agent.name or 'agent',
                     model_name=graph_deps.model.model_name,
-                ), run_thread_executor(graph_deps.root_capability):  # fmt: skip
+                ) as run_span, run_thread_executor(graph_deps.root_capability):  # fmt: skip
                     async with graph_deps.model_choice or nullcontext(), toolset, opening as graph_run:
                         agent_run = AgentRun(graph_run)
                         opened.append(agent_run)
-                        if graph_deps.hooked & RUN_HOOKS:
-                            context = graph_deps.run_context(graph_run.state)
-                            async with wrapped_run(graph_deps.root_capability, context, agent_run):
+                        try:
+                            if graph_deps.hooked & RUN_HOOKS:
+                                context = graph_deps.run_context(graph_run.state)
+                                async with wrapped_run(graph_deps.root_capability, context, agent_run):
+                                    yield agent_run
+                            else:
                                 yield agent_run
-                        else:
-                            yield agent_run
+                        finally:
+                            if run_span is not None:
+                                # The run's total usage, as pydantic-ai 2.x's format 5 gives it on the run span.
+                                settings = graph_deps.instrumentation
+                                run_span.set_attributes(settings.aggregated_usage_attributes(graph_run.state.usage))
                     if (ended := agent_run.result) is not None:
                         # The run is over: a `cost_limit` that no response could be priced for is reported now, once.
                         graph_deps.usage_limits.check_cost(ended.usage, messages=graph_run.state.message_history)
@@ -370,6 +379,7 @@ def configure_run(
             agent._overrides.get(), agent._native_tools, agent._capabilities, caps, native_tools
         ),
         tracing=agent._tracing(caps),
+        instrumentation=agent._instrumentation_settings(caps),
         validation_context=agent.validation_context,
         usage_limits=usage_limits or UsageLimits(),
         max_result_retries=retries.get('output', agent._max_result_retries),

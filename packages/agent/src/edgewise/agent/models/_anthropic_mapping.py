@@ -10,7 +10,7 @@ from __future__ import annotations as _annotations
 
 from collections.abc import AsyncIterable, Iterator, Sequence
 from datetime import datetime, timezone
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from .._messages.history import trim_before_compaction
 from .._tools.definition import ToolDefinition
@@ -244,7 +244,7 @@ def _tool(definition: ToolDefinition, profile: ModelProfile) -> dict[str, Any]:
     tool: dict[str, Any] = {'name': definition.name, 'input_schema': definition.parameters_json_schema}
     if definition.description:
         tool['description'] = definition.description
-    if definition.strict and profile.supports_json_schema_output:
+    if definition.strict and profile.get('supports_json_schema_output', False):
         tool['strict'] = True
     return tool
 
@@ -258,10 +258,10 @@ def _forcing_supported(settings: AnthropicModelSettings, profile: AnthropicModel
     """Whether a tool call can be forced: not while thinking, nor on models that refuse it. Asked for explicitly,
     that is an error; needed only for the output, the model is told to use a tool instead."""
     thinking = _thinking_enabled(settings)
-    if profile.anthropic_supports_forced_tool_choice and not thinking:
+    if profile.get('anthropic_supports_forced_tool_choice', True) and not thinking:
         return True
     if explicitly_forced(settings):
-        if not profile.anthropic_supports_forced_tool_choice:
+        if not profile.get('anthropic_supports_forced_tool_choice', True):
             raise UserError(f"Anthropic does not support {what} for this model. Use `tool_choice='auto'`.")
         raise UserError(
             f"Anthropic does not support {what} with thinking mode. Disable thinking or use `tool_choice='auto'`."
@@ -310,7 +310,7 @@ def anthropic_request_body(
         provider_name: The `provider_name` of parts this API made (their thinking is sent back as is).
     """
     settings: AnthropicModelSettings = anthropic_settings(model_settings or {}, params, profile, model_name)
-    anthropic_profile = AnthropicModelProfile.from_profile(profile)
+    anthropic_profile = cast(AnthropicModelProfile, profile)
     # Blocks before a compaction are ignored (and not billed): they are not sent. The system prompt, sent apart from
     # the messages, is kept.
     messages = trim_before_compaction(list(messages), provider_name)
@@ -347,7 +347,7 @@ def anthropic_request_body(
         body['stream'] = True
     if (context_management := anthropic_context_management(messages, settings)) is not None:
         body['context_management'] = context_management
-    if not anthropic_profile.anthropic_disallows_sampling_settings:
+    if not anthropic_profile.get('anthropic_disallows_sampling_settings', False):
         body.update(settings_fields(settings, (('temperature', 'temperature'), ('top_p', 'top_p'), ('top_k', 'top_k'))))
     body.update(
         settings_fields(

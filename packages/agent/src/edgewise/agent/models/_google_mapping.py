@@ -11,7 +11,7 @@ from __future__ import annotations as _annotations
 import base64
 from collections.abc import AsyncIterable, Iterator, Sequence
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, cast
 
 from ..exceptions import UserError
 from ..messages import (
@@ -244,7 +244,7 @@ def google_request_body(
             declaration['description'] = tool.description
         declarations.append(declaration)
     if declarations:
-        if not profile.supports_tools:
+        if not profile.get('supports_tools', True):
             raise UserError('Tools are not supported by this model.')
         body['tools'] = [{'functionDeclarations': declarations}]
         body['toolConfig'] = {'functionCallingConfig': calling}
@@ -266,7 +266,9 @@ def google_request_body(
     if (thinking := settings.get('google_thinking_config')) is not None:
         config['thinkingConfig'] = {_camel(k): v for k, v in thinking.items()}
     if params.output_mode == 'native' and params.output_object is not None:
-        if params.function_tools and not GoogleModelProfile.from_profile(profile).google_supports_tool_combination:
+        if params.function_tools and not cast(GoogleModelProfile, profile).get(
+            'google_supports_tool_combination', False
+        ):
             raise UserError(
                 'This model does not support `NativeOutput` and function tools at the same time. '
                 'Use `output_type=ToolOutput(...)` instead.'
@@ -274,10 +276,12 @@ def google_request_body(
         config['responseMimeType'] = 'application/json'
         config['responseJsonSchema'] = params.output_object.json_schema
     elif params.output_mode == 'prompted' and not declarations:
-        if not profile.supports_json_object_output:
+        if not profile.get('supports_json_object_output', False):
             raise UserError('JSON output is not supported by this model.')
         config['responseMimeType'] = 'application/json'
-    if profile.supports_image_output:  # an image model: it draws when asked, and only draws when text is no output
+    if profile.get(
+        'supports_image_output', False
+    ):  # an image model: it draws when asked, and only draws when text is no output
         config['responseModalities'] = ['TEXT', 'IMAGE'] if params.allow_text_output else ['IMAGE']
     if config:
         body['generationConfig'] = config

@@ -32,7 +32,7 @@ from ..messages import (
     UserPromptPart,
 )
 from ..output import OutputObjectDefinition
-from ..profiles import ModelProfile
+from ..profiles import DEFAULT_THINKING_TAGS, ModelProfile
 from ._request_parameters import ModelRequestParameters
 from ._streamed_response import StreamedResponse
 
@@ -59,11 +59,11 @@ def customize_request_parameters(params: ModelRequestParameters, profile: ModelP
     Raises:
         UserError: the output mode asks for what the model cannot do (native or tool output).
     """
-    if params.output_mode == 'native' and not profile.supports_json_schema_output:
+    if params.output_mode == 'native' and not profile.get('supports_json_schema_output', False):
         raise UserError('Native structured output is not supported by this model.')
-    if params.output_mode == 'tool' and not profile.supports_tools:
+    if params.output_mode == 'tool' and not profile.get('supports_tools', True):
         raise UserError('Tool output is not supported by this model.')
-    transformer = profile.json_schema_transformer
+    transformer = profile.get('json_schema_transformer', None)
     if transformer is None:
         return params
 
@@ -202,7 +202,7 @@ def settings_fields(settings: Mapping[str, object], names: Iterable[tuple[str, s
 
 def thinking_as_text(part: ThinkingPart, profile: ModelProfile) -> str:
     """Reasoning from another provider, as text between the profile's thinking tags."""
-    start, end = profile.thinking_tags
+    start, end = profile.get('thinking_tags', DEFAULT_THINKING_TAGS)
     return f'{start}\n{part.content}\n{end}'
 
 

@@ -36,8 +36,8 @@ from .._messages.tool_parts import TOOL_SEARCH_NATIVE_KIND
 from .._messages.usage_counts import RunUsage
 from .._warnings import PydanticAIDeprecationWarning
 from ..exceptions import UserError
-from ..native_tools import AbstractNativeTool
-from ..profiles import DEFAULT_PROFILE, ModelProfile, ModelProfileSpec
+from ..native_tools import SUPPORTED_NATIVE_TOOLS, AbstractNativeTool
+from ..profiles import ModelProfile, ModelProfileSpec, resolve_profile
 from ..settings import ModelSettings, merge_model_settings
 from ..usage import UsageLimits
 from ._native_support import check_native_tools
@@ -310,28 +310,26 @@ class Model(ABC):
     _settings: ModelSettings | None = None
     _profile_spec: ModelProfileSpec | None = None
     _resolved_profile: ModelProfile | None = None
-    _default_profile: ClassVar[ModelProfile] = DEFAULT_PROFILE
-    """The profile of a model given none (subclasses set their own)."""
+    _default_profile: ClassVar[ModelProfile] = {}
+    """The class's own profile keys over `DEFAULT_PROFILE` (subclasses set their own); `profile=` merges over it."""
 
     def __init__(self, *, settings: ModelSettings | None = None, profile: ModelProfileSpec | None = None) -> None:
         """Configure the model (subclasses need not call this: both default to `None`).
 
         Args:
             settings: Default settings of requests to this model.
-            profile: What the model accepts (or a function of the model name giving it); the class's default
-                profile if `None`.
+            profile: What the model accepts: a (partial) profile merged over the class's default profile, or a
+                function given that default and returning the profile to use.
         """
         self._settings = settings
         self._profile_spec = profile
 
     @property
     def profile(self) -> ModelProfile:
-        """What the model accepts: the profile given (resolved for the model name once), else the class's default."""
+        """What the model accepts: `DEFAULT_PROFILE`, the class's default and `profile=` merged (resolved once)."""
         found = self._resolved_profile
         if found is None:
-            spec = self._profile_spec
-            given = spec(self.model_name) if callable(spec) else spec
-            found = self._resolved_profile = given or self._default_profile
+            found = self._resolved_profile = resolve_profile(self._default_profile, self._profile_spec)
         return found
 
     @property
@@ -413,7 +411,7 @@ class Model(ABC):
                 serves are announced (a name that is none of them, or a request left with no part, is dropped).
                 Without them, every name is announced.
         """
-        spoken = convert_speech_parts(messages, include_audio=self.profile.supports_audio_input)
+        spoken = convert_speech_parts(messages, include_audio=self.profile.get('supports_audio_input', False))
         return announce_tool_availability(spoken, model_request_parameters)
 
     def customize_request_parameters(self, parameters: ModelRequestParameters) -> ModelRequestParameters:
@@ -433,7 +431,9 @@ class Model(ABC):
         """
         settings = merge_model_settings(self.settings, model_settings)
         params = self.customize_request_parameters(model_request_parameters)
-        params = check_native_tools(params, self.supported_native_tools() & self.profile.supported_native_tools)
+        params = check_native_tools(
+            params, self.supported_native_tools() & self.profile.get('supported_native_tools', SUPPORTED_NATIVE_TOOLS)
+        )
         if settings and 'thinking' in settings:
             params = resolve_thinking(settings, params, self.profile)
             rest = {key: value for key, value in settings.items() if key != 'thinking'}

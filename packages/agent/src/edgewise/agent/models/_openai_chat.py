@@ -32,7 +32,7 @@ from ..messages import (
     UserPromptPart,
     generate_tool_call_id,
 )
-from ..profiles import ModelProfile
+from ..profiles import DEFAULT_THINKING_TAGS, ModelProfile
 from ..profiles.openai import OpenAIModelProfile
 from ..usage import RequestUsage
 from ._mapping import is_text_like, unsupported_file, uploaded_file_id, user_turn_items
@@ -113,8 +113,8 @@ def _assistant_message(
     fields: dict[str, list[str]] = {}
     calls: list[dict[str, Any]] = []
     details: list[dict[str, Any]] = []
-    start_tag, end_tag = profile.thinking_tags
-    send_back = profile.openai_chat_send_back_thinking_parts
+    start_tag, end_tag = profile.get('thinking_tags', DEFAULT_THINKING_TAGS)
+    send_back = profile.get('openai_chat_send_back_thinking_parts', 'auto')
     for part in message.parts:
         if isinstance(part, TextPart):
             texts.append(part.content)
@@ -123,7 +123,7 @@ def _assistant_message(
         elif isinstance(part, ThinkingPart) and reasoning_detail and (detail := reasoning_detail(part)) is not None:
             details.append(detail)
         elif isinstance(part, ThinkingPart):
-            custom = profile.openai_chat_thinking_field
+            custom = profile.get('openai_chat_thinking_field', None)
             if send_back == 'field' and custom:
                 fields.setdefault(custom, []).append(part.content)
             elif send_back == 'tags' or (
@@ -213,7 +213,7 @@ def map_messages(
 
     `reasoning_detail` picks the thinking parts sent back in an assistant message's `reasoning_details`.
     """
-    role = profile.openai_system_prompt_role or 'system'
+    role = profile.get('openai_system_prompt_role', None) or 'system'
     result: list[dict[str, Any]] = []
     for message in messages:
         if isinstance(message, ModelRequest):
@@ -242,7 +242,7 @@ def map_messages(
     if instructions:
         leading = next((i for i, m in enumerate(result) if m['role'] != role), len(result))
         result.insert(leading, _system_message(role, instructions))
-    if not profile.openai_chat_supports_multiple_system_messages:
+    if not profile.get('openai_chat_supports_multiple_system_messages', True):
         result = _merge_leading_system_messages(result, role)
     return result
 
@@ -261,14 +261,14 @@ def _tool(tool: ToolDefinition, profile: OpenAIModelProfile) -> dict[str, Any]:
         'description': tool.description or '',
         'parameters': tool.parameters_json_schema,
     }
-    if tool.strict and profile.openai_supports_strict_tool_definition:
+    if tool.strict and profile.get('openai_supports_strict_tool_definition', True):
         function['strict'] = True
     return {'type': 'function', 'function': function}
 
 
 def _forcing_supported(settings: Mapping[str, Any], profile: OpenAIModelProfile, model_name: str) -> bool:
     """Whether the model can be made to call a tool; asking for it explicitly where it cannot is an error."""
-    if profile.openai_supports_tool_choice_required:
+    if profile.get('openai_supports_tool_choice_required', True):
         return True
     if explicitly_forced(settings):
         raise UserError(
@@ -316,11 +316,11 @@ def build_body(
         profile: The model's profile.
         stream: Whether the response is streamed.
     """
-    openai_profile = OpenAIModelProfile.from_profile(profile)
+    openai_profile = cast(OpenAIModelProfile, profile)
     settings = openai_settings(settings, params)
     body: dict[str, Any] = {'model': model_name, 'messages': messages}
     tool_defs, tool_choice = _tool_choice(settings, params, openai_profile, model_name)
-    unsupported = set(openai_profile.openai_unsupported_model_settings)
+    unsupported = set(openai_profile.get('openai_unsupported_model_settings', ()))
     if tool_defs:
         body['tools'] = [_tool(t, openai_profile) for t in tool_defs.values()]
         body['tool_choice'] = tool_choice
@@ -336,10 +336,10 @@ def build_body(
         body['stream_options'] = options
     if params.output_mode == 'native' and params.output_object is not None:
         body['response_format'] = _response_format(params.output_object, openai_profile)
-    elif params.output_mode == 'prompted' and profile.supports_json_object_output:
+    elif params.output_mode == 'prompted' and profile.get('supports_json_object_output', False):
         body['response_format'] = {'type': 'json_object'}
-    reasoning = openai_profile.openai_supports_reasoning and not (
-        openai_profile.openai_supports_reasoning_effort_none
+    reasoning = openai_profile.get('openai_supports_reasoning', False) and not (
+        openai_profile.get('openai_supports_reasoning_effort_none', False)
         and settings.get('openai_reasoning_effort', 'none') == 'none'
     )
     for key, name in _SETTINGS_TO_BODY.items():
@@ -355,7 +355,7 @@ def _response_format(output: Any, profile: OpenAIModelProfile) -> dict[str, Any]
     schema: dict[str, Any] = {'name': output.name or 'final_result', 'schema': output.json_schema}
     if output.description:
         schema['description'] = output.description
-    if profile.openai_supports_strict_tool_definition and output.strict is not None:
+    if profile.get('openai_supports_strict_tool_definition', True) and output.strict is not None:
         schema['strict'] = output.strict
     return {'type': 'json_schema', 'json_schema': schema}
 
@@ -432,14 +432,14 @@ def parse_response(
         details['refusal'] = refusal
         finish_reason = 'content_filter'
     else:
-        openai_profile = OpenAIModelProfile.from_profile(profile)
-        custom = openai_profile.openai_chat_thinking_field
+        openai_profile = cast(OpenAIModelProfile, profile)
+        custom = openai_profile.get('openai_chat_thinking_field', None)
         for name in (custom, *THINKING_FIELDS):
             if name and isinstance(reasoning := message.get(name), str) and reasoning:
                 parts.append(ThinkingPart(reasoning, id=name, provider_name=system))
                 break
         if content := message.get('content'):
-            for part in split_thinking(content, profile.thinking_tags):
+            for part in split_thinking(content, profile.get('thinking_tags', DEFAULT_THINKING_TAGS)):
                 if isinstance(part, ThinkingPart):
                     part.id, part.provider_name = 'content', system
                 parts.append(part)

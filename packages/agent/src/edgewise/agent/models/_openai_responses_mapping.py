@@ -10,7 +10,7 @@ from __future__ import annotations as _annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime, timezone
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from .._messages.history import trim_before_compaction
 from ..exceptions import UnexpectedModelBehavior, UserError
@@ -110,7 +110,7 @@ class OpenAIResponsesModelSettings(ModelSettings, total=False):
 def _request_items(message: ModelRequest, profile: OpenAIModelProfile, model_name: str) -> Iterator[dict[str, Any]]:
     for part in message.parts:
         if isinstance(part, SystemPromptPart):
-            yield {'role': profile.openai_system_prompt_role or 'system', 'content': part.content}
+            yield {'role': profile.get('openai_system_prompt_role', None) or 'system', 'content': part.content}
         elif isinstance(part, UserPromptPart):
             if isinstance(part.content, str):
                 yield {'role': 'user', 'content': part.content}
@@ -188,7 +188,7 @@ def _response_items(
                         'status': 'completed',
                     }
                     phase = (part.provider_details or {}).get('phase')
-                    if profile.openai_supports_phase and phase in ('commentary', 'final_answer'):
+                    if profile.get('openai_supports_phase', False) and phase in ('commentary', 'final_answer'):
                         text_item['phase'] = phase
                     yield text_item
                 text_item['content'].append({'type': 'output_text', 'text': part.content, 'annotations': []})
@@ -203,7 +203,7 @@ def _response_items(
             }
             if part.id and with_id:
                 call['id'] = part.id
-            if profile.openai_responses_requires_function_call_status_none:
+            if profile.get('openai_responses_requires_function_call_status_none', False):
                 call['status'] = None
             yield call
         elif isinstance(part, CompactionPart):
@@ -227,7 +227,7 @@ def _response_items(
             continue  # a spoken turn: `Model.prepare_messages` turns it into text first (the model refuses it)
         elif part.id and with_id:
             # One reasoning item per id; each summary of it was kept as its own ThinkingPart.
-            signature = part.signature if profile.openai_supports_encrypted_reasoning_content else None
+            signature = part.signature if profile.get('openai_supports_encrypted_reasoning_content', False) else None
             if reasoning_item is None or reasoning_item['id'] != part.id:
                 if not (signature or part.content):
                     continue
@@ -260,9 +260,11 @@ def map_messages(
 
 
 def _drop_unsupported(settings: OpenAIResponsesModelSettings, profile: OpenAIModelProfile) -> dict[str, Any]:
-    kept: dict[str, Any] = {k: v for k, v in settings.items() if k not in profile.openai_unsupported_model_settings}
-    if profile.openai_supports_reasoning:
-        default_effort = 'none' if profile.openai_supports_reasoning_effort_none else 'medium'
+    kept: dict[str, Any] = {
+        k: v for k, v in settings.items() if k not in profile.get('openai_unsupported_model_settings', ())
+    }
+    if profile.get('openai_supports_reasoning', False):
+        default_effort = 'none' if profile.get('openai_supports_reasoning_effort_none', False) else 'medium'
         if kept.get('openai_reasoning_effort', default_effort) != 'none':
             # Reasoning models reject sampling settings while they reason.
             for key in SAMPLING_PARAMS:
@@ -294,12 +296,14 @@ def responses_request_body(
         keeps_system: Whether a compaction item marked as made from a window holding the system prompt carries it
             on (`False` for a compaction request, which is sent the system prompt again).
     """
-    openai_profile = OpenAIModelProfile.from_profile(profile)
+    openai_profile = cast(OpenAIModelProfile, profile)
     settings = _drop_unsupported(openai_settings(model_settings or {}, params), openai_profile)
     # OpenAI reads (and bills) what is sent before a compaction item: send from the latest one on. Its item carries
     # the system prompt on when it was made from a window that held it (`compact_messages`).
     messages = trim_before_compaction(list(messages), provider_name, needs_encrypted=True, keeps_system=keeps_system)
-    send_ids = settings.get('openai_send_reasoning_ids', openai_profile.openai_supports_encrypted_reasoning_content)
+    send_ids = settings.get(
+        'openai_send_reasoning_ids', openai_profile.get('openai_supports_encrypted_reasoning_content', False)
+    )
     items = map_messages(messages, openai_profile, send_ids, provider_name, model_name)
     instructions = request_instructions(messages, params)
     body: dict[str, Any] = {'model': model_name}
@@ -307,15 +311,15 @@ def responses_request_body(
     if params.output_mode == 'native' and params.output_object is not None:
         output = params.output_object
         text['format'] = {'type': 'json_schema', 'name': output.name or 'final_result', 'schema': output.json_schema}
-        if openai_profile.openai_supports_strict_tool_definition:
+        if openai_profile.get('openai_supports_strict_tool_definition', True):
             text['format']['strict'] = bool(output.strict)
         if output.description:
             text['format']['description'] = output.description
-    elif params.output_mode == 'prompted' and openai_profile.supports_json_object_output:
+    elif params.output_mode == 'prompted' and openai_profile.get('supports_json_object_output', False):
         text['format'] = {'type': 'json_object'}
         if instructions:
             # JSON mode checks the input messages (not the instructions) for the word "JSON".
-            role = openai_profile.openai_system_prompt_role or 'system'
+            role = openai_profile.get('openai_system_prompt_role', None) or 'system'
             position = next((i for i, item in enumerate(items) if item.get('role') != role), len(items))
             items.insert(position, {'role': role, 'content': instructions})
             instructions = None
@@ -329,7 +333,7 @@ def responses_request_body(
             'type': 'function',
             'name': t.name,
             'parameters': t.parameters_json_schema,
-            'strict': bool(t.strict and openai_profile.openai_supports_strict_tool_definition),
+            'strict': bool(t.strict and openai_profile.get('openai_supports_strict_tool_definition', True)),
             **({'description': t.description} if t.description else {}),
         }
         for t in (*params.function_tools, *params.output_tools)
@@ -368,7 +372,11 @@ def responses_request_body(
         text['verbosity'] = settings['openai_text_verbosity']
     if text:
         body['text'] = text
-    include = ['reasoning.encrypted_content'] if openai_profile.openai_supports_encrypted_reasoning_content else []
+    include = (
+        ['reasoning.encrypted_content']
+        if openai_profile.get('openai_supports_encrypted_reasoning_content', False)
+        else []
+    )
     include += responses_include(settings)
     if include:
         body['include'] = include
@@ -522,7 +530,7 @@ def _tool_choice(settings: Mapping[str, Any], params: Any, profile: OpenAIModelP
     resolved = resolve_tool_choice(settings, params)
     if resolved == 'auto' or resolved == 'none':
         return resolved
-    if profile.openai_supports_tool_choice_required:
+    if profile.get('openai_supports_tool_choice_required', True):
         supported = True
     elif explicitly_forced(settings):
         raise UserError(

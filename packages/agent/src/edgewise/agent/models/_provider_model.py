@@ -15,8 +15,8 @@ import pydantic_core
 
 from ..exceptions import UnexpectedModelBehavior
 from ..messages import FileUrl, ModelMessage, ModelResponse
-from ..native_tools import AbstractNativeTool
-from ..profiles import DEFAULT_PROFILE, ModelProfile, ModelProfileSpec
+from ..native_tools import SUPPORTED_NATIVE_TOOLS, AbstractNativeTool
+from ..profiles import ModelProfile, ModelProfileSpec, resolve_profile
 from ..providers import Provider, infer_provider
 from ..settings import ModelSettings, merge_model_settings
 from . import _http
@@ -55,7 +55,8 @@ class ProviderModel(Model):
         Args:
             model_name: The model's name, as the API knows it.
             provider: The provider or its name; the model's usual provider by default.
-            profile: The model's profile (or a function of the name giving it); the provider's by default.
+            profile: A (partial) profile merged over the provider's profile for this model name, or a function
+                given that profile and returning the one to use.
             settings: Default settings of this model's requests.
         """
         if provider is None:
@@ -88,13 +89,9 @@ class ProviderModel(Model):
 
     @property
     def profile(self) -> ModelProfile:
-        """The model's profile: the one given, else the provider's for this model name."""
+        """The model's profile: `DEFAULT_PROFILE`, the provider's for this model name and `profile=` merged."""
         if self._profile is None:
-            spec = self._profile_spec
-            if spec is None:
-                spec = self._provider.model_profile
-            found = spec(self._model_name) if callable(spec) else spec
-            self._profile = found or DEFAULT_PROFILE
+            self._profile = resolve_profile(self._provider.model_profile(self._model_name), self._profile_spec)
         return self._profile
 
     def customize_request_parameters(self, parameters: ModelRequestParameters) -> ModelRequestParameters:
@@ -111,7 +108,7 @@ class ProviderModel(Model):
 
     def _native_tools(self) -> frozenset[type[AbstractNativeTool]]:
         """The native tools this model can run: those its class maps that its profile allows."""
-        return self.supported_native_tools() & self.profile.supported_native_tools
+        return self.supported_native_tools() & self.profile.get('supported_native_tools', SUPPORTED_NATIVE_TOOLS)
 
     def _needs_download(self, file: FileUrl) -> bool:
         """Whether the API takes this file only as data: by default, only when the file asks to be downloaded."""

@@ -81,9 +81,9 @@ def resolve_thinking(
         raise UserError(
             f'`thinking` must be True, False or one of {", ".join(map(repr, _THINKING_LEVELS[2:]))}, not {thinking!r}.'
         )
-    if not (profile.supports_thinking or profile.thinking_always_enabled):
+    if not (profile.get('supports_thinking', False) or profile.get('thinking_always_enabled', False)):
         return params
-    if thinking is False and profile.thinking_always_enabled:
+    if thinking is False and profile.get('thinking_always_enabled', False):
         return params
     return dataclasses.replace(params, thinking=thinking)
 
@@ -114,10 +114,10 @@ def anthropic_settings(
     Raises:
         UserError: budget-based `anthropic_thinking` for a model that accepts only adaptive thinking.
     """
-    anthropic_profile = AnthropicModelProfile.from_profile(profile)
+    anthropic_profile = cast(AnthropicModelProfile, profile)
     filled: dict[str, Any] = dict(settings)
     given = filled.get('anthropic_thinking')
-    if given and given.get('type') == 'enabled' and anthropic_profile.anthropic_disallows_budget_thinking:
+    if given and given.get('type') == 'enabled' and anthropic_profile.get('anthropic_disallows_budget_thinking', False):
         raise UserError(
             f'{model_name!r} does not support '
             "`anthropic_thinking={'type': 'enabled', 'budget_tokens': ...}`. "
@@ -125,17 +125,17 @@ def anthropic_settings(
         )
     thinking = params.thinking
     if not given and thinking is not None and thinking is not False:
-        if anthropic_profile.anthropic_supports_adaptive_thinking:
+        if anthropic_profile.get('anthropic_supports_adaptive_thinking', False):
             filled['anthropic_thinking'] = {'type': 'adaptive'}
         else:
             filled['anthropic_thinking'] = {'type': 'enabled', 'budget_tokens': ANTHROPIC_THINKING_BUDGET_MAP[thinking]}
     if (
         filled.get('anthropic_effort') is None
         and isinstance(thinking, str)
-        and anthropic_profile.anthropic_supports_effort
+        and anthropic_profile.get('anthropic_supports_effort', False)
     ):
         filled['anthropic_effort'] = resolve_anthropic_effort(
-            thinking, supports_xhigh=anthropic_profile.anthropic_supports_xhigh_effort
+            thinking, supports_xhigh=anthropic_profile.get('anthropic_supports_xhigh_effort', False)
         )
     tier = _ANTHROPIC_SERVICE_TIERS.get(filled.get('service_tier', ''))
     if not filled.get('anthropic_service_tier') and tier:
@@ -153,7 +153,7 @@ def google_settings(settings: _SettingsT, params: ModelRequestParameters, profil
     thinking = params.thinking
     if filled.get('google_thinking_config') or thinking is None:
         return cast(_SettingsT, filled)
-    by_level = GoogleModelProfile.from_profile(profile).google_supports_thinking_level
+    by_level = cast(GoogleModelProfile, profile).get('google_supports_thinking_level', False)
     config: dict[str, Any]
     if thinking is False:
         config = {'thinking_level': 'MINIMAL'} if by_level else {'thinking_budget': 0}

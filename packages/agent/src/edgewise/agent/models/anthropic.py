@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 from ..messages import FileUrl, ModelMessage, ModelResponse
-from ..native_tools import AbstractNativeTool
+from ..native_tools import SUPPORTED_NATIVE_TOOLS, AbstractNativeTool
 from ..profiles import ModelProfileSpec
 from ..providers import Provider
 from ..settings import ModelSettings
@@ -74,7 +74,7 @@ class AnthropicModel(ProviderModel):
         )  # fmt: skip
 
     def _native_tools(self) -> frozenset[type[AbstractNativeTool]]:
-        return ANTHROPIC_NATIVE_TOOLS & self.profile.supported_native_tools
+        return ANTHROPIC_NATIVE_TOOLS & self.profile.get('supported_native_tools', SUPPORTED_NATIVE_TOOLS)
 
     @classmethod
     def supported_native_tools(cls) -> frozenset[type[AbstractNativeTool]]:

@@ -146,7 +146,9 @@ class FunctionModel(Model):
     def _checked(self, params: ModelRequestParameters, settings: ModelSettings | None) -> ModelRequestParameters:
         # As every model: the native tools its profile does not allow are swapped for their local fallbacks, and the
         # unified `thinking` setting is resolved for its profile (the function sees both in its `info`).
-        params = check_native_tools(params, self.supported_native_tools() & self.profile.supported_native_tools)
+        params = check_native_tools(
+            params, self.supported_native_tools() & self.profile.get('supported_native_tools', SUPPORTED_NATIVE_TOOLS)
+        )
         return resolve_thinking(settings or {}, params, self.profile)
 
     async def request(

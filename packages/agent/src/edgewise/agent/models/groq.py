@@ -11,7 +11,7 @@ from __future__ import annotations as _annotations
 
 import dataclasses
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import pydantic_core
 
@@ -87,7 +87,7 @@ class GroqModel(OpenAIChatModel):
         return frozenset[type[AbstractNativeTool]]({WebSearchTool})
 
     def _native_tools(self) -> frozenset[type[AbstractNativeTool]]:
-        if not GroqModelProfile.from_profile(self.profile).groq_always_has_web_search_builtin_tool:
+        if not cast(GroqModelProfile, self.profile).get('groq_always_has_web_search_builtin_tool', False):
             return frozenset()
         return ProviderModel._native_tools(self)
 

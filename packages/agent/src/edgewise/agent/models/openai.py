@@ -28,8 +28,8 @@ from ..messages import (
     ThinkingPart,
 )
 from ..native_tools import AbstractNativeTool, WebSearchTool
-from ..profiles import ModelProfile, ModelProfileSpec
-from ..profiles.openai import OpenAIModelProfile
+from ..profiles import DEFAULT_THINKING_TAGS, ModelProfile, ModelProfileSpec
+from ..profiles.openai import OpenAIModelProfile, validate_openai_profile
 from ..providers import Provider
 from ..settings import ModelSettings
 from . import _http
@@ -124,7 +124,7 @@ class OpenAIChatModel(ProviderModel):
 
     def customize_request_parameters(self, parameters: ModelRequestParameters) -> ModelRequestParameters:
         """Tool and output schemas rewritten by the profile's JSON-schema transformer, if it has one."""
-        transformer = self.profile.json_schema_transformer
+        transformer = self.profile.get('json_schema_transformer', None)
         if transformer is None:
             return parameters
 
@@ -145,7 +145,7 @@ class OpenAIChatModel(ProviderModel):
         return frozenset[type[AbstractNativeTool]]({WebSearchTool})
 
     def _native_tools(self) -> frozenset[type[AbstractNativeTool]]:
-        if not OpenAIModelProfile.from_profile(self.profile).openai_chat_supports_web_search:
+        if not cast(OpenAIModelProfile, self.profile).get('openai_chat_supports_web_search', False):
             return frozenset()
         return super()._native_tools()
 
@@ -160,8 +160,9 @@ class OpenAIChatModel(ProviderModel):
         self, messages: list[ModelMessage], settings: Any, params: ModelRequestParameters, *, stream: bool
     ) -> dict[str, Any]:
         profile = self.profile
+        validate_openai_profile(profile)
         mapped = _chat.map_messages(
-            messages, OpenAIModelProfile.from_profile(profile), system=self.system, model_name=self._model_name,
+            messages, cast(OpenAIModelProfile, profile), system=self.system, model_name=self._model_name,
             instructions=request_instructions(messages, params),
         )  # fmt: skip
         return _chat.build_body(
@@ -314,7 +315,7 @@ class OpenAIStreamedResponse(StreamedResponse):
         super().__init__(model_request_parameters)
         self._sse = sse
         self._model_name = model_name
-        self._profile = OpenAIModelProfile.from_profile(profile)
+        self._profile = cast(OpenAIModelProfile, profile)
         self._provider_name = provider_name
         self._continuous_usage = continuous_usage
         self.provider_details: dict[str, Any] | None = None
@@ -387,7 +388,7 @@ class OpenAIStreamedResponse(StreamedResponse):
             self.provider_details = {**(self.provider_details or {}), 'finish_reason': raw_finish}
         events: list[ModelResponseStreamEvent] = []
         manager = self._parts_manager
-        custom = self._profile.openai_chat_thinking_field
+        custom = self._profile.get('openai_chat_thinking_field', None)
         for name in (custom, *_chat.THINKING_FIELDS):
             if name and isinstance(reasoning := delta.get(name), str) and reasoning:
                 event = manager.thinking_delta(('field', name), reasoning)
@@ -415,7 +416,7 @@ class OpenAIStreamedResponse(StreamedResponse):
 
     def _text(self, content: str) -> list[ModelResponseStreamEvent]:
         events: list[ModelResponseStreamEvent] = []
-        start_tag, end_tag = self._profile.thinking_tags
+        start_tag, end_tag = self._profile.get('thinking_tags', DEFAULT_THINKING_TAGS)
         content = self._held + content
         self._held = ''
         while content:
@@ -441,7 +442,7 @@ class OpenAIStreamedResponse(StreamedResponse):
             if isinstance(event, PartStartEvent):
                 self._start_thinking(event, 'content')
             return event
-        if self._profile.ignore_streamed_leading_whitespace and not self._saw_text and not piece.strip():
+        if self._profile.get('ignore_streamed_leading_whitespace', False) and not self._saw_text and not piece.strip():
             return None
         self._saw_text = True
         return manager.text_delta(('content', self._segment), piece)

@@ -11,7 +11,7 @@ from __future__ import annotations as _annotations
 
 import dataclasses
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from typing_extensions import TypedDict
 
@@ -178,7 +178,7 @@ class OpenRouterModel(OpenAIChatModel):
         self, messages: list[ModelMessage], settings: Any, params: ModelRequestParameters, *, stream: bool
     ) -> dict[str, Any]:
         mapped = _chat.map_messages(
-            messages, OpenAIModelProfile.from_profile(self.profile), system=self.system, model_name=self._model_name,
+            messages, cast(OpenAIModelProfile, self.profile), system=self.system, model_name=self._model_name,
             instructions=request_instructions(messages, params), reasoning_detail=self._reasoning_detail,
         )  # fmt: skip
         # Thinking goes in `reasoning` (not `reasoning_effort`), web search in the plugin (not `web_search_options`).

@@ -149,7 +149,9 @@ class TestModel(Model):
         self, messages: list[ModelMessage], settings: ModelSettings | None, params: ModelRequestParameters
     ) -> ModelResponse:
         """The answer to a request, with its estimated usage."""
-        params = check_native_tools(params, self.supported_native_tools() & self.profile.supported_native_tools)
+        params = check_native_tools(
+            params, self.supported_native_tools() & self.profile.get('supported_native_tools', SUPPORTED_NATIVE_TOOLS)
+        )
         params = resolve_thinking(settings or {}, params, self.profile)
         self.last_model_request_parameters = params
         if params.native_tools:

@@ -2,15 +2,22 @@
 
 A profile says whether the model takes tools and native structured output, which JSON-schema dialect its
 tool schemas must follow (`json_schema_transformer`), how it shows its reasoning (`thinking_tags`), and so
-on. Per-family profile functions live in the submodules (`openai_model_profile`, `anthropic_model_profile`,
-...); a provider combines the family's profile with its own quirks (`ModelProfile.update`).
+on. As in pydantic-ai 2.x, a profile is a `TypedDict` (`total=False`): a plain dict whose absent keys take
+the values of `DEFAULT_PROFILE`. Per-family profile functions live in the submodules
+(`openai_model_profile`, `anthropic_model_profile`, ...); a provider layers its own quirks over the
+family's profile with `merge_profile`, and a model layers the user's `profile=` over the provider's.
+
+Profiles were dataclasses in pydantic-ai 1.x (and in Edgewise before it followed 2.x): read them with
+`profile['key']` (or `.get`) instead of attributes, and combine them with `merge_profile(base, override)`
+instead of `base.update(override)`.
 """
 
 from __future__ import annotations as _annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, fields, replace
-from typing import Any, Literal, Self, TypeAlias
+from typing import Literal, TypeAlias
+
+from typing_extensions import TypedDict
 
 from ..native_tools import SUPPORTED_NATIVE_TOOLS, AbstractNativeTool
 from ._json_schema import InlineDefsJsonSchemaTransformer, JsonSchema, JsonSchemaTransformer
@@ -19,88 +26,133 @@ __all__ = (
     'ModelProfile',
     'ModelProfileSpec',
     'DEFAULT_PROFILE',
+    'DEFAULT_PROMPTED_OUTPUT_TEMPLATE',
+    'DEFAULT_THINKING_TAGS',
     'StructuredOutputMode',
     'JsonSchema',
     'JsonSchemaTransformer',
     'InlineDefsJsonSchemaTransformer',
+    'merge_profile',
 )
 
 StructuredOutputMode: TypeAlias = Literal['tool', 'native', 'prompted']
 """How structured output is asked of a model."""
 
-_PROMPTED_OUTPUT_TEMPLATE = """
+DEFAULT_PROMPTED_OUTPUT_TEMPLATE = """
 Always respond with a JSON object that's compatible with this schema:
 
 {schema}
 
 Don't include any text or Markdown fencing before or after.
 """
+"""The instructions of prompted output when the profile gives none; `{schema}` is replaced by the schema."""
+
+DEFAULT_THINKING_TAGS: tuple[str, str] = ('<think>', '</think>')
+"""The `(start, end)` tags that enclose reasoning in a model's text when the profile gives none."""
 
 
-@dataclass(kw_only=True)
-class ModelProfile:
-    """What a model (family) accepts and how its answers look, whatever API or provider reaches it."""
+class ModelProfile(TypedDict, total=False):
+    """What a model (family) accepts and how its answers look, whatever API or provider reaches it.
 
-    supports_tools: bool = True
-    """Whether the model can call tools."""
-    supports_tool_return_schema: bool = False
-    """Whether the API takes a return schema with each tool definition."""
-    supports_json_schema_output: bool = False
-    """Whether the model can be held to a JSON schema for its answer (native structured output)."""
-    supports_json_object_output: bool = False
-    """Whether the API has a JSON mode (valid JSON, no schema), used for prompted output."""
-    supports_image_output: bool = False
-    """Whether the model can return images."""
-    supports_audio_input: bool = False
+    Every key is optional: an absent key means the value in `DEFAULT_PROFILE` (given below per key). The
+    family subclasses (`OpenAIModelProfile`, `AnthropicModelProfile`, ...) add their own keys; profiles of
+    different subclasses merge with `merge_profile`.
+    """
+
+    supports_tools: bool
+    """Whether the model can call tools (default `True`)."""
+    supports_tool_return_schema: bool
+    """Whether the API takes a return schema with each tool definition (default `False`)."""
+    supports_json_schema_output: bool
+    """Whether the model can be held to a JSON schema for its answer, native structured output (default `False`)."""
+    supports_json_object_output: bool
+    """Whether the API has a JSON mode (valid JSON, no schema), used for prompted output (default `False`)."""
+    supports_image_output: bool
+    """Whether the model can return images (default `False`)."""
+    supports_audio_input: bool
     """Whether the model takes audio in user prompts: a spoken turn's kept audio is then sent instead of its
-    transcript (`Model.prepare_messages`)."""
-    supports_inline_system_prompts: bool = False
-    """Whether system prompts may appear anywhere in the conversation, not only at its start."""
-    default_structured_output_mode: StructuredOutputMode = 'tool'
-    """The output mode used when the output type names none."""
-    prompted_output_template: str = _PROMPTED_OUTPUT_TEMPLATE
-    """Instructions for prompted output; `{schema}` is replaced by the output's JSON schema."""
-    native_output_requires_schema_in_instructions: bool = False
-    """Whether native output also needs the prompted-output instructions."""
-    json_schema_transformer: type[JsonSchemaTransformer] | None = None
-    """Rewrites tool and output schemas into the dialect the model's API accepts (`None`: sent as they are)."""
-    supports_thinking: bool = False
-    """Whether the model's reasoning can be switched on and tuned."""
-    thinking_always_enabled: bool = False
-    """Whether the model always reasons (it cannot be switched off)."""
-    thinking_tags: tuple[str, str] = ('<think>', '</think>')
-    """The tags that enclose reasoning inside the model's text."""
-    ignore_streamed_leading_whitespace: bool = False
-    """Whether streamed text that is only whitespace so far (e.g. after an empty `<think></think>`) is ignored."""
-    supported_native_tools: frozenset[type[AbstractNativeTool]] = SUPPORTED_NATIVE_TOOLS
-    """The native tools the model can use, of those its API takes (`Model.supported_native_tools()`)."""
-
-    @classmethod
-    def from_profile(cls, profile: ModelProfile | None) -> Self:
-        """`profile` as an instance of this class: itself if it is one, else this class's defaults updated by it."""
-        if isinstance(profile, cls):
-            return profile
-        return cls().update(profile)
-
-    def update(self, profile: ModelProfile | None) -> Self:
-        """A copy of this profile with every field that `profile` sets to a non-default value taken from it.
-
-        Only fields this profile's class has are taken, so a family profile can be merged into a provider's
-        profile of another subclass.
-        """
-        if profile is None:
-            return self
-        own = {f.name for f in fields(self)}
-        changes: dict[str, Any] = {}
-        for f in fields(profile):
-            value = getattr(profile, f.name)
-            if f.name in own and value != f.default:
-                changes[f.name] = value
-        return replace(self, **changes)
+    transcript by `Model.prepare_messages` (default `False`)."""
+    supports_inline_system_prompts: bool
+    """Whether system prompts may appear anywhere in the conversation, not only at its start (default `False`)."""
+    default_structured_output_mode: StructuredOutputMode
+    """The output mode used when the output type names none (default `'tool'`)."""
+    prompted_output_template: str
+    """Instructions for prompted output; `{schema}` is replaced by the output's JSON schema (default
+    `DEFAULT_PROMPTED_OUTPUT_TEMPLATE`)."""
+    native_output_requires_schema_in_instructions: bool
+    """Whether native output also needs the prompted-output instructions (default `False`)."""
+    json_schema_transformer: type[JsonSchemaTransformer] | None
+    """Rewrites tool and output schemas into the dialect the model's API accepts (default `None`: sent as
+    they are)."""
+    supports_thinking: bool
+    """Whether the model's reasoning can be switched on and tuned (default `False`)."""
+    thinking_always_enabled: bool
+    """Whether the model always reasons and cannot be switched off (default `False`)."""
+    thinking_tags: tuple[str, str]
+    """The tags that enclose reasoning inside the model's text (default `DEFAULT_THINKING_TAGS`)."""
+    ignore_streamed_leading_whitespace: bool
+    """Whether streamed text that is only whitespace so far (e.g. after an empty `<think></think>`) is
+    ignored (default `False`)."""
+    supported_native_tools: frozenset[type[AbstractNativeTool]]
+    """The native tools the model can use, of those its API takes (default: all of them)."""
 
 
-ModelProfileSpec: TypeAlias = ModelProfile | Callable[[str], ModelProfile | None]
-"""A profile, or a function from a model name to its profile (`None`: the defaults)."""
+DEFAULT_PROFILE: ModelProfile = {
+    'supports_tools': True,
+    'supports_tool_return_schema': False,
+    'supports_json_schema_output': False,
+    'supports_json_object_output': False,
+    'supports_image_output': False,
+    'supports_audio_input': False,
+    'supports_inline_system_prompts': False,
+    'default_structured_output_mode': 'tool',
+    'prompted_output_template': DEFAULT_PROMPTED_OUTPUT_TEMPLATE,
+    'native_output_requires_schema_in_instructions': False,
+    'json_schema_transformer': None,
+    'supports_thinking': False,
+    'thinking_always_enabled': False,
+    'thinking_tags': DEFAULT_THINKING_TAGS,
+    'ignore_streamed_leading_whitespace': False,
+    'supported_native_tools': SUPPORTED_NATIVE_TOOLS,
+}
+"""Every key of `ModelProfile` at its default: the bottom layer of every model's resolved profile."""
 
-DEFAULT_PROFILE = ModelProfile()
-"""The profile of a model nothing is known about."""
+ModelProfileSpec: TypeAlias = ModelProfile | Callable[[ModelProfile], ModelProfile]
+"""What `profile=` on a model takes: a (partial) profile merged over the provider's profile for the model, or
+a function given that resolved profile (`DEFAULT_PROFILE` merged in) and returning the profile to use."""
+
+
+def merge_profile(base: ModelProfile | None, *overrides: ModelProfile | None) -> ModelProfile:
+    """One profile from layers: the keys of each later profile replace those of the earlier ones.
+
+    `None` counts as an empty profile. The result is a new dict; the layers are left unchanged. This replaces
+    the `base.update(override)` of dataclass profiles (which ignored values equal to a field's default: here
+    every key an override holds wins).
+    """
+    merged: ModelProfile = {}
+    for layer in (base, *overrides):
+        if layer:
+            merged.update(layer)
+    return merged
+
+
+def resolve_profile(default: ModelProfile | None, spec: ModelProfileSpec | None) -> ModelProfile:
+    """A model's profile: `DEFAULT_PROFILE`, then the provider's (or model class's) `default`, then `spec`.
+
+    A dict `spec` is merged over the two; a callable one is given their merge and its result is the profile.
+
+    Raises:
+        TypeError: a callable `spec` returned something other than a dict.
+    """
+    resolved = merge_profile(DEFAULT_PROFILE, default)
+    if spec is None:
+        return resolved
+    if callable(spec):
+        given = spec(resolved)
+        if not isinstance(given, dict):
+            raise TypeError(
+                f'A callable `profile=` must return a `ModelProfile` dict, got {type(given).__name__}: it is given '
+                'the resolved profile (since pydantic-ai 2.x), not the model name.'
+            )
+        return given
+    return merge_profile(resolved, spec)

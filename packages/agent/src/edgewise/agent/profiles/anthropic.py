@@ -2,7 +2,6 @@
 
 from __future__ import annotations as _annotations
 
-from dataclasses import dataclass
 from typing import Literal, TypeAlias
 
 from . import ModelProfile
@@ -63,26 +62,26 @@ _LATEST_MODELS = ('claude-fable-5', 'claude-mythos-5', 'claude-opus-4-7', 'claud
 _NO_FORCED_TOOL_MODELS = ('claude-fable-5', 'claude-mythos-5', 'claude-mythos-preview')
 
 
-@dataclass(kw_only=True)
-class AnthropicModelProfile(ModelProfile):
+class AnthropicModelProfile(ModelProfile, total=False):
     """A profile with the fields of Anthropic's Messages API (all prefixed `anthropic_`, so that profiles merge)."""
 
-    anthropic_supports_fast_speed: bool = False
-    """Whether `anthropic_speed='fast'` is accepted."""
-    anthropic_supports_adaptive_thinking: bool = False
-    """Whether thinking is `{'type': 'adaptive'}` (else `{'type': 'enabled', 'budget_tokens': n}`)."""
-    anthropic_supports_effort: bool = False
-    """Whether `output_config.effort` is accepted."""
-    anthropic_supports_xhigh_effort: bool = False
-    """Whether the `xhigh` effort is accepted (else `max` is used)."""
-    anthropic_disallows_budget_thinking: bool = False
-    """Whether budget-based thinking is rejected."""
-    anthropic_disallows_sampling_settings: bool = False
-    """Whether `temperature` and `top_p` are rejected (and so left out of requests)."""
-    anthropic_supports_task_budgets: bool = False
-    """Whether `output_config.task_budget` is accepted."""
-    anthropic_supports_forced_tool_choice: bool = True
-    """Whether a forced `tool_choice` (`any`, `tool`) is accepted; thinking rules it out on every model."""
+    anthropic_supports_fast_speed: bool
+    """Whether `anthropic_speed='fast'` is accepted (default `False`)."""
+    anthropic_supports_adaptive_thinking: bool
+    """Whether thinking is `{'type': 'adaptive'}` (else `{'type': 'enabled', 'budget_tokens': n}`) (default `False`)."""
+    anthropic_supports_effort: bool
+    """Whether `output_config.effort` is accepted (default `False`)."""
+    anthropic_supports_xhigh_effort: bool
+    """Whether the `xhigh` effort is accepted (else `max` is used) (default `False`)."""
+    anthropic_disallows_budget_thinking: bool
+    """Whether budget-based thinking is rejected (default `False`)."""
+    anthropic_disallows_sampling_settings: bool
+    """Whether `temperature` and `top_p` are rejected (and so left out of requests) (default `False`)."""
+    anthropic_supports_task_budgets: bool
+    """Whether `output_config.task_budget` is accepted (default `False`)."""
+    anthropic_supports_forced_tool_choice: bool
+    """Whether a forced `tool_choice` (`any`, `tool`) is accepted; thinking rules it out on every model
+    (default `True`)."""
 
 
 def resolve_anthropic_effort(level: str, *, supports_xhigh: bool) -> AnthropicEffort:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations as _annotations
 
-from dataclasses import dataclass
-
 from . import JsonSchema, JsonSchemaTransformer, ModelProfile
 
 __all__ = ('GoogleModelProfile', 'GoogleJsonSchemaTransformer', 'google_model_profile')
@@ -11,18 +9,17 @@ __all__ = ('GoogleModelProfile', 'GoogleJsonSchemaTransformer', 'google_model_pr
 _TOOL_RETURN_MIME_TYPES = ('image/png', 'image/jpeg', 'image/webp', 'application/pdf', 'text/plain')
 
 
-@dataclass(kw_only=True)
-class GoogleModelProfile(ModelProfile):
+class GoogleModelProfile(ModelProfile, total=False):
     """A profile with the fields of the Gemini API (all prefixed `google_`, so that profiles merge)."""
 
-    google_supports_tool_combination: bool = False
-    """Whether function tools, server-side tools and a response schema may be combined (Gemini 3+)."""
-    google_supports_server_side_tool_invocations: bool = False
-    """Whether server-side tool calls are returned as parts to be sent back (Gemini 3+)."""
-    google_supported_mime_types_in_tool_returns: tuple[str, ...] = ()
-    """Media types a function response may carry as parts."""
-    google_supports_thinking_level: bool = False
-    """Whether thinking is tuned by `thinking_level` (Gemini 3+) rather than `thinking_budget`."""
+    google_supports_tool_combination: bool
+    """Whether function tools, server-side tools and a response schema may be combined (Gemini 3+) (default `False`)."""
+    google_supports_server_side_tool_invocations: bool
+    """Whether server-side tool calls are returned as parts to be sent back (Gemini 3+) (default `False`)."""
+    google_supported_mime_types_in_tool_returns: tuple[str, ...]
+    """Media types a function response may carry as parts (default `()`)."""
+    google_supports_thinking_level: bool
+    """Whether thinking is tuned by `thinking_level` (Gemini 3+) rather than `thinking_budget` (default `False`)."""
 
 
 def google_model_profile(model_name: str) -> ModelProfile | None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations as _annotations
 
-from dataclasses import dataclass
 from typing import Literal, TypeAlias
 
 from . import ModelProfile
@@ -28,16 +27,15 @@ _GROK_4_3_NAMES = frozenset(
 )
 
 
-@dataclass(kw_only=True)
-class GrokModelProfile(ModelProfile):
+class GrokModelProfile(ModelProfile, total=False):
     """A profile with xAI's own fields (all prefixed `grok_`, so that profiles merge)."""
 
-    grok_supports_builtin_tools: bool = False
-    """Whether the model has xAI's server-side tools (web search, code execution, ...)."""
-    grok_supports_tool_choice_required: bool = True
-    """Whether `tool_choice='required'` is accepted."""
-    grok_reasoning_efforts: frozenset[GrokReasoningEffort] = frozenset()
-    """The `reasoning_effort` values the model accepts (empty: it does not take one)."""
+    grok_supports_builtin_tools: bool
+    """Whether the model has xAI's server-side tools (web search, code execution, ...) (default `False`)."""
+    grok_supports_tool_choice_required: bool
+    """Whether `tool_choice='required'` is accepted (default `True`)."""
+    grok_reasoning_efforts: frozenset[GrokReasoningEffort]
+    """The `reasoning_effort` values the model accepts (empty: it does not take one) (default `frozenset()`)."""
 
 
 def grok_model_profile(model_name: str) -> ModelProfile | None:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations as _annotations
 
-from dataclasses import dataclass
-
 from . import ModelProfile
 
 __all__ = ('GroqModelProfile', 'groq_model_profile')
@@ -11,12 +9,11 @@ __all__ = ('GroqModelProfile', 'groq_model_profile')
 _REASONING_PREFIXES = ('qwen/qwen3', 'qwen-qwq', 'deepseek-r1', 'llama-4-maverick')
 
 
-@dataclass(kw_only=True)
-class GroqModelProfile(ModelProfile):
+class GroqModelProfile(ModelProfile, total=False):
     """A profile with Groq's own fields (all prefixed `groq_`, so that profiles merge)."""
 
-    groq_always_has_web_search_builtin_tool: bool = False
-    """Whether the model always has Groq's web search tool (the `compound-` models)."""
+    groq_always_has_web_search_builtin_tool: bool
+    """Whether the model always has Groq's web search tool (the `compound-` models) (default `False`)."""
 
 
 def groq_model_profile(model_name: str) -> ModelProfile:

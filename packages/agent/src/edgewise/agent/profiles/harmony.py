@@ -2,7 +2,7 @@
 
 from __future__ import annotations as _annotations
 
-from . import ModelProfile
+from . import ModelProfile, merge_profile
 from .openai import OpenAIModelProfile, openai_model_profile
 
 __all__ = ('harmony_model_profile',)
@@ -10,6 +10,7 @@ __all__ = ('harmony_model_profile',)
 
 def harmony_model_profile(model_name: str) -> ModelProfile | None:
     """OpenAI's profile, without `tool_choice='required'`, ignoring whitespace that opens a streamed answer."""
-    return OpenAIModelProfile(
-        openai_supports_tool_choice_required=False, ignore_streamed_leading_whitespace=True
-    ).update(openai_model_profile(model_name))
+    return merge_profile(
+        openai_model_profile(model_name),
+        OpenAIModelProfile(openai_supports_tool_choice_required=False, ignore_streamed_leading_whitespace=True),
+    )

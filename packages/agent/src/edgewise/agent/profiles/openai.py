@@ -8,8 +8,7 @@ from __future__ import annotations as _annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any, Literal, TypeAlias
+from typing import Any, Literal, TypeAlias, cast
 
 from ..exceptions import UserError
 from . import JsonSchema, JsonSchemaTransformer, ModelProfile
@@ -19,6 +18,7 @@ __all__ = (
     'OpenAISystemPromptRole',
     'OpenAIJsonSchemaTransformer',
     'openai_model_profile',
+    'validate_openai_profile',
     'OPENAI_REASONING_EFFORT_MAP',
     'SAMPLING_PARAMS',
 )
@@ -49,55 +49,65 @@ SAMPLING_PARAMS = (
 """Settings that OpenAI's reasoning models reject while they reason."""
 
 
-@dataclass(kw_only=True)
-class OpenAIModelProfile(ModelProfile):
+class OpenAIModelProfile(ModelProfile, total=False):
     """A profile with the fields of OpenAI's APIs and compatible servers (all prefixed `openai_`)."""
 
-    openai_chat_thinking_field: str | None = None
+    openai_chat_thinking_field: str | None
     """The Chat Completions message field holding reasoning text on some servers (`reasoning_content`,
-    `reasoning`); `None` to look at those two."""
-    openai_chat_send_back_thinking_parts: Literal['auto', 'tags', 'field', False] = 'auto'
+    `reasoning`); `None` to look at those two (default `None`)."""
+    openai_chat_send_back_thinking_parts: Literal['auto', 'tags', 'field', False]
     """How earlier reasoning is sent back: in the field it came in (`'auto'`, else in tags), inside the text
-    between `thinking_tags` (`'tags'`), in `openai_chat_thinking_field` (`'field'`), or not at all (`False`)."""
-    openai_supports_strict_tool_definition: bool = True
-    """Whether tool definitions may carry `strict: true`."""
-    openai_supports_sampling_settings: bool = True
-    """Deprecated in pydantic-ai 1.x (see `openai_unsupported_model_settings`); kept for compatibility."""
-    openai_unsupported_model_settings: Sequence[str] = ()
-    """Settings the model rejects; they are left out of requests."""
-    openai_supports_tool_choice_required: bool = True
-    """Whether `tool_choice='required'` is accepted (some compatible servers reject it)."""
-    openai_system_prompt_role: OpenAISystemPromptRole | None = None
-    """The role system prompts are sent with (`None`: `'system'`)."""
-    supports_inline_system_prompts: bool = True
-    """OpenAI's APIs accept system messages anywhere in the conversation."""
-    openai_chat_supports_multiple_system_messages: bool = True
-    """Whether several system messages may open a Chat conversation (else they are joined into one)."""
-    openai_chat_supports_web_search: bool = False
-    """Whether the Chat Completions model can search the web (the `-search-preview` models)."""
-    openai_chat_audio_input_encoding: Literal['base64', 'uri'] = 'base64'
-    """How audio input is encoded in Chat requests: plain base64, or a data URI."""
-    openai_chat_supports_file_urls: bool = False
-    """Whether Chat requests may give a document by URL instead of inline data."""
-    openai_supports_encrypted_reasoning_content: bool = False
-    """Whether the Responses API can return the reasoning encrypted, to be sent back in later requests."""
-    openai_supports_reasoning: bool = False
-    """Whether the model reasons (o-series, GPT-5 and later)."""
-    openai_supports_reasoning_effort_none: bool = False
-    """Whether `reasoning_effort='none'` is accepted (sampling settings are then allowed again)."""
-    openai_responses_requires_function_call_status_none: bool = False
-    """Whether function calls sent back to the Responses API must have no `status` (older vLLM)."""
-    openai_supports_phase: bool = False
-    """Whether Responses assistant messages carry a `phase` (commentary or final answer) to send back."""
-    openai_chat_supports_document_input: bool = True
-    """Whether Chat requests may include documents (`file` content parts)."""
+    between `thinking_tags` (`'tags'`), in `openai_chat_thinking_field` (`'field'`), or not at all (`False`)
+    (default `'auto'`)."""
+    openai_supports_strict_tool_definition: bool
+    """Whether tool definitions may carry `strict: true` (default `True`)."""
+    openai_supports_sampling_settings: bool
+    """Deprecated in pydantic-ai 1.x (see `openai_unsupported_model_settings`); kept for compatibility
+    (default `True`)."""
+    openai_unsupported_model_settings: Sequence[str]
+    """Settings the model rejects; they are left out of requests (default `()`)."""
+    openai_supports_tool_choice_required: bool
+    """Whether `tool_choice='required'` is accepted (some compatible servers reject it) (default `True`)."""
+    openai_system_prompt_role: OpenAISystemPromptRole | None
+    """The role system prompts are sent with (`None`: `'system'`) (default `None`)."""
+    openai_chat_supports_multiple_system_messages: bool
+    """Whether several system messages may open a Chat conversation (else they are joined into one) (default `True`)."""
+    openai_chat_supports_web_search: bool
+    """Whether the Chat Completions model can search the web (the `-search-preview` models) (default `False`)."""
+    openai_chat_audio_input_encoding: Literal['base64', 'uri']
+    """How audio input is encoded in Chat requests: plain base64, or a data URI (default `'base64'`)."""
+    openai_chat_supports_file_urls: bool
+    """Whether Chat requests may give a document by URL instead of inline data (default `False`)."""
+    openai_supports_encrypted_reasoning_content: bool
+    """Whether the Responses API can return the reasoning encrypted, to be sent back in later requests
+    (default `False`)."""
+    openai_supports_reasoning: bool
+    """Whether the model reasons (o-series, GPT-5 and later) (default `False`)."""
+    openai_supports_reasoning_effort_none: bool
+    """Whether `reasoning_effort='none'` is accepted (sampling settings are then allowed again) (default `False`)."""
+    openai_responses_requires_function_call_status_none: bool
+    """Whether function calls sent back to the Responses API must have no `status` (older vLLM) (default `False`)."""
+    openai_supports_phase: bool
+    """Whether Responses assistant messages carry a `phase` (commentary or final answer) to send back
+    (default `False`)."""
+    openai_chat_supports_document_input: bool
+    """Whether Chat requests may include documents (`file` content parts) (default `True`)."""
 
-    def __post_init__(self) -> None:
-        if self.openai_chat_send_back_thinking_parts == 'field' and not self.openai_chat_thinking_field:
-            raise UserError(
-                'If `openai_chat_send_back_thinking_parts` is "field", '
-                '`openai_chat_thinking_field` must be set to a non-None value.'
-            )
+
+def validate_openai_profile(profile: ModelProfile) -> None:
+    """Check that the OpenAI keys of `profile` fit together (a dict cannot check itself when it is built).
+
+    Raises:
+        UserError: `openai_chat_send_back_thinking_parts` is `'field'` but no `openai_chat_thinking_field` is given.
+    """
+    openai_profile = cast(OpenAIModelProfile, profile)
+    if openai_profile.get('openai_chat_send_back_thinking_parts') == 'field' and not openai_profile.get(
+        'openai_chat_thinking_field'
+    ):
+        raise UserError(
+            'If `openai_chat_send_back_thinking_parts` is "field", '
+            '`openai_chat_thinking_field` must be set to a non-None value.'
+        )
 
 
 def openai_model_profile(model_name: str) -> ModelProfile:
@@ -109,6 +119,8 @@ def openai_model_profile(model_name: str) -> ModelProfile:
     reasons = (always_reasons or gpt_5_1_plus) and not gpt_5_3_chat
     return OpenAIModelProfile(
         json_schema_transformer=OpenAIJsonSchemaTransformer,
+        # OpenAI's APIs accept system messages anywhere in the conversation.
+        supports_inline_system_prompts=True,
         supports_json_schema_output=True,
         supports_json_object_output=True,
         supports_image_output=gpt_5 or gpt_5_1_plus or 'o3' in model_name or '4.1' in model_name or '4o' in model_name,

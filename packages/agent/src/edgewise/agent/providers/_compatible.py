@@ -7,17 +7,16 @@ Each class names one row of `_SPECS` (the data) over `OpenAIProvider` (the mecha
 from __future__ import annotations as _annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
-from ..profiles import ModelProfile
+from ..profiles import ModelProfile, merge_profile
 from ..profiles.amazon import amazon_model_profile
 from ..profiles.anthropic import anthropic_model_profile
 from ..profiles.cohere import cohere_model_profile
 from ..profiles.deepseek import deepseek_model_profile
 from ..profiles.google import google_model_profile
 from ..profiles.grok import grok_model_profile
-from ..profiles.groq import GroqModelProfile, groq_model_profile
+from ..profiles.groq import groq_model_profile
 from ..profiles.harmony import harmony_model_profile
 from ..profiles.meta import meta_model_profile
 from ..profiles.mistral import mistral_model_profile
@@ -50,19 +49,16 @@ __all__ = (
 
 Family = Callable[[str], ModelProfile | None]
 
-_OPENAI_BASE = {'json_schema_transformer': OpenAIJsonSchemaTransformer}
-
-
-@dataclass(kw_only=True)
-class _GroqChatProfile(OpenAIModelProfile, GroqModelProfile):
-    """The profile of a model on Groq: OpenAI-compatible, and keeping Groq's own fields (`GroqModel` reads them)."""
+_OPENAI_BASE: OpenAIModelProfile = {
+    'json_schema_transformer': OpenAIJsonSchemaTransformer,
+    'supports_inline_system_prompts': True,
+}
 
 
 def _profile(
     by_prefix: Mapping[str, Family] | None = None,
     by_vendor: Mapping[str, Family] | None = None,
     fallback: Family | None = None,
-    base: type[OpenAIModelProfile] = OpenAIModelProfile,
     **overrides: Any,
 ) -> Family:
     """A provider's profile function: the model family's profile (found by name prefix, or by the `vendor/`
@@ -81,7 +77,8 @@ def _profile(
                 break
         if family is None and fallback is not None:
             family = fallback(model_name)
-        return base(**{**_OPENAI_BASE, **overrides}).update(family)
+        # As pydantic-ai 2.x: the family's keys over OpenAI's schema dialect, the provider's own keys over both.
+        return merge_profile(_OPENAI_BASE, family, cast(ModelProfile, overrides))
 
     return profile
 
@@ -159,7 +156,6 @@ _SPECS: dict[str, ProviderSpec] = {
                     'compound-': groq_model_profile,
                     'openai/': lambda name: openai_model_profile(name.removeprefix('openai/')),
                 },
-                base=_GroqChatProfile,
                 openai_chat_thinking_field='reasoning',
             ),
         ),

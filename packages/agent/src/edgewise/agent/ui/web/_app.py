@@ -21,7 +21,7 @@ from starlette.routing import Route
 from ...capabilities import NativeTool
 from ...exceptions import UserError
 from ...models import KnownModelName, Model, infer_model
-from ...native_tools import AbstractNativeTool
+from ...native_tools import SUPPORTED_NATIVE_TOOLS, AbstractNativeTool
 from ...settings import ModelSettings
 from ...tools import DeferredToolResults
 from ..vercel_ai import VercelAIAdapter, VercelAIEventStream
@@ -103,7 +103,7 @@ class _Chat:
             model_id = ref if isinstance(ref, str) else model.label
             if model_id in self.models:
                 continue
-            supported = model.profile.supported_native_tools
+            supported = model.profile.get('supported_native_tools', SUPPORTED_NATIVE_TOOLS)
             tool_ids = [t.unique_id for t in self.tools if type(t) in supported]
             self.models[model_id] = ref
             self.infos.append(ModelInfo(id=model_id, name=label or model.label, builtin_tools=tool_ids))
