@@ -380,7 +380,7 @@ async def test_image_generation_asks_the_fallback_model_with_the_image_tool() ->
     [(messages, info)] = asked
     request = messages[0]
     assert isinstance(request, ModelRequest)
-    assert request.parts[0].content == 'an otter'
+    assert request.parts[0].content == 'an otter'  # type: ignore[union-attr]
     assert request.instructions == 'Generate an image based on the user prompt. Do not ask clarifying questions.'
     params = info.model_request_parameters
     assert params.native_tools == [ImageGenerationTool(quality='low')]

@@ -594,8 +594,8 @@ async def test_a_run_is_captured_by_the_innermost_block_only() -> None:
         await Agent(TestModel()).run('third')  # the outer block's list is taken: not captured
 
     assert inner is not outer
-    assert [m.parts[0].content for m in outer if isinstance(m, ModelRequest)] == ['first']
-    assert [m.parts[0].content for m in inner if isinstance(m, ModelRequest)] == ['second']
+    assert [m.parts[0].content for m in outer if isinstance(m, ModelRequest)] == ['first']  # type: ignore[union-attr]
+    assert [m.parts[0].content for m in inner if isinstance(m, ModelRequest)] == ['second']  # type: ignore[union-attr]
 
 
 async def test_a_run_inside_a_tool_of_a_captured_run_is_not_captured() -> None:
@@ -609,7 +609,7 @@ async def test_a_run_inside_a_tool_of_a_captured_run_is_not_captured() -> None:
     with capture_run_messages() as captured:
         await outer_agent.run('outer prompt')
     requests = [m for m in captured if isinstance(m, ModelRequest)]
-    assert requests[0].parts[0].content == 'outer prompt'
+    assert requests[0].parts[0].content == 'outer prompt'  # type: ignore[union-attr]
     assert all(getattr(p, 'content', None) != 'inner prompt' for m in requests for p in m.parts)
 
 
@@ -625,7 +625,7 @@ async def test_a_dynamic_system_prompt_returning_nothing_keeps_its_place() -> No
     second = await agent.run('again', message_history=first.all_messages())
 
     assert _first_request(first.all_messages()).parts[0] == SystemPromptPart('', timestamp=NOW, dynamic_ref=ANY_REF)
-    assert _first_request(second.all_messages()).parts[0].content == 'filled'
+    assert _first_request(second.all_messages()).parts[0].content == 'filled'  # type: ignore[union-attr]
 
 
 def test_output_json_schema_unwraps_output_markers_and_functions() -> None:

@@ -23,7 +23,7 @@ pytestmark = pytest.mark.anyio
 def _first_request_parts(recorder: Recorder) -> list[tuple[str, str]]:
     """The parts of the first `ModelRequest` the last request sent."""
     first = next(m for m in recorder.received[-1] if isinstance(m, ModelRequest))
-    return [(type(p).__name__, str(p.content)) for p in first.parts]
+    return [(type(p).__name__, str(p.content)) for p in first.parts]  # type: ignore[union-attr]
 
 
 def _history(*parts: SystemPromptPart | UserPromptPart) -> list[ModelMessage]:

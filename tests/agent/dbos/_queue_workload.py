@@ -26,7 +26,7 @@ TURNS = 3
 def _prompt(messages: list[ModelMessage]) -> str:
     first = messages[0]
     assert isinstance(first, ModelRequest)
-    content = first.parts[-1].content
+    content = first.parts[-1].content  # type: ignore[union-attr]
     assert isinstance(content, str)
     return content
 

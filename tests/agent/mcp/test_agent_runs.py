@@ -143,7 +143,7 @@ async def test_sampling_uses_the_runs_model() -> None:
         if not info.function_tools:  # the server's sampling request: no tools
             sampled.append(messages)
             return ModelResponse(parts=[TextPart('short')])
-        returned = [p.content for m in messages if isinstance(m, ModelRequest) for p in m.parts if _is_return(p)]
+        returned = [p.content for m in messages if isinstance(m, ModelRequest) for p in m.parts if _is_return(p)]  # type: ignore[union-attr]
         if returned:
             return ModelResponse(parts=[TextPart(str(returned))])
         return ModelResponse(parts=[ToolCallPart('summarize', {'text': 'a very long text'})])
@@ -155,7 +155,7 @@ async def test_sampling_uses_the_runs_model() -> None:
     assert [len(messages) for messages in sampled] == [1]
     request = sampled[0][0]
     assert isinstance(request, ModelRequest)
-    assert [(type(p).__name__, p.content) for p in request.parts] == [
+    assert [(type(p).__name__, p.content) for p in request.parts] == [  # type: ignore[union-attr]
         ('SystemPromptPart', 'Summarize in a few words.'),
         ('UserPromptPart', 'a very long text'),
     ]

@@ -69,7 +69,7 @@ async def test_an_agent_answers_the_reference_servers_sampling_request(everythin
         if not info.function_tools:  # the server's sampling request
             first = messages[0]
             assert isinstance(first, ModelRequest)
-            sampled.append(str(first.parts[-1].content))
+            sampled.append(str(first.parts[-1].content))  # type: ignore[union-attr]
             return ModelResponse(parts=[TextPart('a sampled answer')])
         returned = [
             p.content for m in messages if isinstance(m, ModelRequest) for p in m.parts if isinstance(p, ToolReturnPart)
