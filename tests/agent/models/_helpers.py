@@ -51,7 +51,7 @@ def _validate_typed_dict(kind: str, body: dict[str, Any]) -> None:
     assert validated == _plain(sent)
 
 
-_ANTHROPIC_BETA_TOOLS = ('web_fetch_', 'memory_', 'code_execution_')
+_ANTHROPIC_BETA_TOOLS = ('web_fetch_', 'memory_', 'code_execution_', 'tool_search_tool_')
 
 
 def validate_anthropic_body(body: dict[str, Any]) -> None:

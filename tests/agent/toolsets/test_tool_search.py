@@ -123,7 +123,8 @@ async def test_the_model_sees_the_search_tool_as_pydantic_ai_describes_it() -> N
     script = Script([[TextPart('ok')]])
     await Agent(FunctionModel(script), tools=deferred_tools()).run('go')
 
-    definition = script.definitions[0]['search_tools']
+    assert ToolSearch.function_tool_name == 'search_tools'
+    definition = script.definitions[0][ToolSearch.function_tool_name]
     assert definition.description == (
         'There are additional tools not yet visible to you. When you need a capability not provided by your '
         'current tools, search here by providing one or more queries to discover and activate relevant tools. '

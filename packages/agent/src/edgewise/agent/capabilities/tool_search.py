@@ -3,8 +3,10 @@
 from __future__ import annotations as _annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from ..exceptions import UserError
+from ..native_tools._tool_search import TOOL_SEARCH_FUNCTION_TOOL_NAME
 from ..tools import AgentDepsT
 from ..toolsets import AbstractToolset
 from ..toolsets._tool_search import (
@@ -55,6 +57,9 @@ class ToolSearch(AbstractCapability[AgentDepsT]):
 
     parameter_description: str | None = None
     """The description of its `queries` argument shown to the model, instead of the default."""
+
+    function_tool_name: ClassVar[str] = TOOL_SEARCH_FUNCTION_TOOL_NAME
+    """The name of the search tool the model is offered (`'search_tools'`); no other tool may take it."""
 
     def get_wrapper_toolset(self, toolset: AbstractToolset[AgentDepsT]) -> AbstractToolset[AgentDepsT]:
         """The run's toolset with its deferred tools hidden until found and `search_tools` added.

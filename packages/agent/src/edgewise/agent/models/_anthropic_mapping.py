@@ -38,6 +38,7 @@ from ..messages import (
     ToolReturnPart,
     UploadedFile,
 )
+from ..native_tools._tool_search import ToolSearchTool
 from ..profiles import ModelProfile
 from ..profiles.anthropic import AnthropicModelProfile
 from ..settings import ModelSettings
@@ -48,6 +49,7 @@ from ._anthropic_native_tools import (
     mcp_call_args_prefix,
     native_part_block,
     server_block_part,
+    tool_search_call_part,
 )
 from ._compaction_mapping import anthropic_compaction_block, anthropic_compaction_part, anthropic_context_management
 from ._mapping import (
@@ -444,6 +446,8 @@ class AnthropicStreamedResponse(EventStreamedResponse):
         super().__init__(model_request_parameters, events, model_name=model_name, provider_name=provider_name)
         self._mcp_calls: dict[str, str] = {}
         self._open_mcp_calls: dict[int, bool] = {}  # streamed MCP calls by block index: whether input came
+        # Streamed tool searches by block index: the call's id, the server tool's name and the input text so far.
+        self._open_searches: dict[int, tuple[str, str, list[str]]] = {}
 
     def _map_event(self, data: dict[str, Any]) -> Iterator[ModelResponseStreamEvent]:
         kind = data.get('type')
@@ -482,6 +486,9 @@ class AnthropicStreamedResponse(EventStreamedResponse):
                     # The input streams as JSON text: the arguments are built around it, closed at the block's end.
                     part.args = mcp_call_args_prefix(block)
                     self._open_mcp_calls[index] = False
+                elif isinstance(part, NativeToolCallPart) and part.tool_name == ToolSearchTool.kind:
+                    # The query follows in deltas: the part is made again from the whole input at the block's end.
+                    self._open_searches[index] = (block['id'], str(block['name']), [])
                 elif block_kind == 'server_tool_use' and isinstance(part, NativeToolCallPart) and part.args == {}:
                     part.args = None  # the input follows in deltas
                 event = manager.whole_part(index, part)
@@ -491,6 +498,10 @@ class AnthropicStreamedResponse(EventStreamedResponse):
             index = data['index']
             if (had_input := self._open_mcp_calls.pop(index, None)) is not None:
                 yield from _some(manager.tool_call_delta(index, None, '}' if had_input else '{}}'))
+            if (search := self._open_searches.pop(index, None)) is not None and search[2]:
+                call_id, server_tool_name, text = search
+                part = tool_search_call_part(call_id, server_tool_name, ''.join(text), self._provider_name)
+                yield from _some(manager.handle_part(vendor_part_id=index, part=part))
         elif kind == 'content_block_delta':
             index, delta = data['index'], data.get('delta') or {}
             delta_kind = delta.get('type')
@@ -506,6 +517,8 @@ class AnthropicStreamedResponse(EventStreamedResponse):
                 event = manager.handle_part(
                     vendor_part_id=index, part=anthropic_compaction_part(delta, self._provider_name)
                 )
+            elif delta_kind == 'input_json_delta' and index in self._open_searches:
+                self._open_searches[index][2].append(delta.get('partial_json') or '')
             elif delta_kind == 'input_json_delta':
                 if delta.get('partial_json') and index in self._open_mcp_calls:
                     self._open_mcp_calls[index] = True

@@ -1,6 +1,9 @@
 """Anthropic's server tools, both ways: `native_tools` as request `tools` / `mcp_servers` (with the beta flags they
 need), and the `server_tool_use`, `*_tool_result`, `mcp_tool_use` and `mcp_tool_result` blocks of a response as
-`NativeToolCallPart` / `NativeToolReturnPart` (sent back as the same blocks to Anthropic, left out elsewhere)."""
+`NativeToolCallPart` / `NativeToolReturnPart` (sent back as the same blocks to Anthropic, left out elsewhere).
+
+Tool search (`ToolSearchTool`) is read as parts of `tool_name='tool_search'` in the provider-neutral shapes of
+`ToolSearchArgs` / `ToolSearchReturnContent`, the variant (`bm25` or `regex`) kept in `provider_details`."""
 
 from __future__ import annotations as _annotations
 
@@ -12,6 +15,7 @@ import pydantic_core
 from ..exceptions import UserError
 from ..messages import ModelMessage, ModelResponse, ModelResponsePart, NativeToolCallPart, NativeToolReturnPart
 from ..native_tools import AbstractNativeTool, CodeExecutionTool, MCPServerTool, MemoryTool, WebFetchTool, WebSearchTool
+from ..native_tools._tool_search import ToolSearchArgs, ToolSearchReturnContent, ToolSearchTool
 from ._request_parameters import ModelRequestParameters
 
 __all__ = (
@@ -22,10 +26,11 @@ __all__ = (
     'native_part_block',
     'mcp_call_args_prefix',
     'container_param',
+    'tool_search_call_part',
 )
 
 ANTHROPIC_NATIVE_TOOLS: frozenset[type[AbstractNativeTool]] = frozenset(
-    {WebSearchTool, CodeExecutionTool, WebFetchTool, MemoryTool, MCPServerTool}
+    {WebSearchTool, CodeExecutionTool, WebFetchTool, MemoryTool, MCPServerTool, ToolSearchTool}
 )
 """The native tools `AnthropicModel` maps."""
 
@@ -45,6 +50,10 @@ _RESULT_BLOCKS = {
     'bash_code_execution_tool_result': 'bash_code_execution',
     'text_editor_code_execution_tool_result': 'text_editor_code_execution',
 }
+# The server tool names of the tool search variants, by strategy, and the input key each takes its query in.
+_TOOL_SEARCH_NAMES = {'bm25': 'tool_search_tool_bm25', 'regex': 'tool_search_tool_regex'}
+_TOOL_SEARCH_QUERY_KEYS = {'bm25': 'query', 'regex': 'pattern'}
+_TOOL_SEARCH_STRATEGY_OF = {name: strategy for strategy, name in _TOOL_SEARCH_NAMES.items()}
 # Where the Anthropic name of a code execution sub-tool is kept (the part's `tool_name` is the native kind).
 _TOOL_NAME_DETAIL = 'anthropic_tool_name'
 _CODE_EXECUTION_20260120_MODELS = (
@@ -139,7 +148,83 @@ def anthropic_native_tools(
                 server['authorization_token'] = tool.authorization_token
             mcp_servers.append(server)
             betas.add('mcp-client-2025-04-04')
+        elif isinstance(tool, ToolSearchTool):  # pragma: no branch (the model's check left only these kinds)
+            tools = _with_tool_search(tool, params, tools)
     return tools, mcp_servers, betas
+
+
+def _with_tool_search(
+    tool: ToolSearchTool, params: ModelRequestParameters, tools: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """`tools` with Anthropic's tool search added and the function tools marked `defer_loading` sent with
+    `defer_loading: true` (kept out of the model's context until the search finds them)."""
+    if tool.strategy == 'custom':
+        raise UserError(
+            "`ToolSearchTool(strategy='custom')` (a search function run through Anthropic's client-side tool search) "
+            "is not supported by Edgewise's `AnthropicModel`: use `strategy='bm25'`, `'regex'` or `None`."
+        )
+    strategy = tool.strategy or 'bm25'
+    deferred = {name for name, definition in params.tool_defs.items() if definition.defer_loading}
+    mapped = [t | {'defer_loading': True} if t.get('name') in deferred else t for t in tools]
+    mapped.append({'name': _TOOL_SEARCH_NAMES[strategy], 'type': f'{_TOOL_SEARCH_NAMES[strategy]}_20251119'})
+    return mapped
+
+
+def tool_search_call_part(
+    tool_call_id: str, server_tool_name: str, tool_input: Any, provider_name: str
+) -> NativeToolCallPart:
+    """The call part of a tool search the model made: its input (`{'query': ...}` for BM25, `{'pattern': ...}` for
+    regex, as a dict or the JSON text a stream gave) as `ToolSearchArgs`, the variant in `provider_details`."""
+    strategy = _TOOL_SEARCH_STRATEGY_OF[server_tool_name]
+    if isinstance(tool_input, str):
+        try:
+            tool_input = pydantic_core.from_json(tool_input or '{}')
+        except ValueError:
+            tool_input = {}
+    query = tool_input.get(_TOOL_SEARCH_QUERY_KEYS[strategy]) if isinstance(tool_input, dict) else None
+    args: ToolSearchArgs = {'queries': [query] if isinstance(query, str) else []}
+    return NativeToolCallPart(
+        ToolSearchTool.kind,
+        dict(args),
+        tool_call_id,
+        provider_name=provider_name,
+        provider_details={'strategy': strategy},
+    )
+
+
+def _tool_search_return_part(block: Mapping[str, Any], provider_name: str) -> NativeToolReturnPart:
+    result: Mapping[str, Any] = block.get('content') or {}
+    content: ToolSearchReturnContent = {'discovered_tools': []}
+    details = None
+    if result.get('type') == 'tool_search_tool_search_result':
+        refs = result.get('tool_references') or ()
+        content['discovered_tools'] = [{'name': str(ref['tool_name'])} for ref in refs]
+    else:  # `tool_search_tool_result_error`
+        details = {'error_code': result.get('error_code'), 'error_message': result.get('error_message')}
+    return NativeToolReturnPart(
+        ToolSearchTool.kind, dict(content), block['tool_use_id'], provider_name=provider_name, provider_details=details
+    )
+
+
+def _tool_search_block(part: NativeToolCallPart | NativeToolReturnPart) -> dict[str, Any] | None:
+    strategy = (part.provider_details or {}).get('strategy', 'bm25')
+    if isinstance(part, NativeToolCallPart):
+        strategy = strategy if strategy in _TOOL_SEARCH_NAMES else 'bm25'
+        queries = part.args_as_dict().get('queries') or ['']
+        return {'type': 'server_tool_use', 'id': part.tool_call_id, 'name': _TOOL_SEARCH_NAMES[strategy],
+                'input': {_TOOL_SEARCH_QUERY_KEYS[strategy]: queries[0]}}  # fmt: skip
+    if not isinstance(part.content, dict):
+        return None
+    details = part.provider_details or {}
+    if error_code := details.get('error_code'):
+        result: dict[str, Any] = {'type': 'tool_search_tool_result_error', 'error_code': error_code}
+        if details.get('error_message') is not None:
+            result['error_message'] = details['error_message']
+    else:
+        found = part.content.get('discovered_tools') or ()
+        refs = [{'type': 'tool_reference', 'tool_name': match['name']} for match in found]
+        result = {'type': 'tool_search_tool_search_result', 'tool_references': refs}
+    return {'type': 'tool_search_tool_result', 'tool_use_id': part.tool_call_id, 'content': result}
 
 
 def mcp_call_args_prefix(block: Mapping[str, Any]) -> str:
@@ -158,6 +243,10 @@ def server_block_part(
     as calls are read so that their results get the same name.
     """
     kind = block.get('type')
+    if kind == 'server_tool_use' and block.get('name') in _TOOL_SEARCH_STRATEGY_OF:
+        return tool_search_call_part(block['id'], str(block['name']), block.get('input'), provider_name)
+    if kind == 'tool_search_tool_result':
+        return _tool_search_return_part(block, provider_name)
     if kind == 'server_tool_use':
         name = str(block.get('name'))
         details = {_TOOL_NAME_DETAIL: name} if name in ('bash_code_execution', 'text_editor_code_execution') else None
@@ -206,6 +295,8 @@ def native_part_block(part: NativeToolCallPart | NativeToolReturnPart) -> dict[s
         if not isinstance(part.content, dict):
             return None
         return {'type': 'mcp_tool_result', 'tool_use_id': part.tool_call_id, **part.content}
+    if part.tool_name == ToolSearchTool.kind:
+        return _tool_search_block(part)
     name = _anthropic_tool_name(part)
     if isinstance(part, NativeToolCallPart):
         return {'type': 'server_tool_use', 'id': part.tool_call_id, 'name': name, 'input': part.args_as_dict()}

@@ -78,7 +78,7 @@ class AnthropicModel(ProviderModel):
 
     @classmethod
     def supported_native_tools(cls) -> frozenset[type[AbstractNativeTool]]:
-        """Web search, code execution, web fetch, memory and MCP servers (Anthropic's server tools)."""
+        """Web search, code execution, web fetch, memory, MCP servers and tool search (Anthropic's server tools)."""
         return ANTHROPIC_NATIVE_TOOLS
 
     def _request_headers(self, params: ModelRequestParameters, settings: Mapping[str, Any]) -> dict[str, str]:

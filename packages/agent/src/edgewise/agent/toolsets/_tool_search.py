@@ -18,7 +18,7 @@ import re
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from functools import cache
-from typing import Any, Literal, TypeAlias
+from typing import Any
 
 import pydantic
 from typing_extensions import TypedDict
@@ -37,6 +37,11 @@ from .._messages.tool_parts import TOOL_SEARCH_NATIVE_KIND
 from .._tools.definition import ToolDefinition
 from ..exceptions import ModelRetry, UserError
 from ..models._model import AgentDepsT, RunContext
+from ..native_tools._tool_search import (
+    TOOL_SEARCH_FUNCTION_TOOL_NAME,
+    ToolSearchLocalStrategy,
+    ToolSearchNativeStrategy,
+)
 from .abstract import ToolsetTool
 from .wrapper import WrapperToolset
 
@@ -56,8 +61,6 @@ __all__ = (
     'keywords_search_fn',
 )
 
-TOOL_SEARCH_FUNCTION_TOOL_NAME = 'search_tools'
-"""The name of the search tool the model is offered."""
 
 NO_MATCHES_MESSAGE = 'No matching tools found. The tools you need may not be available.'
 """What the model is told when a search finds nothing."""
@@ -78,12 +81,6 @@ _DEFAULT_PARAMETER_DESCRIPTION = (
     ' Each query is independently tokenized; matches across queries are unioned.'
 )
 _EMPTY_QUERY_MESSAGE = 'Please provide at least one non-empty search query.'
-
-ToolSearchNativeStrategy: TypeAlias = Literal['bm25', 'regex']
-"""A provider's own search (Anthropic's BM25 or regex tool search)."""
-
-ToolSearchLocalStrategy: TypeAlias = Literal['keywords']
-"""A search run by the agent: `'keywords'` scores tools by the words they share with the queries."""
 
 ToolSearchFunc = Callable[
     [RunContext[AgentDepsT], Sequence[str], Sequence[ToolDefinition]],

@@ -7,19 +7,21 @@ whose API has no such tool raises `UserError` naming it, unless the tool is mark
 provider's tool did comes back in the response as `NativeToolCallPart` / `NativeToolReturnPart`.
 
 Each class documents the providers that honour each of its fields; fields a provider does not take are not sent.
+
+`ToolSearchTool` (the provider's own search over deferred tools) lives in `edgewise.agent.native_tools._tool_search`,
+as in pydantic-ai, and is registered here like the others.
 """
 
 from __future__ import annotations as _annotations
 
-from abc import ABC
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Annotated, Any, Literal, Union
+from typing import Literal
 
-import pydantic
-from pydantic_core import core_schema
 from typing_extensions import TypedDict, deprecated
+
+from ._base import NATIVE_TOOL_TYPES, AbstractNativeTool
 
 __all__ = (
     'AbstractNativeTool',
@@ -41,59 +43,11 @@ __all__ = (
     'NATIVE_TOOLS_REQUIRING_CONFIG',
 )
 
-NATIVE_TOOL_TYPES: dict[str, type[AbstractNativeTool]] = {}
-"""Every native tool class by its `kind` (filled in as the classes are defined, subclasses of users too)."""
-
 ImageAspectRatio = Literal['21:9', '16:9', '4:3', '3:2', '1:1', '9:16', '3:4', '2:3', '5:4', '4:5']
 """The aspect ratios image generation tools accept."""
 
 ImageGenerationModelName = Literal['gpt-image-2', 'gpt-image-1.5', 'gpt-image-1', 'gpt-image-1-mini'] | str
 """An OpenAI image model: one of the known names, or any other model id."""
-
-
-@dataclass(kw_only=True)
-class AbstractNativeTool(ABC):  # noqa: B024 (abstract: only its subclasses are tools)
-    """Base of the tools a provider runs itself; passed to models in `ModelRequestParameters.native_tools`.
-
-    Validating data as `AbstractNativeTool` picks the subclass registered under the data's `kind`.
-    """
-
-    kind: str = 'unknown_native_tool'
-    """What tool this is: the tag of serialized native tools."""
-
-    optional: bool = False
-    """When `True`, a model that cannot run this tool leaves it out of the request instead of raising
-    `UserError` (for tools that only improve on something the agent can do without them)."""
-
-    @property
-    def unique_id(self) -> str:
-        """What tells two tools of a request apart: its `kind`, unless several of one kind can be sent."""
-        return self.kind
-
-    @property
-    def label(self) -> str:
-        """A name for user interfaces (`'Web Search'`)."""
-        return self.kind.replace('_', ' ').title()
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        NATIVE_TOOL_TYPES[cls.kind] = cls
-
-    @classmethod
-    def __get_pydantic_core_schema__(
-        cls, source_type: Any, handler: pydantic.GetCoreSchemaHandler
-    ) -> core_schema.CoreSchema:
-        if cls is not AbstractNativeTool:
-            return handler(cls)
-        tagged = tuple(Annotated[tool, pydantic.Tag(kind)] for kind, tool in NATIVE_TOOL_TYPES.items())
-        union: Any = Annotated[Union[tagged], pydantic.Discriminator(_kind_of)]  # noqa: UP007
-        return handler(union)
-
-
-def _kind_of(value: Any) -> str:
-    if isinstance(value, dict):
-        return str(value.get('kind', AbstractNativeTool.kind))  # pyright: ignore[reportUnknownMemberType]
-    return str(getattr(value, 'kind', AbstractNativeTool.kind))
 
 
 @dataclass(kw_only=True)
@@ -328,6 +282,9 @@ class FileSearchTool(AbstractNativeTool):
     """The kind of tool."""
 
 
+# Defined in its own module (as in pydantic-ai); importing it here registers its `kind` in `NATIVE_TOOL_TYPES`.
+from . import _tool_search as _tool_search  # noqa: E402
+
 DEPRECATED_NATIVE_TOOLS: frozenset[type[AbstractNativeTool]] = frozenset({UrlContextTool})  # pyright: ignore[reportDeprecated]
 """Native tool classes kept only for old data; not to be offered in new interfaces."""
 
@@ -337,6 +294,6 @@ SUPPORTED_NATIVE_TOOLS: frozenset[type[AbstractNativeTool]] = frozenset(
 """The native tool classes of this module, without the deprecated ones."""
 
 NATIVE_TOOLS_REQUIRING_CONFIG: frozenset[type[AbstractNativeTool]] = frozenset(
-    {FileSearchTool, MCPServerTool, MemoryTool}
+    {FileSearchTool, MCPServerTool, MemoryTool, _tool_search.ToolSearchTool}
 )
 """Native tools that cannot be offered without settings of the user's (stores, servers, a memory backend)."""
