@@ -1,0 +1,62 @@
+"""`tools/peer_docs_examples.py`: how it reads the `py` blocks of a docs page and makes them runnable."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from tools.peer_docs_examples import Example, examples_of, renamed, run_example
+
+PAGE = """# A page
+
+Some prose.
+
+```python {title="first.py" test="skip"}
+print('skipped')
+```
+
+!!! note
+    ```py {title="second.py" requires="helper.py"}
+    from helper import VALUE
+    from pydantic_ai import Agent
+
+    agent = Agent('openai:gpt-5.2')
+    print(VALUE)
+    ```
+
+```py
+x = "anthropic:claude-sonnet-4-5"
+```
+
+```bash
+echo not python
+```
+"""
+
+
+def test_blocks_are_read_with_their_attributes_and_dedented() -> None:
+    found = examples_of('page.md', PAGE)
+    assert [(e.title, e.skip, e.requires, e.line) for e in found] == [
+        ('first.py', True, [], 5),
+        ('second.py', False, ['helper.py'], 10),
+        (None, False, [], 18),
+    ]
+    assert found[1].code.startswith('from helper import VALUE\n')
+    assert found[1].name == 'page.md:10 (second.py)'
+
+
+def test_real_model_names_become_the_test_model_and_imports_are_renamed_for_edgewise() -> None:
+    code = examples_of('page.md', PAGE)[1].code
+    assert "Agent('test')" in renamed(code, edgewise=False)
+    assert 'from pydantic_ai import' in renamed(code, edgewise=False)
+    assert 'from edgewise.agent import Agent' in renamed(code, edgewise=True)
+    assert renamed('x = "anthropic:claude-sonnet-4-5"\n', edgewise=True) == "x = 'test'\n"
+
+
+def test_an_example_runs_beside_the_blocks_it_requires(tmp_path: Path) -> None:
+    helper = Example('page.md', 1, 'VALUE = 42\n', title='helper.py')
+    user = Example('page.md', 5, 'from helper import VALUE\nassert VALUE == 42\n', requires=['helper.py'])
+    failing = Example('page.md', 9, 'raise SystemExit("no")\n')
+    by_title = {'helper.py': helper}
+    assert run_example(sys.executable, user, by_title, tmp_path / 'r1', 60, {}) is None
+    assert run_example(sys.executable, failing, by_title, tmp_path / 'r2', 60, {}) == 'no'
