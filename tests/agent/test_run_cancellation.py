@@ -592,3 +592,68 @@ async def test_a_sub_agent_cancelled_inside_a_tool_ends_the_parent_with_the_pare
     assert isinstance(first, ModelRequest)
     assert [p.content for p in first.parts if isinstance(p, UserPromptPart)] == ['outer prompt']
     assert isinstance(error.__cause__, RunCancelled)
+
+
+async def test_a_tool_failing_after_a_barrier_keeps_the_results_of_the_calls_before_it() -> None:
+    def two_sequential_calls(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        return ModelResponse(
+            parts=[
+                ToolCallPart('first', {'n': 6}, tool_call_id='c1'),
+                ToolCallPart('second', {'n': 6}, tool_call_id='c2'),
+            ]
+        )
+
+    agent = Agent(FunctionModel(two_sequential_calls))
+
+    @agent.tool_plain(sequential=True)
+    def first(n: int) -> int:
+        return n**3
+
+    @agent.tool_plain(sequential=True)
+    def second(n: int) -> int:
+        raise RuntimeError('missing density')
+
+    with capture_run_messages() as messages, pytest.raises(RuntimeError, match='missing density'):
+        await agent.run('go')
+    interrupted = messages[-1]
+    assert isinstance(interrupted, ModelRequest)
+    assert interrupted.state == 'interrupted'
+    assert [(p.tool_name, p.content) for p in interrupted.parts if isinstance(p, ToolReturnPart)] == [('first', 216)]
+
+
+async def test_a_batch_failing_after_a_barrier_keeps_the_earlier_results_before_its_own() -> None:
+    def calls(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        return ModelResponse(
+            parts=[
+                ToolCallPart('barrier', {}, tool_call_id='c1'),
+                ToolCallPart('fine', {}, tool_call_id='c2'),
+                ToolCallPart('broken', {}, tool_call_id='c3'),
+            ]
+        )
+
+    agent = Agent(FunctionModel(calls))
+    fine_done = anyio.Event()
+
+    @agent.tool_plain(sequential=True)
+    def barrier() -> str:
+        return 'first'
+
+    @agent.tool_plain
+    async def fine() -> str:
+        fine_done.set()
+        return 'second'
+
+    @agent.tool_plain
+    async def broken() -> str:
+        await fine_done.wait()  # `fine` has finished when this call fails
+        raise RuntimeError('broken')
+
+    with capture_run_messages() as messages, pytest.raises(RuntimeError, match='broken'):
+        await agent.run('go')
+    interrupted = messages[-1]
+    assert isinstance(interrupted, ModelRequest)
+    assert interrupted.state == 'interrupted'
+    assert [(p.tool_name, p.content) for p in interrupted.parts if isinstance(p, ToolReturnPart)] == [
+        ('barrier', 'first'),
+        ('fine', 'second'),
+    ]

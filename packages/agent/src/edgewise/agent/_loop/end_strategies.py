@@ -29,7 +29,7 @@ from .._run.deps import GraphAgentDeps
 from .._run.result import FinalResult
 from .._run.state import GraphAgentState
 from ..exceptions import ModelRetry
-from ..messages import ModelRequestPart, RetryPromptPart, ToolCallPart, ToolReturnPart
+from ..messages import ModelRequest, ModelRequestPart, RetryPromptPart, ToolCallPart, ToolReturnPart
 from ..tools import RunContext, ToolDefinition
 from .call_tools_parts import (
     OUTPUT_INVALID,
@@ -42,7 +42,7 @@ from .call_tools_parts import (
     validate_output,
 )
 from .output_hooks import OUTPUT_HOOKS, output_call_through_hooks
-from .response_tool_calls import ToolCallsOutcome, run_tool_calls, tool_retry_prompt
+from .response_tool_calls import ToolCallsOutcome, interrupted_request, run_tool_calls, tool_retry_prompt
 
 __all__ = ('ResponseCalls',)
 
@@ -215,22 +215,39 @@ class ResponseCalls:
         if not calls and not unknown:
             return
         self.state.tool_retries = self.prior_retries  # each batch counts from the step's start
-        got = await run_tool_calls(
-            calls,
-            self.state,
-            self.deps,
-            unknown,
-            self.answers,
-            self.metadata,
-            self.on_result,
-            self.validated,
-            checkpoint_all=checkpoint_all,
-        )
+        try:
+            got = await run_tool_calls(
+                calls,
+                self.state,
+                self.deps,
+                unknown,
+                self.answers,
+                self.metadata,
+                self.on_result,
+                self.validated,
+                checkpoint_all=checkpoint_all,
+            )
+        except BaseException:
+            self._keep_earlier_results()
+            raise
         self._retried.update(p.tool_name for p in got.parts if isinstance(p, RetryPromptPart) and p.tool_name)
         self.outcome.parts.extend(got.parts)
         self.outcome.deferred.calls.extend(got.deferred.calls)
         self.outcome.deferred.approvals.extend(got.deferred.approvals)
         self.outcome.deferred.metadata.update(got.deferred.metadata)
+
+    def _keep_earlier_results(self) -> None:
+        """A batch after a barrier failed: the results of the batches before it are kept, with those the failed
+        batch finished, in the history's request marked `'interrupted'` (made here when that batch finished none)."""
+        earlier = [p for p in self.outcome.parts if isinstance(p, ToolReturnPart | RetryPromptPart)]
+        if not earlier:
+            return
+        history = self.state.message_history
+        last = history[-1] if history else None
+        if isinstance(last, ModelRequest) and last.state == 'interrupted':
+            last.parts = [*earlier, *last.parts]
+        else:
+            history.append(interrupted_request(earlier, self.state))
 
     async def _process(self, call: ToolCallPart) -> _Processed:
         state, deps = self.state, self.deps
