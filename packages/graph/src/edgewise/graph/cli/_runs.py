@@ -4,6 +4,7 @@ from __future__ import annotations as _annotations
 
 import contextlib
 import inspect
+import os
 import signal
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -234,6 +235,9 @@ def outcome(store: Store, run_id: str, history: list[RawSnapshot], info: RunInfo
 _WAITING_FOR_EVENTS = ('selectors.py', '_io_epoll.py', '_io_kqueue.py', '_io_windows.py')
 """The files of the functions in which asyncio's and trio's event loops wait for events."""
 
+_STORE_FILES = os.path.join('edgewise', 'graph', 'persistence', '')
+"""The folder of the stores' code: a Ctrl-C that lands in a store call lets it finish."""
+
 
 @dataclass
 class DepsFactory:
@@ -328,9 +332,13 @@ class _Interrupts:
         waiting = frame is not None and frame.f_code.co_filename.endswith(_WAITING_FOR_EVENTS)
         if waiting and self.cancelled:
             return  # the cancellation is on its way
+        # A store call running in this thread (a short SQLite transaction) is let finish: the node is cancelled at
+        # its next await, so that its snapshot is stored as interrupted. A store call still busy at the next
+        # Ctrl-C is interrupted where it is.
+        in_store = frame is not None and _STORE_FILES in frame.f_code.co_filename and not self.cancelled
         self.cancelled = True
-        if not waiting:
-            raise KeyboardInterrupt  # the node (or a store call) is busy: interrupt it where it is
+        if not (waiting or in_store):
+            raise KeyboardInterrupt  # the node is busy: interrupt it where it is
         # The event loop waits (the node awaits): cancel the node through the loop, from a thread, for a call from
         # another thread is what wakes it.
         cancel = partial(anyio.from_thread.run_sync, self.run_scope.cancel, token=self.token)
