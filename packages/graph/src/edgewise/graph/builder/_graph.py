@@ -12,7 +12,6 @@ from types import FrameType, TracebackType
 from typing import Any, Generic, Literal
 
 import anyio
-import sniffio
 from anyio.abc import TaskGroup
 from typing_extensions import TypeVar, Unpack
 
@@ -165,9 +164,8 @@ class Graph(Generic[StateT, DepsT, InputT, OutputT]):
         """
         if infer_name and self.name is None:  # looking for the name materializes frame objects: once
             self._infer_name(_caller_frame(1))
-        try:
-            library = sniffio.current_async_library()
-        except sniffio.AsyncLibraryNotFoundError:
+        library = _running_async_library()
+        if library is None:
             return anyio.run(partial(self.run, state=state, deps=deps, inputs=inputs, span=span, infer_name=False))
         raise UnsupportedEventLoopError(
             f'`Graph.run_sync` cannot run inside a running {library} event loop: use `await graph.run(...)` there.'
@@ -668,3 +666,19 @@ def _first_leaf(group: BaseExceptionGroup[BaseException]) -> BaseException:
     while isinstance(error, BaseExceptionGroup):
         error = error.exceptions[0]
     return error
+
+
+def _running_async_library() -> str | None:
+    """The name of the async library whose event loop runs in this thread (`'asyncio'`, `'trio'`), else `None`.
+
+    anyio answers whether a loop runs; sniffio, when installed (older anyio releases depend on it), names it.
+    """
+    try:
+        anyio.get_current_task()
+    except RuntimeError:
+        return None
+    try:
+        import sniffio
+    except ModuleNotFoundError:  # pragma: no cover - anyio releases without sniffio
+        return 'async'
+    return sniffio.current_async_library()
