@@ -11,6 +11,7 @@ from typing import Any
 
 from .._run.deps import GraphAgentDeps
 from .._run.state import GraphAgentState
+from .._tools.deferred_calls import DeferredToolResults
 from ..exceptions import UserError
 from ..messages import (
     ModelMessage,
@@ -21,6 +22,7 @@ from ..messages import (
     RetryPromptPart,
     SystemPromptPart,
     ToolAvailabilityDeltaPart,
+    ToolCallPart,
     ToolReturnPart,
     UserContent,
     UserPromptPart,
@@ -35,6 +37,8 @@ __all__ = (
     'close_interrupted_calls',
     'first_new_index',
     'for_model',
+    'keep_partial_response',
+    'response_to_answer',
     'has_tool_deltas',
     'has_adjacent_same_kind',
     'merge_adjacent',
@@ -248,3 +252,41 @@ def _interrupted_returns(response: ModelResponse, answered: set[str]) -> list[Mo
             part.timestamp, part.outcome = response.timestamp, 'interrupted'
             returns.append(part)
     return returns
+
+
+def keep_partial_response(state: GraphAgentState, partial: ModelResponse) -> None:
+    """Keep what a response had streamed when an error or a cancellation stopped it, marked `'interrupted'`, at the
+    end of the history, and count its usage: `capture_run_messages()` and `RunCancelled` show it. A response that
+    `StreamedRunResult.cancel()` stopped on purpose is left to that result, which keeps it."""
+    if partial.state == 'interrupted':
+        return
+    partial.state = 'interrupted'
+    partial.run_id = partial.run_id or state.run_id
+    partial.conversation_id = partial.conversation_id or state.conversation_id
+    state.usage.incr(partial.usage)
+    state.message_history.append(partial)
+
+
+def response_to_answer(history: list[Any], results: DeferredToolResults) -> tuple[ModelResponse, dict[str, Any]]:
+    """The history's last response, whose deferred calls `results` answer, and the answers by call id.
+
+    Raises:
+        UserError: the history holds no response with tool calls, or a call answered already has a result.
+    """
+    if not history:
+        raise UserError('Tool call results were provided, but the message history is empty.')
+    response = next((m for m in reversed(history) if isinstance(m, ModelResponse)), None)
+    if response is None:
+        raise UserError('Tool call results were provided, but the message history does not contain a `ModelResponse`.')
+    if not any(isinstance(p, ToolCallPart) for p in response.parts):
+        raise UserError(
+            'Tool call results were provided, but the message history does not contain any unprocessed tool calls.'
+        )
+    answers = results.to_tool_call_results()
+    if history[-1] is not response:
+        for part in history[-1].parts:
+            if isinstance(part, ToolReturnPart | RetryPromptPart) and part.tool_call_id in answers:
+                raise UserError(
+                    f'Tool call {part.tool_call_id!r} was already executed and its result cannot be overridden.'
+                )
+    return response, answers

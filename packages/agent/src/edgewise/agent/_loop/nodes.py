@@ -77,7 +77,15 @@ from .call_tools_parts import (
 )
 from .empty_response import NoOutput, no_output_answer
 from .end_strategies import ResponseCalls
-from .history import for_model, has_tool_deltas, prompt_of, refresh_dynamic_prompts, sent_messages
+from .history import (
+    for_model,
+    has_tool_deltas,
+    keep_partial_response,
+    prompt_of,
+    refresh_dynamic_prompts,
+    response_to_answer,
+    sent_messages,
+)
 from .model_stream import AgentStream
 from .output_hooks import OUTPUT_HOOKS, answer_through_hooks
 from .request_hooks import (
@@ -108,9 +116,7 @@ NodeRunEndT = TypeVar('NodeRunEndT', covariant=True, default=Any)
 _NEXT = '_edgewise_streamed_next'  # instance attribute (not a field: never persisted) holding a streamed result
 _VALIDATED = '_edgewise_validated_calls'  # instance attribute: the call validations a streamed node's events made
 _DEFERRED = '_edgewise_deferred_batch'  # instance attribute: the deferred calls of the step and a handler's answers
-_ENQUEUED = (
-    '_edgewise_enqueued_events'  # instance attribute: the `EnqueuedMessagesEvent`s the node's stream gives first
-)
+_ENQUEUED = '_edgewise_enqueued_events'  # instance attribute: the `EnqueuedMessagesEvent`s its stream gives first
 
 
 def add_enqueued_events(node: ModelRequestNode[Any, Any], events: Sequence[EnqueuedMessagesEvent]) -> None:
@@ -125,19 +131,6 @@ def _now() -> datetime:
 def _take_streamed_next(node: object) -> Any:
     """The node that follows `node`, if `node` was already run by streaming it (else `None`)."""
     return node.__dict__.pop(_NEXT, None)
-
-
-def _keep_partial(state: GraphAgentState, partial: ModelResponse) -> None:
-    """Keep what a response had streamed when an error or a cancellation stopped it, marked `'interrupted'`, at the
-    end of the history, and count its usage: `capture_run_messages()` and `RunCancelled` show it. A response that
-    `StreamedRunResult.cancel()` stopped on purpose is left to that result, which keeps it."""
-    if partial.state == 'interrupted':
-        return
-    partial.state = 'interrupted'
-    partial.run_id = partial.run_id or state.run_id
-    partial.conversation_id = partial.conversation_id or state.conversation_id
-    state.usage.incr(partial.usage)
-    state.message_history.append(partial)
 
 
 def _check_not_streamed(node: object) -> None:
@@ -202,22 +195,7 @@ def _resume_deferred(
     history: list[Any], results: DeferredToolResults, user_prompt: str | Sequence[UserContent] | None
 ) -> CallToolsNode[Any, Any]:
     """The node that answers the deferred calls of the history's last response with `results`."""
-    if not history:
-        raise UserError('Tool call results were provided, but the message history is empty.')
-    response = next((m for m in reversed(history) if isinstance(m, ModelResponse)), None)
-    if response is None:
-        raise UserError('Tool call results were provided, but the message history does not contain a `ModelResponse`.')
-    if not any(isinstance(p, ToolCallPart) for p in response.parts):
-        raise UserError(
-            'Tool call results were provided, but the message history does not contain any unprocessed tool calls.'
-        )
-    answers = results.to_tool_call_results()
-    if history[-1] is not response:
-        for part in history[-1].parts:
-            if isinstance(part, ToolReturnPart | RetryPromptPart) and part.tool_call_id in answers:
-                raise UserError(
-                    f'Tool call {part.tool_call_id!r} was already executed and its result cannot be overridden.'
-                )
+    response, answers = response_to_answer(history, results)
     return CallToolsNode(
         response, tool_call_results=answers, tool_call_metadata=results.metadata or None, user_prompt=user_prompt
     )
@@ -325,7 +303,7 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
                     except GeneratorExit:
                         raise
                     except BaseException:
-                        _keep_partial(state, held.stream.get())
+                        keep_partial_response(state, held.stream.get())
                         raise
                 assert held.final is not None  # the hooks returned a response (or raised)
                 self.__dict__[_NEXT] = await self._finish_streamed(ctx, run_ctx, params, held.final)
@@ -342,7 +320,7 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
                 except GeneratorExit:  # the reader left (`run_stream` left early): the half response is dropped
                     raise
                 except BaseException:
-                    _keep_partial(state, response.get())
+                    keep_partial_response(state, response.get())
                     raise
                 self.__dict__[_NEXT] = await self._finish_streamed(ctx, run_ctx, params, response.get())
 
