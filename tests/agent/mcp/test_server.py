@@ -6,7 +6,7 @@ import logging
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Any, cast
 
 import anyio
 import pytest
@@ -15,6 +15,7 @@ from mcp import types as mcp_types
 from edgewise.agent import ModelRetry
 from edgewise.agent.exceptions import MCPError
 from edgewise.agent.mcp import MCPServer, StdioTransport
+from edgewise.agent.mcp._connection import MCPConnectionClosed, MCPSession
 from edgewise.agent.messages import BinaryContent, BinaryImage
 
 from .conftest import fastmcp_stdio
@@ -111,6 +112,27 @@ async def test_a_server_that_exits_mid_call_is_an_error_naming_server_and_tool()
         # Later calls fail at once, naming the tool.
         with pytest.raises(MCPError, match="closed the connection while calling tool 'add'"):
             await server.direct_call_tool('add', {'a': 1, 'b': 2})
+
+
+class _ClosedSession:
+    """A session whose connection another task has just closed: every request fails without a checkpoint."""
+
+    async def request(self, method: str, params: dict[str, Any] | None, time_limit: float | None) -> Any:
+        raise MCPConnectionClosed('the client closed the connection')
+
+
+async def test_a_cancelled_caller_sees_its_cancellation_not_the_connection_its_sibling_closed() -> None:
+    # The race seen on trio: a scope cancels two callers sharing one connection; the one that opened it closes it
+    # first, and the other must end cancelled, not with an `MCPError`.
+    server = fastmcp_stdio()
+    session = cast(MCPSession, _ClosedSession())
+    with anyio.CancelScope() as scope:
+        scope.cancel()
+        await server._request(session, 'tools/call', {'name': 'nap'}, 'nap')  # pyright: ignore[reportPrivateUsage]
+    assert scope.cancelled_caught
+    # Not cancelled, the same closed connection is an error naming the tool.
+    with pytest.raises(MCPError, match="closed the connection while calling tool 'nap': the client closed"):
+        await server._request(session, 'tools/call', {'name': 'nap'}, 'nap')  # pyright: ignore[reportPrivateUsage]
 
 
 async def test_a_command_that_does_not_exist_is_an_error_naming_the_server() -> None:

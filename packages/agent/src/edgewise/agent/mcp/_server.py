@@ -17,6 +17,7 @@ from typing import Any, Protocol, Self
 
 import anyio
 import anyio.abc
+import anyio.lowlevel
 import pydantic
 from mcp import types as mcp_types
 from mcp.shared.context import RequestContext
@@ -531,6 +532,9 @@ class MCPServer(AbstractToolset[Any], ABC):
                 raise MCPError(message) from None
             raise ModelRetry(message) from None
         except MCPConnectionClosed as e:
+            # A caller being cancelled (its scope ended while another task closed the shared connection) sees
+            # the cancellation, not a closed connection: which of the two lands first is a race.
+            await anyio.lowlevel.checkpoint_if_cancelled()
             during = f'calling tool {tool!r}' if tool else f'`{method}`'
             raise MCPError(f'MCP server {self.label} closed the connection while {during}: {e}.') from e
 
