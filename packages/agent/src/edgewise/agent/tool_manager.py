@@ -24,6 +24,7 @@ import pydantic
 
 from . import _instrument
 from ._output.schema import validation_errors
+from ._tools.deferred_calls import DeferredToolRequests, DeferredToolResults, ToolApproved, ToolDenied
 from ._tools.definition import ToolDefinition
 from .capabilities._hook_table import hook_names
 from .capabilities.abstract import AbstractCapability
@@ -162,10 +163,22 @@ class ToolManager(Generic[AgentDepsT]):
         return tool.tool_def if tool is not None else None
 
     async def validate_tool_call(
-        self, call: ToolCallPart, *, approved: bool = False, metadata: Any = None
+        self,
+        call: ToolCallPart,
+        *,
+        approved: bool = False,
+        metadata: Any = None,
+        wrap_validation_errors: bool = True,
     ) -> ValidatedToolCall[AgentDepsT]:
         """Validate the call's arguments (then the tool's own `args_validator`). Invalid arguments, an unknown
         tool or a `ModelRetry` from the validator give a `ValidatedToolCall` with a `validation_error`.
+
+        Args:
+            call: The tool call to validate.
+            approved: Whether the call has been approved (`ctx.tool_call_approved`).
+            metadata: The call's data from `DeferredToolResults.metadata` (`ctx.tool_call_metadata`).
+            wrap_validation_errors: `False` raises the `ValidationError`, `ModelRetry` or `ToolFailed` itself
+                instead, and spends none of the tool's retries (for a caller dispatching calls of its own).
 
         Raises:
             UnexpectedModelBehavior: the call failed and the tool has no retries left.
@@ -185,11 +198,15 @@ class ToolManager(Generic[AgentDepsT]):
         except SkipToolValidation as skip:
             return ValidatedToolCall(call, tool, ctx, args_valid=True, validated_args=skip.validated_args)
         except (pydantic.ValidationError, ModelRetry) as error:
+            if not wrap_validation_errors:
+                raise
             self._check_max_retries(name, ctx, error)
             self.failed_tools.add(name)
             retry = _retry_error(call, error)
             return ValidatedToolCall(call, tool, ctx, args_valid=False, validation_error=retry)
         except ToolFailed as error:
+            if not wrap_validation_errors:
+                raise
             return ValidatedToolCall(call, tool, ctx, args_valid=False, validation_error=_failed_error(call, error))
         except (CallDeferred, ApprovalRequired) as deferral:
             if not self.hooked & VALIDATE_HOOKS:
@@ -239,8 +256,12 @@ class ToolManager(Generic[AgentDepsT]):
             raise
         return await root.after_tool_validate(ctx, call=call, tool_def=tool_def, args=args)
 
-    async def execute_tool_call(self, validated: ValidatedToolCall[AgentDepsT]) -> Any:
-        """Call the tool with the validated arguments and return what it returns.
+    async def execute_tool_call(
+        self, validated: ValidatedToolCall[AgentDepsT], *, wrap_validation_errors: bool = True
+    ) -> Any:
+        """Call the tool with the validated arguments and return what it returns. With
+        `wrap_validation_errors=False`, a `ModelRetry` or `ToolFailed` of the tool is raised itself and spends
+        none of the tool's retries.
 
         Raises:
             ToolRetryError: the arguments were invalid, or the tool raised `ModelRetry` (the error carries the
@@ -275,10 +296,14 @@ class ToolManager(Generic[AgentDepsT]):
                     deferral = error  # raised once the span has ended, so that it does not record an error
             raise deferral
         except ModelRetry as error:
+            if not wrap_validation_errors:
+                raise
             self._check_max_retries(call.tool_name, ctx, error)
             self.failed_tools.add(call.tool_name)
             raise _retry_error(call, error) from error
         except ToolFailed as error:
+            if not wrap_validation_errors:
+                raise
             raise _failed_error(call, error) from error
 
     async def _execute_with_hooks(
@@ -307,16 +332,85 @@ class ToolManager(Generic[AgentDepsT]):
             self.failed_tools.add(call.tool_name)
             raise _retry_error(call, error) from error
 
-    async def handle_call(self, call: ToolCallPart, *, approved: bool = False, metadata: Any = None) -> Any:
+    async def handle_call(
+        self,
+        call: ToolCallPart,
+        *,
+        approved: bool = False,
+        metadata: Any = None,
+        wrap_validation_errors: bool = True,
+    ) -> Any:
         """Validate the call, then run it: what the tool returns.
+
+        A call the tool defers (it raises `ApprovalRequired` or `CallDeferred`, or its definition says it needs
+        approval or is external) goes to the capabilities' `handle_deferred_tool_calls` (`HandleDeferredToolCalls`)
+        and is answered there and then: an approved call runs, an external result is returned as the handler
+        gave it, and a denied call returns the `ToolDenied` (check for it: it is not the tool's result).
+
+        Args:
+            call: The tool call to handle.
+            approved: Whether the call has been approved (`ctx.tool_call_approved`).
+            metadata: The call's data from `DeferredToolResults.metadata` (`ctx.tool_call_metadata`).
+            wrap_validation_errors: `False` raises a `ValidationError`, `ModelRetry` or `ToolFailed` of the
+                arguments or the tool itself, spending none of the tool's retries.
 
         Raises:
             ToolRetryError: the call failed and the model should retry (the error carries the prompt).
             ToolFailedError: the call is done and failed (`ToolFailed`; the error carries the failed tool return).
             UnexpectedModelBehavior: the call failed and the tool has no retries left.
+            ApprovalRequired / CallDeferred: the call was deferred and no handler answered it, or the tool
+                deferred it again once approved.
         """
-        validated = await self.validate_tool_call(call, approved=approved, metadata=metadata)
-        return await self.execute_tool_call(validated)
+        try:
+            validated = await self.validate_tool_call(
+                call, approved=approved, metadata=metadata, wrap_validation_errors=wrap_validation_errors
+            )
+            tool = validated.tool
+            if not approved and validated.args_valid and validated.deferral is None and tool and tool.tool_def.defer:
+                raise CallDeferred() if tool.tool_def.kind == 'external' else ApprovalRequired()
+            return await self.execute_tool_call(validated, wrap_validation_errors=wrap_validation_errors)
+        except (CallDeferred, ApprovalRequired) as deferral:
+            return await self._answer_deferred(call, deferral, wrap_validation_errors)
+
+    async def _answer_deferred(
+        self, call: ToolCallPart, deferral: CallDeferred | ApprovalRequired, wrap_validation_errors: bool
+    ) -> Any:
+        """What the capabilities' `handle_deferred_tool_calls` answers for the deferred `call` (see `handle_call`);
+        `deferral` is raised again when nobody answers it."""
+        root, ctx = self.root_capability, self.ctx
+        if root is None or ctx is None or not root.overrides('handle_deferred_tool_calls'):
+            raise deferral
+        call_id = call.tool_call_id
+        requests = DeferredToolRequests(
+            approvals=[call] if isinstance(deferral, ApprovalRequired) else [],
+            calls=[call] if isinstance(deferral, CallDeferred) else [],
+            metadata={call_id: deferral.metadata} if deferral.metadata else {},
+        )
+        results: DeferredToolResults | None = await root.handle_deferred_tool_calls(ctx, requests=requests)
+        answer = results.to_tool_call_results().get(call_id) if results is not None else None
+        if results is None or answer is None:
+            raise deferral
+        if isinstance(answer, ToolDenied):
+            return answer
+        if isinstance(answer, ToolApproved):
+            override = answer.override_args
+            approved_call = call if override is None else dataclasses.replace(call, args=override)
+            validated = await self.validate_tool_call(
+                approved_call,
+                approved=True,
+                metadata=results.metadata.get(call_id),
+                wrap_validation_errors=wrap_validation_errors,
+            )
+            return await self.execute_tool_call(validated, wrap_validation_errors=wrap_validation_errors)
+        if isinstance(answer, ToolFailed):
+            if not wrap_validation_errors:
+                raise answer
+            raise _failed_error(call, answer)
+        if isinstance(answer, ModelRetry):
+            raise _retry_error(call, answer)
+        if isinstance(answer, RetryPromptPart):
+            raise ToolRetryError(dataclasses.replace(answer, tool_name=call.tool_name, tool_call_id=call_id))
+        return answer  # an external result, as the handler gave it (a plain value or a `ToolReturn`)
 
     def _step_tools(self) -> dict[str, ToolsetTool[AgentDepsT]]:
         if self.tools is None:
