@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Awaitable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import anyio
 import pytest
 
-from edgewise.agent import Agent, RunContext
+from edgewise.agent import Agent, AgentRunError, RunContext
+from edgewise.agent._threads import disable_threads
 from edgewise.agent.capabilities import Hooks, HookTimeoutError
 from edgewise.agent.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
 from edgewise.agent.models import ModelRequestContext
@@ -114,6 +118,60 @@ async def test_a_function_past_its_timeout_raises_hook_timeout_error() -> None:
         await _agent(hooks).run('go')
     assert str(info.value) == "Hook 'before_model_request' function 'slow' timed out after 0.01s"
     assert isinstance(info.value, TimeoutError)
+    assert isinstance(info.value, AgentRunError)
+
+
+def _thread_recorder(hooks: Hooks[None], threads: list[int]) -> None:
+    @hooks.on.before_model_request
+    def record(ctx: RunContext[None], request_context: ModelRequestContext) -> ModelRequestContext:
+        threads.append(threading.get_ident())
+        return request_context
+
+
+async def test_a_sync_function_runs_in_a_worker_thread() -> None:
+    threads: list[int] = []
+    hooks: Hooks[None] = Hooks()
+    _thread_recorder(hooks, threads)
+    await _agent(hooks).run('go')
+    assert len(threads) == 2
+    assert threading.get_ident() not in threads
+
+
+async def test_a_sync_function_runs_in_the_thread_executor_of_the_run() -> None:
+    threads: list[int] = []
+    hooks: Hooks[None] = Hooks()
+    _thread_recorder(hooks, threads)
+    with ThreadPoolExecutor(max_workers=1) as executor:
+        executor_thread = executor.submit(threading.get_ident).result()
+        with Agent.using_thread_executor(executor):
+            await _agent(hooks).run('go')
+    assert threads == [executor_thread, executor_thread]
+
+
+async def test_a_sync_function_runs_inline_where_threads_are_disabled() -> None:
+    threads: list[int] = []
+    hooks: Hooks[None] = Hooks()
+    _thread_recorder(hooks, threads)
+    with disable_threads():
+        await _agent(hooks).run('go')
+    assert threads == [threading.get_ident()] * 2
+
+
+async def test_a_sync_function_past_its_timeout_is_left_running_and_raises_hook_timeout_error() -> None:
+    release = threading.Event()
+    hooks: Hooks[None] = Hooks()
+
+    @hooks.on.before_model_request(timeout=0.01)
+    def blocked(ctx: RunContext[None], request_context: ModelRequestContext) -> ModelRequestContext:
+        release.wait(10)
+        return request_context
+
+    try:
+        with pytest.raises(HookTimeoutError) as info:
+            await _agent(hooks).run('go')
+    finally:
+        release.set()
+    assert (info.value.hook_name, info.value.func_name, info.value.timeout) == ('before_model_request', 'blocked', 0.01)
 
 
 async def test_run_and_node_hooks() -> None:
@@ -137,3 +195,19 @@ async def test_a_hooks_without_functions_is_skipped_by_the_run() -> None:
     agent = _agent(Hooks())
     async with agent.iter('go') as run:
         assert run.ctx.deps.hooked == frozenset()
+
+
+async def test_an_awaitable_a_sync_function_returns_is_awaited() -> None:
+    seen: list[str] = []
+    hooks: Hooks[None] = Hooks()
+
+    async def later(request_context: ModelRequestContext) -> ModelRequestContext:
+        seen.append('awaited')
+        return request_context
+
+    @hooks.on.before_model_request
+    def hand_over(ctx: RunContext[None], request_context: ModelRequestContext) -> Awaitable[ModelRequestContext]:
+        return later(request_context)
+
+    assert (await _agent(hooks).run('go')).output == '3 -5'
+    assert seen == ['awaited', 'awaited']

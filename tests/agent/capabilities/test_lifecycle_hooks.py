@@ -3,12 +3,22 @@ may change, and what the error hooks do with a failure."""
 
 from __future__ import annotations
 
+from contextvars import ContextVar
+from pathlib import Path
 from typing import Any
 
 import pytest
 from pydantic import ValidationError
 
-from edgewise.agent import Agent, ModelRetry, RunContext, SkipModelRequest, SkipToolExecution, UserError
+from edgewise.agent import (
+    Agent,
+    ModelRetry,
+    PydanticAIDeprecationWarning,
+    RunContext,
+    SkipModelRequest,
+    SkipToolExecution,
+    UserError,
+)
 from edgewise.agent.capabilities import (
     AbstractCapability,
     AgentNode,
@@ -18,6 +28,7 @@ from edgewise.agent.capabilities import (
     RawToolArgs,
     ValidatedToolArgs,
     WrapNodeRunHandler,
+    WrapRunHandler,
     WrapToolExecuteHandler,
 )
 from edgewise.agent.messages import ModelMessage, ModelResponse, RetryPromptPart, TextPart, ToolCallPart
@@ -26,6 +37,9 @@ from edgewise.agent.models.function import AgentInfo, FunctionModel
 from edgewise.agent.models.test import TestModel
 from edgewise.agent.result import AgentRunResult
 from edgewise.agent.tools import ToolDefinition
+from edgewise.graph import End
+from edgewise.graph.persistence import NodeSnapshot
+from edgewise.graph.persistence.sqlite import SqliteStatePersistence
 
 pytestmark = pytest.mark.anyio
 
@@ -296,13 +310,99 @@ async def test_wrap_node_run_sees_each_node_of_a_streamed_run() -> None:
     assert nodes.seen[-1] == 'CallToolsNode -> End'
 
 
-async def test_bare_iteration_warns_that_it_does_not_fire_wrap_node_run() -> None:
+async def test_bare_iteration_fires_wrap_node_run_for_each_node() -> None:
     nodes = Nodes()
+    given: list[str] = []
     async with _double_agent(nodes).iter('go') as run:
-        with pytest.warns(UserWarning, match='does not fire them'):
-            async for _ in run:
-                pass
-    assert nodes.seen == []
+        async for node in run:
+            given.append(type(node).__name__)
+    assert given == ['UserPromptNode', 'ModelRequestNode', 'CallToolsNode', 'ModelRequestNode', 'CallToolsNode', 'End']
+    assert nodes.seen == [
+        'UserPromptNode -> ModelRequestNode',
+        'ModelRequestNode -> CallToolsNode',
+        'CallToolsNode -> ModelRequestNode',
+        'ModelRequestNode -> CallToolsNode',
+        'CallToolsNode -> End',
+    ]
+
+
+async def test_bare_iteration_mixed_with_next_runs_each_node_once() -> None:
+    nodes = Nodes()
+    given: list[str] = []
+    async with _double_agent(nodes).iter('go') as run:
+        async for node in run:
+            given.append(type(node).__name__)
+            if not isinstance(node, End):
+                await run.next(node)
+    assert given == ['UserPromptNode', 'ModelRequestNode', 'CallToolsNode', 'ModelRequestNode', 'CallToolsNode', 'End']
+    assert len(nodes.seen) == 5
+    assert run.result is not None
+    assert run.result.output == 'got 6'
+
+
+async def test_a_node_a_wrap_hook_recovers_to_after_it_failed_runs_again() -> None:
+    attempts: list[int] = []
+
+    class RunAgain(AbstractCapability[None]):
+        async def wrap_node_run(
+            self, ctx: RunContext[None], *, node: AgentNode[None], handler: WrapNodeRunHandler[None]
+        ) -> NodeResult[None]:
+            try:
+                return await handler(node)
+            except ConnectionError:
+                return node
+
+    def flaky(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        attempts.append(len(attempts) + 1)
+        if len(attempts) == 1:
+            raise ConnectionError('no network')
+        return ModelResponse([TextPart('second time')])
+
+    given: list[str] = []
+    async with Agent(FunctionModel(flaky), capabilities=[RunAgain()]).iter('go') as run:
+        async for node in run:
+            given.append(type(node).__name__)
+    assert given == ['UserPromptNode', 'ModelRequestNode', 'ModelRequestNode', 'CallToolsNode', 'End']
+    assert attempts == [1, 2]
+    assert run.result is not None
+    assert run.result.output == 'second time'
+
+
+async def test_a_node_recovered_to_after_it_failed_is_stored_again_in_a_durable_run(tmp_path: Path) -> None:
+    attempts: list[int] = []
+
+    class RunAgain(AbstractCapability[None]):
+        async def on_node_run_error(
+            self, ctx: RunContext[None], *, node: AgentNode[None], error: Exception
+        ) -> NodeResult[None]:
+            return node
+
+    def flaky(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        attempts.append(len(attempts) + 1)
+        if len(attempts) == 1:
+            raise ConnectionError('no network')
+        return ModelResponse([TextPart('second time')])
+
+    agent = Agent(FunctionModel(flaky), capabilities=[RunAgain()])
+    async with SqliteStatePersistence(tmp_path / 'runs.db', 'r') as persistence:
+        result = await agent.run('go', persistence=persistence)
+        snapshots = await persistence.load_all()
+    assert result.output == 'second time'
+    assert attempts == [1, 2]
+    nodes = [(type(s.node).__name__, s.status) for s in snapshots if isinstance(s, NodeSnapshot)]
+    assert nodes == [
+        ('UserPromptNode', 'success'),
+        ('ModelRequestNode', 'error'),
+        ('ModelRequestNode', 'success'),
+        ('CallToolsNode', 'success'),
+    ]
+
+
+def test_has_wrap_node_run_is_deprecated() -> None:
+    with pytest.warns(PydanticAIDeprecationWarning, match=r'`has_wrap_node_run` is deprecated'):
+        assert Nodes().has_wrap_node_run is True
+    with pytest.warns(PydanticAIDeprecationWarning, match=r'`has_wrap_node_run` is deprecated'):
+        assert AbstractCapability[None]().has_wrap_node_run is False
 
 
 async def test_on_node_run_error_can_end_the_run() -> None:
@@ -394,3 +494,75 @@ async def test_a_run_without_lifecycle_hooks_looks_none_up_per_step() -> None:
     agent = Agent(TestModel(), capabilities=[AbstractCapability()])
     async with agent.iter('go') as run:
         assert run.ctx.deps.hooked == frozenset()
+
+
+_request_id: ContextVar[str | None] = ContextVar('_request_id', default=None)
+
+
+class ReadsRequestId(AbstractCapability[None]):
+    def __init__(self) -> None:
+        self.seen: list[tuple[str, str | None]] = []
+
+    async def before_node_run(self, ctx: RunContext[None], *, node: AgentNode[None]) -> AgentNode[None]:
+        self.seen.append((type(node).__name__, _request_id.get()))
+        return node
+
+    async def after_run(self, ctx: RunContext[None], *, result: AgentRunResult[Any]) -> AgentRunResult[Any]:
+        self.seen.append(('after_run', _request_id.get()))
+        return result
+
+
+class SetsRequestIdAroundTheRun(AbstractCapability[None]):
+    async def wrap_run(self, ctx: RunContext[None], *, handler: WrapRunHandler) -> AgentRunResult[Any]:
+        token = _request_id.set('req-1')
+        try:
+            return await handler()
+        finally:
+            _request_id.reset(token)
+
+
+async def test_context_variables_set_in_wrap_run_are_seen_by_the_runs_hooks_and_restored_after() -> None:
+    reader = ReadsRequestId()
+    await Agent(TestModel(), capabilities=[SetsRequestIdAroundTheRun(), reader]).run('go')
+    assert reader.seen == [
+        ('UserPromptNode', 'req-1'),
+        ('ModelRequestNode', 'req-1'),
+        ('CallToolsNode', 'req-1'),
+        ('after_run', 'req-1'),
+    ]
+    assert _request_id.get() is None
+
+
+async def test_context_variables_set_in_before_run_are_seen_by_the_runs_hooks() -> None:
+    class SetsRequestId(AbstractCapability[None]):
+        async def before_run(self, ctx: RunContext[None]) -> None:
+            _request_id.set('req-2')
+
+    reader = ReadsRequestId()
+    async with Agent(TestModel(), capabilities=[SetsRequestId(), reader]).iter('go') as run:
+        async for _ in run:
+            pass
+    assert reader.seen == [
+        ('UserPromptNode', 'req-2'),
+        ('ModelRequestNode', 'req-2'),
+        ('CallToolsNode', 'req-2'),
+        ('after_run', 'req-2'),
+    ]
+    assert _request_id.get() is None
+
+
+async def test_context_variables_set_in_wrap_run_are_seen_by_on_run_error() -> None:
+    seen: list[str | None] = []
+
+    class Recovers(SetsRequestIdAroundTheRun):
+        async def on_run_error(self, ctx: RunContext[None], *, error: BaseException) -> AgentRunResult[Any]:
+            seen.append(_request_id.get())
+            return AgentRunResult('recovered')
+
+    def broken(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        raise ConnectionError('no network')
+
+    result = await Agent(FunctionModel(broken), capabilities=[Recovers()]).run('go')
+    assert result.output == 'recovered'
+    assert seen == ['req-1']
+    assert _request_id.get() is None

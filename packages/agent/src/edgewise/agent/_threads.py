@@ -21,7 +21,14 @@ import anyio.from_thread
 import anyio.lowlevel
 import anyio.to_thread
 
-__all__ = ('current_thread_executor', 'disable_threads', 'run_in_new_loop', 'run_in_thread', 'using_thread_executor')
+__all__ = (
+    'current_thread_executor',
+    'disable_threads',
+    'run_in_new_loop',
+    'run_in_thread',
+    'run_in_thread_abandoning',
+    'using_thread_executor',
+)
 
 _P = ParamSpec('_P')
 _R = TypeVar('_R')
@@ -71,6 +78,17 @@ async def run_in_thread(func: Callable[_P, _R], *args: _P.args, **kwargs: _P.kwa
     executor = _thread_executor.get()
     if executor is None:
         return await anyio.to_thread.run_sync(call)
+    return await _run_in_executor(executor, call)
+
+
+async def run_in_thread_abandoning(call: Callable[[], _R]) -> _R:
+    """`call()` as `run_in_thread` runs it, except that cancelling the caller stops waiting on anyio's worker
+    thread too: the thread runs to its end unseen and its result is dropped (for a function under a deadline)."""
+    if _threads_disabled.get():
+        return call()
+    executor = _thread_executor.get()
+    if executor is None:
+        return await anyio.to_thread.run_sync(call, abandon_on_cancel=True)
     return await _run_in_executor(executor, call)
 
 

@@ -3,12 +3,12 @@
 ```
 AgentError(Exception)                       root of every error raised by edgewise.agent
  +-- UserError(RuntimeError)                the agent, a tool or a run was set up wrongly
- |    +-- UndrainedPendingMessagesError     a run driven by a bare `async for` ended with enqueued content
- |                                          it never delivered
+ |    +-- UndrainedPendingMessagesError     no longer raised (a bare `async for` used to end with it when
+ |                                          enqueued content was left undelivered)
  +-- SpecError(ValueError)                  an agent or capability spec names an unknown capability, or its
  |                                          arguments do not build one
- +-- HookTimeoutError(TimeoutError)         a function of a `Hooks` capability ran past its timeout
  +-- AgentRunError(RuntimeError)            a run failed
+      +-- HookTimeoutError(TimeoutError)    a function of a `Hooks` capability ran past its timeout
       +-- RunCancelled                      the application cancelled the run (`AgentRun.cancel()`,
       |                                     `RunContext.cancel()`, a `CancellationToken`)
       +-- UnexpectedModelBehavior           the model answered in a way the run cannot use
@@ -281,11 +281,9 @@ class PrepareReturnedNoneError(UserError, TypeError):
 
 
 class UndrainedPendingMessagesError(UserError):
-    """A run iterated with a bare `async for node in agent_run` reached its end with enqueued content still queued.
-
-    Such a loop runs no node hooks, and the content left at the end of a run (`'when_idle'` content, and `'asap'`
-    content queued during the last step) is delivered only by `agent.run()` or by driving the run with
-    `agent_run.next(node)`; the error keeps that content from being dropped without a word.
+    """No longer raised: a run iterated with a bare `async for node in agent_run` used to end with it when enqueued
+    content was still queued. Bare iteration now runs each node through `AgentRun.next`, so that content is
+    delivered as under `agent.run()`; the class stays so that existing `except` clauses keep working.
     """
 
 
@@ -294,7 +292,14 @@ class SpecError(AgentError, ValueError):
     message names the capability (and the valid names)."""
 
 
-class HookTimeoutError(AgentError, TimeoutError):
+class AgentRunError(AgentError, RuntimeError):
+    """A run of an agent failed."""
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class HookTimeoutError(AgentRunError, TimeoutError):
     """A hook function registered on a `Hooks` capability with a `timeout` ran past it."""
 
     hook_name: str
@@ -312,13 +317,6 @@ class HookTimeoutError(AgentError, TimeoutError):
 
     def __reduce__(self) -> tuple[type, tuple[Any, ...]]:
         return type(self), (self.hook_name, self.func_name, self.timeout)
-
-
-class AgentRunError(AgentError, RuntimeError):
-    """A run of an agent failed."""
-
-    def __str__(self) -> str:
-        return self.message
 
 
 _RUN_CANCELLED_ATTR = '_edgewise_run_cancelled'

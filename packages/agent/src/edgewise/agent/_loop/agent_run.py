@@ -4,8 +4,7 @@ each `next`; and `capture_run_messages`."""
 from __future__ import annotations as _annotations
 
 import dataclasses
-import warnings
-from collections.abc import AsyncIterator, Awaitable, Iterator
+from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any, Generic
@@ -14,6 +13,7 @@ import anyio.lowlevel
 from typing_extensions import TypeVar
 
 from edgewise.graph import End, GraphRun, GraphRunContext
+from edgewise.graph import nodes as graph_nodes
 
 from .._message_flow.pending import (
     EnqueueContent,
@@ -26,11 +26,11 @@ from .._run.deps import GraphAgentDeps
 from .._run.result import AgentRunResult, CallableRunUsage, FinalResult
 from .._run.state import GraphAgentState
 from ..capabilities._hook_table import hook_names
-from ..exceptions import UndrainedPendingMessagesError, UserError
+from ..exceptions import UserError
 from ..messages import ModelMessage, ModelMessagesTypeAdapter, ModelRequest, RetryPromptPart, ToolReturnPart
 from ..tools import RunContext
 from .history import has_tool_deltas
-from .nodes import AgentNode, CallToolsNode, DeferredToolCallsNode, ModelRequestNode, add_enqueued_events
+from .nodes import AgentNode, DeferredToolCallsNode, ModelRequestNode, add_enqueued_events
 
 __all__ = ('AgentRun', 'capture_run_messages', 'run_to_end', 'NODE_HOOKS')
 
@@ -52,7 +52,7 @@ class AgentRun(Generic[DepsT, OutputT]):
         self._graph_run = graph_run
         self._result_override: AgentRunResult[OutputT] | None = None
         self._skipped = False
-        self._delivers_at_end = False  # a bare `async for` delivers the content queued at the end (`run_to_end`)
+        self._last_yielded: Any = None  # the node `async for` gave last (`__anext__`)
 
     def override_result(self, result: AgentRunResult[OutputT], *, skipped: bool = False) -> None:
         """Make `result` the run's result (a capability's `wrap_run` gave it); `skipped`: the run does not run."""
@@ -102,7 +102,7 @@ class AgentRun(Generic[DepsT, OutputT]):
         """Run `node` (by default the next node) and return the node after it, or the `End`.
 
         The node goes through the capabilities' node hooks (`before_node_run`, `wrap_node_run`,
-        `on_node_run_error`, `after_node_run`); a bare `async for node in run` does not fire them."""
+        `on_node_run_error`, `after_node_run`), as it does under `async for node in run`."""
         graph_run = self._graph_run
         if graph_run.deps.cancellation.cancel_requested and not isinstance(graph_run.next_node, End):
             await anyio.lowlevel.checkpoint_if_cancelled()  # a cancellation asked for between steps stops here
@@ -124,17 +124,35 @@ class AgentRun(Generic[DepsT, OutputT]):
         `after_node_run` hooks; a next node the hooks chose becomes the run's next node."""
         graph_run = self._graph_run
         capability = graph_run.deps.root_capability
+        failed: list[object] = []
+
+        async def handler(node: Any) -> Any:
+            try:
+                return await graph_run.next(node)
+            except Exception:
+                failed.append(node)
+                raise
+
         try:
-            result = await capability.wrap_node_run(ctx, node=node, handler=graph_run.next)
+            result = await capability.wrap_node_run(ctx, node=node, handler=handler)
         except Exception as exc:
             result = await capability.on_node_run_error(ctx, node=node, error=exc)
             graph_run._next_node = result  # recovered: the run goes on from the hook's node
         after = await capability.after_node_run(ctx, node=node, result=result)
+        if any(after is node for node in failed):
+            await self._run_again(after)
         if after is not result or graph_run.next_node is not after:
             graph_run._next_node = after
         if isinstance(after, End) and graph_run.state.pending_messages:
             return await self._deliver_at_end()
         return after  # type: ignore[no-any-return]
+
+    async def _run_again(self, node: Any) -> None:
+        """Make `node`, which failed in this step and which a hook recovered to, runnable again: a new snapshot of
+        it (the failed one stays as it was, with its error), stored at once in a durable run."""
+        node.set_snapshot_id(graph_nodes.generate_snapshot_id(node.get_node_id()))
+        if self._graph_run.deps.durable:
+            await self._graph_run.persistence.snapshot_node(self._graph_run.state, node)
 
     async def _deliver_at_end(self) -> ModelRequestNode[DepsT, OutputT]:
         """Instead of ending, send what is still queued: the `'asap'` content, then the `'when_idle'` content, in
@@ -257,56 +275,27 @@ class AgentRun(Generic[DepsT, OutputT]):
         return ModelMessagesTypeAdapter.dump_json(self.new_messages())
 
     def __aiter__(self) -> AsyncIterator[AgentNode[DepsT, OutputT] | End[FinalResult[OutputT]]]:
-        if 'wrap_node_run' in self._graph_run.deps.hooked:
-            warnings.warn(
-                'A capability has `wrap_node_run` hooks, but bare `async for node in agent_run` does not fire them. '
-                'Use `agent_run.next(node)` to advance the run, or `agent.run()`, which does.',
-                UserWarning,
-                stacklevel=2,
-            )
         return self
 
-    def __anext__(self) -> Awaitable[AgentNode[DepsT, OutputT] | End[FinalResult[OutputT]]]:
-        graph_run = self._graph_run
-        node = graph_run.next_node
-        if self._skipped or (isinstance(node, DeferredToolCallsNode) and self.stops_at(node)):
+    async def __anext__(self) -> AgentNode[DepsT, OutputT] | End[FinalResult[OutputT]]:
+        """The next node: first the node the run starts at, before it runs; then, each time, the node after the one
+        last given, run through `next` (so the capabilities' node hooks fire, and content queued at the end is
+        delivered, as under `agent.run()`). When the loop body has moved the run on itself (`await
+        run.next(node)`), the node the run is at is given without running anything, so no node runs twice."""
+        previous: Any = self._last_yielded
+        if self._skipped or isinstance(previous, End):
             raise StopAsyncIteration
-        if graph_run.deps.cancellation.cancel_requested and not isinstance(node, End):
-            return self._cancelled_step()
-        if isinstance(node, CallToolsNode):  # the only node that ends a run iterated without node hooks
-            return self._tools_step()
-        return graph_run.__anext__()  # type: ignore[return-value]
-
-    async def _cancelled_step(self) -> AgentNode[DepsT, OutputT] | End[FinalResult[OutputT]]:
-        """The next step of a run cancelled between steps: the cancellation, at this checkpoint (or the step, when
-        the run is driven outside its cancel scope, e.g. from another task)."""
-        await anyio.lowlevel.checkpoint_if_cancelled()
-        node = self._graph_run.next_node
-        return await (self._tools_step() if isinstance(node, CallToolsNode) else self._graph_run.__anext__())  # type: ignore[return-value]
-
-    async def _tools_step(self) -> AgentNode[DepsT, OutputT] | End[FinalResult[OutputT]]:
-        """The node after a `CallToolsNode`; the end of the iteration when the run stops to wait on deferred tool
-        calls (the wait is not a node to run, and typed code expects `ModelRequestNode | End` after a
-        `CallToolsNode`).
-
-        Raises:
-            UndrainedPendingMessagesError: the run ended with enqueued content left, which a bare `async for`
-                does not deliver.
-        """
-        graph_run = self._graph_run
-        node = await graph_run.__anext__()
+        current: Any = self._graph_run.next_node
+        if previous is None or current is not previous:
+            node: Any = current
+            if self._graph_run.deps.cancellation.cancel_requested and not isinstance(node, End):
+                await anyio.lowlevel.checkpoint_if_cancelled()  # a cancellation asked for between steps stops here
+        else:
+            node = await self.next(previous)
         if isinstance(node, DeferredToolCallsNode) and self.stops_at(node):
-            raise StopAsyncIteration
-        if isinstance(node, End) and graph_run.state.pending_messages:
-            if self._delivers_at_end:
-                return await self._deliver_at_end()
-            raise UndrainedPendingMessagesError(
-                'The agent run ended with undrained pending messages enqueued via `enqueue`. Bare `async for node '
-                'in agent_run` does not drain `when_idle` messages or end-of-run redirects, because they fire in '
-                '`after_node_run`, which bare iteration skips. Use `agent_run.next(node)` to advance the run, or '
-                '`agent.run()` which drives via `next()` automatically.'
-            )
-        return node  # type: ignore[return-value]
+            raise StopAsyncIteration  # the run waits on its deferred tool calls: not a node to run
+        self._last_yielded = node
+        return node  # type: ignore[no-any-return]
 
     def __repr__(self) -> str:
         return f'<AgentRun next_node={type(self._graph_run.next_node).__name__}>'
@@ -314,11 +303,6 @@ class AgentRun(Generic[DepsT, OutputT]):
 
 async def run_to_end(agent_run: AgentRun[Any, Any]) -> None:
     """Run every node of `agent_run` (through the capabilities' node hooks, if it has any)."""
-    if not (agent_run._graph_run.deps.hooked & NODE_HOOKS):
-        agent_run._delivers_at_end = True  # as `next` does: what is queued at the end is sent, not an error
-        async for _ in agent_run:
-            pass
-        return
     node: Any = agent_run.next_node
     while not agent_run._skipped and not agent_run.stops_at(node):
         node = await agent_run.next(node)

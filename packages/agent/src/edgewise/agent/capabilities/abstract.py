@@ -11,6 +11,7 @@ output's validation and processing) has four hooks: `before_*` (change the input
 from __future__ import annotations as _annotations
 
 import sys
+import warnings
 from collections.abc import AsyncIterable, Awaitable, Callable, Sequence
 from dataclasses import KW_ONLY, dataclass
 from typing import Any, Generic, Literal, TypeAlias
@@ -25,6 +26,7 @@ from .._run.result import AgentRunResult, FinalResult
 from .._run.state import GraphAgentState
 from .._tools.deferred_calls import DeferredToolRequests, DeferredToolResults
 from .._tools.definition import ToolDefinition
+from .._warnings import PydanticAIDeprecationWarning
 from ..exceptions import ModelRetry
 from ..messages import AgentStreamEvent, ModelResponse, ToolCallPart
 from ..models import KnownModelName, Model, ModelRequestContext, ModelResolutionContext, ModelSelectionContext
@@ -288,8 +290,8 @@ class AbstractCapability(Generic[AgentDepsT]):
         """Around each node: `await handler(node)` runs it and gives the next node (or the `End`). Run another node,
         run it again, or return another next node.
 
-        Node hooks fire where the run is driven through `AgentRun.next` (which `agent.run`, `run_sync`,
-        `run_stream` and `run_stream_events` do), not under a bare `async for node in agent_run`."""
+        Node hooks fire however the run is driven: `agent.run`, `run_sync`, `run_stream`, `run_stream_events`,
+        `AgentRun.next` and a bare `async for node in agent_run`."""
         return await handler(node)
 
     async def on_node_run_error(
@@ -512,7 +514,14 @@ class AbstractCapability(Generic[AgentDepsT]):
 
     @property
     def has_wrap_node_run(self) -> bool:
-        """Whether this capability implements `wrap_node_run`."""
+        """Whether this capability implements `wrap_node_run` (deprecated: every way of driving a run fires it, so
+        nothing needs to check; `overrides('wrap_node_run')` still tells)."""
+        warnings.warn(
+            '`has_wrap_node_run` is deprecated: `wrap_node_run` now runs however a run is driven (`agent.run()`, '
+            '`agent_run.next(node)`, `async for node in agent_run`), so nothing needs to check for it.',
+            PydanticAIDeprecationWarning,
+            stacklevel=2,
+        )
         return self.overrides('wrap_node_run')
 
     @property

@@ -28,7 +28,9 @@ agent.run_sync('2 + 3?')
 
 The decorators of `hooks.on` are named after the hooks of `AbstractCapability`, without `wrap_` and `on_`
 (`hooks.on.tool_execute` registers a `wrap_tool_execute` hook, `hooks.on.tool_execute_error` an
-`on_tool_execute_error` one); the constructor takes the same names. Functions may be sync or async. Several
+`on_tool_execute_error` one); the constructor takes the same names. Functions may be sync or async (a sync one
+runs in a worker thread, as sync tools do, with a copy of the context variables: what it sets there stays
+there). Several
 functions on one hook run in the order registered (the first `wrap` outermost; an error hook that raises hands
 its exception to the next). A `timeout` (seconds) turns a function that runs longer into a `HookTimeoutError`;
 `tools=[...]` limits a tool hook to the calls of those tools.
@@ -44,6 +46,7 @@ from typing import Any, Generic, Protocol, TypeVar, overload
 
 import anyio
 
+from .._threads import run_in_thread_abandoning
 from ..exceptions import HookTimeoutError
 from ..messages import AgentStreamEvent, ToolCallPart
 from ..tools import AgentDepsT, RunContext
@@ -84,10 +87,18 @@ class _Entry:
 
 
 async def _call(func: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-    result = func(*args, **kwargs)
+    if inspect.iscoroutinefunction(func):
+        return await func(*args, **kwargs)
+    # A sync function must not block the event loop; under a `timeout`, one running past it is left to finish
+    # unseen. Its result comes back boxed: trio refuses a thread's function that returns a coroutine.
+    (result,) = await run_in_thread_abandoning(partial(_boxed, func, *args, **kwargs))
     if inspect.isawaitable(result):
         result = await result
     return result
+
+
+def _boxed(func: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[Any]:
+    return (func(*args, **kwargs),)
 
 
 class _Decorator(Protocol):
