@@ -12,12 +12,12 @@ from __future__ import annotations as _annotations
 import inspect
 from collections.abc import Awaitable, Callable, Sequence
 from functools import partial
-from typing import Any, Literal, get_type_hints
+from typing import Any, Literal, get_origin, get_type_hints
 
 from pydantic import ValidationError
 
 from .._functions.schema import FunctionSchema
-from .._output.schema import OutputProcessor, OutputSchema
+from .._output.schema import OutputProcessor, OutputSchema, UnionOutputProcessor
 from .._run.deps import GraphAgentDeps
 from ..capabilities._hook_table import hook_names
 from ..exceptions import ModelRetry
@@ -163,6 +163,8 @@ def processor_steps(
     """How the hooks validate and process a structured output of `processor`, on the value the model was asked
     for: the output type's value, or for an output function of one parameter that parameter's value (the hooks
     then see it, not the arguments dict); `parse` validates JSON text (native or prompted output)."""
+    if isinstance(processor, UnionOutputProcessor):
+        return _union_steps(processor, ctx, validation_context, parse)
     only = _only_param(processor.function) if processor.function is not None else None
 
     def validate(data: Any) -> Any:
@@ -175,6 +177,53 @@ def processor_steps(
         return await processor.finish(value if only is None else {only: value}, ctx)
 
     return validate, process
+
+
+def _union_steps(
+    processor: UnionOutputProcessor, ctx: RunContext[Any], validation_context: Any, parse: Callable[[str], Any] | None
+) -> tuple[Callable[[Any], Any], Callable[[Any], Awaitable[Any]]]:
+    """`processor_steps` for several output types: the hooks see the chosen type's value (as for that type alone),
+    and the value they give is processed as the chosen type's when it still is one, else as the first type's it is
+    an instance of (an output function of several parameters takes no part in that search), else it is the output
+    as it is."""
+    chosen: list[str] = []
+    steps = {kind: processor_steps(member, ctx, validation_context) for kind, member in processor.members.items()}
+
+    def validate(data: Any) -> Any:
+        found = (
+            parse(data) if parse is not None and isinstance(data, str) else processor.validate(data, validation_context)
+        )
+        chosen[:] = [found.kind]
+        member = processor.members[found.kind]
+        only = _only_param(member.function) if member.function is not None else None
+        return found.value if only is None else found.value[only]
+
+    async def process(value: Any) -> Any:
+        kinds = [*chosen, *processor.members]
+        for kind in kinds:
+            if _is_value_of(processor.members[kind], value, chosen=kind in chosen):
+                return await steps[kind][1](value)
+        return value
+
+    return validate, process
+
+
+def _is_value_of(member: OutputProcessor, value: Any, *, chosen: bool) -> bool:
+    """Whether `value` is a value of `member`'s type (for an output function of several parameters, its arguments
+    dict, which only the type the model chose can claim)."""
+    if member.function is not None and _only_param(member.function) is None:
+        return chosen and isinstance(value, dict)
+    if member.function is not None:
+        expected = _first_param_type(member.function)
+    elif member.wrapped:
+        expected = member.value_type.model_fields['response'].annotation
+    else:
+        expected = member.value_type
+    try:
+        return isinstance(value, expected)
+    except TypeError:  # a generic alias (`list[Bar]`) or a special form: its origin tells
+        origin = get_origin(expected)
+        return isinstance(origin, type) and isinstance(value, origin)
 
 
 def _params(function: FunctionSchema) -> list[inspect.Parameter]:
