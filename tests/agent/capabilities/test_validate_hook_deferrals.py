@@ -5,18 +5,21 @@ or `wrap_tool_validate` after its handler) the call is deferred; before that (`b
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
 
-from edgewise.agent import Agent, RunContext
+from edgewise.agent import Agent, ModelRetry, RunContext
 from edgewise.agent.capabilities import AbstractCapability
 from edgewise.agent.exceptions import ApprovalRequired, CallDeferred, UserError
-from edgewise.agent.messages import ModelMessage, ModelResponse, ToolCallPart
+from edgewise.agent.messages import ModelMessage, ModelResponse, RetryPromptPart, ToolCallPart
 from edgewise.agent.models.function import AgentInfo, FunctionModel
 from edgewise.agent.models.test import TestModel
+from edgewise.agent.tool_manager import ToolManager
 from edgewise.agent.tools import DeferredToolRequests, ToolDefinition
+from edgewise.agent.toolsets import FunctionToolset
+from edgewise.agent.usage import RunUsage
 
 pytestmark = pytest.mark.anyio
 
@@ -129,3 +132,87 @@ async def test_an_args_validator_deferral_passes_through_the_hooks() -> None:
     output = (await agent.run('call it')).output
     assert isinstance(output, DeferredToolRequests)
     assert [call.tool_name for call in output.approvals] == ['my_tool']
+
+
+@dataclass
+class Gate(AbstractCapability[Any]):
+    """An `after_tool_validate` policy gate: records the arguments it sees, may reject the first call or change
+    the arguments."""
+
+    reject_first: bool = False
+    rewrite: dict[str, Any] | None = None
+    seen: list[dict[str, Any]] = field(default_factory=list[dict[str, Any]])
+
+    async def after_tool_validate(self, ctx: RunContext[Any], *, call: ToolCallPart, tool_def: ToolDefinition,
+                                  args: dict[str, Any]) -> dict[str, Any]:  # fmt: skip
+        self.seen.append(dict(args))
+        if self.reject_first and len(self.seen) == 1:
+            raise ModelRetry('not allowed')
+        return self.rewrite if self.rewrite is not None else args
+
+
+def _deferring_tool(agent: Agent[None, str | DeferredToolRequests], retries: int = 0) -> None:
+    def needs_approval(ctx: RunContext[None], x: int) -> None:
+        raise ApprovalRequired(metadata={'from': 'args_validator'})
+
+    @agent.tool_plain(args_validator=needs_approval, retries=retries)
+    def my_tool(x: int) -> int:  # pragma: no cover - deferred
+        return x
+
+
+async def test_after_tool_validate_guards_a_call_the_args_validator_defers() -> None:
+    gate = Gate()
+    agent: Agent[None, str | DeferredToolRequests] = Agent(
+        TestModel(), output_type=[str, DeferredToolRequests], capabilities=[gate]
+    )
+    _deferring_tool(agent)
+    output = (await agent.run('call it')).output
+    assert isinstance(output, DeferredToolRequests)
+    assert [(c.tool_name, c.args) for c in output.approvals] == [('my_tool', {'x': 0})]
+    assert output.metadata == {output.approvals[0].tool_call_id: {'from': 'args_validator'}}
+    assert gate.seen == [{'x': 0}]
+
+
+async def test_after_tool_validate_rejecting_a_deferred_call_sends_the_retry() -> None:
+    gate = Gate(reject_first=True)
+    agent: Agent[None, str | DeferredToolRequests] = Agent(
+        TestModel(), output_type=[str, DeferredToolRequests], capabilities=[gate]
+    )
+    _deferring_tool(agent, retries=1)
+    result = await agent.run('call it')
+    retries = [p.content for m in result.all_messages() for p in m.parts if isinstance(p, RetryPromptPart)]
+    assert retries == ['not allowed']
+    assert isinstance(result.output, DeferredToolRequests)
+    assert gate.seen == [{'x': 0}, {'x': 0}]
+
+
+async def test_after_tool_validate_deferring_replaces_the_args_validators_deferral() -> None:
+    agent: Agent[None, str | DeferredToolRequests] = Agent(
+        TestModel(),
+        output_type=[str, DeferredToolRequests],
+        capabilities=[DefersAt('after_tool_validate', CallDeferred)],
+    )
+    _deferring_tool(agent)
+    output = (await agent.run('call it')).output
+    assert isinstance(output, DeferredToolRequests)
+    assert (output.approvals, [c.tool_name for c in output.calls]) == ([], ['my_tool'])
+    assert output.metadata == {output.calls[0].tool_call_id: {'from': 'after_tool_validate'}}
+
+
+async def test_a_deferred_call_carries_the_arguments_after_tool_validate_gave() -> None:
+    toolset: FunctionToolset[None] = FunctionToolset()
+
+    def needs_approval(ctx: RunContext[None], x: int) -> None:
+        raise ApprovalRequired()
+
+    @toolset.tool_plain(args_validator=needs_approval)
+    def my_tool(x: int) -> int:  # pragma: no cover - deferred
+        return x
+
+    gate = Gate(rewrite={'x': 99})
+    ctx: RunContext[None] = RunContext(deps=None, model=TestModel(), usage=RunUsage())
+    manager = await ToolManager(toolset, root_capability=gate).for_run_step(ctx)
+    validated = await manager.validate_tool_call(ToolCallPart('my_tool', {'x': 1}, tool_call_id='c1'))
+    assert (validated.args_valid, validated.validated_args) == (True, {'x': 99})
+    assert isinstance(validated.deferral, ApprovalRequired)
+    assert gate.seen == [{'x': 1}]

@@ -58,6 +58,8 @@ order, once all have finished.)"""
 
 _T = TypeVar('_T')
 
+_FROM_ROOT_CAPABILITY: frozenset[str] = frozenset({'<the hooks of root_capability>'})
+
 _execution_mode: ContextVar[ParallelExecutionMode] = ContextVar('edgewise_tool_execution_mode', default='parallel')
 
 
@@ -106,8 +108,17 @@ class ToolManager(Generic[AgentDepsT]):
     deferrals_are_span_errors: bool = False
     """Whether a call deferred (`CallDeferred`, `ApprovalRequired`) ends its span as an error (span formats before
     5); from format 5 on a deferral is control flow and the span ends without error."""
-    hooked: frozenset[str] = frozenset()
-    """The tool hooks (`TOOL_HOOKS`) some capability of the run implements; the others are skipped."""
+    hooked: frozenset[str] = field(default=_FROM_ROOT_CAPABILITY)
+    """The tool hooks (`TOOL_HOOKS`) some capability of the run implements; the others are skipped. By default, the
+    ones `root_capability` implements."""
+
+    def _hooks(self) -> frozenset[str]:
+        """`hooked`, found from `root_capability` the first time when not given."""
+        hooked = self.hooked
+        if hooked is _FROM_ROOT_CAPABILITY:
+            root = self.root_capability
+            hooked = self.hooked = frozenset(h for h in TOOL_HOOKS if root is not None and root.overrides(h))
+        return hooked
 
     @classmethod
     @contextmanager
@@ -191,7 +202,7 @@ class ToolManager(Generic[AgentDepsT]):
         try:
             if tool is None:
                 raise ModelRetry(_unknown_tool_message(name, tools))
-            if self.hooked & VALIDATE_HOOKS and tool.tool_def.kind != 'output':
+            if self._hooks() & VALIDATE_HOOKS and tool.tool_def.kind != 'output':
                 args = await self._validate_with_hooks(call, tool, ctx)
             else:
                 args = await self._validate(call.args, tool, ctx)
@@ -208,20 +219,16 @@ class ToolManager(Generic[AgentDepsT]):
             if not wrap_validation_errors:
                 raise
             return ValidatedToolCall(call, tool, ctx, args_valid=False, validation_error=_failed_error(call, error))
-        except (CallDeferred, ApprovalRequired) as deferral:
-            if not self.hooked & VALIDATE_HOOKS:
-                raise  # from the tool's `args_validator`: the run defers the call as it catches it
-            return ValidatedToolCall(call, tool, ctx, args_valid=True, validated_args={}, deferral=deferral)
+        except _HeldDeferral as held:
+            deferral, args = held.deferral, held.validated_args
+            return ValidatedToolCall(call, tool, ctx, args_valid=True, validated_args=args, deferral=deferral)
         return ValidatedToolCall(call, tool, ctx, args_valid=True, validated_args=args)
 
     async def _validate(
         self, args: str | dict[str, Any] | None, tool: ToolsetTool[AgentDepsT], ctx: RunContext[AgentDepsT]
     ) -> dict[str, Any]:
         validated = _validate_args(tool, args, self._validation_context(ctx))
-        if tool.args_validator_func is not None:
-            checked = tool.args_validator_func(ctx, **validated)
-            if inspect.isawaitable(checked):
-                await checked
+        await _run_args_validator(tool, ctx, validated)
         return validated
 
     async def _validate_with_hooks(
@@ -233,28 +240,33 @@ class ToolManager(Generic[AgentDepsT]):
         raw: str | dict[str, Any] = call.args if call.args is not None else {}
         with _no_deferral_before_validation('before_tool_validate'):
             raw = await root.before_tool_validate(ctx, call=call, tool_def=tool_def, args=raw)
-        validated = False
+        found: dict[str, Any] | None = None  # the arguments the handler validated, once it has
 
         async def validate(args: str | dict[str, Any]) -> dict[str, Any]:
-            nonlocal validated
-            try:
-                found = await self._validate(args, tool, ctx)
-            except (CallDeferred, ApprovalRequired):  # from the tool's `args_validator`: the arguments are valid
-                validated = True
-                raise
-            validated = True
+            nonlocal found
+            found = _validate_args(tool, args, self._validation_context(ctx))
+            await _run_args_validator(tool, ctx, found)
             return found
 
+        deferral: CallDeferred | ApprovalRequired | None = None
         try:
             args = await root.wrap_tool_validate(ctx, call=call, tool_def=tool_def, args=raw, handler=validate)
         except (pydantic.ValidationError, ModelRetry) as error:
             with _no_deferral_before_validation('on_tool_validate_error'):
                 args = await root.on_tool_validate_error(ctx, call=call, tool_def=tool_def, args=raw, error=error)
-        except (CallDeferred, ApprovalRequired) as deferral:
-            if not validated:  # raised before the arguments were validated
-                raise _deferred_too_early('wrap_tool_validate', deferral) from deferral
-            raise
-        return await root.after_tool_validate(ctx, call=call, tool_def=tool_def, args=args)
+        except (CallDeferred, ApprovalRequired) as raised:
+            if found is None:  # raised before the arguments were validated
+                raise _deferred_too_early('wrap_tool_validate', raised) from raised
+            deferral, args = raised, found  # the `args_validator`'s (or the hook's after its handler)
+        # `after_tool_validate` guards the validated arguments, of a deferred call too: it may still reject the
+        # call, change its arguments, or defer it itself (its deferral replaces one held).
+        try:
+            args = await root.after_tool_validate(ctx, call=call, tool_def=tool_def, args=args)
+        except (CallDeferred, ApprovalRequired) as raised:
+            raise _HeldDeferral(raised, args) from raised
+        if deferral is not None:
+            raise _HeldDeferral(deferral, args) from deferral
+        return args
 
     async def execute_tool_call(
         self, validated: ValidatedToolCall[AgentDepsT], *, wrap_validation_errors: bool = True
@@ -287,7 +299,7 @@ class ToolManager(Generic[AgentDepsT]):
                 self.tracing, 'running tool: {tool_name}', tool_name=call.tool_name, tool_call_id=call.tool_call_id
             ):
                 try:
-                    if self.hooked & EXECUTE_HOOKS:
+                    if self._hooks() & EXECUTE_HOOKS:
                         return await self._execute_with_hooks(call, tool, ctx, validated.validated_args)
                     return await self.toolset.call_tool(call.tool_name, validated.validated_args, ctx, tool)
                 except (CallDeferred, ApprovalRequired) as error:
@@ -468,6 +480,24 @@ def _validate_args(tool: ToolsetTool[Any], args: str | dict[str, Any] | None, co
 def _unknown_tool_message(name: str, tools: dict[str, Any]) -> str:
     names = ', '.join(repr(tool) for tool in sorted(tools))
     return f'Unknown tool name: {name!r}. ' + (f'Available tools: {names}' if names else 'No tools available.')
+
+
+async def _run_args_validator(tool: ToolsetTool[Any], ctx: RunContext[Any], args: dict[str, Any]) -> None:
+    """The tool's own `args_validator` on its validated `args` (it may raise to reject or defer the call)."""
+    if tool.args_validator_func is not None:
+        checked = tool.args_validator_func(ctx, **args)
+        if inspect.isawaitable(checked):
+            await checked
+
+
+class _HeldDeferral(Exception):
+    """A deferral raised once the arguments were valid (by the tool's `args_validator`, or a validation hook after
+    them), with the arguments the call is deferred with (as the validation hooks left them)."""
+
+    def __init__(self, deferral: CallDeferred | ApprovalRequired, validated_args: dict[str, Any]) -> None:
+        super().__init__(deferral)
+        self.deferral = deferral
+        self.validated_args = validated_args
 
 
 def _retry_error(call: ToolCallPart, error: pydantic.ValidationError | ModelRetry) -> ToolRetryError:
