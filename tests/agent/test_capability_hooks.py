@@ -107,10 +107,17 @@ async def test_prepare_tools_cannot_add_a_tool() -> None:
         await agent.run('go')
 
 
-async def test_prepare_tools_returning_none_is_an_error() -> None:
-    agent, shown = _tool_agent(PrepareTools(lambda ctx, defs: None))
-    with pytest.raises(UserError, match='returned `None`') as info:
+async def test_prepare_tools_returning_none_is_an_error_naming_the_function() -> None:
+    def hide_all(ctx: RunContext[None], defs: list[ToolDefinition]) -> list[ToolDefinition] | None:
+        return None
+
+    agent, shown = _tool_agent(PrepareTools(hide_all))
+    with pytest.raises(UserError) as info:
         await agent.run('go')
+    assert str(info.value) == (
+        "Prepare function 'hide_all' returned `None`; return `[]` to expose no tools, or return `tool_defs` to pass "
+        'them through unchanged.'
+    )
     assert isinstance(info.value, TypeError)  # as pydantic-ai 2.x's upgrade guide names it
     assert isinstance(info.value, PrepareReturnedNoneError)
     assert shown == []
