@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
+from uuid import RFC_4122, UUID
 
 import pytest
 from pydantic import BaseModel
@@ -99,6 +100,15 @@ def test_whole_messages_stay_messages_of_their_own_between_requests_made_of_part
         ('request', [('user-prompt', 'after')]),
     ]
     assert pending.messages[2] is given
+
+
+def test_an_enqueue_id_is_a_time_ordered_uuid_after_the_priority() -> None:
+    first = PendingMessage([ModelRequest([UserPromptPart('hi')])], 'when_idle')
+    second = PendingMessage([ModelRequest([UserPromptPart('hi')])])
+    assert first.priority == 'when_idle'
+    assert (UUID(first.enqueue_id).version, UUID(first.enqueue_id).variant) == (7, RFC_4122)
+    assert first.enqueue_id != second.enqueue_id
+    assert UUID(first.enqueue_id).bytes[:6] <= UUID(second.enqueue_id).bytes[:6]
 
 
 def test_no_content_makes_nothing_to_queue() -> None:

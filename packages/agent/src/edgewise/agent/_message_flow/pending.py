@@ -8,12 +8,12 @@ The queue lives on the run's state (`GraphAgentState.pending_messages`, persiste
 
 from __future__ import annotations as _annotations
 
-import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Literal, TypeAlias
 
+from .._messages.ids import uuid7
 from .._messages.model_messages import (
     ModelMessage,
     ModelRequest,
@@ -103,7 +103,7 @@ class PendingMessage:
     """The messages to add to the conversation, in order; `enqueue` makes sure the last one is a request."""
     priority: PendingMessagePriority = 'asap'
     """When the messages are delivered (see `PendingMessagePriority`)."""
-    enqueue_id: str = field(default_factory=lambda: str(uuid.uuid4()))
+    enqueue_id: str = field(default_factory=uuid7)
     """The id of the `enqueue` call (what it returned), given again by the `EnqueuedMessagesEvent` of the delivery."""
 
     @classmethod

@@ -11,6 +11,7 @@
 - `speech`: spoken turns (`SpeechPart`, `SpeechPartDelta`), as a realtime session records them.
 - `compaction`: `CompactionPart`, the provider's summary standing in for the history before it.
 - `history`: functions over a whole history (its compaction window, its typed tool parts).
+- `ids`: time-ordered ids (UUID version 7) for conversations and enqueued content.
 
 `exceptions` sits on this floor (some errors carry messages); `_message_flow` above it.
 """

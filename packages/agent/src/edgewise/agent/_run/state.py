@@ -3,7 +3,6 @@
 from __future__ import annotations as _annotations
 
 import os
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Annotated, Any
@@ -12,6 +11,7 @@ import pydantic
 from pydantic_core import core_schema
 
 from .._message_flow.pending import PendingMessage
+from .._messages.ids import uuid7
 from ..exceptions import IncompleteToolCall, UnexpectedModelBehavior, UserError
 from ..messages import ModelMessage, ModelRequestPart, ModelResponse, ToolCallPart
 from ..usage import RunUsage
@@ -37,11 +37,7 @@ NEW_CONVERSATION = 'new'
 
 def new_conversation_id() -> str:
     """A new conversation id: a UUID version 7 (time-ordered: 48 bits of Unix milliseconds, then random bits)."""
-    value = (time.time_ns() // 1_000_000) << 80 | int.from_bytes(os.urandom(10), 'big')
-    value = value & ~(0xF000 << 64) | 0x7000 << 64  # version 7
-    value = value & ~(0xC << 60) | 0x8 << 60  # RFC 9562 variant
-    h = f'{value:032x}'
-    return f'{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}'
+    return uuid7()
 
 
 def resolve_conversation_id(explicit: str | None, history: Sequence[ModelMessage]) -> str:
