@@ -5,6 +5,7 @@ from __future__ import annotations as _annotations
 
 import warnings
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
+from contextlib import asynccontextmanager
 from copy import deepcopy
 from typing import Any, Generic
 
@@ -18,13 +19,14 @@ from .._run.state import GraphAgentState
 from .._warnings import PydanticAIDeprecationWarning
 from ..exceptions import UnexpectedModelBehavior, UserError
 from ..messages import EnqueuedMessagesEvent, ModelResponse, ModelResponseStreamEvent
-from ..models import StreamedResponse
+from ..models import ModelRequestParameters, StreamedResponse
+from ..models._completed_response import CompletedStreamedResponse
 from ..usage import RequestUsage
 from .debounce import debounce
 from .output_reader import OutputReader, text_pieces
 from .response_output import validate_response
 
-__all__ = ('AgentStream',)
+__all__ = ('AgentStream', 'whole_stream')
 
 AgentDepsT = TypeVar('AgentDepsT', default=None, contravariant=True)
 OutputDataT = TypeVar('OutputDataT', default=str, covariant=True)
@@ -273,3 +275,17 @@ class _TokenCheckedEvents(AsyncIterator[ModelResponseStreamEvent]):
         event = await anext(self._events)
         self._check_tokens(self._response._usage)  # the live usage: no copy per event
         return event
+
+
+@asynccontextmanager
+async def whole_stream(
+    ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[Any, Any]],
+    response: ModelResponse,
+    leading: Sequence[EnqueuedMessagesEvent] = (),
+) -> AsyncIterator[AgentStream[Any, Any]]:
+    """An `AgentStream` of a response given whole (a hook's, without the model), read to its end after the block."""
+    stream: AgentStream[Any, Any] = AgentStream(
+        CompletedStreamedResponse(response, model_request_parameters=ModelRequestParameters()), ctx, None, leading
+    )
+    yield stream
+    await stream.drain()

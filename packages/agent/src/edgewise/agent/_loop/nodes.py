@@ -86,7 +86,7 @@ from .history import (
     response_to_answer,
     sent_messages,
 )
-from .model_stream import AgentStream
+from .model_stream import AgentStream, whole_stream
 from .output_hooks import OUTPUT_HOOKS, answer_through_hooks
 from .request_hooks import (
     RESPONSE_HOOKS,
@@ -283,7 +283,13 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
     ) -> AsyncIterator[AgentStream[DepsT, Any]]:
         _check_not_streamed(self)
         state, deps = ctx.state, ctx.deps
-        params = await self.prepare_request(ctx, streaming=True)
+        try:
+            params = await self.prepare_request(ctx, streaming=True)
+        except SkipModelRequest as skip:  # from a `before_model_request` hook: its response, streamed whole
+            async with whole_stream(ctx, skip.response, self.__dict__.pop(_ENQUEUED, ())) as whole:
+                yield whole
+            self.__dict__[_NEXT] = await self._finish_hooked(ctx, await self._skipped(ctx, skip.response))
+            return
         run_ctx = deps.run_context(state)
         model = deps.request_model or deps.model
         with _instrument.span_if(
@@ -305,8 +311,10 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
                     except BaseException:
                         keep_partial_response(state, held.stream.get())
                         raise
-                assert held.final is not None  # the hooks returned a response (or raised)
-                self.__dict__[_NEXT] = await self._finish_streamed(ctx, run_ctx, params, held.final)
+                if held.retry is not None:  # a `wrap_model_request` hook's `ModelRetry`
+                    self.__dict__[_NEXT] = await self._finish_hooked(ctx, held.outcome())
+                else:
+                    self.__dict__[_NEXT] = await self._finish_streamed(ctx, run_ctx, params, held.response())
                 return
             sent = for_model(sent_messages(state, deps), model, params, deps)
             async with model.request_stream(sent, self._settings, params, run_ctx) as response:

@@ -162,8 +162,35 @@ class HookedStream:
     stream: StreamedResponse | None = None
     """The model's stream (or, when a hook answered without calling the model, its response, whole)."""
     final: ModelResponse | None = None
-    """The response the hooks returned: the run records this one."""
+    """The response the hooks returned (or gave with `SkipModelRequest`): the run records this one."""
     error: Exception | None = None
+    request_context: ModelRequestContext | None = None
+    """The request as the hooks were given it."""
+    retry: ModelRetry | None = None
+    """The `ModelRetry` a hook raised: the run asks the model again (after recording its response, if it answered)."""
+
+    def take(self, error: Exception | None) -> None:
+        """Keep what the hooks raised: `SkipModelRequest` gives the response, `ModelRetry` a retry; any other error is
+        raised."""
+        if isinstance(error, SkipModelRequest):
+            self.final = error.response
+        elif isinstance(error, ModelRetry):
+            self.retry = error
+        elif error is not None:
+            raise error
+
+    def response(self) -> ModelResponse:
+        """The response the hooks returned (or gave with `SkipModelRequest`), once the block is left."""
+        assert self.final is not None  # the hooks returned a response, or raised (and `take` raised or kept it)
+        return self.final
+
+    def outcome(self) -> HookedResponse:
+        """The retry as `ModelRequestNode` finishes a hooked request (the model's response kept, if it answered)."""
+        assert self.request_context is not None
+        assert self.retry is not None
+        stream = self.stream
+        sent = stream.get() if stream is not None and not isinstance(stream, CompletedStreamedResponse) else None
+        return HookedResponse(self.request_context, retry=self.retry, sent=sent)
 
 
 @asynccontextmanager
@@ -196,6 +223,7 @@ async def streamed_through_hooks(
             model_request_parameters=params,
         )  # fmt: skip
         request_context.model_id, request_context.streaming = deps.model_id, True
+        held.request_context = request_context
         try:
             held.final = await deps.root_capability.wrap_model_request(
                 run_ctx, request_context=request_context, handler=handler
@@ -208,19 +236,18 @@ async def streamed_through_hooks(
     async with anyio.create_task_group() as tg:
         tg.start_soon(hooks)
         await ready.wait()
-        if held.stream is None:  # answered without the model
-            if held.error is not None:
-                raise held.error
-            assert held.final is not None
-            held.stream = CompletedStreamedResponse(held.final, model_request_parameters=params)
-            yield held
-            return
-        try:
-            yield held
-        except BaseException:
-            tg.cancel_scope.cancel()
-            raise
-        finally:
-            block_done.set()
-    if held.error is not None:
-        raise held.error
+        if held.stream is not None:
+            try:
+                yield held
+            except BaseException:
+                tg.cancel_scope.cancel()
+                raise
+            finally:
+                block_done.set()
+            opened = True
+        else:  # answered without the model: the hooks are done
+            opened = False
+    held.take(held.error)  # out of the task group, so that an error is raised as itself
+    if not opened:  # the hooks' response whole (an empty one for a retry)
+        held.stream = CompletedStreamedResponse(held.final or ModelResponse([]), model_request_parameters=params)
+        yield held
