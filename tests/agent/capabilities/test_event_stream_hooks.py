@@ -186,3 +186,44 @@ async def test_hooks_event_functions_see_each_event() -> None:
 
     await _agent(hooks).run('go')
     assert seen == EVENTS
+
+
+@dataclass
+class NodeLog(AbstractCapability[Any]):
+    """Logs the node hooks around each node, into `log`."""
+
+    log: list[str] = field(default_factory=list)
+
+    async def before_node_run(self, ctx: RunContext[Any], *, node: Any) -> Any:
+        self.log.append(f'before {type(node).__name__}')
+        return node
+
+    async def wrap_node_run(self, ctx: RunContext[Any], *, node: Any, handler: Any) -> Any:
+        self.log.append(f'enter {type(node).__name__}')
+        result = await handler(node)
+        self.log.append(f'exit {type(node).__name__}')
+        return result
+
+    async def after_node_run(self, ctx: RunContext[Any], *, node: Any, result: Any) -> Any:
+        self.log.append(f'after {type(node).__name__}')
+        return result
+
+
+async def test_an_event_stream_handler_reads_each_node_inside_its_wrap_node_run_hooks() -> None:
+    nodes = NodeLog()
+
+    async def handler(ctx: RunContext[None], events: AsyncIterable[AgentStreamEvent]) -> None:
+        kinds = [type(event).__name__ async for event in events]
+        nodes.log.append(f'read {kinds[0]}..{kinds[-1]}' if kinds else 'read nothing')
+
+    assert (await _agent(nodes).run('go', event_stream_handler=handler)).output == '{"double":0}'
+    assert nodes.log == [
+        'before UserPromptNode', 'enter UserPromptNode', 'exit UserPromptNode', 'after UserPromptNode',
+        'before ModelRequestNode', 'enter ModelRequestNode', 'read PartStartEvent..PartEndEvent',
+        'exit ModelRequestNode', 'after ModelRequestNode',
+        'before CallToolsNode', 'enter CallToolsNode', 'read FunctionToolCallEvent..FunctionToolResultEvent',
+        'exit CallToolsNode', 'after CallToolsNode',
+        'before ModelRequestNode', 'enter ModelRequestNode', 'read PartStartEvent..PartEndEvent',
+        'exit ModelRequestNode', 'after ModelRequestNode',
+        'before CallToolsNode', 'enter CallToolsNode', 'read nothing', 'exit CallToolsNode', 'after CallToolsNode',
+    ]  # fmt: skip

@@ -4,7 +4,7 @@ each `next`; and `capture_run_messages`."""
 from __future__ import annotations as _annotations
 
 import dataclasses
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any, Generic
@@ -118,17 +118,22 @@ class AgentRun(Generic[DepsT, OutputT]):
         return await self.advance_with_hooks(ctx, node)
 
     async def advance_with_hooks(
-        self, ctx: RunContext[DepsT], node: AgentNode[DepsT, OutputT]
+        self,
+        ctx: RunContext[DepsT],
+        node: AgentNode[DepsT, OutputT],
+        step: Callable[[Any], Awaitable[Any]] | None = None,
     ) -> AgentNode[DepsT, OutputT] | End[FinalResult[OutputT]]:
         """Run `node` (past its `before_node_run` hooks) through the `wrap_node_run`, `on_node_run_error` and
-        `after_node_run` hooks; a next node the hooks chose becomes the run's next node."""
+        `after_node_run` hooks; a next node the hooks chose becomes the run's next node. `step` runs a node inside
+        the `wrap_node_run` hooks (by default the graph run's `next`)."""
         graph_run = self._graph_run
         capability = graph_run.deps.root_capability
         failed: list[object] = []
+        run_step = step or graph_run.next
 
         async def handler(node: Any) -> Any:
             try:
-                return await graph_run.next(node)
+                return await run_step(node)
             except Exception:
                 failed.append(node)
                 raise

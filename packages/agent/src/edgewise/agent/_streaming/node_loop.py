@@ -44,7 +44,11 @@ def every_event(events: NodeEvents) -> AsyncIterable[AgentStreamEvent]:
 
 
 async def stream_nodes(
-    agent_run: AgentRun[Any, Any], read: Callable[[NodeEvents], AsyncIterable[_T]], *, wrap_events: bool = True
+    agent_run: AgentRun[Any, Any],
+    read: Callable[[NodeEvents], AsyncIterable[_T]],
+    *,
+    wrap_events: bool = True,
+    inside_node_hooks: bool = False,
 ) -> AsyncGenerator[_T]:
     """Run every node of `agent_run`, streaming the model request and tool call nodes: for each, enter its stream
     and yield what `read(events)` yields (`every_event`: the events themselves). Once the generator is done, the
@@ -56,16 +60,17 @@ async def stream_nodes(
 
     With `wrap_events`, a run whose capabilities implement `wrap_run_event_stream` hands `read` each node's
     events through that hook (what `read` leaves unread is then drained, so that the hook sees every event).
+    With `inside_node_hooks` (for a `read` that yields nothing, such as an event stream handler), a node is streamed
+    inside its `wrap_node_run` hooks, as pydantic-ai 2.x streams it for `run(event_stream_handler=...)`; otherwise
+    `before_node_run` runs before the stream and the other node hooks after it (as pydantic-ai's `run_stream`).
     """
     node: Any = agent_run.next_node
     ctx = agent_run.ctx
     deps = ctx.deps
     hooked = bool(deps.hooked & NODE_HOOKS)
     wraps = wrap_events and WRAP_EVENTS in deps.hooked
-    while not agent_run.stops_at(node):
-        if hooked:  # as pydantic-ai's `run_stream`: `before_node_run` before the stream, the others after it
-            run_ctx = deps.run_context(ctx.state)
-            node = await deps.root_capability.before_node_run(run_ctx, node=node)
+
+    async def node_items(node: Any) -> AsyncGenerator[_T]:
         if isinstance(node, ModelRequestNode | CallToolsNode):
             stream: AbstractAsyncContextManager[NodeEvents] = node.stream(ctx)
             async with stream as events:
@@ -78,6 +83,23 @@ async def stream_nodes(
                 else:
                     async for item in read(events):
                         yield item
+
+    async def stream_then_run(node: Any) -> Any:
+        async with aclosing(node_items(node)) as items:
+            async for _ in items:
+                pass  # pragma: no cover - `read` yields nothing here
+        return await agent_run._graph_run.next(node)
+
+    while not agent_run.stops_at(node):
+        if hooked:  # as pydantic-ai's `run_stream`: `before_node_run` before the stream, the others after it
+            run_ctx = deps.run_context(ctx.state)
+            node = await deps.root_capability.before_node_run(run_ctx, node=node)
+            if inside_node_hooks:
+                node = await agent_run.advance_with_hooks(run_ctx, node, stream_then_run)
+                continue
+        async with aclosing(node_items(node)) as items:
+            async for item in items:
+                yield item
         node = await (agent_run.advance_with_hooks(run_ctx, node) if hooked else agent_run.next(node))
 
 
@@ -111,7 +133,7 @@ async def run_with_event_handler(agent_run: AgentRun[Any, Any], handler: EventSt
         return
         yield  # an async generator that yields nothing: the handler reads the events itself
 
-    async with aclosing(stream_nodes(agent_run, handle)) as done:
+    async with aclosing(stream_nodes(agent_run, handle, inside_node_hooks=True)) as done:
         async for _ in done:
             pass  # pragma: no cover - `handle` yields nothing
 
