@@ -24,6 +24,7 @@ from .._run.state import GraphAgentState
 from ..exceptions import ModelRetry
 from ..messages import PartDeltaEvent, PartStartEvent, TextPart, ToolCallPart
 from ..tools import RunContext
+from .output_hooks import OUTPUT_HOOKS, output_context, process_with_hooks, validate_with_hooks
 
 __all__ = ('INVALID', 'OutputReader', 'text_pieces')
 
@@ -85,6 +86,8 @@ class OutputReader:
         text_output = schema.allow_text_output
         json_text = schema.mode in ('native', 'prompted')
         parsers: dict[int, _PartialParser] = {}
+        hooked = bool(self._run.deps.hooked & OUTPUT_HOOKS)  # partial values go through the output hooks too
+        raws: dict[int, tuple[OutputProcessor, str]] = {}  # the answer so far of each parsed part (when `hooked`)
         texts: dict[int, str] = {}
         calls: dict[int, _FunctionArgs] = {}  # output function calls: their arguments so far
         response = self._response()
@@ -116,6 +119,7 @@ class OutputReader:
                     chunk = part.content
                 if entry is not None:
                     parsers[index] = entry
+                    raws[index] = (processor, '')
             elif isinstance(event, PartDeltaEvent):
                 index, delta = event.index, event.delta
                 if delta.part_delta_kind == 'text':
@@ -146,20 +150,47 @@ class OutputReader:
                 continue
             parser, builder, unwrap = entry
             before = (builder.changes, parser.partial_string)
+            text = chunk if isinstance(chunk, str) else _to_json(chunk)
             try:
-                parser.feed(chunk if isinstance(chunk, str) else _to_json(chunk))
+                parser.feed(text)
             except PartialJsonError:
                 del parsers[index]  # not JSON: the final validation will tell the model
                 continue
+            if hooked:
+                raws[index] = raws[index][0], raws[index][1] + text
             if (builder.changes, parser.partial_string) == before:
                 continue
             previous = builder.signature
             value = builder.value(parser)
             if value is INVALID or builder.signature == previous:
                 continue
-            value = await self.validate_partial(unwrap(value))
+            value = unwrap(value)
+            if hooked:
+                value = await self._through_hooks(*raws[index], value)
+            if value is not INVALID:
+                value = await self.validate_partial(value)
             if value is not INVALID:
                 yield value
+
+    async def _through_hooks(self, processor: OutputProcessor, raw: str, value: Any) -> Any:
+        """A partial `value` (of the answer `raw` so far) through the output hooks, with `ctx.partial_output` set:
+        the validate hooks (a hook that changes the raw answer has it validated partially), then the process hooks;
+        `INVALID` when a hook rejects it."""
+        deps = self._run.deps
+        ctx = self._partial_context()
+        context = output_context(deps.output_schema, processor)
+
+        async def validate(data: Any) -> Any:
+            return value if data is raw else processor.validate(data, ctx.validation_context, allow_partial=True)
+
+        async def process(found: Any) -> Any:
+            return found
+
+        try:
+            found = await validate_with_hooks(deps.root_capability, ctx, context, raw, validate, allow_partial=True)
+            return await process_with_hooks(deps.root_capability, ctx, context, found, process)
+        except (ValueError, ModelRetry):  # `ValidationError` too: not a value yet
+            return INVALID
 
     def _partial_context(self) -> RunContext[Any]:
         run = self._run
