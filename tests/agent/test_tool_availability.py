@@ -8,10 +8,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
+from dirty_equals import IsDatetime
 
 from edgewise.agent import (
     Agent,
     RunContext,
+    SpeechPart,
     ToolAvailabilityDeltaEvent,
     ToolAvailabilityDeltaPart,
     ToolReturn,
@@ -147,6 +149,21 @@ async def test_names_that_are_not_deferred_tools_are_recorded_but_not_announced(
     sent = script.sent[1][-1]
     assert isinstance(sent, ModelRequest)
     assert [p.part_kind for p in sent.parts] == ['tool-return']
+
+
+async def test_a_spoken_history_announces_only_the_deferred_tools_of_the_request() -> None:
+    # Spoken turns and revealed tools go through `prepare_messages` together: the request's tools still decide what
+    # is announced (`look` is not deferred, `no_such_tool` is no tool).
+    script = Script([[ToolCallPart('open_drawer', {}, 'c1')], [TextPart('ok')]])
+    history: list[ModelMessage] = [ModelRequest(parts=[SpeechPart(speaker='user', transcript='Open it')])]
+    result = await revealing_agent(script, ['take_key', 'look', 'no_such_tool']).run(message_history=history)
+
+    assert result.output == 'ok'
+    assert [m.parts for m in script.sent[0]] == [[UserPromptPart('Open it', timestamp=IsDatetime())]]  # type: ignore[arg-type]
+    sent = script.sent[1][-1]
+    assert isinstance(sent, ModelRequest)
+    assert [p.part_kind for p in sent.parts] == ['tool-return', 'system-prompt']
+    assert sent.parts[1] == SystemPromptPart(ANNOUNCED.format('`take_key`'), timestamp=IsDatetime())  # type: ignore[arg-type]
 
 
 async def test_a_tool_of_an_unloaded_deferred_capability_cannot_be_revealed_by_name() -> None:

@@ -73,15 +73,19 @@ def has_adjacent_same_kind(messages: Sequence[ModelMessage]) -> bool:
     return any(type(a) is type(b) for a, b in itertools.pairwise(messages))
 
 
-def sent_messages(state: GraphAgentState, deps: GraphAgentDeps[Any, Any]) -> list[ModelMessage]:
+def sent_messages(
+    state: GraphAgentState, deps: GraphAgentDeps[Any, Any], params: ModelRequestParameters
+) -> list[ModelMessage]:
     """The history as sent to the model: adjacent requests merged (and adjacent responses that did not come from a
     model), as pydantic-ai sends them. Only histories given by the caller or changed by a capability can hold them,
-    so runs without those send their history as it is."""
+    so runs without those send their history as it is. A history holding spoken turns goes through
+    `Model.prepare_messages` with the request's `params` (so that the tools it announces are those the request
+    serves)."""
     history = state.message_history
     sent = merge_adjacent(history) if deps.merge_adjacent else history
     if not _holds_speech(history, deps):
         return sent
-    prepared = deps.model.prepare_messages(sent)
+    prepared = deps.model.prepare_messages(sent, params)
     # Spoken turns left with nothing to say are dropped, which can leave two requests side by side.
     return prepared if prepared is sent else merge_adjacent(prepared)
 

@@ -229,7 +229,7 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
                 outcome = await hooked_request(ctx, params, self._settings, deps.run_context(state))
                 return await self._finish_hooked(ctx, outcome)
             response = await model.request(
-                for_model(sent_messages(state, deps), model, params, deps), self._settings, params
+                for_model(sent_messages(state, deps, params), model, params, deps), self._settings, params
             )
         return self.record_response(ctx, response)
 
@@ -308,7 +308,7 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
                 assert held.final is not None  # the hooks returned a response (or raised)
                 self.__dict__[_NEXT] = await self._finish_streamed(ctx, run_ctx, params, held.final)
                 return
-            sent = for_model(sent_messages(state, deps), model, params, deps)
+            sent = for_model(sent_messages(state, deps, params), model, params, deps)
             async with model.request_stream(sent, self._settings, params, run_ctx) as response:
                 stream = AgentStream[DepsT, Any](
                     response, ctx, token_check(state, deps), self.__dict__.pop(_ENQUEUED, ())
@@ -336,7 +336,7 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
         if 'after_model_request' not in deps.hooked:
             return self.record_response(ctx, response)
         request_context = ModelRequestContext(
-            model=deps.request_model or deps.model, messages=sent_messages(ctx.state, deps),
+            model=deps.request_model or deps.model, messages=sent_messages(ctx.state, deps, params),
             model_settings=self._settings, model_request_parameters=params,
         )  # fmt: skip
         outcome = HookedResponse(request_context)

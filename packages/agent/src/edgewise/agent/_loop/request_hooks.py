@@ -106,8 +106,8 @@ async def hooked_request(
     root = deps.root_capability
     outcome = HookedResponse(
         ModelRequestContext(
-            model=deps.request_model or deps.model, messages=sent_messages(state, deps), model_settings=settings,
-            model_request_parameters=params,
+            model=deps.request_model or deps.model, messages=sent_messages(state, deps, params),
+            model_settings=settings, model_request_parameters=params,
         )
     )  # fmt: skip
     outcome.request_context.model_id = deps.model_id
@@ -192,8 +192,8 @@ async def streamed_through_hooks(
 
     async def hooks() -> None:
         request_context = ModelRequestContext(
-            model=deps.request_model or deps.model, messages=sent_messages(state, deps), model_settings=settings,
-            model_request_parameters=params,
+            model=deps.request_model or deps.model, messages=sent_messages(state, deps, params),
+            model_settings=settings, model_request_parameters=params,
         )  # fmt: skip
         request_context.model_id, request_context.streaming = deps.model_id, True
         try:

@@ -86,8 +86,6 @@ __all__ = ('AbstractAgent', 'Agent', 'EndStrategy', 'WrapperAgent', 'AgentRunRes
 
 RunOutputDataT = TypeVar('RunOutputDataT')
 _F = TypeVar('_F', bound=Callable[..., Any])
-_T = TypeVar('_T')
-_S = TypeVar('_S')
 _UNSET: Any = object()
 _NO_OVERRIDES: dict[str, Any] = {}  # never changed: `override` sets a new dict
 

@@ -17,9 +17,12 @@ from contextlib import AbstractAsyncContextManager, AbstractContextManager, asyn
 from functools import partial
 from typing import TYPE_CHECKING, Any, Generic, overload
 
-from typing_extensions import TypeVar, Unpack
+from typing_extensions import TypeIs, TypeVar, Unpack
 
-from .._run.result import AgentRunResult
+from edgewise.graph import End
+
+from .._loop.nodes import AgentNode, CallToolsNode, ModelRequestNode, UserPromptNode
+from .._run.result import AgentRunResult, FinalResult
 from .._streaming.event_stream import AgentEventStream, run_events
 from .._streaming.node_loop import EventStreamHandler, run_for_result
 from .._streaming.run_result import StreamedRunResult
@@ -51,6 +54,8 @@ __all__ = ('AbstractAgent',)
 
 RunOutputDataT = TypeVar('RunOutputDataT')
 _Prompt = str | Sequence[UserContent] | None
+_T = TypeVar('_T')
+_S = TypeVar('_S')
 
 
 class AbstractAgent(ABC, Generic[AgentDepsT, OutputDataT]):
@@ -60,10 +65,26 @@ class AbstractAgent(ABC, Generic[AgentDepsT, OutputDataT]):
     A subclass implements the abstract members; `system_prompt_parts` defaults to no system prompt.
     """
 
-    is_user_prompt_node = staticmethod(is_user_prompt_node)
-    is_model_request_node = staticmethod(is_model_request_node)
-    is_call_tools_node = staticmethod(is_call_tools_node)
-    is_end_node = staticmethod(is_end_node)
+    @staticmethod
+    def is_user_prompt_node(node: AgentNode[_T, _S] | End[FinalResult[_S]]) -> TypeIs[UserPromptNode[_T, _S]]:
+        """Whether `node` is a `UserPromptNode` (narrowing its type, generic parameters kept)."""
+        return is_user_prompt_node(node)
+
+    @staticmethod
+    def is_model_request_node(node: AgentNode[_T, _S] | End[FinalResult[_S]]) -> TypeIs[ModelRequestNode[_T, _S]]:
+        """Whether `node` is a `ModelRequestNode` (narrowing its type, generic parameters kept)."""
+        return is_model_request_node(node)
+
+    @staticmethod
+    def is_call_tools_node(node: AgentNode[_T, _S] | End[FinalResult[_S]]) -> TypeIs[CallToolsNode[_T, _S]]:
+        """Whether `node` is a `CallToolsNode` (narrowing its type, generic parameters kept)."""
+        return is_call_tools_node(node)
+
+    @staticmethod
+    def is_end_node(node: AgentNode[_T, _S] | End[FinalResult[_S]]) -> TypeIs[End[FinalResult[_S]]]:
+        """Whether `node` is the `End` of the run (narrowing its type, generic parameters kept)."""
+        return is_end_node(node)
+
     using_thread_executor = staticmethod(using_thread_executor)
     parallel_tool_call_execution_mode = staticmethod(parallel_tool_call_execution_mode)
 
