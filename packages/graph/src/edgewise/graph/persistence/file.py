@@ -385,7 +385,8 @@ class FileStatePersistence(DurableStatePersistence[StateT, RunEndT]):
         self, adapter: pydantic.TypeAdapter[Snapshot[StateT, RunEndT]] | None
     ) -> list[Snapshot[StateT, RunEndT]]:
         def load_all() -> list[Snapshot[StateT, RunEndT]]:
-            return [self._decode_item(item, adapter) for item in self._read().items]
+            # A copy: a write of this object's run (from another task) may append to the list meanwhile.
+            return [self._decode_item(item, adapter) for item in list(self._read().items)]
 
         # Writes replace the file atomically or append whole records to the journal, so reading needs no lock.
         return await anyio.to_thread.run_sync(load_all)
@@ -395,7 +396,7 @@ class FileStatePersistence(DurableStatePersistence[StateT, RunEndT]):
 
     def _read_info(self) -> RunInfo | None:
         # The snapshots as stored, not validated: no graph is needed, and only a few fields are read.
-        items = self._read().items
+        items = list(self._read().items)
         if not items:
             return None
         updated = datetime.fromtimestamp(self._journal.modified(), tz=timezone.utc)
