@@ -12,6 +12,7 @@ import zlib
 from collections.abc import Sequence
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -259,15 +260,20 @@ async def test_a_journal_write_that_fails_is_a_persistence_error_and_the_run_res
     store = FileStatePersistence(tmp_path / 'run.json')
     limits = resource.getrlimit(resource.RLIMIT_FSIZE)
     previous = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails (EFBIG) instead
+    stored: list[Any] = []
+
+    async def three_steps_then_a_full_disk() -> None:
+        async with cycle_graph.iter(Start(), state=Tally(target=3), persistence=store) as run:
+            for _ in range(3):
+                await run.next()
+            stored.extend(await store.load_all())
+            # No file may grow any more, as on a full disk: the next append fails, and so does the fold.
+            resource.setrlimit(resource.RLIMIT_FSIZE, (os.stat(tmp_path / 'run.json').st_size, limits[1]))
+            await run.next()
+
     try:
         with pytest.raises(PersistenceError, match=r"could not be written for run 'run': .*File too large") as info:
-            async with cycle_graph.iter(Start(), state=Tally(target=3), persistence=store) as run:
-                for _ in range(3):
-                    await run.next()
-                stored = await store.load_all()
-                # No file may grow any more, as on a full disk: the next append fails, and so does the fold.
-                resource.setrlimit(resource.RLIMIT_FSIZE, (os.stat(tmp_path / 'run.json').st_size, limits[1]))
-                await run.next()
+            await three_steps_then_a_full_disk()
     finally:
         resource.setrlimit(resource.RLIMIT_FSIZE, limits)
         signal.signal(signal.SIGXFSZ, previous)
