@@ -15,15 +15,20 @@ requests and tool calls are not repeated.
 
 Inside the workflow, tool calls run one at a time: DBOS numbers steps in the order they are called, and a
 recovered run must call them in the same order. The deps a run gets are this process's (`deps=`), never stored.
+
+`DBOSDurability` is the pydantic-ai 2.x shape of the same: a capability (`Agent(..., capabilities=[DBOSDurability()])`)
+that makes each model request of a run a step of the same `DBOSModel` kind when the run happens inside a workflow
+of your own (`@DBOS.workflow()` code calling `agent.run(...)`); tools run in that workflow's code.
 """
 
 from __future__ import annotations as _annotations
 
+import copy
 import operator
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterable, AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from functools import partial, reduce
-from typing import TYPE_CHECKING, Any, TypedDict, cast
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias, TypedDict, cast
 
 import anyio
 import pydantic
@@ -40,12 +45,23 @@ except ImportError as _error:  # pragma: no cover - exercised in a subprocess by
 
 from edgewise.graph.dbos import DBOSQueue, enqueue_workflow, workflow_id
 
+from .._message_flow.events import FinalResultEvent, PartDeltaEvent, PartEndEvent, PartStartEvent
 from .._run.result import AgentRunResult
 from .._run.state import GraphAgentState
+from ..agent._options import parallel_tool_call_execution_mode
 from ..agent._wrapper import WrapperAgent, _Agent
+from ..capabilities.abstract import (
+    AbstractCapability,
+    AgentNode,
+    CapabilityOrdering,
+    NodeResult,
+    WrapModelRequestHandler,
+    WrapNodeRunHandler,
+)
+from ..capabilities.process_event_stream import ProcessEventStream
 from ..exceptions import AgentRunError, ApprovalRequired, CallDeferred, ModelRetry, UserError
-from ..messages import ModelMessage, ModelMessagesTypeAdapter, ModelResponse
-from ..models import Model
+from ..messages import AgentStreamEvent, ModelMessage, ModelMessagesTypeAdapter, ModelResponse
+from ..models import Model, ModelRequestContext, ModelResolutionContext
 from ..models._completed_response import CompletedStreamedResponse
 from ..models.wrapper import WrapperModel
 from ..settings import ModelSettings
@@ -57,7 +73,10 @@ from ..toolsets.wrapper import WrapperToolset
 if TYPE_CHECKING:
     from dbos import DBOSClient
 
-__all__ = ('DBOSAgent', 'DBOSModel', 'DBOSQueue', 'StepConfig')
+    from .._streaming.node_loop import EventStreamHandler
+    from ..tools import RunContext
+
+__all__ = ('DBOSAgent', 'DBOSDurability', 'DBOSModel', 'DBOSParallelExecutionMode', 'DBOSQueue', 'StepConfig')
 
 _RESPONSE = pydantic.TypeAdapter(ModelResponse)
 
@@ -74,10 +93,28 @@ class StepConfig(TypedDict, total=False):
 class DBOSModel(WrapperModel):
     """A model whose requests are DBOS steps named `{step_name_prefix}.request` / `.request_stream`."""
 
-    def __init__(self, wrapped: Model, *, step_name_prefix: str, step_config: StepConfig | None = None) -> None:
+    def __init__(
+        self,
+        wrapped: Model,
+        *,
+        step_name_prefix: str,
+        step_config: StepConfig | None = None,
+        event_stream_handler: EventStreamHandler | None = None,
+    ) -> None:
+        """Wrap `wrapped`.
+
+        Args:
+            wrapped: The model whose requests become steps.
+            step_name_prefix: The steps are named `{step_name_prefix}.request` and `.request_stream`.
+            step_config: DBOS's retry options for those steps.
+            event_stream_handler: Given the events of each streamed response live, inside its step; the
+                response is then replayed as events to the run (without one, it is handed over whole).
+        """
         super().__init__(wrapped)
         self.step_name_prefix = step_name_prefix
         self.step_config: StepConfig = dict(step_config or {})  # type: ignore[assignment]
+        self.event_stream_handler = event_stream_handler
+        self._replay_events = event_stream_handler is not None
 
     def _options(self, what: str) -> Any:
         return {**self.step_config, 'name': f'{self.step_name_prefix}.{what}'}
@@ -101,14 +138,26 @@ class DBOSModel(WrapperModel):
     ) -> AsyncIterator[Any]:
         """The wrapped model's streamed response, consumed whole inside a DBOS step and replayed as one piece."""
 
+        handler = self.event_stream_handler
+
         async def step() -> str:
             async with self.wrapped.request_stream(messages, model_settings, parameters, run_context) as stream:
-                async for _ in stream:
+                events = _events_of(stream)
+                if handler is not None:
+                    await handler(run_context, events)
+                async for _ in events:  # what the handler left unread (all of it, without one)
                     pass
                 return _RESPONSE.dump_json(stream.get()).decode()
 
         output = await _dbos.DBOS.run_step_async(self._options('request_stream'), step)
-        yield CompletedStreamedResponse(_RESPONSE.validate_json(output), model_request_parameters=parameters)
+        yield CompletedStreamedResponse(
+            _RESPONSE.validate_json(output), model_request_parameters=parameters, replay_events=self._replay_events
+        )
+
+
+async def _events_of(stream: AsyncIterable[Any]) -> AsyncIterator[Any]:
+    async for event in stream:
+        yield event
 
 
 class _DBOSToolset(WrapperToolset[Any]):
@@ -400,3 +449,190 @@ class DBOSAgent(WrapperAgent[Any, Any]):
 
     def __repr__(self) -> str:
         return f'<DBOSAgent {self._name!r}>'
+
+
+DBOSParallelExecutionMode: TypeAlias = Literal['sequential', 'parallel_ordered_events']
+"""How `DBOSDurability` runs a response's tool calls: one at a time, or side by side with their events handed
+out in the order of the calls (so that a recovered run sees them in the same order)."""
+
+_MODEL_EVENTS = (PartStartEvent, PartDeltaEvent, PartEndEvent, FinalResultEvent)
+
+
+class DBOSDurability(AbstractCapability[Any]):
+    """Make the runs of an agent that happen inside a DBOS workflow durable, with no wrapper agent.
+
+    Inside a workflow (`@DBOS.workflow()` code calling `agent.run(...)`), each model request of the run is a DBOS
+    step (`{name}__model.request`, or `{name}__model.request_stream` when streamed), so a recovered workflow
+    gets the recorded responses back instead of asking the model again. Outside a workflow the capability
+    changes nothing but the tool call execution mode. Tools run in the workflow's code: decorate one with
+    `@DBOS.step()` to have its result recorded too.
+
+    The agent (and so this capability) must be created in every process that runs or recovers its workflows,
+    before `DBOS.launch()`. The step names come from `name` (or the agent's name), which must stay the same
+    while runs may be recovered. Not buildable from an agent spec.
+
+    Example:
+        ```python
+        agent = Agent(model, name='support', capabilities=[DBOSDurability()])
+
+        @DBOS.workflow()
+        async def answer(question: str) -> str:
+            return (await agent.run(question)).output
+        ```
+    """
+
+    def __init__(
+        self,
+        *,
+        models: Mapping[str, Model] | None = None,
+        event_stream_handler: EventStreamHandler | None = None,
+        name: str | None = None,
+        model_step_config: StepConfig | None = None,
+        event_stream_handler_step_config: StepConfig | None = None,
+        mcp_step_config: StepConfig | None = None,
+        parallel_execution_mode: DBOSParallelExecutionMode = 'parallel_ordered_events',
+        register_legacy_workflows: bool = False,
+    ) -> None:
+        """Configure the capability; the agent's name and model are read when it is added to an agent.
+
+        Args:
+            models: More models a run may pick by key (`agent.run(model='key')`); `'default'` is reserved for
+                the agent's own model.
+            event_stream_handler: Given the run's events: a streamed response's events live inside its model
+                request step, each tool event in a step of its own (`{name}__event_stream_handler`). Like
+                any step, it may run again for an event whose step was not recorded before a crash.
+            name: The prefix of the step names; the agent's name when not given.
+            model_step_config: DBOS's retry options for the model request steps.
+            event_stream_handler_step_config: DBOS's retry options for the event stream handler steps.
+            mcp_step_config: DBOS's retry options for MCP server steps (kept for pydantic-ai's signature: MCP
+                calls run in the workflow's code, as function tools do).
+            parallel_execution_mode: How the tool calls of a response run during each run of the agent.
+            register_legacy_workflows: Also register the workflow `{name}.run` of a `DBOSAgent` of this agent,
+                so that runs a `DBOSAgent` started are recovered while moving to this capability.
+        """
+        super().__init__()
+        self.name = name or ''
+        """The prefix of the step names (the agent's name once bound to an agent)."""
+        self.models: dict[str, Model] = dict(models or {})
+        """The models a run may pick by key, besides the agent's."""
+        if 'default' in self.models:
+            raise UserError("DBOSDurability: the model key 'default' is reserved for the agent's own model.")
+        self.event_stream_handler = event_stream_handler
+        """The handler of the run's events (see the constructor)."""
+        self.model_step_config: StepConfig = dict(model_step_config or {})  # type: ignore[assignment]
+        self.event_stream_handler_step_config: StepConfig = dict(event_stream_handler_step_config or {})  # type: ignore[assignment]
+        self.mcp_step_config: StepConfig = dict(mcp_step_config or {})  # type: ignore[assignment]
+        self.parallel_execution_mode: DBOSParallelExecutionMode = parallel_execution_mode
+        """How the tool calls of a response run."""
+        self.register_legacy_workflows = register_legacy_workflows
+        """Whether `DBOSAgent`'s workflow is registered too."""
+        self.legacy_agent: DBOSAgent | None = None
+        """The `DBOSAgent` registering the legacy workflow, once bound (with `register_legacy_workflows`)."""
+
+    def for_agent(self, agent: Any) -> DBOSDurability:
+        """A copy bound to `agent`: named after it (unless given a name), its legacy workflow registered.
+
+        Raises:
+            UserError: neither the capability nor the agent has a name, or the agent has no model.
+        """
+        name = self.name or agent.name
+        if not name:
+            raise UserError(
+                'DBOSDurability needs a unique, stable name (its DBOS steps are named after it): create the agent '
+                "with `Agent(..., name='...')` or pass `DBOSDurability(name='...')`."
+            )
+        if agent.model is None:
+            raise UserError(
+                'DBOSDurability needs the agent to have a model, given when the agent is created (not at run time).'
+            )
+        bound = copy.copy(self)
+        bound.name = name
+        if self.register_legacy_workflows:
+            bound.legacy_agent = DBOSAgent(agent, name=name)
+        return bound
+
+    @classmethod
+    def from_agent(cls, agent: Any) -> DBOSDurability | None:
+        """The `DBOSDurability` the agent runs with (the copy bound to it, not the one given), or `None`.
+
+        Raises:
+            UserError: the agent has more than one.
+        """
+        found: list[DBOSDurability] = []
+        agent.root_capability.apply(lambda c: found.append(c) if isinstance(c, cls) else None)
+        if len(found) > 1:
+            raise UserError('The agent has more than one DBOSDurability capability: give it one at most.')
+        return found[0] if found else None
+
+    @classmethod
+    def get_serialization_name(cls) -> str | None:
+        """`None`: given in code (it holds models and a handler), not in an agent spec."""
+        return None
+
+    def get_ordering(self) -> CapabilityOrdering:
+        """Innermost: the other capabilities' changes to a request are made before it becomes a step."""
+        return CapabilityOrdering(position='innermost')
+
+    @property
+    def in_durable_context(self) -> bool:
+        """Whether this code runs in a DBOS workflow, outside any of its steps."""
+        return _dbos.DBOS.workflow_id is not None and _dbos.DBOS.step_id is None
+
+    def overrides(self, hook: str) -> bool:
+        """As for any capability, except that the event stream is left alone without a handler and model ids
+        are left alone without `models`."""
+        if hook == 'wrap_run_event_stream':
+            return self.event_stream_handler is not None
+        if hook == 'resolve_model_id':
+            return bool(self.models)
+        return super().overrides(hook)
+
+    async def resolve_model_id(self, ctx: ModelResolutionContext[Any], *, model_id: str) -> Model | None:
+        """The model registered under `model_id` in `models`, or `None` to leave the id to the others."""
+        return self.models.get(model_id)
+
+    async def wrap_node_run(
+        self, ctx: RunContext[Any], *, node: AgentNode[Any], handler: WrapNodeRunHandler[Any]
+    ) -> NodeResult[Any]:
+        """Each node of the run, its tool calls run as `parallel_execution_mode` says."""
+        with parallel_tool_call_execution_mode(self.parallel_execution_mode):
+            return await handler(node)
+
+    async def wrap_model_request(
+        self, ctx: RunContext[Any], *, request_context: ModelRequestContext, handler: WrapModelRequestHandler
+    ) -> ModelResponse:
+        """In a workflow, the request as a DBOS step (its response replayed from the record on recovery)."""
+        if self.in_durable_context and not isinstance(request_context.model, DBOSModel):
+            model = DBOSModel(
+                request_context.model,
+                step_name_prefix=f'{self.name}__model',
+                step_config=self.model_step_config,
+                event_stream_handler=self.event_stream_handler,
+            )
+            model._replay_events = True  # the run (`run_stream_events`, `wrap_run_event_stream`) sees the events
+            request_context.model = model
+        return await handler(request_context)
+
+    async def wrap_run_event_stream(
+        self, ctx: RunContext[Any], *, stream: AsyncIterable[AgentStreamEvent]
+    ) -> AsyncIterable[AgentStreamEvent]:
+        """Hand the events to `event_stream_handler`: outside a workflow as they come; in one, the tool events
+        each in a step (the model's events were handed over inside the model request's step)."""
+        handler = self.event_stream_handler
+        assert handler is not None  # only called with one (`overrides`)
+        if not self.in_durable_context:
+            async for event in ProcessEventStream(handler).wrap_run_event_stream(ctx, stream=stream):
+                yield event
+            return
+        options: Any = {**self.event_stream_handler_step_config, 'name': f'{self.name}__event_stream_handler'}
+        async for event in stream:
+            if not isinstance(event, _MODEL_EVENTS):
+                await _dbos.DBOS.run_step_async(options, partial(handler, ctx, _one(event)))
+            yield event
+
+    def __repr__(self) -> str:
+        return f'DBOSDurability(name={self.name!r})'
+
+
+async def _one(event: AgentStreamEvent) -> AsyncIterator[AgentStreamEvent]:
+    yield event
