@@ -49,7 +49,7 @@ from .._run.options import (
 )
 from .._run.result import AgentRunResult, FinalResult
 from .._run.state import GraphAgentState
-from .._streaming.event_stream import AgentEventStream, run_events
+from .._streaming.event_stream import AgentEventStream, AgentRunEvents, run_events
 from .._streaming.node_loop import EventStreamHandler, run_for_result
 from .._streaming.run_result import StreamedRunResult
 from .._streaming.run_result_sync import StreamedRunResultSync
@@ -94,7 +94,7 @@ from ._toolsets import AgentFunctionToolset, AgentToolsets
 from ._wrapper import WrapperAgent
 from .abstract import AbstractAgent
 
-__all__ = ('AbstractAgent', 'Agent', 'EndStrategy', 'WrapperAgent', 'AgentRunResult')
+__all__ = ('AbstractAgent', 'Agent', 'AgentRunEvents', 'EndStrategy', 'WrapperAgent', 'AgentRunResult')
 
 RunOutputDataT = TypeVar('RunOutputDataT')
 _F = TypeVar('_F', bound=Callable[..., Any])
