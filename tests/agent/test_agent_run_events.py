@@ -195,6 +195,34 @@ async def test_a_cancel_asked_while_the_run_is_entered_reaches_it() -> None:
     assert requests == []
 
 
+async def test_cancel_reaches_a_run_whose_before_run_hook_blocks() -> None:
+    blocked = anyio.Event()
+
+    @dataclass
+    class BlockingBeforeRun(AbstractCapability[None]):
+        async def before_run(self, ctx: RunContext[None]) -> None:
+            blocked.set()
+            await anyio.Event().wait()  # until the run is cancelled
+
+    agent = Agent(FunctionModel(stream_function=say_done), capabilities=[BlockingBeforeRun()])
+    outcome: list[RunCancelled] = []
+    async with agent.run_stream_events('go') as events:
+
+        async def consume() -> None:
+            try:
+                await drain(events)
+            except RunCancelled as error:
+                outcome.append(error)
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(consume)
+            await blocked.wait()
+            events.cancel()
+    (error,) = outcome
+    assert error.all_messages() == []
+    assert requests == []
+
+
 async def test_leaving_early_gives_no_result() -> None:
     agent = Agent(FunctionModel(stream_function=say_done))
     async with agent.run_stream_events('go') as events:

@@ -1,8 +1,10 @@
 """`AgentRunEvents` (also named `AgentEventStream`): every event of an agent run, then the run's result
 (`Agent.run_stream_events`), and a handle on the run (cancel it, read its messages and usage).
 
-The handle learns of its run when its first `__anext__` enters the run: it names itself in a context variable
-that `run_events` reads (and clears) right after entering, so a nested run never takes it.
+The handle's first `__anext__` starts the run: the run's setup takes the handle's cancellation token (so that
+`cancel()` reaches the run from its setup on, a blocked `before_run` hook included), and `run_events` tells the
+handle of the run once entered (so that it reads the run's messages and usage). Both go through context
+variables set around that first step and taken by the run starting, never by a run nested in it.
 """
 
 from __future__ import annotations as _annotations
@@ -17,6 +19,7 @@ from typing import Any, Generic
 from typing_extensions import TypeVar
 
 from .._loop.agent_run import AgentRun
+from .._message_flow.cancellation import CancellationToken, starting_run_token
 from .._run.result import AgentRunResult, AgentRunResultEvent
 from .._warnings import PydanticAIDeprecationWarning
 from ..exceptions import RunCancelled, UserError
@@ -59,7 +62,7 @@ class AgentRunEvents(Generic[OutputDataT]):
         self._closed = False
         self._run: AgentRun[Any, OutputDataT] | None = None
         self._started = False
-        self._cancel_requested = False
+        self._token = CancellationToken()
         self._result: AgentRunResult[OutputDataT] | None = None
 
     def cancel(self) -> None:
@@ -67,11 +70,8 @@ class AgentRunEvents(Generic[OutputDataT]):
         instead ends the run quietly). Before the first event was asked for, the run never starts (iterating
         raises `RunCancelled`, with no messages); after the run's result was handed out, it does nothing; a
         second call does nothing."""
-        if self._result is not None:
-            return
-        self._cancel_requested = True
-        if self._run is not None:
-            self._run.cancel()
+        if self._result is None:
+            self._token.cancel()
 
     def all_messages(self) -> list[ModelMessage]:
         """The messages of the run so far, the history it was given included.
@@ -111,8 +111,6 @@ class AgentRunEvents(Generic[OutputDataT]):
 
     def _bind(self, run: AgentRun[Any, OutputDataT]) -> None:
         self._run = run
-        if self._cancel_requested:  # asked for while the run was being entered
-            run.cancel()
 
     async def __aenter__(self) -> AgentRunEvents[OutputDataT]:
         self._managed = True
@@ -148,14 +146,15 @@ class AgentRunEvents(Generic[OutputDataT]):
         if self._closed:
             raise StopAsyncIteration
         if not self._started:
-            if self._cancel_requested:
+            if self._token.cancelled:
                 raise RunCancelled('The agent run was cancelled.')
             self._started = True
-            token = _starting.set(self)
+            reset = _starting.set(self)
             try:
-                return await self._next()
+                with starting_run_token(self._token):
+                    return await self._next()
             finally:
-                _starting.reset(token)
+                _starting.reset(reset)
         return await self._next()
 
     async def _next(self) -> AgentStreamEvent | AgentRunResultEvent[OutputDataT]:
