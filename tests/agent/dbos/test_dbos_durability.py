@@ -12,10 +12,19 @@ from dbos import DBOS, SetWorkflowID
 from edgewise.agent import Agent, RunContext
 from edgewise.agent.durable_exec.dbos import DBOSAgent, DBOSDurability
 from edgewise.agent.exceptions import UserError
-from edgewise.agent.messages import AgentStreamEvent, ModelMessage, ModelResponse, TextPart, ToolCallPart
+from edgewise.agent.messages import (
+    AgentStreamEvent,
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    TextPart,
+    ToolCallPart,
+    ToolReturnPart,
+)
 from edgewise.agent.models.function import AgentInfo, DeltaToolCall, FunctionModel
 from edgewise.agent.tool_manager import _execution_mode  # pyright: ignore[reportPrivateUsage]
 from edgewise.graph.dbos import DBOSWorker
+from tests.agent.mcp.conftest import fastmcp_stdio
 
 calls = {'model': 0, 'other': 0, 'tool': 0}
 modes: list[str] = []
@@ -86,6 +95,28 @@ def double_streamed(n: int) -> int:
 async def answer_streamed(prompt: str) -> str:
     result = await streamed.run(prompt)
     return result.output
+
+
+def add_then_answer(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+    if len(messages) == 1:
+        return ModelResponse(parts=[ToolCallPart('add', {'a': 2, 'b': 3})])
+    last = messages[-1]
+    assert isinstance(last, ModelRequest)
+    (returned,) = [part.content for part in last.parts if isinstance(part, ToolReturnPart)]
+    return ModelResponse(parts=[TextPart(f'sum: {returned}')])
+
+
+mcp_agent = Agent(
+    FunctionModel(add_then_answer),
+    name='mcp-user',
+    toolsets=[fastmcp_stdio(id='maths')],
+    capabilities=[DBOSDurability(mcp_step_config={'retries_allowed': False})],
+)
+
+
+@DBOS.workflow(name='mcp-answer')
+async def answer_with_mcp(prompt: str) -> str:
+    return (await mcp_agent.run(prompt)).output
 
 
 legacy_durability = DBOSDurability(register_legacy_workflows=True)
@@ -190,6 +221,27 @@ def test_legacy_workflows_are_those_of_a_dbos_agent_of_the_agent(worker: DBOSWor
     assert bound.legacy_agent.workflow_name == 'legacy.run'
     assert bound.legacy_agent.run_sync('hi', run_id='legacy-run').output == 'from the other model'
     assert step_names('legacy-run') == ['legacy__model.request']
+
+
+def test_mcp_tool_calls_in_a_workflow_are_steps(worker: DBOSWorker) -> None:
+    assert run_workflow('mcp-run', answer_with_mcp, 'add') == 'sum: 5'
+    assert step_names('mcp-run') == [
+        'mcp-user__model.request',
+        'mcp-user__mcp_server__maths.call_tool',
+        'mcp-user__model.request',
+    ]
+
+
+def test_outside_a_workflow_mcp_tool_calls_are_plain_calls(worker: DBOSWorker) -> None:
+    assert mcp_agent.run_sync('add').output == 'sum: 5'
+
+
+def test_an_mcp_server_without_an_id_is_refused() -> None:
+    agent = Agent(
+        FunctionModel(add_then_answer), name='no-id', toolsets=[fastmcp_stdio()], capabilities=[DBOSDurability()]
+    )
+    with pytest.raises(UserError, match=r'DBOSDurability needs each MCP server to have a unique, stable id'):
+        agent.run_sync('add')
 
 
 def test_the_agent_or_the_capability_must_have_a_name() -> None:

@@ -25,7 +25,7 @@ from __future__ import annotations as _annotations
 
 import copy
 import operator
-from collections.abc import AsyncIterable, AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterable, AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from functools import partial, reduce
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias, TypedDict, cast
@@ -173,10 +173,15 @@ class _DBOSToolset(WrapperToolset[Any]):
     async def for_run_step(self, ctx: Any) -> AbstractToolset[Any]:
         return self._rewrap(await self.wrapped.for_run_step(ctx))
 
+    def visit_and_replace(
+        self, visitor: Callable[[AbstractToolset[Any]], AbstractToolset[Any]]
+    ) -> AbstractToolset[Any]:
+        return self._rewrap(self.wrapped.visit_and_replace(visitor))
+
     def _rewrap(self, inner: AbstractToolset[Any]) -> AbstractToolset[Any]:
         if inner is self.wrapped:
             return self
-        rewrapped = _DBOSToolset(inner, self._options['name'], {})
+        rewrapped = type(self)(inner, self._options['name'], {})
         rewrapped._options = self._options
         return rewrapped
 
@@ -200,6 +205,15 @@ class _DBOSToolset(WrapperToolset[Any]):
         if outcome['kind'] == 'approval':
             raise ApprovalRequired(outcome['metadata'])
         return outcome['value']
+
+
+class _WorkflowStepToolset(_DBOSToolset):
+    """`_DBOSToolset` whose calls are steps only in a DBOS workflow (outside one, or inside a step, plain calls)."""
+
+    async def call_tool(self, name: str, tool_args: dict[str, Any], ctx: Any, tool: ToolsetTool[Any]) -> Any:
+        if _dbos.DBOS.workflow_id is None or _dbos.DBOS.step_id is not None:
+            return await self.wrapped.call_tool(name, tool_args, ctx, tool)
+        return await super().call_tool(name, tool_args, ctx, tool)
 
 
 def _encode(value: Any) -> str:
@@ -462,10 +476,10 @@ class DBOSDurability(AbstractCapability[Any]):
     """Make the runs of an agent that happen inside a DBOS workflow durable, with no wrapper agent.
 
     Inside a workflow (`@DBOS.workflow()` code calling `agent.run(...)`), each model request of the run is a DBOS
-    step (`{name}__model.request`, or `{name}__model.request_stream` when streamed), so a recovered workflow
-    gets the recorded responses back instead of asking the model again. Outside a workflow the capability
-    changes nothing but the tool call execution mode. Tools run in the workflow's code: decorate one with
-    `@DBOS.step()` to have its result recorded too.
+    step (`{name}__model.request`, or `{name}__model.request_stream` when streamed), and so is each tool call of
+    an MCP server (`{name}__mcp_server__{id}.call_tool`), so a recovered workflow gets the recorded results back
+    instead of making them again. Outside a workflow the capability changes nothing but the tool call execution
+    mode. Function tools run in the workflow's code: have one call a `@DBOS.step()` to record its effect too.
 
     The agent (and so this capability) must be created in every process that runs or recovers its workflows,
     before `DBOS.launch()`. The step names come from `name` (or the agent's name), which must stay the same
@@ -504,8 +518,7 @@ class DBOSDurability(AbstractCapability[Any]):
             name: The prefix of the step names; the agent's name when not given.
             model_step_config: DBOS's retry options for the model request steps.
             event_stream_handler_step_config: DBOS's retry options for the event stream handler steps.
-            mcp_step_config: DBOS's retry options for MCP server steps (kept for pydantic-ai's signature: MCP
-                calls run in the workflow's code, as function tools do).
+            mcp_step_config: DBOS's retry options for the steps of MCP servers' tool calls.
             parallel_execution_mode: How the tool calls of a response run during each run of the agent.
             register_legacy_workflows: Also register the workflow `{name}.run` of a `DBOSAgent` of this agent,
                 so that runs a `DBOSAgent` started are recovered while moving to this capability.
@@ -586,6 +599,32 @@ class DBOSDurability(AbstractCapability[Any]):
         if hook == 'resolve_model_id':
             return bool(self.models)
         return super().overrides(hook)
+
+    def get_wrapper_toolset(self, toolset: AbstractToolset[Any]) -> AbstractToolset[Any] | None:
+        """The run's toolset with each MCP server's tool calls made steps `{name}__mcp_server__{id}.call_tool`
+        inside a workflow (`mcp_step_config` their retry options); `None` when the run has no MCP server.
+
+        Raises:
+            UserError: an MCP server has no `id`.
+        """
+        from ..mcp._server import MCPServer
+
+        found = False
+
+        def swap(leaf: AbstractToolset[Any]) -> AbstractToolset[Any]:
+            nonlocal found
+            if not isinstance(leaf, MCPServer):
+                return leaf
+            found = True
+            if not leaf.id:
+                raise UserError(
+                    f'DBOSDurability needs each MCP server to have a unique, stable id (its steps are named after '
+                    f"it): pass `id='...'` to {leaf!r}."
+                )
+            return _WorkflowStepToolset(leaf, f'{self.name}__mcp_server__{leaf.id}.call_tool', self.mcp_step_config)
+
+        replaced = toolset.visit_and_replace(swap)
+        return replaced if found else None
 
     async def resolve_model_id(self, ctx: ModelResolutionContext[Any], *, model_id: str) -> Model | None:
         """The model registered under `model_id` in `models`, or `None` to leave the id to the others."""
