@@ -97,6 +97,18 @@ async def answer_streamed(prompt: str) -> str:
     return result.output
 
 
+plain_streamer = Agent(
+    FunctionModel(stream_function=stream_text), name='plain-streamer', capabilities=[DBOSDurability()]
+)
+plain_streamer.tool_plain(double_streamed)
+
+
+@DBOS.workflow(name='plain-streamer-events')
+async def answer_events(prompt: str) -> list[str]:
+    async with plain_streamer.run_stream_events(prompt) as events:
+        return [event.event_kind async for event in events]
+
+
 def add_then_answer(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
     if len(messages) == 1:
         return ModelResponse(parts=[ToolCallPart('add', {'a': 2, 'b': 3})])
@@ -166,6 +178,21 @@ def test_the_tool_calls_run_in_the_configured_mode(worker: DBOSWorker) -> None:
     modes.clear()
     agent.run_sync('double 21')
     assert modes == ['sequential']
+
+
+def test_run_stream_events_in_a_workflow_replays_the_recorded_responses_as_events(worker: DBOSWorker) -> None:
+    kinds = run_workflow('events-run', answer_events, 'double 21')
+    assert step_names('events-run') == ['plain-streamer__model.request_stream', 'plain-streamer__model.request_stream']
+    assert kinds == [
+        'part_start',
+        'part_end',
+        'function_tool_call',
+        'function_tool_result',
+        'part_start',
+        'final_result',
+        'part_end',
+        'agent_run_result',
+    ]
 
 
 def test_a_registered_model_is_picked_by_its_key_inside_a_workflow(worker: DBOSWorker) -> None:
