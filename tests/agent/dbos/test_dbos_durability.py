@@ -106,7 +106,8 @@ plain_streamer.tool_plain(double_streamed)
 @DBOS.workflow(name='plain-streamer-events')
 async def answer_events(prompt: str) -> list[str]:
     async with plain_streamer.run_stream_events(prompt) as events:
-        return [event.event_kind async for event in events]
+        kinds = [event.event_kind async for event in events]
+    return kinds
 
 
 def add_then_answer(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
