@@ -106,7 +106,7 @@ plain_streamer.tool_plain(double_streamed)
 @DBOS.workflow(name='plain-streamer-events')
 async def answer_events(prompt: str) -> list[str]:
     async with plain_streamer.run_stream_events(prompt) as events:
-        kinds = [event.event_kind async for event in events]
+        kinds: list[str] = [event.event_kind async for event in events]
     return kinds
 
 
