@@ -49,6 +49,7 @@ from .._run.options import (
 )
 from .._run.result import AgentRunResult, FinalResult
 from .._run.state import GraphAgentState
+from .._streaming.event_stream import AgentRunEvents
 from .._streaming.node_loop import EventStreamHandler, run_for_result
 from .._tools.deferred_calls import DeferredToolResults
 from ..capabilities import AbstractCapability, AgentCapability, CombinedCapability, Instrumentation, ProcessHistory
@@ -82,7 +83,7 @@ from ._toolsets import AgentFunctionToolset, AgentToolsets
 from ._wrapper import WrapperAgent
 from .abstract import AbstractAgent
 
-__all__ = ('AbstractAgent', 'Agent', 'EndStrategy', 'WrapperAgent', 'AgentRunResult')
+__all__ = ('AbstractAgent', 'Agent', 'AgentRunEvents', 'EndStrategy', 'WrapperAgent', 'AgentRunResult')
 
 RunOutputDataT = TypeVar('RunOutputDataT')
 _F = TypeVar('_F', bound=Callable[..., Any])

@@ -35,7 +35,7 @@ from .._loop.history import (
 )
 from .._loop.nodes import UserPromptNode, agent_graph
 from .._loop.run_hooks import RUN_HOOKS, wrapped_run
-from .._message_flow.cancellation import CancellationToken
+from .._message_flow.cancellation import CancellationToken, take_starting_run_token
 from .._output.schema import build_output_schema, schema_for_profile
 from .._run.deps import EndStrategy, GraphAgentDeps
 from .._run.options import (
@@ -146,11 +146,12 @@ async def open_run(
         RunCancelled: the run was cancelled (by the application; a cancellation from outside goes on as itself,
             carrying the run's state for `RunCancelled.from_cancellation`).
     """
+    handle_token = take_starting_run_token()  # an `AgentRunEvents` starting this run (not one nested in it)
     graph_deps, toolset, opening, finish = await prepare()
     cancellation = graph_deps.cancellation
     opened: list[AgentRun[Any, Any]] = []
     try:
-        with cancellation.scope(cancellation_token):
+        with cancellation.scope(cancellation_token, handle_token):
             await anyio.lowlevel.checkpoint_if_cancelled()  # cancelled already: the run does not start
             async with concurrency_slot(agent._limiter, f'agent:{agent.name or "agent"}'):
                 with _instrument.span_if(

@@ -23,7 +23,7 @@ from edgewise.graph import End
 
 from .._loop.nodes import AgentNode, CallToolsNode, ModelRequestNode, UserPromptNode
 from .._run.result import AgentRunResult, FinalResult
-from .._streaming.event_stream import AgentEventStream, run_events
+from .._streaming.event_stream import AgentRunEvents, run_events
 from .._streaming.node_loop import EventStreamHandler, run_for_result
 from .._streaming.run_result import StreamedRunResult
 from .._streaming.run_result_sync import StreamedRunResultSync
@@ -252,7 +252,7 @@ class AbstractAgent(ABC, Generic[AgentDepsT, OutputDataT]):
     @overload
     def run_stream_events(
         self, user_prompt: _Prompt = None, *, output_type: None = None, **kwargs: Unpack[IterOptions[AgentDepsT]]
-    ) -> AgentEventStream[OutputDataT]: ...
+    ) -> AgentRunEvents[OutputDataT]: ...
 
     @overload
     def run_stream_events(
@@ -261,9 +261,9 @@ class AbstractAgent(ABC, Generic[AgentDepsT, OutputDataT]):
         *,
         output_type: OutputSpec[RunOutputDataT],
         **kwargs: Unpack[IterOptions[AgentDepsT]],
-    ) -> AgentEventStream[RunOutputDataT]: ...
+    ) -> AgentRunEvents[RunOutputDataT]: ...
 
-    def run_stream_events(self, user_prompt: _Prompt = None, **kwargs: Any) -> AgentEventStream[Any]:
+    def run_stream_events(self, user_prompt: _Prompt = None, **kwargs: Any) -> AgentRunEvents[Any]:
         """Every event of a run, ending with an `AgentRunResultEvent` holding the result.
 
         Use `async with agent.run_stream_events(prompt) as events: async for event in events: ...` (iterating
@@ -271,7 +271,7 @@ class AbstractAgent(ABC, Generic[AgentDepsT, OutputDataT]):
         """
         if kwargs.pop('infer_name', True):
             self._infer_name(inspect.currentframe())
-        return AgentEventStream(run_events(self.iter(user_prompt, infer_name=False, **kwargs)))
+        return AgentRunEvents(run_events(self.iter(user_prompt, infer_name=False, **kwargs)))
 
     @overload
     def run_stream_sync(
