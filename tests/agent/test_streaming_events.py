@@ -9,7 +9,16 @@ import pytest
 from inline_snapshot import snapshot
 from logfire.testing import CaptureLogfire
 
-from edgewise.agent import Agent, CallToolsNode, ModelRequestNode, ModelRetry, RunContext, Tool, UserError
+from edgewise.agent import (
+    Agent,
+    CallToolsNode,
+    ModelRequestNode,
+    ModelRetry,
+    RunContext,
+    Tool,
+    UnexpectedModelBehavior,
+    UserError,
+)
 from edgewise.agent.messages import (
     AgentStreamEvent,
     FinalResultEvent,
@@ -254,7 +263,7 @@ async def test_tool_call_events_tell_whether_the_arguments_validated_and_validat
     assert sorted(checks) == [2, 20]  # the tool's own validator ran once per call with valid arguments
 
 
-async def test_the_call_events_of_unknown_tools_come_last_with_args_valid_false() -> None:
+async def test_the_call_events_of_unknown_tools_come_in_response_order_with_args_valid_false() -> None:
     def double(x: int) -> int:
         return x * 2
 
@@ -274,4 +283,35 @@ async def test_the_call_events_of_unknown_tools_come_last_with_args_valid_false(
         events.extend([e async for e in stream if e.event_kind == 'function_tool_call'])
 
     assert (await agent.run('go', event_stream_handler=handler)).output == 'done'
-    assert [(e.tool_call_id, e.args_valid) for e in events] == [('k', True), ('u', False)]
+    assert [(e.tool_call_id, e.args_valid) for e in events] == [('u', False), ('k', True)]
+
+
+async def test_no_call_events_follow_an_unknown_tool_call_that_ends_the_run() -> None:
+    def double(x: int) -> int:
+        return x * 2
+
+    calls = [
+        {0: DeltaToolCall(name='nope', json_args='{}', tool_call_id='u1')},
+        {1: DeltaToolCall(name='double', json_args='{"x": 1}', tool_call_id='k1')},
+    ]
+    again = [
+        {0: DeltaToolCall(name='nope', json_args='{}', tool_call_id='u2')},
+        {1: DeltaToolCall(name='double', json_args='{"x": 2}', tool_call_id='k2')},
+    ]
+    agent = Agent(streamed(calls, again), tools=[Tool(double)])
+    events: list[Any] = []
+
+    async def handler(ctx: RunContext[None], stream: AsyncIterable[Any]) -> None:
+        async for event in stream:  # kept one by one: the stream of the failing step ends with the error
+            if event.event_kind in ('function_tool_call', 'function_tool_result'):
+                events.append(event)
+
+    with pytest.raises(UnexpectedModelBehavior, match="Tool 'nope' exceeded max retries count of 1"):
+        await agent.run('go', event_stream_handler=handler)
+    assert [(e.event_kind, e.tool_call_id) for e in events] == [
+        ('function_tool_call', 'u1'),
+        ('function_tool_call', 'k1'),
+        ('function_tool_result', 'u1'),
+        ('function_tool_result', 'k1'),
+        ('function_tool_call', 'u2'),
+    ]
