@@ -24,6 +24,7 @@ from edgewise.agent.messages import (
     FinalResultEvent,
     FunctionToolCallEvent,
     FunctionToolResultEvent,
+    ModelResponse,
     PartDeltaEvent,
     PartEndEvent,
     PartStartEvent,
@@ -32,7 +33,7 @@ from edgewise.agent.messages import (
     ToolCallPart,
     ToolReturnPart,
 )
-from edgewise.agent.models.function import DeltaToolCall
+from edgewise.agent.models.function import DeltaToolCall, FunctionModel
 from edgewise.graph import End
 
 from ._helpers import NOW
@@ -83,6 +84,23 @@ async def test_run_stream_events_gives_every_event_of_the_run_then_the_result() 
         ]
     )
     assert repr(seen[-1]) == "AgentRunResultEvent(result=AgentRunResult(output='It is 4'))"
+
+
+async def test_run_stream_events_cannot_be_entered_twice_and_an_unread_stream_never_starts_the_run() -> None:
+    requests: list[str] = []
+
+    def answer(messages: list[Any], info: Any) -> ModelResponse:
+        requests.append('sent')  # pragma: no cover - the run never starts
+        return ModelResponse(parts=[TextPart('x')])  # pragma: no cover
+
+    stream = Agent(FunctionModel(answer)).run_stream_events('hi')
+    async with stream:
+        with pytest.raises(
+            RuntimeError, match=r'^`run_stream_events\(\)` context manager cannot be entered more than once'
+        ):
+            await stream.__aenter__()
+
+    assert requests == []
 
 
 async def test_run_stream_events_can_be_iterated_directly_with_a_deprecation_warning() -> None:

@@ -44,6 +44,11 @@ class AgentEventStream(Generic[OutputDataT]):
         self._closed = False
 
     async def __aenter__(self) -> AgentEventStream[OutputDataT]:
+        if self._managed:
+            raise RuntimeError(
+                '`run_stream_events()` context manager cannot be entered more than once: '
+                'call `run_stream_events()` again for another run.'
+            )
         self._managed = True
         return self
 
