@@ -21,6 +21,7 @@ from edgewise.agent import (
 )
 from edgewise.agent.messages import (
     AgentStreamEvent,
+    DeferredToolRequestsEvent,
     FinalResultEvent,
     FunctionToolCallEvent,
     FunctionToolResultEvent,
@@ -332,4 +333,37 @@ async def test_no_call_events_follow_an_unknown_tool_call_that_ends_the_run() ->
         ('function_tool_result', 'u1'),
         ('function_tool_result', 'k1'),
         ('function_tool_call', 'u2'),
+    ]
+
+
+async def test_an_args_validator_asking_for_approval_is_called_once_and_defers_a_streamed_call() -> None:
+    from edgewise.agent import ApprovalRequired, DeferredToolRequests
+
+    seen: list[tuple[int, bool]] = []
+
+    def needs_approval(ctx: RunContext[None], x: int) -> None:
+        seen.append((x, ctx.partial_output))
+        raise ApprovalRequired()
+
+    def double(x: int) -> int:
+        raise NotImplementedError  # pragma: no cover - the call waits for approval
+
+    agent = Agent(
+        streamed(
+            [
+                {0: DeltaToolCall(name='double', json_args='{"x":', tool_call_id='c1')},
+                {0: DeltaToolCall(json_args=' 2}')},
+            ]
+        ),
+        tools=[Tool(double, args_validator=needs_approval)],
+        output_type=[str, DeferredToolRequests],
+    )
+    async with agent.run_stream_events('go') as stream:
+        events = [event async for event in stream]
+
+    call = ToolCallPart(tool_name='double', args='{"x": 2}', tool_call_id='c1')
+    assert seen == [(2, False)]
+    assert [e for e in events if e.event_kind in ('function_tool_call', 'deferred_tool_requests')] == [
+        FunctionToolCallEvent(part=call, args_valid=True),
+        DeferredToolRequestsEvent(requests=DeferredToolRequests(approvals=[call])),
     ]
