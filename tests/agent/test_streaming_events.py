@@ -348,6 +348,7 @@ async def test_an_args_validator_asking_for_approval_is_called_once_and_defers_a
     def double(x: int) -> int:
         raise NotImplementedError  # pragma: no cover - the call waits for approval
 
+    output_types: list[Any] = [str, DeferredToolRequests]
     agent = Agent(
         streamed(
             [
@@ -356,7 +357,7 @@ async def test_an_args_validator_asking_for_approval_is_called_once_and_defers_a
             ]
         ),
         tools=[Tool(double, args_validator=needs_approval)],
-        output_type=[str, DeferredToolRequests],
+        output_type=output_types,
     )
     async with agent.run_stream_events('go') as stream:
         events = [event async for event in stream]
