@@ -192,8 +192,8 @@ class ToolManager(Generic[AgentDepsT]):
         except ToolFailed as error:
             return ValidatedToolCall(call, tool, ctx, args_valid=False, validation_error=_failed_error(call, error))
         except (CallDeferred, ApprovalRequired) as deferral:
-            if not self.hooked & VALIDATE_HOOKS:
-                raise  # from the tool's `args_validator`: the run defers the call as it catches it
+            # From the tool's `args_validator` or a validation hook: the arguments are valid and running the call
+            # raises the deferral (so a call validated for its streamed event is not validated again).
             return ValidatedToolCall(call, tool, ctx, args_valid=True, validated_args={}, deferral=deferral)
         return ValidatedToolCall(call, tool, ctx, args_valid=True, validated_args=args)
 

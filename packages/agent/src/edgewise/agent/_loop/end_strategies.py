@@ -147,10 +147,12 @@ class ResponseCalls:
 
     async def _early(self, calls: list[ToolCallPart]) -> None:
         functions = [call for call in calls if call.tool_name not in self.output_tools]
+        unknown, self._unknown = self._unknown, []  # answered with the function tool calls, or skipped with them
         for call in calls:
             if call.tool_name in self.output_tools:
                 await self._in_order([call])
         if self.final is None:
+            self._unknown = unknown
             segments = self._segments(functions)
             for index, segment in enumerate(segments):
                 self._more = index < len(segments) - 1
@@ -158,10 +160,14 @@ class ResponseCalls:
             await self._run_functions([])
             return
         # The calls of plain function tools first, then those of external tools and tools needing approval (each
-        # in call order), as pydantic-ai 1.107 skips them.
-        skipping = sorted(functions, key=lambda c: self.step_tools[c.tool_name].kind in ('external', 'unapproved'))
+        # in call order), as pydantic-ai skips them; calls of unknown tools are skipped with the plain ones
+        # (pydantic-ai 2.x; they are not answered with a retry prompt).
+        deferred_kinds = ('external', 'unapproved')
+        skipping = sorted(
+            [*functions, *unknown],
+            key=lambda c: c.tool_name in self.step_tools and self.step_tools[c.tool_name].kind in deferred_kinds,
+        )
         self.outcome.parts.extend(status_part(call, TOOL_SKIPPED) for call in skipping)
-        await self._run_functions([])
 
     async def _in_order(self, calls: list[ToolCallPart]) -> None:
         """Each output call after the function tool calls made before it (which run together)."""

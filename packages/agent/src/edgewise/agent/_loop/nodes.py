@@ -96,7 +96,7 @@ from .request_hooks import (
     run_request_hooks,
     streamed_through_hooks,
 )
-from .response_tool_calls import answer_deferred_inline, validate_for_events
+from .response_tool_calls import answer_deferred_inline, unknown_tool_exhausted, validate_for_events
 from .step_tool_manager import prepare_output_tools, prepare_step_tools
 
 __all__ = (
@@ -495,14 +495,17 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
         answers = self.tool_call_results or {}
         valid, validations = await validate_for_events(calls, state, ctx.deps, answers, self.tool_call_metadata)
         self.__dict__[_VALIDATED] = validations
-        # As pydantic-ai orders them: the output calls first, each with its result as it is processed (so, here,
-        # after the step: only then are they known), then the calls of known tools, then those of unknown tools.
+        # As pydantic-ai 2.x orders them: the output calls first, each with its result as it is processed (so,
+        # here, after the step: only then are they known), then the calls of function and unknown tools as the
+        # response made them.
         outputs = [call for call in calls if call.tool_name in output_tools]
-        known = {*output_tools, *(ctx.deps.step_tool_functions or {})}
-        others = sorted((c for c in calls if c.tool_name not in output_tools), key=lambda c: c.tool_name not in known)
+        others = [call for call in calls if call.tool_name not in output_tools]
         if not outputs:
+            known = ctx.deps.step_tool_functions or {}
             for call in others:
                 yield FunctionToolCallEvent(call, args_valid=valid.get(call.tool_call_id))
+                if call.tool_name not in known and unknown_tool_exhausted(call, state, ctx.deps):
+                    break  # the step fails on this call: pydantic-ai gives no event for the calls after it
         history = state.message_history
         self.__dict__.pop(_DEFERRED, None)
         next_node = await self.run(ctx)

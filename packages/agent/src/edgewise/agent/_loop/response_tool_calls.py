@@ -51,6 +51,7 @@ __all__ = (
     'run_tool_calls',
     'tool_retry_prompt',
     'ToolCallsOutcome',
+    'unknown_tool_exhausted',
 )
 
 
@@ -97,10 +98,15 @@ class ToolCallsOutcome:
         return bool(self.deferred.calls or self.deferred.approvals)
 
 
+def unknown_tool_exhausted(call: ToolCallPart, state: GraphAgentState, deps: GraphAgentDeps[Any, Any]) -> bool:
+    """Whether a call of an unknown tool ends the run (its name has no retries left) instead of a retry prompt."""
+    return state.tool_retries.get(call.tool_name, 0) >= deps.default_tool_retries
+
+
 def _unknown(call: ToolCallPart, state: GraphAgentState, deps: GraphAgentDeps[Any, Any]) -> RetryPromptPart:
-    name, max_retries = call.tool_name, deps.default_tool_retries
-    if state.tool_retries.get(name, 0) >= max_retries:
+    if unknown_tool_exhausted(call, state, deps):
         state.check_incomplete_tool_call()
+        name, max_retries = call.tool_name, deps.default_tool_retries
         raise UnexpectedModelBehavior(f'Tool {name!r} exceeded max retries count of {max_retries}')
     return unknown_tool_part(call, [*(deps.step_tools or {}), *deps.output_schema.tools])
 

@@ -113,6 +113,11 @@ class AgentRunEvents(Generic[OutputDataT]):
         self._run = run
 
     async def __aenter__(self) -> AgentRunEvents[OutputDataT]:
+        if self._managed:
+            raise RuntimeError(
+                '`run_stream_events()` context manager cannot be entered more than once: '
+                'call `run_stream_events()` again for another run.'
+            )
         self._managed = True
         return self
 

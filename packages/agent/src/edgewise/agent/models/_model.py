@@ -469,6 +469,11 @@ class Model(ABC):
         raise NotImplementedError
 
     @property
+    def model_id(self) -> str:
+        """The model's full id, `'<system>:<model_name>'` (`'openai:gpt-5'`, say)."""
+        return f'{self.system}:{self.model_name}'
+
+    @property
     def label(self) -> str:
         """`<system>:<model_name>`, used in spans and error messages."""
         return f'{self.system}:{self.model_name}'
