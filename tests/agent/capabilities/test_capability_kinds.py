@@ -413,3 +413,99 @@ def test_tools_revealed_by_loads_of_a_history_without_tool_lists() -> None:
     assert tool_defs_from_pre_definition_load_returns(ctx, defs) == {'refund': defs[0]}
     ctx.loaded_capability_ids = set()
     assert tool_defs_from_pre_definition_load_returns(ctx, defs) == {}
+
+
+# -- rebuilding a container whose subclass has an `__init__` of its own ---------------------------------------------
+
+
+@dataclass
+class Numbered(AbstractCapability[Any]):
+    """A leaf made again per run (its number one up) and bound to an agent (`bound` set)."""
+
+    n: int = 0
+    bound: bool = False
+
+    def for_agent(self, agent: Any) -> AbstractCapability[Any]:
+        return Numbered(n=self.n, bound=True, id=self.id)
+
+    async def for_run(self, ctx: RunContext[Any]) -> AbstractCapability[Any]:
+        return Numbered(n=self.n + 1, bound=self.bound, id=self.id)
+
+    def get_instructions(self) -> str:
+        return f'leaf {self.n} bound={self.bound}'
+
+
+class Bundle(CombinedCapability[Any]):
+    """A combined capability with a constructor of its own that takes no `capabilities`."""
+
+    def __init__(self, *, size: int) -> None:
+        self.post_inits = 0
+        super().__init__(capabilities=[Numbered(n=size)])
+
+    def __post_init__(self) -> None:
+        self.post_inits += 1
+        super().__post_init__()
+
+
+class Shell(WrapperCapability[Any]):
+    """A wrapper with a constructor of its own that takes no `wrapped`."""
+
+    def __init__(self, *, size: int, id: str | None = None) -> None:
+        self.post_inits = 0
+        super().__init__(wrapped=Numbered(n=size), id=id)
+        self.size = size
+
+    def __post_init__(self) -> None:
+        self.post_inits += 1
+        super().__post_init__()
+
+
+def _plain_ctx() -> RunContext[None]:
+    return RunContext(deps=None, model=TestModel(), usage=None)  # type: ignore[arg-type]
+
+
+async def test_combined_subclass_with_its_own_init_is_copied_per_run() -> None:
+    bundle = Bundle(size=5)
+    made = await bundle.for_run(_plain_ctx())
+    assert isinstance(made, Bundle)
+    assert made is not bundle
+    assert made.post_inits == 1  # copied, not constructed again
+    assert made.capabilities == [Numbered(n=6)]
+    assert made.get_instructions() == ['leaf 6 bound=False']
+    assert bundle.capabilities == [Numbered(n=5)]
+
+
+def test_combined_subclass_with_its_own_init_is_copied_for_the_agent() -> None:
+    bundle = Bundle(size=1)
+    bound = bundle.for_agent(Agent(TestModel()))
+    assert isinstance(bound, Bundle)
+    assert bound is not bundle
+    assert bound.capabilities == [Numbered(n=1, bound=True)]
+    assert bundle.capabilities == [Numbered(n=1)]
+
+
+async def test_wrapper_subclass_with_its_own_init_is_copied_for_the_agent_and_per_run() -> None:
+    agent = Agent(TestModel(), capabilities=[Shell(size=5)])
+    result = await agent.run('hi')
+    assert _instructions(result.all_messages()) == 'leaf 6 bound=True'
+    [shell] = [c for c in agent.root_capability.capabilities if isinstance(c, Shell)]
+    assert (shell.post_inits, shell.size, shell.wrapped) == (1, 5, Numbered(n=5, bound=True))
+
+
+async def test_a_copied_wrapper_takes_the_id_of_what_it_now_wraps() -> None:
+    @dataclass
+    class NamedPerRun(AbstractCapability[Any]):
+        async def for_run(self, ctx: RunContext[Any]) -> AbstractCapability[Any]:
+            return NamedPerRun(id='named-per-run', description='made per run')
+
+    wrapper = WrapperCapability(NamedPerRun())
+    made = await wrapper.for_run(_plain_ctx())
+    assert (made.id, made.description) == ('named-per-run', 'made per run')
+    assert (wrapper.id, wrapper.description) == (None, None)
+
+
+async def test_a_copied_wrapper_keeps_an_id_of_its_own() -> None:
+    shell = Shell(size=1, id='shell')
+    made = await shell.for_run(_plain_ctx())
+    assert isinstance(made, Shell)
+    assert (made.id, made.wrapped) == ('shell', Numbered(n=2))

@@ -2,8 +2,9 @@
 
 from __future__ import annotations as _annotations
 
+import copy
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from .._run.options import AgentInstructions, AgentModelSettings
@@ -37,13 +38,15 @@ class CombinedCapability(AbstractCapability[AgentDepsT]):
     _by_hook: dict[str, list[Callable[..., Any]]] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        flat: list[AbstractCapability[AgentDepsT]] = []
-        for capability in self.capabilities:
-            if isinstance(capability, CombinedCapability):
-                flat.extend(capability.capabilities)
-            else:
-                flat.append(capability)
-        self.capabilities = sort_capabilities(flat)
+        self.capabilities = _flat_and_sorted(self.capabilities)
+
+    def _rebound(self, capabilities: Sequence[AbstractCapability[AgentDepsT]]) -> CombinedCapability[AgentDepsT]:
+        """A shallow copy of this one holding `capabilities` (flattened and sorted): neither `__init__` nor
+        `__post_init__` runs again, so a subclass with an `__init__` of its own is rebuilt too."""
+        rebound = copy.copy(self)
+        rebound.capabilities = _flat_and_sorted(capabilities)
+        rebound._by_hook = {}
+        return rebound
 
     def _with(self, hook: str) -> list[Callable[..., Any]]:
         """The `hook` methods of the capabilities that implement it, in order (looked up once per hook)."""
@@ -61,14 +64,14 @@ class CombinedCapability(AbstractCapability[AgentDepsT]):
         found = [c.for_agent(agent) for c in self.capabilities]
         if all(a is b for a, b in zip(found, self.capabilities, strict=True)):
             return self
-        return replace(self, capabilities=found)
+        return self._rebound(found)
 
     async def for_run(self, ctx: RunContext[AgentDepsT]) -> AbstractCapability[AgentDepsT]:
         """The capabilities' `for_run` results as one (this one when each stays itself)."""
         found = [await c.for_run(ctx) if c.overrides('for_run') else c for c in self.capabilities]
         if all(a is b for a, b in zip(found, self.capabilities, strict=True)):
             return self
-        return CombinedCapability(found)
+        return self._rebound(found)
 
     def apply(self, visitor: Callable[[AbstractCapability[AgentDepsT]], None]) -> None:
         """Call `visitor` with each of the capabilities, in order."""
@@ -151,6 +154,17 @@ class CombinedCapability(AbstractCapability[AgentDepsT]):
             if found is not None:
                 wrapped = found
         return wrapped
+
+
+def _flat_and_sorted(capabilities: Sequence[AbstractCapability[Any]]) -> list[AbstractCapability[Any]]:
+    """`capabilities` with nested `CombinedCapability`s flattened, sorted by their ordering constraints."""
+    flat: list[AbstractCapability[Any]] = []
+    for capability in capabilities:
+        if isinstance(capability, CombinedCapability):
+            flat.extend(capability.capabilities)
+        else:
+            flat.append(capability)
+    return sort_capabilities(flat)
 
 
 def _combined_hook(spec: HookSpec) -> Callable[..., Any]:
