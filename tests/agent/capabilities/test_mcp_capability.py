@@ -183,3 +183,34 @@ def test_mcp_from_a_spec() -> None:
     assert isinstance(capability, MCP)
     assert capability.allowed_tools == ['s']
     assert capability.native is False  # a spec connects from here by default, as in pydantic-ai 2.x
+
+
+def test_without_a_url_the_native_tool_given_says_where_the_server_is() -> None:
+    native = MCPServerTool(id='wiki', url='https://mcp.example/mcp')
+    capability: MCP[None] = MCP(native=native, local=False)
+    assert (capability.url, capability.id) == (None, 'wiki')
+    assert capability.get_native_tools() == [native]
+
+
+def test_without_a_url_a_toolset_given_as_local_is_used() -> None:
+    toolset = FunctionToolset[None]()
+    capability: MCP[None] = MCP(local=toolset)
+    assert (capability.url, capability.id, capability.local) == (None, None, toolset)
+    assert capability.get_native_tools() == []
+
+
+def test_without_a_url_there_is_no_local_connection_to_make() -> None:
+    capability: MCP[None] = MCP(native=MCPServerTool(id='wiki', url='https://mcp.example/mcp'))
+    assert capability.local is None
+
+
+@pytest.mark.parametrize(
+    ('make', 'message'),
+    [
+        (lambda: MCP(native=True, local=False), r'^MCP\(native=True\) requires `url=`: the provider needs'),
+        (lambda: MCP(local=True), r'^MCP\(local=True\) requires `url=` to connect to'),
+    ],
+)
+def test_without_a_url_native_true_or_local_true_is_refused(make: Any, message: str) -> None:
+    with pytest.raises(UserError, match=message):
+        make()
