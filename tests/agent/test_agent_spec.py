@@ -308,7 +308,7 @@ def test_a_run_spec_sets_the_tool_budget_of_the_run() -> None:
 def test_deprecated_spec_fields_warn_and_still_apply() -> None:
     with pytest.warns(DeprecationWarning, match=r"`AgentSpec.output_retries` is deprecated, use `retries=\{'output'"):
         agent = Agent.from_spec({'model': 'test', 'output_retries': 4, 'retries': {'tools': 2}})
-    assert (agent._default_retries, agent._max_result_retries) == (2, 4)
+    assert (agent._max_tool_retries, agent._max_output_retries) == (2, 4)
 
 
 async def test_a_capability_from_a_spec_sees_the_run_context() -> None:

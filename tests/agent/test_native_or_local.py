@@ -47,7 +47,7 @@ from edgewise.agent.native_tools import (
 )
 from edgewise.agent.profiles import ModelProfile
 from edgewise.agent.providers.openai import OpenAIProvider
-from edgewise.agent.toolsets import FunctionToolset
+from edgewise.agent.toolsets import FunctionToolset, PreparedToolset
 
 from .models._chat import completion
 
@@ -272,6 +272,16 @@ def test_web_search_without_live_access_needs_the_native_tool() -> None:
     live = WebSearch(local=search, external_web_access=True)
     assert live.get_native_tools() == [WebSearchTool(external_web_access=True)]
     assert live.get_toolset() is not None
+
+
+def test_the_toolset_of_a_local_tool_is_named_by_the_capability_id() -> None:
+    toolset = WebSearch(local=search, id='search').get_toolset()
+    assert isinstance(toolset, PreparedToolset)
+    assert isinstance(toolset.wrapped, FunctionToolset)
+    assert toolset.wrapped.id == 'search'
+    local_only = WebSearch(native=False, local=search, id='search').get_toolset()
+    assert isinstance(local_only, FunctionToolset)
+    assert local_only.id == 'search'
 
 
 def test_a_function_given_as_local_becomes_a_tool_and_a_tool_is_kept() -> None:

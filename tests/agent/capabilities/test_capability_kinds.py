@@ -23,7 +23,7 @@ from edgewise.agent.messages import ModelMessage, ModelRequest, ModelResponse, T
 from edgewise.agent.models.function import AgentInfo, FunctionModel
 from edgewise.agent.models.test import TestModel
 from edgewise.agent.tools import ToolDefinition
-from edgewise.agent.toolsets import FunctionToolset
+from edgewise.agent.toolsets import CombinedToolset, FunctionToolset
 from edgewise.agent.toolsets._capability_owned import tool_defs_from_pre_definition_load_returns
 
 pytestmark = pytest.mark.anyio
@@ -509,3 +509,28 @@ async def test_a_copied_wrapper_keeps_an_id_of_its_own() -> None:
     made = await shell.for_run(_plain_ctx())
     assert isinstance(made, Shell)
     assert (made.id, made.wrapped) == ('shell', Numbered(n=2))
+
+
+def _add_one(x: int) -> int:
+    return x + 1
+
+
+def test_the_function_toolset_of_a_capability_carries_its_id() -> None:
+    named = Capability[None](id='billing', tools=[_add_one]).get_toolset()
+    assert isinstance(named, FunctionToolset)
+    assert (named.id, list(named.tools)) == ('billing', ['_add_one'])
+    empty = Capability[None](id='billing').get_toolset()
+    assert isinstance(empty, FunctionToolset)
+    assert empty.id == 'billing'
+    anonymous = Capability[None](tools=[_add_one]).get_toolset()
+    assert isinstance(anonymous, FunctionToolset)
+    assert anonymous.id is None
+
+
+def test_a_toolset_given_to_a_capability_keeps_its_own_id() -> None:
+    given = FunctionToolset[None](id='given')
+    combined = Capability[None](id='billing', tools=[_add_one], toolsets=[given]).get_toolset()
+    assert isinstance(combined, CombinedToolset)
+    functions, kept = combined.toolsets
+    assert isinstance(functions, FunctionToolset)
+    assert (functions.id, kept) == ('billing', given)

@@ -92,8 +92,8 @@ class SetUpAgent(Protocol):
     _limiter: Any
     _capabilities: list[AgentCapability[Any]]
     _native_tools: list[AgentNativeTool[Any]]
-    _default_retries: int
-    _max_result_retries: int
+    _max_tool_retries: int
+    _max_output_retries: int
     _instructions: list[Any]
     _system_prompts: list[str | SystemPromptRunner]
     _tools: AgentToolsets[Any]
@@ -382,8 +382,8 @@ def configure_run(
         instrumentation=agent._instrumentation_settings(caps),
         validation_context=agent.validation_context,
         usage_limits=usage_limits or UsageLimits(),
-        max_result_retries=retries.get('output', agent._max_result_retries),
-        default_tool_retries=retries.get('tools', agent._default_retries),
+        max_result_retries=retries.get('output', agent._max_output_retries),
+        default_tool_retries=retries.get('tools', agent._max_tool_retries),
         end_strategy=agent.end_strategy,
         output_schema=schema,
         output_validators=agent._output_validators,

@@ -192,11 +192,14 @@ class NativeOrLocalTool(AbstractCapability[AgentDepsT]):
 
     def get_toolset(self) -> AbstractToolset[AgentDepsT] | None:
         """The local tool as a toolset whose definitions say which native tool they stand in for (none when there
-        is no local tool, or when the settings need the native tool)."""
+        is no local tool, or when the settings need the native tool); a local `Tool` gets a toolset named by this
+        capability's `id` (durable execution names toolsets by their ids)."""
         local = self.local
         if local is None or isinstance(local, bool | str) or self._requires_native():
             return None
-        toolset: AbstractToolset[AgentDepsT] = local if isinstance(local, AbstractToolset) else FunctionToolset([local])
+        toolset: AbstractToolset[AgentDepsT] = (
+            local if isinstance(local, AbstractToolset) else FunctionToolset([local], id=self.id)
+        )
         if self.native is False:
             return toolset
         unique_id = self._native_unique_id()
