@@ -534,3 +534,26 @@ def test_a_toolset_given_to_a_capability_keeps_its_own_id() -> None:
     functions, kept = combined.toolsets
     assert isinstance(functions, FunctionToolset)
     assert (functions.id, kept) == ('billing', given)
+
+
+def test_a_wrapper_with_an_id_of_its_own_is_deferred_only_if_it_says_so() -> None:
+    hidden = Capability[None](id='github', description='GitHub tools.', defer_loading=True)
+    inherits = WrapperCapability(hidden)
+    assert (inherits.id, inherits.description, inherits.defer_loading) == ('github', 'GitHub tools.', True)
+    own = WrapperCapability(hidden, id='github_wrapped')
+    assert (own.id, own.description, own.defer_loading) == ('github_wrapped', 'GitHub tools.', False)
+    own_deferred = WrapperCapability(hidden, id='github_wrapped', defer_loading=True)
+    assert own_deferred.defer_loading is True
+
+
+async def test_a_wrapper_with_an_id_of_its_own_gives_its_tools_without_loading() -> None:
+    tools = FunctionToolset[None]()
+
+    @tools.tool_plain
+    def lookup() -> str:
+        return 'found'
+
+    hidden = Capability[None](id='hidden', toolsets=[tools], defer_loading=True)
+    seen: list[list[str]] = []
+    await Agent(_tools_model(seen), capabilities=[WrapperCapability(hidden, id='shown')]).run('hi')
+    assert seen == [['lookup']]

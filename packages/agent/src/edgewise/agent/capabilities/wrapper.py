@@ -25,7 +25,8 @@ class WrapperCapability(AbstractCapability[AgentDepsT]):
     (neither `__init__` nor `__post_init__` runs again, so a subclass with an `__init__` of its own is rebuilt too;
     state it derives from `wrapped` should be computed when read). Without an `id`, `description` or
     `defer_loading` of its own, the wrapper takes the wrapped capability's (a wrapped deferred capability stays
-    deferred), again on each rebuild."""
+    deferred), again on each rebuild; with an `id` of its own it is a capability of its own, deferred only by its
+    own `defer_loading` (it still takes the wrapped capability's description when it has none)."""
 
     wrapped: AbstractCapability[AgentDepsT]
     """The capability every method is handed to."""
@@ -42,7 +43,8 @@ class WrapperCapability(AbstractCapability[AgentDepsT]):
         own_id, own_description, own_defer = self._own
         self.id = self.wrapped.id if own_id is None else own_id
         self.description = self.wrapped.description if own_description is None else own_description
-        self.defer_loading = own_defer or self.wrapped.defer_loading
+        # an id of its own makes it a capability of its own, deferred only if it says so
+        self.defer_loading = own_defer if own_id is not None else own_defer or self.wrapped.defer_loading
 
     def _rebound(self, wrapped: AbstractCapability[AgentDepsT]) -> WrapperCapability[AgentDepsT]:
         """A shallow copy of this wrapper around `wrapped`, its adopted identity taken from `wrapped`."""
