@@ -4,7 +4,7 @@ from __future__ import annotations as _annotations
 
 import copy
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .._run.options import AgentInstructions, AgentModelSettings
@@ -95,19 +95,24 @@ class CombinedCapability(AbstractCapability[AgentDepsT]):
 
     def get_model_settings(self) -> AgentModelSettings | None:
         """Every capability's model settings merged, later capabilities winning; a function of the run context
-        if one of them gives a function; `None` if none gives settings."""
-        layers = [s for c in self.capabilities if (s := c.get_model_settings()) is not None]
+        if one of them gives a function or is deferred (its settings count once it is loaded), which gives `{}`
+        when no settings apply; `None` if none gives settings."""
+        layers = [
+            _when_loaded(c, s) if _is_deferred(c) else s
+            for c in self.capabilities
+            if (s := c.get_model_settings()) is not None
+        ]
         if not any(callable(layer) for layer in layers):
             merged: ModelSettings | None = None
             for layer in layers:
                 merged = merge_model_settings(merged, layer)  # type: ignore[arg-type]
             return merged
 
-        def resolve(ctx: RunContext[AgentDepsT]) -> ModelSettings | None:
+        def resolve(ctx: RunContext[AgentDepsT]) -> ModelSettings:
             merged: ModelSettings | None = None
             for layer in layers:
                 merged = merge_model_settings(merged, layer(ctx) if callable(layer) else layer)
-            return merged
+            return merged if merged is not None else {}
 
         return resolve
 
@@ -143,8 +148,13 @@ class CombinedCapability(AbstractCapability[AgentDepsT]):
         return toolsets[0] if len(toolsets) == 1 else CombinedToolset(toolsets)
 
     def get_native_tools(self) -> Sequence[AgentNativeTool[AgentDepsT]]:
-        """Every capability's native tools, in order."""
-        return [tool for capability in self.capabilities for tool in capability.get_native_tools()]
+        """Every capability's native tools, in order; those of a deferred capability each a function of the run
+        context giving the tool once the capability is loaded (`None` before)."""
+        return [
+            _when_loaded(capability, tool) if _is_deferred(capability) else tool
+            for capability in self.capabilities
+            for tool in capability.get_native_tools()
+        ]
 
     def get_wrapper_toolset(self, toolset: AbstractToolset[AgentDepsT]) -> AbstractToolset[AgentDepsT] | None:
         """The toolset in each capability's wrapper, the first capability's outermost; `None` if none wraps it."""
@@ -154,6 +164,24 @@ class CombinedCapability(AbstractCapability[AgentDepsT]):
             if found is not None:
                 wrapped = found
         return wrapped
+
+
+def _is_deferred(capability: AbstractCapability[Any]) -> bool:
+    """Whether `capability` is deferred and not already behind a gate of the run (which answers for it)."""
+    return capability.defer_loading and not getattr(capability, 'gates_loading', False)
+
+
+def _when_loaded(capability: AbstractCapability[Any], given: Any) -> Callable[[RunContext[Any]], Any]:
+    """A function of the run context giving `given` (or, when it is a function, its result for a context saying
+    the capability is loaded) once the deferred `capability` is loaded (its id in `ctx.loaded_capability_ids`),
+    `None` before."""
+
+    def loaded_only(ctx: RunContext[Any]) -> Any:
+        if capability.id not in ctx.loaded_capability_ids:
+            return None
+        return given(replace(ctx, capability_loaded=True)) if callable(given) else given
+
+    return loaded_only
 
 
 def _flat_and_sorted(capabilities: Sequence[AbstractCapability[Any]]) -> list[AbstractCapability[Any]]:
