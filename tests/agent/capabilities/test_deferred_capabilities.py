@@ -121,7 +121,7 @@ async def test_the_catalog_lists_each_deferred_capability_with_its_description()
     )
     await agent.run('hi')
     assert seen.instructions == [f'Base.\nAlways on.\n\n{CATALOG}\n- refunds: Refund policy tools.\n- billing']
-    assert seen.tools == [['load_capability', 'search_tools']]
+    assert seen.tools == [['load_capability']]
 
 
 async def test_a_description_function_is_called_with_the_run_context_when_the_catalog_is_written() -> None:
@@ -161,9 +161,9 @@ async def test_loading_returns_the_instructions_and_shows_the_tools_from_the_nex
     result = await agent.run('Can I get a refund?')
     assert result.output == 'done'
     assert seen.tools == [
-        ['load_capability', 'search_tools'],
-        ['load_capability', 'lookup_refund', 'search_tools'],
-        ['load_capability', 'lookup_refund', 'search_tools'],
+        ['load_capability'],
+        ['load_capability', 'lookup_refund'],
+        ['load_capability', 'lookup_refund'],
     ]
     call = result.all_messages()[1].parts[0]
     assert isinstance(call, LoadCapabilityCallPart)
@@ -338,7 +338,7 @@ async def test_a_load_call_without_its_return_loads_nothing() -> None:
         ModelRequest([LoadCapabilityReturnPart(content={}, tool_call_id='partial')]),
     ]
     await agent.run('again', message_history=history)
-    assert seen.tools == [['load_capability', 'search_tools']]
+    assert seen.tools == [['load_capability']]
 
 
 class Crash(BaseException):
@@ -418,9 +418,9 @@ async def test_a_wrapped_deferred_capability_stays_deferred_under_the_wrappers_t
     await agent.run('hi')
     assert seen.instructions[0] == f'{CATALOG}\n- refunds: Refund policy tools.'
     assert seen.tools == [
-        ['load_capability', 'search_tools'],
-        ['load_capability', 'refunds_lookup_refund', 'search_tools'],
-        ['load_capability', 'refunds_lookup_refund', 'search_tools'],
+        ['load_capability'],
+        ['load_capability', 'refunds_lookup_refund'],
+        ['load_capability', 'refunds_lookup_refund'],
     ]
     (looked_up,) = seen.last_parts[2]
     assert looked_up.content == 'C3: refundable'
@@ -637,6 +637,18 @@ async def test_capabilities_without_an_id_are_listed_under_their_class_name() ->
     assert listed == [['deferred_capability_loader', 'watch', 'warm', 'warm_2', 'warm_3']]
     # the deferred one inside the bundle is gated too: its hook fires only after the load
     assert (deferred.fired, eager.fired) == ([2], [1, 2])
+
+
+async def test_only_a_deferred_tool_outside_the_capabilities_brings_the_search_tool() -> None:
+    seen = Seen()
+    agent = Agent(scripted([TextPart('ok')], seen=seen), capabilities=[refunds_capability()])
+
+    @agent.tool_plain(defer_loading=True)
+    def weather() -> str:  # pragma: no cover - never called
+        return 'sunny'
+
+    await agent.run('hi')
+    assert seen.tools == [['load_capability', 'search_tools']]
 
 
 # -- a combined capability holding deferred ones -------------------------------------------------------------------
