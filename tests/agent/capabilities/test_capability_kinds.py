@@ -557,3 +557,18 @@ async def test_a_wrapper_with_an_id_of_its_own_gives_its_tools_without_loading()
     seen: list[list[str]] = []
     await Agent(_tools_model(seen), capabilities=[WrapperCapability(hidden, id='shown')]).run('hi')
     assert seen == [['lookup']]
+
+
+async def test_for_run_sees_the_run_metadata_already_resolved() -> None:
+    seen: list[Any] = []
+
+    class Looks(AbstractCapability[Any]):
+        async def for_run(self, ctx: RunContext[Any]) -> AbstractCapability[Any]:
+            seen.append((ctx.conversation_id, ctx.metadata))
+            return self
+
+    def metadata(ctx: RunContext[Any]) -> dict[str, Any]:
+        return {'conversation': ctx.conversation_id}
+
+    await Agent(TestModel(), capabilities=[Looks()]).run('hi', conversation_id='c-1', metadata=metadata)
+    assert seen == [('c-1', {'conversation': 'c-1'})]

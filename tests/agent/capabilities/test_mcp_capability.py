@@ -159,13 +159,26 @@ def test_leaving_out_native_connects_from_here_as_in_pydantic_ai_2() -> None:
     assert MCP.from_spec('https://a.example/x').get_native_tools() == []
 
 
-def test_without_the_mcp_extra_only_the_native_tool_is_left(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize(
+    'make',
+    [
+        lambda: MCP('https://a.example/x'),
+        lambda: MCP('https://a.example/x', native=True),
+        lambda: MCP('https://a.example/x', native=True, local=True),
+        lambda: MCP('https://a.example/x', native=True, local='https://b.example/mcp'),
+    ],
+)
+def test_without_the_mcp_extra_a_local_connection_is_refused(monkeypatch: pytest.MonkeyPatch, make: Any) -> None:
     monkeypatch.setitem(sys.modules, 'edgewise.agent.mcp', None)  # importing it now raises ImportError
-    capability: MCP[None] = MCP('https://a.example/x', native=True)
-    assert capability.local is None
+    with pytest.raises(UserError, match=r'^MCP\(\.\.\.\) connects to the server from here with the MCP SDK, an extra'):
+        make()
+
+
+def test_without_the_mcp_extra_native_only_is_made(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, 'edgewise.agent.mcp', None)
+    capability: MCP[None] = MCP('https://a.example/x', native=True, local=False)
     assert capability.get_toolset() is None
-    with pytest.raises(UserError, match=r'edgewise-agent\[mcp\]'):
-        MCP('https://a.example/x', native=True, local=True)
+    assert len(capability.get_native_tools()) == 1
 
 
 def test_the_repr_hides_the_token_and_headers() -> None:

@@ -269,6 +269,10 @@ async def new_run(
         run_id=run_id,
     )
     graph_deps.prompt = user_prompt
+    metadata_layers = overrides.get('metadata', [agent._metadata, spec_metadata, metadata])
+    metadata_layers = [m for m in metadata_layers if m is not None]
+    if metadata_layers:  # before `for_run`, whose context carries it
+        state.metadata = resolve_metadata(metadata_layers, graph_deps.run_context(state))
     configured = await configured_for_run(graph_deps, state, configure)
     if configured is not graph_deps:  # capabilities made for the run: their model pick decides now
         configured.model = await choice.after_for_run(configured.root_capability)
@@ -278,11 +282,8 @@ async def new_run(
     graph_deps.new_message_index = len(history)
     graph_deps.merge_adjacent = bool(history) and isinstance(history[-1], ModelRequest)
     graph_deps.tool_deltas = has_tool_deltas(history)
-    metadata_layers = overrides.get('metadata', [agent._metadata, spec_metadata, metadata])
-    metadata_layers = [m for m in metadata_layers if m is not None]
     finish = None
     if metadata_layers:
-        state.metadata = resolve_metadata(metadata_layers, graph_deps.run_context(state))
 
         def finish(agent_run: AgentRun[Any, Any]) -> None:
             if agent_run.result is not None:

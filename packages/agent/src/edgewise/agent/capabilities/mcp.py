@@ -129,14 +129,12 @@ class MCP(NativeOrLocalTool[AgentDepsT]):
         return f'{MCPServerTool.kind}:{self.id}'
 
     def _default_local(self) -> AbstractToolset[AgentDepsT] | None:
-        # Without the `mcp` extra, or for a URL only the provider can reach, there is no local fallback: the model
-        # then has to support MCP servers natively.
+        # For a URL only the provider can reach there is no local fallback: the model then has to support MCP
+        # servers natively. Without the `mcp` extra, the connection cannot be made: `UserError` (as pydantic-ai
+        # 2.33), `local=False` leaves it out.
         if self.url is None or not _is_http_url(self.url):
             return None
-        try:
-            return self._connect(self.url)
-        except ImportError:
-            return None
+        return self._connect_or_explain(self.url)
 
     def _resolve_local_strategy(self, name: str | bool) -> AbstractToolset[AgentDepsT]:
         url = self.url if name is True or name is False else name
@@ -150,11 +148,16 @@ class MCP(NativeOrLocalTool[AgentDepsT]):
                 f'MCP(local={url!r}) must be an `http(s)://` URL. To reach a server another way (a local script, '
                 'say), pass the toolset itself: `local=MCPToolset("server.py")`.'
             )
+        return self._connect_or_explain(url)
+
+    def _connect_or_explain(self, url: str) -> AbstractToolset[AgentDepsT]:
         try:
             return self._connect(url)
         except ImportError as e:
             raise UserError(
-                'MCP(local=...) connects with the MCP SDK, an extra: `pip install "edgewise-agent[mcp]"`.'
+                'MCP(...) connects to the server from here with the MCP SDK, an extra: `pip install '
+                '"edgewise-agent[mcp]"`; or pass `native=True, local=False` to leave the connection to the '
+                "model's provider."
             ) from e
 
     def _connect(self, url: str) -> AbstractToolset[AgentDepsT]:
