@@ -572,3 +572,21 @@ async def test_for_run_sees_the_run_metadata_already_resolved() -> None:
 
     await Agent(TestModel(), capabilities=[Looks()]).run('hi', conversation_id='c-1', metadata=metadata)
     assert seen == [('c-1', {'conversation': 'c-1'})]
+
+
+def test_a_plain_subclass_keeps_the_fields_set_in_its_class_body() -> None:
+    class Docs(AbstractCapability[None]):
+        id = 'docs'
+        description = 'Documentation tools.'
+        defer_loading = True
+
+    kept = Docs()
+    assert (kept.id, kept.description, kept.defer_loading) == ('docs', 'Documentation tools.', True)
+    given = Docs(id='other', description='Other.')
+    assert (given.id, given.description, given.defer_loading) == ('other', 'Other.', True)
+
+    class Bare(AbstractCapability[None]):
+        pass
+
+    assert vars(Bare(id='bare', defer_loading=True)) == {'id': 'bare', 'description': None, 'defer_loading': True}
+    assert vars(Bare()) == {'id': None, 'description': None, 'defer_loading': False}
