@@ -184,6 +184,14 @@ async def test_a_tool_of_an_unloaded_deferred_capability_cannot_be_revealed_by_n
         await agent.run('go')
 
 
+@pytest.mark.parametrize('tools', ['take_key', 7, [7], [['take_key']]])
+async def test_tools_to_reveal_that_are_not_a_list_of_names_are_refused(tools: Any) -> None:
+    script = Script([[ToolCallPart('open_drawer', {}, 'c1')], [TextPart('ok')]])
+    with pytest.raises(UserError, match=r'^`ToolReturn\.tools` must be a list of tool names: pass a list of strings'):
+        await revealing_agent(script, tools).run('go')
+    assert len(script.sent) == 1
+
+
 async def test_a_history_with_a_delta_shows_the_tool_at_the_first_step() -> None:
     history: list[ModelMessage] = [
         ModelRequest(parts=[UserPromptPart('go')]),

@@ -167,6 +167,7 @@ def _return_part(call: ToolCallPart, result: Any, tool_kind: str | None = None) 
     # A `ToolReturn` splits into the tool's result (with its metadata), a user prompt sent after the results and the
     # deferred tools it reveals.
     if isinstance(result, ToolReturn):
+        _check_tool_names(result.tools)
         part = ToolReturnPart(
             call.tool_name, result.return_value, call.tool_call_id, metadata=result.metadata, tool_kind=tool_kind
         )
@@ -181,6 +182,21 @@ def _return_part(call: ToolCallPart, result: Any, tool_kind: str | None = None) 
         )
     part = ToolReturnPart(call.tool_name, result, call.tool_call_id, tool_kind=tool_kind)
     return part if tool_kind is None else ToolReturnPart.narrow_type(part)
+
+
+def _check_tool_names(tools: object) -> None:
+    """Refuse a `ToolReturn.tools` that is not a sequence of tool names (`None`: reveals none).
+
+    Raises:
+        UserError: `tools` is a bare string, not a sequence, or holds something other than strings.
+    """
+    if tools is None:
+        return
+    if isinstance(tools, str) or not isinstance(tools, Sequence) or not all(isinstance(name, str) for name in tools):
+        raise UserError(
+            '`ToolReturn.tools` must be a list of tool names: pass a list of strings (not a bare string, another '
+            'kind of value or non-string items).'
+        )
 
 
 def _reveal(

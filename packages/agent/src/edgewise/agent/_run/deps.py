@@ -212,6 +212,7 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
             loaded_capability_ids=self.loaded_capability_ids,
             _cancellation=self.cancellation,
             discovered_tool_names=self.discovered_tool_names,
+            instrumentation_version=self.instrumentation.version,
         )
 
     def validation_context_for(self, ctx: RunContext[Any]) -> Any:

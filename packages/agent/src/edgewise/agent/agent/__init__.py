@@ -204,7 +204,7 @@ class Agent(AbstractAgent[AgentDepsT, OutputDataT]):
         self._native_tools: list[AgentNativeTool[AgentDepsT]] = list(
             pop_deprecated_builtin_tools(deprecated_kwargs, 'Agent', stacklevel=3) or ()
         )
-        self._default_retries, self._max_result_retries = agent_retry_budgets(retries, deprecated_kwargs)
+        self._max_tool_retries, self._max_output_retries = agent_retry_budgets(retries, deprecated_kwargs)
         if deprecated_kwargs:
             raise UserError(f'Unknown keyword arguments: {", ".join(f"`{k}`" for k in deprecated_kwargs)}')
         self._instructions = normalize_instructions(instructions)
