@@ -130,9 +130,20 @@ def test_uploaded_files_media_type_identifier_and_round_trip() -> None:
     assert part.content[0].identifier == 'mine'
 
 
-def test_youtube_links_are_recognized() -> None:
-    assert VideoUrl('https://www.youtube.com/watch?v=x').is_youtube
-    assert not VideoUrl('https://example.com/v.mp4').is_youtube
+@pytest.mark.parametrize(
+    ('url', 'expected'),
+    [
+        ('https://www.youtube.com/watch?v=x', True),
+        ('https://youtube.com/watch?v=x', True),
+        ('https://youtu.be/x', True),
+        ('https://m.youtube.com/watch?v=x', True),
+        ('https://music.youtube.com/watch?v=x', False),
+        ('https://youtube.com.example.com/v.mp4', False),
+        ('https://example.com/v.mp4', False),
+    ],
+)
+def test_youtube_links_are_recognized(url: str, expected: bool) -> None:
+    assert VideoUrl(url).is_youtube is expected
 
 
 def test_identifiers_are_a_short_hash_unless_given() -> None:

@@ -267,6 +267,10 @@ class FileUrl(ABC):
         return _repr_set(self)
 
 
+# Exact hosts, not every `*.youtube.com`: the model APIs that take YouTube links refuse `music.youtube.com`.
+_YOUTUBE_HOSTS = frozenset({'youtu.be', 'youtube.com', 'www.youtube.com', 'm.youtube.com'})
+
+
 @pydantic_dataclass(repr=False, config=_URL_CONFIG)
 class VideoUrl(FileUrl):
     """The URL of a video (YouTube links included)."""
@@ -300,8 +304,9 @@ class VideoUrl(FileUrl):
 
     @property
     def is_youtube(self) -> bool:
-        """Whether the URL is on YouTube."""
-        return urlparse(self.url).hostname in ('youtu.be', 'youtube.com', 'www.youtube.com')
+        """Whether the URL is on one of the YouTube hosts that models take links from directly (`youtu.be`,
+        `youtube.com`, `www.youtube.com`, `m.youtube.com`; not every YouTube domain: `music.youtube.com` is not)."""
+        return urlparse(self.url).hostname in _YOUTUBE_HOSTS
 
 
 @pydantic_dataclass(repr=False, config=_URL_CONFIG)
