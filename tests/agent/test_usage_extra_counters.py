@@ -136,3 +136,18 @@ def test_extract_without_genai_prices_gives_only_the_details(monkeypatch: pytest
     found = RequestUsage.extract({'usage': {'prompt_tokens': 3}}, provider='openai', provider_url='',
                                  provider_fallback='', details={'a': 1})  # fmt: skip
     assert found == RequestUsage(details={'a': 1})
+
+
+def test_usage_stored_before_the_counters_were_renamed_loads_its_counts() -> None:
+    stored = {'requests': 1, 'request_tokens': 13, 'response_tokens': 76, 'total_tokens': 89, 'details': None}
+    assert pydantic.TypeAdapter(RequestUsage).validate_python(stored) == RequestUsage(input_tokens=13, output_tokens=76)
+
+
+def test_usage_stored_with_unknown_legacy_counts_loads_as_zero() -> None:
+    stored = {'requests': 0, 'request_tokens': None, 'response_tokens': None, 'total_tokens': None, 'details': None}
+    assert pydantic.TypeAdapter(RunUsage).validate_python(stored) == RunUsage()
+
+
+def test_the_current_counter_name_wins_over_the_legacy_one() -> None:
+    stored = {'input_tokens': 5, 'request_tokens': 13}
+    assert pydantic.TypeAdapter(RequestUsage).validate_python(stored) == RequestUsage(input_tokens=5)

@@ -45,6 +45,18 @@ class _SerializerOfClass:
 _ANY_SERIALIZER = pydantic_core.SchemaSerializer(core_schema.any_schema())
 
 
+def _renamed_legacy_counters(value: Any) -> Any:
+    # Usage stored by pydantic-ai before 1.0 counts `request_tokens` and `response_tokens` (`null` when unknown).
+    if not isinstance(value, dict) or not ('request_tokens' in value or 'response_tokens' in value):
+        return value
+    renamed = dict(cast(dict[str, Any], value))
+    for name, legacy in (('input_tokens', 'request_tokens'), ('output_tokens', 'response_tokens')):
+        count = renamed.pop(legacy, None)
+        if name not in renamed and count is not None:
+            renamed[name] = count
+    return renamed
+
+
 @dataclass(repr=False, kw_only=True, init=False, eq=False)
 class _Usage:
     """The counters shared by `RequestUsage` and `RunUsage`.
@@ -113,7 +125,7 @@ class _Usage:
         reserved = frozenset(f.name for f in fields(source)) | frozenset(dir(source)) | _LEGACY_KEYS
 
         def validate(value: Any, inner: core_schema.ValidatorFunctionWrapHandler) -> _Usage:
-            result = cast(_Usage, inner(value))
+            result = cast(_Usage, inner(_renamed_legacy_counters(value)))
             if isinstance(value, dict):
                 for key, item in cast(dict[str, Any], value).items():
                     if key not in reserved:
