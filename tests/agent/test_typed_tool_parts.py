@@ -12,6 +12,8 @@ from edgewise.agent.messages import (
     ModelMessage,
     ModelMessagesTypeAdapter,
     ModelRequest,
+    NativeToolCallPart,
+    NativeToolReturnPart,
     ToolCallPart,
     ToolReturnPart,
     ToolSearchReturnPart,
@@ -101,3 +103,23 @@ def test_structured_content(content: object, expected: object) -> None:
 )
 def test_arguments_as_json_text_wrap_what_is_not_a_json_object(args: str, expected: str) -> None:
     assert ToolCallPart('t', args).args_as_json_str() == expected
+
+
+def test_native_call_with_arguments_of_another_shape_is_left_as_it_is_under_a_given_kind() -> None:
+    call = NativeToolCallPart('tool_search', {'bad': 1}, 'c1')
+    assert NativeToolCallPart.narrow_type(call, tool_kind='tool-search') is call
+
+
+def test_native_parts_claiming_a_kind_their_data_do_not_fit_lose_the_claim() -> None:
+    call = NativeToolCallPart('tool_search', {'bad': 1}, 'c1', tool_kind='tool-search')
+    returned = NativeToolReturnPart('tool_search', 'oops', 'c1', tool_kind='tool-search')
+    assert NativeToolCallPart.narrow_type(call) == replace(call, tool_kind=None)
+    assert NativeToolReturnPart.narrow_type(returned) == replace(returned, tool_kind=None)
+
+
+def test_native_parts_whose_data_fit_their_kind_are_kept_as_they_are() -> None:
+    call = NativeToolCallPart('tool_search', {'queries': ['weather']}, 'c1', tool_kind='tool-search')
+    returned = NativeToolReturnPart('tool_search', {'discovered_tools': []}, 'c1', tool_kind='tool-search')
+    other = NativeToolCallPart('web_search', {'q': 1}, 'c2', tool_kind='web-search')
+    assert (NativeToolCallPart.narrow_type(call), NativeToolReturnPart.narrow_type(returned)) == (call, returned)
+    assert NativeToolCallPart.narrow_type(other) is other

@@ -334,6 +334,16 @@ class NativeToolReturnPart(BaseToolReturnPart):
     part_kind: Literal['builtin-tool-return'] = 'builtin-tool-return'
     """Tag of this part kind in serialized messages (pydantic-ai's, from before the rename to "native")."""
 
+    @staticmethod
+    def narrow_type(part: NativeToolReturnPart, *, tool_kind: str | None = None) -> NativeToolReturnPart:
+        """Check a typed kind's claim on `part` (`'tool-search'`: content of `ToolSearchReturnContent`'s shape).
+
+        Edgewise has no typed subclasses of native parts, so a part whose content fits is returned as it is; one
+        whose content does not fit loses a `tool_kind` it claims itself (a copy with `tool_kind=None`), as
+        `ToolReturnPart.narrow_type` drops an unfitting claim.
+        """
+        return _checked_native_claim(part, tool_kind, _search_return_adapter, part.content)
+
     def __repr__(self) -> str:
         names = ('tool_name', 'content', 'tool_call_id', 'tool_kind', 'metadata', 'timestamp', 'provider_name')
         return _repr(self, (*names, 'provider_details'))
@@ -498,6 +508,24 @@ class NativeToolCallPart(BaseToolCallPart):
     _: KW_ONLY
     part_kind: Literal['builtin-tool-call'] = 'builtin-tool-call'
     """Tag of this part kind in serialized messages (pydantic-ai's, from before the rename to "native")."""
+
+    @staticmethod
+    def narrow_type(part: NativeToolCallPart, *, tool_kind: str | None = None) -> NativeToolCallPart:
+        """Check a typed kind's claim on `part` (`'tool-search'`: arguments of `ToolSearchArgs`'s shape), as
+        `NativeToolReturnPart.narrow_type` does: fitting, the part as it is; not fitting, without its own claim."""
+        return _checked_native_claim(part, tool_kind, _search_args_adapter, part.args)
+
+
+_NativePartT = TypeVar('_NativePartT', NativeToolCallPart, NativeToolReturnPart)
+
+
+def _checked_native_claim(
+    part: _NativePartT, tool_kind: str | None, adapter: Callable[[], pydantic.TypeAdapter[Any]], data: Any
+) -> _NativePartT:
+    kind = part.tool_kind if tool_kind is None else tool_kind
+    if kind != TOOL_SEARCH_TOOL_KIND or _valid(adapter(), data) is not _INVALID:
+        return part
+    return part if part.tool_kind is None else replace(part, tool_kind=None)
 
 
 def _tool_return_json(value: Any) -> str:
