@@ -307,11 +307,37 @@ class RunUsage(_Usage):
     tool_calls: int = 0
     """Function tool calls executed."""
 
-    def __init__(self, *, requests: int = 0, tool_calls: int = 0, **counters: Any) -> None:
-        """Set the counters (those of `RequestUsage`, and any extra one, by keyword)."""
+    def __init__(
+        self,
+        *,
+        input_tokens: int = 0,
+        cache_write_tokens: int = 0,
+        cache_read_tokens: int = 0,
+        output_tokens: int = 0,
+        input_audio_tokens: int = 0,
+        cache_audio_read_tokens: int = 0,
+        output_audio_tokens: int = 0,
+        details: dict[str, int] | None = None,
+        cost: Decimal | None = None,
+        requests: int = 0,
+        tool_calls: int = 0,
+        **extra: Any,
+    ) -> None:
+        """Set the counters; any other keyword is kept as an extra counter (see `RequestUsage`)."""
         self.requests = requests
         self.tool_calls = tool_calls
-        super().__init__(**counters)
+        super().__init__(
+            input_tokens=input_tokens,
+            cache_write_tokens=cache_write_tokens,
+            cache_read_tokens=cache_read_tokens,
+            output_tokens=output_tokens,
+            input_audio_tokens=input_audio_tokens,
+            cache_audio_read_tokens=cache_audio_read_tokens,
+            output_audio_tokens=output_audio_tokens,
+            details=details,
+            cost=cost,
+            **extra,
+        )
 
     def incr(self, other: RunUsage | RequestUsage) -> None:
         """Add `other`'s counters to this one, in place (a `RequestUsage` counts as one request)."""
