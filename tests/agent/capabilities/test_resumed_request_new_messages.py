@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from edgewise.agent import Agent
-from edgewise.agent._loop.history import resumed_index_after_hooks
+from edgewise.agent._loop.history import first_new_index, resumed_index_after_hooks
 from edgewise.agent.capabilities import ProcessHistory
 from edgewise.agent.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, UserPromptPart
 from edgewise.agent.models.function import AgentInfo, FunctionModel
@@ -50,3 +50,14 @@ def test_the_resumed_request_moves_with_messages_added_or_taken_out_ahead_of_it(
 
 def test_the_resumed_request_is_lost_when_the_hooks_took_out_more_than_was_ahead_of_it() -> None:
     assert (resumed_index_after_hooks(1, 5, 2), resumed_index_after_hooks(None, 5, 5)) == (None, None)
+
+
+def test_without_the_resumed_request_or_its_position_the_run_starts_at_its_first_message() -> None:
+    resumed = ModelRequest(parts=[UserPromptPart('resumed')])
+    messages: list[ModelMessage] = [
+        ModelRequest(parts=[UserPromptPart('old')], run_id='before'),
+        ModelRequest(parts=[UserPromptPart('rebuilt')], run_id='run'),
+    ]
+    assert (first_new_index(messages, 'run', resumed, None), first_new_index(messages, 'run', resumed, 5)) == (1, 1)
+    assert first_new_index(messages, 'run', resumed, 0) == 1
+    assert first_new_index(messages, 'run', resumed, 1) == 2
