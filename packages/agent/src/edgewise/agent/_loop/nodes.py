@@ -177,7 +177,7 @@ class UserPromptNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Final
                     last.parts, run_id=last.run_id, conversation_id=last.conversation_id, metadata=last.metadata
                 )
                 request.instructions = await deps.instructions_text(state)
-                deps.resumed_request = request
+                deps.resumed_request, deps.resumed_request_index = request, -1
                 stored_through(ctx, min(kept, len(history)))
                 return ModelRequestNode(request)
             if last.tool_calls or not await deps.instructions_text(state):

@@ -100,6 +100,10 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
     """The run's tracing options (its total usage goes on the run span as they say)."""
     resumed_request: ModelRequest | None = None
     """The request of the given history the run sends again (run without a user prompt), not a new message."""
+    resumed_request_index: int | None = None
+    """Where `resumed_request` sits in the history after the capabilities' request hooks, for `new_messages` to
+    leave it out when a hook rebuilt it (neither the same object nor equal any more); `-1` until its first request
+    pins it, `None` once a hook dropped it."""
     validation_context: Any = None
     """The pydantic validation context of tool arguments and outputs, or a function of the run context giving it."""
     merge_adjacent: bool = False
