@@ -75,7 +75,7 @@ async def test_a_streamed_responses_usage_is_a_property_and_calling_it_is_deprec
     response = ModelResponse(parts=[TextPart('done')], usage=RequestUsage(output_tokens=3), model_name='m')
     stream = CompletedStreamedResponse(response, model_request_parameters=ModelRequestParameters())
     assert stream.usage == RequestUsage(output_tokens=3)
-    assert stream.usage != 'not a usage'  # type: ignore[comparison-overlap]
+    assert stream.usage != 'not a usage'
     assert repr(stream.usage) == repr(RequestUsage(output_tokens=3))
     with pytest.warns(DeprecationWarning, match='`StreamedResponse.usage` is a property since pydantic-ai 2.x'):
         called = stream.usage()  # type: ignore[operator]  # the 1.x spelling (pydantic-ai 2.x made it a property)
