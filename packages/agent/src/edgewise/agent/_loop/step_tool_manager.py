@@ -40,6 +40,7 @@ async def prepare_step_tools(state: GraphAgentState, deps: GraphAgentDeps[Any, A
             tracing=deps.tracing,
             deferrals_are_span_errors=deps.instrumentation.version < 5,
             hooked=deps.hooked & TOOL_HOOKS,
+            carry_over=False,  # the run keeps the retry counts in its state
         )
     deps.tool_manager = manager = await manager.for_run_step(ctx)
     deps.toolset = manager.toolset
