@@ -13,6 +13,7 @@ from typing_extensions import Unpack
 
 from .._functions.keyword_options import KeywordOptions
 from .._messages.model_messages import InstructionPart
+from .._threads import abandoning_threads_on_cancel
 from ..exceptions import ModelRetry, UserError
 from ..models._model import AgentDepsT, RunContext
 from ..tools import (
@@ -287,7 +288,7 @@ class FunctionToolset(AbstractToolset[AgentDepsT]):
         if limit is None:
             return await tool.call_func(tool_args, ctx)
         try:
-            with anyio.fail_after(limit):
+            with anyio.fail_after(limit), abandoning_threads_on_cancel():  # a sync tool's thread is not waited for
                 return await tool.call_func(tool_args, ctx)
         except TimeoutError:
             raise ModelRetry(f'Timed out after {limit} seconds.') from None
