@@ -354,6 +354,7 @@ def _count(x: int) -> str:
         ([str, TextOutput(_shout)], 'Only one `str` or `TextOutput` is allowed.'),
         (TextOutput(_count), 'TextOutput must take a function taking a single `str` argument'),
         (None, 'At least one output type must be provided other than `None`.'),
+        ([], 'At least one output type must be provided.'),
     ],
 )
 def test_output_types_pydantic_ai_rejects_are_user_errors(output_type: Any, message: str) -> None:

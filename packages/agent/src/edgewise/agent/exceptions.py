@@ -273,7 +273,7 @@ class PrepareReturnedNoneError(UserError, TypeError):
     @classmethod
     def of(cls, prepare_func: Any) -> PrepareReturnedNoneError:
         """The error naming the callback at fault."""
-        name = getattr(prepare_func, '__qualname__', None) or repr(prepare_func)
+        name = getattr(prepare_func, '__name__', None) or str(prepare_func)
         return cls(
             f'Prepare function {name!r} returned `None`; return `[]` to expose no tools, or return `tool_defs` to '
             'pass them through unchanged.'

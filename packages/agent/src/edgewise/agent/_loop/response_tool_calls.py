@@ -137,6 +137,10 @@ async def _run_one(
     if isinstance(answer, ToolApproved) and answer.override_args is not None:
         call = dataclasses.replace(call, args=answer.override_args)
     manager: ToolManager[Any] = deps.tool_manager
+    # A tool deferred by its kind is deferred as such: a deferral its validator raises adds nothing (no metadata).
+    by_kind: _Deferral | None = None
+    if external or (tool.tool_def.kind == 'unapproved' and not approved):
+        by_kind = _Deferral('external' if external else 'unapproved')
     try:
         if validated is None:  # (a call validated for its event was validated as it runs here, approved or not)
             validated = await manager.validate_tool_call(call, approved=approved, metadata=metadata)
@@ -146,17 +150,17 @@ async def _run_one(
                     f'External tools cannot be called: pass the result of {call.tool_name!r} in '
                     '`DeferredToolResults.calls`, not an approval.'
                 )
-            if external or (tool.tool_def.kind == 'unapproved' and not approved):
-                return _Deferral('external' if external else 'unapproved')
+            if by_kind is not None:
+                return by_kind
         result = await manager.execute_tool_call(validated)
     except ToolRetryError as exc:
         return exc.tool_retry
     except ToolFailedError as exc:
         return exc.tool_failed
     except CallDeferred as exc:
-        return _Deferral('external', exc.metadata)
+        return by_kind or _Deferral('external', exc.metadata)
     except ApprovalRequired as exc:
-        return _Deferral('unapproved', exc.metadata)
+        return by_kind or _Deferral('unapproved', exc.metadata)
     except UnexpectedModelBehavior:
         state.check_incomplete_tool_call()  # arguments cut by the token limit: say so rather than "retries"
         raise

@@ -439,7 +439,8 @@ def build_output_schema(output_type: Any) -> OutputSchema:
     allows_none = any(member is None or member is types.NoneType for member in members)
     members = [member for member in members if member is not None and member is not types.NoneType]
     if not members:
-        raise UserError('At least one output type must be provided other than `None`.')
+        other_than = ' other than `None`' if allows_none else ''
+        raise UserError(f'At least one output type must be provided{other_than}.')
     if sum(1 for member in members if member is str or isinstance(member, TextOutput)) > 1:
         raise UserError('Only one `str` or `TextOutput` is allowed.')
     allow_text = False

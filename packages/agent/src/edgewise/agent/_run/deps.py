@@ -16,6 +16,7 @@ from .._message_flow.cancellation import RunCancellation
 from .._output.schema import OutputSchema
 from .._tools.deferred_calls import DeferredToolResults
 from ..messages import (
+    InstructionPart,
     ModelMessage,
     ModelRequest,
     UserContent,
@@ -246,8 +247,9 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
                 # Texts only: the same for every request of the run.
                 self._static_instructions = tuple(paragraphs)
         found = await self.toolset.get_instructions(ctx or self.run_context(state))
-        if found:
-            paragraphs.extend(t.strip() for t in ([found] if isinstance(found, str) else found))
+        for block in [found] if isinstance(found, str | InstructionPart) else found or ():
+            if text := (block if isinstance(block, str) else block.content).strip():  # blank ones left out
+                paragraphs.append(text)
         return '\n\n'.join(paragraphs) if paragraphs else None
 
 

@@ -479,6 +479,11 @@ class Agent(AbstractAgent[AgentDepsT, OutputDataT]):
         return register if func is None else register(func)
 
     @property
+    def _function_toolset(self) -> AgentFunctionToolset[AgentDepsT]:
+        """The toolset of the agent's own function tools (pydantic-ai's private name, read by its tests)."""
+        return self._tools.function_toolset
+
+    @property
     def toolsets(self) -> Sequence[AbstractToolset[AgentDepsT]]:
         """The agent's toolsets: the one holding its own function tools first, then those given or registered."""
         return self._tools.members

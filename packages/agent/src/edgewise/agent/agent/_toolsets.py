@@ -95,7 +95,7 @@ class AgentToolsets(Generic[AgentDepsT]):
         if self.override_toolsets.get() is None:
             extra = [*_capability_toolsets(root), *(toolsets or ())]
         members = [*self.members, *extra]
-        toolset = members[0] if len(members) == 1 else CombinedToolset(members)
+        toolset: AbstractToolset[AgentDepsT] = CombinedToolset(members)  # it sets each tool's `toolset_id`
         if root is not None:
             toolset = root.get_wrapper_toolset(toolset) or toolset
         if not _has_tool_search(root):  # every run searches deferred tools, as pydantic-ai adds `ToolSearch()`
