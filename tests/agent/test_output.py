@@ -64,6 +64,7 @@ def test_a_model_gets_one_output_tool_named_final_result() -> None:
             },
             description='The final response which ends this conversation',
             kind='output',
+            toolset_id='<output>',
         )
     ]
 

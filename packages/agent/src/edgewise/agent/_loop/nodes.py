@@ -40,7 +40,6 @@ from .._tools.deferred_calls import DeferredToolRequests, DeferredToolResults
 from ..exceptions import ModelRetry, SkipModelRequest, UserError
 from ..messages import (
     BinaryImage,
-    CompactionPart,
     DeferredToolRequestsEvent,
     DeferredToolResultsEvent,
     EnqueuedMessagesEvent,
@@ -50,12 +49,9 @@ from ..messages import (
     ModelRequest,
     ModelRequestPart,
     ModelResponse,
-    NativeToolCallPart,
     OutputToolCallEvent,
     OutputToolResultEvent,
     RetryPromptPart,
-    SpeechPart,
-    TextPart,
     ToolAvailabilityDeltaEvent,
     ToolAvailabilityDeltaPart,
     ToolCallPart,
@@ -68,6 +64,7 @@ from ..tools import RunContext
 from .call_tools_parts import (
     TOOL_SKIPPED,
     Checkpoints,
+    answer_text,
     no_output_retry,
     output_args_valid,
     skipped_call,
@@ -75,7 +72,7 @@ from .call_tools_parts import (
     tag_tool_calls,
     validate_output,
 )
-from .empty_response import NoOutput, no_output_answer
+from .empty_response import no_output_answer
 from .end_strategies import ResponseCalls
 from .history import (
     for_model,
@@ -553,42 +550,24 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
         schema = deps.output_schema
         if schema.allows_image and (images := self.model_response.images):
             return await self._handle_image(ctx, images[0])  # an image is the output before any text (pydantic-ai)
-        texts: list[str] = []
-        summaries: list[str] = []
-        for part in self.model_response.parts:
-            if isinstance(part, TextPart | SpeechPart):  # a spoken answer's transcript is its text
-                texts.append(part.content)
-            elif isinstance(part, NativeToolCallPart):
-                texts = []  # text before a call of the provider's tools is commentary, not the answer (pydantic-ai)
-            elif isinstance(part, CompactionPart) and part.content:
-                summaries.append(part.content)
-        if not any(texts) and summaries:
-            texts = summaries  # a response that only compacted (Anthropic's `pause_after_compaction`): its summary
         run_ctx = deps.run_context(state, retry=state.retries, max_retries=deps.max_result_retries)
         retry: RetryPromptPart
-        if not texts:
-            answer = no_output_answer(self.model_response, state.message_history, deps)
-            if answer is None:
-                # An empty answer: ask again with an empty request, as pydantic-ai does.
-                state.increment_retries(deps.max_result_retries)
-                return ModelRequestNode(ModelRequest([], instructions=await deps.instructions_text(state)))
-            if isinstance(answer, NoOutput):
-                try:
-                    if answer.retry is not None:
-                        raise ModelRetry(answer.retry)
-                    if deps.hooked & OUTPUT_HOOKS:
-                        return End(FinalResult(await answer_through_hooks(deps, run_ctx, 'none', None)))
-                    return End(FinalResult(await validate_output(None, run_ctx, deps)))
-                except ModelRetry as exc:
-                    state.increment_retries(deps.max_result_retries, exc)
-                    retry = RetryPromptPart(exc.message)
-                return ModelRequestNode(ModelRequest([retry], instructions=await deps.instructions_text(state)))
-            texts = [answer]
-        text = ''.join(texts)
+        answer = no_output_answer(self.model_response, deps)
+        text = '' if answer is not None else answer_text(self.model_response)
         try:
-            if not text or (schema.object_processor is None and not schema.allow_text_output):
+            if answer is not None:  # nothing to act on: `None` is the output, or the model is asked again
+                if answer.retry is not None:
+                    raise ModelRetry(answer.retry)
+                hooked = deps.hooked & OUTPUT_HOOKS
+                none = (
+                    answer_through_hooks(deps, run_ctx, 'none', None)
+                    if hooked
+                    else validate_output(None, run_ctx, deps)
+                )
+                output = await none
+            elif not text or (schema.object_processor is None and not schema.allow_text_output):
                 raise ModelRetry(no_output_retry(schema, deps.step_tools))
-            if deps.hooked & OUTPUT_HOOKS:
+            elif deps.hooked & OUTPUT_HOOKS:
                 output = await answer_through_hooks(deps, run_ctx, 'text' if schema.allow_text_output else 'json', text)
             elif schema.allow_text_output:
                 output = await validate_output(await schema.process_text(text, run_ctx), run_ctx, deps)

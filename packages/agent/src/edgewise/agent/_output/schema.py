@@ -54,6 +54,9 @@ __all__ = (
 
 T = TypeVar('T', default=Any)
 
+OUTPUT_TOOLSET_ID = '<output>'
+"""The `ToolDefinition.toolset_id` of every output tool (as pydantic-ai 2.x names the agent's output tools)."""
+
 _FENCE_RE = re.compile(r'^\s*```(?:json)?\s*\n(.*)\n\s*```\s*$', re.DOTALL)
 
 
@@ -144,6 +147,7 @@ class OutputProcessor:
             strict=self.strict,
             sequential=self.sequential,
             kind='output',
+            toolset_id=OUTPUT_TOOLSET_ID,
         )
 
 
