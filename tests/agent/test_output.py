@@ -13,6 +13,7 @@ from typing_extensions import TypedDict
 
 from edgewise.agent import (
     Agent,
+    DeferredToolRequests,
     ModelRetry,
     NativeOutput,
     PromptedOutput,
@@ -153,9 +154,28 @@ def test_output_tools_of_one_name_are_numbered_from_the_second() -> None:
     )
 
 
-def test_native_output_cannot_be_mixed_with_other_outputs() -> None:
-    with pytest.raises(UserError, match='must be the whole `output_type`'):
-        build_output_schema([NativeOutput(City), str])
+@pytest.mark.parametrize('marker', [NativeOutput, PromptedOutput])
+def test_native_or_prompted_output_cannot_be_mixed_with_other_outputs(marker: type[Any]) -> None:
+    with pytest.raises(UserError) as info:
+        build_output_schema([marker(City), str])
+    assert str(info.value) == f'`{marker.__name__}` must be the only output type.'
+
+
+@pytest.mark.parametrize('marker', [NativeOutput, PromptedOutput])
+def test_deferred_tool_requests_inside_native_or_prompted_output_is_refused(marker: type[Any]) -> None:
+    name = marker.__name__
+    with pytest.raises(UserError) as info:
+        build_output_schema(marker([City, DeferredToolRequests]))
+    assert str(info.value) == (
+        f'`{name}` cannot contain `DeferredToolRequests`. Include it alongside the {name[:-6].lower()} output marker '
+        f'instead: `output_type=[{name}(...), DeferredToolRequests]`'
+    )
+
+
+@pytest.mark.parametrize('marker', [NativeOutput, PromptedOutput])
+def test_deferred_tool_requests_beside_native_or_prompted_output_is_allowed(marker: type[Any]) -> None:
+    schema = build_output_schema([marker(City), DeferredToolRequests])
+    assert (schema.mode, schema.allows_deferred_tools) == (marker.__name__[:-6].lower(), True)
 
 
 @pytest.mark.parametrize(

@@ -460,7 +460,7 @@ def build_output_schema(output_type: Any) -> OutputSchema:
             if len(params) != 1 or params[0].get('type') != 'string':
                 raise UserError('TextOutput must take a function taking a single `str` argument')
         elif isinstance(member, NativeOutput | PromptedOutput):
-            raise UserError('`NativeOutput` and `PromptedOutput` must be the whole `output_type`, not one of several.')
+            raise UserError(f'`{type(member).__name__}` must be the only output type.')
         elif isinstance(member, ToolOutput):
             tool_items.append((member.output, member))
         else:
@@ -511,12 +511,13 @@ def build_output_schema(output_type: Any) -> OutputSchema:
 def _object_schema(spec: NativeOutput[Any] | PromptedOutput[Any]) -> OutputSchema:
     # `None` among the types is the `NoneType` kind (pydantic-ai 1.107 fails on it, wanting `type(None)`).
     members = [types.NoneType if member is None else member for member in _members(spec.outputs)]
-    if BinaryImage in members:
-        marker = type(spec).__name__
-        raise UserError(
-            f'`{marker}` cannot contain `BinaryImage`. Include it alongside the {marker[:-6].lower()} output marker '
-            f'instead: `output_type=[{marker}(...), BinaryImage]`'
-        )
+    for kind in (DeferredToolRequests, BinaryImage):  # each is given beside the marker, not inside it
+        if kind in members:
+            marker, name = type(spec).__name__, kind.__name__
+            raise UserError(
+                f'`{marker}` cannot contain `{name}`. Include it alongside the {marker[:-6].lower()} output marker '
+                f'instead: `output_type=[{marker}(...), {name}]`'
+            )
     strict = spec.strict if isinstance(spec, NativeOutput) else None
     processor: OutputProcessor
     if len(members) > 1:
