@@ -5,6 +5,7 @@ retry prompt for an answer with no output, the tool kinds stamped on calls, and 
 from __future__ import annotations as _annotations
 
 import dataclasses
+from collections.abc import Sequence
 from typing import Any
 
 import anyio
@@ -35,6 +36,7 @@ __all__ = (
     'TOOL_SKIPPED',
     'Checkpoints',
     'answer_text',
+    'duplicate_call_ids',
     'count_output_failure',
     'no_output_retry',
     'output_args_valid',
@@ -92,6 +94,18 @@ def tag_tool_calls(response: ModelResponse, tool_kinds: dict[str, str]) -> None:
         else part
         for part in response.parts
     ]
+
+
+def duplicate_call_ids(calls: Sequence[ToolCallPart]) -> list[str]:
+    """The call ids more than one of `calls` has, in the order each is first repeated (answers are matched to
+    calls by id, so such calls cannot be told apart)."""
+    seen: set[str] = set()
+    duplicates: list[str] = []
+    for call in calls:
+        if call.tool_call_id in seen and call.tool_call_id not in duplicates:
+            duplicates.append(call.tool_call_id)
+        seen.add(call.tool_call_id)
+    return duplicates
 
 
 def answer_text(response: ModelResponse) -> str:

@@ -65,6 +65,7 @@ from .call_tools_parts import (
     TOOL_SKIPPED,
     Checkpoints,
     answer_text,
+    duplicate_call_ids,
     no_output_retry,
     output_args_valid,
     skipped_call,
@@ -688,7 +689,7 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
         (as pydantic-ai 1.107).
 
         Raises:
-            UserError: the results do not answer exactly the calls left open.
+            UserError: the results do not answer exactly the calls left open, or two open calls share an id.
         """
         history = state.message_history
         answers = self.tool_call_results or {}
@@ -696,6 +697,11 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
         if history and history[-1] is not self.model_response and isinstance(last := history[-1], ModelRequest):
             answered = {p.tool_call_id for p in last.parts if isinstance(p, ToolReturnPart | RetryPromptPart)}
         open_calls = [c for c in calls if c.tool_call_id not in answered]
+        if duplicates := duplicate_call_ids(open_calls):
+            raise UserError(
+                'Tool call results cannot be matched unambiguously because the message history contains duplicate '
+                f'tool_call_id values: {duplicates}'
+            )
         expected = {c.tool_call_id for c in open_calls}
         if expected != set(answers):
             raise UserError(

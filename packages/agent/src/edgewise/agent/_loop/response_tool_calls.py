@@ -42,6 +42,7 @@ from ..messages import (
 from ..tool_manager import ToolManager, ValidatedToolCall
 from ..toolsets import ToolsetTool
 from ..toolsets._tool_search import discovered_tool_names
+from .call_tools_parts import duplicate_call_ids
 from .step_tool_manager import prepare_step_tools
 
 __all__ = (
@@ -363,7 +364,15 @@ async def answer_deferred_inline(
     """Let the capabilities' `handle_deferred_tool_calls` answer the deferred calls of `outcome` inside the run
     (`HandleDeferredToolCalls`): the answered calls run (or are denied) now, their results join the outcome's
     parts in call order, and only the calls nobody answered stay deferred. Gives the handlers' answers when they
-    answered some of the calls."""
+    answered some of the calls.
+
+    Raises:
+        UnexpectedModelBehavior: two deferred calls share an id (their answers could not be told apart).
+    """
+    if duplicates := duplicate_call_ids([*outcome.deferred.calls, *outcome.deferred.approvals]):
+        raise UnexpectedModelBehavior(
+            f'Deferred tool calls must have unique tool_call_id values; duplicate ids: {duplicates}'
+        )
     root = deps.root_capability
     if root is None or not outcome.has_deferred or not root.overrides('handle_deferred_tool_calls'):
         return None
