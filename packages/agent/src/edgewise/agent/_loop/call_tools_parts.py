@@ -31,6 +31,7 @@ from ..tools import RunContext
 
 __all__ = (
     'OUTPUT_INVALID',
+    'OUTPUT_NOT_FINAL',
     'OUTPUT_PROCESSED',
     'OUTPUT_SKIPPED',
     'TOOL_SKIPPED',
@@ -138,6 +139,7 @@ def no_output_retry(schema: OutputSchema, step_tools: dict[str, Any] | None) -> 
 
 
 OUTPUT_PROCESSED = 'Final result processed.'
+OUTPUT_NOT_FINAL = 'Output tool processed, but its value will not be the final result of the agent run.'
 OUTPUT_SKIPPED = 'Output tool not used - a final result was already processed.'
 OUTPUT_INVALID = 'Output tool not used - output failed validation.'
 OUTPUT_RETRY_FIRST = 'Output not used as the final result - addressing tool retries from this round first.'

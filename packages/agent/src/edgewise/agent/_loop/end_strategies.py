@@ -29,10 +29,11 @@ from .._run.deps import GraphAgentDeps
 from .._run.result import FinalResult
 from .._run.state import GraphAgentState
 from ..exceptions import ModelRetry
-from ..messages import ModelRequest, ModelRequestPart, RetryPromptPart, ToolCallPart, ToolReturnPart
+from ..messages import ModelRequest, ModelRequestPart, RetryPromptPart, ToolCallPart, ToolReturnPart, UserPromptPart
 from ..tools import RunContext, ToolDefinition
 from .call_tools_parts import (
     OUTPUT_INVALID,
+    OUTPUT_NOT_FINAL,
     OUTPUT_PROCESSED,
     OUTPUT_RETRY_FIRST,
     OUTPUT_SKIPPED,
@@ -245,7 +246,7 @@ class ResponseCalls:
     def _keep_earlier_results(self) -> None:
         """A batch after a barrier failed: the results of the batches before it are kept, with those the failed
         batch finished, in the history's request marked `'interrupted'` (made here when that batch finished none)."""
-        earlier = [p for p in self.outcome.parts if isinstance(p, ToolReturnPart | RetryPromptPart)]
+        earlier = [p for p in self.outcome.parts if isinstance(p, ToolReturnPart | RetryPromptPart | UserPromptPart)]
         if not earlier:
             return
         history = self.state.message_history
@@ -295,8 +296,8 @@ class ResponseCalls:
                 self.parts.append(status_part(call, _OUTPUT_FAILED))
                 return
             self.parts.append(tool_retry_prompt(call, error.message))
-        else:
-            part = status_part(call, OUTPUT_PROCESSED)
+        else:  # a later valid output (only 'exhaustive' processes one) is noted as not the output (pydantic-ai 2.x)
+            part = status_part(call, OUTPUT_PROCESSED if self.final is None else OUTPUT_NOT_FINAL)
             self.parts.append(part)
             if self.final is None:
                 self.final = FinalResult(got.output, call.tool_name, call.tool_call_id)

@@ -73,6 +73,7 @@ from .call_tools_parts import (
     tag_tool_calls,
     validate_output,
 )
+from .early_output import end_early
 from .empty_response import no_output_answer
 from .end_strategies import ResponseCalls
 from .history import (
@@ -616,6 +617,10 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
         step_tools = deps.step_tools
         if step_tools is None:  # resumed: the step's tools were not prepared in this process
             step_tools = await prepare_step_tools(state, deps)
+        if deps.end_strategy == 'early' and self.tool_call_results is None:  # its own output may win over its calls
+            end = await end_early(self.model_response, calls, output_tools, step_tools, state, deps)
+            if end is not None:
+                return end
         parts: list[ModelRequestPart] = []
         if self.tool_call_results is not None:
             calls = self._calls_to_resume(state, calls)

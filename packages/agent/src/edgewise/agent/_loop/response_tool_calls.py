@@ -345,9 +345,17 @@ def interrupted_request(results: Sequence[object], state: GraphAgentState) -> Mo
     `'interrupted'`: an error or a cancellation stopped the step before it was whole. It is never sent;
     `capture_run_messages()` and `RunCancelled` show it, and a run given that history answers the other calls of
     the response as interrupted."""
-    parts = [
-        r[0] if isinstance(r, tuple) else r for r in results if isinstance(r, tuple | ToolReturnPart | RetryPromptPart)
-    ]
+    answers: list[ModelRequestPart] = []
+    prompts: list[ModelRequestPart] = []  # a `ToolReturn`'s content, after the answers (as in a whole request)
+    for result in results:
+        if isinstance(result, _Returned):
+            answers.append(result.part)
+            prompts.extend([result.prompt] if result.prompt is not None else [])
+        elif isinstance(result, ToolReturnPart | RetryPromptPart):
+            answers.append(result)
+        elif isinstance(result, UserPromptPart):
+            prompts.append(result)
+    parts = [*answers, *prompts]
     now = datetime.now(timezone.utc)
     return ModelRequest(
         parts, timestamp=now, run_id=state.run_id, conversation_id=state.conversation_id, state='interrupted'
