@@ -323,3 +323,19 @@ async def test_a_wrapped_output_sent_as_a_json_string_is_accepted() -> None:
 
     result = await Agent(FunctionModel(answer), output_type=list[City]).run('x')
     assert result.output == [City(name='Oslo'), City(name='Rome')]
+
+
+async def test_json_text_for_several_output_types_is_read_in_the_envelope_naming_its_kind() -> None:
+    text = '{"result": {"kind": "Country", "data": {"code": "FR"}}}'
+    result = await Agent(scripted([TextPart(text)]), output_type=[City, Country]).run('x')
+    assert result.output == Country(code='FR')
+
+
+async def test_json_text_for_several_output_types_that_does_not_validate_gets_a_retry_prompt() -> None:
+    bad = '{"result": {"kind": "City", "data": {"code": "FR"}}}'
+    good = '{"result": {"kind": "City", "data": {"name": "Paris"}}}'
+    result = await Agent(scripted([TextPart(bad)], [TextPart(good)]), output_type=[City, Country]).run('x')
+    assert result.output == City(name='Paris')
+    retry = result.all_messages()[2].parts[0]
+    assert isinstance(retry, RetryPromptPart)
+    assert retry.content == [{'type': 'missing', 'loc': ('name',), 'msg': 'Field required', 'input': {'code': 'FR'}}]

@@ -498,11 +498,16 @@ def build_output_schema(output_type: Any) -> OutputSchema:
     # An explicit `ToolOutput` asks for a tool call, and text is answered with a retry prompt.
     explicit = any(spec is not None for _, spec in tool_items)
     auto = not allow_text and not explicit
+    object_processor: OutputProcessor | None = None if explicit else next(iter(tools.values()))
+    if auto and many:  # several types: JSON text is read in the envelope naming its kind (pydantic-ai 2.x)
+        object_processor = _union_processor(
+            [output for output, _ in tool_items], name=None, description=None, strict=None
+        )
     return ToolOutputSchema(  # also with text allowed: pydantic-ai 1.x no longer uses 'tool_or_text'
         allow_text_output=allow_text,
         tools=tools,
         text_processor=text_processor,
-        object_processor=None if explicit else next(iter(tools.values())),
+        object_processor=object_processor,
         allows_none=allows_none,
         auto_outputs=[output for output, _ in tool_items] if auto else None,
     )
