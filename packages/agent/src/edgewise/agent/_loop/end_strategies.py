@@ -122,8 +122,11 @@ class ResponseCalls:
                 index = self.parts.index(self._winner)
                 self.parts[index] = dataclasses.replace(self._winner, content=OUTPUT_RETRY_FIRST)
                 self.final = None
-        # A tool's retry count runs while it keeps failing; a step where it succeeds (or is not called) resets it.
-        self.state.tool_retries = {n: self.prior_retries.get(n, 0) + 1 for n in self._retried}
+        # A tool's retry count runs while it keeps failing, also across steps that do not call it (pydantic-ai 2.x);
+        # a step where it is called without failing resets it.
+        called = {call.tool_name for call in [*calls, *unknown_calls]}
+        kept = {name: count for name, count in self.prior_retries.items() if name not in called}
+        self.state.tool_retries = {**kept, **{n: self.prior_retries.get(n, 0) + 1 for n in self._retried}}
 
     def _segments(self, calls: list[ToolCallPart]) -> list[list[ToolCallPart]]:
         """The calls cut at the sequential ones (each alone in its segment), or one call a segment when the run's
