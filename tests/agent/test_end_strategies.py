@@ -169,7 +169,7 @@ async def test_exhaustive_runs_the_function_tools_and_the_output_calls_at_the_sa
     assert _contents(result.all_messages()[-1]) == [
         ('c1', 'Final result processed.'),
         ('c2', 'sent'),
-        ('c3', 'Final result processed.'),
+        ('c3', 'Output tool processed, but its value will not be the final result of the agent run.'),
     ]
 
 

@@ -310,3 +310,33 @@ async def test_a_dataclass_subclass_with_its_own_post_init_still_has_a_timestamp
     response = stream.get()
 
     assert (response.parts, response.timestamp is stream.timestamp) == ([TextPart(content='HI')], True)
+
+
+async def test_the_provider_details_a_stream_sets_are_in_its_response() -> None:
+    class Detailed(StreamedResponse):
+        async def _get_event_iterator(self) -> Any:
+            yield self._parts_manager.handle_part(vendor_part_id=0, part=TextPart('hi'))
+            self.finish_reason = 'content_filter'
+            self.provider_details = {'finish_reason': 'content_filter'}
+
+        @property
+        def model_name(self) -> str:
+            return 'detailed'
+
+        @property
+        def provider_name(self) -> str:
+            return 'test'
+
+        @property
+        def provider_url(self) -> str:
+            return 'https://test.example'
+
+    stream = Detailed(ModelRequestParameters())
+    assert stream.get().provider_details is None
+    async for _ in stream:
+        pass
+    response = stream.get()
+    assert (response.finish_reason, response.provider_details) == (
+        'content_filter',
+        {'finish_reason': 'content_filter'},
+    )

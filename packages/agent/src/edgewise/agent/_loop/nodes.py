@@ -40,7 +40,6 @@ from .._tools.deferred_calls import DeferredToolRequests, DeferredToolResults
 from ..exceptions import ModelRetry, SkipModelRequest, UserError
 from ..messages import (
     BinaryImage,
-    CompactionPart,
     DeferredToolRequestsEvent,
     DeferredToolResultsEvent,
     EnqueuedMessagesEvent,
@@ -50,12 +49,9 @@ from ..messages import (
     ModelRequest,
     ModelRequestPart,
     ModelResponse,
-    NativeToolCallPart,
     OutputToolCallEvent,
     OutputToolResultEvent,
     RetryPromptPart,
-    SpeechPart,
-    TextPart,
     ToolAvailabilityDeltaEvent,
     ToolAvailabilityDeltaPart,
     ToolCallPart,
@@ -68,6 +64,8 @@ from ..tools import RunContext
 from .call_tools_parts import (
     TOOL_SKIPPED,
     Checkpoints,
+    answer_text,
+    duplicate_call_ids,
     no_output_retry,
     output_args_valid,
     skipped_call,
@@ -75,7 +73,8 @@ from .call_tools_parts import (
     tag_tool_calls,
     validate_output,
 )
-from .empty_response import NoOutput, no_output_answer
+from .early_output import end_early
+from .empty_response import no_output_answer
 from .end_strategies import ResponseCalls
 from .history import (
     for_model,
@@ -553,42 +552,24 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
         schema = deps.output_schema
         if schema.allows_image and (images := self.model_response.images):
             return await self._handle_image(ctx, images[0])  # an image is the output before any text (pydantic-ai)
-        texts: list[str] = []
-        summaries: list[str] = []
-        for part in self.model_response.parts:
-            if isinstance(part, TextPart | SpeechPart):  # a spoken answer's transcript is its text
-                texts.append(part.content)
-            elif isinstance(part, NativeToolCallPart):
-                texts = []  # text before a call of the provider's tools is commentary, not the answer (pydantic-ai)
-            elif isinstance(part, CompactionPart) and part.content:
-                summaries.append(part.content)
-        if not any(texts) and summaries:
-            texts = summaries  # a response that only compacted (Anthropic's `pause_after_compaction`): its summary
         run_ctx = deps.run_context(state, retry=state.retries, max_retries=deps.max_result_retries)
         retry: RetryPromptPart
-        if not texts:
-            answer = no_output_answer(self.model_response, state.message_history, deps)
-            if answer is None:
-                # An empty answer: ask again with an empty request, as pydantic-ai does.
-                state.increment_retries(deps.max_result_retries)
-                return ModelRequestNode(ModelRequest([], instructions=await deps.instructions_text(state)))
-            if isinstance(answer, NoOutput):
-                try:
-                    if answer.retry is not None:
-                        raise ModelRetry(answer.retry)
-                    if deps.hooked & OUTPUT_HOOKS:
-                        return End(FinalResult(await answer_through_hooks(deps, run_ctx, 'none', None)))
-                    return End(FinalResult(await validate_output(None, run_ctx, deps)))
-                except ModelRetry as exc:
-                    state.increment_retries(deps.max_result_retries, exc)
-                    retry = RetryPromptPart(exc.message)
-                return ModelRequestNode(ModelRequest([retry], instructions=await deps.instructions_text(state)))
-            texts = [answer]
-        text = ''.join(texts)
+        answer = no_output_answer(self.model_response, deps)
+        text = '' if answer is not None else answer_text(self.model_response)
         try:
-            if not text or (schema.object_processor is None and not schema.allow_text_output):
+            if answer is not None:  # nothing to act on: `None` is the output, or the model is asked again
+                if answer.retry is not None:
+                    raise ModelRetry(answer.retry)
+                hooked = deps.hooked & OUTPUT_HOOKS
+                none = (
+                    answer_through_hooks(deps, run_ctx, 'none', None)
+                    if hooked
+                    else validate_output(None, run_ctx, deps)
+                )
+                output = await none
+            elif not text or (schema.object_processor is None and not schema.allow_text_output):
                 raise ModelRetry(no_output_retry(schema, deps.step_tools))
-            if deps.hooked & OUTPUT_HOOKS:
+            elif deps.hooked & OUTPUT_HOOKS:
                 output = await answer_through_hooks(deps, run_ctx, 'text' if schema.allow_text_output else 'json', text)
             elif schema.allow_text_output:
                 output = await validate_output(await schema.process_text(text, run_ctx), run_ctx, deps)
@@ -636,6 +617,10 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
         step_tools = deps.step_tools
         if step_tools is None:  # resumed: the step's tools were not prepared in this process
             step_tools = await prepare_step_tools(state, deps)
+        if deps.end_strategy == 'early' and self.tool_call_results is None:  # its own output may win over its calls
+            end = await end_early(self.model_response, calls, output_tools, step_tools, state, deps)
+            if end is not None:
+                return end
         parts: list[ModelRequestPart] = []
         if self.tool_call_results is not None:
             calls = self._calls_to_resume(state, calls)
@@ -709,7 +694,7 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
         (as pydantic-ai 1.107).
 
         Raises:
-            UserError: the results do not answer exactly the calls left open.
+            UserError: the results do not answer exactly the calls left open, or two open calls share an id.
         """
         history = state.message_history
         answers = self.tool_call_results or {}
@@ -717,6 +702,11 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
         if history and history[-1] is not self.model_response and isinstance(last := history[-1], ModelRequest):
             answered = {p.tool_call_id for p in last.parts if isinstance(p, ToolReturnPart | RetryPromptPart)}
         open_calls = [c for c in calls if c.tool_call_id not in answered]
+        if duplicates := duplicate_call_ids(open_calls):
+            raise UserError(
+                'Tool call results cannot be matched unambiguously because the message history contains duplicate '
+                f'tool_call_id values: {duplicates}'
+            )
         expected = {c.tool_call_id for c in open_calls}
         if expected != set(answers):
             raise UserError(

@@ -42,6 +42,7 @@ from ..messages import (
 from ..tool_manager import ToolManager, ValidatedToolCall
 from ..toolsets import ToolsetTool
 from ..toolsets._tool_search import discovered_tool_names
+from .call_tools_parts import duplicate_call_ids
 from .step_tool_manager import prepare_step_tools
 
 __all__ = (
@@ -348,9 +349,17 @@ def interrupted_request(results: Sequence[object], state: GraphAgentState) -> Mo
     `'interrupted'`: an error or a cancellation stopped the step before it was whole. It is never sent;
     `capture_run_messages()` and `RunCancelled` show it, and a run given that history answers the other calls of
     the response as interrupted."""
-    parts = [
-        r[0] if isinstance(r, tuple) else r for r in results if isinstance(r, tuple | ToolReturnPart | RetryPromptPart)
-    ]
+    answers: list[ModelRequestPart] = []
+    prompts: list[ModelRequestPart] = []  # a `ToolReturn`'s content, after the answers (as in a whole request)
+    for result in results:
+        if isinstance(result, _Returned):
+            answers.append(result.part)
+            prompts.extend([result.prompt] if result.prompt is not None else [])
+        elif isinstance(result, ToolReturnPart | RetryPromptPart):
+            answers.append(result)
+        elif isinstance(result, UserPromptPart):
+            prompts.append(result)
+    parts = [*answers, *prompts]
     now = datetime.now(timezone.utc)
     return ModelRequest(
         parts, timestamp=now, run_id=state.run_id, conversation_id=state.conversation_id, state='interrupted'
@@ -367,7 +376,15 @@ async def answer_deferred_inline(
     """Let the capabilities' `handle_deferred_tool_calls` answer the deferred calls of `outcome` inside the run
     (`HandleDeferredToolCalls`): the answered calls run (or are denied) now, their results join the outcome's
     parts in call order, and only the calls nobody answered stay deferred. Gives the handlers' answers when they
-    answered some of the calls."""
+    answered some of the calls.
+
+    Raises:
+        UnexpectedModelBehavior: two deferred calls share an id (their answers could not be told apart).
+    """
+    if duplicates := duplicate_call_ids([*outcome.deferred.calls, *outcome.deferred.approvals]):
+        raise UnexpectedModelBehavior(
+            f'Deferred tool calls must have unique tool_call_id values; duplicate ids: {duplicates}'
+        )
     root = deps.root_capability
     if root is None or not outcome.has_deferred or not root.overrides('handle_deferred_tool_calls'):
         return None

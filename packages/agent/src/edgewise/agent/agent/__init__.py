@@ -43,6 +43,7 @@ from .._run.options import (
     AgentModelSettings,
     AgentRetries,
     agent_retry_budgets,
+    check_agent_native_tools,
     pop_deprecated,
     pop_deprecated_builtin_tools,
     run_retry_budgets,
@@ -200,6 +201,7 @@ class Agent(AbstractAgent[AgentDepsT, OutputDataT]):
         )
         self._capabilities = caps
         validate_capability_ids(as_capabilities(caps))  # deferred ones need an id; ids are unique
+        check_agent_native_tools(caps)
         self._root_capability = CombinedCapability(as_capabilities(caps))
         self._native_tools: list[AgentNativeTool[AgentDepsT]] = list(
             pop_deprecated_builtin_tools(deprecated_kwargs, 'Agent', stacklevel=3) or ()

@@ -17,8 +17,9 @@ from .._run.state import GraphAgentState
 from ..capabilities import AbstractCapability, CombinedCapability
 from ..capabilities._loaded_on_demand import capability_registry
 from ..capabilities.tool_search import ToolSearch
+from ..exceptions import UserError
 from ..models import Model
-from ..tools import AgentDepsT
+from ..tools import AgentDepsT, Tool, ToolFuncEither
 from ..toolsets import AbstractToolset, CombinedToolset, FunctionToolset
 from ..toolsets._dynamic import DynamicToolset, ToolsetFunc, as_toolset
 from ..toolsets._tool_search import ToolSearchToolset
@@ -27,7 +28,22 @@ __all__ = ('AgentFunctionToolset', 'AgentToolsets')
 
 
 class AgentFunctionToolset(FunctionToolset[AgentDepsT]):
-    """The toolset of an agent's own function tools, named 'the agent' in errors."""
+    """The toolset of an agent's own function tools, named 'the agent' in errors.
+
+    Args:
+        tools: The agent's tools, `Tool`s or functions.
+        timeout: The agent's `tool_timeout`: the timeout in seconds of its tools that set none.
+
+    Raises:
+        UserError: `timeout` is not positive.
+    """
+
+    def __init__(
+        self, tools: Sequence[Tool[AgentDepsT] | ToolFuncEither[AgentDepsT, ...]] = (), *, timeout: float | None = None
+    ) -> None:
+        if timeout is not None and timeout <= 0:
+            raise UserError(f'tool_timeout must be > 0, got {timeout}')
+        super().__init__(tools, timeout=timeout)
 
     @property
     def id(self) -> str | None:

@@ -10,6 +10,7 @@ import warnings
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator
 from datetime import datetime, timezone
+from typing import Any
 
 import anyio
 
@@ -83,6 +84,8 @@ class StreamedResponse(ABC):
     """The provider's id of the response."""
     finish_reason: FinishReason | None = dataclasses.field(default=None, init=False)
     """Why the model stopped, once it has."""
+    provider_details: dict[str, Any] | None = dataclasses.field(default=None, init=False)
+    """The provider's own details of the response (its raw finish reason...), given to the `ModelResponse`."""
     # The state of the stream, set up for every subclass without an `__init__` or `__post_init__` of the base to
     # call (a `@dataclass` subclass's generated `__init__` calls neither).
     _usage: RequestUsage = dataclasses.field(default_factory=RequestUsage, init=False)
@@ -175,6 +178,7 @@ class StreamedResponse(ABC):
             provider_url=self.provider_url,
             provider_response_id=self.provider_response_id,
             finish_reason=self.finish_reason,
+            provider_details=dict(self.provider_details) if self.provider_details else None,
             state=state,
         )
 
