@@ -25,7 +25,7 @@ from ..tools import (
     ToolFuncEither,
     ToolOptions,
 )
-from .abstract import AbstractToolset, ToolsetTool
+from .abstract import AbstractToolset, ToolsetInstructions, ToolsetTool
 
 __all__ = ('FunctionToolset', 'FunctionToolsetTool')
 
@@ -120,7 +120,7 @@ class FunctionToolset(AbstractToolset[AgentDepsT]):
         self._instructions.append(func)
         return func
 
-    async def get_instructions(self, ctx: RunContext[AgentDepsT]) -> list[InstructionPart] | None:
+    async def get_instructions(self, ctx: RunContext[AgentDepsT]) -> ToolsetInstructions:
         """The toolset's instructions, functions evaluated for this request; blank ones left out. A text given as
         such is a static block, a function's result a dynamic one."""
         parts: list[InstructionPart] = []
