@@ -17,7 +17,7 @@ import anyio
 from tests.agent.stored.agents import RUN_IDS, ProcessKilled, crash_points, refund_agent, seat_agent
 
 from edgewise.agent.messages import (
-    BinaryContent,
+    BinaryImage,
     ImageUrl,
     ModelMessagesTypeAdapter,
     ModelRequest,
@@ -47,7 +47,8 @@ def history() -> list[ModelRequest | ModelResponse]:
                     [
                         'Two seats, see',
                         ImageUrl('https://example.com/plan.png'),
-                        BinaryContent(data=b'\x89PNG', media_type='image/png'),
+                        # written as `BinaryContent`; image data loads as a `BinaryImage` since pydantic-ai 2.33
+                        BinaryImage(data=b'\x89PNG', media_type='image/png'),
                     ],
                     timestamp=WHEN,
                 ),

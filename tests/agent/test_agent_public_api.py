@@ -21,6 +21,7 @@ def test_all_is_pinned() -> None:
         'AgentRetries',
         'AgentRun',
         'AgentRunError',
+        'AgentRunEvents',
         'AgentRunResult',
         'AgentRunResultEvent',
         'AgentSpec',

@@ -274,7 +274,7 @@ async def test_output_validator_retry_of_an_output_tool_names_the_tool() -> None
     )
 
 
-async def test_empty_text_asks_for_text_and_an_empty_response_sends_an_empty_request() -> None:
+async def test_empty_text_and_an_empty_response_each_get_a_retry_prompt_asking_for_text() -> None:
     agent = Agent(scripted([TextPart('')], [], [TextPart('ok')]), retries=2)
     result = await agent.run('x')
     assert result.output == 'ok'
@@ -283,7 +283,7 @@ async def test_empty_text_asks_for_text_and_an_empty_response_sends_an_empty_req
         [TextPart('')],
         [RetryPromptPart('Please return text.', tool_call_id=CALL_ID, timestamp=NOW)],
         [],
-        [],
+        [RetryPromptPart('Please return text.', tool_call_id=CALL_ID, timestamp=NOW)],
         [TextPart('ok')],
     ]
 

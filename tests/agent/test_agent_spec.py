@@ -232,6 +232,50 @@ def test_a_spec_written_to_a_file_reads_back_with_its_schema(tmp_path: Path, fmt
     assert all(name in names for name in CAPABILITY_TYPES)
 
 
+@pytest.mark.parametrize(
+    ('name', 'text', 'kind'), [('agent.json', '[{"model": "test"}]', 'list'), ('agent.yaml', '', 'NoneType')]
+)
+def test_a_spec_file_that_holds_no_object_is_refused(tmp_path: Path, name: str, text: str, kind: str) -> None:
+    (tmp_path / name).write_text(text)
+    with pytest.raises(UserError, match=f'^Agent spec must parse to an object, got {kind}$'):
+        AgentSpec.from_file(tmp_path / name)
+
+
+@pytest.mark.parametrize('fmt', ['json', 'yaml'])
+def test_an_absolute_schema_path_in_the_spec_folder_is_referenced_relatively(tmp_path: Path, fmt: str) -> None:
+    (tmp_path / 'schemas').mkdir()
+    AgentSpec(model='test').to_file(tmp_path / f'agent.{fmt}', schema_path=tmp_path / 'schemas' / 'spec.json')
+    text = (tmp_path / f'agent.{fmt}').read_text()
+    expected = (
+        '{\n  "$schema": "schemas/spec.json",'
+        if fmt == 'json'
+        else '# yaml-language-server: $schema=schemas/spec.json\n'
+    )
+    assert text.startswith(expected)
+    assert (tmp_path / 'schemas' / 'spec.json').exists()
+
+
+def test_an_absolute_schema_path_elsewhere_is_referenced_as_it_is(tmp_path: Path) -> None:
+    (tmp_path / 'specs').mkdir()
+    schema = tmp_path / 'agent_schema.json'
+    AgentSpec(model='test').to_file(tmp_path / 'specs' / 'agent.json', schema_path=schema)
+    assert json.loads((tmp_path / 'specs' / 'agent.json').read_text())['$schema'] == str(schema)
+
+
+def test_save_schema_writes_the_schema_once(tmp_path: Path) -> None:
+    path = tmp_path / 'schema.json'
+    AgentSpec._save_schema(path)
+    written = path.read_text()
+    assert json.loads(written) == json.loads(json.dumps(AgentSpec.model_json_schema_with_capabilities()))
+    path.write_text(written)  # the same content: left alone
+    before = path.stat().st_mtime_ns
+    AgentSpec._save_schema(path)
+    assert path.stat().st_mtime_ns == before
+    path.write_text('{}')
+    AgentSpec._save_schema(path)
+    assert path.read_text() == written
+
+
 async def test_a_run_spec_adds_to_the_run() -> None:
     seen: list[str | None] = []
     agent = Agent(_instructions_seen(seen), instructions='Agent.', metadata={'a': 1, 'b': 1})
@@ -308,7 +352,7 @@ def test_a_run_spec_sets_the_tool_budget_of_the_run() -> None:
 def test_deprecated_spec_fields_warn_and_still_apply() -> None:
     with pytest.warns(DeprecationWarning, match=r"`AgentSpec.output_retries` is deprecated, use `retries=\{'output'"):
         agent = Agent.from_spec({'model': 'test', 'output_retries': 4, 'retries': {'tools': 2}})
-    assert (agent._default_retries, agent._max_result_retries) == (2, 4)
+    assert (agent._max_tool_retries, agent._max_output_retries) == (2, 4)
 
 
 async def test_a_capability_from_a_spec_sees_the_run_context() -> None:

@@ -105,6 +105,46 @@ async def test_early_skips_the_function_tools_once_an_output_is_valid() -> None:
     ]
 
 
+async def test_early_skips_unknown_tool_calls_like_the_function_tools_once_an_output_is_valid() -> None:
+    model = scripted(
+        [
+            ToolCallPart('nope', {}, 'c1'),
+            ToolCallPart('note', {}, 'c2'),
+            ToolCallPart('final_result', {'response': 1}, 'c3'),
+        ]
+    )
+    agent = Agent(model, output_type=int, end_strategy='early')
+
+    @agent.tool_plain
+    def note() -> str:  # pragma: no cover - skipped: the output is valid
+        return 'noted'
+
+    result = await agent.run('go')
+
+    skipped = 'Tool not executed - a final result was already processed.'
+    assert (result.output, _contents(result.all_messages()[-1])) == (
+        1,
+        [('c3', 'Final result processed.'), ('c1', skipped), ('c2', skipped)],
+    )
+
+
+async def test_early_answers_unknown_tool_calls_with_the_function_tools_when_no_output_is_valid() -> None:
+    model = scripted(
+        [ToolCallPart('nope', {}, 'c1'), ToolCallPart('final_result', {'response': 'x'}, 'c2')],
+        [ToolCallPart('final_result', {'response': 2}, 'c3')],
+    )
+    agent = Agent(model, output_type=int, end_strategy='early')
+
+    result = await agent.run('go')
+
+    retried = result.all_messages()[2]
+    assert (result.output, [type(part).__name__ for part in retried.parts]) == (
+        2,
+        ['RetryPromptPart', 'RetryPromptPart'],
+    )
+    assert [getattr(part, 'tool_call_id', None) for part in retried.parts] == ['c2', 'c1']
+
+
 async def test_exhaustive_runs_the_function_tools_and_the_output_calls_at_the_same_time() -> None:
     started = anyio.Event()
     model = scripted(
@@ -129,7 +169,7 @@ async def test_exhaustive_runs_the_function_tools_and_the_output_calls_at_the_sa
     assert _contents(result.all_messages()[-1]) == [
         ('c1', 'Final result processed.'),
         ('c2', 'sent'),
-        ('c3', 'Final result processed.'),
+        ('c3', 'Output tool processed, but its value will not be the final result of the agent run.'),
     ]
 
 

@@ -92,6 +92,21 @@ async def test_positional_only_parameters_are_passed_by_position() -> None:
     assert await schema.call(schema.validate({'x': 1, 'y': [2]}), None) == (1, [2])
 
 
+async def _doubled(x: int) -> int:
+    return x * 2
+
+
+def returns_a_coroutine(x: int) -> Any:
+    """A plain function handing back a coroutine."""
+    return _doubled(x)
+
+
+@pytest.mark.anyio
+async def test_a_coroutine_returned_by_a_sync_function_is_awaited() -> None:
+    schema = function_schema(returns_a_coroutine, takes_ctx=False)
+    assert await schema.call({'x': 4}, None) == 8
+
+
 def test_arguments_validate_from_a_json_string_or_a_dict() -> None:
     schema = function_schema(google, takes_ctx=False)
     assert schema.validate('{"x": "3"}') == {'x': 3, 'y': 'a'}

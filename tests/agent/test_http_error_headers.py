@@ -50,3 +50,27 @@ def test_retry_after_as_an_http_date() -> None:
     assert ModelHTTPError(429, 'gpt', headers={'Retry-After': past}).retry_after == 0.0
     # The asctime form carries no zone: read as UTC.
     assert ModelHTTPError(429, 'gpt', headers={'Retry-After': 'Sun Nov  6 08:49:37 1994'}).retry_after == 0.0
+
+
+def test_suggested_model_id_is_named_in_the_message() -> None:
+    error = ModelHTTPError(404, 'gpt-5x', suggested_model_id='openai:gpt-5')
+    assert error.suggested_model_id == 'openai:gpt-5'
+    assert str(error) == "status_code: 404, model_name: gpt-5x, body: None. Did you mean 'openai:gpt-5'?"
+    assert error.args == (str(error),)
+    assert ModelHTTPError(404, 'gpt-5x').suggested_model_id is None
+
+
+def test_suggested_model_id_survives_pickling() -> None:
+    error = ModelHTTPError(404, 'gpt-5x', suggested_model_id='openai:gpt-5')
+    restored = pickle.loads(pickle.dumps(error))
+    assert (restored.suggested_model_id, str(restored), restored.args) == ('openai:gpt-5', str(error), error.args)
+
+
+def test_pickled_error_without_state_has_no_suggestion() -> None:
+    error = ModelHTTPError(404, 'gpt-5x')
+    error.__setstate__(None)
+    assert (error.headers, error.suggested_model_id, str(error)) == (
+        None,
+        None,
+        'status_code: 404, model_name: gpt-5x, body: None',
+    )

@@ -165,7 +165,7 @@ async def test_a_response_with_no_output_lists_every_way_to_answer() -> None:
     result = await agent.run('Draw')
     retry = result.all_messages()[2].parts[0]
     assert isinstance(retry, RetryPromptPart)
-    assert retry.content == 'Please include your response in a tool call or return an image.'
+    assert retry.content == 'Please return text or include your response in a tool call or return an image.'
 
 
 async def test_with_text_allowed_an_image_wins_over_text() -> None:

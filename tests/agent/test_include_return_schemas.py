@@ -6,6 +6,7 @@ import pytest
 
 from edgewise.agent import Agent, RunContext, Tool, ToolDefinition
 from edgewise.agent.capabilities import IncludeToolReturnSchemas
+from edgewise.agent.models import ModelRequestParameters, prepare_return_schemas
 from edgewise.agent.models.test import TestModel
 from edgewise.agent.tools import ToolSelector, matches_tool_selector
 from edgewise.agent.usage import RunUsage
@@ -61,3 +62,32 @@ async def test_tool_selectors() -> None:
     assert not await matches_tool_selector({'missing': 1}, ctx, tool)
     assert await matches_tool_selector(is_t, ctx, tool)
     assert not await matches_tool_selector(lambda c, d: False, ctx, tool)
+
+
+def _params(*tool_defs: ToolDefinition) -> ModelRequestParameters:
+    return ModelRequestParameters(function_tools=list(tool_defs))
+
+
+ASKING = ToolDefinition(
+    name='asking', description='Asks.', return_schema={'type': 'string'}, include_return_schema=True
+)
+NOT_ASKING = ToolDefinition(name='not_asking', return_schema={'type': 'integer'})
+
+
+def test_prepare_return_schemas_adds_the_schema_to_the_description_for_a_model_without_return_schemas() -> None:
+    prepared = prepare_return_schemas(_params(ASKING, NOT_ASKING), supports_tool_return_schema=False)
+    assert prepared.function_tools == [
+        ToolDefinition(name='asking', description='Asks.\n\nReturn schema:\n\n{\n  "type": "string"\n}',
+                       include_return_schema=True),
+        ToolDefinition(name='not_asking'),
+    ]  # fmt: skip
+
+
+def test_prepare_return_schemas_keeps_the_schema_for_a_model_with_return_schemas() -> None:
+    prepared = prepare_return_schemas(_params(ASKING, NOT_ASKING), supports_tool_return_schema=True)
+    assert prepared.function_tools == [ASKING, ToolDefinition(name='not_asking')]
+
+
+def test_prepare_return_schemas_gives_the_parameters_back_when_nothing_changes() -> None:
+    params = _params(ASKING, ToolDefinition(name='plain'))
+    assert prepare_return_schemas(params, supports_tool_return_schema=True) is params

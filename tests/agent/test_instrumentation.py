@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from typing import Any
 
 import pytest
 from logfire.testing import CaptureLogfire
 
-from edgewise.agent import Agent, UnexpectedModelBehavior
+from edgewise.agent import Agent, RunContext, UnexpectedModelBehavior
+from edgewise.agent.capabilities import Instrumentation
 from edgewise.agent.messages import ModelMessage, TextPart, ToolCallPart
 from edgewise.agent.models.function import AgentInfo, FunctionModel
+from edgewise.agent.models.instrumented import DEFAULT_INSTRUMENTATION_VERSION, InstrumentationSettings
+from edgewise.agent.models.test import TestModel
 
 from ._helpers import scripted
 
@@ -147,3 +151,20 @@ async def test_a_deferred_tool_call_is_an_error_on_its_span_only_before_format_5
     tool_span = next(s for s in capfire.exporter.exported_spans_as_dict() if s['name'] == 'running tool: {tool_name}')
     assert (tool_span['attributes'].get('logfire.level_num') == 17) is is_error
     assert any(e['name'] == 'exception' for e in tool_span.get('events', [])) is is_error
+
+
+@pytest.mark.parametrize(
+    ('capabilities', 'version'), [([], 5), ([Instrumentation(settings=InstrumentationSettings(version=6))], 6)]
+)
+async def test_the_run_context_gives_the_instrumentation_version(capabilities: list[Any], version: int) -> None:
+    seen: list[int] = []
+    agent = Agent(TestModel(), capabilities=capabilities)
+
+    @agent.tool
+    def look(ctx: RunContext[None]) -> str:
+        seen.append(ctx.instrumentation_version)
+        return 'ok'
+
+    await agent.run('hi')
+    assert seen == [version]
+    assert DEFAULT_INSTRUMENTATION_VERSION == 5

@@ -218,3 +218,17 @@ def test_reprs_leave_out_unset_fields() -> None:
         "ModelResponse(parts=[], usage=RequestUsage(), model_name='m', "
         'timestamp=datetime.datetime(2026, 1, 2, 3, 4, 5, tzinfo=datetime.timezone.utc))'
     )
+
+
+def test_a_response_stored_with_the_1x_vendor_names_loads_them_as_provider_fields() -> None:
+    stored = [
+        {
+            'parts': [{'content': 'Hello!', 'part_kind': 'text'}],
+            'kind': 'response',
+            'vendor_details': {'finish_reason': 'stop'},
+            'vendor_id': 'chatcmpl-1',
+        }
+    ]
+    [response] = ModelMessagesTypeAdapter.validate_python(stored)
+    assert isinstance(response, ModelResponse)
+    assert (response.provider_details, response.provider_response_id) == ({'finish_reason': 'stop'}, 'chatcmpl-1')

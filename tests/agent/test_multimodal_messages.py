@@ -130,9 +130,20 @@ def test_uploaded_files_media_type_identifier_and_round_trip() -> None:
     assert part.content[0].identifier == 'mine'
 
 
-def test_youtube_links_are_recognized() -> None:
-    assert VideoUrl('https://www.youtube.com/watch?v=x').is_youtube
-    assert not VideoUrl('https://example.com/v.mp4').is_youtube
+@pytest.mark.parametrize(
+    ('url', 'expected'),
+    [
+        ('https://www.youtube.com/watch?v=x', True),
+        ('https://youtube.com/watch?v=x', True),
+        ('https://youtu.be/x', True),
+        ('https://m.youtube.com/watch?v=x', True),
+        ('https://music.youtube.com/watch?v=x', False),
+        ('https://youtube.com.example.com/v.mp4', False),
+        ('https://example.com/v.mp4', False),
+    ],
+)
+def test_youtube_links_are_recognized(url: str, expected: bool) -> None:
+    assert VideoUrl(url).is_youtube is expected
 
 
 def test_identifiers_are_a_short_hash_unless_given() -> None:
@@ -217,7 +228,7 @@ def test_histories_with_files_round_trip_through_json_with_base64_data() -> None
     ]
     tool_content = [
         'ok',
-        {'chart': BinaryContent(PNG, media_type='image/png')},
+        {'chart': BinaryImage(PNG, media_type='image/png')},
         VideoUrl('https://e.com/v.mp4'),
         b'\x00',
     ]
@@ -418,3 +429,49 @@ def test_a_tool_returning_tool_return_of_a_model_shows_that_models_schema() -> N
     assert schema is not None
     assert (schema['type'], list(schema['properties'])) == ('object', ['value'])
     assert Tool(bare).tool_def.return_schema == {}
+
+
+@pytest.mark.parametrize('mode', ['json', 'python'])
+def test_binary_image_data_in_a_prompt_loads_as_a_binary_image(mode: str) -> None:
+    image = BinaryContent(b'\x89PNG', media_type='image/png')
+    audio = BinaryContent(b'\x00\x01', media_type='audio/mpeg')
+    messages: list[ModelMessage] = [ModelRequest(parts=[UserPromptPart([image, audio])])]
+    if mode == 'json':
+        loaded = ModelMessagesTypeAdapter.validate_json(ModelMessagesTypeAdapter.dump_json(messages))
+    else:
+        loaded = ModelMessagesTypeAdapter.validate_python(ModelMessagesTypeAdapter.dump_python(messages, mode='json'))
+    part = loaded[0].parts[0]
+    assert isinstance(part, UserPromptPart)
+    assert [type(item) for item in part.content] == [BinaryImage, BinaryContent]
+    assert part.content == [BinaryImage(b'\x89PNG', media_type='image/png'), audio]
+
+
+@pytest.mark.parametrize(
+    'file',
+    [
+        ImageUrl('https://example.com/a.png'),
+        AudioUrl('https://example.com/a.mp3'),
+        VideoUrl('https://example.com/a.mp4'),
+        DocumentUrl('https://example.com/a.pdf'),
+        BinaryContent(b'x', media_type='application/pdf'),
+        UploadedFile('f1', 'openai', media_type='image/png'),
+    ],
+)
+def test_a_file_returned_by_a_tool_loads_back_from_python_data(file: Any) -> None:
+    messages: list[ModelMessage] = [ModelRequest(parts=[ToolReturnPart('t', {'files': [file]}, 'c')])]
+    loaded = ModelMessagesTypeAdapter.validate_python(ModelMessagesTypeAdapter.dump_python(messages, mode='json'))
+    part = loaded[0].parts[0]
+    assert isinstance(part, ToolReturnPart)
+    content: Any = part.content
+    assert type(content['files'][0]) is type(file)
+    assert content == {'files': [file]}
+
+
+@pytest.mark.parametrize('kind', ['binary', ['binary'], 'not-a-file'])
+def test_a_returned_dict_that_is_not_a_file_stays_a_dict(kind: Any) -> None:
+    content = {'kind': kind, 'data': 1}
+    messages: list[ModelMessage] = [ModelRequest(parts=[ToolReturnPart('t', [content], 'c')])]
+    loaded = ModelMessagesTypeAdapter.validate_python(ModelMessagesTypeAdapter.dump_python(messages, mode='json'))
+    part = loaded[0].parts[0]
+    assert isinstance(part, ToolReturnPart)
+    assert part.content == [content]

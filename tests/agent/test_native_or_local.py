@@ -47,7 +47,7 @@ from edgewise.agent.native_tools import (
 )
 from edgewise.agent.profiles import ModelProfile
 from edgewise.agent.providers.openai import OpenAIProvider
-from edgewise.agent.toolsets import FunctionToolset
+from edgewise.agent.toolsets import FunctionToolset, PreparedToolset
 
 from .models._chat import completion
 
@@ -265,6 +265,25 @@ def test_the_native_tool_is_built_from_the_capabilitys_fields() -> None:
     assert XSearch(allowed_x_handles=['pydantic']).get_native_tools() == [XSearchTool(allowed_x_handles=['pydantic'])]
 
 
+def test_web_search_without_live_access_needs_the_native_tool() -> None:
+    cached_only = WebSearch(local=search, external_web_access=False)
+    assert cached_only.get_native_tools() == [WebSearchTool(external_web_access=False)]
+    assert cached_only.get_toolset() is None
+    live = WebSearch(local=search, external_web_access=True)
+    assert live.get_native_tools() == [WebSearchTool(external_web_access=True)]
+    assert live.get_toolset() is not None
+
+
+def test_the_toolset_of_a_local_tool_is_named_by_the_capability_id() -> None:
+    toolset = WebSearch(local=search, id='search').get_toolset()
+    assert isinstance(toolset, PreparedToolset)
+    assert isinstance(toolset.wrapped, FunctionToolset)
+    assert toolset.wrapped.id == 'search'
+    local_only = WebSearch(native=False, local=search, id='search').get_toolset()
+    assert isinstance(local_only, FunctionToolset)
+    assert local_only.id == 'search'
+
+
 def test_a_function_given_as_local_becomes_a_tool_and_a_tool_is_kept() -> None:
     assert isinstance(WebSearch(local=search).local, Tool)
     tool = Tool(search, name='lookup')
@@ -281,6 +300,12 @@ def test_a_function_given_as_local_becomes_a_tool_and_a_tool_is_kept() -> None:
             'WebSearch: constraint fields require the native tool, but native=False',
         ),
         (lambda: WebFetch(native=False, local=search, max_uses=1), 'constraint fields require the native tool'),
+        (
+            lambda: WebSearch(native=False, local=search, external_web_access=False),
+            'WebSearch: constraint fields require the native tool, but native=False',
+        ),
+        (lambda: WebSearch(native=False), 'WebSearch(native=False) requires an explicit local tool: pass `local=`'),
+        (lambda: WebFetch(native=False), 'WebFetch(native=False) requires an explicit local tool'),
         (lambda: NativeOrLocalTool(native=WebSearchTool(), local='foo'), "`local='foo'` is not supported"),
         (lambda: WebSearch(local='bing'), "WebSearch(local='bing') is not a known strategy"),  # type: ignore[arg-type]
         (lambda: WebSearch(local='duckduckgo'), 'needs a DuckDuckGo search tool, which Edgewise does not ship'),
@@ -297,6 +322,12 @@ def test_a_function_given_as_local_becomes_a_tool_and_a_tool_is_kept() -> None:
             lambda: ImageGeneration(fallback_model='openai-responses:gpt-image-1'),
             "'gpt-image-1' is a dedicated image generation model that cannot be used as `fallback_model` directly. "
             "Use a conversational model with image generation support instead, e.g. 'openai-responses:gpt-5.4'.",
+        ),
+        (
+            lambda: ImageGeneration(fallback_model='google:imagen-3.0-generate-002'),
+            "'imagen-3.0-generate-002' is a dedicated image generation model that cannot be used as `fallback_model` "
+            'directly. Use a conversational model with image generation support instead, e.g. '
+            "'google:gemini-3-pro-image'.",
         ),
     ],
 )
@@ -443,10 +474,10 @@ def test_the_fallback_tool_factories_take_pydantic_ais_arguments(
     name = factory.__name__
     with pytest.warns(DeprecationWarning, match=rf'`{name}\(builtin_tool=\.\.\.\)` is deprecated'):
         assert factory('test', builtin_tool=native).name == tool_name
-    with pytest.raises(TypeError, match=rf"{name}\(\) missing required argument: 'native_tool'"):
+    with pytest.raises(TypeError, match=rf"^{name}\(\) missing 1 required positional argument: 'native_tool'$"):
         factory('test')
-    with pytest.raises(TypeError, match=rf'{name}\(\) got unexpected keyword arguments: `bogus`'):
-        factory('test', native, bogus=1)
+    with pytest.raises(TypeError, match=rf"^{name}\(\) got an unexpected keyword argument 'bogus'$"):
+        factory('test', native, bogus=1, other=2)
     subagent = subagent_class(model='test', native_tool=native)
     with pytest.warns(DeprecationWarning, match=rf'`{subagent_class.__name__}\.builtin_tool` is deprecated'):
         assert subagent.builtin_tool is native

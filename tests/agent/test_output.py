@@ -13,6 +13,7 @@ from typing_extensions import TypedDict
 
 from edgewise.agent import (
     Agent,
+    DeferredToolRequests,
     ModelRetry,
     NativeOutput,
     PromptedOutput,
@@ -64,6 +65,7 @@ def test_a_model_gets_one_output_tool_named_final_result() -> None:
             },
             description='The final response which ends this conversation',
             kind='output',
+            toolset_id='<output>',
         )
     ]
 
@@ -152,9 +154,28 @@ def test_output_tools_of_one_name_are_numbered_from_the_second() -> None:
     )
 
 
-def test_native_output_cannot_be_mixed_with_other_outputs() -> None:
-    with pytest.raises(UserError, match='must be the whole `output_type`'):
-        build_output_schema([NativeOutput(City), str])
+@pytest.mark.parametrize('marker', [NativeOutput, PromptedOutput])
+def test_native_or_prompted_output_cannot_be_mixed_with_other_outputs(marker: type[Any]) -> None:
+    with pytest.raises(UserError) as info:
+        build_output_schema([marker(City), str])
+    assert str(info.value) == f'`{marker.__name__}` must be the only output type.'
+
+
+@pytest.mark.parametrize('marker', [NativeOutput, PromptedOutput])
+def test_deferred_tool_requests_inside_native_or_prompted_output_is_refused(marker: type[Any]) -> None:
+    name = marker.__name__
+    with pytest.raises(UserError) as info:
+        build_output_schema(marker([City, DeferredToolRequests]))
+    assert str(info.value) == (
+        f'`{name}` cannot contain `DeferredToolRequests`. Include it alongside the {name[:-6].lower()} output marker '
+        f'instead: `output_type=[{name}(...), DeferredToolRequests]`'
+    )
+
+
+@pytest.mark.parametrize('marker', [NativeOutput, PromptedOutput])
+def test_deferred_tool_requests_beside_native_or_prompted_output_is_allowed(marker: type[Any]) -> None:
+    schema = build_output_schema([marker(City), DeferredToolRequests])
+    assert (schema.mode, schema.allows_deferred_tools) == (marker.__name__[:-6].lower(), True)
 
 
 @pytest.mark.parametrize(
@@ -302,3 +323,19 @@ async def test_a_wrapped_output_sent_as_a_json_string_is_accepted() -> None:
 
     result = await Agent(FunctionModel(answer), output_type=list[City]).run('x')
     assert result.output == [City(name='Oslo'), City(name='Rome')]
+
+
+async def test_json_text_for_several_output_types_is_read_in_the_envelope_naming_its_kind() -> None:
+    text = '{"result": {"kind": "Country", "data": {"code": "FR"}}}'
+    result = await Agent(scripted([TextPart(text)]), output_type=[City, Country]).run('x')
+    assert result.output == Country(code='FR')
+
+
+async def test_json_text_for_several_output_types_that_does_not_validate_gets_a_retry_prompt() -> None:
+    bad = '{"result": {"kind": "City", "data": {"code": "FR"}}}'
+    good = '{"result": {"kind": "City", "data": {"name": "Paris"}}}'
+    result = await Agent(scripted([TextPart(bad)], [TextPart(good)]), output_type=[City, Country]).run('x')
+    assert result.output == City(name='Paris')
+    retry = result.all_messages()[2].parts[0]
+    assert isinstance(retry, RetryPromptPart)
+    assert retry.content == [{'type': 'missing', 'loc': ('name',), 'msg': 'Field required', 'input': {'code': 'FR'}}]

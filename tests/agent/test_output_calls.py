@@ -45,7 +45,7 @@ async def test_exhaustive_processes_every_output_call_and_keeps_the_first_valid_
         [
             ('a', 'Final result processed.'),
             ('b', 'Output tool not used - output failed validation.'),
-            ('c', 'Final result processed.'),
+            ('c', 'Output tool processed, but its value will not be the final result of the agent run.'),
             ('d', 'no sevens'),
         ],
     )

@@ -677,3 +677,10 @@ def test_run_stream_sync_validates_each_streamed_response_into_an_output() -> No
 
     # what arrived before the block, a snapshot after the part's end, then the complete response
     assert outputs == [_Point(x=3), _Point(x=3), _Point(x=3)]
+
+
+@pytest.mark.parametrize('timeout', [0, -1.5])
+def test_a_tool_timeout_that_is_not_positive_is_refused(timeout: float) -> None:
+    with pytest.raises(UserError) as info:
+        Agent(TestModel(), tool_timeout=timeout)
+    assert str(info.value) == f'tool_timeout must be > 0, got {timeout}'

@@ -9,12 +9,23 @@ import pytest
 from inline_snapshot import snapshot
 from logfire.testing import CaptureLogfire
 
-from edgewise.agent import Agent, CallToolsNode, ModelRequestNode, ModelRetry, RunContext, Tool, UserError
+from edgewise.agent import (
+    Agent,
+    CallToolsNode,
+    ModelRequestNode,
+    ModelRetry,
+    RunContext,
+    Tool,
+    UnexpectedModelBehavior,
+    UserError,
+)
 from edgewise.agent.messages import (
     AgentStreamEvent,
+    DeferredToolRequestsEvent,
     FinalResultEvent,
     FunctionToolCallEvent,
     FunctionToolResultEvent,
+    ModelResponse,
     PartDeltaEvent,
     PartEndEvent,
     PartStartEvent,
@@ -23,7 +34,7 @@ from edgewise.agent.messages import (
     ToolCallPart,
     ToolReturnPart,
 )
-from edgewise.agent.models.function import DeltaToolCall
+from edgewise.agent.models.function import DeltaToolCall, FunctionModel
 from edgewise.graph import End
 
 from ._helpers import NOW
@@ -74,6 +85,23 @@ async def test_run_stream_events_gives_every_event_of_the_run_then_the_result() 
         ]
     )
     assert repr(seen[-1]) == "AgentRunResultEvent(result=AgentRunResult(output='It is 4'))"
+
+
+async def test_run_stream_events_cannot_be_entered_twice_and_an_unread_stream_never_starts_the_run() -> None:
+    requests: list[str] = []
+
+    def answer(messages: list[Any], info: Any) -> ModelResponse:
+        requests.append('sent')  # pragma: no cover - the run never starts
+        return ModelResponse(parts=[TextPart('x')])  # pragma: no cover
+
+    stream = Agent(FunctionModel(answer)).run_stream_events('hi')
+    async with stream:
+        with pytest.raises(
+            RuntimeError, match=r'^`run_stream_events\(\)` context manager cannot be entered more than once'
+        ):
+            await stream.__aenter__()
+
+    assert requests == []
 
 
 async def test_run_stream_events_can_be_iterated_directly_with_a_deprecation_warning() -> None:
@@ -254,7 +282,7 @@ async def test_tool_call_events_tell_whether_the_arguments_validated_and_validat
     assert sorted(checks) == [2, 20]  # the tool's own validator ran once per call with valid arguments
 
 
-async def test_the_call_events_of_unknown_tools_come_last_with_args_valid_false() -> None:
+async def test_the_call_events_of_unknown_tools_come_in_response_order_with_args_valid_false() -> None:
     def double(x: int) -> int:
         return x * 2
 
@@ -274,4 +302,69 @@ async def test_the_call_events_of_unknown_tools_come_last_with_args_valid_false(
         events.extend([e async for e in stream if e.event_kind == 'function_tool_call'])
 
     assert (await agent.run('go', event_stream_handler=handler)).output == 'done'
-    assert [(e.tool_call_id, e.args_valid) for e in events] == [('k', True), ('u', False)]
+    assert [(e.tool_call_id, e.args_valid) for e in events] == [('u', False), ('k', True)]
+
+
+async def test_no_call_events_follow_an_unknown_tool_call_that_ends_the_run() -> None:
+    def double(x: int) -> int:
+        return x * 2
+
+    calls = [
+        {0: DeltaToolCall(name='nope', json_args='{}', tool_call_id='u1')},
+        {1: DeltaToolCall(name='double', json_args='{"x": 1}', tool_call_id='k1')},
+    ]
+    again = [
+        {0: DeltaToolCall(name='nope', json_args='{}', tool_call_id='u2')},
+        {1: DeltaToolCall(name='double', json_args='{"x": 2}', tool_call_id='k2')},
+    ]
+    agent = Agent(streamed(calls, again), tools=[Tool(double)])
+    events: list[Any] = []
+
+    async def handler(ctx: RunContext[None], stream: AsyncIterable[Any]) -> None:
+        async for event in stream:  # kept one by one: the stream of the failing step ends with the error
+            if event.event_kind in ('function_tool_call', 'function_tool_result'):
+                events.append(event)
+
+    with pytest.raises(UnexpectedModelBehavior, match="Tool 'nope' exceeded max retries count of 1"):
+        await agent.run('go', event_stream_handler=handler)
+    assert [(e.event_kind, e.tool_call_id) for e in events] == [
+        ('function_tool_call', 'u1'),
+        ('function_tool_call', 'k1'),
+        ('function_tool_result', 'u1'),
+        ('function_tool_result', 'k1'),
+        ('function_tool_call', 'u2'),
+    ]
+
+
+async def test_an_args_validator_asking_for_approval_is_called_once_and_defers_a_streamed_call() -> None:
+    from edgewise.agent import ApprovalRequired, DeferredToolRequests
+
+    seen: list[tuple[int, bool]] = []
+
+    def needs_approval(ctx: RunContext[None], x: int) -> None:
+        seen.append((x, ctx.partial_output))
+        raise ApprovalRequired()
+
+    def double(x: int) -> int:
+        raise NotImplementedError  # pragma: no cover - the call waits for approval
+
+    output_types: list[Any] = [str, DeferredToolRequests]
+    agent = Agent(
+        streamed(
+            [
+                {0: DeltaToolCall(name='double', json_args='{"x":', tool_call_id='c1')},
+                {0: DeltaToolCall(json_args=' 2}')},
+            ]
+        ),
+        tools=[Tool(double, args_validator=needs_approval)],
+        output_type=output_types,
+    )
+    async with agent.run_stream_events('go') as stream:
+        events = [event async for event in stream]
+
+    call = ToolCallPart(tool_name='double', args='{"x": 2}', tool_call_id='c1')
+    assert seen == [(2, False)]
+    assert [e for e in events if e.event_kind in ('function_tool_call', 'deferred_tool_requests')] == [
+        FunctionToolCallEvent(part=call, args_valid=True),
+        DeferredToolRequestsEvent(requests=DeferredToolRequests(approvals=[call])),
+    ]

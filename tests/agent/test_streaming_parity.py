@@ -222,8 +222,9 @@ async def test_agent_event_stream_works_as_context_manager_and_async_iterator() 
         assert isinstance(first, PartStartEvent)
         rest = [event async for event in stream]
     assert kinds(rest)[-1] == 'agent_run_result'
-    async with stream:
-        assert [event async for event in stream] == []  # done: nothing more
+    assert [event async for event in stream] == []  # done: nothing more
+    with pytest.raises(RuntimeError, match='cannot be entered more than once'):  # as in pydantic-ai 2.x
+        await stream.__aenter__()
     await stream.aclose()
 
 

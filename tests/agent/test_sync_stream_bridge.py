@@ -264,3 +264,48 @@ def test_run_stream_sync_with_instrumentation_detaches_every_span_context(caplog
         with agent.run_stream_sync('Hello') as result:
             assert result.get_output() == 'success (no tool calls)'
     assert [record.getMessage() for record in caplog.records] == []
+
+
+REFUSED_IN_A_LOOP = (
+    'A synchronous stream cannot be used or closed while an event loop is running; use `stream` in async code.'
+)
+
+
+@pytest.mark.parametrize('backend', ['asyncio', 'trio'])
+def test_calls_streams_and_shutdown_are_refused_while_this_thread_runs_an_event_loop(backend: str) -> None:
+    recorded = Recorded()
+    bridge = SyncStreamBridge(stream_context(recorded), async_alternative='`stream`')
+    errors: list[str] = []
+
+    async def use_the_bridge() -> None:
+        for attempt in (
+            lambda: bridge.call(lambda: None),
+            lambda: next(bridge.stream_sync(bridge.stream)),
+            bridge.shutdown,
+        ):
+            with pytest.raises(RuntimeError) as info:
+                attempt()
+            errors.append(str(info.value))
+
+    anyio.run(use_the_bridge, backend=backend)
+
+    assert (errors, bridge.closed, recorded.exit) == ([REFUSED_IN_A_LOOP] * 3, False, None)
+    bridge.shutdown()
+    assert recorded.exit == (None,)
+
+
+@pytest.mark.parametrize('backend', ['asyncio', 'trio'])
+def test_an_iteration_dropped_inside_an_event_loop_leaves_its_source_to_the_shutdown(backend: str) -> None:
+    recorded = Recorded()
+    bridge = SyncStreamBridge(stream_context(recorded), async_alternative='`stream`')
+    numbers = bridge.stream_sync(bridge.stream)
+    assert next(numbers) == 0
+
+    async def drop_the_iteration() -> None:
+        numbers.close()
+
+    anyio.run(drop_the_iteration, backend=backend)
+    closed_before_shutdown = recorded.closed_sources
+    bridge.shutdown()
+
+    assert (closed_before_shutdown, recorded.closed_sources, recorded.exit) == (0, 1, (None,))

@@ -8,10 +8,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
+from dirty_equals import IsDatetime
 
 from edgewise.agent import (
     Agent,
     RunContext,
+    SpeechPart,
     ToolAvailabilityDeltaEvent,
     ToolAvailabilityDeltaPart,
     ToolReturn,
@@ -149,6 +151,21 @@ async def test_names_that_are_not_deferred_tools_are_recorded_but_not_announced(
     assert [p.part_kind for p in sent.parts] == ['tool-return']
 
 
+async def test_a_spoken_history_announces_only_the_deferred_tools_of_the_request() -> None:
+    # Spoken turns and revealed tools go through `prepare_messages` together: the request's tools still decide what
+    # is announced (`look` is not deferred, `no_such_tool` is no tool).
+    script = Script([[ToolCallPart('open_drawer', {}, 'c1')], [TextPart('ok')]])
+    history: list[ModelMessage] = [ModelRequest(parts=[SpeechPart(speaker='user', transcript='Open it')])]
+    result = await revealing_agent(script, ['take_key', 'look', 'no_such_tool']).run(message_history=history)
+
+    assert result.output == 'ok'
+    assert [m.parts for m in script.sent[0]] == [[UserPromptPart('Open it', timestamp=IsDatetime())]]  # type: ignore[arg-type]
+    sent = script.sent[1][-1]
+    assert isinstance(sent, ModelRequest)
+    assert [p.part_kind for p in sent.parts] == ['tool-return', 'system-prompt']
+    assert sent.parts[1] == SystemPromptPart(ANNOUNCED.format('`take_key`'), timestamp=IsDatetime())  # type: ignore[arg-type]
+
+
 async def test_a_tool_of_an_unloaded_deferred_capability_cannot_be_revealed_by_name() -> None:
     refunds = Capability[None](id='refunds', defer_loading=True)
 
@@ -165,6 +182,14 @@ async def test_a_tool_of_an_unloaded_deferred_capability_cannot_be_revealed_by_n
 
     with pytest.raises(UserError, match=r"cannot reveal 'refund': it belongs to capability 'refunds'"):
         await agent.run('go')
+
+
+@pytest.mark.parametrize('tools', ['take_key', 7, [7], [['take_key']]])
+async def test_tools_to_reveal_that_are_not_a_list_of_names_are_refused(tools: Any) -> None:
+    script = Script([[ToolCallPart('open_drawer', {}, 'c1')], [TextPart('ok')]])
+    with pytest.raises(UserError, match=r'^`ToolReturn\.tools` must be a list of tool names: pass a list of strings'):
+        await revealing_agent(script, tools).run('go')
+    assert len(script.sent) == 1
 
 
 async def test_a_history_with_a_delta_shows_the_tool_at_the_first_step() -> None:

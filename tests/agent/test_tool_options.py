@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
+import threading
 from typing import Any
 
 import anyio
@@ -221,6 +222,33 @@ async def test_a_tool_running_past_its_timeout_is_a_retry() -> None:
     assert isinstance(retry, RetryPromptPart)
     assert retry.content == 'Timed out after 0.01 seconds.'
     assert agent._tools.function_toolset.tools['slow'].tool_def.timeout == 0.01
+
+
+async def test_a_sync_tool_running_past_its_timeout_is_a_retry_and_its_thread_is_left_to_finish() -> None:
+    release = threading.Event()
+    finished = threading.Event()
+
+    def answer(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        if len(messages) == 1:
+            return ModelResponse(parts=[ToolCallPart('blocking', {})])
+        return ModelResponse(parts=[TextPart('gave up')])
+
+    agent = Agent(FunctionModel(answer))
+
+    @agent.tool_plain(timeout=0.01)
+    def blocking() -> str:
+        release.wait(timeout=30)  # bounded: the test releases it once the run has given up on it
+        finished.set()
+        return 'late'
+
+    result = await agent.run('x')
+    release.set()
+
+    retry = result.all_messages()[2].parts[0]
+    assert isinstance(retry, RetryPromptPart)
+    assert (retry.tool_name, retry.content) == ('blocking', 'Timed out after 0.01 seconds.')
+    assert result.output == 'gave up'
+    assert finished.wait(timeout=30)
 
 
 async def test_a_prepare_function_may_change_the_timeout() -> None:

@@ -45,3 +45,20 @@ async def test_an_id_already_set_is_kept() -> None:
     async with agent.iter('hi') as run:
         tools = await combined.get_tools(run.ctx.deps.run_context(run.ctx.state))
     assert tools['_add'].tool_def.toolset_id == 'given'
+
+
+async def test_an_agents_own_tools_carry_the_agent_id_when_they_are_its_only_tools() -> None:
+    seen: dict[str, str | None] = {}
+
+    async def record(ctx: RunContext[None], tool_defs: list[ToolDefinition]) -> list[ToolDefinition]:
+        seen.update({d.name: d.toolset_id for d in tool_defs})
+        return tool_defs
+
+    agent = Agent(TestModel(call_tools=[]), tools=[_add], capabilities=[PrepareTools(record)])
+    await agent.run('hi')
+    assert seen == {'_add': '<agent>'}
+
+
+def test_an_agents_function_toolset_holds_its_own_tools_and_timeout() -> None:
+    agent = Agent(TestModel(), tools=[_add], tool_timeout=30.0)
+    assert (list(agent._function_toolset.tools), agent._function_toolset.timeout) == (['_add'], 30.0)

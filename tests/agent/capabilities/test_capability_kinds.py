@@ -23,7 +23,7 @@ from edgewise.agent.messages import ModelMessage, ModelRequest, ModelResponse, T
 from edgewise.agent.models.function import AgentInfo, FunctionModel
 from edgewise.agent.models.test import TestModel
 from edgewise.agent.tools import ToolDefinition
-from edgewise.agent.toolsets import FunctionToolset
+from edgewise.agent.toolsets import CombinedToolset, FunctionToolset
 from edgewise.agent.toolsets._capability_owned import tool_defs_from_pre_definition_load_returns
 
 pytestmark = pytest.mark.anyio
@@ -413,3 +413,180 @@ def test_tools_revealed_by_loads_of_a_history_without_tool_lists() -> None:
     assert tool_defs_from_pre_definition_load_returns(ctx, defs) == {'refund': defs[0]}
     ctx.loaded_capability_ids = set()
     assert tool_defs_from_pre_definition_load_returns(ctx, defs) == {}
+
+
+# -- rebuilding a container whose subclass has an `__init__` of its own ---------------------------------------------
+
+
+@dataclass
+class Numbered(AbstractCapability[Any]):
+    """A leaf made again per run (its number one up) and bound to an agent (`bound` set)."""
+
+    n: int = 0
+    bound: bool = False
+
+    def for_agent(self, agent: Any) -> AbstractCapability[Any]:
+        return Numbered(n=self.n, bound=True, id=self.id)
+
+    async def for_run(self, ctx: RunContext[Any]) -> AbstractCapability[Any]:
+        return Numbered(n=self.n + 1, bound=self.bound, id=self.id)
+
+    def get_instructions(self) -> str:
+        return f'leaf {self.n} bound={self.bound}'
+
+
+class Bundle(CombinedCapability[Any]):
+    """A combined capability with a constructor of its own that takes no `capabilities`."""
+
+    def __init__(self, *, size: int) -> None:
+        self.post_inits = 0
+        super().__init__(capabilities=[Numbered(n=size)])
+
+    def __post_init__(self) -> None:
+        self.post_inits += 1
+        super().__post_init__()
+
+
+class Shell(WrapperCapability[Any]):
+    """A wrapper with a constructor of its own that takes no `wrapped`."""
+
+    def __init__(self, *, size: int, id: str | None = None) -> None:
+        self.post_inits = 0
+        super().__init__(wrapped=Numbered(n=size), id=id)
+        self.size = size
+
+    def __post_init__(self) -> None:
+        self.post_inits += 1
+        super().__post_init__()
+
+
+def _plain_ctx() -> RunContext[None]:
+    return RunContext(deps=None, model=TestModel(), usage=None)  # type: ignore[arg-type]
+
+
+async def test_combined_subclass_with_its_own_init_is_copied_per_run() -> None:
+    bundle = Bundle(size=5)
+    made = await bundle.for_run(_plain_ctx())
+    assert isinstance(made, Bundle)
+    assert made is not bundle
+    assert made.post_inits == 1  # copied, not constructed again
+    assert made.capabilities == [Numbered(n=6)]
+    assert made.get_instructions() == ['leaf 6 bound=False']
+    assert bundle.capabilities == [Numbered(n=5)]
+
+
+def test_combined_subclass_with_its_own_init_is_copied_for_the_agent() -> None:
+    bundle = Bundle(size=1)
+    bound = bundle.for_agent(Agent(TestModel()))
+    assert isinstance(bound, Bundle)
+    assert bound is not bundle
+    assert bound.capabilities == [Numbered(n=1, bound=True)]
+    assert bundle.capabilities == [Numbered(n=1)]
+
+
+async def test_wrapper_subclass_with_its_own_init_is_copied_for_the_agent_and_per_run() -> None:
+    agent = Agent(TestModel(), capabilities=[Shell(size=5)])
+    result = await agent.run('hi')
+    assert _instructions(result.all_messages()) == 'leaf 6 bound=True'
+    [shell] = [c for c in agent.root_capability.capabilities if isinstance(c, Shell)]
+    assert (shell.post_inits, shell.size, shell.wrapped) == (1, 5, Numbered(n=5, bound=True))
+
+
+async def test_a_copied_wrapper_takes_the_id_of_what_it_now_wraps() -> None:
+    @dataclass
+    class NamedPerRun(AbstractCapability[Any]):
+        async def for_run(self, ctx: RunContext[Any]) -> AbstractCapability[Any]:
+            return NamedPerRun(id='named-per-run', description='made per run')
+
+    wrapper = WrapperCapability(NamedPerRun())
+    made = await wrapper.for_run(_plain_ctx())
+    assert (made.id, made.description) == ('named-per-run', 'made per run')
+    assert (wrapper.id, wrapper.description) == (None, None)
+
+
+async def test_a_copied_wrapper_keeps_an_id_of_its_own() -> None:
+    shell = Shell(size=1, id='shell')
+    made = await shell.for_run(_plain_ctx())
+    assert isinstance(made, Shell)
+    assert (made.id, made.wrapped) == ('shell', Numbered(n=2))
+
+
+def _add_one(x: int) -> int:
+    return x + 1
+
+
+def test_the_function_toolset_of_a_capability_carries_its_id() -> None:
+    named = Capability[None](id='billing', tools=[_add_one]).get_toolset()
+    assert isinstance(named, FunctionToolset)
+    assert (named.id, list(named.tools)) == ('billing', ['_add_one'])
+    empty = Capability[None](id='billing').get_toolset()
+    assert isinstance(empty, FunctionToolset)
+    assert empty.id == 'billing'
+    anonymous = Capability[None](tools=[_add_one]).get_toolset()
+    assert isinstance(anonymous, FunctionToolset)
+    assert anonymous.id is None
+
+
+def test_a_toolset_given_to_a_capability_keeps_its_own_id() -> None:
+    given = FunctionToolset[None](id='given')
+    combined = Capability[None](id='billing', tools=[_add_one], toolsets=[given]).get_toolset()
+    assert isinstance(combined, CombinedToolset)
+    functions, kept = combined.toolsets
+    assert isinstance(functions, FunctionToolset)
+    assert (functions.id, kept) == ('billing', given)
+
+
+def test_a_wrapper_with_an_id_of_its_own_is_deferred_only_if_it_says_so() -> None:
+    hidden = Capability[None](id='github', description='GitHub tools.', defer_loading=True)
+    inherits = WrapperCapability(hidden)
+    assert (inherits.id, inherits.description, inherits.defer_loading) == ('github', 'GitHub tools.', True)
+    own = WrapperCapability(hidden, id='github_wrapped')
+    assert (own.id, own.description, own.defer_loading) == ('github_wrapped', 'GitHub tools.', False)
+    own_deferred = WrapperCapability(hidden, id='github_wrapped', defer_loading=True)
+    assert own_deferred.defer_loading is True
+
+
+async def test_a_wrapper_with_an_id_of_its_own_gives_its_tools_without_loading() -> None:
+    tools = FunctionToolset[None]()
+
+    @tools.tool_plain
+    def lookup() -> str:
+        return 'found'
+
+    hidden = Capability[None](id='hidden', toolsets=[tools], defer_loading=True)
+    seen: list[list[str]] = []
+    await Agent(_tools_model(seen), capabilities=[WrapperCapability(hidden, id='shown')]).run('hi')
+    assert seen == [['lookup']]
+
+
+async def test_for_run_sees_the_run_metadata_already_resolved() -> None:
+    seen: list[Any] = []
+
+    class Looks(AbstractCapability[Any]):
+        async def for_run(self, ctx: RunContext[Any]) -> AbstractCapability[Any]:
+            seen.append((ctx.conversation_id, ctx.metadata))
+            return self
+
+    def metadata(ctx: RunContext[Any]) -> dict[str, Any]:
+        return {'conversation': ctx.conversation_id}
+
+    await Agent(TestModel(), capabilities=[Looks()]).run('hi', conversation_id='c-1', metadata=metadata)
+    assert seen == [('c-1', {'conversation': 'c-1'})]
+
+
+def test_a_plain_subclass_keeps_the_fields_set_in_its_class_body() -> None:
+    class Docs(AbstractCapability[None]):
+        id = 'docs'
+        description = 'Documentation tools.'
+        defer_loading = True
+
+    kept = Docs()
+    assert (kept.id, kept.description, kept.defer_loading) == ('docs', 'Documentation tools.', True)
+    given = Docs(id='other', description='Other.')
+    assert (given.id, given.description, given.defer_loading) == ('other', 'Other.', True)
+
+    class Bare(AbstractCapability[None]):
+        pass
+
+    assert vars(Bare(id='bare', defer_loading=True)) == {'id': 'bare', 'description': None, 'defer_loading': True}
+    assert vars(Bare()) == {'id': None, 'description': None, 'defer_loading': False}

@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 
 from edgewise.agent import Agent, RunContext, UserError
-from edgewise.agent.capabilities import AbstractCapability, Capability
+from edgewise.agent.capabilities import AbstractCapability, Capability, CombinedCapability
+from edgewise.agent.capabilities._loaded_on_demand import DeferredCapabilityGate
 from edgewise.agent.messages import (
     LoadCapabilityCallPart,
     LoadCapabilityReturnPart,
@@ -30,7 +31,10 @@ from edgewise.agent.messages import (
 )
 from edgewise.agent.models import ModelRequestContext
 from edgewise.agent.models.function import AgentInfo, DeltaToolCall, FunctionModel
+from edgewise.agent.models.test import TestModel
+from edgewise.agent.native_tools import CodeExecutionTool, WebSearchTool
 from edgewise.agent.settings import ModelSettings
+from edgewise.agent.usage import RunUsage
 from edgewise.graph.persistence.sqlite import SqliteStatePersistence
 
 from .._streaming_helpers import streamed
@@ -117,7 +121,7 @@ async def test_the_catalog_lists_each_deferred_capability_with_its_description()
     )
     await agent.run('hi')
     assert seen.instructions == [f'Base.\nAlways on.\n\n{CATALOG}\n- refunds: Refund policy tools.\n- billing']
-    assert seen.tools == [['load_capability', 'search_tools']]
+    assert seen.tools == [['load_capability']]
 
 
 async def test_a_description_function_is_called_with_the_run_context_when_the_catalog_is_written() -> None:
@@ -157,9 +161,9 @@ async def test_loading_returns_the_instructions_and_shows_the_tools_from_the_nex
     result = await agent.run('Can I get a refund?')
     assert result.output == 'done'
     assert seen.tools == [
-        ['load_capability', 'search_tools'],
-        ['load_capability', 'lookup_refund', 'search_tools'],
-        ['load_capability', 'lookup_refund', 'search_tools'],
+        ['load_capability'],
+        ['load_capability', 'lookup_refund'],
+        ['load_capability', 'lookup_refund'],
     ]
     call = result.all_messages()[1].parts[0]
     assert isinstance(call, LoadCapabilityCallPart)
@@ -334,7 +338,7 @@ async def test_a_load_call_without_its_return_loads_nothing() -> None:
         ModelRequest([LoadCapabilityReturnPart(content={}, tool_call_id='partial')]),
     ]
     await agent.run('again', message_history=history)
-    assert seen.tools == [['load_capability', 'search_tools']]
+    assert seen.tools == [['load_capability']]
 
 
 class Crash(BaseException):
@@ -414,9 +418,9 @@ async def test_a_wrapped_deferred_capability_stays_deferred_under_the_wrappers_t
     await agent.run('hi')
     assert seen.instructions[0] == f'{CATALOG}\n- refunds: Refund policy tools.'
     assert seen.tools == [
-        ['load_capability', 'search_tools'],
-        ['load_capability', 'refunds_lookup_refund', 'search_tools'],
-        ['load_capability', 'refunds_lookup_refund', 'search_tools'],
+        ['load_capability'],
+        ['load_capability', 'refunds_lookup_refund'],
+        ['load_capability', 'refunds_lookup_refund'],
     ]
     (looked_up,) = seen.last_parts[2]
     assert looked_up.content == 'C3: refundable'
@@ -633,3 +637,102 @@ async def test_capabilities_without_an_id_are_listed_under_their_class_name() ->
     assert listed == [['deferred_capability_loader', 'watch', 'warm', 'warm_2', 'warm_3']]
     # the deferred one inside the bundle is gated too: its hook fires only after the load
     assert (deferred.fired, eager.fired) == ([2], [1, 2])
+
+
+async def test_only_a_deferred_tool_outside_the_capabilities_brings_the_search_tool() -> None:
+    seen = Seen()
+    agent = Agent(scripted([TextPart('ok')], seen=seen), capabilities=[refunds_capability()])
+
+    @agent.tool_plain(defer_loading=True)
+    def weather() -> str:  # pragma: no cover - never called
+        return 'sunny'
+
+    await agent.run('hi')
+    assert seen.tools == [['load_capability', 'search_tools']]
+
+
+# -- a combined capability holding deferred ones -------------------------------------------------------------------
+
+
+@dataclass
+class _Settings(AbstractCapability[None]):
+    settings: Any = None
+    native: Any = None
+
+    def get_model_settings(self) -> Any:
+        return self.settings
+
+    def get_native_tools(self) -> Any:
+        return [] if self.native is None else [self.native]
+
+
+def _loaded_ctx(*loaded: str) -> RunContext[None]:
+    return RunContext(deps=None, model=TestModel(), usage=RunUsage(), loaded_capability_ids=set(loaded))
+
+
+def test_combined_settings_of_deferred_capabilities_count_once_loaded() -> None:
+    seen_loaded: list[bool | None] = []
+
+    def dynamic(ctx: RunContext[None]) -> ModelSettings:
+        seen_loaded.append(ctx.capability_loaded)
+        return ModelSettings(temperature=0.2)
+
+    combined = CombinedCapability(
+        [
+            _Settings(ModelSettings(seed=1)),
+            _Settings(ModelSettings(max_tokens=123), id='static', defer_loading=True),
+            _Settings(dynamic, id='dynamic', defer_loading=True),
+        ]
+    )
+    resolve = combined.get_model_settings()
+    assert callable(resolve)
+    assert [resolve(_loaded_ctx()), resolve(_loaded_ctx('static')), resolve(_loaded_ctx('static', 'dynamic'))] == [
+        {'seed': 1},
+        {'seed': 1, 'max_tokens': 123},
+        {'seed': 1, 'max_tokens': 123, 'temperature': 0.2},
+    ]
+    assert seen_loaded == [True]
+
+
+def test_combined_settings_give_an_empty_dict_when_no_deferred_one_is_loaded() -> None:
+    resolve = CombinedCapability([_Settings(ModelSettings(seed=1), id='x', defer_loading=True)]).get_model_settings()
+    assert callable(resolve)
+    assert resolve(_loaded_ctx()) == {}
+
+
+def test_combined_native_tools_of_deferred_capabilities_are_given_once_loaded() -> None:
+    search = WebSearchTool()
+    made: list[bool | None] = []
+
+    def per_request(ctx: RunContext[None]) -> WebSearchTool:
+        made.append(ctx.capability_loaded)
+        return WebSearchTool(search_context_size='high')
+
+    plain = CodeExecutionTool()
+    combined = CombinedCapability(
+        [
+            _Settings(native=plain),
+            _Settings(native=search, id='search', defer_loading=True),
+            _Settings(native=per_request, id='made', defer_loading=True),
+        ]
+    )
+    first, gated, gated_function = combined.get_native_tools()
+    assert first is plain
+    assert callable(gated)
+    assert callable(gated_function)
+    assert (gated(_loaded_ctx()), gated_function(_loaded_ctx())) == (None, None)
+    assert gated(_loaded_ctx('search')) is search
+    assert gated_function(_loaded_ctx('made')) == WebSearchTool(search_context_size='high')
+    assert made == [True]
+
+
+def test_a_combined_capability_leaves_a_gated_capability_to_its_gate() -> None:
+    deferred = _Settings(ModelSettings(seed=1), native=WebSearchTool(), id='x', defer_loading=True)
+    gate = DeferredCapabilityGate(deferred)
+    combined = CombinedCapability([gate])
+    [tool] = combined.get_native_tools()
+    [own] = gate.get_native_tools()
+    assert getattr(tool, '__qualname__', None) == getattr(own, '__qualname__', None)  # the gate's, not wrapped again
+    resolve = combined.get_model_settings()
+    assert callable(resolve)
+    assert resolve(_loaded_ctx('x')) == {'seed': 1}

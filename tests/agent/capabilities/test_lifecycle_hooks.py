@@ -3,7 +3,9 @@ may change, and what the error hooks do with a failure."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from contextvars import ContextVar
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -146,6 +148,41 @@ async def test_get_ordering_errors_name_the_capability() -> None:
 
     with pytest.raises(UserError, match='`NeedsOther` requires `Recorder`'):
         CombinedCapability([NeedsOther()])
+
+
+class _Outermost(AbstractCapability[None]):
+    def get_ordering(self) -> CapabilityOrdering | None:
+        return CapabilityOrdering(position='outermost')
+
+
+class _Innermost(AbstractCapability[None]):
+    def get_ordering(self) -> CapabilityOrdering | None:
+        return CapabilityOrdering(position='innermost')
+
+
+@dataclass
+class _Group(AbstractCapability[None]):
+    """A capability made of others (its `apply` visits them), as a custom container would be."""
+
+    leaves: tuple[AbstractCapability[None], ...]
+
+    def apply(self, visitor: Callable[[AbstractCapability[None]], None]) -> None:
+        for leaf in self.leaves:
+            leaf.apply(visitor)
+
+
+async def test_a_capability_made_of_others_takes_their_ordering() -> None:
+    plain = Recorder('a', [])
+    group = _Group((Recorder('b', []), _Outermost()))
+    assert CombinedCapability([plain, group]).capabilities == [group, plain]
+
+
+async def test_a_capability_made_of_others_with_conflicting_positions_is_refused() -> None:
+    with pytest.raises(
+        UserError,
+        match=r"^Conflicting positions among nested leaves of `_Group`: 'innermost' and 'outermost'\. ",
+    ):
+        CombinedCapability([_Group((_Outermost(), _Innermost())), Recorder('a', [])])
 
 
 async def test_tool_validate_and_execute_hooks_change_args_and_result() -> None:

@@ -159,13 +159,26 @@ def test_leaving_out_native_connects_from_here_as_in_pydantic_ai_2() -> None:
     assert MCP.from_spec('https://a.example/x').get_native_tools() == []
 
 
-def test_without_the_mcp_extra_only_the_native_tool_is_left(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize(
+    'make',
+    [
+        lambda: MCP('https://a.example/x'),
+        lambda: MCP('https://a.example/x', native=True),
+        lambda: MCP('https://a.example/x', native=True, local=True),
+        lambda: MCP('https://a.example/x', native=True, local='https://b.example/mcp'),
+    ],
+)
+def test_without_the_mcp_extra_a_local_connection_is_refused(monkeypatch: pytest.MonkeyPatch, make: Any) -> None:
     monkeypatch.setitem(sys.modules, 'edgewise.agent.mcp', None)  # importing it now raises ImportError
-    capability: MCP[None] = MCP('https://a.example/x', native=True)
-    assert capability.local is None
+    with pytest.raises(UserError, match=r'^MCP\(\.\.\.\) connects to the server from here with the MCP SDK, an extra'):
+        make()
+
+
+def test_without_the_mcp_extra_native_only_is_made(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, 'edgewise.agent.mcp', None)
+    capability: MCP[None] = MCP('https://a.example/x', native=True, local=False)
     assert capability.get_toolset() is None
-    with pytest.raises(UserError, match=r'edgewise-agent\[mcp\]'):
-        MCP('https://a.example/x', native=True, local=True)
+    assert len(capability.get_native_tools()) == 1
 
 
 def test_the_repr_hides_the_token_and_headers() -> None:
@@ -183,3 +196,34 @@ def test_mcp_from_a_spec() -> None:
     assert isinstance(capability, MCP)
     assert capability.allowed_tools == ['s']
     assert capability.native is False  # a spec connects from here by default, as in pydantic-ai 2.x
+
+
+def test_without_a_url_the_native_tool_given_says_where_the_server_is() -> None:
+    native = MCPServerTool(id='wiki', url='https://mcp.example/mcp')
+    capability: MCP[None] = MCP(native=native, local=False)
+    assert (capability.url, capability.id) == (None, 'wiki')
+    assert capability.get_native_tools() == [native]
+
+
+def test_without_a_url_a_toolset_given_as_local_is_used() -> None:
+    toolset = FunctionToolset[None]()
+    capability: MCP[None] = MCP(local=toolset)
+    assert (capability.url, capability.id, capability.local) == (None, None, toolset)
+    assert capability.get_native_tools() == []
+
+
+def test_without_a_url_there_is_no_local_connection_to_make() -> None:
+    capability: MCP[None] = MCP(native=MCPServerTool(id='wiki', url='https://mcp.example/mcp'))
+    assert capability.local is None
+
+
+@pytest.mark.parametrize(
+    ('make', 'message'),
+    [
+        (lambda: MCP(native=True, local=False), r'^MCP\(native=True\) requires `url=`: the provider needs'),
+        (lambda: MCP(local=True), r'^MCP\(local=True\) requires `url=` to connect to'),
+    ],
+)
+def test_without_a_url_native_true_or_local_true_is_refused(make: Any, message: str) -> None:
+    with pytest.raises(UserError, match=message):
+        make()

@@ -278,6 +278,13 @@ def test_responses_image_output_brings_the_image_generation_tool() -> None:
     assert 'tools' not in _responses(ModelRequestParameters())
 
 
+def test_responses_web_search_says_whether_it_may_fetch_live() -> None:
+    cached = _responses(_params(WebSearchTool(external_web_access=False)))
+    assert cached['tools'] == [{'type': 'web_search', 'search_context_size': 'medium', 'external_web_access': False}]
+    live = _responses(_params(WebSearchTool(external_web_access=True)))
+    assert live['tools'] == [{'type': 'web_search', 'search_context_size': 'medium', 'external_web_access': True}]
+
+
 def test_responses_hosted_tools_in_a_request() -> None:
     body = _responses(
         _params(

@@ -225,3 +225,118 @@ async def test_test_model_responses_name_their_provider_streamed_or_not() -> Non
     assert plain.provider_name == 'test'
     _, streamed = await _events(TestModel(), ModelRequestParameters())
     assert streamed.provider_name == 'test'
+
+
+async def test_a_dataclass_subclass_takes_the_request_parameters_first_then_its_own_fields() -> None:
+    from collections.abc import AsyncIterator
+    from dataclasses import dataclass, field
+    from datetime import datetime, timezone
+
+    started = datetime(2026, 1, 2, tzinfo=timezone.utc)
+
+    @dataclass
+    class WordStream(StreamedResponse):
+        words: list[str]
+        _model_name: str = 'words'
+        _timestamp: datetime = field(default=started)
+
+        async def _get_event_iterator(self) -> AsyncIterator[Any]:
+            for word in self.words:
+                for event in self._parts_manager.handle_text_delta(vendor_part_id=0, content=word):
+                    yield event
+
+        @property
+        def model_name(self) -> str:
+            return self._model_name
+
+    stream = WordStream(ModelRequestParameters(), ['one ', 'two'])
+    events = [event async for event in stream]
+
+    assert (stream.model_request_parameters, stream.final_result_event, len(events)) == (
+        ModelRequestParameters(),
+        FinalResultEvent(tool_name=None, tool_call_id=None),
+        4,
+    )
+    assert stream.get() == ModelResponse(
+        parts=[TextPart(content='one two')], model_name='words', timestamp=started, state='complete'
+    )
+
+
+async def test_a_subclass_timestamp_property_is_the_timestamp_of_the_response() -> None:
+    from collections.abc import AsyncIterator
+    from datetime import datetime, timezone
+
+    fixed = datetime(2025, 5, 6, tzinfo=timezone.utc)
+
+    class FixedTimeStream(StreamedResponse):
+        async def _get_event_iterator(self) -> AsyncIterator[Any]:
+            for event in self._parts_manager.handle_text_delta(vendor_part_id=0, content='x'):
+                yield event
+
+        @property
+        def model_name(self) -> str:
+            return 'fixed'
+
+        @property
+        def timestamp(self) -> datetime:
+            return fixed
+
+    stream = FixedTimeStream(ModelRequestParameters())
+
+    assert (stream.get().timestamp, stream.get().state) == (fixed, 'incomplete')
+
+
+async def test_a_dataclass_subclass_with_its_own_post_init_still_has_a_timestamp_and_parts() -> None:
+    from collections.abc import AsyncIterator
+    from dataclasses import dataclass
+
+    @dataclass
+    class PreparedStream(StreamedResponse):
+        text: str
+
+        def __post_init__(self) -> None:  # does not call the base's
+            self.text = self.text.upper()
+
+        async def _get_event_iterator(self) -> AsyncIterator[Any]:
+            for event in self._parts_manager.handle_text_delta(vendor_part_id=0, content=self.text):
+                yield event
+
+        @property
+        def model_name(self) -> str:
+            return 'prepared'
+
+    stream = PreparedStream(ModelRequestParameters(), 'hi')
+    _ = [event async for event in stream]
+    response = stream.get()
+
+    assert (response.parts, response.timestamp is stream.timestamp) == ([TextPart(content='HI')], True)
+
+
+async def test_the_provider_details_a_stream_sets_are_in_its_response() -> None:
+    class Detailed(StreamedResponse):
+        async def _get_event_iterator(self) -> Any:
+            yield self._parts_manager.handle_part(vendor_part_id=0, part=TextPart('hi'))
+            self.finish_reason = 'content_filter'
+            self.provider_details = {'finish_reason': 'content_filter'}
+
+        @property
+        def model_name(self) -> str:
+            return 'detailed'
+
+        @property
+        def provider_name(self) -> str:
+            return 'test'
+
+        @property
+        def provider_url(self) -> str:
+            return 'https://test.example'
+
+    stream = Detailed(ModelRequestParameters())
+    assert stream.get().provider_details is None
+    async for _ in stream:
+        pass
+    response = stream.get()
+    assert (response.finish_reason, response.provider_details) == (
+        'content_filter',
+        {'finish_reason': 'content_filter'},
+    )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from edgewise.agent import Agent, ModelRetry, RunContext, ToolDefinition
+from edgewise.agent import Agent, ModelRetry, RunContext, ToolDefinition, UserError
 from edgewise.agent.capabilities import PrepareTools
 from edgewise.agent.messages import ModelResponse, TextPart, ToolCallPart
 from edgewise.agent.models.test import TestModel
@@ -87,3 +87,23 @@ async def test_setting_the_private_system_makes_the_test_model_pose_as_another_f
 
     assert seen == ['test', 'test', 'openai', 'openai']
     assert model.system == 'openai'
+
+
+async def test_calling_a_tool_the_request_does_not_offer_is_a_clear_error() -> None:
+    agent = Agent(TestModel(call_tools=['missing']))
+
+    @agent.tool_plain
+    def present() -> str:  # pragma: no cover - the request fails before any call
+        return 'here'
+
+    with pytest.raises(UserError) as raised:
+        await agent.run('x')
+    assert str(raised.value) == (
+        "TestModel was configured to call unknown tool 'missing': the request offers ['present'] (a tool with "
+        '`defer_loading=True` is offered only once a tool search has revealed it).'
+    )
+
+
+async def test_calling_a_tool_of_an_agent_without_tools_names_that_none_is_offered() -> None:
+    with pytest.raises(UserError, match=r"unknown tool 'missing': the request offers no function tools"):
+        await Agent(TestModel(call_tools=['missing'])).run('x')

@@ -75,8 +75,24 @@ async def test_a_streamed_responses_usage_is_a_property_and_calling_it_is_deprec
     response = ModelResponse(parts=[TextPart('done')], usage=RequestUsage(output_tokens=3), model_name='m')
     stream = CompletedStreamedResponse(response, model_request_parameters=ModelRequestParameters())
     assert stream.usage == RequestUsage(output_tokens=3)
-    assert stream.usage != 'not a usage'  # type: ignore[comparison-overlap]
+    assert stream.usage != 'not a usage'
     assert repr(stream.usage) == repr(RequestUsage(output_tokens=3))
     with pytest.warns(DeprecationWarning, match='`StreamedResponse.usage` is a property since pydantic-ai 2.x'):
         called = stream.usage()  # type: ignore[operator]  # the 1.x spelling (pydantic-ai 2.x made it a property)
     assert called == RequestUsage(output_tokens=3)
+
+
+def test_a_models_id_is_its_system_and_name_and_a_wrapper_gives_the_wrapped_models_id() -> None:
+    from edgewise.agent.models.fallback import FallbackModel
+    from edgewise.agent.models.function import FunctionModel
+
+    def answer(messages: object, info: object) -> ModelResponse:
+        raise NotImplementedError  # pragma: no cover
+
+    fallback = FallbackModel(TestModel(), FunctionModel(answer))
+
+    assert (TestModel().model_id, fallback.model_id, WrapperModel(fallback).model_id) == (
+        'test:test',
+        'fallback:test:test,function:function:answer:',
+        'fallback:test:test,function:function:answer:',
+    )

@@ -539,3 +539,20 @@ async def test_an_approved_call_is_validated_once_as_it_runs_and_its_event_says_
     calls = {e.part.tool_call_id: e.args_valid for e in events if isinstance(e, FunctionToolCallEvent)}
     assert calls == {'a1': True, 'a2': None}  # the denied call is not validated (as pydantic-ai)
     assert checked == [(5, True)]  # once, with the override arguments and the approval
+
+
+@pytest.mark.parametrize('deferral', [ApprovalRequired, CallDeferred])
+async def test_a_tool_deferred_by_its_kind_stays_so_without_the_metadata_its_validator_gives(deferral: type) -> None:
+    def check(ctx: RunContext[None], n: int) -> None:
+        raise deferral(metadata={'from': 'validator'})
+
+    agent: Agent[None, Any] = Agent(model_calling(ToolCallPart('act', {'n': 1}, 'a1')), output_type=OUTPUT)
+
+    @agent.tool(requires_approval=True, args_validator=check)
+    def act(ctx: RunContext[None], n: int) -> int:
+        raise AssertionError('not run')  # pragma: no cover
+
+    result = await agent.run('go')
+
+    assert result.output == DeferredToolRequests(approvals=[ToolCallPart('act', {'n': 1}, 'a1')])
+    assert result.output.metadata == {}

@@ -26,6 +26,7 @@ from edgewise.agent import (
     WrapperToolset,
 )
 from edgewise.agent.messages import (
+    InstructionPart,
     ModelMessage,
     ModelResponse,
     RetryPromptPart,
@@ -237,7 +238,7 @@ async def test_a_prepared_toolset_may_change_or_drop_definitions_but_not_add_any
     assert isinstance(math_toolset().prepared(describe), PreparedToolset)
     assert await math_toolset().prepared(lambda ctx, defs: []).get_tools(ctx_of()) == {}
     # `None` is a mistake (pydantic-ai 2.x), a `UserError` that is also a `TypeError`.
-    with pytest.raises(TypeError, match=r"Prepare function '.*<lambda>' returned `None`; return `\[\]`"):
+    with pytest.raises(TypeError, match=r"^Prepare function '<lambda>' returned `None`; return `\[\]`"):
         await math_toolset().prepared(lambda ctx, defs: None).get_tools(ctx_of())
     with pytest.raises(UserError, match='Prepare function cannot add or rename tools'):
         await math_toolset().prepared(invent).get_tools(ctx_of())
@@ -449,7 +450,9 @@ async def test_toolset_instructions_follow_the_agents_in_each_request() -> None:
     result = await agent.run('go', deps='d')
 
     assert result.all_messages()[0].instructions == 'Be brief.\n\nAdd with add.\n\nDeps: d'  # type: ignore[union-attr]
-    assert await FunctionToolset(instructions='Only this.').get_instructions(ctx_of()) == ['Only this.']
+    assert await FunctionToolset(instructions='Only this.').get_instructions(ctx_of()) == [
+        InstructionPart('Only this.')
+    ]
     assert await FunctionToolset().get_instructions(ctx_of()) is None
 
 

@@ -191,12 +191,6 @@ def test_mermaid_refuses_what_does_not_fit_a_builder_graph(tmp_path: Path) -> No
         'edgewise: error: `start_node` applies to classic graphs; a builder graph starts at its start node and draws '
         'a stored run with `history` alone.\n',
     )
-    dbos = edgewise('mermaid', 'squares:graph', '--run', 'p4', '--store', 'dbos+sqlite:///dbos.db', cwd=tmp_path)
-    assert (dbos.code, dbos.err) == (
-        1,
-        'edgewise: error: squares:graph is a builder graph: the path of a builder run is drawn from a file, SQLite '
-        'or PostgreSQL store, not from a DBOS one.\n',
-    )
     classic = edgewise('mermaid', 'classic:graph', '--run', 'p4', *store, cwd=tmp_path)
     assert classic.code == 1
     assert 'Run history node "BuilderProgress" is not in the graph' in classic.err

@@ -5,15 +5,19 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Annotated, Any
 
+import anyio
 import pytest
 
-from edgewise.graph import BaseNode, End, Graph, GraphRunContext
+from edgewise.graph import BaseNode, End, EndSnapshot, Graph, GraphRunContext
 from edgewise.graph.builder import GraphBuilder, ReduceFirstValue, StepContext, reduce_list_append
+from edgewise.graph.builder._run_path import MapProgress, read_run_path
 from edgewise.graph.builder.join import JoinNode
-from edgewise.graph.dbos import DBOSGraph, DBOSQueue, DBOSWorker, application_version
+from edgewise.graph.dbos import DBOSGraph, DBOSQueue, DBOSWorker, application_version, load_history
 from edgewise.graph.exceptions import GraphRuntimeError, GraphSetupError
+from edgewise.graph.persistence.sqlite import SqliteStatePersistence
 
 
 @dataclass
@@ -147,8 +151,8 @@ async def test_async_entry_points_on_both_backends(worker: DBOSWorker, anyio_bac
     assert sorted((await dbos_scaled.result(run_id)).output) == [10, 20]  # both big, halved
     started = await dbos_scaled.start(inputs=[5], state=Seen(), run_id=f'builder-started-{anyio_backend}')
     assert (await dbos_scaled.result(started)).output == [25]
-    with pytest.raises(GraphRuntimeError, match='its DBOS runs are recorded as DBOS steps, not snapshots'):
-        await dbos_scaled.history(run_id)
+    with pytest.raises(LookupError, match="No DBOS graph run 'builder-fails-nowhere'"):
+        await dbos_scaled.history('builder-fails-nowhere')
 
 
 def test_a_failing_step_fails_the_run(worker: DBOSWorker) -> None:
@@ -212,3 +216,63 @@ def test_application_version_follows_a_builder_graphs_step_code() -> None:
     assert application_version(dbos_scaled) == application_version(scaled)
     assert application_version(scaled) != application_version(scaled, extra='release-2')
     assert application_version(scaled) != application_version(Graph(nodes=(), name='scaled'))
+
+
+@pytest.mark.anyio
+async def test_a_runs_path_is_rebuilt_from_its_recorded_steps(
+    worker: DBOSWorker, anyio_backend: str, tmp_path: Path
+) -> None:
+    run_id = f'builder-path-{anyio_backend}'
+    await dbos_scaled.run(inputs=[1, 3, 2], state=Seen(), run_id=run_id)
+    history = await dbos_scaled.history(run_id)
+    # The same run stored step by step gives the same path: every node done, the three map items finished.
+    async with SqliteStatePersistence(tmp_path / 'runs.db', run_id) as store:
+        await scaled.run(inputs=[1, 3, 2], state=Seen(), deps=10, persistence=store)
+        stored = await store.load_all()
+    path = read_run_path(history, scaled)
+    assert path == read_run_path(stored, scaled)
+    assert (path.ended, path.error, path.maps) == (True, None, {'map': MapProgress(3, 3)})
+    assert sorted(path.done) == ['Halve', '__end__', '__start__', 'big_or_small', 'collect', 'map', 'scale']
+    assert isinstance(history[-1], EndSnapshot)
+    assert (history[-1].result.data, history[-1].state) == (
+        [10, 15, 10],
+        Seen(order=['scale 1', 'scale 3', 'scale 2', 'halve 30', 'halve 20']),
+    )
+
+
+def test_a_failed_runs_path_marks_the_step_that_raised(worker: DBOSWorker) -> None:
+    run_id = dbos_scaled.start_sync(inputs=[1, -1, 30], state=Seen(), run_id='builder-path-fails')
+    with pytest.raises(GraphRuntimeError, match='negative: -1'):
+        dbos_scaled.result_sync(run_id)
+    url = worker.config['system_database_url']
+    assert url is not None
+    history = anyio.run(load_history, url, run_id, scaled)
+    path = read_run_path(history, scaled)
+    # Item 1 waits at its decision, item -1 failed in `scale`, item 30 has not started: no item is finished.
+    assert path.marks == {'__start__': 'done', 'map': 'done', 'scale': 'failed', 'big_or_small': 'waiting'}
+    assert (path.ended, path.error, path.maps) == (False, 'ValueError: negative: -1', {'map': MapProgress(0, 3)})
+    assert scaled.mermaid_code(history=history).endswith(
+        'class map highlighted\nclassDef stopped fill:#7ec8ff,stroke:#1f6fb2,stroke-width:3px\nclass big_or_small '
+        'stopped\nclassDef failed fill:#ff8a80,stroke:#c62828,stroke-width:3px\nclass scale failed'
+    )
+
+
+def test_the_command_line_draws_a_dbos_runs_path(worker: DBOSWorker, capsys: pytest.CaptureFixture[str]) -> None:
+    from edgewise.graph.cli import main
+
+    dbos_scaled.run_sync(inputs=[1], state=Seen(), run_id='builder-path-cli')  # small: to `collect`
+    store = f'dbos+{worker.config["system_database_url"]}'
+    capsys.readouterr()
+    assert (
+        main(['mermaid', 'tests.graph.dbos.test_builder_graph:scaled', '--run', 'builder-path-cli', '--store', store])
+        == 0
+    )
+    out = capsys.readouterr().out
+    assert '  map --> scale: 1/1 done\n' in out
+    assert out.endswith(
+        'class map highlighted\nclass scale highlighted\nclass big_or_small highlighted\nclass collect highlighted\n'
+    )
+    assert main(['mermaid', 'tests.graph.dbos.test_builder_graph:scaled', '--run', 'nope', '--store', store]) == 1
+    assert capsys.readouterr().err == (
+        f"edgewise: error: No run 'nope' in {store} (`edgewise runs list --store URL` lists them).\n"
+    )

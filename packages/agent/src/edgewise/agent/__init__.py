@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from ._loop.nodes import CallToolsNode, ModelRequestNode, UserPromptNode
     from ._message_flow.cancellation import CancellationToken
     from ._run.options import AgentRetries
-    from .agent import Agent, EndStrategy
+    from .agent import Agent, AgentRunEvents, EndStrategy
     from .agent.spec import AgentSpec
     from .capabilities import AgentCapability, Capability, CapabilityFunc
     from .concurrency import AbstractConcurrencyLimiter, AnyConcurrencyLimit, ConcurrencyLimit, ConcurrencyLimiter
@@ -181,6 +181,7 @@ __all__ = (
     'AgentRetries',
     'AgentRun',
     'AgentRunError',
+    'AgentRunEvents',
     'AgentRunResult',
     'AgentSpec',
     'AgentRunResultEvent',
@@ -457,6 +458,7 @@ _EXPORTS: dict[str, str] = {
     'TextOutput': '.output',
     'ToolOutput': '.output',
     'AgentEventStream': '.result',
+    'AgentRunEvents': '.agent',
     'AgentRunResult': '.result',
     'AgentSpec': '.agent.spec',
     'AgentRunResultEvent': '.result',

@@ -22,11 +22,11 @@ import anyio.lowlevel
 import anyio.to_thread
 
 __all__ = (
+    'abandoning_threads_on_cancel',
     'current_thread_executor',
     'disable_threads',
     'run_in_new_loop',
     'run_in_thread',
-    'run_in_thread_abandoning',
     'using_thread_executor',
 )
 
@@ -35,6 +35,7 @@ _R = TypeVar('_R')
 
 _thread_executor: ContextVar[Executor | None] = ContextVar('edgewise_thread_executor', default=None)
 _threads_disabled: ContextVar[bool] = ContextVar('edgewise_threads_disabled', default=False)
+_abandon_on_cancel: ContextVar[bool] = ContextVar('edgewise_abandon_threads_on_cancel', default=False)
 
 
 def current_thread_executor() -> Executor | None:
@@ -69,6 +70,18 @@ def disable_threads() -> Iterator[None]:
         _threads_disabled.reset(token)
 
 
+@contextmanager
+def abandoning_threads_on_cancel() -> Iterator[None]:
+    """Inside the block, a caller of `run_in_thread` cancelled while its function runs in one of anyio's threads
+    stops waiting at once and leaves the thread to finish on its own (its result is dropped): what a tool's
+    `timeout` needs. Outside it the caller waits for the function's end."""
+    token = _abandon_on_cancel.set(True)
+    try:
+        yield
+    finally:
+        _abandon_on_cancel.reset(token)
+
+
 async def run_in_thread(func: Callable[_P, _R], *args: _P.args, **kwargs: _P.kwargs) -> _R:
     """`func(*args, **kwargs)` in a thread (the context's executor, or one of anyio's), with the caller's context
     variables; cancelling the caller stops waiting (a call already running in the executor runs to its end)."""
@@ -77,18 +90,7 @@ async def run_in_thread(func: Callable[_P, _R], *args: _P.args, **kwargs: _P.kwa
     call = partial(func, *args, **kwargs)
     executor = _thread_executor.get()
     if executor is None:
-        return await anyio.to_thread.run_sync(call)
-    return await _run_in_executor(executor, call)
-
-
-async def run_in_thread_abandoning(call: Callable[[], _R]) -> _R:
-    """`call()` as `run_in_thread` runs it, except that cancelling the caller stops waiting on anyio's worker
-    thread too: the thread runs to its end unseen and its result is dropped (for a function under a deadline)."""
-    if _threads_disabled.get():
-        return call()
-    executor = _thread_executor.get()
-    if executor is None:
-        return await anyio.to_thread.run_sync(call, abandon_on_cancel=True)
+        return await anyio.to_thread.run_sync(call, abandon_on_cancel=_abandon_on_cancel.get())
     return await _run_in_executor(executor, call)
 
 

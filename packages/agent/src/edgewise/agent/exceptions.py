@@ -273,7 +273,7 @@ class PrepareReturnedNoneError(UserError, TypeError):
     @classmethod
     def of(cls, prepare_func: Any) -> PrepareReturnedNoneError:
         """The error naming the callback at fault."""
-        name = getattr(prepare_func, '__name__', None) or repr(prepare_func)
+        name = getattr(prepare_func, '__name__', None) or str(prepare_func)
         return cls(
             f'Prepare function {name!r} returned `None`; return `[]` to expose no tools, or return `tool_defs` to '
             'pass them through unchanged.'
@@ -555,6 +555,9 @@ class ModelHTTPError(ModelAPIError):
     headers: dict[str, str] | None
     """The response's headers, names in lower case (`error.headers.get('retry-after')`); `None` when the error
     did not come with headers (an error reported inside a stream, say)."""
+    suggested_model_id: str | None
+    """A known model id close to the one the provider rejected as unknown (`'openai:gpt-5'` for `'gpt-5x'`), named
+    in the message as a hint; `None` when there is no such suggestion."""
 
     def __init__(
         self,
@@ -563,17 +566,30 @@ class ModelHTTPError(ModelAPIError):
         body: object | None = None,
         *,
         headers: Mapping[str, str] | None = None,
+        suggested_model_id: str | None = None,
     ) -> None:
         self.status_code = status_code
         self.body = body
         self.headers = None if headers is None else {name.lower(): value for name, value in headers.items()}
+        self.suggested_model_id = suggested_model_id
         super().__init__(model_name, f'status_code: {status_code}, model_name: {model_name}, body: {body}')
+        self._add_suggestion()
+
+    def _add_suggestion(self) -> None:
+        if self.suggested_model_id is not None:
+            self.message += f'. Did you mean {self.suggested_model_id!r}?'
+            self.args = (self.message,)
 
     def __reduce__(self) -> tuple[type, tuple[int, str, object | None], dict[str, Any]]:  # type: ignore[override]
-        return type(self), (self.status_code, self.model_name, self.body), {'headers': self.headers}
+        state = {'headers': self.headers, 'suggested_model_id': self.suggested_model_id}
+        return type(self), (self.status_code, self.model_name, self.body), state
 
     def __setstate__(self, state: dict[str, Any] | None) -> None:
-        self.headers = (state or {}).get('headers')
+        state = state or {}
+        self.headers = state.get('headers')
+        # The constructor ran without the suggestion (pickle passes only the positional arguments).
+        self.suggested_model_id = state.get('suggested_model_id')
+        self._add_suggestion()
 
     @property
     def retry_after(self) -> float | None:

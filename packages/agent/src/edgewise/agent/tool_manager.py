@@ -58,8 +58,6 @@ order, once all have finished.)"""
 
 _T = TypeVar('_T')
 
-_FROM_ROOT_CAPABILITY: frozenset[str] = frozenset({'<the hooks of root_capability>'})
-
 _execution_mode: ContextVar[ParallelExecutionMode] = ContextVar('edgewise_tool_execution_mode', default='parallel')
 
 
@@ -99,6 +97,9 @@ class ToolManager(Generic[AgentDepsT]):
     """The step's tools by name (set by `for_run_step`)."""
     failed_tools: set[str] = field(default_factory=set[str])
     """The tools whose calls failed in this step (each counts one retry against its budget)."""
+    succeeded_tools: set[str] = field(default_factory=set[str])
+    """The tools a call of which succeeded in this step (a tool that also failed in the step still counts the
+    failure: the failure wins)."""
     default_max_retries: int = 1
     """The retry budget of unknown tools."""
     validation_context: Any = None
@@ -108,17 +109,15 @@ class ToolManager(Generic[AgentDepsT]):
     deferrals_are_span_errors: bool = False
     """Whether a call deferred (`CallDeferred`, `ApprovalRequired`) ends its span as an error (span formats before
     5); from format 5 on a deferral is control flow and the span ends without error."""
-    hooked: frozenset[str] = field(default=_FROM_ROOT_CAPABILITY)
-    """The tool hooks (`TOOL_HOOKS`) some capability of the run implements; the others are skipped. By default, the
-    ones `root_capability` implements."""
-
-    def _hooks(self) -> frozenset[str]:
-        """`hooked`, found from `root_capability` the first time when not given."""
-        hooked = self.hooked
-        if hooked is _FROM_ROOT_CAPABILITY:
-            root = self.root_capability
-            hooked = self.hooked = frozenset(h for h in TOOL_HOOKS if root is not None and root.overrides(h))
-        return hooked
+    hooked: frozenset[str] | None = None
+    """The tool hooks (`TOOL_HOOKS`) some capability of the run implements; the others are skipped. `None` (the
+    default) finds them on `root_capability`."""
+    carry_over: bool = True
+    """Whether the manager carries the retry counts from step to step itself, as a manager used on its own does:
+    `for_run_step` at the step the manager is at gives the manager back, and at another step a tool that failed in
+    this one counts one more retry, a tool that only succeeded starts again from none, and the others keep their
+    count. An agent run sets `False`: it keeps the counts in its (persisted) state and passes them in the run
+    context of each step."""
 
     @classmethod
     @contextmanager
@@ -130,13 +129,17 @@ class ToolManager(Generic[AgentDepsT]):
         finally:
             _execution_mode.reset(token)
 
-    def get_parallel_execution_mode(self, calls: list[ToolCallPart]) -> ParallelExecutionMode:
-        """How `calls` run: `'sequential'` when one of their tools is `sequential`, else the mode set by
-        `parallel_execution_mode` (`'parallel'` by default)."""
-        tools = self._step_tools()
-        if any((tool := tools.get(call.tool_name)) is not None and tool.tool_def.sequential for call in calls):
+    def get_parallel_execution_mode(self, calls: list[ToolCallPart] | None = None) -> ParallelExecutionMode:
+        """The mode set by `parallel_execution_mode` (`'parallel'` by default); with `calls`, `'sequential'` when one
+        of their tools is `sequential` (an agent run then makes the calls of the batch one after the other)."""
+        if calls is not None and any(self.is_sequential(call) for call in calls):
             return 'sequential'
         return _execution_mode.get()
+
+    def is_sequential(self, call: ToolCallPart) -> bool:
+        """Whether the call's tool is `sequential` (runs alone); `False` for an unknown tool."""
+        tool = self._step_tools().get(call.tool_name)
+        return tool is not None and tool.tool_def.sequential
 
     async def for_run_step(self, ctx: RunContext[AgentDepsT]) -> ToolManager[AgentDepsT]:
         """A manager for the step `ctx` is at: the toolset's tools of that step, through the capabilities'
@@ -145,9 +148,17 @@ class ToolManager(Generic[AgentDepsT]):
         Raises:
             UserError: a `prepare_tools` hook returned a tool the toolset does not have (added or renamed).
         """
+        if self.carry_over and self.ctx is not None:
+            if ctx.run_step == self.ctx.run_step:
+                return self
+            retries = {name: n for name, n in self.ctx.retries.items() if name not in self.succeeded_tools}
+            retries.update({name: self.ctx.retries.get(name, 0) + 1 for name in self.failed_tools})
+            ctx = _copy_with(ctx, RunContext, retries=retries)
         toolset = await self.toolset.for_run_step(ctx)
         tools = await toolset.get_tools(ctx)
-        manager = _copy_with(self, ToolManager, toolset=toolset, ctx=ctx, tools=tools, failed_tools=set())
+        manager = _copy_with(
+            self, ToolManager, toolset=toolset, ctx=ctx, tools=tools, failed_tools=set(), succeeded_tools=set()
+        )
         ctx.tool_manager = manager  # `ctx.tools` / `ctx.available_tool_names` from here on (`prepare_tools` too)
         root = self.root_capability
         if root is not None and root.overrides('prepare_tools'):
@@ -174,22 +185,17 @@ class ToolManager(Generic[AgentDepsT]):
         return tool.tool_def if tool is not None else None
 
     async def validate_tool_call(
-        self,
-        call: ToolCallPart,
-        *,
-        approved: bool = False,
-        metadata: Any = None,
-        wrap_validation_errors: bool = True,
+        self, call: ToolCallPart, *, approved: bool = False, metadata: Any = None, wrap_validation_errors: bool = True
     ) -> ValidatedToolCall[AgentDepsT]:
         """Validate the call's arguments (then the tool's own `args_validator`). Invalid arguments, an unknown
         tool or a `ModelRetry` from the validator give a `ValidatedToolCall` with a `validation_error`.
 
         Args:
-            call: The tool call to validate.
-            approved: Whether the call has been approved (`ctx.tool_call_approved`).
-            metadata: The call's data from `DeferredToolResults.metadata` (`ctx.tool_call_metadata`).
-            wrap_validation_errors: `False` raises the `ValidationError`, `ModelRetry` or `ToolFailed` itself
-                instead, and spends none of the tool's retries (for a caller dispatching calls of its own).
+            call: The tool call.
+            approved: Whether the call was approved (`ctx.tool_call_approved`).
+            metadata: The call's metadata from `DeferredToolResults` (`ctx.tool_call_metadata`).
+            wrap_validation_errors: `False` raises the `ValidationError`, `ModelRetry` or `ToolFailed` itself and
+                spends no retry (for callers that call tools on their own behalf and want the error as it is).
 
         Raises:
             UnexpectedModelBehavior: the call failed and the tool has no retries left.
@@ -202,7 +208,7 @@ class ToolManager(Generic[AgentDepsT]):
         try:
             if tool is None:
                 raise ModelRetry(_unknown_tool_message(name, tools))
-            if self._hooks() & VALIDATE_HOOKS and tool.tool_def.kind != 'output':
+            if self._hooked() & VALIDATE_HOOKS and tool.tool_def.kind != 'output':
                 args = await self._validate_with_hooks(call, tool, ctx)
             else:
                 args = await self._validate(call.args, tool, ctx)
@@ -219,9 +225,13 @@ class ToolManager(Generic[AgentDepsT]):
             if not wrap_validation_errors:
                 raise
             return ValidatedToolCall(call, tool, ctx, args_valid=False, validation_error=_failed_error(call, error))
-        except _HeldDeferral as held:
+        except _HeldDeferral as held:  # through the validation hooks: with the arguments they left
             deferral, args = held.deferral, held.validated_args
             return ValidatedToolCall(call, tool, ctx, args_valid=True, validated_args=args, deferral=deferral)
+        except (CallDeferred, ApprovalRequired) as deferral:
+            # From the tool's `args_validator` or a validation hook: the arguments are valid and running the call
+            # raises the deferral (so a call validated for its streamed event is not validated again).
+            return ValidatedToolCall(call, tool, ctx, args_valid=True, validated_args={}, deferral=deferral)
         return ValidatedToolCall(call, tool, ctx, args_valid=True, validated_args=args)
 
     async def _validate(
@@ -271,9 +281,9 @@ class ToolManager(Generic[AgentDepsT]):
     async def execute_tool_call(
         self, validated: ValidatedToolCall[AgentDepsT], *, wrap_validation_errors: bool = True
     ) -> Any:
-        """Call the tool with the validated arguments and return what it returns. With
-        `wrap_validation_errors=False`, a `ModelRetry` or `ToolFailed` of the tool is raised itself and spends
-        none of the tool's retries.
+        """Call the tool with the validated arguments and return what it returns. `wrap_validation_errors=False`
+        raises a `ModelRetry`, `ToolFailed` or hook `ValidationError` as it is, spending no retry, and does not
+        record a success in `succeeded_tools`.
 
         Raises:
             ToolRetryError: the arguments were invalid, or the tool raised `ModelRetry` (the error carries the
@@ -294,20 +304,8 @@ class ToolManager(Generic[AgentDepsT]):
                 f'External tool {call.tool_name!r} cannot be called: its result comes from outside the run.'
             )
         try:
-            deferral: CallDeferred | ApprovalRequired | None = None
-            with _instrument.span_if(
-                self.tracing, 'running tool: {tool_name}', tool_name=call.tool_name, tool_call_id=call.tool_call_id
-            ):
-                try:
-                    if self._hooks() & EXECUTE_HOOKS:
-                        return await self._execute_with_hooks(call, tool, ctx, validated.validated_args)
-                    return await self.toolset.call_tool(call.tool_name, validated.validated_args, ctx, tool)
-                except (CallDeferred, ApprovalRequired) as error:
-                    if self.deferrals_are_span_errors:
-                        raise
-                    deferral = error  # raised once the span has ended, so that it does not record an error
-            raise deferral
-        except ModelRetry as error:
+            result = await self._traced_call(call, tool, ctx, validated.validated_args)
+        except (ModelRetry, pydantic.ValidationError) as error:  # a hook validating further: as `ModelRetry`
             if not wrap_validation_errors:
                 raise
             self._check_max_retries(call.tool_name, ctx, error)
@@ -317,6 +315,26 @@ class ToolManager(Generic[AgentDepsT]):
             if not wrap_validation_errors:
                 raise
             raise _failed_error(call, error) from error
+        if wrap_validation_errors:
+            self.succeeded_tools.add(call.tool_name)
+        return result
+
+    async def _traced_call(
+        self, call: ToolCallPart, tool: ToolsetTool[AgentDepsT], ctx: RunContext[AgentDepsT], args: dict[str, Any]
+    ) -> Any:
+        deferral: CallDeferred | ApprovalRequired | None = None
+        with _instrument.span_if(
+            self.tracing, 'running tool: {tool_name}', tool_name=call.tool_name, tool_call_id=call.tool_call_id
+        ):
+            try:
+                if self._hooked() & EXECUTE_HOOKS:
+                    return await self._execute_with_hooks(call, tool, ctx, args)
+                return await self.toolset.call_tool(call.tool_name, args, ctx, tool)
+            except (CallDeferred, ApprovalRequired) as error:
+                if self.deferrals_are_span_errors:
+                    raise
+                deferral = error  # raised once the span has ended, so that it does not record an error
+        raise deferral
 
     async def _execute_with_hooks(
         self, call: ToolCallPart, tool: ToolsetTool[AgentDepsT], ctx: RunContext[AgentDepsT], args: dict[str, Any]
@@ -339,10 +357,6 @@ class ToolManager(Generic[AgentDepsT]):
             return await root.after_tool_execute(ctx, call=call, tool_def=tool_def, args=args, result=result)
         except SkipToolExecution as skip:
             return skip.result
-        except pydantic.ValidationError as error:  # a hook validating further: the model retries, as on `ModelRetry`
-            self._check_max_retries(call.tool_name, ctx, error)
-            self.failed_tools.add(call.tool_name)
-            raise _retry_error(call, error) from error
 
     async def handle_call(
         self,
@@ -423,6 +437,12 @@ class ToolManager(Generic[AgentDepsT]):
         if isinstance(answer, RetryPromptPart):
             raise ToolRetryError(dataclasses.replace(answer, tool_name=call.tool_name, tool_call_id=call_id))
         return answer  # an external result, as the handler gave it (a plain value or a `ToolReturn`)
+
+    def _hooked(self) -> frozenset[str]:
+        if self.hooked is not None:
+            return self.hooked
+        root = self.root_capability
+        return frozenset(hook for hook in TOOL_HOOKS if root is not None and root.overrides(hook))
 
     def _step_tools(self) -> dict[str, ToolsetTool[AgentDepsT]]:
         if self.tools is None:

@@ -5,9 +5,7 @@
 
 from __future__ import annotations as _annotations
 
-import dataclasses
 import inspect
-import json
 import warnings
 from collections.abc import Awaitable, Callable
 from typing import Any, Concatenate, Generic, Self, TypeAlias
@@ -323,27 +321,6 @@ class Tool(Generic[AgentDepsT]):
 
 
 TOOL_INIT_OPTIONS.signed(Tool.__init__)
-
-
-def resolve_return_schema(tool_def: ToolDefinition) -> ToolDefinition:
-    """The definition as the model gets it: the return schema added to the description when the tool asks for
-    it (`include_return_schema`), else dropped, as pydantic-ai does for models without native return schemas.
-    """
-    if not tool_def.include_return_schema:
-        if tool_def.return_schema is None:
-            return tool_def
-        return dataclasses.replace(tool_def, return_schema=None)
-    if not tool_def.return_schema:
-        warnings.warn(
-            f'Tool {tool_def.name!r} has `include_return_schema` enabled but no meaningful return schema was '
-            'generated. Set `include_return_schema=False` on this tool to suppress this warning.',
-            UserWarning,
-            stacklevel=2,
-        )
-        return dataclasses.replace(tool_def, return_schema=None)
-    parts = [tool_def.description] if tool_def.description else []
-    parts += ['Return schema:', json.dumps(tool_def.return_schema, indent=2)]
-    return dataclasses.replace(tool_def, description='\n\n'.join(parts), return_schema=None)
 
 
 _RENAMED = {'BuiltinToolFunc': 'NativeToolFunc', 'AgentBuiltinTool': 'AgentNativeTool'}

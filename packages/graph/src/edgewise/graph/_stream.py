@@ -2,18 +2,19 @@
 
 from __future__ import annotations as _annotations
 
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable
-from contextlib import asynccontextmanager
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any, Generic
 
 import anyio
+from typing_extensions import TypeVar
 
 from ._runs import EventSink, drive
 from .events import GraphEvent, RunEndEvent
 from .nodes import BaseNode, RunEndT, StateT
 from .persistence import BaseStatePersistence
 
-__all__ = ('GraphEventStream', 'stream_events')
+__all__ = ('GraphEventStream', 'serve_events', 'stream_events')
 
 
 class GraphEventStream(Generic[StateT, RunEndT]):
@@ -54,43 +55,27 @@ class GraphEventStream(Generic[StateT, RunEndT]):
                 yield event
 
 
+_StreamT = TypeVar('_StreamT', bound=GraphEventStream[Any, Any])
+
+
 @asynccontextmanager
-async def stream_events(
-    graph: Any,
-    start_node: BaseNode[Any, Any, Any] | None,
+async def serve_events(
+    produce: Callable[[EventSink], Awaitable[None]],
+    stream_type: type[_StreamT],
     *,
-    state: Any,
-    deps: Any,
-    persistence: BaseStatePersistence[Any, Any] | None,
-    max_steps: int | None,
     buffer_size: int,
     state_snapshots: bool,
-) -> AsyncIterator[GraphEventStream[Any, Any]]:
-    """Run `graph` in a task (from `start_node`, or resumed from `persistence` when it is `None`) and yield its
-    events; leaving the block cancels the run if it is still going."""
+) -> AsyncIterator[_StreamT]:
+    """Run `produce` (a run sending its events to the sink it is given) in a task and yield the stream of its
+    events; leaving the block cancels the run if it is still going. Classic and builder runs stream through it."""
     if buffer_size < 0:
         raise ValueError(f'buffer_size must be a non-negative integer, got {buffer_size!r}')
     sink = EventSink(buffer_size, state_snapshots=state_snapshots)
     failure: list[BaseException] = []
 
-    async def produce() -> None:
+    async def run() -> None:
         try:
-            if start_node is None:
-                assert persistence is not None
-                runs = graph.iter_from_persistence(persistence, deps=deps, infer_name=False, max_steps=max_steps)
-            else:
-                runs = graph.iter(
-                    start_node,
-                    state=state,
-                    deps=deps,
-                    persistence=persistence,
-                    infer_name=False,
-                    max_steps=max_steps,
-                )
-            async with runs as run:
-                run._link.sink = sink
-                end = await drive(run, sink)
-                await sink.put(RunEndEvent(end.data, run.state, end))
+            await produce(sink)
         except Exception as e:
             failure.append(e)
         finally:
@@ -98,8 +83,8 @@ async def stream_events(
 
     error: Exception | None = None
     async with anyio.create_task_group() as tg:
-        tg.start_soon(produce)
-        stream: GraphEventStream[Any, Any] = GraphEventStream(sink, failure)
+        tg.start_soon(run)
+        stream = stream_type(sink, failure)
         try:
             yield stream
         except Exception as e:
@@ -115,3 +100,33 @@ async def stream_events(
                 await stream._events.aclose()
     if error is not None:
         raise error
+
+
+def stream_events(
+    graph: Any,
+    start_node: BaseNode[Any, Any, Any] | None,
+    *,
+    state: Any,
+    deps: Any,
+    persistence: BaseStatePersistence[Any, Any] | None,
+    max_steps: int | None,
+    buffer_size: int,
+    state_snapshots: bool,
+) -> AbstractAsyncContextManager[GraphEventStream[Any, Any]]:
+    """Run `graph` in a task (from `start_node`, or resumed from `persistence` when it is `None`) and yield its
+    events; leaving the block cancels the run if it is still going."""
+
+    async def produce(sink: EventSink) -> None:
+        if start_node is None:
+            assert persistence is not None
+            runs = graph.iter_from_persistence(persistence, deps=deps, infer_name=False, max_steps=max_steps)
+        else:
+            runs = graph.iter(
+                start_node, state=state, deps=deps, persistence=persistence, infer_name=False, max_steps=max_steps
+            )
+        async with runs as run:
+            run._link.sink = sink
+            end = await drive(run, sink)
+            await sink.put(RunEndEvent(end.data, run.state, end))
+
+    return serve_events(produce, GraphEventStream, buffer_size=buffer_size, state_snapshots=state_snapshots)

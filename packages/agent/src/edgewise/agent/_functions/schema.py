@@ -97,7 +97,8 @@ class FunctionSchema:
         return result
 
     async def call(self, kwargs: dict[str, Any], ctx: Any) -> Any:
-        """Call the function with validated keyword arguments (and `ctx` first when it takes one)."""
+        """Call the function with validated keyword arguments (and `ctx` first when it takes one); what a sync
+        function returns is awaited when it is awaitable (pydantic-ai 2.x)."""
         kwargs = dict(kwargs)
         positional: list[Any] = [ctx] if self.takes_ctx else []
         for name in self.positional_fields:
@@ -106,7 +107,13 @@ class FunctionSchema:
             positional.extend(kwargs.pop(self.var_positional_field, ()))
         if self.is_async:
             return await self.function(*positional, **kwargs)
-        return await run_in_thread(self.function, *positional, **kwargs)
+        # Boxed: trio refuses a worker thread's result that is a coroutine, which a plain `def` may return.
+        (result,) = await run_in_thread(_boxed_call, self.function, positional, kwargs)
+        return await result if inspect.isawaitable(result) else result
+
+
+def _boxed_call(function: Callable[..., Any], args: list[Any], kwargs: dict[str, Any]) -> tuple[Any]:
+    return (function(*args, **kwargs),)
 
 
 def _is_run_context(annotation: Any) -> bool:

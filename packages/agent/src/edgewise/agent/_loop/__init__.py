@@ -9,7 +9,8 @@
 - `output_reader`: the text and the partial output of streamed responses, read incrementally (for `AgentStream`
   and `StreamedRunResult`).
 - `response_output`: validating a (partly streamed) response into an output value.
-- `empty_response`: what a response without text or tool calls means.
+- `empty_response`: what a response with nothing to act on means (no parts, empty text, reasoning only).
+- `early_output`: under `end_strategy='early'`, a response's own output winning over its function tool calls.
 - `step_tool_manager`: the `ToolManager` of each step (the tools listed, through `prepare_tools`).
 - `response_tool_calls`: running the function tool calls of one response (validation, retries, concurrency).
 - `call_tools_parts`: the parts a tool-call step answers with (output and skipped calls, retry prompts).

@@ -5,6 +5,7 @@ retry prompt for an answer with no output, the tool kinds stamped on calls, and 
 from __future__ import annotations as _annotations
 
 import dataclasses
+from collections.abc import Sequence
 from typing import Any
 
 import anyio
@@ -15,15 +16,28 @@ from .._output.schema import OutputSchema
 from .._run.deps import GraphAgentDeps
 from .._run.state import GraphAgentState
 from ..exceptions import UnexpectedModelBehavior
-from ..messages import ModelRequestPart, ModelResponse, RetryPromptPart, ToolCallPart, ToolReturnPart
+from ..messages import (
+    CompactionPart,
+    ModelRequestPart,
+    ModelResponse,
+    NativeToolCallPart,
+    RetryPromptPart,
+    SpeechPart,
+    TextPart,
+    ToolCallPart,
+    ToolReturnPart,
+)
 from ..tools import RunContext
 
 __all__ = (
     'OUTPUT_INVALID',
+    'OUTPUT_NOT_FINAL',
     'OUTPUT_PROCESSED',
     'OUTPUT_SKIPPED',
     'TOOL_SKIPPED',
     'Checkpoints',
+    'answer_text',
+    'duplicate_call_ids',
     'count_output_failure',
     'no_output_retry',
     'output_args_valid',
@@ -83,8 +97,35 @@ def tag_tool_calls(response: ModelResponse, tool_kinds: dict[str, str]) -> None:
     ]
 
 
+def duplicate_call_ids(calls: Sequence[ToolCallPart]) -> list[str]:
+    """The call ids more than one of `calls` has, in the order each is first repeated (answers are matched to
+    calls by id, so such calls cannot be told apart)."""
+    seen: set[str] = set()
+    duplicates: list[str] = []
+    for call in calls:
+        if call.tool_call_id in seen and call.tool_call_id not in duplicates:
+            duplicates.append(call.tool_call_id)
+        seen.add(call.tool_call_id)
+    return duplicates
+
+
+def answer_text(response: ModelResponse) -> str:
+    """The text answer of a response without tool calls: its text parts after its last native tool call (text before
+    one is commentary), a spoken part's transcript counting as text; a compaction summary when there is no text."""
+    texts: list[str] = []
+    summaries: list[str] = []
+    for part in response.parts:
+        if isinstance(part, TextPart | SpeechPart):
+            texts.append(part.content)
+        elif isinstance(part, NativeToolCallPart):
+            texts = []
+        elif isinstance(part, CompactionPart) and part.content:
+            summaries.append(part.content)
+    return ''.join(texts) or ''.join(summaries)  # a response that only compacted (`pause_after_compaction`)
+
+
 def no_output_retry(schema: OutputSchema, step_tools: dict[str, Any] | None) -> str:
-    """What the model is asked when its answer gives no output, as pydantic-ai 1.107 words it: the ways it has."""
+    """What the model is asked when its answer gives no output, as pydantic-ai 2.x words it: the ways it has."""
     ways: list[str] = []
     if schema.tools:
         ways.append('include your response in a tool call')
@@ -92,12 +133,13 @@ def no_output_retry(schema: OutputSchema, step_tools: dict[str, Any] | None) -> 
         ways.append('call a tool')
     if schema.allows_image:
         ways.append('return an image')
-    if schema.allow_text_output or schema.mode in ('native', 'prompted'):
-        ways.insert(0, 'return text')
+    if schema.allow_text_output or schema.mode in ('native', 'prompted') or schema.auto_outputs is not None:
+        ways.insert(0, 'return text')  # the model's own output mode may be text (pydantic-ai 2.x's 'auto')
     return f'Please {" or ".join(ways)}.'
 
 
 OUTPUT_PROCESSED = 'Final result processed.'
+OUTPUT_NOT_FINAL = 'Output tool processed, but its value will not be the final result of the agent run.'
 OUTPUT_SKIPPED = 'Output tool not used - a final result was already processed.'
 OUTPUT_INVALID = 'Output tool not used - output failed validation.'
 OUTPUT_RETRY_FIRST = 'Output not used as the final result - addressing tool retries from this round first.'

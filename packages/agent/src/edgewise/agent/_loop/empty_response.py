@@ -1,17 +1,18 @@
-"""What a model response without text or tool calls means (empty, or reasoning only), as in pydantic-ai 1.107:
-the token limit was hit, `None` is the output, text from an earlier response is the output, or the model is
-asked again."""
+"""What a model response with nothing to act on means (no parts, only empty text, or only reasoning), as in
+pydantic-ai 2.x: the token limit was hit, the content filter stopped it, `None` is the output, or the model is
+asked again (the retry prompt naming the kinds of output it may give). Text of an earlier response is never
+reused as the output (pydantic-ai 1.x did)."""
 
 from __future__ import annotations as _annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from .._run.deps import GraphAgentDeps
 from ..capabilities.content_filter import content_filter_error
 from ..exceptions import UnexpectedModelBehavior
-from ..messages import ModelMessage, ModelResponse, TextPart
+from ..messages import ModelResponse, TextPart, ThinkingPart
+from .call_tools_parts import no_output_retry
 
 __all__ = ('NoOutput', 'no_output_answer')
 
@@ -24,18 +25,19 @@ class NoOutput:
     retry: str | None
 
 
-def no_output_answer(
-    response: ModelResponse, history: Sequence[ModelMessage], deps: GraphAgentDeps[Any, Any]
-) -> str | NoOutput | None:
-    """What to do with `response`, which has no text and no tool calls: text recovered from an earlier
-    response of the run (the output, when text is), a `NoOutput`, or `None` to send the same request again
-    (an empty response).
+def no_output_answer(response: ModelResponse, deps: GraphAgentDeps[Any, Any]) -> NoOutput | None:
+    """What to do with `response` when it has nothing to act on; `None` when it has (text, a tool call, a file,
+    a native tool call, a compaction summary...).
 
     Raises:
         UnexpectedModelBehavior: the model stopped at its token limit (`finish_reason='length'`): asking
             again would hit it again.
-        ContentFilterError: the response is empty because the provider's content filter stopped it.
+        ContentFilterError: the provider's content filter stopped a response with no text in it.
     """
+    parts = response.parts
+    blank = all(isinstance(part, TextPart) and not part.content for part in parts)  # also when there is no part
+    if not blank and not all(_is_reasoning_or_blank(part) for part in parts):
+        return None
     if response.finish_reason == 'length':
         settings = deps.model_settings or {}
         limit = settings.get('max_tokens') or 'provider default'
@@ -43,34 +45,12 @@ def no_output_answer(
             f'Model token limit ({limit}) exceeded before any response was generated. Increase the `max_tokens` '
             'model setting, or simplify the prompt to result in a shorter response that will fit within the limit.'
         )
-    empty = not response.parts
-    if empty and response.finish_reason == 'content_filter':
+    if blank and response.finish_reason == 'content_filter':
         raise content_filter_error(response)
-    schema = deps.output_schema
-    if empty and schema.allows_none:
+    if deps.output_schema.allows_none:
         return NoOutput(None)
-    text_is_output = schema.allow_text_output or schema.mode in ('native', 'prompted')
-    if text_is_output and (text := _earlier_text(history, response)) is not None:
-        return text
-    if empty:
-        return None
-    alternatives: list[str] = []
-    if schema.tools:
-        alternatives.append('include your response in a tool call')
-    elif deps.step_tools:
-        alternatives.append('call a tool')
-    if schema.allows_image:
-        alternatives.append('return an image')
-    if text_is_output:
-        alternatives.insert(0, 'return text')
-    return NoOutput(f'Please {" or ".join(alternatives)}.')
+    return NoOutput(no_output_retry(deps.output_schema, deps.step_tools))
 
 
-def _earlier_text(history: Sequence[ModelMessage], current: ModelResponse) -> str | None:
-    """The text of the latest earlier response that had some (given with tool calls, so not taken then)."""
-    for message in reversed(history):
-        if isinstance(message, ModelResponse) and message is not current:
-            text = ''.join(part.content for part in message.parts if isinstance(part, TextPart))
-            if text:
-                return text
-    return None
+def _is_reasoning_or_blank(part: object) -> bool:
+    return isinstance(part, ThinkingPart) or (isinstance(part, TextPart) and not part.content)

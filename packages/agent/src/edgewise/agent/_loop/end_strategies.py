@@ -29,10 +29,11 @@ from .._run.deps import GraphAgentDeps
 from .._run.result import FinalResult
 from .._run.state import GraphAgentState
 from ..exceptions import ModelRetry
-from ..messages import ModelRequest, ModelRequestPart, RetryPromptPart, ToolCallPart, ToolReturnPart
+from ..messages import ModelRequest, ModelRequestPart, RetryPromptPart, ToolCallPart, ToolReturnPart, UserPromptPart
 from ..tools import RunContext, ToolDefinition
 from .call_tools_parts import (
     OUTPUT_INVALID,
+    OUTPUT_NOT_FINAL,
     OUTPUT_PROCESSED,
     OUTPUT_RETRY_FIRST,
     OUTPUT_SKIPPED,
@@ -121,8 +122,11 @@ class ResponseCalls:
                 index = self.parts.index(self._winner)
                 self.parts[index] = dataclasses.replace(self._winner, content=OUTPUT_RETRY_FIRST)
                 self.final = None
-        # A tool's retry count runs while it keeps failing; a step where it succeeds (or is not called) resets it.
-        self.state.tool_retries = {n: self.prior_retries.get(n, 0) + 1 for n in self._retried}
+        # A tool's retry count runs while it keeps failing, also across steps that do not call it (pydantic-ai 2.x);
+        # a step where it is called without failing resets it.
+        called = {call.tool_name for call in [*calls, *unknown_calls]}
+        kept = {name: count for name, count in self.prior_retries.items() if name not in called}
+        self.state.tool_retries = {**kept, **{n: self.prior_retries.get(n, 0) + 1 for n in self._retried}}
 
     def _segments(self, calls: list[ToolCallPart]) -> list[list[ToolCallPart]]:
         """The calls cut at the sequential ones (each alone in its segment), or one call a segment when the run's
@@ -147,10 +151,12 @@ class ResponseCalls:
 
     async def _early(self, calls: list[ToolCallPart]) -> None:
         functions = [call for call in calls if call.tool_name not in self.output_tools]
+        unknown, self._unknown = self._unknown, []  # answered with the function tool calls, or skipped with them
         for call in calls:
             if call.tool_name in self.output_tools:
                 await self._in_order([call])
         if self.final is None:
+            self._unknown = unknown
             segments = self._segments(functions)
             for index, segment in enumerate(segments):
                 self._more = index < len(segments) - 1
@@ -158,10 +164,14 @@ class ResponseCalls:
             await self._run_functions([])
             return
         # The calls of plain function tools first, then those of external tools and tools needing approval (each
-        # in call order), as pydantic-ai 1.107 skips them.
-        skipping = sorted(functions, key=lambda c: self.step_tools[c.tool_name].kind in ('external', 'unapproved'))
+        # in call order), as pydantic-ai skips them; calls of unknown tools are skipped with the plain ones
+        # (pydantic-ai 2.x; they are not answered with a retry prompt).
+        deferred_kinds = ('external', 'unapproved')
+        skipping = sorted(
+            [*functions, *unknown],
+            key=lambda c: c.tool_name in self.step_tools and self.step_tools[c.tool_name].kind in deferred_kinds,
+        )
         self.outcome.parts.extend(status_part(call, TOOL_SKIPPED) for call in skipping)
-        await self._run_functions([])
 
     async def _in_order(self, calls: list[ToolCallPart]) -> None:
         """Each output call after the function tool calls made before it (which run together)."""
@@ -239,7 +249,7 @@ class ResponseCalls:
     def _keep_earlier_results(self) -> None:
         """A batch after a barrier failed: the results of the batches before it are kept, with those the failed
         batch finished, in the history's request marked `'interrupted'` (made here when that batch finished none)."""
-        earlier = [p for p in self.outcome.parts if isinstance(p, ToolReturnPart | RetryPromptPart)]
+        earlier = [p for p in self.outcome.parts if isinstance(p, ToolReturnPart | RetryPromptPart | UserPromptPart)]
         if not earlier:
             return
         history = self.state.message_history
@@ -289,8 +299,8 @@ class ResponseCalls:
                 self.parts.append(status_part(call, _OUTPUT_FAILED))
                 return
             self.parts.append(tool_retry_prompt(call, error.message))
-        else:
-            part = status_part(call, OUTPUT_PROCESSED)
+        else:  # a later valid output (only 'exhaustive' processes one) is noted as not the output (pydantic-ai 2.x)
+            part = status_part(call, OUTPUT_PROCESSED if self.final is None else OUTPUT_NOT_FINAL)
             self.parts.append(part)
             if self.final is None:
                 self.final = FinalResult(got.output, call.tool_name, call.tool_call_id)

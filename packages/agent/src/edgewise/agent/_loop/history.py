@@ -49,9 +49,24 @@ __all__ = (
 )
 
 
-def first_new_index(messages: list[ModelMessage], run_id: str, resumed: ModelRequest | None) -> int:
+def resumed_index_after_hooks(index: int | None, before: int, after: int) -> int | None:
+    """Where the resumed request sits after request hooks turned a history of `before` messages into one of `after`:
+    at the end on its first request (`index == -1`, the request being sent), later moved by the number of messages
+    the hooks added or took out ahead of it; `None` when that number says it was taken out itself."""
+    if index == -1:
+        return after - 1
+    if index is None:
+        return None
+    shifted = index - (before - after)
+    return shifted if shifted >= 0 else None
+
+
+def first_new_index(
+    messages: list[ModelMessage], run_id: str, resumed: ModelRequest | None, resumed_index: int | None = None
+) -> int:
     """Where the run's own messages start in a history a capability rewrote: after the request the run resumed
-    (found by identity, else by content), else at the first message of the run."""
+    (found by identity, else by content, else at `resumed_index`, where it sat when the hooks rebuilt it), else at
+    the first message of the run."""
     if resumed is not None:
         for index, message in enumerate(messages):
             if message is resumed:
@@ -65,6 +80,8 @@ def first_new_index(messages: list[ModelMessage], run_id: str, resumed: ModelReq
                 message.metadata,
             ) == (resumed.parts, resumed.timestamp, resumed.instructions, resumed.metadata):
                 return index + 1
+        if resumed_index is not None and 0 <= resumed_index < len(messages):
+            return resumed_index + 1
     return next((i for i, m in enumerate(messages) if m.run_id == run_id), len(messages))
 
 
@@ -73,15 +90,19 @@ def has_adjacent_same_kind(messages: Sequence[ModelMessage]) -> bool:
     return any(type(a) is type(b) for a, b in itertools.pairwise(messages))
 
 
-def sent_messages(state: GraphAgentState, deps: GraphAgentDeps[Any, Any]) -> list[ModelMessage]:
+def sent_messages(
+    state: GraphAgentState, deps: GraphAgentDeps[Any, Any], params: ModelRequestParameters
+) -> list[ModelMessage]:
     """The history as sent to the model: adjacent requests merged (and adjacent responses that did not come from a
     model), as pydantic-ai sends them. Only histories given by the caller or changed by a capability can hold them,
-    so runs without those send their history as it is."""
+    so runs without those send their history as it is. A history holding spoken turns goes through
+    `Model.prepare_messages` with the request's `params` (so that the tools it announces are those the request
+    serves)."""
     history = state.message_history
     sent = merge_adjacent(history) if deps.merge_adjacent else history
     if not _holds_speech(history, deps):
         return sent
-    prepared = deps.model.prepare_messages(sent)
+    prepared = deps.model.prepare_messages(sent, params)
     # Spoken turns left with nothing to say are dropped, which can leave two requests side by side.
     return prepared if prepared is sent else merge_adjacent(prepared)
 

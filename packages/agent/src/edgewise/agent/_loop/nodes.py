@@ -40,7 +40,6 @@ from .._tools.deferred_calls import DeferredToolRequests, DeferredToolResults
 from ..exceptions import ModelRetry, SkipModelRequest, UserError
 from ..messages import (
     BinaryImage,
-    CompactionPart,
     DeferredToolRequestsEvent,
     DeferredToolResultsEvent,
     EnqueuedMessagesEvent,
@@ -50,12 +49,9 @@ from ..messages import (
     ModelRequest,
     ModelRequestPart,
     ModelResponse,
-    NativeToolCallPart,
     OutputToolCallEvent,
     OutputToolResultEvent,
     RetryPromptPart,
-    SpeechPart,
-    TextPart,
     ToolAvailabilityDeltaEvent,
     ToolAvailabilityDeltaPart,
     ToolCallPart,
@@ -68,6 +64,8 @@ from ..tools import RunContext
 from .call_tools_parts import (
     TOOL_SKIPPED,
     Checkpoints,
+    answer_text,
+    duplicate_call_ids,
     no_output_retry,
     output_args_valid,
     skipped_call,
@@ -75,7 +73,8 @@ from .call_tools_parts import (
     tag_tool_calls,
     validate_output,
 )
-from .empty_response import NoOutput, no_output_answer
+from .early_output import end_early
+from .empty_response import no_output_answer
 from .end_strategies import ResponseCalls
 from .history import (
     for_model,
@@ -96,7 +95,7 @@ from .request_hooks import (
     run_request_hooks,
     streamed_through_hooks,
 )
-from .response_tool_calls import answer_deferred_inline, validate_for_events
+from .response_tool_calls import answer_deferred_inline, unknown_tool_exhausted, validate_for_events
 from .step_tool_manager import prepare_output_tools, prepare_step_tools
 
 __all__ = (
@@ -177,7 +176,7 @@ class UserPromptNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Final
                     last.parts, run_id=last.run_id, conversation_id=last.conversation_id, metadata=last.metadata
                 )
                 request.instructions = await deps.instructions_text(state)
-                deps.resumed_request = request
+                deps.resumed_request, deps.resumed_request_index = request, -1
                 stored_through(ctx, min(kept, len(history)))
                 return ModelRequestNode(request)
             if last.tool_calls or not await deps.instructions_text(state):
@@ -229,7 +228,7 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
                 outcome = await hooked_request(ctx, params, self._settings, deps.run_context(state))
                 return await self._finish_hooked(ctx, outcome)
             response = await model.request(
-                for_model(sent_messages(state, deps), model, params, deps), self._settings, params
+                for_model(sent_messages(state, deps, params), model, params, deps), self._settings, params
             )
         return self.record_response(ctx, response)
 
@@ -316,7 +315,7 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
                 else:
                     self.__dict__[_NEXT] = await self._finish_streamed(ctx, run_ctx, params, held.response())
                 return
-            sent = for_model(sent_messages(state, deps), model, params, deps)
+            sent = for_model(sent_messages(state, deps, params), model, params, deps)
             async with model.request_stream(sent, self._settings, params, run_ctx) as response:
                 stream = AgentStream[DepsT, Any](
                     response, ctx, token_check(state, deps), self.__dict__.pop(_ENQUEUED, ())
@@ -344,7 +343,7 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
         if 'after_model_request' not in deps.hooked:
             return self.record_response(ctx, response)
         request_context = ModelRequestContext(
-            model=deps.request_model or deps.model, messages=sent_messages(ctx.state, deps),
+            model=deps.request_model or deps.model, messages=sent_messages(ctx.state, deps, params),
             model_settings=self._settings, model_request_parameters=params,
         )  # fmt: skip
         outcome = HookedResponse(request_context)
@@ -503,14 +502,17 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
         answers = self.tool_call_results or {}
         valid, validations = await validate_for_events(calls, state, ctx.deps, answers, self.tool_call_metadata)
         self.__dict__[_VALIDATED] = validations
-        # As pydantic-ai orders them: the output calls first, each with its result as it is processed (so, here,
-        # after the step: only then are they known), then the calls of known tools, then those of unknown tools.
+        # As pydantic-ai 2.x orders them: the output calls first, each with its result as it is processed (so,
+        # here, after the step: only then are they known), then the calls of function and unknown tools as the
+        # response made them.
         outputs = [call for call in calls if call.tool_name in output_tools]
-        known = {*output_tools, *(ctx.deps.step_tool_functions or {})}
-        others = sorted((c for c in calls if c.tool_name not in output_tools), key=lambda c: c.tool_name not in known)
+        others = [call for call in calls if call.tool_name not in output_tools]
         if not outputs:
+            known = ctx.deps.step_tool_functions or {}
             for call in others:
                 yield FunctionToolCallEvent(call, args_valid=valid.get(call.tool_call_id))
+                if call.tool_name not in known and unknown_tool_exhausted(call, state, ctx.deps):
+                    break  # the step fails on this call: pydantic-ai gives no event for the calls after it
         history = state.message_history
         self.__dict__.pop(_DEFERRED, None)
         next_node = await self.run(ctx)
@@ -558,42 +560,24 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
         schema = deps.output_schema
         if schema.allows_image and (images := self.model_response.images):
             return await self._handle_image(ctx, images[0])  # an image is the output before any text (pydantic-ai)
-        texts: list[str] = []
-        summaries: list[str] = []
-        for part in self.model_response.parts:
-            if isinstance(part, TextPart | SpeechPart):  # a spoken answer's transcript is its text
-                texts.append(part.content)
-            elif isinstance(part, NativeToolCallPart):
-                texts = []  # text before a call of the provider's tools is commentary, not the answer (pydantic-ai)
-            elif isinstance(part, CompactionPart) and part.content:
-                summaries.append(part.content)
-        if not any(texts) and summaries:
-            texts = summaries  # a response that only compacted (Anthropic's `pause_after_compaction`): its summary
         run_ctx = deps.run_context(state, retry=state.retries, max_retries=deps.max_result_retries)
         retry: RetryPromptPart
-        if not texts:
-            answer = no_output_answer(self.model_response, state.message_history, deps)
-            if answer is None:
-                # An empty answer: ask again with an empty request, as pydantic-ai does.
-                state.increment_retries(deps.max_result_retries)
-                return ModelRequestNode(ModelRequest([], instructions=await deps.instructions_text(state)))
-            if isinstance(answer, NoOutput):
-                try:
-                    if answer.retry is not None:
-                        raise ModelRetry(answer.retry)
-                    if deps.hooked & OUTPUT_HOOKS:
-                        return End(FinalResult(await answer_through_hooks(deps, run_ctx, 'none', None)))
-                    return End(FinalResult(await validate_output(None, run_ctx, deps)))
-                except ModelRetry as exc:
-                    state.increment_retries(deps.max_result_retries, exc)
-                    retry = RetryPromptPart(exc.message)
-                return ModelRequestNode(ModelRequest([retry], instructions=await deps.instructions_text(state)))
-            texts = [answer]
-        text = ''.join(texts)
+        answer = no_output_answer(self.model_response, deps)
+        text = '' if answer is not None else answer_text(self.model_response)
         try:
-            if not text or (schema.object_processor is None and not schema.allow_text_output):
+            if answer is not None:  # nothing to act on: `None` is the output, or the model is asked again
+                if answer.retry is not None:
+                    raise ModelRetry(answer.retry)
+                hooked = deps.hooked & OUTPUT_HOOKS
+                none = (
+                    answer_through_hooks(deps, run_ctx, 'none', None)
+                    if hooked
+                    else validate_output(None, run_ctx, deps)
+                )
+                output = await none
+            elif not text or (schema.object_processor is None and not schema.allow_text_output):
                 raise ModelRetry(no_output_retry(schema, deps.step_tools))
-            if deps.hooked & OUTPUT_HOOKS:
+            elif deps.hooked & OUTPUT_HOOKS:
                 output = await answer_through_hooks(deps, run_ctx, 'text' if schema.allow_text_output else 'json', text)
             elif schema.allow_text_output:
                 output = await validate_output(await schema.process_text(text, run_ctx), run_ctx, deps)
@@ -641,6 +625,10 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
         step_tools = deps.step_tools
         if step_tools is None:  # resumed: the step's tools were not prepared in this process
             step_tools = await prepare_step_tools(state, deps)
+        if deps.end_strategy == 'early' and self.tool_call_results is None:  # its own output may win over its calls
+            end = await end_early(self.model_response, calls, output_tools, step_tools, state, deps)
+            if end is not None:
+                return end
         parts: list[ModelRequestPart] = []
         if self.tool_call_results is not None:
             calls = self._calls_to_resume(state, calls)
@@ -714,7 +702,7 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
         (as pydantic-ai 1.107).
 
         Raises:
-            UserError: the results do not answer exactly the calls left open.
+            UserError: the results do not answer exactly the calls left open, or two open calls share an id.
         """
         history = state.message_history
         answers = self.tool_call_results or {}
@@ -722,6 +710,11 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
         if history and history[-1] is not self.model_response and isinstance(last := history[-1], ModelRequest):
             answered = {p.tool_call_id for p in last.parts if isinstance(p, ToolReturnPart | RetryPromptPart)}
         open_calls = [c for c in calls if c.tool_call_id not in answered]
+        if duplicates := duplicate_call_ids(open_calls):
+            raise UserError(
+                'Tool call results cannot be matched unambiguously because the message history contains duplicate '
+                f'tool_call_id values: {duplicates}'
+            )
         expected = {c.tool_call_id for c in open_calls}
         if expected != set(answers):
             raise UserError(

@@ -22,7 +22,14 @@ from ..messages import ModelRequest, ModelResponse
 from ..models import ModelRequestContext, ModelRequestParameters, StreamedResponse
 from ..models._completed_response import CompletedStreamedResponse
 from ..tools import RunContext
-from .history import first_new_index, for_model, has_adjacent_same_kind, has_tool_deltas, sent_messages
+from .history import (
+    first_new_index,
+    for_model,
+    has_adjacent_same_kind,
+    has_tool_deltas,
+    resumed_index_after_hooks,
+    sent_messages,
+)
 
 __all__ = (
     'RESPONSE_HOOKS',
@@ -61,7 +68,7 @@ async def run_request_hooks(
         request_context = await capability.before_model_request(run_ctx, request_context)
     if request_context.model is not deps.model:
         deps.request_model = request_context.model
-    messages = request_context.messages
+    before, messages = len(state.message_history), request_context.messages
     if not messages:
         raise UserError('Processed history cannot be empty.')
     last = messages[-1]
@@ -75,7 +82,8 @@ async def run_request_hooks(
     deps.speech_scanned = 0  # the hooks may have put spoken turns anywhere in it
     deps.merge_adjacent = deps.merge_adjacent or has_adjacent_same_kind(messages)
     deps.tool_deltas = deps.tool_deltas or has_tool_deltas(messages)
-    deps.new_message_index = first_new_index(messages, state.run_id, deps.resumed_request)
+    deps.resumed_request_index = resumed_index_after_hooks(deps.resumed_request_index, before, len(messages))
+    deps.new_message_index = first_new_index(messages, state.run_id, deps.resumed_request, deps.resumed_request_index)
     return request_context.model_settings, request_context.model_request_parameters
 
 
@@ -106,8 +114,8 @@ async def hooked_request(
     root = deps.root_capability
     outcome = HookedResponse(
         ModelRequestContext(
-            model=deps.request_model or deps.model, messages=sent_messages(state, deps), model_settings=settings,
-            model_request_parameters=params,
+            model=deps.request_model or deps.model, messages=sent_messages(state, deps, params),
+            model_settings=settings, model_request_parameters=params,
         )
     )  # fmt: skip
     outcome.request_context.model_id = deps.model_id
@@ -219,8 +227,8 @@ async def streamed_through_hooks(
 
     async def hooks() -> None:
         request_context = ModelRequestContext(
-            model=deps.request_model or deps.model, messages=sent_messages(state, deps), model_settings=settings,
-            model_request_parameters=params,
+            model=deps.request_model or deps.model, messages=sent_messages(state, deps, params),
+            model_settings=settings, model_request_parameters=params,
         )  # fmt: skip
         request_context.model_id, request_context.streaming = deps.model_id, True
         held.request_context = request_context

@@ -42,6 +42,7 @@ from ..messages import (
 from ..tool_manager import ToolManager, ValidatedToolCall
 from ..toolsets import ToolsetTool
 from ..toolsets._tool_search import discovered_tool_names
+from .call_tools_parts import duplicate_call_ids
 from .step_tool_manager import prepare_step_tools
 
 __all__ = (
@@ -51,6 +52,7 @@ __all__ = (
     'run_tool_calls',
     'tool_retry_prompt',
     'ToolCallsOutcome',
+    'unknown_tool_exhausted',
 )
 
 
@@ -97,10 +99,15 @@ class ToolCallsOutcome:
         return bool(self.deferred.calls or self.deferred.approvals)
 
 
+def unknown_tool_exhausted(call: ToolCallPart, state: GraphAgentState, deps: GraphAgentDeps[Any, Any]) -> bool:
+    """Whether a call of an unknown tool ends the run (its name has no retries left) instead of a retry prompt."""
+    return state.tool_retries.get(call.tool_name, 0) >= deps.default_tool_retries
+
+
 def _unknown(call: ToolCallPart, state: GraphAgentState, deps: GraphAgentDeps[Any, Any]) -> RetryPromptPart:
-    name, max_retries = call.tool_name, deps.default_tool_retries
-    if state.tool_retries.get(name, 0) >= max_retries:
+    if unknown_tool_exhausted(call, state, deps):
         state.check_incomplete_tool_call()
+        name, max_retries = call.tool_name, deps.default_tool_retries
         raise UnexpectedModelBehavior(f'Tool {name!r} exceeded max retries count of {max_retries}')
     return unknown_tool_part(call, [*(deps.step_tools or {}), *deps.output_schema.tools])
 
@@ -131,6 +138,10 @@ async def _run_one(
     if isinstance(answer, ToolApproved) and answer.override_args is not None:
         call = dataclasses.replace(call, args=answer.override_args)
     manager: ToolManager[Any] = deps.tool_manager
+    # A tool deferred by its kind is deferred as such: a deferral its validator raises adds nothing (no metadata).
+    by_kind: _Deferral | None = None
+    if external or (tool.tool_def.kind == 'unapproved' and not approved):
+        by_kind = _Deferral('external' if external else 'unapproved')
     try:
         if validated is None:  # (a call validated for its event was validated as it runs here, approved or not)
             validated = await manager.validate_tool_call(call, approved=approved, metadata=metadata)
@@ -140,17 +151,17 @@ async def _run_one(
                     f'External tools cannot be called: pass the result of {call.tool_name!r} in '
                     '`DeferredToolResults.calls`, not an approval.'
                 )
-            if external or (tool.tool_def.kind == 'unapproved' and not approved):
-                return _Deferral('external' if external else 'unapproved')
+            if by_kind is not None:
+                return by_kind
         result = await manager.execute_tool_call(validated)
     except ToolRetryError as exc:
         return exc.tool_retry
     except ToolFailedError as exc:
         return exc.tool_failed
     except CallDeferred as exc:
-        return _Deferral('external', exc.metadata)
+        return by_kind or _Deferral('external', exc.metadata)
     except ApprovalRequired as exc:
-        return _Deferral('unapproved', exc.metadata)
+        return by_kind or _Deferral('unapproved', exc.metadata)
     except UnexpectedModelBehavior:
         state.check_incomplete_tool_call()  # arguments cut by the token limit: say so rather than "retries"
         raise
@@ -161,6 +172,7 @@ def _return_part(call: ToolCallPart, result: Any, tool_kind: str | None = None) 
     # A `ToolReturn` splits into the tool's result (with its metadata), a user prompt sent after the results and the
     # deferred tools it reveals.
     if isinstance(result, ToolReturn):
+        _check_tool_names(result.tools)
         part = ToolReturnPart(
             call.tool_name, result.return_value, call.tool_call_id, metadata=result.metadata, tool_kind=tool_kind
         )
@@ -175,6 +187,21 @@ def _return_part(call: ToolCallPart, result: Any, tool_kind: str | None = None) 
         )
     part = ToolReturnPart(call.tool_name, result, call.tool_call_id, tool_kind=tool_kind)
     return part if tool_kind is None else ToolReturnPart.narrow_type(part)
+
+
+def _check_tool_names(tools: object) -> None:
+    """Refuse a `ToolReturn.tools` that is not a sequence of tool names (`None`: reveals none).
+
+    Raises:
+        UserError: `tools` is a bare string, not a sequence, or holds something other than strings.
+    """
+    if tools is None:
+        return
+    if isinstance(tools, str) or not isinstance(tools, Sequence) or not all(isinstance(name, str) for name in tools):
+        raise UserError(
+            '`ToolReturn.tools` must be a list of tool names: pass a list of strings (not a bare string, another '
+            'kind of value or non-string items).'
+        )
 
 
 def _reveal(
@@ -322,9 +349,17 @@ def interrupted_request(results: Sequence[object], state: GraphAgentState) -> Mo
     `'interrupted'`: an error or a cancellation stopped the step before it was whole. It is never sent;
     `capture_run_messages()` and `RunCancelled` show it, and a run given that history answers the other calls of
     the response as interrupted."""
-    parts = [
-        r[0] if isinstance(r, tuple) else r for r in results if isinstance(r, tuple | ToolReturnPart | RetryPromptPart)
-    ]
+    answers: list[ModelRequestPart] = []
+    prompts: list[ModelRequestPart] = []  # a `ToolReturn`'s content, after the answers (as in a whole request)
+    for result in results:
+        if isinstance(result, _Returned):
+            answers.append(result.part)
+            prompts.extend([result.prompt] if result.prompt is not None else [])
+        elif isinstance(result, ToolReturnPart | RetryPromptPart):
+            answers.append(result)
+        elif isinstance(result, UserPromptPart):
+            prompts.append(result)
+    parts = [*answers, *prompts]
     now = datetime.now(timezone.utc)
     return ModelRequest(
         parts, timestamp=now, run_id=state.run_id, conversation_id=state.conversation_id, state='interrupted'
@@ -341,7 +376,15 @@ async def answer_deferred_inline(
     """Let the capabilities' `handle_deferred_tool_calls` answer the deferred calls of `outcome` inside the run
     (`HandleDeferredToolCalls`): the answered calls run (or are denied) now, their results join the outcome's
     parts in call order, and only the calls nobody answered stay deferred. Gives the handlers' answers when they
-    answered some of the calls."""
+    answered some of the calls.
+
+    Raises:
+        UnexpectedModelBehavior: two deferred calls share an id (their answers could not be told apart).
+    """
+    if duplicates := duplicate_call_ids([*outcome.deferred.calls, *outcome.deferred.approvals]):
+        raise UnexpectedModelBehavior(
+            f'Deferred tool calls must have unique tool_call_id values; duplicate ids: {duplicates}'
+        )
     root = deps.root_capability
     if root is None or not outcome.has_deferred or not root.overrides('handle_deferred_tool_calls'):
         return None

@@ -11,8 +11,8 @@ from .._run.deps import GraphAgentDeps
 from .._run.state import GraphAgentState
 from .._tools.definition import ToolDefinition
 from ..exceptions import UserError
+from ..models._request_parameters import resolve_return_schema
 from ..tool_manager import TOOL_HOOKS, ToolManager
-from ..tools import resolve_return_schema
 from ..toolsets._tool_search import discovered_tool_names
 
 __all__ = ('prepare_step_tools', 'prepare_output_tools')
@@ -40,6 +40,7 @@ async def prepare_step_tools(state: GraphAgentState, deps: GraphAgentDeps[Any, A
             tracing=deps.tracing,
             deferrals_are_span_errors=deps.instrumentation.version < 5,
             hooked=deps.hooked & TOOL_HOOKS,
+            carry_over=False,  # the run keeps the retry counts in its state
         )
     deps.tool_manager = manager = await manager.for_run_step(ctx)
     deps.toolset = manager.toolset

@@ -16,12 +16,13 @@ from __future__ import annotations as _annotations
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
+from contextvars import ContextVar
 
 import anyio
 import anyio.from_thread
 import anyio.lowlevel
 
-__all__ = ('CancellationToken', 'RunCancellation')
+__all__ = ('CancellationToken', 'RunCancellation', 'starting_run_token', 'take_starting_run_token')
 
 
 class CancellationToken:
@@ -70,6 +71,28 @@ class CancellationToken:
         return f'CancellationToken(cancelled={self.cancelled})'
 
 
+_starting: ContextVar[CancellationToken | None] = ContextVar('edgewise_starting_run_token', default=None)
+
+
+@contextmanager
+def starting_run_token(token: CancellationToken) -> Iterator[None]:
+    """Inside the block, the next run to start (and only it) also follows `token`: how a handle that starts a
+    run (`AgentRunEvents`) cancels it from its very setup on, without being given to `run`."""
+    reset = _starting.set(token)
+    try:
+        yield
+    finally:
+        _starting.reset(reset)
+
+
+def take_starting_run_token() -> CancellationToken | None:
+    """The token of `starting_run_token`, taken by the run starting (so that a run nested in it does not)."""
+    token = _starting.get()
+    if token is not None:
+        _starting.set(None)
+    return token
+
+
 class RunCancellation:
     """The cancellation of one run: whether it was asked for, and the cancel scope it cancels.
 
@@ -108,9 +131,9 @@ class RunCancellation:
             anyio.from_thread.run_sync(scope.cancel, token=token)
 
     @contextmanager
-    def scope(self, token: CancellationToken | None = None) -> Iterator[anyio.CancelScope]:
-        """The run's cancel scope (to enter in the run's event loop), following `token` while it is open; once it
-        is closed, the run is over and `cancel()` does nothing."""
+    def scope(self, *tokens: CancellationToken | None) -> Iterator[anyio.CancelScope]:
+        """The run's cancel scope (to enter in the run's event loop), following `tokens` (those not `None`) while
+        it is open; once it is closed, the run is over and `cancel()` does nothing."""
         scope = anyio.CancelScope()
         with self._lock:
             self._scope = scope
@@ -118,9 +141,10 @@ class RunCancellation:
             self._loop_token = anyio.lowlevel.current_token()
             if self._requested:
                 scope.cancel()
-        if token is not None:
-            self._tokens.append(token)
-            token.register(self)
+        for token in tokens:
+            if token is not None:
+                self._tokens.append(token)
+                token.register(self)
         try:
             with scope:
                 yield scope

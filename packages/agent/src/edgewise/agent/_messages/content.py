@@ -267,6 +267,10 @@ class FileUrl(ABC):
         return _repr_set(self)
 
 
+# Exact hosts, not every `*.youtube.com`: the model APIs that take YouTube links refuse `music.youtube.com`.
+_YOUTUBE_HOSTS = frozenset({'youtu.be', 'youtube.com', 'www.youtube.com', 'm.youtube.com'})
+
+
 @pydantic_dataclass(repr=False, config=_URL_CONFIG)
 class VideoUrl(FileUrl):
     """The URL of a video (YouTube links included)."""
@@ -300,8 +304,9 @@ class VideoUrl(FileUrl):
 
     @property
     def is_youtube(self) -> bool:
-        """Whether the URL is on YouTube."""
-        return urlparse(self.url).hostname in ('youtu.be', 'youtube.com', 'www.youtube.com')
+        """Whether the URL is on one of the YouTube hosts that models take links from directly (`youtu.be`,
+        `youtube.com`, `www.youtube.com`, `m.youtube.com`; not every YouTube domain: `music.youtube.com` is not)."""
+        return urlparse(self.url).hostname in _YOUTUBE_HOSTS
 
 
 @pydantic_dataclass(repr=False, config=_URL_CONFIG)
@@ -652,9 +657,15 @@ class UploadedFile:
 
 
 MultiModalContent = Annotated[
-    ImageUrl | AudioUrl | DocumentUrl | VideoUrl | BinaryContent | UploadedFile, pydantic.Discriminator('kind')
+    ImageUrl
+    | AudioUrl
+    | DocumentUrl
+    | VideoUrl
+    | Annotated[BinaryContent, pydantic.AfterValidator(BinaryContent.narrow_type)]
+    | UploadedFile,
+    pydantic.Discriminator('kind'),
 ]
-"""A file in a prompt or a tool's return value."""
+"""A file in a prompt or a tool's return value (binary image data loads as a `BinaryImage`)."""
 
 MULTI_MODAL_CONTENT_TYPES: tuple[type, ...] = (ImageUrl, AudioUrl, DocumentUrl, VideoUrl, BinaryContent, UploadedFile)
 """The classes of `MultiModalContent`, for `isinstance`."""
@@ -684,6 +695,26 @@ class _SerializedByType:
         return schema
 
 
+_FILE_KINDS = frozenset(('image-url', 'audio-url', 'document-url', 'video-url', 'binary', 'uploaded-file'))
+
+
+@functools.cache
+def _file_adapter() -> pydantic.TypeAdapter[MultiModalContent]:
+    return pydantic.TypeAdapter(MultiModalContent)
+
+
+def _file_of_dict(value: Any) -> Any:
+    # A file dumped as Python data (`mode='json'`: binary data as base64 text) is not an exact match for its class,
+    # so the union's smart mode would keep it as a plain dict; a dict tagged with a file's `kind` that loads as that
+    # file is the file. Anything else is left to the union.
+    if type(value) is dict and isinstance(kind := value.get('kind'), str) and kind in _FILE_KINDS:
+        try:
+            return _file_adapter().validate_python(value)
+        except pydantic.ValidationError:
+            return value
+    return value
+
+
 if TYPE_CHECKING:
     ToolReturnContent: TypeAlias = MultiModalContent | Sequence[Any] | Mapping[str, Any] | Any
 else:
@@ -692,6 +723,7 @@ else:
         'ToolReturnContent',
         Annotated[
             MultiModalContent | Sequence['ToolReturnContent'] | Mapping[str, 'ToolReturnContent'] | Any,
+            pydantic.BeforeValidator(_file_of_dict),
             _SerializedByType(),
         ],
     )

@@ -387,9 +387,15 @@ class ModelResponse:
     """The provider that answered."""
     provider_url: str | None = None
     """The base URL of the provider's API that answered (set by the HTTP models)."""
-    provider_details: dict[str, Any] | None = None
+    # Histories stored by pydantic-ai 1.x before its rename have `vendor_details` and `vendor_id`.
+    provider_details: Annotated[
+        dict[str, Any] | None,
+        pydantic.Field(validation_alias=pydantic.AliasChoices('provider_details', 'vendor_details')),
+    ] = None
     """Provider-specific data."""
-    provider_response_id: str | None = None
+    provider_response_id: Annotated[
+        str | None, pydantic.Field(validation_alias=pydantic.AliasChoices('provider_response_id', 'vendor_id'))
+    ] = None
     """The provider's id of the response."""
     finish_reason: FinishReason | None = None
     """Why the model stopped generating."""

@@ -7,7 +7,8 @@ from __future__ import annotations as _annotations
 
 import functools
 import os
-from dataclasses import KW_ONLY, dataclass, field, fields
+from collections.abc import Callable
+from dataclasses import KW_ONLY, dataclass, field, fields, replace
 from datetime import datetime, timezone
 from typing import Annotated, Any, Literal, NotRequired, TypeVar, cast
 
@@ -86,6 +87,18 @@ class BaseToolReturnPart:
     def has_content(self) -> bool:
         """Whether the tool returned something (not `None`)."""
         return self.content is not None
+
+    def structured_content(self) -> dict[str, Any] | list[Any] | None:
+        """The return value as structured JSON data: a dict or list as it is, a JSON string holding an object or
+        an array parsed (some UI protocols send tool results as JSON text); `None` for anything else (plain text,
+        a JSON scalar, a number, a file)."""
+        content: Any = self.content
+        if isinstance(content, str):
+            try:
+                content = pydantic_core.from_json(content)
+            except ValueError:
+                return None
+        return cast(dict[str, Any] | list[Any], content) if isinstance(content, dict | list) else None
 
     @property
     def files(self) -> list[MultiModalContent]:
@@ -201,15 +214,21 @@ class ToolReturnPart(BaseToolReturnPart):
     @staticmethod
     def narrow_type(part: ToolReturnPart, *, tool_kind: str | None = None) -> ToolReturnPart:
         """`part` as its typed subclass (`LoadCapabilityReturnPart`, `ToolSearchReturnPart`) when its `tool_kind`
-        (or the one given) has one and its content has that subclass's shape; else `part` itself."""
+        (or the one given) has one and its content (a JSON string is parsed first, see `structured_content`) has
+        that subclass's shape.
+
+        Best effort, never raising: content of another shape leaves `part` as it is, except that a `tool_kind` the
+        part itself claims is dropped (a copy with `tool_kind=None`), so that the part loads back as a plain part.
+        """
         kind = part.tool_kind if tool_kind is None else tool_kind
-        if kind == CAPABILITY_LOAD_TOOL_KIND and not isinstance(part, LoadCapabilityReturnPart):
-            content = part.content if isinstance(part.content, dict) else {}
-            return _as_typed(part, LoadCapabilityReturnPart, content=content)
-        if kind == TOOL_SEARCH_TOOL_KIND and not isinstance(part, ToolSearchReturnPart):
-            found = _valid(_search_return_adapter(), part.content)
-            return part if found is _INVALID else _as_typed(part, ToolSearchReturnPart, content=found)
-        return part
+        typed = _TYPED_RETURNS.get(kind) if kind is not None else None
+        if typed is None or isinstance(part, typed[0]):
+            return part
+        structured = part.structured_content()
+        found = _valid(typed[1](), part.content if structured is None else structured)
+        if found is _INVALID:
+            return part if part.tool_kind is None else replace(part, tool_kind=None)
+        return _as_typed(part, typed[0], content=found)
 
 
 CAPABILITY_LOAD_TOOL_KIND = 'capability-load'
@@ -315,6 +334,16 @@ class NativeToolReturnPart(BaseToolReturnPart):
     part_kind: Literal['builtin-tool-return'] = 'builtin-tool-return'
     """Tag of this part kind in serialized messages (pydantic-ai's, from before the rename to "native")."""
 
+    @staticmethod
+    def narrow_type(part: NativeToolReturnPart, *, tool_kind: str | None = None) -> NativeToolReturnPart:
+        """Check a typed kind's claim on `part` (`'tool-search'`: content of `ToolSearchReturnContent`'s shape).
+
+        Edgewise has no typed subclasses of native parts, so a part whose content fits is returned as it is; one
+        whose content does not fit loses a `tool_kind` it claims itself (a copy with `tool_kind=None`), as
+        `ToolReturnPart.narrow_type` drops an unfitting claim.
+        """
+        return _checked_native_claim(part, tool_kind, _search_return_adapter, part.content)
+
     def __repr__(self) -> str:
         names = ('tool_name', 'content', 'tool_call_id', 'tool_kind', 'metadata', 'timestamp', 'provider_name')
         return _repr(self, (*names, 'provider_details'))
@@ -363,10 +392,18 @@ class BaseToolCallPart:
         return parsed
 
     def args_as_json_str(self) -> str:
-        """The arguments as a JSON string (a dict is serialized)."""
+        """The arguments as a JSON string: a dict is serialized, a JSON object string comes back as it is (byte for
+        byte, which keeps a provider's prompt cache warm), and text that is not a JSON object comes back as
+        `{"INVALID_JSON": <the raw text>}` (as `args_as_dict` gives it), which an API that wants an object still takes.
+
+        Not for arguments still streaming in: a fragment that is not yet valid JSON would be wrapped.
+        """
         if not self.args:
             return '{}'
         if isinstance(self.args, str):
+            args = self.args_as_dict()
+            if set(args) == {INVALID_JSON_KEY} and args[INVALID_JSON_KEY] == self.args:
+                return pydantic_core.to_json(args).decode()
             return self.args
         return pydantic_core.to_json(self.args).decode()
 
@@ -389,14 +426,19 @@ class ToolCallPart(BaseToolCallPart):
     @staticmethod
     def narrow_type(part: ToolCallPart, *, tool_kind: str | None = None) -> ToolCallPart:
         """`part` as its typed subclass (`LoadCapabilityCallPart`, `ToolSearchCallPart`) when its `tool_kind` (or
-        the one given) has one and its arguments have that subclass's shape; else `part` itself."""
+        the one given) has one and its arguments (JSON text, a dict of that subclass's shape, or none) fit it.
+
+        Best effort, never raising: arguments of another shape leave `part` as it is, except that a `tool_kind`
+        the part itself claims is dropped (a copy with `tool_kind=None`).
+        """
         kind = part.tool_kind if tool_kind is None else tool_kind
-        if kind == CAPABILITY_LOAD_TOOL_KIND and not isinstance(part, LoadCapabilityCallPart):
-            return _as_typed(part, LoadCapabilityCallPart)
-        if kind == TOOL_SEARCH_TOOL_KIND and not isinstance(part, ToolSearchCallPart):
-            found = _valid(_search_args_adapter(), part.args)
-            return part if found is _INVALID else _as_typed(part, ToolSearchCallPart, args=found)
-        return part
+        typed = _TYPED_CALLS.get(kind) if kind is not None else None
+        if typed is None or isinstance(part, typed[0]):
+            return part
+        found = _valid(typed[1](), part.args)
+        if found is _INVALID:
+            return part if part.tool_kind is None else replace(part, tool_kind=None)
+        return _as_typed(part, typed[0], args=found)
 
 
 @dataclass(repr=False)
@@ -467,6 +509,24 @@ class NativeToolCallPart(BaseToolCallPart):
     part_kind: Literal['builtin-tool-call'] = 'builtin-tool-call'
     """Tag of this part kind in serialized messages (pydantic-ai's, from before the rename to "native")."""
 
+    @staticmethod
+    def narrow_type(part: NativeToolCallPart, *, tool_kind: str | None = None) -> NativeToolCallPart:
+        """Check a typed kind's claim on `part` (`'tool-search'`: arguments of `ToolSearchArgs`'s shape), as
+        `NativeToolReturnPart.narrow_type` does: fitting, the part as it is; not fitting, without its own claim."""
+        return _checked_native_claim(part, tool_kind, _search_args_adapter, part.args)
+
+
+_NativePartT = TypeVar('_NativePartT', NativeToolCallPart, NativeToolReturnPart)
+
+
+def _checked_native_claim(
+    part: _NativePartT, tool_kind: str | None, adapter: Callable[[], pydantic.TypeAdapter[Any]], data: Any
+) -> _NativePartT:
+    kind = part.tool_kind if tool_kind is None else tool_kind
+    if kind != TOOL_SEARCH_TOOL_KIND or _valid(adapter(), data) is not _INVALID:
+        return part
+    return part if part.tool_kind is None else replace(part, tool_kind=None)
+
 
 def _tool_return_json(value: Any) -> str:
     # Tool results as JSON text for the model; bytes as base64, as pydantic-ai serializes them.
@@ -498,15 +558,36 @@ def narrow_tool_parts(parts: list[Any]) -> list[Any]:
 _TYPED_TOOL_KINDS = frozenset((CAPABILITY_LOAD_TOOL_KIND, TOOL_SEARCH_TOOL_KIND))
 
 
+# The adapters are built on first use: a program that never meets a typed tool part pays nothing at import.
 @functools.cache
 def _search_args_adapter() -> pydantic.TypeAdapter[str | ToolSearchArgs | None]:
-    # Built on first use: a program that never meets a tool search part pays nothing at import.
     return pydantic.TypeAdapter(str | ToolSearchArgs | None)
 
 
 @functools.cache
 def _search_return_adapter() -> pydantic.TypeAdapter[ToolSearchReturnContent]:
     return pydantic.TypeAdapter(ToolSearchReturnContent)
+
+
+@functools.cache
+def _load_args_adapter() -> pydantic.TypeAdapter[str | LoadCapabilityArgs | None]:
+    return pydantic.TypeAdapter(str | LoadCapabilityArgs | None)
+
+
+@functools.cache
+def _load_return_adapter() -> pydantic.TypeAdapter[LoadCapabilityReturn]:
+    return pydantic.TypeAdapter(LoadCapabilityReturn)
+
+
+# tool_kind -> (typed part, the adapter its arguments or content must pass)
+_TYPED_CALLS: dict[str, tuple[type[ToolCallPart], Callable[[], pydantic.TypeAdapter[Any]]]] = {
+    CAPABILITY_LOAD_TOOL_KIND: (LoadCapabilityCallPart, _load_args_adapter),
+    TOOL_SEARCH_TOOL_KIND: (ToolSearchCallPart, _search_args_adapter),
+}
+_TYPED_RETURNS: dict[str, tuple[type[ToolReturnPart], Callable[[], pydantic.TypeAdapter[Any]]]] = {
+    CAPABILITY_LOAD_TOOL_KIND: (LoadCapabilityReturnPart, _load_return_adapter),
+    TOOL_SEARCH_TOOL_KIND: (ToolSearchReturnPart, _search_return_adapter),
+}
 
 
 _INVALID: Any = object()

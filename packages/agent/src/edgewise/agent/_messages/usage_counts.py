@@ -6,19 +6,67 @@ messages and raise `UsageLimitExceeded` without an import cycle.
 
 from __future__ import annotations as _annotations
 
+import copy
+import importlib
 from dataclasses import dataclass, field, fields
 from decimal import Decimal
-from typing import Annotated
+from typing import Annotated, Any, cast
 
 import pydantic
+import pydantic_core
+from pydantic_core import core_schema
 
 __all__ = ('RequestUsage', 'RunUsage')
 
 _FIRST_CLASS_COUNTERS = frozenset({'input_tokens', 'output_tokens'})
+# Keys of usage stored by older pydantic-ai versions that are read (or dropped) but never kept as extra counters.
+_LEGACY_KEYS = frozenset({'requests', 'request_tokens', 'response_tokens', 'total_tokens'})
+# Not summed by `incr` like the other counters.
+_NOT_SUMMED = frozenset({'requests', 'tool_calls', 'details', 'cost'})
 
 
-@dataclass(repr=False, kw_only=True)
+_SERIALIZERS: dict[type[object], pydantic_core.SchemaSerializer] = {}
+
+
+def _serializer_of(usage_type: type[object]) -> pydantic_core.SchemaSerializer:
+    serializer = _SERIALIZERS.get(usage_type)
+    if serializer is None:
+        serializer = _SERIALIZERS[usage_type] = pydantic.TypeAdapter(usage_type).serializer
+    return serializer
+
+
+class _SerializerOfClass:
+    # `pydantic_core.to_json(usage)` (and a usage inside a plain dataclass) looks for `__pydantic_serializer__` on
+    # the value; stdlib dataclasses have none, so each usage class gets the one its `TypeAdapter` builds.
+    def __get__(self, instance: object, owner: type[object]) -> pydantic_core.SchemaSerializer:
+        return _serializer_of(owner)
+
+
+_ANY_SERIALIZER = pydantic_core.SchemaSerializer(core_schema.any_schema())
+
+
+def _renamed_legacy_counters(value: Any) -> Any:
+    # Usage stored by pydantic-ai before 1.0 counts `request_tokens` and `response_tokens` (`null` when unknown).
+    if not isinstance(value, dict) or not ('request_tokens' in value or 'response_tokens' in value):
+        return value
+    renamed = dict(cast(dict[str, Any], value))
+    for name, legacy in (('input_tokens', 'request_tokens'), ('output_tokens', 'response_tokens')):
+        count = renamed.pop(legacy, None)
+        if name not in renamed and count is not None:
+            renamed[name] = count
+    return renamed
+
+
+@dataclass(repr=False, kw_only=True, init=False, eq=False)
 class _Usage:
+    """The counters shared by `RequestUsage` and `RunUsage`.
+
+    Counters a newer provider reports before this class knows them can be passed by name
+    (`RequestUsage(future_tokens=1)`): they are kept as attributes, summed by `incr` and `+` when they are numbers,
+    compared by `==` and kept by serialization, so that a history that holds them loads back whole.
+    """
+
+    __pydantic_serializer__ = _SerializerOfClass()
     input_tokens: int = 0
     """Tokens sent to the model."""
     cache_write_tokens: int = 0
@@ -42,6 +90,96 @@ class _Usage:
     """The cost in USD as far as it is known (see `edgewise.agent._cost`), `None` when unknown: the model or provider
     has no known prices, or the `prices` extra (genai-prices) is not installed. Unknown is not zero."""
 
+    def __init__(
+        self,
+        *,
+        input_tokens: int = 0,
+        cache_write_tokens: int = 0,
+        cache_read_tokens: int = 0,
+        output_tokens: int = 0,
+        input_audio_tokens: int = 0,
+        cache_audio_read_tokens: int = 0,
+        output_audio_tokens: int = 0,
+        details: dict[str, int] | None = None,
+        cost: Decimal | None = None,
+        **extra: Any,
+    ) -> None:
+        """Set the counters; any other keyword is kept as an extra counter (see the class docstring)."""
+        self.input_tokens = input_tokens
+        self.cache_write_tokens = cache_write_tokens
+        self.cache_read_tokens = cache_read_tokens
+        self.output_tokens = output_tokens
+        self.input_audio_tokens = input_audio_tokens
+        self.cache_audio_read_tokens = cache_audio_read_tokens
+        self.output_audio_tokens = output_audio_tokens
+        self.details = details or {}
+        self.cost = cost
+        for name, value in extra.items():
+            setattr(self, name, value)
+
+    @classmethod
+    def __get_pydantic_core_schema__(
+        cls, source: Any, handler: pydantic.GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        schema = handler(source)
+        reserved = frozenset(f.name for f in fields(source)) | frozenset(dir(source)) | _LEGACY_KEYS
+
+        def validate(value: Any, inner: core_schema.ValidatorFunctionWrapHandler) -> _Usage:
+            result = cast(_Usage, inner(_renamed_legacy_counters(value)))
+            if isinstance(value, dict):
+                for key, item in cast(dict[str, Any], value).items():
+                    if key not in reserved:
+                        setattr(result, key, item)
+            return result
+
+        def serialize(
+            value: _Usage, inner: core_schema.SerializerFunctionWrapHandler, info: core_schema.SerializationInfo
+        ) -> Any:
+            result = dict(inner(value))
+            extra = {
+                key: item
+                for key, item in value.__dict__.items()
+                if key not in reserved and (item is not None or not info.exclude_none)
+            }
+            if extra:
+                # The caller's include/exclude apply to the extra counters too; JSON conversion is left to the outer
+                # serializer (so that its fallback and its warnings apply).
+                result.update(
+                    _ANY_SERIALIZER.to_python(
+                        extra,
+                        include=cast(Any, info.include),
+                        exclude=cast(Any, info.exclude),
+                        exclude_none=info.exclude_none,
+                        round_trip=info.round_trip,
+                    )
+                )
+            return result
+
+        return core_schema.no_info_wrap_validator_function(
+            validate,
+            schema,
+            serialization=core_schema.wrap_serializer_function_ser_schema(serialize, info_arg=True, schema=schema),
+        )
+
+    def _extra(self) -> dict[str, Any]:
+        known = {f.name for f in fields(self)}
+        return {key: value for key, value in self.__dict__.items() if key not in known}
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        missing = object()
+        names = self.__dict__.keys() | other.__dict__.keys()
+        return all(getattr(self, name, missing) == getattr(other, name, missing) for name in names)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __copy__(self) -> _Usage:
+        copied = type(self).__new__(type(self))
+        copied.__dict__.update(self.__dict__)
+        copied.details = dict(self.details)
+        return copied
+
     @property
     def total_tokens(self) -> int:
         """Input plus output tokens."""
@@ -49,7 +187,7 @@ class _Usage:
 
     def has_values(self) -> bool:
         """Whether any counter (or the cost) is set and not zero."""
-        return any(self.details.values()) or any(getattr(self, f.name) for f in fields(self) if f.name != 'details')
+        return any(self.details.values()) or any(value for name, value in self.__dict__.items() if name != 'details')
 
     @property
     def cache_hit_ratio(self) -> float:
@@ -59,8 +197,9 @@ class _Usage:
 
     def __repr__(self) -> str:
         # Only the counters that are set, which keeps reprs (and test snapshots) readable.
-        shown = ', '.join(f'{f.name}={getattr(self, f.name)!r}' for f in fields(self) if getattr(self, f.name))
-        return f'{type(self).__name__}({shown})'
+        shown = [f'{f.name}={getattr(self, f.name)!r}' for f in fields(self) if getattr(self, f.name)]
+        shown += [f'{name}={value!r}' for name, value in sorted(self._extra().items()) if value]
+        return f'{type(self).__name__}({", ".join(shown)})'
 
     def opentelemetry_attributes(self) -> dict[str, int]:
         """The counters as OpenTelemetry `gen_ai.usage.*` attributes (only those that are not zero); counters
@@ -98,6 +237,11 @@ class _Usage:
         self.input_audio_tokens += other.input_audio_tokens
         self.cache_audio_read_tokens += other.cache_audio_read_tokens
         self.output_audio_tokens += other.output_audio_tokens
+        mine, theirs = self._extra(), other._extra()
+        for name in (mine.keys() | theirs.keys()) - _NOT_SUMMED:
+            value, more = mine.get(name, 0), theirs.get(name, 0)
+            if isinstance(value, int | float) and isinstance(more, int | float):  # a label is kept, not summed
+                setattr(self, name, value + more)
         for key, value in other.details.items():
             if value is not None:  # a provider may report a detail as null: nothing to count
                 self.details[key] = self.details.get(key, 0) + value
@@ -105,7 +249,7 @@ class _Usage:
             self.cost = (self.cost or Decimal(0)) + other.cost
 
 
-@dataclass(repr=False, kw_only=True)
+@dataclass(repr=False, kw_only=True, init=False, eq=False)
 class RequestUsage(_Usage):
     """The usage of one model request, as reported by (or estimated for) its response."""
 
@@ -119,13 +263,42 @@ class RequestUsage(_Usage):
         self._add_tokens(other)
 
     def __add__(self, other: RequestUsage) -> RequestUsage:
-        result = RequestUsage()
-        result._add_tokens(self)
+        result = copy.copy(self)
         result._add_tokens(other)
         return result
 
+    @classmethod
+    def extract(
+        cls,
+        data: Any,
+        *,
+        provider: str,
+        provider_url: str,
+        provider_fallback: str,
+        api_flavor: str = 'default',
+        details: dict[str, Any] | None = None,
+    ) -> RequestUsage:
+        """The usage in a provider's response `data`, read with genai-prices (the `prices` extra).
 
-@dataclass(repr=False, kw_only=True)
+        The provider is looked up by `provider_url`, then by the id `provider`, then by `provider_fallback`; with
+        none of them known (or without genai-prices), the usage has no counters. `details` becomes the result's
+        `details`.
+        """
+        details = details or {}
+        try:
+            snapshot = importlib.import_module('genai_prices.data_snapshot').get_snapshot()
+        except ImportError:
+            return cls(details=details)
+        for provider_id, url in ((None, provider_url), (provider, None), (provider_fallback, None)):
+            try:
+                _, found = snapshot.find_provider(None, provider_id, url).extract_usage(data, api_flavor=api_flavor)
+            except Exception:  # unknown provider, or data of another shape: try the next way
+                continue
+            return cls(**{name: value for name, value in vars(found).items() if value is not None}, details=details)
+        return cls(details=details)
+
+
+@dataclass(repr=False, kw_only=True, init=False, eq=False)
 class RunUsage(_Usage):
     """The usage of a whole run: its tokens, requests and tool calls."""
 
@@ -133,6 +306,38 @@ class RunUsage(_Usage):
     """Model requests made."""
     tool_calls: int = 0
     """Function tool calls executed."""
+
+    def __init__(
+        self,
+        *,
+        input_tokens: int = 0,
+        cache_write_tokens: int = 0,
+        cache_read_tokens: int = 0,
+        output_tokens: int = 0,
+        input_audio_tokens: int = 0,
+        cache_audio_read_tokens: int = 0,
+        output_audio_tokens: int = 0,
+        details: dict[str, int] | None = None,
+        cost: Decimal | None = None,
+        requests: int = 0,
+        tool_calls: int = 0,
+        **extra: Any,
+    ) -> None:
+        """Set the counters; any other keyword is kept as an extra counter (see `RequestUsage`)."""
+        self.requests = requests
+        self.tool_calls = tool_calls
+        super().__init__(
+            input_tokens=input_tokens,
+            cache_write_tokens=cache_write_tokens,
+            cache_read_tokens=cache_read_tokens,
+            output_tokens=output_tokens,
+            input_audio_tokens=input_audio_tokens,
+            cache_audio_read_tokens=cache_audio_read_tokens,
+            output_audio_tokens=output_audio_tokens,
+            details=details,
+            cost=cost,
+            **extra,
+        )
 
     def incr(self, other: RunUsage | RequestUsage) -> None:
         """Add `other`'s counters to this one, in place (a `RequestUsage` counts as one request)."""
@@ -144,7 +349,6 @@ class RunUsage(_Usage):
             self.requests += 1
 
     def __add__(self, other: RunUsage | RequestUsage) -> RunUsage:
-        result = RunUsage(requests=self.requests, tool_calls=self.tool_calls)
-        result._add_tokens(self)
+        result = copy.copy(self)
         result.incr(other)
         return result

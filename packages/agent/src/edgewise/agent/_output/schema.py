@@ -54,6 +54,9 @@ __all__ = (
 
 T = TypeVar('T', default=Any)
 
+OUTPUT_TOOLSET_ID = '<output>'
+"""The `ToolDefinition.toolset_id` of every output tool (as pydantic-ai 2.x names the agent's output tools)."""
+
 _FENCE_RE = re.compile(r'^\s*```(?:json)?\s*\n(.*)\n\s*```\s*$', re.DOTALL)
 
 
@@ -144,6 +147,7 @@ class OutputProcessor:
             strict=self.strict,
             sequential=self.sequential,
             kind='output',
+            toolset_id=OUTPUT_TOOLSET_ID,
         )
 
 
@@ -439,7 +443,8 @@ def build_output_schema(output_type: Any) -> OutputSchema:
     allows_none = any(member is None or member is types.NoneType for member in members)
     members = [member for member in members if member is not None and member is not types.NoneType]
     if not members:
-        raise UserError('At least one output type must be provided other than `None`.')
+        other_than = ' other than `None`' if allows_none else ''
+        raise UserError(f'At least one output type must be provided{other_than}.')
     if sum(1 for member in members if member is str or isinstance(member, TextOutput)) > 1:
         raise UserError('Only one `str` or `TextOutput` is allowed.')
     allow_text = False
@@ -456,7 +461,7 @@ def build_output_schema(output_type: Any) -> OutputSchema:
             if len(params) != 1 or params[0].get('type') != 'string':
                 raise UserError('TextOutput must take a function taking a single `str` argument')
         elif isinstance(member, NativeOutput | PromptedOutput):
-            raise UserError('`NativeOutput` and `PromptedOutput` must be the whole `output_type`, not one of several.')
+            raise UserError(f'`{type(member).__name__}` must be the only output type.')
         elif isinstance(member, ToolOutput):
             tool_items.append((member.output, member))
         else:
@@ -494,11 +499,16 @@ def build_output_schema(output_type: Any) -> OutputSchema:
     # An explicit `ToolOutput` asks for a tool call, and text is answered with a retry prompt.
     explicit = any(spec is not None for _, spec in tool_items)
     auto = not allow_text and not explicit
+    object_processor: OutputProcessor | None = None if explicit else next(iter(tools.values()))
+    if auto and many:  # several types: JSON text is read in the envelope naming its kind (pydantic-ai 2.x)
+        object_processor = _union_processor(
+            [output for output, _ in tool_items], name=None, description=None, strict=None
+        )
     return ToolOutputSchema(  # also with text allowed: pydantic-ai 1.x no longer uses 'tool_or_text'
         allow_text_output=allow_text,
         tools=tools,
         text_processor=text_processor,
-        object_processor=None if explicit else next(iter(tools.values())),
+        object_processor=object_processor,
         allows_none=allows_none,
         auto_outputs=[output for output, _ in tool_items] if auto else None,
     )
@@ -507,12 +517,13 @@ def build_output_schema(output_type: Any) -> OutputSchema:
 def _object_schema(spec: NativeOutput[Any] | PromptedOutput[Any]) -> OutputSchema:
     # `None` among the types is the `NoneType` kind (pydantic-ai 1.107 fails on it, wanting `type(None)`).
     members = [types.NoneType if member is None else member for member in _members(spec.outputs)]
-    if BinaryImage in members:
-        marker = type(spec).__name__
-        raise UserError(
-            f'`{marker}` cannot contain `BinaryImage`. Include it alongside the {marker[:-6].lower()} output marker '
-            f'instead: `output_type=[{marker}(...), BinaryImage]`'
-        )
+    for kind in (DeferredToolRequests, BinaryImage):  # each is given beside the marker, not inside it
+        if kind in members:
+            marker, name = type(spec).__name__, kind.__name__
+            raise UserError(
+                f'`{marker}` cannot contain `{name}`. Include it alongside the {marker[:-6].lower()} output marker '
+                f'instead: `output_type=[{marker}(...), {name}]`'
+            )
     strict = spec.strict if isinstance(spec, NativeOutput) else None
     processor: OutputProcessor
     if len(members) > 1:

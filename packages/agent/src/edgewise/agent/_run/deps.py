@@ -16,6 +16,7 @@ from .._message_flow.cancellation import RunCancellation
 from .._output.schema import OutputSchema
 from .._tools.deferred_calls import DeferredToolResults
 from ..messages import (
+    InstructionPart,
     ModelMessage,
     ModelRequest,
     UserContent,
@@ -100,6 +101,10 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
     """The run's tracing options (its total usage goes on the run span as they say)."""
     resumed_request: ModelRequest | None = None
     """The request of the given history the run sends again (run without a user prompt), not a new message."""
+    resumed_request_index: int | None = None
+    """Where `resumed_request` sits in the history after the capabilities' request hooks, for `new_messages` to
+    leave it out when a hook rebuilt it (neither the same object nor equal any more); `-1` until its first request
+    pins it, `None` once a hook dropped it."""
     validation_context: Any = None
     """The pydantic validation context of tool arguments and outputs, or a function of the run context giving it."""
     merge_adjacent: bool = False
@@ -212,6 +217,7 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
             loaded_capability_ids=self.loaded_capability_ids,
             _cancellation=self.cancellation,
             discovered_tool_names=self.discovered_tool_names,
+            instrumentation_version=self.instrumentation.version,
         )
 
     def validation_context_for(self, ctx: RunContext[Any]) -> Any:
@@ -241,8 +247,9 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
                 # Texts only: the same for every request of the run.
                 self._static_instructions = tuple(paragraphs)
         found = await self.toolset.get_instructions(ctx or self.run_context(state))
-        if found:
-            paragraphs.extend(t.strip() for t in ([found] if isinstance(found, str) else found))
+        for block in [found] if isinstance(found, str | InstructionPart) else found or ():
+            if text := (block if isinstance(block, str) else block.content).strip():  # blank ones left out
+                paragraphs.append(text)
         return '\n\n'.join(paragraphs) if paragraphs else None
 
 

@@ -11,6 +11,7 @@ from typing_extensions import TypedDict
 
 from .._warnings import PydanticAIDeprecationWarning
 from ..exceptions import UserError
+from ..native_tools._base import AbstractNativeTool
 from ..settings import ModelSettings, merge_model_settings
 from ..tools import RunContext
 
@@ -27,6 +28,8 @@ __all__ = (
     'pop_deprecated',
     'pop_deprecated_builtin_tools',
     'run_native_tools',
+    'check_agent_native_tools',
+    'check_native_tool_ids',
 )
 
 
@@ -188,14 +191,54 @@ def run_native_tools(
     run_tools: Sequence[Any] | None,
 ) -> list[Any]:
     """A run's native tools: the agent's, then its capabilities', then the run's. An `override(native_tools=)`
-    replaces the agent's and its capabilities' (not the run's capabilities', as in pydantic-ai 1.107)."""
+    replaces the agent's and its capabilities' (not the run's capabilities', as in pydantic-ai 1.107).
+
+    Raises:
+        UserError: two native tools of one layer (the agent's with its capabilities', an `override(spec=)`'s
+            capabilities', the run's capabilities', an `override(native_tools=)`) share an id but differ.
+    """
     overridden = overrides.get('native_tools')
-    tools = list(agent_tools if overridden is None else overridden)
+    base = overrides.get('capabilities', agent_capabilities)
+    split = len(capabilities) if capabilities is base else len(base)
+    base_tools = [*agent_tools, *_native_tools_of(capabilities[:split])]
+    check_native_tool_ids(
+        base_tools, 'override spec capabilities' if 'capabilities' in overrides else 'agent capabilities'
+    )
+    run_capability_tools = _native_tools_of(capabilities[split:])
+    check_native_tool_ids(run_capability_tools, 'run capabilities')
     if overridden is not None:
-        base = overrides.get('capabilities', agent_capabilities)
-        capabilities = capabilities[len(base) :] if capabilities is not base else ()
+        check_native_tool_ids(overridden, 'override native_tools')
+        base_tools = list(overridden)
+    return [*base_tools, *run_capability_tools, *(run_tools or ())]
+
+
+def _native_tools_of(capabilities: Sequence[Any]) -> list[Any]:
+    tools: list[Any] = []
     for capability in capabilities:
         # (capability functions have no native tools; the capability classes import this module)
         if (get_native_tools := getattr(capability, 'get_native_tools', None)) is not None:
             tools.extend(get_native_tools())
-    return [*tools, *(run_tools or ())]
+    return tools
+
+
+def check_agent_native_tools(capabilities: Sequence[Any]) -> None:
+    """Check the native tools of an agent's capabilities as it is made (see `check_native_tool_ids`); those of
+    capability functions are checked as a run makes them."""
+    check_native_tool_ids(_native_tools_of(capabilities), 'agent capabilities')
+
+
+def check_native_tool_ids(tools: Sequence[Any], source: str) -> None:
+    """Check that the native tools of one layer (`source` names it) that share a `unique_id` are equal: a request
+    keeps one tool per id, so different tools of one id would leave one of them out unseen (pydantic-ai 2.x).
+    Functions making a native tool per run are left out (they have no id until then).
+
+    Raises:
+        UserError: two of them share an id but differ.
+    """
+    seen: dict[str, AbstractNativeTool] = {}
+    for tool in tools:
+        if isinstance(tool, AbstractNativeTool) and seen.setdefault(tool.unique_id, tool) != tool:
+            raise UserError(
+                f'Native tool id {tool.unique_id!r} maps to conflicting definitions in {source}. '
+                'Give each native tool of one layer (the agent, a run, an override) its own id.'
+            )

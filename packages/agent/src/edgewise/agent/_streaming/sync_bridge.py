@@ -20,7 +20,7 @@ from __future__ import annotations as _annotations
 
 import inspect
 import weakref
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Generator
 from concurrent.futures import Future
 from contextlib import AbstractAsyncContextManager, AbstractContextManager
 from contextvars import Context, ContextVar, copy_context
@@ -125,6 +125,24 @@ async def _serve(state: _State, func: Callable[[], Any], future: Future[Any]) ->
         future.set_exception(RuntimeError('The synchronous stream was closed while this call was running.'))
 
 
+def _in_event_loop() -> bool:
+    """Whether this thread is running an event loop (asyncio or trio)."""
+    try:
+        anyio.get_current_task()
+    except anyio.NoEventLoopError:
+        return False
+    return True
+
+
+def _refuse_in_event_loop(async_alternative: str) -> None:
+    if _in_event_loop():
+        # Waiting here would block that loop until the stream's own loop answers.
+        raise RuntimeError(
+            'A synchronous stream cannot be used or closed while an event loop is running; '
+            f'use {async_alternative} in async code.'
+        )
+
+
 class SyncStreamBridge(Generic[StreamT]):
     """Runs an async streaming context manager in a loop of the bridge's own and reads it from synchronous code.
 
@@ -146,11 +164,7 @@ class SyncStreamBridge(Generic[StreamT]):
         Raises:
             RuntimeError: called from async code (a running event loop): use `async_alternative` there.
         """
-        try:
-            anyio.get_current_task()
-        except anyio.NoEventLoopError:
-            pass
-        else:
+        if _in_event_loop():
             raise RuntimeError(
                 'Cannot use a synchronous streaming method from within an async context or a running event loop; '
                 f'use {async_alternative} instead.'
@@ -167,6 +181,7 @@ class SyncStreamBridge(Generic[StreamT]):
             raise
         state.requests = send
         self.stream = stream
+        self._async_alternative = async_alternative
         self._state = state
         self._finalizer = weakref.finalize(self, _shutdown, state)
 
@@ -182,10 +197,11 @@ class SyncStreamBridge(Generic[StreamT]):
         A `KeyboardInterrupt` or `SystemExit` while waiting shuts the stream down before it propagates.
 
         Raises:
-            RuntimeError: the bridge is already shut down.
+            RuntimeError: the bridge is already shut down, or this thread is running an event loop.
         """
         if not self._finalizer.alive:
             raise RuntimeError('This synchronous stream is already closed.')
+        _refuse_in_event_loop(self._async_alternative)
         future: Future[Any] = Future()
         requests = self._state.requests
         assert requests is not None
@@ -198,13 +214,13 @@ class SyncStreamBridge(Generic[StreamT]):
             self.shutdown((type(exc), exc, exc.__traceback__))
             raise
 
-    def stream_sync(self, make_aiter: Callable[[], AsyncIterator[_T]]) -> Iterator[_T]:
+    def stream_sync(self, make_aiter: Callable[[], AsyncIterator[_T]]) -> Generator[_T, None, None]:
         """Iterate `make_aiter()` from synchronous code, each step in the owner task.
 
         Leaving the loop early closes the source (an async generator) in the owner task too.
 
         Raises:
-            RuntimeError: the bridge is already shut down.
+            RuntimeError: the bridge is already shut down, or this thread is running an event loop.
         """
         source = self.call(make_aiter)
         finished = False
@@ -217,12 +233,18 @@ class SyncStreamBridge(Generic[StreamT]):
                     return
                 yield item
         finally:
-            if not finished and isinstance(source, AsyncGenerator) and self._finalizer.alive:
+            if not finished and isinstance(source, AsyncGenerator) and self._finalizer.alive and not _in_event_loop():
+                # (Dropped inside an event loop, the source is closed by the bridge's shutdown instead.)
                 self.call(source.aclose)
 
     def shutdown(self, exit_info: ExitInfo = (None, None, None)) -> None:
-        """Exit the stream context manager with `exit_info` and stop the bridge's loop; later calls do nothing."""
+        """Exit the stream context manager with `exit_info` and stop the bridge's loop; later calls do nothing.
+
+        Raises:
+            RuntimeError: this thread is running an event loop (and the bridge is not shut down yet).
+        """
         if self._finalizer.alive:
+            _refuse_in_event_loop(self._async_alternative)
             self._state.exit_info = exit_info
             self._finalizer()
 

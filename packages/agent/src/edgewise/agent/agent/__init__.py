@@ -1,7 +1,8 @@
 """`Agent`: a model, instructions, tools and an output type; run it with `run`, `run_sync` or `iter`.
 
-`Agent` is one class (its public methods are pydantic-ai's, with their typed overloads, hence the length of this
-module); the work is handed to its parts:
+`Agent` is one class (its public methods are pydantic-ai's, with their typed overloads); the run entry points built
+on `iter` (`run`, `run_sync`, `run_stream`, ...) are `AbstractAgent`'s (`abstract`), shared with `WrapperAgent`. The
+work is handed to its parts:
 
 - `_toolsets`: `AgentToolsets`, the agent's toolsets, the toolset of each run, `async with agent:`;
 - `_options`: the keyword arguments the entry points share, and the checks of a run's nodes;
@@ -16,23 +17,22 @@ module); the work is handed to its parts:
 from __future__ import annotations as _annotations
 
 import inspect
-import types
-from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
-from contextlib import AbstractAsyncContextManager, ExitStack, asynccontextmanager, contextmanager
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager, ExitStack, contextmanager
 from contextvars import ContextVar
 from functools import partial
 from pathlib import Path
 from types import NoneType, TracebackType
 from typing import Any, ClassVar, Literal, Self, overload
 
-from typing_extensions import TypeIs, TypeVar, Unpack
+from typing_extensions import TypeVar, Unpack
 
-from edgewise.graph import BaseStatePersistence, End, Graph
+from edgewise.graph import BaseStatePersistence, Graph
 
 from .. import models
 from .._functions.runners import OutputValidator, SystemPromptRunner, normalize_instructions, system_prompt_parts
 from .._loop.agent_run import AgentRun
-from .._loop.nodes import AgentNode, CallToolsNode, ModelRequestNode, UserPromptNode, agent_graph
+from .._loop.nodes import agent_graph
 from .._message_flow.cancellation import CancellationToken
 from .._output.json_schema import output_json_schema
 from .._output.schema import build_output_schema
@@ -43,17 +43,15 @@ from .._run.options import (
     AgentModelSettings,
     AgentRetries,
     agent_retry_budgets,
+    check_agent_native_tools,
     pop_deprecated,
     pop_deprecated_builtin_tools,
     run_retry_budgets,
 )
 from .._run.result import AgentRunResult, FinalResult
 from .._run.state import GraphAgentState
-from .._streaming.event_stream import AgentEventStream, run_events
+from .._streaming.event_stream import AgentRunEvents
 from .._streaming.node_loop import EventStreamHandler, run_for_result
-from .._streaming.run_result import StreamedRunResult
-from .._streaming.run_result_sync import StreamedRunResultSync
-from .._threads import run_in_new_loop, using_thread_executor
 from .._tools.deferred_calls import DeferredToolResults
 from ..capabilities import AbstractCapability, AgentCapability, CombinedCapability, Instrumentation, ProcessHistory
 from ..capabilities._dynamic import as_capabilities
@@ -80,26 +78,16 @@ from ..usage import RunUsage, UsageLimits
 from ._as_tool import agent_as_tool
 from ._from_spec import AgentSpec, build_agent, override_from_spec
 from ._model_choice import choose_model, model_for_agent_context, static_pick
-from ._options import (
-    IterOptions,
-    RunOptions,
-    is_call_tools_node,
-    is_end_node,
-    is_model_request_node,
-    is_user_prompt_node,
-    parallel_tool_call_execution_mode,
-)
+from ._options import IterOptions
 from ._run_setup import new_run, open_run, resolve_model, stored_run
 from ._toolsets import AgentFunctionToolset, AgentToolsets
 from ._wrapper import WrapperAgent
 from .abstract import AbstractAgent
 
-__all__ = ('AbstractAgent', 'Agent', 'EndStrategy', 'WrapperAgent', 'AgentRunResult')
+__all__ = ('AbstractAgent', 'Agent', 'AgentRunEvents', 'EndStrategy', 'WrapperAgent', 'AgentRunResult')
 
 RunOutputDataT = TypeVar('RunOutputDataT')
 _F = TypeVar('_F', bound=Callable[..., Any])
-_T = TypeVar('_T')
-_S = TypeVar('_S')
 _UNSET: Any = object()
 _NO_OVERRIDES: dict[str, Any] = {}  # never changed: `override` sets a new dict
 
@@ -213,11 +201,12 @@ class Agent(AbstractAgent[AgentDepsT, OutputDataT]):
         )
         self._capabilities = caps
         validate_capability_ids(as_capabilities(caps))  # deferred ones need an id; ids are unique
+        check_agent_native_tools(caps)
         self._root_capability = CombinedCapability(as_capabilities(caps))
         self._native_tools: list[AgentNativeTool[AgentDepsT]] = list(
             pop_deprecated_builtin_tools(deprecated_kwargs, 'Agent', stacklevel=3) or ()
         )
-        self._default_retries, self._max_result_retries = agent_retry_budgets(retries, deprecated_kwargs)
+        self._max_tool_retries, self._max_output_retries = agent_retry_budgets(retries, deprecated_kwargs)
         if deprecated_kwargs:
             raise UserError(f'Unknown keyword arguments: {", ".join(f"`{k}`" for k in deprecated_kwargs)}')
         self._instructions = normalize_instructions(instructions)
@@ -492,6 +481,11 @@ class Agent(AbstractAgent[AgentDepsT, OutputDataT]):
         return register if func is None else register(func)
 
     @property
+    def _function_toolset(self) -> AgentFunctionToolset[AgentDepsT]:
+        """The toolset of the agent's own function tools (pydantic-ai's private name, read by its tests)."""
+        return self._tools.function_toolset
+
+    @property
     def toolsets(self) -> Sequence[AbstractToolset[AgentDepsT]]:
         """The agent's toolsets: the one holding its own function tools first, then those given or registered."""
         return self._tools.members
@@ -531,9 +525,7 @@ class Agent(AbstractAgent[AgentDepsT, OutputDataT]):
             raise UserError('No sampling model was given and the agent has no model.') from e
         self._tools.set_sampling_model(sampling_model, self._root_capability)
 
-    # -- streaming and the nodes of a run ----------------------------------------------------------------
-
-    using_thread_executor = staticmethod(using_thread_executor)
+    # -- what runs see of the agent ------------------------------------------------------------------------
 
     @property
     def output_type(self) -> OutputSpec[OutputDataT]:
@@ -549,222 +541,12 @@ class Agent(AbstractAgent[AgentDepsT, OutputDataT]):
     def name(self, value: str | None) -> None:
         self._name = value
 
-    def _infer_name(self, frame: types.FrameType | None) -> None:
-        """Name the agent after the variable holding it in the caller of `frame`, when it has no name."""
-        if self.name is not None or frame is None or (caller := frame.f_back) is None:
-            return
-        for name, value in caller.f_locals.items():
-            if value is self:
-                self.name = name
-                return
-        for name, value in caller.f_globals.items():
-            if value is self:
-                self.name = name
-                return
-
-    @overload
-    def run_stream(
-        self,
-        user_prompt: str | Sequence[UserContent] | None = None,
-        *,
-        output_type: None = None,
-        **kwargs: Unpack[RunOptions[AgentDepsT]],
-    ) -> AbstractAsyncContextManager[StreamedRunResult[OutputDataT]]: ...
-
-    @overload
-    def run_stream(
-        self,
-        user_prompt: str | Sequence[UserContent] | None = None,
-        *,
-        output_type: OutputSpec[RunOutputDataT],
-        **kwargs: Unpack[RunOptions[AgentDepsT]],
-    ) -> AbstractAsyncContextManager[StreamedRunResult[RunOutputDataT]]: ...
-
-    @asynccontextmanager
-    async def run_stream(
-        self, user_prompt: str | Sequence[UserContent] | None = None, **kwargs: Any
-    ) -> AsyncIterator[StreamedRunResult[Any]]:
-        """Run the agent with streamed model responses: `async with agent.run_stream(prompt) as result:`.
-
-        The block is entered once the response that starts the final result streams (as in pydantic-ai): the
-        tools of the responses before it have run by then. Read `result.stream_text()`, `result.stream_output()`
-        or `result.stream_response()` as the run goes on; tools called along the way (even after text, or after
-        the output tool call) run as in `run`, and the stream goes on until the run's final result. Leaving the
-        block early stops the run. Takes the same arguments as `run`; an `event_stream_handler` gets each
-        streamed node's events once that node's
-        stream has been read (reading the result drives the run).
-        """
-        if kwargs.pop('infer_name', True):
-            frame = inspect.currentframe()
-            # Skip the frame of `asynccontextmanager` between `run_stream(...)` and its caller.
-            self._infer_name(frame.f_back if frame is not None else None)
-        handler = kwargs.pop('event_stream_handler', None) or self._event_stream_handler
-        async with self.iter(user_prompt, infer_name=False, **kwargs) as agent_run:
-            result: StreamedRunResult[Any] = StreamedRunResult(agent_run, handler)
-            try:
-                await result.start()
-                yield result
-            finally:
-                await result.aclose()
-
-    @overload
-    def run_stream_events(
-        self,
-        user_prompt: str | Sequence[UserContent] | None = None,
-        *,
-        output_type: None = None,
-        **kwargs: Unpack[IterOptions[AgentDepsT]],
-    ) -> AgentEventStream[OutputDataT]: ...
-
-    @overload
-    def run_stream_events(
-        self,
-        user_prompt: str | Sequence[UserContent] | None = None,
-        *,
-        output_type: OutputSpec[RunOutputDataT],
-        **kwargs: Unpack[IterOptions[AgentDepsT]],
-    ) -> AgentEventStream[RunOutputDataT]: ...
-
-    def run_stream_events(
-        self, user_prompt: str | Sequence[UserContent] | None = None, **kwargs: Any
-    ) -> AgentEventStream[Any]:
-        """Every event of a run, ending with an `AgentRunResultEvent` holding the result.
-
-        Use `async with agent.run_stream_events(prompt) as events: async for event in events: ...` (iterating
-        it without `async with` is deprecated). Takes the same arguments as `run` except `event_stream_handler`.
-        """
-        if kwargs.pop('infer_name', True):
-            self._infer_name(inspect.currentframe())
-        return AgentEventStream(run_events(self.iter(user_prompt, infer_name=False, **kwargs)))
-
-    @overload
-    def run_stream_sync(
-        self,
-        user_prompt: str | Sequence[UserContent] | None = None,
-        *,
-        output_type: None = None,
-        **kwargs: Unpack[IterOptions[AgentDepsT]],
-    ) -> StreamedRunResultSync[OutputDataT]: ...
-
-    @overload
-    def run_stream_sync(
-        self,
-        user_prompt: str | Sequence[UserContent] | None = None,
-        *,
-        output_type: OutputSpec[RunOutputDataT],
-        **kwargs: Unpack[IterOptions[AgentDepsT]],
-    ) -> StreamedRunResultSync[RunOutputDataT]: ...
-
-    def run_stream_sync(
-        self, user_prompt: str | Sequence[UserContent] | None = None, **kwargs: Any
-    ) -> StreamedRunResultSync[Any]:
-        """`run_stream` from synchronous code: the run goes on in an event loop in a thread, and the result's
-        streams are plain iterators (not for use inside an event loop). Same arguments as `run_stream`."""
-        if kwargs.pop('infer_name', True):
-            self._infer_name(inspect.currentframe())
-        return StreamedRunResultSync(partial(self.run_stream, user_prompt, infer_name=False, **kwargs))
-
     def output_json_schema(self, output_type: OutputSpec[Any] | None = None) -> dict[str, Any]:
         """The JSON schema of the agent's output values (of `output_type` if given): what a caller of the
         agent gets back, e.g. to describe it to another system."""
         return output_json_schema(self.output_type if output_type is None else output_type)
 
-    parallel_tool_call_execution_mode = staticmethod(parallel_tool_call_execution_mode)
-
-    @staticmethod
-    def is_user_prompt_node(node: AgentNode[_T, _S] | End[FinalResult[_S]]) -> TypeIs[UserPromptNode[_T, _S]]:
-        """Whether `node` is a `UserPromptNode` (narrowing its type, generic parameters kept)."""
-        return is_user_prompt_node(node)
-
-    @staticmethod
-    def is_model_request_node(node: AgentNode[_T, _S] | End[FinalResult[_S]]) -> TypeIs[ModelRequestNode[_T, _S]]:
-        """Whether `node` is a `ModelRequestNode` (narrowing its type, generic parameters kept)."""
-        return is_model_request_node(node)
-
-    @staticmethod
-    def is_call_tools_node(node: AgentNode[_T, _S] | End[FinalResult[_S]]) -> TypeIs[CallToolsNode[_T, _S]]:
-        """Whether `node` is a `CallToolsNode` (narrowing its type, generic parameters kept)."""
-        return is_call_tools_node(node)
-
-    @staticmethod
-    def is_end_node(node: AgentNode[_T, _S] | End[FinalResult[_S]]) -> TypeIs[End[FinalResult[_S]]]:
-        """Whether `node` is the `End` of the run (narrowing its type, generic parameters kept)."""
-        return is_end_node(node)
-
     # -- running ----------------------------------------------------------------------------------------------
-
-    @overload
-    async def run(
-        self,
-        user_prompt: str | Sequence[UserContent] | None = None,
-        *,
-        output_type: None = None,
-        **kwargs: Unpack[RunOptions[AgentDepsT]],
-    ) -> AgentRunResult[OutputDataT]: ...
-
-    @overload
-    async def run(
-        self,
-        user_prompt: str | Sequence[UserContent] | None = None,
-        *,
-        output_type: OutputSpec[RunOutputDataT],
-        **kwargs: Unpack[RunOptions[AgentDepsT]],
-    ) -> AgentRunResult[RunOutputDataT]: ...
-
-    async def run(
-        self,
-        user_prompt: str | Sequence[UserContent] | None = None,
-        *,
-        event_stream_handler: EventStreamHandler | None = None,
-        **kwargs: Any,
-    ) -> AgentRunResult[Any]:
-        """Run the agent on `user_prompt` until it gives its output.
-
-        Args:
-            user_prompt: The user's prompt (may be omitted when `message_history` ends with a request).
-            **kwargs: `output_type`, `message_history`, `model`, `deps`, `model_settings`, `usage_limits`,
-                `usage` (a `RunUsage` to add this run's usage to), `persistence` (an Edgewise persistence
-                to store the run's snapshots in), `infer_name` (name an unnamed agent after the variable
-                holding it, for spans and errors), `cancellation_token` (a `CancellationToken` whose `cancel()`,
-                from any task or thread, cancels the run).
-            event_stream_handler: `async def handler(ctx, events)`, called for each model request and each
-                handling of tool calls with the stream of their events (the run streams its model requests).
-
-        Raises:
-            UserError: no model, or deps of the wrong type.
-            UnexpectedModelBehavior: the model kept answering in unusable ways past the retry budgets.
-            UsageLimitExceeded: the run went past its `usage_limits`.
-            RunCancelled: the run was cancelled (`RunContext.cancel()`, its `cancellation_token`); it holds the
-                messages up to the cancellation.
-        """
-        if kwargs.pop('infer_name', True):
-            self._infer_name(inspect.currentframe())
-        opened = self.iter(user_prompt, infer_name=False, **kwargs)
-        return await run_for_result(opened, event_stream_handler or self._event_stream_handler)
-
-    @overload
-    def run_sync(
-        self,
-        user_prompt: str | Sequence[UserContent] | None = None,
-        *,
-        output_type: None = None,
-        **kwargs: Unpack[RunOptions[AgentDepsT]],
-    ) -> AgentRunResult[OutputDataT]: ...
-
-    @overload
-    def run_sync(
-        self,
-        user_prompt: str | Sequence[UserContent] | None = None,
-        *,
-        output_type: OutputSpec[RunOutputDataT],
-        **kwargs: Unpack[RunOptions[AgentDepsT]],
-    ) -> AgentRunResult[RunOutputDataT]: ...
-
-    def run_sync(self, user_prompt: str | Sequence[UserContent] | None = None, **kwargs: Any) -> AgentRunResult[Any]:
-        """`run` from synchronous code (starts an event loop; not for use inside one). Same arguments."""
-        if kwargs.pop('infer_name', True):
-            self._infer_name(inspect.currentframe())
-        return run_in_new_loop(partial(self.run, user_prompt, infer_name=False, **kwargs))
 
     @overload
     def iter(

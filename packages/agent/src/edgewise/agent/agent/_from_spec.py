@@ -132,8 +132,14 @@ class AgentSpec(BaseModel):
 
     @classmethod
     def from_text(cls, text: str, fmt: _Format = 'yaml') -> AgentSpec:
-        """Read a spec from YAML (the default) or JSON text."""
+        """Read a spec from YAML (the default) or JSON text.
+
+        Raises:
+            UserError: the text holds something other than an object (a list, say, or nothing).
+        """
         data = from_json(text) if fmt == 'json' else _yaml().safe_load(text)
+        if not isinstance(data, dict):
+            raise UserError(f'Agent spec must parse to an object, got {type(data).__name__}')
         return cls.from_dict(data)
 
     @classmethod
@@ -150,18 +156,21 @@ class AgentSpec(BaseModel):
     ) -> None:
         """Write the spec to a YAML or JSON file, fields at their defaults left out, capabilities in their short
         forms; and its JSON schema to `schema_path` (relative to the spec's folder, `{stem}` replaced by the
-        file's stem; `None`: no schema), referenced from the spec."""
+        file's stem; `None`: no schema), referenced from the spec (by a path relative to the spec's folder when
+        the schema is in it or below)."""
         path = Path(path)
         fmt = _infer_fmt(path, fmt)
         schema_ref: str | None = None
         if schema_path is not None:
             if isinstance(schema_path, str):
                 schema_path = Path(schema_path.format(stem=path.stem))
-            schema_ref = str(schema_path)
-            target = schema_path if schema_path.is_absolute() else path.parent / schema_path
-            content = to_json(self.model_json_schema_with_capabilities(custom_capability_types), indent=2).decode()
-            if not target.exists() or target.read_text(encoding='utf-8') != content + '\n':
-                target.write_text(content + '\n', encoding='utf-8')
+            if not schema_path.is_absolute():
+                schema_ref, schema_path = str(schema_path), path.parent / schema_path
+            elif schema_path.is_relative_to(path.parent):
+                schema_ref = str(schema_path.relative_to(path.parent))
+            else:
+                schema_ref = str(schema_path)
+            self._save_schema(schema_path, custom_capability_types)
         context: dict[str, Any] = {'use_short_form': True}
         if fmt == 'json':
             context['$schema'] = schema_ref
@@ -172,6 +181,17 @@ class AgentSpec(BaseModel):
             if schema_ref is not None:
                 text = f'{_YAML_SCHEMA_COMMENT}{schema_ref}\n{text}'
         path.write_text(text, encoding='utf-8')
+
+    @classmethod
+    def _save_schema(
+        cls, path: Path | str, custom_capability_types: Sequence[type[AbstractCapability[Any]]] = ()
+    ) -> None:
+        """Write the JSON schema of spec files (`model_json_schema_with_capabilities`) to `path`, unless the file
+        already holds it (an unchanged schema keeps its modification time)."""
+        path = Path(path)
+        content = to_json(cls.model_json_schema_with_capabilities(custom_capability_types), indent=2).decode() + '\n'
+        if not path.exists() or path.read_text(encoding='utf-8') != content:
+            path.write_text(content, encoding='utf-8')
 
     @model_serializer(mode='wrap')
     def _dump_with_schema(self, handler: SerializerFunctionWrapHandler, info: SerializationInfo) -> dict[str, Any]:

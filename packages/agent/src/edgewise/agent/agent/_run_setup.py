@@ -35,7 +35,7 @@ from .._loop.history import (
 )
 from .._loop.nodes import UserPromptNode, agent_graph
 from .._loop.run_hooks import RUN_HOOKS, wrapped_run
-from .._message_flow.cancellation import CancellationToken
+from .._message_flow.cancellation import CancellationToken, take_starting_run_token
 from .._output.schema import build_output_schema, schema_for_profile
 from .._run.deps import EndStrategy, GraphAgentDeps
 from .._run.options import (
@@ -92,8 +92,8 @@ class SetUpAgent(Protocol):
     _limiter: Any
     _capabilities: list[AgentCapability[Any]]
     _native_tools: list[AgentNativeTool[Any]]
-    _default_retries: int
-    _max_result_retries: int
+    _max_tool_retries: int
+    _max_output_retries: int
     _instructions: list[Any]
     _system_prompts: list[str | SystemPromptRunner]
     _tools: AgentToolsets[Any]
@@ -146,11 +146,12 @@ async def open_run(
         RunCancelled: the run was cancelled (by the application; a cancellation from outside goes on as itself,
             carrying the run's state for `RunCancelled.from_cancellation`).
     """
+    handle_token = take_starting_run_token()  # an `AgentRunEvents` starting this run (not one nested in it)
     graph_deps, toolset, opening, finish = await prepare()
     cancellation = graph_deps.cancellation
     opened: list[AgentRun[Any, Any]] = []
     try:
-        with cancellation.scope(cancellation_token):
+        with cancellation.scope(cancellation_token, handle_token):
             await anyio.lowlevel.checkpoint_if_cancelled()  # cancelled already: the run does not start
             async with concurrency_slot(agent._limiter, f'agent:{agent.name or "agent"}'):
                 with _instrument.span_if(
@@ -269,6 +270,10 @@ async def new_run(
         run_id=run_id,
     )
     graph_deps.prompt = user_prompt
+    metadata_layers = overrides.get('metadata', [agent._metadata, spec_metadata, metadata])
+    metadata_layers = [m for m in metadata_layers if m is not None]
+    if metadata_layers:  # before `for_run`, whose context carries it
+        state.metadata = resolve_metadata(metadata_layers, graph_deps.run_context(state))
     configured = await configured_for_run(graph_deps, state, configure)
     if configured is not graph_deps:  # capabilities made for the run: their model pick decides now
         configured.model = await choice.after_for_run(configured.root_capability)
@@ -278,11 +283,8 @@ async def new_run(
     graph_deps.new_message_index = len(history)
     graph_deps.merge_adjacent = bool(history) and isinstance(history[-1], ModelRequest)
     graph_deps.tool_deltas = has_tool_deltas(history)
-    metadata_layers = overrides.get('metadata', [agent._metadata, spec_metadata, metadata])
-    metadata_layers = [m for m in metadata_layers if m is not None]
     finish = None
     if metadata_layers:
-        state.metadata = resolve_metadata(metadata_layers, graph_deps.run_context(state))
 
         def finish(agent_run: AgentRun[Any, Any]) -> None:
             if agent_run.result is not None:
@@ -382,8 +384,8 @@ def configure_run(
         instrumentation=agent._instrumentation_settings(caps),
         validation_context=agent.validation_context,
         usage_limits=usage_limits or UsageLimits(),
-        max_result_retries=retries.get('output', agent._max_result_retries),
-        default_tool_retries=retries.get('tools', agent._default_retries),
+        max_result_retries=retries.get('output', agent._max_output_retries),
+        default_tool_retries=retries.get('tools', agent._max_tool_retries),
         end_strategy=agent.end_strategy,
         output_schema=schema,
         output_validators=agent._output_validators,

@@ -17,8 +17,9 @@ from .._run.state import GraphAgentState
 from ..capabilities import AbstractCapability, CombinedCapability
 from ..capabilities._loaded_on_demand import capability_registry
 from ..capabilities.tool_search import ToolSearch
+from ..exceptions import UserError
 from ..models import Model
-from ..tools import AgentDepsT
+from ..tools import AgentDepsT, Tool, ToolFuncEither
 from ..toolsets import AbstractToolset, CombinedToolset, FunctionToolset
 from ..toolsets._dynamic import DynamicToolset, ToolsetFunc, as_toolset
 from ..toolsets._tool_search import ToolSearchToolset
@@ -27,7 +28,22 @@ __all__ = ('AgentFunctionToolset', 'AgentToolsets')
 
 
 class AgentFunctionToolset(FunctionToolset[AgentDepsT]):
-    """The toolset of an agent's own function tools, named 'the agent' in errors."""
+    """The toolset of an agent's own function tools, named 'the agent' in errors.
+
+    Args:
+        tools: The agent's tools, `Tool`s or functions.
+        timeout: The agent's `tool_timeout`: the timeout in seconds of its tools that set none.
+
+    Raises:
+        UserError: `timeout` is not positive.
+    """
+
+    def __init__(
+        self, tools: Sequence[Tool[AgentDepsT] | ToolFuncEither[AgentDepsT, ...]] = (), *, timeout: float | None = None
+    ) -> None:
+        if timeout is not None and timeout <= 0:
+            raise UserError(f'tool_timeout must be > 0, got {timeout}')
+        super().__init__(tools, timeout=timeout)
 
     @property
     def id(self) -> str | None:
@@ -95,7 +111,7 @@ class AgentToolsets(Generic[AgentDepsT]):
         if self.override_toolsets.get() is None:
             extra = [*_capability_toolsets(root), *(toolsets or ())]
         members = [*self.members, *extra]
-        toolset = members[0] if len(members) == 1 else CombinedToolset(members)
+        toolset: AbstractToolset[AgentDepsT] = CombinedToolset(members)  # it sets each tool's `toolset_id`
         if root is not None:
             toolset = root.get_wrapper_toolset(toolset) or toolset
         if not _has_tool_search(root):  # every run searches deferred tools, as pydantic-ai adds `ToolSearch()`

@@ -1,38 +1,25 @@
 """`WrapperAgent`: an agent that hands everything to another agent (re-exported by `agent`).
 
 Subclass it to change one entry point: the run entry points (`run`, `run_sync`, `run_stream`,
-`run_stream_sync`, `run_stream_events`) are built on `self.iter`, so overriding `iter` changes them all.
+`run_stream_sync`, `run_stream_events`, from `AbstractAgent`) are built on `self.iter`, so overriding `iter` changes
+them all.
 """
 
 from __future__ import annotations as _annotations
 
-import inspect
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
 from contextlib import AbstractAsyncContextManager, AbstractContextManager, asynccontextmanager, contextmanager
-from functools import partial
 from types import TracebackType
 from typing import Any, Protocol, Self
 
 from .._loop.agent_run import AgentRun
-from .._run.result import AgentRunResult
-from .._streaming.event_stream import AgentEventStream, run_events
-from .._streaming.node_loop import EventStreamHandler, run_for_result
-from .._streaming.run_result import StreamedRunResult
-from .._streaming.run_result_sync import StreamedRunResultSync
-from .._threads import run_in_new_loop, using_thread_executor
+from .._streaming.node_loop import EventStreamHandler
 from ..capabilities import CombinedCapability
 from ..messages import SystemPromptPart, UserContent
 from ..models import KnownModelName, Model
 from ..output import OutputDataT, OutputSpec
 from ..tools import AgentDepsT
 from ..toolsets import AbstractToolset
-from ._options import (
-    is_call_tools_node,
-    is_end_node,
-    is_model_request_node,
-    is_user_prompt_node,
-    parallel_tool_call_execution_mode,
-)
 from .abstract import AbstractAgent
 
 __all__ = ('WrapperAgent',)
@@ -79,13 +66,6 @@ class WrapperAgent(AbstractAgent[AgentDepsT, OutputDataT]):
 
     wrapped: _Agent
     """The agent calls go to."""
-
-    is_user_prompt_node = staticmethod(is_user_prompt_node)
-    is_model_request_node = staticmethod(is_model_request_node)
-    is_call_tools_node = staticmethod(is_call_tools_node)
-    is_end_node = staticmethod(is_end_node)
-    using_thread_executor = staticmethod(using_thread_executor)
-    parallel_tool_call_execution_mode = staticmethod(parallel_tool_call_execution_mode)
 
     def __init__(self, wrapped: _Agent) -> None:
         self.wrapped = wrapped
@@ -169,51 +149,3 @@ class WrapperAgent(AbstractAgent[AgentDepsT, OutputDataT]):
         """The wrapped agent's `override` (same arguments)."""
         with self.wrapped.override(**kwargs):
             yield
-
-    async def run(
-        self, user_prompt: _Prompt = None, *, event_stream_handler: EventStreamHandler | None = None, **kwargs: Any
-    ) -> AgentRunResult[Any]:
-        """Run through `self.iter` until the output, as `Agent.run` (same arguments)."""
-        self._infer_name(kwargs)
-        return await run_for_result(self.iter(user_prompt, **kwargs), event_stream_handler or self.event_stream_handler)
-
-    def run_sync(self, user_prompt: _Prompt = None, **kwargs: Any) -> AgentRunResult[Any]:
-        """`run` from synchronous code, as `Agent.run_sync`."""
-        self._infer_name(kwargs)
-        return run_in_new_loop(partial(self.run, user_prompt, infer_name=False, **kwargs))
-
-    @asynccontextmanager
-    async def run_stream(self, user_prompt: _Prompt = None, **kwargs: Any) -> AsyncIterator[StreamedRunResult[Any]]:
-        """A streamed run through `self.iter`, as `Agent.run_stream` (same arguments)."""
-        self._infer_name(kwargs)
-        handler = kwargs.pop('event_stream_handler', None) or self.event_stream_handler
-        async with self.iter(user_prompt, **kwargs) as agent_run:
-            result: StreamedRunResult[Any] = StreamedRunResult(agent_run, handler)
-            try:
-                yield result
-            finally:
-                await result.aclose()
-
-    def run_stream_sync(self, user_prompt: _Prompt = None, **kwargs: Any) -> StreamedRunResultSync[Any]:
-        """`run_stream` from synchronous code, as `Agent.run_stream_sync`."""
-        self._infer_name(kwargs)
-        return StreamedRunResultSync(partial(self.run_stream, user_prompt, infer_name=False, **kwargs))
-
-    def run_stream_events(self, user_prompt: _Prompt = None, **kwargs: Any) -> AgentEventStream[Any]:
-        """Every event of a run through `self.iter`, as `Agent.run_stream_events`."""
-        self._infer_name(kwargs)
-        return AgentEventStream(run_events(self.iter(user_prompt, **kwargs)))
-
-    def _infer_name(self, kwargs: dict[str, Any]) -> None:
-        # Name an unnamed wrapped agent after the variable holding this wrapper in the caller's caller.
-        if not kwargs.pop('infer_name', True) or self.name is not None:
-            return
-        frame = inspect.currentframe()
-        caller = frame.f_back.f_back if frame is not None and frame.f_back is not None else None
-        if caller is None:
-            return
-        for scope in (caller.f_locals, caller.f_globals):
-            for name, value in scope.items():
-                if value is self:
-                    self.name = name
-                    return

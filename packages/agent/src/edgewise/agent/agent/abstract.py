@@ -1,25 +1,50 @@
 """`AbstractAgent`: what every agent offers (`Agent`, `WrapperAgent` and an agent of your own), as in pydantic-ai 2.x.
 
-An interface only: it holds no state and implements no run. `Agent` and `WrapperAgent` subclass it directly (one
-level: each implements its members in its own module), so `isinstance(agent, AbstractAgent)` holds for both, and a
-function typed `agent: AbstractAgent[Deps, Any]` (a capability's `for_agent`, say) takes either.
+It holds no state. The run entry points (`run`, `run_sync`, `run_stream`, `run_stream_events`, `run_stream_sync`)
+are written once here, over the abstract `iter` (as in pydantic-ai 2.x); `Agent` and `WrapperAgent` subclass it
+directly (one level: each implements the abstract members in its own module), so `isinstance(agent, AbstractAgent)`
+holds for both, and a function typed `agent: AbstractAgent[Deps, Any]` (a capability's `for_agent`, say) takes
+either.
 """
 
 from __future__ import annotations as _annotations
 
+import inspect
+import types
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
-from contextlib import AbstractAsyncContextManager, AbstractContextManager
-from typing import TYPE_CHECKING, Any, Generic
+from collections.abc import AsyncIterator, Sequence
+from contextlib import AbstractAsyncContextManager, AbstractContextManager, asynccontextmanager
+from functools import partial
+from typing import TYPE_CHECKING, Any, Generic, overload
 
+from typing_extensions import TypeIs, TypeVar, Unpack
+
+from edgewise.graph import End
+
+from .._loop.nodes import AgentNode, CallToolsNode, ModelRequestNode, UserPromptNode
+from .._run.result import AgentRunResult, FinalResult
+from .._streaming.event_stream import AgentRunEvents, run_events
+from .._streaming.node_loop import EventStreamHandler, run_for_result
+from .._streaming.run_result import StreamedRunResult
+from .._streaming.run_result_sync import StreamedRunResultSync
+from .._threads import run_in_new_loop, using_thread_executor
+from ..messages import UserContent
 from ..output import OutputDataT, OutputSpec
 from ..tools import AgentDepsT
+from ._options import (
+    IterOptions,
+    RunOptions,
+    is_call_tools_node,
+    is_end_node,
+    is_model_request_node,
+    is_user_prompt_node,
+    parallel_tool_call_execution_mode,
+)
 
 if TYPE_CHECKING:
     from .._loop.agent_run import AgentRun
-    from .._streaming.node_loop import EventStreamHandler
     from ..capabilities import CombinedCapability
-    from ..messages import ModelMessage, SystemPromptPart, UserContent
+    from ..messages import ModelMessage, SystemPromptPart
     from ..models import KnownModelName, Model
     from ..settings import ModelSettings
     from ..toolsets import AbstractToolset
@@ -27,13 +52,41 @@ if TYPE_CHECKING:
 
 __all__ = ('AbstractAgent',)
 
+RunOutputDataT = TypeVar('RunOutputDataT')
+_Prompt = str | Sequence[UserContent] | None
+_T = TypeVar('_T')
+_S = TypeVar('_S')
+
 
 class AbstractAgent(ABC, Generic[AgentDepsT, OutputDataT]):
-    """The interface of an agent: its name, types and toolsets, and `iter` and `override`, which the run entry
-    points (`run`, `run_sync`, `run_stream`, ...) of `Agent` and `WrapperAgent` are built on.
+    """The interface of an agent: its name, types and toolsets, `iter` and `override`, and the run entry points
+    (`run`, `run_sync`, `run_stream`, `run_stream_events`, `run_stream_sync`) built on `iter`.
 
     A subclass implements the abstract members; `system_prompt_parts` defaults to no system prompt.
     """
+
+    @staticmethod
+    def is_user_prompt_node(node: AgentNode[_T, _S] | End[FinalResult[_S]]) -> TypeIs[UserPromptNode[_T, _S]]:
+        """Whether `node` is a `UserPromptNode` (narrowing its type, generic parameters kept)."""
+        return is_user_prompt_node(node)
+
+    @staticmethod
+    def is_model_request_node(node: AgentNode[_T, _S] | End[FinalResult[_S]]) -> TypeIs[ModelRequestNode[_T, _S]]:
+        """Whether `node` is a `ModelRequestNode` (narrowing its type, generic parameters kept)."""
+        return is_model_request_node(node)
+
+    @staticmethod
+    def is_call_tools_node(node: AgentNode[_T, _S] | End[FinalResult[_S]]) -> TypeIs[CallToolsNode[_T, _S]]:
+        """Whether `node` is a `CallToolsNode` (narrowing its type, generic parameters kept)."""
+        return is_call_tools_node(node)
+
+    @staticmethod
+    def is_end_node(node: AgentNode[_T, _S] | End[FinalResult[_S]]) -> TypeIs[End[FinalResult[_S]]]:
+        """Whether `node` is the `End` of the run (narrowing its type, generic parameters kept)."""
+        return is_end_node(node)
+
+    using_thread_executor = staticmethod(using_thread_executor)
+    parallel_tool_call_execution_mode = staticmethod(parallel_tool_call_execution_mode)
 
     description: str | None
     """What the agent does, for a caller choosing among agents (a parent agent's tool, an A2A card)."""
@@ -94,3 +147,159 @@ class AbstractAgent(ABC, Generic[AgentDepsT, OutputDataT]):
     @abstractmethod
     def override(self, *args: Any, **kwargs: Any) -> AbstractContextManager[None]:
         """Within the block, replace parts of the agent (model, deps, tools, ...) for the runs made in it."""
+
+    # -- the run entry points, over `iter` ---------------------------------------------------------------------
+
+    @overload
+    async def run(
+        self, user_prompt: _Prompt = None, *, output_type: None = None, **kwargs: Unpack[RunOptions[AgentDepsT]]
+    ) -> AgentRunResult[OutputDataT]: ...
+
+    @overload
+    async def run(
+        self,
+        user_prompt: _Prompt = None,
+        *,
+        output_type: OutputSpec[RunOutputDataT],
+        **kwargs: Unpack[RunOptions[AgentDepsT]],
+    ) -> AgentRunResult[RunOutputDataT]: ...
+
+    async def run(
+        self, user_prompt: _Prompt = None, *, event_stream_handler: EventStreamHandler | None = None, **kwargs: Any
+    ) -> AgentRunResult[Any]:
+        """Run the agent on `user_prompt` until it gives its output.
+
+        Args:
+            user_prompt: The user's prompt (may be omitted when `message_history` ends with a request).
+            **kwargs: `output_type`, `message_history`, `model`, `deps`, `model_settings`, `usage_limits`,
+                `usage` (a `RunUsage` to add this run's usage to), `persistence` (an Edgewise persistence
+                to store the run's snapshots in), `infer_name` (name an unnamed agent after the variable
+                holding it, for spans and errors), `cancellation_token` (a `CancellationToken` whose `cancel()`,
+                from any task or thread, cancels the run): the arguments of `iter`.
+            event_stream_handler: `async def handler(ctx, events)`, called for each model request and each
+                handling of tool calls with the stream of their events (the run streams its model requests).
+
+        Raises:
+            UserError: no model, or deps of the wrong type.
+            UnexpectedModelBehavior: the model kept answering in unusable ways past the retry budgets.
+            UsageLimitExceeded: the run went past its `usage_limits`.
+            RunCancelled: the run was cancelled (`RunContext.cancel()`, its `cancellation_token`); it holds the
+                messages up to the cancellation.
+        """
+        if kwargs.pop('infer_name', True):
+            self._infer_name(inspect.currentframe())
+        opened = self.iter(user_prompt, infer_name=False, **kwargs)
+        return await run_for_result(opened, event_stream_handler or self.event_stream_handler)
+
+    @overload
+    def run_sync(
+        self, user_prompt: _Prompt = None, *, output_type: None = None, **kwargs: Unpack[RunOptions[AgentDepsT]]
+    ) -> AgentRunResult[OutputDataT]: ...
+
+    @overload
+    def run_sync(
+        self,
+        user_prompt: _Prompt = None,
+        *,
+        output_type: OutputSpec[RunOutputDataT],
+        **kwargs: Unpack[RunOptions[AgentDepsT]],
+    ) -> AgentRunResult[RunOutputDataT]: ...
+
+    def run_sync(self, user_prompt: _Prompt = None, **kwargs: Any) -> AgentRunResult[Any]:
+        """`run` from synchronous code (starts an event loop; not for use inside one). Same arguments."""
+        if kwargs.pop('infer_name', True):
+            self._infer_name(inspect.currentframe())
+        return run_in_new_loop(partial(self.run, user_prompt, infer_name=False, **kwargs))
+
+    @overload
+    def run_stream(
+        self, user_prompt: _Prompt = None, *, output_type: None = None, **kwargs: Unpack[RunOptions[AgentDepsT]]
+    ) -> AbstractAsyncContextManager[StreamedRunResult[OutputDataT]]: ...
+
+    @overload
+    def run_stream(
+        self,
+        user_prompt: _Prompt = None,
+        *,
+        output_type: OutputSpec[RunOutputDataT],
+        **kwargs: Unpack[RunOptions[AgentDepsT]],
+    ) -> AbstractAsyncContextManager[StreamedRunResult[RunOutputDataT]]: ...
+
+    @asynccontextmanager
+    async def run_stream(self, user_prompt: _Prompt = None, **kwargs: Any) -> AsyncIterator[StreamedRunResult[Any]]:
+        """Run the agent with streamed model responses: `async with agent.run_stream(prompt) as result:`.
+
+        The block is entered once the response that starts the final result streams (as in pydantic-ai): the
+        tools of the responses before it have run by then. Read `result.stream_text()`, `result.stream_output()`
+        or `result.stream_response()` as the run goes on; tools called along the way (even after text, or after
+        the output tool call) run as in `run`, and the stream goes on until the run's final result. Leaving the
+        block early stops the run. Takes the same arguments as `run`; an `event_stream_handler` gets each
+        streamed node's events once that node's stream has been read (reading the result drives the run).
+        """
+        if kwargs.pop('infer_name', True):
+            frame = inspect.currentframe()
+            # Skip the frame of `asynccontextmanager` between `run_stream(...)` and its caller.
+            self._infer_name(frame.f_back if frame is not None else None)
+        handler = kwargs.pop('event_stream_handler', None) or self.event_stream_handler
+        async with self.iter(user_prompt, infer_name=False, **kwargs) as agent_run:
+            result: StreamedRunResult[Any] = StreamedRunResult(agent_run, handler)
+            try:
+                await result.start()
+                yield result
+            finally:
+                await result.aclose()
+
+    @overload
+    def run_stream_events(
+        self, user_prompt: _Prompt = None, *, output_type: None = None, **kwargs: Unpack[IterOptions[AgentDepsT]]
+    ) -> AgentRunEvents[OutputDataT]: ...
+
+    @overload
+    def run_stream_events(
+        self,
+        user_prompt: _Prompt = None,
+        *,
+        output_type: OutputSpec[RunOutputDataT],
+        **kwargs: Unpack[IterOptions[AgentDepsT]],
+    ) -> AgentRunEvents[RunOutputDataT]: ...
+
+    def run_stream_events(self, user_prompt: _Prompt = None, **kwargs: Any) -> AgentRunEvents[Any]:
+        """Every event of a run, ending with an `AgentRunResultEvent` holding the result.
+
+        Use `async with agent.run_stream_events(prompt) as events: async for event in events: ...` (iterating
+        it without `async with` is deprecated). Takes the same arguments as `run` except `event_stream_handler`.
+        """
+        if kwargs.pop('infer_name', True):
+            self._infer_name(inspect.currentframe())
+        return AgentRunEvents(run_events(self.iter(user_prompt, infer_name=False, **kwargs)))
+
+    @overload
+    def run_stream_sync(
+        self, user_prompt: _Prompt = None, *, output_type: None = None, **kwargs: Unpack[IterOptions[AgentDepsT]]
+    ) -> StreamedRunResultSync[OutputDataT]: ...
+
+    @overload
+    def run_stream_sync(
+        self,
+        user_prompt: _Prompt = None,
+        *,
+        output_type: OutputSpec[RunOutputDataT],
+        **kwargs: Unpack[IterOptions[AgentDepsT]],
+    ) -> StreamedRunResultSync[RunOutputDataT]: ...
+
+    def run_stream_sync(self, user_prompt: _Prompt = None, **kwargs: Any) -> StreamedRunResultSync[Any]:
+        """`run_stream` from synchronous code: the run goes on in an event loop in a thread, and the result's
+        streams are plain iterators (not for use inside an event loop). Same arguments as `run_stream`."""
+        if kwargs.pop('infer_name', True):
+            self._infer_name(inspect.currentframe())
+        return StreamedRunResultSync(partial(self.run_stream, user_prompt, infer_name=False, **kwargs))
+
+    def _infer_name(self, frame: types.FrameType | None) -> None:
+        """Name the agent after the variable holding it in the caller of `frame`, when it has no name."""
+        if self.name is not None or frame is None or (caller := frame.f_back) is None:
+            return
+        for scope in (caller.f_locals, caller.f_globals):
+            for name, value in scope.items():
+                if value is self:
+                    self.name = name
+                    return

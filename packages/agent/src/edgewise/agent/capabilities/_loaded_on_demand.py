@@ -17,7 +17,7 @@ from __future__ import annotations as _annotations
 import re
 from collections.abc import AsyncIterable, Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, ClassVar
 
 from .._functions.runners import normalize_instructions
 from ..exceptions import UserError
@@ -177,6 +177,9 @@ class DeferredCapabilityGate(WrapperCapability[AgentDepsT]):
     """A deferred capability in a run: hands everything to it once the model has loaded it (its id in
     `ctx.loaded_capability_ids`); until then its instructions, model settings and native tools give nothing, its
     tools are hidden from the model and each of its hooks behaves as `AbstractCapability`'s (changes nothing)."""
+
+    gates_loading: ClassVar[bool] = True
+    """Marks a gate: a `CombinedCapability` holding it leaves the gating of its settings and tools to it."""
 
     def __init__(self, wrapped: AbstractCapability[AgentDepsT]) -> None:
         self.wrapped = wrapped

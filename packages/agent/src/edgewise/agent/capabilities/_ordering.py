@@ -17,10 +17,11 @@ def sort_capabilities(capabilities: Sequence[AbstractCapability[Any]]) -> list[A
     choice (the earliest given capability that may come next comes next).
 
     Raises:
-        UserError: a required capability class is missing, or the constraints contradict one another.
+        UserError: a required capability class is missing, the constraints contradict one another, or a
+            capability made of several gives them conflicting positions.
     """
     caps = list(capabilities)
-    orderings = [cap.get_ordering() for cap in caps]
+    orderings = [_effective_ordering(cap) for cap in caps]
     if all(o is None for o in orderings):
         return caps
     _check_requires(caps, orderings)
@@ -60,6 +61,34 @@ def sort_capabilities(capabilities: Sequence[AbstractCapability[Any]]) -> list[A
         stuck = ', '.join(sorted({type(caps[i]).__name__ for i in range(count) if i not in order}))
         raise UserError(f'Circular ordering constraints among capabilities: {stuck}.')
     return [caps[i] for i in order]
+
+
+def _effective_ordering(capability: AbstractCapability[Any]) -> CapabilityOrdering | None:
+    """`capability`'s ordering; for one made of several (its `apply` visits others), their orderings merged.
+
+    Raises:
+        UserError: two of the capabilities it is made of ask for different positions.
+    """
+    leaves: list[AbstractCapability[Any]] = []
+    capability.apply(leaves.append)
+    if len(leaves) == 1 and leaves[0] is capability:
+        return capability.get_ordering()
+    orderings = [ordering for leaf in leaves if (ordering := leaf.get_ordering()) is not None]
+    if not orderings:
+        return None
+    positions = {ordering.position for ordering in orderings if ordering.position is not None}
+    if len(positions) > 1:
+        first, second = sorted(positions)
+        raise UserError(
+            f'Conflicting positions among nested leaves of `{type(capability).__name__}`: {first!r} and '
+            f'{second!r}. Give each position its own capability, or list the capabilities side by side.'
+        )
+    return CapabilityOrdering(
+        position=positions.pop() if positions else None,
+        wraps=[ref for ordering in orderings for ref in ordering.wraps],
+        wrapped_by=[ref for ordering in orderings for ref in ordering.wrapped_by],
+        requires=[ref for ordering in orderings for ref in ordering.requires],
+    )
 
 
 def _matches(ref: CapabilityRef, capability: AbstractCapability[Any]) -> bool:

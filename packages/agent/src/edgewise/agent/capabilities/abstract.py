@@ -148,6 +148,15 @@ class AbstractCapability(Generic[AgentDepsT]):
     in a catalog and loads it with the `load_capability` tool, whose return carries its instructions. Needs
     `id`."""
 
+    def __init__(self, *, id: str | None = None, description: str | None = None, defer_loading: bool = False) -> None:
+        """Set the fields given; a field not given that a plain subclass sets as a class attribute (`id = 'docs'`
+        in the class body) keeps the class's value. Dataclass subclasses get their own `__init__`."""
+        for name, value, default in (('id', id, None), ('description', description, None)):
+            if value is not default or getattr(type(self), name, default) is default:
+                setattr(self, name, value)
+        if defer_loading or getattr(type(self), 'defer_loading', False) is False:
+            self.defer_loading = defer_loading
+
     @classmethod
     def get_serialization_name(cls) -> str | None:
         """The name of this capability in agent specs (by default the class name); `None`: it cannot be built

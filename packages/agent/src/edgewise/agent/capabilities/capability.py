@@ -85,7 +85,7 @@ class Capability(AbstractCapability[AgentDepsT]):
         self.defer_loading = defer_loading
         self.toolsets = tuple(toolsets or ())
         self.tools = tools
-        self._function_toolset = FunctionToolset(list(tools))
+        self._function_toolset = FunctionToolset(list(tools), id=id)  # the id names it for durable execution
         self._instructions = instruction_items(instructions)
 
     @classmethod

@@ -2,6 +2,7 @@
 
 from __future__ import annotations as _annotations
 
+import copy
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -37,13 +38,15 @@ class CombinedCapability(AbstractCapability[AgentDepsT]):
     _by_hook: dict[str, list[Callable[..., Any]]] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        flat: list[AbstractCapability[AgentDepsT]] = []
-        for capability in self.capabilities:
-            if isinstance(capability, CombinedCapability):
-                flat.extend(capability.capabilities)
-            else:
-                flat.append(capability)
-        self.capabilities = sort_capabilities(flat)
+        self.capabilities = _flat_and_sorted(self.capabilities)
+
+    def _rebound(self, capabilities: Sequence[AbstractCapability[AgentDepsT]]) -> CombinedCapability[AgentDepsT]:
+        """A shallow copy of this one holding `capabilities` (flattened and sorted): neither `__init__` nor
+        `__post_init__` runs again, so a subclass with an `__init__` of its own is rebuilt too."""
+        rebound = copy.copy(self)
+        rebound.capabilities = _flat_and_sorted(capabilities)
+        rebound._by_hook = {}
+        return rebound
 
     def _with(self, hook: str) -> list[Callable[..., Any]]:
         """The `hook` methods of the capabilities that implement it, in order (looked up once per hook)."""
@@ -61,14 +64,14 @@ class CombinedCapability(AbstractCapability[AgentDepsT]):
         found = [c.for_agent(agent) for c in self.capabilities]
         if all(a is b for a, b in zip(found, self.capabilities, strict=True)):
             return self
-        return replace(self, capabilities=found)
+        return self._rebound(found)
 
     async def for_run(self, ctx: RunContext[AgentDepsT]) -> AbstractCapability[AgentDepsT]:
         """The capabilities' `for_run` results as one (this one when each stays itself)."""
         found = [await c.for_run(ctx) if c.overrides('for_run') else c for c in self.capabilities]
         if all(a is b for a, b in zip(found, self.capabilities, strict=True)):
             return self
-        return CombinedCapability(found)
+        return self._rebound(found)
 
     def apply(self, visitor: Callable[[AbstractCapability[AgentDepsT]], None]) -> None:
         """Call `visitor` with each of the capabilities, in order."""
@@ -92,19 +95,24 @@ class CombinedCapability(AbstractCapability[AgentDepsT]):
 
     def get_model_settings(self) -> AgentModelSettings | None:
         """Every capability's model settings merged, later capabilities winning; a function of the run context
-        if one of them gives a function; `None` if none gives settings."""
-        layers = [s for c in self.capabilities if (s := c.get_model_settings()) is not None]
+        if one of them gives a function or is deferred (its settings count once it is loaded), which gives `{}`
+        when no settings apply; `None` if none gives settings."""
+        layers = [
+            _when_loaded(c, s) if _is_deferred(c) else s
+            for c in self.capabilities
+            if (s := c.get_model_settings()) is not None
+        ]
         if not any(callable(layer) for layer in layers):
             merged: ModelSettings | None = None
             for layer in layers:
                 merged = merge_model_settings(merged, layer)  # type: ignore[arg-type]
             return merged
 
-        def resolve(ctx: RunContext[AgentDepsT]) -> ModelSettings | None:
+        def resolve(ctx: RunContext[AgentDepsT]) -> ModelSettings:
             merged: ModelSettings | None = None
             for layer in layers:
                 merged = merge_model_settings(merged, layer(ctx) if callable(layer) else layer)
-            return merged
+            return merged if merged is not None else {}
 
         return resolve
 
@@ -140,8 +148,13 @@ class CombinedCapability(AbstractCapability[AgentDepsT]):
         return toolsets[0] if len(toolsets) == 1 else CombinedToolset(toolsets)
 
     def get_native_tools(self) -> Sequence[AgentNativeTool[AgentDepsT]]:
-        """Every capability's native tools, in order."""
-        return [tool for capability in self.capabilities for tool in capability.get_native_tools()]
+        """Every capability's native tools, in order; those of a deferred capability each a function of the run
+        context giving the tool once the capability is loaded (`None` before)."""
+        return [
+            _when_loaded(capability, tool) if _is_deferred(capability) else tool
+            for capability in self.capabilities
+            for tool in capability.get_native_tools()
+        ]
 
     def get_wrapper_toolset(self, toolset: AbstractToolset[AgentDepsT]) -> AbstractToolset[AgentDepsT] | None:
         """The toolset in each capability's wrapper, the first capability's outermost; `None` if none wraps it."""
@@ -151,6 +164,35 @@ class CombinedCapability(AbstractCapability[AgentDepsT]):
             if found is not None:
                 wrapped = found
         return wrapped
+
+
+def _is_deferred(capability: AbstractCapability[Any]) -> bool:
+    """Whether `capability` is deferred and not already behind a gate of the run (which answers for it)."""
+    return capability.defer_loading and not getattr(capability, 'gates_loading', False)
+
+
+def _when_loaded(capability: AbstractCapability[Any], given: Any) -> Callable[[RunContext[Any]], Any]:
+    """A function of the run context giving `given` (or, when it is a function, its result for a context saying
+    the capability is loaded) once the deferred `capability` is loaded (its id in `ctx.loaded_capability_ids`),
+    `None` before."""
+
+    def loaded_only(ctx: RunContext[Any]) -> Any:
+        if capability.id not in ctx.loaded_capability_ids:
+            return None
+        return given(replace(ctx, capability_loaded=True)) if callable(given) else given
+
+    return loaded_only
+
+
+def _flat_and_sorted(capabilities: Sequence[AbstractCapability[Any]]) -> list[AbstractCapability[Any]]:
+    """`capabilities` with nested `CombinedCapability`s flattened, sorted by their ordering constraints."""
+    flat: list[AbstractCapability[Any]] = []
+    for capability in capabilities:
+        if isinstance(capability, CombinedCapability):
+            flat.extend(capability.capabilities)
+        else:
+            flat.append(capability)
+    return sort_capabilities(flat)
 
 
 def _combined_hook(spec: HookSpec) -> Callable[..., Any]:

@@ -46,7 +46,7 @@ from typing import Any, Generic, Protocol, TypeVar, overload
 
 import anyio
 
-from .._threads import run_in_thread_abandoning
+from .._threads import abandoning_threads_on_cancel, run_in_thread
 from ..exceptions import HookTimeoutError
 from ..messages import AgentStreamEvent, ToolCallPart
 from ..tools import AgentDepsT, RunContext
@@ -91,7 +91,8 @@ async def _call(func: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         return await func(*args, **kwargs)
     # A sync function must not block the event loop; under a `timeout`, one running past it is left to finish
     # unseen. Its result comes back boxed: trio refuses a thread's function that returns a coroutine.
-    (result,) = await run_in_thread_abandoning(partial(_boxed, func, *args, **kwargs))
+    with abandoning_threads_on_cancel():
+        (result,) = await run_in_thread(_boxed, func, *args, **kwargs)
     if inspect.isawaitable(result):
         result = await result
     return result

@@ -33,8 +33,9 @@ class MCP(NativeOrLocalTool[AgentDepsT]):
     or a toolset of your own (an `MCPToolset`, say).
     """
 
-    url: str = field(kw_only=True)
-    """The server's URL (for OpenAI's connectors, `x-openai-connector:<id>`: native only)."""
+    url: str | None = field(default=None, kw_only=True)
+    """The server's URL (for OpenAI's connectors, `x-openai-connector:<id>`: native only); `None` when the native
+    tool given (`native=MCPServerTool(...)`) or the toolset given as `local` says where the server is."""
 
     authorization_token: str | None = None
     """The `Authorization` header value, given to the provider and to the local connection."""
@@ -47,7 +48,7 @@ class MCP(NativeOrLocalTool[AgentDepsT]):
 
     def __init__(
         self,
-        url: str,
+        url: str | None = None,
         *,
         native: NativeMCP | bool = False,
         local: str | AbstractToolset[AgentDepsT] | Tool[AgentDepsT] | Callable[..., Any] | bool | None = None,
@@ -59,7 +60,18 @@ class MCP(NativeOrLocalTool[AgentDepsT]):
         defer_loading: bool = False,
     ) -> None:
         """Connect to the MCP server at `url` (see the class docstring for `native` and `local`); `id` names the
-        server (by default, from the URL's host and last path segment); `description` is for the provider."""
+        server (by default, from the URL's host and last path segment); `description` is for the provider.
+
+        Raises:
+            UserError: `native=True` or `local=True` without a `url` to build the tool from, or a `local` of a
+                kind it cannot use.
+        """
+        if url is None and native is True:
+            raise UserError(
+                "MCP(native=True) requires `url=`: the provider needs the server's URL. Pass `url=`, or the native "
+                'tool itself (`native=MCPServerTool(id=..., url=...)`), or leave `native=False` and pass the '
+                'toolset as `local=` (an `MCPToolset`, say).'
+            )
         if not (local is None or isinstance(local, bool | str | AbstractToolset | Tool) or callable(local)):
             raise UserError(
                 f'MCP(local={local!r}): give a URL, True/False, a toolset (such as an `MCPToolset`), a `Tool` or '
@@ -67,7 +79,7 @@ class MCP(NativeOrLocalTool[AgentDepsT]):
             )
         self.url = url
         if id is None:
-            id = native.id if isinstance(native, MCPServerTool) else _id_from_url(url)
+            id = native.id if isinstance(native, MCPServerTool) else None if url is None else _id_from_url(url)
         self.authorization_token = authorization_token
         self.headers = headers
         self.allowed_tools = allowed_tools
@@ -105,6 +117,7 @@ class MCP(NativeOrLocalTool[AgentDepsT]):
         )
 
     def _default_native(self) -> MCPServerTool:
+        assert self.url is not None, '`native=True` without a URL is refused by `__init__`'
         return MCPServerTool(
             id=self.id or _id_from_url(self.url), url=self.url, authorization_token=self.authorization_token,
             headers=self.headers, allowed_tools=self.allowed_tools, description=self.description,
@@ -116,27 +129,35 @@ class MCP(NativeOrLocalTool[AgentDepsT]):
         return f'{MCPServerTool.kind}:{self.id}'
 
     def _default_local(self) -> AbstractToolset[AgentDepsT] | None:
-        # Without the `mcp` extra, or for a URL only the provider can reach, there is no local fallback: the model
-        # then has to support MCP servers natively.
-        if not _is_http_url(self.url):
+        # For a URL only the provider can reach there is no local fallback: the model then has to support MCP
+        # servers natively. Without the `mcp` extra, the connection cannot be made: `UserError` (as pydantic-ai
+        # 2.33), `local=False` leaves it out.
+        if self.url is None or not _is_http_url(self.url):
             return None
-        try:
-            return self._connect(self.url)
-        except ImportError:
-            return None
+        return self._connect_or_explain(self.url)
 
     def _resolve_local_strategy(self, name: str | bool) -> AbstractToolset[AgentDepsT]:
         url = self.url if name is True or name is False else name
+        if url is None:
+            raise UserError(
+                'MCP(local=True) requires `url=` to connect to. Pass `url=`, or the toolset itself as `local=` (an '
+                '`MCPToolset`, say).'
+            )
         if not _is_http_url(url):
             raise UserError(
                 f'MCP(local={url!r}) must be an `http(s)://` URL. To reach a server another way (a local script, '
                 'say), pass the toolset itself: `local=MCPToolset("server.py")`.'
             )
+        return self._connect_or_explain(url)
+
+    def _connect_or_explain(self, url: str) -> AbstractToolset[AgentDepsT]:
         try:
             return self._connect(url)
         except ImportError as e:
             raise UserError(
-                'MCP(local=...) connects with the MCP SDK, an extra: `pip install "edgewise-agent[mcp]"`.'
+                'MCP(...) connects to the server from here with the MCP SDK, an extra: `pip install '
+                '"edgewise-agent[mcp]"`; or pass `native=True, local=False` to leave the connection to the '
+                "model's provider."
             ) from e
 
     def _connect(self, url: str) -> AbstractToolset[AgentDepsT]:

@@ -89,8 +89,9 @@ class NativeOrLocalTool(AbstractCapability[AgentDepsT]):
         """Resolve `native=True` and `local` to tools, and refuse settings that contradict each other.
 
         Raises:
-            UserError: both sides are disabled, `native=True` has no default, the local strategy is unknown, or
-                the capability's settings need the native tool that `native=False` disables.
+            UserError: both sides are disabled, `native=True` has no default, the local strategy is unknown,
+                the capability's settings need the native tool that `native=False` disables, or `native=False`
+                leaves no tool at all (no local tool given and no default one).
         """
         name = type(self).__name__
         if self.native is False and self.local is False:
@@ -112,6 +113,11 @@ class NativeOrLocalTool(AbstractCapability[AgentDepsT]):
             self.local = Tool(local)
         if self.native is False and self._requires_native():
             raise UserError(f'{name}: constraint fields require the native tool, but native=False')
+        if self.native is False and self.local is None:
+            raise UserError(
+                f'{name}(native=False) requires an explicit local tool: pass `local=` (a function, a `Tool`, a '
+                'toolset, or a strategy name), or leave the native tool on.'
+            )
 
     # -- what subclasses override ----------------------------------------------------------------------------
 
@@ -186,11 +192,14 @@ class NativeOrLocalTool(AbstractCapability[AgentDepsT]):
 
     def get_toolset(self) -> AbstractToolset[AgentDepsT] | None:
         """The local tool as a toolset whose definitions say which native tool they stand in for (none when there
-        is no local tool, or when the settings need the native tool)."""
+        is no local tool, or when the settings need the native tool); a local `Tool` gets a toolset named by this
+        capability's `id` (durable execution names toolsets by their ids)."""
         local = self.local
         if local is None or isinstance(local, bool | str) or self._requires_native():
             return None
-        toolset: AbstractToolset[AgentDepsT] = local if isinstance(local, AbstractToolset) else FunctionToolset([local])
+        toolset: AbstractToolset[AgentDepsT] = (
+            local if isinstance(local, AbstractToolset) else FunctionToolset([local], id=self.id)
+        )
         if self.native is False:
             return toolset
         unique_id = self._native_unique_id()

@@ -24,8 +24,8 @@ class WebSearch(NativeOrLocalTool[AgentDepsT]):
     """Lets the model search the web: with its provider's `WebSearchTool` when it has one, else with the search
     function given as `local` (`WebSearch(local=search)`, `search(query: str) -> str`, say).
 
-    The domain filters and `max_uses` can only be honoured by the native tool: with any of them set, the local
-    tool is left out and a model without web search refuses the request.
+    The domain filters, `max_uses` and `external_web_access=False` can only be honoured by the native tool: with
+    any of them set, the local tool is left out and a model without web search refuses the request.
     """
 
     search_context_size: Literal['low', 'medium', 'high'] | None = None
@@ -43,6 +43,9 @@ class WebSearch(NativeOrLocalTool[AgentDepsT]):
     max_uses: int | None = None
     """The most searches of one run; needs the native tool."""
 
+    external_web_access: bool | None = None
+    """Whether the native search may fetch pages live (OpenAI Responses); `False` needs the native tool."""
+
     _native_type = WebSearchTool
 
     def __init__(
@@ -57,6 +60,7 @@ class WebSearch(NativeOrLocalTool[AgentDepsT]):
         blocked_domains: list[str] | None = None,
         allowed_domains: list[str] | None = None,
         max_uses: int | None = None,
+        external_web_access: bool | None = None,
         id: str | None = None,
         defer_loading: bool = False,
         description: str | None = None,
@@ -67,6 +71,7 @@ class WebSearch(NativeOrLocalTool[AgentDepsT]):
         self.blocked_domains = blocked_domains
         self.allowed_domains = allowed_domains
         self.max_uses = max_uses
+        self.external_web_access = external_web_access
         self.__post_init__()
 
     def _tool_settings(self) -> dict[str, Any]:
@@ -76,6 +81,7 @@ class WebSearch(NativeOrLocalTool[AgentDepsT]):
             'blocked_domains': self.blocked_domains,
             'allowed_domains': self.allowed_domains,
             'max_uses': self.max_uses,
+            'external_web_access': self.external_web_access,
         }
 
     def _resolve_local_strategy(self, name: str | bool) -> Tool[AgentDepsT] | AbstractToolset[AgentDepsT]:
@@ -89,4 +95,9 @@ class WebSearch(NativeOrLocalTool[AgentDepsT]):
         )
 
     def _requires_native(self) -> bool:
-        return self.blocked_domains is not None or self.allowed_domains is not None or self.max_uses is not None
+        return (
+            self.blocked_domains is not None
+            or self.allowed_domains is not None
+            or self.max_uses is not None
+            or self.external_web_access is False
+        )

@@ -102,9 +102,9 @@ def native_tool_argument(function: str, native_tool: Any, deprecated: dict[str, 
         legacy = deprecated.pop('builtin_tool')
         native_tool = legacy if native_tool is None else native_tool
     if deprecated:
-        raise TypeError(f'{function}() got unexpected keyword arguments: {", ".join(f"`{k}`" for k in deprecated)}')
+        raise TypeError(f'{function}() got an unexpected keyword argument {next(iter(deprecated))!r}')
     if native_tool is None:
-        raise TypeError(f"{function}() missing required argument: 'native_tool'")
+        raise TypeError(f"{function}() missing 1 required positional argument: 'native_tool'")
     return native_tool
 
 

@@ -22,7 +22,7 @@ from ..exceptions import UserError
 from ._completed_response import CompletedStreamedResponse
 from ._model import ALLOW_MODEL_REQUESTS, Model, check_allow_model_requests
 from ._request_context import ModelRequestContext, ModelResolutionContext, ModelSelectionContext
-from ._request_parameters import ModelRequestParameters
+from ._request_parameters import ModelRequestParameters, prepare_return_schemas
 from ._streamed_response import StreamedResponse
 from .test import TestModel
 
@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 __all__ = (
     'Model',
     'ModelRequestParameters',
+    'prepare_return_schemas',
     'ModelRequestContext',
     'ModelResolutionContext',
     'ModelSelectionContext',

@@ -45,6 +45,7 @@ from ._request_parameters import ModelRequestParameters
 from ._speech_history import convert_speech_parts
 from ._streamed_response import StreamedResponse
 from ._thinking import resolve_thinking
+from .instrumented import DEFAULT_INSTRUMENTATION_VERSION
 
 if TYPE_CHECKING:
     from .._tools.definition import ToolDefinition
@@ -147,6 +148,9 @@ class RunContext(Generic[AgentDepsT]):
     """The names of the deferred tools the history has revealed (found by a tool search, named by a
     `ToolAvailabilityDeltaPart`), read from it before each step: raw evidence, not checked against the tools of the
     step (`is_tool_available` does that). The run's one set, shared by its contexts; read it, do not change it."""
+    instrumentation_version: int = DEFAULT_INSTRUMENTATION_VERSION
+    """The version of the run's instrumentation format (`InstrumentationSettings.version`; the default one when
+    the run is not instrumented)."""
 
     @property
     def tools(self) -> dict[str, ToolDefinition]:
@@ -467,6 +471,11 @@ class Model(ABC):
     def system(self) -> str:
         """The provider's name, as used in OpenTelemetry attributes (`gen_ai.system`)."""
         raise NotImplementedError
+
+    @property
+    def model_id(self) -> str:
+        """The model's full id, `'<system>:<model_name>'` (`'openai:gpt-5'`, say)."""
+        return f'{self.system}:{self.model_name}'
 
     @property
     def label(self) -> str:

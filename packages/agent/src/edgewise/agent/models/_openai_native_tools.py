@@ -132,6 +132,8 @@ def responses_native_tools(params: ModelRequestParameters) -> list[dict[str, Any
                 search['user_location'] = {'type': 'approximate', **tool.user_location}
             if tool.allowed_domains:
                 search['filters'] = {'allowed_domains': tool.allowed_domains}
+            if tool.external_web_access is not None:
+                search['external_web_access'] = tool.external_web_access
             tools.append(search)
         elif isinstance(tool, FileSearchTool):
             tools.append({'type': 'file_search', 'vector_store_ids': list(tool.file_store_ids)})

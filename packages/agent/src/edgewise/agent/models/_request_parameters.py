@@ -3,6 +3,7 @@
 
 from __future__ import annotations as _annotations
 
+import dataclasses
 import functools
 import json
 import warnings
@@ -18,7 +19,13 @@ from ..native_tools import AbstractNativeTool
 from ..output import OutputMode, OutputObjectDefinition
 from ..settings import ThinkingLevel
 
-__all__ = ('ModelRequestParameters', 'prompted_output_instructions', 'request_instructions')
+__all__ = (
+    'ModelRequestParameters',
+    'prepare_return_schemas',
+    'prompted_output_instructions',
+    'request_instructions',
+    'resolve_return_schema',
+)
 
 
 @dataclass(repr=False, kw_only=True)
@@ -134,3 +141,39 @@ def _taking_builtin_tools(init: Any) -> Any:
 
 
 ModelRequestParameters.__init__ = _taking_builtin_tools(ModelRequestParameters.__init__)  # type: ignore[method-assign]
+
+
+def resolve_return_schema(tool_def: ToolDefinition, *, native: bool = False) -> ToolDefinition:
+    """The definition as the model gets it. A tool that asks for its return schema (`include_return_schema`) keeps
+    it for a model that takes return schemas (`native`), and has it added to its description for the others; the
+    schema of a tool that does not ask is dropped.
+    """
+    if not tool_def.include_return_schema:
+        if tool_def.return_schema is None:
+            return tool_def
+        return dataclasses.replace(tool_def, return_schema=None)
+    if not tool_def.return_schema:
+        warnings.warn(
+            f'Tool {tool_def.name!r} has `include_return_schema` enabled but no meaningful return schema was '
+            'generated. Set `include_return_schema=False` on this tool to suppress this warning.',
+            UserWarning,
+            stacklevel=2,
+        )
+        return dataclasses.replace(tool_def, return_schema=None)
+    if native:
+        return tool_def
+    parts = [tool_def.description] if tool_def.description else []
+    parts += ['Return schema:', json.dumps(tool_def.return_schema, indent=2)]
+    return dataclasses.replace(tool_def, description='\n\n'.join(parts), return_schema=None)
+
+
+def prepare_return_schemas(
+    params: ModelRequestParameters, *, supports_tool_return_schema: bool
+) -> ModelRequestParameters:
+    """The parameters with each function tool's return schema resolved (`resolve_return_schema`) for a model that
+    takes return schemas (`supports_tool_return_schema`, its profile says) or not; `params` itself when none
+    changes."""
+    tools = [resolve_return_schema(d, native=supports_tool_return_schema) for d in params.function_tools]
+    if all(new is old for new, old in zip(tools, params.function_tools, strict=True)):
+        return params
+    return dataclasses.replace(params, function_tools=tools)

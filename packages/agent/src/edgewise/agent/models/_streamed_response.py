@@ -5,10 +5,12 @@ from __future__ import annotations as _annotations
 
 import copy
 import dataclasses
+import functools
 import warnings
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator
 from datetime import datetime, timezone
+from typing import Any
 
 import anyio
 
@@ -60,6 +62,7 @@ class CallableRequestUsage(RequestUsage):
         return 'Request' + RequestUsage.__repr__(self).removeprefix('CallableRequest')
 
 
+@dataclasses.dataclass(eq=False, repr=False)
 class StreamedResponse(ABC):
     """A streamed model response: `async for event in response`, then `get()` for the whole `ModelResponse`.
 
@@ -68,28 +71,38 @@ class StreamedResponse(ABC):
     candidate for the final result (the start of a text part when text is an acceptable output, a call of an
     output tool, a call of a deferred tool, or an image when an image is an acceptable output), a
     `FinalResultEvent`, as pydantic-ai's does.
+
+    It is a dataclass whose only init field is `model_request_parameters`, as in pydantic-ai: a subclass can be a
+    `@dataclass` adding its own fields after it (`MyStream(params, ...)`), or call `super().__init__(params)`.
     """
 
     model_request_parameters: ModelRequestParameters
     """The request's tools and output kind."""
-    final_result_event: FinalResultEvent | None
+    final_result_event: FinalResultEvent | None = dataclasses.field(default=None, init=False)
     """The `FinalResultEvent` once one was emitted."""
-    provider_response_id: str | None
+    provider_response_id: str | None = dataclasses.field(default=None, init=False)
     """The provider's id of the response."""
-    finish_reason: FinishReason | None
+    finish_reason: FinishReason | None = dataclasses.field(default=None, init=False)
     """Why the model stopped, once it has."""
+    provider_details: dict[str, Any] | None = dataclasses.field(default=None, init=False)
+    """The provider's own details of the response (its raw finish reason...), given to the `ModelResponse`."""
+    # The state of the stream, set up for every subclass without an `__init__` or `__post_init__` of the base to
+    # call (a `@dataclass` subclass's generated `__init__` calls neither).
+    _usage: RequestUsage = dataclasses.field(default_factory=RequestUsage, init=False)
+    _events: AsyncIterator[ModelResponseStreamEvent] | None = dataclasses.field(default=None, init=False)
+    _complete: bool = dataclasses.field(default=False, init=False)
+    _cancelled: bool = dataclasses.field(default=False, init=False)
 
-    def __init__(self, model_request_parameters: ModelRequestParameters) -> None:
-        self.model_request_parameters = model_request_parameters
-        self.final_result_event = None
-        self.provider_response_id = None
-        self.finish_reason = None
-        self._parts_manager = PartsManager(model_request_parameters)
-        self._usage = RequestUsage()
-        self._timestamp = datetime.now(tz=timezone.utc)
-        self._events: AsyncIterator[ModelResponseStreamEvent] | None = None
-        self._complete = False
-        self._cancelled = False
+    def __post_init__(self) -> None:
+        # Not a field: a `@dataclass` subclass may declare its own `_timestamp` field, with a default, after
+        # fields without one (pydantic-ai's models do), which a field of the base would put out of order.
+        if '_timestamp' not in self.__dict__:
+            self._timestamp = datetime.now(tz=timezone.utc)
+
+    @functools.cached_property
+    def _parts_manager(self) -> PartsManager:
+        """What turns the model's deltas into parts and events (made on first use, for the request's tools)."""
+        return PartsManager(self.model_request_parameters)
 
     @abstractmethod
     def _get_event_iterator(self) -> AsyncIterator[ModelResponseStreamEvent]:
@@ -160,11 +173,12 @@ class StreamedResponse(ABC):
             parts=self._parts_manager.get_parts(),
             usage=copy.copy(self._usage),  # a snapshot: the stream's own usage goes on growing
             model_name=self.model_name,
-            timestamp=self._timestamp,
+            timestamp=self.timestamp,
             provider_name=self.provider_name,
             provider_url=self.provider_url,
             provider_response_id=self.provider_response_id,
             finish_reason=self.finish_reason,
+            provider_details=dict(self.provider_details) if self.provider_details else None,
             state=state,
         )
 
@@ -179,7 +193,9 @@ class StreamedResponse(ABC):
     @property
     def timestamp(self) -> datetime:
         """When the response started."""
-        return self._timestamp
+        # (Set here too for a subclass whose own `__post_init__` does not call the base's.)
+        stamp: datetime = self.__dict__.setdefault('_timestamp', datetime.now(tz=timezone.utc))
+        return stamp
 
     @property
     @abstractmethod

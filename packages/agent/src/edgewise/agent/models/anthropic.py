@@ -30,6 +30,9 @@ from ._request_parameters import ModelRequestParameters
 
 __all__ = ('AnthropicModel', 'AnthropicModelSettings', 'AnthropicModelName')
 
+# Defined beside its request mapping; this module is its public home (and the one pydantic-ai names).
+AnthropicModelSettings.__module__ = __name__
+
 AnthropicModelName = str
 """The name of a Claude model (`'claude-sonnet-4-5'`, `'claude-haiku-4-5'`, ...)."""
 

@@ -209,6 +209,11 @@ class FallbackModel(Model):
         """`fallback:` and the models' systems, comma-separated."""
         return f'fallback:{",".join(model.system for model in self.models)}'
 
+    @property
+    def model_id(self) -> str:
+        """`fallback:` and the models' ids, comma-separated."""
+        return f'fallback:{",".join(model.model_id for model in self.models)}'
+
 
 def _raise_group(errors: list[Exception], rejected: int) -> NoReturn:
     found = [*errors, ResponseRejected(rejected)] if rejected else errors

@@ -29,6 +29,9 @@ from ._request_parameters import ModelRequestParameters
 
 __all__ = ('GoogleModel', 'GoogleModelSettings', 'GoogleModelName')
 
+# Defined beside its request mapping; this module is its public home (and the one pydantic-ai names).
+GoogleModelSettings.__module__ = __name__
+
 GoogleModelName = str
 """The name of a Gemini model (`'gemini-2.5-flash'`, `'gemini-2.5-pro'`, ...)."""
 

@@ -63,6 +63,9 @@ __all__ = (
     'OpenAIResponsesModelSettings',
 )
 
+# Defined beside its request mapping; this module is its public home (and the one pydantic-ai names).
+OpenAIResponsesModelSettings.__module__ = __name__
+
 OpenAIModelName = str
 """The name of an OpenAI model (`'gpt-4o'`, `'o3-mini'`, ...), or of a model on a compatible server."""
 

@@ -162,12 +162,26 @@ class TestModel(Model):
         response.usage = self._estimator.estimate(messages, response)
         return response
 
+    def _check_tools_to_call(self, params: ModelRequestParameters) -> None:
+        if self.call_tools == 'all':
+            return
+        # A deferred tool not revealed yet is not among the request's tools either: it is unknown to the model.
+        known = {t.name for t in params.function_tools}
+        if unknown := [name for name in self.call_tools if name not in known]:
+            raise UserError(
+                f'TestModel was configured to call unknown tool {unknown[0]!r}: the request offers '
+                f'{sorted(known) or "no function tools"} (a tool with `defer_loading=True` is offered only once a '
+                'tool search has revealed it).'
+            )
+
     def _parts(self, messages: list[ModelMessage], params: ModelRequestParameters) -> list[ModelResponsePart]:
         tools = [t for t in params.function_tools if self.call_tools == 'all' or t.name in self.call_tools]
         # As pydantic-ai's TestModel: the tools are called once per conversation, before any response (so a
         # run continuing a message history answers at once), and a retried tool call gets a fresh call id.
-        if tools and not any(isinstance(m, ModelResponse) for m in messages):
-            return [self._call(t) for t in tools]
+        if not any(isinstance(m, ModelResponse) for m in messages):
+            self._check_tools_to_call(params)
+            if tools:
+                return [self._call(t) for t in tools]
         last = messages[-1] if messages else None
         last_parts = last.parts if isinstance(last, ModelRequest) else []
         retried = {p.tool_name for p in last_parts if isinstance(p, RetryPromptPart) and p.tool_name}

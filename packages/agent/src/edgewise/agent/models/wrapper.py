@@ -88,6 +88,11 @@ class WrapperModel(Model):
         """The wrapped model's provider name."""
         return self.wrapped.system
 
+    @property
+    def model_id(self) -> str:
+        """The wrapped model's id (which a wrapped `FallbackModel` makes from its models' ids)."""
+        return self.wrapped.model_id
+
 
 def __getattr__(name: str) -> Any:
     if name == 'CompletedStreamedResponse':  # here in pydantic-ai 1.x; `models` in 2.x

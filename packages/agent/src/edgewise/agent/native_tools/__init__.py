@@ -74,6 +74,10 @@ class WebSearchTool(AbstractNativeTool):
     max_uses: int | None = None
     """The most searches the model may run in one response (Anthropic)."""
 
+    external_web_access: bool | None = None
+    """Whether the search may fetch pages live (`False`: cached or indexed results only; `None`: the provider's
+    default). OpenAI Responses only."""
+
     kind: str = 'web_search'
     """The kind of tool."""
 

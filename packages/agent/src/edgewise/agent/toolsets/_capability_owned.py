@@ -10,7 +10,7 @@ from typing import Any
 from .._messages.capability_loading import DEFERRED_CAPABILITY_TOOL_METADATA_KEY
 from .._tools.definition import ToolDefinition
 from ..models._model import AgentDepsT, RunContext
-from .abstract import AbstractToolset, ToolsetTool
+from .abstract import AbstractToolset, ToolsetInstructions, ToolsetTool
 from .wrapper import WrapperToolset
 
 __all__ = ('CapabilityOwnedToolset', 'resolve_capability_id', 'tool_defs_from_pre_definition_load_returns')
@@ -31,7 +31,7 @@ class CapabilityOwnedToolset(WrapperToolset[AgentDepsT]):
         visitor(self)
         self.wrapped.apply(visitor)
 
-    async def get_instructions(self, ctx: RunContext[AgentDepsT]) -> str | list[str] | None:
+    async def get_instructions(self, ctx: RunContext[AgentDepsT]) -> ToolsetInstructions:
         """None: the `load_capability` return carries them."""
         return None
 

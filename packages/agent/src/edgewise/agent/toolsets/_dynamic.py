@@ -7,7 +7,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Self, TypeAlias
 
 from ..models._model import AgentDepsT, RunContext
-from .abstract import AbstractToolset, ToolsetTool
+from .abstract import AbstractToolset, ToolsetInstructions, ToolsetTool
 
 __all__ = ('DynamicToolset', 'ToolsetFunc', 'as_toolset')
 
@@ -87,7 +87,7 @@ class DynamicToolset(AbstractToolset[AgentDepsT]):
             return await toolset.__aexit__(*args)
         return None
 
-    async def get_instructions(self, ctx: RunContext[AgentDepsT]) -> str | list[str] | None:
+    async def get_instructions(self, ctx: RunContext[AgentDepsT]) -> ToolsetInstructions:
         """The current toolset's instructions."""
         return None if self._toolset is None else await self._toolset.get_instructions(ctx)
 

@@ -187,7 +187,7 @@ class ToolSearchToolset(WrapperToolset[AgentDepsT]):
 
     async def get_tools(self, ctx: RunContext[AgentDepsT]) -> dict[str, ToolsetTool[AgentDepsT]]:
         """The wrapped tools, the deferred ones after the others, each marked `defer_loading=True` until a search
-        found it; then `search_tools`.
+        found it; then `search_tools`, when some deferred tool is searchable (not a deferred capability's).
 
         Raises:
             UserError: one of the wrapped tools is named `search_tools`.
@@ -203,6 +203,7 @@ class ToolSearchToolset(WrapperToolset[AgentDepsT]):
         found = discovered_tool_names(ctx.messages)
         listed = {name: tool for name, tool in tools.items() if not tool.tool_def.defer_loading}
         corpus: list[ToolDefinition] = []
+        searchable = False
         for name, tool in tools.items():
             if tool.tool_def.defer_loading:
                 if (owner := tool.tool_def.capability_id) is not None and owner in ctx.capabilities:
@@ -210,12 +211,14 @@ class ToolSearchToolset(WrapperToolset[AgentDepsT]):
                     shown = replace(tool.tool_def, defer_loading=owner not in ctx.available_capability_ids)
                     listed[name] = replace(tool, tool_def=shown)
                     continue
+                searchable = True
                 hidden = name not in found
                 if hidden:
                     corpus.append(tool.tool_def)
                 tool_def = replace(tool.tool_def, with_native=TOOL_SEARCH_NATIVE_KIND, defer_loading=hidden)
                 listed[name] = replace(tool, tool_def=tool_def)
-        listed[TOOL_SEARCH_FUNCTION_TOOL_NAME] = self._search_tool(corpus)
+        if searchable:  # only deferred capabilities' tools: nothing to search, so no search tool
+            listed[TOOL_SEARCH_FUNCTION_TOOL_NAME] = self._search_tool(corpus)
         return listed
 
     def _search_tool(self, corpus: list[ToolDefinition]) -> _SearchTool[AgentDepsT]:

@@ -13,15 +13,20 @@ from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from importlib import import_module
-from typing import TYPE_CHECKING, Any, Generic, Literal, Protocol, Self
+from typing import TYPE_CHECKING, Any, Generic, Literal, Protocol, Self, TypeAlias
 
+from .._messages.model_messages import InstructionPart
 from .._tools.definition import ToolDefinition
 from ..models._model import AgentDepsT, RunContext
 
 if TYPE_CHECKING:
     from ..tools import ToolsPrepareFunc
 
-__all__ = ('AbstractToolset', 'ToolsetTool', 'SchemaValidatorProt')
+__all__ = ('AbstractToolset', 'ToolsetTool', 'SchemaValidatorProt', 'ToolsetInstructions')
+
+ToolsetInstructions: TypeAlias = str | InstructionPart | Sequence[str | InstructionPart] | None
+"""What `AbstractToolset.get_instructions` returns: a text, a block, several of either, or nothing. A plain text
+counts as dynamic (it may change from request to request); an `InstructionPart` says which it is."""
 
 
 _WRAPPERS: dict[str, Callable[..., Any]] = {}
@@ -120,8 +125,13 @@ class AbstractToolset(ABC, Generic[AgentDepsT]):
         """Close what `__aenter__` opened; nothing by default."""
         return None
 
-    async def get_instructions(self, ctx: RunContext[AgentDepsT]) -> str | list[str] | None:
-        """Instructions on the use of the toolset's tools, added to each request; none by default."""
+    async def get_instructions(self, ctx: RunContext[AgentDepsT]) -> ToolsetInstructions:
+        """Instructions on the use of the toolset's tools, added to each request; none by default.
+
+        Returns:
+            A text, an `InstructionPart` (which also says whether it is static or dynamic, for prompt caching),
+            a sequence of either, or `None`.
+        """
         return None
 
     @abstractmethod

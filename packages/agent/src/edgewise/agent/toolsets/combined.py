@@ -9,6 +9,7 @@ from typing import Any, Self
 
 import anyio
 
+from .._messages.model_messages import InstructionPart
 from ..exceptions import UserError
 from ..models._model import AgentDepsT, RunContext
 from .abstract import AbstractToolset, ToolsetTool
@@ -25,25 +26,26 @@ class _SourcedTool(ToolsetTool[AgentDepsT]):
 
 
 async def _gather(toolsets: Sequence[Any], method: str, ctx: Any) -> list[Any]:
-    """`await toolset.<method>(ctx)` for each toolset, run concurrently; the results in order."""
+    """`await toolset.<method>(ctx)` for each toolset, run concurrently; the results in order.
+
+    The first failure cancels the other calls; it is raised as it is when it is the only one, and in an
+    `ExceptionGroup` with the others when more failed before they were cancelled.
+    """
     if len(toolsets) == 1:
         return [await getattr(toolsets[0], method)(ctx)]
     results: list[Any] = [None] * len(toolsets)
-    failure: list[Exception] = []
 
-    async def run(i: int, scope: anyio.CancelScope) -> None:
-        try:
-            results[i] = await getattr(toolsets[i], method)(ctx)
-        except Exception as exc:
-            # The first failure as it is (no exception group); the other calls are cancelled.
-            failure.append(exc)
-            scope.cancel()
+    async def run(i: int) -> None:
+        results[i] = await getattr(toolsets[i], method)(ctx)
 
-    async with anyio.create_task_group() as tg:
-        for i in range(len(toolsets)):
-            tg.start_soon(run, i, tg.cancel_scope)
-    if failure:
-        raise failure[0]
+    try:
+        async with anyio.create_task_group() as tg:
+            for i in range(len(toolsets)):
+                tg.start_soon(run, i)
+    except BaseExceptionGroup as group:
+        if len(group.exceptions) == 1:
+            raise group.exceptions[0] from None
+        raise
     return results
 
 
@@ -92,16 +94,16 @@ class CombinedToolset(AbstractToolset[AgentDepsT]):
             await stack.aclose()
         return None
 
-    async def get_instructions(self, ctx: RunContext[AgentDepsT]) -> list[str] | None:
-        """The members' instructions, in order."""
-        texts: list[str] = []
+    async def get_instructions(self, ctx: RunContext[AgentDepsT]) -> list[str | InstructionPart] | None:
+        """The members' instructions (texts and blocks), in order."""
+        found: list[str | InstructionPart] = []
         for toolset in self.toolsets:
-            found = await toolset.get_instructions(ctx)
-            if isinstance(found, str):
-                texts.append(found)
-            elif found:
-                texts.extend(found)
-        return texts or None
+            instructions = await toolset.get_instructions(ctx)
+            if isinstance(instructions, str | InstructionPart):
+                found.append(instructions)
+            elif instructions:
+                found.extend(instructions)
+        return found or None
 
     async def get_tools(self, ctx: RunContext[AgentDepsT]) -> dict[str, ToolsetTool[AgentDepsT]]:
         """The members' tools.

@@ -12,6 +12,8 @@ import anyio
 from typing_extensions import Unpack
 
 from .._functions.keyword_options import KeywordOptions
+from .._messages.model_messages import InstructionPart
+from .._threads import abandoning_threads_on_cancel
 from ..exceptions import ModelRetry, UserError
 from ..models._model import AgentDepsT, RunContext
 from ..tools import (
@@ -23,7 +25,7 @@ from ..tools import (
     ToolFuncEither,
     ToolOptions,
 )
-from .abstract import AbstractToolset, ToolsetTool
+from .abstract import AbstractToolset, ToolsetInstructions, ToolsetTool
 
 __all__ = ('FunctionToolset', 'FunctionToolsetTool')
 
@@ -40,6 +42,9 @@ class FunctionToolsetTool(ToolsetTool[AgentDepsT]):
     """Whether the function is a coroutine function (sync ones run in a worker thread)."""
     timeout: float | None = None
     """Seconds a call may run before the model is asked to retry; no limit if `None`."""
+    original_name: str | None = None
+    """The name the toolset holds the tool under (a `prepare` function may have given `tool_def` another one);
+    `None` when not known, then the same as `tool_def.name`."""
 
 
 def _static(tool: Tool[Any]) -> bool:
@@ -115,17 +120,21 @@ class FunctionToolset(AbstractToolset[AgentDepsT]):
         self._instructions.append(func)
         return func
 
-    async def get_instructions(self, ctx: RunContext[AgentDepsT]) -> list[str] | None:
-        """The toolset's instructions, functions evaluated for this request; blank ones left out."""
-        texts: list[str] = []
+    async def get_instructions(self, ctx: RunContext[AgentDepsT]) -> ToolsetInstructions:
+        """The toolset's instructions, functions evaluated for this request; blank ones left out. A text given as
+        such is a static block, a function's result a dynamic one."""
+        parts: list[InstructionPart] = []
         for item in self._instructions:
-            if not isinstance(item, str):
-                item = item(*((ctx,) if inspect.signature(item).parameters else ()))
-                if inspect.isawaitable(item):
-                    item = await item
-            if item and item.strip():
-                texts.append(item)
-        return texts or None
+            text: str | None
+            if isinstance(item, str):
+                text = item
+            else:
+                text = item(*((ctx,) if inspect.signature(item).parameters else ()))
+                if inspect.isawaitable(text):
+                    text = await text
+            if text and text.strip():
+                parts.append(InstructionPart(content=text, dynamic=not isinstance(item, str)))
+        return parts or None
 
     @overload
     def tool(self, func: _F, /) -> _F: ...
@@ -235,15 +244,40 @@ class FunctionToolset(AbstractToolset[AgentDepsT]):
                 if name != own_name:
                     raise UserError(f'Renaming tool {own_name!r} to {name!r} conflicts with existing tool.')
                 raise UserError(f'Tool name conflicts with previously renamed tool: {name!r}.')
-            schema = tool.function_schema
-            tools[name] = FunctionToolsetTool(
-                toolset=self, tool_def=tool_def, max_retries=max_retries, args_validator=schema.validator,
-                args_validator_func=tool.args_validator, call_func=schema.call, is_async=schema.is_async,
-                timeout=tool_def.timeout,
-            )  # fmt: skip
+            tools[name] = self._tool_for(tool, tool_def, max_retries, own_name)
         if static:
             self._cache = (ctx.max_retries, tools)
         return tools
+
+    def tool_for_tool_def(
+        self, tool_def: ToolDefinition, *, ctx: RunContext[AgentDepsT], original_name: str | None = None
+    ) -> FunctionToolsetTool[AgentDepsT]:
+        """The tool to call for a definition `get_tools` gave already (e.g. in another process, as durable
+        execution does), without running the tool's `prepare` function again.
+
+        Args:
+            tool_def: The definition as `get_tools` gave it.
+            ctx: The run context whose `max_retries` is the budget of a tool without its own.
+            original_name: The name the toolset holds the tool under (the listed tool's `original_name`);
+                `tool_def.name` by default, which is that name unless a `prepare` function renamed the tool.
+
+        Raises:
+            KeyError: the toolset holds no tool of that name.
+        """
+        own_name = original_name if original_name is not None else tool_def.name
+        tool = self.tools[own_name]
+        max_retries = tool.max_retries if tool.max_retries is not None else ctx.max_retries
+        return self._tool_for(tool, tool_def, max_retries, own_name)
+
+    def _tool_for(
+        self, tool: Tool[AgentDepsT], tool_def: ToolDefinition, max_retries: int, own_name: str
+    ) -> FunctionToolsetTool[AgentDepsT]:
+        schema = tool.function_schema
+        return FunctionToolsetTool(
+            toolset=self, tool_def=tool_def, max_retries=max_retries, args_validator=schema.validator,
+            args_validator_func=tool.args_validator, call_func=schema.call, is_async=schema.is_async,
+            timeout=tool_def.timeout, original_name=own_name,
+        )  # fmt: skip
 
     async def call_tool(
         self, name: str, tool_args: dict[str, Any], ctx: RunContext[AgentDepsT], tool: ToolsetTool[AgentDepsT]
@@ -254,7 +288,7 @@ class FunctionToolset(AbstractToolset[AgentDepsT]):
         if limit is None:
             return await tool.call_func(tool_args, ctx)
         try:
-            with anyio.fail_after(limit):
+            with anyio.fail_after(limit), abandoning_threads_on_cancel():  # a sync tool's thread is not waited for
                 return await tool.call_func(tool_args, ctx)
         except TimeoutError:
             raise ModelRetry(f'Timed out after {limit} seconds.') from None

@@ -5,6 +5,7 @@ from __future__ import annotations as _annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
+from ..exceptions import UserError
 from ..models._model import AgentDepsT, RunContext
 from .abstract import ToolsetTool, register_wrapper
 from .wrapper import WrapperToolset
@@ -20,11 +21,22 @@ class RenamedToolset(WrapperToolset[AgentDepsT]):
     """New name -> the tool's own name; tools not named keep their names."""
 
     async def get_tools(self, ctx: RunContext[AgentDepsT]) -> dict[str, ToolsetTool[AgentDepsT]]:
-        """The wrapped toolset's tools, renamed."""
+        """The wrapped toolset's tools, renamed.
+
+        Raises:
+            UserError: a tool would take the name another tool has (renamed or not).
+        """
         new_names = {own: new for new, own in self.name_map.items()}
         tools: dict[str, ToolsetTool[AgentDepsT]] = {}
         for own, tool in (await self.wrapped.get_tools(ctx)).items():
-            if (new := new_names.get(own)) is not None:
+            new = new_names.get(own)
+            if (name := new or own) in tools:  # two tools would answer to one name: one would be lost
+                raise UserError(
+                    f'Renaming tool {own!r} to {name!r} conflicts with existing tool.'
+                    if name != own
+                    else f'Tool name conflicts with previously renamed tool: {name!r}.'
+                )
+            if new is not None:
                 tools[new] = replace(tool, toolset=self, tool_def=replace(tool.tool_def, name=new))
             else:
                 tools[own] = tool

@@ -7,7 +7,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Self
 
 from ..models._model import AgentDepsT, RunContext
-from .abstract import AbstractToolset, ToolsetTool
+from .abstract import AbstractToolset, ToolsetInstructions, ToolsetTool
 
 __all__ = ('WrapperToolset',)
 
@@ -48,7 +48,7 @@ class WrapperToolset(AbstractToolset[AgentDepsT]):
         """Leave the wrapped toolset."""
         return await self.wrapped.__aexit__(*args)
 
-    async def get_instructions(self, ctx: RunContext[AgentDepsT]) -> str | list[str] | None:
+    async def get_instructions(self, ctx: RunContext[AgentDepsT]) -> ToolsetInstructions:
         """The wrapped toolset's instructions."""
         return await self.wrapped.get_instructions(ctx)
 

@@ -26,10 +26,13 @@ import pydantic
 from anyio.abc import TaskGroup
 
 from ..exceptions import PersistenceError, StepLimitExceeded
+from ..persistence import EndSnapshot, NodeSnapshot, Snapshot
+from ..persistence._redact import redact
 from ._engine import RunEngine, _Streamed
 from ._graph import Graph
 from ._progress import ErrorMarker, GraphTask, RunProgress, TaskOutcome
-from ._stored import _ANY, _Decoder, _outcome
+from ._stored import _ANY, BuilderProgress, _Decoder, _outcome, encode_progress
+from .basenode import End
 from .decision import Decision
 from .id_types import ForkStackItem
 from .node import StartNode
@@ -39,6 +42,14 @@ __all__ = ('SequentialRun', 'RunStep')
 RunStep = Callable[[GraphTask, str], str]
 """Runs one task as a recorded step: `run_step(task, state_json)` returns what `SequentialRun.task_step` returns
 for it (or its recorded output)."""
+
+
+class _OutOfRecords(Exception):
+    """The replay reached a step that has no recorded output."""
+
+    def __init__(self, task: GraphTask) -> None:
+        super().__init__(task.node_id)
+        self.task = task
 
 
 class _OneAtATime(RunEngine[Any]):
@@ -128,8 +139,10 @@ class SequentialRun:
 
     # -- the run
 
-    def run(self, start_json: str, run_step: RunStep) -> str:
+    def run(self, start_json: str, run_step: RunStep, *, on_step: Callable[[], None] | None = None) -> str:
         """Run the graph from `start_json` to its end, each task through `run_step`, and return the end as JSON.
+
+        `on_step` is called at each step of the run (where a store would save the run's progress).
 
         Raises:
             Exception: what a step raised (or `run_step` raised for it).
@@ -150,10 +163,59 @@ class SequentialRun:
                 break
             if isinstance(event, ErrorMarker):  # pragma: no cover - a step's error leaves `run_step` at once
                 raise event.error
+            if on_step is not None:
+                on_step()
             reply = event  # go on as planned
         assert progress.output is not None
         output = _ANY.dump_python(progress.output.value, mode='json')
         return json.dumps({'state': self._state_adapter.dump_python(progress.state, mode='json'), 'output': output})
+
+    def recorded_history(
+        self, start_json: str, outputs: Sequence[str], *, failure: tuple[str, str] | None, running: bool
+    ) -> list[Snapshot[Any, Any]]:
+        """The run's history as a store would hold it (`BuilderProgress` snapshots, then the end), rebuilt from its
+        start and the recorded outputs of its steps, in order (a DBOS run's steps): the routing is replayed, no
+        user code runs. For drawing the run's path (`read_run_path`), not for resuming it.
+
+        Args:
+            start_json: The run's start (`start_json`).
+            outputs: The recorded outputs of its steps, in the order they ran.
+            failure: What the step after them raised, as its type's name and its message (secrets are redacted),
+                when it failed (it is then marked `'failed'`).
+            running: Whether a worker is advancing the run (the step after them is then `'running'`, else it waits
+                for one).
+        """
+        history: list[Snapshot[Any, Any]] = []
+        recorded = iter(outputs)
+
+        def save() -> None:
+            progress = BuilderProgress(progress=encode_progress(self.progress))
+            history.append(NodeSnapshot(state=self.progress.state, node=progress, status='success'))
+
+        def replay_step(task: GraphTask, state_json: str) -> str:
+            output = next(recorded, None)
+            if output is None:
+                save()  # the task in flight
+                raise _OutOfRecords(task)
+            return output
+
+        try:
+            end = self.run(start_json, replay_step, on_step=save)
+        except _OutOfRecords as stop:
+            last = history[-1]
+            assert isinstance(last, NodeSnapshot)
+            assert isinstance(last.node, BuilderProgress)
+            last.status = 'running' if running else 'created'
+            if failure is not None:
+                last.status = 'error'
+                last.node.progress['failed'] = {
+                    'task': stop.task.task_id, 'node': stop.task.node_id, 'type': failure[0],
+                    'message': redact(failure[1]),
+                }  # fmt: skip
+            return history
+        output, state = self.end_of(end)
+        history.append(EndSnapshot(state=state, result=End(output)))
+        return history
 
     def check_steps(self, task: GraphTask) -> None:
         """Raises: `StepLimitExceeded`, when the run is about to take more than `max_steps` steps."""

@@ -223,14 +223,7 @@ async def _mermaid(args: argparse.Namespace) -> int:
     graph = args.graph
     config: MermaidConfig = {'renderer': args.renderer, 'edge_labels': not args.no_edge_labels}
     if args.store is not None and is_dbos_store(args.store):
-        from ..builder import Graph as BuilderGraph
         from ._dbos import dbos_history
-
-        if isinstance(graph, BuilderGraph):
-            raise CommandError(
-                f'{args.target} is a builder graph: the path of a builder run is drawn from a file, SQLite or '
-                'PostgreSQL store, not from a DBOS one.'
-            )
 
         config['history'] = await dbos_history(args.store, args.run, graph)
         run = None

@@ -13,6 +13,7 @@ from ._common import CommandError, echo, when
 from ._format import table
 
 if TYPE_CHECKING:
+    from ..builder import Graph as BuilderGraph
     from ..graph import Graph
     from ..persistence import Snapshot
 
@@ -40,8 +41,10 @@ async def list_dbos_runs(url: str) -> int:
     return 0
 
 
-async def dbos_history(url: str, run_id: str, graph: Graph[Any, Any, Any]) -> list[Snapshot[Any, Any]]:
-    """The snapshots of a DBOS-run graph, for drawing its path."""
+async def dbos_history(
+    url: str, run_id: str, graph: Graph[Any, Any, Any] | BuilderGraph[Any, Any, Any, Any]
+) -> list[Snapshot[Any, Any]]:
+    """The snapshots of a DBOS-run graph (classic or builder), for drawing its path."""
     from ..dbos import load_history
 
     try:

@@ -70,7 +70,7 @@ from ..persistence import (
     set_nodes_type_context,
 )
 from ..persistence.in_mem import SimpleStatePersistence
-from ._runs import WORKFLOW_PREFIX, list_runs, load_history, run_snapshots
+from ._runs import WORKFLOW_PREFIX, builder_run_snapshots, list_runs, load_history, run_snapshots
 from ._worker import DBOSQueue, DBOSWorker
 
 if TYPE_CHECKING:
@@ -385,16 +385,17 @@ class DBOSGraph(Generic[StateT, DepsT, RunEndT]):
     async def history(self, run_id: str, *, client: DBOSClient | None = None) -> list[Snapshot[StateT, RunEndT]]:
         """The run's snapshots, oldest first, read through DBOS: for `graph.mermaid_code(history=...)`.
 
+        A builder graph's run is recorded as DBOS steps, not snapshots: its history is rebuilt from them (the
+        routing replayed over the steps' recorded outputs, no step run again), as a store would hold it.
+
         Raises:
             LookupError: no run `run_id` of this graph is stored.
-            GraphRuntimeError: the graph is a builder graph, whose DBOS runs are not stored as snapshots.
         """
+        source = client or _dbos.DBOS
         if self._builder is not None:
-            raise GraphRuntimeError(
-                f'`{self.name}` is a builder graph: its DBOS runs are recorded as DBOS steps, not snapshots; read '
-                'them with `DBOS.list_workflow_steps(run_id)`.'
-            )
-        call = partial(run_snapshots, client or _dbos.DBOS, run_id, self._adapter, self.workflow_name)
+            call = partial(builder_run_snapshots, source, run_id, self._builder, self.workflow_name)
+        else:
+            call = partial(run_snapshots, source, run_id, self._adapter, self.workflow_name)
         return await anyio.to_thread.run_sync(call)
 
     def __repr__(self) -> str:

@@ -2,7 +2,9 @@
 
 A run's history is rebuilt from what DBOS recorded: the workflow's input is the first snapshot, and each
 completed step's output the snapshot after it; a step's start and end times give its node's `start_ts`
-and `duration`, and a step that raised marks its node `'error'`.
+and `duration`, and a step that raised marks its node `'error'`. A builder run's history is rebuilt the same way
+(`builder_run_snapshots`): its routing is replayed over the recorded outputs of its steps, giving the
+`BuilderProgress` snapshots a store would hold.
 """
 
 from __future__ import annotations as _annotations
@@ -16,6 +18,8 @@ import anyio
 import dbos as _dbos
 import pydantic
 
+from ..builder import Graph as BuilderGraph
+from ..builder._sequential import SequentialRun
 from ..exceptions import PersistenceError
 from ..graph import Graph
 from ..persistence import (
@@ -29,7 +33,15 @@ from ..persistence import (
 from ..persistence.postgres import mask_dsn
 from ._liveness import sqlite_path
 
-__all__ = ('WORKFLOW_PREFIX', 'list_runs', 'load_history', 'run_snapshots', 'run_steps', 'system_database_url')
+__all__ = (
+    'WORKFLOW_PREFIX',
+    'builder_run_snapshots',
+    'list_runs',
+    'load_history',
+    'run_snapshots',
+    'run_steps',
+    'system_database_url',
+)
 
 WORKFLOW_PREFIX = 'edgewise.graph/'
 """The prefix of the DBOS workflow names of `DBOSGraph`s: `edgewise.graph/<graph name>`."""
@@ -117,18 +129,28 @@ def _list_runs(url: str) -> list[RunInfo]:
     return runs
 
 
-async def load_history(url: str, run_id: str, graph: Graph[Any, Any, Any]) -> list[Snapshot[Any, Any]]:
+async def load_history(
+    url: str, run_id: str, graph: Graph[Any, Any, Any] | BuilderGraph[Any, Any, Any, Any]
+) -> list[Snapshot[Any, Any]]:
     """The snapshots of the DBOS-run graph `run_id`, oldest first, for `graph.mermaid_code(history=...)`.
 
     Args:
         url: The DBOS system database URL (or a `dbos+...` store URL).
         run_id: The run's id (its DBOS workflow id).
-        graph: The graph that ran it, to read its nodes and state.
+        graph: The graph that ran it (classic or builder), to read its nodes and state.
 
     Raises:
         LookupError: the database holds no run `run_id` of a DBOS graph.
         PersistenceError: the database cannot be reached or read.
     """
+    if isinstance(graph, BuilderGraph):
+        builder = graph
+
+        def read_builder() -> list[Snapshot[Any, Any]]:
+            with _reading(url) as client:
+                return builder_run_snapshots(client, run_id, builder, None)
+
+        return await anyio.to_thread.run_sync(read_builder)
     with set_nodes_type_context(graph.get_nodes()):
         adapter = build_snapshot_type_adapter(*graph.inferred_types)
 
@@ -139,13 +161,11 @@ async def load_history(url: str, run_id: str, graph: Graph[Any, Any, Any]) -> li
     return await anyio.to_thread.run_sync(read)
 
 
-def run_snapshots(
-    source: Any, run_id: str, adapter: pydantic.TypeAdapter[Snapshot[Any, Any]], workflow_name: str | None
-) -> list[Snapshot[Any, Any]]:
-    """A run's snapshots from `source` (the `DBOS` class or a `DBOSClient`); see the module's docstring.
+def _workflow_of(source: Any, run_id: str, workflow_name: str | None) -> Any:
+    """The DBOS workflow of the graph run `run_id` (of the workflow `workflow_name`, when given), with its input.
 
     Raises:
-        LookupError: no such run (of the workflow `workflow_name`, when given; of any DBOS graph otherwise).
+        LookupError: no such run.
     """
     found = source.list_workflows(workflow_ids=[run_id], load_output=False)
     workflow = found[0] if found else None
@@ -156,6 +176,51 @@ def run_snapshots(
         or not workflow.input
     ):
         raise LookupError(f'No DBOS graph run {run_id!r} in the system database.')
+    return workflow
+
+
+def builder_run_snapshots(
+    source: Any, run_id: str, graph: BuilderGraph[Any, Any, Any, Any], workflow_name: str | None
+) -> list[Snapshot[Any, Any]]:
+    """A builder run's history from `source` (the `DBOS` class or a `DBOSClient`), as a store would hold it: for
+    `graph.mermaid_code(history=...)` and `read_run_path`.
+
+    Raises:
+        LookupError: no such run (of the workflow `workflow_name`, when given; of any DBOS graph otherwise).
+    """
+    workflow = _workflow_of(source, run_id, workflow_name)
+    outputs: list[str] = []
+    failure: tuple[str, str] | None = None
+    for step in source.list_workflow_steps(run_id):
+        error = step['error']
+        if error is not None:
+            failure = _error_text(error)
+            break
+        if step['completed_at_epoch_ms'] is None or step['output'] is None:  # pragma: no cover - recorded at once
+            break
+        outputs.append(step['output'])
+    replay = SequentialRun(graph, None)
+    return replay.recorded_history(
+        workflow.input['args'][0], outputs, failure=failure, running=workflow.status == 'PENDING'
+    )
+
+
+def _error_text(error: BaseException) -> tuple[str, str]:
+    """An error DBOS recorded, as its type's name and its message."""
+    if isinstance(error, _dbos.PortableWorkflowError):  # stored as the error type's name and its message
+        return error.name, error.message
+    return type(error).__name__, str(error)  # pragma: no cover - a run of a DBOS graph is a portable workflow
+
+
+def run_snapshots(
+    source: Any, run_id: str, adapter: pydantic.TypeAdapter[Snapshot[Any, Any]], workflow_name: str | None
+) -> list[Snapshot[Any, Any]]:
+    """A run's snapshots from `source` (the `DBOS` class or a `DBOSClient`); see the module's docstring.
+
+    Raises:
+        LookupError: no such run (of the workflow `workflow_name`, when given; of any DBOS graph otherwise).
+    """
+    workflow = _workflow_of(source, run_id, workflow_name)
     history: list[Snapshot[Any, Any]] = [adapter.validate_json(workflow.input['args'][0])]
     for step in source.list_workflow_steps(run_id):
         current = history[-1]
@@ -213,12 +278,7 @@ async def run_steps(
             snapshot_count=1 + sum(1 for step in steps if step[1] == 'success'),
         )
         error = workflow.error
-        if error is None:
-            text = None
-        elif isinstance(error, _dbos.PortableWorkflowError):  # stored as the error type's name and its message
-            text = f'{error.name}: {error.message}'
-        else:  # pragma: no cover - a run of a DBOS graph is a portable workflow
-            text = f'{type(error).__name__}: {error}'
+        text = None if error is None else '{}: {}'.format(*_error_text(error))
         return info, text, steps
 
     return await anyio.to_thread.run_sync(read)

@@ -1,12 +1,17 @@
 """File persistence: a run's history as a JSON list of snapshots in one file (pydantic-graph 1.x's format).
 
-Unlike pydantic-graph's, every write is atomic (a temporary file beside it is written, fsynced and renamed
-over it), a file that is not a snapshot list is reported and never overwritten, and the lock beside the
-file is an OS lock (`flock`) whose file records its owner (host, pid, start time): the OS drops it when its
-owner dies, so a lock left by a killed process never blocks anyone, and an error names a live owner.
+Unlike pydantic-graph's, every write is crash-safe, a file that is not a snapshot list is reported and never
+overwritten, and the lock beside the file is an OS lock (`flock`) whose file records its owner (host, pid,
+start time): the OS drops it when its owner dies, so a lock left by a killed process never blocks anyone, and
+an error names a live owner.
 
-The file is rewritten whole on every write, so a step costs time proportional to the history's length;
-for long runs use `SqliteStatePersistence`.
+While a run is held by a process (`claim_run`, as every graph run does), each write appends one fsynced record
+to a journal beside the file (`<file>.edgewise-journal`, see `_journal`), so a step costs the same at any
+length of the history (classic and builder runs alike); when the run is let go, the file is rewritten whole
+with the journal folded in, and the journal removed. A write outside a claim rewrites the file whole. Either
+way the file is replaced atomically (a temporary file beside it is written, fsynced and renamed over it).
+After a crash the file and its journal together hold every write that completed; a journal record cut short
+by the crash is ignored.
 """
 
 from __future__ import annotations as _annotations
@@ -38,6 +43,7 @@ from ._durable import (
     run_status,
     snapshot_not_found,
 )
+from ._journal import BadJournal, Change, History, Journal
 from ._owner import Owner, current_owner, owner_is_alive
 from ._pages import RunPage, RunQuery, page_of
 
@@ -77,7 +83,7 @@ class FileStatePersistence(DurableStatePersistence[StateT, RunEndT]):
         self._held_fd: int | None = None
         self._run_id: str | None = None
         """Set for a child run: its id below the run it belongs to (`'order-42/payment'`)."""
-        self._cache: tuple[tuple[int, int, int], list[_Item]] | None = None
+        self._journal = Journal(self.json_file, self._parse)
 
     def __repr__(self) -> str:
         return f'{type(self).__name__}(json_file={fspath(self.json_file)!r})'
@@ -221,18 +227,11 @@ class FileStatePersistence(DurableStatePersistence[StateT, RunEndT]):
 
     # --- reading and writing -------------------------------------------------------------------------
 
-    def _read(self) -> list[_Item]:
+    def _read(self) -> History:
         try:
-            stat = os.stat(self.json_file)
-        except FileNotFoundError:
-            return []
-        key = (stat.st_ino, stat.st_mtime_ns, stat.st_size)
-        if self._cache is not None and self._cache[0] == key:
-            return self._cache[1]
-        content = self.json_file.read_bytes()
-        items = self._parse(content)
-        self._cache = (key, items)
-        return items
+            return self._journal.read()
+        except BadJournal as e:
+            raise self._bad_file(f'its journal {fspath(self._journal.path)!r} cannot be read: {e.reason}') from None
 
     def _parse(self, content: bytes) -> list[_Item]:
         try:
@@ -252,43 +251,45 @@ class FileStatePersistence(DurableStatePersistence[StateT, RunEndT]):
             'give FileStatePersistence a file of its own.'
         )
 
-    def _write(self, items: list[_Item]) -> None:
-        """Replace the file atomically: write a temporary file beside it, fsync it, rename it over the file."""
-        content = json.dumps(items, indent=2, ensure_ascii=False).encode()
-        tmp = self.json_file.with_name(f'.{self.json_file.name}.{os.getpid()}.tmp')
+    def _commit(self, history: History, changes: list[Change]) -> None:
+        """Store `changes` to `history` (as just read): appended to the journal while the run is held (and the
+        file exists), else by rewriting the file whole with them. Nothing changes if the write fails."""
         try:
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-            try:
-                os.write(fd, content)
-                os.fsync(fd)
-            finally:
-                os.close(fd)
-            # The data is on disk before the rename makes it the file, so the file is whole after any crash.
-            # The directory is not fsynced: after a power loss the last rename may be undone (the previous
-            # whole file stays), as SQLite's `synchronous=NORMAL` may undo the last commits.
-            os.replace(tmp, self.json_file)
+            if self._held_fd is not None and history.items:
+                self._journal.append(changes)
+            else:
+                updated = history.copy()
+                updated.apply(changes)
+                self._write(updated)
         except OSError as e:
-            # The same error type as the SQL backends' failed writes; the file itself was not touched.
-            with contextlib.suppress(OSError):
-                if tmp.is_file():
-                    tmp.unlink()
+            # The same error type as the SQL backends' failed writes; what was stored before is intact.
             raise PersistenceError(
                 f'{self._describe()} could not be written for run {self.run_id!r}: {e}. The file was left as it '
-                'was (every write replaces it whole, or not at all).'
+                'was (every write is stored whole, or not at all).'
             ) from e
-        stat = os.stat(self.json_file)
-        self._cache = ((stat.st_ino, stat.st_mtime_ns, stat.st_size), items)
+
+    def _write(self, history: History) -> None:
+        """Replace the file atomically with `history` (fsynced temporary file renamed over it); the journal goes."""
+        self._journal.write_base(history, self.json_file.with_name(f'.{self.json_file.name}.{os.getpid()}.tmp'))
+
+    def _fold_journal(self) -> None:
+        """Rewrite the file whole with its journal folded in, as the run is let go: a run at rest is one JSON file
+        in pydantic-graph's format. If that write fails, nothing is lost: the file and its journal stay."""
+        history = self._read()
+        if self._journal.pending:
+            with contextlib.suppress(OSError):
+                self._write(history)
 
     def _item(self, snapshot: Snapshot[StateT, RunEndT]) -> _Item:
         # The JSON-ready dict straight away: `_write` encodes the whole list once.
         item: _Item = self._type_adapter().dump_python(snapshot, mode='json')
         return item
 
-    def _find(self, items: list[_Item], snapshot_id: str) -> _Item:
-        for item in items:
-            if item['id'] == snapshot_id:
-                return item
-        raise snapshot_not_found(snapshot_id)
+    def _find(self, history: History, snapshot_id: str) -> _Item:
+        item = history.get(snapshot_id)
+        if item is None:
+            raise snapshot_not_found(snapshot_id)
+        return item
 
     def _decode_item(
         self, item: _Item, adapter: pydantic.TypeAdapter[Snapshot[StateT, RunEndT]] | None = None
@@ -305,21 +306,17 @@ class FileStatePersistence(DurableStatePersistence[StateT, RunEndT]):
             new_item.update(status='running', start_ts=_ts(start))
 
         def insert() -> bool:
-            items = self._read()
-            if any(item['id'] == snapshot.id for item in items):
+            history = self._read()
+            if history.get(snapshot.id) is not None:
                 if if_new:
                     return False
                 raise duplicate_snapshot(self.run_id, self._describe(), snapshot.id)
-            items = [*items, new_item]
+            changes: list[Change] = [['put', new_item]]
             if complete is not None:
-                done = self._find(items, complete.snapshot_id)
-                items[items.index(done)] = {
-                    **done,
-                    'status': 'success',
-                    'start_ts': _ts(complete.start_ts),
-                    'duration': complete.duration,
-                }
-            self._write(items)
+                self._find(history, complete.snapshot_id)
+                fields = {'status': 'success', 'start_ts': _ts(complete.start_ts), 'duration': complete.duration}
+                changes.append(['set', complete.snapshot_id, fields])
+            self._commit(history, changes)
             return True
 
         return await self._locked(insert)
@@ -328,30 +325,29 @@ class FileStatePersistence(DurableStatePersistence[StateT, RunEndT]):
         new_item = self._item(snapshot)
 
         def checkpoint() -> None:
-            items = list(self._read())
-            for index, item in enumerate(items):
-                if item['id'] == snapshot.id and item['kind'] == 'node':
-                    if item.get('status', 'created') not in ('created', 'pending', 'running'):
-                        break
-                    keep: dict[str, Any] = {key: item[key] for key in ('status', 'start_ts', 'duration') if key in item}
-                    items[index] = {**new_item, **keep}
-                    self._write(items)
-                    return
-            raise self.checkpoint_missing(snapshot.id)
+            history = self._read()
+            item = history.get(snapshot.id)
+            if (
+                item is None
+                or item['kind'] != 'node'
+                or item.get('status', 'created') not in ('created', 'pending', 'running')
+            ):
+                raise self.checkpoint_missing(snapshot.id)
+            keep: dict[str, Any] = {key: item[key] for key in ('status', 'start_ts', 'duration') if key in item}
+            self._commit(history, [['put', {**new_item, **keep}]])
 
         await self._locked(checkpoint)
 
     async def _op_start(self, snapshot_id: str, start_ts: datetime) -> None:
         def start() -> None:
-            items = list(self._read())
-            item = self._find(items, snapshot_id)
+            history = self._read()
+            item = self._find(history, snapshot_id)
             if item['kind'] != 'node':
                 raise GraphRuntimeError(
                     f'Snapshot {snapshot_id!r} is the end of the run; only node snapshots can be run.'
                 )
             GraphNodeStatusError.check(item.get('status', 'created'))
-            items[items.index(item)] = {**item, 'status': 'running', 'start_ts': _ts(start_ts)}
-            self._write(items)
+            self._commit(history, [['set', snapshot_id, {'status': 'running', 'start_ts': _ts(start_ts)}]])
 
         await self._locked(start)
 
@@ -359,28 +355,26 @@ class FileStatePersistence(DurableStatePersistence[StateT, RunEndT]):
         self, snapshot_id: str, status: EndStatus, start_ts: datetime | None, duration: float, error: NodeError | None
     ) -> None:
         def finish() -> None:
-            items = list(self._read())
-            item = self._find(items, snapshot_id)
-            items[items.index(item)] = {
-                **item,
+            history = self._read()
+            self._find(history, snapshot_id)
+            fields = {
                 'status': status,
                 'start_ts': None if start_ts is None else _ts(start_ts),
                 'duration': duration,
                 **({} if error is None else {'error': asdict(error)}),
             }
-            self._write(items)
+            self._commit(history, [['set', snapshot_id, fields]])
 
         await self._locked(finish)
 
     async def _op_load_next(self) -> NodeSnapshot[StateT, RunEndT] | None:
         def load_next() -> NodeSnapshot[StateT, RunEndT] | None:
-            items = list(self._read())
-            for index, item in enumerate(items):
+            history = self._read()
+            for item in history.items:
                 if item['kind'] == 'node' and item.get('status') == 'created':
                     snapshot = self._decode_item(item)  # one that cannot be read is not marked: nothing changes
                     assert isinstance(snapshot, NodeSnapshot)
-                    items[index] = {**item, 'status': 'pending'}
-                    self._write(items)
+                    self._commit(history, [['set', item['id'], {'status': 'pending'}]])
                     snapshot.status = 'pending'
                     return snapshot
             return None
@@ -391,9 +385,10 @@ class FileStatePersistence(DurableStatePersistence[StateT, RunEndT]):
         self, adapter: pydantic.TypeAdapter[Snapshot[StateT, RunEndT]] | None
     ) -> list[Snapshot[StateT, RunEndT]]:
         def load_all() -> list[Snapshot[StateT, RunEndT]]:
-            return [self._decode_item(item, adapter) for item in self._read()]
+            # A copy: a write of this object's run (from another task) may append to the list meanwhile.
+            return [self._decode_item(item, adapter) for item in list(self._read().items)]
 
-        # Writes replace the file atomically, so reading needs no lock.
+        # Writes replace the file atomically or append whole records to the journal, so reading needs no lock.
         return await anyio.to_thread.run_sync(load_all)
 
     async def _op_info(self) -> RunInfo | None:
@@ -401,10 +396,10 @@ class FileStatePersistence(DurableStatePersistence[StateT, RunEndT]):
 
     def _read_info(self) -> RunInfo | None:
         # The snapshots as stored, not validated: no graph is needed, and only a few fields are read.
-        items = self._read()
+        items = list(self._read().items)
         if not items:
             return None
-        updated = datetime.fromtimestamp(os.stat(self.json_file).st_mtime, tz=timezone.utc)
+        updated = datetime.fromtimestamp(self._journal.modified(), tz=timezone.utc)
         first, last = items[0], items[-1]
         created = first.get('start_ts' if first['kind'] == 'node' else 'ts')
         status = last.get('status') if last['kind'] == 'node' else None
@@ -437,10 +432,10 @@ class FileStatePersistence(DurableStatePersistence[StateT, RunEndT]):
                 if stale.name[len(prefix) : -len('.tmp')].isdigit():  # `.<name>.<pid>.tmp`, this file's only
                     stale.unlink(missing_ok=True)
             # The previous holder is gone (the OS dropped its lock): the step it left unfinished runs again.
-            items = self._read()
-            last = items[-1] if items else None
+            history = self._read()
+            last = history.items[-1] if history.items else None
             if last and last['kind'] == 'node' and last.get('status') in ('pending', 'running') and last['id'] != keep:
-                self._write([*items[:-1], {**last, 'status': 'created'}])
+                self._commit(history, [['set', last['id'], {'status': 'created'}]])
 
         try:
             await anyio.to_thread.run_sync(recover)
@@ -455,44 +450,37 @@ class FileStatePersistence(DurableStatePersistence[StateT, RunEndT]):
             if prestarted is not None:
 
                 def reset() -> None:
-                    items = list(self._read())
-                    item = self._find(items, prestarted)
+                    history = self._read()
+                    item = self._find(history, prestarted)
                     if item.get('status') == 'running':
-                        items[items.index(item)] = {**item, 'status': 'created', 'start_ts': None}
-                        self._write(items)
+                        self._commit(history, [['set', prestarted, {'status': 'created', 'start_ts': None}]])
 
                 await anyio.to_thread.run_sync(reset)
+            await anyio.to_thread.run_sync(self._fold_journal)
         finally:
             self._held_fd = None
             if fd is not None:  # pragma: no branch
                 self._unlock(fd)
 
     async def _op_delete(self) -> bool:
-        def delete() -> bool:
-            try:
-                self.json_file.unlink()
-            except FileNotFoundError:
-                return False
-            return True
-
-        return await anyio.to_thread.run_sync(delete)
+        return await anyio.to_thread.run_sync(self._journal.remove)
 
     async def _op_fork(self, snapshot_id: str, run_id: str | None) -> Self:
         fork_id = run_id or f'{self.json_file.stem}-fork-{os.urandom(4).hex()}'
         forked = type(self)(self.json_file.with_name(f'{fork_id}.json'), lock_timeout=self.lock_timeout)
 
         def fork() -> None:
-            items = self._read()
-            item = self._find(items, snapshot_id)
-            history = items[: items.index(item) + 1]
+            history = self._read()
+            item = self._find(history, snapshot_id)
+            items = history.items[: history.index[snapshot_id] + 1]
             if item['kind'] == 'node':
-                history[-1] = {**item, 'status': 'created', 'start_ts': None, 'duration': None}
+                items[-1] = {**item, 'status': 'created', 'start_ts': None, 'duration': None}
             if forked.json_file.exists():
                 raise PersistenceError(
                     f'Cannot fork run {self.run_id!r} into {fork_id!r}: {forked._describe()} already exists. '
                     'Choose another run id, or leave it out to get a new one.'
                 )
-            forked._write(history)
+            forked._commit(History([]), [['put', item] for item in items])
 
         await forked._locked(fork)
         return forked

@@ -1,63 +1,41 @@
-"""Agent runs on DBOS (extra `edgewise-agent[dbos]`): each run a DBOS workflow, each model request and tool call a step.
-
-```python
-from edgewise.agent.durable_exec.dbos import DBOSAgent
-
-durable = DBOSAgent(agent, name='support')  # at module level in every process, before DBOS.launch()
-result = durable.run_sync('Where is my order?')
-```
-
-The workflow `{name}.run` runs the wrapped agent with its model wrapped in a `DBOSModel` (each request the
-step `{name}__model.request`, each streamed request `{name}__model.request_stream`) and its toolsets wrapped
-so that each tool call is the step `{name}__tool.call_tool`. Step outputs are JSON strings (pydantic), never
-pickles. A run whose process dies is finished by DBOS's recovery from its last recorded step: completed model
-requests and tool calls are not repeated.
-
-Inside the workflow, tool calls run one at a time: DBOS numbers steps in the order they are called, and a
-recovered run must call them in the same order. The deps a run gets are this process's (`deps=`), never stored.
-"""
+"""`DBOSAgent` and the pieces it shares with `DBOSDurability`: `DBOSModel` (each request a step) and the toolset
+whose tool calls are steps (see the package docstring)."""
 
 from __future__ import annotations as _annotations
 
 import operator
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterable, AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from functools import partial, reduce
 from typing import TYPE_CHECKING, Any, TypedDict, cast
 
 import anyio
+import dbos as _dbos
 import pydantic
 import pydantic_core
 
-try:
-    import dbos as _dbos
-except ImportError as _error:  # pragma: no cover - exercised in a subprocess by tests/agent/dbos/test_extra.py
-    raise ModuleNotFoundError(
-        'edgewise.agent.durable_exec.dbos needs the DBOS library: install the `dbos` extra, '
-        '`pip install "edgewise-agent[dbos]"`.',
-        name='dbos',
-    ) from _error
-
 from edgewise.graph.dbos import DBOSQueue, enqueue_workflow, workflow_id
 
-from .._run.result import AgentRunResult
-from .._run.state import GraphAgentState
-from ..agent._wrapper import WrapperAgent, _Agent
-from ..exceptions import AgentRunError, ApprovalRequired, CallDeferred, ModelRetry, UserError
-from ..messages import ModelMessage, ModelMessagesTypeAdapter, ModelResponse
-from ..models import Model
-from ..models._completed_response import CompletedStreamedResponse
-from ..models.wrapper import WrapperModel
-from ..settings import ModelSettings
-from ..toolsets import AbstractToolset
-from ..toolsets.abstract import ToolsetTool
-from ..toolsets.combined import CombinedToolset
-from ..toolsets.wrapper import WrapperToolset
+from ..._run.result import AgentRunResult
+from ..._run.state import GraphAgentState
+from ...agent._wrapper import WrapperAgent, _Agent
+from ...exceptions import AgentRunError, ApprovalRequired, CallDeferred, ModelRetry, UserError
+from ...messages import ModelMessage, ModelMessagesTypeAdapter, ModelResponse
+from ...models import Model
+from ...models._completed_response import CompletedStreamedResponse
+from ...models.wrapper import WrapperModel
+from ...settings import ModelSettings
+from ...toolsets import AbstractToolset
+from ...toolsets.abstract import ToolsetTool
+from ...toolsets.combined import CombinedToolset
+from ...toolsets.wrapper import WrapperToolset
 
 if TYPE_CHECKING:
     from dbos import DBOSClient
 
-__all__ = ('DBOSAgent', 'DBOSModel', 'DBOSQueue', 'StepConfig')
+    from ..._streaming.node_loop import EventStreamHandler
+
+__all__ = ('DBOSAgent', 'DBOSModel', 'StepConfig')
 
 _RESPONSE = pydantic.TypeAdapter(ModelResponse)
 
@@ -74,10 +52,28 @@ class StepConfig(TypedDict, total=False):
 class DBOSModel(WrapperModel):
     """A model whose requests are DBOS steps named `{step_name_prefix}.request` / `.request_stream`."""
 
-    def __init__(self, wrapped: Model, *, step_name_prefix: str, step_config: StepConfig | None = None) -> None:
+    def __init__(
+        self,
+        wrapped: Model,
+        *,
+        step_name_prefix: str,
+        step_config: StepConfig | None = None,
+        event_stream_handler: EventStreamHandler | None = None,
+    ) -> None:
+        """Wrap `wrapped`.
+
+        Args:
+            wrapped: The model whose requests become steps.
+            step_name_prefix: The steps are named `{step_name_prefix}.request` and `.request_stream`.
+            step_config: DBOS's retry options for those steps.
+            event_stream_handler: Given the events of each streamed response live, inside its step; the
+                response is then replayed as events to the run (without one, it is handed over whole).
+        """
         super().__init__(wrapped)
         self.step_name_prefix = step_name_prefix
         self.step_config: StepConfig = dict(step_config or {})  # type: ignore[assignment]
+        self.event_stream_handler = event_stream_handler
+        self._replay_events = event_stream_handler is not None
 
     def _options(self, what: str) -> Any:
         return {**self.step_config, 'name': f'{self.step_name_prefix}.{what}'}
@@ -101,14 +97,26 @@ class DBOSModel(WrapperModel):
     ) -> AsyncIterator[Any]:
         """The wrapped model's streamed response, consumed whole inside a DBOS step and replayed as one piece."""
 
+        handler = self.event_stream_handler
+
         async def step() -> str:
             async with self.wrapped.request_stream(messages, model_settings, parameters, run_context) as stream:
-                async for _ in stream:
+                events = _events_of(stream)
+                if handler is not None:
+                    await handler(run_context, events)
+                async for _ in events:  # what the handler left unread (all of it, without one)
                     pass
                 return _RESPONSE.dump_json(stream.get()).decode()
 
         output = await _dbos.DBOS.run_step_async(self._options('request_stream'), step)
-        yield CompletedStreamedResponse(_RESPONSE.validate_json(output), model_request_parameters=parameters)
+        yield CompletedStreamedResponse(
+            _RESPONSE.validate_json(output), model_request_parameters=parameters, replay_events=self._replay_events
+        )
+
+
+async def _events_of(stream: AsyncIterable[Any]) -> AsyncIterator[Any]:
+    async for event in stream:
+        yield event
 
 
 class _DBOSToolset(WrapperToolset[Any]):
@@ -124,10 +132,15 @@ class _DBOSToolset(WrapperToolset[Any]):
     async def for_run_step(self, ctx: Any) -> AbstractToolset[Any]:
         return self._rewrap(await self.wrapped.for_run_step(ctx))
 
+    def visit_and_replace(
+        self, visitor: Callable[[AbstractToolset[Any]], AbstractToolset[Any]]
+    ) -> AbstractToolset[Any]:
+        return self._rewrap(self.wrapped.visit_and_replace(visitor))
+
     def _rewrap(self, inner: AbstractToolset[Any]) -> AbstractToolset[Any]:
         if inner is self.wrapped:
             return self
-        rewrapped = _DBOSToolset(inner, self._options['name'], {})
+        rewrapped = type(self)(inner, self._options['name'], {})
         rewrapped._options = self._options
         return rewrapped
 
@@ -151,6 +164,15 @@ class _DBOSToolset(WrapperToolset[Any]):
         if outcome['kind'] == 'approval':
             raise ApprovalRequired(outcome['metadata'])
         return outcome['value']
+
+
+class _WorkflowStepToolset(_DBOSToolset):
+    """`_DBOSToolset` whose calls are steps only in a DBOS workflow (outside one, or inside a step, plain calls)."""
+
+    async def call_tool(self, name: str, tool_args: dict[str, Any], ctx: Any, tool: ToolsetTool[Any]) -> Any:
+        if _dbos.DBOS.workflow_id is None or _dbos.DBOS.step_id is not None:
+            return await self.wrapped.call_tool(name, tool_args, ctx, tool)
+        return await super().call_tool(name, tool_args, ctx, tool)
 
 
 def _encode(value: Any) -> str:
