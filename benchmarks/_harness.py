@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import gc
+import os
 import statistics
+import subprocess
+import sys
+import tempfile
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 
 import anyio
 
-__all__ = ('Case', 'Result', 'measure', 'measure_async', 'report')
+__all__ = ('Case', 'Result', 'import_times', 'measure', 'measure_async', 'report')
 
 
 @dataclass
@@ -64,6 +68,28 @@ def measure_async(title: str, unit: str, cases: Sequence[Case], repeats: int = 5
     for case in cases:
         case.is_async = True
     return measure(title, unit, cases, repeats=repeats, warmup=warmup)
+
+
+def import_times(statements: Sequence[str], repeats: int = 9) -> dict[str, float]:
+    """Median wall time of `python -c "<statement>"` per statement, the statements interleaved in each repeat.
+
+    Every side runs from compiled bytecode, as an installed wheel does: the anchors' site-packages come with `.pyc`
+    files, but an editable checkout has none when `PYTHONDONTWRITEBYTECODE` is set, and compiling its sources in
+    every process would be measured as import time. The processes share a bytecode cache in a temporary directory
+    (`PYTHONPYCACHEPREFIX`, so no `__pycache__` lands in the checkout), filled by one unmeasured run of each statement.
+    """
+    times: dict[str, list[float]] = {statement: [] for statement in statements}
+    with tempfile.TemporaryDirectory(prefix='edgewise-bench-pyc-') as cache:
+        env = {key: value for key, value in os.environ.items() if key != 'PYTHONDONTWRITEBYTECODE'}
+        env['PYTHONPYCACHEPREFIX'] = cache
+        for statement in statements:
+            subprocess.run([sys.executable, '-c', statement], check=True, env=env)
+        for _ in range(repeats):
+            for statement in statements:
+                start = time.perf_counter()
+                subprocess.run([sys.executable, '-c', statement], check=True, env=env)
+                times[statement].append(time.perf_counter() - start)
+    return {statement: statistics.median(samples) for statement, samples in times.items()}
 
 
 def _fmt(seconds: float) -> str:

@@ -9,13 +9,11 @@ from __future__ import annotations
 
 import itertools
 import statistics
-import subprocess
-import sys
 import time
 from collections.abc import Callable
 from typing import Any
 
-from benchmarks._harness import Case, Result, measure, report
+from benchmarks._harness import Case, Result, import_times, measure, report
 
 TOOL_CALLS = 200
 TRIVIAL_RUNS = 200
@@ -122,17 +120,6 @@ def _pydantic_ai_test_agent() -> Any:
     return Agent(TestModel())
 
 
-def _import_times(statements: list[str], repeats: int = 9) -> dict[str, float]:
-    """Median wall time of `python -c "<statement>"` per statement, the statements interleaved in each repeat."""
-    times: dict[str, list[float]] = {statement: [] for statement in statements}
-    for _ in range(repeats):
-        for statement in statements:
-            start = time.perf_counter()
-            subprocess.run([sys.executable, '-c', statement], check=True)
-            times[statement].append(time.perf_counter() - start)
-    return {statement: statistics.median(samples) for statement, samples in times.items()}
-
-
 def main() -> None:
     stamps: list[float] = []
     edgewise_ratios: list[float] = []
@@ -171,7 +158,7 @@ def main() -> None:
     # both sides import `Agent`, which is what a program does.
     imports = Result('agent: `python -c "from ... import Agent"` in a fresh process', 'process')
     pydantic_ai, edgewise = 'from pydantic_ai import Agent', 'from edgewise.agent import Agent'
-    medians = _import_times([pydantic_ai, edgewise, 'import sys'])
+    medians = import_times([pydantic_ai, edgewise, 'import sys'])
     imports.per_unit[f'pydantic-ai ({pydantic_ai})'] = medians[pydantic_ai]
     imports.per_unit[f'edgewise ({edgewise})'] = medians[edgewise]
     imports.per_unit['bare interpreter (import sys)'] = medians['import sys']

@@ -31,7 +31,7 @@ from typing import Any
 import anyio
 import httpx
 
-from benchmarks._harness import Result, report
+from benchmarks._harness import Result, import_times, report
 
 ROUND_TRIPS = 40
 CONCURRENT = 1000
@@ -248,19 +248,8 @@ async def _measure_all(url: str) -> tuple[dict[str, dict[str, list[float]]], dic
     return samples, runs
 
 
-def _import_statements(statements: list[str], repeats: int = 9) -> dict[str, float]:
-    """Median wall time of `python -c "<statement>"` per statement, the statements interleaved in each repeat."""
-    times: dict[str, list[float]] = {statement: [] for statement in statements}
-    for _ in range(repeats):
-        for statement in statements:
-            start = time.perf_counter()
-            subprocess.run([sys.executable, '-c', statement], check=True)
-            times[statement].append(time.perf_counter() - start)
-    return {statement: statistics.median(samples) for statement, samples in times.items()}
-
-
 def _import_times(modules: list[str], repeats: int = 9) -> dict[str, float]:
-    times = _import_statements([f'import {module}' for module in modules], repeats)
+    times = import_times([f'import {module}' for module in modules], repeats)
     return {module: times[f'import {module}'] for module in modules}
 
 
@@ -305,7 +294,7 @@ def main() -> None:
     )
     pydantic_ai = 'import pydantic_ai.models.openai; from pydantic_ai import Agent'
     edgewise = 'import edgewise.agent.models.openai; from edgewise.agent import Agent'
-    both = _import_statements([pydantic_ai, edgewise])
+    both = import_times([pydantic_ai, edgewise])
     program.per_unit['pydantic-ai'] = both[pydantic_ai]
     program.per_unit['edgewise'] = both[edgewise]
     program.notes.append('no target of its own: the agent engine included, for comparison with the row above')
