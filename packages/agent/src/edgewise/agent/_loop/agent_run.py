@@ -180,7 +180,6 @@ class AgentRun(Generic[DepsT, OutputT]):
             )
         state.message_history.extend(before)
         deps.merge_adjacent = True  # the history may now hold requests (or responses) that follow each other
-        last.instructions = await deps.instructions_text(state)
         node: ModelRequestNode[DepsT, OutputT] = ModelRequestNode(last)
         add_enqueued_events(node, delivered_events(delivered))
         deps.tool_deltas = deps.tool_deltas or has_tool_deltas([*before, last])

@@ -96,7 +96,7 @@ from .request_hooks import (
     streamed_through_hooks,
 )
 from .response_tool_calls import answer_deferred_inline, unknown_tool_exhausted, validate_for_events
-from .step_tool_manager import prepare_output_tools, prepare_step_tools
+from .step_tool_manager import prepare_output_tools, prepare_step_tools, request_instructions
 
 __all__ = (
     'UserPromptNode',
@@ -175,19 +175,18 @@ class UserPromptNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Final
                 request = ModelRequest(
                     last.parts, run_id=last.run_id, conversation_id=last.conversation_id, metadata=last.metadata
                 )
-                request.instructions = await deps.instructions_text(state)
                 deps.resumed_request, deps.resumed_request_index = request, -1
                 stored_through(ctx, min(kept, len(history)))
                 return ModelRequestNode(request)
+            await prepare_step_tools(state, deps, state.run_step + 1)  # the next request's: for its instructions
             if last.tool_calls or not await deps.instructions_text(state):
                 # Continue a conversation whose last response still has tool calls to handle, or that has nothing
                 # new to send: its last response is handled again.
                 stored_through(ctx, kept)
                 return CallToolsNode(last)
             # A history ending with a plain response, and instructions: send them alone (as pydantic-ai).
-        instructions = await deps.instructions_text(state)
         stored_through(ctx, kept)
-        return ModelRequestNode(ModelRequest(parts, instructions=instructions))
+        return ModelRequestNode(ModelRequest(parts))
 
 
 def _resume_deferred(
@@ -264,7 +263,7 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
         state, deps = ctx.state, ctx.deps
         state.increment_retries(deps.max_result_retries, outcome.retry)
         retry = RetryPromptPart(outcome.retry.message)
-        return ModelRequestNode(ModelRequest([retry], instructions=await deps.instructions_text(state)))
+        return ModelRequestNode(ModelRequest([retry]))
 
     def stream(
         self, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]]
@@ -386,6 +385,7 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
         state.run_step += 1
         deps.request_model = None
         await prepare_step_tools(state, deps)
+        await request_instructions(state, deps, request)
         schema = deps.output_schema
         params = ModelRequestParameters(
             function_tools=list(deps.request_tools),
@@ -594,8 +594,7 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
             retry = RetryPromptPart(exc.message)
         else:
             return End(FinalResult(output))
-        instructions = await deps.instructions_text(state)
-        return ModelRequestNode(ModelRequest([retry], instructions=instructions))
+        return ModelRequestNode(ModelRequest([retry]))
 
     async def _handle_image(
         self, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]], image: BinaryImage
@@ -611,7 +610,7 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
         except ModelRetry as exc:
             state.increment_retries(deps.max_result_retries, exc)
             retry = RetryPromptPart(exc.message)
-            return ModelRequestNode(ModelRequest([retry], instructions=await deps.instructions_text(state)))
+            return ModelRequestNode(ModelRequest([retry]))
         return End(FinalResult(output))
 
     async def _handle_tool_calls(
@@ -693,8 +692,7 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
             closing = ModelRequest(parts, timestamp=_now(), run_id=state.run_id, conversation_id=state.conversation_id)
             state.message_history.append(closing)
             return End(final)
-        instructions = await deps.instructions_text(state)
-        return ModelRequestNode(ModelRequest(parts, instructions=instructions))
+        return ModelRequestNode(ModelRequest(parts))
 
     def _calls_to_resume(self, state: GraphAgentState, calls: list[ToolCallPart]) -> list[ToolCallPart]:
         """The calls a resumed run still has to answer: those the request after the response (if any) does not

@@ -3,6 +3,7 @@
 
 from __future__ import annotations as _annotations
 
+import dataclasses
 from typing import Any
 
 from .._messages.capability_loading import refresh_loaded_capabilities
@@ -11,25 +12,36 @@ from .._run.deps import GraphAgentDeps
 from .._run.state import GraphAgentState
 from .._tools.definition import ToolDefinition
 from ..exceptions import UserError
+from ..messages import ModelRequest
 from ..models._request_parameters import resolve_return_schema
 from ..tool_manager import TOOL_HOOKS, ToolManager
 from ..toolsets._tool_search import discovered_tool_names
 
-__all__ = ('prepare_step_tools', 'prepare_output_tools')
+__all__ = ('prepare_step_tools', 'prepare_output_tools', 'request_instructions')
 
 
-async def prepare_step_tools(state: GraphAgentState, deps: GraphAgentDeps[Any, Any]) -> dict[str, ToolDefinition]:
-    """The function tools of this step by name; `deps.tool_manager` becomes the step's manager, and
-    `deps.request_tools` the definitions the model is shown (those not hidden by `defer_loading`).
+async def prepare_step_tools(
+    state: GraphAgentState, deps: GraphAgentDeps[Any, Any], step: int | None = None
+) -> dict[str, ToolDefinition]:
+    """The function tools of run step `step` (default: the current one) by name; `deps.tool_manager` becomes the
+    step's manager, and `deps.request_tools` the definitions the model is shown (those not hidden by
+    `defer_loading`).
 
-    A toolset whose listing does not change (the same mapping as at the last step, as function tools without
+    A step's toolsets are prepared once: asked again for the step last prepared, this returns its tools as they
+    are. A toolset whose listing does not change (the same mapping as at the last step, as function tools without
     `prepare` give) costs no work past the listing.
     """
+    step = state.run_step if step is None else step
+    if step == deps.tools_step and deps.step_tools is not None:
+        return deps.step_tools
+    deps.tools_step = step
     if deps.capabilities:  # the deferred capabilities the history has loaded decide the step's tools and hooks
         refresh_loaded_capabilities(deps.capabilities, deps.loaded_capability_ids, state.message_history)
     if deps.defers_tools or deps.tool_deltas:
         _refresh_discovered(state, deps)
     ctx = deps.run_context(state, max_retries=deps.default_tool_retries)
+    if ctx.run_step != step:  # prepared ahead, for the request a resumed run is about to send
+        ctx = dataclasses.replace(ctx, run_step=step)
     manager: ToolManager[Any] | None = deps.tool_manager
     if manager is None:
         manager = ToolManager(
@@ -59,6 +71,17 @@ async def prepare_step_tools(state: GraphAgentState, deps: GraphAgentDeps[Any, A
         _refresh_discovered(state, deps)  # the first step with deferred tools
     deps.defers_tools = defers
     return step_tools
+
+
+async def request_instructions(state: GraphAgentState, deps: GraphAgentDeps[Any, Any], request: ModelRequest) -> None:
+    """Set the instructions of `request`, the one the current step sends (its toolsets already prepared).
+
+    Raises:
+        UserError: the run has nothing to send: no message history, no user prompt and no instructions.
+    """
+    request.instructions = await deps.instructions_text(state)
+    if not request.instructions and not request.parts and len(state.message_history) == 1:
+        raise UserError('No message history, user prompt, or instructions provided')
 
 
 def _refresh_discovered(state: GraphAgentState, deps: GraphAgentDeps[Any, Any]) -> None:

@@ -171,6 +171,8 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
     asks a selector for each step's model; `None`: `model` serves the whole run."""
     listing: Any = field(default=None, init=False, repr=False)
     """The toolset's listing `step_tools` were built from (a listing that does not change costs no work)."""
+    tools_step: int = field(default=-1, init=False, repr=False)
+    """The run step `tool_manager` was last prepared for (a step's toolsets are prepared once)."""
     _static_instructions: Any = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
