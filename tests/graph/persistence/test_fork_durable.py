@@ -36,6 +36,8 @@ class Deps:
     crash: bool = False
     runs: Counter[str] = field(default_factory=Counter)
     finished: dict[int, anyio.Event] = field(default_factory=lambda: {0: anyio.Event(), 1: anyio.Event()})
+    store: Any = None
+    """The run's persistence, where `Risky` waits to see its sibling branches' outcomes stored before it crashes."""
 
 
 @dataclass
@@ -205,10 +207,20 @@ class Risky(BaseNode[None, Deps, Any]):
             raise ValueError('bad item')
         if ctx.deps.crash and self.index == 2:
             await ctx.deps.finished[0].wait()
-            raise Crash
+            for _ in range(6000):  # the store is read until it holds them (a bound, not a timing assumption)
+                if await _siblings_stored(ctx.deps.store):
+                    raise Crash
+                await anyio.sleep(0.01)
+            raise AssertionError('branches 0 and 1 were never stored')  # pragma: no cover
         if self.index == 0:
             ctx.deps.finished[0].set()
         return End(self.index)
+
+
+async def _siblings_stored(store: Any) -> bool:
+    """Whether the store holds branch 0's end and branch 1's failure (each branch's write ends after its node)."""
+    last = {name.rsplit('/', 1)[-1]: history[-1] for name, history in (await store.load_child_histories()).items()}
+    return '0' in last and last['0'].kind == 'end' and '1' in last and last['1'].status == 'error'
 
 
 @dataclass
@@ -231,7 +243,7 @@ spread = Graph(nodes=(Spread, Risky, Outcomes))
 async def test_a_branch_that_failed_before_the_crash_stays_failed(durable: Store) -> None:
     persistence = durable('order-9')
     with pytest.raises(BaseExceptionGroup):
-        await spread.run(Spread(), deps=Deps(crash=True), persistence=persistence)
+        await spread.run(Spread(), deps=Deps(crash=True, store=persistence), persistence=persistence)
     deps = Deps()
     async with spread.iter_from_persistence(durable.reopen(persistence), deps=deps) as run:
         nodes = [node async for node in run]
