@@ -111,7 +111,12 @@ class AgentToolsets(Generic[AgentDepsT]):
         if self.override_toolsets.get() is None:
             extra = [*_capability_toolsets(root), *(toolsets or ())]
         members = [*self.members, *extra]
-        toolset: AbstractToolset[AgentDepsT] = CombinedToolset(members)  # it sets each tool's `toolset_id`
+        only = members[0] if len(members) == 1 else None
+        # The combined toolset sets each tool's `toolset_id`; the agent's own toolset alone, with no tool to stamp,
+        # is the run's toolset as it is (a step of a run without tools costs no combining layer).
+        toolset: AbstractToolset[AgentDepsT] = (
+            only if isinstance(only, AgentFunctionToolset) and not only.tools else CombinedToolset(members)
+        )
         if root is not None:
             toolset = root.get_wrapper_toolset(toolset) or toolset
         if not _has_tool_search(root):  # every run searches deferred tools, as pydantic-ai adds `ToolSearch()`
