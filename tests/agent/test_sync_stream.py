@@ -247,7 +247,7 @@ def test_finalize_loop_leaves_a_closed_loop_alone() -> None:
     owner: asyncio.Future[None] = closed.create_future()  # stands in for a task that can never run again
     closed.close()
 
-    _finalize_loop(closed, owner, exit_requested, set(), threading.get_ident())  # type: ignore[arg-type]
+    _finalize_loop(closed, owner, exit_requested, set(), threading.get_ident())
 
     assert (owner.done(), exit_requested.done()) == (False, False)
 

@@ -1,9 +1,10 @@
 """pydantic-ai 2.x's private path of the synchronous stream bridge, kept for ported code and tests.
 
 The bridge itself lives in `_streaming.sync_bridge` and runs on an anyio loop of its own thread. What else is
-here are the three helpers of pydantic-ai 2.x's bridge that code written for it imports: they drive *asyncio*
-tasks and futures on an asyncio loop the caller hands in (a caller-owned loop, as 2.x's bridge has), so this is
-the one library module where asyncio is used directly; nothing else in Edgewise calls them.
+here are the three helpers of pydantic-ai 2.x's bridge that code written for it imports: they drive the tasks and
+futures of an asyncio loop the caller hands in (a caller-owned loop, as 2.x's bridge has), through the methods of
+those objects alone (`_Loop`, `_Task`, `_Future`), so Edgewise itself imports no asyncio; nothing else in Edgewise
+calls them.
 
 - `_run_task_to_completion(loop, task)`: run a stopped loop until `task` is done, even when stale stop callbacks
   of earlier `run_until_complete()` calls end a drive early, then return or raise the task's outcome.
@@ -16,27 +17,83 @@ the one library module where asyncio is used directly; nothing else in Edgewise 
 
 from __future__ import annotations as _annotations
 
-import asyncio
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Coroutine, Generator, Iterable
 from contextlib import suppress
+from typing import Any, Protocol, TypeVar
 
-from ._streaming.sync_bridge import ExitInfo, SyncStreamBridge
+from ._streaming.sync_bridge import ExitInfo, SyncStreamBridge, in_event_loop
 
 __all__ = ('SyncStreamBridge', '_finalize_loop', '_request_exit', '_run_task_to_completion')
 
 _NO_ERROR: ExitInfo = (None, None, None)
+_T = TypeVar('_T')
 
 
-async def _until_done(task: asyncio.Task[None]) -> None:
-    """Wait for `task` without taking on its outcome, then give queued loop callbacks one turn."""
+class _Future(Protocol[_T]):
+    """What is used of an asyncio future the caller hands in."""
+
+    def done(self) -> bool: ...
+    def set_result(self, result: _T, /) -> None: ...
+    def __await__(self) -> Generator[Any, None, _T]: ...
+
+
+class _Task(Protocol):
+    """What is used of an asyncio task the caller hands in."""
+
+    def done(self) -> bool: ...
+    def cancel(self) -> bool: ...
+    def result(self) -> Any: ...
+    def exception(self) -> BaseException | None: ...
+    def get_loop(self) -> _Loop: ...
+    def add_done_callback(self, callback: Callable[[Any], object], /) -> None: ...
+    def __await__(self) -> Generator[Any, None, Any]: ...
+
+
+class _Loop(Protocol):
+    """What is used of the asyncio event loop the caller hands in."""
+
+    def create_task(self, coro: Coroutine[Any, Any, Any], /) -> _Task: ...
+    def create_future(self) -> _Future[None]: ...
+    def run_until_complete(self, future: _Task, /) -> Any: ...
+    def is_closed(self) -> bool: ...
+    def is_running(self) -> bool: ...
+    def call_soon_threadsafe(self, callback: Callable[[], object], /) -> Any: ...
+
+
+_TaskT = TypeVar('_TaskT', bound=_Task)
+
+
+class _OneTurn:
+    """Awaited in a task of the loop, gives the loop one turn: the callbacks queued by then run before it resumes."""
+
+    def __await__(self) -> Generator[None]:
+        yield  # a bare yield: the task is scheduled again after the callbacks queued so far
+
+
+async def _finished(task: _Task) -> None:
+    """Wait for `task` to finish, without taking on its outcome (which is retrieved, so it is not reported)."""
     if not task.done():
-        await asyncio.wait((task,))
+        finished = task.get_loop().create_future()
+
+        def wake(_: object) -> None:
+            if not finished.done():  # not cancelled with the task waiting for it
+                finished.set_result(None)
+
+        task.add_done_callback(wake)
+        await finished
+    with suppress(BaseException):
+        task.exception()
+
+
+async def _until_done(task: _Task) -> None:
+    """Wait for `task` without taking on its outcome, then give queued loop callbacks one turn."""
+    await _finished(task)
     # A stop callback queued before this drive runs in this turn, so it cannot end a later drive.
-    await asyncio.sleep(0)
+    await _OneTurn()
 
 
-def _run_task_to_completion(loop: asyncio.AbstractEventLoop, task: asyncio.Task[None]) -> None:
+def _run_task_to_completion(loop: _Loop, task: _Task) -> None:
     """Drive the (stopped) `loop` from this thread until `task` is done, then return or raise its outcome.
 
     A `run_until_complete()` ended early by a stale stop callback raises `RuntimeError`; the drive is then
@@ -60,20 +117,16 @@ def _run_task_to_completion(loop: asyncio.AbstractEventLoop, task: asyncio.Task[
     task.result()
 
 
-async def _cancel_pumps(pump_tasks: set[asyncio.Task[None]]) -> None:
+async def _cancel_pumps(pump_tasks: set[_TaskT]) -> None:
     pending = tuple(pump_tasks)
     for task in pending:
         task.cancel()
-    if pending:
-        await asyncio.gather(*pending, return_exceptions=True)
+    for task in pending:
+        await _finished(task)
     pump_tasks.clear()
 
 
-async def _request_exit(
-    owner_task: asyncio.Task[None],
-    exit_requested: asyncio.Future[ExitInfo],
-    pump_tasks: set[asyncio.Task[None]],
-) -> None:
+async def _request_exit(owner_task: _Task, exit_requested: _Future[ExitInfo], pump_tasks: set[_TaskT]) -> None:
     """Cancel and await the pump tasks, then let the owner task exit its context manager and await it.
 
     The owner's error (from `__aexit__`) is retrieved and dropped: this runs as best-effort cleanup.
@@ -82,21 +135,17 @@ async def _request_exit(
     await _cancel_pumps(pump_tasks)
     if not exit_requested.done():
         exit_requested.set_result(_NO_ERROR)
-    with suppress(BaseException):
-        await owner_task
+    await _finished(owner_task)
 
 
-def _drive_all(loop: asyncio.AbstractEventLoop, tasks: Iterable[asyncio.Task[None]]) -> None:
+def _drive_all(loop: _Loop, tasks: Iterable[_Task]) -> None:
     for task in tasks:
         with suppress(BaseException):
             _run_task_to_completion(loop, task)
 
 
 def _shutdown_stopped_loop(
-    loop: asyncio.AbstractEventLoop,
-    owner_task: asyncio.Task[None],
-    exit_requested: asyncio.Future[ExitInfo],
-    pump_tasks: set[asyncio.Task[None]],
+    loop: _Loop, owner_task: _Task, exit_requested: _Future[ExitInfo], pump_tasks: set[_TaskT]
 ) -> None:
     """`_request_exit`, done from outside the stopped loop by driving it from this thread."""
     pending = tuple(pump_tasks)
@@ -110,10 +159,10 @@ def _shutdown_stopped_loop(
 
 
 def _finalize_loop(
-    loop: asyncio.AbstractEventLoop,
-    owner_task: asyncio.Task[None],
-    exit_requested: asyncio.Future[ExitInfo],
-    pump_tasks: set[asyncio.Task[None]],
+    loop: _Loop,
+    owner_task: _Task,
+    exit_requested: _Future[ExitInfo],
+    pump_tasks: set[_TaskT],
     owner_thread_id: int,
 ) -> None:
     """Exit a bridge's context manager that was never closed (a finalizer's job), as far as it safely can.
@@ -125,7 +174,7 @@ def _finalize_loop(
     """
     if loop.is_closed() or owner_task.done():
         return
-    if threading.get_ident() == owner_thread_id and not loop.is_running() and not _loop_running_here():
+    if threading.get_ident() == owner_thread_id and not loop.is_running() and not in_event_loop():
         with suppress(BaseException):
             _shutdown_stopped_loop(loop, owner_task, exit_requested, pump_tasks)
         return
@@ -135,11 +184,3 @@ def _finalize_loop(
 
     with suppress(RuntimeError):  # the loop closed in the meantime
         loop.call_soon_threadsafe(queue_exit)
-
-
-def _loop_running_here() -> bool:
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return False
-    return True

@@ -32,7 +32,7 @@ from anyio.abc import TaskStatus
 from anyio.from_thread import BlockingPortal, start_blocking_portal
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
-__all__ = ('SyncStreamBridge',)
+__all__ = ('SyncStreamBridge', 'in_event_loop')
 
 StreamT = TypeVar('StreamT')
 _T = TypeVar('_T')
@@ -125,7 +125,7 @@ async def _serve(state: _State, func: Callable[[], Any], future: Future[Any]) ->
         future.set_exception(RuntimeError('The synchronous stream was closed while this call was running.'))
 
 
-def _in_event_loop() -> bool:
+def in_event_loop() -> bool:
     """Whether this thread is running an event loop (asyncio or trio)."""
     try:
         anyio.get_current_task()
@@ -135,7 +135,7 @@ def _in_event_loop() -> bool:
 
 
 def _refuse_in_event_loop(async_alternative: str) -> None:
-    if _in_event_loop():
+    if in_event_loop():
         # Waiting here would block that loop until the stream's own loop answers.
         raise RuntimeError(
             'A synchronous stream cannot be used or closed while an event loop is running; '
@@ -164,7 +164,7 @@ class SyncStreamBridge(Generic[StreamT]):
         Raises:
             RuntimeError: called from async code (a running event loop): use `async_alternative` there.
         """
-        if _in_event_loop():
+        if in_event_loop():
             raise RuntimeError(
                 'Cannot use a synchronous streaming method from within an async context or a running event loop; '
                 f'use {async_alternative} instead.'
@@ -233,7 +233,7 @@ class SyncStreamBridge(Generic[StreamT]):
                     return
                 yield item
         finally:
-            if not finished and isinstance(source, AsyncGenerator) and self._finalizer.alive and not _in_event_loop():
+            if not finished and isinstance(source, AsyncGenerator) and self._finalizer.alive and not in_event_loop():
                 # (Dropped inside an event loop, the source is closed by the bridge's shutdown instead.)
                 self.call(source.aclose)
 
