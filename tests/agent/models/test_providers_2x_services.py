@@ -104,7 +104,7 @@ def test_vllm_profiles_by_family_thinking_and_what_vllm_serves() -> None:
     coder = _openai(VLLMProvider.model_profile('Qwen/Qwen3-Coder-480B-A35B-Instruct'))
     assert 'supports_thinking' not in coder
     # The Qwen family refuses forced tool choice and strict schemas for the coder; vLLM takes both.
-    assert (coder['openai_supports_tool_choice_required'], coder['openai_supports_strict_tool_definition']) == (
+    assert (coder['supports_forced_tool_choice'], coder['openai_supports_strict_tool_definition']) == (
         True,
         True,
     )
@@ -142,7 +142,7 @@ def test_service_profiles() -> None:
     muse = _openai(MetaProvider.model_profile('muse-spark-1.3'))
     assert (muse['supports_thinking'], muse['thinking_always_enabled'], muse['openai_supports_phase']) == (True,) * 3
     assert muse['supported_native_tools'] == frozenset({WebSearchTool})
-    assert muse['openai_supports_tool_choice_required'] is False
+    assert muse['supports_forced_tool_choice'] is False
     assert 'supports_thinking' not in _openai(MetaProvider.model_profile('llama-4'))
 
 

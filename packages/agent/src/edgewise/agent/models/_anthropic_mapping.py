@@ -260,10 +260,10 @@ def _forcing_supported(settings: AnthropicModelSettings, profile: AnthropicModel
     """Whether a tool call can be forced: not while thinking, nor on models that refuse it. Asked for explicitly,
     that is an error; needed only for the output, the model is told to use a tool instead."""
     thinking = _thinking_enabled(settings)
-    if profile.get('anthropic_supports_forced_tool_choice', True) and not thinking:
+    if profile.get('supports_forced_tool_choice', True) and not thinking:
         return True
     if explicitly_forced(settings):
-        if not profile.get('anthropic_supports_forced_tool_choice', True):
+        if not profile.get('supports_forced_tool_choice', True):
             raise UserError(f"Anthropic does not support {what} for this model. Use `tool_choice='auto'`.")
         raise UserError(
             f"Anthropic does not support {what} with thinking mode. Disable thinking or use `tool_choice='auto'`."

@@ -147,9 +147,7 @@ def _vllm_profile(model_name: str) -> ModelProfile | None:
         )
     coder: OpenAIModelProfile | None = None
     if bare.startswith('qwen3-coder'):
-        coder = OpenAIModelProfile(
-            openai_supports_tool_choice_required=True, openai_supports_strict_tool_definition=True
-        )
+        coder = OpenAIModelProfile(supports_forced_tool_choice=True, openai_supports_strict_tool_definition=True)
     return merge_profile(
         _OPENAI_BASE,
         family,
@@ -169,7 +167,7 @@ def _vllm_profile(model_name: str) -> ModelProfile | None:
 def _meta_profile(model_name: str) -> ModelProfile | None:
     """Meta's Model API: Muse's own profile; only `tool_choice='auto'` is accepted."""
     return merge_profile(
-        _OPENAI_BASE, OpenAIModelProfile(openai_supports_tool_choice_required=False), muse_model_profile(model_name)
+        _OPENAI_BASE, OpenAIModelProfile(supports_forced_tool_choice=False), muse_model_profile(model_name)
     )
 
 
@@ -352,7 +350,7 @@ _SPECS: dict[str, ProviderSpec] = {
             api_key_envs=('MOONSHOTAI_API_KEY',),
             profile=_profile(
                 fallback=moonshotai_model_profile,
-                openai_supports_tool_choice_required=False,
+                supports_forced_tool_choice=False,
                 supports_json_object_output=True,
                 openai_chat_thinking_field='reasoning_content',
                 openai_chat_send_back_thinking_parts='field',
