@@ -129,3 +129,22 @@ def test_anthropic_reads_the_new_key() -> None:
         anthropic_tool_choice({'tool_choice': 'required'}, PARAMS, refuses)
     _, forced = anthropic_tool_choice({'tool_choice': 'required'}, PARAMS, AnthropicModelProfile())
     assert forced == {'type': 'any'}
+
+
+def test_anthropic_adaptive_thinking_takes_only_an_explicitly_forced_call() -> None:
+    output_only = ModelRequestParameters(function_tools=[TOOL], output_tools=[OUTPUT], allow_text_output=False)
+    adaptive: Any = {'anthropic_thinking': {'type': 'adaptive'}}
+    forced_adaptive: Any = {**adaptive, 'tool_choice': 'required'}
+    claude = AnthropicModelProfile(forced_tool_choice_disables_thinking=True)
+    # The output's forcing would stop the model from thinking: the model is told to use a tool instead.
+    assert anthropic_tool_choice(adaptive, output_only, claude)[1] == {'type': 'auto'}
+    # Asked for explicitly, the call is forced (and that answer is given without thinking).
+    assert anthropic_tool_choice(forced_adaptive, PARAMS, claude)[1] == {'type': 'any'}
+    # A model whose forcing keeps it thinking is forced either way.
+    assert anthropic_tool_choice(adaptive, output_only, AnthropicModelProfile())[1] == {'type': 'any'}
+    # Extended thinking takes no forcing at all.
+    enabled: Any = {'anthropic_thinking': {'type': 'enabled', 'budget_tokens': 1024}}
+    forced_enabled: Any = {**enabled, 'tool_choice': 'required'}
+    assert anthropic_tool_choice(enabled, output_only, claude)[1] == {'type': 'auto'}
+    with pytest.raises(UserError, match='with thinking mode'):
+        anthropic_tool_choice(forced_enabled, PARAMS, claude)

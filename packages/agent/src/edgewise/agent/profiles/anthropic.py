@@ -109,4 +109,5 @@ def anthropic_model_profile(model_name: str) -> ModelProfile | None:
         anthropic_disallows_sampling_settings=latest,
         anthropic_supports_task_budgets=latest,
         supports_forced_tool_choice=not model_name.startswith(_NO_FORCED_TOOL_MODELS),
+        forced_tool_choice_disables_thinking=True,
     )
