@@ -74,6 +74,7 @@ AGENT_FLOORS: tuple[tuple[str, frozenset[str]], ...] = (
                 'toolsets',
                 'mcp',
                 'common_tools',
+                'embeddings',
             }
         ),
     ),

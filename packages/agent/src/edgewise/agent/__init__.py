@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from .agent.spec import AgentSpec
     from .capabilities import AgentCapability, Capability, CapabilityFunc
     from .concurrency import AbstractConcurrencyLimiter, AnyConcurrencyLimit, ConcurrencyLimit, ConcurrencyLimiter
+    from .embeddings import Embedder, EmbeddingModel, EmbeddingResult, EmbeddingSettings
     from .exceptions import (
         AgentError,
         AgentRunError,
@@ -339,6 +340,10 @@ __all__ = (
     'WebSearchUserLocation',
     'XSearchTool',
     'AgentNativeTool',
+    'Embedder',
+    'EmbeddingModel',
+    'EmbeddingResult',
+    'EmbeddingSettings',
 )
 
 # Where each public name lives; `__getattr__` imports it from there on first use. A test checks that this table and
@@ -351,6 +356,10 @@ _EXPORTS: dict[str, str] = {
     'capture_run_messages': '._loop.agent_run',
     'AgentRetries': '._run.options',
     'Agent': '.agent',
+    'Embedder': '.embeddings',
+    'EmbeddingModel': '.embeddings',
+    'EmbeddingResult': '.embeddings',
+    'EmbeddingSettings': '.embeddings',
     'EndStrategy': '.agent',
     'AgentError': '.exceptions',
     'AgentRunError': '.exceptions',
