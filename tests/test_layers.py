@@ -75,6 +75,7 @@ AGENT_FLOORS: tuple[tuple[str, frozenset[str]], ...] = (
                 'mcp',
                 'common_tools',
                 'embeddings',
+                'images',
             }
         ),
     ),

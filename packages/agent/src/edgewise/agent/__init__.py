@@ -45,6 +45,13 @@ if TYPE_CHECKING:
         UserError,
     )
     from .format_prompt import format_as_xml
+    from .images import (
+        GeneratedImage,
+        ImageGenerationModel,
+        ImageGenerationResult,
+        ImageGenerationSettings,
+        ImageGenerator,
+    )
     from .messages import (
         AgentStreamEvent,
         AudioFormat,
@@ -344,6 +351,11 @@ __all__ = (
     'EmbeddingModel',
     'EmbeddingResult',
     'EmbeddingSettings',
+    'GeneratedImage',
+    'ImageGenerationModel',
+    'ImageGenerationResult',
+    'ImageGenerationSettings',
+    'ImageGenerator',
 )
 
 # Where each public name lives; `__getattr__` imports it from there on first use. A test checks that this table and
@@ -360,6 +372,11 @@ _EXPORTS: dict[str, str] = {
     'EmbeddingModel': '.embeddings',
     'EmbeddingResult': '.embeddings',
     'EmbeddingSettings': '.embeddings',
+    'GeneratedImage': '.images',
+    'ImageGenerationModel': '.images',
+    'ImageGenerationResult': '.images',
+    'ImageGenerationSettings': '.images',
+    'ImageGenerator': '.images',
     'EndStrategy': '.agent',
     'AgentError': '.exceptions',
     'AgentRunError': '.exceptions',
