@@ -20,7 +20,7 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from functools import cache
-from typing import TYPE_CHECKING, Any, TypeAlias, Union
+from typing import TYPE_CHECKING, Any, NoReturn, TypeAlias, Union
 
 import anyio
 import pydantic
@@ -73,6 +73,7 @@ from .call_tools_parts import (
     tag_tool_calls,
     validate_output,
 )
+from .continuation import continue_turn, continued_stream
 from .early_output import end_early
 from .empty_response import no_output_answer
 from .end_strategies import ResponseCalls
@@ -154,6 +155,8 @@ class UserPromptNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Final
         history = state.message_history
         if self.deferred_tool_results is not None:
             return _resume_deferred(history, self.deferred_tool_results, self.user_prompt)
+        if history and isinstance(history[-1], ModelResponse) and history[-1].state == 'suspended':
+            _refuse_suspended_history(self.user_prompt)
         if self.user_prompt is None and history and isinstance(history[-1], ModelRequest):
             # The last request is sent again: its user prompt is the run's (for `ctx.prompt`, as in pydantic-ai).
             deps.prompt = prompt_of(history[-1]) or deps.prompt
@@ -187,6 +190,19 @@ class UserPromptNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Final
             # A history ending with a plain response, and instructions: send them alone (as pydantic-ai).
         stored_through(ctx, kept)
         return ModelRequestNode(ModelRequest(parts))
+
+
+def _refuse_suspended_history(user_prompt: object) -> NoReturn:
+    """A message history ending with a response its provider suspended is not continued by a new run."""
+    if user_prompt is not None:  # it would abandon the provider's job for the turn
+        raise UserError(
+            'Cannot provide a new user prompt when the message history ends in a suspended response. '
+            'Resume it by running the agent with this message history and no new prompt.'
+        )
+    raise UserError(
+        'The message history ends in a suspended response (`state=\'suspended\'`), which Edgewise does not resume '
+        'in a new run yet: a run continues a suspended turn until it is whole before it ends.'
+    )
 
 
 def _resume_deferred(
@@ -226,9 +242,11 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
             if root is not None and (deps.hooked & RESPONSE_HOOKS or root.overrides('wrap_model_request')):
                 outcome = await hooked_request(ctx, params, self._settings, deps.run_context(state))
                 return await self._finish_hooked(ctx, outcome)
-            response = await model.request(
-                for_model(sent_messages(state, deps, params), model, params, deps), self._settings, params
-            )
+            messages = for_model(sent_messages(state, deps, params), model, params, deps)
+            response = await model.request(messages, self._settings, params)
+            if response.state == 'suspended':  # the provider paused the turn: ask it to go on until it is whole
+                run_ctx = deps.run_context(state)
+                response = await continue_turn(model, messages, response, self._settings, params, run_ctx)
         return self.record_response(ctx, response)
 
     async def _skipped(
@@ -315,7 +333,10 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
                     self.__dict__[_NEXT] = await self._finish_streamed(ctx, run_ctx, params, held.response())
                 return
             sent = for_model(sent_messages(state, deps, params), model, params, deps)
-            async with model.request_stream(sent, self._settings, params, run_ctx) as response:
+            async with (
+                model.request_stream(sent, self._settings, params, run_ctx) as first,
+                continued_stream(first, model, sent, self._settings, run_ctx) as response,
+            ):
                 stream = AgentStream[DepsT, Any](
                     response, ctx, token_check(state, deps), self.__dict__.pop(_ENQUEUED, ())
                 )
