@@ -7,12 +7,21 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
 
-from edgewise.agent import Agent, ModelRetry, RunContext, UnexpectedModelBehavior, UsageLimitExceeded, UserError
+from edgewise.agent import (
+    Agent,
+    ModelRequestNode,
+    ModelRetry,
+    RunContext,
+    UnexpectedModelBehavior,
+    UsageLimitExceeded,
+    UserError,
+)
 from edgewise.agent.capabilities import AbstractCapability
 from edgewise.agent.messages import (
     ModelMessage,
@@ -321,18 +330,65 @@ async def test_cancelling_a_stream_in_a_continued_turn_cancels_the_job() -> None
     assert [response.provider_response_id for response in model.cancelled] == ['a']
 
 
-async def test_a_history_ending_in_a_suspended_response_is_refused() -> None:
-    history: list[ModelMessage] = [
-        ModelRequest([UserPromptPart('hi')]),
-        piece('part', rid='a', state='suspended'),
-    ]
-    agent = Agent(PausingModel())
+def _suspended_history() -> list[ModelMessage]:
+    return [ModelRequest([UserPromptPart('hi')], instructions='Be brief.'), piece('Hel', rid='a', state='suspended')]
+
+
+async def test_a_new_prompt_on_a_history_ending_in_a_suspended_response_is_refused() -> None:
     with pytest.raises(
         UserError, match='Cannot provide a new user prompt when the message history ends in a suspended'
     ):
-        await agent.run('more', message_history=history)
-    with pytest.raises(UserError, match='does not resume in a new run yet'):
-        await agent.run(message_history=history)
+        await Agent(PausingModel()).run('more', message_history=_suspended_history())
+
+
+async def test_a_run_without_a_prompt_resumes_the_suspended_turn_the_history_ends_with() -> None:
+    model = PausingModel(piece('lo', rid='b', delay=1.0))
+    slept: list[float] = []
+
+    async def sleep(delay: float) -> None:
+        slept.append(delay)
+
+    with Agent.using_sleep(sleep):
+        result = await Agent(model, instructions='Other instructions.').run(message_history=_suspended_history())
+    assert result.output == 'Hello'
+    # The turn goes on from the history as it was (the request keeps its own instructions), the suspended response
+    # echoed; the whole turn takes its place in the history.
+    (sent,) = model.sent
+    first = sent[0]
+    assert isinstance(first, ModelRequest)
+    assert first.instructions == 'Be brief.'
+    assert [texts(message) for message in sent[1:]] == [['Hel']]
+    messages = result.all_messages()
+    assert len(messages) == 2
+    assert (texts(messages[1]), result.usage.requests) == (['Hel', 'lo'], 1)
+    assert result.new_messages() == [messages[1]]
+    assert slept == []  # no delay: the model has none for this response
+
+
+async def test_a_streamed_run_resumes_the_suspended_turn_as_one_stream() -> None:
+    model = PausingModel(piece('lo there', rid='b'))
+    events: list[Any] = []
+    async with Agent(model).iter(message_history=_suspended_history()) as run:
+        async for node in run:
+            if Agent.is_model_request_node(node):
+                async with node.stream(run.ctx) as stream:
+                    raw = stream.raw_response
+                    assert (raw.model_name, raw.provider_name, raw.provider_url) == ('pausing', None, None)
+                    assert raw.timestamp is not None
+                    events.extend([event async for event in stream])
+    assert run.result is not None
+    assert run.result.output == 'Hello there '
+    starts = [event.index for event in events if isinstance(event, PartStartEvent)]
+    assert starts == [1]  # after the part the earlier run received
+    assert texts(run.result.all_messages()[-1]) == ['Hel', 'lo there ']
+
+
+async def test_a_resumed_turn_that_fails_cancels_its_job() -> None:
+    model = PausingModel(RuntimeError('gone'))
+    with pytest.raises(RuntimeError, match='gone'):
+        async with Agent(model).run_stream(message_history=_suspended_history()) as result:
+            await result.get_output()
+    assert [response.provider_response_id for response in model.cancelled] == ['a']
 
 
 async def test_a_wrapper_model_hands_continuations_to_the_wrapped_model() -> None:
@@ -432,3 +488,23 @@ async def test_a_first_segment_that_breaks_has_no_job_to_cancel() -> None:
         async with Agent(model).run_stream('hi') as result:
             await result.get_output()
     assert model.cancelled == []
+
+
+async def test_a_stored_run_stopped_before_resuming_a_suspended_turn_resumes_it(tmp_path: Path) -> None:
+    from edgewise.graph.persistence.sqlite import SqliteStatePersistence
+
+    agent = Agent(PausingModel())
+    async with (
+        SqliteStatePersistence(tmp_path / 'runs.db', 'r1') as persistence,
+        agent.iter(message_history=_suspended_history(), persistence=persistence) as run,
+    ):
+        async for node in run:
+            if isinstance(node, ModelRequestNode):  # stopped before the request continuing the turn
+                break
+    async with SqliteStatePersistence(tmp_path / 'runs.db', 'r1') as persistence:
+        result = await Agent(PausingModel(piece('lo', rid='b'))).resume(persistence)
+    assert result.output == 'Hello'
+    assert [texts(message) for message in result.all_messages() if isinstance(message, ModelResponse)] == [
+        ['Hel', 'lo']
+    ]
+    assert len(result.all_messages()) == 2

@@ -163,21 +163,26 @@ def _segment_offset(turn: ModelResponse | None, segment: ModelResponse, last_off
 class ContinuedStreamedResponse(StreamedResponse):
     """A streamed response whose turn the provider may suspend: when the model's stream ends with the turn suspended,
     the model is asked (streaming again) to continue it, and the segments' events come as one stream (the part
-    indices of a segment that adds parts shifted after the earlier ones'); `get()` is the turn so far."""
+    indices of a segment that adds parts shifted after the earlier ones'); `get()` is the turn so far.
+
+    It starts from `first`, the model's stream answering `messages`, or (`first=None`) from `seed`, a suspended
+    response to `messages` that an earlier run received: its first request continues that turn."""
 
     def __init__(
         self,
-        first: StreamedResponse,
+        params: ModelRequestParameters,
+        first: StreamedResponse | None,
         model: Model,
         messages: list[ModelMessage],
         settings: ModelSettings | None,
         run_ctx: RunContext[Any],
+        seed: ModelResponse | None = None,
     ) -> None:
-        super().__init__(first.model_request_parameters)
+        super().__init__(params)
         self.first, self.model, self.messages, self.settings, self.run_ctx = first, model, messages, settings, run_ctx
         self._current: StreamedResponse | None = first  # the segment streaming
-        self._turn: ModelResponse | None = None  # the whole segments so far, merged
-        self._continuing: ModelResponse | None = None  # the suspended turn being continued
+        self._turn: ModelResponse | None = seed  # the whole segments so far, merged
+        self._continuing: ModelResponse | None = seed  # the suspended turn being continued
 
     def _get_event_iterator(self) -> AsyncIterator[ModelResponseStreamEvent]:  # pragma: no cover
         raise NotImplementedError  # `_iterate` reads the segments' own (already completed) events
@@ -197,13 +202,23 @@ class ContinuedStreamedResponse(StreamedResponse):
         self._complete = True
 
     async def _segments(self) -> AsyncGenerator[ModelResponseStreamEvent]:
-        segment: StreamedResponse = self.first
+        segment = self.first
         counts = [0, 0]
         last_mode: MergeMode | None = None
         offset = 0
         async with AsyncExitStack() as later_segments:
             while True:
                 turn_so_far = self._turn
+                if segment is None:  # ask the model to go on with the suspended turn so far
+                    assert turn_so_far is not None
+                    _count(turn_so_far, last_mode, counts)
+                    if delay := self.model.continuation_delay(turn_so_far):
+                        await agent_sleep(delay)
+                    messages = [*self.messages, turn_so_far]
+                    params = self.model_request_parameters
+                    segment = await later_segments.enter_async_context(
+                        self.model.request_stream(messages, self.settings, params, self.run_ctx)
+                    )
                 self._current = segment
                 start: int | None = None
                 async for event in segment:
@@ -233,14 +248,7 @@ class ContinuedStreamedResponse(StreamedResponse):
                 await _check_usage(self.model, self.run_ctx, done)
                 if done.state != 'suspended':
                     return
-                self._continuing = done
-                _count(done, last_mode, counts)
-                if delay := self.model.continuation_delay(done):
-                    await agent_sleep(delay)
-                messages = [*self.messages, done]
-                segment = await later_segments.enter_async_context(
-                    self.model.request_stream(messages, self.settings, self.model_request_parameters, self.run_ctx)
-                )
+                self._continuing, segment = done, None
 
     def get(self) -> ModelResponse:
         """The turn so far: the segments received whole, and the one streaming (as they will be merged)."""
@@ -248,29 +256,34 @@ class ContinuedStreamedResponse(StreamedResponse):
         if current is not None:
             now = current.get()
             turn = now if turn is None else merge_responses(turn, now)
-        assert turn is not None  # a segment streams until the first is whole
+        assert turn is not None  # a segment streams until the first is whole, or a seed starts the turn
         state: ModelResponseState = 'interrupted' if self._cancelled else 'complete' if self._complete else 'incomplete'
         return dataclasses.replace(turn, state=state)
+
+    def _latest(self) -> StreamedResponse | ModelResponse:
+        found = self._current or self.first or self._turn
+        assert found is not None
+        return found
 
     @property
     def model_name(self) -> str:
         """The name of the model answering."""
-        return (self._current or self.first).model_name
+        return self._latest().model_name or self.model.model_name
 
     @property
     def provider_name(self) -> str | None:
         """The provider answering."""
-        return (self._current or self.first).provider_name
+        return self._latest().provider_name
 
     @property
     def provider_url(self) -> str | None:
         """The base URL of the provider answering."""
-        return (self._current or self.first).provider_url
+        return self._latest().provider_url
 
     @property
     def timestamp(self) -> datetime:
-        """When the first segment started."""
-        return self.first.timestamp
+        """When the turn started."""
+        return self._latest().timestamp
 
     async def cancel(self) -> None:
         """Stop the stream on purpose, and the provider's work on a suspended turn being continued."""
@@ -284,15 +297,21 @@ class ContinuedStreamedResponse(StreamedResponse):
 
 @asynccontextmanager
 async def continued_stream(
-    first: StreamedResponse,
+    first: StreamedResponse | None,
     model: Model,
     messages: list[ModelMessage],
     settings: ModelSettings | None,
     run_ctx: RunContext[Any],
+    *,
+    params: ModelRequestParameters | None = None,
+    seed: ModelResponse | None = None,
 ) -> AsyncIterator[ContinuedStreamedResponse]:
-    """The stream of the whole turn that `first`, the model's stream answering `messages`, begins; leaving the block
-    closes it (and the later segments' streams), and cancels the provider's job of a turn left suspended."""
-    stream = ContinuedStreamedResponse(first, model, messages, settings, run_ctx)
+    """The stream of the whole turn that `first`, the model's stream answering `messages`, begins (or, without
+    `first`, that continues `seed`, a suspended response to `messages`, sent with `params`); leaving the block closes
+    it (and the later segments' streams), and cancels the provider's job of a turn left suspended."""
+    params = first.model_request_parameters if first is not None else params
+    assert params is not None
+    stream = ContinuedStreamedResponse(params, first, model, messages, settings, run_ctx, seed)
     try:
         yield stream
     finally:
