@@ -34,6 +34,7 @@ from edgewise.agent.messages import (
     UserPromptPart,
 )
 from edgewise.agent.models import Model, ModelRequestContext, ModelRequestParameters, StreamedResponse
+from edgewise.agent.models.fallback import FallbackModel
 from edgewise.agent.models.wrapper import WrapperModel
 from edgewise.agent.settings import ModelSettings
 from edgewise.agent.usage import RequestUsage, UsageLimits
@@ -508,3 +509,31 @@ async def test_a_stored_run_stopped_before_resuming_a_suspended_turn_resumes_it(
         ['Hel', 'lo']
     ]
     assert len(result.all_messages()) == 2
+
+
+async def test_a_fallback_model_hands_continuations_to_the_model_that_answered() -> None:
+    class Named(PausingModel):
+        def __init__(self, name: str, delay: float | None) -> None:
+            super().__init__(delay=delay)
+            self.name = name
+
+        @property
+        def model_name(self) -> str:
+            return self.name
+
+        async def cancel_suspended_response(self, response: ModelResponse) -> None:
+            if self.name == 'broken':
+                raise OSError('cannot reach the provider')
+            await super().cancel_suspended_response(response)
+
+    first, second, broken = Named('first', None), Named('second', 3.0), Named('broken', None)
+    fallback = FallbackModel(first, second, broken)
+    from_second = piece('x', rid='a', state='suspended', model='second')
+    assert fallback.continuation_delay(from_second) == 3.0
+    await fallback.cancel_suspended_response(from_second)
+    assert (first.cancelled, second.cancelled) == ([], [from_second])
+    unknown = piece('x', rid='b', state='suspended', model='elsewhere')
+    assert fallback.continuation_delay(unknown) == 3.0  # the first model that has a wait
+    assert FallbackModel(first, broken).continuation_delay(unknown) is None
+    await fallback.cancel_suspended_response(unknown)  # every model is asked; one failing does not stop the others
+    assert (first.cancelled, second.cancelled) == ([unknown], [from_second, unknown])
