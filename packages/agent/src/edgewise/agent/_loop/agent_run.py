@@ -113,28 +113,23 @@ class AgentRun(Generic[DepsT, OutputT]):
         `on_node_run_error`, `after_node_run`), as it does under `async for node in run`. An error the node fails
         with (that no hook recovered from) is raised, and `next_node` raises it again until `next` is called again."""
         self._error = None
+        graph_run = self._graph_run
         try:
-            return await self._next(node)
+            if graph_run.deps.cancellation.cancel_requested and not isinstance(graph_run.next_node, End):
+                await anyio.lowlevel.checkpoint_if_cancelled()  # a cancellation asked for between steps stops here
+            if not (graph_run.deps.hooked & NODE_HOOKS):
+                result = await graph_run.next(node)
+                if isinstance(result, End) and graph_run.state.pending_messages:
+                    return await self._deliver_at_end()
+                return result  # type: ignore[return-value]
+            if node is None:
+                node = graph_run.next_node  # type: ignore[assignment]
+            ctx = graph_run.deps.run_context(graph_run.state)
+            node = await graph_run.deps.root_capability.before_node_run(ctx, node=node)
+            return await self.advance_with_hooks(ctx, node)
         except Exception as error:
             self._error = error
             raise
-
-    async def _next(
-        self, node: AgentNode[DepsT, OutputT] | None
-    ) -> AgentNode[DepsT, OutputT] | End[FinalResult[OutputT]]:
-        graph_run = self._graph_run
-        if graph_run.deps.cancellation.cancel_requested and not isinstance(graph_run.next_node, End):
-            await anyio.lowlevel.checkpoint_if_cancelled()  # a cancellation asked for between steps stops here
-        if not (graph_run.deps.hooked & NODE_HOOKS):
-            result = await graph_run.next(node)
-            if isinstance(result, End) and graph_run.state.pending_messages:
-                return await self._deliver_at_end()
-            return result  # type: ignore[return-value]
-        if node is None:
-            node = graph_run.next_node  # type: ignore[assignment]
-        ctx = graph_run.deps.run_context(graph_run.state)
-        node = await graph_run.deps.root_capability.before_node_run(ctx, node=node)
-        return await self.advance_with_hooks(ctx, node)
 
     async def advance_with_hooks(
         self,
