@@ -13,6 +13,7 @@ def test_all_is_pinned() -> None:
     assert sorted(edgewise.agent.__all__) == [
         'AbstractConcurrencyLimiter',
         'AbstractToolset',
+        'AdvisorTool',
         'Agent',
         'AgentCapability',
         'AgentError',

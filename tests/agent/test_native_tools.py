@@ -334,7 +334,15 @@ def test_supported_builtin_tools_is_the_deprecated_name() -> None:
     from edgewise.agent.models.openai import OpenAIResponsesModel
 
     assert {t.__name__ for t in AnthropicModel.supported_native_tools()} == snapshot(
-        {'CodeExecutionTool', 'MCPServerTool', 'MemoryTool', 'ToolSearchTool', 'WebFetchTool', 'WebSearchTool'}
+        {
+            'AdvisorTool',
+            'CodeExecutionTool',
+            'MCPServerTool',
+            'MemoryTool',
+            'ToolSearchTool',
+            'WebFetchTool',
+            'WebSearchTool',
+        }
     )
     assert {t.__name__ for t in OpenAIResponsesModel.supported_native_tools()} == snapshot(
         {'CodeExecutionTool', 'FileSearchTool', 'ImageGenerationTool', 'MCPServerTool', 'WebSearchTool'}

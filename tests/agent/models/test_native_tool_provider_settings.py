@@ -131,3 +131,90 @@ def test_provider_settings_round_trip_through_a_spec() -> None:
     data = adapter.dump_python(tool, mode='json')
     assert data['provider_settings'] == {'openrouter': {'engine': 'exa'}}
     assert adapter.validate_python(data) == tool
+
+
+def test_anthropic_advisor_tool_and_its_replay() -> None:
+    from edgewise.agent.messages import ModelResponse, NativeToolCallPart, NativeToolReturnPart, TextPart
+    from edgewise.agent.native_tools import AdvisorTool
+
+    profile = anthropic_model_profile('claude-sonnet-4-5')
+    assert profile is not None
+    advisor = AdvisorTool(
+        model='claude-opus-4-8', max_uses=2, max_tokens=2048, provider_settings={'anthropic': {'caching': '1h'}}
+    )
+    history: list[ModelMessage] = [
+        *HI,
+        ModelResponse(
+            parts=[
+                NativeToolCallPart('advisor', {}, 'srvtoolu_1', provider_name='anthropic'),
+                NativeToolReturnPart(
+                    'advisor',
+                    {'type': 'advisor_result', 'text': 'Check the edge cases.'},
+                    'srvtoolu_1',
+                    provider_name='anthropic',
+                ),
+                TextPart('Done.'),
+            ],
+            provider_name='anthropic',
+        ),
+        ModelRequest.user_text_prompt('and now?'),
+    ]
+    with_advisor = ModelRequestParameters(native_tools=[advisor])
+    # (The SDK's request types do not have the advisor beta's blocks yet, so this body is not validated by them.)
+    body = anthropic_request_body('claude-sonnet-4-5', history, None, with_advisor, profile)  # type: ignore[arg-type]
+    assert body['tools'] == [
+        {'type': 'advisor_20260301', 'name': 'advisor', 'model': 'claude-opus-4-8', 'max_uses': 2, 'max_tokens': 2048,
+         'caching': {'type': 'ephemeral', 'ttl': '1h'}},
+    ]  # fmt: skip
+    assert [b['type'] for b in body['messages'][1]['content']] == ['server_tool_use', 'advisor_tool_result', 'text']
+    # Without the advisor tool the API refuses its blocks: they are left out.
+    body = anthropic_request_body('claude-sonnet-4-5', history, None, ModelRequestParameters(), profile)
+    assert [b['type'] for b in body['messages'][1]['content']] == ['text']
+    with pytest.raises(ValueError, match='at least 1024'):
+        AdvisorTool(model='m', max_tokens=10)
+    with pytest.raises(UserError, match='field `caching` conflicts'):
+        AdvisorTool(model='m', caching='5m', provider_settings={'anthropic': {'caching': '1h'}})
+
+
+def test_anthropic_reads_advisor_blocks_of_a_response() -> None:
+    from edgewise.agent.messages import NativeToolCallPart, NativeToolReturnPart
+    from edgewise.agent.models._anthropic_native_tools import server_block_part
+
+    call = server_block_part({'type': 'server_tool_use', 'id': 's1', 'name': 'advisor', 'input': {}}, 'anthropic', {})
+    result = server_block_part(
+        {
+            'type': 'advisor_tool_result',
+            'tool_use_id': 's1',
+            'content': {'type': 'advisor_redacted_result', 'encrypted_content': 'x'},
+        },
+        'anthropic',
+        {},
+    )
+    assert isinstance(call, NativeToolCallPart)
+    assert (call.tool_name, call.tool_call_id) == ('advisor', 's1')
+    assert isinstance(result, NativeToolReturnPart)
+    assert result.content == {'type': 'advisor_redacted_result', 'encrypted_content': 'x'}
+
+
+def test_openrouter_advisor_tool() -> None:
+    from edgewise.agent.native_tools import AdvisorTool
+
+    tool = AdvisorTool(
+        model='anthropic/claude-opus-4.8',
+        max_tokens=4096,
+        provider_settings={'openrouter': {'forward_transcript': True}},
+    )
+    fields = openrouter_fields({}, ModelRequestParameters(native_tools=[tool]), {'tools': [{'type': 'function'}]})
+    assert fields['tools'] == [
+        {'type': 'function'},
+        {
+            'type': 'openrouter:advisor',
+            'parameters': {
+                'model': 'anthropic/claude-opus-4.8',
+                'forward_transcript': True,
+                'max_completion_tokens': 4096,
+            },
+        },
+    ]
+    plain = openrouter_fields({}, ModelRequestParameters(native_tools=[AdvisorTool(model='x')]), {})
+    assert plain['tools'] == [{'type': 'openrouter:advisor', 'parameters': {'model': 'x', 'forward_transcript': False}}]

@@ -12,7 +12,7 @@ from edgewise.agent.exceptions import ModelHTTPError, UserError
 from edgewise.agent.messages import ModelResponse, TextPart, ThinkingPart
 from edgewise.agent.models import ModelRequestParameters
 from edgewise.agent.models.openrouter import OpenRouterModel
-from edgewise.agent.native_tools import CodeExecutionTool, WebSearchTool
+from edgewise.agent.native_tools import AdvisorTool, CodeExecutionTool, WebSearchTool
 from edgewise.agent.providers.openrouter import OpenRouterProvider
 from edgewise.agent.usage import RequestUsage
 
@@ -110,7 +110,7 @@ async def test_web_search_turns_on_the_web_plugin_for_any_model() -> None:
     assert body['plugins'] == [{'id': 'file-parser'}, {'id': 'web'}]
     assert body['web_search_options'] == {'search_context_size': 'high'}
     assert 'tools' not in body
-    assert OpenRouterModel.supported_native_tools() == {WebSearchTool}
+    assert OpenRouterModel.supported_native_tools() == {WebSearchTool, AdvisorTool}
     with pytest.raises(UserError, match=r"\['CodeExecutionTool'\] not supported by this model"):
         await model.request(user('News?'), None, ModelRequestParameters(native_tools=[CodeExecutionTool()]))
 

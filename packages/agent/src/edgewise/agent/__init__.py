@@ -126,6 +126,7 @@ if TYPE_CHECKING:
     from .models import ModelRequestContext, ModelResolutionContext, ModelSelectionContext
     from .models.instrumented import InstrumentationSettings
     from .native_tools import (
+        AdvisorTool,
         CodeExecutionTool,
         FileSearchTool,
         ImageGenerationTool,
@@ -346,6 +347,7 @@ __all__ = (
     'WebSearchTool',
     'WebSearchUserLocation',
     'XSearchTool',
+    'AdvisorTool',
     'AgentNativeTool',
     'Embedder',
     'EmbeddingModel',
@@ -538,6 +540,7 @@ _EXPORTS: dict[str, str] = {
     'WebSearchTool': '.native_tools',
     'WebSearchUserLocation': '.native_tools',
     'XSearchTool': '.native_tools',
+    'AdvisorTool': '.native_tools',
     'AgentNativeTool': '.tools',
 }
 

@@ -38,6 +38,7 @@ from ..messages import (
     ToolReturnPart,
     UploadedFile,
 )
+from ..native_tools import AdvisorTool
 from ..native_tools._tool_search import ToolSearchTool
 from ..profiles import ModelProfile
 from ..profiles.anthropic import AnthropicModelProfile
@@ -50,6 +51,7 @@ from ._anthropic_native_tools import (
     native_part_block,
     server_block_part,
     tool_search_call_part,
+    without_advisor_blocks,
 )
 from ._compaction_mapping import anthropic_compaction_block, anthropic_compaction_part, anthropic_context_management
 from ._mapping import (
@@ -326,6 +328,8 @@ def anthropic_request_body(
     messages = trim_before_compaction(list(messages), provider_name)
     instructions = request_instructions(messages, params)
     system, mapped = map_messages(messages, profile, provider_name, model_name, instructions=instructions)
+    if not any(isinstance(tool, AdvisorTool) for tool in params.native_tools):
+        mapped = without_advisor_blocks(mapped)
     body: dict[str, Any] = {
         'model': model_name,
         'max_tokens': settings.get('max_tokens', DEFAULT_MAX_TOKENS),

@@ -16,6 +16,7 @@ from ..exceptions import UserError
 from ..messages import ModelMessage, ModelResponse, ModelResponsePart, NativeToolCallPart, NativeToolReturnPart
 from ..native_tools import (
     AbstractNativeTool,
+    AdvisorTool,
     CodeExecutionTool,
     MCPServerTool,
     MemoryTool,
@@ -38,7 +39,7 @@ __all__ = (
 )
 
 ANTHROPIC_NATIVE_TOOLS: frozenset[type[AbstractNativeTool]] = frozenset(
-    {WebSearchTool, CodeExecutionTool, WebFetchTool, MemoryTool, MCPServerTool, ToolSearchTool}
+    {WebSearchTool, CodeExecutionTool, WebFetchTool, MemoryTool, MCPServerTool, ToolSearchTool, AdvisorTool}
 )
 """The native tools `AnthropicModel` maps."""
 
@@ -49,6 +50,7 @@ _KIND_OF_SERVER_TOOL = {
     'code_execution': CodeExecutionTool.kind,
     'bash_code_execution': CodeExecutionTool.kind,
     'text_editor_code_execution': CodeExecutionTool.kind,
+    'advisor': AdvisorTool.kind,
 }
 # Result block types, and the server tool whose result each is.
 _RESULT_BLOCKS = {
@@ -57,6 +59,7 @@ _RESULT_BLOCKS = {
     'code_execution_tool_result': 'code_execution',
     'bash_code_execution_tool_result': 'bash_code_execution',
     'text_editor_code_execution_tool_result': 'text_editor_code_execution',
+    'advisor_tool_result': 'advisor',
 }
 # The server tool names of the tool search variants, by strategy, and the input key each takes its query in.
 _TOOL_SEARCH_NAMES = {'bm25': 'tool_search_tool_bm25', 'regex': 'tool_search_tool_regex'}
@@ -178,6 +181,13 @@ def anthropic_native_tools(
                 server['authorization_token'] = tool.authorization_token
             mcp_servers.append(server)
             betas.add('mcp-client-2025-04-04')
+        elif isinstance(tool, AdvisorTool):
+            advisor: dict[str, Any] = {'type': 'advisor_20260301', 'name': 'advisor', 'model': tool.model}
+            advisor |= _without_none(max_uses=tool.max_uses, max_tokens=tool.max_tokens)
+            if (caching := provider_setting(tool, 'anthropic', 'caching', tool.caching)) is not None:
+                advisor['caching'] = {'type': 'ephemeral', 'ttl': caching}
+            tools.append(advisor)
+            betas.add('advisor-tool-2026-03-01')
         elif isinstance(tool, ToolSearchTool):  # pragma: no branch (the model's check left only these kinds)
             tools = _with_tool_search(tool, params, tools)
     return tools, mcp_servers, betas
@@ -310,6 +320,25 @@ def _anthropic_tool_name(part: NativeToolCallPart | NativeToolReturnPart) -> str
     if part.tool_name in _KIND_OF_SERVER_TOOL:  # parts stored with the Anthropic name
         return part.tool_name
     return {WebSearchTool.kind: 'web_search', WebFetchTool.kind: 'web_fetch'}.get(part.tool_name, 'code_execution')
+
+
+def without_advisor_blocks(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """`messages` without the advisor's blocks: the API refuses them in a request that has no advisor tool."""
+    kept: list[dict[str, Any]] = []
+    for message in messages:
+        content = message.get('content')
+        if message.get('role') == 'assistant' and isinstance(content, list):
+            content = [
+                block
+                for block in content
+                if not (block.get('type') == 'server_tool_use' and block.get('name') == 'advisor')
+                and block.get('type') != 'advisor_tool_result'
+            ]
+            if not content:
+                continue
+            message = {**message, 'content': content}
+        kept.append(message)
+    return kept
 
 
 def native_part_block(part: NativeToolCallPart | NativeToolReturnPart) -> dict[str, Any] | None:

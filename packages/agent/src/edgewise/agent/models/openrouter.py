@@ -25,7 +25,7 @@ from ..messages import (
     PartStartEvent,
     ThinkingPart,
 )
-from ..native_tools import AbstractNativeTool, WebSearchTool, provider_setting
+from ..native_tools import AbstractNativeTool, AdvisorTool, WebSearchTool, provider_setting
 from ..profiles import ModelProfileSpec
 from ..profiles.openai import OpenAIModelProfile
 from ..providers import Provider
@@ -169,7 +169,7 @@ class OpenRouterModel(OpenAIChatModel):
     @classmethod
     def supported_native_tools(cls) -> frozenset[type[AbstractNativeTool]]:
         """Web search, through OpenRouter's web plugin."""
-        return frozenset[type[AbstractNativeTool]]({WebSearchTool})
+        return frozenset[type[AbstractNativeTool]]({WebSearchTool, AdvisorTool})
 
     def _native_tools(self) -> frozenset[type[AbstractNativeTool]]:
         return ProviderModel._native_tools(self)  # the plugin serves every model, search models or not
@@ -226,8 +226,9 @@ _REASONING_FIELDS = ('reasoning', 'reasoning_content')
 def openrouter_fields(
     settings: Mapping[str, Any], params: ModelRequestParameters, body: Mapping[str, Any]
 ) -> dict[str, Any]:
-    """OpenRouter's own fields of a request body: its settings, unified thinking as `reasoning`, and the web
-    plugin of a `WebSearchTool` (added to the plugins the body already has)."""
+    """OpenRouter's own fields of a request body: its settings, unified thinking as `reasoning`, the web
+    plugin of a `WebSearchTool` (added to the plugins the body already has) and the advisor tool of an
+    `AdvisorTool` (added to the body's tools)."""
     fields: dict[str, Any] = {}
     for key in ('models', 'provider', 'preset', 'transforms', 'usage'):
         if value := settings.get(f'openrouter_{key}'):
@@ -247,6 +248,14 @@ def openrouter_fields(
                     plugin[option] = value
             fields['plugins'] = [*body.get('plugins', ()), plugin]
             fields['web_search_options'] = {'search_context_size': tool.search_context_size}
+        elif isinstance(tool, AdvisorTool):
+            parameters: dict[str, Any] = {
+                'model': tool.model,
+                'forward_transcript': provider_setting(tool, 'openrouter', 'forward_transcript', False),
+            }
+            if tool.max_tokens is not None:
+                parameters['max_completion_tokens'] = tool.max_tokens
+            fields['tools'] = [*body.get('tools', ()), {'type': 'openrouter:advisor', 'parameters': parameters}]
     return fields
 
 

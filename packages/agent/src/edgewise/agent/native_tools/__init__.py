@@ -39,6 +39,11 @@ __all__ = (
     'ImageGenerationProviderSettings',
     'XaiFileSearchToolSettings',
     'FileSearchProviderSettings',
+    'AdvisorModelName',
+    'AnthropicAdvisorToolSettings',
+    'OpenRouterAdvisorToolSettings',
+    'AdvisorProviderSettings',
+    'AdvisorTool',
     'provider_setting',
     'WebSearchTool',
     'WebSearchUserLocation',
@@ -436,6 +441,74 @@ class FileSearchTool(AbstractNativeTool):
 
     kind: str = 'file_search'
     """The kind of tool."""
+
+
+AdvisorModelName = (
+    Literal[
+        'claude-fable-5-2',
+        'claude-opus-5-5',
+        'claude-sonnet-5-5',
+        'claude-haiku-5-5',
+        'claude-opus-4-8',
+        'claude-sonnet-4-6',
+    ]
+    | str
+)
+"""An advisor model: an Anthropic model id (on Anthropic), or an OpenRouter catalog slug (on OpenRouter)."""
+
+
+class AnthropicAdvisorToolSettings(TypedDict, total=False):
+    """Anthropic's own options of an `AdvisorTool`."""
+
+    caching: Literal['5m', '1h']
+    """Cache the advisor's context for this long."""
+
+
+class OpenRouterAdvisorToolSettings(TypedDict, total=False):
+    """OpenRouter's own options of an `AdvisorTool`."""
+
+    forward_transcript: bool
+    """Whether the advisor sees the whole conversation (default `False`)."""
+
+
+class AdvisorProviderSettings(TypedDict, total=False):
+    """The provider-only options of an `AdvisorTool`, by provider."""
+
+    anthropic: AnthropicAdvisorToolSettings
+    openrouter: OpenRouterAdvisorToolSettings
+
+
+@dataclass(kw_only=True)
+class AdvisorTool(AbstractNativeTool):
+    """Lets a fast model consult a stronger advisor model while it answers (Anthropic, OpenRouter).
+
+    The provider checks that the two models go together.
+    """
+
+    model: AdvisorModelName
+    """The advisor model."""
+
+    max_uses: int | None = None
+    """The most consultations in one request (Anthropic; OpenRouter has a fixed limit)."""
+
+    max_tokens: int | None = None
+    """The most tokens of each piece of advice, at least 1,024 (Anthropic `max_tokens`, OpenRouter
+    `max_completion_tokens`)."""
+
+    caching: Literal['5m', '1h'] | None = None
+    """Cache the advisor's context for this long (Anthropic). pydantic-ai 2.68 moved it to
+    `provider_settings['anthropic']['caching']`; both work, and must agree."""
+
+    provider_settings: AdvisorProviderSettings | None = None
+    """Options only one provider has, by provider."""
+
+    kind: str = 'advisor'
+    """The kind of tool."""
+
+    def __post_init__(self) -> None:
+        _check_moved(self, 'anthropic', {'caching': (self.caching, None)})
+        if self.max_tokens is not None and self.max_tokens < 1024:
+            raise ValueError('AdvisorTool.max_tokens must be at least 1024')
 
 
 # Defined in its own module (as in pydantic-ai); importing it here registers its `kind` in `NATIVE_TOOL_TYPES`.
