@@ -161,7 +161,7 @@ def test_anthropic_advisor_tool_and_its_replay() -> None:
     ]
     with_advisor = ModelRequestParameters(native_tools=[advisor])
     # (The SDK's request types do not have the advisor beta's blocks yet, so this body is not validated by them.)
-    body = anthropic_request_body('claude-sonnet-4-5', history, None, with_advisor, profile)  # type: ignore[arg-type]
+    body = anthropic_request_body('claude-sonnet-4-5', history, None, with_advisor, profile)
     assert body['tools'] == [
         {'type': 'advisor_20260301', 'name': 'advisor', 'model': 'claude-opus-4-8', 'max_uses': 2, 'max_tokens': 2048,
          'caching': {'type': 'ephemeral', 'ttl': '1h'}},
