@@ -13,7 +13,7 @@ from datetime import datetime, timezone
 from typing import Any, Literal, cast
 
 from .._messages.history import trim_before_compaction
-from ..exceptions import UnexpectedModelBehavior, UserError
+from ..exceptions import UserError
 from ..messages import (
     AudioUrl,
     BinaryContent,
@@ -43,6 +43,7 @@ from ..profiles.openai import SAMPLING_PARAMS, OpenAIModelProfile
 from ..settings import ModelSettings
 from ..usage import RequestUsage
 from ._compaction_mapping import openai_compaction_item, openai_compaction_part
+from ._error_categories import openai_stream_error
 from ._mapping import (
     EventStreamedResponse,
     settings_fields,
@@ -516,10 +517,10 @@ class OpenAIResponsesStreamedResponse(EventStreamedResponse):
                 for index, part in enumerate(native_output_parts(item, self._provider_name)):
                     yield manager.whole_part((item.get('id'), index), part)
         elif kind == 'error':
-            raise UnexpectedModelBehavior(
-                f'Model {self._model_name!r} stream failed: {data.get("code") or "error"}: {data.get("message", "")}',
-                body=str(data),
-            )
+            code, message = data.get('code'), data.get('message', '')
+            body = {key: data[key] for key in ('code', 'type', 'message', 'param') if data.get(key) is not None}
+            text = f'Model {self._model_name!r} stream failed: {code or "error"}: {message}'
+            raise openai_stream_error(self._model_name, text, body)
         if event is not None:
             yield event
 
