@@ -153,7 +153,8 @@ def openai_http_error(
     status_code: int, model_name: str, body: object, headers: Mapping[str, str] | None, *, in_stream: bool = False
 ) -> ModelHTTPError:
     """The error of a status from an OpenAI-style API; `body` is the error object (`{"code", "type", "message"}`)."""
-    code, error_type, message = _text(body, 'code'), _text(body, 'type'), _text(body, 'message')
+    code, error_type = _text(body, 'code'), _text(body, 'type')
+    message = body if isinstance(body, str) else _text(body, 'message')  # a body that is not JSON is the message
     return ModelHTTPError.for_category(
         _openai_category(status_code, code, error_type, message),
         status_code=status_code,
