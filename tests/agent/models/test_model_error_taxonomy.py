@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from edgewise.agent import Agent
 from edgewise.agent.exceptions import (
     ModelAPIError,
     ModelAuthenticationError,
@@ -25,6 +26,7 @@ from edgewise.agent.exceptions import (
     ModelQuotaExceededError,
     ModelRateLimitError,
     ModelRequestRejectedError,
+    ModelRequestTimeout,
     ModelServerError,
     ModelTimeoutError,
     ModelUnavailableError,
@@ -398,3 +400,14 @@ def _json(value: Any) -> str:
     import json
 
     return json.dumps(value)
+
+
+async def test_the_deadline_covers_every_attempt_at_an_http_request(local_server: LocalServer) -> None:
+    # The server never answers; without `timeout`, each attempt would wait for the client's own timeout.
+    local_server.script(Reply(hold=True), Reply(hold=True), Reply(hold=True))
+    provider = OpenAIProvider(base_url=local_server.url, api_key='sk-deadline-secret', max_retries=2)
+    async with OpenAIChatModel('gpt-4o', provider=provider) as model:
+        with pytest.raises(ModelRequestTimeout) as caught:
+            await Agent(model).run('hi', model_settings={'request_timeout': 0.2})
+    assert caught.value.model_name == 'gpt-4o'
+    assert 'request_timeout' not in local_server.received[0]['body']

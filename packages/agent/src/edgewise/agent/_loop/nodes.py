@@ -60,6 +60,7 @@ from ..messages import (
     UserPromptPart,
 )
 from ..models import ModelRequestContext, ModelRequestParameters
+from ..models._request_timeout import timed_request, timed_stream
 from ..tools import RunContext
 from .call_tools_parts import (
     TOOL_SKIPPED,
@@ -226,8 +227,8 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
             if root is not None and (deps.hooked & RESPONSE_HOOKS or root.overrides('wrap_model_request')):
                 outcome = await hooked_request(ctx, params, self._settings, deps.run_context(state))
                 return await self._finish_hooked(ctx, outcome)
-            response = await model.request(
-                for_model(sent_messages(state, deps, params), model, params, deps), self._settings, params
+            response = await timed_request(
+                model, for_model(sent_messages(state, deps, params), model, params, deps), self._settings, params
             )
         return self.record_response(ctx, response)
 
@@ -315,7 +316,7 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
                     self.__dict__[_NEXT] = await self._finish_streamed(ctx, run_ctx, params, held.response())
                 return
             sent = for_model(sent_messages(state, deps, params), model, params, deps)
-            async with model.request_stream(sent, self._settings, params, run_ctx) as response:
+            async with timed_stream(model, sent, self._settings, params, run_ctx) as response:
                 stream = AgentStream[DepsT, Any](
                     response, ctx, token_check(state, deps), self.__dict__.pop(_ENQUEUED, ())
                 )

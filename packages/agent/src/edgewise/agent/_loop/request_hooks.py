@@ -21,6 +21,7 @@ from ..exceptions import ModelRetry, SkipModelRequest, UserError
 from ..messages import ModelRequest, ModelResponse
 from ..models import ModelRequestContext, ModelRequestParameters, StreamedResponse
 from ..models._completed_response import CompletedStreamedResponse
+from ..models._request_timeout import timed_request, timed_stream
 from ..tools import RunContext
 from .history import (
     first_new_index,
@@ -124,7 +125,7 @@ async def hooked_request(
         model = request_context.model
         params = request_context.model_request_parameters
         messages = for_model(request_context.messages, model, params, deps)
-        outcome.sent = await model.request(messages, request_context.model_settings, params)
+        outcome.sent = await timed_request(model, messages, request_context.model_settings, params)
         return outcome.sent
 
     try:
@@ -219,7 +220,7 @@ async def streamed_through_hooks(
     async def handler(request_context: ModelRequestContext) -> ModelResponse:
         model, params = request_context.model, request_context.model_request_parameters
         messages = for_model(request_context.messages, model, params, deps)
-        async with model.request_stream(messages, request_context.model_settings, params, run_ctx) as stream:
+        async with timed_stream(model, messages, request_context.model_settings, params, run_ctx) as stream:
             held.stream = stream
             ready.set()
             await block_done.wait()

@@ -346,6 +346,11 @@ class Model(ABC):
         """The provider requests go through; `None` for models that make no HTTP requests."""
         return None
 
+    def _starts_request_deadline(self) -> bool:
+        """Whether a request to this model gets the `request_timeout` deadline (a `FallbackModel`'s requests do not:
+        it gives one to each model it tries)."""
+        return True
+
     async def __aenter__(self) -> Self:
         """Enter the provider's context: its HTTP client is closed when the last context exits."""
         if (provider := self.provider) is not None:

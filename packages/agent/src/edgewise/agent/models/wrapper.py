@@ -53,6 +53,9 @@ class WrapperModel(Model):
         ) as response:
             yield response
 
+    def _starts_request_deadline(self) -> bool:
+        return self.wrapped._starts_request_deadline()
+
     def prepare_messages(
         self, messages: list[ModelMessage], model_request_parameters: ModelRequestParameters | None = None
     ) -> list[ModelMessage]:
