@@ -17,7 +17,7 @@ from edgewise.graph import GraphRunContext
 from .._run.deps import GraphAgentDeps
 from .._run.state import GraphAgentState
 from ..capabilities._hook_table import hook_names
-from ..exceptions import ModelRetry, SkipModelRequest, UserError
+from ..exceptions import ModelRetry, RetryModelRequest, SkipModelRequest, UserError
 from ..messages import ModelRequest, ModelResponse
 from ..models import ModelRequestContext, ModelRequestParameters, StreamedResponse
 from ..models._completed_response import CompletedStreamedResponse
@@ -137,8 +137,15 @@ async def hooked_request(
             response = skip.response
         except ModelRetry:
             raise
+        except RetryModelRequest as exc:
+            raise retry_not_supported('wrap_model_request') from exc
         except Exception as exc:
-            response = await root.on_model_request_error(run_ctx, request_context=outcome.request_context, error=exc)
+            try:
+                response = await root.on_model_request_error(
+                    run_ctx, request_context=outcome.request_context, error=exc
+                )
+            except RetryModelRequest as retry:
+                raise retry_not_supported('on_model_request_error') from retry
     except ModelRetry as retry:  # from `wrap_model_request` or `on_model_request_error`
         outcome.retry = retry
         return outcome
@@ -159,8 +166,22 @@ async def after_response(
     """`response` through the `after_model_request` hooks (if any capability of the run has one)."""
     if 'after_model_request' not in deps.hooked:
         return response
-    found: ModelResponse = await root.after_model_request(run_ctx, request_context=request_context, response=response)
+    try:
+        found: ModelResponse = await root.after_model_request(
+            run_ctx, request_context=request_context, response=response
+        )
+    except RetryModelRequest as retry:
+        raise retry_not_supported('after_model_request') from retry
     return found
+
+
+def retry_not_supported(hook: str) -> UserError:
+    """The error of a `RetryModelRequest` raised from a model request hook: Edgewise has no attempt loop yet."""
+    return UserError(
+        f'`RetryModelRequest` was raised from `{hook}`, but Edgewise does not make another attempt at a model request '
+        'yet (pydantic-ai 2.68 does); raise `ModelRetry` to ask the model again, or use a `FallbackModel` to try '
+        'other models.'
+    )
 
 
 @dataclass
@@ -185,6 +206,8 @@ class HookedStream:
             self.final = error.response
         elif isinstance(error, ModelRetry):
             self.retry = error
+        elif isinstance(error, RetryModelRequest):
+            raise retry_not_supported('wrap_model_request') from error
         elif error is not None:
             raise error
 
