@@ -122,7 +122,7 @@ def _typed_params(fn: Callable[..., Any]) -> list[str]:
 
 
 ITER = [*RUN, '*infer_name', '*capabilities', '*persistence', '*toolsets', '*deferred_tool_results', '*spec',
-        '*cancellation_token']  # fmt: skip
+        '*cancellation_token', '*timeout']  # fmt: skip
 
 
 @pytest.mark.parametrize(
