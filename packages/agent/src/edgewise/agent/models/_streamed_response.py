@@ -30,7 +30,7 @@ from .._warnings import PydanticAIDeprecationWarning
 from ._request_parameters import ModelRequestParameters
 
 if TYPE_CHECKING:
-    from ._request_timeout import RequestDeadline
+    from ._deadline import RequestDeadline
 
 __all__ = ('StreamedResponse',)
 
