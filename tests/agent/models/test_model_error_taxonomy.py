@@ -376,6 +376,33 @@ class _CutOff(BaseHTTPRequestHandler):
         self.close_connection = True
 
 
+class _ShortBody(BaseHTTPRequestHandler):
+    """Answers 200 with a body shorter than its `content-length`, then closes the connection."""
+
+    protocol_version = 'HTTP/1.1'
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get('content-length') or 0))
+        self.send_response(200)
+        self.send_header('content-type', 'application/json')
+        self.send_header('content-length', '1000')
+        self.end_headers()
+        self.wfile.write(b'{"id": "cut')
+        self.wfile.flush()
+        self.close_connection = True
+
+
+async def test_a_body_cut_off_is_a_connection_error_in_the_read_phase() -> None:
+    with serve_http(_ShortBody) as port:
+        error = await _raised(_chat(LocalServer(url=f'http://127.0.0.1:{port}/v1')))
+    assert type(error) is ModelConnectionError
+    assert error.phase == 'read'
+    assert isinstance(error.__cause__, Exception)
+
+
 async def test_a_stream_cut_off_is_a_connection_error_in_the_read_phase() -> None:
     with serve_http(_CutOff) as port:
         error = await _raised(_chat(LocalServer(url=f'http://127.0.0.1:{port}/v1')), streamed=True)
