@@ -4,11 +4,12 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from datetime import datetime, timedelta, timezone
 
 import anyio
 import pytest
 
-from edgewise.agent import Agent, RunCancelled, RunTimedOut
+from edgewise.agent import Agent, RunCancelled, RunContext, RunTimedOut
 from edgewise.agent.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, ToolCallPart
 from edgewise.agent.models.function import AgentInfo, DeltaToolCalls, FunctionModel
 
@@ -89,3 +90,71 @@ async def test_run_stream_takes_the_timeout() -> None:
 def test_run_sync_takes_the_timeout() -> None:
     with pytest.raises(RunTimedOut):
         _waiting_agent().run_sync('hi', timeout=0.05)
+
+
+async def test_a_run_started_inside_a_timed_run_stops_at_the_outer_deadline() -> None:
+    inner = Agent(FunctionModel(_never))
+    outer = Agent(FunctionModel(_call_then_answer))
+
+    @outer.tool_plain
+    async def wait() -> str:
+        return (await inner.run('go on')).output
+
+    with pytest.raises(RunTimedOut) as caught:
+        await outer.run('hi', timeout=0.05)
+    assert str(caught.value) == 'The agent run timed out.'
+    assert len(caught.value.all_messages()) == 2  # the prompt, and the call whose tool ran the inner agent
+
+
+async def test_run_context_tells_the_deadline_and_the_time_left() -> None:
+    seen: list[tuple[datetime | None, float | None]] = []
+
+    def answer(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        if len(messages) == 1:
+            return ModelResponse(parts=[ToolCallPart('look', {}, tool_call_id='c1')])
+        return ModelResponse(parts=[TextPart('done')])
+
+    agent = Agent(FunctionModel(answer))
+
+    @agent.tool
+    def look(ctx: RunContext[None]) -> str:
+        seen.append((ctx.deadline, ctx.remaining_time()))
+        return 'ok'
+
+    before = datetime.now(tz=timezone.utc)
+    await agent.run('hi', timeout=60)
+    await agent.run('hi')
+    (deadline, left), (no_deadline, no_time) = seen
+    assert deadline is not None
+    assert before + timedelta(seconds=60) <= deadline <= datetime.now(tz=timezone.utc) + timedelta(seconds=60)
+    assert left is not None
+    assert 0 < left <= 60
+    assert (no_deadline, no_time) == (None, None)
+
+
+async def test_a_run_started_inside_a_run_inherits_its_deadline_unless_its_own_is_earlier() -> None:
+    seen: list[datetime | None] = []
+    inner = Agent(FunctionModel(_call_then_answer))
+
+    @inner.tool
+    def wait(ctx: RunContext[None]) -> str:
+        seen.append(ctx.deadline)
+        return 'ok'
+
+    outer = Agent(FunctionModel(_call_then_answer))
+
+    @outer.tool_plain(name='wait')
+    async def delegate() -> str:
+        await inner.run('inherit')
+        await inner.run('earlier', timeout=1)
+        await inner.run('later', timeout=3600)
+        return 'ok'
+
+    await outer.run('hi', timeout=60)
+    await inner.run('alone')  # the outer run has ended: nothing is inherited
+    inherited, earlier, later, alone = seen
+    assert inherited is not None
+    assert earlier is not None
+    assert earlier < inherited
+    assert later == inherited
+    assert alone is None

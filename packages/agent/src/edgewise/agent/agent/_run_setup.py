@@ -13,6 +13,7 @@ import dataclasses
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext
 from contextvars import ContextVar
+from datetime import datetime, timedelta, timezone
 from functools import partial
 from types import NoneType
 from typing import Any, Protocol, TypeAlias
@@ -35,7 +36,12 @@ from .._loop.history import (
 )
 from .._loop.nodes import UserPromptNode, agent_graph
 from .._loop.run_hooks import RUN_HOOKS, wrapped_run
-from .._message_flow.cancellation import CancellationToken, take_starting_run_token
+from .._message_flow.cancellation import (
+    CancellationToken,
+    inherited_run_deadline,
+    providing_run_deadline,
+    take_starting_run_token,
+)
 from .._output.schema import build_output_schema, schema_for_profile
 from .._run.deps import EndStrategy, GraphAgentDeps
 from .._run.options import (
@@ -152,9 +158,19 @@ async def open_run(
     handle_token = take_starting_run_token()  # an `AgentRunEvents` starting this run (not one nested in it)
     graph_deps, toolset, opening, finish = await prepare()
     cancellation = graph_deps.cancellation
+    # The deadline as `RunContext.deadline` shows it: its own, or the one of the run it was started in if earlier
+    # (that run's cancel scope, around this one, enforces it).
+    inherited = inherited_run_deadline()
+    if run_timeout is not None:
+        own = datetime.now(tz=timezone.utc) + timedelta(seconds=run_timeout)
+        inherited = own if inherited is None else min(own, inherited)
+    graph_deps.deadline = inherited
     opened: list[AgentRun[Any, Any]] = []
     try:
-        with cancellation.scope(cancellation_token, handle_token) as run_scope:
+        with (
+            cancellation.scope(cancellation_token, handle_token) as run_scope,
+            providing_run_deadline(graph_deps.deadline),
+        ):
             if deadline is not None:
                 run_scope.deadline = deadline
             await anyio.lowlevel.checkpoint_if_cancelled()  # cancelled already: the run does not start
