@@ -106,3 +106,15 @@ async def test_each_model_of_a_fallback_gets_a_deadline_of_its_own_when_streamed
         async with Agent(model).run_stream('hi', model_settings={'request_timeout': 0.1}) as result:
             await result.get_output()
     assert caught.value.model_name == 'stalls'  # the first model timed out opening: the second's own deadline
+
+
+async def _short_stream(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[str | DeltaToolCalls]:
+    yield 'all '
+    yield 'done'
+
+
+async def test_a_stream_that_ends_in_time_is_read_whole_under_its_deadlines() -> None:
+    agent = Agent(FunctionModel(stream_function=_short_stream))
+    settings: ModelSettings = {'first_event_timeout': 60, 'request_timeout': 60}
+    async with agent.run_stream('hi', model_settings=settings) as result:
+        assert await result.get_output() == 'all done'
