@@ -40,8 +40,10 @@ class CostNotFoundWarning(Warning):
 
 
 class UsageExtractionFailedWarning(Warning):
-    """The usage of a response could not be read from the provider's answer; it counts as unknown."""
+    """The usage of a response could not be read from the provider's answer; it counts as unknown. (pydantic-ai
+    2.68's class; Edgewise does not emit it yet.)"""
 
 
 class UsageLimitUnavailableWarning(Warning):
-    """A token or cost limit is set, but some responses carry no usage, so the limit cannot see all of the run."""
+    """A token or cost limit is set, but some responses carry no usage, so the limit cannot see all of the run.
+    (pydantic-ai 2.68's class; Edgewise does not emit it yet.)"""

@@ -1053,6 +1053,7 @@ class UnsupportedSettingWarning(UserWarning):
     """A model ignores a `ModelSettings` field a request relies on (`timeout`, `max_retries`, `stop_sequences`,
     `parallel_tool_calls=False` with function tools, `extra_headers`, `extra_body`); the message names the setting
     and the model. Turn it into an error with `warnings.filterwarnings('error', category=UnsupportedSettingWarning)`.
+    (pydantic-ai 2.68's class; Edgewise's models do not emit it yet.)
     """
 
 
