@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
+from functools import partial
 from typing import Any
 
 import anyio
@@ -23,6 +24,7 @@ from ..models import ModelRequestContext, ModelRequestParameters, StreamedRespon
 from ..models._completed_response import CompletedStreamedResponse
 from ..models._request_timeout import timed_request, timed_stream
 from ..tools import RunContext
+from .continuation import continue_turn, continued_stream
 from .history import (
     first_new_index,
     for_model,
@@ -125,7 +127,12 @@ async def hooked_request(
         model = request_context.model
         params = request_context.model_request_parameters
         messages = for_model(request_context.messages, model, params, deps)
-        outcome.sent = await timed_request(model, messages, request_context.model_settings, params)
+        settings = request_context.model_settings
+        outcome.sent = await timed_request(model, messages, settings, params)
+        if outcome.sent.state == 'suspended':  # the provider paused the turn: ask it to go on until it is whole
+            # The turn so far is kept: a hook that turns a later failure into a retry leaves it in the history.
+            keep = partial(setattr, outcome, 'sent')
+            outcome.sent = await continue_turn(model, messages, outcome.sent, settings, params, run_ctx, keep)
         return outcome.sent
 
     try:
@@ -243,7 +250,11 @@ async def streamed_through_hooks(
     async def handler(request_context: ModelRequestContext) -> ModelResponse:
         model, params = request_context.model, request_context.model_request_parameters
         messages = for_model(request_context.messages, model, params, deps)
-        async with timed_stream(model, messages, request_context.model_settings, params, run_ctx) as stream:
+        settings = request_context.model_settings
+        async with (
+            timed_stream(model, messages, settings, params, run_ctx) as first,
+            continued_stream(first, model, messages, settings, run_ctx) as stream,
+        ):
             held.stream = stream
             ready.set()
             await block_done.wait()
