@@ -74,8 +74,8 @@ def _params(fn: Callable[..., Any]) -> list[str]:
                       '*retry', '*max_retries', '*run_step', '*run_id', '*conversation_id', '*metadata',
                       '*model_settings', '*validation_context', '*partial_output', '*tool_call_approved',
                       '*tool_call_metadata', '*agent', '*tool_manager', '*pending_messages', '*capabilities',
-                      '*loaded_capability_ids', '*capability_loaded', '*_cancellation', '*discovered_tool_names',
-                      '*instrumentation_version']),
+                      '*loaded_capability_ids', '*capability_loaded', '*_cancellation', '*deadline',
+                      '*discovered_tool_names', '*instrumentation_version']),
         (ToolDefinition, ['*name', '*parameters_json_schema', '*description', '*outer_typed_dict_key', '*strict',
                           '*sequential', '*kind', '*metadata', '*timeout', '*defer_loading', '*unless_native',
                           '*with_native', '*tool_kind', '*return_schema', '*include_return_schema',
@@ -122,7 +122,7 @@ def _typed_params(fn: Callable[..., Any]) -> list[str]:
 
 
 ITER = [*RUN, '*infer_name', '*capabilities', '*persistence', '*toolsets', '*deferred_tool_results', '*spec',
-        '*cancellation_token']  # fmt: skip
+        '*cancellation_token', '*timeout']  # fmt: skip
 
 
 @pytest.mark.parametrize(

@@ -17,7 +17,7 @@ from edgewise.agent import (
     ThinkingPartDelta,
     ToolCallPartDelta,
 )
-from edgewise.agent.exceptions import UnexpectedModelBehavior
+from edgewise.agent.exceptions import ModelHTTPError, ModelOverloadedError
 from edgewise.agent.messages import (
     ModelRequest,
     ModelResponse,
@@ -412,9 +412,16 @@ async def test_stream_error_event_raises() -> None:
     streamed = AnthropicStreamedResponse(
         ModelRequestParameters(), aiter_events(events), model_name='claude', provider_name='anthropic'
     )
-    with pytest.raises(UnexpectedModelBehavior, match="Model 'claude-sonnet-4-5' stream failed: overloaded_error"):
+    # The status `overloaded_error` has outside a stream (pydantic-ai 2.68), and its category.
+    with pytest.raises(ModelOverloadedError) as caught:
         async for _ in streamed:
             pass
+    assert isinstance(caught.value, ModelHTTPError)
+    assert (caught.value.status_code, caught.value.in_stream, caught.value.provider_error_type) == (
+        529,
+        True,
+        'overloaded_error',
+    )
 
 
 def test_parts_of_the_stream_match_a_plain_response() -> None:

@@ -4,12 +4,20 @@
 PydanticAIDeprecationWarning(DeprecationWarning, UserWarning)   a deprecated spelling was used; names the new one
 CostCalculationFailedWarning(Warning)                           pricing a response failed unexpectedly
 CostNotFoundWarning(Warning)                                    a `cost_limit` is set but no cost could be found
+UsageExtractionFailedWarning(Warning)                           a response's usage could not be read
+UsageLimitUnavailableWarning(Warning)                           a token or cost limit is set but responses lack usage
 ```
 """
 
 from __future__ import annotations as _annotations
 
-__all__ = ('CostCalculationFailedWarning', 'CostNotFoundWarning', 'PydanticAIDeprecationWarning')
+__all__ = (
+    'CostCalculationFailedWarning',
+    'CostNotFoundWarning',
+    'PydanticAIDeprecationWarning',
+    'UsageExtractionFailedWarning',
+    'UsageLimitUnavailableWarning',
+)
 
 
 class PydanticAIDeprecationWarning(DeprecationWarning, UserWarning):
@@ -29,3 +37,13 @@ class CostCalculationFailedWarning(Warning):
 
 class CostNotFoundWarning(Warning):
     """A `UsageLimits.cost_limit` is set but the run's cost is unknown, so the limit could not be enforced."""
+
+
+class UsageExtractionFailedWarning(Warning):
+    """The usage of a response could not be read from the provider's answer; it counts as unknown. (pydantic-ai
+    2.68's class; Edgewise does not emit it yet.)"""
+
+
+class UsageLimitUnavailableWarning(Warning):
+    """A token or cost limit is set, but some responses carry no usage, so the limit cannot see all of the run.
+    (pydantic-ai 2.68's class; Edgewise does not emit it yet.)"""

@@ -67,7 +67,17 @@ class ModelSettings(TypedDict, total=False):
     top_p: float
     """Nucleus sampling: only tokens within this cumulative probability are considered."""
     timeout: float
-    """Request timeout in seconds."""
+    """The timeout of each attempt at a request, in seconds, applied by the HTTP client (a timed-out attempt is
+    retried, then raises `ModelTimeoutError`); see `request_timeout` for a deadline over every attempt."""
+    request_timeout: float
+    """A deadline over the whole request to one model, in seconds: every attempt (retries and their waits
+    included) and, for a stream, reading it to its last event. Past it, the request is cancelled and
+    `ModelRequestTimeout` raised. Enforced by Edgewise for every model, never sent to the provider; under a
+    `FallbackModel`, each model it tries gets its own."""
+    first_event_timeout: float
+    """For a streamed request: how long, in seconds, the stream may take to open and produce its first event
+    before it is cancelled with `ModelRequestTimeout` (`setting='first_event_timeout'`). Not sent to the provider;
+    with `request_timeout` also set, whichever deadline passes first applies."""
     top_k: int
     """Only the `top_k` most likely tokens are sampled from (Anthropic, Gemini)."""
     parallel_tool_calls: bool

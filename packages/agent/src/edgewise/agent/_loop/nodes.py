@@ -61,6 +61,7 @@ from ..messages import (
     UserPromptPart,
 )
 from ..models import ModelRequestContext, ModelRequestParameters
+from ..models._request_timeout import timed_request, timed_stream
 from ..tools import RunContext
 from .call_tools_parts import (
     TOOL_SKIPPED,
@@ -251,7 +252,7 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
                 outcome = await hooked_request(ctx, params, self._settings, deps.run_context(state))
                 return await self._finish_hooked(ctx, outcome)
             messages = for_model(sent_messages(state, deps, params), model, params, deps)
-            response = await model.request(messages, self._settings, params)
+            response = await timed_request(model, messages, self._settings, params)
             if response.state == 'suspended':  # the provider paused the turn: ask it to go on until it is whole
                 run_ctx = deps.run_context(state)
                 response = await continue_turn(model, messages, response, self._settings, params, run_ctx)
@@ -365,7 +366,7 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
                 return
             sent = for_model(sent_messages(state, deps, params), model, params, deps)
             async with (
-                model.request_stream(sent, self._settings, params, run_ctx) as first,
+                timed_stream(model, sent, self._settings, params, run_ctx) as first,
                 continued_stream(first, model, sent, self._settings, run_ctx) as response,
             ):
                 stream = AgentStream[DepsT, Any](

@@ -18,10 +18,11 @@ from edgewise.graph import GraphRunContext
 from .._run.deps import GraphAgentDeps
 from .._run.state import GraphAgentState
 from ..capabilities._hook_table import hook_names
-from ..exceptions import ModelRetry, SkipModelRequest, UserError
+from ..exceptions import ModelRetry, RetryModelRequest, SkipModelRequest, UserError
 from ..messages import ModelRequest, ModelResponse
 from ..models import ModelRequestContext, ModelRequestParameters, StreamedResponse
 from ..models._completed_response import CompletedStreamedResponse
+from ..models._request_timeout import timed_request, timed_stream
 from ..tools import RunContext
 from .continuation import continue_turn, continued_stream
 from .history import (
@@ -127,7 +128,7 @@ async def hooked_request(
         params = request_context.model_request_parameters
         messages = for_model(request_context.messages, model, params, deps)
         settings = request_context.model_settings
-        outcome.sent = await model.request(messages, settings, params)
+        outcome.sent = await timed_request(model, messages, settings, params)
         if outcome.sent.state == 'suspended':  # the provider paused the turn: ask it to go on until it is whole
             # The turn so far is kept: a hook that turns a later failure into a retry leaves it in the history.
             keep = partial(setattr, outcome, 'sent')
@@ -143,8 +144,15 @@ async def hooked_request(
             response = skip.response
         except ModelRetry:
             raise
+        except RetryModelRequest as exc:
+            raise retry_not_supported('wrap_model_request') from exc
         except Exception as exc:
-            response = await root.on_model_request_error(run_ctx, request_context=outcome.request_context, error=exc)
+            try:
+                response = await root.on_model_request_error(
+                    run_ctx, request_context=outcome.request_context, error=exc
+                )
+            except RetryModelRequest as retry:
+                raise retry_not_supported('on_model_request_error') from retry
     except ModelRetry as retry:  # from `wrap_model_request` or `on_model_request_error`
         outcome.retry = retry
         return outcome
@@ -165,8 +173,22 @@ async def after_response(
     """`response` through the `after_model_request` hooks (if any capability of the run has one)."""
     if 'after_model_request' not in deps.hooked:
         return response
-    found: ModelResponse = await root.after_model_request(run_ctx, request_context=request_context, response=response)
+    try:
+        found: ModelResponse = await root.after_model_request(
+            run_ctx, request_context=request_context, response=response
+        )
+    except RetryModelRequest as retry:
+        raise retry_not_supported('after_model_request') from retry
     return found
+
+
+def retry_not_supported(hook: str) -> UserError:
+    """The error of a `RetryModelRequest` raised from a model request hook: Edgewise has no attempt loop yet."""
+    return UserError(
+        f'`RetryModelRequest` was raised from `{hook}`, but Edgewise does not make another attempt at a model request '
+        'yet (pydantic-ai 2.68 does); raise `ModelRetry` to ask the model again, or use a `FallbackModel` to try '
+        'other models.'
+    )
 
 
 @dataclass
@@ -191,6 +213,8 @@ class HookedStream:
             self.final = error.response
         elif isinstance(error, ModelRetry):
             self.retry = error
+        elif isinstance(error, RetryModelRequest):
+            raise retry_not_supported('wrap_model_request') from error
         elif error is not None:
             raise error
 
@@ -228,7 +252,7 @@ async def streamed_through_hooks(
         messages = for_model(request_context.messages, model, params, deps)
         settings = request_context.model_settings
         async with (
-            model.request_stream(messages, settings, params, run_ctx) as first,
+            timed_stream(model, messages, settings, params, run_ctx) as first,
             continued_stream(first, model, messages, settings, run_ctx) as stream,
         ):
             held.stream = stream

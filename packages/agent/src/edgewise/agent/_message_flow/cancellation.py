@@ -17,12 +17,21 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from contextvars import ContextVar
+from dataclasses import dataclass
+from datetime import datetime
 
 import anyio
 import anyio.from_thread
 import anyio.lowlevel
 
-__all__ = ('CancellationToken', 'RunCancellation', 'starting_run_token', 'take_starting_run_token')
+__all__ = (
+    'CancellationToken',
+    'RunCancellation',
+    'RunDeadline',
+    'inherited_run_deadline',
+    'starting_run_token',
+    'take_starting_run_token',
+)
 
 
 class CancellationToken:
@@ -83,6 +92,40 @@ def starting_run_token(token: CancellationToken) -> Iterator[None]:
         yield
     finally:
         _starting.reset(reset)
+
+
+@dataclass(eq=False)
+class RunDeadline:
+    """The deadline of a run (wall-clock, UTC), seen by the runs started inside it while it is active."""
+
+    at: datetime
+    active: bool = True
+
+
+_run_deadline: ContextVar[RunDeadline | None] = ContextVar('edgewise_run_deadline', default=None)
+
+
+def inherited_run_deadline() -> datetime | None:
+    """The deadline of the run this code runs inside (from a tool, say), if it has one and is still going."""
+    current = _run_deadline.get()
+    return current.at if current is not None and current.active else None
+
+
+@contextmanager
+def providing_run_deadline(at: datetime | None) -> Iterator[None]:
+    """Inside the block, runs started here inherit the deadline `at` (none when `None`); it stops applying when the
+    block ends, also where the block ends in another context than it began."""
+    if at is None:
+        yield
+        return
+    held = RunDeadline(at)
+    reset = _run_deadline.set(held)
+    try:
+        yield
+    finally:
+        held.active = False
+        with suppress(ValueError):  # left in another context (a stream read from another task): it is inactive
+            _run_deadline.reset(reset)
 
 
 def take_starting_run_token() -> CancellationToken | None:

@@ -5,6 +5,7 @@ from __future__ import annotations as _annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, Generic, Literal, TypeAlias
 
 from typing_extensions import TypeVar
@@ -88,6 +89,8 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
     """The deferred capabilities loaded so far (`RunContext.loaded_capability_ids`): one set, changed in place."""
     cancellation: RunCancellation = field(default_factory=RunCancellation)
     """The run's cancellation (`AgentRun.cancel()`, `RunContext.cancel()`, its `CancellationToken`)."""
+    deadline: datetime | None = None
+    """When the run must end (UTC; its `timeout`, or the run it was started in): `RunContext.deadline`."""
     hooked: frozenset[str] = frozenset()
     """The lifecycle hooks (`before_tool_execute`, ...) some capability of the run implements, looked up once per
     run: the run skips the others, at no cost per step."""
@@ -218,6 +221,7 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
             capabilities=self.capabilities,
             loaded_capability_ids=self.loaded_capability_ids,
             _cancellation=self.cancellation,
+            deadline=self.deadline,
             discovered_tool_names=self.discovered_tool_names,
             instrumentation_version=self.instrumentation.version,
         )

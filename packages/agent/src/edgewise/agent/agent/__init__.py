@@ -589,13 +589,14 @@ class Agent(AbstractAgent[AgentDepsT, OutputDataT]):
         deferred_tool_results: DeferredToolResults | None = None,
         spec: dict[str, Any] | AgentSpec | None = None,
         cancellation_token: CancellationToken | None = None,
+        timeout: float | None = None,
         **deprecated_kwargs: Any,
     ) -> AbstractAsyncContextManager[AgentRun[AgentDepsT, Any]]:
         """Start a run driven node by node: `async with agent.iter(prompt) as run: async for node in run: ...`.
 
         Takes the same arguments as `run` except `event_stream_handler`. `run.cancel()` (or `cancellation_token`)
         cancels the run: the code driving it sees the event loop's cancellation, and the block ends with
-        `RunCancelled`.
+        `RunCancelled`; so does `timeout` (seconds from the start of the run), with `RunTimedOut`.
         """
         if infer_name:
             self._infer_name(inspect.currentframe())
@@ -609,6 +610,7 @@ class Agent(AbstractAgent[AgentDepsT, OutputDataT]):
                 deferred_tool_results=deferred_tool_results, spec=spec, deprecated_kwargs=deprecated_kwargs,
             ),
             cancellation_token,
+            timeout,
         )  # fmt: skip
 
     async def resume(

@@ -63,6 +63,7 @@ class IterOptions(TypedDict, Generic[AgentDepsT], total=False):
     deferred_tool_results: DeferredToolResults | None
     spec: dict[str, Any] | AgentSpec | None
     cancellation_token: CancellationToken | None
+    timeout: float | None
 
 
 class RunOptions(IterOptions[AgentDepsT], total=False):

@@ -13,6 +13,7 @@ import dataclasses
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext
 from contextvars import ContextVar
+from datetime import datetime, timedelta, timezone
 from functools import partial
 from types import NoneType
 from typing import Any, Protocol, TypeAlias
@@ -35,7 +36,12 @@ from .._loop.history import (
 )
 from .._loop.nodes import UserPromptNode, agent_graph
 from .._loop.run_hooks import RUN_HOOKS, wrapped_run
-from .._message_flow.cancellation import CancellationToken, take_starting_run_token
+from .._message_flow.cancellation import (
+    CancellationToken,
+    inherited_run_deadline,
+    providing_run_deadline,
+    take_starting_run_token,
+)
 from .._output.schema import build_output_schema, schema_for_profile
 from .._run.deps import EndStrategy, GraphAgentDeps
 from .._run.options import (
@@ -60,7 +66,7 @@ from ..capabilities.combined import combined_or_none
 from ..capabilities.durability import durability_of
 from ..capabilities.thread_executor import run_thread_executor
 from ..concurrency import concurrency_slot
-from ..exceptions import RunCancelled, UserError
+from ..exceptions import RunCancelled, RunTimedOut, UserError
 from ..messages import ModelMessage, ModelRequest, UserContent
 from ..models import KnownModelName, Model
 from ..models.instrumented import InstrumentationSettings
@@ -136,6 +142,7 @@ async def open_run(
     agent: SetUpAgent,
     prepare: Callable[[], Awaitable[PreparedRun]],
     cancellation_token: CancellationToken | None = None,
+    run_timeout: float | None = None,
 ) -> AsyncIterator[AgentRun[Any, Any]]:
     """The one setup of every run, new (`iter`) or stored (`iter_from_persistence`): `prepare()` configures it;
     then the run's cancel scope (`AgentRun.cancel()`, `RunContext.cancel()`, `cancellation_token`), the agent's
@@ -145,13 +152,27 @@ async def open_run(
     Raises:
         RunCancelled: the run was cancelled (by the application; a cancellation from outside goes on as itself,
             carrying the run's state for `RunCancelled.from_cancellation`).
+        RunTimedOut: the run did not end within `run_timeout` seconds (counted from here).
     """
+    deadline = None if run_timeout is None else anyio.current_time() + run_timeout
     handle_token = take_starting_run_token()  # an `AgentRunEvents` starting this run (not one nested in it)
     graph_deps, toolset, opening, finish = await prepare()
     cancellation = graph_deps.cancellation
+    # The deadline as `RunContext.deadline` shows it: its own, or the one of the run it was started in if earlier
+    # (that run's cancel scope, around this one, enforces it).
+    inherited = inherited_run_deadline()
+    if run_timeout is not None:
+        own = datetime.now(tz=timezone.utc) + timedelta(seconds=run_timeout)
+        inherited = own if inherited is None else min(own, inherited)
+    graph_deps.deadline = inherited
     opened: list[AgentRun[Any, Any]] = []
     try:
-        with cancellation.scope(cancellation_token, handle_token):
+        with (
+            cancellation.scope(cancellation_token, handle_token) as run_scope,
+            providing_run_deadline(graph_deps.deadline),
+        ):
+            if deadline is not None:
+                run_scope.deadline = deadline
             await anyio.lowlevel.checkpoint_if_cancelled()  # cancelled already: the run does not start
             async with concurrency_slot(agent._limiter, f'agent:{agent.name or "agent"}'):
                 with _instrument.span_if(
@@ -185,15 +206,21 @@ async def open_run(
         raise
     if cancellation.cancel_requested:  # (also when the run's block caught the cancellation, or it came late)
         raise run_cancelled(opened, graph_deps, 'The agent run was cancelled.')
+    if run_scope.cancelled_caught and deadline is not None:  # the run's own scope reached its deadline
+        raise run_cancelled(opened, graph_deps, 'The agent run timed out.', timed_out=True)
 
 
-def run_cancelled(opened: list[AgentRun[Any, Any]], graph_deps: GraphAgentDeps[Any, Any], message: str) -> RunCancelled:
-    """The `RunCancelled` of a run (a copy of its state; an empty one when it was cancelled before it started)."""
+def run_cancelled(
+    opened: list[AgentRun[Any, Any]], graph_deps: GraphAgentDeps[Any, Any], message: str, *, timed_out: bool = False
+) -> RunCancelled:
+    """The `RunCancelled` (`RunTimedOut` when `timed_out`) of a run: a copy of its state, or an empty one when it
+    was cancelled before it started."""
+    error_class = RunTimedOut if timed_out else RunCancelled
     if not opened:
-        return RunCancelled(message)
+        return error_class(message)
     opened[0].keep_unsent_results()
     state = opened[0].ctx.state
-    return RunCancelled(
+    return error_class(
         message, messages=list(state.message_history), new_message_index=graph_deps.new_message_index,
         usage=dataclasses.replace(state.usage), metadata=state.metadata, run_id=state.run_id,
         conversation_id=state.conversation_id,

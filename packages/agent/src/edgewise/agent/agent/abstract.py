@@ -177,7 +177,8 @@ class AbstractAgent(ABC, Generic[AgentDepsT, OutputDataT]):
                 `usage` (a `RunUsage` to add this run's usage to), `persistence` (an Edgewise persistence
                 to store the run's snapshots in), `infer_name` (name an unnamed agent after the variable
                 holding it, for spans and errors), `cancellation_token` (a `CancellationToken` whose `cancel()`,
-                from any task or thread, cancels the run): the arguments of `iter`.
+                from any task or thread, cancels the run), `timeout` (the most seconds the whole run may take):
+                the arguments of `iter`.
             event_stream_handler: `async def handler(ctx, events)`, called for each model request and each
                 handling of tool calls with the stream of their events (the run streams its model requests).
 
@@ -187,6 +188,7 @@ class AbstractAgent(ABC, Generic[AgentDepsT, OutputDataT]):
             UsageLimitExceeded: the run went past its `usage_limits`.
             RunCancelled: the run was cancelled (`RunContext.cancel()`, its `cancellation_token`); it holds the
                 messages up to the cancellation.
+            RunTimedOut: the run went past its `timeout` (a `RunCancelled`, holding the same).
         """
         if kwargs.pop('infer_name', True):
             self._infer_name(inspect.currentframe())

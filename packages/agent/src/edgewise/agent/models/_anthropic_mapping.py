@@ -14,7 +14,7 @@ from typing import Any, Literal, cast
 
 from .._messages.history import trim_before_compaction
 from .._tools.definition import ToolDefinition
-from ..exceptions import UnexpectedModelBehavior, UserError
+from ..exceptions import UserError
 from ..messages import (
     BinaryContent,
     CachePoint,
@@ -54,6 +54,7 @@ from ._anthropic_native_tools import (
     without_advisor_blocks,
 )
 from ._compaction_mapping import anthropic_compaction_block, anthropic_compaction_part, anthropic_context_management
+from ._error_categories import anthropic_stream_error
 from ._mapping import (
     EventStreamedResponse,
     settings_fields,
@@ -549,11 +550,8 @@ class AnthropicStreamedResponse(EventStreamedResponse):
                 merged = {**self._usage.details, **{k: v for k, v in usage.items() if v is not None}}
                 self._usage = anthropic_usage(merged)
         elif kind == 'error':
-            error = data.get('error') or {}
-            raise UnexpectedModelBehavior(
-                f'Model {self._model_name!r} stream failed: {error.get("type", "error")}: {error.get("message", "")}',
-                body=str(data),
-            )
+            # The status the error's type has outside a stream (`overloaded_error`: 529), and its category.
+            raise anthropic_stream_error(self._model_name, data)
         # `ping` and `message_stop` carry nothing to map.
 
 

@@ -39,6 +39,7 @@ from ..profiles import ModelProfile
 from ..profiles.google import GoogleModelProfile
 from ..settings import ModelSettings
 from ..usage import RequestUsage
+from ._error_categories import google_http_error
 from ._google_native_tools import code_execution_part, google_native_tools, metadata_parts, native_part_dict
 from ._mapping import EventStreamedResponse, settings_fields, uploaded_file_id, user_turn_items
 from ._request_parameters import ModelRequestParameters, request_instructions
@@ -414,6 +415,9 @@ class GoogleStreamedResponse(EventStreamedResponse):
         self._fetches_seen = False
 
     def _map_event(self, data: dict[str, Any]) -> Iterator[ModelResponseStreamEvent]:
+        if isinstance(error := data.get('error'), dict) and isinstance(status_code := error.get('code'), int):
+            # An error chunk after the stream opened with 200: its `code` is the status the error has.
+            raise google_http_error(status_code, self._model_name, data, None, in_stream=True)
         self.provider_response_id = data.get('responseId') or self.provider_response_id
         self._model_name = data.get('modelVersion') or self._model_name
         if 'usageMetadata' in data:

@@ -1,8 +1,11 @@
 """The HTTP layer every provider model shares: one POST with retries, errors, server-sent events and a span.
 
 A provider model builds an `HTTPCall` (where to, what body, which headers) and hands it to `post_json` or
-`stream_sse`; this module owns the retry loop, the mapping of failures to `ModelHTTPError` / `ModelAPIError`,
-and the OpenTelemetry GenAI attributes of the call's span. Nothing here knows any provider's JSON.
+`stream_sse`; this module owns the retry loop, the mapping of failures to `ModelAPIError`s, and the
+OpenTelemetry GenAI attributes of the call's span. Nothing here knows any provider's JSON: an error status becomes
+the `ModelHTTPError` (of its category) that the call's `http_error` builds from the body, with any credential the
+body echoes replaced by `***`; a transport failure becomes a `ModelConnectionError` (a `ModelTimeoutError` when it
+timed out) naming the stage of the request where it happened.
 
 Retries follow the official SDKs: up to `max_retries` more attempts on 408, 409, 429 and 5xx statuses,
 timeouts and dropped connections, unless the server says otherwise with `x-should-retry`; the wait is the
@@ -33,10 +36,27 @@ from ..exceptions import ModelAPIError, ModelHTTPError, UnexpectedModelBehavior
 from ..messages import ModelResponse
 from . import _direct_send
 from ._connection_error import connection_error_message
+from ._error_categories import connection_error, generic_http_error, redact, secret_values
 from ._sse import ServerSentEvent, SSEDecoder
 
 if TYPE_CHECKING:
+    from typing import Protocol
+
     import httpx
+
+    class HTTPErrorBuilder(Protocol):
+        """Builds the error of an error status from its (unwrapped) body: the provider's mapping."""
+
+        def __call__(
+            self,
+            status_code: int,
+            model_name: str,
+            body: object,
+            headers: Mapping[str, str] | None,
+            *,
+            in_stream: bool = False,
+        ) -> ModelHTTPError: ...
+
 
 __all__ = ('HTTPCall', 'SSEStream', 'post_json', 'stream_sse', 'retry_delay', 'should_retry')
 
@@ -78,6 +98,8 @@ class HTTPCall:
     """How to wait between attempts (tests bound it)."""
     base_url: str | None = None
     """The provider's base URL, recorded on the response (`ModelResponse.provider_url`)."""
+    http_error: HTTPErrorBuilder = generic_http_error
+    """Builds the error of an error status (its category from the provider's error body)."""
 
 
 def should_retry(response: httpx.Response) -> bool:
@@ -141,6 +163,11 @@ def _error_body(response: httpx.Response, error_key: str | None) -> object:
     return body
 
 
+def _status_error(call: HTTPCall, response: httpx.Response, *, read: bool = True) -> ModelHTTPError:
+    body = redact(_error_body(response, call.error_key), secret_values(call.headers)) if read else None
+    return call.http_error(response.status_code, call.model_name, body, response.headers)
+
+
 def _was_read(response: httpx.Response) -> bool:
     import httpx
 
@@ -168,14 +195,14 @@ async def _send(call: HTTPCall, *, stream: bool) -> tuple[httpx.Response, bytes]
                 retries_done += 1
                 continue
             if isinstance(e, httpx.ConnectTimeout):  # the server was never reached: say which one
-                raise ModelAPIError(call.model_name, connection_error_message(e)) from e
-            raise ModelAPIError(call.model_name, 'Request timed out.') from e
+                raise connection_error(call.model_name, connection_error_message(e), e, timeout=True) from e
+            raise connection_error(call.model_name, 'Request timed out.', e, timeout=True) from e
         except httpx.TransportError as e:
             if retries_done < call.max_retries:
                 await call.sleep(retry_delay(retries_done))
                 retries_done += 1
                 continue
-            raise ModelAPIError(call.model_name, connection_error_message(e)) from e
+            raise connection_error(call.model_name, connection_error_message(e), e, timeout=False) from e
         except httpx.HTTPStatusError as e:
             # Raised by the user's client (a retrying transport whose attempts ran out, a response hook calling
             # `raise_for_status`): the answer is handled as a failed answer, its body mostly closed unread.
@@ -186,15 +213,15 @@ async def _send(call: HTTPCall, *, stream: bool) -> tuple[httpx.Response, bytes]
                 continue
             if response.status_code < 400:
                 raise ModelAPIError(call.model_name, f'Unexpected HTTP status {response.status_code}.') from e
-            body = _error_body(response, call.error_key) if _was_read(response) else None
-            raise ModelHTTPError(response.status_code, call.model_name, body, headers=response.headers) from e
+            raise _status_error(call, response, read=_was_read(response)) from e
         if response.is_success:
             if stream:
                 return response, b''
             try:
                 return response, await _direct_send.read_body(response)
             except httpx.TransportError as e:
-                raise ModelAPIError(call.model_name, connection_error_message(e)) from e
+                timeout = isinstance(e, httpx.TimeoutException)
+                raise connection_error(call.model_name, connection_error_message(e), e, timeout=timeout) from e
         try:
             await response.aread()
         except httpx.TransportError:  # the error body is lost; the status still says what happened
@@ -202,9 +229,7 @@ async def _send(call: HTTPCall, *, stream: bool) -> tuple[httpx.Response, bytes]
         finally:
             await response.aclose()
         if response.status_code >= 400 and not (retries_done < call.max_retries and should_retry(response)):
-            raise ModelHTTPError(
-                response.status_code, call.model_name, _error_body(response, call.error_key), headers=response.headers
-            )
+            raise _status_error(call, response)
         if response.status_code < 400:
             raise ModelAPIError(call.model_name, f'Unexpected HTTP status {response.status_code}.')
         await call.sleep(retry_delay(retries_done, response.headers))
@@ -312,9 +337,11 @@ class SSEStream:
                 for event in decoder.feed(text.decode(chunk)):
                     yield event
         except httpx.TimeoutException as e:
-            raise ModelAPIError(self.model_name, 'Request timed out while streaming.') from e
+            message = 'Request timed out while streaming.'
+            raise connection_error(self.model_name, message, e, timeout=True, phase='read') from e
         except httpx.TransportError as e:
-            raise ModelAPIError(self.model_name, connection_error_message(e, while_streaming=True)) from e
+            message = connection_error_message(e, while_streaming=True)
+            raise connection_error(self.model_name, message, e, timeout=False, phase='read') from e
         finally:
             # Left early: close the response, then run httpx's chain of body generators to its end, so that
             # none is left for the garbage collector (trio warns about those).

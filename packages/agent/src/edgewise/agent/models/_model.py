@@ -14,6 +14,7 @@ from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Self
 
@@ -144,6 +145,10 @@ class RunContext(Generic[AgentDepsT]):
     """`True` in the hooks and settings functions of a loaded deferred capability; `None` elsewhere."""
     _cancellation: RunCancellation | None = field(default=None, repr=False)
     """The run's cancellation (what `cancel()` goes through); `None` for a context of no running agent."""
+    deadline: datetime | None = None
+    """When the run must end (UTC), or `None`: from `timeout=` on the run methods, or inherited from the run this
+    one was started in (a sub-agent run from a tool), whose deadline its own `timeout` can only bring forward. Past
+    it, the run ends with `RunTimedOut`; `remaining_time()` says how long is left."""
     discovered_tool_names: set[str] = field(default_factory=set)
     """The names of the deferred tools the history has revealed (found by a tool search, named by a
     `ToolAvailabilityDeltaPart`), read from it before each step: raw evidence, not checked against the tools of the
@@ -234,6 +239,12 @@ class RunContext(Generic[AgentDepsT]):
             return None
         queue.append(pending)
         return pending.enqueue_id
+
+    def remaining_time(self) -> float | None:
+        """Seconds left until `deadline` (negative once it has passed); `None` when the run has no deadline."""
+        if self.deadline is None:
+            return None
+        return (self.deadline - datetime.now(tz=timezone.utc)).total_seconds()
 
     def cancel(self) -> None:
         """Cancel the run this context belongs to: from a tool, a capability hook, an event stream handler.
@@ -345,6 +356,11 @@ class Model(ABC):
     def provider(self) -> Provider[Any] | None:
         """The provider requests go through; `None` for models that make no HTTP requests."""
         return None
+
+    def _starts_request_deadline(self) -> bool:
+        """Whether a request to this model gets the `request_timeout` deadline (a `FallbackModel`'s requests do not:
+        it gives one to each model it tries)."""
+        return True
 
     async def __aenter__(self) -> Self:
         """Enter the provider's context: its HTTP client is closed when the last context exits."""

@@ -13,7 +13,7 @@ from datetime import datetime, timezone
 from typing import Any, Literal, cast
 
 from .._messages.history import trim_before_compaction
-from ..exceptions import UnexpectedModelBehavior
+from ..exceptions import ModelAPIError
 from ..messages import (
     AudioUrl,
     BinaryContent,
@@ -43,6 +43,7 @@ from ..profiles.openai import SAMPLING_PARAMS, OpenAIModelProfile
 from ..settings import ModelSettings
 from ..usage import RequestUsage
 from ._compaction_mapping import openai_compaction_item, openai_compaction_part
+from ._error_categories import openai_stream_error
 from ._mapping import (
     EventStreamedResponse,
     settings_fields,
@@ -472,6 +473,13 @@ def responses_model_response(body: dict[str, Any], *, provider_name: str = 'open
 class OpenAIResponsesStreamedResponse(EventStreamedResponse):
     """A streamed Responses API response, fed its events (`response.created`, `response.output_text.delta`, ...)."""
 
+    def _stream_error(self, error: dict[str, Any]) -> ModelAPIError:
+        # An `error` event, or the error of a failed response: the status its code has outside a stream.
+        code, message = error.get('code'), error.get('message') or ''
+        body = {key: error[key] for key in ('code', 'message', 'param') if error.get(key) is not None}
+        text = f'Model {self._model_name!r} stream failed: {code or "error"}: {message}'
+        return openai_stream_error(self._model_name, text, body)
+
     def _map_event(self, data: dict[str, Any]) -> Iterator[ModelResponseStreamEvent]:
         kind = data.get('type', '')
         manager = self._parts_manager
@@ -486,6 +494,8 @@ class OpenAIResponsesStreamedResponse(EventStreamedResponse):
             self.finish_reason, details = _finish(response)
             for key, value in details.items():
                 self._set_provider_detail(key, value)
+            if kind == 'response.failed' and isinstance(error := response.get('error'), dict):
+                raise self._stream_error(error)
         elif kind == 'response.output_item.added':
             item = data.get('item') or {}
             if item.get('type') == 'function_call':
@@ -516,10 +526,7 @@ class OpenAIResponsesStreamedResponse(EventStreamedResponse):
                 for index, part in enumerate(native_output_parts(item, self._provider_name)):
                     yield manager.whole_part((item.get('id'), index), part)
         elif kind == 'error':
-            raise UnexpectedModelBehavior(
-                f'Model {self._model_name!r} stream failed: {data.get("code") or "error"}: {data.get("message", "")}',
-                body=str(data),
-            )
+            raise self._stream_error(data)
         if event is not None:
             yield event
 

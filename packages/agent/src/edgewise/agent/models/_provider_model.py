@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 import pydantic_core
 
-from ..exceptions import UnexpectedModelBehavior
+from ..exceptions import ModelHTTPError, UnexpectedModelBehavior
 from ..messages import FileUrl, ModelMessage, ModelResponse
 from ..native_tools import SUPPORTED_NATIVE_TOOLS, AbstractNativeTool
 from ..profiles import ModelProfile, ModelProfileSpec, resolve_profile
@@ -21,6 +21,7 @@ from ..providers import Provider, infer_provider
 from ..settings import ModelSettings, merge_model_settings
 from . import _http
 from ._downloads import download_files
+from ._error_categories import generic_http_error
 from ._mapping import EventStreamedResponse, customize_request_parameters
 from ._model import Model, check_allow_model_requests
 from ._native_support import check_native_tools
@@ -101,6 +102,18 @@ class ProviderModel(Model):
             UserError: the output mode asks for what the model cannot do.
         """
         return customize_request_parameters(parameters, self.profile)
+
+    def _http_error(
+        self,
+        status_code: int,
+        model_name: str,
+        body: object,
+        headers: Mapping[str, str] | None,
+        *,
+        in_stream: bool = False,
+    ) -> ModelHTTPError:
+        """The error of an error status, of the category the API's error body names (by the status alone here)."""
+        return generic_http_error(status_code, model_name, body, headers, in_stream=in_stream)
 
     def _request_headers(self, params: ModelRequestParameters, settings: Mapping[str, Any]) -> dict[str, str]:
         """Headers the request needs for its parameters (applied over the `extra_headers` setting); none here."""
@@ -186,6 +199,7 @@ class ProviderModel(Model):
             error_key=self._error_key,
             endpoint_name=self._endpoint_name,
             base_url=provider.base_url,
+            http_error=self._http_error,
         )
 
     async def request(

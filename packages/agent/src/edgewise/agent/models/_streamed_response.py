@@ -10,7 +10,7 @@ import warnings
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator
 from datetime import datetime, timezone
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
@@ -28,6 +28,9 @@ from .._messages.model_messages import (
 from .._messages.usage_counts import RequestUsage
 from .._warnings import PydanticAIDeprecationWarning
 from ._request_parameters import ModelRequestParameters
+
+if TYPE_CHECKING:
+    from ._deadline import RequestDeadline
 
 __all__ = ('StreamedResponse',)
 
@@ -95,6 +98,8 @@ class StreamedResponse(ABC):
     _events: AsyncIterator[ModelResponseStreamEvent] | None = dataclasses.field(default=None, init=False)
     _complete: bool = dataclasses.field(default=False, init=False)
     _cancelled: bool = dataclasses.field(default=False, init=False)
+    _request_deadline: RequestDeadline | None = dataclasses.field(default=None, init=False)
+    """The `request_timeout` / `first_event_timeout` deadline each pull of the next event runs under, if set."""
 
     def __post_init__(self) -> None:
         # Not a field: a `@dataclass` subclass may declare its own `_timestamp` field, with a default, after
@@ -126,8 +131,9 @@ class StreamedResponse(ABC):
         manager = self._parts_manager
         last_start: PartStartEvent | None = None
         inner = self._get_event_iterator()
+        deadline = self._request_deadline
         try:
-            async for event in inner:
+            async for event in inner if deadline is None else deadline.iterate(inner):
                 if isinstance(event, PartStartEvent):
                     if last_start is not None:
                         event.previous_part_kind = last_start.part.part_kind

@@ -9,6 +9,7 @@ from __future__ import annotations as _annotations
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
+from ..exceptions import ModelHTTPError
 from ..messages import FileUrl, ModelMessage, ModelResponse
 from ..native_tools import SUPPORTED_NATIVE_TOOLS, AbstractNativeTool
 from ..profiles import ModelProfileSpec
@@ -23,6 +24,7 @@ from ._anthropic_mapping import (
 )
 from ._anthropic_native_tools import ANTHROPIC_NATIVE_TOOLS, anthropic_native_tools
 from ._compaction_mapping import ANTHROPIC_COMPACTION_BETA, with_beta
+from ._error_categories import anthropic_http_error
 from ._http import HTTPCall
 from ._mapping import EventStreamedResponse
 from ._provider_model import ProviderModel
@@ -42,6 +44,18 @@ class AnthropicModel(ProviderModel):
 
     _default_provider = 'anthropic'
     _endpoint_name = 'messages'
+
+    def _http_error(
+        self,
+        status_code: int,
+        model_name: str,
+        body: object,
+        headers: Mapping[str, str] | None,
+        *,
+        in_stream: bool = False,
+    ) -> ModelHTTPError:
+        """The error of an error status, of the category its error type or message names."""
+        return anthropic_http_error(status_code, model_name, body, headers, in_stream=in_stream)
 
     def __init__(
         self,

@@ -17,6 +17,7 @@ from ..settings import ModelSettings
 from . import KnownModelName, infer_model
 from ._model import Model, RunContext
 from ._request_parameters import ModelRequestParameters
+from ._request_timeout import timed_request, timed_stream
 from ._streamed_response import StreamedResponse
 
 __all__ = ('FallbackModel', 'FallbackOn', 'ResponseRejected')
@@ -128,7 +129,7 @@ class FallbackModel(Model):
         for model in self.models:
             params = model.customize_request_parameters(model_request_parameters)
             try:
-                response = await model.request(messages, model_settings, params)
+                response = await timed_request(model, messages, model_settings, params)
             except Exception as exc:
                 if await self._moves_on(exc):
                     errors.append(exc)
@@ -159,7 +160,7 @@ class FallbackModel(Model):
             async with AsyncExitStack() as stack:
                 try:
                     response = await stack.enter_async_context(
-                        model.request_stream(messages, model_settings, params, run_context)
+                        timed_stream(model, messages, model_settings, params, run_context)
                     )
                 except Exception as exc:
                     if await self._moves_on(exc):
@@ -193,6 +194,9 @@ class FallbackModel(Model):
             if self._entered == 0 and self._exit_stack is not None:
                 stack, self._exit_stack = self._exit_stack, None
                 await stack.__aexit__(exc_type, exc, tb)
+
+    def _starts_request_deadline(self) -> bool:
+        return False  # each model it tries gets a deadline of its own
 
     def _answered(self, response: ModelResponse) -> list[Model]:
         """The models that may have given `response`: those of its model name, else every model."""

@@ -7,14 +7,16 @@ The JSON is made and read by the pure `_google_mapping` module.
 
 from __future__ import annotations as _annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
+from ..exceptions import ModelHTTPError
 from ..messages import FileUrl, ModelMessage, ModelResponse
 from ..native_tools import AbstractNativeTool
 from ..profiles import ModelProfileSpec
 from ..providers import Provider
 from ..settings import ModelSettings
+from ._error_categories import google_http_error
 from ._google_mapping import (
     GoogleModelSettings,
     GoogleStreamedResponse,
@@ -44,6 +46,18 @@ class GoogleModel(ProviderModel):
 
     _default_provider = 'google'
     _endpoint_name = 'generateContent'
+
+    def _http_error(
+        self,
+        status_code: int,
+        model_name: str,
+        body: object,
+        headers: Mapping[str, str] | None,
+        *,
+        in_stream: bool = False,
+    ) -> ModelHTTPError:
+        """The error of an error status, of the category its error status, message or details names."""
+        return google_http_error(status_code, model_name, body, headers, in_stream=in_stream)
 
     def __init__(
         self,

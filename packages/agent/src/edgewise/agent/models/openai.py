@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Literal, cast
 import pydantic_core
 from typing_extensions import deprecated
 
-from ..exceptions import ModelAPIError, UnexpectedModelBehavior
+from ..exceptions import ModelHTTPError, UnexpectedModelBehavior
 from ..messages import (
     FileUrl,
     ModelMessage,
@@ -35,6 +35,7 @@ from ..settings import ModelSettings
 from . import _http
 from . import _openai_chat as _chat
 from ._compaction_mapping import openai_compaction_part
+from ._error_categories import openai_http_error, openai_stream_error
 from ._mapping import EventStreamedResponse, transformed_schema, transformed_tool
 from ._openai_native_tools import RESPONSES_NATIVE_TOOLS
 from ._openai_responses_mapping import (
@@ -106,6 +107,18 @@ class OpenAIChatModel(ProviderModel):
     _default_provider = 'openai'
     _endpoint_name = 'chat completions'
     _error_key = 'error'
+
+    def _http_error(
+        self,
+        status_code: int,
+        model_name: str,
+        body: object,
+        headers: Mapping[str, str] | None,
+        *,
+        in_stream: bool = False,
+    ) -> ModelHTTPError:
+        """The error of an error status, of the category its error object's code, type or message names."""
+        return openai_http_error(status_code, model_name, body, headers, in_stream=in_stream)
 
     def __init__(
         self,
@@ -204,6 +217,18 @@ class OpenAIResponsesModel(ProviderModel):
     _default_provider = 'openai'
     _endpoint_name = 'responses'
     _error_key = 'error'
+
+    def _http_error(
+        self,
+        status_code: int,
+        model_name: str,
+        body: object,
+        headers: Mapping[str, str] | None,
+        *,
+        in_stream: bool = False,
+    ) -> ModelHTTPError:
+        """The error of an error status, of the category its error object's code, type or message names."""
+        return openai_http_error(status_code, model_name, body, headers, in_stream=in_stream)
 
     def __init__(
         self,
@@ -362,7 +387,7 @@ class OpenAIStreamedResponse(StreamedResponse):
             raise UnexpectedModelBehavior(f'Invalid chunk from model {self._model_name!r}', event.data)
         if (error := chunk.get('error')) is not None:
             message = error.get('message') if isinstance(error, dict) else error
-            raise ModelAPIError(self._model_name, f'Error while streaming: {message}')
+            raise openai_stream_error(self._model_name, f'Error while streaming: {message}', error)
         return self._chunk(chunk)
 
     def _chunk(self, chunk: dict[str, Any]) -> list[ModelResponseStreamEvent]:

@@ -32,6 +32,7 @@ from ..providers import Provider
 from ..settings import ModelSettings, ThinkingEffort
 from . import _http
 from . import _openai_chat as _chat
+from ._error_categories import http_status_category
 from ._provider_model import ProviderModel
 from ._request_parameters import ModelRequestParameters, request_instructions
 from ._streamed_response import StreamedResponse
@@ -197,7 +198,15 @@ class OpenRouterModel(OpenAIChatModel):
 
     def _parse(self, data: Any) -> ModelResponse:
         if isinstance(data, dict) and isinstance(error := data.get('error'), dict):
-            raise ModelHTTPError(error.get('code') or 500, data.get('model') or self._model_name, error.get('message'))
+            # An upstream failure inside a 200 answer: its `code` is the status the error has, and gives its category.
+            status_code = error.get('code') or 500
+            message = error.get('message')
+            raise ModelHTTPError.for_category(
+                http_status_category(status_code, message),
+                status_code=status_code,
+                model_name=data.get('model') or self._model_name,
+                body=message,
+            )
         response = super()._parse(data)
         choice = data['choices'][0]
         details = (choice.get('message') or {}).get('reasoning_details')

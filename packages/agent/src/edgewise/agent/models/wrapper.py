@@ -53,6 +53,9 @@ class WrapperModel(Model):
         ) as response:
             yield response
 
+    def _starts_request_deadline(self) -> bool:
+        return self.wrapped._starts_request_deadline()
+
     def continuation_delay(self, response: ModelResponse) -> float | None:
         """The wrapped model's wait before continuing a suspended response."""
         return self.wrapped.continuation_delay(response)
