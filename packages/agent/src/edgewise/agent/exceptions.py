@@ -13,14 +13,16 @@ AgentError(Exception)                       root of every error raised by edgewi
       |                                     `RunContext.cancel()`, a `CancellationToken`)
       +-- UnexpectedModelBehavior           the model answered in a way the run cannot use
       |    +-- ContentFilterError           the provider's content filter emptied the response
-      |    +-- IncompleteToolCall           the token limit cut a tool call's arguments short
+      |    +-- OutputTokenLimitExceeded     the output token limit cut the response short
+      |         +-- IncompleteToolCall      the token limit cut a tool call's arguments short
       +-- UsageLimitExceeded                a run went past one of its `UsageLimits`
       +-- ConcurrencyLimitExceeded          too many runs already wait for a concurrency slot
       +-- ModelAPIError                     a request to a model provider's API failed (transport, timeout)
            +-- ModelHTTPError               the provider answered with a 4xx or 5xx status
       +-- MCPError                          an MCP server could not start, closed, or answered with an error
 
-FallbackExceptionGroup(ExceptionGroup)      every model of a `FallbackModel` failed (one exception each)
+FallbackExceptionGroup(ExceptionGroup)      every model of a `FallbackModel` or `ModelFallback` failed (one
+                                            exception each)
 
 ModelRetry(Exception)                       not an error: raised by tools and validators to ask the model
                                             to try again
@@ -87,6 +89,7 @@ __all__ = (
     'UsageLimitExceeded',
     'ConcurrencyLimitExceeded',
     'ContentFilterError',
+    'OutputTokenLimitExceeded',
     'IncompleteToolCall',
     'ToolRetryError',
     'ToolFailedError',
@@ -477,7 +480,13 @@ class ContentFilterError(UnexpectedModelBehavior):
     nothing usable in it."""
 
 
-class IncompleteToolCall(UnexpectedModelBehavior):
+class OutputTokenLimitExceeded(UnexpectedModelBehavior):
+    """The response reached the output token limit (`max_tokens`, or the model's own) before the model was done:
+    its finish reason is `'length'`. Named in a `fallback_on` (of `ModelFallback`, where it is a default, or of
+    `FallbackModel`), it stands for any response cut off that way, so the next model is asked."""
+
+
+class IncompleteToolCall(OutputTokenLimitExceeded):
     """The model hit its token limit while writing a tool call, so the call's arguments are cut short; raise
     `max_tokens` (or ask for less) and run again."""
 
@@ -639,5 +648,6 @@ class MCPError(AgentRunError):
 
 
 class FallbackExceptionGroup(ExceptionGroup[Any]):
-    """Every model of a `FallbackModel` failed: the group holds each model's exception, in order (and a
-    `ResponseRejected` when a `fallback_on` response handler turned responses down)."""
+    """Every model of a `FallbackModel` (or of a `ModelFallback` capability's chain) failed: the group holds each
+    model's exception, in order (and a `ResponseRejected` when a `fallback_on` response handler turned responses
+    down)."""

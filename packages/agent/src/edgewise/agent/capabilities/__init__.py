@@ -9,7 +9,7 @@ call (validation and execution) and output (validation and processing), `wrap_ru
 `ProcessEventStream`; the provider-adaptive tools `NativeOrLocalTool`, `WebSearch`, `WebFetch`, `ImageGeneration`
 and `XSearch`; `Thinking`; `Toolset`, `SetToolMetadata`, `ReinjectSystemPrompt`, `UseThreadExecutor`, `MCP` and
 `PrefixTools`; and pydantic-ai 2.x's `RaiseContentFilterError`, the model hooks (`get_model`,
-`resolve_model_id`) with `SelectModel` and `ResolveModelId`.
+`resolve_model_id`) with `SelectModel` and `ResolveModelId`; and pydantic-ai 2.68's `ModelFallback`.
 
 The hooks are listed once, in the table of `_hook_table` (name, kind of folding, group): `CombinedCapability`,
 `Hooks`, `WrapperCapability` and the run's checks of which hooks to take all derive from it.
@@ -79,6 +79,7 @@ _LAZY: dict[str, str] = {
     'ProcessEventStream': 'process_event_stream',
     'ImageGeneration': 'image_generation',
     'MCP': 'mcp',
+    'ModelFallback': 'model_fallback',
     'NativeOrLocalTool': 'native_or_local',
     'PrefixTools': 'prefix_tools',
     'ReinjectSystemPrompt': 'reinject_system_prompt',
@@ -111,6 +112,7 @@ _SPEC_TYPES: tuple[str, ...] = (
     'Toolset',
     'MCP',
     'PrefixTools',
+    'ModelFallback',
 )
 
 
@@ -146,6 +148,7 @@ if TYPE_CHECKING:
     from .image_generation import ImageGeneration
     from .include_return_schemas import IncludeToolReturnSchemas
     from .mcp import MCP
+    from .model_fallback import ModelFallback
     from .native_or_local import NativeOrLocalTool
     from .native_tool import NativeTool
     from .prefix_tools import PrefixTools
@@ -186,6 +189,7 @@ __all__ = (
     'IncludeToolReturnSchemas',
     'Instrumentation',
     'MCP',
+    'ModelFallback',
     'ModelIdResolver',
     'ModelRequestContext',
     'ModelSelection',
