@@ -9,7 +9,8 @@ call (validation and execution) and output (validation and processing), `wrap_ru
 `ProcessEventStream`; the provider-adaptive tools `NativeOrLocalTool`, `WebSearch`, `WebFetch`, `ImageGeneration`
 and `XSearch`; `Thinking`; `Toolset`, `SetToolMetadata`, `ReinjectSystemPrompt`, `UseThreadExecutor`, `MCP` and
 `PrefixTools`; and pydantic-ai 2.x's `RaiseContentFilterError`, the model hooks (`get_model`,
-`resolve_model_id`) with `SelectModel` and `ResolveModelId`; and pydantic-ai 2.68's `ModelFallback`.
+`resolve_model_id`) with `SelectModel` and `ResolveModelId`; and pydantic-ai 2.68's `ModelFallback` and
+`RequestInput`.
 
 The hooks are listed once, in the table of `_hook_table` (name, kind of folding, group): `CombinedCapability`,
 `Hooks`, `WrapperCapability` and the run's checks of which hooks to take all derive from it.
@@ -82,6 +83,7 @@ _LAZY: dict[str, str] = {
     'ModelFallback': 'model_fallback',
     'NativeOrLocalTool': 'native_or_local',
     'PrefixTools': 'prefix_tools',
+    'RequestInput': 'request_input',
     'ReinjectSystemPrompt': 'reinject_system_prompt',
     'SetToolMetadata': 'set_tool_metadata',
     'Thinking': 'thinking',
@@ -155,6 +157,7 @@ if TYPE_CHECKING:
     from .prepare_tools import PrepareOutputTools, PrepareTools
     from .process_event_stream import ProcessEventStream
     from .reinject_system_prompt import ReinjectSystemPrompt
+    from .request_input import RequestInput
     from .set_tool_metadata import SetToolMetadata
     from .thinking import Thinking
     from .toolset import Toolset
@@ -208,6 +211,7 @@ __all__ = (
     'RawToolArgs',
     'Thinking',
     'ReinjectSystemPrompt',
+    'RequestInput',
     'ResolveModelId',
     'SelectModel',
     'SetToolMetadata',
