@@ -9,8 +9,8 @@ call (validation and execution) and output (validation and processing), `wrap_ru
 `ProcessEventStream`; the provider-adaptive tools `NativeOrLocalTool`, `WebSearch`, `WebFetch`, `ImageGeneration`
 and `XSearch`; `Thinking`; `Toolset`, `SetToolMetadata`, `ReinjectSystemPrompt`, `UseThreadExecutor`, `MCP` and
 `PrefixTools`; and pydantic-ai 2.x's `RaiseContentFilterError`, the model hooks (`get_model`,
-`resolve_model_id`) with `SelectModel` and `ResolveModelId`; and pydantic-ai 2.68's `ModelFallback` and
-`RequestInput`.
+`resolve_model_id`) with `SelectModel` and `ResolveModelId`; and pydantic-ai 2.68's `ModelFallback`,
+`RequestInput` and `Caching`.
 
 The hooks are listed once, in the table of `_hook_table` (name, kind of folding, group): `CombinedCapability`,
 `Hooks`, `WrapperCapability` and the run's checks of which hooks to take all derive from it.
@@ -70,6 +70,7 @@ from .wrapper import WrapperCapability
 # The ready-made capabilities that the agent itself never uses are imported on first use (`capabilities.WebSearch`,
 # `from edgewise.agent.capabilities import WebSearch`, `CAPABILITY_TYPES`), so that importing the agent stays cheap.
 _LAZY: dict[str, str] = {
+    'Caching': 'caching',
     'HandleDeferredToolCalls': 'deferred_tool_handler',
     'HookRegistration': 'hooks',
     'Hooks': 'hooks',
@@ -96,6 +97,7 @@ _LAZY: dict[str, str] = {
 # The capabilities an agent spec can name, in the order their names are looked up.
 _SPEC_TYPES: tuple[str, ...] = (
     'NativeTool',
+    'Caching',
     'RaiseContentFilterError',
     'IncludeToolReturnSchemas',
     'Instrumentation',
@@ -145,6 +147,7 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:
+    from .caching import Caching
     from .deferred_tool_handler import HandleDeferredToolCalls
     from .hooks import HookRegistration, Hooks
     from .image_generation import ImageGeneration
@@ -180,6 +183,7 @@ __all__ = (
     'CapabilityOrdering',
     'CapabilityPosition',
     'CapabilityRef',
+    'Caching',
     'CombinedCapability',
     'DynamicCapability',
     'HandleDeferredToolCalls',
