@@ -10,7 +10,7 @@ call (validation and execution) and output (validation and processing), `wrap_ru
 and `XSearch`; `Thinking`; `Toolset`, `SetToolMetadata`, `ReinjectSystemPrompt`, `UseThreadExecutor`, `MCP` and
 `PrefixTools`; and pydantic-ai 2.x's `RaiseContentFilterError`, the model hooks (`get_model`,
 `resolve_model_id`) with `SelectModel` and `ResolveModelId`; and pydantic-ai 2.68's `ModelFallback`,
-`RequestInput` and `Caching`.
+`RequestInput`, `Caching` and `FileUnderstanding`.
 
 The hooks are listed once, in the table of `_hook_table` (name, kind of folding, group): `CombinedCapability`,
 `Hooks`, `WrapperCapability` and the run's checks of which hooks to take all derive from it.
@@ -71,6 +71,7 @@ from .wrapper import WrapperCapability
 # `from edgewise.agent.capabilities import WebSearch`, `CAPABILITY_TYPES`), so that importing the agent stays cheap.
 _LAZY: dict[str, str] = {
     'Caching': 'caching',
+    'FileUnderstanding': 'file_understanding',
     'HandleDeferredToolCalls': 'deferred_tool_handler',
     'HookRegistration': 'hooks',
     'Hooks': 'hooks',
@@ -98,6 +99,7 @@ _LAZY: dict[str, str] = {
 _SPEC_TYPES: tuple[str, ...] = (
     'NativeTool',
     'Caching',
+    'FileUnderstanding',
     'RaiseContentFilterError',
     'IncludeToolReturnSchemas',
     'Instrumentation',
@@ -149,6 +151,7 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:
     from .caching import Caching
     from .deferred_tool_handler import HandleDeferredToolCalls
+    from .file_understanding import FileUnderstanding
     from .hooks import HookRegistration, Hooks
     from .image_generation import ImageGeneration
     from .include_return_schemas import IncludeToolReturnSchemas
@@ -186,6 +189,7 @@ __all__ = (
     'Caching',
     'CombinedCapability',
     'DynamicCapability',
+    'FileUnderstanding',
     'HandleDeferredToolCalls',
     'HistoryProcessor',
     'HistoryProcessorFunc',
