@@ -10,7 +10,7 @@ call (validation and execution) and output (validation and processing), `wrap_ru
 and `XSearch`; `Thinking`; `Toolset`, `SetToolMetadata`, `ReinjectSystemPrompt`, `UseThreadExecutor`, `MCP` and
 `PrefixTools`; and pydantic-ai 2.x's `RaiseContentFilterError`, the model hooks (`get_model`,
 `resolve_model_id`) with `SelectModel` and `ResolveModelId`; and pydantic-ai 2.68's `ModelFallback`,
-`RequestInput`, `Caching` and `FileUnderstanding`.
+`RequestInput`, `Caching`, `FileUnderstanding` and `durable_operation`.
 
 The hooks are listed once, in the table of `_hook_table` (name, kind of folding, group): `CombinedCapability`,
 `Hooks`, `WrapperCapability` and the run's checks of which hooks to take all derive from it.
@@ -53,6 +53,7 @@ from .capability import Capability, CapabilityDescription
 from .combined import CombinedCapability
 from .content_filter import RaiseContentFilterError
 from .durability import EdgewiseDurability
+from .durable_operation import durable_operation  # eager: the function, not its module, is the package's attribute
 from .instrumentation import Instrumentation
 from .process_history import HistoryProcessor, HistoryProcessorFunc, ProcessHistory
 from .resolve_model_id import ModelIdResolver, ResolveModelId
@@ -243,4 +244,5 @@ __all__ = (
     'WrapToolValidateHandler',
     'XSearch',
     'WrapperCapability',
+    'durable_operation',
 )
