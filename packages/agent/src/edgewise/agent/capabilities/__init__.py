@@ -10,7 +10,8 @@ call (validation and execution) and output (validation and processing), `wrap_ru
 and `XSearch`; `Thinking`; `Toolset`, `SetToolMetadata`, `ReinjectSystemPrompt`, `UseThreadExecutor`, `MCP` and
 `PrefixTools`; and pydantic-ai 2.x's `RaiseContentFilterError`, the model hooks (`get_model`,
 `resolve_model_id`) with `SelectModel` and `ResolveModelId`; and pydantic-ai 2.68's `ModelFallback`,
-`RequestInput`, `Caching`, `FileUnderstanding` and `durable_operation`.
+`RequestInput`, `Caching`, `FileUnderstanding`, `durable_operation` and
+`MCPAuthorizationTokenFunc`.
 
 The hooks are listed once, in the table of `_hook_table` (name, kind of folding, group): `CombinedCapability`,
 `Hooks`, `WrapperCapability` and the run's checks of which hooks to take all derive from it.
@@ -83,6 +84,7 @@ _LAZY: dict[str, str] = {
     'ProcessEventStream': 'process_event_stream',
     'ImageGeneration': 'image_generation',
     'MCP': 'mcp',
+    'MCPAuthorizationTokenFunc': 'mcp',
     'ModelFallback': 'model_fallback',
     'NativeOrLocalTool': 'native_or_local',
     'PrefixTools': 'prefix_tools',
@@ -156,7 +158,7 @@ if TYPE_CHECKING:
     from .hooks import HookRegistration, Hooks
     from .image_generation import ImageGeneration
     from .include_return_schemas import IncludeToolReturnSchemas
-    from .mcp import MCP
+    from .mcp import MCP, MCPAuthorizationTokenFunc
     from .model_fallback import ModelFallback
     from .native_or_local import NativeOrLocalTool
     from .native_tool import NativeTool
@@ -201,6 +203,7 @@ __all__ = (
     'IncludeToolReturnSchemas',
     'Instrumentation',
     'MCP',
+    'MCPAuthorizationTokenFunc',
     'ModelFallback',
     'ModelIdResolver',
     'ModelRequestContext',
