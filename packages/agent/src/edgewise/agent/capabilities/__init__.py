@@ -10,8 +10,8 @@ call (validation and execution) and output (validation and processing), `wrap_ru
 and `XSearch`; `Thinking`; `Toolset`, `SetToolMetadata`, `ReinjectSystemPrompt`, `UseThreadExecutor`, `MCP` and
 `PrefixTools`; and pydantic-ai 2.x's `RaiseContentFilterError`, the model hooks (`get_model`,
 `resolve_model_id`) with `SelectModel` and `ResolveModelId`; and pydantic-ai 2.68's `ModelFallback`,
-`RequestInput`, `Caching`, `FileUnderstanding`, `durable_operation` and
-`MCPAuthorizationTokenFunc`.
+`RequestInput`, `Caching`, `FileUnderstanding`, `durable_operation`,
+`MCPAuthorizationTokenFunc` and `BatchModelRequests`.
 
 The hooks are listed once, in the table of `_hook_table` (name, kind of folding, group): `CombinedCapability`,
 `Hooks`, `WrapperCapability` and the run's checks of which hooks to take all derive from it.
@@ -72,6 +72,7 @@ from .wrapper import WrapperCapability
 # The ready-made capabilities that the agent itself never uses are imported on first use (`capabilities.WebSearch`,
 # `from edgewise.agent.capabilities import WebSearch`, `CAPABILITY_TYPES`), so that importing the agent stays cheap.
 _LAZY: dict[str, str] = {
+    'BatchModelRequests': 'batch_model_requests',
     'Caching': 'caching',
     'FileUnderstanding': 'file_understanding',
     'HandleDeferredToolCalls': 'deferred_tool_handler',
@@ -101,6 +102,7 @@ _LAZY: dict[str, str] = {
 # The capabilities an agent spec can name, in the order their names are looked up.
 _SPEC_TYPES: tuple[str, ...] = (
     'NativeTool',
+    'BatchModelRequests',
     'Caching',
     'FileUnderstanding',
     'RaiseContentFilterError',
@@ -152,6 +154,7 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:
+    from .batch_model_requests import BatchModelRequests
     from .caching import Caching
     from .deferred_tool_handler import HandleDeferredToolCalls
     from .file_understanding import FileUnderstanding
@@ -183,6 +186,7 @@ __all__ = (
     'AgentCapability',
     'AgentModel',
     'AgentNode',
+    'BatchModelRequests',
     'Capability',
     'CapabilityDescription',
     'CapabilityFunc',

@@ -6,8 +6,10 @@ from __future__ import annotations as _annotations
 import inspect
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, TypeAlias
+from typing import Any
 from urllib.parse import urlparse
+
+from typing_extensions import TypeAliasType
 
 from ..exceptions import UserError
 from ..native_tools import MCPServerTool
@@ -21,11 +23,20 @@ NativeMCP = MCPServerTool | Callable[[RunContext[Any]], Awaitable[MCPServerTool 
 """What `MCP(native=...)` takes besides `True`/`False`: the native tool, or a function of the run context making
 one (or `None`) per request."""
 
-MCPAuthorizationTokenFunc: TypeAlias = Callable[[RunContext[AgentDepsT]], str | Awaitable[str | None] | None]
+# Alias objects of their own (not plain `Callable[...]`), so that they name this module as theirs.
+MCPAuthorizationTokenFunc = TypeAliasType(
+    'MCPAuthorizationTokenFunc',
+    Callable[[RunContext[AgentDepsT]], str | Awaitable[str | None] | None],
+    type_params=(AgentDepsT,),
+)
 """A function (sync or async) of the run context giving the `authorization_token` of that run (`None`: no
 `Authorization` header)."""
 
-MCPHeadersFunc: TypeAlias = Callable[[RunContext[AgentDepsT]], dict[str, str] | Awaitable[dict[str, str] | None] | None]
+MCPHeadersFunc = TypeAliasType(
+    'MCPHeadersFunc',
+    Callable[[RunContext[AgentDepsT]], dict[str, str] | Awaitable[dict[str, str] | None] | None],
+    type_params=(AgentDepsT,),
+)
 """A function (sync or async) of the run context giving the HTTP `headers` of that run."""
 
 
