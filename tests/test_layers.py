@@ -51,6 +51,7 @@ AGENT_FLOORS: tuple[tuple[str, frozenset[str]], ...] = (
                 '_parts_manager',
                 'realtime',
                 '_threads',
+                'external_events',
                 '_instrument',
                 '_warnings',
                 '_cost',

@@ -146,4 +146,4 @@ def test_a_handler_whose_hints_cannot_be_read_handles_exceptions() -> None:
         return True  # pragma: no cover - never called
 
     model = FallbackModel(says('a'), fallback_on=odd)
-    assert model._exception_handlers == [odd]
+    assert model._predicates.exception_handlers == [odd]

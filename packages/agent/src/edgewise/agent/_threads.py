@@ -8,6 +8,7 @@ Inside `disable_threads()` they run inline, on the event loop's thread, for plac
 
 from __future__ import annotations as _annotations
 
+import inspect
 import threading
 from collections.abc import Callable, Coroutine, Iterator
 from concurrent.futures import Executor, Future
@@ -23,6 +24,7 @@ import anyio.to_thread
 
 __all__ = (
     'abandoning_threads_on_cancel',
+    'call_sync_or_async',
     'current_thread_executor',
     'disable_threads',
     'run_in_new_loop',
@@ -92,6 +94,16 @@ async def run_in_thread(func: Callable[_P, _R], *args: _P.args, **kwargs: _P.kwa
     if executor is None:
         return await anyio.to_thread.run_sync(call, abandon_on_cancel=_abandon_on_cancel.get())
     return await _run_in_executor(executor, call)
+
+
+async def call_sync_or_async(func: Callable[..., Any], *args: Any) -> Any:
+    """What `func(*args)` gives: awaited when `func` is async (or returns an awaitable), else from a thread
+    (`run_in_thread`)."""
+    is_async = inspect.iscoroutinefunction(func) or inspect.iscoroutinefunction(type(func).__call__)
+    found = func(*args) if is_async else await run_in_thread(func, *args)
+    if inspect.isawaitable(found):
+        found = await found
+    return found
 
 
 async def _run_in_executor(executor: Executor, call: Callable[[], _R]) -> _R:

@@ -35,7 +35,8 @@ AgentError(Exception)                       root of every error raised by edgewi
       |    +-- ModelRequestTimeout          the request ran past its `request_timeout` / `first_event_timeout`
       +-- MCPError                          an MCP server could not start, closed, or answered with an error
 
-FallbackExceptionGroup(ExceptionGroup)      every model of a `FallbackModel` failed (one exception each)
+FallbackExceptionGroup(ExceptionGroup)      every model of a `FallbackModel` or `ModelFallback` failed (one
+                                            exception each)
 
 ModelRetry(Exception)                       not an error: raised by tools and validators to ask the model
                                             to try again
@@ -542,7 +543,9 @@ class ContentFilterError(UnexpectedModelBehavior):
 class OutputTokenLimitExceeded(UnexpectedModelBehavior):
     """A response reached its output token limit (`max_tokens`, or the model's own) before the model finished, so
     it holds no output the run can use (`finish_reason='length'`): asking again with the same limit would hit it
-    again. Raise `max_tokens` or ask for less. Plain text cut off this way is the run's output instead."""
+    again. Raise `max_tokens` or ask for less. Plain text cut off this way is the run's output instead. Named in a
+    `fallback_on` (of `ModelFallback`, where it is a default, or of `FallbackModel`), it stands for any response cut
+    off that way, so the next model is asked."""
 
 
 class IncompleteToolCall(OutputTokenLimitExceeded):
@@ -1058,5 +1061,6 @@ class UnsupportedSettingWarning(UserWarning):
 
 
 class FallbackExceptionGroup(ExceptionGroup[Any]):
-    """Every model of a `FallbackModel` failed: the group holds each model's exception, in order (and a
-    `ResponseRejected` when a `fallback_on` response handler turned responses down)."""
+    """Every model of a `FallbackModel` (or of a `ModelFallback` capability's chain) failed: the group holds each
+    model's exception, in order (and a `ResponseRejected` when a `fallback_on` response handler turned responses
+    down)."""

@@ -8,6 +8,9 @@ from typing import Literal, TypeAlias
 from typing_extensions import TypedDict
 
 __all__ = (
+    'CacheConfig',
+    'CacheRetention',
+    'CacheSetting',
     'ModelSettings',
     'ServiceTier',
     'ThinkingEffort',
@@ -55,6 +58,25 @@ class ToolOrOutput:
 
 ToolChoice: TypeAlias = ToolChoiceScalar | list[str] | ToolOrOutput | None
 """Every value `ModelSettings.tool_choice` takes."""
+
+
+CacheRetention: TypeAlias = Literal['5m', '30m', '1h', '12h']
+"""How long a provider keeps a cached prompt prefix; a tier the provider lacks is snapped to the nearest shorter one
+it has (or its shortest)."""
+
+
+class CacheConfig(TypedDict, total=False):
+    """The `cache` setting in detail: `{}` is `cache=True`, `{'retention': '1h'}` is `cache='1h'`."""
+
+    retention: CacheRetention
+    """How long to cache (snapped to a tier the provider has); the provider's default when absent."""
+    messages: bool
+    """Whether the growing conversation is cached too, not only the stable prefix (tool definitions and
+    instructions). Default `True`; `False` suits many short conversations sharing long instructions or tools."""
+
+
+CacheSetting: TypeAlias = bool | CacheRetention | CacheConfig
+"""Every value `ModelSettings.cache` takes."""
 
 
 class ModelSettings(TypedDict, total=False):
@@ -118,6 +140,14 @@ class ModelSettings(TypedDict, total=False):
     service_tier: ServiceTier
     """The service tier of the request, the same way for every provider (see `ServiceTier` for what each API
     is sent). A provider's own setting (`openai_service_tier`, `anthropic_service_tier`) wins over this one."""
+    cache: CacheSetting
+    """Prompt caching placed by the library, the same way for every provider: `True` caches the tool definitions,
+    the instructions and the conversation with the provider's default retention; a `CacheRetention` asks for a
+    retention; a `CacheConfig` with `messages=False` leaves the conversation out; `False` turns it off (also
+    overriding a model's default settings). Providers that cache by themselves (OpenAI before GPT-5.6, Gemini) and
+    models without request-side cache markers ignore it. Supported by Anthropic (as `anthropic_cache_instructions`,
+    `anthropic_cache_tool_definitions` and `anthropic_cache_messages`); any of those set, even to `False`, wins
+    over this one for the request."""
     extra_headers: dict[str, str]
     """Extra HTTP headers sent with the request."""
     extra_body: object

@@ -9,7 +9,9 @@ call (validation and execution) and output (validation and processing), `wrap_ru
 `ProcessEventStream`; the provider-adaptive tools `NativeOrLocalTool`, `WebSearch`, `WebFetch`, `ImageGeneration`
 and `XSearch`; `Thinking`; `Toolset`, `SetToolMetadata`, `ReinjectSystemPrompt`, `UseThreadExecutor`, `MCP` and
 `PrefixTools`; and pydantic-ai 2.x's `RaiseContentFilterError`, the model hooks (`get_model`,
-`resolve_model_id`) with `SelectModel` and `ResolveModelId`.
+`resolve_model_id`) with `SelectModel` and `ResolveModelId`; and pydantic-ai 2.68's `ModelFallback`,
+`RequestInput`, `Caching`, `FileUnderstanding`, `durable_operation`,
+`MCPAuthorizationTokenFunc` and `BatchModelRequests`.
 
 The hooks are listed once, in the table of `_hook_table` (name, kind of folding, group): `CombinedCapability`,
 `Hooks`, `WrapperCapability` and the run's checks of which hooks to take all derive from it.
@@ -52,6 +54,7 @@ from .capability import Capability, CapabilityDescription
 from .combined import CombinedCapability
 from .content_filter import RaiseContentFilterError
 from .durability import EdgewiseDurability
+from .durable_operation import durable_operation  # eager: the function, not its module, is the package's attribute
 from .instrumentation import Instrumentation
 from .process_history import HistoryProcessor, HistoryProcessorFunc, ProcessHistory
 from .resolve_model_id import ModelIdResolver, ResolveModelId
@@ -69,6 +72,9 @@ from .wrapper import WrapperCapability
 # The ready-made capabilities that the agent itself never uses are imported on first use (`capabilities.WebSearch`,
 # `from edgewise.agent.capabilities import WebSearch`, `CAPABILITY_TYPES`), so that importing the agent stays cheap.
 _LAZY: dict[str, str] = {
+    'BatchModelRequests': 'batch_model_requests',
+    'Caching': 'caching',
+    'FileUnderstanding': 'file_understanding',
     'HandleDeferredToolCalls': 'deferred_tool_handler',
     'HookRegistration': 'hooks',
     'Hooks': 'hooks',
@@ -79,8 +85,11 @@ _LAZY: dict[str, str] = {
     'ProcessEventStream': 'process_event_stream',
     'ImageGeneration': 'image_generation',
     'MCP': 'mcp',
+    'MCPAuthorizationTokenFunc': 'mcp',
+    'ModelFallback': 'model_fallback',
     'NativeOrLocalTool': 'native_or_local',
     'PrefixTools': 'prefix_tools',
+    'RequestInput': 'request_input',
     'ReinjectSystemPrompt': 'reinject_system_prompt',
     'SetToolMetadata': 'set_tool_metadata',
     'Thinking': 'thinking',
@@ -93,6 +102,9 @@ _LAZY: dict[str, str] = {
 # The capabilities an agent spec can name, in the order their names are looked up.
 _SPEC_TYPES: tuple[str, ...] = (
     'NativeTool',
+    'BatchModelRequests',
+    'Caching',
+    'FileUnderstanding',
     'RaiseContentFilterError',
     'IncludeToolReturnSchemas',
     'Instrumentation',
@@ -111,6 +123,7 @@ _SPEC_TYPES: tuple[str, ...] = (
     'Toolset',
     'MCP',
     'PrefixTools',
+    'ModelFallback',
 )
 
 
@@ -141,17 +154,22 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:
+    from .batch_model_requests import BatchModelRequests
+    from .caching import Caching
     from .deferred_tool_handler import HandleDeferredToolCalls
+    from .file_understanding import FileUnderstanding
     from .hooks import HookRegistration, Hooks
     from .image_generation import ImageGeneration
     from .include_return_schemas import IncludeToolReturnSchemas
-    from .mcp import MCP
+    from .mcp import MCP, MCPAuthorizationTokenFunc
+    from .model_fallback import ModelFallback
     from .native_or_local import NativeOrLocalTool
     from .native_tool import NativeTool
     from .prefix_tools import PrefixTools
     from .prepare_tools import PrepareOutputTools, PrepareTools
     from .process_event_stream import ProcessEventStream
     from .reinject_system_prompt import ReinjectSystemPrompt
+    from .request_input import RequestInput
     from .set_tool_metadata import SetToolMetadata
     from .thinking import Thinking
     from .toolset import Toolset
@@ -168,14 +186,17 @@ __all__ = (
     'AgentCapability',
     'AgentModel',
     'AgentNode',
+    'BatchModelRequests',
     'Capability',
     'CapabilityDescription',
     'CapabilityFunc',
     'CapabilityOrdering',
     'CapabilityPosition',
     'CapabilityRef',
+    'Caching',
     'CombinedCapability',
     'DynamicCapability',
+    'FileUnderstanding',
     'HandleDeferredToolCalls',
     'HistoryProcessor',
     'HistoryProcessorFunc',
@@ -186,6 +207,8 @@ __all__ = (
     'IncludeToolReturnSchemas',
     'Instrumentation',
     'MCP',
+    'MCPAuthorizationTokenFunc',
+    'ModelFallback',
     'ModelIdResolver',
     'ModelRequestContext',
     'ModelSelection',
@@ -204,6 +227,7 @@ __all__ = (
     'RawToolArgs',
     'Thinking',
     'ReinjectSystemPrompt',
+    'RequestInput',
     'ResolveModelId',
     'SelectModel',
     'SetToolMetadata',
@@ -227,4 +251,5 @@ __all__ = (
     'WrapToolValidateHandler',
     'XSearch',
     'WrapperCapability',
+    'durable_operation',
 )

@@ -3,10 +3,13 @@ connected to from here (an `MCPToolset`) where it cannot; from here by default, 
 
 from __future__ import annotations as _annotations
 
+import inspect
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlparse
+
+from typing_extensions import TypeAliasType
 
 from ..exceptions import UserError
 from ..native_tools import MCPServerTool
@@ -14,11 +17,27 @@ from ..tools import AgentDepsT, RunContext, Tool
 from ..toolsets import AbstractToolset
 from .native_or_local import NativeOrLocalTool
 
-__all__ = ('MCP',)
+__all__ = ('MCP', 'MCPAuthorizationTokenFunc', 'MCPHeadersFunc')
 
 NativeMCP = MCPServerTool | Callable[[RunContext[Any]], Awaitable[MCPServerTool | None] | MCPServerTool | None]
 """What `MCP(native=...)` takes besides `True`/`False`: the native tool, or a function of the run context making
 one (or `None`) per request."""
+
+# Alias objects of their own (not plain `Callable[...]`), so that they name this module as theirs.
+MCPAuthorizationTokenFunc = TypeAliasType(
+    'MCPAuthorizationTokenFunc',
+    Callable[[RunContext[AgentDepsT]], str | Awaitable[str | None] | None],
+    type_params=(AgentDepsT,),
+)
+"""A function (sync or async) of the run context giving the `authorization_token` of that run (`None`: no
+`Authorization` header)."""
+
+MCPHeadersFunc = TypeAliasType(
+    'MCPHeadersFunc',
+    Callable[[RunContext[AgentDepsT]], dict[str, str] | Awaitable[dict[str, str] | None] | None],
+    type_params=(AgentDepsT,),
+)
+"""A function (sync or async) of the run context giving the HTTP `headers` of that run."""
 
 
 @dataclass(init=False, repr=False)
@@ -37,11 +56,14 @@ class MCP(NativeOrLocalTool[AgentDepsT]):
     """The server's URL (for OpenAI's connectors, `x-openai-connector:<id>`: native only); `None` when the native
     tool given (`native=MCPServerTool(...)`) or the toolset given as `local` says where the server is."""
 
-    authorization_token: str | None = None
-    """The `Authorization` header value, given to the provider and to the local connection."""
+    authorization_token: str | MCPAuthorizationTokenFunc[AgentDepsT] | None = None
+    """The `Authorization` header value, given to the provider and to the local connection; or a function of the
+    run context giving it, called as each run starts, so that each run connects as its own user (a token from the
+    run's `deps`, say)."""
 
-    headers: dict[str, str] | None = None
-    """HTTP headers for the server, given to the provider and to the local connection."""
+    headers: dict[str, str] | MCPHeadersFunc[AgentDepsT] | None = None
+    """HTTP headers for the server, given to the provider and to the local connection; or, like
+    `authorization_token`, a function of the run context called as each run starts."""
 
     allowed_tools: list[str] | None = None
     """The only tools of the server the model may call, native or local; `None` for all."""
@@ -53,8 +75,8 @@ class MCP(NativeOrLocalTool[AgentDepsT]):
         native: NativeMCP | bool = False,
         local: str | AbstractToolset[AgentDepsT] | Tool[AgentDepsT] | Callable[..., Any] | bool | None = None,
         id: str | None = None,
-        authorization_token: str | None = None,
-        headers: dict[str, str] | None = None,
+        authorization_token: str | MCPAuthorizationTokenFunc[AgentDepsT] | None = None,
+        headers: dict[str, str] | MCPHeadersFunc[AgentDepsT] | None = None,
         allowed_tools: list[str] | None = None,
         description: str | None = None,
         defer_loading: bool = False,
@@ -83,6 +105,7 @@ class MCP(NativeOrLocalTool[AgentDepsT]):
         self.authorization_token = authorization_token
         self.headers = headers
         self.allowed_tools = allowed_tools
+        self._given = (native, local)
         self._init_common(native=native, local=local, id=id, defer_loading=defer_loading, description=description)
         self.__post_init__()
 
@@ -107,6 +130,27 @@ class MCP(NativeOrLocalTool[AgentDepsT]):
             allowed_tools=allowed_tools, description=description, defer_loading=defer_loading,
         )  # fmt: skip
 
+    async def for_run(self, ctx: RunContext[AgentDepsT]) -> MCP[AgentDepsT]:
+        """This capability, or, when `authorization_token` or `headers` is a function, a copy for the run with what
+        they give for `ctx` (its native tool and local connection made with them)."""
+        token, headers = self.authorization_token, self.headers
+        if not callable(token) and not callable(headers):
+            return self
+        if callable(token):
+            token = await _maybe_awaited(token(ctx))
+        if callable(headers):
+            headers = await _maybe_awaited(headers(ctx))
+        native, local = self._given
+        return MCP(
+            self.url, native=native, local=local, id=self.id, authorization_token=token, headers=headers,
+            allowed_tools=self.allowed_tools, description=self.description, defer_loading=self.defer_loading,
+        )  # fmt: skip
+
+    def _credentials(self) -> tuple[str | None, dict[str, str] | None]:
+        """The token and headers given as values (a function is only called as a run starts, by `for_run`)."""
+        token, headers = self.authorization_token, self.headers
+        return (None if callable(token) else token), (None if callable(headers) else headers)
+
     def __repr__(self) -> str:
         # The token and the headers may hold secrets.
         token = '***' if self.authorization_token else None
@@ -118,9 +162,10 @@ class MCP(NativeOrLocalTool[AgentDepsT]):
 
     def _default_native(self) -> MCPServerTool:
         assert self.url is not None, '`native=True` without a URL is refused by `__init__`'
+        token, headers = self._credentials()
         return MCPServerTool(
-            id=self.id or _id_from_url(self.url), url=self.url, authorization_token=self.authorization_token,
-            headers=self.headers, allowed_tools=self.allowed_tools, description=self.description,
+            id=self.id or _id_from_url(self.url), url=self.url, authorization_token=token,
+            headers=headers, allowed_tools=self.allowed_tools, description=self.description,
         )  # fmt: skip
 
     def _native_unique_id(self) -> str:
@@ -163,9 +208,10 @@ class MCP(NativeOrLocalTool[AgentDepsT]):
     def _connect(self, url: str) -> AbstractToolset[AgentDepsT]:
         from edgewise.agent.mcp import MCPToolset
 
-        headers = dict(self.headers or {})
-        if self.authorization_token:
-            headers['Authorization'] = self.authorization_token
+        token, given_headers = self._credentials()
+        headers = dict(given_headers or {})
+        if token:
+            headers['Authorization'] = token
         return MCPToolset(url, headers=headers or None, include_instructions=True)
 
     def get_toolset(self) -> AbstractToolset[AgentDepsT] | None:
@@ -175,6 +221,10 @@ class MCP(NativeOrLocalTool[AgentDepsT]):
             return toolset
         allowed = set(self.allowed_tools)
         return toolset.filtered(lambda ctx, tool_def: tool_def.name in allowed)
+
+
+async def _maybe_awaited(value: Any) -> Any:
+    return await value if inspect.isawaitable(value) else value
 
 
 def _is_http_url(url: str) -> bool:

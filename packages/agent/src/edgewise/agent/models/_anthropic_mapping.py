@@ -42,7 +42,7 @@ from ..native_tools import AdvisorTool
 from ..native_tools._tool_search import ToolSearchTool
 from ..profiles import ModelProfile
 from ..profiles.anthropic import AnthropicModelProfile
-from ..settings import ModelSettings
+from ..settings import CacheRetention, ModelSettings
 from ..usage import RequestUsage
 from ._anthropic_native_tools import (
     anthropic_native_tools,
@@ -63,6 +63,7 @@ from ._mapping import (
     uploaded_file_id,
     user_turn_items,
 )
+from ._prompt_cache import snap_cache_setting, split_cache_setting
 from ._request_parameters import ModelRequestParameters, request_instructions
 from ._thinking import anthropic_settings
 from ._tool_choice import explicitly_forced, resolve_tool_choice
@@ -120,6 +121,28 @@ class AnthropicModelSettings(ModelSettings, total=False):
     anthropic_container: dict[str, Any] | str | Literal[False]
     """The code execution container to run in: an id, `{'id': ..., 'skills': [...]}`, or `False` for a new one.
     By default the container of the last Anthropic response in the history is reused."""
+
+
+_CACHE_SETTINGS = ('anthropic_cache_instructions', 'anthropic_cache_tool_definitions', 'anthropic_cache_messages')
+_CACHE_RETENTIONS: tuple[CacheRetention, ...] = ('5m', '1h')
+"""The retention tiers Anthropic's cache has."""
+
+
+def unified_cache_settings(settings: AnthropicModelSettings) -> AnthropicModelSettings:
+    """The settings with the unified `cache` setting turned into Anthropic's: a cache point on the instructions and
+    on the tool definitions (what new conversations share), and one on the conversation's last block unless
+    `messages=False`, at the retention snapped to 5 minutes or 1 hour. Any `anthropic_cache_*` setting given, even
+    `False`, wins: then `cache` is ignored."""
+    cache = settings.get('cache')
+    if cache is None or cache is False or any(key in settings for key in _CACHE_SETTINGS):
+        return settings
+    retention, messages = split_cache_setting(snap_cache_setting(cache, _CACHE_RETENTIONS))
+    ttl: CacheTTL = '1h' if retention == '1h' else '5m'
+    translated = AnthropicModelSettings(**settings)
+    translated['anthropic_cache_instructions'] = translated['anthropic_cache_tool_definitions'] = ttl
+    if messages:
+        translated['anthropic_cache_messages'] = ttl
+    return translated
 
 
 def _cache_control(ttl: bool | CacheTTL) -> dict[str, Any]:
@@ -323,6 +346,7 @@ def anthropic_request_body(
         provider_name: The `provider_name` of parts this API made (their thinking is sent back as is).
     """
     settings: AnthropicModelSettings = anthropic_settings(model_settings or {}, params, profile, model_name)
+    settings = unified_cache_settings(settings)
     anthropic_profile = cast(AnthropicModelProfile, profile)
     # Blocks before a compaction are ignored (and not billed): they are not sent. The system prompt, sent apart from
     # the messages, is kept.

@@ -44,6 +44,7 @@ __all__ = (
     'unsupported_file',
     'file_label',
     'uploaded_file_id',
+    'inline_text_file',
     'is_text_like',
     'settings_fields',
     'thinking_as_text',
@@ -167,6 +168,13 @@ def is_text_like(media_type: str) -> bool:
         or media_type in ('application/json', 'application/xml', 'application/yaml', 'application/x-yaml')
         or media_type.endswith(('+json', '+xml'))
     )
+
+
+def inline_text_file(text: str, *, media_type: str, identifier: str) -> str:
+    """A text file's content as prompt text, between markers naming the file (for APIs that take no text files,
+    and for files described in text)."""
+    begin = f'-----BEGIN FILE id="{identifier}" type="{media_type}"-----'
+    return f'{begin}\n{text}\n-----END FILE id="{identifier}"-----'
 
 
 def file_label(item: MultiModalContent) -> str:

@@ -51,6 +51,7 @@ from .instrumented import DEFAULT_INSTRUMENTATION_VERSION
 if TYPE_CHECKING:
     from .._tools.definition import ToolDefinition
     from ..providers import Provider
+    from .batch import Batch, BatchRequest, BatchResult, EncodedBatchRequest
 
 __all__ = (
     'ALLOW_MODEL_REQUESTS',
@@ -500,6 +501,40 @@ class Model(ABC):
     def system(self) -> str:
         """The provider's name, as used in OpenTelemetry attributes (`gen_ai.system`)."""
         raise NotImplementedError
+
+    @property
+    def batch_max_requests(self) -> int | None:
+        """The most requests the provider takes in one batch; `None` when the model has no batch API (a model that
+        gives a number implements the other `batch_*` methods, which `BatchModelRequests` uses)."""
+        return None
+
+    async def batch_encode(self, request: BatchRequest) -> EncodedBatchRequest:
+        """`request` in the provider's batch format.
+
+        Raises:
+            NotImplementedError: the model has no batch API.
+        """
+        raise NotImplementedError(f'`{type(self).__name__}` does not support batch requests.')
+
+    async def batch_create(self, requests: Sequence[EncodedBatchRequest]) -> Batch:
+        """Submit `requests` (of one `group`) as one batch job."""
+        raise NotImplementedError(f'`{type(self).__name__}` does not support batch requests.')
+
+    async def batch_status(self, batch: Batch) -> Batch:
+        """The job's current state, without its results."""
+        raise NotImplementedError(f'`{type(self).__name__}` does not support batch requests.')
+
+    async def batch_results(self, batch: Batch) -> list[BatchResult]:
+        """The results of an ended job, one per request (matched by `custom_id`)."""
+        raise NotImplementedError(f'`{type(self).__name__}` does not support batch requests.')
+
+    async def batch_cancel(self, batch: Batch) -> Batch:
+        """Ask the provider to cancel the job; its updated state."""
+        raise NotImplementedError(f'`{type(self).__name__}` does not support batch requests.')
+
+    def batch_decode(self, result: BatchResult, request: BatchRequest) -> ModelResponse:
+        """The response `request` would have had on its own, from its batch `result` (raising its error)."""
+        raise NotImplementedError(f'`{type(self).__name__}` does not support batch requests.')
 
     @property
     def model_id(self) -> str:

@@ -35,7 +35,7 @@ from ..messages import (
 from ..profiles import DEFAULT_THINKING_TAGS, ModelProfile
 from ..profiles.openai import OpenAIModelProfile
 from ..usage import RequestUsage
-from ._mapping import is_text_like, unsupported_file, uploaded_file_id, user_turn_items
+from ._mapping import inline_text_file, is_text_like, unsupported_file, uploaded_file_id, user_turn_items
 from ._openai_native_tools import chat_web_search_options
 from ._thinking import openai_settings
 from ._tool_choice import forcing_supported, request_thinks, resolve_tool_choice
@@ -177,8 +177,10 @@ def _file_item(item: Any, model_name: str) -> dict[str, Any]:
         if is_text_like(item.media_type):
             # Chat Completions takes no text files: their text goes inline, between markers naming the file.
             text = item.data.decode('utf-8', errors='replace')
-            begin = f'-----BEGIN FILE id="{item.identifier}" type="{item.media_type}"-----'
-            return {'type': 'text', 'text': f'{begin}\n{text}\n-----END FILE id="{item.identifier}"-----'}
+            return {
+                'type': 'text',
+                'text': inline_text_file(text, media_type=item.media_type, identifier=item.identifier),
+            }
         if item.is_image:
             return {'type': 'image_url', 'image_url': _image_url(item.data_uri, item.vendor_metadata)}
         if item.is_audio and item.format in ('wav', 'mp3'):

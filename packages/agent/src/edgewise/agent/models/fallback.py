@@ -5,13 +5,21 @@ from __future__ import annotations as _annotations
 import inspect
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager, suppress
+from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any, NoReturn, TypeAlias, get_type_hints
 
 import anyio
 
 from .._messages.model_messages import ModelMessage, ModelResponse
-from ..exceptions import FallbackExceptionGroup, ModelAPIError, UserError
+from ..exceptions import (
+    ContentFilterError,
+    FallbackExceptionGroup,
+    IncompleteToolCall,
+    ModelAPIError,
+    OutputTokenLimitExceeded,
+    UserError,
+)
 from ..profiles import ModelProfile
 from ..settings import ModelSettings
 from . import KnownModelName, infer_model
@@ -20,7 +28,7 @@ from ._request_parameters import ModelRequestParameters
 from ._request_timeout import timed_request, timed_stream
 from ._streamed_response import StreamedResponse
 
-__all__ = ('FallbackModel', 'FallbackOn', 'ResponseRejected')
+__all__ = ('FallbackModel', 'FallbackOn', 'FallbackPredicates', 'ResponseRejected', 'raise_fallback_group')
 
 ExceptionHandler: TypeAlias = Callable[[Exception], bool | Awaitable[bool]]
 ResponseHandler: TypeAlias = Callable[[ModelResponse], bool | Awaitable[bool]]
@@ -48,6 +56,66 @@ def _takes_response(handler: Callable[..., Any]) -> bool:
     except (TypeError, ValueError, NameError):
         return False
     return bool(parameters) and hints.get(parameters[0].name) is ModelResponse
+
+
+@dataclass
+class FallbackPredicates:
+    """A `fallback_on` read once, shared by `FallbackModel` and the `ModelFallback` capability: the functions of an
+    exception, the functions of a response, and whether refusals and cut-off responses count as failures."""
+
+    exception_handlers: list[ExceptionHandler] = field(default_factory=list[ExceptionHandler])
+    response_handlers: list[ResponseHandler] = field(default_factory=list[ResponseHandler])
+    content_filter: bool = False
+    """`fallback_on` names `ContentFilterError` (or a subclass): a response with `finish_reason='content_filter'` is
+    turned down (the run would only raise the error once the response is taken)."""
+    output_token_limit: bool = False
+    """`fallback_on` names `OutputTokenLimitExceeded` (or a subclass other than `IncompleteToolCall`): a response with
+    `finish_reason='length'` is turned down."""
+
+    @classmethod
+    def parse(cls, fallback_on: FallbackOn, *, owner: str, default: str) -> FallbackPredicates:
+        """Read `fallback_on`; `owner` and `default` name the class and its default in the error for an empty one.
+
+        Raises:
+            UserError: `fallback_on` names nothing.
+        """
+        found = cls()
+        one = isinstance(fallback_on, type) or callable(fallback_on)
+        items: Sequence[Any] = [fallback_on] if one else list(fallback_on)  # type: ignore[arg-type]
+        types = tuple(item for item in items if isinstance(item, type) and issubclass(item, BaseException))
+        if types:
+            found.exception_handlers.append(lambda exc: isinstance(exc, types))
+        found.content_filter = any(issubclass(kind, ContentFilterError) for kind in types)
+        found.output_token_limit = any(
+            issubclass(kind, OutputTokenLimitExceeded) and not issubclass(kind, IncompleteToolCall) for kind in types
+        )
+        for item in items:
+            if not isinstance(item, type):
+                (found.response_handlers if _takes_response(item) else found.exception_handlers).append(item)
+        if not found.exception_handlers and not found.response_handlers:
+            raise UserError(
+                f'{owner} created with empty fallback_on. All exceptions will propagate and all responses '
+                f'will be accepted. Use fallback_on={default} for default behavior.'
+            )
+        return found
+
+    async def moves_on(self, value: Exception | ModelResponse) -> bool:
+        """Whether `value` (an exception, or a response) is a failure to move on from."""
+        if isinstance(value, ModelResponse) and (
+            (self.content_filter and value.finish_reason == 'content_filter')
+            or (self.output_token_limit and value.finish_reason == 'length')
+        ):
+            return True
+        handlers: Sequence[Callable[[Any], Any]] = (
+            self.exception_handlers if isinstance(value, Exception) else self.response_handlers
+        )
+        for handler in handlers:
+            verdict = handler(value)
+            if inspect.isawaitable(verdict):
+                verdict = await verdict
+            if verdict:
+                return True
+        return False
 
 
 class FallbackModel(Model):
@@ -82,36 +150,13 @@ class FallbackModel(Model):
         """
         super().__init__()
         self.models = [infer_model(default_model), *(infer_model(m) for m in fallback_models)]
-        self._exception_handlers: list[ExceptionHandler] = []
-        self._response_handlers: list[ResponseHandler] = []
-        one = isinstance(fallback_on, type) or callable(fallback_on)
-        items: Sequence[Any] = [fallback_on] if one else list(fallback_on)  # type: ignore[arg-type]
-        types = tuple(item for item in items if isinstance(item, type) and issubclass(item, BaseException))
-        if types:
-            self._exception_handlers.append(lambda exc: isinstance(exc, types))
-        for item in items:
-            if not isinstance(item, type):
-                (self._response_handlers if _takes_response(item) else self._exception_handlers).append(item)
-        if not self._exception_handlers and not self._response_handlers:
-            raise UserError(
-                'FallbackModel created with empty fallback_on. All exceptions will propagate and all responses '
-                'will be accepted. Use fallback_on=(ModelAPIError,) for default behavior.'
-            )
+        self._predicates = FallbackPredicates.parse(fallback_on, owner='FallbackModel', default='(ModelAPIError,)')
         self._entered = 0
         self._enter_lock: anyio.Lock | None = None
         self._exit_stack: AsyncExitStack | None = None
 
     async def _moves_on(self, value: Exception | ModelResponse) -> bool:
-        handlers: Sequence[Callable[[Any], Any]] = (
-            self._exception_handlers if isinstance(value, Exception) else self._response_handlers
-        )
-        for handler in handlers:
-            verdict = handler(value)
-            if inspect.isawaitable(verdict):
-                verdict = await verdict
-            if verdict:
-                return True
-        return False
+        return await self._predicates.moves_on(value)
 
     async def request(
         self,
@@ -139,7 +184,7 @@ class FallbackModel(Model):
                 rejected += 1
                 continue
             return response
-        _raise_group(errors, rejected)
+        raise_fallback_group(errors, rejected)
 
     @asynccontextmanager
     async def request_stream(
@@ -169,7 +214,7 @@ class FallbackModel(Model):
                     raise
                 yield response
                 return
-        _raise_group(errors, 0)
+        raise_fallback_group(errors, 0)
 
     async def __aenter__(self) -> FallbackModel:
         """Enter every model's context (their providers' HTTP clients), on the first of nested entries."""
@@ -236,6 +281,8 @@ class FallbackModel(Model):
         return f'fallback:{",".join(model.model_id for model in self.models)}'
 
 
-def _raise_group(errors: list[Exception], rejected: int) -> NoReturn:
+def raise_fallback_group(errors: list[Exception], rejected: int, *, owner: str = 'FallbackModel') -> NoReturn:
+    """Raise the `FallbackExceptionGroup` of a chain of `owner`'s where no model answered: the errors, then a
+    `ResponseRejected` counting the responses turned down (if any)."""
     found = [*errors, ResponseRejected(rejected)] if rejected else errors
-    raise FallbackExceptionGroup('All models from FallbackModel failed', found)
+    raise FallbackExceptionGroup(f'All models from {owner} failed', found)

@@ -18,7 +18,8 @@ from ..messages import FilePart, ModelMessage, ModelResponse, NativeToolCallPart
 from ..native_tools import SUPPORTED_NATIVE_TOOLS, AbstractNativeTool
 from ..profiles import ModelProfileSpec
 from ..settings import ModelSettings
-from ._model import Model, RunContext
+from ._in_memory_batch import InMemoryBatchModel
+from ._model import RunContext
 from ._native_support import check_native_tools
 from ._request_parameters import ModelRequestParameters, request_instructions
 from ._streamed_response import StreamedResponse
@@ -97,7 +98,7 @@ StreamFunctionDef: TypeAlias = Callable[[list[ModelMessage], AgentInfo], AsyncIt
 """An async generator streaming an answer as text chunks, tool call pieces or reasoning pieces."""
 
 
-class FunctionModel(Model):
+class FunctionModel(InMemoryBatchModel):
     """A model answering with `function(messages, info)`; sync functions run in a worker thread."""
 
     _default_profile = TEST_PROFILE

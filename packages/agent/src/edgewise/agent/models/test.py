@@ -30,7 +30,8 @@ from ..messages import (
 from ..native_tools import SUPPORTED_NATIVE_TOOLS, AbstractNativeTool
 from ..profiles import ModelProfile, ModelProfileSpec
 from ..settings import ModelSettings
-from ._model import Model, RunContext
+from ._in_memory_batch import InMemoryBatchModel
+from ._model import RunContext
 from ._native_support import check_native_tools
 from ._request_parameters import ModelRequestParameters
 from ._schema_data import _chars as _chars  # re-exported: tests written for pydantic-ai import it from here
@@ -51,7 +52,7 @@ _TEST_PNG = base64.b64decode(
 """A 1x1 transparent PNG: the image `TestModel` answers with when only an image is an acceptable output."""
 
 
-class TestModel(Model):
+class TestModel(InMemoryBatchModel):
     """Calls the function tools (all, or those named in `call_tools`) once, then gives the output.
 
     The output is text when text is an accepted output (`custom_output_text`, or a JSON object of what each

@@ -16,10 +16,11 @@ from __future__ import annotations as _annotations
 
 import warnings
 from collections.abc import Callable
-from typing import Literal, TypeAlias, cast
+from typing import Literal, TypeAlias, cast, get_args
 
 from typing_extensions import TypedDict
 
+from .._messages.content import DocumentMediaType
 from .._warnings import PydanticAIDeprecationWarning
 from ..native_tools import SUPPORTED_NATIVE_TOOLS, AbstractNativeTool
 from ._json_schema import InlineDefsJsonSchemaTransformer, JsonSchema, JsonSchemaTransformer
@@ -74,6 +75,17 @@ class ModelProfile(TypedDict, total=False):
     supports_audio_input: bool
     """Whether the model takes audio in user prompts: a spoken turn's kept audio is then sent instead of its
     transcript by `Model.prepare_messages` (default `False`)."""
+    supports_image_input: bool
+    """Whether the model reads images in user prompts and tool results (default `True`; `FileUnderstanding`
+    describes them for a model that does not)."""
+    supports_audio_file_input: bool
+    """Whether the model reads audio files (default `True`; see `supports_image_input`)."""
+    supports_video_input: bool
+    """Whether the model reads videos (default `True`; see `supports_image_input`)."""
+    supports_document_input: bool
+    """Whether the model reads documents (default `True`; see `supports_image_input`)."""
+    supported_document_media_types: frozenset[str]
+    """The document media types the model reads, of those `DocumentMediaType` names (default: all of them)."""
     supports_inline_system_prompts: bool
     """Whether system prompts may appear anywhere in the conversation, not only at its start (default `False`)."""
     default_structured_output_mode: StructuredOutputMode
@@ -112,6 +124,9 @@ class ModelProfile(TypedDict, total=False):
     choice the run makes itself is not sent while thinking is on, and one asked for explicitly still is."""
 
 
+KNOWN_DOCUMENT_MEDIA_TYPES: frozenset[str] = frozenset(get_args(DocumentMediaType))
+"""Every `DocumentMediaType`: what `ModelProfile.supported_document_media_types` is by default."""
+
 DEFAULT_PROFILE: ModelProfile = {
     'supports_tools': True,
     'supports_tool_return_schema': False,
@@ -119,6 +134,11 @@ DEFAULT_PROFILE: ModelProfile = {
     'supports_json_object_output': False,
     'supports_image_output': False,
     'supports_audio_input': False,
+    'supports_image_input': True,
+    'supports_audio_file_input': True,
+    'supports_video_input': True,
+    'supports_document_input': True,
+    'supported_document_media_types': KNOWN_DOCUMENT_MEDIA_TYPES,
     'supports_inline_system_prompts': False,
     'default_structured_output_mode': 'tool',
     'prompted_output_template': DEFAULT_PROMPTED_OUTPUT_TEMPLATE,

@@ -1,0 +1,239 @@
+"""`BatchModelRequests`: an agent's model requests sent through their provider's batch API (as pydantic-ai 2.68's),
+with the queue, submission and checks of the batches."""
+
+from __future__ import annotations as _annotations
+
+import math
+import uuid
+from dataclasses import KW_ONLY, dataclass, field
+from datetime import timedelta
+from types import TracebackType
+from typing import Any, Self
+
+import anyio
+from pydantic import TypeAdapter
+
+from ..exceptions import ModelHTTPError, UserError
+from ..messages import ModelResponse
+from ..models import Model, ModelRequestContext
+from ..models._in_memory_batch import unrun_error
+from ..models.batch import BatchRequest, BatchResult
+from ..tools import RunContext
+from .abstract import AbstractCapability, WrapModelRequestHandler
+
+__all__ = ('BatchModelRequests',)
+
+DEFAULT_MAX_REQUESTS = 1_000
+DEFAULT_MAX_RESUBMISSIONS = 2
+DEFAULT_POLL_INTERVAL = timedelta(seconds=30)
+DEFAULT_MAX_POLL_INTERVAL = timedelta(minutes=10)
+_DEFAULT_MAX_WAIT = timedelta(seconds=30)
+_DURATION = TypeAdapter(timedelta)
+"""A spec's duration: seconds, or an ISO 8601 duration such as `PT5M`."""
+
+
+@dataclass(eq=False)
+class _Waiting:
+    """One request waiting for its batch's result."""
+
+    request: BatchRequest
+    done: anyio.Event = field(default_factory=anyio.Event)
+    response: ModelResponse | None = None
+    error: BaseException | None = None
+    resubmissions: int = 0
+
+    def settle(self, *, response: ModelResponse | None = None, error: BaseException | None = None) -> None:
+        self.response, self.error = response, error
+        self.done.set()
+
+
+@dataclass(eq=False)
+class _Queue:
+    """The requests of one model waiting to be submitted together."""
+
+    model: Model
+    oldest: float
+    """When the first request of the queue came (`anyio.current_time()`)."""
+    waiting: list[_Waiting] = field(default_factory=list)
+    wake: anyio.Event = field(default_factory=anyio.Event)
+    """Set when the queue is full, flushed or closed: a waiting request then submits it."""
+    taken: bool = False
+    """Whether a request took the queue to submit it (or the capability closed it)."""
+
+
+@dataclass
+class BatchModelRequests(AbstractCapability[Any]):
+    """Sends the agent's model requests through their provider's batch API: cheaper (typically half the price),
+    slower (a result can take up to a day). The run goes on as usual: each request waits in a queue with the other
+    requests made to the same model through this instance, is submitted in a batch, and the batch is checked until
+    its result comes. One instance given to several agents or runs batches their requests together.
+
+    A batch is submitted when it holds `max_requests` requests, when its oldest request has waited `max_wait`, or
+    when `flush()` is called. A request the provider left unrun (expired, or missing from the results), or that failed
+    with a rate limit or a server error, is submitted again in a new batch, up to `max_resubmissions` times; other
+    errors reach the run. The model serving each request must have a batch API (`Model.batch_max_requests`); a
+    streamed request waits for its batch too, then streams the whole result at once. Leaving `async with` on the
+    instance fails the requests still queued.
+    """
+
+    _: KW_ONLY
+
+    max_requests: int = DEFAULT_MAX_REQUESTS
+    """The most requests in one batch (the provider's own limit caps it)."""
+    max_wait: timedelta | None = _DEFAULT_MAX_WAIT
+    """How long the oldest queued request waits for others before its batch is submitted; `None`: until the batch is
+    full or `flush()` is called."""
+    max_resubmissions: int = DEFAULT_MAX_RESUBMISSIONS
+    """How many times a request left unrun, or failed with a rate limit or server error, is submitted again."""
+    poll_interval: timedelta = DEFAULT_POLL_INTERVAL
+    """How long to wait before first checking a submitted batch; the wait grows by half after each check."""
+    max_poll_interval: timedelta = DEFAULT_MAX_POLL_INTERVAL
+    """The longest wait between checks of a batch."""
+
+    _queues: dict[int, _Queue] = field(default_factory=dict, init=False, repr=False, compare=False)
+    _entered: int = field(default=0, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.max_requests < 1:
+            raise UserError('`max_requests` must be at least 1.')
+        if self.max_resubmissions < 0:
+            raise UserError('`max_resubmissions` must not be negative.')
+        if self.max_wait is not None and self.max_wait <= timedelta(0):
+            raise UserError('`max_wait` must be positive.')
+        if self.poll_interval <= timedelta(0) or self.max_poll_interval < self.poll_interval:
+            raise UserError('`poll_interval` must be positive, and `max_poll_interval` at least `poll_interval`.')
+
+    @classmethod
+    def from_spec(
+        cls,
+        *,
+        max_requests: int = DEFAULT_MAX_REQUESTS,
+        max_wait: timedelta | float | None = _DEFAULT_MAX_WAIT,
+        max_resubmissions: int = DEFAULT_MAX_RESUBMISSIONS,
+        poll_interval: timedelta | float = DEFAULT_POLL_INTERVAL,
+        max_poll_interval: timedelta | float = DEFAULT_MAX_POLL_INTERVAL,
+    ) -> BatchModelRequests:
+        """Build it from an agent spec, whose durations are seconds or ISO 8601 durations (`PT5M`)."""
+        return cls(
+            max_requests=max_requests,
+            max_wait=None if max_wait is None else _DURATION.validate_python(max_wait),
+            max_resubmissions=max_resubmissions,
+            poll_interval=_DURATION.validate_python(poll_interval),
+            max_poll_interval=_DURATION.validate_python(max_poll_interval),
+        )
+
+    async def wrap_model_request(
+        self, ctx: RunContext[Any], *, request_context: ModelRequestContext, handler: WrapModelRequestHandler
+    ) -> ModelResponse:
+        """The response from the request's batch (the model is not asked directly).
+
+        Raises:
+            UserError: the model has no batch API, or the capability was closed while the request waited.
+        """
+        model = request_context.model
+        limit = model.batch_max_requests
+        if limit is None:
+            raise UserError(
+                f'`BatchModelRequests` needs a model with a batch API; `{type(model).__name__}` '
+                f'({model.model_name!r}) has none.'
+            )
+        entry = _Waiting(
+            BatchRequest(
+                custom_id=uuid.uuid4().hex, messages=list(request_context.messages),
+                model_settings=request_context.model_settings,
+                model_request_parameters=request_context.model_request_parameters,
+            )
+        )  # fmt: skip
+        queue = self._queues.get(id(model))
+        if queue is None:
+            queue = self._queues[id(model)] = _Queue(model, anyio.current_time())
+        queue.waiting.append(entry)
+        if len(queue.waiting) >= min(self.max_requests, limit):
+            queue.wake.set()
+        waited = math.inf if self.max_wait is None else queue.oldest + self.max_wait.total_seconds()
+        with anyio.move_on_after(waited - anyio.current_time()):
+            await queue.wake.wait()
+        if not queue.taken:
+            await self._submit(queue)
+        await entry.done.wait()
+        if entry.error is not None:
+            raise entry.error
+        assert entry.response is not None
+        return entry.response
+
+    async def flush(self) -> None:
+        """Submit every queued request now, instead of waiting for a full batch or `max_wait`."""
+        for queue in self._queues.values():
+            queue.wake.set()
+
+    async def _submit(self, queue: _Queue) -> None:
+        queue.taken = True
+        del self._queues[id(queue.model)]
+        entries = queue.waiting
+        try:
+            while entries:
+                entries = await self._run_batch(queue.model, entries)
+        except Exception as error:  # the submission or a check failed: every request of the batch fails with it
+            for entry in entries:
+                entry.settle(error=error)
+        finally:
+            for entry in entries:  # cancelled while the batch ran: the others are not left waiting forever
+                if not entry.done.is_set():
+                    entry.settle(
+                        error=UserError('The batch of this request was abandoned: its submitter was cancelled.')
+                    )
+
+    async def _run_batch(self, model: Model, entries: list[_Waiting]) -> list[_Waiting]:
+        """Submit `entries` as one batch and settle each from its result; the ones to submit again."""
+        encoded = [await model.batch_encode(entry.request) for entry in entries]
+        batch = await model.batch_create(encoded)
+        interval = self.poll_interval.total_seconds()
+        while batch.status != 'ended':
+            await anyio.sleep(interval)
+            interval = min(interval * 1.5, self.max_poll_interval.total_seconds())
+            batch = await model.batch_status(batch)
+        results = {result.custom_id: result for result in await model.batch_results(batch)}
+        again: list[_Waiting] = []
+        for entry in entries:
+            result = results.get(entry.request.custom_id) or BatchResult(
+                custom_id=entry.request.custom_id, status='expired'
+            )
+            retry = entry.resubmissions < self.max_resubmissions
+            if result.status == 'expired' and retry:
+                entry.resubmissions += 1
+                again.append(entry)
+                continue
+            try:
+                response = model.batch_decode(result, entry.request) if result.status != 'expired' else None
+                if response is None:
+                    raise unrun_error(model.model_name, result)
+            except ModelHTTPError as error:
+                if retry and (error.status_code == 429 or error.status_code >= 500):
+                    entry.resubmissions += 1
+                    again.append(entry)
+                else:
+                    entry.settle(error=error)
+            except Exception as error:
+                entry.settle(error=error)
+            else:
+                entry.settle(response=response)
+        return again
+
+    async def __aenter__(self) -> Self:
+        """Count the `async with` blocks open on the capability."""
+        self._entered += 1
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        """When the outermost block is left, fail the requests still queued (and wake them)."""
+        self._entered -= 1
+        if self._entered:
+            return
+        queues, self._queues = list(self._queues.values()), {}
+        for queue in queues:
+            queue.taken = True
+            for entry in queue.waiting:
+                entry.settle(error=UserError('`BatchModelRequests` was closed before this request was submitted.'))
+            queue.wake.set()
