@@ -157,13 +157,14 @@ class UserPromptNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Final
         if self.user_prompt is None and history and isinstance(history[-1], ModelRequest):
             # The last request is sent again: its user prompt is the run's (for `ctx.prompt`, as in pydantic-ai).
             deps.prompt = prompt_of(history[-1]) or deps.prompt
-        run_ctx = deps.run_context(state)
         parts: list[ModelRequestPart] = []
         kept = len(history)  # the messages before this index are as this node's snapshot holds them
-        if not history:
-            parts.extend(await system_prompt_parts(deps.system_prompts, run_ctx))
-        else:
-            kept = await refresh_dynamic_prompts(history, deps, run_ctx)
+        if deps.system_prompts:  # (a run context only for the agents that have system prompts)
+            run_ctx = deps.run_context(state)
+            if not history:
+                parts.extend(await system_prompt_parts(deps.system_prompts, run_ctx))
+            else:
+                kept = await refresh_dynamic_prompts(history, deps, run_ctx)
         if self.user_prompt is not None:
             parts.append(UserPromptPart(self.user_prompt))
         elif not parts and history:
