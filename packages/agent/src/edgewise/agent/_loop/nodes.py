@@ -220,8 +220,10 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
         except SkipModelRequest as skip:  # from a `before_model_request` hook
             return await self._finish_hooked(ctx, await self._skipped(ctx, skip.response))
         model = deps.request_model or deps.model
-        with _instrument.span_if(
-            deps.tracing, 'chat {model_name}', model_name=model.model_name, run_step=state.run_step
+        with (
+            _instrument.span('chat {model_name}', model_name=model.model_name, run_step=state.run_step)
+            if deps.tracing
+            else _instrument.NO_SPAN
         ):
             root = deps.root_capability
             if root is not None and (deps.hooked & RESPONSE_HOOKS or root.overrides('wrap_model_request')):

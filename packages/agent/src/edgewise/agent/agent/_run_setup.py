@@ -156,10 +156,16 @@ async def open_run(
             await anyio.lowlevel.checkpoint_if_cancelled()  # cancelled already: the run does not start
             limiter = agent._limiter
             async with concurrency_slot(limiter, '' if limiter is None else f'agent:{agent.name or "agent"}'):
-                with _instrument.span_if(
-                    graph_deps.tracing, 'agent run', agent_name=agent.name or 'agent',
-                    model_name=graph_deps.model.model_name,
-                ) as run_span, run_thread_executor(graph_deps.root_capability):  # fmt: skip
+                with (
+                    (
+                        _instrument.span(
+                            'agent run', agent_name=agent.name or 'agent', model_name=graph_deps.model.model_name
+                        )
+                        if graph_deps.tracing
+                        else _instrument.NO_SPAN
+                    ) as run_span,
+                    run_thread_executor(graph_deps.root_capability),
+                ):
                     async with graph_deps.model_choice or _NO_MODEL_CHOICE, toolset, opening as graph_run:
                         agent_run = AgentRun(graph_run)
                         opened.append(agent_run)
@@ -382,7 +388,7 @@ def configure_run(
         native_tools=run_native_tools(
             agent._overrides.get(), agent._native_tools, agent._capabilities, caps, native_tools
         ),
-        tracing=agent._tracing(caps),
+        tracing=agent._tracing(caps) and _instrument.TRACING,  # (no span is made without logfire)
         instrumentation=agent._instrumentation_settings(caps),
         validation_context=agent.validation_context,
         usage_limits=usage_limits or UsageLimits(),
