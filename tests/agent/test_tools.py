@@ -178,6 +178,36 @@ def test_run_context_repr_and_replace() -> None:
     )
 
 
+async def test_the_run_contexts_of_a_run_hold_every_field_as_the_constructor_would() -> None:
+    import dataclasses
+
+    from edgewise.agent.models.test import TestModel
+
+    seen: list[RunContext[Deps]] = []
+    agent = Agent(TestModel(), deps_type=Deps)
+
+    @agent.output_validator
+    def keep(ctx: RunContext[Deps], output: str) -> str:
+        seen.append(ctx)
+        return output
+
+    await agent.run('x', deps=Deps(factor=3))
+    [ctx] = seen
+    # The run builds its contexts without `RunContext.__init__`: each field is there, in order, and those the run
+    # does not set have their defaults; a copy made through `__init__` is equal.
+    fields = dataclasses.fields(RunContext)
+    assert list(ctx.__dict__)[: len(fields)] == [f.name for f in fields]
+    unset = {
+        'model_settings', 'validation_context', 'partial_output', 'tool_call_approved', 'tool_call_metadata',
+        'capability_loaded',
+    }  # fmt: skip
+    assert {f.name: getattr(ctx, f.name) for f in fields if f.name in unset} == {
+        f.name: f.default for f in fields if f.name in unset
+    }
+    assert dataclasses.replace(ctx) == ctx
+    assert (ctx.deps, ctx.run_step, ctx.prompt, ctx.max_retries) == (Deps(factor=3), 1, 'x', 1)
+
+
 async def test_a_tool_renamed_by_prepare_is_called_by_its_new_name() -> None:
     def rename(ctx: RunContext[None], tool_def: ToolDefinition) -> ToolDefinition:
         tool_def.name = 'lookup'

@@ -498,6 +498,91 @@ async def test_combined_toolsets_are_new_for_each_run_and_rebuilt_for_a_step_onl
     assert per_run.toolsets[0] is changing.toolsets[0]
 
 
+async def test_a_combination_lists_the_same_tools_again_as_the_same_listing_until_a_member_lists_others() -> None:
+    toolset = math_toolset()
+    combined = CombinedToolset([toolset])
+    first = await (await combined.for_run(ctx_of())).get_tools(ctx_of())
+    # Another run's copy shares what the combination listed: the same function tools give the same listing.
+    again = await (await combined.for_run(ctx_of())).get_tools(ctx_of())
+    assert again is first
+    assert again['add'].tool_def.toolset_id == 'math'
+
+    toolset.add_function(lambda text: text, name='echo')
+    changed = await (await combined.for_run(ctx_of())).get_tools(ctx_of())
+    assert list(changed) == ['add', 'shout', 'echo']
+    assert list(first) == ['add', 'shout']
+
+    # A member that is not a function toolset may fill in the dict it listed before: it is listed anew each time.
+    class Growing(AbstractToolset[Any]):
+        def __init__(self) -> None:
+            self.tools: dict[str, ToolsetTool[Any]] = {}
+
+        @property
+        def id(self) -> str | None:
+            return 'growing'
+
+        async def get_tools(self, ctx: RunContext[Any]) -> dict[str, ToolsetTool[Any]]:
+            return self.tools
+
+        async def call_tool(self, name: str, tool_args: dict[str, Any], ctx: RunContext[Any], tool: Any) -> Any:
+            return None  # pragma: no cover - never called
+
+    growing = Growing()
+    mixed = CombinedToolset([math_toolset(), growing])
+    assert list(await mixed.get_tools(ctx_of())) == ['add', 'shout']
+    growing.tools['echo'] = dataclasses.replace(first['add'].source_tool, toolset=growing)  # type: ignore[attr-defined]
+    assert list(await mixed.get_tools(ctx_of())) == ['add', 'shout', 'echo']
+
+
+async def test_subclasses_of_a_combination_and_of_the_tool_search_are_copied_through_their_init() -> None:
+    from edgewise.agent.toolsets._tool_search import ToolSearchToolset
+
+    made: list[str] = []
+
+    @dataclasses.dataclass
+    class Counted(CombinedToolset[Any]):
+        def __post_init__(self) -> None:
+            made.append('combined')
+
+    @dataclasses.dataclass
+    class Searching(ToolSearchToolset[Any]):
+        def __post_init__(self) -> None:
+            made.append('search')
+
+    toolset = Searching(Counted([math_toolset(), DynamicToolset(lambda ctx: FunctionToolset([shout]))]))
+    made.clear()
+    per_run = await toolset.for_run(ctx_of())
+    assert isinstance(per_run, Searching)
+    assert isinstance(per_run.wrapped, Counted)
+    assert made == ['combined', 'search']
+    assert list(await per_run.get_tools(ctx_of())) == ['add', 'shout']
+
+
+async def test_an_agent_run_sees_a_tool_added_after_its_earlier_runs() -> None:
+    agent = Agent(TestModel(call_tools=[]))
+
+    @agent.tool_plain
+    def first() -> str:
+        return 'a'  # pragma: no cover - not called
+
+    seen: list[list[str]] = []
+
+    @agent.output_validator
+    def record(ctx: RunContext[None], output: str) -> str:
+        seen.append(sorted(ctx.tools))
+        return output
+
+    await agent.run('x')
+    await agent.run('x')
+
+    @agent.tool_plain
+    def second() -> str:
+        return 'b'  # pragma: no cover - not called
+
+    await agent.run('x')
+    assert seen == [['first'], ['first'], ['first', 'second']]
+
+
 async def test_tools_of_a_toolset_check_their_arguments_with_their_validator_function() -> None:
     async def positive(ctx: RunContext[None], a: int, b: int) -> None:
         if a < 0:

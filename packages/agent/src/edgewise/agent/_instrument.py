@@ -13,7 +13,7 @@ import warnings
 from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
-__all__ = ('TRACING', 'span', 'span_if')
+__all__ = ('NO_SPAN', 'TRACING', 'span', 'span_if')
 
 
 def _logfire_installed() -> bool:
@@ -26,6 +26,8 @@ TRACING: bool = _logfire_installed()
 """Whether spans are made (tests turn it off to check that nothing depends on them)."""
 
 _NO_SPAN: AbstractContextManager[None] = nullcontext()  # reusable: entering it holds no state
+NO_SPAN = _NO_SPAN
+"""The do-nothing stand-in for a span, for callers that skip building a span's attributes when they make none."""
 _logfire: Any = None
 
 

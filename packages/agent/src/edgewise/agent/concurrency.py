@@ -9,7 +9,7 @@ from __future__ import annotations as _annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext
 from dataclasses import dataclass
 from typing import Self, TypeAlias
 
@@ -138,12 +138,16 @@ def normalize_to_limiter(limit: AnyConcurrencyLimit, *, name: str | None = None)
     return ConcurrencyLimiter.from_limit(limit, name=name)
 
 
-@asynccontextmanager
-async def concurrency_slot(limiter: AbstractConcurrencyLimiter | None, source: str) -> AsyncIterator[None]:
+_NO_SLOT: AbstractAsyncContextManager[None] = nullcontext()
+
+
+def concurrency_slot(limiter: AbstractConcurrencyLimiter | None, source: str) -> AbstractAsyncContextManager[None]:
     """Hold a slot of `limiter` (if any) inside the block."""
-    if limiter is None:
-        yield
-        return
+    return _NO_SLOT if limiter is None else _held_slot(limiter, source)
+
+
+@asynccontextmanager
+async def _held_slot(limiter: AbstractConcurrencyLimiter, source: str) -> AsyncIterator[None]:
     await limiter.acquire(source)
     try:
         yield

@@ -82,13 +82,12 @@ class UsageLimits:
 
     def has_token_limits(self) -> bool:
         """Whether any of the token limits is set."""
-        limits = (
-            self.input_tokens_limit,
-            self.output_tokens_limit,
-            self.total_tokens_limit,
-            self.per_request_input_tokens_limit,
+        return (
+            self.input_tokens_limit is not None
+            or self.output_tokens_limit is not None
+            or self.total_tokens_limit is not None
+            or self.per_request_input_tokens_limit is not None
         )
-        return any(limit is not None for limit in limits)
 
     def check_before_request(self, usage: RunUsage, messages: list[ModelMessage] | None = None) -> None:
         """Raise `UsageLimitExceeded` if one more request would go past `request_limit`, or the run's cost is past

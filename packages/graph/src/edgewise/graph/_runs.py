@@ -8,6 +8,7 @@ child's output is read back, an unfinished one is resumed, a child never started
 
 from __future__ import annotations as _annotations
 
+import weakref
 from time import perf_counter
 from typing import Any, Protocol
 
@@ -243,7 +244,9 @@ class RunLink:
     __slots__ = ('_names', '_run', 'graph', 'path', 'persistence', 'sink')
 
     def __init__(self, graph: Any, persistence: BaseStatePersistence[Any, Any], run: Any) -> None:
-        self._run = run
+        # A weak reference: the run holds its link (and its contexts do), so a strong one would make every run a
+        # reference cycle, freed only by the cyclic garbage collector rather than as the run is dropped.
+        self._run = weakref.ref(run)
         self.graph = graph
         """The graph of the run."""
         self.persistence = persistence
@@ -257,7 +260,9 @@ class RunLink:
     async def emit(self, data: Any) -> None:
         if self.sink is not None:
             # The node of the step in progress: the run's next node until the step returns.
-            node = self._run.next_node
+            run = self._run()
+            assert run is not None  # a run's contexts emit while it runs, and it is alive then
+            node = run.next_node
             node_id = node.get_node_id() if isinstance(node, BaseNode) else None
             await self.sink.put(CustomEvent(data, node_id, self.path))
 

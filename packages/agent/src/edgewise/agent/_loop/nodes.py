@@ -168,13 +168,14 @@ class UserPromptNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Final
         if self.user_prompt is None and history and isinstance(history[-1], ModelRequest):
             # The last request is sent again: its user prompt is the run's (for `ctx.prompt`, as in pydantic-ai).
             deps.prompt = prompt_of(history[-1]) or deps.prompt
-        run_ctx = deps.run_context(state)
         parts: list[ModelRequestPart] = []
         kept = len(history)  # the messages before this index are as this node's snapshot holds them
-        if not history:
-            parts.extend(await system_prompt_parts(deps.system_prompts, run_ctx))
-        else:
-            kept = await refresh_dynamic_prompts(history, deps, run_ctx)
+        if deps.system_prompts:  # (a run context only for the agents that have system prompts)
+            run_ctx = deps.run_context(state)
+            if not history:
+                parts.extend(await system_prompt_parts(deps.system_prompts, run_ctx))
+            else:
+                kept = await refresh_dynamic_prompts(history, deps, run_ctx)
         if self.user_prompt is not None:
             parts.append(UserPromptPart(self.user_prompt))
         elif not parts and history:
@@ -244,8 +245,10 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
         except SkipModelRequest as skip:  # from a `before_model_request` hook
             return await self._finish_hooked(ctx, await self._skipped(ctx, skip.response))
         model = deps.request_model or deps.model
-        with _instrument.span_if(
-            deps.tracing, 'chat {model_name}', model_name=model.model_name, run_step=state.run_step
+        with (
+            _instrument.span('chat {model_name}', model_name=model.model_name, run_step=state.run_step)
+            if deps.tracing
+            else _instrument.NO_SPAN
         ):
             root = deps.root_capability
             if root is not None and (deps.hooked & RESPONSE_HOOKS or root.overrides('wrap_model_request')):

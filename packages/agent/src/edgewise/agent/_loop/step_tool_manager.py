@@ -4,7 +4,7 @@
 from __future__ import annotations as _annotations
 
 import dataclasses
-from typing import Any
+from typing import Any, TypeAlias
 
 from .._messages.capability_loading import refresh_loaded_capabilities
 from .._messages.tool_parts import TOOL_SEARCH_NATIVE_KIND
@@ -61,16 +61,48 @@ async def prepare_step_tools(
         return deps.step_tools
     assert listing is not None  # set by `for_run_step`
     deps.listing = listing
-    deps.step_tools = step_tools = {name: resolve_return_schema(tool.tool_def) for name, tool in listing.items()}
     deps.step_tool_functions = listing
-    # tools deferred and not found by a tool search yet can be called, but the model is not shown them
-    deps.request_tools = [d for d in step_tools.values() if not d.defer_loading]
-    deps.tool_kinds = {name: d.tool_kind for name, d in step_tools.items() if d.tool_kind is not None}
-    defers = any(d.defer_loading or d.with_native == TOOL_SEARCH_NATIVE_KIND for d in step_tools.values())
+    seen = _last_seen
+    if seen is not None and seen.listing is listing:
+        step_tools, deps.request_tools, deps.tool_kinds, defers = seen.derived
+    else:
+        step_tools = {name: resolve_return_schema(tool.tool_def) for name, tool in listing.items()}
+        # tools deferred and not found by a tool search yet can be called, but the model is not shown them
+        request_tools = [d for d in step_tools.values() if not d.defer_loading]
+        tool_kinds = {name: d.tool_kind for name, d in step_tools.items() if d.tool_kind is not None}
+        defers = any(d.defer_loading or d.with_native == TOOL_SEARCH_NATIVE_KIND for d in step_tools.values())
+        deps.request_tools, deps.tool_kinds = request_tools, tool_kinds
+        _remember(listing, (step_tools, request_tools, tool_kinds, defers))
+    deps.step_tools = step_tools
     if defers and not (deps.defers_tools or deps.tool_deltas):
         _refresh_discovered(state, deps)  # the first step with deferred tools
     deps.defers_tools = defers
     return step_tools
+
+
+_Derived: TypeAlias = tuple[dict[str, ToolDefinition], list[ToolDefinition], dict[str, str], bool]
+"""What `prepare_step_tools` makes of a listing: the step's definitions, those shown, the tool kinds, whether some
+tool is deferred."""
+
+
+class _Seen:
+    """A listing and what `prepare_step_tools` made of it (read only, by every run that gets the same listing)."""
+
+    __slots__ = ('derived', 'listing')
+
+    def __init__(self, listing: dict[str, Any], derived: _Derived) -> None:
+        self.listing = listing
+        self.derived = derived
+
+
+_last_seen: _Seen | None = None
+"""The last listing made into a step's tools: a toolset that lists the same tools again gives the very same dict
+(see `prepare_step_tools`), and the next run of the same agent finds its definitions made already."""
+
+
+def _remember(listing: dict[str, Any], derived: _Derived) -> None:
+    global _last_seen
+    _last_seen = _Seen(listing, derived)
 
 
 async def request_instructions(state: GraphAgentState, deps: GraphAgentDeps[Any, Any], request: ModelRequest) -> None:

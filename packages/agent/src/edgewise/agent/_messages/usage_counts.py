@@ -26,6 +26,16 @@ _NOT_SUMMED = frozenset({'requests', 'tool_calls', 'details', 'cost'})
 
 
 _SERIALIZERS: dict[type[object], pydantic_core.SchemaSerializer] = {}
+_FIELD_NAMES: dict[type[object], frozenset[str]] = {}
+
+
+def _field_names(usage_type: type[object]) -> frozenset[str]:
+    """The names of the dataclass fields of `usage_type` (anything else in an instance's `__dict__` is an extra
+    counter); looked up once per class, as every response's usage is added to its run's."""
+    names = _FIELD_NAMES.get(usage_type)
+    if names is None:
+        names = _FIELD_NAMES[usage_type] = frozenset(f.name for f in fields(cast(Any, usage_type)))
+    return names
 
 
 def _serializer_of(usage_type: type[object]) -> pydantic_core.SchemaSerializer:
@@ -162,7 +172,7 @@ class _Usage:
         )
 
     def _extra(self) -> dict[str, Any]:
-        known = {f.name for f in fields(self)}
+        known = _field_names(type(self))
         return {key: value for key, value in self.__dict__.items() if key not in known}
 
     def __eq__(self, other: object) -> bool:
@@ -237,11 +247,12 @@ class _Usage:
         self.input_audio_tokens += other.input_audio_tokens
         self.cache_audio_read_tokens += other.cache_audio_read_tokens
         self.output_audio_tokens += other.output_audio_tokens
-        mine, theirs = self._extra(), other._extra()
-        for name in (mine.keys() | theirs.keys()) - _NOT_SUMMED:
-            value, more = mine.get(name, 0), theirs.get(name, 0)
-            if isinstance(value, int | float) and isinstance(more, int | float):  # a label is kept, not summed
-                setattr(self, name, value + more)
+        if self.__dict__.keys() - _field_names(type(self)) or other.__dict__.keys() - _field_names(type(other)):
+            mine, theirs = self._extra(), other._extra()
+            for name in (mine.keys() | theirs.keys()) - _NOT_SUMMED:
+                value, more = mine.get(name, 0), theirs.get(name, 0)
+                if isinstance(value, int | float) and isinstance(more, int | float):  # a label is kept, not summed
+                    setattr(self, name, value + more)
         for key, value in other.details.items():
             if value is not None:  # a provider may report a detail as null: nothing to count
                 self.details[key] = self.details.get(key, 0) + value

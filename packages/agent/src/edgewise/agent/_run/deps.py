@@ -42,6 +42,7 @@ __all__ = (
 )
 
 DepsT = TypeVar('DepsT', default=None)
+_new = object.__new__
 OutputT = TypeVar('OutputT', default=Any)
 
 EndStrategy: TypeAlias = Literal['early', 'graceful', 'exhaustive']
@@ -199,32 +200,42 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
         max_retries: int = 0,
     ) -> RunContext[DepsT]:
         """A `RunContext` for the current point of the run (for a tool call, when its name is given)."""
-        return RunContext(
-            deps=self.user_deps,
-            model=self.model,
-            usage=state.usage,
-            usage_limits=self.usage_limits,
-            prompt=self.prompt,
-            messages=state.message_history,
-            run_step=state.run_step,
-            run_id=state.run_id,
-            conversation_id=state.conversation_id,
-            metadata=state.metadata,
-            retries=state.tool_retries,
-            tool_name=tool_name,
-            tool_call_id=tool_call_id,
-            retry=retry,
-            max_retries=max_retries,
-            tool_manager=self.tool_manager,
-            agent=self.agent,
-            pending_messages=state.pending_messages,
-            capabilities=self.capabilities,
-            loaded_capability_ids=self.loaded_capability_ids,
-            _cancellation=self.cancellation,
-            deadline=self.deadline,
-            discovered_tool_names=self.discovered_tool_names,
-            instrumentation_version=self.instrumentation.version,
-        )
+        # `RunContext(...)` with every field given, without its `__init__` (a run makes a few contexts per step;
+        # the class has no `__post_init__`). The fields not taken from the run have their defaults.
+        ctx: RunContext[DepsT] = _new(RunContext)
+        ctx.__dict__ = {
+            'deps': self.user_deps,
+            'model': self.model,
+            'usage': state.usage,
+            'usage_limits': self.usage_limits,
+            'prompt': self.prompt,
+            'messages': state.message_history,
+            'retries': state.tool_retries,
+            'tool_call_id': tool_call_id,
+            'tool_name': tool_name,
+            'retry': retry,
+            'max_retries': max_retries,
+            'run_step': state.run_step,
+            'run_id': state.run_id,
+            'conversation_id': state.conversation_id,
+            'metadata': state.metadata,
+            'model_settings': None,
+            'validation_context': None,
+            'partial_output': False,
+            'tool_call_approved': False,
+            'tool_call_metadata': None,
+            'agent': self.agent,
+            'tool_manager': self.tool_manager,
+            'pending_messages': state.pending_messages,
+            'capabilities': self.capabilities,
+            'loaded_capability_ids': self.loaded_capability_ids,
+            'capability_loaded': None,
+            '_cancellation': self.cancellation,
+            'deadline': self.deadline,
+            'discovered_tool_names': self.discovered_tool_names,
+            'instrumentation_version': self.instrumentation.version,
+        }
+        return ctx
 
     def validation_context_for(self, ctx: RunContext[Any]) -> Any:
         """The validation context for a validation at `ctx` (set on `ctx.validation_context` too)."""

@@ -80,6 +80,7 @@ from ._model_choice import NO_MODEL, ModelChoice, choose_model, infer_agent_mode
 from ._toolsets import AgentToolsets
 
 _NO_TOOLSET_YET: AbstractAsyncContextManager[None] = nullcontext()  # a stored run's toolset comes with its graph run
+_NO_MODEL_CHOICE: AbstractAsyncContextManager[None] = nullcontext()  # the run's model was not picked by capabilities
 
 
 class SetUpAgent(Protocol):
@@ -174,12 +175,19 @@ async def open_run(
             if deadline is not None:
                 run_scope.deadline = deadline
             await anyio.lowlevel.checkpoint_if_cancelled()  # cancelled already: the run does not start
-            async with concurrency_slot(agent._limiter, f'agent:{agent.name or "agent"}'):
-                with _instrument.span_if(
-                    graph_deps.tracing, 'agent run', agent_name=agent.name or 'agent',
-                    model_name=graph_deps.model.model_name,
-                ) as run_span, run_thread_executor(graph_deps.root_capability):  # fmt: skip
-                    async with graph_deps.model_choice or nullcontext(), toolset, opening as graph_run:
+            limiter = agent._limiter
+            async with concurrency_slot(limiter, '' if limiter is None else f'agent:{agent.name or "agent"}'):
+                with (
+                    (
+                        _instrument.span(
+                            'agent run', agent_name=agent.name or 'agent', model_name=graph_deps.model.model_name
+                        )
+                        if graph_deps.tracing
+                        else _instrument.NO_SPAN
+                    ) as run_span,
+                    run_thread_executor(graph_deps.root_capability),
+                ):
+                    async with graph_deps.model_choice or _NO_MODEL_CHOICE, toolset, opening as graph_run:
                         agent_run = AgentRun(graph_run)
                         opened.append(agent_run)
                         try:
@@ -407,7 +415,7 @@ def configure_run(
         native_tools=run_native_tools(
             agent._overrides.get(), agent._native_tools, agent._capabilities, caps, native_tools
         ),
-        tracing=agent._tracing(caps),
+        tracing=agent._tracing(caps) and _instrument.TRACING,  # (no span is made without logfire)
         instrumentation=agent._instrumentation_settings(caps),
         validation_context=agent.validation_context,
         usage_limits=usage_limits or UsageLimits(),

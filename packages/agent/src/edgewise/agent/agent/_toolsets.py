@@ -6,6 +6,7 @@ from __future__ import annotations as _annotations
 from collections.abc import Callable, Sequence
 from contextlib import AsyncExitStack
 from contextvars import ContextVar
+from operator import is_
 from types import TracebackType
 from typing import Any, Generic
 
@@ -81,6 +82,8 @@ class AgentToolsets(Generic[AgentDepsT]):
         """How many `async with agent:` blocks are open."""
         self._enter_lock = anyio.Lock()
         self._exit_stack: AsyncExitStack | None = None
+        self._combined: CombinedToolset[AgentDepsT] | None = None
+        """The last runs' combination of the toolsets, reused (with its listing memo) while they are the same."""
 
     def register(self, function: ToolsetFunc[AgentDepsT], per_run_step: bool, id: str | None) -> None:
         """Add a function building a toolset from the `RunContext` (`@agent.toolset`)."""
@@ -115,7 +118,7 @@ class AgentToolsets(Generic[AgentDepsT]):
         # The combined toolset sets each tool's `toolset_id`; the agent's own toolset alone, with no tool to stamp,
         # is the run's toolset as it is (a step of a run without tools costs no combining layer).
         toolset: AbstractToolset[AgentDepsT] = (
-            only if isinstance(only, AgentFunctionToolset) and not only.tools else CombinedToolset(members)
+            only if isinstance(only, AgentFunctionToolset) and not only.tools else self._combination(members)
         )
         if root is not None:
             toolset = root.get_wrapper_toolset(toolset) or toolset
@@ -124,6 +127,14 @@ class AgentToolsets(Generic[AgentDepsT]):
         ctx = graph_deps.run_context(state, max_retries=default_retries)
         graph_deps.toolset = run_toolset = await toolset.for_run(ctx)
         return run_toolset
+
+    def _combination(self, members: list[AbstractToolset[AgentDepsT]]) -> CombinedToolset[AgentDepsT]:
+        """The combination of `members`: the last runs' one when they had the same members (it is never entered
+        itself: each run enters its own copy, from `for_run`)."""
+        combined = self._combined
+        if combined is None or len(combined.toolsets) != len(members) or not all(map(is_, combined.toolsets, members)):
+            combined = self._combined = CombinedToolset(members)
+        return combined
 
     async def enter(self, model: Callable[[], Model | None], root_capability: AbstractCapability[AgentDepsT]) -> None:
         """Enter the context of the model `model()` gives (if any) and the toolsets, on the first of nested entries

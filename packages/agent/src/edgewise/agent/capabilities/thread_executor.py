@@ -7,9 +7,8 @@
 from __future__ import annotations as _annotations
 
 import warnings
-from collections.abc import Iterator
 from concurrent.futures import Executor
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,18 +37,18 @@ class UseThreadExecutor(AbstractCapability[Any]):
         return None
 
 
-@contextmanager
-def run_thread_executor(capability: AbstractCapability[Any] | None) -> Iterator[None]:
+def run_thread_executor(capability: AbstractCapability[Any] | None) -> AbstractContextManager[None]:
     """Within the block, the executor of the run whose capabilities are `capability` (one capability or a
     `CombinedCapability`): the last `UseThreadExecutor`'s, the run's own coming after the agent's. Without one, the
     executor in effect outside stays."""
+    if capability is None:
+        return _NO_EXECUTOR
     members = getattr(capability, 'capabilities', [capability])
     executors = [c.executor for c in members if isinstance(c, UseThreadExecutor)]
-    if not executors:
-        yield
-        return
-    with using_thread_executor(executors[-1]):
-        yield
+    return using_thread_executor(executors[-1]) if executors else _NO_EXECUTOR
+
+
+_NO_EXECUTOR: AbstractContextManager[None] = nullcontext()
 
 
 def renamed_thread_executor() -> type[UseThreadExecutor]:

@@ -42,7 +42,7 @@ from ..native_tools._tool_search import (
     ToolSearchLocalStrategy,
     ToolSearchNativeStrategy,
 )
-from .abstract import ToolsetTool
+from .abstract import AbstractToolset, ToolsetTool
 from .wrapper import WrapperToolset
 
 __all__ = (
@@ -184,6 +184,14 @@ class ToolSearchToolset(WrapperToolset[AgentDepsT]):
     """The search tool's description for the model, instead of the default."""
     parameter_description: str | None = None
     """The description of its `queries` argument, instead of the default."""
+
+    def _wrapping(self, wrapped: AbstractToolset[AgentDepsT]) -> WrapperToolset[AgentDepsT]:
+        if type(self) is not ToolSearchToolset:  # a subclass may have an `__init__` of its own
+            return replace(self, wrapped=wrapped)
+        # `replace`, without its `__init__` (the class has no `__post_init__`): every run wraps its toolset in one.
+        copy = object.__new__(ToolSearchToolset)
+        copy.__dict__ = {**self.__dict__, 'wrapped': wrapped}
+        return copy
 
     async def get_tools(self, ctx: RunContext[AgentDepsT]) -> dict[str, ToolsetTool[AgentDepsT]]:
         """The wrapped tools, the deferred ones after the others, each marked `defer_loading=True` until a search

@@ -5,6 +5,7 @@ from __future__ import annotations as _annotations
 from collections.abc import Callable, Sequence
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field, replace
+from operator import is_
 from typing import Any, Self
 
 import anyio
@@ -13,6 +14,7 @@ from .._messages.model_messages import InstructionPart
 from ..exceptions import UserError
 from ..models._model import AgentDepsT, RunContext
 from .abstract import AbstractToolset, ToolsetTool
+from .function import FunctionToolset
 
 __all__ = ('CombinedToolset',)
 
@@ -49,6 +51,25 @@ async def _gather(toolsets: Sequence[Any], method: str, ctx: Any) -> list[Any]:
     return results
 
 
+class _ListingMemo:
+    """The last listing a combination gave, with the members and member listings it was made from: shared by a
+    combination and its copies for runs and steps, so that members listing the very same tools again cost no new
+    combined listing, run after run. Kept only when every member is a function toolset, whose listing of the same
+    tools is the same dict, never changed (adding a tool makes a new one); another toolset may fill in a dict it
+    gave before."""
+
+    __slots__ = ('last',)
+
+    def __init__(self) -> None:
+        self.last: tuple[tuple[Any, ...], tuple[Any, ...], dict[str, Any]] | None = None
+
+
+def _has_default_lifetime(toolset: AbstractToolset[Any]) -> bool:
+    """Whether entering and leaving `toolset` does nothing (it keeps `AbstractToolset`'s own methods)."""
+    kind = type(toolset)
+    return kind.__aenter__ is AbstractToolset.__aenter__ and kind.__aexit__ is AbstractToolset.__aexit__
+
+
 @dataclass
 class CombinedToolset(AbstractToolset[AgentDepsT]):
     """The tools of several toolsets together; entering it enters each of them."""
@@ -56,6 +77,18 @@ class CombinedToolset(AbstractToolset[AgentDepsT]):
     toolsets: Sequence[AbstractToolset[AgentDepsT]]
     """The member toolsets, in order."""
     _exit_stack: AsyncExitStack | None = field(init=False, default=None, repr=False)
+    _listings: _ListingMemo = field(init=False, default_factory=_ListingMemo, repr=False, compare=False)
+
+    def _copy_with(self, members: list[AbstractToolset[AgentDepsT]]) -> CombinedToolset[AgentDepsT]:
+        """A copy with `members` (its own entering state), sharing this combination's listing memo."""
+        if type(self) is not CombinedToolset:  # a subclass may have an `__init__` of its own
+            copy = replace(self, toolsets=members)
+            copy._listings = self._listings
+            return copy
+        # `replace`, without its `__init__` (the class has no `__post_init__`): once per run.
+        copy = object.__new__(CombinedToolset)
+        copy.__dict__ = {**self.__dict__, 'toolsets': members, '_exit_stack': None}
+        return copy
 
     @property
     def id(self) -> str | None:
@@ -70,21 +103,25 @@ class CombinedToolset(AbstractToolset[AgentDepsT]):
     async def for_run(self, ctx: RunContext[AgentDepsT]) -> AbstractToolset[AgentDepsT]:
         """A new combination (its own entering state) of the members' toolsets for the run."""
         members = await _gather(self.toolsets, 'for_run', ctx) if self.toolsets else []
-        return replace(self, toolsets=members)
+        return self._copy_with(members)
 
     async def for_run_step(self, ctx: RunContext[AgentDepsT]) -> AbstractToolset[AgentDepsT]:
         """The combination of the members' toolsets for the step (`self` if none changed)."""
         members = await _gather(self.toolsets, 'for_run_step', ctx) if self.toolsets else []
         if all(new is old for new, old in zip(members, self.toolsets, strict=True)):
             return self
-        return replace(self, toolsets=members)
+        return self._copy_with(members)
 
     async def __aenter__(self) -> Self:
         """Enter every member in order; if one fails, those entered are left again."""
-        async with AsyncExitStack() as stack:
-            for toolset in self.toolsets:
-                await stack.enter_async_context(toolset)
-            self._exit_stack = stack.pop_all()
+        # Members whose entering and leaving do nothing (function toolsets) are not entered: a run enters its
+        # combination every time, most often of such members only.
+        entering = [toolset for toolset in self.toolsets if not _has_default_lifetime(toolset)]
+        if entering:
+            async with AsyncExitStack() as stack:
+                for toolset in entering:
+                    await stack.enter_async_context(toolset)
+                self._exit_stack = stack.pop_all()
         return self
 
     async def __aexit__(self, *args: Any) -> bool | None:
@@ -112,6 +149,14 @@ class CombinedToolset(AbstractToolset[AgentDepsT]):
             UserError: two members list a tool of the same name (the error names both toolsets).
         """
         listed = await _gather(self.toolsets, 'get_tools', ctx) if self.toolsets else []
+        last = self._listings.last
+        if (
+            last is not None
+            and len(last[1]) == len(listed)
+            and all(map(is_, last[0], self.toolsets))
+            and all(map(is_, last[1], listed))
+        ):
+            return last[2]
         tools: dict[str, ToolsetTool[AgentDepsT]] = {}
         for toolset, member_tools in zip(self.toolsets, listed, strict=True):
             for name, tool in member_tools.items():
@@ -129,6 +174,8 @@ class CombinedToolset(AbstractToolset[AgentDepsT]):
                     args_validator=tool.args_validator, args_validator_func=tool.args_validator_func,
                     source_toolset=toolset, source_tool=tool,
                 )  # fmt: skip
+        if all(type(toolset).get_tools is FunctionToolset.get_tools for toolset in self.toolsets):
+            self._listings.last = (tuple(self.toolsets), tuple(listed), tools)
         return tools
 
     async def call_tool(

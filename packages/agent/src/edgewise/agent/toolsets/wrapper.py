@@ -32,12 +32,16 @@ class WrapperToolset(AbstractToolset[AgentDepsT]):
     async def for_run(self, ctx: RunContext[AgentDepsT]) -> AbstractToolset[AgentDepsT]:
         """This wrapper around the wrapped toolset's toolset for the run."""
         wrapped = await self.wrapped.for_run(ctx)
-        return self if wrapped is self.wrapped else replace(self, wrapped=wrapped)
+        return self if wrapped is self.wrapped else self._wrapping(wrapped)
 
     async def for_run_step(self, ctx: RunContext[AgentDepsT]) -> AbstractToolset[AgentDepsT]:
         """This wrapper around the wrapped toolset's toolset for the step."""
         wrapped = await self.wrapped.for_run_step(ctx)
-        return self if wrapped is self.wrapped else replace(self, wrapped=wrapped)
+        return self if wrapped is self.wrapped else self._wrapping(wrapped)
+
+    def _wrapping(self, wrapped: AbstractToolset[AgentDepsT]) -> WrapperToolset[AgentDepsT]:
+        """A copy of this wrapper around `wrapped`."""
+        return replace(self, wrapped=wrapped)
 
     async def __aenter__(self) -> Self:
         """Enter the wrapped toolset."""
