@@ -108,7 +108,7 @@ __all__ = (
     'agent_graph',
 )
 
-DepsT = TypeVar('DepsT', default=None)
+DepsT = TypeVar('DepsT', default=object)
 NodeRunEndT = TypeVar('NodeRunEndT', covariant=True, default=Any)
 
 

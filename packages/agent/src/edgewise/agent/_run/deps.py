@@ -40,7 +40,7 @@ __all__ = (
     'resolve_native_tools',
 )
 
-DepsT = TypeVar('DepsT', default=None)
+DepsT = TypeVar('DepsT', default=object)
 OutputT = TypeVar('OutputT', default=Any)
 
 EndStrategy: TypeAlias = Literal['early', 'graceful', 'exhaustive']
