@@ -46,6 +46,7 @@ from ..messages import (
     FunctionToolCallEvent,
     FunctionToolResultEvent,
     HandleResponseEvent,
+    ModelMessage,
     ModelRequest,
     ModelRequestPart,
     ModelResponse,
@@ -199,6 +200,16 @@ def _resume_deferred(
     )
 
 
+def _trace_exchange(
+    span: Any, deps: GraphAgentDeps[Any, Any], sent: Sequence[ModelMessage], response: ModelResponse | None
+) -> None:
+    """Put the messages of a model request on its span, in the OpenTelemetry GenAI form of the run's
+    instrumentation settings, when the span records (logfire is configured): serializing them costs nothing
+    otherwise."""
+    if span is not None and response is not None and span.is_recording():
+        span.set_attributes(deps.instrumentation.model_request_attributes(sent, response))
+
+
 @dataclass
 class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalResult[NodeRunEndT]]):
     """Sends a request to the model and records its response."""
@@ -221,14 +232,15 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
         model = deps.request_model or deps.model
         with _instrument.span_if(
             deps.tracing, 'chat {model_name}', model_name=model.model_name, run_step=state.run_step
-        ):
+        ) as span:
             root = deps.root_capability
             if root is not None and (deps.hooked & RESPONSE_HOOKS or root.overrides('wrap_model_request')):
                 outcome = await hooked_request(ctx, params, self._settings, deps.run_context(state))
+                _trace_exchange(span, deps, outcome.request_context.messages, outcome.response or outcome.sent)
                 return await self._finish_hooked(ctx, outcome)
-            response = await model.request(
-                for_model(sent_messages(state, deps, params), model, params, deps), self._settings, params
-            )
+            sent = for_model(sent_messages(state, deps, params), model, params, deps)
+            response = await model.request(sent, self._settings, params)
+            _trace_exchange(span, deps, sent, response)
         return self.record_response(ctx, response)
 
     async def _skipped(
@@ -292,7 +304,7 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
         model = deps.request_model or deps.model
         with _instrument.span_if(
             deps.tracing, 'chat {model_name}', model_name=model.model_name, run_step=state.run_step
-        ):
+        ) as span:
             root = deps.root_capability
             if root is not None and root.overrides('wrap_model_request'):
                 async with streamed_through_hooks(ctx, params, self._settings, run_ctx) as held:
@@ -312,6 +324,8 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
                 if held.retry is not None:  # a `wrap_model_request` hook's `ModelRetry`
                     self.__dict__[_NEXT] = await self._finish_hooked(ctx, held.outcome())
                 else:
+                    assert held.request_context is not None  # set before the hooks run
+                    _trace_exchange(span, deps, held.request_context.messages, held.response())
                     self.__dict__[_NEXT] = await self._finish_streamed(ctx, run_ctx, params, held.response())
                 return
             sent = for_model(sent_messages(state, deps, params), model, params, deps)
@@ -328,6 +342,7 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
                 except BaseException:
                     keep_partial_response(state, response.get())
                     raise
+                _trace_exchange(span, deps, sent, response.get())
                 self.__dict__[_NEXT] = await self._finish_streamed(ctx, run_ctx, params, response.get())
 
     async def _finish_streamed(
