@@ -187,8 +187,8 @@ async def test_metadata_is_merged_into_every_tool_by_default_the_given_keys_winn
 
 async def test_only_the_selected_tools_get_the_metadata() -> None:
     seen = _Seen()
-    by_name = SetToolMetadata[None](tools=['store'], tag='w')
-    by_metadata = SetToolMetadata[None](tools={'kind': 'read'}, tag='r')
+    by_name = SetToolMetadata[object](tools=['store'], tag='w')
+    by_metadata = SetToolMetadata[object](tools={'kind': 'read'}, tag='r')
     await _tools_agent(seen, by_name, by_metadata).run('hi')
     assert {t.name: t.metadata for t in seen.tools[0]} == {
         'lookup': {'kind': 'read', 'cost': 1, 'tag': 'r'},
