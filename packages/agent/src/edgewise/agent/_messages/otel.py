@@ -181,8 +181,9 @@ def binary_part(file: BinaryContent, settings: TraceContentOptions) -> OtelBlobP
     return blob
 
 
+# Built on first use: importing the agent builds no schema.
 _JSON_VALUE: pydantic.TypeAdapter[Any] = pydantic.TypeAdapter(
-    Any, config=pydantic.ConfigDict(ser_json_bytes='base64', val_json_bytes='base64')
+    Any, config=pydantic.ConfigDict(ser_json_bytes='base64', val_json_bytes='base64', defer_build=True)
 )
 
 
