@@ -75,6 +75,8 @@ AGENT_FLOORS: tuple[tuple[str, frozenset[str]], ...] = (
                 'toolsets',
                 'mcp',
                 'common_tools',
+                'embeddings',
+                'images',
             }
         ),
     ),
@@ -82,7 +84,7 @@ AGENT_FLOORS: tuple[tuple[str, frozenset[str]], ...] = (
     ('capabilities', frozenset({'capabilities', 'tool_manager'})),
     ('loop', frozenset({'_loop'})),
     ('streaming', frozenset({'_streaming', '_sync_stream'})),
-    ('agent', frozenset({'agent', 'result', 'durable_exec', 'stored_runs', 'ui', '', '_agent_graph', 'run'})),
+    ('agent', frozenset({'agent', 'result', 'durable_exec', 'stored_runs', 'ui', '', '_agent_graph', 'run', 'direct'})),
 )
 GRAPH_FLOORS: tuple[tuple[str, frozenset[str]], ...] = (
     ('vocabulary', frozenset({'_status', '_copy', '_edges', '_instrument', 'exceptions', 'nodes', 'events'})),

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
-from tools.peer_docs_examples import Example, examples_of, renamed, run_example
+import pytest
+from tools.peer_docs_examples import Example, examples_of, main, renamed, run_example
 
 PAGE = """# A page
 
@@ -60,3 +62,32 @@ def test_an_example_runs_beside_the_blocks_it_requires(tmp_path: Path) -> None:
     by_title = {'helper.py': helper}
     assert run_example(sys.executable, user, by_title, tmp_path / 'r1', 60, {}) is None
     assert run_example(sys.executable, failing, by_title, tmp_path / 'r2', 60, {}) == 'no'
+
+
+def test_pages_can_come_from_a_folder_such_as_an_unpacked_wheels_skill_references(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    docs = tmp_path / 'references'
+    docs.mkdir()
+    (docs / 'A.md').write_text('```python\nprint("ok")\n```\n\n```python\nraise SystemExit(3)\n```\n')
+    (docs / 'notes.txt').write_text('```python\nprint("not a page")\n```\n')
+    report = tmp_path / 'out.json'
+    python = sys.executable
+    main(
+        [
+            '--docs-dir',
+            str(docs),
+            '--reference-python',
+            python,
+            '--edgewise-python',
+            python,
+            '--json',
+            str(report),
+            '*.md',
+        ]
+    )
+    printed = capsys.readouterr().out
+    assert f'docs examples ({docs}): 2 blocks' in printed
+    assert '1 run on pydantic-ai, 1 of them on Edgewise' in printed
+    rows = json.loads(report.read_text())
+    assert [row['example'] for row in rows] == ['A.md:1', 'A.md:5']

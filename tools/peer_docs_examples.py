@@ -10,6 +10,11 @@ into a temporary folder that is removed afterwards.
     python tools/peer_docs_examples.py --mirror PATH --reference-python VENV/bin/python \\
         --edgewise-python .venv/bin/python [--tag v2.33.0] [--jobs 2] [--json out.json] [PAGE ...]
 
+pydantic-ai's released wheels carry no docs pages, but the skill references they ship
+(`pydantic_ai/.agents/skills/*/references/*.md`) are markdown with `python` blocks too: `--docs-dir FOLDER` reads
+the pages from an unpacked wheel's folder instead of the mirror (e.g. 2.68's, with `--reference-python` a Python
+that has pydantic-ai 2.68, such as the bench's second venv).
+
 A block runs when its script exits with status 0 within the timeout. Blocks marked `test="skip"` in their fence
 are left out (pydantic-ai's own docs test skips them too); a block with `requires="a.py,b.py"` runs beside the
 blocks it names (by their `title`), written as the modules it imports, as pydantic-ai's docs test does.
@@ -131,7 +136,9 @@ def run_example(
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     parser.add_argument('pages', nargs='*', default=DEFAULT_PAGES, help='docs pages (globs under docs/)')
-    parser.add_argument('--mirror', required=True, help='the bare mirror of github:pydantic/pydantic-ai')
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument('--mirror', help='the bare mirror of github:pydantic/pydantic-ai')
+    source.add_argument('--docs-dir', help='read the pages (globs) from this folder instead of a mirror')
     parser.add_argument('--tag', default='v2.33.0')
     parser.add_argument('--reference-python', required=True, help='a Python with pydantic-ai of the tag installed')
     parser.add_argument('--edgewise-python', required=True, help='a Python with Edgewise installed')
@@ -143,17 +150,23 @@ def main(argv: list[str] | None = None) -> int:
     args.reference_python = os.path.abspath(args.reference_python)
     args.edgewise_python = os.path.abspath(args.edgewise_python)
 
-    listed = subprocess.run(
-        ['git', '-C', args.mirror, 'ls-tree', '-r', '--name-only', args.tag, 'docs/'],
-        capture_output=True, text=True, check=True,
-    ).stdout.split()  # fmt: skip
-    pages = sorted({p for p in listed for g in args.pages if Path(p).match(f'docs/{g}')})
     examples: list[Example] = []
-    for page in pages:
-        text = subprocess.run(
-            ['git', '-C', args.mirror, 'show', f'{args.tag}:{page}'], capture_output=True, text=True, check=True
-        ).stdout
-        examples += examples_of(page.removeprefix('docs/'), text)
+    if args.docs_dir:
+        root = Path(args.docs_dir)
+        for path in sorted({p for g in args.pages for p in root.glob(g) if p.is_file()}):
+            examples += examples_of(str(path.relative_to(root)), path.read_text())
+        args.tag = str(root)
+    else:
+        listed = subprocess.run(
+            ['git', '-C', args.mirror, 'ls-tree', '-r', '--name-only', args.tag, 'docs/'],
+            capture_output=True, text=True, check=True,
+        ).stdout.split()  # fmt: skip
+        pages = sorted({p for p in listed for g in args.pages if Path(p).match(f'docs/{g}')})
+        for page in pages:
+            text = subprocess.run(
+                ['git', '-C', args.mirror, 'show', f'{args.tag}:{page}'], capture_output=True, text=True, check=True
+            ).stdout
+            examples += examples_of(page.removeprefix('docs/'), text)
     by_title = {e.title: e for e in examples if e.title}
     chosen = [e for e in examples if not e.skip]
 

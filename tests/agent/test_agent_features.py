@@ -435,3 +435,25 @@ async def test_run_results_compare_by_their_output() -> None:
     assert first == second  # as pydantic-ai's: the messages and ids are not compared
     assert first == AgentRunResult('same')
     assert first != AgentRunResult('other')
+
+
+async def test_next_node_raises_the_error_of_the_node_that_failed_until_next_is_called_again() -> None:
+    answers: list[ModelResponse | Exception] = [ValueError('the model failed'), ModelResponse([TextPart('fine')])]
+
+    def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        answer = answers.pop(0)
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
+    async with Agent(FunctionModel(model)).iter('hi') as run:
+        request = await run.next()
+        assert isinstance(request, ModelRequestNode)
+        with pytest.raises(ValueError, match='the model failed'):
+            await run.next(request)
+        with pytest.raises(ValueError, match='the model failed'):
+            run.next_node  # noqa: B018
+        # Running a node again (here a fresh request node) clears the error.
+        retried = await run.next(ModelRequestNode(ModelRequest([UserPromptPart('again')])))
+        assert isinstance(retried, CallToolsNode)
+        assert run.next_node is retried

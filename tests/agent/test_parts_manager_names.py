@@ -98,14 +98,15 @@ def test_tool_call_deltas_start_the_call_once_named_and_promote_typed_calls() ->
         vendor_part_id=None, args='"x"}', provider_name='p', provider_details={'k': 1}
     )
     assert delta == PartDeltaEvent(
-        index=0, delta=ToolCallPartDelta(args_delta='"x"}', provider_name='p', provider_details={'k': 1})
+        index=0,
+        delta=ToolCallPartDelta(args_delta='"x"}', tool_call_id='c1', provider_name='p', provider_details={'k': 1}),
     )
     (part,) = manager.get_parts()
     assert isinstance(part, LoadCapabilityCallPart)
     assert part.args == '{"id": "x"}'
     assert part.provider_details == {'k': 1}
     meta = manager.handle_tool_call_delta(vendor_part_id=1, provider_name='q')
-    assert meta == PartDeltaEvent(index=0, delta=ToolCallPartDelta(provider_name='q'))
+    assert meta == PartDeltaEvent(index=0, delta=ToolCallPartDelta(tool_call_id='c1', provider_name='q'))
     # A named call without a vendor id is a new call.
     new = manager.handle_tool_call_delta(
         vendor_part_id=None, tool_name='other', args={'a': 1}, provider_details={'d': 2}

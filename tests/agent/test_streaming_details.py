@@ -17,6 +17,8 @@ from edgewise.agent.messages import (
     FunctionToolResultEvent,
     OutputToolCallEvent,
     OutputToolResultEvent,
+    PartDeltaEvent,
+    PartStartEvent,
     TextPart,
     ThinkingPart,
     ToolCallPart,
@@ -202,3 +204,31 @@ def test_types_without_a_json_schema_still_stream_partial_values() -> None:
 
 def test_a_tool_call_delta_without_arguments_changes_only_the_id() -> None:
     assert ToolCallPartDelta(tool_call_id='c2').apply(ToolCallPart('t', '{}', 'c1')) == ToolCallPart('t', '{}', 'c2')
+
+
+async def test_each_argument_delta_of_a_streamed_call_names_the_call_it_adds_to() -> None:
+    calls = [
+        {0: DeltaToolCall(name='add')},
+        {0: DeltaToolCall(json_args='{"x": 1,')},
+        {0: DeltaToolCall(json_args=' "y": 2}')},
+    ]
+    agent = Agent(streamed(calls, ['done']))
+
+    @agent.tool_plain
+    def add(x: int, y: int) -> int:
+        return x + y
+
+    async with agent.iter('go') as run:
+        async for node in run:
+            if Agent.is_model_request_node(node):
+                async with node.stream(run.ctx) as stream:
+                    events = [event async for event in stream]
+                break
+    (start,) = [event.part for event in events if isinstance(event, PartStartEvent)]
+    deltas = [event.delta for event in events if isinstance(event, PartDeltaEvent)]
+    assert isinstance(start, ToolCallPart)
+    assert start.tool_call_id  # made by the parts manager: the model gave none
+    assert [(delta.args_delta, delta.tool_call_id) for delta in deltas if isinstance(delta, ToolCallPartDelta)] == [
+        ('{"x": 1,', start.tool_call_id),
+        (' "y": 2}', start.tool_call_id),
+    ]

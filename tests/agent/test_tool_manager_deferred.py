@@ -205,3 +205,26 @@ async def test_without_wrapping_a_validators_failure_is_raised() -> None:
     manager = await _manager(None, [], toolset)
     with pytest.raises(ToolFailed, match='7 is not served'):
         await manager.handle_call(ToolCallPart('checked', {'x': 7}), wrap_validation_errors=False)
+
+
+async def test_resolve_deferred_tool_calls_asks_the_capabilities_or_answers_none() -> None:
+    requests = DeferredToolRequests(calls=[ToolCallPart('remote', {}, tool_call_id='c1')])
+    answered = await _manager(lambda ctx, r: DeferredToolResults(calls={'c1': 'done'}), [])
+    assert await answered.resolve_deferred_tool_calls(requests) == DeferredToolResults(calls={'c1': 'done'})
+    assert await (await _manager(None, [])).resolve_deferred_tool_calls(requests) is None
+
+
+async def test_handle_call_asks_resolve_deferred_tool_calls_for_a_deferred_call() -> None:
+    class AnsweringManager(ToolManager[None]):
+        async def resolve_deferred_tool_calls(self, requests: DeferredToolRequests) -> DeferredToolResults | None:
+            return DeferredToolResults(
+                calls={call.tool_call_id: ToolFailed('failed out there') for call in requests.calls}
+            )
+
+    ctx: RunContext[None] = RunContext(deps=None, model=TestModel(), usage=RunUsage(), retries={})
+    manager = await AnsweringManager(_toolset([])).for_run_step(ctx)
+    call = ToolCallPart('remote', {}, tool_call_id='c1')
+    with pytest.raises(ToolFailed, match='failed out there'):
+        await manager.handle_call(call, wrap_validation_errors=False)
+    with pytest.raises(ToolFailedError):
+        await manager.handle_call(call)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import email.policy
 import functools
 import json
 import threading
@@ -9,6 +10,7 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from email.parser import BytesParser
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -53,6 +55,21 @@ class LocalServer:
         self.replies.extend(replies)
 
 
+def _multipart(content_type: str, raw: bytes) -> dict[str, Any]:
+    """A multipart body as its content type, its plain fields and its files (field name, file name, type)."""
+    message = BytesParser(policy=email.policy.HTTP).parsebytes(f'content-type: {content_type}\r\n\r\n'.encode() + raw)
+    fields: dict[str, str] = {}
+    files: list[tuple[str, str, str]] = []
+    for part in message.iter_parts():
+        name = part.get_param('name', header='content-disposition')
+        filename = part.get_filename()
+        if filename is None:
+            fields[str(name)] = part.get_content()
+        else:
+            files.append((str(name), filename, part.get_content_type()))
+    return {'content_type': content_type, 'fields': fields, 'files': files}
+
+
 def _handler(server: LocalServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = 'HTTP/1.1'
@@ -73,9 +90,11 @@ def _handler(server: LocalServer) -> type[BaseHTTPRequestHandler]:
         def do_POST(self) -> None:
             length = int(self.headers.get('content-length') or 0)
             raw = self.rfile.read(length)
-            server.received.append(
-                {'path': self.path, 'headers': dict(self.headers.items()), 'body': json.loads(raw or b'null')}
+            content_type = self.headers.get('content-type') or ''
+            body = (
+                _multipart(content_type, raw) if content_type.startswith('multipart/') else json.loads(raw or b'null')
             )
+            server.received.append({'path': self.path, 'headers': dict(self.headers.items()), 'body': body})
             reply = server.replies.popleft()
             if reply.drop:
                 self.close_connection = True

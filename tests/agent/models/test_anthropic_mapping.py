@@ -370,8 +370,8 @@ async def test_stream_maps_events_and_ends_with_the_whole_response() -> None:
             PartStartEvent(
                 index=2, part=ToolCallPart(tool_name='weather', tool_call_id='toolu_9'), previous_part_kind='text'
             ),
-            PartDeltaEvent(index=2, delta=ToolCallPartDelta(args_delta='{"city": ')),
-            PartDeltaEvent(index=2, delta=ToolCallPartDelta(args_delta='"Paris"}')),
+            PartDeltaEvent(index=2, delta=ToolCallPartDelta(args_delta='{"city": ', tool_call_id='toolu_9')),
+            PartDeltaEvent(index=2, delta=ToolCallPartDelta(args_delta='"Paris"}', tool_call_id='toolu_9')),
             PartEndEvent(
                 index=2,
                 part=ToolCallPart(tool_name='weather', args='{"city": "Paris"}', tool_call_id='toolu_9'),

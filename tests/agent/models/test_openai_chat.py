@@ -195,9 +195,7 @@ async def test_tools_strict_schemas_and_tool_choice() -> None:
 
 
 async def test_no_strict_and_no_forced_tools_where_the_profile_says_so() -> None:
-    profile = OpenAIModelProfile(
-        openai_supports_strict_tool_definition=False, openai_supports_tool_choice_required=False
-    )
+    profile = OpenAIModelProfile(openai_supports_strict_tool_definition=False, supports_forced_tool_choice=False)
     model, recorder = mock_model(json_reply(completion()), profile=profile)
     params = ModelRequestParameters(output_tools=[OUTPUT], allow_text_output=False)
     await model.request(user('q'), None, params)

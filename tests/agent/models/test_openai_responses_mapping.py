@@ -182,7 +182,7 @@ def test_tools_strict_schema_and_tool_choice() -> None:
             False,
         )
     )
-    no_required = OpenAIModelProfile(openai_supports_tool_choice_required=False, json_schema_transformer=None)
+    no_required = OpenAIModelProfile(supports_forced_tool_choice=False, json_schema_transformer=None)
     assert body(params=params, profile=no_required)['tool_choice'] == 'auto'
 
 

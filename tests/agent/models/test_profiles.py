@@ -474,11 +474,11 @@ def test_anthropic_profiles() -> None:
         new.get('anthropic_supports_adaptive_thinking', False),
         new.get('anthropic_supports_effort', False),
         new.get('anthropic_disallows_sampling_settings', False),
-        new.get('anthropic_supports_forced_tool_choice', True),
+        new.get('supports_forced_tool_choice', True),
     ) == (True, True, True, True, True)
     fable = anthropic_model_profile('claude-fable-5')
     fable = cast(AnthropicModelProfile, fable)
-    assert not fable.get('anthropic_supports_forced_tool_choice', True)
+    assert not fable.get('supports_forced_tool_choice', True)
     assert resolve_anthropic_effort('xhigh', supports_xhigh=True) == 'xhigh'
     assert resolve_anthropic_effort('xhigh', supports_xhigh=False) == 'max'
     assert resolve_anthropic_effort('minimal', supports_xhigh=False) == 'low'
@@ -541,7 +541,7 @@ def test_family_profiles() -> None:
     harmony = harmony_model_profile('gpt-oss-120b')
     harmony = cast(OpenAIModelProfile, harmony)
     assert (
-        harmony.get('openai_supports_tool_choice_required', True),
+        harmony.get('supports_forced_tool_choice', True),
         harmony.get('ignore_streamed_leading_whitespace', False),
     ) == (False, True)
     assert harmony.get('json_schema_transformer', None) is OpenAIJsonSchemaTransformer

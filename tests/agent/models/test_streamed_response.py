@@ -61,7 +61,7 @@ async def test_text_then_a_tool_call_streams_part_starts_deltas_ends_and_one_fin
             PartStartEvent(
                 index=1, part=ToolCallPart(tool_name='get', args='{"x":', tool_call_id='c1'), previous_part_kind='text'
             ),
-            PartDeltaEvent(index=1, delta=ToolCallPartDelta(args_delta='1}')),
+            PartDeltaEvent(index=1, delta=ToolCallPartDelta(args_delta='1}', tool_call_id='c1')),
             PartEndEvent(index=1, part=ToolCallPart(tool_name='get', args='{"x":1}', tool_call_id='c1')),
         ]
     )
@@ -103,7 +103,9 @@ async def test_an_output_tool_call_is_the_final_result_and_text_is_not_when_text
             PartStartEvent(
                 index=1, part=ToolCallPart(tool_name='final_', tool_call_id='c9'), previous_part_kind='text'
             ),
-            PartDeltaEvent(index=1, delta=ToolCallPartDelta(tool_name_delta='result', args_delta='{}')),
+            PartDeltaEvent(
+                index=1, delta=ToolCallPartDelta(tool_name_delta='result', args_delta='{}', tool_call_id='c9')
+            ),
             PartEndEvent(index=1, part=ToolCallPart(tool_name='final_result', args='{}', tool_call_id='c9')),
         ]
     )

@@ -105,7 +105,7 @@ def test_chat_completions() -> None:
     }
     assert chat({'tool_choice': 'none'}, params()) == {'tools': ['weather', 'time'], 'tool_choice': 'none'}
     # A server that cannot force a call: explicit forcing is refused, implicit forcing becomes `auto`.
-    cannot: dict[str, Any] = {'openai_supports_tool_choice_required': False}
+    cannot: dict[str, Any] = {'supports_forced_tool_choice': False}
     with pytest.raises(UserError, match=r"tool_choice=\['weather'\] is not supported by model 'gpt-4o'"):
         chat({'tool_choice': ['weather']}, params(), **cannot)
     assert chat(

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from .agent.spec import AgentSpec
     from .capabilities import AgentCapability, Capability, CapabilityFunc
     from .concurrency import AbstractConcurrencyLimiter, AnyConcurrencyLimit, ConcurrencyLimit, ConcurrencyLimiter
+    from .embeddings import Embedder, EmbeddingModel, EmbeddingResult, EmbeddingSettings
     from .exceptions import (
         AgentError,
         AgentRunError,
@@ -44,6 +45,13 @@ if TYPE_CHECKING:
         UserError,
     )
     from .format_prompt import format_as_xml
+    from .images import (
+        GeneratedImage,
+        ImageGenerationModel,
+        ImageGenerationResult,
+        ImageGenerationSettings,
+        ImageGenerator,
+    )
     from .messages import (
         AgentStreamEvent,
         AudioFormat,
@@ -339,6 +347,15 @@ __all__ = (
     'WebSearchUserLocation',
     'XSearchTool',
     'AgentNativeTool',
+    'Embedder',
+    'EmbeddingModel',
+    'EmbeddingResult',
+    'EmbeddingSettings',
+    'GeneratedImage',
+    'ImageGenerationModel',
+    'ImageGenerationResult',
+    'ImageGenerationSettings',
+    'ImageGenerator',
 )
 
 # Where each public name lives; `__getattr__` imports it from there on first use. A test checks that this table and
@@ -351,6 +368,15 @@ _EXPORTS: dict[str, str] = {
     'capture_run_messages': '._loop.agent_run',
     'AgentRetries': '._run.options',
     'Agent': '.agent',
+    'Embedder': '.embeddings',
+    'EmbeddingModel': '.embeddings',
+    'EmbeddingResult': '.embeddings',
+    'EmbeddingSettings': '.embeddings',
+    'GeneratedImage': '.images',
+    'ImageGenerationModel': '.images',
+    'ImageGenerationResult': '.images',
+    'ImageGenerationSettings': '.images',
+    'ImageGenerator': '.images',
     'EndStrategy': '.agent',
     'AgentError': '.exceptions',
     'AgentRunError': '.exceptions',

@@ -403,16 +403,13 @@ class ToolManager(Generic[AgentDepsT]):
     ) -> Any:
         """What the capabilities' `handle_deferred_tool_calls` answers for the deferred `call` (see `handle_call`);
         `deferral` is raised again when nobody answers it."""
-        root, ctx = self.root_capability, self.ctx
-        if root is None or ctx is None or not root.overrides('handle_deferred_tool_calls'):
-            raise deferral
         call_id = call.tool_call_id
         requests = DeferredToolRequests(
             approvals=[call] if isinstance(deferral, ApprovalRequired) else [],
             calls=[call] if isinstance(deferral, CallDeferred) else [],
             metadata={call_id: deferral.metadata} if deferral.metadata else {},
         )
-        results: DeferredToolResults | None = await root.handle_deferred_tool_calls(ctx, requests=requests)
+        results = await self.resolve_deferred_tool_calls(requests)
         answer = results.to_tool_call_results().get(call_id) if results is not None else None
         if results is None or answer is None:
             raise deferral
@@ -437,6 +434,15 @@ class ToolManager(Generic[AgentDepsT]):
         if isinstance(answer, RetryPromptPart):
             raise ToolRetryError(dataclasses.replace(answer, tool_name=call.tool_name, tool_call_id=call_id))
         return answer  # an external result, as the handler gave it (a plain value or a `ToolReturn`)
+
+    async def resolve_deferred_tool_calls(self, requests: DeferredToolRequests) -> DeferredToolResults | None:
+        """The answers the capabilities' `handle_deferred_tool_calls` give to `requests` (`handle_call` asks this for
+        a call that defers), or `None` when no capability of the run handles deferred calls or none answered."""
+        root, ctx = self.root_capability, self.ctx
+        if root is None or ctx is None or not root.overrides('handle_deferred_tool_calls'):
+            return None
+        results: DeferredToolResults | None = await root.handle_deferred_tool_calls(ctx, requests=requests)
+        return results
 
     def _hooked(self) -> frozenset[str]:
         if self.hooked is not None:

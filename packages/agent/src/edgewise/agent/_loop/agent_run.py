@@ -53,6 +53,7 @@ class AgentRun(Generic[DepsT, OutputT]):
         self._result_override: AgentRunResult[OutputT] | None = None
         self._skipped = False
         self._last_yielded: Any = None  # the node `async for` gave last (`__anext__`)
+        self._error: Exception | None = None  # what the last `next` raised (`next_node` raises it again)
 
     def override_result(self, result: AgentRunResult[OutputT], *, skipped: bool = False) -> None:
         """Make `result` the run's result (a capability's `wrap_run` gave it); `skipped`: the run does not run."""
@@ -66,7 +67,14 @@ class AgentRun(Generic[DepsT, OutputT]):
 
     @property
     def next_node(self) -> AgentNode[DepsT, OutputT] | End[FinalResult[OutputT]]:
-        """The node that runs next, or the `End` once the run has finished."""
+        """The node that runs next, or the `End` once the run has finished.
+
+        Raises:
+            Exception: the error the last node run by `next` failed with (no hook recovered from it), as pydantic-ai
+                2.x does: there is no next node.
+        """
+        if self._error is not None:
+            raise self._error
         return self._graph_run.next_node  # type: ignore[return-value]
 
     def stops_at(self, node: object) -> bool:
@@ -102,20 +110,26 @@ class AgentRun(Generic[DepsT, OutputT]):
         """Run `node` (by default the next node) and return the node after it, or the `End`.
 
         The node goes through the capabilities' node hooks (`before_node_run`, `wrap_node_run`,
-        `on_node_run_error`, `after_node_run`), as it does under `async for node in run`."""
+        `on_node_run_error`, `after_node_run`), as it does under `async for node in run`. An error the node fails
+        with (that no hook recovered from) is raised, and `next_node` raises it again until `next` is called again."""
+        self._error = None
         graph_run = self._graph_run
-        if graph_run.deps.cancellation.cancel_requested and not isinstance(graph_run.next_node, End):
-            await anyio.lowlevel.checkpoint_if_cancelled()  # a cancellation asked for between steps stops here
-        if not (graph_run.deps.hooked & NODE_HOOKS):
-            result = await graph_run.next(node)
-            if isinstance(result, End) and graph_run.state.pending_messages:
-                return await self._deliver_at_end()
-            return result  # type: ignore[return-value]
-        if node is None:
-            node = graph_run.next_node  # type: ignore[assignment]
-        ctx = graph_run.deps.run_context(graph_run.state)
-        node = await graph_run.deps.root_capability.before_node_run(ctx, node=node)
-        return await self.advance_with_hooks(ctx, node)
+        try:
+            if graph_run.deps.cancellation.cancel_requested and not isinstance(graph_run.next_node, End):
+                await anyio.lowlevel.checkpoint_if_cancelled()  # a cancellation asked for between steps stops here
+            if not (graph_run.deps.hooked & NODE_HOOKS):
+                result = await graph_run.next(node)
+                if isinstance(result, End) and graph_run.state.pending_messages:
+                    return await self._deliver_at_end()
+                return result  # type: ignore[return-value]
+            if node is None:
+                node = graph_run.next_node  # type: ignore[assignment]
+            ctx = graph_run.deps.run_context(graph_run.state)
+            node = await graph_run.deps.root_capability.before_node_run(ctx, node=node)
+            return await self.advance_with_hooks(ctx, node)
+        except Exception as error:
+            self._error = error
+            raise
 
     async def advance_with_hooks(
         self,

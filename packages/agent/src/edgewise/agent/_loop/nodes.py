@@ -74,6 +74,7 @@ from .call_tools_parts import (
     tag_tool_calls,
     validate_output,
 )
+from .continuation import continue_turn, continued_stream
 from .early_output import end_early
 from .empty_response import no_output_answer
 from .end_strategies import ResponseCalls
@@ -155,6 +156,14 @@ class UserPromptNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Final
         history = state.message_history
         if self.deferred_tool_results is not None:
             return _resume_deferred(history, self.deferred_tool_results, self.user_prompt)
+        if history and _suspended(history[-1]):
+            if self.user_prompt is not None:  # it would abandon the provider's job for the turn
+                raise UserError(
+                    'Cannot provide a new user prompt when the message history ends in a suspended response. '
+                    'Resume it by running the agent with this message history and no new prompt.'
+                )
+            stored_through(ctx, len(history))
+            return ModelRequestNode(ModelRequest([]))  # continues the suspended turn (an empty request: nothing sent)
         if self.user_prompt is None and history and isinstance(history[-1], ModelRequest):
             # The last request is sent again: its user prompt is the run's (for `ctx.prompt`, as in pydantic-ai).
             deps.prompt = prompt_of(history[-1]) or deps.prompt
@@ -188,6 +197,18 @@ class UserPromptNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Final
             # A history ending with a plain response, and instructions: send them alone (as pydantic-ai).
         stored_through(ctx, kept)
         return ModelRequestNode(ModelRequest(parts))
+
+
+async def _load_prices(system: str) -> None:
+    """Load genai-prices' data (once per process, in a worker thread: importing it takes long enough to stall the
+    event loop) before the first request to a provider it prices."""
+    if not prices_loaded() and priced_provider(system) and prices_installed():
+        await anyio.to_thread.run_sync(load_prices)
+
+
+def _suspended(message: ModelMessage) -> bool:
+    """Whether `message` is a response its provider suspended (the run asks the model to continue it)."""
+    return isinstance(message, ModelResponse) and message.state == 'suspended'
 
 
 def _resume_deferred(
@@ -225,6 +246,8 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
         if (streamed := _take_streamed_next(self)) is not None:
             return streamed  # type: ignore[no-any-return]
         state, deps = ctx.state, ctx.deps
+        if self._resumes(state.message_history):
+            return await self._resume(ctx)
         try:
             params = await self.prepare_request(ctx, streaming=False)
         except SkipModelRequest as skip:  # from a `before_model_request` hook
@@ -238,9 +261,32 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
                 outcome = await hooked_request(ctx, params, self._settings, deps.run_context(state))
                 _trace_exchange(span, deps, outcome.request_context.messages, outcome.response or outcome.sent)
                 return await self._finish_hooked(ctx, outcome)
-            sent = for_model(sent_messages(state, deps, params), model, params, deps)
-            response = await model.request(sent, self._settings, params)
-            _trace_exchange(span, deps, sent, response)
+            messages = for_model(sent_messages(state, deps, params), model, params, deps)
+            response = await model.request(messages, self._settings, params)
+            if response.state == 'suspended':  # the provider paused the turn: ask it to go on until it is whole
+                run_ctx = deps.run_context(state)
+                response = await continue_turn(model, messages, response, self._settings, params, run_ctx)
+            _trace_exchange(span, deps, messages, response)
+        return self.record_response(ctx, response)
+
+    def _resumes(self, history: list[ModelMessage]) -> bool:
+        """Whether this node continues the suspended response the history ends with (its request is empty)."""
+        return not self.request.parts and bool(history) and _suspended(history[-1])
+
+    async def _resume(
+        self, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]]
+    ) -> CallToolsNode[DepsT, NodeRunEndT]:
+        """Continue the suspended response the history ends with until the turn is whole, and record the turn."""
+        state, deps = ctx.state, ctx.deps
+        suspended, params = await self._prepare_resume(ctx, streaming=False)
+        model = deps.model
+        with _instrument.span_if(
+            deps.tracing, 'chat {model_name}', model_name=model.model_name, run_step=state.run_step
+        ) as span:
+            messages = for_model(sent_messages(state, deps, params), model, params, deps)
+            run_ctx = deps.run_context(state)
+            response = await continue_turn(model, messages, suspended, self._settings, params, run_ctx)
+            _trace_exchange(span, deps, messages, response)
         return self.record_response(ctx, response)
 
     async def _skipped(
@@ -293,6 +339,10 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
     ) -> AsyncIterator[AgentStream[DepsT, Any]]:
         _check_not_streamed(self)
         state, deps = ctx.state, ctx.deps
+        if self._resumes(state.message_history):
+            async with self._stream_resumed(ctx) as resumed:
+                yield resumed
+            return
         try:
             params = await self.prepare_request(ctx, streaming=True)
         except SkipModelRequest as skip:  # from a `before_model_request` hook: its response, streamed whole
@@ -329,7 +379,10 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
                     self.__dict__[_NEXT] = await self._finish_streamed(ctx, run_ctx, params, held.response())
                 return
             sent = for_model(sent_messages(state, deps, params), model, params, deps)
-            async with model.request_stream(sent, self._settings, params, run_ctx) as response:
+            async with (
+                model.request_stream(sent, self._settings, params, run_ctx) as first,
+                continued_stream(first, model, sent, self._settings, run_ctx) as response,
+            ):
                 stream = AgentStream[DepsT, Any](
                     response, ctx, token_check(state, deps), self.__dict__.pop(_ENQUEUED, ())
                 )
@@ -344,6 +397,34 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
                     raise
                 _trace_exchange(span, deps, sent, response.get())
                 self.__dict__[_NEXT] = await self._finish_streamed(ctx, run_ctx, params, response.get())
+
+    @asynccontextmanager
+    async def _stream_resumed(
+        self, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]]
+    ) -> AsyncIterator[AgentStream[DepsT, Any]]:
+        """`_stream` for a node continuing the suspended response the history ends with."""
+        state, deps = ctx.state, ctx.deps
+        suspended, params = await self._prepare_resume(ctx, streaming=True)
+        model, run_ctx = deps.model, deps.run_context(state)
+        with _instrument.span_if(
+            deps.tracing, 'chat {model_name}', model_name=model.model_name, run_step=state.run_step
+        ) as span:
+            sent = for_model(sent_messages(state, deps, params), model, params, deps)
+            async with continued_stream(
+                None, model, sent, self._settings, run_ctx, params=params, seed=suspended
+            ) as response:
+                stream = AgentStream[DepsT, Any](response, ctx, token_check(state, deps))
+                try:
+                    yield stream
+                    async for _ in stream:
+                        pass
+                except GeneratorExit:
+                    raise
+                except BaseException:
+                    keep_partial_response(state, response.get())
+                    raise
+                _trace_exchange(span, deps, sent, response.get())
+                self.__dict__[_NEXT] = self.record_response(ctx, response.get())
 
     async def _finish_streamed(
         self,
@@ -378,9 +459,7 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
         if deps.model_choice is not None:  # a capability's selector may pick the model of each step
             deps.model = await deps.model_choice.for_step(state.run_step + 1, deps.model, history, state.usage)
             deps.model_id = deps.model_choice.model_id
-        if not prices_loaded() and priced_provider(deps.model.system) and prices_installed():
-            # Once per process: importing genai-prices takes long enough to stall the event loop.
-            await anyio.to_thread.run_sync(load_prices)
+        await _load_prices(deps.model.system)
         request = self.request
         request.timestamp = _now()
         if deps.durable:  # the next snapshot stores the messages from this request on
@@ -401,6 +480,34 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
         deps.request_model = None
         await prepare_step_tools(state, deps)
         await request_instructions(state, deps, request)
+        return await self._parameters(ctx, streaming)
+
+    async def _prepare_resume(
+        self, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]], *, streaming: bool
+    ) -> tuple[ModelResponse, ModelRequestParameters]:
+        """For a run whose history ends with a suspended response (an earlier run's): check the usage limits, take
+        that response off the history (the whole turn is recorded in its place) and build the parameters. The
+        request that began the turn keeps its instructions, and the capabilities' request hooks do not run: the
+        provider is sent the turn as it was."""
+        state, deps = ctx.state, ctx.deps
+        history = state.message_history
+        deps.usage_limits.check_before_request(state.usage, history)
+        await _load_prices(deps.model.system)
+        suspended = history.pop()
+        assert isinstance(suspended, ModelResponse)
+        stored_through(ctx, len(history))  # the next snapshot stores the history from the turn's place on
+        deps.new_message_index = min(deps.new_message_index, len(history))  # the whole turn is a new message
+        state.run_step += 1
+        deps.request_model = None
+        await prepare_step_tools(state, deps)
+        return suspended, await self._parameters(ctx, streaming, hooks=False)
+
+    async def _parameters(
+        self, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]], streaming: bool, *, hooks: bool = True
+    ) -> ModelRequestParameters:
+        """The request's parameters and settings (kept for the request), through the capabilities'
+        `before_model_request` hooks when `hooks`."""
+        state, deps = ctx.state, ctx.deps
         schema = deps.output_schema
         params = ModelRequestParameters(
             function_tools=list(deps.request_tools),
@@ -425,7 +532,7 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
             run_ctx = deps.run_context(state)
             if deps.settings_resolver is not None:
                 settings = deps.settings_resolver(run_ctx)
-            if deps.request_hooks:
+            if deps.request_hooks and hooks:
                 settings, params = await run_request_hooks(ctx, run_ctx, settings, params, streaming=streaming)
         self.__dict__['_settings'] = settings
         state.last_max_tokens = (settings or {}).get('max_tokens')

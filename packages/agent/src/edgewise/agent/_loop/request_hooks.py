@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
+from functools import partial
 from typing import Any
 
 import anyio
@@ -22,6 +23,7 @@ from ..messages import ModelRequest, ModelResponse
 from ..models import ModelRequestContext, ModelRequestParameters, StreamedResponse
 from ..models._completed_response import CompletedStreamedResponse
 from ..tools import RunContext
+from .continuation import continue_turn, continued_stream
 from .history import (
     first_new_index,
     for_model,
@@ -124,7 +126,12 @@ async def hooked_request(
         model = request_context.model
         params = request_context.model_request_parameters
         messages = for_model(request_context.messages, model, params, deps)
-        outcome.sent = await model.request(messages, request_context.model_settings, params)
+        settings = request_context.model_settings
+        outcome.sent = await model.request(messages, settings, params)
+        if outcome.sent.state == 'suspended':  # the provider paused the turn: ask it to go on until it is whole
+            # The turn so far is kept: a hook that turns a later failure into a retry leaves it in the history.
+            keep = partial(setattr, outcome, 'sent')
+            outcome.sent = await continue_turn(model, messages, outcome.sent, settings, params, run_ctx, keep)
         return outcome.sent
 
     try:
@@ -219,7 +226,11 @@ async def streamed_through_hooks(
     async def handler(request_context: ModelRequestContext) -> ModelResponse:
         model, params = request_context.model, request_context.model_request_parameters
         messages = for_model(request_context.messages, model, params, deps)
-        async with model.request_stream(messages, request_context.model_settings, params, run_ctx) as stream:
+        settings = request_context.model_settings
+        async with (
+            model.request_stream(messages, settings, params, run_ctx) as first,
+            continued_stream(first, model, messages, settings, run_ctx) as stream,
+        ):
             held.stream = stream
             ready.set()
             await block_done.wait()

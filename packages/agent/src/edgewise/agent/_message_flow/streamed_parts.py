@@ -197,8 +197,9 @@ class PartsManager:
         if started:
             if not (tool_name or args or tool_call_id):
                 return None
+            # Each delta names the call it adds to (the part's id, the model's or a generated one), as in 2.x.
             delta = ToolCallPartDelta(tool_name_delta=tool_name or None, args_delta=args or None,
-                                      tool_call_id=tool_call_id)  # fmt: skip
+                                      tool_call_id=tool_call_id or part.tool_call_id)  # fmt: skip
             return PartDeltaEvent(index=part.index, delta=delta)
         if not part.tool_name:
             return None
@@ -381,7 +382,9 @@ class PartsManager:
             elif isinstance(event, PartStartEvent):
                 event.part = building.build()
             elif building.index != -1:
-                delta = ToolCallPartDelta(provider_name=name, provider_details=provider_details)
+                delta = ToolCallPartDelta(
+                    tool_call_id=building.tool_call_id, provider_name=name, provider_details=provider_details
+                )
                 event = PartDeltaEvent(index=building.index, delta=delta)
         return event
 

@@ -418,8 +418,9 @@ FinishReason = Literal['stop', 'length', 'content_filter', 'tool_call', 'error']
 """Why the model stopped generating, normalized across providers."""
 
 
-ModelResponseState: TypeAlias = Literal['complete', 'incomplete', 'interrupted']
-"""Where a response stands: received whole, still streaming, or cut off by `cancel()`."""
+ModelResponseState: TypeAlias = Literal['complete', 'incomplete', 'suspended', 'interrupted']
+"""Where a response stands: received whole, still streaming, paused by the provider mid-turn (`'suspended'`: the
+run asks the model to continue it), or cut off by `cancel()`."""
 
 
 @dataclass(repr=False)
@@ -464,7 +465,9 @@ class ModelResponse:
     metadata: dict[str, Any] | None = None
     """Data kept for the application."""
     state: ModelResponseState = 'complete'
-    """`'incomplete'` while the response is being streamed, `'interrupted'` once a stream is cancelled."""
+    """`'incomplete'` while the response is being streamed, `'interrupted'` once a stream is cancelled, `'suspended'`
+    when the provider paused the turn and expects to be asked to continue it (Anthropic's `pause_turn`, a background
+    job still running)."""
 
     def __post_init__(self) -> None:
         _check_speakers(self.parts, 'assistant', 'ModelResponse')

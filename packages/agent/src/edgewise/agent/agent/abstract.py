@@ -21,6 +21,7 @@ from typing_extensions import TypeIs, TypeVar, Unpack
 
 from edgewise.graph import End
 
+from .._loop.continuation import using_sleep
 from .._loop.nodes import AgentNode, CallToolsNode, ModelRequestNode, UserPromptNode
 from .._run.result import AgentRunResult, FinalResult
 from .._streaming.event_stream import AgentRunEvents, run_events
@@ -86,6 +87,7 @@ class AbstractAgent(ABC, Generic[AgentDepsT, OutputDataT]):
         return is_end_node(node)
 
     using_thread_executor = staticmethod(using_thread_executor)
+    using_sleep = staticmethod(using_sleep)
     parallel_tool_call_execution_mode = staticmethod(parallel_tool_call_execution_mode)
 
     description: str | None

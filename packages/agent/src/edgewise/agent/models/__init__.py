@@ -50,12 +50,17 @@ KnownModelName: TypeAlias = str
 """A model name: `'test'`, or `'<provider>:<model>'` such as `'openai:gpt-4o'`."""
 
 KNOWN_PROVIDERS = (
+    'alibaba',
     'anthropic',
+    'azure',
     'bedrock',
     'cerebras',
     'cohere',
+    'crusoe',
     'deepseek',
     'fireworks',
+    'github',
+    'github-copilot',
     'google',
     'google-cloud',
     'google-gla',
@@ -65,17 +70,28 @@ KNOWN_PROVIDERS = (
     'heroku',
     'huggingface',
     'litellm',
+    'meta',
     'mistral',
     'moonshotai',
+    'nebius',
     'ollama',
     'openai',
     'openai-chat',
+    'openai-chatgpt',
+    'openai-codex',
     'openai-responses',
     'openrouter',
+    'ovhcloud',
+    'sambanova',
+    'snowflake',
+    'system-one',
     'together',
+    'typesafe',
     'vercel',
     'vertexai',
+    'vllm',
     'xai',
+    'zai',
 )
 """Provider prefixes of pydantic-ai model names; recognised so that naming one gives a clear error."""
 
@@ -131,6 +147,10 @@ def infer_model(model: Model | KnownModelName) -> Model:
         from .openrouter import OpenRouterModel
 
         return OpenRouterModel(name, provider='openrouter')
+    if provider == 'meta':  # Muse keeps its reasoning and phases across turns only on the Responses API
+        from .openai import OpenAIResponsesModel
+
+        return OpenAIResponsesModel(name, provider='meta')
     if provider in _OPENAI_CHAT_PROVIDERS:
         from .openai import OpenAIChatModel
 
@@ -157,7 +177,8 @@ _RENAMED_PROVIDERS = {
 _OPENAI_CHAT_PROVIDERS = frozenset(
     {
         'openai', 'openai-chat', 'ollama', 'deepseek', 'together', 'fireworks', 'cerebras',
-        'vercel', 'grok', 'xai', 'moonshotai', 'heroku', 'litellm',
+        'vercel', 'grok', 'xai', 'moonshotai', 'heroku', 'litellm', 'alibaba', 'crusoe', 'nebius', 'ovhcloud',
+        'sambanova', 'zai', 'vllm',
     }
 )  # fmt: skip
 

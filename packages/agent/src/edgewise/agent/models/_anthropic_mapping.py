@@ -251,24 +251,32 @@ def _tool(definition: ToolDefinition, profile: ModelProfile) -> dict[str, Any]:
     return tool
 
 
-def _thinking_enabled(settings: AnthropicModelSettings) -> bool:
+def _thinking_type(settings: AnthropicModelSettings) -> str | None:
     thinking = settings.get('anthropic_thinking')
-    return thinking is not None and thinking.get('type') in ('enabled', 'adaptive')
+    kind = None if thinking is None else thinking.get('type')
+    return kind if kind in ('enabled', 'adaptive') else None
 
 
 def _forcing_supported(settings: AnthropicModelSettings, profile: AnthropicModelProfile, what: str) -> bool:
-    """Whether a tool call can be forced: not while thinking, nor on models that refuse it. Asked for explicitly,
-    that is an error; needed only for the output, the model is told to use a tool instead."""
-    thinking = _thinking_enabled(settings)
-    if profile.get('anthropic_supports_forced_tool_choice', True) and not thinking:
-        return True
-    if explicitly_forced(settings):
-        if not profile.get('anthropic_supports_forced_tool_choice', True):
+    """Whether a tool call can be forced: not on models that refuse it, nor with extended thinking. Adaptive thinking
+    takes a forced call but answers it without thinking, so where the profile says so
+    (`forced_tool_choice_disables_thinking`) only a forced choice asked for explicitly is sent. Asked for explicitly
+    where it cannot be, forcing is an error; needed only for the output, the model is told to use a tool instead."""
+    thinking = _thinking_type(settings)
+    explicit = explicitly_forced(settings)
+    if not profile.get('supports_forced_tool_choice', True):
+        if explicit:
             raise UserError(f"Anthropic does not support {what} for this model. Use `tool_choice='auto'`.")
-        raise UserError(
-            f"Anthropic does not support {what} with thinking mode. Disable thinking or use `tool_choice='auto'`."
-        )
-    return False
+        return False
+    if thinking == 'enabled':
+        if explicit:
+            raise UserError(
+                f"Anthropic does not support {what} with thinking mode. Disable thinking or use `tool_choice='auto'`."
+            )
+        return False
+    if thinking == 'adaptive':
+        return explicit or not profile.get('forced_tool_choice_disables_thinking', False)
+    return True
 
 
 def _tool_choice(

@@ -14,7 +14,15 @@ import pydantic_core
 
 from ..exceptions import UserError
 from ..messages import ModelMessage, ModelResponse, ModelResponsePart, NativeToolCallPart, NativeToolReturnPart
-from ..native_tools import AbstractNativeTool, CodeExecutionTool, MCPServerTool, MemoryTool, WebFetchTool, WebSearchTool
+from ..native_tools import (
+    AbstractNativeTool,
+    CodeExecutionTool,
+    MCPServerTool,
+    MemoryTool,
+    WebFetchTool,
+    WebSearchTool,
+    provider_setting,
+)
 from ..native_tools._tool_search import ToolSearchArgs, ToolSearchReturnContent, ToolSearchTool
 from ._request_parameters import ModelRequestParameters
 
@@ -103,12 +111,18 @@ def anthropic_native_tools(
     """
     mcp_servers: list[dict[str, Any]] = []
     betas: set[str] = set()
+    code_execution = any(isinstance(tool, CodeExecutionTool) for tool in params.native_tools)
     for tool in params.native_tools:
         if isinstance(tool, WebSearchTool):
             location = {'type': 'approximate', **tool.user_location} if tool.user_location else None
+            # `response_inclusion` only changes results that code execution consumes: it needs the 20260318 version,
+            # used only then.
+            inclusion = provider_setting(tool, 'anthropic', 'response_inclusion')
+            search_type = 'web_search_20260318' if inclusion is not None and code_execution else 'web_search_20250305'
             tools.append(
-                {'name': 'web_search', 'type': 'web_search_20250305'}
+                {'name': 'web_search', 'type': search_type}
                 | _without_none(
+                    response_inclusion=inclusion if search_type == 'web_search_20260318' else None,
                     max_uses=tool.max_uses,
                     allowed_domains=tool.allowed_domains,
                     blocked_domains=tool.blocked_domains,
@@ -119,15 +133,31 @@ def anthropic_native_tools(
             version = code_execution_version(model_name, settings.get('anthropic_code_execution_tool_version'))
             tools.append({'name': 'code_execution', 'type': f'code_execution_{version}'})
         elif isinstance(tool, WebFetchTool):
-            citations = {'enabled': True} if tool.enable_citations else None
+            citations = (
+                {'enabled': True}
+                if provider_setting(tool, 'anthropic', 'enable_citations', tool.enable_citations)
+                else None
+            )
+            use_cache = provider_setting(tool, 'anthropic', 'use_cache')
+            inclusion = provider_setting(tool, 'anthropic', 'response_inclusion')
+            if inclusion is not None and not code_execution:
+                inclusion = None  # it only changes what code execution consumes
+            # `use_cache` and `response_inclusion` need the 20260318 version.
+            fetch_type = (
+                'web_fetch_20260318' if use_cache is not None or inclusion is not None else 'web_fetch_20250910'
+            )
             tools.append(
-                {'name': 'web_fetch', 'type': 'web_fetch_20250910'}
+                {'name': 'web_fetch', 'type': fetch_type}
                 | _without_none(
                     max_uses=tool.max_uses,
                     allowed_domains=tool.allowed_domains,
                     blocked_domains=tool.blocked_domains,
                     citations=citations,
-                    max_content_tokens=tool.max_content_tokens,
+                    max_content_tokens=provider_setting(
+                        tool, 'anthropic', 'max_content_tokens', tool.max_content_tokens
+                    ),
+                    use_cache=use_cache,
+                    response_inclusion=inclusion,
                 )
             )
             betas.add('web-fetch-2025-09-10')

@@ -346,3 +346,23 @@ async def stream_sse(call: HTTPCall) -> AsyncIterator[SSEStream]:
         finally:
             with anyio.CancelScope(shield=True):
                 await response.aclose()
+
+
+async def post_for_data(call: HTTPCall) -> Any:
+    """Send the call and return its JSON answer as data, for an endpoint whose answer is no `ModelResponse` (an
+    embeddings endpoint): the same retries, errors and span as `post_json`.
+
+    Raises:
+        ModelHTTPError: the provider answered with a status of 400 or more (after retries).
+        ModelAPIError: the provider could not be reached, or timed out (after retries).
+        UnexpectedModelBehavior: the answer is not JSON.
+    """
+    with _span(call):
+        response, body = await _send(call, stream=False)
+        try:
+            return _json(body)
+        except ValueError as e:
+            raise UnexpectedModelBehavior(
+                f'Invalid response from {call.system} {call.endpoint_name} endpoint, expected JSON data',
+                body.decode(response.encoding or 'utf-8', errors='replace')[:2000],
+            ) from e

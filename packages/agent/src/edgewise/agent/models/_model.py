@@ -404,6 +404,19 @@ class Model(ABC):
         raise NotImplementedError(f'Streamed requests are not supported by {type(self).__name__} yet.')
         yield  # pragma: no cover
 
+    def continuation_delay(self, response: ModelResponse) -> float | None:
+        """How long to wait (in seconds) before asking the model to continue `response`, a response it
+        suspended (`state='suspended'`); `None` (the default) asks at once. A model whose provider runs the turn as
+        a job to poll returns the interval between polls.
+        """
+        return None
+
+    async def cancel_suspended_response(self, response: ModelResponse) -> None:
+        """Stop the provider's work on `response`, a suspended response the run gives up on (after an error or a
+        cancellation). Nothing by default: a model whose provider keeps such a job running overrides this.
+        """
+        return None
+
     def prepare_messages(
         self, messages: list[ModelMessage], model_request_parameters: ModelRequestParameters | None = None
     ) -> list[ModelMessage]:

@@ -11,7 +11,7 @@ from datetime import datetime, timezone
 from typing import Any, cast
 
 from .._tools.definition import ToolDefinition
-from ..exceptions import UnexpectedModelBehavior, UserError
+from ..exceptions import UnexpectedModelBehavior
 from ..messages import (
     BinaryContent,
     FileUrl,
@@ -38,7 +38,7 @@ from ..usage import RequestUsage
 from ._mapping import is_text_like, unsupported_file, uploaded_file_id, user_turn_items
 from ._openai_native_tools import chat_web_search_options
 from ._thinking import openai_settings
-from ._tool_choice import explicitly_forced, resolve_tool_choice
+from ._tool_choice import forcing_supported, request_thinks, resolve_tool_choice
 
 __all__ = (
     'FINISH_REASONS',
@@ -266,18 +266,6 @@ def _tool(tool: ToolDefinition, profile: OpenAIModelProfile) -> dict[str, Any]:
     return {'type': 'function', 'function': function}
 
 
-def _forcing_supported(settings: Mapping[str, Any], profile: OpenAIModelProfile, model_name: str) -> bool:
-    """Whether the model can be made to call a tool; asking for it explicitly where it cannot is an error."""
-    if profile.get('openai_supports_tool_choice_required', True):
-        return True
-    if explicitly_forced(settings):
-        raise UserError(
-            f'tool_choice={settings.get("tool_choice")!r} is not supported by model {model_name!r}. '
-            'This model does not support forcing tool use.'
-        )
-    return False
-
-
 def _tool_choice(
     settings: Mapping[str, Any], params: Any, profile: OpenAIModelProfile, model_name: str
 ) -> tuple[dict[str, ToolDefinition], Any]:
@@ -287,7 +275,7 @@ def _tool_choice(
     resolved = resolve_tool_choice(settings, params)
     if resolved == 'auto' or resolved == 'none':
         return tools, resolved
-    supported = _forcing_supported(settings, profile, model_name)
+    supported = forcing_supported(settings, profile, model_name, thinking=request_thinks(settings, profile))
     if resolved == 'required':
         return tools, 'required' if supported else 'auto'
     mode, names = resolved

@@ -23,6 +23,7 @@ from ..native_tools import (
     ImageGenerationTool,
     MCPServerTool,
     WebSearchTool,
+    provider_setting,
 )
 from ._request_parameters import ModelRequestParameters
 
@@ -82,21 +83,24 @@ def _image_size(tool: ImageGenerationTool) -> str:
 
 
 def _image_generation_tool(tool: ImageGenerationTool) -> dict[str, Any]:
+    def option(name: str) -> Any:  # the tool's `provider_settings['openai']` over the field it moved from
+        return provider_setting(tool, 'openai', name, getattr(tool, name))
+
     mapped: dict[str, Any] = {
         'type': 'image_generation',
-        'action': tool.action,
-        'background': tool.background,
-        'moderation': tool.moderation,
+        'action': option('action'),
+        'background': option('background'),
+        'moderation': option('moderation'),
         'output_compression': 100 if tool.output_compression is None else tool.output_compression,
         'output_format': tool.output_format or 'png',
-        'partial_images': tool.partial_images,
-        'quality': tool.quality,
+        'partial_images': option('partial_images'),
+        'quality': option('quality'),
         'size': _image_size(tool),
     }
-    if tool.model is not None:
-        mapped['model'] = tool.model
-    if tool.input_fidelity is not None:
-        mapped['input_fidelity'] = tool.input_fidelity
+    if (model := option('model')) is not None:
+        mapped['model'] = model
+    if (fidelity := option('input_fidelity')) is not None:
+        mapped['input_fidelity'] = fidelity
     return mapped
 
 

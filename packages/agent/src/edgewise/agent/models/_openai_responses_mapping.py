@@ -13,7 +13,7 @@ from datetime import datetime, timezone
 from typing import Any, Literal, cast
 
 from .._messages.history import trim_before_compaction
-from ..exceptions import UnexpectedModelBehavior, UserError
+from ..exceptions import UnexpectedModelBehavior
 from ..messages import (
     AudioUrl,
     BinaryContent,
@@ -60,7 +60,7 @@ from ._openai_native_tools import (
 )
 from ._request_parameters import ModelRequestParameters, request_instructions
 from ._thinking import openai_settings
-from ._tool_choice import explicitly_forced, resolve_tool_choice
+from ._tool_choice import forcing_supported, request_thinks, resolve_tool_choice
 
 __all__ = (
     'OpenAIResponsesModelSettings',
@@ -530,15 +530,7 @@ def _tool_choice(settings: Mapping[str, Any], params: Any, profile: OpenAIModelP
     resolved = resolve_tool_choice(settings, params)
     if resolved == 'auto' or resolved == 'none':
         return resolved
-    if profile.get('openai_supports_tool_choice_required', True):
-        supported = True
-    elif explicitly_forced(settings):
-        raise UserError(
-            f'tool_choice={settings.get("tool_choice")!r} is not supported by model {model_name!r}. '
-            'This model does not support forcing tool use.'
-        )
-    else:
-        supported = False
+    supported = forcing_supported(settings, profile, model_name, thinking=request_thinks(settings, profile))
     if resolved == 'required':
         return 'required' if supported else 'auto'
     mode, names = resolved

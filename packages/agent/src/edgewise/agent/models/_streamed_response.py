@@ -86,6 +86,9 @@ class StreamedResponse(ABC):
     """Why the model stopped, once it has."""
     provider_details: dict[str, Any] | None = dataclasses.field(default=None, init=False)
     """The provider's own details of the response (its raw finish reason...), given to the `ModelResponse`."""
+    state: ModelResponseState = dataclasses.field(default='complete', init=False)
+    """What the model says of the response's state: a model whose provider paused the turn sets `'suspended'`, which
+    `get()` then reports (the run asks the model to continue the turn); `get()` works the other states out itself."""
     # The state of the stream, set up for every subclass without an `__init__` or `__post_init__` of the base to
     # call (a `@dataclass` subclass's generated `__init__` calls neither).
     _usage: RequestUsage = dataclasses.field(default_factory=RequestUsage, init=False)
@@ -166,9 +169,18 @@ class StreamedResponse(ABC):
     def get(self) -> ModelResponse:
         """The response received so far as a `ModelResponse` (the whole response once the stream is done).
 
-        Its `state` is `'incomplete'` until every event was read, `'interrupted'` after `cancel()`.
+        Its `state` is `'incomplete'` until every event was read, `'interrupted'` after `cancel()`, and `'suspended'`
+        whenever the model set `state` so.
         """
-        state: ModelResponseState = 'interrupted' if self._cancelled else 'complete' if self._complete else 'incomplete'
+        state: ModelResponseState = (
+            'suspended'
+            if self.state == 'suspended'
+            else 'interrupted'
+            if self._cancelled
+            else 'complete'
+            if self._complete
+            else 'incomplete'
+        )
         return ModelResponse(
             parts=self._parts_manager.get_parts(),
             usage=copy.copy(self._usage),  # a snapshot: the stream's own usage goes on growing

@@ -10,7 +10,7 @@ from ..exceptions import UserError
 from ..settings import ToolOrOutput
 from ._request_parameters import ModelRequestParameters
 
-__all__ = ('ResolvedToolChoice', 'explicitly_forced', 'resolve_tool_choice')
+__all__ = ('ResolvedToolChoice', 'explicitly_forced', 'forcing_supported', 'request_thinks', 'resolve_tool_choice')
 
 ResolvedToolChoice: TypeAlias = Literal['none', 'auto', 'required'] | tuple[Literal['auto', 'required'], frozenset[str]]
 """`'none'` (no tool), `'auto'` (any tool, or direct output), `'required'` (some tool must be called), or a mode
@@ -21,6 +21,44 @@ def explicitly_forced(settings: Mapping[str, Any] | None) -> bool:
     """Whether the user asked for a forced tool call (`'required'` or a list of names)."""
     choice = (settings or {}).get('tool_choice')
     return choice == 'required' or isinstance(choice, list)
+
+
+def forcing_supported(
+    settings: Mapping[str, Any] | None, profile: Mapping[str, Any], model_name: str, *, thinking: bool
+) -> bool:
+    """Whether this request may force a tool call, by the profile's `supports_forced_tool_choice` (and
+    `supports_forced_tool_choice_with_thinking` when the request thinks).
+
+    Where it may not, a forced choice the run made itself (an output tool's) falls back to `'auto'`, and one the
+    user asked for in `tool_choice` is a `UserError` saying why.
+    """
+    if not profile.get('supports_forced_tool_choice', True):
+        reason = "This model does not support forcing tool use. Use `tool_choice='auto'` instead."
+    elif thinking and not profile.get('supports_forced_tool_choice_with_thinking', True):
+        reason = (
+            'This model does not support forcing tool use while thinking is enabled. Disable thinking with '
+            "`thinking=False`, or use `tool_choice='auto'`."
+        )
+    else:
+        return True
+    if explicitly_forced(settings):
+        raise UserError(
+            f'tool_choice={(settings or {}).get("tool_choice")!r} is not supported by model {model_name!r}. {reason}'
+        )
+    return False
+
+
+def request_thinks(settings: Mapping[str, Any] | None, profile: Mapping[str, Any]) -> bool:
+    """Whether a request to an OpenAI-style API has the model think: it always does, or the unified `thinking`
+    or a reasoning effort other than `'none'` asks for it."""
+    settings = settings or {}
+    if profile.get('thinking_always_enabled', False):
+        return True
+    thinking = settings.get('thinking')
+    if thinking is not None:
+        return thinking is not False and thinking != 'none'
+    effort = settings.get('openai_reasoning_effort')
+    return effort is not None and effort != 'none'
 
 
 def _check_names(chosen: set[str], available: set[str], label: str) -> None:

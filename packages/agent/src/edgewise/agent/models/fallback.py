@@ -4,7 +4,7 @@ from __future__ import annotations as _annotations
 
 import inspect
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from contextlib import AsyncExitStack, asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager, suppress
 from types import TracebackType
 from typing import Any, NoReturn, TypeAlias, get_type_hints
 
@@ -193,6 +193,23 @@ class FallbackModel(Model):
             if self._entered == 0 and self._exit_stack is not None:
                 stack, self._exit_stack = self._exit_stack, None
                 await stack.__aexit__(exc_type, exc, tb)
+
+    def _answered(self, response: ModelResponse) -> list[Model]:
+        """The models that may have given `response`: those of its model name, else every model."""
+        named = [model for model in self.models if model.model_name == response.model_name]
+        return named or self.models
+
+    def continuation_delay(self, response: ModelResponse) -> float | None:
+        """The wait before continuing a suspended response: that of the model that gave it (by its model name;
+        without one, the first model's that has a wait)."""
+        return next((d for m in self._answered(response) if (d := m.continuation_delay(response)) is not None), None)
+
+    async def cancel_suspended_response(self, response: ModelResponse) -> None:
+        """Has the model that gave `response` (by its model name; without one, every model) stop the provider's
+        work on it; a model's error is dropped so that the others are still asked."""
+        for model in self._answered(response):
+            with suppress(Exception):
+                await model.cancel_suspended_response(response)
 
     @property
     def profile(self) -> ModelProfile:

@@ -25,7 +25,7 @@ from ..messages import (
     PartStartEvent,
     ThinkingPart,
 )
-from ..native_tools import AbstractNativeTool, WebSearchTool
+from ..native_tools import AbstractNativeTool, WebSearchTool, provider_setting
 from ..profiles import ModelProfileSpec
 from ..profiles.openai import OpenAIModelProfile
 from ..providers import Provider
@@ -241,7 +241,11 @@ def openrouter_fields(
         fields['reasoning'] = reasoning
     for tool in params.native_tools:
         if isinstance(tool, WebSearchTool):
-            fields['plugins'] = [*body.get('plugins', ()), {'id': 'web'}]
+            plugin: dict[str, Any] = {'id': 'web'}
+            for option in ('engine', 'max_results'):  # the options of the `web` plugin, from `provider_settings`
+                if (value := provider_setting(tool, 'openrouter', option)) is not None:
+                    plugin[option] = value
+            fields['plugins'] = [*body.get('plugins', ()), plugin]
             fields['web_search_options'] = {'search_context_size': tool.search_context_size}
     return fields
 

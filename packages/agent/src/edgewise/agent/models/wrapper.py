@@ -53,6 +53,14 @@ class WrapperModel(Model):
         ) as response:
             yield response
 
+    def continuation_delay(self, response: ModelResponse) -> float | None:
+        """The wrapped model's wait before continuing a suspended response."""
+        return self.wrapped.continuation_delay(response)
+
+    async def cancel_suspended_response(self, response: ModelResponse) -> None:
+        """Has the wrapped model stop the provider's work on a suspended response."""
+        await self.wrapped.cancel_suspended_response(response)
+
     def prepare_messages(
         self, messages: list[ModelMessage], model_request_parameters: ModelRequestParameters | None = None
     ) -> list[ModelMessage]:

@@ -7,6 +7,10 @@ whose API has no such tool raises `UserError` naming it, unless the tool is mark
 provider's tool did comes back in the response as `NativeToolCallPart` / `NativeToolReturnPart`.
 
 Each class documents the providers that honour each of its fields; fields a provider does not take are not sent.
+Options only one provider has go in a tool's `provider_settings`, keyed by the provider that reads them
+(`WebSearchTool(provider_settings={'openrouter': {'engine': 'exa'}})`), as in pydantic-ai 2.68; the typed dicts
+below (`OpenRouterWebSearchToolSettings`, ...) name them. The fields 2.68 moved there (`WebFetchTool.enable_citations`,
+`ImageGenerationTool.quality`, ...) still work; set both, they must agree.
 
 `ToolSearchTool` (the provider's own search over deferred tools) lives in `edgewise.agent.native_tools._tool_search`,
 as in pydantic-ai, and is registered here like the others.
@@ -14,17 +18,28 @@ as in pydantic-ai, and is registered here like the others.
 
 from __future__ import annotations as _annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Literal
+from typing import Any, Literal
 
 from typing_extensions import TypedDict, deprecated
 
+from ..exceptions import UserError
 from ._base import NATIVE_TOOL_TYPES, AbstractNativeTool
 
 __all__ = (
     'AbstractNativeTool',
+    'AnthropicWebSearchToolSettings',
+    'OpenRouterWebSearchToolSettings',
+    'WebSearchProviderSettings',
+    'AnthropicWebFetchToolSettings',
+    'WebFetchProviderSettings',
+    'OpenAIImageGenerationToolSettings',
+    'ImageGenerationProviderSettings',
+    'XaiFileSearchToolSettings',
+    'FileSearchProviderSettings',
+    'provider_setting',
     'WebSearchTool',
     'WebSearchUserLocation',
     'XSearchTool',
@@ -48,6 +63,107 @@ ImageAspectRatio = Literal['21:9', '16:9', '4:3', '3:2', '1:1', '9:16', '3:4', '
 
 ImageGenerationModelName = Literal['gpt-image-2', 'gpt-image-1.5', 'gpt-image-1', 'gpt-image-1-mini'] | str
 """An OpenAI image model: one of the known names, or any other model id."""
+
+
+def provider_setting(tool: AbstractNativeTool, system: str, name: str, default: Any = None) -> Any:
+    """The option `name` of `tool` for the provider `system`: from its `provider_settings`, else `default` (the
+    value of the field the option moved from, for the fields pydantic-ai 2.68 moved)."""
+    settings: Mapping[str, Any] = (getattr(tool, 'provider_settings', None) or {}).get(system) or {}
+    return settings.get(name, default)
+
+
+def _check_moved(tool: AbstractNativeTool, system: str, moved: Mapping[str, tuple[object, object]]) -> None:
+    """Refuse a moved field set to something other than what `provider_settings` says for it.
+
+    `moved` maps each field to its value and its default.
+    """
+    nested: Mapping[str, Any] = (getattr(tool, 'provider_settings', None) or {}).get(system) or {}
+    for name, (value, default) in moved.items():
+        if value != default and name in nested and nested[name] != value:
+            raise UserError(
+                f'`{type(tool).__name__}` field `{name}` conflicts with `provider_settings["{system}"]["{name}"]`; '
+                'set only `provider_settings`.'
+            )
+
+
+class AnthropicWebSearchToolSettings(TypedDict, total=False):
+    """Anthropic's own options of a `WebSearchTool`."""
+
+    response_inclusion: Literal['full', 'excluded']
+    """Whether results that code execution consumes are also shown to the model (`'excluded'`: only to the code);
+    used when the request also has a `CodeExecutionTool`."""
+
+
+class OpenRouterWebSearchToolSettings(TypedDict, total=False):
+    """OpenRouter's own options of a `WebSearchTool` (its `web` plugin takes `engine` and `max_results`)."""
+
+    engine: Literal['auto', 'native', 'exa', 'firecrawl', 'parallel', 'perplexity'] | str
+    """The search engine."""
+    mode: str
+    """The search mode of OpenRouter's server tool (not read by the `web` plugin Edgewise sends)."""
+    max_results: int
+    """The most results."""
+    max_total_results: int
+    """The most results over all searches of a request (not read by the `web` plugin)."""
+    max_characters: int
+    """The most characters of each result (not read by the `web` plugin)."""
+
+
+class WebSearchProviderSettings(TypedDict, total=False):
+    """The provider-only options of a `WebSearchTool`, by provider."""
+
+    anthropic: AnthropicWebSearchToolSettings
+    openrouter: OpenRouterWebSearchToolSettings
+
+
+class AnthropicWebFetchToolSettings(TypedDict, total=False):
+    """Anthropic's own options of a `WebFetchTool`."""
+
+    enable_citations: bool
+    """Cite the fetched content in the answer."""
+    max_content_tokens: int
+    """The most tokens of a fetched page given to the model."""
+    use_cache: bool
+    """Whether a page may come from Anthropic's cache (`False`: always fetched live)."""
+    response_inclusion: Literal['full', 'excluded']
+    """Whether pages that code execution consumes are also shown to the model (with a `CodeExecutionTool`)."""
+
+
+class WebFetchProviderSettings(TypedDict, total=False):
+    """The provider-only options of a `WebFetchTool`, by provider."""
+
+    anthropic: AnthropicWebFetchToolSettings
+
+
+class OpenAIImageGenerationToolSettings(TypedDict, total=False):
+    """OpenAI's own options of an `ImageGenerationTool` (the Responses API's `image_generation` tool)."""
+
+    action: Literal['generate', 'edit', 'auto']
+    background: Literal['transparent', 'opaque', 'auto']
+    input_fidelity: Literal['high', 'low']
+    moderation: Literal['auto', 'low']
+    model: ImageGenerationModelName
+    partial_images: int
+    quality: Literal['low', 'medium', 'high', 'auto']
+
+
+class ImageGenerationProviderSettings(TypedDict, total=False):
+    """The provider-only options of an `ImageGenerationTool`, by provider."""
+
+    openai: OpenAIImageGenerationToolSettings
+
+
+class XaiFileSearchToolSettings(TypedDict, total=False):
+    """xAI's own options of a `FileSearchTool` (Edgewise has no xAI model that reads them: kept so specs load)."""
+
+    instructions: str
+    retrieval_mode: Literal['hybrid', 'semantic', 'keyword']
+
+
+class FileSearchProviderSettings(TypedDict, total=False):
+    """The provider-only options of a `FileSearchTool`, by provider."""
+
+    xai: XaiFileSearchToolSettings
 
 
 @dataclass(kw_only=True)
@@ -77,6 +193,9 @@ class WebSearchTool(AbstractNativeTool):
     external_web_access: bool | None = None
     """Whether the search may fetch pages live (`False`: cached or indexed results only; `None`: the provider's
     default). OpenAI Responses only."""
+
+    provider_settings: WebSearchProviderSettings | None = None
+    """Options only one provider has, by provider (Anthropic, OpenRouter)."""
 
     kind: str = 'web_search'
     """The kind of tool."""
@@ -162,8 +281,19 @@ class WebFetchTool(AbstractNativeTool):
     max_content_tokens: int | None = None
     """The most tokens of a fetched page given to the model (Anthropic)."""
 
+    provider_settings: WebFetchProviderSettings | None = None
+    """Options only one provider has, by provider (Anthropic; `enable_citations` and `max_content_tokens` may go
+    there too, as in pydantic-ai 2.68)."""
+
     kind: str = 'web_fetch'
     """The kind of tool."""
+
+    def __post_init__(self) -> None:
+        _check_moved(
+            self,
+            'anthropic',
+            {'enable_citations': (self.enable_citations, False), 'max_content_tokens': (self.max_content_tokens, None)},
+        )
 
 
 @deprecated('Use `WebFetchTool` instead.')
@@ -212,8 +342,27 @@ class ImageGenerationTool(AbstractNativeTool):
     aspect_ratio: ImageAspectRatio | None = None
     """The image's aspect ratio (Gemini image models; OpenAI Responses maps 1:1, 2:3 and 3:2 to sizes)."""
 
+    provider_settings: ImageGenerationProviderSettings | None = None
+    """Options only one provider has, by provider (OpenAI: `action`, `background`, `input_fidelity`, `moderation`,
+    `model`, `partial_images` and `quality` may go there, as in pydantic-ai 2.68)."""
+
     kind: str = 'image_generation'
     """The kind of tool."""
+
+    def __post_init__(self) -> None:
+        _check_moved(
+            self,
+            'openai',
+            {
+                'action': (self.action, 'auto'),
+                'background': (self.background, 'auto'),
+                'input_fidelity': (self.input_fidelity, None),
+                'moderation': (self.moderation, 'auto'),
+                'model': (self.model, None),
+                'partial_images': (self.partial_images, 0),
+                'quality': (self.quality, 'auto'),
+            },
+        )
 
 
 @dataclass(kw_only=True)
@@ -281,6 +430,9 @@ class FileSearchTool(AbstractNativeTool):
 
     file_store_ids: Sequence[str]
     """The stores to search."""
+
+    provider_settings: FileSearchProviderSettings | None = None
+    """Options only one provider has, by provider (xAI's; no Edgewise model reads them)."""
 
     kind: str = 'file_search'
     """The kind of tool."""

@@ -14,11 +14,13 @@ instead of `base.update(override)`.
 
 from __future__ import annotations as _annotations
 
+import warnings
 from collections.abc import Callable
-from typing import Literal, TypeAlias
+from typing import Literal, TypeAlias, cast
 
 from typing_extensions import TypedDict
 
+from .._warnings import PydanticAIDeprecationWarning
 from ..native_tools import SUPPORTED_NATIVE_TOOLS, AbstractNativeTool
 from ._json_schema import InlineDefsJsonSchemaTransformer, JsonSchema, JsonSchemaTransformer
 
@@ -95,6 +97,19 @@ class ModelProfile(TypedDict, total=False):
     ignored (default `False`)."""
     supported_native_tools: frozenset[type[AbstractNativeTool]]
     """The native tools the model can use, of those its API takes (default: all of them)."""
+    supports_forced_tool_choice: bool
+    """Whether the model can be made to call a tool (`tool_choice='required'` or one named tool; default `True`).
+    Where it cannot, a forced choice the run makes itself (for an output tool) falls back to `'auto'`, and one
+    asked for in `model_settings` is a `UserError`. pydantic-ai 2.x's one key for the provider-named keys of
+    before (`openai_supports_tool_choice_required`, `grok_supports_tool_choice_required`,
+    `anthropic_supports_forced_tool_choice`), which still work with a deprecation warning."""
+    supports_forced_tool_choice_with_thinking: bool
+    """Whether a tool call can be forced while the model thinks (default `True`); the older spellings
+    `openai_supports_forced_tool_choice_with_thinking` and `openrouter_supports_forced_tool_choice_with_thinking`
+    still work with a deprecation warning."""
+    forced_tool_choice_disables_thinking: bool
+    """Whether forcing a tool call keeps the model from thinking in that answer (default `False`): then a forced
+    choice the run makes itself is not sent while thinking is on, and one asked for explicitly still is."""
 
 
 DEFAULT_PROFILE: ModelProfile = {
@@ -114,6 +129,9 @@ DEFAULT_PROFILE: ModelProfile = {
     'thinking_tags': DEFAULT_THINKING_TAGS,
     'ignore_streamed_leading_whitespace': False,
     'supported_native_tools': SUPPORTED_NATIVE_TOOLS,
+    'supports_forced_tool_choice': True,
+    'supports_forced_tool_choice_with_thinking': True,
+    'forced_tool_choice_disables_thinking': False,
 }
 """Every key of `ModelProfile` at its default: the bottom layer of every model's resolved profile."""
 
@@ -122,17 +140,53 @@ ModelProfileSpec: TypeAlias = ModelProfile | Callable[[ModelProfile], ModelProfi
 a function given that resolved profile (`DEFAULT_PROFILE` merged in) and returning the profile to use."""
 
 
+_RENAMED_KEYS: dict[str, str] = {
+    'openai_supports_tool_choice_required': 'supports_forced_tool_choice',
+    'grok_supports_tool_choice_required': 'supports_forced_tool_choice',
+    'anthropic_supports_forced_tool_choice': 'supports_forced_tool_choice',
+    'openai_supports_forced_tool_choice_with_thinking': 'supports_forced_tool_choice_with_thinking',
+    'openrouter_supports_forced_tool_choice_with_thinking': 'supports_forced_tool_choice_with_thinking',
+}
+"""Provider-named keys that pydantic-ai 2.x made keys of every profile, and their new names."""
+
+
+def _current_spelling(layer: ModelProfile, base: ModelProfile | None = None) -> ModelProfile:
+    """`layer` with its renamed keys under their new names (warning once per key).
+
+    Two old spellings of one key in a layer must both allow the feature. A new spelling in the same layer wins,
+    unless the layer was derived from `base` (a callable `profile=`'s result) and only carries `base`'s value.
+    """
+    if _RENAMED_KEYS.keys().isdisjoint(layer):
+        return layer
+    renamed: dict[str, object] = dict(layer)
+    values: dict[str, bool] = {}
+    for old, new in _RENAMED_KEYS.items():
+        if old in renamed:
+            warnings.warn(
+                f'`ModelProfile` key `{old}` is deprecated, use `{new}` instead.',
+                PydanticAIDeprecationWarning,
+                stacklevel=4,
+            )
+            values[new] = values.get(new, True) and bool(renamed.pop(old))
+    for new, value in values.items():
+        if new not in renamed or (base is not None and renamed[new] == base.get(new)):
+            renamed[new] = value
+    return cast(ModelProfile, renamed)
+
+
 def merge_profile(base: ModelProfile | None, *overrides: ModelProfile | None) -> ModelProfile:
     """One profile from layers: the keys of each later profile replace those of the earlier ones.
 
     `None` counts as an empty profile. The result is a new dict; the layers are left unchanged. This replaces
     the `base.update(override)` of dataclass profiles (which ignored values equal to a field's default: here
-    every key an override holds wins).
+    every key an override holds wins). A key pydantic-ai 2.x renamed (`openai_supports_tool_choice_required`,
+    ...) is read under its new name, with a deprecation warning, so an older spelling in a later layer still
+    replaces the new one of an earlier layer.
     """
     merged: ModelProfile = {}
     for layer in (base, *overrides):
         if layer:
-            merged.update(layer)
+            merged.update(_current_spelling(layer))
     return merged
 
 
@@ -154,5 +208,5 @@ def resolve_profile(default: ModelProfile | None, spec: ModelProfileSpec | None)
                 f'A callable `profile=` must return a `ModelProfile` dict, got {type(given).__name__}: it is given '
                 'the resolved profile (since pydantic-ai 2.x), not the model name.'
             )
-        return given
+        return _current_spelling(given, resolved)
     return merge_profile(resolved, spec)

@@ -80,8 +80,7 @@ class AnthropicModelProfile(ModelProfile, total=False):
     anthropic_supports_task_budgets: bool
     """Whether `output_config.task_budget` is accepted (default `False`)."""
     anthropic_supports_forced_tool_choice: bool
-    """Whether a forced `tool_choice` (`any`, `tool`) is accepted; thinking rules it out on every model
-    (default `True`)."""
+    """Deprecated: use `supports_forced_tool_choice` (read under that name, with a deprecation warning)."""
 
 
 def resolve_anthropic_effort(level: str, *, supports_xhigh: bool) -> AnthropicEffort:
@@ -109,5 +108,6 @@ def anthropic_model_profile(model_name: str) -> ModelProfile | None:
         anthropic_disallows_budget_thinking=latest,
         anthropic_disallows_sampling_settings=latest,
         anthropic_supports_task_budgets=latest,
-        anthropic_supports_forced_tool_choice=not model_name.startswith(_NO_FORCED_TOOL_MODELS),
+        supports_forced_tool_choice=not model_name.startswith(_NO_FORCED_TOOL_MODELS),
+        forced_tool_choice_disables_thinking=True,
     )

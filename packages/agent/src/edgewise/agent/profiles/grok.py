@@ -33,7 +33,7 @@ class GrokModelProfile(ModelProfile, total=False):
     grok_supports_builtin_tools: bool
     """Whether the model has xAI's server-side tools (web search, code execution, ...) (default `False`)."""
     grok_supports_tool_choice_required: bool
-    """Whether `tool_choice='required'` is accepted (default `True`)."""
+    """Deprecated: use `supports_forced_tool_choice` (read under that name, with a deprecation warning)."""
     grok_reasoning_efforts: frozenset[GrokReasoningEffort]
     """The `reasoning_effort` values the model accepts (empty: it does not take one) (default `frozenset()`)."""
 

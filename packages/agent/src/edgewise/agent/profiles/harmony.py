@@ -12,5 +12,5 @@ def harmony_model_profile(model_name: str) -> ModelProfile | None:
     """OpenAI's profile, without `tool_choice='required'`, ignoring whitespace that opens a streamed answer."""
     return merge_profile(
         openai_model_profile(model_name),
-        OpenAIModelProfile(openai_supports_tool_choice_required=False, ignore_streamed_leading_whitespace=True),
+        OpenAIModelProfile(supports_forced_tool_choice=False, ignore_streamed_leading_whitespace=True),
     )

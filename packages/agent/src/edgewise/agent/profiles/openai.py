@@ -67,7 +67,7 @@ class OpenAIModelProfile(ModelProfile, total=False):
     openai_unsupported_model_settings: Sequence[str]
     """Settings the model rejects; they are left out of requests (default `()`)."""
     openai_supports_tool_choice_required: bool
-    """Whether `tool_choice='required'` is accepted (some compatible servers reject it) (default `True`)."""
+    """Deprecated: use `supports_forced_tool_choice` (read under that name, with a deprecation warning)."""
     openai_system_prompt_role: OpenAISystemPromptRole | None
     """The role system prompts are sent with (`None`: `'system'`) (default `None`)."""
     openai_chat_supports_multiple_system_messages: bool

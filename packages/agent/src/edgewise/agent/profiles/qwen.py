@@ -17,7 +17,7 @@ def qwen_model_profile(model_name: str) -> ModelProfile | None:
     if model_name.startswith('qwen-3-coder'):
         return OpenAIModelProfile(
             json_schema_transformer=InlineDefsJsonSchemaTransformer,
-            openai_supports_tool_choice_required=False,
+            supports_forced_tool_choice=False,
             openai_supports_strict_tool_definition=False,
             ignore_streamed_leading_whitespace=True,
         )

@@ -18,7 +18,7 @@ from ..profiles.google import google_model_profile
 from ..profiles.grok import grok_model_profile
 from ..profiles.groq import groq_model_profile
 from ..profiles.harmony import harmony_model_profile
-from ..profiles.meta import meta_model_profile
+from ..profiles.meta import meta_model_profile, muse_model_profile
 from ..profiles.mistral import mistral_model_profile
 from ..profiles.moonshotai import moonshotai_model_profile
 from ..profiles.openai import OpenAIJsonSchemaTransformer, OpenAIModelProfile, openai_model_profile
@@ -43,6 +43,14 @@ __all__ = (
     'MoonshotAIProvider',
     'HerokuProvider',
     'LiteLLMProvider',
+    'AlibabaProvider',
+    'CrusoeProvider',
+    'NebiusProvider',
+    'OVHcloudProvider',
+    'SambaNovaProvider',
+    'ZaiProvider',
+    'VLLMProvider',
+    'MetaProvider',
     'COMPATIBLE_PROVIDERS',
 )
 
@@ -85,6 +93,83 @@ def _profile(
 
 _GROK_PROFILE = _profile(fallback=grok_model_profile, openai_supports_strict_tool_definition=False)
 """Grok models, under either of their two provider names: no strict tool schemas."""
+
+
+def _alibaba_profile(model_name: str) -> ModelProfile | None:
+    """Qwen on Alibaba Cloud's compatible mode: no file content parts; the Omni models take audio by URI."""
+    profile = _profile(fallback=qwen_model_profile, openai_chat_supports_document_input=False)(model_name)
+    if 'omni' in model_name.lower():
+        profile = merge_profile(profile, OpenAIModelProfile(openai_chat_audio_input_encoding='uri'))
+    return profile
+
+
+_VLLM_FAMILIES: dict[str, Family] = {
+    'llama': meta_model_profile,
+    'gemma': google_model_profile,
+    'qwen': qwen_model_profile,
+    'qwq': qwen_model_profile,
+    'deepseek': deepseek_model_profile,
+    'mistral': mistral_model_profile,
+    'command': cohere_model_profile,
+    'c4ai-command': cohere_model_profile,
+    'gpt-oss': harmony_model_profile,
+    'glm': zai_model_profile,
+}
+
+
+def _vllm_profile(model_name: str) -> ModelProfile | None:
+    """A model served by vLLM: its family found by the start of the name or of its last path segment (Hugging Face
+    ids such as `Qwen/Qwen3-8B`), under what every vLLM model shares.
+
+    vLLM enforces response formats by guided decoding (so the schema must also be in the instructions), accepts one
+    leading system message, no file parts and no tool return schemas; the Qwen3 (not Coder, not Instruct), Gemma 4 and
+    DeepSeek V4 families think (the `-Thinking` Qwen3 checkpoints always do), and Qwen3-Coder takes forced tool choice
+    and strict schemas there.
+    """
+    lowered = model_name.lower()
+    bare = lowered.rpartition('/')[2]
+    family_name = bare.replace('qwen3-coder', 'qwen-3-coder', 1)
+    family = next(
+        (
+            found(family_name)
+            for prefix, found in _VLLM_FAMILIES.items()
+            if lowered.startswith(prefix) or bare.startswith(prefix)
+        ),
+        None,
+    )
+    qwen3_thinks = (
+        bare.startswith('qwen3') and not bare.startswith(('qwen3-coder', 'qwen3.8')) and '-instruct' not in bare
+    )
+    thinking: ModelProfile | None = None
+    if qwen3_thinks or bare.startswith(('gemma-4', 'deepseek-v4-')):
+        thinking = ModelProfile(
+            supports_thinking=True, thinking_always_enabled=bare.startswith('qwen3') and '-thinking' in bare
+        )
+    coder: OpenAIModelProfile | None = None
+    if bare.startswith('qwen3-coder'):
+        coder = OpenAIModelProfile(supports_forced_tool_choice=True, openai_supports_strict_tool_definition=True)
+    return merge_profile(
+        _OPENAI_BASE,
+        family,
+        thinking,
+        coder,
+        OpenAIModelProfile(
+            openai_chat_supports_document_input=False,
+            openai_chat_supports_multiple_system_messages=False,
+            supports_tool_return_schema=False,
+            supports_json_schema_output=True,
+            supports_json_object_output=True,
+            native_output_requires_schema_in_instructions=True,
+        ),
+    )
+
+
+def _meta_profile(model_name: str) -> ModelProfile | None:
+    """Meta's Model API: Muse's own profile; only `tool_choice='auto'` is accepted."""
+    return merge_profile(
+        _OPENAI_BASE, OpenAIModelProfile(supports_forced_tool_choice=False), muse_model_profile(model_name)
+    )
+
 
 _SPECS: dict[str, ProviderSpec] = {
     spec.name: spec
@@ -265,7 +350,7 @@ _SPECS: dict[str, ProviderSpec] = {
             api_key_envs=('MOONSHOTAI_API_KEY',),
             profile=_profile(
                 fallback=moonshotai_model_profile,
-                openai_supports_tool_choice_required=False,
+                supports_forced_tool_choice=False,
                 supports_json_object_output=True,
                 openai_chat_thinking_field='reasoning_content',
                 openai_chat_send_back_thinking_parts='field',
@@ -307,6 +392,112 @@ _SPECS: dict[str, ProviderSpec] = {
                 },
                 fallback=openai_model_profile,
             ),
+        ),
+        ProviderSpec(
+            name='alibaba',
+            class_name='AlibabaProvider',
+            default_base_url='https://dashscope-intl.aliyuncs.com/compatible-mode/v1',
+            api_key_envs=('ALIBABA_API_KEY', 'DASHSCOPE_API_KEY'),
+            profile=_alibaba_profile,
+        ),
+        ProviderSpec(
+            name='crusoe',
+            class_name='CrusoeProvider',
+            default_base_url='https://api.inference.crusoecloud.com/v1',
+            api_key_envs=('CRUSOE_API_KEY',),
+            profile=_profile(
+                by_vendor={
+                    'meta-llama': meta_model_profile,
+                    'deepseek-ai': deepseek_model_profile,
+                    'qwen': qwen_model_profile,
+                    'google': google_model_profile,
+                    'openai': harmony_model_profile,
+                    'moonshotai': moonshotai_model_profile,
+                    'zai': zai_model_profile,
+                    'zai-org': zai_model_profile,
+                },
+                supports_json_schema_output=True,
+                supports_json_object_output=True,
+            ),
+        ),
+        ProviderSpec(
+            name='nebius',
+            class_name='NebiusProvider',
+            default_base_url='https://api.studio.nebius.com/v1',
+            api_key_envs=('NEBIUS_API_KEY',),
+            profile=_profile(
+                by_vendor={
+                    'meta-llama': meta_model_profile,
+                    'deepseek-ai': deepseek_model_profile,
+                    'qwen': qwen_model_profile,
+                    'google': google_model_profile,
+                    'openai': harmony_model_profile,
+                    'mistralai': mistral_model_profile,
+                    'moonshotai': moonshotai_model_profile,
+                    'zai-org': zai_model_profile,
+                }
+            ),
+        ),
+        ProviderSpec(
+            name='ovhcloud',
+            class_name='OVHcloudProvider',
+            default_base_url='https://oai.endpoints.kepler.ai.cloud.ovh.net/v1',
+            api_key_envs=('OVHCLOUD_API_KEY',),
+            profile=_profile(
+                by_prefix={
+                    'llama': meta_model_profile,
+                    'meta-': meta_model_profile,
+                    'deepseek': deepseek_model_profile,
+                    'mistral': mistral_model_profile,
+                    'gpt': harmony_model_profile,
+                    'qwen': qwen_model_profile,
+                }
+            ),
+        ),
+        ProviderSpec(
+            name='sambanova',
+            class_name='SambaNovaProvider',
+            default_base_url='https://api.sambanova.ai/v1',
+            base_url_env='SAMBANOVA_BASE_URL',
+            api_key_envs=('SAMBANOVA_API_KEY',),
+            profile=_profile(
+                by_prefix={
+                    'deepseek-': deepseek_model_profile,
+                    'meta-llama-': meta_model_profile,
+                    'llama-': meta_model_profile,
+                    'qwen': qwen_model_profile,
+                    'mistral': mistral_model_profile,
+                    'gpt-oss': harmony_model_profile,
+                }
+            ),
+        ),
+        ProviderSpec(
+            name='zai',
+            class_name='ZaiProvider',
+            default_base_url='https://api.z.ai/api/paas/v4',
+            api_key_envs=('ZAI_API_KEY',),
+            profile=_profile(
+                fallback=zai_model_profile,
+                supports_json_object_output=True,
+                openai_chat_thinking_field='reasoning_content',
+                openai_chat_send_back_thinking_parts='field',
+            ),
+        ),
+        ProviderSpec(
+            name='vllm',
+            class_name='VLLMProvider',
+            default_base_url=None,
+            base_url_env='VLLM_BASE_URL',
+            api_key_envs=('VLLM_API_KEY',),
+            api_key_required=False,
+            profile=_vllm_profile,
+        ),
+        ProviderSpec(
+            name='meta',
+            class_name='MetaProvider',
+            default_base_url='https://api.meta.ai/v1',
+            api_key_envs=('META_API_KEY',),
+            profile=_meta_profile,
         ),
     )
 }
@@ -405,12 +596,61 @@ class LiteLLMProvider(OpenAIProvider):
         )
 
 
+class AlibabaProvider(OpenAIProvider):
+    """Alibaba Cloud's Model Studio (DashScope), compatible mode: Qwen (`ALIBABA_API_KEY` or `DASHSCOPE_API_KEY`)."""
+
+    _spec = _SPECS['alibaba']
+
+
+class CrusoeProvider(OpenAIProvider):
+    """Crusoe's managed inference (`CRUSOE_API_KEY`); every model writes JSON to a schema there."""
+
+    _spec = _SPECS['crusoe']
+
+
+class NebiusProvider(OpenAIProvider):
+    """Nebius AI Studio (`NEBIUS_API_KEY`)."""
+
+    _spec = _SPECS['nebius']
+
+
+class OVHcloudProvider(OpenAIProvider):
+    """OVHcloud AI Endpoints (`OVHCLOUD_API_KEY`)."""
+
+    _spec = _SPECS['ovhcloud']
+
+
+class SambaNovaProvider(OpenAIProvider):
+    """SambaNova Cloud (`SAMBANOVA_API_KEY`; `SAMBANOVA_BASE_URL` names another endpoint)."""
+
+    _spec = _SPECS['sambanova']
+
+
+class ZaiProvider(OpenAIProvider):
+    """Z.AI's GLM models (`ZAI_API_KEY`); pass `base_url='https://api.z.ai/api/coding/paas/v4'` for the Coding Plan."""
+
+    _spec = _SPECS['zai']
+
+
+class VLLMProvider(OpenAIProvider):
+    """A vLLM server, given by `base_url` or `VLLM_BASE_URL`; the key (`VLLM_API_KEY`) is optional."""
+
+    _spec = _SPECS['vllm']
+
+
+class MetaProvider(OpenAIProvider):
+    """Meta's Model API, Muse models (`META_API_KEY`); `'meta:'` model names use its Responses API."""
+
+    _spec = _SPECS['meta']
+
+
 COMPATIBLE_PROVIDERS: dict[str, type[OpenAIProvider]] = {
     cls._spec.name: cls
     for cls in (
         OllamaProvider, OpenRouterProvider, GroqProvider, DeepSeekProvider, TogetherProvider, FireworksProvider,
         CerebrasProvider, VercelProvider, GrokProvider, XaiProvider, MoonshotAIProvider, HerokuProvider,
-        LiteLLMProvider,
+        LiteLLMProvider, AlibabaProvider, CrusoeProvider, NebiusProvider, OVHcloudProvider, SambaNovaProvider,
+        ZaiProvider, VLLMProvider, MetaProvider,
     )
 }  # fmt: skip
 """The OpenAI-compatible providers, by name."""

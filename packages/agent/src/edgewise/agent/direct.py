@@ -1,0 +1,230 @@
+"""Ask a model directly, without an agent: one request, one response (or one streamed response).
+
+These are thin wrappers around `Model.request` and `Model.request_stream` for code that builds the messages itself
+and needs none of an agent's loop (no tools run, no output validated, no retries of the run). A model may be given
+by name (`'openai:gpt-5.2'`, `'anthropic:claude-sonnet-4-5'`, `'test'`), as for `Agent`::
+
+    from edgewise.agent import ModelRequest
+    from edgewise.agent.direct import model_request_sync
+
+    response = model_request_sync('anthropic:claude-haiku-4-5', [ModelRequest.user_text_prompt('Capital of France?')])
+    print(response.text)
+
+The synchronous forms start an event loop of their own, so they cannot be called from async code.
+"""
+
+from __future__ import annotations as _annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from dataclasses import dataclass, field
+from datetime import datetime
+from functools import partial
+from types import TracebackType
+from typing import TYPE_CHECKING
+
+from . import _instrument
+from ._streaming.sync_bridge import SyncStreamBridge
+from ._threads import run_in_new_loop
+from .messages import ModelMessage, ModelResponse, ModelResponseStreamEvent
+from .models import KnownModelName, Model, ModelRequestParameters, infer_model
+from .models.instrumented import InstrumentationSettings
+from .settings import ModelSettings
+from .usage import RequestUsage
+
+if TYPE_CHECKING:
+    from collections.abc import AsyncIterator
+
+    from .models import StreamedResponse
+
+__all__ = (
+    'model_request',
+    'model_request_sync',
+    'model_request_stream',
+    'model_request_stream_sync',
+    'StreamedResponseSync',
+)
+
+
+def _traced(instrument: InstrumentationSettings | bool | None) -> bool:
+    """Whether a request is traced: `instrument` if given, else what `Agent.instrument_all()` set (on by default)."""
+    if instrument is None:
+        from .agent import Agent
+
+        instrument = Agent._instrument_default  # pyright: ignore[reportPrivateUsage]
+    return instrument is not False
+
+
+async def model_request(
+    model: Model | KnownModelName | str,
+    messages: Sequence[ModelMessage],
+    *,
+    model_settings: ModelSettings | None = None,
+    model_request_parameters: ModelRequestParameters | None = None,
+    instrument: InstrumentationSettings | bool | None = None,
+) -> ModelResponse:
+    """Send `messages` to `model` and return its response.
+
+    Args:
+        model: The model, or its name (`'<provider>:<model>'`, or `'test'`).
+        messages: The conversation to send (`ModelRequest.user_text_prompt(...)` makes a one-message one).
+        model_settings: Settings of this request (temperature, max tokens, ...).
+        model_request_parameters: The tools the model may call and the output it is asked for (none by default).
+        instrument: Whether the request gets a `chat <model>` span; `None` follows `Agent.instrument_all()`.
+
+    Raises:
+        UserError: the model name is unknown, or its provider's API key is not set.
+        ModelHTTPError: the provider answered with an error.
+    """
+    model_instance = infer_model(model)
+    params = model_request_parameters or ModelRequestParameters()
+    with _instrument.span_if(_traced(instrument), 'chat {model_name}', model_name=model_instance.model_name):
+        return await model_instance.request(list(messages), model_settings, params)
+
+
+def model_request_sync(
+    model: Model | KnownModelName | str,
+    messages: Sequence[ModelMessage],
+    *,
+    model_settings: ModelSettings | None = None,
+    model_request_parameters: ModelRequestParameters | None = None,
+    instrument: InstrumentationSettings | bool | None = None,
+) -> ModelResponse:
+    """`model_request` from synchronous code: it runs in an event loop of its own, so not inside async code.
+
+    Takes the same arguments as `model_request`.
+    """
+    return run_in_new_loop(
+        partial(
+            model_request,
+            model,
+            list(messages),
+            model_settings=model_settings,
+            model_request_parameters=model_request_parameters,
+            instrument=instrument,
+        )
+    )
+
+
+def model_request_stream(
+    model: Model | KnownModelName | str,
+    messages: Sequence[ModelMessage],
+    *,
+    model_settings: ModelSettings | None = None,
+    model_request_parameters: ModelRequestParameters | None = None,
+    instrument: InstrumentationSettings | bool | None = None,
+) -> AbstractAsyncContextManager[StreamedResponse]:
+    """Send `messages` to `model` as a streamed request: `async with model_request_stream(...) as stream:`.
+
+    Iterating the stream gives its events (`PartStartEvent`, `PartDeltaEvent`, ...) as they arrive;
+    `stream.get()` is the response so far. Leaving the block early closes the connection. Takes the same
+    arguments as `model_request`.
+    """
+    model_instance = infer_model(model)
+    params = model_request_parameters or ModelRequestParameters()
+    return _stream(model_instance, list(messages), model_settings, params, _traced(instrument))
+
+
+@asynccontextmanager
+async def _stream(
+    model: Model,
+    messages: list[ModelMessage],
+    settings: ModelSettings | None,
+    params: ModelRequestParameters,
+    traced: bool,
+) -> AsyncIterator[StreamedResponse]:
+    with _instrument.span_if(traced, 'chat {model_name}', model_name=model.model_name):
+        async with model.request_stream(messages, settings, params) as stream:
+            yield stream
+
+
+def model_request_stream_sync(
+    model: Model | KnownModelName | str,
+    messages: Sequence[ModelMessage],
+    *,
+    model_settings: ModelSettings | None = None,
+    model_request_parameters: ModelRequestParameters | None = None,
+    instrument: InstrumentationSettings | bool | None = None,
+) -> StreamedResponseSync:
+    """`model_request_stream` from synchronous code: `with model_request_stream_sync(...) as stream:`, then
+    `for event in stream:`. The stream runs in an event loop of its own; use it and close it on the thread that
+    entered it, and not inside async code. Takes the same arguments as `model_request`.
+    """
+    return StreamedResponseSync(
+        model_request_stream(
+            model,
+            list(messages),
+            model_settings=model_settings,
+            model_request_parameters=model_request_parameters,
+            instrument=instrument,
+        )
+    )
+
+
+@dataclass
+class StreamedResponseSync:
+    """A streamed model response read from synchronous code (made by `model_request_stream_sync`).
+
+    Used as a context manager: the request starts on entering the `with` block, and leaving it (also early)
+    closes the stream and its connection.
+    """
+
+    _async_stream_cm: AbstractAsyncContextManager[StreamedResponse]
+    _bridge: SyncStreamBridge[StreamedResponse] | None = field(default=None, init=False)
+    _context_entered: bool = field(default=False, init=False)
+
+    def __enter__(self) -> StreamedResponseSync:
+        self._context_entered = True
+        self._bridge = SyncStreamBridge(self._async_stream_cm, async_alternative='`model_request_stream`')
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc_val: BaseException | None, exc_tb: TracebackType | None
+    ) -> None:
+        if self._bridge is not None:
+            self._bridge.shutdown((exc_type, exc_val, exc_tb))
+
+    def __iter__(self) -> Iterator[ModelResponseStreamEvent]:
+        """The response's events, as they arrive."""
+        bridge = self._ensure_bridge()
+        stream = bridge.stream  # not the bridge: the iterator must not keep the bridge alive
+        return bridge.stream_sync(lambda: aiter(stream))
+
+    def __repr__(self) -> str:
+        if self._bridge is not None:
+            return repr(self._bridge.stream)
+        return f'{type(self).__name__}(context_entered={self._context_entered})'
+
+    __str__ = __repr__
+
+    def _ensure_bridge(self) -> SyncStreamBridge[StreamedResponse]:
+        if self._bridge is None:
+            raise RuntimeError(
+                'StreamedResponseSync must be used as a context manager: '
+                '`with model_request_stream_sync(...) as stream:`'
+            )
+        return self._bridge
+
+    @property
+    def response(self) -> ModelResponse:
+        """The response as streamed so far."""
+        bridge = self._ensure_bridge()
+        return bridge.call(bridge.stream.get)
+
+    @property
+    def usage(self) -> RequestUsage:
+        """The usage of the response so far."""
+        bridge = self._ensure_bridge()
+        return bridge.call(lambda: bridge.stream.usage)
+
+    @property
+    def model_name(self) -> str:
+        """The name of the model that answers."""
+        bridge = self._ensure_bridge()
+        return bridge.call(lambda: bridge.stream.model_name)
+
+    @property
+    def timestamp(self) -> datetime:
+        """When the response started."""
+        bridge = self._ensure_bridge()
+        return bridge.call(lambda: bridge.stream.timestamp)
