@@ -315,7 +315,7 @@ async def test_tools_without_prepare_keep_their_definition_next_to_prepared_ones
         seen.append(sorted(t.name for t in info.function_tools))
         return ModelResponse(parts=[TextPart('ok')])
 
-    def keep(ctx: RunContext[None], tool_def: ToolDefinition) -> ToolDefinition:
+    def keep(ctx: RunContext[object], tool_def: ToolDefinition) -> ToolDefinition:
         return tool_def
 
     agent = Agent(FunctionModel(record))
@@ -409,7 +409,7 @@ async def test_resending_the_last_request_gives_its_prompt_to_the_run_and_this_r
     agent = Agent(TestModel())
 
     @agent.instructions
-    def current(ctx: RunContext[None]) -> str:
+    def current(ctx: RunContext[object]) -> str:
         seen.append(ctx.prompt)
         return 'New instructions'
 

@@ -29,7 +29,7 @@ from edgewise.agent.result import AgentRunResult
 pytestmark = pytest.mark.anyio
 
 
-def _tool_agent(*capabilities: AbstractCapability[None]) -> tuple[Agent[None, str], list[list[str]]]:
+def _tool_agent(*capabilities: AbstractCapability[object]) -> tuple[Agent[None, str], list[list[str]]]:
     """An agent with tools `alpha` and `beta` whose model records the tool names it is shown, then answers."""
     shown: list[list[str]] = []
 
@@ -53,7 +53,7 @@ def _tool_agent(*capabilities: AbstractCapability[None]) -> tuple[Agent[None, st
 
 
 async def test_prepare_tools_filters_the_tools_the_model_sees() -> None:
-    async def only_alpha(ctx: RunContext[None], tool_defs: list[ToolDefinition]) -> list[ToolDefinition]:
+    async def only_alpha(ctx: RunContext[object], tool_defs: list[ToolDefinition]) -> list[ToolDefinition]:
         return [t for t in tool_defs if t.name == 'alpha']
 
     agent, shown = _tool_agent(PrepareTools(only_alpha))
@@ -86,7 +86,7 @@ async def test_prepare_tools_can_change_a_description() -> None:
         seen.extend(t.description for t in info.function_tools)
         return ModelResponse(parts=[TextPart('done')])
 
-    def reword(ctx: RunContext[None], tool_defs: list[ToolDefinition]) -> list[ToolDefinition]:
+    def reword(ctx: RunContext[object], tool_defs: list[ToolDefinition]) -> list[ToolDefinition]:
         return [ToolDefinition(**{**t.__dict__, 'description': f'step {ctx.run_step}'}) for t in tool_defs]
 
     agent = Agent(FunctionModel(model), capabilities=[PrepareTools(reword)])
@@ -108,7 +108,7 @@ async def test_prepare_tools_cannot_add_a_tool() -> None:
 
 
 async def test_prepare_tools_returning_none_is_an_error_naming_the_function() -> None:
-    def hide_all(ctx: RunContext[None], defs: list[ToolDefinition]) -> list[ToolDefinition] | None:
+    def hide_all(ctx: RunContext[object], defs: list[ToolDefinition]) -> list[ToolDefinition] | None:
         return None
 
     agent, shown = _tool_agent(PrepareTools(hide_all))
@@ -126,7 +126,7 @@ async def test_prepare_tools_returning_none_is_an_error_naming_the_function() ->
 async def test_prepare_output_tools_sees_only_output_tools_with_the_output_retry_count() -> None:
     seen: list[tuple[list[str], int, int]] = []
 
-    def prep(ctx: RunContext[None], tool_defs: list[ToolDefinition]) -> list[ToolDefinition]:
+    def prep(ctx: RunContext[object], tool_defs: list[ToolDefinition]) -> list[ToolDefinition]:
         seen.append(([t.name for t in tool_defs], ctx.retry, ctx.max_retries))
         return tool_defs
 
@@ -155,7 +155,7 @@ async def test_an_output_tool_hidden_by_prepare_output_tools_is_not_offered_nor_
             return ModelResponse(parts=[ToolCallPart('final_result', {'response': 1})])
         return ModelResponse(parts=[TextPart('plain')])
 
-    def hide_first(ctx: RunContext[None], tool_defs: list[ToolDefinition]) -> list[ToolDefinition]:
+    def hide_first(ctx: RunContext[object], tool_defs: list[ToolDefinition]) -> list[ToolDefinition]:
         return [] if ctx.run_step == 1 else tool_defs
 
     agent: Agent[None, int | str] = Agent(
@@ -176,7 +176,7 @@ async def test_prepare_output_tools_cannot_add_a_tool() -> None:
         await agent.run('go')
 
 
-class Tag(AbstractCapability[None]):
+class Tag(AbstractCapability[object]):
     """Wraps each model request, recording its name around the call and appending it to the text answer."""
 
     def __init__(self, name: str, log: list[str]) -> None:
@@ -184,7 +184,7 @@ class Tag(AbstractCapability[None]):
         self.log = log
 
     async def wrap_model_request(
-        self, ctx: RunContext[None], *, request_context: ModelRequestContext, handler: WrapModelRequestHandler
+        self, ctx: RunContext[object], *, request_context: ModelRequestContext, handler: WrapModelRequestHandler
     ) -> ModelResponse:
         self.log.append(f'{self.name} in')
         response = await handler(request_context)
@@ -204,9 +204,9 @@ async def test_wrap_model_request_hooks_nest_the_first_outermost() -> None:
 
 
 async def test_wrap_model_request_can_answer_without_calling_the_model() -> None:
-    class Canned(AbstractCapability[None]):
+    class Canned(AbstractCapability[object]):
         async def wrap_model_request(
-            self, ctx: RunContext[None], *, request_context: ModelRequestContext, handler: WrapModelRequestHandler
+            self, ctx: RunContext[object], *, request_context: ModelRequestContext, handler: WrapModelRequestHandler
         ) -> ModelResponse:
             return ModelResponse(parts=[TextPart('canned')])
 
@@ -217,9 +217,9 @@ async def test_wrap_model_request_can_answer_without_calling_the_model() -> None
 
 
 async def test_wrap_model_request_may_change_the_request() -> None:
-    class Settings(AbstractCapability[None]):
+    class Settings(AbstractCapability[object]):
         async def wrap_model_request(
-            self, ctx: RunContext[None], *, request_context: ModelRequestContext, handler: WrapModelRequestHandler
+            self, ctx: RunContext[object], *, request_context: ModelRequestContext, handler: WrapModelRequestHandler
         ) -> ModelResponse:
             request_context.model_settings = {'temperature': 0.25}
             return await handler(request_context)
@@ -230,11 +230,11 @@ async def test_wrap_model_request_may_change_the_request() -> None:
     assert (await Agent(FunctionModel(model), capabilities=[Settings()]).run('go')).output == "{'temperature': 0.25}"
 
 
-class Around(AbstractCapability[None]):
+class Around(AbstractCapability[object]):
     def __init__(self, log: list[Any]) -> None:
         self.log = log
 
-    async def wrap_run(self, ctx: RunContext[None], *, handler: WrapRunHandler) -> AgentRunResult[Any]:
+    async def wrap_run(self, ctx: RunContext[object], *, handler: WrapRunHandler) -> AgentRunResult[Any]:
         self.log.append('start')
         result = await handler()
         self.log.append(('end', result.output))
@@ -261,8 +261,8 @@ async def test_wrap_run_surrounds_a_run_driven_by_iter() -> None:
 
 
 async def test_wrap_run_that_does_not_call_the_handler_skips_the_run() -> None:
-    class Skip(AbstractCapability[None]):
-        async def wrap_run(self, ctx: RunContext[None], *, handler: WrapRunHandler) -> AgentRunResult[Any]:
+    class Skip(AbstractCapability[object]):
+        async def wrap_run(self, ctx: RunContext[object], *, handler: WrapRunHandler) -> AgentRunResult[Any]:
             return AgentRunResult('cached')
 
     def never(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
@@ -272,8 +272,8 @@ async def test_wrap_run_that_does_not_call_the_handler_skips_the_run() -> None:
 
 
 async def test_wrap_run_can_recover_from_the_runs_error() -> None:
-    class Recover(AbstractCapability[None]):
-        async def wrap_run(self, ctx: RunContext[None], *, handler: WrapRunHandler) -> AgentRunResult[Any]:
+    class Recover(AbstractCapability[object]):
+        async def wrap_run(self, ctx: RunContext[object], *, handler: WrapRunHandler) -> AgentRunResult[Any]:
             try:
                 return await handler()
             except UnexpectedModelBehavior as exc:
@@ -300,8 +300,8 @@ async def test_an_unrecovered_error_comes_out_of_the_run() -> None:
 async def test_leaving_an_unfinished_iter_cancels_wrap_run_and_runs_its_cleanup() -> None:
     log: list[str] = []
 
-    class Cleanup(AbstractCapability[None]):
-        async def wrap_run(self, ctx: RunContext[None], *, handler: WrapRunHandler) -> AgentRunResult[Any]:
+    class Cleanup(AbstractCapability[object]):
+        async def wrap_run(self, ctx: RunContext[object], *, handler: WrapRunHandler) -> AgentRunResult[Any]:
             try:
                 return await handler()
             finally:
@@ -318,8 +318,8 @@ async def test_cancelling_a_run_waiting_in_wrap_run_runs_its_cleanup() -> None:
     log: list[str] = []
     started = anyio.Event()
 
-    class Stuck(AbstractCapability[None]):
-        async def wrap_run(self, ctx: RunContext[None], *, handler: WrapRunHandler) -> AgentRunResult[Any]:
+    class Stuck(AbstractCapability[object]):
+        async def wrap_run(self, ctx: RunContext[object], *, handler: WrapRunHandler) -> AgentRunResult[Any]:
             try:
                 started.set()
                 await anyio.sleep_forever()
@@ -338,11 +338,11 @@ async def test_cancelling_a_run_waiting_in_wrap_run_runs_its_cleanup() -> None:
 async def test_combined_capability_applies_each_hook_in_order() -> None:
     order: list[str] = []
 
-    class Named(AbstractCapability[None]):
+    class Named(AbstractCapability[object]):
         def __init__(self, name: str) -> None:
             self.name = name
 
-        async def prepare_tools(self, ctx: RunContext[None], tool_defs: list[ToolDefinition]) -> list[ToolDefinition]:
+        async def prepare_tools(self, ctx: RunContext[object], tool_defs: list[ToolDefinition]) -> list[ToolDefinition]:
             order.append(self.name)
             return tool_defs
 
@@ -370,9 +370,9 @@ async def test_wrap_model_request_wraps_streamed_requests_too() -> None:
 
 
 async def test_a_streamed_request_answered_by_the_hook_streams_its_answer_whole() -> None:
-    class Canned(AbstractCapability[None]):
+    class Canned(AbstractCapability[object]):
         async def wrap_model_request(
-            self, ctx: RunContext[None], *, request_context: ModelRequestContext, handler: WrapModelRequestHandler
+            self, ctx: RunContext[object], *, request_context: ModelRequestContext, handler: WrapModelRequestHandler
         ) -> ModelResponse:
             return ModelResponse(parts=[TextPart('canned')])
 
@@ -384,9 +384,9 @@ async def test_cancelling_a_stream_waiting_in_wrap_model_request_runs_its_cleanu
     log: list[str] = []
     started = anyio.Event()
 
-    class Stuck(AbstractCapability[None]):
+    class Stuck(AbstractCapability[object]):
         async def wrap_model_request(
-            self, ctx: RunContext[None], *, request_context: ModelRequestContext, handler: WrapModelRequestHandler
+            self, ctx: RunContext[object], *, request_context: ModelRequestContext, handler: WrapModelRequestHandler
         ) -> ModelResponse:
             try:
                 started.set()
@@ -412,7 +412,7 @@ async def test_cancelling_a_stream_waiting_in_wrap_model_request_runs_its_cleanu
 def test_the_agents_root_capability_holds_its_capabilities() -> None:
     first, second = Around([]), PrepareTools(lambda ctx, defs: defs)
 
-    def per_run(ctx: RunContext[None]) -> None:
+    def per_run(ctx: RunContext[object]) -> None:
         return None
 
     agent = Agent(TestModel(), capabilities=[first, second, per_run])

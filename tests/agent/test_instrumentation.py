@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -9,8 +10,9 @@ import pytest
 from logfire.testing import CaptureLogfire
 
 from edgewise.agent import Agent, RunContext, UnexpectedModelBehavior
-from edgewise.agent.capabilities import Instrumentation
-from edgewise.agent.messages import ModelMessage, TextPart, ToolCallPart
+from edgewise.agent.capabilities import AbstractCapability, Instrumentation, WrapModelRequestHandler
+from edgewise.agent.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
+from edgewise.agent.models import ModelRequestContext
 from edgewise.agent.models.function import AgentInfo, FunctionModel
 from edgewise.agent.models.instrumented import DEFAULT_INSTRUMENTATION_VERSION, InstrumentationSettings
 from edgewise.agent.models.test import TestModel
@@ -168,3 +170,113 @@ async def test_the_run_context_gives_the_instrumentation_version(capabilities: l
     await agent.run('hi')
     assert seen == [version]
     assert DEFAULT_INSTRUMENTATION_VERSION == 5
+
+
+def _chat_spans(capfire: CaptureLogfire) -> list[dict[str, Any]]:
+    spans = sorted(capfire.exporter.exported_spans_as_dict(), key=lambda s: s['start_time'])
+    return [s for s in spans if s['attributes']['logfire.msg'].startswith('chat ')]
+
+
+def _messages(span: dict[str, Any], key: str) -> Any:
+    return json.loads(span['attributes'][key])
+
+
+async def test_request_spans_carry_the_messages_and_format_6_gives_tool_results_their_role(
+    capfire: CaptureLogfire,
+) -> None:
+    agent = Agent(
+        scripted([ToolCallPart('t', {'n': 1}, tool_call_id='c1')], [TextPart('ok')]),
+        instructions='Be brief.',
+        capabilities=[Instrumentation(settings=InstrumentationSettings(version=6))],
+    )
+
+    @agent.tool_plain
+    async def t(n: int) -> int:
+        return n + 1
+
+    await agent.run('go')
+    first, second = _chat_spans(capfire)
+    assert _messages(first, 'gen_ai.input.messages') == [{'role': 'user', 'parts': [{'type': 'text', 'content': 'go'}]}]
+    assert _messages(first, 'gen_ai.output.messages') == [
+        {'role': 'assistant', 'parts': [{'type': 'tool_call', 'id': 'c1', 'name': 't', 'arguments': {'n': 1}}]}
+    ]
+    assert _messages(first, 'gen_ai.system_instructions') == [{'type': 'text', 'content': 'Be brief.'}]
+    assert [m['role'] for m in _messages(second, 'gen_ai.input.messages')] == ['user', 'assistant', 'tool']
+    assert _messages(second, 'gen_ai.input.messages')[2]['parts'] == [
+        {'type': 'tool_call_response', 'id': 'c1', 'name': 't', 'result': 2}
+    ]
+    assert _messages(second, 'gen_ai.output.messages') == [
+        {'role': 'assistant', 'parts': [{'type': 'text', 'content': 'ok'}]}
+    ]
+
+
+async def test_format_5_request_spans_keep_tool_results_in_user_messages_and_content_can_be_left_out(
+    capfire: CaptureLogfire,
+) -> None:
+    settings = InstrumentationSettings(include_content=False)
+    agent = Agent(
+        scripted([ToolCallPart('t', {}, tool_call_id='c1')], [TextPart('ok')]),
+        capabilities=[Instrumentation(settings=settings)],
+    )
+
+    @agent.tool_plain
+    async def t() -> int:
+        return 1
+
+    await agent.run('go')
+    _, second = _chat_spans(capfire)
+    assert _messages(second, 'gen_ai.input.messages') == [
+        {'role': 'user', 'parts': [{'type': 'text'}]},
+        {'role': 'assistant', 'parts': [{'type': 'tool_call', 'id': 'c1', 'name': 't'}]},
+        {'role': 'user', 'parts': [{'type': 'tool_call_response', 'id': 'c1', 'name': 't'}]},
+    ]
+    assert 'gen_ai.system_instructions' not in second['attributes']
+
+
+async def test_streamed_request_spans_carry_the_messages(capfire: CaptureLogfire) -> None:
+    agent = Agent(TestModel(custom_output_text='streamed'))
+    async with agent.run_stream('go') as result:
+        assert await result.get_output() == 'streamed'
+    (span,) = _chat_spans(capfire)
+    assert _messages(span, 'gen_ai.input.messages') == [{'role': 'user', 'parts': [{'type': 'text', 'content': 'go'}]}]
+    assert _messages(span, 'gen_ai.output.messages') == [
+        {'role': 'assistant', 'parts': [{'type': 'text', 'content': 'streamed'}]}
+    ]
+
+
+class _PassThrough(AbstractCapability[object]):
+    """A capability wrapping the model request (so the request goes through the hooks) without changing it."""
+
+    async def wrap_model_request(
+        self, ctx: RunContext[object], *, request_context: ModelRequestContext, handler: WrapModelRequestHandler
+    ) -> ModelResponse:
+        return await handler(request_context)
+
+
+@pytest.mark.parametrize('streamed', [False, True])
+async def test_request_spans_through_the_hooks_carry_the_messages(capfire: CaptureLogfire, streamed: bool) -> None:
+    agent = Agent(TestModel(custom_output_text='hooked'), capabilities=[_PassThrough()])
+    if streamed:
+        async with agent.run_stream('go') as result:
+            assert await result.get_output() == 'hooked'
+    else:
+        assert (await agent.run('go')).output == 'hooked'
+    (span,) = _chat_spans(capfire)
+    assert _messages(span, 'gen_ai.input.messages') == [{'role': 'user', 'parts': [{'type': 'text', 'content': 'go'}]}]
+    assert _messages(span, 'gen_ai.output.messages')[0]['parts'] == [{'type': 'text', 'content': 'hooked'}]
+
+
+async def test_a_span_that_does_not_record_gets_no_messages() -> None:
+    from edgewise.agent._loop.nodes import _trace_exchange
+
+    class NotRecording:
+        def is_recording(self) -> bool:
+            return False
+
+        def set_attributes(self, attributes: dict[str, Any]) -> None:  # pragma: no cover - must not be called
+            raise AssertionError(attributes)
+
+    agent = Agent(TestModel())
+    async with agent.iter('go') as run:
+        _trace_exchange(NotRecording(), run.ctx.deps, [], ModelResponse([TextPart('x')]))
+        _trace_exchange(None, run.ctx.deps, [], ModelResponse([TextPart('x')]))

@@ -33,11 +33,11 @@ def recording(seen: list[list[AbstractNativeTool]]) -> FunctionModel:
     return FunctionModel(answer)
 
 
-def tenant_a(ctx: RunContext[None]) -> AbstractCapability[None]:
+def tenant_a(ctx: RunContext[object]) -> AbstractCapability[object]:
     return NativeTool(TENANT_A)
 
 
-def tenant_b(ctx: RunContext[None]) -> AbstractCapability[None]:
+def tenant_b(ctx: RunContext[object]) -> AbstractCapability[object]:
     return NativeTool(TENANT_B)
 
 
@@ -114,7 +114,7 @@ async def test_an_overrides_native_tools_replace_the_agents_and_keep_the_runs() 
 async def test_native_tool_functions_are_not_checked_for_ids() -> None:
     seen: list[list[AbstractNativeTool]] = []
 
-    def per_run(ctx: RunContext[None]) -> AbstractNativeTool:
+    def per_run(ctx: RunContext[object]) -> AbstractNativeTool:
         return TENANT_B
 
     agent = Agent(recording(seen), capabilities=[NativeTool(TENANT_A), NativeTool(per_run)])

@@ -107,7 +107,7 @@ async def test_run_context_lists_the_step_tools() -> None:
     seen_in_prepare: list[set[str]] = []
     seen_in_tool: list[set[str]] = []
 
-    async def prepare(ctx: RunContext[None], tool_defs: list[ToolDefinition]) -> list[ToolDefinition]:
+    async def prepare(ctx: RunContext[object], tool_defs: list[ToolDefinition]) -> list[ToolDefinition]:
         seen_in_prepare.append(ctx.available_tool_names)
         assert set(ctx.tools) == {tool_def.name for tool_def in tool_defs}
         return [tool_def for tool_def in tool_defs if tool_def.name != 'hidden']
@@ -115,7 +115,7 @@ async def test_run_context_lists_the_step_tools() -> None:
     agent = Agent(TestModel(), capabilities=[PrepareTools(prepare)])
 
     @agent.tool
-    def probe(ctx: RunContext[None]) -> str:
+    def probe(ctx: RunContext[object]) -> str:
         seen_in_tool.append(ctx.available_tool_names)
         return 'ok'
 
@@ -132,7 +132,7 @@ async def test_run_context_lists_the_step_tools() -> None:
 async def test_override_toolsets_replaces_the_run_toolsets_too() -> None:
     from edgewise.agent.toolsets import FunctionToolset
 
-    extra: FunctionToolset[None] = FunctionToolset()
+    extra: FunctionToolset[object] = FunctionToolset()
 
     @extra.tool_plain
     def bar() -> str:
@@ -162,12 +162,12 @@ async def test_run_context_agent_is_the_running_agent() -> None:
     seen: list[Any] = []
 
     @agent.tool
-    def probe(ctx: RunContext[None]) -> str:
+    def probe(ctx: RunContext[object]) -> str:
         seen.append(ctx.agent)
         return 'ok'
 
     @agent.output_validator
-    def check(ctx: RunContext[None], output: int) -> int:
+    def check(ctx: RunContext[object], output: int) -> int:
         seen.append(ctx.agent)
         return output
 

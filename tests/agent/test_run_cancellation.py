@@ -173,14 +173,14 @@ def _parallel_tools_agent(sync_stop: bool = False) -> tuple[Agent[None, str], li
     if sync_stop:
 
         @agent.tool(sequential=True)
-        def stop_now(ctx: RunContext[None]) -> str:  # runs in a worker thread, after `fast`
+        def stop_now(ctx: RunContext[object]) -> str:  # runs in a worker thread, after `fast`
             ctx.cancel()
             return 'dropped'
 
     else:
 
         @agent.tool
-        async def stop_later(ctx: RunContext[None]) -> str:
+        async def stop_later(ctx: RunContext[object]) -> str:
             await fast_done.wait()
             ctx.cancel()
             await anyio.sleep_forever()  # the cancellation reaches the tool at its next checkpoint
@@ -266,7 +266,7 @@ async def test_agent_run_cancel_from_another_task_while_a_tool_runs() -> None:
             stopped.append('slow')
         return 'never'  # pragma: no cover
 
-    runs: list[AgentRun[None, str]] = []
+    runs: list[AgentRun[object, str]] = []
     seen_inside: list[bool] = []
 
     async def iterate() -> None:
@@ -399,7 +399,7 @@ async def test_streamed_response_cut_by_a_cancellation_is_kept_as_interrupted_wi
         yield 'never'  # pragma: no cover
 
     agent = Agent(FunctionModel(stream_function=stream))
-    runs: list[AgentRun[None, str]] = []
+    runs: list[AgentRun[object, str]] = []
 
     async def stream_the_run() -> None:
         async with agent.iter('go') as agent_run:
@@ -549,7 +549,7 @@ async def test_a_cancelled_stored_run_stays_stored_where_it_stopped_and_resume_g
     calls: list[str] = []
 
     @agent.tool
-    async def stop(ctx: RunContext[None]) -> str:
+    async def stop(ctx: RunContext[object]) -> str:
         calls.append(ctx.tool_call_id or '')
         if len(calls) == 1:
             ctx.cancel()
@@ -572,7 +572,7 @@ async def test_a_sub_agent_cancelled_inside_a_tool_ends_the_parent_with_the_pare
     inner = Agent(TestModel(call_tools=['halt']))
 
     @inner.tool
-    async def halt(ctx: RunContext[None]) -> str:
+    async def halt(ctx: RunContext[object]) -> str:
         ctx.cancel()
         await anyio.sleep_forever()
         return 'never'  # pragma: no cover

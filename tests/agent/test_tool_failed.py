@@ -94,7 +94,7 @@ async def test_tool_failed_does_not_spend_the_retry_budget() -> None:
 async def test_an_args_validator_raising_tool_failed_fails_the_call_without_running_it() -> None:
     ran: list[int] = []
 
-    def check(ctx: RunContext[None], x: int) -> None:
+    def check(ctx: RunContext[object], x: int) -> None:
         raise ToolFailed(f'{x} is not served here')
 
     agent = Agent(_call_then_answer(ToolCallPart('tool', {'x': 3}, 'c1')), retries=0)

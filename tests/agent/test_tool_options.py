@@ -180,7 +180,7 @@ async def test_the_return_schema_reaches_the_model_only_when_the_tool_asks() -> 
 async def test_args_validator_sees_the_validated_arguments_and_can_ask_for_a_retry() -> None:
     seen: list[tuple[str | None, int, int]] = []
 
-    async def at_most_ten(ctx: RunContext[None], x: int) -> None:
+    async def at_most_ten(ctx: RunContext[object], x: int) -> None:
         seen.append((ctx.tool_name, ctx.retry, x))
         if x > 10:
             raise ModelRetry('x must be at most 10')
@@ -252,7 +252,7 @@ async def test_a_sync_tool_running_past_its_timeout_is_a_retry_and_its_thread_is
 
 
 async def test_a_prepare_function_may_change_the_timeout() -> None:
-    async def no_limit(ctx: RunContext[None], tool_def: ToolDefinition) -> ToolDefinition:
+    async def no_limit(ctx: RunContext[object], tool_def: ToolDefinition) -> ToolDefinition:
         return dataclasses.replace(tool_def, timeout=None)
 
     async def quick() -> str:
@@ -268,7 +268,7 @@ async def test_last_attempt_tells_the_tool_its_budget_is_spent() -> None:
     attempts: list[bool] = []
 
     @agent.tool
-    def stubborn(ctx: RunContext[None]) -> str:
+    def stubborn(ctx: RunContext[object]) -> str:
         attempts.append(ctx.last_attempt)
         if not ctx.last_attempt:
             raise ModelRetry('again')
@@ -289,7 +289,7 @@ async def test_an_unannotated_first_parameter_of_a_context_tool_is_the_run_conte
 
 
 async def test_renaming_a_tool_onto_another_is_a_user_error() -> None:
-    async def to_bar(ctx: RunContext[None], tool_def: ToolDefinition) -> ToolDefinition:
+    async def to_bar(ctx: RunContext[object], tool_def: ToolDefinition) -> ToolDefinition:
         return dataclasses.replace(tool_def, name='bar')
 
     def bar() -> None:  # pragma: no cover - never called
@@ -342,7 +342,7 @@ def test_the_run_context_is_recognised_when_another_hint_does_not_resolve() -> N
     class Local(BaseModel):  # not resolvable from the module (annotations are strings here)
         x: int
 
-    def uses_ctx(ctx: RunContext[None], local: Local) -> str:  # pragma: no cover - never called
+    def uses_ctx(ctx: RunContext[object], local: Local) -> str:  # pragma: no cover - never called
         return str(local)
 
     assert takes_run_context(uses_ctx) is True

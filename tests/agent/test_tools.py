@@ -98,7 +98,7 @@ async def test_a_tool_retry_budget_resets_after_a_success() -> None:
     retries: list[int] = []
 
     @agent.tool
-    def flaky(ctx: RunContext[None]) -> str:
+    def flaky(ctx: RunContext[object]) -> str:
         retries.append(ctx.retry)
         error = next(calls)
         if error is not None:
@@ -118,11 +118,11 @@ async def test_prepare_can_change_or_hide_a_tool_for_a_step() -> None:
             return ModelResponse(parts=[ToolCallPart('hidden', {}, 'c1')])
         return ModelResponse(parts=[TextPart('ok')])
 
-    async def describe(ctx: RunContext[None], tool_def: ToolDefinition) -> ToolDefinition:
+    async def describe(ctx: RunContext[object], tool_def: ToolDefinition) -> ToolDefinition:
         tool_def.description = f'step {ctx.run_step}'
         return tool_def
 
-    def hide(ctx: RunContext[None], tool_def: ToolDefinition) -> None:
+    def hide(ctx: RunContext[object], tool_def: ToolDefinition) -> None:
         return None
 
     agent = Agent(FunctionModel(record))
@@ -209,7 +209,7 @@ async def test_the_run_contexts_of_a_run_hold_every_field_as_the_constructor_wou
 
 
 async def test_a_tool_renamed_by_prepare_is_called_by_its_new_name() -> None:
-    def rename(ctx: RunContext[None], tool_def: ToolDefinition) -> ToolDefinition:
+    def rename(ctx: RunContext[object], tool_def: ToolDefinition) -> ToolDefinition:
         tool_def.name = 'lookup'
         tool_def.sequential = True
         return tool_def
@@ -219,7 +219,7 @@ async def test_a_tool_renamed_by_prepare_is_called_by_its_new_name() -> None:
     seen: list[str | None] = []
 
     @agent.tool(prepare=rename)
-    async def search(ctx: RunContext[None], q: str) -> str:
+    async def search(ctx: RunContext[object], q: str) -> str:
         seen.append(ctx.tool_name)
         return q.upper()
 

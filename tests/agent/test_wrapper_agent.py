@@ -27,7 +27,7 @@ async def test_the_wrapper_shows_the_wrapped_agents_configuration() -> None:
     assert wrapper.model is agent.model
     assert wrapper.name == 'inner'
     assert wrapper.description == 'says hello'
-    assert wrapper.deps_type is type(None)
+    assert wrapper.deps_type is object
     assert wrapper.output_type is str
     assert wrapper.toolsets == agent.toolsets
     assert wrapper.output_json_schema() == agent.output_json_schema()

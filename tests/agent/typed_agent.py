@@ -23,13 +23,13 @@ class City(BaseModel):
 
 def check_agent_generics() -> None:
     plain = Agent(TestModel())
-    assert_type(plain, Agent[None, str])
+    assert_type(plain, Agent[object, str])
 
     typed = Agent(TestModel(), deps_type=Deps, output_type=City)
     assert_type(typed, Agent[Deps, City])
 
     with_tool_output = Agent(TestModel(), output_type=ToolOutput(int, name='n'))
-    assert_type(with_tool_output, Agent[None, int])
+    assert_type(with_tool_output, Agent[object, int])
 
     @typed.tool
     def greet(ctx: RunContext[Deps], greeting: str) -> str:

@@ -76,7 +76,7 @@ async def test_a_function_in_capabilities_is_made_per_run_from_the_run_context()
 
 
 async def test_an_async_function_given_to_a_run() -> None:
-    async def make(ctx: RunContext[None]) -> Says:
+    async def make(ctx: RunContext[object]) -> Says:
         return Says('from the run')
 
     agent = Agent(TestModel(), capabilities=[Says('from the agent')])
@@ -85,7 +85,7 @@ async def test_an_async_function_given_to_a_run() -> None:
 
 
 async def test_functions_are_wrapped_in_dynamic_capabilities() -> None:
-    def make(ctx: RunContext[None]) -> None:
+    def make(ctx: RunContext[object]) -> None:
         return None
 
     agent = Agent(TestModel(), capabilities=[make])
@@ -117,7 +117,7 @@ async def test_for_run_gives_each_run_its_own_state() -> None:
 
 
 async def test_the_toolset_of_a_capability_made_per_run_reaches_the_model() -> None:
-    tools = FunctionToolset[None]()
+    tools = FunctionToolset[object]()
 
     @tools.tool_plain
     def lookup() -> str:
@@ -239,13 +239,13 @@ async def test_capability_tools_added_after_the_agent_was_made_reach_it() -> Non
 
 
 async def test_capability_toolsets_and_toolset_functions() -> None:
-    first = FunctionToolset[None]()
+    first = FunctionToolset[object]()
 
     @first.tool_plain
     def one() -> int:
         return 1
 
-    second = FunctionToolset[None]()
+    second = FunctionToolset[object]()
 
     @second.tool_plain
     def two() -> int:
@@ -284,14 +284,14 @@ def test_capability_keeps_defer_loading_and_id() -> None:
 
 
 async def test_a_toolset_function_from_get_toolset_reaches_the_model() -> None:
-    tools = FunctionToolset[None]()
+    tools = FunctionToolset[object]()
 
     @tools.tool_plain
     def found() -> str:
         return 'x'
 
     @dataclass
-    class GivesFunction(AbstractCapability[None]):
+    class GivesFunction(AbstractCapability[object]):
         def get_toolset(self) -> Any:
             return lambda ctx: tools
 
@@ -303,7 +303,7 @@ async def test_a_toolset_function_from_get_toolset_reaches_the_model() -> None:
 
 def test_combined_model_settings_merge_later_winning() -> None:
     @dataclass
-    class Settings(AbstractCapability[None]):
+    class Settings(AbstractCapability[object]):
         settings: Any = None
 
         def get_model_settings(self) -> Any:
@@ -321,7 +321,7 @@ def test_combined_model_settings_merge_later_winning() -> None:
 
 async def test_combined_model_settings_reach_the_model() -> None:
     @dataclass
-    class Settings(AbstractCapability[None]):
+    class Settings(AbstractCapability[object]):
         settings: Any = None
 
         def get_model_settings(self) -> Any:
@@ -340,7 +340,7 @@ async def test_combined_model_settings_reach_the_model() -> None:
 
 def test_get_description_reads_a_description_attribute() -> None:
     @dataclass
-    class Described(AbstractCapability[None]):
+    class Described(AbstractCapability[object]):
         description: str = 'does things'
 
     assert Described().get_description() == 'does things'
@@ -460,7 +460,7 @@ class Shell(WrapperCapability[Any]):
         super().__post_init__()
 
 
-def _plain_ctx() -> RunContext[None]:
+def _plain_ctx() -> RunContext[object]:
     return RunContext(deps=None, model=TestModel(), usage=None)  # type: ignore[arg-type]
 
 
@@ -528,7 +528,7 @@ def test_the_function_toolset_of_a_capability_carries_its_id() -> None:
 
 
 def test_a_toolset_given_to_a_capability_keeps_its_own_id() -> None:
-    given = FunctionToolset[None](id='given')
+    given = FunctionToolset[object](id='given')
     combined = Capability[None](id='billing', tools=[_add_one], toolsets=[given]).get_toolset()
     assert isinstance(combined, CombinedToolset)
     functions, kept = combined.toolsets
@@ -547,7 +547,7 @@ def test_a_wrapper_with_an_id_of_its_own_is_deferred_only_if_it_says_so() -> Non
 
 
 async def test_a_wrapper_with_an_id_of_its_own_gives_its_tools_without_loading() -> None:
-    tools = FunctionToolset[None]()
+    tools = FunctionToolset[object]()
 
     @tools.tool_plain
     def lookup() -> str:
@@ -575,7 +575,7 @@ async def test_for_run_sees_the_run_metadata_already_resolved() -> None:
 
 
 def test_a_plain_subclass_keeps_the_fields_set_in_its_class_body() -> None:
-    class Docs(AbstractCapability[None]):
+    class Docs(AbstractCapability[object]):
         id = 'docs'
         description = 'Documentation tools.'
         defer_loading = True
@@ -585,7 +585,7 @@ def test_a_plain_subclass_keeps_the_fields_set_in_its_class_body() -> None:
     given = Docs(id='other', description='Other.')
     assert (given.id, given.description, given.defer_loading) == ('other', 'Other.', True)
 
-    class Bare(AbstractCapability[None]):
+    class Bare(AbstractCapability[object]):
         pass
 
     assert vars(Bare(id='bare', defer_loading=True)) == {'id': 'bare', 'description': None, 'defer_loading': True}

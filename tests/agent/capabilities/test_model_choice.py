@@ -92,7 +92,7 @@ async def test_the_capabilities_pick_wins_over_the_agents_model() -> None:
 async def test_a_model_given_to_the_run_or_the_override_wins_over_the_capabilities() -> None:
     selector_calls: list[int] = []
 
-    def select(ctx: ModelSelectionContext[None]) -> Model:
+    def select(ctx: ModelSelectionContext[object]) -> Model:
         selector_calls.append(ctx.run_step)
         return says('picked')
 
@@ -144,7 +144,7 @@ async def test_an_async_selector_sees_the_previous_steps_model() -> None:
     previous: list[Model | None] = []
     model = calls_then_says('done')
 
-    async def select(ctx: ModelSelectionContext[None]) -> Model:
+    async def select(ctx: ModelSelectionContext[object]) -> Model:
         previous.append(ctx.model)
         return model
 
@@ -255,7 +255,7 @@ async def test_the_pick_of_the_capabilities_made_for_the_run_decides() -> None:
     assert (await Agent(None, capabilities=[static]).run('hi')).output == 'replacement'
     steps: list[int] = []
 
-    def select(ctx: ModelSelectionContext[None]) -> Model:
+    def select(ctx: ModelSelectionContext[object]) -> Model:
         steps.append(ctx.run_step)
         return says('selected')
 
@@ -300,7 +300,7 @@ async def test_the_agent_context_enters_a_static_pick_which_runs_reuse() -> None
 async def test_the_agent_context_leaves_selectors_to_the_runs() -> None:
     calls: list[int] = []
 
-    def select(ctx: ModelSelectionContext[None]) -> Model:
+    def select(ctx: ModelSelectionContext[object]) -> Model:
         calls.append(ctx.run_step)
         return says('selected')
 
@@ -385,7 +385,7 @@ async def test_the_model_id_is_the_pick_of_each_step() -> None:
     hook = SeesRequests()
     target = calls_then_says('done')
 
-    def select(ctx: ModelSelectionContext[None]) -> str:
+    def select(ctx: ModelSelectionContext[object]) -> str:
         return f'alias-{ctx.run_step}'
 
     capabilities = [SelectModel(select), ResolveModelId(lambda ctx, model_id: target), hook]
@@ -399,7 +399,7 @@ async def test_a_model_swapped_in_by_a_request_hook_serves_that_request_only() -
     agent = Agent(own, capabilities=[SeesRequests(swap=says('swapped'))])
 
     @agent.instructions
-    def note(ctx: RunContext[None]) -> str:
+    def note(ctx: RunContext[object]) -> str:
         models_seen.append(ctx.model)
         return 'be brief'
 
@@ -449,7 +449,7 @@ async def test_a_selector_made_for_the_run_over_the_agents_own_model() -> None:
     own = Entered('own')
     steps: list[int] = []
 
-    def select(ctx: ModelSelectionContext[None]) -> Model:
+    def select(ctx: ModelSelectionContext[object]) -> Model:
         steps.append(ctx.run_step)
         assert ctx.model is own  # the model the run had before the selector
         return says('selected')
@@ -472,16 +472,16 @@ async def test_the_agent_context_enters_the_override_or_nothing() -> None:
 
 
 async def test_a_made_capability_may_give_a_toolset_function() -> None:
-    tools: FunctionToolset[None] = FunctionToolset()
+    tools: FunctionToolset[object] = FunctionToolset()
 
     @tools.tool_plain
     def lookup() -> str:  # pragma: no cover - listed only
         return 'found'
 
     @dataclass
-    class GivesFunction(AbstractCapability[None]):
+    class GivesFunction(AbstractCapability[object]):
         def get_toolset(self) -> Any:
-            async def build(ctx: RunContext[None]) -> FunctionToolset[None]:
+            async def build(ctx: RunContext[object]) -> FunctionToolset[object]:
                 return tools
 
             return build

@@ -23,8 +23,8 @@ from edgewise.agent.toolsets import AbstractToolset, FunctionToolset
 pytestmark = pytest.mark.anyio
 
 
-def _greeter() -> FunctionToolset[None]:
-    toolset: FunctionToolset[None] = FunctionToolset()
+def _greeter() -> FunctionToolset[object]:
+    toolset: FunctionToolset[object] = FunctionToolset()
 
     @toolset.tool_plain
     def greet(name: str) -> str:
@@ -76,7 +76,7 @@ async def test_a_run_capability_adds_its_tools_to_that_run_only() -> None:
 async def test_a_function_building_the_toolset_is_called_at_each_step() -> None:
     calls: list[int] = []
 
-    def build(ctx: RunContext[None]) -> AbstractToolset[None]:
+    def build(ctx: RunContext[object]) -> AbstractToolset[object]:
         calls.append(ctx.run_step)
         return _greeter()
 
@@ -87,7 +87,7 @@ async def test_a_function_building_the_toolset_is_called_at_each_step() -> None:
 
 
 async def test_a_capability_may_give_a_toolset_function_of_its_own() -> None:
-    class Greeting(AbstractCapability[None]):
+    class Greeting(AbstractCapability[object]):
         def get_toolset(self) -> Any:
             return lambda ctx: _greeter()
 
@@ -97,7 +97,7 @@ async def test_a_capability_may_give_a_toolset_function_of_its_own() -> None:
 
 
 async def test_the_toolsets_of_several_capabilities_join_the_agent_tools() -> None:
-    other: FunctionToolset[None] = FunctionToolset()
+    other: FunctionToolset[object] = FunctionToolset()
 
     @other.tool_plain
     def wave() -> str:
@@ -136,7 +136,7 @@ async def test_a_tool_name_clash_with_a_capability_toolset_is_an_error() -> None
 async def test_entering_the_agent_enters_the_capability_toolsets() -> None:
     entered: list[str] = []
 
-    class Tracked(FunctionToolset[None]):
+    class Tracked(FunctionToolset[object]):
         async def __aenter__(self) -> Tracked:
             entered.append('enter')
             return self
@@ -162,7 +162,7 @@ def test_set_tool_metadata_takes_the_metadata_as_keyword_arguments() -> None:
     assert CAPABILITY_TYPES['SetToolMetadata'] is SetToolMetadata
 
 
-def _tools_agent(seen: _Seen, *capabilities: AbstractCapability[None]) -> Agent[None, str]:
+def _tools_agent(seen: _Seen, *capabilities: AbstractCapability[object]) -> Agent[None, str]:
     agent = Agent(FunctionModel(seen), capabilities=list(capabilities))
 
     @agent.tool_plain(metadata={'kind': 'read', 'cost': 1})
@@ -187,8 +187,8 @@ async def test_metadata_is_merged_into_every_tool_by_default_the_given_keys_winn
 
 async def test_only_the_selected_tools_get_the_metadata() -> None:
     seen = _Seen()
-    by_name = SetToolMetadata[None](tools=['store'], tag='w')
-    by_metadata = SetToolMetadata[None](tools={'kind': 'read'}, tag='r')
+    by_name = SetToolMetadata[object](tools=['store'], tag='w')
+    by_metadata = SetToolMetadata[object](tools={'kind': 'read'}, tag='r')
     await _tools_agent(seen, by_name, by_metadata).run('hi')
     assert {t.name: t.metadata for t in seen.tools[0]} == {
         'lookup': {'kind': 'read', 'cost': 1, 'tag': 'r'},
@@ -200,12 +200,12 @@ async def test_a_predicate_selects_tools_and_other_capabilities_see_the_metadata
     seen = _Seen()
     marked: list[str] = []
 
-    class Reader(AbstractCapability[None]):
-        async def prepare_tools(self, ctx: RunContext[None], tool_defs: list[ToolDefinition]) -> list[ToolDefinition]:
+    class Reader(AbstractCapability[object]):
+        async def prepare_tools(self, ctx: RunContext[object], tool_defs: list[ToolDefinition]) -> list[ToolDefinition]:
             marked.extend(t.name for t in tool_defs if (t.metadata or {}).get('risky'))
             return tool_defs
 
-    async def is_store(ctx: RunContext[None], tool_def: ToolDefinition) -> bool:
+    async def is_store(ctx: RunContext[object], tool_def: ToolDefinition) -> bool:
         return tool_def.name == 'store'
 
     await _tools_agent(seen, SetToolMetadata(tools=is_store, risky=True), Reader()).run('hi')

@@ -52,7 +52,7 @@ async def test_agent_toolset_function_instructions_are_on_the_first_request() ->
     agent = Agent(TestModel(custom_output_text='done'))
 
     @agent.toolset
-    def per_step(ctx: RunContext[None]) -> FunctionToolset[None]:
+    def per_step(ctx: RunContext[object]) -> FunctionToolset[object]:
         return FunctionToolset(instructions=f'Made at step {ctx.run_step}.')
 
     result = await agent.run('Hello')

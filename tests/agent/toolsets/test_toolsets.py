@@ -102,11 +102,11 @@ async def test_a_static_function_toolset_builds_its_listing_once() -> None:
 
 
 async def test_function_toolset_defaults_apply_to_added_functions() -> None:
-    toolset: FunctionToolset[None] = FunctionToolset(max_retries=5, requires_approval=True, metadata={'team': 'a'},
+    toolset: FunctionToolset[object] = FunctionToolset(max_retries=5, requires_approval=True, metadata={'team': 'a'},
                                                      sequential=True)  # fmt: skip
 
     @toolset.tool(metadata={'x': 1})
-    def with_ctx(ctx: RunContext[None], n: int) -> int:
+    def with_ctx(ctx: RunContext[object], n: int) -> int:
         return n
 
     own = Tool(shout, max_retries=2)
@@ -123,10 +123,10 @@ async def test_function_toolset_defaults_apply_to_added_functions() -> None:
 
 
 async def test_a_prepare_function_renaming_onto_another_tool_is_a_user_error() -> None:
-    async def to_add(ctx: RunContext[None], tool_def: ToolDefinition) -> ToolDefinition:
+    async def to_add(ctx: RunContext[object], tool_def: ToolDefinition) -> ToolDefinition:
         return dataclasses.replace(tool_def, name='add')
 
-    toolset: FunctionToolset[None] = FunctionToolset([add])
+    toolset: FunctionToolset[object] = FunctionToolset([add])
     toolset.add_function(shout, prepare=to_add)
 
     with pytest.raises(UserError, match=r"Renaming tool 'shout' to 'add' conflicts with existing tool\."):
@@ -136,10 +136,10 @@ async def test_a_prepare_function_renaming_onto_another_tool_is_a_user_error() -
 async def test_a_prepare_function_hiding_a_tool_rebuilds_the_listing_each_step() -> None:
     shown = [True, False]
 
-    def maybe(ctx: RunContext[None], tool_def: ToolDefinition) -> ToolDefinition | None:
+    def maybe(ctx: RunContext[object], tool_def: ToolDefinition) -> ToolDefinition | None:
         return tool_def if shown.pop(0) else None
 
-    toolset: FunctionToolset[None] = FunctionToolset([Tool(add, prepare=maybe)])
+    toolset: FunctionToolset[object] = FunctionToolset([Tool(add, prepare=maybe)])
 
     assert list(await toolset.get_tools(ctx_of())) == ['add']
     assert list(await toolset.get_tools(ctx_of())) == []
@@ -201,11 +201,11 @@ async def test_a_name_clash_with_the_agents_own_tool_names_the_agents_toolset() 
 async def test_renamed_and_filtered_toolsets_change_the_listing_and_call_by_the_own_name() -> None:
     seen_names: list[str | None] = []
 
-    def add_ctx(ctx: RunContext[None], a: int, b: int) -> int:
+    def add_ctx(ctx: RunContext[object], a: int, b: int) -> int:
         seen_names.append(ctx.tool_name)
         return a + b
 
-    base: FunctionToolset[None] = FunctionToolset([Tool(add_ctx, name='add'), shout])
+    base: FunctionToolset[object] = FunctionToolset([Tool(add_ctx, name='add'), shout])
     toolset = base.renamed({'plus': 'add'}).filtered(lambda ctx, tool_def: tool_def.name != 'shout')
     assert isinstance(toolset, FilteredToolset)
     assert isinstance(toolset.wrapped, RenamedToolset)
@@ -219,7 +219,7 @@ async def test_renamed_and_filtered_toolsets_change_the_listing_and_call_by_the_
 
 
 async def test_an_async_filter_is_awaited() -> None:
-    async def only_add(ctx: RunContext[None], tool_def: ToolDefinition) -> bool:
+    async def only_add(ctx: RunContext[object], tool_def: ToolDefinition) -> bool:
         return tool_def.name == 'add'
 
     tools = await math_toolset().filtered(only_add).get_tools(ctx_of())
@@ -227,10 +227,10 @@ async def test_an_async_filter_is_awaited() -> None:
 
 
 async def test_a_prepared_toolset_may_change_or_drop_definitions_but_not_add_any() -> None:
-    def describe(ctx: RunContext[None], defs: list[ToolDefinition]) -> list[ToolDefinition]:
+    def describe(ctx: RunContext[object], defs: list[ToolDefinition]) -> list[ToolDefinition]:
         return [dataclasses.replace(d, description='changed') for d in defs if d.name == 'add']
 
-    async def invent(ctx: RunContext[None], defs: list[ToolDefinition]) -> list[ToolDefinition]:
+    async def invent(ctx: RunContext[object], defs: list[ToolDefinition]) -> list[ToolDefinition]:
         return [ToolDefinition(name='new')]
 
     tools = await math_toolset().prepared(describe).get_tools(ctx_of())
@@ -314,7 +314,7 @@ async def test_a_per_step_toolset_function_is_evaluated_at_each_step() -> None:
     agent = Agent(model)
 
     @agent.toolset
-    def per_step(ctx: RunContext[None]) -> AbstractToolset[None] | None:
+    def per_step(ctx: RunContext[object]) -> AbstractToolset[object] | None:
         steps.append(ctx.run_step)
         if ctx.run_step == 1:
             return Connection(FunctionToolset([add]), log)
@@ -584,11 +584,11 @@ async def test_an_agent_run_sees_a_tool_added_after_its_earlier_runs() -> None:
 
 
 async def test_tools_of_a_toolset_check_their_arguments_with_their_validator_function() -> None:
-    async def positive(ctx: RunContext[None], a: int, b: int) -> None:
+    async def positive(ctx: RunContext[object], a: int, b: int) -> None:
         if a < 0:
             raise ModelRetry('a must be positive')
 
-    toolset: FunctionToolset[None] = FunctionToolset()
+    toolset: FunctionToolset[object] = FunctionToolset()
     toolset.add_function(add, args_validator=positive)
     model, _ = calling(('add', {'a': -1, 'b': 2}))
 

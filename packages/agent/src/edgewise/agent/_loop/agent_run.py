@@ -37,7 +37,7 @@ __all__ = ('AgentRun', 'capture_run_messages', 'run_to_end', 'NODE_HOOKS')
 NODE_HOOKS = hook_names('node')
 """The hooks `AgentRun.next` runs each node through, when some capability of the run implements one."""
 
-DepsT = TypeVar('DepsT', default=None)
+DepsT = TypeVar('DepsT', default=object)
 OutputT = TypeVar('OutputT', default=str)
 
 

@@ -28,7 +28,7 @@ from .response_output import validate_response
 
 __all__ = ('AgentStream', 'whole_stream')
 
-AgentDepsT = TypeVar('AgentDepsT', default=None, contravariant=True)
+AgentDepsT = TypeVar('AgentDepsT', default=object, contravariant=True)
 OutputDataT = TypeVar('OutputDataT', default=str, covariant=True)
 
 _NOTHING: Any = object()

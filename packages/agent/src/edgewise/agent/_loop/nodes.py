@@ -111,7 +111,7 @@ __all__ = (
     'agent_graph',
 )
 
-DepsT = TypeVar('DepsT', default=None)
+DepsT = TypeVar('DepsT', default=object)
 NodeRunEndT = TypeVar('NodeRunEndT', covariant=True, default=Any)
 
 
@@ -223,6 +223,16 @@ def _resume_deferred(
     )
 
 
+def _trace_exchange(
+    span: Any, deps: GraphAgentDeps[Any, Any], sent: Sequence[ModelMessage], response: ModelResponse | None
+) -> None:
+    """Put the messages of a model request on its span, in the OpenTelemetry GenAI form of the run's
+    instrumentation settings, when the span records (logfire is configured): serializing them costs nothing
+    otherwise."""
+    if span is not None and response is not None and span.is_recording():
+        span.set_attributes(deps.instrumentation.model_request_attributes(sent, response))
+
+
 @dataclass
 class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalResult[NodeRunEndT]]):
     """Sends a request to the model and records its response."""
@@ -249,16 +259,18 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
             _instrument.span('chat {model_name}', model_name=model.model_name, run_step=state.run_step)
             if deps.tracing
             else _instrument.NO_SPAN
-        ):
+        ) as span:
             root = deps.root_capability
             if root is not None and (deps.hooked & RESPONSE_HOOKS or root.overrides('wrap_model_request')):
                 outcome = await hooked_request(ctx, params, self._settings, deps.run_context(state))
+                _trace_exchange(span, deps, outcome.request_context.messages, outcome.response or outcome.sent)
                 return await self._finish_hooked(ctx, outcome)
             messages = for_model(sent_messages(state, deps, params), model, params, deps)
             response = await timed_request(model, messages, self._settings, params)
             if response.state == 'suspended':  # the provider paused the turn: ask it to go on until it is whole
                 run_ctx = deps.run_context(state)
                 response = await continue_turn(model, messages, response, self._settings, params, run_ctx)
+            _trace_exchange(span, deps, messages, response)
         return self.record_response(ctx, response)
 
     def _resumes(self, history: list[ModelMessage]) -> bool:
@@ -274,10 +286,11 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
         model = deps.model
         with _instrument.span_if(
             deps.tracing, 'chat {model_name}', model_name=model.model_name, run_step=state.run_step
-        ):
+        ) as span:
             messages = for_model(sent_messages(state, deps, params), model, params, deps)
             run_ctx = deps.run_context(state)
             response = await continue_turn(model, messages, suspended, self._settings, params, run_ctx)
+            _trace_exchange(span, deps, messages, response)
         return self.record_response(ctx, response)
 
     async def _skipped(
@@ -345,7 +358,7 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
         model = deps.request_model or deps.model
         with _instrument.span_if(
             deps.tracing, 'chat {model_name}', model_name=model.model_name, run_step=state.run_step
-        ):
+        ) as span:
             root = deps.root_capability
             if root is not None and root.overrides('wrap_model_request'):
                 async with streamed_through_hooks(ctx, params, self._settings, run_ctx) as held:
@@ -365,6 +378,8 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
                 if held.retry is not None:  # a `wrap_model_request` hook's `ModelRetry`
                     self.__dict__[_NEXT] = await self._finish_hooked(ctx, held.outcome())
                 else:
+                    assert held.request_context is not None  # set before the hooks run
+                    _trace_exchange(span, deps, held.request_context.messages, held.response())
                     self.__dict__[_NEXT] = await self._finish_streamed(ctx, run_ctx, params, held.response())
                 return
             sent = for_model(sent_messages(state, deps, params), model, params, deps)
@@ -384,6 +399,7 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
                 except BaseException:
                     keep_partial_response(state, response.get())
                     raise
+                _trace_exchange(span, deps, sent, response.get())
                 self.__dict__[_NEXT] = await self._finish_streamed(ctx, run_ctx, params, response.get())
 
     @asynccontextmanager
@@ -396,7 +412,7 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
         model, run_ctx = deps.model, deps.run_context(state)
         with _instrument.span_if(
             deps.tracing, 'chat {model_name}', model_name=model.model_name, run_step=state.run_step
-        ):
+        ) as span:
             sent = for_model(sent_messages(state, deps, params), model, params, deps)
             async with continued_stream(
                 None, model, sent, self._settings, run_ctx, params=params, seed=suspended
@@ -411,6 +427,7 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
                 except BaseException:
                     keep_partial_response(state, response.get())
                     raise
+                _trace_exchange(span, deps, sent, response.get())
                 self.__dict__[_NEXT] = self.record_response(ctx, response.get())
 
     async def _finish_streamed(

@@ -12,6 +12,8 @@
 - `compaction`: `CompactionPart`, the provider's summary standing in for the history before it.
 - `history`: functions over a whole history (its compaction window, its typed tool parts).
 - `ids`: time-ordered ids (UUID version 7) for conversations and enqueued content.
+- `otel`: the OpenTelemetry GenAI shapes of message parts, as the parts' `otel_message_parts` write them for
+  spans.
 
 `exceptions` sits on this floor (some errors carry messages); `_message_flow` above it.
 """

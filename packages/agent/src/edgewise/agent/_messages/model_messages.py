@@ -10,6 +10,7 @@ The public home of these classes is `edgewise.agent.messages`, which re-exports 
 
 from __future__ import annotations as _annotations
 
+import contextlib
 import warnings
 from collections.abc import Sequence
 from dataclasses import KW_ONLY, dataclass, field
@@ -21,7 +22,20 @@ import pydantic_core
 
 from .._warnings import PydanticAIDeprecationWarning
 from .compaction import CompactionPart
-from .content import BinaryContent, BinaryImage, UserContent
+from .content import BinaryContent, BinaryImage, CachePoint, FileUrl, TextContent, UploadedFile, UserContent
+from .otel import (
+    OtelFilePart,
+    OtelMediaUrlPart,
+    OtelMessagePart,
+    OtelTextPart,
+    OtelThinkingPart,
+    OtelToolCallPart,
+    OtelToolCallResponsePart,
+    OtelUriPart,
+    TraceContentOptions,
+    binary_part,
+    traced_value,
+)
 from .speech import SpeechPart
 from .tool_parts import (
     INVALID_JSON_KEY,
@@ -103,6 +117,10 @@ class SystemPromptPart:
     part_kind: Literal['system-prompt'] = 'system-prompt'
     """Tag of this part kind in serialized messages."""
 
+    def otel_message_parts(self, settings: TraceContentOptions) -> list[OtelMessagePart]:
+        """The prompt as an OpenTelemetry GenAI text part (its text only when `settings` let content be recorded)."""
+        return [_otel_text(self.content, settings)]
+
     def __repr__(self) -> str:
         return _repr(self, ('content', 'timestamp', 'dynamic_ref'))
 
@@ -118,6 +136,30 @@ class UserPromptPart:
     """When the part was created."""
     part_kind: Literal['user-prompt'] = 'user-prompt'
     """Tag of this part kind in serialized messages."""
+
+    def otel_message_parts(self, settings: TraceContentOptions) -> list[OtelMessagePart]:
+        """The prompt as OpenTelemetry GenAI parts: text, files by URL (`uri` parts from format 4 on), file data
+        (`blob`) and files stored by a provider (`file`); cache points are left out. Texts, URLs, ids and data
+        are written only as `settings` allow."""
+        items = [self.content] if isinstance(self.content, str) else self.content
+        parts: list[OtelMessagePart] = []
+        for item in items:
+            if isinstance(item, str | TextContent):
+                parts.append(_otel_text(item if isinstance(item, str) else item.content, settings))
+            elif isinstance(item, FileUrl):
+                parts.append(_otel_url(item, settings))
+            elif isinstance(item, BinaryContent):
+                parts.append(binary_part(item, settings))
+            elif isinstance(item, UploadedFile):
+                category = item.media_type.partition('/')[0]
+                modality = category if category in ('image', 'audio', 'video') else 'document'
+                stored = OtelFilePart(type='file', modality=modality, mime_type=item.media_type)
+                if settings.include_content:
+                    stored['file_id'] = item.file_id
+                parts.append(stored)
+            else:  # a cache point marks where a provider may cache the prompt: nothing to trace
+                assert isinstance(item, CachePoint)
+        return parts
 
     def __repr__(self) -> str:
         return _repr(self, ('content', 'timestamp'))
@@ -152,6 +194,16 @@ class RetryPromptPart:
             count = len(self.content)
             description = f'{count} validation error{"" if count == 1 else "s"}:\n```json\n{json_errors}\n```'
         return f'{description}\n\nFix the errors and try again.'
+
+    def otel_message_parts(self, settings: TraceContentOptions) -> list[OtelMessagePart]:
+        """The retry prompt as an OpenTelemetry GenAI part: a `tool_call_response` when it answers a tool call,
+        else text (what the model is told, only when `settings` let content be recorded)."""
+        if self.tool_name is None:
+            return [_otel_text(self.model_response(), settings)]
+        part = OtelToolCallResponsePart(type='tool_call_response', id=self.tool_call_id, name=self.tool_name)
+        if settings.include_content:
+            part['result'] = self.model_response()
+        return [part]
 
     def __repr__(self) -> str:
         return _repr(self, ('content', 'tool_name', 'tool_call_id', 'timestamp'))
@@ -199,6 +251,12 @@ class ToolAvailabilityDeltaPart:
     """The tool call whose return revealed them, if any."""
     part_kind: Literal['tool-availability-delta'] = 'tool-availability-delta'
     """Tag of this part kind in serialized messages."""
+
+    def otel_message_parts(self, settings: TraceContentOptions) -> list[OtelMessagePart]:
+        """The change as an OpenTelemetry GenAI text part naming the tools, whatever `settings` say of content:
+        tool names are no user content, and the request's tool definitions show them anyway."""
+        added = ', '.join(f'+{name}' for name in self.tools_added)
+        return [OtelTextPart(type='text', content=f'Tool availability changed: {added}')]
 
     def __repr__(self) -> str:
         return _repr(self, ('tools_added', 'tool_call_id'))
@@ -471,9 +529,78 @@ class ModelResponse:
         )
         return self.native_tool_calls
 
+    def otel_message_parts(self, settings: TraceContentOptions) -> list[OtelMessagePart]:
+        """The response as OpenTelemetry GenAI parts: text, thinking, file data, tool calls and the returns of the
+        provider's native tools (`builtin`), spoken turns; a compaction summary is left out. Contents are written
+        only as `settings` allow."""
+        parts: list[OtelMessagePart] = []
+        for part in self.parts:
+            if isinstance(part, TextPart):
+                parts.append(_otel_text(part.content, settings))
+            elif isinstance(part, ThinkingPart):
+                thinking = OtelThinkingPart(type='thinking')
+                if settings.include_content:
+                    thinking['content'] = part.content
+                parts.append(thinking)
+            elif isinstance(part, FilePart):
+                parts.append(binary_part(part.content, settings))
+            elif isinstance(part, BaseToolCallPart):
+                parts.append(_otel_tool_call(part, settings))
+            elif isinstance(part, NativeToolReturnPart):
+                (returned,) = part.otel_message_parts(settings)
+                returned['builtin'] = True  # type: ignore[typeddict-unknown-key]
+                parts.append(returned)
+            elif isinstance(part, SpeechPart):
+                parts.extend(part.otel_message_parts(settings))
+            # a `CompactionPart` has no counterpart in the conventions
+        return parts
+
     def __repr__(self) -> str:
         names = ('parts', 'usage', 'model_name', 'timestamp', 'provider_name', 'provider_response_id', 'run_id')
         return _repr(self, (*names, 'conversation_id'))
+
+
+def _otel_text(text: str, settings: TraceContentOptions) -> OtelMessagePart:
+    part = OtelTextPart(type='text')
+    if settings.include_content:
+        part['content'] = text
+    return part
+
+
+_URL_MODALITIES: dict[str, Literal['image', 'audio', 'video']] = {
+    'image-url': 'image',
+    'audio-url': 'audio',
+    'video-url': 'video',
+}
+
+
+def _otel_url(file: FileUrl, settings: TraceContentOptions) -> OtelMessagePart:
+    kind: Literal['image-url', 'audio-url', 'video-url', 'document-url'] = file.kind  # type: ignore[attr-defined]
+    if settings.version < 4:
+        old = OtelMediaUrlPart(type=kind)
+        if settings.include_content:
+            old['url'] = file.url
+        return old
+    part = OtelUriPart(type='uri')
+    if (modality := _URL_MODALITIES.get(kind)) is not None:
+        part['modality'] = modality
+    with contextlib.suppress(ValueError):  # a URL that does not tell its media type goes without one
+        part['mime_type'] = file.media_type
+    if settings.include_content:
+        part['uri'] = file.url
+    return part
+
+
+def _otel_tool_call(call: BaseToolCallPart, settings: TraceContentOptions) -> OtelMessagePart:
+    part = OtelToolCallPart(type='tool_call', id=call.tool_call_id, name=call.tool_name)
+    if isinstance(call, NativeToolCallPart):
+        part['builtin'] = True
+    if settings.include_content and call.args is not None:
+        if isinstance(call.args, str):
+            part['arguments'] = call.args
+        else:
+            part['arguments'] = {key: traced_value(value, settings) for key, value in call.args.items()}
+    return part
 
 
 ModelMessage = Annotated[ModelRequest | ModelResponse, pydantic.Discriminator('kind')]

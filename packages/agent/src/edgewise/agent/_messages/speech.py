@@ -9,25 +9,15 @@ turns the spoken parts into the text or audio prompt parts every model understan
 from __future__ import annotations as _annotations
 
 from dataclasses import dataclass, replace
-from typing import Any, Literal, Protocol
+from typing import Any, Literal
 
 from .content import BinaryContent
+from .otel import OtelMessagePart, OtelTextPart, TraceContentOptions, binary_part
 
 __all__ = ('SpeechPart', 'SpeechPartDelta', 'Speaker')
 
 Speaker = Literal['user', 'assistant']
 """Who spoke: the end user (a part of a `ModelRequest`) or the model (a part of a `ModelResponse`)."""
-
-
-class _TraceContentOptions(Protocol):
-    """What `otel_message_parts` reads of `InstrumentationSettings` (defined on a floor above this one)."""
-
-    @property
-    def include_content(self) -> bool: ...
-    @property
-    def include_binary_content(self) -> bool: ...
-    @property
-    def version(self) -> int: ...
 
 
 @dataclass(repr=False, kw_only=True)
@@ -66,25 +56,17 @@ class SpeechPart:
         """Whether there is a transcript or kept audio."""
         return bool(self.transcript) or self.audio is not None
 
-    def otel_message_parts(self, settings: _TraceContentOptions) -> list[dict[str, Any]]:
+    def otel_message_parts(self, settings: TraceContentOptions) -> list[OtelMessagePart]:
         """The part as OpenTelemetry GenAI message parts: a text part for the transcript, a blob for the audio
-        (their contents only when `settings` lets content, and binary content, be recorded)."""
-        parts: list[dict[str, Any]] = []
+        (their contents only when `settings` let content, and binary content, be recorded)."""
+        parts: list[OtelMessagePart] = []
         if self.transcript is not None:
-            text: dict[str, Any] = {'type': 'text'}
+            text = OtelTextPart(type='text')
             if settings.include_content:
                 text['content'] = self.transcript
             parts.append(text)
         if self.audio is not None:
-            media_type = self.audio.media_type
-            blob: dict[str, Any] = (
-                {'type': 'blob', 'mime_type': media_type, 'modality': 'audio'}
-                if settings.version >= 4
-                else {'type': 'binary', 'media_type': media_type}
-            )
-            if settings.include_content and settings.include_binary_content:
-                blob['content'] = self.audio.base64
-            parts.append(blob)
+            parts.append(binary_part(self.audio, settings))
         return parts
 
     def __repr__(self) -> str:

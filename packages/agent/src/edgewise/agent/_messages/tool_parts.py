@@ -17,6 +17,7 @@ import pydantic_core
 from typing_extensions import TypedDict
 
 from .content import MultiModalContent, ToolReturnContent, UserContent, is_multi_modal_content
+from .otel import OtelMessagePart, OtelToolCallResponsePart, TraceContentOptions, traced_value
 
 __all__ = (
     'RETURN_VALUE_KEY',
@@ -197,6 +198,14 @@ class BaseToolReturnPart:
             else:
                 texts.append(item if isinstance(item, str) else _tool_return_json(item))
         return (_tool_return_json(texts) if was_list else texts[0]), user_content
+
+    def otel_message_parts(self, settings: TraceContentOptions) -> list[OtelMessagePart]:
+        """The return as an OpenTelemetry GenAI `tool_call_response` part (its result only when `settings` let
+        content be recorded; files without their data unless binary content may be)."""
+        part = OtelToolCallResponsePart(type='tool_call_response', id=self.tool_call_id, name=self.tool_name)
+        if settings.include_content and self.content is not None:
+            part['result'] = traced_value(self.content, settings)
+        return [part]
 
     def __repr__(self) -> str:
         names = ('tool_name', 'content', 'tool_call_id', 'tool_kind', 'metadata', 'timestamp')

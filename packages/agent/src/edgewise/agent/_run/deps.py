@@ -41,7 +41,7 @@ __all__ = (
     'resolve_native_tools',
 )
 
-DepsT = TypeVar('DepsT', default=None)
+DepsT = TypeVar('DepsT', default=object)
 _new = object.__new__
 OutputT = TypeVar('OutputT', default=Any)
 

@@ -8,7 +8,10 @@ from __future__ import annotations as _annotations
 
 import dataclasses
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Literal, TypeAlias
+
+from ..function_signature import FunctionSignature
 
 __all__ = ('ToolDefinition', 'ToolKind')
 
@@ -58,6 +61,19 @@ class ToolDefinition:
     toolsets (`CombinedToolset`), for capabilities that treat tools by toolset."""
     capability_id: str | None = None
     """The capability that contributed the tool, if any."""
+
+    @cached_property
+    def function_signature(self) -> FunctionSignature:
+        """The tool as a Python function signature, read from `parameters_json_schema` and `return_schema` on first
+        use (and kept). It holds no description: `render_signature` gives the tool's."""
+        return FunctionSignature.from_schema(
+            name=self.name, parameters_schema=self.parameters_json_schema, return_schema=self.return_schema
+        )
+
+    def render_signature(self, body: str, **kwargs: Any) -> str:
+        """The tool as Python source: `function_signature.render(body, ...)` under the tool's name and
+        description (the other options of `FunctionSignature.render` are passed on)."""
+        return self.function_signature.render(body, name=self.name, description=self.description, **kwargs)
 
     @property
     def defer(self) -> bool:

@@ -120,7 +120,7 @@ class Agent(AbstractAgent[AgentDepsT, OutputDataT]):
         output_type: OutputSpec[OutputDataT] = str,  # type: ignore[assignment]
         instructions: AgentInstructions = None,
         system_prompt: str | Sequence[str] = (),
-        deps_type: type[AgentDepsT] = NoneType,  # type: ignore[assignment]
+        deps_type: type[AgentDepsT] = object,  # type: ignore[assignment]
         name: str | None = None,
         description: str | None = None,
         model_settings: AgentModelSettings | None = None,

@@ -57,6 +57,7 @@ __all__ = (
     'ALLOW_MODEL_REQUESTS',
     'TOOL_AVAILABILITY_ANNOUNCEMENT',
     'AgentDepsT',
+    'RunContextAgentDepsT',
     'Model',
     'RunContext',
     'announce_tool_availability',
@@ -77,15 +78,19 @@ def check_allow_model_requests() -> None:
         raise RuntimeError('Model requests are not allowed, since ALLOW_MODEL_REQUESTS is False')
 
 
-AgentDepsT = TypeVar('AgentDepsT', default=None, contravariant=True)
-"""Type of an agent's dependencies."""
+AgentDepsT = TypeVar('AgentDepsT', default=object, contravariant=True)
+"""Type of an agent's dependencies, as the things that use them see it: an agent, tool, toolset or capability
+typed for `object` takes any dependencies."""
+
+RunContextAgentDepsT = TypeVar('RunContextAgentDepsT', default=object, covariant=True)
+"""Type of the dependencies a `RunContext` carries: a context with `MyDeps` is also a `RunContext[object]`."""
 
 
 @dataclass(repr=False, kw_only=True)
-class RunContext(Generic[AgentDepsT]):
+class RunContext(Generic[RunContextAgentDepsT]):
     """What tools, instructions, system prompt functions and output validators receive about the run."""
 
-    deps: AgentDepsT
+    deps: RunContextAgentDepsT
     """The run's dependencies."""
     model: Model
     """The model of the run."""
@@ -267,7 +272,7 @@ class RunContext(Generic[AgentDepsT]):
             )
         cancellation.cancel()
 
-    def replace_with(self, **changes: Any) -> RunContext[AgentDepsT]:
+    def replace_with(self, **changes: Any) -> RunContext[RunContextAgentDepsT]:
         """A copy with the given fields changed."""
         return dataclasses.replace(self, **changes)
 

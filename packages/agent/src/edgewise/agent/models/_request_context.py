@@ -17,7 +17,7 @@ from ._request_parameters import ModelRequestParameters
 
 __all__ = ('ModelRequestContext', 'ModelResolutionContext', 'ModelSelectionContext')
 
-ModelContextDepsT = TypeVar('ModelContextDepsT', default=None, covariant=True)
+ModelContextDepsT = TypeVar('ModelContextDepsT', default=object, covariant=True)
 """The type of the run's dependencies a model selection or resolution context carries."""
 
 

@@ -1,13 +1,30 @@
 """`InstrumentationSettings`: how agent runs are traced (`Agent(instrument=...)`, `Agent.instrument_all(...)`).
 
 Edgewise makes its spans (agent run, model request, tool call) through logfire-api, so they go wherever logfire
-is configured to send them; when logfire is not installed no span is made and none of this costs anything.
+is configured to send them; when logfire is not installed no span is made and none of this costs anything. A model
+request span that records (logfire is configured) carries the messages sent and received in the OpenTelemetry GenAI
+form (`gen_ai.input.messages`, `gen_ai.output.messages`, `gen_ai.system_instructions`), as `messages_to_otel_messages`
+writes them.
 """
 
 from __future__ import annotations as _annotations
 
+import itertools
 import warnings
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Literal
+
+from .._messages.model_messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelRequestPart,
+    ModelResponse,
+    RetryPromptPart,
+    SystemPromptPart,
+    ToolAvailabilityDeltaPart,
+)
+from .._messages.otel import OtelChatMessage, OtelMessagePart, OtelOutputMessage, OtelRole
+from .._messages.tool_parts import BaseToolReturnPart
 
 if TYPE_CHECKING:
     from ..usage import RunUsage
@@ -45,8 +62,10 @@ class InstrumentationSettings:
             include_binary_content: Whether binary content may be recorded on spans.
             include_content: Whether prompts, outputs and tool arguments may be recorded on spans.
             version: The version of the span format, 5 by default (as pydantic-ai 2.x). Versions 1 to 4 are
-                deprecated (a `DeprecationWarning` names `version=5`); 6 is 5 with tool results in `role='tool'`
-                messages.
+                deprecated (a `DeprecationWarning` names `version=5`); before 4, files are written as `image-url`
+                and `binary` parts rather than `uri` and `blob`; before 5, a deferred tool call is an error on its
+                span. 6 is 5 with tool results (and retry prompts of tool calls) in `role='tool'` messages of their
+                own rather than in `role='user'` ones.
             event_mode: Accepted for compatibility.
             logger_provider: Accepted for compatibility.
             use_aggregated_usage_attribute_names: Whether the run's total usage is given as
@@ -83,3 +102,52 @@ class InstrumentationSettings:
         if not self.use_aggregated_usage_attribute_names:
             return attributes
         return {key.replace('gen_ai.usage.', 'gen_ai.aggregated_usage.', 1): value for key, value in attributes.items()}
+
+    def messages_to_otel_messages(self, messages: Sequence[ModelMessage]) -> list[OtelChatMessage]:
+        """Messages in the OpenTelemetry GenAI form, as a model request span records them.
+
+        A request becomes one message per run of parts of one role: system prompts (and tool availability notes)
+        `system`, the rest `user`, except that from format 6 on tool returns and the retry prompts of tool calls
+        are `tool` messages. A response becomes an `assistant` message with its `finish_reason`. What the parts
+        hold is written as `include_content` and `include_binary_content` allow.
+        """
+        result: list[OtelChatMessage] = []
+        for message in messages:
+            if isinstance(message, ModelRequest):
+                for role, parts in itertools.groupby(message.parts, key=self._role):
+                    otel_parts: list[OtelMessagePart] = []
+                    for part in parts:
+                        otel_parts.extend(part.otel_message_parts(self))
+                    result.append(OtelChatMessage(role=role, parts=otel_parts))
+            else:
+                output = OtelOutputMessage(role='assistant', parts=message.otel_message_parts(self))
+                if message.finish_reason is not None:
+                    output['finish_reason'] = message.finish_reason
+                result.append(output)
+        return result
+
+    def _role(self, part: ModelRequestPart) -> OtelRole:
+        if isinstance(part, SystemPromptPart | ToolAvailabilityDeltaPart):
+            return 'system'
+        if self.version >= 6 and (
+            isinstance(part, BaseToolReturnPart) or (isinstance(part, RetryPromptPart) and part.tool_name is not None)
+        ):
+            return 'tool'
+        return 'user'
+
+    def system_instructions_attributes(self, instructions: str | None) -> dict[str, Any]:
+        """`gen_ai.system_instructions`: a request's instructions as a text part, when there are some and content
+        may be recorded."""
+        if instructions and self.include_content:
+            return {'gen_ai.system_instructions': [{'type': 'text', 'content': instructions}]}
+        return {}
+
+    def model_request_attributes(self, messages: Sequence[ModelMessage], response: ModelResponse) -> dict[str, Any]:
+        """The attributes a model request span gets once answered: the messages sent (`gen_ai.input.messages`),
+        the response (`gen_ai.output.messages`) and the last request's instructions."""
+        last_request = next((m for m in reversed(messages) if isinstance(m, ModelRequest)), None)
+        return {
+            'gen_ai.input.messages': self.messages_to_otel_messages(messages),
+            'gen_ai.output.messages': self.messages_to_otel_messages([response]),
+            **self.system_instructions_attributes(last_request.instructions if last_request else None),
+        }

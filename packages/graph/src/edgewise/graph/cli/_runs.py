@@ -249,7 +249,8 @@ class DepsFactory:
     """The object it names."""
 
 
-_NO_DEPS = (None, type(None))
+# Deps types that need no deps: an agent without `deps_type` has `object` (pydantic-ai 2.x's default; `None` is one).
+_NO_DEPS = (None, type(None), object)
 
 
 async def _check_target(store: Store, run_id: str, history: list[RawSnapshot], graph: Any, target: str | None) -> None:
