@@ -7,8 +7,11 @@ from typing import Literal, TypeAlias
 
 from typing_extensions import TypedDict
 
+from ._messages.deltas import RecordedModelSettings
+
 __all__ = (
     'ModelSettings',
+    'RecordedModelSettings',
     'ServiceTier',
     'ThinkingEffort',
     'ThinkingLevel',
