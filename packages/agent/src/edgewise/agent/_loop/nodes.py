@@ -49,6 +49,7 @@ from ..messages import (
     ModelRequest,
     ModelRequestPart,
     ModelResponse,
+    ModelSettingsDeltaEvent,
     OutputToolCallEvent,
     OutputToolResultEvent,
     RetryPromptPart,
@@ -81,6 +82,7 @@ from .history import (
     has_tool_deltas,
     keep_partial_response,
     prompt_of,
+    record_settings_change,
     refresh_dynamic_prompts,
     response_to_answer,
     sent_messages,
@@ -118,8 +120,11 @@ _DEFERRED = '_edgewise_deferred_batch'  # instance attribute: the deferred calls
 _ENQUEUED = '_edgewise_enqueued_events'  # instance attribute: the `EnqueuedMessagesEvent`s its stream gives first
 
 
-def add_enqueued_events(node: ModelRequestNode[Any, Any], events: Sequence[EnqueuedMessagesEvent]) -> None:
-    """Have the stream of `node` give `events` before the model's response (queued messages it delivers)."""
+def add_enqueued_events(
+    node: ModelRequestNode[Any, Any], events: Sequence[EnqueuedMessagesEvent | ModelSettingsDeltaEvent]
+) -> None:
+    """Have the stream of `node` give `events` before the model's response (queued messages it delivers, the
+    settings change its request records)."""
     node.__dict__[_ENQUEUED] = [*node.__dict__.get(_ENQUEUED, ()), *events]
 
 
@@ -414,6 +419,10 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
                 settings, params = await run_request_hooks(ctx, run_ctx, settings, params, streaming=streaming)
         self.__dict__['_settings'] = settings
         state.last_max_tokens = (settings or {}).get('max_tokens')
+        change = record_settings_change(history, deps.request_model or deps.model, settings, deps.tool_deltas)
+        if change is not None:
+            deps.tool_deltas = True  # the history now holds a part `Model.prepare_messages` drops
+            add_enqueued_events(self, [change])
         return params
 
     @property

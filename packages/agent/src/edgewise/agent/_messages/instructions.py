@@ -134,7 +134,7 @@ def _parse_instruction_id(value: Any) -> Any:
     if not isinstance(value, str):
         return value
     head, colon, rest = value.partition(':')
-    if value == 'agent' or head == 'agent' and colon:
+    if value == 'agent' or (head == 'agent' and colon):
         return InstructionId(AgentInstructionSource(), name=rest if colon else None)
     if head == 'run' and colon:
         # A run's block is addressed by name only.

@@ -118,8 +118,9 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
     defers_tools: bool = False
     """Whether the step's tools include deferred ones (`defer_loading`, or covered by a tool search)."""
     tool_deltas: bool = False
-    """Whether the history may hold `ToolAvailabilityDeltaPart`s, which `Model.prepare_messages` renders for the model
-    (a run that never reveals a tool skips that pass over its history)."""
+    """Whether the history may hold `ToolAvailabilityDeltaPart`s or records of instructions, capability loads or
+    settings, which `Model.prepare_messages` renders for the model (a run that never records one skips that pass over
+    its history)."""
     usage_limits: UsageLimits
     """The run's usage limits."""
     max_result_retries: int

@@ -40,6 +40,7 @@ from ..native_tools import SUPPORTED_NATIVE_TOOLS, AbstractNativeTool
 from ..profiles import ModelProfile, ModelProfileSpec, resolve_profile
 from ..settings import ModelSettings, merge_model_settings
 from ..usage import UsageLimits
+from ._instruction_history import project_history_records
 from ._native_support import check_native_tools
 from ._request_parameters import ModelRequestParameters
 from ._speech_history import convert_speech_parts
@@ -407,7 +408,11 @@ class Model(ABC):
         session's history) become prompt and text parts (a user's as its kept audio when the profile has
         `supports_audio_input`, else as its transcript), and each `ToolAvailabilityDeltaPart` becomes a system
         prompt naming the tools it made available (`TOOL_AVAILABILITY_ANNOUNCEMENT`), after the request's tool
-        results. `messages` itself when nothing changes.
+        results. Each `InstructionDeltaPart` of the current instruction window (from the last
+        `InstructionBaselinePart` or compaction) becomes a system prompt holding its `<pyai:context>` element (or
+        diff); baselines, earlier changes, `CapabilityLoadDeltaPart`s and `ModelSettingsDeltaPart`s are dropped (no
+        model here takes a settings change mid-conversation: the request's settings carry the current value).
+        `messages` itself when nothing changes.
 
         Args:
             messages: The history.
@@ -416,7 +421,9 @@ class Model(ABC):
                 Without them, every name is announced.
         """
         spoken = convert_speech_parts(messages, include_audio=self.profile.get('supports_audio_input', False))
-        return announce_tool_availability(spoken, model_request_parameters)
+        inline_system = self.profile.get('supports_inline_system_prompts', False)
+        projected = project_history_records(spoken, inline_system=inline_system)
+        return announce_tool_availability(projected, model_request_parameters)
 
     def customize_request_parameters(self, parameters: ModelRequestParameters) -> ModelRequestParameters:
         """Adapt the request parameters to the model (e.g. its JSON schema dialect); unchanged by default."""
