@@ -113,7 +113,7 @@ def test_an_instruction_part_stored_before_names_and_policies_loads_with_their_d
     stored = json.loads(STORED.read_text())['instruction_parts']
     parts = TypeAdapter(list[InstructionPart]).validate_python(stored)
     assert parts == [InstructionPart('Be brief.'), InstructionPart('Today is Monday.', dynamic=True)]
-    assert parts[0].on_change == 'rewrite' and parts[0].name is None and parts[0].id is None
+    assert (parts[0].on_change, parts[0].name, parts[0].id) == ('rewrite', None, None)
     assert repr(parts[1]) == "InstructionPart(content='Today is Monday.', dynamic=True)"
 
 
@@ -449,6 +449,9 @@ class Recorder:
     async def stream(self, messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[str]:
         self.sent.append(messages)
         yield 'ok'
+
+
+HIGH_OPENS = ModelSettingsDeltaPart(settings={'thinking': 'high'}, top_level=True)
 
 
 def _settings_parts(messages: list[ModelMessage]) -> list[ModelSettingsDeltaPart]:

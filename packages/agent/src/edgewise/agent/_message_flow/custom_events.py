@@ -52,7 +52,7 @@ class EventRegistry(dict[str, _ClassT]):
         super().__delitem__(tag)
         _bump()
 
-    def pop(self, tag: str, /, *default: Any) -> Any:  # type: ignore[override]
+    def pop(self, tag: str, /, *default: Any) -> Any:
         popped = super().pop(tag, *default)
         _bump()
         return popped
