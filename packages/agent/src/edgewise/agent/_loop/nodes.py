@@ -128,6 +128,30 @@ def add_enqueued_events(
     node.__dict__[_ENQUEUED] = [*node.__dict__.get(_ENQUEUED, ()), *events]
 
 
+def _leading_events(node: ModelRequestNode[Any, Any], deps: GraphAgentDeps[Any, Any]) -> list[Any]:
+    """What the stream of `node` gives before the model's response: the queued messages and settings change it
+    records, then the events emitted since the last node's stream (`RunContext.emit`, `AgentRun.emit`)."""
+    leading = [*node.__dict__.pop(_ENQUEUED, ()), *deps.event_buffer]
+    deps.event_buffer.clear()
+    return leading
+
+
+async def _with_emitted(
+    events: AsyncGenerator[HandleResponseEvent], buffer: list[Any]
+) -> AsyncGenerator[HandleResponseEvent]:
+    """`events`, each preceded by the events emitted while it was being made (a tool's `RunContext.emit`), and the
+    emitted events left at the end."""
+    try:
+        async for event in events:
+            while buffer:
+                yield buffer.pop(0)
+            yield event
+        while buffer:
+            yield buffer.pop(0)
+    finally:
+        await events.aclose()
+
+
 def _now() -> datetime:
     return datetime.now(tz=timezone.utc)
 
@@ -289,7 +313,7 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
         try:
             params = await self.prepare_request(ctx, streaming=True)
         except SkipModelRequest as skip:  # from a `before_model_request` hook: its response, streamed whole
-            async with whole_stream(ctx, skip.response, self.__dict__.pop(_ENQUEUED, ())) as whole:
+            async with whole_stream(ctx, skip.response, _leading_events(self, deps)) as whole:
                 yield whole
             self.__dict__[_NEXT] = await self._finish_hooked(ctx, await self._skipped(ctx, skip.response))
             return
@@ -303,7 +327,7 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
                 async with streamed_through_hooks(ctx, params, self._settings, run_ctx) as held:
                     assert held.stream is not None  # set before the block starts
                     stream: AgentStream[DepsT, Any] = AgentStream(
-                        held.stream, ctx, token_check(state, deps), self.__dict__.pop(_ENQUEUED, ())
+                        held.stream, ctx, token_check(state, deps), _leading_events(self, deps)
                     )
                     try:
                         yield stream
@@ -321,9 +345,7 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
                 return
             sent = for_model(sent_messages(state, deps, params), model, params, deps)
             async with model.request_stream(sent, self._settings, params, run_ctx) as response:
-                stream = AgentStream[DepsT, Any](
-                    response, ctx, token_check(state, deps), self.__dict__.pop(_ENQUEUED, ())
-                )
+                stream = AgentStream[DepsT, Any](response, ctx, token_check(state, deps), _leading_events(self, deps))
                 try:
                     yield stream
                     async for _ in stream:  # a reader that stops early still gets the whole response recorded
@@ -494,7 +516,7 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
         self, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]]
     ) -> AsyncIterator[AsyncIterator[HandleResponseEvent]]:
         _check_not_streamed(self)
-        events = self._handle_events(ctx)
+        events = _with_emitted(self._handle_events(ctx), ctx.deps.event_buffer)
         try:
             yield events
             async for _ in events:

@@ -117,6 +117,8 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
     """The deferred tools the history revealed (`RunContext.discovered_tool_names`): one set, changed in place."""
     defers_tools: bool = False
     """Whether the step's tools include deferred ones (`defer_loading`, or covered by a tool search)."""
+    event_buffer: list[Any] = field(default_factory=list)
+    """The events emitted (`RunContext.emit`, `AgentRun.emit`) and not yet given by a node's stream."""
     tool_deltas: bool = False
     """Whether the history may hold `ToolAvailabilityDeltaPart`s or records of instructions, capability loads or
     settings, which `Model.prepare_messages` renders for the model (a run that never records one skips that pass over
@@ -219,6 +221,7 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
             capabilities=self.capabilities,
             loaded_capability_ids=self.loaded_capability_ids,
             _cancellation=self.cancellation,
+            _event_stream_buffer=self.event_buffer,
             discovered_tool_names=self.discovered_tool_names,
             instrumentation_version=self.instrumentation.version,
         )

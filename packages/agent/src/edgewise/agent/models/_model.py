@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, Self
 from typing_extensions import TypeVar
 
 from .._message_flow.cancellation import RunCancellation
+from .._message_flow.custom_events import CapabilityEvent, CustomEvent
 from .._message_flow.pending import EnqueueContent, PendingMessage, PendingMessagePriority
 from .._messages.model_messages import (
     ModelMessage,
@@ -75,6 +76,8 @@ def check_allow_model_requests() -> None:
     if not getattr(package, 'ALLOW_MODEL_REQUESTS', ALLOW_MODEL_REQUESTS):
         raise RuntimeError('Model requests are not allowed, since ALLOW_MODEL_REQUESTS is False')
 
+
+_EventT = TypeVar('_EventT', bound=CustomEvent | CapabilityEvent)
 
 AgentDepsT = TypeVar('AgentDepsT', default=None, contravariant=True)
 """Type of an agent's dependencies."""
@@ -145,6 +148,8 @@ class RunContext(Generic[AgentDepsT]):
     """`True` in the hooks and settings functions of a loaded deferred capability; `None` elsewhere."""
     _cancellation: RunCancellation | None = field(default=None, repr=False)
     """The run's cancellation (what `cancel()` goes through); `None` for a context of no running agent."""
+    _event_stream_buffer: list[Any] | None = field(default=None, repr=False)
+    """Where `emit` puts events for the run's stream; `None` for a context of no running agent."""
     discovered_tool_names: set[str] = field(default_factory=set)
     """The names of the deferred tools the history has revealed (found by a tool search, named by a
     `ToolAvailabilityDeltaPart`), read from it before each step: raw evidence, not checked against the tools of the
@@ -235,6 +240,51 @@ class RunContext(Generic[AgentDepsT]):
             return None
         queue.append(pending)
         return pending.enqueue_id
+
+    async def emit(self, event: _EventT, /) -> _EventT:
+        """Put an application's `CustomEvent`, or a capability's `CapabilityEvent`, into the run's event stream
+        (`run_stream_events`, an `event_stream_handler`, the node streams of `iter`): given before the next event of
+        the node streaming, or first in the next node's stream. Not sent to the model.
+
+        Inside a tool call, an event that names no tool call gets the call's `tool_call_id` and `tool_name`. A
+        `CapabilityEvent` belongs to a capability: emitted by a capability's tool it gets the capability's id as
+        `capability_id`; elsewhere it must name one of the run's capabilities itself.
+
+        Returns:
+            The event, as given (with the ids stamped).
+
+        Raises:
+            UserError: this context belongs to no running agent, or a capability event names no capability of
+                the run.
+        """
+        buffer = self._event_stream_buffer
+        if buffer is None:
+            raise UserError(
+                '`emit` is only available during an agent run (from tools, capability hooks, or `AgentRun.emit`). '
+                'This `RunContext` has no event stream to emit into.'
+            )
+        if isinstance(event, CapabilityEvent) and event.capability_id is None:
+            owner = None
+            if self.tool_name is not None and self.tool_manager is not None and self.tool_manager.tools:
+                tool = self.tool_manager.tools.get(self.tool_name)
+                owner = tool.tool_def.capability_id if tool is not None else None
+            if owner is None or owner not in self.capabilities:
+                raise UserError(
+                    "A capability event belongs to a capability: emit it from a capability's tool, or set its "
+                    "`capability_id` to the id of one of the run's capabilities. Application code emits a "
+                    '`CustomEvent`.'
+                )
+            event.capability_id = owner
+        elif isinstance(event, CapabilityEvent) and event.capability_id not in self.capabilities:
+            raise UserError(
+                f'Capability event {event.kind!r} names capability {event.capability_id!r}, which is not one of '
+                "the run's capabilities."
+            )
+        if self.tool_call_id is not None and event.tool_call_id is None:
+            event.tool_call_id = self.tool_call_id
+            event.tool_name = self.tool_name
+        buffer.append(event)
+        return event
 
     def cancel(self) -> None:
         """Cancel the run this context belongs to: from a tool, a capability hook, an event stream handler.
