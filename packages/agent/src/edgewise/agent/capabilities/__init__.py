@@ -9,7 +9,7 @@ call (validation and execution) and output (validation and processing), `wrap_ru
 `ProcessEventStream`; the provider-adaptive tools `NativeOrLocalTool`, `WebSearch`, `WebFetch`, `ImageGeneration`
 and `XSearch`; `Thinking`; `Toolset`, `SetToolMetadata`, `ReinjectSystemPrompt`, `UseThreadExecutor`, `MCP` and
 `PrefixTools`; and pydantic-ai 2.x's `RaiseContentFilterError`, the model hooks (`get_model`,
-`resolve_model_id`) with `SelectModel` and `ResolveModelId`.
+`resolve_model_id`) with `SelectModel` and `ResolveModelId`; pydantic-ai 2.68's event listeners (`on_event`).
 
 The hooks are listed once, in the table of `_hook_table` (name, kind of folding, group): `CombinedCapability`,
 `Hooks`, `WrapperCapability` and the run's checks of which hooks to take all derive from it.
@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from ..exceptions import HookTimeoutError
 from ..output import OutputContext
 from ._dynamic import DynamicCapability
+from ._on_event import on_event
 from .abstract import (
     AbstractCapability,
     AgentCapability,
@@ -227,4 +228,5 @@ __all__ = (
     'WrapToolValidateHandler',
     'XSearch',
     'WrapperCapability',
+    'on_event',
 )

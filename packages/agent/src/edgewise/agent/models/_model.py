@@ -248,7 +248,9 @@ class RunContext(Generic[AgentDepsT]):
 
         Inside a tool call, an event that names no tool call gets the call's `tool_call_id` and `tool_name`. A
         `CapabilityEvent` belongs to a capability: emitted by a capability's tool it gets the capability's id as
-        `capability_id`; elsewhere it must name one of the run's capabilities itself.
+        `capability_id`; elsewhere it must name one of the run's capabilities itself. The capabilities' listeners
+        (`on_event`) get an event as the stream passes it, or, for a `CapabilityEvent` class with
+        `dispatch='immediate'`, here, before `emit` returns.
 
         Returns:
             The event, as given (with the ids stamped).
@@ -283,6 +285,12 @@ class RunContext(Generic[AgentDepsT]):
         if self.tool_call_id is not None and event.tool_call_id is None:
             event.tool_call_id = self.tool_call_id
             event.tool_name = self.tool_name
+        if isinstance(event, CapabilityEvent) and type(event).event_dispatch == 'immediate':
+            # The listeners decide before `emit` returns; the stream then gives the event as they left it.
+            for capability in self.capabilities.values():
+                listens = getattr(capability, 'listens_to', None)
+                if listens is not None and listens(event):
+                    await capability.on_event(self, event=event)
         buffer.append(event)
         return event
 
