@@ -268,8 +268,10 @@ class RunContext(Generic[AgentDepsT]):
         if isinstance(event, CapabilityEvent) and event.capability_id is None:
             owner = None
             if self.tool_name is not None and self.tool_manager is not None and self.tool_manager.tools:
-                tool = self.tool_manager.tools.get(self.tool_name)
-                owner = tool.tool_def.capability_id if tool is not None else None
+                # the id a capability's tool carries (`ToolDefinition.capability_id`)
+                owner = getattr(
+                    getattr(self.tool_manager.tools.get(self.tool_name), 'tool_def', None), 'capability_id', None
+                )
             if owner is None or owner not in self.capabilities:
                 raise UserError(
                     "A capability event belongs to a capability: emit it from a capability's tool, or set its "
@@ -288,8 +290,7 @@ class RunContext(Generic[AgentDepsT]):
         if isinstance(event, CapabilityEvent) and type(event).event_dispatch == 'immediate':
             # The listeners decide before `emit` returns; the stream then gives the event as they left it.
             for capability in self.capabilities.values():
-                listens = getattr(capability, 'listens_to', None)
-                if listens is not None and listens(event):
+                if capability.listens_to(event):
                     await capability.on_event(self, event=event)
         buffer.append(event)
         return event
