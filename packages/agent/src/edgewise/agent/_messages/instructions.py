@@ -38,6 +38,7 @@ __all__ = (
     'SUPERSESSION_SENTENCE',
     'instruction_text_hash',
     'render_append_parts',
+    'tag_window_prefix',
 )
 
 CONTEXT_TAG = 'pyai:context'
@@ -340,3 +341,26 @@ def render_append_parts(parts: Sequence[InstructionPart]) -> list[InstructionPar
             content = f'{content}\n{SUPERSESSION_SENTENCE}'
         rendered[index] = replace(parts[index], content=content)
     return rendered
+
+
+def tag_window_prefix(instructions: str, baseline: InstructionBaselinePart) -> str:
+    """`instructions` (a window's prefix, its blocks joined) with the window's addressable append-mode blocks in
+    `<pyai:context id=...>` elements, the last followed by `SUPERSESSION_SENTENCE`, as `render_append_parts` sends
+    them; `instructions` itself when it holds none of them in order."""
+    blocks = [
+        block
+        for block in baseline.instructions
+        if isinstance(block, InstructionPart) and block.on_change == 'append' and block.id is not None and block.content
+    ]
+    pieces: list[str] = []
+    cursor = 0
+    for index, block in enumerate(blocks):
+        at = instructions.find(block.content, cursor)
+        if at < 0:
+            return instructions
+        element = _element(CONTEXT_TAG, block.content, block.id)
+        if index == len(blocks) - 1:
+            element = f'{element}\n{SUPERSESSION_SENTENCE}'
+        pieces += [instructions[cursor:at], element]
+        cursor = at + len(block.content)
+    return ''.join([*pieces, instructions[cursor:]])

@@ -4,7 +4,7 @@ run, never persisted), with the checks the nodes make against them."""
 from __future__ import annotations as _annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Generic, Literal, TypeAlias
 
 from typing_extensions import TypeVar
@@ -16,6 +16,8 @@ from .._message_flow.cancellation import RunCancellation
 from .._output.schema import OutputSchema
 from .._tools.deferred_calls import DeferredToolResults
 from ..messages import (
+    AgentInstructionSource,
+    InstructionId,
     InstructionPart,
     ModelMessage,
     ModelRequest,
@@ -234,29 +236,53 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
         ctx.validation_context = context
         return context
 
-    async def instructions_text(self, state: GraphAgentState) -> str | None:
-        """The instructions of the next request, as pydantic-ai 1.107 builds them: the texts joined by lines,
-        then each function's result as a paragraph, then the toolsets' instructions (the prompted-output
-        instructions are not among them: models add them, see `ModelRequestParameters.prompted_output_template`)."""
+    async def instruction_parts(self, state: GraphAgentState) -> list[InstructionPart]:
+        """The instruction blocks of the next request, as pydantic-ai 1.107 orders them: the texts joined by lines
+        (one literal block), then each function's result, then the toolsets' blocks (the prompted-output
+        instructions are not among them: models add them, see `ModelRequestParameters.prompted_output_template`).
+
+        A function may return an `InstructionPart` (pydantic-ai 2.68): a `name` without an `id` is qualified as the
+        agent's (`agent:<name>`). A blank block is left out, unless it is `on_change='append'` (its withdrawal).
+        """
         ctx: RunContext[DepsT] | None = None
         if self._static_instructions is not _NOT_COMPUTED:
-            paragraphs: list[str] = list(self._static_instructions)
+            parts: list[InstructionPart] = list(self._static_instructions)
         else:
-            texts = '\n'.join(item for item in self.instructions if isinstance(item, str) and item)
-            paragraphs = [texts.strip()] if texts.strip() else []
+            texts = '\n'.join(item for item in self.instructions if isinstance(item, str) and item).strip()
+            parts = [InstructionPart(texts)] if texts else []
             for item in self.instructions:
                 if not isinstance(item, str):
                     ctx = ctx or self.run_context(state)
-                    if text := await item.run(ctx):
-                        paragraphs.append(text.strip())
+                    if (part := _block(await item.run(ctx), agent=True)) is not None:
+                        parts.append(part)
             if all(isinstance(item, str) for item in self.instructions):
                 # Texts only: the same for every request of the run.
-                self._static_instructions = tuple(paragraphs)
+                self._static_instructions = tuple(parts)
         found = await self.toolset.get_instructions(ctx or self.run_context(state))
         for block in [found] if isinstance(found, str | InstructionPart) else found or ():
-            if text := (block if isinstance(block, str) else block.content).strip():  # blank ones left out
-                paragraphs.append(text)
-        return '\n\n'.join(paragraphs) if paragraphs else None
+            if (part := _block(block, agent=False)) is not None:
+                parts.append(part)
+        return parts
+
+    async def instructions_text(self, state: GraphAgentState) -> str | None:
+        """The instructions of the next request as one text (`instruction_parts` joined by blank lines)."""
+        return InstructionPart.join(await self.instruction_parts(state))
+
+
+def _block(found: str | InstructionPart | None, *, agent: bool) -> InstructionPart | None:
+    """`found` (a function's or a toolset's instructions) as a block, stripped; `None` for a blank one."""
+    if not isinstance(found, InstructionPart):
+        text = (found or '').strip()
+        return InstructionPart(text, dynamic=True) if text else None
+    if not found.content.strip() and found.on_change != 'append':
+        return None
+    if agent and found.name is not None and found.id is None:
+        found = replace(found, id=InstructionId(AgentInstructionSource(), name=found.name))
+    return (
+        replace(found, content=found.content.strip(), dynamic=True)
+        if agent
+        else replace(found, content=found.content.strip())
+    )
 
 
 def token_check(state: GraphAgentState, deps: GraphAgentDeps[Any, Any]) -> Callable[[RequestUsage], None] | None:

@@ -16,7 +16,12 @@ from datetime import datetime, timezone
 
 from .._messages.compaction import CompactionPart
 from .._messages.deltas import CapabilityLoadDeltaPart, ModelSettingsDeltaPart
-from .._messages.instructions import InstructionBaselinePart, InstructionDeltaPart, InstructionPart
+from .._messages.instructions import (
+    InstructionBaselinePart,
+    InstructionDeltaPart,
+    InstructionPart,
+    tag_window_prefix,
+)
 from .._messages.model_messages import ModelMessage, ModelRequest, ModelRequestPart, SystemPromptPart
 
 __all__ = ('RECORD_PARTS', 'project_history_records')
@@ -35,9 +40,20 @@ def _window_start(messages: Sequence[ModelMessage]) -> tuple[int, int]:
     return -1, -1
 
 
+def _open_window(messages: Sequence[ModelMessage]) -> InstructionBaselinePart | None:
+    """The baseline of the instruction window open at the end of `messages`, if any."""
+    start = _window_start(messages)
+    if start == (-1, -1):
+        return None
+    opener = messages[start[0]].parts[start[1]]
+    return opener if isinstance(opener, InstructionBaselinePart) else None
+
+
 def project_history_records(messages: list[ModelMessage], *, inline_system: bool) -> list[ModelMessage]:
     """`messages` with the changes of the current instruction window rendered as system prompts and every other
-    record dropped (with a request left with no part); `messages` itself when it holds no record.
+    record dropped (with a request left with no part), and the last request's instructions, when they are the prefix
+    of an open window, with its append-mode blocks tagged (`tag_window_prefix`); `messages` itself when it holds no
+    record.
 
     Args:
         messages: The history.
@@ -46,6 +62,8 @@ def project_history_records(messages: list[ModelMessage], *, inline_system: bool
     if not any(isinstance(p, RECORD_PARTS) for m in messages if isinstance(m, ModelRequest) for p in m.parts):
         return messages
     start = _window_start(messages)
+    last = len(messages) - 1
+    window = _open_window(messages)
     in_effect: dict[str, str] = {}  # a block's id -> its text as the model last got it
     projected: list[ModelMessage] = []
     for message_index, message in enumerate(messages):
@@ -76,8 +94,11 @@ def project_history_records(messages: list[ModelMessage], *, inline_system: bool
                     in_effect[key] = part.content
             elif not isinstance(part, CapabilityLoadDeltaPart | ModelSettingsDeltaPart):
                 parts.append(part)
-        if not any(isinstance(part, RECORD_PARTS) for part in message.parts):
+        instructions = message.instructions
+        if message_index == last and window is not None and instructions:
+            instructions = tag_window_prefix(instructions, window)  # the window's prefix, as the model reads it
+        if not any(isinstance(part, RECORD_PARTS) for part in message.parts) and instructions == message.instructions:
             projected.append(message)
         elif parts:
-            projected.append(dataclasses.replace(message, parts=parts))
+            projected.append(dataclasses.replace(message, parts=parts, instructions=instructions))
     return projected
