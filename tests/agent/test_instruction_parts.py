@@ -518,3 +518,174 @@ def test_a_warning_free_round_trip_of_the_records() -> None:
         assert ModelMessagesTypeAdapter.validate_python(ModelMessagesTypeAdapter.dump_python([_records()])) == [
             _records()
         ]
+
+
+# -- instruction windows a run records --------------------------------------------------------------------------------
+
+BUDGET = InstructionId(AgentInstructionSource(), name='budget')
+
+
+def _records_of(message: ModelMessage) -> list[Any]:
+    return [part for part in message.parts if isinstance(part, InstructionBaselinePart | InstructionDeltaPart)]
+
+
+def _budget_agent(recorder: Recorder, state: dict[str, Any]) -> Agent[None, str]:
+    agent = Agent(FunctionModel(recorder), instructions='Be brief.')
+
+    @agent.instructions
+    def budget() -> InstructionPart | str:
+        if state.get('plain'):
+            return str(state['budget'])
+        return InstructionPart(state['budget'], name='budget', on_change='append')
+
+    @agent.instructions
+    def today() -> str:
+        return str(state.get('today', 'Today is Monday.'))
+
+    return agent
+
+
+async def test_an_appending_block_opens_a_window_and_its_changes_keep_the_prefix() -> None:
+    recorder, state = Recorder(), {'budget': 'Budget: 10'}
+    agent = _budget_agent(recorder, state)
+    first = await agent.run('one')
+    opening = first.all_messages()[0]
+    assert isinstance(opening, ModelRequest)
+    assert _records_of(opening) == [
+        InstructionBaselinePart(
+            instructions=[
+                InstructionDigest.of(InstructionPart('Be brief.')),
+                InstructionPart('Budget: 10', dynamic=True, on_change='append', name='budget', id=BUDGET),
+                InstructionDigest.of(InstructionPart('Today is Monday.', dynamic=True)),
+            ]
+        )
+    ]
+    assert opening.instructions == 'Be brief.\n\nBudget: 10\n\nToday is Monday.'
+    sent = recorder.sent[0][-1]
+    assert isinstance(sent, ModelRequest)
+    assert sent.instructions == (
+        f'Be brief.\n\n<pyai:context id="agent:budget">\nBudget: 10\n</pyai:context>\n{SUPERSESSION_SENTENCE}'
+        '\n\nToday is Monday.'
+    )
+    assert [type(part) for part in sent.parts] == [UserPromptPart]
+
+    state['budget'] = 'Budget: 7'
+    second = await agent.run('two', message_history=first.all_messages())
+    changed = second.new_messages()[0]
+    assert isinstance(changed, ModelRequest)
+    assert _records_of(changed) == [
+        InstructionDeltaPart(id=BUDGET, content='Budget: 7', base_hash=instruction_text_hash('Budget: 10'))
+    ]
+    assert changed.instructions == opening.instructions  # the prefix stays
+    assert _system_texts(recorder.sent[-1]) == ['<pyai:context id="agent:budget">\nBudget: 7\n</pyai:context>']
+
+    unchanged = await agent.run('three', message_history=second.all_messages())
+    assert _records_of(unchanged.new_messages()[0]) == []
+
+    state['budget'] = ''
+    withdrawn = await agent.run('four', message_history=unchanged.all_messages())
+    assert _records_of(withdrawn.new_messages()[0]) == [InstructionDeltaPart(id=BUDGET, content=None)]
+
+
+async def test_a_changed_rewrite_block_opens_a_new_window_and_a_block_that_stops_appending_ends_it() -> None:
+    recorder, state = Recorder(), {'budget': 'Budget: 10'}
+    agent = _budget_agent(recorder, state)
+    first = await agent.run('one')
+    state['today'] = 'Today is Tuesday.'
+    state['budget'] = 'Budget: 9'
+    second = await agent.run('two', message_history=first.all_messages())
+    reopened = _records_of(second.new_messages()[0])
+    assert len(reopened) == 1
+    assert isinstance(reopened[0], InstructionBaselinePart)
+    assert reopened[0].instructions[1] == InstructionPart(
+        'Budget: 9', dynamic=True, on_change='append', name='budget', id=BUDGET
+    )
+
+    state['plain'] = 'yes'
+    third = await agent.run('three', message_history=second.all_messages())
+    assert _records_of(third.new_messages()[0]) == [InstructionBaselinePart(instructions=[])]
+    assert third.new_messages()[0].instructions == 'Be brief.\n\nBudget: 9\n\nToday is Tuesday.'  # type: ignore[union-attr]
+    fourth = await agent.run('four', message_history=third.all_messages())
+    assert _records_of(fourth.new_messages()[0]) == []
+
+
+async def test_a_compaction_or_an_unaddressable_block_in_the_baseline_opens_a_new_window() -> None:
+    recorder, state = Recorder(), {'budget': 'Budget: 10'}
+    agent = _budget_agent(recorder, state)
+    first = await agent.run('one')
+    compacted = [*first.all_messages(), ModelResponse([CompactionPart('summary', provider_name='openai')])]
+    after = await agent.run('two', message_history=compacted)
+    assert [type(part) for part in _records_of(after.new_messages()[0])] == [InstructionBaselinePart]
+
+    newer = InstructionBaselinePart(instructions=[InstructionPart('x', dynamic=True, on_change='append')])
+    history: list[ModelMessage] = [ModelRequest([UserPromptPart('zero'), newer]), ModelResponse([TextPart('a')])]
+    continued = await agent.run('one', message_history=history)
+    assert [type(part) for part in _records_of(continued.new_messages()[0])] == [InstructionBaselinePart]
+
+
+async def test_an_appending_block_that_nothing_addresses_rewrites_the_prefix_with_a_warning() -> None:
+    recorder = Recorder()
+    agent = Agent(FunctionModel(recorder))
+
+    @agent.instructions
+    def unnamed() -> InstructionPart:
+        return InstructionPart('No name.', on_change='append')
+
+    @agent.instructions
+    def blank() -> InstructionPart:
+        return InstructionPart('  ', on_change='append')
+
+    @agent.instructions
+    def twice() -> list[InstructionPart]:
+        return InstructionPart('Twice.', on_change='append', id=BUDGET)  # type: ignore[return-value]
+
+    agent.instructions(lambda: InstructionPart('Again.', on_change='append', id=BUDGET))
+    with pytest.warns(UserWarning, match='rewriting its prefix instead') as warned:
+        result = await agent.run('one')
+    messages = sorted({str(w.message).split(',')[0] for w in warned})
+    assert messages == [
+        "An instruction block without an id uses `on_change='append'`",
+        "Instruction blocks share the id 'agent:budget' and use `on_change='append'`",
+    ]
+    assert _records_of(result.all_messages()[0]) == []
+    assert result.all_messages()[0].instructions == 'No name.\n\nTwice.\n\nAgain.'  # type: ignore[union-attr]
+
+
+async def test_a_toolsets_blocks_may_append_and_blank_ones_are_left_out() -> None:
+    from edgewise.agent import RunContext
+    from edgewise.agent.toolsets import FunctionToolset
+
+    class Notes(FunctionToolset[None]):
+        async def get_instructions(self, ctx: RunContext[None]) -> list[str | InstructionPart]:
+            return [
+                InstructionPart('Notes: 3', on_change='append', id=WEATHER),
+                InstructionPart('   '),
+                '  ',
+                'Plain toolset text.',
+            ]
+
+    recorder = Recorder()
+    result = await Agent(FunctionModel(recorder), toolsets=[Notes()]).run('one')
+    baseline = _records_of(result.all_messages()[0])[0]
+    assert baseline.instructions[0] == InstructionPart('Notes: 3', on_change='append', id=WEATHER)
+    assert result.all_messages()[0].instructions == 'Notes: 3\n\nPlain toolset text.'  # type: ignore[union-attr]
+
+
+def test_every_appending_block_of_the_prefix_is_tagged_and_the_rule_stated_once() -> None:
+    from edgewise.agent._messages.instructions import tag_window_prefix
+
+    first = InstructionPart('A', on_change='append', id=BUDGET)
+    second = InstructionPart('B', on_change='append', id=WEATHER)
+    window = InstructionBaselinePart(instructions=[first, InstructionDigest.of(InstructionPart('L')), second])
+    assert tag_window_prefix('A\n\nL\n\nB', window) == (
+        '<pyai:context id="agent:budget">\nA\n</pyai:context>\n\nL\n\n'
+        f'<pyai:context id="toolset:weather:limits">\nB\n</pyai:context>\n{SUPERSESSION_SENTENCE}'
+    )
+
+
+def test_a_prefix_that_does_not_hold_the_windows_blocks_is_sent_as_it_is() -> None:
+    window = InstructionBaselinePart(instructions=[InstructionPart('gone', on_change='append', id=WEATHER)])
+    messages: list[ModelMessage] = [ModelRequest([UserPromptPart('one'), window], instructions='Something else.')]
+    prepared = _prepare(messages)
+    assert prepared[0].instructions == 'Something else.'  # type: ignore[union-attr]
+    assert prepared[0].parts == [messages[0].parts[0]]

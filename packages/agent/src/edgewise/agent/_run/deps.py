@@ -278,11 +278,7 @@ def _block(found: str | InstructionPart | None, *, agent: bool) -> InstructionPa
         return None
     if agent and found.name is not None and found.id is None:
         found = replace(found, id=InstructionId(AgentInstructionSource(), name=found.name))
-    return (
-        replace(found, content=found.content.strip(), dynamic=True)
-        if agent
-        else replace(found, content=found.content.strip())
-    )
+    return replace(found, content=found.content.strip(), dynamic=found.dynamic or agent)
 
 
 def token_check(state: GraphAgentState, deps: GraphAgentDeps[Any, Any]) -> Callable[[RequestUsage], None] | None:
