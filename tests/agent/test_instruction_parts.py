@@ -689,3 +689,23 @@ def test_a_prefix_that_does_not_hold_the_windows_blocks_is_sent_as_it_is() -> No
     prepared = _prepare(messages)
     assert prepared[0].instructions == 'Something else.'  # type: ignore[union-attr]
     assert prepared[0].parts == [messages[0].parts[0]]
+
+
+async def test_a_named_block_of_a_toolset_with_an_id_is_keyed_under_it() -> None:
+    from edgewise.agent import RunContext
+    from edgewise.agent.toolsets import CombinedToolset, FunctionToolset
+
+    class Notes(FunctionToolset[None]):
+        async def get_instructions(self, ctx: RunContext[None]) -> list[str | InstructionPart]:
+            return [InstructionPart('Notes: 3', on_change='append', name='count'), 'Plain.']
+
+    class Odd(FunctionToolset[None]):
+        async def get_instructions(self, ctx: RunContext[None]) -> InstructionPart:
+            return InstructionPart('Odd id.')
+
+    nested = CombinedToolset([Odd(id='a:b')])
+    result = await Agent(FunctionModel(Recorder()), toolsets=[Notes(id='notes'), nested]).run('one')
+    baseline = _records_of(result.all_messages()[0])[0]
+    count = InstructionId(ToolsetInstructionSource('notes'), name='count')
+    assert baseline.instructions[0] == InstructionPart('Notes: 3', on_change='append', name='count', id=count)
+    assert baseline.instructions[2] == InstructionDigest.of(InstructionPart('Odd id.'))
