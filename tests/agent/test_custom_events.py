@@ -599,3 +599,67 @@ async def test_emit_outside_a_tool_checks_the_capability_and_reaches_only_listen
     start = await ctx.emit(CheckpointStartEvent(capability_id='checkpointer'))
     assert start.cancelled
     assert (buffer, quiet.kinds, checkpointer.seen) == ([start], [], ['CheckpointStartEvent'])
+
+
+# -- UI event streams -------------------------------------------------------------------------------------------------
+
+
+def _ui_events() -> list[Any]:
+    from ag_ui.core import StateSnapshotEvent
+
+    from edgewise.agent.messages import ModelSettingsDeltaEvent, ModelSettingsDeltaPart
+    from edgewise.agent.ui.vercel_ai.response_types import DataChunk
+
+    @dataclass(kw_only=True)
+    class Passthrough(CustomEvent, name='tests.passthrough'):
+        chunk: Any
+
+        def to_payload(self) -> Any:
+            return self.chunk
+
+    events: list[Any] = [
+        OperationProgressEvent(done=1, total=2, tool_call_id='c1'),
+        AuditEvent(entry='server only'),
+        UnknownCustomEvent(name='elsewhere', data={'x': 1}),
+        CheckpointDoneEvent(capability_id='checkpointer'),
+        ModelSettingsDeltaEvent(part=ModelSettingsDeltaPart(settings={'thinking': 'low'})),
+        Passthrough(chunk=StateSnapshotEvent(snapshot={'n': 1})),
+        Passthrough(chunk=DataChunk(type='data-own', data=[1])),
+    ]
+    del CUSTOM_EVENT_TYPES['tests.passthrough']
+    return events
+
+
+async def _iterate(events: list[Any]) -> AsyncIterator[Any]:
+    for event in events:
+        yield event
+
+
+async def test_ui_streams_forward_only_the_custom_events_a_frontend_may_see() -> None:
+    from edgewise.agent.ui.ag_ui import AGUIEventStream
+    from edgewise.agent.ui.vercel_ai import VercelAIEventStream
+
+    ag_ui: AGUIEventStream[None, Any] = AGUIEventStream(thread_id='t', run_id='r')
+    sent = [
+        json.loads(ag_ui.encode_event(e).removeprefix('data: '))
+        async for e in ag_ui.transform_stream(_iterate(_ui_events()))
+    ]
+    custom = [{k: v for k, v in e.items() if k in ('type', 'name', 'value', 'snapshot')} for e in sent[1:-1]]
+    assert custom == [
+        {'type': 'CUSTOM', 'name': 'operation_progress', 'value': {'done': 1, 'total': 2}},
+        {'type': 'STATE_SNAPSHOT', 'snapshot': {'n': 1}},
+        {
+            'type': 'CUSTOM',
+            'name': 'tests.passthrough',
+            'value': {'type': 'data-own', 'id': None, 'data': [1], 'transient': None},
+        },
+    ]
+
+    vercel: VercelAIEventStream[None, Any] = VercelAIEventStream()
+    chunks = [chunk async for chunk in vercel.transform_stream(_iterate(_ui_events()))]
+    data = [chunk.model_dump(exclude_none=True) for chunk in chunks if chunk.type.startswith('data-')]
+    assert data == [
+        {'type': 'data-operation_progress', 'data': {'done': 1, 'total': 2}},
+        {'type': 'data-tests.passthrough', 'data': {'snapshot': {'n': 1}, 'type': 'STATE_SNAPSHOT'}},
+        {'type': 'data-own', 'data': [1]},
+    ]
