@@ -709,3 +709,13 @@ async def test_a_named_block_of_a_toolset_with_an_id_is_keyed_under_it() -> None
     count = InstructionId(ToolsetInstructionSource('notes'), name='count')
     assert baseline.instructions[0] == InstructionPart('Notes: 3', on_change='append', name='count', id=count)
     assert baseline.instructions[2] == InstructionDigest.of(InstructionPart('Odd id.'))
+
+
+@pytest.mark.parametrize('name', ['a:b', 'agent'])
+async def test_a_name_that_cannot_be_a_segment_of_an_id_is_refused(name: str) -> None:
+    from edgewise.agent import UserError
+
+    agent = Agent(FunctionModel(Recorder()))
+    agent.instructions(lambda: InstructionPart('x', name=name))
+    with pytest.raises(UserError, match=f'Instruction name {name!r} cannot be used'):
+        await agent.run('one')

@@ -15,6 +15,7 @@ from .._functions.runners import InstructionsItem, OutputValidator, SystemPrompt
 from .._message_flow.cancellation import RunCancellation
 from .._output.schema import OutputSchema
 from .._tools.deferred_calls import DeferredToolResults
+from ..exceptions import UserError
 from ..messages import (
     AgentInstructionSource,
     InstructionId,
@@ -243,6 +244,9 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
 
         A function may return an `InstructionPart` (pydantic-ai 2.68): a `name` without an `id` is qualified as the
         agent's (`agent:<name>`). A blank block is left out, unless it is `on_change='append'` (its withdrawal).
+
+        Raises:
+            UserError: a block's `name` holds `:` or is `'agent'`.
         """
         ctx: RunContext[DepsT] | None = None
         if self._static_instructions is not _NOT_COMPUTED:
@@ -276,6 +280,11 @@ def _block(found: str | InstructionPart | None, *, agent: bool) -> InstructionPa
         return InstructionPart(text, dynamic=True) if text else None
     if not found.content.strip() and found.on_change != 'append':
         return None
+    if found.name is not None and (':' in found.name or found.name == 'agent'):
+        raise UserError(
+            f"Instruction name {found.name!r} cannot be used: a name is one segment of the block's id, so it cannot "
+            "hold `:`, and 'agent' is the key of the agent's own instructions. Choose another name."
+        )
     if agent and found.name is not None and found.id is None:
         found = replace(found, id=InstructionId(AgentInstructionSource(), name=found.name))
     return replace(found, content=found.content.strip(), dynamic=found.dynamic or agent)
