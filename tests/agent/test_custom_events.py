@@ -655,6 +655,11 @@ async def test_ui_streams_forward_only_the_custom_events_a_frontend_may_see() ->
         },
     ]
 
+    from edgewise.agent.ui import UIEventStream
+
+    base = UIEventStream.handle_custom_event(ag_ui, OperationProgressEvent(done=0, total=0))
+    assert [event async for event in base] == []  # a protocol that has no word for them sends nothing
+
     vercel: VercelAIEventStream[None, Any] = VercelAIEventStream()
     chunks = [chunk async for chunk in vercel.transform_stream(_iterate(_ui_events()))]
     data = [chunk.model_dump(exclude_none=True) for chunk in chunks if chunk.type.startswith('data-')]
