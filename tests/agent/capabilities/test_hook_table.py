@@ -25,7 +25,9 @@ def test_every_hook_of_abstract_capability_is_in_the_table_once() -> None:
     names = [spec.name for spec in HOOKS]
     assert len(names) == len(set(names))
     hooks = {name for name, _ in inspect.getmembers(AbstractCapability) if name.startswith(_PREFIXES)}
-    assert hooks == set(names)
+    # `on_event` (pydantic-ai 2.68's listeners) is no hook of the table: events reach it through
+    # `wrap_run_event_stream`, which a capability with listeners implements.
+    assert hooks - {'on_event'} == set(names)
 
 
 def test_the_hooks_decorators_are_the_tables_short_names() -> None:

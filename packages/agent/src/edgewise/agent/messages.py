@@ -12,10 +12,19 @@ from __future__ import annotations as _annotations
 import warnings
 from typing import TYPE_CHECKING, Any
 
+from ._message_flow.custom_events import (
+    CAPABILITY_EVENT_TYPES,
+    CUSTOM_EVENT_TYPES,
+    CapabilityEvent,
+    CustomEvent,
+    UnknownCapabilityEvent,
+    UnknownCustomEvent,
+)
 from ._message_flow.events import (
     AgentStreamEvent,
     BuiltinToolCallEvent,
     BuiltinToolResultEvent,
+    CapabilityLoadDeltaEvent,
     DeferredToolRequestsEvent,
     DeferredToolResultsEvent,
     EnqueuedMessagesEvent,
@@ -25,6 +34,7 @@ from ._message_flow.events import (
     HandleResponseEvent,
     ModelResponsePartDelta,
     ModelResponseStreamEvent,
+    ModelSettingsDeltaEvent,
     OutputToolCallEvent,
     OutputToolResultEvent,
     PartDeltaEvent,
@@ -68,7 +78,21 @@ from ._messages.content import (
     VideoUrl,
     is_multi_modal_content,
 )
+from ._messages.deltas import CapabilityLoadDeltaPart, ModelSettingsDeltaPart
 from ._messages.history import narrow_message_parts, post_compaction_window
+from ._messages.instructions import (
+    AgentInstructionSource,
+    CapabilityInstructionSource,
+    InstructionBaselinePart,
+    InstructionChangePolicy,
+    InstructionDeltaPart,
+    InstructionDigest,
+    InstructionId,
+    InstructionSource,
+    RunInstructionSource,
+    SerializedInstructionId,
+    ToolsetInstructionSource,
+)
 from ._messages.model_messages import (
     INVALID_JSON_KEY,
     RETURN_VALUE_KEY,
@@ -153,6 +177,19 @@ __all__ = (
     'NativeToolReturnPart',
     'RetryPromptPart',
     'InstructionPart',
+    'InstructionChangePolicy',
+    'InstructionSource',
+    'AgentInstructionSource',
+    'ToolsetInstructionSource',
+    'CapabilityInstructionSource',
+    'RunInstructionSource',
+    'InstructionId',
+    'SerializedInstructionId',
+    'InstructionDeltaPart',
+    'InstructionDigest',
+    'InstructionBaselinePart',
+    'CapabilityLoadDeltaPart',
+    'ModelSettingsDeltaPart',
     'ModelRequestPart',
     'ModelRequest',
     'TextPart',
@@ -199,12 +236,21 @@ __all__ = (
     'DeferredToolRequestsEvent',
     'DeferredToolResultsEvent',
     'ToolAvailabilityDeltaEvent',
+    'CapabilityLoadDeltaEvent',
+    'ModelSettingsDeltaEvent',
     'EnqueuedMessagesEvent',
     'BuiltinToolCallEvent',
     'BuiltinToolResultEvent',
     'HandleResponseEvent',
     'RealtimeSessionErrorEvent',
     'AgentStreamEvent',
+    # events defined by applications and capabilities
+    'CustomEvent',
+    'UnknownCustomEvent',
+    'CapabilityEvent',
+    'UnknownCapabilityEvent',
+    'CUSTOM_EVENT_TYPES',
+    'CAPABILITY_EVENT_TYPES',
 )
 
 _RENAMED_PARTS = {'BuiltinToolCallPart': 'NativeToolCallPart', 'BuiltinToolReturnPart': 'NativeToolReturnPart'}

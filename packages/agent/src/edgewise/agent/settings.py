@@ -7,11 +7,14 @@ from typing import Literal, TypeAlias
 
 from typing_extensions import TypedDict
 
+from ._messages.deltas import RecordedModelSettings
+
 __all__ = (
     'CacheConfig',
     'CacheRetention',
     'CacheSetting',
     'ModelSettings',
+    'RecordedModelSettings',
     'ServiceTier',
     'ThinkingEffort',
     'ThinkingLevel',

@@ -2,7 +2,8 @@
 
 - `nodes`: `UserPromptNode -> ModelRequestNode -> CallToolsNode -> ... -> End`, the agent as an Edgewise graph.
 - `agent_run`: `AgentRun`, a run driven node by node (`Agent.iter`), with the capabilities' node hooks.
-- `history`: the message history as sent to the model.
+- `history`: the message history as sent to the model (and the settings change a request records).
+- `instruction_window`: the instruction baselines and changes a request records for `on_change='append'` blocks.
 - `request_hooks`: the capabilities' hooks around a model request.
 - `model_stream`: `AgentStream`, one streamed model response (`ModelRequestNode.stream`).
 - `debounce`: grouping the pieces of a stream that come faster than a reader wants them.

@@ -15,6 +15,7 @@ from typing_extensions import TypeVar
 from edgewise.graph import End, GraphRun, GraphRunContext
 from edgewise.graph import nodes as graph_nodes
 
+from .._message_flow.custom_events import CapabilityEvent, CustomEvent
 from .._message_flow.pending import (
     EnqueueContent,
     PendingMessage,
@@ -39,6 +40,7 @@ NODE_HOOKS = hook_names('node')
 
 DepsT = TypeVar('DepsT', default=object)
 OutputT = TypeVar('OutputT', default=str)
+_CustomEventT = TypeVar('_CustomEventT', bound=CustomEvent)
 
 
 class AgentRun(Generic[DepsT, OutputT]):
@@ -231,6 +233,26 @@ class AgentRun(Generic[DepsT, OutputT]):
     def pending_messages(self) -> list[PendingMessage]:
         """The content enqueued and not yet delivered (the run's queue itself; add to it with `enqueue`)."""
         return self._graph_run.state.pending_messages
+
+    async def emit(self, event: _CustomEventT, /) -> _CustomEventT:
+        """Put an application's `CustomEvent` into the run's event stream (from the code driving `iter`): it comes
+        first in the stream of the next node streamed.
+
+        Returns:
+            The event.
+
+        Raises:
+            UserError: the run has ended, or `event` is a `CapabilityEvent` (those belong to capabilities).
+        """
+        if self.result is not None:
+            raise UserError('`emit` cannot be called after the run has ended: no stream is left to give the event.')
+        if isinstance(event, CapabilityEvent):
+            raise UserError(
+                'A capability event belongs to a capability (its hooks and tools emit it with `RunContext.emit`); '
+                'application code emits a `CustomEvent`.'
+            )
+        self._graph_run.deps.event_buffer.append(event)
+        return event
 
     def enqueue(self, *content: EnqueueContent, priority: PendingMessagePriority = 'asap') -> str | None:
         """Queue content for the model from the code driving the run (a webhook, a chat, a job queue).

@@ -1,6 +1,6 @@
 """The message history as sent to the model: adjacent requests merged as pydantic-ai 1.107 sends them, where a
 run's own messages start in a history that a capability rewrote, the user prompt of a request sent again, and the
-dynamic system prompts of a continued history re-evaluated."""
+dynamic system prompts of a continued history re-evaluated; the settings change a request records."""
 
 from __future__ import annotations as _annotations
 
@@ -19,6 +19,8 @@ from ..messages import (
     ModelRequest,
     ModelRequestPart,
     ModelResponse,
+    ModelSettingsDeltaEvent,
+    ModelSettingsDeltaPart,
     RetryPromptPart,
     SystemPromptPart,
     ToolAvailabilityDeltaPart,
@@ -26,8 +28,11 @@ from ..messages import (
     ToolReturnPart,
     UserContent,
     UserPromptPart,
+    post_compaction_window,
 )
 from ..models import Model, ModelRequestParameters
+from ..models._instruction_history import RECORD_PARTS
+from ..settings import ModelSettings, merge_model_settings
 from ..tools import RunContext
 
 __all__ = (
@@ -40,6 +45,7 @@ __all__ = (
     'keep_partial_response',
     'response_to_answer',
     'has_tool_deltas',
+    'record_settings_change',
     'has_adjacent_same_kind',
     'merge_adjacent',
     'prompt_of',
@@ -125,16 +131,18 @@ def _holds_speech(history: list[ModelMessage], deps: GraphAgentDeps[Any, Any]) -
 def for_model(
     messages: list[ModelMessage], model: Model, params: ModelRequestParameters, deps: GraphAgentDeps[Any, Any]
 ) -> list[ModelMessage]:
-    """`messages` as `model` is sent them (`Model.prepare_messages`: the tools revealed mid-run announced), for a
-    run whose history may hold `ToolAvailabilityDeltaPart`s; else `messages` itself."""
+    """`messages` as `model` is sent them (`Model.prepare_messages`: the tools revealed mid-run announced, the records
+    of instructions, loads and settings projected), for a run whose history may hold such parts; else `messages`."""
     return model.prepare_messages(messages, params) if deps.tool_deltas else messages
 
 
+_PREPARED_PARTS = (ToolAvailabilityDeltaPart, *RECORD_PARTS)
+
+
 def has_tool_deltas(messages: Sequence[ModelMessage]) -> bool:
-    """Whether `messages` hold a `ToolAvailabilityDeltaPart`."""
-    return any(
-        isinstance(p, ToolAvailabilityDeltaPart) for m in messages if isinstance(m, ModelRequest) for p in m.parts
-    )
+    """Whether `messages` hold a part `Model.prepare_messages` renders or drops: a `ToolAvailabilityDeltaPart`, or a
+    record of instructions, capability loads or settings (`InstructionDeltaPart`, `ModelSettingsDeltaPart`, ...)."""
+    return any(isinstance(p, _PREPARED_PARTS) for m in messages if isinstance(m, ModelRequest) for p in m.parts)
 
 
 def merge_adjacent(history: Sequence[ModelMessage]) -> list[ModelMessage]:
@@ -311,3 +319,39 @@ def response_to_answer(history: list[Any], results: DeferredToolResults) -> tupl
                     f'Tool call {part.tool_call_id!r} was already executed and its result cannot be overridden.'
                 )
     return response, answers
+
+
+def record_settings_change(
+    history: list[ModelMessage], model: Model, settings: ModelSettings | None, recorded: bool
+) -> ModelSettingsDeltaEvent | None:
+    """Record on the last request of `history` a `ModelSettingsDeltaPart` when the effort level the request sends
+    (the unified `thinking` setting over the model's own settings, when it names a level) differs from the one in
+    effect (the last such part after the latest compaction), and return its event; else `None`.
+
+    The first level named, and a change to or from no level, open a window (`top_level=True`). Reading the history
+    makes it idempotent: a resent request finds the part it recorded. `recorded` is whether the history may hold such
+    parts (without, a request naming no level costs no pass over the history).
+    """
+    merged = merge_model_settings(model.settings, settings) or {}
+    thinking = merged.get('thinking')
+    wanted = thinking if isinstance(thinking, str) else None
+    if wanted is None and not recorded:
+        return None
+    current = next(
+        (
+            part
+            for message in reversed(post_compaction_window(history))
+            if isinstance(message, ModelRequest)
+            for part in reversed(message.parts)
+            if isinstance(part, ModelSettingsDeltaPart) and 'thinking' in part.settings
+        ),
+        None,
+    )
+    in_effect = current.settings.get('thinking') if current is not None else None
+    if in_effect == wanted:
+        return None
+    top_level = current is None or in_effect is None or wanted is None
+    delta = ModelSettingsDeltaPart(settings={'thinking': wanted}, top_level=top_level)
+    request = next(message for message in reversed(history) if isinstance(message, ModelRequest))
+    request.parts = [*request.parts, delta]
+    return ModelSettingsDeltaEvent(part=delta)

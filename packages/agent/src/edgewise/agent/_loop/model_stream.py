@@ -18,7 +18,7 @@ from .._run.result import CallableDatetime, CallableRunUsage
 from .._run.state import GraphAgentState
 from .._warnings import PydanticAIDeprecationWarning
 from ..exceptions import UnexpectedModelBehavior, UserError
-from ..messages import EnqueuedMessagesEvent, ModelResponse, ModelResponseStreamEvent
+from ..messages import EnqueuedMessagesEvent, ModelResponse, ModelResponseStreamEvent, ModelSettingsDeltaEvent
 from ..models import ModelRequestParameters, StreamedResponse
 from ..models._completed_response import CompletedStreamedResponse
 from ..usage import RequestUsage
@@ -63,7 +63,7 @@ class AgentStream(Generic[AgentDepsT, OutputDataT]):
         response: StreamedResponse,
         ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[Any, Any]],
         check_tokens: Callable[[RequestUsage], None] | None = None,
-        leading: Sequence[EnqueuedMessagesEvent] = (),
+        leading: Sequence[EnqueuedMessagesEvent | ModelSettingsDeltaEvent] = (),
     ) -> None:
         self._raw = response
         self._leading = leading
@@ -81,7 +81,7 @@ class AgentStream(Generic[AgentDepsT, OutputDataT]):
             events = self._raw.__aiter__()
             if self._check_tokens is not None:
                 events = _TokenCheckedEvents(events, self._raw, self._check_tokens)
-            if self._leading:  # queued messages the request delivered, given before the response
+            if self._leading:  # queued messages the request delivered, a settings change: before the response
                 events = _After(self._leading, events)
             self._iterator = events
         return self._iterator
@@ -281,7 +281,7 @@ class _TokenCheckedEvents(AsyncIterator[ModelResponseStreamEvent]):
 async def whole_stream(
     ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[Any, Any]],
     response: ModelResponse,
-    leading: Sequence[EnqueuedMessagesEvent] = (),
+    leading: Sequence[EnqueuedMessagesEvent | ModelSettingsDeltaEvent] = (),
 ) -> AsyncIterator[AgentStream[Any, Any]]:
     """An `AgentStream` of a response given whole (a hook's, without the model), read to its end after the block."""
     stream: AgentStream[Any, Any] = AgentStream(

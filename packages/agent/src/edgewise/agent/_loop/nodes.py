@@ -50,6 +50,7 @@ from ..messages import (
     ModelRequest,
     ModelRequestPart,
     ModelResponse,
+    ModelSettingsDeltaEvent,
     OutputToolCallEvent,
     OutputToolResultEvent,
     RetryPromptPart,
@@ -84,6 +85,7 @@ from .history import (
     has_tool_deltas,
     keep_partial_response,
     prompt_of,
+    record_settings_change,
     refresh_dynamic_prompts,
     response_to_answer,
     sent_messages,
@@ -121,9 +123,36 @@ _DEFERRED = '_edgewise_deferred_batch'  # instance attribute: the deferred calls
 _ENQUEUED = '_edgewise_enqueued_events'  # instance attribute: the `EnqueuedMessagesEvent`s its stream gives first
 
 
-def add_enqueued_events(node: ModelRequestNode[Any, Any], events: Sequence[EnqueuedMessagesEvent]) -> None:
-    """Have the stream of `node` give `events` before the model's response (queued messages it delivers)."""
+def add_enqueued_events(
+    node: ModelRequestNode[Any, Any], events: Sequence[EnqueuedMessagesEvent | ModelSettingsDeltaEvent]
+) -> None:
+    """Have the stream of `node` give `events` before the model's response (queued messages it delivers, the
+    settings change its request records)."""
     node.__dict__[_ENQUEUED] = [*node.__dict__.get(_ENQUEUED, ()), *events]
+
+
+def _leading_events(node: ModelRequestNode[Any, Any], deps: GraphAgentDeps[Any, Any]) -> list[Any]:
+    """What the stream of `node` gives before the model's response: the queued messages and settings change it
+    records, then the events emitted since the last node's stream (`RunContext.emit`, `AgentRun.emit`)."""
+    leading = [*node.__dict__.pop(_ENQUEUED, ()), *deps.event_buffer]
+    deps.event_buffer.clear()
+    return leading
+
+
+async def _with_emitted(
+    events: AsyncGenerator[HandleResponseEvent], buffer: list[Any]
+) -> AsyncGenerator[HandleResponseEvent]:
+    """`events`, each preceded by the events emitted while it was being made (a tool's `RunContext.emit`), and the
+    emitted events left at the end."""
+    try:
+        async for event in events:
+            while buffer:
+                yield buffer.pop(0)
+            yield event
+        while buffer:
+            yield buffer.pop(0)
+    finally:
+        await events.aclose()
 
 
 def _now() -> datetime:
@@ -350,7 +379,7 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
         try:
             params = await self.prepare_request(ctx, streaming=True)
         except SkipModelRequest as skip:  # from a `before_model_request` hook: its response, streamed whole
-            async with whole_stream(ctx, skip.response, self.__dict__.pop(_ENQUEUED, ())) as whole:
+            async with whole_stream(ctx, skip.response, _leading_events(self, deps)) as whole:
                 yield whole
             self.__dict__[_NEXT] = await self._finish_hooked(ctx, await self._skipped(ctx, skip.response))
             return
@@ -364,7 +393,7 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
                 async with streamed_through_hooks(ctx, params, self._settings, run_ctx) as held:
                     assert held.stream is not None  # set before the block starts
                     stream: AgentStream[DepsT, Any] = AgentStream(
-                        held.stream, ctx, token_check(state, deps), self.__dict__.pop(_ENQUEUED, ())
+                        held.stream, ctx, token_check(state, deps), _leading_events(self, deps)
                     )
                     try:
                         yield stream
@@ -387,9 +416,7 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
                 timed_stream(model, sent, self._settings, params, run_ctx) as first,
                 continued_stream(first, model, sent, self._settings, run_ctx) as response,
             ):
-                stream = AgentStream[DepsT, Any](
-                    response, ctx, token_check(state, deps), self.__dict__.pop(_ENQUEUED, ())
-                )
+                stream = AgentStream[DepsT, Any](response, ctx, token_check(state, deps), _leading_events(self, deps))
                 try:
                     yield stream
                     async for _ in stream:  # a reader that stops early still gets the whole response recorded
@@ -540,6 +567,12 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
                 settings, params = await run_request_hooks(ctx, run_ctx, settings, params, streaming=streaming)
         self.__dict__['_settings'] = settings
         state.last_max_tokens = (settings or {}).get('max_tokens')
+        change = record_settings_change(
+            state.message_history, deps.request_model or deps.model, settings, deps.tool_deltas
+        )
+        if change is not None:
+            deps.tool_deltas = True  # the history now holds a part `Model.prepare_messages` drops
+            add_enqueued_events(self, [change])
         return params
 
     @property
@@ -611,7 +644,7 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
         self, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]]
     ) -> AsyncIterator[AsyncIterator[HandleResponseEvent]]:
         _check_not_streamed(self)
-        events = self._handle_events(ctx)
+        events = _with_emitted(self._handle_events(ctx), ctx.deps.event_buffer)
         try:
             yield events
             async for _ in events:

@@ -12,10 +12,12 @@ from .._run.deps import GraphAgentDeps
 from .._run.state import GraphAgentState
 from .._tools.definition import ToolDefinition
 from ..exceptions import UserError
-from ..messages import ModelRequest
+from ..messages import InstructionPart, ModelRequest
+from ..models._instruction_history import RECORD_PARTS
 from ..models._request_parameters import resolve_return_schema
 from ..tool_manager import TOOL_HOOKS, ToolManager
 from ..toolsets._tool_search import discovered_tool_names
+from .instruction_window import update_instruction_history
 
 __all__ = ('prepare_step_tools', 'prepare_output_tools', 'request_instructions')
 
@@ -106,12 +108,18 @@ def _remember(listing: dict[str, Any], derived: _Derived) -> None:
 
 
 async def request_instructions(state: GraphAgentState, deps: GraphAgentDeps[Any, Any], request: ModelRequest) -> None:
-    """Set the instructions of `request`, the one the current step sends (its toolsets already prepared).
+    """Set the instructions of `request`, the one the current step sends (its toolsets already prepared), recording
+    on it the instruction window's baseline or changes when a block is `on_change='append'` (`instruction_window`).
 
     Raises:
         UserError: the run has nothing to send: no message history, no user prompt and no instructions.
     """
-    request.instructions = await deps.instructions_text(state)
+    parts = await deps.instruction_parts(state)
+    if deps.tool_deltas or any(part.on_change == 'append' for part in parts):
+        # a block that appends its changes, or a history that may hold an instruction window (pydantic-ai 2.68)
+        parts = update_instruction_history(state.message_history, parts, request)
+        deps.tool_deltas = deps.tool_deltas or any(isinstance(part, RECORD_PARTS) for part in request.parts)
+    request.instructions = InstructionPart.join(parts)
     if not request.instructions and not request.parts and len(state.message_history) == 1:
         raise UserError('No message history, user prompt, or instructions provided')
 

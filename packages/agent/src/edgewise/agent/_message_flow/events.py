@@ -16,8 +16,10 @@ import pydantic
 from typing_extensions import deprecated
 
 from .._messages.model_messages import (
+    CapabilityLoadDeltaPart,
     ModelMessage,
     ModelResponsePart,
+    ModelSettingsDeltaPart,
     NativeToolCallPart,
     NativeToolReturnPart,
     RetryPromptPart,
@@ -31,6 +33,7 @@ from .._messages.speech import SpeechPartDelta
 from .._tools.deferred_calls import DeferredToolRequests, DeferredToolResults
 from .._warnings import PydanticAIDeprecationWarning
 from ..exceptions import UnexpectedModelBehavior
+from .custom_events import CapabilityEvent, CustomEvent
 
 __all__ = (
     'TextPartDelta',
@@ -52,6 +55,8 @@ __all__ = (
     'DeferredToolRequestsEvent',
     'DeferredToolResultsEvent',
     'ToolAvailabilityDeltaEvent',
+    'CapabilityLoadDeltaEvent',
+    'ModelSettingsDeltaEvent',
     'EnqueuedMessagesEvent',
     'BuiltinToolCallEvent',
     'BuiltinToolResultEvent',
@@ -502,6 +507,32 @@ class ToolAvailabilityDeltaEvent:
 
 
 @dataclass(repr=False, kw_only=True)
+class CapabilityLoadDeltaEvent:
+    """On-demand capabilities were loaded without a `load_capability` call: the `CapabilityLoadDeltaPart` recorded in
+    the history, given so that a reader rebuilding the history from the stream keeps it."""
+
+    part: CapabilityLoadDeltaPart
+    """The part recorded in the history."""
+    event_kind: Literal['capability_load_delta'] = 'capability_load_delta'
+    """Tag of this event kind."""
+
+    __repr__ = _repr
+
+
+@dataclass(repr=False, kw_only=True)
+class ModelSettingsDeltaEvent:
+    """The recorded model settings changed: the `ModelSettingsDeltaPart` recorded in the history (on the request
+    that sends the change), given before the model's response."""
+
+    part: ModelSettingsDeltaPart
+    """The part recorded in the history."""
+    event_kind: Literal['model_settings_delta'] = 'model_settings_delta'
+    """Tag of this event kind."""
+
+    __repr__ = _repr
+
+
+@dataclass(repr=False, kw_only=True)
 class EnqueuedMessagesEvent:
     """Messages queued with `enqueue` (`RunContext.enqueue`, `AgentRun.enqueue`) joined the run's history: one event
     per `enqueue` call, given by the model request node that sends them, before the model's response."""
@@ -524,6 +555,8 @@ HandleResponseEvent = Annotated[
     | DeferredToolRequestsEvent
     | DeferredToolResultsEvent
     | ToolAvailabilityDeltaEvent
+    | CapabilityLoadDeltaEvent
+    | ModelSettingsDeltaEvent
     | BuiltinToolCallEvent  # pyright: ignore[reportDeprecated]
     | BuiltinToolResultEvent,  # pyright: ignore[reportDeprecated]
     pydantic.Discriminator('event_kind'),
@@ -555,7 +588,12 @@ class RealtimeSessionErrorEvent:
 
 
 AgentStreamEvent = Annotated[
-    ModelResponseStreamEvent | EnqueuedMessagesEvent | HandleResponseEvent | RealtimeSessionErrorEvent,
+    ModelResponseStreamEvent
+    | EnqueuedMessagesEvent
+    | HandleResponseEvent
+    | RealtimeSessionErrorEvent
+    | CustomEvent
+    | CapabilityEvent,
     pydantic.Discriminator('event_kind'),
 ]
 """Any event of an agent run's stream."""

@@ -8,6 +8,8 @@
   `CachePoint`.
 - `usage_counts`: the token and request counters a response and a run carry (re-exported by `usage`).
 - `capability_loading`: the parts that load a capability on demand (`defer_loading=True`).
+- `instructions`: instruction blocks and their ids, and the records of an instruction window (baselines, changes).
+- `deltas`: the records of capabilities loaded without a call and of model settings changed mid-conversation.
 - `speech`: spoken turns (`SpeechPart`, `SpeechPartDelta`), as a realtime session records them.
 - `compaction`: `CompactionPart`, the provider's summary standing in for the history before it.
 - `history`: functions over a whole history (its compaction window, its typed tool parts).

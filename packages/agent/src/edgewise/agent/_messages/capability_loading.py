@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .model_messages import (
+    CapabilityLoadDeltaPart,
     LoadCapabilityArgs,
     LoadCapabilityCallPart,
     LoadCapabilityReturn,
@@ -37,7 +38,8 @@ DEFERRED_CAPABILITY_TOOL_METADATA_KEY = 'pydantic_ai_deferred_capability_tool'
 
 def parse_loaded_capabilities(messages: Sequence[ModelMessage]) -> set[str]:
     """The ids of the capabilities `messages` has loaded: those of each `load_capability` call answered by a
-    `LoadCapabilityReturnPart` (a call whose arguments name no id, or left unanswered, loads nothing)."""
+    `LoadCapabilityReturnPart` (a call whose arguments name no id, or left unanswered, loads nothing), and those a
+    `CapabilityLoadDeltaPart` names (loaded without a call)."""
     asked: dict[str, str] = {}
     loaded: set[str] = set()
     for message in messages:
@@ -47,6 +49,8 @@ def parse_loaded_capabilities(messages: Sequence[ModelMessage]) -> set[str]:
                     asked[part.tool_call_id] = capability_id
             elif isinstance(part, LoadCapabilityReturnPart) and (found := asked.get(part.tool_call_id)) is not None:
                 loaded.add(found)
+            elif isinstance(part, CapabilityLoadDeltaPart):
+                loaded.update(part.loaded)
     return loaded
 
 

@@ -23,6 +23,8 @@ import pydantic_core
 from .._warnings import PydanticAIDeprecationWarning
 from .compaction import CompactionPart
 from .content import BinaryContent, BinaryImage, CachePoint, FileUrl, TextContent, UploadedFile, UserContent
+from .deltas import CapabilityLoadDeltaPart, ModelSettingsDeltaPart
+from .instructions import InstructionBaselinePart, InstructionDeltaPart, InstructionPart
 from .otel import (
     OtelFilePart,
     OtelMediaUrlPart,
@@ -84,6 +86,10 @@ __all__ = (
     'TOOL_SEARCH_TOOL_KIND',
     'NativeToolReturnPart',
     'InstructionPart',
+    'InstructionDeltaPart',
+    'InstructionBaselinePart',
+    'CapabilityLoadDeltaPart',
+    'ModelSettingsDeltaPart',
     'RetryPromptPart',
     'ModelRequestPart',
     'ModelRequest',
@@ -209,32 +215,6 @@ class RetryPromptPart:
         return _repr(self, ('content', 'tool_name', 'tool_call_id', 'timestamp'))
 
 
-@dataclass(repr=False)
-class InstructionPart:
-    """One block of a request's instructions, and whether it came from a function (dynamic) or a literal."""
-
-    content: str
-    """The block's text."""
-    _: KW_ONLY
-    dynamic: bool = False
-    """Whether a function, a template or a toolset wrote it (rather than a literal string)."""
-    part_kind: Literal['instruction'] = 'instruction'
-    """Tag of this part kind in serialized messages."""
-
-    @staticmethod
-    def join(parts: Sequence[InstructionPart]) -> str | None:
-        """The blocks' text separated by blank lines, or `None` when that is empty."""
-        return '\n\n'.join(part.content for part in parts).strip() or None
-
-    @staticmethod
-    def sorted(parts: Sequence[InstructionPart]) -> list[InstructionPart]:
-        """The blocks with the static ones first, each group in its order."""
-        return sorted(parts, key=lambda part: part.dynamic)
-
-    def __repr__(self) -> str:
-        return _repr(self, ('content',)) if not self.dynamic else _repr(self, ('content', 'dynamic'))
-
-
 @dataclass(repr=False, kw_only=True)
 class ToolAvailabilityDeltaPart:
     """Marks the point of a conversation from which more tools are available to the model: those a tool revealed
@@ -263,7 +243,16 @@ class ToolAvailabilityDeltaPart:
 
 
 ModelRequestPart = Annotated[
-    SystemPromptPart | UserPromptPart | SpeechPart | ToolReturnPart | RetryPromptPart | ToolAvailabilityDeltaPart,
+    SystemPromptPart
+    | UserPromptPart
+    | SpeechPart
+    | ToolReturnPart
+    | RetryPromptPart
+    | ToolAvailabilityDeltaPart
+    | CapabilityLoadDeltaPart
+    | ModelSettingsDeltaPart
+    | InstructionDeltaPart
+    | InstructionBaselinePart,
     pydantic.Discriminator('part_kind'),
 ]
 """A part of a request to a model."""

@@ -4,7 +4,7 @@ run, never persisted), with the checks the nodes make against them."""
 from __future__ import annotations as _annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, Generic, Literal, TypeAlias
 
@@ -16,7 +16,10 @@ from .._functions.runners import InstructionsItem, OutputValidator, SystemPrompt
 from .._message_flow.cancellation import RunCancellation
 from .._output.schema import OutputSchema
 from .._tools.deferred_calls import DeferredToolResults
+from ..exceptions import UserError
 from ..messages import (
+    AgentInstructionSource,
+    InstructionId,
     InstructionPart,
     ModelMessage,
     ModelRequest,
@@ -121,9 +124,12 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
     """The deferred tools the history revealed (`RunContext.discovered_tool_names`): one set, changed in place."""
     defers_tools: bool = False
     """Whether the step's tools include deferred ones (`defer_loading`, or covered by a tool search)."""
+    event_buffer: list[Any] = field(default_factory=list)
+    """The events emitted (`RunContext.emit`, `AgentRun.emit`) and not yet given by a node's stream."""
     tool_deltas: bool = False
-    """Whether the history may hold `ToolAvailabilityDeltaPart`s, which `Model.prepare_messages` renders for the model
-    (a run that never reveals a tool skips that pass over its history)."""
+    """Whether the history may hold `ToolAvailabilityDeltaPart`s or records of instructions, capability loads or
+    settings, which `Model.prepare_messages` renders for the model (a run that never records one skips that pass over
+    its history)."""
     usage_limits: UsageLimits
     """The run's usage limits."""
     max_result_retries: int
@@ -232,6 +238,7 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
             'capability_loaded': None,
             '_cancellation': self.cancellation,
             'deadline': self.deadline,
+            '_event_stream_buffer': self.event_buffer,
             'discovered_tool_names': self.discovered_tool_names,
             'instrumentation_version': self.instrumentation.version,
         }
@@ -245,29 +252,57 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
         ctx.validation_context = context
         return context
 
-    async def instructions_text(self, state: GraphAgentState) -> str | None:
-        """The instructions of the next request, as pydantic-ai 1.107 builds them: the texts joined by lines,
-        then each function's result as a paragraph, then the toolsets' instructions (the prompted-output
-        instructions are not among them: models add them, see `ModelRequestParameters.prompted_output_template`)."""
+    async def instruction_parts(self, state: GraphAgentState) -> list[InstructionPart]:
+        """The instruction blocks of the next request, as pydantic-ai 1.107 orders them: the texts joined by lines
+        (one literal block), then each function's result, then the toolsets' blocks (the prompted-output
+        instructions are not among them: models add them, see `ModelRequestParameters.prompted_output_template`).
+
+        A function may return an `InstructionPart` (pydantic-ai 2.68): a `name` without an `id` is qualified as the
+        agent's (`agent:<name>`). A blank block is left out, unless it is `on_change='append'` (its withdrawal).
+
+        Raises:
+            UserError: a block's `name` holds `:` or is `'agent'`.
+        """
         ctx: RunContext[DepsT] | None = None
         if self._static_instructions is not _NOT_COMPUTED:
-            paragraphs: list[str] = list(self._static_instructions)
+            parts: list[InstructionPart] = list(self._static_instructions)
         else:
-            texts = '\n'.join(item for item in self.instructions if isinstance(item, str) and item)
-            paragraphs = [texts.strip()] if texts.strip() else []
+            texts = '\n'.join(item for item in self.instructions if isinstance(item, str) and item).strip()
+            parts = [InstructionPart(texts)] if texts else []
             for item in self.instructions:
                 if not isinstance(item, str):
                     ctx = ctx or self.run_context(state)
-                    if text := await item.run(ctx):
-                        paragraphs.append(text.strip())
+                    if (part := _block(await item.run(ctx), agent=True)) is not None:
+                        parts.append(part)
             if all(isinstance(item, str) for item in self.instructions):
                 # Texts only: the same for every request of the run.
-                self._static_instructions = tuple(paragraphs)
+                self._static_instructions = tuple(parts)
         found = await self.toolset.get_instructions(ctx or self.run_context(state))
         for block in [found] if isinstance(found, str | InstructionPart) else found or ():
-            if text := (block if isinstance(block, str) else block.content).strip():  # blank ones left out
-                paragraphs.append(text)
-        return '\n\n'.join(paragraphs) if paragraphs else None
+            if (part := _block(block, agent=False)) is not None:
+                parts.append(part)
+        return parts
+
+    async def instructions_text(self, state: GraphAgentState) -> str | None:
+        """The instructions of the next request as one text (`instruction_parts` joined by blank lines)."""
+        return InstructionPart.join(await self.instruction_parts(state))
+
+
+def _block(found: str | InstructionPart | None, *, agent: bool) -> InstructionPart | None:
+    """`found` (a function's or a toolset's instructions) as a block, stripped; `None` for a blank one."""
+    if not isinstance(found, InstructionPart):
+        text = (found or '').strip()
+        return InstructionPart(text, dynamic=True) if text else None
+    if not found.content.strip() and found.on_change != 'append':
+        return None
+    if found.name is not None and (':' in found.name or found.name == 'agent'):
+        raise UserError(
+            f"Instruction name {found.name!r} cannot be used: a name is one segment of the block's id, so it cannot "
+            "hold `:`, and 'agent' is the key of the agent's own instructions. Choose another name."
+        )
+    if agent and found.name is not None and found.id is None:
+        found = replace(found, id=InstructionId(AgentInstructionSource(), name=found.name))
+    return replace(found, content=found.content.strip(), dynamic=found.dynamic or agent)
 
 
 def token_check(state: GraphAgentState, deps: GraphAgentDeps[Any, Any]) -> Callable[[RequestUsage], None] | None:

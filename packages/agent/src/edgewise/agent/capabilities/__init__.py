@@ -12,6 +12,7 @@ and `XSearch`; `Thinking`; `Toolset`, `SetToolMetadata`, `ReinjectSystemPrompt`,
 `resolve_model_id`) with `SelectModel` and `ResolveModelId`; and pydantic-ai 2.68's `ModelFallback`,
 `RequestInput`, `Caching`, `FileUnderstanding`, `durable_operation`,
 `MCPAuthorizationTokenFunc` and `BatchModelRequests`.
+`resolve_model_id`) with `SelectModel` and `ResolveModelId`; pydantic-ai 2.68's event listeners (`on_event`).
 
 The hooks are listed once, in the table of `_hook_table` (name, kind of folding, group): `CombinedCapability`,
 `Hooks`, `WrapperCapability` and the run's checks of which hooks to take all derive from it.
@@ -26,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 from ..exceptions import HookTimeoutError
 from ..output import OutputContext
 from ._dynamic import DynamicCapability
+from ._on_event import on_event
 from .abstract import (
     AbstractCapability,
     AgentCapability,
@@ -252,4 +254,5 @@ __all__ = (
     'XSearch',
     'WrapperCapability',
     'durable_operation',
+    'on_event',
 )

@@ -28,12 +28,13 @@ from .._tools.deferred_calls import DeferredToolRequests, DeferredToolResults
 from .._tools.definition import ToolDefinition
 from .._warnings import PydanticAIDeprecationWarning
 from ..exceptions import ModelRetry
-from ..messages import AgentStreamEvent, ModelResponse, ToolCallPart
+from ..messages import AgentStreamEvent, CapabilityEvent, ModelResponse, ToolCallPart
 from ..models import KnownModelName, Model, ModelRequestContext, ModelResolutionContext, ModelSelectionContext
 from ..output import OutputContext
 from ..tools import AgentDepsT, AgentNativeTool, RunContext
 from ..toolsets import AbstractToolset, ToolsetFunc
-from ._hook_table import LIFECYCLE_HOOKS
+from ._hook_table import EVENT_STREAM_HOOK, LIFECYCLE_HOOKS
+from ._on_event import collect_on_event_methods, marked_listens_to
 
 __all__ = (
     'AbstractCapability',
@@ -314,9 +315,38 @@ class AbstractCapability(Generic[AgentDepsT]):
         self, ctx: RunContext[AgentDepsT], *, stream: AsyncIterable[AgentStreamEvent]
     ) -> AsyncIterable[AgentStreamEvent]:
         """Around the events of each streamed node: yield them, changed, dropped or with others. A run whose
-        capabilities implement this streams its nodes even without an `event_stream_handler`."""
+        capabilities implement this streams its nodes even without an `event_stream_handler`.
+
+        By default, a capability with event listeners (`on_event`) hands each event it listens to to `on_event`
+        before passing it on (a `dispatch='immediate'` capability event was handed over when it was emitted);
+        an override that should keep them calls this one."""
+        if not self.has_on_event:
+            async for event in stream:
+                yield event
+            return
         async for event in stream:
+            immediate = isinstance(event, CapabilityEvent) and type(event).event_dispatch == 'immediate'
+            if not immediate and self.listens_to(event):
+                await self.on_event(ctx, event=event)
             yield event
+
+    async def on_event(self, ctx: RunContext[AgentDepsT], *, event: AgentStreamEvent) -> None:
+        """Called with each event of the run this capability listens to (`listens_to`): by default, hands it to
+        the methods marked with `on_event` that take it, in definition order. Override it to handle events
+        yourself (call `super().on_event(...)` to keep the marked methods). A capability gets the events it emits
+        itself."""
+        for method in collect_on_event_methods(type(self)):
+            if method.accepts(event):
+                await method.func(self, ctx, event)
+
+    @property
+    def has_on_event(self) -> bool:
+        """Whether this capability listens to events: it overrides `on_event`, or has methods marked with it."""
+        return type(self).on_event is not AbstractCapability.on_event or bool(collect_on_event_methods(type(self)))
+
+    def listens_to(self, event: AgentStreamEvent) -> bool:
+        """Whether `on_event` would reach a listener for `event` (every event, when `on_event` is overridden)."""
+        return type(self).on_event is not AbstractCapability.on_event or marked_listens_to(type(self), event)
 
     # -- each model request ----------------------------------------------------------------------------------
 
@@ -545,7 +575,7 @@ class AbstractCapability(Generic[AgentDepsT]):
     def overrides(self, hook: str) -> bool:
         """Whether this capability implements `hook` (the name of one of the hook methods), so that a run whose
         capabilities do not can skip it."""
-        return _overrides(self, hook)
+        return _overrides(self, hook) or (hook == EVENT_STREAM_HOOK and self.has_on_event)
 
 
 def _overrides(capability: AbstractCapability[Any], hook: str) -> bool:

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, Self
 from typing_extensions import TypeVar
 
 from .._message_flow.cancellation import RunCancellation
+from .._message_flow.custom_events import CapabilityEvent, CustomEvent
 from .._message_flow.pending import EnqueueContent, PendingMessage, PendingMessagePriority
 from .._messages.model_messages import (
     ModelMessage,
@@ -41,6 +42,7 @@ from ..native_tools import SUPPORTED_NATIVE_TOOLS, AbstractNativeTool
 from ..profiles import ModelProfile, ModelProfileSpec, resolve_profile
 from ..settings import ModelSettings, merge_model_settings
 from ..usage import UsageLimits
+from ._instruction_history import project_history_records
 from ._native_support import check_native_tools
 from ._request_parameters import ModelRequestParameters
 from ._speech_history import convert_speech_parts
@@ -77,6 +79,8 @@ def check_allow_model_requests() -> None:
     if not getattr(package, 'ALLOW_MODEL_REQUESTS', ALLOW_MODEL_REQUESTS):
         raise RuntimeError('Model requests are not allowed, since ALLOW_MODEL_REQUESTS is False')
 
+
+_EventT = TypeVar('_EventT', bound=CustomEvent | CapabilityEvent)
 
 AgentDepsT = TypeVar('AgentDepsT', default=object, contravariant=True)
 """Type of an agent's dependencies, as the things that use them see it: an agent, tool, toolset or capability
@@ -155,6 +159,8 @@ class RunContext(Generic[RunContextAgentDepsT]):
     """When the run must end (UTC), or `None`: from `timeout=` on the run methods, or inherited from the run this
     one was started in (a sub-agent run from a tool), whose deadline its own `timeout` can only bring forward. Past
     it, the run ends with `RunTimedOut`; `remaining_time()` says how long is left."""
+    _event_stream_buffer: list[Any] | None = field(default=None, repr=False)
+    """Where `emit` puts events for the run's stream; `None` for a context of no running agent."""
     discovered_tool_names: set[str] = field(default_factory=set)
     """The names of the deferred tools the history has revealed (found by a tool search, named by a
     `ToolAvailabilityDeltaPart`), read from it before each step: raw evidence, not checked against the tools of the
@@ -251,6 +257,60 @@ class RunContext(Generic[RunContextAgentDepsT]):
         if self.deadline is None:
             return None
         return (self.deadline - datetime.now(tz=timezone.utc)).total_seconds()
+
+    async def emit(self, event: _EventT, /) -> _EventT:
+        """Put an application's `CustomEvent`, or a capability's `CapabilityEvent`, into the run's event stream
+        (`run_stream_events`, an `event_stream_handler`, the node streams of `iter`): given before the next event of
+        the node streaming, or first in the next node's stream. Not sent to the model.
+
+        Inside a tool call, an event that names no tool call gets the call's `tool_call_id` and `tool_name`. A
+        `CapabilityEvent` belongs to a capability: emitted by a capability's tool it gets the capability's id as
+        `capability_id`; elsewhere it must name one of the run's capabilities itself. The capabilities' listeners
+        (`on_event`) get an event as the stream passes it, or, for a `CapabilityEvent` class with
+        `dispatch='immediate'`, here, before `emit` returns.
+
+        Returns:
+            The event, as given (with the ids stamped).
+
+        Raises:
+            UserError: this context belongs to no running agent, or a capability event names no capability of
+                the run.
+        """
+        buffer = self._event_stream_buffer
+        if buffer is None:
+            raise UserError(
+                '`emit` is only available during an agent run (from tools, capability hooks, or `AgentRun.emit`). '
+                'This `RunContext` has no event stream to emit into.'
+            )
+        if isinstance(event, CapabilityEvent) and event.capability_id is None:
+            owner = None
+            if self.tool_name is not None and self.tool_manager is not None and self.tool_manager.tools:
+                # the id a capability's tool carries (`ToolDefinition.capability_id`)
+                owner = getattr(
+                    getattr(self.tool_manager.tools.get(self.tool_name), 'tool_def', None), 'capability_id', None
+                )
+            if owner is None or owner not in self.capabilities:
+                raise UserError(
+                    "A capability event belongs to a capability: emit it from a capability's tool, or set its "
+                    "`capability_id` to the id of one of the run's capabilities. Application code emits a "
+                    '`CustomEvent`.'
+                )
+            event.capability_id = owner
+        elif isinstance(event, CapabilityEvent) and event.capability_id not in self.capabilities:
+            raise UserError(
+                f'Capability event {event.kind!r} names capability {event.capability_id!r}, which is not one of '
+                "the run's capabilities."
+            )
+        if self.tool_call_id is not None and event.tool_call_id is None:
+            event.tool_call_id = self.tool_call_id
+            event.tool_name = self.tool_name
+        if isinstance(event, CapabilityEvent) and type(event).event_dispatch == 'immediate':
+            # The listeners decide before `emit` returns; the stream then gives the event as they left it.
+            for capability in self.capabilities.values():
+                if capability.listens_to(event):
+                    await capability.on_event(self, event=event)
+        buffer.append(event)
+        return event
 
     def cancel(self) -> None:
         """Cancel the run this context belongs to: from a tool, a capability hook, an event stream handler.
@@ -442,7 +502,11 @@ class Model(ABC):
         session's history) become prompt and text parts (a user's as its kept audio when the profile has
         `supports_audio_input`, else as its transcript), and each `ToolAvailabilityDeltaPart` becomes a system
         prompt naming the tools it made available (`TOOL_AVAILABILITY_ANNOUNCEMENT`), after the request's tool
-        results. `messages` itself when nothing changes.
+        results. Each `InstructionDeltaPart` of the current instruction window (from the last
+        `InstructionBaselinePart` or compaction) becomes a system prompt holding its `<pyai:context>` element (or
+        diff); baselines, earlier changes, `CapabilityLoadDeltaPart`s and `ModelSettingsDeltaPart`s are dropped (no
+        model here takes a settings change mid-conversation: the request's settings carry the current value).
+        `messages` itself when nothing changes.
 
         Args:
             messages: The history.
@@ -451,7 +515,9 @@ class Model(ABC):
                 Without them, every name is announced.
         """
         spoken = convert_speech_parts(messages, include_audio=self.profile.get('supports_audio_input', False))
-        return announce_tool_availability(spoken, model_request_parameters)
+        inline_system = self.profile.get('supports_inline_system_prompts', False)
+        projected = project_history_records(spoken, inline_system=inline_system)
+        return announce_tool_availability(projected, model_request_parameters)
 
     def customize_request_parameters(self, parameters: ModelRequestParameters) -> ModelRequestParameters:
         """Adapt the request parameters to the model (e.g. its JSON schema dialect); unchanged by default."""

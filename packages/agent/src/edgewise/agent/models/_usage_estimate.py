@@ -15,6 +15,7 @@ from ..messages import (
     BinaryContent,
     CompactionPart,
     FilePart,
+    InstructionDeltaPart,
     ModelMessage,
     ModelRequest,
     NativeToolReturnPart,
@@ -24,6 +25,7 @@ from ..messages import (
     TextContent,
     TextPart,
     ThinkingPart,
+    ToolAvailabilityDeltaPart,
     ToolReturnPart,
     UserContent,
     UserPromptPart,
@@ -66,8 +68,11 @@ def _message_tokens(message: ModelMessage) -> tuple[int, int]:
                 request_tokens += estimate_tokens(part.content)
             elif isinstance(part, RetryPromptPart):
                 request_tokens += estimate_tokens(part.model_response())
-            else:  # a ToolAvailabilityDeltaPart not announced yet: the names it reveals
+            elif isinstance(part, ToolAvailabilityDeltaPart):  # not announced yet: the names it reveals
                 request_tokens += estimate_tokens(' '.join(part.tools_added))
+            elif isinstance(part, InstructionDeltaPart):  # not projected yet: the change as it reads
+                request_tokens += estimate_tokens(part.render())
+            # the other records (baselines, capability loads, settings changes) are never sent
     else:
         for response_part in message.parts:
             if isinstance(response_part, TextPart | ThinkingPart | SpeechPart):

@@ -10,6 +10,7 @@ from typing import Any, Self
 
 import anyio
 
+from .._messages.instructions import InstructionId, ToolsetInstructionSource
 from .._messages.model_messages import InstructionPart
 from ..exceptions import UserError
 from ..models._model import AgentDepsT, RunContext
@@ -132,14 +133,19 @@ class CombinedToolset(AbstractToolset[AgentDepsT]):
         return None
 
     async def get_instructions(self, ctx: RunContext[AgentDepsT]) -> list[str | InstructionPart] | None:
-        """The members' instructions (texts and blocks), in order."""
+        """The members' instructions (texts and blocks), in order. A block of a member that has an `id` is keyed
+        under it (pydantic-ai 2.68): `toolset:<id>`, or `toolset:<id>:<name>` for a named block."""
         found: list[str | InstructionPart] = []
         for toolset in self.toolsets:
             instructions = await toolset.get_instructions(ctx)
-            if isinstance(instructions, str | InstructionPart):
-                found.append(instructions)
-            elif instructions:
-                found.extend(instructions)
+            blocks = [instructions] if isinstance(instructions, str | InstructionPart) else instructions or []
+            source = _instruction_source(toolset)
+            found.extend(
+                replace(block, id=InstructionId(source, name=block.name))
+                if source is not None and isinstance(block, InstructionPart) and _keyed_elsewhere(block, source)
+                else block
+                for block in blocks
+            )
         return found or None
 
     async def get_tools(self, ctx: RunContext[AgentDepsT]) -> dict[str, ToolsetTool[AgentDepsT]]:
@@ -195,3 +201,16 @@ class CombinedToolset(AbstractToolset[AgentDepsT]):
     ) -> AbstractToolset[AgentDepsT]:
         """A combination of the members with their leaves replaced."""
         return replace(self, toolsets=[toolset.visit_and_replace(visitor) for toolset in self.toolsets])
+
+
+def _instruction_source(toolset: AbstractToolset[Any]) -> ToolsetInstructionSource | None:
+    """The source a member's instruction blocks are keyed under: its `id`, unless it is itself a combination (whose
+    members key their own) or its id cannot be a segment of a key (it holds `:`)."""
+    toolset_id = toolset.id
+    if toolset_id is None or ':' in toolset_id or isinstance(toolset, CombinedToolset):
+        return None
+    return ToolsetInstructionSource(toolset_id)
+
+
+def _keyed_elsewhere(block: InstructionPart, source: ToolsetInstructionSource) -> bool:
+    return block.id is None or block.id.source != source

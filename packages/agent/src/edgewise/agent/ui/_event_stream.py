@@ -15,9 +15,9 @@ from typing_extensions import TypeVar
 from ..exceptions import RunCancelled
 from ..messages import (
     AgentStreamEvent,
-    BuiltinToolCallEvent,
-    BuiltinToolResultEvent,
+    CapabilityEvent,
     CompactionPart,
+    CustomEvent,
     DeferredToolRequestsEvent,
     DeferredToolResultsEvent,
     FilePart,
@@ -41,6 +41,7 @@ from ..messages import (
     ToolCallPartDelta,
     ToolResultEvent,
     ToolReturnPart,
+    UnknownCustomEvent,
 )
 from ..output import OutputDataT
 from ..result import AgentRunResult, AgentRunResultEvent
@@ -318,8 +319,14 @@ class UIEventStream(ABC, Generic[RunInputT, EventT, AgentDepsT, OutputDataT]):
             handled = self.handle_deferred_tool_requests(event)
         elif isinstance(event, DeferredToolResultsEvent):
             handled = self.handle_deferred_tool_results(event)
-        else:  # the deprecated native tool events repeat what the parts already said
-            assert isinstance(event, BuiltinToolCallEvent | BuiltinToolResultEvent), event
+        elif isinstance(event, CustomEvent):
+            # Checked here, for every protocol: an event class declared `ui=False` never reaches a frontend, nor
+            # does an event whose class this process never defined (its `ui` is unknown: it stays on the server).
+            forwarded = type(event).ui and not isinstance(event, UnknownCustomEvent)
+            handled = self.handle_custom_event(event) if forwarded else None
+        elif isinstance(event, CapabilityEvent):
+            handled = self.handle_capability_event(event)
+        else:  # the deprecated native tool events repeat what the parts already said, the other events nothing
             handled = None
         if handled is not None:
             async for out in handled:
@@ -534,5 +541,17 @@ class UIEventStream(ABC, Generic[RunInputT, EventT, AgentDepsT, OutputDataT]):
 
     async def handle_deferred_tool_results(self, event: DeferredToolResultsEvent) -> AsyncIterator[EventT]:
         """A resumed run took the answers to the tool calls it waited for; nothing by default."""
+        return
+        yield  # an async generator that yields nothing
+
+    async def handle_custom_event(self, event: CustomEvent) -> AsyncIterator[EventT]:
+        """An application's event (`RunContext.emit`, `AgentRun.emit`) of a class the frontend may see; nothing by
+        default (the protocols send its `to_payload()`)."""
+        return
+        yield  # an async generator that yields nothing
+
+    async def handle_capability_event(self, event: CapabilityEvent) -> AsyncIterator[EventT]:
+        """A capability's event: not for frontends, nothing by default (an application that wants one shown
+        listens to it and emits a `CustomEvent`)."""
         return
         yield  # an async generator that yields nothing

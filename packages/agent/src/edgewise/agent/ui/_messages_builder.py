@@ -5,11 +5,15 @@ from __future__ import annotations as _annotations
 from dataclasses import dataclass, field
 
 from ..messages import (
+    CapabilityLoadDeltaPart,
+    InstructionBaselinePart,
+    InstructionDeltaPart,
     ModelMessage,
     ModelRequest,
     ModelRequestPart,
     ModelResponse,
     ModelResponsePart,
+    ModelSettingsDeltaPart,
     RetryPromptPart,
     SystemPromptPart,
     ToolAvailabilityDeltaPart,
@@ -19,7 +23,17 @@ from ..messages import (
 
 __all__ = ('BuilderCheckpoint', 'MessagesBuilder')
 
-_REQUEST_PARTS = (SystemPromptPart, UserPromptPart, ToolReturnPart, RetryPromptPart, ToolAvailabilityDeltaPart)
+_REQUEST_PARTS = (
+    SystemPromptPart,
+    UserPromptPart,
+    ToolReturnPart,
+    RetryPromptPart,
+    ToolAvailabilityDeltaPart,
+    CapabilityLoadDeltaPart,
+    ModelSettingsDeltaPart,
+    InstructionDeltaPart,
+    InstructionBaselinePart,
+)
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ import pydantic_core
 
 from ...exceptions import RunCancelled
 from ...messages import (
+    CustomEvent,
     FunctionToolResultEvent,
     NativeToolCallPart,
     NativeToolReturnPart,
@@ -224,6 +225,12 @@ class AGUIEventStream(UIEventStream[Any, Any, AgentDepsT, OutputDataT]):
         """As `handle_function_tool_result`."""
         async for out in self._tool_result(event.part):
             yield out
+
+    async def handle_custom_event(self, event: CustomEvent) -> AsyncIterator[Any]:
+        """An AG-UI `CustomEvent` named as the event, whose value is its payload (an AG-UI event given as the payload
+        is sent as it is)."""
+        payload = event.to_payload()
+        yield payload if isinstance(payload, core.BaseEvent) else core.CustomEvent(name=event.name, value=payload)
 
     async def _tool_result(self, part: ToolReturnPart | RetryPromptPart) -> AsyncIterator[Any]:
         text = part.model_response() if isinstance(part, RetryPromptPart) else tool_return_text(part)

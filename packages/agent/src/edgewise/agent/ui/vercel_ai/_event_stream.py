@@ -10,6 +10,7 @@ import pydantic_core
 
 from ...exceptions import RunCancelled
 from ...messages import (
+    CustomEvent,
     FilePart,
     FunctionToolCallEvent,
     FunctionToolResultEvent,
@@ -31,11 +32,12 @@ from ...output import OutputDataT
 from ...result import AgentRunResultEvent
 from ...tools import AgentDepsT, DeferredToolRequests
 from .._event_stream import UIEventStream
-from ._metadata import dump_message_metadata, metadata_chunks, part_metadata, tool_output
+from ._metadata import _CARRIERS, dump_message_metadata, metadata_chunks, part_metadata, tool_output
 from .request_types import RequestData
 from .response_types import (
     AbortChunk,
     BaseChunk,
+    DataChunk,
     DoneChunk,
     ErrorChunk,
     FileChunk,
@@ -148,6 +150,11 @@ class VercelAIEventStream(UIEventStream[RequestData, BaseChunk, AgentDepsT, Outp
     async def on_cancelled(self, cancelled: RunCancelled) -> AsyncIterator[BaseChunk]:
         """An `abort` chunk: the run was cancelled."""
         yield AbortChunk(reason='The agent run was cancelled.')
+
+    async def handle_custom_event(self, event: CustomEvent) -> AsyncIterator[BaseChunk]:
+        """A `data-<name>` chunk holding the event's payload (a data chunk given as the payload is sent as it is)."""
+        payload = event.to_payload()
+        yield payload if isinstance(payload, _CARRIERS) else DataChunk(type=f'data-{event.name}', data=payload)
 
     async def handle_run_result(self, event: AgentRunResultEvent[Any]) -> AsyncIterator[BaseChunk]:
         """The message's metadata, and the approvals the run waits for (AI SDK 6)."""
