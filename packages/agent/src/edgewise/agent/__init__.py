@@ -94,6 +94,7 @@ if TYPE_CHECKING:
         RetryPromptPart,
         SpeechPart,
         SpeechPartDelta,
+        StructuredContent,
         SystemPromptPart,
         TextContent,
         TextPart,
@@ -129,7 +130,17 @@ if TYPE_CHECKING:
         WebSearchUserLocation,
         XSearchTool,
     )
-    from .output import NativeOutput, PromptedOutput, StructuredDict, TextOutput, ToolOutput
+    from .output import (
+        BoolCriteria,
+        Choice,
+        Choices,
+        NativeOutput,
+        PendingModelResponse,
+        PromptedOutput,
+        StructuredDict,
+        TextOutput,
+        ToolOutput,
+    )
     from .profiles import (
         DEFAULT_PROFILE,
         InlineDefsJsonSchemaTransformer,
@@ -148,6 +159,7 @@ if TYPE_CHECKING:
         ToolApproved,
         ToolDefinition,
         ToolDenied,
+        UseEnumMemberDocstrings,
     )
     from .toolsets import (
         AbstractToolset,
@@ -282,6 +294,12 @@ __all__ = (
     'SkipToolValidation',
     'StreamedRunResult',
     'StructuredDict',
+    'Choice',
+    'Choices',
+    'BoolCriteria',
+    'PendingModelResponse',
+    'StructuredContent',
+    'UseEnumMemberDocstrings',
     'SystemPromptPart',
     'TextContent',
     'TextOutput',
@@ -455,6 +473,12 @@ _EXPORTS: dict[str, str] = {
     'NativeOutput': '.output',
     'PromptedOutput': '.output',
     'StructuredDict': '.output',
+    'Choice': '.output',
+    'Choices': '.output',
+    'BoolCriteria': '.output',
+    'PendingModelResponse': '.output',
+    'StructuredContent': '.messages',
+    'UseEnumMemberDocstrings': '.tools',
     'TextOutput': '.output',
     'ToolOutput': '.output',
     'AgentEventStream': '.result',

@@ -20,7 +20,7 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from functools import cache
-from typing import TYPE_CHECKING, Any, TypeAlias, Union
+from typing import TYPE_CHECKING, Any, TypeAlias, Union, cast
 
 import anyio
 import pydantic
@@ -60,6 +60,7 @@ from ..messages import (
     UserPromptPart,
 )
 from ..models import ModelRequestContext, ModelRequestParameters
+from ..output import PendingModelResponse
 from ..tools import RunContext
 from .call_tools_parts import (
     TOOL_SKIPPED,
@@ -461,6 +462,14 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
         """End the run with a valid output, or send tool results and retry prompts in a new request."""
         if (streamed := _take_streamed_next(self)) is not None:
             return streamed  # type: ignore[no-any-return]
+        if self.model_response.state == 'suspended':
+            # A response the provider is still working on is no answer: its parts so far could match the output.
+            if not ctx.deps.output_schema.allows_pending_model_response:
+                raise UserError(
+                    'Cannot handle a suspended model response as a completed turn: add `PendingModelResponse` to '
+                    'the output types for the run to end with it.'
+                )
+            return End(FinalResult(cast(NodeRunEndT, PendingModelResponse(response=self.model_response))))
         stored = len(ctx.state.message_history)
         calls = [p for p in self.model_response.parts if isinstance(p, ToolCallPart)]
         if calls:
@@ -497,6 +506,9 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
         self, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]]
     ) -> AsyncGenerator[HandleResponseEvent]:
         state = ctx.state
+        if self.model_response.state == 'suspended':  # no calls to announce: the run ends (or fails) on it
+            self.__dict__[_NEXT] = await self.run(ctx)
+            return
         output_tools = ctx.deps.output_schema.tools
         calls = [p for p in self.model_response.parts if isinstance(p, ToolCallPart)]
         answers = self.tool_call_results or {}

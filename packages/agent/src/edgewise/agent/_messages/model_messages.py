@@ -360,8 +360,9 @@ FinishReason = Literal['stop', 'length', 'content_filter', 'tool_call', 'error']
 """Why the model stopped generating, normalized across providers."""
 
 
-ModelResponseState: TypeAlias = Literal['complete', 'incomplete', 'interrupted']
-"""Where a response stands: received whole, still streaming, or cut off by `cancel()`."""
+ModelResponseState: TypeAlias = Literal['complete', 'incomplete', 'interrupted', 'suspended']
+"""Where a response stands: received whole, still streaming, cut off by `cancel()`, or still being worked on by the
+provider (`'suspended'`: a batch or background request; see `PendingModelResponse`)."""
 
 
 @dataclass(repr=False)
