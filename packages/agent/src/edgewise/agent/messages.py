@@ -39,6 +39,15 @@ from ._message_flow.events import (
     ToolCallPartDelta,
     ToolResultEvent,
 )
+from ._messages.citations import (
+    Citation,
+    CitationAnchor,
+    CitationSource,
+    ContentCitationAnchor,
+    DocumentCitationSource,
+    MarkerCitationAnchor,
+    WebCitationSource,
+)
 from ._messages.compaction import CompactionPart
 from ._messages.content import (
     MULTI_MODAL_CONTENT_TYPES,
@@ -133,6 +142,13 @@ __all__ = (
     'BinaryImage',
     'BinaryAudio',
     'StructuredContent',
+    'Citation',
+    'CitationAnchor',
+    'CitationSource',
+    'ContentCitationAnchor',
+    'DocumentCitationSource',
+    'MarkerCitationAnchor',
+    'WebCitationSource',
     'StructuredContentFormat',
     'TextContent',
     'CachePoint',

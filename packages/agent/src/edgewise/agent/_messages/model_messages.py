@@ -20,6 +20,7 @@ import pydantic
 import pydantic_core
 
 from .._warnings import PydanticAIDeprecationWarning
+from .citations import Citation
 from .compaction import CompactionPart
 from .content import BinaryContent, BinaryImage, UserContent
 from .speech import SpeechPart
@@ -282,6 +283,9 @@ class TextPart:
     """The provider that produced the part."""
     provider_details: dict[str, Any] | None = None
     """Provider-specific data."""
+    citations: list[Citation] | None = None
+    """The sources backing this text, when the provider cites any (what else it says about them, such as page
+    numbers or scores, is in `provider_details['citations']`)."""
     part_kind: Literal['text'] = 'text'
     """Tag of this part kind in serialized messages."""
 
@@ -290,7 +294,7 @@ class TextPart:
         return bool(self.content)
 
     def __repr__(self) -> str:
-        return _repr(self, ('content', 'id', 'provider_name', 'provider_details'))
+        return _repr(self, ('content', 'id', 'provider_name', 'provider_details', 'citations'))
 
 
 @dataclass(repr=False)

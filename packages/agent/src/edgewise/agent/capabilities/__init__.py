@@ -7,7 +7,7 @@ call (validation and execution) and output (validation and processing), `wrap_ru
 `HandleDeferredToolCalls`, `PrepareTools`, `PrepareOutputTools`, `IncludeToolReturnSchemas`, `NativeTool`,
 `ProcessHistory`, `Instrumentation`, `ToolSearch`, `Capability`, `DynamicCapability`, `WrapperCapability` and
 `ProcessEventStream`; the provider-adaptive tools `NativeOrLocalTool`, `WebSearch`, `WebFetch`, `ImageGeneration`
-and `XSearch`; `Thinking`; `Toolset`, `SetToolMetadata`, `ReinjectSystemPrompt`, `UseThreadExecutor`, `MCP` and
+and `XSearch`; `Thinking`; pydantic-ai 2.68's `Citations`; `Toolset`, `SetToolMetadata`, `ReinjectSystemPrompt`, `UseThreadExecutor`, `MCP` and
 `PrefixTools`; and pydantic-ai 2.x's `RaiseContentFilterError`, the model hooks (`get_model`,
 `resolve_model_id`) with `SelectModel` and `ResolveModelId`.
 
@@ -69,6 +69,7 @@ from .wrapper import WrapperCapability
 # The ready-made capabilities that the agent itself never uses are imported on first use (`capabilities.WebSearch`,
 # `from edgewise.agent.capabilities import WebSearch`, `CAPABILITY_TYPES`), so that importing the agent stays cheap.
 _LAZY: dict[str, str] = {
+    'Citations': 'citations',
     'HandleDeferredToolCalls': 'deferred_tool_handler',
     'HookRegistration': 'hooks',
     'Hooks': 'hooks',
@@ -98,6 +99,7 @@ _SPEC_TYPES: tuple[str, ...] = (
     'Instrumentation',
     'ToolSearch',
     # provider-adaptive tools and thinking
+    'Citations',
     'ImageGeneration',
     'Thinking',
     'WebFetch',
@@ -141,6 +143,7 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:
+    from .citations import Citations
     from .deferred_tool_handler import HandleDeferredToolCalls
     from .hooks import HookRegistration, Hooks
     from .image_generation import ImageGeneration
@@ -170,6 +173,7 @@ __all__ = (
     'AgentNode',
     'Capability',
     'CapabilityDescription',
+    'Citations',
     'CapabilityFunc',
     'CapabilityOrdering',
     'CapabilityPosition',
