@@ -7,8 +7,8 @@ call (validation and execution) and output (validation and processing), `wrap_ru
 `HandleDeferredToolCalls`, `PrepareTools`, `PrepareOutputTools`, `IncludeToolReturnSchemas`, `NativeTool`,
 `ProcessHistory`, `Instrumentation`, `ToolSearch`, `Capability`, `DynamicCapability`, `WrapperCapability` and
 `ProcessEventStream`; the provider-adaptive tools `NativeOrLocalTool`, `WebSearch`, `WebFetch`, `ImageGeneration`
-and `XSearch`; `Thinking`; pydantic-ai 2.68's `Citations`; `Toolset`, `SetToolMetadata`, `ReinjectSystemPrompt`, `UseThreadExecutor`, `MCP` and
-`PrefixTools`; and pydantic-ai 2.x's `RaiseContentFilterError`, the model hooks (`get_model`,
+and `XSearch`; `Thinking`; `Toolset`, `SetToolMetadata`, `ReinjectSystemPrompt`, `UseThreadExecutor`, `MCP` and
+`PrefixTools`; and pydantic-ai 2.x's `RaiseContentFilterError`, `Citations` (2.68), the model hooks (`get_model`,
 `resolve_model_id`) with `SelectModel` and `ResolveModelId`.
 
 The hooks are listed once, in the table of `_hook_table` (name, kind of folding, group): `CombinedCapability`,
