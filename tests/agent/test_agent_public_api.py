@@ -57,6 +57,8 @@ def test_all_is_pinned() -> None:
         'ConcurrencyLimitExceeded',
         'ConcurrencyLimiter',
         'ContentCitationAnchor',
+        'Conversation',
+        'ConversationTypeAdapter',
         'CostCalculationFailedWarning',
         'CostNotFoundWarning',
         'DEFAULT_PROFILE',

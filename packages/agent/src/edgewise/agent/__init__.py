@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from .agent.spec import AgentSpec
     from .capabilities import AgentCapability, Capability, CapabilityFunc
     from .concurrency import AbstractConcurrencyLimiter, AnyConcurrencyLimit, ConcurrencyLimit, ConcurrencyLimiter
+    from .conversation import Conversation, ConversationTypeAdapter
     from .exceptions import (
         AgentError,
         AgentRunError,
@@ -314,6 +315,8 @@ __all__ = (
     'DocumentCitationSource',
     'MarkerCitationAnchor',
     'WebCitationSource',
+    'Conversation',
+    'ConversationTypeAdapter',
     'SystemPromptPart',
     'TextContent',
     'TextOutput',
@@ -499,6 +502,8 @@ _EXPORTS: dict[str, str] = {
     'DocumentCitationSource': '.messages',
     'MarkerCitationAnchor': '.messages',
     'WebCitationSource': '.messages',
+    'Conversation': '.conversation',
+    'ConversationTypeAdapter': '.conversation',
     'UseEnumMemberDocstrings': '.tools',
     'TextOutput': '.output',
     'ToolOutput': '.output',

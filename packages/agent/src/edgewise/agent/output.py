@@ -437,7 +437,7 @@ def Choices(
     from edgewise.agent.models.test import TestModel
 
     Intent = Choices({'refund': 'Money back.', 'replace': 'A new unit.'}, description='What the customer wants.')
-    agent = Agent(TestModel(custom_output_args={'response': 'replace'}), output_type=Intent)
+    agent = Agent(TestModel(custom_output_args='replace'), output_type=Intent)
     print(agent.run_sync('Send me another one.').output)
     #> replace
     ```
