@@ -299,12 +299,22 @@ def test_the_delta_events_round_trip_as_stream_events() -> None:
     assert repr(events[0]) == "CapabilityLoadDeltaEvent(part=CapabilityLoadDeltaPart(loaded=['weather']))"
 
 
+def _without_new_defaults(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    for message in messages:
+        for part in message['parts']:
+            if part.get('part_kind') == 'text' and part.get('citations') is None:
+                part.pop('citations', None)
+    return messages
+
+
 def test_a_history_and_events_stored_before_these_parts_still_load() -> None:
     stored = json.loads(STORED.read_text())
     messages = ModelMessagesTypeAdapter.validate_python(stored['messages'])
     assert messages[:4] == history()
     assert messages[6].parts[1] == ToolAvailabilityDeltaPart(tools_added=['refund'], tool_call_id='search-1')
-    assert json.loads(ModelMessagesTypeAdapter.dump_json(messages)) == stored['messages']
+    # The same data written again, but for fields added since that are written with their defaults (a text part's
+    # `citations`).
+    assert _without_new_defaults(json.loads(ModelMessagesTypeAdapter.dump_json(messages))) == stored['messages']
     events = TypeAdapter(list[AgentStreamEvent]).validate_python(stored['events'])
     assert [event.event_kind for event in events] == [
         'function_tool_call',

@@ -28,8 +28,8 @@ from edgewise.agent.output import NativeOutput, PromptedOutput, TextOutput, Tool
 from edgewise.agent.tools import ToolDefinition
 from edgewise.agent.usage import RequestUsage, RunUsage, UsageLimits
 
-RUN = ['user_prompt', '*output_type', '*message_history', '*conversation_id', '*run_id', '*model', '*instructions',
-       '*deps', '*model_settings', '*usage_limits', '*usage', '*metadata', '*retries']  # fmt: skip
+RUN = ['user_prompt', '*output_type', '*conversation', '*message_history', '*conversation_id', '*run_id', '*model',
+       '*instructions', '*deps', '*model_settings', '*usage_limits', '*usage', '*metadata', '*retries']  # fmt: skip
 
 
 def _params(fn: Callable[..., Any]) -> list[str]:
@@ -101,7 +101,7 @@ def _params(fn: Callable[..., Any]) -> list[str]:
         (ToolReturnPart, ['tool_name', 'content', 'tool_call_id', '*tool_kind', '*metadata', '*timestamp', '*outcome',
                           '*part_kind']),
         (RetryPromptPart, ['content', '*tool_name', '*tool_call_id', '*timestamp', '*part_kind']),
-        (TextPart, ['content', '*id', '*provider_name', '*provider_details', '*part_kind']),
+        (TextPart, ['content', '*id', '*provider_name', '*provider_details', '*citations', '*part_kind']),
         (ToolCallPart, ['tool_name', 'args', 'tool_call_id', '*tool_kind', '*id', '*provider_name',
                         '*provider_details', '*part_kind']),
         (ThinkingPart, ['content', '*id', '*signature', '*provider_name', '*provider_details', '*part_kind']),

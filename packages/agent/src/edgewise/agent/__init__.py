@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from .agent.spec import AgentSpec
     from .capabilities import AgentCapability, Capability, CapabilityFunc
     from .concurrency import AbstractConcurrencyLimiter, AnyConcurrencyLimit, ConcurrencyLimit, ConcurrencyLimiter
+    from .conversation import Conversation, ConversationTypeAdapter
     from .embeddings import Embedder, EmbeddingModel, EmbeddingResult, EmbeddingSettings
     from .exceptions import (
         AgentError,
@@ -88,10 +89,15 @@ if TYPE_CHECKING:
         CapabilityInstructionSource,
         CapabilityLoadDeltaEvent,
         CapabilityLoadDeltaPart,
+        Citation,
+        CitationAnchor,
+        CitationSource,
         CompactionPart,
+        ContentCitationAnchor,
         CustomEvent,
         DeferredToolRequestsEvent,
         DeferredToolResultsEvent,
+        DocumentCitationSource,
         DocumentFormat,
         DocumentMediaType,
         DocumentUrl,
@@ -113,6 +119,7 @@ if TYPE_CHECKING:
         InstructionId,
         InstructionPart,
         InstructionSource,
+        MarkerCitationAnchor,
         ModelMessage,
         ModelMessagesTypeAdapter,
         ModelRequest,
@@ -137,6 +144,7 @@ if TYPE_CHECKING:
         RunInstructionSource,
         SpeechPart,
         SpeechPartDelta,
+        StructuredContent,
         SystemPromptPart,
         TextContent,
         TextPart,
@@ -160,6 +168,7 @@ if TYPE_CHECKING:
         VideoFormat,
         VideoMediaType,
         VideoUrl,
+        WebCitationSource,
     )
     from .models import ModelRequestContext, ModelResolutionContext, ModelSelectionContext
     from .models.instrumented import InstrumentationSettings
@@ -176,7 +185,17 @@ if TYPE_CHECKING:
         WebSearchUserLocation,
         XSearchTool,
     )
-    from .output import NativeOutput, PromptedOutput, StructuredDict, TextOutput, ToolOutput
+    from .output import (
+        BoolCriteria,
+        Choice,
+        Choices,
+        NativeOutput,
+        PendingModelResponse,
+        PromptedOutput,
+        StructuredDict,
+        TextOutput,
+        ToolOutput,
+    )
     from .profiles import (
         DEFAULT_PROFILE,
         InlineDefsJsonSchemaTransformer,
@@ -195,6 +214,7 @@ if TYPE_CHECKING:
         ToolApproved,
         ToolDefinition,
         ToolDenied,
+        UseEnumMemberDocstrings,
     )
     from .toolsets import (
         AbstractToolset,
@@ -367,6 +387,21 @@ __all__ = (
     'SkipToolValidation',
     'StreamedRunResult',
     'StructuredDict',
+    'Choice',
+    'Choices',
+    'BoolCriteria',
+    'PendingModelResponse',
+    'StructuredContent',
+    'UseEnumMemberDocstrings',
+    'Citation',
+    'CitationAnchor',
+    'CitationSource',
+    'ContentCitationAnchor',
+    'DocumentCitationSource',
+    'MarkerCitationAnchor',
+    'WebCitationSource',
+    'Conversation',
+    'ConversationTypeAdapter',
     'SystemPromptPart',
     'TextContent',
     'TextOutput',
@@ -597,6 +632,21 @@ _EXPORTS: dict[str, str] = {
     'NativeOutput': '.output',
     'PromptedOutput': '.output',
     'StructuredDict': '.output',
+    'Choice': '.output',
+    'Choices': '.output',
+    'BoolCriteria': '.output',
+    'PendingModelResponse': '.output',
+    'StructuredContent': '.messages',
+    'Citation': '.messages',
+    'CitationAnchor': '.messages',
+    'CitationSource': '.messages',
+    'ContentCitationAnchor': '.messages',
+    'DocumentCitationSource': '.messages',
+    'MarkerCitationAnchor': '.messages',
+    'WebCitationSource': '.messages',
+    'Conversation': '.conversation',
+    'ConversationTypeAdapter': '.conversation',
+    'UseEnumMemberDocstrings': '.tools',
     'TextOutput': '.output',
     'ToolOutput': '.output',
     'AgentEventStream': '.result',

@@ -49,6 +49,15 @@ from ._message_flow.events import (
     ToolCallPartDelta,
     ToolResultEvent,
 )
+from ._messages.citations import (
+    Citation,
+    CitationAnchor,
+    CitationSource,
+    ContentCitationAnchor,
+    DocumentCitationSource,
+    MarkerCitationAnchor,
+    WebCitationSource,
+)
 from ._messages.compaction import CompactionPart
 from ._messages.content import (
     MULTI_MODAL_CONTENT_TYPES,
@@ -68,6 +77,8 @@ from ._messages.content import (
     ImageMediaType,
     ImageUrl,
     MultiModalContent,
+    StructuredContent,
+    StructuredContentFormat,
     TextContent,
     ToolReturn,
     ToolReturnContent,
@@ -154,6 +165,15 @@ __all__ = (
     'BinaryContent',
     'BinaryImage',
     'BinaryAudio',
+    'StructuredContent',
+    'Citation',
+    'CitationAnchor',
+    'CitationSource',
+    'ContentCitationAnchor',
+    'DocumentCitationSource',
+    'MarkerCitationAnchor',
+    'WebCitationSource',
+    'StructuredContentFormat',
     'TextContent',
     'CachePoint',
     'UploadedFile',

@@ -8,15 +8,16 @@ the markers below.
 
 from __future__ import annotations as _annotations
 
-from collections.abc import Awaitable, Callable, Sequence
+import inspect
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Generic, Literal, TypeAlias, cast
+from typing import Any, ClassVar, Generic, Literal, TypeAlias, cast, overload
 
 from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler
 from pydantic_core import core_schema
 from typing_extensions import TypeVar
 
-from ._messages.model_messages import ToolCallPart
+from ._messages.model_messages import ModelResponse, ToolCallPart
 from ._tools.deferred_calls import DeferredToolRequests
 from ._tools.definition import ToolDefinition
 from .exceptions import UserError
@@ -32,6 +33,10 @@ __all__ = (
     'OutputObjectDefinition',
     'OutputContext',
     'StructuredDict',
+    'PendingModelResponse',
+    'Choice',
+    'Choices',
+    'BoolCriteria',
     'DEFAULT_OUTPUT_TOOL_NAME',
     'DEFAULT_OUTPUT_TOOL_DESCRIPTION',
     'DeferredToolRequests',
@@ -40,6 +45,8 @@ __all__ = (
 OutputDataT = TypeVar('OutputDataT', default=str, covariant=True)
 """Type of a run's output."""
 T_co = TypeVar('T_co', covariant=True)
+ChoiceValueT = TypeVar('ChoiceValueT')
+"""What a `Choice` made in a call stands for (a type variable of the call, so `Choice.__init__` can type `self`)."""
 
 DEFAULT_OUTPUT_TOOL_NAME = 'final_result'
 """The name of the output tool (`final_result_<Name>` for each member of a union)."""
@@ -296,3 +303,238 @@ def StructuredDict(
     _StructuredDict.__doc__ = schema.get('description')
     _StructuredDict.__name__ = _StructuredDict.__qualname__ = str(schema.get('title') or 'StructuredDict')
     return _StructuredDict
+
+
+@dataclass(kw_only=True)
+class PendingModelResponse:
+    """An output type for a run that may end while the provider is still working on a response (a batch request,
+    a background response): put it beside the output type (`output_type=[Answer, PendingModelResponse]`) and a run
+    whose model response comes back with `state='suspended'` ends with this as its output instead of waiting.
+
+    The run's message history ends in the suspended response, kept for the application to look at later.
+    """
+
+    response: ModelResponse
+    """The response the provider is still working on (its `state` is `'suspended'`)."""
+
+
+_UNSET: Any = object()
+
+
+@dataclass(init=False)
+class Choice(Generic[T_co]):
+    """One option of a `Choices` set, with what it means to the model and what picking it gives.
+
+    Needed only when an option stands for something else than its own key: `Choice('Paid by card', value=4)`.
+    """
+
+    description: str | None
+    """What the option means, shown to the model next to its key."""
+    value: T_co
+    """What the option gives when the model picks it (its key when not given). A callable is called, with no
+    arguments, once the model's pick is final, and the output is what it returns (it may be `async`; a plain
+    function runs in a worker thread); such a set can only be an agent's `output_type`."""
+
+    @overload
+    def __init__(self: Choice[str], description: str | None = None) -> None: ...
+
+    @overload
+    def __init__(
+        self: Choice[ChoiceValueT], description: str | None = None, *, value: Callable[[], Awaitable[ChoiceValueT]]
+    ) -> None: ...
+
+    @overload
+    def __init__(
+        self: Choice[ChoiceValueT], description: str | None = None, *, value: Callable[[], ChoiceValueT]
+    ) -> None: ...
+
+    @overload
+    def __init__(self: Choice[ChoiceValueT], description: str | None = None, *, value: ChoiceValueT) -> None: ...
+
+    def __init__(self, description: str | None = None, *, value: Any = _UNSET) -> None:
+        """Describe an option.
+
+        Raises:
+            UserError: `value` is a callable that cannot be called without arguments.
+        """
+        if _needs_arguments(value):
+            raise UserError(
+                'A callable `Choice` value is called with no arguments when the model picks it, '
+                f'but {value!r} requires some. Bind them with `functools.partial` or a closure.'
+            )
+        self.description = description
+        self.value = value
+
+
+def _needs_arguments(value: Any) -> bool:
+    """Whether `value` is callable but cannot be called without arguments (unknown signatures pass)."""
+    if not callable(value):
+        return False
+    try:
+        parameters = inspect.signature(value).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    required = (
+        inspect.Parameter.POSITIONAL_ONLY,
+        inspect.Parameter.POSITIONAL_OR_KEYWORD,
+        inspect.Parameter.KEYWORD_ONLY,
+    )
+    return any(p.default is inspect.Parameter.empty and p.kind in required for p in parameters)
+
+
+class _ChoicesWithActions:
+    """The base of the type `Choices` gives when one of its values is callable: the model picks a key (validated by
+    `keys_type`), and the output schema calls what that key stands for once the pick is final. Anywhere else than
+    an agent's output type nothing would call it, so its pydantic schema refuses to be built."""
+
+    keys_type: ClassVar[type[Any]]
+    """The same set of keys, without values: what validates the model's pick."""
+    values: ClassVar[Mapping[str, Any]]
+    """What each key stands for."""
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> core_schema.CoreSchema:
+        raise UserError(
+            "A `Choices` set with a callable `Choice` value can only be used as an agent's `output_type`, "
+            'as that is the only place Edgewise can call the action the model picked. '
+            'To pick one as a tool parameter or a model field, give the choices plain values and call the '
+            'action yourself.'
+        )
+
+
+@overload
+def Choices(
+    choices: Sequence[str] | Mapping[str, str], *, name: str | None = None, description: str | None = None
+) -> type[str]: ...
+
+
+@overload
+def Choices(
+    choices: Mapping[str, Choice[T_co]], *, name: str | None = None, description: str | None = None
+) -> type[T_co]: ...
+
+
+@overload
+def Choices(
+    choices: Mapping[str, str | Choice[T_co]], *, name: str | None = None, description: str | None = None
+) -> type[str | T_co]: ...
+
+
+def Choices(
+    choices: Sequence[str] | Mapping[str, str | Choice[Any]],
+    *,
+    name: str | None = None,
+    description: str | None = None,
+) -> type[Any]:
+    """A type whose value is one of `choices`, for options known only while the program runs (for options known
+    when the code is written, a `Literal` or an `Enum` with `UseEnumMemberDocstrings` checks more).
+
+    It is a type, so it can be an output type, a field of a pydantic model or a tool parameter. The model is shown
+    each key with its description; the value is the key picked, or the `Choice.value` it stands for.
+
+    ```python
+    from edgewise.agent import Agent, Choices
+    from edgewise.agent.models.test import TestModel
+
+    Intent = Choices({'refund': 'Money back.', 'replace': 'A new unit.'}, description='What the customer wants.')
+    agent = Agent(TestModel(custom_output_args='replace'), output_type=Intent)
+    print(agent.run_sync('Send me another one.').output)
+    #> replace
+    ```
+
+    Args:
+        choices: The keys; or a mapping of each key to its description, or to a `Choice`.
+        name: The name of the output tool or schema (`'Choices'` if `None`).
+        description: What the model is asked to pick.
+
+    Raises:
+        UserError: `choices` is a single string, or empty.
+    """
+    resolved = _choices_by_key(choices)
+    values: dict[str, Any] = {key: key if choice.value is _UNSET else choice.value for key, choice in resolved.items()}
+    maps_values = any(value is not key for key, value in values.items())
+    has_actions = any(callable(value) for value in values.values())
+    json_schema = _choices_json_schema(resolved, description)
+    type_name = name or 'Choices'
+
+    class _Choices:
+        @classmethod
+        def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> core_schema.CoreSchema:
+            schema: core_schema.CoreSchema = core_schema.literal_schema(list(values))
+            # Actions are called by the output schema once the pick is final (a validator cannot await, and a
+            # streamed value is validated again with each chunk); plain values are looked up here.
+            if maps_values and not has_actions:
+                schema = core_schema.no_info_after_validator_function(values.__getitem__, schema)
+            return schema
+
+        @classmethod
+        def __get_pydantic_json_schema__(
+            cls, schema: core_schema.CoreSchema, handler: GetJsonSchemaHandler
+        ) -> dict[str, Any]:
+            return dict(json_schema)
+
+    _Choices.__name__ = _Choices.__qualname__ = type_name
+    if not has_actions:
+        return _Choices
+    actions = type(type_name, (_ChoicesWithActions,), {'keys_type': _Choices, 'values': values})
+    actions.__qualname__ = type_name
+    return actions
+
+
+def _choices_by_key(choices: Sequence[str] | Mapping[str, str | Choice[Any]]) -> dict[str, Choice[Any]]:
+    if isinstance(choices, str):
+        raise UserError('`Choices` takes a sequence or mapping of choices, not a single string.')
+    if isinstance(choices, Mapping):
+        resolved = {key: Choice(item) if isinstance(item, str) else item for key, item in choices.items()}
+    else:
+        resolved = {key: Choice() for key in choices}
+    if not resolved:
+        raise UserError('`Choices` requires at least one choice.')
+    return resolved
+
+
+def _choices_json_schema(choices: dict[str, Choice[Any]], description: str | None) -> dict[str, Any]:
+    """A string among the keys: an `enum`, or, when some keys are described, `anyOf` one `const` per key (the shape
+    of an enum whose members have docstrings, see `UseEnumMemberDocstrings`)."""
+    json_schema: dict[str, Any]
+    if any(choice.description for choice in choices.values()):
+        options = [
+            {'const': key, **({'description': choice.description} if choice.description else {})}
+            for key, choice in choices.items()
+        ]
+        json_schema = {'type': 'string', 'anyOf': options}
+    else:
+        json_schema = {'type': 'string', 'enum': list(choices)}
+    if description:
+        json_schema['description'] = description
+    return json_schema
+
+
+@dataclass(frozen=True, kw_only=True)
+class BoolCriteria:
+    """What a yes and a no each mean, for a `bool` field or parameter: `Annotated[bool, BoolCriteria(true=...,
+    false=...)]`. The schema shows the model both meanings (`anyOf` the two constants, each described); the value
+    stays a plain `bool`.
+
+    Raises:
+        UserError: (when the schema is made) it annotates something else than a plain `bool`.
+    """
+
+    true: str
+    """What `True` means."""
+    false: str
+    """What `False` means."""
+
+    def __get_pydantic_json_schema__(
+        self, schema: core_schema.CoreSchema, handler: GetJsonSchemaHandler
+    ) -> dict[str, Any]:
+        json_schema = dict(handler(schema))
+        # The rendered schema is checked (a `bool` behind a validator passes); a `Literal[True]` renders as a boolean
+        # too, but its `const`/`enum` would contradict the two meanings.
+        if json_schema.get('type') != 'boolean' or 'const' in json_schema or 'enum' in json_schema:
+            raise UserError(
+                '`BoolCriteria` says what each answer of a `bool` means, so it can only annotate a plain `bool`, '
+                'not a `Literal` of `True` and/or `False` or any other type.'
+            )
+        json_schema['anyOf'] = [{'const': True, 'description': self.true}, {'const': False, 'description': self.false}]
+        return json_schema

@@ -140,6 +140,10 @@ class ModelSettings(TypedDict, total=False):
     reason. A provider's own setting (`openai_reasoning_effort`, `anthropic_thinking`, `anthropic_effort`,
     `google_thinking_config`) wins over this one.
     """
+    citations: bool
+    """Ask for citations (`TextPart.citations`) from providers that cite only when asked: on Anthropic, documents
+    in the request (also those tool results hold) are sent with citations turned on. Used only when the output is
+    text; providers that always cite (OpenAI, Google web search) ignore it."""
     service_tier: ServiceTier
     """The service tier of the request, the same way for every provider (see `ServiceTier` for what each API
     is sent). A provider's own setting (`openai_service_tier`, `anthropic_service_tier`) wins over this one."""

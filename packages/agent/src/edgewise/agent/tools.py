@@ -13,6 +13,7 @@ from typing import Any, Concatenate, Generic, Self, TypeAlias
 from pydantic.json_schema import GenerateJsonSchema
 from typing_extensions import ParamSpec, TypedDict, Unpack
 
+from ._functions.docstrings import UseEnumMemberDocstrings
 from ._functions.keyword_options import KeywordOptions
 from ._functions.schema import (
     DocstringFormat,
@@ -54,6 +55,7 @@ __all__ = (
     'DocstringFormat',
     'ArgsValidatorFunc',
     'GenerateToolJsonSchema',
+    'UseEnumMemberDocstrings',
     'DeferredToolRequests',
     'DeferredToolResults',
     'DeferredToolResult',

@@ -29,12 +29,28 @@ from .._messages.content import ToolReturn
 from .._threads import run_in_thread
 from ..exceptions import UserError
 from ..models._model import RunContext
-from .docstrings import DocstringFormat, doc_descriptions
+from .docstrings import DocstringFormat, described_enum_schema, doc_descriptions
 
-__all__ = ('DocstringFormat', 'FunctionSchema', 'GenerateToolJsonSchema', 'function_schema', 'passthrough_schema')
+__all__ = (
+    'DocstringFormat',
+    'FunctionSchema',
+    'GenerateOutputJsonSchema',
+    'GenerateToolJsonSchema',
+    'function_schema',
+    'passthrough_schema',
+)
 
 
-class GenerateToolJsonSchema(GenerateJsonSchema):
+class GenerateOutputJsonSchema(GenerateJsonSchema):
+    """The JSON schema of output types: as pydantic's, with the members of a `UseEnumMemberDocstrings` enum
+    described by their docstrings."""
+
+    def enum_schema(self, schema: core_schema.EnumSchema) -> dict[str, Any]:
+        """Pydantic's schema of an enum, its members described when the enum asks for it."""
+        return described_enum_schema(schema['cls'], schema['members'], super().enum_schema(schema))
+
+
+class GenerateToolJsonSchema(GenerateOutputJsonSchema):
     """The JSON schema of tool arguments: as pydantic's, without the titles it derives from field names."""
 
     def field_title_should_be_set(self, schema: Any) -> bool:

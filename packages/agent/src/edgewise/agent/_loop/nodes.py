@@ -20,7 +20,7 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from functools import cache
-from typing import TYPE_CHECKING, Any, TypeAlias, Union
+from typing import TYPE_CHECKING, Any, TypeAlias, Union, cast
 
 import anyio
 import pydantic
@@ -63,6 +63,7 @@ from ..messages import (
 )
 from ..models import ModelRequestContext, ModelRequestParameters
 from ..models._request_timeout import timed_request, timed_stream
+from ..output import PendingModelResponse
 from ..tools import RunContext
 from .call_tools_parts import (
     TOOL_SKIPPED,
@@ -296,7 +297,9 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
                 return await self._finish_hooked(ctx, outcome)
             messages = for_model(sent_messages(state, deps, params), model, params, deps)
             response = await timed_request(model, messages, self._settings, params)
-            if response.state == 'suspended':  # the provider paused the turn: ask it to go on until it is whole
+            # The provider paused the turn: ask it to go on until it is whole (a run whose output can be a
+            # `PendingModelResponse` ends with the suspended response instead).
+            if response.state == 'suspended' and not deps.output_schema.allows_pending_model_response:
                 run_ctx = deps.run_context(state)
                 response = await continue_turn(model, messages, response, self._settings, params, run_ctx)
             _trace_exchange(span, deps, messages, response)
@@ -620,6 +623,14 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
         """End the run with a valid output, or send tool results and retry prompts in a new request."""
         if (streamed := _take_streamed_next(self)) is not None:
             return streamed  # type: ignore[no-any-return]
+        if self.model_response.state == 'suspended':
+            # A response the provider is still working on is no answer: its parts so far could match the output.
+            if not ctx.deps.output_schema.allows_pending_model_response:
+                raise UserError(
+                    'Cannot handle a suspended model response as a completed turn: add `PendingModelResponse` to '
+                    'the output types for the run to end with it.'
+                )
+            return End(FinalResult(cast(NodeRunEndT, PendingModelResponse(response=self.model_response))))
         stored = len(ctx.state.message_history)
         calls = [p for p in self.model_response.parts if isinstance(p, ToolCallPart)]
         if calls:
@@ -656,6 +667,9 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
         self, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]]
     ) -> AsyncGenerator[HandleResponseEvent]:
         state = ctx.state
+        if self.model_response.state == 'suspended':  # no calls to announce: the run ends (or fails) on it
+            self.__dict__[_NEXT] = await self.run(ctx)
+            return
         output_tools = ctx.deps.output_schema.tools
         calls = [p for p in self.model_response.parts if isinstance(p, ToolCallPart)]
         answers = self.tool_call_results or {}

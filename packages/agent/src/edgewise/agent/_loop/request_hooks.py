@@ -129,7 +129,9 @@ async def hooked_request(
         messages = for_model(request_context.messages, model, params, deps)
         settings = request_context.model_settings
         outcome.sent = await timed_request(model, messages, settings, params)
-        if outcome.sent.state == 'suspended':  # the provider paused the turn: ask it to go on until it is whole
+        # The provider paused the turn: ask it to go on until it is whole (unless the run ends with it as its
+        # `PendingModelResponse` output).
+        if outcome.sent.state == 'suspended' and not deps.output_schema.allows_pending_model_response:
             # The turn so far is kept: a hook that turns a later failure into a retry leaves it in the history.
             keep = partial(setattr, outcome, 'sent')
             outcome.sent = await continue_turn(model, messages, outcome.sent, settings, params, run_ctx, keep)

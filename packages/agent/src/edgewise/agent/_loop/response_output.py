@@ -15,6 +15,7 @@ from .._run.state import GraphAgentState
 from .._tools.deferred_calls import DeferredToolRequests
 from ..exceptions import ModelRetry, UnexpectedModelBehavior, UserError
 from ..messages import ModelResponse, TextPart, ToolCallPart
+from ..output import PendingModelResponse
 
 __all__ = ('validate_response',)
 
@@ -38,6 +39,8 @@ async def validate_response(
     """
     deps = run.deps
     schema = deps.output_schema
+    if not allow_partial and message.state == 'suspended' and schema.allows_pending_model_response:
+        return PendingModelResponse(response=message)  # the stream ended with the provider still at work
     ctx = deps.run_context(run.state).replace_with(partial_output=allow_partial)
     try:
         call = next((p for p in message.parts if isinstance(p, ToolCallPart) and p.tool_name in schema.tools), None)

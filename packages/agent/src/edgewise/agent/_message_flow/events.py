@@ -15,6 +15,7 @@ from typing import Annotated, Any, Literal, TypeAlias, overload
 import pydantic
 from typing_extensions import deprecated
 
+from .._messages.citations import Citation
 from .._messages.model_messages import (
     CapabilityLoadDeltaPart,
     ModelMessage,
@@ -104,6 +105,10 @@ class TextPartDelta:
     """The provider that produced the text."""
     provider_details: dict[str, Any] | None = None
     """Provider-specific data, merged into the part's."""
+    citations_delta: list[Citation] | None = None
+    """All of the part's citations, replacing any it has (sent once the part's text is complete, in a delta without
+    text that also sets `provider_details['citations']`; a provider that cites at the end of the response sends
+    it then, possibly after the part's `PartEndEvent`)."""
     part_delta_kind: Literal['text'] = 'text'
     """Tag of this delta kind."""
 
@@ -120,6 +125,7 @@ class TextPartDelta:
             content=part.content + self.content_delta,
             provider_name=self.provider_name or part.provider_name,
             provider_details={**(part.provider_details or {}), **(self.provider_details or {})} or None,
+            citations=part.citations if self.citations_delta is None else self.citations_delta,
         )
 
     __repr__ = _repr

@@ -15,6 +15,7 @@ from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
+from .._messages.citations import Citation
 from .._messages.model_messages import (
     ModelResponsePart,
     NativeToolCallPart,
@@ -63,6 +64,7 @@ class _Building:
     provider_name: str | None = None
     provider_details: dict[str, Any] | None = None
     tool_kind: str | None = None
+    citations: list[Citation] | None = None  # of a text part
 
     def build(self) -> ModelResponsePart:
         if self.whole is not None:
@@ -72,7 +74,8 @@ class _Building:
             self.pieces[:] = [content]  # later joins start from the joined text
         details = dict(self.provider_details) if self.provider_details is not None else None
         if self.kind == 'text':
-            return TextPart(content, id=self.id, provider_name=self.provider_name, provider_details=details)
+            return TextPart(content, id=self.id, provider_name=self.provider_name, provider_details=details,
+                            citations=self.citations)  # fmt: skip
         if self.kind == 'thinking':
             return ThinkingPart(content, id=self.id, signature=self.signature, provider_name=self.provider_name,
                                 provider_details=details)  # fmt: skip
@@ -98,7 +101,7 @@ def _building_of(part: ModelResponsePart) -> _Building:
         return _Building(part.part_kind, whole=part)
     meta = {'id': part.id, 'provider_name': part.provider_name, 'provider_details': part.provider_details}
     if isinstance(part, TextPart):
-        return _Building('text', [part.content], **meta)  # type: ignore[arg-type]
+        return _Building('text', [part.content], citations=part.citations, **meta)  # type: ignore[arg-type]
     if isinstance(part, ThinkingPart):
         return _Building('thinking', [part.content], signature=part.signature, **meta)  # type: ignore[arg-type]
     if isinstance(part, ToolCallPart):
@@ -259,10 +262,12 @@ class PartsManager:
         provider_details: dict[str, Any] | None = None,
         thinking_tags: tuple[str, str] | None = None,
         ignore_leading_whitespace: bool = False,
+        citations: list[Citation] | None = None,
     ) -> Iterator[ModelResponseStreamEvent]:
         """Add text to the text part `vendor_part_id` (`None`: the last part, if it is text), or start one.
 
-        With `thinking_tags`, a delta that is exactly the opening tag starts a thinking part that takes the
+        `citations` replace the text part's (as `TextPartDelta.citations_delta`). With `thinking_tags`, a delta
+        that is exactly the opening tag starts a thinking part that takes the
         following deltas, up to the closing tag. With `ignore_leading_whitespace`, a new part is not started by
         whitespace alone.
 
@@ -292,7 +297,8 @@ class PartsManager:
         if part is None:
             if ignore_leading_whitespace and (not content or content.isspace()):
                 return
-            text = _Building('text', [content], id=id, provider_name=provider_name, provider_details=provider_details)
+            text = _Building('text', [content], id=id, provider_name=provider_name, provider_details=provider_details,
+                             citations=citations)  # fmt: skip
             self._start(object() if vendor_part_id is None else vendor_part_id, text)
             yield PartStartEvent(index=text.index, part=text.build())
             return
@@ -300,9 +306,12 @@ class PartsManager:
         part.add_metadata(provider_name, provider_details)
         if content:
             part.pieces.append(content)
-        yield PartDeltaEvent(
-            index=part.index, delta=TextPartDelta(content, provider_name=name, provider_details=provider_details)
+        if citations is not None:
+            part.citations = citations
+        text_delta = TextPartDelta(
+            content, provider_name=name, provider_details=provider_details, citations_delta=citations
         )
+        yield PartDeltaEvent(index=part.index, delta=text_delta)
 
     def handle_thinking_delta(
         self,

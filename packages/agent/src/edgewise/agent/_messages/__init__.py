@@ -5,7 +5,8 @@
 - `tool_parts`: the tool call and return parts (re-exported by `model_messages`), with the typed parts of the
   tools the agent adds itself (`load_capability`, `search_tools`).
 - `content`: what a user prompt or a tool return can hold besides text: file URLs, binary content, `ToolReturn`,
-  `CachePoint`.
+  `CachePoint`, `StructuredContent`.
+- `citations`: the sources backing a model's text and where in it (`TextPart.citations`).
 - `usage_counts`: the token and request counters a response and a run carry (re-exported by `usage`).
 - `capability_loading`: the parts that load a capability on demand (`defer_loading=True`).
 - `instructions`: instruction blocks and their ids, and the records of an instruction window (baselines, changes).

@@ -12,18 +12,22 @@ import base64
 import functools
 import hashlib
 import mimetypes
+import re
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
-from dataclasses import KW_ONLY, dataclass, field
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import KW_ONLY, InitVar, dataclass, field
 from os import PathLike
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Generic, Literal, TypeAlias, TypeGuard
 from urllib.parse import urlparse
 
 import pydantic
+import pydantic_core
 from pydantic.dataclasses import dataclass as pydantic_dataclass
 from pydantic_core import core_schema
 from typing_extensions import TypeAliasType, TypeVar
+
+from ..format_prompt import format_as_xml
 
 __all__ = (
     'AudioMediaType',
@@ -41,6 +45,8 @@ __all__ = (
     'ImageUrl',
     'DocumentUrl',
     'TextContent',
+    'StructuredContent',
+    'StructuredContentFormat',
     'BinaryContent',
     'BinaryImage',
     'BinaryAudio',
@@ -420,6 +426,89 @@ class TextContent:
         return _repr_set(self)
 
 
+StructuredContentFormat: TypeAlias = Literal['json', 'xml']
+"""A built-in way `StructuredContent` renders its value as text."""
+
+_TAG_NAME = re.compile(r'[a-z][a-z0-9]*(?:_[a-z0-9]+)*')
+# The tags pydantic-ai 2.x frames its own text in: a user's value in one would read as the framework speaking.
+_FRAMING_TAGS = frozenset(
+    ('system', 'tool_result', 'assistant_thinking', 'context', 'context_diff', 'validation_errors', 'retry_feedback',
+     'conversation_summary')
+)  # fmt: skip
+
+
+@dataclass(repr=False)
+class StructuredContent(TextContent):
+    """A structured value in a user prompt (the state of the screen the user looks at, a record): kept as a value
+    in the history, and sent to models as `content`, its text rendered once when the item is made and stored with it,
+    so that a history sent again (also after storing and loading it) shows the model the same text.
+
+    Code that reads `content` of text items handles it as it is. Subclass and override `render` to render a kind of
+    value one way everywhere (a history loaded from JSON gives back a `StructuredContent` with the stored text).
+    """
+
+    value: Any
+    """The value (anything pydantic can serialize); after loading from JSON, its JSON form (a dict for a model)."""
+    _: KW_ONLY
+    content: str = ''
+    """The text models are sent: rendered when the item is made, unless given (as when loading). Not rendered
+    again when `value`, `tag` or `description` change: make a new item instead."""
+    format: InitVar[StructuredContentFormat | Callable[[Any], str] | None] = None
+    """How to render the value instead of `render`: `'json'` (compact, `<`, `>` and `&` escaped, in `tag` when
+    given), `'xml'` (`format_as_xml`, with `tag` as root), or a function of the value giving the text as it is.
+    Not stored."""
+    tag: str | None = None
+    """The tag the rendered value is wrapped in (`'ui_state'` gives `<ui_state>...</ui_state>`): lowercase
+    snake_case, and none of the tags pydantic-ai frames its own text in (checked when the text is rendered)."""
+    description: str | None = None
+    """What the value is, written on the line before it by the built-in formats."""
+    kind: Literal['structured-content'] = 'structured-content'  # type: ignore[assignment]
+    """Tag of this content kind in serialized messages."""
+
+    def __post_init__(self, format: StructuredContentFormat | Callable[[Any], str] | None) -> None:
+        """Render `content` unless given.
+
+        Raises:
+            ValueError: `tag` is no lowercase snake_case name, or a framing tag; or the text rendered is empty.
+        """
+        if self.content:  # given, as when loading: `tag` is data then (a later framing tag must not break a load)
+            return
+        if self.tag is not None:
+            if not _TAG_NAME.fullmatch(self.tag):
+                raise ValueError(
+                    f'`StructuredContent.tag` must be lowercase snake_case, like `ui_state`; got {self.tag!r}.'
+                )
+            if self.tag in _FRAMING_TAGS:
+                raise ValueError(f'`StructuredContent.tag` cannot be {self.tag!r}, a built-in framing tag.')
+        if format is None:
+            text = self.render()
+        elif callable(format):
+            text = format(self.value)
+        else:
+            text = self._render_as(format)
+        if not text:  # an empty `content` is what makes a loaded item render: it would change the text
+            raise ValueError(
+                '`StructuredContent` rendered to empty text, which a model cannot be sent; give it a `tag` or a '
+                '`format` that renders the value as text.'
+            )
+        self.content = text
+
+    def render(self) -> str:
+        """The value as text for the model, compact JSON by default (called once, when the item is made without
+        `content` or `format`)."""
+        return self._render_as('json')
+
+    def _render_as(self, format: StructuredContentFormat) -> str:
+        if format == 'json':
+            text = pydantic_core.to_json(self.value).decode()
+            text = text.replace('<', r'\u003c').replace('>', r'\u003e').replace('&', r'\u0026')
+            if self.tag is not None:
+                text = f'<{self.tag}>{text}</{self.tag}>'
+        else:
+            text = format_as_xml(self.value, root_tag=self.tag)
+        return text if self.description is None else f'{self.description}\n{text}'
+
+
 @pydantic_dataclass(repr=False, config=_BINARY_CONFIG)
 class BinaryContent:
     """A file given by its data (image, audio, video, document); serialized to JSON as base64."""
@@ -676,8 +765,8 @@ def is_multi_modal_content(obj: Any) -> TypeGuard[MultiModalContent]:
     return isinstance(obj, MULTI_MODAL_CONTENT_TYPES)
 
 
-UserContent: TypeAlias = str | TextContent | MultiModalContent | CachePoint
-"""An item of a user prompt: text, tagged text, a file, or a cache point."""
+UserContent: TypeAlias = str | StructuredContent | TextContent | MultiModalContent | CachePoint
+"""An item of a user prompt: text, tagged text, a structured value, a file, or a cache point."""
 
 
 class _SerializedByType:

@@ -21,6 +21,7 @@ import pydantic
 import pydantic_core
 
 from .._warnings import PydanticAIDeprecationWarning
+from .citations import Citation
 from .compaction import CompactionPart
 from .content import BinaryContent, BinaryImage, CachePoint, FileUrl, TextContent, UploadedFile, UserContent
 from .deltas import CapabilityLoadDeltaPart, ModelSettingsDeltaPart
@@ -329,6 +330,9 @@ class TextPart:
     """The provider that produced the part."""
     provider_details: dict[str, Any] | None = None
     """Provider-specific data."""
+    citations: list[Citation] | None = None
+    """The sources backing this text, when the provider cites any (what else it says about them, such as page
+    numbers or scores, is in `provider_details['citations']`)."""
     part_kind: Literal['text'] = 'text'
     """Tag of this part kind in serialized messages."""
 
@@ -337,7 +341,7 @@ class TextPart:
         return bool(self.content)
 
     def __repr__(self) -> str:
-        return _repr(self, ('content', 'id', 'provider_name', 'provider_details'))
+        return _repr(self, ('content', 'id', 'provider_name', 'provider_details', 'citations'))
 
 
 @dataclass(repr=False)
@@ -408,8 +412,9 @@ FinishReason = Literal['stop', 'length', 'content_filter', 'tool_call', 'error']
 
 
 ModelResponseState: TypeAlias = Literal['complete', 'incomplete', 'suspended', 'interrupted']
-"""Where a response stands: received whole, still streaming, paused by the provider mid-turn (`'suspended'`: the
-run asks the model to continue it), or cut off by `cancel()`."""
+"""Where a response stands: received whole, still streaming, paused by the provider mid-turn or still being worked on
+by it (`'suspended'`: a batch or background request; the run asks the model to continue it, or ends with it as a
+`PendingModelResponse` output when the output type has one), or cut off by `cancel()`."""
 
 
 @dataclass(repr=False)

@@ -7,7 +7,7 @@ import dataclasses
 import inspect
 import re
 import types
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Generic, Literal, Union, get_args, get_origin
@@ -16,7 +16,8 @@ import pydantic
 import pydantic_core
 from typing_extensions import TypeVar, is_typeddict
 
-from .._functions.schema import FunctionSchema, function_schema, takes_run_context
+from .._functions.schema import FunctionSchema, GenerateOutputJsonSchema, function_schema, takes_run_context
+from .._threads import run_in_thread
 from .._tools.deferred_calls import DeferredToolRequests
 from ..exceptions import UserError
 from ..messages import BinaryImage
@@ -27,9 +28,11 @@ from ..output import (
     OutputMode,
     OutputObjectDefinition,
     OutputSpec,
+    PendingModelResponse,
     PromptedOutput,
     TextOutput,
     ToolOutput,
+    _ChoicesWithActions,
 )
 from ..profiles import DEFAULT_PROMPTED_OUTPUT_TEMPLATE, ModelProfile
 from ..tools import RunContext, ToolDefinition
@@ -99,6 +102,9 @@ class OutputProcessor:
     """The output tool's own retry budget (`ToolOutput(max_retries=...)`); the agent's output retries if `None`."""
     sequential: bool = False
     """Whether a call of this output tool is a barrier among the response's calls (`ToolOutput(sequential=True)`)."""
+    choice_values: Mapping[str, Any] | None = None
+    """For a `Choices` set with callable values: what each key stands for (the model picks a key; `finish` calls
+    the action it stands for)."""
 
     def validate(self, args: str | dict[str, Any] | None, context: Any = None, *, allow_partial: bool = False) -> Any:
         """The answer validated into a value (or into the output function's arguments), for `finish`; `context`
@@ -119,7 +125,10 @@ class OutputProcessor:
         return value.response if self.wrapped else value
 
     async def finish(self, value: Any, ctx: RunContext[Any]) -> Any:
-        """The output: `value` itself, or what the output function returns for it (it may raise `ModelRetry`)."""
+        """The output: `value` itself, or what the output function returns for it (it may raise `ModelRetry`); for a
+        `Choices` set with actions, once the pick is final, the value the key picked stands for (an action called)."""
+        if self.choice_values is not None and not ctx.partial_output:
+            return await _choice_value(self.choice_values[value])
         if self.function is None:
             return value
         return await self.function.call(value, ctx)
@@ -153,6 +162,17 @@ class OutputProcessor:
 
 def _identity(value: Any) -> Any:
     return value
+
+
+async def _choice_value(value: Any) -> Any:
+    """What a picked `Choice` gives: its value, or what its action returns (an `async` one awaited; a plain one run
+    in a worker thread, and what it returns awaited when awaitable). A `ModelRetry` it raises asks the model again."""
+    if not callable(value):
+        return value
+    if inspect.iscoroutinefunction(value):
+        return await value()
+    (result,) = await run_in_thread(lambda: (value(),))  # boxed: trio refuses a thread's result that is a coroutine
+    return await result if inspect.isawaitable(result) else result
 
 
 def _unwrap_response(value: Any) -> Any:
@@ -246,6 +266,9 @@ class OutputSchema(Generic[T]):
     allows_image: bool = False
     """Whether `BinaryImage` is among the output types: an image the model returns (in a `FilePart`) is then the
     output, before any text."""
+    allows_pending_model_response: bool = False
+    """Whether `PendingModelResponse` is among the output types: a response the provider is still working on
+    (`state='suspended'`) then ends the run, as the output."""
     auto_outputs: list[Any] | None = field(default=None, repr=False)
     """The output types when the output mode is the model's to choose (plain types only, no `str`, `TextOutput` or
     `ToolOutput`): output tools by default, native or prompted output when the model's profile says so."""
@@ -353,6 +376,10 @@ def _members(output_type: Any) -> list[Any]:
 
 
 def _processor(output: Any, *, name: str, description: str | None, strict: bool | None) -> OutputProcessor:
+    if isinstance(output, type) and issubclass(output, _ChoicesWithActions):
+        processor = _processor(output.keys_type, name=name, description=description, strict=strict)
+        processor.choice_values = output.values
+        return processor
     if _is_function(output):
         schema = function_schema(output, takes_ctx=takes_run_context(output), name=name)
         json_schema = dict(schema.json_schema)
@@ -363,14 +390,14 @@ def _processor(output: Any, *, name: str, description: str | None, strict: bool 
         )  # fmt: skip
     if _is_object_type(output):
         adapter: pydantic.TypeAdapter[Any] = pydantic.TypeAdapter(output)
-        json_schema = _strip_field_titles(adapter.json_schema())
+        json_schema = _strip_field_titles(adapter.json_schema(schema_generator=GenerateOutputJsonSchema))
         own = json_schema.pop('description', None)
         return OutputProcessor(
             name=name, json_schema=json_schema, description=_joined(description, own),
             strict=strict, validator=adapter, value_type=output,
         )  # fmt: skip
     model = pydantic.create_model(name, response=(output, ...))
-    json_schema = _strip_field_titles(model.model_json_schema())
+    json_schema = _strip_field_titles(model.model_json_schema(schema_generator=GenerateOutputJsonSchema))
     json_schema.pop('title', None)
     # Some models send the wrapped value as a JSON string (`{"response": "[1, 2]"}`): it is accepted too.
     lenient_type: Any = Union[output, pydantic.Json[output]]  # type: ignore[misc]  # noqa: UP007
@@ -426,6 +453,13 @@ def build_output_schema(output_type: Any) -> OutputSchema:
     if isinstance(output_type, NativeOutput | PromptedOutput):
         return _object_schema(output_type)
     members = _members(output_type)
+    if PendingModelResponse in members:  # not something the model answers: it shapes neither mode nor schema
+        rest = [member for member in members if member is not PendingModelResponse]
+        if not rest:
+            raise UserError('At least one output type must be provided other than `PendingModelResponse`.')
+        schema = build_output_schema(rest[0] if len(rest) == 1 else rest)
+        schema.allows_pending_model_response = True
+        return schema
     if DeferredToolRequests in members:
         rest = [member for member in members if member is not DeferredToolRequests]
         if not rest:
@@ -517,7 +551,7 @@ def build_output_schema(output_type: Any) -> OutputSchema:
 def _object_schema(spec: NativeOutput[Any] | PromptedOutput[Any]) -> OutputSchema:
     # `None` among the types is the `NoneType` kind (pydantic-ai 1.107 fails on it, wanting `type(None)`).
     members = [types.NoneType if member is None else member for member in _members(spec.outputs)]
-    for kind in (DeferredToolRequests, BinaryImage):  # each is given beside the marker, not inside it
+    for kind in (DeferredToolRequests, PendingModelResponse, BinaryImage):  # each goes beside the marker, not inside
         if kind in members:
             marker, name = type(spec).__name__, kind.__name__
             raise UserError(
@@ -576,6 +610,7 @@ def schema_for_profile(schema: OutputSchema, profile: ModelProfile) -> OutputSch
             found.allows_none = schema.allows_none
             found.allows_deferred_tools = schema.allows_deferred_tools
             found.allows_image = schema.allows_image
+            found.allows_pending_model_response = schema.allows_pending_model_response
             variants[mode] = found
         schema = found
     # The messages are pydantic-ai's (its models check their profile before each request).

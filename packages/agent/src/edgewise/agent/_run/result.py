@@ -5,6 +5,7 @@ from __future__ import annotations as _annotations
 
 import dataclasses
 import warnings
+from copy import deepcopy
 from dataclasses import KW_ONLY, dataclass, field
 from datetime import datetime
 from typing import Any, Generic, Literal
@@ -12,8 +13,10 @@ from typing import Any, Generic, Literal
 from typing_extensions import TypeVar
 
 from .. import messages as _messages
+from .._tools.deferred_calls import DeferredToolRequests
 from .._warnings import PydanticAIDeprecationWarning
-from ..messages import ModelMessage, ModelResponse, ToolReturnPart
+from ..conversation import RUN_CONVERSATION, Conversation, RunConversation, mark_stored
+from ..messages import ModelMessage, ModelRequest, ModelResponse, ToolReturnPart
 from ..usage import RunUsage
 from .state import GraphAgentState
 
@@ -85,6 +88,23 @@ class FinalResult(Generic[OutputDataT]):
     """The id of that output tool call."""
 
 
+_STAMPED = ('timestamp', 'instructions', 'run_id', 'conversation_id')
+"""The fields of a request a run fills in when they are unset."""
+
+
+def _rewritten(message: ModelMessage, original: ModelMessage) -> bool:
+    """Whether `message` differs from `original` beyond what a run adds to a request it sends: the fields it fills
+    in, and parts put around the request's own (a reinjected system prompt, say), which keep their order."""
+    filled: dict[str, Any] = {
+        name: getattr(message, name, None) for name in _STAMPED if getattr(original, name, False) is None
+    }
+    if isinstance(message, ModelRequest) and isinstance(original, ModelRequest):
+        remaining = iter(message.parts)
+        if all(part in remaining for part in original.parts):
+            filled['parts'] = message.parts
+    return message != dataclasses.replace(original, **filled)
+
+
 @dataclass
 class AgentRunResult(Generic[OutputDataT]):
     """What a finished run returns: the output, the messages and the usage."""
@@ -152,6 +172,55 @@ class AgentRunResult(Generic[OutputDataT]):
     def conversation_id(self) -> str | None:
         """The id of the conversation the run belongs to."""
         return self._state.conversation_id if self._state is not None else None
+
+    @property
+    def conversation(self) -> Conversation:
+        """The run's `Conversation`, to carry into the next run (`conversation=`) or to store: its messages, its usage
+        (copies of both), its id, the deferred tool calls it waits on when the run ended with `DeferredToolRequests`,
+        and, for a run that continued a stored conversation, its revision and where the messages its store does not
+        have start (`new_message_index`). Each access makes a new one: a store advances the `revision` of the one it
+        saves, so keep that one to go on with."""
+        output = self.output
+        carried = self._carried()
+        conversation = Conversation(
+            messages=self.all_messages(),
+            usage=deepcopy(self._state.usage) if self._state is not None else RunUsage(),
+            deferred_tool_requests=deepcopy(output) if isinstance(output, DeferredToolRequests) else None,
+            revision=carried.revision if carried is not None else None,
+        )
+        if self.conversation_id is not None:
+            conversation.conversation_id = self.conversation_id
+        index = self._unsaved_start(conversation.messages, carried)
+        if index is not None and carried is not None and carried.unchecked:
+            conversation.new_message_index = index  # the store compares the messages before it with its own
+        elif index is not None:
+            mark_stored(conversation, conversation.messages[:index])
+        return conversation
+
+    def _carried(self) -> RunConversation | None:
+        return self._state.__dict__.get(RUN_CONVERSATION) if self._state is not None else None
+
+    def _unsaved_start(self, messages: list[ModelMessage], carried: RunConversation | None) -> int | None:
+        """Where the messages the store does not have start: after all of them once a store saved this result;
+        else before the unsaved ones the run was given, while they are still there just before the run's own."""
+        if carried is None:
+            return None
+        if carried.saved:
+            return len(messages)
+        if carried.unsaved is None:
+            return None
+        start = self._new_message_index - len(carried.unsaved)
+        given = messages[start : self._new_message_index] if start >= 0 else []
+        if len(given) != len(carried.unsaved) or any(map(_rewritten, given, carried.unsaved)):
+            return None  # a capability rewrote the history it was given: the store compares it all
+        return start
+
+    def _conversation_saved(self, revision: str) -> None:
+        """A store saved this result's conversation: its `conversation` goes on from `revision`."""
+        if self._state is None:
+            return
+        carried = self._state.__dict__.setdefault(RUN_CONVERSATION, RunConversation(revision=None, unsaved=None))
+        carried.revision, carried.unchecked, carried.saved = revision, False, True
 
     @property
     def metadata(self) -> dict[str, Any] | None:

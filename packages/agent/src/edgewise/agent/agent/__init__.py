@@ -57,6 +57,7 @@ from ..capabilities import AbstractCapability, AgentCapability, CombinedCapabili
 from ..capabilities._dynamic import as_capabilities
 from ..capabilities._loaded_on_demand import validate_capability_ids
 from ..concurrency import AnyConcurrencyLimit, normalize_to_limiter
+from ..conversation import Conversation, resolve_conversation
 from ..exceptions import UserError
 from ..messages import ModelMessage, SystemPromptPart, UserContent
 from ..models import KnownModelName, Model
@@ -571,6 +572,7 @@ class Agent(AbstractAgent[AgentDepsT, OutputDataT]):
         user_prompt: str | Sequence[UserContent] | None = None,
         *,
         output_type: OutputSpec[Any] | None = None,
+        conversation: Conversation | None = None,
         message_history: Sequence[ModelMessage] | None = None,
         conversation_id: str | None = None,
         run_id: str | None = None,
@@ -596,10 +598,15 @@ class Agent(AbstractAgent[AgentDepsT, OutputDataT]):
 
         Takes the same arguments as `run` except `event_stream_handler`. `run.cancel()` (or `cancellation_token`)
         cancels the run: the code driving it sees the event loop's cancellation, and the block ends with
-        `RunCancelled`; so does `timeout` (seconds from the start of the run), with `RunTimedOut`.
+        `RunCancelled`; so does `timeout` (seconds from the start of the run), with `RunTimedOut`. `conversation`
+        (a `Conversation`) stands for `message_history`, `usage` and `conversation_id` together (giving one of them
+        too is a `UserError`); the result's `conversation` goes on from it.
         """
         if infer_name:
             self._infer_name(inspect.currentframe())
+        message_history, usage, conversation_id, carried = resolve_conversation(
+            conversation, message_history=message_history, usage=usage, conversation_id=conversation_id
+        )
         return open_run(
             self,
             partial(
@@ -608,6 +615,7 @@ class Agent(AbstractAgent[AgentDepsT, OutputDataT]):
                 model_settings=model_settings, usage_limits=usage_limits, usage=usage, metadata=metadata,
                 retries=retries, capabilities=capabilities, persistence=persistence, toolsets=toolsets,
                 deferred_tool_results=deferred_tool_results, spec=spec, deprecated_kwargs=deprecated_kwargs,
+                conversation=carried,
             ),
             cancellation_token,
             timeout,

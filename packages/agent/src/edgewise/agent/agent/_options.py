@@ -18,6 +18,7 @@ from .._run.result import FinalResult
 from .._streaming.node_loop import EventStreamHandler
 from .._tools.deferred_calls import DeferredToolResults
 from ..capabilities import AgentCapability
+from ..conversation import Conversation
 from ..messages import ModelMessage
 from ..models import KnownModelName, Model
 from ..tool_manager import ParallelExecutionMode, ToolManager
@@ -45,6 +46,7 @@ class IterOptions(TypedDict, Generic[AgentDepsT], total=False):
     """The keyword arguments of `iter` after `output_type`, shared by the typed overloads of `iter`, `run_stream`
     and `run_stream_events` (which differ only in `output_type`, the type of the result)."""
 
+    conversation: Conversation | None
     message_history: Sequence[ModelMessage] | None
     conversation_id: str | None
     run_id: str | None

@@ -66,6 +66,7 @@ from ..capabilities.combined import combined_or_none
 from ..capabilities.durability import durability_of
 from ..capabilities.thread_executor import run_thread_executor
 from ..concurrency import concurrency_slot
+from ..conversation import RUN_CONVERSATION, RunConversation
 from ..exceptions import RunCancelled, RunTimedOut, UserError
 from ..messages import ModelMessage, ModelRequest, UserContent
 from ..models import KnownModelName, Model
@@ -257,6 +258,7 @@ async def new_run(
     deferred_tool_results: DeferredToolResults | None,
     spec: dict[str, Any] | AgentSpec | None,
     deprecated_kwargs: dict[str, Any],
+    conversation: RunConversation | None = None,
 ) -> PreparedRun:
     """A new run (`iter`), prepared: its deps and state from the agent and the arguments, its toolset made (not
     entered), its graph run ready to open at the user prompt node, and the metadata computed again at its end."""
@@ -304,6 +306,8 @@ async def new_run(
         conversation_id=resolve_conversation_id(conversation_id, history),
         run_id=run_id,
     )
+    if conversation is not None:  # beside the state, not stored with it: for the result's `conversation`
+        state.__dict__[RUN_CONVERSATION] = conversation
     graph_deps.prompt = user_prompt
     metadata_layers = overrides.get('metadata', [agent._metadata, spec_metadata, metadata])
     metadata_layers = [m for m in metadata_layers if m is not None]

@@ -9,10 +9,9 @@ call (validation and execution) and output (validation and processing), `wrap_ru
 `ProcessEventStream`; the provider-adaptive tools `NativeOrLocalTool`, `WebSearch`, `WebFetch`, `ImageGeneration`
 and `XSearch`; `Thinking`; `Toolset`, `SetToolMetadata`, `ReinjectSystemPrompt`, `UseThreadExecutor`, `MCP` and
 `PrefixTools`; and pydantic-ai 2.x's `RaiseContentFilterError`, the model hooks (`get_model`,
-`resolve_model_id`) with `SelectModel` and `ResolveModelId`; and pydantic-ai 2.68's `ModelFallback`,
-`RequestInput`, `Caching`, `FileUnderstanding`, `durable_operation`,
+`resolve_model_id`) with `SelectModel` and `ResolveModelId`; and pydantic-ai 2.68's `Citations`, event listeners
+(`on_event`), `ModelFallback`, `RequestInput`, `Caching`, `FileUnderstanding`, `durable_operation`,
 `MCPAuthorizationTokenFunc` and `BatchModelRequests`.
-`resolve_model_id`) with `SelectModel` and `ResolveModelId`; pydantic-ai 2.68's event listeners (`on_event`).
 
 The hooks are listed once, in the table of `_hook_table` (name, kind of folding, group): `CombinedCapability`,
 `Hooks`, `WrapperCapability` and the run's checks of which hooks to take all derive from it.
@@ -76,6 +75,7 @@ from .wrapper import WrapperCapability
 _LAZY: dict[str, str] = {
     'BatchModelRequests': 'batch_model_requests',
     'Caching': 'caching',
+    'Citations': 'citations',
     'FileUnderstanding': 'file_understanding',
     'HandleDeferredToolCalls': 'deferred_tool_handler',
     'HookRegistration': 'hooks',
@@ -112,6 +112,7 @@ _SPEC_TYPES: tuple[str, ...] = (
     'Instrumentation',
     'ToolSearch',
     # provider-adaptive tools and thinking
+    'Citations',
     'ImageGeneration',
     'Thinking',
     'WebFetch',
@@ -158,6 +159,7 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:
     from .batch_model_requests import BatchModelRequests
     from .caching import Caching
+    from .citations import Citations
     from .deferred_tool_handler import HandleDeferredToolCalls
     from .file_understanding import FileUnderstanding
     from .hooks import HookRegistration, Hooks
@@ -191,6 +193,7 @@ __all__ = (
     'BatchModelRequests',
     'Capability',
     'CapabilityDescription',
+    'Citations',
     'CapabilityFunc',
     'CapabilityOrdering',
     'CapabilityPosition',

@@ -53,6 +53,7 @@ from ._anthropic_native_tools import (
     tool_search_call_part,
     without_advisor_blocks,
 )
+from ._citations import anthropic_citations
 from ._compaction_mapping import anthropic_compaction_block, anthropic_compaction_part, anthropic_context_management
 from ._error_categories import anthropic_stream_error
 from ._mapping import (
@@ -324,6 +325,29 @@ def _tool_choice(
     return kept, {'type': 'any' if mode == 'required' and supported else 'auto'}
 
 
+_CITATIONS_WITH_FORCED_TOOL = (
+    "`Citations()` can't be used with a `tool_choice` that forces a tool call on Anthropic models: "
+    "the model writes its citation markup into the tool's arguments. "
+    'Remove `Citations()`, or let the model choose whether to call the tool.'
+)
+
+
+def _cite_documents(value: Any) -> bool:
+    """Turn citations on for every document block in `value` (the mapped messages, tool results included);
+    whether there was one."""
+    found = False
+    if isinstance(value, list):
+        for item in value:
+            found = _cite_documents(item) or found
+    elif isinstance(value, dict):
+        if value.get('type') == 'document':
+            value['citations'] = {'enabled': True}
+            return True
+        for item in value.values():
+            found = _cite_documents(item) or found
+    return found
+
+
 def anthropic_request_body(
     model_name: str,
     messages: Sequence[ModelMessage],
@@ -367,6 +391,11 @@ def anthropic_request_body(
             body['system'] = system
     if (cache := settings.get('anthropic_cache_messages')) and mapped:
         mapped[-1]['content'][-1]['cache_control'] = _cache_control(cache)
+    # Anthropic refuses citations with native output and writes its citation markup into tool and prompted output.
+    if settings.get('citations', False) and params.output_mode == 'text' and _cite_documents(mapped):
+        resolved = resolve_tool_choice(settings, params)
+        if resolved == 'required' or (isinstance(resolved, tuple) and resolved[0] == 'required'):
+            raise UserError(_CITATIONS_WITH_FORCED_TOOL)
     tool_defs, tool_choice = _tool_choice(settings, params, anthropic_profile)
     tools = [_tool(t, profile) for t in tool_defs.values()]
     if params.native_tools:
@@ -436,7 +465,11 @@ def _finish(stop_reason: str | None) -> tuple[FinishReason | None, dict[str, Any
 def _block_part(block: dict[str, Any], provider_name: str, mcp_calls: dict[str, str]) -> ModelResponsePart | None:
     kind = block.get('type')
     if kind == 'text':
-        return TextPart(block['text'])
+        text = block['text']
+        if (citations := anthropic_citations(block.get('citations'), text)) is not None:
+            details = {'citations': block['citations']}
+            return TextPart(text, provider_name=provider_name, provider_details=details, citations=citations)
+        return TextPart(text)
     if kind == 'thinking':
         return ThinkingPart(block.get('thinking', ''), signature=block.get('signature'), provider_name=provider_name)
     if kind == 'redacted_thinking':
@@ -485,6 +518,7 @@ class AnthropicStreamedResponse(EventStreamedResponse):
         self._open_mcp_calls: dict[int, bool] = {}  # streamed MCP calls by block index: whether input came
         # Streamed tool searches by block index: the call's id, the server tool's name and the input text so far.
         self._open_searches: dict[int, tuple[str, str, list[str]]] = {}
+        self._block_citations: dict[int, list[Any]] = {}  # the citations of each text block so far, by index
 
     def _map_event(self, data: dict[str, Any]) -> Iterator[ModelResponseStreamEvent]:
         kind = data.get('type')
@@ -533,6 +567,13 @@ class AnthropicStreamedResponse(EventStreamedResponse):
                 yield event
         elif kind == 'content_block_stop':
             index = data['index']
+            raw = self._block_citations.pop(index, None)
+            block = manager.get_part_by_vendor_id(index)
+            if isinstance(block, TextPart) and (citations := anthropic_citations(raw, block.content)) is not None:
+                yield from manager.handle_text_delta(
+                    vendor_part_id=index, content='', provider_name=self._provider_name,
+                    provider_details={'citations': raw}, citations=citations,
+                )  # fmt: skip
             if (had_input := self._open_mcp_calls.pop(index, None)) is not None:
                 yield from _some(manager.tool_call_delta(index, None, '}' if had_input else '{}}'))
             if (search := self._open_searches.pop(index, None)) is not None and search[2]:
@@ -547,6 +588,8 @@ class AnthropicStreamedResponse(EventStreamedResponse):
                 event = manager.text_delta(index, delta['text'])
             elif delta_kind == 'thinking_delta':
                 event = manager.thinking_delta(index, delta['thinking'])
+            elif delta_kind == 'citations_delta':  # they go on the text part once its block is done
+                self._block_citations.setdefault(index, []).append(delta.get('citation'))
             elif delta_kind == 'signature_delta':
                 event = manager.thinking_delta(index, None, delta['signature'])
             elif delta_kind == 'compaction_delta' and delta.get('content'):

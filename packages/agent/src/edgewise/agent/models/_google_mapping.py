@@ -16,6 +16,7 @@ from typing import Any, cast
 from ..exceptions import UserError
 from ..messages import (
     BinaryContent,
+    Citation,
     FilePart,
     FileUrl,
     FinishReason,
@@ -39,6 +40,7 @@ from ..profiles import ModelProfile
 from ..profiles.google import GoogleModelProfile
 from ..settings import ModelSettings
 from ..usage import RequestUsage
+from ._citations import google_citations
 from ._error_categories import google_http_error
 from ._google_native_tools import code_execution_part, google_native_tools, metadata_parts, native_part_dict
 from ._mapping import EventStreamedResponse, settings_fields, uploaded_file_id, user_turn_items
@@ -357,6 +359,12 @@ def _response_part(
     return item
 
 
+def _cite(part: TextPart, citations: list[Citation], raw: list[dict[str, Any]], provider_name: str) -> None:
+    part.citations = citations
+    part.provider_name = provider_name
+    part.provider_details = {**(part.provider_details or {}), 'citations': raw}
+
+
 def _finish(candidate: dict[str, Any] | None, body: dict[str, Any]) -> tuple[FinishReason | None, dict[str, Any]]:
     details: dict[str, Any] = {}
     if candidate is not None:
@@ -380,7 +388,16 @@ def google_model_response(body: dict[str, Any], *, model_name: str, provider_nam
     raw_parts = ((candidate or {}).get('content') or {}).get('parts') or []
     code_call_id: list[str] = []
     parts: list[ModelResponsePart] = [*metadata_parts(candidate or {}, provider_name)]
-    parts += [p for raw in raw_parts if (p := _response_part(raw, provider_name, code_call_id)) is not None]
+    texts: dict[int, TextPart] = {}  # the answer's text parts, by the index of the part they come from
+    for index, raw in enumerate(raw_parts):
+        if (part := _response_part(raw, provider_name, code_call_id)) is not None:
+            parts.append(part)
+            if isinstance(part, TextPart):
+                texts[index] = part
+    grounding = (candidate or {}).get('groundingMetadata')
+    cited = google_citations([(i, part.content) for i, part in texts.items()], grounding)
+    for index, (citations, raw_citations) in cited.items():
+        _cite(texts[index], citations, raw_citations, provider_name)
     finish_reason, details = _finish(candidate, body)
     return ModelResponse(
         parts=parts,
@@ -413,6 +430,7 @@ class GoogleStreamedResponse(EventStreamedResponse):
         super().__init__(model_request_parameters, events, model_name=model_name, provider_name=provider_name)
         self._code_call_id: list[str] = []  # the id of the last code execution call, for its result
         self._fetches_seen = False
+        self._text_segments: list[int] = []  # the segments of the answer's text parts, in order
 
     def _map_event(self, data: dict[str, Any]) -> Iterator[ModelResponseStreamEvent]:
         if isinstance(error := data.get('error'), dict) and isinstance(status_code := error.get('code'), int):
@@ -455,6 +473,8 @@ class GoogleStreamedResponse(EventStreamedResponse):
                     event = self._parts_manager.thinking_delta(self._segment, part['text'])
                 else:
                     event = self._parts_manager.text_delta(self._segment, part['text'])
+                    if not self._text_segments or self._text_segments[-1] != self._segment:
+                        self._text_segments.append(self._segment)
             elif call := part.get('functionCall'):
                 call_id = call.get('id') or generate_tool_call_id()
                 event = self._parts_manager.tool_call_delta(
@@ -473,3 +493,14 @@ class GoogleStreamedResponse(EventStreamedResponse):
                 if target is not None:
                     fields = self._part_fields.setdefault(target, {})
                     fields.update(provider_details={'thought_signature': signature}, provider_name=self._provider_name)
+        grounding = (candidate or {}).get('groundingMetadata')
+        if grounding and grounding.get('groundingSupports') and self._text_segments:
+            # Gemini grounds the answer once, on the last chunk, with offsets counted over all its text.
+            manager = self._parts_manager
+            runs = [manager.get_part_by_vendor_id(segment) for segment in self._text_segments]
+            texts = [(i, run.content) for i, run in enumerate(runs) if isinstance(run, TextPart)]
+            for i, (citations, raw) in google_citations(texts, grounding).items():
+                yield from manager.handle_text_delta(
+                    vendor_part_id=self._text_segments[i], content='', provider_name=self._provider_name,
+                    provider_details={'citations': raw}, citations=citations,
+                )  # fmt: skip

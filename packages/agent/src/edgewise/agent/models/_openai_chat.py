@@ -35,6 +35,7 @@ from ..messages import (
 from ..profiles import DEFAULT_THINKING_TAGS, ModelProfile
 from ..profiles.openai import OpenAIModelProfile
 from ..usage import RequestUsage
+from ._citations import openai_chat_citations
 from ._mapping import inline_text_file, is_text_like, unsupported_file, uploaded_file_id, user_turn_items
 from ._openai_native_tools import chat_web_search_options
 from ._thinking import openai_settings
@@ -429,10 +430,19 @@ def parse_response(
                 parts.append(ThinkingPart(reasoning, id=name, provider_name=system))
                 break
         if content := message.get('content'):
-            for part in split_thinking(content, profile.get('thinking_tags', DEFAULT_THINKING_TAGS)):
+            split = list(split_thinking(content, profile.get('thinking_tags', DEFAULT_THINKING_TAGS)))
+            for part in split:
                 if isinstance(part, ThinkingPart):
                     part.id, part.provider_name = 'content', system
                 parts.append(part)
+            # Citation offsets count into the content as sent: only a single text part that is all of it is cited.
+            if (
+                len(split) == 1
+                and isinstance(text := split[0], TextPart)
+                and (cited := openai_chat_citations(message.get('annotations'), text.content)) is not None
+            ):
+                text.citations, raw = cited
+                text.provider_name, text.provider_details = system, {'citations': raw}
         for call in message.get('tool_calls') or ():
             function = call.get('function') or {}
             call_id = call.get('id') or generate_tool_call_id()

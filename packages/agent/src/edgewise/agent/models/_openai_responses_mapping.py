@@ -42,6 +42,7 @@ from ..profiles import ModelProfile
 from ..profiles.openai import SAMPLING_PARAMS, OpenAIModelProfile
 from ..settings import ModelSettings
 from ..usage import RequestUsage
+from ._citations import openai_responses_citations
 from ._compaction_mapping import openai_compaction_item, openai_compaction_part
 from ._error_categories import openai_stream_error
 from ._mapping import (
@@ -414,10 +415,15 @@ def _output_parts(item: dict[str, Any], provider_name: str) -> Iterator[ModelRes
     if kind == 'message':
         for content in item.get('content') or ():
             if content.get('type') == 'output_text':
-                details = {'phase': item['phase']} if item.get('phase') else None
+                details = {'phase': item['phase']} if item.get('phase') else {}
+                text = content.get('text') or ''
+                citations = None
+                if (cited := openai_responses_citations(content.get('annotations'), text)) is not None:
+                    citations, details['citations'] = cited
                 yield TextPart(
-                    content.get('text') or '', id=item.get('id'), provider_name=provider_name, provider_details=details
-                )
+                    text, id=item.get('id'), provider_name=provider_name, provider_details=details or None,
+                    citations=citations,
+                )  # fmt: skip
     elif kind == 'function_call':
         yield ToolCallPart(
             item['name'], item.get('arguments'), item['call_id'], id=item.get('id'), provider_name=provider_name
@@ -473,6 +479,8 @@ def responses_model_response(body: dict[str, Any], *, provider_name: str = 'open
 class OpenAIResponsesStreamedResponse(EventStreamedResponse):
     """A streamed Responses API response, fed its events (`response.created`, `response.output_text.delta`, ...)."""
 
+    _annotations: dict[str, list[Any]] | None = None  # the annotations of each text item so far, by item id
+
     def _stream_error(self, error: dict[str, Any]) -> ModelAPIError:
         # An `error` event, or the error of a failed response: the status its code has outside a stream.
         code, message = error.get('code'), error.get('message') or ''
@@ -508,6 +516,22 @@ class OpenAIResponsesStreamedResponse(EventStreamedResponse):
         elif kind == 'response.output_text.delta':
             event = manager.text_delta(data['item_id'], data.get('delta', ''))
             self._set_part_fields(event, id=data['item_id'], provider_name=self._provider_name)
+        elif kind == 'response.output_text.annotation.added':
+            self._annotations = self._annotations or {}
+            self._annotations.setdefault(data['item_id'], []).append(data.get('annotation'))
+        elif kind == 'response.output_text.done' and self._annotations and data['item_id'] in self._annotations:
+            # The citations go on once the text is whole (their offsets count into the final text, which the
+            # streamed part must still be).
+            item_id, text = data['item_id'], data.get('text') or ''
+            annotations = self._annotations.pop(item_id)
+            part = manager.get_part_by_vendor_id(item_id)
+            cited = openai_responses_citations(annotations, text)
+            if isinstance(part, TextPart) and part.content == text and cited is not None:
+                citations, raw = cited
+                yield from manager.handle_text_delta(
+                    vendor_part_id=item_id, content='', provider_name=self._provider_name,
+                    provider_details={'citations': raw}, citations=citations,
+                )  # fmt: skip
         elif kind == 'response.reasoning_summary_text.delta':
             item_id = data['item_id']
             event = manager.thinking_delta(f'{item_id}-{data.get("summary_index", 0)}', data.get('delta', ''))

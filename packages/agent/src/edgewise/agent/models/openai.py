@@ -10,7 +10,7 @@ servers.
 from __future__ import annotations as _annotations
 
 import dataclasses
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Iterator, Mapping
 from contextlib import aclosing
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal, cast
@@ -25,6 +25,7 @@ from ..messages import (
     ModelResponse,
     ModelResponseStreamEvent,
     PartStartEvent,
+    TextPart,
     ThinkingPart,
 )
 from ..native_tools import AbstractNativeTool, WebSearchTool
@@ -34,6 +35,7 @@ from ..providers import Provider
 from ..settings import ModelSettings
 from . import _http
 from . import _openai_chat as _chat
+from ._citations import openai_chat_citations
 from ._compaction_mapping import openai_compaction_part
 from ._error_categories import openai_http_error, openai_stream_error
 from ._mapping import EventStreamedResponse, transformed_schema, transformed_tool
@@ -353,6 +355,8 @@ class OpenAIStreamedResponse(StreamedResponse):
         self._held = ''  # the end of the content so far, when it may be the start of a split tag
         self._saw_text = False
         self._refusal: list[str] = []
+        self._raw_content: list[str] = []  # the content as sent: citations' offsets count into it
+        self._annotations: list[Any] = []
 
     @property
     def model_name(self) -> str:
@@ -375,6 +379,25 @@ class OpenAIStreamedResponse(StreamedResponse):
                 yield last
         if self._refusal:
             self.provider_details = {**(self.provider_details or {}), 'refusal': ''.join(self._refusal)}
+        for out in self._citations():
+            yield out
+
+    def _citations(self) -> Iterator[ModelResponseStreamEvent]:
+        """The citations of the streamed annotations, once the text is whole: only on a single text part that is
+        still the content as sent (not split by thinking, nor stripped)."""
+        if not self._annotations:
+            return
+        manager = self._parts_manager
+        texts = [part for part in manager.get_parts() if isinstance(part, TextPart)]
+        if len(texts) != 1 or manager.get_part_by_vendor_id(('content', 0)) != texts[0]:
+            return
+        text = texts[0].content
+        if text == ''.join(self._raw_content) and (cited := openai_chat_citations(self._annotations, text)) is not None:
+            citations, raw = cited
+            yield from manager.handle_text_delta(
+                vendor_part_id=('content', 0), content='', provider_name=self._provider_name,
+                provider_details={'citations': raw}, citations=citations,
+            )  # fmt: skip
 
     def _event(self, event: ServerSentEvent) -> list[ModelResponseStreamEvent]:
         if event.data == '[DONE]':
@@ -425,7 +448,10 @@ class OpenAIStreamedResponse(StreamedResponse):
                 if event is not None:
                     events.append(event)
                 break
+        if annotations := delta.get('annotations'):
+            self._annotations.extend(annotations)
         if content := delta.get('content'):
+            self._raw_content.append(content)
             events.extend(self._text(content))
         for call in delta.get('tool_calls') or ():
             function = call.get('function') or {}
