@@ -117,6 +117,9 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
     """The deferred tools the history revealed (`RunContext.discovered_tool_names`): one set, changed in place."""
     defers_tools: bool = False
     """Whether the step's tools include deferred ones (`defer_loading`, or covered by a tool search)."""
+    implicit_tool_search: bool = False
+    """Whether the run's tool search is the one every run has (no `ToolSearch` capability given): its provider-run
+    search (`ToolSearchTool(optional=True)`) is then added to the requests of steps with deferred tools."""
     tool_deltas: bool = False
     """Whether the history may hold `ToolAvailabilityDeltaPart`s, which `Model.prepare_messages` renders for the model
     (a run that never reveals a tool skips that pass over its history)."""

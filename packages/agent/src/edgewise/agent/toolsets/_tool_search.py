@@ -184,6 +184,9 @@ class ToolSearchToolset(WrapperToolset[AgentDepsT]):
     """The search tool's description for the model, instead of the default."""
     parameter_description: str | None = None
     """The description of its `queries` argument, instead of the default."""
+    local_search: bool = True
+    """Whether `search_tools` is offered; `False` when only the provider's search may run (`ToolSearch(strategy=
+    'bm25')`), which then finds the deferred tools (marked `with_native='tool_search'` either way)."""
 
     async def get_tools(self, ctx: RunContext[AgentDepsT]) -> dict[str, ToolsetTool[AgentDepsT]]:
         """The wrapped tools, the deferred ones after the others, each marked `defer_loading=True` until a search
@@ -217,7 +220,7 @@ class ToolSearchToolset(WrapperToolset[AgentDepsT]):
                     corpus.append(tool.tool_def)
                 tool_def = replace(tool.tool_def, with_native=TOOL_SEARCH_NATIVE_KIND, defer_loading=hidden)
                 listed[name] = replace(tool, tool_def=tool_def)
-        if searchable:  # only deferred capabilities' tools: nothing to search, so no search tool
+        if searchable and self.local_search:  # only deferred capabilities' tools: nothing to search, no search tool
             listed[TOOL_SEARCH_FUNCTION_TOOL_NAME] = self._search_tool(corpus)
         return listed
 
