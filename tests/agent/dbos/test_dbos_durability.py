@@ -436,6 +436,18 @@ def test_a_dynamic_toolset_without_an_id_or_two_with_one_are_refused() -> None:
         twice.run_sync('hi')
 
 
+def test_a_wrapped_dynamic_toolset_is_a_leaf_until_built_in_a_step() -> None:
+    dynamic = DynamicToolset(sums_toolset, id='sums')
+    wrapper = DBOSDurability(name='leaf').get_wrapper_toolset(dynamic)
+    assert wrapper is not None
+    assert wrapper.id == 'sums'
+    assert wrapper.visit_and_replace(lambda leaf: CombinedToolset([])) is wrapper
+    seen: list[object] = []
+    wrapper.apply(seen.append)
+    assert seen == [dynamic]
+    assert repr(wrapper) == f'DBOSDynamicToolset({dynamic!r})'
+
+
 def test_the_same_toolset_twice_is_wrapped_once() -> None:
     server = fastmcp_stdio(id='maths')
     capability = DBOSDurability(name='once')

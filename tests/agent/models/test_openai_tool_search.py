@@ -252,13 +252,18 @@ async def test_strategies_openai_does_not_run_are_user_errors(local_server: Loca
 async def test_search_arguments_of_an_unknown_shape_are_unexpected(local_server: LocalServer) -> None:
     local_server.script(
         Reply(body=_answer({**SEARCH_CALL, 'arguments': '{"queries": ["a", 1]}'})),
+        Reply(body=_answer({**SEARCH_CALL, 'arguments': {}}, {**SEARCH_CALL, 'arguments': ''})),
         Reply(body=_answer({**SEARCH_CALL, 'arguments': {'what': 'x'}})),
+        Reply(body=_answer({**SEARCH_CALL, 'arguments': ['x']})),
     )
     async with _model(local_server) as model:
         response = await model.request(QUESTION, None, _params())
         assert response.parts[0].args == {'queries': ['a']}  # type: ignore[union-attr]
-        with pytest.raises(UnexpectedModelBehavior, match='Unrecognized tool_search arguments shape'):
-            await model.request(QUESTION, None, _params())
+        response = await model.request(QUESTION, None, _params())
+        assert [p.args for p in response.parts] == [{'queries': []}, {'queries': []}]  # type: ignore[union-attr]
+        for _ in range(2):
+            with pytest.raises(UnexpectedModelBehavior, match='Unrecognized tool_search arguments shape'):
+                await model.request(QUESTION, None, _params())
 
 
 async def test_without_the_search_a_deferred_tool_goes_with_its_schema(local_server: LocalServer) -> None:

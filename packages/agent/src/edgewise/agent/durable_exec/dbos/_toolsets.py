@@ -33,12 +33,12 @@ if TYPE_CHECKING:
 
 __all__ = ('DBOSMCPToolset', 'DBOSDynamicToolset')
 
-_TOOL_DEFS = pydantic.TypeAdapter(dict[str, ToolDefinition])
+# Each tool's definition and retry budget, by name.
+_TOOLS = pydantic.TypeAdapter(dict[str, tuple[ToolDefinition, int]])
 
 
 class _Listing(TypedDict):
     tools: dict[str, tuple[ToolDefinition, int]]
-    """Each tool's definition and retry budget, by name."""
     instructions: ToolsetInstructions
 
 
@@ -64,29 +64,26 @@ class DBOSMCPToolset(_WorkflowStepToolset):
         self.server = wrapped
         self.step_name_prefix = step_name_prefix
         self.step_config = step_config
-        self._tool_defs: dict[str, ToolDefinition] | None = None
+        self._listed: dict[str, tuple[ToolDefinition, int]] | None = None
 
     async def get_tools(self, ctx: RunContext[Any]) -> dict[str, ToolsetTool[Any]]:
         """The server's tools; in a workflow, listed in a step (once per run when the server caches its tools)."""
         if not _in_workflow():
             return await self.wrapped.get_tools(ctx)
-        tool_defs = self._tool_defs if self.server.cache_tools else None
-        if tool_defs is None:
+        listed = self._listed if self.server.cache_tools else None
+        if listed is None:
 
             async def step() -> str:
                 tools = await self.wrapped.get_tools(ctx)
-                return _TOOL_DEFS.dump_json({name: tool.tool_def for name, tool in tools.items()}).decode()
+                return _TOOLS.dump_json({name: (t.tool_def, t.max_retries) for name, t in tools.items()}).decode()
 
             options = _options(self.step_config, f'{self.step_name_prefix}.get_tools')
-            tool_defs = _TOOL_DEFS.validate_json(await _dbos.DBOS.run_step_async(options, step))
-            self._tool_defs = tool_defs
+            listed = self._listed = _TOOLS.validate_json(await _dbos.DBOS.run_step_async(options, step))
         self.server._run_model = ctx.model  # its sampling requests go to the run's model, as when it lists tools
         tools: dict[str, ToolsetTool[Any]] = {}
-        for name, tool_def in tool_defs.items():
-            tool = self.server.tool_for_tool_def(tool_def)
-            if self.server.max_retries is None:
-                tool.max_retries = ctx.max_retries
-            tools[name] = tool
+        for name, (tool_def, max_retries) in listed.items():
+            tools[name] = tool = self.server.tool_for_tool_def(tool_def)
+            tool.max_retries = max_retries
         return tools
 
     async def get_instructions(self, ctx: RunContext[Any]) -> ToolsetInstructions:
