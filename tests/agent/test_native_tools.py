@@ -345,7 +345,14 @@ def test_supported_builtin_tools_is_the_deprecated_name() -> None:
         }
     )
     assert {t.__name__ for t in OpenAIResponsesModel.supported_native_tools()} == snapshot(
-        {'CodeExecutionTool', 'FileSearchTool', 'ImageGenerationTool', 'MCPServerTool', 'WebSearchTool'}
+        {
+            'CodeExecutionTool',
+            'FileSearchTool',
+            'ImageGenerationTool',
+            'MCPServerTool',
+            'ToolSearchTool',
+            'WebSearchTool',
+        }
     )
     assert {t.__name__ for t in GoogleModel.supported_native_tools()} == snapshot(
         {'CodeExecutionTool', 'FileSearchTool', 'WebFetchTool', 'WebSearchTool'}

@@ -11,18 +11,21 @@ from dbos import DBOS, SetWorkflowID
 
 from edgewise.agent import Agent, RunContext
 from edgewise.agent.durable_exec.dbos import DBOSAgent, DBOSDurability
-from edgewise.agent.exceptions import UserError
+from edgewise.agent.exceptions import ModelRetry, UserError
 from edgewise.agent.messages import (
     AgentStreamEvent,
     ModelMessage,
     ModelRequest,
     ModelResponse,
+    RetryPromptPart,
     TextPart,
     ToolCallPart,
     ToolReturnPart,
 )
 from edgewise.agent.models.function import AgentInfo, DeltaToolCall, FunctionModel
 from edgewise.agent.tool_manager import _execution_mode  # pyright: ignore[reportPrivateUsage]
+from edgewise.agent.toolsets import CombinedToolset, FunctionToolset
+from edgewise.agent.toolsets._dynamic import DynamicToolset
 from edgewise.graph.dbos import DBOSWorker
 from tests.agent.mcp.conftest import fastmcp_stdio
 
@@ -130,6 +133,101 @@ mcp_agent = Agent(
 @DBOS.workflow(name='mcp-answer')
 async def answer_with_mcp(prompt: str) -> str:
     return (await mcp_agent.run(prompt)).output
+
+
+instructions_seen: list[str | None] = []
+
+
+def add_then_answer_noting_instructions(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+    instructions_seen.append(info.instructions)
+    return add_then_answer(messages, info)
+
+
+mcp_instructions_agent = Agent(
+    FunctionModel(add_then_answer_noting_instructions),
+    name='mcp-told',
+    toolsets=[fastmcp_stdio(id='maths', include_instructions=True, cache_tools=False)],
+    capabilities=[DBOSDurability()],
+)
+
+
+@DBOS.workflow(name='mcp-told-answer')
+async def answer_with_mcp_instructions(prompt: str) -> str:
+    return (await mcp_instructions_agent.run(prompt)).output
+
+
+built: list[str] = []  # where the dynamic toolset's function ran: in a step, or not
+dynamic_agent = Agent(FunctionModel(add_then_answer), name='dyn-user', capabilities=[DBOSDurability()])
+
+
+@dynamic_agent.toolset(id='sums')
+def sums_toolset(ctx: RunContext[Any]) -> FunctionToolset[Any]:
+    return build_sums()
+
+
+def build_sums() -> FunctionToolset[Any]:
+    built.append('step' if DBOS.step_id is not None else 'plain')
+
+    def add(a: int, b: int) -> int:
+        """Add two numbers."""
+        if a < 0:
+            raise ModelRetry('positive numbers only')
+        return a + b
+
+    return FunctionToolset([add], instructions='Add with `add`.')
+
+
+@DBOS.workflow(name='dyn-answer')
+async def answer_with_dynamic_tools(prompt: str) -> str:
+    return (await dynamic_agent.run(prompt)).output
+
+
+retry_seen: list[tuple[str | None, str | None]] = []
+
+
+def retry_then_add(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+    last = messages[-1]
+    assert isinstance(last, ModelRequest)
+    retry = next((p.content for p in last.parts if isinstance(p, RetryPromptPart)), None)
+    retry_seen.append((info.instructions, retry if isinstance(retry, str) else None))
+    if len(messages) == 1:
+        return ModelResponse(parts=[ToolCallPart('add', {'a': -1, 'b': 3})])
+    if retry is not None:
+        return ModelResponse(parts=[ToolCallPart('add', {'a': 2, 'b': 3})])
+    return add_then_answer(messages, info)
+
+
+retry_agent = Agent(
+    FunctionModel(retry_then_add),
+    name='dyn-retry',
+    toolsets=[DynamicToolset(lambda ctx: build_sums(), id='sums')],
+    capabilities=[DBOSDurability()],
+)
+
+
+def fickle_toolset(ctx: RunContext[Any]) -> FunctionToolset[Any]:
+    # the listing's step sees `add`; the call's step a toolset without it
+    builds.append(1)
+    return build_sums() if len(builds) == 1 else FunctionToolset([])
+
+
+builds: list[int] = []
+fickle_agent = Agent(
+    FunctionModel(add_then_answer),
+    name='dyn-fickle',
+    toolsets=[DynamicToolset(fickle_toolset, id='fickle')],
+    capabilities=[DBOSDurability()],
+)
+
+
+@DBOS.workflow(name='dyn-fickle-answer')
+async def answer_with_a_fickle_toolset(prompt: str) -> str:
+    return (await fickle_agent.run(prompt)).output
+
+
+@DBOS.workflow(name='dyn-retry-answer')
+async def answer_after_a_retry(prompt: str) -> str:
+    return (await retry_agent.run(prompt)).output
 
 
 legacy_durability = DBOSDurability(register_legacy_workflows=True)
@@ -251,13 +349,111 @@ def test_legacy_workflows_are_those_of_a_dbos_agent_of_the_agent(worker: DBOSWor
     assert step_names('legacy-run') == ['legacy__model.request']
 
 
-def test_mcp_tool_calls_in_a_workflow_are_steps(worker: DBOSWorker) -> None:
+def test_mcp_tool_listing_and_calls_in_a_workflow_are_steps(worker: DBOSWorker) -> None:
     assert run_workflow('mcp-run', answer_with_mcp, 'add') == 'sum: 5'
+    # the server caches its tools: listed once per run
     assert step_names('mcp-run') == [
+        'mcp-user__mcp_server__maths.get_tools',
         'mcp-user__model.request',
         'mcp-user__mcp_server__maths.call_tool',
         'mcp-user__model.request',
     ]
+
+
+def test_mcp_instructions_in_a_workflow_are_steps_and_an_uncached_listing_is_one_per_request(
+    worker: DBOSWorker,
+) -> None:
+    instructions_seen.clear()
+    assert run_workflow('mcp-told-run', answer_with_mcp_instructions, 'add') == 'sum: 5'
+    listing = ['mcp-told__mcp_server__maths.get_tools', 'mcp-told__mcp_server__maths.get_instructions']
+    assert step_names('mcp-told-run') == [
+        *listing,
+        'mcp-told__model.request',
+        'mcp-told__mcp_server__maths.call_tool',
+        *listing,
+        'mcp-told__model.request',
+    ]
+    assert instructions_seen == ['Numbers are added with `add`.'] * 2
+    # outside a workflow the server gives them itself
+    instructions_seen.clear()
+    assert mcp_instructions_agent.run_sync('add').output == 'sum: 5'
+    assert instructions_seen == ['Numbers are added with `add`.'] * 2
+
+
+def test_a_dynamic_toolsets_listing_and_calls_in_a_workflow_are_steps(worker: DBOSWorker) -> None:
+    built.clear()
+    assert run_workflow('dyn-run', answer_with_dynamic_tools, 'add') == 'sum: 5'
+    assert step_names('dyn-run') == [
+        'dyn-user__dynamic_toolset__sums.get_tools',
+        'dyn-user__model.request',
+        'dyn-user__dynamic_toolset__sums.call_tool',
+        'dyn-user__dynamic_toolset__sums.get_tools',
+        'dyn-user__model.request',
+    ]
+    assert built == ['step', 'step', 'step']  # built afresh inside each step, never in the workflow's code
+    # started again, the workflow gives its recorded output without building the toolset
+    built.clear()
+    assert run_workflow('dyn-run', answer_with_dynamic_tools, 'add') == 'sum: 5'
+    assert built == []
+
+
+def test_outside_a_workflow_a_dynamic_toolset_is_built_as_usual(worker: DBOSWorker) -> None:
+    built.clear()
+    assert dynamic_agent.run_sync('add').output == 'sum: 5'
+    assert built == ['plain', 'plain']
+
+
+def test_a_dynamic_toolsets_instructions_and_retries_cross_its_steps(worker: DBOSWorker) -> None:
+    retry_seen.clear()
+    assert run_workflow('dyn-retry-run', answer_after_a_retry, 'add') == 'sum: 5'
+    assert retry_seen == [
+        ('Add with `add`.', None),
+        ('Add with `add`.', 'positive numbers only'),
+        ('Add with `add`.', None),
+    ]
+    assert step_names('dyn-retry-run').count('dyn-retry__dynamic_toolset__sums.call_tool') == 2
+
+
+def test_a_tool_the_function_no_longer_builds_in_the_calls_step_is_a_user_error(worker: DBOSWorker) -> None:
+    with pytest.raises(UserError, match=r"Tool 'add' not found in dynamic toolset 'fickle'"):
+        run_workflow('dyn-fickle-run', answer_with_a_fickle_toolset, 'add')
+
+
+def test_a_dynamic_toolset_without_an_id_or_two_with_one_are_refused() -> None:
+    def nothing(ctx: RunContext[Any]) -> None:
+        return None
+
+    no_id = Agent(FunctionModel(other), name='dyn-no-id', toolsets=[nothing], capabilities=[DBOSDurability()])
+    with pytest.raises(UserError, match='DBOSDurability needs each dynamic toolset to have a unique, stable id'):
+        no_id.run_sync('hi')
+    twice = Agent(
+        FunctionModel(other),
+        name='dyn-twice',
+        toolsets=[DynamicToolset(nothing, id='same'), fastmcp_stdio(id='same')],
+        capabilities=[DBOSDurability()],
+    )
+    with pytest.raises(UserError, match="two toolsets have the id 'same'"):
+        twice.run_sync('hi')
+
+
+def test_a_wrapped_dynamic_toolset_is_a_leaf_until_built_in_a_step() -> None:
+    dynamic = DynamicToolset(sums_toolset, id='sums')
+    wrapper = DBOSDurability(name='leaf').get_wrapper_toolset(dynamic)
+    assert wrapper is not None
+    assert wrapper.id == 'sums'
+    assert wrapper.visit_and_replace(lambda leaf: CombinedToolset([])) is wrapper
+    seen: list[object] = []
+    wrapper.apply(seen.append)
+    assert seen == [dynamic]
+    assert repr(wrapper) == f'DBOSDynamicToolset({dynamic!r})'
+
+
+def test_the_same_toolset_twice_is_wrapped_once() -> None:
+    server = fastmcp_stdio(id='maths')
+    capability = DBOSDurability(name='once')
+    wrapped = capability.get_wrapper_toolset(CombinedToolset([server, server]))
+    assert isinstance(wrapped, CombinedToolset)
+    assert wrapped.toolsets[0] is wrapped.toolsets[1]
 
 
 def test_outside_a_workflow_mcp_tool_calls_are_plain_calls(worker: DBOSWorker) -> None:

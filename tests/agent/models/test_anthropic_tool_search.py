@@ -124,6 +124,7 @@ async def test_bm25_search_goes_out_with_the_deferred_tools_and_comes_back_as_na
             'srvtoolu_1',
             provider_name='anthropic',
             provider_details={'strategy': 'bm25'},
+            tool_kind='tool-search',
         ),
         NativeToolReturnPart(
             'tool_search',
@@ -131,6 +132,7 @@ async def test_bm25_search_goes_out_with_the_deferred_tools_and_comes_back_as_na
             'srvtoolu_1',
             provider_name='anthropic',
             timestamp=IsDatetime(),  # type: ignore[arg-type]
+            tool_kind='tool-search',
         ),
         ToolCallPart('get_weather', {'city': 'Paris'}, 'toolu_1'),
     ]
@@ -253,7 +255,8 @@ async def test_models_without_tool_search_refuse_it_unless_optional(local_server
                                                  'message': {'role': 'assistant', 'content': 'hi'}}]}))  # fmt: skip
     provider = OpenAIProvider(api_key='sk-test', base_url=local_server.url)
     assert ToolSearchTool in AnthropicModel.supported_native_tools()
-    assert ToolSearchTool not in OpenAIResponsesModel.supported_native_tools()
+    assert ToolSearchTool in OpenAIResponsesModel.supported_native_tools()
+    assert ToolSearchTool not in OpenAIChatModel.supported_native_tools()
     async with OpenAIChatModel('gpt-4o', provider=provider) as model:
         with pytest.raises(UserError, match=r"\['ToolSearchTool'\] not supported by this model"):
             await model.request(QUESTION, None, _params(ToolSearchTool()))
@@ -262,6 +265,15 @@ async def test_models_without_tool_search_refuse_it_unless_optional(local_server
     assert 'tools' not in local_server.received[0]['body'] or all(
         t.get('function', {}).get('name') != 'tool_search' for t in local_server.received[0]['body']['tools']
     )
+
+
+async def test_claude_models_before_tool_search_refuse_it(local_server: LocalServer) -> None:
+    provider = AnthropicProvider(api_key='sk-test', base_url=local_server.url.removesuffix('/v1'), max_retries=0)
+    async with AnthropicModel('claude-sonnet-4-0', provider=provider) as model:
+        assert model.tool_deferral_mode is None
+        with pytest.raises(UserError, match=r"\['ToolSearchTool'\] not supported by this model"):
+            await model.request(QUESTION, None, _params(ToolSearchTool()))
+    assert local_server.received == []
 
 
 def test_tool_search_tool_is_a_serializable_native_tool() -> None:

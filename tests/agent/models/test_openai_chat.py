@@ -586,7 +586,15 @@ async def test_native_output_schema_is_made_strict_and_profiles_can_be_functions
     bare, _ = mock_model(json_reply(completion()), profile=without_transformer)
     assert bare.profile['json_schema_transformer'] is None
     assert bare.profile is bare.profile
-    assert seen == [{**DEFAULT_PROFILE, **openai_model_profile('gpt-4o')}]
+    assert seen == [
+        {
+            **DEFAULT_PROFILE,
+            **openai_model_profile('gpt-4o'),
+            # OpenAI's own API (not the family) takes these
+            'tool_deferral_mode': 'with_tool_search',
+            'tool_addition_mode': 'with_definitions',
+        }
+    ]
     # A dict `profile=` is merged over it.
     merged, _ = mock_model(json_reply(completion()), profile=ModelProfile(supports_json_schema_output=False))
     assert merged.profile['json_schema_transformer'] is OpenAIJsonSchemaTransformer

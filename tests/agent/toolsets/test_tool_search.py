@@ -280,10 +280,32 @@ async def test_descriptions_of_the_search_tool_can_be_replaced() -> None:
 
 
 @pytest.mark.parametrize('strategy', ['bm25', 'regex'])
-async def test_a_provider_only_strategy_is_a_user_error(strategy: Any) -> None:
-    agent = Agent(FunctionModel(Script([[TextPart('ok')]])), tools=deferred_tools())
-    with pytest.raises(UserError, match=rf"`ToolSearch\(strategy='{strategy}'\)` asks for the model provider's own"):
+async def test_a_provider_only_strategy_is_a_user_error_with_a_model_that_cannot_run_it(strategy: Any) -> None:
+    model = FunctionModel(Script([[TextPart('ok')]]), profile={'supported_native_tools': frozenset()})
+    agent = Agent(model, tools=deferred_tools())
+    with pytest.raises(UserError, match=r"Native tool\(s\) \['ToolSearchTool'\] not supported by this model"):
         await agent.run('go', capabilities=[ToolSearch(strategy=strategy)])
+
+
+@pytest.mark.parametrize('strategy', ['bm25', 'regex'])
+async def test_a_provider_only_strategy_offers_no_search_tools(strategy: Any) -> None:
+    seen: list[AgentInfo] = []
+
+    def answer(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        seen.append(info)
+        return ModelResponse(parts=[TextPart('ok')])
+
+    model = FunctionModel(answer, profile={'tool_deferral_mode': 'standalone'})
+    await Agent(model, tools=deferred_tools()).run('go', capabilities=[ToolSearch(strategy=strategy)])
+
+    params = seen[0].model_request_parameters
+    assert [(t.kind, t.strategy, t.optional) for t in params.native_tools] == [('tool_search', strategy, False)]  # type: ignore[attr-defined]
+    assert [(t.name, t.defer_loading) for t in params.function_tools] == [
+        ('add', False),
+        ('get_weather', True),
+        ('get_forecast', True),
+        ('convert_currency', True),
+    ]
 
 
 async def test_a_tool_named_search_tools_is_a_user_error_when_tools_are_deferred() -> None:

@@ -102,7 +102,12 @@ from .request_hooks import (
     streamed_through_hooks,
 )
 from .response_tool_calls import answer_deferred_inline, unknown_tool_exhausted, validate_for_events
-from .step_tool_manager import prepare_output_tools, prepare_step_tools, request_instructions
+from .step_tool_manager import (
+    offer_provider_tool_search,
+    prepare_output_tools,
+    prepare_step_tools,
+    request_instructions,
+)
 
 __all__ = (
     'UserPromptNode',
@@ -560,6 +565,8 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
             params.prompted_output_template = output_template(schema, deps.model.profile)
         if deps.native_tools:
             params.native_tools = await resolve_native_tools(deps.native_tools, deps.run_context(state))
+        if deps.defers_tools:
+            offer_provider_tool_search(params, deps)
         params = deps.model.customize_request_parameters(params)
         settings = deps.model_settings
         if deps.settings_resolver is not None or deps.request_hooks:

@@ -14,12 +14,13 @@ from .._tools.definition import ToolDefinition
 from ..exceptions import UserError
 from ..messages import InstructionPart, ModelRequest
 from ..models._instruction_history import RECORD_PARTS
-from ..models._request_parameters import resolve_return_schema
+from ..models._request_parameters import ModelRequestParameters, resolve_return_schema
+from ..native_tools._tool_search import ToolSearchTool
 from ..tool_manager import TOOL_HOOKS, ToolManager
 from ..toolsets._tool_search import discovered_tool_names
 from .instruction_window import update_instruction_history
 
-__all__ = ('prepare_step_tools', 'prepare_output_tools', 'request_instructions')
+__all__ = ('prepare_step_tools', 'prepare_output_tools', 'request_instructions', 'offer_provider_tool_search')
 
 
 async def prepare_step_tools(
@@ -122,6 +123,21 @@ async def request_instructions(state: GraphAgentState, deps: GraphAgentDeps[Any,
     request.instructions = InstructionPart.join(parts)
     if not request.instructions and not request.parts and len(state.message_history) == 1:
         raise UserError('No message history, user prompt, or instructions provided')
+
+
+def offer_provider_tool_search(params: ModelRequestParameters, deps: GraphAgentDeps[Any, Any]) -> None:
+    """Offer the provider's tool search in a request of a step with deferred tools: with a `ToolSearchTool` among
+    `params.native_tools` (the implicit tool search adds an optional one), the tools the search covers that no
+    search found yet go in `params.function_tools` too, still `defer_loading=True`. The model's check of its
+    native tools then keeps them, schemas held back, when its provider runs the search, and drops them with the
+    search tool otherwise (leaving `search_tools`)."""
+    if deps.implicit_tool_search and not any(isinstance(t, ToolSearchTool) for t in params.native_tools):
+        params.native_tools = [*params.native_tools, ToolSearchTool(optional=True)]
+    if any(isinstance(t, ToolSearchTool) for t in params.native_tools):
+        step_tools = deps.step_tools or {}
+        params.function_tools = [
+            d for d in step_tools.values() if not d.defer_loading or d.with_native == TOOL_SEARCH_NATIVE_KIND
+        ]
 
 
 def _refresh_discovered(state: GraphAgentState, deps: GraphAgentDeps[Any, Any]) -> None:

@@ -126,6 +126,9 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
     """Whether the step's tools include deferred ones (`defer_loading`, or covered by a tool search)."""
     event_buffer: list[Any] = field(default_factory=list)
     """The events emitted (`RunContext.emit`, `AgentRun.emit`) and not yet given by a node's stream."""
+    implicit_tool_search: bool = False
+    """Whether the run's tool search is the one every run has (no `ToolSearch` capability given): its provider-run
+    search (`ToolSearchTool(optional=True)`) is then added to the requests of steps with deferred tools."""
     tool_deltas: bool = False
     """Whether the history may hold `ToolAvailabilityDeltaPart`s or records of instructions, capability loads or
     settings, which `Model.prepare_messages` renders for the model (a run that never records one skips that pass over

@@ -124,6 +124,7 @@ class AgentToolsets(Generic[AgentDepsT]):
             toolset = root.get_wrapper_toolset(toolset) or toolset
         if not _has_tool_search(root):  # every run searches deferred tools, as pydantic-ai adds `ToolSearch()`
             toolset = ToolSearchToolset(toolset)
+            graph_deps.implicit_tool_search = True
         ctx = graph_deps.run_context(state, max_retries=default_retries)
         graph_deps.toolset = run_toolset = await toolset.for_run(ctx)
         return run_toolset

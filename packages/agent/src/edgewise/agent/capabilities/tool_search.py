@@ -2,12 +2,12 @@
 
 from __future__ import annotations as _annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
-from ..exceptions import UserError
-from ..native_tools._tool_search import TOOL_SEARCH_FUNCTION_TOOL_NAME
-from ..tools import AgentDepsT
+from ..native_tools._tool_search import TOOL_SEARCH_FUNCTION_TOOL_NAME, ToolSearchTool
+from ..tools import AgentDepsT, AgentNativeTool
 from ..toolsets import AbstractToolset
 from ..toolsets._tool_search import (
     DEFAULT_MAX_RESULTS,
@@ -38,16 +38,18 @@ class ToolSearch(AbstractCapability[AgentDepsT]):
     Every agent run behaves as if it had a `ToolSearch()`; give one to change its settings. Runs without
     deferred tools are not changed at all.
 
-    Edgewise runs the search itself with every model: the provider-run tool search of pydantic-ai 1.107
-    (Anthropic's BM25 and regex searches, OpenAI's `tool_search`) is not mapped, so `strategy='bm25'` or
-    `'regex'` is a `UserError` when a run starts.
+    With the default strategy, a model whose provider runs a tool search of its own (Anthropic's on recent Claude
+    models, OpenAI Responses' `tool_search` on gpt-5.4 and later: `ToolSearchTool` in the model's native tools)
+    is sent that search and the deferred tools with their schemas held back, instead of `search_tools`; other
+    models get `search_tools`. `'bm25'` and `'regex'` ask for Anthropic's searches and fail on other models;
+    `'keywords'` and search functions always run here.
     """
 
     strategy: ToolSearchStrategy[AgentDepsT] | None = None
-    """How tools are searched: `None` (the default, the best search available: the keyword search here),
-    `'keywords'` (tools scored by the words of their name and description they share with the queries),
-    a function of your own (`(ctx, queries, tool_defs) -> names`, sync or async), or `'bm25'` / `'regex'`
-    (a provider's own search, not available in Edgewise)."""
+    """How tools are searched: `None` (the default, the best search available: the provider's own, else the
+    keyword search here), `'keywords'` (tools scored by the words of their name and description they share with
+    the queries), a function of your own (`(ctx, queries, tool_defs) -> names`, sync or async), or `'bm25'` /
+    `'regex'` (Anthropic's own searches: a `UserError` with a model that cannot run them)."""
 
     max_results: int = DEFAULT_MAX_RESULTS
     """The most tools one search returns."""
@@ -61,18 +63,21 @@ class ToolSearch(AbstractCapability[AgentDepsT]):
     function_tool_name: ClassVar[str] = TOOL_SEARCH_FUNCTION_TOOL_NAME
     """The name of the search tool the model is offered (`'search_tools'`); no other tool may take it."""
 
-    def get_wrapper_toolset(self, toolset: AbstractToolset[AgentDepsT]) -> AbstractToolset[AgentDepsT]:
-        """The run's toolset with its deferred tools hidden until found and `search_tools` added.
-
-        Raises:
-            UserError: the strategy is `'bm25'` or `'regex'`, which only a provider can run.
-        """
+    def get_native_tools(self) -> Sequence[AgentNativeTool[AgentDepsT]]:
+        """The provider's search: `ToolSearchTool(optional=True)` for the default strategy (left out for models
+        without one), `ToolSearchTool(strategy=..., optional=False)` for `'bm25'` / `'regex'`; none for the
+        searches run here."""
         strategy = self.strategy
-        if strategy in ('bm25', 'regex'):
-            raise UserError(
-                f"`ToolSearch(strategy={strategy!r})` asks for the model provider's own tool search, which Edgewise "
-                "does not support yet: use `strategy='keywords'`, a search function, or the default `None`."
-            )
+        if strategy is None:
+            return [ToolSearchTool(optional=True)]
+        if strategy == 'bm25' or strategy == 'regex':
+            return [ToolSearchTool(strategy=strategy, optional=False)]
+        return []
+
+    def get_wrapper_toolset(self, toolset: AbstractToolset[AgentDepsT]) -> AbstractToolset[AgentDepsT]:
+        """The run's toolset with its deferred tools hidden until found, and `search_tools` added (not for
+        `'bm25'` / `'regex'`, which only the provider runs)."""
+        strategy = self.strategy
         if strategy == 'keywords':
             search_fn: ToolSearchFunc[AgentDepsT] | None = keywords_search_fn
         elif callable(strategy):
@@ -85,4 +90,5 @@ class ToolSearch(AbstractCapability[AgentDepsT]):
             max_results=self.max_results,
             tool_description=self.tool_description,
             parameter_description=self.parameter_description,
+            local_search=strategy not in ('bm25', 'regex'),
         )

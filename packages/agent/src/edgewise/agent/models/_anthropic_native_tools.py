@@ -12,6 +12,7 @@ from typing import Any
 
 import pydantic_core
 
+from .._messages.model_messages import TOOL_SEARCH_TOOL_KIND
 from ..exceptions import UserError
 from ..messages import ModelMessage, ModelResponse, ModelResponsePart, NativeToolCallPart, NativeToolReturnPart
 from ..native_tools import (
@@ -229,6 +230,7 @@ def tool_search_call_part(
         tool_call_id,
         provider_name=provider_name,
         provider_details={'strategy': strategy},
+        tool_kind=TOOL_SEARCH_TOOL_KIND,
     )
 
 
@@ -242,7 +244,12 @@ def _tool_search_return_part(block: Mapping[str, Any], provider_name: str) -> Na
     else:  # `tool_search_tool_result_error`
         details = {'error_code': result.get('error_code'), 'error_message': result.get('error_message')}
     return NativeToolReturnPart(
-        ToolSearchTool.kind, dict(content), block['tool_use_id'], provider_name=provider_name, provider_details=details
+        ToolSearchTool.kind,
+        dict(content),
+        block['tool_use_id'],
+        provider_name=provider_name,
+        provider_details=details,
+        tool_kind=TOOL_SEARCH_TOOL_KIND,
     )
 
 

@@ -39,7 +39,7 @@ from .._messages.usage_counts import RunUsage
 from .._warnings import PydanticAIDeprecationWarning
 from ..exceptions import UserError
 from ..native_tools import SUPPORTED_NATIVE_TOOLS, AbstractNativeTool
-from ..profiles import ModelProfile, ModelProfileSpec, resolve_profile
+from ..profiles import ModelProfile, ModelProfileSpec, ToolAdditionMode, ToolDeferralMode, resolve_profile
 from ..settings import ModelSettings, merge_model_settings
 from ..usage import UsageLimits
 from ._instruction_history import project_history_records
@@ -393,6 +393,11 @@ class Model(ABC):
     _resolved_profile: ModelProfile | None = None
     _default_profile: ClassVar[ModelProfile] = {}
     """The class's own profile keys over `DEFAULT_PROFILE` (subclasses set their own); `profile=` merges over it."""
+    supported_tool_deferral_modes: ClassVar[frozenset[ToolDeferralMode]] = frozenset()
+    """The profile's `tool_deferral_mode` values this class's request mapping renders (none by default): a profile
+    claiming another one is not followed (see `tool_deferral_mode`)."""
+    supported_tool_addition_modes: ClassVar[frozenset[ToolAdditionMode]] = frozenset()
+    """The profile's `tool_addition_mode` values this class's request mapping renders (none by default)."""
 
     def __init__(self, *, settings: ModelSettings | None = None, profile: ModelProfileSpec | None = None) -> None:
         """Configure the model (subclasses need not call this: both default to `None`).
@@ -412,6 +417,20 @@ class Model(ABC):
         if found is None:
             found = self._resolved_profile = resolve_profile(self._default_profile, self._profile_spec)
         return found
+
+    @property
+    def tool_deferral_mode(self) -> ToolDeferralMode | None:
+        """The profile's `tool_deferral_mode` when this class renders it (`supported_tool_deferral_modes`), else
+        `None`: whether a request may hold a tool whose schema the provider keeps from the model until found."""
+        mode = self.profile.get('tool_deferral_mode')
+        return mode if mode in self.supported_tool_deferral_modes else None
+
+    @property
+    def tool_addition_mode(self) -> ToolAdditionMode | None:
+        """The profile's `tool_addition_mode` when this class renders it (`supported_tool_addition_modes`), else
+        `None` (tools revealed mid-run are then announced by `prepare_messages`)."""
+        mode = self.profile.get('tool_addition_mode')
+        return mode if mode in self.supported_tool_addition_modes else None
 
     @property
     def settings(self) -> ModelSettings | None:
@@ -537,7 +556,9 @@ class Model(ABC):
         settings = merge_model_settings(self.settings, model_settings)
         params = self.customize_request_parameters(model_request_parameters)
         params = check_native_tools(
-            params, self.supported_native_tools() & self.profile.get('supported_native_tools', SUPPORTED_NATIVE_TOOLS)
+            params,
+            self.supported_native_tools() & self.profile.get('supported_native_tools', SUPPORTED_NATIVE_TOOLS),
+            self.tool_deferral_mode,
         )
         if settings and 'thinking' in settings:
             params = resolve_thinking(settings, params, self.profile)

@@ -1,28 +1,40 @@
 """Which provider-run tools ("native" tools) a model takes, and the check of a request's native tools against them:
 duplicates dropped, optional tools the model cannot run left out, tools with a local fallback swapped for it (the
-function tools marked `unless_native`, which `NativeOrLocalTool` capabilities add), the others a `UserError`."""
+function tools marked `unless_native`, which `NativeOrLocalTool` capabilities add), the others a `UserError`.
+
+The same check settles the provider-run tool search: the function tools a tool search covers (`with_native=
+'tool_search'`) that no search has found yet (`defer_loading=True`) go to the provider with their schemas held back
+when it runs the search (`ToolSearchTool`) and takes such tools (the model's `tool_deferral_mode`), and are left out
+of the request otherwise; an optional `ToolSearchTool` with nothing to search is left out."""
 
 from __future__ import annotations as _annotations
 
 import dataclasses
 from collections.abc import Iterable
 
+from .._messages.tool_parts import TOOL_SEARCH_NATIVE_KIND
+from .._tools.definition import ToolDefinition
 from ..exceptions import UserError
 from ..native_tools import AbstractNativeTool
+from ..native_tools._tool_search import ToolSearchTool
+from ..profiles import ToolDeferralMode
 from ._request_parameters import ModelRequestParameters
 
 __all__ = ('check_native_tools',)
 
 
 def check_native_tools(
-    params: ModelRequestParameters, supported: Iterable[type[AbstractNativeTool]]
+    params: ModelRequestParameters,
+    supported: Iterable[type[AbstractNativeTool]],
+    tool_deferral_mode: ToolDeferralMode | None = None,
 ) -> ModelRequestParameters:
     """`params` with its native tools deduplicated (by `unique_id`, the last one kept), those the model does not
     support left out when they are optional or have a local fallback, and the local fallbacks of those it supports
     left out.
 
     A local fallback is a function tool whose `unless_native` is the `unique_id` of a native tool: the model is sent
-    the native tool when it can run it, else the function tool.
+    the native tool when it can run it, else the function tool. A hidden tool of a tool search (see the module
+    docstring) is kept, `defer_loading=True`, only when the search is kept and `tool_deferral_mode` allows it.
 
     Raises:
         UserError: a tool the model does not support is neither optional nor given a local fallback.
@@ -44,9 +56,29 @@ def check_native_tools(
             'local fallback with `NativeOrLocalTool(native=..., local=...)` or the `local` argument of its '
             'capability (e.g. `WebSearch(local=my_search_function)`).'
         )
-    kept = [t for t in unique if isinstance(t, supported_types)]
+    # An optional tool search is left out with nothing to search, or when the model cannot hold a tool's schema
+    # back (then the agent's own `search_tools` stays).
+    can_defer = tool_deferral_mode is not None
+    corpus_ids = {t.with_native for t in params.function_tools if t.with_native}
+    kept = [
+        t
+        for t in unique
+        if isinstance(t, supported_types)
+        and not (isinstance(t, ToolSearchTool) and t.optional and (t.unique_id not in corpus_ids or not can_defer))
+    ]
     kept_ids = {t.unique_id for t in kept}
-    function_tools = [t for t in params.function_tools if t.unless_native not in kept_ids]
-    if kept == params.native_tools and len(function_tools) == len(params.function_tools):
+    searched = can_defer and TOOL_SEARCH_NATIVE_KIND in kept_ids
+    function_tools: list[ToolDefinition] = []
+    for t in params.function_tools:
+        if t.unless_native in kept_ids:
+            continue
+        if t.with_native == TOOL_SEARCH_NATIVE_KIND:
+            if searched and not t.defer_loading:
+                # found already: still the search's (the provider tracks what it found), as in pydantic-ai 2.x
+                t = dataclasses.replace(t, defer_loading=True)
+            elif t.defer_loading and not searched:
+                continue  # hidden from the model until the agent's own search finds it
+        function_tools.append(t)
+    if kept == params.native_tools and function_tools == params.function_tools:
         return params
     return dataclasses.replace(params, native_tools=kept, function_tools=function_tools)

@@ -1,9 +1,16 @@
 """OpenAI's hosted tools, both ways.
 
 Responses API: `native_tools` as request `tools` (`web_search`, `code_interpreter`, `image_generation`, `mcp`,
-`file_search`), and the `web_search_call`, `code_interpreter_call`, `image_generation_call`, `file_search_call`,
-`mcp_list_tools` and `mcp_call` output items as `NativeToolCallPart` / `NativeToolReturnPart` pairs (sent back
-as references to the same items). Chat Completions: a `WebSearchTool` as `web_search_options` (search models).
+`file_search`, `tool_search`), and the `web_search_call`, `code_interpreter_call`, `image_generation_call`,
+`file_search_call`, `mcp_list_tools` and `mcp_call` output items as `NativeToolCallPart` / `NativeToolReturnPart`
+pairs (sent back as references to the same items). Chat Completions: a `WebSearchTool` as `web_search_options`
+(search models).
+
+Tool search (`ToolSearchTool`, OpenAI's server-run `tool_search`): its `tool_search_call` and `tool_search_output`
+items are parts of `tool_name='tool_search'` and `tool_kind='tool-search'`, the arguments as `ToolSearchArgs`
+(`{'queries': [...]}`, from the item's `queries` or `paths`), the answer as `ToolSearchReturnContent` (the names of
+the function tools it loaded); the items' ids, `call_id`, `execution` and `status` are kept in `provider_details`.
+They go back as the same items, the output with the definitions of the tools it loaded.
 """
 
 from __future__ import annotations as _annotations
@@ -14,7 +21,8 @@ from typing import Any
 
 import pydantic_core
 
-from ..exceptions import UserError
+from .._messages.model_messages import TOOL_SEARCH_TOOL_KIND
+from ..exceptions import UnexpectedModelBehavior, UserError
 from ..messages import BinaryImage, FilePart, ModelResponsePart, NativeToolCallPart, NativeToolReturnPart
 from ..native_tools import (
     AbstractNativeTool,
@@ -25,6 +33,7 @@ from ..native_tools import (
     WebSearchTool,
     provider_setting,
 )
+from ..native_tools._tool_search import ToolSearchArgs, ToolSearchMatch, ToolSearchTool
 from ._request_parameters import ModelRequestParameters
 
 __all__ = (
@@ -35,10 +44,13 @@ __all__ = (
     'native_item',
     'chat_web_search_options',
     'NATIVE_ITEM_TYPES',
+    'TOOL_SEARCH_ITEM_TYPES',
+    'tool_search_parts',
+    'tool_search_item',
 )
 
 RESPONSES_NATIVE_TOOLS: frozenset[type[AbstractNativeTool]] = frozenset(
-    {WebSearchTool, CodeExecutionTool, FileSearchTool, MCPServerTool, ImageGenerationTool}
+    {WebSearchTool, CodeExecutionTool, FileSearchTool, MCPServerTool, ImageGenerationTool, ToolSearchTool}
 )
 """The native tools `OpenAIResponsesModel` maps."""
 
@@ -53,6 +65,9 @@ NATIVE_ITEM_TYPES = frozenset(
     }
 )
 """The output item types of hosted tools."""
+
+TOOL_SEARCH_ITEM_TYPES = frozenset({'tool_search_call', 'tool_search_output'})
+"""The output item types of the `tool_search` tool."""
 
 _CONNECTOR_SCHEME = 'x-openai-connector'
 _IMAGE_SIZES = ('auto', '1024x1024', '1024x1536', '1536x1024')
@@ -122,11 +137,28 @@ def _mcp_tool(tool: MCPServerTool) -> dict[str, Any]:
     return mapped
 
 
+def _tool_search_tool(tool: ToolSearchTool) -> dict[str, Any]:
+    if tool.strategy is None:
+        return {'type': 'tool_search'}
+    if tool.strategy == 'custom':
+        raise UserError(
+            "`ToolSearchTool(strategy='custom')` (a search function run through OpenAI's client-executed tool search) "
+            "is not supported by Edgewise's `OpenAIResponsesModel`: use `strategy=None` (OpenAI's own search), or "
+            "`ToolSearch(strategy='keywords')` or a search function, which run in the agent."
+        )
+    raise UserError(
+        f'`ToolSearch(strategy={tool.strategy!r})` is an Anthropic-native strategy and is not supported by OpenAI '
+        "Responses. Use `strategy=None` (default, provider-managed), `strategy='keywords'` (local keyword "
+        'matching), or a callable strategy.'
+    )
+
+
 def responses_native_tools(params: ModelRequestParameters) -> list[dict[str, Any]]:
     """The hosted tools of a Responses request.
 
     Raises:
-        UserError: an `ImageGenerationTool` size or aspect ratio OpenAI does not take.
+        UserError: an `ImageGenerationTool` size or aspect ratio OpenAI does not take, or a `ToolSearchTool` with a
+            strategy OpenAI does not run (`'bm25'`, `'regex'`, `'custom'`).
     """
     tools: list[dict[str, Any]] = []
     for tool in params.native_tools:
@@ -147,6 +179,8 @@ def responses_native_tools(params: ModelRequestParameters) -> list[dict[str, Any
             tools.append(_mcp_tool(tool))
         elif isinstance(tool, ImageGenerationTool):
             tools.append(_image_generation_tool(tool))
+        elif isinstance(tool, ToolSearchTool):  # pragma: no branch (the model's check left only these kinds)
+            tools.append(_tool_search_tool(tool))
     if params.allow_image_output and not any(tool['type'] == 'image_generation' for tool in tools):
         tools.append({'type': 'image_generation'})  # an image is an output: the model needs the tool that draws
     return tools
@@ -245,6 +279,77 @@ def native_item(part: NativeToolCallPart) -> dict[str, Any] | None:
         return {'type': 'mcp_call', 'id': part.tool_call_id, 'server_label': server, 'name': args['tool_name'],
                 'arguments': pydantic_core.to_json(args['tool_args']).decode()}  # fmt: skip
     return None
+
+
+def _search_args(raw: Any) -> ToolSearchArgs:
+    # A server-run search gives the `paths` of what it loaded, or `queries`; a stream's first event gives `{}`.
+    if isinstance(raw, str):
+        raw = pydantic_core.from_json(raw) if raw else {}
+    if isinstance(raw, dict):
+        for key in ('queries', 'paths'):
+            if isinstance(values := raw.get(key), list):
+                return {'queries': [v for v in values if isinstance(v, str)]}
+        if not raw:
+            return {'queries': []}
+    raise UnexpectedModelBehavior(f'Unrecognized tool_search arguments shape: {raw!r}')
+
+
+def tool_search_parts(item: Mapping[str, Any], provider_name: str, call_id: str | None = None) -> ModelResponsePart:
+    """The part of a `tool_search_call` (a `NativeToolCallPart`) or `tool_search_output` item (a
+    `NativeToolReturnPart` answering `call_id`, by default the item's own `call_id`, else its id).
+
+    Raises:
+        UnexpectedModelBehavior: the call's arguments are of an unknown shape.
+    """
+    details = {key: item.get(key) for key in ('call_id', 'execution', 'status')}
+    if item.get('type') == 'tool_search_call':
+        return NativeToolCallPart(
+            ToolSearchTool.kind,
+            dict(_search_args(item.get('arguments'))),
+            item.get('call_id') or item['id'],
+            id=item['id'],
+            provider_name=provider_name,
+            provider_details=details,
+            tool_kind=TOOL_SEARCH_TOOL_KIND,
+        )
+    found: list[ToolSearchMatch] = [
+        {'name': tool['name']} for tool in item.get('tools') or () if tool.get('type') == 'function'
+    ]
+    return NativeToolReturnPart(
+        ToolSearchTool.kind,
+        {'discovered_tools': found},
+        call_id or item.get('call_id') or item['id'],
+        provider_name=provider_name,
+        provider_details={'id': item['id'], **details},
+        tool_kind=TOOL_SEARCH_TOOL_KIND,
+    )
+
+
+def tool_search_item(
+    part: NativeToolCallPart | NativeToolReturnPart, send_ids: bool, tools: Mapping[str, dict[str, Any]]
+) -> dict[str, Any] | None:
+    """The `tool_search_call` or `tool_search_output` input item of a search OpenAI ran (the output with the
+    definitions in `tools` of the tools it loaded), or `None` for an output without its item's id (it cannot be
+    told from one OpenAI did not make)."""
+    details = part.provider_details or {}
+    status = details.get('status') if details.get('status') in ('in_progress', 'completed', 'incomplete') else None
+    item: dict[str, Any] = {'call_id': details.get('call_id', part.tool_call_id), 'execution': 'server'}
+    item['status'] = status or 'completed'
+    if isinstance(part, NativeToolCallPart):
+        item = {'type': 'tool_search_call', **item, 'arguments': part.args_as_dict()}
+        if send_ids and part.id:
+            item['id'] = part.id
+        return item
+    output_id = details.get('id')
+    if not (isinstance(output_id, str) and output_id):
+        return None
+    content = part.content if isinstance(part.content, dict) else {}
+    names = [m.get('name') for m in content.get('discovered_tools') or () if isinstance(m, dict)]
+    loaded = [tools[name] for name in names if isinstance(name, str) and name in tools]
+    item = {'type': 'tool_search_output', **item, 'tools': loaded}
+    if send_ids:
+        item['id'] = output_id
+    return item
 
 
 def chat_web_search_options(params: ModelRequestParameters) -> dict[str, Any] | None:

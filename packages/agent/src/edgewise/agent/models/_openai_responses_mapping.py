@@ -38,6 +38,7 @@ from ..messages import (
     UploadedFile,
     UserPromptPart,
 )
+from ..native_tools._tool_search import ToolSearchTool
 from ..profiles import ModelProfile
 from ..profiles.openai import SAMPLING_PARAMS, OpenAIModelProfile
 from ..settings import ModelSettings
@@ -55,10 +56,13 @@ from ._mapping import (
 )
 from ._openai_native_tools import (
     NATIVE_ITEM_TYPES,
+    TOOL_SEARCH_ITEM_TYPES,
     native_item,
     native_output_parts,
     responses_include,
     responses_native_tools,
+    tool_search_item,
+    tool_search_parts,
 )
 from ._request_parameters import ModelRequestParameters, request_instructions
 from ._thinking import openai_settings
@@ -168,7 +172,11 @@ def _detail(item: ImageUrl | BinaryContent) -> str:
 
 
 def _response_items(
-    message: ModelResponse, profile: OpenAIModelProfile, send_ids: bool, provider_name: str
+    message: ModelResponse,
+    profile: OpenAIModelProfile,
+    send_ids: bool,
+    provider_name: str,
+    tools: Mapping[str, dict[str, Any]],
 ) -> Iterator[dict[str, Any]]:
     text_item: dict[str, Any] | None = None
     reasoning_item: dict[str, Any] | None = None
@@ -207,6 +215,8 @@ def _response_items(
                 call['id'] = part.id
             if profile.get('openai_responses_requires_function_call_status_none', False):
                 call['status'] = None
+            if ours and (namespace := (part.provider_details or {}).get('namespace')):
+                call['namespace'] = namespace  # a tool its search loaded: OpenAI wants the namespace back
             yield call
         elif isinstance(part, CompactionPart):
             if (compaction := openai_compaction_item(part, provider_name)) is not None:
@@ -216,6 +226,9 @@ def _response_items(
             # when there is one, refers to it already); others cannot.
             if ours and part.id and part.id not in native_calls:
                 yield {'type': 'image_generation_call', 'id': part.id, 'result': None, 'status': 'completed'}
+        elif isinstance(part, NativeToolCallPart | NativeToolReturnPart) and part.tool_name == ToolSearchTool.kind:
+            if ours and (item := tool_search_item(part, send_ids, tools)) is not None:
+                yield item
         elif isinstance(part, NativeToolCallPart):
             if with_id and (item := native_item(part)) is not None:
                 native_items[part.tool_call_id] = item
@@ -250,14 +263,16 @@ def map_messages(
     send_ids: bool,
     provider_name: str = 'openai',
     model_name: str = '',
+    tools: Mapping[str, dict[str, Any]] | None = None,
 ) -> list[dict[str, Any]]:
-    """The `input` items of a request (`model_name` is named by the error for a file the API cannot take)."""
+    """The `input` items of a request (`model_name` is named by the error for a file the API cannot take; `tools`
+    holds the request's function tools as sent, by name, for the outputs of tool searches)."""
     items: list[dict[str, Any]] = []
     for message in messages:
         if isinstance(message, ModelRequest):
             items.extend(_request_items(message, profile, model_name))
         else:
-            items.extend(_response_items(message, profile, send_ids, provider_name))
+            items.extend(_response_items(message, profile, send_ids, provider_name, tools or {}))
     return items
 
 
@@ -306,7 +321,8 @@ def responses_request_body(
     send_ids = settings.get(
         'openai_send_reasoning_ids', openai_profile.get('openai_supports_encrypted_reasoning_content', False)
     )
-    items = map_messages(messages, openai_profile, send_ids, provider_name, model_name)
+    tools = _function_tools(params, openai_profile)
+    items = map_messages(messages, openai_profile, send_ids, provider_name, model_name, tools)
     instructions = request_instructions(messages, params)
     body: dict[str, Any] = {'model': model_name}
     text: dict[str, Any] = {}
@@ -330,19 +346,10 @@ def responses_request_body(
     body['input'] = items
     if instructions:
         body['instructions'] = instructions
-    tools = [
-        {
-            'type': 'function',
-            'name': t.name,
-            'parameters': t.parameters_json_schema,
-            'strict': bool(t.strict and openai_profile.get('openai_supports_strict_tool_definition', True)),
-            **({'description': t.description} if t.description else {}),
-        }
-        for t in (*params.function_tools, *params.output_tools)
-    ]
-    tools += responses_native_tools(params)
-    if tools:
-        body['tools'] = tools
+    sent = [*tools.values(), *_function_tools(params, openai_profile, output=True).values()]
+    sent += responses_native_tools(params)
+    if sent:
+        body['tools'] = sent
         body['tool_choice'] = _tool_choice(settings, params, openai_profile, model_name)
         if 'parallel_tool_calls' in settings:
             body['parallel_tool_calls'] = settings['parallel_tool_calls']
@@ -387,6 +394,25 @@ def responses_request_body(
     return body
 
 
+def _function_tools(
+    params: ModelRequestParameters, profile: OpenAIModelProfile, *, output: bool = False
+) -> dict[str, dict[str, Any]]:
+    # With the `tool_search` tool on the request, a deferred tool goes with its schema held back (OpenAI takes
+    # `defer_loading` only then).
+    searched = not output and any(isinstance(t, ToolSearchTool) for t in params.native_tools)
+    return {
+        t.name: {
+            'type': 'function',
+            'name': t.name,
+            'parameters': t.parameters_json_schema,
+            'strict': bool(t.strict and profile.get('openai_supports_strict_tool_definition', True)),
+            **({'description': t.description} if t.description else {}),
+            **({'defer_loading': True} if searched and t.defer_loading else {}),
+        }
+        for t in (params.output_tools if output else params.function_tools)
+    }
+
+
 def responses_usage(usage: dict[str, Any] | None) -> RequestUsage:
     """A `RequestUsage` from the API's `usage` object."""
     if not usage:
@@ -410,7 +436,9 @@ def _finish(response: dict[str, Any]) -> tuple[FinishReason | None, dict[str, An
     return _FINISH_REASONS.get(raw), {'finish_reason': raw}
 
 
-def _output_parts(item: dict[str, Any], provider_name: str) -> Iterator[ModelResponsePart]:
+def _output_parts(
+    item: dict[str, Any], provider_name: str, search_call_id: str | None = None
+) -> Iterator[ModelResponsePart]:
     kind = item.get('type')
     if kind == 'message':
         for content in item.get('content') or ():
@@ -426,7 +454,12 @@ def _output_parts(item: dict[str, Any], provider_name: str) -> Iterator[ModelRes
                 )  # fmt: skip
     elif kind == 'function_call':
         yield ToolCallPart(
-            item['name'], item.get('arguments'), item['call_id'], id=item.get('id'), provider_name=provider_name
+            item['name'],
+            item.get('arguments'),
+            item['call_id'],
+            id=item.get('id'),
+            provider_name=provider_name,
+            provider_details={'namespace': item['namespace']} if item.get('namespace') else None,
         )
     elif kind == 'reasoning':
         signature = item.get('encrypted_content')
@@ -443,6 +476,15 @@ def _output_parts(item: dict[str, Any], provider_name: str) -> Iterator[ModelRes
         yield openai_compaction_part(item, provider_name)
     elif kind in NATIVE_ITEM_TYPES:
         yield from native_output_parts(item, provider_name)
+    elif kind in TOOL_SEARCH_ITEM_TYPES:
+        yield tool_search_parts(item, provider_name, search_call_id)
+
+
+def _paired_search_call(output: Sequence[dict[str, Any]]) -> str | None:
+    # OpenAI may leave `call_id` null on both the search's call and output: with one of each, they pair.
+    calls = [i['id'] for i in output if i.get('type') == 'tool_search_call' and not i.get('call_id')]
+    outputs = [i for i in output if i.get('type') == 'tool_search_output' and not i.get('call_id')]
+    return calls[0] if len(calls) == len(outputs) == 1 else None
 
 
 def _refusal(response: dict[str, Any]) -> str | None:
@@ -455,7 +497,9 @@ def _refusal(response: dict[str, Any]) -> str | None:
 
 def responses_model_response(body: dict[str, Any], *, provider_name: str = 'openai') -> ModelResponse:
     """The `ModelResponse` of a Responses API response body."""
-    parts = [part for item in body.get('output') or () for part in _output_parts(item, provider_name)]
+    output = body.get('output') or []
+    paired = _paired_search_call(output)
+    parts = [part for item in output for part in _output_parts(item, provider_name, paired)]
     finish_reason, details = _finish(body)
     if (refusal := _refusal(body)) is not None:
         parts, finish_reason = [], 'content_filter'
@@ -510,7 +554,10 @@ class OpenAIResponsesStreamedResponse(EventStreamedResponse):
                 event = manager.tool_call_delta(
                     item['id'], item['name'], item.get('arguments') or None, item['call_id']
                 )
-                self._set_part_fields(event, id=item['id'], provider_name=self._provider_name)
+                namespace = {'namespace': item['namespace']} if item.get('namespace') else None
+                self._set_part_fields(
+                    event, id=item['id'], provider_name=self._provider_name, provider_details=namespace
+                )
         elif kind == 'response.function_call_arguments.delta':
             event = manager.tool_call_delta(data['item_id'], None, data.get('delta') or None)
         elif kind == 'response.output_text.delta':
@@ -545,6 +592,8 @@ class OpenAIResponsesStreamedResponse(EventStreamedResponse):
                 event = manager.handle_part(
                     vendor_part_id=item.get('id'), part=openai_compaction_part(item, self._provider_name)
                 )
+            elif item.get('type') in TOOL_SEARCH_ITEM_TYPES:
+                yield manager.whole_part((item.get('id'), 0), tool_search_parts(item, self._provider_name))
             elif item.get('type') in NATIVE_ITEM_TYPES:
                 # A hosted tool's call, result (and image) arrive whole once its item is done.
                 for index, part in enumerate(native_output_parts(item, self._provider_name)):

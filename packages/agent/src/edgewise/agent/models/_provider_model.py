@@ -178,7 +178,7 @@ class ProviderModel(Model):
         check_allow_model_requests()
         if any(part.part_kind == 'speech' for message in messages for part in message.parts):
             raise unprepared_speech_error(self._model_name)
-        params = check_native_tools(params, self._native_tools())
+        params = check_native_tools(params, self._native_tools(), self.tool_deferral_mode)
         settings = self._merged_settings(model_settings)
         body = self._body(messages, settings, params, stream=stream)
         provider = self._provider

@@ -44,6 +44,8 @@ class AnthropicModel(ProviderModel):
 
     _default_provider = 'anthropic'
     _endpoint_name = 'messages'
+    supported_tool_deferral_modes = frozenset({'standalone'})
+    """A deferred tool goes out with `defer_loading: true` (Anthropic takes it on its own)."""
 
     def _http_error(
         self,

@@ -102,6 +102,9 @@ class FunctionModel(InMemoryBatchModel):
     """A model answering with `function(messages, info)`; sync functions run in a worker thread."""
 
     _default_profile = TEST_PROFILE
+    supported_tool_deferral_modes = frozenset({'standalone', 'with_tool_search'})
+    """Both, when a profile claims one: the function is then shown the hidden tools of a provider-run tool search
+    (`defer_loading=True`) next to the `ToolSearchTool`, as a provider would get them."""
 
     function: FunctionDef | None
     """Answers non-streamed requests."""
@@ -148,7 +151,9 @@ class FunctionModel(InMemoryBatchModel):
         # As every model: the native tools its profile does not allow are swapped for their local fallbacks, and the
         # unified `thinking` setting is resolved for its profile (the function sees both in its `info`).
         params = check_native_tools(
-            params, self.supported_native_tools() & self.profile.get('supported_native_tools', SUPPORTED_NATIVE_TOOLS)
+            params,
+            self.supported_native_tools() & self.profile.get('supported_native_tools', SUPPORTED_NATIVE_TOOLS),
+            self.tool_deferral_mode,
         )
         return resolve_thinking(settings or {}, params, self.profile)
 

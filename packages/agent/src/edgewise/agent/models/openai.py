@@ -219,6 +219,9 @@ class OpenAIResponsesModel(ProviderModel):
     _default_provider = 'openai'
     _endpoint_name = 'responses'
     _error_key = 'error'
+    supported_tool_deferral_modes = frozenset({'with_tool_search'})
+    """A deferred tool goes out with `defer_loading: true`, next to the `tool_search` tool (OpenAI takes it only
+    then)."""
 
     def _http_error(
         self,

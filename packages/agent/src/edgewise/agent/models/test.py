@@ -151,7 +151,9 @@ class TestModel(InMemoryBatchModel):
     ) -> ModelResponse:
         """The answer to a request, with its estimated usage."""
         params = check_native_tools(
-            params, self.supported_native_tools() & self.profile.get('supported_native_tools', SUPPORTED_NATIVE_TOOLS)
+            params,
+            self.supported_native_tools() & self.profile.get('supported_native_tools', SUPPORTED_NATIVE_TOOLS),
+            self.tool_deferral_mode,
         )
         params = resolve_thinking(settings or {}, params, self.profile)
         self.last_model_request_parameters = params

@@ -12,7 +12,7 @@ from typing import Any
 
 from .._messages.model_messages import ModelMessage, ModelResponse
 from .._warnings import PydanticAIDeprecationWarning
-from ..profiles import ModelProfile
+from ..profiles import ModelProfile, ToolAdditionMode, ToolDeferralMode
 from ..settings import ModelSettings
 from ._model import Model, RunContext
 from ._request_parameters import ModelRequestParameters
@@ -78,6 +78,16 @@ class WrapperModel(Model):
     def profile(self) -> ModelProfile:
         """The wrapped model's profile."""
         return self.wrapped.profile
+
+    @property
+    def tool_deferral_mode(self) -> ToolDeferralMode | None:
+        """The wrapped model's."""
+        return self.wrapped.tool_deferral_mode
+
+    @property
+    def tool_addition_mode(self) -> ToolAdditionMode | None:
+        """The wrapped model's."""
+        return self.wrapped.tool_addition_mode
 
     @property
     def settings(self) -> ModelSettings | None:

@@ -32,6 +32,8 @@ __all__ = (
     'DEFAULT_PROMPTED_OUTPUT_TEMPLATE',
     'DEFAULT_THINKING_TAGS',
     'StructuredOutputMode',
+    'ToolAdditionMode',
+    'ToolDeferralMode',
     'JsonSchema',
     'JsonSchemaTransformer',
     'InlineDefsJsonSchemaTransformer',
@@ -40,6 +42,15 @@ __all__ = (
 
 StructuredOutputMode: TypeAlias = Literal['tool', 'native', 'prompted']
 """How structured output is asked of a model."""
+
+ToolDeferralMode: TypeAlias = Literal['standalone', 'with_tool_search']
+"""When a provider takes a tool whose schema is held back from the model (`defer_loading` on the wire):
+`'standalone'` on its own (Anthropic), `'with_tool_search'` only next to its tool search tool (OpenAI Responses)."""
+
+ToolAdditionMode: TypeAlias = Literal['by_reference', 'with_definitions']
+"""How a provider is told of tools added mid-conversation: `'by_reference'` names a tool the request already
+declares (Anthropic's `tool_addition` blocks), `'with_definitions'` carries the new tools' definitions (OpenAI
+Responses' `additional_tools` items)."""
 
 DEFAULT_PROMPTED_OUTPUT_TEMPLATE = """
 Always respond with a JSON object that's compatible with this schema:
@@ -122,6 +133,19 @@ class ModelProfile(TypedDict, total=False):
     forced_tool_choice_disables_thinking: bool
     """Whether forcing a tool call keeps the model from thinking in that answer (default `False`): then a forced
     choice the run makes itself is not sent while thinking is on, and one asked for explicitly still is."""
+    tool_deferral_mode: ToolDeferralMode | None
+    """When the provider takes a tool with its schema held back until a search or a reveal shows it (default
+    `None`: never, so a hidden tool is left out of the request). A model uses the mode only if its class renders
+    it (`Model.supported_tool_deferral_modes`); see `Model.tool_deferral_mode`."""
+    tool_addition_mode: ToolAdditionMode | None
+    """How the provider is told natively of tools revealed mid-run (default `None`: no native way, so
+    `Model.prepare_messages` says it in a system prompt). A model uses the mode only if its class renders it
+    (`Model.supported_tool_addition_modes`); see `Model.tool_addition_mode`."""
+    tool_additions: ToolAdditionMode | None
+    """Deprecated spelling of `tool_addition_mode`, translated (with a warning) when profiles are merged."""
+    deferred_tools_require_tool_search: bool
+    """Deprecated: `True` is `tool_deferral_mode='with_tool_search'`, translated (with a warning) when profiles
+    are merged; `False` says nothing and is dropped."""
 
 
 KNOWN_DOCUMENT_MEDIA_TYPES: frozenset[str] = frozenset(get_args(DocumentMediaType))
@@ -152,6 +176,8 @@ DEFAULT_PROFILE: ModelProfile = {
     'supports_forced_tool_choice': True,
     'supports_forced_tool_choice_with_thinking': True,
     'forced_tool_choice_disables_thinking': False,
+    'tool_deferral_mode': None,
+    'tool_addition_mode': None,
 }
 """Every key of `ModelProfile` at its default: the bottom layer of every model's resolved profile."""
 
@@ -206,8 +232,32 @@ def merge_profile(base: ModelProfile | None, *overrides: ModelProfile | None) ->
     merged: ModelProfile = {}
     for layer in (base, *overrides):
         if layer:
-            merged.update(_current_spelling(layer))
+            merged.update(_current_keys(_current_spelling(layer)))
     return merged
+
+
+def _current_keys(profile: ModelProfile) -> ModelProfile:
+    # pydantic-ai 2.23's key names, renamed since: a key under its new name in the same profile wins.
+    if 'tool_additions' not in profile and 'deferred_tools_require_tool_search' not in profile:
+        return profile
+    current = dict(profile)
+    if 'tool_additions' in current:
+        warnings.warn(
+            '`ModelProfile` key `tool_additions` is deprecated, use `tool_addition_mode` instead.',
+            PydanticAIDeprecationWarning,
+            stacklevel=3,
+        )
+        current.setdefault('tool_addition_mode', current.pop('tool_additions'))
+    if 'deferred_tools_require_tool_search' in current:
+        warnings.warn(
+            '`ModelProfile` key `deferred_tools_require_tool_search` is deprecated, use '
+            "`tool_deferral_mode='with_tool_search'` instead.",
+            PydanticAIDeprecationWarning,
+            stacklevel=3,
+        )
+        if current.pop('deferred_tools_require_tool_search'):
+            current.setdefault('tool_deferral_mode', 'with_tool_search')
+    return cast(ModelProfile, current)
 
 
 def resolve_profile(default: ModelProfile | None, spec: ModelProfileSpec | None) -> ModelProfile:
@@ -228,5 +278,5 @@ def resolve_profile(default: ModelProfile | None, spec: ModelProfileSpec | None)
                 f'A callable `profile=` must return a `ModelProfile` dict, got {type(given).__name__}: it is given '
                 'the resolved profile (since pydantic-ai 2.x), not the model name.'
             )
-        return _current_spelling(given, resolved)
+        return _current_keys(_current_spelling(given, resolved))
     return merge_profile(resolved, spec)

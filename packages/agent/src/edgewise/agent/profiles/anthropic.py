@@ -4,6 +4,8 @@ from __future__ import annotations as _annotations
 
 from typing import Literal, TypeAlias
 
+from ..native_tools import SUPPORTED_NATIVE_TOOLS
+from ..native_tools._tool_search import ToolSearchTool
 from . import ModelProfile
 
 __all__ = (
@@ -59,6 +61,21 @@ _ADAPTIVE_THINKING_MODELS = (
 )
 _EFFORT_MODELS = (*_ADAPTIVE_THINKING_MODELS, 'claude-opus-4-5')
 _LATEST_MODELS = ('claude-fable-5', 'claude-mythos-5', 'claude-opus-4-7', 'claude-opus-4-8')
+# The models taking Anthropic's tool search tools (`tool_search_tool_bm25` / `_regex`), as pydantic-ai 2.68 has it.
+_TOOL_SEARCH_MODELS = (
+    'claude-fable-5',
+    'claude-mythos-5',
+    'claude-sonnet-4-5',
+    'claude-sonnet-4-6',
+    'claude-sonnet-5',
+    'claude-opus-4-5',
+    'claude-opus-4-6',
+    'claude-opus-4-7',
+    'claude-opus-4-8',
+    'claude-opus-5',
+    'claude-haiku-4-5',
+    'claude-haiku-5-5',
+)
 _NO_FORCED_TOOL_MODELS = ('claude-fable-5', 'claude-mythos-5', 'claude-mythos-preview')
 
 
@@ -94,10 +111,13 @@ def anthropic_model_profile(model_name: str) -> ModelProfile | None:
     """The profile of a Claude model.
 
     Claude reasons in `thinking` blocks (signed, sent back only to Anthropic); in text, reasoning from
-    other models is shown between `<thinking>` tags. Recent models take native structured output.
+    other models is shown between `<thinking>` tags. Recent models take native structured output. The models
+    with Anthropic's tool search take `ToolSearchTool` and a deferred tool on its own (`tool_deferral_mode=
+    'standalone'`); the others neither.
     """
     latest = model_name.startswith(_LATEST_MODELS)
-    return AnthropicModelProfile(
+    tool_search = model_name.startswith(_TOOL_SEARCH_MODELS)
+    profile = AnthropicModelProfile(
         thinking_tags=('<thinking>', '</thinking>'),
         supports_json_schema_output=model_name.startswith(_STRUCTURED_OUTPUT_MODELS),
         supports_thinking=True,
@@ -111,3 +131,8 @@ def anthropic_model_profile(model_name: str) -> ModelProfile | None:
         supports_forced_tool_choice=not model_name.startswith(_NO_FORCED_TOOL_MODELS),
         forced_tool_choice_disables_thinking=True,
     )
+    if tool_search:
+        profile['tool_deferral_mode'] = 'standalone'
+    else:
+        profile['supported_native_tools'] = SUPPORTED_NATIVE_TOOLS - {ToolSearchTool}
+    return profile

@@ -11,6 +11,8 @@ from collections.abc import Sequence
 from typing import Any, Literal, TypeAlias, cast
 
 from ..exceptions import UserError
+from ..native_tools import SUPPORTED_NATIVE_TOOLS
+from ..native_tools._tool_search import ToolSearchTool
 from . import JsonSchema, JsonSchemaTransformer, ModelProfile
 
 __all__ = (
@@ -110,6 +112,9 @@ def validate_openai_profile(profile: ModelProfile) -> None:
         )
 
 
+_GPT_6_MODELS = ('gpt-6-astra', 'gpt-6-sol', 'gpt-6-luna', 'gpt-6.1-sol', 'gpt-6.1-terra')
+
+
 def openai_model_profile(model_name: str) -> ModelProfile:
     """The profile of an OpenAI model: strict schemas, native and JSON output, and which models reason."""
     gpt_5_1_plus = model_name.startswith(('gpt-5.1', 'gpt-5.2', 'gpt-5.3', 'gpt-5.4', 'gpt-5.5'))
@@ -117,7 +122,10 @@ def openai_model_profile(model_name: str) -> ModelProfile:
     gpt_5_3_chat = model_name.startswith('gpt-5.3-chat')
     always_reasons = model_name.startswith('o') or (gpt_5 and '-chat' not in model_name)
     reasons = (always_reasons or gpt_5_1_plus) and not gpt_5_3_chat
-    return OpenAIModelProfile(
+    # OpenAI's `tool_search` tool: gpt-5.4 and later families, but not gpt-5.4-nano (as pydantic-ai 2.68 has it).
+    tool_search = model_name.startswith(('gpt-5.4', 'gpt-5.5', 'gpt-5.6', *_GPT_6_MODELS))
+    tool_search = tool_search and not model_name.startswith('gpt-5.4-nano')
+    profile = OpenAIModelProfile(
         json_schema_transformer=OpenAIJsonSchemaTransformer,
         # OpenAI's APIs accept system messages anywhere in the conversation.
         supports_inline_system_prompts=True,
@@ -134,6 +142,9 @@ def openai_model_profile(model_name: str) -> ModelProfile:
         openai_supports_reasoning_effort_none=gpt_5_1_plus and not gpt_5_3_chat,
         openai_supports_phase=model_name.startswith(('gpt-5.3-codex', 'gpt-5.4', 'gpt-5.5')),
     )
+    if not tool_search:
+        profile['supported_native_tools'] = SUPPORTED_NATIVE_TOOLS - {ToolSearchTool}
+    return profile
 
 
 # Keywords that strict mode rejects; in strict mode they move into the description, so the model still reads them.

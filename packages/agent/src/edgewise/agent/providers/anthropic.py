@@ -4,8 +4,8 @@ from __future__ import annotations as _annotations
 
 from typing import TYPE_CHECKING
 
-from ..profiles import ModelProfile
-from ..profiles.anthropic import anthropic_model_profile
+from ..profiles import ModelProfile, merge_profile
+from ..profiles.anthropic import AnthropicModelProfile, anthropic_model_profile
 from ._base import HTTPProvider, env_value, missing_key_error
 
 if TYPE_CHECKING:
@@ -15,6 +15,17 @@ __all__ = ('AnthropicProvider', 'ANTHROPIC_VERSION')
 
 ANTHROPIC_VERSION = '2023-06-01'
 """The API version sent in the `anthropic-version` header (the one the official SDK sends)."""
+
+
+# The models taking `tool_addition` blocks on the Messages API, as pydantic-ai 2.68 lists them.
+_TOOL_ADDITION_MODELS = (
+    'claude-fable-5',
+    'claude-mythos-5',
+    'claude-opus-4-8',
+    'claude-opus-5',
+    'claude-sonnet-5-5',
+    'claude-haiku-5-5',
+)
 
 
 class AnthropicProvider(HTTPProvider):
@@ -53,8 +64,12 @@ class AnthropicProvider(HTTPProvider):
 
     @staticmethod
     def model_profile(model_name: str) -> ModelProfile | None:
-        """The profile of the named Claude model."""
-        return anthropic_model_profile(model_name)
+        """The profile of the named Claude model; on the Messages API, the latest models are also told natively
+        of tools revealed mid-run (`tool_addition_mode='by_reference'`)."""
+        profile = anthropic_model_profile(model_name)
+        if model_name.startswith(_TOOL_ADDITION_MODELS):
+            return merge_profile(profile, AnthropicModelProfile(tool_addition_mode='by_reference'))
+        return profile
 
     def request_headers(self) -> dict[str, str]:
         """The key (`x-api-key`) and the API version (`anthropic-version`)."""

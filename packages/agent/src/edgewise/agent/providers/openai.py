@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ..exceptions import UserError
-from ..profiles import ModelProfile
-from ..profiles.openai import openai_model_profile
+from ..profiles import ModelProfile, merge_profile
+from ..profiles.openai import OpenAIModelProfile, openai_model_profile
 from ._base import HTTPProvider, env_value, missing_key_error
 
 if TYPE_CHECKING:
@@ -46,12 +46,22 @@ class ProviderSpec:
     """The profile of a model name."""
 
 
+def _openai_profile(model_name: str) -> ModelProfile:
+    # OpenAI's own API takes a deferred tool next to its `tool_search` tool and tools revealed with their
+    # definitions; the OpenAI-compatible servers (which share the family's profile) may not.
+    return merge_profile(
+        openai_model_profile(model_name),
+        OpenAIModelProfile(tool_addition_mode='with_definitions', tool_deferral_mode='with_tool_search'),
+    )
+
+
 _OPENAI = ProviderSpec(
     name='openai',
     class_name='OpenAIProvider',
     default_base_url='https://api.openai.com/v1',
     base_url_env='OPENAI_BASE_URL',
     api_key_envs=('OPENAI_API_KEY',),
+    profile=_openai_profile,
 )
 
 

@@ -184,6 +184,9 @@ class ToolSearchToolset(WrapperToolset[AgentDepsT]):
     """The search tool's description for the model, instead of the default."""
     parameter_description: str | None = None
     """The description of its `queries` argument, instead of the default."""
+    local_search: bool = True
+    """Whether `search_tools` is offered; `False` when only the provider's search may run (`ToolSearch(strategy=
+    'bm25')`), which then finds the deferred tools (marked `with_native='tool_search'` either way)."""
 
     def _wrapping(self, wrapped: AbstractToolset[AgentDepsT]) -> WrapperToolset[AgentDepsT]:
         if type(self) is not ToolSearchToolset:  # a subclass may have an `__init__` of its own
@@ -225,7 +228,7 @@ class ToolSearchToolset(WrapperToolset[AgentDepsT]):
                     corpus.append(tool.tool_def)
                 tool_def = replace(tool.tool_def, with_native=TOOL_SEARCH_NATIVE_KIND, defer_loading=hidden)
                 listed[name] = replace(tool, tool_def=tool_def)
-        if searchable:  # only deferred capabilities' tools: nothing to search, so no search tool
+        if searchable and self.local_search:  # only deferred capabilities' tools: nothing to search, no search tool
             listed[TOOL_SEARCH_FUNCTION_TOOL_NAME] = self._search_tool(corpus)
         return listed
 

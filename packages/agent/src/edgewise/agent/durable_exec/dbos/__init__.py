@@ -18,7 +18,8 @@ recovered run must call them in the same order. The deps a run gets are this pro
 
 `DBOSDurability` is the pydantic-ai 2.x shape of the same: a capability (`Agent(..., capabilities=[DBOSDurability()])`)
 that makes each model request of a run a step of the same `DBOSModel` kind when the run happens inside a workflow
-of your own (`@DBOS.workflow()` code calling `agent.run(...)`); tools run in that workflow's code.
+of your own (`@DBOS.workflow()` code calling `agent.run(...)`); MCP servers and dynamic toolsets are made steps too
+(their listings, instructions and tool calls, `_toolsets`), function tools run in that workflow's code.
 """
 
 from __future__ import annotations as _annotations

@@ -3,8 +3,9 @@ whose tool calls are steps (see the package docstring)."""
 
 from __future__ import annotations as _annotations
 
+import copy
 import operator
-from collections.abc import AsyncIterable, AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from functools import partial, reduce
 from typing import TYPE_CHECKING, Any, TypedDict, cast
@@ -35,7 +36,7 @@ if TYPE_CHECKING:
 
     from ..._streaming.node_loop import EventStreamHandler
 
-__all__ = ('DBOSAgent', 'DBOSModel', 'StepConfig')
+__all__ = ('DBOSAgent', 'DBOSModel', 'StepConfig', 'recorded_call')
 
 _RESPONSE = pydantic.TypeAdapter(ModelResponse)
 
@@ -140,30 +141,37 @@ class _DBOSToolset(WrapperToolset[Any]):
     def _rewrap(self, inner: AbstractToolset[Any]) -> AbstractToolset[Any]:
         if inner is self.wrapped:
             return self
-        rewrapped = type(self)(inner, self._options['name'], {})
-        rewrapped._options = self._options
+        rewrapped = copy.copy(self)
+        rewrapped.wrapped = inner
         return rewrapped
 
     async def call_tool(self, name: str, tool_args: dict[str, Any], ctx: Any, tool: ToolsetTool[Any]) -> Any:
-        async def step() -> str:
-            try:
-                result = await self.wrapped.call_tool(name, tool_args, ctx, tool)
-            except ModelRetry as e:
-                return _encode({'kind': 'retry', 'message': e.message})
-            except CallDeferred as e:
-                return _encode({'kind': 'deferred', 'metadata': e.metadata})
-            except ApprovalRequired as e:
-                return _encode({'kind': 'approval', 'metadata': e.metadata})
-            return _encode({'kind': 'result', 'value': result})
+        return await recorded_call(self._options, lambda: self.wrapped.call_tool(name, tool_args, ctx, tool))
 
-        outcome = pydantic_core.from_json(await _dbos.DBOS.run_step_async(self._options, step))
-        if outcome['kind'] == 'retry':
-            raise ModelRetry(outcome['message'])
-        if outcome['kind'] == 'deferred':
-            raise CallDeferred(outcome['metadata'])
-        if outcome['kind'] == 'approval':
-            raise ApprovalRequired(outcome['metadata'])
-        return outcome['value']
+
+async def recorded_call(options: Any, call: Callable[[], Awaitable[Any]]) -> Any:
+    """`call()`'s result (or its retry or deferral, raised again) as a DBOS step with `options` (name and retries),
+    recorded as JSON."""
+
+    async def step() -> str:
+        try:
+            result = await call()
+        except ModelRetry as e:
+            return _encode({'kind': 'retry', 'message': e.message})
+        except CallDeferred as e:
+            return _encode({'kind': 'deferred', 'metadata': e.metadata})
+        except ApprovalRequired as e:
+            return _encode({'kind': 'approval', 'metadata': e.metadata})
+        return _encode({'kind': 'result', 'value': result})
+
+    outcome = pydantic_core.from_json(await _dbos.DBOS.run_step_async(options, step))
+    if outcome['kind'] == 'retry':
+        raise ModelRetry(outcome['message'])
+    if outcome['kind'] == 'deferred':
+        raise CallDeferred(outcome['metadata'])
+    if outcome['kind'] == 'approval':
+        raise ApprovalRequired(outcome['metadata'])
+    return outcome['value']
 
 
 class _WorkflowStepToolset(_DBOSToolset):

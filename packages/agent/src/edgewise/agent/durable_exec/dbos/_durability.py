@@ -24,7 +24,9 @@ from ...exceptions import UserError
 from ...messages import AgentStreamEvent, ModelResponse
 from ...models import Model, ModelRequestContext, ModelResolutionContext
 from ...toolsets import AbstractToolset
-from ._agent import DBOSAgent, DBOSModel, StepConfig, _WorkflowStepToolset
+from ...toolsets._dynamic import DynamicToolset
+from ._agent import DBOSAgent, DBOSModel, StepConfig
+from ._toolsets import DBOSDynamicToolset, DBOSMCPToolset
 
 if TYPE_CHECKING:
     from ..._streaming.node_loop import EventStreamHandler
@@ -39,15 +41,29 @@ out in the order of the calls (so that a recovered run sees them in the same ord
 
 _MODEL_EVENTS = (PartStartEvent, PartDeltaEvent, PartEndEvent, FinalResultEvent)
 
+_MISSING_ID = {
+    'mcp_server': (
+        'DBOSDurability needs each MCP server to have a unique, stable id (its steps are named after '
+        "it): pass `id='...'` to {leaf!r}."
+    ),
+    'dynamic_toolset': (
+        'DBOSDurability needs each dynamic toolset to have a unique, stable id (its steps are named after it): set '
+        "it with `DynamicToolset(..., id='...')` or `@agent.toolset(id='...')`, or, for the toolset of a capability "
+        "function, wrap the function as `DynamicCapability(my_func, id='...')`."
+    ),
+}
+
 
 class DBOSDurability(AbstractCapability[Any]):
     """Make the runs of an agent that happen inside a DBOS workflow durable, with no wrapper agent.
 
     Inside a workflow (`@DBOS.workflow()` code calling `agent.run(...)`), each model request of the run is a DBOS
-    step (`{name}__model.request`, or `{name}__model.request_stream` when streamed), and so is each tool call of
-    an MCP server (`{name}__mcp_server__{id}.call_tool`), so a recovered workflow gets the recorded results back
-    instead of making them again. Outside a workflow the capability changes nothing but the tool call execution
-    mode. Function tools run in the workflow's code: have one call a `@DBOS.step()` to record its effect too.
+    step (`{name}__model.request`, or `{name}__model.request_stream` when streamed), and so are an MCP server's
+    tool listing, instructions and tool calls (`{name}__mcp_server__{id}.get_tools`, `.get_instructions`,
+    `.call_tool`) and a dynamic toolset's listing and tool calls (`{name}__dynamic_toolset__{id}.get_tools`,
+    `.call_tool`), so a recovered workflow gets the recorded results back instead of making them again. Outside a
+    workflow the capability changes nothing but the tool call execution mode. Function tools run in the workflow's
+    code: have one call a `@DBOS.step()` to record its effect too.
 
     The agent (and so this capability) must be created in every process that runs or recovers its workflows,
     before `DBOS.launch()`. The step names come from `name` (or the agent's name), which must stay the same
@@ -86,7 +102,7 @@ class DBOSDurability(AbstractCapability[Any]):
             name: The prefix of the step names; the agent's name when not given.
             model_step_config: DBOS's retry options for the model request steps.
             event_stream_handler_step_config: DBOS's retry options for the event stream handler steps.
-            mcp_step_config: DBOS's retry options for the steps of MCP servers' tool calls.
+            mcp_step_config: DBOS's retry options for the steps of MCP servers and dynamic toolsets.
             parallel_execution_mode: How the tool calls of a response run during each run of the agent.
             register_legacy_workflows: Also register the workflow `{name}.run` of a `DBOSAgent` of this agent,
                 so that runs a `DBOSAgent` started are recovered while moving to this capability.
@@ -169,30 +185,43 @@ class DBOSDurability(AbstractCapability[Any]):
         return super().overrides(hook)
 
     def get_wrapper_toolset(self, toolset: AbstractToolset[Any]) -> AbstractToolset[Any] | None:
-        """The run's toolset with each MCP server's tool calls made steps `{name}__mcp_server__{id}.call_tool`
-        inside a workflow (`mcp_step_config` their retry options); `None` when the run has no MCP server.
+        """The run's toolset with its MCP servers and dynamic toolsets made durable inside a workflow (see
+        `_toolsets`): an MCP server's tool listing, instructions and tool calls are the steps
+        `{name}__mcp_server__{id}.get_tools` / `.get_instructions` / `.call_tool`, a dynamic toolset's listing and
+        tool calls the steps `{name}__dynamic_toolset__{id}.get_tools` / `.call_tool` (`mcp_step_config` their
+        retry options); `None` when the run has neither.
 
         Raises:
-            UserError: an MCP server has no `id`.
+            UserError: an MCP server or a dynamic toolset has no `id`, or two of them share one.
         """
         from ...mcp._server import MCPServer
 
-        found = False
+        wrappers: dict[str, AbstractToolset[Any]] = {}
 
         def swap(leaf: AbstractToolset[Any]) -> AbstractToolset[Any]:
-            nonlocal found
-            if not isinstance(leaf, MCPServer):
+            if not isinstance(leaf, MCPServer | DynamicToolset):
                 return leaf
-            found = True
+            kind = 'mcp_server' if isinstance(leaf, MCPServer) else 'dynamic_toolset'
             if not leaf.id:
+                raise UserError(_MISSING_ID[kind].format(leaf=leaf))
+            if (known := wrappers.get(leaf.id)) is not None:
+                if known.wrapped is leaf:  # type: ignore[attr-defined]
+                    return known  # the same toolset twice in the tree: one set of steps
                 raise UserError(
-                    f'DBOSDurability needs each MCP server to have a unique, stable id (its steps are named after '
-                    f"it): pass `id='...'` to {leaf!r}."
+                    f'DBOSDurability: two toolsets have the id {leaf.id!r}, which names their steps: give each MCP '
+                    'server and dynamic toolset an id of its own.'
                 )
-            return _WorkflowStepToolset(leaf, f'{self.name}__mcp_server__{leaf.id}.call_tool', self.mcp_step_config)
+            prefix = f'{self.name}__{kind}__{leaf.id}'
+            wrapper: AbstractToolset[Any]
+            if isinstance(leaf, MCPServer):
+                wrapper = DBOSMCPToolset(leaf, prefix, self.mcp_step_config)
+            else:
+                wrapper = DBOSDynamicToolset(leaf, prefix, self.mcp_step_config)
+            wrappers[leaf.id] = wrapper
+            return wrapper
 
         replaced = toolset.visit_and_replace(swap)
-        return replaced if found else None
+        return replaced if wrappers else None
 
     async def resolve_model_id(self, ctx: ModelResolutionContext[Any], *, model_id: str) -> Model | None:
         """The model registered under `model_id` in `models`, or `None` to leave the id to the others."""
