@@ -27,8 +27,6 @@ from pydantic.dataclasses import dataclass as pydantic_dataclass
 from pydantic_core import core_schema
 from typing_extensions import TypeAliasType, TypeVar
 
-from ..format_prompt import format_as_xml
-
 __all__ = (
     'AudioMediaType',
     'ImageMediaType',
@@ -505,6 +503,8 @@ class StructuredContent(TextContent):
             if self.tag is not None:
                 text = f'<{self.tag}>{text}</{self.tag}>'
         else:
+            from ..format_prompt import format_as_xml  # on first use: it brings xml.etree
+
             text = format_as_xml(self.value, root_tag=self.tag)
         return text if self.description is None else f'{self.description}\n{text}'
 

@@ -9,7 +9,6 @@ stored history reads the same in pydantic-ai and here.
 
 from __future__ import annotations as _annotations
 
-import difflib
 import hashlib
 import html
 from collections.abc import Sequence
@@ -263,6 +262,8 @@ class InstructionDeltaPart:
             return _element(CONTEXT_TAG, _withdrawn(inline_system=inline_system), self.id)
         full = _element(CONTEXT_TAG, self.content, self.id)
         if previous is not None and self.base_hash is not None and instruction_text_hash(previous) == self.base_hash:
+            import difflib  # on first use: only a changed instruction block needs it
+
             lines = difflib.unified_diff(
                 previous.split('\n'), self.content.split('\n'), 'before', 'after', lineterm='', n=2
             )

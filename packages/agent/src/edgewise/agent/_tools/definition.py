@@ -9,9 +9,10 @@ from __future__ import annotations as _annotations
 import dataclasses
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Literal, TypeAlias
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
-from ..function_signature import FunctionSignature
+if TYPE_CHECKING:
+    from ..function_signature import FunctionSignature
 
 __all__ = ('ToolDefinition', 'ToolKind')
 
@@ -66,6 +67,8 @@ class ToolDefinition:
     def function_signature(self) -> FunctionSignature:
         """The tool as a Python function signature, read from `parameters_json_schema` and `return_schema` on first
         use (and kept). It holds no description: `render_signature` gives the tool's."""
+        from ..function_signature import FunctionSignature  # on first use: importing it costs ~10 ms
+
         return FunctionSignature.from_schema(
             name=self.name, parameters_schema=self.parameters_json_schema, return_schema=self.return_schema
         )
