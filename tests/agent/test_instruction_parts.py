@@ -37,6 +37,7 @@ from edgewise.agent._messages.instructions import (
     render_append_parts,
 )
 from edgewise.agent.agent import Agent
+from edgewise.agent.exceptions import UserError
 from edgewise.agent.messages import (
     AgentStreamEvent,
     CompactionPart,
@@ -55,6 +56,7 @@ from edgewise.agent.models.function import AgentInfo, FunctionModel
 from edgewise.agent.models.test import TestModel
 from edgewise.agent.profiles import ModelProfile
 from edgewise.agent.settings import ModelSettings, RecordedModelSettings
+from edgewise.agent.tools import RunContext
 
 pytestmark = pytest.mark.anyio
 
@@ -662,7 +664,6 @@ async def test_an_appending_block_that_nothing_addresses_rewrites_the_prefix_wit
 
 
 async def test_a_toolsets_blocks_may_append_and_blank_ones_are_left_out() -> None:
-    from edgewise.agent import RunContext
     from edgewise.agent.toolsets import FunctionToolset
 
     class Notes(FunctionToolset[None]):
@@ -702,7 +703,6 @@ def test_a_prefix_that_does_not_hold_the_windows_blocks_is_sent_as_it_is() -> No
 
 
 async def test_a_named_block_of_a_toolset_with_an_id_is_keyed_under_it() -> None:
-    from edgewise.agent import RunContext
     from edgewise.agent.toolsets import CombinedToolset, FunctionToolset
 
     class Notes(FunctionToolset[None]):
@@ -729,3 +729,51 @@ async def test_a_name_that_cannot_be_a_segment_of_an_id_is_refused(name: str) ->
     agent.instructions(lambda: InstructionPart('x', name=name))
     with pytest.raises(UserError, match=f'Instruction name {name!r} cannot be used'):
         await agent.run('one')
+
+
+async def test_the_decorator_names_a_block_and_sets_its_policy() -> None:
+    recorder, state = Recorder(), {'budget': 'Budget: 10'}
+    agent = Agent(FunctionModel(recorder), instructions='Be brief.')
+
+    @agent.instructions(name='budget', on_change='append')
+    def budget() -> str:
+        return state['budget']
+
+    @agent.instructions(name='today')
+    def today(ctx: RunContext[None]) -> InstructionPart | None:
+        # A part the function makes itself keeps what it sets; `None` is no block.
+        return None if state.get('quiet') else InstructionPart('Today is Monday.', name='weekday')
+
+    first = await agent.run('one')
+    opening = first.all_messages()[0]
+    assert isinstance(opening, ModelRequest)
+    assert _records_of(opening) == [
+        InstructionBaselinePart(
+            instructions=[
+                InstructionDigest.of(InstructionPart('Be brief.')),
+                InstructionPart('Budget: 10', dynamic=True, on_change='append', name='budget', id=BUDGET),
+                InstructionDigest.of(
+                    InstructionPart(
+                        'Today is Monday.',
+                        dynamic=True,
+                        name='weekday',
+                        id=InstructionId(AgentInstructionSource(), name='weekday'),
+                    )
+                ),
+            ]
+        )
+    ]
+    state['budget'] = 'Budget: 7'
+    second = await agent.run('two', message_history=first.all_messages())
+    assert _records_of(second.new_messages()[0]) == [
+        InstructionDeltaPart(id=BUDGET, content='Budget: 7', base_hash=instruction_text_hash('Budget: 10'))
+    ]
+    # A rewrite block that goes away (the function gives `None`) changes the prefix: a new window opens.
+    state['quiet'] = 'yes'
+    third = await agent.run('three', message_history=second.all_messages())
+    (baseline,) = _records_of(third.new_messages()[0])
+    assert isinstance(baseline, InstructionBaselinePart)
+    assert len(baseline.instructions) == 2
+    for bad in ('a:b', 'agent'):
+        with pytest.raises(UserError, match=f'Instruction name {bad!r} cannot be used'):
+            agent.instructions(name=bad)

@@ -50,7 +50,7 @@ def _params(fn: Callable[..., Any]) -> list[str]:
                           '*toolsets', '*defer_model_check', '*end_strategy', '*metadata', '*tool_timeout',
                           '*max_concurrency', '*capabilities', '**deprecated_kwargs']),
         (Agent.system_prompt, ['/func', '*dynamic']),
-        (Agent.instructions, ['/func']),
+        (Agent.instructions, ['/func', '*name', '*on_change']),
         (Agent.output_validator, ['/func']),
         (Agent.override, ['*name', '*model', '*deps', '*tools', '*toolsets', '*instructions', '*model_settings',
                           '*metadata', '*retries', '*native_tools', '*spec', '**deprecated_kwargs']),

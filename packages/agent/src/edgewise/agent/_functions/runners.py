@@ -5,10 +5,10 @@ from __future__ import annotations as _annotations
 
 import inspect
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, TypeAlias
 
-from ..messages import SystemPromptPart
+from ..messages import InstructionChangePolicy, InstructionPart, SystemPromptPart
 from ..models._model import RunContext
 
 __all__ = (
@@ -50,6 +50,31 @@ class SystemPromptRunner:
         """The function's text (`None` or empty for none)."""
         text: str | None = await call_user_function(self.function, *((ctx,) if self.takes_ctx else ()))
         return text
+
+
+@dataclass
+class NamedInstructionRunner(SystemPromptRunner):
+    """An instructions function registered with a `name` or an `on_change` policy (`@agent.instructions(name=...)`,
+    pydantic-ai 2.68): its text becomes an `InstructionPart` carrying them (one the function returns itself keeps
+    what it sets)."""
+
+    name: str | None = None
+    """The block's name (the run keys it `agent:<name>`)."""
+    on_change: InstructionChangePolicy = 'rewrite'
+    """Whether a change of the block rewrites the instructions or is appended to the conversation."""
+
+    async def run(self, ctx: RunContext[Any]) -> Any:
+        """The function's result as an `InstructionPart` with the registration's name and policy (`None` for none)."""
+        found = await call_user_function(self.function, *((ctx,) if self.takes_ctx else ()))
+        if found is None:
+            return None
+        if isinstance(found, InstructionPart):
+            return replace(
+                found,
+                name=found.name if found.name is not None else self.name,
+                on_change=found.on_change if found.on_change != 'rewrite' else self.on_change,
+            )
+        return InstructionPart(str(found), dynamic=True, name=self.name, on_change=self.on_change)
 
 
 async def system_prompt_parts(

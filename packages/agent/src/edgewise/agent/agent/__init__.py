@@ -30,7 +30,13 @@ from typing_extensions import TypeVar, Unpack
 from edgewise.graph import BaseStatePersistence, Graph
 
 from .. import models
-from .._functions.runners import OutputValidator, SystemPromptRunner, normalize_instructions, system_prompt_parts
+from .._functions.runners import (
+    NamedInstructionRunner,
+    OutputValidator,
+    SystemPromptRunner,
+    normalize_instructions,
+    system_prompt_parts,
+)
 from .._loop.agent_run import AgentRun
 from .._loop.nodes import agent_graph
 from .._message_flow.cancellation import CancellationToken
@@ -59,7 +65,7 @@ from ..capabilities._loaded_on_demand import validate_capability_ids
 from ..concurrency import AnyConcurrencyLimit, normalize_to_limiter
 from ..conversation import Conversation, resolve_conversation
 from ..exceptions import UserError
-from ..messages import ModelMessage, SystemPromptPart, UserContent
+from ..messages import InstructionChangePolicy, ModelMessage, SystemPromptPart, UserContent
 from ..models import KnownModelName, Model
 from ..models.instrumented import InstrumentationSettings
 from ..output import OutputDataT, OutputSpec
@@ -446,14 +452,38 @@ class Agent(AbstractAgent[AgentDepsT, OutputDataT]):
     def instructions(self, func: _F, /) -> _F: ...
 
     @overload
-    def instructions(self, /) -> Callable[[_F], _F]: ...
+    def instructions(
+        self, /, *, name: str | None = None, on_change: InstructionChangePolicy = 'rewrite'
+    ) -> Callable[[_F], _F]: ...
 
-    def instructions(self, func: Any = None, /) -> Any:
-        """Register an instructions function (`(ctx) -> str` or `() -> str`), evaluated for every request:
-        `@agent.instructions` or `@agent.instructions()`."""
+    def instructions(
+        self, func: Any = None, /, *, name: str | None = None, on_change: InstructionChangePolicy = 'rewrite'
+    ) -> Any:
+        """Register an instructions function (`(ctx) -> str` or `() -> str`, or returning an `InstructionPart`),
+        evaluated for every request: `@agent.instructions` or `@agent.instructions(name=..., on_change=...)`.
+
+        Args:
+            func: The function.
+            name: The name of the block it gives, keyed `agent:<name>` (pydantic-ai 2.68), so that the application
+                can address it; no `:`, and not `'agent'` (the key of the agent's literal instructions).
+            on_change: `'rewrite'` (the default) sends the instructions as they are on each request; `'append'`
+                keeps the instructions the conversation began with and appends a change of this block to it (needs
+                a `name`, else it warns and rewrites).
+
+        Raises:
+            UserError: `name` holds `:` or is `'agent'`.
+        """
+        if name is not None and (':' in name or name == 'agent'):
+            raise UserError(
+                f"Instruction name {name!r} cannot be used: a name is one segment of the block's id, so it cannot "
+                "hold `:`, and 'agent' is the key of the agent's own instructions. Choose another name."
+            )
 
         def register(function: _F) -> _F:
-            self._instructions.append(SystemPromptRunner(function))
+            if name is None and on_change == 'rewrite':
+                self._instructions.append(SystemPromptRunner(function))
+            else:
+                self._instructions.append(NamedInstructionRunner(function, name=name, on_change=on_change))
             return function
 
         return register if func is None else register(func)
