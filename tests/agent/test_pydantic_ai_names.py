@@ -449,10 +449,6 @@ NOT_YET: dict[str, dict[str, str]] = {
     '': {
         'AgentModelSettings': 'agent parameters (issue 12, helper `parity-agent`)',
         'ConcurrencyLimitedModel': 'concurrency limiters (issue 12, helper `parity-agent`)',
-        'Embedder': 'embedding models are not planned',
-        'EmbeddingModel': 'embedding models are not planned',
-        'EmbeddingResult': 'embedding models are not planned',
-        'EmbeddingSettings': 'embedding models are not planned',
         'TemplateStr': 'instruction templates (issue 12, helper `parity-agent`)',
         'limit_model_concurrency': 'concurrency limiters (issue 12, helper `parity-agent`)',
     },

@@ -235,6 +235,10 @@ def outcome(store: Store, run_id: str, history: list[RawSnapshot], info: RunInfo
 _WAITING_FOR_EVENTS = ('selectors.py', '_io_epoll.py', '_io_kqueue.py', '_io_windows.py')
 """The files of the functions in which asyncio's and trio's event loops wait for events."""
 
+_EVENT_LOOPS = (os.path.join('', 'asyncio', ''), os.path.join('', 'trio', ''))
+"""The folders of the event loops' own code: a Ctrl-C landing there (the loop between two steps of its tasks, on a
+busy machine) is not in the node either, and a `KeyboardInterrupt` raised there would leave the loop, not the node."""
+
 _STORE_FILES = os.path.join('edgewise', 'graph', 'persistence', '')
 """The folder of the stores' code: a Ctrl-C that lands in a store call lets it finish."""
 
@@ -330,7 +334,8 @@ class _Interrupts:
             with contextlib.suppress(RuntimeError):  # stdout was in the middle of the node's own write
                 echo(' (stopping after this node; Ctrl-C again to interrupt it)', end='')
             return
-        waiting = frame is not None and frame.f_code.co_filename.endswith(_WAITING_FOR_EVENTS)
+        filename = '' if frame is None else frame.f_code.co_filename
+        waiting = filename.endswith(_WAITING_FOR_EVENTS) or any(folder in filename for folder in _EVENT_LOOPS)
         if waiting and self.cancelled:
             return  # the cancellation is on its way
         # A store call running in this thread (a short SQLite transaction) is let finish: the node is cancelled at
