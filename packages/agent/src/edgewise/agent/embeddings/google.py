@@ -131,18 +131,14 @@ class GoogleEmbeddingModel(EmbeddingModel):
         if isinstance(extra_body, dict):
             body.update(extra_body)
         provider = self._provider
-        call = _http.HTTPCall(
-            client=provider.client,
-            url=f'{provider.base_url}/{API_VERSION}/{name}:batchEmbedContents',
-            body=body,
-            headers={**provider.request_headers(), **(google.get('extra_headers') or {})},
+        call = _http.provider_call(
+            provider,
+            f'{provider.base_url}/{API_VERSION}/{name}:batchEmbedContents',
+            body,
+            {**provider.request_headers(), **(google.get('extra_headers') or {})},
             model_name=self._model_name,
-            system=provider.name,
             operation='embeddings',
             endpoint_name='batchEmbedContents',
-            max_retries=provider.max_retries,
-            error_key='error',
-            base_url=provider.base_url,
         )
         data = await _http.post_for_data(call)
         try:

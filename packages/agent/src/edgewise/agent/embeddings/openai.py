@@ -100,18 +100,14 @@ class OpenAIEmbeddingModel(EmbeddingModel):
             body.update(extra_body)
         provider = self._provider
         headers = {**provider.request_headers(), **(merged.get('extra_headers') or {})}
-        call = _http.HTTPCall(
-            client=provider.client,
-            url=f'{provider.base_url}/embeddings',
-            body=body,
-            headers=headers,
+        call = _http.provider_call(
+            provider,
+            f'{provider.base_url}/embeddings',
+            body,
+            headers,
             model_name=self._model_name,
-            system=provider.name,
             operation='embeddings',
             endpoint_name='embeddings',
-            max_retries=provider.max_retries,
-            error_key='error',
-            base_url=provider.base_url,
         )
         data = await _http.post_for_data(call)
         try:

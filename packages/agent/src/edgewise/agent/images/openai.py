@@ -187,18 +187,14 @@ class OpenAIImageGenerationModel(ImageGenerationModel):
 
     async def _generate(self, fields: dict[str, Any], headers: dict[str, str]) -> Any:
         provider = self._provider
-        call = _http.HTTPCall(
-            client=provider.client,
-            url=f'{provider.base_url}/images/generations',
-            body=fields,
-            headers=headers,
+        call = _http.provider_call(
+            provider,
+            f'{provider.base_url}/images/generations',
+            fields,
+            headers,
             model_name=self._model_name,
-            system=provider.name,
             operation='image_generation',
             endpoint_name='images',
-            max_retries=provider.max_retries,
-            error_key='error',
-            base_url=provider.base_url,
         )
         return await _http.post_for_data(call)
 

@@ -393,3 +393,22 @@ async def post_for_data(call: HTTPCall) -> Any:
                 f'Invalid response from {call.system} {call.endpoint_name} endpoint, expected JSON data',
                 body.decode(response.encoding or 'utf-8', errors='replace')[:2000],
             ) from e
+
+
+def provider_call(
+    provider: Any,
+    url: str,
+    body: Mapping[str, Any],
+    headers: Mapping[str, str],
+    *,
+    model_name: str,
+    operation: str,
+    endpoint_name: str,
+) -> HTTPCall:
+    """The call of a provider's JSON endpoint other than its chat one (embeddings, images): the provider's client,
+    retries and base URL, OpenAI-style error bodies."""
+    return HTTPCall(
+        client=provider.client, url=url, body=body, headers=headers, model_name=model_name, system=provider.name,
+        operation=operation, endpoint_name=endpoint_name, max_retries=provider.max_retries, error_key='error',
+        base_url=provider.base_url,
+    )  # fmt: skip
