@@ -36,6 +36,7 @@ AGENT_FLOORS: tuple[tuple[str, frozenset[str]], ...] = (
             {
                 '_messages',
                 'exceptions',
+                '_errors',
                 '_message_flow',
                 '_tools',
                 'function_signature',
