@@ -6,7 +6,7 @@ from __future__ import annotations as _annotations
 import base64
 import binascii
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal, cast
 
 from ..exceptions import ContentFilterError, ModelAPIError, ModelHTTPError, UnexpectedModelBehavior, UserError
@@ -14,7 +14,8 @@ from ..messages import BinaryImage
 from ..models import _http
 from ..models._connection_error import connection_error_message
 from ..models._model import check_allow_model_requests
-from ..providers import Provider, infer_provider
+from ..models._task_model import ProviderBacked
+from ..providers import Provider
 from ..usage import RequestUsage
 from .base import ImageGenerationInput, ImageGenerationModel
 from .result import GeneratedImage, ImageGenerationResult, media_type_of
@@ -93,15 +94,12 @@ def _size(model_name: str, settings: OpenAIImageGenerationSettings) -> str | Non
 
 
 @dataclass(init=False, eq=False)
-class OpenAIImageGenerationModel(ImageGenerationModel):
+class OpenAIImageGenerationModel(ProviderBacked, ImageGenerationModel):
     """A GPT Image model on OpenAI's Images API (`OPENAI_API_KEY`), or on a compatible server (`provider=`).
 
     Images come back as base64 bytes (the `url` response format of DALL-E is not used). A request with reference
     images goes to `/images/edits`; they must be `BinaryImage`s (PNG, JPEG or WebP).
     """
-
-    _model_name: str = field(repr=False)
-    _provider: Provider[Any] = field(repr=False)
 
     def __init__(
         self,
@@ -120,24 +118,8 @@ class OpenAIImageGenerationModel(ImageGenerationModel):
                 f'OpenAI model {model_name!r} is not supported for image generation: use a GPT Image model '
                 "such as 'gpt-image-2'."
             )
-        self._model_name = model_name
-        self._provider = infer_provider(provider) if isinstance(provider, str) else provider
+        self._bind(model_name, provider)
         super().__init__(settings=settings)
-
-    @property
-    def base_url(self) -> str:
-        """The provider's base URL."""
-        return self._provider.base_url
-
-    @property
-    def model_name(self) -> str:
-        """The model's name."""
-        return self._model_name
-
-    @property
-    def system(self) -> str:
-        """The provider's name."""
-        return self._provider.name
 
     async def generate(
         self,
