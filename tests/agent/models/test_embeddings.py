@@ -81,8 +81,8 @@ async def test_override_and_names(monkeypatch: pytest.MonkeyPatch) -> None:
     assert infer_embedding_model(test_model) is test_model
     with pytest.raises(ValueError, match='provider prefix'):
         infer_embedding_model('text-embedding-3-small')
-    with pytest.raises(UserError, match="'cohere' are not available"):
-        infer_embedding_model('cohere:embed-v4.0')
+    with pytest.raises(UserError, match="'sentence-transformers' are not available"):
+        infer_embedding_model('sentence-transformers:all-MiniLM-L6-v2')
     with pytest.raises(UserError, match='Unknown embeddings model'):
         infer_embedding_model('nowhere:model')
 

@@ -2,7 +2,8 @@
 
 `Embedder('openai:text-embedding-3-small')` embeds queries (`embed_query`) and documents (`embed_documents`), async
 or sync. Models: `OpenAIEmbeddingModel` (OpenAI and OpenAI-compatible providers), `GoogleEmbeddingModel` (the Gemini
-API), `TestEmbeddingModel`, and `WrapperEmbeddingModel` to wrap one. Subclass `EmbeddingModel` for another.
+API), `CohereEmbeddingModel`, `VoyageAIEmbeddingModel`, `TestEmbeddingModel`, and `WrapperEmbeddingModel` to wrap
+one. Subclass `EmbeddingModel` for another.
 """
 
 from __future__ import annotations as _annotations

@@ -12,7 +12,7 @@ from ..models import _http
 from ..providers import Provider
 from .settings import EmbeddingSettings
 
-__all__ = ('post_embeddings', 'answer_error')
+__all__ = ('post_embeddings', 'answer_error', 'indexed_data_vectors')
 
 
 def answer_error(provider: Provider[Any], endpoint_name: str, what: str, data: Any) -> UnexpectedModelBehavior:
@@ -65,3 +65,9 @@ async def post_embeddings(
             f'{provider.name} returned {len(embeddings)} embeddings for {count} inputs', str(data)[:2000]
         )
     return data, embeddings
+
+
+def indexed_data_vectors(data: Any) -> list[Any]:
+    """The vectors of an OpenAI-style answer (`data: [{embedding, index}]`), in the order of the inputs (the items
+    may come in any order; `index` says whose each is)."""
+    return [item['embedding'] for item in sorted(data['data'], key=lambda item: item.get('index', 0))]

@@ -13,7 +13,7 @@ from ..models._model import check_allow_model_requests
 from ..models._task_model import ProviderBacked
 from ..providers import Provider
 from ..usage import RequestUsage
-from ._request import post_embeddings
+from ._request import indexed_data_vectors, post_embeddings
 from .base import EmbeddingModel
 from .result import EmbeddingResult, EmbedInputType
 from .settings import EmbeddingSettings
@@ -84,7 +84,7 @@ class OpenAIEmbeddingModel(ProviderBacked, EmbeddingModel):
             merged,
             model_name=self._model_name,
             endpoint_name='embeddings',
-            vectors=_vectors,
+            vectors=indexed_data_vectors,
             missing='no `data` with embeddings',
             count=len(texts),
         )
@@ -123,11 +123,6 @@ class OpenAIEmbeddingModel(ProviderBacked, EmbeddingModel):
         except KeyError as e:
             raise ValueError(f'The embedding model {self._model_name!r} is not supported by tiktoken') from e
         return len(encoding.encode(text))
-
-
-def _vectors(data: Any) -> list[Any]:
-    """The vectors of an answer, in the order of the inputs (the items may come in any order; `index` says)."""
-    return [item['embedding'] for item in sorted(data['data'], key=lambda item: item.get('index', 0))]
 
 
 def _usage(usage: Any) -> RequestUsage:
