@@ -90,8 +90,8 @@ def test_names_and_override(monkeypatch: pytest.MonkeyPatch) -> None:
     assert isinstance(infer_image_generation_model('test'), TestImageGenerationModel)
     with pytest.raises(ValueError, match='provider prefix'):
         infer_image_generation_model('gpt-image-2')
-    with pytest.raises(UserError, match="'google' does not support direct image generation"):
-        infer_image_generation_model('google:gemini-3-pro-image')
+    with pytest.raises(UserError, match="'anthropic' does not support direct image generation"):
+        infer_image_generation_model('anthropic:claude-sonnet-4-6')
     with pytest.raises(UserError, match='use a GPT Image model'):
         OpenAIImageGenerationModel('dall-e-3')
 

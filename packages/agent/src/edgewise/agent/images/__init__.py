@@ -2,7 +2,8 @@
 2.x's `images` module.
 
 `ImageGenerator('openai:gpt-image-2')` makes images (`generate`, `generate_sync`). Models: `OpenAIImageGenerationModel`
-(OpenAI's Images API), `TestImageGenerationModel`, and `WrapperImageGenerationModel` to wrap one. Subclass
+(OpenAI's Images API), `GoogleImageGenerationModel` (Gemini's image models), `XaiImageGenerationModel` (Grok
+Imagine), `TestImageGenerationModel`, and `WrapperImageGenerationModel` to wrap one. Subclass
 `ImageGenerationModel` for another.
 """
 

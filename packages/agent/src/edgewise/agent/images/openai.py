@@ -3,20 +3,18 @@
 
 from __future__ import annotations as _annotations
 
-import base64
-import binascii
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, cast
 
 from ..exceptions import ContentFilterError, ModelAPIError, ModelHTTPError, UnexpectedModelBehavior, UserError
 from ..messages import BinaryImage
-from ..models import _http
 from ..models._connection_error import connection_error_message
 from ..models._model import check_allow_model_requests
 from ..models._task_model import ProviderBacked
 from ..providers import Provider
 from ..usage import RequestUsage
+from ._request import add_extra_body, decode_base64, post_json, request_headers, warn_settings
 from .base import ImageGenerationInput, ImageGenerationModel
 from .result import GeneratedImage, ImageGenerationResult, media_type_of
 from .settings import ImageGenerationSettings
@@ -150,10 +148,8 @@ class OpenAIImageGenerationModel(ProviderBacked, ImageGenerationModel):
                 fields['input_fidelity'] = fidelity
         elif (moderation := openai.get('openai_moderation')) is not None:
             fields['moderation'] = moderation
-        extra_body = openai.get('extra_body')
-        if isinstance(extra_body, Mapping):
-            fields.update(extra_body)
-        headers = {**self._provider.request_headers(), **(openai.get('extra_headers') or {})}
+        warn_settings(self.system, ignored=add_extra_body(fields, openai))
+        headers = request_headers(self._provider, openai)
         try:
             if references:
                 data = await self._edit(fields, references, headers)
@@ -168,17 +164,14 @@ class OpenAIImageGenerationModel(ProviderBacked, ImageGenerationModel):
         return self._result(prompt, data)
 
     async def _generate(self, fields: dict[str, Any], headers: dict[str, str]) -> Any:
-        provider = self._provider
-        call = _http.provider_call(
-            provider,
-            f'{provider.base_url}/images/generations',
+        return await post_json(
+            self._provider,
+            'images/generations',
             fields,
             headers,
             model_name=self._model_name,
-            operation='image_generation',
             endpoint_name='images',
         )
-        return await _http.post_for_data(call)
 
     async def _edit(
         self, fields: dict[str, Any], references: list[ImageGenerationInput], headers: dict[str, str]
@@ -231,12 +224,7 @@ class OpenAIImageGenerationModel(ProviderBacked, ImageGenerationModel):
             encoded = item.get('b64_json') if isinstance(item, Mapping) else None
             if not encoded:
                 raise UnexpectedModelBehavior('OpenAI image generation response did not contain base64 image data')
-            try:
-                raw = base64.b64decode(encoded, validate=True)
-            except binascii.Error as e:
-                raise UnexpectedModelBehavior(
-                    'OpenAI image generation response did not contain valid base64 image data'
-                ) from e
+            raw = decode_base64(encoded, 'OpenAI')
             media_type = media_type_of(raw)
             if media_type is None:
                 raise UnexpectedModelBehavior(
