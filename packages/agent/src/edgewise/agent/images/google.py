@@ -170,7 +170,12 @@ class GoogleImageGenerationModel(ProviderBacked, ImageGenerationModel):
             content = await download(image, self._provider.client)
             part = {'inlineData': {'mimeType': content.media_type, 'data': content.base64}}
         if image.vendor_metadata and (resolution := image.vendor_metadata.get('media_resolution')) is not None:
-            part['mediaResolution'] = resolution
+            # Gemini's `PartMediaResolution` (`{'level': 'MEDIA_RESOLUTION_LOW'}`), keys spelt as in the SDK or the API.
+            part['mediaResolution'] = (
+                {_camel(key): value for key, value in resolution.items()}
+                if isinstance(resolution, Mapping)
+                else resolution
+            )
         return part
 
     def _result(self, prompt: str, data: Mapping[str, Any]) -> ImageGenerationResult:
