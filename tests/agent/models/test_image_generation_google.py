@@ -118,7 +118,8 @@ async def test_dimensions_become_an_aspect_ratio_and_a_size(
 ) -> None:
     local_server.script(*(Reply(200, _answer(_inline(PNG))) for _ in range(4)))
     flash = GoogleImageGenerationModel('gemini-3.1-flash-image', provider=provider)
-    result = await flash.generate('x', settings={'dimensions': (1376, 768)})
+    agreeing = GoogleImageGenerationSettings(dimensions=(1376, 768), google_image_config={'aspectRatio': '16:9'})
+    result = await flash.generate('x', settings=agreeing)  # no warning: the two agree
     assert (result.image.media_type, result.images[0].output_format) == ('image/png', 'png')  # from the bytes
     with pytest.warns(UserWarning, match='used provider-specific settings instead of: `dimensions`'):
         await flash.generate(
@@ -182,6 +183,7 @@ async def test_blocked_and_empty_answers(local_server: LocalServer, provider: Go
         Reply(200, _answer({'text': 'I cannot draw that.'}, finish_reason='IMAGE_SAFETY')),
         Reply(200, _answer({'text': 'Here is some text instead.'}, finish_reason='NO_IMAGE')),
         Reply(200, {'candidates': [{'content': {}}]}),
+        Reply(200, {'promptFeedback': {'blockReason': 'OTHER'}}),
         Reply(200, _answer(_inline(b'not base64 at all', 'image/png') | {'inlineData': {'data': '@@@'}})),
     )
     model = GoogleImageGenerationModel('gemini-3.1-flash-image', provider=provider)
@@ -194,6 +196,9 @@ async def test_blocked_and_empty_answers(local_server: LocalServer, provider: Go
         await model.generate('x')
     with pytest.raises(UnexpectedModelBehavior, match=r'did not contain any images$'):
         await model.generate('x')
+    with pytest.raises(ContentFilterError, match=r'\(reason: OTHER\)') as other:
+        await model.generate('x')
+    assert other.value.body == "{'block_reason': 'OTHER'}"
     with pytest.raises(UnexpectedModelBehavior, match='valid base64'):
         await model.generate('x')
 
@@ -210,8 +215,20 @@ async def test_errors_settings_and_names(
         await model.generate('x')
     assert (raised.value.status_code, raised.value.body) == (429, error)
     assert SECRET not in str(raised.value)
+    local_server.script(
+        Reply(200, _answer(_inline(PNG), createTime='2026-01-01T00:00:00Z') | {'promptFeedback': {}}),
+    )
+    local_server.replies[-1].body['candidates'][0]['safetyRatings'] = [{'category': 'HARM_CATEGORY_HARASSMENT'}]
     with pytest.warns(UserWarning, match='ignored unsupported settings: `extra_body`'):
-        await model.generate('x', settings={'extra_body': ['not', 'a', 'dict']})
+        first = await model.generate('x', settings={'extra_body': ['not', 'a', 'dict']})
+    second = await model.generate('x')
+    assert first.provider_details == {'finish_reason': 'STOP', 'traffic_type': 'ON_DEMAND'}
+    assert second.provider_details == {
+        'finish_reason': 'STOP',
+        'safety_ratings': [{'category': 'HARM_CATEGORY_HARASSMENT'}],
+        'timestamp': '2026-01-01T00:00:00Z',
+        'traffic_type': 'ON_DEMAND',
+    }
     monkeypatch.setenv('GOOGLE_API_KEY', SECRET)
     inferred = infer_image_generation_model('google:gemini-3-pro-image')
     assert isinstance(inferred, GoogleImageGenerationModel)

@@ -105,7 +105,7 @@ async def test_xai_edits_take_references_by_url_or_data(local_server: LocalServe
 
 @pytest.mark.anyio
 async def test_xai_geometry(local_server: LocalServer, provider: XaiProvider) -> None:
-    local_server.script(*(Reply(200, _answer(_item(JPEG))) for _ in range(3)))
+    local_server.script(*(Reply(200, _answer(_item(JPEG))) for _ in range(3)), Reply(200, {'data': [_item(JPEG)]}))
     model = XaiImageGenerationModel('grok-imagine-image', provider=provider)
     await model.generate('x', settings={'dimensions': (2816, 1584)})
     with pytest.warns(UserWarning, match='used provider-specific settings instead of: `aspect_ratio`'):
@@ -115,8 +115,12 @@ async def test_xai_geometry(local_server: LocalServer, provider: XaiProvider) ->
             'x',
             settings=XaiImageGenerationSettings(dimensions=(1024, 1024), xai_aspect_ratio='auto', xai_resolution='2k'),
         )
+    agreeing = await model.generate(
+        'x', settings=XaiImageGenerationSettings(aspect_ratio='2:1', xai_aspect_ratio='2:1', xai_resolution='2k')
+    )
+    assert agreeing.provider_details is None  # an answer without usage
     geometry = [(r['body'].get('aspect_ratio'), r['body'].get('resolution')) for r in local_server.received]
-    assert geometry == [('16:9', '2k'), ('2:1', '1k'), ('auto', '2k')]
+    assert geometry == [('16:9', '2k'), ('2:1', '1k'), ('auto', '2k'), ('2:1', '2k')]
     with pytest.raises(UserError, match=r"does not take `aspect_ratio='21:9'`. Supported aspect ratios are: `1:1`"):
         await model.generate('x', settings={'aspect_ratio': '21:9'})
     with pytest.raises(UserError, match=r'does not support `dimensions=\(1000, 1000\)`'):
