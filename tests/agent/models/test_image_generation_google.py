@@ -11,7 +11,7 @@ import pytest
 
 from edgewise.agent import ImageGenerator
 from edgewise.agent.exceptions import ContentFilterError, ModelHTTPError, UnexpectedModelBehavior, UserError
-from edgewise.agent.images import infer_image_generation_model
+from edgewise.agent.images import ImageGenerationInput, infer_image_generation_model
 from edgewise.agent.images.google import GoogleImageGenerationModel, GoogleImageGenerationSettings
 from edgewise.agent.messages import BinaryImage, ImageUrl, UploadedFile
 from edgewise.agent.providers.google import GoogleProvider
@@ -153,7 +153,7 @@ async def test_reference_images_by_file_and_by_url(local_server: LocalServer, pr
     local_server.files['/ref.jpg'] = (200, 'image/jpeg', JPEG)
     local_server.script(Reply(200, _answer(_inline(PNG, 'image/png'))))
     model = GoogleImageGenerationModel('gemini-3.1-flash-image', provider=provider)
-    references = [
+    references: list[ImageGenerationInput] = [
         UploadedFile(f'{FILES_API}/abc', 'google', media_type='image/png'),
         ImageUrl(f'{FILES_API}/def', media_type='image/webp'),
         ImageUrl(f'{local_server.url.removesuffix("/v1")}/ref.jpg', force_download='allow-local'),
