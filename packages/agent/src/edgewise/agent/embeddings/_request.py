@@ -4,11 +4,11 @@ check that the answer has one vector per input."""
 
 from __future__ import annotations as _annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from ..exceptions import UnexpectedModelBehavior
-from ..models import _http
+from ..models._task_model import add_extra_body, post_json, request_headers
 from ..providers import Provider
 from .settings import EmbeddingSettings
 
@@ -42,20 +42,16 @@ async def post_embeddings(
         ModelAPIError: the API could not be reached (after retries).
         UnexpectedModelBehavior: the answer has no vectors, or not one per input.
     """
-    extra_body = settings.get('extra_body')
-    if isinstance(extra_body, Mapping):
-        body.update(extra_body)
-    headers = {**provider.request_headers(), **(settings.get('extra_headers') or {})}
-    call = _http.provider_call(
+    add_extra_body(body, settings)
+    data = await post_json(
         provider,
-        f'{provider.base_url}/{path}',
+        path,
         body,
-        headers,
+        request_headers(provider, settings),
         model_name=model_name,
         operation='embeddings',
         endpoint_name=endpoint_name,
     )
-    data = await _http.post_for_data(call)
     try:
         embeddings = [list(vector) for vector in vectors(data)]
     except (KeyError, TypeError, AttributeError) as e:

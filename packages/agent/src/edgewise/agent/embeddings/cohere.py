@@ -13,9 +13,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, cast
 
 from ..exceptions import UserError
-from ..models import _http
 from ..models._model import check_allow_model_requests
-from ..models._task_model import ProviderBacked
+from ..models._task_model import ProviderBacked, post_json
 from ..providers import Provider
 from ..providers._base import HTTPProvider, env_value
 from ..usage import RequestUsage
@@ -178,16 +177,15 @@ class CohereEmbeddingModel(ProviderBacked, EmbeddingModel):
         """
         check_allow_model_requests()
         provider = self._provider
-        call = _http.provider_call(
+        data = await post_json(
             provider,
-            f'{provider.base_url}/v1/tokenize',
+            'v1/tokenize',
             {'model': self._model_name, 'text': text},
             provider.request_headers(),
             model_name=self._model_name,
             operation='embeddings',
             endpoint_name='tokenize',
         )
-        data = await _http.post_for_data(call)
         tokens = data.get('tokens') if isinstance(data, Mapping) else None
         if not isinstance(tokens, list):
             raise answer_error(provider, 'tokenize', 'no `tokens`', data)

@@ -1,75 +1,17 @@
-"""What the HTTP image models share: the request's headers and body extras, one JSON request over the models' HTTP
-layer, strict base64 decoding, and the warning about settings a provider did not use."""
+"""What the HTTP image models share in reading settings into a request and answers into images (the request itself
+is `models._task_model.post_json`): the image count check, geometry preferences, the warning about settings a
+provider did not use, and strict base64 decoding."""
 
 from __future__ import annotations as _annotations
 
 import base64
 import binascii
-import dataclasses
 import warnings
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 from ..exceptions import UnexpectedModelBehavior, UserError
-from ..models import _http
-from ..providers import Provider
-from .settings import ImageGenerationSettings
 
-__all__ = (
-    'request_headers',
-    'add_extra_body',
-    'post_json',
-    'decode_base64',
-    'warn_settings',
-    'prefer_own',
-    'check_count',
-)
-
-
-def request_headers(provider: Provider[Any], settings: ImageGenerationSettings) -> dict[str, str]:
-    """The provider's headers (its key among them) under the request's `extra_headers`."""
-    return {**provider.request_headers(), **(settings.get('extra_headers') or {})}
-
-
-def add_extra_body(body: dict[str, Any], settings: ImageGenerationSettings) -> list[str]:
-    """`extra_body`'s keys put into `body`; the names of the settings ignored (`extra_body` when it is no dict)."""
-    extra_body = settings.get('extra_body')
-    if not extra_body:
-        return []
-    if isinstance(extra_body, Mapping) and all(isinstance(key, str) for key in extra_body):
-        body.update(extra_body)
-        return []
-    return ['extra_body']
-
-
-async def post_json(
-    provider: Provider[Any],
-    path: str,
-    body: Mapping[str, Any],
-    headers: Mapping[str, str],
-    *,
-    model_name: str,
-    endpoint_name: str,
-    **call_fields: Any,
-) -> Any:
-    """POST `body` to `path` under the provider's base URL, with the provider's retries and errors (`call_fields`
-    replace those of the call: another `http_error` or `error_key`), and return the JSON answer.
-
-    Raises:
-        ModelHTTPError: the API answered with an error (after retries).
-        ModelAPIError: the API could not be reached (after retries).
-        UnexpectedModelBehavior: the answer is not JSON.
-    """
-    call = _http.provider_call(
-        provider,
-        f'{provider.base_url}/{path}',
-        body,
-        headers,
-        model_name=model_name,
-        operation='image_generation',
-        endpoint_name=endpoint_name,
-    )
-    return await _http.post_for_data(dataclasses.replace(call, **call_fields) if call_fields else call)
+__all__ = ('check_count', 'decode_base64', 'prefer_own', 'warn_settings')
 
 
 def decode_base64(encoded: str, provider: str) -> bytes:

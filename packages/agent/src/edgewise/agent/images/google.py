@@ -14,11 +14,11 @@ from ..models._error_categories import google_http_error
 from ..models._google_mapping import google_usage, takes_url
 from ..models._mapping import uploaded_file_id
 from ..models._model import check_allow_model_requests
-from ..models._task_model import ProviderBacked
+from ..models._task_model import ProviderBacked, add_extra_body, post_json, request_headers
 from ..models.google import API_VERSION
 from ..providers import Provider
 from ._google_geometry import resolve_google_geometry
-from ._request import add_extra_body, decode_base64, post_json, request_headers, warn_settings
+from ._request import decode_base64, warn_settings
 from .base import ImageGenerationInput, ImageGenerationModel
 from .result import GeneratedImage, ImageGenerationResult, media_type_of
 from .settings import ImageGenerationSettings
@@ -140,6 +140,7 @@ class GoogleImageGenerationModel(ProviderBacked, ImageGenerationModel):
             body,
             request_headers(self._provider, google),
             model_name=self._model_name,
+            operation='image_generation',
             endpoint_name='generateContent',
             error_key=None,
             http_error=google_http_error,

@@ -11,10 +11,10 @@ from ..exceptions import ContentFilterError, ModelAPIError, ModelHTTPError, Unex
 from ..messages import BinaryImage
 from ..models._connection_error import connection_error_message
 from ..models._model import check_allow_model_requests
-from ..models._task_model import ProviderBacked
+from ..models._task_model import ProviderBacked, add_extra_body, post_json, request_headers
 from ..providers import Provider
 from ..usage import RequestUsage
-from ._request import add_extra_body, decode_base64, post_json, request_headers, warn_settings
+from ._request import decode_base64, warn_settings
 from .base import ImageGenerationInput, ImageGenerationModel
 from .result import GeneratedImage, ImageGenerationResult, media_type_of
 from .settings import ImageGenerationSettings
@@ -170,6 +170,7 @@ class OpenAIImageGenerationModel(ProviderBacked, ImageGenerationModel):
             fields,
             headers,
             model_name=self._model_name,
+            operation='image_generation',
             endpoint_name='images',
         )
 

@@ -11,10 +11,10 @@ from ..exceptions import ContentFilterError, UnexpectedModelBehavior, UserError
 from ..messages import BinaryImage, ImageUrl
 from ..models._downloads import download
 from ..models._model import check_allow_model_requests
-from ..models._task_model import ProviderBacked
+from ..models._task_model import ProviderBacked, add_extra_body, post_json, request_headers
 from ..providers import Provider
 from ..usage import RequestUsage
-from ._request import add_extra_body, check_count, decode_base64, post_json, request_headers, warn_settings
+from ._request import check_count, decode_base64, warn_settings
 from ._xai_geometry import XaiAspectRatio, XaiResolution, resolve_xai_geometry
 from .base import ImageGenerationInput, ImageGenerationModel
 from .result import GeneratedImage, ImageGenerationResult, media_type_of
@@ -119,6 +119,7 @@ class XaiImageGenerationModel(ProviderBacked, ImageGenerationModel):
             body,
             request_headers(self._provider, xai),
             model_name=self._model_name,
+            operation='image_generation',
             endpoint_name='images',
         )
         return self._result(prompt, data if isinstance(data, Mapping) else {})

@@ -7,13 +7,16 @@ Each of those packages has the same four pieces, which differ only in the reques
 - `ProviderBacked`: the name, provider and base URL of a model that talks to a provider's API;
 - `TaskModelWrapper`: a model around another that passes everything through;
 - `TaskModelFacade`: the object users hold (`Embedder`, `ImageGenerator`): a model found from its name on first use,
-  swapped for a block by `override`, and traced with a span when asked.
+  swapped for a block by `override`, and traced with a span when asked;
+
+and the HTTP request of a provider-backed one: `request_headers`, `add_extra_body`, `post_json`.
 
 The packages subclass these with their own types and request methods; nothing here is public.
 """
 
 from __future__ import annotations as _annotations
 
+import dataclasses
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager
@@ -23,9 +26,19 @@ from typing import Any, ClassVar, Generic, TypeVar, cast
 
 from .. import _instrument
 from ..providers import Provider, infer_provider
+from . import _http
 from .instrumented import InstrumentationSettings
 
-__all__ = ('TaskModel', 'ProviderBacked', 'TaskModelWrapper', 'TaskModelFacade', 'merge_settings')
+__all__ = (
+    'TaskModel',
+    'ProviderBacked',
+    'TaskModelWrapper',
+    'TaskModelFacade',
+    'merge_settings',
+    'request_headers',
+    'add_extra_body',
+    'post_json',
+)
 
 SettingsT = TypeVar('SettingsT', bound=Mapping[str, Any])
 ModelT = TypeVar('ModelT', bound='TaskModel[Any]')
@@ -199,3 +212,50 @@ class TaskModelFacade(ABC, Generic[ModelT, SettingsT]):
         instrument = self.instrument if self.instrument is not None else type(self)._instrument_default
         span = _instrument.span_if(instrument is not False, self._span_name, model_name=model.model_name)
         return model, merge_settings(self._settings, settings), span
+
+
+def request_headers(provider: Provider[Any], settings: Mapping[str, Any]) -> dict[str, str]:
+    """The provider's headers (its key among them) under the request's `extra_headers`."""
+    return {**provider.request_headers(), **(settings.get('extra_headers') or {})}
+
+
+def add_extra_body(body: dict[str, Any], settings: Mapping[str, Any]) -> list[str]:
+    """`extra_body`'s keys put into `body`; the names of the settings ignored (`extra_body` when it is no dict)."""
+    extra_body = settings.get('extra_body')
+    if not extra_body:
+        return []
+    if isinstance(extra_body, Mapping) and all(isinstance(key, str) for key in extra_body):
+        body.update(extra_body)
+        return []
+    return ['extra_body']
+
+
+async def post_json(
+    provider: Provider[Any],
+    path: str,
+    body: Mapping[str, Any],
+    headers: Mapping[str, str],
+    *,
+    model_name: str,
+    operation: str,
+    endpoint_name: str,
+    **call_fields: Any,
+) -> Any:
+    """POST `body` to `path` under the provider's base URL, with the provider's retries and errors (`call_fields`
+    replace those of the call: another `http_error` or `error_key`), and return the JSON answer.
+
+    Raises:
+        ModelHTTPError: the API answered with an error (after retries).
+        ModelAPIError: the API could not be reached (after retries).
+        UnexpectedModelBehavior: the answer is not JSON.
+    """
+    call = _http.provider_call(
+        provider,
+        f'{provider.base_url}/{path}',
+        body,
+        headers,
+        model_name=model_name,
+        operation=operation,
+        endpoint_name=endpoint_name,
+    )
+    return await _http.post_for_data(dataclasses.replace(call, **call_fields) if call_fields else call)
