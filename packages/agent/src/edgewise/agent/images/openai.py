@@ -14,7 +14,7 @@ from ..models._model import check_allow_model_requests
 from ..models._task_model import ProviderBacked, add_extra_body, post_json, request_headers
 from ..providers import Provider
 from ..usage import RequestUsage
-from ._request import decode_base64, warn_settings
+from ._request import decode_base64
 from .base import ImageGenerationInput, ImageGenerationModel
 from .result import GeneratedImage, ImageGenerationResult, media_type_of
 from .settings import ImageGenerationSettings
@@ -148,7 +148,7 @@ class OpenAIImageGenerationModel(ProviderBacked, ImageGenerationModel):
                 fields['input_fidelity'] = fidelity
         elif (moderation := openai.get('openai_moderation')) is not None:
             fields['moderation'] = moderation
-        warn_settings(self.system, ignored=add_extra_body(fields, openai))
+        add_extra_body(fields, openai)  # an `extra_body` that is no dict is left out, as before
         headers = request_headers(self._provider, openai)
         try:
             if references:
