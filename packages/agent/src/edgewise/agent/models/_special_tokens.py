@@ -119,7 +119,7 @@ def _break_value(value: Any) -> Any:
         items = [_break_value(item) for item in cast('list[Any]', value)]
         return value if all(new is old for new, old in zip(items, value, strict=True)) else items
     if isinstance(value, dict):
-        mapping = cast('dict[Any, Any]', value)
+        mapping: dict[Any, Any] = value
         entries = {_break_value(key): _break_value(item) for key, item in mapping.items()}
         unchanged = len(entries) == len(mapping) and all(
             key in mapping and entries[key] is mapping[key] for key in entries
@@ -181,9 +181,9 @@ def _restore_value(value: Any) -> Any:
     if isinstance(value, str):
         return restore_special_tokens(value)
     if isinstance(value, dict):
-        return {_restore_value(key): _restore_value(item) for key, item in cast('dict[Any, Any]', value).items()}
+        return {_restore_value(key): _restore_value(item) for key, item in value.items()}
     if isinstance(value, list):
-        return [_restore_value(item) for item in cast('list[Any]', value)]
+        return [_restore_value(item) for item in value]
     return value
 
 

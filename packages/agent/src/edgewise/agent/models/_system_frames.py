@@ -15,9 +15,18 @@ they are given are only rewritten in the copy they send, never in the history.
 from __future__ import annotations as _annotations
 
 import dataclasses
+from collections.abc import Sequence
 
 from .._messages.framing import SEALED_SYSTEM_OPEN, system_frame
-from ..messages import ModelMessage, ModelRequest, ModelRequestPart, SystemPromptPart, UserPromptPart
+from ..messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelRequestPart,
+    RetryPromptPart,
+    SystemPromptPart,
+    ToolReturnPart,
+    UserPromptPart,
+)
 from ..profiles import ModelProfile
 from ..settings import FramingAnnouncement
 from ._request_parameters import ModelRequestParameters, request_instructions
@@ -60,7 +69,7 @@ def frame_system_prompts(messages: list[ModelMessage], profile: ModelProfile) ->
     has no mid-conversation system role; and whether any was. `messages` itself when none changes."""
     if profile.get('supports_inline_system_prompts', False):
         return messages, False
-    sealed = profile.get('needs_sealed_system_blocks', False)
+    sealed = bool(profile.get('needs_sealed_system_blocks', False))
     leading = standing_prompt_count(messages)
     framed: list[ModelMessage] = []
     changed = False
@@ -80,7 +89,7 @@ def frame_system_prompts(messages: list[ModelMessage], profile: ModelProfile) ->
     return (framed, True) if changed else (messages, False)
 
 
-def _framed_parts(parts: list[ModelRequestPart], start: int, *, sealed: bool) -> list[ModelRequestPart]:
+def _framed_parts(parts: Sequence[ModelRequestPart], start: int, *, sealed: bool) -> list[ModelRequestPart]:
     new: list[ModelRequestPart] = []
     blocks: list[ModelRequestPart] = []
     for index, part in enumerate(parts):
@@ -89,6 +98,8 @@ def _framed_parts(parts: list[ModelRequestPart], start: int, *, sealed: bool) ->
             (blocks if sealed else new).append(block)
         else:
             new.append(part)
+    # Some APIs (Anthropic) want a request's tool results right after the call, ahead of any text.
+    new.sort(key=lambda part: not isinstance(part, ToolReturnPart | RetryPromptPart))
     if not blocks:
         return new
     # Sealed blocks go after the user's words of their request (where the announcement says they already apply).
