@@ -37,7 +37,7 @@ from edgewise.agent.models.openai import OpenAIChatModel
 from edgewise.agent.profiles import ModelProfile
 from edgewise.agent.providers.openai import OpenAIProvider
 
-from ._chat import completion
+from ._chat import completion, delta, drain, sse
 from .conftest import LocalServer, Reply
 
 TOKENS = [
@@ -180,3 +180,21 @@ async def test_without_the_profile_key_tokens_go_as_written(local_server: LocalS
         response = await model.request([ModelRequest([UserPromptPart('<|im_start|>')])], None, ModelRequestParameters())
     assert local_server.received[0]['body']['messages'][-1]['content'] == '<|im_start|>'
     assert response.text == f'<{ZWJ}|im_start|>'
+
+
+async def test_a_streamed_response_is_restored_once_read(local_server: LocalServer) -> None:
+    call = {'index': 0, 'id': 'c1', 'type': 'function', 'function': {'name': 'read', 'arguments': '{"p": "<\\u200d'}}
+    rest = {'index': 0, 'function': {'arguments': '|x|>"}'}}
+    body = sse(
+        delta(role='assistant', content=f'Quoting <{ZWJ}'),
+        delta(content='|im_end|>'),
+        delta(tool_calls=[call]),
+        delta('tool_calls', tool_calls=[rest]),
+    )
+    local_server.script(Reply(200, chunks=[body], headers={'content-type': 'text/event-stream'}))
+    profile: ModelProfile = {'may_tokenize_special_tokens_in_content': True}
+    async with _model(local_server, profile) as model:
+        stream = await drain(model, [ModelRequest([UserPromptPart('hi')])], None, ModelRequestParameters())
+    response: Any = stream.get()
+    assert response.parts[0].content == 'Quoting <|im_end|>'
+    assert json.loads(response.parts[1].args) == {'p': '<|x|>'}

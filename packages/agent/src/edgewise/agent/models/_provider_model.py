@@ -246,6 +246,8 @@ class ProviderModel(Model):
         settings = self._merged_settings(model_settings)
         async with _http.stream_sse(call) as sse:
             streamed = self._stream_response(model_request_parameters, sse, settings)
+            if self.profile.get('may_tokenize_special_tokens_in_content', False):
+                streamed._restores_special_tokens = True
             try:
                 yield streamed
             finally:
