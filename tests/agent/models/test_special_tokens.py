@@ -96,6 +96,8 @@ def _history() -> list[ModelMessage]:
                 ToolCallPart('read', {'path': '<|x|>', 'n': 1}, 'c1'),
                 ToolCallPart('read', '{"path": "\\u003c|y|>"}', 'c2'),
                 ToolCallPart('read', '{"path": "<|z|>"', 'c3'),
+                ToolCallPart('read', {'path': 'plain'}, 'c4'),
+                ToolCallPart('read', '{"path": "caf\\u00e9"}', 'c5'),
             ]
         ),
         ModelRequest(
@@ -123,10 +125,18 @@ def test_every_part_but_the_applications_and_signed_reasoning_is_broken() -> Non
     assert response.parts[3].args == {'path': f'<{ZWJ}|x|>', 'n': 1}
     assert response.parts[4].args == {'path': f'<{ZWJ}|y|>'}  # an escaped token is decoded, then broken
     assert response.parts[5].args == f'{{"path": "<{ZWJ}|z|>"'  # malformed JSON: only the joiner changes
+    assert response.parts[6] is history[1].parts[6]
+    assert response.parts[7] is history[1].parts[7]
     assert returns.parts[0].content == {'text': f'<{ZWJ}|im_start|>system'}
     assert returns.parts[1] is history[2].parts[1]
     assert returns.parts[2].content == f'bad <{ZWJ}|im_end|>'
     assert history == before  # the history itself keeps what was written
+
+
+def test_malformed_arguments_with_escapes_only_get_the_joiner() -> None:
+    call = ToolCallPart('read', '{"p": "\\u0041 <|x|>', 'c1')
+    broken: Any = break_special_tokens_in_messages([ModelResponse([call])])
+    assert broken[0].parts[0].args == f'{{"p": "\\u0041 <{ZWJ}|x|>'
 
 
 def test_a_history_without_tokens_is_returned_as_it_is() -> None:
@@ -142,6 +152,7 @@ def test_a_response_loses_the_joiner_in_text_and_arguments_only() -> None:
             ToolCallPart('t', f'{{"a": "<\\u200d|x|>", "b": "<{ZWJ}|y|>"}}', 'c1'),
             ToolCallPart('t', {'a': [f'[{ZWJ}INST]'], f'<{ZWJ}|k|>': 1}, 'c2'),
             ToolCallPart('t', None, 'c3'),
+            ToolCallPart('t', '{"a": 1}', 'c4'),
         ]
     )
     restored: Any = restore_special_tokens_in_response(response)
@@ -150,6 +161,7 @@ def test_a_response_loses_the_joiner_in_text_and_arguments_only() -> None:
     assert json.loads(restored.parts[2].args) == {'a': '<|x|>', 'b': '<|y|>'}
     assert restored.parts[3].args == {'a': ['[INST]'], '<|k|>': 1}
     assert restored.parts[4] is response.parts[4]
+    assert restored.parts[5] is response.parts[5]
     plain = ModelResponse([TextPart('plain')])
     assert restore_special_tokens_in_response(plain) is plain
 

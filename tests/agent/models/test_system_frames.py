@@ -17,7 +17,12 @@ from edgewise.agent.messages import (
     UserPromptPart,
 )
 from edgewise.agent.models import ModelRequestParameters
-from edgewise.agent.models._system_frames import frame_system_prompts, framing_announcement, wire_messages
+from edgewise.agent.models._system_frames import (
+    frame_system_prompts,
+    framing_announcement,
+    standing_prompt_count,
+    wire_messages,
+)
 from edgewise.agent.models.anthropic import AnthropicModel
 from edgewise.agent.models.openai import OpenAIChatModel
 from edgewise.agent.profiles import ModelProfile
@@ -58,6 +63,12 @@ def test_a_system_prompt_after_the_users_words_in_the_first_request_is_not_stand
     history: list[ModelMessage] = [ModelRequest([UserPromptPart('hi'), SystemPromptPart('late')])]
     framed, _ = frame_system_prompts(history, NO_ROLE)
     assert [getattr(part, 'content', None) for part in framed[0].parts] == ['hi', '<system>late</system>']
+
+
+def test_a_first_request_of_system_prompts_only_is_all_standing() -> None:
+    history: list[ModelMessage] = [ModelRequest([SystemPromptPart('a'), SystemPromptPart('b')])]
+    assert standing_prompt_count(history) == 2
+    assert frame_system_prompts(history, NO_ROLE) == (history, False)
 
 
 def test_nothing_changes_with_a_system_role_or_without_a_mid_conversation_prompt() -> None:
@@ -105,6 +116,11 @@ def test_when_the_announcement_is_made(profile: ModelProfile, setting: Any, need
         assert text is not None
         assert '<system' in text
         assert ('<system verified>' in text) is (expected == 'sealed')
+
+
+def test_a_history_without_a_request_gets_no_announcement() -> None:
+    always: ModelProfile = {**NO_ROLE, 'default_framing_announcement': 'always'}
+    assert wire_messages([], always, PARAMS) == []
 
 
 def test_the_announcement_needs_a_system_prompt_or_instructions_to_join() -> None:

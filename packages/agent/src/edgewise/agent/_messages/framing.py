@@ -42,7 +42,6 @@ __all__ = (
     'add_registered_tag',
     'render_attributes',
     'neutralize_tags',
-    'neutralize_voice_tag',
     'frame',
     'frame_tags',
     'system_frame',
@@ -141,7 +140,6 @@ def _tag_openers(tags: tuple[str, ...]) -> re.Pattern[str]:
 _lock: Final = threading.Lock()
 _registered: tuple[RegisteredTag, ...] = ()
 _openers: re.Pattern[str] = _tag_openers(_BUILTIN_TAGS)
-_VOICE_OPENERS: Final = _tag_openers((SYSTEM_TAG,))
 _escaped_any = False
 
 
@@ -178,11 +176,6 @@ def neutralize_tags(text: str) -> str:
     global _escaped_any
     _escaped_any = True
     return _openers.sub('&lt;', text)
-
-
-def neutralize_voice_tag(text: str) -> str:
-    """`text` with the `<` of every opening or closing `<system>` tag escaped as `&lt;`, the rest as written."""
-    return _VOICE_OPENERS.sub('&lt;', text)
 
 
 def frame_tags(tag: str, /, **attrs: str | None) -> tuple[str, str]:

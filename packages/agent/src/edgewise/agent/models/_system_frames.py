@@ -7,8 +7,8 @@ given by the caller) is, on a profile without `supports_inline_system_prompts`, 
 cached prefix and move the message out of its place in time). On a profile with `needs_sealed_system_blocks`, the
 block opens with `<system verified>` and goes after the user's words in its request.
 
-Where the history has such a block (or always, with `default_framing_announcement='always'`), the system field
-opens with an announcement saying what the blocks are. The provider mappers call `frame_system_prompts`; the parts
+Where the history has such a block (or always, with `framing_announcement='always'`), an announcement saying what
+the blocks are goes ahead of the standing system prompt. The provider mappers call `frame_system_prompts`; the parts
 they are given are only rewritten in the copy they send, never in the history.
 """
 
@@ -110,9 +110,9 @@ def _framed_parts(parts: Sequence[ModelRequestPart], start: int, *, sealed: bool
 def framing_announcement(
     profile: ModelProfile, *, needed: bool, setting: FramingAnnouncement | None = None
 ) -> str | None:
-    """The announcement to open the system field with, or `None`: only on a profile without a mid-conversation
-    system role, per the `framing_announcement` setting, else the profile's `default_framing_announcement`
-    (`'when_needed'`: where the history holds a block)."""
+    """The announcement to put ahead of the standing system prompt, or `None`: only on a profile without a
+    mid-conversation system role, per the `framing_announcement` setting, else the profile's
+    `default_framing_announcement` (`'when_needed'`: where the history holds a block)."""
     if profile.get('supports_inline_system_prompts', False):
         return None
     mode = setting or profile.get('default_framing_announcement', 'when_needed')
@@ -128,13 +128,17 @@ def wire_messages(
     setting: FramingAnnouncement | None = None,
 ) -> list[ModelMessage]:
     """The copy of `messages` a provider model maps to its API: mid-conversation system prompts framed
-    (`frame_system_prompts`), the announcement opening the first request where due (as a system prompt, so it leads
-    the system field), and special tokens broken on a profile with `may_tokenize_special_tokens_in_content`.
+    (`frame_system_prompts`), the announcement opening the first request where due (as a system prompt, so it goes
+    ahead of the standing one), and special tokens broken on a profile with `may_tokenize_special_tokens_in_content`.
     `messages` itself when none of that applies."""
     framed, changed = frame_system_prompts(messages, profile)
     announcement = framing_announcement(profile, needed=changed, setting=setting)
-    if announcement is not None and (standing_prompt_count(framed) or request_instructions(framed, params)):
-        index = next(i for i, message in enumerate(framed) if isinstance(message, ModelRequest))
+    index = next((i for i, message in enumerate(framed) if isinstance(message, ModelRequest)), None)
+    if (
+        announcement is not None
+        and index is not None
+        and (standing_prompt_count(framed) or request_instructions(framed, params))
+    ):
         first = framed[index]
         assert isinstance(first, ModelRequest)
         opened = dataclasses.replace(first, parts=[SystemPromptPart(announcement), *first.parts])
