@@ -6,7 +6,9 @@ from typing import Any
 
 import pytest
 
+from edgewise.agent import Agent
 from edgewise.agent.messages import (
+    InstructionPart,
     ModelMessage,
     ModelRequest,
     ModelResponse,
@@ -191,3 +193,29 @@ async def test_a_model_with_a_system_role_keeps_system_messages(local_server: Lo
     messages = local_server.received[0]['body']['messages']
     assert {'role': 'system', 'content': 'Answer in French now.'} in messages
     assert not any('<system>' in str(message.get('content')) for message in messages)
+
+
+async def test_an_agents_instruction_change_reaches_anthropic_as_a_system_block(local_server: LocalServer) -> None:
+    state = {'budget': 'Budget: 10'}
+    local_server.script(Reply(200, _answer('one')), Reply(200, _answer('two')))
+    async with _anthropic(local_server) as model:
+        agent = Agent(model, instructions='Be brief.')
+
+        @agent.instructions
+        def budget() -> InstructionPart:
+            return InstructionPart(state['budget'], name='budget', on_change='append')
+
+        first = await agent.run('one')
+        state['budget'] = 'Budget: 7'
+        second = await agent.run('two', message_history=first.all_messages())
+    body = local_server.received[1]['body']
+    last_turn = body['messages'][-1]
+    assert last_turn['role'] == 'user'
+    texts = [block['text'] for block in last_turn['content']]
+    assert '<system><pyai:context id="agent:budget">\nBudget: 7\n</pyai:context></system>' in texts
+    assert 'two' in texts
+    system = body['system'] if isinstance(body['system'], str) else ''.join(b['text'] for b in body['system'])
+    assert system.startswith('Be brief.')  # the instructions, then the announcement
+    assert 'no separate channel for system messages' in system
+    stored = second.all_messages()
+    assert not any('<system>' in str(getattr(part, 'content', '')) for m in stored for part in m.parts)
