@@ -76,6 +76,7 @@ from ..settings import ModelSettings
 from ..tools import AgentNativeTool, RunContext
 from ..toolsets import AbstractToolset
 from ..usage import RunUsage, UsageLimits
+from ..workspaces import Workspace
 from ._from_spec import AgentSpec, run_from_spec
 from ._model_choice import NO_MODEL, ModelChoice, choose_model, infer_agent_model
 from ._toolsets import AgentToolsets
@@ -313,8 +314,12 @@ async def new_run(
     metadata_layers = [m for m in metadata_layers if m is not None]
     if metadata_layers:  # before `for_run`, whose context carries it
         state.metadata = resolve_metadata(metadata_layers, graph_deps.run_context(state))
+    _select_workspace(graph_deps, state)  # before `for_run`, which may use it
     configured = await configured_for_run(graph_deps, state, configure)
     if configured is not graph_deps:  # capabilities made for the run: their model pick decides now
+        configured.workspace = graph_deps.workspace
+        if not graph_deps.workspace.attached:  # a workspace capability that only `for_run` made
+            _select_workspace(configured, state)
         configured.model = await choice.after_for_run(configured.root_capability)
         configured.model_choice = choice if choice.picked or choice.selector is not None else None
         configured.model_id = choice.model_id
@@ -335,6 +340,16 @@ async def new_run(
     if stored_by is not None:
         opening = _closing_after(stored_by, opening)
     return graph_deps, run_toolset, opening, finish
+
+
+def _select_workspace(graph_deps: GraphAgentDeps[Any, Any], state: GraphAgentState) -> None:
+    """Set the run's workspace to the first one its capabilities supply (`get_workspace`), if any does."""
+    root = graph_deps.root_capability
+    if root is None or not root.overrides('get_workspace'):
+        return
+    backend = root.get_workspace(graph_deps.run_context(state), ref=None)
+    if backend is not None:
+        graph_deps.workspace = backend if isinstance(backend, Workspace) else Workspace(backend)
 
 
 def _stores_waiting(persistence: BaseStatePersistence[Any, Any] | None) -> bool:
@@ -507,6 +522,7 @@ async def stored_graph_run(
         # Held by this process now: the history read here is the one the run goes on from.
         check_claimed_answers(persistence, graph_run.next_node, graph_deps.deferred_tool_results)
         await restore_history(graph_run, persistence, graph_deps)
+        _select_workspace(graph_deps, graph_run.state)  # chosen again: a live workspace is never stored
         async with await agent._tools.for_run(graph_deps, graph_run.state, None, graph_deps.default_tool_retries):
             yield graph_run
 
