@@ -34,7 +34,7 @@ from .._messages.model_messages import (
     ToolReturnPart,
     UserContent,
 )
-from .._messages.tool_kinds import ToolKindLike, tool_kind_id
+from .._tools.tool_kinds import ToolKindLike, tool_kind_id
 from .._messages.tool_parts import TOOL_SEARCH_NATIVE_KIND
 from .._messages.usage_counts import RunUsage
 from .._warnings import PydanticAIDeprecationWarning

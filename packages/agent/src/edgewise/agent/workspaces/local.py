@@ -276,14 +276,18 @@ class LocalWorkspaceBackend(WorkspaceBackend, SupportsCommands, SupportsFilesyst
         except BaseException:
             await self._kill(process)
             raise
-        await self._reap(process)
+        overflowed = len(stdout) + len(stderr) > MAX_OUTPUT_BYTES
+        if exit_code is None or overflowed:
+            await self._kill(process)
+        else:
+            await self._reap(process)
         if exit_code is None:
             raise WorkspaceTimeoutError(
                 f'The command ran past its timeout of {timeout:g}s and was killed with its process group.',
                 stdout=_decode(stdout),
                 stderr=_decode(stderr),
             )
-        if len(stdout) + len(stderr) > MAX_OUTPUT_BYTES:
+        if overflowed:
             raise WorkspaceOutputLimitError(
                 f'The command wrote more than {MAX_OUTPUT_BYTES // (1024 * 1024)} MiB of output and was stopped: '
                 'redirect its output to a file and read a part of it.',

@@ -9,7 +9,7 @@ from typing import Any, Generic, TypeAlias, final
 from typing_extensions import TypeVar
 
 from ..exceptions import UserError
-from .tool_parts import (
+from .._messages.tool_parts import (
     CAPABILITY_LOAD_TOOL_KIND,
     TOOL_SEARCH_TOOL_KIND,
     LoadCapabilityArgs,
