@@ -27,6 +27,12 @@ from edgewise.agent.workspaces import (
 pytestmark = pytest.mark.anyio
 
 
+@pytest.fixture
+def workdir(tmp_path: Path) -> Path:
+    """A temporary directory by its real path (the one a workspace reports)."""
+    return tmp_path.resolve()
+
+
 def _calls_then_answers(tool_name: str, args: dict[str, Any] | None = None) -> FunctionModel:
     """A model that calls `tool_name` once, then answers with what the tool returned."""
 
@@ -49,18 +55,18 @@ async def _use_workspace(ctx: RunContext[None]) -> str:
     return f'{result.stdout} in {await ctx.workspace.working_dir()}'
 
 
-async def test_local_workspace_gives_tools_its_directory(tmp_path: Path) -> None:
+async def test_local_workspace_gives_tools_its_directory(workdir: Path) -> None:
     agent = Agent(_calls_then_answers('use'), tools=[Tool(_use_workspace, name='use')])
-    result = await agent.run('go', capabilities=[LocalWorkspace(tmp_path)])
-    assert result.output == f'hello in {tmp_path.resolve()}'
-    assert (tmp_path / 'made-by-tool.txt').read_text() == 'hello'
+    result = await agent.run('go', capabilities=[LocalWorkspace(workdir)])
+    assert result.output == f'hello in {workdir}'
+    assert (workdir / 'made-by-tool.txt').read_text() == 'hello'
 
 
-async def test_read_only_local_workspace_refuses_the_tool_s_write(tmp_path: Path) -> None:
+async def test_read_only_local_workspace_refuses_the_tool_s_write(workdir: Path) -> None:
     agent = Agent(_calls_then_answers('use'), tools=[Tool(_use_workspace, name='use')])
-    result = await agent.run('go', capabilities=[LocalWorkspace(tmp_path, read_only=True)])
+    result = await agent.run('go', capabilities=[LocalWorkspace(workdir, read_only=True)])
     assert result.output.startswith('WorkspaceReadOnlyError: This workspace is read-only')
-    assert list(tmp_path.iterdir()) == []
+    assert not (workdir / 'made-by-tool.txt').exists()
 
 
 async def test_without_a_workspace_capability_the_workspace_says_how_to_attach_one() -> None:
@@ -77,36 +83,36 @@ async def test_without_a_workspace_capability_the_workspace_says_how_to_attach_o
     assert 'LocalWorkspace(path)' in result.output
 
 
-async def test_the_workspace_policy_and_authority_reach_the_run(tmp_path: Path) -> None:
+async def test_the_workspace_policy_and_authority_reach_the_run(workdir: Path) -> None:
     seen: list[tuple[bool, str, WorkspaceRef | None]] = []
 
     async def probe(ctx: RunContext[None]) -> str:
         seen.append((ctx.workspace.read_only, ctx.workspace.authority, ctx.workspace.ref))
         return 'ok'
 
-    capability = LocalWorkspace(tmp_path, read_only=True, authority='user', path_authority={'~/notes': 'none'})
+    capability = LocalWorkspace(workdir, read_only=True, authority='user', path_authority={'~/notes': 'none'})
     agent = Agent(_calls_then_answers('probe'), tools=[Tool(probe, name='probe')], capabilities=[capability])
     await agent.run('go')
-    assert seen == [(True, 'user', WorkspaceRef(provider='local', id=str(tmp_path)))]
+    assert seen == [(True, 'user', WorkspaceRef(provider='local', id=str(workdir)))]
     assert capability.path_authority == {str(Path.home() / 'notes'): 'none'}
 
 
 async def test_local_workspace_pins_its_directory_and_keeps_env_out_of_its_repr(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    workdir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.chdir(tmp_path)
+    monkeypatch.chdir(workdir)
     capability: LocalWorkspace[None] = LocalWorkspace('.', env={'API_TOKEN': 'hunter2'})
-    assert capability.working_dir == str(tmp_path)
+    assert capability.working_dir == str(workdir)
     assert 'hunter2' not in repr(capability)
 
 
-async def test_local_workspace_serves_only_its_own_ref(tmp_path: Path) -> None:
-    capability: LocalWorkspace[None] = LocalWorkspace(tmp_path)
+async def test_local_workspace_serves_only_its_own_ref(workdir: Path) -> None:
+    capability: LocalWorkspace[None] = LocalWorkspace(workdir)
     ctx = RunContext(deps=None, model=FunctionModel(lambda m, i: ModelResponse(parts=[])), usage=None)  # type: ignore[arg-type]
     assert capability.get_workspace(ctx, ref=WorkspaceRef(provider='local', id='/elsewhere')) is None
-    own = capability.get_workspace(ctx, ref=WorkspaceRef(provider='local', id=str(tmp_path)))
+    own = capability.get_workspace(ctx, ref=WorkspaceRef(provider='local', id=str(workdir)))
     assert isinstance(own, LocalWorkspaceBackend)
-    assert isinstance(LocalWorkspace(tmp_path, read_only=True).get_workspace(ctx, ref=None), ReadOnlyWorkspace)
+    assert isinstance(LocalWorkspace(workdir, read_only=True).get_workspace(ctx, ref=None), ReadOnlyWorkspace)
 
 
 @dataclass
@@ -119,9 +125,9 @@ class _Supplies(AbstractCapability[Any]):
         return self.backend
 
 
-async def test_the_first_capability_to_supply_a_workspace_wins(tmp_path: Path) -> None:
-    (tmp_path / 'first').mkdir()
-    (tmp_path / 'second').mkdir()
+async def test_the_first_capability_to_supply_a_workspace_wins(workdir: Path) -> None:
+    (workdir / 'first').mkdir()
+    (workdir / 'second').mkdir()
     seen: list[str] = []
 
     async def probe(ctx: RunContext[None]) -> str:
@@ -130,35 +136,35 @@ async def test_the_first_capability_to_supply_a_workspace_wins(tmp_path: Path) -
 
     capabilities: list[AbstractCapability[Any]] = [
         _Supplies(None),
-        _Supplies(LocalWorkspaceBackend(tmp_path / 'first')),
-        LocalWorkspace(tmp_path / 'second'),
+        _Supplies(LocalWorkspaceBackend(workdir / 'first')),
+        LocalWorkspace(workdir / 'second'),
     ]
     agent = Agent(_calls_then_answers('probe'), tools=[Tool(probe, name='probe')], capabilities=capabilities)
     await agent.run('go')
-    assert seen == [str((tmp_path / 'first').resolve())]
+    assert seen == [str(workdir / 'first')]
 
 
-async def test_a_wrapper_capability_hands_get_workspace_over(tmp_path: Path) -> None:
+async def test_a_wrapper_capability_hands_get_workspace_over(workdir: Path) -> None:
     seen: list[str] = []
 
     async def probe(ctx: RunContext[None]) -> str:
         seen.append(await ctx.workspace.working_dir())
         return 'ok'
 
-    wrapped = PrefixTools(wrapped=LocalWorkspace(tmp_path), prefix='ws')
+    wrapped = PrefixTools(wrapped=LocalWorkspace(workdir), prefix='ws')
     agent = Agent(_calls_then_answers('probe'), tools=[Tool(probe, name='probe')], capabilities=[wrapped])
     await agent.run('go')
-    assert seen == [str(tmp_path.resolve())]
+    assert seen == [str(workdir)]
 
 
-async def test_a_workspace_capability_made_in_for_run_is_asked_after_it(tmp_path: Path) -> None:
+async def test_a_workspace_capability_made_in_for_run_is_asked_after_it(workdir: Path) -> None:
     seen: list[tuple[bool, str]] = []
 
     @dataclass
     class MadePerRun(AbstractCapability[Any]):
         async def for_run(self, ctx: RunContext[Any]) -> AbstractCapability[Any]:
             seen.append((ctx.workspace.attached, 'for_run'))
-            return LocalWorkspace(tmp_path)
+            return LocalWorkspace(workdir)
 
     async def probe(ctx: RunContext[None]) -> str:
         seen.append((ctx.workspace.attached, await ctx.workspace.working_dir()))
@@ -166,10 +172,10 @@ async def test_a_workspace_capability_made_in_for_run_is_asked_after_it(tmp_path
 
     agent = Agent(_calls_then_answers('probe'), tools=[Tool(probe, name='probe')], capabilities=[MadePerRun()])
     await agent.run('go')
-    assert seen == [(False, 'for_run'), (True, str(tmp_path.resolve()))]
+    assert seen == [(False, 'for_run'), (True, str(workdir))]
 
 
-async def test_a_workspace_chosen_before_for_run_is_what_for_run_sees(tmp_path: Path) -> None:
+async def test_a_workspace_chosen_before_for_run_is_what_for_run_sees(workdir: Path) -> None:
     seen: list[Workspace] = []
 
     @dataclass
@@ -179,8 +185,8 @@ async def test_a_workspace_chosen_before_for_run_is_what_for_run_sees(tmp_path: 
             return Reads()
 
     answer = FunctionModel(lambda messages, info: ModelResponse(parts=[TextPart('done')]))
-    await Agent(answer, capabilities=[LocalWorkspace(tmp_path), Reads()]).run('go')
-    assert [await w.working_dir() for w in seen] == [str(tmp_path.resolve())]
+    await Agent(answer, capabilities=[LocalWorkspace(workdir), Reads()]).run('go')
+    assert [await w.working_dir() for w in seen] == [str(workdir)]
 
 
 LOOKUP = ToolKind('edgewise_tests.workspace', 'lookup')

@@ -30,7 +30,7 @@ class CommandsOnly:
         *,
         shell: bool = False,
         env: Mapping[str, str] | None = None,
-        timeout: float | None = None,
+        timeout: float | None = None,  # noqa: ASYNC109 - pydantic-ai 2.68's signature
     ) -> CommandResult:
         return await self._backend.run(command, shell=shell, env=env, timeout=timeout)
 

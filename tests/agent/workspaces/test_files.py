@@ -30,7 +30,9 @@ async def test_a_large_file_round_trips_whole(workspace: Workspace) -> None:
 async def test_an_empty_file_round_trips(workspace: Workspace) -> None:
     await workspace.write_bytes('empty', b'')
     assert await workspace.read_bytes('empty') == b''
-    assert await workspace.stat('empty') == FileEntry(name='empty', path=await workspace.resolve('empty'), is_dir=False, size=0)
+    assert await workspace.stat('empty') == FileEntry(
+        name='empty', path=await workspace.resolve('empty'), is_dir=False, size=0
+    )
 
 
 async def test_text_helpers_encode_and_decode(workspace: Workspace, root: Path) -> None:
@@ -110,7 +112,7 @@ async def test_remove_deletes_a_file_a_tree_and_a_link_but_not_its_target(worksp
     (root / 'link').symlink_to(root / 'target')
     for name in ('tree', 'file', 'link'):
         await workspace.remove(name)
-    assert sorted(p.name for p in root.iterdir()) == ['target']
+    assert os.listdir(root) == ['target']
 
 
 async def test_remove_refuses_the_working_dir_and_its_ancestors(workspace: Workspace, root: Path) -> None:

@@ -41,10 +41,11 @@ def _gone(pid: int) -> bool:
 
 async def _wait_for_file(path: Path) -> str:
     """The contents of `path` once a command has written it (bounded: the command writes it first thing)."""
+    file = anyio.Path(path)
     with anyio.fail_after(30):
-        while not path.exists() or not path.read_text().strip():
+        while not await file.exists() or not (await file.read_text()).strip():  # noqa: ASYNC110 (a file, no event)
             await anyio.sleep(0.01)
-    return path.read_text().strip()
+    return (await file.read_text()).strip()
 
 
 async def test_the_backend_has_every_protocol(root: Path) -> None:
@@ -104,7 +105,9 @@ async def test_undecodable_output_bytes_become_replacement_characters(root: Path
 
 
 async def test_large_output_comes_back_whole(root: Path) -> None:
-    result = await LocalWorkspaceBackend(root).run('head -c 3000000 /dev/zero | tr "\\0" x; echo; echo e >&2', shell=True)
+    result = await LocalWorkspaceBackend(root).run(
+        'head -c 3000000 /dev/zero | tr "\\0" x; echo; echo e >&2', shell=True
+    )
     assert result.stdout == 'x' * 3_000_000 + '\n'
     assert result.stderr == 'e\n'
 
@@ -168,13 +171,13 @@ async def test_only_path_home_and_locale_are_inherited_and_env_goes_on_top(
 
 async def test_a_timeout_raises_and_kills_the_process_group(root: Path) -> None:
     backend = LocalWorkspaceBackend(root)
-    with pytest.raises(WorkspaceTimeoutError, match='timeout of 0.5s') as caught:
+    with pytest.raises(WorkspaceTimeoutError, match=r'timeout of 0\.5s') as caught:
         await backend.run('sleep 600 & echo $! > child.pid; echo started; wait', shell=True, timeout=0.5)
     assert isinstance(caught.value, TimeoutError)
     assert caught.value.stdout == 'started\n'
     child = int((root / 'child.pid').read_text())
     with anyio.fail_after(30):  # killed by then; the kernel may take a moment to show it
-        while not _gone(child):
+        while not _gone(child):  # noqa: ASYNC110 (the kernel's process table, no event)
             await anyio.sleep(0.01)
 
 
@@ -185,15 +188,13 @@ async def test_cancellation_stops_the_command_and_its_children(root: Path) -> No
         child = int(await _wait_for_file(root / 'child.pid'))
         group.cancel_scope.cancel()
     with anyio.fail_after(30):
-        while not _gone(child):
+        while not _gone(child):  # noqa: ASYNC110 (the kernel's process table, no event)
             await anyio.sleep(0.01)
 
 
 async def test_a_background_child_holding_the_output_does_not_hold_up_the_command(root: Path) -> None:
     # The child keeps stdout open for 600 s; the command returns after the short drain grace instead.
-    result = await LocalWorkspaceBackend(root).run(
-        'sleep 600 & echo $! > child.pid; echo done', shell=True, timeout=60
-    )
+    result = await LocalWorkspaceBackend(root).run('sleep 600 & echo $! > child.pid; echo done', shell=True, timeout=60)
     assert result == CommandResult(exit_code=0, stdout='done\n', stderr='')
     os.kill(int((root / 'child.pid').read_text()), 9)  # a detached job outlives the command: ours to stop
 

@@ -3,6 +3,7 @@ says about backends that lack an operation."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -29,7 +30,8 @@ pytestmark = pytest.mark.anyio
 async def test_read_only_allows_reads_and_refuses_commands_and_changes(root: Path) -> None:
     (root / 'f').write_text('data')
     workspace = ReadOnlyWorkspace(Workspace(LocalWorkspaceBackend(root)))
-    assert workspace.read_only and not workspace.wrapped.read_only
+    assert workspace.read_only
+    assert not workspace.wrapped.read_only
     assert await workspace.read_text('f') == 'data'
     assert [entry.name for entry in await workspace.list_dir('.')] == ['f']
     assert await workspace.exists('f')
@@ -46,7 +48,7 @@ async def test_read_only_allows_reads_and_refuses_commands_and_changes(root: Pat
         with pytest.raises(WorkspaceReadOnlyError, match='read-only') as caught:
             await refused
         assert isinstance(caught.value, PermissionError)
-    assert sorted(p.name for p in root.iterdir()) == ['f']
+    assert os.listdir(root) == ['f']
     assert (root / 'f').read_text() == 'data'
 
 
@@ -129,10 +131,16 @@ async def test_an_unavailable_workspace_raises_its_reason_everywhere() -> None:
     workspace = Workspace(UnavailableWorkspace('the sandbox expired'))
     assert not workspace.attached
     assert workspace.ref is None
-    for operation in (workspace.run(['ls']), workspace.working_dir(), workspace.read_text('f'), workspace.realpath('x')):
+    for operation in (
+        workspace.run(['ls']),
+        workspace.working_dir(),
+        workspace.read_text('f'),
+        workspace.realpath('x'),
+    ):
         with pytest.raises(WorkspaceUnavailableError, match='the sandbox expired') as caught:
             await operation
-        assert isinstance(caught.value, WorkspaceError) and isinstance(caught.value, AgentError)
+        assert isinstance(caught.value, WorkspaceError)
+        assert isinstance(caught.value, AgentError)
 
 
 class _RefOnly:

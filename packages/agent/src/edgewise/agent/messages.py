@@ -141,8 +141,8 @@ from ._messages.model_messages import (
     messages_type_adapter,
 )
 from ._messages.speech import SpeechPart, SpeechPartDelta
-from ._tools.tool_kinds import ToolKind, ToolKindLike, ToolPartKind, parse_tool_kind
 from ._messages.workspace_refs import Authority, WorkspaceRef
+from ._tools.tool_kinds import ToolKind, ToolKindLike, ToolPartKind, parse_tool_kind
 from ._warnings import PydanticAIDeprecationWarning
 
 if TYPE_CHECKING:

@@ -28,12 +28,12 @@ from ..messages import (
 from ..models import Model
 from ..models.instrumented import InstrumentationSettings
 from ..native_tools import AbstractNativeTool
-from ..workspaces import Workspace
-from ..workspaces.unavailable import NO_WORKSPACE
 from ..settings import ModelSettings
 from ..tools import AgentNativeTool, RunContext, ToolDefinition
 from ..toolsets import AbstractToolset, ToolsetTool
 from ..usage import RequestUsage, RunUsage, UsageLimits
+from ..workspaces import Workspace
+from ..workspaces.unavailable import NO_WORKSPACE
 from .state import GraphAgentState
 
 __all__ = (

@@ -8,7 +8,6 @@ from typing import Any, Generic, TypeAlias, final
 
 from typing_extensions import TypeVar
 
-from ..exceptions import UserError
 from .._messages.tool_parts import (
     CAPABILITY_LOAD_TOOL_KIND,
     TOOL_SEARCH_TOOL_KIND,
@@ -17,6 +16,7 @@ from .._messages.tool_parts import (
     ToolSearchArgs,
     ToolSearchReturnContent,
 )
+from ..exceptions import UserError
 
 __all__ = ('ToolKind', 'ToolKindLike', 'ToolPartKind', 'parse_tool_kind', 'tool_kind_id')
 
@@ -149,7 +149,9 @@ def parse_tool_kind(value: str) -> ToolPartKind | None:
     return value if value in _REGISTRY else None
 
 
-CAPABILITY_LOAD_KIND = ToolKind._builtin(CAPABILITY_LOAD_TOOL_KIND, args=LoadCapabilityArgs, content=LoadCapabilityReturn)
+CAPABILITY_LOAD_KIND = ToolKind._builtin(
+    CAPABILITY_LOAD_TOOL_KIND, args=LoadCapabilityArgs, content=LoadCapabilityReturn
+)
 """The kind of the `load_capability` tool."""
 
 TOOL_SEARCH_KIND = ToolKind._builtin(TOOL_SEARCH_TOOL_KIND, args=ToolSearchArgs, content=ToolSearchReturnContent)

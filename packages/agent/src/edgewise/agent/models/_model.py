@@ -34,9 +34,9 @@ from .._messages.model_messages import (
     ToolReturnPart,
     UserContent,
 )
-from .._tools.tool_kinds import ToolKindLike, tool_kind_id
 from .._messages.tool_parts import TOOL_SEARCH_NATIVE_KIND
 from .._messages.usage_counts import RunUsage
+from .._tools.tool_kinds import ToolKindLike, tool_kind_id
 from .._warnings import PydanticAIDeprecationWarning
 from ..exceptions import UserError
 from ..native_tools import SUPPORTED_NATIVE_TOOLS, AbstractNativeTool

@@ -12,6 +12,7 @@ import binascii
 import posixpath
 import shlex
 import uuid
+from contextlib import suppress
 
 import anyio
 
@@ -101,7 +102,9 @@ class ShellFilesystem:
         chunks = [encoded[start : start + _WRITE_CHUNK] for start in range(0, len(encoded), _WRITE_CHUNK)] or ['']
         try:
             for index, chunk in enumerate(chunks):
-                prepare = f'parent={quoted_parent}; {_CHECK_ANCESTORS}mkdir -p {quoted_parent} && ' if index == 0 else ''
+                prepare = (
+                    f'parent={quoted_parent}; {_CHECK_ANCESTORS}mkdir -p {quoted_parent} && ' if index == 0 else ''
+                )
                 result = await self._run(
                     f"{prepare}printf '%s' {shlex.quote(chunk)} {'>' if index == 0 else '>>'} {staged}"
                 )
@@ -115,10 +118,8 @@ class ShellFilesystem:
         except BaseException:
             # Cancellation is level-triggered in anyio: only a shielded scope lets the cleanup run.
             with anyio.move_on_after(_CLEANUP_TIMEOUT, shield=True):
-                try:
+                with suppress(Exception):
                     await self._run(f'rm -f {staged}')
-                except Exception:
-                    pass
             raise
 
     async def stat(self, path: str) -> FileEntry:

@@ -244,7 +244,7 @@ class LocalWorkspaceBackend(WorkspaceBackend, SupportsCommands, SupportsFilesyst
         *,
         shell: bool = False,
         env: Mapping[str, str] | None = None,
-        timeout: float | None = None,
+        timeout: float | None = None,  # noqa: ASYNC109 - pydantic-ai 2.68's signature
     ) -> CommandResult:
         check_timeout(timeout)
         check_command_form(command, shell=shell)
@@ -304,7 +304,8 @@ class LocalWorkspaceBackend(WorkspaceBackend, SupportsCommands, SupportsFilesyst
         """Read both pipes until the command exits (and a little after); the exit code, or `None` at the deadline.
 
         Output past the limit kills the process group and returns at once (the caller sees the sizes)."""
-        assert process.stdout is not None and process.stderr is not None
+        assert process.stdout is not None
+        assert process.stderr is not None
         exit_code: int | None = None
 
         async def read(stream: anyio.abc.ByteReceiveStream, buffer: bytearray) -> None:
@@ -318,7 +319,7 @@ class LocalWorkspaceBackend(WorkspaceBackend, SupportsCommands, SupportsFilesyst
             async with anyio.create_task_group() as group:
                 group.start_soon(read, process.stdout, stdout)
                 group.start_soon(read, process.stderr, stderr)
-                while process.returncode is None:
+                while process.returncode is None:  # noqa: ASYNC110 (see _EXIT_POLL: no event to wait for)
                     await anyio.sleep(_EXIT_POLL)
                 code = process.returncode
                 exit_code = 128 - code if code < 0 else code  # killed by signal N: 128 + N, as shells say

@@ -131,7 +131,7 @@ class SupportsCommands(Protocol):
         *,
         shell: bool = False,
         env: Mapping[str, str] | None = None,
-        timeout: float | None = None,
+        timeout: float | None = None,  # noqa: ASYNC109 - pydantic-ai 2.68's signature
     ) -> CommandResult:
         """Run a command in `working_dir()`, stdin at end of file, and wait for it.
 

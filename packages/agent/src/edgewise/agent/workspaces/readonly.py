@@ -39,7 +39,7 @@ class ReadOnlyWorkspace(WrapperWorkspace):
         *,
         shell: bool = False,
         env: Mapping[str, str] | None = None,
-        timeout: float | None = None,
+        timeout: float | None = None,  # noqa: ASYNC109 - pydantic-ai 2.68's signature
         cwd: str | None = None,
     ) -> NoReturn:
         raise WorkspaceReadOnlyError(_REFUSAL)

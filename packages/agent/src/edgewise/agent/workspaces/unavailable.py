@@ -32,7 +32,7 @@ class UnavailableWorkspace(WorkspaceBackend, SupportsCommands):
         *,
         shell: bool = False,
         env: Mapping[str, str] | None = None,
-        timeout: float | None = None,
+        timeout: float | None = None,  # noqa: ASYNC109 - pydantic-ai 2.68's signature
     ) -> NoReturn:
         raise WorkspaceUnavailableError(self.reason)
 
@@ -41,8 +41,8 @@ class UnavailableWorkspace(WorkspaceBackend, SupportsCommands):
 
 
 NO_WORKSPACE = UnavailableWorkspace(
-    'No workspace is attached to this run. Add `LocalWorkspace(path)` to the agent\'s `capabilities` to work in a '
-    'directory of this machine (commands and file operations then run with this process\'s permissions), or add '
+    "No workspace is attached to this run. Add `LocalWorkspace(path)` to the agent's `capabilities` to work in a "
+    "directory of this machine (commands and file operations then run with this process's permissions), or add "
     'another capability whose `get_workspace` supplies one.'
 )
 """The backend of `RunContext.workspace` when no workspace is attached."""

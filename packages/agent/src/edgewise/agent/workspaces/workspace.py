@@ -141,7 +141,7 @@ class Workspace(WorkspaceBackend):
         *,
         shell: bool = False,
         env: Mapping[str, str] | None = None,
-        timeout: float | None = None,
+        timeout: float | None = None,  # noqa: ASYNC109 - pydantic-ai 2.68's signature
         cwd: str | None = None,
     ) -> CommandResult:
         """Run a command and wait for it (no timeout unless given).
