@@ -230,8 +230,15 @@ async def test_concurrent_writes_of_one_file_never_interleave(root: Path) -> Non
     backend = LocalWorkspaceBackend(root)
     path = str(root / 'f')
     contents = [bytes([65 + n]) * 200_000 for n in range(8)]
+    await backend.write_bytes(path, contents[0])
+    seen: list[bytes] = []
+
+    async def read() -> None:
+        seen.append(await backend.read_bytes(path))
+
     async with anyio.create_task_group() as group:
         for data in contents:
             group.start_soon(backend.write_bytes, path, data)
-            group.start_soon(backend.read_bytes, path)
-    assert (root / 'f').read_bytes() in contents
+            group.start_soon(read)
+    assert all(data in contents for data in seen)
+    assert await backend.read_bytes(path) in contents
