@@ -4,6 +4,7 @@ says about backends that lack an operation."""
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
@@ -11,10 +12,12 @@ import pytest
 from edgewise.agent.exceptions import AgentError, UserError
 from edgewise.agent.workspaces import (
     AuthorityWorkspace,
+    CommandResult,
     LocalWorkspaceBackend,
     ReadOnlyWorkspace,
     UnavailableWorkspace,
     Workspace,
+    WorkspaceCommand,
     WorkspaceError,
     WorkspaceReadOnlyError,
     WorkspaceRef,
@@ -181,3 +184,56 @@ async def test_the_shell_filesystem_runs_commands_in_a_command_only_backend(root
     workspace = Workspace(CommandsOnly(LocalWorkspaceBackend(root)))
     assert await workspace.run(['sh', '-c', 'pwd'], cwd='.') == await workspace.run(['pwd'])
     assert not workspace.read_only
+
+
+class _Answers:
+    """A command-only backend whose every command 'gives' one fixed result: a broken shell, or damaged output."""
+
+    def __init__(self, result: CommandResult) -> None:
+        self._result = result
+
+    @property
+    def ref(self) -> None:
+        return None
+
+    async def working_dir(self) -> str:
+        return '/work'
+
+    async def run(
+        self,
+        command: WorkspaceCommand,
+        *,
+        shell: bool = False,
+        env: Mapping[str, str] | None = None,
+        timeout: float | None = None,  # noqa: ASYNC109 - pydantic-ai 2.68's signature
+    ) -> CommandResult:
+        return self._result
+
+
+@pytest.mark.parametrize('stdout', ['5\nAAAA', '3\nabc', 'x\nAAAA', 'no size'])
+async def test_the_shell_filesystem_never_returns_damaged_output(stdout: str) -> None:
+    workspace = Workspace(_Answers(CommandResult(exit_code=0, stdout=stdout, stderr='')))
+    with pytest.raises(WorkspaceError, match='damaged output'):
+        await workspace.read_bytes('f')
+    with pytest.raises(WorkspaceError, match='damaged output'):
+        await workspace.realpath('f')
+
+
+async def test_the_shell_filesystem_refuses_a_size_that_is_not_a_number() -> None:
+    workspace = Workspace(_Answers(CommandResult(exit_code=0, stdout='twelve\n', stderr='')))
+    with pytest.raises(WorkspaceError, match='damaged output'):
+        await workspace.stat('f')
+
+
+async def test_a_failing_shell_is_a_workspace_error_not_an_answer() -> None:
+    workspace = Workspace(_Answers(CommandResult(exit_code=2, stdout='', stderr='sh: broken\n')))
+    for operation in (workspace.make_dir('d'), workspace.exists('f'), workspace.realpath('f')):
+        with pytest.raises(WorkspaceError, match='sh: broken'):
+            await operation
+    silent = Workspace(_Answers(CommandResult(exit_code=2, stdout='', stderr='')))
+    with pytest.raises(WorkspaceError, match=r"the shell failed on '/work/d' \(exit code 2\)"):
+        await silent.make_dir('d')
+    with pytest.raises(WorkspaceError, match='could not check whether'):
+        await silent.exists('f')
+    with pytest.raises(WorkspaceError, match='could not resolve the symlinks'):
+        await silent.realpath('f')

@@ -335,7 +335,7 @@ class LocalWorkspaceBackend(WorkspaceBackend, SupportsCommands, SupportsFilesyst
             os.killpg(process.pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
-        except PermissionError:
+        except PermissionError:  # pragma: no cover - only when the command changed its user (setuid)
             with suppress(ProcessLookupError):
                 process.kill()
 
