@@ -73,3 +73,12 @@ def test_the_aliases_type_a_kind_as_given_and_as_stored() -> None:
 
     kind = ToolKind('edgewise_tests.kinds', 'aliased')
     assert stored(kind) == stored('edgewise_tests.kinds.aliased') == 'edgewise_tests.kinds.aliased'
+
+
+def test_tools_tool_kind_is_a_deprecated_name_of_the_definition_kind_literal() -> None:
+    from edgewise.agent import PydanticAIDeprecationWarning, tools
+
+    with pytest.warns(PydanticAIDeprecationWarning, match='use `edgewise.agent.tools.ToolDefinitionKind` instead'):
+        literal = tools.ToolKind
+    assert literal is tools.ToolDefinitionKind
+    assert tools.ToolDefinition(name='t').kind == 'function'
