@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from edgewise.agent import Agent, RunContext, Tool
+from edgewise.agent import Agent, RunContext, Tool, UserError
 from edgewise.agent.capabilities import AbstractCapability, LocalWorkspace, PrefixTools, Toolset
 from edgewise.agent.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart, ToolKind, ToolReturnPart
 from edgewise.agent.models.function import AgentInfo, FunctionModel
@@ -219,3 +219,52 @@ async def test_tool_name_for_kind_finds_a_renamed_tool() -> None:
 async def test_tool_name_for_kind_is_none_without_tools() -> None:
     ctx = RunContext(deps=None, model=FunctionModel(lambda m, i: ModelResponse(parts=[])), usage=None)  # type: ignore[arg-type]
     assert ctx.tool_name_for_kind(LOOKUP) is None
+
+
+def _probe_tool(seen: list[str]) -> Tool[object]:
+    async def probe(ctx: RunContext[object]) -> str:
+        seen.append(await ctx.workspace.working_dir())
+        return 'ok'
+
+    return Tool(probe, name='probe')
+
+
+async def test_a_backend_given_to_the_run_is_its_workspace(workdir: Path) -> None:
+    (workdir / 'given').mkdir()
+    seen: list[str] = []
+    agent = Agent(_calls_then_answers('probe'), tools=[_probe_tool(seen)], capabilities=[LocalWorkspace(workdir)])
+    await agent.run('go', workspace=LocalWorkspaceBackend(workdir / 'given'))
+    await agent.run('go', workspace=ReadOnlyWorkspace(Workspace(LocalWorkspaceBackend(workdir / 'given'))))
+    assert seen == [str(workdir / 'given')] * 2
+
+
+async def test_a_ref_given_to_the_run_is_reached_through_the_capabilities(workdir: Path) -> None:
+    seen: list[str] = []
+    agent = Agent(_calls_then_answers('probe'), tools=[_probe_tool(seen)], capabilities=[LocalWorkspace(workdir)])
+    await agent.run('go', workspace=WorkspaceRef(provider='local', id=str(workdir)))
+    await agent.run('go', workspace='new')
+    assert seen == [str(workdir)] * 2
+    with pytest.raises(UserError, match="none of the agent's workspace capabilities reaches it"):
+        await agent.run('go', workspace=WorkspaceRef(provider='local', id='/somewhere/else'))
+
+
+async def test_a_ref_or_new_without_a_workspace_capability_is_refused() -> None:
+    agent = Agent(_calls_then_answers('probe'), tools=[_probe_tool([])])
+    with pytest.raises(UserError, match='no capability of the agent supplies workspaces'):
+        await agent.run('go', workspace=WorkspaceRef(provider='sandbox', id='abc'))
+    with pytest.raises(UserError, match="`workspace='new'` needs a capability"):
+        await agent.run('go', workspace='new')
+
+
+async def test_a_capability_that_answers_a_ref_with_another_workspace_is_an_error(workdir: Path) -> None:
+    agent = Agent(_calls_then_answers('probe'), capabilities=[_Supplies(LocalWorkspaceBackend(workdir))])
+    with pytest.raises(UserError, match='supplied another one'):
+        await agent.run('go', workspace=WorkspaceRef(provider='local', id='/other'))
+
+
+async def test_workspace_takes_only_backends_refs_and_new(workdir: Path) -> None:
+    agent = Agent(_calls_then_answers('probe'))
+    with pytest.raises(UserError, match=r'is a capability: give it in `capabilities=\[\.\.\.\]`'):
+        await agent.run('go', workspace=LocalWorkspace(workdir))  # type: ignore[call-overload]
+    with pytest.raises(UserError, match='for a directory of this machine, give `LocalWorkspaceBackend\\(path\\)`'):
+        await agent.run('go', workspace=str(workdir))  # type: ignore[call-overload]
