@@ -4,7 +4,7 @@ says about backends that lack an operation."""
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import pytest
@@ -13,6 +13,7 @@ from edgewise.agent.exceptions import AgentError, UserError
 from edgewise.agent.workspaces import (
     AuthorityWorkspace,
     CommandResult,
+    FileEntry,
     LocalWorkspaceBackend,
     ReadOnlyWorkspace,
     UnavailableWorkspace,
@@ -237,3 +238,36 @@ async def test_a_failing_shell_is_a_workspace_error_not_an_answer() -> None:
         await silent.exists('f')
     with pytest.raises(WorkspaceError, match='could not resolve the symlinks'):
         await silent.realpath('f')
+
+
+class _FilesAndCommands(CommandsOnly):
+    """Native file access and commands, but no `realpath` of its own."""
+
+    async def read_bytes(self, path: str) -> bytes:
+        return await self._backend.read_bytes(path)
+
+    async def write_bytes(self, path: str, data: bytes) -> None:
+        await self._backend.write_bytes(path, data)
+
+    async def stat(self, path: str) -> FileEntry:
+        return await self._backend.stat(path)
+
+    async def list_dir(self, path: str) -> Sequence[FileEntry]:
+        return await self._backend.list_dir(path)
+
+    async def make_dir(self, path: str) -> None:
+        await self._backend.make_dir(path)
+
+    async def remove(self, path: str) -> None:
+        await self._backend.remove(path)
+
+    async def exists(self, path: str) -> bool:
+        return await self._backend.exists(path)
+
+
+async def test_realpath_uses_the_shell_of_a_backend_without_its_own(root: Path) -> None:
+    (root / 'out').symlink_to(root.parent)
+    workspace = Workspace(_FilesAndCommands(LocalWorkspaceBackend(root)))
+    assert await workspace.realpath('out/x') == str(root.parent / 'x')
+    await workspace.write_text('f', 'native')
+    assert await workspace.read_text('f') == 'native'

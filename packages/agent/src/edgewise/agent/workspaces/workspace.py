@@ -203,9 +203,8 @@ class Workspace(WorkspaceBackend):
         backend = self._backend
         if isinstance(backend, SupportsRealpath):
             return await backend.realpath(path)
-        shell = await self._shell() if isinstance(backend, SupportsCommands) else None
-        if shell is not None:
-            return await shell.realpath(path)
+        if isinstance(backend, SupportsCommands):  # native files or not, its shell sees the symlinks
+            return await ShellFilesystem(backend, await self.working_dir()).realpath(path)
         return posixpath.normpath(path)
 
     async def read_bytes(self, path: str) -> bytes:
