@@ -81,6 +81,7 @@ AGENT_FLOORS: tuple[tuple[str, frozenset[str]], ...] = (
                 'common_tools',
                 'embeddings',
                 'images',
+                'workspaces',
             }
         ),
     ),
