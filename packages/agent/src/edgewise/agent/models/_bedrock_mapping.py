@@ -18,7 +18,7 @@ from typing import Any, Literal, cast
 import pydantic_core
 
 from .._tools.definition import ToolDefinition
-from ..exceptions import UserError
+from ..exceptions import ModelAPIError, UserError
 from ..messages import (
     BinaryContent,
     CachePoint,
@@ -496,8 +496,14 @@ def _finish(stop_reason: object) -> tuple[FinishReason | None, dict[str, Any]]:
 
 
 def bedrock_model_response(body: Mapping[str, Any], *, model_name: str, provider_name: str) -> ModelResponse:
-    """The `ModelResponse` of a Converse response body."""
-    message = (body.get('output') or {}).get('message') or {}
+    """The `ModelResponse` of a Converse response body.
+
+    Raises:
+        ModelAPIError: the body is not a Converse response (it has no `output`).
+    """
+    if not isinstance(body, Mapping) or not isinstance(body.get('output'), Mapping):
+        raise ModelAPIError(model_name, "Response has no 'output' field")
+    message = body['output'].get('message') or {}
     parts = [part for block in message.get('content') or () for part in _block_parts(block, provider_name)]
     finish_reason, details = _finish(body.get('stopReason'))
     if 'trace' in body:

@@ -1,0 +1,448 @@
+"""`BedrockConverseModel` against a local Bedrock: a real HTTP server on 127.0.0.1 that checks each request's SigV4
+signature (recomputed by the test's own verifier) and answers Converse JSON or ConverseStream event-stream frames."""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections import deque
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler
+from typing import Any
+
+import pytest
+
+from edgewise.agent import Agent
+from edgewise.agent.exceptions import (
+    ModelAPIError,
+    ModelAuthenticationError,
+    ModelContextWindowExceededError,
+    ModelHTTPError,
+    ModelNotFoundError,
+    ModelRateLimitError,
+    ModelServerError,
+    UnexpectedModelBehavior,
+)
+from edgewise.agent.messages import (
+    BinaryContent,
+    ModelRequest,
+    ModelResponse,
+    TextPart,
+    ThinkingPart,
+    ToolCallPart,
+    UserPromptPart,
+)
+from edgewise.agent.models import ModelRequestParameters
+from edgewise.agent.models.bedrock import BedrockConverseModel
+from edgewise.agent.providers.bedrock import BedrockProvider
+from edgewise.agent.usage import RequestUsage
+
+from ._aws import ACCESS_KEY, SECRET_KEY, SESSION_TOKEN, event, exception, verify_sigv4
+from .conftest import serve_http
+
+pytestmark = pytest.mark.anyio
+
+MODEL_ID = 'us.anthropic.claude-sonnet-4-5-20250929-v1:0'
+BEARER = 'bedrock-api-key-example'
+
+
+@dataclass
+class Answer:
+    """One scripted answer: JSON (`body`) or a stream of event-stream messages (`frames`)."""
+
+    status: int = 200
+    body: Any = None
+    headers: dict[str, str] = field(default_factory=dict)
+    frames: list[bytes] | None = None
+
+
+@dataclass
+class FakeBedrock:
+    """The local Bedrock: it refuses a request whose signature or bearer token is wrong, as AWS does."""
+
+    url: str = ''
+    answers: deque[Answer] = field(default_factory=deque)
+    received: list[dict[str, Any]] = field(default_factory=list)
+
+    def script(self, *answers: Answer) -> None:
+        self.answers.extend(answers)
+
+
+def _handler(server: FakeBedrock) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = 'HTTP/1.1'
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+        def _json(self, status: int, body: Any, headers: dict[str, str]) -> None:
+            data = body if isinstance(body, bytes) else json.dumps(body).encode()
+            self.send_response(status)
+            for name, value in {'content-type': 'application/json', **headers}.items():
+                self.send_header(name, value)
+            self.send_header('content-length', str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def do_POST(self) -> None:
+            raw = self.rfile.read(int(self.headers.get('content-length') or 0))
+            headers = dict(self.headers.items())
+            auth = self.headers.get('authorization') or ''
+            if auth.startswith('AWS4-HMAC-SHA256'):
+                ok, detail = verify_sigv4('POST', self.path, headers, raw, {ACCESS_KEY: SECRET_KEY})
+            else:
+                ok, detail = auth == f'Bearer {BEARER}', 'bearer'
+            server.received.append({'path': self.path, 'headers': headers, 'body': json.loads(raw), 'auth': detail})
+            if not ok:
+                error = {'x-amzn-errortype': 'InvalidSignatureException:http://internal.amazon.com/coral/'}
+                return self._json(403, {'message': f'The request signature is wrong: {detail}'}, error)
+            answer = server.answers.popleft()
+            if answer.frames is None:
+                return self._json(answer.status, answer.body, answer.headers)
+            self.send_response(200)
+            self.send_header('content-type', 'application/vnd.amazon.eventstream')
+            self.send_header('transfer-encoding', 'chunked')
+            self.end_headers()
+            for data in answer.frames:
+                # Each message in two chunks, cut mid-frame: the decoder must join them.
+                for chunk in (data[: len(data) // 2], data[len(data) // 2 :]):
+                    self.wfile.write(f'{len(chunk):x}\r\n'.encode() + chunk + b'\r\n')
+                    self.wfile.flush()
+            self.wfile.write(b'0\r\n\r\n')
+            self.wfile.flush()
+            return None
+
+    return Handler
+
+
+@pytest.fixture
+def bedrock() -> Iterator[FakeBedrock]:
+    server = FakeBedrock()
+    with serve_http(_handler(server)) as port:
+        server.url = f'http://127.0.0.1:{port}'
+        yield server
+
+
+def provider_for(server: FakeBedrock, **kwargs: Any) -> BedrockProvider:
+    given: dict[str, Any] = {'aws_access_key_id': ACCESS_KEY, 'aws_secret_access_key': SECRET_KEY}
+    if 'api_key' in kwargs:
+        given = {}
+    return BedrockProvider(**{**given, 'region_name': 'us-east-1', 'base_url': server.url, 'max_retries': 0, **kwargs})
+
+
+def converse(*content: dict[str, Any], stop: str = 'end_turn', **usage: int) -> Answer:
+    counts = {'inputTokens': 12, 'outputTokens': 5, 'totalTokens': 17, **usage}
+    body = {'output': {'message': {'role': 'assistant', 'content': list(content)}}, 'stopReason': stop}
+    return Answer(body={**body, 'usage': counts, 'metrics': {'latencyMs': 80}})
+
+
+def user(text: str) -> list[Any]:
+    return [ModelRequest(parts=[UserPromptPart(text)], instructions='Be brief.')]
+
+
+PARAMS = ModelRequestParameters()
+
+
+async def test_a_signed_converse_request_gives_text_usage_and_finish_reason(bedrock: FakeBedrock) -> None:
+    bedrock.script(converse({'text': 'Hello!'}, cacheReadInputTokens=4))
+    async with provider_for(bedrock) as provider:
+        model = BedrockConverseModel(MODEL_ID, provider=provider)
+        response = await model.request(user('Hi'), {'max_tokens': 50, 'temperature': 0.5}, PARAMS)
+    (received,) = bedrock.received
+    assert received['auth'] == 'us-east-1/bedrock'
+    assert received['path'] == '/model/us.anthropic.claude-sonnet-4-5-20250929-v1%3A0/converse'
+    assert received['body'] == {
+        'messages': [{'role': 'user', 'content': [{'text': 'Hi'}]}],
+        'system': [{'text': 'Be brief.'}],
+        'inferenceConfig': {'maxTokens': 50, 'temperature': 0.5},
+    }
+    assert response.parts == [TextPart('Hello!')]
+    assert response.usage == RequestUsage(
+        input_tokens=16, output_tokens=5, cache_read_tokens=4, details={'cacheReadInputTokens': 4}
+    )
+    assert (response.finish_reason, response.provider_details) == ('stop', {'finish_reason': 'end_turn'})
+    assert (response.provider_name, response.model_name, response.provider_url) == ('bedrock', MODEL_ID, bedrock.url)
+
+
+async def test_a_session_token_is_sent_and_signed(bedrock: FakeBedrock) -> None:
+    bedrock.script(converse({'text': 'ok'}))
+    async with provider_for(bedrock, aws_session_token=SESSION_TOKEN) as provider:
+        await BedrockConverseModel(MODEL_ID, provider=provider).request(user('Hi'), None, PARAMS)
+    (received,) = bedrock.received
+    assert received['auth'] == 'us-east-1/bedrock'
+    assert received['headers']['x-amz-security-token'] == SESSION_TOKEN
+    assert 'x-amz-security-token' in received['headers']['authorization']
+
+
+async def test_an_api_key_is_sent_as_a_bearer_token_without_signing(bedrock: FakeBedrock) -> None:
+    bedrock.script(converse({'text': 'ok'}))
+    async with BedrockProvider(api_key=BEARER, base_url=bedrock.url, max_retries=0) as provider:
+        response = await BedrockConverseModel(MODEL_ID, provider=provider).request(user('Hi'), None, PARAMS)
+    assert response.parts == [TextPart('ok')]
+    (received,) = bedrock.received
+    assert received['headers']['authorization'] == f'Bearer {BEARER}'
+    assert 'x-amz-date' not in received['headers']
+
+
+async def test_a_wrong_secret_is_refused_as_an_authentication_error_that_does_not_show_it(
+    bedrock: FakeBedrock,
+) -> None:
+    wrong = 'not-the-secret-key-0123456789'
+    async with provider_for(bedrock, aws_secret_access_key=wrong) as provider:
+        model = BedrockConverseModel(MODEL_ID, provider=provider)
+        with pytest.raises(ModelAuthenticationError) as caught:
+            await model.request(user('Hi'), None, PARAMS)
+    assert isinstance(caught.value, ModelHTTPError)
+    assert (caught.value.status_code, caught.value.provider_error_code) == (403, 'InvalidSignatureException')
+    assert wrong not in str(caught.value) and wrong not in repr(caught.value)
+    assert wrong not in repr(provider) and wrong not in repr(model)
+
+
+async def test_tools_go_out_as_tool_config_and_results_come_back_as_tool_result_blocks(bedrock: FakeBedrock) -> None:
+    call = {'toolUse': {'toolUseId': 'tooluse_1', 'name': 'get_weather', 'input': {'city': 'Utrecht'}}}
+    bedrock.script(
+        converse({'text': 'Let me check.'}, call, stop='tool_use'),
+        converse({'text': 'Sunny in Utrecht.'}),
+    )
+    async with provider_for(bedrock) as provider:
+        agent = Agent(BedrockConverseModel(MODEL_ID, provider=provider), instructions='Answer.')
+
+        @agent.tool_plain
+        def get_weather(city: str) -> str:
+            """The weather in a city."""
+            return f'Sunny in {city}'
+
+        result = await agent.run('Weather?')
+    assert result.output == 'Sunny in Utrecht.'
+    first, second = (r['body'] for r in bedrock.received)
+    (tool,) = first['toolConfig']['tools']
+    assert tool['toolSpec']['name'] == 'get_weather'
+    assert tool['toolSpec']['description'] == 'The weather in a city.'
+    assert tool['toolSpec']['inputSchema']['json']['properties'] == {'city': {'type': 'string'}}
+    assert first['toolConfig']['toolChoice'] == {'auto': {}}
+    assert second['messages'][1:] == [
+        {'role': 'assistant', 'content': [{'text': 'Let me check.'}, call]},
+        {
+            'role': 'user',
+            'content': [
+                {'toolResult': {'toolUseId': 'tooluse_1', 'content': [{'text': 'Sunny in Utrecht'}], 'status': 'success'}}
+            ],
+        },
+    ]
+    assert result.usage.input_tokens == 24
+
+
+async def test_a_stream_of_event_frames_gives_text_a_tool_call_usage_and_finish_reason(bedrock: FakeBedrock) -> None:
+    bedrock.script(
+        Answer(
+            frames=[
+                event('messageStart', {'role': 'assistant'}),
+                event('contentBlockDelta', {'contentBlockIndex': 0, 'delta': {'text': 'Checking'}}),
+                event('contentBlockDelta', {'contentBlockIndex': 0, 'delta': {'text': ' now.'}}),
+                event('contentBlockStop', {'contentBlockIndex': 0}),
+                event(
+                    'contentBlockStart',
+                    {'contentBlockIndex': 1, 'start': {'toolUse': {'toolUseId': 't1', 'name': 'lookup'}}},
+                ),
+                event('contentBlockDelta', {'contentBlockIndex': 1, 'delta': {'toolUse': {'input': '{"q": '}}}),
+                event('contentBlockDelta', {'contentBlockIndex': 1, 'delta': {'toolUse': {'input': '"x"}'}}}),
+                event('contentBlockStop', {'contentBlockIndex': 1}),
+                event('messageStop', {'stopReason': 'tool_use'}),
+                event('metadata', {'usage': {'inputTokens': 9, 'outputTokens': 7, 'totalTokens': 16}, 'metrics': {}}),
+            ]
+        )
+    )
+    async with provider_for(bedrock) as provider:
+        model = BedrockConverseModel(MODEL_ID, provider=provider)
+        async with model.request_stream(user('Go'), None, PARAMS) as stream:
+            texts = [e async for e in stream]
+        response = stream.get()
+    (received,) = bedrock.received
+    assert received['path'].endswith('%3A0/converse-stream')
+    assert received['headers']['accept'] == 'application/vnd.amazon.eventstream'
+    assert received['auth'] == 'us-east-1/bedrock'
+    assert len(texts) >= 3
+    assert response.parts == [TextPart('Checking now.'), ToolCallPart('lookup', '{"q": "x"}', 't1')]
+    assert response.usage == RequestUsage(input_tokens=9, output_tokens=7)
+    assert (response.finish_reason, response.provider_details) == ('tool_call', {'finish_reason': 'tool_use'})
+
+
+async def test_an_agent_streams_over_bedrock(bedrock: FakeBedrock) -> None:
+    bedrock.script(
+        Answer(
+            frames=[
+                event('contentBlockDelta', {'contentBlockIndex': 0, 'delta': {'text': 'Hello'}}),
+                event('contentBlockDelta', {'contentBlockIndex': 0, 'delta': {'text': ' there'}}),
+                event('messageStop', {'stopReason': 'end_turn'}),
+            ]
+        )
+    )
+    async with provider_for(bedrock) as provider:
+        agent = Agent(BedrockConverseModel(MODEL_ID, provider=provider))
+        async with agent.run_stream('Hi') as run:
+            assert await run.get_output() == 'Hello there'
+
+
+async def test_an_exception_event_in_a_stream_is_the_error_of_its_status(bedrock: FakeBedrock) -> None:
+    bedrock.script(
+        Answer(
+            frames=[
+                event('contentBlockDelta', {'contentBlockIndex': 0, 'delta': {'text': 'Hel'}}),
+                exception('throttlingException', 'Too many requests, please wait.'),
+            ]
+        )
+    )
+    async with provider_for(bedrock) as provider:
+        model = BedrockConverseModel(MODEL_ID, provider=provider)
+        with pytest.raises(ModelRateLimitError) as caught:
+            async with model.request_stream(user('Go'), None, PARAMS) as stream:
+                async for _ in stream:
+                    pass
+    assert isinstance(caught.value, ModelHTTPError)
+    assert (caught.value.status_code, caught.value.in_stream) == (429, True)
+    assert caught.value.body == {'message': 'Too many requests, please wait.'}
+
+
+async def test_a_stream_that_is_not_an_event_stream_is_an_api_error(bedrock: FakeBedrock) -> None:
+    bedrock.script(Answer(frames=[b'\x00\x00\x00\x10' + b'not an event stream!']))
+    async with provider_for(bedrock) as provider:
+        model = BedrockConverseModel(MODEL_ID, provider=provider)
+        with pytest.raises(ModelAPIError, match='Failed to decode response as an event stream'):
+            async with model.request_stream(user('Go'), None, PARAMS) as stream:
+                async for _ in stream:
+                    pass
+
+
+async def test_a_stream_cut_off_mid_message_is_an_api_error(bedrock: FakeBedrock) -> None:
+    whole = event('contentBlockDelta', {'contentBlockIndex': 0, 'delta': {'text': 'Hello'}})
+    bedrock.script(Answer(frames=[whole, whole[:20]]))
+    async with provider_for(bedrock) as provider:
+        model = BedrockConverseModel(MODEL_ID, provider=provider)
+        with pytest.raises(ModelAPIError, match='ended in the middle of a message'):
+            async with model.request_stream(user('Go'), None, PARAMS) as stream:
+                async for _ in stream:
+                    pass
+
+
+@pytest.mark.parametrize(
+    ('status', 'error_type', 'message', 'category'),
+    [
+        (429, 'ThrottlingException', 'Too many requests', ModelRateLimitError),
+        (400, 'ValidationException', 'Input is too long for requested model.', ModelContextWindowExceededError),
+        (400, 'ValidationException', 'The provided model identifier is invalid.', ModelNotFoundError),
+        (403, 'AccessDeniedException', 'You do not have access', ModelAuthenticationError),
+        (424, 'ModelErrorException', 'The model failed', None),
+        (500, 'InternalServerException', 'Oops', ModelServerError),
+    ],
+)
+async def test_error_statuses_become_the_category_their_aws_exception_names(
+    bedrock: FakeBedrock, status: int, error_type: str, message: str, category: type[Exception] | None
+) -> None:
+    headers = {'x-amzn-errortype': f'{error_type}:http://internal.amazon.com/coral/com.amazon.bedrock/'}
+    bedrock.script(Answer(status=status, body={'message': message}, headers=headers))
+    async with provider_for(bedrock) as provider:
+        with pytest.raises(ModelHTTPError) as caught:
+            await BedrockConverseModel(MODEL_ID, provider=provider).request(user('Hi'), None, PARAMS)
+    assert (caught.value.status_code, caught.value.provider_error_code) == (status, error_type)
+    assert caught.value.body == {'message': message}
+    if category is not None:
+        assert isinstance(caught.value, category)
+
+
+async def test_a_throttled_request_is_retried_and_signed_again(bedrock: FakeBedrock) -> None:
+    throttled = Answer(
+        status=429,
+        body={'__type': 'com.amazon.coral#ThrottlingException', 'message': 'slow down'},
+        headers={'retry-after': '0'},
+    )
+    bedrock.script(throttled, converse({'text': 'done'}))
+    async with provider_for(bedrock, max_retries=1) as provider:
+        response = await BedrockConverseModel(MODEL_ID, provider=provider).request(user('Hi'), None, PARAMS)
+    assert response.parts == [TextPart('done')]
+    assert [r['auth'] for r in bedrock.received] == ['us-east-1/bedrock'] * 2
+
+
+async def test_reasoning_comes_back_as_signed_thinking_and_goes_back_as_reasoning_content(
+    bedrock: FakeBedrock,
+) -> None:
+    redacted = base64.b64encode(b'opaque').decode()
+    bedrock.script(
+        converse(
+            {'reasoningContent': {'reasoningText': {'text': 'Think.', 'signature': 'sig-1'}}},
+            {'reasoningContent': {'redactedContent': redacted}},
+            {'text': '42'},
+        ),
+        converse({'text': 'Still 42'}),
+    )
+    async with provider_for(bedrock) as provider:
+        model = BedrockConverseModel(MODEL_ID, provider=provider)
+        first = await model.request(user('Q'), {'thinking': 'low'}, PARAMS)
+        history = [*user('Q'), first, ModelRequest(parts=[UserPromptPart('Sure?')])]
+        await model.request(history, None, PARAMS)
+    assert first.parts == [
+        ThinkingPart('Think.', signature='sig-1', provider_name='bedrock'),
+        ThinkingPart('', id='redacted_content', signature='opaque', provider_name='bedrock'),
+        TextPart('42'),
+    ]
+    asked, again = (r['body'] for r in bedrock.received)
+    assert asked['additionalModelRequestFields'] == {'thinking': {'type': 'enabled', 'budget_tokens': 2048}}
+    assert again['messages'][1]['content'] == [
+        {'reasoningContent': {'reasoningText': {'text': 'Think.', 'signature': 'sig-1'}}},
+        {'reasoningContent': {'redactedContent': redacted}},
+        {'text': '42'},
+    ]
+
+
+async def test_images_and_documents_go_as_base64_blocks(bedrock: FakeBedrock) -> None:
+    bedrock.script(converse({'text': 'Seen.'}))
+    prompt = UserPromptPart(
+        [
+            'Look:',
+            BinaryContent(b'\x89PNG', media_type='image/png'),
+            BinaryContent(b'%PDF-1.4', media_type='application/pdf'),
+        ]
+    )
+    async with provider_for(bedrock) as provider:
+        await BedrockConverseModel(MODEL_ID, provider=provider).request([ModelRequest(parts=[prompt])], None, PARAMS)
+    assert bedrock.received[0]['body']['messages'][0]['content'] == [
+        {'text': 'Look:'},
+        {'image': {'format': 'png', 'source': {'bytes': base64.b64encode(b'\x89PNG').decode()}}},
+        {'document': {'format': 'pdf', 'name': 'Document 1', 'source': {'bytes': base64.b64encode(b'%PDF-1.4').decode()}}},
+    ]
+
+
+async def test_an_inference_profile_setting_is_the_model_id_in_the_url(bedrock: FakeBedrock) -> None:
+    arn = 'arn:aws:bedrock:us-east-1:123456789012:application-inference-profile/abc'
+    bedrock.script(converse({'text': 'ok'}))
+    async with provider_for(bedrock) as provider:
+        model = BedrockConverseModel('anthropic.claude-sonnet-4-5-20250929-v1:0', provider=provider)
+        await model.request(user('Hi'), {'bedrock_inference_profile': arn}, PARAMS)  # type: ignore[typeddict-unknown-key]
+    assert bedrock.received[0]['path'] == '/model/arn%3Aaws%3Abedrock%3Aus-east-1%3A123456789012%3Aapplication-inference-profile%2Fabc/converse'
+    assert bedrock.received[0]['auth'] == 'us-east-1/bedrock'
+
+
+async def test_a_non_json_answer_is_unexpected_model_behavior(bedrock: FakeBedrock) -> None:
+    bedrock.script(Answer(body=b'<html>busy</html>', headers={'content-type': 'text/html'}))
+    async with provider_for(bedrock) as provider:
+        with pytest.raises(UnexpectedModelBehavior):
+            await BedrockConverseModel(MODEL_ID, provider=provider).request(user('Hi'), None, PARAMS)
+
+
+async def test_a_json_answer_without_output_is_an_api_error(bedrock: FakeBedrock) -> None:
+    bedrock.script(Answer(body={'unexpected': True}))
+    async with provider_for(bedrock) as provider:
+        with pytest.raises(ModelAPIError, match="no 'output' field"):
+            await BedrockConverseModel(MODEL_ID, provider=provider).request(user('Hi'), None, PARAMS)
+
+
+def test_history_starting_with_the_assistant_gets_a_user_turn_for_families_that_need_one() -> None:
+    from edgewise.agent.models._bedrock_mapping import map_messages
+    from edgewise.agent.providers.bedrock import BedrockProvider as P
+
+    history: list[Any] = [ModelResponse(parts=[TextPart('Hi, how can I help?')]), *user('Weather?')]
+    _, llama = map_messages(history, P.model_profile('meta.llama3-70b-instruct-v1:0') or {}, 'bedrock', 'm', instructions=None)
+    _, claude = map_messages(history, P.model_profile(MODEL_ID) or {}, 'bedrock', 'm', instructions=None)
+    assert [m['role'] for m in llama] == ['user', 'assistant', 'user']
+    assert llama[0] == {'role': 'user', 'content': [{'text': '.'}]}
+    assert [m['role'] for m in claude] == ['assistant', 'user']
