@@ -26,6 +26,7 @@ from edgewise.agent.exceptions import (
 )
 from edgewise.agent.messages import (
     BinaryContent,
+    ImageUrl,
     ModelRequest,
     ModelResponse,
     TextPart,
@@ -34,11 +35,11 @@ from edgewise.agent.messages import (
     UserPromptPart,
 )
 from edgewise.agent.models import ModelRequestParameters
-from edgewise.agent.models.bedrock import BedrockConverseModel
+from edgewise.agent.models.bedrock import BedrockConverseModel, BedrockModelSettings
 from edgewise.agent.providers.bedrock import BedrockProvider
 from edgewise.agent.usage import RequestUsage
 
-from ._aws import ACCESS_KEY, SECRET_KEY, SESSION_TOKEN, event, exception, verify_sigv4
+from ._aws import ACCESS_KEY, SECRET_KEY, SESSION_TOKEN, event, exception, frame, verify_sigv4
 from .conftest import serve_http
 
 pytestmark = pytest.mark.anyio
@@ -81,6 +82,14 @@ def _handler(server: FakeBedrock) -> type[BaseHTTPRequestHandler]:
             self.send_response(status)
             for name, value in {'content-type': 'application/json', **headers}.items():
                 self.send_header(name, value)
+            self.send_header('content-length', str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def do_GET(self) -> None:
+            data = b'\x89PNG-downloaded'
+            self.send_response(200)
+            self.send_header('content-type', 'image/png')
             self.send_header('content-length', str(len(data)))
             self.end_headers()
             self.wfile.write(data)
@@ -144,6 +153,12 @@ def user(text: str) -> list[Any]:
 PARAMS = ModelRequestParameters()
 
 
+async def drain(model: BedrockConverseModel, messages: list[Any]) -> None:
+    async with model.request_stream(messages, None, PARAMS) as stream:
+        async for _ in stream:
+            pass
+
+
 async def test_a_signed_converse_request_gives_text_usage_and_finish_reason(bedrock: FakeBedrock) -> None:
     bedrock.script(converse({'text': 'Hello!'}, cacheReadInputTokens=4))
     async with provider_for(bedrock) as provider:
@@ -195,8 +210,10 @@ async def test_a_wrong_secret_is_refused_as_an_authentication_error_that_does_no
             await model.request(user('Hi'), None, PARAMS)
     assert isinstance(caught.value, ModelHTTPError)
     assert (caught.value.status_code, caught.value.provider_error_code) == (403, 'InvalidSignatureException')
-    assert wrong not in str(caught.value) and wrong not in repr(caught.value)
-    assert wrong not in repr(provider) and wrong not in repr(model)
+    assert wrong not in str(caught.value)
+    assert wrong not in repr(caught.value)
+    assert wrong not in repr(provider)
+    assert wrong not in repr(model)
 
 
 async def test_tools_go_out_as_tool_config_and_results_come_back_as_tool_result_blocks(bedrock: FakeBedrock) -> None:
@@ -226,7 +243,13 @@ async def test_tools_go_out_as_tool_config_and_results_come_back_as_tool_result_
         {
             'role': 'user',
             'content': [
-                {'toolResult': {'toolUseId': 'tooluse_1', 'content': [{'text': 'Sunny in Utrecht'}], 'status': 'success'}}
+                {
+                    'toolResult': {
+                        'toolUseId': 'tooluse_1',
+                        'content': [{'text': 'Sunny in Utrecht'}],
+                        'status': 'success',
+                    }
+                }
             ],
         },
     ]
@@ -296,9 +319,7 @@ async def test_an_exception_event_in_a_stream_is_the_error_of_its_status(bedrock
     async with provider_for(bedrock) as provider:
         model = BedrockConverseModel(MODEL_ID, provider=provider)
         with pytest.raises(ModelRateLimitError) as caught:
-            async with model.request_stream(user('Go'), None, PARAMS) as stream:
-                async for _ in stream:
-                    pass
+            await drain(model, user('Go'))
     assert isinstance(caught.value, ModelHTTPError)
     assert (caught.value.status_code, caught.value.in_stream) == (429, True)
     assert caught.value.body == {'message': 'Too many requests, please wait.'}
@@ -309,9 +330,7 @@ async def test_a_stream_that_is_not_an_event_stream_is_an_api_error(bedrock: Fak
     async with provider_for(bedrock) as provider:
         model = BedrockConverseModel(MODEL_ID, provider=provider)
         with pytest.raises(ModelAPIError, match='Failed to decode response as an event stream'):
-            async with model.request_stream(user('Go'), None, PARAMS) as stream:
-                async for _ in stream:
-                    pass
+            await drain(model, user('Go'))
 
 
 async def test_a_stream_cut_off_mid_message_is_an_api_error(bedrock: FakeBedrock) -> None:
@@ -320,9 +339,7 @@ async def test_a_stream_cut_off_mid_message_is_an_api_error(bedrock: FakeBedrock
     async with provider_for(bedrock) as provider:
         model = BedrockConverseModel(MODEL_ID, provider=provider)
         with pytest.raises(ModelAPIError, match='ended in the middle of a message'):
-            async with model.request_stream(user('Go'), None, PARAMS) as stream:
-                async for _ in stream:
-                    pass
+            await drain(model, user('Go'))
 
 
 @pytest.mark.parametrize(
@@ -408,7 +425,13 @@ async def test_images_and_documents_go_as_base64_blocks(bedrock: FakeBedrock) ->
     assert bedrock.received[0]['body']['messages'][0]['content'] == [
         {'text': 'Look:'},
         {'image': {'format': 'png', 'source': {'bytes': base64.b64encode(b'\x89PNG').decode()}}},
-        {'document': {'format': 'pdf', 'name': 'Document 1', 'source': {'bytes': base64.b64encode(b'%PDF-1.4').decode()}}},
+        {
+            'document': {
+                'format': 'pdf',
+                'name': 'Document 1',
+                'source': {'bytes': base64.b64encode(b'%PDF-1.4').decode()},
+            }
+        },
     ]
 
 
@@ -417,8 +440,11 @@ async def test_an_inference_profile_setting_is_the_model_id_in_the_url(bedrock: 
     bedrock.script(converse({'text': 'ok'}))
     async with provider_for(bedrock) as provider:
         model = BedrockConverseModel('anthropic.claude-sonnet-4-5-20250929-v1:0', provider=provider)
-        await model.request(user('Hi'), {'bedrock_inference_profile': arn}, PARAMS)  # type: ignore[typeddict-unknown-key]
-    assert bedrock.received[0]['path'] == '/model/arn%3Aaws%3Abedrock%3Aus-east-1%3A123456789012%3Aapplication-inference-profile%2Fabc/converse'
+        await model.request(user('Hi'), BedrockModelSettings(bedrock_inference_profile=arn), PARAMS)
+    assert (
+        bedrock.received[0]['path']
+        == '/model/arn%3Aaws%3Abedrock%3Aus-east-1%3A123456789012%3Aapplication-inference-profile%2Fabc/converse'
+    )
     assert bedrock.received[0]['auth'] == 'us-east-1/bedrock'
 
 
@@ -441,8 +467,33 @@ def test_history_starting_with_the_assistant_gets_a_user_turn_for_families_that_
     from edgewise.agent.providers.bedrock import BedrockProvider as P
 
     history: list[Any] = [ModelResponse(parts=[TextPart('Hi, how can I help?')]), *user('Weather?')]
-    _, llama = map_messages(history, P.model_profile('meta.llama3-70b-instruct-v1:0') or {}, 'bedrock', 'm', instructions=None)
+    _, llama = map_messages(
+        history, P.model_profile('meta.llama3-70b-instruct-v1:0') or {}, 'bedrock', 'm', instructions=None
+    )
     _, claude = map_messages(history, P.model_profile(MODEL_ID) or {}, 'bedrock', 'm', instructions=None)
     assert [m['role'] for m in llama] == ['user', 'assistant', 'user']
     assert llama[0] == {'role': 'user', 'content': [{'text': '.'}]}
     assert [m['role'] for m in claude] == ['assistant', 'user']
+
+
+async def test_an_image_url_is_downloaded_and_sent_as_bytes(bedrock: FakeBedrock) -> None:
+    bedrock.script(converse({'text': 'A cat.'}))
+    prompt = UserPromptPart(['What is this?', ImageUrl(f'{bedrock.url}/cat.png', force_download='allow-local')])
+    async with provider_for(bedrock) as provider:
+        await BedrockConverseModel(MODEL_ID, provider=provider).request([ModelRequest(parts=[prompt])], None, PARAMS)
+    image = bedrock.received[0]['body']['messages'][0]['content'][1]
+    assert image == {'image': {'format': 'png', 'source': {'bytes': base64.b64encode(b'\x89PNG-downloaded').decode()}}}
+
+
+async def test_error_and_unknown_messages_in_a_stream(bedrock: FakeBedrock) -> None:
+    error = frame({':message-type': 'error', ':error-code': 'InternalFailure', ':error-message': 'It broke'}, b'')
+    bad_json = frame({':message-type': 'event', ':event-type': 'contentBlockDelta'}, b'{not json')
+    other = frame({':message-type': 'something-new'}, b'{}')
+    bedrock.script(Answer(frames=[other, error]), Answer(frames=[bad_json]))
+    async with provider_for(bedrock) as provider:
+        model = BedrockConverseModel(MODEL_ID, provider=provider)
+        with pytest.raises(ModelAPIError, match='stream failed: InternalFailure: It broke') as caught:
+            await drain(model, user('Go'))
+        assert (caught.value.provider_error_code, caught.value.in_stream) == ('InternalFailure', True)
+        with pytest.raises(UnexpectedModelBehavior, match='Invalid event'):
+            await drain(model, user('Go'))

@@ -78,9 +78,16 @@ def test_a_signed_bedrock_path_encodes_the_model_ids_colon_once_more_and_the_ver
         method='POST', path=path, query='b=2&a=1', headers=headers, body=body, credentials=EXAMPLE,
         region='eu-west-1', service='bedrock', when=WHEN,
     )  # fmt: skip
-    assert signed.canonical_request.split('\n')[1:4] == ['/model/anthropic.claude-v2%253A1/converse', 'a=1&b=2', 'a:x y']
+    assert signed.canonical_request.split('\n')[1:4] == [
+        '/model/anthropic.claude-v2%253A1/converse',
+        'a=1&b=2',
+        'a:x y',
+    ]
     received = {**headers, 'authorization': signed.authorization}
-    assert verify_sigv4('POST', f'{path}?b=2&a=1', received, body, {ACCESS_KEY: SECRET_KEY}) == (True, 'eu-west-1/bedrock')
+    assert verify_sigv4('POST', f'{path}?b=2&a=1', received, body, {ACCESS_KEY: SECRET_KEY}) == (
+        True,
+        'eu-west-1/bedrock',
+    )
     assert verify_sigv4('POST', f'{path}?b=2&a=1', received, body + b' ', {ACCESS_KEY: SECRET_KEY})[0] is False
 
 

@@ -4,8 +4,8 @@ Backends here: `models.test.TestModel`, `models.function.FunctionModel`, `models
 (`'openai:gpt-5'`, `'openai-responses:...'`), `models.openai.OpenAIChatModel` for OpenAI's Chat Completions
 (`'openai-chat:gpt-4o'`) and every OpenAI-compatible server (`'ollama:llama3.2'`, `'xai:...'`),
 `models.groq.GroqModel` (`'groq:...'`), `models.openrouter.OpenRouterModel` (`'openrouter:...'`),
-`models.anthropic.AnthropicModel` (`'anthropic:...'`) and `models.google.GoogleModel` (`'google:...'`, or the
-deprecated `'google-gla:...'`).
+`models.anthropic.AnthropicModel` (`'anthropic:...'`), `models.bedrock.BedrockConverseModel` (`'bedrock:...'`) and
+`models.google.GoogleModel` (`'google:...'`, or the deprecated `'google-gla:...'`).
 
 `Model` (with `RunContext`), `ModelRequestParameters` and `StreamedResponse` are defined in the private modules
 of this package, which the backends import; this module re-exports them and sits above the backends, so that

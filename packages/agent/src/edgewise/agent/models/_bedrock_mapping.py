@@ -30,7 +30,6 @@ from ..messages import (
     ModelResponse,
     ModelResponsePart,
     ModelResponseStreamEvent,
-    RetryPromptPart,
     SystemPromptPart,
     TextPart,
     ThinkingPart,
@@ -351,7 +350,9 @@ def _thinking_fields(fields: dict[str, Any], thinking: bool | str, profile: Mapp
             fields['thinking'] = {'type': 'adaptive'}
             if profile.get('bedrock_supports_effort', False) and isinstance(thinking, str):
                 supports_xhigh = bool(profile.get('anthropic_supports_xhigh_effort', False))
-                fields.setdefault('output_config', {'effort': resolve_anthropic_effort(thinking, supports_xhigh=supports_xhigh)})
+                fields.setdefault(
+                    'output_config', {'effort': resolve_anthropic_effort(thinking, supports_xhigh=supports_xhigh)}
+                )
     elif variant in _EFFORT_MAPS and 'reasoning_effort' not in fields:
         fields['reasoning_effort'] = _EFFORT_MAPS[variant][thinking]
     elif variant == 'openai_responses' and 'reasoning' not in fields:
@@ -383,8 +384,6 @@ def _inference_config(settings: Mapping[str, Any], profile: Mapping[str, Any]) -
     config: dict[str, Any] = {}
     if max_tokens := settings.get('max_tokens'):
         config['maxTokens'] = max_tokens
-    elif (default := profile.get('anthropic_max_output_tokens')) is not None:
-        config['maxTokens'] = default  # Claude's own limit, rather than Bedrock's low default
     if not profile.get('bedrock_disallows_sampling_settings', False):
         if (temperature := settings.get('temperature')) is not None:
             config['temperature'] = temperature
@@ -420,9 +419,10 @@ def bedrock_request_body(
     supports_caching = view.get('bedrock_supports_prompt_caching', False)
     if system and supports_caching and (cache := settings.get('bedrock_cache_instructions')):
         system.append(_cache_point(cache))
-    if supports_caching and (cache := settings.get('bedrock_cache_messages')) and mapped[-1]['role'] == 'user':
-        if 'cachePoint' not in mapped[-1]['content'][-1]:
-            mapped[-1]['content'].append(_cache_point(cache))
+    last = mapped[-1]
+    cache = settings.get('bedrock_cache_messages') if supports_caching else None
+    if cache and last['role'] == 'user' and 'cachePoint' not in last['content'][-1]:
+        last['content'].append(_cache_point(cache))  # unless the prompt already ends with one
     body: dict[str, Any] = {'messages': mapped}
     if system:
         body['system'] = system
@@ -474,21 +474,24 @@ def _reasoning_part(reasoning: Mapping[str, Any], provider_name: str) -> Thinkin
         return ThinkingPart('', id='redacted_content', signature=signature, provider_name=provider_name)
     if (text := reasoning.get('reasoningText')) is not None:
         signature = text.get('signature')
-        return ThinkingPart(text.get('text', ''), signature=signature, provider_name=provider_name if signature else None)
+        return ThinkingPart(
+            text.get('text', ''), signature=signature, provider_name=provider_name if signature else None
+        )
     return None
 
 
 def _block_parts(block: Mapping[str, Any], provider_name: str) -> Iterator[ModelResponsePart]:
-    if (reasoning := block.get('reasoningContent')) is not None:
-        if (thinking := _reasoning_part(reasoning, provider_name)) is not None:
-            yield thinking
+    reasoning = block.get('reasoningContent')
+    if reasoning is not None and (thinking := _reasoning_part(reasoning, provider_name)) is not None:
+        yield thinking
     if text := block.get('text'):
         yield TextPart(text)
     elif (tool_use := block.get('toolUse')) is not None:
         yield ToolCallPart(tool_use['name'], tool_use.get('input'), tool_use['toolUseId'])
-    elif (cited := block.get('citationsContent')) is not None:
-        if text := ''.join(piece.get('text', '') for piece in cited.get('content') or ()):
-            yield TextPart(text, provider_name=provider_name, provider_details={'citations': cited.get('citations')})
+    elif (cited := block.get('citationsContent')) is not None and (
+        text := ''.join(piece.get('text', '') for piece in cited.get('content') or ())
+    ):
+        yield TextPart(text, provider_name=provider_name, provider_details={'citations': cited.get('citations')})
 
 
 def _finish(stop_reason: object) -> tuple[FinishReason | None, dict[str, Any]]:
@@ -542,8 +545,11 @@ class BedrockStreamedResponse(EventStreamedResponse):
             index = start.get('contentBlockIndex', 0)
             if (tool_use := (start.get('start') or {}).get('toolUse')) is not None:
                 self._tool_ids[index] = tool_use['toolUseId']
-                if (event := manager.tool_call_delta(index, tool_use['name'], None, tool_use['toolUseId'])) is not None:
-                    yield event
+                # A tool call's start always makes a part (its arguments follow in deltas).
+                yield cast(
+                    ModelResponseStreamEvent,
+                    manager.tool_call_delta(index, tool_use['name'], None, tool_use['toolUseId']),
+                )
         elif (delta_event := data.get('contentBlockDelta')) is not None:
             index = delta_event.get('contentBlockIndex', 0)
             delta = delta_event.get('delta') or {}

@@ -73,7 +73,7 @@ class BedrockConverseModel(ProviderModel):
             UserError: the model is not served by the Converse API.
         """
         super().__init__(model_name, provider=provider, profile=profile, settings=settings)
-        if self.profile.get('bedrock_supported_on_converse', True) is False:  # type: ignore[typeddict-item]
+        if self.profile.get('bedrock_supported_on_converse', True) is False:
             raise UserError(
                 f'Model {model_name!r} is not served by the Bedrock Converse API; reach it through an '
                 'OpenAI-compatible endpoint instead (`OpenAIChatModel` with the Bedrock endpoint as base URL).'

@@ -112,9 +112,7 @@ def sign(
         ]
     )
     scope = f'{day}/{region}/{service}/aws4_request'
-    string_to_sign = '\n'.join(
-        [ALGORITHM, stamp, scope, hashlib.sha256(canonical_request.encode()).hexdigest()]
-    )
+    string_to_sign = '\n'.join([ALGORITHM, stamp, scope, hashlib.sha256(canonical_request.encode()).hexdigest()])
     key = _signing_key(credentials.secret_access_key, day, region, service)
     signature = hmac.new(key, string_to_sign.encode(), hashlib.sha256).hexdigest()
     authorization = (

@@ -10,6 +10,7 @@ from `region_name`, `AWS_REGION`, `AWS_DEFAULT_REGION` or the profile's `region`
 from __future__ import annotations as _annotations
 
 import configparser
+import contextlib
 import os
 from datetime import datetime, timezone
 from pathlib import Path
@@ -47,10 +48,8 @@ SIGNING_SERVICE = 'bedrock'
 def _shared_file(env: str, default: str) -> configparser.ConfigParser:
     parser = configparser.ConfigParser()
     path = Path(os.getenv(env) or Path.home() / '.aws' / default)
-    try:
+    with contextlib.suppress(OSError, configparser.Error):  # an unreadable file names no credentials
         parser.read(path, encoding='utf-8')
-    except (OSError, configparser.Error):
-        pass  # an unreadable file names no credentials
     return parser
 
 
