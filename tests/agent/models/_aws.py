@@ -12,12 +12,16 @@ import json
 import re
 import struct
 import zlib
+from collections import deque
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import quote, unquote
 
 ACCESS_KEY = 'AKIDEXAMPLE'
 SECRET_KEY = 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY'
 SESSION_TOKEN = 'FQoGZXIvYXdzEXAMPLESESSIONTOKEN'
+BEARER = 'bedrock-api-key-example'
 
 
 def header_bytes(name: str, value: Any) -> bytes:
@@ -114,3 +118,80 @@ def verify_sigv4(
     if not hmac.compare_digest(expected, found['signature']):
         return False, 'signature mismatch'
     return True, f'{found["region"]}/{found["service"]}'
+
+
+@dataclass
+class Answer:
+    """One scripted answer: JSON (`body`) or a stream of event-stream messages (`frames`)."""
+
+    status: int = 200
+    body: Any = None
+    headers: dict[str, str] = field(default_factory=dict)
+    frames: list[bytes] | None = None
+
+
+@dataclass
+class FakeBedrock:
+    """The local Bedrock: it refuses a request whose signature or bearer token is wrong, as AWS does."""
+
+    url: str = ''
+    answers: deque[Answer] = field(default_factory=deque)
+    received: list[dict[str, Any]] = field(default_factory=list)
+
+    def script(self, *answers: Answer) -> None:
+        self.answers.extend(answers)
+
+
+def bedrock_handler(server: FakeBedrock) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = 'HTTP/1.1'
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+        def _json(self, status: int, body: Any, headers: dict[str, str]) -> None:
+            data = body if isinstance(body, bytes) else json.dumps(body).encode()
+            self.send_response(status)
+            for name, value in {'content-type': 'application/json', **headers}.items():
+                self.send_header(name, value)
+            self.send_header('content-length', str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def do_GET(self) -> None:
+            data = b'\x89PNG-downloaded'
+            self.send_response(200)
+            self.send_header('content-type', 'image/png')
+            self.send_header('content-length', str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def do_POST(self) -> None:
+            raw = self.rfile.read(int(self.headers.get('content-length') or 0))
+            headers = dict(self.headers.items())
+            auth = self.headers.get('authorization') or ''
+            if auth.startswith('AWS4-HMAC-SHA256'):
+                ok, detail = verify_sigv4('POST', self.path, headers, raw, {ACCESS_KEY: SECRET_KEY})
+            else:
+                ok, detail = auth == f'Bearer {BEARER}', 'bearer'
+            server.received.append({'path': self.path, 'headers': headers, 'body': json.loads(raw), 'auth': detail})
+            if not ok:
+                error = {'x-amzn-errortype': 'InvalidSignatureException:http://internal.amazon.com/coral/'}
+                return self._json(403, {'message': f'The request signature is wrong: {detail}'}, error)
+            answer = server.answers.popleft()
+            if answer.frames is None:
+                return self._json(answer.status, answer.body, answer.headers)
+            self.send_response(200)
+            self.send_header('content-type', 'application/vnd.amazon.eventstream')
+            self.send_header('transfer-encoding', 'chunked')
+            self.end_headers()
+            for data in answer.frames:
+                # Each message in two chunks, cut mid-frame: the decoder must join them.
+                for chunk in (data[: len(data) // 2], data[len(data) // 2 :]):
+                    self.wfile.write(f'{len(chunk):x}\r\n'.encode() + chunk + b'\r\n')
+                    self.wfile.flush()
+            self.wfile.write(b'0\r\n\r\n')
+            self.wfile.flush()
+            return None
+
+    return Handler

@@ -4,11 +4,7 @@ signature (recomputed by the test's own verifier) and answers Converse JSON or C
 from __future__ import annotations
 
 import base64
-import json
-from collections import deque
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import pytest
@@ -39,96 +35,29 @@ from edgewise.agent.models.bedrock import BedrockConverseModel, BedrockModelSett
 from edgewise.agent.providers.bedrock import BedrockProvider
 from edgewise.agent.usage import RequestUsage
 
-from ._aws import ACCESS_KEY, SECRET_KEY, SESSION_TOKEN, event, exception, frame, verify_sigv4
+from ._aws import (
+    ACCESS_KEY,
+    BEARER,
+    SECRET_KEY,
+    SESSION_TOKEN,
+    Answer,
+    FakeBedrock,
+    bedrock_handler,
+    event,
+    exception,
+    frame,
+)
 from .conftest import serve_http
 
 pytestmark = pytest.mark.anyio
 
 MODEL_ID = 'us.anthropic.claude-sonnet-4-5-20250929-v1:0'
-BEARER = 'bedrock-api-key-example'
-
-
-@dataclass
-class Answer:
-    """One scripted answer: JSON (`body`) or a stream of event-stream messages (`frames`)."""
-
-    status: int = 200
-    body: Any = None
-    headers: dict[str, str] = field(default_factory=dict)
-    frames: list[bytes] | None = None
-
-
-@dataclass
-class FakeBedrock:
-    """The local Bedrock: it refuses a request whose signature or bearer token is wrong, as AWS does."""
-
-    url: str = ''
-    answers: deque[Answer] = field(default_factory=deque)
-    received: list[dict[str, Any]] = field(default_factory=list)
-
-    def script(self, *answers: Answer) -> None:
-        self.answers.extend(answers)
-
-
-def _handler(server: FakeBedrock) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = 'HTTP/1.1'
-
-        def log_message(self, format: str, *args: Any) -> None:
-            pass
-
-        def _json(self, status: int, body: Any, headers: dict[str, str]) -> None:
-            data = body if isinstance(body, bytes) else json.dumps(body).encode()
-            self.send_response(status)
-            for name, value in {'content-type': 'application/json', **headers}.items():
-                self.send_header(name, value)
-            self.send_header('content-length', str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
-        def do_GET(self) -> None:
-            data = b'\x89PNG-downloaded'
-            self.send_response(200)
-            self.send_header('content-type', 'image/png')
-            self.send_header('content-length', str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
-        def do_POST(self) -> None:
-            raw = self.rfile.read(int(self.headers.get('content-length') or 0))
-            headers = dict(self.headers.items())
-            auth = self.headers.get('authorization') or ''
-            if auth.startswith('AWS4-HMAC-SHA256'):
-                ok, detail = verify_sigv4('POST', self.path, headers, raw, {ACCESS_KEY: SECRET_KEY})
-            else:
-                ok, detail = auth == f'Bearer {BEARER}', 'bearer'
-            server.received.append({'path': self.path, 'headers': headers, 'body': json.loads(raw), 'auth': detail})
-            if not ok:
-                error = {'x-amzn-errortype': 'InvalidSignatureException:http://internal.amazon.com/coral/'}
-                return self._json(403, {'message': f'The request signature is wrong: {detail}'}, error)
-            answer = server.answers.popleft()
-            if answer.frames is None:
-                return self._json(answer.status, answer.body, answer.headers)
-            self.send_response(200)
-            self.send_header('content-type', 'application/vnd.amazon.eventstream')
-            self.send_header('transfer-encoding', 'chunked')
-            self.end_headers()
-            for data in answer.frames:
-                # Each message in two chunks, cut mid-frame: the decoder must join them.
-                for chunk in (data[: len(data) // 2], data[len(data) // 2 :]):
-                    self.wfile.write(f'{len(chunk):x}\r\n'.encode() + chunk + b'\r\n')
-                    self.wfile.flush()
-            self.wfile.write(b'0\r\n\r\n')
-            self.wfile.flush()
-            return None
-
-    return Handler
 
 
 @pytest.fixture
 def bedrock() -> Iterator[FakeBedrock]:
     server = FakeBedrock()
-    with serve_http(_handler(server)) as port:
+    with serve_http(bedrock_handler(server)) as port:
         server.url = f'http://127.0.0.1:{port}'
         yield server
 

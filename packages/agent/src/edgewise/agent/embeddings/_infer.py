@@ -24,12 +24,12 @@ KnownEmbeddingModelName = TypeAliasType(
 """Embedding model names Edgewise knows (any `'<provider>:<model>'` of an OpenAI-compatible provider or Google
 works)."""
 
-_NOT_HERE = ('cohere', 'voyageai', 'bedrock', 'sentence-transformers', 'google-cloud')
+_NOT_HERE = ('cohere', 'voyageai', 'sentence-transformers', 'google-cloud')
 
 
 def infer_embedding_model(model: EmbeddingModel | KnownEmbeddingModelName | str) -> EmbeddingModel:
     """The embedding model of `model`: a model as it is, `'test'` as a `TestEmbeddingModel`, or the model of a
-    `'<provider>:<model>'` name (`'openai:...'` or another OpenAI-compatible provider, `'google:...'`).
+    `'<provider>:<model>'` name (`'openai:...'` or another OpenAI-compatible provider, `'google:...'`, `'bedrock:...'`).
 
     Raises:
         ValueError: the name has no provider prefix.
@@ -46,10 +46,14 @@ def infer_embedding_model(model: EmbeddingModel | KnownEmbeddingModelName | str)
         from .google import GoogleEmbeddingModel
 
         return GoogleEmbeddingModel(name, provider='google')
+    if provider == 'bedrock':
+        from .bedrock import BedrockEmbeddingModel
+
+        return BedrockEmbeddingModel(name, provider='bedrock')
     if provider in _NOT_HERE:
         raise UserError(
             f'Embedding models of {provider!r} are not available in edgewise.agent: use `openai:`, another '
-            'OpenAI-compatible provider, `google:`, or an `EmbeddingModel` of your own.'
+            'OpenAI-compatible provider, `google:`, `bedrock:`, or an `EmbeddingModel` of your own.'
         )
     from ..providers import infer_provider
 

@@ -394,10 +394,15 @@ async def post_for_data(call: HTTPCall) -> Any:
         ModelAPIError: the provider could not be reached, or timed out (after retries).
         UnexpectedModelBehavior: the answer is not JSON.
     """
+    return (await post_for_data_and_headers(call))[0]
+
+
+async def post_for_data_and_headers(call: HTTPCall) -> tuple[Any, httpx.Headers]:
+    """`post_for_data`, with the answer's headers (Bedrock reports an embedding's input tokens in one)."""
     with _span(call):
         response, body = await _send(call, stream=False)
         try:
-            return _json(body)
+            return _json(body), response.headers
         except ValueError as e:
             raise UnexpectedModelBehavior(
                 f'Invalid response from {call.system} {call.endpoint_name} endpoint, expected JSON data',
