@@ -426,3 +426,18 @@ async def test_error_and_unknown_messages_in_a_stream(bedrock: FakeBedrock) -> N
         assert (caught.value.provider_error_code, caught.value.in_stream) == ('InternalFailure', True)
         with pytest.raises(UnexpectedModelBehavior, match='Invalid event'):
             await drain(model, user('Go'))
+
+
+async def test_a_session_token_or_api_key_echoed_in_an_error_body_is_redacted(bedrock: FakeBedrock) -> None:
+    echo = {'message': f'The security token {SESSION_TOKEN} is expired'}
+    expired = Answer(status=403, body=echo, headers={'x-amzn-errortype': 'ExpiredTokenException'})
+    bedrock.script(expired, Answer(status=400, body={'message': f'Bad key {BEARER}'}))
+    async with provider_for(bedrock, aws_session_token=SESSION_TOKEN) as provider:
+        with pytest.raises(ModelAuthenticationError) as caught:
+            await BedrockConverseModel(MODEL_ID, provider=provider).request(user('Hi'), None, PARAMS)
+    assert caught.value.body == {'message': 'The security token *** is expired'}
+    assert SESSION_TOKEN not in str(caught.value)
+    async with BedrockProvider(api_key=BEARER, base_url=bedrock.url, max_retries=0) as provider:
+        with pytest.raises(ModelHTTPError) as rejected:
+            await BedrockConverseModel(MODEL_ID, provider=provider).request(user('Hi'), None, PARAMS)
+    assert rejected.value.body == {'message': 'Bad key ***'}
