@@ -183,6 +183,7 @@ def bedrock_handler(server: FakeBedrock) -> type[BaseHTTPRequestHandler]:
                 return self._json(answer.status, answer.body, answer.headers)
             self.send_response(200)
             self.send_header('content-type', 'application/vnd.amazon.eventstream')
+            self.send_header('x-amzn-requestid', 'req-stream-1')
             self.send_header('transfer-encoding', 'chunked')
             self.end_headers()
             for data in answer.frames:

@@ -218,6 +218,7 @@ async def test_a_stream_of_event_frames_gives_text_a_tool_call_usage_and_finish_
     assert response.parts == [TextPart('Checking now.'), ToolCallPart('lookup', '{"q": "x"}', 't1')]
     assert response.usage == RequestUsage(input_tokens=9, output_tokens=7)
     assert (response.finish_reason, response.provider_details) == ('tool_call', {'finish_reason': 'tool_use'})
+    assert response.provider_response_id == 'req-stream-1'
 
 
 async def test_an_agent_streams_over_bedrock(bedrock: FakeBedrock) -> None:

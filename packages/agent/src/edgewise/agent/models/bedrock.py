@@ -137,7 +137,11 @@ class BedrockConverseModel(ProviderModel):
         self, params: ModelRequestParameters, sse: _http.SSEStream, settings: Mapping[str, Any]
     ) -> StreamedResponse:
         events = converse_stream_events(sse, self._model_name)
-        return BedrockStreamedResponse(params, events, model_name=self._model_name, provider_name=self._provider.name)
+        streamed = BedrockStreamedResponse(
+            params, events, model_name=self._model_name, provider_name=self._provider.name
+        )
+        streamed.provider_response_id = sse.response.headers.get('x-amzn-requestid')
+        return streamed
 
 
 def _event(message: EventStreamMessage, model_name: str) -> dict[str, Any] | None:
