@@ -505,3 +505,18 @@ def test_every_name_exists_or_is_listed_as_not_yet(module_name: str) -> None:
 def test_the_not_yet_list_names_only_pydantic_ai_names() -> None:
     for module_name, names in NOT_YET.items():
         assert set(names) <= set(PYDANTIC_AI_1_107_NAMES[module_name]), module_name
+
+
+PYDANTIC_AI_2_68_NAMES: dict[str, tuple[str, ...]] = {
+    'framing': ('DataTag', 'RegisteredTag', 'close_tag', 'neutralize_tags', 'open_tag', 'register_tag', 'wrap'),
+    'settings': ('FramingAnnouncement',),
+}
+"""Public names of modules (or of their `__all__`) that pydantic-ai 2.68 added after 1.107, which Edgewise has."""
+
+
+@pytest.mark.parametrize('module_name', sorted(PYDANTIC_AI_2_68_NAMES))
+def test_every_2_68_name_exists(module_name: str) -> None:
+    module = importlib.import_module(f'edgewise.agent.{module_name}')
+    assert [name for name in PYDANTIC_AI_2_68_NAMES[module_name] if not hasattr(module, name)] == []
+    if module_name == 'framing':
+        assert tuple(module.__all__) == PYDANTIC_AI_2_68_NAMES[module_name]
