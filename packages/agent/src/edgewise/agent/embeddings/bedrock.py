@@ -19,7 +19,8 @@ from ..exceptions import ModelAPIError, UnexpectedModelBehavior, UserError
 from ..models import _http
 from ..models._bedrock_errors import bedrock_http_error
 from ..models._model import check_allow_model_requests
-from ..providers import Provider, infer_provider
+from ..models._task_model import ProviderBacked
+from ..providers import Provider
 from ..providers.bedrock import remove_bedrock_geo_prefix
 from ..usage import RequestUsage
 from .base import EmbeddingModel
@@ -154,11 +155,11 @@ def _vectors(family: str, data: Any) -> list[list[float]]:
 
 
 @dataclass(init=False)
-class BedrockEmbeddingModel(EmbeddingModel):
+class BedrockEmbeddingModel(ProviderBacked, EmbeddingModel):
     """An embedding model on Bedrock (`BedrockProvider`: AWS credentials and region from the environment)."""
 
-    _model_name: str = field(repr=False)
-    _provider: Provider[Any] = field(repr=False)
+    _normalized: str = field(repr=False)
+    _family: str = field(repr=False)
 
     def __init__(
         self,
@@ -171,7 +172,7 @@ class BedrockEmbeddingModel(EmbeddingModel):
         or its name, and the defaults of its requests.
 
         Raises:
-            UserError: the model is of a family Edgewise cannot embed with.
+            UserError: the model is of a family Edgewise cannot embed with, or no AWS credentials or region are found.
         """
         normalized = remove_bedrock_geo_prefix(model_name)
         family = next((prefix for prefix in _FAMILIES if normalized.startswith(prefix)), None)
@@ -179,26 +180,10 @@ class BedrockEmbeddingModel(EmbeddingModel):
             raise UserError(
                 f'Unsupported Bedrock embedding model: {model_name}. Supported model prefixes: {list(_FAMILIES)}'
             )
-        self._model_name = model_name
         self._normalized = normalized
         self._family = family
-        self._provider = infer_provider(provider) if isinstance(provider, str) else provider
-        super().__init__(settings=settings)
-
-    @property
-    def base_url(self) -> str:
-        """The provider's base URL."""
-        return self._provider.base_url
-
-    @property
-    def model_name(self) -> str:
-        """The model's id."""
-        return self._model_name
-
-    @property
-    def system(self) -> str:
-        """The provider's name."""
-        return self._provider.name
+        self._bind(model_name, provider)
+        EmbeddingModel.__init__(self, settings=settings)
 
     async def embed(
         self, inputs: str | Sequence[str], *, input_type: EmbedInputType, settings: EmbeddingSettings | None = None
