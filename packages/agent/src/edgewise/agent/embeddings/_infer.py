@@ -36,13 +36,13 @@ KnownEmbeddingModelName = TypeAliasType(
 """Embedding model names Edgewise knows (any `'<provider>:<model>'` of an OpenAI-compatible provider, Google, Cohere
 or VoyageAI works)."""
 
-_NOT_HERE = ('bedrock', 'sentence-transformers', 'google-cloud')
+_NOT_HERE = ('sentence-transformers', 'google-cloud')
 
 
 def infer_embedding_model(model: EmbeddingModel | KnownEmbeddingModelName | str) -> EmbeddingModel:
     """The embedding model of `model`: a model as it is, `'test'` as a `TestEmbeddingModel`, or the model of a
     `'<provider>:<model>'` name (`'openai:...'` or another OpenAI-compatible provider, `'google:...'`, `'cohere:...'`,
-    `'voyageai:...'`).
+    `'voyageai:...'`, `'bedrock:...'`).
 
     Raises:
         ValueError: the name has no provider prefix.
@@ -67,10 +67,15 @@ def infer_embedding_model(model: EmbeddingModel | KnownEmbeddingModelName | str)
         from .voyageai import VoyageAIEmbeddingModel
 
         return VoyageAIEmbeddingModel(name)
+    if provider == 'bedrock':
+        from .bedrock import BedrockEmbeddingModel
+
+        return BedrockEmbeddingModel(name, provider='bedrock')
     if provider in _NOT_HERE:
         raise UserError(
             f'Embedding models of {provider!r} are not available in edgewise.agent: use `openai:`, another '
-            'OpenAI-compatible provider, `google:`, `cohere:`, `voyageai:`, or an `EmbeddingModel` of your own.'
+            'OpenAI-compatible provider, `google:`, `cohere:`, `voyageai:`, `bedrock:`, or an `EmbeddingModel` of '
+            'your own.'
         )
     from ..providers import infer_provider
 
