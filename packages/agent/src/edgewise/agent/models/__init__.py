@@ -4,6 +4,8 @@ Backends here: `models.test.TestModel`, `models.function.FunctionModel`, `models
 (`'openai:gpt-5'`, `'openai-responses:...'`), `models.openai.OpenAIChatModel` for OpenAI's Chat Completions
 (`'openai-chat:gpt-4o'`) and every OpenAI-compatible server (`'ollama:llama3.2'`, `'xai:...'`),
 `models.groq.GroqModel` (`'groq:...'`), `models.openrouter.OpenRouterModel` (`'openrouter:...'`),
+`models.mistral.MistralModel` (`'mistral:...'`), `models.cohere.CohereModel` (`'cohere:...'`),
+`models.huggingface.HuggingFaceModel` (`'huggingface:...'`),
 `models.anthropic.AnthropicModel` (`'anthropic:...'`) and `models.google.GoogleModel` (`'google:...'`, or the
 deprecated `'google-gla:...'`).
 
@@ -147,6 +149,10 @@ def infer_model(model: Model | KnownModelName) -> Model:
         from .openrouter import OpenRouterModel
 
         return OpenRouterModel(name, provider='openrouter')
+    if provider == 'mistral':
+        from .mistral import MistralModel
+
+        return MistralModel(name, provider='mistral')
     if provider == 'meta':  # Muse keeps its reasoning and phases across turns only on the Responses API
         from .openai import OpenAIResponsesModel
 
@@ -159,7 +165,8 @@ def infer_model(model: Model | KnownModelName) -> Model:
         raise UserError(
             f'Model provider {provider!r} (for model {name!r}) is not available in edgewise.agent yet. '
             'Use `anthropic:`, `google:`, `openai:` (Responses API), `openai-chat:` or another OpenAI-compatible '
-            'provider (`ollama:`, `xai:`, `deepseek:`, ...), `groq:`, `openrouter:`, `TestModel` or '
+            'provider (`ollama:`, `xai:`, `deepseek:`, ...), `groq:`, `openrouter:`, `mistral:`, `cohere:`, '
+            '`huggingface:`, `TestModel` or '
             '`FunctionModel`, or pass your own `Model`.'
         )
     raise UserError(f'Unknown model provider {provider!r} in model name {model!r}.')

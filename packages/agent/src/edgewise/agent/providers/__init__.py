@@ -34,7 +34,8 @@ def __getattr__(name: str) -> Any:
 def infer_provider_class(provider: str) -> type[Provider[Any]]:
     """The provider class of a provider name such as `'openai'`, `'anthropic'`, `'google'` or `'ollama'`.
 
-    `'google-gla'` is the deprecated name of `'google'` (it warns, naming `'google'`).
+    `'mistral'`, `'cohere'` and `'huggingface'` name the providers of those APIs. `'google-gla'` is the deprecated
+    name of `'google'` (it warns, naming `'google'`).
 
     Raises:
         ValueError: the name is unknown.
@@ -48,6 +49,10 @@ def infer_provider_class(provider: str) -> type[Provider[Any]]:
         from .anthropic import AnthropicProvider
 
         return AnthropicProvider
+    if provider == 'mistral':
+        from .mistral import MistralProvider
+
+        return MistralProvider
     if provider == 'google-gla':
         warnings.warn(
             "The 'google-gla' provider name is deprecated; use 'google' instead.",
