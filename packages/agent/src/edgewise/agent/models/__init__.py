@@ -153,6 +153,10 @@ def infer_model(model: Model | KnownModelName) -> Model:
         from .mistral import MistralModel
 
         return MistralModel(name, provider='mistral')
+    if provider == 'cohere':
+        from .cohere import CohereModel
+
+        return CohereModel(name, provider='cohere')
     if provider == 'meta':  # Muse keeps its reasoning and phases across turns only on the Responses API
         from .openai import OpenAIResponsesModel
 

@@ -157,7 +157,8 @@ def map_messages(
     """The `messages` of a request body: the request's instructions after the leading system messages, tool call
     ids fitted to the profile's `tool_call_id_length`, and an assistant `'OK'` between a tool result and a user
     message that follows it (Mistral takes no user message right after a tool message)."""
-    ids = ToolCallIds(profile.get('tool_call_id_length', None))
+    length: int | None = profile.get('tool_call_id_length')
+    ids = ToolCallIds(length)
     result: list[dict[str, Any]] = []
     for message in messages:
         if not isinstance(message, ModelRequest):

@@ -53,6 +53,10 @@ def infer_provider_class(provider: str) -> type[Provider[Any]]:
         from .mistral import MistralProvider
 
         return MistralProvider
+    if provider == 'cohere':
+        from .cohere import CohereProvider
+
+        return CohereProvider
     if provider == 'google-gla':
         warnings.warn(
             "The 'google-gla' provider name is deprecated; use 'google' instead.",
