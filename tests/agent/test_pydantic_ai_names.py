@@ -505,3 +505,40 @@ def test_every_name_exists_or_is_listed_as_not_yet(module_name: str) -> None:
 def test_the_not_yet_list_names_only_pydantic_ai_names() -> None:
     for module_name, names in NOT_YET.items():
         assert set(names) <= set(PYDANTIC_AI_1_107_NAMES[module_name]), module_name
+
+
+PYDANTIC_AI_2_68_PROVIDER_NAMES: dict[str, tuple[str, ...]] = {
+    'models.mistral': (
+        'LatestMistralModelNames',
+        'MistralModel',
+        'MistralModelName',
+        'MistralModelSettings',
+        'MistralStreamedResponse',
+    ),
+    'providers.mistral': ('MistralProvider',),
+    'profiles.mistral': ('mistral_model_profile',),
+    'models.cohere': (
+        'CohereModel',
+        'CohereModelName',
+        'CohereModelSettings',
+        'CohereStreamedResponse',
+        'LatestCohereModelNames',
+    ),
+    'providers.cohere': ('CohereProvider',),
+    'profiles.cohere': ('cohere_model_profile',),
+    'models.huggingface': (
+        'HuggingFaceModel',
+        'HuggingFaceModelName',
+        'HuggingFaceModelSettings',
+        'HuggingFaceStreamedResponse',
+        'LatestHuggingFaceModelNames',
+    ),
+    'providers.huggingface': ('HuggingFaceProvider',),
+}
+"""Public names of the pydantic-ai 2.68 model and provider modules Edgewise has since added."""
+
+
+@pytest.mark.parametrize('module_name', sorted(PYDANTIC_AI_2_68_PROVIDER_NAMES))
+def test_the_added_provider_modules_have_pydantic_ai_2_68_names(module_name: str) -> None:
+    module = importlib.import_module(f'edgewise.agent.{module_name}')
+    assert [name for name in PYDANTIC_AI_2_68_PROVIDER_NAMES[module_name] if not hasattr(module, name)] == []

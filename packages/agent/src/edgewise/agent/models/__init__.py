@@ -157,6 +157,10 @@ def infer_model(model: Model | KnownModelName) -> Model:
         from .cohere import CohereModel
 
         return CohereModel(name, provider='cohere')
+    if provider == 'huggingface':
+        from .huggingface import HuggingFaceModel
+
+        return HuggingFaceModel(name, provider='huggingface')
     if provider == 'meta':  # Muse keeps its reasoning and phases across turns only on the Responses API
         from .openai import OpenAIResponsesModel
 

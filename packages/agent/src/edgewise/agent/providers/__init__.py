@@ -57,6 +57,10 @@ def infer_provider_class(provider: str) -> type[Provider[Any]]:
         from .cohere import CohereProvider
 
         return CohereProvider
+    if provider == 'huggingface':
+        from .huggingface import HuggingFaceProvider
+
+        return HuggingFaceProvider
     if provider == 'google-gla':
         warnings.warn(
             "The 'google-gla' provider name is deprecated; use 'google' instead.",
