@@ -24,7 +24,9 @@ from edgewise.agent.messages import (
     ImageUrl,
     ModelRequest,
     ModelResponse,
+    NativeToolCallPart,
     RetryPromptPart,
+    SystemPromptPart,
     TextPart,
     ThinkingPart,
     ToolCallPart,
@@ -356,3 +358,54 @@ async def test_a_streamed_agent_run(api: Api) -> None:
     )
     async with Agent(api.model()).run_stream('Hello') as result:
         assert await result.get_output() == 'Hi there.'
+
+
+async def test_a_mixed_history_and_odd_answers(api: Api) -> None:
+    odd = {
+        'message': {
+            'content': [{'type': 'citation'}, {'type': 'thinking', 'thinking': 'Hm.'}],
+            'tool_calls': [{'id': 'x', 'function': {}}, {'function': {'name': 'get_time', 'arguments': '{}'}}],
+        },
+        'usage': 'not counted',
+    }
+    api.server.script(Reply(200, odd))
+    history = [
+        ModelRequest(parts=[SystemPromptPart('Be terse.'), UserPromptPart(['Hello', 'there'])]),
+        ModelResponse(parts=[TextPart('Hi.')]),
+        ModelResponse(parts=[NativeToolCallPart('web_search', {}, 'n1'), ToolCallPart('get_time', {}, 't1')]),
+    ]
+    params = ModelRequestParameters(
+        function_tools=[ToolDefinition(name='get_time', parameters_json_schema={'type': 'object'})]
+    )
+    response = await api.model().request(history, None, params)
+    assert [p.part_kind for p in response.parts] == ['thinking', 'tool-call']
+    call_part = response.parts[1]
+    assert isinstance(call_part, ToolCallPart)
+    assert call_part.tool_call_id  # generated
+    assert (response.usage, response.finish_reason, response.provider_details) == (RequestUsage(), None, None)
+    body = api.server.received[0]['body']
+    assert body['tools'] == [{'type': 'function', 'function': {'name': 'get_time', 'parameters': {'type': 'object'}}}]
+    messages = body['messages']
+    assert messages[0] == {'role': 'system', 'content': 'Be terse.'}
+    assert messages[1] == {
+        'role': 'user',
+        'content': [{'type': 'text', 'text': 'Hello'}, {'type': 'text', 'text': 'there'}],
+    }
+    assert messages[2] == {'role': 'assistant', 'content': [{'type': 'text', 'text': 'Hi.'}]}
+    assert messages[3] == {'role': 'assistant', 'tool_calls': [call('get_time', {}, 't1')]}
+
+
+async def test_a_stream_with_bare_events(api: Api) -> None:
+    api.server.script(
+        sse(
+            {'type': 'message-start'},
+            {'type': 'content-delta', 'index': 0, 'delta': {'message': {'content': {}}}},
+            {'type': 'content-delta', 'index': 0, 'delta': {'message': {'content': {'text': 'Hi'}}}},
+            {'type': 'message-end', 'delta': {}},
+        )
+    )
+    async with api.model().request_stream(user('Hi'), None, ModelRequestParameters()) as stream:
+        async for _ in stream:
+            pass
+    response = stream.get()
+    assert (response.parts, response.provider_response_id, response.finish_reason) == ([TextPart('Hi')], None, None)

@@ -26,7 +26,9 @@ from edgewise.agent.messages import (
     ImageUrl,
     ModelRequest,
     ModelResponse,
+    NativeToolCallPart,
     RetryPromptPart,
+    SystemPromptPart,
     TextPart,
     ThinkingPart,
     ToolCallPart,
@@ -511,3 +513,118 @@ async def test_streamed_text_that_does_not_fit_the_output_schema_is_no_call(api:
     (call_part,) = parts[4]
     assert isinstance(call_part, ToolCallPart)
     assert (call_part.tool_name, call_part.args) == ('final_result', {'stops': ['a'], 'nights': 2, 'booked': False})
+
+
+async def test_a_mixed_history_is_mapped_part_by_part(api: Api) -> None:
+    api.server.script(Reply(200, {**completion([{'type': 'text', 'text': 'Done.'}]), 'created': None}))
+    image = BinaryContent(b'\x89PNG', media_type='image/png')
+    history = [
+        ModelRequest(parts=[SystemPromptPart('You are terse.'), UserPromptPart('Draw')]),
+        ModelResponse(
+            parts=[
+                NativeToolCallPart('web_search', {'q': 'x'}, 'n1', provider_name='openai'),
+                ToolCallPart('draw', {}, 'Dr4wCall1'),
+            ]
+        ),
+        ModelRequest(parts=[ToolReturnPart('draw', ['Here:', image], 'Dr4wCall1')]),
+        ModelResponse(parts=[]),
+        ModelRequest(parts=[RetryPromptPart('Answer in words')]),
+    ]
+    response = await api.model().request(history, None, ModelRequestParameters())
+    assert response.parts == [TextPart('Done.')]
+    assert response.provider_details == {'finish_reason': 'stop'}
+    messages = api.server.received[0]['body']['messages']
+    assert [m['role'] for m in messages] == ['system', 'user', 'assistant', 'tool', 'assistant', 'user', 'user']
+    assert messages[2]['tool_calls'][0]['id'] == 'Dr4wCall1'
+    assert messages[5]['content'][-1]['type'] == 'image_url'  # the tool's file, after the tool message
+    assert 'Answer in words' in messages[6]['content']
+
+
+async def test_binary_audio_is_refused(api: Api) -> None:
+    prompt = UserPromptPart([BinaryContent(b'RIFF', media_type='audio/wav')])
+    with pytest.raises(UserError, match=r'cannot take BinaryContent \(audio/wav\) in user prompts'):
+        await api.model().request([ModelRequest(parts=[prompt])], None, ModelRequestParameters())
+
+
+async def test_odd_content_chunks_and_bare_stream_chunks_are_skipped(api: Api) -> None:
+    odd = [
+        'not a chunk',
+        {'type': 'thinking', 'thinking': ['bare', {'type': 'image'}, {'type': 'text', 'text': 'Real thought.'}]},
+        {'type': 'image_url', 'image_url': 'https://example.com/i.png'},
+    ]
+    api.server.script(
+        Reply(200, completion(odd)),
+        Reply(
+            200,
+            headers={'content-type': 'text/event-stream'},
+            chunks=[
+                b'data: {"choices": [{"index": 0, "delta": {"content": [{"type": "thinking", "thinking": []}]}}]}\n\n',
+                b'data: {"choices": [{"index": 0, "delta": {"content": "Hi"}}]}\n\n',
+                b'data: {"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "function": '
+                b'{"arguments": "{}"}}]}}]}\n\n',
+                b'data: [DONE]\n\n',
+            ],
+        ),
+    )
+    response = await api.model().request(user('Q'), None, ModelRequestParameters())
+    assert response.parts == [ThinkingPart('Real thought.')]
+    async with api.model().request_stream(user('Q'), None, ModelRequestParameters()) as stream:
+        async for _ in stream:
+            pass
+    streamed = stream.get()
+    assert streamed.parts == [TextPart('Hi')]  # a call whose name never came is left out
+    assert (streamed.model_name, streamed.provider_response_id, streamed.provider_details) == (
+        'mistral-small-latest', None, None
+    )  # fmt: skip
+
+
+async def test_output_schemas_without_types_or_with_arrays(api: Api) -> None:
+    schema = {
+        'type': 'object',
+        'properties': {'tags': {'type': 'array', 'items': [{'type': 'string'}]}, 'extra': {}, 'ids': {'type': 'array'}},
+        'required': ['tags', 'extra', 'ids'],
+    }
+    output = ToolDefinition(name='final_result', parameters_json_schema=schema, kind='output')
+    params = ModelRequestParameters(output_tools=[output], allow_text_output=False)
+    api.server.script(
+        sse(delta(content='{"tags": ["a", 1], "extra": {"any": 1}, "ids": "no"}')),
+        sse(delta(content='{"tags": ["a", 1], "extra": {"any": 1}, "ids": [1]}')),
+    )
+    results = []
+    for _ in range(2):
+        async with api.model().request_stream(user('Q'), None, params) as stream:
+            async for _ in stream:
+                pass
+        results.append([p.part_kind for p in stream.get().parts])
+    assert results == [[], ['tool-call']]
+
+
+async def test_a_text_document_url_is_downloaded_and_sent_inline(api: Api) -> None:
+    root = api.server.url.removesuffix('/v1')
+    api.server.files['/notes.txt'] = (200, 'text/plain', b'Buy milk.')
+    api.server.script(Reply(200, completion()))
+    notes = DocumentUrl(f'{root}/notes.txt', force_download='allow-local')
+    await api.model().request([ModelRequest(parts=[UserPromptPart(['Read', notes])])], None, ModelRequestParameters())
+    assert api.server.downloads == ['/notes.txt']
+    chunk = api.server.received[0]['body']['messages'][0]['content'][1]
+    assert chunk['type'] == 'text'
+    assert 'Buy milk.' in chunk['text']
+
+
+async def test_an_agent_run_calls_a_tool_and_answers(api: Api) -> None:
+    api.server.script(
+        Reply(200, completion('', tool_calls=[call('get_weather', {'city': 'Nice'})], finish_reason='tool_calls')),
+        Reply(200, completion('Sunny in Nice.')),
+    )
+    agent = Agent(api.model(), instructions='Answer briefly.')
+
+    @agent.tool_plain
+    def get_weather(city: str) -> str:
+        return f'Sunny in {city}'
+
+    result = await agent.run('Weather in Nice?')
+    assert result.output == 'Sunny in Nice.'
+    assert result.usage.input_tokens == 24
+    second = api.server.received[1]['body']['messages']
+    assert [m['role'] for m in second] == ['system', 'user', 'assistant', 'tool']
+    assert second[3] == {'role': 'tool', 'tool_call_id': 'Ab3dE6gH9', 'content': 'Sunny in Nice'}
