@@ -22,6 +22,7 @@ from edgewise.agent.exceptions import (
 from edgewise.agent.messages import (
     BinaryContent,
     ImageUrl,
+    ModelMessage,
     ModelRequest,
     ModelResponse,
     NativeToolCallPart,
@@ -369,7 +370,7 @@ async def test_a_mixed_history_and_odd_answers(api: Api) -> None:
         'usage': 'not counted',
     }
     api.server.script(Reply(200, odd))
-    history = [
+    history: list[ModelMessage] = [
         ModelRequest(parts=[SystemPromptPart('Be terse.'), UserPromptPart(['Hello', 'there'])]),
         ModelResponse(parts=[TextPart('Hi.')]),
         ModelResponse(parts=[NativeToolCallPart('web_search', {}, 'n1'), ToolCallPart('get_time', {}, 't1')]),

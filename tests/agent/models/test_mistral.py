@@ -24,6 +24,7 @@ from edgewise.agent.messages import (
     BinaryContent,
     DocumentUrl,
     ImageUrl,
+    ModelMessage,
     ModelRequest,
     ModelResponse,
     NativeToolCallPart,
@@ -518,7 +519,7 @@ async def test_streamed_text_that_does_not_fit_the_output_schema_is_no_call(api:
 async def test_a_mixed_history_is_mapped_part_by_part(api: Api) -> None:
     api.server.script(Reply(200, {**completion([{'type': 'text', 'text': 'Done.'}]), 'created': None}))
     image = BinaryContent(b'\x89PNG', media_type='image/png')
-    history = [
+    history: list[ModelMessage] = [
         ModelRequest(parts=[SystemPromptPart('You are terse.'), UserPromptPart('Draw')]),
         ModelResponse(
             parts=[
