@@ -39,10 +39,13 @@ from edgewise.agent.messages import (
 from edgewise.agent.models import ModelRequestParameters, infer_model
 from edgewise.agent.models._tool_call_ids import ToolCallIds
 from edgewise.agent.models.mistral import MistralModel, MistralModelSettings, MistralStreamedResponse
+from edgewise.agent.models.openai import OpenAIChatModel
 from edgewise.agent.output import NativeOutput, PromptedOutput
 from edgewise.agent.profiles import ModelProfile
+from edgewise.agent.profiles.mistral import mistral_model_profile
 from edgewise.agent.providers import infer_provider
 from edgewise.agent.providers.mistral import MistralProvider
+from edgewise.agent.providers.openai import OpenAIProvider
 from edgewise.agent.settings import ToolOrOutput
 from edgewise.agent.tools import ToolDefinition
 from edgewise.agent.usage import RequestUsage
@@ -629,3 +632,21 @@ async def test_an_agent_run_calls_a_tool_and_answers(api: Api) -> None:
     second = api.server.received[1]['body']['messages']
     assert [m['role'] for m in second] == ['system', 'user', 'assistant', 'tool']
     assert second[3] == {'role': 'tool', 'tool_call_id': 'Ab3dE6gH9', 'content': 'Sunny in Nice'}
+
+
+async def test_a_chat_completions_model_with_the_mistral_profile_fits_its_ids_too(api: Api) -> None:
+    api.server.script(Reply(200, completion()), Reply(200, completion()))
+    provider = OpenAIProvider(base_url=api.server.url, api_key=KEY, http_client=api.client, max_retries=0)
+    history: list[ModelMessage] = [
+        *user('Q'),
+        ModelResponse(parts=[ToolCallPart('get_weather', {'city': 'Metz'}, 'call_abc')]),
+        ModelRequest(parts=[ToolReturnPart('get_weather', 'Fog', 'call_abc')]),
+    ]
+    params = ModelRequestParameters(function_tools=[tool()])
+    await OpenAIChatModel('mistral-small', provider=provider, profile=mistral_model_profile('mistral-small')).request(
+        history, None, params
+    )
+    await OpenAIChatModel('gpt-4o', provider=provider).request(history, None, params)
+    fitted, plain = (received['body']['messages'] for received in api.server.received)
+    assert fitted[1]['tool_calls'][0]['id'] == fitted[2]['tool_call_id'] == ToolCallIds(9)('call_abc')
+    assert plain[1]['tool_calls'][0]['id'] == plain[2]['tool_call_id'] == 'call_abc'
