@@ -507,7 +507,9 @@ def test_the_not_yet_list_names_only_pydantic_ai_names() -> None:
         assert set(names) <= set(PYDANTIC_AI_1_107_NAMES[module_name]), module_name
 
 
-PYDANTIC_AI_2_68_PROVIDER_NAMES: dict[str, tuple[str, ...]] = {
+PYDANTIC_AI_2_68_NAMES: dict[str, tuple[str, ...]] = {
+    'framing': ('DataTag', 'RegisteredTag', 'close_tag', 'neutralize_tags', 'open_tag', 'register_tag', 'wrap'),
+    'settings': ('FramingAnnouncement',),
     'models.mistral': (
         'LatestMistralModelNames',
         'MistralModel',
@@ -535,10 +537,12 @@ PYDANTIC_AI_2_68_PROVIDER_NAMES: dict[str, tuple[str, ...]] = {
     ),
     'providers.huggingface': ('HuggingFaceProvider',),
 }
-"""Public names of the pydantic-ai 2.68 model and provider modules Edgewise has since added."""
+"""Public names of modules (or of their `__all__`) that pydantic-ai 2.68 added after 1.107, which Edgewise has."""
 
 
-@pytest.mark.parametrize('module_name', sorted(PYDANTIC_AI_2_68_PROVIDER_NAMES))
-def test_the_added_provider_modules_have_pydantic_ai_2_68_names(module_name: str) -> None:
+@pytest.mark.parametrize('module_name', sorted(PYDANTIC_AI_2_68_NAMES))
+def test_every_2_68_name_exists(module_name: str) -> None:
     module = importlib.import_module(f'edgewise.agent.{module_name}')
-    assert [name for name in PYDANTIC_AI_2_68_PROVIDER_NAMES[module_name] if not hasattr(module, name)] == []
+    assert [name for name in PYDANTIC_AI_2_68_NAMES[module_name] if not hasattr(module, name)] == []
+    if module_name == 'framing':
+        assert tuple(module.__all__) == PYDANTIC_AI_2_68_NAMES[module_name]

@@ -527,10 +527,10 @@ async def test_a_mixed_history_is_mapped_part_by_part(api: Api) -> None:
         ModelResponse(
             parts=[
                 NativeToolCallPart('web_search', {'q': 'x'}, 'n1', provider_name='openai'),
-                ToolCallPart('draw', {}, 'Dr4wCall1'),
+                ToolCallPart('draw', {}, 'call_draw'),
             ]
         ),
-        ModelRequest(parts=[ToolReturnPart('draw', ['Here:', image], 'Dr4wCall1')]),
+        ModelRequest(parts=[ToolReturnPart('draw', ['Here:', image], 'call_draw')]),
         ModelResponse(parts=[]),
         ModelRequest(parts=[RetryPromptPart('Answer in words')]),
     ]
@@ -539,8 +539,13 @@ async def test_a_mixed_history_is_mapped_part_by_part(api: Api) -> None:
     assert response.provider_details == {'finish_reason': 'stop'}
     messages = api.server.received[0]['body']['messages']
     assert [m['role'] for m in messages] == ['system', 'user', 'assistant', 'tool', 'assistant', 'user', 'user']
-    assert messages[2]['tool_calls'][0]['id'] == 'Dr4wCall1'
-    assert messages[5]['content'][-1]['type'] == 'image_url'  # the tool's file, after the tool message
+    fitted = ToolCallIds(9)('call_draw')
+    assert messages[2]['tool_calls'][0]['id'] == messages[3]['tool_call_id'] == fitted
+    # The tool's file follows the tool message, framed with the id the call went out with.
+    opening, file_chunk, closing = messages[5]['content']
+    assert file_chunk['type'] == 'image_url'
+    assert f'tool_call_id="{fitted}"' in opening['text']
+    assert closing['type'] == 'text'
     assert 'Answer in words' in messages[6]['content']
 
 

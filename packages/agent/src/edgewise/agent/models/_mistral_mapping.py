@@ -10,6 +10,7 @@ ids are nine letters and digits, and a user message may not follow a tool messag
 
 from __future__ import annotations as _annotations
 
+import dataclasses
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
@@ -172,10 +173,13 @@ def map_messages(
             elif isinstance(part, UserPromptPart):
                 result.append(_user_message(part, model_name))
             elif isinstance(part, ToolReturnPart):
-                # A tool message holds only text: files a tool returned follow in a user message.
+                # A tool message holds only text: files a tool returned follow in a user message, framed with the
+                # id the call goes out with.
+                if (call_id := ids(part.tool_call_id)) != part.tool_call_id:
+                    part = dataclasses.replace(part, tool_call_id=call_id)
                 text, files = part.model_response_str_and_user_content()
                 tool_files += files
-                result.append({'role': 'tool', 'tool_call_id': ids(part.tool_call_id), 'content': text})
+                result.append({'role': 'tool', 'tool_call_id': call_id, 'content': text})
             elif isinstance(part, RetryPromptPart):
                 if part.tool_name is None:
                     result.append({'role': 'user', 'content': part.model_response()})

@@ -5,6 +5,7 @@ Pure functions of plain dicts (the JSON the API sends and takes): no HTTP here, 
 
 from __future__ import annotations as _annotations
 
+import dataclasses
 import itertools
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import datetime, timezone
@@ -236,9 +237,11 @@ def map_messages(
                     result.append({'role': 'user', 'content': _user_content(part, model_name)})
                 elif isinstance(part, ToolReturnPart):
                     # A tool message holds only text: files a tool returned follow in a user message.
+                    if (call_id := ids(part.tool_call_id)) != part.tool_call_id:
+                        part = dataclasses.replace(part, tool_call_id=call_id)  # its files' frames name it so
                     text, files = part.model_response_str_and_user_content()
                     tool_files += files
-                    result.append({'role': 'tool', 'tool_call_id': ids(part.tool_call_id), 'content': text})
+                    result.append({'role': 'tool', 'tool_call_id': call_id, 'content': text})
                 elif isinstance(part, RetryPromptPart):
                     if part.tool_name is None:
                         result.append({'role': 'user', 'content': part.model_response()})
