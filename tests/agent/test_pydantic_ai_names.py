@@ -538,6 +538,32 @@ def test_the_not_yet_list_names_only_pydantic_ai_names() -> None:
 PYDANTIC_AI_2_68_NAMES: dict[str, tuple[str, ...]] = {
     'framing': ('DataTag', 'RegisteredTag', 'close_tag', 'neutralize_tags', 'open_tag', 'register_tag', 'wrap'),
     'settings': ('FramingAnnouncement',),
+    'models.mistral': (
+        'LatestMistralModelNames',
+        'MistralModel',
+        'MistralModelName',
+        'MistralModelSettings',
+        'MistralStreamedResponse',
+    ),
+    'providers.mistral': ('MistralProvider',),
+    'profiles.mistral': ('mistral_model_profile',),
+    'models.cohere': (
+        'CohereModel',
+        'CohereModelName',
+        'CohereModelSettings',
+        'CohereStreamedResponse',
+        'LatestCohereModelNames',
+    ),
+    'providers.cohere': ('CohereProvider',),
+    'profiles.cohere': ('cohere_model_profile',),
+    'models.huggingface': (
+        'HuggingFaceModel',
+        'HuggingFaceModelName',
+        'HuggingFaceModelSettings',
+        'HuggingFaceStreamedResponse',
+        'LatestHuggingFaceModelNames',
+    ),
+    'providers.huggingface': ('HuggingFaceProvider',),
 }
 """Public names of modules (or of their `__all__`) that pydantic-ai 2.68 added after 1.107, which Edgewise has."""
 

@@ -4,8 +4,10 @@ Backends here: `models.test.TestModel`, `models.function.FunctionModel`, `models
 (`'openai:gpt-5'`, `'openai-responses:...'`), `models.openai.OpenAIChatModel` for OpenAI's Chat Completions
 (`'openai-chat:gpt-4o'`) and every OpenAI-compatible server (`'ollama:llama3.2'`, `'xai:...'`),
 `models.groq.GroqModel` (`'groq:...'`), `models.openrouter.OpenRouterModel` (`'openrouter:...'`),
-`models.anthropic.AnthropicModel` (`'anthropic:...'`), `models.bedrock.BedrockConverseModel` (`'bedrock:...'`) and
-`models.google.GoogleModel` (`'google:...'`, or the deprecated `'google-gla:...'`).
+`models.mistral.MistralModel` (`'mistral:...'`), `models.cohere.CohereModel` (`'cohere:...'`),
+`models.huggingface.HuggingFaceModel` (`'huggingface:...'`), `models.bedrock.BedrockConverseModel` (`'bedrock:...'`),
+`models.anthropic.AnthropicModel` (`'anthropic:...'`) and `models.google.GoogleModel` (`'google:...'`, or the
+deprecated `'google-gla:...'`).
 
 `Model` (with `RunContext`), `ModelRequestParameters` and `StreamedResponse` are defined in the private modules
 of this package, which the backends import; this module re-exports them and sits above the backends, so that
@@ -151,6 +153,18 @@ def infer_model(model: Model | KnownModelName) -> Model:
         from .openrouter import OpenRouterModel
 
         return OpenRouterModel(name, provider='openrouter')
+    if provider == 'mistral':
+        from .mistral import MistralModel
+
+        return MistralModel(name, provider='mistral')
+    if provider == 'cohere':
+        from .cohere import CohereModel
+
+        return CohereModel(name, provider='cohere')
+    if provider == 'huggingface':
+        from .huggingface import HuggingFaceModel
+
+        return HuggingFaceModel(name, provider='huggingface')
     if provider == 'meta':  # Muse keeps its reasoning and phases across turns only on the Responses API
         from .openai import OpenAIResponsesModel
 
@@ -163,8 +177,8 @@ def infer_model(model: Model | KnownModelName) -> Model:
         raise UserError(
             f'Model provider {provider!r} (for model {name!r}) is not available in edgewise.agent yet. '
             'Use `anthropic:`, `google:`, `openai:` (Responses API), `openai-chat:` or another OpenAI-compatible '
-            'provider (`ollama:`, `xai:`, `deepseek:`, ...), `bedrock:`, `groq:`, `openrouter:`, `TestModel` or '
-            '`FunctionModel`, or pass your own `Model`.'
+            'provider (`ollama:`, `xai:`, `deepseek:`, ...), `bedrock:`, `groq:`, `openrouter:`, `mistral:`, '
+            '`cohere:`, `huggingface:`, `TestModel` or `FunctionModel`, or pass your own `Model`.'
         )
     raise UserError(f'Unknown model provider {provider!r} in model name {model!r}.')
 

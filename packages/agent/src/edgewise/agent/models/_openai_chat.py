@@ -5,6 +5,7 @@ Pure functions of plain dicts (the JSON the API sends and takes): no HTTP here, 
 
 from __future__ import annotations as _annotations
 
+import dataclasses
 import itertools
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import datetime, timezone
@@ -39,6 +40,7 @@ from ._citations import openai_chat_citations
 from ._mapping import inline_text_file, is_text_like, unsupported_file, uploaded_file_id, user_turn_items
 from ._openai_native_tools import chat_web_search_options
 from ._thinking import openai_settings
+from ._tool_call_ids import ToolCallIds
 from ._tool_choice import forcing_supported, request_thinks, resolve_tool_choice
 
 __all__ = (
@@ -94,9 +96,9 @@ def _system_message(role: str, content: str) -> dict[str, Any]:
     return {'role': role, 'content': content}
 
 
-def _tool_call(part: ToolCallPart) -> dict[str, Any]:
+def _tool_call(part: ToolCallPart, ids: ToolCallIds) -> dict[str, Any]:
     return {
-        'id': part.tool_call_id,
+        'id': ids(part.tool_call_id),
         'type': 'function',
         'function': {'name': part.tool_name, 'arguments': part.args_as_json_str()},
     }
@@ -108,7 +110,11 @@ back the usual way."""
 
 
 def _assistant_message(
-    message: ModelResponse, profile: OpenAIModelProfile, system: str, reasoning_detail: ReasoningDetail | None
+    message: ModelResponse,
+    profile: OpenAIModelProfile,
+    system: str,
+    reasoning_detail: ReasoningDetail | None,
+    ids: ToolCallIds,
 ) -> dict[str, Any] | None:
     texts: list[str] = []
     fields: dict[str, list[str]] = {}
@@ -120,7 +126,7 @@ def _assistant_message(
         if isinstance(part, TextPart):
             texts.append(part.content)
         elif isinstance(part, ToolCallPart):
-            calls.append(_tool_call(part))
+            calls.append(_tool_call(part, ids))
         elif isinstance(part, ThinkingPart) and reasoning_detail and (detail := reasoning_detail(part)) is not None:
             details.append(detail)
         elif isinstance(part, ThinkingPart):
@@ -214,9 +220,12 @@ def map_messages(
 ) -> list[dict[str, Any]]:
     """The `messages` of a request body; the request's `instructions` go after the leading system messages.
 
-    `reasoning_detail` picks the thinking parts sent back in an assistant message's `reasoning_details`.
+    `reasoning_detail` picks the thinking parts sent back in an assistant message's `reasoning_details`. Tool call
+    ids are fitted to the profile's `tool_call_id_length`, if it sets one.
     """
     role = profile.get('openai_system_prompt_role', None) or 'system'
+    length: int | None = profile.get('tool_call_id_length')
+    ids = ToolCallIds(length)
     result: list[dict[str, Any]] = []
     for message in messages:
         if isinstance(message, ModelRequest):
@@ -228,19 +237,21 @@ def map_messages(
                     result.append({'role': 'user', 'content': _user_content(part, model_name)})
                 elif isinstance(part, ToolReturnPart):
                     # A tool message holds only text: files a tool returned follow in a user message.
+                    if (call_id := ids(part.tool_call_id)) != part.tool_call_id:
+                        part = dataclasses.replace(part, tool_call_id=call_id)  # its files' frames name it so
                     text, files = part.model_response_str_and_user_content()
                     tool_files += files
-                    result.append({'role': 'tool', 'tool_call_id': part.tool_call_id, 'content': text})
+                    result.append({'role': 'tool', 'tool_call_id': call_id, 'content': text})
                 elif isinstance(part, RetryPromptPart):
                     if part.tool_name is None:
                         result.append({'role': 'user', 'content': part.model_response()})
                     else:
                         result.append(
-                            {'role': 'tool', 'tool_call_id': part.tool_call_id, 'content': part.model_response()}
+                            {'role': 'tool', 'tool_call_id': ids(part.tool_call_id), 'content': part.model_response()}
                         )
             if tool_files:
                 result.append({'role': 'user', 'content': _user_content(UserPromptPart(tool_files), model_name)})
-        elif (assistant := _assistant_message(message, profile, system, reasoning_detail)) is not None:
+        elif (assistant := _assistant_message(message, profile, system, reasoning_detail, ids)) is not None:
             result.append(assistant)
     if instructions:
         leading = next((i for i, m in enumerate(result) if m['role'] != role), len(result))

@@ -157,6 +157,10 @@ class ModelProfile(TypedDict, total=False):
     """How the provider is told natively of tools revealed mid-run (default `None`: no native way, so
     `Model.prepare_messages` says it in a system prompt). A model uses the mode only if its class renders it
     (`Model.supported_tool_addition_modes`); see `Model.tool_addition_mode`."""
+    tool_call_id_length: int | None
+    """The exact length of the tool call ids the model accepts, all ASCII letters and digits (default `None`: any
+    id). A model whose API checks it (Mistral's) sends every other id as a stable hash of that length, the same
+    for a call and its result."""
     tool_additions: ToolAdditionMode | None
     """Deprecated spelling of `tool_addition_mode`, translated (with a warning) when profiles are merged."""
     deferred_tools_require_tool_search: bool
@@ -197,6 +201,7 @@ DEFAULT_PROFILE: ModelProfile = {
     'forced_tool_choice_disables_thinking': False,
     'tool_deferral_mode': None,
     'tool_addition_mode': None,
+    'tool_call_id_length': None,
 }
 """Every key of `ModelProfile` at its default: the bottom layer of every model's resolved profile."""
 

@@ -34,7 +34,8 @@ def __getattr__(name: str) -> Any:
 def infer_provider_class(provider: str) -> type[Provider[Any]]:
     """The provider class of a provider name such as `'openai'`, `'anthropic'`, `'google'` or `'ollama'`.
 
-    `'google-gla'` is the deprecated name of `'google'` (it warns, naming `'google'`).
+    `'mistral'`, `'cohere'` and `'huggingface'` name the providers of those APIs. `'google-gla'` is the deprecated
+    name of `'google'` (it warns, naming `'google'`).
 
     Raises:
         ValueError: the name is unknown.
@@ -52,6 +53,18 @@ def infer_provider_class(provider: str) -> type[Provider[Any]]:
         from .bedrock import BedrockProvider
 
         return BedrockProvider
+    if provider == 'mistral':
+        from .mistral import MistralProvider
+
+        return MistralProvider
+    if provider == 'cohere':
+        from .cohere import CohereProvider
+
+        return CohereProvider
+    if provider == 'huggingface':
+        from .huggingface import HuggingFaceProvider
+
+        return HuggingFaceProvider
     if provider == 'google-gla':
         warnings.warn(
             "The 'google-gla' provider name is deprecated; use 'google' instead.",
