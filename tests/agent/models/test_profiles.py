@@ -534,9 +534,9 @@ def test_family_profiles() -> None:
     assert deepseek_model_profile('deepseek-v4-flash') == ModelProfile(
         ignore_streamed_leading_whitespace=False, supports_thinking=True, thinking_always_enabled=False
     )
-    assert mistral_model_profile('mistral-large') is None
+    assert mistral_model_profile('mistral-large') == ModelProfile(tool_call_id_length=9)
     assert mistral_model_profile('magistral-medium') == ModelProfile(
-        supports_thinking=True, thinking_always_enabled=True
+        tool_call_id_length=9, supports_thinking=True, thinking_always_enabled=True
     )
     assert moonshotai_model_profile('kimi-k2') == ModelProfile(ignore_streamed_leading_whitespace=True)
     assert zai_model_profile('glm-4.6') is None

@@ -42,7 +42,7 @@ from ..native_tools import AdvisorTool
 from ..native_tools._tool_search import ToolSearchTool
 from ..profiles import ModelProfile
 from ..profiles.anthropic import AnthropicModelProfile
-from ..settings import CacheRetention, ModelSettings
+from ..settings import ModelSettings
 from ..usage import RequestUsage
 from ._anthropic_native_tools import (
     anthropic_native_tools,
@@ -125,25 +125,30 @@ class AnthropicModelSettings(ModelSettings, total=False):
 
 
 _CACHE_SETTINGS = ('anthropic_cache_instructions', 'anthropic_cache_tool_definitions', 'anthropic_cache_messages')
-_CACHE_RETENTIONS: tuple[CacheRetention, ...] = ('5m', '1h')
-"""The retention tiers Anthropic's cache has."""
+_AUTO_CACHE = '_edgewise_auto_cache'
+"""Where `unified_cache_settings` leaves the conversation's TTL when the provider places its breakpoint itself."""
 
 
-def unified_cache_settings(settings: AnthropicModelSettings) -> AnthropicModelSettings:
+def unified_cache_settings(settings: AnthropicModelSettings, profile: ModelProfile) -> AnthropicModelSettings:
     """The settings with the unified `cache` setting turned into Anthropic's: a cache point on the instructions and
-    on the tool definitions (what new conversations share), and one on the conversation's last block unless
-    `messages=False`, at the retention snapped to 5 minutes or 1 hour. Any `anthropic_cache_*` setting given, even
-    `False`, wins: then `cache` is ignored."""
+    on the tool definitions (what new conversations share), and the conversation cached unless `messages=False`, at
+    the retention snapped to the profile's `supported_cache_retentions`. The conversation is cached by the top-level
+    `cache_control` parameter (the API then moves the breakpoint itself) when the profile has `supports_auto_cache`,
+    else by a cache point on its last block. Ignored when the profile lacks `supports_cache`, and when any
+    `anthropic_cache_*` setting is given, even `False`."""
     cache = settings.get('cache')
     if cache is None or cache is False or any(key in settings for key in _CACHE_SETTINGS):
         return settings
-    retention, messages = split_cache_setting(snap_cache_setting(cache, _CACHE_RETENTIONS))
+    if not profile.get('supports_cache', False):
+        return settings
+    tiers = profile.get('supported_cache_retentions', ())
+    retention, messages = split_cache_setting(snap_cache_setting(cache, tiers))
     ttl: CacheTTL = '1h' if retention == '1h' else '5m'
-    translated = AnthropicModelSettings(**settings)
+    translated: dict[str, Any] = dict(settings)
     translated['anthropic_cache_instructions'] = translated['anthropic_cache_tool_definitions'] = ttl
     if messages:
-        translated['anthropic_cache_messages'] = ttl
-    return translated
+        translated[_AUTO_CACHE if profile.get('supports_auto_cache', False) else 'anthropic_cache_messages'] = ttl
+    return cast(AnthropicModelSettings, translated)
 
 
 def _cache_control(ttl: bool | CacheTTL) -> dict[str, Any]:
@@ -288,8 +293,11 @@ def _forcing_supported(settings: AnthropicModelSettings, profile: AnthropicModel
     """Whether a tool call can be forced: not on models that refuse it, nor with extended thinking. Adaptive thinking
     takes a forced call but answers it without thinking, so where the profile says so
     (`forced_tool_choice_disables_thinking`) only a forced choice asked for explicitly is sent. Asked for explicitly
-    where it cannot be, forcing is an error; needed only for the output, the model is told to use a tool instead."""
+    where it cannot be, forcing is an error; needed only for the output, the model is told to use a tool instead. A
+    request saying nothing of thinking thinks (adaptively) on a model with `thinking_enabled_by_default`."""
     thinking = _thinking_type(settings)
+    if thinking is None and 'anthropic_thinking' not in settings and profile.get('thinking_enabled_by_default', False):
+        thinking = 'adaptive'  # a model that thinks when the request says nothing of thinking
     explicit = explicitly_forced(settings)
     if not profile.get('supports_forced_tool_choice', True):
         if explicit:
@@ -370,7 +378,7 @@ def anthropic_request_body(
         provider_name: The `provider_name` of parts this API made (their thinking is sent back as is).
     """
     settings: AnthropicModelSettings = anthropic_settings(model_settings or {}, params, profile, model_name)
-    settings = unified_cache_settings(settings)
+    settings = unified_cache_settings(settings, profile)
     anthropic_profile = cast(AnthropicModelProfile, profile)
     # Blocks before a compaction are ignored (and not billed): they are not sent. The system prompt, sent apart from
     # the messages, is kept.
@@ -391,6 +399,8 @@ def anthropic_request_body(
             body['system'] = system
     if (cache := settings.get('anthropic_cache_messages')) and mapped:
         mapped[-1]['content'][-1]['cache_control'] = _cache_control(cache)
+    if cache := cast(dict[str, Any], settings).get(_AUTO_CACHE):
+        body['cache_control'] = _cache_control(cache)
     # Anthropic refuses citations with native output and writes its citation markup into tool and prompted output.
     if settings.get('citations', False) and params.output_mode == 'text' and _cite_documents(mapped):
         resolved = resolve_tool_choice(settings, params)

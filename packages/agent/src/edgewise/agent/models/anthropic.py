@@ -46,6 +46,11 @@ class AnthropicModel(ProviderModel):
     _endpoint_name = 'messages'
     supported_tool_deferral_modes = frozenset({'standalone'})
     """A deferred tool goes out with `defer_loading: true` (Anthropic takes it on its own)."""
+    _provider_cache_settings = (
+        'anthropic_cache_instructions',
+        'anthropic_cache_tool_definitions',
+        'anthropic_cache_messages',
+    )
 
     def _http_error(
         self,

@@ -6,6 +6,7 @@ import inspect
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager, suppress
 from dataclasses import dataclass, field
+from datetime import timedelta
 from types import TracebackType
 from typing import Any, NoReturn, TypeAlias, get_type_hints
 
@@ -264,6 +265,18 @@ class FallbackModel(Model):
     def profile(self) -> ModelProfile:
         """The default model's profile."""
         return self.models[0].profile
+
+    @property
+    def context_window(self) -> int | None:
+        """The smallest context window its models are known to have (a history that fits it fits them all), or
+        `None` when none is known."""
+        windows = [window for model in self.models if (window := model.context_window) is not None]
+        return min(windows, default=None)
+
+    def resolve_cache_retention(self, model_settings: ModelSettings | None) -> timedelta | None:
+        """The longest retention any of its models resolves the settings to (any may answer), or `None`."""
+        retentions = [r for model in self.models if (r := model.resolve_cache_retention(model_settings)) is not None]
+        return max(retentions, default=None)
 
     @property
     def model_name(self) -> str:

@@ -27,6 +27,7 @@ def muse_model_profile(model_name: str) -> OpenAIModelProfile | None:
     return OpenAIModelProfile(
         supports_thinking=True,
         thinking_always_enabled=True,
+        thinking_enabled_by_default=True,
         openai_supports_encrypted_reasoning_content=True,
         openai_supports_phase=True,
         supports_json_schema_output=True,
