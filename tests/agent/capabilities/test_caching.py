@@ -119,6 +119,31 @@ async def test_anthropic_marks_the_last_block_without_auto_cache(local_server: L
     assert 'cache_control' not in body
 
 
+async def test_anthropic_cache_caches_the_conversation_the_way_the_profile_allows(local_server: LocalServer) -> None:
+    body = await anthropic_body(local_server, settings=AnthropicModelSettings(anthropic_cache=True))
+    assert body['cache_control'] == EPHEMERAL_5M
+    assert body['system'] == 'Be brief.'  # nothing else is cached
+    body = await anthropic_body(
+        local_server,
+        Caching(),  # ignored: an `anthropic_cache*` setting is given
+        settings=AnthropicModelSettings(anthropic_cache='1h'),
+        profile=ModelProfile(supports_auto_cache=False),
+    )
+    assert 'cache_control' not in body
+    assert body['messages'][-1]['content'][-1]['cache_control'] == EPHEMERAL_1H
+    assert body['system'] == 'Be brief.'
+
+
+async def test_anthropic_cache_and_a_marked_last_block_exclude_each_other(local_server: LocalServer) -> None:
+    both = AnthropicModelSettings(anthropic_cache=True, anthropic_cache_messages=True)
+    provider = AnthropicProvider(api_key='sk-test', base_url=local_server.url.removesuffix('/v1'), max_retries=0)
+    async with provider:
+        agent = Agent(AnthropicModel('claude-sonnet-4-5', provider=provider), model_settings=both)
+        with pytest.raises(UserError, match='`anthropic_cache` and `anthropic_cache_messages` cannot both be enabled'):
+            await agent.run('hi')
+    assert local_server.received == []
+
+
 async def test_anthropic_ignores_the_setting_where_the_profile_has_no_configurable_cache(
     local_server: LocalServer,
 ) -> None:

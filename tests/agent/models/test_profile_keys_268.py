@@ -110,7 +110,9 @@ def test_the_families_that_think_by_default() -> None:
     assert not openai_model_profile('gpt-4o')['thinking_enabled_by_default']
     assert (anthropic_model_profile('claude-opus-5') or {})['thinking_enabled_by_default']
     assert not (anthropic_model_profile('claude-sonnet-4-5') or {})['thinking_enabled_by_default']
-    assert (muse_model_profile('muse-spark-1') or {})['thinking_enabled_by_default']
+    muse = muse_model_profile('muse-spark-1') or {}
+    assert muse['thinking_enabled_by_default']
+    assert muse['context_window'] == 1_048_576
     assert (DeepSeekProvider.model_profile('deepseek-v4-flash') or {})['thinking_enabled_by_default']
     assert not (DeepSeekProvider.model_profile('deepseek-chat') or {})['thinking_enabled_by_default']
 
@@ -146,6 +148,7 @@ def test_the_retention_a_request_asks_for() -> None:
     assert model.resolve_cache_retention(own) == timedelta(minutes=5)
     own = {'anthropic_cache_tool_definitions': '1h', 'anthropic_cache_instructions': '5m'}
     assert model.resolve_cache_retention(own) == timedelta(hours=1)
+    assert model.resolve_cache_retention(AnthropicModelSettings(anthropic_cache='1h')) == timedelta(hours=1)
     assert model.resolve_cache_retention(AnthropicModelSettings(anthropic_cache_messages=False)) is None
     # The model's own settings are merged under the request's.
     assert _anthropic(settings=ModelSettings(cache='1h')).resolve_cache_retention(None) == timedelta(hours=1)

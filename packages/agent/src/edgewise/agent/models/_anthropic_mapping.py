@@ -110,7 +110,12 @@ class AnthropicModelSettings(ModelSettings, total=False):
     anthropic_cache_tool_definitions: bool | CacheTTL
     """Cache the tool definitions (a cache point after the last tool)."""
     anthropic_cache_messages: bool | CacheTTL
-    """Cache the conversation (a cache point on the last block of the last message)."""
+    """Cache the conversation (a cache point on the last block of the last message), for gateways that do not take
+    `anthropic_cache`'s top-level parameter; not with `anthropic_cache`."""
+    anthropic_cache: bool | CacheTTL
+    """Cache the conversation with the request's top-level `cache_control` (`True` for 5 minutes, or a TTL): the API
+    places the breakpoint and moves it as the conversation grows. Where the profile lacks `supports_auto_cache`, the
+    last block of the last message is marked instead."""
     anthropic_service_tier: Literal['auto', 'standard_only']
     """The request's `service_tier`."""
     anthropic_code_execution_tool_version: Literal['auto', '20250825', '20260120']
@@ -124,9 +129,13 @@ class AnthropicModelSettings(ModelSettings, total=False):
     By default the container of the last Anthropic response in the history is reused."""
 
 
-_CACHE_SETTINGS = ('anthropic_cache_instructions', 'anthropic_cache_tool_definitions', 'anthropic_cache_messages')
-_AUTO_CACHE = '_edgewise_auto_cache'
-"""Where `unified_cache_settings` leaves the conversation's TTL when the provider places its breakpoint itself."""
+CACHE_SETTINGS = (
+    'anthropic_cache',
+    'anthropic_cache_instructions',
+    'anthropic_cache_tool_definitions',
+    'anthropic_cache_messages',
+)
+"""Anthropic's own cache settings: any of them given, the unified `cache` setting is ignored."""
 
 
 def unified_cache_settings(settings: AnthropicModelSettings, profile: ModelProfile) -> AnthropicModelSettings:
@@ -137,18 +146,18 @@ def unified_cache_settings(settings: AnthropicModelSettings, profile: ModelProfi
     else by a cache point on its last block. Ignored when the profile lacks `supports_cache`, and when any
     `anthropic_cache_*` setting is given, even `False`."""
     cache = settings.get('cache')
-    if cache is None or cache is False or any(key in settings for key in _CACHE_SETTINGS):
+    if cache is None or cache is False or any(key in settings for key in CACHE_SETTINGS):
         return settings
     if not profile.get('supports_cache', False):
         return settings
     tiers = profile.get('supported_cache_retentions', ())
     retention, messages = split_cache_setting(snap_cache_setting(cache, tiers))
     ttl: CacheTTL = '1h' if retention == '1h' else '5m'
-    translated: dict[str, Any] = dict(settings)
+    translated = AnthropicModelSettings(**settings)
     translated['anthropic_cache_instructions'] = translated['anthropic_cache_tool_definitions'] = ttl
     if messages:
-        translated[_AUTO_CACHE if profile.get('supports_auto_cache', False) else 'anthropic_cache_messages'] = ttl
-    return cast(AnthropicModelSettings, translated)
+        translated['anthropic_cache'] = ttl
+    return translated
 
 
 def _cache_control(ttl: bool | CacheTTL) -> dict[str, Any]:
@@ -399,8 +408,14 @@ def anthropic_request_body(
             body['system'] = system
     if (cache := settings.get('anthropic_cache_messages')) and mapped:
         mapped[-1]['content'][-1]['cache_control'] = _cache_control(cache)
-    if cache := cast(dict[str, Any], settings).get(_AUTO_CACHE):
-        body['cache_control'] = _cache_control(cache)
+    if auto := settings.get('anthropic_cache'):
+        if cache:
+            raise UserError('`anthropic_cache` and `anthropic_cache_messages` cannot both be enabled.')
+        control = _cache_control('5m' if auto is True else auto)
+        if profile.get('supports_auto_cache', False):
+            body['cache_control'] = control
+        elif mapped:  # no automatic breakpoint here: the conversation's last block is marked instead
+            mapped[-1]['content'][-1]['cache_control'] = control
     # Anthropic refuses citations with native output and writes its citation markup into tool and prompted output.
     if settings.get('citations', False) and params.output_mode == 'text' and _cite_documents(mapped):
         resolved = resolve_tool_choice(settings, params)
