@@ -11,6 +11,8 @@ import pytest
 from edgewise.agent import Agent
 from edgewise.agent.capabilities import CAPABILITY_TYPES, Caching
 from edgewise.agent.exceptions import UserError
+from edgewise.agent.models import ModelRequestParameters
+from edgewise.agent.models._anthropic_mapping import anthropic_request_body
 from edgewise.agent.models._prompt_cache import snap_cache_retention, snap_cache_setting, split_cache_setting
 from edgewise.agent.models.anthropic import AnthropicModel, AnthropicModelSettings
 from edgewise.agent.models.openai import OpenAIChatModel
@@ -132,6 +134,13 @@ async def test_anthropic_cache_caches_the_conversation_the_way_the_profile_allow
     assert 'cache_control' not in body
     assert body['messages'][-1]['content'][-1]['cache_control'] == EPHEMERAL_1H
     assert body['system'] == 'Be brief.'
+
+
+def test_anthropic_cache_marks_nothing_in_a_request_without_messages() -> None:
+    body = anthropic_request_body(
+        'claude-sonnet-4-5', [], AnthropicModelSettings(anthropic_cache=True), ModelRequestParameters(), ModelProfile()
+    )
+    assert body == {'model': 'claude-sonnet-4-5', 'max_tokens': 4096, 'messages': []}
 
 
 async def test_anthropic_cache_and_a_marked_last_block_exclude_each_other(local_server: LocalServer) -> None:
