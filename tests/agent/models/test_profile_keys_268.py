@@ -5,6 +5,7 @@ context window (`Model.context_window`, `RunContext.context_window_used`). Wire 
 from __future__ import annotations
 
 import warnings
+from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from typing import Any, cast
 
@@ -12,7 +13,7 @@ import pytest
 
 from edgewise.agent import Agent, RunContext
 from edgewise.agent._warnings import PydanticAIDeprecationWarning
-from edgewise.agent.exceptions import UserError
+from edgewise.agent.exceptions import ModelAPIError, UserError
 from edgewise.agent.messages import (
     CachePoint,
     ModelMessage,
@@ -304,6 +305,41 @@ async def test_the_wire_carries_fitted_ids_and_the_run_keeps_the_originals(local
     assert fitted.isalnum()
     assert tool['tool_call_id'] == fitted
     assert result.all_messages()[1].parts[0].tool_call_id == 'call_0123456789abcdef'  # type: ignore[union-attr]
+
+
+async def test_each_fallback_model_is_sent_ids_of_its_own_length() -> None:
+    seen: list[list[str]] = []
+
+    def failing(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        raise ModelAPIError('first', 'down')
+
+    def answering(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        seen.append([p.tool_call_id for m in messages for p in m.parts if isinstance(p, ToolCallPart | ToolReturnPart)])
+        return ModelResponse(parts=[TextPart('done')])
+
+    async def answering_stream(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[str]:
+        answering(messages, info)
+        yield 'done'
+
+    short = FunctionModel(answering, stream_function=answering_stream, profile=ModelProfile(tool_call_id_length=5))
+    history = [ModelRequest(parts=[UserPromptPart('hi')]), *_tool_round('call_abc')]
+    for stream in (False, True):
+        agent = Agent(FallbackModel(FunctionModel(failing, stream_function=_failing_stream), short))
+        if stream:
+            async with agent.run_stream('again', message_history=history) as result:
+                await result.get_output()
+        else:
+            await agent.run('again', message_history=history)
+    assert len(seen) == 2
+    assert seen[0] == seen[1]
+    assert len(seen[0]) == 2
+    assert seen[0][0] == seen[0][1]
+    assert len(seen[0][0]) == 5
+
+
+async def _failing_stream(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[str]:
+    raise ModelAPIError('first', 'down')
+    yield 'never'  # pragma: no cover
 
 
 # The context window.

@@ -27,6 +27,7 @@ from . import KnownModelName, infer_model
 from ._model import Model, RunContext
 from ._request_parameters import ModelRequestParameters
 from ._request_timeout import timed_request, timed_stream
+from ._tool_call_ids import fit_tool_call_ids
 from ._streamed_response import StreamedResponse
 
 __all__ = ('FallbackModel', 'FallbackOn', 'FallbackPredicates', 'ResponseRejected', 'raise_fallback_group')
@@ -119,6 +120,13 @@ class FallbackPredicates:
         return False
 
 
+def _ids_fitted(model: Model, messages: list[ModelMessage]) -> list[ModelMessage]:
+    """`messages` with their tool call ids fitted to `model`'s `tool_call_id_length`, if its profile has one: a run
+    prepares its messages for the fallback's first model, and each model may take other ids."""
+    length = model.profile.get('tool_call_id_length')
+    return messages if length is None else fit_tool_call_ids(messages, length)
+
+
 class FallbackModel(Model):
     """Sends each request to `default_model`, then to each of `fallback_models` in turn while the one asked fails
     in a way `fallback_on` names (by default a `ModelAPIError`: a provider error or an HTTP error status). When
@@ -175,7 +183,7 @@ class FallbackModel(Model):
         for model in self.models:
             params = model.customize_request_parameters(model_request_parameters)
             try:
-                response = await timed_request(model, messages, model_settings, params)
+                response = await timed_request(model, _ids_fitted(model, messages), model_settings, params)
             except Exception as exc:
                 if await self._moves_on(exc):
                     errors.append(exc)
@@ -206,7 +214,7 @@ class FallbackModel(Model):
             async with AsyncExitStack() as stack:
                 try:
                     response = await stack.enter_async_context(
-                        timed_stream(model, messages, model_settings, params, run_context)
+                        timed_stream(model, _ids_fitted(model, messages), model_settings, params, run_context)
                     )
                 except Exception as exc:
                     if await self._moves_on(exc):
