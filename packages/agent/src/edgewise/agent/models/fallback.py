@@ -27,8 +27,8 @@ from . import KnownModelName, infer_model
 from ._model import Model, RunContext
 from ._request_parameters import ModelRequestParameters
 from ._request_timeout import timed_request, timed_stream
-from ._tool_call_ids import fit_tool_call_ids
 from ._streamed_response import StreamedResponse
+from ._tool_call_ids import fit_tool_call_ids
 
 __all__ = ('FallbackModel', 'FallbackOn', 'FallbackPredicates', 'ResponseRejected', 'raise_fallback_group')
 
