@@ -75,7 +75,7 @@ def _params(fn: Callable[..., Any]) -> list[str]:
                       '*model_settings', '*validation_context', '*partial_output', '*tool_call_approved',
                       '*tool_call_metadata', '*agent', '*tool_manager', '*pending_messages', '*capabilities',
                       '*loaded_capability_ids', '*capability_loaded', '*_cancellation', '*deadline',
-                      '*_event_stream_buffer', '*discovered_tool_names', '*instrumentation_version']),
+                      '*_event_stream_buffer', '*discovered_tool_names', '*instrumentation_version', '*workspace']),
         (ToolDefinition, ['*name', '*parameters_json_schema', '*description', '*outer_typed_dict_key', '*strict',
                           '*sequential', '*kind', '*metadata', '*timeout', '*defer_loading', '*unless_native',
                           '*with_native', '*tool_kind', '*return_schema', '*include_return_schema',
@@ -122,7 +122,7 @@ def _typed_params(fn: Callable[..., Any]) -> list[str]:
 
 
 ITER = [*RUN, '*infer_name', '*capabilities', '*persistence', '*toolsets', '*deferred_tool_results', '*spec',
-        '*cancellation_token', '*timeout']  # fmt: skip
+        '*cancellation_token', '*timeout', '*workspace']  # fmt: skip
 
 
 @pytest.mark.parametrize(

@@ -11,9 +11,12 @@ import pytest
 from edgewise.agent import Agent
 from edgewise.agent.capabilities import CAPABILITY_TYPES, Caching
 from edgewise.agent.exceptions import UserError
+from edgewise.agent.models import ModelRequestParameters
+from edgewise.agent.models._anthropic_mapping import anthropic_request_body
 from edgewise.agent.models._prompt_cache import snap_cache_retention, snap_cache_setting, split_cache_setting
 from edgewise.agent.models.anthropic import AnthropicModel, AnthropicModelSettings
 from edgewise.agent.models.openai import OpenAIChatModel
+from edgewise.agent.profiles import ModelProfile
 from edgewise.agent.providers.anthropic import AnthropicProvider
 from edgewise.agent.providers.openai import OpenAIProvider
 from edgewise.agent.settings import CacheConfig, ModelSettings
@@ -80,13 +83,15 @@ def _anthropic_answer(text: str) -> dict[str, Any]:
     }
 
 
-async def anthropic_body(server: LocalServer, *capabilities: Any, settings: ModelSettings | None = None) -> Any:
+async def anthropic_body(
+    server: LocalServer, *capabilities: Any, settings: ModelSettings | None = None, profile: ModelProfile | None = None
+) -> Any:
     """The body Anthropic's API is sent for one run of an agent with instructions, a tool and `capabilities`."""
     server.script(Reply(200, _anthropic_answer('hello')))
     provider = AnthropicProvider(api_key='sk-test', base_url=server.url.removesuffix('/v1'), max_retries=0)
     async with provider:
         agent = Agent(
-            AnthropicModel('claude-sonnet-4-5', provider=provider),
+            AnthropicModel('claude-sonnet-4-5', provider=provider, profile=profile),
             instructions='Be brief.',
             capabilities=list(capabilities),
             model_settings=settings,
@@ -104,8 +109,57 @@ async def test_anthropic_caches_instructions_tools_and_conversation(local_server
     body = await anthropic_body(local_server, Caching())
     assert body['system'] == [{'type': 'text', 'text': 'Be brief.', 'cache_control': EPHEMERAL_5M}]
     assert body['tools'][-1]['cache_control'] == EPHEMERAL_5M
-    assert body['messages'][-1]['content'][-1] == {'type': 'text', 'text': 'hi', 'cache_control': EPHEMERAL_5M}
+    # The Messages API places (and moves) the conversation's breakpoint itself: `supports_auto_cache`.
+    assert body['cache_control'] == EPHEMERAL_5M
+    assert body['messages'][-1]['content'][-1] == {'type': 'text', 'text': 'hi'}
     assert 'cache' not in body
+
+
+async def test_anthropic_marks_the_last_block_without_auto_cache(local_server: LocalServer) -> None:
+    body = await anthropic_body(local_server, Caching('1h'), profile=ModelProfile(supports_auto_cache=False))
+    assert body['messages'][-1]['content'][-1] == {'type': 'text', 'text': 'hi', 'cache_control': EPHEMERAL_1H}
+    assert 'cache_control' not in body
+
+
+async def test_anthropic_cache_caches_the_conversation_the_way_the_profile_allows(local_server: LocalServer) -> None:
+    body = await anthropic_body(local_server, settings=AnthropicModelSettings(anthropic_cache=True))
+    assert body['cache_control'] == EPHEMERAL_5M
+    assert body['system'] == 'Be brief.'  # nothing else is cached
+    body = await anthropic_body(
+        local_server,
+        Caching(),  # ignored: an `anthropic_cache*` setting is given
+        settings=AnthropicModelSettings(anthropic_cache='1h'),
+        profile=ModelProfile(supports_auto_cache=False),
+    )
+    assert 'cache_control' not in body
+    assert body['messages'][-1]['content'][-1]['cache_control'] == EPHEMERAL_1H
+    assert body['system'] == 'Be brief.'
+
+
+def test_anthropic_cache_marks_nothing_in_a_request_without_messages() -> None:
+    body = anthropic_request_body(
+        'claude-sonnet-4-5', [], AnthropicModelSettings(anthropic_cache=True), ModelRequestParameters(), ModelProfile()
+    )
+    assert body == {'model': 'claude-sonnet-4-5', 'max_tokens': 4096, 'messages': []}
+
+
+async def test_anthropic_cache_and_a_marked_last_block_exclude_each_other(local_server: LocalServer) -> None:
+    both = AnthropicModelSettings(anthropic_cache=True, anthropic_cache_messages=True)
+    provider = AnthropicProvider(api_key='sk-test', base_url=local_server.url.removesuffix('/v1'), max_retries=0)
+    async with provider:
+        agent = Agent(AnthropicModel('claude-sonnet-4-5', provider=provider), model_settings=both)
+        with pytest.raises(UserError, match='`anthropic_cache` and `anthropic_cache_messages` cannot both be enabled'):
+            await agent.run('hi')
+    assert local_server.received == []
+
+
+async def test_anthropic_ignores_the_setting_where_the_profile_has_no_configurable_cache(
+    local_server: LocalServer,
+) -> None:
+    body = await anthropic_body(local_server, Caching(), profile=ModelProfile(supports_cache=False))
+    assert body['system'] == 'Be brief.'
+    assert 'cache_control' not in body['tools'][-1]
+    assert 'cache_control' not in body
 
 
 async def test_anthropic_snaps_the_retention_and_can_leave_the_conversation_out(local_server: LocalServer) -> None:
@@ -113,8 +167,12 @@ async def test_anthropic_snaps_the_retention_and_can_leave_the_conversation_out(
     assert body['system'][0]['cache_control'] == EPHEMERAL_1H
     assert body['tools'][-1]['cache_control'] == EPHEMERAL_1H
     assert 'cache_control' not in body['messages'][-1]['content'][-1]
+    assert 'cache_control' not in body
     body = await anthropic_body(local_server, Caching('30m'))
-    assert body['messages'][-1]['content'][-1]['cache_control'] == EPHEMERAL_5M
+    assert body['cache_control'] == EPHEMERAL_5M
+    # A profile's tiers are what the retention snaps to.
+    body = await anthropic_body(local_server, Caching('12h'), profile=ModelProfile(supported_cache_retentions=('5m',)))
+    assert body['cache_control'] == EPHEMERAL_5M
 
 
 async def test_anthropic_sends_no_cache_points_when_caching_is_off_or_its_own_setting_is_given(

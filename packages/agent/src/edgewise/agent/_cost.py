@@ -16,6 +16,7 @@ from __future__ import annotations as _annotations
 import importlib
 import importlib.util
 import warnings
+from collections.abc import Mapping
 from datetime import datetime
 from functools import cache
 from types import ModuleType
@@ -32,7 +33,9 @@ __all__ = (
     'calc_price',
     'calculate_price_for_usage',
     'fill_response_cost',
+    'genai_prices_module',
     'load_prices',
+    'lookup_context_window',
     'prices_installed',
     'prices_loaded',
     'priced_provider',
@@ -73,11 +76,11 @@ def load_prices() -> None:
         ImportError: `genai-prices` is not installed (the message says which extra brings it).
     """
     global _loaded
-    _genai_prices().data_snapshot.get_snapshot()
+    genai_prices_module().data_snapshot.get_snapshot()
     _loaded = True
 
 
-def _genai_prices() -> ModuleType:
+def genai_prices_module() -> ModuleType:
     try:
         module = importlib.import_module('genai_prices')
         importlib.import_module('genai_prices.data_snapshot')
@@ -93,8 +96,10 @@ def calc_price(
     provider_id: str | None = None,
     provider_api_url: str | None = None,
     genai_request_timestamp: datetime | None = None,
+    price_context: Mapping[str, Any] | None = None,
 ) -> Any:
-    """`genai_prices.calc_price`: the price of `usage` for a model, by provider id or API URL.
+    """`genai_prices.calc_price`: the price of `usage` for a model, by provider id or API URL; `price_context` (a
+    response's `provider_details`) picks among prices that depend on the request (a service tier, say).
 
     Returns:
         genai-prices' `PriceCalculation` (its `total_price` is a `Decimal`).
@@ -104,13 +109,21 @@ def calc_price(
         ValueError: the usage cannot be priced (more cached than input tokens, for one).
         ImportError: `genai-prices` is not installed.
     """
-    return _genai_prices().calc_price(
+    return genai_prices_module().calc_price(
         usage,
         model_ref,
         provider_id=provider_id,
         provider_api_url=provider_api_url,
         genai_request_timestamp=genai_request_timestamp,
+        price_context=_price_context(price_context),
     )
+
+
+def _price_context(details: Mapping[str, Any] | None) -> dict[str, str] | None:
+    # genai-prices matches string values only (a response's other details say nothing of its price).
+    if not details:
+        return None
+    return {key: value for key, value in details.items() if isinstance(value, str)} or None
 
 
 def calculate_price_for_usage(
@@ -120,6 +133,7 @@ def calculate_price_for_usage(
     provider_api_url: str | None = None,
     provider_name: str | None = None,
     genai_request_timestamp: datetime | None = None,
+    price_context: Mapping[str, Any] | None = None,
 ) -> Any:
     """The price of `usage` for a model: looked up by the provider's API URL first (the more precise key), then by
     the provider's name; errors are raised (see `calc_price`).
@@ -130,11 +144,21 @@ def calculate_price_for_usage(
     if provider_api_url:
         try:
             return calc_price(
-                usage, model_name, provider_api_url=provider_api_url, genai_request_timestamp=genai_request_timestamp
+                usage,
+                model_name,
+                provider_api_url=provider_api_url,
+                genai_request_timestamp=genai_request_timestamp,
+                price_context=price_context,
             )
         except LookupError:  # an API URL genai-prices does not know: the provider's name may still be known
             pass
-    return calc_price(usage, model_name, provider_id=provider_name, genai_request_timestamp=genai_request_timestamp)
+    return calc_price(
+        usage,
+        model_name,
+        provider_id=provider_name,
+        genai_request_timestamp=genai_request_timestamp,
+        price_context=price_context,
+    )
 
 
 def best_effort_price(
@@ -144,6 +168,7 @@ def best_effort_price(
     provider_api_url: str | None = None,
     provider_name: str | None = None,
     genai_request_timestamp: datetime | None = None,
+    price_context: Mapping[str, Any] | None = None,
 ) -> Any:
     """`calculate_price_for_usage`, or `None` when the price cannot be known: no model name, no `genai-prices`,
     a model or provider without prices, a usage that cannot be priced. Any other failure warns
@@ -158,6 +183,7 @@ def best_effort_price(
             provider_api_url=provider_api_url,
             provider_name=provider_name,
             genai_request_timestamp=genai_request_timestamp,
+            price_context=price_context,
         )
     except (LookupError, ValueError):  # no prices for it, or a usage genai-prices cannot split: unknown
         return None
@@ -168,7 +194,8 @@ def best_effort_price(
 
 def fill_response_cost(response: ModelResponse) -> None:
     """Set `response.usage.cost` to the response's price when it is unset and the price can be known; a cost set
-    already (by the provider, or by an earlier call) is kept."""
+    already (by the provider, or by an earlier call) is kept. The response's `provider_details` are the price
+    context (genai-prices prices some requests by their service tier)."""
     if response.usage.cost is not None:
         return
     price = best_effort_price(
@@ -177,6 +204,29 @@ def fill_response_cost(response: ModelResponse) -> None:
         provider_api_url=response.provider_url,
         provider_name=response.provider_name,
         genai_request_timestamp=response.timestamp,
+        price_context=response.provider_details,
     )
     if price is not None:
         response.usage.cost = price.total_price
+
+
+def lookup_context_window(
+    model_name: str, *, provider_name: str | None = None, provider_api_url: str | None = None
+) -> int | None:
+    """The model's context window in genai-prices' data, looked up by the provider's API URL first, then by its
+    name; `None` when genai-prices is not installed, knows neither, or records no window for the model. Loads the
+    price data when not loaded yet (a blocking read)."""
+    if not priced_provider(provider_name) or not prices_installed():
+        return None
+    load_prices()
+    snapshot = genai_prices_module().data_snapshot.get_snapshot()
+    for provider_id, api_url in ((None, provider_api_url), (provider_name, None)):
+        if provider_id is None and api_url is None:
+            continue
+        try:
+            _, model_info = snapshot.find_provider_model(model_name, None, provider_id, api_url)
+        except LookupError:
+            continue
+        window = getattr(model_info, 'context_window', None)
+        return window if isinstance(window, int) else None
+    return None

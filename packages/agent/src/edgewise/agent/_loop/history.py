@@ -132,8 +132,11 @@ def for_model(
     messages: list[ModelMessage], model: Model, params: ModelRequestParameters, deps: GraphAgentDeps[Any, Any]
 ) -> list[ModelMessage]:
     """`messages` as `model` is sent them (`Model.prepare_messages`: the tools revealed mid-run announced, the records
-    of instructions, loads and settings projected), for a run whose history may hold such parts; else `messages`."""
-    return model.prepare_messages(messages, params) if deps.tool_deltas else messages
+    of instructions, loads and settings projected, tool call ids fitted to the profile's `tool_call_id_length`), for
+    a run whose history may hold such parts or a model whose profile fixes the ids' length; else `messages`."""
+    if deps.tool_deltas or model.profile.get('tool_call_id_length') is not None:
+        return model.prepare_messages(messages, params)
+    return messages
 
 
 _PREPARED_PARTS = (ToolAvailabilityDeltaPart, *RECORD_PARTS)

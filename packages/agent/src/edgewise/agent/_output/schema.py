@@ -599,7 +599,7 @@ def schema_for_profile(schema: OutputSchema, profile: ModelProfile) -> OutputSch
     choose, the native or prompted variant its `default_structured_output_mode` asks for (made once per schema).
 
     Raises:
-        UserError: the model cannot give output of this kind (native, tool or image output).
+        UserError: the model cannot give output of this kind (native, tool, text or image output).
     """
     if schema.auto_outputs is not None and (mode := profile.get('default_structured_output_mode', 'tool')) != 'tool':
         variants: dict[Any, OutputSchema] = schema.__dict__.setdefault('_variants', {})
@@ -618,6 +618,11 @@ def schema_for_profile(schema: OutputSchema, profile: ModelProfile) -> OutputSch
         raise UserError('Native structured output is not supported by this model.')
     if schema.mode == 'tool' and not profile.get('supports_tools', True):
         raise UserError('Tool output is not supported by this model.')
+    if schema.allow_text_output and not profile.get('supports_text_output', True):
+        raise UserError(
+            'Text output is not supported by this model. Give the agent one structured `output_type` (a '
+            '`BaseModel`, say) without `str`, `NativeOutput` or `PromptedOutput`.'
+        )
     if schema.allows_image and not profile.get('supports_image_output', False):
         raise UserError('Image output is not supported by this model.')
     return schema

@@ -375,6 +375,7 @@ class StreamedRunResult(Generic[OutputDataT]):
                     provider_api_url=streamed.provider_url,
                     provider_name=streamed.provider_name,
                     genai_request_timestamp=streamed.timestamp,
+                    price_context=streamed.provider_details,
                 )
                 if price is not None:
                     usage.cost = (usage.cost or Decimal(0)) + price.total_price

@@ -42,7 +42,7 @@ from ..native_tools import AdvisorTool
 from ..native_tools._tool_search import ToolSearchTool
 from ..profiles import ModelProfile
 from ..profiles.anthropic import AnthropicModelProfile
-from ..settings import CacheRetention, ModelSettings
+from ..settings import ModelSettings
 from ..usage import RequestUsage
 from ._anthropic_native_tools import (
     anthropic_native_tools,
@@ -110,7 +110,12 @@ class AnthropicModelSettings(ModelSettings, total=False):
     anthropic_cache_tool_definitions: bool | CacheTTL
     """Cache the tool definitions (a cache point after the last tool)."""
     anthropic_cache_messages: bool | CacheTTL
-    """Cache the conversation (a cache point on the last block of the last message)."""
+    """Cache the conversation (a cache point on the last block of the last message), for gateways that do not take
+    `anthropic_cache`'s top-level parameter; not with `anthropic_cache`."""
+    anthropic_cache: bool | CacheTTL
+    """Cache the conversation with the request's top-level `cache_control` (`True` for 5 minutes, or a TTL): the API
+    places the breakpoint and moves it as the conversation grows. Where the profile lacks `supports_auto_cache`, the
+    last block of the last message is marked instead."""
     anthropic_service_tier: Literal['auto', 'standard_only']
     """The request's `service_tier`."""
     anthropic_code_execution_tool_version: Literal['auto', '20250825', '20260120']
@@ -124,25 +129,34 @@ class AnthropicModelSettings(ModelSettings, total=False):
     By default the container of the last Anthropic response in the history is reused."""
 
 
-_CACHE_SETTINGS = ('anthropic_cache_instructions', 'anthropic_cache_tool_definitions', 'anthropic_cache_messages')
-_CACHE_RETENTIONS: tuple[CacheRetention, ...] = ('5m', '1h')
-"""The retention tiers Anthropic's cache has."""
+CACHE_SETTINGS = (
+    'anthropic_cache',
+    'anthropic_cache_instructions',
+    'anthropic_cache_tool_definitions',
+    'anthropic_cache_messages',
+)
+"""Anthropic's own cache settings: any of them given, the unified `cache` setting is ignored."""
 
 
-def unified_cache_settings(settings: AnthropicModelSettings) -> AnthropicModelSettings:
+def unified_cache_settings(settings: AnthropicModelSettings, profile: ModelProfile) -> AnthropicModelSettings:
     """The settings with the unified `cache` setting turned into Anthropic's: a cache point on the instructions and
-    on the tool definitions (what new conversations share), and one on the conversation's last block unless
-    `messages=False`, at the retention snapped to 5 minutes or 1 hour. Any `anthropic_cache_*` setting given, even
-    `False`, wins: then `cache` is ignored."""
+    on the tool definitions (what new conversations share), and the conversation cached unless `messages=False`, at
+    the retention snapped to the profile's `supported_cache_retentions`. The conversation is cached by the top-level
+    `cache_control` parameter (the API then moves the breakpoint itself) when the profile has `supports_auto_cache`,
+    else by a cache point on its last block. Ignored when the profile lacks `supports_cache`, and when any
+    `anthropic_cache_*` setting is given, even `False`."""
     cache = settings.get('cache')
-    if cache is None or cache is False or any(key in settings for key in _CACHE_SETTINGS):
+    if cache is None or cache is False or any(key in settings for key in CACHE_SETTINGS):
         return settings
-    retention, messages = split_cache_setting(snap_cache_setting(cache, _CACHE_RETENTIONS))
+    if not profile.get('supports_cache', False):
+        return settings
+    tiers = profile.get('supported_cache_retentions', ())
+    retention, messages = split_cache_setting(snap_cache_setting(cache, tiers))
     ttl: CacheTTL = '1h' if retention == '1h' else '5m'
     translated = AnthropicModelSettings(**settings)
     translated['anthropic_cache_instructions'] = translated['anthropic_cache_tool_definitions'] = ttl
     if messages:
-        translated['anthropic_cache_messages'] = ttl
+        translated['anthropic_cache'] = ttl
     return translated
 
 
@@ -288,8 +302,11 @@ def _forcing_supported(settings: AnthropicModelSettings, profile: AnthropicModel
     """Whether a tool call can be forced: not on models that refuse it, nor with extended thinking. Adaptive thinking
     takes a forced call but answers it without thinking, so where the profile says so
     (`forced_tool_choice_disables_thinking`) only a forced choice asked for explicitly is sent. Asked for explicitly
-    where it cannot be, forcing is an error; needed only for the output, the model is told to use a tool instead."""
+    where it cannot be, forcing is an error; needed only for the output, the model is told to use a tool instead. A
+    request saying nothing of thinking thinks (adaptively) on a model with `thinking_enabled_by_default`."""
     thinking = _thinking_type(settings)
+    if thinking is None and 'anthropic_thinking' not in settings and profile.get('thinking_enabled_by_default', False):
+        thinking = 'adaptive'  # a model that thinks when the request says nothing of thinking
     explicit = explicitly_forced(settings)
     if not profile.get('supports_forced_tool_choice', True):
         if explicit:
@@ -370,7 +387,7 @@ def anthropic_request_body(
         provider_name: The `provider_name` of parts this API made (their thinking is sent back as is).
     """
     settings: AnthropicModelSettings = anthropic_settings(model_settings or {}, params, profile, model_name)
-    settings = unified_cache_settings(settings)
+    settings = unified_cache_settings(settings, profile)
     anthropic_profile = cast(AnthropicModelProfile, profile)
     # Blocks before a compaction are ignored (and not billed): they are not sent. The system prompt, sent apart from
     # the messages, is kept.
@@ -391,6 +408,14 @@ def anthropic_request_body(
             body['system'] = system
     if (cache := settings.get('anthropic_cache_messages')) and mapped:
         mapped[-1]['content'][-1]['cache_control'] = _cache_control(cache)
+    if auto := settings.get('anthropic_cache'):
+        if cache:
+            raise UserError('`anthropic_cache` and `anthropic_cache_messages` cannot both be enabled.')
+        control = _cache_control('5m' if auto is True else auto)
+        if profile.get('supports_auto_cache', False):
+            body['cache_control'] = control
+        elif mapped:  # no automatic breakpoint here: the conversation's last block is marked instead
+            mapped[-1]['content'][-1]['cache_control'] = control
     # Anthropic refuses citations with native output and writes its citation markup into tool and prompted output.
     if settings.get('citations', False) and params.output_mode == 'text' and _cite_documents(mapped):
         resolved = resolve_tool_choice(settings, params)

@@ -14,15 +14,17 @@ from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Self
 
 from typing_extensions import TypeVar
 
+from .._cost import lookup_context_window
 from .._message_flow.cancellation import RunCancellation
 from .._message_flow.custom_events import CapabilityEvent, CustomEvent
 from .._message_flow.pending import EnqueueContent, PendingMessage, PendingMessagePriority
+from .._messages.context_size import context_window_fraction
 from .._messages.model_messages import (
     ModelMessage,
     ModelRequest,
@@ -47,10 +49,12 @@ from ..workspaces import Workspace
 from ..workspaces.unavailable import NO_WORKSPACE
 from ._instruction_history import project_history_records
 from ._native_support import check_native_tools
+from ._prompt_cache import cache_retention
 from ._request_parameters import ModelRequestParameters
 from ._speech_history import convert_speech_parts
 from ._streamed_response import StreamedResponse
 from ._thinking import resolve_thinking
+from ._tool_call_ids import fit_tool_call_ids
 from .instrumented import DEFAULT_INSTRUMENTATION_VERSION
 
 if TYPE_CHECKING:
@@ -245,6 +249,17 @@ class RunContext(Generic[RunContextAgentDepsT]):
         """Whether this is the last attempt the retry budget allows (a failure now ends the run)."""
         return self.retry == self.max_retries
 
+    @property
+    def context_window_used(self) -> float | None:
+        """How full the model's context window is as of the last response: its input tokens (cached ones included)
+        and output tokens over the model's `context_window`, a hint for when to compact the history.
+
+        `None` (never a misleading `0.0`) before the first response, when the window is unknown or the last response
+        reports no tokens. It can pass `1.0` when the last response came from a model with a larger window; a
+        `FallbackModel` counts against the smallest window of its models.
+        """
+        return context_window_fraction(self.messages, self.model.context_window)
+
     def enqueue(self, *content: EnqueueContent, priority: PendingMessagePriority = 'asap') -> str | None:
         """Queue content for the model: from a tool, a capability hook or any code holding the run context.
 
@@ -418,6 +433,10 @@ class Model(ABC):
     claiming another one is not followed (see `tool_deferral_mode`)."""
     supported_tool_addition_modes: ClassVar[frozenset[ToolAdditionMode]] = frozenset()
     """The profile's `tool_addition_mode` values this class's request mapping renders (none by default)."""
+    _provider_cache_settings: ClassVar[tuple[str, ...]] = ()
+    """The provider's own cache settings (`anthropic_cache_instructions`, ...): when a request's settings hold any,
+    they are what `resolve_cache_retention` reads instead of the unified `cache` setting."""
+    _looked_up_context_window: tuple[int | None] | None = None
 
     def __init__(self, *, settings: ModelSettings | None = None, profile: ModelProfileSpec | None = None) -> None:
         """Configure the model (subclasses need not call this: both default to `None`).
@@ -451,6 +470,45 @@ class Model(ABC):
         `None` (tools revealed mid-run are then announced by `prepare_messages`)."""
         mode = self.profile.get('tool_addition_mode')
         return mode if mode in self.supported_tool_addition_modes else None
+
+    @property
+    def context_window(self) -> int | None:
+        """The most tokens the model takes in one request: the profile's `context_window` when a profile layer sets
+        the key (to `None` too), else the figure of genai-prices' data for this model and provider, when the `prices`
+        extra is installed (its data is loaded on first use, a blocking read that a run has done in a worker thread
+        before its first priced response); `None` when unknown."""
+        profile = self.profile
+        window = profile.get('context_window')
+        if window is not None or self._sets_context_window():
+            return window
+        found = self._looked_up_context_window
+        if found is None:
+            found = self._looked_up_context_window = (self._lookup_context_window(),)
+        return found[0]
+
+    def _sets_context_window(self) -> bool:
+        """Whether the class's default profile or a dict `profile=` holds `context_window` (then no lookup)."""
+        spec = self._profile_spec
+        return 'context_window' in self._default_profile or (isinstance(spec, dict) and 'context_window' in spec)
+
+    def _lookup_context_window(self) -> int | None:
+        """The model's context window in genai-prices' data (`None` for a model that makes no HTTP requests)."""
+        provider = self.provider
+        if provider is None:
+            return None
+        return lookup_context_window(self.model_name, provider_name=self.system, provider_api_url=provider.base_url)
+
+    def resolve_cache_retention(self, model_settings: ModelSettings | None) -> timedelta | None:
+        """How long the prompt cache keeps a prefix, as the request's settings (over the model's own) ask for it:
+        the longest retention they ask for, the provider's own cache settings winning over the unified `cache` (which
+        counts only where the profile has `supports_cache`, snapped to its `supported_cache_retentions`); `None`
+        when they ask for none, where the profile's `default_cache_retention` applies (see `prompt_cache_outlook`).
+
+        Raises:
+            UserError: the `cache` setting holds an unknown retention or option.
+        """
+        merged = merge_model_settings(self.settings, model_settings) or {}
+        return cache_retention(merged, self.profile, self._provider_cache_settings)
 
     @property
     def settings(self) -> ModelSettings | None:
@@ -544,8 +602,9 @@ class Model(ABC):
         results. Each `InstructionDeltaPart` of the current instruction window (from the last
         `InstructionBaselinePart` or compaction) becomes a system prompt holding its `<pyai:context>` element (or
         diff); baselines, earlier changes, `CapabilityLoadDeltaPart`s and `ModelSettingsDeltaPart`s are dropped (no
-        model here takes a settings change mid-conversation: the request's settings carry the current value).
-        `messages` itself when nothing changes.
+        model here takes a settings change mid-conversation: the request's settings carry the current value). When
+        the profile sets `tool_call_id_length`, tool call ids that do not fit it are replaced by stable hashes that
+        do (`UserError` when the length is below 1). `messages` itself when nothing changes.
 
         Args:
             messages: The history.
@@ -556,7 +615,10 @@ class Model(ABC):
         spoken = convert_speech_parts(messages, include_audio=self.profile.get('supports_audio_input', False))
         inline_system = self.profile.get('supports_inline_system_prompts', False)
         projected = project_history_records(spoken, inline_system=inline_system)
-        return announce_tool_availability(projected, model_request_parameters)
+        announced = announce_tool_availability(projected, model_request_parameters)
+        if (length := self.profile.get('tool_call_id_length')) is not None:
+            return fit_tool_call_ids(announced, length)
+        return announced
 
     def customize_request_parameters(self, parameters: ModelRequestParameters) -> ModelRequestParameters:
         """Adapt the request parameters to the model (e.g. its JSON schema dialect); unchanged by default."""

@@ -3,13 +3,20 @@ the conversation is cached (shared by the provider mappings, as pydantic-ai 2.68
 
 from __future__ import annotations as _annotations
 
-from collections.abc import Sequence
-from typing import Literal
+from collections.abc import Mapping, Sequence
+from datetime import timedelta
+from typing import Any, Literal
 
 from ..exceptions import UserError
 from ..settings import CacheConfig, CacheRetention, CacheSetting
 
-__all__ = ('CACHE_RETENTION_ORDER', 'snap_cache_retention', 'snap_cache_setting', 'split_cache_setting')
+__all__ = (
+    'CACHE_RETENTION_ORDER',
+    'cache_retention',
+    'snap_cache_retention',
+    'snap_cache_setting',
+    'split_cache_setting',
+)
 
 CACHE_RETENTION_ORDER: tuple[CacheRetention, ...] = ('5m', '30m', '1h', '12h')
 """Every retention tier, shortest first."""
@@ -72,3 +79,37 @@ def split_cache_setting(value: CacheSetting) -> tuple[Literal[True] | CacheReten
         return value.get('retention', True), value.get('messages', True)
     assert value is not False  # `False` turns caching off before any provider reads it
     return value, True
+
+
+_RETENTIONS: dict[object, timedelta] = {
+    '5m': timedelta(minutes=5),
+    '30m': timedelta(minutes=30),
+    '1h': timedelta(hours=1),
+    '12h': timedelta(hours=12),
+}
+
+
+def cache_retention(
+    settings: Mapping[str, Any], profile: Mapping[str, Any], provider_keys: Sequence[str] = ()
+) -> timedelta | None:
+    """The longest retention a request's merged settings ask the prompt cache for, or `None` when they ask for none.
+
+    The provider's own cache settings (`provider_keys`), when any is given, are read instead of the unified `cache`,
+    as the request mapping does; the unified one counts only where the profile has `supports_cache`, snapped to the
+    profile's `supported_cache_retentions` (its default retention is then the shortest tier). A setting of `True`
+    without a tier counts as 5 minutes, the shortest retention providers document.
+
+    Raises:
+        UserError: the `cache` setting holds an unknown retention or option.
+    """
+    if any(key in settings for key in provider_keys):
+        values: list[object] = [settings.get(key) for key in provider_keys]
+    else:
+        cache = settings.get('cache')
+        if cache is None or cache is False or not profile.get('supports_cache', False):
+            return None
+        tiers: Sequence[CacheRetention] = profile.get('supported_cache_retentions', ())
+        retention, _ = split_cache_setting(snap_cache_setting(cache, tiers))
+        values = [tiers[0] if retention is True and tiers else retention]
+    found = [_RETENTIONS.get(value, timedelta(minutes=5)) for value in values if value]
+    return max(found, default=None)

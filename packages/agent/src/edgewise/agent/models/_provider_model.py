@@ -97,6 +97,12 @@ class ProviderModel(Model):
             self._profile = resolve_profile(self._provider.model_profile(self._model_name), self._profile_spec)
         return self._profile
 
+    def _sets_context_window(self) -> bool:
+        """Whether the provider's profile for the model or a dict `profile=` holds `context_window`."""
+        return super()._sets_context_window() or 'context_window' in (
+            self._provider.model_profile(self._model_name) or {}
+        )
+
     def customize_request_parameters(self, parameters: ModelRequestParameters) -> ModelRequestParameters:
         """Tool and output schemas rewritten by the profile's JSON-schema transformer, if it has one.
 

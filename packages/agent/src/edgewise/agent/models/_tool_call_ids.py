@@ -1,4 +1,6 @@
-"""Tool call ids of a fixed length, for APIs that take no other (the profile's `tool_call_id_length`).
+"""Tool call ids of a fixed length, for APIs that take no other (the profile's `tool_call_id_length`): `ToolCallIds`
+fits them one by one (as an adapter maps a history), `fit_tool_call_ids` a whole history (as `Model.prepare_messages`
+does before a request).
 
 An id that already has the length and is all ASCII letters and digits goes out as it is; any other goes out as a
 hash of it of that length. The same history always gives the same ids (a provider's prompt cache keeps hitting),
@@ -7,11 +9,14 @@ and a call and its result, named by the same id, keep naming the same one.
 
 from __future__ import annotations as _annotations
 
+import dataclasses
 import hashlib
 
+from .._messages.model_messages import ModelMessage, RetryPromptPart
+from .._messages.tool_parts import ToolCallPart, ToolReturnPart
 from ..exceptions import UserError
 
-__all__ = ('ToolCallIds',)
+__all__ = ('ToolCallIds', 'fit_tool_call_ids')
 
 _ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'
 
@@ -68,3 +73,32 @@ class ToolCallIds:
         self._given[tool_call_id] = candidate
         self._taken.add(candidate)
         return candidate
+
+
+def fit_tool_call_ids(messages: list[ModelMessage], length: int) -> list[ModelMessage]:
+    """`messages` with every function tool call id that is not exactly `length` ASCII letters and digits replaced, as
+    `ToolCallIds` replaces them; a call and every part answering it (its return, a retry) get the same id. Native tool
+    parts keep theirs: the provider that ran them made them. `messages` itself when nothing changes; the messages given
+    are never modified.
+
+    Raises:
+        UserError: `length` is below 1, or the history has more distinct ids than `length` characters can hold.
+    """
+    fit = ToolCallIds(length)
+    changed = False
+    fitted_messages: list[ModelMessage] = []
+    for message in messages:
+        parts: list[object] = []
+        for part in message.parts:
+            if isinstance(part, ToolCallPart | ToolReturnPart) or (
+                isinstance(part, RetryPromptPart) and part.tool_name is not None
+            ):
+                new_id = fit(part.tool_call_id)
+                if new_id != part.tool_call_id:
+                    part = dataclasses.replace(part, tool_call_id=new_id)
+            parts.append(part)
+        if any(new is not old for new, old in zip(parts, message.parts, strict=True)):
+            changed = True
+            message = dataclasses.replace(message, parts=parts)  # type: ignore[arg-type]
+        fitted_messages.append(message)
+    return fitted_messages if changed else messages

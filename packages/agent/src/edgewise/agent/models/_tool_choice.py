@@ -49,8 +49,9 @@ def forcing_supported(
 
 
 def request_thinks(settings: Mapping[str, Any] | None, profile: Mapping[str, Any]) -> bool:
-    """Whether a request to an OpenAI-style API has the model think: it always does, or the unified `thinking`
-    or a reasoning effort other than `'none'` asks for it."""
+    """Whether a request to an OpenAI-style API has the model think: it always does, the unified `thinking` or a
+    reasoning effort other than `'none'` asks for it, or neither is given and the profile has
+    `thinking_enabled_by_default`."""
     settings = settings or {}
     if profile.get('thinking_always_enabled', False):
         return True
@@ -58,7 +59,9 @@ def request_thinks(settings: Mapping[str, Any] | None, profile: Mapping[str, Any
     if thinking is not None:
         return thinking is not False and thinking != 'none'
     effort = settings.get('openai_reasoning_effort')
-    return effort is not None and effort != 'none'
+    if effort is not None:
+        return bool(effort != 'none')
+    return bool(profile.get('thinking_enabled_by_default', False))
 
 
 def _check_names(chosen: set[str], available: set[str], label: str) -> None:

@@ -16,6 +16,7 @@ from ..profiles import ModelProfileSpec
 from ..providers import Provider
 from ..settings import ModelSettings
 from ._anthropic_mapping import (
+    CACHE_SETTINGS,
     AnthropicModelSettings,
     AnthropicStreamedResponse,
     anthropic_model_response,
@@ -46,6 +47,7 @@ class AnthropicModel(ProviderModel):
     _endpoint_name = 'messages'
     supported_tool_deferral_modes = frozenset({'standalone'})
     """A deferred tool goes out with `defer_loading: true` (Anthropic takes it on its own)."""
+    _provider_cache_settings = CACHE_SETTINGS
 
     def _http_error(
         self,

@@ -6,6 +6,7 @@ import inspect
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager, suppress
 from dataclasses import dataclass, field
+from datetime import timedelta
 from types import TracebackType
 from typing import Any, NoReturn, TypeAlias, get_type_hints
 
@@ -27,6 +28,7 @@ from ._model import Model, RunContext
 from ._request_parameters import ModelRequestParameters
 from ._request_timeout import timed_request, timed_stream
 from ._streamed_response import StreamedResponse
+from ._tool_call_ids import fit_tool_call_ids
 
 __all__ = ('FallbackModel', 'FallbackOn', 'FallbackPredicates', 'ResponseRejected', 'raise_fallback_group')
 
@@ -118,6 +120,13 @@ class FallbackPredicates:
         return False
 
 
+def _ids_fitted(model: Model, messages: list[ModelMessage]) -> list[ModelMessage]:
+    """`messages` with their tool call ids fitted to `model`'s `tool_call_id_length`, if its profile has one: a run
+    prepares its messages for the fallback's first model, and each model may take other ids."""
+    length = model.profile.get('tool_call_id_length')
+    return messages if length is None else fit_tool_call_ids(messages, length)
+
+
 class FallbackModel(Model):
     """Sends each request to `default_model`, then to each of `fallback_models` in turn while the one asked fails
     in a way `fallback_on` names (by default a `ModelAPIError`: a provider error or an HTTP error status). When
@@ -174,7 +183,7 @@ class FallbackModel(Model):
         for model in self.models:
             params = model.customize_request_parameters(model_request_parameters)
             try:
-                response = await timed_request(model, messages, model_settings, params)
+                response = await timed_request(model, _ids_fitted(model, messages), model_settings, params)
             except Exception as exc:
                 if await self._moves_on(exc):
                     errors.append(exc)
@@ -205,7 +214,7 @@ class FallbackModel(Model):
             async with AsyncExitStack() as stack:
                 try:
                     response = await stack.enter_async_context(
-                        timed_stream(model, messages, model_settings, params, run_context)
+                        timed_stream(model, _ids_fitted(model, messages), model_settings, params, run_context)
                     )
                 except Exception as exc:
                     if await self._moves_on(exc):
@@ -264,6 +273,18 @@ class FallbackModel(Model):
     def profile(self) -> ModelProfile:
         """The default model's profile."""
         return self.models[0].profile
+
+    @property
+    def context_window(self) -> int | None:
+        """The smallest context window its models are known to have (a history that fits it fits them all), or
+        `None` when none is known."""
+        windows = [window for model in self.models if (window := model.context_window) is not None]
+        return min(windows, default=None)
+
+    def resolve_cache_retention(self, model_settings: ModelSettings | None) -> timedelta | None:
+        """The longest retention any of its models resolves the settings to (any may answer), or `None`."""
+        retentions = [r for model in self.models if (r := model.resolve_cache_retention(model_settings)) is not None]
+        return max(retentions, default=None)
 
     @property
     def model_name(self) -> str:

@@ -8,12 +8,13 @@ from __future__ import annotations as _annotations
 import warnings
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from datetime import timedelta
 from typing import Any
 
 from .._messages.model_messages import ModelMessage, ModelResponse
 from .._warnings import PydanticAIDeprecationWarning
 from ..profiles import ModelProfile, ToolAdditionMode, ToolDeferralMode
-from ..settings import ModelSettings
+from ..settings import ModelSettings, merge_model_settings
 from ._model import Model, RunContext
 from ._request_parameters import ModelRequestParameters
 from ._streamed_response import StreamedResponse
@@ -78,6 +79,15 @@ class WrapperModel(Model):
     def profile(self) -> ModelProfile:
         """The wrapped model's profile."""
         return self.wrapped.profile
+
+    @property
+    def context_window(self) -> int | None:
+        """The wrapped model's."""
+        return self.wrapped.context_window
+
+    def resolve_cache_retention(self, model_settings: ModelSettings | None) -> timedelta | None:
+        """The wrapped model's, under this model's own settings."""
+        return self.wrapped.resolve_cache_retention(merge_model_settings(self.settings, model_settings))
 
     @property
     def tool_deferral_mode(self) -> ToolDeferralMode | None:

@@ -16,6 +16,7 @@ from __future__ import annotations as _annotations
 
 import warnings
 from collections.abc import Callable
+from datetime import timedelta
 from typing import Literal, TypeAlias, cast, get_args
 
 from typing_extensions import TypedDict
@@ -23,7 +24,8 @@ from typing_extensions import TypedDict
 from .._messages.content import DocumentMediaType
 from .._warnings import PydanticAIDeprecationWarning
 from ..native_tools import SUPPORTED_NATIVE_TOOLS, AbstractNativeTool
-from ..settings import FramingAnnouncement
+from ..settings import CacheRetention, FramingAnnouncement
+from ._cache_outlook import PromptCacheOutlook, prompt_cache_outlook
 from ._json_schema import InlineDefsJsonSchemaTransformer, JsonSchema, JsonSchemaTransformer
 
 __all__ = (
@@ -39,6 +41,8 @@ __all__ = (
     'JsonSchemaTransformer',
     'InlineDefsJsonSchemaTransformer',
     'merge_profile',
+    'PromptCacheOutlook',
+    'prompt_cache_outlook',
 )
 
 StructuredOutputMode: TypeAlias = Literal['tool', 'native', 'prompted']
@@ -76,6 +80,8 @@ class ModelProfile(TypedDict, total=False):
 
     supports_tools: bool
     """Whether the model can call tools (default `True`)."""
+    supports_text_output: bool
+    """Whether the model can answer in text (default `True`)."""
     supports_tool_return_schema: bool
     """Whether the API takes a return schema with each tool definition (default `False`)."""
     supports_json_schema_output: bool
@@ -125,10 +131,35 @@ class ModelProfile(TypedDict, total=False):
     json_schema_transformer: type[JsonSchemaTransformer] | None
     """Rewrites tool and output schemas into the dialect the model's API accepts (default `None`: sent as
     they are)."""
+    supports_cache: bool
+    """Whether the provider's prompt cache is configured on the request, so the unified `cache` setting (and the
+    `Caching` capability) has something to turn on (default `False`: the model caches by itself or not at all, and
+    the setting is ignored). A fact of the provider's API, so providers set it, not the family profiles."""
+    supports_auto_cache: bool
+    """Whether the provider can place and move the conversation's cache breakpoint itself, switched on by one
+    request parameter (default `False`: the library marks the conversation's last block instead)."""
+    supported_cache_retentions: tuple[CacheRetention, ...]
+    """The retention tiers a request can ask the provider's cache for, shortest first (default `()`: none, so a
+    requested retention caches at the provider's default). A requested tier the provider lacks is snapped down to
+    the nearest it has; a `CachePoint.ttl` in the history counts for `prompt_cache_outlook` only if it is one."""
+    default_cache_retention: timedelta | None
+    """How long the provider keeps an unused cached prefix when the request asks for no retention (default `None`:
+    not documented). Set by providers; read by `prompt_cache_outlook` and `Model.resolve_cache_retention`."""
     supports_thinking: bool
     """Whether the model's reasoning can be switched on and tuned (default `False`)."""
     thinking_always_enabled: bool
-    """Whether the model always reasons and cannot be switched off (default `False`)."""
+    """Whether the model always reasons and cannot be switched off (default `False`); `thinking=False` is then
+    ignored."""
+    thinking_enabled_by_default: bool
+    """Whether the model reasons when the request says nothing of thinking (default `False`). Unlike
+    `thinking_always_enabled`, it can be switched off; it decides whether a request without a thinking setting
+    thinks, e.g. for `supports_forced_tool_choice_with_thinking`. The older OpenAI key
+    `openai_reasoning_enabled_by_default` still works with a deprecation warning."""
+    supports_mid_conversation_effort: bool
+    """Whether the API can change the thinking effort from a point of the conversation on (default `False`).
+    Declared for pydantic-ai 2.68's profiles; Edgewise's adapters render no such change yet, so
+    `Model.prepare_messages` drops `ModelSettingsDeltaPart`s whatever this says and the current effort goes out
+    as the request's setting."""
     thinking_tags: tuple[str, str]
     """The tags that enclose reasoning inside the model's text (default `DEFAULT_THINKING_TAGS`)."""
     ignore_streamed_leading_whitespace: bool
@@ -149,6 +180,14 @@ class ModelProfile(TypedDict, total=False):
     forced_tool_choice_disables_thinking: bool
     """Whether forcing a tool call keeps the model from thinking in that answer (default `False`): then a forced
     choice the run makes itself is not sent while thinking is on, and one asked for explicitly still is."""
+    context_window: int | None
+    """The most tokens the model takes in one request, input and output together (default `None`: unknown). When
+    no profile layer sets it, `Model.context_window` looks it up in genai-prices' data (with the `prices` extra);
+    `RunContext.context_window_used` measures the last response against it."""
+    tool_call_id_length: int | None
+    """The exact length of the ASCII letters-and-digits tool call ids the model takes (default `None`: any id).
+    When set, `Model.prepare_messages` replaces each function tool call id that does not fit with a stable hash
+    of it that does, in the calls and their results alike; the stored history keeps the original ids."""
     tool_deferral_mode: ToolDeferralMode | None
     """When the provider takes a tool with its schema held back until a search or a reveal shows it (default
     `None`: never, so a hidden tool is left out of the request). A model uses the mode only if its class renders
@@ -157,10 +196,6 @@ class ModelProfile(TypedDict, total=False):
     """How the provider is told natively of tools revealed mid-run (default `None`: no native way, so
     `Model.prepare_messages` says it in a system prompt). A model uses the mode only if its class renders it
     (`Model.supported_tool_addition_modes`); see `Model.tool_addition_mode`."""
-    tool_call_id_length: int | None
-    """The exact length of the tool call ids the model accepts, all ASCII letters and digits (default `None`: any
-    id). A model whose API checks it (Mistral's) sends every other id as a stable hash of that length, the same
-    for a call and its result."""
     tool_additions: ToolAdditionMode | None
     """Deprecated spelling of `tool_addition_mode`, translated (with a warning) when profiles are merged."""
     deferred_tools_require_tool_search: bool
@@ -173,6 +208,7 @@ KNOWN_DOCUMENT_MEDIA_TYPES: frozenset[str] = frozenset(get_args(DocumentMediaTyp
 
 DEFAULT_PROFILE: ModelProfile = {
     'supports_tools': True,
+    'supports_text_output': True,
     'supports_tool_return_schema': False,
     'supports_json_schema_output': False,
     'supports_json_object_output': False,
@@ -191,17 +227,24 @@ DEFAULT_PROFILE: ModelProfile = {
     'prompted_output_template': DEFAULT_PROMPTED_OUTPUT_TEMPLATE,
     'native_output_requires_schema_in_instructions': False,
     'json_schema_transformer': None,
+    'supports_cache': False,
+    'supports_auto_cache': False,
+    'supported_cache_retentions': (),
+    'default_cache_retention': None,
     'supports_thinking': False,
     'thinking_always_enabled': False,
+    'thinking_enabled_by_default': False,
+    'supports_mid_conversation_effort': False,
     'thinking_tags': DEFAULT_THINKING_TAGS,
     'ignore_streamed_leading_whitespace': False,
     'supported_native_tools': SUPPORTED_NATIVE_TOOLS,
     'supports_forced_tool_choice': True,
     'supports_forced_tool_choice_with_thinking': True,
     'forced_tool_choice_disables_thinking': False,
+    'context_window': None,
+    'tool_call_id_length': None,
     'tool_deferral_mode': None,
     'tool_addition_mode': None,
-    'tool_call_id_length': None,
 }
 """Every key of `ModelProfile` at its default: the bottom layer of every model's resolved profile."""
 
@@ -216,6 +259,7 @@ _RENAMED_KEYS: dict[str, str] = {
     'anthropic_supports_forced_tool_choice': 'supports_forced_tool_choice',
     'openai_supports_forced_tool_choice_with_thinking': 'supports_forced_tool_choice_with_thinking',
     'openrouter_supports_forced_tool_choice_with_thinking': 'supports_forced_tool_choice_with_thinking',
+    'openai_reasoning_enabled_by_default': 'thinking_enabled_by_default',
 }
 """Provider-named keys that pydantic-ai 2.x made keys of every profile, and their new names."""
 

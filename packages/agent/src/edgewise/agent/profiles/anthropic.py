@@ -100,6 +100,17 @@ class AnthropicModelProfile(ModelProfile, total=False):
     """Deprecated: use `supports_forced_tool_choice` (read under that name, with a deprecation warning)."""
 
 
+_THINKING_BY_DEFAULT_MODELS = (
+    'claude-fable-5',
+    'claude-mythos-5',
+    'claude-mythos-preview',
+    'claude-opus-5',
+    'claude-sonnet-5',
+    'claude-haiku-5-5',
+)
+"""The Claude models that think when the request sets no `thinking` (as pydantic-ai 2.68 lists them)."""
+
+
 def resolve_anthropic_effort(level: str, *, supports_xhigh: bool) -> AnthropicEffort:
     """The `output_config.effort` for a provider-neutral thinking level."""
     if level == 'xhigh' and supports_xhigh:
@@ -130,6 +141,7 @@ def anthropic_model_profile(model_name: str) -> ModelProfile | None:
         anthropic_supports_task_budgets=latest,
         supports_forced_tool_choice=not model_name.startswith(_NO_FORCED_TOOL_MODELS),
         forced_tool_choice_disables_thinking=True,
+        thinking_enabled_by_default=model_name.startswith(_THINKING_BY_DEFAULT_MODELS),
     )
     if tool_search:
         profile['tool_deferral_mode'] = 'standalone'

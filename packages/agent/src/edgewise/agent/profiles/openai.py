@@ -70,6 +70,8 @@ class OpenAIModelProfile(ModelProfile, total=False):
     """Settings the model rejects; they are left out of requests (default `()`)."""
     openai_supports_tool_choice_required: bool
     """Deprecated: use `supports_forced_tool_choice` (read under that name, with a deprecation warning)."""
+    openai_reasoning_enabled_by_default: bool
+    """Deprecated: use `thinking_enabled_by_default` (read under that name, with a deprecation warning)."""
     openai_system_prompt_role: OpenAISystemPromptRole | None
     """The role system prompts are sent with (`None`: `'system'`) (default `None`)."""
     openai_chat_supports_multiple_system_messages: bool
@@ -115,6 +117,20 @@ def validate_openai_profile(profile: ModelProfile) -> None:
 _GPT_6_MODELS = ('gpt-6-astra', 'gpt-6-sol', 'gpt-6-luna', 'gpt-6.1-sol', 'gpt-6.1-terra')
 
 
+# Models that reason unless told not to (or always), beyond the o-series and gpt-5 (pydantic-ai 2.68's table).
+_REASONS_BY_DEFAULT = (
+    'gpt-5.1-codex',
+    'gpt-5.1-chat',
+    'gpt-5.2-chat',
+    'gpt-5.2-pro',
+    'gpt-5.3-chat',
+    'gpt-5.4-pro',
+    'gpt-5.5',
+    'gpt-5.6',
+    *_GPT_6_MODELS,
+)
+
+
 def openai_model_profile(model_name: str) -> ModelProfile:
     """The profile of an OpenAI model: strict schemas, native and JSON output, and which models reason."""
     gpt_5_1_plus = model_name.startswith(('gpt-5.1', 'gpt-5.2', 'gpt-5.3', 'gpt-5.4', 'gpt-5.5'))
@@ -134,6 +150,7 @@ def openai_model_profile(model_name: str) -> ModelProfile:
         supports_image_output=gpt_5 or gpt_5_1_plus or 'o3' in model_name or '4.1' in model_name or '4o' in model_name,
         supports_thinking=reasons,
         thinking_always_enabled=always_reasons,
+        thinking_enabled_by_default=always_reasons or model_name.startswith(_REASONS_BY_DEFAULT),
         # o1-mini rejects the system role.
         openai_system_prompt_role='user' if model_name.startswith('o1-mini') else None,
         openai_chat_supports_web_search='-search-preview' in model_name,

@@ -58,6 +58,16 @@ _OPENAI_BASE: OpenAIModelProfile = {
 }
 
 
+def _deepseek_api_profile(model_name: str) -> ModelProfile | None:
+    # On DeepSeek's API, R1 and the V4 models think when the request says nothing of thinking (V4 can be told not
+    # to); other names (`deepseek-chat`) do not.
+    thinks = model_name.startswith(('deepseek-r1', 'deepseek-v4-')) or model_name in (
+        'deepseek-reasoner',
+        'deepseek-flash',
+    )
+    return merge_profile(deepseek_model_profile(model_name), ModelProfile(thinking_enabled_by_default=thinks))
+
+
 def _profile(
     by_prefix: Mapping[str, Family] | None = None,
     by_vendor: Mapping[str, Family] | None = None,
@@ -220,7 +230,7 @@ _SPECS: dict[str, ProviderSpec] = {
             default_base_url='https://api.deepseek.com',
             api_key_envs=('DEEPSEEK_API_KEY',),
             profile=_profile(
-                fallback=deepseek_model_profile,
+                fallback=_deepseek_api_profile,
                 supports_json_object_output=True,
                 openai_chat_thinking_field='reasoning_content',
                 openai_chat_send_back_thinking_parts='field',

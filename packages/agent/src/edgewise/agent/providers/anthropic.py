@@ -2,6 +2,7 @@
 
 from __future__ import annotations as _annotations
 
+from datetime import timedelta
 from typing import TYPE_CHECKING
 
 from ..profiles import ModelProfile, merge_profile
@@ -16,6 +17,16 @@ __all__ = ('AnthropicProvider', 'ANTHROPIC_VERSION')
 ANTHROPIC_VERSION = '2023-06-01'
 """The API version sent in the `anthropic-version` header (the one the official SDK sends)."""
 
+
+_MESSAGES_API_CACHE = AnthropicModelProfile(
+    supports_cache=True,
+    supports_auto_cache=True,
+    supported_cache_retentions=('5m', '1h'),
+    # Anthropic documents a 5-minute lifetime, refreshed each time the prefix is read.
+    default_cache_retention=timedelta(minutes=5),
+)
+"""The prompt cache of Anthropic's Messages API: a fact of the API, not of the Claude family (other APIs serving
+Claude share `anthropic_model_profile`)."""
 
 # The models taking `tool_addition` blocks on the Messages API, as pydantic-ai 2.68 lists them.
 _TOOL_ADDITION_MODELS = (
@@ -64,9 +75,10 @@ class AnthropicProvider(HTTPProvider):
 
     @staticmethod
     def model_profile(model_name: str) -> ModelProfile | None:
-        """The profile of the named Claude model; on the Messages API, the latest models are also told natively
-        of tools revealed mid-run (`tool_addition_mode='by_reference'`)."""
-        profile = anthropic_model_profile(model_name)
+        """The profile of the named Claude model, with what the Messages API adds: its prompt cache (configured on
+        the request, 5-minute and 1-hour tiers, the breakpoint placed by the API when asked, 5 minutes kept by
+        default) and, on the latest models, native word of tools revealed mid-run (`tool_addition_mode`)."""
+        profile = merge_profile(anthropic_model_profile(model_name), _MESSAGES_API_CACHE)
         if model_name.startswith(_TOOL_ADDITION_MODELS):
             return merge_profile(profile, AnthropicModelProfile(tool_addition_mode='by_reference'))
         return profile

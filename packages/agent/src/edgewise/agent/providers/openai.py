@@ -9,6 +9,7 @@ from __future__ import annotations as _annotations
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import TYPE_CHECKING
 
 from ..exceptions import UserError
@@ -46,13 +47,18 @@ class ProviderSpec:
     """The profile of a model name."""
 
 
+# The models OpenAI documents a cache retention floor for: a cached prefix stays usable for at least 30 minutes.
+_RETENTION_FLOOR_MODELS = ('gpt-5.6', 'gpt-6-astra', 'gpt-6-sol', 'gpt-6-luna', 'gpt-6.1-sol', 'gpt-6.1-terra')
+
+
 def _openai_profile(model_name: str) -> ModelProfile:
     # OpenAI's own API takes a deferred tool next to its `tool_search` tool and tools revealed with their
-    # definitions; the OpenAI-compatible servers (which share the family's profile) may not.
-    return merge_profile(
-        openai_model_profile(model_name),
-        OpenAIModelProfile(tool_addition_mode='with_definitions', tool_deferral_mode='with_tool_search'),
-    )
+    # definitions; the OpenAI-compatible servers (which share the family's profile) may not. Its cache needs no
+    # request-side configuration (`supports_cache` stays off); earlier models document no retention to predict from.
+    profile = OpenAIModelProfile(tool_addition_mode='with_definitions', tool_deferral_mode='with_tool_search')
+    if model_name.startswith(_RETENTION_FLOOR_MODELS):
+        profile['default_cache_retention'] = timedelta(minutes=30)
+    return merge_profile(openai_model_profile(model_name), profile)
 
 
 _OPENAI = ProviderSpec(
