@@ -135,6 +135,7 @@ def test_all_is_pinned() -> None:
         'ModelQuotaExceededError',
         'ModelRateLimitError',
         'ModelRequest',
+        'ModelRequestAttempt',
         'ModelRequestContext',
         'ModelRequestNode',
         'ModelRequestPart',

@@ -73,6 +73,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeAlias
 
+from ._messages.attempts import ModelRequestAttempt
 from ._messages.model_messages import (
     ModelMessage,
     ModelResponse,
@@ -1064,3 +1065,6 @@ class FallbackExceptionGroup(ExceptionGroup[Any]):
     """Every model of a `FallbackModel` (or of a `ModelFallback` capability's chain) failed: the group holds each
     model's exception, in order (and a `ResponseRejected` when a `fallback_on` response handler turned responses
     down)."""
+
+    attempts: Sequence[ModelRequestAttempt] = ()
+    """Every attempt made, in order, with the usage of the responses turned down (which the run's usage counts)."""

@@ -49,6 +49,7 @@ from ._message_flow.events import (
     ToolCallPartDelta,
     ToolResultEvent,
 )
+from ._messages.attempts import ModelRequestAttempt
 from ._messages.citations import (
     Citation,
     CitationAnchor,
@@ -227,6 +228,7 @@ __all__ = (
     'NativeToolCallPart',
     'ModelResponsePart',
     'ModelResponse',
+    'ModelRequestAttempt',
     'ModelRequestState',
     'ModelResponseState',
     'ModelMessage',
