@@ -174,6 +174,8 @@ def test_all_is_pinned() -> None:
         'RenamedToolset',
         'RequestTimeoutSetting',
         'RequestUsage',
+        'RetryFeedbackPart',
+        'RetryInfo',
         'RetryModelRequest',
         'RetryPromptPart',
         'RunCancelled',

@@ -141,6 +141,7 @@ from ._messages.model_messages import (
     generate_tool_call_id,
     messages_type_adapter,
 )
+from ._messages.retry_feedback import RetryFeedbackCause, RetryFeedbackPart, RetryInfo, ToolRetryCause
 from ._messages.speech import SpeechPart, SpeechPartDelta
 from ._warnings import PydanticAIDeprecationWarning
 
@@ -229,6 +230,10 @@ __all__ = (
     'ModelResponsePart',
     'ModelResponse',
     'ModelRequestAttempt',
+    'RetryInfo',
+    'RetryFeedbackPart',
+    'RetryFeedbackCause',
+    'ToolRetryCause',
     'ModelRequestState',
     'ModelResponseState',
     'ModelMessage',

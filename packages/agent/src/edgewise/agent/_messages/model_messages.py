@@ -40,6 +40,7 @@ from .otel import (
     binary_part,
     traced_value,
 )
+from .retry_feedback import RetryFeedbackPart
 from .speech import SpeechPart
 from .tool_parts import (
     INVALID_JSON_KEY,
@@ -250,6 +251,7 @@ ModelRequestPart = Annotated[
     | SpeechPart
     | ToolReturnPart
     | RetryPromptPart
+    | RetryFeedbackPart
     | ToolAvailabilityDeltaPart
     | CapabilityLoadDeltaPart
     | ModelSettingsDeltaPart
