@@ -77,7 +77,8 @@ async def test_a_failed_attempt_is_made_again_on_the_same_model() -> None:
     assert hook.seen == [1]
     assert result.usage.requests == 1  # one step, however many attempts
     request, response = result.all_messages()
-    assert isinstance(request, ModelRequest) and [type(p) for p in request.parts] == [UserPromptPart]
+    assert isinstance(request, ModelRequest)
+    assert [type(p) for p in request.parts] == [UserPromptPart]
     assert isinstance(response, ModelResponse)
     (attempt,) = response.failed_attempts or []
     assert (attempt.model_name, attempt.provider_name, attempt.outcome, attempt.usage) == (
@@ -234,7 +235,9 @@ async def test_retry_model_request_from_wrap_model_request_is_a_clear_user_error
 async def test_retry_model_request_from_a_hook_of_a_streamed_request_is_a_clear_user_error(hook: str) -> None:
     agent = Agent(FunctionModel(stream_function=_hello_stream), capabilities=[RetryFrom(hook)])
     expected = {
-        'after_model_request': '`RetryModelRequest` cannot be raised from `after_model_request` for a streamed response',
+        'after_model_request': (
+            '`RetryModelRequest` cannot be raised from `after_model_request` for a streamed response'
+        ),
         'wrap_model_request': '`RetryModelRequest` was raised from `wrap_model_request`',
     }[hook]
     with pytest.raises(UserError, match=f'^{expected}'):

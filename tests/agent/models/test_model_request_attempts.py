@@ -15,7 +15,7 @@ from logfire.testing import CaptureLogfire
 from edgewise.agent import Agent, ModelRequestAttempt
 from edgewise.agent._warnings import PydanticAIDeprecationWarning
 from edgewise.agent.capabilities import ModelFallback
-from edgewise.agent.exceptions import FallbackExceptionGroup, ModelHTTPError, ModelServerError
+from edgewise.agent.exceptions import FallbackExceptionGroup, ModelServerError
 from edgewise.agent.messages import (
     ModelMessage,
     ModelMessagesTypeAdapter,
@@ -174,7 +174,8 @@ async def test_a_provider_error_status_is_recorded_with_the_provider(local_serve
     assert isinstance(response, ModelResponse)
     (attempt,) = response.failed_attempts or []
     assert (attempt.model_name, attempt.provider_name, attempt.outcome) == ('gpt-4o', 'openai', 'error')
-    assert attempt.error is not None and attempt.error.startswith('ModelOverloadedError: status_code: 503')
+    assert attempt.error is not None
+    assert attempt.error.startswith('ModelOverloadedError: status_code: 503')
     assert 'sk-secret-key' not in repr(response) + (attempt.error or '')
 
 
@@ -223,11 +224,13 @@ def test_an_attempt_shows_only_what_it_has() -> None:
         model_name='m', outcome='error', error='E', timestamp=datetime(2026, 1, 1), duration=timedelta(seconds=1)
     )
     assert repr(attempt) == (
-        "ModelRequestAttempt(model_name='m', outcome='error', error='E', timestamp=datetime.datetime(2026, 1, 1, 0, 0), "
+        "ModelRequestAttempt(model_name='m', outcome='error', error='E', "
+        'timestamp=datetime.datetime(2026, 1, 1, 0, 0), '
         'duration=datetime.timedelta(seconds=1))'
     )
     response = ModelResponse(parts=[], model_id='x', failed_attempts=[attempt], timestamp=datetime(2026, 1, 1))
-    assert "model_id='x'" in repr(response) and 'failed_attempts=[ModelRequestAttempt(' in repr(response)
+    assert "model_id='x'" in repr(response)
+    assert 'failed_attempts=[ModelRequestAttempt(' in repr(response)
 
 
 class _Silent(Exception):

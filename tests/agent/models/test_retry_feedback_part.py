@@ -106,7 +106,8 @@ def test_a_history_written_by_pydantic_ai_2_68_loads() -> None:
     (part,) = messages[2].parts
     assert isinstance(part, RetryFeedbackPart)
     assert part.retry == RetryInfo('no_output')
-    assert isinstance(messages[1], ModelResponse) and messages[1].model_id == 'openai:gpt-5'
+    assert isinstance(messages[1], ModelResponse)
+    assert messages[1].model_id == 'openai:gpt-5'
 
 
 async def test_the_model_is_sent_each_feedback_in_its_voice() -> None:
@@ -127,8 +128,11 @@ async def test_the_model_is_sent_each_feedback_in_its_voice() -> None:
     assert result.output == 'done'
     sent = [part for message in seen if isinstance(message, ModelRequest) for part in message.parts]
     assert [type(p) for p in sent] == [UserPromptPart, SystemPromptPart, UserPromptPart]
-    assert sent[1].content == 'Please return text.'
-    assert sent[2].content == f'{FRAMING}\n<pyai:retry_feedback>\nsay it right\n</pyai:retry_feedback>'
+    system, user = sent[1], sent[2]
+    assert isinstance(system, SystemPromptPart)
+    assert system.content == 'Please return text.'
+    assert isinstance(user, UserPromptPart)
+    assert user.content == f'{FRAMING}\n<pyai:retry_feedback>\nsay it right\n</pyai:retry_feedback>'
     assert isinstance(result.all_messages()[4].parts[0], RetryFeedbackPart)  # the history keeps the stored part
 
 
