@@ -257,3 +257,34 @@ async def test_retry_model_request_for_a_skipped_request_is_a_clear_user_error()
 
     with pytest.raises(UserError, match='`SkipModelRequest` \\(no attempt was made\\)'):
         await Agent(TestModel(), capabilities=[Skip('after_model_request')]).run('hi')
+
+
+async def test_a_model_id_is_resolved_by_the_runs_resolving_capabilities() -> None:
+    from edgewise.agent.capabilities import ResolveModelId
+
+    primary, backup = Flaky('primary', failures=10), Flaky('backup')
+    aliases = {'primary': primary, 'backup': backup}
+    capabilities: list[AbstractCapability[None]] = [
+        ResolveModelId(lambda ctx, model_id: aliases.get(model_id)),
+        RetryOnError(to='backup'),
+    ]
+    result = await Agent('primary', capabilities=capabilities).run('hi')
+    assert result.output == 'backup #1'
+    response = result.all_messages()[-1]
+    assert isinstance(response, ModelResponse)
+    assert response.model_id == 'backup'
+
+
+async def test_a_run_whose_model_a_selector_picks_resolves_the_retry_model_the_same_way() -> None:
+    from edgewise.agent.capabilities import ResolveModelId, SelectModel
+
+    primary, backup = Flaky('primary', failures=10), Flaky('backup')
+    aliases = {'primary': primary, 'backup': backup}
+    capabilities: list[AbstractCapability[None]] = [
+        ResolveModelId(lambda ctx, model_id: aliases.get(model_id)),
+        SelectModel(lambda ctx: 'primary'),
+        RetryOnError(to='backup'),
+    ]
+    result = await Agent(capabilities=capabilities).run('hi')
+    assert result.output == 'backup #1'
+    assert primary.calls == 1

@@ -311,3 +311,18 @@ def test_a_completed_stream_and_a_continued_turn_keep_the_attempts() -> None:
     first = ModelResponse(parts=[TextPart('a')], state='suspended', failed_attempts=[attempt])
     merged = merge_responses(first, ModelResponse(parts=[TextPart('b')]))
     assert merged.failed_attempts == [attempt]
+
+
+def test_a_groups_usage_is_counted_once() -> None:
+    from edgewise.agent.models._attempts import count_group_usage
+    from edgewise.agent.usage import RunUsage
+
+    rejected = ModelRequestAttempt(
+        model_name='m', outcome='rejected', timestamp=datetime(2026, 1, 1), duration=timedelta(0), usage=USAGE
+    )
+    group = FallbackExceptionGroup('all failed', [ValueError('x')])
+    group.attempts = [rejected]
+    usage = RunUsage()
+    count_group_usage(usage, group)
+    count_group_usage(usage, group)
+    assert (usage.input_tokens, usage.requests) == (USAGE.input_tokens, 0)

@@ -84,8 +84,8 @@ class _RequestSpan:
         return found
 
     def __exit__(self, *exc_info: Any) -> Any:
-        if self._token is not None:
-            # Left in another context than it was entered in (a task that ends with it): nothing to undo.
-            with suppress(ValueError):
-                _IN_TRACED_REQUEST.reset(self._token)
+        assert self._token is not None  # set on entering
+        # Left in another context than it was entered in (a task that ends with it): nothing to undo.
+        with suppress(ValueError):
+            _IN_TRACED_REQUEST.reset(self._token)
         return self._inner.__exit__(*exc_info)

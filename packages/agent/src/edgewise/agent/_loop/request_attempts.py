@@ -24,7 +24,7 @@ from .._run.deps import GraphAgentDeps
 from .._run.state import GraphAgentState
 from ..exceptions import FallbackExceptionGroup, ModelRetry, RetryModelRequest, SkipModelRequest, UserError
 from ..messages import ModelResponse
-from ..models import Model, ModelRequestContext, ModelRequestParameters, infer_model
+from ..models import Model, ModelRequestContext, ModelRequestParameters, ModelResolutionContext, infer_model
 from ..models._attempts import AttemptLog, AttemptStart, count_group_usage, record_attempts_usage
 from ..models._request_timeout import timed_request
 from ..tools import RunContext
@@ -48,10 +48,6 @@ class StepAttempts:
     log: AttemptLog = field(default_factory=AttemptLog)
     counted: list[ModelRequestAttempt] = field(default_factory=list[ModelRequestAttempt])
     """The attempts whose usage was added to the run's when they failed (the responses the hooks turned down)."""
-
-    def uncounted(self, attempts: list[ModelRequestAttempt] | None) -> list[ModelRequestAttempt]:
-        """The attempts of `attempts` whose usage the run has not counted yet."""
-        return [a for a in attempts or () if not any(a is counted for counted in self.counted)]
 
 
 async def hooked_request(
@@ -177,8 +173,17 @@ async def _next_attempt(
 
 
 async def _resolve(deps: GraphAgentDeps[Any, Any], pick: Model | str) -> Model:
-    """The model `pick` stands for, resolved as the run resolves its model ids (through its capabilities)."""
+    """The model `pick` stands for: itself, or the model its id resolves to, as the run resolves its model ids (the
+    run's model choice, else the run's `resolve_model_id` capabilities, then `infer_model`)."""
     if deps.model_choice is not None:
         found: Model = await deps.model_choice.resolve(pick)
         return found
-    return pick if isinstance(pick, Model) else infer_model(pick)
+    if isinstance(pick, Model):
+        return pick
+    root = deps.root_capability
+    if root is not None and root.has_resolve_model_id:
+        context: ModelResolutionContext[Any] = ModelResolutionContext(agent=deps.agent, deps=deps.user_deps)
+        resolved: Model | None = await root.resolve_model_id(context, model_id=pick)
+        if resolved is not None:
+            return resolved
+    return infer_model(pick)
