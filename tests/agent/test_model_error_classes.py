@@ -282,3 +282,36 @@ def test_a_gemini_retry_delay_is_read_from_the_first_usable_retry_info(
     details = [{'@type': 'type.googleapis.com/google.rpc.RetryInfo', 'retryDelay': delay} for delay in delays]
     body = {'error': {'code': 429, 'status': 'RESOURCE_EXHAUSTED', 'message': 'slow', 'details': details}}
     assert categories.google_http_error(429, 'm', body, None).retry_after == expected
+
+
+# Pickled by Edgewise before the model API errors moved to `edgewise.agent._errors`: the payload names
+# `edgewise.agent.exceptions._categorized_http_error` and `edgewise.agent.exceptions.ModelRateLimitError`.
+_RATE_LIMIT_ERROR_PICKLED_BEFORE_THE_SPLIT = (
+    b'\x80\x04\x95\x17\x01\x00\x00\x00\x00\x00\x00\x8c\x19edgewise.agent.exceptions\x94\x8c\x17_categorized_http_error'
+    b'\x94\x93\x94(h\x00\x8c\x13ModelRateLimitError\x94\x93\x94M\xad\x01\x8c\x05gpt-x\x94}\x94\x8c\x05error\x94\x8c\t'
+    b'slow down\x94st\x94R\x94}\x94(\x8c\x04body\x94h\x06\x8c\x13provider_error_code\x94N\x8c\x13provider_error_type'
+    b'\x94N\x8c\x0bretry_after\x94G@\x08\x00\x00\x00\x00\x00\x00\x8c\tin_stream\x94\x89\x8c\x07headers\x94}\x94\x8c'
+    b'\x0bretry-after\x94\x8c\x013\x94s\x8c\x12suggested_model_id\x94N\x8c\x04hint\x94Nub.'
+)
+
+
+def test_an_http_error_pickled_before_the_errors_moved_still_loads() -> None:
+    error = pickle.loads(_RATE_LIMIT_ERROR_PICKLED_BEFORE_THE_SPLIT)
+    assert isinstance(error, exc.ModelRateLimitError)
+    assert isinstance(error, exc.ModelHTTPError)
+    assert (error.status_code, error.model_name, error.body, error.retry_after) == (
+        429,
+        'gpt-x',
+        {'error': 'slow down'},
+        3.0,
+    )
+
+
+def test_the_errors_defined_apart_are_shown_and_pickled_as_members_of_exceptions() -> None:
+    assert exc.ModelHTTPError.__module__ == exc.AgentRunError.__module__ == 'edgewise.agent.exceptions'
+    error = exc.ModelHTTPError.for_category(exc.ModelNotFoundError, status_code=404, model_name='m')
+    assert type(error).__name__ == 'ModelNotFoundError'
+    pickled = pickle.dumps(error, protocol=4)
+    assert b'edgewise.agent.exceptions' in pickled
+    assert b'_errors' not in pickled
+    assert type(pickle.loads(pickled)) is type(error)

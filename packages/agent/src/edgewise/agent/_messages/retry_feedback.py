@@ -17,6 +17,7 @@ from typing import Any, Generic, Literal, TypeAlias
 import pydantic_core
 from typing_extensions import TypeVar
 
+from .framing import RETRY_FEEDBACK_TAG, VALIDATION_ERRORS_TAG, frame
 from .otel import OtelMessagePart, OtelTextPart, TraceContentOptions
 from .tool_parts import _now_utc
 
@@ -48,9 +49,6 @@ RETRY_FEEDBACK_FRAMING = (
 )
 """The line before feedback sent in the user voice: it says the application speaks, not the person (pydantic-ai's
 wording, which a model reading either library's histories sees the same)."""
-
-_VALIDATION_ERRORS_TAG = 'pyai:validation_errors'
-_RETRY_FEEDBACK_TAG = 'pyai:retry_feedback'
 
 _NO_OUTPUT_ALTERNATIVES: tuple[tuple[str, ...], ...] = (
     ('return text',),
@@ -132,8 +130,9 @@ class RetryFeedbackPart:
             text = pydantic_core.to_json(errors).decode()
         if self.speaks_for_the_application:
             return text
-        tag = _VALIDATION_ERRORS_TAG if self.retry.cause == 'validation_error' else _RETRY_FEEDBACK_TAG
-        return f'{RETRY_FEEDBACK_FRAMING}\n<{tag}>\n{text}\n</{tag}>'
+        tag = VALIDATION_ERRORS_TAG if self.retry.cause == 'validation_error' else RETRY_FEEDBACK_TAG
+        fenced = frame(tag, '\n' + text + '\n')
+        return f'{RETRY_FEEDBACK_FRAMING}\n{fenced}'
 
     def otel_message_parts(self, settings: TraceContentOptions) -> list[OtelMessagePart]:
         """The feedback as an OpenTelemetry GenAI text part (what the model is sent, when content may be recorded)."""

@@ -8,7 +8,8 @@ work is handed to its parts:
 - `_options`: the keyword arguments the entry points share, and the checks of a run's nodes;
 - `_resume`: what resuming a stored run reads back (its history, the answers it waits on);
 - `_from_spec`: agents, runs and overrides described by a spec (`spec`: the public `AgentSpec`);
-- `_as_tool`: `Agent.as_tool`; `_wrapper`: `WrapperAgent`.
+- `_as_tool`: `Agent.as_tool`; `_wrapper`: `WrapperAgent`;
+- `_registration`: the decorators that register tools, toolsets, prompts and validators.
 
 - `_run_setup`: every run, new (`iter`) or stored (`iter_from_persistence`), starts in `open_run`, the one run
   setup; `run` and `resume` drive it to its end the same way (`run_for_result`).
@@ -31,7 +32,6 @@ from edgewise.graph import BaseStatePersistence, Graph
 
 from .. import models
 from .._functions.runners import (
-    NamedInstructionRunner,
     OutputValidator,
     SystemPromptRunner,
     normalize_instructions,
@@ -65,7 +65,7 @@ from ..capabilities._loaded_on_demand import validate_capability_ids
 from ..concurrency import AnyConcurrencyLimit, normalize_to_limiter
 from ..conversation import Conversation, resolve_conversation
 from ..exceptions import UserError
-from ..messages import InstructionChangePolicy, ModelMessage, SystemPromptPart, UserContent
+from ..messages import ModelMessage, SystemPromptPart, UserContent
 from ..models import KnownModelName, Model
 from ..models.instrumented import InstrumentationSettings
 from ..output import OutputDataT, OutputSpec
@@ -77,15 +77,16 @@ from ..tools import (
     RunContext,
     Tool,
     ToolFuncEither,
-    ToolOptions,
 )
 from ..toolsets import AbstractToolset
 from ..toolsets._dynamic import DynamicToolset, ToolsetFunc
 from ..usage import RunUsage, UsageLimits
+from ..workspaces import WorkspaceBackend, WorkspaceRef
 from ._as_tool import agent_as_tool
 from ._from_spec import AgentSpec, build_agent, override_from_spec
 from ._model_choice import choose_model, model_for_agent_context, static_pick
 from ._options import IterOptions
+from ._registration import AgentRegistration
 from ._run_setup import new_run, open_run, resolve_model, stored_run
 from ._toolsets import AgentFunctionToolset, AgentToolsets
 from ._wrapper import WrapperAgent
@@ -103,7 +104,7 @@ _DEFAULT_INSTRUMENTATION = InstrumentationSettings()
 """The tracing options of an agent traced with no settings of its own."""
 
 
-class Agent(AbstractAgent[AgentDepsT, OutputDataT]):
+class Agent(AgentRegistration[AgentDepsT], AbstractAgent[AgentDepsT, OutputDataT]):
     """An LLM agent: a model, instructions, tools and an output type, run as an Edgewise graph.
 
     `AgentDepsT` is the type of the dependencies given to tools (`ctx.deps`); `OutputDataT` the type of
@@ -389,128 +390,6 @@ class Agent(AbstractAgent[AgentDepsT, OutputDataT]):
         """The type of the run's dependencies."""
         return self._deps_type
 
-    # -- registering tools, toolsets, prompts and validators ---------------------------------------------
-
-    @overload
-    def tool(self, func: _F, /) -> _F: ...
-
-    @overload
-    def tool(self, /, **options: Unpack[ToolOptions[AgentDepsT]]) -> Callable[[_F], _F]: ...
-
-    def tool(self, func: Any = None, /, **options: Unpack[ToolOptions[AgentDepsT]]) -> Any:
-        """Register a tool whose function takes the `RunContext` first: `@agent.tool` or `@agent.tool(...)`."""
-        return self._tool_decorator(func, True, options)
-
-    @overload
-    def tool_plain(self, func: _F, /) -> _F: ...
-
-    @overload
-    def tool_plain(self, /, **options: Unpack[ToolOptions[AgentDepsT]]) -> Callable[[_F], _F]: ...
-
-    def tool_plain(self, func: Any = None, /, **options: Unpack[ToolOptions[AgentDepsT]]) -> Any:
-        """Register a tool whose function does not take the `RunContext`: `@agent.tool_plain` or `(...)`."""
-        return self._tool_decorator(func, False, options)
-
-    def _tool_decorator(self, func: Any, takes_ctx: bool, tool_options: ToolOptions[AgentDepsT]) -> Any:
-        # Taken out once, not in `register`: one decorator object may register several functions.
-        options: dict[str, Any] = dict(tool_options)
-        retries = options.pop('retries', None)
-
-        def register(function: _F) -> _F:
-            self._register_tool(Tool(function, takes_ctx=takes_ctx, max_retries=retries, **options))
-            return function
-
-        return register if func is None else register(func)
-
-    def _register_tool(self, tool: Tool[AgentDepsT]) -> None:
-        if tool.name in self._output_schema.tools:
-            raise UserError(
-                "The agent defines a tool whose name conflicts with existing tool from the agent's output tools: "
-                f'{tool.name!r}. Rename the tool or wrap the toolset in a `PrefixedToolset` to avoid name conflicts.'
-            )
-        self._tools.function_toolset.add_tool(tool)
-
-    @overload
-    def system_prompt(self, func: _F, /) -> _F: ...
-
-    @overload
-    def system_prompt(self, /, *, dynamic: bool = False) -> Callable[[_F], _F]: ...
-
-    def system_prompt(self, func: Any = None, /, *, dynamic: bool = False) -> Any:
-        """Register a system prompt function (`(ctx) -> str` or `() -> str`, sync or async).
-
-        With `dynamic=True` it is re-evaluated when a run continues a message history that holds its text.
-        """
-
-        def register(function: _F) -> _F:
-            self._system_prompts.append(SystemPromptRunner(function, dynamic=dynamic))
-            return function
-
-        return register if func is None else register(func)
-
-    @overload
-    def instructions(self, func: _F, /) -> _F: ...
-
-    @overload
-    def instructions(
-        self, /, *, name: str | None = None, on_change: InstructionChangePolicy = 'rewrite'
-    ) -> Callable[[_F], _F]: ...
-
-    def instructions(
-        self, func: Any = None, /, *, name: str | None = None, on_change: InstructionChangePolicy = 'rewrite'
-    ) -> Any:
-        """Register an instructions function (`(ctx) -> str` or `() -> str`, or returning an `InstructionPart`),
-        evaluated for every request: `@agent.instructions` or `@agent.instructions(name=..., on_change=...)`.
-
-        Args:
-            func: The function.
-            name: The name of the block it gives, keyed `agent:<name>` (pydantic-ai 2.68), so that the application
-                can address it; no `:`, and not `'agent'` (the key of the agent's literal instructions).
-            on_change: `'rewrite'` (the default) sends the instructions as they are on each request; `'append'`
-                keeps the instructions the conversation began with and appends a change of this block to it (needs
-                a `name`, else it warns and rewrites).
-
-        Raises:
-            UserError: `name` holds `:` or is `'agent'`.
-        """
-        if name is not None and (':' in name or name == 'agent'):
-            raise UserError(
-                f"Instruction name {name!r} cannot be used: a name is one segment of the block's id, so it cannot "
-                "hold `:`, and 'agent' is the key of the agent's own instructions. Choose another name."
-            )
-
-        def register(function: _F) -> _F:
-            if name is None and on_change == 'rewrite':
-                self._instructions.append(SystemPromptRunner(function))
-            else:
-                self._instructions.append(NamedInstructionRunner(function, name=name, on_change=on_change))
-            return function
-
-        return register if func is None else register(func)
-
-    def output_validator(self, func: _F, /) -> _F:
-        """Register an output validator (`(output)` or `(ctx, output)`, sync or async) that may raise `ModelRetry`."""
-        self._output_validators.append(OutputValidator(func))
-        return func
-
-    @overload
-    def toolset(self, func: ToolsetFunc[AgentDepsT], /) -> ToolsetFunc[AgentDepsT]: ...
-
-    @overload
-    def toolset(
-        self, /, *, per_run_step: bool = True, id: str | None = None
-    ) -> Callable[[ToolsetFunc[AgentDepsT]], ToolsetFunc[AgentDepsT]]: ...
-
-    def toolset(self, func: Any = None, /, *, per_run_step: bool = True, id: str | None = None) -> Any:
-        """Register a function building a toolset from the `RunContext` (sync or async, `None` for no tools):
-        `@agent.toolset` or `@agent.toolset(per_run_step=False)` to build it once per run instead of per step."""
-
-        def register(function: Any) -> Any:
-            self._tools.register(function, per_run_step, id)
-            return function
-
-        return register if func is None else register(func)
-
     @property
     def _function_toolset(self) -> AgentFunctionToolset[AgentDepsT]:
         """The toolset of the agent's own function tools (pydantic-ai's private name, read by its tests)."""
@@ -622,6 +501,7 @@ class Agent(AbstractAgent[AgentDepsT, OutputDataT]):
         spec: dict[str, Any] | AgentSpec | None = None,
         cancellation_token: CancellationToken | None = None,
         timeout: float | None = None,
+        workspace: WorkspaceBackend | WorkspaceRef | Literal['new'] | None = None,
         **deprecated_kwargs: Any,
     ) -> AbstractAsyncContextManager[AgentRun[AgentDepsT, Any]]:
         """Start a run driven node by node: `async with agent.iter(prompt) as run: async for node in run: ...`.
@@ -630,7 +510,9 @@ class Agent(AbstractAgent[AgentDepsT, OutputDataT]):
         cancels the run: the code driving it sees the event loop's cancellation, and the block ends with
         `RunCancelled`; so does `timeout` (seconds from the start of the run), with `RunTimedOut`. `conversation`
         (a `Conversation`) stands for `message_history`, `usage` and `conversation_id` together (giving one of them
-        too is a `UserError`); the result's `conversation` goes on from it.
+        too is a `UserError`); the result's `conversation` goes on from it. `workspace` is the run's `ctx.workspace`:
+        a backend (or `Workspace`) used as it is, a `WorkspaceRef` a capability's `get_workspace` must reach, or
+        `'new'` for a fresh one from the capabilities; by default the first one a capability supplies.
         """
         if infer_name:
             self._infer_name(inspect.currentframe())
@@ -645,7 +527,7 @@ class Agent(AbstractAgent[AgentDepsT, OutputDataT]):
                 model_settings=model_settings, usage_limits=usage_limits, usage=usage, metadata=metadata,
                 retries=retries, capabilities=capabilities, persistence=persistence, toolsets=toolsets,
                 deferred_tool_results=deferred_tool_results, spec=spec, deprecated_kwargs=deprecated_kwargs,
-                conversation=carried,
+                conversation=carried, workspace=workspace,
             ),
             cancellation_token,
             timeout,

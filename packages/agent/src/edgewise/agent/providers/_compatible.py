@@ -6,17 +6,13 @@ Each class names one row of `_SPECS` (the data) over `OpenAIProvider` (the mecha
 
 from __future__ import annotations as _annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, cast
 
 from ..profiles import ModelProfile, merge_profile
-from ..profiles.amazon import amazon_model_profile
-from ..profiles.anthropic import anthropic_model_profile
-from ..profiles.cohere import cohere_model_profile
 from ..profiles.deepseek import deepseek_model_profile
 from ..profiles.google import google_model_profile
 from ..profiles.grok import grok_model_profile
-from ..profiles.groq import groq_model_profile
 from ..profiles.harmony import harmony_model_profile
 from ..profiles.meta import meta_model_profile, muse_model_profile
 from ..profiles.mistral import mistral_model_profile
@@ -24,6 +20,7 @@ from ..profiles.moonshotai import moonshotai_model_profile
 from ..profiles.openai import OpenAIJsonSchemaTransformer, OpenAIModelProfile, openai_model_profile
 from ..profiles.qwen import qwen_model_profile
 from ..profiles.zai import zai_model_profile
+from ._families import Family, prefixes, vendors
 from .openai import OpenAIProvider, ProviderSpec
 
 if TYPE_CHECKING:
@@ -54,8 +51,6 @@ __all__ = (
     'COMPATIBLE_PROVIDERS',
 )
 
-
-Family = Callable[[str], ModelProfile | None]
 
 _OPENAI_BASE: OpenAIModelProfile = {
     'json_schema_transformer': OpenAIJsonSchemaTransformer,
@@ -103,18 +98,9 @@ def _alibaba_profile(model_name: str) -> ModelProfile | None:
     return profile
 
 
-_VLLM_FAMILIES: dict[str, Family] = {
-    'llama': meta_model_profile,
-    'gemma': google_model_profile,
-    'qwen': qwen_model_profile,
-    'qwq': qwen_model_profile,
-    'deepseek': deepseek_model_profile,
-    'mistral': mistral_model_profile,
-    'command': cohere_model_profile,
-    'c4ai-command': cohere_model_profile,
-    'gpt-oss': harmony_model_profile,
-    'glm': zai_model_profile,
-}
+_VLLM_FAMILIES = prefixes(
+    'llama', 'gemma', 'qwen', 'qwq', 'deepseek', 'mistral', 'command', 'c4ai-command', 'gpt-oss', 'glm'
+)
 
 
 def _vllm_profile(model_name: str) -> ModelProfile | None:
@@ -182,16 +168,7 @@ _SPECS: dict[str, ProviderSpec] = {
             api_key_envs=('OLLAMA_API_KEY',),
             api_key_required=False,
             profile=_profile(
-                by_prefix={
-                    'llama': meta_model_profile,
-                    'gemma': google_model_profile,
-                    'qwen': qwen_model_profile,
-                    'qwq': qwen_model_profile,
-                    'deepseek': deepseek_model_profile,
-                    'mistral': mistral_model_profile,
-                    'command': cohere_model_profile,
-                    'gpt-oss': harmony_model_profile,
-                },
+                by_prefix=prefixes('llama', 'gemma', 'qwen', 'qwq', 'deepseek', 'mistral', 'command', 'gpt-oss'),
                 openai_chat_thinking_field='reasoning',
                 openai_supports_strict_tool_definition=False,
                 supports_json_schema_output=True,
@@ -204,19 +181,19 @@ _SPECS: dict[str, ProviderSpec] = {
             default_base_url='https://openrouter.ai/api/v1',
             api_key_envs=('OPENROUTER_API_KEY',),
             profile=_profile(
-                by_vendor={
-                    'google': google_model_profile,
-                    'openai': openai_model_profile,
-                    'anthropic': anthropic_model_profile,
-                    'mistralai': mistral_model_profile,
-                    'qwen': qwen_model_profile,
-                    'x-ai': grok_model_profile,
-                    'cohere': cohere_model_profile,
-                    'amazon': amazon_model_profile,
-                    'deepseek': deepseek_model_profile,
-                    'meta-llama': meta_model_profile,
-                    'moonshotai': moonshotai_model_profile,
-                },
+                by_vendor=vendors(
+                    'google',
+                    'openai',
+                    'anthropic',
+                    'mistralai',
+                    'qwen',
+                    'x-ai',
+                    'cohere',
+                    'amazon',
+                    'deepseek',
+                    'meta-llama',
+                    'moonshotai',
+                ),
                 openai_chat_send_back_thinking_parts='field',
                 openai_chat_thinking_field='reasoning',
                 supports_thinking=True,
@@ -230,17 +207,10 @@ _SPECS: dict[str, ProviderSpec] = {
             base_url_suffix='/openai/v1',
             api_key_envs=('GROQ_API_KEY',),
             profile=_profile(
-                by_prefix={
-                    'llama': meta_model_profile,
-                    'meta-llama/': meta_model_profile,
-                    'gemma': google_model_profile,
-                    'qwen': qwen_model_profile,
-                    'deepseek': deepseek_model_profile,
-                    'mistral': mistral_model_profile,
-                    'moonshotai/': moonshotai_model_profile,
-                    'compound-': groq_model_profile,
-                    'openai/': lambda name: openai_model_profile(name.removeprefix('openai/')),
-                },
+                by_prefix=prefixes(
+                    'llama', 'meta-llama/', 'gemma', 'qwen', 'deepseek', 'mistral', 'moonshotai/', 'compound-'
+                )
+                | {'openai/': lambda name: openai_model_profile(name.removeprefix('openai/'))},
                 openai_chat_thinking_field='reasoning',
             ),
         ),
@@ -261,15 +231,7 @@ _SPECS: dict[str, ProviderSpec] = {
             class_name='TogetherProvider',
             default_base_url='https://api.together.xyz/v1',
             api_key_envs=('TOGETHER_API_KEY',),
-            profile=_profile(
-                by_vendor={
-                    'deepseek-ai': deepseek_model_profile,
-                    'google': google_model_profile,
-                    'qwen': qwen_model_profile,
-                    'meta-llama': meta_model_profile,
-                    'mistralai': mistral_model_profile,
-                }
-            ),
+            profile=_profile(by_vendor=vendors('deepseek-ai', 'google', 'qwen', 'meta-llama', 'mistralai')),
         ),
         ProviderSpec(
             name='fireworks',
@@ -296,12 +258,7 @@ _SPECS: dict[str, ProviderSpec] = {
             api_key_envs=('CEREBRAS_API_KEY',),
             headers={'X-Cerebras-3rd-Party-Integration': 'edgewise'},
             profile=_profile(
-                by_prefix={
-                    'llama': meta_model_profile,
-                    'qwen': qwen_model_profile,
-                    'gpt-oss': harmony_model_profile,
-                    'zai': zai_model_profile,
-                },
+                by_prefix=prefixes('llama', 'qwen', 'gpt-oss', 'zai'),
                 openai_unsupported_model_settings=(
                     'frequency_penalty',
                     'logit_bias',
@@ -317,16 +274,7 @@ _SPECS: dict[str, ProviderSpec] = {
             default_base_url='https://ai-gateway.vercel.sh/v1',
             api_key_envs=('VERCEL_AI_GATEWAY_API_KEY', 'VERCEL_OIDC_TOKEN'),
             profile=_profile(
-                by_vendor={
-                    'anthropic': anthropic_model_profile,
-                    'bedrock': amazon_model_profile,
-                    'cohere': cohere_model_profile,
-                    'deepseek': deepseek_model_profile,
-                    'mistral': mistral_model_profile,
-                    'openai': openai_model_profile,
-                    'vertex': google_model_profile,
-                    'xai': grok_model_profile,
-                }
+                by_vendor=vendors('anthropic', 'bedrock', 'cohere', 'deepseek', 'mistral', 'openai', 'vertex', 'xai')
             ),
         ),
         ProviderSpec(
@@ -373,23 +321,23 @@ _SPECS: dict[str, ProviderSpec] = {
             api_key_envs=('LITELLM_API_KEY',),
             api_key_required=False,
             profile=_profile(
-                by_vendor={
-                    'anthropic': anthropic_model_profile,
-                    'openai': openai_model_profile,
-                    'google': google_model_profile,
-                    'mistralai': mistral_model_profile,
-                    'mistral': mistral_model_profile,
-                    'cohere': cohere_model_profile,
-                    'amazon': amazon_model_profile,
-                    'bedrock': amazon_model_profile,
-                    'meta-llama': meta_model_profile,
-                    'meta': meta_model_profile,
-                    'groq': groq_model_profile,
-                    'deepseek': deepseek_model_profile,
-                    'moonshotai': moonshotai_model_profile,
-                    'x-ai': grok_model_profile,
-                    'qwen': qwen_model_profile,
-                },
+                by_vendor=vendors(
+                    'anthropic',
+                    'openai',
+                    'google',
+                    'mistralai',
+                    'mistral',
+                    'cohere',
+                    'amazon',
+                    'bedrock',
+                    'meta-llama',
+                    'meta',
+                    'groq',
+                    'deepseek',
+                    'moonshotai',
+                    'x-ai',
+                    'qwen',
+                ),
                 fallback=openai_model_profile,
             ),
         ),
@@ -406,16 +354,16 @@ _SPECS: dict[str, ProviderSpec] = {
             default_base_url='https://api.inference.crusoecloud.com/v1',
             api_key_envs=('CRUSOE_API_KEY',),
             profile=_profile(
-                by_vendor={
-                    'meta-llama': meta_model_profile,
-                    'deepseek-ai': deepseek_model_profile,
-                    'qwen': qwen_model_profile,
-                    'google': google_model_profile,
-                    'openai': harmony_model_profile,
-                    'moonshotai': moonshotai_model_profile,
-                    'zai': zai_model_profile,
-                    'zai-org': zai_model_profile,
-                },
+                by_vendor=vendors(
+                    'meta-llama',
+                    'deepseek-ai',
+                    'qwen',
+                    'google',
+                    'moonshotai',
+                    'zai',
+                    'zai-org',
+                    openai=harmony_model_profile,
+                ),
                 supports_json_schema_output=True,
                 supports_json_object_output=True,
             ),
@@ -426,16 +374,16 @@ _SPECS: dict[str, ProviderSpec] = {
             default_base_url='https://api.studio.nebius.com/v1',
             api_key_envs=('NEBIUS_API_KEY',),
             profile=_profile(
-                by_vendor={
-                    'meta-llama': meta_model_profile,
-                    'deepseek-ai': deepseek_model_profile,
-                    'qwen': qwen_model_profile,
-                    'google': google_model_profile,
-                    'openai': harmony_model_profile,
-                    'mistralai': mistral_model_profile,
-                    'moonshotai': moonshotai_model_profile,
-                    'zai-org': zai_model_profile,
-                }
+                by_vendor=vendors(
+                    'meta-llama',
+                    'deepseek-ai',
+                    'qwen',
+                    'google',
+                    'mistralai',
+                    'moonshotai',
+                    'zai-org',
+                    openai=harmony_model_profile,
+                )
             ),
         ),
         ProviderSpec(
@@ -443,16 +391,7 @@ _SPECS: dict[str, ProviderSpec] = {
             class_name='OVHcloudProvider',
             default_base_url='https://oai.endpoints.kepler.ai.cloud.ovh.net/v1',
             api_key_envs=('OVHCLOUD_API_KEY',),
-            profile=_profile(
-                by_prefix={
-                    'llama': meta_model_profile,
-                    'meta-': meta_model_profile,
-                    'deepseek': deepseek_model_profile,
-                    'mistral': mistral_model_profile,
-                    'gpt': harmony_model_profile,
-                    'qwen': qwen_model_profile,
-                }
-            ),
+            profile=_profile(by_prefix=prefixes('llama', 'meta-', 'deepseek', 'mistral', 'gpt', 'qwen')),
         ),
         ProviderSpec(
             name='sambanova',
@@ -460,16 +399,7 @@ _SPECS: dict[str, ProviderSpec] = {
             default_base_url='https://api.sambanova.ai/v1',
             base_url_env='SAMBANOVA_BASE_URL',
             api_key_envs=('SAMBANOVA_API_KEY',),
-            profile=_profile(
-                by_prefix={
-                    'deepseek-': deepseek_model_profile,
-                    'meta-llama-': meta_model_profile,
-                    'llama-': meta_model_profile,
-                    'qwen': qwen_model_profile,
-                    'mistral': mistral_model_profile,
-                    'gpt-oss': harmony_model_profile,
-                }
-            ),
+            profile=_profile(by_prefix=prefixes('deepseek-', 'meta-llama-', 'llama-', 'qwen', 'mistral', 'gpt-oss')),
         ),
         ProviderSpec(
             name='zai',

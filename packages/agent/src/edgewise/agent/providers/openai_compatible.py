@@ -7,28 +7,16 @@ from typing import TYPE_CHECKING
 
 from ..exceptions import UserError
 from ..profiles import ModelProfile, merge_profile
-from ..profiles.amazon import amazon_model_profile
-from ..profiles.anthropic import anthropic_model_profile
-from ..profiles.cohere import cohere_model_profile
-from ..profiles.deepseek import deepseek_model_profile
-from ..profiles.google import google_model_profile
-from ..profiles.grok import grok_model_profile
-from ..profiles.groq import groq_model_profile
 from ..profiles.harmony import harmony_model_profile
-from ..profiles.meta import meta_model_profile
 from ..profiles.mistral import mistral_model_profile
-from ..profiles.moonshotai import moonshotai_model_profile
 from ..profiles.openai import OpenAIJsonSchemaTransformer, OpenAIModelProfile, openai_model_profile
-from ..profiles.qwen import qwen_model_profile
-from ..profiles.zai import zai_model_profile
+from ._families import vendors
 from .openai import OpenAIProvider, ProviderSpec
 
 if TYPE_CHECKING:
     import httpx
 
 __all__ = ('OpenAICompatibleProvider',)
-
-_Family = Callable[[str], ModelProfile | None]
 
 
 def _openai_family(model_name: str) -> ModelProfile | None:
@@ -42,30 +30,30 @@ def _mistral_family(model_name: str) -> ModelProfile | None:
     return profile if model_name.startswith('magistral') else merge_profile(openai_model_profile(model_name), profile)
 
 
-_VENDORS: dict[str, _Family] = {
-    'alibaba': qwen_model_profile,
-    'amazon': amazon_model_profile,
-    'bedrock': amazon_model_profile,
-    'anthropic': anthropic_model_profile,
-    'cohere': cohere_model_profile,
-    'deepseek': deepseek_model_profile,
-    'deepseek-ai': deepseek_model_profile,
-    'google': google_model_profile,
-    'groq': groq_model_profile,
-    'meta': meta_model_profile,
-    'meta-llama': meta_model_profile,
-    'meta-models': meta_model_profile,
-    'mistral': _mistral_family,
-    'mistralai': _mistral_family,
-    'moonshotai': moonshotai_model_profile,
-    'openai': _openai_family,
-    'qwen': qwen_model_profile,
-    'x-ai': grok_model_profile,
-    'xai': grok_model_profile,
-    'z-ai': zai_model_profile,
-    'zai': zai_model_profile,
-    'zai-org': zai_model_profile,
-}
+_VENDORS = vendors(
+    'alibaba',
+    'amazon',
+    'bedrock',
+    'anthropic',
+    'cohere',
+    'deepseek',
+    'deepseek-ai',
+    'google',
+    'groq',
+    'meta',
+    'meta-llama',
+    'meta-models',
+    'moonshotai',
+    'qwen',
+    'x-ai',
+    'xai',
+    'z-ai',
+    'zai',
+    'zai-org',
+    mistral=_mistral_family,
+    mistralai=_mistral_family,
+    openai=_openai_family,
+)
 """The model family of a `vendor/model` name, by vendor."""
 
 
