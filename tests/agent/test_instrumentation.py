@@ -267,7 +267,7 @@ async def test_request_spans_through_the_hooks_carry_the_messages(capfire: Captu
 
 
 async def test_a_span_that_does_not_record_gets_no_messages() -> None:
-    from edgewise.agent._loop.nodes import _trace_exchange
+    from edgewise.agent._loop.node_support import trace_exchange as _trace_exchange
 
     class NotRecording:
         def is_recording(self) -> bool:

@@ -132,7 +132,7 @@ async def test_refusals_and_cut_off_responses_move_on_and_are_still_counted() ->
     cut = Counted('cut', answer=ModelResponse(parts=[TextPart('half')], finish_reason='length', usage=usage))
     result = await Agent(refused, capabilities=[ModelFallback(cut, Counted('whole'))]).run('hi')
     assert result.output == 'whole'
-    assert result.usage.requests == 3  # the two responses turned down, then the one taken
+    assert result.usage.requests == 1  # one step: the responses turned down count their tokens, not as requests
     assert result.usage.input_tokens >= 14
 
 

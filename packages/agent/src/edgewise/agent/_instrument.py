@@ -10,10 +10,11 @@ from __future__ import annotations as _annotations
 import importlib.util
 import sys
 import warnings
-from contextlib import AbstractContextManager, nullcontext
+from contextlib import AbstractContextManager, nullcontext, suppress
+from contextvars import ContextVar, Token
 from typing import Any
 
-__all__ = ('NO_SPAN', 'TRACING', 'span', 'span_if')
+__all__ = ('NO_SPAN', 'TRACING', 'span', 'span_if', 'request_span', 'in_traced_request')
 
 
 def _logfire_installed() -> bool:
@@ -52,3 +53,39 @@ def span(name: str, **attributes: Any) -> AbstractContextManager[Any]:
 def span_if(enabled: bool, name: str, **attributes: Any) -> AbstractContextManager[Any]:
     """`span(name, **attributes)` when `enabled` (the run's agent is instrumented), else a do-nothing manager."""
     return span(name, **attributes) if enabled else _NO_SPAN
+
+
+_IN_TRACED_REQUEST: ContextVar[bool] = ContextVar('edgewise_in_traced_request', default=False)
+
+
+def in_traced_request() -> bool:
+    """Whether the code runs inside the `chat` span of an instrumented run's model request (the failed attempts of
+    a fallback get spans of their own there, and nowhere else)."""
+    return _IN_TRACED_REQUEST.get()
+
+
+def request_span(enabled: bool, model_name: str, run_step: int) -> AbstractContextManager[Any]:
+    """The `chat {model_name}` span of a model request when `enabled` (the run is instrumented), else nothing."""
+    if not enabled:
+        return _NO_SPAN
+    return _RequestSpan(span('chat {model_name}', model_name=model_name, run_step=run_step))
+
+
+class _RequestSpan:
+    """A request's span, marking the code inside it as in a traced request (`in_traced_request`)."""
+
+    def __init__(self, inner: AbstractContextManager[Any]) -> None:
+        self._inner = inner
+        self._token: Token[bool] | None = None
+
+    def __enter__(self) -> Any:
+        found = self._inner.__enter__()
+        self._token = _IN_TRACED_REQUEST.set(True)
+        return found
+
+    def __exit__(self, *exc_info: Any) -> Any:
+        assert self._token is not None  # set on entering
+        # Left in another context than it was entered in (a task that ends with it): nothing to undo.
+        with suppress(ValueError):
+            _IN_TRACED_REQUEST.reset(self._token)
+        return self._inner.__exit__(*exc_info)

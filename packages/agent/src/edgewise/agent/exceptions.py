@@ -101,6 +101,7 @@ from ._errors.model_api import (
     TransportPhase,
     _categorized_http_error,
 )
+from ._messages.attempts import ModelRequestAttempt
 from ._messages.model_messages import (
     ModelMessage,
     ModelResponse,
@@ -645,6 +646,9 @@ class FallbackExceptionGroup(ExceptionGroup[Any]):
     """Every model of a `FallbackModel` (or of a `ModelFallback` capability's chain) failed: the group holds each
     model's exception, in order (and a `ResponseRejected` when a `fallback_on` response handler turned responses
     down)."""
+
+    attempts: Sequence[ModelRequestAttempt] = ()
+    """Every attempt made, in order, with the usage of the responses turned down (which the run's usage counts)."""
 
 
 # The classes defined in the private modules are shown (in tracebacks) and pickled as members of this module, where

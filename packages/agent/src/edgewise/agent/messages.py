@@ -49,6 +49,7 @@ from ._message_flow.events import (
     ToolCallPartDelta,
     ToolResultEvent,
 )
+from ._messages.attempts import ModelRequestAttempt
 from ._messages.citations import (
     Citation,
     CitationAnchor,
@@ -140,6 +141,7 @@ from ._messages.model_messages import (
     generate_tool_call_id,
     messages_type_adapter,
 )
+from ._messages.retry_feedback import RetryFeedbackCause, RetryFeedbackPart, RetryInfo, ToolRetryCause
 from ._messages.speech import SpeechPart, SpeechPartDelta
 from ._messages.workspace_refs import Authority, WorkspaceRef
 from ._tools.tool_kinds import ToolKind, ToolKindLike, ToolPartKind, parse_tool_kind
@@ -229,6 +231,11 @@ __all__ = (
     'NativeToolCallPart',
     'ModelResponsePart',
     'ModelResponse',
+    'ModelRequestAttempt',
+    'RetryInfo',
+    'RetryFeedbackPart',
+    'RetryFeedbackCause',
+    'ToolRetryCause',
     'ModelRequestState',
     'ModelResponseState',
     'ModelMessage',

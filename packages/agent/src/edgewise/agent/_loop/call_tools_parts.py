@@ -1,5 +1,6 @@
 """What a tool-call step answers with: the status parts of output and skipped calls, how output failures count, the
-retry prompt for an answer with no output, the tool kinds stamped on calls, and the checkpoints of a durable step.
+retry prompt for an answer with no output, the tool kinds stamped on calls, the calls a resumed step still answers,
+and the checkpoints of a durable step.
 """
 
 from __future__ import annotations as _annotations
@@ -15,9 +16,11 @@ from edgewise.graph import BaseNode, GraphRunContext
 from .._output.schema import OutputSchema
 from .._run.deps import GraphAgentDeps
 from .._run.state import GraphAgentState
-from ..exceptions import UnexpectedModelBehavior
+from ..exceptions import UnexpectedModelBehavior, UserError
 from ..messages import (
     CompactionPart,
+    ModelMessage,
+    ModelRequest,
     ModelRequestPart,
     ModelResponse,
     NativeToolCallPart,
@@ -38,6 +41,7 @@ __all__ = (
     'Checkpoints',
     'answer_text',
     'duplicate_call_ids',
+    'calls_to_resume',
     'count_output_failure',
     'no_output_retry',
     'output_args_valid',
@@ -107,6 +111,34 @@ def duplicate_call_ids(calls: Sequence[ToolCallPart]) -> list[str]:
             duplicates.append(call.tool_call_id)
         seen.add(call.tool_call_id)
     return duplicates
+
+
+def calls_to_resume(
+    history: Sequence[ModelMessage], response: ModelResponse, answers: dict[str, Any], calls: list[ToolCallPart]
+) -> list[ToolCallPart]:
+    """The calls of `response` a resumed run still has to answer with `answers`: those the request after the response
+    (if any) does not answer already. That request stays in the history as it is, and the new request holds only the
+    new answers (as pydantic-ai 1.107).
+
+    Raises:
+        UserError: the results do not answer exactly the calls left open, or two open calls share an id.
+    """
+    answered: set[str] = set()
+    if history and history[-1] is not response and isinstance(last := history[-1], ModelRequest):
+        answered = {p.tool_call_id for p in last.parts if isinstance(p, ToolReturnPart | RetryPromptPart)}
+    open_calls = [c for c in calls if c.tool_call_id not in answered]
+    if duplicates := duplicate_call_ids(open_calls):
+        raise UserError(
+            'Tool call results cannot be matched unambiguously because the message history contains duplicate '
+            f'tool_call_id values: {duplicates}'
+        )
+    expected = {c.tool_call_id for c in open_calls}
+    if expected != set(answers):
+        raise UserError(
+            'Tool call results need to be provided for all deferred tool calls. '
+            f'Expected: {expected}, got: {set(answers)}'
+        )
+    return open_calls
 
 
 def answer_text(response: ModelResponse) -> str:

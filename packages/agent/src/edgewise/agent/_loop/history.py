@@ -21,6 +21,7 @@ from ..messages import (
     ModelResponse,
     ModelSettingsDeltaEvent,
     ModelSettingsDeltaPart,
+    RetryFeedbackPart,
     RetryPromptPart,
     SystemPromptPart,
     ToolAvailabilityDeltaPart,
@@ -139,12 +140,12 @@ def for_model(
     return messages
 
 
-_PREPARED_PARTS = (ToolAvailabilityDeltaPart, *RECORD_PARTS)
+_PREPARED_PARTS = (ToolAvailabilityDeltaPart, RetryFeedbackPart, *RECORD_PARTS)
 
 
 def has_tool_deltas(messages: Sequence[ModelMessage]) -> bool:
-    """Whether `messages` hold a part `Model.prepare_messages` renders or drops: a `ToolAvailabilityDeltaPart`, or a
-    record of instructions, capability loads or settings (`InstructionDeltaPart`, `ModelSettingsDeltaPart`, ...)."""
+    """Whether `messages` hold a part `Model.prepare_messages` renders or drops: a `ToolAvailabilityDeltaPart`, a
+    `RetryFeedbackPart`, or a record of instructions, capability loads or settings (`InstructionDeltaPart`, ...)."""
     return any(isinstance(p, _PREPARED_PARTS) for m in messages if isinstance(m, ModelRequest) for p in m.parts)
 
 

@@ -18,22 +18,19 @@ from __future__ import annotations as _annotations
 from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from functools import cache
 from typing import TYPE_CHECKING, Any, TypeAlias, Union, cast
 
-import anyio
 import pydantic
 from typing_extensions import TypeVar
 
 from edgewise.graph import BaseNode, End, Graph, GraphRunContext
 
 from .. import _instrument
-from .._cost import fill_response_cost, load_prices, priced_provider, prices_installed, prices_loaded
+from .._cost import fill_response_cost
 from .._functions.runners import system_prompt_parts
-from .._message_flow.pending import delivered_events, take_pending
-from .._output.schema import output_template, validation_errors
-from .._run.deps import GraphAgentDeps, resolve_native_tools, stored_through, token_check
+from .._output.schema import validation_errors
+from .._run.deps import GraphAgentDeps, stored_through, token_check
 from .._run.result import FinalResult
 from .._run.state import GraphAgentState
 from .._tools.deferred_calls import DeferredToolRequests, DeferredToolResults
@@ -42,15 +39,14 @@ from ..messages import (
     BinaryImage,
     DeferredToolRequestsEvent,
     DeferredToolResultsEvent,
-    EnqueuedMessagesEvent,
     FunctionToolCallEvent,
     FunctionToolResultEvent,
     HandleResponseEvent,
     ModelMessage,
     ModelRequest,
+    ModelRequestAttempt,
     ModelRequestPart,
     ModelResponse,
-    ModelSettingsDeltaEvent,
     OutputToolCallEvent,
     OutputToolResultEvent,
     RetryPromptPart,
@@ -62,6 +58,7 @@ from ..messages import (
     UserPromptPart,
 )
 from ..models import ModelRequestContext, ModelRequestParameters
+from ..models._attempts import counting_group_usage, record_attempts_usage
 from ..models._request_timeout import timed_request, timed_stream
 from ..output import PendingModelResponse
 from ..tools import RunContext
@@ -69,7 +66,7 @@ from .call_tools_parts import (
     TOOL_SKIPPED,
     Checkpoints,
     answer_text,
-    duplicate_call_ids,
+    calls_to_resume,
     no_output_retry,
     output_args_valid,
     skipped_call,
@@ -83,33 +80,37 @@ from .empty_response import no_output_answer
 from .end_strategies import ResponseCalls
 from .history import (
     for_model,
-    has_tool_deltas,
     keep_partial_response,
     prompt_of,
-    record_settings_change,
     refresh_dynamic_prompts,
     response_to_answer,
     sent_messages,
 )
 from .model_stream import AgentStream, whole_stream
-from .output_hooks import OUTPUT_HOOKS, answer_through_hooks
-from .request_hooks import (
-    RESPONSE_HOOKS,
-    HookedResponse,
-    after_response,
-    hooked_request,
-    run_request_hooks,
-    streamed_through_hooks,
+from .node_support import (
+    DEFERRED,
+    NEXT,
+    VALIDATED,
+    add_enqueued_events,
+    check_not_streamed,
+    is_suspended,
+    leading_events,
+    now,
+    take_streamed_next,
+    trace_exchange,
+    with_emitted,
 )
+from .output_hooks import OUTPUT_HOOKS, answer_through_hooks
+from .request_attempts import hooked_request
+from .request_hooks import RESPONSE_HOOKS, HookedResponse, after_whole_response, streamed_through_hooks
+from .request_setup import prepare_request, prepare_resume
 from .response_tool_calls import answer_deferred_inline, unknown_tool_exhausted, validate_for_events
 from .step_tool_manager import (
-    offer_provider_tool_search,
-    prepare_output_tools,
     prepare_step_tools,
-    request_instructions,
 )
 
 __all__ = (
+    'add_enqueued_events',
     'UserPromptNode',
     'ModelRequestNode',
     'CallToolsNode',
@@ -121,58 +122,6 @@ __all__ = (
 
 DepsT = TypeVar('DepsT', default=object)
 NodeRunEndT = TypeVar('NodeRunEndT', covariant=True, default=Any)
-
-
-_NEXT = '_edgewise_streamed_next'  # instance attribute (not a field: never persisted) holding a streamed result
-_VALIDATED = '_edgewise_validated_calls'  # instance attribute: the call validations a streamed node's events made
-_DEFERRED = '_edgewise_deferred_batch'  # instance attribute: the deferred calls of the step and a handler's answers
-_ENQUEUED = '_edgewise_enqueued_events'  # instance attribute: the `EnqueuedMessagesEvent`s its stream gives first
-
-
-def add_enqueued_events(
-    node: ModelRequestNode[Any, Any], events: Sequence[EnqueuedMessagesEvent | ModelSettingsDeltaEvent]
-) -> None:
-    """Have the stream of `node` give `events` before the model's response (queued messages it delivers, the
-    settings change its request records)."""
-    node.__dict__[_ENQUEUED] = [*node.__dict__.get(_ENQUEUED, ()), *events]
-
-
-def _leading_events(node: ModelRequestNode[Any, Any], deps: GraphAgentDeps[Any, Any]) -> list[Any]:
-    """What the stream of `node` gives before the model's response: the queued messages and settings change it
-    records, then the events emitted since the last node's stream (`RunContext.emit`, `AgentRun.emit`)."""
-    leading = [*node.__dict__.pop(_ENQUEUED, ()), *deps.event_buffer]
-    deps.event_buffer.clear()
-    return leading
-
-
-async def _with_emitted(
-    events: AsyncGenerator[HandleResponseEvent], buffer: list[Any]
-) -> AsyncGenerator[HandleResponseEvent]:
-    """`events`, each preceded by the events emitted while it was being made (a tool's `RunContext.emit`), and the
-    emitted events left at the end."""
-    try:
-        async for event in events:
-            while buffer:
-                yield buffer.pop(0)
-            yield event
-        while buffer:
-            yield buffer.pop(0)
-    finally:
-        await events.aclose()
-
-
-def _now() -> datetime:
-    return datetime.now(tz=timezone.utc)
-
-
-def _take_streamed_next(node: object) -> Any:
-    """The node that follows `node`, if `node` was already run by streaming it (else `None`)."""
-    return node.__dict__.pop(_NEXT, None)
-
-
-def _check_not_streamed(node: object) -> None:
-    if _NEXT in node.__dict__:
-        raise UserError(f'This {type(node).__name__} has already been streamed; run the node it led to.')
 
 
 @dataclass
@@ -192,7 +141,7 @@ class UserPromptNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Final
         history = state.message_history
         if self.deferred_tool_results is not None:
             return _resume_deferred(history, self.deferred_tool_results, self.user_prompt)
-        if history and _suspended(history[-1]):
+        if history and is_suspended(history[-1]):
             if self.user_prompt is not None:  # it would abandon the provider's job for the turn
                 raise UserError(
                     'Cannot provide a new user prompt when the message history ends in a suspended response. '
@@ -236,18 +185,6 @@ class UserPromptNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Final
         return ModelRequestNode(ModelRequest(parts))
 
 
-async def _load_prices(system: str) -> None:
-    """Load genai-prices' data (once per process, in a worker thread: importing it takes long enough to stall the
-    event loop) before the first request to a provider it prices."""
-    if not prices_loaded() and priced_provider(system) and prices_installed():
-        await anyio.to_thread.run_sync(load_prices)
-
-
-def _suspended(message: ModelMessage) -> bool:
-    """Whether `message` is a response its provider suspended (the run asks the model to continue it)."""
-    return isinstance(message, ModelResponse) and message.state == 'suspended'
-
-
 def _resume_deferred(
     history: list[Any], results: DeferredToolResults, user_prompt: str | Sequence[UserContent] | None
 ) -> CallToolsNode[Any, Any]:
@@ -256,16 +193,6 @@ def _resume_deferred(
     return CallToolsNode(
         response, tool_call_results=answers, tool_call_metadata=results.metadata or None, user_prompt=user_prompt
     )
-
-
-def _trace_exchange(
-    span: Any, deps: GraphAgentDeps[Any, Any], sent: Sequence[ModelMessage], response: ModelResponse | None
-) -> None:
-    """Put the messages of a model request on its span, in the OpenTelemetry GenAI form of the run's
-    instrumentation settings, when the span records (logfire is configured): serializing them costs nothing
-    otherwise."""
-    if span is not None and response is not None and span.is_recording():
-        span.set_attributes(deps.instrumentation.model_request_attributes(sent, response))
 
 
 @dataclass
@@ -280,54 +207,49 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
     ) -> CallToolsNode[DepsT, NodeRunEndT] | ModelRequestNode[DepsT, NodeRunEndT]:
         """Check the request limit, send the request, record the response and its usage (a capability's hook may
         answer instead of the model, or ask the model again with a new `ModelRequestNode`)."""
-        if (streamed := _take_streamed_next(self)) is not None:
+        if (streamed := take_streamed_next(self)) is not None:
             return streamed  # type: ignore[no-any-return]
         state, deps = ctx.state, ctx.deps
         if self._resumes(state.message_history):
             return await self._resume(ctx)
         try:
-            params = await self.prepare_request(ctx, streaming=False)
+            params = await prepare_request(self, ctx, streaming=False)
         except SkipModelRequest as skip:  # from a `before_model_request` hook
             return await self._finish_hooked(ctx, await self._skipped(ctx, skip.response))
         model = deps.request_model or deps.model
-        with (
-            _instrument.span('chat {model_name}', model_name=model.model_name, run_step=state.run_step)
-            if deps.tracing
-            else _instrument.NO_SPAN
-        ) as span:
+        with _instrument.request_span(deps.tracing, model.model_name, state.run_step) as span:
             root = deps.root_capability
             if root is not None and (deps.hooked & RESPONSE_HOOKS or root.overrides('wrap_model_request')):
                 outcome = await hooked_request(ctx, params, self._settings, deps.run_context(state))
-                _trace_exchange(span, deps, outcome.request_context.messages, outcome.response or outcome.sent)
+                trace_exchange(span, deps, outcome.request_context.messages, outcome.response or outcome.sent)
                 return await self._finish_hooked(ctx, outcome)
             messages = for_model(sent_messages(state, deps, params), model, params, deps)
-            response = await timed_request(model, messages, self._settings, params)
+            with counting_group_usage(state.usage):
+                response = await timed_request(model, messages, self._settings, params)
             # The provider paused the turn: ask it to go on until it is whole (a run whose output can be a
             # `PendingModelResponse` ends with the suspended response instead).
             if response.state == 'suspended' and not deps.output_schema.allows_pending_model_response:
                 run_ctx = deps.run_context(state)
                 response = await continue_turn(model, messages, response, self._settings, params, run_ctx)
-            _trace_exchange(span, deps, messages, response)
+            trace_exchange(span, deps, messages, response)
         return self.record_response(ctx, response)
 
     def _resumes(self, history: list[ModelMessage]) -> bool:
         """Whether this node continues the suspended response the history ends with (its request is empty)."""
-        return not self.request.parts and bool(history) and _suspended(history[-1])
+        return not self.request.parts and bool(history) and is_suspended(history[-1])
 
     async def _resume(
         self, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]]
     ) -> CallToolsNode[DepsT, NodeRunEndT]:
         """Continue the suspended response the history ends with until the turn is whole, and record the turn."""
         state, deps = ctx.state, ctx.deps
-        suspended, params = await self._prepare_resume(ctx, streaming=False)
+        suspended, params = await prepare_resume(self, ctx, streaming=False)
         model = deps.model
-        with _instrument.span_if(
-            deps.tracing, 'chat {model_name}', model_name=model.model_name, run_step=state.run_step
-        ) as span:
+        with _instrument.request_span(deps.tracing, model.model_name, state.run_step) as span:
             messages = for_model(sent_messages(state, deps, params), model, params, deps)
             run_ctx = deps.run_context(state)
             response = await continue_turn(model, messages, suspended, self._settings, params, run_ctx)
-            _trace_exchange(span, deps, messages, response)
+            trace_exchange(span, deps, messages, response)
         return self.record_response(ctx, response)
 
     async def _skipped(
@@ -341,9 +263,10 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
         )  # fmt: skip
         outcome = HookedResponse(request_context)
         try:
-            outcome.response = await after_response(
-                deps.root_capability, deps, deps.run_context(state), request_context, response
-            )
+            outcome.response = await after_whole_response(
+                deps.root_capability, deps, deps.run_context(state), request_context, response,
+                why='a response a hook gave with `SkipModelRequest` (no attempt was made)',
+            )  # fmt: skip
         except ModelRetry as retry:
             outcome.retry, outcome.sent = retry, response
         return outcome
@@ -353,11 +276,12 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
     ) -> CallToolsNode[DepsT, NodeRunEndT] | ModelRequestNode[DepsT, NodeRunEndT]:
         """Record what the hooks gave: the response, or (on a hook's `ModelRetry`) the model's response if it
         answered, then a retry prompt in a new request (counted against the output retries)."""
+        counted = outcome.attempts.counted if outcome.attempts is not None else ()
         if outcome.retry is None:
             assert outcome.response is not None
-            return self.record_response(ctx, outcome.response)
+            return self.record_response(ctx, outcome.response, counted=counted)
         if outcome.sent is not None:
-            self.record_response(ctx, outcome.sent)
+            self.record_response(ctx, outcome.sent, counted=counted)
             ctx.state.response_in_node = False  # the node that follows does not hold it
         state, deps = ctx.state, ctx.deps
         state.increment_retries(deps.max_result_retries, outcome.retry)
@@ -378,30 +302,31 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
     async def _stream(
         self, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]]
     ) -> AsyncIterator[AgentStream[DepsT, Any]]:
-        _check_not_streamed(self)
+        check_not_streamed(self)
         state, deps = ctx.state, ctx.deps
         if self._resumes(state.message_history):
             async with self._stream_resumed(ctx) as resumed:
                 yield resumed
             return
         try:
-            params = await self.prepare_request(ctx, streaming=True)
+            params = await prepare_request(self, ctx, streaming=True)
         except SkipModelRequest as skip:  # from a `before_model_request` hook: its response, streamed whole
-            async with whole_stream(ctx, skip.response, _leading_events(self, deps)) as whole:
+            async with whole_stream(ctx, skip.response, leading_events(self, deps)) as whole:
                 yield whole
-            self.__dict__[_NEXT] = await self._finish_hooked(ctx, await self._skipped(ctx, skip.response))
+            self.__dict__[NEXT] = await self._finish_hooked(ctx, await self._skipped(ctx, skip.response))
             return
         run_ctx = deps.run_context(state)
         model = deps.request_model or deps.model
-        with _instrument.span_if(
-            deps.tracing, 'chat {model_name}', model_name=model.model_name, run_step=state.run_step
-        ) as span:
+        with (
+            counting_group_usage(state.usage),
+            _instrument.request_span(deps.tracing, model.model_name, state.run_step) as span,
+        ):
             root = deps.root_capability
             if root is not None and root.overrides('wrap_model_request'):
                 async with streamed_through_hooks(ctx, params, self._settings, run_ctx) as held:
                     assert held.stream is not None  # set before the block starts
                     stream: AgentStream[DepsT, Any] = AgentStream(
-                        held.stream, ctx, token_check(state, deps), _leading_events(self, deps)
+                        held.stream, ctx, token_check(state, deps), leading_events(self, deps)
                     )
                     try:
                         yield stream
@@ -413,18 +338,18 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
                         keep_partial_response(state, held.stream.get())
                         raise
                 if held.retry is not None:  # a `wrap_model_request` hook's `ModelRetry`
-                    self.__dict__[_NEXT] = await self._finish_hooked(ctx, held.outcome())
+                    self.__dict__[NEXT] = await self._finish_hooked(ctx, held.outcome())
                 else:
                     assert held.request_context is not None  # set before the hooks run
-                    _trace_exchange(span, deps, held.request_context.messages, held.response())
-                    self.__dict__[_NEXT] = await self._finish_streamed(ctx, run_ctx, params, held.response())
+                    trace_exchange(span, deps, held.request_context.messages, held.response())
+                    self.__dict__[NEXT] = await self._finish_streamed(ctx, run_ctx, params, held.response())
                 return
             sent = for_model(sent_messages(state, deps, params), model, params, deps)
             async with (
                 timed_stream(model, sent, self._settings, params, run_ctx) as first,
                 continued_stream(first, model, sent, self._settings, run_ctx) as response,
             ):
-                stream = AgentStream[DepsT, Any](response, ctx, token_check(state, deps), _leading_events(self, deps))
+                stream = AgentStream[DepsT, Any](response, ctx, token_check(state, deps), leading_events(self, deps))
                 try:
                     yield stream
                     async for _ in stream:  # a reader that stops early still gets the whole response recorded
@@ -434,8 +359,8 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
                 except BaseException:
                     keep_partial_response(state, response.get())
                     raise
-                _trace_exchange(span, deps, sent, response.get())
-                self.__dict__[_NEXT] = await self._finish_streamed(ctx, run_ctx, params, response.get())
+                trace_exchange(span, deps, sent, response.get())
+                self.__dict__[NEXT] = await self._finish_streamed(ctx, run_ctx, params, response.get())
 
     @asynccontextmanager
     async def _stream_resumed(
@@ -443,11 +368,9 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
     ) -> AsyncIterator[AgentStream[DepsT, Any]]:
         """`_stream` for a node continuing the suspended response the history ends with."""
         state, deps = ctx.state, ctx.deps
-        suspended, params = await self._prepare_resume(ctx, streaming=True)
+        suspended, params = await prepare_resume(self, ctx, streaming=True)
         model, run_ctx = deps.model, deps.run_context(state)
-        with _instrument.span_if(
-            deps.tracing, 'chat {model_name}', model_name=model.model_name, run_step=state.run_step
-        ) as span:
+        with _instrument.request_span(deps.tracing, model.model_name, state.run_step) as span:
             sent = for_model(sent_messages(state, deps, params), model, params, deps)
             async with continued_stream(
                 None, model, sent, self._settings, run_ctx, params=params, seed=suspended
@@ -462,8 +385,8 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
                 except BaseException:
                     keep_partial_response(state, response.get())
                     raise
-                _trace_exchange(span, deps, sent, response.get())
-                self.__dict__[_NEXT] = self.record_response(ctx, response.get())
+                trace_exchange(span, deps, sent, response.get())
+                self.__dict__[NEXT] = self.record_response(ctx, response.get())
 
     async def _finish_streamed(
         self,
@@ -482,123 +405,36 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
         )  # fmt: skip
         outcome = HookedResponse(request_context)
         try:
-            outcome.response = await after_response(deps.root_capability, deps, run_ctx, request_context, response)
+            outcome.response = await after_whole_response(
+                deps.root_capability, deps, run_ctx, request_context, response,
+                why='a streamed response (it has reached the reader already)',
+            )  # fmt: skip
         except ModelRetry as retry:
             outcome.retry, outcome.sent = retry, response
         return await self._finish_hooked(ctx, outcome)
-
-    async def prepare_request(
-        self, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]], *, streaming: bool = False
-    ) -> ModelRequestParameters:
-        """Check the usage limits, add the request to the history and build the request's parameters and settings
-        (then run the capabilities' `before_model_request` hooks, such as history processors)."""
-        state, deps = ctx.state, ctx.deps
-        history = state.message_history
-        deps.usage_limits.check_before_request(state.usage, history)
-        if deps.model_choice is not None:  # a capability's selector may pick the model of each step
-            deps.model = await deps.model_choice.for_step(state.run_step + 1, deps.model, history, state.usage)
-            deps.model_id = deps.model_choice.model_id
-        await _load_prices(deps.model.system)
-        request = self.request
-        request.timestamp = _now()
-        if deps.durable:  # the next snapshot stores the messages from this request on
-            state.message_offset = len(history)
-            state.response_in_node = False
-        history.append(request)
-        queue = state.pending_messages  # enqueued 'asap': after the request in the history, sent merged with it
-        if queue and (delivered := take_pending(queue, 'asap', state.run_id, state.conversation_id)):
-            queued = [message for item in delivered for message in item.messages]
-            history.extend(queued)
-            deps.merge_adjacent = True
-            deps.tool_deltas = deps.tool_deltas or has_tool_deltas(queued)
-            add_enqueued_events(self, delivered_events(delivered))
-        if request is not deps.resumed_request or history[-1] is request:  # resent and followed: ids kept (pydantic-ai)
-            request.run_id = request.run_id or state.run_id
-            request.conversation_id = request.conversation_id or state.conversation_id
-        state.run_step += 1
-        deps.request_model = None
-        await prepare_step_tools(state, deps)
-        await request_instructions(state, deps, request)
-        return await self._parameters(ctx, streaming)
-
-    async def _prepare_resume(
-        self, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]], *, streaming: bool
-    ) -> tuple[ModelResponse, ModelRequestParameters]:
-        """For a run whose history ends with a suspended response (an earlier run's): check the usage limits, take
-        that response off the history (the whole turn is recorded in its place) and build the parameters. The
-        request that began the turn keeps its instructions, and the capabilities' request hooks do not run: the
-        provider is sent the turn as it was."""
-        state, deps = ctx.state, ctx.deps
-        history = state.message_history
-        deps.usage_limits.check_before_request(state.usage, history)
-        await _load_prices(deps.model.system)
-        suspended = history.pop()
-        assert isinstance(suspended, ModelResponse)
-        stored_through(ctx, len(history))  # the next snapshot stores the history from the turn's place on
-        deps.new_message_index = min(deps.new_message_index, len(history))  # the whole turn is a new message
-        state.run_step += 1
-        deps.request_model = None
-        await prepare_step_tools(state, deps)
-        return suspended, await self._parameters(ctx, streaming, hooks=False)
-
-    async def _parameters(
-        self, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]], streaming: bool, *, hooks: bool = True
-    ) -> ModelRequestParameters:
-        """The request's parameters and settings (kept for the request), through the capabilities'
-        `before_model_request` hooks when `hooks`."""
-        state, deps = ctx.state, ctx.deps
-        schema = deps.output_schema
-        params = ModelRequestParameters(
-            function_tools=list(deps.request_tools),
-            output_mode=schema.mode,
-            output_object=schema.object_def,
-            output_tools=await prepare_output_tools(state, deps),
-            # As in pydantic-ai: native and prompted output arrive as text, so the model is told text is allowed.
-            allow_text_output=schema.allow_text_output or schema.mode in ('native', 'prompted'),
-            allow_image_output=schema.allows_image,
-        )
-        if deps.defers_tools or deps.tool_deltas:
-            loaded = deps.loaded_capability_ids
-            owned = {name for name, d in (deps.step_tools or {}).items() if d.capability_id in loaded}
-            params.revealed_tool_names = deps.discovered_tool_names | owned
-        if schema.mode in ('prompted', 'native'):
-            params.prompted_output_template = output_template(schema, deps.model.profile)
-        if deps.native_tools:
-            params.native_tools = await resolve_native_tools(deps.native_tools, deps.run_context(state))
-        if deps.defers_tools:
-            offer_provider_tool_search(params, deps)
-        params = deps.model.customize_request_parameters(params)
-        settings = deps.model_settings
-        if deps.settings_resolver is not None or deps.request_hooks:
-            run_ctx = deps.run_context(state)
-            if deps.settings_resolver is not None:
-                settings = deps.settings_resolver(run_ctx)
-            if deps.request_hooks and hooks:
-                settings, params = await run_request_hooks(ctx, run_ctx, settings, params, streaming=streaming)
-        self.__dict__['_settings'] = settings
-        state.last_max_tokens = (settings or {}).get('max_tokens')
-        change = record_settings_change(
-            state.message_history, deps.request_model or deps.model, settings, deps.tool_deltas
-        )
-        if change is not None:
-            deps.tool_deltas = True  # the history now holds a part `Model.prepare_messages` drops
-            add_enqueued_events(self, [change])
-        return params
 
     @property
     def _settings(self) -> Any:
         return self.__dict__.get('_settings')
 
     def record_response(
-        self, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]], response: ModelResponse
+        self,
+        ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]],
+        response: ModelResponse,
+        *,
+        counted: Sequence[ModelRequestAttempt] = (),
     ) -> CallToolsNode[DepsT, NodeRunEndT]:
-        """Add the model's response to the history and the usage; check the token limits."""
+        """Add the model's response to the history and the usage (with that of the attempts that failed before it,
+        but those of `counted`, whose usage was added as they failed); check the token limits."""
         state, deps = ctx.state, ctx.deps
         # Ids a response already carries (a cached response of an earlier run) are kept, as pydantic-ai 2.x does.
         response.run_id = response.run_id or state.run_id
         response.conversation_id = response.conversation_id or state.conversation_id
         fill_response_cost(response)
         state.usage.incr(response.usage)
+        if response.failed_attempts:
+            failed = [a for a in response.failed_attempts if not any(a is c for c in counted)]
+            record_attempts_usage(state.usage, failed)
         if deps.tool_kinds:
             tag_tool_calls(response, deps.tool_kinds)
         state.message_history.append(response)
@@ -628,7 +464,7 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
         self, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]]
     ) -> _CallToolsNext[DepsT, NodeRunEndT]:
         """End the run with a valid output, or send tool results and retry prompts in a new request."""
-        if (streamed := _take_streamed_next(self)) is not None:
+        if (streamed := take_streamed_next(self)) is not None:
             return streamed  # type: ignore[no-any-return]
         if self.model_response.state == 'suspended':
             # A response the provider is still working on is no answer: its parts so far could match the output.
@@ -661,8 +497,8 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
     async def _stream(
         self, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]]
     ) -> AsyncIterator[AsyncIterator[HandleResponseEvent]]:
-        _check_not_streamed(self)
-        events = _with_emitted(self._handle_events(ctx), ctx.deps.event_buffer)
+        check_not_streamed(self)
+        events = with_emitted(self._handle_events(ctx), ctx.deps.event_buffer)
         try:
             yield events
             async for _ in events:
@@ -675,13 +511,13 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
     ) -> AsyncGenerator[HandleResponseEvent]:
         state = ctx.state
         if self.model_response.state == 'suspended':  # no calls to announce: the run ends (or fails) on it
-            self.__dict__[_NEXT] = await self.run(ctx)
+            self.__dict__[NEXT] = await self.run(ctx)
             return
         output_tools = ctx.deps.output_schema.tools
         calls = [p for p in self.model_response.parts if isinstance(p, ToolCallPart)]
         answers = self.tool_call_results or {}
         valid, validations = await validate_for_events(calls, state, ctx.deps, answers, self.tool_call_metadata)
-        self.__dict__[_VALIDATED] = validations
+        self.__dict__[VALIDATED] = validations
         # As pydantic-ai 2.x orders them: the output calls first, each with its result as it is processed (so,
         # here, after the step: only then are they known), then the calls of function and unknown tools as the
         # response made them.
@@ -694,10 +530,10 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
                 if call.tool_name not in known and unknown_tool_exhausted(call, state, ctx.deps):
                     break  # the step fails on this call: pydantic-ai gives no event for the calls after it
         history = state.message_history
-        self.__dict__.pop(_DEFERRED, None)
+        self.__dict__.pop(DEFERRED, None)
         next_node = await self.run(ctx)
-        self.__dict__[_NEXT] = next_node
-        deferred: tuple[DeferredToolRequests, DeferredToolResults | None] | None = self.__dict__.pop(_DEFERRED, None)
+        self.__dict__[NEXT] = next_node
+        deferred: tuple[DeferredToolRequests, DeferredToolResults | None] | None = self.__dict__.pop(DEFERRED, None)
         if not calls:
             return
         request = getattr(next_node, 'request', None)
@@ -810,24 +646,24 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
                 return end
         parts: list[ModelRequestPart] = []
         if self.tool_call_results is not None:
-            calls = self._calls_to_resume(state, calls)
+            calls = calls_to_resume(state.message_history, self.model_response, self.tool_call_results or {}, calls)
             deps.merge_adjacent = True  # the request of the calls that ran and the new one: sent as one
         known = [c for c in calls if c.tool_name in output_tools or c.tool_name in step_tools]
         unknown_calls = [c for c in calls if c.tool_name not in step_tools and c.tool_name not in output_tools]
         on_result = None if deps.persistence is None else Checkpoints(self, ctx, start_retries).add
         answering = ResponseCalls(
             state, deps, output_tools, step_tools, self.tool_call_results, self.tool_call_metadata, on_result,
-            self.__dict__.pop(_VALIDATED, None),
+            self.__dict__.pop(VALIDATED, None),
         )  # fmt: skip
         # Unknown tools are retried like tools (their own retry count, the agent's tool budget), as in pydantic-ai.
         await answering.answer(known, unknown_calls)
         final, outcome = answering.final, answering.outcome
         if final is None and outcome.has_deferred:
             # Kept for the events of a streamed node: the batch, then the answers a handler gave inside the run.
-            self.__dict__[_DEFERRED] = (outcome.deferred, None)
+            self.__dict__[DEFERRED] = (outcome.deferred, None)
             function_calls = [c for c in known if c.tool_name not in output_tools]
             handled = await answer_deferred_inline(outcome, function_calls, state, deps, on_result)
-            self.__dict__[_DEFERRED] = (self.__dict__[_DEFERRED][0], handled)
+            self.__dict__[DEFERRED] = (self.__dict__[DEFERRED][0], handled)
         state.step_results = []
         if answering.failed_outputs:  # counted in a row with the function tools' (set by `answer`)
             prior = answering.prior_retries
@@ -858,9 +694,7 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
             if deps.stores_waiting:
                 if parts:
                     state.message_history.append(
-                        ModelRequest(
-                            parts, timestamp=_now(), run_id=state.run_id, conversation_id=state.conversation_id
-                        )
+                        ModelRequest(parts, timestamp=now(), run_id=state.run_id, conversation_id=state.conversation_id)
                     )
                 return DeferredToolCallsNode(outcome.deferred)  # type: ignore[return-value]  # see _CallToolsNext
         if self.user_prompt is not None and final is None:
@@ -869,37 +703,10 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
             if not parts:
                 return End(final)
             # The output tool's acknowledgement closes the conversation, so that it can be continued later.
-            closing = ModelRequest(parts, timestamp=_now(), run_id=state.run_id, conversation_id=state.conversation_id)
+            closing = ModelRequest(parts, timestamp=now(), run_id=state.run_id, conversation_id=state.conversation_id)
             state.message_history.append(closing)
             return End(final)
         return ModelRequestNode(ModelRequest(parts))
-
-    def _calls_to_resume(self, state: GraphAgentState, calls: list[ToolCallPart]) -> list[ToolCallPart]:
-        """The calls a resumed run still has to answer: those the request after the response (if any) does not
-        answer already. That request stays in the history as it is, and the new request holds only the new answers
-        (as pydantic-ai 1.107).
-
-        Raises:
-            UserError: the results do not answer exactly the calls left open, or two open calls share an id.
-        """
-        history = state.message_history
-        answers = self.tool_call_results or {}
-        answered: set[str] = set()
-        if history and history[-1] is not self.model_response and isinstance(last := history[-1], ModelRequest):
-            answered = {p.tool_call_id for p in last.parts if isinstance(p, ToolReturnPart | RetryPromptPart)}
-        open_calls = [c for c in calls if c.tool_call_id not in answered]
-        if duplicates := duplicate_call_ids(open_calls):
-            raise UserError(
-                'Tool call results cannot be matched unambiguously because the message history contains duplicate '
-                f'tool_call_id values: {duplicates}'
-            )
-        expected = {c.tool_call_id for c in open_calls}
-        if expected != set(answers):
-            raise UserError(
-                'Tool call results need to be provided for all deferred tool calls. '
-                f'Expected: {expected}, got: {set(answers)}'
-            )
-        return open_calls
 
 
 @dataclass

@@ -8,7 +8,6 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from functools import partial
 from typing import Any
 
 import anyio
@@ -22,9 +21,9 @@ from ..exceptions import ModelRetry, RetryModelRequest, SkipModelRequest, UserEr
 from ..messages import ModelRequest, ModelResponse
 from ..models import ModelRequestContext, ModelRequestParameters, StreamedResponse
 from ..models._completed_response import CompletedStreamedResponse
-from ..models._request_timeout import timed_request, timed_stream
+from ..models._request_timeout import timed_stream
 from ..tools import RunContext
-from .continuation import continue_turn, continued_stream
+from .continuation import continued_stream
 from .history import (
     first_new_index,
     for_model,
@@ -37,9 +36,10 @@ from .history import (
 __all__ = (
     'RESPONSE_HOOKS',
     'HookedResponse',
-    'hooked_request',
     'run_request_hooks',
     'after_response',
+    'after_whole_response',
+    'retry_outside_attempt',
     'streamed_through_hooks',
     'HookedStream',
 )
@@ -102,67 +102,8 @@ class HookedResponse:
     """The `ModelRetry` a hook raised: the run asks the model again."""
     sent: ModelResponse | None = None
     """The model's own response, when the model was called (recorded in the history before a retry)."""
-
-
-async def hooked_request(
-    ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[Any, Any]],
-    params: ModelRequestParameters,
-    settings: Any,
-    run_ctx: RunContext[Any],
-) -> HookedResponse:
-    """Send the request through the `wrap_model_request` hooks; a failure (not `ModelRetry`) goes to the
-    `on_model_request_error` hooks, `SkipModelRequest` gives its response, and the response goes through the
-    `after_model_request` hooks."""
-    state, deps = ctx.state, ctx.deps
-    root = deps.root_capability
-    outcome = HookedResponse(
-        ModelRequestContext(
-            model=deps.request_model or deps.model, messages=sent_messages(state, deps, params),
-            model_settings=settings, model_request_parameters=params,
-        )
-    )  # fmt: skip
-    outcome.request_context.model_id = deps.model_id
-
-    async def send(request_context: ModelRequestContext) -> ModelResponse:
-        model = request_context.model
-        params = request_context.model_request_parameters
-        messages = for_model(request_context.messages, model, params, deps)
-        settings = request_context.model_settings
-        outcome.sent = await timed_request(model, messages, settings, params)
-        # The provider paused the turn: ask it to go on until it is whole (unless the run ends with it as its
-        # `PendingModelResponse` output).
-        if outcome.sent.state == 'suspended' and not deps.output_schema.allows_pending_model_response:
-            # The turn so far is kept: a hook that turns a later failure into a retry leaves it in the history.
-            keep = partial(setattr, outcome, 'sent')
-            outcome.sent = await continue_turn(model, messages, outcome.sent, settings, params, run_ctx, keep)
-        return outcome.sent
-
-    try:
-        try:
-            response: ModelResponse = await root.wrap_model_request(
-                run_ctx, request_context=outcome.request_context, handler=send
-            )
-        except SkipModelRequest as skip:
-            response = skip.response
-        except ModelRetry:
-            raise
-        except RetryModelRequest as exc:
-            raise retry_not_supported('wrap_model_request') from exc
-        except Exception as exc:
-            try:
-                response = await root.on_model_request_error(
-                    run_ctx, request_context=outcome.request_context, error=exc
-                )
-            except RetryModelRequest as retry:
-                raise retry_not_supported('on_model_request_error') from retry
-    except ModelRetry as retry:  # from `wrap_model_request` or `on_model_request_error`
-        outcome.retry = retry
-        return outcome
-    try:
-        outcome.response = await after_response(root, deps, run_ctx, outcome.request_context, response)
-    except ModelRetry as retry:  # the response is rejected, but stays in the history
-        outcome.retry, outcome.sent = retry, response
-    return outcome
+    attempts: Any = None
+    """The step's failed attempts (`request_attempts.StepAttempts`), when it made them through the attempt loop."""
 
 
 async def after_response(
@@ -175,21 +116,39 @@ async def after_response(
     """`response` through the `after_model_request` hooks (if any capability of the run has one)."""
     if 'after_model_request' not in deps.hooked:
         return response
-    try:
-        found: ModelResponse = await root.after_model_request(
-            run_ctx, request_context=request_context, response=response
-        )
-    except RetryModelRequest as retry:
-        raise retry_not_supported('after_model_request') from retry
+    found: ModelResponse = await root.after_model_request(run_ctx, request_context=request_context, response=response)
     return found
 
 
-def retry_not_supported(hook: str) -> UserError:
-    """The error of a `RetryModelRequest` raised from a model request hook: Edgewise has no attempt loop yet."""
+async def after_whole_response(
+    root: Any,
+    deps: GraphAgentDeps[Any, Any],
+    run_ctx: RunContext[Any],
+    request_context: ModelRequestContext,
+    response: ModelResponse,
+    *,
+    why: str,
+) -> ModelResponse:
+    """`after_response` for a response that cannot be turned down for another attempt (`why` says why not, in the
+    error of a hook's `RetryModelRequest`).
+
+    Raises:
+        UserError: an `after_model_request` hook raised `RetryModelRequest`.
+    """
+    try:
+        return await after_response(root, deps, run_ctx, request_context, response)
+    except RetryModelRequest as retry:
+        raise UserError(
+            f'`RetryModelRequest` cannot be raised from `after_model_request` for {why}; raise `ModelRetry` to ask '
+            'the model again instead.'
+        ) from retry
+
+
+def retry_outside_attempt(hook: str) -> UserError:
+    """The error of a `RetryModelRequest` raised where there is no attempt to make again."""
     return UserError(
-        f'`RetryModelRequest` was raised from `{hook}`, but Edgewise does not make another attempt at a model request '
-        'yet (pydantic-ai 2.68 does); raise `ModelRetry` to ask the model again, or use a `FallbackModel` to try '
-        'other models.'
+        f'`RetryModelRequest` was raised from `{hook}`, which runs before the attempts at a model request: raise it '
+        'from `on_model_request_error` (after an attempt failed) or `after_model_request` (to turn a response down).'
     )
 
 
@@ -216,7 +175,7 @@ class HookedStream:
         elif isinstance(error, ModelRetry):
             self.retry = error
         elif isinstance(error, RetryModelRequest):
-            raise retry_not_supported('wrap_model_request') from error
+            raise retry_outside_attempt('wrap_model_request') from error
         elif error is not None:
             raise error
 

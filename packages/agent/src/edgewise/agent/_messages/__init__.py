@@ -7,6 +7,7 @@
 - `content`: what a user prompt or a tool return can hold besides text: file URLs, binary content, `ToolReturn`,
   `CachePoint`, `StructuredContent`.
 - `citations`: the sources backing a model's text and where in it (`TextPart.citations`).
+- `attempts`: `ModelRequestAttempt`, the record of a failed attempt at a model request.
 - `usage_counts`: the token and request counters a response and a run carry (re-exported by `usage`).
 - `capability_loading`: the parts that load a capability on demand (`defer_loading=True`).
 - `instructions`: instruction blocks and their ids, and the records of an instruction window (baselines, changes).

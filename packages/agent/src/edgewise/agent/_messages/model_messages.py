@@ -21,6 +21,7 @@ import pydantic
 import pydantic_core
 
 from .._warnings import PydanticAIDeprecationWarning
+from .attempts import ModelRequestAttempt
 from .citations import Citation
 from .compaction import CompactionPart
 from .content import BinaryContent, BinaryImage, CachePoint, FileUrl, TextContent, UploadedFile, UserContent
@@ -39,6 +40,7 @@ from .otel import (
     binary_part,
     traced_value,
 )
+from .retry_feedback import RetryFeedbackPart
 from .speech import SpeechPart
 from .tool_parts import (
     INVALID_JSON_KEY,
@@ -249,6 +251,7 @@ ModelRequestPart = Annotated[
     | SpeechPart
     | ToolReturnPart
     | RetryPromptPart
+    | RetryFeedbackPart
     | ToolAvailabilityDeltaPart
     | CapabilityLoadDeltaPart
     | ModelSettingsDeltaPart
@@ -432,6 +435,11 @@ class ModelResponse:
     """The tokens used by the request."""
     model_name: str | None = None
     """The name of the model that answered."""
+    model_id: str | None = None
+    """The id of the model the run sent the request to, as it was given (`'openai:gpt-5'`, an alias a capability's
+    `resolve_model_id` resolved), else the model's `model_id`: it names the model as configured, where `model_name`
+    is what the provider reports. Set by the agent on the responses of its model requests (a response that has one
+    keeps it); `None` on one no request made (`SkipModelRequest`)."""
     timestamp: datetime = field(default_factory=_now_utc)
     """When the response was received."""
     kind: Literal['response'] = 'response'
@@ -458,6 +466,11 @@ class ModelResponse:
     """The id of the conversation (runs sharing a message history) the response belongs to."""
     metadata: dict[str, Any] | None = None
     """Data kept for the application."""
+    failed_attempts: list[ModelRequestAttempt] | None = None
+    """The attempts at this request that failed before this response, in order (the models a `FallbackModel` or
+    `ModelFallback` moved on from, the attempts a hook's `RetryModelRequest` ended). Their usage is not in `usage`
+    (this response's own) but counts in the run's usage and token and cost limits; a turned-down response's parts
+    are not kept. Never sent to a model."""
     state: ModelResponseState = 'complete'
     """`'incomplete'` while the response is being streamed, `'interrupted'` once a stream is cancelled, `'suspended'`
     when the provider paused the turn and expects to be asked to continue it (Anthropic's `pause_turn`, a background
@@ -550,8 +563,8 @@ class ModelResponse:
         return parts
 
     def __repr__(self) -> str:
-        names = ('parts', 'usage', 'model_name', 'timestamp', 'provider_name', 'provider_response_id', 'run_id')
-        return _repr(self, (*names, 'conversation_id'))
+        names = ('parts', 'usage', 'model_name', 'model_id', 'timestamp', 'provider_name', 'provider_response_id')
+        return _repr(self, (*names, 'run_id', 'conversation_id', 'failed_attempts'))
 
 
 def _otel_text(text: str, settings: TraceContentOptions) -> OtelMessagePart:

@@ -19,7 +19,8 @@ from ..exceptions import (
 )
 from ..messages import ModelMessage, ModelResponse
 from ..models import KnownModelName, Model, ModelRequestContext, infer_model
-from ..models.fallback import FallbackOn, FallbackPredicates, raise_fallback_group
+from ..models._attempts import AttemptLog, AttemptStart
+from ..models.fallback import REJECTED_STATUS, FallbackOn, FallbackPredicates, raise_fallback_group
 from ..models.wrapper import WrapperModel
 from ..tools import AgentDepsT, RunContext
 from .abstract import AbstractCapability, AgentModel, CapabilityOrdering, WrapModelRequestHandler
@@ -28,7 +29,8 @@ __all__ = ('ModelFallback', 'STICKY_METADATA_KEY')
 
 STICKY_METADATA_KEY = 'model_fallback'
 """The key of `ModelResponse.metadata` under which a sticky `ModelFallback` notes the model that answered
-(`{'model_id': ..., 'fell_back': ...}`): Edgewise's responses have no `model_id` or `failed_attempts` field."""
+(`{'model_id': ..., 'fell_back': ...}`): pydantic-ai reads `model_id` and `failed_attempts` instead, which Edgewise
+does not set on every response yet, and histories pinned this way by earlier Edgewise versions keep their pin."""
 
 _SpecFallbackError = Literal['ModelAPIError', 'ModelHTTPError', 'ContentFilterError', 'OutputTokenLimitExceeded']
 """The exceptions an agent spec can name in `ModelFallback`'s `fallback_on` (the ones Edgewise has of pydantic-ai's
@@ -153,14 +155,17 @@ class ModelFallback(AbstractCapability[AgentDepsT]):
         attempted: list[Model] = []
         errors: list[Exception] = []
         rejected = 0
+        log = AttemptLog()
         while True:
             attempted.append(current.model)
+            start = AttemptStart()
             try:
                 response = await handler(current)
             except Exception as exc:
                 if isinstance(exc, UsageLimitExceeded) or not await self._predicates.moves_on(exc):
                     raise
                 errors.append(exc)
+                log.record(current.model, exc, start)
             else:
                 if current.streaming:
                     if self._predicates.response_handlers:
@@ -170,14 +175,15 @@ class ModelFallback(AbstractCapability[AgentDepsT]):
                             UserWarning,
                             stacklevel=2,
                         )
-                    return self._noted(response, current, fell_back=bool(errors or rejected))
+                    return self._noted(log.attach(response), current, fell_back=bool(errors or rejected))
                 if not await self._predicates.moves_on(response):
-                    return self._noted(response, current, fell_back=bool(errors or rejected))
+                    return self._noted(log.attach(response), current, fell_back=bool(errors or rejected))
                 rejected += 1
-                ctx.usage.incr(response.usage)  # paid for, though it never enters the history
+                # Paid for, though it never enters the history: the run counts its usage from the attempt's record.
+                log.record(current.model, response, start, status=REJECTED_STATUS)
             following = await self._next(request_context, remaining, attempted)
             if following is None:
-                raise_fallback_group(errors, rejected, owner='ModelFallback')
+                raise_fallback_group(errors, rejected, owner='ModelFallback', log=log)
             current = following
 
     async def _next(
@@ -222,7 +228,10 @@ class ModelFallback(AbstractCapability[AgentDepsT]):
     def _noted(
         self, response: ModelResponse, request_context: ModelRequestContext, *, fell_back: bool
     ) -> ModelResponse:
-        """`response`, with the model that answered noted in its metadata when `sticky` (the pin of later steps)."""
+        """`response`, with the id of the model that answered when the chain moved on to it (`model_id`), and noted
+        in its metadata when `sticky` (the pin of later steps)."""
+        if fell_back and response.model_id is None:
+            response = replace(response, model_id=request_context.model_id or request_context.model.model_id)
         if not self.sticky:
             return response
         answered = request_context.model_id or request_context.model.model_id

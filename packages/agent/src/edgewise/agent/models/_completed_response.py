@@ -9,6 +9,7 @@ events captured off the live stream (a list, replayed as they were).
 
 from __future__ import annotations as _annotations
 
+import dataclasses
 import warnings
 from collections.abc import AsyncIterator
 from datetime import datetime
@@ -95,7 +96,10 @@ class CompletedStreamedResponse(StreamedResponse):
         """Nothing to release: there is no live stream."""
 
     def get(self) -> ModelResponse:
-        """The whole response."""
+        """The whole response (with the attempts that failed before it, when any were set on the stream)."""
+        if self.failed_attempts:
+            earlier = [*self.failed_attempts, *(self.response.failed_attempts or ())]
+            return dataclasses.replace(self.response, failed_attempts=earlier)
         return self.response
 
     @property

@@ -52,7 +52,8 @@ def merge_mode(existing: ModelResponse, new: ModelResponse) -> MergeMode:
 
 def merge_responses(existing: ModelResponse, new: ModelResponse) -> ModelResponse:
     """The turn so far, `existing`, continued by its next segment `new` (see `merge_mode`). The other fields are the
-    new segment's; `provider_details` and `metadata` keep the keys of earlier segments that the new one lacks."""
+    new segment's; `provider_details` and `metadata` keep the keys of earlier segments that the new one lacks, and
+    the earlier segments' `failed_attempts` come first."""
     mode = merge_mode(existing, new)
     if mode == 'replace-same-id':
         merged = new
@@ -71,6 +72,9 @@ def merge_responses(existing: ModelResponse, new: ModelResponse) -> ModelRespons
         )
     if existing.metadata:
         merged = dataclasses.replace(merged, metadata={**existing.metadata, **(merged.metadata or {})})
+    if existing.failed_attempts:  # the attempts before the turn began stay with the turn
+        earlier = [*existing.failed_attempts, *(merged.failed_attempts or ())]
+        merged = dataclasses.replace(merged, failed_attempts=earlier)
     return merged
 
 

@@ -51,6 +51,7 @@ from ._instruction_history import project_history_records
 from ._native_support import check_native_tools
 from ._prompt_cache import cache_retention
 from ._request_parameters import ModelRequestParameters
+from ._retry_feedback_history import render_retry_feedback
 from ._speech_history import convert_speech_parts
 from ._streamed_response import StreamedResponse
 from ._thinking import resolve_thinking
@@ -602,9 +603,10 @@ class Model(ABC):
         results. Each `InstructionDeltaPart` of the current instruction window (from the last
         `InstructionBaselinePart` or compaction) becomes a system prompt holding its `<pyai:context>` element (or
         diff); baselines, earlier changes, `CapabilityLoadDeltaPart`s and `ModelSettingsDeltaPart`s are dropped (no
-        model here takes a settings change mid-conversation: the request's settings carry the current value). When
-        the profile sets `tool_call_id_length`, tool call ids that do not fit it are replaced by stable hashes that
-        do (`UserError` when the length is below 1). `messages` itself when nothing changes.
+        model here takes a settings change mid-conversation: the request's settings carry the current value); each
+        `RetryFeedbackPart` becomes the system or user prompt its cause calls for. When the profile sets
+        `tool_call_id_length`, tool call ids that do not fit it are replaced by stable hashes that do (`UserError`
+        when the length is below 1). `messages` itself when nothing changes.
 
         Args:
             messages: The history.
@@ -614,7 +616,7 @@ class Model(ABC):
         """
         spoken = convert_speech_parts(messages, include_audio=self.profile.get('supports_audio_input', False))
         inline_system = self.profile.get('supports_inline_system_prompts', False)
-        projected = project_history_records(spoken, inline_system=inline_system)
+        projected = project_history_records(render_retry_feedback(spoken), inline_system=inline_system)
         announced = announce_tool_availability(projected, model_request_parameters)
         if (length := self.profile.get('tool_call_id_length')) is not None:
             return fit_tool_call_ids(announced, length)

@@ -40,6 +40,10 @@ class ModelRequestContext:
     streaming: bool = field(default=False, init=False)
     """Whether the run streams this response (`run_stream`, `run_stream_events`, a streamed node of `iter`, or a
     run given an event stream handler). Set by the run; changing it changes nothing."""
+    attempt: int = 1
+    """Which attempt at the request step this is, from `1`: a hook's `RetryModelRequest` makes another. Only
+    `wrap_model_request`, `on_model_request_error` and `after_model_request` can see more than `1` (in Edgewise,
+    `wrap_model_request` runs again for each attempt); not `RunContext.run_step`, which counts the steps."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -16,6 +16,7 @@ import anyio
 
 from .._message_flow.events import FinalResultEvent, ModelResponseStreamEvent, PartEndEvent, PartStartEvent
 from .._message_flow.streamed_parts import PartsManager
+from .._messages.attempts import ModelRequestAttempt
 from .._messages.content import BinaryImage
 from .._messages.model_messages import (
     FilePart,
@@ -93,6 +94,8 @@ class StreamedResponse(ABC):
     state: ModelResponseState = dataclasses.field(default='complete', init=False)
     """What the model says of the response's state: a model whose provider paused the turn sets `'suspended'`, which
     `get()` then reports (the run asks the model to continue the turn); `get()` works the other states out itself."""
+    failed_attempts: list[ModelRequestAttempt] | None = dataclasses.field(default=None, init=False)
+    """The attempts at the request that failed before this stream opened (see `ModelResponse.failed_attempts`)."""
     # The state of the stream, set up for every subclass without an `__init__` or `__post_init__` of the base to
     # call (a `@dataclass` subclass's generated `__init__` calls neither).
     _usage: RequestUsage = dataclasses.field(default_factory=RequestUsage, init=False)
@@ -205,6 +208,7 @@ class StreamedResponse(ABC):
             provider_response_id=self.provider_response_id,
             finish_reason=self.finish_reason,
             provider_details=dict(self.provider_details) if self.provider_details else None,
+            failed_attempts=list(self.failed_attempts) if self.failed_attempts else None,
             state=state,
         )
 

@@ -24,6 +24,7 @@ from ..exceptions import (
 from ..profiles import ModelProfile
 from ..settings import ModelSettings
 from . import KnownModelName, infer_model
+from ._attempts import AttemptLog, AttemptStart
 from ._model import Model, RunContext
 from ._request_parameters import ModelRequestParameters
 from ._request_timeout import timed_request, timed_stream
@@ -41,6 +42,10 @@ FallbackOn: TypeAlias = (
 """When `FallbackModel` moves on to its next model: exception types, a function of the exception (sync or async,
 true to move on), a function of the response whose first parameter is annotated `ModelResponse` (true: reject
 the response and move on), or a sequence of these."""
+
+
+REJECTED_STATUS = 'Response rejected by fallback_on'
+"""The status of the span of an attempt whose response a `fallback_on` response handler turned down."""
 
 
 class ResponseRejected(Exception):
@@ -180,20 +185,24 @@ class FallbackModel(Model):
         """
         errors: list[Exception] = []
         rejected = 0
+        log = AttemptLog()
         for model in self.models:
             params = model.customize_request_parameters(model_request_parameters)
+            start = AttemptStart()
             try:
                 response = await timed_request(model, _ids_fitted(model, messages), model_settings, params)
             except Exception as exc:
                 if await self._moves_on(exc):
                     errors.append(exc)
+                    log.record(model, exc, start)
                     continue
                 raise
             if await self._moves_on(response):
                 rejected += 1
+                log.record(model, response, start, status=REJECTED_STATUS)
                 continue
-            return response
-        raise_fallback_group(errors, rejected)
+            return log.attach(response)
+        raise_fallback_group(errors, rejected, log=log)
 
     @asynccontextmanager
     async def request_stream(
@@ -209,8 +218,10 @@ class FallbackModel(Model):
             FallbackExceptionGroup: every model failed to open its stream.
         """
         errors: list[Exception] = []
+        log = AttemptLog()
         for model in self.models:
             params = model.customize_request_parameters(model_request_parameters)
+            start = AttemptStart()
             async with AsyncExitStack() as stack:
                 try:
                     response = await stack.enter_async_context(
@@ -219,11 +230,13 @@ class FallbackModel(Model):
                 except Exception as exc:
                     if await self._moves_on(exc):
                         errors.append(exc)
+                        log.record(model, exc, start)
                         continue
                     raise
+                log.attach_to_stream(response)
                 yield response
                 return
-        raise_fallback_group(errors, 0)
+        raise_fallback_group(errors, 0, log=log)
 
     async def __aenter__(self) -> FallbackModel:
         """Enter every model's context (their providers' HTTP clients), on the first of nested entries."""
@@ -302,8 +315,13 @@ class FallbackModel(Model):
         return f'fallback:{",".join(model.model_id for model in self.models)}'
 
 
-def raise_fallback_group(errors: list[Exception], rejected: int, *, owner: str = 'FallbackModel') -> NoReturn:
+def raise_fallback_group(
+    errors: list[Exception], rejected: int, *, owner: str = 'FallbackModel', log: AttemptLog | None = None
+) -> NoReturn:
     """Raise the `FallbackExceptionGroup` of a chain of `owner`'s where no model answered: the errors, then a
-    `ResponseRejected` counting the responses turned down (if any)."""
+    `ResponseRejected` counting the responses turned down (if any); its `attempts` are those of `log`."""
     found = [*errors, ResponseRejected(rejected)] if rejected else errors
-    raise FallbackExceptionGroup(f'All models from {owner} failed', found)
+    group = FallbackExceptionGroup(f'All models from {owner} failed', found)
+    if log is not None:
+        log.put_on(group)
+    raise group

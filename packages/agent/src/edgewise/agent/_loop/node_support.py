@@ -1,0 +1,109 @@
+"""What the nodes of the agent graph share: the instance attributes a streamed node keeps its results in (never
+fields, so never persisted), the events its stream gives first, and small helpers of a model request (prices
+loaded, a suspended response recognized, the messages put on the request's span)."""
+
+from __future__ import annotations as _annotations
+
+from collections.abc import AsyncGenerator, Sequence
+from datetime import datetime, timezone
+from typing import Any
+
+import anyio
+
+from .._cost import load_prices, priced_provider, prices_installed, prices_loaded
+from .._run.deps import GraphAgentDeps
+from ..exceptions import UserError
+from ..messages import (
+    EnqueuedMessagesEvent,
+    HandleResponseEvent,
+    ModelMessage,
+    ModelResponse,
+    ModelSettingsDeltaEvent,
+)
+
+__all__ = (
+    'NEXT',
+    'VALIDATED',
+    'DEFERRED',
+    'ENQUEUED',
+    'add_enqueued_events',
+    'leading_events',
+    'with_emitted',
+    'now',
+    'take_streamed_next',
+    'check_not_streamed',
+    'load_prices_for',
+    'is_suspended',
+    'trace_exchange',
+)
+
+NEXT = '_edgewise_streamed_next'  # instance attribute (not a field: never persisted) holding a streamed result
+VALIDATED = '_edgewise_validated_calls'  # instance attribute: the call validations a streamed node's events made
+DEFERRED = '_edgewise_deferred_batch'  # instance attribute: the deferred calls of the step and a handler's answers
+ENQUEUED = '_edgewise_enqueued_events'  # instance attribute: the `EnqueuedMessagesEvent`s its stream gives first
+
+
+def add_enqueued_events(node: Any, events: Sequence[EnqueuedMessagesEvent | ModelSettingsDeltaEvent]) -> None:
+    """Have the stream of `node` give `events` before the model's response (queued messages it delivers, the
+    settings change its request records)."""
+    node.__dict__[ENQUEUED] = [*node.__dict__.get(ENQUEUED, ()), *events]
+
+
+def leading_events(node: Any, deps: GraphAgentDeps[Any, Any]) -> list[Any]:
+    """What the stream of `node` gives before the model's response: the queued messages and settings change it
+    records, then the events emitted since the last node's stream (`RunContext.emit`, `AgentRun.emit`)."""
+    leading = [*node.__dict__.pop(ENQUEUED, ()), *deps.event_buffer]
+    deps.event_buffer.clear()
+    return leading
+
+
+async def with_emitted(
+    events: AsyncGenerator[HandleResponseEvent], buffer: list[Any]
+) -> AsyncGenerator[HandleResponseEvent]:
+    """`events`, each preceded by the events emitted while it was being made (a tool's `RunContext.emit`), and the
+    emitted events left at the end."""
+    try:
+        async for event in events:
+            while buffer:
+                yield buffer.pop(0)
+            yield event
+        while buffer:
+            yield buffer.pop(0)
+    finally:
+        await events.aclose()
+
+
+def now() -> datetime:
+    return datetime.now(tz=timezone.utc)
+
+
+def take_streamed_next(node: object) -> Any:
+    """The node that follows `node`, if `node` was already run by streaming it (else `None`)."""
+    return node.__dict__.pop(NEXT, None)
+
+
+def check_not_streamed(node: object) -> None:
+    if NEXT in node.__dict__:
+        raise UserError(f'This {type(node).__name__} has already been streamed; run the node it led to.')
+
+
+async def load_prices_for(system: str) -> None:
+    """Load genai-prices' data (once per process, in a worker thread: importing it takes long enough to stall the
+    event loop) before the first request to a provider it prices."""
+    if not prices_loaded() and priced_provider(system) and prices_installed():
+        await anyio.to_thread.run_sync(load_prices)
+
+
+def is_suspended(message: ModelMessage) -> bool:
+    """Whether `message` is a response its provider suspended (the run asks the model to continue it)."""
+    return isinstance(message, ModelResponse) and message.state == 'suspended'
+
+
+def trace_exchange(
+    span: Any, deps: GraphAgentDeps[Any, Any], sent: Sequence[ModelMessage], response: ModelResponse | None
+) -> None:
+    """Put the messages of a model request on its span, in the OpenTelemetry GenAI form of the run's
+    instrumentation settings, when the span records (logfire is configured): serializing them costs nothing
+    otherwise."""
+    if span is not None and response is not None and span.is_recording():
+        span.set_attributes(deps.instrumentation.model_request_attributes(sent, response))

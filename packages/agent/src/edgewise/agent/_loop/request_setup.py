@@ -1,0 +1,126 @@
+"""The setup of a model request step (`ModelRequestNode`): the usage limits checked, the request added to the
+history, the step's model, tools and instructions, and the request's parameters and settings (through the
+capabilities' `before_model_request` hooks)."""
+
+from __future__ import annotations as _annotations
+
+from typing import Any
+
+from edgewise.graph import GraphRunContext
+
+from .._message_flow.pending import delivered_events, take_pending
+from .._output.schema import output_template
+from .._run.deps import GraphAgentDeps, resolve_native_tools, stored_through
+from .._run.state import GraphAgentState
+from ..messages import ModelResponse
+from ..models import ModelRequestParameters
+from .history import has_tool_deltas, record_settings_change
+from .node_support import add_enqueued_events, load_prices_for, now
+from .request_hooks import run_request_hooks
+from .step_tool_manager import (
+    offer_provider_tool_search,
+    prepare_output_tools,
+    prepare_step_tools,
+    request_instructions,
+)
+
+__all__ = ('prepare_request', 'prepare_resume', 'request_parameters')
+
+
+async def prepare_request(
+    node: Any, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[Any, Any]], *, streaming: bool = False
+) -> ModelRequestParameters:
+    """Check the usage limits, add the request to the history and build the request's parameters and settings
+    (then run the capabilities' `before_model_request` hooks, such as history processors)."""
+    state, deps = ctx.state, ctx.deps
+    history = state.message_history
+    deps.usage_limits.check_before_request(state.usage, history)
+    if deps.model_choice is not None:  # a capability's selector may pick the model of each step
+        deps.model = await deps.model_choice.for_step(state.run_step + 1, deps.model, history, state.usage)
+        deps.model_id = deps.model_choice.model_id
+    await load_prices_for(deps.model.system)
+    request = node.request
+    request.timestamp = now()
+    if deps.durable:  # the next snapshot stores the messages from this request on
+        state.message_offset = len(history)
+        state.response_in_node = False
+    history.append(request)
+    queue = state.pending_messages  # enqueued 'asap': after the request in the history, sent merged with it
+    if queue and (delivered := take_pending(queue, 'asap', state.run_id, state.conversation_id)):
+        queued = [message for item in delivered for message in item.messages]
+        history.extend(queued)
+        deps.merge_adjacent = True
+        deps.tool_deltas = deps.tool_deltas or has_tool_deltas(queued)
+        add_enqueued_events(node, delivered_events(delivered))
+    if request is not deps.resumed_request or history[-1] is request:  # resent and followed: ids kept (pydantic-ai)
+        request.run_id = request.run_id or state.run_id
+        request.conversation_id = request.conversation_id or state.conversation_id
+    state.run_step += 1
+    deps.request_model = None
+    await prepare_step_tools(state, deps)
+    await request_instructions(state, deps, request)
+    return await request_parameters(node, ctx, streaming)
+
+
+async def prepare_resume(
+    node: Any, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[Any, Any]], *, streaming: bool
+) -> tuple[ModelResponse, ModelRequestParameters]:
+    """For a run whose history ends with a suspended response (an earlier run's): check the usage limits, take
+    that response off the history (the whole turn is recorded in its place) and build the parameters. The
+    request that began the turn keeps its instructions, and the capabilities' request hooks do not run: the
+    provider is sent the turn as it was."""
+    state, deps = ctx.state, ctx.deps
+    history = state.message_history
+    deps.usage_limits.check_before_request(state.usage, history)
+    await load_prices_for(deps.model.system)
+    suspended = history.pop()
+    assert isinstance(suspended, ModelResponse)
+    stored_through(ctx, len(history))  # the next snapshot stores the history from the turn's place on
+    deps.new_message_index = min(deps.new_message_index, len(history))  # the whole turn is a new message
+    state.run_step += 1
+    deps.request_model = None
+    await prepare_step_tools(state, deps)
+    return suspended, await request_parameters(node, ctx, streaming, hooks=False)
+
+
+async def request_parameters(
+    node: Any, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[Any, Any]], streaming: bool, *, hooks: bool = True
+) -> ModelRequestParameters:
+    """The request's parameters and settings (kept for the request), through the capabilities'
+    `before_model_request` hooks when `hooks`."""
+    state, deps = ctx.state, ctx.deps
+    schema = deps.output_schema
+    params = ModelRequestParameters(
+        function_tools=list(deps.request_tools),
+        output_mode=schema.mode,
+        output_object=schema.object_def,
+        output_tools=await prepare_output_tools(state, deps),
+        # As in pydantic-ai: native and prompted output arrive as text, so the model is told text is allowed.
+        allow_text_output=schema.allow_text_output or schema.mode in ('native', 'prompted'),
+        allow_image_output=schema.allows_image,
+    )
+    if deps.defers_tools or deps.tool_deltas:
+        loaded = deps.loaded_capability_ids
+        owned = {name for name, d in (deps.step_tools or {}).items() if d.capability_id in loaded}
+        params.revealed_tool_names = deps.discovered_tool_names | owned
+    if schema.mode in ('prompted', 'native'):
+        params.prompted_output_template = output_template(schema, deps.model.profile)
+    if deps.native_tools:
+        params.native_tools = await resolve_native_tools(deps.native_tools, deps.run_context(state))
+    if deps.defers_tools:
+        offer_provider_tool_search(params, deps)
+    params = deps.model.customize_request_parameters(params)
+    settings = deps.model_settings
+    if deps.settings_resolver is not None or deps.request_hooks:
+        run_ctx = deps.run_context(state)
+        if deps.settings_resolver is not None:
+            settings = deps.settings_resolver(run_ctx)
+        if deps.request_hooks and hooks:
+            settings, params = await run_request_hooks(ctx, run_ctx, settings, params, streaming=streaming)
+    node.__dict__['_settings'] = settings
+    state.last_max_tokens = (settings or {}).get('max_tokens')
+    change = record_settings_change(state.message_history, deps.request_model or deps.model, settings, deps.tool_deltas)
+    if change is not None:
+        deps.tool_deltas = True  # the history now holds a part `Model.prepare_messages` drops
+        add_enqueued_events(node, [change])
+    return params
