@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 import pydantic_core
 
-from ..exceptions import ModelHTTPError, UnexpectedModelBehavior
+from ..exceptions import UnexpectedModelBehavior
 from ..messages import FileUrl, ModelMessage, ModelResponse
 from ..native_tools import SUPPORTED_NATIVE_TOOLS, AbstractNativeTool
 from ..profiles import ModelProfile, ModelProfileSpec, resolve_profile
@@ -111,17 +111,8 @@ class ProviderModel(Model):
         """
         return customize_request_parameters(parameters, self.profile)
 
-    def _http_error(
-        self,
-        status_code: int,
-        model_name: str,
-        body: object,
-        headers: Mapping[str, str] | None,
-        *,
-        in_stream: bool = False,
-    ) -> ModelHTTPError:
-        """The error of an error status, of the category the API's error body names (by the status alone here)."""
-        return generic_http_error(status_code, model_name, body, headers, in_stream=in_stream)
+    _http_error: ClassVar[_http.HTTPErrorBuilder] = staticmethod(generic_http_error)
+    """How an error status becomes an error: of the category the API's error body names (by the status alone here)."""
 
     def _request_headers(self, params: ModelRequestParameters, settings: Mapping[str, Any]) -> dict[str, str]:
         """Headers the request needs for its parameters (applied over the `extra_headers` setting); none here."""

@@ -9,7 +9,6 @@ from __future__ import annotations as _annotations
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
-from ..exceptions import ModelHTTPError
 from ..messages import FileUrl, ModelMessage, ModelResponse
 from ..native_tools import SUPPORTED_NATIVE_TOOLS, AbstractNativeTool
 from ..profiles import ModelProfileSpec
@@ -49,17 +48,8 @@ class AnthropicModel(ProviderModel):
     """A deferred tool goes out with `defer_loading: true` (Anthropic takes it on its own)."""
     _provider_cache_settings = CACHE_SETTINGS
 
-    def _http_error(
-        self,
-        status_code: int,
-        model_name: str,
-        body: object,
-        headers: Mapping[str, str] | None,
-        *,
-        in_stream: bool = False,
-    ) -> ModelHTTPError:
-        """The error of an error status, of the category its error type or message names."""
-        return anthropic_http_error(status_code, model_name, body, headers, in_stream=in_stream)
+    _http_error = staticmethod(anthropic_http_error)
+    """How an error status becomes an error: of the category its error type or message names."""
 
     def __init__(
         self,

@@ -15,7 +15,7 @@ from urllib.parse import quote
 
 import pydantic_core
 
-from ..exceptions import ModelAPIError, ModelHTTPError, UnexpectedModelBehavior, UserError
+from ..exceptions import ModelAPIError, UnexpectedModelBehavior, UserError
 from ..messages import FileUrl, ModelMessage, ModelResponse
 from ..native_tools import AbstractNativeTool
 from ..profiles import ModelProfileSpec
@@ -84,17 +84,8 @@ class BedrockConverseModel(ProviderModel):
         """None: Converse runs no server-side tools that Edgewise maps."""
         return frozenset()
 
-    def _http_error(
-        self,
-        status_code: int,
-        model_name: str,
-        body: object,
-        headers: Mapping[str, str] | None,
-        *,
-        in_stream: bool = False,
-    ) -> ModelHTTPError:
-        """The error of an error status, of the category its AWS exception names."""
-        return bedrock_http_error(status_code, model_name, body, headers, in_stream=in_stream)
+    _http_error = staticmethod(bedrock_http_error)
+    """How an error status becomes an error: of the category its AWS exception names."""
 
     def _model_url(self, model_id: str, *, stream: bool) -> str:
         action = 'converse-stream' if stream else 'converse'

@@ -7,10 +7,9 @@ only (no files), and structured output goes through an output tool (the default)
 
 from __future__ import annotations as _annotations
 
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator
 from typing import Any, Literal
 
-from ..exceptions import ModelHTTPError
 from ..messages import ModelMessage, ModelResponse
 from ..profiles import ModelProfileSpec
 from ..providers import Provider
@@ -69,17 +68,8 @@ class CohereModel(ProviderModel):
         """
         super().__init__(model_name, provider=provider, profile=profile, settings=settings)
 
-    def _http_error(
-        self,
-        status_code: int,
-        model_name: str,
-        body: object,
-        headers: Mapping[str, str] | None,
-        *,
-        in_stream: bool = False,
-    ) -> ModelHTTPError:
-        """The error of an error status, of the category its status (or message: `too many tokens`) names."""
-        return cohere_http_error(status_code, model_name, body, headers, in_stream=in_stream)
+    _http_error = staticmethod(cohere_http_error)
+    """How an error status becomes an error: of the category its status (or message: `too many tokens`) names."""
 
     def _url(self, *, stream: bool) -> str:
         return f'{self._provider.base_url}/v2/chat'

@@ -7,10 +7,9 @@ The JSON is made and read by the pure `_google_mapping` module.
 
 from __future__ import annotations as _annotations
 
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator
 from typing import Any
 
-from ..exceptions import ModelHTTPError
 from ..messages import FileUrl, ModelMessage, ModelResponse
 from ..native_tools import AbstractNativeTool
 from ..profiles import ModelProfileSpec
@@ -47,17 +46,8 @@ class GoogleModel(ProviderModel):
     _default_provider = 'google'
     _endpoint_name = 'generateContent'
 
-    def _http_error(
-        self,
-        status_code: int,
-        model_name: str,
-        body: object,
-        headers: Mapping[str, str] | None,
-        *,
-        in_stream: bool = False,
-    ) -> ModelHTTPError:
-        """The error of an error status, of the category its error status, message or details names."""
-        return google_http_error(status_code, model_name, body, headers, in_stream=in_stream)
+    _http_error = staticmethod(google_http_error)
+    """How an error status becomes an error: of the category its error status, message or details names."""
 
     def __init__(
         self,

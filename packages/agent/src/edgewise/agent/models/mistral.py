@@ -8,10 +8,9 @@ here, so native output is refused.
 
 from __future__ import annotations as _annotations
 
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator
 from typing import Any, Literal
 
-from ..exceptions import ModelHTTPError
 from ..messages import DocumentUrl, FileUrl, ModelMessage, ModelResponse
 from ..profiles import ModelProfileSpec
 from ..providers import Provider
@@ -93,17 +92,8 @@ class MistralModel(ProviderModel):
         super().__init__(model_name, provider=provider, profile=profile, settings=settings)
         self.json_mode_schema_prompt = json_mode_schema_prompt
 
-    def _http_error(
-        self,
-        status_code: int,
-        model_name: str,
-        body: object,
-        headers: Mapping[str, str] | None,
-        *,
-        in_stream: bool = False,
-    ) -> ModelHTTPError:
-        """The error of an error status, of the category its code names (`'3051'`: over the context window)."""
-        return mistral_http_error(status_code, model_name, body, headers, in_stream=in_stream)
+    _http_error = staticmethod(mistral_http_error)
+    """How an error status becomes an error: of the category its code names (`'3051'`: over the context window)."""
 
     def _url(self, *, stream: bool) -> str:
         return f'{self._provider.base_url}/v1/chat/completions'

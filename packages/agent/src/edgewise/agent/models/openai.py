@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Literal, cast
 import pydantic_core
 from typing_extensions import deprecated
 
-from ..exceptions import ModelHTTPError, UnexpectedModelBehavior
+from ..exceptions import UnexpectedModelBehavior
 from ..messages import (
     FileUrl,
     ModelMessage,
@@ -109,18 +109,8 @@ class OpenAIChatModel(ProviderModel):
     _default_provider = 'openai'
     _endpoint_name = 'chat completions'
     _error_key = 'error'
-
-    def _http_error(
-        self,
-        status_code: int,
-        model_name: str,
-        body: object,
-        headers: Mapping[str, str] | None,
-        *,
-        in_stream: bool = False,
-    ) -> ModelHTTPError:
-        """The error of an error status, of the category its error object's code, type or message names."""
-        return openai_http_error(status_code, model_name, body, headers, in_stream=in_stream)
+    _http_error = staticmethod(openai_http_error)
+    """How an error status becomes an error: of the category its error object's code, type or message names."""
 
     def __init__(
         self,
@@ -223,17 +213,8 @@ class OpenAIResponsesModel(ProviderModel):
     """A deferred tool goes out with `defer_loading: true`, next to the `tool_search` tool (OpenAI takes it only
     then)."""
 
-    def _http_error(
-        self,
-        status_code: int,
-        model_name: str,
-        body: object,
-        headers: Mapping[str, str] | None,
-        *,
-        in_stream: bool = False,
-    ) -> ModelHTTPError:
-        """The error of an error status, of the category its error object's code, type or message names."""
-        return openai_http_error(status_code, model_name, body, headers, in_stream=in_stream)
+    _http_error = staticmethod(openai_http_error)
+    """How an error status becomes an error: of the category its error object's code, type or message names."""
 
     def __init__(
         self,
