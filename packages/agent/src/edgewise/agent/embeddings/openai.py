@@ -102,7 +102,7 @@ class OpenAIEmbeddingModel(EmbeddingModel):
         headers = {**provider.request_headers(), **(merged.get('extra_headers') or {})}
         call = _http.provider_call(
             provider,
-            f'{provider.base_url}/embeddings',
+            provider.endpoint_url('/embeddings', self._model_name),
             body,
             headers,
             model_name=self._model_name,

@@ -189,7 +189,7 @@ class OpenAIImageGenerationModel(ImageGenerationModel):
         provider = self._provider
         call = _http.provider_call(
             provider,
-            f'{provider.base_url}/images/generations',
+            provider.endpoint_url('/images/generations', self._model_name),
             fields,
             headers,
             model_name=self._model_name,
@@ -221,7 +221,7 @@ class OpenAIImageGenerationModel(ImageGenerationModel):
         data = {key: str(value) for key, value in fields.items()}
         try:
             response = await self._provider.client.post(
-                f'{self._provider.base_url}/images/edits', data=data, files=files, headers=headers
+                self._provider.endpoint_url('/images/edits', self._model_name), data=data, files=files, headers=headers
             )
         except httpx.TransportError as e:
             raise ModelAPIError(self._model_name, connection_error_message(e)) from e

@@ -2,7 +2,8 @@
 
 Backends here: `models.test.TestModel`, `models.function.FunctionModel`, `models.openai.OpenAIResponsesModel`
 (`'openai:gpt-5'`, `'openai-responses:...'`), `models.openai.OpenAIChatModel` for OpenAI's Chat Completions
-(`'openai-chat:gpt-4o'`) and every OpenAI-compatible server (`'ollama:llama3.2'`, `'xai:...'`),
+(`'openai-chat:gpt-4o'`) and every OpenAI-compatible server (`'ollama:llama3.2'`, `'xai:...'`, `'azure:...'`; Azure's
+Responses API is `'azure-responses:...'`),
 `models.groq.GroqModel` (`'groq:...'`), `models.openrouter.OpenRouterModel` (`'openrouter:...'`),
 `models.anthropic.AnthropicModel` (`'anthropic:...'`) and `models.google.GoogleModel` (`'google:...'`, or the
 deprecated `'google-gla:...'`).
@@ -53,6 +54,7 @@ KNOWN_PROVIDERS = (
     'alibaba',
     'anthropic',
     'azure',
+    'azure-responses',
     'bedrock',
     'cerebras',
     'cohere',
@@ -130,6 +132,10 @@ def infer_model(model: Model | KnownModelName) -> Model:
         from .openai import OpenAIResponsesModel
 
         return OpenAIResponsesModel(name, provider='openai')
+    if provider == 'azure-responses':  # as in pydantic-ai 2.x, `'azure:'` is Chat Completions
+        from .openai import OpenAIResponsesModel
+
+        return OpenAIResponsesModel(name, provider='azure')
     if provider == 'anthropic':
         from .anthropic import AnthropicModel
 
@@ -178,7 +184,7 @@ _OPENAI_CHAT_PROVIDERS = frozenset(
     {
         'openai', 'openai-chat', 'ollama', 'deepseek', 'together', 'fireworks', 'cerebras',
         'vercel', 'grok', 'xai', 'moonshotai', 'heroku', 'litellm', 'alibaba', 'crusoe', 'nebius', 'ovhcloud',
-        'sambanova', 'zai', 'vllm',
+        'sambanova', 'zai', 'vllm', 'azure', 'github',
     }
 )  # fmt: skip
 

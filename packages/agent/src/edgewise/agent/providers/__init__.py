@@ -32,9 +32,10 @@ def __getattr__(name: str) -> Any:
 
 
 def infer_provider_class(provider: str) -> type[Provider[Any]]:
-    """The provider class of a provider name such as `'openai'`, `'anthropic'`, `'google'` or `'ollama'`.
+    """The provider class of a provider name such as `'openai'`, `'anthropic'`, `'google'`, `'azure'` or `'ollama'`.
 
-    `'google-gla'` is the deprecated name of `'google'` (it warns, naming `'google'`).
+    `'google-gla'` is the deprecated name of `'google'` (it warns, naming `'google'`); `'github'` (GitHub Models,
+    retired) gives the deprecated `GitHubProvider`, which warns when made.
 
     Raises:
         ValueError: the name is unknown.
@@ -59,6 +60,14 @@ def infer_provider_class(provider: str) -> type[Provider[Any]]:
         from .google import GoogleProvider
 
         return GoogleProvider
+    if provider in ('azure', 'azure-responses'):
+        from .azure import AzureProvider
+
+        return AzureProvider
+    if provider == 'github':
+        from .github import GitHubProvider
+
+        return GitHubProvider
     from ._compatible import COMPATIBLE_PROVIDERS
 
     try:
