@@ -103,7 +103,9 @@ def infer_model(model: Model | KnownModelName) -> Model:
 
     As in pydantic-ai 2.x, `'openai:'` and `'openai-responses:'` name the Responses API and `'openai-chat:'` the
     Chat Completions API. The 1.x prefixes `'google-gla:'` (now `'google:'`), `'google-vertex:'` and
-    `'vertexai:'` (now `'google-cloud:'`) and `'grok:'` (now `'xai:'`) still work and warn.
+    `'vertexai:'` (now `'google-cloud:'`) and `'grok:'` (now `'xai:'`) still work and warn. `'gateway/<upstream>:'`
+    names (`'gateway/openai:gpt-5'`, `'gateway/chat:...'`, `'gateway/anthropic:...'`, `'gateway/groq:...'`) go
+    through the Pydantic AI Gateway.
 
     Raises:
         UserError: the name has no provider prefix, is unknown, or its provider is not available in this release.
@@ -118,6 +120,8 @@ def infer_model(model: Model | KnownModelName) -> Model:
             f'Unknown model: {model!r}. A model name needs its provider: `<provider>:<model name>` '
             f"(e.g. 'openai:{model}'), or `test`."
         )
+    if provider.startswith('gateway/'):
+        return _gateway_model(provider, name)
     renamed = _RENAMED_PROVIDERS.get(provider)
     if renamed is not None:
         warnings.warn(
@@ -169,6 +173,28 @@ def infer_model(model: Model | KnownModelName) -> Model:
             '`FunctionModel`, or pass your own `Model`.'
         )
     raise UserError(f'Unknown model provider {provider!r} in model name {model!r}.')
+
+
+def _gateway_model(provider: str, name: str) -> Model:
+    """The model of a `'gateway/<upstream>:<name>'` string: the upstream's model class on the Gateway's route."""
+    from ..providers import infer_provider
+    from ..providers.gateway import normalize_gateway_provider
+
+    upstream = normalize_gateway_provider(provider)
+    gateway = infer_provider(provider)  # a `UserError` for an upstream not available here
+    if upstream == 'anthropic':
+        from .anthropic import AnthropicModel
+
+        return AnthropicModel(name, provider=gateway)
+    if upstream == 'groq':
+        from .groq import GroqModel
+
+        return GroqModel(name, provider=gateway)
+    from .openai import OpenAIChatModel, OpenAIResponsesModel
+
+    if upstream == 'openai-chat':
+        return OpenAIChatModel(name, provider=gateway)
+    return OpenAIResponsesModel(name, provider=gateway)
 
 
 _RENAMED_PROVIDERS = {
