@@ -57,12 +57,11 @@ def test_1x_prefixes_warn_naming_the_2x_prefix(old: str, new: str) -> None:
 
 
 @pytest.mark.parametrize('old', ['google-vertex', 'vertexai'])
-def test_vertex_prefixes_warn_naming_google_cloud_which_is_not_here_yet(old: str) -> None:
-    with (
-        pytest.warns(DeprecationWarning, match=rf"The '{old}:' model name prefix is deprecated; use 'google-cloud:'"),
-        pytest.raises(UserError, match=r"Model provider 'google-cloud' \(for model 'm'\) is not available"),
-    ):
-        infer_model(f'{old}:m')
+def test_vertex_prefixes_warn_naming_google_cloud(old: str) -> None:
+    with pytest.warns(DeprecationWarning, match=rf"The '{old}:' model name prefix is deprecated; use 'google-cloud:'"):
+        model = infer_model(f'{old}:m')
+    assert type(model) is GoogleModel
+    assert (model.model_name, model.provider.name) == ('m', 'google-cloud')
 
 
 def test_a_name_without_a_provider_prefix_is_a_user_error() -> None:

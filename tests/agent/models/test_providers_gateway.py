@@ -11,6 +11,7 @@ from edgewise.agent import Agent
 from edgewise.agent.exceptions import UserError
 from edgewise.agent.models import infer_model
 from edgewise.agent.models.anthropic import AnthropicModel
+from edgewise.agent.models.google import GoogleModel
 from edgewise.agent.models.groq import GroqModel
 from edgewise.agent.models.openai import OpenAIChatModel, OpenAIResponsesModel
 from edgewise.agent.providers import infer_provider, infer_provider_class
@@ -20,7 +21,7 @@ from edgewise.agent.providers.groq import GroqProvider
 from edgewise.agent.providers.openai import OpenAIProvider
 
 from ._chat import completion
-from ._provider_specs import ANTHROPIC, RESPONSES
+from ._provider_specs import ANTHROPIC, GOOGLE, RESPONSES
 from .conftest import LocalServer, Reply
 
 KEY = 'pylf_v1_us_gateway-secret-1'
@@ -65,7 +66,8 @@ def test_routes_of_each_upstream() -> None:
     assert base('anthropic') == 'https://gw.example/proxy/anthropic'
     assert base('groq') == 'https://gw.example/proxy/groq/openai/v1'
     assert base('openai', route='/my-openai-route') == 'https://gw.example/proxy/my-openai-route'
-    for upstream in ('google', 'google-cloud', 'bedrock', 'converse'):
+    assert base('google') == base('google-cloud') == 'https://gw.example/proxy/google-vertex'
+    for upstream in ('bedrock', 'converse'):
         with pytest.raises(UserError, match=rf"route '{upstream}' is not available in edgewise\.agent"):
             base(upstream)
     with pytest.raises(UserError, match='Unknown upstream provider: nowhere'):
@@ -102,13 +104,14 @@ def test_gateway_model_names(monkeypatch: pytest.MonkeyPatch) -> None:
         ('gateway/chat:gpt-4o', OpenAIChatModel),
         ('gateway/anthropic:claude-sonnet-4-5', AnthropicModel),
         ('gateway/groq:llama-3.3-70b-versatile', GroqModel),
+        ('gateway/google:gemini-2.5-flash', GoogleModel),
     ]:
         model = infer_model(name)
         assert type(model) is cls
         assert model.model_name == name.partition(':')[2]
         assert is_gateway_provider(model.provider)
-    with pytest.raises(UserError, match="route 'google' is not available"):
-        infer_model('gateway/google:gemini-2.5-flash')
+    with pytest.raises(UserError, match="route 'bedrock' is not available"):
+        infer_model('gateway/bedrock:amazon.nova-pro-v1:0')
     # The model classes take `provider='gateway'` for their own API.
     chat = OpenAIChatModel('gpt-4o', provider='gateway')
     assert chat.provider.base_url == 'https://gateway-us.pydantic.dev/proxy/openai'
@@ -122,6 +125,7 @@ async def test_requests_through_the_gateway(local_server: LocalServer) -> None:
         Reply(200, RESPONSES.reply),
         Reply(200, ANTHROPIC.reply),
         Reply(200, completion('from groq')),
+        Reply(200, GOOGLE.reply),
     )
     gw: dict[str, Any] = {'api_key': KEY, 'base_url': local_server.url}
     models = [
@@ -129,23 +133,26 @@ async def test_requests_through_the_gateway(local_server: LocalServer) -> None:
         OpenAIResponsesModel('gpt-5', provider=gateway_provider('responses', **gw)),
         AnthropicModel('claude-sonnet-4-5', provider=gateway_provider('anthropic', **gw)),
         GroqModel('llama-3.3-70b-versatile', provider=gateway_provider('groq', **gw)),
+        GoogleModel('gemini-2.5-flash', provider=gateway_provider('google', **gw)),
     ]
     outputs = []
     for model in models:
         async with Agent(model) as agent:
             outputs.append((await agent.run('hi')).output)
-    assert outputs == ['from openai', 'hello', 'hello', 'from groq']
+    assert outputs == ['from openai', 'hello', 'hello', 'from groq', 'hello']
     paths = [request['path'] for request in local_server.received]
     assert paths == [
         '/v1/openai/chat/completions',
         '/v1/openai/responses',
         '/v1/anthropic/v1/messages',
         '/v1/groq/openai/v1/chat/completions',
+        '/v1/google-vertex/v1beta1/publishers/google/models/gemini-2.5-flash:generateContent',
     ]
     for request in local_server.received:
         headers = {name.lower(): value for name, value in request['headers'].items()}
         assert headers['authorization'] == f'Bearer {KEY}'
         assert 'x-api-key' not in headers
+    assert local_server.received[4]['headers']['x-goog-api-key'] == KEY
     anthropic = local_server.received[2]
     assert anthropic['body']['model'] == 'claude-sonnet-4-5'
     assert {k.lower(): v for k, v in anthropic['headers'].items()}['anthropic-version'] == '2023-06-01'

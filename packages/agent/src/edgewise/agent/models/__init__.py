@@ -149,6 +149,10 @@ def infer_model(model: Model | KnownModelName) -> Model:
         from .google import GoogleModel
 
         return GoogleModel(name, provider=GoogleProvider())
+    if provider == 'google-cloud':
+        from .google import GoogleModel
+
+        return GoogleModel(name, provider='google-cloud')
     if provider == 'groq':
         from .groq import GroqModel
 
@@ -190,6 +194,10 @@ def _gateway_model(provider: str, name: str) -> Model:
         from .groq import GroqModel
 
         return GroqModel(name, provider=gateway)
+    if upstream == 'google-cloud':
+        from .google import GoogleModel
+
+        return GoogleModel(name, provider=gateway)
     from .openai import OpenAIChatModel, OpenAIResponsesModel
 
     if upstream == 'openai-chat':

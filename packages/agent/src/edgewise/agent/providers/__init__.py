@@ -65,6 +65,10 @@ def infer_provider_class(provider: str) -> type[Provider[Any]]:
         from .google import GoogleProvider
 
         return GoogleProvider
+    if provider == 'google-cloud':
+        from .google_cloud import GoogleCloudProvider
+
+        return GoogleCloudProvider
     if provider in ('azure', 'azure-responses'):
         from .azure import AzureProvider
 

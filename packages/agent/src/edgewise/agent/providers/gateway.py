@@ -1,9 +1,9 @@
 """The Pydantic AI Gateway: one key for several upstream APIs, each reached under its own route of the Gateway.
 
-`gateway_provider('openai')` is an upstream provider (`OpenAIProvider`, `AnthropicProvider`, `GroqProvider`)
-whose base URL is the Gateway's route for that API, authenticated by the Gateway key as a bearer token. Model
-names spell it `'gateway/<upstream>:<model>'` (`'gateway/openai:gpt-5'`, `'gateway/anthropic:claude-sonnet-4-5'`),
-and the model classes take `provider='gateway'` for their own upstream.
+`gateway_provider('openai')` is an upstream provider (`OpenAIProvider`, `AnthropicProvider`, `GroqProvider`,
+`GoogleCloudProvider`) whose base URL is the Gateway's route for that API, authenticated by the Gateway key as a
+bearer token. Model names spell it `'gateway/<upstream>:<model>'` (`'gateway/openai:gpt-5'`,
+`'gateway/anthropic:claude-sonnet-4-5'`), and the model classes take `provider='gateway'` for their own upstream.
 """
 
 from __future__ import annotations as _annotations
@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from ..exceptions import UserError
 from ._base import Provider, env_value
 from .anthropic import AnthropicProvider
+from .google_cloud import GoogleCloudProvider
 
 if TYPE_CHECKING:
     import httpx
@@ -47,6 +48,16 @@ class _GatewayAnthropicProvider(AnthropicProvider):
         """The Gateway key (`authorization`) and Anthropic's API version."""
         headers = super().request_headers()
         headers['authorization'] = f'Bearer {headers.pop("x-api-key")}'
+        return headers
+
+
+class _GatewayGoogleCloudProvider(GoogleCloudProvider):
+    """Gemini on Google Cloud through the Gateway: the Gateway key as a bearer token (and as the API key)."""
+
+    def request_headers(self) -> dict[str, str]:
+        """The Gateway key, in `authorization` and `x-goog-api-key`."""
+        headers = super().request_headers()
+        headers['authorization'] = f'Bearer {headers["x-goog-api-key"]}'
         return headers
 
 
@@ -92,7 +103,7 @@ def gateway_provider(
 
     Args:
         upstream_provider: The upstream API: `'openai'` (or `'openai-chat'`, `'openai-responses'`, `'chat'`,
-            `'responses'`), `'anthropic'` or `'groq'`.
+            `'responses'`), `'anthropic'`, `'groq'` or `'google-cloud'` (`'google'`).
         route: The Gateway route to send requests to; the upstream's own route by default.
         api_key: The Gateway key; defaults to `PYDANTIC_AI_GATEWAY_API_KEY` (or the older `PAIG_API_KEY`).
         base_url: The Gateway's URL; defaults to `PYDANTIC_AI_GATEWAY_BASE_URL` (or `PAIG_BASE_URL`), then the
@@ -101,7 +112,7 @@ def gateway_provider(
 
     Raises:
         UserError: no key is given or set; the URL cannot be inferred from the key; or the upstream is unknown or
-            not available in Edgewise (`'google-cloud'` and `'bedrock'`).
+            not available in Edgewise (`'bedrock'`).
     """
     api_key = api_key or env_value('PYDANTIC_AI_GATEWAY_API_KEY', 'PAIG_API_KEY')
     if not api_key:
@@ -126,11 +137,12 @@ def gateway_provider(
 
         # The path Groq's SDK puts under a base URL, which the Gateway's route forwards as it is.
         provider = GroqProvider(api_key=api_key, base_url=f'{url}/openai/v1', http_client=http_client)
-    elif upstream in ('google-cloud', 'bedrock'):
+    elif upstream == 'google-cloud':
+        provider = _GatewayGoogleCloudProvider(api_key=api_key, base_url=url, http_client=http_client)
+    elif upstream == 'bedrock':
         raise UserError(
             f'The Pydantic AI Gateway route {upstream_provider!r} is not available in edgewise.agent: it needs the '
-            f'{"Google Cloud (Vertex AI)" if upstream == "google-cloud" else "Bedrock"} provider. Use the '
-            "Gateway's `openai`, `anthropic` or `groq` routes."
+            "Bedrock provider. Use the Gateway's `openai`, `anthropic`, `groq` or `google-cloud` routes."
         )
     else:
         raise UserError(f'Unknown upstream provider: {upstream_provider}')
