@@ -158,6 +158,8 @@ def test_profiles_by_model_family() -> None:
     for name in ('mistral-large-2411', 'Mistral-small', 'Ministral-3B', 'mistralai-Mistral-Nemo'):
         assert _openai(AzureProvider.model_profile(name)) == _openai(AzureProvider.model_profile('mistral-large'))
     assert _openai(AzureProvider.model_profile('magistral-medium'))['supports_thinking'] is True  # Mistral's family
+    assert _openai(AzureProvider.model_profile('mistral-large'))['openai_chat_supports_max_completion_tokens'] is False
+    assert 'openai_chat_supports_max_completion_tokens' not in _openai(AzureProvider.model_profile('gpt-4o'))
     assert 'supports_json_schema_output' not in _openai(AzureProvider.model_profile('cohere-command-a'))
     grok = _openai(AzureProvider.model_profile('grok-3'))
     assert grok['supports_json_schema_output'] is True  # Grok's own family keys
@@ -248,6 +250,18 @@ async def test_responses_through_a_resource_endpoint_named_by_the_environment(
     assert request['path'] == '/openai/responses?api-version=2025-04-01-preview'
     assert request['headers']['api-key'] == SECRET
     assert request['body']['model'] == 'my-gpt-5'
+
+
+@pytest.mark.anyio
+async def test_max_tokens_goes_to_mistral_deployments_as_the_older_field(local_server: LocalServer) -> None:
+    local_server.script(Reply(200, completion('from mistral')), Reply(200, completion('from gpt')))
+    provider = AzureProvider(azure_endpoint=_root(local_server), api_version='2024-10-21', api_key=SECRET)
+    for name in ('Mistral-Large-2411', 'my-gpt-4o'):
+        async with Agent(OpenAIChatModel(name, provider=provider), model_settings={'max_tokens': 64}) as agent:
+            await agent.run('hi')
+    mistral, gpt = (request['body'] for request in local_server.received)
+    assert (mistral['max_tokens'], 'max_completion_tokens' in mistral) == (64, False)
+    assert (gpt['max_completion_tokens'], 'max_tokens' in gpt) == (64, False)
 
 
 @pytest.mark.anyio

@@ -235,7 +235,8 @@ class AzureProvider(HTTPProvider):
         """The profile of a model deployed on Azure, found by its name: OpenAI's models, or the Meta, DeepSeek,
         Mistral, Cohere and Grok models of the Foundry catalogue (with OpenAI's schema dialect).
 
-        Azure's Chat Completions take no document parts; Grok there takes no `$defs` in its schemas.
+        Azure's Chat Completions take no document parts; Grok there takes no `$defs` in its schemas, and Mistral's
+        models take the `max_tokens` setting only as the older `max_tokens` field.
         """
         lowered = model_name.lower()
         profile: ModelProfile | None = None
@@ -245,6 +246,10 @@ class AzureProvider(HTTPProvider):
                 profile = merge_profile(
                     OpenAIModelProfile(json_schema_transformer=OpenAIJsonSchemaTransformer), family(name)
                 )
+                if family is mistral_model_profile:  # Foundry's Mistral endpoints refuse `max_completion_tokens`
+                    profile = merge_profile(
+                        profile, OpenAIModelProfile(openai_chat_supports_max_completion_tokens=False)
+                    )
                 break
         else:
             profile = openai_model_profile(lowered)
