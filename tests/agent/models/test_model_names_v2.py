@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib
+
 import httpx
 import pytest
 
@@ -116,3 +118,18 @@ async def test_streamed_response_usage_is_a_property_and_calling_it_warns() -> N
 def test_the_google_gla_provider_name_warns_naming_google() -> None:
     with pytest.warns(DeprecationWarning, match=r"The 'google-gla' provider name is deprecated; use 'google' instead"):
         assert infer_provider_class('google-gla') is GoogleProvider
+
+
+@pytest.mark.parametrize(
+    ('module', 'names'),
+    [
+        ('azure', ('AzureProvider',)),
+        ('github', ('GitHubProvider',)),
+        ('google_cloud', ('GoogleCloudProvider',)),
+        ('gateway', ('gateway_provider', 'is_gateway_provider', 'normalize_gateway_provider', 'UpstreamProvider')),
+    ],
+)
+def test_the_provider_modules_of_pydantic_ai_2_68_are_at_its_paths(module: str, names: tuple[str, ...]) -> None:
+    imported = importlib.import_module(f'edgewise.agent.providers.{module}')
+    assert set(names) <= set(imported.__all__)
+    assert all(hasattr(imported, name) for name in names)
