@@ -9,6 +9,7 @@ from typing import Any, cast
 import pytest
 
 from edgewise.agent import Agent
+from edgewise.agent.embeddings import infer_embedding_model
 from edgewise.agent.embeddings.openai import OpenAIEmbeddingModel
 from edgewise.agent.exceptions import UserError
 from edgewise.agent.models import infer_model
@@ -213,6 +214,9 @@ def test_azure_model_names_are_chat_and_azure_responses_the_responses_api(monkey
     assert type(responses) is OpenAIResponsesModel
     assert (responses.model_name, responses.provider.name) == ('my-gpt-5', 'azure')
     assert infer_provider_class('azure') is infer_provider_class('azure-responses') is AzureProvider
+    embedder = infer_embedding_model('azure:my-embedder')
+    assert isinstance(embedder, OpenAIEmbeddingModel)
+    assert (embedder.system, embedder.base_url) == ('azure', f'{RESOURCE}/openai')
 
 
 # Requests to a real server

@@ -8,6 +8,8 @@ from typing import Any
 import pytest
 
 from edgewise.agent import Agent
+from edgewise.agent.embeddings import infer_embedding_model
+from edgewise.agent.embeddings.openai import OpenAIEmbeddingModel
 from edgewise.agent.exceptions import UserError
 from edgewise.agent.models import infer_model
 from edgewise.agent.models.anthropic import AnthropicModel
@@ -112,6 +114,11 @@ def test_gateway_model_names(monkeypatch: pytest.MonkeyPatch) -> None:
         assert is_gateway_provider(model.provider)
     with pytest.raises(UserError, match="route 'bedrock' is not available"):
         infer_model('gateway/bedrock:amazon.nova-pro-v1:0')
+    embedder = infer_embedding_model('gateway/openai:text-embedding-3-small')
+    assert isinstance(embedder, OpenAIEmbeddingModel)
+    assert embedder.base_url == 'https://gateway-us.pydantic.dev/proxy/openai'
+    with pytest.raises(UserError, match="Embedding models of 'gateway/google' are not available"):
+        infer_embedding_model('gateway/google:gemini-embedding-001')
     # The model classes take `provider='gateway'` for their own API.
     chat = OpenAIChatModel('gpt-4o', provider='gateway')
     assert chat.provider.base_url == 'https://gateway-us.pydantic.dev/proxy/openai'

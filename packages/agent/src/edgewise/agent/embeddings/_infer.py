@@ -46,7 +46,12 @@ def infer_embedding_model(model: EmbeddingModel | KnownEmbeddingModelName | str)
         from .google import GoogleEmbeddingModel
 
         return GoogleEmbeddingModel(name, provider='google')
-    if provider in _NOT_HERE:
+    kind = provider
+    if provider.startswith('gateway/'):  # the Gateway's route of an upstream embeds as that upstream does
+        from ..providers.gateway import normalize_gateway_provider
+
+        kind = normalize_gateway_provider(provider)
+    if kind in _NOT_HERE:
         raise UserError(
             f'Embedding models of {provider!r} are not available in edgewise.agent: use `openai:`, another '
             'OpenAI-compatible provider, `google:`, or an `EmbeddingModel` of your own.'
