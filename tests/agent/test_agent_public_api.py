@@ -207,6 +207,7 @@ def test_all_is_pinned() -> None:
         'ToolDefinition',
         'ToolDenied',
         'ToolFailed',
+        'ToolKind',
         'ToolOrOutput',
         'ToolOutput',
         'ToolResultEvent',
@@ -256,7 +257,8 @@ def test_public_modules_match_pydantic_ai() -> None:
                    'toolsets', 'models.test', 'models.function', 'models.openai', 'providers', 'providers.openai',
                    'providers.ollama', 'profiles', 'profiles.openai', 'agent', 'format_prompt', 'capabilities',
                    'models.instrumented', 'mcp', 'tool_manager', 'models.wrapper', 'concurrency',
-                   'retries', 'realtime', 'realtime.settings', '_parts_manager', 'function_signature'):  # fmt: skip
+                   'retries', 'realtime', 'realtime.settings', '_parts_manager', 'function_signature',
+                   'framing', 'workspaces'):  # fmt: skip
         importlib.import_module(f'edgewise.agent.{module}')
 
 

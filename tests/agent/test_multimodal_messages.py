@@ -321,17 +321,18 @@ def test_file_parts_hold_binary_images_when_validated_and_report_content() -> No
 
 def test_tool_return_parts_keep_files_out_of_the_text() -> None:
     image = ImageUrl('https://e.com/a.png', identifier='img1')
-    single = ToolReturnPart('t', image)
+    single = ToolReturnPart('t', image, 'c1')
     assert single.files == [image]
     assert single.model_response_str() == ''
     assert single.model_response_object() == {}
-    assert single.model_response_str_and_user_content() == ('See file img1.', ['This is file img1:', image])
-    mixed = ToolReturnPart('t', ['caption', image, 3])
+    frame = ['<pyai:tool_result tool_name="t" tool_call_id="c1" file_id="img1">', image, '</pyai:tool_result>']
+    assert single.model_response_str_and_user_content() == ('See file img1.', frame)
+    mixed = ToolReturnPart('t', ['caption', image, 3], 'c1')
     assert mixed.files == [image]
     assert mixed.model_response_str() == '["caption",3]'
     assert mixed.model_response_str_and_user_content() == (
         '["caption","See file img1.","3"]',
-        ['This is file img1:', image],
+        frame,
     )
     one_left = ToolReturnPart('t', [{'a': 1}, image])
     assert one_left.model_response_object() == {'a': 1}

@@ -453,7 +453,6 @@ NOT_YET: dict[str, dict[str, str]] = {
         'limit_model_concurrency': 'concurrency limiters (issue 12, helper `parity-agent`)',
     },
     'messages': {
-        'ToolPartKind': 'typed tool-search parts are not implemented',
         'error_details_ta': "pydantic-ai's internal type adapters",
         'tool_return_ta': "pydantic-ai's internal type adapters",
     },
@@ -492,6 +491,35 @@ NOT_YET: dict[str, dict[str, str]] = {
 }
 """Names Edgewise does not have yet, and why (docs/compatibility.md lists them too)."""
 
+PYDANTIC_AI_2_68_WORKSPACE_NAMES: dict[str, tuple[str, ...]] = {
+    '': ('ToolKind',),
+    'messages': ('Authority', 'ToolKind', 'ToolKindLike', 'ToolPartKind', 'WorkspaceRef', 'parse_tool_kind'),
+    'capabilities': ('LocalWorkspace',),
+    'workspaces': (
+        'AuthorityWorkspace',
+        'CommandResult',
+        'FileEntry',
+        'LocalWorkspaceBackend',
+        'ReadOnlyWorkspace',
+        'Workspace',
+        'WrapperWorkspace',
+        'WorkspaceBackend',
+        'WorkspaceCommand',
+        'WorkspaceError',
+        'WorkspaceOutputLimitError',
+        'WorkspaceReadOnlyError',
+        'WorkspaceRef',
+        'WorkspaceTimeoutError',
+        'WorkspaceUnavailableError',
+        'SupportsCommands',
+        'SupportsFilesystem',
+        'SupportsRealpath',
+        'UnavailableWorkspace',
+    ),
+}
+"""What pydantic-ai 2.68 added for workspaces and tool kinds (`pydantic_ai.workspaces.__all__`, and the names
+`messages`, `capabilities` and the top level gained with them): all of them exist in Edgewise."""
+
 
 @pytest.mark.parametrize('module_name', sorted(PYDANTIC_AI_1_107_NAMES))
 def test_every_name_exists_or_is_listed_as_not_yet(module_name: str) -> None:
@@ -505,3 +533,26 @@ def test_every_name_exists_or_is_listed_as_not_yet(module_name: str) -> None:
 def test_the_not_yet_list_names_only_pydantic_ai_names() -> None:
     for module_name, names in NOT_YET.items():
         assert set(names) <= set(PYDANTIC_AI_1_107_NAMES[module_name]), module_name
+
+
+PYDANTIC_AI_2_68_NAMES: dict[str, tuple[str, ...]] = {
+    'framing': ('DataTag', 'RegisteredTag', 'close_tag', 'neutralize_tags', 'open_tag', 'register_tag', 'wrap'),
+    'settings': ('FramingAnnouncement',),
+}
+"""Public names of modules (or of their `__all__`) that pydantic-ai 2.68 added after 1.107, which Edgewise has."""
+
+
+@pytest.mark.parametrize('module_name', sorted(PYDANTIC_AI_2_68_NAMES))
+def test_every_2_68_name_exists(module_name: str) -> None:
+    module = importlib.import_module(f'edgewise.agent.{module_name}')
+    assert [name for name in PYDANTIC_AI_2_68_NAMES[module_name] if not hasattr(module, name)] == []
+    if module_name == 'framing':
+        assert tuple(module.__all__) == PYDANTIC_AI_2_68_NAMES[module_name]
+
+
+@pytest.mark.parametrize('module_name', sorted(PYDANTIC_AI_2_68_WORKSPACE_NAMES))
+def test_every_workspace_and_tool_kind_name_of_2_68_exists(module_name: str) -> None:
+    module = importlib.import_module('edgewise.agent' + (f'.{module_name}' if module_name else ''))
+    assert [name for name in PYDANTIC_AI_2_68_WORKSPACE_NAMES[module_name] if not hasattr(module, name)] == []
+    if module_name == 'workspaces':
+        assert sorted(module.__all__) == sorted(PYDANTIC_AI_2_68_WORKSPACE_NAMES[module_name])

@@ -244,11 +244,11 @@ def test_a_failed_return_is_wrapped_as_an_error_unless_asked_not_to() -> None:
     assert failed.content_items() == ['broken', image]
     assert failed.model_response_str_and_user_content() == (
         '[{"error":"broken"},"See file img."]',
-        ['This is file img:', image],
+        ['<pyai:tool_result tool_name="tool" tool_call_id="c1" file_id="img">', image, '</pyai:tool_result>'],
     )
     assert failed.model_response_str_and_user_content(wrap_if_error=False) == (
         '["broken","See file img."]',
-        ['This is file img:', image],
+        ['<pyai:tool_result tool_name="tool" tool_call_id="c1" file_id="img">', image, '</pyai:tool_result>'],
     )
     assert ToolReturnPart('tool', 'plain', 'c1', outcome='failed').model_response_str_and_user_content() == (
         '{"error":"plain"}',

@@ -10,7 +10,12 @@ from typing import Any
 import pytest
 
 from edgewise.agent import Embedder, EmbeddingModel, EmbeddingResult, EmbeddingSettings
-from edgewise.agent.embeddings import TestEmbeddingModel, WrapperEmbeddingModel, infer_embedding_model
+from edgewise.agent.embeddings import (
+    TestEmbeddingModel,
+    WrapperEmbeddingModel,
+    infer_embedding_model,
+    merge_embedding_settings,
+)
 from edgewise.agent.embeddings.google import GoogleEmbeddingModel, GoogleEmbeddingSettings
 from edgewise.agent.embeddings.openai import OpenAIEmbeddingModel
 from edgewise.agent.exceptions import ModelHTTPError, UnexpectedModelBehavior, UserError
@@ -81,8 +86,8 @@ async def test_override_and_names(monkeypatch: pytest.MonkeyPatch) -> None:
     assert infer_embedding_model(test_model) is test_model
     with pytest.raises(ValueError, match='provider prefix'):
         infer_embedding_model('text-embedding-3-small')
-    with pytest.raises(UserError, match="'cohere' are not available"):
-        infer_embedding_model('cohere:embed-v4.0')
+    with pytest.raises(UserError, match="'sentence-transformers' are not available"):
+        infer_embedding_model('sentence-transformers:all-MiniLM-L6-v2')
     with pytest.raises(UserError, match='Unknown embeddings model'):
         infer_embedding_model('nowhere:model')
 
@@ -295,3 +300,12 @@ def test_a_results_cost_comes_from_genai_prices() -> None:
     )
     result.usage.input_tokens = 1_000_000
     assert float(result.cost().total_price) == pytest.approx(0.02)
+
+
+def test_merging_settings() -> None:
+    assert merge_embedding_settings(None, None) is None
+    assert merge_embedding_settings({'dimensions': 2}, None) == {'dimensions': 2}
+    assert merge_embedding_settings({'dimensions': 2, 'truncate': True}, {'dimensions': 3}) == {
+        'dimensions': 3,
+        'truncate': True,
+    }

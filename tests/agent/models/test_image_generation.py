@@ -15,6 +15,7 @@ from edgewise.agent.images import (
     TestImageGenerationModel,
     WrapperImageGenerationModel,
     infer_image_generation_model,
+    merge_image_generation_settings,
 )
 from edgewise.agent.images.openai import OpenAIImageGenerationModel, OpenAIImageGenerationSettings
 from edgewise.agent.images.result import media_type_of
@@ -90,8 +91,8 @@ def test_names_and_override(monkeypatch: pytest.MonkeyPatch) -> None:
     assert isinstance(infer_image_generation_model('test'), TestImageGenerationModel)
     with pytest.raises(ValueError, match='provider prefix'):
         infer_image_generation_model('gpt-image-2')
-    with pytest.raises(UserError, match="'google' does not support direct image generation"):
-        infer_image_generation_model('google:gemini-3-pro-image')
+    with pytest.raises(UserError, match="'anthropic' does not support direct image generation"):
+        infer_image_generation_model('anthropic:claude-sonnet-4-6')
     with pytest.raises(UserError, match='use a GPT Image model'):
         OpenAIImageGenerationModel('dall-e-3')
 
@@ -293,3 +294,12 @@ def test_a_results_cost_comes_from_genai_prices() -> None:
     )  # fmt: skip
     result.usage.input_tokens, result.usage.output_tokens = 1_000_000, 0
     assert float(result.cost().total_price) > 0
+
+
+def test_merging_settings() -> None:
+    assert merge_image_generation_settings(None, None) is None
+    assert merge_image_generation_settings(None, {'aspect_ratio': '1:1'}) == {'aspect_ratio': '1:1'}
+    merged = merge_image_generation_settings(
+        {'aspect_ratio': '1:1', 'extra_headers': {'a': '1'}}, {'aspect_ratio': '2:3'}
+    )
+    assert merged == {'aspect_ratio': '2:3', 'extra_headers': {'a': '1'}}

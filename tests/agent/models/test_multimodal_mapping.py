@@ -150,8 +150,9 @@ def test_chat_sends_files_from_tools_in_a_user_message_after_the_tool_messages()
         {
             'role': 'user',
             'content': [
-                {'type': 'text', 'text': 'This is file img1:'},
+                {'type': 'text', 'text': '<pyai:tool_result tool_name="chart" tool_call_id="c1" file_id="img1">'},
                 {'type': 'image_url', 'image_url': {'url': f'data:image/png;base64,{PNG64}'}},
+                {'type': 'text', 'text': '</pyai:tool_result>'},
             ],
         },
     ]
@@ -384,8 +385,9 @@ def test_google_sends_files_from_tools_after_the_function_response() -> None:
     contents = google_contents(with_tool_return(['ok', image]))
     assert contents[-1]['parts'] == [
         {'functionResponse': {'name': 'chart', 'response': {'return_value': 'ok'}, 'id': 'c1'}},
-        {'text': 'This is file img1:'},
+        {'text': '<pyai:tool_result tool_name="chart" tool_call_id="c1" file_id="img1">'},
         {'inlineData': {'mimeType': 'image/png', 'data': PNG64}},
+        {'text': '</pyai:tool_result>'},
     ]
 
 

@@ -145,7 +145,7 @@ def test_infer_model_for_openai_compatible_names(
 
 
 def test_apis_not_here_yet_are_a_clear_error() -> None:
-    for name in ('mistral:mistral-large', 'bedrock:anthropic.claude-sonnet-4-5', 'cohere:command-r'):
+    for name in ('mistral:mistral-large', 'cohere:command-r'):
         with pytest.raises(UserError, match=r'is not available in edgewise\.agent yet'):
             infer_model(name)
 

@@ -7,6 +7,11 @@ AgentError(Exception)                       root of every error raised by edgewi
  |                                          enqueued content was left undelivered)
  +-- SpecError(ValueError)                  an agent or capability spec names an unknown capability, or its
  |                                          arguments do not build one
+ +-- WorkspaceError(RuntimeError)           a workspace operation failed on purpose (`edgewise.agent.workspaces`)
+ |    +-- WorkspaceOutputLimitError         a command wrote more output than the backend keeps
+ |    +-- WorkspaceUnavailableError         the environment is gone, or none is attached
+ |    +-- WorkspaceTimeoutError(TimeoutError)        a command ran past its timeout
+ |    +-- WorkspaceReadOnlyError(PermissionError)    a read-only workspace refused a command or a change
  +-- AgentRunError(RuntimeError)            a run failed
       +-- HookTimeoutError(TimeoutError)    a function of a `Hooks` capability ran past its timeout
       +-- RunCancelled                      the application cancelled the run (`AgentRun.cancel()`,

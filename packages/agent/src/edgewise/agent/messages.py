@@ -141,6 +141,8 @@ from ._messages.model_messages import (
     messages_type_adapter,
 )
 from ._messages.speech import SpeechPart, SpeechPartDelta
+from ._messages.workspace_refs import Authority, WorkspaceRef
+from ._tools.tool_kinds import ToolKind, ToolKindLike, ToolPartKind, parse_tool_kind
 from ._warnings import PydanticAIDeprecationWarning
 
 if TYPE_CHECKING:
@@ -271,6 +273,14 @@ __all__ = (
     'UnknownCapabilityEvent',
     'CUSTOM_EVENT_TYPES',
     'CAPABILITY_EVENT_TYPES',
+    # what a tool is, whatever it is called
+    'ToolKind',
+    'ToolKindLike',
+    'ToolPartKind',
+    'parse_tool_kind',
+    # workspaces
+    'Authority',
+    'WorkspaceRef',
 )
 
 _RENAMED_PARTS = {'BuiltinToolCallPart': 'NativeToolCallPart', 'BuiltinToolReturnPart': 'NativeToolReturnPart'}

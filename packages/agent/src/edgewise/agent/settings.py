@@ -13,6 +13,7 @@ __all__ = (
     'CacheConfig',
     'CacheRetention',
     'CacheSetting',
+    'FramingAnnouncement',
     'ModelSettings',
     'RecordedModelSettings',
     'ServiceTier',
@@ -81,6 +82,10 @@ class CacheConfig(TypedDict, total=False):
 CacheSetting: TypeAlias = bool | CacheRetention | CacheConfig
 """Every value `ModelSettings.cache` takes."""
 
+FramingAnnouncement: TypeAlias = Literal['always', 'when_needed', 'never']
+"""When a model without a mid-conversation system role is told what the application's `<system>` blocks are
+(`ModelSettings.framing_announcement`)."""
+
 
 class ModelSettings(TypedDict, total=False):
     """Settings of a model request; every key is optional and models ignore the ones they do not support."""
@@ -147,6 +152,14 @@ class ModelSettings(TypedDict, total=False):
     service_tier: ServiceTier
     """The service tier of the request, the same way for every provider (see `ServiceTier` for what each API
     is sent). A provider's own setting (`openai_service_tier`, `anthropic_service_tier`) wins over this one."""
+    framing_announcement: FramingAnnouncement
+    """On a model whose profile has no mid-conversation system role (`supports_inline_system_prompts=False`), where
+    system prompts after the start of the conversation go as `<system>` blocks in user turns: when the system prompt
+    opens with a short announcement saying what those blocks are. `'when_needed'` (the default on most profiles):
+    from the first request whose history holds such a block; `'always'`: on every request, so the cached prefix
+    never changes; `'never'`: not at all. Only where the request has a system prompt or instructions for it to
+    join. The profile's `default_framing_announcement` applies when unset; Edgewise applies it and never sends it
+    to the provider. Ignored by `FunctionModel` and `TestModel`, which get the history as written."""
     cache: CacheSetting
     """Prompt caching placed by the library, the same way for every provider: `True` caches the tool definitions,
     the instructions and the conversation with the provider's default retention; a `CacheRetention` asks for a

@@ -32,7 +32,7 @@ from ._tools.deferred_calls import (
     ToolApproved,
     ToolDenied,
 )
-from ._tools.definition import ToolDefinition, ToolKind
+from ._tools.definition import ToolDefinition, ToolDefinitionKind
 from ._warnings import PydanticAIDeprecationWarning
 from .exceptions import UserError
 from .models._model import AgentDepsT, RunContext
@@ -46,7 +46,7 @@ __all__ = (
     'ToolInitOptions',
     'ToolDefaults',
     'ToolDefinition',
-    'ToolKind',
+    'ToolDefinitionKind',
     'ToolFuncContext',
     'ToolFuncPlain',
     'ToolFuncEither',
@@ -329,6 +329,14 @@ _RENAMED = {'BuiltinToolFunc': 'NativeToolFunc', 'AgentBuiltinTool': 'AgentNativ
 
 
 def __getattr__(name: str) -> Any:
+    if name == 'ToolKind':  # pydantic-ai 2.68 gave the name to `messages.ToolKind`, what a tool is
+        warnings.warn(
+            '`edgewise.agent.tools.ToolKind` is deprecated, use `edgewise.agent.tools.ToolDefinitionKind` instead '
+            '(`edgewise.agent.ToolKind` is now the class that says what a tool is).',
+            PydanticAIDeprecationWarning,
+            stacklevel=2,
+        )
+        return ToolDefinitionKind
     new_name = _RENAMED.get(name)
     if new_name is None:
         raise AttributeError(f'module {__name__!r} has no attribute {name!r}')

@@ -10,13 +10,13 @@ stored history reads the same in pydantic-ai and here.
 from __future__ import annotations as _annotations
 
 import hashlib
-import html
 from collections.abc import Sequence
 from dataclasses import KW_ONLY, dataclass, replace
 from typing import Annotated, Any, Literal, TypeAlias
 
 import pydantic
 
+from .framing import CONTEXT_DIFF_TAG, CONTEXT_TAG, frame
 from .otel import OtelMessagePart, OtelTextPart, TraceContentOptions
 from .tool_parts import _repr
 
@@ -41,12 +41,6 @@ __all__ = (
     'tag_window_prefix',
 )
 
-CONTEXT_TAG = 'pyai:context'
-"""The element an append-mode block's statement is sent in, with the block's id (the model reads a later one with
-the same id as replacing it)."""
-
-CONTEXT_DIFF_TAG = 'pyai:context_diff'
-"""The element a change is sent in as a unified diff against the text the model last received for the block."""
 
 SUPERSESSION_SENTENCE = (
     f'A later <{CONTEXT_TAG}> element with the same id replaces the earlier one '
@@ -221,8 +215,7 @@ def instruction_text_hash(text: str) -> str:
 
 
 def _element(tag: str, body: str, instruction_id: InstructionId | None) -> str:
-    attribute = '' if instruction_id is None else f' id="{html.escape(str(instruction_id))}"'
-    return f'<{tag}{attribute}>\n{body}\n</{tag}>'
+    return frame(tag, f'\n{body}\n', id=None if instruction_id is None else str(instruction_id))
 
 
 def _withdrawn(*, inline_system: bool) -> str:

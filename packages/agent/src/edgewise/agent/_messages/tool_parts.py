@@ -17,6 +17,7 @@ import pydantic_core
 from typing_extensions import TypedDict
 
 from .content import MultiModalContent, ToolReturnContent, UserContent, is_multi_modal_content
+from .framing import TOOL_RESULT_TAG, frame_tags
 from .otel import OtelMessagePart, OtelToolCallResponsePart, TraceContentOptions, traced_value
 
 __all__ = (
@@ -176,9 +177,10 @@ class BaseToolReturnPart:
 
     def model_response_str_and_user_content(self, *, wrap_if_error: bool = True) -> tuple[str, list[UserContent]]:
         """For APIs whose tool results take only text: the result's text, where each file is replaced by
-        `See file <identifier>.`, and the user content that carries the files (`This is file <identifier>:`
-        before each). A failed return's text is `[{"error": <text>}, "See file <identifier>.", ...]` unless
-        `wrap_if_error` is `False`."""
+        `See file <identifier>.`, and the user content that carries the files, each framed on its own in
+        `<pyai:tool_result tool_name=".." tool_call_id=".." file_id="<identifier>">` and its closing tag (the user
+        channel also carries the user's own files; the frame names the call a file came from). A failed return's
+        text is `[{"error": <text>}, "See file <identifier>.", ...]` unless `wrap_if_error` is `False`."""
         _, files, was_list = self._split()
         if not files:
             return self.model_response_str(wrap_if_error=wrap_if_error), []
@@ -186,7 +188,7 @@ class BaseToolReturnPart:
             error = {'error': self.model_response_str(wrap_if_error=False)}
             carried: list[UserContent] = []
             for item in files:
-                carried.extend((f'This is file {item.identifier}:', item))
+                carried.extend(self._framed_file(item))
             return _tool_return_json([error, *(f'See file {item.identifier}.' for item in files)]), carried
         items: list[Any] = cast(list[Any], self.content) if was_list else [self.content]
         texts: list[str] = []
@@ -194,10 +196,16 @@ class BaseToolReturnPart:
         for item in items:
             if is_multi_modal_content(item):
                 texts.append(f'See file {item.identifier}.')
-                user_content.extend((f'This is file {item.identifier}:', item))
+                user_content.extend(self._framed_file(item))
             else:
                 texts.append(item if isinstance(item, str) else _tool_return_json(item))
         return (_tool_return_json(texts) if was_list else texts[0]), user_content
+
+    def _framed_file(self, item: MultiModalContent) -> tuple[str, MultiModalContent, str]:
+        opening, closing = frame_tags(
+            TOOL_RESULT_TAG, tool_name=self.tool_name, tool_call_id=self.tool_call_id, file_id=item.identifier
+        )
+        return opening, item, closing
 
     def otel_message_parts(self, settings: TraceContentOptions) -> list[OtelMessagePart]:
         """The return as an OpenTelemetry GenAI `tool_call_response` part (its result only when `settings` let

@@ -32,6 +32,8 @@ from ..settings import ModelSettings
 from ..tools import AgentNativeTool, RunContext, ToolDefinition
 from ..toolsets import AbstractToolset, ToolsetTool
 from ..usage import RequestUsage, RunUsage, UsageLimits
+from ..workspaces import Workspace
+from ..workspaces.unavailable import NO_WORKSPACE
 from .state import GraphAgentState
 
 __all__ = (
@@ -124,6 +126,8 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
     """The deferred tools the history revealed (`RunContext.discovered_tool_names`): one set, changed in place."""
     defers_tools: bool = False
     """Whether the step's tools include deferred ones (`defer_loading`, or covered by a tool search)."""
+    workspace: Workspace = field(default_factory=lambda: Workspace(NO_WORKSPACE))
+    """The run's workspace, chosen from the capabilities' `get_workspace` as the run starts (`RunContext.workspace`)."""
     event_buffer: list[Any] = field(default_factory=list)
     """The events emitted (`RunContext.emit`, `AgentRun.emit`) and not yet given by a node's stream."""
     implicit_tool_search: bool = False
@@ -244,6 +248,7 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
             '_event_stream_buffer': self.event_buffer,
             'discovered_tool_names': self.discovered_tool_names,
             'instrumentation_version': self.instrumentation.version,
+            'workspace': self.workspace,
         }
         return ctx
 

@@ -14,11 +14,12 @@ from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 if TYPE_CHECKING:
     from ..function_signature import FunctionSignature
 
-__all__ = ('ToolDefinition', 'ToolKind')
+__all__ = ('ToolDefinition', 'ToolDefinitionKind')
 
 
-ToolKind: TypeAlias = Literal['function', 'output', 'external', 'unapproved']
-"""What a tool definition is for: a function tool, an output tool, or a tool run outside the agent."""
+ToolDefinitionKind: TypeAlias = Literal['function', 'output', 'external', 'unapproved']
+"""What a tool definition is for: a function tool, an output tool, or a tool run outside the agent (pydantic-ai 1.x's
+`tools.ToolKind`; that name is now `messages.ToolKind`, what a tool is)."""
 
 
 @dataclass(repr=False, kw_only=True)
@@ -39,7 +40,7 @@ class ToolDefinition:
     """Whether the model should follow the schema strictly (for providers that support it)."""
     sequential: bool = False
     """Whether calls of this tool must not run concurrently with other tool calls."""
-    kind: ToolKind = 'function'
+    kind: ToolDefinitionKind = 'function'
     """What the tool is for."""
     metadata: dict[str, Any] | None = None
     """Data for the application; not sent to the model."""

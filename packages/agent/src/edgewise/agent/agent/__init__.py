@@ -81,6 +81,7 @@ from ..tools import (
 from ..toolsets import AbstractToolset
 from ..toolsets._dynamic import DynamicToolset, ToolsetFunc
 from ..usage import RunUsage, UsageLimits
+from ..workspaces import WorkspaceBackend, WorkspaceRef
 from ._as_tool import agent_as_tool
 from ._from_spec import AgentSpec, build_agent, override_from_spec
 from ._model_choice import choose_model, model_for_agent_context, static_pick
@@ -500,6 +501,7 @@ class Agent(AgentRegistration[AgentDepsT], AbstractAgent[AgentDepsT, OutputDataT
         spec: dict[str, Any] | AgentSpec | None = None,
         cancellation_token: CancellationToken | None = None,
         timeout: float | None = None,
+        workspace: WorkspaceBackend | WorkspaceRef | Literal['new'] | None = None,
         **deprecated_kwargs: Any,
     ) -> AbstractAsyncContextManager[AgentRun[AgentDepsT, Any]]:
         """Start a run driven node by node: `async with agent.iter(prompt) as run: async for node in run: ...`.
@@ -508,7 +510,9 @@ class Agent(AgentRegistration[AgentDepsT], AbstractAgent[AgentDepsT, OutputDataT
         cancels the run: the code driving it sees the event loop's cancellation, and the block ends with
         `RunCancelled`; so does `timeout` (seconds from the start of the run), with `RunTimedOut`. `conversation`
         (a `Conversation`) stands for `message_history`, `usage` and `conversation_id` together (giving one of them
-        too is a `UserError`); the result's `conversation` goes on from it.
+        too is a `UserError`); the result's `conversation` goes on from it. `workspace` is the run's `ctx.workspace`:
+        a backend (or `Workspace`) used as it is, a `WorkspaceRef` a capability's `get_workspace` must reach, or
+        `'new'` for a fresh one from the capabilities; by default the first one a capability supplies.
         """
         if infer_name:
             self._infer_name(inspect.currentframe())
@@ -523,7 +527,7 @@ class Agent(AgentRegistration[AgentDepsT], AbstractAgent[AgentDepsT, OutputDataT
                 model_settings=model_settings, usage_limits=usage_limits, usage=usage, metadata=metadata,
                 retries=retries, capabilities=capabilities, persistence=persistence, toolsets=toolsets,
                 deferred_tool_results=deferred_tool_results, spec=spec, deprecated_kwargs=deprecated_kwargs,
-                conversation=carried,
+                conversation=carried, workspace=workspace,
             ),
             cancellation_token,
             timeout,

@@ -5,7 +5,7 @@ from __future__ import annotations as _annotations
 
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any, Generic
+from typing import Any, Generic, Literal
 
 from typing_extensions import TypedDict, TypeIs, TypeVar
 
@@ -25,6 +25,7 @@ from ..tool_manager import ParallelExecutionMode, ToolManager
 from ..tools import AgentDepsT
 from ..toolsets import AbstractToolset
 from ..usage import RunUsage, UsageLimits
+from ..workspaces import WorkspaceBackend, WorkspaceRef
 from ._from_spec import AgentSpec
 
 __all__ = (
@@ -66,6 +67,7 @@ class IterOptions(TypedDict, Generic[AgentDepsT], total=False):
     spec: dict[str, Any] | AgentSpec | None
     cancellation_token: CancellationToken | None
     timeout: float | None
+    workspace: WorkspaceBackend | WorkspaceRef | Literal['new'] | None
 
 
 class RunOptions(IterOptions[AgentDepsT], total=False):

@@ -81,6 +81,7 @@ _LAZY: dict[str, str] = {
     'HookRegistration': 'hooks',
     'Hooks': 'hooks',
     'IncludeToolReturnSchemas': 'include_return_schemas',
+    'LocalWorkspace': 'local_workspace',
     'NativeTool': 'native_tool',
     'PrepareOutputTools': 'prepare_tools',
     'PrepareTools': 'prepare_tools',
@@ -110,6 +111,7 @@ _SPEC_TYPES: tuple[str, ...] = (
     'RaiseContentFilterError',
     'IncludeToolReturnSchemas',
     'Instrumentation',
+    'LocalWorkspace',
     'ToolSearch',
     # provider-adaptive tools and thinking
     'Citations',
@@ -165,6 +167,7 @@ if TYPE_CHECKING:
     from .hooks import HookRegistration, Hooks
     from .image_generation import ImageGeneration
     from .include_return_schemas import IncludeToolReturnSchemas
+    from .local_workspace import LocalWorkspace
     from .mcp import MCP, MCPAuthorizationTokenFunc
     from .model_fallback import ModelFallback
     from .native_or_local import NativeOrLocalTool
@@ -211,6 +214,7 @@ __all__ = (
     'ImageGeneration',
     'IncludeToolReturnSchemas',
     'Instrumentation',
+    'LocalWorkspace',
     'MCP',
     'MCPAuthorizationTokenFunc',
     'ModelFallback',

@@ -33,6 +33,7 @@ from ..models import KnownModelName, Model, ModelRequestContext, ModelResolution
 from ..output import OutputContext
 from ..tools import AgentDepsT, AgentNativeTool, RunContext
 from ..toolsets import AbstractToolset, ToolsetFunc
+from ..workspaces import WorkspaceBackend, WorkspaceRef
 from ._hook_table import EVENT_STREAM_HOOK, LIFECYCLE_HOOKS
 from ._on_event import collect_on_event_methods, marked_listens_to
 
@@ -236,6 +237,19 @@ class AbstractCapability(Generic[AgentDepsT]):
     def get_toolset(self) -> AbstractToolset[AgentDepsT] | ToolsetFunc[AgentDepsT] | None:
         """A toolset whose tools this capability adds to the agent's (or a function of the run context building
         one at each step, as `@agent.toolset` takes)."""
+        return None
+
+    def get_workspace(self, ctx: RunContext[AgentDepsT], *, ref: WorkspaceRef | None) -> WorkspaceBackend | None:
+        """The run's workspace backend (`RunContext.workspace`), asked as the run starts, before `for_run`; `None` to
+        leave it to the next capability. The first capability to supply one wins (a deferred capability is not
+        asked: the workspace is chosen before the model could load it).
+
+        Args:
+            ctx: The run's context (its `workspace` not chosen yet).
+            ref: The environment to continue in, or `None` for a fresh one; a capability that cannot reach the
+                environment `ref` names returns `None`. Return a `Workspace` wrapper (`ReadOnlyWorkspace`,
+                `AuthorityWorkspace`) around the backend to apply a policy.
+        """
         return None
 
     def get_native_tools(self) -> Sequence[AgentNativeTool[AgentDepsT]]:

@@ -13,6 +13,7 @@ from ..settings import ModelSettings, merge_model_settings
 from ..tools import AgentDepsT, AgentNativeTool, RunContext
 from ..toolsets import AbstractToolset, CombinedToolset
 from ..toolsets._dynamic import as_toolset
+from ..workspaces import WorkspaceBackend, WorkspaceRef
 from ._hook_table import HOOKS, HookSpec, folded
 from ._ordering import sort_capabilities
 from .abstract import (
@@ -146,6 +147,13 @@ class CombinedCapability(AbstractCapability[AgentDepsT]):
         if not toolsets:
             return None
         return toolsets[0] if len(toolsets) == 1 else CombinedToolset(toolsets)
+
+    def get_workspace(self, ctx: RunContext[AgentDepsT], *, ref: WorkspaceRef | None) -> WorkspaceBackend | None:
+        """The first workspace a capability (not deferred) supplies for `ref`, in order; `None` if none does."""
+        for capability in self.capabilities:
+            if not capability.defer_loading and (found := capability.get_workspace(ctx, ref=ref)) is not None:
+                return found
+        return None
 
     def get_native_tools(self) -> Sequence[AgentNativeTool[AgentDepsT]]:
         """Every capability's native tools, in order; those of a deferred capability each a function of the run

@@ -120,6 +120,7 @@ _SYNC = (
     'get_toolset',
     'get_native_tools',
     'get_wrapper_toolset',
+    'get_workspace',
 )
 _ASYNC = (*(spec.name for spec in HOOKS if spec.kind != 'stream'), 'resolve_model_id')
 for _name in _SYNC:

@@ -2,20 +2,19 @@
 
 `Embedder('openai:text-embedding-3-small')` embeds queries (`embed_query`) and documents (`embed_documents`), async
 or sync. Models: `OpenAIEmbeddingModel` (OpenAI and OpenAI-compatible providers), `GoogleEmbeddingModel` (the Gemini
-API), `TestEmbeddingModel`, and `WrapperEmbeddingModel` to wrap one. Subclass `EmbeddingModel` for another.
+API), `CohereEmbeddingModel`, `VoyageAIEmbeddingModel`, `TestEmbeddingModel`, and `WrapperEmbeddingModel` to wrap
+one. Subclass `EmbeddingModel` for another.
 """
 
 from __future__ import annotations as _annotations
 
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from functools import partial
-from typing import ClassVar
 
-from .. import _instrument
 from .._threads import run_in_new_loop
+from ..models._task_model import TaskModelFacade
 from ..models.instrumented import InstrumentationSettings
 from ._infer import KnownEmbeddingModelName, infer_embedding_model
 from .base import EmbeddingModel
@@ -39,7 +38,7 @@ __all__ = [
 
 
 @dataclass(init=False, eq=False)
-class Embedder:
+class Embedder(TaskModelFacade[EmbeddingModel, EmbeddingSettings]):
     """Embeds texts with one model: `await embedder.embed_query('...')`, `embedder.embed_documents_sync([...])`.
 
     The model is found from its name on first use (or at once with `defer_model_check=False`), and `override`
@@ -49,7 +48,7 @@ class Embedder:
     instrument: InstrumentationSettings | bool | None
     """Whether each request gets an `embeddings <model>` span; `None` follows `Embedder.instrument_all()`, off by
     default."""
-    _instrument_default: ClassVar[InstrumentationSettings | bool] = False
+    _span_name = 'embeddings {model_name}'
 
     def __init__(
         self,
@@ -67,30 +66,22 @@ class Embedder:
             defer_model_check: Find the model of a name on first use (`True`), or now.
             instrument: Whether requests get a span (`None`: `Embedder.instrument_all()`'s choice).
         """
-        self._model = model if defer_model_check else infer_embedding_model(model)
-        self._settings = settings
-        self.instrument = instrument
-        self._override_model: ContextVar[EmbeddingModel | None] = ContextVar('_override_model', default=None)
+        super().__init__(model, settings=settings, defer_model_check=defer_model_check, instrument=instrument)
 
     @staticmethod
     def instrument_all(instrument: InstrumentationSettings | bool = True) -> None:
         """Whether embedders whose `instrument` is `None` trace their requests."""
         Embedder._instrument_default = instrument
 
-    @property
-    def model(self) -> EmbeddingModel | KnownEmbeddingModelName | str:
-        """The model (or its name, until first use)."""
-        return self._model
+    @staticmethod
+    def _infer(model: EmbeddingModel | str) -> EmbeddingModel:
+        return infer_embedding_model(model)
 
-    @contextmanager
-    def override(self, *, model: EmbeddingModel | KnownEmbeddingModelName | str | None = None) -> Iterator[None]:
+    def override(
+        self, *, model: EmbeddingModel | KnownEmbeddingModelName | str | None = None
+    ) -> AbstractContextManager[None]:
         """Use another model inside the block (in this context only)."""
-        token = self._override_model.set(infer_embedding_model(model)) if model is not None else None
-        try:
-            yield
-        finally:
-            if token is not None:
-                self._override_model.reset(token)
+        return self._override(model)
 
     async def embed_query(
         self, query: str | Sequence[str], *, settings: EmbeddingSettings | None = None
@@ -108,9 +99,8 @@ class Embedder:
         self, inputs: str | Sequence[str], *, input_type: EmbedInputType, settings: EmbeddingSettings | None = None
     ) -> EmbeddingResult:
         """Embed `inputs` as queries or documents, `settings` over the embedder's."""
-        model = self._get_model()
-        merged = merge_embedding_settings(self._settings, settings)
-        with _instrument.span_if(self._traced(), 'embeddings {model_name}', model_name=model.model_name):
+        model, merged, span = self._request(settings)
+        with span:
             return await model.embed(inputs, input_type=input_type, settings=merged)
 
     async def max_input_tokens(self) -> int | None:
@@ -146,13 +136,3 @@ class Embedder:
     def count_tokens_sync(self, text: str) -> int:
         """`count_tokens` from synchronous code."""
         return run_in_new_loop(partial(self.count_tokens, text))
-
-    def _get_model(self) -> EmbeddingModel:
-        if (overridden := self._override_model.get()) is not None:
-            return overridden
-        model = self._model = infer_embedding_model(self._model)
-        return model
-
-    def _traced(self) -> bool:
-        instrument = self.instrument if self.instrument is not None else Embedder._instrument_default
-        return instrument is not False

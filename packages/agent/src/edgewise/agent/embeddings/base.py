@@ -2,48 +2,22 @@
 
 from __future__ import annotations as _annotations
 
-from abc import ABC, abstractmethod
+from abc import abstractmethod
 from collections.abc import Sequence
 
+from ..models._task_model import TaskModel
 from .result import EmbeddingResult, EmbedInputType
-from .settings import EmbeddingSettings, merge_embedding_settings
+from .settings import EmbeddingSettings
 
 __all__ = ('EmbeddingModel',)
 
 
-class EmbeddingModel(ABC):
+class EmbeddingModel(TaskModel[EmbeddingSettings]):
     """An embedding model: turns texts into vectors (`embed`), and may say how many tokens it takes.
 
-    Subclasses give `model_name`, `system` and `embed`, and call `prepare_embed` at the start of `embed`.
+    Subclasses give `model_name`, `system` and `embed`, and call `prepare_embed` at the start of `embed`. `settings`
+    are the defaults of the model's requests, and `base_url` the provider's API (`None` where there is none).
     """
-
-    _settings: EmbeddingSettings | None = None
-
-    def __init__(self, *, settings: EmbeddingSettings | None = None) -> None:
-        """Keep `settings` as the defaults of this model's requests."""
-        self._settings = settings
-
-    @property
-    def settings(self) -> EmbeddingSettings | None:
-        """The defaults of this model's requests."""
-        return self._settings
-
-    @property
-    def base_url(self) -> str | None:
-        """The base URL of the provider's API, if the model has one."""
-        return None
-
-    @property
-    @abstractmethod
-    def model_name(self) -> str:
-        """The model's name."""
-        raise NotImplementedError
-
-    @property
-    @abstractmethod
-    def system(self) -> str:
-        """The provider's name (`'openai'`, ...)."""
-        raise NotImplementedError
 
     @abstractmethod
     async def embed(
@@ -57,7 +31,7 @@ class EmbeddingModel(ABC):
     ) -> tuple[list[str], EmbeddingSettings]:
         """The inputs as a list, and `settings` over the model's defaults."""
         listed = [inputs] if isinstance(inputs, str) else list(inputs)
-        return listed, merge_embedding_settings(self._settings, settings) or {}
+        return listed, self.merged_settings(settings)
 
     async def max_input_tokens(self) -> int | None:
         """How many tokens one input may have, or `None` if that is not known."""

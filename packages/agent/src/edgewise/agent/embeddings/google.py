@@ -4,15 +4,15 @@ from __future__ import annotations as _annotations
 
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal
 
-from ..exceptions import UnexpectedModelBehavior
-from ..models import _http
 from ..models._model import check_allow_model_requests
+from ..models._task_model import ProviderBacked
 from ..models.google import API_VERSION
-from ..providers import Provider, infer_provider
+from ..providers import Provider
 from ..usage import RequestUsage
+from ._request import post_embeddings
 from .base import EmbeddingModel
 from .result import EmbeddingResult, EmbedInputType
 from .settings import EmbeddingSettings
@@ -57,12 +57,9 @@ class GoogleEmbeddingSettings(EmbeddingSettings, total=False):
 
 
 @dataclass(init=False)
-class GoogleEmbeddingModel(EmbeddingModel):
+class GoogleEmbeddingModel(ProviderBacked, EmbeddingModel):
     """A Gemini embedding model on the Gemini API (`GoogleProvider`: key in `GEMINI_API_KEY` or
     `GOOGLE_API_KEY`)."""
-
-    _model_name: str = field(repr=False)
-    _provider: Provider[Any] = field(repr=False)
 
     def __init__(
         self,
@@ -73,24 +70,8 @@ class GoogleEmbeddingModel(EmbeddingModel):
     ) -> None:
         """Configure the model: `model_name` such as `'gemini-embedding-001'`, the provider or its name, and the
         defaults of its requests."""
-        self._model_name = model_name.removeprefix('models/')
-        self._provider = infer_provider(provider) if isinstance(provider, str) else provider
+        self._bind(model_name.removeprefix('models/'), provider)
         super().__init__(settings=settings)
-
-    @property
-    def base_url(self) -> str:
-        """The provider's base URL."""
-        return self._provider.base_url
-
-    @property
-    def model_name(self) -> str:
-        """The model's name."""
-        return self._model_name
-
-    @property
-    def system(self) -> str:
-        """The provider's name."""
-        return self._provider.name
 
     async def embed(
         self, inputs: str | Sequence[str], *, input_type: EmbedInputType, settings: EmbeddingSettings | None = None
@@ -127,37 +108,24 @@ class GoogleEmbeddingModel(EmbeddingModel):
             if title := google.get('google_title'):
                 common['title'] = title
         body: dict[str, Any] = {'requests': [{**common, 'content': {'parts': [{'text': text}]}} for text in sent]}
-        extra_body = google.get('extra_body')
-        if isinstance(extra_body, dict):
-            body.update(extra_body)
-        provider = self._provider
-        call = _http.provider_call(
-            provider,
-            f'{provider.base_url}/{API_VERSION}/{name}:batchEmbedContents',
+        _, embeddings = await post_embeddings(
+            self._provider,
+            f'{API_VERSION}/{name}:batchEmbedContents',
             body,
-            {**provider.request_headers(), **(google.get('extra_headers') or {})},
+            google,
             model_name=self._model_name,
-            operation='embeddings',
             endpoint_name='batchEmbedContents',
+            vectors=lambda data: [item['values'] for item in data['embeddings']],
+            missing='no `embeddings`',
+            count=len(texts),
         )
-        data = await _http.post_for_data(call)
-        try:
-            embeddings = [list(item['values']) for item in data['embeddings']]
-        except (KeyError, TypeError) as e:
-            raise UnexpectedModelBehavior(
-                f'Invalid response from {provider.name} batchEmbedContents endpoint: no `embeddings`', str(data)[:2000]
-            ) from e
-        if len(embeddings) != len(texts):
-            raise UnexpectedModelBehavior(
-                f'{provider.name} returned {len(embeddings)} embeddings for {len(texts)} inputs', str(data)[:2000]
-            )
         return EmbeddingResult(
             embeddings=embeddings,
             inputs=texts,
             input_type=input_type,
             usage=RequestUsage(),
             model_name=self._model_name,
-            provider_name=provider.name,
+            provider_name=self.system,
         )
 
     def _prefixed(self, texts: list[str], input_type: EmbedInputType, settings: GoogleEmbeddingSettings) -> list[str]:

@@ -4,15 +4,16 @@ from __future__ import annotations as _annotations
 
 import importlib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from .._threads import run_in_thread
-from ..exceptions import UnexpectedModelBehavior, UserError
-from ..models import _http
+from ..exceptions import UserError
 from ..models._model import check_allow_model_requests
-from ..providers import Provider, infer_provider
+from ..models._task_model import ProviderBacked
+from ..providers import Provider
 from ..usage import RequestUsage
+from ._request import indexed_data_vectors, post_embeddings
 from .base import EmbeddingModel
 from .result import EmbeddingResult, EmbedInputType
 from .settings import EmbeddingSettings
@@ -40,12 +41,9 @@ class OpenAIEmbeddingSettings(EmbeddingSettings, total=False):
 
 
 @dataclass(init=False)
-class OpenAIEmbeddingModel(EmbeddingModel):
+class OpenAIEmbeddingModel(ProviderBacked, EmbeddingModel):
     """An embedding model on OpenAI's `/embeddings` endpoint, or an OpenAI-compatible provider's
     (`provider='ollama'`, `OpenAIProvider(base_url=...)`, ...)."""
-
-    _model_name: str = field(repr=False)
-    _provider: Provider[Any] = field(repr=False)
 
     def __init__(
         self,
@@ -62,24 +60,8 @@ class OpenAIEmbeddingModel(EmbeddingModel):
                 OpenAI-compatible provider's name, or a provider object.
             settings: Defaults of this model's requests.
         """
-        self._model_name = model_name
-        self._provider = infer_provider(provider) if isinstance(provider, str) else provider
+        self._bind(model_name, provider)
         super().__init__(settings=settings)
-
-    @property
-    def base_url(self) -> str:
-        """The provider's base URL."""
-        return self._provider.base_url
-
-    @property
-    def model_name(self) -> str:
-        """The model's name."""
-        return self._model_name
-
-    @property
-    def system(self) -> str:
-        """The provider's name."""
-        return self._provider.name
 
     async def embed(
         self, inputs: str | Sequence[str], *, input_type: EmbedInputType, settings: EmbeddingSettings | None = None
@@ -95,40 +77,24 @@ class OpenAIEmbeddingModel(EmbeddingModel):
         body: dict[str, Any] = {'input': texts, 'model': self._model_name, 'encoding_format': 'float'}
         if dimensions := merged.get('dimensions'):
             body['dimensions'] = dimensions
-        extra_body = merged.get('extra_body')
-        if isinstance(extra_body, Mapping):
-            body.update(extra_body)
-        provider = self._provider
-        headers = {**provider.request_headers(), **(merged.get('extra_headers') or {})}
-        call = _http.provider_call(
-            provider,
-            provider.endpoint_url('/embeddings', self._model_name),
+        data, embeddings = await post_embeddings(
+            self._provider,
+            'embeddings',
             body,
-            headers,
+            merged,
             model_name=self._model_name,
-            operation='embeddings',
             endpoint_name='embeddings',
+            vectors=indexed_data_vectors,
+            missing='no `data` with embeddings',
+            count=len(texts),
         )
-        data = await _http.post_for_data(call)
-        try:
-            items = sorted(data['data'], key=lambda item: item.get('index', 0))
-            embeddings = [list(item['embedding']) for item in items]
-        except (KeyError, TypeError) as e:
-            raise UnexpectedModelBehavior(
-                f'Invalid response from {provider.name} embeddings endpoint: no `data` with embeddings',
-                str(data)[:2000],
-            ) from e
-        if len(embeddings) != len(texts):
-            raise UnexpectedModelBehavior(
-                f'{provider.name} returned {len(embeddings)} embeddings for {len(texts)} inputs', str(data)[:2000]
-            )
         return EmbeddingResult(
             embeddings=embeddings,
             inputs=texts,
             input_type=input_type,
             usage=_usage(data.get('usage')),
             model_name=data.get('model') or self._model_name,
-            provider_name=provider.name,
+            provider_name=self.system,
             provider_response_id=data.get('id'),
         )
 

@@ -4,6 +4,8 @@ from __future__ import annotations as _annotations
 
 from typing_extensions import TypedDict
 
+from ..models._task_model import merge_settings
+
 __all__ = ('EmbeddingSettings', 'merge_embedding_settings')
 
 
@@ -14,9 +16,10 @@ class EmbeddingSettings(TypedDict, total=False):
     """
 
     dimensions: int
-    """How many dimensions the vectors have (OpenAI's `text-embedding-3` models, Gemini)."""
+    """How many dimensions the vectors have (OpenAI's `text-embedding-3` models, Gemini, Cohere, VoyageAI)."""
     truncate: bool
-    """Whether inputs longer than the model takes are cut to fit rather than refused (providers that offer it)."""
+    """Whether inputs longer than the model takes are cut to fit rather than refused (Cohere, VoyageAI; a
+    provider's own truncation setting wins)."""
     extra_headers: dict[str, str]
     """Headers added to the request."""
     extra_body: object
@@ -27,6 +30,4 @@ def merge_embedding_settings(
     base: EmbeddingSettings | None, overrides: EmbeddingSettings | None
 ) -> EmbeddingSettings | None:
     """`overrides` over `base` (each key of `overrides` wins); `None` when both are `None`."""
-    if base and overrides:
-        return base | overrides
-    return base or overrides
+    return merge_settings(base, overrides)

@@ -14,16 +14,26 @@ __all__ = ('KnownImageGenerationModelName', 'infer_image_generation_model')
 
 KnownImageGenerationModelName = TypeAliasType(
     'KnownImageGenerationModelName',
-    Literal['openai:gpt-image-1-mini', 'openai:gpt-image-1.5', 'openai:gpt-image-2'],
+    Literal[
+        'google:gemini-3-pro-image',
+        'google:gemini-3.1-flash-image',
+        'google:gemini-3.1-flash-lite-image',
+        'openai:gpt-image-1-mini',
+        'openai:gpt-image-1.5',
+        'openai:gpt-image-2',
+        'xai:grok-imagine-image',
+        'xai:grok-imagine-image-2.0',
+        'xai:grok-imagine-image-quality',
+    ],
 )
-"""Image generation model names Edgewise knows (any `'openai:<model>'` works)."""
+"""Image generation model names Edgewise knows (any `'openai:<model>'`, `'google:<model>'` or `'xai:<model>'` works)."""
 
 
 def infer_image_generation_model(
     model: ImageGenerationModel | KnownImageGenerationModelName | str,
 ) -> ImageGenerationModel:
     """The image generation model of `model`: a model as it is, `'test'` as a `TestImageGenerationModel`, or the
-    model of an `'openai:<model>'` name.
+    model of an `'openai:<model>'`, `'google:<model>'` (the Gemini API) or `'xai:<model>'` name.
 
     Raises:
         ValueError: the name has no provider prefix.
@@ -40,7 +50,15 @@ def infer_image_generation_model(
         from .openai import OpenAIImageGenerationModel
 
         return OpenAIImageGenerationModel(name, provider='openai')
+    if provider in ('google', 'google-gla', 'google-cloud'):
+        from .google import GoogleImageGenerationModel
+
+        return GoogleImageGenerationModel(name, provider='google-cloud' if provider == 'google-cloud' else 'google')
+    if provider == 'xai':
+        from .xai import XaiImageGenerationModel
+
+        return XaiImageGenerationModel(name, provider='xai')
     raise UserError(
-        f'Provider {provider!r} does not support direct image generation in edgewise.agent: use `openai:`, or an '
-        '`ImageGenerationModel` of your own (Google and xAI image models are not there yet).'
+        f'Provider {provider!r} does not support direct image generation in edgewise.agent: use `openai:`, '
+        '`google:`, `xai:`, or an `ImageGenerationModel` of your own.'
     )

@@ -2,15 +2,16 @@
 
 from __future__ import annotations as _annotations
 
-from abc import ABC, abstractmethod
+from abc import abstractmethod
 from collections.abc import Sequence
 
 from typing_extensions import TypeAliasType
 
 from ..exceptions import UserError
 from ..messages import BinaryImage, ImageUrl, UploadedFile
+from ..models._task_model import TaskModel
 from .result import ImageGenerationResult
-from .settings import ImageGenerationSettings, merge_image_generation_settings, validate_image_generation_settings
+from .settings import ImageGenerationSettings, validate_image_generation_settings
 
 __all__ = ('ImageGenerationInput', 'ImageGenerationModel')
 
@@ -18,41 +19,14 @@ ImageGenerationInput = TypeAliasType('ImageGenerationInput', ImageUrl | BinaryIm
 """A reference image of a request (to edit or to take after)."""
 
 
-class ImageGenerationModel(ABC):
+class ImageGenerationModel(TaskModel[ImageGenerationSettings]):
     """An image generation model: makes images from a prompt and optional reference images (`generate`).
 
     Subclasses give `model_name`, `system` and `generate`, and call `prepare_generate` at its start. `generate`
     never returns an empty result: with no image to give it raises `ContentFilterError` (the provider blocked it)
-    or `UnexpectedModelBehavior`.
+    or `UnexpectedModelBehavior`. `settings` are the defaults of the model's requests, and `base_url` the provider's
+    API (`None` where there is none).
     """
-
-    _settings: ImageGenerationSettings | None = None
-
-    def __init__(self, *, settings: ImageGenerationSettings | None = None) -> None:
-        """Keep `settings` as the defaults of this model's requests."""
-        self._settings = settings
-
-    @property
-    def settings(self) -> ImageGenerationSettings | None:
-        """The defaults of this model's requests."""
-        return self._settings
-
-    @property
-    def base_url(self) -> str | None:
-        """The base URL of the provider's API, if the model has one."""
-        return None
-
-    @property
-    @abstractmethod
-    def model_name(self) -> str:
-        """The model's name."""
-        raise NotImplementedError
-
-    @property
-    @abstractmethod
-    def system(self) -> str:
-        """The provider's name."""
-        raise NotImplementedError
 
     @abstractmethod
     async def generate(
@@ -87,6 +61,6 @@ class ImageGenerationModel(ABC):
                 )
             if isinstance(image, UploadedFile) and not image.media_type.startswith('image/'):
                 raise UserError('Image generation `UploadedFile` inputs must have an image media type')
-        merged = merge_image_generation_settings(self._settings, settings) or {}
+        merged = self.merged_settings(settings)
         validate_image_generation_settings(merged)
         return prompt, references, merged

@@ -3,19 +3,18 @@
 
 from __future__ import annotations as _annotations
 
-import base64
-import binascii
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal, cast
 
 from ..exceptions import ContentFilterError, ModelAPIError, ModelHTTPError, UnexpectedModelBehavior, UserError
 from ..messages import BinaryImage
-from ..models import _http
 from ..models._connection_error import connection_error_message
 from ..models._model import check_allow_model_requests
-from ..providers import Provider, infer_provider
+from ..models._task_model import ProviderBacked, add_extra_body, post_json, request_headers
+from ..providers import Provider
 from ..usage import RequestUsage
+from ._request import decode_base64
 from .base import ImageGenerationInput, ImageGenerationModel
 from .result import GeneratedImage, ImageGenerationResult, media_type_of
 from .settings import ImageGenerationSettings
@@ -93,15 +92,12 @@ def _size(model_name: str, settings: OpenAIImageGenerationSettings) -> str | Non
 
 
 @dataclass(init=False, eq=False)
-class OpenAIImageGenerationModel(ImageGenerationModel):
+class OpenAIImageGenerationModel(ProviderBacked, ImageGenerationModel):
     """A GPT Image model on OpenAI's Images API (`OPENAI_API_KEY`), or on a compatible server (`provider=`).
 
     Images come back as base64 bytes (the `url` response format of DALL-E is not used). A request with reference
     images goes to `/images/edits`; they must be `BinaryImage`s (PNG, JPEG or WebP).
     """
-
-    _model_name: str = field(repr=False)
-    _provider: Provider[Any] = field(repr=False)
 
     def __init__(
         self,
@@ -120,24 +116,8 @@ class OpenAIImageGenerationModel(ImageGenerationModel):
                 f'OpenAI model {model_name!r} is not supported for image generation: use a GPT Image model '
                 "such as 'gpt-image-2'."
             )
-        self._model_name = model_name
-        self._provider = infer_provider(provider) if isinstance(provider, str) else provider
+        self._bind(model_name, provider)
         super().__init__(settings=settings)
-
-    @property
-    def base_url(self) -> str:
-        """The provider's base URL."""
-        return self._provider.base_url
-
-    @property
-    def model_name(self) -> str:
-        """The model's name."""
-        return self._model_name
-
-    @property
-    def system(self) -> str:
-        """The provider's name."""
-        return self._provider.name
 
     async def generate(
         self,
@@ -168,10 +148,8 @@ class OpenAIImageGenerationModel(ImageGenerationModel):
                 fields['input_fidelity'] = fidelity
         elif (moderation := openai.get('openai_moderation')) is not None:
             fields['moderation'] = moderation
-        extra_body = openai.get('extra_body')
-        if isinstance(extra_body, Mapping):
-            fields.update(extra_body)
-        headers = {**self._provider.request_headers(), **(openai.get('extra_headers') or {})}
+        add_extra_body(fields, openai)  # an `extra_body` that is no dict is left out, as before
+        headers = request_headers(self._provider, openai)
         try:
             if references:
                 data = await self._edit(fields, references, headers)
@@ -186,17 +164,15 @@ class OpenAIImageGenerationModel(ImageGenerationModel):
         return self._result(prompt, data)
 
     async def _generate(self, fields: dict[str, Any], headers: dict[str, str]) -> Any:
-        provider = self._provider
-        call = _http.provider_call(
-            provider,
-            provider.endpoint_url('/images/generations', self._model_name),
+        return await post_json(
+            self._provider,
+            'images/generations',
             fields,
             headers,
             model_name=self._model_name,
             operation='image_generation',
             endpoint_name='images',
         )
-        return await _http.post_for_data(call)
 
     async def _edit(
         self, fields: dict[str, Any], references: list[ImageGenerationInput], headers: dict[str, str]
@@ -221,7 +197,7 @@ class OpenAIImageGenerationModel(ImageGenerationModel):
         data = {key: str(value) for key, value in fields.items()}
         try:
             response = await self._provider.client.post(
-                self._provider.endpoint_url('/images/edits', self._model_name), data=data, files=files, headers=headers
+                f'{self._provider.base_url}/images/edits', data=data, files=files, headers=headers
             )
         except httpx.TransportError as e:
             raise ModelAPIError(self._model_name, connection_error_message(e)) from e
@@ -249,12 +225,7 @@ class OpenAIImageGenerationModel(ImageGenerationModel):
             encoded = item.get('b64_json') if isinstance(item, Mapping) else None
             if not encoded:
                 raise UnexpectedModelBehavior('OpenAI image generation response did not contain base64 image data')
-            try:
-                raw = base64.b64decode(encoded, validate=True)
-            except binascii.Error as e:
-                raise UnexpectedModelBehavior(
-                    'OpenAI image generation response did not contain valid base64 image data'
-                ) from e
+            raw = decode_base64(encoded, 'OpenAI')
             media_type = media_type_of(raw)
             if media_type is None:
                 raise UnexpectedModelBehavior(

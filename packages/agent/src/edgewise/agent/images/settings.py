@@ -7,6 +7,7 @@ from typing import Literal, TypeAlias
 from typing_extensions import TypedDict
 
 from ..exceptions import UserError
+from ..models._task_model import merge_settings
 
 __all__ = (
     'ImageDimensions',
@@ -43,9 +44,7 @@ def merge_image_generation_settings(
     base: ImageGenerationSettings | None, overrides: ImageGenerationSettings | None
 ) -> ImageGenerationSettings | None:
     """`overrides` over `base` (each key of `overrides` wins); `None` when both are `None`."""
-    if base and overrides:
-        return base | overrides
-    return base or overrides
+    return merge_settings(base, overrides)
 
 
 def validate_image_generation_settings(settings: ImageGenerationSettings) -> None:

@@ -5,8 +5,8 @@ Backends here: `models.test.TestModel`, `models.function.FunctionModel`, `models
 (`'openai-chat:gpt-4o'`) and every OpenAI-compatible server (`'ollama:llama3.2'`, `'xai:...'`, `'azure:...'`; Azure's
 Responses API is `'azure-responses:...'`),
 `models.groq.GroqModel` (`'groq:...'`), `models.openrouter.OpenRouterModel` (`'openrouter:...'`),
-`models.anthropic.AnthropicModel` (`'anthropic:...'`) and `models.google.GoogleModel` (`'google:...'`, or the
-deprecated `'google-gla:...'`).
+`models.anthropic.AnthropicModel` (`'anthropic:...'`), `models.bedrock.BedrockConverseModel` (`'bedrock:...'`) and
+`models.google.GoogleModel` (`'google:...'`, or the deprecated `'google-gla:...'`).
 
 `Model` (with `RunContext`), `ModelRequestParameters` and `StreamedResponse` are defined in the private modules
 of this package, which the backends import; this module re-exports them and sits above the backends, so that
@@ -153,6 +153,10 @@ def infer_model(model: Model | KnownModelName) -> Model:
         from .google import GoogleModel
 
         return GoogleModel(name, provider='google-cloud')
+    if provider == 'bedrock':
+        from .bedrock import BedrockConverseModel
+
+        return BedrockConverseModel(name, provider='bedrock')
     if provider == 'groq':
         from .groq import GroqModel
 
@@ -173,7 +177,7 @@ def infer_model(model: Model | KnownModelName) -> Model:
         raise UserError(
             f'Model provider {provider!r} (for model {name!r}) is not available in edgewise.agent yet. '
             'Use `anthropic:`, `google:`, `openai:` (Responses API), `openai-chat:` or another OpenAI-compatible '
-            'provider (`ollama:`, `xai:`, `deepseek:`, ...), `groq:`, `openrouter:`, `TestModel` or '
+            'provider (`ollama:`, `xai:`, `deepseek:`, ...), `bedrock:`, `groq:`, `openrouter:`, `TestModel` or '
             '`FunctionModel`, or pass your own `Model`.'
         )
     raise UserError(f'Unknown model provider {provider!r} in model name {model!r}.')

@@ -356,7 +356,7 @@ def connection_error(
 
 # Secrets an error body may echo.
 
-_SECRET_HEADERS = ('authorization', 'x-api-key', 'x-goog-api-key', 'api-key')
+_SECRET_HEADERS = ('authorization', 'x-api-key', 'x-goog-api-key', 'api-key', 'x-amz-security-token')
 
 
 def secret_values(headers: Mapping[str, str]) -> tuple[str, ...]:

@@ -100,6 +100,8 @@ class HTTPCall:
     """The provider's base URL, recorded on the response (`ModelResponse.provider_url`)."""
     http_error: HTTPErrorBuilder = generic_http_error
     """Builds the error of an error status (its category from the provider's error body)."""
+    sign: Callable[[httpx.Request], None] | None = None
+    """Completes each attempt's request just before it is sent (AWS signs the exact URL, headers and body)."""
 
 
 def should_retry(response: httpx.Response) -> bool:
@@ -187,6 +189,8 @@ async def _send(call: HTTPCall, *, stream: bool) -> tuple[httpx.Response, bytes]
     retries_done = 0
     while True:
         request = _direct_send.build_request(call.client, call.url, content, headers, call.timeout)
+        if call.sign is not None:
+            call.sign(request)
         try:
             response = await _direct_send.send(call.client, request)
         except httpx.TimeoutException as e:
@@ -325,17 +329,14 @@ class SSEStream:
     """The model the call is for, named in errors."""
     _span: Any = None
 
-    async def events(self) -> AsyncGenerator[ServerSentEvent, None]:
-        """The events, as they arrive (close the iterator, e.g. with `aclosing`, when leaving it early)."""
+    async def chunks(self) -> AsyncGenerator[bytes, None]:
+        """The body's bytes as they arrive, for a stream that is not server-sent events (AWS's event stream)."""
         import httpx
 
-        decoder = SSEDecoder()
-        text = codecs.getincrementaldecoder('utf-8')(errors='replace')  # event streams are always UTF-8
         chunks = _direct_send.body_chunks(self.response)
         try:
             async for chunk in chunks:
-                for event in decoder.feed(text.decode(chunk)):
-                    yield event
+                yield chunk
         except httpx.TimeoutException as e:
             message = 'Request timed out while streaming.'
             raise connection_error(self.model_name, message, e, timeout=True, phase='read') from e
@@ -349,6 +350,15 @@ class SSEStream:
             with contextlib.suppress(Exception):
                 async for _ in chunks:
                     pass
+
+    async def events(self) -> AsyncGenerator[ServerSentEvent, None]:
+        """The events, as they arrive (close the iterator, e.g. with `aclosing`, when leaving it early)."""
+        decoder = SSEDecoder()
+        text = codecs.getincrementaldecoder('utf-8')(errors='replace')  # event streams are always UTF-8
+        async with contextlib.aclosing(self.chunks()) as chunks:
+            async for chunk in chunks:
+                for event in decoder.feed(text.decode(chunk)):
+                    yield event
         decoder.feed(text.decode(b'', final=True))  # a character cut off at the very end: no line break, no event
         for event in decoder.flush():
             yield event
@@ -384,10 +394,15 @@ async def post_for_data(call: HTTPCall) -> Any:
         ModelAPIError: the provider could not be reached, or timed out (after retries).
         UnexpectedModelBehavior: the answer is not JSON.
     """
+    return (await post_for_data_and_headers(call))[0]
+
+
+async def post_for_data_and_headers(call: HTTPCall) -> tuple[Any, httpx.Headers]:
+    """`post_for_data`, with the answer's headers (Bedrock reports an embedding's input tokens in one)."""
     with _span(call):
         response, body = await _send(call, stream=False)
         try:
-            return _json(body)
+            return _json(body), response.headers
         except ValueError as e:
             raise UnexpectedModelBehavior(
                 f'Invalid response from {call.system} {call.endpoint_name} endpoint, expected JSON data',

@@ -36,12 +36,15 @@ from .._messages.model_messages import (
 )
 from .._messages.tool_parts import TOOL_SEARCH_NATIVE_KIND
 from .._messages.usage_counts import RunUsage
+from .._tools.tool_kinds import ToolKindLike, tool_kind_id
 from .._warnings import PydanticAIDeprecationWarning
 from ..exceptions import UserError
 from ..native_tools import SUPPORTED_NATIVE_TOOLS, AbstractNativeTool
 from ..profiles import ModelProfile, ModelProfileSpec, ToolAdditionMode, ToolDeferralMode, resolve_profile
 from ..settings import ModelSettings, merge_model_settings
 from ..usage import UsageLimits
+from ..workspaces import Workspace
+from ..workspaces.unavailable import NO_WORKSPACE
 from ._instruction_history import project_history_records
 from ._native_support import check_native_tools
 from ._request_parameters import ModelRequestParameters
@@ -168,6 +171,10 @@ class RunContext(Generic[RunContextAgentDepsT]):
     instrumentation_version: int = DEFAULT_INSTRUMENTATION_VERSION
     """The version of the run's instrumentation format (`InstrumentationSettings.version`; the default one when
     the run is not instrumented)."""
+    workspace: Workspace = field(default_factory=lambda: Workspace(NO_WORKSPACE))
+    """The run's workspace (files and commands): the first a capability's `get_workspace` supplies (`LocalWorkspace`,
+    say). Without one, a workspace whose every operation raises `WorkspaceUnavailableError` saying how to attach
+    one (its `attached` is `False`)."""
 
     @property
     def tools(self) -> dict[str, ToolDefinition]:
@@ -176,6 +183,19 @@ class RunContext(Generic[RunContextAgentDepsT]):
         if manager is None or manager.tools is None:
             return {}
         return {name: tool.tool_def for name, tool in manager.tools.items()}
+
+    def tool_name_for_kind(self, kind: ToolKindLike) -> str | None:
+        """The name of the current step's tool of this kind (`ToolDefinition.tool_kind`), or `None` when no tool
+        has it: what instructions and tool results use to name a tool a prefix or a rename may have changed.
+
+        Reads `tools` (deferred tools included); with several of the kind, the first in their order. Before the
+        step's tools are listed it answers from the previous step's, or `None` in the first.
+
+        Args:
+            kind: The `ToolKind`, or its id.
+        """
+        wanted = tool_kind_id(kind)
+        return next((name for name, tool_def in self.tools.items() if tool_def.tool_kind == wanted), None)
 
     @property
     def available_tool_names(self) -> set[str]:

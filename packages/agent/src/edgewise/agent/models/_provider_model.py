@@ -26,8 +26,10 @@ from ._mapping import EventStreamedResponse, customize_request_parameters
 from ._model import Model, check_allow_model_requests
 from ._native_support import check_native_tools
 from ._request_parameters import ModelRequestParameters
+from ._special_tokens import restore_special_tokens_in_response
 from ._speech_history import unprepared_speech_error
 from ._streamed_response import StreamedResponse
+from ._system_frames import wire_messages
 from ._thinking import resolve_thinking
 
 if TYPE_CHECKING:
@@ -182,6 +184,7 @@ class ProviderModel(Model):
             raise unprepared_speech_error(self._model_name)
         params = check_native_tools(params, self._native_tools(), self.tool_deferral_mode)
         settings = self._merged_settings(model_settings)
+        messages = wire_messages(messages, self.profile, params, settings.get('framing_announcement'))
         body = self._body(messages, settings, params, stream=stream)
         provider = self._provider
         headers = provider.request_headers()
@@ -220,7 +223,10 @@ class ProviderModel(Model):
         messages = await self._with_files(messages)
         model_request_parameters = self._with_thinking(model_settings, model_request_parameters)
         call = self._call(messages, model_settings, model_request_parameters, stream=False)
-        return await _http.post_json(call, self._parse)
+        response = await _http.post_json(call, self._parse)
+        if self.profile.get('may_tokenize_special_tokens_in_content', False):
+            return restore_special_tokens_in_response(response)
+        return response
 
     @asynccontextmanager
     async def request_stream(
@@ -242,6 +248,8 @@ class ProviderModel(Model):
         settings = self._merged_settings(model_settings)
         async with _http.stream_sse(call) as sse:
             streamed = self._stream_response(model_request_parameters, sse, settings)
+            if self.profile.get('may_tokenize_special_tokens_in_content', False):
+                streamed._restores_special_tokens = True
             try:
                 yield streamed
             finally:

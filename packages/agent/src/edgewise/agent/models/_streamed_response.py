@@ -28,6 +28,7 @@ from .._messages.model_messages import (
 from .._messages.usage_counts import RequestUsage
 from .._warnings import PydanticAIDeprecationWarning
 from ._request_parameters import ModelRequestParameters
+from ._special_tokens import restore_special_tokens_in_response
 
 if TYPE_CHECKING:
     from ._deadline import RequestDeadline
@@ -100,6 +101,9 @@ class StreamedResponse(ABC):
     _cancelled: bool = dataclasses.field(default=False, init=False)
     _request_deadline: RequestDeadline | None = dataclasses.field(default=None, init=False)
     """The `request_timeout` / `first_event_timeout` deadline each pull of the next event runs under, if set."""
+    _restores_special_tokens: bool = dataclasses.field(default=False, init=False, repr=False)
+    """Set (by a provider model whose profile has `may_tokenize_special_tokens_in_content`): `get()`
+    removes the joiner from the special tokens of the response's text and tool call arguments. The events keep it."""
 
     def __post_init__(self) -> None:
         # Not a field: a `@dataclass` subclass may declare its own `_timestamp` field, with a default, after
@@ -178,6 +182,10 @@ class StreamedResponse(ABC):
         Its `state` is `'incomplete'` until every event was read, `'interrupted'` after `cancel()`, and `'suspended'`
         whenever the model set `state` so.
         """
+        response = self._get()
+        return restore_special_tokens_in_response(response) if self._restores_special_tokens else response
+
+    def _get(self) -> ModelResponse:
         state: ModelResponseState = (
             'suspended'
             if self.state == 'suspended'

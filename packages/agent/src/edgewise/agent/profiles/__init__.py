@@ -23,6 +23,7 @@ from typing_extensions import TypedDict
 from .._messages.content import DocumentMediaType
 from .._warnings import PydanticAIDeprecationWarning
 from ..native_tools import SUPPORTED_NATIVE_TOOLS, AbstractNativeTool
+from ..settings import FramingAnnouncement
 from ._json_schema import InlineDefsJsonSchemaTransformer, JsonSchema, JsonSchemaTransformer
 
 __all__ = (
@@ -98,7 +99,22 @@ class ModelProfile(TypedDict, total=False):
     supported_document_media_types: frozenset[str]
     """The document media types the model reads, of those `DocumentMediaType` names (default: all of them)."""
     supports_inline_system_prompts: bool
-    """Whether system prompts may appear anywhere in the conversation, not only at its start (default `False`)."""
+    """Whether system prompts may appear anywhere in the conversation, not only at its start (default `False`).
+    Where not, a system prompt after the run's standing one is sent in its user turn as a `<system>` block (see
+    `edgewise.agent.framing`)."""
+    needs_sealed_system_blocks: bool
+    """Whether the model follows those `<system>` blocks better marked and placed after the user's words (default
+    `False`): each then opens with `<system verified>` and goes after the user prompt of its request, and the
+    announcement (`default_framing_announcement`) says so. Only meaningful without `supports_inline_system_prompts`."""
+    default_framing_announcement: FramingAnnouncement
+    """The default of the `framing_announcement` model setting (default `'when_needed'`). Only meaningful without
+    `supports_inline_system_prompts`."""
+    may_tokenize_special_tokens_in_content: bool
+    """Whether the route may read chat-template special tokens in message content (a literal `<|im_start|>` in a
+    tool result) as real control tokens (default `False`). Where `True`, the copy of the history sent to the
+    provider has a zero-width joiner inside each such token in user prompts, tool results and tool calls, and replayed
+    model text, so no tokenizer matches it; the joiner is removed again from the text and tool call arguments of
+    each non-streamed response. Stored history keeps the text as written."""
     default_structured_output_mode: StructuredOutputMode
     """The output mode used when the output type names none (default `'tool'`)."""
     prompted_output_template: str
@@ -164,6 +180,9 @@ DEFAULT_PROFILE: ModelProfile = {
     'supports_document_input': True,
     'supported_document_media_types': KNOWN_DOCUMENT_MEDIA_TYPES,
     'supports_inline_system_prompts': False,
+    'needs_sealed_system_blocks': False,
+    'default_framing_announcement': 'when_needed',
+    'may_tokenize_special_tokens_in_content': False,
     'default_structured_output_mode': 'tool',
     'prompted_output_template': DEFAULT_PROMPTED_OUTPUT_TEMPLATE,
     'native_output_requires_schema_in_instructions': False,

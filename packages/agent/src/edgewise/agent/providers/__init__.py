@@ -54,6 +54,10 @@ def infer_provider_class(provider: str) -> type[Provider[Any]]:
         from .anthropic import AnthropicProvider
 
         return AnthropicProvider
+    if provider == 'bedrock':
+        from .bedrock import BedrockProvider
+
+        return BedrockProvider
     if provider == 'google-gla':
         warnings.warn(
             "The 'google-gla' provider name is deprecated; use 'google' instead.",
