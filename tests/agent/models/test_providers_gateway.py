@@ -9,10 +9,12 @@ import pytest
 
 from edgewise.agent import Agent
 from edgewise.agent.embeddings import infer_embedding_model
+from edgewise.agent.embeddings.bedrock import BedrockEmbeddingModel
 from edgewise.agent.embeddings.openai import OpenAIEmbeddingModel
 from edgewise.agent.exceptions import UserError
 from edgewise.agent.models import infer_model
 from edgewise.agent.models.anthropic import AnthropicModel
+from edgewise.agent.models.bedrock import BedrockConverseModel
 from edgewise.agent.models.google import GoogleModel
 from edgewise.agent.models.groq import GroqModel
 from edgewise.agent.models.openai import OpenAIChatModel, OpenAIResponsesModel
@@ -69,9 +71,7 @@ def test_routes_of_each_upstream() -> None:
     assert base('groq') == 'https://gw.example/proxy/groq/openai/v1'
     assert base('openai', route='/my-openai-route') == 'https://gw.example/proxy/my-openai-route'
     assert base('google') == base('google-cloud') == 'https://gw.example/proxy/google-vertex'
-    for upstream in ('bedrock', 'converse'):
-        with pytest.raises(UserError, match=rf"route '{upstream}' is not available in edgewise\.agent"):
-            base(upstream)
+    assert base('bedrock') == base('converse') == 'https://gw.example/proxy/bedrock'
     with pytest.raises(UserError, match='Unknown upstream provider: nowhere'):
         base('nowhere')
     assert [normalize_gateway_provider(n) for n in ('gateway/chat', 'responses', 'google', 'groq')] == [
@@ -107,18 +107,22 @@ def test_gateway_model_names(monkeypatch: pytest.MonkeyPatch) -> None:
         ('gateway/anthropic:claude-sonnet-4-5', AnthropicModel),
         ('gateway/groq:llama-3.3-70b-versatile', GroqModel),
         ('gateway/google:gemini-2.5-flash', GoogleModel),
+        ('gateway/converse:amazon.nova-pro-v1:0', BedrockConverseModel),
     ]:
         model = infer_model(name)
         assert type(model) is cls
         assert model.model_name == name.partition(':')[2]
         assert is_gateway_provider(model.provider)
-    with pytest.raises(UserError, match="route 'bedrock' is not available"):
-        infer_model('gateway/bedrock:amazon.nova-pro-v1:0')
+    with pytest.raises(UserError, match='Unknown upstream provider: nowhere'):
+        infer_model('gateway/nowhere:model')
     embedder = infer_embedding_model('gateway/openai:text-embedding-3-small')
     assert isinstance(embedder, OpenAIEmbeddingModel)
     assert embedder.base_url == 'https://gateway-us.pydantic.dev/proxy/openai'
     with pytest.raises(UserError, match="Embedding models of 'gateway/google' are not available"):
         infer_embedding_model('gateway/google:gemini-embedding-001')
+    titan = infer_embedding_model('gateway/bedrock:amazon.titan-embed-text-v2:0')
+    assert isinstance(titan, BedrockEmbeddingModel)
+    assert titan.base_url == 'https://gateway-us.pydantic.dev/proxy/bedrock'
     # The model classes take `provider='gateway'` for their own API.
     chat = OpenAIChatModel('gpt-4o', provider='gateway')
     assert chat.provider.base_url == 'https://gateway-us.pydantic.dev/proxy/openai'
@@ -133,6 +137,14 @@ async def test_requests_through_the_gateway(local_server: LocalServer) -> None:
         Reply(200, ANTHROPIC.reply),
         Reply(200, completion('from groq')),
         Reply(200, GOOGLE.reply),
+        Reply(
+            200,
+            {
+                'output': {'message': {'role': 'assistant', 'content': [{'text': 'from bedrock'}]}},
+                'stopReason': 'end_turn',
+                'usage': {'inputTokens': 3, 'outputTokens': 2, 'totalTokens': 5},
+            },
+        ),
     )
     gw: dict[str, Any] = {'api_key': KEY, 'base_url': local_server.url}
     models = [
@@ -141,12 +153,13 @@ async def test_requests_through_the_gateway(local_server: LocalServer) -> None:
         AnthropicModel('claude-sonnet-4-5', provider=gateway_provider('anthropic', **gw)),
         GroqModel('llama-3.3-70b-versatile', provider=gateway_provider('groq', **gw)),
         GoogleModel('gemini-2.5-flash', provider=gateway_provider('google', **gw)),
+        BedrockConverseModel('amazon.nova-pro-v1:0', provider=gateway_provider('bedrock', **gw)),
     ]
     outputs = []
     for model in models:
         async with Agent(model) as agent:
             outputs.append((await agent.run('hi')).output)
-    assert outputs == ['from openai', 'hello', 'hello', 'from groq', 'hello']
+    assert outputs == ['from openai', 'hello', 'hello', 'from groq', 'hello', 'from bedrock']
     paths = [request['path'] for request in local_server.received]
     assert paths == [
         '/v1/openai/chat/completions',
@@ -154,6 +167,7 @@ async def test_requests_through_the_gateway(local_server: LocalServer) -> None:
         '/v1/anthropic/v1/messages',
         '/v1/groq/openai/v1/chat/completions',
         '/v1/google-vertex/v1beta1/publishers/google/models/gemini-2.5-flash:generateContent',
+        '/v1/bedrock/model/amazon.nova-pro-v1%3A0/converse',
     ]
     for request in local_server.received:
         headers = {name.lower(): value for name, value in request['headers'].items()}

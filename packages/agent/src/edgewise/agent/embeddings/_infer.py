@@ -76,6 +76,10 @@ def infer_embedding_model(model: EmbeddingModel | KnownEmbeddingModelName | str)
         from ..providers.gateway import normalize_gateway_provider
 
         kind = normalize_gateway_provider(provider)
+    if kind == 'bedrock':  # the Gateway's Bedrock route
+        from .bedrock import BedrockEmbeddingModel
+
+        return BedrockEmbeddingModel(name, provider=provider)
     if kind in _NOT_HERE:
         raise UserError(
             f'Embedding models of {provider!r} are not available in edgewise.agent: use `openai:`, another '

@@ -189,7 +189,7 @@ def _gateway_model(provider: str, name: str) -> Model:
     from ..providers.gateway import normalize_gateway_provider
 
     upstream = normalize_gateway_provider(provider)
-    gateway = infer_provider(provider)  # a `UserError` for an upstream not available here
+    gateway = infer_provider(provider)  # a `UserError` for an unknown upstream
     if upstream == 'anthropic':
         from .anthropic import AnthropicModel
 
@@ -202,6 +202,10 @@ def _gateway_model(provider: str, name: str) -> Model:
         from .google import GoogleModel
 
         return GoogleModel(name, provider=gateway)
+    if upstream == 'bedrock':
+        from .bedrock import BedrockConverseModel
+
+        return BedrockConverseModel(name, provider=gateway)
     from .openai import OpenAIChatModel, OpenAIResponsesModel
 
     if upstream == 'openai-chat':

@@ -1,8 +1,8 @@
 """The Pydantic AI Gateway: one key for several upstream APIs, each reached under its own route of the Gateway.
 
 `gateway_provider('openai')` is an upstream provider (`OpenAIProvider`, `AnthropicProvider`, `GroqProvider`,
-`GoogleCloudProvider`) whose base URL is the Gateway's route for that API, authenticated by the Gateway key as a
-bearer token. Model names spell it `'gateway/<upstream>:<model>'` (`'gateway/openai:gpt-5'`,
+`GoogleCloudProvider`, `BedrockProvider`) whose base URL is the Gateway's route for that API, authenticated by the
+Gateway key as a bearer token. Model names spell it `'gateway/<upstream>:<model>'` (`'gateway/openai:gpt-5'`,
 `'gateway/anthropic:claude-sonnet-4-5'`), and the model classes take `provider='gateway'` for their own upstream.
 """
 
@@ -103,7 +103,7 @@ def gateway_provider(
 
     Args:
         upstream_provider: The upstream API: `'openai'` (or `'openai-chat'`, `'openai-responses'`, `'chat'`,
-            `'responses'`), `'anthropic'`, `'groq'` or `'google-cloud'` (`'google'`).
+            `'responses'`), `'anthropic'`, `'groq'`, `'google-cloud'` (`'google'`) or `'bedrock'` (`'converse'`).
         route: The Gateway route to send requests to; the upstream's own route by default.
         api_key: The Gateway key; defaults to `PYDANTIC_AI_GATEWAY_API_KEY` (or the older `PAIG_API_KEY`).
         base_url: The Gateway's URL; defaults to `PYDANTIC_AI_GATEWAY_BASE_URL` (or `PAIG_BASE_URL`), then the
@@ -111,8 +111,7 @@ def gateway_provider(
         http_client: An `httpx.AsyncClient` to send requests with, used as given (and not closed here).
 
     Raises:
-        UserError: no key is given or set; the URL cannot be inferred from the key; or the upstream is unknown or
-            not available in Edgewise (`'bedrock'`).
+        UserError: no key is given or set; the URL cannot be inferred from the key; or the upstream is unknown.
     """
     api_key = api_key or env_value('PYDANTIC_AI_GATEWAY_API_KEY', 'PAIG_API_KEY')
     if not api_key:
@@ -140,9 +139,11 @@ def gateway_provider(
     elif upstream == 'google-cloud':
         provider = _GatewayGoogleCloudProvider(api_key=api_key, base_url=url, http_client=http_client)
     elif upstream == 'bedrock':
-        raise UserError(
-            f'The Pydantic AI Gateway route {upstream_provider!r} is not available in edgewise.agent: it needs the '
-            "Bedrock provider. Use the Gateway's `openai`, `anthropic`, `groq` or `google-cloud` routes."
+        from .bedrock import BedrockProvider
+
+        # The key is a bearer token, so nothing is signed for the region (which only has to be named).
+        provider = BedrockProvider(
+            api_key=api_key, base_url=url, region_name='pydantic-ai-gateway', http_client=http_client
         )
     else:
         raise UserError(f'Unknown upstream provider: {upstream_provider}')
