@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib
+
 import httpx
 import pytest
 
@@ -57,12 +59,11 @@ def test_1x_prefixes_warn_naming_the_2x_prefix(old: str, new: str) -> None:
 
 
 @pytest.mark.parametrize('old', ['google-vertex', 'vertexai'])
-def test_vertex_prefixes_warn_naming_google_cloud_which_is_not_here_yet(old: str) -> None:
-    with (
-        pytest.warns(DeprecationWarning, match=rf"The '{old}:' model name prefix is deprecated; use 'google-cloud:'"),
-        pytest.raises(UserError, match=r"Model provider 'google-cloud' \(for model 'm'\) is not available"),
-    ):
-        infer_model(f'{old}:m')
+def test_vertex_prefixes_warn_naming_google_cloud(old: str) -> None:
+    with pytest.warns(DeprecationWarning, match=rf"The '{old}:' model name prefix is deprecated; use 'google-cloud:'"):
+        model = infer_model(f'{old}:m')
+    assert type(model) is GoogleModel
+    assert (model.model_name, model.provider.name) == ('m', 'google-cloud')
 
 
 def test_a_name_without_a_provider_prefix_is_a_user_error() -> None:
@@ -117,3 +118,18 @@ async def test_streamed_response_usage_is_a_property_and_calling_it_warns() -> N
 def test_the_google_gla_provider_name_warns_naming_google() -> None:
     with pytest.warns(DeprecationWarning, match=r"The 'google-gla' provider name is deprecated; use 'google' instead"):
         assert infer_provider_class('google-gla') is GoogleProvider
+
+
+@pytest.mark.parametrize(
+    ('module', 'names'),
+    [
+        ('azure', ('AzureProvider',)),
+        ('github', ('GitHubProvider',)),
+        ('google_cloud', ('GoogleCloudProvider',)),
+        ('gateway', ('gateway_provider', 'is_gateway_provider', 'normalize_gateway_provider', 'UpstreamProvider')),
+    ],
+)
+def test_the_provider_modules_of_pydantic_ai_2_68_are_at_its_paths(module: str, names: tuple[str, ...]) -> None:
+    imported = importlib.import_module(f'edgewise.agent.providers.{module}')
+    assert set(names) <= set(imported.__all__)
+    assert all(hasattr(imported, name) for name in names)

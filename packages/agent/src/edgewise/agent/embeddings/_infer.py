@@ -71,7 +71,16 @@ def infer_embedding_model(model: EmbeddingModel | KnownEmbeddingModelName | str)
         from .bedrock import BedrockEmbeddingModel
 
         return BedrockEmbeddingModel(name, provider='bedrock')
-    if provider in _NOT_HERE:
+    kind = provider
+    if provider.startswith('gateway/'):  # the Gateway's route of an upstream embeds as that upstream does
+        from ..providers.gateway import normalize_gateway_provider
+
+        kind = normalize_gateway_provider(provider)
+    if kind == 'bedrock':  # the Gateway's Bedrock route
+        from .bedrock import BedrockEmbeddingModel
+
+        return BedrockEmbeddingModel(name, provider=provider)
+    if kind in _NOT_HERE:
         raise UserError(
             f'Embedding models of {provider!r} are not available in edgewise.agent: use `openai:`, another '
             'OpenAI-compatible provider, `google:`, `cohere:`, `voyageai:`, `bedrock:`, or an `EmbeddingModel` of '

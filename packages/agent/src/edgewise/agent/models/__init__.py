@@ -2,7 +2,8 @@
 
 Backends here: `models.test.TestModel`, `models.function.FunctionModel`, `models.openai.OpenAIResponsesModel`
 (`'openai:gpt-5'`, `'openai-responses:...'`), `models.openai.OpenAIChatModel` for OpenAI's Chat Completions
-(`'openai-chat:gpt-4o'`) and every OpenAI-compatible server (`'ollama:llama3.2'`, `'xai:...'`),
+(`'openai-chat:gpt-4o'`) and every OpenAI-compatible server (`'ollama:llama3.2'`, `'xai:...'`, `'azure:...'`; Azure's
+Responses API is `'azure-responses:...'`),
 `models.groq.GroqModel` (`'groq:...'`), `models.openrouter.OpenRouterModel` (`'openrouter:...'`),
 `models.mistral.MistralModel` (`'mistral:...'`), `models.cohere.CohereModel` (`'cohere:...'`),
 `models.huggingface.HuggingFaceModel` (`'huggingface:...'`), `models.bedrock.BedrockConverseModel` (`'bedrock:...'`),
@@ -55,6 +56,7 @@ KNOWN_PROVIDERS = (
     'alibaba',
     'anthropic',
     'azure',
+    'azure-responses',
     'bedrock',
     'cerebras',
     'cohere',
@@ -103,7 +105,9 @@ def infer_model(model: Model | KnownModelName) -> Model:
 
     As in pydantic-ai 2.x, `'openai:'` and `'openai-responses:'` name the Responses API and `'openai-chat:'` the
     Chat Completions API. The 1.x prefixes `'google-gla:'` (now `'google:'`), `'google-vertex:'` and
-    `'vertexai:'` (now `'google-cloud:'`) and `'grok:'` (now `'xai:'`) still work and warn.
+    `'vertexai:'` (now `'google-cloud:'`) and `'grok:'` (now `'xai:'`) still work and warn. `'gateway/<upstream>:'`
+    names (`'gateway/openai:gpt-5'`, `'gateway/chat:...'`, `'gateway/anthropic:...'`, `'gateway/groq:...'`) go
+    through the Pydantic AI Gateway.
 
     Raises:
         UserError: the name has no provider prefix, is unknown, or its provider is not available in this release.
@@ -118,6 +122,8 @@ def infer_model(model: Model | KnownModelName) -> Model:
             f'Unknown model: {model!r}. A model name needs its provider: `<provider>:<model name>` '
             f"(e.g. 'openai:{model}'), or `test`."
         )
+    if provider.startswith('gateway/'):
+        return _gateway_model(provider, name)
     renamed = _RENAMED_PROVIDERS.get(provider)
     if renamed is not None:
         warnings.warn(
@@ -132,6 +138,10 @@ def infer_model(model: Model | KnownModelName) -> Model:
         from .openai import OpenAIResponsesModel
 
         return OpenAIResponsesModel(name, provider='openai')
+    if provider == 'azure-responses':  # as in pydantic-ai 2.x, `'azure:'` is Chat Completions
+        from .openai import OpenAIResponsesModel
+
+        return OpenAIResponsesModel(name, provider='azure')
     if provider == 'anthropic':
         from .anthropic import AnthropicModel
 
@@ -141,6 +151,10 @@ def infer_model(model: Model | KnownModelName) -> Model:
         from .google import GoogleModel
 
         return GoogleModel(name, provider=GoogleProvider())
+    if provider == 'google-cloud':
+        from .google import GoogleModel
+
+        return GoogleModel(name, provider='google-cloud')
     if provider == 'bedrock':
         from .bedrock import BedrockConverseModel
 
@@ -183,6 +197,36 @@ def infer_model(model: Model | KnownModelName) -> Model:
     raise UserError(f'Unknown model provider {provider!r} in model name {model!r}.')
 
 
+def _gateway_model(provider: str, name: str) -> Model:
+    """The model of a `'gateway/<upstream>:<name>'` string: the upstream's model class on the Gateway's route."""
+    from ..providers import infer_provider
+    from ..providers.gateway import normalize_gateway_provider
+
+    upstream = normalize_gateway_provider(provider)
+    gateway = infer_provider(provider)  # a `UserError` for an unknown upstream
+    if upstream == 'anthropic':
+        from .anthropic import AnthropicModel
+
+        return AnthropicModel(name, provider=gateway)
+    if upstream == 'groq':
+        from .groq import GroqModel
+
+        return GroqModel(name, provider=gateway)
+    if upstream == 'google-cloud':
+        from .google import GoogleModel
+
+        return GoogleModel(name, provider=gateway)
+    if upstream == 'bedrock':
+        from .bedrock import BedrockConverseModel
+
+        return BedrockConverseModel(name, provider=gateway)
+    from .openai import OpenAIChatModel, OpenAIResponsesModel
+
+    if upstream == 'openai-chat':
+        return OpenAIChatModel(name, provider=gateway)
+    return OpenAIResponsesModel(name, provider=gateway)
+
+
 _RENAMED_PROVIDERS = {
     'google-gla': 'google',
     'google-vertex': 'google-cloud',
@@ -196,7 +240,7 @@ _OPENAI_CHAT_PROVIDERS = frozenset(
     {
         'openai', 'openai-chat', 'ollama', 'deepseek', 'together', 'fireworks', 'cerebras',
         'vercel', 'grok', 'xai', 'moonshotai', 'heroku', 'litellm', 'alibaba', 'crusoe', 'nebius', 'ovhcloud',
-        'sambanova', 'zai', 'vllm',
+        'sambanova', 'zai', 'vllm', 'azure', 'github',
     }
 )  # fmt: skip
 

@@ -347,6 +347,8 @@ def build_body(
     for key, name in _SETTINGS_TO_BODY.items():
         if key in settings and key not in unsupported and not (reasoning and key in SAMPLING_SETTINGS):
             body[name] = settings[key]
+    if 'max_completion_tokens' in body and not openai_profile.get('openai_chat_supports_max_completion_tokens', True):
+        body['max_tokens'] = body.pop('max_completion_tokens')
     extra = settings.get('extra_body')
     if isinstance(extra, Mapping):
         body.update(extra)

@@ -64,6 +64,8 @@ class ProviderModel(Model):
         """
         if provider is None:
             provider = self._default_provider
+        elif provider == 'gateway':  # as in pydantic-ai 2.x: this model's own API through the Pydantic AI Gateway
+            provider = f'gateway/{self._default_provider}'
         self._model_name = model_name
         self._provider = infer_provider(provider) if isinstance(provider, str) else provider
         self._profile_spec = profile

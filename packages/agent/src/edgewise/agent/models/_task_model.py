@@ -241,8 +241,9 @@ async def post_json(
     endpoint_name: str,
     **call_fields: Any,
 ) -> Any:
-    """POST `body` to `path` under the provider's base URL, with the provider's retries and errors (`call_fields`
-    replace those of the call: another `http_error` or `error_key`), and return the JSON answer.
+    """POST `body` to `path` under the provider's base URL (as `Provider.endpoint_url` places it: Azure's
+    deployments), with the provider's retries and errors (`call_fields` replace those of the call: another
+    `http_error` or `error_key`), and return the JSON answer.
 
     Raises:
         ModelHTTPError: the API answered with an error (after retries).
@@ -251,7 +252,7 @@ async def post_json(
     """
     call = _http.provider_call(
         provider,
-        f'{provider.base_url}/{path}',
+        provider.endpoint_url(f'/{path}', model_name),
         body,
         headers,
         model_name=model_name,

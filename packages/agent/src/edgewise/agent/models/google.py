@@ -41,7 +41,7 @@ API_VERSION = 'v1beta'
 
 
 class GoogleModel(ProviderModel):
-    """A Gemini model behind the Gemini API (`generateContent` / `streamGenerateContent`)."""
+    """A Gemini model behind the Gemini API, or Google Cloud's (`generateContent` / `streamGenerateContent`)."""
 
     _default_provider = 'google'
     _endpoint_name = 'generateContent'
@@ -61,7 +61,8 @@ class GoogleModel(ProviderModel):
 
         Args:
             model_name: The Gemini model's name.
-            provider: The provider or its name (`'google'`, the deprecated `'google-gla'`, or a `GoogleProvider`).
+            provider: The provider or its name (`'google'`, `'google-cloud'`, the deprecated `'google-gla'`, or a
+                `GoogleProvider` / `GoogleCloudProvider`).
             profile: The model's profile (or a function of the name giving it); the provider's by default.
             settings: Default settings of this model's requests (`GoogleModelSettings`).
         """
@@ -79,7 +80,7 @@ class GoogleModel(ProviderModel):
     def _url(self, *, stream: bool) -> str:
         name = self._model_name.removeprefix('models/')
         method = 'streamGenerateContent?alt=sse' if stream else 'generateContent'
-        return f'{self._provider.base_url}/{API_VERSION}/models/{name}:{method}'
+        return self._provider.endpoint_url(f'/{API_VERSION}/models/{name}:{method}', name)
 
     def _body(
         self, messages: list[ModelMessage], settings: Any, params: ModelRequestParameters, *, stream: bool

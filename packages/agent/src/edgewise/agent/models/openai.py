@@ -162,7 +162,7 @@ class OpenAIChatModel(ProviderModel):
         return bool(file.force_download) or not _chat.takes_url(file)
 
     def _url(self, *, stream: bool) -> str:
-        return f'{self._provider.base_url}/chat/completions'
+        return self._provider.endpoint_url('/chat/completions', self._model_name)
 
     def _body(
         self, messages: list[ModelMessage], settings: Any, params: ModelRequestParameters, *, stream: bool
@@ -240,7 +240,7 @@ class OpenAIResponsesModel(ProviderModel):
         return RESPONSES_NATIVE_TOOLS
 
     def _url(self, *, stream: bool) -> str:
-        return f'{self._provider.base_url}/responses'
+        return self._provider.endpoint_url('/responses', self._model_name)
 
     def _body(
         self, messages: list[ModelMessage], settings: Any, params: ModelRequestParameters, *, stream: bool
@@ -282,7 +282,9 @@ class OpenAIResponsesModel(ProviderModel):
         }
         if instructions is not None:
             body['instructions'] = instructions
-        call = dataclasses.replace(call, url=f'{self._provider.base_url}/responses/compact', body=body)
+        call = dataclasses.replace(
+            call, url=self._provider.endpoint_url('/responses/compact', self._model_name), body=body
+        )
         provider_name = self._provider.name
 
         def parse(data: Any) -> ModelResponse:

@@ -96,6 +96,9 @@ class OpenAIModelProfile(ModelProfile, total=False):
     (default `False`)."""
     openai_chat_supports_document_input: bool
     """Whether Chat requests may include documents (`file` content parts) (default `True`)."""
+    openai_chat_supports_max_completion_tokens: bool
+    """Whether Chat requests carry the `max_tokens` setting as `max_completion_tokens` (`True`, the default: OpenAI's
+    field) or as the older `max_tokens` (`False`, for servers that take only that one)."""
 
 
 def validate_openai_profile(profile: ModelProfile) -> None:

@@ -32,15 +32,20 @@ def __getattr__(name: str) -> Any:
 
 
 def infer_provider_class(provider: str) -> type[Provider[Any]]:
-    """The provider class of a provider name such as `'openai'`, `'anthropic'`, `'google'` or `'ollama'`.
+    """The provider class of a provider name such as `'openai'`, `'anthropic'`, `'google'`, `'azure'` or `'ollama'`.
 
-    `'mistral'`, `'cohere'` and `'huggingface'` name the providers of those APIs. `'google-gla'` is the deprecated
-    name of `'google'` (it warns, naming `'google'`).
+    `'mistral'`, `'cohere'` and `'huggingface'` name the providers of those APIs. A `'gateway/<upstream>'` name gives
+    the upstream's class. `'google-gla'` is the deprecated name of `'google'` (it warns, naming `'google'`); `'github'`
+    (GitHub Models, retired) gives the deprecated `GitHubProvider`, which warns when made.
 
     Raises:
         ValueError: the name is unknown.
     """
     # Imported here: a program that names no provider does not pay for importing them.
+    if provider.startswith('gateway/'):  # the upstream's class, as pydantic-ai 2.x answers
+        from .gateway import normalize_gateway_provider
+
+        provider = normalize_gateway_provider(provider)
     if provider in ('openai', 'openai-chat', 'openai-responses'):
         from .openai import OpenAIProvider
 
@@ -76,6 +81,18 @@ def infer_provider_class(provider: str) -> type[Provider[Any]]:
         from .google import GoogleProvider
 
         return GoogleProvider
+    if provider == 'google-cloud':
+        from .google_cloud import GoogleCloudProvider
+
+        return GoogleCloudProvider
+    if provider in ('azure', 'azure-responses'):
+        from .azure import AzureProvider
+
+        return AzureProvider
+    if provider == 'github':
+        from .github import GitHubProvider
+
+        return GitHubProvider
     from ._compatible import COMPATIBLE_PROVIDERS
 
     try:
@@ -90,5 +107,12 @@ def infer_provider(provider: str) -> Provider[Any]:
     Raises:
         ValueError: the name is unknown.
         UserError: the provider's API key (or base URL) is not set.
+
+    `'gateway/<upstream>'` names (`'gateway/openai'`) give the upstream's provider through the Pydantic AI Gateway
+    (`edgewise.agent.providers.gateway.gateway_provider`).
     """
+    if provider.startswith('gateway/'):
+        from .gateway import gateway_provider
+
+        return gateway_provider(provider.removeprefix('gateway/'))
     return infer_provider_class(provider)()

@@ -89,6 +89,14 @@ class Provider(ABC, Generic[InterfaceClient]):
         """Headers every request carries (credentials among them: never log them)."""
         return {}
 
+    def endpoint_url(self, path: str, model_name: str) -> str:
+        """The URL of the API's endpoint `path` (such as `'/chat/completions'`) for a request to `model_name`.
+
+        The base URL followed by the path, unless the service puts the model or an API version in the URL
+        (Azure OpenAI's deployments).
+        """
+        return f'{self.base_url}{path}'
+
     async def __aenter__(self) -> Self:
         self._entered += 1
         return self

@@ -48,6 +48,7 @@ __all__ = (
     'ZaiProvider',
     'VLLMProvider',
     'MetaProvider',
+    'GitHubProvider',
     'COMPATIBLE_PROVIDERS',
 )
 
@@ -158,6 +159,22 @@ def _vllm_profile(model_name: str) -> ModelProfile | None:
             native_output_requires_schema_in_instructions=True,
         ),
     )
+
+
+_GITHUB_VENDORS = vendors(
+    'xai', 'meta', 'cohere', 'deepseek', microsoft=openai_model_profile, **{'mistral-ai': mistral_model_profile}
+)
+
+
+def _github_profile(model_name: str) -> ModelProfile | None:
+    """GitHub Models: a bare name is OpenAI's; a `vendor/model[:tag]` name is its vendor's family, under OpenAI's
+    schema dialect."""
+    if '/' not in model_name:
+        return openai_model_profile(model_name)
+    vendor, _, name = model_name.lower().partition('/')
+    found = _GITHUB_VENDORS.get(vendor)
+    family = found(name.partition(':')[0]) if found is not None else None
+    return merge_profile(OpenAIModelProfile(json_schema_transformer=OpenAIJsonSchemaTransformer), family)
 
 
 def _meta_profile(model_name: str) -> ModelProfile | None:
@@ -433,6 +450,13 @@ _SPECS: dict[str, ProviderSpec] = {
             profile=_vllm_profile,
         ),
         ProviderSpec(
+            name='github',
+            class_name='GitHubProvider',
+            default_base_url='https://models.github.ai/inference',
+            api_key_envs=('GITHUB_API_KEY',),
+            profile=_github_profile,
+        ),
+        ProviderSpec(
             name='meta',
             class_name='MetaProvider',
             default_base_url='https://api.meta.ai/v1',
@@ -582,6 +606,13 @@ class MetaProvider(OpenAIProvider):
     """Meta's Model API, Muse models (`META_API_KEY`); `'meta:'` model names use its Responses API."""
 
     _spec = _SPECS['meta']
+
+
+class GitHubProvider(OpenAIProvider):
+    """GitHub Models (`GITHUB_API_KEY`), retired by GitHub: `edgewise.agent.providers.github` has the public,
+    deprecated class."""
+
+    _spec = _SPECS['github']
 
 
 COMPATIBLE_PROVIDERS: dict[str, type[OpenAIProvider]] = {

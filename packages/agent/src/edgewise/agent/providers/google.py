@@ -1,7 +1,7 @@
 """`GoogleProvider`: the Gemini API (`https://generativelanguage.googleapis.com`), authenticated by an API key.
 
 The key travels in the `x-goog-api-key` header, never in the URL, so that no error or log can show it.
-Google Cloud (Vertex AI) is not supported: its arguments raise a `UserError`.
+Google Cloud (Vertex AI) is `GoogleCloudProvider`'s: its arguments here raise a `UserError`.
 """
 
 from __future__ import annotations as _annotations
@@ -53,8 +53,9 @@ class GoogleProvider(HTTPProvider):
         """
         if vertexai or credentials is not None or project or location:
             raise UserError(
-                'Google Cloud (Vertex AI) is not supported by `GoogleProvider` in edgewise.agent; '
-                'use the Gemini API with an API key (`GoogleProvider(api_key=...)`).'
+                'Google Cloud (Vertex AI) is not supported by `GoogleProvider` in edgewise.agent; use the Gemini API '
+                'with an API key (`GoogleProvider(api_key=...)`), or `GoogleCloudProvider(api_key=...)` with a '
+                'Vertex AI Express Mode key.'
             )
         api_key = api_key or env_value('GOOGLE_API_KEY', 'GEMINI_API_KEY')
         if not api_key:
