@@ -16,6 +16,7 @@ from edgewise.agent.models import infer_model
 from edgewise.agent.models.openai import OpenAIChatModel
 from edgewise.agent.profiles.openai import OpenAIModelProfile
 from edgewise.agent.providers import Provider, infer_provider, infer_provider_class
+from edgewise.agent.providers.anthropic import AnthropicProvider
 from edgewise.agent.providers.cerebras import CerebrasProvider
 from edgewise.agent.providers.groq import GroqProvider
 from edgewise.agent.providers.heroku import HerokuProvider
@@ -165,6 +166,38 @@ async def test_the_agent_closes_the_client_its_provider_made(local_server: Local
     async with agent:
         assert not provider.client.is_closed
     assert provider.client is not client
+
+
+@pytest.mark.anyio
+async def test_the_client_a_provider_owns_is_closed_by_its_last_exit_and_made_again_on_reentry() -> None:
+    provider = AnthropicProvider(api_key='k')
+    first = provider._own_http_client  # pydantic-ai's private name: made on first reading
+    assert first is not None
+    assert first is provider.client
+    await provider.__aexit__(None, None, None)  # an exit without an entry does nothing
+    assert not first.is_closed
+    async with provider:
+        async with provider:
+            assert provider._own_http_client is first
+        assert not first.is_closed  # the outer `async with` still holds it
+    assert first.is_closed
+    async with provider:
+        second = provider._own_http_client
+        assert second is not None
+        assert second is not first
+        assert not second.is_closed
+    assert second.is_closed
+
+
+@pytest.mark.anyio
+async def test_a_provider_given_a_client_owns_none() -> None:
+    client = httpx.AsyncClient()
+    provider = OpenAIProvider(api_key='k', http_client=client)
+    assert provider._own_http_client is None
+    async with provider:
+        assert provider.client is client
+    assert not client.is_closed
+    await client.aclose()
 
 
 @pytest.mark.anyio

@@ -59,7 +59,8 @@ class Provider(ABC, Generic[InterfaceClient]):
 
     max_retries: int = 2
     """How many times a failed request (429, 5xx, timeout, dropped connection) is retried."""
-    _own_http_client: httpx.AsyncClient | None = None
+    _made_http_client: httpx.AsyncClient | None = None
+    """The HTTP client the provider made for itself, if it made one (closed when the last `async with` exits)."""
     _entered: int = 0
 
     @property
@@ -107,8 +108,8 @@ class Provider(ABC, Generic[InterfaceClient]):
         if self._entered == 0:
             return
         self._entered -= 1
-        if self._entered == 0 and self._own_http_client is not None:
-            await self._own_http_client.aclose()
+        if self._entered == 0 and self._made_http_client is not None:
+            await self._made_http_client.aclose()
 
     def __repr__(self) -> str:
         return f'{type(self).__name__}(name={self.name}, base_url={self.base_url})'
@@ -140,9 +141,16 @@ class HTTPProvider(Provider['httpx.AsyncClient']):
         """The HTTP client: the one given, else the provider's own (made on first use, again after closing)."""
         if self._http_client is not None:
             return self._http_client
-        if self._own_http_client is None or self._own_http_client.is_closed:
-            self._own_http_client = own_http_client()
-        return self._own_http_client
+        made = self._made_http_client
+        if made is None or made.is_closed:
+            made = self._made_http_client = own_http_client()
+        return made
+
+    @property
+    def _own_http_client(self) -> httpx.AsyncClient | None:
+        """The client the provider makes for itself (pydantic-ai's private name, which its tests read): `client`
+        when no client was given, else `None`."""
+        return None if self._http_client is not None else self.client
 
 
 def env_value(*names: str) -> str | None:

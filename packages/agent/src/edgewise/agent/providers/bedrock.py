@@ -174,7 +174,7 @@ class BedrockProvider(HTTPProvider):
     @property
     def client(self) -> httpx.AsyncClient:
         """The HTTP client: the one given, else the provider's own, with the AWS read and connect timeouts."""
-        made = self._http_client is None and (self._own_http_client is None or self._own_http_client.is_closed)
+        made = self._http_client is None and (self._made_http_client is None or self._made_http_client.is_closed)
         client = super().client
         if made:
             import httpx
