@@ -181,6 +181,7 @@ async def test_the_client_a_provider_owns_is_closed_by_its_last_exit_and_made_ag
             assert provider._own_http_client is first
         assert not first.is_closed  # the outer `async with` still holds it
     assert first.is_closed
+    assert provider._own_http_client is first  # closed, until the provider is entered or used again
     async with provider:
         second = provider._own_http_client
         assert second is not None

@@ -148,9 +148,17 @@ class HTTPProvider(Provider['httpx.AsyncClient']):
 
     @property
     def _own_http_client(self) -> httpx.AsyncClient | None:
-        """The client the provider makes for itself (pydantic-ai's private name, which its tests read): `client`
-        when no client was given, else `None`."""
-        return None if self._http_client is not None else self.client
+        """The client the provider made for itself (pydantic-ai's private name, which its tests read), made on first
+        reading; once closed, it stays the closed one until the provider is used or entered again. `None` when a
+        client was given."""
+        if self._http_client is not None:
+            return None
+        return self._made_http_client or self.client
+
+    async def __aenter__(self) -> Self:
+        if self._http_client is None and self._made_http_client is not None and self._made_http_client.is_closed:
+            self._made_http_client = own_http_client()  # entered again after the last exit closed it
+        return await super().__aenter__()
 
 
 def env_value(*names: str) -> str | None:
