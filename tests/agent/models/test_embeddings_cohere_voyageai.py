@@ -13,10 +13,10 @@ from edgewise.agent.embeddings import infer_embedding_model
 from edgewise.agent.embeddings.cohere import (
     CohereEmbeddingModel,
     CohereEmbeddingSettings,
-    _CohereAPI,  # pyright: ignore[reportPrivateUsage]
 )
 from edgewise.agent.embeddings.voyageai import VoyageAIEmbeddingModel, VoyageAIEmbeddingSettings
 from edgewise.agent.exceptions import ModelHTTPError, UnexpectedModelBehavior, UserError
+from edgewise.agent.providers.cohere import CohereProvider
 from edgewise.agent.providers.openai import OpenAIProvider
 from edgewise.agent.providers.voyageai import VoyageAIProvider
 
@@ -53,15 +53,15 @@ def cohere_env(monkeypatch: pytest.MonkeyPatch, local_server: LocalServer) -> Lo
 
 
 @pytest.fixture
-async def cohere_api(cohere_env: LocalServer) -> AsyncIterator[_CohereAPI]:
+async def cohere_api(cohere_env: LocalServer) -> AsyncIterator[CohereProvider]:
     """What `provider='cohere'` makes (from the environment), its client closed after the test."""
-    async with _CohereAPI() as provider:
+    async with CohereProvider() as provider:
         yield provider
 
 
 @pytest.mark.anyio
 async def test_cohere_embeds_queries_and_documents_on_the_v2_api(
-    cohere_env: LocalServer, cohere_api: _CohereAPI
+    cohere_env: LocalServer, cohere_api: CohereProvider
 ) -> None:
     cohere_env.script(
         Reply(200, _cohere_reply([0.1, 0.2])),
@@ -108,7 +108,9 @@ async def test_cohere_embeds_queries_and_documents_on_the_v2_api(
 
 
 @pytest.mark.anyio
-async def test_cohere_own_settings_win_over_the_shared_ones(cohere_env: LocalServer, cohere_api: _CohereAPI) -> None:
+async def test_cohere_own_settings_win_over_the_shared_ones(
+    cohere_env: LocalServer, cohere_api: CohereProvider
+) -> None:
     cohere_env.script(Reply(200, _cohere_reply([0.1])))
     settings = CohereEmbeddingSettings(truncate=True, cohere_truncate='START', cohere_input_type='clustering')
     model = CohereEmbeddingModel('embed-english-v3.0', provider=cohere_api, settings=settings)
@@ -118,7 +120,7 @@ async def test_cohere_own_settings_win_over_the_shared_ones(cohere_env: LocalSer
 
 
 @pytest.mark.anyio
-async def test_cohere_counts_tokens_with_its_tokenizer(cohere_env: LocalServer, cohere_api: _CohereAPI) -> None:
+async def test_cohere_counts_tokens_with_its_tokenizer(cohere_env: LocalServer, cohere_api: CohereProvider) -> None:
     cohere_env.script(
         Reply(200, {'tokens': [9707, 11, 1879, 0], 'token_strings': ['Hello', ',', ' world', '!']}),
         Reply(200, {'meta': {}}),
@@ -135,7 +137,7 @@ async def test_cohere_counts_tokens_with_its_tokenizer(cohere_env: LocalServer, 
 
 
 @pytest.mark.anyio
-async def test_cohere_errors_and_bad_answers(cohere_env: LocalServer, cohere_api: _CohereAPI) -> None:
+async def test_cohere_errors_and_bad_answers(cohere_env: LocalServer, cohere_api: CohereProvider) -> None:
     cohere_env.script(
         Reply(404, {'id': 'e-1', 'message': "model 'nonexistent' not found"}),
         Reply(200, {'id': 'x', 'embeddings': {'int8': [[1]]}}),
@@ -159,7 +161,7 @@ async def test_cohere_errors_and_bad_answers(cohere_env: LocalServer, cohere_api
 def test_cohere_needs_a_key_and_takes_a_provider(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv('CO_API_KEY', raising=False)
     monkeypatch.delenv('CO_BASE_URL', raising=False)
-    with pytest.raises(UserError, match='Set the `CO_API_KEY` environment variable'):
+    with pytest.raises(UserError, match='Set the `CO_API_KEY` environment variable or pass it via `CohereProvider'):
         CohereEmbeddingModel('embed-v4.0')
     monkeypatch.setenv('CO_API_KEY', SECRET)
     model = infer_embedding_model('cohere:embed-v4.0')

@@ -1,22 +1,20 @@
 """`CohereEmbeddingModel`: Cohere's Embed models on its v2 API (`/v2/embed`, and `/v1/tokenize` to count tokens),
 over httpx.
 
-The key comes from `CO_API_KEY` and the base URL from `CO_BASE_URL` (default `https://api.cohere.com`), or from a
-provider passed as `provider=` (whose base URL carries no API version).
+The key comes from `CO_API_KEY` and the base URL from `CO_BASE_URL` (default `https://api.cohere.com`) through
+`CohereProvider`, or from a provider passed as `provider=` (whose base URL carries no API version).
 """
 
 from __future__ import annotations as _annotations
 
-import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, cast
 
-from ..exceptions import UserError
 from ..models._model import check_allow_model_requests
 from ..models._task_model import ProviderBacked, post_json
 from ..providers import Provider
-from ..providers._base import HTTPProvider, env_value
+from ..providers.cohere import CohereProvider
 from ..usage import RequestUsage
 from ._request import answer_error, post_embeddings
 from .base import EmbeddingModel
@@ -24,7 +22,7 @@ from .result import EmbeddingResult, EmbedInputType
 from .settings import EmbeddingSettings
 
 if TYPE_CHECKING:
-    import httpx
+    pass
 
 __all__ = (
     'CohereEmbeddingModel',
@@ -49,7 +47,6 @@ _MAX_INPUT_TOKENS = {
     'embed-multilingual-v3.0': 512,
     'embed-multilingual-light-v3.0': 512,
 }
-_DEFAULT_BASE_URL = 'https://api.cohere.com'
 
 
 class CohereEmbeddingSettings(EmbeddingSettings, total=False):
@@ -63,31 +60,6 @@ class CohereEmbeddingSettings(EmbeddingSettings, total=False):
     cohere_truncate: Literal['NONE', 'START', 'END']
     """What is cut from an input that is too long: nothing (`'NONE'`: the request fails), its start or its end.
     Wins over `truncate` (which, when true, means `'END'`)."""
-
-
-class _CohereAPI(HTTPProvider):
-    """Cohere's API as the embedding model needs it: the key from `CO_API_KEY`, the base URL from `CO_BASE_URL`.
-
-    (Edgewise's `CohereProvider`, where present, does the same and can be passed as `provider=`.)
-    """
-
-    def __init__(self, *, http_client: httpx.AsyncClient | None = None) -> None:
-        api_key = env_value('CO_API_KEY')
-        if not api_key:
-            raise UserError(
-                'Set the `CO_API_KEY` environment variable, or pass a Cohere provider holding the key as '
-                '`CohereEmbeddingModel(..., provider=...)`, to use Cohere embedding models.'
-            )
-        base_url = os.getenv('CO_BASE_URL') or _DEFAULT_BASE_URL
-        super().__init__(base_url=base_url, api_key=api_key, http_client=http_client, max_retries=2)
-        self._key: str = api_key
-
-    @property
-    def name(self) -> str:
-        return 'cohere'
-
-    def request_headers(self) -> dict[str, str]:
-        return {'authorization': f'Bearer {self._key}'}
 
 
 @dataclass(init=False)
@@ -111,7 +83,7 @@ class CohereEmbeddingModel(ProviderBacked, EmbeddingModel):
         Raises:
             UserError: `provider='cohere'` and `CO_API_KEY` is not set.
         """
-        self._bind(model_name, _CohereAPI() if provider == 'cohere' else provider)
+        self._bind(model_name, CohereProvider() if provider == 'cohere' else provider)
         EmbeddingModel.__init__(self, settings=settings)
 
     async def embed(
