@@ -156,5 +156,25 @@ def test_a_response_s_string_details_are_its_price_context() -> None:
     assert _cost._price_context({'citations': [1]}) is None
 
 
+def test_a_price_context_goes_to_genai_prices_only_when_there_is_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    usage = RequestUsage(input_tokens=1000, output_tokens=100)
+    priced = _cost.calc_price(usage, 'gpt-4o', provider_id='openai', price_context={'service_tier': 'default'})
+    assert priced.total_price > 0
+
+    calls: list[dict[str, Any]] = []
+
+    class OlderGenaiPrices:  # a release from before `price_context` (pydantic-ai 1.x installs one)
+        @staticmethod
+        def calc_price(
+            usage: Any, model_ref: str, *, provider_id: Any, provider_api_url: Any, genai_request_timestamp: Any
+        ) -> str:
+            calls.append({'model_ref': model_ref, 'provider_id': provider_id})
+            return 'priced'
+
+    monkeypatch.setattr(_cost, 'genai_prices_module', lambda: OlderGenaiPrices)
+    assert _cost.calc_price(usage, 'gpt-4o', provider_id='openai', price_context={'citations': [1]}) == 'priced'
+    assert calls == [{'model_ref': 'gpt-4o', 'provider_id': 'openai'}]
+
+
 def test_models_without_prices_have_no_context_window_to_look_up() -> None:
     assert _cost.lookup_context_window('test', provider_name='test') is None

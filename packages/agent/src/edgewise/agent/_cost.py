@@ -109,13 +109,17 @@ def calc_price(
         ValueError: the usage cannot be priced (more cached than input tokens, for one).
         ImportError: `genai-prices` is not installed.
     """
+    # `price_context` only when there is one: genai-prices releases before it (which pydantic-ai 1.x installs) take
+    # every other argument.
+    context = _price_context(price_context)
+    extra: dict[str, Any] = {} if context is None else {'price_context': context}
     return genai_prices_module().calc_price(
         usage,
         model_ref,
         provider_id=provider_id,
         provider_api_url=provider_api_url,
         genai_request_timestamp=genai_request_timestamp,
-        price_context=_price_context(price_context),
+        **extra,
     )
 
 
