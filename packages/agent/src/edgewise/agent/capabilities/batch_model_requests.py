@@ -5,6 +5,7 @@ from __future__ import annotations as _annotations
 
 import math
 import uuid
+from contextlib import suppress
 from dataclasses import KW_ONLY, dataclass, field
 from datetime import timedelta
 from types import TracebackType
@@ -13,11 +14,11 @@ from typing import Any, Self
 import anyio
 from pydantic import TypeAdapter
 
-from ..exceptions import ModelHTTPError, UserError
+from ..exceptions import ModelAPIError, ModelConnectionError, ModelHTTPError, UserError
 from ..messages import ModelResponse
 from ..models import Model, ModelRequestContext
-from ..models._in_memory_batch import unrun_error
-from ..models.batch import BatchRequest, BatchResult
+from ..models._batch_codec import BatchJobError, unrun_error
+from ..models.batch import Batch, BatchRequest, BatchResult
 from ..tools import RunContext
 from .abstract import AbstractCapability, WrapModelRequestHandler
 
@@ -27,9 +28,19 @@ DEFAULT_MAX_REQUESTS = 1_000
 DEFAULT_MAX_RESUBMISSIONS = 2
 DEFAULT_POLL_INTERVAL = timedelta(seconds=30)
 DEFAULT_MAX_POLL_INTERVAL = timedelta(minutes=10)
+MAX_FAILED_CHECKS = 3
+"""How many checks of a batch in a row may fail in a way a live request is retried on."""
 _DEFAULT_MAX_WAIT = timedelta(seconds=30)
+_CANCEL_TIMEOUT = 60.0
+"""The longest wait for the provider to take the cancellation of an abandoned batch."""
 _DURATION = TypeAdapter(timedelta)
 """A spec's duration: seconds, or an ISO 8601 duration such as `PT5M`."""
+
+
+def _transient(error: ModelHTTPError) -> bool:
+    """Whether a request failing with `error` may succeed submitted again: a rate limit, a timeout, a conflict or a
+    server error (what a live request is retried on)."""
+    return error.status_code in (408, 409, 429) or error.status_code >= 500
 
 
 @dataclass(eq=False)
@@ -187,16 +198,26 @@ class BatchModelRequests(AbstractCapability[Any]):
         """Submit `entries` as one batch and settle each from its result; the ones to submit again."""
         encoded = [await model.batch_encode(entry.request) for entry in entries]
         batch = await model.batch_create(encoded)
-        interval = self.poll_interval.total_seconds()
-        while batch.status != 'ended':
-            await anyio.sleep(interval)
-            interval = min(interval * 1.5, self.max_poll_interval.total_seconds())
-            batch = await model.batch_status(batch)
-        results = {result.custom_id: result for result in await model.batch_results(batch)}
+        try:
+            batch = await self._wait_for(model, batch)
+        except BaseException:  # cancelled, or the checks failed: nobody will read the results, so stop the batch
+            with anyio.CancelScope(shield=True), anyio.move_on_after(_CANCEL_TIMEOUT), suppress(Exception):
+                await model.batch_cancel(batch)
+            raise
+        try:
+            listed = await model.batch_results(batch)
+        except BatchJobError as error:  # the job ended without running its requests, which a new batch may do
+            if not _transient(error) or all(entry.resubmissions >= self.max_resubmissions for entry in entries):
+                raise
+            for entry in entries:
+                entry.resubmissions += 1
+            return entries
+        results = {result.custom_id: result for result in listed}
+        unlisted = model._batch_unlisted_status(batch) or 'expired'
         again: list[_Waiting] = []
         for entry in entries:
             result = results.get(entry.request.custom_id) or BatchResult(
-                custom_id=entry.request.custom_id, status='expired'
+                custom_id=entry.request.custom_id, status=unlisted
             )
             retry = entry.resubmissions < self.max_resubmissions
             if result.status == 'expired' and retry:
@@ -208,7 +229,7 @@ class BatchModelRequests(AbstractCapability[Any]):
                 if response is None:
                     raise unrun_error(model.model_name, result)
             except ModelHTTPError as error:
-                if retry and (error.status_code == 429 or error.status_code >= 500):
+                if retry and _transient(error):
                     entry.resubmissions += 1
                     again.append(entry)
                 else:
@@ -218,6 +239,28 @@ class BatchModelRequests(AbstractCapability[Any]):
             else:
                 entry.settle(response=response)
         return again
+
+    async def _wait_for(self, model: Model, batch: Batch) -> Batch:
+        """Check the batch until it ends, waiting `poll_interval` first, half as long again after each check (up to
+        `max_poll_interval`). A check failing as a live request is retried on (a dropped connection, a rate limit,
+        a server error) is tried again at the next poll, up to `MAX_FAILED_CHECKS` failures in a row."""
+        interval = self.poll_interval.total_seconds()
+        failed = 0
+        while batch.status != 'ended':
+            await anyio.sleep(interval)
+            interval = min(interval * 1.5, self.max_poll_interval.total_seconds())
+            try:
+                batch = await model.batch_status(batch)
+            except ModelAPIError as error:
+                failed += 1
+                transient = isinstance(error, ModelConnectionError) or (
+                    isinstance(error, ModelHTTPError) and _transient(error)
+                )
+                if failed > MAX_FAILED_CHECKS or not transient:
+                    raise
+            else:
+                failed = 0
+        return batch
 
     async def __aenter__(self) -> Self:
         """Count the `async with` blocks open on the capability."""

@@ -102,6 +102,10 @@ class HTTPCall:
     """Builds the error of an error status (its category from the provider's error body)."""
     sign: Callable[[httpx.Request], None] | None = None
     """Completes each attempt's request just before it is sent (AWS signs the exact URL, headers and body)."""
+    method: str = 'POST'
+    """The HTTP method; a `GET` sends no body."""
+    content: bytes | None = None
+    """A raw body sent instead of the JSON `body` (a file upload), its content type given in `headers`."""
 
 
 def should_retry(response: httpx.Response) -> bool:
@@ -184,11 +188,19 @@ async def _send(call: HTTPCall, *, stream: bool) -> tuple[httpx.Response, bytes]
     """An attempt loop ending in a successful response and its body (unread and empty when `stream`), or an error."""
     import httpx
 
-    content = pydantic_core.to_json(call.body)
-    headers = {'content-type': 'application/json', **call.headers}
+    if call.method == 'GET':
+        content, headers = b'', dict(call.headers)
+    elif call.content is not None:
+        content, headers = call.content, dict(call.headers)
+    else:
+        content, headers = pydantic_core.to_json(call.body), {'content-type': 'application/json', **call.headers}
     retries_done = 0
     while True:
-        request = _direct_send.build_request(call.client, call.url, content, headers, call.timeout)
+        if call.method == 'POST':
+            request = _direct_send.build_request(call.client, call.url, content, headers, call.timeout)
+        else:
+            timeout: Any = httpx.USE_CLIENT_DEFAULT if call.timeout is None else httpx.Timeout(call.timeout)
+            request = call.client.build_request(call.method, call.url, headers=headers, timeout=timeout)
         if call.sign is not None:
             call.sign(request)
         try:
@@ -265,7 +277,7 @@ def _span(call: HTTPCall) -> AbstractContextManager[Any]:
     ):
         if (value := body.get(key)) is not None:
             attributes[f'gen_ai.request.{name}'] = value
-    return _instrument.span(f'POST {url.path}', **attributes)
+    return _instrument.span(f'{call.method} {url.path}', **attributes)
 
 
 def _record(span: Any, response: ModelResponse) -> None:
@@ -383,6 +395,18 @@ async def stream_sse(call: HTTPCall) -> AsyncIterator[SSEStream]:
         finally:
             with anyio.CancelScope(shield=True):
                 await response.aclose()
+
+
+async def send_for_bytes(call: HTTPCall) -> bytes:
+    """Send the call and return its answer's raw body (a file's content), with the retries, errors and span of
+    `post_json`.
+
+    Raises:
+        ModelHTTPError: the provider answered with a status of 400 or more (after retries).
+        ModelAPIError: the provider could not be reached, or timed out (after retries).
+    """
+    with _span(call):
+        return (await _send(call, stream=False))[1]
 
 
 async def post_for_data(call: HTTPCall) -> Any:

@@ -13,7 +13,8 @@ from pydantic import TypeAdapter
 from pydantic_core import to_json
 
 from .._messages.model_messages import ModelResponse
-from ..exceptions import ModelAPIError, ModelHTTPError, UserError
+from ..exceptions import ModelHTTPError, UserError
+from ._batch_codec import unrun_error
 from ._model import Model
 from .batch import Batch, BatchRequest, BatchResult, EncodedBatchRequest
 
@@ -29,13 +30,6 @@ def _response_adapter() -> TypeAdapter[ModelResponse]:
 @functools.cache
 def _error_adapter() -> TypeAdapter[dict[str, object]]:
     return TypeAdapter(dict[str, object])
-
-
-def unrun_error(model_name: str, result: BatchResult) -> ModelAPIError:
-    """The error of a request the provider ended without running it."""
-    if result.status == 'canceled':
-        return ModelAPIError(model_name, 'The batch was canceled before the model ran the request.')
-    return ModelAPIError(model_name, f'The batch request was {result.status} before the model ran it.')
 
 
 @dataclass

@@ -61,7 +61,7 @@ from .instrumented import DEFAULT_INSTRUMENTATION_VERSION
 if TYPE_CHECKING:
     from .._tools.definition import ToolDefinition
     from ..providers import Provider
-    from .batch import Batch, BatchRequest, BatchResult, EncodedBatchRequest
+    from .batch import Batch, BatchRequest, BatchResult, BatchResultStatus, EncodedBatchRequest
 
 __all__ = (
     'ALLOW_MODEL_REQUESTS',
@@ -682,6 +682,15 @@ class Model(ABC):
     def batch_max_requests(self) -> int | None:
         """The most requests the provider takes in one batch; `None` when the model has no batch API (a model that
         gives a number implements the other `batch_*` methods, which `BatchModelRequests` uses)."""
+        return None
+
+    def _no_batch_api_message(self) -> str:
+        """The error of batching this model when `batch_max_requests` is `None`."""
+        return f'`{type(self).__name__}` {self.model_name!r} has no batch API.'
+
+    def _batch_unlisted_status(self, batch: Batch) -> BatchResultStatus | None:
+        """How the provider ended the requests an ended `batch` lists no result for, when it says (`None`: they
+        count as expired)."""
         return None
 
     async def batch_encode(self, request: BatchRequest) -> EncodedBatchRequest:

@@ -7,8 +7,9 @@ this class owns the provider, the profile, the settings and the two requests, bo
 from __future__ import annotations as _annotations
 
 from abc import abstractmethod
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import aclosing, asynccontextmanager
+from importlib import import_module
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 import pydantic_core
@@ -34,6 +35,7 @@ from ._thinking import resolve_thinking
 
 if TYPE_CHECKING:
     from ._model import RunContext
+    from .batch import Batch, BatchRequest, BatchResult, BatchResultStatus, EncodedBatchRequest
 
 __all__ = ('ProviderModel',)
 
@@ -251,6 +253,66 @@ class ProviderModel(Model):
                 yield streamed
             finally:
                 sse.record(streamed.get())
+
+    _batch_backend: ClassVar[str | None] = None
+    """The private module of this model's batch API (`'_openai_batch'`), imported on first use; `None`: none."""
+    _batch_profile_key: ClassVar[str] = ''
+    """The profile key saying whether the endpoint serves the batch API."""
+    _batch_providers: ClassVar[frozenset[str]] = frozenset()
+    """The providers serving the batch API when the profile does not say."""
+
+    def _batch(self) -> Any:
+        if self._batch_backend is None:
+            raise NotImplementedError(f'`{type(self).__name__}` does not support batch requests.')
+        return import_module(f'{__package__}.{self._batch_backend}')
+
+    @property
+    def batch_max_requests(self) -> int | None:
+        """The most requests in one batch; `None` when this endpoint has no batch API (the profile says, else the
+        provider: only the API's own serves it)."""
+        if self._batch_backend is None:
+            return None
+        default = self._provider.name in self._batch_providers
+        if not cast(Mapping[str, Any], self.profile).get(self._batch_profile_key, default):
+            return None
+        return int(self._batch().MAX_BATCH_REQUESTS)
+
+    async def batch_encode(self, request: BatchRequest) -> EncodedBatchRequest:
+        """`request` as this provider's batch API takes it: the body the model would send on its own.
+
+        Raises:
+            UserError: the model has no batch API, or the request has what a batch cannot honour.
+        """
+        return cast('EncodedBatchRequest', await self._batch().batch_encode(self, request))
+
+    async def batch_create(self, requests: Sequence[EncodedBatchRequest]) -> Batch:
+        """Submit `requests` as one batch job.
+
+        Raises:
+            UserError: the requests do not share a group, or are too many bytes.
+            ModelHTTPError: the provider refused the batch.
+        """
+        return cast('Batch', await self._batch().batch_create(self, requests))
+
+    async def batch_status(self, batch: Batch) -> Batch:
+        """The job's current state."""
+        return cast('Batch', await self._batch().batch_status(self, batch))
+
+    async def batch_results(self, batch: Batch) -> list[BatchResult]:
+        """The results of an ended job."""
+        return cast('list[BatchResult]', await self._batch().batch_results(self, batch))
+
+    async def batch_cancel(self, batch: Batch) -> Batch:
+        """Ask the provider to cancel the job; its updated state."""
+        return cast('Batch', await self._batch().batch_cancel(self, batch))
+
+    def batch_decode(self, result: BatchResult, request: BatchRequest) -> ModelResponse:
+        """The response of a succeeded result; an errored, expired or cancelled one raises its error."""
+        return cast(ModelResponse, self._batch().batch_decode(self, result, request))
+
+    def _batch_unlisted_status(self, batch: Batch) -> BatchResultStatus | None:
+        unlisted = getattr(self._batch(), 'unlisted_status', None) if self._batch_backend else None
+        return None if unlisted is None else cast('BatchResultStatus | None', unlisted(batch))
 
     def __repr__(self) -> str:
         return f'{type(self).__name__}(model_name={self._model_name!r}, provider={self._provider!r})'

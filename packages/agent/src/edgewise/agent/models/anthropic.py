@@ -50,6 +50,9 @@ class AnthropicModel(ProviderModel):
 
     _http_error = staticmethod(anthropic_http_error)
     """How an error status becomes an error: of the category its error type or message names."""
+    _batch_backend = '_anthropic_batch'
+    _batch_profile_key = 'anthropic_supports_message_batches'
+    _batch_providers = frozenset({'anthropic'})
 
     def __init__(
         self,

@@ -48,6 +48,9 @@ class GoogleModel(ProviderModel):
 
     _http_error = staticmethod(google_http_error)
     """How an error status becomes an error: of the category its error status, message or details names."""
+    _batch_backend = '_google_batch'
+    _batch_profile_key = 'google_supports_batch_api'
+    _batch_providers = frozenset({'google', 'google-gla'})
 
     def __init__(
         self,

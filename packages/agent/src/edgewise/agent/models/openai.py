@@ -215,6 +215,9 @@ class OpenAIResponsesModel(ProviderModel):
 
     _http_error = staticmethod(openai_http_error)
     """How an error status becomes an error: of the category its error object's code, type or message names."""
+    _batch_backend = '_openai_batch'
+    _batch_profile_key = 'openai_supports_batch_api'
+    _batch_providers = frozenset({'openai'})
 
     def __init__(
         self,

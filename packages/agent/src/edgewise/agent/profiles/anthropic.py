@@ -96,6 +96,8 @@ class AnthropicModelProfile(ModelProfile, total=False):
     """Whether `temperature` and `top_p` are rejected (and so left out of requests) (default `False`)."""
     anthropic_supports_task_budgets: bool
     """Whether `output_config.task_budget` is accepted (default `False`)."""
+    anthropic_supports_message_batches: bool
+    """Whether the endpoint serves Message Batches (default: only the `anthropic` provider does)."""
     anthropic_supports_forced_tool_choice: bool
     """Deprecated: use `supports_forced_tool_choice` (read under that name, with a deprecation warning)."""
 

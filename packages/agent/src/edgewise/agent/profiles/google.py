@@ -20,6 +20,9 @@ class GoogleModelProfile(ModelProfile, total=False):
     """Media types a function response may carry as parts (default `()`)."""
     google_supports_thinking_level: bool
     """Whether thinking is tuned by `thinking_level` (Gemini 3+) rather than `thinking_budget` (default `False`)."""
+    google_supports_batch_api: bool
+    """Whether the endpoint serves the Gemini API's Batch Mode (default: only the `google` provider does, not Google
+    Cloud)."""
 
 
 def google_model_profile(model_name: str) -> ModelProfile | None:

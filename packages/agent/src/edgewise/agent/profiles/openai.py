@@ -99,6 +99,9 @@ class OpenAIModelProfile(ModelProfile, total=False):
     openai_chat_supports_max_completion_tokens: bool
     """Whether Chat requests carry the `max_tokens` setting as `max_completion_tokens` (`True`, the default: OpenAI's
     field) or as the older `max_tokens` (`False`, for servers that take only that one)."""
+    openai_supports_batch_api: bool
+    """Whether the endpoint serves the OpenAI Batch API for Responses requests (default: only the `openai`
+    provider does); `OpenAIResponsesModel` then has a batch API (`BatchModelRequests`)."""
 
 
 def validate_openai_profile(profile: ModelProfile) -> None:
