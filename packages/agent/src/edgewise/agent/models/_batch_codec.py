@@ -78,8 +78,8 @@ def group_matches(group: str, expected: str, *, collecting: bool) -> bool:
 
 
 def batch_group(provider_model: ProviderModel, /, **fields: Any) -> str:
-    """The group of `provider_model`'s batch requests: hashes of its endpoint and credential, and `fields` (the model, the
-    beta flags), as JSON. It holds no secret."""
+    """The group of `provider_model`'s batch requests: hashes of its endpoint and credential, and `fields` (the
+    model, the beta flags), as JSON. It holds no secret."""
     headers = provider_model.provider.request_headers()
     credential = sorted((name.lower(), value) for name, value in headers.items() if name.lower() in _CREDENTIAL_HEADERS)
     group = {
