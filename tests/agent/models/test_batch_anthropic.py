@@ -1,0 +1,180 @@
+"""`AnthropicModel`'s batch API (pydantic-ai 2.68's Message Batches backend) against a fake
+`/v1/messages/batches` server on 127.0.0.1, directly and through `BatchModelRequests`."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Iterator
+from datetime import timedelta
+from typing import Any
+
+import anyio
+import pytest
+
+from edgewise.agent import Agent
+from edgewise.agent.capabilities import BatchModelRequests
+from edgewise.agent.exceptions import ModelAPIError, ModelHTTPError, UserError
+from edgewise.agent.messages import ModelRequest, UserPromptPart
+from edgewise.agent.models.anthropic import AnthropicModel
+from edgewise.agent.models.batch import BatchRequest, EncodedBatchRequest
+from edgewise.agent.profiles.anthropic import AnthropicModelProfile
+from edgewise.agent.providers.anthropic import AnthropicProvider
+
+from ._batch_fakes import FakeAnthropic, serving
+
+pytestmark = pytest.mark.anyio
+
+TICK = timedelta(microseconds=1)
+SECRET = 'sk-ant-batch-secret'
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeAnthropic]:
+    with serving(FakeAnthropic()) as api:
+        yield api
+
+
+@pytest.fixture
+async def model(fake: FakeAnthropic) -> AsyncIterator[AnthropicModel]:
+    provider = AnthropicProvider(base_url=fake.url, api_key=SECRET)
+    async with AnthropicModel('claude-sonnet-4-5', provider=provider) as model:
+        yield model
+
+
+def batching(max_requests: int, **kwargs: Any) -> BatchModelRequests:
+    return BatchModelRequests(
+        max_requests=max_requests, max_wait=None, poll_interval=TICK, max_poll_interval=TICK, **kwargs
+    )
+
+
+def request(custom_id: str, prompt: str) -> BatchRequest:
+    return BatchRequest(custom_id=custom_id, messages=[ModelRequest(parts=[UserPromptPart(prompt)])])
+
+
+async def run_all(agent: Agent[None, str], *prompts: str) -> dict[str, str | BaseException]:
+    outcomes: dict[str, str | BaseException] = {}
+
+    async def run(prompt: str) -> None:
+        try:
+            outcomes[prompt] = (await agent.run(prompt)).output
+        except Exception as error:
+            outcomes[prompt] = error
+
+    async with anyio.create_task_group() as tg:
+        for prompt in prompts:
+            tg.start_soon(run, prompt)
+    return outcomes
+
+
+async def test_runs_share_one_batch_and_get_their_own_results(fake: FakeAnthropic, model: AnthropicModel) -> None:
+    fake.checks, fake.failing = 2, {'prompt-c'}
+    agent = Agent(model, capabilities=[batching(3)])
+    outcomes = await run_all(agent, 'prompt-a', 'prompt-b', 'prompt-c')
+    assert outcomes['prompt-a'] == 'answer to prompt-a'
+    assert outcomes['prompt-b'] == 'answer to prompt-b'
+    error = outcomes['prompt-c']
+    assert isinstance(error, ModelHTTPError)
+    assert error.status_code == 400
+    assert error.body == {'type': 'error', 'error': {'type': 'invalid_request_error', 'message': 'prompt-c is invalid'}}
+    [batch] = fake.batches.values()
+    assert batch['checked'] == 2
+    assert all(r['params']['model'] == 'claude-sonnet-4-5' and 'stream' not in r['params'] for r in batch['requests'])
+    assert all(headers['x-api-key'] == SECRET for headers in fake.headers)
+    assert all(headers['anthropic-version'] for headers in fake.headers)
+    assert 'anthropic-beta' not in fake.headers[0]
+
+
+async def test_the_methods_map_each_result_by_custom_id(fake: FakeAnthropic, model: AnthropicModel) -> None:
+    fake.failing = {'prompt-b'}
+    assert model.batch_max_requests == 100_000
+    requests = [request('one', 'prompt-a'), request('two', 'prompt-b')]
+    encoded = [await model.batch_encode(r) for r in requests]
+    assert SECRET not in encoded[0].group
+    assert json.loads(encoded[0].group)['betas'] == []
+    batch = await model.batch_create(encoded)
+    assert (batch.status, batch.provider_name, batch.request_count) == ('in_progress', 'anthropic', 2)
+    assert batch.created_at.year == 2026
+    batch = await model.batch_status(batch)
+    assert batch.status == 'ended'
+    results = {r.custom_id: r for r in await model.batch_results(batch)}
+    assert (results['one'].status, results['two'].status) == ('succeeded', 'errored')
+    response = model.batch_decode(results['one'], requests[0])
+    assert response.text == 'answer to prompt-a'
+    assert (response.provider_details or {})['processing'] == 'batch'
+    with pytest.raises(ModelHTTPError, match='status_code: 400'):
+        model.batch_decode(results['two'], requests[1])
+    batch.provider_details = None  # a handle without `results_url`: it is looked up
+    assert len(await model.batch_results(batch)) == 2
+
+
+async def test_expired_and_canceled_results(fake: FakeAnthropic, model: AnthropicModel) -> None:
+    for ending, word in (('expired', 'expired before the model ran it'), ('canceled', 'canceled before the model')):
+        fake.ending, fake.unrun = ending, {'prompt-b'}
+        agent = Agent(model, capabilities=[batching(2, max_resubmissions=0)])
+        outcomes = await run_all(agent, 'prompt-a', 'prompt-b')
+        assert outcomes['prompt-a'] == 'answer to prompt-a'
+        assert isinstance(error := outcomes['prompt-b'], ModelAPIError)
+        assert word in error.message
+
+
+async def test_an_expired_request_is_submitted_again(fake: FakeAnthropic, model: AnthropicModel) -> None:
+    fake.ending, fake.unrun = 'expired', {'prompt-b'}
+    agent = Agent(model, capabilities=[batching(2)])
+    assert await run_all(agent, 'prompt-a', 'prompt-b') == {
+        'prompt-a': 'answer to prompt-a',
+        'prompt-b': 'answer to prompt-b',
+    }
+    assert [len(batch['requests']) for batch in fake.batches.values()] == [2, 1]
+
+
+async def test_cancelling_the_waiting_run_cancels_the_batch(fake: FakeAnthropic, model: AnthropicModel) -> None:
+    fake.hold = True
+    agent = Agent(model, capabilities=[batching(1)])
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(agent.run, 'prompt-a')
+        await anyio.to_thread.run_sync(fake.status_checked.wait)
+        tg.cancel_scope.cancel()
+    assert fake.calls('POST', '/v1/messages/batches/msgbatch_0/cancel') == ['/v1/messages/batches/msgbatch_0/cancel']
+    assert fake.batches['msgbatch_0']['processing_status'] == 'canceling'
+
+
+async def test_beta_flags_group_requests_and_go_with_the_batch(fake: FakeAnthropic, model: AnthropicModel) -> None:
+    beta = EncodedBatchRequest(
+        custom_id='one', group=json.dumps({**json.loads(model_group(model)), 'betas': ['b1']}, sort_keys=True),
+        body=json.dumps({'model': 'claude-sonnet-4-5', 'max_tokens': 5,
+                         'messages': [{'role': 'user', 'content': 'prompt-a'}]}),
+    )  # fmt: skip
+    batch = await model.batch_create([beta])
+    assert fake.headers[-1]['anthropic-beta'] == 'b1'
+    assert json.loads(batch.group)['betas'] == ['b1']
+    plain = await model.batch_encode(request('two', 'prompt-b'))
+    with pytest.raises(UserError, match='must share a `group`'):
+        await model.batch_create([beta, plain])
+
+
+def model_group(model: AnthropicModel) -> str:
+    from edgewise.agent.models._anthropic_batch import _group
+
+    return _group(model, [])
+
+
+async def test_what_a_batch_cannot_carry_is_refused(fake: FakeAnthropic, model: AnthropicModel) -> None:
+    refused: list[tuple[Any, str]] = [
+        ({'timeout': 3.0}, 'per-request `timeout`'),
+        ({'extra_headers': {'x-trace': '1'}}, 'per-request `extra_headers`'),
+        ({'anthropic_speed': 'fast'}, '`anthropic_speed`'),
+    ]
+    for settings, match in refused:
+        with pytest.raises(UserError, match=match):
+            await model.batch_encode(
+                BatchRequest(custom_id='x', messages=request('x', 'p').messages, model_settings=settings)
+            )
+    encoded = await model.batch_encode(request('not valid!', 'prompt-a'))
+    with pytest.raises(UserError, match='`custom_id`s of 1 to 64 letters'):
+        await model.batch_create([encoded])
+    assert fake.received == []  # refused before anything was sent
+    no_batches = AnthropicModelProfile(anthropic_supports_message_batches=False)
+    elsewhere = AnthropicModel('claude-sonnet-4-5', provider=model.provider, profile=no_batches)
+    assert elsewhere.batch_max_requests is None
+    with pytest.raises(UserError, match='has no batch API'):
+        await elsewhere.batch_encode(request('a', 'prompt-a'))
