@@ -49,6 +49,8 @@ class FakeBatchAPI:
     headers: list[dict[str, str]] = field(default_factory=list)
     bodies: list[bytes] = field(default_factory=list)
     batches: dict[str, dict[str, Any]] = field(default_factory=dict)
+    flaky_checks: int = 0
+    """How many status checks answer 503 before the others are served."""
     status_checked: threading.Event = field(default_factory=threading.Event)
     """Set at the first status check (a test cancels a waiting run after it)."""
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -161,6 +163,9 @@ class FakeOpenAI(FakeBatchAPI):
             self.batches[batch['id']] = batch
             return 200, batch
         if method == 'GET' and parts[0] == 'batches':
+            if self.flaky_checks:
+                self.flaky_checks -= 1
+                return 503, {'error': {'message': 'try later', 'type': 'server_error', 'code': None}}
             batch = self.batches[parts[1]]
             if batch['status'] in ('validating', 'in_progress', 'cancelling') and self._tick(batch):
                 self._end(batch, 'cancelled' if batch['status'] == 'cancelling' else self.ending or 'completed')

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator, Iterator
+from dataclasses import replace
 from datetime import timedelta
 from typing import Any
 
@@ -178,3 +179,16 @@ async def test_what_a_batch_cannot_carry_is_refused(fake: FakeAnthropic, model: 
     assert elsewhere.batch_max_requests is None
     with pytest.raises(UserError, match='has no batch API'):
         await elsewhere.batch_encode(request('a', 'prompt-a'))
+
+
+async def test_a_handle_from_elsewhere(fake: FakeAnthropic, model: AnthropicModel) -> None:
+    batch = await model.batch_status(await model.batch_create([await model.batch_encode(request('one', 'prompt-a'))]))
+    with pytest.raises(UserError, match='does not match the batch request group'):
+        await model.batch_status(replace(batch, group='{"endpoint": "elsewhere", "credential": "x"}'))
+    fake.batches['msgbatch_0']['results_url'] = None
+    with pytest.raises(UserError, match='has no results'):
+        await model.batch_results(replace(batch, provider_details=None))
+    with pytest.raises(UserError, match=r'`speed`, `stream=True`, or `max_tokens=0`'):
+        await model.batch_encode(
+            BatchRequest(custom_id='x', messages=request('x', 'p').messages, model_settings={'max_tokens': 0})
+        )

@@ -235,3 +235,37 @@ async def test_a_streamed_run_waits_for_its_batch_too(fake: FakeOpenAI, model: O
     message = result.all_messages()[-1]
     assert isinstance(message, ModelResponse)
     assert (message.provider_details or {})['processing'] == 'batch'
+
+
+async def test_checks_failing_like_a_retried_request_are_tried_again(fake: FakeOpenAI) -> None:
+    fake.flaky_checks = 3  # the HTTP layer does not retry (`max_retries=0`): the capability checks again
+    async with OpenAIResponsesModel(
+        'gpt-4o', provider=OpenAIProvider(base_url=fake.url, api_key=SECRET, max_retries=0)
+    ) as model:
+        agent = Agent(model, capabilities=[batching(1)])
+        assert (await agent.run('prompt-a')).output == 'answer to prompt-a'
+        fake.flaky_checks = 4  # one failure too many: the run fails, and the abandoned batch is cancelled
+        with pytest.raises(ModelHTTPError, match='status_code: 503'):
+            await agent.run('prompt-b')
+    assert fake.calls('POST', '/v1/batches/batch_1/cancel') == ['/v1/batches/batch_1/cancel']
+
+
+async def test_a_batch_too_big_is_refused_before_anything_is_sent(
+    fake: FakeOpenAI, model: OpenAIResponsesModel
+) -> None:
+    from edgewise.agent.models._batch_codec import check_batch_bytes
+
+    encoded = await model.batch_encode(request('one', 'prompt-a'))
+    with pytest.raises(UserError, match=r'These requests take [\d,]+ bytes, more than the 10 bytes a OpenAI batch'):
+        check_batch_bytes([encoded, encoded], lambda r: len(r.body), 10, 'OpenAI')
+    assert fake.received == []
+
+
+def test_groups_and_times_that_do_not_parse() -> None:
+    from edgewise.agent.models._batch_codec import group_matches, parse_time
+
+    assert not group_matches('not json', '{"credential": "x"}', collecting=True)
+    assert not group_matches('[1]', '{"credential": "x"}', collecting=True)
+    assert parse_time('2026-12-02T10:00:00Z').year == 2026
+    assert parse_time('yesterday').tzinfo is not None
+    assert parse_time(None).tzinfo is not None

@@ -12,7 +12,6 @@ from __future__ import annotations as _annotations
 import json
 import re
 from collections.abc import Sequence
-from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, get_args
 
 import pydantic_core
@@ -27,6 +26,7 @@ from ._batch_codec import (
     check_batch_bytes,
     encode_call,
     group_matches,
+    parse_time,
     require_ended,
     shared_group,
     unrun_error,
@@ -173,15 +173,6 @@ def batch_decode(model: AnthropicModel, result: BatchResult, request: BatchReque
     raise unrun_error(model.model_name, result)
 
 
-def _created(value: Any) -> datetime:
-    if isinstance(value, str):
-        try:
-            return datetime.fromisoformat(value.replace('Z', '+00:00'))
-        except ValueError:
-            pass
-    return datetime.now(tz=timezone.utc)
-
-
 def to_batch(model: AnthropicModel, data: dict[str, Any], group: str) -> Batch:
     """The `Batch` of Anthropic's message batch object."""
     counts = data.get('request_counts') or {}
@@ -190,7 +181,7 @@ def to_batch(model: AnthropicModel, data: dict[str, Any], group: str) -> Batch:
     return Batch(
         id=str(data['id']), model_name=model.model_name, provider_name=model.system, group=group,
         # A status added later is one the batch has not ended in.
-        status=status if status in _STATUSES else 'in_progress', created_at=_created(data.get('created_at')),
+        status=status if status in _STATUSES else 'in_progress', created_at=parse_time(data.get('created_at')),
         request_count=sum(int(counts.get(key) or 0) for key in ('processing', *sorted(_RESULT_TYPES))),
         provider_details=details or None,
     )  # fmt: skip

@@ -10,6 +10,7 @@ from __future__ import annotations as _annotations
 import hashlib
 import json
 from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 from ..exceptions import ModelAPIError, ModelHTTPError, UserError
@@ -29,6 +30,7 @@ __all__ = (
     'check_batch_bytes',
     'encode_call',
     'group_matches',
+    'parse_time',
     'require_ended',
     'shared_group',
     'unrun_error',
@@ -97,6 +99,16 @@ def check_batch_bytes(
     if (total := sum(size(request) for request in requests)) > limit:
         subject = 'This request takes' if len(requests) == 1 else 'These requests take'
         raise UserError(f'{subject} {total:,} bytes, more than the {limit:,} bytes a {provider} batch can hold.')
+
+
+def parse_time(value: Any) -> datetime:
+    """A provider's RFC 3339 time; now when it gives none (or one that does not parse)."""
+    if isinstance(value, str):
+        try:
+            return datetime.fromisoformat(value.replace('Z', '+00:00'))
+        except ValueError:
+            pass
+    return datetime.now(tz=timezone.utc)
 
 
 def require_ended(batch: Batch) -> None:

@@ -12,7 +12,6 @@ from __future__ import annotations as _annotations
 
 import json
 from collections.abc import Sequence
-from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 import pydantic_core
@@ -28,6 +27,7 @@ from ._batch_codec import (
     check_batch_bytes,
     encode_call,
     group_matches,
+    parse_time,
     require_ended,
     shared_group,
     unrun_error,
@@ -231,21 +231,12 @@ def batch_decode(model: GoogleModel, result: BatchResult, request: BatchRequest)
     raise unrun_error(model.model_name, result)
 
 
-def _created(value: Any) -> datetime:
-    if isinstance(value, str):
-        try:
-            return datetime.fromisoformat(value.replace('Z', '+00:00'))
-        except ValueError:
-            pass
-    return datetime.now(tz=timezone.utc)
-
-
 def to_batch(model: GoogleModel, data: dict[str, Any], group: str, request_count: int) -> Batch:
     """The `Batch` of the job's operation (its state kept in `provider_details`)."""
     metadata = data.get('metadata') or data
     state = _state(data)
     return Batch(
         id=str(metadata.get('name') or data['name']), model_name=model.model_name, provider_name=model.system,
-        group=group, status=_status(state), created_at=_created(metadata.get('createTime')),
+        group=group, status=_status(state), created_at=parse_time(metadata.get('createTime')),
         request_count=request_count, provider_details={'state': state},
     )  # fmt: skip
