@@ -269,3 +269,21 @@ def test_groups_and_times_that_do_not_parse() -> None:
     assert parse_time('2026-12-02T10:00:00Z').year == 2026
     assert parse_time('yesterday').tzinfo is not None
     assert parse_time(None).tzinfo is not None
+
+
+async def test_a_wrapped_model_batches_through_the_model_it_wraps(
+    fake: FakeOpenAI, model: OpenAIResponsesModel
+) -> None:
+    from edgewise.agent.models._openai_batch import input_line
+    from edgewise.agent.models.wrapper import WrapperModel
+
+    wrapped = WrapperModel(model)
+    assert (wrapped.batch_max_requests, wrapped.batch_max_bytes) == (50_000, 200_000_000)
+    encoded = await wrapped.batch_encode(request('one', 'prompt-a'))
+    assert wrapped.batch_request_size(encoded) == len(input_line(encoded)) + 1
+    agent = Agent(wrapped, capabilities=[batching(1)])
+    assert (await agent.run('prompt-w')).output == 'answer to prompt-w'
+    assert fake.calls('POST', '/v1/batches') == ['/v1/batches']
+    chat = OpenAIChatModel('gpt-4o', provider=model.provider)
+    assert chat.batch_max_bytes is None
+    assert chat.batch_request_size(encoded) == len(b'one') + len(encoded.body.encode())

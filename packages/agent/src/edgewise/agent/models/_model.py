@@ -684,6 +684,16 @@ class Model(ABC):
         gives a number implements the other `batch_*` methods, which `BatchModelRequests` uses)."""
         return None
 
+    @property
+    def batch_max_bytes(self) -> int | None:
+        """The most bytes the provider takes in one batch (the sum of its requests' `batch_request_size`); `None`
+        when it limits only the number of requests."""
+        return None
+
+    def batch_request_size(self, request: EncodedBatchRequest) -> int:
+        """The bytes `request` adds to a batch: by default the UTF-8 size of its `custom_id` and `body`."""
+        return len(request.custom_id.encode()) + len(request.body.encode())
+
     def _no_batch_api_message(self) -> str:
         """The error of batching this model when `batch_max_requests` is `None`."""
         return f'`{type(self).__name__}` {self.model_name!r} has no batch API.'

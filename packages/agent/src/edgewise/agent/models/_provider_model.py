@@ -277,6 +277,17 @@ class ProviderModel(Model):
             return None
         return int(self._batch().MAX_BATCH_REQUESTS)
 
+    @property
+    def batch_max_bytes(self) -> int | None:
+        """The most bytes of requests in one batch; `None` without a batch API."""
+        return None if self.batch_max_requests is None else int(self._batch().MAX_BATCH_BYTES)
+
+    def batch_request_size(self, request: EncodedBatchRequest) -> int:
+        """The bytes `request` adds to a batch, in the provider's batch format."""
+        if self._batch_backend is None:
+            return super().batch_request_size(request)
+        return int(self._batch().request_size(request))
+
     async def batch_encode(self, request: BatchRequest) -> EncodedBatchRequest:
         """`request` as this provider's batch API takes it: the body the model would send on its own.
 

@@ -6,10 +6,10 @@ place in 2.x, `edgewise.agent.models`."""
 from __future__ import annotations as _annotations
 
 import warnings
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from datetime import timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._messages.model_messages import ModelMessage, ModelResponse
 from .._warnings import PydanticAIDeprecationWarning
@@ -18,6 +18,9 @@ from ..settings import ModelSettings, merge_model_settings
 from ._model import Model, RunContext
 from ._request_parameters import ModelRequestParameters
 from ._streamed_response import StreamedResponse
+
+if TYPE_CHECKING:
+    from .batch import Batch, BatchRequest, BatchResult, BatchResultStatus, EncodedBatchRequest
 
 __all__ = ('WrapperModel',)
 
@@ -64,6 +67,50 @@ class WrapperModel(Model):
     async def cancel_suspended_response(self, response: ModelResponse) -> None:
         """Has the wrapped model stop the provider's work on a suspended response."""
         await self.wrapped.cancel_suspended_response(response)
+
+    @property
+    def batch_max_requests(self) -> int | None:
+        """The wrapped model's batch limit (its batch API is the wrapper's)."""
+        return self.wrapped.batch_max_requests
+
+    @property
+    def batch_max_bytes(self) -> int | None:
+        """The wrapped model's batch size limit in bytes."""
+        return self.wrapped.batch_max_bytes
+
+    def batch_request_size(self, request: EncodedBatchRequest) -> int:
+        """The wrapped model's `batch_request_size`."""
+        return self.wrapped.batch_request_size(request)
+
+    def _no_batch_api_message(self) -> str:
+        return self.wrapped._no_batch_api_message()
+
+    def _batch_unlisted_status(self, batch: Batch) -> BatchResultStatus | None:
+        return self.wrapped._batch_unlisted_status(batch)
+
+    async def batch_encode(self, request: BatchRequest) -> EncodedBatchRequest:
+        """The wrapped model's `batch_encode`."""
+        return await self.wrapped.batch_encode(request)
+
+    async def batch_create(self, requests: Sequence[EncodedBatchRequest]) -> Batch:
+        """The wrapped model's `batch_create`."""
+        return await self.wrapped.batch_create(requests)
+
+    async def batch_status(self, batch: Batch) -> Batch:
+        """The wrapped model's `batch_status`."""
+        return await self.wrapped.batch_status(batch)
+
+    async def batch_results(self, batch: Batch) -> list[BatchResult]:
+        """The wrapped model's `batch_results`."""
+        return await self.wrapped.batch_results(batch)
+
+    async def batch_cancel(self, batch: Batch) -> Batch:
+        """The wrapped model's `batch_cancel`."""
+        return await self.wrapped.batch_cancel(batch)
+
+    def batch_decode(self, result: BatchResult, request: BatchRequest) -> ModelResponse:
+        """The wrapped model's `batch_decode`."""
+        return self.wrapped.batch_decode(result, request)
 
     def prepare_messages(
         self, messages: list[ModelMessage], model_request_parameters: ModelRequestParameters | None = None
