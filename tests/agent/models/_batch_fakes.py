@@ -153,7 +153,8 @@ class FakeOpenAI(FakeBatchAPI):
             return 200, {'id': file_id, 'object': 'file', 'purpose': 'batch'}
         if method == 'POST' and parts == ['batches']:
             if self.refuse_create:
-                return 400, {'error': {'message': 'bad batch', 'type': 'invalid_request_error', 'code': None}}
+                echoed = f'bad batch for {headers.get("Authorization")}'  # a server echoing the credential
+                return 400, {'error': {'message': echoed, 'type': 'invalid_request_error', 'code': None}}
             request = json.loads(body)
             batch = {
                 'id': f'batch_{len(self.batches)}', 'object': 'batch', 'endpoint': request['endpoint'],

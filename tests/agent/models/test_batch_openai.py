@@ -157,8 +157,10 @@ async def test_a_batch_failing_validation_fails_each_request_with_its_errors(
 
 async def test_a_refused_batch_deletes_its_input_file(fake: FakeOpenAI, model: OpenAIResponsesModel) -> None:
     fake.refuse_create = True
-    with pytest.raises(ModelHTTPError, match='status_code: 400'):
+    with pytest.raises(ModelHTTPError, match='status_code: 400') as caught:
         await model.batch_create([await model.batch_encode(request('one', 'prompt-a'))])
+    assert SECRET not in str(caught.value)
+    assert SECRET not in repr(caught.value.body)  # the echoed key is redacted
     assert fake.deleted == ['file-0']
     assert fake.calls('POST', '/v1/batches') == ['/v1/batches']  # creating a batch is never retried
 
