@@ -289,3 +289,19 @@ async def test_a_wrapped_model_batches_through_the_model_it_wraps(
     chat = OpenAIChatModel('gpt-4o', provider=model.provider)
     assert chat.batch_max_bytes is None
     assert chat.batch_request_size(encoded) == len(b'one') + len(encoded.body.encode())
+
+
+class TinyBatches(OpenAIResponsesModel):
+    """A model whose batches hold so few bytes that each takes one request."""
+
+    @property
+    def batch_max_bytes(self) -> int | None:
+        return 1
+
+
+async def test_a_queue_too_big_for_one_batch_is_split(fake: FakeOpenAI, model: OpenAIResponsesModel) -> None:
+    tiny = TinyBatches('gpt-4o', provider=model.provider)
+    tiny_agent = Agent(tiny, capabilities=[batching(3)])
+    outcomes = await run_all(tiny_agent, 'prompt-a', 'prompt-b', 'prompt-c')
+    assert set(outcomes.values()) == {'answer to prompt-a', 'answer to prompt-b', 'answer to prompt-c'}
+    assert [batch['request_counts']['total'] for batch in fake.batches.values()] == [1, 1, 1]

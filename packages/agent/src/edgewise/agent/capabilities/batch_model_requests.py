@@ -197,6 +197,15 @@ class BatchModelRequests(AbstractCapability[Any]):
     async def _run_batch(self, model: Model, entries: list[_Waiting]) -> list[_Waiting]:
         """Submit `entries` as one batch and settle each from its result; the ones to submit again."""
         encoded = [await model.batch_encode(entry.request) for entry in entries]
+        later: list[_Waiting] = []
+        if (limit := model.batch_max_bytes) is not None:  # what does not fit goes in the next batch
+            total, fits = 0, 0
+            for request in encoded:
+                total += model.batch_request_size(request)
+                if fits and total > limit:
+                    break
+                fits += 1
+            entries, later, encoded = entries[:fits], entries[fits:], encoded[:fits]
         batch = await model.batch_create(encoded)
         try:
             batch = await self._wait_for(model, batch)
@@ -211,7 +220,7 @@ class BatchModelRequests(AbstractCapability[Any]):
                 raise
             for entry in entries:
                 entry.resubmissions += 1
-            return entries
+            return entries + later
         results = {result.custom_id: result for result in listed}
         unlisted = model._batch_unlisted_status(batch) or 'expired'
         again: list[_Waiting] = []
@@ -238,7 +247,7 @@ class BatchModelRequests(AbstractCapability[Any]):
                 entry.settle(error=error)
             else:
                 entry.settle(response=response)
-        return again
+        return again + later
 
     async def _wait_for(self, model: Model, batch: Batch) -> Batch:
         """Check the batch until it ends, waiting `poll_interval` first, half as long again after each check (up to
