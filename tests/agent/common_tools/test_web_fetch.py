@@ -186,7 +186,7 @@ def test_the_tool_offered_to_the_model() -> None:
     tool = web_fetch_tool()
     assert (tool.name, tool.description) == (
         'web_fetch',
-        'Fetch the web page at a URL and return its content as markdown (PDFs, images and such as they are).',
+        'Fetch a web page by URL and return its content as markdown (PDFs, images and such as they are).',
     )
     assert tool.function_schema.json_schema['properties'] == {
         'url': {'description': 'The URL to fetch.', 'type': 'string'}

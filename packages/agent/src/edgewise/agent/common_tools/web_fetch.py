@@ -199,5 +199,5 @@ def web_fetch_tool(
             headers=headers,
         ).__call__,
         name='web_fetch',
-        description='Fetch the web page at a URL and return its content as markdown (PDFs, images and such as they are).',
+        description='Fetch a web page by URL and return its content as markdown (PDFs, images and such as they are).',
     )
