@@ -19,7 +19,7 @@ class Route:
 
     status: int = 200
     body: Any = b''
-    """Bytes sent as they are, or a JSON-able value."""
+    """Bytes sent as they are, a JSON-able value, or a function of the request body giving either."""
     headers: dict[str, str] = field(default_factory=dict)
 
 
@@ -54,10 +54,11 @@ def _handler(server: RouteServer) -> type[BaseHTTPRequestHandler]:
                 }
             )
             route = server.routes.get(self.path.split('?')[0], Route(404, b'not found'))
-            data = route.body if isinstance(route.body, bytes) else json.dumps(route.body).encode()
+            value = route.body(body) if callable(route.body) else route.body
+            data = value if isinstance(value, bytes) else json.dumps(value).encode()
             self.send_response(route.status)
             headers = dict(route.headers)
-            if not isinstance(route.body, bytes):
+            if not isinstance(value, bytes):
                 headers.setdefault('content-type', 'application/json')
             for name, value in headers.items():
                 self.send_header(name, value)
