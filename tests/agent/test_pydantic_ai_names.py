@@ -661,7 +661,7 @@ def test_the_common_tools_factories_take_pydantic_ais_parameters(path: str) -> N
     module_name, name = path.split('.')
     function = getattr(importlib.import_module(f'edgewise.agent.common_tools.{module_name}'), name)
     if isinstance(function, type):  # `deprecated` gives the class a `__new__` of any arguments
-        function = function.__init__
+        function = vars(function)['__init__']
     parameters = [
         ('*' if p.kind is p.KEYWORD_ONLY else '') + p.name
         for p in inspect.signature(function).parameters.values()
