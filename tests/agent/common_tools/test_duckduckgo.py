@@ -138,3 +138,21 @@ async def test_web_search_local_duckduckgo_offers_this_tool(local: Any) -> None:
 
     await Agent(FunctionModel(model), capabilities=[WebSearch(native=False, local=local)]).run('search')
     assert offered == [['duckduckgo_search']]
+
+
+async def test_odd_markup_and_the_page_limit(route_server: RouteServer) -> None:
+    odd = """<form><input type="hidden"><input name="q" value="x"></form>
+<div class="result"><a class="result__a" href="/l/?x=1">Local <span>link</span></a>
+<div class="result__snippet">Outer <div>inner</div> tail</div></div>"""
+
+    def answer(body: Any) -> bytes:
+        return page(odd, result(1), next_start=2)
+
+    route_server.route('/html/', body=answer, content_type='text/html')
+    results = await duckduckgo_search_tool(max_results=100, base_url=route_server.url).function(query='q')
+    assert results[:2] == [
+        {'title': 'Local link', 'href': '/l/?x=1', 'body': 'Outer inner tail'},
+        {'title': 'Site 1 & more', 'href': 'https://site1.example/page?a=1&b=2', 'body': 'Snippet number 1.'},
+    ]
+    assert len(results) == 10
+    assert len(route_server.received) == 5

@@ -114,6 +114,12 @@ async def test_the_toolset_shares_one_client_and_picks_its_tools(route_server: R
     with pytest.warns(PydanticAIDeprecationWarning):
         only_search = ExaToolset(KEY, include_get_contents=False, include_answer=False, include_find_similar=False)
     assert list(only_search.tools) == ['exa_search']
+    with pytest.warns(PydanticAIDeprecationWarning):
+        every = ExaToolset(KEY)
+    assert list(every.tools) == ['exa_search', 'exa_find_similar', 'exa_get_contents', 'exa_answer']
+    with pytest.warns(PydanticAIDeprecationWarning):
+        no_search = ExaToolset(KEY, include_search=False)
+    assert list(no_search.tools) == ['exa_find_similar', 'exa_get_contents', 'exa_answer']
 
 
 def test_the_factories_are_deprecated_and_need_a_key_or_a_client() -> None:

@@ -102,6 +102,9 @@ async def test_server_errors_and_rate_limits_let_the_model_retry(route_server: R
     route_server.route('/search', status=400, body={'error': 'bad topic'})
     with pytest.raises(UserError, match=r'^Tavily refused the request with HTTP 400: bad topic$'):
         await tavily_search_tool(KEY, base_url=route_server.url).function(query='q')
+    route_server.route('/search', status=422, body={'loc': ['query']})
+    with pytest.raises(UserError, match=r"^Tavily refused the request with HTTP 422: \{'loc': \['query'\]\}$"):
+        await tavily_search_tool(KEY, base_url=route_server.url).function(query='q')
     route_server.route('/search', body=b'<html>', content_type='text/html')
     with pytest.raises(ModelRetry, match=r'^Tavily answered with something that is not JSON \(HTTP 200\)$'):
         await tavily_search_tool(KEY, base_url=route_server.url).function(query='q')

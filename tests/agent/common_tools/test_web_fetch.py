@@ -10,7 +10,8 @@ import pytest
 
 from edgewise.agent import Agent, BinaryContent, ModelRetry
 from edgewise.agent.capabilities import WebFetch
-from edgewise.agent.common_tools._ssrf import is_cloud_metadata, is_local
+from edgewise.agent.common_tools import web_fetch as web_fetch_module
+from edgewise.agent.common_tools._ssrf import check_domain, is_cloud_metadata, is_local, safe_get
 from edgewise.agent.common_tools.web_fetch import WebFetchResult, web_fetch_tool
 from edgewise.agent.messages import (
     ModelMessage,
@@ -232,3 +233,33 @@ async def test_web_fetch_local_true_is_this_tool_with_the_capabilitys_domain_fil
         "Allowed: ['example.com']"
     ]
     assert route_server.received == []
+
+
+def test_json_is_given_as_it_came_when_it_is_too_deep_or_too_long_to_indent(monkeypatch: pytest.MonkeyPatch) -> None:
+    deep = '[' * 100_000 + ']' * 100_000
+    assert web_fetch_module._format_json(deep, None) == deep
+    monkeypatch.setattr(web_fetch_module, '_MAX_JSON_LENGTH', 10)
+    long = json.dumps({'key': 'a value longer than ten characters'})
+    assert web_fetch_module._format_json(long, None) == long
+
+
+async def test_a_negative_download_limit_is_refused() -> None:
+    with pytest.raises(ValueError, match=r'^max_bytes must be non-negative$'):
+        await safe_get('http://127.0.0.1/', max_bytes=-1)
+
+
+async def test_content_type_parameters_other_than_charset_are_ignored(route_server: RouteServer) -> None:
+    route_server.route('/txt', body=b'plain', content_type='text/plain; format=flowed')
+    route_server.route('/page', body=PAGE, content_type='text/html')
+    assert (await fetch(f'{route_server.url}/txt', allow_local_urls=True))['content'] == 'plain'  # type: ignore[index]
+    # A second conversion in one event loop reuses its limiter.
+    for _ in range(2):
+        assert (await fetch(f'{route_server.url}/page', allow_local_urls=True))['title'] == 'The Page'  # type: ignore[index]
+
+
+def test_teredo_addresses_are_checked_by_the_addresses_they_carry_and_odd_host_names_are_compared_as_given() -> None:
+    assert is_local(ipaddress.ip_address('2001:0:4136:e378:8000:63bf:3fff:fdd2'))
+    host = 'a' * 70 + '.example'
+    check_domain(host, allowed_domains=[host.upper()], blocked_domains=None)
+    with pytest.raises(ValueError, match='is blocked'):
+        check_domain(host, allowed_domains=None, blocked_domains=[host])

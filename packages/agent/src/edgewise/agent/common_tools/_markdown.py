@@ -97,10 +97,8 @@ class _Converter(HTMLParser):
             self.emit('\n\n')
 
     def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag not in _VOID:
-            # `<p/>` and the like open nothing.
-            tag = 'br' if tag == 'br' else ''
-        self.handle_starttag(tag, attrs)
+        if tag in _VOID:  # `<p/>` and the like open nothing
+            self.handle_starttag(tag, attrs)
 
     def close_implied(self, tag: str) -> None:
         stops = _IMPLIED_ENDS.get(tag)

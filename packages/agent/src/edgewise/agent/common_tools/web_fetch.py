@@ -140,20 +140,16 @@ def _format_json(text: str, max_length: int | None) -> str:
     """A JSON body indented in a fenced block; the body as it came when it is not JSON, or when indenting it would
     pass the length that is given back (so the work stays bounded by that length)."""
     limit = _MAX_JSON_LENGTH if max_length is None else max_length
-    try:
-        parsed = json.loads(text)
-    except (ValueError, RecursionError):
-        return text
     chunks = ['```json\n']
     size = 0
     try:
-        for chunk in json.JSONEncoder(indent=2).iterencode(parsed):
+        for chunk in json.JSONEncoder(indent=2).iterencode(json.loads(text)):
             chunks.append(chunk)
             size += len(chunk)
             if size > limit:
                 # Cut anyway where the caller cuts: with no limit of theirs, the body is given as it came.
                 return text if max_length is None else ''.join(chunks)
-    except RecursionError:
+    except (ValueError, RecursionError):  # not JSON, or nested deeper than Python recurses
         return text
     chunks.append('\n```')
     return ''.join(chunks)
