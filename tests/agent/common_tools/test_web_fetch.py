@@ -263,3 +263,10 @@ def test_teredo_addresses_are_checked_by_the_addresses_they_carry_and_odd_host_n
     check_domain(host, allowed_domains=[host.upper()], blocked_domains=None)
     with pytest.raises(ValueError, match='is blocked'):
         check_domain(host, allowed_domains=None, blocked_domains=[host])
+
+
+async def test_cookies_set_on_the_way_are_not_sent_on(route_server: RouteServer) -> None:
+    route_server.route('/set', status=302, location='/page', set_cookie='session=abc; Path=/')
+    route_server.route('/page', body=b'ok', content_type='text/plain')
+    await fetch(f'{route_server.url}/set', allow_local_urls=True)
+    assert [r['headers'].get('cookie') for r in route_server.received] == [None, None]

@@ -233,6 +233,8 @@ async def safe_get(
                 blocked_domains=blocked_domains,
             )
             host_header = current.netloc.decode('ascii')
+            # httpx keeps cookies by the address a request went to, which hosts can share: none are carried over.
+            client.cookies.clear()
             request = client.build_request(
                 'GET',
                 current.copy_with(host=str(address)),
