@@ -12,7 +12,7 @@ from edgewise.agent import Agent, BinaryContent, ModelRetry
 from edgewise.agent.capabilities import WebFetch
 from edgewise.agent.common_tools import web_fetch as web_fetch_module
 from edgewise.agent.common_tools._ssrf import check_domain, is_cloud_metadata, is_local, safe_get
-from edgewise.agent.common_tools.web_fetch import WebFetchResult, web_fetch_tool
+from edgewise.agent.common_tools.web_fetch import WebFetchLocalTool, WebFetchResult, web_fetch_tool
 from edgewise.agent.messages import (
     ModelMessage,
     ModelResponse,
@@ -270,3 +270,11 @@ async def test_cookies_set_on_the_way_are_not_sent_on(route_server: RouteServer)
     route_server.route('/page', body=b'ok', content_type='text/plain')
     await fetch(f'{route_server.url}/set', allow_local_urls=True)
     assert [r['headers'].get('cookie') for r in route_server.received] == [None, None]
+
+
+def test_the_headers_stay_out_of_the_repr() -> None:
+    tool = WebFetchLocalTool(
+        max_content_length=None, allow_local_urls=False, timeout=5, headers={'Authorization': 'Bearer secret'}
+    )
+    assert 'secret' not in repr(tool)
+    assert repr(tool).startswith('WebFetchLocalTool(max_content_length=None, allow_local_urls=False, timeout=5,')

@@ -74,9 +74,10 @@ class WebFetchLocalTool:
     blocked_domains: list[str] | None = field(default=None)
     """Host names never fetched from, on every hop (matched as `allowed_domains` are); one is a `ModelRetry`."""
 
-    headers: dict[str, str] | None = field(default=None)
-    """Extra request headers. The model picks the URL: use `allowed_domains` when these carry credentials
-    (`Authorization`, `Cookie` and `Proxy-Authorization` are dropped on a redirect to another origin)."""
+    headers: dict[str, str] | None = field(default=None, repr=False)
+    """Extra request headers (left out of the repr: they may carry credentials). The model picks the URL: use
+    `allowed_domains` when these carry credentials (`Authorization`, `Cookie` and `Proxy-Authorization` are dropped
+    on a redirect to another origin)."""
 
     async def __call__(self, url: str) -> WebFetchResult | BinaryContent:
         """Fetches the content of a web page at the given URL and returns it as markdown.
