@@ -12,6 +12,7 @@ from __future__ import annotations as _annotations
 import contextlib
 import ipaddress
 import socket
+import ssl
 from dataclasses import dataclass
 from urllib.parse import urljoin
 
@@ -209,8 +210,9 @@ async def safe_get(
     blocked_domains: list[str] | None = None,
     max_bytes: int | None = None,
     max_redirects: int = 10,
+    verify: ssl.SSLContext | bool = True,
 ) -> FetchedResponse:
-    """GET `url`, following redirects by hand and checking every hop.
+    """GET `url`, following redirects by hand and checking every hop (`verify`: httpx's TLS verification).
 
     Raises:
         ValueError: a hop is refused, there are too many redirects, or the body is larger than `max_bytes`.
@@ -223,7 +225,9 @@ async def safe_get(
     sent_headers = {'Accept-Encoding': 'identity, gzip', **(headers or {})}
     redirects = 0
     # No proxies from the environment: the request has to go to the address that was checked.
-    async with httpx.AsyncClient(timeout=request_timeout, trust_env=False, follow_redirects=False) as client:
+    async with httpx.AsyncClient(
+        timeout=request_timeout, trust_env=False, follow_redirects=False, verify=verify
+    ) as client:
         while True:
             address = await check_url(
                 current,
