@@ -259,7 +259,7 @@ def test_public_modules_match_pydantic_ai() -> None:
     for module in ('messages', 'tools', 'output', 'usage', 'settings', 'result', 'exceptions', 'models',
                    'toolsets', 'models.test', 'models.function', 'models.openai', 'providers', 'providers.openai',
                    'providers.ollama', 'profiles', 'profiles.openai', 'agent', 'format_prompt', 'capabilities',
-                   'models.instrumented', 'mcp', 'tool_manager', 'models.wrapper', 'concurrency',
+                   'models.instrumented', 'mcp', 'tool_manager', 'models.wrapper', 'concurrency', 'agent.wrapper',
                    'retries', 'realtime', 'realtime.settings', '_parts_manager', 'function_signature',
                    'framing', 'workspaces'):  # fmt: skip
         importlib.import_module(f'edgewise.agent.{module}')
