@@ -262,7 +262,7 @@ def test_public_modules_match_pydantic_ai() -> None:
                    'toolsets', 'models.test', 'models.function', 'models.openai', 'providers', 'providers.openai',
                    'providers.ollama', 'profiles', 'profiles.openai', 'agent', 'format_prompt', 'capabilities',
                    'models.instrumented', 'mcp', 'tool_manager', 'models.wrapper', 'concurrency', 'agent.wrapper',
-                   'models.concurrency', 'models.mcp_sampling',
+                   'models.concurrency', 'models.mcp_sampling', 'embeddings.instrumented', 'images.instrumented',
                    'retries', 'realtime', 'realtime.settings', '_parts_manager', 'function_signature',
                    'framing', 'workspaces'):  # fmt: skip
         importlib.import_module(f'edgewise.agent.{module}')

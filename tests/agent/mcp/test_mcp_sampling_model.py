@@ -3,6 +3,7 @@ sampling; the client is Edgewise's own `MCPServerStdio`, whose sampling model an
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any, cast
 
@@ -20,6 +21,7 @@ from edgewise.agent.messages import (
     SystemPromptPart,
     TextPart,
     ToolCallPart,
+    ToolReturnPart,
     UserPromptPart,
 )
 from edgewise.agent.models import ModelRequestParameters
@@ -31,9 +33,13 @@ from .fastmcp_server import PIXEL
 
 pytestmark = pytest.mark.anyio
 
-# The server process gets only the variables it is given: it imports Edgewise from this checkout.
+# The server process gets only the variables it is given: it imports Edgewise from this checkout, and is measured
+# by coverage when the tests are.
 _SOURCES = [Path(edgewise.agent.__file__).parents[2], Path(edgewise.graph.__file__).parents[2]]
-_ENV = {'PYTHONPATH': ':'.join(str(path) for path in _SOURCES)}
+_ENV = {
+    'PYTHONPATH': os.pathsep.join(str(path) for path in _SOURCES),
+    **{name: value for name, value in os.environ.items() if name.startswith('COVERAGE')},
+}
 
 
 class Client:
@@ -110,7 +116,7 @@ async def test_content_sampling_cannot_carry_is_refused() -> None:
     with pytest.raises(NotImplementedError, match='MCP sampling takes text and images from the user, not AudioUrl'):
         await _model().request([audio], None, ModelRequestParameters())
     history: list[ModelMessage] = [
-        ModelRequest(parts=[SystemPromptPart('s'), UserPromptPart('q')]),
+        ModelRequest(parts=[SystemPromptPart('s'), UserPromptPart('q'), ToolReturnPart('t', 1, tool_call_id='c')]),
         ModelResponse(parts=[ToolCallPart('t', {})]),
     ]
     with pytest.raises(UnexpectedModelBehavior, match='Unexpected part type: ToolCallPart, expected TextPart'):
