@@ -241,3 +241,22 @@ async def test_a_limiter_given_a_tracer_makes_its_waiting_span_with_it() -> None
         'limiter_name': 'pool',
         'max_queued': 3,
     }
+
+
+async def test_an_unnamed_limiter_given_a_tracer_names_its_span_for_the_source() -> None:
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    limiter = ConcurrencyLimiter(1, tracer=provider.get_tracer('test'))
+    async with anyio.create_task_group() as tg, get_concurrency_context(limiter, 'model:first'):
+        tg.start_soon(limiter.acquire, 'model:second')
+        while limiter.waiting_count == 0:  # until the second waits (no time bound: a number of checkpoints)
+            await anyio.lowlevel.checkpoint()
+    limiter.release()
+    [span] = exporter.get_finished_spans()
+    assert span.name == 'waiting for model:second concurrency'
+    assert dict(span.attributes or {}) == {'source': 'model:second', 'waiting_count': 1, 'max_running': 1}

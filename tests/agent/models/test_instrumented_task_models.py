@@ -9,7 +9,14 @@ from typing import Any
 import pytest
 from logfire.testing import CaptureLogfire
 
-from edgewise.agent import CostCalculationFailedWarning, EmbeddingModel, EmbeddingResult, EmbeddingSettings
+from edgewise.agent import (
+    CostCalculationFailedWarning,
+    Embedder,
+    EmbeddingModel,
+    EmbeddingResult,
+    EmbeddingSettings,
+    ImageGenerator,
+)
 from edgewise.agent.embeddings import TestEmbeddingModel
 from edgewise.agent.embeddings.instrumented import InstrumentedEmbeddingModel, instrument_embedding_model
 from edgewise.agent.embeddings.openai import OpenAIEmbeddingModel
@@ -200,9 +207,10 @@ class _Priced(EmbeddingModel):
     async def embed(self, inputs: Any, *, input_type: Any, settings: EmbeddingSettings | None = None) -> Any:
         texts, _ = self.prepare_embed(inputs, settings)
         result_type = _BrokenPrices if self._fail_pricing else EmbeddingResult
+        usage = RequestUsage(input_tokens=1_000_000, output_tokens=5 if self._fail_pricing else 0)
         return result_type(
             [[1.0]] * len(texts), inputs=texts, input_type=input_type, model_name=self.model_name,
-            provider_name='openai', usage=RequestUsage(input_tokens=1_000_000),
+            provider_name='openai', usage=usage,
         )  # fmt: skip
 
 
@@ -214,10 +222,13 @@ class _BrokenPrices(EmbeddingResult):
 async def test_the_cost_and_server_come_from_the_model_when_known(capfire: CaptureLogfire) -> None:
     await InstrumentedEmbeddingModel(_Priced('https://embed.example.com/v1')).embed('x', input_type='query')
     await InstrumentedEmbeddingModel(_Priced('http://host:abc/')).embed('x', input_type='query')
-    priced, broken_url = (span['attributes'] for span in _spans(capfire))
+    await InstrumentedEmbeddingModel(_Priced('local')).embed('x', input_type='query')
+    priced, broken_url, no_host = (span['attributes'] for span in _spans(capfire))
     assert priced['operation.cost'] == pytest.approx(0.02)  # $0.02 per million tokens
     assert (priced['server.address'], 'server.port' in priced) == ('embed.example.com', False)
     assert 'server.address' not in broken_url
+    assert 'server.address' not in no_host
+    assert 'gen_ai.usage.output_tokens' not in priced
 
 
 async def test_a_failure_to_price_warns_and_leaves_the_cost_out(capfire: CaptureLogfire) -> None:
@@ -225,6 +236,7 @@ async def test_a_failure_to_price_warns_and_leaves_the_cost_out(capfire: Capture
         await InstrumentedEmbeddingModel(_Priced(None, fail_pricing=True)).embed('x', input_type='query')
     [span] = _spans(capfire)
     assert 'operation.cost' not in span['attributes']
+    assert span['attributes']['gen_ai.usage.output_tokens'] == 5
 
 
 async def test_nothing_is_recorded_when_tracing_is_off(
@@ -236,3 +248,13 @@ async def test_nothing_is_recorded_when_tracing_is_off(
     result = await InstrumentedEmbeddingModel(TestEmbeddingModel()).embed('x', input_type='query')
     assert result.embeddings
     assert _spans(capfire) == []
+
+
+async def test_an_instrumented_embedder_around_an_instrumented_model_makes_one_span(capfire: CaptureLogfire) -> None:
+    embedder = Embedder(InstrumentedEmbeddingModel(TestEmbeddingModel()), instrument=True)
+    await embedder.embed_query('x')
+    generator = ImageGenerator(InstrumentedImageGenerationModel(TestImageGenerationModel()), instrument=True)
+    await generator.generate('a dot')
+    spans = _spans(capfire)
+    assert [span['attributes']['logfire.msg'] for span in spans] == ['embeddings test', 'image_generation test']
+    assert all('gen_ai.operation.name' in span['attributes'] for span in spans)  # the models' spans

@@ -11,7 +11,7 @@ from __future__ import annotations as _annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from ..models._task_instrumentation import task_span
 from ..models.instrumented import InstrumentationSettings
@@ -37,6 +37,8 @@ class InstrumentedEmbeddingModel(WrapperEmbeddingModel):
 
     instrumentation_settings: InstrumentationSettings
     """What the spans record (`include_content`: the inputs and vectors)."""
+
+    _traces_requests: ClassVar[bool] = True
 
     def __init__(self, wrapped: EmbeddingModel | str, options: InstrumentationSettings | None = None) -> None:
         """Wrap a model, or the model of a name.

@@ -11,7 +11,7 @@ from __future__ import annotations as _annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from ..models._task_instrumentation import task_span
 from ..models.instrumented import InstrumentationSettings
@@ -41,6 +41,8 @@ class InstrumentedImageGenerationModel(WrapperImageGenerationModel):
 
     instrumentation_settings: InstrumentationSettings
     """What the spans record (`include_content`: the prompt)."""
+
+    _traces_requests: ClassVar[bool] = True
 
     def __init__(self, wrapped: ImageGenerationModel | str, *, options: InstrumentationSettings | None = None) -> None:
         """Wrap a model, or the model of a name.
