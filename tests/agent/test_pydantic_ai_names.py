@@ -448,9 +448,7 @@ PYDANTIC_AI_1_107_NAMES: dict[str, tuple[str, ...]] = {
 NOT_YET: dict[str, dict[str, str]] = {
     '': {
         'AgentModelSettings': 'agent parameters (issue 12, helper `parity-agent`)',
-        'ConcurrencyLimitedModel': 'concurrency limiters (issue 12, helper `parity-agent`)',
-        'TemplateStr': 'instruction templates (issue 12, helper `parity-agent`)',
-        'limit_model_concurrency': 'concurrency limiters (issue 12, helper `parity-agent`)',
+        'TemplateStr': 'Handlebars instruction templates need pydantic-handlebars (docs/compatibility.md)',
     },
     'messages': {
         'error_details_ta': "pydantic-ai's internal type adapters",

@@ -180,7 +180,9 @@ async def open_run(
                 run_scope.deadline = deadline
             await anyio.lowlevel.checkpoint_if_cancelled()  # cancelled already: the run does not start
             limiter = agent._limiter
-            async with concurrency_slot(limiter, '' if limiter is None else f'agent:{agent.name or "agent"}'):
+            async with concurrency_slot(
+                limiter, '' if limiter is None else f'agent:{agent.name or "agent"}', held=True
+            ):
                 with (
                     (
                         _instrument.span(
