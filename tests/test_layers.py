@@ -80,6 +80,7 @@ AGENT_FLOORS: tuple[tuple[str, frozenset[str]], ...] = (
                 'toolsets',
                 'mcp',
                 'common_tools',
+                'ext',
                 'embeddings',
                 'images',
                 'workspaces',

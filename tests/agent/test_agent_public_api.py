@@ -61,6 +61,7 @@ def test_all_is_pinned() -> None:
         'CompactionPart',
         'ConcurrencyLimit',
         'ConcurrencyLimitExceeded',
+        'ConcurrencyLimitedModel',
         'ConcurrencyLimiter',
         'ContentCitationAnchor',
         'Conversation',
@@ -247,6 +248,7 @@ def test_all_is_pinned() -> None:
         'XSearchTool',
         'capture_run_messages',
         'format_as_xml',
+        'limit_model_concurrency',
     ]
 
 
@@ -259,7 +261,8 @@ def test_public_modules_match_pydantic_ai() -> None:
     for module in ('messages', 'tools', 'output', 'usage', 'settings', 'result', 'exceptions', 'models',
                    'toolsets', 'models.test', 'models.function', 'models.openai', 'providers', 'providers.openai',
                    'providers.ollama', 'profiles', 'profiles.openai', 'agent', 'format_prompt', 'capabilities',
-                   'models.instrumented', 'mcp', 'tool_manager', 'models.wrapper', 'concurrency',
+                   'models.instrumented', 'mcp', 'tool_manager', 'models.wrapper', 'concurrency', 'agent.wrapper',
+                   'models.concurrency', 'models.mcp_sampling', 'embeddings.instrumented', 'images.instrumented',
                    'retries', 'realtime', 'realtime.settings', '_parts_manager', 'function_signature',
                    'framing', 'workspaces'):  # fmt: skip
         importlib.import_module(f'edgewise.agent.{module}')

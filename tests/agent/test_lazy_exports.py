@@ -195,3 +195,31 @@ def test_wrapper_methods_import_their_wrapper_on_first_use() -> None:
         'IncludeReturnSchemasToolset',
         'SetMetadataToolset',
     ]
+
+
+def test_importing_agent_does_not_load_what_only_some_runs_use() -> None:
+    # Agent specs, the test model and the local workspace backend are loaded by the programs that use them.
+    modules = (
+        'edgewise.agent.agent._from_spec',
+        'edgewise.agent.models.test',
+        'edgewise.agent.workspaces.local',
+        'edgewise.agent.workspaces.authority',
+        'edgewise.agent.workspaces.readonly',
+    )
+    code = f'import sys; from edgewise.agent import Agent; print(sorted(m for m in sys.modules if m in {modules!r}))'
+    out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == '[]'
+
+
+def test_the_workspace_package_loads_its_backends_on_first_use() -> None:
+    import edgewise.agent.workspaces as workspaces
+    from edgewise.agent.workspaces.authority import AuthorityWorkspace
+    from edgewise.agent.workspaces.local import LocalWorkspaceBackend
+    from edgewise.agent.workspaces.readonly import ReadOnlyWorkspace
+
+    assert workspaces.LocalWorkspaceBackend is LocalWorkspaceBackend
+    assert workspaces.AuthorityWorkspace is AuthorityWorkspace
+    assert workspaces.ReadOnlyWorkspace is ReadOnlyWorkspace
+    assert set(workspaces.__all__) <= set(dir(workspaces))
+    with pytest.raises(AttributeError, match=r"has no attribute 'Nothing'"):
+        workspaces.Nothing  # noqa: B018

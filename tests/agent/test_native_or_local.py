@@ -308,9 +308,6 @@ def test_a_function_given_as_local_becomes_a_tool_and_a_tool_is_kept() -> None:
         (lambda: WebFetch(native=False), 'WebFetch(native=False) requires an explicit local tool'),
         (lambda: NativeOrLocalTool(native=WebSearchTool(), local='foo'), "`local='foo'` is not supported"),
         (lambda: WebSearch(local='bing'), "WebSearch(local='bing') is not a known strategy"),  # type: ignore[arg-type]
-        (lambda: WebSearch(local='duckduckgo'), 'needs a DuckDuckGo search tool, which Edgewise does not ship'),
-        (lambda: WebSearch(local=True), 'needs a DuckDuckGo search tool'),
-        (lambda: WebFetch(local=True), 'needs a page-to-markdown fetch tool, which Edgewise does not ship'),
         (lambda: WebFetch(local='x'), "WebFetch(local='x') is not a known strategy"),  # type: ignore[arg-type]
         (lambda: ImageGeneration(local=True), '`local=True` is not supported'),  # type: ignore[arg-type]
         (

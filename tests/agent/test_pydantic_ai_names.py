@@ -448,9 +448,7 @@ PYDANTIC_AI_1_107_NAMES: dict[str, tuple[str, ...]] = {
 NOT_YET: dict[str, dict[str, str]] = {
     '': {
         'AgentModelSettings': 'agent parameters (issue 12, helper `parity-agent`)',
-        'ConcurrencyLimitedModel': 'concurrency limiters (issue 12, helper `parity-agent`)',
-        'TemplateStr': 'instruction templates (issue 12, helper `parity-agent`)',
-        'limit_model_concurrency': 'concurrency limiters (issue 12, helper `parity-agent`)',
+        'TemplateStr': 'Handlebars instruction templates need pydantic-handlebars (docs/compatibility.md)',
     },
     'messages': {
         'error_details_ta': "pydantic-ai's internal type adapters",
@@ -582,3 +580,91 @@ def test_every_workspace_and_tool_kind_name_of_2_68_exists(module_name: str) -> 
     assert [name for name in PYDANTIC_AI_2_68_WORKSPACE_NAMES[module_name] if not hasattr(module, name)] == []
     if module_name == 'workspaces':
         assert sorted(module.__all__) == sorted(PYDANTIC_AI_2_68_WORKSPACE_NAMES[module_name])
+
+
+PYDANTIC_AI_COMMON_TOOLS_NAMES: dict[str, tuple[str, ...]] = {
+    'common_tools.web_fetch': ('WebFetchLocalTool', 'WebFetchResult', 'web_fetch_tool'),
+    'common_tools.tavily': ('TavilySearchResult', 'TavilySearchTool', 'tavily_search_ta', 'tavily_search_tool'),
+    'common_tools.duckduckgo': ('DuckDuckGoResult', 'DuckDuckGoSearchTool', 'duckduckgo_search_tool', 'duckduckgo_ta'),
+    'common_tools.exa': (
+        'ExaAnswerResult',
+        'ExaAnswerTool',
+        'ExaContentResult',
+        'ExaFindSimilarTool',
+        'ExaGetContentsTool',
+        'ExaSearchResult',
+        'ExaSearchTool',
+        'ExaToolset',
+        'exa_answer_tool',
+        'exa_find_similar_tool',
+        'exa_get_contents_tool',
+        'exa_search_tool',
+    ),
+    'ext.langchain': ('LangChainTool', 'LangChainToolset', 'tool_from_langchain'),
+}
+"""The public names of pydantic-ai 2.33's and 2.68's `common_tools` modules that need third-party packages there
+(`ddgs`, `tavily-python`, `exa-py`, `markdownify`) and of `ext.langchain`: Edgewise has them all, speaking the
+services' HTTP APIs itself."""
+
+PYDANTIC_AI_COMMON_TOOLS_PARAMETERS: dict[str, list[str]] = {
+    'web_fetch.web_fetch_tool': [
+        '*max_content_length',
+        '*allow_local_urls',
+        '*timeout',
+        '*max_download_bytes',
+        '*allowed_domains',
+        '*blocked_domains',
+        '*headers',
+    ],
+    'tavily.tavily_search_tool': [
+        'api_key',
+        '*client',
+        '*max_results',
+        '*search_depth',
+        '*topic',
+        '*time_range',
+        '*include_domains',
+        '*exclude_domains',
+    ],
+    'duckduckgo.duckduckgo_search_tool': ['duckduckgo_client', 'max_results'],
+    'exa.exa_search_tool': ['api_key', '*client', '*num_results', '*max_characters'],
+    'exa.exa_find_similar_tool': ['api_key', '*client', '*num_results'],
+    'exa.exa_get_contents_tool': ['api_key', '*client'],
+    'exa.exa_answer_tool': ['api_key', '*client'],
+    'exa.ExaToolset': [
+        'api_key',
+        '*num_results',
+        '*max_characters',
+        '*include_search',
+        '*include_find_similar',
+        '*include_get_contents',
+        '*include_answer',
+        '*id',
+    ],
+}
+"""pydantic-ai 2.68's parameters of the common tools' factories (`*`: keyword-only), in order. Edgewise adds a
+keyword-only `base_url` at the end of those that make an HTTP client (docs/compatibility.md)."""
+
+
+@pytest.mark.parametrize('module_name', sorted(PYDANTIC_AI_COMMON_TOOLS_NAMES))
+def test_every_common_tools_name_exists(module_name: str) -> None:
+    module = importlib.import_module(f'edgewise.agent.{module_name}')
+    assert [name for name in PYDANTIC_AI_COMMON_TOOLS_NAMES[module_name] if not hasattr(module, name)] == []
+
+
+@pytest.mark.parametrize('path', sorted(PYDANTIC_AI_COMMON_TOOLS_PARAMETERS))
+def test_the_common_tools_factories_take_pydantic_ais_parameters(path: str) -> None:
+    import inspect
+
+    module_name, name = path.split('.')
+    function = getattr(importlib.import_module(f'edgewise.agent.common_tools.{module_name}'), name)
+    if isinstance(function, type):  # `deprecated` gives the class a `__new__` of any arguments
+        function = vars(function)['__init__']
+    parameters = [
+        ('*' if p.kind is p.KEYWORD_ONLY else '') + p.name
+        for p in inspect.signature(function).parameters.values()
+        if p.name != 'self'
+    ]
+    expected = PYDANTIC_AI_COMMON_TOOLS_PARAMETERS[path]
+    assert parameters[: len(expected)] == expected
+    assert parameters[len(expected) :] in ([], ['*base_url'])

@@ -21,6 +21,13 @@ def _agent() -> Agent[None, str]:
     return Agent(TestModel(custom_output_text='hello there'), name='inner', description='says hello')
 
 
+def test_the_wrapper_has_pydantic_ais_public_module() -> None:
+    from edgewise.agent.agent.wrapper import WrapperAgent as from_module
+
+    assert from_module is WrapperAgent
+    assert from_module.__module__ == 'edgewise.agent.agent.wrapper'
+
+
 async def test_the_wrapper_shows_the_wrapped_agents_configuration() -> None:
     agent = _agent()
     wrapper = WrapperAgent(agent)

@@ -182,6 +182,41 @@ async def summarize(text: str, ctx: Context[Any, Any, Any]) -> str:
     return f'summary: {result.content.text} (by {result.model})'
 
 
+@app.tool()
+async def ask_agent(question: str, ctx: Context[Any, Any, Any], stream: bool = False) -> str:
+    """Runs an Edgewise agent whose model is the client's (MCP sampling through `MCPSamplingModel`)."""
+    from mcp.types import ModelHint, ModelPreferences
+
+    from edgewise.agent import Agent, BinaryContent
+    from edgewise.agent.messages import (
+        ModelMessage,
+        ModelRequest,
+        ModelResponse,
+        TextPart,
+        ThinkingPart,
+        UserContent,
+        UserPromptPart,
+    )
+    from edgewise.agent.models.mcp_sampling import MCPSamplingModel, MCPSamplingModelSettings
+
+    agent = Agent(MCPSamplingModel(ctx.session, default_max_tokens=99), instructions='Answer briefly.')
+    settings = MCPSamplingModelSettings(
+        temperature=0.25, stop_sequences=['END'], mcp_model_preferences=ModelPreferences(hints=[ModelHint(name='s')])
+    )
+    history: list[ModelMessage] = [
+        ModelRequest(parts=[UserPromptPart('earlier')]),
+        ModelResponse(parts=[ThinkingPart('hmm'), TextPart('earlier answer')]),
+    ]
+    prompt: list[UserContent] = [question, BinaryContent(PIXEL, media_type='image/png')]
+    if stream:
+        async with agent.run_stream(prompt, message_history=history, model_settings=settings) as streamed:
+            return await streamed.get_output()  # pragma: no cover - sampling does not stream
+    result = await agent.run(prompt, message_history=history, model_settings=settings)
+    answer = result.all_messages()[-1]
+    assert isinstance(answer, ModelResponse)
+    return f'{result.output} (by {answer.model_name})'
+
+
 class Person(BaseModel):
     name: str
 

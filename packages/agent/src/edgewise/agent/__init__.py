@@ -175,6 +175,7 @@ if TYPE_CHECKING:
         WebCitationSource,
     )
     from .models import ModelRequestContext, ModelResolutionContext, ModelSelectionContext
+    from .models.concurrency import ConcurrencyLimitedModel, limit_model_concurrency
     from .models.instrumented import InstrumentationSettings
     from .native_tools import (
         AdvisorTool,
@@ -277,6 +278,7 @@ __all__ = (
     'CombinedToolset',
     'ConcurrencyLimit',
     'ConcurrencyLimitExceeded',
+    'ConcurrencyLimitedModel',
     'ConcurrencyLimiter',
     'DeferredLoadingToolset',
     'DeferredToolRequests',
@@ -448,6 +450,7 @@ __all__ = (
     'WrapperToolset',
     'capture_run_messages',
     'format_as_xml',
+    'limit_model_concurrency',
     'CancellationToken',
     'RunCancelled',
     'ModelRequestState',
@@ -618,6 +621,8 @@ _EXPORTS: dict[str, str] = {
     'AnyConcurrencyLimit': '.concurrency',
     'ConcurrencyLimit': '.concurrency',
     'ConcurrencyLimiter': '.concurrency',
+    'ConcurrencyLimitedModel': '.models.concurrency',
+    'limit_model_concurrency': '.models.concurrency',
     'CapabilityFunc': '.capabilities',
     'ConcurrencyLimitExceeded': '.exceptions',
     'IncompleteToolCall': '.exceptions',

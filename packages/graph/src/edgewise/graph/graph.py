@@ -615,7 +615,7 @@ class GraphRun(Generic[StateT, DepsT, RunEndT]):
         self._is_started = False
         self._edges_by_class = graph._edges_by_class
         self._link = RunLink(graph, persistence, self)
-        self._runner = _Runner[StateT, DepsT, RunEndT](
+        self._runner: _Runner[StateT, DepsT, RunEndT] = _Runner(
             self._context(),
             graph._edges_by_class,
             traced=graph.auto_instrument and _instrument.TRACING,

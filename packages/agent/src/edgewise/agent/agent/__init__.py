@@ -8,7 +8,7 @@ work is handed to its parts:
 - `_options`: the keyword arguments the entry points share, and the checks of a run's nodes;
 - `_resume`: what resuming a stored run reads back (its history, the answers it waits on);
 - `_from_spec`: agents, runs and overrides described by a spec (`spec`: the public `AgentSpec`);
-- `_as_tool`: `Agent.as_tool`; `_wrapper`: `WrapperAgent`;
+- `_as_tool`: `Agent.as_tool`; `wrapper`: `WrapperAgent`;
 - `_registration`: the decorators that register tools, toolsets, prompts and validators.
 
 - `_run_setup`: every run, new (`iter`) or stored (`iter_from_persistence`), starts in `open_run`, the one run
@@ -24,7 +24,7 @@ from contextvars import ContextVar
 from functools import partial
 from pathlib import Path
 from types import NoneType, TracebackType
-from typing import Any, ClassVar, Literal, Self, overload
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Self, overload
 
 from typing_extensions import TypeVar, Unpack
 
@@ -83,14 +83,16 @@ from ..toolsets._dynamic import DynamicToolset, ToolsetFunc
 from ..usage import RunUsage, UsageLimits
 from ..workspaces import WorkspaceBackend, WorkspaceRef
 from ._as_tool import agent_as_tool
-from ._from_spec import AgentSpec, build_agent, override_from_spec
 from ._model_choice import choose_model, model_for_agent_context, static_pick
 from ._options import IterOptions
 from ._registration import AgentRegistration
 from ._run_setup import new_run, open_run, resolve_model, stored_run
 from ._toolsets import AgentFunctionToolset, AgentToolsets
-from ._wrapper import WrapperAgent
 from .abstract import AbstractAgent
+from .wrapper import WrapperAgent
+
+if TYPE_CHECKING:
+    from ._from_spec import AgentSpec
 
 __all__ = ('AbstractAgent', 'Agent', 'AgentRunEvents', 'EndStrategy', 'WrapperAgent', 'AgentRunResult')
 
@@ -293,6 +295,8 @@ class Agent(AgentRegistration[AgentDepsT], AbstractAgent[AgentDepsT, OutputDataT
             'tools': tools, 'toolsets': toolsets, 'defer_model_check': defer_model_check,
             'max_concurrency': max_concurrency, **deprecated_kwargs,
         }  # fmt: skip
+        from ._from_spec import build_agent  # (specs are loaded only by the programs that use them)
+
         built: Agent[Any, Any] = build_agent(Agent, spec, custom_capability_types, given, passed)
         return built
 
@@ -310,6 +314,8 @@ class Agent(AgentRegistration[AgentDepsT], AbstractAgent[AgentDepsT, OutputDataT
             ValueError: `fmt` is not given and the file's suffix is neither `.yaml`, `.yml` nor `.json`.
             ImportError: the file is YAML and PyYAML is not installed.
         """
+        from ._from_spec import AgentSpec
+
         return cls.from_spec(AgentSpec.from_file(path, fmt=fmt), **kwargs)
 
     @staticmethod
@@ -627,6 +633,8 @@ class Agent(AgentRegistration[AgentDepsT], AbstractAgent[AgentDepsT, OutputDataT
             native_tools = legacy_native
         spec_capabilities = None
         if spec is not None:  # the spec's fields stand in for the arguments not given
+            from ._from_spec import override_from_spec
+
             from_spec, spec_capabilities = override_from_spec(spec, {
                 'name': name, 'model': model, 'instructions': instructions, 'model_settings': model_settings,
                 'metadata': metadata, 'retries': retries,

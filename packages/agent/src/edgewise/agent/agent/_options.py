@@ -5,7 +5,7 @@ from __future__ import annotations as _annotations
 
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any, Generic, Literal
+from typing import TYPE_CHECKING, Any, Generic, Literal
 
 from typing_extensions import TypedDict, TypeIs, TypeVar
 
@@ -26,7 +26,9 @@ from ..tools import AgentDepsT
 from ..toolsets import AbstractToolset
 from ..usage import RunUsage, UsageLimits
 from ..workspaces import WorkspaceBackend, WorkspaceRef
-from ._from_spec import AgentSpec
+
+if TYPE_CHECKING:  # (a spec is loaded only by the programs that use one)
+    from ._from_spec import AgentSpec
 
 __all__ = (
     'IterOptions',

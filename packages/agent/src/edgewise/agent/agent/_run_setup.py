@@ -16,7 +16,7 @@ from contextvars import ContextVar
 from datetime import datetime, timedelta, timezone
 from functools import partial
 from types import NoneType
-from typing import Any, Literal, Protocol, TypeAlias
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeAlias
 
 import anyio
 import anyio.lowlevel
@@ -77,9 +77,11 @@ from ..tools import AgentNativeTool, RunContext
 from ..toolsets import AbstractToolset
 from ..usage import RunUsage, UsageLimits
 from ..workspaces import Workspace, WorkspaceBackend, WorkspaceRef
-from ._from_spec import AgentSpec, run_from_spec
 from ._model_choice import NO_MODEL, ModelChoice, choose_model, infer_agent_model
 from ._toolsets import AgentToolsets
+
+if TYPE_CHECKING:
+    from ._from_spec import AgentSpec
 
 _NO_TOOLSET_YET: AbstractAsyncContextManager[None] = nullcontext()  # a stored run's toolset comes with its graph run
 _NO_MODEL_CHOICE: AbstractAsyncContextManager[None] = nullcontext()  # the run's model was not picked by capabilities
@@ -178,7 +180,9 @@ async def open_run(
                 run_scope.deadline = deadline
             await anyio.lowlevel.checkpoint_if_cancelled()  # cancelled already: the run does not start
             limiter = agent._limiter
-            async with concurrency_slot(limiter, '' if limiter is None else f'agent:{agent.name or "agent"}'):
+            async with concurrency_slot(
+                limiter, '' if limiter is None else f'agent:{agent.name or "agent"}', held=True
+            ):
                 with (
                     (
                         _instrument.span(
@@ -271,6 +275,8 @@ async def new_run(
         budgets = run_retry_budgets(retries, deprecated_kwargs, 'agent.iter', stacklevel=5)
     spec_metadata = None
     if spec is not None:  # the spec fills in what the run leaves unset, and adds to the rest
+        from ._from_spec import run_from_spec  # (specs are loaded only by the programs that use them)
+
         model, budgets, instructions, model_settings, capabilities, spec_metadata = run_from_spec(
             spec, model, budgets, instructions, model_settings, capabilities
         )

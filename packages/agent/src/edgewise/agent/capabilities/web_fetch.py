@@ -6,6 +6,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
+from ..common_tools.web_fetch import web_fetch_tool
 from ..exceptions import UserError
 from ..native_tools import WebFetchTool
 from ..tools import AgentDepsT, RunContext, Tool
@@ -18,11 +19,12 @@ __all__ = ('WebFetch',)
 @dataclass(init=False)
 class WebFetch(NativeOrLocalTool[AgentDepsT]):
     """Lets the model read web pages: with its provider's `WebFetchTool` when it has one, else with the fetch
-    function given as `local` (`WebFetch(local=fetch)`, `fetch(url: str) -> str`, say).
+    function given as `local` (`WebFetch(local=fetch)`, `fetch(url: str) -> str`, say), or with the built-in
+    `edgewise.agent.common_tools.web_fetch.web_fetch_tool` for `local=True`.
 
     `max_uses` can only be honoured by the native tool: with it set, the local tool is left out and a model without
-    URL fetching refuses the request. The domain filters go to the native tool; a local function of yours is
-    responsible for its own.
+    URL fetching refuses the request. The domain filters go to the native tool and to the built-in local tool; a
+    local function of yours is responsible for its own.
     """
 
     allowed_domains: list[str] | None = None
@@ -77,12 +79,10 @@ class WebFetch(NativeOrLocalTool[AgentDepsT]):
 
     def _resolve_local_strategy(self, name: str | bool) -> Tool[AgentDepsT] | AbstractToolset[AgentDepsT]:
         if name is True:
-            raise UserError(
-                'WebFetch(local=True) needs a page-to-markdown fetch tool, which Edgewise does not ship: pass your '
-                'own fetch function or `Tool` as `local=`.'
-            )
+            return web_fetch_tool(allowed_domains=self.allowed_domains, blocked_domains=self.blocked_domains)
         raise UserError(
-            f'WebFetch(local={name!r}) is not a known strategy. Pass a fetch function or `Tool` as `local=`.'
+            f'WebFetch(local={name!r}) is not a known strategy. Pass `local=True` for the built-in `web_fetch` tool, '
+            'or a fetch function or `Tool` as `local=`.'
         )
 
     def _requires_native(self) -> bool:

@@ -6,6 +6,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from ..common_tools.duckduckgo import duckduckgo_search_tool
 from ..exceptions import UserError
 from ..native_tools import WebSearchTool, WebSearchUserLocation
 from ..tools import AgentDepsT, RunContext, Tool
@@ -15,14 +16,15 @@ from .native_or_local import NativeOrLocalTool
 __all__ = ('WebSearch', 'WebSearchLocalStrategy')
 
 WebSearchLocalStrategy = Literal['duckduckgo']
-"""The strategy names `WebSearch(local=...)` knows (`local=True` stands for `'duckduckgo'`). Edgewise ships no
-DuckDuckGo tool, so naming it is a `UserError`: give your own search function instead."""
+"""The strategy names `WebSearch(local=...)` knows (`local=True` stands for `'duckduckgo'`: the
+`edgewise.agent.common_tools.duckduckgo.duckduckgo_search_tool`)."""
 
 
 @dataclass(init=False)
 class WebSearch(NativeOrLocalTool[AgentDepsT]):
     """Lets the model search the web: with its provider's `WebSearchTool` when it has one, else with the search
-    function given as `local` (`WebSearch(local=search)`, `search(query: str) -> str`, say).
+    function given as `local` (`WebSearch(local=search)`, `search(query: str) -> str`, say), or with DuckDuckGo for
+    `local='duckduckgo'` (or `local=True`).
 
     The domain filters, `max_uses` and `external_web_access=False` can only be honoured by the native tool: with
     any of them set, the local tool is left out and a model without web search refuses the request.
@@ -86,12 +88,10 @@ class WebSearch(NativeOrLocalTool[AgentDepsT]):
 
     def _resolve_local_strategy(self, name: str | bool) -> Tool[AgentDepsT] | AbstractToolset[AgentDepsT]:
         if name is True or name == 'duckduckgo':
-            raise UserError(
-                "WebSearch(local='duckduckgo') (or `local=True`) needs a DuckDuckGo search tool, which Edgewise does "
-                'not ship: pass your own search function or `Tool` as `local=`.'
-            )
+            return duckduckgo_search_tool()
         raise UserError(
-            f'WebSearch(local={name!r}) is not a known strategy. Pass a search function or `Tool` as `local=`.'
+            f"WebSearch(local={name!r}) is not a known strategy. Supported: 'duckduckgo' (or `local=True`). Or pass "
+            'a search function or `Tool` as `local=`.'
         )
 
     def _requires_native(self) -> bool:

@@ -27,7 +27,6 @@ from ._model import ALLOW_MODEL_REQUESTS, Model, check_allow_model_requests
 from ._request_context import ModelRequestContext, ModelResolutionContext, ModelSelectionContext
 from ._request_parameters import ModelRequestParameters, prepare_return_schemas
 from ._streamed_response import StreamedResponse
-from .test import TestModel
 
 if TYPE_CHECKING:
     import httpx
@@ -115,6 +114,8 @@ def infer_model(model: Model | KnownModelName) -> Model:
     if isinstance(model, Model):
         return model
     if model == 'test':
+        from .test import TestModel  # (imported here: an agent of another model never loads it)
+
         return TestModel()
     provider, sep, name = model.partition(':')
     if not sep:

@@ -641,7 +641,7 @@ class Model(ABC):
         params = self.customize_request_parameters(model_request_parameters)
         params = check_native_tools(
             params,
-            self.supported_native_tools() & self.profile.get('supported_native_tools', SUPPORTED_NATIVE_TOOLS),
+            lambda: self.supported_native_tools() & self.profile.get('supported_native_tools', SUPPORTED_NATIVE_TOOLS),
             self.tool_deferral_mode,
         )
         if settings and 'thinking' in settings:

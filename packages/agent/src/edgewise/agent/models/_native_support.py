@@ -10,7 +10,7 @@ of the request otherwise; an optional `ToolSearchTool` with nothing to search is
 from __future__ import annotations as _annotations
 
 import dataclasses
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from .._messages.tool_parts import TOOL_SEARCH_NATIVE_KIND
 from .._tools.definition import ToolDefinition
@@ -25,7 +25,7 @@ __all__ = ('check_native_tools',)
 
 def check_native_tools(
     params: ModelRequestParameters,
-    supported: Iterable[type[AbstractNativeTool]],
+    supported: Iterable[type[AbstractNativeTool]] | Callable[[], Iterable[type[AbstractNativeTool]]],
     tool_deferral_mode: ToolDeferralMode | None = None,
 ) -> ModelRequestParameters:
     """`params` with its native tools deduplicated (by `unique_id`, the last one kept), those the model does not
@@ -42,7 +42,8 @@ def check_native_tools(
     fallback_ids = {t.unless_native for t in params.function_tools if t.unless_native}
     if not params.native_tools and not fallback_ids:
         return params
-    supported_types = tuple(supported)
+    # (`supported` may be a function, so that a request without native tools never works out the set)
+    supported_types = tuple(supported() if callable(supported) else supported)
     unique = list({tool.unique_id: tool for tool in params.native_tools}.values())
     unsupported = [
         t for t in unique if not isinstance(t, supported_types) and not t.optional and t.unique_id not in fallback_ids

@@ -181,7 +181,7 @@ class ProviderModel(Model):
         check_allow_model_requests()
         if any(part.part_kind == 'speech' for message in messages for part in message.parts):
             raise unprepared_speech_error(self._model_name)
-        params = check_native_tools(params, self._native_tools(), self.tool_deferral_mode)
+        params = check_native_tools(params, self._native_tools, self.tool_deferral_mode)
         settings = self._merged_settings(model_settings)
         messages = wire_messages(messages, self.profile, params, settings.get('framing_announcement'))
         body = self._body(messages, settings, params, stream=stream)

@@ -55,6 +55,8 @@ class TaskModel(ABC, Generic[SettingsT]):
     """A model of one task: its default settings, and (from subclasses) its name, provider and base URL."""
 
     _settings: SettingsT | None = None
+    _traces_requests: ClassVar[bool] = False
+    """Whether the model makes a span per request itself (the instrumented wrappers): a façade then makes none."""
 
     def __init__(self, *, settings: SettingsT | None = None) -> None:
         """Keep `settings` as the defaults of this model's requests."""
@@ -210,7 +212,8 @@ class TaskModelFacade(ABC, Generic[ModelT, SettingsT]):
         """The model of a request, the facade's settings under `settings`, and the request's span (if traced)."""
         model = self._get_model()
         instrument = self.instrument if self.instrument is not None else type(self)._instrument_default
-        span = _instrument.span_if(instrument is not False, self._span_name, model_name=model.model_name)
+        traced = instrument is not False and not model._traces_requests
+        span = _instrument.span_if(traced, self._span_name, model_name=model.model_name)
         return model, merge_settings(self._settings, settings), span
 
 

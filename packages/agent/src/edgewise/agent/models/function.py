@@ -152,7 +152,7 @@ class FunctionModel(InMemoryBatchModel):
         # unified `thinking` setting is resolved for its profile (the function sees both in its `info`).
         params = check_native_tools(
             params,
-            self.supported_native_tools() & self.profile.get('supported_native_tools', SUPPORTED_NATIVE_TOOLS),
+            lambda: self.supported_native_tools() & self.profile.get('supported_native_tools', SUPPORTED_NATIVE_TOOLS),
             self.tool_deferral_mode,
         )
         return resolve_thinking(settings or {}, params, self.profile)

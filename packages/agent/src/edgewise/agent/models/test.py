@@ -152,7 +152,7 @@ class TestModel(InMemoryBatchModel):
         """The answer to a request, with its estimated usage."""
         params = check_native_tools(
             params,
-            self.supported_native_tools() & self.profile.get('supported_native_tools', SUPPORTED_NATIVE_TOOLS),
+            lambda: self.supported_native_tools() & self.profile.get('supported_native_tools', SUPPORTED_NATIVE_TOOLS),
             self.tool_deferral_mode,
         )
         params = resolve_thinking(settings or {}, params, self.profile)

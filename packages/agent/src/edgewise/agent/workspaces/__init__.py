@@ -8,8 +8,8 @@
 - `readonly`, `authority`, `unavailable`: `ReadOnlyWorkspace`, `AuthorityWorkspace`, `UnavailableWorkspace`.
 """
 
-from .authority import AuthorityWorkspace
-from .local import LocalWorkspaceBackend
+from typing import TYPE_CHECKING
+
 from .protocol import (
     CommandResult,
     FileEntry,
@@ -25,9 +25,13 @@ from .protocol import (
     WorkspaceTimeoutError,
     WorkspaceUnavailableError,
 )
-from .readonly import ReadOnlyWorkspace
 from .unavailable import UnavailableWorkspace
 from .workspace import Workspace, WrapperWorkspace
+
+if TYPE_CHECKING:
+    from .authority import AuthorityWorkspace
+    from .local import LocalWorkspaceBackend
+    from .readonly import ReadOnlyWorkspace
 
 __all__ = (
     'AuthorityWorkspace',
@@ -50,3 +54,22 @@ __all__ = (
     'WorkspaceUnavailableError',
     'WrapperWorkspace',
 )
+
+# The backends and policies a run only has when it asks for them: imported on first use, so that every agent (whose
+# `RunContext.workspace` is a `Workspace`) does not load subprocess handling.
+_LAZY = {'AuthorityWorkspace': '.authority', 'LocalWorkspaceBackend': '.local', 'ReadOnlyWorkspace': '.readonly'}
+
+
+def __getattr__(name: str) -> object:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f'module {__name__!r} has no attribute {name!r}')
+    import importlib
+
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

@@ -19,7 +19,7 @@ from edgewise.graph.dbos import DBOSQueue, enqueue_workflow, workflow_id
 
 from ..._run.result import AgentRunResult
 from ..._run.state import GraphAgentState
-from ...agent._wrapper import WrapperAgent, _Agent
+from ...agent.wrapper import WrapperAgent, _Agent
 from ...exceptions import AgentRunError, ApprovalRequired, CallDeferred, ModelRetry, UserError
 from ...messages import ModelMessage, ModelMessagesTypeAdapter, ModelResponse
 from ...models import Model

@@ -1,4 +1,4 @@
-"""`WrapperAgent`: an agent that hands everything to another agent (re-exported by `agent`).
+"""`WrapperAgent`: an agent that hands everything to another agent (re-exported by `edgewise.agent.agent`).
 
 Subclass it to change one entry point: the run entry points (`run`, `run_sync`, `run_stream`,
 `run_stream_sync`, `run_stream_events`, from `AbstractAgent`) are built on `self.iter`, so overriding `iter` changes

@@ -1,0 +1,1 @@
+"""Adapters to other agent frameworks' tools: `langchain` (LangChain tools as Edgewise tools)."""
