@@ -56,7 +56,8 @@ def _params(fn: Callable[..., Any]) -> list[str]:
                           '*metadata', '*retries', '*native_tools', '*spec', '**deprecated_kwargs']),
         (Tool.__init__, ['function', '*takes_ctx', '*max_retries', '*name', '*description', '*prepare',
                          '*args_validator', '*docstring_format', '*require_parameter_descriptions',
-                         '*schema_generator', '*strict', '*sequential', '*requires_approval', '*metadata', '*timeout',
+                         '*schema_generator', '*strict', '*sequential', '*requires_approval', '*metadata', '*tool_kind',
+                         '*timeout',
                          '*defer_loading', '*include_return_schema', '*function_schema']),
         (Tool.from_schema, ['function', 'name', 'description', 'json_schema', 'takes_ctx', 'sequential',
                             'args_validator']),
@@ -74,7 +75,8 @@ def _params(fn: Callable[..., Any]) -> list[str]:
                       '*retry', '*max_retries', '*run_step', '*run_id', '*conversation_id', '*metadata',
                       '*model_settings', '*validation_context', '*partial_output', '*tool_call_approved',
                       '*tool_call_metadata', '*agent', '*tool_manager', '*pending_messages', '*capabilities',
-                      '*loaded_capability_ids', '*capability_loaded', '*_cancellation', '*deadline',
+                      '*loaded_capability_ids', '*capability_loaded', '*_cancellation', '*_durable_operations',
+                      '*deadline',
                       '*_event_stream_buffer', '*discovered_tool_names', '*instrumentation_version', '*workspace']),
         (ToolDefinition, ['*name', '*parameters_json_schema', '*description', '*outer_typed_dict_key', '*strict',
                           '*sequential', '*kind', '*metadata', '*timeout', '*defer_loading', '*unless_native',
@@ -156,5 +158,5 @@ def test_tool_decorators_take_the_options_of_tool_in_their_typed_overloads(metho
     assert sorted(runtime[1:]) == sorted([
         '*name', '*description', '*retries', '*prepare', '*args_validator', '*docstring_format',
         '*require_parameter_descriptions', '*schema_generator', '*strict', '*sequential', '*requires_approval',
-        '*metadata', '*timeout', '*defer_loading', '*include_return_schema',
+        '*metadata', '*tool_kind', '*timeout', '*defer_loading', '*include_return_schema',
     ])  # fmt: skip

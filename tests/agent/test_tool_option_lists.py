@@ -36,7 +36,14 @@ def _keyword_only(func: object) -> dict[str, object]:
 
 def test_signatures_show_every_tool_option_with_its_default() -> None:
     own = {'name': None, 'description': None, 'prepare': None, 'args_validator': None}
-    expected = {'takes_ctx': None, 'max_retries': None, **own, **TOOL_DEFAULTS, 'function_schema': None}
+    expected = {
+        'takes_ctx': None,
+        'max_retries': None,
+        **own,
+        **TOOL_DEFAULTS,
+        'tool_kind': None,
+        'function_schema': None,
+    }
     assert _keyword_only(Tool) == expected
     assert set(_keyword_only(Tool)) == set(ToolInitOptions.__annotations__)
     for method in (FunctionToolset.tool, FunctionToolset.tool_plain, FunctionToolset.add_function):

@@ -33,6 +33,7 @@ from ._tools.deferred_calls import (
     ToolDenied,
 )
 from ._tools.definition import ToolDefinition, ToolDefinitionKind
+from ._tools.tool_kinds import ToolKindLike, tool_kind_id
 from ._warnings import PydanticAIDeprecationWarning
 from .exceptions import UserError
 from .models._model import AgentDepsT, RunContext
@@ -138,6 +139,9 @@ class _ToolOwnOptions(ToolDefaults, Generic[AgentDepsT], total=False):
     args_validator: ArgsValidatorFunc[AgentDepsT, ...] | None
     """Called with the `RunContext` and the validated arguments before each call; raises `ModelRetry` to have
     the model retry (sync or async)."""
+    tool_kind: ToolKindLike | None
+    """What the tool is, whatever it is named: a `ToolKind` or its id. Its calls and returns come as the typed
+    parts registered for the kind (`class LookupCallPart(ToolCallPart[LookupArgs], kind=lookup)`)."""
 
 
 class ToolOptions(_ToolOwnOptions[AgentDepsT], total=False):
@@ -176,10 +180,17 @@ TOOL_DEFAULTS: ToolDefaults = {
 """The default of each of `ToolDefaults`."""
 
 _OWN_DEFAULTS: dict[str, Any] = {'name': None, 'description': None, 'prepare': None, 'args_validator': None}
-TOOL_OPTIONS = KeywordOptions(ToolOptions, {'retries': None, **_OWN_DEFAULTS, **TOOL_DEFAULTS})
+# `tool_kind` is a tool's own option, shown after `metadata` (as pydantic-ai 2.68 orders them).
+_LATER = ('timeout', 'defer_loading', 'include_return_schema')
+_WITH_KIND: dict[str, Any] = {
+    **{k: v for k, v in TOOL_DEFAULTS.items() if k not in _LATER},
+    'tool_kind': None,
+    **{k: v for k, v in TOOL_DEFAULTS.items() if k in _LATER},
+}
+TOOL_OPTIONS = KeywordOptions(ToolOptions, {'retries': None, **_OWN_DEFAULTS, **_WITH_KIND})
 """The options of `ToolOptions` with their defaults (what the signatures of the `tool` decorators show)."""
 TOOL_INIT_OPTIONS = KeywordOptions(
-    ToolInitOptions, {'takes_ctx': None, 'max_retries': None, **_OWN_DEFAULTS, **TOOL_DEFAULTS, 'function_schema': None}
+    ToolInitOptions, {'takes_ctx': None, 'max_retries': None, **_OWN_DEFAULTS, **_WITH_KIND, 'function_schema': None}
 )
 """The options of `ToolInitOptions` with their defaults."""
 
@@ -219,6 +230,8 @@ class Tool(Generic[AgentDepsT]):
     """Whether the tool is hidden until a tool search surfaces it."""
     include_return_schema: bool | None
     """Whether the model is told the return schema (in the tool's description)."""
+    tool_kind: str | None
+    """The id of the tool's `ToolKind`, if it has one."""
     function_schema: FunctionSchema
     """The argument schema and validator."""
 
@@ -262,6 +275,7 @@ class Tool(Generic[AgentDepsT]):
             raise UserError(f'timeout must be > 0, got {self.timeout}')
         self.defer_loading = settings['defer_loading']
         self.include_return_schema = settings['include_return_schema']
+        self.tool_kind = tool_kind_id(settings['tool_kind'])
 
     @classmethod
     def from_schema(
@@ -306,6 +320,7 @@ class Tool(Generic[AgentDepsT]):
             kind='unapproved' if self.requires_approval else 'function',
             return_schema=self.function_schema.return_schema,
             include_return_schema=self.include_return_schema,
+            tool_kind=self.tool_kind,
         )
 
     async def prepare_tool_def(self, ctx: RunContext[AgentDepsT]) -> ToolDefinition | None:

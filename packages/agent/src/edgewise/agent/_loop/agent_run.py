@@ -23,7 +23,7 @@ from .._message_flow.pending import (
     delivered_events,
     take_pending,
 )
-from .._run.deps import GraphAgentDeps
+from .._run.deps import GraphAgentDeps, end_node
 from .._run.result import AgentRunResult, CallableRunUsage, FinalResult
 from .._run.state import GraphAgentState
 from ..capabilities._hook_table import hook_names
@@ -120,7 +120,10 @@ class AgentRun(Generic[DepsT, OutputT]):
             if graph_run.deps.cancellation.cancel_requested and not isinstance(graph_run.next_node, End):
                 await anyio.lowlevel.checkpoint_if_cancelled()  # a cancellation asked for between steps stops here
             if not (graph_run.deps.hooked & NODE_HOOKS):
-                result = await graph_run.next(node)
+                try:
+                    result = await graph_run.next(node)
+                finally:
+                    end_node(graph_run.deps)
                 if isinstance(result, End) and graph_run.state.pending_messages:
                     return await self._deliver_at_end()
                 return result  # type: ignore[return-value]
@@ -153,6 +156,8 @@ class AgentRun(Generic[DepsT, OutputT]):
             except Exception:
                 failed.append(node)
                 raise
+            finally:
+                end_node(graph_run.deps)
 
         try:
             result = await capability.wrap_node_run(ctx, node=node, handler=handler)

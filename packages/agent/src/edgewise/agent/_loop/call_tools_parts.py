@@ -74,8 +74,9 @@ class Checkpoints:
         state, persistence = self._ctx.state, self._ctx.deps.persistence
         assert persistence is not None
         state.step_results.append(part)
-        if self._lock is None:
-            self._lock = anyio.Lock()
+        if self._lock is None:  # shared with the operation journal's checkpoints, when the run has one
+            journal = self._ctx.deps.operation_journal
+            self._lock = anyio.Lock() if journal is None else journal.lock
         async with self._lock:  # concurrent calls: each write holds the results of the writes before it
             await persistence.checkpoint(dataclasses.replace(state, retries=self._retries), self._node)
 

@@ -30,7 +30,7 @@ from .. import _instrument
 from .._cost import fill_response_cost
 from .._functions.runners import system_prompt_parts
 from .._output.schema import validation_errors
-from .._run.deps import GraphAgentDeps, stored_through, token_check
+from .._run.deps import GraphAgentDeps, begin_node, stored_through, token_check
 from .._run.result import FinalResult
 from .._run.state import GraphAgentState
 from .._tools.deferred_calls import DeferredToolRequests, DeferredToolResults
@@ -137,6 +137,7 @@ class UserPromptNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Final
         self, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]]
     ) -> ModelRequestNode[DepsT, NodeRunEndT] | CallToolsNode[DepsT, NodeRunEndT]:
         """Build the first request, or continue a message history that ends with a request or a response."""
+        begin_node(ctx, self)
         state, deps = ctx.state, ctx.deps
         history = state.message_history
         if self.deferred_tool_results is not None:
@@ -209,6 +210,7 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
         answer instead of the model, or ask the model again with a new `ModelRequestNode`)."""
         if (streamed := take_streamed_next(self)) is not None:
             return streamed  # type: ignore[no-any-return]
+        begin_node(ctx, self)
         state, deps = ctx.state, ctx.deps
         if self._resumes(state.message_history):
             return await self._resume(ctx)
@@ -303,6 +305,7 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
         self, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]]
     ) -> AsyncIterator[AgentStream[DepsT, Any]]:
         check_not_streamed(self)
+        begin_node(ctx, self)
         state, deps = ctx.state, ctx.deps
         if self._resumes(state.message_history):
             async with self._stream_resumed(ctx) as resumed:
@@ -466,6 +469,7 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
         """End the run with a valid output, or send tool results and retry prompts in a new request."""
         if (streamed := take_streamed_next(self)) is not None:
             return streamed  # type: ignore[no-any-return]
+        begin_node(ctx, self)
         if self.model_response.state == 'suspended':
             # A response the provider is still working on is no answer: its parts so far could match the output.
             if not ctx.deps.output_schema.allows_pending_model_response:
@@ -498,6 +502,7 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
         self, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[DepsT, Any]]
     ) -> AsyncIterator[AsyncIterator[HandleResponseEvent]]:
         check_not_streamed(self)
+        begin_node(ctx, self)
         events = with_emitted(self._handle_events(ctx), ctx.deps.event_buffer)
         try:
             yield events

@@ -11,6 +11,7 @@ from .._messages.tool_parts import TOOL_SEARCH_NATIVE_KIND
 from .._run.deps import GraphAgentDeps
 from .._run.state import GraphAgentState
 from .._tools.definition import ToolDefinition
+from .._tools.tool_kinds import parse_tool_kind
 from ..exceptions import UserError
 from ..messages import InstructionPart, ModelRequest
 from ..models._instruction_history import RECORD_PARTS
@@ -73,6 +74,7 @@ async def prepare_step_tools(
         # tools deferred and not found by a tool search yet can be called, but the model is not shown them
         request_tools = [d for d in step_tools.values() if not d.defer_loading]
         tool_kinds = {name: d.tool_kind for name, d in step_tools.items() if d.tool_kind is not None}
+        _check_tool_kinds(tool_kinds)
         defers = any(d.defer_loading or d.with_native == TOOL_SEARCH_NATIVE_KIND for d in step_tools.values())
         deps.request_tools, deps.tool_kinds = request_tools, tool_kinds
         _remember(listing, (step_tools, request_tools, tool_kinds, defers))
@@ -81,6 +83,21 @@ async def prepare_step_tools(
         _refresh_discovered(state, deps)  # the first step with deferred tools
     deps.defers_tools = defers
     return step_tools
+
+
+def _check_tool_kinds(tool_kinds: dict[str, str]) -> None:
+    """Refuse a tool whose `tool_kind` is not a defined `ToolKind` (checked as a run collects its tools, so that a
+    stored definition still loads without the module that defines its kind).
+
+    Raises:
+        UserError: a tool's kind is not defined in this process.
+    """
+    for name, kind in tool_kinds.items():
+        if parse_tool_kind(kind) is None:
+            raise UserError(
+                f'Tool {name!r} declares `tool_kind={kind!r}`, which is not a defined `ToolKind`. '
+                'Import the module that defines the kind before running the agent.'
+            )
 
 
 _Derived: TypeAlias = tuple[dict[str, ToolDefinition], list[ToolDefinition], dict[str, str], bool]

@@ -44,6 +44,8 @@ from .retry_feedback import RetryFeedbackPart
 from .speech import SpeechPart
 from .tool_parts import (
     INVALID_JSON_KEY,
+    KIND_CALL_PARTS,
+    KIND_RETURN_PARTS,
     RETURN_VALUE_KEY,
     TOOL_SEARCH_TOOL_KIND,
     BaseToolCallPart,
@@ -268,6 +270,14 @@ def _typed_parts(parts: list[Any]) -> list[Any]:
     return narrow_tool_parts(parts)
 
 
+def _registered_parts(parts: Sequence[Any]) -> Sequence[Any]:
+    """`parts` with the tool parts of kinds that have typed parts registered as those (a list is changed in place,
+    so that whoever passed it sees the message's parts)."""
+    listed = parts if isinstance(parts, list) else list(parts)
+    narrow_tool_parts(listed, registered_only=True)
+    return parts if listed is parts or all(a is b for a, b in zip(listed, parts, strict=True)) else listed
+
+
 def _as_list(parts: Sequence[Any]) -> list[Any]:
     """Parts serialized as a list, with the parts' own schema: pydantic serializes a `Sequence` field by inferring
     each item's type, several times slower in JSON (and every snapshot of a durable agent run holds messages)."""
@@ -305,6 +315,8 @@ class ModelRequest:
 
     def __post_init__(self) -> None:
         _check_speakers(self.parts, 'user', 'ModelRequest')
+        if KIND_CALL_PARTS or KIND_RETURN_PARTS:  # the tool parts of kinds with typed parts, as those
+            self.parts = _registered_parts(self.parts)
 
     @classmethod
     def user_text_prompt(cls, user_prompt: str, *, instructions: str | None = None) -> ModelRequest:
@@ -478,6 +490,8 @@ class ModelResponse:
 
     def __post_init__(self) -> None:
         _check_speakers(self.parts, 'assistant', 'ModelResponse')
+        if KIND_CALL_PARTS or KIND_RETURN_PARTS:  # the tool parts of kinds with typed parts, as those
+            self.parts = _registered_parts(self.parts)
 
     @property
     def text(self) -> str | None:

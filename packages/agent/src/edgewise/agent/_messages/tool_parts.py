@@ -10,11 +10,11 @@ import os
 from collections.abc import Callable
 from dataclasses import KW_ONLY, dataclass, field, fields, replace
 from datetime import datetime, timezone
-from typing import Annotated, Any, Literal, NotRequired, TypeVar, cast
+from typing import Annotated, Any, ClassVar, Generic, Literal, NotRequired, cast
 
 import pydantic
 import pydantic_core
-from typing_extensions import TypedDict
+from typing_extensions import TypedDict, TypeVar
 
 from .content import MultiModalContent, ToolReturnContent, UserContent, is_multi_modal_content
 from .framing import TOOL_RESULT_TAG, frame_tags
@@ -55,6 +55,25 @@ suggests for resending them)."""
 
 _PartT = TypeVar('_PartT')
 
+ArgsT_co = TypeVar('ArgsT_co', covariant=True, default=Any)
+"""The shape of the arguments of a kind's tools, and of the typed call parts registered for it."""
+
+ContentT_co = TypeVar('ContentT_co', covariant=True, default=Any)
+"""The shape of the result of a kind's tools, and of the typed return parts registered for it."""
+
+KIND_CALL_PARTS: dict[str, type[ToolCallPart[Any]]] = {}
+"""The typed call part registered for each kind id (`class P(ToolCallPart[Args], kind=...)`)."""
+KIND_RETURN_PARTS: dict[str, type[ToolReturnPart[Any]]] = {}
+"""The typed return part registered for each kind id (`class P(ToolReturnPart[Content], kind=...)`)."""
+TYPED_PART_REGISTRAR: list[Callable[[type[Any], type[Any], Literal['args', 'content'], Any], None]] = []
+"""The function that checks and registers a typed tool part (`_tools.tool_kinds` sets it: the checks raise
+`UserError`, which this floor cannot import)."""
+
+
+def _register_typed_part(cls: type[Any], base: type[Any], payload: Literal['args', 'content'], kind: Any) -> None:
+    if TYPED_PART_REGISTRAR:
+        TYPED_PART_REGISTRAR[0](cls, base, payload, kind)
+
 
 def _now_utc() -> datetime:
     return datetime.now(tz=timezone.utc)
@@ -66,9 +85,15 @@ def generate_tool_call_id() -> str:
 
 
 @dataclass(repr=False)
-class BaseToolReturnPart:
+class BaseToolReturnPart(Generic[ContentT_co]):
     """What a tool returned: the fields of `ToolReturnPart` (a function tool's return, sent to the model) and
-    `NativeToolReturnPart` (what a tool the provider runs returned, in its response)."""
+    `NativeToolReturnPart` (what a tool the provider runs returned, in its response).
+
+    Generic in the shape of `typed_content`, which a typed return part declares through its kind.
+    """
+
+    _kind: ClassVar[Any] = None
+    """The `ToolKind` a typed subclass is registered for; `None` on the base classes."""
 
     tool_name: str
     """The name of the tool that was called."""
@@ -85,6 +110,17 @@ class BaseToolReturnPart:
     """When the part was created."""
     outcome: Literal['success', 'failed', 'denied', 'interrupted'] = 'success'
     """How the tool call ended."""
+
+    @property
+    def typed_content(self) -> ContentT_co | None:
+        """The content validated against the shape the part's kind declares (a JSON string is parsed), or `None`
+        when it does not fit, or when the return is not a success (its content is then an error). On a part with
+        no kind, or whose kind declares no content shape, the content as it is."""
+        if self.outcome != 'success':
+            return None
+        if self._kind is None:
+            return cast(ContentT_co, self.content)
+        return cast(ContentT_co | None, self._kind._validate_content(self.content))
 
     def has_content(self) -> bool:
         """Whether the tool returned something (not `None`)."""
@@ -221,12 +257,17 @@ class BaseToolReturnPart:
 
 
 @dataclass(repr=False)
-class ToolReturnPart(BaseToolReturnPart):
+class ToolReturnPart(BaseToolReturnPart[ContentT_co]):
     """What a tool returned, sent back to the model."""
 
     _: KW_ONLY
     part_kind: Literal['tool-return'] = 'tool-return'
     """Tag of this part kind in serialized messages."""
+
+    def __init_subclass__(cls, *, kind: Any = None, **kwargs: Any) -> None:
+        """Register a typed return part for `kind` (a `ToolKind`): `class P(ToolReturnPart[Content], kind=k)`."""
+        super().__init_subclass__(**kwargs)
+        _register_typed_part(cls, ToolReturnPart, 'content', kind)
 
     @staticmethod
     def narrow_type(part: ToolReturnPart, *, tool_kind: str | None = None) -> ToolReturnPart:
@@ -238,6 +279,8 @@ class ToolReturnPart(BaseToolReturnPart):
         part itself claims is dropped (a copy with `tool_kind=None`), so that the part loads back as a plain part.
         """
         kind = part.tool_kind if tool_kind is None else tool_kind
+        if kind is not None and (registered := KIND_RETURN_PARTS.get(kind)) is not None:
+            return _narrow_kind_return(part, kind, registered)
         typed = _TYPED_RETURNS.get(kind) if kind is not None else None
         if typed is None or isinstance(part, typed[0]):
             return part
@@ -367,9 +410,15 @@ class NativeToolReturnPart(BaseToolReturnPart):
 
 
 @dataclass(repr=False)
-class BaseToolCallPart:
+class BaseToolCallPart(Generic[ArgsT_co]):
     """A tool call: the fields of `ToolCallPart` (a call the agent runs) and `NativeToolCallPart` (a call the
-    provider ran itself)."""
+    provider ran itself).
+
+    Generic in the shape of `typed_args`, which a typed call part declares through its kind.
+    """
+
+    _kind: ClassVar[Any] = None
+    """The `ToolKind` a typed subclass is registered for; `None` on the base classes."""
 
     tool_name: str
     """The name of the tool to call."""
@@ -424,6 +473,18 @@ class BaseToolCallPart:
             return self.args
         return pydantic_core.to_json(self.args).decode()
 
+    @property
+    def typed_args(self) -> ArgsT_co | None:
+        """The arguments validated against the shape the part's kind declares (JSON text is parsed), or `None` when
+        they do not fit (yet: they may still be streaming in). On a part with no kind, or whose kind declares no
+        arguments shape, the arguments as a dict (`None` when they are not a JSON object)."""
+        if self._kind is None:
+            try:
+                return cast(ArgsT_co, self.args_as_dict(raise_if_invalid=True))
+            except ValueError:
+                return None
+        return cast(ArgsT_co | None, self._kind._validate_args(self.args))
+
     def has_content(self) -> bool:
         """Whether the call has arguments."""
         return bool(self.args)
@@ -433,12 +494,17 @@ class BaseToolCallPart:
 
 
 @dataclass(repr=False)
-class ToolCallPart(BaseToolCallPart):
+class ToolCallPart(BaseToolCallPart[ArgsT_co]):
     """A call to a tool requested by the model."""
 
     _: KW_ONLY
     part_kind: Literal['tool-call'] = 'tool-call'
     """Tag of this part kind in serialized messages."""
+
+    def __init_subclass__(cls, *, kind: Any = None, **kwargs: Any) -> None:
+        """Register a typed call part for `kind` (a `ToolKind`): `class P(ToolCallPart[Args], kind=k)`."""
+        super().__init_subclass__(**kwargs)
+        _register_typed_part(cls, ToolCallPart, 'args', kind)
 
     @staticmethod
     def narrow_type(part: ToolCallPart, *, tool_kind: str | None = None) -> ToolCallPart:
@@ -449,6 +515,8 @@ class ToolCallPart(BaseToolCallPart):
         the part itself claims is dropped (a copy with `tool_kind=None`).
         """
         kind = part.tool_kind if tool_kind is None else tool_kind
+        if kind is not None and (registered := KIND_CALL_PARTS.get(kind)) is not None:
+            return _narrow_kind_call(part, kind, registered)
         typed = _TYPED_CALLS.get(kind) if kind is not None else None
         if typed is None or isinstance(part, typed[0]):
             return part
@@ -559,11 +627,15 @@ def _tool_return_jsonable(value: Any) -> Any:
     return pydantic_core.to_jsonable_python(value, bytes_mode='base64')
 
 
-def narrow_tool_parts(parts: list[Any]) -> list[Any]:
-    """`parts` (in place) with the calls and returns of `load_capability` and `search_tools` as their typed parts,
-    told by `tool_kind` (not by tool name, so a user's own tool of that name stays a plain part)."""
+def narrow_tool_parts(parts: list[Any], *, registered_only: bool = False) -> list[Any]:
+    """`parts` (in place) with the calls and returns of `load_capability` and `search_tools`, and of the kinds typed
+    parts are registered for, as their typed parts, told by `tool_kind` (not by tool name, so a user's own tool of
+    that name stays a plain part). `registered_only`: leave the agent's own kinds as they are."""
     for index, part in enumerate(parts):
-        if getattr(part, 'tool_kind', None) in _TYPED_TOOL_KINDS:
+        kind = getattr(part, 'tool_kind', None)
+        if kind is None:
+            continue
+        if (kind in _TYPED_TOOL_KINDS and not registered_only) or kind in KIND_CALL_PARTS or kind in KIND_RETURN_PARTS:
             kind = part.part_kind
             if kind == 'tool-call':
                 parts[index] = ToolCallPart.narrow_type(part)
@@ -610,6 +682,33 @@ _TYPED_RETURNS: dict[str, tuple[type[ToolReturnPart], Callable[[], pydantic.Type
 _INVALID: Any = object()
 # The fields a typed tool part takes from its plain part (its name and kinds are the typed class's own).
 _OWN_FIELDS = frozenset(('tool_name', 'tool_kind', 'part_kind'))
+
+
+def _narrow_kind_call(part: ToolCallPart, kind: str, typed: type[ToolCallPart[Any]]) -> ToolCallPart:
+    """`part` as the typed call part registered for `kind`, unless its arguments, a dict, do not fit the kind's
+    shape (JSON text is left to `typed_args`): it then stays a plain part that keeps its kind."""
+    if isinstance(part, typed):
+        return part
+    declared = typed._kind
+    if isinstance(part.args, dict) and declared.args is not None and declared._validate_args(part.args) is None:
+        return part if part.tool_kind == kind else replace(part, tool_kind=kind)
+    return _copied_as(part, typed, tool_kind=kind)
+
+
+def _narrow_kind_return(part: ToolReturnPart, kind: str, typed: type[ToolReturnPart[Any]]) -> ToolReturnPart:
+    """`part` as the typed return part registered for `kind` when it is a success whose content (a JSON string is
+    parsed) fits the kind's shape; otherwise a plain part that keeps its kind. The content is kept as it was sent."""
+    if isinstance(part, typed):
+        return part
+    declared = typed._kind
+    if part.outcome != 'success' or (declared.content is not None and declared._validate_content(part.content) is None):
+        return part if part.tool_kind == kind else replace(part, tool_kind=kind)
+    return _copied_as(part, typed, tool_kind=kind)
+
+
+def _copied_as(part: Any, typed: type[_PartT], **changes: Any) -> _PartT:
+    copied = {f.name: getattr(part, f.name) for f in fields(part) if f.init and f.name != 'part_kind'}
+    return typed(**{**copied, **changes})
 
 
 def _valid(adapter: pydantic.TypeAdapter[Any], value: Any) -> Any:

@@ -34,6 +34,7 @@ from ..toolsets import AbstractToolset, ToolsetTool
 from ..usage import RequestUsage, RunUsage, UsageLimits
 from ..workspaces import Workspace
 from ..workspaces.unavailable import NO_WORKSPACE
+from .operation_journal import OperationJournal
 from .state import GraphAgentState
 
 __all__ = (
@@ -186,6 +187,8 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
     """How the run's model was chosen, when the capabilities picked it (typed loosely: an
     `agent._model_choice.ModelChoice`, which sits above this module): it enters the picked models' contexts and
     asks a selector for each step's model; `None`: `model` serves the whole run."""
+    operation_journal: OperationJournal | None = None
+    """Journals the results of the capabilities' `durable_operation` methods, in a durable run that has any."""
     listing: Any = field(default=None, init=False, repr=False)
     """The toolset's listing `step_tools` were built from (a listing that does not change costs no work)."""
     tools_step: int = field(default=-1, init=False, repr=False)
@@ -244,6 +247,7 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
             'loaded_capability_ids': self.loaded_capability_ids,
             'capability_loaded': None,
             '_cancellation': self.cancellation,
+            '_durable_operations': None if self.operation_journal is None else self.operation_journal.dispatchers,
             'deadline': self.deadline,
             '_event_stream_buffer': self.event_buffer,
             'discovered_tool_names': self.discovered_tool_names,
@@ -350,6 +354,21 @@ def check_continuation_usage(run_context: RunContext[Any], usage: RequestUsage) 
     """`check_uncommitted_usage` for the run of `run_context` (pydantic-ai's `_agent_graph._check_continuation_usage`):
     nothing to check for a context of no run (`run_context.usage_limits` is `None`)."""
     check_uncommitted_usage(run_context.usage_limits, run_context.usage, usage, run_context.messages)
+
+
+def begin_node(ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[Any, Any]], node: Any) -> None:
+    """Tell the run's operation journal (if it has one) that `node` starts running."""
+    journal = ctx.deps.operation_journal
+    if journal is not None:
+        journal.begin(ctx.state, node)
+
+
+def end_node(deps: GraphAgentDeps[Any, Any]) -> None:
+    """Tell the run's operation journal (if it has one) that the node it journals for has finished (or failed): the
+    operations called before the next node starts (in `after_node_run` hooks, say) run in place."""
+    journal = deps.operation_journal
+    if journal is not None:
+        journal.end()
 
 
 def stored_through(ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[Any, Any]], count: int) -> None:

@@ -103,6 +103,12 @@ class GraphAgentState:
     step_results: list[ModelRequestPart] = field(default_factory=list)
     """The results of the tool calls of the step in progress that have finished (a durable run checkpoints
     them one by one, so that a resumed step runs only the calls that had not finished)."""
+    operation_results: Annotated[dict[str, Any], pydantic.Field(exclude_if=lambda results: not results)] = field(
+        default_factory=dict
+    )
+    """The journaled results of the `durable_operation` methods called while the node in progress runs, by call
+    (a durable run checkpoints each as it is returned, so that a resumed node gets it instead of calling again);
+    stored only when there are some."""
     pending_messages: list[PendingMessage] = field(default_factory=list)
     """Content enqueued (`RunContext.enqueue`, `AgentRun.enqueue`) and not yet delivered to the model; stored with
     the run, so that a resumed run still delivers it."""

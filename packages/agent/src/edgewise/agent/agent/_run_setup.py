@@ -44,6 +44,7 @@ from .._message_flow.cancellation import (
 )
 from .._output.schema import build_output_schema, schema_for_profile
 from .._run.deps import EndStrategy, GraphAgentDeps
+from .._run.operation_journal import OperationJournal
 from .._run.options import (
     AgentInstructions,
     AgentMetadata,
@@ -64,6 +65,7 @@ from ..capabilities._loaded_on_demand import deferred_run_capabilities
 from ..capabilities.abstract import LIFECYCLE_HOOKS, AbstractCapability
 from ..capabilities.combined import combined_or_none
 from ..capabilities.durability import durability_of
+from ..capabilities.durable_operation import run_operations
 from ..capabilities.thread_executor import run_thread_executor
 from ..concurrency import concurrency_slot
 from ..conversation import RUN_CONVERSATION, RunConversation
@@ -516,6 +518,8 @@ def configure_run(
         model_choice=choice if choice is not None and (choice.picked or choice.selector is not None) else None,
         model_id=_model_id(agent, model) if choice is None else choice.model_id,
     )
+    if graph_deps.persistence is not None and (operations := run_operations(caps)):  # durable: journaled
+        graph_deps.operation_journal = OperationJournal(graph_deps.persistence, operations)
     return graph_deps
 
 

@@ -163,6 +163,9 @@ class RunContext(Generic[RunContextAgentDepsT]):
     """`True` in the hooks and settings functions of a loaded deferred capability; `None` elsewhere."""
     _cancellation: RunCancellation | None = field(default=None, repr=False)
     """The run's cancellation (what `cancel()` goes through); `None` for a context of no running agent."""
+    _durable_operations: dict[tuple[str, str], Any] | None = field(default=None, repr=False)
+    """The run's dispatchers of `durable_operation` methods, by (capability id, operation name): set in a durable run
+    of an agent whose capabilities have such methods (they are journaled), `None` otherwise (they run in place)."""
     deadline: datetime | None = None
     """When the run must end (UTC), or `None`: from `timeout=` on the run methods, or inherited from the run this
     one was started in (a sub-agent run from a tool), whose deadline its own `timeout` can only bring forward. Past
