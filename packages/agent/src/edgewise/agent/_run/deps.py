@@ -26,6 +26,7 @@ from ..messages import (
     UserContent,
 )
 from ..models import Model
+from ..models._cache_health import CacheHealthDetector
 from ..models.instrumented import InstrumentationSettings
 from ..native_tools import AbstractNativeTool
 from ..settings import ModelSettings
@@ -191,6 +192,8 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
     tools_step: int = field(default=-1, init=False, repr=False)
     """The run step `tool_manager` was last prepared for (a step's toolsets are prepared once)."""
     _static_instructions: Any = field(default=None, init=False, repr=False)
+    cache_health: CacheHealthDetector | None = field(default=None, init=False, repr=False)
+    """The run's prompt-cache health detector, made on the first response of an instrumented run."""
 
     def __post_init__(self) -> None:
         self._static_instructions = _NOT_COMPUTED

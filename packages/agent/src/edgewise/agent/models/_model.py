@@ -511,6 +511,16 @@ class Model(ABC):
         merged = merge_model_settings(self.settings, model_settings) or {}
         return cache_retention(merged, self.profile, self._provider_cache_settings)
 
+    def _caching_not_enabled(self, model_settings: ModelSettings | None) -> bool:
+        """Whether this model caches only when a request asks (its profile has `supports_cache`) and the request's
+        settings (over the model's own) ask nothing about caching: no unified `cache` (`cache=False` counts as
+        asking), no provider cache setting. Read by the cache health of instrumented runs; a model that also caches
+        unasked returns `False`."""
+        if not self.profile.get('supports_cache', False):
+            return False
+        merged = merge_model_settings(self.settings, model_settings) or {}
+        return 'cache' not in merged and not any(key in merged for key in self._provider_cache_settings)
+
     @property
     def settings(self) -> ModelSettings | None:
         """Default settings of requests to this model (the agent's and the run's override them)."""
