@@ -438,6 +438,7 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
         # Ids a response already carries (a cached response of an earlier run) are kept, as pydantic-ai 2.x does.
         response.run_id = response.run_id or state.run_id
         response.conversation_id = response.conversation_id or state.conversation_id
+        response.workspace_ref = deps.workspace_ref
         fill_response_cost(response)
         state.usage.incr(response.usage)
         if response.failed_attempts:

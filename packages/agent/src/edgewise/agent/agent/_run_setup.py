@@ -68,7 +68,7 @@ from ..capabilities.thread_executor import run_thread_executor
 from ..concurrency import concurrency_slot
 from ..conversation import RUN_CONVERSATION, RunConversation
 from ..exceptions import RunCancelled, RunTimedOut, UserError
-from ..messages import ModelMessage, ModelRequest, UserContent
+from ..messages import ModelMessage, ModelRequest, ModelResponse, UserContent
 from ..models import KnownModelName, Model
 from ..models.instrumented import InstrumentationSettings
 from ..output import OutputSpec
@@ -200,6 +200,7 @@ async def open_run(
                             else:
                                 yield agent_run
                         finally:
+                            refresh_workspace_ref(graph_deps, graph_run.state)
                             if run_span is not None:
                                 # The run's total usage, as pydantic-ai 2.x's format 5 gives it on the run span.
                                 settings = graph_deps.instrumentation
@@ -316,6 +317,8 @@ async def new_run(
     if metadata_layers:  # before `for_run`, whose context carries it
         state.metadata = resolve_metadata(metadata_layers, graph_deps.run_context(state))
     check_workspace_argument(workspace)
+    history_ref = history_workspace_ref(state)
+    graph_deps.carried_workspace_ref = None if workspace == 'new' else history_ref
     chosen = _select_workspace(graph_deps, state, workspace)  # before `for_run`, which may use it
     configured = await configured_for_run(graph_deps, state, configure)
     if configured is not graph_deps:  # capabilities made for the run: their model pick decides now
@@ -328,7 +331,8 @@ async def new_run(
         graph_deps = configured
     if not chosen:
         root = graph_deps.root_capability
-        _refuse_unresolved_workspace(workspace, has_capability=root is not None and root.overrides('get_workspace'))
+        has_capability = root is not None and root.overrides('get_workspace')
+        _refuse_unresolved_workspace(workspace, has_capability=has_capability, history_ref=history_ref)
     graph_deps.new_message_index = len(history)
     graph_deps.merge_adjacent = bool(history) and isinstance(history[-1], ModelRequest)
     graph_deps.tool_deltas = has_tool_deltas(history)
@@ -368,7 +372,8 @@ def _select_workspace(
     requested: WorkspaceBackend | WorkspaceRef | Literal['new'] | None = None,
 ) -> bool:
     """Set the run's workspace: the one given to the run, else the first its capabilities supply (`get_workspace`,
-    for the ref given, if any). Whether the run has one now."""
+    for the ref given, or without one the ref of the history's last response; `'new'` offers none). Whether the run
+    has one now."""
     if requested is not None and requested != 'new' and not isinstance(requested, WorkspaceRef):
         graph_deps.workspace = requested if isinstance(requested, Workspace) else Workspace(requested)
         return True
@@ -376,6 +381,8 @@ def _select_workspace(
     if root is None or not root.overrides('get_workspace'):
         return False
     ref = requested if isinstance(requested, WorkspaceRef) else None
+    if requested is None:
+        ref = history_workspace_ref(state)
     backend = root.get_workspace(graph_deps.run_context(state), ref=ref)
     if backend is None:
         return False
@@ -389,10 +396,30 @@ def _select_workspace(
     return True
 
 
+def history_workspace_ref(state: GraphAgentState) -> WorkspaceRef | None:
+    """The `workspace_ref` of the last response of the run's history: the environment the conversation worked in."""
+    response = next((m for m in reversed(state.message_history) if isinstance(m, ModelResponse)), None)
+    return response.workspace_ref if response is not None else None
+
+
+def refresh_workspace_ref(graph_deps: GraphAgentDeps[Any, Any], state: GraphAgentState) -> None:
+    """Record the run's workspace ref again on the history's last response, if this run made it: a workspace
+    capability may have made its environment (and so its ref) after the response came."""
+    response = next((m for m in reversed(state.message_history) if isinstance(m, ModelResponse)), None)
+    # By `run_id`: a history processor may have copied an earlier run's response, whose ref stays.
+    if response is not None and response.run_id == state.run_id:
+        response.workspace_ref = graph_deps.workspace_ref
+
+
 def _refuse_unresolved_workspace(
-    requested: WorkspaceBackend | WorkspaceRef | Literal['new'] | None, *, has_capability: bool
+    requested: WorkspaceBackend | WorkspaceRef | Literal['new'] | None,
+    *,
+    has_capability: bool,
+    history_ref: WorkspaceRef | None = None,
 ) -> None:
-    """Raise when the run asked for a workspace (`'new'`, a ref) that no capability supplied."""
+    """Raise when the run asked for a workspace (`'new'`, a ref) that no capability supplied, or when the history
+    continues in a workspace that none of the agent's workspace capabilities reaches (an agent without any, one
+    summarizing the conversation say, ignores it)."""
     if requested == 'new':
         raise UserError(
             "`workspace='new'` needs a capability that supplies a workspace, and none did: add one, such as "
@@ -406,6 +433,12 @@ def _refuse_unresolved_workspace(
             )
         raise UserError(
             f"Workspace {named} was given to the run, but none of the agent's workspace capabilities reaches it."
+        )
+    if requested is None and history_ref is not None and has_capability:
+        raise UserError(
+            f'The message history continues in workspace `{history_ref.provider}:{history_ref.id}`, but none of the '
+            "agent's workspace capabilities reaches it: pass `workspace='new'` to start in a new one, or the "
+            'workspace to continue in as `workspace=`.'
         )
 
 
