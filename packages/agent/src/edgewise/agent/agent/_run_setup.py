@@ -68,7 +68,7 @@ from ..capabilities.thread_executor import run_thread_executor
 from ..concurrency import concurrency_slot
 from ..conversation import RUN_CONVERSATION, RunConversation
 from ..exceptions import RunCancelled, RunTimedOut, UserError
-from ..messages import ModelMessage, ModelRequest, ModelResponse, UserContent
+from ..messages import ModelMessage, ModelRequest, UserContent
 from ..models import KnownModelName, Model
 from ..models.instrumented import InstrumentationSettings
 from ..output import OutputSpec
@@ -76,9 +76,16 @@ from ..settings import ModelSettings
 from ..tools import AgentNativeTool, RunContext
 from ..toolsets import AbstractToolset
 from ..usage import RunUsage, UsageLimits
-from ..workspaces import Workspace, WorkspaceBackend, WorkspaceRef
+from ..workspaces import WorkspaceBackend, WorkspaceRef
 from ._from_spec import AgentSpec, run_from_spec
 from ._model_choice import NO_MODEL, ModelChoice, choose_model, infer_agent_model
+from ._run_workspace import (
+    check_workspace_argument,
+    history_workspace_ref,
+    refresh_workspace_ref,
+    refuse_unresolved_workspace,
+    select_workspace,
+)
 from ._toolsets import AgentToolsets
 
 _NO_TOOLSET_YET: AbstractAsyncContextManager[None] = nullcontext()  # a stored run's toolset comes with its graph run
@@ -319,12 +326,12 @@ async def new_run(
     check_workspace_argument(workspace)
     history_ref = history_workspace_ref(state)
     graph_deps.carried_workspace_ref = None if workspace == 'new' else history_ref
-    chosen = _select_workspace(graph_deps, state, workspace)  # before `for_run`, which may use it
+    chosen = select_workspace(graph_deps, state, workspace)  # before `for_run`, which may use it
     configured = await configured_for_run(graph_deps, state, configure)
     if configured is not graph_deps:  # capabilities made for the run: their model pick decides now
         configured.workspace = graph_deps.workspace
         if not chosen:  # a workspace capability that only `for_run` made
-            chosen = _select_workspace(configured, state, workspace)
+            chosen = select_workspace(configured, state, workspace)
         configured.model = await choice.after_for_run(configured.root_capability)
         configured.model_choice = choice if choice.picked or choice.selector is not None else None
         configured.model_id = choice.model_id
@@ -332,7 +339,7 @@ async def new_run(
     if not chosen:
         root = graph_deps.root_capability
         has_capability = root is not None and root.overrides('get_workspace')
-        _refuse_unresolved_workspace(workspace, has_capability=has_capability, history_ref=history_ref)
+        refuse_unresolved_workspace(workspace, has_capability=has_capability, history_ref=history_ref)
     graph_deps.new_message_index = len(history)
     graph_deps.merge_adjacent = bool(history) and isinstance(history[-1], ModelRequest)
     graph_deps.tool_deltas = has_tool_deltas(history)
@@ -349,97 +356,6 @@ async def new_run(
     if stored_by is not None:
         opening = _closing_after(stored_by, opening)
     return graph_deps, run_toolset, opening, finish
-
-
-def check_workspace_argument(workspace: object) -> None:
-    """Refuse a `workspace=` that is not a backend, a `WorkspaceRef`, `'new'` or `None`."""
-    if isinstance(workspace, AbstractCapability):
-        raise UserError(
-            f'`{type(workspace).__name__}` is a capability: give it in `capabilities=[...]`, or give `workspace=` a '
-            'backend such as `LocalWorkspaceBackend(path)`.'
-        )
-    if workspace is None or workspace == 'new' or isinstance(workspace, (WorkspaceRef, WorkspaceBackend)):
-        return
-    raise UserError(
-        f"`workspace=` takes a backend or `Workspace`, a `WorkspaceRef(provider=..., id=...)` or 'new', not "
-        f'{type(workspace).__name__}: for a directory of this machine, give `LocalWorkspaceBackend(path)`.'
-    )
-
-
-def _select_workspace(
-    graph_deps: GraphAgentDeps[Any, Any],
-    state: GraphAgentState,
-    requested: WorkspaceBackend | WorkspaceRef | Literal['new'] | None = None,
-) -> bool:
-    """Set the run's workspace: the one given to the run, else the first its capabilities supply (`get_workspace`,
-    for the ref given, or without one the ref of the history's last response; `'new'` offers none). Whether the run
-    has one now."""
-    if requested is not None and requested != 'new' and not isinstance(requested, WorkspaceRef):
-        graph_deps.workspace = requested if isinstance(requested, Workspace) else Workspace(requested)
-        return True
-    root = graph_deps.root_capability
-    if root is None or not root.overrides('get_workspace'):
-        return False
-    ref = requested if isinstance(requested, WorkspaceRef) else None
-    if requested is None:
-        ref = history_workspace_ref(state)
-    backend = root.get_workspace(graph_deps.run_context(state), ref=ref)
-    if backend is None:
-        return False
-    if ref is not None and backend.ref is not None and backend.ref != ref:
-        raise UserError(
-            f'A capability asked for workspace `{ref.provider}:{ref.id}` supplied another one '
-            f'(`{backend.ref.provider}:{backend.ref.id}`): its `get_workspace` must return `None` for a ref it cannot '
-            'reach.'
-        )
-    graph_deps.workspace = backend if isinstance(backend, Workspace) else Workspace(backend)
-    return True
-
-
-def history_workspace_ref(state: GraphAgentState) -> WorkspaceRef | None:
-    """The `workspace_ref` of the last response of the run's history: the environment the conversation worked in."""
-    response = next((m for m in reversed(state.message_history) if isinstance(m, ModelResponse)), None)
-    return response.workspace_ref if response is not None else None
-
-
-def refresh_workspace_ref(graph_deps: GraphAgentDeps[Any, Any], state: GraphAgentState) -> None:
-    """Record the run's workspace ref again on the history's last response, if this run made it: a workspace
-    capability may have made its environment (and so its ref) after the response came."""
-    response = next((m for m in reversed(state.message_history) if isinstance(m, ModelResponse)), None)
-    # By `run_id`: a history processor may have copied an earlier run's response, whose ref stays.
-    if response is not None and response.run_id == state.run_id:
-        response.workspace_ref = graph_deps.workspace_ref
-
-
-def _refuse_unresolved_workspace(
-    requested: WorkspaceBackend | WorkspaceRef | Literal['new'] | None,
-    *,
-    has_capability: bool,
-    history_ref: WorkspaceRef | None = None,
-) -> None:
-    """Raise when the run asked for a workspace (`'new'`, a ref) that no capability supplied, or when the history
-    continues in a workspace that none of the agent's workspace capabilities reaches (an agent without any, one
-    summarizing the conversation say, ignores it)."""
-    if requested == 'new':
-        raise UserError(
-            "`workspace='new'` needs a capability that supplies a workspace, and none did: add one, such as "
-            "`capabilities=[LocalWorkspace('.')]`."
-        )
-    if isinstance(requested, WorkspaceRef):
-        named = f'`{requested.provider}:{requested.id}`'
-        if not has_capability:
-            raise UserError(
-                f'Workspace {named} was given to the run, but no capability of the agent supplies workspaces.'
-            )
-        raise UserError(
-            f"Workspace {named} was given to the run, but none of the agent's workspace capabilities reaches it."
-        )
-    if requested is None and history_ref is not None and has_capability:
-        raise UserError(
-            f'The message history continues in workspace `{history_ref.provider}:{history_ref.id}`, but none of the '
-            "agent's workspace capabilities reaches it: pass `workspace='new'` to start in a new one, or the "
-            'workspace to continue in as `workspace=`.'
-        )
 
 
 def _stores_waiting(persistence: BaseStatePersistence[Any, Any] | None) -> bool:
@@ -612,7 +528,7 @@ async def stored_graph_run(
         # Held by this process now: the history read here is the one the run goes on from.
         check_claimed_answers(persistence, graph_run.next_node, graph_deps.deferred_tool_results)
         await restore_history(graph_run, persistence, graph_deps)
-        _select_workspace(graph_deps, graph_run.state)  # chosen again: a live workspace is never stored
+        select_workspace(graph_deps, graph_run.state)  # chosen again: a live workspace is never stored
         async with await agent._tools.for_run(graph_deps, graph_run.state, None, graph_deps.default_tool_retries):
             yield graph_run
 
