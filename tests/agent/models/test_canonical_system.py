@@ -125,3 +125,11 @@ def test_the_gemini_api_provider_always_records_its_system() -> None:
 
     model = GoogleModel('gemini-2.5-flash', provider=GoogleProvider(api_key='k'))
     assert model._canonical_system_stamp == 'google'
+
+
+def test_a_part_from_another_provider_than_its_response_is_judged_by_its_own_name() -> None:
+    model = AnthropicModel('claude-sonnet-4-5', provider=AnthropicProvider(api_key='k'))
+    part = ThinkingPart('thought', signature='sig', provider_name='anthropic')
+    response = ModelResponse([part], provider_name='openai', canonical_system='openai')
+    assert model.accepts_stateless_artifacts(response, part)
+    assert not model.accepts_stateless_artifacts(response)
