@@ -276,7 +276,10 @@ async def test_a_span_that_does_not_record_gets_no_messages() -> None:
         def set_attributes(self, attributes: dict[str, Any]) -> None:  # pragma: no cover - must not be called
             raise AssertionError(attributes)
 
-    agent = Agent(TestModel())
+    model = TestModel()
+    agent = Agent(model)
     async with agent.iter('go') as run:
-        _trace_exchange(NotRecording(), run.ctx.deps, [], ModelResponse([TextPart('x')]))
-        _trace_exchange(None, run.ctx.deps, [], ModelResponse([TextPart('x')]))
+        state, deps = run.ctx.state, run.ctx.deps
+        _trace_exchange(NotRecording(), deps, state, model, None, [], ModelResponse([TextPart('x')]))
+        _trace_exchange(None, deps, state, model, None, [], ModelResponse([TextPart('x')]))
+        _trace_exchange(NotRecording(), deps, state, model, None, [], None)

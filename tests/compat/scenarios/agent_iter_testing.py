@@ -109,8 +109,9 @@ print('== history from JSON')
 first = shop_agent.run_sync('one', deps=Shop(name='J'))
 data = json.loads(first.all_messages_json())
 # pydantic-ai 1.107 also writes `conversation_id`, `provider_url` and `state` (docs/compatibility.md), and 2.68 a
-# response's `model_id` and `failed_attempts`
+# response's `model_id`, `failed_attempts`, `canonical_system`, `workspace_ref` and `history_digest`
 newer = {'conversation_id', 'provider_url', 'state', 'model_id', 'failed_attempts'}
+newer |= {'canonical_system', 'workspace_ref', 'history_digest'}
 print(sorted(set(data[0]) - newer), sorted(set(data[1]) - newer))
 print([part['part_kind'] for message in data for part in message['parts']])
 history = ModelMessagesTypeAdapter.validate_python(data)

@@ -115,12 +115,15 @@ async def continue_turn(
     params: ModelRequestParameters,
     run_ctx: RunContext[Any],
     on_progress: Callable[[ModelResponse], None] | None = None,
+    on_segment: Callable[[ModelResponse], None] | None = None,
 ) -> ModelResponse:
     """The whole turn that `response`, a suspended response to `messages`, begins: the model is asked to continue it
     until it is no longer suspended, and the segments are folded into one response.
 
     `on_progress` is given the turn so far after each segment (so that a hook turning a later failure into a retry
-    can keep it). On any failure (or cancellation) the provider's job for the turn is cancelled first.
+    can keep it), `on_segment` each later segment as the model returned it (the last one's usage is what the
+    provider's cache served the whole prefix with). On any failure (or cancellation) the provider's job for the turn
+    is cancelled first.
 
     Raises:
         UnexpectedModelBehavior: the turn stays suspended past `MAX_GENERATION_CONTINUATIONS` fresh segments, or one
@@ -144,6 +147,8 @@ async def continue_turn(
             raise
         # Each segment is a request of its own: priced alone before the usages are summed (tiered prices).
         fill_response_cost(segment)
+        if on_segment is not None:
+            on_segment(segment)
         last_mode = merge_mode(response, segment)
         response = merge_responses(response, segment)
         await _check_usage(model, run_ctx, response)
@@ -182,6 +187,8 @@ class ContinuedStreamedResponse(StreamedResponse):
         self.first, self.model, self.messages, self.settings, self.run_ctx = first, model, messages, settings, run_ctx
         self._current: StreamedResponse | None = first  # the segment streaming
         self._turn: ModelResponse | None = seed  # the whole segments so far, merged
+        self.final_segment: ModelResponse | None = None
+        """The last segment as the model returned it, when the turn took more than one (or continued a seed)."""
         self._continuing: ModelResponse | None = seed  # the suspended turn being continued
 
     def _get_event_iterator(self) -> AsyncIterator[ModelResponseStreamEvent]:  # pragma: no cover
@@ -241,6 +248,7 @@ class ContinuedStreamedResponse(StreamedResponse):
                     return
                 fill_response_cost(done)
                 if turn_so_far is not None:
+                    self.final_segment = done
                     last_mode = merge_mode(turn_so_far, done)
                     done = merge_responses(turn_so_far, done)
                 self._turn, self._current, self._continuing = done, None, None

@@ -12,6 +12,7 @@ import anyio
 
 from .._cost import load_prices, priced_provider, prices_installed, prices_loaded
 from .._run.deps import GraphAgentDeps
+from .._run.state import GraphAgentState
 from ..exceptions import UserError
 from ..messages import (
     EnqueuedMessagesEvent,
@@ -20,6 +21,14 @@ from ..messages import (
     ModelResponse,
     ModelSettingsDeltaEvent,
 )
+from ..models import Model
+from ..models._cache_health import (
+    CACHE_COLLAPSE_EVENT_REASONS,
+    CONVERSATION_CACHE_MARKS,
+    CacheHealthDetector,
+    record_cache_health,
+)
+from ..settings import ModelSettings
 
 __all__ = (
     'NEXT',
@@ -100,10 +109,30 @@ def is_suspended(message: ModelMessage) -> bool:
 
 
 def trace_exchange(
-    span: Any, deps: GraphAgentDeps[Any, Any], sent: Sequence[ModelMessage], response: ModelResponse | None
+    span: Any,
+    deps: GraphAgentDeps[Any, Any],
+    state: GraphAgentState,
+    model: Model,
+    settings: ModelSettings | None,
+    sent: Sequence[ModelMessage],
+    response: ModelResponse | None,
+    segments: Sequence[ModelResponse] = (),
 ) -> None:
     """Put the messages of a model request on its span, in the OpenTelemetry GenAI form of the run's
     instrumentation settings, when the span records (logfire is configured): serializing them costs nothing
-    otherwise."""
-    if span is not None and response is not None and span.is_recording():
+    otherwise. An instrumented run also judges the response's prompt-cache health (recording or not, so the
+    conversation's cache marks move on) and puts it on the span; `segments` are the responses of a continued turn,
+    the last of which is judged (its request sent the whole prefix)."""
+    if response is None:
+        return
+    if deps.tracing:
+        detector = deps.cache_health
+        if detector is None:
+            detector = deps.cache_health = CacheHealthDetector(
+                CONVERSATION_CACHE_MARKS, state.conversation_id, state.run_id, alert_on=CACHE_COLLAPSE_EVENT_REASONS
+            )
+        final_segment = segments[-1] if segments else None
+        health = detector.observe(model, settings, sent, response, final_segment=final_segment)
+        record_cache_health(span, health, response)
+    if span is not None and span.is_recording():
         span.set_attributes(deps.instrumentation.model_request_attributes(sent, response))

@@ -223,17 +223,20 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
             root = deps.root_capability
             if root is not None and (deps.hooked & RESPONSE_HOOKS or root.overrides('wrap_model_request')):
                 outcome = await hooked_request(ctx, params, self._settings, deps.run_context(state))
-                trace_exchange(span, deps, outcome.request_context.messages, outcome.response or outcome.sent)
+                rc, answer = outcome.request_context, outcome.response or outcome.sent
+                trace_exchange(span, deps, state, rc.model, rc.model_settings, rc.messages, answer)
                 return await self._finish_hooked(ctx, outcome)
             messages = for_model(sent_messages(state, deps, params), model, params, deps)
             with counting_group_usage(state.usage):
                 response = await timed_request(model, messages, self._settings, params)
             # The provider paused the turn: ask it to go on until it is whole (a run whose output can be a
             # `PendingModelResponse` ends with the suspended response instead).
+            segments: list[ModelResponse] = []
             if response.state == 'suspended' and not deps.output_schema.allows_pending_model_response:
                 run_ctx = deps.run_context(state)
-                response = await continue_turn(model, messages, response, self._settings, params, run_ctx)
-            trace_exchange(span, deps, messages, response)
+                args = (model, messages, response, self._settings, params, run_ctx)
+                response = await continue_turn(*args, on_segment=segments.append)
+            trace_exchange(span, deps, state, model, self._settings, messages, response, segments)
         return self.record_response(ctx, response)
 
     def _resumes(self, history: list[ModelMessage]) -> bool:
@@ -250,8 +253,10 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
         with _instrument.request_span(deps.tracing, model.model_name, state.run_step) as span:
             messages = for_model(sent_messages(state, deps, params), model, params, deps)
             run_ctx = deps.run_context(state)
-            response = await continue_turn(model, messages, suspended, self._settings, params, run_ctx)
-            trace_exchange(span, deps, messages, response)
+            segments: list[ModelResponse] = []
+            args = (model, messages, suspended, self._settings, params, run_ctx)
+            response = await continue_turn(*args, on_segment=segments.append)
+            trace_exchange(span, deps, state, model, self._settings, messages, response, segments)
         return self.record_response(ctx, response)
 
     async def _skipped(
@@ -344,7 +349,8 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
                     self.__dict__[NEXT] = await self._finish_hooked(ctx, held.outcome())
                 else:
                     assert held.request_context is not None  # set before the hooks run
-                    trace_exchange(span, deps, held.request_context.messages, held.response())
+                    rc = held.request_context
+                    trace_exchange(span, deps, state, rc.model, rc.model_settings, rc.messages, held.response())
                     self.__dict__[NEXT] = await self._finish_streamed(ctx, run_ctx, params, held.response())
                 return
             sent = for_model(sent_messages(state, deps, params), model, params, deps)
@@ -362,7 +368,8 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
                 except BaseException:
                     keep_partial_response(state, response.get())
                     raise
-                trace_exchange(span, deps, sent, response.get())
+                segments = [response.final_segment] if response.final_segment else []
+                trace_exchange(span, deps, state, model, self._settings, sent, response.get(), segments)
                 self.__dict__[NEXT] = await self._finish_streamed(ctx, run_ctx, params, response.get())
 
     @asynccontextmanager
@@ -388,7 +395,8 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
                 except BaseException:
                     keep_partial_response(state, response.get())
                     raise
-                trace_exchange(span, deps, sent, response.get())
+                segments = [response.final_segment] if response.final_segment else []
+                trace_exchange(span, deps, state, model, self._settings, sent, response.get(), segments)
                 self.__dict__[NEXT] = self.record_response(ctx, response.get())
 
     async def _finish_streamed(
@@ -433,6 +441,7 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
         # Ids a response already carries (a cached response of an earlier run) are kept, as pydantic-ai 2.x does.
         response.run_id = response.run_id or state.run_id
         response.conversation_id = response.conversation_id or state.conversation_id
+        response.workspace_ref = deps.workspace_ref
         fill_response_cost(response)
         state.usage.incr(response.usage)
         if response.failed_attempts:

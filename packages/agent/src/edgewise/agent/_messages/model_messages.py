@@ -69,6 +69,7 @@ from .tool_parts import (
     narrow_tool_parts,
 )
 from .usage_counts import RequestUsage
+from .workspace_refs import WorkspaceRef
 
 __all__ = (
     'ModelRequestState',
@@ -460,6 +461,11 @@ class ModelResponse:
     """The provider that answered."""
     provider_url: str | None = None
     """The base URL of the provider's API that answered (set by the HTTP models)."""
+    canonical_system: str | None = None
+    """The system whose keys verify the signed or encrypted data of this response (thinking signatures, encrypted
+    reasoning), when `provider_name` does not tell it (`'openai'` for an `openai-codex` response, `'azure'` or
+    `'google-cloud'` where one provider serves two systems); it applies to the parts whose `provider_name` is this
+    response's. `None` (left out of the repr) when `provider_name` tells it."""
     # Histories stored by pydantic-ai 1.x before its rename have `vendor_details` and `vendor_id`.
     provider_details: Annotated[
         dict[str, Any] | None,
@@ -478,6 +484,13 @@ class ModelResponse:
     """The id of the conversation (runs sharing a message history) the response belongs to."""
     metadata: dict[str, Any] | None = None
     """Data kept for the application."""
+    workspace_ref: WorkspaceRef | None = None
+    """The workspace environment the run worked in, so that a run continuing this history can reuse it: recorded on
+    each response as it is made, and on the last one again when the run ends. Never sent to a model."""
+    history_digest: str | None = None
+    """A digest of this response's parts and of the history before it as sent (without `metadata` fields and
+    instructions), by models that continue server-side state: a later request continues from this response only
+    while both are unchanged. Never sent to a model."""
     failed_attempts: list[ModelRequestAttempt] | None = None
     """The attempts at this request that failed before this response, in order (the models a `FallbackModel` or
     `ModelFallback` moved on from, the attempts a hook's `RetryModelRequest` ended). Their usage is not in `usage`
@@ -577,8 +590,9 @@ class ModelResponse:
         return parts
 
     def __repr__(self) -> str:
-        names = ('parts', 'usage', 'model_name', 'model_id', 'timestamp', 'provider_name', 'provider_response_id')
-        return _repr(self, (*names, 'run_id', 'conversation_id', 'failed_attempts'))
+        names = ('parts', 'usage', 'model_name', 'model_id', 'timestamp', 'provider_name', 'canonical_system')
+        later = ('run_id', 'conversation_id', 'workspace_ref', 'history_digest', 'failed_attempts')
+        return _repr(self, (*names, 'provider_response_id', *later))
 
 
 def _otel_text(text: str, settings: TraceContentOptions) -> OtelMessagePart:

@@ -26,13 +26,14 @@ from ..messages import (
     UserContent,
 )
 from ..models import Model
+from ..models._cache_health import CacheHealthDetector
 from ..models.instrumented import InstrumentationSettings
 from ..native_tools import AbstractNativeTool
 from ..settings import ModelSettings
 from ..tools import AgentNativeTool, RunContext, ToolDefinition
 from ..toolsets import AbstractToolset, ToolsetTool
 from ..usage import RequestUsage, RunUsage, UsageLimits
-from ..workspaces import Workspace
+from ..workspaces import Workspace, WorkspaceRef
 from ..workspaces.unavailable import NO_WORKSPACE
 from .operation_journal import OperationJournal
 from .state import GraphAgentState
@@ -129,6 +130,9 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
     """Whether the step's tools include deferred ones (`defer_loading`, or covered by a tool search)."""
     workspace: Workspace = field(default_factory=lambda: Workspace(NO_WORKSPACE))
     """The run's workspace, chosen from the capabilities' `get_workspace` as the run starts (`RunContext.workspace`)."""
+    carried_workspace_ref: WorkspaceRef | None = None
+    """The workspace ref of the history's last response (`None` under `workspace='new'`): recorded on this run's
+    responses while the run has no workspace attached, so a turn that could not reach it does not lose it."""
     event_buffer: list[Any] = field(default_factory=list)
     """The events emitted (`RunContext.emit`, `AgentRun.emit`) and not yet given by a node's stream."""
     implicit_tool_search: bool = False
@@ -194,6 +198,13 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
     tools_step: int = field(default=-1, init=False, repr=False)
     """The run step `tool_manager` was last prepared for (a step's toolsets are prepared once)."""
     _static_instructions: Any = field(default=None, init=False, repr=False)
+    cache_health: CacheHealthDetector | None = field(default=None, init=False, repr=False)
+    """The run's prompt-cache health detector, made on the first response of an instrumented run."""
+
+    @property
+    def workspace_ref(self) -> WorkspaceRef | None:
+        """The `ModelResponse.workspace_ref` this run records: its attached workspace's ref, else the carried one."""
+        return self.workspace.ref if self.workspace.attached else self.carried_workspace_ref
 
     def __post_init__(self) -> None:
         self._static_instructions = _NOT_COMPUTED

@@ -78,8 +78,15 @@ from ..settings import ModelSettings
 from ..tools import AgentNativeTool, RunContext
 from ..toolsets import AbstractToolset
 from ..usage import RunUsage, UsageLimits
-from ..workspaces import Workspace, WorkspaceBackend, WorkspaceRef
+from ..workspaces import WorkspaceBackend, WorkspaceRef
 from ._model_choice import NO_MODEL, ModelChoice, choose_model, infer_agent_model
+from ._run_workspace import (
+    check_workspace_argument,
+    history_workspace_ref,
+    refresh_workspace_ref,
+    refuse_unresolved_workspace,
+    select_workspace,
+)
 from ._toolsets import AgentToolsets
 
 if TYPE_CHECKING:
@@ -206,6 +213,7 @@ async def open_run(
                             else:
                                 yield agent_run
                         finally:
+                            refresh_workspace_ref(graph_deps, graph_run.state)
                             if run_span is not None:
                                 # The run's total usage, as pydantic-ai 2.x's format 5 gives it on the run span.
                                 settings = graph_deps.instrumentation
@@ -324,19 +332,22 @@ async def new_run(
     if metadata_layers:  # before `for_run`, whose context carries it
         state.metadata = resolve_metadata(metadata_layers, graph_deps.run_context(state))
     check_workspace_argument(workspace)
-    chosen = _select_workspace(graph_deps, state, workspace)  # before `for_run`, which may use it
+    history_ref = history_workspace_ref(state)
+    graph_deps.carried_workspace_ref = None if workspace == 'new' else history_ref
+    chosen = select_workspace(graph_deps, state, workspace)  # before `for_run`, which may use it
     configured = await configured_for_run(graph_deps, state, configure)
     if configured is not graph_deps:  # capabilities made for the run: their model pick decides now
         configured.workspace = graph_deps.workspace
         if not chosen:  # a workspace capability that only `for_run` made
-            chosen = _select_workspace(configured, state, workspace)
+            chosen = select_workspace(configured, state, workspace)
         configured.model = await choice.after_for_run(configured.root_capability)
         configured.model_choice = choice if choice.picked or choice.selector is not None else None
         configured.model_id = choice.model_id
         graph_deps = configured
     if not chosen:
         root = graph_deps.root_capability
-        _refuse_unresolved_workspace(workspace, has_capability=root is not None and root.overrides('get_workspace'))
+        has_capability = root is not None and root.overrides('get_workspace')
+        refuse_unresolved_workspace(workspace, has_capability=has_capability, history_ref=history_ref)
     graph_deps.new_message_index = len(history)
     graph_deps.merge_adjacent = bool(history) and isinstance(history[-1], ModelRequest)
     graph_deps.tool_deltas = has_tool_deltas(history)
@@ -353,68 +364,6 @@ async def new_run(
     if stored_by is not None:
         opening = _closing_after(stored_by, opening)
     return graph_deps, run_toolset, opening, finish
-
-
-def check_workspace_argument(workspace: object) -> None:
-    """Refuse a `workspace=` that is not a backend, a `WorkspaceRef`, `'new'` or `None`."""
-    if isinstance(workspace, AbstractCapability):
-        raise UserError(
-            f'`{type(workspace).__name__}` is a capability: give it in `capabilities=[...]`, or give `workspace=` a '
-            'backend such as `LocalWorkspaceBackend(path)`.'
-        )
-    if workspace is None or workspace == 'new' or isinstance(workspace, (WorkspaceRef, WorkspaceBackend)):
-        return
-    raise UserError(
-        f"`workspace=` takes a backend or `Workspace`, a `WorkspaceRef(provider=..., id=...)` or 'new', not "
-        f'{type(workspace).__name__}: for a directory of this machine, give `LocalWorkspaceBackend(path)`.'
-    )
-
-
-def _select_workspace(
-    graph_deps: GraphAgentDeps[Any, Any],
-    state: GraphAgentState,
-    requested: WorkspaceBackend | WorkspaceRef | Literal['new'] | None = None,
-) -> bool:
-    """Set the run's workspace: the one given to the run, else the first its capabilities supply (`get_workspace`,
-    for the ref given, if any). Whether the run has one now."""
-    if requested is not None and requested != 'new' and not isinstance(requested, WorkspaceRef):
-        graph_deps.workspace = requested if isinstance(requested, Workspace) else Workspace(requested)
-        return True
-    root = graph_deps.root_capability
-    if root is None or not root.overrides('get_workspace'):
-        return False
-    ref = requested if isinstance(requested, WorkspaceRef) else None
-    backend = root.get_workspace(graph_deps.run_context(state), ref=ref)
-    if backend is None:
-        return False
-    if ref is not None and backend.ref is not None and backend.ref != ref:
-        raise UserError(
-            f'A capability asked for workspace `{ref.provider}:{ref.id}` supplied another one '
-            f'(`{backend.ref.provider}:{backend.ref.id}`): its `get_workspace` must return `None` for a ref it cannot '
-            'reach.'
-        )
-    graph_deps.workspace = backend if isinstance(backend, Workspace) else Workspace(backend)
-    return True
-
-
-def _refuse_unresolved_workspace(
-    requested: WorkspaceBackend | WorkspaceRef | Literal['new'] | None, *, has_capability: bool
-) -> None:
-    """Raise when the run asked for a workspace (`'new'`, a ref) that no capability supplied."""
-    if requested == 'new':
-        raise UserError(
-            "`workspace='new'` needs a capability that supplies a workspace, and none did: add one, such as "
-            "`capabilities=[LocalWorkspace('.')]`."
-        )
-    if isinstance(requested, WorkspaceRef):
-        named = f'`{requested.provider}:{requested.id}`'
-        if not has_capability:
-            raise UserError(
-                f'Workspace {named} was given to the run, but no capability of the agent supplies workspaces.'
-            )
-        raise UserError(
-            f"Workspace {named} was given to the run, but none of the agent's workspace capabilities reaches it."
-        )
 
 
 def _stores_waiting(persistence: BaseStatePersistence[Any, Any] | None) -> bool:
@@ -589,7 +538,7 @@ async def stored_graph_run(
         # Held by this process now: the history read here is the one the run goes on from.
         check_claimed_answers(persistence, graph_run.next_node, graph_deps.deferred_tool_results)
         await restore_history(graph_run, persistence, graph_deps)
-        _select_workspace(graph_deps, graph_run.state)  # chosen again: a live workspace is never stored
+        select_workspace(graph_deps, graph_run.state)  # chosen again: a live workspace is never stored
         async with await agent._tools.for_run(graph_deps, graph_run.state, None, graph_deps.default_tool_retries):
             yield graph_run
 

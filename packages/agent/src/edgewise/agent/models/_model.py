@@ -30,6 +30,7 @@ from .._messages.model_messages import (
     ModelRequest,
     ModelRequestPart,
     ModelResponse,
+    ModelResponsePart,
     RetryPromptPart,
     SystemPromptPart,
     ToolAvailabilityDeltaPart,
@@ -47,6 +48,7 @@ from ..settings import ModelSettings, merge_model_settings
 from ..usage import UsageLimits
 from ..workspaces import Workspace
 from ..workspaces.unavailable import NO_WORKSPACE
+from ._canonical_system import accepts_stateless_artifact
 from ._instruction_history import project_history_records
 from ._native_support import check_native_tools
 from ._prompt_cache import cache_retention
@@ -513,6 +515,60 @@ class Model(ABC):
         """
         merged = merge_model_settings(self.settings, model_settings) or {}
         return cache_retention(merged, self.profile, self._provider_cache_settings)
+
+    @property
+    def canonical_system(self) -> str:
+        """The system whose keys verify the signed or encrypted data this model returns: its provider's
+        `canonical_system`, or `system` for a model without a provider."""
+        provider = self.provider
+        return provider.canonical_system if provider is not None else self.system
+
+    @property
+    def compatible_systems(self) -> frozenset[str]:
+        """Other systems whose signed or encrypted data this model's provider also verifies (its provider's)."""
+        provider = self.provider
+        return provider.compatible_systems if provider is not None else frozenset()
+
+    def accepts_stateless_artifacts(self, response: ModelResponse, part: ModelResponsePart | None = None) -> bool:
+        """Whether this model's provider verifies the signed or encrypted data (thinking signatures, encrypted
+        reasoning, compaction items) that `part` carries in `response`.
+
+        The data's system is `response.canonical_system` for a part of the response's own provider, else the part's
+        `provider_name` (former names read as pydantic-ai 2.68 reads them); it is accepted when that is this model's
+        `canonical_system` or one of its `compatible_systems`, or, read from a name alone, when the name is this
+        model's `system`.
+
+        Args:
+            response: The response the part is in.
+            part: The part carrying the data; `None` judges data of the response itself by its `provider_name`. A
+                part without a `provider_name` is never accepted.
+        """
+        return accepts_stateless_artifact(
+            response,
+            response.provider_name if part is None else part.provider_name,
+            system=self.system,
+            canonical_system=self.canonical_system,
+            compatible_systems=self.compatible_systems,
+        )
+
+    @property
+    def _canonical_system_stamp(self) -> str | None:
+        """The `ModelResponse.canonical_system` of this model's responses: its `canonical_system` where that is not
+        its `system`, or always where the provider's name stands for several systems."""
+        canonical_system, provider = self.canonical_system, self.provider
+        if provider is not None and provider._canonical_system_follows_client:
+            return canonical_system
+        return None if canonical_system == self.system else canonical_system
+
+    def _caching_not_enabled(self, model_settings: ModelSettings | None) -> bool:
+        """Whether this model caches only when a request asks (its profile has `supports_cache`) and the request's
+        settings (over the model's own) ask nothing about caching: no unified `cache` (`cache=False` counts as
+        asking), no provider cache setting. Read by the cache health of instrumented runs; a model that also caches
+        unasked returns `False`."""
+        if not self.profile.get('supports_cache', False):
+            return False
+        merged = merge_model_settings(self.settings, model_settings) or {}
+        return 'cache' not in merged and not any(key in merged for key in self._provider_cache_settings)
 
     @property
     def settings(self) -> ModelSettings | None:

@@ -223,6 +223,8 @@ class ProviderModel(Model):
         model_request_parameters = self._with_thinking(model_settings, model_request_parameters)
         call = self._call(messages, model_settings, model_request_parameters, stream=False)
         response = await _http.post_json(call, self._parse)
+        if (canonical_system := self._canonical_system_stamp) is not None:
+            response.canonical_system = canonical_system
         if self.profile.get('may_tokenize_special_tokens_in_content', False):
             return restore_special_tokens_in_response(response)
         return response
@@ -247,6 +249,7 @@ class ProviderModel(Model):
         settings = self._merged_settings(model_settings)
         async with _http.stream_sse(call) as sse:
             streamed = self._stream_response(model_request_parameters, sse, settings)
+            streamed.canonical_system = self._canonical_system_stamp
             if self.profile.get('may_tokenize_special_tokens_in_content', False):
                 streamed._restores_special_tokens = True
             try:

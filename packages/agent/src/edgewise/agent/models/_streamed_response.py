@@ -91,6 +91,8 @@ class StreamedResponse(ABC):
     """Why the model stopped, once it has."""
     provider_details: dict[str, Any] | None = dataclasses.field(default=None, init=False)
     """The provider's own details of the response (its raw finish reason...), given to the `ModelResponse`."""
+    canonical_system: str | None = dataclasses.field(default=None, init=False)
+    """The `ModelResponse.canonical_system` of the response (set by the model that streams it)."""
     state: ModelResponseState = dataclasses.field(default='complete', init=False)
     """What the model says of the response's state: a model whose provider paused the turn sets `'suspended'`, which
     `get()` then reports (the run asks the model to continue the turn); `get()` works the other states out itself."""
@@ -205,6 +207,7 @@ class StreamedResponse(ABC):
             timestamp=self.timestamp,
             provider_name=self.provider_name,
             provider_url=self.provider_url,
+            canonical_system=self.canonical_system,
             provider_response_id=self.provider_response_id,
             finish_reason=self.finish_reason,
             provider_details=dict(self.provider_details) if self.provider_details else None,

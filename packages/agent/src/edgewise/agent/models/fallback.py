@@ -299,6 +299,10 @@ class FallbackModel(Model):
         retentions = [r for model in self.models if (r := model.resolve_cache_retention(model_settings)) is not None]
         return max(retentions, default=None)
 
+    def _caching_not_enabled(self, model_settings: ModelSettings | None) -> bool:
+        # Which of the models answers is not known before the request, so nothing is said about its caching.
+        return False
+
     @property
     def model_name(self) -> str:
         """`fallback:` and the models' names, comma-separated."""

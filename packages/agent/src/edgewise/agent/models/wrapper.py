@@ -136,6 +136,9 @@ class WrapperModel(Model):
         """The wrapped model's, under this model's own settings."""
         return self.wrapped.resolve_cache_retention(merge_model_settings(self.settings, model_settings))
 
+    def _caching_not_enabled(self, model_settings: ModelSettings | None) -> bool:
+        return self.wrapped._caching_not_enabled(merge_model_settings(self.settings, model_settings))
+
     @property
     def tool_deferral_mode(self) -> ToolDeferralMode | None:
         """The wrapped model's."""

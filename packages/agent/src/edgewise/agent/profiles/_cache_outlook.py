@@ -46,21 +46,32 @@ def prompt_cache_outlook(
         retention: The retention the requests ask for, instead of the profile's default.
         now: The time to measure from (default: the current UTC time).
     """
-    if retention is None and profile is not None:
-        retention = profile.get('default_cache_retention')
-    if retention is None:
-        return 'unknown'
-    honored = profile.get('supported_cache_retentions', ()) if profile and profile.get('supports_cache') else None
+    retention = expected_cache_retention(messages, profile=profile, retention=retention)
     answered = _answered_length(messages)
-    if (ttl := _longest_cache_point_ttl(messages[:answered], honored)) is not None:
-        retention = max(retention, ttl)
-    if not answered:
+    if retention is None or not answered:
         return 'unknown'
     last = messages[answered - 1]
     assert isinstance(last, ModelResponse)
     stamp = last.timestamp if last.timestamp.tzinfo else last.timestamp.replace(tzinfo=UTC)
     now = datetime.now(UTC) if now is None else now if now.tzinfo else now.replace(tzinfo=UTC)
     return 'warm' if now - stamp <= retention else 'cold'
+
+
+def expected_cache_retention(
+    messages: Sequence[ModelMessage], *, profile: Mapping[str, Any] | None, retention: timedelta | None
+) -> timedelta | None:
+    """How long the provider should keep the cached prefix of `messages`, or `None` when that is not known:
+    `retention` (what the settings ask for) or else the profile's `default_cache_retention`, lengthened by the
+    longest `CachePoint.ttl` the provider honours in the answered part of the history (cache points alone give no
+    retention: without a base, whether the provider honoured them is not known)."""
+    if retention is None and profile is not None:
+        retention = profile.get('default_cache_retention')
+    if retention is None:
+        return None
+    honored = profile.get('supported_cache_retentions', ()) if profile and profile.get('supports_cache') else None
+    if (ttl := _longest_cache_point_ttl(messages[: _answered_length(messages)], honored)) is not None:
+        retention = max(retention, ttl)
+    return retention
 
 
 def _answered_length(messages: Sequence[ModelMessage]) -> int:

@@ -76,6 +76,25 @@ class Provider(ABC, Generic[InterfaceClient]):
         raise NotImplementedError
 
     @property
+    def canonical_system(self) -> str:
+        """The service behind the provider, whose keys verify the signed or encrypted data its responses carry
+        (thinking signatures, encrypted reasoning): `name` unless a provider says otherwise (a proxy returning
+        another service's data overrides it). Recorded on responses as `ModelResponse.canonical_system` where it
+        differs from the name, or where the name alone does not tell it (`_canonical_system_follows_client`)."""
+        return self.name
+
+    @property
+    def compatible_systems(self) -> frozenset[str]:
+        """Other canonical systems whose signed or encrypted data the provider also verifies (none by default)."""
+        return frozenset()
+
+    @property
+    def _canonical_system_follows_client(self) -> bool:
+        """Whether responses always record `canonical_system`, because the provider's name stands for more than one
+        system (`google` for the Gemini API or Google Cloud in pydantic-ai 2.68, `openai` for OpenAI or Azure)."""
+        return False
+
+    @property
     @abstractmethod
     def client(self) -> InterfaceClient:
         """The client requests go through."""

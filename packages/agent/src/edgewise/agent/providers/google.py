@@ -69,6 +69,12 @@ class GoogleProvider(HTTPProvider):
         """The provider's name, `'google'`."""
         return 'google'
 
+    @property
+    def _canonical_system_follows_client(self) -> bool:
+        # pydantic-ai 2.68's `google` and `google-cloud` providers each serve both transports, so their responses
+        # always say which one answered.
+        return True
+
     @staticmethod
     def model_profile(model_name: str) -> ModelProfile | None:
         """The profile of the named Gemini model."""

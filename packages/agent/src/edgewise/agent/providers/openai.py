@@ -120,6 +120,12 @@ class OpenAIProvider(HTTPProvider):
         """The provider's name."""
         return self._spec.name
 
+    @property
+    def _canonical_system_follows_client(self) -> bool:
+        # pydantic-ai 2.68's `OpenAIProvider` serves OpenAI or, with an Azure client, Azure, so its responses always
+        # say which; the other services Edgewise serves through this class are providers of their own there.
+        return self._spec is _OPENAI
+
     @classmethod
     def model_profile(cls, model_name: str) -> ModelProfile | None:
         """The profile of the named model on this provider."""

@@ -93,6 +93,10 @@ class UIAdapter(ABC, Generic[RunInputT, MessageT, EventT, AgentDepsT, OutputData
     allow_uploaded_files: bool = False
     """Whether uploaded file references from the client are kept (they let the provider read the server's
     files: accept them only from a trusted frontend)."""
+    strip_workspace_refs: bool = True
+    """Whether the `workspace_ref` of the client's responses is reset to `None`: the history's last one is offered
+    to the workspace capabilities' `get_workspace`, so a client could point the run at an environment reached with
+    the server's credentials. Pass the workspace to continue in as `workspace=` instead."""
 
     @classmethod
     async def from_request(
@@ -104,6 +108,7 @@ class UIAdapter(ABC, Generic[RunInputT, MessageT, EventT, AgentDepsT, OutputData
         allowed_file_url_schemes: frozenset[str] = frozenset({'http', 'https'}),
         allowed_file_url_force_download: frozenset[ForceDownloadMode] = frozenset(),
         allow_uploaded_files: bool = False,
+        strip_workspace_refs: bool = True,
         **kwargs: Any,
     ) -> Self:
         """An adapter for a Starlette request: its body read with `build_run_input`, its `Accept` header kept.
@@ -119,6 +124,7 @@ class UIAdapter(ABC, Generic[RunInputT, MessageT, EventT, AgentDepsT, OutputData
             allowed_file_url_schemes=allowed_file_url_schemes,
             allowed_file_url_force_download=allowed_file_url_force_download,
             allow_uploaded_files=allow_uploaded_files,
+            strip_workspace_refs=strip_workspace_refs,
             **kwargs,
         )
 
@@ -184,6 +190,7 @@ class UIAdapter(ABC, Generic[RunInputT, MessageT, EventT, AgentDepsT, OutputData
             allowed_file_url_schemes=self.allowed_file_url_schemes,
             allowed_file_url_force_download=self.allowed_file_url_force_download,
             allow_uploaded_files=self.allow_uploaded_files,
+            strip_workspace_refs=self.strip_workspace_refs,
         )
 
     def transform_stream(
@@ -364,6 +371,7 @@ class UIAdapter(ABC, Generic[RunInputT, MessageT, EventT, AgentDepsT, OutputData
         allowed_file_url_schemes: frozenset[str] = frozenset({'http', 'https'}),
         allowed_file_url_force_download: frozenset[ForceDownloadMode] = frozenset(),
         allow_uploaded_files: bool = False,
+        strip_workspace_refs: bool = True,
         persistence: BaseStatePersistence[Any, Any] | None = None,
         **kwargs: Any,
     ) -> Response:
@@ -383,6 +391,7 @@ class UIAdapter(ABC, Generic[RunInputT, MessageT, EventT, AgentDepsT, OutputData
                 allowed_file_url_schemes=allowed_file_url_schemes,
                 allowed_file_url_force_download=allowed_file_url_force_download,
                 allow_uploaded_files=allow_uploaded_files,
+                strip_workspace_refs=strip_workspace_refs,
                 **kwargs,
             )
         except ValidationError as error:

@@ -30,18 +30,22 @@ def sanitize_client_messages(
     allowed_file_url_schemes: frozenset[str],
     allowed_file_url_force_download: frozenset[ForceDownloadMode],
     allow_uploaded_files: bool,
+    strip_workspace_refs: bool = True,
 ) -> list[ModelMessage]:
     """`messages` without what a client may not decide (each drop or change is warned about).
 
     Dropped: system prompts when the server owns them (`strip_system_prompts`), file URLs of other schemes
     than `allowed_file_url_schemes` (`s3://` would make the provider read with the server's rights), uploaded
     file references unless `allow_uploaded_files`; a `force_download` not in `allowed_file_url_force_download`
-    is reset to `False`. This holds in user prompts and in tool returns alike.
+    is reset to `False`. This holds in user prompts and in tool returns alike. A response's `workspace_ref` is
+    reset to `None` (`strip_workspace_refs`): the run would offer it to its workspace capabilities.
     """
     check = _Checker(allowed_file_url_schemes, allowed_file_url_force_download, allow_uploaded_files)
     kept: list[ModelMessage] = []
     for message in messages:
         if not isinstance(message, ModelRequest):
+            if strip_workspace_refs and message.workspace_ref is not None:
+                message = dataclasses.replace(message, workspace_ref=None)
             kept.append(message)
             continue
         parts: list[Any] = []

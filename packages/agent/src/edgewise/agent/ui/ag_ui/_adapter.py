@@ -54,6 +54,7 @@ class AGUIAdapter(UIAdapter[Any, Any, Any, AgentDepsT, OutputDataT]):
         allowed_file_url_schemes: frozenset[str] = frozenset({'http', 'https'}),
         allowed_file_url_force_download: frozenset[ForceDownloadMode] = frozenset(),
         allow_uploaded_files: bool = False,
+        strip_workspace_refs: bool = True,
         **kwargs: Any,
     ) -> AGUIAdapter[AgentDepsT, OutputDataT]:
         """`UIAdapter.from_request`, with the client's AG-UI version."""
@@ -65,6 +66,7 @@ class AGUIAdapter(UIAdapter[Any, Any, Any, AgentDepsT, OutputDataT]):
             allowed_file_url_schemes=allowed_file_url_schemes,
             allowed_file_url_force_download=allowed_file_url_force_download,
             allow_uploaded_files=allow_uploaded_files,
+            strip_workspace_refs=strip_workspace_refs,
             **kwargs,
         )
 
