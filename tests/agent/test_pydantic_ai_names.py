@@ -564,6 +564,11 @@ PYDANTIC_AI_2_68_NAMES: dict[str, tuple[str, ...]] = {
         'LatestHuggingFaceModelNames',
     ),
     'providers.huggingface': ('HuggingFaceProvider',),
+    'models.cerebras': ('CerebrasModel', 'CerebrasModelName', 'CerebrasModelSettings', 'LatestCerebrasModelNames'),
+    'models.crusoe': ('CrusoeModel', 'CrusoeModelName', 'LatestCrusoeModelNames'),
+    'models.ollama': ('OllamaModel',),
+    'models.zai': ('LatestZaiModelNames', 'ZaiModel', 'ZaiModelName', 'ZaiModelSettings', 'ZaiStreamedResponse'),
+    'profiles.zai': ('ZaiModelProfile', 'zai_model_profile'),
 }
 """Public names of modules (or of their `__all__`) that pydantic-ai 2.68 added after 1.107, which Edgewise has."""
 

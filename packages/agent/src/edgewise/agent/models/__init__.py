@@ -5,6 +5,8 @@ Backends here: `models.test.TestModel`, `models.function.FunctionModel`, `models
 (`'openai-chat:gpt-4o'`) and every OpenAI-compatible server (`'ollama:llama3.2'`, `'xai:...'`, `'azure:...'`; Azure's
 Responses API is `'azure-responses:...'`),
 `models.groq.GroqModel` (`'groq:...'`), `models.openrouter.OpenRouterModel` (`'openrouter:...'`),
+`models.cerebras.CerebrasModel`, `models.crusoe.CrusoeModel`, `models.ollama.OllamaModel` and `models.zai.ZaiModel`
+(`'cerebras:...'`, `'crusoe:...'`, `'ollama:...'`, `'zai:...'`),
 `models.mistral.MistralModel` (`'mistral:...'`), `models.cohere.CohereModel` (`'cohere:...'`),
 `models.huggingface.HuggingFaceModel` (`'huggingface:...'`), `models.bedrock.BedrockConverseModel` (`'bedrock:...'`),
 `models.anthropic.AnthropicModel` (`'anthropic:...'`) and `models.google.GoogleModel` (`'google:...'`, or the
@@ -167,6 +169,8 @@ def infer_model(model: Model | KnownModelName) -> Model:
         from .openrouter import OpenRouterModel
 
         return OpenRouterModel(name, provider='openrouter')
+    if provider in _OWN_CHAT_MODELS:
+        return _own_chat_model(provider, name)
     if provider == 'mistral':
         from .mistral import MistralModel
 
@@ -195,6 +199,28 @@ def infer_model(model: Model | KnownModelName) -> Model:
             '`cohere:`, `huggingface:`, `TestModel` or `FunctionModel`, or pass your own `Model`.'
         )
     raise UserError(f'Unknown model provider {provider!r} in model name {model!r}.')
+
+
+_OWN_CHAT_MODELS = frozenset({'cerebras', 'crusoe', 'ollama', 'zai'})
+"""OpenAI-compatible providers with a Chat Completions model class of their own."""
+
+
+def _own_chat_model(provider: str, name: str) -> Model:
+    if provider == 'cerebras':
+        from .cerebras import CerebrasModel
+
+        return CerebrasModel(name, provider='cerebras')
+    if provider == 'crusoe':
+        from .crusoe import CrusoeModel
+
+        return CrusoeModel(name, provider='crusoe')
+    if provider == 'ollama':
+        from .ollama import OllamaModel
+
+        return OllamaModel(name, provider='ollama')
+    from .zai import ZaiModel
+
+    return ZaiModel(name, provider='zai')
 
 
 def _gateway_model(provider: str, name: str) -> Model:
