@@ -569,6 +569,15 @@ PYDANTIC_AI_2_68_NAMES: dict[str, tuple[str, ...]] = {
     'models.ollama': ('OllamaModel',),
     'models.zai': ('LatestZaiModelNames', 'ZaiModel', 'ZaiModelName', 'ZaiModelSettings', 'ZaiStreamedResponse'),
     'profiles.zai': ('ZaiModelProfile', 'zai_model_profile'),
+    'models.snowflake': (
+        'LatestSnowflakeModelNames',
+        'SnowflakeModel',
+        'SnowflakeModelName',
+        'SnowflakeModelSettings',
+        'SnowflakeReasoning',
+        'SnowflakeStreamedResponse',
+    ),
+    'providers.snowflake': ('SnowflakeModelProfile', 'SnowflakeProvider'),
 }
 """Public names of modules (or of their `__all__`) that pydantic-ai 2.68 added after 1.107, which Edgewise has."""
 

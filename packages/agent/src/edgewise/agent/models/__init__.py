@@ -5,8 +5,8 @@ Backends here: `models.test.TestModel`, `models.function.FunctionModel`, `models
 (`'openai-chat:gpt-4o'`) and every OpenAI-compatible server (`'ollama:llama3.2'`, `'xai:...'`, `'azure:...'`; Azure's
 Responses API is `'azure-responses:...'`),
 `models.groq.GroqModel` (`'groq:...'`), `models.openrouter.OpenRouterModel` (`'openrouter:...'`),
-`models.cerebras.CerebrasModel`, `models.crusoe.CrusoeModel`, `models.ollama.OllamaModel` and `models.zai.ZaiModel`
-(`'cerebras:...'`, `'crusoe:...'`, `'ollama:...'`, `'zai:...'`),
+`models.cerebras.CerebrasModel`, `models.crusoe.CrusoeModel`, `models.ollama.OllamaModel`, `models.zai.ZaiModel` and
+`models.snowflake.SnowflakeModel` (`'cerebras:...'`, `'crusoe:...'`, `'ollama:...'`, `'zai:...'`, `'snowflake:...'`),
 `models.mistral.MistralModel` (`'mistral:...'`), `models.cohere.CohereModel` (`'cohere:...'`),
 `models.huggingface.HuggingFaceModel` (`'huggingface:...'`), `models.bedrock.BedrockConverseModel` (`'bedrock:...'`),
 `models.anthropic.AnthropicModel` (`'anthropic:...'`) and `models.google.GoogleModel` (`'google:...'`, or the
@@ -201,7 +201,7 @@ def infer_model(model: Model | KnownModelName) -> Model:
     raise UserError(f'Unknown model provider {provider!r} in model name {model!r}.')
 
 
-_OWN_CHAT_MODELS = frozenset({'cerebras', 'crusoe', 'ollama', 'zai'})
+_OWN_CHAT_MODELS = frozenset({'cerebras', 'crusoe', 'ollama', 'snowflake', 'zai'})
 """OpenAI-compatible providers with a Chat Completions model class of their own."""
 
 
@@ -218,6 +218,10 @@ def _own_chat_model(provider: str, name: str) -> Model:
         from .ollama import OllamaModel
 
         return OllamaModel(name, provider='ollama')
+    if provider == 'snowflake':
+        from .snowflake import SnowflakeModel
+
+        return SnowflakeModel(name, provider='snowflake')
     from .zai import ZaiModel
 
     return ZaiModel(name, provider='zai')
