@@ -578,6 +578,18 @@ PYDANTIC_AI_2_68_NAMES: dict[str, tuple[str, ...]] = {
         'SnowflakeStreamedResponse',
     ),
     'providers.snowflake': ('SnowflakeModelProfile', 'SnowflakeProvider'),
+    'models.bedrock_mantle': (
+        'BedrockMantleChatModel',
+        'BedrockMantleModelName',
+        'BedrockMantleResponsesModel',
+        'LatestBedrockMantleModelNames',
+    ),
+    'providers.bedrock_mantle': (
+        'BedrockMantleInterface',
+        'BedrockMantleModelProfile',
+        'BedrockMantleProvider',
+        'bedrock_mantle_model_profile',
+    ),
 }
 """Public names of modules (or of their `__all__`) that pydantic-ai 2.68 added after 1.107, which Edgewise has."""
 

@@ -7,6 +7,7 @@ Responses API is `'azure-responses:...'`),
 `models.groq.GroqModel` (`'groq:...'`), `models.openrouter.OpenRouterModel` (`'openrouter:...'`),
 `models.cerebras.CerebrasModel`, `models.crusoe.CrusoeModel`, `models.ollama.OllamaModel`, `models.zai.ZaiModel` and
 `models.snowflake.SnowflakeModel` (`'cerebras:...'`, `'crusoe:...'`, `'ollama:...'`, `'zai:...'`, `'snowflake:...'`),
+`models.bedrock_mantle.BedrockMantleResponsesModel` / `BedrockMantleChatModel` (`'bedrock-mantle:...'`),
 `models.mistral.MistralModel` (`'mistral:...'`), `models.cohere.CohereModel` (`'cohere:...'`),
 `models.huggingface.HuggingFaceModel` (`'huggingface:...'`), `models.bedrock.BedrockConverseModel` (`'bedrock:...'`),
 `models.anthropic.AnthropicModel` (`'anthropic:...'`) and `models.google.GoogleModel` (`'google:...'`, or the
@@ -60,6 +61,7 @@ KNOWN_PROVIDERS = (
     'azure',
     'azure-responses',
     'bedrock',
+    'bedrock-mantle',
     'cerebras',
     'cohere',
     'crusoe',
@@ -169,6 +171,8 @@ def infer_model(model: Model | KnownModelName) -> Model:
         from .openrouter import OpenRouterModel
 
         return OpenRouterModel(name, provider='openrouter')
+    if provider == 'bedrock-mantle':
+        return _bedrock_mantle_model(name)
     if provider in _OWN_CHAT_MODELS:
         return _own_chat_model(provider, name)
     if provider == 'mistral':
@@ -203,6 +207,16 @@ def infer_model(model: Model | KnownModelName) -> Model:
 
 _OWN_CHAT_MODELS = frozenset({'cerebras', 'crusoe', 'ollama', 'snowflake', 'zai'})
 """OpenAI-compatible providers with a Chat Completions model class of their own."""
+
+
+def _bedrock_mantle_model(name: str) -> Model:
+    """The Mantle model class of the endpoint family the model's profile names."""
+    from ..providers.bedrock_mantle import bedrock_mantle_model_profile
+    from .bedrock_mantle import BedrockMantleChatModel, BedrockMantleResponsesModel
+
+    if bedrock_mantle_model_profile(name).get('bedrock_mantle_interface') == 'chat':
+        return BedrockMantleChatModel(name)
+    return BedrockMantleResponsesModel(name)
 
 
 def _own_chat_model(provider: str, name: str) -> Model:
