@@ -584,6 +584,7 @@ PYDANTIC_AI_2_68_NAMES: dict[str, tuple[str, ...]] = {
         'BedrockMantleResponsesModel',
         'LatestBedrockMantleModelNames',
     ),
+    'models.xai': ('XaiModel', 'XaiModelName', 'XaiModelSettings'),
     'providers.bedrock_mantle': (
         'BedrockMantleInterface',
         'BedrockMantleModelProfile',

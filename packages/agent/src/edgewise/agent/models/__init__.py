@@ -2,12 +2,13 @@
 
 Backends here: `models.test.TestModel`, `models.function.FunctionModel`, `models.openai.OpenAIResponsesModel`
 (`'openai:gpt-5'`, `'openai-responses:...'`), `models.openai.OpenAIChatModel` for OpenAI's Chat Completions
-(`'openai-chat:gpt-4o'`) and every OpenAI-compatible server (`'ollama:llama3.2'`, `'xai:...'`, `'azure:...'`; Azure's
+(`'openai-chat:gpt-4o'`) and every OpenAI-compatible server (`'deepseek:...'`, `'grok:...'`, `'azure:...'`; Azure's
 Responses API is `'azure-responses:...'`),
 `models.groq.GroqModel` (`'groq:...'`), `models.openrouter.OpenRouterModel` (`'openrouter:...'`),
 `models.cerebras.CerebrasModel`, `models.crusoe.CrusoeModel`, `models.ollama.OllamaModel`, `models.zai.ZaiModel` and
 `models.snowflake.SnowflakeModel` (`'cerebras:...'`, `'crusoe:...'`, `'ollama:...'`, `'zai:...'`, `'snowflake:...'`),
 `models.bedrock_mantle.BedrockMantleResponsesModel` / `BedrockMantleChatModel` (`'bedrock-mantle:...'`),
+`models.xai.XaiModel` (`'xai:...'`, xAI's Responses API),
 `models.mistral.MistralModel` (`'mistral:...'`), `models.cohere.CohereModel` (`'cohere:...'`),
 `models.huggingface.HuggingFaceModel` (`'huggingface:...'`), `models.bedrock.BedrockConverseModel` (`'bedrock:...'`),
 `models.anthropic.AnthropicModel` (`'anthropic:...'`) and `models.google.GoogleModel` (`'google:...'`, or the
@@ -173,6 +174,10 @@ def infer_model(model: Model | KnownModelName) -> Model:
         return OpenRouterModel(name, provider='openrouter')
     if provider == 'bedrock-mantle':
         return _bedrock_mantle_model(name)
+    if provider == 'xai':  # xAI's Responses API over HTTP (pydantic-ai's XaiModel speaks gRPC)
+        from .xai import XaiModel
+
+        return XaiModel(name, provider='xai')
     if provider in _OWN_CHAT_MODELS:
         return _own_chat_model(provider, name)
     if provider == 'mistral':
