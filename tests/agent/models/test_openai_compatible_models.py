@@ -247,9 +247,9 @@ async def test_zai_reads_and_sends_back_reasoning_content(api: Api) -> None:
 @pytest.mark.parametrize(
     ('raw', 'finish_reason'),
     [('sensitive', 'content_filter'), ('model_context_window_exceeded', 'length'), ('network_error', 'error'),
-     ('stop', 'stop'), ('tool_calls', 'tool_call')],
+     ('stop', 'stop'), ('tool_calls', 'tool_call'), ('abort', None)],
 )  # fmt: skip
-async def test_zai_finish_reasons(api: Api, raw: str, finish_reason: str) -> None:
+async def test_zai_finish_reasons(api: Api, raw: str, finish_reason: str | None) -> None:
     api.server.script(Reply(200, completion('Hi', finish_reason=raw)), streamed(delta(content='Hi'), delta(raw)))
     model = api.zai()
     response = await model.request(user(), None, PARAMS)

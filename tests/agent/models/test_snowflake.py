@@ -136,6 +136,11 @@ async def test_other_families_use_reasoning_effort(api: Api) -> None:
     body = api.body()
     assert 'reasoning' not in body
     assert body['reasoning_effort'] == 'high'
+    api.server.script(Reply(200, completion()))
+    explicit = SnowflakeModelSettings(snowflake_reasoning={'effort': 'low'})
+    await api.model('openai-gpt-5.6-luna').request(user(), explicit, PARAMS)
+    assert api.body()['reasoning'] == {'effort': 'low'}
+    assert 'temperature' not in api.body()  # only Claude needs temperature 1 to reason
 
 
 async def test_reasoning_details_are_read_and_sent_back_as_they_came(api: Api) -> None:

@@ -117,6 +117,7 @@ async def test_xai_settings_become_request_fields(local_server: LocalServer, cli
         ('grok-4.3', {'thinking': 'high', 'xai_reasoning_effort': 'low'}, 'low'),
         ('grok-3-mini', {'thinking': False}, 'low'),  # cannot stop reasoning: as little as it can
         ('grok-4', {'thinking': True}, None),  # no reasoning effort to send
+        ('grok-4', {'thinking': False}, None),
     ],
 )
 async def test_thinking_is_sent_as_the_reasoning_effort(
@@ -160,3 +161,17 @@ async def test_streamed_response(local_server: LocalServer, client: httpx.AsyncC
     response = stream.get()
     assert [part.content for part in response.parts if isinstance(part, TextPart)] == ['Hello']
     assert response.provider_name == 'xai'
+
+
+async def test_every_x_search_option(local_server: LocalServer, client: httpx.AsyncClient) -> None:
+    local_server.script(Reply(200, answer()))
+    x_search = XSearchTool(excluded_x_handles=['spam'], to_date=datetime(2026, 2, 3), enable_video_understanding=True)
+    await grok(local_server, client).request(user(), None, ModelRequestParameters(native_tools=[x_search]))
+    assert body_of(local_server)['tools'] == [
+        {
+            'type': 'x_search',
+            'excluded_x_handles': ['spam'],
+            'to_date': '2026-02-03',
+            'enable_video_understanding': True,
+        }
+    ]
