@@ -112,8 +112,8 @@ async def test_a_run_without_a_model_is_a_user_error() -> None:
 
 
 async def test_a_provider_model_name_is_a_clear_error_until_providers_land() -> None:
-    with pytest.raises(UserError, match=r"Model provider 'snowflake' .* is not available in edgewise.agent yet"):
-        await Agent('snowflake:claude-sonnet-4-5').run('x')
+    with pytest.raises(UserError, match=r"Model provider 'typesafe' .* is not available in edgewise.agent yet"):
+        await Agent('typesafe:claude-sonnet-4-5').run('x')
 
 
 class Deps:

@@ -562,6 +562,33 @@ PYDANTIC_AI_2_68_NAMES: dict[str, tuple[str, ...]] = {
         'LatestHuggingFaceModelNames',
     ),
     'providers.huggingface': ('HuggingFaceProvider',),
+    'models.cerebras': ('CerebrasModel', 'CerebrasModelName', 'CerebrasModelSettings', 'LatestCerebrasModelNames'),
+    'models.crusoe': ('CrusoeModel', 'CrusoeModelName', 'LatestCrusoeModelNames'),
+    'models.ollama': ('OllamaModel',),
+    'models.zai': ('LatestZaiModelNames', 'ZaiModel', 'ZaiModelName', 'ZaiModelSettings', 'ZaiStreamedResponse'),
+    'profiles.zai': ('ZaiModelProfile', 'zai_model_profile'),
+    'models.snowflake': (
+        'LatestSnowflakeModelNames',
+        'SnowflakeModel',
+        'SnowflakeModelName',
+        'SnowflakeModelSettings',
+        'SnowflakeReasoning',
+        'SnowflakeStreamedResponse',
+    ),
+    'providers.snowflake': ('SnowflakeModelProfile', 'SnowflakeProvider'),
+    'models.bedrock_mantle': (
+        'BedrockMantleChatModel',
+        'BedrockMantleModelName',
+        'BedrockMantleResponsesModel',
+        'LatestBedrockMantleModelNames',
+    ),
+    'models.xai': ('XaiModel', 'XaiModelName', 'XaiModelSettings'),
+    'providers.bedrock_mantle': (
+        'BedrockMantleInterface',
+        'BedrockMantleModelProfile',
+        'BedrockMantleProvider',
+        'bedrock_mantle_model_profile',
+    ),
 }
 """Public names of modules (or of their `__all__`) that pydantic-ai 2.68 added after 1.107, which Edgewise has."""
 

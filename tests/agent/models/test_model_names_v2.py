@@ -18,6 +18,7 @@ from edgewise.agent.models import (
 )
 from edgewise.agent.models.google import GoogleModel
 from edgewise.agent.models.openai import OpenAIChatModel, OpenAIResponsesModel
+from edgewise.agent.models.xai import XaiModel
 from edgewise.agent.providers import infer_provider_class
 from edgewise.agent.providers.google import GoogleProvider
 from edgewise.agent.providers.xai import XaiProvider
@@ -40,9 +41,10 @@ def test_openai_means_the_responses_api_and_openai_chat_chat_completions() -> No
     assert chat.model_name == 'gpt-4o'
 
 
-def test_xai_is_an_openai_compatible_chat_model() -> None:
+def test_xai_is_the_xai_model_on_the_responses_api() -> None:
     model = infer_model('xai:grok-4')
-    assert type(model) is OpenAIChatModel
+    assert type(model) is XaiModel
+    assert isinstance(model, OpenAIResponsesModel)
     assert type(model.provider) is XaiProvider
 
 

@@ -37,8 +37,8 @@ def test_infer_model_accepts_models_and_test_and_explains_provider_names() -> No
     model = TestModel()
     assert infer_model(model) is model
     assert isinstance(infer_model('test'), TestModel)
-    with pytest.raises(UserError, match=r"Model provider 'snowflake' \(for model 'claude'\) is not available"):
-        infer_model('snowflake:claude')
+    with pytest.raises(UserError, match=r"Model provider 'typesafe' \(for model 'claude'\) is not available"):
+        infer_model('typesafe:claude')
     with pytest.raises(UserError, match=r"Unknown model provider 'acme' in model name 'acme:x'\."):
         infer_model('acme:x')
     with pytest.raises(UserError, match=r"Unknown model: 'gpt'\. A model name needs its provider: .*'openai:gpt'"):

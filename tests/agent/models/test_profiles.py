@@ -542,7 +542,19 @@ def test_family_profiles() -> None:
         tool_call_id_length=9, json_schema_transformer=InlineDefsJsonSchemaTransformer
     )
     assert moonshotai_model_profile('kimi-k2') == ModelProfile(ignore_streamed_leading_whitespace=True)
-    assert zai_model_profile('glm-4.6') is None
+    assert zai_model_profile('glm-4') is None
+    assert zai_model_profile('glm-4.6') == ModelProfile(
+        supports_thinking=True,
+        thinking_always_enabled=False,
+        zai_supports_reasoning_effort=False,  # type: ignore[typeddict-unknown-key]
+    )
+    assert zai_model_profile('GLM-5.3-flash') == ModelProfile(
+        supports_thinking=True,
+        thinking_always_enabled=True,
+        zai_supports_reasoning_effort=True,  # type: ignore[typeddict-unknown-key]
+        zai_reasoning_effort_mapping={'minimal': 'low', 'medium': 'high', 'xhigh': 'max'},
+        json_schema_transformer=InlineDefsJsonSchemaTransformer,
+    )
     harmony = harmony_model_profile('gpt-oss-120b')
     harmony = cast(OpenAIModelProfile, harmony)
     assert (

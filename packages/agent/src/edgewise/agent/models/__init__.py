@@ -2,9 +2,13 @@
 
 Backends here: `models.test.TestModel`, `models.function.FunctionModel`, `models.openai.OpenAIResponsesModel`
 (`'openai:gpt-5'`, `'openai-responses:...'`), `models.openai.OpenAIChatModel` for OpenAI's Chat Completions
-(`'openai-chat:gpt-4o'`) and every OpenAI-compatible server (`'ollama:llama3.2'`, `'xai:...'`, `'azure:...'`; Azure's
+(`'openai-chat:gpt-4o'`) and every OpenAI-compatible server (`'deepseek:...'`, `'grok:...'`, `'azure:...'`; Azure's
 Responses API is `'azure-responses:...'`),
 `models.groq.GroqModel` (`'groq:...'`), `models.openrouter.OpenRouterModel` (`'openrouter:...'`),
+`models.cerebras.CerebrasModel`, `models.crusoe.CrusoeModel`, `models.ollama.OllamaModel`, `models.zai.ZaiModel` and
+`models.snowflake.SnowflakeModel` (`'cerebras:...'`, `'crusoe:...'`, `'ollama:...'`, `'zai:...'`, `'snowflake:...'`),
+`models.bedrock_mantle.BedrockMantleResponsesModel` / `BedrockMantleChatModel` (`'bedrock-mantle:...'`),
+`models.xai.XaiModel` (`'xai:...'`, xAI's Responses API),
 `models.mistral.MistralModel` (`'mistral:...'`), `models.cohere.CohereModel` (`'cohere:...'`),
 `models.huggingface.HuggingFaceModel` (`'huggingface:...'`), `models.bedrock.BedrockConverseModel` (`'bedrock:...'`),
 `models.anthropic.AnthropicModel` (`'anthropic:...'`) and `models.google.GoogleModel` (`'google:...'`, or the
@@ -57,6 +61,7 @@ KNOWN_PROVIDERS = (
     'azure',
     'azure-responses',
     'bedrock',
+    'bedrock-mantle',
     'cerebras',
     'cohere',
     'crusoe',
@@ -168,6 +173,14 @@ def infer_model(model: Model | KnownModelName) -> Model:
         from .openrouter import OpenRouterModel
 
         return OpenRouterModel(name, provider='openrouter')
+    if provider == 'bedrock-mantle':
+        return _bedrock_mantle_model(name)
+    if provider == 'xai':  # xAI's Responses API over HTTP (pydantic-ai's XaiModel speaks gRPC)
+        from .xai import XaiModel
+
+        return XaiModel(name, provider='xai')
+    if provider in _OWN_CHAT_MODELS:
+        return _own_chat_model(provider, name)
     if provider == 'mistral':
         from .mistral import MistralModel
 
@@ -196,6 +209,42 @@ def infer_model(model: Model | KnownModelName) -> Model:
             '`cohere:`, `huggingface:`, `TestModel` or `FunctionModel`, or pass your own `Model`.'
         )
     raise UserError(f'Unknown model provider {provider!r} in model name {model!r}.')
+
+
+_OWN_CHAT_MODELS = frozenset({'cerebras', 'crusoe', 'ollama', 'snowflake', 'zai'})
+"""OpenAI-compatible providers with a Chat Completions model class of their own."""
+
+
+def _bedrock_mantle_model(name: str) -> Model:
+    """The Mantle model class of the endpoint family the model's profile names."""
+    from ..providers.bedrock_mantle import bedrock_mantle_model_profile
+    from .bedrock_mantle import BedrockMantleChatModel, BedrockMantleResponsesModel
+
+    if bedrock_mantle_model_profile(name).get('bedrock_mantle_interface') == 'chat':
+        return BedrockMantleChatModel(name)
+    return BedrockMantleResponsesModel(name)
+
+
+def _own_chat_model(provider: str, name: str) -> Model:
+    if provider == 'cerebras':
+        from .cerebras import CerebrasModel
+
+        return CerebrasModel(name, provider='cerebras')
+    if provider == 'crusoe':
+        from .crusoe import CrusoeModel
+
+        return CrusoeModel(name, provider='crusoe')
+    if provider == 'ollama':
+        from .ollama import OllamaModel
+
+        return OllamaModel(name, provider='ollama')
+    if provider == 'snowflake':
+        from .snowflake import SnowflakeModel
+
+        return SnowflakeModel(name, provider='snowflake')
+    from .zai import ZaiModel
+
+    return ZaiModel(name, provider='zai')
 
 
 def _gateway_model(provider: str, name: str) -> Model:

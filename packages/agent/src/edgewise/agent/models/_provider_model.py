@@ -204,6 +204,7 @@ class ProviderModel(Model):
             endpoint_name=self._endpoint_name,
             base_url=provider.base_url,
             http_error=self._http_error,
+            sign=getattr(provider, 'sign_request', None),  # AWS signs each attempt's exact request (Bedrock)
         )
 
     async def request(

@@ -118,7 +118,6 @@ class BedrockConverseModel(ProviderModel):
             call.url = self._model_url(inference_profile, stream=stream)
         if stream:
             call.headers = {**call.headers, 'accept': EVENT_STREAM_MEDIA_TYPE}
-        call.sign = getattr(self._provider, 'sign_request', None)
         return call
 
     def _parse(self, data: Any) -> ModelResponse:

@@ -169,14 +169,26 @@ class OpenAIChatModel(ProviderModel):
     ) -> dict[str, Any]:
         profile = self.profile
         validate_openai_profile(profile)
+        settings, params = self._chat_settings(settings, params)
         mapped = _chat.map_messages(
             messages, cast(OpenAIModelProfile, profile), system=self.system, model_name=self._model_name,
-            instructions=request_instructions(messages, params),
+            instructions=request_instructions(messages, params), reasoning_detail=self._reasoning_detail,
         )  # fmt: skip
         return _chat.build_body(
             model_name=self._model_name, messages=mapped, settings=settings, params=params, profile=profile,
             stream=stream,
         )  # fmt: skip
+
+    def _chat_settings(
+        self, settings: Mapping[str, Any], params: ModelRequestParameters
+    ) -> tuple[Mapping[str, Any], ModelRequestParameters]:
+        """The settings and parameters the body is built from: as given here; a server with settings of its own
+        (Cerebras, Z.AI) turns them into Chat Completions fields."""
+        return settings, params
+
+    def _reasoning_detail(self, part: ThinkingPart) -> dict[str, Any] | None:
+        """The `reasoning_details` item to send a thinking part back as, for servers that take them; `None` here."""
+        return None
 
     def _parse(self, data: Any) -> ModelResponse:
         return _chat.parse_response(

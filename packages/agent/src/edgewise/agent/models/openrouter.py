@@ -20,9 +20,7 @@ from ..messages import (
     FinishReason,
     ModelMessage,
     ModelResponse,
-    ModelResponsePart,
     ModelResponseStreamEvent,
-    PartStartEvent,
     ThinkingPart,
 )
 from ..native_tools import AbstractNativeTool, AdvisorTool, WebSearchTool, provider_setting
@@ -34,9 +32,10 @@ from . import _http
 from . import _openai_chat as _chat
 from ._error_categories import http_status_category
 from ._provider_model import ProviderModel
+from ._reasoning_details import ReasoningDetailsStreamedResponse, sent_back_detail, with_reasoning_details
 from ._request_parameters import ModelRequestParameters, request_instructions
 from ._streamed_response import StreamedResponse
-from .openai import OpenAIChatModel, OpenAIStreamedResponse
+from .openai import OpenAIChatModel
 
 __all__ = (
     'OpenRouterModel',
@@ -65,8 +64,6 @@ _EFFORT_OF_THINKING: dict[bool | ThinkingEffort, Literal['none', 'low', 'medium'
     'xhigh': 'high',
 }
 _FINISH_REASONS: dict[str, FinishReason] = {**_chat.FINISH_REASONS, 'error': 'error'}
-_DETAIL_KEYS = ('format', 'index', 'type')  # what a reasoning detail keeps in `ThinkingPart.provider_details`
-_DETAIL_CONTENT = {'reasoning.text': 'text', 'reasoning.summary': 'summary'}  # where a detail's text is
 
 
 class _MaxPrice(TypedDict, total=False):
@@ -192,9 +189,7 @@ class OpenRouterModel(OpenAIChatModel):
         return body
 
     def _reasoning_detail(self, part: ThinkingPart) -> dict[str, Any] | None:
-        if part.provider_name != self.system or not part.provider_details or 'type' not in part.provider_details:
-            return None
-        return into_reasoning_detail(part)
+        return sent_back_detail(part, self.system)
 
     def _parse(self, data: Any) -> ModelResponse:
         if isinstance(data, dict) and isinstance(error := data.get('error'), dict):
@@ -207,14 +202,8 @@ class OpenRouterModel(OpenAIChatModel):
                 model_name=data.get('model') or self._model_name,
                 body=message,
             )
-        response = super()._parse(data)
+        response = with_reasoning_details(super()._parse(data), data, self.system)
         choice = data['choices'][0]
-        details = (choice.get('message') or {}).get('reasoning_details')
-        if details and not (response.provider_details or {}).get('refusal'):
-            parts: list[ModelResponsePart] = [from_reasoning_detail(d, self.system) for d in details]
-            # The details take the place of the plain reasoning field, which holds the same text.
-            parts += [p for p in response.parts if not (isinstance(p, ThinkingPart) and p.id in _REASONING_FIELDS)]
-            response.parts = parts
         if choice.get('finish_reason') == 'error':
             response.finish_reason = 'error'
         response.provider_details = {**(response.provider_details or {}), **openrouter_details(data)}
@@ -227,9 +216,6 @@ class OpenRouterModel(OpenAIChatModel):
         return OpenRouterStreamedResponse(
             params, sse=sse, model_name=self._model_name, profile=self.profile, provider_name=self._provider.name
         )
-
-
-_REASONING_FIELDS = ('reasoning', 'reasoning_content')
 
 
 def openrouter_fields(
@@ -268,36 +254,6 @@ def openrouter_fields(
     return fields
 
 
-def from_reasoning_detail(detail: Mapping[str, Any], provider_name: str) -> ThinkingPart:
-    """A `reasoning_details` item as a thinking part (encrypted reasoning: empty, with the data as signature)."""
-    kind = detail.get('type')
-    content = detail.get(_DETAIL_CONTENT.get(str(kind), ''), '') or ''
-    signature = detail.get('data') if kind == 'reasoning.encrypted' else detail.get('signature')
-    return ThinkingPart(
-        content,
-        id=detail.get('id'),
-        signature=signature,
-        provider_name=provider_name,
-        provider_details={key: detail.get(key) for key in _DETAIL_KEYS},
-    )
-
-
-def into_reasoning_detail(part: ThinkingPart) -> dict[str, Any]:
-    """A thinking part read from `reasoning_details`, as the item it came from."""
-    details = part.provider_details or {}
-    kind = details['type']
-    detail: dict[str, Any] = {'id': part.id, 'format': details.get('format'), 'index': details.get('index')}
-    detail['type'] = kind
-    if kind == 'reasoning.encrypted':
-        detail['data'] = part.signature or ''
-    elif kind == 'reasoning.summary':
-        detail['summary'] = part.content
-    else:
-        detail['text'] = part.content
-        detail['signature'] = part.signature
-    return detail
-
-
 def openrouter_details(data: Mapping[str, Any]) -> dict[str, Any]:
     """OpenRouter's details of a response or chunk: the provider that served it, its own finish reason, the cost."""
     details: dict[str, Any] = {}
@@ -321,25 +277,12 @@ def _cache_write_tokens(usage: Any) -> int:
     return int(prompt_details.get('cache_write_tokens') or 0)
 
 
-class OpenRouterStreamedResponse(OpenAIStreamedResponse):
+class OpenRouterStreamedResponse(ReasoningDetailsStreamedResponse):
     """A streamed OpenRouter response: Chat Completions chunks, with `reasoning_details` and OpenRouter's details."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._detail_parts: dict[int, ThinkingPart] = {}  # part index -> the fields of its reasoning detail
-
     def _chunk(self, chunk: dict[str, Any]) -> list[ModelResponseStreamEvent]:
-        events: list[ModelResponseStreamEvent] = []
+        events = super()._chunk(chunk)
         choices: list[Any] = chunk.get('choices') or []
-        delta = choices[0].get('delta') if choices else None
-        if isinstance(delta, dict) and (details := delta.get('reasoning_details')):
-            for i, detail in enumerate(details):
-                if (event := self._detail_event(i, detail)) is not None:
-                    events.append(event)
-            # The plain reasoning field repeats the details' text.
-            delta = {k: v for k, v in delta.items() if k not in _REASONING_FIELDS}
-            chunk = {**chunk, 'choices': [{**choices[0], 'delta': delta}, *choices[1:]]}
-        events.extend(super()._chunk(chunk))
         if choices and choices[0].get('finish_reason') == 'error':
             self.finish_reason = 'error'
         if extra := openrouter_details(chunk):
@@ -347,23 +290,3 @@ class OpenRouterStreamedResponse(OpenAIStreamedResponse):
         if write := _cache_write_tokens(chunk.get('usage')):
             self._usage.cache_write_tokens = write
         return events
-
-    def _detail_event(self, i: int, detail: Mapping[str, Any]) -> ModelResponseStreamEvent | None:
-        part = from_reasoning_detail(detail, self._provider_name)
-        event = self._parts_manager.thinking_delta(
-            ('reasoning_detail', detail.get('type'), i), part.content, part.signature
-        )
-        if isinstance(event, PartStartEvent):
-            self._detail_parts[event.index] = part
-            event.part = part
-        return event
-
-    def get(self) -> ModelResponse:
-        """The response so far, its reasoning details' thinking parts with their ids and details."""
-        response = super().get()
-        for index, fields in self._detail_parts.items():
-            part = response.parts[index]
-            if isinstance(part, ThinkingPart):
-                part.id, part.provider_name = fields.id, fields.provider_name
-                part.provider_details = fields.provider_details
-        return response

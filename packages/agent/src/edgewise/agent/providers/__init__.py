@@ -89,6 +89,14 @@ def infer_provider_class(provider: str) -> type[Provider[Any]]:
         from .azure import AzureProvider
 
         return AzureProvider
+    if provider == 'bedrock-mantle':
+        from .bedrock_mantle import BedrockMantleProvider
+
+        return BedrockMantleProvider
+    if provider == 'snowflake':
+        from .snowflake import SnowflakeProvider
+
+        return SnowflakeProvider
     if provider == 'github':
         from .github import GitHubProvider
 

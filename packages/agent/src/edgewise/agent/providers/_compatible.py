@@ -109,6 +109,32 @@ def _alibaba_profile(model_name: str) -> ModelProfile | None:
     return profile
 
 
+_CEREBRAS_FAMILIES = _profile(
+    by_prefix=prefixes('llama', 'qwen', 'gpt-oss', 'zai'),
+    openai_unsupported_model_settings=(
+        'frequency_penalty',
+        'logit_bias',
+        'presence_penalty',
+        'parallel_tool_calls',
+        'openai_service_tier',
+    ),
+)
+
+
+def _cerebras_profile(model_name: str) -> ModelProfile | None:
+    # Which Cerebras models reason, and which cannot stop (gpt-oss, Kimi K3 and GLM-5.3 reject `'none'`); GLM
+    # (`zai-glm-*`) takes its earlier reasoning back only inside `<think>` tags of the content.
+    lowered = model_name.lower()
+    return merge_profile(
+        _CEREBRAS_FAMILIES(model_name),
+        OpenAIModelProfile(
+            supports_thinking=lowered.startswith(('zai', 'gpt-oss', 'qwen-3.8', 'kimi-k3')),
+            thinking_always_enabled=lowered.startswith(('gpt-oss', 'kimi-k3', 'zai-glm-5.3')),
+            openai_chat_send_back_thinking_parts='tags' if lowered.startswith('zai') else 'auto',
+        ),
+    )
+
+
 _VLLM_FAMILIES = prefixes(
     'llama', 'gemma', 'qwen', 'qwq', 'deepseek', 'mistral', 'command', 'c4ai-command', 'gpt-oss', 'glm'
 )
@@ -284,16 +310,7 @@ _SPECS: dict[str, ProviderSpec] = {
             default_base_url='https://api.cerebras.ai/v1',
             api_key_envs=('CEREBRAS_API_KEY',),
             headers={'X-Cerebras-3rd-Party-Integration': 'edgewise'},
-            profile=_profile(
-                by_prefix=prefixes('llama', 'qwen', 'gpt-oss', 'zai'),
-                openai_unsupported_model_settings=(
-                    'frequency_penalty',
-                    'logit_bias',
-                    'presence_penalty',
-                    'parallel_tool_calls',
-                    'openai_service_tier',
-                ),
-            ),
+            profile=_cerebras_profile,
         ),
         ProviderSpec(
             name='vercel',

@@ -14,7 +14,7 @@ import contextlib
 import os
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..exceptions import UserError
 from ..profiles import ModelProfile
@@ -65,6 +65,8 @@ def _profile_values(profile_name: str) -> tuple[dict[str, str], dict[str, str]]:
 
 class BedrockProvider(HTTPProvider):
     """Amazon Bedrock's runtime API, signed with SigV4 (or authenticated by a Bedrock API key)."""
+
+    _signing_service: ClassVar[str] = SIGNING_SERVICE
 
     def __init__(
         self,
@@ -210,6 +212,6 @@ class BedrockProvider(HTTPProvider):
         path, _, query = request.url.raw_path.decode('ascii').partition('?')
         parts = sign(
             method=request.method, path=path, query=query, headers=signed, body=request.content,
-            credentials=self._credentials, region=self._region or '', service=SIGNING_SERVICE, when=when,
+            credentials=self._credentials, region=self._region or '', service=self._signing_service, when=when,
         )  # fmt: skip
         request.headers['authorization'] = parts.authorization
