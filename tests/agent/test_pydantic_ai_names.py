@@ -576,6 +576,10 @@ PYDANTIC_AI_2_68_NAMES: dict[str, tuple[str, ...]] = {
         'SnowflakeStreamedResponse',
     ),
     'providers.snowflake': ('SnowflakeModelProfile', 'SnowflakeProvider'),
+    'providers.typesafe': ('TypeSafeProvider',),
+    'providers.system_one': ('SystemOneProvider',),
+    'profiles.typesafe': ('typesafe_model_profile',),
+    'profiles.decision': ('DecisionModelProfile', 'decision_model_profile'),
     'models.bedrock_mantle': (
         'BedrockMantleChatModel',
         'BedrockMantleModelName',

@@ -201,6 +201,12 @@ def infer_model(model: Model | KnownModelName) -> Model:
         from .openai import OpenAIChatModel
 
         return OpenAIChatModel(name, provider='openai' if provider == 'openai-chat' else provider)
+    if provider in _DECISION_PROVIDERS:
+        raise UserError(
+            f'Model provider {provider!r} (for model {name!r}) is not available in edgewise.agent yet: it serves '
+            "decision models (pydantic-ai 2.68's `DecisionModel`), which Edgewise does not have yet. Its provider "
+            f'(`infer_provider({provider!r})`) and profile are available; for a run, use another provider.'
+        )
     if provider in KNOWN_PROVIDERS:
         raise UserError(
             f'Model provider {provider!r} (for model {name!r}) is not available in edgewise.agent yet. '
@@ -210,6 +216,8 @@ def infer_model(model: Model | KnownModelName) -> Model:
         )
     raise UserError(f'Unknown model provider {provider!r} in model name {model!r}.')
 
+
+_DECISION_PROVIDERS = frozenset({'system-one', 'typesafe'})
 
 _OWN_CHAT_MODELS = frozenset({'cerebras', 'crusoe', 'ollama', 'snowflake', 'zai'})
 """OpenAI-compatible providers with a Chat Completions model class of their own."""

@@ -97,6 +97,14 @@ def infer_provider_class(provider: str) -> type[Provider[Any]]:
         from .snowflake import SnowflakeProvider
 
         return SnowflakeProvider
+    if provider == 'typesafe':
+        from .typesafe import TypeSafeProvider
+
+        return TypeSafeProvider
+    if provider == 'system-one':
+        from .system_one import SystemOneProvider
+
+        return SystemOneProvider
     if provider == 'github':
         from .github import GitHubProvider
 
