@@ -44,6 +44,10 @@ class Workspace(WorkspaceBackend):
 
     def __init__(self, backend: WorkspaceBackend) -> None:
         self._backend = backend
+        # Worked out once: every response of a run reads it, and `isinstance` with a protocol's subclass is slow.
+        self._attached = (
+            backend.attached if isinstance(backend, Workspace) else not isinstance(backend, UnavailableWorkspace)
+        )
 
     @property
     def backend(self) -> WorkspaceBackend:
@@ -59,10 +63,7 @@ class Workspace(WorkspaceBackend):
     @property
     def attached(self) -> bool:
         """Whether the workspace reaches an environment (`False` over an `UnavailableWorkspace`)."""
-        backend = self._backend
-        if isinstance(backend, Workspace):
-            return backend.attached
-        return not isinstance(backend, UnavailableWorkspace)
+        return self._attached
 
     @property
     def ref(self) -> WorkspaceRef | None:
