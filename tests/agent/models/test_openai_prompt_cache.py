@@ -21,8 +21,10 @@ from edgewise.agent.messages import (
 )
 from edgewise.agent.models import ModelRequestParameters
 from edgewise.agent.models.openai import OpenAIChatModel, OpenAIPromptCacheOptions, OpenAIResponsesModel
+from edgewise.agent.models.openrouter import OpenRouterModel
 from edgewise.agent.profiles.openai import openai_model_profile
 from edgewise.agent.providers.openai import OpenAIProvider
+from edgewise.agent.providers.openrouter import OpenRouterProvider
 from edgewise.agent.settings import ModelSettings
 
 from ._chat import completion
@@ -311,3 +313,14 @@ async def test_a_leading_cache_point_marks_the_last_part_of_a_list_before(local_
         },
         {'role': 'user', 'content': [{'type': 'input_text', 'text': 'Then.'}]},
     ]
+
+
+async def test_openrouter_drops_cache_points_for_openai_routes(local_server: LocalServer) -> None:
+    local_server.script(Reply(200, completion('ok')))
+    provider = OpenRouterProvider(api_key='or-test', base_url=local_server.url)
+    async with OpenRouterModel('openai/gpt-5.6', provider=provider) as model:
+        await model.request(_conversation(), None, PARAMS)
+    assert local_server.received[-1]['body']['messages'][2] == {
+        'role': 'user',
+        'content': [{'type': 'text', 'text': 'Long document.'}, {'type': 'text', 'text': 'Summarize.'}],
+    }
