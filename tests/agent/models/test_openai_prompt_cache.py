@@ -27,7 +27,7 @@ from edgewise.agent.providers.openai import OpenAIProvider
 from edgewise.agent.providers.openrouter import OpenRouterProvider
 from edgewise.agent.settings import ModelSettings
 
-from ._chat import completion
+from ._chat import completion, delta, sse
 from .conftest import LocalServer, Reply
 
 pytestmark = pytest.mark.anyio
@@ -323,4 +323,20 @@ async def test_openrouter_drops_cache_points_for_openai_routes(local_server: Loc
     assert local_server.received[-1]['body']['messages'][2] == {
         'role': 'user',
         'content': [{'type': 'text', 'text': 'Long document.'}, {'type': 'text', 'text': 'Summarize.'}],
+    }
+
+
+async def test_a_streamed_chat_request_carries_the_same_cache_fields(local_server: LocalServer) -> None:
+    body = sse(delta(role='assistant', content='ok'), delta('stop'))
+    local_server.script(Reply(200, chunks=[body], headers={'content-type': 'text/event-stream'}))
+    messages: list[ModelMessage] = [ModelRequest.user_text_prompt('Hi.', instructions='Be kind.')]
+    model = OpenAIChatModel('gpt-5.6', provider=_provider(local_server))
+    async with model, model.request_stream(messages, ModelSettings(cache=True), PARAMS) as stream:
+        assert [event async for event in stream]
+    sent = local_server.received[-1]['body']
+    assert sent['stream'] is True
+    assert sent['prompt_cache_options'] == {'mode': 'implicit', 'ttl': '30m'}
+    assert sent['messages'][0] == {
+        'role': 'system',
+        'content': [{'type': 'text', 'text': 'Be kind.', 'prompt_cache_breakpoint': BREAK}],
     }
