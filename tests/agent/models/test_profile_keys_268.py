@@ -128,8 +128,11 @@ def test_providers_describe_their_prompt_cache() -> None:
     assert anthropic['default_cache_retention'] == timedelta(minutes=5)
     openai = OpenAIProvider.model_profile('gpt-5.6') or {}
     assert openai['default_cache_retention'] == timedelta(minutes=30)
-    assert 'supports_cache' not in openai
-    assert 'default_cache_retention' not in (OpenAIProvider.model_profile('gpt-4o') or {})
+    # GPT-5.6 and later take `prompt_cache_options`, which the unified `cache` setting maps onto.
+    assert (openai['supports_cache'], openai['supported_cache_retentions']) == (True, ('30m', '12h'))
+    earlier = OpenAIProvider.model_profile('gpt-4o') or {}
+    assert 'default_cache_retention' not in earlier
+    assert 'supports_cache' not in earlier
 
 
 def _anthropic(profile: ModelProfile | None = None, settings: ModelSettings | None = None) -> AnthropicModel:

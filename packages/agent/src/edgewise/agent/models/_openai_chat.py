@@ -36,6 +36,7 @@ from ..messages import (
 from ..profiles import DEFAULT_THINKING_TAGS, ModelProfile
 from ..profiles.openai import OpenAIModelProfile
 from ..usage import RequestUsage
+from . import _openai_cache as _cache
 from ._citations import openai_chat_citations
 from ._mapping import inline_text_file, is_text_like, unsupported_file, uploaded_file_id, user_turn_items
 from ._openai_native_tools import chat_web_search_options
@@ -89,6 +90,7 @@ _SETTINGS_TO_BODY = {
     'openai_store': 'store',
     'openai_prompt_cache_key': 'prompt_cache_key',
     'openai_prompt_cache_retention': 'prompt_cache_retention',
+    'openai_prompt_cache_options': 'prompt_cache_options',
 }
 
 
@@ -158,7 +160,7 @@ def _assistant_message(
     return result
 
 
-def _user_content(part: UserPromptPart, model_name: str) -> str | list[dict[str, Any]]:
+def _user_content(part: UserPromptPart, model_name: str, breakpoints: bool = False) -> str | list[dict[str, Any]]:
     if isinstance(part.content, str):
         return part.content
     return user_turn_items(
@@ -167,6 +169,7 @@ def _user_content(part: UserPromptPart, model_name: str) -> str | list[dict[str,
         file=lambda item: _file_item(item, model_name),
         tool_return=_unreachable,
         tool_error=_unreachable,
+        cache_point=_cache.cache_point('text') if breakpoints else None,
     )
 
 
@@ -217,13 +220,17 @@ def map_messages(
     model_name: str,
     instructions: str | None,
     reasoning_detail: ReasoningDetail | None = None,
+    cache_instructions: bool = False,
 ) -> list[dict[str, Any]]:
     """The `messages` of a request body; the request's `instructions` go after the leading system messages.
 
     `reasoning_detail` picks the thinking parts sent back in an assistant message's `reasoning_details`. Tool call
-    ids are fitted to the profile's `tool_call_id_length`, if it sets one.
+    ids are fitted to the profile's `tool_call_id_length`, if it sets one. Where the profile has
+    `openai_supports_prompt_cache_breakpoints`, a `CachePoint` becomes a breakpoint on the content before it, and
+    `cache_instructions` puts one after the instructions (see `_openai_cache`).
     """
     role = profile.get('openai_system_prompt_role', None) or 'system'
+    breakpoints = profile.get('openai_supports_prompt_cache_breakpoints', False)
     length: int | None = profile.get('tool_call_id_length')
     ids = ToolCallIds(length)
     result: list[dict[str, Any]] = []
@@ -234,7 +241,7 @@ def map_messages(
                 if isinstance(part, SystemPromptPart):
                     result.append(_system_message(role, part.content))
                 elif isinstance(part, UserPromptPart):
-                    result.append({'role': 'user', 'content': _user_content(part, model_name)})
+                    result.append({'role': 'user', 'content': _user_content(part, model_name, breakpoints)})
                 elif isinstance(part, ToolReturnPart):
                     # A tool message holds only text: files a tool returned follow in a user message.
                     if (call_id := ids(part.tool_call_id)) != part.tool_call_id:
@@ -253,11 +260,25 @@ def map_messages(
                 result.append({'role': 'user', 'content': _user_content(UserPromptPart(tool_files), model_name)})
         elif (assistant := _assistant_message(message, profile, system, reasoning_detail, ids)) is not None:
             result.append(assistant)
+    leading = next((i for i, m in enumerate(result) if m['role'] != role), len(result))
     if instructions:
-        leading = next((i for i, m in enumerate(result) if m['role'] != role), len(result))
         result.insert(leading, _system_message(role, instructions))
-    if not profile.get('openai_chat_supports_multiple_system_messages', True):
+        leading += 1
+    multiple_system = profile.get('openai_chat_supports_multiple_system_messages', True)
+    # A `'user'` role cannot be told from a user turn, and merged system messages would lose the boundary.
+    if (
+        breakpoints
+        and cache_instructions
+        and role != 'user'
+        and multiple_system
+        and leading
+        and not _cache.has_dynamic_system_prompt(messages)
+    ):
+        _cache.mark_message(result[leading - 1], 'text')
+    if not multiple_system:
         result = _merge_leading_system_messages(result, role)
+    if breakpoints:
+        _cache.move_leading_breakpoints(result, text_type='text')
     return result
 
 

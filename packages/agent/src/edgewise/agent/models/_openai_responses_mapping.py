@@ -43,6 +43,7 @@ from ..profiles import ModelProfile
 from ..profiles.openai import SAMPLING_PARAMS, OpenAIModelProfile
 from ..settings import ModelSettings
 from ..usage import RequestUsage
+from . import _openai_cache as _cache
 from ._citations import openai_responses_citations
 from ._compaction_mapping import openai_compaction_item, openai_compaction_part
 from ._error_categories import openai_stream_error
@@ -54,6 +55,7 @@ from ._mapping import (
     uploaded_file_id,
     user_turn_items,
 )
+from ._openai_cache import OpenAIPromptCacheOptions
 from ._openai_native_tools import (
     NATIVE_ITEM_TYPES,
     TOOL_SEARCH_ITEM_TYPES,
@@ -106,6 +108,13 @@ class OpenAIResponsesModelSettings(ModelSettings, total=False):
     """The processing tier (`service_tier`)."""
     openai_prompt_cache_key: str
     """A key to improve prompt cache hits (`prompt_cache_key`)."""
+    openai_prompt_cache_retention: Literal['in_memory', '24h']
+    """How long the prompt cache keeps a prefix (`prompt_cache_retention`); a maximum on GPT-5.6 and later."""
+    openai_prompt_cache_options: OpenAIPromptCacheOptions
+    """The request-wide prompt cache options of GPT-5.6 and later (`prompt_cache_options`): `mode` and `ttl`."""
+    openai_cache_instructions: bool
+    """Send the instructions as the first input messages, closed by a prompt cache breakpoint (see
+    `OpenAIChatModelSettings.openai_cache_instructions`)."""
     openai_previous_response_id: str
     """Continue the server-side conversation of this response (`previous_response_id`)."""
     openai_context_management: list[dict[str, Any]]
@@ -114,6 +123,7 @@ class OpenAIResponsesModelSettings(ModelSettings, total=False):
 
 
 def _request_items(message: ModelRequest, profile: OpenAIModelProfile, model_name: str) -> Iterator[dict[str, Any]]:
+    breakpoints = profile.get('openai_supports_prompt_cache_breakpoints', False)
     for part in message.parts:
         if isinstance(part, SystemPromptPart):
             yield {'role': profile.get('openai_system_prompt_role', None) or 'system', 'content': part.content}
@@ -127,6 +137,7 @@ def _request_items(message: ModelRequest, profile: OpenAIModelProfile, model_nam
                     file=lambda item: _file_item(item, model_name, 'user prompts'),
                     tool_return=_unreachable,
                     tool_error=_unreachable,
+                    cache_point=_cache.cache_point('input_text') if breakpoints else None,
                 )
                 yield {'role': 'user', 'content': content}
         elif isinstance(part, ToolReturnPart):
@@ -273,6 +284,8 @@ def map_messages(
             items.extend(_request_items(message, profile, model_name))
         else:
             items.extend(_response_items(message, profile, send_ids, provider_name, tools or {}))
+    if profile.get('openai_supports_prompt_cache_breakpoints', False):
+        _cache.move_leading_breakpoints(items, text_type='input_text')
     return items
 
 
@@ -314,7 +327,8 @@ def responses_request_body(
             on (`False` for a compaction request, which is sent the system prompt again).
     """
     openai_profile = cast(OpenAIModelProfile, profile)
-    settings = _drop_unsupported(openai_settings(model_settings or {}, params), openai_profile)
+    model_settings = cast(OpenAIResponsesModelSettings, _cache.unified_cache_settings(model_settings or {}, profile))
+    settings = _drop_unsupported(openai_settings(model_settings, params), openai_profile)
     # OpenAI reads (and bills) what is sent before a compaction item: send from the latest one on. Its item carries
     # the system prompt on when it was made from a window that held it (`compact_messages`).
     messages = trim_before_compaction(list(messages), provider_name, needs_encrypted=True, keeps_system=keeps_system)
@@ -323,7 +337,10 @@ def responses_request_body(
     )
     tools = _function_tools(params, openai_profile)
     items = map_messages(messages, openai_profile, send_ids, provider_name, model_name, tools)
-    instructions = request_instructions(messages, params)
+    instructions = _cache.relocate_instructions(
+        items, request_instructions(messages, params), messages=messages, settings=settings, profile=profile
+    )
+    _cache.keep_implicit_cache(settings, items)
     body: dict[str, Any] = {'model': model_name}
     text: dict[str, Any] = {}
     if params.output_mode == 'native' and params.output_object is not None:
@@ -367,6 +384,8 @@ def responses_request_body(
                 ('openai_user', 'user'),
                 ('openai_service_tier', 'service_tier'),
                 ('openai_prompt_cache_key', 'prompt_cache_key'),
+                ('openai_prompt_cache_retention', 'prompt_cache_retention'),
+                ('openai_prompt_cache_options', 'prompt_cache_options'),
                 ('openai_previous_response_id', 'previous_response_id'),
                 ('openai_context_management', 'context_management'),
             ),

@@ -12,7 +12,7 @@ from __future__ import annotations as _annotations
 import dataclasses
 from collections.abc import AsyncIterator, Iterator, Mapping
 from contextlib import aclosing
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Literal, cast
 
 import pydantic_core
@@ -29,16 +29,18 @@ from ..messages import (
     ThinkingPart,
 )
 from ..native_tools import AbstractNativeTool, WebSearchTool
-from ..profiles import DEFAULT_THINKING_TAGS, ModelProfile, ModelProfileSpec
+from ..profiles import DEFAULT_THINKING_TAGS, ModelProfile, ModelProfileSpec, resolve_profile
 from ..profiles.openai import OpenAIModelProfile, validate_openai_profile
 from ..providers import Provider
-from ..settings import ModelSettings
+from ..settings import ModelSettings, merge_model_settings
 from . import _http
+from . import _openai_cache as _cache
 from . import _openai_chat as _chat
 from ._citations import openai_chat_citations
 from ._compaction_mapping import openai_compaction_part
 from ._error_categories import openai_http_error, openai_stream_error
 from ._mapping import EventStreamedResponse, transformed_schema, transformed_tool
+from ._openai_cache import OpenAIPromptCacheOptions
 from ._openai_native_tools import RESPONSES_NATIVE_TOOLS
 from ._openai_responses_mapping import (
     OpenAIResponsesModelSettings,
@@ -62,12 +64,14 @@ __all__ = (
     'OpenAIModel',
     'OpenAIModelSettings',
     'OpenAIModelName',
+    'OpenAIPromptCacheOptions',
     'OpenAIResponsesModel',
     'OpenAIResponsesModelSettings',
 )
 
 # Defined beside its request mapping; this module is its public home (and the one pydantic-ai names).
 OpenAIResponsesModelSettings.__module__ = __name__
+OpenAIPromptCacheOptions.__module__ = __name__
 
 OpenAIModelName = str
 """The name of an OpenAI model (`'gpt-4o'`, `'o3-mini'`, ...), or of a model on a compatible server."""
@@ -93,7 +97,18 @@ class OpenAIChatModelSettings(ModelSettings, total=False):
     openai_prompt_cache_key: str
     """A key grouping requests that share a prompt prefix, for OpenAI's prompt cache."""
     openai_prompt_cache_retention: Literal['in_memory', '24h']
-    """How long the prompt cache keeps a prefix."""
+    """How long the prompt cache keeps a prefix (`prompt_cache_retention`); on GPT-5.6 and later a maximum, independent
+    of `openai_prompt_cache_options`' `ttl`."""
+    openai_prompt_cache_options: OpenAIPromptCacheOptions
+    """The request-wide prompt cache options of GPT-5.6 and later models (`prompt_cache_options`): whether OpenAI
+    places an implicit breakpoint, and the `ttl` of every breakpoint (`CachePoint.ttl` is ignored). Sent as given;
+    Chat Completions rejects `ttl='12h'`."""
+    openai_cache_instructions: bool
+    """Put a prompt cache breakpoint after the instructions (or, without instructions, after the last leading system
+    prompt), on models with `openai_supports_prompt_cache_breakpoints`; not with a `'user'` system prompt role, merged
+    system messages or a dynamic system prompt. On the Responses API the instructions then go as the first input
+    messages (the `instructions` field takes no breakpoint), except when `openai_previous_response_id` is set or the
+    history holds a compaction item."""
     openai_continuous_usage_stats: bool
     """Ask for cumulative usage in every streamed chunk (servers such as vLLM); the last one counts."""
 
@@ -103,7 +118,25 @@ class OpenAIModelSettings(OpenAIChatModelSettings, total=False):
     """Deprecated alias of `OpenAIChatModelSettings`."""
 
 
-class OpenAIChatModel(ProviderModel):
+class _OpenAIModel(ProviderModel):
+    """What OpenAI's two APIs share: how the prompt cache settings read (see `_openai_cache`)."""
+
+    def resolve_cache_retention(self, model_settings: ModelSettings | None) -> timedelta | None:
+        """How long the prompt cache keeps a prefix, as the request's settings ask: `openai_prompt_cache_options`
+        and `openai_cache_instructions` on models with prompt cache breakpoints, `openai_prompt_cache_retention='24h'`
+        on earlier ones, else the unified `cache` setting (see `Model.resolve_cache_retention`)."""
+        merged = merge_model_settings(self.settings, model_settings) or {}
+        decided, retention = _cache.cache_retention(merged, self.profile)
+        return retention if decided else super().resolve_cache_retention(model_settings)
+
+    def _caching_not_enabled(self, model_settings: ModelSettings | None) -> bool:
+        # OpenAI caches prompts unasked too, so a request asking nothing about caching still caches.
+        if self.profile.get('openai_supports_prompt_cache_breakpoints', False):
+            return False
+        return super()._caching_not_enabled(model_settings)
+
+
+class OpenAIChatModel(_OpenAIModel):
     """A model behind the Chat Completions API (`POST {base_url}/chat/completions`), streamed or not."""
 
     _default_provider = 'openai'
@@ -129,6 +162,15 @@ class OpenAIChatModel(ProviderModel):
             settings: Default settings of this model's requests.
         """
         super().__init__(model_name, provider=provider, profile=profile, settings=settings)
+
+    @property
+    def profile(self) -> ModelProfile:
+        """The model's profile: `DEFAULT_PROFILE`, the provider's for this model name (without the `'12h'` cache
+        retention, which Chat Completions rejects) and `profile=` merged."""
+        if self._profile is None:
+            provider_profile = _cache.chat_profile(self._provider.model_profile(self._model_name))
+            self._profile = resolve_profile(provider_profile, self._profile_spec)
+        return self._profile
 
     def customize_request_parameters(self, parameters: ModelRequestParameters) -> ModelRequestParameters:
         """Tool and output schemas rewritten by the profile's JSON-schema transformer, if it has one."""
@@ -169,11 +211,14 @@ class OpenAIChatModel(ProviderModel):
     ) -> dict[str, Any]:
         profile = self.profile
         validate_openai_profile(profile)
+        settings = _cache.unified_cache_settings(settings, profile)
         settings, params = self._chat_settings(settings, params)
         mapped = _chat.map_messages(
             messages, cast(OpenAIModelProfile, profile), system=self.system, model_name=self._model_name,
             instructions=request_instructions(messages, params), reasoning_detail=self._reasoning_detail,
+            cache_instructions=bool(settings.get('openai_cache_instructions')),
         )  # fmt: skip
+        _cache.keep_implicit_cache(cast(dict[str, Any], settings), mapped)
         return _chat.build_body(
             model_name=self._model_name, messages=mapped, settings=settings, params=params, profile=profile,
             stream=stream,
@@ -215,7 +260,7 @@ class OpenAIModel(OpenAIChatModel):
     """Deprecated alias of `OpenAIChatModel`."""
 
 
-class OpenAIResponsesModel(ProviderModel):
+class OpenAIResponsesModel(_OpenAIModel):
     """A model behind OpenAI's Responses API (`POST {base_url}/responses`), streamed or not."""
 
     _default_provider = 'openai'

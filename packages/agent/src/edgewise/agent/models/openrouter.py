@@ -175,8 +175,11 @@ class OpenRouterModel(OpenAIChatModel):
     def _body(
         self, messages: list[ModelMessage], settings: Any, params: ModelRequestParameters, *, stream: bool
     ) -> dict[str, Any]:
+        # No `prompt_cache_breakpoint` through OpenRouter (pydantic-ai 2.68 sends `cache_control` there): cache
+        # points are dropped, as before.
+        profile = cast(OpenAIModelProfile, {**self.profile, 'openai_supports_prompt_cache_breakpoints': False})
         mapped = _chat.map_messages(
-            messages, cast(OpenAIModelProfile, self.profile), system=self.system, model_name=self._model_name,
+            messages, profile, system=self.system, model_name=self._model_name,
             instructions=request_instructions(messages, params), reasoning_detail=self._reasoning_detail,
         )  # fmt: skip
         # Thinking goes in `reasoning` (not `reasoning_effort`), web search in the plugin (not `web_search_options`).

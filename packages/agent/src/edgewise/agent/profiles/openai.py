@@ -102,6 +102,10 @@ class OpenAIModelProfile(ModelProfile, total=False):
     openai_supports_batch_api: bool
     """Whether the endpoint serves the OpenAI Batch API for Responses requests (default: only the `openai`
     provider does); `OpenAIResponsesModel` then has a batch API (`BatchModelRequests`)."""
+    openai_supports_prompt_cache_breakpoints: bool
+    """Whether the model takes explicit prompt cache breakpoints (GPT-5.6 and later), on both APIs: a `CachePoint`
+    then becomes a `prompt_cache_breakpoint` on the content before it (else it is dropped), and
+    `openai_cache_instructions` and the unified `cache` setting apply. Default: `False`."""
 
 
 def validate_openai_profile(profile: ModelProfile) -> None:
@@ -164,6 +168,7 @@ def openai_model_profile(model_name: str) -> ModelProfile:
         openai_supports_reasoning=reasons,
         openai_supports_reasoning_effort_none=gpt_5_1_plus and not gpt_5_3_chat,
         openai_supports_phase=model_name.startswith(('gpt-5.3-codex', 'gpt-5.4', 'gpt-5.5')),
+        openai_supports_prompt_cache_breakpoints=model_name.startswith(('gpt-5.6', *_GPT_6_MODELS)),
     )
     if not tool_search:
         profile['supported_native_tools'] = SUPPORTED_NATIVE_TOOLS - {ToolSearchTool}

@@ -53,11 +53,15 @@ _RETENTION_FLOOR_MODELS = ('gpt-5.6', 'gpt-6-astra', 'gpt-6-sol', 'gpt-6-luna', 
 
 def _openai_profile(model_name: str) -> ModelProfile:
     # OpenAI's own API takes a deferred tool next to its `tool_search` tool and tools revealed with their
-    # definitions; the OpenAI-compatible servers (which share the family's profile) may not. Its cache needs no
-    # request-side configuration (`supports_cache` stays off); earlier models document no retention to predict from.
+    # definitions; the OpenAI-compatible servers (which share the family's profile) may not. Earlier models cache
+    # with no request-side configuration (`supports_cache` stays off) and document no retention to predict from; the
+    # models with prompt cache breakpoints take `prompt_cache_options` (the unified `cache` setting maps onto them),
+    # with a `ttl` of 30 minutes (their floor) or 12 hours (Responses API only).
     profile = OpenAIModelProfile(tool_addition_mode='with_definitions', tool_deferral_mode='with_tool_search')
     if model_name.startswith(_RETENTION_FLOOR_MODELS):
         profile['default_cache_retention'] = timedelta(minutes=30)
+        profile['supports_cache'] = True
+        profile['supported_cache_retentions'] = ('30m', '12h')
     return merge_profile(openai_model_profile(model_name), profile)
 
 
