@@ -68,17 +68,22 @@ def test_conversation_maps_every_part_kind() -> None:
             'messages': [
                 {'role': 'user', 'content': [{'type': 'text', 'text': 'Weather in Paris?'}]},
                 {
-                    'role': 'assistant',
+                    'role': 'user',
                     'content': [
-                        {'type': 'thinking', 'thinking': 'Need the tool.', 'signature': 'c2lnLTE='},
                         {
                             'type': 'text',
                             'text': """\
-<thinking>
+<assistant_thinking>
 Foreign thought.
-</thinking>\
+</assistant_thinking>\
 """,
-                        },
+                        }
+                    ],
+                },
+                {
+                    'role': 'assistant',
+                    'content': [
+                        {'type': 'thinking', 'thinking': 'Need the tool.', 'signature': 'c2lnLTE='},
                         {'type': 'text', 'text': 'Checking.'},
                         {'type': 'tool_use', 'id': 'call_1', 'name': 'weather', 'input': {'city': 'Paris'}},
                     ],

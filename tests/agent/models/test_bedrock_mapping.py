@@ -302,13 +302,22 @@ def test_assistant_turns_keep_text_and_tool_calls_and_other_reasoning_as_text() 
         ModelRequest(parts=[UserPromptPart('More')]),
         ModelRequest(parts=[UserPromptPart('And more')]),
     ]
-    body = body_for(CLAUDE, history)
+    claude = BedrockProvider.model_profile(CLAUDE) or {}
+    body = body_for(CLAUDE, history, profile={**claude, 'mimics_assistant_message_formatting': False})
     # Reasoning signed by another provider (and unsigned reasoning) goes back as text in the family's tags.
     assert body['messages'][1]['content'] == [
         {'text': '<thinking>\nmine\n</thinking>'},
         {'text': '<thinking>\nunsigned\n</thinking>'},
         {'text': 'Hello'},
     ]
+    # Claude copies such tags into its answers, so by default the reasoning goes in the user turn before the reply.
+    body = body_for(CLAUDE, history)
+    assert body['messages'][0]['content'] == [
+        {'text': 'Hi'},
+        {'text': '<assistant_thinking>\nmine\n</assistant_thinking>'},
+        {'text': '<assistant_thinking>\nunsigned\n</assistant_thinking>'},
+    ]
+    assert body['messages'][1] == {'role': 'assistant', 'content': [{'text': 'Hello'}]}
     # Consecutive user turns are merged into one message.
     assert body['messages'][2] == {'role': 'user', 'content': [{'text': 'More'}, {'text': 'And more'}]}
     assert body_for(CLAUDE, [])['messages'] == [{'role': 'user', 'content': [{'text': '.'}]}]

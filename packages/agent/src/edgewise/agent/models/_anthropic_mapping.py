@@ -58,8 +58,8 @@ from ._compaction_mapping import anthropic_compaction_block, anthropic_compactio
 from ._error_categories import anthropic_stream_error
 from ._mapping import (
     EventStreamedResponse,
+    replayed_thinking,
     settings_fields,
-    thinking_as_text,
     unsupported_file,
     uploaded_file_id,
     user_turn_items,
@@ -224,7 +224,10 @@ def _tool_result(tool_use_id: str, content: Any, is_error: bool) -> dict[str, An
     return {'type': 'tool_result', 'tool_use_id': tool_use_id, 'content': content, 'is_error': is_error}
 
 
-def _assistant_blocks(message: ModelResponse, profile: ModelProfile, provider_name: str) -> list[dict[str, Any]]:
+def _assistant_blocks(
+    message: ModelResponse, profile: ModelProfile, provider_name: str, carried: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """The blocks of `message`'s assistant turn; reasoning carried into a user turn ahead of it goes to `carried`."""
     blocks: list[dict[str, Any]] = []
     for part in message.parts:
         if isinstance(part, TextPart):
@@ -251,7 +254,8 @@ def _assistant_blocks(message: ModelResponse, profile: ModelProfile, provider_na
             else:
                 blocks.append({'type': 'thinking', 'thinking': part.content, 'signature': part.signature})
         elif part.content:
-            blocks.append({'type': 'text', 'text': thinking_as_text(part, profile)})
+            text, in_user_turn = replayed_thinking(part, profile)
+            (carried if in_user_turn else blocks).append({'type': 'text', 'text': text})
     return blocks
 
 
@@ -278,8 +282,13 @@ def map_messages(
                     blocks.extend(_user_blocks(part, model_name))
             if blocks:
                 mapped.append({'role': 'user', 'content': blocks})
-        elif blocks := _assistant_blocks(message, profile, provider_name):
-            mapped.append({'role': 'assistant', 'content': blocks})
+        else:
+            carried: list[dict[str, Any]] = []
+            blocks = _assistant_blocks(message, profile, provider_name, carried)
+            if carried:  # `mimics_assistant_message_formatting`: the reasoning goes in a user turn before the reply
+                mapped.append({'role': 'user', 'content': carried})
+            if blocks:
+                mapped.append({'role': 'assistant', 'content': blocks})
     return '\n\n'.join(system), mapped
 
 

@@ -42,7 +42,7 @@ from ..profiles import ModelProfile
 from ..profiles.anthropic import ANTHROPIC_THINKING_BUDGET_MAP, resolve_anthropic_effort
 from ..settings import ModelSettings
 from ..usage import RequestUsage
-from ._mapping import EventStreamedResponse, file_label, thinking_as_text, unsupported_file, user_turn_items
+from ._mapping import EventStreamedResponse, file_label, replayed_thinking, unsupported_file, user_turn_items
 from ._request_parameters import ModelRequestParameters, request_instructions
 from ._tool_choice import resolve_tool_choice
 
@@ -222,7 +222,11 @@ class _Mapper:
         if blocks and self.profile.get('bedrock_supports_prompt_caching', False):
             blocks.append(_cache_point(point.ttl))
 
-    def assistant_blocks(self, message: ModelResponse) -> list[dict[str, Any]]:
+    def assistant_blocks(self, message: ModelResponse, carried: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The blocks of `message`'s assistant turn; reasoning carried into the user turn before it goes to `carried`.
+
+        (`mimics_assistant_message_formatting`)
+        """
         blocks: list[dict[str, Any]] = []
         for part in message.parts:
             if isinstance(part, TextPart):
@@ -243,7 +247,8 @@ class _Mapper:
                         text = {'text': part.content, 'signature': part.signature}
                         blocks.append({'reasoningContent': {'reasoningText': text}})
                 elif part.content:
-                    blocks.append({'text': thinking_as_text(part, cast(ModelProfile, self.profile))})
+                    rendered, in_user_turn = replayed_thinking(part, cast(ModelProfile, self.profile))
+                    (carried if in_user_turn else blocks).append({'text': rendered})
             # Files, native tool calls and compaction parts of other providers mean nothing to Converse.
         return blocks
 
@@ -255,6 +260,17 @@ def _append(messages: list[dict[str, Any]], role: str, blocks: list[dict[str, An
         messages[-1]['content'].extend(blocks)
     else:
         messages.append({'role': role, 'content': blocks})
+
+
+def _append_carried(messages: list[dict[str, Any]], carried: list[dict[str, Any]]) -> None:
+    """Add reasoning carried out of an assistant turn to the user turn before it.
+
+    A cache point the user put at the end of that turn stays last, so the cache points stay as they were placed.
+    """
+    if carried and messages and messages[-1]['role'] == 'user' and 'cachePoint' in messages[-1]['content'][-1]:
+        messages[-1]['content'][-1:-1] = carried
+    else:
+        _append(messages, 'user', carried)
 
 
 def map_messages(
@@ -280,7 +296,10 @@ def map_messages(
                     blocks.extend(mapper.user_blocks(part))
             _append(mapped, 'user', blocks)
         else:
-            _append(mapped, 'assistant', mapper.assistant_blocks(message))
+            carried: list[dict[str, Any]] = []
+            blocks = mapper.assistant_blocks(message, carried)
+            _append_carried(mapped, carried)
+            _append(mapped, 'assistant', blocks)
     if not mapped or (
         mapped[0]['role'] != 'user' and not profile.get('bedrock_supports_leading_assistant_message', False)
     ):

@@ -13,6 +13,7 @@ from typing import Any
 
 import pydantic_core
 
+from .._messages.framing import ASSISTANT_THINKING_TAG, frame
 from .._tools.definition import ToolDefinition
 from ..exceptions import UserError
 from ..messages import (
@@ -47,6 +48,7 @@ __all__ = (
     'inline_text_file',
     'is_text_like',
     'settings_fields',
+    'replayed_thinking',
     'thinking_as_text',
     'EventStreamedResponse',
 )
@@ -212,6 +214,18 @@ def thinking_as_text(part: ThinkingPart, profile: ModelProfile) -> str:
     """Reasoning from another provider, as text between the profile's thinking tags."""
     start, end = profile.get('thinking_tags', DEFAULT_THINKING_TAGS)
     return f'{start}\n{part.content}\n{end}'
+
+
+def replayed_thinking(part: ThinkingPart, profile: ModelProfile) -> tuple[str, bool]:
+    """Reasoning that cannot go back natively, as text, and whether it belongs in a user turn ahead of its own.
+
+    With the profile's `mimics_assistant_message_formatting`, the text is framed as `<assistant_thinking>` and goes
+    in a user turn just before the assistant turn it came from (so the model does not learn to write reasoning tags
+    into its answers); otherwise it is `thinking_as_text` and stays in the assistant turn.
+    """
+    if profile.get('mimics_assistant_message_formatting', False):
+        return frame(ASSISTANT_THINKING_TAG, f'\n{part.content}\n'), True
+    return thinking_as_text(part, profile), False
 
 
 class EventStreamedResponse(StreamedResponse):

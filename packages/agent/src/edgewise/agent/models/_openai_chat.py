@@ -38,7 +38,14 @@ from ..profiles.openai import OpenAIModelProfile
 from ..usage import RequestUsage
 from . import _openai_cache as _cache
 from ._citations import openai_chat_citations
-from ._mapping import inline_text_file, is_text_like, unsupported_file, uploaded_file_id, user_turn_items
+from ._mapping import (
+    inline_text_file,
+    is_text_like,
+    replayed_thinking,
+    unsupported_file,
+    uploaded_file_id,
+    user_turn_items,
+)
 from ._openai_native_tools import chat_web_search_options
 from ._thinking import openai_settings
 from ._tool_call_ids import ToolCallIds
@@ -117,7 +124,9 @@ def _assistant_message(
     system: str,
     reasoning_detail: ReasoningDetail | None,
     ids: ToolCallIds,
+    carried: list[str],
 ) -> dict[str, Any] | None:
+    """`message` as an assistant message; reasoning carried into a user message ahead of it goes to `carried`."""
     texts: list[str] = []
     fields: dict[str, list[str]] = {}
     calls: list[dict[str, Any]] = []
@@ -144,7 +153,10 @@ def _assistant_message(
                     and (not custom or part.id == custom)
                 )
             ):
-                texts.append(f'{start_tag}\n{part.content}\n{end_tag}')
+                if part.content and profile.get('mimics_assistant_message_formatting', False):
+                    carried.append(replayed_thinking(part, profile)[0])
+                else:
+                    texts.append(f'{start_tag}\n{part.content}\n{end_tag}')
             elif send_back == 'auto':
                 fields.setdefault(cast(str, part.id), []).append(part.content)
     if not (texts or fields or calls or details):
@@ -258,8 +270,13 @@ def map_messages(
                         )
             if tool_files:
                 result.append({'role': 'user', 'content': _user_content(UserPromptPart(tool_files), model_name)})
-        elif (assistant := _assistant_message(message, profile, system, reasoning_detail, ids)) is not None:
-            result.append(assistant)
+        else:
+            carried: list[str] = []
+            assistant = _assistant_message(message, profile, system, reasoning_detail, ids, carried)
+            if carried:  # `mimics_assistant_message_formatting`: the reasoning goes in a user message before the reply
+                result.append({'role': 'user', 'content': '\n\n'.join(carried)})
+            if assistant is not None:
+                result.append(assistant)
     leading = next((i for i, m in enumerate(result) if m['role'] != role), len(result))
     if instructions:
         result.insert(leading, _system_message(role, instructions))

@@ -49,8 +49,8 @@ from ._compaction_mapping import openai_compaction_item, openai_compaction_part
 from ._error_categories import openai_stream_error
 from ._mapping import (
     EventStreamedResponse,
+    replayed_thinking,
     settings_fields,
-    thinking_as_text,
     unsupported_file,
     uploaded_file_id,
     user_turn_items,
@@ -188,7 +188,9 @@ def _response_items(
     send_ids: bool,
     provider_name: str,
     tools: Mapping[str, dict[str, Any]],
+    carried: list[str],
 ) -> Iterator[dict[str, Any]]:
+    """The input items of `message`; reasoning carried into a user message ahead of them goes to `carried`."""
     text_item: dict[str, Any] | None = None
     reasoning_item: dict[str, Any] | None = None
     native_calls = {p.tool_call_id for p in message.parts if isinstance(p, NativeToolCallPart)}
@@ -265,7 +267,11 @@ def _response_items(
                 reasoning_item['summary'].append({'type': 'summary_text', 'text': part.content})
         elif part.content:
             # Reasoning from elsewhere (or without an item id) can only go back as tagged text.
-            yield {'role': 'assistant', 'content': thinking_as_text(part, profile)}
+            text, in_user_turn = replayed_thinking(part, profile)
+            if in_user_turn:
+                carried.append(text)
+            else:
+                yield {'role': 'assistant', 'content': text}
 
 
 def map_messages(
@@ -283,7 +289,11 @@ def map_messages(
         if isinstance(message, ModelRequest):
             items.extend(_request_items(message, profile, model_name))
         else:
-            items.extend(_response_items(message, profile, send_ids, provider_name, tools or {}))
+            carried: list[str] = []
+            response_items = list(_response_items(message, profile, send_ids, provider_name, tools or {}, carried))
+            if carried:  # `mimics_assistant_message_formatting`: the reasoning goes in a user message before the reply
+                items.append({'role': 'user', 'content': '\n\n'.join(carried)})
+            items.extend(response_items)
     if profile.get('openai_supports_prompt_cache_breakpoints', False):
         _cache.move_leading_breakpoints(items, text_type='input_text')
     return items

@@ -162,6 +162,15 @@ class ModelProfile(TypedDict, total=False):
     as the request's setting."""
     thinking_tags: tuple[str, str]
     """The tags that enclose reasoning inside the model's text (default `DEFAULT_THINKING_TAGS`)."""
+    mimics_assistant_message_formatting: bool
+    """Whether the model copies markup it sees in earlier assistant turns into its own answers (default `False`).
+
+    Reasoning that cannot go back through the model's own reasoning channel (unsigned, or from another provider)
+    is sent as text. Normally it stays in its assistant turn, between `thinking_tags`. When this is `True` it goes
+    in a user message just before that assistant turn instead, framed as `<assistant_thinking>`, so a model that
+    imitates its earlier turns does not start writing reasoning tags into its visible answers. Read by the
+    Anthropic, Bedrock Converse, OpenAI Chat (and the models built on it) and OpenAI Responses adapters; Claude's
+    profile sets it."""
     ignore_streamed_leading_whitespace: bool
     """Whether streamed text that is only whitespace so far (e.g. after an empty `<think></think>`) is
     ignored (default `False`)."""
@@ -236,6 +245,7 @@ DEFAULT_PROFILE: ModelProfile = {
     'thinking_enabled_by_default': False,
     'supports_mid_conversation_effort': False,
     'thinking_tags': DEFAULT_THINKING_TAGS,
+    'mimics_assistant_message_formatting': False,
     'ignore_streamed_leading_whitespace': False,
     'supported_native_tools': SUPPORTED_NATIVE_TOOLS,
     'supports_forced_tool_choice': True,

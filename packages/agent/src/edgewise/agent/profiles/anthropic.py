@@ -123,8 +123,10 @@ def resolve_anthropic_effort(level: str, *, supports_xhigh: bool) -> AnthropicEf
 def anthropic_model_profile(model_name: str) -> ModelProfile | None:
     """The profile of a Claude model.
 
-    Claude reasons in `thinking` blocks (signed, sent back only to Anthropic); in text, reasoning from
-    other models is shown between `<thinking>` tags. Recent models take native structured output. The models
+    Claude reasons in `thinking` blocks (signed, sent back only to Anthropic). Reasoning from other models goes
+    back as text: Claude copies tags from its earlier turns into its answers (`mimics_assistant_message_formatting`),
+    so it is framed as `<assistant_thinking>` in a user turn ahead of the reply (an adapter that splits Claude's
+    text uses the `<thinking>` tags). Recent models take native structured output. The models
     with Anthropic's tool search take `ToolSearchTool` and a deferred tool on its own (`tool_deferral_mode=
     'standalone'`); the others neither.
     """
@@ -132,6 +134,7 @@ def anthropic_model_profile(model_name: str) -> ModelProfile | None:
     tool_search = model_name.startswith(_TOOL_SEARCH_MODELS)
     profile = AnthropicModelProfile(
         thinking_tags=('<thinking>', '</thinking>'),
+        mimics_assistant_message_formatting=True,
         supports_json_schema_output=model_name.startswith(_STRUCTURED_OUTPUT_MODELS),
         supports_thinking=True,
         anthropic_supports_fast_speed=model_name.startswith(('claude-opus-4-6', 'claude-opus-4-7', 'claude-opus-4-8')),
