@@ -13,7 +13,7 @@ import dataclasses
 from collections.abc import AsyncIterator, Iterator, Mapping
 from contextlib import aclosing
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any, Literal, cast
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, cast
 
 import pydantic_core
 from typing_extensions import deprecated
@@ -140,6 +140,8 @@ class OpenAIChatModel(_OpenAIModel):
     """A model behind the Chat Completions API (`POST {base_url}/chat/completions`), streamed or not."""
 
     _default_provider = 'openai'
+    _streamed_response_class: ClassVar[type[OpenAIStreamedResponse] | None] = None
+    """The streamed response a subclass reads its service's chunks with (`None`: `OpenAIStreamedResponse`)."""
     _endpoint_name = 'chat completions'
     _error_key = 'error'
     _http_error = staticmethod(openai_http_error)
@@ -245,7 +247,7 @@ class OpenAIChatModel(_OpenAIModel):
         self, params: ModelRequestParameters, sse: _http.SSEStream, settings: Mapping[str, Any]
     ) -> StreamedResponse:
         # Chat Completions chunks are read straight off the stream: their errors and `[DONE]` are handled there.
-        return OpenAIStreamedResponse(
+        return (self._streamed_response_class or OpenAIStreamedResponse)(
             params,
             sse=sse,
             model_name=self._model_name,

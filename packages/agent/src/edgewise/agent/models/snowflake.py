@@ -20,10 +20,8 @@ from ..profiles import ModelProfileSpec
 from ..providers import Provider
 from ..providers.snowflake import SnowflakeModelProfile
 from ..settings import ModelSettings, ThinkingEffort
-from . import _http
 from ._reasoning_details import ReasoningDetailsStreamedResponse, sent_back_detail, with_reasoning_details
 from ._request_parameters import ModelRequestParameters
-from ._streamed_response import StreamedResponse
 from .openai import OpenAIChatModel
 
 __all__ = (
@@ -84,11 +82,24 @@ class SnowflakeModelSettings(ModelSettings, total=False):
     """The reasoning of a Claude model (`reasoning`); without it, the unified `thinking` setting gives an effort."""
 
 
+class SnowflakeStreamedResponse(ReasoningDetailsStreamedResponse):
+    """A streamed Cortex response: Chat Completions chunks with `reasoning_details`, and a finish reason even when
+    Cortex sends none."""
+
+    async def _get_event_iterator(self) -> AsyncIterator[ModelResponseStreamEvent]:
+        async for event in super()._get_event_iterator():
+            yield event
+        if self.finish_reason is None:
+            self.finish_reason = _missing_finish_reason(self._parts_manager.get_parts())
+
+
 class SnowflakeModel(OpenAIChatModel):
     """A model on Snowflake Cortex (`POST {base_url}/chat/completions`), streamed or not.
 
     `SnowflakeModel('claude-sonnet-4-6')` reads `SNOWFLAKE_ACCOUNT` and `SNOWFLAKE_TOKEN`.
     """
+
+    _streamed_response_class = SnowflakeStreamedResponse
 
     _default_provider = 'snowflake'
 
@@ -135,29 +146,6 @@ class SnowflakeModel(OpenAIChatModel):
         if not data['choices'][0].get('finish_reason') and response.finish_reason == 'stop':
             response.finish_reason = _missing_finish_reason(response.parts)
         return response
-
-    def _stream_response(
-        self, params: ModelRequestParameters, sse: _http.SSEStream, settings: Mapping[str, Any]
-    ) -> StreamedResponse:
-        return SnowflakeStreamedResponse(
-            params,
-            sse=sse,
-            model_name=self._model_name,
-            profile=self.profile,
-            provider_name=self._provider.name,
-            continuous_usage=bool(settings.get('openai_continuous_usage_stats')),
-        )
-
-
-class SnowflakeStreamedResponse(ReasoningDetailsStreamedResponse):
-    """A streamed Cortex response: Chat Completions chunks with `reasoning_details`, and a finish reason even when
-    Cortex sends none."""
-
-    async def _get_event_iterator(self) -> AsyncIterator[ModelResponseStreamEvent]:
-        async for event in super()._get_event_iterator():
-            yield event
-        if self.finish_reason is None:
-            self.finish_reason = _missing_finish_reason(self._parts_manager.get_parts())
 
 
 def _missing_finish_reason(parts: Any) -> Literal['tool_call', 'stop']:

@@ -18,10 +18,8 @@ from ..profiles import ModelProfileSpec
 from ..profiles.zai import ZaiModelProfile
 from ..providers import Provider
 from ..settings import ModelSettings
-from . import _http
 from . import _openai_chat as _chat
 from ._request_parameters import ModelRequestParameters
-from ._streamed_response import StreamedResponse
 from .openai import OpenAIChatModel, OpenAIStreamedResponse
 
 __all__ = ('ZaiModel', 'ZaiModelName', 'ZaiModelSettings', 'ZaiStreamedResponse')
@@ -59,11 +57,24 @@ class ZaiModelSettings(ModelSettings, total=False):
     `ZaiModel` does. Whether the model thinks in this turn is the unified `thinking` setting."""
 
 
+class ZaiStreamedResponse(OpenAIStreamedResponse):
+    """A streamed Z.AI response: Chat Completions chunks, with Z.AI's finish reasons."""
+
+    def _chunk(self, chunk: dict[str, Any]) -> list[ModelResponseStreamEvent]:
+        events = super()._chunk(chunk)
+        choices = chunk.get('choices') or ()
+        if choices and (raw := choices[0].get('finish_reason')) in _FINISH_REASONS and not self._refusal:
+            self.finish_reason = _FINISH_REASONS[raw]
+        return events
+
+
 class ZaiModel(OpenAIChatModel):
     """A GLM model on Z.AI (`POST {base_url}/chat/completions`), streamed or not.
 
     `ZaiModel('glm-4.7')` reads `ZAI_API_KEY`.
     """
+
+    _streamed_response_class = ZaiStreamedResponse
 
     _default_provider = 'zai'
 
@@ -120,26 +131,3 @@ class ZaiModel(OpenAIChatModel):
         if raw in _FINISH_REASONS:
             response.finish_reason = _FINISH_REASONS[raw]
         return response
-
-    def _stream_response(
-        self, params: ModelRequestParameters, sse: _http.SSEStream, settings: Mapping[str, Any]
-    ) -> StreamedResponse:
-        return ZaiStreamedResponse(
-            params,
-            sse=sse,
-            model_name=self._model_name,
-            profile=self.profile,
-            provider_name=self._provider.name,
-            continuous_usage=bool(settings.get('openai_continuous_usage_stats')),
-        )
-
-
-class ZaiStreamedResponse(OpenAIStreamedResponse):
-    """A streamed Z.AI response: Chat Completions chunks, with Z.AI's finish reasons."""
-
-    def _chunk(self, chunk: dict[str, Any]) -> list[ModelResponseStreamEvent]:
-        events = super()._chunk(chunk)
-        choices = chunk.get('choices') or ()
-        if choices and (raw := choices[0].get('finish_reason')) in _FINISH_REASONS and not self._refusal:
-            self.finish_reason = _FINISH_REASONS[raw]
-        return events
