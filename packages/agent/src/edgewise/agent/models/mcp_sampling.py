@@ -32,9 +32,11 @@ from ._streamed_response import StreamedResponse
 try:
     from mcp import types as mcp_types
 except ImportError as _error:  # pragma: no cover - the MCP tests need the SDK
-    raise ImportError(
+    # A ModuleNotFoundError naming `mcp`, so that tools (and the wheel check) see which distribution is missing.
+    raise ModuleNotFoundError(
         'edgewise.agent.models.mcp_sampling needs the MCP Python SDK: install the `mcp` extra, '
-        '`pip install "edgewise-agent[mcp]"`.'
+        '`pip install "edgewise-agent[mcp]"`.',
+        name='mcp',
     ) from _error
 
 if TYPE_CHECKING:
