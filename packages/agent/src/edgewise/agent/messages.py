@@ -142,6 +142,7 @@ from ._messages.model_messages import (
     messages_type_adapter,
 )
 from ._messages.retry_feedback import RetryFeedbackCause, RetryFeedbackPart, RetryInfo, ToolRetryCause
+from ._messages.sanitize import sanitize_messages
 from ._messages.speech import SpeechPart, SpeechPartDelta
 from ._messages.workspace_refs import Authority, WorkspaceRef
 from ._tools.tool_kinds import ToolKind, ToolKindLike, ToolPartKind, parse_tool_kind
@@ -244,6 +245,7 @@ __all__ = (
     'generate_tool_call_id',
     'post_compaction_window',
     'narrow_message_parts',
+    'sanitize_messages',
     # streaming events
     'TextPartDelta',
     'ThinkingPartDelta',

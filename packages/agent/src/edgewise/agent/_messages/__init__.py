@@ -15,6 +15,7 @@
 - `speech`: spoken turns (`SpeechPart`, `SpeechPartDelta`), as a realtime session records them.
 - `compaction`: `CompactionPart`, the provider's summary standing in for the history before it.
 - `history`: functions over a whole history (its compaction window, its typed tool parts).
+- `sanitize`: `sanitize_messages`, a history from an untrusted source (a browser) made safe to run on.
 - `ids`: time-ordered ids (UUID version 7) for conversations and enqueued content.
 - `otel`: the OpenTelemetry GenAI shapes of message parts, as the parts' `otel_message_parts` write them for
   spans.

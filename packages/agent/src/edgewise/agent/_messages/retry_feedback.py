@@ -28,6 +28,7 @@ __all__ = (
     'RetryFeedbackPart',
     'RETRY_FEEDBACK_FRAMING',
     'no_output_feedback_text',
+    'user_voice_feedback',
 )
 
 ToolRetryCause: TypeAlias = Literal['validation_error', 'model_retry', 'unknown_tool', 'unavailable_tool']
@@ -77,6 +78,22 @@ _NO_OUTPUT_TEXTS = _all_no_output_texts()
 """Every text the agent writes as `'no_output'` feedback: the only feedback sent in the system voice."""
 
 
+def _feedback_text(part: RetryFeedbackPart) -> str:
+    """The feedback's content as text: a message as it is, validation errors as JSON (without their `ctx`)."""
+    if isinstance(part.content, str):
+        return part.content
+    errors: list[dict[str, Any]] = [{k: v for k, v in e.items() if k != 'ctx'} for e in part.content]
+    return pydantic_core.to_json(errors).decode()
+
+
+def user_voice_feedback(part: RetryFeedbackPart) -> str:
+    """`part`'s feedback as it is sent in the user voice: `RETRY_FEEDBACK_FRAMING`, then the content fenced in
+    `<pyai:validation_errors>` (validation errors) or `<pyai:retry_feedback>` (any other cause)."""
+    tag = VALIDATION_ERRORS_TAG if part.retry.cause == 'validation_error' else RETRY_FEEDBACK_TAG
+    fenced = frame(tag, '\n' + _feedback_text(part) + '\n')
+    return f'{RETRY_FEEDBACK_FRAMING}\n{fenced}'
+
+
 @dataclass(frozen=True, repr=False)
 class RetryInfo(Generic[RetryCauseT_co]):
     """Why a retry happened and which retry it is, on a `RetryFeedbackPart` (`retry`). For the application only:
@@ -123,16 +140,9 @@ class RetryFeedbackPart:
     def model_response(self) -> str:
         """The text the model is sent: the agent's `'no_output'` text as it is, else the content (errors as JSON)
         fenced in `<pyai:validation_errors>` or `<pyai:retry_feedback>` behind `RETRY_FEEDBACK_FRAMING`."""
-        if isinstance(self.content, str):
-            text = self.content
-        else:
-            errors: list[dict[str, Any]] = [{k: v for k, v in e.items() if k != 'ctx'} for e in self.content]
-            text = pydantic_core.to_json(errors).decode()
         if self.speaks_for_the_application:
-            return text
-        tag = VALIDATION_ERRORS_TAG if self.retry.cause == 'validation_error' else RETRY_FEEDBACK_TAG
-        fenced = frame(tag, '\n' + text + '\n')
-        return f'{RETRY_FEEDBACK_FRAMING}\n{fenced}'
+            return _feedback_text(self)
+        return user_voice_feedback(self)
 
     def otel_message_parts(self, settings: TraceContentOptions) -> list[OtelMessagePart]:
         """The feedback as an OpenTelemetry GenAI text part (what the model is sent, when content may be recorded)."""

@@ -16,6 +16,7 @@ from typing_extensions import TypeVar
 from edgewise.graph import BaseStatePersistence
 
 from .._message_flow.cancellation import CancellationToken
+from .._messages.sanitize import SanitizeOptions, drop_compaction_parts, sanitize_untrusted
 from ..capabilities import AgentCapability, ReinjectSystemPrompt
 from ..exceptions import UserError
 from ..messages import ForceDownloadMode, ModelMessage
@@ -26,7 +27,6 @@ from ..tools import AgentDepsT, DeferredToolRequests, DeferredToolResults
 from ..toolsets import AbstractToolset
 from ..usage import RunUsage, UsageLimits
 from ._event_stream import NativeEvent, OnCancelFunc, OnCompleteFunc, UIEventStream
-from ._sanitize import sanitize_client_messages
 from ._starlette import starlette_module
 
 if TYPE_CHECKING:
@@ -180,18 +180,32 @@ class UIAdapter(ABC, Generic[RunInputT, MessageT, EventT, AgentDepsT, OutputData
     def sanitize_messages(
         self, messages: Sequence[ModelMessage], *, deferred_tool_results: DeferredToolResults | None = None
     ) -> list[ModelMessage]:
-        """The client's messages without what a client may not decide (see the adapter's fields).
+        """The client's messages without what a client may not decide: `edgewise.agent.messages.sanitize_messages`
+        (each drop or reset warned about) with the adapter's settings.
+
+        System prompts, instruction records and `ModelRequest.instructions` are dropped when `manage_system_prompt`
+        is `'server'`; file URLs and uploads are checked against `allowed_file_url_schemes`,
+        `allowed_file_url_force_download` and `allow_uploaded_files`; `workspace_ref`s are reset unless
+        `strip_workspace_refs` is `False`. The tool calls ending the history stay when `deferred_tool_results` answers
+        them (approvals or results), so that a run waiting for them resumes.
 
         A `message_history` given by the server to `run_stream` is trusted and not passed through this.
         """
-        return sanitize_client_messages(
-            messages,
-            strip_system_prompts=self.manage_system_prompt == 'server',
-            allowed_file_url_schemes=self.allowed_file_url_schemes,
-            allowed_file_url_force_download=self.allowed_file_url_force_download,
+        resolved: set[str] = set()
+        if deferred_tool_results is not None:
+            resolved.update(deferred_tool_results.approvals)
+            resolved.update(deferred_tool_results.calls)
+        server_owned = self.manage_system_prompt == 'server'
+        options = SanitizeOptions(
+            strip_system_prompts=server_owned,
+            strip_instructions=server_owned,
+            allowed_file_url_schemes=frozenset(scheme.lower() for scheme in self.allowed_file_url_schemes),
+            allowed_file_url_force_download=frozenset(self.allowed_file_url_force_download),
             allow_uploaded_files=self.allow_uploaded_files,
             strip_workspace_refs=self.strip_workspace_refs,
+            resolved_tool_call_ids=frozenset(resolved),
         )
+        return sanitize_untrusted(messages, options, stacklevel=2)
 
     def transform_stream(
         self,
@@ -270,7 +284,15 @@ class UIAdapter(ABC, Generic[RunInputT, MessageT, EventT, AgentDepsT, OutputData
             deferred_tool_results = self.deferred_tool_results
         if conversation_id is None:
             conversation_id = self.conversation_id
-        history = [*(message_history or ()), *self.sanitize_messages(self.messages)]
+        client_messages = self.messages
+        if message_history:
+            # A compaction part hides what comes before it from the model: one the client wrote would hide the
+            # server's history, so only the server's own compactions count.
+            client_messages = drop_compaction_parts(client_messages)
+        # Sanitizing is the last change to the client's messages: it drops the tool calls left unanswered at the end,
+        # which a message dropped after it could expose.
+        client_messages = self.sanitize_messages(client_messages, deferred_tool_results=deferred_tool_results)
+        history = [*(message_history or ()), *client_messages]
         if self.toolset is not None:
             output_type = cast(Any, [output_type or self.agent.output_type, DeferredToolRequests])
             toolsets = [*(toolsets or ()), self.toolset]
