@@ -178,10 +178,12 @@ def test_uploaded_files_are_dropped_unless_allowed() -> None:
 
 
 def test_user_prompt_text_loses_its_metadata_and_keeps_its_text() -> None:
-    messages: list[ModelMessage] = [request(user(TextContent('report', metadata={'from': 'background-task'})))]
+    messages: list[ModelMessage] = [
+        request(user(TextContent('report', metadata={'from': 'background-task'}), TextContent('plain')))
+    ]
     with caught() as texts:
         result = sanitize_messages(messages)
-    assert result == [request(user(TextContent('report')))]
+    assert result == [request(user(TextContent('report'), TextContent('plain')))]
     assert texts == [
         '`TextContent.metadata` was dropped from 1 user prompt or tool return item(s) sent by the client (from tool '
         'return text, only its `__pydantic_ai__` key): the model never sees it, but application code reads it to '
@@ -218,6 +220,13 @@ def test_files_nested_in_tool_returns_are_sanitized_and_text_loses_only_the_rese
         '`TextContent.metadata` was dropped from 1 user prompt or tool return item(s) sent by the client (from tool '
         'return text, only its `__pydantic_ai__` key)',
     ]
+
+
+def test_tool_return_text_without_the_reserved_key_keeps_its_metadata() -> None:
+    content = [TextContent('a', metadata={'mine': 1}), TextContent('b', metadata='a note'), TextContent('c')]
+    messages: list[ModelMessage] = [request(ToolReturnPart('fetch', content, 'c1', timestamp=T))]
+    (result,) = sanitized_quietly(messages)
+    assert result.parts[0] is messages[0].parts[0]
 
 
 def test_files_in_a_native_tool_return_are_sanitized() -> None:

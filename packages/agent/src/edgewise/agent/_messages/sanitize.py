@@ -165,12 +165,11 @@ def drop_compaction_parts(messages: Sequence[ModelMessage]) -> list[ModelMessage
     """
     kept: list[ModelMessage] = []
     for message in messages:
-        if not any(isinstance(part, CompactionPart) for part in message.parts):
+        # Only a response holds compaction parts in Edgewise's message model.
+        if isinstance(message, ModelRequest) or not any(isinstance(part, CompactionPart) for part in message.parts):
             kept.append(message)
-        elif isinstance(message, ModelResponse):
-            # Only a response holds compaction parts in Edgewise's message model.
-            if parts := [part for part in message.parts if not isinstance(part, CompactionPart)]:
-                kept.append(replace(message, parts=parts))
+        elif parts := [part for part in message.parts if not isinstance(part, CompactionPart)]:
+            kept.append(replace(message, parts=parts))
     return kept
 
 
