@@ -33,6 +33,7 @@ from ..messages import (
 )
 from ..models import Model, ModelRequestParameters
 from ..models._instruction_history import RECORD_PARTS
+from ..models._request_scoped import is_request_scoped
 from ..settings import ModelSettings, merge_model_settings
 from ..tools import RunContext
 
@@ -145,8 +146,14 @@ _PREPARED_PARTS = (ToolAvailabilityDeltaPart, RetryFeedbackPart, *RECORD_PARTS)
 
 def has_tool_deltas(messages: Sequence[ModelMessage]) -> bool:
     """Whether `messages` hold a part `Model.prepare_messages` renders or drops: a `ToolAvailabilityDeltaPart`, a
-    `RetryFeedbackPart`, or a record of instructions, capability loads or settings (`InstructionDeltaPart`, ...)."""
-    return any(isinstance(p, _PREPARED_PARTS) for m in messages if isinstance(m, ModelRequest) for p in m.parts)
+    `RetryFeedbackPart`, a record of instructions, capability loads or settings (`InstructionDeltaPart`, ...), or a
+    request-scoped system prompt."""
+    return any(
+        isinstance(p, _PREPARED_PARTS) or is_request_scoped(p)
+        for m in messages
+        if isinstance(m, ModelRequest)
+        for p in m.parts
+    )
 
 
 def merge_adjacent(history: Sequence[ModelMessage]) -> list[ModelMessage]:
