@@ -7,12 +7,14 @@ given and on what a real local HTTP server receives."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
 
-from edgewise.agent import Agent, RunContext
-from edgewise.agent.capabilities import AbstractCapability, ModelRequestContext
+from edgewise.agent import Agent, RunContext, capture_run_messages
+from edgewise.agent.capabilities import AbstractCapability, ModelRequestContext, WrapModelRequestHandler
+from edgewise.agent.exceptions import ModelRetry
 from edgewise.agent.messages import (
     ModelMessage,
     ModelRequest,
@@ -268,3 +270,65 @@ def test_a_retry_prompt_counts_as_a_user_turn_that_clears() -> None:
     ]
     clearing = FunctionModel(lambda m, i: ModelResponse([]), profile={'supports_request_scoped_system_prompts': True})
     assert _system_texts(clearing.prepare_messages(history)) == ['first']
+
+
+class RetryFirst(AbstractCapability[object]):
+    """Asks for a retry of the first model request without sending it (so it gets no response)."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    async def wrap_model_request(
+        self, ctx: RunContext[object], *, request_context: ModelRequestContext, handler: WrapModelRequestHandler
+    ) -> ModelResponse:
+        self.calls += 1
+        if self.calls == 1:
+            raise ModelRetry('not yet')
+        return await handler(request_context)
+
+
+async def test_a_step_retried_without_a_response_drops_its_request_scoped_prompts() -> None:
+    seen: list[list[ModelMessage]] = []
+
+    def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        seen.append(messages)
+        return ModelResponse([TextPart('done')])
+
+    result = await Agent(FunctionModel(model), capabilities=[Budget(), RetryFirst()]).run('go')
+    # The retried step's prompt is gone: only the one written for the request that was sent is there.
+    assert [_system_texts(messages) for messages in seen] == [['2 requests left']]
+    assert _system_texts(result.all_messages()) == ['2 requests left']
+
+
+async def test_a_failed_request_leaves_no_request_scoped_prompt_behind() -> None:
+    def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        raise RuntimeError('down')
+
+    with capture_run_messages() as messages, pytest.raises(RuntimeError, match='down'):
+        await Agent(FunctionModel(model), capabilities=[Budget()]).run('go')
+    assert [[type(part).__name__ for part in message.parts] for message in messages] == [['UserPromptPart']]
+
+
+async def test_a_failed_stream_leaves_no_request_scoped_prompt_behind() -> None:
+    async def stream(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[str]:
+        raise RuntimeError('down')
+        yield 'never'
+
+    agent = Agent(FunctionModel(stream_function=stream), capabilities=[Budget()])
+    with capture_run_messages() as messages, pytest.raises(RuntimeError, match='down'):
+        async with agent.run_stream('go') as result:
+            await result.get_output()
+    assert [[type(part).__name__ for part in message.parts] for message in messages] == [['UserPromptPart']]
+
+
+async def test_a_request_retried_without_a_response_is_sent_with_the_retry_as_one() -> None:
+    seen: list[list[ModelMessage]] = []
+
+    def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        seen.append(messages)
+        return ModelResponse([TextPart('done')])
+
+    await Agent(FunctionModel(model), capabilities=[RetryFirst()]).run('go')
+    assert [[type(part).__name__ for part in message.parts] for message in seen[0]] == [
+        ['RetryPromptPart', 'UserPromptPart']
+    ]

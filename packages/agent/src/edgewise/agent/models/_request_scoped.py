@@ -10,11 +10,15 @@ current request, at the end of that request; the earlier ones are left out. The 
 from __future__ import annotations as _annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from typing import TypeVar
 
 from ..messages import ModelMessage, ModelRequest, ModelRequestPart, ModelResponse, SystemPromptPart
 
-__all__ = ('is_request_scoped', 'scope_system_prompts')
+__all__ = ('drop_unanswered', 'dropping_unanswered', 'is_request_scoped', 'scope_system_prompts')
+
+_T = TypeVar('_T')
 
 
 def is_request_scoped(part: object) -> bool:
@@ -115,3 +119,30 @@ def _scoped_last(messages: list[ModelMessage]) -> list[ModelMessage]:
         elif parts:
             moved.append(dataclasses.replace(message, parts=parts))
     return moved
+
+
+def drop_unanswered(history: list[ModelMessage]) -> None:
+    """Take the request-scoped system prompts out of the requests `history` ends with, in place, when the run gives
+    up on their step without a response (it failed or was cancelled, or a hook asked for a retry without one): they
+    were written for that step, and the next request would otherwise send them beside its own. Each such request is
+    replaced by a copy without them (an emptied one stays, so the history keeps its length); a request a response
+    answered keeps them."""
+    index = len(history)
+    while index and isinstance(request := history[index - 1], ModelRequest):
+        index -= 1
+        if any(is_request_scoped(part) for part in request.parts):
+            parts = [part for part in request.parts if not is_request_scoped(part)]
+            history[index] = dataclasses.replace(request, parts=parts)
+
+
+@asynccontextmanager
+async def dropping_unanswered(
+    context: AbstractAsyncContextManager[_T], history: list[ModelMessage]
+) -> AsyncIterator[_T]:
+    """`context`, with `drop_unanswered(history)` when it ends in an error or a cancellation (a streamed step)."""
+    try:
+        async with context as value:
+            yield value
+    except BaseException:
+        drop_unanswered(history)
+        raise
