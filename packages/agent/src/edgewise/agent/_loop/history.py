@@ -33,7 +33,6 @@ from ..messages import (
 )
 from ..models import Model, ModelRequestParameters
 from ..models._instruction_history import RECORD_PARTS
-from ..models._request_scoped import is_request_scoped
 from ..settings import ModelSettings, merge_model_settings
 from ..tools import RunContext
 
@@ -149,7 +148,7 @@ def has_tool_deltas(messages: Sequence[ModelMessage]) -> bool:
     `RetryFeedbackPart`, a record of instructions, capability loads or settings (`InstructionDeltaPart`, ...), or a
     request-scoped system prompt."""
     return any(
-        isinstance(p, _PREPARED_PARTS) or is_request_scoped(p)
+        isinstance(p, _PREPARED_PARTS) or (isinstance(p, SystemPromptPart) and p.scope == 'request')
         for m in messages
         if isinstance(m, ModelRequest)
         for p in m.parts
