@@ -197,6 +197,30 @@ Fix the errors and try again.""")
     assert '"input"' not in RetryPromptPart(two).model_response()
 
 
+def test_a_system_prompt_is_conversation_scoped_unless_said_otherwise() -> None:
+    assert SystemPromptPart('s').scope == 'conversation'
+    scoped = SystemPromptPart('3 requests left', timestamp=TS, scope='request')
+    data = json.loads(ModelMessagesTypeAdapter.dump_json([ModelRequest([scoped], timestamp=TS)]))
+    assert data[0]['parts'][0] == {
+        'content': '3 requests left',
+        'timestamp': '2026-01-02T03:04:05Z',
+        'dynamic_ref': None,
+        'scope': 'request',
+        'part_kind': 'system-prompt',
+    }
+    assert ModelMessagesTypeAdapter.validate_python(data) == [ModelRequest([scoped], timestamp=TS)]
+    # A history stored before the field existed loads with the default.
+    del data[0]['parts'][0]['scope']
+    loaded = ModelMessagesTypeAdapter.validate_python(data)[0].parts[0]
+    assert loaded == SystemPromptPart('3 requests left', timestamp=TS)
+    with pytest.raises(ValueError, match='scope'):
+        ModelMessagesTypeAdapter.validate_python([{**data[0], 'parts': [{**data[0]['parts'][0], 'scope': 'run'}]}])
+    assert repr(scoped) == (
+        "SystemPromptPart(content='3 requests left', "
+        "timestamp=datetime.datetime(2026, 1, 2, 3, 4, 5, tzinfo=datetime.timezone.utc), scope='request')"
+    )
+
+
 def test_reprs_leave_out_unset_fields() -> None:
     assert repr(ModelRequest.user_text_prompt('hi', instructions='x')).startswith(
         "ModelRequest(parts=[UserPromptPart(content='hi', timestamp="

@@ -98,7 +98,7 @@ def _params(fn: Callable[..., Any]) -> list[str]:
                          '*provider_url', '*canonical_system', '*provider_details',
                          '*provider_response_id', '*finish_reason', '*run_id', '*conversation_id', '*metadata',
                          '*workspace_ref', '*history_digest', '*failed_attempts', '*state']),
-        (SystemPromptPart, ['content', '*timestamp', '*dynamic_ref', '*part_kind']),
+        (SystemPromptPart, ['content', '*timestamp', '*dynamic_ref', '*scope', '*part_kind']),
         (UserPromptPart, ['content', '*timestamp', '*part_kind']),
         (ToolReturnPart, ['tool_name', 'content', 'tool_call_id', '*tool_kind', '*metadata', '*timestamp', '*outcome',
                           '*part_kind']),

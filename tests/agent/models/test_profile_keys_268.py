@@ -63,6 +63,7 @@ _NEW_KEYS: dict[str, Any] = {
     'default_cache_retention': None,
     'thinking_enabled_by_default': False,
     'supports_mid_conversation_effort': False,
+    'supports_request_scoped_system_prompts': False,
     'context_window': None,
     'tool_call_id_length': None,
 }

@@ -418,6 +418,13 @@ def test_a_tool_message_without_its_call_and_an_activity_message_are_reported() 
         assert AGUIAdapter.load_messages([ActivityMessage(id='a', activity_type='x', content={})]) == []
 
 
+def test_a_request_scoped_system_prompt_is_not_dumped() -> None:
+    history: list[ModelMessage] = [
+        ModelRequest([SystemPromptPart('sys'), UserPromptPart('hi'), SystemPromptPart('3 left', scope='request')]),
+    ]
+    assert [(m.role, m.content) for m in AGUIAdapter.dump_messages(history)] == [('system', 'sys'), ('user', 'hi')]
+
+
 def test_dump_then_load_keeps_the_conversation() -> None:
     history: list[ModelMessage] = [
         ModelRequest(

@@ -534,6 +534,14 @@ def test_dump_then_load_gives_the_history_back() -> None:
     assert [m.id for m in custom] == ['system0', 'user1', 'assistant2', 'assistant3', 'user4']
 
 
+def test_a_request_scoped_system_prompt_is_not_dumped() -> None:
+    history: list[ModelMessage] = [
+        ModelRequest([SystemPromptPart('sys'), UserPromptPart('hi'), SystemPromptPart('3 left', scope='request')]),
+    ]
+    dumped = VercelAIAdapter.dump_messages(history, generate_message_id=lambda m, role, i: f'{role}{i}')
+    assert [(m.role, [p.text for p in m.parts]) for m in dumped] == [('system', ['sys']), ('user', ['hi'])]  # type: ignore[union-attr]
+
+
 def test_client_messages_lose_what_a_client_may_not_decide() -> None:
     body = SubmitMessage(
         id='c',

@@ -145,8 +145,14 @@ _PREPARED_PARTS = (ToolAvailabilityDeltaPart, RetryFeedbackPart, *RECORD_PARTS)
 
 def has_tool_deltas(messages: Sequence[ModelMessage]) -> bool:
     """Whether `messages` hold a part `Model.prepare_messages` renders or drops: a `ToolAvailabilityDeltaPart`, a
-    `RetryFeedbackPart`, or a record of instructions, capability loads or settings (`InstructionDeltaPart`, ...)."""
-    return any(isinstance(p, _PREPARED_PARTS) for m in messages if isinstance(m, ModelRequest) for p in m.parts)
+    `RetryFeedbackPart`, a record of instructions, capability loads or settings (`InstructionDeltaPart`, ...), or a
+    request-scoped system prompt."""
+    return any(
+        isinstance(p, _PREPARED_PARTS) or (isinstance(p, SystemPromptPart) and p.scope == 'request')
+        for m in messages
+        if isinstance(m, ModelRequest)
+        for p in m.parts
+    )
 
 
 def merge_adjacent(history: Sequence[ModelMessage]) -> list[ModelMessage]:

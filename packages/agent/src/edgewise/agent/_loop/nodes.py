@@ -59,6 +59,7 @@ from ..messages import (
 )
 from ..models import ModelRequestContext, ModelRequestParameters
 from ..models._attempts import counting_group_usage, record_attempts_usage
+from ..models._request_scoped import drop_unanswered, dropping_unanswered
 from ..models._request_timeout import timed_request, timed_stream
 from ..output import PendingModelResponse
 from ..tools import RunContext
@@ -105,9 +106,7 @@ from .request_attempts import hooked_request
 from .request_hooks import RESPONSE_HOOKS, HookedResponse, after_whole_response, streamed_through_hooks
 from .request_setup import prepare_request, prepare_resume
 from .response_tool_calls import answer_deferred_inline, unknown_tool_exhausted, validate_for_events
-from .step_tool_manager import (
-    prepare_step_tools,
-)
+from .step_tool_manager import prepare_step_tools
 
 __all__ = (
     'add_enqueued_events',
@@ -210,34 +209,38 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
         answer instead of the model, or ask the model again with a new `ModelRequestNode`)."""
         if (streamed := take_streamed_next(self)) is not None:
             return streamed  # type: ignore[no-any-return]
-        begin_node(ctx, self)
-        state, deps = ctx.state, ctx.deps
-        if self._resumes(state.message_history):
-            return await self._resume(ctx)
         try:
-            params = await prepare_request(self, ctx, streaming=False)
-        except SkipModelRequest as skip:  # from a `before_model_request` hook
-            return await self._finish_hooked(ctx, await self._skipped(ctx, skip.response))
-        model = deps.request_model or deps.model
-        with _instrument.request_span(deps.tracing, model.model_name, state.run_step) as span:
-            root = deps.root_capability
-            if root is not None and (deps.hooked & RESPONSE_HOOKS or root.overrides('wrap_model_request')):
-                outcome = await hooked_request(ctx, params, self._settings, deps.run_context(state))
-                rc, answer = outcome.request_context, outcome.response or outcome.sent
-                trace_exchange(span, deps, state, rc.model, rc.model_settings, rc.messages, answer)
-                return await self._finish_hooked(ctx, outcome)
-            messages = for_model(sent_messages(state, deps, params), model, params, deps)
-            with counting_group_usage(state.usage):
-                response = await timed_request(model, messages, self._settings, params)
-            # The provider paused the turn: ask it to go on until it is whole (a run whose output can be a
-            # `PendingModelResponse` ends with the suspended response instead).
-            segments: list[ModelResponse] = []
-            if response.state == 'suspended' and not deps.output_schema.allows_pending_model_response:
-                run_ctx = deps.run_context(state)
-                args = (model, messages, response, self._settings, params, run_ctx)
-                response = await continue_turn(*args, on_segment=segments.append)
-            trace_exchange(span, deps, state, model, self._settings, messages, response, segments)
-        return self.record_response(ctx, response)
+            begin_node(ctx, self)
+            state, deps = ctx.state, ctx.deps
+            if self._resumes(state.message_history):
+                return await self._resume(ctx)
+            try:
+                params = await prepare_request(self, ctx, streaming=False)
+            except SkipModelRequest as skip:  # from a `before_model_request` hook
+                return await self._finish_hooked(ctx, await self._skipped(ctx, skip.response))
+            model = deps.request_model or deps.model
+            with _instrument.request_span(deps.tracing, model.model_name, state.run_step) as span:
+                root = deps.root_capability
+                if root is not None and (deps.hooked & RESPONSE_HOOKS or root.overrides('wrap_model_request')):
+                    outcome = await hooked_request(ctx, params, self._settings, deps.run_context(state))
+                    rc, answer = outcome.request_context, outcome.response or outcome.sent
+                    trace_exchange(span, deps, state, rc.model, rc.model_settings, rc.messages, answer)
+                    return await self._finish_hooked(ctx, outcome)
+                messages = for_model(sent_messages(state, deps, params), model, params, deps)
+                with counting_group_usage(state.usage):
+                    response = await timed_request(model, messages, self._settings, params)
+                # The provider paused the turn: ask it to go on until it is whole (a run whose output can be a
+                # `PendingModelResponse` ends with the suspended response instead).
+                segments: list[ModelResponse] = []
+                if response.state == 'suspended' and not deps.output_schema.allows_pending_model_response:
+                    run_ctx = deps.run_context(state)
+                    args = (model, messages, response, self._settings, params, run_ctx)
+                    response = await continue_turn(*args, on_segment=segments.append)
+                trace_exchange(span, deps, state, model, self._settings, messages, response, segments)
+            return self.record_response(ctx, response)
+        except BaseException:  # the step gave up without a response: its request-scoped prompts go with it
+            drop_unanswered(ctx.state.message_history)
+            raise
 
     def _resumes(self, history: list[ModelMessage]) -> bool:
         """Whether this node continues the suspended response the history ends with (its request is empty)."""
@@ -290,6 +293,9 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
         if outcome.sent is not None:
             self.record_response(ctx, outcome.sent, counted=counted)
             ctx.state.response_in_node = False  # the node that follows does not hold it
+        else:  # a retry without a response gives up on this step; its request and the retry's are sent as one
+            drop_unanswered(ctx.state.message_history)
+            ctx.deps.merge_adjacent = True
         state, deps = ctx.state, ctx.deps
         state.increment_retries(deps.max_result_retries, outcome.retry)
         retry = RetryPromptPart(outcome.retry.message)
@@ -303,7 +309,7 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
         The model's events come as they arrive, with a `FinalResultEvent` at the first candidate for the
         final result. Running the node afterwards returns the `CallToolsNode` for the streamed response.
         """
-        return self._stream(ctx)
+        return dropping_unanswered(self._stream(ctx), ctx.state.message_history)
 
     @asynccontextmanager
     async def _stream(

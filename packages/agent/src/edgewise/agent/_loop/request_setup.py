@@ -45,6 +45,8 @@ async def prepare_request(
         state.message_offset = len(history)
         state.response_in_node = False
     history.append(request)
+    # A request made by the caller (`AgentRun.next`) may hold a request-scoped system prompt for later requests to drop.
+    deps.tool_deltas = deps.tool_deltas or has_tool_deltas([request])
     queue = state.pending_messages  # enqueued 'asap': after the request in the history, sent merged with it
     if queue and (delivered := take_pending(queue, 'asap', state.run_id, state.conversation_id)):
         queued = [message for item in delivered for message in item.messages]

@@ -126,6 +126,17 @@ class SystemPromptPart:
     """When the part was created."""
     dynamic_ref: str | None = None
     """The qualified name of the `dynamic=True` system prompt function that wrote it, if any."""
+    scope: Literal['conversation', 'request'] = 'conversation'
+    """For how many model requests the prompt counts.
+
+    - `'conversation'` (the default; what a history stored without this field loads as): every request from the one
+      it is in onwards.
+    - `'request'`: only the request it is in (a continuation of that request included). The part stays in the
+      history, but later requests leave it out: `Model.prepare_messages` drops it, or, on a profile with
+      `supports_request_scoped_system_prompts`, the API stops showing it (Anthropic's `clear_at`). Meant for text
+      that is restated with every request, such as what is left of a budget; text that must still hold afterwards
+      wants the default.
+    """
     part_kind: Literal['system-prompt'] = 'system-prompt'
     """Tag of this part kind in serialized messages."""
 
@@ -134,7 +145,8 @@ class SystemPromptPart:
         return [_otel_text(self.content, settings)]
 
     def __repr__(self) -> str:
-        return _repr(self, ('content', 'timestamp', 'dynamic_ref'))
+        shown = _repr(self, ('content', 'timestamp', 'dynamic_ref'))
+        return shown if self.scope == 'conversation' else f"{shown[:-1]}, scope='request')"
 
 
 @dataclass(repr=False)

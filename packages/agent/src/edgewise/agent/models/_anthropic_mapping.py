@@ -53,6 +53,7 @@ from ._anthropic_native_tools import (
     tool_search_call_part,
     without_advisor_blocks,
 )
+from ._anthropic_system_entries import last_cacheable_message, place_system_entries, self_clearing_entry
 from ._citations import anthropic_citations
 from ._compaction_mapping import anthropic_compaction_block, anthropic_compaction_part, anthropic_context_management
 from ._error_categories import anthropic_stream_error
@@ -267,21 +268,27 @@ def map_messages(
     *,
     instructions: str | None,
 ) -> tuple[str, list[dict[str, Any]]]:
-    """The system prompt (`instructions` first, then system prompt parts) and the `messages` of a request."""
+    """The system prompt (`instructions` first, then system prompt parts) and the `messages` of a request. On a
+    profile with `supports_request_scoped_system_prompts`, a request's request-scoped system prompts go in a
+    self-clearing `system` entry after its user turn instead (see `_anthropic_system_entries`)."""
     system: list[str] = []
     if instructions:
         system.append(instructions)
+    self_clearing = profile.get('supports_request_scoped_system_prompts', False)
     mapped: list[dict[str, Any]] = []
     for message in messages:
         if isinstance(message, ModelRequest):
             blocks: list[dict[str, Any]] = []
+            scoped: list[str] = []
             for part in message.parts:
                 if isinstance(part, SystemPromptPart):
-                    system.append(part.content)
+                    (scoped if self_clearing and part.scope == 'request' else system).append(part.content)
                 else:
                     blocks.extend(_user_blocks(part, model_name))
             if blocks:
                 mapped.append({'role': 'user', 'content': blocks})
+            if scoped:
+                mapped.append(self_clearing_entry(scoped))
         else:
             carried: list[dict[str, Any]] = []
             blocks = _assistant_blocks(message, profile, provider_name, carried)
@@ -289,7 +296,7 @@ def map_messages(
                 mapped.append({'role': 'user', 'content': carried})
             if blocks:
                 mapped.append({'role': 'assistant', 'content': blocks})
-    return '\n\n'.join(system), mapped
+    return '\n\n'.join(system), place_system_entries(mapped)
 
 
 def _tool(definition: ToolDefinition, profile: ModelProfile) -> dict[str, Any]:
@@ -415,16 +422,18 @@ def anthropic_request_body(
             body['system'] = [{'type': 'text', 'text': system, 'cache_control': _cache_control(cache)}]
         else:
             body['system'] = system
-    if (cache := settings.get('anthropic_cache_messages')) and mapped:
-        mapped[-1]['content'][-1]['cache_control'] = _cache_control(cache)
+    # A breakpoint goes on the last block later requests read again: not in a self-clearing entry (which refuses it).
+    cached = last_cacheable_message(mapped)
+    if (cache := settings.get('anthropic_cache_messages')) and cached:
+        cached['content'][-1]['cache_control'] = _cache_control(cache)
     if auto := settings.get('anthropic_cache'):
         if cache:
             raise UserError('`anthropic_cache` and `anthropic_cache_messages` cannot both be enabled.')
         control = _cache_control('5m' if auto is True else auto)
         if profile.get('supports_auto_cache', False):
             body['cache_control'] = control
-        elif mapped:  # no automatic breakpoint here: the conversation's last block is marked instead
-            mapped[-1]['content'][-1]['cache_control'] = control
+        elif cached:  # no automatic breakpoint here: the conversation's last block is marked instead
+            cached['content'][-1]['cache_control'] = control
     # Anthropic refuses citations with native output and writes its citation markup into tool and prompted output.
     if settings.get('citations', False) and params.output_mode == 'text' and _cite_documents(mapped):
         resolved = resolve_tool_choice(settings, params)

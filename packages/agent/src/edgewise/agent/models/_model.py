@@ -47,6 +47,7 @@ from ._instruction_history import project_history_records
 from ._native_support import check_native_tools
 from ._prompt_cache import cache_retention
 from ._request_parameters import ModelRequestParameters
+from ._request_scoped import scope_system_prompts
 from ._retry_feedback_history import render_retry_feedback
 from ._speech_history import convert_speech_parts
 from ._streamed_response import StreamedResponse
@@ -616,7 +617,10 @@ class Model(ABC):
         `InstructionBaselinePart` or compaction) becomes a system prompt holding its `<pyai:context>` element (or
         diff); baselines, earlier changes, `CapabilityLoadDeltaPart`s and `ModelSettingsDeltaPart`s are dropped (no
         model here takes a settings change mid-conversation: the request's settings carry the current value); each
-        `RetryFeedbackPart` becomes the system or user prompt its cause calls for. When the profile sets
+        `RetryFeedbackPart` becomes the system or user prompt its cause calls for. A request-scoped system prompt
+        (`SystemPromptPart(scope='request')`) of an earlier request is left out and the current request's go to its
+        end, unless the profile has `supports_request_scoped_system_prompts` (the API clears them itself: then only
+        one no later user turn follows is left out). When the profile sets
         `tool_call_id_length`, tool call ids that do not fit it are replaced by stable hashes that do (`UserError`
         when the length is below 1). `messages` itself when nothing changes.
 
@@ -630,6 +634,9 @@ class Model(ABC):
         inline_system = self.profile.get('supports_inline_system_prompts', False)
         projected = project_history_records(render_retry_feedback(spoken), inline_system=inline_system)
         announced = announce_tool_availability(projected, model_request_parameters)
+        announced = scope_system_prompts(
+            announced, cleared_by_api=self.profile.get('supports_request_scoped_system_prompts', False)
+        )
         if (length := self.profile.get('tool_call_id_length')) is not None:
             return fit_tool_call_ids(announced, length)
         return announced

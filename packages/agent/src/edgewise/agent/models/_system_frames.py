@@ -30,6 +30,7 @@ from ..messages import (
 from ..profiles import ModelProfile
 from ..settings import FramingAnnouncement
 from ._request_parameters import ModelRequestParameters, request_instructions
+from ._request_scoped import is_request_scoped
 from ._special_tokens import break_special_tokens_in_messages
 
 __all__ = ('frame_system_prompts', 'framing_announcement', 'standing_prompt_count', 'wire_messages')
@@ -53,12 +54,13 @@ _SEALED_ANNOUNCEMENT = (
 
 
 def standing_prompt_count(messages: list[ModelMessage]) -> int:
-    """How many `SystemPromptPart`s the first request opens with: the run's standing system prompt."""
+    """How many `SystemPromptPart`s the first request opens with: the run's standing system prompt. A request-scoped
+    one ends it (the system field goes with every request, and such a part must not)."""
     first = next((message for message in messages if isinstance(message, ModelRequest)), None)
     count = 0
     if first is not None:
         for part in first.parts:
-            if not isinstance(part, SystemPromptPart):
+            if not isinstance(part, SystemPromptPart) or is_request_scoped(part):
                 break
             count += 1
     return count
@@ -66,10 +68,13 @@ def standing_prompt_count(messages: list[ModelMessage]) -> int:
 
 def frame_system_prompts(messages: list[ModelMessage], profile: ModelProfile) -> tuple[list[ModelMessage], bool]:
     """`messages` with every system prompt outside the standing one as a `<system>` user prompt where the profile
-    has no mid-conversation system role; and whether any was. `messages` itself when none changes."""
+    has no mid-conversation system role; and whether any was. A request-scoped one the API clears itself
+    (`supports_request_scoped_system_prompts`) gets the same `<system>` frame but stays a system prompt, for the
+    adapter's self-clearing entry. `messages` itself when none changes."""
     if profile.get('supports_inline_system_prompts', False):
         return messages, False
     sealed = bool(profile.get('needs_sealed_system_blocks', False))
+    keep_scoped = bool(profile.get('supports_request_scoped_system_prompts', False))
     leading = standing_prompt_count(messages)
     framed: list[ModelMessage] = []
     changed = False
@@ -85,15 +90,22 @@ def frame_system_prompts(messages: list[ModelMessage], profile: ModelProfile) ->
             framed.append(message)
             continue
         changed = True
-        framed.append(dataclasses.replace(message, parts=_framed_parts(parts, start, sealed=sealed)))
+        framed.append(
+            dataclasses.replace(message, parts=_framed_parts(parts, start, sealed=sealed, keep_scoped=keep_scoped))
+        )
     return (framed, True) if changed else (messages, False)
 
 
-def _framed_parts(parts: Sequence[ModelRequestPart], start: int, *, sealed: bool) -> list[ModelRequestPart]:
+def _framed_parts(
+    parts: Sequence[ModelRequestPart], start: int, *, sealed: bool, keep_scoped: bool
+) -> list[ModelRequestPart]:
     new: list[ModelRequestPart] = []
     blocks: list[ModelRequestPart] = []
     for index, part in enumerate(parts):
-        if index >= start and isinstance(part, SystemPromptPart):
+        if keep_scoped and is_request_scoped(part):
+            assert isinstance(part, SystemPromptPart)
+            new.append(dataclasses.replace(part, content=system_frame(part.content, sealed=sealed)))
+        elif index >= start and isinstance(part, SystemPromptPart):
             block = UserPromptPart(system_frame(part.content, sealed=sealed), timestamp=part.timestamp)
             (blocks if sealed else new).append(block)
         else:

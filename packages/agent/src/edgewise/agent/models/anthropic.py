@@ -23,6 +23,7 @@ from ._anthropic_mapping import (
     takes_url,
 )
 from ._anthropic_native_tools import ANTHROPIC_NATIVE_TOOLS, anthropic_native_tools
+from ._anthropic_system_entries import REQUEST_SCOPED_SYSTEM_BETA, has_self_clearing_entry
 from ._compaction_mapping import ANTHROPIC_COMPACTION_BETA, with_beta
 from ._error_categories import anthropic_http_error
 from ._http import HTTPCall
@@ -115,6 +116,8 @@ class AnthropicModel(ProviderModel):
         call = super()._call(messages, model_settings, params, stream=stream)
         if 'context_management' in call.body:  # compaction is in beta
             call.headers = with_beta(call.headers, ANTHROPIC_COMPACTION_BETA)
+        if has_self_clearing_entry(call.body['messages']):  # a request-scoped system prompt's entry is in beta
+            call.headers = with_beta(call.headers, REQUEST_SCOPED_SYSTEM_BETA)
         return call
 
     def _parse(self, data: Any) -> ModelResponse:

@@ -112,6 +112,18 @@ class ModelProfile(TypedDict, total=False):
     """Whether the model follows those `<system>` blocks better marked and placed after the user's words (default
     `False`): each then opens with `<system verified>` and goes after the user prompt of its request, and the
     announcement (`default_framing_announcement`) says so. Only meaningful without `supports_inline_system_prompts`."""
+    supports_request_scoped_system_prompts: bool
+    """Whether the API keeps a request-scoped system prompt (`SystemPromptPart(scope='request')`) in the conversation
+    and itself stops showing it to the model once a later user turn exists (default `False`).
+
+    Where `True`, every such part of the history is sent, each time in the same place, so the cached prefix (and
+    reasoning bound to it) stays valid: `AnthropicModel` sends it as a `system` entry with
+    `clear_at: 'next_user_message'` (a `<system>` block inside it where the profile lacks
+    `supports_inline_system_prompts`). Where `False`, `Model.prepare_messages` leaves the part out of every request
+    after its own, and it goes at the end of its request like any other system prompt after the standing one. Set it
+    only where the adapter renders such an entry (`AnthropicModel`): elsewhere a request-scoped part would be sent
+    as a lasting system prompt with every later request. `AnthropicProvider` sets it for the Claude models that take
+    the entry."""
     default_framing_announcement: FramingAnnouncement
     """The default of the `framing_announcement` model setting (default `'when_needed'`). Only meaningful without
     `supports_inline_system_prompts`."""
@@ -229,6 +241,7 @@ DEFAULT_PROFILE: ModelProfile = {
     'supports_document_input': True,
     'supported_document_media_types': KNOWN_DOCUMENT_MEDIA_TYPES,
     'supports_inline_system_prompts': False,
+    'supports_request_scoped_system_prompts': False,
     'needs_sealed_system_blocks': False,
     'default_framing_announcement': 'when_needed',
     'may_tokenize_special_tokens_in_content': False,

@@ -38,6 +38,17 @@ _TOOL_ADDITION_MODELS = (
     'claude-haiku-5-5',
 )
 
+# The models taking a request-scoped `system` entry with `clear_at` on the Messages API (its
+# `mid-conversation-system-clear-at-2026-08-21` beta), as pydantic-ai 2.68 lists them.
+_REQUEST_SCOPED_SYSTEM_PROMPT_MODELS = (
+    'claude-fable-5',
+    'claude-mythos-5',
+    'claude-opus-4-8',
+    'claude-opus-5',
+    'claude-sonnet-5-5',
+    'claude-haiku-5-5',
+)
+
 
 class AnthropicProvider(HTTPProvider):
     """Anthropic's API; the key comes from `ANTHROPIC_API_KEY` unless given."""
@@ -77,10 +88,13 @@ class AnthropicProvider(HTTPProvider):
     def model_profile(model_name: str) -> ModelProfile | None:
         """The profile of the named Claude model, with what the Messages API adds: its prompt cache (configured on
         the request, 5-minute and 1-hour tiers, the breakpoint placed by the API when asked, 5 minutes kept by
-        default) and, on the latest models, native word of tools revealed mid-run (`tool_addition_mode`)."""
+        default) and, on the latest models, native word of tools revealed mid-run (`tool_addition_mode`) and
+        request-scoped system prompts the API clears itself (`supports_request_scoped_system_prompts`)."""
         profile = merge_profile(anthropic_model_profile(model_name), _MESSAGES_API_CACHE)
         if model_name.startswith(_TOOL_ADDITION_MODELS):
-            return merge_profile(profile, AnthropicModelProfile(tool_addition_mode='by_reference'))
+            profile = merge_profile(profile, AnthropicModelProfile(tool_addition_mode='by_reference'))
+        if model_name.startswith(_REQUEST_SCOPED_SYSTEM_PROMPT_MODELS):
+            profile = merge_profile(profile, AnthropicModelProfile(supports_request_scoped_system_prompts=True))
         return profile
 
     def request_headers(self) -> dict[str, str]:

@@ -192,7 +192,9 @@ def dump_ag_ui_messages(messages: Sequence[ModelMessage], *, reasoning: bool = T
         if isinstance(message, ModelRequest):
             for part in message.parts:
                 if isinstance(part, SystemPromptPart):
-                    dumped.append(core.SystemMessage(id=_new_id(), content=part.content))
+                    # A request-scoped prompt was for its request only: loaded back, it would count for good.
+                    if part.scope != 'request':
+                        dumped.append(core.SystemMessage(id=_new_id(), content=part.content))
                 elif isinstance(part, UserPromptPart):
                     if isinstance(part.content, str):
                         dumped.append(core.UserMessage(id=_new_id(), content=part.content))

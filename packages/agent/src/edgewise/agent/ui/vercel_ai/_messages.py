@@ -279,7 +279,9 @@ def dump_ui_messages(
             user: list[UIMessagePart] = []
             for part in message.parts:
                 if isinstance(part, SystemPromptPart):
-                    system.append(TextUIPart(text=part.content, state='done'))
+                    # A request-scoped prompt was for its request only: loaded back, it would count for good.
+                    if part.scope != 'request':
+                        system.append(TextUIPart(text=part.content, state='done'))
                 elif isinstance(part, UserPromptPart):
                     user += _dump_prompt(part)
                 elif isinstance(part, RetryPromptPart) and not part.tool_name:
