@@ -9,12 +9,13 @@ from contextlib import AbstractAsyncContextManager, AbstractContextManager, asyn
 from dataclasses import dataclass, field
 from functools import cached_property, partial
 from pathlib import Path
-from typing import Any, Generic, Literal, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar, cast
 
 import anyio
 import typing_extensions
 
-from . import _instrument, mermaid
+from . import _instrument
+from ._diagram_style import DEFAULT_HIGHLIGHT_CSS
 from ._edges import comma_and
 from ._runs import RunLink
 from ._step_runner import _Edges, _Runner
@@ -28,6 +29,9 @@ from .fork import Fork
 from .nodes import _LINK_ATTR, _SNAPSHOT_ID_ATTR, BaseNode, DepsT, End, GraphRunContext, NodeDef, RunEndT, StateT
 from .persistence import BaseStatePersistence, Snapshot
 from .persistence.in_mem import SimpleStatePersistence
+
+if TYPE_CHECKING:  # (loaded when a diagram is drawn: a run never needs it)
+    from . import mermaid
 
 __all__ = ('Graph', 'GraphRun', 'GraphRunResult')
 
@@ -384,7 +388,7 @@ class Graph(Generic[StateT, DepsT, RunEndT]):
         edge_labels: bool = True,
         notes: bool = True,
         highlighted_nodes: Sequence[mermaid.NodeIdent] | mermaid.NodeIdent | None = None,
-        highlight_css: str = mermaid.DEFAULT_HIGHLIGHT_CSS,
+        highlight_css: str = DEFAULT_HIGHLIGHT_CSS,
         infer_name: bool = True,
         direction: mermaid.StateDiagramDirection | None = None,
         history: Sequence[Snapshot[Any, Any]] | None = None,
@@ -409,6 +413,8 @@ class Graph(Generic[StateT, DepsT, RunEndT]):
             self._infer_name(inspect.currentframe())
         if title is None and self.name:
             title = self.name
+        from . import mermaid
+
         return mermaid.generate_code(
             self,
             start_node=start_node,
@@ -438,6 +444,8 @@ class Graph(Generic[StateT, DepsT, RunEndT]):
             self._infer_name(inspect.currentframe())
         if 'title' not in kwargs and self.name:
             kwargs['title'] = self.name
+        from . import mermaid
+
         return mermaid.request_image(self, **kwargs)
 
     def mermaid_save(
@@ -454,6 +462,8 @@ class Graph(Generic[StateT, DepsT, RunEndT]):
             self._infer_name(inspect.currentframe())
         if 'title' not in kwargs and self.name:
             kwargs['title'] = self.name
+        from . import mermaid
+
         mermaid.save_image(path, self, **kwargs)
 
     def get_nodes(self) -> Sequence[type[BaseNode[StateT, DepsT, RunEndT]]]:

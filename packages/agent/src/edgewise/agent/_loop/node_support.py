@@ -22,12 +22,6 @@ from ..messages import (
     ModelSettingsDeltaEvent,
 )
 from ..models import Model
-from ..models._cache_health import (
-    CACHE_COLLAPSE_EVENT_REASONS,
-    CONVERSATION_CACHE_MARKS,
-    CacheHealthDetector,
-    record_cache_health,
-)
 from ..settings import ModelSettings
 
 __all__ = (
@@ -126,6 +120,14 @@ def trace_exchange(
     if response is None:
         return
     if deps.tracing:
+        # (loaded by the first traced response: a run without logfire never judges cache health)
+        from ..models._cache_health import (
+            CACHE_COLLAPSE_EVENT_REASONS,
+            CONVERSATION_CACHE_MARKS,
+            CacheHealthDetector,
+            record_cache_health,
+        )
+
         detector = deps.cache_health
         if detector is None:
             detector = deps.cache_health = CacheHealthDetector(

@@ -6,7 +6,7 @@ from __future__ import annotations as _annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Any, Generic, Literal, TypeAlias
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeAlias
 
 from typing_extensions import TypeVar
 
@@ -26,7 +26,6 @@ from ..messages import (
     UserContent,
 )
 from ..models import Model
-from ..models._cache_health import CacheHealthDetector
 from ..models.instrumented import InstrumentationSettings
 from ..native_tools import AbstractNativeTool
 from ..settings import ModelSettings
@@ -37,6 +36,9 @@ from ..workspaces import Workspace, WorkspaceRef
 from ..workspaces.unavailable import NO_WORKSPACE
 from .operation_journal import OperationJournal
 from .state import GraphAgentState
+
+if TYPE_CHECKING:  # (made by the first traced response: a run without logfire never loads it)
+    from ..models._cache_health import CacheHealthDetector
 
 __all__ = (
     'stored_through',

@@ -27,7 +27,6 @@ from .._run.result import AgentRunResult, FinalResult
 from .._streaming.event_stream import AgentRunEvents, run_events
 from .._streaming.node_loop import EventStreamHandler, run_for_result
 from .._streaming.run_result import StreamedRunResult
-from .._streaming.run_result_sync import StreamedRunResultSync
 from .._threads import run_in_new_loop, using_thread_executor
 from ..messages import UserContent
 from ..output import OutputDataT, OutputSpec
@@ -44,6 +43,7 @@ from ._options import (
 
 if TYPE_CHECKING:
     from .._loop.agent_run import AgentRun
+    from .._streaming.run_result_sync import StreamedRunResultSync
     from ..capabilities import CombinedCapability
     from ..messages import ModelMessage, SystemPromptPart
     from ..models import KnownModelName, Model
@@ -296,6 +296,9 @@ class AbstractAgent(ABC, Generic[AgentDepsT, OutputDataT]):
         streams are plain iterators (not for use inside an event loop). Same arguments as `run_stream`."""
         if kwargs.pop('infer_name', True):
             self._infer_name(inspect.currentframe())
+        # (loaded here: only a program streaming from sync code needs the thread bridge)
+        from .._streaming.run_result_sync import StreamedRunResultSync
+
         return StreamedRunResultSync(partial(self.run_stream, user_prompt, infer_name=False, **kwargs))
 
     def _infer_name(self, frame: types.FrameType | None) -> None:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias
 from annotated_types import Ge, Le
 from typing_extensions import TypedDict
 
+from .._diagram_style import DEFAULT_HIGHLIGHT_CSS
 from ..nodes import BaseNode
 
 if TYPE_CHECKING:
@@ -28,8 +29,6 @@ __all__ = (
     'Renderer',
 )
 
-DEFAULT_HIGHLIGHT_CSS = 'fill:#fdff32'
-"""The CSS of highlighted nodes (and of the nodes a run visited)."""
 DEFAULT_STOPPED_CSS = 'fill:#7ec8ff,stroke:#1f6fb2,stroke-width:3px'
 """The CSS of the node where a run stopped: the next to run, or the one running when it was interrupted."""
 DEFAULT_FAILED_CSS = 'fill:#ff8a80,stroke:#c62828,stroke-width:3px'
