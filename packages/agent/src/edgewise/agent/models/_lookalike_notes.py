@@ -13,7 +13,7 @@ system prompt goes after its item instead. Where the model has no system role mi
 from __future__ import annotations as _annotations
 
 import dataclasses
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -117,7 +117,7 @@ def _noted_parts(
     return parts
 
 
-def _leading_system_prompts(parts: list[ModelRequestPart]) -> int:
+def _leading_system_prompts(parts: Sequence[ModelRequestPart]) -> int:
     return next((i for i, part in enumerate(parts) if not isinstance(part, SystemPromptPart)), len(parts))
 
 

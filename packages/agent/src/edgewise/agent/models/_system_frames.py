@@ -203,7 +203,9 @@ def announce_notes(messages: list[ModelMessage]) -> list[ModelMessage]:
         at = next((i for i, part in enumerate(message.parts) if isinstance(part, LookalikeNote)), None)
         if at is None:
             continue
-        announcement = SystemPromptPart(NOTE_ANNOUNCEMENT, timestamp=message.parts[at].timestamp)
+        note = message.parts[at]
+        assert isinstance(note, LookalikeNote)
+        announcement = SystemPromptPart(NOTE_ANNOUNCEMENT, timestamp=note.timestamp)
         parts = [*message.parts[:at], announcement, *message.parts[at:]]
         return [*messages[:index], dataclasses.replace(message, parts=parts), *messages[index + 1 :]]
     return messages
