@@ -332,3 +332,48 @@ def test_with_sealed_blocks_the_note_stays_ahead_of_the_users_words_and_the_chan
         'UserPromptPart',
     ]
     assert standing_prompt_count(prepared) == 1
+
+
+def _retried() -> list[ModelMessage]:
+    return [
+        ModelRequest([SystemPromptPart('Be brief.', timestamp=T), UserPromptPart('hi', timestamp=T)], timestamp=T),
+        ModelResponse([TextPart('bad')], timestamp=T),
+        ModelRequest([RetryFeedbackPart('Too long.', retry=RetryInfo('model_retry'), timestamp=T)], timestamp=T),
+    ]
+
+
+FENCED = f'{RETRY_FEEDBACK_FRAMING}\n<pyai:retry_feedback>\nToo long.\n</pyai:retry_feedback>'
+
+
+@pytest.mark.parametrize(('setting', 'announced'), [(None, True), ('never', False)])
+async def test_fenced_retry_feedback_alone_also_brings_the_announcement_on_anthropic(
+    local_server: LocalServer, setting: Any, announced: bool
+) -> None:
+    local_server.script(Reply(200, _answer('ok')))
+    async with _anthropic(local_server) as model:
+        settings: Any = {'framing_announcement': setting} if setting else None
+        await model.request(model.prepare_messages(_retried()), settings, PARAMS)
+    body = local_server.received[0]['body']
+    assert body['messages'][2] == {'role': 'user', 'content': [_text(FENCED)]}
+    system = body['system'] if isinstance(body['system'], str) else ''.join(b['text'] for b in body['system'])
+    assert system.startswith('This conversation has no separate channel') is announced
+    assert system.endswith('Be brief.')
+
+
+@pytest.mark.parametrize(('setting', 'announced'), [(None, True), ('never', False)])
+async def test_fenced_retry_feedback_is_announced_by_a_system_message_on_openai_chat(
+    local_server: LocalServer, setting: Any, announced: bool
+) -> None:
+    local_server.script(Reply(200, completion('ok')))
+    provider = OpenAIProvider(base_url=local_server.url, api_key='sk-local', max_retries=0)
+    async with OpenAIChatModel('gpt-4o', provider=provider) as model:
+        settings: Any = {'framing_announcement': setting} if setting else None
+        await model.request(model.prepare_messages(_retried()), settings, PARAMS)
+    announcement = [{'role': 'system', 'content': NOTE_ANNOUNCEMENT}] if announced else []
+    assert local_server.received[0]['body']['messages'] == [
+        {'role': 'system', 'content': 'Be brief.'},
+        {'role': 'user', 'content': 'hi'},
+        {'role': 'assistant', 'content': 'bad'},
+        *announcement,
+        {'role': 'user', 'content': FENCED},
+    ]

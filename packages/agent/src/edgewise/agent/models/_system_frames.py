@@ -21,8 +21,9 @@ from __future__ import annotations as _annotations
 import dataclasses
 from collections.abc import Sequence
 
-from .._messages.framing import SEALED_SYSTEM_OPEN, system_frame
+from .._messages.framing import FRAMEWORK_TAG_PREFIX, SEALED_SYSTEM_OPEN, system_frame
 from .._messages.lookalike import NOTE_ANNOUNCEMENT
+from .._messages.retry_feedback import RETRY_FEEDBACK_FRAMING
 from ..messages import (
     ModelMessage,
     ModelRequest,
@@ -170,14 +171,16 @@ def wire_messages(
 ) -> list[ModelMessage]:
     """The copy of `messages` a provider model maps to its API: mid-conversation system prompts framed
     (`frame_system_prompts`), the announcement opening the first request where due (as a system prompt, so it goes
-    ahead of the standing one), or on a model with a system role the announcement of the notes ahead of the first
-    lookalike note (`announce_notes`), and special tokens broken on a profile with
+    ahead of the standing one; due also where retry feedback is fenced on the user channel), or on a model with a
+    system role the announcement of the notes ahead of the first lookalike note or fenced retry feedback
+    (`announce_notes`), and special tokens broken on a profile with
     `may_tokenize_special_tokens_in_content`. `messages` itself when none of that applies."""
     mode = setting or profile.get('default_framing_announcement', 'when_needed')
     if profile.get('supports_inline_system_prompts', False) and mode != 'never':
         messages = announce_notes(messages)
     framed, changed = frame_system_prompts(messages, profile)
-    announcement = framing_announcement(profile, needed=changed, setting=setting)
+    needed = changed or (mode == 'when_needed' and _has_user_channel_frame(messages))
+    announcement = framing_announcement(profile, needed=needed, setting=setting)
     index = next((i for i, message in enumerate(framed) if isinstance(message, ModelRequest)), None)
     if (
         announcement is not None
@@ -194,18 +197,40 @@ def wire_messages(
 
 
 def announce_notes(messages: list[ModelMessage]) -> list[ModelMessage]:
-    """`messages` with `NOTE_ANNOUNCEMENT` as a system prompt right before the first lookalike note, for a model with
-    a system role mid-conversation; `messages` itself when there is no note. Found from the history alone, it stays
-    in the same place on every later request."""
+    """`messages` with `NOTE_ANNOUNCEMENT` as a system prompt right before the first lookalike note or framed retry
+    feedback (after it where it would join the standing system prompt), for a model with a system role
+    mid-conversation; `messages` itself when there is neither. Found from the history alone, it stays in the same
+    place on every later request."""
+    first_request = True
     for index, message in enumerate(messages):
         if not isinstance(message, ModelRequest):
             continue
-        at = next((i for i, part in enumerate(message.parts) if isinstance(part, LookalikeNote)), None)
+        at = next((i for i, part in enumerate(message.parts) if _needs_announcing(part)), None)
         if at is None:
+            first_request = False
             continue
-        note = message.parts[at]
-        assert isinstance(note, LookalikeNote)
-        announcement = SystemPromptPart(NOTE_ANNOUNCEMENT, timestamp=note.timestamp)
+        found = message.parts[at]
+        assert isinstance(found, SystemPromptPart | UserPromptPart)
+        announcement = SystemPromptPart(NOTE_ANNOUNCEMENT, timestamp=found.timestamp)
+        if first_request and all(isinstance(part, SystemPromptPart) for part in message.parts[:at]):
+            at += 1
         parts = [*message.parts[:at], announcement, *message.parts[at:]]
         return [*messages[:index], dataclasses.replace(message, parts=parts), *messages[index + 1 :]]
     return messages
+
+
+_FENCE_START = f'{RETRY_FEEDBACK_FRAMING}\n<{FRAMEWORK_TAG_PREFIX}'
+
+
+def _needs_announcing(part: ModelRequestPart) -> bool:
+    """Whether `part` is a lookalike note or a frame the framework put on the user channel: retry feedback fenced in
+    `<pyai:validation_errors>` or `<pyai:retry_feedback>` (as `render_retry_feedback` sends it)."""
+    if isinstance(part, LookalikeNote):
+        return True
+    return isinstance(part, UserPromptPart) and isinstance(part.content, str) and part.content.startswith(_FENCE_START)
+
+
+def _has_user_channel_frame(messages: list[ModelMessage]) -> bool:
+    return any(
+        _needs_announcing(part) for message in messages if isinstance(message, ModelRequest) for part in message.parts
+    )
