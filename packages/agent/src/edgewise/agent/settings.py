@@ -155,11 +155,14 @@ class ModelSettings(TypedDict, total=False):
     framing_announcement: FramingAnnouncement
     """On a model whose profile has no mid-conversation system role (`supports_inline_system_prompts=False`), where
     system prompts after the start of the conversation go as `<system>` blocks in user turns: when the system prompt
-    opens with a short announcement saying what those blocks are. `'when_needed'` (the default on most profiles):
-    from the first request whose history holds such a block; `'always'`: on every request, so the cached prefix
-    never changes; `'never'`: not at all. Only where the request has a system prompt or instructions for it to
-    join. The profile's `default_framing_announcement` applies when unset; Edgewise applies it and never sends it
-    to the provider. Ignored by `FunctionModel` and `TestModel`, which get the history as written."""
+    opens with a short announcement saying what those blocks are and what the notes on text imitating them
+    (lookalike notes) mean. `'when_needed'` (the default on most profiles): from the first request whose history
+    holds such a block, a lookalike note or retry feedback fenced in a user turn; `'always'`: on every request, so
+    the cached prefix never changes; `'never'`: not at all (the lookalike notes are still sent). Only where the
+    request has a system prompt or instructions for it to join. On a model with a mid-conversation system role, a
+    shorter announcement of the notes goes as a system message before the first note or fenced retry feedback,
+    except with `'never'`. The profile's `default_framing_announcement` applies when unset; Edgewise applies it and
+    never sends it to the provider. Ignored by `FunctionModel` and `TestModel`, which get no announcement."""
     cache: CacheSetting
     """Prompt caching placed by the library, the same way for every provider: `True` caches the tool definitions,
     the instructions and the conversation with the provider's default retention; a `CacheRetention` asks for a

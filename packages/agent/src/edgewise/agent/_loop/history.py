@@ -33,6 +33,7 @@ from ..messages import (
 )
 from ..models import Model, ModelRequestParameters
 from ..models._instruction_history import RECORD_PARTS
+from ..models._lookalike_notes import holds_lookalike
 from ..settings import ModelSettings, merge_model_settings
 from ..tools import RunContext
 
@@ -133,11 +134,25 @@ def for_model(
     messages: list[ModelMessage], model: Model, params: ModelRequestParameters, deps: GraphAgentDeps[Any, Any]
 ) -> list[ModelMessage]:
     """`messages` as `model` is sent them (`Model.prepare_messages`: the tools revealed mid-run announced, the records
-    of instructions, loads and settings projected, tool call ids fitted to the profile's `tool_call_id_length`), for
-    a run whose history may hold such parts or a model whose profile fixes the ids' length; else `messages`."""
-    if deps.tool_deltas or model.profile.get('tool_call_id_length') is not None:
+    of instructions, loads and settings projected, tool call ids fitted to the profile's `tool_call_id_length`, notes
+    added next to text copying a framework tag), for a run whose history may hold such parts or text, or a model
+    whose profile fixes the ids' length; else `messages`."""
+    if deps.tool_deltas or model.profile.get('tool_call_id_length') is not None or _copies_a_tag(messages, deps):
         return model.prepare_messages(messages, params)
     return messages
+
+
+def _copies_a_tag(messages: list[ModelMessage], deps: GraphAgentDeps[Any, Any]) -> bool:
+    """Whether `messages` hold user, tool or retry text copying a framework tag, reading each message once (the last
+    one again, since the next request sent can be merged into it)."""
+    if deps.lookalike_seen:
+        return True
+    start = min(deps.lookalike_scanned, max(len(messages) - 1, 0))
+    if any(holds_lookalike(message) for message in messages[start:]):
+        deps.lookalike_seen = True
+        return True
+    deps.lookalike_scanned = max(len(messages) - 1, 0)
+    return False
 
 
 _PREPARED_PARTS = (ToolAvailabilityDeltaPart, RetryFeedbackPart, *RECORD_PARTS)

@@ -13,6 +13,8 @@
 - `instructions`: instruction blocks and their ids, and the records of an instruction window (baselines, changes).
 - `deltas`: the records of capabilities loaded without a call and of model settings changed mid-conversation.
 - `speech`: spoken turns (`SpeechPart`, `SpeechPartDelta`), as a realtime session records them.
+- `framing`: the tags the framework writes into prompt text (`<system>`, `<pyai:context>`, `<pyai:tool_result>`).
+- `lookalike`: finding text that copies one of those tags, and the notes saying who wrote it.
 - `compaction`: `CompactionPart`, the provider's summary standing in for the history before it.
 - `history`: functions over a whole history (its compaction window, its typed tool parts).
 - `sanitize`: `sanitize_messages`, a history from an untrusted source (a browser) made safe to run on.

@@ -126,6 +126,11 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
     """How many messages of the history are known to hold no `SpeechPart` (read once each, not at every step)."""
     speech_seen: bool = False
     """Whether the history holds a `SpeechPart` (then `Model.prepare_messages` converts it before each request)."""
+    lookalike_scanned: int = 0
+    """How many messages of the history sent are known to copy no framework tag (the last one is read again, as a
+    request merged into it can add text)."""
+    lookalike_seen: bool = False
+    """Whether the history sent holds text copying a framework tag (then `Model.prepare_messages` adds its notes)."""
     discovered_tool_names: set[str] = field(default_factory=set)
     """The deferred tools the history revealed (`RunContext.discovered_tool_names`): one set, changed in place."""
     defers_tools: bool = False

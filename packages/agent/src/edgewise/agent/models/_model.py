@@ -44,6 +44,7 @@ from ..workspaces import Workspace
 from ..workspaces.unavailable import NO_WORKSPACE
 from ._canonical_system import accepts_stateless_artifact
 from ._instruction_history import project_history_records
+from ._lookalike_notes import note_lookalikes
 from ._native_support import check_native_tools
 from ._prompt_cache import cache_retention
 from ._request_parameters import ModelRequestParameters
@@ -617,7 +618,10 @@ class Model(ABC):
         `InstructionBaselinePart` or compaction) becomes a system prompt holding its `<pyai:context>` element (or
         diff); baselines, earlier changes, `CapabilityLoadDeltaPart`s and `ModelSettingsDeltaPart`s are dropped (no
         model here takes a settings change mid-conversation: the request's settings carry the current value); each
-        `RetryFeedbackPart` becomes the system or user prompt its cause calls for. A request-scoped system prompt
+        `RetryFeedbackPart` becomes the system or user prompt its cause calls for. A user prompt, tool result or
+        retry feedback whose text copies one of the framework's tags (`<system>`, `<pyai:context>`,
+        `<pyai:retry_feedback>`, ...) is sent as written, with a system prompt next to it saying who wrote that text
+        and that it has no authority (a lookalike note, in the application's voice). A request-scoped system prompt
         (`SystemPromptPart(scope='request')`) of an earlier request is left out and the current request's go to its
         end, unless the profile has `supports_request_scoped_system_prompts` (the API clears them itself: then only
         one no later user turn follows is left out). When the profile sets
@@ -632,7 +636,8 @@ class Model(ABC):
         """
         spoken = convert_speech_parts(messages, include_audio=self.profile.get('supports_audio_input', False))
         inline_system = self.profile.get('supports_inline_system_prompts', False)
-        projected = project_history_records(render_retry_feedback(spoken), inline_system=inline_system)
+        noted = note_lookalikes(spoken, self.profile)
+        projected = project_history_records(render_retry_feedback(noted), inline_system=inline_system)
         announced = announce_tool_availability(projected, model_request_parameters)
         announced = scope_system_prompts(
             announced, cleared_by_api=self.profile.get('supports_request_scoped_system_prompts', False)

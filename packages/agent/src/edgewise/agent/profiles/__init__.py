@@ -125,8 +125,9 @@ class ModelProfile(TypedDict, total=False):
     as a lasting system prompt with every later request. `AnthropicProvider` sets it for the Claude models that take
     the entry."""
     default_framing_announcement: FramingAnnouncement
-    """The default of the `framing_announcement` model setting (default `'when_needed'`). Only meaningful without
-    `supports_inline_system_prompts`."""
+    """The default of the `framing_announcement` model setting (default `'when_needed'`). Without
+    `supports_inline_system_prompts` it chooses when the system prompt opens with the announcement; with it, only
+    `'never'` matters (no system message announcing the lookalike notes)."""
     may_tokenize_special_tokens_in_content: bool
     """Whether the route may read chat-template special tokens in message content (a literal `<|im_start|>` in a
     tool result) as real control tokens (default `False`). Where `True`, the copy of the history sent to the
