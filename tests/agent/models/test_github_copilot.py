@@ -4,6 +4,8 @@ reasoning comes, the token and base URL from the environment, and the profiles o
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from edgewise.agent.exceptions import UserError
@@ -39,11 +41,11 @@ def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.delenv(name, raising=False)
 
 
-def copilot_answer(**message: object) -> dict[str, object]:
+def copilot_answer(**message: Any) -> dict[str, Any]:
     """A Copilot answer: OpenAI's envelope without `object` and the choice's `index`, as Copilot sends it."""
-    body = completion(**message)  # type: ignore[arg-type]
+    body = completion(**message)
     del body['object']
-    for choice in body['choices']:  # type: ignore[attr-defined]
+    for choice in body['choices']:
         del choice['index']
     return body
 

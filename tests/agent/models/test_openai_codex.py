@@ -61,7 +61,7 @@ FRESH_2 = jwt(4_000_000_001)
 
 
 def sse_text(text: str) -> bytes:
-    events = [
+    events: list[dict[str, Any]] = [
         {'type': 'response.created', 'response': {'id': 'resp_1', 'model': 'gpt-5.4', 'status': 'in_progress'}},
         {'type': 'response.output_text.delta', 'item_id': 'msg_1', 'delta': text},
         {
@@ -186,7 +186,12 @@ async def test_a_request_carries_the_credentials_the_session_and_the_codex_diale
         'accept': 'text/event-stream',
     }  # fmt: skip
     body = sent['body']
-    assert (body['model'], body['stream'], body['store'], body['prompt_cache_key']) == ('gpt-5.4', True, False, 'conv-7')
+    assert (body['model'], body['stream'], body['store'], body['prompt_cache_key']) == (
+        'gpt-5.4',
+        True,
+        False,
+        'conv-7',
+    )
     assert not {'temperature', 'max_output_tokens', 'top_p'} & body.keys()
 
 
@@ -255,7 +260,8 @@ async def test_a_rejected_refresh_is_a_credentials_refresh_error_without_secrets
     )
     assert error.model_name == 'openai-codex'
     for shown in (str(error), repr(error)):
-        assert REFRESH_1 not in shown and 'opaque-1' not in shown
+        assert REFRESH_1 not in shown
+        assert 'opaque-1' not in shown
 
 
 @dataclass

@@ -149,7 +149,9 @@ async def post_token_request(
             f'Token request to {url} failed with status {response.status_code}: {detail}{hint}', provider_name
         )
     if not isinstance(data, dict):
-        raise CredentialsRefreshError(f'Token endpoint {url} answered something else than a JSON object.', provider_name)
+        raise CredentialsRefreshError(
+            f'Token endpoint {url} answered something else than a JSON object.', provider_name
+        )
     return data
 
 
@@ -210,7 +212,7 @@ class OAuthProvider(Provider['httpx.AsyncClient'], Generic[CredentialsT]):
             raise UserError('Pass either `credentials` or `credential_source`, not both.')
         if http_client is not None and http_client.auth is not None:
             raise UserError(
-                'The `http_client` already has an auth of its own (it may be another provider\'s): pass a client '
+                "The `http_client` already has an auth of its own (it may be another provider's): pass a client "
                 'for this provider alone, so that credentials cannot mix.'
             )
         self._credentials = credentials
