@@ -2,8 +2,8 @@
 
 Copilot serves several vendors' models (Anthropic, OpenAI, Google, xAI, Moonshot AI, GitHub's own) under bare ids
 such as `claude-sonnet-4.5` or `gpt-5.4`; the profile of each is its family's, found by the id's prefix, with what
-Copilot's gateway does differently on top. The token is sent as it is given (a bearer token): obtaining and renewing
-it is the application's business, as in pydantic-ai 2.68.
+Copilot's gateway does differently on top. The token is sent as it is given (a bearer token): renewing it is the
+application's business, as in pydantic-ai 2.68; `GitHubCopilotOAuthFlow` (GitHub's device login) obtains one.
 """
 
 from __future__ import annotations as _annotations
@@ -19,11 +19,25 @@ from ..profiles.grok import grok_model_profile
 from ..profiles.moonshotai import moonshotai_model_profile
 from ..profiles.openai import OpenAIJsonSchemaTransformer, OpenAIModelProfile, openai_model_profile
 from ._base import HTTPProvider, env_value, missing_key_error
+from ._github_device_flow import (
+    GitHubCopilotCredentials as GitHubCopilotCredentials,
+)
+from ._github_device_flow import (
+    GitHubCopilotDeviceAuthorization as GitHubCopilotDeviceAuthorization,
+)
+from ._github_device_flow import (
+    GitHubCopilotOAuthFlow as GitHubCopilotOAuthFlow,
+)
 
 if TYPE_CHECKING:
     import httpx
 
-__all__ = ('GitHubCopilotProvider',)
+__all__ = (
+    'GitHubCopilotCredentials',
+    'GitHubCopilotDeviceAuthorization',
+    'GitHubCopilotOAuthFlow',
+    'GitHubCopilotProvider',
+)
 
 _API_KEY_ENVS = ('GITHUB_COPILOT_API_KEY', 'GITHUB_COPILOT_API_TOKEN', 'COPILOT_GITHUB_TOKEN')
 """Where the Copilot token is looked for, in order. `GITHUB_TOKEN` and `GH_TOKEN` are left alone on purpose: a
