@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import json
+import socket
 import threading
 from collections import deque
 from collections.abc import Iterator
@@ -414,3 +415,49 @@ async def test_exchanging_the_code(fake: FakeOpenAI) -> None:
     fake.token_replies.append((200, {'access_token': FRESH, 'refresh_token': REFRESH_1}))
     with pytest.raises(CredentialsRefreshError, match='names no ChatGPT account id'):
         await flow.exchange_code('code-2')
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(('127.0.0.1', 0))
+        return int(s.getsockname()[1])
+
+
+async def test_the_redirect_is_caught_on_this_machine_and_its_code_exchanged(fake: FakeOpenAI) -> None:
+    fake.token_replies.append((200, {'access_token': FRESH, 'refresh_token': REFRESH_1, 'account_id': 'acct-3'}))
+    redirect = f'http://127.0.0.1:{free_port()}/auth/callback'
+    flow = OpenAICodexOAuthFlow(redirect_uri=redirect, state='st-9', token_url=fake.token_url)
+    caught: list[OpenAICodexCredentials] = []
+
+    async def catch() -> None:
+        caught.append(await flow.exchange_code_from_callback())
+
+    async with anyio.create_task_group() as tg, httpx.AsyncClient() as browser:
+        tg.start_soon(catch)
+        await anyio.wait_all_tasks_blocked()  # the catcher listens
+        stray = await browser.get(f'{redirect}?state=other&code=forged')
+        favicon = await browser.get(redirect.replace('/auth/callback', '/favicon.ico'))
+        real = await browser.get(f'{redirect}?state=st-9&code=code-7')
+    assert [r.status_code for r in (stray, favicon, real)] == [200, 200, 200]
+    assert real.text == 'You can close this tab.'
+    assert caught == [OpenAICodexCredentials(access_token=FRESH, refresh_token=REFRESH_1, account_id='acct-3')]
+    assert [r['body']['code'] for r in fake.received] == ['code-7']
+    assert fake.received[0]['body']['redirect_uri'] == redirect
+
+
+async def test_a_refused_sign_in_is_a_user_error(fake: FakeOpenAI) -> None:
+    redirect = f'http://127.0.0.1:{free_port()}/auth/callback'
+    flow = OpenAICodexOAuthFlow(redirect_uri=redirect, state='st-9', token_url=fake.token_url)
+    errors: list[UserError] = []
+
+    async def catch() -> None:
+        with pytest.raises(UserError) as caught:
+            await flow.exchange_code_from_callback()
+        errors.append(caught.value)
+
+    async with anyio.create_task_group() as tg, httpx.AsyncClient() as browser:
+        tg.start_soon(catch)
+        await anyio.wait_all_tasks_blocked()
+        await browser.get(f'{redirect}?state=st-9&error=access_denied')
+    assert [str(e) for e in errors] == ['Authorization failed: access_denied']
+    assert fake.received == []

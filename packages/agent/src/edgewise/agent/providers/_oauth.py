@@ -17,17 +17,21 @@ the token endpoint's `error` / `error_description`.
 from __future__ import annotations as _annotations
 
 import base64
+import contextlib
 import hashlib
 import ipaddress
 import json
 import secrets
+import socket
 from abc import abstractmethod
 from collections.abc import AsyncGenerator, Generator, Mapping
 from datetime import datetime, timedelta, timezone
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
+from urllib.parse import parse_qsl, urlsplit
 
 import anyio
+import anyio.abc
 
 from .._errors.model_api import ModelAPIError
 from ..exceptions import UserError
@@ -45,6 +49,7 @@ __all__ = (
     'jwt_expires_at',
     'pkce_pair',
     'post_token_request',
+    'receive_redirect',
 )
 
 EXPIRY_MARGIN = timedelta(seconds=30)
@@ -153,6 +158,65 @@ async def post_token_request(
             f'Token endpoint {url} answered something else than a JSON object.', provider_name
         )
     return data
+
+
+_REDIRECT_READ_TIMEOUT = 5.0
+"""Seconds a connection to the redirect catcher may take to send its request line and headers (a stalled one must
+not keep the real redirect out)."""
+_REDIRECT_PAGE = (
+    b'HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\ncontent-length: 23\r\nconnection: close\r\n\r\n'
+    b'You can close this tab.'
+)
+
+
+async def receive_redirect(redirect_uri: str, state: str) -> dict[str, str]:
+    """Serve `redirect_uri` (a local HTTP address) until a `GET` of its path carries `state`; its query parameters.
+
+    Other requests (another path, another state, a browser's favicon) are answered and ignored; a connection that
+    sends nothing is dropped after a few seconds.
+    """
+    target = urlsplit(redirect_uri)
+    path = target.path or '/'
+    found: dict[str, str] = {}
+
+    async def handle(stream: anyio.abc.SocketStream) -> None:
+        async with stream:
+            params = _redirect_params(await _request_head(stream), path, state)
+            with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):
+                await stream.send(_REDIRECT_PAGE)
+        if params is not None and not found:
+            found.update(params)
+            tg.cancel_scope.cancel()
+
+    # Bound before the first await (IPv4, as the redirect's `localhost` reaches it), so the address is taken when
+    # the caller's task first yields.
+    sock = socket.create_server((target.hostname or 'localhost', target.port or 80))
+    sock.setblocking(False)
+    listener = await anyio.abc.SocketListener.from_socket(sock)
+    async with listener, anyio.create_task_group() as tg:
+        tg.start_soon(listener.serve, handle, tg)
+    return found
+
+
+async def _request_head(stream: anyio.abc.SocketStream) -> bytes:
+    head = b''
+    with anyio.move_on_after(_REDIRECT_READ_TIMEOUT):
+        while b'\r\n\r\n' not in head and len(head) < 16384:
+            try:
+                head += await stream.receive()
+            except (anyio.EndOfStream, anyio.BrokenResourceError):
+                break
+    return head
+
+
+def _redirect_params(head: bytes, path: str, state: str) -> dict[str, str] | None:
+    """The query parameters of a request head that is a `GET` of `path` carrying `state`, else `None`."""
+    words = head.split(b'\r\n', 1)[0].decode('latin-1').split(' ')
+    if len(words) != 3 or words[0] != 'GET':
+        return None
+    url = urlsplit(words[1])
+    params = dict(parse_qsl(url.query))
+    return params if url.path == path and params.get('state') == state else None
 
 
 def _is_loopback(host: str) -> bool:

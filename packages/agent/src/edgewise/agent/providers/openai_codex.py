@@ -30,6 +30,7 @@ from ._oauth import (
     jwt_claims,
     pkce_pair,
     post_token_request,
+    receive_redirect,
 )
 from .openai import OpenAIProvider
 
@@ -229,6 +230,20 @@ class OpenAICodexOAuthFlow:
         async with own_http_client() as client:
             data = await post_token_request(client, self._token_url, form, provider_name=_NAME)
         return _credentials(data, self._token_url)
+
+    async def exchange_code_from_callback(self) -> OpenAICodexCredentials:
+        """Serve `redirect_uri` on this machine until the sign-in's redirect arrives, then exchange its code.
+
+        Requests without this flow's `state` are ignored. Wrap the call in `anyio.fail_after` for a time limit.
+
+        Raises:
+            UserError: the redirect carries an error instead of a code (the user refused, say).
+            CredentialsRefreshError: the token endpoint refused the code.
+        """
+        params = await receive_redirect(self.redirect_uri, self.state)
+        if not params.get('code'):
+            raise UserError(f'Authorization failed: {params.get("error", "unknown")}')
+        return await self.exchange_code(params['code'])
 
 
 def _codex_profile(model_name: str) -> ModelProfile:
