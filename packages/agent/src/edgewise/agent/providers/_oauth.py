@@ -12,6 +12,9 @@ and only over HTTPS or to a loopback address, so a client used for other destina
 
 Tokens never appear in reprs or errors: credentials dataclasses leave them out of their repr, and errors quote only
 the token endpoint's `error` / `error_description`.
+
+The sign-in side is here too: a PKCE pair, the token request (one attempt, form-encoded), and `receive_redirect`, a
+one-shot catcher of an authorization redirect on this machine, over anyio sockets.
 """
 
 from __future__ import annotations as _annotations
