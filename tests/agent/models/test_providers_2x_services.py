@@ -157,7 +157,7 @@ def test_model_names_of_the_services(monkeypatch: pytest.MonkeyPatch) -> None:
     meta = infer_model('meta:muse-spark-1.3')  # Muse's reasoning and phases survive turns only on Responses
     assert isinstance(meta, OpenAIResponsesModel)
     assert meta.provider.name == 'meta'
-    for name in ('github-copilot:gpt-5', 'typesafe:claude-sonnet-4-5'):
+    for name in ('openai-chatgpt:gpt-5', 'typesafe:claude-sonnet-4-5'):
         with pytest.raises(UserError, match=r'is not available in edgewise\.agent yet'):
             infer_model(name)
 

@@ -197,6 +197,14 @@ def infer_model(model: Model | KnownModelName) -> Model:
         from .openai import OpenAIResponsesModel
 
         return OpenAIResponsesModel(name, provider='meta')
+    if provider == 'github-copilot':
+        from .github_copilot import GitHubCopilotModel
+
+        return GitHubCopilotModel(name, provider='github-copilot')
+    if provider == 'openai-codex':  # the Codex backend of a ChatGPT subscription speaks the Responses API only
+        from .openai_codex import OpenAICodexModel
+
+        return OpenAICodexModel(name, provider='openai-codex')
     if provider in _OPENAI_CHAT_PROVIDERS:
         from .openai import OpenAIChatModel
 

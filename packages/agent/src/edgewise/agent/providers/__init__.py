@@ -109,6 +109,14 @@ def infer_provider_class(provider: str) -> type[Provider[Any]]:
         from .github import GitHubProvider
 
         return GitHubProvider
+    if provider == 'github-copilot':
+        from .github_copilot import GitHubCopilotProvider
+
+        return GitHubCopilotProvider
+    if provider == 'openai-codex':
+        from .openai_codex import OpenAICodexProvider
+
+        return OpenAICodexProvider
     from ._compatible import COMPATIBLE_PROVIDERS
 
     try:
