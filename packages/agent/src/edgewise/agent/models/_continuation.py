@@ -72,6 +72,10 @@ def merge_responses(existing: ModelResponse, new: ModelResponse) -> ModelRespons
         )
     if existing.metadata:
         merged = dataclasses.replace(merged, metadata={**existing.metadata, **(merged.metadata or {})})
+    if merged.history_digest is None and existing.history_digest is not None:
+        # A segment that recorded no digest keeps the turn's earlier one; it covers fewer parts than the merged
+        # response holds, so a later request sends the whole history rather than continue from this turn.
+        merged = dataclasses.replace(merged, history_digest=existing.history_digest)
     if existing.failed_attempts:  # the attempts before the turn began stay with the turn
         earlier = [*existing.failed_attempts, *(merged.failed_attempts or ())]
         merged = dataclasses.replace(merged, failed_attempts=earlier)

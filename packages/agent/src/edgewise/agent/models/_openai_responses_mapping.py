@@ -47,6 +47,7 @@ from . import _openai_cache as _cache
 from ._citations import openai_responses_citations
 from ._compaction_mapping import openai_compaction_item, openai_compaction_part
 from ._error_categories import openai_stream_error
+from ._history_digest import HistoryHasher, continuation_digest
 from ._mapping import (
     EventStreamedResponse,
     replayed_thinking,
@@ -115,8 +116,14 @@ class OpenAIResponsesModelSettings(ModelSettings, total=False):
     openai_cache_instructions: bool
     """Send the instructions as the first input messages, closed by a prompt cache breakpoint (see
     `OpenAIChatModelSettings.openai_cache_instructions`)."""
-    openai_previous_response_id: str
-    """Continue the server-side conversation of this response (`previous_response_id`)."""
+    openai_previous_response_id: Literal['auto'] | str
+    """Continue a conversation OpenAI stored (`previous_response_id`), sending only the messages after it.
+
+    `'auto'` continues from the latest response of this provider in the history; a response id is used while the
+    history holds none (later requests of the run then continue from the latest). A response is continued from only
+    while it and the messages before it are unchanged since it was made: each response made under this setting
+    records a digest of them (`ModelResponse.history_digest`); without one, or when it no longer matches, every
+    message is sent and nothing is continued."""
     openai_context_management: list[dict[str, Any]]
     """Server-side context management (`context_management`): `[{'type': 'compaction', 'compact_threshold': N}]`
     compacts the conversation once its input passes N tokens (see `OpenAICompaction`)."""
@@ -368,6 +375,9 @@ def responses_request_body(
             position = next((i for i, item in enumerate(items) if item.get('role') != role), len(items))
             items.insert(position, {'role': role, 'content': instructions})
             instructions = None
+    if settings.get('openai_previous_response_id') == 'auto':
+        # Resolved by the model against the history: `'auto'` left here found nothing to continue from.
+        del settings['openai_previous_response_id']
     if not items and 'openai_previous_response_id' not in settings:
         items.append({'role': 'user', 'content': ''})  # the API rejects a request without input
     body['input'] = items
@@ -553,6 +563,15 @@ class OpenAIResponsesStreamedResponse(EventStreamedResponse):
     """A streamed Responses API response, fed its events (`response.created`, `response.output_text.delta`, ...)."""
 
     _annotations: dict[str, list[Any]] | None = None  # the annotations of each text item so far, by item id
+    _history: HistoryHasher | None = None
+    """The hash of the history the response is made from, when it records a `history_digest` (set by the model)."""
+
+    def get(self) -> ModelResponse:
+        """The response so far, with its `history_digest` when the request recorded one."""
+        response = super().get()
+        if self._history is not None:
+            response.history_digest = continuation_digest(self._history, response.parts)
+        return response
 
     def _stream_error(self, error: dict[str, Any]) -> ModelAPIError:
         # An `error` event, or the error of a failed response: the status its code has outside a stream.

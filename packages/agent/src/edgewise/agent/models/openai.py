@@ -11,7 +11,7 @@ from __future__ import annotations as _annotations
 
 import dataclasses
 from collections.abc import AsyncIterator, Iterator, Mapping
-from contextlib import aclosing
+from contextlib import aclosing, asynccontextmanager
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, cast
 
@@ -39,6 +39,7 @@ from . import _openai_chat as _chat
 from ._citations import openai_chat_citations
 from ._compaction_mapping import openai_compaction_part
 from ._error_categories import openai_http_error, openai_stream_error
+from ._history_digest import HistoryHasher, continuation_digest, history_hasher, resolve_previous_response
 from ._mapping import EventStreamedResponse, transformed_schema, transformed_tool
 from ._openai_cache import OpenAIPromptCacheOptions
 from ._openai_native_tools import RESPONSES_NATIVE_TOOLS
@@ -56,7 +57,7 @@ from ._sse import ServerSentEvent
 from ._streamed_response import StreamedResponse
 
 if TYPE_CHECKING:
-    pass
+    from ._model import RunContext
 
 __all__ = (
     'OpenAIChatModel',
@@ -285,6 +286,7 @@ class OpenAIResponsesModel(_OpenAIModel):
         provider: str | Provider[Any] = 'openai',
         profile: ModelProfileSpec | None = None,
         settings: ModelSettings | None = None,
+        history_digest_key: bytes | None = None,
     ) -> None:
         """Configure the model.
 
@@ -293,8 +295,70 @@ class OpenAIResponsesModel(_OpenAIModel):
             provider: The provider or its name (`'openai'`, or an `OpenAIProvider` for another server).
             profile: The model's profile (or a function of the name giving it); the provider's by default.
             settings: Default settings of this model's requests (`OpenAIResponsesModelSettings`).
+            history_digest_key: A secret to make each response's `history_digest` an HMAC-SHA256 rather than a plain
+                SHA-256, so that a stored history cannot be used to check guesses at content removed from it later.
+                Every model continuing the same conversations needs the same key: a response whose digest was made
+                with another key (or none) is not continued from; the whole history is sent instead.
         """
         super().__init__(model_name, provider=provider, profile=profile, settings=settings)
+        self._history_digest_key = history_digest_key
+
+    async def request(
+        self,
+        messages: list[ModelMessage],
+        model_settings: ModelSettings | None,
+        model_request_parameters: ModelRequestParameters,
+    ) -> ModelResponse:
+        """Send the conversation and return the model's response (see `ProviderModel.request`). Under
+        `openai_previous_response_id`, only the messages after the stored response continued from are sent, and the
+        response records its `history_digest`."""
+        sent, settings, history = self._continuation(messages, model_settings, model_request_parameters)
+        response = await super().request(sent, settings, model_request_parameters)
+        if history is not None:
+            response.history_digest = continuation_digest(history, response.parts)
+        return response
+
+    @asynccontextmanager
+    async def request_stream(
+        self,
+        messages: list[ModelMessage],
+        model_settings: ModelSettings | None,
+        model_request_parameters: ModelRequestParameters,
+        run_context: RunContext[Any] | None = None,
+    ) -> AsyncIterator[StreamedResponse]:
+        """Stream the model's response (see `ProviderModel.request_stream`), continuing a stored response as
+        `request` does; the streamed response's `get()` carries the `history_digest`."""
+        sent, settings, history = self._continuation(messages, model_settings, model_request_parameters)
+        async with super().request_stream(sent, settings, model_request_parameters, run_context) as streamed:
+            if isinstance(streamed, OpenAIResponsesStreamedResponse):
+                streamed._history = history
+            yield streamed
+
+    def _continuation(
+        self, messages: list[ModelMessage], model_settings: ModelSettings | None, params: ModelRequestParameters
+    ) -> tuple[list[ModelMessage], ModelSettings | None, HistoryHasher | None]:
+        """The messages to send, the settings naming the response they continue, and the hash of `messages` for the
+        response's digest (`None` when no `openai_previous_response_id` is set: nothing is recorded)."""
+        setting = self._merged_settings(model_settings).get('openai_previous_response_id')
+        if setting is None:
+            return messages, model_settings, None
+        response_id, sent = self._continued(setting, messages)
+        settings = cast(ModelSettings, {**(model_settings or {}), 'openai_previous_response_id': response_id or 'auto'})
+        prompted = params.output_mode == 'prompted' and self.profile.get('supports_json_object_output', False)
+        return sent, settings, history_hasher(messages, self._history_digest_key, with_instructions=prompted)
+
+    def _continued(
+        self, setting: str, messages: list[ModelMessage], *, allow_empty: bool = False
+    ) -> tuple[str | None, list[ModelMessage]]:
+        base_url = self._provider.base_url.rstrip('/')
+
+        def ours(response: ModelResponse) -> bool:
+            return response.provider_name == self.system and response.provider_url in (None, base_url)
+
+        return resolve_previous_response(
+            setting, messages, ours=ours, provider_name=self._provider.name, key=self._history_digest_key,
+            allow_empty=allow_empty,
+        )  # fmt: skip
 
     @classmethod
     def supported_native_tools(cls) -> frozenset[type[AbstractNativeTool]]:
@@ -331,7 +395,12 @@ class OpenAIResponsesModel(_OpenAIModel):
         settings, params = self.prepare_request(
             request_context.model_settings, request_context.model_request_parameters
         )
-        messages = await self._with_files(request_context.messages)
+        messages = request_context.messages
+        setting = self._merged_settings(settings).get('openai_previous_response_id')
+        if setting is not None:  # a compaction may continue a stored response without a message after it
+            response_id, messages = self._continued(setting, messages, allow_empty=True)
+            settings = cast(ModelSettings, {**(settings or {}), 'openai_previous_response_id': response_id or 'auto'})
+        messages = await self._with_files(messages)
         call = self._call(messages, settings, params, stream=False)
         merged = self._merged_settings(settings)
         typed = cast(OpenAIResponsesModelSettings, merged)
