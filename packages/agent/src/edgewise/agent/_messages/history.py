@@ -4,7 +4,7 @@ their typed subclasses (`narrow_message_parts`). Public through `edgewise.agent.
 
 from __future__ import annotations as _annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from .compaction import STANDING_PROMPT_PLANTED_KEY, CompactionPart
@@ -41,14 +41,17 @@ def post_compaction_window(messages: Sequence[ModelMessage]) -> list[ModelMessag
     return [messages[i] for i in range(len(messages))]
 
 
-def compaction_is_boundary_for(part: CompactionPart, provider_name: str, *, needs_encrypted: bool = False) -> bool:
+def compaction_is_boundary_for(
+    part: CompactionPart, provider_name: str, *, needs_encrypted: bool = False, accepted: bool | None = None
+) -> bool:
     """Whether the provider `provider_name` honours `part` as where the history starts again.
 
-    Only the provider that compacted does, and only while the part carries what that provider reads back: its
+    Only the provider that compacted does (or one whose API verifies the part's data: `accepted`, when the caller
+    asked `Model.accepts_stateless_artifacts`), and only while the part carries what that provider reads back: its
     encrypted data, or (unless `needs_encrypted`, as for OpenAI's Responses API) a readable summary. A part with
     neither is a failed compaction and a boundary for no one.
     """
-    if part.provider_name != provider_name:
+    if not (part.provider_name == provider_name if accepted is None else accepted):
         return False
     if part.provider_details and 'encrypted_content' in part.provider_details:
         return True
@@ -56,7 +59,12 @@ def compaction_is_boundary_for(part: CompactionPart, provider_name: str, *, need
 
 
 def trim_before_compaction(
-    messages: list[ModelMessage], provider_name: str, *, needs_encrypted: bool = False, keeps_system: bool = False
+    messages: list[ModelMessage],
+    provider_name: str,
+    *,
+    needs_encrypted: bool = False,
+    keeps_system: bool = False,
+    accepts: Callable[[ModelResponse, CompactionPart], bool] | None = None,
 ) -> list[ModelMessage]:
     """`messages` without what comes before the latest compaction part the provider honours (the summary
     replaces it; OpenAI bills what is sent before its compaction item, Anthropic ignores it).
@@ -65,7 +73,8 @@ def trim_before_compaction(
     instructions before the boundary, as a request of their own ahead of the kept tail. With `keeps_system` (the
     provider's compaction item carries the system prompt on, as OpenAI's does) the system parts are left out for a
     part marked as made from a window that held them (`STANDING_PROMPT_PLANTED_KEY`). The same list when there is
-    no such boundary.
+    no such boundary. `accepts` (`Model.accepts_stateless_artifacts`) says whose compaction parts count, in place of
+    the part's provider name.
     """
     for message_index in range(len(messages) - 1, -1, -1):
         message = messages[message_index]
@@ -74,7 +83,10 @@ def trim_before_compaction(
         for part_index in range(len(message.parts) - 1, -1, -1):
             part = message.parts[part_index]
             if isinstance(part, CompactionPart) and compaction_is_boundary_for(
-                part, provider_name, needs_encrypted=needs_encrypted
+                part,
+                provider_name,
+                needs_encrypted=needs_encrypted,
+                accepted=None if accepts is None else accepts(message, part),
             ):
                 details = part.provider_details or {}
                 carried = keeps_system and bool(details.get(STANDING_PROMPT_PLANTED_KEY))

@@ -87,11 +87,11 @@ def openai_compaction_part(item: Mapping[str, Any], provider_name: str, *, plant
     return CompactionPart(None, id=item.get('id'), provider_name=provider_name, provider_details=details)
 
 
-def openai_compaction_item(part: CompactionPart, provider_name: str) -> dict[str, Any] | None:
-    """The `compaction` input item that sends `part` back, or `None` when it is another provider's or carries no
-    encrypted content (the API reads nothing else)."""
+def openai_compaction_item(part: CompactionPart) -> dict[str, Any] | None:
+    """The `compaction` input item that sends `part` back (to an API that verifies its data: the caller checks), or
+    `None` when it carries no encrypted content (the API reads nothing else)."""
     details = part.provider_details
-    if part.provider_name != provider_name or not details or 'encrypted_content' not in details:
+    if not details or 'encrypted_content' not in details:
         return None
     item: dict[str, Any] = {'type': 'compaction', 'encrypted_content': details['encrypted_content']}
     if part.id is not None:

@@ -8,7 +8,7 @@ OpenAI, as a `reasoning` input item.
 
 from __future__ import annotations as _annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import datetime, timezone
 from typing import Any, Literal, cast
 
@@ -77,7 +77,12 @@ __all__ = (
     'responses_model_response',
     'responses_usage',
     'OpenAIResponsesStreamedResponse',
+    'StatelessArtifactCheck',
 )
+
+StatelessArtifactCheck = Callable[[ModelResponse, ModelResponsePart], bool]
+"""Whether the receiving model's API verifies the signed or encrypted data (encrypted reasoning, a compaction item)
+of a part of a response: `Model.accepts_stateless_artifacts`."""
 
 _FINISH_REASONS: dict[str, FinishReason] = {
     'max_output_tokens': 'length',
@@ -196,8 +201,13 @@ def _response_items(
     provider_name: str,
     tools: Mapping[str, dict[str, Any]],
     carried: list[str],
+    accepts: StatelessArtifactCheck,
 ) -> Iterator[dict[str, Any]]:
-    """The input items of `message`; reasoning carried into a user message ahead of them goes to `carried`."""
+    """The input items of `message`; reasoning carried into a user message ahead of them goes to `carried`.
+
+    Item ids (stored state) go back only to this provider; encrypted reasoning and compaction items (data the API
+    verifies with its own key) go wherever `accepts` says, encrypted reasoning with the id it was issued under.
+    """
     text_item: dict[str, Any] | None = None
     reasoning_item: dict[str, Any] | None = None
     native_calls = {p.tool_call_id for p in message.parts if isinstance(p, NativeToolCallPart)}
@@ -239,7 +249,7 @@ def _response_items(
                 call['namespace'] = namespace  # a tool its search loaded: OpenAI wants the namespace back
             yield call
         elif isinstance(part, CompactionPart):
-            if (compaction := openai_compaction_item(part, provider_name)) is not None:
+            if accepts(message, part) and (compaction := openai_compaction_item(part)) is not None:
                 yield compaction
         elif isinstance(part, FilePart):
             # An image the image generation tool made goes back as a reference to its call (once: the call part,
@@ -260,9 +270,11 @@ def _response_items(
                 item['status'] = part.content.get('status') or item['status']
         elif not isinstance(part, ThinkingPart):
             continue  # a spoken turn: `Model.prepare_messages` turns it into text first (the model refuses it)
-        elif part.id and with_id:
+        elif part.id and (
+            with_id or (send_ids and part.signature and _encrypted_reasoning(profile) and accepts(message, part))
+        ):
             # One reasoning item per id; each summary of it was kept as its own ThinkingPart.
-            signature = part.signature if profile.get('openai_supports_encrypted_reasoning_content', False) else None
+            signature = part.signature if _encrypted_reasoning(profile) and accepts(message, part) else None
             if reasoning_item is None or reasoning_item['id'] != part.id:
                 if not (signature or part.content):
                     continue
@@ -281,6 +293,10 @@ def _response_items(
                 yield {'role': 'assistant', 'content': text}
 
 
+def _encrypted_reasoning(profile: OpenAIModelProfile) -> bool:
+    return profile.get('openai_supports_encrypted_reasoning_content', False)
+
+
 def map_messages(
     messages: Sequence[ModelMessage],
     profile: OpenAIModelProfile,
@@ -288,22 +304,34 @@ def map_messages(
     provider_name: str = 'openai',
     model_name: str = '',
     tools: Mapping[str, dict[str, Any]] | None = None,
+    accepts: StatelessArtifactCheck | None = None,
 ) -> list[dict[str, Any]]:
     """The `input` items of a request (`model_name` is named by the error for a file the API cannot take; `tools`
-    holds the request's function tools as sent, by name, for the outputs of tool searches)."""
+    holds the request's function tools as sent, by name, for the outputs of tool searches; `accepts` says whose
+    encrypted data is sent back, by default a part's of `provider_name`)."""
+    accepts = accepts or _by_provider_name(provider_name)
     items: list[dict[str, Any]] = []
     for message in messages:
         if isinstance(message, ModelRequest):
             items.extend(_request_items(message, profile, model_name))
         else:
             carried: list[str] = []
-            response_items = list(_response_items(message, profile, send_ids, provider_name, tools or {}, carried))
+            response_items = list(
+                _response_items(message, profile, send_ids, provider_name, tools or {}, carried, accepts)
+            )
             if carried:  # `mimics_assistant_message_formatting`: the reasoning goes in a user message before the reply
                 items.append({'role': 'user', 'content': '\n\n'.join(carried)})
             items.extend(response_items)
     if profile.get('openai_supports_prompt_cache_breakpoints', False):
         _cache.move_leading_breakpoints(items, text_type='input_text')
     return items
+
+
+def _by_provider_name(provider_name: str) -> StatelessArtifactCheck:
+    def accepts(response: ModelResponse, part: ModelResponsePart) -> bool:
+        return (part.provider_name or response.provider_name) == provider_name
+
+    return accepts
 
 
 def _drop_unsupported(settings: OpenAIResponsesModelSettings, profile: OpenAIModelProfile) -> dict[str, Any]:
@@ -329,6 +357,7 @@ def responses_request_body(
     stream: bool = False,
     provider_name: str = 'openai',
     keeps_system: bool = True,
+    accepts: StatelessArtifactCheck | None = None,
 ) -> dict[str, Any]:
     """The JSON body of a `POST /responses` request.
 
@@ -342,18 +371,23 @@ def responses_request_body(
         provider_name: The `provider_name` of parts this API made (their ids and reasoning are sent back).
         keeps_system: Whether a compaction item marked as made from a window holding the system prompt carries it
             on (`False` for a compaction request, which is sent the system prompt again).
+        accepts: Whose encrypted reasoning and compaction items are sent back (`Model.accepts_stateless_artifacts`);
+            by default the parts of `provider_name`.
     """
+    accepts = accepts or _by_provider_name(provider_name)
     openai_profile = cast(OpenAIModelProfile, profile)
     model_settings = cast(OpenAIResponsesModelSettings, _cache.unified_cache_settings(model_settings or {}, profile))
     settings = _drop_unsupported(openai_settings(model_settings, params), openai_profile)
     # OpenAI reads (and bills) what is sent before a compaction item: send from the latest one on. Its item carries
     # the system prompt on when it was made from a window that held it (`compact_messages`).
-    messages = trim_before_compaction(list(messages), provider_name, needs_encrypted=True, keeps_system=keeps_system)
+    messages = trim_before_compaction(
+        list(messages), provider_name, needs_encrypted=True, keeps_system=keeps_system, accepts=accepts
+    )
     send_ids = settings.get(
         'openai_send_reasoning_ids', openai_profile.get('openai_supports_encrypted_reasoning_content', False)
     )
     tools = _function_tools(params, openai_profile)
-    items = map_messages(messages, openai_profile, send_ids, provider_name, model_name, tools)
+    items = map_messages(messages, openai_profile, send_ids, provider_name, model_name, tools, accepts)
     instructions = _cache.relocate_instructions(
         items, request_instructions(messages, params), messages=messages, settings=settings, profile=profile
     )

@@ -12,7 +12,7 @@ from typing import Any, NoReturn, TypeAlias, get_type_hints
 
 import anyio
 
-from .._messages.model_messages import ModelMessage, ModelResponse
+from .._messages.model_messages import ModelMessage, ModelResponse, ModelResponsePart
 from ..exceptions import (
     ContentFilterError,
     FallbackExceptionGroup,
@@ -312,6 +312,20 @@ class FallbackModel(Model):
     def system(self) -> str:
         """`fallback:` and the models' systems, comma-separated."""
         return f'fallback:{",".join(model.system for model in self.models)}'
+
+    @property
+    def canonical_system(self) -> str:
+        """The first model's: each model, once tried, decides for itself what of the history it sends."""
+        return self.models[0].canonical_system
+
+    @property
+    def compatible_systems(self) -> frozenset[str]:
+        """The first model's (see `canonical_system`)."""
+        return self.models[0].compatible_systems
+
+    def accepts_stateless_artifacts(self, response: ModelResponse, part: ModelResponsePart | None = None) -> bool:
+        """The first model's answer (see `canonical_system`)."""
+        return self.models[0].accepts_stateless_artifacts(response, part)
 
     @property
     def model_id(self) -> str:

@@ -373,7 +373,7 @@ class OpenAIResponsesModel(_OpenAIModel):
     ) -> dict[str, Any]:
         return responses_request_body(
             self._model_name, messages, settings, params, self.profile, stream=stream,
-            provider_name=self._provider.name,
+            provider_name=self._provider.name, accepts=self.accepts_stateless_artifacts,
         )  # fmt: skip
 
     def _parse(self, data: Any) -> ModelResponse:
@@ -406,7 +406,7 @@ class OpenAIResponsesModel(_OpenAIModel):
         typed = cast(OpenAIResponsesModelSettings, merged)
         full = responses_request_body(
             self._model_name, messages, typed, params, self.profile, provider_name=self._provider.name,
-            keeps_system=False,
+            keeps_system=False, accepts=self.accepts_stateless_artifacts,
         )  # fmt: skip
         body: dict[str, Any] = {
             k: full[k] for k in ('model', 'input', 'instructions', 'previous_response_id') if k in full

@@ -11,7 +11,7 @@ from contextlib import asynccontextmanager
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
-from .._messages.model_messages import ModelMessage, ModelResponse
+from .._messages.model_messages import ModelMessage, ModelResponse, ModelResponsePart
 from .._warnings import PydanticAIDeprecationWarning
 from ..profiles import ModelProfile, ToolAdditionMode, ToolDeferralMode
 from ..settings import ModelSettings, merge_model_settings
@@ -168,6 +168,20 @@ class WrapperModel(Model):
     def system(self) -> str:
         """The wrapped model's provider name."""
         return self.wrapped.system
+
+    @property
+    def canonical_system(self) -> str:
+        """The wrapped model's."""
+        return self.wrapped.canonical_system
+
+    @property
+    def compatible_systems(self) -> frozenset[str]:
+        """The wrapped model's."""
+        return self.wrapped.compatible_systems
+
+    def accepts_stateless_artifacts(self, response: ModelResponse, part: ModelResponsePart | None = None) -> bool:
+        """The wrapped model's answer (asked, not derived from its systems: it may decide otherwise)."""
+        return self.wrapped.accepts_stateless_artifacts(response, part)
 
     @property
     def model_id(self) -> str:
