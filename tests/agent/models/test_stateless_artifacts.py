@@ -1,9 +1,11 @@
-"""`Model.accepts_stateless_artifacts` in use: `WrapperModel` and `FallbackModel` ask the model behind them, and the
+"""`Model.accepts_stateless_artifacts` in use: `WrapperModel` and `FallbackModel` ask the model behind them; the
 OpenAI Responses model sends encrypted reasoning and compaction items back to whichever API verifies them (the
-response's recorded `canonical_system`), item ids only to its own provider; over a real local HTTP server."""
+response's recorded `canonical_system`), item ids only to its own provider; the Anthropic model does the same with
+signed thinking. Over a real local HTTP server."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -19,13 +21,15 @@ from edgewise.agent.messages import (
     UserPromptPart,
 )
 from edgewise.agent.models import ModelRequestParameters
+from edgewise.agent.models.anthropic import AnthropicModel
 from edgewise.agent.models.fallback import FallbackModel
 from edgewise.agent.models.openai import OpenAIResponsesModel
 from edgewise.agent.models.test import TestModel
 from edgewise.agent.models.wrapper import WrapperModel
+from edgewise.agent.providers.anthropic import AnthropicProvider
 from edgewise.agent.providers.openai import OpenAIProvider
 
-from ._helpers import validate_responses_body
+from ._helpers import validate_anthropic_body, validate_responses_body
 from .conftest import LocalServer, Reply
 
 pytestmark = pytest.mark.anyio
@@ -128,3 +132,47 @@ async def test_a_compaction_the_api_verifies_is_sent_and_ends_the_history_before
     else:
         assert compaction_items == []
         assert len(items) == kept
+
+
+def _anthropic(server: LocalServer) -> AnthropicModel:
+    provider = AnthropicProvider(api_key='sk-test', base_url=server.url.removesuffix('/v1'), max_retries=0)
+    return AnthropicModel('claude-sonnet-4-5', provider=provider)
+
+
+def _signed_turn(provider_name: str, canonical_system: str | None) -> ModelResponse:
+    return ModelResponse(
+        parts=[ThinkingPart('thought', signature='SIG', provider_name=provider_name), TextPart('hello')],
+        provider_name=provider_name,
+        canonical_system=canonical_system,
+    )
+
+
+@pytest.mark.parametrize(
+    ('turn', 'thinking_block'),
+    [
+        (_signed_turn('proxy', 'anthropic'), {'type': 'thinking', 'thinking': 'thought', 'signature': 'SIG'}),
+        (_signed_turn('anthropic', None), {'type': 'thinking', 'thinking': 'thought', 'signature': 'SIG'}),
+        (_signed_turn('proxy', 'openai'), None),
+    ],
+)
+async def test_anthropic_sends_signed_thinking_back_only_where_its_api_verifies_it(
+    local_server: LocalServer, turn: ModelResponse, thinking_block: dict[str, Any] | None
+) -> None:
+    answer = {
+        'id': 'msg_9', 'type': 'message', 'role': 'assistant', 'model': 'claude-sonnet-4-5', 'content': [],
+        'stop_reason': 'end_turn', 'usage': {'input_tokens': 1, 'output_tokens': 1},
+    }  # fmt: skip
+    local_server.script(Reply(body=answer))
+    async with _anthropic(local_server) as model:
+        await model.request([QUESTION, turn, AGAIN], None, ModelRequestParameters())
+    body = local_server.received[0]['body']
+    validate_anthropic_body(body)
+    if thinking_block is None:  # as text, in a user turn ahead of the reply (this profile's way)
+        assert 'SIG' not in json.dumps(body)
+        as_text = {'type': 'text', 'text': '<assistant_thinking>\nthought\n</assistant_thinking>'}
+        assert body['messages'][1:3] == [
+            {'role': 'user', 'content': [as_text]},
+            {'role': 'assistant', 'content': [{'type': 'text', 'text': 'hello'}]},
+        ]
+    else:
+        assert body['messages'][1]['content'] == [thinking_block, {'type': 'text', 'text': 'hello'}]

@@ -59,6 +59,8 @@ from ._compaction_mapping import anthropic_compaction_block, anthropic_compactio
 from ._error_categories import anthropic_stream_error
 from ._mapping import (
     EventStreamedResponse,
+    StatelessArtifactCheck,
+    by_provider_name,
     replayed_thinking,
     settings_fields,
     unsupported_file,
@@ -226,9 +228,14 @@ def _tool_result(tool_use_id: str, content: Any, is_error: bool) -> dict[str, An
 
 
 def _assistant_blocks(
-    message: ModelResponse, profile: ModelProfile, provider_name: str, carried: list[dict[str, Any]]
+    message: ModelResponse,
+    profile: ModelProfile,
+    provider_name: str,
+    carried: list[dict[str, Any]],
+    accepts: StatelessArtifactCheck,
 ) -> list[dict[str, Any]]:
-    """The blocks of `message`'s assistant turn; reasoning carried into a user turn ahead of it goes to `carried`."""
+    """The blocks of `message`'s assistant turn; reasoning carried into a user turn ahead of it goes to `carried`.
+    Signed thinking and compaction blocks go back where `accepts` says the API verifies them."""
     blocks: list[dict[str, Any]] = []
     for part in message.parts:
         if isinstance(part, TextPart):
@@ -241,15 +248,15 @@ def _assistant_blocks(
         elif isinstance(part, FilePart):
             continue  # Anthropic models make no files, and an assistant turn cannot hold one
         elif isinstance(part, CompactionPart):
-            if (block := anthropic_compaction_block(part, provider_name)) is not None:
-                blocks.append(block)
+            if accepts(message, part):
+                blocks.append(anthropic_compaction_block(part))
         elif isinstance(part, NativeToolCallPart | NativeToolReturnPart):
             # Another provider's server tools mean nothing to Anthropic.
             if part.provider_name == provider_name and (block := native_part_block(part)) is not None:
                 blocks.append(block)
         elif not isinstance(part, ThinkingPart):
             continue  # a spoken turn: `Model.prepare_messages` turns it into text first (the model refuses it)
-        elif part.provider_name == provider_name and part.signature:
+        elif part.signature and accepts(message, part):
             if part.id == 'redacted_thinking':
                 blocks.append({'type': 'redacted_thinking', 'data': part.signature})
             else:
@@ -267,10 +274,13 @@ def map_messages(
     model_name: str = '',
     *,
     instructions: str | None,
+    accepts: StatelessArtifactCheck | None = None,
 ) -> tuple[str, list[dict[str, Any]]]:
     """The system prompt (`instructions` first, then system prompt parts) and the `messages` of a request. On a
     profile with `supports_request_scoped_system_prompts`, a request's request-scoped system prompts go in a
-    self-clearing `system` entry after its user turn instead (see `_anthropic_system_entries`)."""
+    self-clearing `system` entry after its user turn instead (see `_anthropic_system_entries`). `accepts` says whose
+    signed thinking and compaction blocks are sent back (by default those of `provider_name`)."""
+    accepts = accepts or by_provider_name(provider_name)
     system: list[str] = []
     if instructions:
         system.append(instructions)
@@ -291,7 +301,7 @@ def map_messages(
                 mapped.append(self_clearing_entry(scoped))
         else:
             carried: list[dict[str, Any]] = []
-            blocks = _assistant_blocks(message, profile, provider_name, carried)
+            blocks = _assistant_blocks(message, profile, provider_name, carried, accepts)
             if carried:  # `mimics_assistant_message_formatting`: the reasoning goes in a user turn before the reply
                 mapped.append({'role': 'user', 'content': carried})
             if blocks:
@@ -390,6 +400,7 @@ def anthropic_request_body(
     *,
     stream: bool = False,
     provider_name: str = 'anthropic',
+    accepts: StatelessArtifactCheck | None = None,
 ) -> dict[str, Any]:
     """The JSON body of a `POST /v1/messages` request.
 
@@ -400,16 +411,21 @@ def anthropic_request_body(
         params: Tools and output kind, already customized for the profile.
         profile: The model's profile.
         stream: Ask for server-sent events.
-        provider_name: The `provider_name` of parts this API made (their thinking is sent back as is).
+        provider_name: The `provider_name` of parts this API made (their server tools' blocks are sent back).
+        accepts: Whose signed thinking and compaction blocks are sent back (`Model.accepts_stateless_artifacts`); by
+            default the parts of `provider_name`.
     """
+    accepts = accepts or by_provider_name(provider_name)
     settings: AnthropicModelSettings = anthropic_settings(model_settings or {}, params, profile, model_name)
     settings = unified_cache_settings(settings, profile)
     anthropic_profile = cast(AnthropicModelProfile, profile)
     # Blocks before a compaction are ignored (and not billed): they are not sent. The system prompt, sent apart from
     # the messages, is kept.
-    messages = trim_before_compaction(list(messages), provider_name)
+    messages = trim_before_compaction(list(messages), provider_name, accepts=accepts)
     instructions = request_instructions(messages, params)
-    system, mapped = map_messages(messages, profile, provider_name, model_name, instructions=instructions)
+    system, mapped = map_messages(
+        messages, profile, provider_name, model_name, instructions=instructions, accepts=accepts
+    )
     if not any(isinstance(tool, AdvisorTool) for tool in params.native_tools):
         mapped = without_advisor_blocks(mapped)
     body: dict[str, Any] = {

@@ -48,11 +48,8 @@ def anthropic_compaction_part(block: Mapping[str, Any], provider_name: str) -> C
     return CompactionPart(block.get('content'), provider_name=provider_name, provider_details=details)
 
 
-def anthropic_compaction_block(part: CompactionPart, provider_name: str) -> dict[str, Any] | None:
-    """The `compaction` block that sends `part` back, or `None` for another provider's part (it means nothing to
-    Anthropic)."""
-    if part.provider_name != provider_name:
-        return None
+def anthropic_compaction_block(part: CompactionPart) -> dict[str, Any]:
+    """The `compaction` block that sends `part` back (to an API that verifies its data: the caller checks)."""
     block: dict[str, Any] = {'type': 'compaction', 'content': part.content}
     if part.provider_details and part.provider_details.get('encrypted_content') is not None:
         block['encrypted_content'] = part.provider_details['encrypted_content']

@@ -51,6 +51,8 @@ __all__ = (
     'replayed_thinking',
     'thinking_as_text',
     'EventStreamedResponse',
+    'StatelessArtifactCheck',
+    'by_provider_name',
 )
 
 
@@ -295,3 +297,18 @@ class EventStreamedResponse(StreamedResponse):
     def provider_name(self) -> str | None:
         """The provider that answers."""
         return self._provider_name
+
+
+StatelessArtifactCheck = Callable[[ModelResponse, ModelResponsePart], bool]
+"""Whether the receiving model's API verifies the signed or encrypted data (thinking signatures, encrypted reasoning,
+compaction items) of a part of a response: `Model.accepts_stateless_artifacts`."""
+
+
+def by_provider_name(provider_name: str) -> StatelessArtifactCheck:
+    """The check a mapping makes when its model asks nothing: the part's (else the response's) provider is
+    `provider_name`."""
+
+    def accepts(response: ModelResponse, part: ModelResponsePart) -> bool:
+        return (part.provider_name or response.provider_name) == provider_name
+
+    return accepts

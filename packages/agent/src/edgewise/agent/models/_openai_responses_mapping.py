@@ -8,7 +8,7 @@ OpenAI, as a `reasoning` input item.
 
 from __future__ import annotations as _annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime, timezone
 from typing import Any, Literal, cast
 
@@ -50,6 +50,8 @@ from ._error_categories import openai_stream_error
 from ._history_digest import HistoryHasher, continuation_digest
 from ._mapping import (
     EventStreamedResponse,
+    StatelessArtifactCheck,
+    by_provider_name,
     replayed_thinking,
     settings_fields,
     unsupported_file,
@@ -77,12 +79,7 @@ __all__ = (
     'responses_model_response',
     'responses_usage',
     'OpenAIResponsesStreamedResponse',
-    'StatelessArtifactCheck',
 )
-
-StatelessArtifactCheck = Callable[[ModelResponse, ModelResponsePart], bool]
-"""Whether the receiving model's API verifies the signed or encrypted data (encrypted reasoning, a compaction item)
-of a part of a response: `Model.accepts_stateless_artifacts`."""
 
 _FINISH_REASONS: dict[str, FinishReason] = {
     'max_output_tokens': 'length',
@@ -309,7 +306,7 @@ def map_messages(
     """The `input` items of a request (`model_name` is named by the error for a file the API cannot take; `tools`
     holds the request's function tools as sent, by name, for the outputs of tool searches; `accepts` says whose
     encrypted data is sent back, by default a part's of `provider_name`)."""
-    accepts = accepts or _by_provider_name(provider_name)
+    accepts = accepts or by_provider_name(provider_name)
     items: list[dict[str, Any]] = []
     for message in messages:
         if isinstance(message, ModelRequest):
@@ -325,13 +322,6 @@ def map_messages(
     if profile.get('openai_supports_prompt_cache_breakpoints', False):
         _cache.move_leading_breakpoints(items, text_type='input_text')
     return items
-
-
-def _by_provider_name(provider_name: str) -> StatelessArtifactCheck:
-    def accepts(response: ModelResponse, part: ModelResponsePart) -> bool:
-        return (part.provider_name or response.provider_name) == provider_name
-
-    return accepts
 
 
 def _drop_unsupported(settings: OpenAIResponsesModelSettings, profile: OpenAIModelProfile) -> dict[str, Any]:
@@ -374,7 +364,7 @@ def responses_request_body(
         accepts: Whose encrypted reasoning and compaction items are sent back (`Model.accepts_stateless_artifacts`);
             by default the parts of `provider_name`.
     """
-    accepts = accepts or _by_provider_name(provider_name)
+    accepts = accepts or by_provider_name(provider_name)
     openai_profile = cast(OpenAIModelProfile, profile)
     model_settings = cast(OpenAIResponsesModelSettings, _cache.unified_cache_settings(model_settings or {}, profile))
     settings = _drop_unsupported(openai_settings(model_settings, params), openai_profile)

@@ -85,7 +85,7 @@ class AnthropicModel(ProviderModel):
     ) -> dict[str, Any]:
         return anthropic_request_body(
             self._model_name, messages, settings, params, self.profile, stream=stream,
-            provider_name=self._provider.name,
+            provider_name=self._provider.name, accepts=self.accepts_stateless_artifacts,
         )  # fmt: skip
 
     def _native_tools(self) -> frozenset[type[AbstractNativeTool]]:
