@@ -210,3 +210,26 @@ async def test_a_streamed_response_is_restored_once_read(local_server: LocalServ
     response: Any = stream.get()
     assert response.parts[0].content == 'Quoting <|im_end|>'
     assert json.loads(response.parts[1].args) == {'p': '<|x|>'}
+
+
+def test_signed_reasoning_the_model_does_not_verify_is_broken_like_text() -> None:
+    ours = ModelResponse([ThinkingPart('<|a|>', signature='s1', provider_name='mine')], provider_name='mine')
+    theirs = ModelResponse([ThinkingPart('<|b|>', signature='s2', provider_name='other')], provider_name='other')
+    broken = break_special_tokens_in_messages([ours, theirs], lambda response, part: part.provider_name == 'mine')
+    assert broken[0] is ours
+    assert [part.content for part in cast(list[Any], broken[1].parts)] == [f'<{ZWJ}|b|>']
+    assert break_special_tokens_in_messages([ours, theirs]) == [ours, theirs]  # no check: every signature counts
+
+
+async def test_another_systems_signed_reasoning_goes_on_the_wire_broken(local_server: LocalServer) -> None:
+    local_server.script(Reply(200, completion('ok')))
+    foreign = ModelResponse(
+        [ThinkingPart('<|think|>', signature='sig', provider_name='anthropic'), TextPart('done')],
+        provider_name='anthropic',
+    )
+    history: list[ModelMessage] = [ModelRequest([UserPromptPart('hi')]), foreign, ModelRequest([UserPromptPart('?')])]
+    async with _model(local_server, {'may_tokenize_special_tokens_in_content': True}) as model:
+        await model.request(history, None, ModelRequestParameters())
+    sent = json.dumps(local_server.received[0]['body']['messages'], ensure_ascii=False)
+    assert f'<{ZWJ}|think|>' in sent
+    assert '<|think|>' not in sent

@@ -183,7 +183,9 @@ class ProviderModel(Model):
             raise unprepared_speech_error(self._model_name)
         params = check_native_tools(params, self._native_tools, self.tool_deferral_mode)
         settings = self._merged_settings(model_settings)
-        messages = wire_messages(messages, self.profile, params, settings.get('framing_announcement'))
+        messages = wire_messages(
+            messages, self.profile, params, settings.get('framing_announcement'), self.accepts_stateless_artifacts
+        )
         body = self._body(messages, settings, params, stream=stream)
         provider = self._provider
         headers = provider.request_headers()

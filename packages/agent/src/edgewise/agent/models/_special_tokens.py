@@ -16,6 +16,7 @@ from __future__ import annotations as _annotations
 import dataclasses
 import json
 import re
+from collections.abc import Callable
 from typing import Any, Final, cast
 
 from ..messages import (
@@ -140,27 +141,37 @@ def _break_args(args: str | dict[str, Any] | None) -> str | dict[str, Any] | Non
     return cast('str | dict[str, Any] | None', _break_value(args))
 
 
-def _break_part(part: Any) -> Any:
+def _break_part(part: Any, kept_as_signed: Callable[[Any], bool]) -> Any:
     if isinstance(part, UserPromptPart | ToolReturnPart | RetryPromptPart):
         content = _break_value(part.content)
         return part if content is part.content else dataclasses.replace(part, content=content)
     if isinstance(part, ToolCallPart):
         args = _break_args(part.args)
         return part if args is part.args else dataclasses.replace(part, args=args)
-    if isinstance(part, TextPart) or (isinstance(part, ThinkingPart) and part.signature is None):
+    if isinstance(part, TextPart) or (isinstance(part, ThinkingPart) and not kept_as_signed(part)):
         content = break_special_tokens(part.content)
         return part if content == part.content else dataclasses.replace(part, content=content)
     return part
 
 
-def break_special_tokens_in_messages(messages: list[ModelMessage]) -> list[ModelMessage]:
+def break_special_tokens_in_messages(
+    messages: list[ModelMessage], accepts: Callable[[ModelResponse, ModelResponsePart], bool] | None = None
+) -> list[ModelMessage]:
     """`messages` with the tokens broken in user prompts, tool returns and retry prompts, tool call arguments,
     and model text and unsigned reasoning; system prompts (the application's own channel) and signed reasoning
-    stay as written. `messages` itself when nothing changes."""
+    stay as written (the signature covers the text). With `accepts` (`Model.accepts_stateless_artifacts`), only
+    the signed reasoning it accepts stays so: the rest goes as text, broken like any. `messages` itself when nothing
+    changes."""
     result: list[ModelMessage] = []
     changed = False
     for message in messages:
-        parts = [_break_part(part) for part in message.parts]
+
+        def kept_as_signed(part: ThinkingPart, message: ModelMessage = message) -> bool:
+            if part.signature is None:
+                return False
+            return accepts is None or (isinstance(message, ModelResponse) and accepts(message, part))
+
+        parts = [_break_part(part, kept_as_signed) for part in message.parts]
         if all(new is old for new, old in zip(parts, message.parts, strict=True)):
             result.append(message)
         else:

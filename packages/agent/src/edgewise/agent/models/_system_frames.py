@@ -19,7 +19,7 @@ never in the history.
 from __future__ import annotations as _annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from .._messages.framing import FRAMEWORK_TAG_PREFIX, SEALED_SYSTEM_OPEN, system_frame
 from .._messages.lookalike import NOTE_ANNOUNCEMENT
@@ -28,6 +28,8 @@ from ..messages import (
     ModelMessage,
     ModelRequest,
     ModelRequestPart,
+    ModelResponse,
+    ModelResponsePart,
     RetryPromptPart,
     SystemPromptPart,
     ToolReturnPart,
@@ -168,13 +170,15 @@ def wire_messages(
     profile: ModelProfile,
     params: ModelRequestParameters,
     setting: FramingAnnouncement | None = None,
+    accepts: Callable[[ModelResponse, ModelResponsePart], bool] | None = None,
 ) -> list[ModelMessage]:
     """The copy of `messages` a provider model maps to its API: mid-conversation system prompts framed
     (`frame_system_prompts`), the announcement opening the first request where due (as a system prompt, so it goes
     ahead of the standing one; due also where retry feedback is fenced on the user channel), or on a model with a
     system role the announcement of the notes ahead of the first lookalike note or fenced retry feedback
-    (`announce_notes`), and special tokens broken on a profile with
-    `may_tokenize_special_tokens_in_content`. `messages` itself when none of that applies."""
+    (`announce_notes`), and special tokens broken on a profile with `may_tokenize_special_tokens_in_content`
+    (signed reasoning that `accepts`, the model's `accepts_stateless_artifacts`, verifies left as written).
+    `messages` itself when none of that applies."""
     mode = setting or profile.get('default_framing_announcement', 'when_needed')
     if profile.get('supports_inline_system_prompts', False) and mode != 'never':
         messages = announce_notes(messages)
@@ -192,7 +196,7 @@ def wire_messages(
         opened = dataclasses.replace(first, parts=[SystemPromptPart(announcement), *first.parts])
         framed = [*framed[:index], opened, *framed[index + 1 :]]
     if profile.get('may_tokenize_special_tokens_in_content', False):
-        framed = break_special_tokens_in_messages(framed)
+        framed = break_special_tokens_in_messages(framed, accepts)
     return framed
 
 
