@@ -6,6 +6,7 @@ signed thinking. Over a real local HTTP server."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -16,6 +17,7 @@ from edgewise.agent.messages import (
     ModelRequest,
     ModelResponse,
     ModelResponsePart,
+    NativeToolCallPart,
     TextPart,
     ThinkingPart,
     UserPromptPart,
@@ -176,3 +178,21 @@ async def test_anthropic_sends_signed_thinking_back_only_where_its_api_verifies_
         ]
     else:
         assert body['messages'][1]['content'] == [thinking_block, {'type': 'text', 'text': 'hello'}]
+
+
+async def test_a_tool_search_verified_by_openai_goes_back_without_its_ids(local_server: LocalServer) -> None:
+    call = NativeToolCallPart(
+        'tool_search', {'paths': ['get_weather']}, 'call_s', id='tsc_1', provider_name='proxy',
+        provider_details={'call_id': 'call_s', 'execution': 'server', 'status': 'completed'},
+    )  # fmt: skip
+    searched = ModelResponse(parts=[call], provider_name='proxy', canonical_system='openai')
+    elsewhere = replace(searched, canonical_system='somebody-else')
+    items = await _sent_input(local_server, [QUESTION, searched, AGAIN])
+    assert items[1] == {
+        'type': 'tool_search_call', 'call_id': 'call_s', 'execution': 'server', 'status': 'completed',
+        'arguments': {'paths': ['get_weather']},
+    }  # fmt: skip
+    assert [item.get('type') for item in await _sent_input(local_server, [QUESTION, elsewhere, AGAIN])] == [
+        None,
+        None,
+    ]

@@ -254,7 +254,8 @@ def _response_items(
             if ours and part.id and part.id not in native_calls:
                 yield {'type': 'image_generation_call', 'id': part.id, 'result': None, 'status': 'completed'}
         elif isinstance(part, NativeToolCallPart | NativeToolReturnPart) and part.tool_name == ToolSearchTool.kind:
-            if ours and (item := tool_search_item(part, send_ids, tools)) is not None:
+            # A search's items carry their state inline: they go wherever their data is verified, ids only home.
+            if (ours or accepts(message, part)) and (item := tool_search_item(part, with_id, tools)) is not None:
                 yield item
         elif isinstance(part, NativeToolCallPart):
             if with_id and (item := native_item(part)) is not None:
