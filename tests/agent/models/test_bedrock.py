@@ -442,3 +442,32 @@ async def test_a_session_token_or_api_key_echoed_in_an_error_body_is_redacted(be
         with pytest.raises(ModelHTTPError) as rejected:
             await BedrockConverseModel(MODEL_ID, provider=provider).request(user('Hi'), None, PARAMS)
     assert rejected.value.body == {'message': 'Bad key ***'}
+
+
+@pytest.mark.parametrize(
+    ('provider_name', 'canonical_system', 'natively'),
+    [('proxy', 'bedrock', True), ('bedrock', 'somebody-else', False), ('anthropic', None, False)],
+)
+async def test_signed_reasoning_goes_back_natively_only_where_bedrock_verifies_it(
+    bedrock: FakeBedrock, provider_name: str, canonical_system: str | None, natively: bool
+) -> None:
+    turn = ModelResponse(
+        parts=[ThinkingPart('Think.', signature='sig-1', provider_name=provider_name), TextPart('42')],
+        provider_name=provider_name,
+        canonical_system=canonical_system,
+    )
+    bedrock.script(converse({'text': 'Still 42'}))
+    async with provider_for(bedrock) as provider:
+        model = BedrockConverseModel(MODEL_ID, provider=provider)
+        await model.request([*user('Q'), turn, ModelRequest(parts=[UserPromptPart('Sure?')])], None, PARAMS)
+    body = bedrock.received[0]['body']
+    signed = {'reasoningContent': {'reasoningText': {'text': 'Think.', 'signature': 'sig-1'}}}
+    as_text = {'text': '<assistant_thinking>\nThink.\n</assistant_thinking>'}
+    if natively:
+        assert body['messages'][1] == {'role': 'assistant', 'content': [signed, {'text': '42'}]}
+    else:  # as text, which this profile carries in a user turn ahead of the reply
+        assert 'sig-1' not in str(body)
+        assert body['messages'][:2] == [
+            {'role': 'user', 'content': [{'text': 'Q'}, as_text]},
+            {'role': 'assistant', 'content': [{'text': '42'}]},
+        ]

@@ -42,7 +42,15 @@ from ..profiles import ModelProfile
 from ..profiles.anthropic import ANTHROPIC_THINKING_BUDGET_MAP, resolve_anthropic_effort
 from ..settings import ModelSettings
 from ..usage import RequestUsage
-from ._mapping import EventStreamedResponse, file_label, replayed_thinking, unsupported_file, user_turn_items
+from ._mapping import (
+    EventStreamedResponse,
+    StatelessArtifactCheck,
+    by_provider_name,
+    file_label,
+    replayed_thinking,
+    unsupported_file,
+    user_turn_items,
+)
 from ._request_parameters import ModelRequestParameters, request_instructions
 from ._tool_choice import resolve_tool_choice
 
@@ -175,10 +183,13 @@ def takes_url(url: str) -> bool:
 class _Mapper:
     """Maps one request's messages, counting documents (each needs a distinct name)."""
 
-    def __init__(self, model_name: str, profile: ModelProfile, provider_name: str) -> None:
+    def __init__(
+        self, model_name: str, profile: ModelProfile, provider_name: str, accepts: StatelessArtifactCheck
+    ) -> None:
         self.model_name = model_name
         self.profile = cast(Mapping[str, Any], profile)
         self.provider_name = provider_name
+        self.accepts = accepts
         self.documents = 0
 
     def file(self, item: Any, where: str) -> dict[str, Any]:
@@ -238,8 +249,8 @@ class _Mapper:
             elif isinstance(part, ThinkingPart):
                 if (
                     part.signature
-                    and part.provider_name == self.provider_name
                     and self.profile.get('bedrock_send_back_thinking_parts', False)
+                    and self.accepts(message, part)
                 ):
                     if part.id in ('redacted_content', 'redacted_thinking'):
                         blocks.append({'reasoningContent': {'redactedContent': _b64(part.signature.encode())}})
@@ -280,9 +291,12 @@ def map_messages(
     model_name: str,
     *,
     instructions: str | None,
+    accepts: StatelessArtifactCheck | None = None,
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """The `system` blocks (instructions first, then system prompts) and the alternating `messages` of a request."""
-    mapper = _Mapper(model_name, profile, provider_name)
+    """The `system` blocks (instructions first, then system prompts) and the alternating `messages` of a request;
+    signed reasoning goes back where `accepts` (`Model.accepts_stateless_artifacts`) says it is verified, by default
+    that of `provider_name`."""
+    mapper = _Mapper(model_name, profile, provider_name, accepts or by_provider_name(provider_name))
     system: list[dict[str, Any]] = [{'text': instructions}] if instructions else []
     mapped: list[dict[str, Any]] = []
     for message in messages:
@@ -430,11 +444,15 @@ def bedrock_request_body(
     profile: ModelProfile,
     *,
     provider_name: str,
+    accepts: StatelessArtifactCheck | None = None,
 ) -> dict[str, Any]:
-    """The JSON body of a Converse (or ConverseStream) request; the model id goes in the URL."""
+    """The JSON body of a Converse (or ConverseStream) request; the model id goes in the URL. `accepts` says whose
+    signed reasoning is sent back (see `map_messages`)."""
     view = cast(Mapping[str, Any], profile)
     instructions = request_instructions(messages, params)
-    system, mapped = map_messages(messages, profile, provider_name, model_name, instructions=instructions)
+    system, mapped = map_messages(
+        messages, profile, provider_name, model_name, instructions=instructions, accepts=accepts
+    )
     supports_caching = view.get('bedrock_supports_prompt_caching', False)
     if system and supports_caching and (cache := settings.get('bedrock_cache_instructions')):
         system.append(_cache_point(cache))

@@ -102,8 +102,9 @@ class BedrockConverseModel(ProviderModel):
         self, messages: list[ModelMessage], settings: Any, params: ModelRequestParameters, *, stream: bool
     ) -> dict[str, Any]:
         return bedrock_request_body(
-            self._model_name, messages, settings, params, self.profile, provider_name=self._provider.name
-        )
+            self._model_name, messages, settings, params, self.profile, provider_name=self._provider.name,
+            accepts=self.accepts_stateless_artifacts,
+        )  # fmt: skip
 
     def _call(
         self,
