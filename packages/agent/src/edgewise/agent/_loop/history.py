@@ -116,18 +116,12 @@ def sent_messages(
 
 
 def _holds_speech(history: list[ModelMessage], deps: GraphAgentDeps[Any, Any]) -> bool:
-    """Whether `history` holds a `SpeechPart`, reading only the messages added since the last call (a hook that
-    rewrites the history sets `deps.speech_scanned` back to 0)."""
-    if deps.speech_seen:
-        return True
-    start = deps.speech_scanned if deps.speech_scanned <= len(history) else 0
-    for index in range(start, len(history)):
-        for part in history[index].parts:
-            if part.part_kind == 'speech':
-                deps.speech_seen = True
-                return True
-    deps.speech_scanned = len(history)
-    return False
+    """Whether `history` holds a `SpeechPart`, reading only the messages added since the last call."""
+    return deps.speech.holds(history, _has_speech)
+
+
+def _has_speech(message: ModelMessage) -> bool:
+    return any(part.part_kind == 'speech' for part in message.parts)
 
 
 def for_model(
@@ -145,14 +139,7 @@ def for_model(
 def _copies_a_tag(messages: list[ModelMessage], deps: GraphAgentDeps[Any, Any]) -> bool:
     """Whether `messages` hold user, tool or retry text copying a framework tag, reading each message once (the last
     one again, since the next request sent can be merged into it)."""
-    if deps.lookalike_seen:
-        return True
-    start = min(deps.lookalike_scanned, max(len(messages) - 1, 0))
-    if any(holds_lookalike(message) for message in messages[start:]):
-        deps.lookalike_seen = True
-        return True
-    deps.lookalike_scanned = max(len(messages) - 1, 0)
-    return False
+    return deps.lookalike.holds(messages, holds_lookalike, reread_last=True)
 
 
 _PREPARED_PARTS = (ToolAvailabilityDeltaPart, RetryFeedbackPart, *RECORD_PARTS)

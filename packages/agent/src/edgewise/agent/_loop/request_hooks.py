@@ -82,8 +82,8 @@ async def run_request_hooks(
     last.conversation_id = last.conversation_id or state.conversation_id
     # The history list may be the one `capture_run_messages` gave out: change its contents, not the list.
     state.message_history[:] = messages
-    deps.speech_scanned = 0  # the hooks may have put spoken turns anywhere in it
-    deps.lookalike_scanned = 0
+    deps.speech.restart()  # the hooks may have put spoken turns (or copied tags) anywhere in it
+    deps.lookalike.restart()
     deps.merge_adjacent = deps.merge_adjacent or has_adjacent_same_kind(messages)
     deps.tool_deltas = deps.tool_deltas or has_tool_deltas(messages)
     deps.resumed_request_index = resumed_index_after_hooks(deps.resumed_request_index, before, len(messages))

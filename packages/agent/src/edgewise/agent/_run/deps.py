@@ -34,6 +34,7 @@ from ..toolsets import AbstractToolset, ToolsetTool
 from ..usage import RequestUsage, RunUsage, UsageLimits
 from ..workspaces import Workspace, WorkspaceRef
 from ..workspaces.unavailable import NO_WORKSPACE
+from .history_scan import HistoryScan
 from .operation_journal import OperationJournal
 from .state import GraphAgentState
 
@@ -122,14 +123,9 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
     """The pydantic validation context of tool arguments and outputs, or a function of the run context giving it."""
     merge_adjacent: bool = False
     """Whether the history may hold adjacent requests (or responses), merged when sent to the model."""
-    speech_scanned: int = 0
-    """How many messages of the history are known to hold no `SpeechPart` (read once each, not at every step)."""
-    speech_seen: bool = False
+    speech: HistoryScan = field(default_factory=HistoryScan)
     """Whether the history holds a `SpeechPart` (then `Model.prepare_messages` converts it before each request)."""
-    lookalike_scanned: int = 0
-    """How many messages of the history sent are known to copy no framework tag (the last one is read again, as a
-    request merged into it can add text)."""
-    lookalike_seen: bool = False
+    lookalike: HistoryScan = field(default_factory=HistoryScan)
     """Whether the history sent holds text copying a framework tag (then `Model.prepare_messages` adds its notes)."""
     discovered_tool_names: set[str] = field(default_factory=set)
     """The deferred tools the history revealed (`RunContext.discovered_tool_names`): one set, changed in place."""

@@ -117,6 +117,18 @@ class Provider(ABC, Generic[InterfaceClient]):
         """
         return f'{self.base_url}{path}'
 
+    def _made_client(self) -> httpx.AsyncClient:
+        """The client the provider makes for itself: made on first use, and again once the last one was closed."""
+        made = self._made_http_client
+        if made is None or made.is_closed:
+            made = self._made_http_client = self._new_http_client()
+        return made
+
+    def _new_http_client(self) -> httpx.AsyncClient:
+        """A new client of the provider's own (`own_http_client`; a provider whose requests need more, such as an
+        auth, adds it here)."""
+        return own_http_client()
+
     async def __aenter__(self) -> Self:
         self._entered += 1
         return self
@@ -160,10 +172,7 @@ class HTTPProvider(Provider['httpx.AsyncClient']):
         """The HTTP client: the one given, else the provider's own (made on first use, again after closing)."""
         if self._http_client is not None:
             return self._http_client
-        made = self._made_http_client
-        if made is None or made.is_closed:
-            made = self._made_http_client = own_http_client()
-        return made
+        return self._made_client()
 
     @property
     def _own_http_client(self) -> httpx.AsyncClient | None:
@@ -176,7 +185,7 @@ class HTTPProvider(Provider['httpx.AsyncClient']):
 
     async def __aenter__(self) -> Self:
         if self._http_client is None and self._made_http_client is not None and self._made_http_client.is_closed:
-            self._made_http_client = own_http_client()  # entered again after the last exit closed it
+            self._made_http_client = self._new_http_client()  # entered again after the last exit closed it
         return await super().__aenter__()
 
 

@@ -309,10 +309,11 @@ class OAuthProvider(Provider['httpx.AsyncClient'], Generic[CredentialsT]):
         """The HTTP client, with the credentials' auth: the one given, else the provider's own (made on first use)."""
         if self._http_client is not None:
             return self._http_client
-        made = self._made_http_client
-        if made is None or made.is_closed:
-            made = self._made_http_client = own_http_client()
-            made.auth = self._httpx_auth
+        return self._made_client()
+
+    def _new_http_client(self) -> httpx.AsyncClient:
+        made = own_http_client()
+        made.auth = self._httpx_auth
         return made
 
     @cached_property
