@@ -498,6 +498,8 @@ class GraphRun(Generic[StateT, DepsT, OutputT]):
         self._ended = False
         self._resumed = progress is not None
         self._next: EndMarker[OutputT] | ErrorMarker | Sequence[GraphTask] | None = None
+        # The event the step in progress answers and its reply, for a join's step that replaces the stored snapshot.
+        self._answered: tuple[Any, Any] = (None, None)
         if progress is None:
             progress = RunProgress(state=state)
             start_run = ForkStackItem(StartNode.id, progress.new_node_run_id(), 0)
@@ -575,7 +577,8 @@ class GraphRun(Generic[StateT, DepsT, OutputT]):
     async def _store_join_step(self) -> None:
         assert self.persistence is not None
         assert self._snapshot_id is not None
-        node = BuilderProgress(encode_progress(self.progress))
+        # The snapshot replaced held the outcome this step answered: the edges of the answer stay named in it.
+        node = BuilderProgress(encode_progress(self.progress, answered=self._answered))
         node.set_snapshot_id(self._snapshot_id)
         await self.persistence.checkpoint(self.state, node)
 
@@ -587,6 +590,7 @@ class GraphRun(Generic[StateT, DepsT, OutputT]):
         if self._ended:
             raise StopAsyncIteration
         next_node: BuilderProgress | None = None
+        self._answered = (self.progress.awaiting, self._next)
         async with persistence.record_run(self._snapshot_id):
             try:
                 event = await engine.advance(self._first_task, self._next)

@@ -160,8 +160,9 @@ def read_run_path(history: Sequence[Any], graph: Any = None) -> RunPath:
     if graph is not None:
         maps = {node_id for node_id, node in graph.nodes.items() if isinstance(node, Fork) and node.is_map}
         _count_map_items(path, maps, stacks, flying | ({failed['task']} if failed is not None else set()))
-        # A join's release and a step whose outcome a join's step replaced in the store leave no outcome: their
-        # edges are the graph's edges between nodes the run reached (the nodes with a stored outcome keep theirs).
+        # A join's release leaves no outcome (nor, in runs stored before the answers a join's step replaced were
+        # kept as `taken`, such an answer): its edges are the graph's edges between nodes the run reached (the
+        # nodes with a stored outcome keep theirs).
         recorded = {source for source, _ in path.taken}
         for edge in build_mermaid_graph(graph.nodes, graph.edges_by_source).edges:
             if edge.start_id not in recorded and edge.start_id in path.marks and edge.end_id in path.marks:
@@ -186,6 +187,8 @@ def _take_edges(taken: set[tuple[str, str]], progress: Mapping[str, Any], nodes:
         if 'end' in outcome and source != EndNode.id:
             targets.append(EndNode.id)
         taken.update((source, target) for target in targets)
+    # A join's step that replaced the snapshot holding an outcome kept the edges of its answer.
+    taken.update((source, target) for source, target in progress.get('taken', ()))
 
 
 _RANK: dict[str, int] = {'done': 0, 'waiting': 1, 'running': 1, 'failed': 2}

@@ -27,6 +27,7 @@ from ._progress import EndMarker, GraphTask, JoinItem, JoinRelease, Outcomes, Ru
 from .basenode import BaseNode, End, GraphRunContext
 from .id_types import ForkStack, ForkStackItem, JoinID, NodeID, NodeRunID, TaskID
 from .join import JoinState
+from .node import EndNode
 from .step import NodeStep, Step, StepContext
 
 __all__ = ('BuilderProgress', 'StoredTypes', 'encode_progress', 'decode_progress')
@@ -113,8 +114,13 @@ def _outcome(outcome: TaskOutcome) -> dict[str, Any] | None:
     return data
 
 
-def encode_progress(progress: RunProgress) -> dict[str, Any]:
-    """The progress as JSON data (the state is stored beside it, by the persistence)."""
+def encode_progress(progress: RunProgress, *, answered: tuple[Any, Any] = (None, None)) -> dict[str, Any]:
+    """The progress as JSON data (the state is stored beside it, by the persistence).
+
+    `answered` is the outcome the step in progress answered and the answer (the tasks it led to, or the end),
+    when this data replaces the snapshot that held the outcome (a join's step): the edges the answer took are kept
+    as `taken`, `[source node id, target node id]` pairs, so the run's stored path still names them.
+    """
     outcomes = [o for o in (_outcome(outcome) for outcome in progress.outcomes) if o is not None]
     awaiting: dict[str, Any] | None = None
     if isinstance(progress.awaiting, TaskOutcome):
@@ -122,7 +128,7 @@ def encode_progress(progress: RunProgress) -> dict[str, Any]:
         awaiting = None if stored is None else {'outcome': stored}
     elif isinstance(progress.awaiting, JoinRelease):
         awaiting = {'release': [_task(t) for t in progress.awaiting.tasks]}
-    data = {
+    data: dict[str, Any] = {
         'format': _FORMAT,
         'tasks': [_task(t) for t in progress.tasks.values()],
         'joins': [
@@ -143,6 +149,13 @@ def encode_progress(progress: RunProgress) -> dict[str, Any]:
     }
     if isinstance(progress.awaiting, TaskOutcome) and progress.awaiting.error is not None:
         data['failed'] = _failure(progress.awaiting)
+    outcome, answer = answered
+    if isinstance(outcome, TaskOutcome) and outcome.error is None:
+        source = outcome.task.node_id
+        if isinstance(answer, EndMarker):
+            data['taken'] = [[source, EndNode.id]]
+        elif isinstance(answer, Sequence):
+            data['taken'] = [[source, task.node_id] for task in answer]
     return data
 
 
