@@ -210,6 +210,7 @@ if TYPE_CHECKING:
     )
     from .result import AgentEventStream, AgentRunResult, AgentRunResultEvent, FinalResult, StreamedRunResult
     from .settings import ModelSettings, ToolChoice, ToolOrOutput
+    from .template import TemplateStr
     from .tools import (
         AgentNativeTool,
         DeferredToolRequests,
@@ -422,6 +423,7 @@ __all__ = (
     'ToolApproved',
     'ToolCallPart',
     'ToolCallPartDelta',
+    'TemplateStr',
     'ToolChoice',
     'ToolDefinition',
     'ToolDenied',
@@ -666,6 +668,7 @@ _EXPORTS: dict[str, str] = {
     'UseEnumMemberDocstrings': '.tools',
     'TextOutput': '.output',
     'ToolOutput': '.output',
+    'TemplateStr': '.template',
     'AgentEventStream': '.result',
     'AgentRunEvents': '.agent',
     'AgentRunResult': '.result',

@@ -70,6 +70,7 @@ from ..models import KnownModelName, Model
 from ..models.instrumented import InstrumentationSettings
 from ..output import OutputDataT, OutputSpec
 from ..settings import ModelSettings
+from ..template import TemplateStr
 from ..tools import (
     TOOL_OPTIONS,
     AgentDepsT,
@@ -132,7 +133,7 @@ class Agent(AgentRegistration[AgentDepsT], AbstractAgent[AgentDepsT, OutputDataT
         system_prompt: str | Sequence[str] = (),
         deps_type: type[AgentDepsT] = object,  # type: ignore[assignment]
         name: str | None = None,
-        description: str | None = None,
+        description: TemplateStr[Any] | str | None = None,
         model_settings: AgentModelSettings | None = None,
         retries: int | AgentRetries | None = None,
         validation_context: Any = None,
@@ -156,7 +157,8 @@ class Agent(AgentRegistration[AgentDepsT], AbstractAgent[AgentDepsT, OutputDataT
             system_prompt: System prompts that start a new conversation.
             deps_type: The type of the run's dependencies; a run given deps of another type fails.
             name: The agent's name.
-            description: What the agent does (recorded on its run spans).
+            description: What the agent does (recorded on its run spans); a `TemplateStr` is rendered from each
+                run's deps.
             model_settings: Default settings of the agent's model requests, or a function of the `RunContext`
                 returning them (called before every request).
             retries: The retry budgets: an `int` for both tools and output, or `{'tools': n, 'output': m}`
@@ -189,7 +191,7 @@ class Agent(AgentRegistration[AgentDepsT], AbstractAgent[AgentDepsT, OutputDataT
         self._inferred_model: tuple[str, Model] | None = None
         self._entered_model: tuple[Model | str, Model] | None = None  # what `async with agent:` entered, and from
         self._name = name
-        self.description = description
+        self._description: TemplateStr[Any] | str | None = description
         self.end_strategy = end_strategy
         self.model_settings = model_settings
         self.validation_context = validation_context
@@ -253,7 +255,7 @@ class Agent(AgentRegistration[AgentDepsT], AbstractAgent[AgentDepsT, OutputDataT
         instructions: AgentInstructions = None,
         system_prompt: str | Sequence[str] = (),
         name: str | None = None,
-        description: str | None = None,
+        description: TemplateStr[Any] | str | None = None,
         model_settings: AgentModelSettings | None = None,
         retries: int | AgentRetries | None = None,
         validation_context: Any = None,
@@ -348,10 +350,21 @@ class Agent(AgentRegistration[AgentDepsT], AbstractAgent[AgentDepsT, OutputDataT
         )  # fmt: skip
         return await system_prompt_parts(self._system_prompts, ctx)
 
+    @property
+    def description(self) -> str | None:
+        """What the agent does; of a `TemplateStr` description, its source (`render_description` fills it in)."""
+        return None if self._description is None else str(self._description)
+
+    @description.setter
+    def description(self, value: TemplateStr[Any] | str | None) -> None:
+        self._description = value
+
     def render_description(self, deps: AgentDepsT = None) -> str | None:  # type: ignore[assignment]
-        """The agent's description for runs with `deps` (Edgewise descriptions are plain texts: `deps` is accepted
-        for pydantic-ai's template descriptions, which Edgewise does not have)."""
-        return self.description
+        """The agent's description for a run with `deps`: a `TemplateStr` description rendered from them."""
+        description = self._description
+        if isinstance(description, TemplateStr):
+            return description.render(deps)
+        return description
 
     @property
     def event_stream_handler(self) -> EventStreamHandler | None:
@@ -638,7 +651,7 @@ class Agent(AgentRegistration[AgentDepsT], AbstractAgent[AgentDepsT, OutputDataT
             from_spec, spec_capabilities = override_from_spec(spec, {
                 'name': name, 'model': model, 'instructions': instructions, 'model_settings': model_settings,
                 'metadata': metadata, 'retries': retries,
-            }, _UNSET)  # fmt: skip
+            }, _UNSET, self._deps_type)  # fmt: skip
             name, model, instructions = from_spec['name'], from_spec['model'], from_spec['instructions']
             model_settings, metadata, retries = from_spec['model_settings'], from_spec['metadata'], from_spec['retries']
         with ExitStack() as stack:

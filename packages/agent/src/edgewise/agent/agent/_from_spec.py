@@ -40,6 +40,8 @@ from ..capabilities.abstract import AbstractCapability
 from ..exceptions import UserError
 from ..output import StructuredDict
 from ..settings import ModelSettings, merge_model_settings
+from ..template import TemplateStr
+from ._spec_templates import template_arguments, template_context, with_deps_type
 
 __all__ = (
     'AgentSpec',
@@ -77,10 +79,10 @@ class AgentSpec(BaseModel):
     """The model's name, such as `'openai:gpt-4o'` or `'test'`."""
     name: str | None = None
     """The agent's name."""
-    description: str | None = None
-    """What the agent does."""
-    instructions: str | list[str] | None = None
-    """Instructions sent with every request."""
+    description: TemplateStr[Any] | str | None = None
+    """What the agent does; a text holding `{{` is a template (`TemplateStr`) rendered from a run's deps."""
+    instructions: TemplateStr[Any] | str | list[TemplateStr[Any] | str] | None = None
+    """Instructions sent with every request; a text holding `{{` is a template (`TemplateStr`)."""
     deps_schema: dict[str, Any] | None = None
     """The JSON schema of the deps (recorded; Edgewise does not validate deps against it)."""
     output_schema: dict[str, Any] | None = None
@@ -144,8 +146,8 @@ class AgentSpec(BaseModel):
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> AgentSpec:
-        """Validate a spec given as a dict."""
-        return cls.model_validate(data)
+        """Validate a spec given as a dict (its templates checked against its `deps_schema`, if it has one)."""
+        return cls.model_validate(data, context=template_context(None, data))
 
     def to_file(
         self,
@@ -287,6 +289,16 @@ def _from_spec(cls: type[AbstractCapability[Any]], args: tuple[Any, ...], kwargs
     return cls.from_spec(*args, **kwargs)
 
 
+def _from_spec_in(context: dict[str, Any]) -> Any:
+    """`_from_spec`, the arguments hinted as `TemplateStr` made templates in `context` (the agent's deps type)."""
+
+    def instantiate(cls: type[AbstractCapability[Any]], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        args, kwargs = template_arguments(cls, args, kwargs, context)
+        return cls.from_spec(*args, **kwargs)
+
+    return instantiate
+
+
 def load_capability_from_nested_spec(spec: CapabilitySpec | dict[str, Any] | str) -> AbstractCapability[Any]:
     """Build a capability given in another capability's spec arguments, with the registry of the spec being
     loaded (its custom capabilities too), or the default registry outside one.
@@ -308,21 +320,26 @@ def load_capability_from_nested_spec(spec: CapabilitySpec | dict[str, Any] | str
     )
 
 
-def validate_spec(spec: dict[str, Any] | AgentSpec) -> AgentSpec:
-    """`spec` as an `AgentSpec` (a dict is validated)."""
-    return spec if isinstance(spec, AgentSpec) else AgentSpec.model_validate(spec)
+def validate_spec(spec: dict[str, Any] | AgentSpec, deps_type: Any = None) -> AgentSpec:
+    """`spec` as an `AgentSpec` (a dict is validated), its templates checked against `deps_type` (the agent's)."""
+    context = template_context(deps_type, spec)
+    if isinstance(spec, AgentSpec):
+        return with_deps_type(spec, context)
+    return AgentSpec.model_validate(spec, context=context)
 
 
 def capabilities_from_spec(
-    spec: AgentSpec, custom_capability_types: Sequence[type[AbstractCapability[Any]]] = ()
+    spec: AgentSpec, custom_capability_types: Sequence[type[AbstractCapability[Any]]] = (), deps_type: Any = None
 ) -> list[AbstractCapability[Any]]:
-    """The capabilities `spec` names, built in order.
+    """The capabilities `spec` names, built in order (arguments hinted as `TemplateStr` made templates checked
+    against `deps_type`).
 
     Raises:
         SpecError: a name is unknown or arguments do not build their capability (the message names it).
     """
     registry = get_capability_registry(custom_capability_types)
-    token = capability_spec_context.set(CapabilitySpecContext(registry, _from_spec))
+    instantiate = _from_spec_in(template_context(deps_type, spec))
+    token = capability_spec_context.set(CapabilitySpecContext(registry, instantiate))
     try:
         return [
             load_from_registry(
@@ -330,7 +347,7 @@ def capabilities_from_spec(
                 entry,
                 label='capability',
                 custom_types_param='custom_capability_types',
-                instantiate=_from_spec,
+                instantiate=instantiate,
                 legacy_aliases=LEGACY_CAPABILITY_NAMES,
             )
             for entry in spec.capabilities
@@ -363,18 +380,18 @@ class RunSpec:
 
     model: str | None
     name: str | None
-    instructions: list[str]
+    instructions: list[Any]
     model_settings: dict[str, Any] | None
     metadata: dict[str, Any] | None
     retries: AgentRetries
     capabilities: list[AbstractCapability[Any]]
 
 
-def run_spec(spec: dict[str, Any] | AgentSpec) -> RunSpec:
+def run_spec(spec: dict[str, Any] | AgentSpec, deps_type: Any = None) -> RunSpec:
     """The contributions of a spec given to a run or an override; fields that only an agent can take (its
     end strategy, tool timeout, output schema, ...) warn (`UserWarning`) and are ignored; its retry budgets,
     the tool budget included, apply to the run (pydantic-ai 2.x)."""
-    validated = validate_spec(spec)
+    validated = validate_spec(spec, deps_type)
     budgets = retries_from_spec(validated)
     for field in _RUN_UNSUPPORTED_FIELDS:
         if getattr(validated, field) != AgentSpec.model_fields[field].default:
@@ -390,7 +407,7 @@ def run_spec(spec: dict[str, Any] | AgentSpec) -> RunSpec:
         model_settings=validated.model_settings or None,
         metadata=validated.metadata,
         retries=budgets,
-        capabilities=capabilities_from_spec(validated),
+        capabilities=capabilities_from_spec(validated, (), deps_type),
     )
 
 
@@ -403,7 +420,10 @@ def agent_output_type(spec: AgentSpec, output_type: Any) -> Any:
 
 
 def agent_arguments(
-    spec: AgentSpec, custom_capability_types: Sequence[type[AbstractCapability[Any]]], arguments: dict[str, Any]
+    spec: AgentSpec,
+    custom_capability_types: Sequence[type[AbstractCapability[Any]]],
+    arguments: dict[str, Any],
+    deps_type: Any = None,
 ) -> dict[str, Any]:
     """The arguments of `Agent(...)` for `Agent.from_spec(spec, **arguments)`: an argument given wins over the
     spec's field, instructions and capabilities add to the spec's, model settings merge over the spec's.
@@ -432,7 +452,7 @@ def agent_arguments(
         if arguments[field] is None:
             merged[field] = getattr(spec, field)
     merged['capabilities'] = [
-        *capabilities_from_spec(spec, custom_capability_types),
+        *capabilities_from_spec(spec, custom_capability_types, deps_type),
         *(arguments['capabilities'] or ()),
     ]
     return merged
@@ -462,19 +482,20 @@ def build_agent(
 ) -> Any:
     """`Agent.from_spec`: an agent of `agent_cls` from `spec`, the arguments in `given` winning over the spec's
     fields (see `agent_arguments`) and those in `passed` going to the agent as they are."""
-    validated = validate_spec(spec)
-    agent = agent_cls(**passed, **agent_arguments(validated, custom_capability_types, given))
+    validated = validate_spec(spec, passed.get('deps_type'))
+    deps_type = passed.get('deps_type')
+    agent = agent_cls(**passed, **agent_arguments(validated, custom_capability_types, given, deps_type))
     if 'instrument' in validated.model_fields_set and 'instrument' not in passed:
         agent._instrument = validated.instrument
     return agent
 
 
 def override_from_spec(
-    spec: dict[str, Any] | AgentSpec, given: dict[str, Any], unset: Any
+    spec: dict[str, Any] | AgentSpec, given: dict[str, Any], unset: Any, deps_type: Any = None
 ) -> tuple[dict[str, Any], list[Any] | None]:
     """`Agent.override(spec=...)`: the spec's name, model, instructions, model settings, metadata and output retries
     for the arguments of `given` left `unset`; and the spec's capabilities, which replace the agent's (pydantic-ai)."""
-    contributed = run_spec(spec)
+    contributed = run_spec(spec, deps_type)
     values = dict(given)
     spec_values = {
         'name': contributed.name,
@@ -497,10 +518,11 @@ def run_from_spec(
     instructions: Any,
     model_settings: Any,
     capabilities: Sequence[Any] | None,
+    deps_type: Any = None,
 ) -> tuple[Any, AgentRetries, Any, Any, Sequence[Any] | None, Any]:
     """`run(spec=...)`: the run's model, retry budgets (the run's own keys win), instructions, model settings,
     capabilities and the spec's metadata, the spec filling in what the run leaves unset and adding to the rest."""
-    contributed = run_spec(spec)
+    contributed = run_spec(spec, deps_type)
     if contributed.instructions:
         instructions = [*instruction_items(instructions), *contributed.instructions]
     if contributed.capabilities:

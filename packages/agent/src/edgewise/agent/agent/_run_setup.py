@@ -195,7 +195,10 @@ async def open_run(
                 with (
                     (
                         _instrument.span(
-                            'agent run', agent_name=agent.name or 'agent', model_name=graph_deps.model.model_name
+                            'agent run',
+                            agent_name=agent.name or 'agent',
+                            model_name=graph_deps.model.model_name,
+                            **_description_attribute(agent, graph_deps.user_deps),
                         )
                         if graph_deps.tracing
                         else _instrument.NO_SPAN
@@ -288,7 +291,7 @@ async def new_run(
         from ._from_spec import run_from_spec  # (specs are loaded only by the programs that use them)
 
         model, budgets, instructions, model_settings, capabilities, spec_metadata = run_from_spec(
-            spec, model, budgets, instructions, model_settings, capabilities
+            spec, model, budgets, instructions, model_settings, capabilities, agent._deps_type
         )
     history = validate_history(message_history)
     run_id = resolve_run_id(run_id, history)
@@ -561,3 +564,10 @@ def resolve_deps(agent: SetUpAgent, deps: Any) -> Any:
             f'{type(deps).__name__}: pass `deps=` a {deps_type.__name__} instance.'
         )
     return deps
+
+
+def _description_attribute(agent: Any, deps: Any) -> dict[str, str]:
+    """The agent's description for its run span (`gen_ai.agent.description`), a template rendered from the deps."""
+    render = getattr(agent, 'render_description', None)
+    description = None if render is None else render(deps)
+    return {} if description is None else {'gen_ai.agent.description': description}
