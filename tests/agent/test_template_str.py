@@ -230,3 +230,56 @@ def test_a_template_is_a_function_of_the_run_context() -> None:
     model, _ = _instructions_seen()
     ctx = RunContext(deps=Customer('Mo'), model=model, usage=None)  # type: ignore[arg-type]
     assert template(ctx) == 'Mo'
+
+
+def test_a_spec_object_gets_the_agents_deps_type_for_every_template_it_holds() -> None:
+    spec = AgentSpec(
+        model='test', description=TemplateStr('For {{tier}}'), instructions=[TemplateStr('Serve {{name}}'), 'Be brief.']
+    )
+    agent = Agent.from_spec(spec, deps_type=Customer)
+    assert agent.render_description(Customer('Pat', 'gold')) == 'For gold'
+    # (Static instructions go first, as the prefix that stays the same from run to run.)
+    assert _sent_instructions(agent.run_sync('hi', deps=Customer('Pat')).all_messages()) == 'Be brief.\n\nServe Pat'
+    # Without a deps type the spec's templates stay as they were made.
+    untyped = Agent.from_spec(spec)
+    assert untyped.render_description({'tier': 'any'}) == 'For any'
+
+
+@dataclass
+class Labelled(AbstractCapability[Any]):
+    label: str = ''
+    text: TemplateStr[Any] | str = ''
+
+    @classmethod
+    def from_spec(cls, label: str, text: TemplateStr[Any] | str = '', *, note: str = '') -> Labelled:
+        return cls(label=label + note, text=text)
+
+
+@dataclass
+class Unresolvable(AbstractCapability[Any]):
+    text: Any = ''
+
+    @classmethod
+    def from_spec(cls, text: NoSuchType = '') -> Unresolvable:  # type: ignore[name-defined]  # noqa: F821
+        return cls(text=text)
+
+
+def test_only_arguments_hinted_as_templates_become_templates() -> None:
+    spec = {
+        'model': 'test',
+        'capabilities': [
+            {'Labelled': 'a {{name}}'},  # the first positional argument is `label`, a plain `str`
+            {'Labelled': {'label': 'b', 'text': 'for {{name}}', 'note': '!'}},
+            {'Unresolvable': 'c {{name}}'},  # hints that do not resolve: the arguments go as given
+        ],
+    }
+    agent = Agent.from_spec(spec, deps_type=Customer, custom_capability_types=[Labelled, Unresolvable])
+    first, second, third = agent._capabilities[:3]
+    assert isinstance(first, Labelled)
+    assert first.label == 'a {{name}}'
+    assert isinstance(second, Labelled)
+    assert second.label == 'b!'
+    assert isinstance(second.text, TemplateStr)
+    assert second.text.render(Customer('Quinn')) == 'for Quinn'
+    assert isinstance(third, Unresolvable)
+    assert third.text == 'c {{name}}'
