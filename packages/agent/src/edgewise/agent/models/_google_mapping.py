@@ -3,7 +3,8 @@
 Pure data mapping, no I/O; the body uses the REST API's camelCase names. Gemini marks reasoning as
 `thought` text parts, and signs its reasoning with a `thoughtSignature` on the part that follows it; the
 signature is kept in that part's `provider_details['thought_signature']` (with `provider_name`) and sent
-back only to Gemini. Gemini often gives function calls no id: one is generated, as in pydantic-ai.
+back only to the API that verifies it (`Model.accepts_stateless_artifacts`). Gemini often gives function calls
+no id: one is generated, as in pydantic-ai.
 """
 
 from __future__ import annotations as _annotations
@@ -43,7 +44,14 @@ from ..usage import RequestUsage
 from ._citations import google_citations
 from ._error_categories import google_http_error
 from ._google_native_tools import code_execution_part, google_native_tools, metadata_parts, native_part_dict
-from ._mapping import EventStreamedResponse, settings_fields, uploaded_file_id, user_turn_items
+from ._mapping import (
+    EventStreamedResponse,
+    StatelessArtifactCheck,
+    by_provider_name,
+    settings_fields,
+    uploaded_file_id,
+    user_turn_items,
+)
 from ._request_parameters import ModelRequestParameters, request_instructions
 from ._thinking import google_service_tier, google_settings
 from ._tool_choice import resolve_tool_choice
@@ -141,8 +149,11 @@ def _function_response(name: str | None, response: Any, call_id: str) -> dict[st
     return {'functionResponse': {'name': name, 'response': response, 'id': call_id}}
 
 
-def _model_parts(message: ModelResponse, provider_name: str) -> list[dict[str, Any]]:
-    ours = message.provider_name == provider_name
+def _model_parts(message: ModelResponse, accepts: StatelessArtifactCheck) -> list[dict[str, Any]]:
+    # Signatures and native tool parts go back only to the API that verifies them: the Gemini API and Google Cloud
+    # refuse each other's, though both are named `google` in some histories. A part without a provider of its own
+    # goes with its response.
+    response_accepted = accepts(message, None)
     parts: list[dict[str, Any]] = []
     pending: str | None = None  # a ThinkingPart's signature, which belongs to the part after it
     first_call = True
@@ -150,12 +161,12 @@ def _model_parts(message: ModelResponse, provider_name: str) -> list[dict[str, A
         signature = pending
         pending = None
         details = item.provider_details or {}
-        if (ours or item.provider_name == provider_name) and details.get('thought_signature'):
+        if details.get('thought_signature') and (response_accepted or accepts(message, item)):
             signature = details['thought_signature']
         part: dict[str, Any] | None = None
         if isinstance(item, ToolCallPart):
             part = {'functionCall': {'name': item.tool_name, 'args': item.args_as_dict(), 'id': item.tool_call_id}}
-            if signature is None and first_call:
+            if signature is None and first_call:  # also in place of a signature the API would refuse
                 signature = _SKIP_SIGNATURE
             first_call = False
         elif isinstance(item, TextPart):
@@ -163,10 +174,10 @@ def _model_parts(message: ModelResponse, provider_name: str) -> list[dict[str, A
         elif isinstance(item, FilePart):
             part = {'inlineData': {'mimeType': item.content.media_type, 'data': item.content.base64}}
         elif isinstance(item, NativeToolCallPart | NativeToolReturnPart):
-            if item.provider_name == provider_name:  # another provider's tools mean nothing to Gemini
+            if accepts(message, item):  # another API's tool steps mean nothing to this one
                 part = native_part_dict(item)
         elif isinstance(item, ThinkingPart):
-            if item.provider_name == provider_name and item.signature:
+            if item.signature and accepts(message, item):
                 pending = item.signature
             if item.content:
                 part = {'text': item.content, 'thought': True}
@@ -179,9 +190,17 @@ def _model_parts(message: ModelResponse, provider_name: str) -> list[dict[str, A
 
 
 def map_messages(
-    messages: Sequence[ModelMessage], provider_name: str = 'google-gla', *, instructions: str | None
+    messages: Sequence[ModelMessage],
+    provider_name: str = 'google-gla',
+    *,
+    instructions: str | None,
+    accepts: StatelessArtifactCheck | None = None,
 ) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
-    """The `systemInstruction` (`instructions` first, then system prompts) and the `contents` of a request."""
+    """The `systemInstruction` (`instructions` first, then system prompts) and the `contents` of a request.
+
+    Thought signatures and native tool parts go back where `accepts` (`Model.accepts_stateless_artifacts`) says
+    this API verifies them, by default for the parts of `provider_name`."""
+    accepts = accepts or by_provider_name(provider_name)
     system: list[dict[str, Any]] = []
     if instructions:
         system.append({'text': instructions})
@@ -196,7 +215,7 @@ def map_messages(
                     parts.extend(_user_parts(part))
             if parts:
                 contents.append({'role': 'user', 'parts': parts})
-        elif parts := _model_parts(message, provider_name):
+        elif parts := _model_parts(message, accepts):
             contents.append({'role': 'model', 'parts': parts})
     return ({'role': 'user', 'parts': system} if system else None), contents
 
@@ -224,6 +243,7 @@ def google_request_body(
     profile: ModelProfile,
     *,
     provider_name: str = 'google-gla',
+    accepts: StatelessArtifactCheck | None = None,
 ) -> dict[str, Any]:
     """The JSON body of a `models/{model}:generateContent` (or `:streamGenerateContent`) request.
 
@@ -232,10 +252,13 @@ def google_request_body(
         model_settings: The merged settings of the request.
         params: Tools and output kind, already customized for the profile.
         profile: The model's profile.
-        provider_name: The `provider_name` of parts this API made (their signatures are sent back).
+        provider_name: The `provider_name` of parts this API made.
+        accepts: Whose thought signatures and native tool parts are sent back (`Model.accepts_stateless_artifacts`);
+            by default the parts of `provider_name`.
     """
     settings: GoogleModelSettings = google_settings(model_settings or {}, params, profile)
-    system, contents = map_messages(messages, provider_name, instructions=request_instructions(messages, params))
+    instructions = request_instructions(messages, params)
+    system, contents = map_messages(messages, provider_name, instructions=instructions, accepts=accepts)
     body: dict[str, Any] = {'contents': contents}
     if system is not None:
         body['systemInstruction'] = system

@@ -299,16 +299,17 @@ class EventStreamedResponse(StreamedResponse):
         return self._provider_name
 
 
-StatelessArtifactCheck = Callable[[ModelResponse, ModelResponsePart], bool]
+StatelessArtifactCheck = Callable[[ModelResponse, ModelResponsePart | None], bool]
 """Whether the receiving model's API verifies the signed or encrypted data (thinking signatures, encrypted reasoning,
-compaction items) of a part of a response: `Model.accepts_stateless_artifacts`."""
+compaction items) of a part of a response, or of the response itself when the part is `None`:
+`Model.accepts_stateless_artifacts`."""
 
 
 def by_provider_name(provider_name: str) -> StatelessArtifactCheck:
     """The check a mapping makes when its model asks nothing: the part's (else the response's) provider is
     `provider_name`."""
 
-    def accepts(response: ModelResponse, part: ModelResponsePart) -> bool:
-        return (part.provider_name or response.provider_name) == provider_name
+    def accepts(response: ModelResponse, part: ModelResponsePart | None) -> bool:
+        return ((part.provider_name if part is not None else None) or response.provider_name) == provider_name
 
     return accepts

@@ -88,7 +88,10 @@ class GoogleModel(ProviderModel):
     def _body(
         self, messages: list[ModelMessage], settings: Any, params: ModelRequestParameters, *, stream: bool
     ) -> dict[str, Any]:
-        return google_request_body(messages, settings, params, self.profile, provider_name=self._provider.name)
+        return google_request_body(
+            messages, settings, params, self.profile,
+            provider_name=self._provider.name, accepts=self.accepts_stateless_artifacts,
+        )  # fmt: skip
 
     def _parse(self, data: Any) -> ModelResponse:
         return google_model_response(data, model_name=self._model_name, provider_name=self._provider.name)
