@@ -39,6 +39,8 @@ from ..usage import RequestUsage
 from . import _openai_cache as _cache
 from ._citations import openai_chat_citations
 from ._mapping import (
+    StatelessArtifactCheck,
+    by_provider_name,
     inline_text_file,
     is_text_like,
     replayed_thinking,
@@ -60,6 +62,7 @@ __all__ = (
     'map_usage',
     'parse_response',
     'split_thinking',
+    'tool_call_details',
 )
 
 FINISH_REASONS: dict[str, FinishReason] = {
@@ -113,9 +116,17 @@ def _tool_call(part: ToolCallPart, ids: ToolCallIds) -> dict[str, Any]:
     }
 
 
-ReasoningDetail = Callable[[ThinkingPart], dict[str, Any] | None]
-"""A thinking part as an item of the assistant message's `reasoning_details` (OpenRouter), or `None` to send it
-back the usual way."""
+ReasoningDetail = Callable[[ModelResponse, ThinkingPart], dict[str, Any] | None]
+"""A thinking part of a response as an item of the assistant message's `reasoning_details` (OpenRouter), or `None`
+to send it back the usual way."""
+
+
+def tool_call_details(call: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The `provider_details` of a tool call of a response (or of a streamed delta): its `extra_content`, where
+    Gemini's Chat Completions API puts the call's thought signature, which it wants back unchanged."""
+    if extra_content := call.get('extra_content'):
+        return {'extra_content': extra_content}
+    return None
 
 
 def _assistant_message(
@@ -125,8 +136,10 @@ def _assistant_message(
     reasoning_detail: ReasoningDetail | None,
     ids: ToolCallIds,
     carried: list[str],
+    accepts: StatelessArtifactCheck,
 ) -> dict[str, Any] | None:
-    """`message` as an assistant message; reasoning carried into a user message ahead of it goes to `carried`."""
+    """`message` as an assistant message; reasoning carried into a user message ahead of it goes to `carried`. A
+    tool call's `extra_content` goes back where `accepts` says the API verifies it."""
     texts: list[str] = []
     fields: dict[str, list[str]] = {}
     calls: list[dict[str, Any]] = []
@@ -137,8 +150,15 @@ def _assistant_message(
         if isinstance(part, TextPart):
             texts.append(part.content)
         elif isinstance(part, ToolCallPart):
-            calls.append(_tool_call(part, ids))
-        elif isinstance(part, ThinkingPart) and reasoning_detail and (detail := reasoning_detail(part)) is not None:
+            call = _tool_call(part, ids)
+            if (extra := (part.provider_details or {}).get('extra_content')) and accepts(message, part):
+                call['extra_content'] = extra
+            calls.append(call)
+        elif (
+            isinstance(part, ThinkingPart)
+            and reasoning_detail
+            and (detail := reasoning_detail(message, part)) is not None
+        ):
             details.append(detail)
         elif isinstance(part, ThinkingPart):
             custom = profile.get('openai_chat_thinking_field', None)
@@ -233,14 +253,18 @@ def map_messages(
     instructions: str | None,
     reasoning_detail: ReasoningDetail | None = None,
     cache_instructions: bool = False,
+    accepts: StatelessArtifactCheck | None = None,
 ) -> list[dict[str, Any]]:
     """The `messages` of a request body; the request's `instructions` go after the leading system messages.
 
     `reasoning_detail` picks the thinking parts sent back in an assistant message's `reasoning_details`. Tool call
     ids are fitted to the profile's `tool_call_id_length`, if it sets one. Where the profile has
     `openai_supports_prompt_cache_breakpoints`, a `CachePoint` becomes a breakpoint on the content before it, and
-    `cache_instructions` puts one after the instructions (see `_openai_cache`).
+    `cache_instructions` puts one after the instructions (see `_openai_cache`). `accepts`
+    (`Model.accepts_stateless_artifacts`) says whose signed `extra_content` of tool calls goes back, by default the
+    parts of `system`.
     """
+    accepts = accepts or by_provider_name(system)
     role = profile.get('openai_system_prompt_role', None) or 'system'
     breakpoints = profile.get('openai_supports_prompt_cache_breakpoints', False)
     length: int | None = profile.get('tool_call_id_length')
@@ -272,7 +296,7 @@ def map_messages(
                 result.append({'role': 'user', 'content': _user_content(UserPromptPart(tool_files), model_name)})
         else:
             carried: list[str] = []
-            assistant = _assistant_message(message, profile, system, reasoning_detail, ids, carried)
+            assistant = _assistant_message(message, profile, system, reasoning_detail, ids, carried, accepts)
             if carried:  # `mimics_assistant_message_formatting`: the reasoning goes in a user message before the reply
                 result.append({'role': 'user', 'content': '\n\n'.join(carried)})
             if assistant is not None:
@@ -497,7 +521,11 @@ def parse_response(
         for call in message.get('tool_calls') or ():
             function = call.get('function') or {}
             call_id = call.get('id') or generate_tool_call_id()
-            parts.append(ToolCallPart(function.get('name', ''), function.get('arguments'), call_id))
+            tool_details = tool_call_details(call)
+            tool_call = ToolCallPart(function.get('name', ''), function.get('arguments'), call_id)
+            if tool_details is not None:
+                tool_call.provider_name, tool_call.provider_details = system, tool_details
+            parts.append(tool_call)
     return ModelResponse(
         parts=parts,
         usage=map_usage(data.get('usage')),

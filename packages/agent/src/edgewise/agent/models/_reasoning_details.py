@@ -40,10 +40,11 @@ def from_reasoning_detail(detail: Mapping[str, Any], provider_name: str) -> Thin
     )
 
 
-def sent_back_detail(part: ThinkingPart, system: str) -> dict[str, Any] | None:
-    """The `reasoning_details` item to send a thinking part back as: only for a part read from one by this
-    provider; `None` for others (sent back as the profile says)."""
-    if part.provider_name != system or not part.provider_details or 'type' not in part.provider_details:
+def sent_back_detail(part: ThinkingPart, accepted: bool) -> dict[str, Any] | None:
+    """The `reasoning_details` item to send a thinking part back as: only for a part read from one, whose signed or
+    encrypted data the receiving API verifies (`accepted`, from `Model.accepts_stateless_artifacts`); `None` for
+    others (sent back as the profile says)."""
+    if not accepted or not part.provider_details or 'type' not in part.provider_details:
         return None
     return into_reasoning_detail(part)
 

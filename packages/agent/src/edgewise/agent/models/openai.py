@@ -220,6 +220,7 @@ class OpenAIChatModel(_OpenAIModel):
             messages, cast(OpenAIModelProfile, profile), system=self.system, model_name=self._model_name,
             instructions=request_instructions(messages, params), reasoning_detail=self._reasoning_detail,
             cache_instructions=bool(settings.get('openai_cache_instructions')),
+            accepts=self.accepts_stateless_artifacts,
         )  # fmt: skip
         _cache.keep_implicit_cache(cast(dict[str, Any], settings), mapped)
         return _chat.build_body(
@@ -234,8 +235,9 @@ class OpenAIChatModel(_OpenAIModel):
         (Cerebras, Z.AI) turns them into Chat Completions fields."""
         return settings, params
 
-    def _reasoning_detail(self, part: ThinkingPart) -> dict[str, Any] | None:
-        """The `reasoning_details` item to send a thinking part back as, for servers that take them; `None` here."""
+    def _reasoning_detail(self, message: ModelResponse, part: ThinkingPart) -> dict[str, Any] | None:
+        """The `reasoning_details` item to send a thinking part of `message` back as, for servers that take them;
+        `None` here."""
         return None
 
     def _parse(self, data: Any) -> ModelResponse:
@@ -572,11 +574,17 @@ class OpenAIStreamedResponse(StreamedResponse):
             events.extend(self._text(content))
         for call in delta.get('tool_calls') or ():
             function = call.get('function') or {}
-            event = manager.tool_call_delta(
-                ('tool', call.get('index', 0)), function.get('name'), function.get('arguments'), call.get('id')
-            )
-            if event is not None:
-                events.append(event)
+            name, arguments, call_id = function.get('name'), function.get('arguments'), call.get('id')
+            vendor_id = ('tool', call.get('index', 0))
+            if (details := _chat.tool_call_details(call)) is not None:
+                call_event = manager.handle_tool_call_delta(
+                    vendor_part_id=vendor_id, tool_name=name, args=arguments, tool_call_id=call_id,
+                    provider_name=self._provider_name, provider_details=details,
+                )  # fmt: skip
+            else:
+                call_event = manager.tool_call_delta(vendor_id, name, arguments, call_id)
+            if call_event is not None:
+                events.append(call_event)
         return events
 
     def _start_thinking(self, event: PartStartEvent, thinking_id: str) -> None:

@@ -181,6 +181,7 @@ class OpenRouterModel(OpenAIChatModel):
         mapped = _chat.map_messages(
             messages, profile, system=self.system, model_name=self._model_name,
             instructions=request_instructions(messages, params), reasoning_detail=self._reasoning_detail,
+            accepts=self.accepts_stateless_artifacts,
         )  # fmt: skip
         # Thinking goes in `reasoning` (not `reasoning_effort`), web search in the plugin (not `web_search_options`).
         plain = dataclasses.replace(params, thinking=None, native_tools=[])
@@ -191,8 +192,8 @@ class OpenRouterModel(OpenAIChatModel):
         body.update(openrouter_fields(settings, params, body))
         return body
 
-    def _reasoning_detail(self, part: ThinkingPart) -> dict[str, Any] | None:
-        return sent_back_detail(part, self.system)
+    def _reasoning_detail(self, message: ModelResponse, part: ThinkingPart) -> dict[str, Any] | None:
+        return sent_back_detail(part, self.accepts_stateless_artifacts(message, part))
 
     def _parse(self, data: Any) -> ModelResponse:
         if isinstance(data, dict) and isinstance(error := data.get('error'), dict):

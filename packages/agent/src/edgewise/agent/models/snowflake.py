@@ -138,8 +138,8 @@ class SnowflakeModel(OpenAIChatModel):
             params = dataclasses.replace(params, thinking=None)
         return chat, params
 
-    def _reasoning_detail(self, part: ThinkingPart) -> dict[str, Any] | None:
-        return sent_back_detail(part, self.system)
+    def _reasoning_detail(self, message: ModelResponse, part: ThinkingPart) -> dict[str, Any] | None:
+        return sent_back_detail(part, self.accepts_stateless_artifacts(message, part))
 
     def _parse(self, data: Any) -> ModelResponse:
         response = with_reasoning_details(super()._parse(data), data, self.system)
