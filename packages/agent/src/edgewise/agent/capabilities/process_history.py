@@ -10,6 +10,7 @@ from typing import Any, TypeAlias
 
 from typing_extensions import deprecated
 
+from .._utils import get_first_param_type
 from ..messages import ModelMessage
 from ..tools import AgentDepsT, RunContext
 from .abstract import AbstractCapability, ModelRequestContext
@@ -26,23 +27,13 @@ HistoryProcessorFunc: TypeAlias = (
 
 
 def takes_run_context(function: Callable[..., Any]) -> bool:
-    """Whether the first parameter of `function` (or of a callable object's `__call__`) is annotated `RunContext`."""
-    target = function if inspect.isfunction(function) or inspect.ismethod(function) else type(function).__call__
-    try:
-        parameters = list(inspect.signature(function).parameters.values())
-    except (TypeError, ValueError):
-        return False
-    if not parameters or parameters[0].annotation is inspect.Parameter.empty:
-        return False
-    annotation: Any = parameters[0].annotation
-    if isinstance(annotation, str):
-        text: str = annotation
-        try:
-            annotation = typing.get_type_hints(target).get(parameters[0].name, text)
-        except Exception:
-            return text.split('[')[0].rsplit('.', 1)[-1] == 'RunContext'
-    origin: Any = typing.get_origin(annotation) or annotation
-    return origin is RunContext
+    """Whether the first parameter of `function` (or of a callable object's `__call__`) is annotated `RunContext`.
+
+    Raises:
+        UserError: its annotations name something not defined at run time (see `get_first_param_type`).
+    """
+    annotation = get_first_param_type(function)
+    return annotation is RunContext or typing.get_origin(annotation) is RunContext
 
 
 @dataclass
@@ -60,16 +51,22 @@ class ProcessHistory(AbstractCapability[AgentDepsT]):
 
     processor: HistoryProcessorFunc
     """The function: `(messages) -> messages` or `(ctx, messages) -> messages`, sync or async."""
-    _takes_ctx: bool = field(init=False, repr=False)
-
-    def __post_init__(self) -> None:
-        self._takes_ctx = takes_run_context(self.processor)
+    # Read from the processor's annotations at its first call (as pydantic-ai does: an annotation that does not
+    # resolve fails the run, not the agent's construction).
+    _takes_ctx: bool | None = field(default=None, init=False, repr=False)
 
     async def before_model_request(
         self, ctx: RunContext[AgentDepsT], request_context: ModelRequestContext
     ) -> ModelRequestContext:
-        """Run the processor on the messages about to be sent."""
-        args = (ctx, request_context.messages) if self._takes_ctx else (request_context.messages,)
+        """Run the processor on the messages about to be sent.
+
+        Raises:
+            UserError: the processor's annotations name something not defined at run time.
+        """
+        takes_ctx = self._takes_ctx
+        if takes_ctx is None:
+            takes_ctx = self._takes_ctx = takes_run_context(self.processor)
+        args = (ctx, request_context.messages) if takes_ctx else (request_context.messages,)
         result = self.processor(*args)
         if inspect.isawaitable(result):
             result = await result

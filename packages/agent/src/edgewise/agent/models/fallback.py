@@ -8,11 +8,12 @@ from contextlib import AsyncExitStack, asynccontextmanager, suppress
 from dataclasses import dataclass, field
 from datetime import timedelta
 from types import TracebackType
-from typing import Any, NoReturn, TypeAlias, get_type_hints
+from typing import Any, NoReturn, TypeAlias
 
 import anyio
 
 from .._messages.model_messages import ModelMessage, ModelResponse, ModelResponsePart
+from .._utils import get_first_param_type
 from ..exceptions import (
     ContentFilterError,
     FallbackExceptionGroup,
@@ -56,13 +57,12 @@ class ResponseRejected(Exception):
 
 
 def _takes_response(handler: Callable[..., Any]) -> bool:
-    """Whether `handler`'s first parameter is annotated `ModelResponse` (a response handler)."""
-    try:
-        parameters = list(inspect.signature(handler).parameters.values())
-        hints = get_type_hints(handler)
-    except (TypeError, ValueError, NameError):
-        return False
-    return bool(parameters) and hints.get(parameters[0].name) is ModelResponse
+    """Whether `handler`'s first parameter is annotated `ModelResponse` (a response handler).
+
+    Raises:
+        UserError: its annotations name something not defined at run time (see `get_first_param_type`).
+    """
+    return get_first_param_type(handler) is ModelResponse
 
 
 @dataclass
