@@ -73,8 +73,8 @@ class _CredentialsError(ModelAPIError):
 class CredentialsRefreshError(_CredentialsError):
     """The token endpoint refused or garbled an authorization-code or refresh-token exchange.
 
-    When it answered `invalid_grant` the stored grant is spent: sign in again (`codex login`, or the application's
-    own sign-in flow).
+    When the message says the grant was rejected (`invalid_grant`, or a provider's other codes for a spent refresh
+    token) the stored grant is spent: sign in again (`codex login`, or the application's own sign-in flow).
     """
 
 
@@ -270,7 +270,8 @@ class _CredentialsAuth:
 class OAuthProvider(Provider['httpx.AsyncClient'], Generic[CredentialsT]):
     """A provider whose requests carry refreshable OAuth credentials (see the module's docstring).
 
-    Subclasses give `name`, `base_url`, `_auth_headers`, `_refresh_grant` and `_access_token`.
+    Subclasses give `name`, `base_url`, `_auth_headers`, `_refresh_grant` and `_access_token`, and may refuse
+    credentials they cannot use in `_check`.
     """
 
     def __init__(
