@@ -157,9 +157,10 @@ def test_model_names_of_the_services(monkeypatch: pytest.MonkeyPatch) -> None:
     meta = infer_model('meta:muse-spark-1.3')  # Muse's reasoning and phases survive turns only on Responses
     assert isinstance(meta, OpenAIResponsesModel)
     assert meta.provider.name == 'meta'
-    for name in ('openai-chatgpt:gpt-5', 'typesafe:claude-sonnet-4-5'):
-        with pytest.raises(UserError, match=r'is not available in edgewise\.agent yet'):
-            infer_model(name)
+    with pytest.raises(UserError, match=r'is not available in edgewise\.agent yet'):
+        infer_model('typesafe:claude-sonnet-4-5')
+    with pytest.raises(UserError, match='needs `credentials` or a `credential_source`'):  # a ChatGPT plan signs in
+        infer_model('openai-chatgpt:gpt-5')
 
 
 def test_an_openai_compatible_service_needs_a_name_and_a_url_and_never_an_openai_key(

@@ -201,6 +201,10 @@ def infer_model(model: Model | KnownModelName) -> Model:
         from .github_copilot import GitHubCopilotModel
 
         return GitHubCopilotModel(name, provider='github-copilot')
+    if provider == 'openai-chatgpt':  # ChatGPT plan usage serves the Responses API only
+        from .openai import OpenAIResponsesModel
+
+        return OpenAIResponsesModel(name, provider='openai-chatgpt')
     if provider == 'openai-codex':  # the Codex backend of a ChatGPT subscription speaks the Responses API only
         from .openai_codex import OpenAICodexModel
 

@@ -313,7 +313,13 @@ class OpenAIResponsesModel(_OpenAIModel):
     ) -> ModelResponse:
         """Send the conversation and return the model's response (see `ProviderModel.request`). Under
         `openai_previous_response_id`, only the messages after the stored response continued from are sent, and the
-        response records its `history_digest`."""
+        response records its `history_digest`. An endpoint that streams only (`openai_responses_requires_streaming`)
+        is asked for a stream, read to its end."""
+        if cast(OpenAIModelProfile, self.profile).get('openai_responses_requires_streaming', False):
+            async with self.request_stream(messages, model_settings, model_request_parameters) as streamed:
+                async for _ in streamed:
+                    pass
+            return streamed.get()
         sent, settings, history = self._continuation(messages, model_settings, model_request_parameters)
         response = await super().request(sent, settings, model_request_parameters)
         if history is not None:
@@ -373,10 +379,13 @@ class OpenAIResponsesModel(_OpenAIModel):
     def _body(
         self, messages: list[ModelMessage], settings: Any, params: ModelRequestParameters, *, stream: bool
     ) -> dict[str, Any]:
-        return responses_request_body(
+        body = responses_request_body(
             self._model_name, messages, settings, params, self.profile, stream=stream,
             provider_name=self._provider.name, accepts=self.accepts_stateless_artifacts,
         )  # fmt: skip
+        if cast(OpenAIModelProfile, self.profile).get('openai_responses_requires_store_false', False):
+            body['store'] = False
+        return body
 
     def _parse(self, data: Any) -> ModelResponse:
         return responses_model_response(data, provider_name=self._provider.name)

@@ -106,6 +106,12 @@ class OpenAIModelProfile(ModelProfile, total=False):
     """Whether the model takes explicit prompt cache breakpoints (GPT-5.6 and later), on both APIs: a `CachePoint`
     then becomes a `prompt_cache_breakpoint` on the content before it (else it is dropped), and
     `openai_cache_instructions` and the unified `cache` setting apply. Default: `False`."""
+    openai_responses_requires_streaming: bool
+    """Whether the Responses endpoint answers streamed requests only: a non-streamed `request` is then sent streamed
+    and the whole response returned (default `False`)."""
+    openai_responses_requires_store_false: bool
+    """Whether the Responses endpoint takes only `store=false`: every request then carries it, whatever
+    `openai_store` says (default `False`)."""
 
 
 def validate_openai_profile(profile: ModelProfile) -> None:

@@ -113,6 +113,10 @@ def infer_provider_class(provider: str) -> type[Provider[Any]]:
         from .github_copilot import GitHubCopilotProvider
 
         return GitHubCopilotProvider
+    if provider == 'openai-chatgpt':
+        from .openai_chatgpt import OpenAIChatGPTProvider
+
+        return OpenAIChatGPTProvider
     if provider == 'openai-codex':
         from .openai_codex import OpenAICodexProvider
 

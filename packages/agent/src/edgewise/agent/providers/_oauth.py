@@ -73,8 +73,8 @@ class _CredentialsError(ModelAPIError):
 class CredentialsRefreshError(_CredentialsError):
     """The token endpoint refused or garbled an authorization-code or refresh-token exchange.
 
-    When it answered `invalid_grant` the stored grant is spent: sign in again (`codex login`, or the application's
-    own sign-in flow).
+    When the message says the grant was rejected (`invalid_grant`, or a provider's other codes for a spent refresh
+    token) the stored grant is spent: sign in again (`codex login`, or the application's own sign-in flow).
     """
 
 
@@ -134,11 +134,17 @@ def pkce_pair() -> tuple[str, str]:
 
 
 async def post_token_request(
-    client: httpx.AsyncClient, url: str, form: Mapping[str, str], *, provider_name: str
+    client: httpx.AsyncClient,
+    url: str,
+    form: Mapping[str, str],
+    *,
+    provider_name: str,
+    rejected_grant_errors: frozenset[str] = frozenset({'invalid_grant'}),
 ) -> dict[str, Any]:
     """POST an OAuth token request (form-encoded) and return its JSON object.
 
     One attempt, never retried: a refresh token is single-use, and a retry after a lost answer would spend it twice.
+    An error whose code is one of `rejected_grant_errors` means the grant is spent: the message says to sign in again.
 
     Raises:
         CredentialsRefreshError: the endpoint answered an error status, or not a JSON object.
@@ -152,7 +158,7 @@ async def post_token_request(
         error = data if isinstance(data, dict) else {}
         code = error.get('error') if isinstance(error.get('error'), str) else None
         detail = error.get('error_description') or code or f'HTTP {response.status_code}'
-        hint = '; the grant was rejected: sign in again' if code == 'invalid_grant' else ''
+        hint = '; the grant was rejected: sign in again' if code in rejected_grant_errors else ''
         raise CredentialsRefreshError(
             f'Token request to {url} failed with status {response.status_code}: {detail}{hint}', provider_name
         )
@@ -256,6 +262,7 @@ class _CredentialsAuth:
             return
         await response.aread()
         await provider._refresh_after_401(revision)
+        provider._check(provider.credentials)
         request.headers.update(provider._auth_headers(provider.credentials))
         yield request
 
@@ -263,7 +270,8 @@ class _CredentialsAuth:
 class OAuthProvider(Provider['httpx.AsyncClient'], Generic[CredentialsT]):
     """A provider whose requests carry refreshable OAuth credentials (see the module's docstring).
 
-    Subclasses give `name`, `base_url`, `_auth_headers`, `_refresh_grant` and `_access_token`.
+    Subclasses give `name`, `base_url`, `_auth_headers`, `_refresh_grant` and `_access_token`, and may refuse
+    credentials they cannot use in `_check`.
     """
 
     def __init__(
@@ -290,6 +298,8 @@ class OAuthProvider(Provider['httpx.AsyncClient'], Generic[CredentialsT]):
         self._failures = 0
         self._last_failure: tuple[int, int, BaseException] | None = None
         self._unsaved_predecessor: CredentialsT | None = None
+        if credentials is not None:
+            self._check(credentials)
         if http_client is not None:
             http_client.auth = self._httpx_auth
 
@@ -348,6 +358,10 @@ class OAuthProvider(Provider['httpx.AsyncClient'], Generic[CredentialsT]):
         """A new set of credentials for the refresh token of `credentials`."""
         raise NotImplementedError
 
+    def _check(self, credentials: CredentialsT) -> None:
+        """Refuse credentials the provider cannot use (raise `UserError`); called when they are given, loaded or
+        refreshed, before a request carries them. Accepts all by default."""
+
     def _covers(self, url: httpx.URL) -> bool:
         """Whether a request to `url` gets the credentials: under the base URL, over HTTPS or to a loopback host."""
         import httpx
@@ -371,6 +385,7 @@ class OAuthProvider(Provider['httpx.AsyncClient'], Generic[CredentialsT]):
                 if self._credentials is None:
                     assert self._credential_source is not None
                     self._credentials = await self._credential_source.load()
+        self._check(self.credentials)
         if self._is_stale():
             try:
                 async with self._lock:
@@ -381,6 +396,7 @@ class OAuthProvider(Provider['httpx.AsyncClient'], Generic[CredentialsT]):
             except Exception:
                 # The expiry is a hint: the request goes out with the token in hand, and a 401 refreshes for real.
                 pass
+            self._check(self.credentials)
         return self._revision
 
     async def _refresh_after_401(self, revision: int) -> None:
