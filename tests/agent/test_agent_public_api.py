@@ -194,6 +194,7 @@ def test_all_is_pinned() -> None:
         'StructuredContent',
         'StructuredDict',
         'SystemPromptPart',
+        'TemplateStr',
         'TextContent',
         'TextOutput',
         'TextPart',

@@ -448,7 +448,6 @@ PYDANTIC_AI_1_107_NAMES: dict[str, tuple[str, ...]] = {
 NOT_YET: dict[str, dict[str, str]] = {
     '': {
         'AgentModelSettings': 'agent parameters (issue 12, helper `parity-agent`)',
-        'TemplateStr': 'Handlebars instruction templates need pydantic-handlebars (docs/compatibility.md)',
     },
     'messages': {
         'error_details_ta': "pydantic-ai's internal type adapters",
