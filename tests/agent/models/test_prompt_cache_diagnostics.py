@@ -25,6 +25,7 @@ from edgewise.agent.models.openai import OpenAIResponsesModel
 from edgewise.agent.profiles.openai import OpenAIModelProfile, openai_model_profile
 from edgewise.agent.providers.anthropic import AnthropicProvider
 from edgewise.agent.providers.openai import OpenAIProvider
+from edgewise.agent.providers.openai_chatgpt import OpenAIChatGPTProvider
 from edgewise.agent.providers.openai_codex import OpenAICodexProvider
 from edgewise.agent.settings import ModelSettings
 
@@ -102,9 +103,11 @@ def test_openai_provider_turns_diagnostics_on_for_the_models_with_cache_breakpoi
     assert OpenAIProvider.model_profile('gpt-5.6').get(SUPPORT_KEY) is True  # type: ignore[union-attr]
     assert OpenAIProvider.model_profile('gpt-6.1-sol').get(SUPPORT_KEY) is True  # type: ignore[union-attr]
     assert OpenAIProvider.model_profile('gpt-5.5').get(SUPPORT_KEY) is False  # type: ignore[union-attr]
-    # The family's profile, which OpenAI-compatible servers share, does not claim it; nor does the Codex backend.
+    # The family's profile, which OpenAI-compatible servers share, does not claim it; nor do the Codex and ChatGPT
+    # plan backends, whose profiles build on OpenAI's own.
     assert SUPPORT_KEY not in openai_model_profile('gpt-5.6')
     assert OpenAICodexProvider.model_profile('gpt-5.6').get(SUPPORT_KEY) is False  # type: ignore[union-attr]
+    assert OpenAIChatGPTProvider.model_profile('gpt-5.6').get(SUPPORT_KEY) is False  # type: ignore[union-attr]
 
 
 async def test_openai_compares_with_the_latest_response_of_the_history_by_default(local_server: LocalServer) -> None:
