@@ -593,6 +593,7 @@ async def test_native_output_schema_is_made_strict_and_profiles_can_be_functions
             # OpenAI's own API (not the family) takes these
             'tool_deferral_mode': 'with_tool_search',
             'tool_addition_mode': 'with_definitions',
+            'openai_responses_supports_prompt_cache_diagnostics': False,
         }
     ]
     # A dict `profile=` is merged over it.

@@ -8,7 +8,7 @@ text between `<thinking>` tags. Usage counts cached input as input (`cache_read_
 
 from __future__ import annotations as _annotations
 
-from collections.abc import AsyncIterable, Iterator, Sequence
+from collections.abc import AsyncIterable, Callable, Iterator, Sequence
 from datetime import datetime, timezone
 from typing import Any, Literal, cast
 
@@ -130,6 +130,18 @@ class AnthropicModelSettings(ModelSettings, total=False):
     anthropic_container: dict[str, Any] | str | Literal[False]
     """The code execution container to run in: an id, `{'id': ..., 'skills': [...]}`, or `False` for a new one.
     By default the container of the last Anthropic response in the history is reused."""
+    anthropic_cache_diagnostics: bool
+    """Ask Anthropic where the prompt stopped matching the previous request's, for the prompt cache (default `False`).
+
+    Each request then carries `diagnostics: {'previous_message_id': ...}`, naming the latest response of this
+    endpoint in the history (`null` when there is none, or when its id is not one Anthropic issued: `msg_...`), so
+    that the next request has something to be compared with. The answer's `diagnostics` object lands in
+    `ModelResponse.provider_details['cache_diagnostics']` as Anthropic sends it, for streamed responses too:
+    `{'cache_miss_reason': {'type': ..., 'cache_missed_input_tokens': ...}}`, or `{'cache_miss_reason': None}` when
+    the comparison had not finished; there is no such key when nothing diverged. Anthropic keeps a short-lived
+    fingerprint of each such request (hashes and token counts, not content) and refuses them for HIPAA-enabled
+    organizations. The id is read from the history as given, so leave this off when the history comes from a
+    client."""
 
 
 CACHE_SETTINGS = (
@@ -401,6 +413,7 @@ def anthropic_request_body(
     stream: bool = False,
     provider_name: str = 'anthropic',
     accepts: StatelessArtifactCheck | None = None,
+    ours: Callable[[ModelResponse], bool] | None = None,
 ) -> dict[str, Any]:
     """The JSON body of a `POST /v1/messages` request.
 
@@ -414,10 +427,17 @@ def anthropic_request_body(
         provider_name: The `provider_name` of parts this API made (their server tools' blocks are sent back).
         accepts: Whose signed thinking and compaction blocks are sent back (`Model.accepts_stateless_artifacts`); by
             default the parts of `provider_name`.
+        ours: Whether a response of the history was made at this endpoint, for `anthropic_cache_diagnostics`; by
+            default a response of `provider_name`.
     """
     accepts = accepts or by_provider_name(provider_name)
     settings: AnthropicModelSettings = anthropic_settings(model_settings or {}, params, profile, model_name)
     settings = unified_cache_settings(settings, profile)
+    diagnostics = (
+        {'previous_message_id': _previous_message_id(messages, ours or (lambda r: r.provider_name == provider_name))}
+        if settings.get('anthropic_cache_diagnostics')
+        else None
+    )
     anthropic_profile = cast(AnthropicModelProfile, profile)
     # Blocks before a compaction are ignored (and not billed): they are not sent. The system prompt, sent apart from
     # the messages, is kept.
@@ -494,9 +514,19 @@ def anthropic_request_body(
         output_config['effort'] = settings['anthropic_effort']
     if output_config:
         body['output_config'] = output_config
+    if diagnostics is not None:
+        body['diagnostics'] = diagnostics
     if isinstance(extra := settings.get('extra_body'), dict):
         body.update(extra)
     return body
+
+
+def _previous_message_id(messages: Sequence[ModelMessage], ours: Callable[[ModelResponse], bool]) -> str | None:
+    """The id of the latest response `ours` accepts, when Anthropic issued it (others, such as a gateway's, are
+    refused by the API)."""
+    latest = next((m for m in reversed(messages) if isinstance(m, ModelResponse) and ours(m)), None)
+    response_id = latest.provider_response_id if latest is not None else None
+    return response_id if response_id is not None and response_id.startswith('msg_') else None
 
 
 def anthropic_usage(usage: dict[str, Any] | None) -> RequestUsage:
@@ -540,6 +570,14 @@ def _block_part(block: dict[str, Any], provider_name: str, mcp_calls: dict[str, 
     return server_block_part(block, provider_name, mcp_calls)
 
 
+def _cache_diagnostics(diagnostics: Any) -> Any:
+    """The `diagnostics` object as kept in `provider_details`: as sent, with `cache_miss_reason` filled in as `None`
+    when left out (as pydantic-ai keeps it)."""
+    if isinstance(diagnostics, dict):
+        return {**diagnostics, 'cache_miss_reason': diagnostics.get('cache_miss_reason')}
+    return diagnostics
+
+
 def anthropic_model_response(body: dict[str, Any], *, provider_name: str = 'anthropic') -> ModelResponse:
     """The `ModelResponse` of a Messages API response body."""
     mcp_calls: dict[str, str] = {}
@@ -548,6 +586,8 @@ def anthropic_model_response(body: dict[str, Any], *, provider_name: str = 'anth
     finish_reason, details = _finish(body.get('stop_reason'))
     if container := body.get('container'):
         details = {**(details or {}), 'container_id': container['id']}
+    if (diagnostics := body.get('diagnostics')) is not None:
+        details = {**(details or {}), 'cache_diagnostics': _cache_diagnostics(diagnostics)}
     return ModelResponse(
         parts=parts,
         usage=anthropic_usage(body.get('usage')),
@@ -589,6 +629,9 @@ class AnthropicStreamedResponse(EventStreamedResponse):
             self._usage = anthropic_usage(message.get('usage'))
             if container := message.get('container'):
                 self._set_provider_detail('container_id', container['id'])
+            # Only the opening message reports the diagnostics.
+            if (diagnostics := message.get('diagnostics')) is not None:
+                self._set_provider_detail('cache_diagnostics', _cache_diagnostics(diagnostics))
         elif kind == 'content_block_start':
             index, block = data['index'], data.get('content_block') or {}
             block_kind = block.get('type')

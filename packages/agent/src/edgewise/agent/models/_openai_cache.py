@@ -1,7 +1,7 @@
 """OpenAI's explicit prompt cache breakpoints (GPT-5.6 and later), for both the Chat Completions and the Responses
 mapping: the `prompt_cache_breakpoint` marks a `CachePoint` and `openai_cache_instructions` put on content parts,
 the request-wide `prompt_cache_options`, and the unified `cache` setting turned into these (as pydantic-ai 2.68's
-`models.openai._caching`).
+`models.openai._caching`); and the response a Responses request's prompt cache diagnostics compare it with.
 
 A breakpoint sits on the last content part of what it closes. A `CachePoint` opening a user message leaves its
 breakpoint on an empty text part, which `move_leading_breakpoints` then moves onto the closest earlier item that can
@@ -10,21 +10,24 @@ carry it, once the whole request is mapped.
 
 from __future__ import annotations as _annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import timedelta
 from typing import Any, Literal
 
 from typing_extensions import TypedDict
 
+from .._messages.history import compaction_is_boundary_for
 from ..exceptions import UserError
-from ..messages import CachePoint, ModelMessage, ModelRequest, SystemPromptPart
+from ..messages import CachePoint, CompactionPart, ModelMessage, ModelRequest, ModelResponse, SystemPromptPart
 from ._prompt_cache import snap_cache_setting, split_cache_setting
 
 __all__ = (
     'CACHE_SETTINGS',
+    'CONTINUED_RESPONSE_KEY',
     'OpenAIPromptCacheOptions',
     'cache_point',
     'cache_retention',
+    'comparison_response_id',
     'has_dynamic_system_prompt',
     'keep_implicit_cache',
     'mark_breakpoint',
@@ -50,6 +53,11 @@ CACHE_SETTINGS = ('openai_prompt_cache_options', 'openai_cache_instructions')
 """OpenAI's own cache settings: when a request's settings hold any, the unified `cache` setting is not mapped."""
 
 _BREAKPOINT_KEY = 'prompt_cache_breakpoint'
+
+CONTINUED_RESPONSE_KEY = '_openai_continued_response_id'
+"""The settings key under which `OpenAIResponsesModel` hands the request body the id of the response it continues
+from the history (`openai_previous_response_id`), which is no longer among the messages sent. Set by the model only;
+never sent."""
 _CHAT_PART_TYPES = frozenset({'text', 'image_url', 'input_audio', 'file'})
 _RESPONSES_PART_TYPES = frozenset({'input_text', 'input_image', 'input_file'})
 _LEADING_CACHE_POINT = (
@@ -258,3 +266,54 @@ def relocate_instructions(
     if leading:
         mark_message(items[leading - 1], 'input_text')
     return instructions
+
+
+def comparison_response_id(
+    messages: Sequence[ModelMessage],
+    settings: Mapping[str, Any],
+    profile: Mapping[str, Any],
+    *,
+    ours: Callable[[ModelResponse], bool],
+    provider_name: str,
+    accepts: Callable[[ModelResponse, CompactionPart], bool],
+) -> str | None:
+    """The response a Responses request asks OpenAI to compare its prompt with (`prompt_cache_options.
+    comparison_response_id`), or `None` for no prompt cache diagnostics.
+
+    Asked for unless the `openai_prompt_cache_diagnostics` setting is `False`, on profiles with
+    `openai_responses_supports_prompt_cache_diagnostics`. The response is the latest one in the history that `ours`
+    says this endpoint stores (or the one the request continues, under `CONTINUED_RESPONSE_KEY`), when its id is
+    one OpenAI issued (`resp_...`) and it was stored where a later request can find it. A compaction after it (a
+    `/responses/compact` response of ours, or another's compaction part this API honours) starts a new prefix:
+    then nothing is compared.
+    """
+    if not settings.get('openai_prompt_cache_diagnostics', True):
+        return None
+    if not profile.get('openai_responses_supports_prompt_cache_diagnostics', False):
+        return None
+    continued: str | None = settings.get(CONTINUED_RESPONSE_KEY)
+    if continued is not None:
+        return continued if continued.startswith('resp_') else None
+    for message in reversed(messages):
+        if not isinstance(message, ModelResponse):
+            continue
+        if ours(message):
+            return _comparable_id(message)
+        if any(
+            isinstance(part, CompactionPart)
+            and compaction_is_boundary_for(part, provider_name, needs_encrypted=True, accepted=accepts(message, part))
+            for part in message.parts
+        ):
+            return None
+    return None
+
+
+def _comparable_id(response: ModelResponse) -> str | None:
+    details = response.provider_details or {}
+    if details.get('compaction'):
+        return None
+    # A response pydantic-ai made over a Responses WebSocket without storing it is kept nowhere a request finds.
+    if details.get('transport') == 'websocket' and details.get('store') is not True:
+        return None
+    response_id = response.provider_response_id
+    return response_id if response_id is not None and response_id.startswith('resp_') else None

@@ -8,7 +8,7 @@ OpenAI, as a `reasoning` input item.
 
 from __future__ import annotations as _annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import datetime, timezone
 from typing import Any, Literal, cast
 
@@ -118,6 +118,17 @@ class OpenAIResponsesModelSettings(ModelSettings, total=False):
     openai_cache_instructions: bool
     """Send the instructions as the first input messages, closed by a prompt cache breakpoint (see
     `OpenAIChatModelSettings.openai_cache_instructions`)."""
+    openai_prompt_cache_diagnostics: bool
+    """Whether to ask OpenAI why a request did or did not reuse the cached prompt of the previous one (default
+    `True`).
+
+    Only where the profile has `openai_responses_supports_prompt_cache_diagnostics` (GPT-5.6 and later on OpenAI's
+    own endpoint), and only for a request whose history holds a response of this endpoint: its id goes as
+    `prompt_cache_options.comparison_response_id`, and the answer's `prompt_cache_diagnostics` object lands in
+    `ModelResponse.provider_details['prompt_cache_diagnostics']` as OpenAI sends it, for streamed responses too: its
+    `type` is `'cache_hit'`, `'cache_miss'` (with the `reason` and token counts), `'comparison_response_not_found'`
+    or `'unavailable'`. It costs nothing and works with `openai_store=False`. The id is read from the history as
+    given, so set `False` when the history comes from a client."""
     openai_previous_response_id: Literal['auto'] | str
     """Continue a conversation OpenAI stored (`previous_response_id`), sending only the messages after it.
 
@@ -349,6 +360,7 @@ def responses_request_body(
     provider_name: str = 'openai',
     keeps_system: bool = True,
     accepts: StatelessArtifactCheck | None = None,
+    ours: Callable[[ModelResponse], bool] | None = None,
 ) -> dict[str, Any]:
     """The JSON body of a `POST /responses` request.
 
@@ -364,11 +376,17 @@ def responses_request_body(
             on (`False` for a compaction request, which is sent the system prompt again).
         accepts: Whose encrypted reasoning and compaction items are sent back (`Model.accepts_stateless_artifacts`);
             by default the parts of `provider_name`.
+        ours: Whether a response of the history is stored where this request goes, so that prompt cache diagnostics
+            can compare with it; by default a response of `provider_name`.
     """
     accepts = accepts or by_provider_name(provider_name)
     openai_profile = cast(OpenAIModelProfile, profile)
     model_settings = cast(OpenAIResponsesModelSettings, _cache.unified_cache_settings(model_settings or {}, profile))
     settings = _drop_unsupported(openai_settings(model_settings, params), openai_profile)
+    comparison = _cache.comparison_response_id(
+        messages, settings, profile, ours=ours or (lambda response: response.provider_name == provider_name),
+        provider_name=provider_name, accepts=accepts,
+    )  # fmt: skip
     # OpenAI reads (and bills) what is sent before a compaction item: send from the latest one on. Its item carries
     # the system prompt on when it was made from a window that held it (`compact_messages`).
     messages = trim_before_compaction(
@@ -436,6 +454,8 @@ def responses_request_body(
             ),
         )
     )
+    if comparison is not None:
+        body['prompt_cache_options'] = {**body.get('prompt_cache_options', {}), 'comparison_response_id': comparison}
     reasoning = settings_fields(
         settings, (('openai_reasoning_effort', 'effort'), ('openai_reasoning_summary', 'summary'))
     )
@@ -559,6 +579,14 @@ def _refusal(response: dict[str, Any]) -> str | None:
     return None
 
 
+def _diagnostics(diagnostics: Any) -> Any:
+    """The `prompt_cache_diagnostics` object as kept in `provider_details`: as sent, with a miss's optional
+    `comparison_reusable_tokens` filled in as `None` when left out (as pydantic-ai keeps it)."""
+    if isinstance(diagnostics, dict) and diagnostics.get('type') == 'cache_miss':
+        return {**diagnostics, 'comparison_reusable_tokens': diagnostics.get('comparison_reusable_tokens')}
+    return diagnostics
+
+
 def responses_model_response(body: dict[str, Any], *, provider_name: str = 'openai') -> ModelResponse:
     """The `ModelResponse` of a Responses API response body."""
     output = body.get('output') or []
@@ -572,6 +600,8 @@ def responses_model_response(body: dict[str, Any], *, provider_name: str = 'open
     created = body.get('created_at')
     if created:
         details['timestamp'] = datetime.fromtimestamp(created, tz=timezone.utc)
+    if (diagnostics := body.get('prompt_cache_diagnostics')) is not None:
+        details['prompt_cache_diagnostics'] = _diagnostics(diagnostics)
     return ModelResponse(
         parts=parts,
         usage=responses_usage(body.get('usage')),
@@ -617,6 +647,9 @@ class OpenAIResponsesStreamedResponse(EventStreamedResponse):
             response = data.get('response') or {}
             self._usage = responses_usage(response.get('usage'))
             self.finish_reason, details = _finish(response)
+            # Only the response ending the stream has the finished comparison: earlier ones may say `unavailable`.
+            if (diagnostics := response.get('prompt_cache_diagnostics')) is not None:
+                details['prompt_cache_diagnostics'] = _diagnostics(diagnostics)
             for key, value in details.items():
                 self._set_provider_detail(key, value)
             if kind == 'response.failed' and isinstance(error := response.get('error'), dict):

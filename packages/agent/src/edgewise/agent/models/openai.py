@@ -351,21 +351,20 @@ class OpenAIResponsesModel(_OpenAIModel):
         if setting is None:
             return messages, model_settings, None
         response_id, sent = self._continued(setting, messages)
-        settings = cast(ModelSettings, {**(model_settings or {}), 'openai_previous_response_id': response_id or 'auto'})
+        resolved: dict[str, Any] = {**(model_settings or {}), 'openai_previous_response_id': response_id or 'auto'}
+        if response_id is not None and len(sent) < len(messages):
+            # The response continued from is not sent, but prompt cache diagnostics still compare with it.
+            resolved[_cache.CONTINUED_RESPONSE_KEY] = response_id
+        settings = cast(ModelSettings, resolved)
         prompted = params.output_mode == 'prompted' and self.profile.get('supports_json_object_output', False)
         return sent, settings, history_hasher(messages, self._history_digest_key, with_instructions=prompted)
 
     def _continued(
         self, setting: str, messages: list[ModelMessage], *, allow_empty: bool = False
     ) -> tuple[str | None, list[ModelMessage]]:
-        base_url = self._provider.base_url.rstrip('/')
-
-        def ours(response: ModelResponse) -> bool:
-            return response.provider_name == self.system and response.provider_url in (None, base_url)
-
         return resolve_previous_response(
-            setting, messages, ours=ours, provider_name=self._provider.name, key=self._history_digest_key,
-            allow_empty=allow_empty,
+            setting, messages, ours=self._from_this_endpoint, provider_name=self._provider.name,
+            key=self._history_digest_key, allow_empty=allow_empty,
         )  # fmt: skip
 
     @classmethod
@@ -382,6 +381,7 @@ class OpenAIResponsesModel(_OpenAIModel):
         body = responses_request_body(
             self._model_name, messages, settings, params, self.profile, stream=stream,
             provider_name=self._provider.name, accepts=self.accepts_stateless_artifacts,
+            ours=self._from_this_endpoint,
         )  # fmt: skip
         if cast(OpenAIModelProfile, self.profile).get('openai_responses_requires_store_false', False):
             body['store'] = False

@@ -112,6 +112,13 @@ class OpenAIModelProfile(ModelProfile, total=False):
     openai_responses_requires_store_false: bool
     """Whether the Responses endpoint takes only `store=false`: every request then carries it, whatever
     `openai_store` says (default `False`)."""
+    openai_responses_supports_prompt_cache_diagnostics: bool
+    """Whether the Responses endpoint reports prompt cache diagnostics for the model. Default: `False`.
+
+    Where it does, a request names the latest response of this endpoint in its history as
+    `prompt_cache_options.comparison_response_id`, unless the `openai_prompt_cache_diagnostics` setting is `False`.
+    `OpenAIProvider` sets it for GPT-5.6 and later; OpenAI-compatible servers may refuse the field, and the Codex
+    and ChatGPT backends are not known to take it, so their profiles leave it off."""
 
 
 def validate_openai_profile(profile: ModelProfile) -> None:

@@ -28,6 +28,7 @@ def openai_chatgpt_model_profile(model_name: str) -> ModelProfile:
             openai_responses_requires_store_false=True,
             openai_supports_batch_api=False,
             openai_supports_prompt_cache_breakpoints=False,
+            openai_responses_supports_prompt_cache_diagnostics=False,
             supports_cache=False,
             supported_cache_retentions=(),
             default_cache_retention=None,

@@ -10,7 +10,7 @@ import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from ..exceptions import UserError
 from ..profiles import ModelProfile, merge_profile
@@ -56,13 +56,21 @@ def _openai_profile(model_name: str) -> ModelProfile:
     # definitions; the OpenAI-compatible servers (which share the family's profile) may not. Earlier models cache
     # with no request-side configuration (`supports_cache` stays off) and document no retention to predict from; the
     # models with prompt cache breakpoints take `prompt_cache_options` (the unified `cache` setting maps onto them),
-    # with a `ttl` of 30 minutes (their floor) or 12 hours (Responses API only).
-    profile = OpenAIModelProfile(tool_addition_mode='with_definitions', tool_deferral_mode='with_tool_search')
+    # with a `ttl` of 30 minutes (their floor) or 12 hours (Responses API only). Prompt cache diagnostics are
+    # documented for the models with breakpoints, and only OpenAI's own endpoint is known to take the field.
+    family = openai_model_profile(model_name)
+    profile = OpenAIModelProfile(
+        tool_addition_mode='with_definitions',
+        tool_deferral_mode='with_tool_search',
+        openai_responses_supports_prompt_cache_diagnostics=bool(
+            cast(OpenAIModelProfile, family).get('openai_supports_prompt_cache_breakpoints', False)
+        ),
+    )
     if model_name.startswith(_RETENTION_FLOOR_MODELS):
         profile['default_cache_retention'] = timedelta(minutes=30)
         profile['supports_cache'] = True
         profile['supported_cache_retentions'] = ('30m', '12h')
-    return merge_profile(openai_model_profile(model_name), profile)
+    return merge_profile(family, profile)
 
 
 _OPENAI = ProviderSpec(

@@ -257,6 +257,8 @@ def _codex_profile(model_name: str) -> ModelProfile:
             openai_supports_prompt_cache_breakpoints=False,
             supports_cache=False,
             supported_cache_retentions=(),
+            # Not known to take `prompt_cache_options.comparison_response_id` either.
+            openai_responses_supports_prompt_cache_diagnostics=False,
         ),
     )
 
