@@ -16,6 +16,7 @@ from typing import Any
 from urllib.parse import parse_qsl
 
 import anyio
+import httpx
 import pytest
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import padding, rsa
@@ -237,6 +238,22 @@ async def test_explicit_credentials_are_scoped_and_used(
     assert request['path'] == MODEL_PATH.format(project='given-project', location='us-central1') + ':generateContent'
     assert _bearer(request) == 'Bearer explicit-token'
     assert _verified_claims(token_server.grants[0]['assertion'], private_key)['scope'] == SCOPE
+    assert GoogleCloudProvider(credentials=credentials).project == 'file-project'  # the account's own
+
+
+@pytest.mark.anyio
+async def test_a_given_http_client_gets_the_credentials(
+    key_file: Path, token_server: TokenServer, local_server: LocalServer
+) -> None:
+    token_server.issue(('client-token', 3600))
+    local_server.script(Reply(200, GOOGLE.reply))
+    async with httpx.AsyncClient() as client:
+        provider = GoogleCloudProvider(http_client=client, base_url=local_server.url)
+        assert provider.client is client
+        await Agent(GoogleModel('gemini-2.5-flash', provider=provider)).run('hi')
+        with pytest.raises(UserError, match='already has an auth of its own'):
+            GoogleCloudProvider(http_client=client)
+    assert [_bearer(r) for r in local_server.received] == ['Bearer client-token']
 
 
 @pytest.mark.anyio
@@ -248,7 +265,7 @@ async def test_a_refused_grant_is_an_error_quoting_neither_key_nor_token(
     with pytest.raises(ModelAPIError, match='Refreshing the Google Cloud access token failed: invalid_grant') as e:
         await Agent(model).run('hi')
     assert account['private_key'].splitlines()[1] not in str(e.value)
-    assert local_server.received == []
+    assert (local_server.received, len(token_server.grants)) == ([], 1)
 
 
 def test_project_and_location_defaults(key_file: Path, monkeypatch: pytest.MonkeyPatch) -> None:
