@@ -1,5 +1,6 @@
-"""`GoogleCloudProvider` (Gemini on Vertex AI, Express Mode): its key, what it refuses, its URLs, `'google-cloud:'`
-names, and the requests `GoogleModel` sends through it to a real server on 127.0.0.1."""
+"""`GoogleCloudProvider` (Gemini on Vertex AI) in Express Mode: its key, its URLs, `'google-cloud:'` names, and the
+requests `GoogleModel` sends through it to a real server on 127.0.0.1 (credentials are
+`test_providers_google_cloud_credentials.py`'s)."""
 
 from __future__ import annotations
 
@@ -27,10 +28,6 @@ def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_the_key_comes_from_the_argument_or_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    with pytest.raises(
-        UserError, match=r'Set the `GOOGLE_API_KEY` environment variable .*GoogleCloudProvider\(api_key'
-    ):
-        GoogleCloudProvider()
     monkeypatch.setenv('GEMINI_API_KEY', 'older-key')
     assert GoogleCloudProvider().request_headers() == {'x-goog-api-key': 'older-key'}
     monkeypatch.setenv('GOOGLE_API_KEY', KEY)
@@ -42,17 +39,12 @@ def test_the_key_comes_from_the_argument_or_the_environment(monkeypatch: pytest.
     assert infer_provider_class('google-cloud') is GoogleCloudProvider
 
 
-def test_google_cloud_credentials_are_refused_naming_what_to_do(monkeypatch: pytest.MonkeyPatch) -> None:
-    for kwargs in ({'project': 'my-project'}, {'location': 'us-central1'}, {'credentials': object()}):
-        with pytest.raises(UserError, match=r'Express Mode API key only: .*need `google-auth`.*Pass `api_key=`'):
-            GoogleCloudProvider(api_key=KEY, **kwargs)
-    # Credentials named by the environment take precedence over a key from the environment, as in pydantic-ai.
-    monkeypatch.setenv('GOOGLE_APPLICATION_CREDENTIALS', '/path/to/service-account.json')
+def test_a_given_key_wins_over_credentials_named_by_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv('GOOGLE_APPLICATION_CREDENTIALS', '/path/to/absent-service-account.json')
     monkeypatch.setenv('GOOGLE_API_KEY', KEY)
-    with pytest.raises(UserError, match='`GOOGLE_APPLICATION_CREDENTIALS`') as refused:
-        GoogleCloudProvider()
-    assert KEY not in str(refused.value)
-    assert GoogleCloudProvider(api_key='given').request_headers() == {'x-goog-api-key': 'given'}
+    provider = GoogleCloudProvider(api_key='given')
+    assert provider.request_headers() == {'x-goog-api-key': 'given'}
+    assert (provider.project, provider.location, provider.credentials) == (None, None, None)
     with pytest.raises(UserError, match=r'`GoogleCloudProvider\(api_key=\.\.\.\)` with a Vertex AI Express Mode key'):
         GoogleProvider(api_key=KEY, vertexai=True)
 

@@ -6,9 +6,10 @@ them in the request's headers; a request answered 401 is refreshed and sent once
 (one `anyio.Lock`, a revision number telling a waiter that another task already refreshed) and go over the
 provider's own `httpx` client, to the token endpoint, which never receives the access token.
 
-The headers are set by an `httpx.Auth` attached to the provider's client: the shared HTTP layer sends such a client's
-requests through `client.send`, which runs it. It adds credentials only to requests under the provider's base URL,
-and only over HTTPS or to a loopback address, so a client used for other destinations never leaks them.
+The headers are set by an `httpx.Auth` attached to the provider's client (`_refreshing_auth`, shared with Google
+Cloud's credentials): the shared HTTP layer sends such a client's requests through `client.send`, which runs it. It
+adds credentials only to requests under the provider's base URL, and only over HTTPS or to a loopback address, so a
+client used for other destinations never leaks them.
 
 Tokens never appear in reprs or errors: credentials dataclasses leave them out of their repr, and errors quote only
 the token endpoint's `error` / `error_description`.
@@ -22,12 +23,11 @@ from __future__ import annotations as _annotations
 import base64
 import contextlib
 import hashlib
-import ipaddress
 import json
 import secrets
 import socket
 from abc import abstractmethod
-from collections.abc import AsyncGenerator, Generator, Mapping
+from collections.abc import Mapping
 from datetime import datetime, timedelta, timezone
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
@@ -39,6 +39,7 @@ import anyio.abc
 from .._errors.model_api import ModelAPIError
 from ..exceptions import UserError
 from ._base import Provider, own_http_client
+from ._refreshing_auth import covers, refreshing_auth
 
 if TYPE_CHECKING:
     import httpx
@@ -228,45 +229,6 @@ def _redirect_params(head: bytes, path: str, state: str) -> dict[str, str] | Non
     return params if url.path == path and params.get('state') == state else None
 
 
-def _is_loopback(host: str) -> bool:
-    if host == 'localhost':
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
-class _CredentialsAuth:
-    """The `httpx.Auth` of an `OAuthProvider`'s client: credentials on the provider's requests, one replay on 401."""
-
-    requires_request_body = True  # the replay sends the body again
-    requires_response_body = False
-
-    def __init__(self, provider: OAuthProvider[Any]) -> None:
-        self._provider = provider
-
-    def sync_auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
-        raise UserError(f'`{type(self._provider).__name__}` sends its requests with an async HTTP client only.')
-        yield request  # pragma: no cover - makes this a generator, as httpx expects
-
-    async def async_auth_flow(self, request: httpx.Request) -> AsyncGenerator[httpx.Request, httpx.Response]:
-        provider = self._provider
-        if not provider._covers(request.url):
-            yield request
-            return
-        revision = await provider._ready()
-        request.headers.update(provider._auth_headers(provider.credentials))
-        response = yield request
-        if response.status_code != 401:
-            return
-        await response.aread()
-        await provider._refresh_after_401(revision)
-        provider._check(provider.credentials)
-        request.headers.update(provider._auth_headers(provider.credentials))
-        yield request
-
-
 class OAuthProvider(Provider['httpx.AsyncClient'], Generic[CredentialsT]):
     """A provider whose requests carry refreshable OAuth credentials (see the module's docstring).
 
@@ -328,12 +290,7 @@ class OAuthProvider(Provider['httpx.AsyncClient'], Generic[CredentialsT]):
 
     @cached_property
     def _httpx_auth(self) -> httpx.Auth:
-        import httpx
-
-        class _Auth(_CredentialsAuth, httpx.Auth):
-            pass
-
-        return _Auth(self)
+        return refreshing_auth(self)
 
     @cached_property
     def _lock(self) -> anyio.Lock:
@@ -364,15 +321,12 @@ class OAuthProvider(Provider['httpx.AsyncClient'], Generic[CredentialsT]):
 
     def _covers(self, url: httpx.URL) -> bool:
         """Whether a request to `url` gets the credentials: under the base URL, over HTTPS or to a loopback host."""
-        import httpx
+        return covers(self.base_url, url)
 
-        base = httpx.URL(self.base_url)
-        if (url.scheme, url.host, url.port) != (base.scheme, base.host, base.port):
-            return False
-        if url.scheme != 'https' and not _is_loopback(url.host):
-            return False
-        prefix = base.path.rstrip('/')
-        return url.path == prefix or url.path.startswith(prefix + '/')
+    def _sending_headers(self) -> dict[str, str]:
+        """The headers of the credentials in use, checked (`_check`) first."""
+        self._check(self.credentials)
+        return self._auth_headers(self.credentials)
 
     def _is_stale(self) -> bool:
         expires_at = jwt_expires_at(self._access_token(self.credentials))

@@ -40,10 +40,10 @@ class GoogleProvider(HTTPProvider):
 
         Args:
             api_key: The API key; defaults to `GOOGLE_API_KEY`, then `GEMINI_API_KEY`.
-            credentials: Google Cloud credentials: not supported (Vertex AI).
-            project: A Google Cloud project: not supported (Vertex AI).
-            location: A Google Cloud location: not supported (Vertex AI).
-            vertexai: `True` asks for Vertex AI, which is not supported.
+            credentials: Google Cloud credentials: not supported here (use `GoogleCloudProvider`).
+            project: A Google Cloud project: not supported here (use `GoogleCloudProvider`).
+            location: A Google Cloud location: not supported here (use `GoogleCloudProvider`).
+            vertexai: `True` asks for Vertex AI, which is not supported here (use `GoogleCloudProvider`).
             http_client: An `httpx.AsyncClient` to send requests with, used as given (and not closed here).
             base_url: The API's base URL; defaults to `https://generativelanguage.googleapis.com`.
             max_retries: How many times a failed request (429, 5xx, timeout, dropped connection) is retried.
@@ -55,7 +55,7 @@ class GoogleProvider(HTTPProvider):
             raise UserError(
                 'Google Cloud (Vertex AI) is not supported by `GoogleProvider` in edgewise.agent; use the Gemini API '
                 'with an API key (`GoogleProvider(api_key=...)`), or `GoogleCloudProvider(api_key=...)` with a '
-                'Vertex AI Express Mode key.'
+                'Vertex AI Express Mode key or with Google Cloud credentials (`credentials=`, `project=`, `location=`).'
             )
         api_key = api_key or env_value('GOOGLE_API_KEY', 'GEMINI_API_KEY')
         if not api_key:
