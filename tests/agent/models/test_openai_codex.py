@@ -7,17 +7,13 @@ Expiry is set by construction: the access tokens are JWTs whose `exp` is in the 
 
 from __future__ import annotations
 
-import base64
 import json
 import socket
-import threading
-from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, parse_qsl, urlsplit
+from urllib.parse import parse_qs, urlsplit
 
 import anyio
 import httpx
@@ -37,7 +33,7 @@ from edgewise.agent.providers.openai_codex import (
     OpenAICodexProvider,
 )
 
-from .conftest import serve_http
+from ._openai_oauth_fake import FakeOpenAI, serve_fake_openai, unsigned_jwt
 
 pytestmark = pytest.mark.anyio
 
@@ -48,12 +44,7 @@ REFRESH_2 = 'rt-secret-two'
 
 def jwt(exp: int | None, **claims: Any) -> str:
     """An unsigned JWT with `exp` (and `claims`) in its payload."""
-
-    def part(data: dict[str, Any]) -> str:
-        return base64.urlsafe_b64encode(json.dumps(data).encode()).rstrip(b'=').decode()
-
-    payload = dict(claims) if exp is None else {'exp': exp, **claims}
-    return f'{part({"alg": "none"})}.{part(payload)}.sig'
+    return unsigned_jwt(dict(claims) if exp is None else {'exp': exp, **claims})
 
 
 EXPIRED = jwt(1)  # 1970
@@ -61,85 +52,9 @@ FRESH = jwt(4_000_000_000)  # 2096
 FRESH_2 = jwt(4_000_000_001)
 
 
-def sse_text(text: str) -> bytes:
-    events: list[dict[str, Any]] = [
-        {'type': 'response.created', 'response': {'id': 'resp_1', 'model': 'gpt-5.4', 'status': 'in_progress'}},
-        {'type': 'response.output_text.delta', 'item_id': 'msg_1', 'delta': text},
-        {
-            'type': 'response.completed',
-            'response': {
-                'id': 'resp_1',
-                'model': 'gpt-5.4',
-                'status': 'completed',
-                'output': [],
-                'usage': {'input_tokens': 5, 'output_tokens': 1, 'total_tokens': 6},
-            },
-        },
-    ]
-    return ''.join(f'event: {e["type"]}\ndata: {json.dumps(e)}\n\n' for e in events).encode()
-
-
-@dataclass
-class FakeOpenAI:
-    """The Codex backend and the token endpoint on one local server; the backend answers 401 to revoked tokens."""
-
-    url: str = ''
-    token_replies: deque[tuple[int, dict[str, Any]]] = field(default_factory=deque)
-    revoked: set[str] = field(default_factory=set)
-    received: list[dict[str, Any]] = field(default_factory=list)
-    lock: threading.Lock = field(default_factory=threading.Lock)
-
-    @property
-    def base_url(self) -> str:
-        return f'{self.url}/backend-api/codex'
-
-    @property
-    def token_url(self) -> str:
-        return f'{self.url}/oauth/token'
-
-    def paths(self) -> list[str]:
-        return [r['path'] for r in self.received]
-
-
-def _handler(fake: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = 'HTTP/1.1'
-
-        def log_message(self, format: str, *args: Any) -> None:
-            pass
-
-        def _send(self, status: int, data: bytes, content_type: str) -> None:
-            self.send_response(status)
-            self.send_header('content-type', content_type)
-            self.send_header('content-length', str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
-        def do_POST(self) -> None:
-            raw = self.rfile.read(int(self.headers.get('content-length') or 0))
-            headers = {k.lower(): v for k, v in self.headers.items()}
-            form = headers.get('content-type', '').startswith('application/x-www-form-urlencoded')
-            body = dict(parse_qsl(raw.decode())) if form else json.loads(raw or b'null')
-            with fake.lock:
-                fake.received.append({'path': self.path, 'headers': headers, 'body': body})
-                if self.path == '/oauth/token':
-                    status, reply = fake.token_replies.popleft()
-                    self._send(status, json.dumps(reply).encode(), 'application/json')
-                    return
-            token = headers.get('authorization', '').removeprefix('Bearer ')
-            if token in fake.revoked:
-                self._send(401, json.dumps({'error': {'message': 'token expired'}}).encode(), 'application/json')
-                return
-            self._send(200, sse_text('Hello'), 'text/event-stream')
-
-    return Handler
-
-
 @pytest.fixture
 def fake() -> Iterator[FakeOpenAI]:
-    server = FakeOpenAI()
-    with serve_http(_handler(server)) as port:
-        server.url = f'http://127.0.0.1:{port}'
+    with serve_fake_openai(api_path='/backend-api/codex', token_path='/oauth/token') as server:
         yield server
 
 
