@@ -74,6 +74,7 @@ def test_a_typed_template_renders_the_deps_as_their_type_serializes() -> None:
 def test_an_untyped_template_renders_from_the_deps_fields_or_from_nothing() -> None:
     template: TemplateStr[Any] = TemplateStr('[{{name}}]')
     assert template.render(Customer('Di')) == '[Di]'
+    assert template.render(Customer('Eve')) == '[Eve]'  # the same deps type again: its serializer is kept
     assert template.render({'name': 'Ed'}) == '[Ed]'
     assert template.render() == '[]'
     assert template.render(3) == '[]'  # deps that dump to no mapping have no names to fill in

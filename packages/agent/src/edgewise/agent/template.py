@@ -51,7 +51,7 @@ class TemplateStr(Generic[AgentDepsT]):
         pydantic_handlebars.TemplateSchemaError: the template names what `deps_type` (or `deps_schema`) lacks.
     """
 
-    __slots__ = ('_deps_schema', '_deps_type', '_source', '_typed', '_untyped')
+    __slots__ = ('_deps_schema', '_deps_type', '_dumped', '_source', '_typed', '_untyped')
 
     def __init__(
         self, source: str, *, deps_type: type[Any] | None = None, deps_schema: dict[str, Any] | None = None
@@ -64,6 +64,7 @@ class TemplateStr(Generic[AgentDepsT]):
         handlebars = _handlebars()
         self._typed: Any = None
         self._untyped: Any = None
+        self._dumped: tuple[type[Any], TypeAdapter[Any]] | None = None
         if deps_type is not None:
             self._typed = handlebars.compile(source, deps_type)
         else:
@@ -87,10 +88,17 @@ class TemplateStr(Generic[AgentDepsT]):
         if self._typed is not None:
             return cast(str, self._typed.render(deps))
         if deps is not None:
-            data = TypeAdapter(type(deps)).dump_python(deps, mode='python')
+            data = self._dumper(type(deps)).dump_python(deps, mode='python')
             if isinstance(data, dict):
                 return cast(str, self._untyped.render(data))
         return cast(str, self._untyped.render())
+
+    def _dumper(self, deps_type: type[Any]) -> TypeAdapter[Any]:
+        # Kept for the deps type last seen: as instructions, a template renders before every model request.
+        dumper = self._dumped
+        if dumper is None or dumper[0] is not deps_type:
+            dumper = self._dumped = (deps_type, TypeAdapter(deps_type))
+        return dumper[1]
 
     def __call__(self, ctx: RunContext[AgentDepsT]) -> str:
         """The text for a run: rendered from `ctx.deps`."""
