@@ -199,8 +199,13 @@ def test_wrapper_methods_import_their_wrapper_on_first_use() -> None:
 
 def test_importing_agent_does_not_load_what_only_some_runs_use() -> None:
     # Agent specs, the test model, the workspace backends, graph diagrams, the prompt-cache health judge (traced runs
-    # only) and the sync streaming bridge are loaded by the programs that use them.
+    # only), the sync streaming bridge and the thread machinery (`anyio.from_thread`, `concurrent.futures`, with
+    # `logging`) are loaded by the programs that use them.
     modules = (
+        'anyio.from_thread',
+        'anyio.to_thread',
+        'concurrent.futures',
+        'logging',
         'edgewise.agent.agent._from_spec',
         'edgewise.graph.mermaid',
         'edgewise.agent.models._cache_health',

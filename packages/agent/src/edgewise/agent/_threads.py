@@ -11,16 +11,19 @@ from __future__ import annotations as _annotations
 import inspect
 import threading
 from collections.abc import Callable, Coroutine, Iterator
-from concurrent.futures import Executor, Future
 from contextlib import contextmanager, suppress
 from contextvars import ContextVar, copy_context
 from functools import partial
-from typing import Any, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import anyio
-import anyio.from_thread
 import anyio.lowlevel
-import anyio.to_thread
+
+if TYPE_CHECKING:
+    from concurrent.futures import Executor, Future
+
+# `anyio.to_thread` and `anyio.from_thread` (which loads `concurrent.futures` and `logging`) are imported where a
+# function first runs in a thread: `from edgewise.agent import Agent` does not load them.
 
 __all__ = (
     'abandoning_threads_on_cancel',
@@ -92,6 +95,8 @@ async def run_in_thread(func: Callable[_P, _R], *args: _P.args, **kwargs: _P.kwa
     call = partial(func, *args, **kwargs)
     executor = _thread_executor.get()
     if executor is None:
+        import anyio.to_thread
+
         return await anyio.to_thread.run_sync(call, abandon_on_cancel=_abandon_on_cancel.get())
     return await _run_in_executor(executor, call)
 
@@ -121,6 +126,8 @@ async def _run_in_executor(executor: Executor, call: Callable[[], _R]) -> _R:
         if threading.get_ident() == loop_thread:
             done.set()
             return
+        import anyio.from_thread
+
         with suppress(RuntimeError):
             anyio.from_thread.run_sync(done.set, token=token)
 

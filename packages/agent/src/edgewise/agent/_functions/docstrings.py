@@ -7,7 +7,6 @@ from __future__ import annotations as _annotations
 
 import ast
 import inspect
-import logging
 import re
 import textwrap
 from collections.abc import Callable, Iterator
@@ -53,6 +52,8 @@ def infer_docstring_style(doc: str) -> Literal['google', 'numpy', 'sphinx']:
 @contextmanager
 def _quiet_griffe() -> Iterator[None]:
     # griffe logs a warning for every parameter or return documented without a type; tools rarely have one.
+    import logging  # (griffe loads it anyway; the agent's import does not)
+
     logger = logging.getLogger('griffe')
     level = logger.level
     logger.setLevel(logging.ERROR)

@@ -21,7 +21,6 @@ from dataclasses import dataclass
 from datetime import datetime
 
 import anyio
-import anyio.from_thread
 import anyio.lowlevel
 
 __all__ = (
@@ -170,6 +169,8 @@ class RunCancellation:
             scope.cancel()
             return
         assert token is not None  # set with the scope
+        import anyio.from_thread  # (only a cancel from another thread needs it: not loaded with the agent)
+
         with suppress(anyio.RunFinishedError):  # the loop may have stopped since (the run is over then)
             anyio.from_thread.run_sync(scope.cancel, token=token)
 

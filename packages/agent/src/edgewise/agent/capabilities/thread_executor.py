@@ -7,14 +7,16 @@
 from __future__ import annotations as _annotations
 
 import warnings
-from concurrent.futures import Executor
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._threads import using_thread_executor
 from .._warnings import PydanticAIDeprecationWarning
 from .abstract import AbstractCapability
+
+if TYPE_CHECKING:  # (`concurrent.futures` is not loaded with the agent)
+    from concurrent.futures import Executor
 
 __all__ = ('UseThreadExecutor', 'run_thread_executor')
 
