@@ -15,7 +15,7 @@ from __future__ import annotations as _annotations
 
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager, suppress
+from contextlib import AbstractContextManager, contextmanager, nullcontext, suppress
 from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import datetime
@@ -110,13 +110,17 @@ def inherited_run_deadline() -> datetime | None:
     return current.at if current is not None and current.active else None
 
 
-@contextmanager
-def providing_run_deadline(at: datetime | None) -> Iterator[None]:
+def providing_run_deadline(at: datetime | None) -> AbstractContextManager[None]:
     """Inside the block, runs started here inherit the deadline `at` (none when `None`); it stops applying when the
     block ends, also where the block ends in another context than it began."""
-    if at is None:
-        yield
-        return
+    return _NO_DEADLINE if at is None else _providing_run_deadline(at)
+
+
+_NO_DEADLINE: AbstractContextManager[None] = nullcontext()
+
+
+@contextmanager
+def _providing_run_deadline(at: datetime) -> Iterator[None]:
     held = RunDeadline(at)
     reset = _run_deadline.set(held)
     try:

@@ -33,7 +33,6 @@ from ..tools import AgentNativeTool, RunContext, ToolDefinition
 from ..toolsets import AbstractToolset, ToolsetTool
 from ..usage import RequestUsage, RunUsage, UsageLimits
 from ..workspaces import Workspace, WorkspaceRef
-from ..workspaces.unavailable import NO_WORKSPACE
 from .history_scan import HistoryScan
 from .operation_journal import OperationJournal
 from .state import GraphAgentState
@@ -131,7 +130,7 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
     """The deferred tools the history revealed (`RunContext.discovered_tool_names`): one set, changed in place."""
     defers_tools: bool = False
     """Whether the step's tools include deferred ones (`defer_loading`, or covered by a tool search)."""
-    workspace: Workspace = field(default_factory=lambda: Workspace(NO_WORKSPACE))
+    workspace: Workspace = field(default_factory=Workspace.detached)
     """The run's workspace, chosen from the capabilities' `get_workspace` as the run starts (`RunContext.workspace`)."""
     carried_workspace_ref: WorkspaceRef | None = None
     """The workspace ref of the history's last response (`None` under `workspace='new'`): recorded on this run's

@@ -41,7 +41,6 @@ from ..profiles import ModelProfile, ModelProfileSpec, ToolAdditionMode, ToolDef
 from ..settings import ModelSettings, merge_model_settings
 from ..usage import UsageLimits
 from ..workspaces import Workspace
-from ..workspaces.unavailable import NO_WORKSPACE
 from ._canonical_system import accepts_stateless_artifact
 from ._instruction_history import project_history_records
 from ._lookalike_notes import note_lookalikes
@@ -178,7 +177,7 @@ class RunContext(Generic[RunContextAgentDepsT]):
     instrumentation_version: int = DEFAULT_INSTRUMENTATION_VERSION
     """The version of the run's instrumentation format (`InstrumentationSettings.version`; the default one when
     the run is not instrumented)."""
-    workspace: Workspace = field(default_factory=lambda: Workspace(NO_WORKSPACE))
+    workspace: Workspace = field(default_factory=Workspace.detached)
     """The run's workspace (files and commands): the first a capability's `get_workspace` supplies (`LocalWorkspace`,
     say). Without one, a workspace whose every operation raises `WorkspaceUnavailableError` saying how to attach
     one (its `attached` is `False`)."""

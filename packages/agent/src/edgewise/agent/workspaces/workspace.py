@@ -24,7 +24,7 @@ from .protocol import (
     check_command_form,
     check_timeout,
 )
-from .unavailable import UnavailableWorkspace
+from .unavailable import NO_WORKSPACE, UnavailableWorkspace
 
 __all__ = ('Workspace', 'WrapperWorkspace')
 
@@ -48,6 +48,14 @@ class Workspace(WorkspaceBackend):
         self._attached = (
             backend.attached if isinstance(backend, Workspace) else not isinstance(backend, UnavailableWorkspace)
         )
+
+    @classmethod
+    def detached(cls) -> Workspace:
+        """A workspace over `NO_WORKSPACE` (what a run without one has), made without `__init__`'s protocol checks:
+        every run starts with one."""
+        workspace = cls.__new__(cls)
+        workspace._backend, workspace._attached = NO_WORKSPACE, False
+        return workspace
 
     @property
     def backend(self) -> WorkspaceBackend:
