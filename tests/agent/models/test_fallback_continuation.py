@@ -116,7 +116,9 @@ async def test_a_pinned_response_turned_down_is_cancelled_and_the_chain_asked() 
     assert result.output == 'fresh'
     # The turned-down response's own job is cancelled (usually the job it continued; a finished one has none).
     assert [r.provider_response_id for r in first.cancelled] == ['c']
-    assert [attempt.outcome for attempt in result.all_messages()[-1].failed_attempts or ()] == ['rejected'] * 2
+    last = result.all_messages()[-1]
+    assert isinstance(last, ModelResponse)
+    assert [attempt.outcome for attempt in last.failed_attempts or ()] == ['rejected'] * 2
 
 
 async def test_when_every_model_fails_after_the_pinned_one_the_group_names_them_all() -> None:
@@ -177,6 +179,15 @@ async def test_a_pinned_stream_that_fails_to_open_starts_the_turn_afresh() -> No
     assert last.metadata == {}  # (see the test of a request that is not streamed)
     assert [r.provider_response_id for r in first.cancelled] == ['a']
     assert [type(m).__name__ for m in second.sent[0]] == ['ModelRequest']
+
+
+async def test_a_pinned_stream_whose_chain_fails_too_leaves_the_cancelled_job_alone() -> None:
+    first = Named('first', piece('Hel', rid='a', state='suspended'), down('first'), down('first'))
+    second = Named('second', down('second'))
+    with pytest.raises(FallbackExceptionGroup):
+        async with Agent(FallbackModel(first, second)).run_stream('hi') as result:
+            await result.get_output()  # pragma: no cover - the stream fails before
+    assert [r.provider_response_id for r in first.cancelled] == ['a']  # by the fallback model, once
 
 
 async def test_a_stored_suspended_history_resumes_on_its_pinned_model() -> None:
