@@ -148,8 +148,12 @@ class FallbackModel(Model):
     is raised at once. A streamed request moves on only while the stream opens; an error in the middle of a
     stream is raised.
 
-    Its profile (what the run's output mode and tools are prepared for) is the default model's; each model adapts
-    the request parameters itself.
+    A suspended response is pinned to the model that gave it (`metadata['__pydantic_ai__']['fallback_model_id']`,
+    as pydantic-ai 2.x), so that the turn is continued on that model. In an instrumented run, the request's `chat`
+    span names the model that served the request.
+
+    Its profile (what the run's output mode and tools are prepared for) is the default model's (pydantic-ai 2.x
+    raises: there each model prepares the request itself); each model adapts the request parameters itself.
     """
 
     models: list[Model]
