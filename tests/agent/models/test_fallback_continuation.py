@@ -16,9 +16,13 @@ from edgewise.agent.messages import ModelMessage, ModelRequest, ModelResponse, T
 from edgewise.agent.models import ModelRequestParameters
 from edgewise.agent.models.fallback import FallbackModel
 from edgewise.agent.models.function import AgentInfo, FunctionModel
+from edgewise.agent.models.openai import OpenAIChatModel
+from edgewise.agent.providers.openai import OpenAIProvider
 from edgewise.agent.usage import RequestUsage
 
 from ..test_continuation import PausingModel, piece
+from ._chat import completion
+from .conftest import LocalServer, Reply
 
 pytestmark = pytest.mark.anyio
 
@@ -224,6 +228,19 @@ async def test_the_request_span_names_the_model_that_answered(capfire: CaptureLo
         'function',
         'function',
     )
+
+
+async def test_the_request_span_names_the_server_of_a_provider_model(
+    capfire: CaptureLogfire, local_server: LocalServer
+) -> None:
+    local_server.script(Reply(body=completion('from the server')))
+    served = OpenAIChatModel('gpt-4o', provider=OpenAIProvider(base_url=local_server.url, api_key='sk-x'))
+    async with FallbackModel(failing(down('first'), 'first'), served) as model:
+        assert (await Agent(model).run('hi')).output == 'from the server'
+    attributes = _chat(capfire)
+    port = int(local_server.url.split(':')[-1].split('/')[0])
+    assert (attributes['gen_ai.request.model'], attributes['gen_ai.provider.name']) == ('gpt-4o', 'openai')
+    assert (attributes['server.address'], attributes['server.port']) == ('127.0.0.1', port)
 
 
 async def test_the_request_span_names_the_model_whose_error_ends_the_request(capfire: CaptureLogfire) -> None:
