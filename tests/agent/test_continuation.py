@@ -528,11 +528,14 @@ async def test_a_fallback_model_hands_continuations_to_the_model_that_answered()
 
     first, second, broken = Named('first', None), Named('second', 3.0), Named('broken', None)
     fallback = FallbackModel(first, second, broken)
-    from_second = piece('x', rid='a', state='suspended', model='second')
+    # The pin a `FallbackModel` puts on a suspended response, not the response's model name, says who gave it.
+    from_second = piece('x', rid='a', state='suspended', model='first')
+    from_second.metadata = {'__pydantic_ai__': {'fallback_model_id': 'test:second'}}
     assert fallback.continuation_delay(from_second) == 3.0
     await fallback.cancel_suspended_response(from_second)
     assert (first.cancelled, second.cancelled) == ([], [from_second])
-    unknown = piece('x', rid='b', state='suspended', model='elsewhere')
+    unknown = piece('x', rid='b', state='suspended', model='second')
+    unknown.metadata = {'__pydantic_ai__': {'fallback_model_id': 'test:elsewhere'}}
     assert fallback.continuation_delay(unknown) == 3.0  # the first model that has a wait
     assert FallbackModel(first, broken).continuation_delay(unknown) is None
     await fallback.cancel_suspended_response(unknown)  # every model is asked; one failing does not stop the others

@@ -14,7 +14,7 @@ from contextlib import AbstractContextManager, nullcontext, suppress
 from contextvars import ContextVar, Token
 from typing import Any
 
-__all__ = ('NO_SPAN', 'TRACING', 'span', 'span_if', 'request_span', 'in_traced_request')
+__all__ = ('NO_SPAN', 'TRACING', 'span', 'span_if', 'request_span', 'in_traced_request', 'set_request_span_attributes')
 
 
 def _logfire_installed() -> bool:
@@ -56,6 +56,7 @@ def span_if(enabled: bool, name: str, **attributes: Any) -> AbstractContextManag
 
 
 _IN_TRACED_REQUEST: ContextVar[bool] = ContextVar('edgewise_in_traced_request', default=False)
+_REQUEST_SPAN: ContextVar[tuple[Any, str] | None] = ContextVar('edgewise_request_span', default=None)
 
 
 def in_traced_request() -> bool:
@@ -68,24 +69,42 @@ def request_span(enabled: bool, model_name: str, run_step: int) -> AbstractConte
     """The `chat {model_name}` span of a model request when `enabled` (the run is instrumented), else nothing."""
     if not enabled:
         return _NO_SPAN
-    return _RequestSpan(span('chat {model_name}', model_name=model_name, run_step=run_step))
+    return _RequestSpan(span('chat {model_name}', model_name=model_name, run_step=run_step), model_name)
+
+
+def set_request_span_attributes(model_name: str, attributes: dict[str, Any]) -> None:
+    """Set `attributes` on the `chat` span of the traced request the code runs in, when that span is the one of the
+    model named `model_name` (so a model nested in another leaves the span to the outer one). Best effort: tracing
+    never changes the request's outcome."""
+    found = _REQUEST_SPAN.get()
+    if found is None or found[1] != model_name:
+        return
+    with suppress(Exception):
+        if found[0].is_recording():
+            found[0].set_attributes(attributes)
 
 
 class _RequestSpan:
     """A request's span, marking the code inside it as in a traced request (`in_traced_request`)."""
 
-    def __init__(self, inner: AbstractContextManager[Any]) -> None:
+    def __init__(self, inner: AbstractContextManager[Any], model_name: str) -> None:
         self._inner = inner
+        self._model_name = model_name
         self._token: Token[bool] | None = None
+        self._span_token: Token[tuple[Any, str] | None] | None = None
 
     def __enter__(self) -> Any:
         found = self._inner.__enter__()
         self._token = _IN_TRACED_REQUEST.set(True)
+        self._span_token = _REQUEST_SPAN.set(None if found is None else (found, self._model_name))
         return found
 
     def __exit__(self, *exc_info: Any) -> Any:
         assert self._token is not None  # set on entering
+        assert self._span_token is not None
         # Left in another context than it was entered in (a task that ends with it): nothing to undo.
+        with suppress(ValueError):
+            _REQUEST_SPAN.reset(self._span_token)
         with suppress(ValueError):
             _IN_TRACED_REQUEST.reset(self._token)
         return self._inner.__exit__(*exc_info)

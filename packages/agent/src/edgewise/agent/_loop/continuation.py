@@ -35,6 +35,7 @@ from ..models._continuation import (
     MAX_BACKGROUND_POLLS,
     MAX_GENERATION_CONTINUATIONS,
     MergeMode,
+    cancel_abandoned_job,
     cancel_suspended_job,
     merge_mode,
     merge_responses,
@@ -142,8 +143,8 @@ async def continue_turn(
             if delay := model.continuation_delay(response):
                 await agent_sleep(delay)
             segment = await model.request([*messages, response], settings, params)
-        except BaseException:
-            await cancel_suspended_job(model, response)
+        except BaseException as error:
+            await cancel_abandoned_job(model, response, error)
             raise
         # Each segment is a request of its own: priced alone before the usages are summed (tiered prices).
         fill_response_cost(segment)
@@ -201,10 +202,10 @@ class ContinuedStreamedResponse(StreamedResponse):
                     yield event
         except GeneratorExit:  # the reader left: `continued_stream` stops a job left suspended as its block ends
             raise
-        except BaseException:
+        except BaseException as error:
             if (continuing := self._continuing) is not None:
                 self._continuing = None
-                await cancel_suspended_job(self.model, continuing)
+                await cancel_abandoned_job(self.model, continuing, error)
             raise
         self._complete = True
 

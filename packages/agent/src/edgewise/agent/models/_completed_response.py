@@ -97,10 +97,11 @@ class CompletedStreamedResponse(StreamedResponse):
 
     def get(self) -> ModelResponse:
         """The whole response (with the attempts that failed before it, when any were set on the stream)."""
+        response = self._marked(self.response)
         if self.failed_attempts:
-            earlier = [*self.failed_attempts, *(self.response.failed_attempts or ())]
-            return dataclasses.replace(self.response, failed_attempts=earlier)
-        return self.response
+            earlier = [*self.failed_attempts, *(response.failed_attempts or ())]
+            return dataclasses.replace(response, failed_attempts=earlier)
+        return response
 
     @property
     def usage(self) -> RequestUsage:

@@ -18,6 +18,7 @@ from .._message_flow.events import FinalResultEvent, ModelResponseStreamEvent, P
 from .._message_flow.streamed_parts import PartsManager
 from .._messages.attempts import ModelRequestAttempt
 from .._messages.content import BinaryImage
+from .._messages.continuation_pin import FALLBACK_MODEL_PIN_KEY, with_framework_marks
 from .._messages.model_messages import (
     FilePart,
     FinishReason,
@@ -109,6 +110,10 @@ class StreamedResponse(ABC):
     _restores_special_tokens: bool = dataclasses.field(default=False, init=False, repr=False)
     """Set (by a provider model whose profile has `may_tokenize_special_tokens_in_content`): `get()`
     removes the joiner from the special tokens of the response's text and tool call arguments. The events keep it."""
+    _framework_marks: dict[str, Any] | None = dataclasses.field(default=None, init=False, repr=False)
+    """Set by a `FallbackModel`: marks `get()` puts under the response's `metadata['__pydantic_ai__']`."""
+    _continuation_pin: str | None = dataclasses.field(default=None, init=False, repr=False)
+    """Set by a `FallbackModel`: the `model_id` of its model streaming, which `get()` pins a suspended response to."""
 
     def __post_init__(self) -> None:
         # Not a field: a `@dataclass` subclass may declare its own `_timestamp` field, with a default, after
@@ -187,7 +192,7 @@ class StreamedResponse(ABC):
         Its `state` is `'incomplete'` until every event was read, `'interrupted'` after `cancel()`, and `'suspended'`
         whenever the model set `state` so.
         """
-        response = self._get()
+        response = self._marked(self._get())
         return restore_special_tokens_in_response(response) if self._restores_special_tokens else response
 
     def _get(self) -> ModelResponse:
@@ -214,6 +219,16 @@ class StreamedResponse(ABC):
             failed_attempts=list(self.failed_attempts) if self.failed_attempts else None,
             state=state,
         )
+
+    def _marked(self, response: ModelResponse) -> ModelResponse:
+        """`response` with the marks a `FallbackModel` set on the stream (`_framework_marks`, and its pin when the
+        response is suspended) in its metadata."""
+        marks = dict(self._framework_marks or {})
+        if response.state == 'suspended' and self._continuation_pin is not None:
+            marks[FALLBACK_MODEL_PIN_KEY] = self._continuation_pin
+        if not marks:
+            return response
+        return dataclasses.replace(response, metadata=with_framework_marks(response.metadata, **marks))
 
     @property
     def usage(self) -> RequestUsage:

@@ -20,7 +20,7 @@ from .. import _instrument
 from .._warnings import CostCalculationFailedWarning
 from ..usage import RequestUsage
 
-__all__ = ('TaskSpan', 'task_span')
+__all__ = ('TaskSpan', 'server_attributes', 'task_span')
 
 
 class _Result(Protocol):
@@ -83,7 +83,7 @@ def task_span(
         'gen_ai.provider.name': model.system,
         'gen_ai.system': model.system,
         'gen_ai.request.model': model.model_name,
-        **_server_attributes(model.base_url),
+        **server_attributes(model.base_url),
         **attributes,
     }
     kept = {key: value for key, value in (settings or {}).items() if key not in ('extra_headers', 'extra_body')}
@@ -93,7 +93,8 @@ def task_span(
         yield TaskSpan(span, model.model_name)
 
 
-def _server_attributes(base_url: str | None) -> dict[str, Any]:
+def server_attributes(base_url: str | None) -> dict[str, Any]:
+    """The `server.address` and `server.port` span attributes of `base_url` (none for a URL that does not parse)."""
     if not base_url:
         return {}
     try:

@@ -4,14 +4,21 @@ from __future__ import annotations as _annotations
 
 import inspect
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from contextlib import AsyncExitStack, asynccontextmanager, suppress
-from dataclasses import dataclass, field
+from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager, suppress
+from dataclasses import dataclass, field, replace
 from datetime import timedelta
 from types import TracebackType
 from typing import Any, NoReturn, TypeAlias
 
 import anyio
 
+from .._instrument import set_request_span_attributes
+from .._messages.continuation_pin import (
+    FALLBACK_MODEL_PIN_KEY,
+    REPLACE_PREVIOUS_RESPONSE_KEY,
+    continuation_pin,
+    with_framework_marks,
+)
 from .._messages.model_messages import ModelMessage, ModelResponse, ModelResponsePart
 from .._utils import get_first_param_type
 from ..exceptions import (
@@ -26,10 +33,12 @@ from ..profiles import ModelProfile
 from ..settings import ModelSettings
 from . import KnownModelName, infer_model
 from ._attempts import AttemptLog, AttemptStart
+from ._continuation import cancel_suspended_job, mark_suspended_job_cancelled
 from ._model import Model, RunContext
 from ._request_parameters import ModelRequestParameters
 from ._request_timeout import timed_request, timed_stream
 from ._streamed_response import StreamedResponse
+from ._task_instrumentation import server_attributes
 from ._tool_call_ids import fit_tool_call_ids
 
 __all__ = ('FallbackModel', 'FallbackOn', 'FallbackPredicates', 'ResponseRejected', 'raise_fallback_group')
@@ -139,8 +148,12 @@ class FallbackModel(Model):
     is raised at once. A streamed request moves on only while the stream opens; an error in the middle of a
     stream is raised.
 
-    Its profile (what the run's output mode and tools are prepared for) is the default model's; each model adapts
-    the request parameters itself.
+    A suspended response is pinned to the model that gave it (`metadata['__pydantic_ai__']['fallback_model_id']`,
+    as pydantic-ai 2.x), so that the turn is continued on that model. In an instrumented run, the request's `chat`
+    span names the model that served the request.
+
+    Its profile (what the run's output mode and tools are prepared for) is the default model's (pydantic-ai 2.x
+    raises: there each model prepares the request itself); each model adapts the request parameters itself.
     """
 
     models: list[Model]
@@ -178,31 +191,84 @@ class FallbackModel(Model):
         model_settings: ModelSettings | None,
         model_request_parameters: ModelRequestParameters,
     ) -> ModelResponse:
-        """The first model's response that is not an error `fallback_on` names (nor a rejected response).
+        """The first model's response that is not an error `fallback_on` names (nor a rejected response). A request
+        continuing a suspended response goes to the model pinned on it; when that model fails the way `fallback_on`
+        names, its job is cancelled and the turn starts afresh on the models in order, without the suspended
+        response.
 
         Raises:
             FallbackExceptionGroup: every model failed.
         """
-        errors: list[Exception] = []
-        rejected = 0
-        log = AttemptLog()
-        for model in self.models:
-            params = model.customize_request_parameters(model_request_parameters)
+        chain = _Chain()
+        rewound = continued_job_cancelled = False
+        if (pinned := self._continuation_model(messages)) is not None:
+            suspended = messages[-1]
+            assert isinstance(suspended, ModelResponse)  # (`_continuation_model` found it so)
             start = AttemptStart()
             try:
-                response = await timed_request(model, _ids_fitted(model, messages), model_settings, params)
+                response = await self._ask(pinned, messages, model_settings, model_request_parameters)
+            except Exception as exc:
+                if not await self._moves_on(exc):
+                    self._mark_request_span(pinned)
+                    raise
+                failure: Exception | ModelResponse = exc
+                abandoned: ModelResponse | None = suspended
+            else:
+                if not await self._moves_on(response):
+                    self._mark_request_span(pinned)
+                    return _pinned(response, pinned)
+                # A turned-down response still suspended has a job running; a finished one has none.
+                failure, abandoned = response, response if response.state == 'suspended' else None
+            if abandoned is not None:
+                await cancel_suspended_job(pinned, abandoned)
+                continued_job_cancelled = abandoned is suspended
+            chain.failed(pinned, failure, start)
+            messages, rewound = messages[:-1], True
+        try:
+            return await self._request_chain(chain, messages, model_settings, model_request_parameters, rewound)
+        except BaseException as error:
+            if continued_job_cancelled:
+                mark_suspended_job_cancelled(error)
+            raise
+
+    async def _request_chain(
+        self,
+        chain: _Chain,
+        messages: list[ModelMessage],
+        model_settings: ModelSettings | None,
+        model_request_parameters: ModelRequestParameters,
+        rewound: bool,
+    ) -> ModelResponse:
+        """Ask the models in order (after a pinned model that failed, when `rewound`)."""
+        for model in self.models:
+            start = AttemptStart()
+            try:
+                response = await self._ask(model, messages, model_settings, model_request_parameters)
             except Exception as exc:
                 if await self._moves_on(exc):
-                    errors.append(exc)
-                    log.record(model, exc, start)
+                    chain.failed(model, exc, start)
                     continue
+                self._mark_request_span(model)
                 raise
             if await self._moves_on(response):
-                rejected += 1
-                log.record(model, response, start, status=REJECTED_STATUS)
+                chain.failed(model, response, start)
                 continue
-            return log.attach(response)
-        raise_fallback_group(errors, rejected, log=log)
+            response = chain.log.attach(response)
+            if rewound:  # a fresh turn: it replaces the suspended one the pinned model left
+                response = replace(
+                    response, metadata=with_framework_marks(response.metadata, **{REPLACE_PREVIOUS_RESPONSE_KEY: True})
+                )
+            self._mark_request_span(model)
+            return _pinned(response, model)
+        chain.exhausted()
+
+    @staticmethod
+    async def _ask(
+        model: Model, messages: list[ModelMessage], settings: ModelSettings | None, params: ModelRequestParameters
+    ) -> ModelResponse:
+        """`model`'s response, under its own `request_timeout`, to the messages and parameters fitted to it."""
+        fitted = model.customize_request_parameters(params)
+        return await timed_request(model, _ids_fitted(model, messages), settings, fitted)
 
     @asynccontextmanager
     async def request_stream(
@@ -212,31 +278,99 @@ class FallbackModel(Model):
         model_request_parameters: ModelRequestParameters,
         run_context: RunContext[Any] | None = None,
     ) -> AsyncIterator[StreamedResponse]:
-        """The stream of the first model whose stream opens without an error `fallback_on` names.
+        """The stream of the first model whose stream opens without an error `fallback_on` names. A request
+        continuing a suspended response goes to the model pinned on it, as in `request`.
 
         Raises:
             FallbackExceptionGroup: every model failed to open its stream.
         """
-        errors: list[Exception] = []
-        log = AttemptLog()
-        for model in self.models:
-            params = model.customize_request_parameters(model_request_parameters)
-            start = AttemptStart()
+        chain = _Chain()
+        rewound = False
+        if (pinned := self._continuation_model(messages)) is not None:
+            suspended = messages[-1]
+            assert isinstance(suspended, ModelResponse)  # (`_continuation_model` found it so)
             async with AsyncExitStack() as stack:
+                start = AttemptStart()
                 try:
                     response = await stack.enter_async_context(
-                        timed_stream(model, _ids_fitted(model, messages), model_settings, params, run_context)
+                        self._open(pinned, messages, model_settings, model_request_parameters, run_context)
                     )
                 except Exception as exc:
-                    if await self._moves_on(exc):
-                        errors.append(exc)
-                        log.record(model, exc, start)
-                        continue
-                    raise
-                log.attach_to_stream(response)
-                yield response
-                return
-        raise_fallback_group(errors, 0, log=log)
+                    if not await self._moves_on(exc):
+                        self._mark_request_span(pinned)
+                        raise
+                    await cancel_suspended_job(pinned, suspended)
+                    chain.failed(pinned, exc, start)
+                    messages, rewound = messages[:-1], True
+                else:
+                    response._continuation_pin = pinned.model_id
+                    self._mark_request_span(pinned)
+                    yield response
+                    return
+        try:
+            for model in self.models:
+                start = AttemptStart()
+                async with AsyncExitStack() as stack:
+                    try:
+                        response = await stack.enter_async_context(
+                            self._open(model, messages, model_settings, model_request_parameters, run_context)
+                        )
+                    except Exception as exc:
+                        if await self._moves_on(exc):
+                            chain.failed(model, exc, start)
+                            continue
+                        self._mark_request_span(model)
+                        raise
+                    if rewound:  # set before the first event: the run places the stream's parts by it
+                        response._framework_marks = {REPLACE_PREVIOUS_RESPONSE_KEY: True}
+                    response._continuation_pin = model.model_id
+                    chain.log.attach_to_stream(response)
+                    self._mark_request_span(model)
+                    yield response
+                    return
+            chain.exhausted()
+        except BaseException as error:
+            if rewound:  # the job of the suspended response was cancelled on giving up the pinned model
+                mark_suspended_job_cancelled(error)
+            raise
+
+    @staticmethod
+    def _open(
+        model: Model,
+        messages: list[ModelMessage],
+        settings: ModelSettings | None,
+        params: ModelRequestParameters,
+        run_context: RunContext[Any] | None,
+    ) -> AbstractAsyncContextManager[StreamedResponse]:
+        """`model`'s stream, under its own deadlines, of the messages and parameters fitted to it."""
+        fitted = model.customize_request_parameters(params)
+        return timed_stream(model, _ids_fitted(model, messages), settings, fitted, run_context)
+
+    def _continuation_model(self, messages: list[ModelMessage]) -> Model | None:
+        """The model that continues the suspended response `messages` end with: the one pinned on it, if it is one of
+        these models (else `None`: the request goes to the models in order)."""
+        last = messages[-1] if messages else None
+        if not isinstance(last, ModelResponse) or last.state != 'suspended':
+            return None
+        return self._pinned_model(last)
+
+    def _pinned_model(self, response: ModelResponse) -> Model | None:
+        """The model whose `model_id` is pinned on `response`, if it is one of these models."""
+        if (model_id := continuation_pin(response)) is None:
+            return None
+        return next((model for model in self.models if model.model_id == model_id), None)
+
+    def _mark_request_span(self, model: Model) -> None:
+        """Have the request's `chat` span (when the run is traced) name `model`, the one that served the request
+        (or raised its error), rather than this fallback model."""
+        attributes: dict[str, Any] = {
+            'gen_ai.request.model': model.model_name,
+            'gen_ai.provider.name': model.system,
+            'gen_ai.system': model.system,
+        }
+        base_url = getattr(model, 'base_url', None)
+        attributes.update(server_attributes(base_url if isinstance(base_url, str) else None))
+        set_request_span_attributes(self.model_name, attributes)
 
     async def __aenter__(self) -> FallbackModel:
         """Enter every model's context (their providers' HTTP clients), on the first of nested entries."""
@@ -265,20 +399,20 @@ class FallbackModel(Model):
     def _starts_request_deadline(self) -> bool:
         return False  # each model it tries gets a deadline of its own
 
-    def _answered(self, response: ModelResponse) -> list[Model]:
-        """The models that may have given `response`: those of its model name, else every model."""
-        named = [model for model in self.models if model.model_name == response.model_name]
-        return named or self.models
-
     def continuation_delay(self, response: ModelResponse) -> float | None:
-        """The wait before continuing a suspended response: that of the model that gave it (by its model name;
-        without one, the first model's that has a wait)."""
-        return next((d for m in self._answered(response) if (d := m.continuation_delay(response)) is not None), None)
+        """The wait before continuing a suspended response: that of the model pinned on it; without a pin (or one
+        naming none of these models), the first model's that has a wait."""
+        if (pinned := self._pinned_model(response)) is not None:
+            return pinned.continuation_delay(response)
+        return next((d for model in self.models if (d := model.continuation_delay(response)) is not None), None)
 
     async def cancel_suspended_response(self, response: ModelResponse) -> None:
-        """Has the model that gave `response` (by its model name; without one, every model) stop the provider's
-        work on it; a model's error is dropped so that the others are still asked."""
-        for model in self._answered(response):
+        """Has the model pinned on `response` stop the provider's work on it; without a pin (or one naming none of
+        these models), every model is asked, and a model's error is dropped so that the others are still asked."""
+        if (pinned := self._pinned_model(response)) is not None:
+            await pinned.cancel_suspended_response(response)
+            return
+        for model in self.models:
             with suppress(Exception):
                 await model.cancel_suspended_response(response)
 
@@ -331,6 +465,38 @@ class FallbackModel(Model):
     def model_id(self) -> str:
         """`fallback:` and the models' ids, comma-separated."""
         return f'fallback:{",".join(model.model_id for model in self.models)}'
+
+
+@dataclass
+class _Chain:
+    """What a request to a fallback model's chain collected: the errors, the responses turned down, and the
+    attempts."""
+
+    errors: list[Exception] = field(default_factory=list[Exception])
+    rejected: int = 0
+    log: AttemptLog = field(default_factory=AttemptLog)
+
+    def failed(self, model: Model, failure: Exception | ModelResponse, start: AttemptStart) -> None:
+        """Note that the attempt at `model` begun at `start` failed with `failure` (an error, or a response turned
+        down)."""
+        if isinstance(failure, Exception):
+            self.errors.append(failure)
+            self.log.record(model, failure, start)
+        else:
+            self.rejected += 1
+            self.log.record(model, failure, start, status=REJECTED_STATUS)
+
+    def exhausted(self) -> NoReturn:
+        """Raise the group of every model's failure."""
+        raise_fallback_group(self.errors, self.rejected, log=self.log)
+
+
+def _pinned(response: ModelResponse, model: Model) -> ModelResponse:
+    """`response`, pinned to `model` when it is suspended (so that its continuation goes back to `model`)."""
+    if response.state != 'suspended':
+        return response
+    metadata = with_framework_marks(response.metadata, **{FALLBACK_MODEL_PIN_KEY: model.model_id})
+    return replace(response, metadata=metadata)
 
 
 def raise_fallback_group(
