@@ -12,7 +12,7 @@ from .._message_flow.pending import delivered_events, take_pending
 from .._output.schema import output_template
 from .._run.deps import GraphAgentDeps, resolve_native_tools, stored_through
 from .._run.state import GraphAgentState
-from ..messages import ModelResponse
+from ..messages import InstructionPart, ModelRequest, ModelResponse
 from ..models import ModelRequestParameters
 from .history import has_tool_deltas, record_settings_change
 from .node_support import add_enqueued_events, load_prices_for, now
@@ -60,8 +60,8 @@ async def prepare_request(
     state.run_step += 1
     deps.request_model = None
     await prepare_step_tools(state, deps)
-    await request_instructions(state, deps, request)
-    return await request_parameters(node, ctx, streaming)
+    instruction_parts = await request_instructions(state, deps, request)
+    return await request_parameters(node, ctx, streaming, instruction_parts=instruction_parts)
 
 
 async def prepare_resume(
@@ -82,14 +82,21 @@ async def prepare_resume(
     state.run_step += 1
     deps.request_model = None
     await prepare_step_tools(state, deps)
-    return suspended, await request_parameters(node, ctx, streaming, hooks=False)
+    instructions = next((m.instructions for m in reversed(history) if isinstance(m, ModelRequest)), None)
+    instruction_parts = [InstructionPart(instructions)] if instructions else None  # the turn's, as it was sent
+    return suspended, await request_parameters(node, ctx, streaming, hooks=False, instruction_parts=instruction_parts)
 
 
 async def request_parameters(
-    node: Any, ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[Any, Any]], streaming: bool, *, hooks: bool = True
+    node: Any,
+    ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[Any, Any]],
+    streaming: bool,
+    *,
+    hooks: bool = True,
+    instruction_parts: list[InstructionPart] | None = None,
 ) -> ModelRequestParameters:
     """The request's parameters and settings (kept for the request), through the capabilities'
-    `before_model_request` hooks when `hooks`."""
+    `before_model_request` hooks when `hooks`; `instruction_parts`: the request's instruction blocks."""
     state, deps = ctx.state, ctx.deps
     schema = deps.output_schema
     params = ModelRequestParameters(
@@ -100,6 +107,7 @@ async def request_parameters(
         # As in pydantic-ai: native and prompted output arrive as text, so the model is told text is allowed.
         allow_text_output=schema.allow_text_output or schema.mode in ('native', 'prompted'),
         allow_image_output=schema.allows_image,
+        instruction_parts=instruction_parts,
     )
     if deps.defers_tools or deps.tool_deltas:
         loaded = deps.loaded_capability_ids

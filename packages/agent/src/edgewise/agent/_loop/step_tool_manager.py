@@ -125,9 +125,12 @@ def _remember(listing: dict[str, Any], derived: _Derived) -> None:
     _last_seen = _Seen(listing, derived)
 
 
-async def request_instructions(state: GraphAgentState, deps: GraphAgentDeps[Any, Any], request: ModelRequest) -> None:
+async def request_instructions(
+    state: GraphAgentState, deps: GraphAgentDeps[Any, Any], request: ModelRequest
+) -> list[InstructionPart] | None:
     """Set the instructions of `request`, the one the current step sends (its toolsets already prepared), recording
     on it the instruction window's baseline or changes when a block is `on_change='append'` (`instruction_window`).
+    Returns the blocks joined into them (`ModelRequestParameters.instruction_parts`), `None` when there are none.
 
     Raises:
         UserError: the run has nothing to send: no message history, no user prompt and no instructions.
@@ -140,6 +143,7 @@ async def request_instructions(state: GraphAgentState, deps: GraphAgentDeps[Any,
     request.instructions = InstructionPart.join(parts)
     if not request.instructions and not request.parts and len(state.message_history) == 1:
         raise UserError('No message history, user prompt, or instructions provided')
+    return parts or None
 
 
 def offer_provider_tool_search(params: ModelRequestParameters, deps: GraphAgentDeps[Any, Any]) -> None:

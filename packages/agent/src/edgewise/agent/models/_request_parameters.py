@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Literal
 
+from .._messages.instructions import InstructionPart
 from .._messages.model_messages import ModelMessage, ModelRequest
 from .._tools.definition import ToolDefinition
 from .._warnings import PydanticAIDeprecationWarning
@@ -51,8 +52,11 @@ class ModelRequestParameters:
     thinking: ThinkingLevel | None = None
     """The request's reasoning, from the unified `thinking` setting when the model's profile can reason
     (`None`: the model's default). Provider models set it before mapping the request."""
-    instruction_parts: list[str] | None = None
-    """Instructions assembled for this request (also on the last `ModelRequest.instructions`)."""
+    instruction_parts: list[InstructionPart] | None = None
+    """The instruction blocks of this request, as the agent assembled them (their text joined is the last
+    `ModelRequest.instructions`, which is what models send): the literal ones, then those of instruction functions
+    and toolsets (`dynamic=True`). A request continuing a suspended response has its turn's instructions as one
+    block. `None` for a request made outside an agent run (`model.request(...)`), or without instructions."""
     native_tools: list[AbstractNativeTool] = field(default_factory=list)
     """The tools the provider runs itself (web search, code execution, ...), see `edgewise.agent.native_tools`."""
     revealed_tool_names: set[str] = field(default_factory=set)
