@@ -45,7 +45,8 @@ def answer(question: DecisionQuestion, wanted: Any = None) -> DecisionAnswer:
 
 
 class ScriptedDecisions(DecisionModel):
-    """Answers each question with `wanted[key]` (see `answer`), or by calling `respond` for the whole request."""
+    """Answers each question with `wanted[key]` (see `answer`; a list: one item per request asking it, the last one
+    kept), or by calling `respond` for the whole request."""
 
     max_questions: ClassVar[int | None] = None
 
@@ -62,6 +63,12 @@ class ScriptedDecisions(DecisionModel):
         self.respond = respond
         self.requests: list[DecisionRequest] = []
         self.settings_seen: list[DecisionModelSettings] = []
+
+    def _wanted(self, key: str) -> Any:
+        wanted = self.wanted.get(key)
+        if isinstance(wanted, list):  # one per request that asks it, in order
+            return wanted.pop(0) if len(wanted) > 1 else wanted[0]
+        return wanted
 
     @property
     def model_name(self) -> str:
@@ -81,7 +88,7 @@ class ScriptedDecisions(DecisionModel):
         if self.respond is not None:
             answers = self.respond(request)
         else:
-            answers = {key: answer(q, self.wanted.get(key)) for key, q in request.questions.items()}
+            answers = {key: answer(q, self._wanted(key)) for key, q in request.questions.items()}
         return DecisionResponse(
             answers=answers, model_name='scripted-1', usage=RequestUsage(input_tokens=10, output_tokens=len(answers))
         )
