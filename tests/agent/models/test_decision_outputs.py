@@ -13,6 +13,7 @@ from edgewise.agent.exceptions import UserError
 from edgewise.agent.messages import ModelResponse
 from edgewise.agent.models.decision import (
     ChoiceQuestion,
+    DecisionModelSettings,
     NoulCriteria,
     NoulQuestion,
     ScoreQuestion,
@@ -29,7 +30,7 @@ def _levels(*meanings: str) -> WithJsonSchema:
     return WithJsonSchema({'anyOf': [{'const': n, 'description': m} for n, m in enumerate(meanings)]})
 
 
-class Priority(str, Enum):
+class Priority(Enum):
     """How soon the team should look."""
 
     low = 'low'
@@ -73,11 +74,11 @@ async def test_a_bool_output_is_one_yes_no_asked_by_the_instructions() -> None:
 async def test_the_boolean_threshold_sets_the_bar_and_the_confidence() -> None:
     model = ScriptedDecisions({'response': 0.8})
     agent = Agent(model, output_type=bool, instructions='Angry?')
-    result = await agent.run('x', model_settings={'decision_boolean_threshold': 0.9})  # type: ignore[typeddict-unknown-key]
+    result = await agent.run('x', model_settings=DecisionModelSettings(decision_boolean_threshold=0.9))
     assert result.output is False
     assert _response(result).provider_details['confidence'] == {'response': pytest.approx(0.111111)}  # type: ignore[index]
     with pytest.raises(UserError, match=r'`decision_boolean_threshold` must be between 0 and 1; got 1\.5'):
-        await agent.run('x', model_settings={'decision_boolean_threshold': 1.5})  # type: ignore[typeddict-unknown-key]
+        await agent.run('x', model_settings=DecisionModelSettings(decision_boolean_threshold=1.5))
     assert len(model.requests) == 1  # the bad setting was refused before anything was sent
 
 
@@ -208,7 +209,7 @@ async def test_a_backend_that_requires_instructions_gets_a_generic_question() ->
         'colour': ChoiceQuestion(criteria={'red': None, 'blue': None}, instructions='colour')  # a lone part goes bare
     }
     model = ScriptedDecisions(profile=DecisionModelProfile(decision_requires_instructions=True))
-    await Agent(model, output_type=Literal['red', 'blue']).run('A red car.')
+    await Agent(model, output_type=Literal['red', 'blue']).run('A red car.')  # type: ignore[arg-type]
     assert model.requests[0].questions['response'] == ChoiceQuestion(
         criteria={'red': None, 'blue': None}, instructions='Which of these applies?'
     )
@@ -238,9 +239,7 @@ class Free(BaseModel):
         (list[Literal['a']], r"Output field 'response' is not supported by this model: a list must be of two"),
     ],
 )
-async def test_a_field_the_model_cannot_express_is_a_clear_error_before_sending(
-    output_type: Any, message: str
-) -> None:
+async def test_a_field_the_model_cannot_express_is_a_clear_error_before_sending(output_type: Any, message: str) -> None:
     model = ScriptedDecisions()
     with pytest.raises(UserError, match=message):
         await Agent(model, output_type=output_type).run('x')
@@ -249,5 +248,5 @@ async def test_a_field_the_model_cannot_express_is_a_clear_error_before_sending(
 
 async def test_a_pick_one_over_the_option_limit_is_refused() -> None:
     model = ScriptedDecisions(profile=DecisionModelProfile(decision_max_choice_options=2))
-    with pytest.raises(UserError, match=r"it picks from at most 2 options, and this one has 3"):
-        await Agent(model, output_type=Literal['a', 'b', 'c'], instructions='Which?').run('x')
+    with pytest.raises(UserError, match=r'it picks from at most 2 options, and this one has 3'):
+        await Agent(model, output_type=Literal['a', 'b', 'c'], instructions='Which?').run('x')  # type: ignore[arg-type]

@@ -72,7 +72,11 @@ async def test_a_picked_tool_is_called_with_the_fields_asked_beside_the_pick() -
     first, second = model.requests
     assert first.state == 'I want my money back.'
     assert first.questions['route'] == ChoiceQuestion(
-        criteria={'Reply': 'Answer the customer directly.', 'refund': 'Refund the order.', 'lookup': 'Look the order up.'},
+        criteria={
+            'Reply': 'Answer the customer directly.',
+            'refund': 'Refund the order.',
+            'lookup': 'Look the order up.',
+        },
         instructions='Which of these does this call for?',
     )
     assert first.questions['refund.full'] == NoulQuestion(
@@ -85,7 +89,8 @@ async def test_a_picked_tool_is_called_with_the_fields_asked_beside_the_pick() -
     assert sorted(first.questions) == ['Reply.polite', 'refund.full', 'route']  # `lookup` takes a free-form str
     call = result.all_messages()[1]
     assert isinstance(call, ModelResponse)
-    assert isinstance(part := call.parts[0], ToolCallPart) and (part.tool_name, part.args) == ('refund', {'full': True})
+    assert isinstance(part := call.parts[0], ToolCallPart)
+    assert (part.tool_name, part.args) == ('refund', {'full': True})
     assert call.provider_details is not None
     assert call.provider_details['route'] == {
         'choice': 'refund',
@@ -93,7 +98,10 @@ async def test_a_picked_tool_is_called_with_the_fields_asked_beside_the_pick() -
         'offered': ['Reply', 'refund', 'lookup'],
     }
     # The tool returned this turn: it is not offered again, and the state says what was done since the prompt.
-    assert list(second.questions['route'].criteria) == ['Reply', 'lookup']  # type: ignore[union-attr]
+    assert second.questions['route'] == ChoiceQuestion(
+        criteria={'Reply': 'Answer the customer directly.', 'lookup': 'Look the order up.'},
+        instructions='Which of these does this call for?',
+    )
     assert second.state == {
         'text': 'I want my money back.',
         'done': [
@@ -147,7 +155,8 @@ async def test_past_the_size_cutoff_the_picked_route_is_filled_in_a_second_reque
     assert list(filling.questions) == ['full']
     assert filling.state == picking.state
     call = result.all_messages()[1]
-    assert isinstance(call, ModelResponse) and call.provider_details is not None
+    assert isinstance(call, ModelResponse)
+    assert call.provider_details is not None
     assert call.parts[0].args == {'full': False}  # type: ignore[union-attr]
     assert call.provider_details['requests'] == 2
     assert call.usage.input_tokens == 20  # both requests
@@ -160,18 +169,25 @@ async def test_a_failure_while_filling_a_picked_route_ends_the_step() -> None:
         assert list(request.questions) == ['full']
         return {}  # no answer to `full`
 
-    with pytest.raises(UnexpectedModelBehavior, match=r"scripted selected 'refund', but failed while filling its fields"):
+    with pytest.raises(
+        UnexpectedModelBehavior, match=r"scripted selected 'refund', but failed while filling its fields"
+    ):
         await _agent(ScriptedDecisions(respond=respond)).run(_LONG)
 
 
+class Escalate(BaseModel):
+    """Hand the ticket to a human."""
+
+    angry: bool = Field(description='Is the customer angry?')
+
+
+_CHOICES: Any = [Reply, Escalate, None]
+_URGENCY: Any = Literal['low', 'high']
+
+
 async def test_a_union_of_output_types_asks_which_one() -> None:
-    class Escalate(BaseModel):
-        """Hand the ticket to a human."""
-
-        angry: bool = Field(description='Is the customer angry?')
-
     model = ScriptedDecisions({'route': 'Escalate', 'Escalate.angry': 0.95})
-    result = await Agent(model, output_type=[Reply, Escalate, None]).run('This is unacceptable!')
+    result = await Agent[None, Any](model, output_type=_CHOICES).run('This is unacceptable!')
     assert result.output == Escalate(angry=True)
     (request,) = model.requests
     assert request.questions['route'] == ChoiceQuestion(
@@ -183,7 +199,7 @@ async def test_a_union_of_output_types_asks_which_one() -> None:
         instructions='Which of these does this call for?',
     )
     model = ScriptedDecisions({'route': 'NoneType'})
-    declined = await Agent(model, output_type=[Reply, Escalate, None]).run('ok')
+    declined = await Agent[None, Any](model, output_type=_CHOICES).run('ok')
     assert declined.output is None
     assert declined.all_messages()[-2].parts[0].args == {'response': None}  # type: ignore[union-attr]
 
@@ -221,11 +237,16 @@ async def test_the_last_tool_left_is_called_without_asking() -> None:
     assert isinstance(part := response.parts[0], ToolCallPart)
     assert (part.tool_name, part.args) == ('notify', {'keep': False})
     assert response.provider_details is not None
-    assert response.provider_details['route'] == {'choice': 'notify', 'probabilities': {'notify': 1.0}, 'offered': ['notify']}
+    assert response.provider_details['route'] == {
+        'choice': 'notify',
+        'probabilities': {'notify': 1.0},
+        'offered': ['notify'],
+    }
     assert list(model.requests[0].questions) == ['keep']
     params = ModelRequestParameters(function_tools=[tool('archive'), tool('close')], allow_text_output=False)
     response = await model.request(done, None, params)
-    assert isinstance(part := response.parts[0], ToolCallPart) and part.tool_name == 'close'
+    assert isinstance(part := response.parts[0], ToolCallPart)
+    assert part.tool_name == 'close'
     assert len(model.requests) == 1  # nothing to fill: no request
 
 
@@ -246,7 +267,7 @@ async def test_the_history_before_the_prompt_goes_beside_it() -> None:
 
 async def test_a_streamed_run_gets_the_whole_answer_as_one_tool_call() -> None:
     model = ScriptedDecisions({'response': 'high'})
-    agent = Agent(model, output_type=Literal['low', 'high'], instructions='How urgent?')
+    agent = Agent[None, Any](model, output_type=_URGENCY, instructions='How urgent?')
     async with agent.run_stream('Server down!') as stream:
         assert await stream.get_output() == 'high'
     events = []
@@ -269,5 +290,6 @@ async def test_a_streamed_run_gets_the_whole_answer_as_one_tool_call() -> None:
         events = [event async for event in streamed]
         whole = streamed.get()
     assert [type(event).__name__ for event in events] == ['PartStartEvent', 'FinalResultEvent', 'PartEndEvent']
-    assert isinstance(part := whole.parts[0], ToolCallPart) and part.args == {'level': 'low'}
+    assert isinstance(part := whole.parts[0], ToolCallPart)
+    assert part.args == {'level': 'low'}
     assert streamed.provider_details == whole.provider_details

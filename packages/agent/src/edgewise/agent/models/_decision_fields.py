@@ -30,7 +30,7 @@ from pydantic import JsonValue
 
 from ..exceptions import UnexpectedModelBehavior, UserError
 from ..output import DEFAULT_OUTPUT_TOOL_DESCRIPTION
-from ..tools import ToolDefinition
+from .._tools.definition import ToolDefinition
 from ._decision_protocol import (
     ChoiceAnswer,
     ChoiceQuestion,

@@ -24,7 +24,7 @@ from pydantic import JsonValue
 
 from ..exceptions import UserError
 from ..output import DEFAULT_OUTPUT_TOOL_NAME
-from ..tools import ToolDefinition
+from .._tools.definition import ToolDefinition
 from ._decision_fields import (
     NONE_OF_THESE,
     FieldQuestions,

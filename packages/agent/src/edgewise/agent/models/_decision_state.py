@@ -37,7 +37,7 @@ from ..messages import (
     ToolReturnPart,
     UserPromptPart,
 )
-from ..tools import ToolDefinition
+from .._tools.definition import ToolDefinition
 
 __all__ = ('judged_state', 'tools_left')
 

@@ -32,7 +32,7 @@ from ..exceptions import ModelAPIError, UnexpectedModelBehavior, UserError
 from ..messages import ModelMessage, ModelResponse, ToolCallPart
 from ..profiles import ModelProfile, merge_profile
 from ..settings import ModelSettings
-from ..tools import ToolDefinition
+from .._tools.definition import ToolDefinition
 from ..usage import RequestUsage
 from ._completed_response import CompletedStreamedResponse
 from ._decision_fields import FieldQuestions, Limits, has_fields, none_route, properties_of
