@@ -12,7 +12,8 @@ Responses API is `'azure-responses:...'`),
 `models.mistral.MistralModel` (`'mistral:...'`), `models.cohere.CohereModel` (`'cohere:...'`),
 `models.huggingface.HuggingFaceModel` (`'huggingface:...'`), `models.bedrock.BedrockConverseModel` (`'bedrock:...'`),
 `models.anthropic.AnthropicModel` (`'anthropic:...'`), `models.google.GoogleModel` (`'google:...'`, or the
-deprecated `'google-gla:...'`) and the decision model `models.system_one.SystemOneModel` (`'system-one:...'`).
+deprecated `'google-gla:...'`) and the decision models `models.system_one.SystemOneModel` (`'system-one:...'`) and
+`models.openai_decisions.OpenAIDecisionsModel` (`'openai-decisions:...'`).
 
 `Model` (with `RunContext`), `ModelRequestParameters` and `StreamedResponse` are defined in the private modules
 of this package, which the backends import; this module re-exports them and sits above the backends, so that
@@ -87,6 +88,7 @@ KNOWN_PROVIDERS = (
     'openai-chat',
     'openai-chatgpt',
     'openai-codex',
+    'openai-decisions',
     'openai-responses',
     'openrouter',
     'ovhcloud',
@@ -217,6 +219,10 @@ def infer_model(model: Model | KnownModelName) -> Model:
         from .system_one import SystemOneModel
 
         return SystemOneModel(name, provider='system-one')
+    if provider == 'openai-decisions':
+        from .openai_decisions import OpenAIDecisionsModel
+
+        return OpenAIDecisionsModel(name, provider='openai-decisions')
     if provider in _DECISION_PROVIDERS:
         raise UserError(
             f'Model provider {provider!r} (for model {name!r}) is not available in edgewise.agent yet: it serves '
