@@ -599,6 +599,7 @@ PYDANTIC_AI_2_68_NAMES: dict[str, tuple[str, ...]] = {
         'UnsureRoute',
     ),
     'models.system_one': ('SystemOneModel', 'SystemOneModelName', 'SystemOneModelSettings'),
+    'models.openai_decisions': ('OpenAIDecisionsModel', 'OpenAIDecisionsModelName', 'OpenAIDecisionsModelSettings'),
     'models.bedrock_mantle': (
         'BedrockMantleChatModel',
         'BedrockMantleModelName',
@@ -620,7 +621,7 @@ PYDANTIC_AI_2_68_NAMES: dict[str, tuple[str, ...]] = {
 def test_every_2_68_name_exists(module_name: str) -> None:
     module = importlib.import_module(f'edgewise.agent.{module_name}')
     assert [name for name in PYDANTIC_AI_2_68_NAMES[module_name] if not hasattr(module, name)] == []
-    if module_name in ('framing', 'models.decision', 'models.system_one'):
+    if module_name in ('framing', 'models.decision', 'models.system_one', 'models.openai_decisions'):
         assert tuple(module.__all__) == PYDANTIC_AI_2_68_NAMES[module_name]
 
 
