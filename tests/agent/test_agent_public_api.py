@@ -266,7 +266,7 @@ def test_public_modules_match_pydantic_ai() -> None:
                    'models.concurrency', 'models.mcp_sampling', 'embeddings.instrumented', 'images.instrumented',
                    'retries', 'realtime', 'realtime.settings', '_parts_manager', 'function_signature',
                    'framing', 'workspaces', 'models.decision', 'models.system_one', 'models.openai_decisions',
-                   'profiles.decision', 'providers.system_one'):  # fmt: skip
+                   'models.google_decisions', 'profiles.decision', 'providers.system_one'):  # fmt: skip
         importlib.import_module(f'edgewise.agent.{module}')
 
 

@@ -13,7 +13,8 @@ Responses API is `'azure-responses:...'`),
 `models.huggingface.HuggingFaceModel` (`'huggingface:...'`), `models.bedrock.BedrockConverseModel` (`'bedrock:...'`),
 `models.anthropic.AnthropicModel` (`'anthropic:...'`), `models.google.GoogleModel` (`'google:...'`, or the
 deprecated `'google-gla:...'`) and the decision models `models.system_one.SystemOneModel` (`'system-one:...'`) and
-`models.openai_decisions.OpenAIDecisionsModel` (`'openai-decisions:...'`).
+`models.openai_decisions.OpenAIDecisionsModel` (`'openai-decisions:...'`) and
+`models.google_decisions.GoogleDecisionsModel` (`'google-decisions:...'`).
 
 `Model` (with `RunContext`), `ModelRequestParameters` and `StreamedResponse` are defined in the private modules
 of this package, which the backends import; this module re-exports them and sits above the backends, so that
@@ -72,6 +73,7 @@ KNOWN_PROVIDERS = (
     'github-copilot',
     'google',
     'google-cloud',
+    'google-decisions',
     'google-gla',
     'google-vertex',
     'grok',
@@ -219,10 +221,8 @@ def infer_model(model: Model | KnownModelName) -> Model:
         from .system_one import SystemOneModel
 
         return SystemOneModel(name, provider='system-one')
-    if provider == 'openai-decisions':
-        from .openai_decisions import OpenAIDecisionsModel
-
-        return OpenAIDecisionsModel(name, provider='openai-decisions')
+    if provider in ('openai-decisions', 'google-decisions'):
+        return _decisions_model(provider, name)
     if provider in _DECISION_PROVIDERS:
         raise UserError(
             f'Model provider {provider!r} (for model {name!r}) is not available in edgewise.agent yet: it serves '
@@ -244,6 +244,17 @@ _DECISION_PROVIDERS = frozenset({'typesafe'})
 
 _OWN_CHAT_MODELS = frozenset({'cerebras', 'crusoe', 'ollama', 'snowflake', 'zai'})
 """OpenAI-compatible providers with a Chat Completions model class of their own."""
+
+
+def _decisions_model(provider: str, name: str) -> Model:
+    """The model of a provider's decisions endpoint, which takes the provider its other models take."""
+    if provider == 'openai-decisions':
+        from .openai_decisions import OpenAIDecisionsModel
+
+        return OpenAIDecisionsModel(name, provider='openai-decisions')
+    from .google_decisions import GoogleDecisionsModel
+
+    return GoogleDecisionsModel(name, provider='google-decisions')
 
 
 def _bedrock_mantle_model(name: str) -> Model:

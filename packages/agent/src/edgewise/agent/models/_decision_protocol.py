@@ -10,11 +10,12 @@ the wire; `answer_fits` says whether an answer a backend sent can be an answer t
 from __future__ import annotations as _annotations
 
 import dataclasses
+import json
 from dataclasses import dataclass, field
 from math import isfinite
-from typing import Any, Literal, TypeAlias
+from typing import Annotated, Any, Literal, TypeAlias
 
-from pydantic import JsonValue
+from pydantic import Field, JsonValue
 
 from .._messages.content import BinaryContent
 from .._messages.model_messages import ModelMessage
@@ -32,7 +33,10 @@ __all__ = (
     'NoulQuestion',
     'ScoreAnswer',
     'ScoreQuestion',
+    'WireAnswer',
+    'WireQuestion',
     'answer_fits',
+    'as_text',
     'wire',
 )
 
@@ -130,6 +134,11 @@ class ScoreAnswer:
 DecisionAnswer: TypeAlias = NoulAnswer | ChoiceAnswer | ScoreAnswer
 """Any answer of the Decisions protocol."""
 
+WireAnswer = Annotated[DecisionAnswer, Field(discriminator='type')]
+"""An answer as a backend sends it, told apart by its `type` (for validating a JSON body)."""
+WireQuestion = Annotated[DecisionQuestion, Field(discriminator='type')]
+"""A question as it is sent, told apart by its `type`."""
+
 
 @dataclass(kw_only=True)
 class DecisionRequest:
@@ -158,6 +167,11 @@ class DecisionResponse:
     """What the request used."""
     provider_response_id: str | None = None
     """The backend's id of the request, when it sends one."""
+
+
+def as_text(value: JsonValue) -> str:
+    """A protocol value as the text an API takes: a string as it is, anything else as JSON."""
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
 def wire(value: DecisionQuestion | DecisionAnswer) -> dict[str, Any]:

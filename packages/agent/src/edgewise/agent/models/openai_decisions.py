@@ -11,7 +11,6 @@ with the `OpenAIProvider`'s key, retries and OpenAI's error categories.
 
 from __future__ import annotations as _annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Annotated, Any, ClassVar, Literal
@@ -45,6 +44,7 @@ from ..settings import ModelSettings
 from ..usage import RequestUsage
 from . import _http
 from ._decision_protocol import answer_fits
+from ._decision_protocol import as_text as _text
 from ._error_categories import openai_http_error
 from .decision import (
     ChoiceAnswer,
@@ -69,11 +69,6 @@ OpenAIDecisionsModelName = str | Literal['gpt-6-luna']
 
 class OpenAIDecisionsModelSettings(DecisionModelSettings, total=False):
     """The settings of an OpenAI Decisions request (no `openai_decisions_`-prefixed ones yet)."""
-
-
-def _text(value: JsonValue) -> str:
-    """A protocol value as API text: a string as it is, anything else as JSON."""
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
 def _with_meanings(instructions: JsonValue, criteria: NoulCriteria | None) -> JsonValue:

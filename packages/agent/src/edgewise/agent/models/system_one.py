@@ -34,7 +34,7 @@ from ..providers.system_one import SystemOneProvider
 from ..settings import ModelSettings
 from ..usage import RequestUsage
 from . import _http
-from ._decision_protocol import DecisionAnswer, DecisionQuestion, answer_fits, wire
+from ._decision_protocol import DecisionQuestion, WireAnswer, WireQuestion, answer_fits, wire
 from .decision import DecisionModel, DecisionModelSettings, DecisionRequest, DecisionResponse
 
 __all__ = ('SystemOneModel', 'SystemOneModelName', 'SystemOneModelSettings')
@@ -56,12 +56,12 @@ class _Usage:
 @dataclass(kw_only=True)
 class _Answered:
     model: str
-    answers: dict[str, Annotated[DecisionAnswer, Field(discriminator='type')]]
+    answers: dict[str, WireAnswer]
     usage: _Usage
 
 
 _ANSWERED = TypeAdapter(_Answered)
-_QUESTIONS = TypeAdapter(dict[str, Annotated[DecisionQuestion, Field(discriminator='type')]])
+_QUESTIONS = TypeAdapter(dict[str, WireQuestion])
 
 
 class SystemOneModel(DecisionModel):

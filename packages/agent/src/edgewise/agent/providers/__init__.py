@@ -77,7 +77,7 @@ def infer_provider_class(provider: str) -> type[Provider[Any]]:
             stacklevel=3,
         )
         provider = 'google'
-    if provider == 'google':
+    if provider in ('google', 'google-decisions'):
         from .google import GoogleProvider
 
         return GoogleProvider
