@@ -28,9 +28,9 @@ from typing import Any, cast
 
 from pydantic import JsonValue
 
+from .._tools.definition import ToolDefinition
 from ..exceptions import UnexpectedModelBehavior, UserError
 from ..output import DEFAULT_OUTPUT_TOOL_DESCRIPTION
-from .._tools.definition import ToolDefinition
 from ._decision_protocol import (
     ChoiceAnswer,
     ChoiceQuestion,

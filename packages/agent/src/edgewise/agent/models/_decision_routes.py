@@ -22,9 +22,9 @@ from typing import Any
 
 from pydantic import JsonValue
 
+from .._tools.definition import ToolDefinition
 from ..exceptions import UserError
 from ..output import DEFAULT_OUTPUT_TOOL_NAME
-from .._tools.definition import ToolDefinition
 from ._decision_fields import (
     NONE_OF_THESE,
     FieldQuestions,

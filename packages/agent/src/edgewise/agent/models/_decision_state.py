@@ -17,6 +17,7 @@ from typing import Any
 from pydantic import JsonValue
 from pydantic_core import to_jsonable_python
 
+from .._tools.definition import ToolDefinition
 from ..exceptions import UserError
 from ..messages import (
     CachePoint,
@@ -37,7 +38,6 @@ from ..messages import (
     ToolReturnPart,
     UserPromptPart,
 )
-from .._tools.definition import ToolDefinition
 
 __all__ = ('judged_state', 'tools_left')
 

@@ -27,12 +27,12 @@ from contextlib import asynccontextmanager
 from typing import Any, ClassVar, cast
 
 from .._messages.tool_parts import generate_tool_call_id
+from .._tools.definition import ToolDefinition
 from .._warnings import PydanticAIDeprecationWarning
 from ..exceptions import ModelAPIError, UnexpectedModelBehavior, UserError
 from ..messages import ModelMessage, ModelResponse, ToolCallPart
 from ..profiles import ModelProfile, merge_profile
 from ..settings import ModelSettings
-from .._tools.definition import ToolDefinition
 from ..usage import RequestUsage
 from ._completed_response import CompletedStreamedResponse
 from ._decision_fields import FieldQuestions, Limits, has_fields, none_route, properties_of

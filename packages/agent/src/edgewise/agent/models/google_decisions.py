@@ -25,12 +25,12 @@ from ..providers import Provider, infer_provider
 from ..settings import ModelSettings
 from ..usage import RequestUsage
 from . import _http
+from ._decision_http import HTTPDecisionModel
 from ._decision_protocol import FLOAT_SLACK, WireAnswer, answer_fits, as_text
 from ._error_categories import google_http_error
 from .decision import (
     ChoiceQuestion,
     DecisionAnswer,
-    DecisionModel,
     DecisionModelSettings,
     DecisionQuestion,
     DecisionRequest,
@@ -99,7 +99,7 @@ class _Answered:
 _ANSWERED = TypeAdapter(_Answered)
 
 
-class GoogleDecisionsModel(DecisionModel):
+class GoogleDecisionsModel(HTTPDecisionModel):
     """The Gemini API's decisions endpoint as a decision model, through a `GoogleProvider` (key from
     `GOOGLE_API_KEY`)."""
 
@@ -129,37 +129,22 @@ class GoogleDecisionsModel(DecisionModel):
             profile: A (partial) profile merged over a decision model's profile for the name, or a function of it.
             settings: Default settings of this model's requests.
         """
-        self._model_name = model_name
-        self._provider: Provider[Any] = infer_provider('google') if isinstance(provider, str) else provider
-        super().__init__(settings=settings, profile=profile)
+        super().__init__(
+            model_name,
+            infer_provider('google') if isinstance(provider, str) else provider,
+            profile=profile,
+            settings=settings,
+        )
 
     def _undecided_profile(self) -> ModelProfile:
         # The provider profiles a Gemini name for `generateContent`, whose output modes this endpoint lacks.
         return resolve_profile(decision_model_profile(self._model_name), self._profile_spec)
 
     @property
-    def model_name(self) -> GoogleDecisionsModelName:
-        """The model's name."""
-        return self._model_name
-
-    @property
     def system(self) -> str:
         """`'google-decisions'`, whatever the provider is called (a `GoogleModel` must not take these responses for
         its own)."""
         return 'google-decisions'
-
-    @property
-    def provider(self) -> Provider[Any]:
-        """The provider requests go through."""
-        return self._provider
-
-    @property
-    def base_url(self) -> str:
-        """The API's URL."""
-        return self._provider.base_url
-
-    def __repr__(self) -> str:
-        return f'{type(self).__name__}(model_name={self._model_name!r}, provider={self._provider!r})'
 
     async def decide(self, request: DecisionRequest, model_settings: DecisionModelSettings) -> DecisionResponse:
         """Send one request to `decisions`.
@@ -188,21 +173,12 @@ class GoogleDecisionsModel(DecisionModel):
                     'which its answer is read back by.'
                 )
             body.update(extra)
-        headers = self._provider.request_headers()
-        headers.update(model_settings.get('extra_headers') or {})
-        call = _http.HTTPCall(
-            client=self._provider.client,
-            url=self._provider.endpoint_url(f'/{API_VERSION}/decisions', self._model_name),
-            body=body,
-            headers=headers,
-            timeout=model_settings.get('timeout'),
-            model_name=self._model_name,
-            system=self.system,
-            operation='decide',
+        call = self._call(
+            self._provider.endpoint_url(f'/{API_VERSION}/decisions', self._model_name),
+            body,
+            model_settings,
             endpoint_name='decisions',
-            max_retries=self._provider.max_retries,
             error_key='error',
-            base_url=self.base_url,
             http_error=google_http_error,
         )
         data = await _http.post_for_data(call)

@@ -43,6 +43,7 @@ from ..providers import Provider, infer_provider
 from ..settings import ModelSettings
 from ..usage import RequestUsage
 from . import _http
+from ._decision_http import HTTPDecisionModel
 from ._decision_protocol import answer_fits
 from ._decision_protocol import as_text as _text
 from ._error_categories import openai_http_error
@@ -50,7 +51,6 @@ from .decision import (
     ChoiceAnswer,
     ChoiceQuestion,
     DecisionAnswer,
-    DecisionModel,
     DecisionModelSettings,
     DecisionQuestion,
     DecisionRequest,
@@ -271,7 +271,7 @@ def _answer(answer: _Predicate | _Choice | _Score) -> DecisionAnswer | None:
     return ScoreAnswer(score=answer.score, confidence=answer.confidence, probabilities=levels, legend=legend)
 
 
-class OpenAIDecisionsModel(DecisionModel):
+class OpenAIDecisionsModel(HTTPDecisionModel):
     """OpenAI's Decisions API as a decision model, through an `OpenAIProvider` (key from `OPENAI_API_KEY`)."""
 
     max_images: ClassVar[int | None] = 128
@@ -300,37 +300,22 @@ class OpenAIDecisionsModel(DecisionModel):
             profile: A (partial) profile merged over a decision model's profile for the name, or a function of it.
             settings: Default settings of this model's requests.
         """
-        self._model_name = model_name
-        self._provider: Provider[Any] = infer_provider('openai') if isinstance(provider, str) else provider
-        super().__init__(settings=settings, profile=profile)
+        super().__init__(
+            model_name,
+            infer_provider('openai') if isinstance(provider, str) else provider,
+            profile=profile,
+            settings=settings,
+        )
 
     def _undecided_profile(self) -> ModelProfile:
         # The provider would profile `gpt-6-luna` as a Responses API model, whose output modes this endpoint lacks.
         return resolve_profile(decision_model_profile(self._model_name), self._profile_spec)
 
     @property
-    def model_name(self) -> OpenAIDecisionsModelName:
-        """The model's name."""
-        return self._model_name
-
-    @property
     def system(self) -> str:
         """`'openai-decisions'`, whatever the provider is called: it tells these responses from the Responses API's
         (same URL), which have an id to continue from."""
         return 'openai-decisions'
-
-    @property
-    def provider(self) -> Provider[Any]:
-        """The provider requests go through."""
-        return self._provider
-
-    @property
-    def base_url(self) -> str:
-        """The API's URL."""
-        return self._provider.base_url
-
-    def __repr__(self) -> str:
-        return f'{type(self).__name__}(model_name={self._model_name!r}, provider={self._provider!r})'
 
     async def decide(self, request: DecisionRequest, model_settings: DecisionModelSettings) -> DecisionResponse:
         """Send one request to `/decisions`.
@@ -357,21 +342,12 @@ class OpenAIDecisionsModel(DecisionModel):
                     f'`extra_body` must be a mapping to send it to the OpenAI Decisions API; got {extra!r}.'
                 )
             body.update(extra)
-        headers = self._provider.request_headers()
-        headers.update(model_settings.get('extra_headers') or {})
-        call = _http.HTTPCall(
-            client=self._provider.client,
-            url=self._provider.endpoint_url('/decisions', self._model_name),
-            body=body,
-            headers=headers,
-            timeout=model_settings.get('timeout'),
-            model_name=self._model_name,
-            system=self.system,
-            operation='decide',
+        call = self._call(
+            self._provider.endpoint_url('/decisions', self._model_name),
+            body,
+            model_settings,
             endpoint_name='decisions',
-            max_retries=self._provider.max_retries,
             error_key='error',
-            base_url=self.base_url,
             http_error=openai_http_error,
         )
         data, response_headers = await _http.post_for_data_and_headers(call)

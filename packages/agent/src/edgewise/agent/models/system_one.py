@@ -29,11 +29,11 @@ from pydantic import Field, TypeAdapter, ValidationError
 
 from ..exceptions import UnexpectedModelBehavior, UserError
 from ..profiles import ModelProfile, ModelProfileSpec, resolve_profile
-from ..providers import Provider
 from ..providers.system_one import SystemOneProvider
 from ..settings import ModelSettings
 from ..usage import RequestUsage
 from . import _http
+from ._decision_http import HTTPDecisionModel
 from ._decision_protocol import DecisionQuestion, WireAnswer, WireQuestion, answer_fits, wire
 from .decision import DecisionModel, DecisionModelSettings, DecisionRequest, DecisionResponse
 
@@ -64,7 +64,7 @@ _ANSWERED = TypeAdapter(_Answered)
 _QUESTIONS = TypeAdapter(dict[str, WireQuestion])
 
 
-class SystemOneModel(DecisionModel):
+class SystemOneModel(HTTPDecisionModel):
     """A decision model behind a System One API (`SystemOneProvider`: its URL and optional key)."""
 
     requires_instructions: ClassVar[bool] = True
@@ -90,35 +90,20 @@ class SystemOneModel(DecisionModel):
             profile: A (partial) profile merged over the provider's, or a function of it.
             settings: Default settings of this model's requests.
         """
-        self._model_name = model_name
-        self._provider: Provider[Any] = SystemOneProvider() if isinstance(provider, str) else provider
-        super().__init__(settings=settings, profile=profile)
+        super().__init__(
+            model_name,
+            SystemOneProvider() if isinstance(provider, str) else provider,
+            profile=profile,
+            settings=settings,
+        )
 
     def _undecided_profile(self) -> ModelProfile:
         return resolve_profile(self._provider.model_profile(self._model_name), self._profile_spec)
 
     @property
-    def model_name(self) -> SystemOneModelName:
-        """The model's name."""
-        return self._model_name
-
-    @property
     def system(self) -> str:
         """The provider's name, `'system-one'`."""
         return self._provider.name
-
-    @property
-    def provider(self) -> Provider[Any]:
-        """The provider requests go through."""
-        return self._provider
-
-    @property
-    def base_url(self) -> str:
-        """The API's URL."""
-        return self._provider.base_url
-
-    def __repr__(self) -> str:
-        return f'{type(self).__name__}(model_name={self._model_name!r}, provider={self._provider!r})'
 
     def _url(self) -> str:
         base = self.base_url.rstrip('/')
@@ -160,21 +145,7 @@ class SystemOneModel(DecisionModel):
         if request.images:
             raise UserError('System One does not support image input.')
         body, questions = self._body(request, model_settings)
-        headers = self._provider.request_headers()
-        headers.update(model_settings.get('extra_headers') or {})
-        call = _http.HTTPCall(
-            client=self._provider.client,
-            url=self._url(),
-            body=body,
-            headers=headers,
-            timeout=model_settings.get('timeout'),
-            model_name=self._model_name,
-            system=self.system,
-            operation='decide',
-            endpoint_name='systemone',
-            max_retries=self._provider.max_retries,
-            base_url=self.base_url,
-        )
+        call = self._call(self._url(), body, model_settings, endpoint_name='systemone')
         data = await _http.post_for_data(call)
         try:
             answered = _ANSWERED.validate_python(data)
