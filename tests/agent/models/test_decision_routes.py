@@ -3,10 +3,12 @@ after it, hand-offs, the state of a turn, streaming."""
 
 from __future__ import annotations
 
+import json
 import pickle
 from typing import Annotated, Any, Literal
 
 import pytest
+from logfire.testing import CaptureLogfire
 from pydantic import BaseModel, Field
 
 from edgewise.agent import Agent
@@ -24,6 +26,7 @@ from edgewise.agent.models import ModelRequestParameters
 from edgewise.agent.models.decision import (
     ChoiceQuestion,
     DecisionAnswer,
+    DecisionModelSettings,
     DecisionRequest,
     NoulQuestion,
     UnfillableRoute,
@@ -293,3 +296,21 @@ async def test_a_streamed_run_gets_the_whole_answer_as_one_tool_call() -> None:
     assert isinstance(part := whole.parts[0], ToolCallPart)
     assert part.args == {'level': 'low'}
     assert streamed.provider_details == whole.provider_details
+
+
+async def test_each_request_is_a_decide_span_inside_the_model_request(capfire: CaptureLogfire) -> None:
+    model = ScriptedDecisions({'route': ['refund', 'Reply'], 'full': 0.2})
+    await _agent(model).run(_LONG, model_settings=DecisionModelSettings(decision_route_threshold=0.5))
+    spans = sorted(capfire.exporter.exported_spans_as_dict(), key=lambda s: s['start_time'])
+    decides = [s['attributes'] for s in spans if s['name'] == 'decide scripted']
+    assert len(decides) == 3  # pick, fill, then the pick of the second step
+    picking, filling = decides[:2]
+    assert json.loads(picking['pydantic_ai.decision.questions']) == {
+        'Reply.polite': {'type': 'noul'},
+        'route': {'type': 'choice'},
+    }
+    assert json.loads(picking['pydantic_ai.decision.thresholds']) == {'boolean': 0.5, 'route': 0.5}
+    assert json.loads(filling['pydantic_ai.decision.questions']) == {'full': {'type': 'noul'}}
+    assert (filling['gen_ai.operation.name'], filling['gen_ai.response.model']) == ('decide', 'scripted-1')
+    assert filling['pydantic_ai.decision.usage.input_tokens'] == 10
+    assert _LONG not in json.dumps(decides)  # the state is content: not recorded

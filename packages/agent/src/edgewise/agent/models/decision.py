@@ -21,11 +21,13 @@ To support a backend, subclass `DecisionModel` and implement `decide`, `model_na
 from __future__ import annotations as _annotations
 
 import dataclasses
+import json
 from abc import abstractmethod
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any, ClassVar, cast
 
+from .. import _instrument
 from .._messages.tool_parts import generate_tool_call_id
 from .._tools.definition import ToolDefinition
 from .._warnings import PydanticAIDeprecationWarning
@@ -280,8 +282,31 @@ class DecisionModel(Model):
                 raise ModelAPIError(self.model_name, f'{self.model_name} accepts at most {limit} {kind}; got {count}.')
 
     async def _send(self, request: DecisionRequest, settings: DecisionModelSettings) -> DecisionResponse:
+        """One request through `decide`, in a `decide` span inside an instrumented run's model request."""
         self._check_request_limits(image_count=len(request.images), question_count=len(request.questions))
-        return await self.decide(request, settings)
+        if not _instrument.in_traced_request():
+            return await self.decide(request, settings)
+        thresholds = {'boolean': _threshold(settings, 'decision_boolean_threshold', _DEFAULT_BOOLEAN_THRESHOLD)}
+        if 'decision_route_threshold' in settings:
+            thresholds['route'] = _threshold(settings, 'decision_route_threshold', 0.0)
+        attributes = {
+            'gen_ai.operation.name': 'decide',
+            'gen_ai.system': self.system,
+            'gen_ai.request.model': self.model_name,
+            # By kind only: the questions' words are the user's content.
+            'pydantic_ai.decision.questions': json.dumps({k: {'type': q.type} for k, q in request.questions.items()}),
+            'pydantic_ai.decision.thresholds': json.dumps(thresholds),
+        }
+        with _instrument.span(f'decide {self.model_name}', **attributes) as span:
+            response = await self.decide(request, settings)
+            if span is not None:
+                span.set_attribute('gen_ai.response.model', response.model_name)
+                # This request's alone, not `gen_ai.usage.*`: the `chat` span above sums the step's requests.
+                span.set_attribute('pydantic_ai.decision.usage.input_tokens', response.usage.input_tokens)
+                span.set_attribute('pydantic_ai.decision.usage.output_tokens', response.usage.output_tokens)
+                if response.provider_response_id is not None:
+                    span.set_attribute('gen_ai.response.id', response.provider_response_id)
+            return response
 
     async def request(
         self,
