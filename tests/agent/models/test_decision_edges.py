@@ -232,3 +232,10 @@ async def test_a_route_of_an_enum_says_what_it_is_for_through_its_docstring() ->
         criteria={'output': "The customer's mood.", 'wait': 'Wait and see.'},
         instructions='Which of these does this call for?',
     )
+
+
+async def test_a_text_output_is_refused_as_a_decision_model_writes_no_text() -> None:
+    model = ScriptedDecisions()
+    with pytest.raises(UserError, match='Text output is not supported by this model'):
+        await Agent(model).run('hi')
+    assert model.requests == []
