@@ -11,8 +11,10 @@ Responses API is `'azure-responses:...'`),
 `models.xai.XaiModel` (`'xai:...'`, xAI's Responses API),
 `models.mistral.MistralModel` (`'mistral:...'`), `models.cohere.CohereModel` (`'cohere:...'`),
 `models.huggingface.HuggingFaceModel` (`'huggingface:...'`), `models.bedrock.BedrockConverseModel` (`'bedrock:...'`),
-`models.anthropic.AnthropicModel` (`'anthropic:...'`) and `models.google.GoogleModel` (`'google:...'`, or the
-deprecated `'google-gla:...'`).
+`models.anthropic.AnthropicModel` (`'anthropic:...'`), `models.google.GoogleModel` (`'google:...'`, or the
+deprecated `'google-gla:...'`) and the decision models `models.system_one.SystemOneModel` (`'system-one:...'`) and
+`models.openai_decisions.OpenAIDecisionsModel` (`'openai-decisions:...'`) and
+`models.google_decisions.GoogleDecisionsModel` (`'google-decisions:...'`).
 
 `Model` (with `RunContext`), `ModelRequestParameters` and `StreamedResponse` are defined in the private modules
 of this package, which the backends import; this module re-exports them and sits above the backends, so that
@@ -71,6 +73,7 @@ KNOWN_PROVIDERS = (
     'github-copilot',
     'google',
     'google-cloud',
+    'google-decisions',
     'google-gla',
     'google-vertex',
     'grok',
@@ -87,6 +90,7 @@ KNOWN_PROVIDERS = (
     'openai-chat',
     'openai-chatgpt',
     'openai-codex',
+    'openai-decisions',
     'openai-responses',
     'openrouter',
     'ovhcloud',
@@ -213,11 +217,18 @@ def infer_model(model: Model | KnownModelName) -> Model:
         from .openai import OpenAIChatModel
 
         return OpenAIChatModel(name, provider='openai' if provider == 'openai-chat' else provider)
+    if provider == 'system-one':
+        from .system_one import SystemOneModel
+
+        return SystemOneModel(name, provider='system-one')
+    if provider in ('openai-decisions', 'google-decisions'):
+        return _decisions_model(provider, name)
     if provider in _DECISION_PROVIDERS:
         raise UserError(
             f'Model provider {provider!r} (for model {name!r}) is not available in edgewise.agent yet: it serves '
-            "decision models (pydantic-ai 2.68's `DecisionModel`), which Edgewise does not have yet. Its provider "
-            f'(`infer_provider({provider!r})`) and profile are available; for a run, use another provider.'
+            "decision models through TypeSafe's own SDK, which Edgewise does not use. Its provider "
+            f'(`infer_provider({provider!r})`) and profile are available; for a run, use another provider '
+            "(a decision model over HTTP: `'system-one:...'`)."
         )
     if provider in KNOWN_PROVIDERS:
         raise UserError(
@@ -229,10 +240,21 @@ def infer_model(model: Model | KnownModelName) -> Model:
     raise UserError(f'Unknown model provider {provider!r} in model name {model!r}.')
 
 
-_DECISION_PROVIDERS = frozenset({'system-one', 'typesafe'})
+_DECISION_PROVIDERS = frozenset({'typesafe'})
 
 _OWN_CHAT_MODELS = frozenset({'cerebras', 'crusoe', 'ollama', 'snowflake', 'zai'})
 """OpenAI-compatible providers with a Chat Completions model class of their own."""
+
+
+def _decisions_model(provider: str, name: str) -> Model:
+    """The model of a provider's decisions endpoint, which takes the provider its other models take."""
+    if provider == 'openai-decisions':
+        from .openai_decisions import OpenAIDecisionsModel
+
+        return OpenAIDecisionsModel(name, provider='openai-decisions')
+    from .google_decisions import GoogleDecisionsModel
+
+    return GoogleDecisionsModel(name, provider='google-decisions')
 
 
 def _bedrock_mantle_model(name: str) -> Model:

@@ -1,9 +1,8 @@
 """The profile of a decision model: a model that answers typed questions about a conversation, with a confidence,
 instead of writing text (TypeSafe's Jev, models behind a System One API).
 
-Edgewise does not have pydantic-ai 2.68's `DecisionModel` yet; this profile and the providers that give it
-(`edgewise.agent.providers.typesafe`, `edgewise.agent.providers.system_one`) are there so that code naming them
-imports and configures as with pydantic-ai.
+`edgewise.agent.models.decision.DecisionModel` reads the `decision_` keys (its class limits are the fallback); the
+providers that give this profile are `edgewise.agent.providers.system_one` and `edgewise.agent.providers.typesafe`.
 """
 
 from __future__ import annotations as _annotations

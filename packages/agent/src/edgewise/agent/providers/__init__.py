@@ -46,7 +46,7 @@ def infer_provider_class(provider: str) -> type[Provider[Any]]:
         from .gateway import normalize_gateway_provider
 
         provider = normalize_gateway_provider(provider)
-    if provider in ('openai', 'openai-chat', 'openai-responses'):
+    if provider in ('openai', 'openai-chat', 'openai-responses', 'openai-decisions'):
         from .openai import OpenAIProvider
 
         return OpenAIProvider
@@ -77,7 +77,7 @@ def infer_provider_class(provider: str) -> type[Provider[Any]]:
             stacklevel=3,
         )
         provider = 'google'
-    if provider == 'google':
+    if provider in ('google', 'google-decisions'):
         from .google import GoogleProvider
 
         return GoogleProvider

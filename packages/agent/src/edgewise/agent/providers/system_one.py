@@ -1,8 +1,7 @@
 """`SystemOneProvider`: where a `POST /v1/systemone` decisions API is (a URL of your choosing: a hosted service, or
 a local server such as Ollama's at `http://localhost:11434`) and the key it takes, if any.
 
-Edgewise has the provider but not yet pydantic-ai 2.68's `SystemOneModel`, so `'system-one:clm-latest'` is not a
-model name Edgewise can run (see docs/compatibility.md).
+`SystemOneModel` (`edgewise.agent.models.system_one`, or `'system-one:clm-latest'`) sends its requests here.
 """
 
 from __future__ import annotations as _annotations

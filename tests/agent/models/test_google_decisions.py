@@ -1,0 +1,139 @@
+"""`GoogleDecisionsModel` against a real HTTP server on 127.0.0.1 speaking the Gemini API's `decisions` endpoint."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import pytest
+from pydantic import BaseModel, Field
+
+from edgewise.agent import Agent
+from edgewise.agent.exceptions import ModelHTTPError, UnexpectedModelBehavior, UserError
+from edgewise.agent.messages import ModelResponse
+from edgewise.agent.models import infer_model
+from edgewise.agent.models.decision import (
+    ChoiceQuestion,
+    DecisionQuestion,
+    DecisionRequest,
+    NoulAnswer,
+    NoulCriteria,
+    NoulQuestion,
+)
+from edgewise.agent.models.google_decisions import GoogleDecisionsModel
+from edgewise.agent.providers.google import GoogleProvider
+
+from .conftest import LocalServer, Reply
+
+pytestmark = pytest.mark.anyio
+
+SECRET = 'AIza-decisions-secret-0042'
+
+
+def _model(server: LocalServer) -> GoogleDecisionsModel:
+    provider = GoogleProvider(api_key=SECRET, base_url=server.url.removesuffix('/v1'), max_retries=0)
+    return GoogleDecisionsModel('gemini-decision-1', provider=provider)
+
+
+def _answered(answers: dict[str, Any]) -> Reply:
+    usage = {
+        'total_input_tokens': 25,
+        'total_output_tokens': 2,
+        'input_tokens_by_modality': [{'modality': 'TEXT', 'tokens': 25}],
+    }
+    return Reply(200, {'answers': answers, 'usage': usage})
+
+
+class Handling(BaseModel):
+    """How to handle a shell command."""
+
+    verdict: Literal['run', 'reject'] = Field(description='How to handle this command.')
+    irreversible: bool = Field(description='Would running this destroy data or leak secrets?')
+
+
+async def test_an_agent_on_the_gemini_decisions_endpoint(local_server: LocalServer) -> None:
+    local_server.script(
+        _answered(
+            {
+                'q0': {
+                    'type': 'choice',
+                    'choice': 'reject',
+                    'confidence': 0.875,
+                    'probabilities': {'run': 0.125, 'reject': 0.875},
+                },
+                'q1': {'type': 'noul', 'noul': 0.9921875},
+            }
+        )
+    )
+    async with _model(local_server) as model:
+        result = await Agent(model, output_type=Handling).run('rm -rf /')
+    assert result.output == Handling(verdict='reject', irreversible=True)
+    (received,) = local_server.received
+    assert received['path'] == '/v1beta/decisions'
+    assert received['headers']['x-goog-api-key'] == SECRET
+    goal = 'How to handle a shell command.'
+    assert received['body'] == {
+        'model': 'gemini-decision-1',
+        'input': 'rm -rf /',
+        'questions': {
+            'q0': {
+                'type': 'choice',
+                'instructions': f'{{"field": "verdict", "question": "How to handle this command.", "goal": "{goal}"}}',
+                'criteria': {'run': None, 'reject': None},
+            },
+            'q1': {
+                'type': 'noul',
+                'instructions': (
+                    '{"field": "irreversible", "question": "Would running this destroy data or leak secrets?", '
+                    f'"goal": "{goal}"}}'
+                ),
+            },
+        },
+    }
+    response = result.all_messages()[-2]
+    assert isinstance(response, ModelResponse)
+    assert (response.provider_name, response.model_name) == ('google-decisions', 'gemini-decision-1')
+    assert response.usage.details == {'text_prompt_tokens': 25}
+
+
+async def test_yes_no_meanings_and_unrounded_sums(local_server: LocalServer) -> None:
+    local_server.script(
+        _answered({'q0': {'type': 'choice', 'choice': 'a', 'confidence': 0.5, 'probabilities': {'a': 0.5, 'b': 0.49}}})
+    )
+    choice = ChoiceQuestion(criteria={'a': None, 'b': 'the other'}, instructions='Which?')
+    with pytest.raises(UnexpectedModelBehavior, match=r"answer 'pick' does not match its question"):
+        async with _model(local_server) as model:  # 0.99 passes a rounding backend's check, not an unrounded one's
+            await model.decide(DecisionRequest(state='x', questions={'pick': choice}), {})
+    local_server.script(_answered({'q0': {'type': 'noul', 'noul': 0.25}}))
+    question = NoulQuestion(instructions='Safe?', criteria=NoulCriteria(false='it is not'))
+    async with _model(local_server) as model:
+        response = await model.decide(DecisionRequest(state={'cmd': 'ls'}, questions={'ok.now': question}), {})
+    assert response.answers == {'ok.now': NoulAnswer(noul=0.25)}  # read back under the question's own name
+    assert local_server.received[1]['body']['input'] == '{"cmd": "ls"}'
+    assert local_server.received[1]['body']['questions'] == {
+        'q0': {'type': 'noul', 'instructions': 'Safe?', 'criteria': {'false_description': 'it is not'}}
+    }
+
+
+async def test_bad_requests_and_error_statuses(local_server: LocalServer) -> None:
+    model = _model(local_server)
+    question: dict[str, DecisionQuestion] = {'q': NoulQuestion(instructions='?')}
+    with pytest.raises(UserError, match='`extra_body` cannot set `questions`'):
+        await model.decide(DecisionRequest(state='x', questions=question), {'extra_body': {'Questions': {}}})
+    local_server.script(
+        Reply(400, {'error': {'code': 400, 'message': f'bad key {SECRET}', 'status': 'INVALID_ARGUMENT'}})
+    )
+    with pytest.raises(ModelHTTPError) as caught:
+        async with model:
+            await model.decide(DecisionRequest(state='x', questions=question), {})
+    assert caught.value.status_code == 400
+    assert SECRET not in str(caught.value)
+    assert SECRET not in repr(caught.value.body)
+    assert SECRET not in repr(model)
+
+
+async def test_the_model_name_prefix(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv('GOOGLE_API_KEY', SECRET)
+    model = infer_model('google-decisions:gemini-decision-1')
+    assert isinstance(model, GoogleDecisionsModel)
+    assert (model.model_name, model.system) == ('gemini-decision-1', 'google-decisions')
+    assert model.profile.get('supports_text_output') is False
