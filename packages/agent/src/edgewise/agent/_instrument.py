@@ -60,16 +60,21 @@ _REQUEST_SPAN: ContextVar[tuple[Any, str] | None] = ContextVar('edgewise_request
 
 
 def in_traced_request() -> bool:
-    """Whether the code runs inside the `chat` span of an instrumented run's model request (the failed attempts of
-    a fallback get spans of their own there, and nowhere else)."""
+    """Whether the code runs inside the `chat` span of a model request (an instrumented run's, or an
+    `InstrumentedModel`'s): the failed attempts of a fallback get spans of their own there, and nowhere else, and
+    an `InstrumentedModel` inside opens no second `chat` span."""
     return _IN_TRACED_REQUEST.get()
 
 
-def request_span(enabled: bool, model_name: str, run_step: int) -> AbstractContextManager[Any]:
-    """The `chat {model_name}` span of a model request when `enabled` (the run is instrumented), else nothing."""
+def request_span(enabled: bool, model_name: str, run_step: int | None) -> AbstractContextManager[Any]:
+    """The `chat {model_name}` span of a model request when `enabled` (the run is instrumented), else nothing.
+
+    `run_step` is the request's step in its agent run; `None` for a request made outside a run (an
+    `InstrumentedModel` used directly), whose span has no `run_step`."""
     if not enabled:
         return _NO_SPAN
-    return _RequestSpan(span('chat {model_name}', model_name=model_name, run_step=run_step), model_name)
+    steps = {} if run_step is None else {'run_step': run_step}
+    return _RequestSpan(span('chat {model_name}', model_name=model_name, **steps), model_name)
 
 
 def set_request_span_attributes(model_name: str, attributes: dict[str, Any]) -> None:

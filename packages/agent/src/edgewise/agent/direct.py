@@ -16,25 +16,22 @@ The synchronous forms start an event loop of their own, so they cannot be called
 from __future__ import annotations as _annotations
 
 from collections.abc import Iterator, Sequence
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import partial
 from types import TracebackType
 from typing import TYPE_CHECKING
 
-from . import _instrument
 from ._streaming.sync_bridge import SyncStreamBridge
 from ._threads import run_in_new_loop
 from .messages import ModelMessage, ModelResponse, ModelResponseStreamEvent
 from .models import KnownModelName, Model, ModelRequestParameters, infer_model
-from .models.instrumented import InstrumentationSettings
+from .models.instrumented import InstrumentationSettings, instrument_model
 from .settings import ModelSettings
 from .usage import RequestUsage
 
 if TYPE_CHECKING:
-    from collections.abc import AsyncIterator
-
     from .models import StreamedResponse
 
 __all__ = (
@@ -46,13 +43,14 @@ __all__ = (
 )
 
 
-def _traced(instrument: InstrumentationSettings | bool | None) -> bool:
-    """Whether a request is traced: `instrument` if given, else what `Agent.instrument_all()` set (on by default)."""
+def _prepare_model(model: Model | KnownModelName | str, instrument: InstrumentationSettings | bool | None) -> Model:
+    """The model of `model`, in an `InstrumentedModel` when the request is traced: `instrument` if given, else what
+    `Agent.instrument_all()` set (on by default)."""
     if instrument is None:
         from .agent import Agent
 
         instrument = Agent._instrument_default  # pyright: ignore[reportPrivateUsage]
-    return instrument is not False
+    return instrument_model(infer_model(model), instrument)
 
 
 async def model_request(
@@ -70,16 +68,16 @@ async def model_request(
         messages: The conversation to send (`ModelRequest.user_text_prompt(...)` makes a one-message one).
         model_settings: Settings of this request (temperature, max tokens, ...).
         model_request_parameters: The tools the model may call and the output it is asked for (none by default).
-        instrument: Whether the request gets a `chat <model>` span; `None` follows `Agent.instrument_all()`.
+        instrument: Whether the request gets a `chat <model>` span (`InstrumentationSettings` say what it records,
+            as an `InstrumentedModel`'s); `None` follows `Agent.instrument_all()`.
 
     Raises:
         UserError: the model name is unknown, or its provider's API key is not set.
         ModelHTTPError: the provider answered with an error.
     """
-    model_instance = infer_model(model)
+    model_instance = _prepare_model(model, instrument)
     params = model_request_parameters or ModelRequestParameters()
-    with _instrument.span_if(_traced(instrument), 'chat {model_name}', model_name=model_instance.model_name):
-        return await model_instance.request(list(messages), model_settings, params)
+    return await model_instance.request(list(messages), model_settings, params)
 
 
 def model_request_sync(
@@ -120,22 +118,9 @@ def model_request_stream(
     `stream.get()` is the response so far. Leaving the block early closes the connection. Takes the same
     arguments as `model_request`.
     """
-    model_instance = infer_model(model)
+    model_instance = _prepare_model(model, instrument)
     params = model_request_parameters or ModelRequestParameters()
-    return _stream(model_instance, list(messages), model_settings, params, _traced(instrument))
-
-
-@asynccontextmanager
-async def _stream(
-    model: Model,
-    messages: list[ModelMessage],
-    settings: ModelSettings | None,
-    params: ModelRequestParameters,
-    traced: bool,
-) -> AsyncIterator[StreamedResponse]:
-    with _instrument.span_if(traced, 'chat {model_name}', model_name=model.model_name):
-        async with model.request_stream(messages, settings, params) as stream:
-            yield stream
+    return model_instance.request_stream(list(messages), model_settings, params)
 
 
 def model_request_stream_sync(

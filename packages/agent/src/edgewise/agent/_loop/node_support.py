@@ -22,6 +22,7 @@ from ..messages import (
     ModelSettingsDeltaEvent,
 )
 from ..models import Model
+from ..models._instrumentation_settings import record_model_request
 from ..settings import ModelSettings
 
 __all__ = (
@@ -136,5 +137,4 @@ def trace_exchange(
         final_segment = segments[-1] if segments else None
         health = detector.observe(model, settings, sent, response, final_segment=final_segment)
         record_cache_health(span, health, response)
-    if span is not None and span.is_recording():
-        span.set_attributes(deps.instrumentation.model_request_attributes(sent, response))
+    record_model_request(span, deps.instrumentation, sent, response)

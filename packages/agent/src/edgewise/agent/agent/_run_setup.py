@@ -66,13 +66,14 @@ from ..capabilities.abstract import LIFECYCLE_HOOKS, AbstractCapability
 from ..capabilities.combined import combined_or_none
 from ..capabilities.durability import durability_of
 from ..capabilities.durable_operation import run_operations
+from ..capabilities.instrumentation import Instrumentation
 from ..capabilities.thread_executor import run_thread_executor
 from ..concurrency import concurrency_slot
 from ..conversation import RUN_CONVERSATION, RunConversation
 from ..exceptions import RunCancelled, RunTimedOut, UserError
 from ..messages import ModelMessage, ModelRequest, UserContent
 from ..models import KnownModelName, Model
-from ..models.instrumented import InstrumentationSettings
+from ..models.instrumented import InstrumentationSettings, InstrumentedModel
 from ..output import OutputSpec
 from ..settings import ModelSettings
 from ..tools import AgentNativeTool, RunContext
@@ -405,6 +406,9 @@ def configure_run(
         retries = AgentRetries(**{**retries, **overrides['retries']})
     model_used = resolve_model(agent, model) if choice is None else choice.model
     assert model_used is not None  # a choice has its model
+    traced_as: InstrumentationSettings | None = None
+    if isinstance(model_used, InstrumentedModel):  # the run's spans are the model's: it is traced with its settings
+        traced_as, model_used = model_used.instrumentation_settings, model_used.wrapped
     deps = resolve_deps(agent, deps)
     if output_type is not None and agent._output_validators:
         raise UserError('Cannot set a custom run `output_type` when the agent has output validators')
@@ -451,8 +455,8 @@ def configure_run(
         native_tools=run_native_tools(
             agent._overrides.get(), agent._native_tools, agent._capabilities, caps, native_tools
         ),
-        tracing=agent._tracing(caps) and _instrument.TRACING,  # (no span is made without logfire)
-        instrumentation=agent._instrumentation_settings(caps),
+        tracing=(traced_as is not None or agent._tracing(caps)) and _instrument.TRACING,  # (none without logfire)
+        instrumentation=_run_instrumentation(agent, caps, traced_as),
         validation_context=agent.validation_context,
         usage_limits=usage_limits or UsageLimits(),
         max_result_retries=retries.get('output', agent._max_output_retries),
@@ -473,6 +477,16 @@ def configure_run(
     if graph_deps.persistence is not None and (operations := run_operations(caps)):  # durable: journaled
         graph_deps.operation_journal = OperationJournal(graph_deps.persistence, operations)
     return graph_deps
+
+
+def _run_instrumentation(
+    agent: SetUpAgent, caps: Sequence[AbstractCapability[Any]], traced_as: InstrumentationSettings | None
+) -> InstrumentationSettings:
+    """The run's tracing options: its `Instrumentation` capability's, else those of the `InstrumentedModel` it was
+    given (`traced_as`), else the agent's."""
+    if traced_as is not None and not any(isinstance(c, Instrumentation) for c in caps):
+        return traced_as
+    return agent._instrumentation_settings(caps)
 
 
 def _run_capabilities(

@@ -54,7 +54,7 @@ from ._streamed_response import StreamedResponse
 from ._thinking import resolve_thinking
 from ._tool_announcements import TOOL_AVAILABILITY_ANNOUNCEMENT, announce_tool_availability
 from ._tool_call_ids import fit_tool_call_ids
-from .instrumented import DEFAULT_INSTRUMENTATION_VERSION
+from ._instrumentation_settings import DEFAULT_INSTRUMENTATION_VERSION
 
 if TYPE_CHECKING:
     from .._tools.definition import ToolDefinition

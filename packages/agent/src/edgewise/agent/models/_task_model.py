@@ -27,7 +27,7 @@ from typing import Any, ClassVar, Generic, TypeVar, cast
 from .. import _instrument
 from ..providers import Provider, infer_provider
 from . import _http
-from .instrumented import InstrumentationSettings
+from ._instrumentation_settings import InstrumentationSettings
 
 __all__ = (
     'TaskModel',

@@ -1,153 +1,99 @@
-"""`InstrumentationSettings`: how agent runs are traced (`Agent(instrument=...)`, `Agent.instrument_all(...)`).
+"""Tracing of models: `InstrumentationSettings`, `InstrumentedModel` and `instrument_model`.
 
-Edgewise makes its spans (agent run, model request, tool call) through logfire-api, so they go wherever logfire
-is configured to send them; when logfire is not installed no span is made and none of this costs anything. A model
-request span that records (logfire is configured) carries the messages sent and received in the OpenTelemetry GenAI
-form (`gen_ai.input.messages`, `gen_ai.output.messages`, `gen_ai.system_instructions`), as `messages_to_otel_messages`
-writes them.
+`InstrumentationSettings` says how agent runs are traced (`Agent(instrument=...)`, `Agent.instrument_all(...)`,
+the `Instrumentation` capability). `InstrumentedModel` gives a model's requests the same `chat <model>` span an
+instrumented agent run gives each of its requests, for code that calls the model itself (`await
+model.request(...)`, `model.request_stream(...)`, `edgewise.agent.direct`). Each request is traced once:
+
+- An agent given an `InstrumentedModel` runs the model it wraps and is traced with its settings (as pydantic-ai
+  2.x's agent does), whatever the agent's own `instrument` says.
+- Anywhere else inside a request that already has its `chat` span (an instrumented run's request reaching the
+  model through a `FallbackModel` or another wrapper, or an `InstrumentedModel` inside another), the model adds no
+  span of its own: the request's span covers it, and a fallback's failed attempts are recorded under it.
+
+Spans go through logfire-api, as every Edgewise span: none is made when logfire is not installed.
 """
 
 from __future__ import annotations as _annotations
 
-import itertools
-import warnings
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Literal
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import Any
 
-from .._messages.model_messages import (
-    ModelMessage,
-    ModelRequest,
-    ModelRequestPart,
-    ModelResponse,
-    RetryPromptPart,
-    SystemPromptPart,
-    ToolAvailabilityDeltaPart,
-)
-from .._messages.otel import OtelChatMessage, OtelMessagePart, OtelOutputMessage, OtelRole
-from .._messages.tool_parts import BaseToolReturnPart
+from .. import _instrument
+from .._messages.model_messages import ModelMessage, ModelResponse
+from ..settings import ModelSettings
+from . import KnownModelName, infer_model
+from ._instrumentation_settings import DEFAULT_INSTRUMENTATION_VERSION, InstrumentationSettings, record_model_request
+from ._model import Model, RunContext
+from ._request_parameters import ModelRequestParameters
+from ._streamed_response import StreamedResponse
+from .wrapper import WrapperModel
 
-if TYPE_CHECKING:
-    from ..usage import RunUsage
-
-__all__ = ('InstrumentationSettings', 'DEFAULT_INSTRUMENTATION_VERSION')
-
-DEFAULT_INSTRUMENTATION_VERSION: Literal[5] = 5
-"""The span format used when none is given (pydantic-ai 2.x's default)."""
+__all__ = ('InstrumentationSettings', 'InstrumentedModel', 'instrument_model', 'DEFAULT_INSTRUMENTATION_VERSION')
 
 
-class InstrumentationSettings:
-    """Options of agent tracing.
+def instrument_model(model: Model, instrument: InstrumentationSettings | bool) -> Model:
+    """`model` in an `InstrumentedModel` (with `InstrumentationSettings()` for `True`); `model` itself when
+    `instrument` is `False` or it is an `InstrumentedModel` already."""
+    if not instrument or isinstance(model, InstrumentedModel):
+        return model
+    return InstrumentedModel(model, InstrumentationSettings() if instrument is True else instrument)
 
-    The OpenTelemetry providers are accepted for compatibility with pydantic-ai; Edgewise's spans go through
-    logfire (`logfire.configure()` chooses where they are sent).
-    """
 
-    def __init__(
-        self,
-        *,
-        tracer_provider: Any = None,
-        meter_provider: Any = None,
-        include_binary_content: bool = True,
-        include_content: bool = True,
-        version: Literal[1, 2, 3, 4, 5, 6] = DEFAULT_INSTRUMENTATION_VERSION,
-        event_mode: Literal['attributes', 'logs'] = 'attributes',
-        logger_provider: Any = None,
-        use_aggregated_usage_attribute_names: bool = True,
-    ) -> None:
-        """Set the options.
+@dataclass(init=False)
+class InstrumentedModel(WrapperModel):
+    """Sends requests to `wrapped`, each inside a `chat <model name>` span (unless one is open already)."""
+
+    instrumentation_settings: InstrumentationSettings
+    """What the spans record (`include_content`, `version`, ...); an agent given this model is traced with them."""
+
+    def __init__(self, wrapped: Model | KnownModelName, options: InstrumentationSettings | None = None) -> None:
+        """Wrap a model, or the model of a name.
 
         Args:
-            tracer_provider: Accepted for compatibility (spans go through logfire).
-            meter_provider: Accepted for compatibility.
-            include_binary_content: Whether binary content may be recorded on spans.
-            include_content: Whether prompts, outputs and tool arguments may be recorded on spans.
-            version: The version of the span format, 5 by default (as pydantic-ai 2.x). Versions 1 to 4 are
-                deprecated (a `DeprecationWarning` names `version=5`); before 4, files are written as `image-url`
-                and `binary` parts rather than `uri` and `blob`; before 5, a deferred tool call is an error on its
-                span. 6 is 5 with tool results (and retry prompts of tool calls) in `role='tool'` messages of their
-                own rather than in `role='user'` ones.
-            event_mode: Accepted for compatibility.
-            logger_provider: Accepted for compatibility.
-            use_aggregated_usage_attribute_names: Whether the run's total usage is given as
-                `gen_ai.aggregated_usage.*` (the default) instead of `gen_ai.usage.*`, so that backends summing
-                span attributes do not count it twice beside the requests' own usage.
-
-        Raises:
-            ValueError: `version` is not one of 1 to 6.
+            wrapped: The model requests go to, or its name (`'openai:gpt-5.2'`, `'test'`).
+            options: What the spans record; `InstrumentationSettings()` by default.
         """
-        if version not in (1, 2, 3, 4, 5, 6):
-            raise ValueError(f'Instrumentation version must be one of 1 to 6, not {version!r}.')
-        if version < 5:
-            warnings.warn(
-                f'Instrumentation format version {version} is deprecated; use `version=5` instead.',
-                DeprecationWarning,
-                stacklevel=2,
-            )
-        self.tracer_provider = tracer_provider
-        self.meter_provider = meter_provider
-        self.include_binary_content = include_binary_content
-        self.include_content = include_content
-        self.version = version
-        self.event_mode = event_mode
-        self.logger_provider = logger_provider
-        self.use_aggregated_usage_attribute_names = use_aggregated_usage_attribute_names
+        super().__init__(infer_model(wrapped))
+        self.instrumentation_settings = options or InstrumentationSettings()
 
-    def __repr__(self) -> str:
-        return f'InstrumentationSettings(include_content={self.include_content!r}, version={self.version!r})'
+    async def request(
+        self,
+        messages: list[ModelMessage],
+        model_settings: ModelSettings | None,
+        model_request_parameters: ModelRequestParameters,
+    ) -> ModelResponse:
+        """The wrapped model's response, the request traced."""
+        if _instrument.in_traced_request():  # an open `chat` span covers this request already
+            return await self.wrapped.request(messages, model_settings, model_request_parameters)
+        with _instrument.request_span(_instrument.TRACING, self.wrapped.model_name, None) as span:
+            response = await self.wrapped.request(messages, model_settings, model_request_parameters)
+            record_model_request(span, self.instrumentation_settings, messages, response)
+            return response
 
-    def aggregated_usage_attributes(self, usage: RunUsage) -> dict[str, int]:
-        """The run's total usage as span attributes: `gen_ai.usage.*` renamed to `gen_ai.aggregated_usage.*`
-        unless `use_aggregated_usage_attribute_names` is off."""
-        attributes = usage.opentelemetry_attributes()
-        if not self.use_aggregated_usage_attribute_names:
-            return attributes
-        return {key.replace('gen_ai.usage.', 'gen_ai.aggregated_usage.', 1): value for key, value in attributes.items()}
-
-    def messages_to_otel_messages(self, messages: Sequence[ModelMessage]) -> list[OtelChatMessage]:
-        """Messages in the OpenTelemetry GenAI form, as a model request span records them.
-
-        A request becomes one message per run of parts of one role: system prompts (and tool availability notes)
-        `system`, the rest `user`, except that from format 6 on tool returns and the retry prompts of tool calls
-        are `tool` messages. A response becomes an `assistant` message with its `finish_reason`. What the parts
-        hold is written as `include_content` and `include_binary_content` allow.
-        """
-        result: list[OtelChatMessage] = []
-        for message in messages:
-            if isinstance(message, ModelRequest):
-                for role, parts in itertools.groupby(message.parts, key=self._role):
-                    otel_parts: list[OtelMessagePart] = []
-                    for part in parts:
-                        otel_parts.extend(part.otel_message_parts(self))
-                    result.append(OtelChatMessage(role=role, parts=otel_parts))
-            else:
-                output = OtelOutputMessage(role='assistant', parts=message.otel_message_parts(self))
-                if message.finish_reason is not None:
-                    output['finish_reason'] = message.finish_reason
-                result.append(output)
-        return result
-
-    def _role(self, part: ModelRequestPart) -> OtelRole:
-        if isinstance(part, SystemPromptPart | ToolAvailabilityDeltaPart):
-            return 'system'
-        if self.version >= 6 and (
-            isinstance(part, BaseToolReturnPart) or (isinstance(part, RetryPromptPart) and part.tool_name is not None)
-        ):
-            return 'tool'
-        return 'user'
-
-    def system_instructions_attributes(self, instructions: str | None) -> dict[str, Any]:
-        """`gen_ai.system_instructions`: a request's instructions as a text part, when there are some and content
-        may be recorded."""
-        if instructions and self.include_content:
-            return {'gen_ai.system_instructions': [{'type': 'text', 'content': instructions}]}
-        return {}
-
-    def model_request_attributes(self, messages: Sequence[ModelMessage], response: ModelResponse) -> dict[str, Any]:
-        """The attributes a model request span gets once answered: the messages sent (`gen_ai.input.messages`),
-        the response (`gen_ai.output.messages`) and the last request's instructions."""
-        last_request = next((m for m in reversed(messages) if isinstance(m, ModelRequest)), None)
-        return {
-            'gen_ai.input.messages': self.messages_to_otel_messages(messages),
-            'gen_ai.output.messages': self.messages_to_otel_messages([response]),
-            **self.system_instructions_attributes(last_request.instructions if last_request else None),
-        }
+    @asynccontextmanager
+    async def request_stream(
+        self,
+        messages: list[ModelMessage],
+        model_settings: ModelSettings | None,
+        model_request_parameters: ModelRequestParameters,
+        run_context: RunContext[Any] | None = None,
+    ) -> AsyncIterator[StreamedResponse]:
+        """The wrapped model's streamed response, traced until the block using it is left; the span records the
+        response as far as it was read."""
+        args = (messages, model_settings, model_request_parameters, run_context)
+        if _instrument.in_traced_request():
+            async with self.wrapped.request_stream(*args) as stream:
+                yield stream
+            return
+        run_step = run_context.run_step if run_context is not None else None
+        with _instrument.request_span(_instrument.TRACING, self.wrapped.model_name, run_step) as span:
+            opened: StreamedResponse | None = None
+            try:
+                async with self.wrapped.request_stream(*args) as opened:
+                    yield opened
+            finally:
+                if opened is not None:
+                    record_model_request(span, self.instrumentation_settings, messages, opened.get())

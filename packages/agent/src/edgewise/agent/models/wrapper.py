@@ -9,7 +9,8 @@ import warnings
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, Self
 
 from .._messages.model_messages import ModelMessage, ModelResponse, ModelResponsePart
 from .._warnings import PydanticAIDeprecationWarning
@@ -56,6 +57,17 @@ class WrapperModel(Model):
             messages, model_settings, model_request_parameters, run_context
         ) as response:
             yield response
+
+    async def __aenter__(self) -> Self:
+        """Enter the wrapped model's context (its provider's HTTP client, or each model of a `FallbackModel`)."""
+        await self.wrapped.__aenter__()
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        """Leave the wrapped model's context."""
+        await self.wrapped.__aexit__(exc_type, exc, tb)
 
     def _starts_request_deadline(self) -> bool:
         return self.wrapped._starts_request_deadline()
