@@ -442,6 +442,7 @@ PYDANTIC_AI_1_107_NAMES: dict[str, tuple[str, ...]] = {
         'NATIVE_TOOLS_REQUIRING_CONFIG',
     ),
     'retries': ('RetryConfig', 'TenacityTransport', 'AsyncTenacityTransport', 'wait_retry_after'),
+    'models.instrumented': ('instrument_model', 'InstrumentationSettings', 'InstrumentedModel'),
 }
 """`__all__` of `pydantic_ai` (top level, without `__version__`) and of the mirrored modules, in pydantic-ai 1.107.5."""
 

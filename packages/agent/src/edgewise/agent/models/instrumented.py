@@ -49,7 +49,7 @@ class InstrumentedModel(WrapperModel):
     instrumentation_settings: InstrumentationSettings
     """What the spans record (`include_content`, `version`, ...); an agent given this model is traced with them."""
 
-    def __init__(self, wrapped: Model | KnownModelName, options: InstrumentationSettings | None = None) -> None:
+    def __init__(self, wrapped: Model | KnownModelName | str, options: InstrumentationSettings | None = None) -> None:
         """Wrap a model, or the model of a name.
 
         Args:
