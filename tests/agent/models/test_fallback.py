@@ -148,3 +148,14 @@ def test_a_handler_whose_hints_cannot_be_read_is_refused() -> None:
 
     with pytest.raises(UserError, match=r"annotations of 'odd': name 'Undefined' is not defined\."):
         FallbackModel(says('a'), fallback_on=odd)
+
+
+def test_the_base_url_is_the_first_models_and_a_wrapper_shows_the_wrapped_models() -> None:
+    from edgewise.agent.models.wrapper import WrapperModel
+
+    provider = OpenAIProvider(base_url='http://127.0.0.1:9/v1', api_key='sk-x')
+    provider_model = OpenAIChatModel('gpt-4o', provider=provider)
+    assert says('a').base_url is None  # a model that makes no HTTP requests
+    assert FallbackModel(says('a'), provider_model).base_url is None
+    assert FallbackModel(provider_model, says('a')).base_url == 'http://127.0.0.1:9/v1'
+    assert WrapperModel(provider_model).base_url == 'http://127.0.0.1:9/v1'

@@ -43,6 +43,7 @@ from ..usage import UsageLimits
 from ..workspaces import Workspace
 from ._canonical_system import accepts_stateless_artifact
 from ._instruction_history import project_history_records
+from ._instrumentation_settings import DEFAULT_INSTRUMENTATION_VERSION
 from ._lookalike_notes import note_lookalikes
 from ._native_support import check_native_tools
 from ._prompt_cache import cache_retention
@@ -54,7 +55,6 @@ from ._streamed_response import StreamedResponse
 from ._thinking import resolve_thinking
 from ._tool_announcements import TOOL_AVAILABILITY_ANNOUNCEMENT, announce_tool_availability
 from ._tool_call_ids import fit_tool_call_ids
-from ._instrumentation_settings import DEFAULT_INSTRUMENTATION_VERSION
 
 if TYPE_CHECKING:
     from .._tools.definition import ToolDefinition
@@ -532,6 +532,11 @@ class Model(ABC):
     @property
     def provider(self) -> Provider[Any] | None:
         """The provider requests go through; `None` for models that make no HTTP requests."""
+        return None
+
+    @property
+    def base_url(self) -> str | None:
+        """The base URL of the API requests go to; `None` for models that make no HTTP requests."""
         return None
 
     def _starts_request_deadline(self) -> bool:

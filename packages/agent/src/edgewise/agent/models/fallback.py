@@ -448,6 +448,11 @@ class FallbackModel(Model):
         return f'fallback:{",".join(model.system for model in self.models)}'
 
     @property
+    def base_url(self) -> str | None:
+        """The first model's base URL."""
+        return self.models[0].base_url
+
+    @property
     def canonical_system(self) -> str:
         """The first model's: each model, once tried, decides for itself what of the history it sends."""
         return self.models[0].canonical_system

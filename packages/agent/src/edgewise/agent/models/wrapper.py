@@ -172,6 +172,11 @@ class WrapperModel(Model):
         return self.wrapped.provider
 
     @property
+    def base_url(self) -> str | None:
+        """The wrapped model's base URL."""
+        return self.wrapped.base_url
+
+    @property
     def model_name(self) -> str:
         """The wrapped model's name."""
         return self.wrapped.model_name
