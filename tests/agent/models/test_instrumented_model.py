@@ -156,6 +156,7 @@ async def test_around_a_fallback_the_failed_attempts_are_spans_under_the_chat_sp
     assert (await model.request(PROMPT, None, PARAMS)).text == 'Paris'
     chat, attempt = _spans(capfire)
     assert chat['name'] == 'chat {model_name}'
+    assert chat['attributes']['gen_ai.request.model'] == 'answering'  # the model that served the request
     assert attempt['attributes']['logfire.msg'] == 'model request attempt failing'
     assert attempt['parent']['span_id'] == chat['context']['span_id']
 
