@@ -245,6 +245,17 @@ async def test_an_agent_is_traced_with_the_models_settings_and_runs_the_wrapped_
 
 
 @pytest.mark.anyio
+async def test_an_instrumentation_capability_of_the_run_wins_over_the_models_settings(capfire: CaptureLogfire) -> None:
+    from edgewise.agent.capabilities import Instrumentation
+
+    model = InstrumentedModel(_answering('ok'), InstrumentationSettings(include_content=False))
+    agent = Agent(model, capabilities=[Instrumentation(InstrumentationSettings(include_content=True))])
+    await agent.run('an open prompt')
+    [chat] = _chat_spans(capfire)
+    assert 'an open prompt' in str(chat['attributes']['gen_ai.input.messages'])
+
+
+@pytest.mark.anyio
 async def test_an_instrumented_model_traces_an_agent_that_turned_tracing_off(capfire: CaptureLogfire) -> None:
     agent = Agent(InstrumentedModel(_answering('ok')))
     agent.instrument = False
