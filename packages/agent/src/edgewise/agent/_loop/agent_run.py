@@ -56,6 +56,7 @@ class AgentRun(Generic[DepsT, OutputT]):
         self._skipped = False
         self._last_yielded: Any = None  # the node `async for` gave last (`__anext__`)
         self._error: Exception | None = None  # what the last `next` raised (`next_node` raises it again)
+        self._ended: tuple[object, AgentRunResult[OutputT]] | None = None  # the result made for the node it ended at
 
     def override_result(self, result: AgentRunResult[OutputT], *, skipped: bool = False) -> None:
         """Make `result` the run's result (a capability's `wrap_run` gave it); `skipped`: the run does not run."""
@@ -92,19 +93,23 @@ class AgentRun(Generic[DepsT, OutputT]):
         if self._result_override is not None:
             return self._result_override
         end = self._graph_run.next_node
+        if (ended := self._ended) is not None and ended[0] is end:
+            return ended[1]  # (asked again at the same end: the run's setup and `run` both read it)
         if isinstance(end, DeferredToolCallsNode) and self.stops_at(end):
             final: FinalResult[OutputT] = FinalResult(end.requests)  # type: ignore[arg-type]
         elif isinstance(end, End):
             final = end.data
         else:
             return None
-        return AgentRunResult(
+        result = AgentRunResult(
             final.output,
             _output_tool_name=final.tool_name,
             _state=self._graph_run.state,
             _new_message_index=self._graph_run.deps.new_message_index,
             _output_tool_call_id=final.tool_call_id,
         )
+        self._ended = (end, result)
+        return result
 
     async def next(
         self, node: AgentNode[DepsT, OutputT] | None = None
