@@ -9,6 +9,7 @@ from pydantic import BaseModel
 from edgewise.agent import Agent, ModelRequestNode, ModelRetry, RunContext, UserError
 from edgewise.agent.messages import TextPart
 from edgewise.agent.models.function import DeltaToolCall
+from edgewise.agent.models.test import TestModel
 
 from ._streaming_helpers import streamed
 
@@ -126,3 +127,50 @@ async def test_a_failing_partial_validation_is_skipped_but_the_final_one_raises(
         async with node.stream(run.ctx) as stream:
             with pytest.raises(ModelRetry):
                 [t async for t in stream.stream_text(debounce_by=None)]
+
+
+async def test_stream_output_starts_with_the_empty_text_a_text_part_starts_with() -> None:
+    """`TestModel` starts its text part empty: one response's stream yields that empty text (through the output
+    validators), then the text after each piece, then the output (pydantic-ai 2.33's `test_iter_stream_output`)."""
+    agent = Agent(TestModel(custom_output_text='The cat sat on the mat.'))
+    seen: list[tuple[str, bool]] = []
+
+    @agent.output_validator
+    def bat(ctx: RunContext[None], text: str) -> str:
+        seen.append((text, ctx.partial_output))
+        return text.replace('cat sat', 'bat sat')
+
+    async with agent.iter('go') as run:
+        node = await run.next()
+        assert isinstance(node, ModelRequestNode)
+        async with node.stream(run.ctx) as stream:
+            outputs = [o async for o in stream.stream_output(debounce_by=None)]
+    assert outputs == [
+        '',
+        'The ',
+        'The cat ',
+        'The bat sat ',
+        'The bat sat on ',
+        'The bat sat on the ',
+        'The bat sat on the mat.',
+        'The bat sat on the mat.',
+    ]
+    assert seen[0] == ('', True)
+    assert seen[-1] == ('The cat sat on the mat.', False)
+
+
+async def test_stream_text_leaves_out_the_empty_start_of_a_text_part() -> None:
+    agent = Agent(TestModel(custom_output_text='The cat'))
+    async with agent.iter('go') as run:
+        node = await run.next()
+        assert isinstance(node, ModelRequestNode)
+        async with node.stream(run.ctx) as stream:
+            assert [t async for t in stream.stream_text(debounce_by=None)] == ['The ', 'The cat']
+
+
+async def test_run_stream_output_does_not_yield_the_empty_start_of_the_text() -> None:
+    """`run_stream` enters its block once the text part has started, so its first partial value is the first
+    piece of text (as pydantic-ai's), where one response's stream starts with the empty text."""
+    agent = Agent(TestModel(custom_output_text='The cat'))
+    async with agent.run_stream('go') as result:
+        assert [o async for o in result.stream_output(debounce_by=None)] == ['The ', 'The cat', 'The cat']

@@ -127,8 +127,9 @@ class AgentStream(Generic[AgentDepsT, OutputDataT]):
 
     async def stream_output(self, *, debounce_by: float | None = 0.1) -> AsyncIterator[OutputDataT]:
         """Stream the output as it grows: a partial value for each event that changes it (output validators see
-        it with `ctx.partial_output` set, a `ModelRetry` from them skips it), then the validated output, always
-        last. The partial values are computed incrementally, by the reader `StreamedRunResult` uses too.
+        it with `ctx.partial_output` set, a `ModelRetry` from them skips it; a text part that starts empty gives
+        an empty text), then the validated output, always last. The partial values are computed incrementally,
+        by the reader `StreamedRunResult` uses too.
 
         Args:
             debounce_by: Yield at most once per this many seconds (the latest value); `None`: every change.
@@ -136,7 +137,7 @@ class AgentStream(Generic[AgentDepsT, OutputDataT]):
         if self._cached_output is not _NOTHING:
             yield deepcopy(self._cached_output)
             return
-        partials = self._reader.partial_outputs(self)
+        partials = self._reader.partial_outputs(self, empty_text=True)
         source = partials if debounce_by is None else debounce(partials, debounce_by, None)
         try:
             async for value in source:

@@ -78,10 +78,16 @@ class OutputReader:
             elif (value := await self.validate_partial(text)) is not INVALID:
                 yield value
 
-    async def partial_outputs(self, events: AsyncIterable[Any]) -> AsyncGenerator[Any]:
+    async def partial_outputs(self, events: AsyncIterable[Any], *, empty_text: bool = False) -> AsyncGenerator[Any]:
         """A validated partial value of the output for each event (of the run's, or of one response's) that
         changes it (output validators see it
-        with `ctx.partial_output` set; a `ModelRetry` from them, or from an output function, skips it)."""
+        with `ctx.partial_output` set; a `ModelRetry` from them, or from an output function, skips it).
+
+        Args:
+            events: The events to read.
+            empty_text: A text output part that starts empty gives an empty text at its start (what one
+                response's stream, `AgentStream`, yields there); without it the first text is the first piece.
+        """
         schema = self._run.deps.output_schema
         text_output = schema.allow_text_output
         json_text = schema.mode in ('native', 'prompted')
@@ -130,8 +136,8 @@ class OutputReader:
                 continue
             if index in texts:
                 texts[index] = text = texts[index] + chunk
-                if not text:
-                    continue  # a text part starting empty is no output yet
+                if not text and not (empty_text and isinstance(event, PartStartEvent)):
+                    continue  # an empty piece changes nothing; an empty start only counts for `empty_text`
                 value = await self._partial_function_output(schema.process_text, text)
                 if value is not INVALID:
                     value = await self.validate_partial(value)
