@@ -174,3 +174,48 @@ async def test_run_stream_output_does_not_yield_the_empty_start_of_the_text() ->
     agent = Agent(TestModel(custom_output_text='The cat'))
     async with agent.run_stream('go') as result:
         assert [o async for o in result.stream_output(debounce_by=None)] == ['The ', 'The cat', 'The cat']
+
+
+async def test_stream_output_started_after_other_reads_goes_on_from_the_text_received() -> None:
+    agent = Agent(streamed(['The ', 'cat ', 'sat']))
+    async with agent.iter('go') as run:
+        node = await run.next()
+        assert isinstance(node, ModelRequestNode)
+        async with node.stream(run.ctx) as stream:
+            first = await anext(aiter(stream))
+            assert first.event_kind == 'part_start'
+            outputs = [o async for o in stream.stream_output(debounce_by=None)]
+    assert outputs == ['The ', 'The cat ', 'The cat sat', 'The cat sat']
+
+
+async def test_stream_output_started_after_other_reads_goes_on_from_the_arguments_received() -> None:
+    chunks = ['{"name": "Par', 'is", "popu', 'lation": 2100000}']
+    agent = Agent(
+        streamed([{0: DeltaToolCall(name='final_result' if i == 0 else None, json_args=chunk)}
+                  for i, chunk in enumerate(chunks)]),
+        output_type=City,
+    )  # fmt: skip
+    async with agent.iter('go') as run:
+        node = await run.next()
+        assert isinstance(node, ModelRequestNode)
+        async with node.stream(run.ctx) as stream:
+            events = aiter(stream)
+            while (await anext(events)).event_kind != 'final_result':
+                pass  # the call's start (its first chunk), then the final result event
+            outputs = [o async for o in stream.stream_output(debounce_by=None)]
+    assert outputs == [
+        City(name='Par'),
+        City(name='Paris'),
+        City(name='Paris', population=2100000),
+        City(name='Paris', population=2100000),
+    ]
+
+
+async def test_stream_output_after_every_event_was_read_gives_what_was_received_then_the_output() -> None:
+    agent = Agent(streamed(['The ', 'cat']))
+    async with agent.iter('go') as run:
+        node = await run.next()
+        assert isinstance(node, ModelRequestNode)
+        async with node.stream(run.ctx) as stream:
+            await stream.drain()
+            assert [o async for o in stream.stream_output(debounce_by=None)] == ['The cat', 'The cat']

@@ -137,7 +137,8 @@ class AgentStream(Generic[AgentDepsT, OutputDataT]):
         if self._cached_output is not _NOTHING:
             yield deepcopy(self._cached_output)
             return
-        partials = self._reader.partial_outputs(self, empty_text=True)
+        # what other readers took of the response already counts: the partial values start from it
+        partials = self._reader.partial_outputs(self, empty_text=True, received=self.response.parts)
         source = partials if debounce_by is None else debounce(partials, debounce_by, None)
         try:
             async for value in source:

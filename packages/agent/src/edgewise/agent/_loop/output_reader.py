@@ -8,7 +8,7 @@ not the size of the response so far; a partial value is built and validated only
 
 from __future__ import annotations as _annotations
 
-from collections.abc import AsyncGenerator, AsyncIterable, Awaitable, Callable
+from collections.abc import AsyncGenerator, AsyncIterable, Awaitable, Callable, Sequence
 from typing import Any
 
 import pydantic_core
@@ -22,7 +22,7 @@ from .._output.schema import OutputProcessor
 from .._run.deps import GraphAgentDeps
 from .._run.state import GraphAgentState
 from ..exceptions import ModelRetry
-from ..messages import PartDeltaEvent, PartStartEvent, TextPart, ToolCallPart
+from ..messages import ModelResponsePart, PartDeltaEvent, PartStartEvent, TextPart, ToolCallPart
 from ..tools import RunContext
 from .output_hooks import OUTPUT_HOOKS, output_context, process_with_hooks, validate_with_hooks
 
@@ -41,6 +41,24 @@ async def text_pieces(events: AsyncIterable[Any]) -> AsyncGenerator[str]:
                 yield event.part.content
         elif isinstance(event, PartDeltaEvent) and event.delta.part_delta_kind == 'text' and event.delta.content_delta:
             yield event.delta.content_delta
+
+
+class _AfterParts:
+    """A start event for each of `parts` (at its index), then `events`: an iterator rather than a generator, so
+    that a reader leaving early leaves nothing unfinished behind."""
+
+    def __init__(self, parts: Sequence[ModelResponsePart], events: AsyncIterable[Any]) -> None:
+        self._starts = [PartStartEvent(index=index, part=part) for index, part in enumerate(parts)]
+        self._starts.reverse()
+        self._events = aiter(events)
+
+    def __aiter__(self) -> _AfterParts:
+        return self
+
+    async def __anext__(self) -> Any:
+        if self._starts:
+            return self._starts.pop()
+        return await anext(self._events)
 
 
 class OutputReader:
@@ -78,7 +96,9 @@ class OutputReader:
             elif (value := await self.validate_partial(text)) is not INVALID:
                 yield value
 
-    async def partial_outputs(self, events: AsyncIterable[Any], *, empty_text: bool = False) -> AsyncGenerator[Any]:
+    async def partial_outputs(
+        self, events: AsyncIterable[Any], *, empty_text: bool = False, received: Sequence[ModelResponsePart] = ()
+    ) -> AsyncGenerator[Any]:
         """A validated partial value of the output for each event (of the run's, or of one response's) that
         changes it (output validators see it
         with `ctx.partial_output` set; a `ModelRetry` from them, or from an output function, skips it).
@@ -87,6 +107,9 @@ class OutputReader:
             events: The events to read.
             empty_text: A text output part that starts empty gives an empty text at its start (what one
                 response's stream, `AgentStream`, yields there); without it the first text is the first piece.
+            received: The parts of the response received before `events` (read by another reader): read first,
+                as if each had just started with its content so far (an empty one gives nothing), so that the
+                deltas that follow add to them.
         """
         schema = self._run.deps.output_schema
         text_output = schema.allow_text_output
@@ -97,7 +120,9 @@ class OutputReader:
         texts: dict[int, str] = {}
         calls: dict[int, _FunctionArgs] = {}  # output function calls: their arguments so far
         response = self._response()
-        async for event in events:
+        replays = len(received)  # the first events read are the received parts, replayed
+        async for event in _AfterParts(received, events):
+            replays -= 1
             if self._response() != response:
                 response = self._response()
                 parsers.clear()
@@ -136,7 +161,7 @@ class OutputReader:
                 continue
             if index in texts:
                 texts[index] = text = texts[index] + chunk
-                if not text and not (empty_text and isinstance(event, PartStartEvent)):
+                if not text and not (empty_text and replays < 0 and isinstance(event, PartStartEvent)):
                     continue  # an empty piece changes nothing; an empty start only counts for `empty_text`
                 value = await self._partial_function_output(schema.process_text, text)
                 if value is not INVALID:
