@@ -3,13 +3,17 @@ or response snapshots, as pydantic-ai 1.107's."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+from typing import Any
+
 import pytest
 from pydantic import BaseModel
 
-from edgewise.agent import Agent, ModelRequestNode, ModelRetry, RunContext, UserError
+from edgewise.agent import Agent, DeferredToolRequests, ModelRequestNode, ModelRetry, RunContext, UserError
 from edgewise.agent.messages import TextPart
 from edgewise.agent.models.function import DeltaToolCall
 from edgewise.agent.models.test import TestModel
+from edgewise.agent.tools import ToolDefinition
 
 from ._streaming_helpers import streamed
 
@@ -219,3 +223,49 @@ async def test_stream_output_after_every_event_was_read_gives_what_was_received_
         async with node.stream(run.ctx) as stream:
             await stream.drain()
             assert [o async for o in stream.stream_output(debounce_by=None)] == ['The cat', 'The cat']
+
+
+def _deferring_agent() -> Agent[None, Any]:
+    """An agent whose `TestModel` calls an external tool and a tool that needs approval, in one response."""
+    agent: Agent[None, Any] = Agent(TestModel(), output_type=[str, DeferredToolRequests])
+
+    async def external(ctx: RunContext[object], tool_def: ToolDefinition) -> ToolDefinition:
+        return replace(tool_def, kind='external')
+
+    @agent.tool_plain(prepare=external)
+    def outside(x: int) -> int:
+        raise AssertionError('an external tool is not run')
+
+    @agent.tool_plain(requires_approval=True)
+    def guarded(x: int) -> int:
+        raise AssertionError('not approved yet')
+
+    return agent
+
+
+async def test_stream_output_gives_the_deferred_tool_requests_as_they_grow() -> None:
+    async with _deferring_agent().iter('go') as run:
+        node = await run.next()
+        assert isinstance(node, ModelRequestNode)
+        async with node.stream(run.ctx) as stream:
+            outputs = [o async for o in stream.stream_output(debounce_by=None)]
+    assert all(isinstance(o, DeferredToolRequests) for o in outputs)
+    assert [([c.tool_name for c in o.calls], [c.tool_name for c in o.approvals]) for o in outputs] == [
+        (['outside'], []),
+        (['outside'], ['guarded']),
+        (['outside'], ['guarded']),  # the output, always last
+    ]
+
+
+async def test_stream_output_after_the_events_were_read_gives_the_deferred_tool_requests_then_the_output() -> None:
+    async with _deferring_agent().iter('go') as run:
+        node = await run.next()
+        assert isinstance(node, ModelRequestNode)
+        async with node.stream(run.ctx) as stream:
+            await stream.drain()
+            outputs = [o async for o in stream.stream_output(debounce_by=None)]
+    assert len(outputs) == 2
+    assert outputs[0] == outputs[1]
+    assert isinstance(outputs[1], DeferredToolRequests)
+    assert [c.tool_name for c in outputs[1].calls] == ['outside']
+    assert [c.tool_name for c in outputs[1].approvals] == ['guarded']

@@ -9,6 +9,7 @@ from contextlib import asynccontextmanager
 from copy import deepcopy
 from typing import Any, Generic
 
+from pydantic import ValidationError
 from typing_extensions import TypeVar
 
 from edgewise.graph import GraphRunContext
@@ -16,14 +17,22 @@ from edgewise.graph import GraphRunContext
 from .._run.deps import GraphAgentDeps
 from .._run.result import CallableDatetime, CallableRunUsage
 from .._run.state import GraphAgentState
+from .._tools.deferred_calls import DeferredToolRequests
 from .._warnings import PydanticAIDeprecationWarning
-from ..exceptions import UnexpectedModelBehavior, UserError
-from ..messages import EnqueuedMessagesEvent, ModelResponse, ModelResponseStreamEvent, ModelSettingsDeltaEvent
+from ..exceptions import ModelRetry, UnexpectedModelBehavior, UserError
+from ..messages import (
+    EnqueuedMessagesEvent,
+    ModelResponse,
+    ModelResponseStreamEvent,
+    ModelSettingsDeltaEvent,
+    TextPart,
+    ToolCallPart,
+)
 from ..models import ModelRequestParameters, StreamedResponse
 from ..models._completed_response import CompletedStreamedResponse
 from ..usage import RequestUsage
 from .debounce import debounce
-from .output_reader import OutputReader, text_pieces
+from .output_reader import INVALID, OutputReader, text_pieces
 from .response_output import validate_response
 
 __all__ = ('AgentStream', 'whole_stream')
@@ -138,7 +147,8 @@ class AgentStream(Generic[AgentDepsT, OutputDataT]):
             yield deepcopy(self._cached_output)
             return
         # what other readers took of the response already counts: the partial values start from it
-        partials = self._reader.partial_outputs(self, empty_text=True, received=self.response.parts)
+        deferred = self._deferred_partial if self._ctx.deps.output_schema.allows_deferred_tools else None
+        partials = self._reader.partial_outputs(self, empty_text=True, received=self.response.parts, deferred=deferred)
         source = partials if debounce_by is None else debounce(partials, debounce_by, None)
         try:
             async for value in source:
@@ -149,6 +159,22 @@ class AgentStream(Generic[AgentDepsT, OutputDataT]):
         if self._raw.final_result_event is not None:
             self._cached_output = await self.validate_response_output(self.response)
             yield deepcopy(self._cached_output)
+
+    async def _deferred_partial(self) -> Any:
+        """The `DeferredToolRequests` of the response so far, if it ends the run on deferred calls (no text, no
+        output call, a final result event): else `INVALID`."""
+        response = self.response
+        if self._raw.final_result_event is None or any(
+            (isinstance(part, TextPart) and part.content)
+            or (isinstance(part, ToolCallPart) and part.tool_name in self._ctx.deps.output_schema.tools)
+            for part in response.parts
+        ):
+            return INVALID
+        try:
+            value = await self.validate_response_output(response, allow_partial=True)
+        except (ValidationError, ModelRetry, UnexpectedModelBehavior):
+            return INVALID
+        return value if isinstance(value, DeferredToolRequests) else INVALID
 
     async def stream_response(self, *, debounce_by: float | None = 0.1) -> AsyncIterator[ModelResponse]:
         """Stream snapshots of the response: `state='incomplete'` while it streams, then one last snapshot

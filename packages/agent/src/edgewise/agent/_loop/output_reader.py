@@ -8,7 +8,7 @@ not the size of the response so far; a partial value is built and validated only
 
 from __future__ import annotations as _annotations
 
-from collections.abc import AsyncGenerator, AsyncIterable, Awaitable, Callable, Sequence
+from collections.abc import AsyncGenerator, AsyncIterable, Awaitable, Callable, Container, Sequence
 from typing import Any
 
 import pydantic_core
@@ -22,7 +22,7 @@ from .._output.schema import OutputProcessor
 from .._run.deps import GraphAgentDeps
 from .._run.state import GraphAgentState
 from ..exceptions import ModelRetry
-from ..messages import ModelResponsePart, PartDeltaEvent, PartStartEvent, TextPart, ToolCallPart
+from ..messages import FinalResultEvent, ModelResponsePart, PartDeltaEvent, PartStartEvent, TextPart, ToolCallPart
 from ..tools import RunContext
 from .output_hooks import OUTPUT_HOOKS, output_context, process_with_hooks, validate_with_hooks
 
@@ -61,6 +61,20 @@ class _AfterParts:
         return await anext(self._events)
 
 
+def _grows_other_call(event: Any, output_tools: Container[str], others: set[int]) -> bool:
+    """Whether `event` is a final result event, or starts or adds to a call of a tool other than an output tool
+    (whose index it then adds to `others`)."""
+    if isinstance(event, FinalResultEvent):
+        return event.tool_name is None
+    if isinstance(event, PartStartEvent):
+        if isinstance(event.part, ToolCallPart) and event.part.tool_name not in output_tools:
+            others.add(event.index)
+            return True
+        others.discard(event.index)
+        return False
+    return isinstance(event, PartDeltaEvent) and event.index in others
+
+
 class OutputReader:
     """Reads text and partial output from the events of a run's streamed responses (`run`: the run's graph
     context). `response` tells which response an event belongs to (a count that changes when a new one starts):
@@ -97,7 +111,12 @@ class OutputReader:
                 yield value
 
     async def partial_outputs(
-        self, events: AsyncIterable[Any], *, empty_text: bool = False, received: Sequence[ModelResponsePart] = ()
+        self,
+        events: AsyncIterable[Any],
+        *,
+        empty_text: bool = False,
+        received: Sequence[ModelResponsePart] = (),
+        deferred: Callable[[], Awaitable[Any]] | None = None,
     ) -> AsyncGenerator[Any]:
         """A validated partial value of the output for each event (of the run's, or of one response's) that
         changes it (output validators see it
@@ -110,6 +129,9 @@ class OutputReader:
             received: The parts of the response received before `events` (read by another reader): read first,
                 as if each had just started with its content so far (an empty one gives nothing), so that the
                 deltas that follow add to them.
+            deferred: The partial `DeferredToolRequests` of the response so far (or `INVALID`), asked at a final
+                result event and whenever a call of a tool other than an output tool starts or grows; a value is
+                yielded when it differs from the last one.
         """
         schema = self._run.deps.output_schema
         text_output = schema.allow_text_output
@@ -119,6 +141,8 @@ class OutputReader:
         raws: dict[int, tuple[OutputProcessor, str]] = {}  # the answer so far of each parsed part (when `hooked`)
         texts: dict[int, str] = {}
         calls: dict[int, _FunctionArgs] = {}  # output function calls: their arguments so far
+        others: set[int] = set()  # the indices of calls of tools other than output tools (for `deferred`)
+        last_deferred: Any = INVALID
         response = self._response()
         replays = len(received)  # the first events read are the received parts, replayed
         async for event in _AfterParts(received, events):
@@ -128,6 +152,13 @@ class OutputReader:
                 parsers.clear()
                 texts.clear()
                 calls.clear()
+                others.clear()
+            if deferred is not None and _grows_other_call(event, schema.tools, others):
+                value = await deferred()
+                if value is not INVALID and value != last_deferred:
+                    last_deferred = value
+                    yield value
+                continue
             chunk: Any = None
             if isinstance(event, PartStartEvent):
                 index, part = event.index, event.part
