@@ -9,7 +9,6 @@ from contextlib import asynccontextmanager
 from copy import deepcopy
 from typing import Any, Generic
 
-from pydantic import ValidationError
 from typing_extensions import TypeVar
 
 from edgewise.graph import GraphRunContext
@@ -17,9 +16,8 @@ from edgewise.graph import GraphRunContext
 from .._run.deps import GraphAgentDeps
 from .._run.result import CallableDatetime, CallableRunUsage
 from .._run.state import GraphAgentState
-from .._tools.deferred_calls import DeferredToolRequests
 from .._warnings import PydanticAIDeprecationWarning
-from ..exceptions import ModelRetry, UnexpectedModelBehavior, UserError
+from ..exceptions import UnexpectedModelBehavior, UserError
 from ..messages import (
     EnqueuedMessagesEvent,
     ModelResponse,
@@ -33,7 +31,7 @@ from ..models._completed_response import CompletedStreamedResponse
 from ..usage import RequestUsage
 from .debounce import debounce
 from .output_reader import INVALID, OutputReader, text_pieces
-from .response_output import validate_response
+from .response_output import deferred_requests, validate_response
 
 __all__ = ('AgentStream', 'whole_stream')
 
@@ -160,9 +158,9 @@ class AgentStream(Generic[AgentDepsT, OutputDataT]):
             self._cached_output = await self.validate_response_output(self.response)
             yield deepcopy(self._cached_output)
 
-    async def _deferred_partial(self) -> Any:
-        """The `DeferredToolRequests` of the response so far, if it ends the run on deferred calls (no text, no
-        output call, a final result event): else `INVALID`."""
+    def _deferred_partial(self) -> Any:
+        """The `DeferredToolRequests` of the response so far, if it holds deferred calls and no text or output call
+        and its final result event came: else `INVALID`."""
         response = self.response
         if self._raw.final_result_event is None or any(
             (isinstance(part, TextPart) and part.content)
@@ -170,11 +168,8 @@ class AgentStream(Generic[AgentDepsT, OutputDataT]):
             for part in response.parts
         ):
             return INVALID
-        try:
-            value = await self.validate_response_output(response, allow_partial=True)
-        except (ValidationError, ModelRetry, UnexpectedModelBehavior):
-            return INVALID
-        return value if isinstance(value, DeferredToolRequests) else INVALID
+        requests = deferred_requests(response, self._ctx.deps)
+        return INVALID if requests is None else requests
 
     async def stream_response(self, *, debounce_by: float | None = 0.1) -> AsyncIterator[ModelResponse]:
         """Stream snapshots of the response: `state='incomplete'` while it streams, then one last snapshot

@@ -116,7 +116,7 @@ class OutputReader:
         *,
         empty_text: bool = False,
         received: Sequence[ModelResponsePart] = (),
-        deferred: Callable[[], Awaitable[Any]] | None = None,
+        deferred: Callable[[], Any] | None = None,
     ) -> AsyncGenerator[Any]:
         """A validated partial value of the output for each event (of the run's, or of one response's) that
         changes it (output validators see it
@@ -154,7 +154,7 @@ class OutputReader:
                 calls.clear()
                 others.clear()
             if deferred is not None and _grows_other_call(event, schema.tools, others):
-                value = await deferred()
+                value = deferred()
                 if value is not INVALID and value != last_deferred:
                     last_deferred = value
                     yield value
