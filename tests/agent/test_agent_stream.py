@@ -3,12 +3,17 @@ or response snapshots, as pydantic-ai 1.107's."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+from typing import Any
+
 import pytest
 from pydantic import BaseModel
 
-from edgewise.agent import Agent, ModelRequestNode, ModelRetry, RunContext, UserError
+from edgewise.agent import Agent, DeferredToolRequests, ModelRequestNode, ModelRetry, RunContext, UserError
 from edgewise.agent.messages import TextPart
 from edgewise.agent.models.function import DeltaToolCall
+from edgewise.agent.models.test import TestModel
+from edgewise.agent.tools import ToolDefinition
 
 from ._streaming_helpers import streamed
 
@@ -126,3 +131,141 @@ async def test_a_failing_partial_validation_is_skipped_but_the_final_one_raises(
         async with node.stream(run.ctx) as stream:
             with pytest.raises(ModelRetry):
                 [t async for t in stream.stream_text(debounce_by=None)]
+
+
+async def test_stream_output_starts_with_the_empty_text_a_text_part_starts_with() -> None:
+    """`TestModel` starts its text part empty: one response's stream yields that empty text (through the output
+    validators), then the text after each piece, then the output (pydantic-ai 2.33's `test_iter_stream_output`)."""
+    agent = Agent(TestModel(custom_output_text='The cat sat on the mat.'))
+    seen: list[tuple[str, bool]] = []
+
+    @agent.output_validator
+    def bat(ctx: RunContext[None], text: str) -> str:
+        seen.append((text, ctx.partial_output))
+        return text.replace('cat sat', 'bat sat')
+
+    async with agent.iter('go') as run:
+        node = await run.next()
+        assert isinstance(node, ModelRequestNode)
+        async with node.stream(run.ctx) as stream:
+            outputs = [o async for o in stream.stream_output(debounce_by=None)]
+    assert outputs == [
+        '',
+        'The ',
+        'The cat ',
+        'The bat sat ',
+        'The bat sat on ',
+        'The bat sat on the ',
+        'The bat sat on the mat.',
+        'The bat sat on the mat.',
+    ]
+    assert seen[0] == ('', True)
+    assert seen[-1] == ('The cat sat on the mat.', False)
+
+
+async def test_stream_text_leaves_out_the_empty_start_of_a_text_part() -> None:
+    agent = Agent(TestModel(custom_output_text='The cat'))
+    async with agent.iter('go') as run:
+        node = await run.next()
+        assert isinstance(node, ModelRequestNode)
+        async with node.stream(run.ctx) as stream:
+            assert [t async for t in stream.stream_text(debounce_by=None)] == ['The ', 'The cat']
+
+
+async def test_run_stream_output_does_not_yield_the_empty_start_of_the_text() -> None:
+    """`run_stream` enters its block once the text part has started, so its first partial value is the first
+    piece of text (as pydantic-ai's), where one response's stream starts with the empty text."""
+    agent = Agent(TestModel(custom_output_text='The cat'))
+    async with agent.run_stream('go') as result:
+        assert [o async for o in result.stream_output(debounce_by=None)] == ['The ', 'The cat', 'The cat']
+
+
+async def test_stream_output_started_after_other_reads_goes_on_from_the_text_received() -> None:
+    agent = Agent(streamed(['The ', 'cat ', 'sat']))
+    async with agent.iter('go') as run:
+        node = await run.next()
+        assert isinstance(node, ModelRequestNode)
+        async with node.stream(run.ctx) as stream:
+            first = await anext(aiter(stream))
+            assert first.event_kind == 'part_start'
+            outputs = [o async for o in stream.stream_output(debounce_by=None)]
+    assert outputs == ['The ', 'The cat ', 'The cat sat', 'The cat sat']
+
+
+async def test_stream_output_started_after_other_reads_goes_on_from_the_arguments_received() -> None:
+    chunks = ['{"name": "Par', 'is", "popu', 'lation": 2100000}']
+    agent = Agent(
+        streamed([{0: DeltaToolCall(name='final_result' if i == 0 else None, json_args=chunk)}
+                  for i, chunk in enumerate(chunks)]),
+        output_type=City,
+    )  # fmt: skip
+    async with agent.iter('go') as run:
+        node = await run.next()
+        assert isinstance(node, ModelRequestNode)
+        async with node.stream(run.ctx) as stream:
+            events = aiter(stream)
+            while (await anext(events)).event_kind != 'final_result':
+                pass  # the call's start (its first chunk), then the final result event
+            outputs = [o async for o in stream.stream_output(debounce_by=None)]
+    assert outputs == [
+        City(name='Par'),
+        City(name='Paris'),
+        City(name='Paris', population=2100000),
+        City(name='Paris', population=2100000),
+    ]
+
+
+async def test_stream_output_after_every_event_was_read_gives_what_was_received_then_the_output() -> None:
+    agent = Agent(streamed(['The ', 'cat']))
+    async with agent.iter('go') as run:
+        node = await run.next()
+        assert isinstance(node, ModelRequestNode)
+        async with node.stream(run.ctx) as stream:
+            await stream.drain()
+            assert [o async for o in stream.stream_output(debounce_by=None)] == ['The cat', 'The cat']
+
+
+def _deferring_agent() -> Agent[None, Any]:
+    """An agent whose `TestModel` calls an external tool and a tool that needs approval, in one response."""
+    agent: Agent[None, Any] = Agent(TestModel(), output_type=[str, DeferredToolRequests])
+
+    async def external(ctx: RunContext[object], tool_def: ToolDefinition) -> ToolDefinition:
+        return replace(tool_def, kind='external')
+
+    @agent.tool_plain(prepare=external)
+    def outside(x: int) -> int:
+        raise AssertionError('an external tool is not run')
+
+    @agent.tool_plain(requires_approval=True)
+    def guarded(x: int) -> int:
+        raise AssertionError('not approved yet')
+
+    return agent
+
+
+async def test_stream_output_gives_the_deferred_tool_requests_as_they_grow() -> None:
+    async with _deferring_agent().iter('go') as run:
+        node = await run.next()
+        assert isinstance(node, ModelRequestNode)
+        async with node.stream(run.ctx) as stream:
+            outputs = [o async for o in stream.stream_output(debounce_by=None)]
+    assert all(isinstance(o, DeferredToolRequests) for o in outputs)
+    assert [([c.tool_name for c in o.calls], [c.tool_name for c in o.approvals]) for o in outputs] == [
+        (['outside'], []),
+        (['outside'], ['guarded']),
+        (['outside'], ['guarded']),  # the output, always last
+    ]
+
+
+async def test_stream_output_after_the_events_were_read_gives_the_deferred_tool_requests_then_the_output() -> None:
+    async with _deferring_agent().iter('go') as run:
+        node = await run.next()
+        assert isinstance(node, ModelRequestNode)
+        async with node.stream(run.ctx) as stream:
+            await stream.drain()
+            outputs = [o async for o in stream.stream_output(debounce_by=None)]
+    assert len(outputs) == 2
+    assert outputs[0] == outputs[1]
+    assert isinstance(outputs[1], DeferredToolRequests)
+    assert [c.tool_name for c in outputs[1].calls] == ['outside']
+    assert [c.tool_name for c in outputs[1].approvals] == ['guarded']

@@ -18,13 +18,20 @@ from .._run.result import CallableDatetime, CallableRunUsage
 from .._run.state import GraphAgentState
 from .._warnings import PydanticAIDeprecationWarning
 from ..exceptions import UnexpectedModelBehavior, UserError
-from ..messages import EnqueuedMessagesEvent, ModelResponse, ModelResponseStreamEvent, ModelSettingsDeltaEvent
+from ..messages import (
+    EnqueuedMessagesEvent,
+    ModelResponse,
+    ModelResponseStreamEvent,
+    ModelSettingsDeltaEvent,
+    TextPart,
+    ToolCallPart,
+)
 from ..models import ModelRequestParameters, StreamedResponse
 from ..models._completed_response import CompletedStreamedResponse
 from ..usage import RequestUsage
 from .debounce import debounce
-from .output_reader import OutputReader, text_pieces
-from .response_output import validate_response
+from .output_reader import INVALID, OutputReader, text_pieces
+from .response_output import deferred_requests, validate_response
 
 __all__ = ('AgentStream', 'whole_stream')
 
@@ -127,8 +134,9 @@ class AgentStream(Generic[AgentDepsT, OutputDataT]):
 
     async def stream_output(self, *, debounce_by: float | None = 0.1) -> AsyncIterator[OutputDataT]:
         """Stream the output as it grows: a partial value for each event that changes it (output validators see
-        it with `ctx.partial_output` set, a `ModelRetry` from them skips it), then the validated output, always
-        last. The partial values are computed incrementally, by the reader `StreamedRunResult` uses too.
+        it with `ctx.partial_output` set, a `ModelRetry` from them skips it; a text part that starts empty gives
+        an empty text), then the validated output, always last. The partial values are computed incrementally,
+        by the reader `StreamedRunResult` uses too.
 
         Args:
             debounce_by: Yield at most once per this many seconds (the latest value); `None`: every change.
@@ -136,7 +144,9 @@ class AgentStream(Generic[AgentDepsT, OutputDataT]):
         if self._cached_output is not _NOTHING:
             yield deepcopy(self._cached_output)
             return
-        partials = self._reader.partial_outputs(self)
+        # what other readers took of the response already counts: the partial values start from it
+        deferred = self._deferred_partial if self._ctx.deps.output_schema.allows_deferred_tools else None
+        partials = self._reader.partial_outputs(self, empty_text=True, received=self.response.parts, deferred=deferred)
         source = partials if debounce_by is None else debounce(partials, debounce_by, None)
         try:
             async for value in source:
@@ -147,6 +157,19 @@ class AgentStream(Generic[AgentDepsT, OutputDataT]):
         if self._raw.final_result_event is not None:
             self._cached_output = await self.validate_response_output(self.response)
             yield deepcopy(self._cached_output)
+
+    def _deferred_partial(self) -> Any:
+        """The `DeferredToolRequests` of the response so far, if it holds deferred calls and no text or output call
+        and its final result event came: else `INVALID`."""
+        response = self.response
+        if self._raw.final_result_event is None or any(
+            (isinstance(part, TextPart) and part.content)
+            or (isinstance(part, ToolCallPart) and part.tool_name in self._ctx.deps.output_schema.tools)
+            for part in response.parts
+        ):
+            return INVALID
+        requests = deferred_requests(response, self._ctx.deps)
+        return INVALID if requests is None else requests
 
     async def stream_response(self, *, debounce_by: float | None = 0.1) -> AsyncIterator[ModelResponse]:
         """Stream snapshots of the response: `state='incomplete'` while it streams, then one last snapshot

@@ -8,7 +8,7 @@ not the size of the response so far; a partial value is built and validated only
 
 from __future__ import annotations as _annotations
 
-from collections.abc import AsyncGenerator, AsyncIterable, Awaitable, Callable
+from collections.abc import AsyncGenerator, AsyncIterable, Awaitable, Callable, Container, Sequence
 from typing import Any
 
 import pydantic_core
@@ -22,7 +22,7 @@ from .._output.schema import OutputProcessor
 from .._run.deps import GraphAgentDeps
 from .._run.state import GraphAgentState
 from ..exceptions import ModelRetry
-from ..messages import PartDeltaEvent, PartStartEvent, TextPart, ToolCallPart
+from ..messages import FinalResultEvent, ModelResponsePart, PartDeltaEvent, PartStartEvent, TextPart, ToolCallPart
 from ..tools import RunContext
 from .output_hooks import OUTPUT_HOOKS, output_context, process_with_hooks, validate_with_hooks
 
@@ -41,6 +41,38 @@ async def text_pieces(events: AsyncIterable[Any]) -> AsyncGenerator[str]:
                 yield event.part.content
         elif isinstance(event, PartDeltaEvent) and event.delta.part_delta_kind == 'text' and event.delta.content_delta:
             yield event.delta.content_delta
+
+
+class _AfterParts:
+    """A start event for each of `parts` (at its index), then `events`: an iterator rather than a generator, so
+    that a reader leaving early leaves nothing unfinished behind."""
+
+    def __init__(self, parts: Sequence[ModelResponsePart], events: AsyncIterable[Any]) -> None:
+        self._starts = [PartStartEvent(index=index, part=part) for index, part in enumerate(parts)]
+        self._starts.reverse()
+        self._events = aiter(events)
+
+    def __aiter__(self) -> _AfterParts:
+        return self
+
+    async def __anext__(self) -> Any:
+        if self._starts:
+            return self._starts.pop()
+        return await anext(self._events)
+
+
+def _grows_other_call(event: Any, output_tools: Container[str], others: set[int]) -> bool:
+    """Whether `event` is a final result event, or starts or adds to a call of a tool other than an output tool
+    (whose index it then adds to `others`)."""
+    if isinstance(event, FinalResultEvent):
+        return event.tool_name is None
+    if isinstance(event, PartStartEvent):
+        if isinstance(event.part, ToolCallPart) and event.part.tool_name not in output_tools:
+            others.add(event.index)
+            return True
+        others.discard(event.index)
+        return False
+    return isinstance(event, PartDeltaEvent) and event.index in others
 
 
 class OutputReader:
@@ -78,10 +110,29 @@ class OutputReader:
             elif (value := await self.validate_partial(text)) is not INVALID:
                 yield value
 
-    async def partial_outputs(self, events: AsyncIterable[Any]) -> AsyncGenerator[Any]:
+    async def partial_outputs(
+        self,
+        events: AsyncIterable[Any],
+        *,
+        empty_text: bool = False,
+        received: Sequence[ModelResponsePart] = (),
+        deferred: Callable[[], Any] | None = None,
+    ) -> AsyncGenerator[Any]:
         """A validated partial value of the output for each event (of the run's, or of one response's) that
         changes it (output validators see it
-        with `ctx.partial_output` set; a `ModelRetry` from them, or from an output function, skips it)."""
+        with `ctx.partial_output` set; a `ModelRetry` from them, or from an output function, skips it).
+
+        Args:
+            events: The events to read.
+            empty_text: A text output part that starts empty gives an empty text at its start (what one
+                response's stream, `AgentStream`, yields there); without it the first text is the first piece.
+            received: The parts of the response received before `events` (read by another reader): read first,
+                as if each had just started with its content so far (an empty one gives nothing), so that the
+                deltas that follow add to them.
+            deferred: The partial `DeferredToolRequests` of the response so far (or `INVALID`), asked at a final
+                result event and whenever a call of a tool other than an output tool starts or grows; a value is
+                yielded when it differs from the last one.
+        """
         schema = self._run.deps.output_schema
         text_output = schema.allow_text_output
         json_text = schema.mode in ('native', 'prompted')
@@ -90,13 +141,24 @@ class OutputReader:
         raws: dict[int, tuple[OutputProcessor, str]] = {}  # the answer so far of each parsed part (when `hooked`)
         texts: dict[int, str] = {}
         calls: dict[int, _FunctionArgs] = {}  # output function calls: their arguments so far
+        others: set[int] = set()  # the indices of calls of tools other than output tools (for `deferred`)
+        last_deferred: Any = INVALID
         response = self._response()
-        async for event in events:
+        replays = len(received)  # the first events read are the received parts, replayed
+        async for event in _AfterParts(received, events):
+            replays -= 1
             if self._response() != response:
                 response = self._response()
                 parsers.clear()
                 texts.clear()
                 calls.clear()
+                others.clear()
+            if deferred is not None and _grows_other_call(event, schema.tools, others):
+                value = deferred()
+                if value is not INVALID and value != last_deferred:
+                    last_deferred = value
+                    yield value
+                continue
             chunk: Any = None
             if isinstance(event, PartStartEvent):
                 index, part = event.index, event.part
@@ -130,8 +192,8 @@ class OutputReader:
                 continue
             if index in texts:
                 texts[index] = text = texts[index] + chunk
-                if not text:
-                    continue  # a text part starting empty is no output yet
+                if not text and not (empty_text and replays < 0 and isinstance(event, PartStartEvent)):
+                    continue  # an empty piece changes nothing; an empty start only counts for `empty_text`
                 value = await self._partial_function_output(schema.process_text, text)
                 if value is not INVALID:
                     value = await self.validate_partial(value)

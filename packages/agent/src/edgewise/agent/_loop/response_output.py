@@ -17,7 +17,7 @@ from ..exceptions import ModelRetry, UnexpectedModelBehavior, UserError
 from ..messages import ModelResponse, TextPart, ToolCallPart
 from ..output import PendingModelResponse
 
-__all__ = ('validate_response',)
+__all__ = ('deferred_requests', 'validate_response')
 
 
 async def validate_response(
@@ -49,7 +49,7 @@ async def validate_response(
             processor = schema.tools[call.tool_name]
             value = _validate(processor, call.args, allow_partial)
             value = await processor.finish(value, ctx)  # output functions see `ctx.partial_output`
-        elif (deferred := _deferred_requests(message, deps)) is not None:
+        elif (deferred := deferred_requests(message, deps)) is not None:
             if not schema.allows_deferred_tools:
                 raise UserError(
                     'A deferred tool call was present, but `DeferredToolRequests` is not among output types. '
@@ -81,8 +81,9 @@ async def validate_response(
     return value
 
 
-def _deferred_requests(message: ModelResponse, deps: GraphAgentDeps[Any, Any]) -> DeferredToolRequests | None:
-    # The response's calls of external tools and of tools needing approval, as the step's tools define them.
+def deferred_requests(message: ModelResponse, deps: GraphAgentDeps[Any, Any]) -> DeferredToolRequests | None:
+    """The calls of external tools and of tools needing approval in `message`, as the step's tools define them
+    (`None` when there are none)."""
     tools = deps.step_tools or {}
     calls: list[ToolCallPart] = []
     approvals: list[ToolCallPart] = []
