@@ -166,3 +166,45 @@ async def test_calling_a_tool_of_a_capability_not_loaded_past_its_retries_ends_t
     model = Shown([call, call, [TextPart('never')]])
     with pytest.raises(UnexpectedModelBehavior, match="Tool 'audit_log' exceeded max retries count of 1"):
         await Agent(FunctionModel(model), capabilities=[audits()]).run('audit')
+
+
+# -- the catalog's first line -----------------------------------------------------------------------------------------
+
+PLAIN_CATALOG = (
+    'The following capabilities are deferred and can be loaded using the `load_capability` tool. '
+    "A capability's tools stay hidden until it is loaded:\n- audits: Audit tools."
+)
+CATALOG_WITH_SEARCH = (
+    'The following capabilities are deferred and can be loaded using the `load_capability` tool. '
+    "A capability's tools stay hidden until it is loaded — load the capability first rather than searching for its "
+    'tools:\n- audits: Audit tools.'
+)
+
+
+def searchable_tools() -> FunctionToolset[None]:
+    toolset = FunctionToolset[None]()
+
+    @toolset.tool_plain(defer_loading=True)
+    def weather_forecast(city: str) -> str:
+        """The weather forecast of a city."""
+        return f'sunny in {city}'
+
+    return toolset
+
+
+def request_instructions(messages: list[ModelMessage]) -> list[str | None]:
+    return [m.instructions for m in messages if isinstance(m, ModelRequest)]
+
+
+async def test_the_catalog_says_nothing_of_searching_in_a_run_without_tools_to_search() -> None:
+    result = await Agent(FunctionModel(Shown([[TextPart('done')]])), capabilities=[audits()]).run('hi')
+    assert request_instructions(result.all_messages()) == [PLAIN_CATALOG]
+
+
+async def test_the_catalog_steers_to_loading_in_a_run_with_tools_to_search_on_every_request() -> None:
+    search = ToolCallPart('search_tools', {'queries': ['weather']}, tool_call_id='s-1')
+    model = Shown([[search], [load('audits')], [TextPart('done')]])
+    agent = Agent(FunctionModel(model), capabilities=[audits()], toolsets=[searchable_tools()])
+    result = await agent.run('search, then load')
+
+    assert request_instructions(result.all_messages()) == [CATALOG_WITH_SEARCH] * 3
