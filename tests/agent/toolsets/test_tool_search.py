@@ -16,6 +16,7 @@ from edgewise.agent.messages import (
     ModelMessagesTypeAdapter,
     ModelRequest,
     ModelResponse,
+    NativeToolCallPart,
     NativeToolReturnPart,
     RetryPromptPart,
     TextPart,
@@ -331,6 +332,25 @@ async def test_a_provider_only_strategy_offers_no_search_tools(strategy: Any) ->
         ('get_forecast', True),
         ('convert_currency', True),
     ]
+
+
+async def test_a_tool_the_providers_search_found_in_the_same_response_runs() -> None:
+    # the search's return comes in the very response that calls the tool: that reveals it
+    found = {'discovered_tools': [{'name': 'get_weather'}]}
+    script = Script(
+        [
+            [
+                NativeToolCallPart('tool_search', {'queries': ['weather']}, tool_call_id='ts', tool_kind='tool-search'),
+                NativeToolReturnPart('tool_search', found, tool_call_id='ts', tool_kind='tool-search'),
+                ToolCallPart('get_weather', {'city': 'Oslo'}),
+            ],
+            [TextPart('ok')],
+        ]
+    )
+    model = FunctionModel(script, profile={'tool_deferral_mode': 'standalone'})
+    result = await Agent(model, tools=deferred_tools()).run('go', capabilities=[ToolSearch(strategy='bm25')])
+
+    assert [(p.tool_name, p.content) for p in returns(result.all_messages())] == [('get_weather', 'sunny in Oslo')]
 
 
 async def test_a_tool_named_search_tools_is_a_user_error_when_tools_are_deferred() -> None:
