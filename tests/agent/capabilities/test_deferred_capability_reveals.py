@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from edgewise.agent import Agent, RunContext, UnexpectedModelBehavior
-from edgewise.agent.capabilities import AbstractCapability, Capability, PrefixTools, Toolset
+from edgewise.agent.capabilities import AbstractCapability, Capability, PrefixTools, ProcessHistory, Toolset
 from edgewise.agent.messages import (
     LoadCapabilityCallPart,
     LoadCapabilityReturnPart,
@@ -208,3 +208,21 @@ async def test_the_catalog_steers_to_loading_in_a_run_with_tools_to_search_on_ev
     result = await agent.run('search, then load')
 
     assert request_instructions(result.all_messages()) == [CATALOG_WITH_SEARCH] * 3
+
+
+async def test_a_history_processor_dropping_deltas_keeps_a_loaded_capabilitys_tools_shown() -> None:
+    def without_deltas(messages: list[ModelMessage]) -> list[ModelMessage]:
+        return [
+            ModelRequest(parts=[p for p in m.parts if not isinstance(p, ToolAvailabilityDeltaPart)])
+            if isinstance(m, ModelRequest)
+            else m
+            for m in messages
+        ]
+
+    model = Shown([[load('audits')], [ToolCallPart('audit_log', {'account': 'a-6'})], [TextPart('done')]])
+    agent = Agent(FunctionModel(model), capabilities=[audits(), ProcessHistory(without_deltas)])
+    result = await agent.run('audit')
+
+    assert model.tools[1:] == [[('load_capability', False), ('audit_log', True)]] * 2
+    assert model.revealed[1:] == [{'audit_log'}, {'audit_log'}]
+    assert ('audit_log', 'a-6: clean') in tool_returns(result.all_messages())

@@ -184,10 +184,16 @@ def withhold_unevidenced_reveals(
     if not shown:
         return params
     still = discovered_tool_names(_without_orphaned_search_returns(messages))
-    lost = shown - still
+    # a loaded capability's tools stay shown: the load in the history is what reveals them
+    loaded = deps.loaded_capability_ids
+    lost = {
+        name
+        for name in shown - still
+        if (d := (deps.step_tools or {}).get(name)) is None or d.capability_id not in loaded
+    }
     if not lost:
         return params
-    shown.intersection_update(still)
+    shown.difference_update(lost)
     provider_search = any(isinstance(t, ToolSearchTool) for t in params.native_tools)
     tools: list[ToolDefinition] = []
     for t in params.function_tools:
