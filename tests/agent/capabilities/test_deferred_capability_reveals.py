@@ -220,7 +220,7 @@ async def test_a_history_processor_dropping_deltas_keeps_a_loaded_capabilitys_to
         ]
 
     model = Shown([[load('audits')], [ToolCallPart('audit_log', {'account': 'a-6'})], [TextPart('done')]])
-    agent = Agent(FunctionModel(model), capabilities=[audits(), ProcessHistory(without_deltas)])
+    agent = Agent(FunctionModel(model), capabilities=[audits(), ProcessHistory[None](without_deltas)])
     result = await agent.run('audit')
 
     assert model.tools[1:] == [[('load_capability', False), ('audit_log', True)]] * 2
