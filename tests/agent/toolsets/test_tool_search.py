@@ -4,24 +4,28 @@ them (the `ToolSearch` capability, and the same default search in every run)."""
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import pytest
 
 from edgewise.agent import Agent, RunContext, Tool, UnexpectedModelBehavior, UserError
-from edgewise.agent.capabilities import AbstractCapability, CombinedCapability, ToolSearch
+from edgewise.agent.capabilities import AbstractCapability, CombinedCapability, ProcessHistory, ToolSearch
 from edgewise.agent.messages import (
     ModelMessage,
     ModelMessagesTypeAdapter,
     ModelRequest,
     ModelResponse,
+    NativeToolCallPart,
     NativeToolReturnPart,
     RetryPromptPart,
     TextPart,
+    ToolAvailabilityDeltaPart,
     ToolCallPart,
     ToolReturnPart,
+    ToolSearchCallPart,
     ToolSearchReturnPart,
+    UserPromptPart,
 )
 from edgewise.agent.models.function import AgentInfo, DeltaToolCall, DeltaToolCalls, FunctionModel
 from edgewise.agent.models.test import TestModel
@@ -201,13 +205,35 @@ async def test_the_search_tool_may_fail_once_in_a_row() -> None:
         await Agent(FunctionModel(script), tools=deferred_tools(), retries=5).run('go')
 
 
-async def test_a_tool_called_before_it_is_found_still_runs() -> None:
-    # as in pydantic-ai: hiding a tool keeps it out of the request, not out of reach
+async def test_a_tool_called_before_it_is_found_is_refused_and_stays_hidden() -> None:
+    # as in pydantic-ai 2.x: guessing a hidden tool's name neither runs it nor reveals it
     script = Script([[ToolCallPart('get_weather', {'city': 'Oslo'})], [TextPart('ok')]])
     result = await Agent(FunctionModel(script), tools=deferred_tools()).run('go')
 
-    assert returns(result.all_messages())[0].content == 'sunny in Oslo'
+    assert [(type(p), p.tool_name, p.content) for p in returns(result.all_messages())] == [
+        (
+            RetryPromptPart,
+            'get_weather',
+            "Tool 'get_weather' is not available yet: search for it first, then call it again once you've seen its "
+            'schema.',
+        )
+    ]
     assert script.tools[1] == ['add', 'search_tools']
+
+
+async def test_calling_a_hidden_tool_again_past_its_retries_ends_the_run() -> None:
+    call = [ToolCallPart('get_weather', {'city': 'Oslo'})]
+    script = Script([call, call, [TextPart('never')]])
+    with pytest.raises(UnexpectedModelBehavior, match="Tool 'get_weather' exceeded max retries count of 1"):
+        await Agent(FunctionModel(script), tools=deferred_tools()).run('go')
+
+
+async def test_a_tool_found_then_called_runs() -> None:
+    script = Script([[search('weather')], [ToolCallPart('get_weather', {'city': 'Oslo'})], [TextPart('ok')]])
+    result = await Agent(FunctionModel(script), tools=deferred_tools()).run('go')
+
+    found = [p.content for p in returns(result.all_messages()) if p.tool_name == 'get_weather']
+    assert found == ['sunny in Oslo']
 
 
 async def test_the_search_call_is_tagged_as_a_tool_search() -> None:
@@ -306,6 +332,25 @@ async def test_a_provider_only_strategy_offers_no_search_tools(strategy: Any) ->
         ('get_forecast', True),
         ('convert_currency', True),
     ]
+
+
+async def test_a_tool_the_providers_search_found_in_the_same_response_runs() -> None:
+    # the search's return comes in the very response that calls the tool: that reveals it
+    found = {'discovered_tools': [{'name': 'get_weather'}]}
+    script = Script(
+        [
+            [
+                NativeToolCallPart('tool_search', {'queries': ['weather']}, tool_call_id='ts', tool_kind='tool-search'),
+                NativeToolReturnPart('tool_search', found, tool_call_id='ts', tool_kind='tool-search'),
+                ToolCallPart('get_weather', {'city': 'Oslo'}),
+            ],
+            [TextPart('ok')],
+        ]
+    )
+    model = FunctionModel(script, profile={'tool_deferral_mode': 'standalone'})
+    result = await Agent(model, tools=deferred_tools()).run('go', capabilities=[ToolSearch(strategy='bm25')])
+
+    assert [(p.tool_name, p.content) for p in returns(result.all_messages())] == [('get_weather', 'sunny in Oslo')]
 
 
 async def test_a_tool_named_search_tools_is_a_user_error_when_tools_are_deferred() -> None:
@@ -459,3 +504,72 @@ def test_search_parts_of_another_shape_stay_plain_parts() -> None:
     assert streaming.queries == []
     assert ToolSearchCallPart(tool_call_id='s2').typed_args is None
     assert ToolSearchCallPart(args='{"queries": ["a"]}').queries == ['a']
+
+
+# -- what the history as the request hooks leave it reveals ---------------------------------------------------------
+
+
+def without_deltas(messages: list[ModelMessage]) -> list[ModelMessage]:
+    return [
+        replace(m, parts=[p for p in m.parts if not isinstance(p, ToolAvailabilityDeltaPart)])
+        if isinstance(m, ModelRequest)
+        else m
+        for m in messages
+    ]
+
+
+def without_search_calls(messages: list[ModelMessage]) -> list[ModelMessage]:
+    return [
+        m
+        for m in messages
+        if not (isinstance(m, ModelResponse) and any(isinstance(p, ToolSearchCallPart) for p in m.parts))
+    ]
+
+
+REVEALED_BY_DELTA: list[ModelMessage] = [ModelRequest(parts=[ToolAvailabilityDeltaPart(tools_added=['get_weather'])])]
+REVEALED_BY_SEARCH: list[ModelMessage] = [
+    ModelRequest(parts=[UserPromptPart('find the weather tool')]),
+    ModelResponse(parts=[ToolSearchCallPart(args={'queries': ['weather']}, tool_call_id='s-1')]),
+    ModelRequest(
+        parts=[ToolSearchReturnPart(content={'discovered_tools': [{'name': 'get_weather'}]}, tool_call_id='s-1')]
+    ),
+]
+
+
+@dataclass
+class Revealed:
+    """A model answering text, keeping each request's tools and `revealed_tool_names`."""
+
+    tools: list[list[str]] = field(default_factory=list[list[str]])
+    revealed: list[set[str]] = field(default_factory=list[set[str]])
+
+    def __call__(self, messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        self.tools.append([t.name for t in info.function_tools])
+        self.revealed.append(set(info.model_request_parameters.revealed_tool_names))
+        return ModelResponse(parts=[TextPart('ok')])
+
+
+@pytest.mark.parametrize(
+    ('history', 'processor'),
+    [(REVEALED_BY_DELTA, without_deltas), (REVEALED_BY_SEARCH, without_search_calls)],
+    ids=['delta-dropped', 'search-call-dropped'],
+)
+async def test_a_reveal_the_processed_history_no_longer_holds_reveals_nothing(
+    history: list[ModelMessage], processor: Any
+) -> None:
+    model = Revealed()
+    agent = Agent(FunctionModel(model), tools=deferred_tools(), capabilities=[ProcessHistory(processor)])
+    await agent.run('go on', message_history=history)
+
+    assert model.revealed == [set()]
+    assert 'get_weather' not in model.tools[0]
+
+
+@pytest.mark.parametrize('history', [REVEALED_BY_DELTA, REVEALED_BY_SEARCH], ids=['delta', 'search'])
+async def test_a_reveal_the_processed_history_keeps_still_shows_the_tool(history: list[ModelMessage]) -> None:
+    model = Revealed()
+    agent = Agent(FunctionModel(model), tools=deferred_tools(), capabilities=[ProcessHistory(lambda m: m)])
+    await agent.run('go on', message_history=history)
+
+    assert model.revealed == [{'get_weather'}]
+    assert 'get_weather' in model.tools[0]

@@ -32,6 +32,7 @@ from .history import (
     resumed_index_after_hooks,
     sent_messages,
 )
+from .step_tool_manager import withhold_unevidenced_reveals
 
 __all__ = (
     'RESPONSE_HOOKS',
@@ -88,7 +89,8 @@ async def run_request_hooks(
     deps.tool_deltas = deps.tool_deltas or has_tool_deltas(messages)
     deps.resumed_request_index = resumed_index_after_hooks(deps.resumed_request_index, before, len(messages))
     deps.new_message_index = first_new_index(messages, state.run_id, deps.resumed_request, deps.resumed_request_index)
-    return request_context.model_settings, request_context.model_request_parameters
+    params = withhold_unevidenced_reveals(messages, request_context.model_request_parameters, deps)
+    return request_context.model_settings, params
 
 
 @dataclass

@@ -12,8 +12,10 @@ from .._message_flow.pending import delivered_events, take_pending
 from .._output.schema import output_template
 from .._run.deps import GraphAgentDeps, resolve_native_tools, stored_through
 from .._run.state import GraphAgentState
-from ..messages import InstructionPart, ModelRequest, ModelResponse
+from ..messages import InstructionPart, ModelRequest, ModelResponse, ToolAvailabilityDeltaPart
 from ..models import ModelRequestParameters
+from ..toolsets._capability_owned import tool_defs_from_pre_definition_load_returns
+from ..toolsets._tool_search import discovered_tool_names
 from .history import has_tool_deltas, record_settings_change
 from .node_support import add_enqueued_events, load_prices_for, now
 from .request_hooks import run_request_hooks
@@ -60,8 +62,28 @@ async def prepare_request(
     state.run_step += 1
     deps.request_model = None
     await prepare_step_tools(state, deps)
+    _backfill_capability_reveals(state, deps)
     instruction_parts = await request_instructions(state, deps, request)
     return await request_parameters(node, ctx, streaming, instruction_parts=instruction_parts)
+
+
+def _backfill_capability_reveals(state: GraphAgentState, deps: GraphAgentDeps[Any, Any]) -> None:
+    """Record the tools of the capabilities a history loaded without saying which tools that revealed (its
+    `load_capability` returns came before they were followed by a `ToolAvailabilityDeltaPart`): one delta part, in
+    a request after this step's, naming them (as pydantic-ai 2.x), so that later requests read them from the
+    history."""
+    if not deps.loaded_capability_ids:
+        return
+    owned = tool_defs_from_pre_definition_load_returns(deps.run_context(state), (deps.step_tools or {}).values())
+    missing = [name for name in owned if name not in deps.discovered_tool_names]
+    if not missing:
+        return
+    deps.discovered_tool_names.update(discovered_tool_names(state.message_history))  # a history not read yet
+    missing = sorted(name for name in missing if name not in deps.discovered_tool_names)
+    if missing:
+        state.message_history.append(ModelRequest(parts=[ToolAvailabilityDeltaPart(tools_added=missing)]))
+        deps.discovered_tool_names.update(missing)
+        deps.merge_adjacent = deps.tool_deltas = True
 
 
 async def prepare_resume(
@@ -109,8 +131,8 @@ async def request_parameters(
         allow_image_output=schema.allows_image,
         instruction_parts=instruction_parts,
     )
-    if deps.defers_tools or deps.tool_deltas:
-        loaded = deps.loaded_capability_ids
+    loaded = deps.loaded_capability_ids
+    if deps.defers_tools or deps.tool_deltas or loaded:  # a loaded capability's tools are revealed, none hidden
         owned = {name for name, d in (deps.step_tools or {}).items() if d.capability_id in loaded}
         params.revealed_tool_names = deps.discovered_tool_names | owned
     if schema.mode in ('prompted', 'native'):

@@ -112,6 +112,37 @@ def _unknown(call: ToolCallPart, state: GraphAgentState, deps: GraphAgentDeps[An
     return unknown_tool_part(call, [*(deps.step_tools or {}), *deps.output_schema.tools])
 
 
+def _withheld(tool: ToolsetTool[Any], state: GraphAgentState, deps: GraphAgentDeps[Any, Any]) -> str | None:
+    """For a tool the model was not shown (still hidden by a tool search or an unloaded capability): the text of
+    the retry prompt refusing its call, saying what reveals it (as pydantic-ai 2.x: guessing a hidden tool's name
+    does not run it); `None` for a tool the model may call.
+
+    Raises:
+        UnexpectedModelBehavior: the tool's retries are used up.
+    """
+    tool_def = tool.tool_def
+    if not tool_def.defer_loading:
+        return None
+    owner = tool_def.capability_id
+    deferred_owner = owner is not None and getattr(deps.capabilities.get(owner), 'defer_loading', False) is True
+    if deferred_owner and owner not in deps.loaded_capability_ids:
+        message = (
+            f'Tool {tool_def.name!r} is not available yet: it belongs to capability {owner!r}. Call '
+            "`load_capability` for it first, then call the tool again once you've read the capability's instructions."
+        )
+    elif tool_def.name in discovered_tool_names(state.message_history):  # found by a search in this very response
+        return None
+    else:
+        message = (
+            f"Tool {tool_def.name!r} is not available yet: search for it first, then call it again once you've seen "
+            'its schema.'
+        )
+    if state.tool_retries.get(tool_def.name, 0) >= tool.max_retries:
+        state.check_incomplete_tool_call()
+        raise UnexpectedModelBehavior(f'Tool {tool_def.name!r} exceeded max retries count of {tool.max_retries}')
+    return message
+
+
 async def _run_one(
     tool: ToolsetTool[Any],
     call: ToolCallPart,
@@ -131,6 +162,8 @@ async def _run_one(
         return ToolReturnPart(call.tool_name, answer.message, call.tool_call_id, outcome='failed')
     if isinstance(answer, RetryPromptPart):
         return dataclasses.replace(answer, tool_name=call.tool_name, tool_call_id=call.tool_call_id)
+    if answer is None and (withheld := _withheld(tool, state, deps)) is not None:
+        return tool_retry_prompt(call, withheld)
     external = tool.tool_def.kind == 'external'
     if answer is not None and not isinstance(answer, ToolApproved):
         return _return_part(call, answer, tool.tool_def.tool_kind)  # a `ToolReturn` answer splits as a tool's

@@ -7,13 +7,19 @@ import dataclasses
 from typing import Any, TypeAlias
 
 from .._messages.capability_loading import refresh_loaded_capabilities
-from .._messages.tool_parts import TOOL_SEARCH_NATIVE_KIND
+from .._messages.tool_parts import TOOL_SEARCH_NATIVE_KIND, TOOL_SEARCH_TOOL_KIND
 from .._run.deps import GraphAgentDeps
 from .._run.state import GraphAgentState
 from .._tools.definition import ToolDefinition
 from .._tools.tool_kinds import parse_tool_kind
 from ..exceptions import UserError
-from ..messages import InstructionPart, ModelRequest
+from ..messages import (
+    InstructionPart,
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    ToolReturnPart,
+)
 from ..models._instruction_history import RECORD_PARTS
 from ..models._request_parameters import ModelRequestParameters, resolve_return_schema
 from ..native_tools._tool_search import ToolSearchTool
@@ -21,7 +27,13 @@ from ..tool_manager import TOOL_HOOKS, ToolManager
 from ..toolsets._tool_search import discovered_tool_names
 from .instruction_window import update_instruction_history
 
-__all__ = ('prepare_step_tools', 'prepare_output_tools', 'request_instructions', 'offer_provider_tool_search')
+__all__ = (
+    'prepare_step_tools',
+    'prepare_output_tools',
+    'request_instructions',
+    'offer_provider_tool_search',
+    'withhold_unevidenced_reveals',
+)
 
 
 async def prepare_step_tools(
@@ -159,6 +171,59 @@ def offer_provider_tool_search(params: ModelRequestParameters, deps: GraphAgentD
         params.function_tools = [
             d for d in step_tools.values() if not d.defer_loading or d.with_native == TOOL_SEARCH_NATIVE_KIND
         ]
+
+
+def withhold_unevidenced_reveals(
+    messages: list[ModelMessage], params: ModelRequestParameters, deps: GraphAgentDeps[Any, Any]
+) -> ModelRequestParameters:
+    """`params` for the history as the request hooks left it (`messages`): a tool that a search or a tool's reveal
+    showed, whose reveal the processed history no longer holds (a delta dropped, a search return left without its
+    call), is hidden again (as pydantic-ai 2.x derives what a request reveals from the history it sends). The run's
+    `discovered_tool_names` follows the processed history."""
+    shown = deps.discovered_tool_names
+    if not shown:
+        return params
+    still = discovered_tool_names(_without_orphaned_search_returns(messages))
+    # a loaded capability's tools stay shown: the load in the history is what reveals them
+    loaded = deps.loaded_capability_ids
+    lost = {
+        name
+        for name in shown - still
+        if (d := (deps.step_tools or {}).get(name)) is None or d.capability_id not in loaded
+    }
+    if not lost:
+        return params
+    shown.difference_update(lost)
+    provider_search = any(isinstance(t, ToolSearchTool) for t in params.native_tools)
+    tools: list[ToolDefinition] = []
+    for t in params.function_tools:
+        if t.name in lost and t.with_native == TOOL_SEARCH_NATIVE_KIND and not t.defer_loading:
+            if provider_search:  # back among the tools the provider's search covers
+                tools.append(dataclasses.replace(t, defer_loading=True))
+            continue
+        tools.append(t)
+    return dataclasses.replace(params, function_tools=tools, revealed_tool_names=params.revealed_tool_names - lost)
+
+
+def _without_orphaned_search_returns(messages: list[ModelMessage]) -> list[ModelMessage]:
+    # A search return whose call is gone from the history is dropped before the request is sent: it reveals nothing.
+    call_ids = {
+        p.tool_call_id for m in messages if isinstance(m, ModelResponse) for p in m.parts if hasattr(p, 'tool_call_id')
+    }
+    kept: list[ModelMessage] = []
+    for message in messages:
+        if isinstance(message, ModelRequest) and any(_orphaned(p, call_ids) for p in message.parts):
+            message = dataclasses.replace(message, parts=[p for p in message.parts if not _orphaned(p, call_ids)])
+        kept.append(message)
+    return kept
+
+
+def _orphaned(part: Any, call_ids: set[str]) -> bool:
+    return (
+        isinstance(part, ToolReturnPart)
+        and part.tool_kind == TOOL_SEARCH_TOOL_KIND
+        and part.tool_call_id not in call_ids
+    )
 
 
 def _refresh_discovered(state: GraphAgentState, deps: GraphAgentDeps[Any, Any]) -> None:

@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
 from .._functions.runners import normalize_instructions
+from .._messages.tool_parts import TOOL_SEARCH_NATIVE_KIND
 from ..exceptions import UserError
 from ..messages import AgentStreamEvent
 from ..tools import AgentDepsT, AgentNativeTool, RunContext
@@ -35,6 +36,7 @@ from .wrapper import WrapperCapability
 
 __all__ = (
     'DEFERRED_CAPABILITY_CATALOG_PREFIX',
+    'DEFERRED_CAPABILITY_CATALOG_PREFIX_WITH_SEARCH',
     'DeferredCapabilityGate',
     'DeferredCapabilityLoader',
     'capability_registry',
@@ -47,6 +49,12 @@ DEFERRED_CAPABILITY_CATALOG_PREFIX = (
     "A capability's tools stay hidden until it is loaded:"
 )
 """The first line of the catalog of deferred capabilities in the instructions (pydantic-ai 2.x's)."""
+
+DEFERRED_CAPABILITY_CATALOG_PREFIX_WITH_SEARCH = (
+    DEFERRED_CAPABILITY_CATALOG_PREFIX[:-1] + ' — load the capability first rather than searching for its tools:'
+)
+"""The catalog's first line in a run that also has tools to search (pydantic-ai 2.x's): it steers the model to
+`load_capability`, since a capability's tools are never searched."""
 
 
 # -- the run's capabilities by id ----------------------------------------------------------------------------------
@@ -131,7 +139,10 @@ def _snake(name: str) -> str:
 
 async def _catalog(ctx: RunContext[Any]) -> str:
     # Every deferred capability, loaded or not: the text stays the same across loads (a stable prompt prefix).
-    lines = [DEFERRED_CAPABILITY_CATALOG_PREFIX]
+    # A run with searchable tools (marked for the tool search for good, found or not: the line stays the same) says
+    # that a capability is loaded, not searched for.
+    searchable = any(t.with_native == TOOL_SEARCH_NATIVE_KIND for t in ctx.tools.values())
+    lines = [DEFERRED_CAPABILITY_CATALOG_PREFIX_WITH_SEARCH if searchable else DEFERRED_CAPABILITY_CATALOG_PREFIX]
     for key, capability in ctx.capabilities.items():
         if capability.defer_loading:
             description = await _text(capability.get_description(), ctx)

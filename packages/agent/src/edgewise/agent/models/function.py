@@ -6,7 +6,7 @@ import functools
 import inspect
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from contextlib import asynccontextmanager
-from dataclasses import KW_ONLY, dataclass, field
+from dataclasses import KW_ONLY, dataclass, field, replace
 from typing import Any, TypeAlias
 
 from .._message_flow.events import ModelResponseStreamEvent
@@ -260,13 +260,28 @@ def _agent_info(
     messages: list[ModelMessage], model_settings: ModelSettings | None, params: ModelRequestParameters
 ) -> AgentInfo:
     return AgentInfo(
-        function_tools=params.function_tools,
+        function_tools=_authored_deferral(params),
         allow_text_output=params.allow_text_output,
         output_tools=params.output_tools,
         model_settings=model_settings,
         model_request_parameters=params,
         instructions=request_instructions(messages, params),
     )
+
+
+def _authored_deferral(params: ModelRequestParameters) -> list[ToolDefinition]:
+    # As pydantic-ai 2.x: the tools of a loaded deferred capability are shown still marked `defer_loading=True` (the
+    # capability deferred them); that they are visible is told by `revealed_tool_names`. The run itself marks them
+    # shown, so that the providers' mappings send them as ordinary tools.
+    revealed = params.revealed_tool_names
+    if not revealed:
+        return params.function_tools
+    return [
+        replace(t, defer_loading=True)
+        if t.capability_id is not None and not t.defer_loading and t.name in revealed
+        else t
+        for t in params.function_tools
+    ]
 
 
 class _FunctionStreamedResponse(StreamedResponse):
