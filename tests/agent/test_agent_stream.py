@@ -61,13 +61,18 @@ async def test_stream_text_runs_the_output_validators_on_the_partial_text() -> N
     assert seen == [('a', True), ('ab', True), ('ab', False)]
 
 
-async def test_stream_output_gives_validated_partial_values_then_the_output() -> None:
+def _paris_agent() -> Agent[None, City]:
+    """An agent whose model streams a `City` output tool call in three chunks."""
     chunks = ['{"name": "Par', 'is", "popu', 'lation": 2100000}']
-    agent = Agent(
+    return Agent(
         streamed([{0: DeltaToolCall(name='final_result' if i == 0 else None, json_args=chunk)}
                   for i, chunk in enumerate(chunks)]),
         output_type=City,
     )  # fmt: skip
+
+
+async def test_stream_output_gives_validated_partial_values_then_the_output() -> None:
+    agent = _paris_agent()
     async with agent.iter('go') as run:
         node = await run.next()
         assert isinstance(node, ModelRequestNode)
@@ -193,12 +198,7 @@ async def test_stream_output_started_after_other_reads_goes_on_from_the_text_rec
 
 
 async def test_stream_output_started_after_other_reads_goes_on_from_the_arguments_received() -> None:
-    chunks = ['{"name": "Par', 'is", "popu', 'lation": 2100000}']
-    agent = Agent(
-        streamed([{0: DeltaToolCall(name='final_result' if i == 0 else None, json_args=chunk)}
-                  for i, chunk in enumerate(chunks)]),
-        output_type=City,
-    )  # fmt: skip
+    agent = _paris_agent()
     async with agent.iter('go') as run:
         node = await run.next()
         assert isinstance(node, ModelRequestNode)
