@@ -141,6 +141,7 @@ def _ids_fitted(model: Model, messages: list[ModelMessage]) -> list[ModelMessage
     return messages if length is None else fit_tool_call_ids(messages, length)
 
 
+@dataclass(init=False, eq=False, repr=False)
 class FallbackModel(Model):
     """Sends each request to `default_model`, then to each of `fallback_models` in turn while the one asked fails
     in a way `fallback_on` names (by default a `ModelAPIError`: a provider error or an HTTP error status). When
@@ -154,10 +155,15 @@ class FallbackModel(Model):
 
     Its profile (what the run's output mode and tools are prepared for) is the default model's (pydantic-ai 2.x
     raises: there each model prepares the request itself); each model adapts the request parameters itself.
+
+    A dataclass, as pydantic-ai 2.x's: its fields are `models` and the private `fallback_on` it read. Equality and
+    hashing stay by identity, as for Edgewise's other models.
     """
 
     models: list[Model]
     """The models, in the order they are tried."""
+
+    _predicates: FallbackPredicates = field(repr=False)
 
     def __init__(
         self,
@@ -470,6 +476,10 @@ class FallbackModel(Model):
     def model_id(self) -> str:
         """`fallback:` and the models' ids, comma-separated."""
         return f'fallback:{",".join(model.model_id for model in self.models)}'
+
+    def __repr__(self) -> str:
+        # pydantic-ai 2.x's: the model name, then the dataclass fields shown in a repr
+        return f'{type(self).__qualname__}(model_name={self.model_name!r}, models={self.models!r})'
 
 
 @dataclass
