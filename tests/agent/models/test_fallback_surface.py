@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import re
+from typing import Any
 
 import pytest
 
 from edgewise.agent import Agent
-from edgewise.agent.exceptions import ModelAPIError
+from edgewise.agent.exceptions import ModelAPIError, UserError
 from edgewise.agent.messages import ModelMessage, ModelResponse, TextPart
 from edgewise.agent.models.fallback import FallbackModel
 from edgewise.agent.models.function import AgentInfo, FunctionModel
@@ -56,6 +58,15 @@ def test_fallback_model_constructor_matches_pydantic_ai() -> None:
     ]
     assert parameters['fallback_on'].default == (ModelAPIError,)
     assert FallbackModel(default_model=says('only')).models[0].model_name == 'only'
+
+
+@pytest.mark.parametrize(
+    ('fallback_on', 'named'),
+    [('invalid', "fallback_on='invalid'"), (3, 'fallback_on=3'), ([KeyError, 'invalid'], "'invalid' in fallback_on")],
+)
+def test_fallback_on_that_is_not_a_condition_is_refused(fallback_on: Any, named: str) -> None:
+    with pytest.raises(UserError, match=re.escape(f'FallbackModel got {named}: give exception types')):
+        FallbackModel(says('first'), fallback_on=fallback_on)
 
 
 def test_fallback_models_keep_identity_equality_and_stay_hashable() -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations as _annotations
 
 import inspect
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager, suppress
 from dataclasses import dataclass, field, replace
 from datetime import timedelta
@@ -93,11 +93,17 @@ class FallbackPredicates:
         """Read `fallback_on`; `owner` and `default` name the class and its default in the error for an empty one.
 
         Raises:
-            UserError: `fallback_on` names nothing.
+            UserError: `fallback_on` names nothing, or holds something that is neither an exception type nor a
+                function.
         """
         found = cls()
         one = isinstance(fallback_on, type) or callable(fallback_on)
+        if not one and (isinstance(fallback_on, str | bytes) or not isinstance(fallback_on, Iterable)):
+            raise UserError(_not_a_condition(owner, f'fallback_on={fallback_on!r}'))
         items: Sequence[Any] = [fallback_on] if one else list(fallback_on)  # type: ignore[arg-type]
+        for item in items:
+            if not (isinstance(item, type) or callable(item)):
+                raise UserError(_not_a_condition(owner, f'{item!r} in fallback_on'))
         types = tuple(item for item in items if isinstance(item, type) and issubclass(item, BaseException))
         if types:
             found.exception_handlers.append(lambda exc: isinstance(exc, types))
@@ -132,6 +138,13 @@ class FallbackPredicates:
             if verdict:
                 return True
         return False
+
+
+def _not_a_condition(owner: str, what: str) -> str:
+    return (
+        f'{owner} got {what}: give exception types, functions of the exception or of the response, or a sequence '
+        'of these.'
+    )
 
 
 def _ids_fitted(model: Model, messages: list[ModelMessage]) -> list[ModelMessage]:
