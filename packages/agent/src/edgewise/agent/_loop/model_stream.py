@@ -7,18 +7,21 @@ import warnings
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from copy import deepcopy
-from typing import Any, Generic
+from typing import TYPE_CHECKING, Any, Generic, overload
 
 from typing_extensions import TypeVar
 
 from edgewise.graph import GraphRunContext
 
-from .._run.deps import GraphAgentDeps
+from .._functions.runners import OutputValidator
+from .._output.schema import OutputSchema
+from .._run.deps import GraphAgentDeps, token_check
 from .._run.result import CallableDatetime, CallableRunUsage
 from .._run.state import GraphAgentState
 from .._warnings import PydanticAIDeprecationWarning
 from ..exceptions import UnexpectedModelBehavior, UserError
 from ..messages import (
+    AgentStreamEvent,
     EnqueuedMessagesEvent,
     ModelResponse,
     ModelResponseStreamEvent,
@@ -28,10 +31,16 @@ from ..messages import (
 )
 from ..models import ModelRequestParameters, StreamedResponse
 from ..models._completed_response import CompletedStreamedResponse
-from ..usage import RequestUsage
+from ..tools import RunContext
+from ..usage import RequestUsage, UsageLimits
+from ..workspaces import WorkspaceRef
 from .debounce import debounce
 from .output_reader import INVALID, OutputReader, text_pieces
 from .response_output import deferred_requests, validate_response
+
+if TYPE_CHECKING:
+    from ..capabilities import AbstractCapability
+    from ..tool_manager import ToolManager
 
 __all__ = ('AgentStream', 'whole_stream')
 
@@ -65,13 +74,59 @@ class AgentStream(Generic[AgentDepsT, OutputDataT]):
     Every reader shares one pass over the events: what one has read, another does not see again.
     """
 
+    @overload
     def __init__(
         self,
         response: StreamedResponse,
         ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[Any, Any]],
         check_tokens: Callable[[RequestUsage], None] | None = None,
         leading: Sequence[EnqueuedMessagesEvent | ModelSettingsDeltaEvent] = (),
+    ) -> None: ...
+
+    @overload
+    def __init__(
+        self,
+        *,
+        _raw_stream_response: StreamedResponse,
+        _output_schema: OutputSchema,
+        _model_request_parameters: ModelRequestParameters,
+        _output_validators: Sequence[OutputValidator],
+        _run_ctx: RunContext[Any],
+        _usage_limits: UsageLimits | None,
+        _tool_manager: ToolManager[Any],
+        _root_capability: AbstractCapability[Any],
+        _carried_workspace_ref: WorkspaceRef | None = None,
+        _model_id: str | None = None,
+        _metadata_getter: Callable[[], dict[str, Any] | None] | None = None,
+        _event_stream_buffer_getter: Callable[[], list[AgentStreamEvent]] = list,
+        _max_tokens_getter: Callable[[], int | None] = ...,
+    ) -> None: ...
+
+    def __init__(
+        self,
+        response: StreamedResponse | None = None,
+        ctx: GraphRunContext[GraphAgentState, GraphAgentDeps[Any, Any]] | None = None,
+        check_tokens: Callable[[RequestUsage], None] | None = None,
+        leading: Sequence[EnqueuedMessagesEvent | ModelSettingsDeltaEvent] = (),
+        **parts: Any,
     ) -> None:
+        """Stream `response` inside the run of `ctx` (how a run makes it).
+
+        pydantic-ai 2.x's keyword form (`AgentStream(_raw_stream_response=..., _run_ctx=..., ...)`, its dataclass
+        fields) works too: the run is then made of the given run context, output schema and validators, usage limits,
+        tool manager and root capability. A `_metadata_getter` gives `metadata`; the events in the
+        `_event_stream_buffer_getter`'s list when the stream is made are taken out of it and come first.
+
+        Raises:
+            TypeError: neither form's arguments are all given, or a keyword names nothing of either.
+        """
+        self._metadata_getter: Callable[[], dict[str, Any] | None] | None = None
+        if parts:
+            if response is not None or ctx is not None:
+                raise TypeError("AgentStream takes either a response and a run's context, or pydantic-ai's keywords")
+            response, ctx, check_tokens, leading, self._metadata_getter = _from_fields(**parts)
+        elif response is None or ctx is None:
+            raise TypeError('AgentStream needs a streamed response and the run context of the graph run')
         self._raw = response
         self._leading = leading
         self._ctx = ctx
@@ -271,10 +326,79 @@ class AgentStream(Generic[AgentDepsT, OutputDataT]):
     @property
     def metadata(self) -> dict[str, Any] | None:
         """The run's metadata."""
+        if self._metadata_getter is not None:
+            return self._metadata_getter()
         return self._ctx.deps.run_context(self._ctx.state).metadata
 
     def __repr__(self) -> str:
         return f'AgentStream(response={self.response!r})'
+
+
+def _from_fields(
+    *,
+    _raw_stream_response: StreamedResponse,
+    _output_schema: OutputSchema,
+    _model_request_parameters: ModelRequestParameters,
+    _output_validators: Sequence[OutputValidator],
+    _run_ctx: RunContext[Any],
+    _usage_limits: UsageLimits | None,
+    _tool_manager: ToolManager[Any],
+    _root_capability: AbstractCapability[Any],
+    _carried_workspace_ref: WorkspaceRef | None = None,
+    _model_id: str | None = None,
+    _metadata_getter: Callable[[], dict[str, Any] | None] | None = None,
+    _event_stream_buffer_getter: Callable[[], list[AgentStreamEvent]] = list,
+    _max_tokens_getter: Callable[[], int | None] | None = None,
+) -> tuple[
+    StreamedResponse,
+    GraphRunContext[GraphAgentState, GraphAgentDeps[Any, Any]],
+    Callable[[RequestUsage], None] | None,
+    list[Any],
+    Callable[[], dict[str, Any] | None] | None,
+]:
+    """What an `AgentStream` made with pydantic-ai 2.x's keywords streams in: the run its fields describe."""
+    run = _run_ctx
+    state = GraphAgentState(
+        message_history=run.messages,
+        usage=run.usage,
+        tool_retries=run.retries,
+        run_step=run.run_step,
+        metadata=run.metadata,
+        last_max_tokens=None if _max_tokens_getter is None else _max_tokens_getter(),
+    )
+    # A run context made by hand may have no ids: the state's own are made then.
+    if run.run_id is not None:
+        state.run_id = run.run_id
+    if run.conversation_id is not None:
+        state.conversation_id = run.conversation_id
+    deps: GraphAgentDeps[Any, Any] = GraphAgentDeps(
+        user_deps=run.deps,
+        prompt=run.prompt,
+        new_message_index=0,
+        model=run.model,
+        model_settings=run.model_settings,
+        usage_limits=_usage_limits or UsageLimits(),
+        max_result_retries=run.max_retries,
+        default_tool_retries=_tool_manager.default_max_retries,
+        end_strategy='early',
+        output_schema=_output_schema,
+        output_validators=list(_output_validators),
+        toolset=_tool_manager.toolset,
+        instructions=(),
+        system_prompts=(),
+        agent=run.agent,
+        tool_manager=_tool_manager,
+        root_capability=_root_capability,
+        model_id=_model_id,
+        workspace=run.workspace,
+        carried_workspace_ref=_carried_workspace_ref,
+        validation_context=run.validation_context,
+    )
+    buffered = _event_stream_buffer_getter()
+    leading = list(buffered)
+    buffered.clear()  # taken, as 2.x's stream takes the events it delivers
+    ctx = GraphRunContext(state=state, deps=deps)
+    return _raw_stream_response, ctx, token_check(state, deps), leading, _metadata_getter
 
 
 class _TokenCheckedEvents(AsyncIterator[ModelResponseStreamEvent]):

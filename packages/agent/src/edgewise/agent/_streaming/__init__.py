@@ -4,4 +4,5 @@
 - `event_stream`: `AgentEventStream`, every event of a run and then its result.
 - `run_result`: `StreamedRunResult`, the result of `run_stream`, read while the run goes on.
 - `run_result_sync`: `StreamedRunResultSync`, the same read from synchronous code.
+- `handled_events`: a streamed node's events, passed on and kept for the run's event stream handler.
 """

@@ -12,11 +12,11 @@ import copy
 import dataclasses
 import warnings
 from collections import deque
-from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator, Callable
+from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator, Awaitable, Callable
 from contextlib import aclosing
 from decimal import Decimal
 from functools import partial
-from typing import Any, Generic
+from typing import Any, Generic, Self, cast, overload
 
 from typing_extensions import TypeVar
 
@@ -38,7 +38,7 @@ from ..messages import (
     ModelResponse,
 )
 from ..models import StreamedResponse
-from ..tools import RunContext
+from .handled_events import HandledEvents
 from .node_loop import EventStreamHandler, NodeEvents, stream_nodes, wrapped_events
 
 __all__ = ('StreamedRunResult',)
@@ -53,14 +53,47 @@ class StreamedRunResult(Generic[OutputDataT]):
 
     Reading any stream drives the run; leaving the `async with` block before the end stops it (the model's
     stream is closed, running tools are cancelled).
+
+    pydantic-ai 2.x's constructor works too, for code that builds one by hand: `StreamedRunResult(all_messages,
+    new_message_index, stream_response, on_complete)` reads one `AgentStream`, and `StreamedRunResult(all_messages,
+    new_message_index, run_result=...)` gives a finished run's result (see `GivenStreamedRunResult`).
     """
 
+    def __new__(cls, *args: Any, **kwargs: Any) -> Self:
+        if cls is StreamedRunResult and not isinstance(args[0] if args else kwargs.get('agent_run'), AgentRun):
+            return cast(Self, object.__new__(GivenStreamedRunResult))
+        return object.__new__(cls)
+
+    @overload
     def __init__(
+        self, agent_run: AgentRun[Any, OutputDataT], event_stream_handler: EventStreamHandler | None = None
+    ) -> None: ...
+
+    @overload
+    def __init__(
+        self,
+        all_messages: list[ModelMessage],
+        new_message_index: int,
+        stream_response: AgentStream[Any, OutputDataT] | None = None,
+        on_complete: Callable[[], Awaitable[None]] | None = None,
+    ) -> None: ...
+
+    @overload
+    def __init__(
+        self, all_messages: list[ModelMessage], new_message_index: int, *, run_result: AgentRunResult[OutputDataT]
+    ) -> None: ...
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        """Read the run of `agent_run` (what `Agent.run_stream` does), handing each streamed node's events to
+        `event_stream_handler`; pydantic-ai 2.x's arguments make a `GivenStreamedRunResult` instead."""
+        self._setup(*args, **kwargs)
+
+    def _setup(
         self, agent_run: AgentRun[Any, OutputDataT], event_stream_handler: EventStreamHandler | None = None
     ) -> None:
         self._run = agent_run
         self._handler = event_stream_handler
-        self._handled: _HandledEvents | None = None  # the node stream the event stream handler gets
+        self._handled: HandledEvents | None = None  # the node stream the event stream handler gets
         # The capabilities' `wrap_run_event_stream` gets each node's events (handed over as the handler's are).
         self._wraps = EVENT_STREAM_HOOK in agent_run.ctx.deps.hooked
         self._source: AsyncGenerator[AgentStreamEvent] = self._drive()
@@ -94,7 +127,7 @@ class StreamedRunResult(Generic[OutputDataT]):
         if self._handler is not None or self._wraps:
             run = self._run.ctx
             wrap = partial(wrapped_events, self._run) if self._wraps else None
-            self._handled = _HandledEvents(events, self._handler, run.deps.run_context(run.state), wrap)
+            self._handled = HandledEvents(events, self._handler, run.deps.run_context(run.state), wrap)
             return self._handled
         return events
 
@@ -445,67 +478,210 @@ class StreamedRunResult(Generic[OutputDataT]):
         return f'<StreamedRunResult is_complete={self.is_complete}>'
 
 
-class _HandledEvents(AsyncIterator[AgentStreamEvent]):
-    """A node's events, passed on as they come and kept; once the node's stream is done, the run's event
-    stream handler gets them all (before the run goes on to its next node)."""
+class GivenStreamedRunResult(StreamedRunResult[OutputDataT]):
+    """A `StreamedRunResult` made with pydantic-ai 2.x's constructor: the messages so far and where the run's own
+    start, and either the `AgentStream` of the response to read (`on_complete` is awaited once it is read) or the
+    `AgentRunResult` of a run that is over. `all_messages()` is the list given, to which the streamed response is
+    added once it is read.
+
+    Made by `StreamedRunResult(...)` itself when given these arguments (it is a `StreamedRunResult`).
+    """
 
     def __init__(
         self,
-        events: NodeEvents,
-        handler: EventStreamHandler | None,
-        ctx: RunContext[Any],
-        wrap: Callable[[AsyncIterable[AgentStreamEvent]], AsyncGenerator[AgentStreamEvent]] | None = None,
+        all_messages: list[ModelMessage],
+        new_message_index: int,
+        stream_response: AgentStream[Any, OutputDataT] | None = None,
+        on_complete: Callable[[], Awaitable[None]] | None = None,
+        run_result: AgentRunResult[OutputDataT] | None = None,
     ) -> None:
-        self._events = aiter(events)
-        self._handler = handler
-        self._wrap = wrap
-        self._ctx = ctx
-        self._seen: list[AgentStreamEvent] = []
-        self._handed_over = False
+        self._all_messages = all_messages
+        self._new_message_index = new_message_index
+        self._stream_response = stream_response
+        self._on_complete = on_complete
+        self._run_result = run_result
+        self._complete = False
+        self._cancelled = False
 
-    def __aiter__(self) -> _HandledEvents:
-        return self
+    def _given(self) -> AgentRunResult[OutputDataT] | AgentStream[Any, OutputDataT]:
+        source = self._run_result if self._run_result is not None else self._stream_response
+        if source is None:
+            raise UserError(
+                'This StreamedRunResult was made with neither a `stream_response` nor a `run_result`: it has nothing '
+                'to read. Give it one of them, or use `agent.run_stream(...)`.'
+            )
+        return source
 
-    async def __anext__(self) -> AgentStreamEvent:
-        try:
-            event: AgentStreamEvent = await anext(self._events)
-        except StopAsyncIteration:
-            await self.hand_over()
-            raise
-        if not self._handed_over:
-            self._seen.append(event)
-        return event
+    async def _completed(self, response: ModelResponse | None = None) -> None:
+        """Mark the result complete (once): a streamed response is added to the messages, then `on_complete` runs."""
+        if self._complete:
+            return
+        self._complete = True
+        if response is not None:
+            self._record(response)
+        if self._on_complete is not None:
+            await self._on_complete()
 
-    async def hand_over(self) -> None:
-        """Give the handler the events so far (once): the node's stream is done, or its final result began."""
-        if not self._handed_over:
-            self._handed_over = True
-            events: AsyncIterator[AgentStreamEvent] = _Replay(self._seen)
-            if self._wrap is None:
-                assert self._handler is not None
-                await self._handler(self._ctx, events)
-                return
-            async with aclosing(self._wrap(events)) as wrapped:  # the handler gets what the hooks make of them
-                if self._handler is not None:
-                    await self._handler(self._ctx, wrapped)
-                async for _ in wrapped:
-                    pass
+    def _record(self, response: ModelResponse) -> None:
+        """Add the streamed response to the messages, with the run's ids (as the run records a response)."""
+        assert self._stream_response is not None  # only a streamed response is recorded
+        response.run_id = self._stream_response.run_id
+        response.conversation_id = self._stream_response.conversation_id
+        self._all_messages.append(response)
+
+    async def start(self) -> None:
+        """Nothing to run ahead: the response is read as the streams are."""
+
+    async def aclose(self) -> None:
+        """Nothing to stop: the stream given belongs to whoever made it."""
+
+    async def stream_text(self, *, delta: bool = False, debounce_by: float | None = 0.1) -> AsyncIterator[str]:
+        """The response's text (see `AgentStream.stream_text`); a finished run's text output, once.
+
+        Raises:
+            UserError: the output is not text.
+        """
+        source = self._given()
+        if isinstance(source, AgentStream):
+            async for text in source.stream_text(delta=delta, debounce_by=debounce_by):
+                yield text
+            await self._completed(source.response)
+            return
+        if not isinstance(source.output, str):
+            raise UserError('stream_text() can only be used with text responses; use stream_output() instead.')
+        yield source.output
+        await self._completed()
+
+    async def stream_output(self, *, debounce_by: float | None = 0.1) -> AsyncIterator[OutputDataT]:
+        """The output as it grows (see `AgentStream.stream_output`); a finished run's output, once."""
+        source = self._given()
+        if isinstance(source, AgentStream):
+            async for output in source.stream_output(debounce_by=debounce_by):
+                yield output
+            await self._completed(source.response)
+            return
+        yield source.output
+        await self._completed()
+
+    async def stream_response(self, *, debounce_by: float | None = 0.1) -> AsyncIterator[ModelResponse]:
+        """Snapshots of the response (see `AgentStream.stream_response`); a finished run's last response, once."""
+        source = self._given()
+        if isinstance(source, AgentStream):
+            last: ModelResponse | None = None
+            async for last in source.stream_response(debounce_by=debounce_by):
+                yield last
+            await self._completed(last)
+            return
+        yield source.response
+        await self._completed()
+
+    def stream_responses(self, *, debounce_by: float | None = 0.1) -> AsyncIterator[tuple[ModelResponse, bool]]:
+        """`stream_response()` as `(response, is_last)` pairs (deprecated, as for every `StreamedRunResult`)."""
+        warnings.warn(
+            '`StreamedRunResult.stream_responses()` is deprecated: use `stream_response()` and '
+            "`response.state != 'incomplete'` for `is_last`.",
+            PydanticAIDeprecationWarning,
+            stacklevel=2,
+        )
+        return self._pairs(self.stream_response(debounce_by=debounce_by))
+
+    async def get_output(self) -> OutputDataT:
+        """Read the whole response and return the validated output (a finished run's output)."""
+        source = self._given()
+        if isinstance(source, AgentStream):
+            output = await source.get_output()
+            await self._completed(source.response)
+            return output
+        await self._completed()
+        return source.output
+
+    async def validate_response_output(self, message: ModelResponse, *, allow_partial: bool = False) -> OutputDataT:
+        """The output `message` holds, validated (see `AgentStream.validate_response_output`); a finished run's
+        output whatever the message."""
+        source = self._given()
+        if isinstance(source, AgentStream):
+            return await source.validate_response_output(message, allow_partial=allow_partial)
+        return source.output
+
+    async def cancel(self) -> None:
+        """Stop the streamed response (kept `'interrupted'` and added to the messages); after the stream is read, or
+        for a finished run, this only sets `cancelled`."""
+        self._cancelled = True
+        if self._stream_response is not None and not self._complete:
+            await self._stream_response.cancel()
+            self._complete = True
+            self._record(self._stream_response.response)
+
+    @property
+    def cancelled(self) -> bool:
+        """Whether `cancel()` was called."""
+        return self._cancelled
+
+    @property
+    def is_complete(self) -> bool:
+        """Whether the response (or the finished run's output) has been read to its end, or cancelled."""
+        return self._complete
+
+    @property
+    def response(self) -> ModelResponse:
+        """The response being streamed, or the finished run's last response."""
+        return self._given().response
+
+    @property
+    def usage(self) -> CallableRunUsage:
+        """The run's usage, the streamed response's so far included."""
+        return self._given().usage
+
+    @property
+    def timestamp(self) -> CallableDatetime:
+        """When the current response started."""
+        return self._given().timestamp
+
+    @property
+    def run_id(self) -> str:
+        """The id of the run.
+
+        Raises:
+            UserError: the finished run's result has no run state (made by hand without `_state`).
+        """
+        return _known_id(self._given().run_id, 'run_id')
+
+    @property
+    def conversation_id(self) -> str:
+        """The id of the conversation the run belongs to (see `run_id`)."""
+        return _known_id(self._given().conversation_id, 'conversation_id')
+
+    @property
+    def metadata(self) -> dict[str, Any] | None:
+        """The run's metadata: the finished run's, else the stream's; `None` when given neither."""
+        if self._run_result is not None:
+            return self._run_result.metadata
+        if self._stream_response is not None:
+            return self._stream_response.metadata
+        return None
+
+    def all_messages(self, *, output_tool_return_content: str | None = None) -> list[ModelMessage]:
+        """The messages given, with the streamed response once it is read.
+
+        Raises:
+            UserError: `output_tool_return_content` is given (not supported for a result made this way, as in 2.x).
+        """
+        if output_tool_return_content is not None:
+            raise UserError(
+                '`output_tool_return_content` is not supported by a StreamedRunResult made from its messages; '
+                'read the output tool return from `all_messages()` instead.'
+            )
+        return self._all_messages
+
+    def new_messages(self, *, output_tool_return_content: str | None = None) -> list[ModelMessage]:
+        """The messages from `new_message_index` on."""
+        return self.all_messages(output_tool_return_content=output_tool_return_content)[self._new_message_index :]
 
 
-class _Replay(AsyncIterator[_T]):
-    """Kept events, as the async iterable an event stream handler reads."""
-
-    def __init__(self, items: list[_T]) -> None:
-        self._items = iter(items)
-
-    def __aiter__(self) -> _Replay[_T]:
-        return self
-
-    async def __anext__(self) -> _T:
-        try:
-            return next(self._items)
-        except StopIteration:
-            raise StopAsyncIteration from None
+def _known_id(value: str | None, name: str) -> str:
+    if value is None:
+        raise UserError(f'The run result this StreamedRunResult was given has no `{name}` (it has no run state).')
+    return value
 
 
 class _Stream(AsyncIterator[_T]):

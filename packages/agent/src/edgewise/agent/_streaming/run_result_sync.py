@@ -30,15 +30,17 @@ class StreamedRunResultSync(Generic[OutputDataT]):
 
     def __init__(
         self,
-        run_stream: AbstractAsyncContextManager[StreamedRunResult[OutputDataT]]
+        run_stream_cm: AbstractAsyncContextManager[StreamedRunResult[OutputDataT]]
         | Callable[[], AbstractAsyncContextManager[StreamedRunResult[OutputDataT]]],
     ) -> None:
-        """Start the run of `run_stream` (the `run_stream()` context manager, or a function making it).
+        """Start the run of `run_stream_cm` (the `run_stream()` context manager, or a function making it; the
+        parameter's name is pydantic-ai 2.x's).
 
         Raises:
-            TypeError: `run_stream` is an already entered `StreamedRunResult` (what pydantic-ai 1.x took).
+            TypeError: `run_stream_cm` is an already entered `StreamedRunResult` (what pydantic-ai 1.x took).
             RuntimeError: called inside an event loop: use `run_stream` there.
         """
+        run_stream = run_stream_cm
         if isinstance(run_stream, StreamedRunResult):
             raise TypeError(
                 '`StreamedRunResultSync` now takes the `run_stream()` context manager rather than an already-entered '

@@ -3,7 +3,7 @@
 from __future__ import annotations as _annotations
 
 import inspect
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager, suppress
 from dataclasses import dataclass, field, replace
 from datetime import timedelta
@@ -93,11 +93,17 @@ class FallbackPredicates:
         """Read `fallback_on`; `owner` and `default` name the class and its default in the error for an empty one.
 
         Raises:
-            UserError: `fallback_on` names nothing.
+            UserError: `fallback_on` names nothing, or holds something that is neither an exception type nor a
+                function.
         """
         found = cls()
         one = isinstance(fallback_on, type) or callable(fallback_on)
+        if not one and (isinstance(fallback_on, str | bytes) or not isinstance(fallback_on, Iterable)):
+            raise UserError(_not_a_condition(owner, f'fallback_on={fallback_on!r}'))
         items: Sequence[Any] = [fallback_on] if one else list(fallback_on)  # type: ignore[arg-type]
+        for item in items:
+            if not (isinstance(item, type) or callable(item)):
+                raise UserError(_not_a_condition(owner, f'{item!r} in fallback_on'))
         types = tuple(item for item in items if isinstance(item, type) and issubclass(item, BaseException))
         if types:
             found.exception_handlers.append(lambda exc: isinstance(exc, types))
@@ -134,6 +140,13 @@ class FallbackPredicates:
         return False
 
 
+def _not_a_condition(owner: str, what: str) -> str:
+    return (
+        f'{owner} got {what}: give exception types, functions of the exception or of the response, or a sequence '
+        'of these.'
+    )
+
+
 def _ids_fitted(model: Model, messages: list[ModelMessage]) -> list[ModelMessage]:
     """`messages` with their tool call ids fitted to `model`'s `tool_call_id_length`, if its profile has one: a run
     prepares its messages for the fallback's first model, and each model may take other ids."""
@@ -141,6 +154,7 @@ def _ids_fitted(model: Model, messages: list[ModelMessage]) -> list[ModelMessage
     return messages if length is None else fit_tool_call_ids(messages, length)
 
 
+@dataclass(init=False, eq=False, repr=False)
 class FallbackModel(Model):
     """Sends each request to `default_model`, then to each of `fallback_models` in turn while the one asked fails
     in a way `fallback_on` names (by default a `ModelAPIError`: a provider error or an HTTP error status). When
@@ -154,10 +168,15 @@ class FallbackModel(Model):
 
     Its profile (what the run's output mode and tools are prepared for) is the default model's (pydantic-ai 2.x
     raises: there each model prepares the request itself); each model adapts the request parameters itself.
+
+    A dataclass, as pydantic-ai 2.x's: its fields are `models` and the private `fallback_on` it read. Equality and
+    hashing stay by identity, as for Edgewise's other models.
     """
 
     models: list[Model]
     """The models, in the order they are tried."""
+
+    _predicates: FallbackPredicates = field(repr=False)
 
     def __init__(
         self,
@@ -470,6 +489,10 @@ class FallbackModel(Model):
     def model_id(self) -> str:
         """`fallback:` and the models' ids, comma-separated."""
         return f'fallback:{",".join(model.model_id for model in self.models)}'
+
+    def __repr__(self) -> str:
+        # pydantic-ai 2.x's: the model name, then the dataclass fields shown in a repr
+        return f'{type(self).__qualname__}(model_name={self.model_name!r}, models={self.models!r})'
 
 
 @dataclass
