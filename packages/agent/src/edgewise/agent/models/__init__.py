@@ -31,7 +31,12 @@ from ..exceptions import UserError
 from ._completed_response import CompletedStreamedResponse
 from ._model import ALLOW_MODEL_REQUESTS, Model, check_allow_model_requests
 from ._request_context import ModelRequestContext, ModelResolutionContext, ModelSelectionContext
-from ._request_parameters import ModelRequestParameters, prepare_return_schemas
+from ._request_parameters import (
+    InstructionVisibility,
+    ModelRequestParameters,
+    ToolVisibility,
+    prepare_return_schemas,
+)
 from ._streamed_response import StreamedResponse
 
 if TYPE_CHECKING:
@@ -40,6 +45,8 @@ if TYPE_CHECKING:
 __all__ = (
     'Model',
     'ModelRequestParameters',
+    'ToolVisibility',
+    'InstructionVisibility',
     'prepare_return_schemas',
     'ModelRequestContext',
     'ModelResolutionContext',

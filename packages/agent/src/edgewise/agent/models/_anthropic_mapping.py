@@ -321,12 +321,15 @@ def map_messages(
     return '\n\n'.join(system), place_system_entries(mapped)
 
 
-def _tool(definition: ToolDefinition, profile: ModelProfile) -> dict[str, Any]:
+def _tool(definition: ToolDefinition, profile: ModelProfile, *, deferred: bool = False) -> dict[str, Any]:
+    # `deferred`: the model resolved the tool `'deferred'`, kept out of the model's context until a search finds it
     tool: dict[str, Any] = {'name': definition.name, 'input_schema': definition.parameters_json_schema}
     if definition.description:
         tool['description'] = definition.description
     if definition.strict and profile.get('supports_json_schema_output', False):
         tool['strict'] = True
+    if deferred:
+        tool['defer_loading'] = True
     return tool
 
 
@@ -366,7 +369,7 @@ def _tool_choice(
 ) -> tuple[dict[str, ToolDefinition], dict[str, Any]]:
     """The tools to send and the `tool_choice`; the API cannot limit the tools in `tool_choice`, so a choice
     among some tools sends only those."""
-    tools = params.tool_defs
+    tools = params.declared_tool_defs
     resolved = resolve_tool_choice(settings, params)
     if resolved == 'auto' or resolved == 'none':
         return tools, {'type': resolved}
@@ -476,7 +479,7 @@ def anthropic_request_body(
         if resolved == 'required' or (isinstance(resolved, tuple) and resolved[0] == 'required'):
             raise UserError(_CITATIONS_WITH_FORCED_TOOL)
     tool_defs, tool_choice = _tool_choice(settings, params, anthropic_profile)
-    tools = [_tool(t, profile) for t in tool_defs.values()]
+    tools = [_tool(t, profile, deferred=params.visibility_of(t.name) == 'deferred') for t in tool_defs.values()]
     if params.native_tools:
         tools, mcp_servers, _ = anthropic_native_tools(params, tools, model_name, settings)
         if mcp_servers:

@@ -190,25 +190,20 @@ def anthropic_native_tools(
             tools.append(advisor)
             betas.add('advisor-tool-2026-03-01')
         elif isinstance(tool, ToolSearchTool):  # pragma: no branch (the model's check left only these kinds)
-            tools = _with_tool_search(tool, params, tools)
+            tools = _with_tool_search(tool, tools)
     return tools, mcp_servers, betas
 
 
-def _with_tool_search(
-    tool: ToolSearchTool, params: ModelRequestParameters, tools: list[dict[str, Any]]
-) -> list[dict[str, Any]]:
-    """`tools` with Anthropic's tool search added and the function tools marked `defer_loading` sent with
-    `defer_loading: true` (kept out of the model's context until the search finds them)."""
+def _with_tool_search(tool: ToolSearchTool, tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """`tools` with Anthropic's tool search added (the function tools it covers are in `tools` already, marked
+    `defer_loading: true` as the model resolved them `'deferred'`)."""
     if tool.strategy == 'custom':
         raise UserError(
             "`ToolSearchTool(strategy='custom')` (a search function run through Anthropic's client-side tool search) "
             "is not supported by Edgewise's `AnthropicModel`: use `strategy='bm25'`, `'regex'` or `None`."
         )
     strategy = tool.strategy or 'bm25'
-    deferred = {name for name, definition in params.tool_defs.items() if definition.defer_loading}
-    mapped = [t | {'defer_loading': True} if t.get('name') in deferred else t for t in tools]
-    mapped.append({'name': _TOOL_SEARCH_NAMES[strategy], 'type': f'{_TOOL_SEARCH_NAMES[strategy]}_20251119'})
-    return mapped
+    return [*tools, {'name': _TOOL_SEARCH_NAMES[strategy], 'type': f'{_TOOL_SEARCH_NAMES[strategy]}_20251119'}]
 
 
 def tool_search_call_part(

@@ -45,7 +45,7 @@ from ._canonical_system import accepts_stateless_artifact
 from ._instruction_history import project_history_records
 from ._instrumentation_settings import DEFAULT_INSTRUMENTATION_VERSION
 from ._lookalike_notes import note_lookalikes
-from ._native_support import check_native_tools
+from ._native_support import resolve_request_tools
 from ._prompt_cache import cache_retention
 from ._request_parameters import ModelRequestParameters
 from ._request_scoped import scope_system_prompts
@@ -659,7 +659,8 @@ class Model(ABC):
     ) -> tuple[ModelSettings | None, ModelRequestParameters]:
         """The settings and parameters a request is sent with: the model's own settings under `model_settings`,
         and the parameters customized for the model, with the native tools it cannot run swapped for their local
-        fallbacks (or left out when optional) and the unified `thinking` setting moved to `params.thinking` as
+        fallbacks (or left out when optional), how each function tool is sent in `params.tool_visibility` (see
+        `ModelRequestParameters.visibility_of`) and the unified `thinking` setting moved to `params.thinking` as
         the profile allows (the returned settings no longer hold it).
 
         Raises:
@@ -667,7 +668,7 @@ class Model(ABC):
         """
         settings = merge_model_settings(self.settings, model_settings)
         params = self.customize_request_parameters(model_request_parameters)
-        params = check_native_tools(
+        params = resolve_request_tools(
             params,
             lambda: self.supported_native_tools() & self.profile.get('supported_native_tools', SUPPORTED_NATIVE_TOOLS),
             self.tool_deferral_mode,

@@ -5,7 +5,12 @@ function tools marked `unless_native`, which `NativeOrLocalTool` capabilities ad
 The same check settles the provider-run tool search: the function tools a tool search covers (`with_native=
 'tool_search'`) that no search has found yet (`defer_loading=True`) go to the provider with their schemas held back
 when it runs the search (`ToolSearchTool`) and takes such tools (the model's `tool_deferral_mode`), and are left out
-of the request otherwise; an optional `ToolSearchTool` with nothing to search is left out."""
+of the request otherwise; an optional `ToolSearchTool` with nothing to search is left out.
+
+`resolve_request_tools` then records the outcome per function tool in `ModelRequestParameters.tool_visibility`,
+which the providers' request mappings read: a tool marked `defer_loading` goes `'deferred'` next to a kept
+`ToolSearchTool` (a found one of the search's too: the provider keeps track of what it found), a hidden tool of the
+search that was left out is `'withheld'`, and every other function tool is `'visible'` (sent as it is)."""
 
 from __future__ import annotations as _annotations
 
@@ -18,9 +23,9 @@ from ..exceptions import UserError
 from ..native_tools import AbstractNativeTool
 from ..native_tools._tool_search import ToolSearchTool
 from ..profiles import ToolDeferralMode
-from ._request_parameters import ModelRequestParameters
+from ._request_parameters import ModelRequestParameters, ToolVisibility
 
-__all__ = ('check_native_tools',)
+__all__ = ('check_native_tools', 'resolve_request_tools')
 
 
 def check_native_tools(
@@ -83,3 +88,33 @@ def check_native_tools(
     if kept == params.native_tools and function_tools == params.function_tools:
         return params
     return dataclasses.replace(params, native_tools=kept, function_tools=function_tools)
+
+
+def resolve_request_tools(
+    params: ModelRequestParameters,
+    supported: Iterable[type[AbstractNativeTool]] | Callable[[], Iterable[type[AbstractNativeTool]]],
+    tool_deferral_mode: ToolDeferralMode | None = None,
+) -> ModelRequestParameters:
+    """`params` checked by `check_native_tools`, with the `tool_visibility` of every function tool (see the module
+    docstring); `params` itself when it is resolved already.
+
+    Raises:
+        UserError: a tool the model does not support is neither optional nor given a local fallback.
+    """
+    checked = check_native_tools(params, supported, tool_deferral_mode)
+    searched = any(isinstance(t, ToolSearchTool) for t in checked.native_tools)
+    visibility: dict[str, ToolVisibility] = {
+        t.name: 'deferred' if searched and t.defer_loading else 'visible' for t in checked.function_tools
+    }
+    kept_ids = {t.unique_id for t in checked.native_tools}
+    for t in params.function_tools:
+        # the check left out a local fallback (no entry: its native tool goes instead) or a hidden tool of the search
+        if t.name not in visibility and t.unless_native not in kept_ids:
+            visibility[t.name] = 'withheld'
+    # parameters resolved before keep the hidden tools they left out
+    for name, earlier in (params.tool_visibility or {}).items():
+        if earlier == 'withheld':
+            visibility.setdefault(name, earlier)
+    if visibility == checked.tool_visibility:
+        return checked
+    return dataclasses.replace(checked, tool_visibility=visibility)

@@ -481,9 +481,8 @@ def responses_request_body(
 def _function_tools(
     params: ModelRequestParameters, profile: OpenAIModelProfile, *, output: bool = False
 ) -> dict[str, dict[str, Any]]:
-    # With the `tool_search` tool on the request, a deferred tool goes with its schema held back (OpenAI takes
-    # `defer_loading` only then).
-    searched = not output and any(isinstance(t, ToolSearchTool) for t in params.native_tools)
+    # Each function tool as the model resolved it (`tool_visibility`): a `'deferred'` one goes with its schema held
+    # back (`defer_loading`, next to the `tool_search` tool); output tools always go as they are.
     return {
         t.name: {
             'type': 'function',
@@ -491,9 +490,9 @@ def _function_tools(
             'parameters': t.parameters_json_schema,
             'strict': bool(t.strict and profile.get('openai_supports_strict_tool_definition', True)),
             **({'description': t.description} if t.description else {}),
-            **({'defer_loading': True} if searched and t.defer_loading else {}),
+            **({'defer_loading': True} if not output and params.visibility_of(t.name) == 'deferred' else {}),
         }
-        for t in (params.output_tools if output else params.function_tools)
+        for t in (params.output_tools if output else params.declared_function_tools)
     }
 
 

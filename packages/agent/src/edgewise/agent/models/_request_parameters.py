@@ -10,7 +10,7 @@ import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Literal
+from typing import Any, Literal, TypeAlias
 
 from .._messages.instructions import InstructionPart
 from .._messages.model_messages import ModelMessage, ModelRequest
@@ -21,12 +21,29 @@ from ..output import OutputMode, OutputObjectDefinition
 from ..settings import ThinkingLevel
 
 __all__ = (
+    'InstructionVisibility',
     'ModelRequestParameters',
+    'ToolVisibility',
     'prepare_return_schemas',
     'prompted_output_instructions',
     'request_instructions',
     'resolve_return_schema',
 )
+
+
+ToolVisibility: TypeAlias = Literal['visible', 'deferred', 'withheld', 'via_history']
+"""How a request sends a function tool to the provider:
+
+- `'visible'`: among the request's tools, with its schema.
+- `'deferred'`: among the request's tools, its schema held back by the provider until a tool search finds it.
+- `'withheld'`: not sent at all.
+- `'via_history'`: not among the request's tools; its definition goes in the conversation instead.
+
+`ModelRequestParameters.tool_visibility` holds one for each function tool once a model has resolved the request."""
+
+InstructionVisibility: TypeAlias = Literal['prefix', 'via_history']
+"""Where an instruction block reaches the model: `'prefix'`, in the instructions at the start of every request, or
+`'via_history'`, in the conversation (the instructions of a deferred capability the model loaded)."""
 
 
 @dataclass(repr=False, kw_only=True)
@@ -62,6 +79,16 @@ class ModelRequestParameters:
     revealed_tool_names: set[str] = field(default_factory=set)
     """The deferred tools the history has revealed so far (a tool search found them, a `ToolAvailabilityDeltaPart`
     named them, or their deferred capability is loaded); names of tools the run no longer has may be among them."""
+    tool_visibility: dict[str, ToolVisibility] | None = None
+    """How the request sends each function tool, by name (read it with `visibility_of`). `None` until a model
+    resolves the request (`Model.prepare_request`, and every request a model sends): then every function tool has
+    an entry, so the dict is empty only without function tools. A hidden tool of a tool search that the model left
+    out of `function_tools` (its provider cannot hold a schema back) stays here as `'withheld'`. Output tools have no
+    entry: they are always sent as they are."""
+    instruction_visibility: dict[str, InstructionVisibility] | None = None
+    """Where the instruction blocks of `instruction_parts` that are not in the instructions' prefix reach the
+    model, by block id (as a string); `None` when every block is in the prefix, as it is for every request a model is
+    sent. Read it with `instruction_visibility_of`."""
 
     @property
     def builtin_tools(self) -> list[AbstractNativeTool]:
@@ -87,6 +114,33 @@ class ModelRequestParameters:
         """Function and output tools, by name."""
         return {t.name: t for t in (*self.function_tools, *self.output_tools)}
 
+    @property
+    def declared_function_tools(self) -> list[ToolDefinition]:
+        """The function tools among the request's tools: those neither `'withheld'` nor `'via_history'`."""
+        return [t for t in self.function_tools if self.visibility_of(t.name) not in ('withheld', 'via_history')]
+
+    @property
+    def declared_tool_defs(self) -> dict[str, ToolDefinition]:
+        """The tools among the request's tools, by name: `declared_function_tools`, then every output tool."""
+        return {t.name: t for t in (*self.declared_function_tools, *self.output_tools)}
+
+    def visibility_of(self, tool_name: str) -> ToolVisibility:
+        """How the request sends the tool named `tool_name`: its `tool_visibility` entry; without one (parameters not
+        resolved by a model yet, an output tool, an unknown name), `'withheld'` for a tool marked `defer_loading`
+        and `'visible'` for any other name."""
+        found = (self.tool_visibility or {}).get(tool_name)
+        if found is not None:
+            return found
+        tool_def = self.tool_defs.get(tool_name)
+        return 'withheld' if tool_def is not None and tool_def.defer_loading else 'visible'
+
+    def instruction_visibility_of(self, part: InstructionPart) -> InstructionVisibility:
+        """Where the instruction block `part` reaches the model: its `instruction_visibility` entry, else
+        `'prefix'` (a block without an id too)."""
+        if part.id is not None and (found := (self.instruction_visibility or {}).get(str(part.id))) is not None:
+            return found
+        return 'prefix'
+
     def __repr__(self) -> str:
         return (
             f'ModelRequestParameters(function_tools={self.function_tools!r}, output_mode={self.output_mode!r}, '
@@ -95,6 +149,7 @@ class ModelRequestParameters:
             + (', allow_image_output=True' if self.allow_image_output else '')
             + ('' if (tpl := self.prompted_output_template) is None else f', prompted_output_template={tpl!r}')
             + ('' if self.thinking is None else f', thinking={self.thinking!r}')
+            + ('' if self.tool_visibility is None else f', tool_visibility={self.tool_visibility!r}')
             + ')'
         )
 

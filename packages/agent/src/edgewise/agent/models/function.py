@@ -20,7 +20,7 @@ from ..profiles import ModelProfileSpec
 from ..settings import ModelSettings
 from ._in_memory_batch import InMemoryBatchModel
 from ._model import RunContext
-from ._native_support import check_native_tools
+from ._native_support import resolve_request_tools
 from ._request_parameters import ModelRequestParameters, request_instructions
 from ._streamed_response import StreamedResponse
 from ._thinking import resolve_thinking
@@ -150,7 +150,7 @@ class FunctionModel(InMemoryBatchModel):
     def _checked(self, params: ModelRequestParameters, settings: ModelSettings | None) -> ModelRequestParameters:
         # As every model: the native tools its profile does not allow are swapped for their local fallbacks, and the
         # unified `thinking` setting is resolved for its profile (the function sees both in its `info`).
-        params = check_native_tools(
+        params = resolve_request_tools(
             params,
             lambda: self.supported_native_tools() & self.profile.get('supported_native_tools', SUPPORTED_NATIVE_TOOLS),
             self.tool_deferral_mode,

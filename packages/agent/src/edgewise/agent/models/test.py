@@ -32,7 +32,7 @@ from ..profiles import ModelProfile, ModelProfileSpec
 from ..settings import ModelSettings
 from ._in_memory_batch import InMemoryBatchModel
 from ._model import RunContext
-from ._native_support import check_native_tools
+from ._native_support import resolve_request_tools
 from ._request_parameters import ModelRequestParameters
 from ._schema_data import _chars as _chars  # re-exported: tests written for pydantic-ai import it from here
 from ._schema_data import _JsonSchemaTestData as _JsonSchemaTestData  # also imported from here by tests
@@ -150,7 +150,7 @@ class TestModel(InMemoryBatchModel):
         self, messages: list[ModelMessage], settings: ModelSettings | None, params: ModelRequestParameters
     ) -> ModelResponse:
         """The answer to a request, with its estimated usage."""
-        params = check_native_tools(
+        params = resolve_request_tools(
             params,
             lambda: self.supported_native_tools() & self.profile.get('supported_native_tools', SUPPORTED_NATIVE_TOOLS),
             self.tool_deferral_mode,
