@@ -25,6 +25,7 @@ from edgewise.agent.models.anthropic import AnthropicModel
 from edgewise.agent.models.function import AgentInfo, FunctionModel
 from edgewise.agent.models.openai import OpenAIResponsesModel
 from edgewise.agent.models.test import TestModel
+from edgewise.agent.models.wrapper import WrapperModel
 from edgewise.agent.native_tools._tool_search import ToolSearchTool
 from edgewise.agent.profiles import ModelProfile
 from edgewise.agent.providers.anthropic import AnthropicProvider
@@ -125,6 +126,17 @@ def test_a_deferred_tool_is_deferred_where_the_model_can_hold_its_schema_back(
     assert [t.name for t in resolved.declared_function_tools] == [
         name for name, visibility in expected.items() if visibility != 'withheld'
     ]
+
+
+def test_a_wrapper_model_resolves_the_tools_as_the_model_it_wraps() -> None:
+    # The wrapper's class maps no native tools itself: the wrapped Anthropic model keeps the tool search, so the
+    # hidden tool is deferred through the wrapper as without it (not withheld, its search dropped).
+    anthropic = AnthropicModel('claude-sonnet-4-5', provider=AnthropicProvider(api_key='test-key'))
+    _, direct = anthropic.prepare_request(None, _searched_params())
+    _, wrapped = WrapperModel(anthropic).prepare_request(None, _searched_params())
+    assert wrapped.tool_visibility == direct.tool_visibility
+    assert wrapped.visibility_of('get_weather') == 'deferred'
+    assert [type(tool) for tool in wrapped.native_tools] == [ToolSearchTool]
 
 
 def test_resolving_again_keeps_the_withheld_entries() -> None:

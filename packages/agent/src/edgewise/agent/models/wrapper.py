@@ -134,6 +134,13 @@ class WrapperModel(Model):
         """As the wrapped model adapts them."""
         return self.wrapped.customize_request_parameters(parameters)
 
+    def prepare_request(
+        self, model_settings: ModelSettings | None, model_request_parameters: ModelRequestParameters
+    ) -> tuple[ModelSettings | None, ModelRequestParameters]:
+        """As the wrapped model prepares them: its native tools, tool visibility and thinking (the wrapper's class
+        maps no native tools of its own)."""
+        return self.wrapped.prepare_request(model_settings, model_request_parameters)
+
     @property
     def profile(self) -> ModelProfile:
         """The wrapped model's profile."""
