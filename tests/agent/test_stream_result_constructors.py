@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Any, get_args
 
 import pytest
 
@@ -289,7 +289,7 @@ async def test_stream_responses_is_deprecated_but_pairs_the_snapshots() -> None:
 
 
 async def test_a_result_given_nothing_has_no_metadata_and_nothing_to_read() -> None:
-    streamed: StreamedRunResult[str] = StreamedRunResult(
+    streamed: StreamedRunResult[None, str] = StreamedRunResult(
         all_messages=[], new_message_index=0, stream_response=None, on_complete=None
     )
 
@@ -328,10 +328,19 @@ def test_sync_result_over_a_hand_made_result() -> None:
     streamed = StreamedRunResult(all_messages=run.all_messages(), new_message_index=0, run_result=run)
 
     @asynccontextmanager
-    async def run_stream_cm() -> AsyncIterator[StreamedRunResult[str]]:
+    async def run_stream_cm() -> AsyncIterator[StreamedRunResult[None, str]]:
         yield streamed
 
     with StreamedRunResultSync(run_stream_cm=run_stream_cm()) as sync_result:
         assert sync_result.metadata == {'sync': 'metadata'}
         assert sync_result.get_output() == 'final'
         assert sync_result.is_complete
+
+
+def test_the_streamed_results_take_the_deps_type_then_the_output_type() -> None:
+    # pydantic-ai's order (`StreamedRunResult[AgentDepsT, OutputDataT]`), subscripted at run time as annotations
+    # that are evaluated (a pydantic model's field, `get_type_hints`) do.
+    for cls in (StreamedRunResult, StreamedRunResultSync):
+        assert [p.__name__ for p in cls.__dict__['__parameters__']] == ['AgentDepsT', 'OutputDataT']
+    assert get_args(StreamedRunResult[None, str]) == (type(None), str)
+    assert get_args(StreamedRunResultSync[None, int]) == (type(None), int)

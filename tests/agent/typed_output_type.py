@@ -55,9 +55,9 @@ async def check_iter() -> None:
 
 async def check_run_stream() -> None:
     async with agent.run_stream('x', deps=Deps('a')) as result:
-        assert_type(result, StreamedRunResult[City])
+        assert_type(result, StreamedRunResult[Deps, City])
     async with agent.run_stream('x', deps=Deps('a'), output_type=int) as int_result:
-        assert_type(int_result, StreamedRunResult[int])
+        assert_type(int_result, StreamedRunResult[Deps, int])
         assert_type(await int_result.get_output(), int)
 
 

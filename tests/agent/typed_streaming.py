@@ -17,7 +17,7 @@ class City:
 async def check_run_stream() -> None:
     agent = Agent(TestModel(), output_type=City)
     async with agent.run_stream('x') as result:
-        assert_type(result, StreamedRunResult[City])
+        assert_type(result, StreamedRunResult[object, City])
         async for partial in result.stream_output():
             assert_type(partial, City)
         assert_type(await result.get_output(), City)

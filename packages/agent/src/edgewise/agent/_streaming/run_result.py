@@ -43,11 +43,12 @@ from .node_loop import EventStreamHandler, NodeEvents, stream_nodes, wrapped_eve
 
 __all__ = ('StreamedRunResult',)
 
+AgentDepsT = TypeVar('AgentDepsT', default=object, contravariant=True)
 OutputDataT = TypeVar('OutputDataT', default=str, covariant=True)
 _T = TypeVar('_T')
 
 
-class StreamedRunResult(Generic[OutputDataT]):
+class StreamedRunResult(Generic[AgentDepsT, OutputDataT]):
     """The result of `agent.run_stream(...)`: stream the text, the partial output or the responses, then read
     the output, the messages and the usage.
 
@@ -66,7 +67,7 @@ class StreamedRunResult(Generic[OutputDataT]):
 
     @overload
     def __init__(
-        self, agent_run: AgentRun[Any, OutputDataT], event_stream_handler: EventStreamHandler | None = None
+        self, agent_run: AgentRun[AgentDepsT, OutputDataT], event_stream_handler: EventStreamHandler | None = None
     ) -> None: ...
 
     @overload
@@ -74,7 +75,7 @@ class StreamedRunResult(Generic[OutputDataT]):
         self,
         all_messages: list[ModelMessage],
         new_message_index: int,
-        stream_response: AgentStream[Any, OutputDataT] | None = None,
+        stream_response: AgentStream[AgentDepsT, OutputDataT] | None = None,
         on_complete: Callable[[], Awaitable[None]] | None = None,
     ) -> None: ...
 
@@ -478,7 +479,7 @@ class StreamedRunResult(Generic[OutputDataT]):
         return f'<StreamedRunResult is_complete={self.is_complete}>'
 
 
-class GivenStreamedRunResult(StreamedRunResult[OutputDataT]):
+class GivenStreamedRunResult(StreamedRunResult[AgentDepsT, OutputDataT]):
     """A `StreamedRunResult` made with pydantic-ai 2.x's constructor: the messages so far and where the run's own
     start, and either the `AgentStream` of the response to read (`on_complete` is awaited once it is read) or the
     `AgentRunResult` of a run that is over. `all_messages()` is the list given, to which the streamed response is

@@ -12,7 +12,9 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import AbstractAsyncContextManager
 from functools import partial
 from types import TracebackType
-from typing import Any, Generic, Self, TypeVar
+from typing import Any, Generic, Self
+
+from typing_extensions import TypeVar
 
 from .._run.result import CallableDatetime, CallableRunUsage
 from ..messages import ModelMessage, ModelResponse
@@ -21,17 +23,18 @@ from .sync_bridge import SyncStreamBridge
 
 __all__ = ('StreamedRunResultSync',)
 
-OutputDataT = TypeVar('OutputDataT')
+AgentDepsT = TypeVar('AgentDepsT', default=object, contravariant=True)
+OutputDataT = TypeVar('OutputDataT', default=str, covariant=True)
 _T = TypeVar('_T')
 
 
-class StreamedRunResultSync(Generic[OutputDataT]):
+class StreamedRunResultSync(Generic[AgentDepsT, OutputDataT]):
     """A streamed run read from synchronous code: the methods of `StreamedRunResult`, without `await`."""
 
     def __init__(
         self,
-        run_stream_cm: AbstractAsyncContextManager[StreamedRunResult[OutputDataT]]
-        | Callable[[], AbstractAsyncContextManager[StreamedRunResult[OutputDataT]]],
+        run_stream_cm: AbstractAsyncContextManager[StreamedRunResult[AgentDepsT, OutputDataT]]
+        | Callable[[], AbstractAsyncContextManager[StreamedRunResult[AgentDepsT, OutputDataT]]],
     ) -> None:
         """Start the run of `run_stream_cm` (the `run_stream()` context manager, or a function making it; the
         parameter's name is pydantic-ai 2.x's).

@@ -218,7 +218,7 @@ class AbstractAgent(ABC, Generic[AgentDepsT, OutputDataT]):
     @overload
     def run_stream(
         self, user_prompt: _Prompt = None, *, output_type: None = None, **kwargs: Unpack[RunOptions[AgentDepsT]]
-    ) -> AbstractAsyncContextManager[StreamedRunResult[OutputDataT]]: ...
+    ) -> AbstractAsyncContextManager[StreamedRunResult[AgentDepsT, OutputDataT]]: ...
 
     @overload
     def run_stream(
@@ -227,10 +227,12 @@ class AbstractAgent(ABC, Generic[AgentDepsT, OutputDataT]):
         *,
         output_type: OutputSpec[RunOutputDataT],
         **kwargs: Unpack[RunOptions[AgentDepsT]],
-    ) -> AbstractAsyncContextManager[StreamedRunResult[RunOutputDataT]]: ...
+    ) -> AbstractAsyncContextManager[StreamedRunResult[AgentDepsT, RunOutputDataT]]: ...
 
     @asynccontextmanager
-    async def run_stream(self, user_prompt: _Prompt = None, **kwargs: Any) -> AsyncIterator[StreamedRunResult[Any]]:
+    async def run_stream(
+        self, user_prompt: _Prompt = None, **kwargs: Any
+    ) -> AsyncIterator[StreamedRunResult[AgentDepsT, Any]]:
         """Run the agent with streamed model responses: `async with agent.run_stream(prompt) as result:`.
 
         The block is entered once the response that starts the final result streams (as in pydantic-ai): the
@@ -246,7 +248,7 @@ class AbstractAgent(ABC, Generic[AgentDepsT, OutputDataT]):
             self._infer_name(frame.f_back if frame is not None else None)
         handler = kwargs.pop('event_stream_handler', None) or self.event_stream_handler
         async with self.iter(user_prompt, infer_name=False, **kwargs) as agent_run:
-            result: StreamedRunResult[Any] = StreamedRunResult(agent_run, handler)
+            result: StreamedRunResult[AgentDepsT, Any] = StreamedRunResult(agent_run, handler)
             try:
                 await result.start()
                 yield result
@@ -280,7 +282,7 @@ class AbstractAgent(ABC, Generic[AgentDepsT, OutputDataT]):
     @overload
     def run_stream_sync(
         self, user_prompt: _Prompt = None, *, output_type: None = None, **kwargs: Unpack[IterOptions[AgentDepsT]]
-    ) -> StreamedRunResultSync[OutputDataT]: ...
+    ) -> StreamedRunResultSync[AgentDepsT, OutputDataT]: ...
 
     @overload
     def run_stream_sync(
@@ -289,9 +291,9 @@ class AbstractAgent(ABC, Generic[AgentDepsT, OutputDataT]):
         *,
         output_type: OutputSpec[RunOutputDataT],
         **kwargs: Unpack[IterOptions[AgentDepsT]],
-    ) -> StreamedRunResultSync[RunOutputDataT]: ...
+    ) -> StreamedRunResultSync[AgentDepsT, RunOutputDataT]: ...
 
-    def run_stream_sync(self, user_prompt: _Prompt = None, **kwargs: Any) -> StreamedRunResultSync[Any]:
+    def run_stream_sync(self, user_prompt: _Prompt = None, **kwargs: Any) -> StreamedRunResultSync[AgentDepsT, Any]:
         """`run_stream` from synchronous code: the run goes on in an event loop in a thread, and the result's
         streams are plain iterators (not for use inside an event loop). Same arguments as `run_stream`."""
         if kwargs.pop('infer_name', True):
