@@ -108,6 +108,7 @@ class AgentRun(Generic[DepsT, OutputT]):
             _new_message_index=self._graph_run.deps.new_message_index,
             _output_tool_call_id=final.tool_call_id,
         )
+        result.__dict__['_workspace'] = self._graph_run.deps.workspace  # (live: kept out of the fields)
         self._ended = (end, result)
         return result
 

@@ -8,7 +8,7 @@ import warnings
 from copy import deepcopy
 from dataclasses import KW_ONLY, dataclass, field
 from datetime import datetime
-from typing import Any, Generic, Literal
+from typing import TYPE_CHECKING, Any, Generic, Literal
 
 from typing_extensions import TypeVar
 
@@ -19,6 +19,9 @@ from ..conversation import RUN_CONVERSATION, Conversation, RunConversation, mark
 from ..messages import ModelMessage, ModelRequest, ModelResponse, ToolReturnPart
 from ..usage import RunUsage
 from .state import GraphAgentState
+
+if TYPE_CHECKING:
+    from ..workspaces.workspace import Workspace
 
 __all__ = ('AgentRunResult', 'AgentRunResultEvent', 'CallableRunUsage', 'FinalResult')
 
@@ -144,6 +147,24 @@ class AgentRunResult(Generic[OutputDataT]):
         return _messages.ModelMessagesTypeAdapter.dump_json(
             self.new_messages(output_tool_return_content=output_tool_return_content)
         )
+
+    @property
+    def workspace(self) -> Workspace:
+        """The workspace the run used, still usable after it (pass it as `workspace=` to go on in it); a detached
+        one for a run that had none attached, and for a result not made by a run."""
+        workspace: Workspace | None = self.__dict__.get('_workspace')  # (set by the run: a live object, not a field)
+        if workspace is None:
+            from ..workspaces.workspace import Workspace
+
+            return Workspace.detached()
+        return workspace
+
+    def __getstate__(self) -> dict[str, Any]:
+        # A pickled result (a DBOS workflow's) leaves the live workspace behind: it may hold secrets and means
+        # nothing in another process; its ref stays on the responses (`workspace_ref`).
+        state = dict(self.__dict__)
+        state.pop('_workspace', None)
+        return state
 
     @property
     def usage(self) -> CallableRunUsage:

@@ -16,7 +16,7 @@ from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator, Awaita
 from contextlib import aclosing
 from decimal import Decimal
 from functools import partial
-from typing import Any, Generic, Self, cast, overload
+from typing import TYPE_CHECKING, Any, Generic, Self, cast, overload
 
 from typing_extensions import TypeVar
 
@@ -28,6 +28,7 @@ from .._loop.model_stream import AgentStream
 from .._loop.output_reader import OutputReader, text_pieces
 from .._loop.response_output import validate_response
 from .._run.result import AgentRunResult, CallableDatetime, CallableRunUsage
+from .._run.state import GraphAgentState
 from .._warnings import PydanticAIDeprecationWarning
 from ..capabilities._hook_table import EVENT_STREAM_HOOK
 from ..exceptions import UserError
@@ -40,6 +41,9 @@ from ..messages import (
 from ..models import StreamedResponse
 from .handled_events import HandledEvents
 from .node_loop import EventStreamHandler, NodeEvents, stream_nodes, wrapped_events
+
+if TYPE_CHECKING:
+    from ..workspaces import Workspace
 
 __all__ = ('StreamedRunResult',)
 
@@ -111,6 +115,7 @@ class StreamedRunResult(Generic[AgentDepsT, OutputDataT]):
         self._ended_before_block = False
         self._interrupted: ModelResponse | None = None  # the response cut off by `cancel()`
         self._cancelled = False
+        self._stopped = False  # the run raised (or was closed) before its end
         # Every generator made for a stream, closed with the run: a reader may leave a stream half read.
         self._generators: list[AsyncGenerator[Any]] = []
 
@@ -134,9 +139,13 @@ class StreamedRunResult(Generic[AgentDepsT, OutputDataT]):
 
     async def _drive(self) -> AsyncGenerator[AgentStreamEvent]:
         run = self._run
-        async with aclosing(stream_nodes(run, self._read, wrap_events=False)) as events:
-            async for event in events:
-                yield event
+        try:
+            async with aclosing(stream_nodes(run, self._read, wrap_events=False)) as events:
+                async for event in events:
+                    yield event
+        except BaseException:
+            self._stopped = True  # (`result` says so: the run has no settled output)
+            raise
         self._result = run.result
 
     async def start(self) -> None:
@@ -470,6 +479,26 @@ class StreamedRunResult(Generic[AgentDepsT, OutputDataT]):
             self.new_messages(output_tool_return_content=output_tool_return_content)
         )
 
+    @property
+    def result(self) -> AgentRunResult[OutputDataT]:
+        """The run as an `AgentRunResult` (the same output, messages, usage, ids and workspace), once the stream has
+        been read to the run's end: for code that keeps the run after the stream is gone (pydantic-ai 2.68).
+
+        Raises:
+            UserError: the run is still streaming, or it stopped (cancelled, or raised) before its end.
+        """
+        if self._cancelled or self._stopped:
+            raise UserError(_STOPPED_MESSAGE)
+        if not self.is_complete:
+            raise UserError(_STREAMING_MESSAGE)
+        return self._complete_result()
+
+    @property
+    def workspace(self) -> Workspace:
+        """The workspace of the run (`ctx.workspace`; a detached one when the run has none attached)."""
+        workspace: Workspace = self._run.ctx.deps.workspace
+        return workspace
+
     def _complete_result(self) -> AgentRunResult[OutputDataT]:
         if self._result is None:
             raise UserError('The run is not complete yet: read the stream (or `await get_output()`) first.')
@@ -503,6 +532,7 @@ class GivenStreamedRunResult(StreamedRunResult[AgentDepsT, OutputDataT]):
         self._run_result = run_result
         self._complete = False
         self._cancelled = False
+        self._settled: tuple[OutputDataT] | None = None  # the stream's output, once read whole
 
     def _given(self) -> AgentRunResult[OutputDataT] | AgentStream[Any, OutputDataT]:
         source = self._run_result if self._run_result is not None else self._stream_response
@@ -557,8 +587,11 @@ class GivenStreamedRunResult(StreamedRunResult[AgentDepsT, OutputDataT]):
         """The output as it grows (see `AgentStream.stream_output`); a finished run's output, once."""
         source = self._given()
         if isinstance(source, AgentStream):
+            last: tuple[OutputDataT] | None = None
             async for output in source.stream_output(debounce_by=debounce_by):
+                last = (output,)
                 yield output
+            self._settled = last
             await self._completed(source.response)
             return
         yield source.output
@@ -591,10 +624,48 @@ class GivenStreamedRunResult(StreamedRunResult[AgentDepsT, OutputDataT]):
         source = self._given()
         if isinstance(source, AgentStream):
             output = await source.get_output()
+            self._settled = (output,)
             await self._completed(source.response)
             return output
         await self._completed()
         return source.output
+
+    @property
+    def result(self) -> AgentRunResult[OutputDataT]:
+        """The finished run's result given; for a stream, the run as an `AgentRunResult` once its output was read
+        (`get_output()`, or `stream_output()` to its end): the messages given with the response, its usage and ids.
+
+        Raises:
+            UserError: the stream is still being read, was cancelled, or its output was not read as a whole.
+        """
+        source = self._given()
+        if isinstance(source, AgentRunResult):
+            return source
+        if self._cancelled:
+            raise UserError(_STOPPED_MESSAGE)
+        if not self._complete:
+            raise UserError(_STREAMING_MESSAGE)
+        if self._settled is None:
+            raise UserError(
+                'The stream was read as text or as responses, not as output, so it has no validated output to settle '
+                'on: `await get_output()` first (it reads what is left, here nothing).'
+            )
+        state = GraphAgentState(
+            message_history=self._all_messages,
+            usage=dataclasses.replace(source.usage),
+            run_id=source.run_id,
+            conversation_id=source.conversation_id,
+            metadata=source.metadata,
+        )
+        result = AgentRunResult(self._settled[0], _state=state, _new_message_index=self._new_message_index)
+        result.__dict__['_workspace'] = _stream_workspace(source)
+        return result
+
+    @property
+    def workspace(self) -> Workspace:
+        """The workspace of the run: the finished run's, or that of the stream's run context."""
+        source = self._given()
+        return source.workspace if isinstance(source, AgentRunResult) else _stream_workspace(source)
 
     async def validate_response_output(self, message: ModelResponse, *, allow_partial: bool = False) -> OutputDataT:
         """The output `message` holds, validated (see `AgentStream.validate_response_output`); a finished run's
@@ -677,6 +748,21 @@ class GivenStreamedRunResult(StreamedRunResult[AgentDepsT, OutputDataT]):
     def new_messages(self, *, output_tool_return_content: str | None = None) -> list[ModelMessage]:
         """The messages from `new_message_index` on."""
         return self.all_messages(output_tool_return_content=output_tool_return_content)[self._new_message_index :]
+
+
+def _stream_workspace(stream: AgentStream[Any, Any]) -> Workspace:
+    workspace: Workspace = stream._ctx.deps.workspace  # (the run's, as its tools see it in `ctx.workspace`)
+    return workspace
+
+
+_STREAMING_MESSAGE = (
+    'The run is still streaming, so it has no settled result yet: read it to its end first (`get_output()`, or '
+    '`stream_output()`, `stream_text()` or `stream_response()` to their end).'
+)
+_STOPPED_MESSAGE = (
+    'The run stopped before it finished, so it has no settled result; the messages recorded until it stopped are '
+    'in `all_messages()`.'
+)
 
 
 def _known_id(value: str | None, name: str) -> str:

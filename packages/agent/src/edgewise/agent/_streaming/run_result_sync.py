@@ -12,7 +12,7 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import AbstractAsyncContextManager
 from functools import partial
 from types import TracebackType
-from typing import Any, Generic, Self
+from typing import TYPE_CHECKING, Any, Generic, Self
 
 from typing_extensions import TypeVar
 
@@ -20,6 +20,9 @@ from .._run.result import CallableDatetime, CallableRunUsage
 from ..messages import ModelMessage, ModelResponse
 from .run_result import StreamedRunResult
 from .sync_bridge import SyncStreamBridge
+
+if TYPE_CHECKING:
+    from ..workspaces import Workspace
 
 __all__ = ('StreamedRunResultSync',)
 
@@ -108,6 +111,11 @@ class StreamedRunResultSync(Generic[AgentDepsT, OutputDataT]):
     def metadata(self) -> dict[str, Any] | None:
         """The run's metadata."""
         return self._result.metadata
+
+    @property
+    def workspace(self) -> Workspace:
+        """The workspace of the run (see `StreamedRunResult.workspace`)."""
+        return self._result.workspace
 
     @property
     def usage(self) -> CallableRunUsage:
