@@ -15,7 +15,6 @@ module stays on the floor of the package.
 
 from __future__ import annotations as _annotations
 
-import html
 import re
 import threading
 from typing import Final, Literal, NewType, get_args
@@ -168,6 +167,8 @@ def add_registered_tag(name: str) -> tuple[RegisteredTag, bool]:
 
 def render_attributes(attrs: dict[str, str | None]) -> str:
     """` name="value"` for each attribute with a value, in the given order, values HTML-escaped."""
+    import html  # (loaded by the first attribute framed, not with the agent)
+
     return ''.join(f' {name}="{html.escape(value)}"' for name, value in attrs.items() if value is not None)
 
 

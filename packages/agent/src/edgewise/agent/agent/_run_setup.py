@@ -19,7 +19,6 @@ from types import NoneType
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeAlias
 
 import anyio
-import anyio.lowlevel
 
 from edgewise.graph import BaseStatePersistence, GraphRun
 
@@ -188,7 +187,9 @@ async def open_run(
         ):
             if deadline is not None:
                 run_scope.deadline = deadline
-            await anyio.lowlevel.checkpoint_if_cancelled()  # cancelled already: the run does not start
+            from anyio.lowlevel import checkpoint_if_cancelled  # (loaded by the first run, not with the agent)
+
+            await checkpoint_if_cancelled()  # cancelled already: the run does not start
             limiter = agent._limiter
             async with concurrency_slot(
                 limiter, '' if limiter is None else f'agent:{agent.name or "agent"}', held=True
