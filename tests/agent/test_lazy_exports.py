@@ -102,6 +102,8 @@ def test_lazy_capabilities_resolve_on_first_use(name: str) -> None:
 
     if name == 'CAPABILITY_TYPES':
         assert out[-1] == 'dict'
+    elif isinstance(getattr(capabilities, name), str):  # a type alias spelled as a string (`ModelIdResolver`)
+        assert out[-1] == 'str'
     else:
         assert out[-1] == f'edgewise.agent.capabilities.{capabilities._LAZY[name]}'
 
@@ -206,6 +208,23 @@ def test_importing_agent_does_not_load_what_only_some_runs_use() -> None:
         'anyio.to_thread',
         'concurrent.futures',
         'logging',
+        # anyio's locks and low-level API (the first run loads them), and stdlib modules only some calls need
+        'anyio._core._synchronization',
+        'anyio.lowlevel',
+        'heapq',
+        'html',
+        'json',
+        'mimetypes',
+        'shlex',
+        'traceback',
+        'unicodedata',
+        # history sanitizing (untrusted clients), model-choice capabilities, provider profiles (their models load them)
+        'edgewise.agent._messages.sanitize',
+        'edgewise.agent.capabilities.resolve_model_id',
+        'edgewise.agent.capabilities.select_model',
+        'edgewise.agent.profiles.anthropic',
+        'edgewise.agent.profiles.google',
+        'edgewise.agent.profiles.openai',
         'edgewise.agent.agent._from_spec',
         'edgewise.graph.mermaid',
         'edgewise.agent.models._cache_health',
@@ -232,3 +251,28 @@ def test_the_workspace_package_loads_its_backends_on_first_use() -> None:
     assert set(workspaces.__all__) <= set(dir(workspaces))
     with pytest.raises(AttributeError, match=r"has no attribute 'Nothing'"):
         workspaces.Nothing  # noqa: B018
+
+
+def test_importing_the_agent_compiles_no_special_token_or_lookalike_pattern() -> None:
+    # The patterns are compiled by the first call that needs them, and the calls still find what they look for.
+    code = (
+        'from edgewise.agent import Agent; from edgewise.agent.models import _special_tokens as s; '
+        'from edgewise.agent._messages import lookalike as l; '
+        'caches = (s._token_start, s._joiner_in_token, s._escaped_joiner_in_token, l._tag_pattern, l._entity_patterns); '
+        'print(*(c.cache_info().currsize for c in caches)); '
+        'print(s.restore_special_tokens(s.break_special_tokens("<|im_start|>")) == "<|im_start|>", '
+        'l.lookalike_tags("&lt;system>") == ["system"])'
+    )
+    out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ['0', '0', '0', '0', '0', 'True', 'True']
+
+
+def test_sanitize_messages_resolves_on_first_use() -> None:
+    import edgewise.agent.messages as messages
+    from edgewise.agent._messages.sanitize import sanitize_messages
+
+    assert messages.sanitize_messages is sanitize_messages
+    assert {'sanitize_messages', 'ModelMessagesTypeAdapter'} <= set(dir(messages))
+    assert set(messages.__all__) <= set(dir(messages))
+    with pytest.raises(AttributeError, match=r"module 'edgewise\.agent\.messages' has no attribute 'Nothing'"):
+        messages.Nothing  # noqa: B018

@@ -58,8 +58,6 @@ from .durability import EdgewiseDurability
 from .durable_operation import durable_operation  # eager: the function, not its module, is the package's attribute
 from .instrumentation import Instrumentation
 from .process_history import HistoryProcessor, HistoryProcessorFunc, ProcessHistory
-from .resolve_model_id import ModelIdResolver, ResolveModelId
-from .select_model import SelectModel
 from .thread_executor import UseThreadExecutor, renamed_thread_executor
 from .tool_search import (
     ToolSearch,
@@ -90,9 +88,12 @@ _LAZY: dict[str, str] = {
     'MCP': 'mcp',
     'MCPAuthorizationTokenFunc': 'mcp',
     'ModelFallback': 'model_fallback',
+    'ModelIdResolver': 'resolve_model_id',
     'NativeOrLocalTool': 'native_or_local',
     'PrefixTools': 'prefix_tools',
     'RequestInput': 'request_input',
+    'ResolveModelId': 'resolve_model_id',
+    'SelectModel': 'select_model',
     'ReinjectSystemPrompt': 'reinject_system_prompt',
     'SetToolMetadata': 'set_tool_metadata',
     'Thinking': 'thinking',
@@ -177,6 +178,8 @@ if TYPE_CHECKING:
     from .process_event_stream import ProcessEventStream
     from .reinject_system_prompt import ReinjectSystemPrompt
     from .request_input import RequestInput
+    from .resolve_model_id import ModelIdResolver, ResolveModelId
+    from .select_model import SelectModel
     from .set_tool_metadata import SetToolMetadata
     from .thinking import Thinking
     from .toolset import Toolset
