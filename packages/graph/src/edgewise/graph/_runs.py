@@ -15,7 +15,6 @@ from typing import Any, Protocol
 import anyio
 
 from ._copy import copy_into, deep_copy
-from .events import CustomEvent, NodeFailedEvent, NodeFinishedEvent, NodeStartedEvent, StateEvent
 from .exceptions import BranchFailedError, GraphRuntimeError
 from .fork import BranchFailure, Fork
 from .nodes import BaseNode, End
@@ -169,6 +168,8 @@ async def drive(run: _Run, sink: EventSink | None) -> End[Any]:
         while not isinstance(node, End):
             node = run._next_node = await step(node)
         return node
+    from .events import NodeFailedEvent, NodeFinishedEvent, NodeStartedEvent, StateEvent  # (streamed runs only)
+
     path = run._link.path
     snapshots = sink.state_snapshots
     pending = sink.pending  # the same list for the whole run: the consumer empties it, it does not replace it
@@ -264,6 +265,8 @@ class RunLink:
             assert run is not None  # a run's contexts emit while it runs, and it is alive then
             node = run.next_node
             node_id = node.get_node_id() if isinstance(node, BaseNode) else None
+            from .events import CustomEvent  # (loaded by the first streamed run, not with the graph)
+
             await self.sink.put(CustomEvent(data, node_id, self.path))
 
     async def run_subgraph(
