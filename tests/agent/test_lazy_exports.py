@@ -100,12 +100,14 @@ def test_lazy_capabilities_resolve_on_first_use(name: str) -> None:
     assert out[0] == '[]'
     from edgewise.agent import capabilities
 
+    value = getattr(capabilities, name)
     if name == 'CAPABILITY_TYPES':
         assert out[-1] == 'dict'
-    elif isinstance(getattr(capabilities, name), str):  # a type alias spelled as a string (`ModelIdResolver`)
-        assert out[-1] == 'str'
-    else:
+    elif callable(value):
         assert out[-1] == f'edgewise.agent.capabilities.{capabilities._LAZY[name]}'
+    else:  # a type alias (`ModelIdResolver`, `HistoryProcessorFunc`): its home module's object
+        home = importlib.import_module(f'edgewise.agent.capabilities.{capabilities._LAZY[name]}')
+        assert value is getattr(home, name)
 
 
 def test_capability_types_name_every_serializable_capability() -> None:
@@ -208,7 +210,17 @@ def test_importing_agent_does_not_load_what_only_some_runs_use() -> None:
         'anyio.to_thread',
         'concurrent.futures',
         'logging',
-        # anyio's locks and low-level API (the first run loads them), and stdlib modules only some calls need
+        'edgewise.agent.agent._from_spec',
+        'edgewise.graph.mermaid',
+        'edgewise.agent.models._cache_health',
+        'edgewise.agent._streaming.run_result_sync',
+        'edgewise.agent.models.test',
+        'edgewise.agent.workspaces.local',
+        'edgewise.agent.workspaces.authority',
+        'edgewise.agent.workspaces.readonly',
+        # Nor: anyio's locks and low-level API (the first run loads them), stdlib modules only some calls need, the
+        # graph's events (streamed runs), history sanitizing (untrusted clients), history processors, the
+        # model-choice capabilities and the providers' profiles (their models load them).
         'anyio._core._synchronization',
         'anyio.lowlevel',
         'heapq',
@@ -218,21 +230,14 @@ def test_importing_agent_does_not_load_what_only_some_runs_use() -> None:
         'shlex',
         'traceback',
         'unicodedata',
-        # history sanitizing (untrusted clients), model-choice capabilities, provider profiles (their models load them)
+        'edgewise.graph.events',
         'edgewise.agent._messages.sanitize',
+        'edgewise.agent.capabilities.process_history',
         'edgewise.agent.capabilities.resolve_model_id',
         'edgewise.agent.capabilities.select_model',
         'edgewise.agent.profiles.anthropic',
         'edgewise.agent.profiles.google',
         'edgewise.agent.profiles.openai',
-        'edgewise.agent.agent._from_spec',
-        'edgewise.graph.mermaid',
-        'edgewise.agent.models._cache_health',
-        'edgewise.agent._streaming.run_result_sync',
-        'edgewise.agent.models.test',
-        'edgewise.agent.workspaces.local',
-        'edgewise.agent.workspaces.authority',
-        'edgewise.agent.workspaces.readonly',
     )
     code = f'import sys; from edgewise.agent import Agent; print(sorted(m for m in sys.modules if m in {modules!r}))'
     out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, check=True).stdout
@@ -258,7 +263,8 @@ def test_importing_the_agent_compiles_no_special_token_or_lookalike_pattern() ->
     code = (
         'from edgewise.agent import Agent; from edgewise.agent.models import _special_tokens as s; '
         'from edgewise.agent._messages import lookalike as l; '
-        'caches = (s._token_start, s._joiner_in_token, s._escaped_joiner_in_token, l._tag_pattern, l._entity_patterns); '
+        'caches = (s._token_start, s._joiner_in_token, s._escaped_joiner_in_token, '
+        'l._tag_pattern, l._entity_patterns); '
         'print(*(c.cache_info().currsize for c in caches)); '
         'print(s.restore_special_tokens(s.break_special_tokens("<|im_start|>")) == "<|im_start|>", '
         'l.lookalike_tags("&lt;system>") == ["system"])'

@@ -57,7 +57,6 @@ from .content_filter import RaiseContentFilterError
 from .durability import EdgewiseDurability
 from .durable_operation import durable_operation  # eager: the function, not its module, is the package's attribute
 from .instrumentation import Instrumentation
-from .process_history import HistoryProcessor, HistoryProcessorFunc, ProcessHistory
 from .thread_executor import UseThreadExecutor, renamed_thread_executor
 from .tool_search import (
     ToolSearch,
@@ -76,6 +75,8 @@ _LAZY: dict[str, str] = {
     'Citations': 'citations',
     'FileUnderstanding': 'file_understanding',
     'HandleDeferredToolCalls': 'deferred_tool_handler',
+    'HistoryProcessor': 'process_history',
+    'HistoryProcessorFunc': 'process_history',
     'HookRegistration': 'hooks',
     'Hooks': 'hooks',
     'IncludeToolReturnSchemas': 'include_return_schemas',
@@ -84,6 +85,7 @@ _LAZY: dict[str, str] = {
     'PrepareOutputTools': 'prepare_tools',
     'PrepareTools': 'prepare_tools',
     'ProcessEventStream': 'process_event_stream',
+    'ProcessHistory': 'process_history',
     'ImageGeneration': 'image_generation',
     'MCP': 'mcp',
     'MCPAuthorizationTokenFunc': 'mcp',
@@ -176,6 +178,7 @@ if TYPE_CHECKING:
     from .prefix_tools import PrefixTools
     from .prepare_tools import PrepareOutputTools, PrepareTools
     from .process_event_stream import ProcessEventStream
+    from .process_history import HistoryProcessor, HistoryProcessorFunc, ProcessHistory
     from .reinject_system_prompt import ReinjectSystemPrompt
     from .request_input import RequestInput
     from .resolve_model_id import ModelIdResolver, ResolveModelId
