@@ -7,6 +7,7 @@ logfire is importable, and logfire-api is imported on the first real span.
 
 from __future__ import annotations as _annotations
 
+import importlib.util
 import sys
 import warnings
 from contextlib import AbstractContextManager, nullcontext, suppress
@@ -19,8 +20,6 @@ __all__ = ('NO_SPAN', 'TRACING', 'span', 'span_if', 'request_span', 'in_traced_r
 def _logfire_installed() -> bool:
     if 'logfire' in sys.modules:  # imported already, or blocked with `sys.modules['logfire'] = None`
         return sys.modules['logfire'] is not None
-    import importlib.util  # (loaded here, not with the package: most programs never ask)
-
     return importlib.util.find_spec('logfire') is not None
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations as _annotations
 
+import importlib.util
 import sys
 import warnings
 from contextlib import AbstractContextManager
@@ -18,8 +19,6 @@ __all__ = ('TRACING', 'Tracer', 'span')
 def _logfire_installed() -> bool:
     if 'logfire' in sys.modules:  # imported already, or blocked with `sys.modules['logfire'] = None`
         return sys.modules['logfire'] is not None
-    import importlib.util  # (loaded here, not with the package: most programs never ask)
-
     return importlib.util.find_spec('logfire') is not None
 
 
