@@ -43,7 +43,6 @@ from .._message_flow.cancellation import (
 )
 from .._output.schema import build_output_schema, schema_for_profile
 from .._run.deps import EndStrategy, GraphAgentDeps
-from .._run.operation_journal import OperationJournal
 from .._run.options import (
     AgentInstructions,
     AgentMetadata,
@@ -476,6 +475,8 @@ def configure_run(
         model_id=_model_id(agent, model) if choice is None else choice.model_id,
     )
     if graph_deps.persistence is not None and (operations := run_operations(caps)):  # durable: journaled
+        from .._run.operation_journal import OperationJournal  # (loaded by the first run with durable operations)
+
         graph_deps.operation_journal = OperationJournal(graph_deps.persistence, operations)
     return graph_deps
 

@@ -53,7 +53,6 @@ from .abstract import (
 )
 from .capability import Capability, CapabilityDescription
 from .combined import CombinedCapability
-from .content_filter import RaiseContentFilterError
 from .durability import EdgewiseDurability
 from .durable_operation import durable_operation  # eager: the function, not its module, is the package's attribute
 from .instrumentation import Instrumentation
@@ -93,6 +92,7 @@ _LAZY: dict[str, str] = {
     'ModelIdResolver': 'resolve_model_id',
     'NativeOrLocalTool': 'native_or_local',
     'PrefixTools': 'prefix_tools',
+    'RaiseContentFilterError': 'content_filter',
     'RequestInput': 'request_input',
     'ResolveModelId': 'resolve_model_id',
     'SelectModel': 'select_model',
@@ -165,6 +165,7 @@ if TYPE_CHECKING:
     from .batch_model_requests import BatchModelRequests
     from .caching import Caching
     from .citations import Citations
+    from .content_filter import RaiseContentFilterError
     from .deferred_tool_handler import HandleDeferredToolCalls
     from .file_understanding import FileUnderstanding
     from .hooks import HookRegistration, Hooks
