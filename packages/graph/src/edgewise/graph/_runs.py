@@ -10,16 +10,18 @@ from __future__ import annotations as _annotations
 
 import weakref
 from time import perf_counter
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import anyio
 
 from ._copy import copy_into, deep_copy
 from .exceptions import BranchFailedError, GraphRuntimeError
-from .fork import BranchFailure, Fork
 from .nodes import BaseNode, End
 from .persistence import BaseStatePersistence
 from .persistence.in_mem import FullStatePersistence, SimpleStatePersistence
+
+if TYPE_CHECKING:
+    from .fork import Fork
 
 __all__ = ('EventSink', 'RunLink', 'drive', 'child_persistence')
 
@@ -344,6 +346,8 @@ class RunLink:
         return end, run.state
 
     async def fan_out(self, fork: Fork[Any, Any], state: Any, deps: Any) -> BaseNode[Any, Any, Any]:
+        from .fork import BranchFailure  # (loaded with the first graph that fans out, not with the package)
+
         graph = self.graph
         fork_id = fork.get_snapshot_id()
         branches = fork.branches
