@@ -219,8 +219,9 @@ def test_importing_agent_does_not_load_what_only_some_runs_use() -> None:
         'edgewise.agent.workspaces.authority',
         'edgewise.agent.workspaces.readonly',
         # Nor: anyio's locks and low-level API (the first run loads them), stdlib modules only some calls need, the
-        # graph's events (streamed runs), history sanitizing (untrusted clients), history processors, the
-        # model-choice capabilities and the providers' profiles (their models load them).
+        # graph's events (streamed runs) and fan-out, the messages' trace shapes (traced runs), history sanitizing
+        # (untrusted clients), the journal of durable operations, the content-filter error, history processors,
+        # the model-choice capabilities and the providers' profiles (their models load them).
         'anyio._core._synchronization',
         'anyio.lowlevel',
         'heapq',
@@ -231,7 +232,11 @@ def test_importing_agent_does_not_load_what_only_some_runs_use() -> None:
         'traceback',
         'unicodedata',
         'edgewise.graph.events',
+        'edgewise.graph.fork',
+        'edgewise.agent._messages.otel',
         'edgewise.agent._messages.sanitize',
+        'edgewise.agent._run.operation_journal',
+        'edgewise.agent.capabilities.content_filter',
         'edgewise.agent.capabilities.process_history',
         'edgewise.agent.capabilities.resolve_model_id',
         'edgewise.agent.capabilities.select_model',
@@ -262,15 +267,17 @@ def test_importing_the_agent_compiles_no_special_token_or_lookalike_pattern() ->
     # The patterns are compiled by the first call that needs them, and the calls still find what they look for.
     code = (
         'from edgewise.agent import Agent; from edgewise.agent.models import _special_tokens as s; '
-        'from edgewise.agent._messages import lookalike as l; '
+        'from edgewise.agent._messages import lookalike as l, framing as f; '
+        'from edgewise.agent._output import schema as o; from edgewise.agent.models import _canonical_system as c; '
         'caches = (s._token_start, s._joiner_in_token, s._escaped_joiner_in_token, '
-        'l._tag_pattern, l._entity_patterns); '
+        'l._tag_pattern, l._entity_patterns, f._builtin_openers, o._fence_re, o._tool_name_unsafe, '
+        'c._google_cloud_host); '
         'print(*(c.cache_info().currsize for c in caches)); '
         'print(s.restore_special_tokens(s.break_special_tokens("<|im_start|>")) == "<|im_start|>", '
-        'l.lookalike_tags("&lt;system>") == ["system"])'
+        'l.lookalike_tags("&lt;system>") == ["system"], f.neutralize_tags("<system>") == "&lt;system>")'
     )
     out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, check=True).stdout.split()
-    assert out == ['0', '0', '0', '0', '0', 'True', 'True']
+    assert out == ['0'] * 9 + ['True'] * 3
 
 
 def test_sanitize_messages_resolves_on_first_use() -> None:

@@ -15,6 +15,7 @@ module stays on the floor of the package.
 
 from __future__ import annotations as _annotations
 
+import functools
 import re
 import threading
 from typing import Final, Literal, NewType, get_args
@@ -138,7 +139,15 @@ def _tag_openers(tags: tuple[str, ...]) -> re.Pattern[str]:
 
 _lock: Final = threading.Lock()
 _registered: tuple[RegisteredTag, ...] = ()
-_openers: re.Pattern[str] = _tag_openers(_BUILTIN_TAGS)
+
+
+@functools.cache
+def _builtin_openers() -> re.Pattern[str]:
+    # Compiled by the first text neutralized, not when the agent is imported.
+    return _tag_openers(_BUILTIN_TAGS)
+
+
+_openers: re.Pattern[str] | None = None  # the built-in and registered tags' (`None` until a tag is registered)
 _escaped_any = False
 
 
@@ -176,7 +185,7 @@ def neutralize_tags(text: str) -> str:
     """`text` with the `<` of every opening or closing framing tag (built-in or registered) escaped as `&lt;`."""
     global _escaped_any
     _escaped_any = True
-    return _openers.sub('&lt;', text)
+    return (_openers or _builtin_openers()).sub('&lt;', text)
 
 
 def frame_tags(tag: str, /, **attrs: str | None) -> tuple[str, str]:
