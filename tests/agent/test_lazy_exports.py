@@ -100,10 +100,14 @@ def test_lazy_capabilities_resolve_on_first_use(name: str) -> None:
     assert out[0] == '[]'
     from edgewise.agent import capabilities
 
+    value = getattr(capabilities, name)
     if name == 'CAPABILITY_TYPES':
         assert out[-1] == 'dict'
-    else:
+    elif callable(value):
         assert out[-1] == f'edgewise.agent.capabilities.{capabilities._LAZY[name]}'
+    else:  # a type alias (`ModelIdResolver`, `HistoryProcessorFunc`): its home module's object
+        home = importlib.import_module(f'edgewise.agent.capabilities.{capabilities._LAZY[name]}')
+        assert value is getattr(home, name)
 
 
 def test_capability_types_name_every_serializable_capability() -> None:
@@ -214,6 +218,31 @@ def test_importing_agent_does_not_load_what_only_some_runs_use() -> None:
         'edgewise.agent.workspaces.local',
         'edgewise.agent.workspaces.authority',
         'edgewise.agent.workspaces.readonly',
+        # Nor: anyio's locks and low-level API (the first run loads them), stdlib modules only some calls need, the
+        # graph's events (streamed runs) and fan-out, the messages' trace shapes (traced runs), history sanitizing
+        # (untrusted clients), the journal of durable operations, the content-filter error, history processors,
+        # the model-choice capabilities and the providers' profiles (their models load them).
+        'anyio._core._synchronization',
+        'anyio.lowlevel',
+        'heapq',
+        'html',
+        'json',
+        'mimetypes',
+        'shlex',
+        'traceback',
+        'unicodedata',
+        'edgewise.graph.events',
+        'edgewise.graph.fork',
+        'edgewise.agent._messages.otel',
+        'edgewise.agent._messages.sanitize',
+        'edgewise.agent._run.operation_journal',
+        'edgewise.agent.capabilities.content_filter',
+        'edgewise.agent.capabilities.process_history',
+        'edgewise.agent.capabilities.resolve_model_id',
+        'edgewise.agent.capabilities.select_model',
+        'edgewise.agent.profiles.anthropic',
+        'edgewise.agent.profiles.google',
+        'edgewise.agent.profiles.openai',
     )
     code = f'import sys; from edgewise.agent import Agent; print(sorted(m for m in sys.modules if m in {modules!r}))'
     out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, check=True).stdout
@@ -232,3 +261,31 @@ def test_the_workspace_package_loads_its_backends_on_first_use() -> None:
     assert set(workspaces.__all__) <= set(dir(workspaces))
     with pytest.raises(AttributeError, match=r"has no attribute 'Nothing'"):
         workspaces.Nothing  # noqa: B018
+
+
+def test_importing_the_agent_compiles_no_special_token_or_lookalike_pattern() -> None:
+    # The patterns are compiled by the first call that needs them, and the calls still find what they look for.
+    code = (
+        'from edgewise.agent import Agent; from edgewise.agent.models import _special_tokens as s; '
+        'from edgewise.agent._messages import lookalike as l, framing as f; '
+        'from edgewise.agent._output import schema as o; from edgewise.agent.models import _canonical_system as c; '
+        'caches = (s._token_start, s._joiner_in_token, s._escaped_joiner_in_token, '
+        'l._tag_pattern, l._entity_patterns, f._builtin_openers, o._fence_re, o._tool_name_unsafe, '
+        'c._google_cloud_host); '
+        'print(*(c.cache_info().currsize for c in caches)); '
+        'print(s.restore_special_tokens(s.break_special_tokens("<|im_start|>")) == "<|im_start|>", '
+        'l.lookalike_tags("&lt;system>") == ["system"], f.neutralize_tags("<system>") == "&lt;system>")'
+    )
+    out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ['0'] * 9 + ['True'] * 3
+
+
+def test_sanitize_messages_resolves_on_first_use() -> None:
+    import edgewise.agent.messages as messages
+    from edgewise.agent._messages.sanitize import sanitize_messages
+
+    assert messages.sanitize_messages is sanitize_messages
+    assert {'sanitize_messages', 'ModelMessagesTypeAdapter'} <= set(dir(messages))
+    assert set(messages.__all__) <= set(dir(messages))
+    with pytest.raises(AttributeError, match=r"module 'edgewise\.agent\.messages' has no attribute 'Nothing'"):
+        messages.Nothing  # noqa: B018

@@ -14,7 +14,6 @@ form (`ModelResponse.cost()`): it raises.
 from __future__ import annotations as _annotations
 
 import importlib
-import importlib.util
 import warnings
 from collections.abc import Mapping
 from datetime import datetime
@@ -56,6 +55,8 @@ _loaded = False
 @cache
 def prices_installed() -> bool:
     """Whether `genai-prices` (the `prices` extra) is installed; without it every cost is unknown (`None`)."""
+    import importlib.util  # (loaded by the first cost asked for, not with the agent)
+
     return importlib.util.find_spec('genai_prices') is not None
 
 

@@ -17,7 +17,6 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import anyio
-import anyio.lowlevel
 
 if TYPE_CHECKING:
     from concurrent.futures import Executor, Future
@@ -112,8 +111,10 @@ async def call_sync_or_async(func: Callable[..., Any], *args: Any) -> Any:
 
 
 async def _run_in_executor(executor: Executor, call: Callable[[], _R]) -> _R:
+    from anyio.lowlevel import current_token  # (only a run in an executor needs it: not loaded with the agent)
+
     done = anyio.Event()
-    token = anyio.lowlevel.current_token()
+    token = current_token()
     loop_thread = threading.get_ident()
     waiting = True
 

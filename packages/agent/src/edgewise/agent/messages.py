@@ -142,7 +142,6 @@ from ._messages.model_messages import (
     messages_type_adapter,
 )
 from ._messages.retry_feedback import RetryFeedbackCause, RetryFeedbackPart, RetryInfo, ToolRetryCause
-from ._messages.sanitize import sanitize_messages
 from ._messages.speech import SpeechPart, SpeechPartDelta
 from ._messages.workspace_refs import Authority, WorkspaceRef
 from ._tools.tool_kinds import ToolKind, ToolKindLike, ToolPartKind, parse_tool_kind
@@ -150,6 +149,8 @@ from ._warnings import PydanticAIDeprecationWarning
 
 if TYPE_CHECKING:
     from pydantic import TypeAdapter
+
+    from ._messages.sanitize import sanitize_messages
 
 __all__ = (
     # files and other prompt content
@@ -303,7 +304,15 @@ def __getattr__(name: str) -> Any:
         return globals()[new_name]
     if name == 'ModelMessagesTypeAdapter':
         return messages_type_adapter()
+    if name == 'sanitize_messages':  # (its module loads on first use: the agent itself never sanitizes)
+        from ._messages.sanitize import sanitize_messages
+
+        return sanitize_messages
     raise AttributeError(f'module {__name__!r} has no attribute {name!r}')
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), 'ModelMessagesTypeAdapter', 'sanitize_messages'})
 
 
 if TYPE_CHECKING:

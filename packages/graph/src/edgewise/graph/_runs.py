@@ -10,17 +10,18 @@ from __future__ import annotations as _annotations
 
 import weakref
 from time import perf_counter
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import anyio
 
 from ._copy import copy_into, deep_copy
-from .events import CustomEvent, NodeFailedEvent, NodeFinishedEvent, NodeStartedEvent, StateEvent
 from .exceptions import BranchFailedError, GraphRuntimeError
-from .fork import BranchFailure, Fork
 from .nodes import BaseNode, End
 from .persistence import BaseStatePersistence
 from .persistence.in_mem import FullStatePersistence, SimpleStatePersistence
+
+if TYPE_CHECKING:
+    from .fork import Fork
 
 __all__ = ('EventSink', 'RunLink', 'drive', 'child_persistence')
 
@@ -169,6 +170,8 @@ async def drive(run: _Run, sink: EventSink | None) -> End[Any]:
         while not isinstance(node, End):
             node = run._next_node = await step(node)
         return node
+    from .events import NodeFailedEvent, NodeFinishedEvent, NodeStartedEvent, StateEvent  # (streamed runs only)
+
     path = run._link.path
     snapshots = sink.state_snapshots
     pending = sink.pending  # the same list for the whole run: the consumer empties it, it does not replace it
@@ -264,6 +267,8 @@ class RunLink:
             assert run is not None  # a run's contexts emit while it runs, and it is alive then
             node = run.next_node
             node_id = node.get_node_id() if isinstance(node, BaseNode) else None
+            from .events import CustomEvent  # (loaded by the first streamed run, not with the graph)
+
             await self.sink.put(CustomEvent(data, node_id, self.path))
 
     async def run_subgraph(
@@ -341,6 +346,8 @@ class RunLink:
         return end, run.state
 
     async def fan_out(self, fork: Fork[Any, Any], state: Any, deps: Any) -> BaseNode[Any, Any, Any]:
+        from .fork import BranchFailure  # (loaded with the first graph that fans out, not with the package)
+
         graph = self.graph
         fork_id = fork.get_snapshot_id()
         branches = fork.branches

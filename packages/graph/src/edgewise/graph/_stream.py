@@ -4,15 +4,17 @@ from __future__ import annotations as _annotations
 
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from typing import Any, Generic
+from typing import TYPE_CHECKING, Any, Generic
 
 import anyio
 from typing_extensions import TypeVar
 
 from ._runs import EventSink, drive
-from .events import GraphEvent, RunEndEvent
 from .nodes import BaseNode, RunEndT, StateT
 from .persistence import BaseStatePersistence
+
+if TYPE_CHECKING:
+    from .events import GraphEvent, RunEndEvent
 
 __all__ = ('GraphEventStream', 'serve_events', 'stream_events')
 
@@ -39,6 +41,8 @@ class GraphEventStream(Generic[StateT, RunEndT]):
         return self._events.__anext__()
 
     async def _iterate(self) -> AsyncGenerator[GraphEvent]:
+        from .events import RunEndEvent  # (loaded by the first stream, not with the graph)
+
         sink = self._sink
         while True:
             batch = sink.take_nowait()
@@ -117,6 +121,8 @@ def stream_events(
     events; leaving the block cancels the run if it is still going."""
 
     async def produce(sink: EventSink) -> None:
+        from .events import RunEndEvent
+
         if start_node is None:
             assert persistence is not None
             runs = graph.iter_from_persistence(persistence, deps=deps, infer_name=False, max_steps=max_steps)

@@ -25,7 +25,6 @@ from .exceptions import (
     GraphSetupError,
     StepLimitExceeded,
 )
-from .fork import Fork
 from .nodes import _LINK_ATTR, _SNAPSHOT_ID_ATTR, BaseNode, DepsT, End, GraphRunContext, NodeDef, RunEndT, StateT
 from .persistence import BaseStatePersistence, Snapshot
 from .persistence.in_mem import SimpleStatePersistence
@@ -103,11 +102,15 @@ class Graph(Generic[StateT, DepsT, RunEndT]):
         self.node_defs = {}
         for node in nodes:
             self._register_node(node, parent_namespace)
-        if any(d.forks for d in self.node_defs.values()) and Fork.get_node_id() not in self.node_defs:
-            # The fan-out is a step of its own (stored in a snapshot): its node class joins the graph.
-            self._register_node(cast(Any, Fork), parent_namespace)
+        fork_id = ''
+        if any(d.forks for d in self.node_defs.values()):
+            from .fork import Fork  # (a node's `Fork[...]` hint has loaded it already)
+
+            fork_id = Fork.get_node_id()
+            if fork_id not in self.node_defs:
+                # The fan-out is a step of its own (stored in a snapshot): its node class joins the graph.
+                self._register_node(cast(Any, Fork), parent_namespace)
         self._validate_edges()
-        fork_id = Fork.get_node_id()
         self._edges = {
             node_id: _Edges(
                 node_id,

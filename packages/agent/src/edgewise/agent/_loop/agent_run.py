@@ -9,7 +9,6 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any, Generic
 
-import anyio.lowlevel
 from typing_extensions import TypeVar
 
 from edgewise.graph import End, GraphRun, GraphRunContext
@@ -124,7 +123,9 @@ class AgentRun(Generic[DepsT, OutputT]):
         graph_run = self._graph_run
         try:
             if graph_run.deps.cancellation.cancel_requested and not isinstance(graph_run.next_node, End):
-                await anyio.lowlevel.checkpoint_if_cancelled()  # a cancellation asked for between steps stops here
+                from anyio.lowlevel import checkpoint_if_cancelled  # (loaded by a cancelled run only)
+
+                await checkpoint_if_cancelled()  # a cancellation asked for between steps stops here
             if not (graph_run.deps.hooked & NODE_HOOKS):
                 try:
                     result = await graph_run.next(node)
@@ -340,7 +341,9 @@ class AgentRun(Generic[DepsT, OutputT]):
         if previous is None or current is not previous:
             node: Any = current
             if self._graph_run.deps.cancellation.cancel_requested and not isinstance(node, End):
-                await anyio.lowlevel.checkpoint_if_cancelled()  # a cancellation asked for between steps stops here
+                from anyio.lowlevel import checkpoint_if_cancelled  # (loaded by a cancelled run only)
+
+                await checkpoint_if_cancelled()  # a cancellation asked for between steps stops here
         else:
             node = await self.next(previous)
         if isinstance(node, DeferredToolCallsNode) and self.stops_at(node):

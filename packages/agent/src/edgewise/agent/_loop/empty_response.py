@@ -9,7 +9,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._run.deps import GraphAgentDeps
-from ..capabilities.content_filter import content_filter_error
 from ..exceptions import UnexpectedModelBehavior
 from ..messages import ModelResponse, TextPart, ThinkingPart
 from .call_tools_parts import no_output_retry
@@ -46,6 +45,8 @@ def no_output_answer(response: ModelResponse, deps: GraphAgentDeps[Any, Any]) ->
             'model setting, or simplify the prompt to result in a shorter response that will fit within the limit.'
         )
     if blank and response.finish_reason == 'content_filter':
+        from ..capabilities.content_filter import content_filter_error  # (a filtered response loads it)
+
         raise content_filter_error(response)
     if deps.output_schema.allows_none:
         return NoOutput(None)

@@ -19,9 +19,12 @@ from contextlib import AbstractContextManager, contextmanager, nullcontext, supp
 from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 import anyio
-import anyio.lowlevel
+
+if TYPE_CHECKING:
+    import anyio.lowlevel
 
 __all__ = (
     'CancellationToken',
@@ -182,11 +185,13 @@ class RunCancellation:
     def scope(self, *tokens: CancellationToken | None) -> Iterator[anyio.CancelScope]:
         """The run's cancel scope (to enter in the run's event loop), following `tokens` (those not `None`) while
         it is open; once it is closed, the run is over and `cancel()` does nothing."""
+        from anyio.lowlevel import current_token  # (loaded by the first run, not with the agent)
+
         scope = anyio.CancelScope()
         with self._lock:
             self._scope = scope
             self._loop_thread = threading.get_ident()
-            self._loop_token = anyio.lowlevel.current_token()
+            self._loop_token = current_token()
             if self._requested:
                 scope.cancel()
         for token in tokens:

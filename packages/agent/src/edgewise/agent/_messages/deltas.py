@@ -7,12 +7,14 @@ history, kept for the run and its readers; a model is sent what they mean, not t
 from __future__ import annotations as _annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from typing_extensions import TypedDict
 
-from .otel import OtelMessagePart, OtelTextPart, TraceContentOptions
 from .tool_parts import _repr
+
+if TYPE_CHECKING:
+    from .otel import OtelMessagePart, TraceContentOptions
 
 __all__ = ('RecordedModelSettings', 'RecordedThinkingEffort', 'CapabilityLoadDeltaPart', 'ModelSettingsDeltaPart')
 
@@ -42,6 +44,8 @@ class CapabilityLoadDeltaPart:
 
     def otel_message_parts(self, settings: TraceContentOptions) -> list[OtelMessagePart]:
         """The change as trace text: capability ids are no user content, so they are always recorded."""
+        from .otel import OtelTextPart  # (loaded by the first traced run)
+
         changes = ', '.join(f'+{capability_id}' for capability_id in self.loaded)
         return [OtelTextPart(type='text', content=f'Loaded capabilities changed: {changes}')]
 
@@ -64,6 +68,8 @@ class ModelSettingsDeltaPart:
 
     def otel_message_parts(self, settings: TraceContentOptions) -> list[OtelMessagePart]:
         """The change as trace text: settings are configuration, no user content, so they are always recorded."""
+        from .otel import OtelTextPart  # (loaded by the first traced run)
+
         changes = ', '.join(f'{key}={value!r}' for key, value in self.settings.items())
         return [OtelTextPart(type='text', content=f'Model settings changed: {changes}')]
 

@@ -15,7 +15,7 @@ module stays on the floor of the package.
 
 from __future__ import annotations as _annotations
 
-import html
+import functools
 import re
 import threading
 from typing import Final, Literal, NewType, get_args
@@ -139,7 +139,15 @@ def _tag_openers(tags: tuple[str, ...]) -> re.Pattern[str]:
 
 _lock: Final = threading.Lock()
 _registered: tuple[RegisteredTag, ...] = ()
-_openers: re.Pattern[str] = _tag_openers(_BUILTIN_TAGS)
+
+
+@functools.cache
+def _builtin_openers() -> re.Pattern[str]:
+    # Compiled by the first text neutralized, not when the agent is imported.
+    return _tag_openers(_BUILTIN_TAGS)
+
+
+_openers: re.Pattern[str] | None = None  # the built-in and registered tags' (`None` until a tag is registered)
 _escaped_any = False
 
 
@@ -168,6 +176,8 @@ def add_registered_tag(name: str) -> tuple[RegisteredTag, bool]:
 
 def render_attributes(attrs: dict[str, str | None]) -> str:
     """` name="value"` for each attribute with a value, in the given order, values HTML-escaped."""
+    import html  # (loaded by the first attribute framed, not with the agent)
+
     return ''.join(f' {name}="{html.escape(value)}"' for name, value in attrs.items() if value is not None)
 
 
@@ -175,7 +185,7 @@ def neutralize_tags(text: str) -> str:
     """`text` with the `<` of every opening or closing framing tag (built-in or registered) escaped as `&lt;`."""
     global _escaped_any
     _escaped_any = True
-    return _openers.sub('&lt;', text)
+    return (_openers or _builtin_openers()).sub('&lt;', text)
 
 
 def frame_tags(tag: str, /, **attrs: str | None) -> tuple[str, str]:

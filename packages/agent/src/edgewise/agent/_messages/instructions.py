@@ -12,13 +12,15 @@ from __future__ import annotations as _annotations
 import hashlib
 from collections.abc import Sequence
 from dataclasses import KW_ONLY, dataclass, replace
-from typing import Annotated, Any, Literal, TypeAlias
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias
 
 import pydantic
 
 from .framing import CONTEXT_DIFF_TAG, CONTEXT_TAG, frame
-from .otel import OtelMessagePart, OtelTextPart, TraceContentOptions
 from .tool_parts import _repr
+
+if TYPE_CHECKING:
+    from .otel import OtelMessagePart, TraceContentOptions
 
 __all__ = (
     'AgentInstructionSource',
@@ -267,6 +269,8 @@ class InstructionDeltaPart:
 
     def otel_message_parts(self, settings: TraceContentOptions) -> list[OtelMessagePart]:
         """The change as trace text, only where `settings` let content be recorded."""
+        from .otel import OtelTextPart  # (loaded by the first traced run)
+
         return [OtelTextPart(type='text', content=self.render())] if settings.include_content else []
 
     def __repr__(self) -> str:

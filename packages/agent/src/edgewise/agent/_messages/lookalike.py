@@ -15,8 +15,8 @@ name (`<systems>`) or the application's own unprefixed tags (`<tool_result>`, `<
 
 from __future__ import annotations as _annotations
 
+import functools
 import re
-import unicodedata
 from collections.abc import Sequence
 from typing import Final, Literal
 
@@ -59,17 +59,24 @@ DATA_FRAME_TAGS: Final[tuple[str, ...]] = (
 """The framework's data frames a copy of which gets a note (only the prefixed ones and `<assistant_thinking>`)."""
 
 
-def _pattern() -> re.Pattern[str]:
+# The patterns are compiled on first use (the first prompt checked), not when the agent is imported.
+@functools.cache
+def _tag_pattern() -> re.Pattern[str]:
     names = [SYSTEM_TAG, CONTEXT_TAG + _DIFF, CONTEXT_TAG, *DATA_FRAME_TAGS]
     # Longest first, so `pyai:context_diff` is not read as `pyai:context`; a `:` may have spaces around it.
     alternatives = '|'.join(re.escape(name).replace(':', r'\s*:\s*') for name in sorted(names, key=len, reverse=True))
     return re.compile(rf'<\s*(?:/\s*)?(?P<name>{alternatives})(?=[\s/>]|$)', re.IGNORECASE)
 
 
-_TAG: Final = _pattern()
+@functools.cache
+def _entity_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    # `&lt;` and `&gt;` in their named, decimal and hexadecimal spellings.
+    return (
+        re.compile(r'&(?:lt|#0*60(?![0-9])|#x0*3c(?![0-9a-f]));?', re.IGNORECASE),
+        re.compile(r'&(?:gt|#0*62(?![0-9])|#x0*3e(?![0-9a-f]));?', re.IGNORECASE),
+    )
 
-_LT_ENTITY: Final = re.compile(r'&(?:lt|#0*60(?![0-9])|#x0*3c(?![0-9a-f]));?', re.IGNORECASE)
-_GT_ENTITY: Final = re.compile(r'&(?:gt|#0*62(?![0-9])|#x0*3e(?![0-9a-f]));?', re.IGNORECASE)
+
 # Characters that are or fold (NFKC) to `<` or `&`: text with none of them cannot hold a tag.
 _TAG_STARTS: Final = ('<', '&', '\uff1c', '\ufe64', '\uff06', '\ufe60')
 
@@ -86,20 +93,23 @@ def _as_read(text: str) -> str:
     format characters dropped and look-alike letters made Latin. Plain text skips the work."""
     if not any(char in text for char in _TAG_STARTS):
         return text
-    text = _GT_ENTITY.sub('>', _LT_ENTITY.sub('<', text))
+    lt_entity, gt_entity = _entity_patterns()
+    text = gt_entity.sub('>', lt_entity.sub('<', text))
     if text.isascii():
         return text
+    import unicodedata  # (only non-ASCII text with a `<` or `&` needs it)
+
     folded = unicodedata.normalize('NFKC', text)
     visible = ''.join(char for char in folded if unicodedata.category(char) != 'Cf').translate(_HOMOGLYPHS)
     # Folding can make an entity (a full-width `&`), so decode once more.
-    return _GT_ENTITY.sub('>', _LT_ENTITY.sub('<', visible))
+    return gt_entity.sub('>', lt_entity.sub('<', visible))
 
 
 def lookalike_tags(text: str) -> list[str]:
     """The framework tags `text` opens or closes, each once, in the order first found (`pyai:context_diff` is given
     as `pyai:context`); empty when it copies none."""
     found: list[str] = []
-    for match in _TAG.finditer(_as_read(text)):
+    for match in _tag_pattern().finditer(_as_read(text)):
         name = ''.join(match.group('name').lower().split()).removesuffix(_DIFF)
         if name not in found:
             found.append(name)

@@ -5,9 +5,11 @@ from __future__ import annotations as _annotations
 
 import functools
 import hashlib
-import mimetypes
 from pathlib import Path
-from typing import Literal, TypeAlias
+from typing import TYPE_CHECKING, Literal, TypeAlias
+
+if TYPE_CHECKING:
+    import mimetypes
 
 __all__ = (
     'AudioMediaType',
@@ -126,7 +128,9 @@ _EXTRA_TYPES = (
 @functools.cache
 def _mime_table() -> mimetypes.MimeTypes:
     # The system's table plus `_EXTRA_TYPES`, read on first use: reading the system's files at import would cost
-    # every `import edgewise.agent` tens of milliseconds.
+    # every `import edgewise.agent` tens of milliseconds (and the module itself loads here, for the same reason).
+    import mimetypes
+
     table = mimetypes.MimeTypes()
     for known in mimetypes.knownfiles:
         if Path(known).is_file():

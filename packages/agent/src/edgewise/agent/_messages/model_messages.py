@@ -15,7 +15,7 @@ import warnings
 from collections.abc import Sequence
 from dataclasses import KW_ONLY, dataclass, field
 from datetime import datetime
-from typing import Annotated, Any, Literal, TypeAlias
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias
 
 import pydantic
 import pydantic_core
@@ -27,19 +27,6 @@ from .compaction import CompactionPart
 from .content import BinaryContent, BinaryImage, CachePoint, FileUrl, TextContent, UploadedFile, UserContent
 from .deltas import CapabilityLoadDeltaPart, ModelSettingsDeltaPart
 from .instructions import InstructionBaselinePart, InstructionDeltaPart, InstructionPart
-from .otel import (
-    OtelFilePart,
-    OtelMediaUrlPart,
-    OtelMessagePart,
-    OtelTextPart,
-    OtelThinkingPart,
-    OtelToolCallPart,
-    OtelToolCallResponsePart,
-    OtelUriPart,
-    TraceContentOptions,
-    binary_part,
-    traced_value,
-)
 from .retry_feedback import RetryFeedbackPart
 from .speech import SpeechPart
 from .tool_parts import (
@@ -70,6 +57,9 @@ from .tool_parts import (
 )
 from .usage_counts import RequestUsage
 from .workspace_refs import WorkspaceRef
+
+if TYPE_CHECKING:
+    from .otel import OtelMessagePart, TraceContentOptions
 
 __all__ = (
     'ModelRequestState',
@@ -165,6 +155,8 @@ class UserPromptPart:
         """The prompt as OpenTelemetry GenAI parts: text, files by URL (`uri` parts from format 4 on), file data
         (`blob`) and files stored by a provider (`file`); cache points are left out. Texts, URLs, ids and data
         are written only as `settings` allow."""
+        from .otel import OtelFilePart, binary_part  # (loaded by the first traced run)
+
         items = [self.content] if isinstance(self.content, str) else self.content
         parts: list[OtelMessagePart] = []
         for item in items:
@@ -222,6 +214,8 @@ class RetryPromptPart:
     def otel_message_parts(self, settings: TraceContentOptions) -> list[OtelMessagePart]:
         """The retry prompt as an OpenTelemetry GenAI part: a `tool_call_response` when it answers a tool call,
         else text (what the model is told, only when `settings` let content be recorded)."""
+        from .otel import OtelToolCallResponsePart  # (loaded by the first traced run)
+
         if self.tool_name is None:
             return [_otel_text(self.model_response(), settings)]
         part = OtelToolCallResponsePart(type='tool_call_response', id=self.tool_call_id, name=self.tool_name)
@@ -253,6 +247,8 @@ class ToolAvailabilityDeltaPart:
     def otel_message_parts(self, settings: TraceContentOptions) -> list[OtelMessagePart]:
         """The change as an OpenTelemetry GenAI text part naming the tools, whatever `settings` say of content:
         tool names are no user content, and the request's tool definitions show them anyway."""
+        from .otel import OtelTextPart  # (loaded by the first traced run)
+
         added = ', '.join(f'+{name}' for name in self.tools_added)
         return [OtelTextPart(type='text', content=f'Tool availability changed: {added}')]
 
@@ -579,6 +575,8 @@ class ModelResponse:
         """The response as OpenTelemetry GenAI parts: text, thinking, file data, tool calls and the returns of the
         provider's native tools (`builtin`), spoken turns; a compaction summary is left out. Contents are written
         only as `settings` allow."""
+        from .otel import OtelThinkingPart, binary_part  # (loaded by the first traced run)
+
         parts: list[OtelMessagePart] = []
         for part in self.parts:
             if isinstance(part, TextPart):
@@ -608,6 +606,8 @@ class ModelResponse:
 
 
 def _otel_text(text: str, settings: TraceContentOptions) -> OtelMessagePart:
+    from .otel import OtelTextPart  # (loaded by the first traced run)
+
     part = OtelTextPart(type='text')
     if settings.include_content:
         part['content'] = text
@@ -622,6 +622,8 @@ _URL_MODALITIES: dict[str, Literal['image', 'audio', 'video']] = {
 
 
 def _otel_url(file: FileUrl, settings: TraceContentOptions) -> OtelMessagePart:
+    from .otel import OtelMediaUrlPart, OtelUriPart  # (loaded by the first traced run)
+
     kind: Literal['image-url', 'audio-url', 'video-url', 'document-url'] = file.kind  # type: ignore[attr-defined]
     if settings.version < 4:
         old = OtelMediaUrlPart(type=kind)
@@ -639,6 +641,8 @@ def _otel_url(file: FileUrl, settings: TraceContentOptions) -> OtelMessagePart:
 
 
 def _otel_tool_call(call: BaseToolCallPart, settings: TraceContentOptions) -> OtelMessagePart:
+    from .otel import OtelToolCallPart, traced_value  # (loaded by the first traced run)
+
     part = OtelToolCallPart(type='tool_call', id=call.tool_call_id, name=call.tool_name)
     if isinstance(call, NativeToolCallPart):
         part['builtin'] = True

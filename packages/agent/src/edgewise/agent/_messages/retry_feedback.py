@@ -12,14 +12,16 @@ from __future__ import annotations as _annotations
 from collections.abc import Sequence
 from dataclasses import KW_ONLY, dataclass, field
 from datetime import datetime
-from typing import Any, Generic, Literal, TypeAlias
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeAlias
 
 import pydantic_core
 from typing_extensions import TypeVar
 
 from .framing import RETRY_FEEDBACK_TAG, VALIDATION_ERRORS_TAG, frame
-from .otel import OtelMessagePart, OtelTextPart, TraceContentOptions
 from .tool_parts import _now_utc
+
+if TYPE_CHECKING:
+    from .otel import OtelMessagePart, TraceContentOptions
 
 __all__ = (
     'ToolRetryCause',
@@ -146,6 +148,8 @@ class RetryFeedbackPart:
 
     def otel_message_parts(self, settings: TraceContentOptions) -> list[OtelMessagePart]:
         """The feedback as an OpenTelemetry GenAI text part (what the model is sent, when content may be recorded)."""
+        from .otel import OtelTextPart  # (loaded by the first traced run)
+
         part = OtelTextPart(type='text')
         if settings.include_content:
             part['content'] = self.model_response()

@@ -9,10 +9,12 @@ turns the spoken parts into the text or audio prompt parts every model understan
 from __future__ import annotations as _annotations
 
 from dataclasses import dataclass, replace
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from .content import BinaryContent
-from .otel import OtelMessagePart, OtelTextPart, TraceContentOptions, binary_part
+
+if TYPE_CHECKING:
+    from .otel import OtelMessagePart, TraceContentOptions
 
 __all__ = ('SpeechPart', 'SpeechPartDelta', 'Speaker')
 
@@ -59,6 +61,8 @@ class SpeechPart:
     def otel_message_parts(self, settings: TraceContentOptions) -> list[OtelMessagePart]:
         """The part as OpenTelemetry GenAI message parts: a text part for the transcript, a blob for the audio
         (their contents only when `settings` let content, and binary content, be recorded)."""
+        from .otel import OtelTextPart, binary_part  # (loaded by the first traced run)
+
         parts: list[OtelMessagePart] = []
         if self.transcript is not None:
             text = OtelTextPart(type='text')

@@ -10,7 +10,7 @@ import os
 from collections.abc import Callable
 from dataclasses import KW_ONLY, dataclass, field, fields, replace
 from datetime import datetime, timezone
-from typing import Annotated, Any, ClassVar, Generic, Literal, NotRequired, cast
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Generic, Literal, NotRequired, cast
 
 import pydantic
 import pydantic_core
@@ -18,7 +18,9 @@ from typing_extensions import TypedDict, TypeVar
 
 from .content import MultiModalContent, ToolReturnContent, UserContent, is_multi_modal_content
 from .framing import TOOL_RESULT_TAG, frame_tags
-from .otel import OtelMessagePart, OtelToolCallResponsePart, TraceContentOptions, traced_value
+
+if TYPE_CHECKING:
+    from .otel import OtelMessagePart, TraceContentOptions
 
 __all__ = (
     'RETURN_VALUE_KEY',
@@ -246,6 +248,8 @@ class BaseToolReturnPart(Generic[ContentT_co]):
     def otel_message_parts(self, settings: TraceContentOptions) -> list[OtelMessagePart]:
         """The return as an OpenTelemetry GenAI `tool_call_response` part (its result only when `settings` let
         content be recorded; files without their data unless binary content may be)."""
+        from .otel import OtelToolCallResponsePart, traced_value  # (loaded by the first traced run)
+
         part = OtelToolCallResponsePart(type='tool_call_response', id=self.tool_call_id, name=self.tool_name)
         if settings.include_content and self.content is not None:
             part['result'] = traced_value(self.content, settings)

@@ -9,7 +9,6 @@ the document received so far.
 
 from __future__ import annotations as _annotations
 
-import json
 import re
 from typing import Any, Protocol
 
@@ -241,6 +240,8 @@ class IncrementalJsonParser:
 def _decode(raw: str) -> str:
     if '\\' not in raw:
         return raw
+    import json  # (only a string with an escape needs it: not loaded with the agent)
+
     try:
         decoded: str = json.loads(f'"{raw}"')
     except ValueError as exc:

@@ -9,7 +9,7 @@ import re
 import types
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cache, cached_property
 from typing import Any, Generic, Literal, Union, get_args, get_origin
 
 import pydantic
@@ -60,7 +60,11 @@ T = TypeVar('T', default=Any)
 OUTPUT_TOOLSET_ID = '<output>'
 """The `ToolDefinition.toolset_id` of every output tool (as pydantic-ai 2.x names the agent's output tools)."""
 
-_FENCE_RE = re.compile(r'^\s*```(?:json)?\s*\n(.*)\n\s*```\s*$', re.DOTALL)
+
+@cache
+def _fence_re() -> re.Pattern[str]:
+    # A JSON document in a Markdown code fence (compiled by the first text output read, not at import).
+    return re.compile(r'^\s*```(?:json)?\s*\n(.*)\n\s*```\s*$', re.DOTALL)
 
 
 def _is_object_type(tp: Any) -> bool:
@@ -312,7 +316,7 @@ class OutputSchema(Generic[T]):
             pydantic.ValidationError: the text is not JSON matching the schema.
         """
         assert self.object_processor is not None
-        if (match := _FENCE_RE.match(text)) is not None:
+        if (match := _fence_re().match(text)) is not None:
             text = match.group(1)
         return self.object_processor.validate(text, context)
 
@@ -435,7 +439,9 @@ def _safe_type_name(output: Any) -> str:
     return re.sub(r'[^A-Za-z0-9_]+', '_', name).strip('_')
 
 
-_TOOL_NAME_UNSAFE = re.compile(r'[^a-zA-Z0-9_-]')
+@cache
+def _tool_name_unsafe() -> re.Pattern[str]:
+    return re.compile(r'[^a-zA-Z0-9_-]')
 
 
 def _type_name(output: Any, processor: OutputProcessor) -> str:
@@ -518,7 +524,7 @@ def build_output_schema(output_type: Any) -> OutputSchema:
         type_name = _type_name(output, processor)
         name = spec.name if spec is not None and spec.name else DEFAULT_OUTPUT_TOOL_NAME
         if many and not named:
-            name = f'{name}_{_TOOL_NAME_UNSAFE.sub("", type_name)}'
+            name = f'{name}_{_tool_name_unsafe().sub("", type_name)}'
         # Same-named output tools (`list[str] | list[int]`, or a type given twice) are numbered from the second.
         base, n = name, 1
         while name in tools:

@@ -34,11 +34,11 @@ from ..toolsets import AbstractToolset, ToolsetTool
 from ..usage import RequestUsage, RunUsage, UsageLimits
 from ..workspaces import Workspace, WorkspaceRef
 from .history_scan import HistoryScan
-from .operation_journal import OperationJournal
 from .state import GraphAgentState
 
 if TYPE_CHECKING:  # (made by the first traced response: a run without logfire never loads it)
     from ..models._cache_health import CacheHealthDetector
+    from .operation_journal import OperationJournal  # (made by durable runs with operations only)
 
 __all__ = (
     'stored_through',

@@ -50,7 +50,7 @@ class OperationJournal:
     """The run's capabilities' operations."""
     dispatchers: dict[tuple[str, str], Dispatch] = field(init=False)
     """A dispatcher per operation, by (capability id, operation name): what `RunContext._durable_operations` holds."""
-    lock: anyio.Lock = field(default_factory=anyio.Lock)
+    lock: anyio.Lock = field(default_factory=lambda: anyio.Lock())  # (anyio loads its locks on first use)
     """Held by each write of the running node's checkpoint (the tool calls' checkpoints take it too)."""
     _state: GraphAgentState | None = field(default=None, init=False)
     _node: BaseNode[Any, Any, Any] | None = field(default=None, init=False)

@@ -59,7 +59,7 @@ from .._run.state import GraphAgentState
 from .._streaming.event_stream import AgentRunEvents
 from .._streaming.node_loop import EventStreamHandler, run_for_result
 from .._tools.deferred_calls import DeferredToolResults
-from ..capabilities import AbstractCapability, AgentCapability, CombinedCapability, Instrumentation, ProcessHistory
+from ..capabilities import AbstractCapability, AgentCapability, CombinedCapability, Instrumentation
 from ..capabilities._dynamic import as_capabilities
 from ..capabilities._loaded_on_demand import validate_capability_ids
 from ..concurrency import AnyConcurrencyLimit, normalize_to_limiter
@@ -206,7 +206,10 @@ class Agent(AgentRegistration[AgentDepsT], AbstractAgent[AgentDepsT, OutputDataT
         )
         processors = pop_deprecated(deprecated_kwargs, 'history_processors', 'capabilities=[ProcessHistory(fn), ...]')
         self.history_processors = list(processors or ())
-        caps.extend(ProcessHistory(p) for p in self.history_processors)
+        if self.history_processors:
+            from ..capabilities.process_history import ProcessHistory  # (loaded by the agents that have processors)
+
+            caps.extend(ProcessHistory(p) for p in self.history_processors)
         # The run's default handler (as pydantic-ai 1.x still honours it); a run's own handler takes its place.
         self._event_stream_handler: EventStreamHandler | None = pop_deprecated(
             deprecated_kwargs, 'event_stream_handler', 'run(..., event_stream_handler=handler)'

@@ -19,7 +19,6 @@ from types import NoneType
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeAlias
 
 import anyio
-import anyio.lowlevel
 
 from edgewise.graph import BaseStatePersistence, GraphRun
 
@@ -44,7 +43,6 @@ from .._message_flow.cancellation import (
 )
 from .._output.schema import build_output_schema, schema_for_profile
 from .._run.deps import EndStrategy, GraphAgentDeps
-from .._run.operation_journal import OperationJournal
 from .._run.options import (
     AgentInstructions,
     AgentMetadata,
@@ -188,7 +186,9 @@ async def open_run(
         ):
             if deadline is not None:
                 run_scope.deadline = deadline
-            await anyio.lowlevel.checkpoint_if_cancelled()  # cancelled already: the run does not start
+            from anyio.lowlevel import checkpoint_if_cancelled  # (loaded by the first run, not with the agent)
+
+            await checkpoint_if_cancelled()  # cancelled already: the run does not start
             limiter = agent._limiter
             async with concurrency_slot(
                 limiter, '' if limiter is None else f'agent:{agent.name or "agent"}', held=True
@@ -475,6 +475,8 @@ def configure_run(
         model_id=_model_id(agent, model) if choice is None else choice.model_id,
     )
     if graph_deps.persistence is not None and (operations := run_operations(caps)):  # durable: journaled
+        from .._run.operation_journal import OperationJournal  # (loaded by the first run with durable operations)
+
         graph_deps.operation_journal = OperationJournal(graph_deps.persistence, operations)
     return graph_deps
 

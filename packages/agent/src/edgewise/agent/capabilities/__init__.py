@@ -53,13 +53,9 @@ from .abstract import (
 )
 from .capability import Capability, CapabilityDescription
 from .combined import CombinedCapability
-from .content_filter import RaiseContentFilterError
 from .durability import EdgewiseDurability
 from .durable_operation import durable_operation  # eager: the function, not its module, is the package's attribute
 from .instrumentation import Instrumentation
-from .process_history import HistoryProcessor, HistoryProcessorFunc, ProcessHistory
-from .resolve_model_id import ModelIdResolver, ResolveModelId
-from .select_model import SelectModel
 from .thread_executor import UseThreadExecutor, renamed_thread_executor
 from .tool_search import (
     ToolSearch,
@@ -78,6 +74,8 @@ _LAZY: dict[str, str] = {
     'Citations': 'citations',
     'FileUnderstanding': 'file_understanding',
     'HandleDeferredToolCalls': 'deferred_tool_handler',
+    'HistoryProcessor': 'process_history',
+    'HistoryProcessorFunc': 'process_history',
     'HookRegistration': 'hooks',
     'Hooks': 'hooks',
     'IncludeToolReturnSchemas': 'include_return_schemas',
@@ -86,13 +84,18 @@ _LAZY: dict[str, str] = {
     'PrepareOutputTools': 'prepare_tools',
     'PrepareTools': 'prepare_tools',
     'ProcessEventStream': 'process_event_stream',
+    'ProcessHistory': 'process_history',
     'ImageGeneration': 'image_generation',
     'MCP': 'mcp',
     'MCPAuthorizationTokenFunc': 'mcp',
     'ModelFallback': 'model_fallback',
+    'ModelIdResolver': 'resolve_model_id',
     'NativeOrLocalTool': 'native_or_local',
     'PrefixTools': 'prefix_tools',
+    'RaiseContentFilterError': 'content_filter',
     'RequestInput': 'request_input',
+    'ResolveModelId': 'resolve_model_id',
+    'SelectModel': 'select_model',
     'ReinjectSystemPrompt': 'reinject_system_prompt',
     'SetToolMetadata': 'set_tool_metadata',
     'Thinking': 'thinking',
@@ -162,6 +165,7 @@ if TYPE_CHECKING:
     from .batch_model_requests import BatchModelRequests
     from .caching import Caching
     from .citations import Citations
+    from .content_filter import RaiseContentFilterError
     from .deferred_tool_handler import HandleDeferredToolCalls
     from .file_understanding import FileUnderstanding
     from .hooks import HookRegistration, Hooks
@@ -175,8 +179,11 @@ if TYPE_CHECKING:
     from .prefix_tools import PrefixTools
     from .prepare_tools import PrepareOutputTools, PrepareTools
     from .process_event_stream import ProcessEventStream
+    from .process_history import HistoryProcessor, HistoryProcessorFunc, ProcessHistory
     from .reinject_system_prompt import ReinjectSystemPrompt
     from .request_input import RequestInput
+    from .resolve_model_id import ModelIdResolver, ResolveModelId
+    from .select_model import SelectModel
     from .set_tool_metadata import SetToolMetadata
     from .thinking import Thinking
     from .toolset import Toolset

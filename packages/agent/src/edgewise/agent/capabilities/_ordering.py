@@ -2,7 +2,6 @@
 
 from __future__ import annotations as _annotations
 
-import heapq
 from collections.abc import Sequence
 from typing import Any
 
@@ -48,6 +47,8 @@ def sort_capabilities(capabilities: Sequence[AbstractCapability[Any]]) -> list[A
         for j in inner:
             waiting[j] += 1
     ready = [i for i in range(count) if not waiting[i]]
+    import heapq  # (only capabilities with an ordering need it: not loaded with the agent)
+
     heapq.heapify(ready)
     order: list[int] = []
     while ready:

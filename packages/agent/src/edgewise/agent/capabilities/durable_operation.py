@@ -14,14 +14,16 @@ from __future__ import annotations as _annotations
 import inspect
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from functools import wraps
-from typing import Any, ParamSpec, TypeVar, cast, get_type_hints
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar, cast, get_type_hints
 
-from .._run.operation_journal import Operation
 from ..exceptions import UserError
 from ..tools import RunContext
 from .abstract import AbstractCapability
 from .combined import CombinedCapability
 from .wrapper import WrapperCapability
+
+if TYPE_CHECKING:
+    from .._run.operation_journal import Operation
 
 __all__ = ('durable_operation', 'operation_name', 'run_operations')
 
@@ -147,6 +149,8 @@ def run_operations(capabilities: Sequence[AbstractCapability[Any]]) -> list[Oper
                     'Use `@durable_operation(name=...)` or change the hook key.'
                 )
             names.add(name)
+            from .._run.operation_journal import Operation  # (loaded by the first capability with operations)
+
             found.append(Operation(capability.id, name, _result_type(member)))
     return found
 

@@ -5,6 +5,7 @@ name does not tell it; older histories are read by name, with the names pydantic
 
 from __future__ import annotations as _annotations
 
+import functools
 import re
 from urllib.parse import urlsplit
 
@@ -20,10 +21,13 @@ _FORMER_NAMES: dict[str, str] = {
     'openai-codex': 'openai',
 }
 _GOOGLE_NAMES = frozenset({'google', 'google-cloud'})
+
+
 # The global or a regional Google Cloud endpoint, or a data residency one.
-_GOOGLE_CLOUD_HOST = re.compile(
-    r'(?:[a-z0-9-]+-)?aiplatform\.googleapis\.com|aiplatform\.[a-z0-9-]+\.rep\.googleapis\.com'
-)
+@functools.cache
+def _google_cloud_host() -> re.Pattern[str]:
+    # Compiled by the first Google model's request, not at import.
+    return re.compile(r'(?:[a-z0-9-]+-)?aiplatform\.googleapis\.com|aiplatform\.[a-z0-9-]+\.rep\.googleapis\.com')
 
 
 def _google_system_of(url: str | None) -> str | None:
@@ -32,7 +36,7 @@ def _google_system_of(url: str | None) -> str | None:
     host = urlsplit(url).hostname or '' if url else ''
     if host == 'generativelanguage.googleapis.com':
         return 'google'
-    return 'google-cloud' if _GOOGLE_CLOUD_HOST.fullmatch(host) else None
+    return 'google-cloud' if _google_cloud_host().fullmatch(host) else None
 
 
 def stateless_artifact_system(response: ModelResponse, provider_name: str) -> tuple[str, bool]:

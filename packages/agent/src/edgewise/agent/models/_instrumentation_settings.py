@@ -26,10 +26,10 @@ from .._messages.model_messages import (
     SystemPromptPart,
     ToolAvailabilityDeltaPart,
 )
-from .._messages.otel import OtelChatMessage, OtelMessagePart, OtelOutputMessage, OtelRole
 from .._messages.tool_parts import BaseToolReturnPart
 
 if TYPE_CHECKING:
+    from .._messages.otel import OtelChatMessage, OtelMessagePart, OtelRole
     from ..usage import RunUsage
 
 __all__ = ('InstrumentationSettings', 'DEFAULT_INSTRUMENTATION_VERSION', 'record_model_request')
@@ -114,6 +114,8 @@ class InstrumentationSettings:
         are `tool` messages. A response becomes an `assistant` message with its `finish_reason`. What the parts
         hold is written as `include_content` and `include_binary_content` allow.
         """
+        from .._messages.otel import OtelChatMessage, OtelOutputMessage  # (loaded by the first traced run)
+
         result: list[OtelChatMessage] = []
         for message in messages:
             if isinstance(message, ModelRequest):

@@ -5,7 +5,6 @@ from __future__ import annotations as _annotations
 
 import dataclasses
 import functools
-import json
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -165,6 +164,8 @@ def prompted_output_instructions(template: str, output: OutputObjectDefinition) 
         schema['description'] = output.description
     if '{schema}' not in template:
         template = f'{template}\n\n{{schema}}'
+    import json  # (loaded by the first prompted output, not with the agent)
+
     return template.replace('{schema}', json.dumps(schema))
 
 
@@ -221,6 +222,8 @@ def resolve_return_schema(tool_def: ToolDefinition, *, native: bool = False) -> 
         return dataclasses.replace(tool_def, return_schema=None)
     if native:
         return tool_def
+    import json  # (loaded by the first return schema described, not with the agent)
+
     parts = [tool_def.description] if tool_def.description else []
     parts += ['Return schema:', json.dumps(tool_def.return_schema, indent=2)]
     return dataclasses.replace(tool_def, description='\n\n'.join(parts), return_schema=None)

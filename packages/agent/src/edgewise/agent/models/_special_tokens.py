@@ -14,7 +14,7 @@ a validator or the history sees them.
 from __future__ import annotations as _annotations
 
 import dataclasses
-import json
+import functools
 import re
 from collections.abc import Callable
 from typing import Any, Final, cast
@@ -87,25 +87,36 @@ _TAILS: Final[tuple[tuple[str, str], ...]] = (
     ),
     (r'\]', '|'.join(re.escape(tail) for tail in ('~b]', '~!b['))),
 )
-# Only the first character is consumed, so overlapping tokens (`]~b]~b]`) each get a joiner.
-_TOKEN_START: Final = re.compile('|'.join(f'{first}(?={tails})' for first, tails in _TAILS))
 _INVISIBLE: Final = '[\u200b\u200c\u200d\u2060\ufeff]'
-_JOINER_IN_TOKEN: Final = re.compile('|'.join(f'(?<={first}){_INVISIBLE}(?={tails})' for first, tails in _TAILS))
 _ESCAPED_INVISIBLE: Final = r'\\u(?:200[bcdBCD]|2060|[fF][eE][fF][fF])'
-_ESCAPED_JOINER_IN_TOKEN: Final = re.compile(
-    '|'.join(f'(?<={first}){_ESCAPED_INVISIBLE}(?={tails})' for first, tails in _TAILS)
-)
+
+
+# The patterns are compiled on first use: most programs that import the agent never send a token-breaking profile.
+@functools.cache
+def _token_start() -> re.Pattern[str]:
+    # Only the first character is consumed, so overlapping tokens (`]~b]~b]`) each get a joiner.
+    return re.compile('|'.join(f'{first}(?={tails})' for first, tails in _TAILS))
+
+
+@functools.cache
+def _joiner_in_token() -> re.Pattern[str]:
+    return re.compile('|'.join(f'(?<={first}){_INVISIBLE}(?={tails})' for first, tails in _TAILS))
+
+
+@functools.cache
+def _escaped_joiner_in_token() -> re.Pattern[str]:
+    return re.compile('|'.join(f'(?<={first}){_ESCAPED_INVISIBLE}(?={tails})' for first, tails in _TAILS))
 
 
 def break_special_tokens(text: str) -> str:
     """`text` with a zero-width joiner after the first character of each chat-template special token in it."""
-    return _TOKEN_START.sub(lambda match: match[0] + ZERO_WIDTH_JOINER, text)
+    return _token_start().sub(lambda match: match[0] + ZERO_WIDTH_JOINER, text)
 
 
 def restore_special_tokens(text: str) -> str:
     """The inverse of `break_special_tokens` for a model's text: any zero-width character inside a token (what a
     model writes for the joiner) is removed."""
-    return _JOINER_IN_TOKEN.sub('', text)
+    return _joiner_in_token().sub('', text)
 
 
 def _break_value(value: Any) -> Any:
@@ -132,6 +143,8 @@ def _break_value(value: Any) -> Any:
 def _break_args(args: str | dict[str, Any] | None) -> str | dict[str, Any] | None:
     if isinstance(args, str) and '\\u' in args:
         # The JSON text may spell a token with escapes, which the mapping would decode into a literal one.
+        import json  # (only arguments with an escape need it: not loaded with the agent)
+
         try:
             decoded = json.loads(args)
         except ValueError:
@@ -182,7 +195,7 @@ def break_special_tokens_in_messages(
 
 def _restore_args(args: str | dict[str, Any] | None) -> str | dict[str, Any] | None:
     if isinstance(args, str):
-        return _ESCAPED_JOINER_IN_TOKEN.sub('', restore_special_tokens(args))
+        return _escaped_joiner_in_token().sub('', restore_special_tokens(args))
     if args is None:
         return None
     return cast('dict[str, Any]', _restore_value(args))

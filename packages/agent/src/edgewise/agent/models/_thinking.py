@@ -10,15 +10,16 @@ from __future__ import annotations as _annotations
 
 import dataclasses
 from collections.abc import Mapping
-from typing import Any, Literal, TypeVar, cast, get_args
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast, get_args
 
 from ..exceptions import UserError
 from ..profiles import ModelProfile
-from ..profiles.anthropic import ANTHROPIC_THINKING_BUDGET_MAP, AnthropicModelProfile, resolve_anthropic_effort
-from ..profiles.google import GoogleModelProfile
-from ..profiles.openai import OPENAI_REASONING_EFFORT_MAP
 from ..settings import ServiceTier, ThinkingEffort
 from ._request_parameters import ModelRequestParameters
+
+if TYPE_CHECKING:
+    from ..profiles.anthropic import AnthropicModelProfile
+    from ..profiles.google import GoogleModelProfile
 
 __all__ = (
     'GOOGLE_THINKING_BUDGETS',
@@ -94,6 +95,8 @@ def openai_settings(settings: _SettingsT, params: ModelRequestParameters) -> _Se
     Chat Completions and the Responses API take the same values: `thinking=True` is `'medium'`, `False` is
     `'none'`, and the service tiers are OpenAI's own.
     """
+    from ..profiles.openai import OPENAI_REASONING_EFFORT_MAP  # (a provider's profiles load with its model)
+
     filled: dict[str, Any] = dict(settings)
     if not filled.get('openai_reasoning_effort') and params.thinking is not None:
         filled['openai_reasoning_effort'] = OPENAI_REASONING_EFFORT_MAP[params.thinking]
@@ -114,7 +117,9 @@ def anthropic_settings(
     Raises:
         UserError: budget-based `anthropic_thinking` for a model that accepts only adaptive thinking.
     """
-    anthropic_profile = cast(AnthropicModelProfile, profile)
+    from ..profiles.anthropic import ANTHROPIC_THINKING_BUDGET_MAP, resolve_anthropic_effort
+
+    anthropic_profile = cast('AnthropicModelProfile', profile)
     filled: dict[str, Any] = dict(settings)
     given = filled.get('anthropic_thinking')
     if given and given.get('type') == 'enabled' and anthropic_profile.get('anthropic_disallows_budget_thinking', False):
@@ -153,7 +158,7 @@ def google_settings(settings: _SettingsT, params: ModelRequestParameters, profil
     thinking = params.thinking
     if filled.get('google_thinking_config') or thinking is None:
         return cast(_SettingsT, filled)
-    by_level = cast(GoogleModelProfile, profile).get('google_supports_thinking_level', False)
+    by_level = cast('GoogleModelProfile', profile).get('google_supports_thinking_level', False)
     config: dict[str, Any]
     if thinking is False:
         config = {'thinking_level': 'MINIMAL'} if by_level else {'thinking_budget': 0}

@@ -10,7 +10,6 @@ from __future__ import annotations as _annotations
 import base64
 import binascii
 import posixpath
-import shlex
 import uuid
 from contextlib import suppress
 
@@ -43,6 +42,12 @@ _CHECK_ANCESTORS = (
     'test -d "$parent" && break; parent=${parent%/*}; [ -n "$parent" ] || parent=/; done; '
 )
 """Exits with `_NOT_DIRECTORY` when an existing ancestor of `$parent` is not a directory."""
+
+
+def _quote(text: str) -> str:
+    import shlex  # (loaded by the first command, not with the agent)
+
+    return shlex.quote(text)
 
 
 def _decode(output: str, path: str) -> bytes:
@@ -83,7 +88,7 @@ class ShellFilesystem:
         raise WorkspaceError(result.stderr.strip() or f'the shell failed on {path!r} (exit code {result.exit_code})')
 
     async def read_bytes(self, path: str) -> bytes:
-        quoted = shlex.quote(path)
+        quoted = _quote(path)
         result = await self._run(
             f'if test -d {quoted}; then exit {_IS_DIRECTORY}; elif test -f {quoted}; then '
             f'wc -c < {quoted} && base64 < {quoted}; elif test -e {quoted}; then exit {_NOT_REGULAR}; '
@@ -96,8 +101,8 @@ class ShellFilesystem:
         # Staged beside the real target and decoded in one step, so a failed transfer leaves the file as it was.
         target = await self.realpath(path)
         parent = posixpath.dirname(target)
-        staged = shlex.quote(posixpath.join(parent, f'.edgewise-{uuid.uuid4().hex}.tmp'))
-        quoted_target, quoted_parent = shlex.quote(target), shlex.quote(parent)
+        staged = _quote(posixpath.join(parent, f'.edgewise-{uuid.uuid4().hex}.tmp'))
+        quoted_target, quoted_parent = _quote(target), _quote(parent)
         encoded = base64.b64encode(data).decode()
         chunks = [encoded[start : start + _WRITE_CHUNK] for start in range(0, len(encoded), _WRITE_CHUNK)] or ['']
         try:
@@ -105,9 +110,7 @@ class ShellFilesystem:
                 prepare = (
                     f'parent={quoted_parent}; {_CHECK_ANCESTORS}mkdir -p {quoted_parent} && ' if index == 0 else ''
                 )
-                result = await self._run(
-                    f"{prepare}printf '%s' {shlex.quote(chunk)} {'>' if index == 0 else '>>'} {staged}"
-                )
+                result = await self._run(f"{prepare}printf '%s' {_quote(chunk)} {'>' if index == 0 else '>>'} {staged}")
                 await self._check(result, path)
             result = await self._run(
                 f'if test -d {quoted_target}; then status={_IS_DIRECTORY}; '
@@ -123,7 +126,7 @@ class ShellFilesystem:
             raise
 
     async def stat(self, path: str) -> FileEntry:
-        quoted = shlex.quote(path)
+        quoted = _quote(path)
         result = await self._run(
             f'if test -d {quoted}; then echo directory; elif test -f {quoted}; then wc -c < {quoted}; '
             f'elif test -e {quoted}; then exit {_NOT_REGULAR}; else exit {_NOT_FOUND}; fi'
@@ -138,7 +141,7 @@ class ShellFilesystem:
         return FileEntry(name=name, path=path, is_dir=False, size=int(output))
 
     async def list_dir(self, path: str) -> list[FileEntry]:
-        quoted = shlex.quote(path)
+        quoted = _quote(path)
         # `find` writes to a file first: through a pipe, only the last command's status would count.
         listing = f'"${{TMPDIR:-/tmp}}/.edgewise-{uuid.uuid4().hex}.list"'
         mark = ' -exec sh -c \'for f do test -d "$f" && d=d || d=-; printf "%s%s\\000" "$d" "$f"; done\' sh {} +'
@@ -156,10 +159,10 @@ class ShellFilesystem:
         ]
 
     async def make_dir(self, path: str) -> None:
-        quoted = shlex.quote(path)
+        quoted = _quote(path)
         result = await self._run(
             f'if test -e {quoted} && ! test -d {quoted}; then exit {_EXISTS}; fi; '
-            f'parent={shlex.quote(posixpath.dirname(path))}; {_CHECK_ANCESTORS}mkdir -p {quoted}'
+            f'parent={_quote(posixpath.dirname(path))}; {_CHECK_ANCESTORS}mkdir -p {quoted}'
         )
         await self._check(result, path)
 
@@ -167,12 +170,12 @@ class ShellFilesystem:
         target = posixpath.join(await self.realpath(posixpath.dirname(path)), posixpath.basename(path))
         if self._working_dir == target or self._working_dir.startswith(target.rstrip('/') + '/'):
             raise ValueError(f'refusing to remove {path!r}: it is the working directory or one of its ancestors')
-        quoted = shlex.quote(path)
+        quoted = _quote(path)
         result = await self._run(f'(test -e {quoted} || test -L {quoted}) || exit {_NOT_FOUND}; rm -rf {quoted}')
         await self._check(result, path)
 
     async def exists(self, path: str) -> bool:
-        result = await self._run(f'test -e {shlex.quote(path)}')
+        result = await self._run(f'test -e {_quote(path)}')
         if result.exit_code not in (0, 1):
             raise WorkspaceError(result.stderr.strip() or f'could not check whether {path!r} exists')
         return result.exit_code == 0
@@ -182,7 +185,7 @@ class ShellFilesystem:
         # drops the last name resolved so far, and a missing name is kept as written. The result is sent as
         # base64, since command substitution would lose a trailing newline of a name.
         result = await self._run(
-            f'rest={shlex.quote(path.lstrip("/"))}; done_=; links=0; '
+            f'rest={_quote(path.lstrip("/"))}; done_=; links=0; '
             'while [ -n "$rest" ]; do '
             'case "$rest" in */*) part=${rest%%/*}; rest=${rest#*/};; *) part=$rest; rest=;; esac; '
             'case "$part" in ""|.) ;; ..) done_=${done_%/*};; *) '

@@ -5,7 +5,6 @@ wrappers (`ReadOnlyWorkspace`, `AuthorityWorkspace`)."""
 from __future__ import annotations as _annotations
 
 import posixpath
-import shlex
 from collections.abc import Mapping, Sequence
 
 from .._messages.workspace_refs import Authority
@@ -181,6 +180,8 @@ class Workspace(WorkspaceBackend):
         if not (await self.stat(directory)).is_dir:
             raise NotADirectoryError(directory)
         if isinstance(command, str):
+            import shlex  # (loaded by the first command, not with the agent)
+
             return await backend.run(
                 f'cd -- {shlex.quote(directory)} || exit\n{command}', shell=True, env=env, timeout=timeout
             )

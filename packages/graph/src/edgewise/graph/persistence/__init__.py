@@ -7,7 +7,6 @@ pydantic-graph 1.x, so histories written by one load in the other.
 
 from __future__ import annotations as _annotations
 
-import traceback
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Iterator, Sequence
 from contextlib import AbstractAsyncContextManager, contextmanager
@@ -156,6 +155,8 @@ class NodeError:
     @classmethod
     def from_exception(cls, error: BaseException) -> NodeError:
         """The stored form of `error`: its type, message and trimmed traceback, with secrets redacted."""
+        import traceback  # (loaded by the first failure stored, not with the graph)
+
         from ._redact import redact
 
         kind = type(error)
