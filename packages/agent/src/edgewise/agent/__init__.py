@@ -14,7 +14,8 @@ if TYPE_CHECKING:
     from ._loop.agent_run import AgentRun, capture_run_messages
     from ._loop.nodes import CallToolsNode, ModelRequestNode, UserPromptNode
     from ._message_flow.cancellation import CancellationToken
-    from ._run.options import AgentRetries
+    from ._run.options import AgentModelSettings, AgentRetries
+    from ._version import __version__
     from .agent import Agent, AgentRunEvents, EndStrategy
     from .agent.spec import AgentSpec
     from .capabilities import AgentCapability, Capability, CapabilityFunc
@@ -243,7 +244,9 @@ if TYPE_CHECKING:
     from .usage import RequestUsage, RunUsage, UsageLimits
 
 __all__ = (
+    '__version__',
     'DEFAULT_PROFILE',
+    'AgentModelSettings',
     'AbstractConcurrencyLimiter',
     'AbstractToolset',
     'Agent',
@@ -726,6 +729,8 @@ _EXPORTS: dict[str, str] = {
     'XSearchTool': '.native_tools',
     'AdvisorTool': '.native_tools',
     'AgentNativeTool': '.tools',
+    'AgentModelSettings': '._run.options',
+    '__version__': '._version',
 }
 
 # pydantic-ai's names from before the built-in -> native rename, still importable (with a warning).

@@ -1,0 +1,298 @@
+"""The public names pydantic-ai 2.68 added to the modules Edgewise mirrors, imported from their `edgewise.agent`
+module and used as a user would use them."""
+
+from __future__ import annotations
+
+import importlib.metadata
+from collections.abc import AsyncIterable, AsyncIterator
+from typing import Any, get_args
+
+import pytest
+from logfire.testing import CaptureLogfire
+
+from edgewise.agent import Agent, AgentModelSettings, RunContext, TextOutput, __version__
+from edgewise.agent.messages import (
+    AgentStreamEvent,
+    FunctionToolCallEvent,
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    SystemPromptPart,
+    TextPart,
+    UserPromptPart,
+)
+from edgewise.agent.models.function import AgentInfo, FunctionModel
+from edgewise.agent.models.test import TestModel
+
+pytestmark = pytest.mark.anyio
+
+
+def _echo_settings(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+    return ModelResponse(parts=[TextPart(str((info.model_settings or {}).get('temperature')))])
+
+
+def test_the_version_is_the_installed_distributions() -> None:
+    assert __version__ == importlib.metadata.version('edgewise-agent')
+
+
+async def test_agent_model_settings_as_a_function_of_the_run_context() -> None:
+    def settings(ctx: RunContext[float]) -> dict[str, Any]:
+        return {'temperature': ctx.deps}
+
+    model_settings: AgentModelSettings[float] = settings  # type: ignore[assignment]
+    agent = Agent(FunctionModel(_echo_settings), deps_type=float, model_settings=model_settings)
+    assert (await agent.run('hi', deps=0.25)).output == '0.25'
+
+
+def test_the_agent_module_names_the_run_nodes_and_helpers() -> None:
+    import edgewise.agent as top
+    import edgewise.agent.agent as agent_module
+    from edgewise.agent.exceptions import PydanticAIDeprecationWarning
+    from edgewise.agent.tool_manager import ParallelExecutionMode
+    from edgewise.agent.tools import NativeToolFunc, ToolDenied, ToolsPrepareFunc
+
+    for name in ('CallToolsNode', 'ModelRequestNode', 'UserPromptNode', 'capture_run_messages', 'ToolDenied'):
+        assert getattr(agent_module, name) is getattr(top, name)
+    assert agent_module.PydanticAIDeprecationWarning is PydanticAIDeprecationWarning
+    assert (agent_module.ToolDenied, agent_module.ToolsPrepareFunc) == (ToolDenied, ToolsPrepareFunc)
+    assert (agent_module.NativeToolFunc, agent_module.ParallelExecutionMode) == (NativeToolFunc, ParallelExecutionMode)
+    assert get_args(agent_module.ParallelExecutionMode) == ('parallel', 'sequential', 'parallel_ordered_events')
+
+
+async def test_the_nodes_of_the_agent_module_are_those_a_run_steps_through() -> None:
+    from edgewise.agent.agent import CallToolsNode, ModelRequestNode, UserPromptNode
+
+    async with Agent(TestModel()).iter('hi') as run:
+        kinds = [type(node) async for node in run]
+    assert kinds[:3] == [UserPromptNode, ModelRequestNode, CallToolsNode]
+
+
+async def test_capture_run_messages_from_the_agent_module_keeps_a_failed_runs_messages() -> None:
+    from edgewise.agent.agent import capture_run_messages
+
+    def fail(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        raise RuntimeError('model down')
+
+    with capture_run_messages() as messages, pytest.raises(RuntimeError, match='model down'):
+        await Agent(FunctionModel(fail)).run('hello')
+    request = messages[0]
+    assert isinstance(request, ModelRequest)
+    assert [part.content for part in request.parts if isinstance(part, UserPromptPart)] == ['hello']
+
+
+async def test_a_tools_prepare_function_hides_tools_for_a_step() -> None:
+    from edgewise.agent.agent import ToolsPrepareFunc
+    from edgewise.agent.tools import ToolDefinition
+    from edgewise.agent.toolsets import FunctionToolset
+
+    def only_public(ctx: RunContext[None], tools: list[ToolDefinition]) -> list[ToolDefinition]:
+        return [tool for tool in tools if not tool.name.startswith('secret')]
+
+    prepare: ToolsPrepareFunc[None] = only_public
+    toolset: FunctionToolset[None] = FunctionToolset()
+
+    @toolset.tool_plain
+    def public() -> str:
+        return 'p'
+
+    @toolset.tool_plain
+    def secret_tool() -> str:
+        return 's'
+
+    seen: list[list[str]] = []
+
+    def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        seen.append([tool.name for tool in info.function_tools])
+        return ModelResponse(parts=[TextPart('done')])
+
+    await Agent(FunctionModel(model), toolsets=[toolset.prepared(prepare)]).run('go')
+    assert seen == [['public']]
+
+
+async def test_a_native_tool_function_returning_none_leaves_the_tool_out() -> None:
+    from edgewise.agent.agent import NativeToolFunc
+    from edgewise.agent.capabilities import NativeTool
+    from edgewise.agent.native_tools import AbstractNativeTool, WebSearchTool
+
+    def search_when_asked(ctx: RunContext[bool]) -> AbstractNativeTool | None:
+        return WebSearchTool() if ctx.deps else None
+
+    native: NativeToolFunc[bool] = search_when_asked
+    sent: list[list[AbstractNativeTool]] = []
+
+    def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        sent.append(info.model_request_parameters.native_tools)
+        return ModelResponse(parts=[TextPart('ok')])
+
+    agent = Agent(FunctionModel(model), deps_type=bool, capabilities=[NativeTool(native)])
+    await agent.run('go', deps=False)
+    await agent.run('go', deps=True)
+    assert sent == [[], [WebSearchTool()]]
+
+
+async def test_an_event_stream_processor_changes_the_events_the_run_goes_on_with() -> None:
+    from edgewise.agent.agent import EventStreamProcessor
+    from edgewise.agent.capabilities import ProcessEventStream
+
+    async def drop_tool_calls(
+        ctx: RunContext[None], events: AsyncIterable[AgentStreamEvent]
+    ) -> AsyncIterator[AgentStreamEvent]:
+        async for event in events:
+            if not isinstance(event, FunctionToolCallEvent):
+                yield event
+
+    processor: EventStreamProcessor[None] = drop_tool_calls
+    agent = Agent(TestModel(), capabilities=[ProcessEventStream(processor)])
+
+    @agent.tool_plain
+    def one() -> int:
+        return 1
+
+    async with agent.run_stream_events('go') as stream:
+        kinds = [type(event).__name__ async for event in stream]
+    assert 'FunctionToolResultEvent' in kinds
+    assert 'FunctionToolCallEvent' not in kinds
+
+
+async def test_output_type_aliases_type_the_outputs_a_run_gives() -> None:
+    from edgewise.agent.output import OutputTypeOrFunction, StructuredOutputMode, TextOutputFunc
+    from edgewise.agent.profiles import ModelProfile
+
+    assert get_args(StructuredOutputMode) == ('tool', 'native', 'prompted')
+    mode: StructuredOutputMode = 'prompted'
+    assert ModelProfile(default_structured_output_mode=mode)['default_structured_output_mode'] == 'prompted'
+
+    def shout(ctx: RunContext[None], text: str) -> str:
+        return text.upper()
+
+    text_function: TextOutputFunc[str] = shout
+    agent = Agent(FunctionModel(lambda messages, info: ModelResponse(parts=[TextPart('quiet')])))
+    assert (await agent.run('hi', output_type=TextOutput(text_function))).output == 'QUIET'
+
+    def length(text: str) -> int:
+        return len(text)
+
+    output: OutputTypeOrFunction[int] = length
+    counting: Agent[None, int] = Agent(TestModel(custom_output_args={'text': 'four'}), output_type=output)
+    assert (await counting.run('hi')).output == 4
+
+
+async def test_an_output_validator_function_checks_the_output() -> None:
+    from edgewise.agent.result import OutputDataT_inv, OutputValidatorFunc
+
+    assert OutputDataT_inv.__name__ == 'OutputDataT_inv'
+
+    async def strip(ctx: RunContext[None], output: str) -> str:
+        return output.strip()
+
+    validator: OutputValidatorFunc[None, str] = strip
+    agent = Agent(FunctionModel(lambda messages, info: ModelResponse(parts=[TextPart('  padded  ')])))
+    agent.output_validator(validator)
+    assert (await agent.run('hi')).output == 'padded'
+
+
+async def test_a_system_prompt_function_returning_none_adds_no_prompt() -> None:
+    from edgewise.agent.tools import SystemPromptFunc
+
+    def maybe(ctx: RunContext[bool]) -> str | None:
+        return 'be brief' if ctx.deps else None
+
+    prompt: SystemPromptFunc[bool] = maybe
+    sent: list[list[str]] = []
+
+    def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        first = messages[0]
+        assert isinstance(first, ModelRequest)
+        sent.append([part.content for part in first.parts if isinstance(part, SystemPromptPart)])
+        return ModelResponse(parts=[TextPart('ok')])
+
+    agent = Agent(FunctionModel(model), deps_type=bool, system_prompt='always')
+    agent.system_prompt(prompt)
+    await agent.run('hi', deps=True)
+    await agent.run('hi', deps=False)
+    assert sent == [['always', 'be brief'], ['always']]
+
+
+async def test_an_object_json_schema_describes_a_tools_parameters() -> None:
+    from edgewise.agent.tools import ObjectJsonSchema, ToolDefinition
+
+    schema: ObjectJsonSchema = {'type': 'object', 'properties': {'city': {'type': 'string'}}, 'required': ['city']}
+    assert ToolDefinition(name='weather', parameters_json_schema=schema).parameters_json_schema is schema
+
+
+async def test_a_dynamic_toolset_builds_the_toolset_of_each_run() -> None:
+    from edgewise.agent.toolsets import DynamicToolset, FunctionToolset
+
+    built: list[str] = []
+
+    def for_user(ctx: RunContext[str]) -> FunctionToolset[str]:
+        built.append(ctx.deps)
+        toolset: FunctionToolset[str] = FunctionToolset()
+
+        @toolset.tool_plain
+        def greet() -> str:
+            return f'hello {ctx.deps}'
+
+        return toolset
+
+    dynamic = DynamicToolset(for_user, per_run_step=False, id='users')
+    assert (dynamic.id, dynamic.per_run_step) == ('users', False)
+    result = await Agent(TestModel(), deps_type=str, toolsets=[dynamic]).run('go', deps='ada')
+    assert result.output == '{"greet":"hello ada"}'
+    assert built == ['ada']
+
+
+def test_image_size_and_quality_are_what_the_image_tool_sends() -> None:
+    from edgewise.agent.models._openai_native_tools import responses_native_tools
+    from edgewise.agent.models._request_parameters import ModelRequestParameters
+    from edgewise.agent.native_tools import ImageGenerationTool, ImageQuality, ImageSize
+
+    assert get_args(ImageSize) == ('auto', '1024x1024', '1024x1536', '1536x1024', '512', '1K', '2K', '4K')
+    assert get_args(ImageQuality) == ('low', 'medium', 'high', 'xhigh', 'max', 'auto')
+    quality: ImageQuality = 'xhigh'
+    size: ImageSize = '1024x1536'
+    [mapped] = responses_native_tools(
+        ModelRequestParameters(native_tools=[ImageGenerationTool(quality=quality, size=size)])
+    )
+    assert (mapped['type'], mapped['quality'], mapped['size']) == ('image_generation', 'xhigh', '1024x1536')
+
+
+def test_an_mcp_server_tool_url_of_the_connector_scheme_names_an_openai_connector() -> None:
+    from edgewise.agent.models._openai_native_tools import responses_native_tools
+    from edgewise.agent.models._request_parameters import ModelRequestParameters
+    from edgewise.agent.models.openai import MCP_SERVER_TOOL_CONNECTOR_URI_SCHEME
+    from edgewise.agent.native_tools import MCPServerTool
+
+    assert MCP_SERVER_TOOL_CONNECTOR_URI_SCHEME == 'x-openai-connector'
+    tool = MCPServerTool(id='drive', url=f'{MCP_SERVER_TOOL_CONNECTOR_URI_SCHEME}:connector_googledrive')
+    [mapped] = responses_native_tools(ModelRequestParameters(native_tools=[tool]))
+    assert mapped['connector_id'] == 'connector_googledrive'
+    assert 'server_url' not in mapped
+
+
+def test_the_deprecated_openai_models() -> None:
+    from edgewise.agent.models.openai import DEPRECATED_OPENAI_MODELS
+
+    assert isinstance(DEPRECATED_OPENAI_MODELS, frozenset)
+    assert {'chatgpt-4o-latest', 'gpt-4-32k', 'o1-preview', 'gpt-5.1-mini'} <= DEPRECATED_OPENAI_MODELS
+    assert 'gpt-4o' not in DEPRECATED_OPENAI_MODELS
+    assert len(DEPRECATED_OPENAI_MODELS) == 17
+
+
+async def test_instrumented_embedding_and_image_models_from_their_packages(capfire: CaptureLogfire) -> None:
+    from edgewise.agent.embeddings import InstrumentedEmbeddingModel, TestEmbeddingModel, instrument_embedding_model
+    from edgewise.agent.images import (
+        InstrumentedImageGenerationModel,
+        TestImageGenerationModel,
+        instrument_image_generation_model,
+    )
+
+    embedder = instrument_embedding_model(TestEmbeddingModel(dimensions=2), True)
+    painter = instrument_image_generation_model(TestImageGenerationModel('painter'), True)
+    assert isinstance(embedder, InstrumentedEmbeddingModel)
+    assert isinstance(painter, InstrumentedImageGenerationModel)
+    await embedder.embed(['one'], input_type='query')
+    await painter.generate('a red square')
+    names = [span['name'] for span in capfire.exporter.exported_spans_as_dict()]
+    assert 'embeddings {model_name}' in names
+    assert 'image_generation {model_name}' in names
