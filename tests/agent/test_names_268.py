@@ -4,13 +4,18 @@ module and used as a user would use them."""
 from __future__ import annotations
 
 import importlib.metadata
-from collections.abc import AsyncIterable, AsyncIterator
+from collections.abc import AsyncIterable, AsyncIterator, Sequence
+from dataclasses import replace
+from datetime import timedelta
+from functools import partial
 from typing import Any, get_args
 
+import anyio
 import pytest
 from logfire.testing import CaptureLogfire
 
 from edgewise.agent import Agent, AgentModelSettings, RunContext, TextOutput, __version__
+from edgewise.agent.exceptions import ModelAPIError, ModelHTTPError, UserError
 from edgewise.agent.messages import (
     AgentStreamEvent,
     FunctionToolCallEvent,
@@ -21,6 +26,8 @@ from edgewise.agent.messages import (
     TextPart,
     UserPromptPart,
 )
+from edgewise.agent.models._batch_codec import BatchJobError
+from edgewise.agent.models.batch import Batch, BatchRequest, BatchResult, EncodedBatchRequest
 from edgewise.agent.models.function import AgentInfo, FunctionModel
 from edgewise.agent.models.test import TestModel
 
@@ -296,3 +303,150 @@ async def test_instrumented_embedding_and_image_models_from_their_packages(capfi
     names = [span['name'] for span in capfire.exporter.exported_spans_as_dict()]
     assert 'embeddings {model_name}' in names
     assert 'image_generation {model_name}' in names
+
+
+class Batched(FunctionModel):
+    """A function model answering each prompt with its text through the in-memory batch API: it records the size of
+    each batch, fails answers as `script` says, keeps its batches in progress for `checks` status checks (forever
+    with `checks=-1`), records the batches it is asked to cancel, and with
+    `job_error` ends each job without results."""
+
+    def __init__(
+        self, *, script: Sequence[str] = (), checks: int = 0, down: bool = False, job_error: int | None = None
+    ) -> None:
+        self.script, self.checks, self.down, self.job_error = list(script), checks, down, job_error
+        self.batches: list[int] = []
+        self.checks_left: dict[str, int] = {}
+        self.cancelled: list[str] = []
+        self.checked = anyio.Event()
+
+        def answer(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+            step = self.script.pop(0) if self.script else 'ok'
+            if step in ('busy', 'bad'):
+                raise ModelHTTPError(status_code=429 if step == 'busy' else 400, model_name='batched', body=step)
+            if step == 'bug':
+                raise ValueError('bug in the model function')
+            request = messages[-1]
+            assert isinstance(request, ModelRequest)
+            return ModelResponse(parts=[TextPart(f'answer to {request.parts[-1].content}')])  # type: ignore[union-attr]
+
+        super().__init__(answer, model_name='batched')
+
+    async def batch_create(self, requests: Sequence[EncodedBatchRequest]) -> Batch:
+        if self.down:
+            raise ModelHTTPError(status_code=500, model_name='batched', body='batch API down')
+        self.batches.append(len(requests))
+        batch = await super().batch_create(requests)
+        self.checks_left[batch.id] = self.checks
+        return replace(batch, status='in_progress') if self.checks else batch
+
+    async def batch_status(self, batch: Batch) -> Batch:
+        self.checked.set()
+        self.checks_left[batch.id] -= 1
+        return replace(batch, status='in_progress' if self.checks_left[batch.id] else 'ended')
+
+    async def batch_results(self, batch: Batch) -> list[BatchResult]:
+        if self.job_error is not None:  # the job ended without running its requests
+            raise BatchJobError(status_code=self.job_error, model_name='batched', body='job failed')
+        return await super().batch_results(batch)
+
+    async def batch_cancel(self, batch: Batch) -> Batch:
+        self.cancelled.append(batch.id)
+        return await super().batch_cancel(batch)
+
+
+def _requests(*prompts: str) -> list[BatchRequest]:
+    return [BatchRequest(custom_id=prompt, messages=[ModelRequest.user_text_prompt(prompt)]) for prompt in prompts]
+
+
+def _texts(outcomes: Sequence[ModelResponse | ModelAPIError]) -> list[str]:
+    return [outcome.text or '' if isinstance(outcome, ModelResponse) else repr(outcome) for outcome in outcomes]
+
+
+QUICK = timedelta(milliseconds=1)
+
+
+async def test_model_request_batch_answers_each_request_in_order() -> None:
+    from edgewise.agent.direct import model_request_batch
+
+    model = Batched(checks=2)
+    outcomes = await model_request_batch(
+        model, _requests('a', 'b', 'c'), max_requests=2, poll_interval=QUICK, max_poll_interval=QUICK
+    )
+    assert _texts(outcomes) == ['answer to a', 'answer to b', 'answer to c']
+    assert sorted(model.batches) == [1, 2]  # submitted together, in batches of at most `max_requests`
+    assert set(model.checks_left.values()) == {0}  # each checked until it ended
+
+
+async def test_model_request_batch_returns_a_requests_own_error_in_its_place() -> None:
+    from edgewise.agent.direct import model_request_batch
+
+    outcomes = await model_request_batch(Batched(script=['ok', 'bad']), _requests('a', 'b'))
+    assert isinstance(outcomes[0], ModelResponse)
+    assert isinstance(outcomes[1], ModelHTTPError)
+    assert (outcomes[1].status_code, outcomes[1].body) == (400, 'bad')
+
+
+async def test_model_request_batch_submits_transient_failures_again_until_resubmissions_are_spent() -> None:
+    from edgewise.agent.direct import model_request_batch
+
+    model = Batched(script=['busy', 'ok'])
+    assert _texts(await model_request_batch(model, _requests('a'))) == ['answer to a']
+    assert model.batches == [1, 1]
+    [error] = await model_request_batch(Batched(script=['busy']), _requests('a'), max_resubmissions=0)
+    assert isinstance(error, ModelHTTPError)
+    assert error.status_code == 429
+
+
+async def test_a_job_that_ended_without_results_is_the_error_of_each_of_its_requests() -> None:
+    from edgewise.agent.direct import model_request_batch
+
+    model = Batched(job_error=400)
+    outcomes = await model_request_batch(model, _requests('a', 'b'))
+    assert [(type(error).__name__, error.body) for error in outcomes if isinstance(error, ModelHTTPError)] == [
+        ('BatchJobError', 'job failed'),
+        ('BatchJobError', 'job failed'),
+    ]
+    model = Batched(job_error=503)  # a transient failure of the job: submitted again, then given up on
+    assert all(isinstance(error, ModelHTTPError) for error in await model_request_batch(model, _requests('a')))
+    assert model.batches == [1, 1, 1]
+
+
+async def test_model_request_batch_raises_what_is_not_an_answer_of_the_provider() -> None:
+    from edgewise.agent.direct import model_request_batch
+
+    with pytest.raises(ModelHTTPError, match='batch API down'):
+        await model_request_batch(Batched(down=True), _requests('a'))
+    with pytest.raises(ValueError, match='bug in the model function'):
+        await model_request_batch(Batched(script=['bug']), _requests('a'))
+
+
+async def test_cancelling_model_request_batch_cancels_its_batches() -> None:
+    from edgewise.agent.direct import model_request_batch
+
+    model = Batched(checks=-1)
+    async with anyio.create_task_group() as group:
+        group.start_soon(partial(model_request_batch, model, _requests('a'), poll_interval=QUICK))
+        await model.checked.wait()
+        group.cancel_scope.cancel()
+    assert model.batches == [1]
+    assert len(model.cancelled) == 1
+
+
+async def test_model_request_batch_refuses_what_a_batch_cannot_do() -> None:
+    from edgewise.agent.direct import model_request_batch
+    from edgewise.agent.models.openai import OpenAIChatModel
+    from edgewise.agent.providers.openai import OpenAIProvider
+
+    provider = OpenAIProvider(api_key='sk-x', base_url='http://127.0.0.1:9/v1')
+    with pytest.raises(UserError, match=r"needs a model with a batch API; `OpenAIChatModel` \('gpt-4o'\) has none"):
+        await model_request_batch(OpenAIChatModel('gpt-4o', provider=provider), _requests('a'))
+    with pytest.raises(UserError, match='`custom_id` of its own'):
+        await model_request_batch(TestModel(), _requests('a', 'a'))
+    timed = BatchRequest(custom_id='t', messages=[], model_settings={'request_timeout': 5})
+    with pytest.raises(UserError, match="Batch request 't' sets `request_timeout`"):
+        await model_request_batch(TestModel(), [timed])
+    with pytest.raises(UserError, match='`max_requests` must be at least 1'):
+        await model_request_batch(TestModel(), _requests('a'), max_requests=0)
+    with pytest.raises(UserError, match='`poll_interval` must be positive'):
+        await model_request_batch(TestModel(), _requests('a'), poll_interval=timedelta(0))

@@ -5,6 +5,7 @@ from __future__ import annotations as _annotations
 
 import math
 import uuid
+from collections.abc import Sequence
 from contextlib import suppress
 from dataclasses import KW_ONLY, dataclass, field
 from datetime import timedelta
@@ -22,7 +23,7 @@ from ..models.batch import Batch, BatchRequest, BatchResult
 from ..tools import RunContext
 from .abstract import AbstractCapability, WrapModelRequestHandler
 
-__all__ = ('BatchModelRequests',)
+__all__ = ('BatchModelRequests', 'send_in_batches')
 
 DEFAULT_MAX_REQUESTS = 1_000
 DEFAULT_MAX_RESUBMISSIONS = 2
@@ -289,3 +290,51 @@ class BatchModelRequests(AbstractCapability[Any]):
             for entry in queue.waiting:
                 entry.settle(error=UserError('`BatchModelRequests` was closed before this request was submitted.'))
             queue.wake.set()
+
+
+async def send_in_batches(
+    model: Model,
+    requests: Sequence[BatchRequest],
+    *,
+    batch_size: int,
+    max_resubmissions: int,
+    poll_interval: timedelta,
+    max_poll_interval: timedelta,
+) -> list[ModelResponse | BaseException]:
+    """Submit `requests` to `model` now, in batches of at most `batch_size` (and the model's byte limit), all at once,
+    and wait for them all, submitting again what `BatchModelRequests` would (`direct.model_request_batch`).
+
+    Returns each request's response or error, in order; a job that ended without results is the error of each of its
+    requests. Raises the first error creating or checking a batch, once the other batches are cancelled.
+    """
+    sender = BatchModelRequests(
+        max_requests=batch_size, max_wait=None, max_resubmissions=max_resubmissions,
+        poll_interval=poll_interval, max_poll_interval=max_poll_interval,
+    )  # fmt: skip
+    entries = [_Waiting(request) for request in requests]
+    failures: list[Exception] = []
+
+    async def send(chunk: list[_Waiting], scope: anyio.CancelScope) -> None:
+        try:
+            while chunk:
+                try:
+                    chunk = await sender._run_batch(model, chunk)
+                except BatchJobError as error:
+                    for entry in chunk:
+                        entry.settle(error=error)
+                    chunk = []
+        except Exception as error:  # the batch could not be made or checked: the call fails, the others stop
+            failures.append(error)
+            scope.cancel()
+
+    async with anyio.create_task_group() as group:
+        for start in range(0, len(entries), batch_size):
+            group.start_soon(send, entries[start : start + batch_size], group.cancel_scope)
+    if failures:
+        raise failures[0]
+    outcomes: list[ModelResponse | BaseException] = []
+    for entry in entries:
+        outcome = entry.error or entry.response
+        assert outcome is not None  # every request of a batch that ran is settled
+        outcomes.append(outcome)
+    return outcomes
