@@ -123,6 +123,7 @@ def test_all_is_pinned() -> None:
         'MCPServerTool',
         'MarkerCitationAnchor',
         'MemoryTool',
+        'MessageHistoryMutatedWarning',
         'ModelAPIError',
         'ModelAuthenticationError',
         'ModelConnectionError',

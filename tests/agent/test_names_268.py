@@ -4,6 +4,7 @@ module and used as a user would use them."""
 from __future__ import annotations
 
 import importlib.metadata
+import warnings
 from collections.abc import AsyncIterable, AsyncIterator, Sequence
 from dataclasses import replace
 from datetime import timedelta
@@ -309,12 +310,19 @@ class Batched(FunctionModel):
     """A function model answering each prompt with its text through the in-memory batch API: it records the size of
     each batch, fails answers as `script` says, keeps its batches in progress for `checks` status checks (forever
     with `checks=-1`), records the batches it is asked to cancel, and with
-    `job_error` ends each job without results."""
+    `job_error` ends each job without results; with
+    `gone`, each check of a batch fails with that status."""
 
     def __init__(
-        self, *, script: Sequence[str] = (), checks: int = 0, down: bool = False, job_error: int | None = None
+        self,
+        *,
+        script: Sequence[str] = (),
+        checks: int = 0,
+        down: bool = False,
+        job_error: int | None = None,
+        gone: int | None = None,
     ) -> None:
-        self.script, self.checks, self.down, self.job_error = list(script), checks, down, job_error
+        self.script, self.checks, self.down, self.job_error, self.gone = list(script), checks, down, job_error, gone
         self.batches: list[int] = []
         self.checks_left: dict[str, int] = {}
         self.cancelled: list[str] = []
@@ -342,6 +350,8 @@ class Batched(FunctionModel):
 
     async def batch_status(self, batch: Batch) -> Batch:
         self.checked.set()
+        if self.gone is not None:  # the provider answers a check of the batch with this status
+            raise ModelHTTPError(status_code=self.gone, model_name='batched', body='no such batch')
         self.checks_left[batch.id] -= 1
         return replace(batch, status='in_progress' if self.checks_left[batch.id] else 'ended')
 
@@ -450,3 +460,65 @@ async def test_model_request_batch_refuses_what_a_batch_cannot_do() -> None:
         await model_request_batch(TestModel(), _requests('a'), max_requests=0)
     with pytest.raises(UserError, match='`poll_interval` must be positive'):
         await model_request_batch(TestModel(), _requests('a'), poll_interval=timedelta(0))
+
+
+async def test_a_batch_the_provider_no_longer_has_fails_the_run_with_suspended_response_expired() -> None:
+    from edgewise.agent.capabilities import BatchModelRequests
+    from edgewise.agent.exceptions import AgentRunError, SuspendedResponseExpired
+
+    batching = BatchModelRequests(max_wait=None, max_requests=1, poll_interval=QUICK)
+    agent = Agent(Batched(checks=1, gone=404), capabilities=[batching])
+    with pytest.raises(SuspendedResponseExpired, match=r"Batch 'batch_\w+' of 'function' could not be read") as caught:
+        await agent.run('a')
+    assert isinstance(caught.value, AgentRunError)
+    assert isinstance(caught.value.__cause__, ModelHTTPError)
+    with pytest.raises(ModelHTTPError, match='status_code: 400'):  # another error of a check stays the provider's
+        await Agent(Batched(checks=1, gone=400), capabilities=[batching]).run('a')
+
+
+async def test_results_the_provider_no_longer_has_fail_the_run_with_suspended_response_expired() -> None:
+    from edgewise.agent.capabilities import BatchModelRequests
+    from edgewise.agent.exceptions import SuspendedResponseExpired
+
+    agent = Agent(Batched(job_error=404), capabilities=[BatchModelRequests(max_wait=None, max_requests=1)])
+    with pytest.raises(SuspendedResponseExpired, match='no longer has it or its results'):
+        await agent.run('a')
+
+
+async def test_model_request_batch_leaves_a_missing_batch_the_providers_error() -> None:
+    from edgewise.agent.direct import model_request_batch
+
+    with pytest.raises(ModelHTTPError, match='status_code: 404'):
+        await model_request_batch(Batched(checks=1, gone=404), _requests('a'), poll_interval=QUICK)
+
+
+async def test_changing_history_in_place_leaves_request_spans_true_and_warns_nothing(capfire: CaptureLogfire) -> None:
+    from edgewise.agent import MessageHistoryMutatedWarning
+    from edgewise.agent.exceptions import MessageHistoryMutatedWarning as FromExceptions
+
+    assert MessageHistoryMutatedWarning is FromExceptions
+    assert issubclass(MessageHistoryMutatedWarning, Warning)
+    from edgewise.agent.capabilities import Instrumentation
+
+    agent = Agent(TestModel(), capabilities=[Instrumentation()])
+
+    @agent.tool
+    def rewrite(ctx: RunContext[None]) -> str:
+        first = ctx.messages[0]
+        assert isinstance(first, ModelRequest)
+        prompt = first.parts[-1]
+        assert isinstance(prompt, UserPromptPart)
+        prompt.content = 'rewritten'  # in place, which pydantic-ai 2.68 warns about
+        return 'done'
+
+    with warnings.catch_warnings():
+        warnings.simplefilter('error')
+        await agent.run('original')
+    requests = [
+        span['attributes']['gen_ai.input.messages']
+        for span in capfire.exporter.exported_spans_as_dict()
+        if 'gen_ai.input.messages' in span['attributes'] and span['name'].startswith('chat')
+    ]
+    assert len(requests) == 2
+    assert ('original' in requests[0], 'rewritten' in requests[0]) == (True, False)
+    assert ('original' in requests[1], 'rewritten' in requests[1]) == (False, True)  # what the second one sent

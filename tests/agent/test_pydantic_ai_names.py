@@ -599,6 +599,26 @@ PYDANTIC_AI_2_68_NAMES: dict[str, tuple[str, ...]] = {
         'BedrockMantleProvider',
         'bedrock_mantle_model_profile',
     ),
+    'agent': (
+        'AgentModelSettings',
+        'CallToolsNode',
+        'EventStreamProcessor',
+        'ModelRequestNode',
+        'NativeToolFunc',
+        'ParallelExecutionMode',
+        'PydanticAIDeprecationWarning',
+        'ToolDenied',
+        'ToolsPrepareFunc',
+        'UserPromptNode',
+        'capture_run_messages',
+    ),
+    'direct': ('model_request_batch',),
+    'exceptions': ('MessageHistoryMutatedWarning', 'SuspendedResponseExpired'),
+    'embeddings': ('InstrumentedEmbeddingModel', 'instrument_embedding_model'),
+    'images': ('InstrumentedImageGenerationModel', 'instrument_image_generation_model'),
+    'models.openai': ('DEPRECATED_OPENAI_MODELS', 'MCP_SERVER_TOOL_CONNECTOR_URI_SCHEME'),
+    'native_tools': ('ImageQuality', 'ImageSize'),
+    'toolsets': ('DynamicToolset',),
 }
 """Public names of modules (or of their `__all__`) that pydantic-ai 2.68 added after 1.107, which Edgewise has."""
 

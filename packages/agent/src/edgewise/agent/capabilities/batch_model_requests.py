@@ -5,8 +5,8 @@ from __future__ import annotations as _annotations
 
 import math
 import uuid
-from collections.abc import Sequence
-from contextlib import suppress
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager, suppress
 from dataclasses import KW_ONLY, dataclass, field
 from datetime import timedelta
 from types import TracebackType
@@ -15,7 +15,7 @@ from typing import Any, Self
 import anyio
 from pydantic import TypeAdapter
 
-from ..exceptions import ModelAPIError, ModelConnectionError, ModelHTTPError, UserError
+from ..exceptions import ModelAPIError, ModelConnectionError, ModelHTTPError, SuspendedResponseExpired, UserError
 from ..messages import ModelResponse
 from ..models import Model, ModelRequestContext
 from ..models._batch_codec import BatchJobError, unrun_error
@@ -103,6 +103,9 @@ class BatchModelRequests(AbstractCapability[Any]):
     """The longest wait between checks of a batch."""
 
     _queues: dict[int, _Queue] = field(default_factory=dict, init=False, repr=False, compare=False)
+    _gone_is_expired: bool = field(default=True, init=False, repr=False, compare=False)
+    """Whether a batch the provider no longer has (404) is a `SuspendedResponseExpired` (the runs' batches) or stays
+    the provider's error (`model_request_batch`'s, as in pydantic-ai 2.68)."""
     _entered: int = field(default=0, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -215,7 +218,8 @@ class BatchModelRequests(AbstractCapability[Any]):
                 await model.batch_cancel(batch)
             raise
         try:
-            listed = await model.batch_results(batch)
+            with self._kept(batch):
+                listed = await model.batch_results(batch)
         except BatchJobError as error:  # the job ended without running its requests, which a new batch may do
             if not _transient(error) or all(entry.resubmissions >= self.max_resubmissions for entry in entries):
                 raise
@@ -260,7 +264,8 @@ class BatchModelRequests(AbstractCapability[Any]):
             await anyio.sleep(interval)
             interval = min(interval * 1.5, self.max_poll_interval.total_seconds())
             try:
-                batch = await model.batch_status(batch)
+                with self._kept(batch):
+                    batch = await model.batch_status(batch)
             except ModelAPIError as error:
                 failed += 1
                 transient = isinstance(error, ModelConnectionError) or (
@@ -271,6 +276,20 @@ class BatchModelRequests(AbstractCapability[Any]):
             else:
                 failed = 0
         return batch
+
+    @contextmanager
+    def _kept(self, batch: Batch) -> Iterator[None]:
+        """A 404 from the provider about `batch` as a `SuspendedResponseExpired` naming it."""
+        try:
+            yield
+        except ModelHTTPError as error:
+            if error.status_code != 404 or not self._gone_is_expired:
+                raise
+            raise SuspendedResponseExpired(
+                f'Batch {batch.id!r} of {batch.provider_name!r} could not be read: the provider no longer has it or '
+                'its results (they are kept for a limited time, for the project that made them). Start a new run '
+                'from the messages before the request to try again.'
+            ) from error
 
     async def __aenter__(self) -> Self:
         """Count the `async with` blocks open on the capability."""
@@ -311,6 +330,7 @@ async def send_in_batches(
         max_requests=batch_size, max_wait=None, max_resubmissions=max_resubmissions,
         poll_interval=poll_interval, max_poll_interval=max_poll_interval,
     )  # fmt: skip
+    sender._gone_is_expired = False
     entries = [_Waiting(request) for request in requests]
     failures: list[Exception] = []
 
