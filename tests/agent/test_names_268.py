@@ -4,6 +4,7 @@ module and used as a user would use them."""
 from __future__ import annotations
 
 import importlib.metadata
+import json
 import warnings
 from collections.abc import AsyncIterable, AsyncIterator, Sequence
 from dataclasses import replace
@@ -522,3 +523,40 @@ async def test_changing_history_in_place_leaves_request_spans_true_and_warns_not
     assert len(requests) == 2
     assert ('original' in requests[0], 'rewritten' in requests[0]) == (True, False)
     assert ('original' in requests[1], 'rewritten' in requests[1]) == (False, True)  # what the second one sent
+
+
+async def test_ui_requests_must_be_json_unless_the_route_allows_other_media_types() -> None:
+    import httpx
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import Response
+    from starlette.routing import Route
+
+    from edgewise.agent.ui import DEFAULT_ALLOWED_CONTENT_TYPES
+    from edgewise.agent.ui.vercel_ai import VercelAIAdapter
+
+    assert frozenset({'application/json'}) == DEFAULT_ALLOWED_CONTENT_TYPES
+    agent = Agent(TestModel(custom_output_text='hello'))
+
+    async def strict(request: Request) -> Response:
+        return await VercelAIAdapter.dispatch_request(request, agent=agent)
+
+    async def open_route(request: Request) -> Response:
+        return await VercelAIAdapter.dispatch_request(request, agent=agent, allowed_content_types=None)
+
+    app = Starlette(routes=[Route('/chat', strict, methods=['POST']), Route('/open', open_route, methods=['POST'])])
+    message = {'id': 'u', 'role': 'user', 'parts': [{'type': 'text', 'text': 'hi'}]}
+    body = json.dumps({'trigger': 'submit-message', 'id': 'c', 'messages': [message]}).encode()
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app), base_url='http://test') as client:
+        plain = await client.post('/chat', content=body, headers={'content-type': 'text/plain'})
+        assert (plain.status_code, plain.text) == (
+            415,
+            'Expected `Content-Type: application/json`, got text/plain.',
+        )
+        bare = await client.post('/chat', content=body)
+        assert bare.text == 'Expected `Content-Type: application/json`, got no content type.'
+        json_type = {'content-type': 'Application/JSON; charset=utf-8'}
+        assert (await client.post('/chat', content=body, headers=json_type)).status_code == 200
+        allowed = await client.post('/open', content=body, headers={'content-type': 'text/plain'})
+        assert allowed.status_code == 200
+        assert '"type":"text-start"' in allowed.text
