@@ -12,6 +12,7 @@ import edgewise.agent
 def test_all_is_pinned() -> None:
     assert sorted(edgewise.agent.__all__) == [
         'AbstractConcurrencyLimiter',
+        'AbstractModel',
         'AbstractToolset',
         'AdvisorTool',
         'Agent',

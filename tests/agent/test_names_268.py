@@ -560,3 +560,34 @@ async def test_ui_requests_must_be_json_unless_the_route_allows_other_media_type
         allowed = await client.post('/open', content=body, headers={'content-type': 'text/plain'})
         assert allowed.status_code == 200
         assert '"type":"text-start"' in allowed.text
+
+
+async def test_abstract_model_is_the_identity_every_model_shares() -> None:
+    from edgewise.agent import AbstractModel
+    from edgewise.agent.models import AbstractModel as FromModels
+    from edgewise.agent.models import Model
+
+    assert AbstractModel is FromModels
+    assert issubclass(Model, AbstractModel)
+    assert isinstance(TestModel(), AbstractModel)
+    with pytest.raises(TypeError, match="abstract methods '?model_name'?, '?system"):
+        AbstractModel()  # type: ignore[abstract]
+
+    class Speaker(AbstractModel):
+        @property
+        def model_name(self) -> str:
+            return 'voice-1'
+
+        @property
+        def system(self) -> str:
+            return 'acme'
+
+    speaker = Speaker()
+    assert (speaker.model_id, speaker.label, speaker.base_url, speaker.context_window) == (
+        'acme:voice-1',
+        'acme:voice-1',
+        None,
+        None,
+    )
+    async with speaker as entered:
+        assert entered is speaker

@@ -613,6 +613,7 @@ PYDANTIC_AI_2_68_NAMES: dict[str, tuple[str, ...]] = {
         'capture_run_messages',
     ),
     'direct': ('model_request_batch',),
+    'models': ('AbstractModel',),
     'exceptions': ('MessageHistoryMutatedWarning', 'SuspendedResponseExpired'),
     'embeddings': ('InstrumentedEmbeddingModel', 'instrument_embedding_model'),
     'images': ('InstrumentedImageGenerationModel', 'instrument_image_generation_model'),

@@ -176,7 +176,7 @@ if TYPE_CHECKING:
         VideoUrl,
         WebCitationSource,
     )
-    from .models import ModelRequestContext, ModelResolutionContext, ModelSelectionContext
+    from .models import AbstractModel, ModelRequestContext, ModelResolutionContext, ModelSelectionContext
     from .models.concurrency import ConcurrencyLimitedModel, limit_model_concurrency
     from .models.instrumented import InstrumentationSettings
     from .native_tools import (
@@ -246,6 +246,7 @@ if TYPE_CHECKING:
 
 __all__ = (
     '__version__',
+    'AbstractModel',
     'DEFAULT_PROFILE',
     'AgentModelSettings',
     'AbstractConcurrencyLimiter',
@@ -620,6 +621,7 @@ _EXPORTS: dict[str, str] = {
     'VideoUrl': '.messages',
     'InstrumentationSettings': '.models.instrumented',
     'ModelRequestContext': '.models',
+    'AbstractModel': '.models',
     'ModelResolutionContext': '.models',
     'ModelSelectionContext': '.models',
     'AgentCapability': '.capabilities',
