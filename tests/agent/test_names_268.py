@@ -570,7 +570,7 @@ async def test_abstract_model_is_the_identity_every_model_shares() -> None:
     assert AbstractModel is FromModels
     assert issubclass(Model, AbstractModel)
     assert isinstance(TestModel(), AbstractModel)
-    with pytest.raises(TypeError, match="abstract methods '?model_name'?, '?system"):
+    with pytest.raises(TypeError, match=r"abstract methods '?model_name'?, '?system"):
         AbstractModel()  # type: ignore[abstract]
 
     class Speaker(AbstractModel):
