@@ -12,6 +12,7 @@ import edgewise.agent
 def test_all_is_pinned() -> None:
     assert sorted(edgewise.agent.__all__) == [
         'AbstractConcurrencyLimiter',
+        'AbstractModel',
         'AbstractToolset',
         'AdvisorTool',
         'Agent',
@@ -19,6 +20,7 @@ def test_all_is_pinned() -> None:
         'AgentError',
         'AgentEventStream',
         'AgentInstructionSource',
+        'AgentModelSettings',
         'AgentNativeTool',
         'AgentRetries',
         'AgentRun',
@@ -122,6 +124,7 @@ def test_all_is_pinned() -> None:
         'MCPServerTool',
         'MarkerCitationAnchor',
         'MemoryTool',
+        'MessageHistoryMutatedWarning',
         'ModelAPIError',
         'ModelAuthenticationError',
         'ModelConnectionError',
@@ -247,6 +250,7 @@ def test_all_is_pinned() -> None:
         'WebSearchUserLocation',
         'WrapperToolset',
         'XSearchTool',
+        '__version__',
         'capture_run_messages',
         'format_as_xml',
         'limit_model_concurrency',

@@ -447,28 +447,12 @@ PYDANTIC_AI_1_107_NAMES: dict[str, tuple[str, ...]] = {
 """`__all__` of `pydantic_ai` (top level, without `__version__`) and of the mirrored modules, in pydantic-ai 1.107.5."""
 
 NOT_YET: dict[str, dict[str, str]] = {
-    '': {
-        'AgentModelSettings': 'agent parameters (issue 12, helper `parity-agent`)',
-    },
     'messages': {
         'error_details_ta': "pydantic-ai's internal type adapters",
         'tool_return_ta': "pydantic-ai's internal type adapters",
     },
-    'tools': {
-        'ObjectJsonSchema': 'function type aliases of tools.py (issue 12)',
-        'SystemPromptFunc': 'function type aliases of tools.py (issue 12)',
-    },
-    'output': {
-        'OutputTypeOrFunction': 'output type aliases (issue 12, helper `parity-stream`)',
-        'StructuredOutputMode': 'output type aliases (issue 12, helper `parity-stream`)',
-        'TextOutputFunc': 'output type aliases (issue 12, helper `parity-stream`)',
-    },
     'usage': {
         'Usage': 'the deprecated alias of RunUsage (issue 12)',
-    },
-    'result': {
-        'OutputDataT_inv': 'type variables of result.py (issue 12, helper `parity-stream`)',
-        'OutputValidatorFunc': 'type variables of result.py (issue 12, helper `parity-stream`)',
     },
     'models': {
         'DEFAULT_HTTP_TIMEOUT': "pydantic-ai's SDK client helpers: Edgewise speaks httpx directly",
@@ -615,6 +599,27 @@ PYDANTIC_AI_2_68_NAMES: dict[str, tuple[str, ...]] = {
         'BedrockMantleProvider',
         'bedrock_mantle_model_profile',
     ),
+    'agent': (
+        'AgentModelSettings',
+        'CallToolsNode',
+        'EventStreamProcessor',
+        'ModelRequestNode',
+        'NativeToolFunc',
+        'ParallelExecutionMode',
+        'PydanticAIDeprecationWarning',
+        'ToolDenied',
+        'ToolsPrepareFunc',
+        'UserPromptNode',
+        'capture_run_messages',
+    ),
+    'direct': ('model_request_batch',),
+    'models': ('AbstractModel',),
+    'exceptions': ('MessageHistoryMutatedWarning', 'SuspendedResponseExpired'),
+    'embeddings': ('InstrumentedEmbeddingModel', 'instrument_embedding_model'),
+    'images': ('InstrumentedImageGenerationModel', 'instrument_image_generation_model'),
+    'models.openai': ('DEPRECATED_OPENAI_MODELS', 'MCP_SERVER_TOOL_CONNECTOR_URI_SCHEME'),
+    'native_tools': ('ImageQuality', 'ImageSize'),
+    'toolsets': ('DynamicToolset',),
 }
 """Public names of modules (or of their `__all__`) that pydantic-ai 2.68 added after 1.107, which Edgewise has."""
 

@@ -363,7 +363,7 @@ async def test_dispatch_request_streams_the_answer_and_refuses_a_bad_body_with_4
         bad = await client.post('/chat', json={'id': 'c', 'trigger': 'submit-message', 'messages': 'nope'})
         assert bad.status_code == 422
         assert bad.json()[0]['loc'][-1] == 'messages'
-        not_utf8 = await client.post('/chat', content=b'\xff\xfe')
+        not_utf8 = await client.post('/chat', content=b'\xff\xfe', headers={'content-type': 'application/json'})
         assert not_utf8.status_code == 422
 
 

@@ -14,7 +14,8 @@ if TYPE_CHECKING:
     from ._loop.agent_run import AgentRun, capture_run_messages
     from ._loop.nodes import CallToolsNode, ModelRequestNode, UserPromptNode
     from ._message_flow.cancellation import CancellationToken
-    from ._run.options import AgentRetries
+    from ._run.options import AgentModelSettings, AgentRetries
+    from ._version import __version__
     from .agent import Agent, AgentRunEvents, EndStrategy
     from .agent.spec import AgentSpec
     from .capabilities import AgentCapability, Capability, CapabilityFunc
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
         CostNotFoundWarning,
         FallbackExceptionGroup,
         IncompleteToolCall,
+        MessageHistoryMutatedWarning,
         ModelAPIError,
         ModelAuthenticationError,
         ModelConnectionError,
@@ -174,7 +176,7 @@ if TYPE_CHECKING:
         VideoUrl,
         WebCitationSource,
     )
-    from .models import ModelRequestContext, ModelResolutionContext, ModelSelectionContext
+    from .models import AbstractModel, ModelRequestContext, ModelResolutionContext, ModelSelectionContext
     from .models.concurrency import ConcurrencyLimitedModel, limit_model_concurrency
     from .models.instrumented import InstrumentationSettings
     from .native_tools import (
@@ -243,7 +245,10 @@ if TYPE_CHECKING:
     from .usage import RequestUsage, RunUsage, UsageLimits
 
 __all__ = (
+    '__version__',
+    'AbstractModel',
     'DEFAULT_PROFILE',
+    'AgentModelSettings',
     'AbstractConcurrencyLimiter',
     'AbstractToolset',
     'Agent',
@@ -324,6 +329,7 @@ __all__ = (
     'RunTimedOut',
     'TransportPhase',
     'UnsupportedSettingWarning',
+    'MessageHistoryMutatedWarning',
     'UsageExtractionFailedWarning',
     'UsageLimitUnavailableWarning',
     'InlineDefsJsonSchemaTransformer',
@@ -615,6 +621,7 @@ _EXPORTS: dict[str, str] = {
     'VideoUrl': '.messages',
     'InstrumentationSettings': '.models.instrumented',
     'ModelRequestContext': '.models',
+    'AbstractModel': '.models',
     'ModelResolutionContext': '.models',
     'ModelSelectionContext': '.models',
     'AgentCapability': '.capabilities',
@@ -628,6 +635,7 @@ _EXPORTS: dict[str, str] = {
     'CapabilityFunc': '.capabilities',
     'ConcurrencyLimitExceeded': '.exceptions',
     'IncompleteToolCall': '.exceptions',
+    'MessageHistoryMutatedWarning': '.exceptions',
     'ModelAuthenticationError': '.exceptions',
     'ModelConnectionError': '.exceptions',
     'ModelContextWindowExceededError': '.exceptions',
@@ -726,6 +734,8 @@ _EXPORTS: dict[str, str] = {
     'XSearchTool': '.native_tools',
     'AdvisorTool': '.native_tools',
     'AgentNativeTool': '.tools',
+    'AgentModelSettings': '._run.options',
+    '__version__': '._version',
 }
 
 # pydantic-ai's names from before the built-in -> native rename, still importable (with a warning).

@@ -11,6 +11,8 @@ by name (`'openai:gpt-5.2'`, `'anthropic:claude-sonnet-4-5'`, `'test'`), as for 
     print(response.text)
 
 The synchronous forms start an event loop of their own, so they cannot be called from async code.
+
+`model_request_batch` sends many requests through the model's batch API (cheaper, slower) and waits for them.
 """
 
 from __future__ import annotations as _annotations
@@ -18,17 +20,25 @@ from __future__ import annotations as _annotations
 from collections.abc import Iterator, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from functools import partial
 from types import TracebackType
 from typing import TYPE_CHECKING
 
 from ._streaming.sync_bridge import SyncStreamBridge
 from ._threads import run_in_new_loop
+from .capabilities.batch_model_requests import (
+    DEFAULT_MAX_POLL_INTERVAL,
+    DEFAULT_MAX_RESUBMISSIONS,
+    DEFAULT_POLL_INTERVAL,
+    send_in_batches,
+)
+from .exceptions import ModelAPIError, UserError
 from .messages import ModelMessage, ModelResponse, ModelResponseStreamEvent
 from .models import KnownModelName, Model, ModelRequestParameters, infer_model
+from .models.batch import BatchRequest
 from .models.instrumented import InstrumentationSettings, instrument_model
-from .settings import ModelSettings
+from .settings import ModelSettings, merge_model_settings
 from .usage import RequestUsage
 
 if TYPE_CHECKING:
@@ -39,6 +49,7 @@ __all__ = (
     'model_request_sync',
     'model_request_stream',
     'model_request_stream_sync',
+    'model_request_batch',
     'StreamedResponseSync',
 )
 
@@ -78,6 +89,74 @@ async def model_request(
     model_instance = _prepare_model(model, instrument)
     params = model_request_parameters or ModelRequestParameters()
     return await model_instance.request(list(messages), model_settings, params)
+
+
+async def model_request_batch(
+    model: Model | KnownModelName | str,
+    requests: Sequence[BatchRequest],
+    *,
+    max_requests: int | None = None,
+    max_resubmissions: int = DEFAULT_MAX_RESUBMISSIONS,
+    poll_interval: timedelta = DEFAULT_POLL_INTERVAL,
+    max_poll_interval: timedelta = DEFAULT_MAX_POLL_INTERVAL,
+) -> list[ModelResponse | ModelAPIError]:
+    """Send `requests` through the model's batch API (typically half the price; a result can take up to a day) and
+    wait for their responses.
+
+    The requests are submitted at once, in as few batches as the provider (or `max_requests`) allows; each batch is
+    checked after `poll_interval`, then half as long again after each check, up to `max_poll_interval`. A request the
+    provider left unrun, or that failed with a rate limit, a timeout or a server error, is submitted again in a new
+    batch, up to `max_resubmissions` times. Cancelling the call cancels the batches still running. The requests are
+    not traced.
+
+    Args:
+        model: The model, or its name (`'<provider>:<model>'`, or `'test'`); it must have a batch API.
+        requests: The requests, each with its messages, settings and parameters, and a `custom_id` of its own.
+        max_requests: The most requests in one batch; by default, and at most, the provider's limit.
+        max_resubmissions: How many times a request left unrun or failed with a transient error is submitted again
+            (`0`: its error is returned).
+        poll_interval: How long to wait before first checking a batch.
+        max_poll_interval: The longest wait between two checks of a batch.
+
+    Returns:
+        One item per request, in order: its response, or the `ModelAPIError` it failed with.
+
+    Raises:
+        UserError: the model has no batch API, two requests share a `custom_id`, a request sets `request_timeout`
+            (one request of a batch cannot be timed out), or an argument is out of range.
+        ModelAPIError: a batch could not be created or checked (the other batches are cancelled first).
+    """
+    model_instance = infer_model(model)
+    limit = model_instance.batch_max_requests
+    if limit is None:
+        raise UserError(
+            f'`model_request_batch` needs a model with a batch API; `{type(model_instance).__name__}` '
+            f'({model_instance.model_name!r}) has none.'
+        )
+    if max_requests is not None and max_requests < 1:
+        raise UserError('`max_requests` must be at least 1.')
+    if len({request.custom_id for request in requests}) != len(requests):
+        raise UserError('Each batch request needs a `custom_id` of its own.')
+    for request in requests:
+        if 'request_timeout' in (merge_model_settings(model_instance.settings, request.model_settings) or {}):
+            raise UserError(
+                f'Batch request {request.custom_id!r} sets `request_timeout`, which a batch cannot honour (it can '
+                'take up to a day): cancel the call to stop waiting.'
+            )
+    outcomes = await send_in_batches(
+        model_instance,
+        requests,
+        batch_size=limit if max_requests is None else min(max_requests, limit),
+        max_resubmissions=max_resubmissions,
+        poll_interval=poll_interval,
+        max_poll_interval=max_poll_interval,
+    )
+    results: list[ModelResponse | ModelAPIError] = []
+    for outcome in outcomes:
+        if not isinstance(outcome, ModelResponse | ModelAPIError):
+            raise outcome  # not an answer of the provider (a bug in a test model's function, say): the call fails
+        results.append(outcome)
+    return results
 
 
 def model_request_sync(

@@ -23,6 +23,7 @@ AgentError(Exception)                       root of every error raised by edgewi
       |         +-- IncompleteToolCall      ... in the middle of a tool call's arguments
       +-- UsageLimitExceeded                a run went past one of its `UsageLimits`
       +-- ConcurrencyLimitExceeded          too many runs already wait for a concurrency slot
+      +-- SuspendedResponseExpired          the provider no longer has a batch (or job) a run was waiting on
       +-- ModelAPIError                     a request to a model provider's API failed
       |    +-- ModelHTTPError               the provider answered with a 4xx or 5xx status (an error of a
       |    |                                category below is also an instance of the category)
@@ -69,7 +70,8 @@ agent run, say) would swallow the tool's own request for a retry.
 
 The warnings (`PydanticAIDeprecationWarning`, `CostCalculationFailedWarning`, `CostNotFoundWarning`,
 `UsageExtractionFailedWarning`, `UsageLimitUnavailableWarning`) live in `edgewise.agent._warnings` and are
-re-exported here, as in pydantic-ai 2.x; `UnsupportedSettingWarning(UserWarning)` lives here, as there.
+re-exported here, as in pydantic-ai 2.x; `UnsupportedSettingWarning(UserWarning)` and
+`MessageHistoryMutatedWarning(Warning)` live here, as there.
 """
 
 from __future__ import annotations as _annotations
@@ -142,6 +144,7 @@ __all__ = (
     'UnexpectedModelBehavior',
     'UsageLimitExceeded',
     'ConcurrencyLimitExceeded',
+    'SuspendedResponseExpired',
     'ContentFilterError',
     'OutputTokenLimitExceeded',
     'IncompleteToolCall',
@@ -165,6 +168,7 @@ __all__ = (
     'ModelRequestTimeout',
     'MCPError',
     'UnsupportedSettingWarning',
+    'MessageHistoryMutatedWarning',
     'PydanticAIDeprecationWarning',
     'CostCalculationFailedWarning',
     'CostNotFoundWarning',
@@ -546,6 +550,12 @@ class ConcurrencyLimitExceeded(AgentRunError):
     """More runs wait for a concurrency slot than the limit's `max_queued` allows (see `ConcurrencyLimit`)."""
 
 
+class SuspendedResponseExpired(AgentRunError):
+    """The provider no longer has the work a run was waiting on: a batch of `BatchModelRequests` whose check or
+    results answered 404 (providers keep batches and their results for a limited time, and only for the project that
+    made them). Start a new run from the messages before the request to try again."""
+
+
 class ContentFilterError(UnexpectedModelBehavior):
     """The provider's content filter stopped the model: the response has finish reason `'content_filter'` and
     nothing usable in it."""
@@ -639,6 +649,15 @@ class UnsupportedSettingWarning(UserWarning):
     `parallel_tool_calls=False` with function tools, `extra_headers`, `extra_body`); the message names the setting
     and the model. Turn it into an error with `warnings.filterwarnings('error', category=UnsupportedSettingWarning)`.
     (pydantic-ai 2.68's class; Edgewise's models do not emit it yet.)
+    """
+
+
+class MessageHistoryMutatedWarning(Warning):
+    """pydantic-ai 2.68 warns with this at the end of a traced run whose history messages were changed in place, as
+    its cached serialization of each message could then make request spans disagree with what was sent. Edgewise
+    serializes a request's messages afresh for its span, so the spans always show what was sent and this warning is
+    never emitted; the class is here for code that filters it. Changing history in place is still best avoided:
+    build new messages (`dataclasses.replace`) in a history processor instead.
     """
 
 

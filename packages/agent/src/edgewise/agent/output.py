@@ -15,7 +15,7 @@ from typing import Any, ClassVar, Generic, Literal, TypeAlias, cast, overload
 
 from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler
 from pydantic_core import core_schema
-from typing_extensions import TypeVar
+from typing_extensions import TypeAliasType, TypeVar
 
 from ._messages.model_messages import ModelResponse, ToolCallPart
 from ._tools.deferred_calls import DeferredToolRequests
@@ -40,6 +40,9 @@ __all__ = (
     'DEFAULT_OUTPUT_TOOL_NAME',
     'DEFAULT_OUTPUT_TOOL_DESCRIPTION',
     'DeferredToolRequests',
+    'StructuredOutputMode',
+    'OutputTypeOrFunction',
+    'TextOutputFunc',
 )
 
 OutputDataT = TypeVar('OutputDataT', default=str, covariant=True)
@@ -52,6 +55,25 @@ DEFAULT_OUTPUT_TOOL_NAME = 'final_result'
 """The name of the output tool (`final_result_<Name>` for each member of a union)."""
 DEFAULT_OUTPUT_TOOL_DESCRIPTION = 'The final response which ends this conversation'
 """The description of an output tool whose type has no docstring."""
+
+StructuredOutputMode: TypeAlias = Literal['tool', 'native', 'prompted']
+"""How structured output is asked of a model (a profile's `default_structured_output_mode`)."""
+
+OutputTypeOrFunction = TypeAliasType(
+    'OutputTypeOrFunction',
+    type[T_co] | Callable[..., T_co] | Callable[..., Awaitable[T_co]],
+    type_params=(T_co,),
+)
+"""One output type, or a function whose return value is the output (sync or async)."""
+
+# The first parameter is the `RunContext` (typed `Any` here: this vocabulary module imports no engine).
+TextOutputFunc = TypeAliasType(
+    'TextOutputFunc',
+    Callable[[Any, str], Awaitable[T_co] | T_co] | Callable[[str], Awaitable[T_co] | T_co],
+    type_params=(T_co,),
+)
+"""The function of a `TextOutput`: called with the model's text (after the `RunContext` when it takes one), sync or
+async; returns the output."""
 
 OutputMode: TypeAlias = Literal['text', 'tool', 'native', 'prompted', 'tool_or_text', 'image', 'auto']
 """How the output is asked of the model (`'tool'` also when text is allowed too; `'tool_or_text'` is no longer used,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations as _annotations
 
+from ._functions.runners import OutputDataT_inv, OutputValidatorFunc
 from ._loop.nodes import AgentStream
 from ._run.result import AgentRunResult, AgentRunResultEvent, FinalResult
 from ._streaming.event_stream import AgentEventStream
@@ -20,4 +21,6 @@ __all__ = (
     'AgentStream',
     'OutputDataT',
     'ToolOutput',
+    'OutputDataT_inv',
+    'OutputValidatorFunc',
 )

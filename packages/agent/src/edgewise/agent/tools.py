@@ -69,6 +69,8 @@ __all__ = (
     'matches_tool_selector',
     'NativeToolFunc',
     'AgentNativeTool',
+    'SystemPromptFunc',
+    'ObjectJsonSchema',
 )
 
 ToolParams = ParamSpec('ToolParams', default=...)
@@ -95,6 +97,16 @@ NativeToolFunc: TypeAlias = Callable[
 """Builds a native tool for one step from the run context (sync or async), or returns `None` to leave it out."""
 AgentNativeTool: TypeAlias = AbstractNativeTool | NativeToolFunc[AgentDepsT]
 """A native tool, or a function building it for each step."""
+SystemPromptFunc: TypeAlias = (
+    Callable[[RunContext[AgentDepsT]], str | None]
+    | Callable[[RunContext[AgentDepsT]], Awaitable[str | None]]
+    | Callable[[], str | None]
+    | Callable[[], Awaitable[str | None]]
+)
+"""A system prompt function (`@agent.system_prompt`): with or without the `RunContext`, sync or async; the prompt
+it returns, or `None` to add none to that request."""
+ObjectJsonSchema: TypeAlias = dict[str, Any]
+"""The JSON schema of an object, as a dict (a tool's `parameters_json_schema`)."""
 ArgsValidatorFunc: TypeAlias = Callable[Concatenate[RunContext[AgentDepsT], ToolParams], Awaitable[None] | None]
 """Checks a tool's validated arguments before the call (given as keyword arguments after the `RunContext`);
 raises `ModelRetry` to send the model back with a message."""

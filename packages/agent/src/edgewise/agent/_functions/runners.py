@@ -4,21 +4,37 @@ each knows whether its function takes the `RunContext`, and calls it (sync or as
 from __future__ import annotations as _annotations
 
 import inspect
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, TypeAlias
 
+from typing_extensions import TypeVar
+
 from ..messages import InstructionChangePolicy, InstructionPart, SystemPromptPart
-from ..models._model import RunContext
+from ..models._model import AgentDepsT, RunContext
 
 __all__ = (
     'InstructionsItem',
+    'OutputDataT_inv',
     'OutputValidator',
+    'OutputValidatorFunc',
     'SystemPromptRunner',
     'call_user_function',
     'normalize_instructions',
     'system_prompt_parts',
 )
+
+OutputDataT_inv = TypeVar('OutputDataT_inv', default=str)
+"""The output type of an output validator: invariant, since the validator takes the output and returns it."""
+
+OutputValidatorFunc: TypeAlias = (
+    Callable[[RunContext[AgentDepsT], OutputDataT_inv], OutputDataT_inv]
+    | Callable[[RunContext[AgentDepsT], OutputDataT_inv], Awaitable[OutputDataT_inv]]
+    | Callable[[OutputDataT_inv], OutputDataT_inv]
+    | Callable[[OutputDataT_inv], Awaitable[OutputDataT_inv]]
+)
+"""An output validator (`@agent.output_validator`): takes the output (after the `RunContext` when it takes one) and
+returns it, changed or not, or raises `ModelRetry`; sync or async."""
 
 
 async def call_user_function(function: Callable[..., Any], *args: Any) -> Any:

@@ -4,22 +4,24 @@ given as dicts or as functions of the run context, and run metadata."""
 from __future__ import annotations as _annotations
 
 import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import AsyncIterable, AsyncIterator, Callable, Mapping, Sequence
 from typing import Any, TypeAlias
 
 from typing_extensions import TypedDict
 
 from .._warnings import PydanticAIDeprecationWarning
 from ..exceptions import UserError
+from ..messages import AgentStreamEvent
 from ..native_tools._base import AbstractNativeTool
 from ..settings import ModelSettings, merge_model_settings
-from ..tools import RunContext
+from ..tools import AgentDepsT, RunContext
 
 __all__ = (
     'AgentRetries',
     'AgentInstructions',
     'AgentMetadata',
     'AgentModelSettings',
+    'EventStreamProcessor',
     'agent_retry_budgets',
     'instruction_items',
     'run_retry_budgets',
@@ -46,8 +48,14 @@ class AgentRetries(TypedDict, total=False):
 AgentInstructions: TypeAlias = 'str | Callable[..., Any] | Sequence[str | Callable[..., Any]] | None'
 """Instructions: a text, a function (`(ctx) -> str` or `() -> str`, sync or async), or a sequence of them."""
 
-AgentModelSettings: TypeAlias = 'ModelSettings | Callable[[RunContext[Any]], ModelSettings | None]'
+AgentModelSettings: TypeAlias = ModelSettings | Callable[[RunContext[AgentDepsT]], ModelSettings | None]
 """Model settings, or a function of the run context returning them (called before every model request)."""
+
+EventStreamProcessor: TypeAlias = Callable[
+    [RunContext[AgentDepsT], AsyncIterable[AgentStreamEvent]], AsyncIterator[AgentStreamEvent]
+]
+"""An async generator function of the run context and a node's events, yielding the events the run goes on with
+(`ProcessEventStream(handler=...)`): it may change, drop or add events."""
 
 AgentMetadata: TypeAlias = 'Mapping[str, Any] | Callable[[RunContext[Any]], Mapping[str, Any] | None]'
 """Run metadata, or a function of the run context returning it (called when the run starts and once it ends)."""

@@ -37,8 +37,8 @@ from .._functions.runners import (
     normalize_instructions,
     system_prompt_parts,
 )
-from .._loop.agent_run import AgentRun
-from .._loop.nodes import agent_graph
+from .._loop.agent_run import AgentRun, capture_run_messages
+from .._loop.nodes import CallToolsNode, ModelRequestNode, UserPromptNode, agent_graph
 from .._message_flow.cancellation import CancellationToken
 from .._output.json_schema import output_json_schema
 from .._output.schema import build_output_schema
@@ -48,6 +48,7 @@ from .._run.options import (
     AgentMetadata,
     AgentModelSettings,
     AgentRetries,
+    EventStreamProcessor,
     agent_retry_budgets,
     check_agent_native_tools,
     pop_deprecated,
@@ -64,20 +65,24 @@ from ..capabilities._dynamic import as_capabilities
 from ..capabilities._loaded_on_demand import validate_capability_ids
 from ..concurrency import AnyConcurrencyLimit, normalize_to_limiter
 from ..conversation import Conversation, resolve_conversation
-from ..exceptions import UserError
+from ..exceptions import PydanticAIDeprecationWarning, UserError
 from ..messages import ModelMessage, SystemPromptPart, UserContent
 from ..models import KnownModelName, Model
 from ..models.instrumented import InstrumentationSettings
 from ..output import OutputDataT, OutputSpec
 from ..settings import ModelSettings
 from ..template import TemplateStr
+from ..tool_manager import ParallelExecutionMode
 from ..tools import (
     TOOL_OPTIONS,
     AgentDepsT,
     AgentNativeTool,
+    NativeToolFunc,
     RunContext,
     Tool,
+    ToolDenied,
     ToolFuncEither,
+    ToolsPrepareFunc,
 )
 from ..toolsets import AbstractToolset
 from ..toolsets._dynamic import DynamicToolset, ToolsetFunc
@@ -95,7 +100,26 @@ from .wrapper import WrapperAgent
 if TYPE_CHECKING:
     from ._from_spec import AgentSpec
 
-__all__ = ('AbstractAgent', 'Agent', 'AgentRunEvents', 'EndStrategy', 'WrapperAgent', 'AgentRunResult')
+__all__ = (
+    'AbstractAgent',
+    'Agent',
+    'AgentRunEvents',
+    'EndStrategy',
+    'WrapperAgent',
+    'AgentRunResult',
+    # The names pydantic-ai 2.x's `agent` module re-exports too.
+    'AgentModelSettings',
+    'CallToolsNode',
+    'EventStreamProcessor',
+    'ModelRequestNode',
+    'NativeToolFunc',
+    'ParallelExecutionMode',
+    'PydanticAIDeprecationWarning',
+    'ToolDenied',
+    'ToolsPrepareFunc',
+    'UserPromptNode',
+    'capture_run_messages',
+)
 
 RunOutputDataT = TypeVar('RunOutputDataT')
 _F = TypeVar('_F', bound=Callable[..., Any])
@@ -119,7 +143,7 @@ class Agent(AgentRegistration[AgentDepsT], AbstractAgent[AgentDepsT, OutputDataT
     end_strategy: EndStrategy
     """What happens to other tool calls once the output is given: `'early'` skips them, `'graceful'` runs the
     function tools but not other output tools, `'exhaustive'` runs them all."""
-    model_settings: AgentModelSettings | None
+    model_settings: AgentModelSettings[Any] | None
     """Default settings of the agent's model requests (or a function of the run context returning them)."""
 
     _instrument_default: ClassVar[InstrumentationSettings | bool] = True
@@ -134,7 +158,7 @@ class Agent(AgentRegistration[AgentDepsT], AbstractAgent[AgentDepsT, OutputDataT
         deps_type: type[AgentDepsT] = object,  # type: ignore[assignment]
         name: str | None = None,
         description: TemplateStr[Any] | str | None = None,
-        model_settings: AgentModelSettings | None = None,
+        model_settings: AgentModelSettings[Any] | None = None,
         retries: int | AgentRetries | None = None,
         validation_context: Any = None,
         tools: Sequence[Tool[AgentDepsT] | ToolFuncEither[AgentDepsT, ...]] = (),
@@ -259,7 +283,7 @@ class Agent(AgentRegistration[AgentDepsT], AbstractAgent[AgentDepsT, OutputDataT
         system_prompt: str | Sequence[str] = (),
         name: str | None = None,
         description: TemplateStr[Any] | str | None = None,
-        model_settings: AgentModelSettings | None = None,
+        model_settings: AgentModelSettings[Any] | None = None,
         retries: int | AgentRetries | None = None,
         validation_context: Any = None,
         tools: Sequence[Tool[Any] | ToolFuncEither[Any, ...]] = (),
@@ -510,7 +534,7 @@ class Agent(AgentRegistration[AgentDepsT], AbstractAgent[AgentDepsT, OutputDataT
         model: Model | KnownModelName | None = None,
         instructions: AgentInstructions = None,
         deps: AgentDepsT = None,  # type: ignore[assignment]
-        model_settings: AgentModelSettings | None = None,
+        model_settings: AgentModelSettings[Any] | None = None,
         usage_limits: UsageLimits | None = None,
         usage: RunUsage | None = None,
         metadata: AgentMetadata | None = None,
@@ -632,7 +656,7 @@ class Agent(AgentRegistration[AgentDepsT], AbstractAgent[AgentDepsT, OutputDataT
         tools: Sequence[Tool[AgentDepsT] | ToolFuncEither[AgentDepsT, ...]] | None = _UNSET,
         toolsets: Sequence[AbstractToolset[AgentDepsT]] | None = _UNSET,
         instructions: AgentInstructions = _UNSET,
-        model_settings: AgentModelSettings | None = _UNSET,
+        model_settings: AgentModelSettings[Any] | None = _UNSET,
         metadata: AgentMetadata | None = _UNSET,
         retries: int | AgentRetries | None = _UNSET,
         native_tools: Sequence[AgentNativeTool[AgentDepsT]] = _UNSET,

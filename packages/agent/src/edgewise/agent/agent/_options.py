@@ -56,7 +56,7 @@ class IterOptions(TypedDict, Generic[AgentDepsT], total=False):
     model: Model | KnownModelName | None
     instructions: AgentInstructions
     deps: AgentDepsT
-    model_settings: AgentModelSettings | None
+    model_settings: AgentModelSettings[Any] | None
     usage_limits: UsageLimits | None
     usage: RunUsage | None
     metadata: AgentMetadata | None

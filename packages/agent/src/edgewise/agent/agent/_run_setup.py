@@ -99,7 +99,7 @@ class SetUpAgent(Protocol):
     """What the run setup reads of an `Agent`: its configuration (set in `Agent.__init__`) and its overrides."""
 
     model: Model | KnownModelName | None
-    model_settings: AgentModelSettings | None
+    model_settings: AgentModelSettings[Any] | None
     validation_context: Any
     end_strategy: EndStrategy
     _inferred_model: tuple[str, Model] | None
@@ -266,7 +266,7 @@ async def new_run(
     model: Model | KnownModelName | None,
     instructions: AgentInstructions,
     deps: Any,
-    model_settings: AgentModelSettings | None,
+    model_settings: AgentModelSettings[Any] | None,
     usage_limits: UsageLimits | None,
     usage: RunUsage | None,
     metadata: AgentMetadata | None,
@@ -385,7 +385,7 @@ def configure_run(
     *,
     model: Model | KnownModelName | None,
     deps: Any,
-    model_settings: AgentModelSettings | None,
+    model_settings: AgentModelSettings[Any] | None,
     usage_limits: UsageLimits | None,
     capabilities: Sequence[AgentCapability[Any]] | None,
     instructions: AgentInstructions,

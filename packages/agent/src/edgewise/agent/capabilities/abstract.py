@@ -210,7 +210,7 @@ class AbstractCapability(Generic[AgentDepsT]):
         By default the `description` field."""
         return self.description
 
-    def get_model_settings(self) -> AgentModelSettings | None:
+    def get_model_settings(self) -> AgentModelSettings[Any] | None:
         """Model settings this capability adds (under the agent's and the run's)."""
         return None
 

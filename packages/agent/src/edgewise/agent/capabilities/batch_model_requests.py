@@ -5,7 +5,8 @@ from __future__ import annotations as _annotations
 
 import math
 import uuid
-from contextlib import suppress
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager, suppress
 from dataclasses import KW_ONLY, dataclass, field
 from datetime import timedelta
 from types import TracebackType
@@ -14,7 +15,7 @@ from typing import Any, Self
 import anyio
 from pydantic import TypeAdapter
 
-from ..exceptions import ModelAPIError, ModelConnectionError, ModelHTTPError, UserError
+from ..exceptions import ModelAPIError, ModelConnectionError, ModelHTTPError, SuspendedResponseExpired, UserError
 from ..messages import ModelResponse
 from ..models import Model, ModelRequestContext
 from ..models._batch_codec import BatchJobError, unrun_error
@@ -22,7 +23,7 @@ from ..models.batch import Batch, BatchRequest, BatchResult
 from ..tools import RunContext
 from .abstract import AbstractCapability, WrapModelRequestHandler
 
-__all__ = ('BatchModelRequests',)
+__all__ = ('BatchModelRequests', 'send_in_batches')
 
 DEFAULT_MAX_REQUESTS = 1_000
 DEFAULT_MAX_RESUBMISSIONS = 2
@@ -102,6 +103,9 @@ class BatchModelRequests(AbstractCapability[Any]):
     """The longest wait between checks of a batch."""
 
     _queues: dict[int, _Queue] = field(default_factory=dict, init=False, repr=False, compare=False)
+    _gone_is_expired: bool = field(default=True, init=False, repr=False, compare=False)
+    """Whether a batch the provider no longer has (404) is a `SuspendedResponseExpired` (the runs' batches) or stays
+    the provider's error (`model_request_batch`'s, as in pydantic-ai 2.68)."""
     _entered: int = field(default=0, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -214,7 +218,8 @@ class BatchModelRequests(AbstractCapability[Any]):
                 await model.batch_cancel(batch)
             raise
         try:
-            listed = await model.batch_results(batch)
+            with self._kept(batch):
+                listed = await model.batch_results(batch)
         except BatchJobError as error:  # the job ended without running its requests, which a new batch may do
             if not _transient(error) or all(entry.resubmissions >= self.max_resubmissions for entry in entries):
                 raise
@@ -259,7 +264,8 @@ class BatchModelRequests(AbstractCapability[Any]):
             await anyio.sleep(interval)
             interval = min(interval * 1.5, self.max_poll_interval.total_seconds())
             try:
-                batch = await model.batch_status(batch)
+                with self._kept(batch):
+                    batch = await model.batch_status(batch)
             except ModelAPIError as error:
                 failed += 1
                 transient = isinstance(error, ModelConnectionError) or (
@@ -270,6 +276,20 @@ class BatchModelRequests(AbstractCapability[Any]):
             else:
                 failed = 0
         return batch
+
+    @contextmanager
+    def _kept(self, batch: Batch) -> Iterator[None]:
+        """A 404 from the provider about `batch` as a `SuspendedResponseExpired` naming it."""
+        try:
+            yield
+        except ModelHTTPError as error:
+            if error.status_code != 404 or not self._gone_is_expired:
+                raise
+            raise SuspendedResponseExpired(
+                f'Batch {batch.id!r} of {batch.provider_name!r} could not be read: the provider no longer has it or '
+                'its results (they are kept for a limited time, for the project that made them). Start a new run '
+                'from the messages before the request to try again.'
+            ) from error
 
     async def __aenter__(self) -> Self:
         """Count the `async with` blocks open on the capability."""
@@ -289,3 +309,52 @@ class BatchModelRequests(AbstractCapability[Any]):
             for entry in queue.waiting:
                 entry.settle(error=UserError('`BatchModelRequests` was closed before this request was submitted.'))
             queue.wake.set()
+
+
+async def send_in_batches(
+    model: Model,
+    requests: Sequence[BatchRequest],
+    *,
+    batch_size: int,
+    max_resubmissions: int,
+    poll_interval: timedelta,
+    max_poll_interval: timedelta,
+) -> list[ModelResponse | BaseException]:
+    """Submit `requests` to `model` now, in batches of at most `batch_size` (and the model's byte limit), all at once,
+    and wait for them all, submitting again what `BatchModelRequests` would (`direct.model_request_batch`).
+
+    Returns each request's response or error, in order; a job that ended without results is the error of each of its
+    requests. Raises the first error creating or checking a batch, once the other batches are cancelled.
+    """
+    sender = BatchModelRequests(
+        max_requests=batch_size, max_wait=None, max_resubmissions=max_resubmissions,
+        poll_interval=poll_interval, max_poll_interval=max_poll_interval,
+    )  # fmt: skip
+    sender._gone_is_expired = False
+    entries = [_Waiting(request) for request in requests]
+    failures: list[Exception] = []
+
+    async def send(chunk: list[_Waiting], scope: anyio.CancelScope) -> None:
+        try:
+            while chunk:
+                try:
+                    chunk = await sender._run_batch(model, chunk)
+                except BatchJobError as error:
+                    for entry in chunk:
+                        entry.settle(error=error)
+                    chunk = []
+        except Exception as error:  # the batch could not be made or checked: the call fails, the others stop
+            failures.append(error)
+            scope.cancel()
+
+    async with anyio.create_task_group() as group:
+        for start in range(0, len(entries), batch_size):
+            group.start_soon(send, entries[start : start + batch_size], group.cancel_scope)
+    if failures:
+        raise failures[0]
+    outcomes: list[ModelResponse | BaseException] = []
+    for entry in entries:
+        outcome = entry.error or entry.response
+        assert outcome is not None  # every request of a batch that ran is settled
+        outcomes.append(outcome)
+    return outcomes

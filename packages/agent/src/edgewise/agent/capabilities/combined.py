@@ -94,7 +94,7 @@ class CombinedCapability(AbstractCapability[AgentDepsT]):
                 items += [found] if isinstance(found, str) or callable(found) else list(found)
         return items or None
 
-    def get_model_settings(self) -> AgentModelSettings | None:
+    def get_model_settings(self) -> AgentModelSettings[Any] | None:
         """Every capability's model settings merged, later capabilities winning; a function of the run context
         if one of them gives a function or is deferred (its settings count once it is loaded), which gives `{}`
         when no settings apply; `None` if none gives settings."""

@@ -9,7 +9,7 @@ from typing import Any, Literal, cast
 from ..common_tools.image_generation import ImageGenerationFallbackModel, image_generation_tool
 from ..exceptions import UserError
 from ..models import KnownModelName, Model
-from ..native_tools import ImageAspectRatio, ImageGenerationModelName, ImageGenerationTool
+from ..native_tools import ImageAspectRatio, ImageGenerationModelName, ImageGenerationTool, ImageQuality, ImageSize
 from ..tools import AgentDepsT, RunContext, Tool
 from ..toolsets import AbstractToolset
 from .native_or_local import NativeOrLocalTool
@@ -52,10 +52,10 @@ class ImageGeneration(NativeOrLocalTool[AgentDepsT]):
     output_format: Literal['png', 'webp', 'jpeg'] | None = None
     """The image format."""
 
-    quality: Literal['low', 'medium', 'high', 'auto'] | None = None
+    quality: ImageQuality | None = None
     """The image quality."""
 
-    size: Literal['auto', '1024x1024', '1024x1536', '1536x1024', '512', '1K', '2K', '4K'] | None = None
+    size: ImageSize | None = None
     """The image size."""
 
     aspect_ratio: ImageAspectRatio | None = None
@@ -82,8 +82,8 @@ class ImageGeneration(NativeOrLocalTool[AgentDepsT]):
         image_model: ImageGenerationModelName | None = None,
         output_compression: int | None = None,
         output_format: Literal['png', 'webp', 'jpeg'] | None = None,
-        quality: Literal['low', 'medium', 'high', 'auto'] | None = None,
-        size: Literal['auto', '1024x1024', '1024x1536', '1536x1024', '512', '1K', '2K', '4K'] | None = None,
+        quality: ImageQuality | None = None,
+        size: ImageSize | None = None,
         aspect_ratio: ImageAspectRatio | None = None,
         id: str | None = None,
         defer_loading: bool = False,

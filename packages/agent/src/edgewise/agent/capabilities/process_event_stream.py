@@ -8,6 +8,7 @@ from typing import Any, TypeAlias
 
 import anyio
 
+from .._run.options import EventStreamProcessor
 from ..messages import AgentStreamEvent
 from ..tools import AgentDepsT, RunContext
 from .abstract import AbstractCapability
@@ -15,7 +16,6 @@ from .abstract import AbstractCapability
 __all__ = ('ProcessEventStream',)
 
 _Handler: TypeAlias = Callable[[RunContext[Any], AsyncIterable[AgentStreamEvent]], Awaitable[None]]
-_Processor: TypeAlias = Callable[[RunContext[Any], AsyncIterable[AgentStreamEvent]], AsyncIterator[AgentStreamEvent]]
 
 
 @dataclass
@@ -30,7 +30,7 @@ class ProcessEventStream(AbstractCapability[AgentDepsT]):
     add events.
     """
 
-    handler: _Handler | _Processor
+    handler: _Handler | EventStreamProcessor[Any]
     """The event stream handler, or the async generator function making the events the run goes on with."""
 
     @classmethod

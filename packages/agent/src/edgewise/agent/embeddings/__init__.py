@@ -18,12 +18,15 @@ from ..models._task_model import TaskModelFacade
 from ..models.instrumented import InstrumentationSettings
 from ._infer import KnownEmbeddingModelName, infer_embedding_model
 from .base import EmbeddingModel
+from .instrumented import InstrumentedEmbeddingModel, instrument_embedding_model
 from .result import EmbeddingResult, EmbedInputType
 from .settings import EmbeddingSettings, merge_embedding_settings
 from .test import TestEmbeddingModel
 from .wrapper import WrapperEmbeddingModel
 
 __all__ = [
+    'InstrumentedEmbeddingModel',
+    'instrument_embedding_model',
     'Embedder',
     'EmbeddingModel',
     'EmbeddingSettings',

@@ -19,6 +19,7 @@ from ..models._task_model import TaskModelFacade
 from ..models.instrumented import InstrumentationSettings
 from ._infer import KnownImageGenerationModelName, infer_image_generation_model
 from .base import ImageGenerationInput, ImageGenerationModel
+from .instrumented import InstrumentedImageGenerationModel, instrument_image_generation_model
 from .result import GeneratedImage, ImageGenerationResult
 from .settings import (
     ImageDimensions,
@@ -30,6 +31,8 @@ from .test import TestImageGenerationModel
 from .wrapper import WrapperImageGenerationModel
 
 __all__ = [
+    'InstrumentedImageGenerationModel',
+    'instrument_image_generation_model',
     'GeneratedImage',
     'ImageGenerationInput',
     'ImageDimensions',

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 
 from .._warnings import PydanticAIDeprecationWarning
 from ..exceptions import UserError
+from ._abstract import AbstractModel
 from ._completed_response import CompletedStreamedResponse
 from ._model import ALLOW_MODEL_REQUESTS, Model, check_allow_model_requests
 from ._request_context import ModelRequestContext, ModelResolutionContext, ModelSelectionContext
@@ -43,6 +44,7 @@ if TYPE_CHECKING:
     import httpx
 
 __all__ = (
+    'AbstractModel',
     'Model',
     'ModelRequestParameters',
     'ToolVisibility',

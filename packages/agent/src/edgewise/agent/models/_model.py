@@ -10,7 +10,7 @@ from __future__ import annotations as _annotations
 import dataclasses
 import sys
 import warnings
-from abc import ABC, abstractmethod
+from abc import abstractmethod
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -41,6 +41,7 @@ from ..profiles import ModelProfile, ModelProfileSpec, ToolAdditionMode, ToolDef
 from ..settings import ModelSettings, merge_model_settings
 from ..usage import UsageLimits
 from ..workspaces import Workspace
+from ._abstract import AbstractModel
 from ._canonical_system import accepts_stateless_artifact
 from ._instruction_history import project_history_records
 from ._instrumentation_settings import DEFAULT_INSTRUMENTATION_VERSION
@@ -380,7 +381,7 @@ class RunContext(Generic[RunContextAgentDepsT]):
         )
 
 
-class Model(ABC):
+class Model(AbstractModel):
     """A language model backend: turns a list of messages into a `ModelResponse`."""
 
     _settings: ModelSettings | None = None
@@ -696,18 +697,6 @@ class Model(ABC):
         return cls.supported_native_tools()
 
     @property
-    @abstractmethod
-    def model_name(self) -> str:
-        """The model's name."""
-        raise NotImplementedError
-
-    @property
-    @abstractmethod
-    def system(self) -> str:
-        """The provider's name, as used in OpenTelemetry attributes (`gen_ai.system`)."""
-        raise NotImplementedError
-
-    @property
     def batch_max_requests(self) -> int | None:
         """The most requests the provider takes in one batch; `None` when the model has no batch API (a model that
         gives a number implements the other `batch_*` methods, which `BatchModelRequests` uses)."""
@@ -759,16 +748,6 @@ class Model(ABC):
     def batch_decode(self, result: BatchResult, request: BatchRequest) -> ModelResponse:
         """The response `request` would have had on its own, from its batch `result` (raising its error)."""
         raise NotImplementedError(f'`{type(self).__name__}` does not support batch requests.')
-
-    @property
-    def model_id(self) -> str:
-        """The model's full id, `'<system>:<model_name>'` (`'openai:gpt-5'`, say)."""
-        return f'{self.system}:{self.model_name}'
-
-    @property
-    def label(self) -> str:
-        """`<system>:<model_name>`, used in spans and error messages."""
-        return f'{self.system}:{self.model_name}'
 
     def __repr__(self) -> str:
         return f'{type(self).__name__}(model_name={self.model_name!r})'

@@ -17,7 +17,7 @@ from __future__ import annotations as _annotations
 
 import base64
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import Any, Literal
 
 import pydantic_core
 
@@ -37,6 +37,7 @@ from ..native_tools._tool_search import ToolSearchArgs, ToolSearchMatch, ToolSea
 from ._request_parameters import ModelRequestParameters
 
 __all__ = (
+    'MCP_SERVER_TOOL_CONNECTOR_URI_SCHEME',
     'RESPONSES_NATIVE_TOOLS',
     'responses_native_tools',
     'responses_include',
@@ -69,7 +70,8 @@ NATIVE_ITEM_TYPES = frozenset(
 TOOL_SEARCH_ITEM_TYPES = frozenset({'tool_search_call', 'tool_search_output'})
 """The output item types of the `tool_search` tool."""
 
-_CONNECTOR_SCHEME = 'x-openai-connector'
+MCP_SERVER_TOOL_CONNECTOR_URI_SCHEME: Literal['x-openai-connector'] = 'x-openai-connector'
+"""The scheme of an `MCPServerTool` URL naming one of OpenAI's connectors: `x-openai-connector:<connector_id>`."""
 _IMAGE_SIZES = ('auto', '1024x1024', '1024x1536', '1536x1024')
 _SIZE_OF_ASPECT_RATIO = {'1:1': '1024x1024', '2:3': '1024x1536', '3:2': '1536x1024'}
 
@@ -130,7 +132,7 @@ def _mcp_tool(tool: MCPServerTool) -> dict[str, Any]:
     if tool.headers:
         mapped['headers'] = tool.headers
     scheme, _, connector = tool.url.partition(':')
-    if scheme == _CONNECTOR_SCHEME and connector:
+    if scheme == MCP_SERVER_TOOL_CONNECTOR_URI_SCHEME and connector:
         mapped['connector_id'] = connector
     else:
         mapped['server_url'] = tool.url

@@ -42,7 +42,7 @@ from ._error_categories import openai_http_error, openai_stream_error
 from ._history_digest import HistoryHasher, continuation_digest, history_hasher, resolve_previous_response
 from ._mapping import EventStreamedResponse, transformed_schema, transformed_tool
 from ._openai_cache import OpenAIPromptCacheOptions
-from ._openai_native_tools import RESPONSES_NATIVE_TOOLS
+from ._openai_native_tools import MCP_SERVER_TOOL_CONNECTOR_URI_SCHEME, RESPONSES_NATIVE_TOOLS
 from ._openai_responses_mapping import (
     OpenAIResponsesModelSettings,
     OpenAIResponsesStreamedResponse,
@@ -60,6 +60,8 @@ if TYPE_CHECKING:
     from ._model import RunContext
 
 __all__ = (
+    'DEPRECATED_OPENAI_MODELS',
+    'MCP_SERVER_TOOL_CONNECTOR_URI_SCHEME',
     'OpenAIChatModel',
     'OpenAIChatModelSettings',
     'OpenAIModel',
@@ -76,6 +78,29 @@ OpenAIPromptCacheOptions.__module__ = __name__
 
 OpenAIModelName = str
 """The name of an OpenAI model (`'gpt-4o'`, `'o3-mini'`, ...), or of a model on a compatible server."""
+
+DEPRECATED_OPENAI_MODELS: frozenset[str] = frozenset(
+    {
+        'chatgpt-4o-latest',
+        'codex-mini-latest',
+        'gpt-3.5-turbo-0613',
+        'gpt-3.5-turbo-16k-0613',
+        'gpt-4-0125-preview',
+        'gpt-4-1106-preview',
+        'gpt-4-turbo-preview',
+        'gpt-4-32k',
+        'gpt-4-32k-0314',
+        'gpt-4-32k-0613',
+        'gpt-4-vision-preview',
+        'gpt-4o-audio-preview-2024-10-01',
+        'gpt-5.1-mini',
+        'o1-mini',
+        'o1-mini-2024-09-12',
+        'o1-preview',
+        'o1-preview-2024-09-12',
+    }
+)
+"""OpenAI model names that are retired or never existed, though OpenAI's SDK still lists them (as pydantic-ai 2.68)."""
 
 
 class OpenAIChatModelSettings(ModelSettings, total=False):

@@ -54,6 +54,8 @@ __all__ = (
     'ImageGenerationModelName',
     'ImageGenerationTool',
     'ImageAspectRatio',
+    'ImageSize',
+    'ImageQuality',
     'MemoryTool',
     'MCPServerTool',
     'FileSearchTool',
@@ -65,6 +67,13 @@ __all__ = (
 
 ImageAspectRatio = Literal['21:9', '16:9', '4:3', '3:2', '1:1', '9:16', '3:4', '2:3', '5:4', '4:5']
 """The aspect ratios image generation tools accept."""
+
+ImageSize = Literal['auto', '1024x1024', '1024x1536', '1536x1024', '512', '1K', '2K', '4K']
+"""The sizes image generation tools accept: pixels for OpenAI Responses, `'512'` to `'4K'` for Gemini image models."""
+
+ImageQuality = Literal['low', 'medium', 'high', 'xhigh', 'max', 'auto']
+"""The quality levels of OpenAI's image generation, sent as given (`'xhigh'` and `'max'`: the newer image models
+only; older ones reject them)."""
 
 ImageGenerationModelName = Literal['gpt-image-2', 'gpt-image-1.5', 'gpt-image-1', 'gpt-image-1-mini'] | str
 """An OpenAI image model: one of the known names, or any other model id."""
@@ -149,7 +158,7 @@ class OpenAIImageGenerationToolSettings(TypedDict, total=False):
     moderation: Literal['auto', 'low']
     model: ImageGenerationModelName
     partial_images: int
-    quality: Literal['low', 'medium', 'high', 'auto']
+    quality: ImageQuality
 
 
 class ImageGenerationProviderSettings(TypedDict, total=False):
@@ -338,10 +347,10 @@ class ImageGenerationTool(AbstractNativeTool):
     partial_images: int = 0
     """How many partial images to stream, 0 to 3 (OpenAI Responses)."""
 
-    quality: Literal['low', 'medium', 'high', 'auto'] = 'auto'
+    quality: ImageQuality = 'auto'
     """The image's quality (OpenAI Responses)."""
 
-    size: Literal['auto', '1024x1024', '1024x1536', '1536x1024', '512', '1K', '2K', '4K'] | None = None
+    size: ImageSize | None = None
     """The image's size: pixels for OpenAI Responses, `'512'` to `'4K'` for Gemini image models."""
 
     aspect_ratio: ImageAspectRatio | None = None

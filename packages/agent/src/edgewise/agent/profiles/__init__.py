@@ -24,6 +24,7 @@ from typing_extensions import TypedDict
 from .._messages.content import DocumentMediaType
 from .._warnings import PydanticAIDeprecationWarning
 from ..native_tools import SUPPORTED_NATIVE_TOOLS, AbstractNativeTool
+from ..output import StructuredOutputMode
 from ..settings import CacheRetention, FramingAnnouncement
 from ._cache_outlook import PromptCacheOutlook, prompt_cache_outlook
 from ._json_schema import InlineDefsJsonSchemaTransformer, JsonSchema, JsonSchemaTransformer
@@ -45,8 +46,6 @@ __all__ = (
     'prompt_cache_outlook',
 )
 
-StructuredOutputMode: TypeAlias = Literal['tool', 'native', 'prompted']
-"""How structured output is asked of a model."""
 
 ToolDeferralMode: TypeAlias = Literal['standalone', 'with_tool_search']
 """When a provider takes a tool whose schema is held back from the model (`defer_loading` on the wire):

@@ -4,7 +4,7 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 from ..models._model import AgentDepsT
-from ._dynamic import ToolsetFunc
+from ._dynamic import DynamicToolset, ToolsetFunc
 from .abstract import AbstractToolset, ToolsetTool
 from .combined import CombinedToolset
 from .function import FunctionToolset
@@ -59,6 +59,7 @@ __all__ = (
     'CombinedToolset',
     'DeferredLoadingToolset',
     'DeferredToolset',
+    'DynamicToolset',
     'ExternalToolset',
     'FilteredToolset',
     'FunctionToolset',

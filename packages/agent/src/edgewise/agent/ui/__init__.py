@@ -11,11 +11,12 @@ Two protocols come with Edgewise, with pydantic-ai 2.x's API:
 without Starlette. `edgewise.agent.ui.web` builds the chat app of `Agent.to_web()` (the `web` extra).
 """
 
-from ._adapter import StateDeps, StateHandler, UIAdapter
+from ._adapter import DEFAULT_ALLOWED_CONTENT_TYPES, StateDeps, StateHandler, UIAdapter
 from ._event_stream import SSE_CONTENT_TYPE, NativeEvent, OnCancelFunc, OnCompleteFunc, UIEventStream
 from ._messages_builder import BuilderCheckpoint, MessagesBuilder
 
 __all__ = (
+    'DEFAULT_ALLOWED_CONTENT_TYPES',
     'SSE_CONTENT_TYPE',
     'BuilderCheckpoint',
     'MessagesBuilder',

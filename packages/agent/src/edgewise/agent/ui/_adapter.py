@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from starlette.requests import Request
     from starlette.responses import Response, StreamingResponse
 
-__all__ = ('StateDeps', 'StateHandler', 'UIAdapter')
+__all__ = ('DEFAULT_ALLOWED_CONTENT_TYPES', 'StateDeps', 'StateHandler', 'UIAdapter')
 
 RunInputT = TypeVar('RunInputT')
 MessageT = TypeVar('MessageT')
@@ -41,6 +41,28 @@ EventT = TypeVar('EventT')
 StateT = TypeVar('StateT', bound=BaseModel)
 _DepsT = TypeVar('_DepsT')
 _OutputT = TypeVar('_OutputT')
+
+
+DEFAULT_ALLOWED_CONTENT_TYPES: frozenset[str] = frozenset({'application/json'})
+"""The media types `UIAdapter.from_request` (and `dispatch_request`) accept by default: a guard against cross-site
+request forgery. A page of another site can make a browser send a body as `text/plain`, a form type or with no
+`Content-Type` without asking the server first (no CORS preflight), with the user's cookies; `application/json` needs
+a preflight, which only the application's CORS policy grants. The AG-UI and Vercel AI SDK clients send JSON."""
+
+
+def _check_content_type(request: Request, allowed: frozenset[str] | None) -> None:
+    """Refuse, with a 415 that Starlette answers itself, a request whose media type is not in `allowed` (`None`:
+    any), before its body is read."""
+    if allowed is None:
+        return
+    accepted = {media_type.strip().lower() for media_type in allowed}
+    media_type = request.headers.get('content-type', '').split(';')[0].strip().lower()
+    if media_type not in accepted:
+        exceptions = starlette_module('exceptions', '`UIAdapter.from_request()`')
+        raise exceptions.HTTPException(
+            status_code=HTTPStatus.UNSUPPORTED_MEDIA_TYPE,
+            detail=f'Expected `Content-Type: {", ".join(sorted(accepted))}`, got {media_type or "no content type"}.',
+        )
 
 
 @runtime_checkable
@@ -109,13 +131,19 @@ class UIAdapter(ABC, Generic[RunInputT, MessageT, EventT, AgentDepsT, OutputData
         allowed_file_url_force_download: frozenset[ForceDownloadMode] = frozenset(),
         allow_uploaded_files: bool = False,
         strip_workspace_refs: bool = True,
+        allowed_content_types: frozenset[str] | None = DEFAULT_ALLOWED_CONTENT_TYPES,
         **kwargs: Any,
     ) -> Self:
         """An adapter for a Starlette request: its body read with `build_run_input`, its `Accept` header kept.
 
+        `allowed_content_types` are the media types accepted (see `DEFAULT_ALLOWED_CONTENT_TYPES`: `application/json`,
+        against cross-site request forgery); `None` accepts any, for a route your own CSRF protection covers.
+
         Raises:
+            starlette.exceptions.HTTPException: a 415, the request's media type is not allowed.
             pydantic.ValidationError: the body is not a valid run input of the protocol.
         """
+        _check_content_type(request, allowed_content_types)
         return cls(
             agent,
             cls.build_run_input(await request.body()),
