@@ -1,9 +1,15 @@
-"""`Agent` API of pydantic-ai 2.68: `@agent.system_prompt(name=..., on_change=...)` (appending system prompts)."""
+"""`Agent` API of pydantic-ai 2.68: `@agent.system_prompt(name=..., on_change=...)` (appending system prompts) and
+the options of `Agent.to_web(...)`, through the app over HTTP."""
 
 from __future__ import annotations
 
+import inspect
 import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
 
+import httpx
 import pytest
 
 from edgewise.agent import Agent
@@ -19,8 +25,11 @@ from edgewise.agent.messages import (
     UserPromptPart,
 )
 from edgewise.agent.models._system_prompt_contexts import render_system_prompt_contexts
-from edgewise.agent.models.function import AgentInfo, FunctionModel
+from edgewise.agent.models.function import AgentInfo, DeltaToolCall, DeltaToolCalls, FunctionModel
 from edgewise.agent.models.test import TestModel
+from edgewise.agent.tools import RunContext
+
+from .ui._server import serving
 
 pytestmark = pytest.mark.anyio
 
@@ -280,3 +289,83 @@ def test_statements_as_a_model_with_inline_system_prompts_reads_them() -> None:
         ['ok'],
         [context('This context has been withdrawn.'), 'go'],
     ]
+
+
+# -- `Agent.to_web(...)` --------------------------------------------------------------------------------------------
+
+
+def test_to_web_takes_the_options_of_2_68_by_keyword() -> None:
+    parameters = inspect.signature(Agent.to_web).parameters
+    assert [(name, p.kind) for name, p in parameters.items()][1:7] == [
+        (name, inspect.Parameter.KEYWORD_ONLY)
+        for name in ('models', 'deps', 'model_settings', 'instructions', 'html_source', 'allowed_hosts')
+    ]
+    with pytest.raises(TypeError):
+        Agent(TestModel()).to_web(['test'])  # type: ignore[call-arg]
+
+
+def _web_client(app: Any, host: str = '127.0.0.1:8000') -> httpx.AsyncClient:
+    return httpx.AsyncClient(transport=httpx.ASGITransport(app), base_url=f'http://{host}')
+
+
+def _chat(text: str, chat_id: str = 'c1', **extra: Any) -> dict[str, Any]:
+    message = {'id': 'u1', 'role': 'user', 'parts': [{'type': 'text', 'text': text}]}
+    return {'trigger': 'submit-message', 'id': chat_id, 'messages': [message], **extra}
+
+
+def _streamed_text(body: str) -> str:
+    chunks = [json.loads(e.removeprefix('data: ')) for e in body.split('\n\n') if e and e != 'data: [DONE]']
+    return ''.join(chunk['delta'] for chunk in chunks if chunk['type'] == 'text-delta')
+
+
+async def test_to_web_runs_each_chat_with_the_deps_settings_and_instructions_given() -> None:
+    seen: list[tuple[str | None, Any, str]] = []
+
+    async def stream(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[str | DeltaToolCalls]:
+        if len(messages) == 1:
+            yield {0: DeltaToolCall('whose', '{}', tool_call_id='call-1')}
+        else:
+            seen.append((info.instructions, info.model_settings, 'done'))
+            yield 'answered'
+
+    agent = Agent(FunctionModel(stream_function=stream), deps_type=str)
+
+    @agent.tool
+    def whose(ctx: RunContext[str]) -> str:
+        return ctx.deps
+
+    app = agent.to_web(deps='alice', model_settings={'temperature': 0.25}, instructions='Answer in French.')
+    async with _web_client(app) as http:
+        response = await http.post('/api/chat', json=_chat('hi'))
+    assert _streamed_text(response.text) == 'answered'
+    assert '"output":"alice"' in response.text.replace(' ', '')
+    assert seen == [('Answer in French.', {'temperature': 0.25}, 'done')]
+
+
+async def test_to_web_offers_the_models_given_and_runs_the_one_chosen() -> None:
+    async def default(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[str]:
+        yield 'from default'
+
+    async def other(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[str]:
+        yield 'from other'
+
+    agent = Agent(FunctionModel(stream_function=default))
+    app = agent.to_web(models={'Other one': FunctionModel(stream_function=other, model_name='other')})
+    async with _web_client(app) as http:
+        config = (await http.get('/api/configure')).json()
+        assert [m['name'] for m in config['models']][1:] == ['Other one']
+        chosen = config['models'][1]['id']
+        answer = await http.post('/api/chat', json=_chat('hi', model=chosen))
+        assert _streamed_text(answer.text) == 'from other'
+
+
+async def test_to_web_serves_the_page_given_under_the_hosts_allowed_over_a_real_server(tmp_path: Path) -> None:
+    page = tmp_path / 'page.html'
+    page.write_text('<p>my page</p>')
+    app = Agent(TestModel()).to_web(html_source=page, allowed_hosts=['chat.example.com'])
+    with serving(app) as base:
+        async with httpx.AsyncClient(base_url=base) as http:
+            assert (await http.get('/')).text == '<p>my page</p>'
+            assert (await http.get('/', headers={'host': 'chat.example.com'})).status_code == 200
+            refused = await http.get('/', headers={'host': 'other.example.com'})
+            assert refused.status_code == 421
