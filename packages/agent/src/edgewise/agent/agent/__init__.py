@@ -8,7 +8,7 @@ work is handed to its parts:
 - `_options`: the keyword arguments the entry points share, and the checks of a run's nodes;
 - `_resume`: what resuming a stored run reads back (its history, the answers it waits on);
 - `_from_spec`: agents, runs and overrides described by a spec (`spec`: the public `AgentSpec`);
-- `_as_tool`: `Agent.as_tool`; `wrapper`: `WrapperAgent`;
+- `_as_tool`: `Agent.as_tool`; `wrapper`: `WrapperAgent`; `_chat_cli`: the terminal chat of `to_cli()`;
 - `_registration`: the decorators that register tools, toolsets, prompts and validators.
 
 - `_run_setup`: every run, new (`iter`) or stored (`iter_from_persistence`), starts in `open_run`, the one run
