@@ -205,6 +205,7 @@ def test_a_system_prompt_is_conversation_scoped_unless_said_otherwise() -> None:
         'content': '3 requests left',
         'timestamp': '2026-01-02T03:04:05Z',
         'dynamic_ref': None,
+        'context_id': None,
         'scope': 'request',
         'part_kind': 'system-prompt',
     }

@@ -57,6 +57,8 @@ class SystemPromptRunner:
     """The function."""
     dynamic: bool = False
     """Re-evaluated when a run continues a message history holding its earlier output."""
+    context_id: str | None = None
+    """For a system prompt registered with `on_change='append'`: the `<pyai:context>` id its parts carry."""
     takes_ctx: bool = field(init=False)
 
     def __post_init__(self) -> None:
@@ -104,7 +106,9 @@ async def system_prompt_parts(
             parts.append(SystemPromptPart(prompt))
         elif prompt.dynamic:
             text = await prompt.run(ctx)
-            parts.append(SystemPromptPart(text or '', dynamic_ref=prompt.function.__qualname__))
+            parts.append(
+                SystemPromptPart(text or '', dynamic_ref=prompt.function.__qualname__, context_id=prompt.context_id)
+            )
         elif text := await prompt.run(ctx):
             parts.append(SystemPromptPart(text))
     return parts

@@ -52,6 +52,7 @@ __all__ = (
     'merge_adjacent',
     'prompt_of',
     'refresh_dynamic_prompts',
+    'with_statements',
     'sent_messages',
     'validate_history',
 )
@@ -148,9 +149,10 @@ _PREPARED_PARTS = (ToolAvailabilityDeltaPart, RetryFeedbackPart, *RECORD_PARTS)
 def has_tool_deltas(messages: Sequence[ModelMessage]) -> bool:
     """Whether `messages` hold a part `Model.prepare_messages` renders or drops: a `ToolAvailabilityDeltaPart`, a
     `RetryFeedbackPart`, a record of instructions, capability loads or settings (`InstructionDeltaPart`, ...), or a
-    request-scoped system prompt."""
+    request-scoped system prompt or a statement of an appending one (`context_id`)."""
     return any(
-        isinstance(p, _PREPARED_PARTS) or (isinstance(p, SystemPromptPart) and p.scope == 'request')
+        isinstance(p, _PREPARED_PARTS)
+        or (isinstance(p, SystemPromptPart) and (p.scope == 'request' or p.context_id is not None))
         for m in messages
         if isinstance(m, ModelRequest)
         for p in m.parts
@@ -207,26 +209,58 @@ def prompt_of(request: ModelRequest) -> str | list[UserContent] | None:
     return combined
 
 
-async def refresh_dynamic_prompts(history: list[Any], deps: GraphAgentDeps[Any, Any], ctx: RunContext[Any]) -> int:
-    """Re-evaluate the dynamic system prompts in `history`; the index of the first message replaced (or its length)."""
+async def refresh_dynamic_prompts(
+    history: list[Any], deps: GraphAgentDeps[Any, Any], ctx: RunContext[Any]
+) -> tuple[int, list[SystemPromptPart]]:
+    """Re-evaluate the dynamic system prompts in `history`: the index of the first message replaced (or its length),
+    and the new statements of the appending ones (`on_change='append'`) whose text changed since their latest part,
+    which the history keeps as it is."""
     first = len(history)
     dynamic = {p.function.__qualname__: p for p in deps.system_prompts if not isinstance(p, str) and p.dynamic}
     if not dynamic:
-        return first
+        return first, []
+    latest: dict[str, SystemPromptPart] = {}
     for index, message in enumerate(history):
-        if isinstance(message, ModelRequest) and any(
-            isinstance(p, SystemPromptPart) and p.dynamic_ref in dynamic for p in message.parts
-        ):
-            # A new message rather than an edit in place: the history belongs to the caller.
-            parts: list[ModelRequestPart] = []
-            for part in message.parts:
-                if isinstance(part, SystemPromptPart) and part.dynamic_ref in dynamic:
-                    text = await dynamic[part.dynamic_ref].run(ctx)
+        if not isinstance(message, ModelRequest):
+            continue
+        parts: list[ModelRequestPart] = []
+        for part in message.parts:
+            if isinstance(part, SystemPromptPart) and (runner := dynamic.get(part.dynamic_ref or '')) is not None:
+                if runner.context_id is not None:
+                    latest[runner.function.__qualname__] = part
+                else:
+                    text = await runner.run(ctx)
                     part = SystemPromptPart(text or '', dynamic_ref=part.dynamic_ref)
-                parts.append(part)
+            parts.append(part)
+        if parts != message.parts:
+            # A new message rather than an edit in place: the history belongs to the caller.
             history[index] = dataclasses.replace(message, parts=parts)
             first = min(first, index)
-    return first
+    statements: list[SystemPromptPart] = []
+    for ref, part in latest.items():
+        runner = dynamic[ref]
+        text = await runner.run(ctx) or ''
+        if text != part.content:
+            statements.append(SystemPromptPart(text, dynamic_ref=ref, context_id=runner.context_id))
+    return first, statements
+
+
+def with_statements(parts: Sequence[ModelRequestPart], statements: list[SystemPromptPart]) -> list[ModelRequestPart]:
+    """A request's `parts` with the new `statements` of appending system prompts: each right after its prompt's latest
+    part in `parts` (so that it follows the text it replaces), the others at the start."""
+    placed = list(parts)
+    opening: list[ModelRequestPart] = []
+    for statement in statements:
+        at = [
+            index
+            for index, part in enumerate(placed)
+            if isinstance(part, SystemPromptPart) and part.dynamic_ref == statement.dynamic_ref
+        ]
+        if at:
+            placed.insert(at[-1] + 1, statement)
+        else:
+            opening.append(statement)
+    return [*opening, *placed]
 
 
 def validate_history(history: Sequence[ModelMessage] | None) -> list[ModelMessage]:

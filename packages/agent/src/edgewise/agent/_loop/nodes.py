@@ -50,6 +50,7 @@ from ..messages import (
     OutputToolCallEvent,
     OutputToolResultEvent,
     RetryPromptPart,
+    SystemPromptPart,
     ToolAvailabilityDeltaEvent,
     ToolAvailabilityDeltaPart,
     ToolCallPart,
@@ -86,6 +87,7 @@ from .history import (
     refresh_dynamic_prompts,
     response_to_answer,
     sent_messages,
+    with_statements,
 )
 from .model_stream import AgentStream, whole_stream
 from .node_support import (
@@ -154,14 +156,15 @@ class UserPromptNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Final
             deps.prompt = prompt_of(history[-1]) or deps.prompt
         parts: list[ModelRequestPart] = []
         kept = len(history)  # the messages before this index are as this node's snapshot holds them
+        statements: list[SystemPromptPart] = []  # changes of appending system prompts, for the request to send
         if deps.system_prompts:  # (a run context only for the agents that have system prompts)
             run_ctx = deps.run_context(state)
             if not history:
                 parts.extend(await system_prompt_parts(deps.system_prompts, run_ctx))
             else:
-                kept = await refresh_dynamic_prompts(history, deps, run_ctx)
+                kept, statements = await refresh_dynamic_prompts(history, deps, run_ctx)
         if self.user_prompt is not None:
-            parts.append(UserPromptPart(self.user_prompt))
+            parts = [*statements, *parts, UserPromptPart(self.user_prompt)]
         elif not parts and history:
             last = history[-1]
             if isinstance(last, ModelRequest):
@@ -169,7 +172,10 @@ class UserPromptNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Final
                 # instructions; it keeps its run id, and stays out of `new_messages` (as in pydantic-ai).
                 history.pop()
                 request = ModelRequest(
-                    last.parts, run_id=last.run_id, conversation_id=last.conversation_id, metadata=last.metadata
+                    with_statements(last.parts, statements),
+                    run_id=last.run_id,
+                    conversation_id=last.conversation_id,
+                    metadata=last.metadata,
                 )
                 deps.resumed_request, deps.resumed_request_index = request, -1
                 stored_through(ctx, min(kept, len(history)))
@@ -181,6 +187,7 @@ class UserPromptNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Final
                 stored_through(ctx, kept)
                 return CallToolsNode(last)
             # A history ending with a plain response, and instructions: send them alone (as pydantic-ai).
+            parts = list(statements)
         stored_through(ctx, kept)
         return ModelRequestNode(ModelRequest(parts))
 

@@ -40,6 +40,7 @@ __all__ = (
     'SUPERSESSION_SENTENCE',
     'instruction_text_hash',
     'render_append_parts',
+    'render_system_prompt_statement',
     'tag_window_prefix',
 )
 
@@ -348,6 +349,14 @@ def render_append_parts(parts: Sequence[InstructionPart]) -> list[InstructionPar
             content = f'{content}\n{SUPERSESSION_SENTENCE}'
         rendered[index] = replace(parts[index], content=content)
     return rendered
+
+
+def render_system_prompt_statement(content: str, context_id: str, *, inline_system: bool, states_rule: bool) -> str:
+    """A statement of an appending system prompt (`SystemPromptPart.context_id`) as the model reads it: its text (or,
+    when empty, a note of the withdrawal) in a `<pyai:context id=...>` element, followed by `SUPERSESSION_SENTENCE`
+    when `states_rule`."""
+    element = frame(CONTEXT_TAG, f'\n{content or _withdrawn(inline_system=inline_system)}\n', id=context_id)
+    return f'{element}\n{SUPERSESSION_SENTENCE}' if states_rule else element
 
 
 def tag_window_prefix(instructions: str, baseline: InstructionBaselinePart) -> str:

@@ -116,6 +116,10 @@ class SystemPromptPart:
     """When the part was created."""
     dynamic_ref: str | None = None
     """The qualified name of the `dynamic=True` system prompt function that wrote it, if any."""
+    context_id: str | None = None
+    """The id of the `<pyai:context>` element the model is sent this prompt in (`'system_prompt:<name>'`, set for a
+    system prompt registered with `on_change='append'`), or `None` to send the text as it is. The first part of an
+    id in a conversation states the prompt; each later one replaces it, and an empty one withdraws it."""
     scope: Literal['conversation', 'request'] = 'conversation'
     """For how many model requests the prompt counts.
 
@@ -135,7 +139,7 @@ class SystemPromptPart:
         return [_otel_text(self.content, settings)]
 
     def __repr__(self) -> str:
-        shown = _repr(self, ('content', 'timestamp', 'dynamic_ref'))
+        shown = _repr(self, ('content', 'timestamp', 'dynamic_ref', 'context_id'))
         return shown if self.scope == 'conversation' else f"{shown[:-1]}, scope='request')"
 
 

@@ -8,7 +8,7 @@ work is handed to its parts:
 - `_options`: the keyword arguments the entry points share, and the checks of a run's nodes;
 - `_resume`: what resuming a stored run reads back (its history, the answers it waits on);
 - `_from_spec`: agents, runs and overrides described by a spec (`spec`: the public `AgentSpec`);
-- `_as_tool`: `Agent.as_tool`; `wrapper`: `WrapperAgent`;
+- `_as_tool`: `Agent.as_tool`; `wrapper`: `WrapperAgent`; `_chat_cli`: the terminal chat of `to_cli()`;
 - `_registration`: the decorators that register tools, toolsets, prompts and validators.
 
 - `_run_setup`: every run, new (`iter`) or stored (`iter_from_persistence`), starts in `open_run`, the one run
@@ -98,6 +98,11 @@ from .abstract import AbstractAgent
 from .wrapper import WrapperAgent
 
 if TYPE_CHECKING:
+    from starlette.applications import Starlette
+
+    from edgewise.graph.persistence.store import DurableStatePersistence
+
+    from ..native_tools import AbstractNativeTool
     from ._from_spec import AgentSpec
 
 __all__ = (
@@ -729,13 +734,50 @@ class Agent(AgentRegistration[AgentDepsT], AbstractAgent[AgentDepsT, OutputDataT
         """
         return agent_as_tool(self, name or self.name or 'agent', description, custom_output_extractor)
 
-    def to_web(self, **options: Any) -> Any:
-        """A Starlette app serving a chat page for this agent, offline (the `web` extra): the arguments of
-        `edgewise.agent.ui.web.create_web_app` after the agent (`models`, `native_tools`, `deps`, `model_settings`,
-        `instructions`, `html_source`, `allowed_hosts`, `persistence`)."""
+    def to_web(
+        self,
+        *,
+        models: Sequence[Model | KnownModelName | str] | Mapping[str, Model | KnownModelName | str] | None = None,
+        deps: AgentDepsT = None,  # type: ignore[assignment]
+        model_settings: ModelSettings | None = None,
+        instructions: str | None = None,
+        html_source: str | Path | None = None,
+        allowed_hosts: Sequence[str] | None = None,
+        native_tools: Sequence[AbstractNativeTool] | None = None,
+        persistence: str | Callable[[str], DurableStatePersistence[Any, Any]] | None = None,
+    ) -> Starlette:
+        """A Starlette app serving a chat page for this agent, offline (the `web` extra; run it with any ASGI server,
+        e.g. `uvicorn`). See `edgewise.agent.ui.web.create_web_app`.
+
+        Args:
+            models: Models the page offers besides the agent's own: names or models, or a dict of them by label.
+            deps: The deps of every run the page starts.
+            model_settings: The model settings of every run.
+            instructions: Instructions added to those of the agent in every run.
+            html_source: Another page to serve instead of the bundled one: a file, or an `http(s)://` URL fetched
+                once.
+            allowed_hosts: Host names to answer under besides IP addresses and `localhost` (`'chat.example.com'`,
+                `'*.example.com'` for subdomains, `'*'` for any); any other `Host` is refused with a 421.
+            native_tools: Native tools the user may switch on (Edgewise's addition).
+            persistence: Store each chat's turns as durable agent runs: a store URL or a function from a run id to
+                a durable persistence (Edgewise's addition).
+
+        Raises:
+            UserError: an `allowed_hosts` entry names no domain, or a model name is unknown.
+        """
         from ..ui.web import create_web_app
 
-        return create_web_app(self, **options)
+        return create_web_app(
+            self,
+            models=models,
+            native_tools=native_tools,
+            deps=deps,
+            model_settings=model_settings,
+            instructions=instructions,
+            html_source=html_source,
+            allowed_hosts=allowed_hosts,
+            persistence=persistence,
+        )
 
     def __repr__(self) -> str:
         return (

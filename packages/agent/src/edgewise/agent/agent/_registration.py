@@ -68,19 +68,65 @@ class AgentRegistration(Generic[AgentDepsT]):
         self._tools.function_toolset.add_tool(tool)
 
     @overload
-    def system_prompt(self, func: _F, /) -> _F: ...
+    def system_prompt(
+        self,
+        func: _F,
+        /,
+        *,
+        dynamic: bool = False,
+        name: str | None = None,
+        on_change: InstructionChangePolicy = 'rewrite',
+    ) -> _F: ...
 
     @overload
-    def system_prompt(self, /, *, dynamic: bool = False) -> Callable[[_F], _F]: ...
+    def system_prompt(
+        self, /, *, dynamic: bool = False, name: str | None = None, on_change: InstructionChangePolicy = 'rewrite'
+    ) -> Callable[[_F], _F]: ...
 
-    def system_prompt(self, func: Any = None, /, *, dynamic: bool = False) -> Any:
-        """Register a system prompt function (`(ctx) -> str` or `() -> str`, sync or async).
+    def system_prompt(
+        self,
+        func: Any = None,
+        /,
+        *,
+        dynamic: bool = False,
+        name: str | None = None,
+        on_change: InstructionChangePolicy = 'rewrite',
+    ) -> Any:
+        """Register a system prompt function (`(ctx) -> str` or `() -> str`, sync or async): `@agent.system_prompt`
+        or `@agent.system_prompt(dynamic=..., name=..., on_change=...)`.
 
-        With `dynamic=True` it is re-evaluated when a run continues a message history that holds its text.
+        Args:
+            func: The function.
+            dynamic: Re-evaluate it when a run continues a message history that holds its text.
+            name: With `on_change='append'`, the name in the id `system_prompt:<name>` of the `<pyai:context>`
+                element the model is sent it in (the function's `__name__` by default); no `:`. Ignored otherwise.
+            on_change: `'rewrite'` (the default): a dynamic prompt whose text changed is rewritten where it sits in
+                the history. `'append'` (which makes it dynamic): the history keeps the text the model got, and a
+                changed text is added to the next request as a replacement with the same id (an empty text
+                withdraws it), so the start of the conversation, and the provider's prompt cache, stay as they were.
+
+        Raises:
+            UserError: `name` holds `:`, or another appending system prompt of the agent has the same name.
         """
+        appends = on_change == 'append'
 
         def register(function: _F) -> _F:
-            self._system_prompts.append(SystemPromptRunner(function, dynamic=dynamic))
+            context_id = None
+            if appends:
+                label = name if name is not None else function.__name__
+                if ':' in label:
+                    raise UserError(
+                        f'System prompt name {label!r} cannot hold `:`: it is one segment of the id '
+                        '`system_prompt:<name>`. Pass another `name=`.'
+                    )
+                context_id = f'system_prompt:{label}'
+                if any(isinstance(p, SystemPromptRunner) and p.context_id == context_id for p in self._system_prompts):
+                    raise UserError(
+                        f"Another system prompt of this agent with `on_change='append'` is named {label!r}; "
+                        'pass a different `name=`.'
+                    )
+            runner = SystemPromptRunner(function, dynamic=dynamic or appends, context_id=context_id)
+            self._system_prompts.append(runner)
             return function
 
         return register if func is None else register(func)

@@ -49,7 +49,7 @@ if TYPE_CHECKING:
     from ..models import KnownModelName, Model
     from ..settings import ModelSettings
     from ..toolsets import AbstractToolset
-    from ..usage import RunUsage
+    from ..usage import RunUsage, UsageLimits
 
 __all__ = ('AbstractAgent',)
 
@@ -302,6 +302,63 @@ class AbstractAgent(ABC, Generic[AgentDepsT, OutputDataT]):
         from .._streaming.run_result_sync import StreamedRunResultSync
 
         return StreamedRunResultSync(partial(self.run_stream, user_prompt, infer_name=False, **kwargs))
+
+    async def to_cli(
+        self,
+        deps: AgentDepsT = None,  # type: ignore[assignment]
+        prog_name: str = 'edgewise',
+        message_history: Sequence[ModelMessage] | None = None,
+        model_settings: ModelSettings | None = None,
+        usage_limits: UsageLimits | None = None,
+        model: Model | KnownModelName | str | None = None,
+    ) -> None:
+        """Chat with the agent in the terminal until `/exit` or the end of input (the `cli` extra: rich).
+
+        Each prompt runs the agent on the chat's history so far and streams its answer as Markdown. Commands:
+        `/exit`, `/markdown` (the last answer's source), `/multiline` (a prompt then ends at an empty line), `/cp`
+        (the last answer to the clipboard) and `/usage` (`/usage --json`).
+
+        Args:
+            deps: The deps of every run.
+            prog_name: The name shown in the prompt.
+            message_history: The conversation so far.
+            model_settings: The model settings of every run.
+            usage_limits: The limits of each run.
+            model: The model of every run, instead of the agent's.
+        """
+        from ._chat_cli import run_chat
+
+        await run_chat(
+            self,
+            prog_name=prog_name,
+            deps=deps,
+            message_history=message_history,
+            model_settings=model_settings,
+            usage_limits=usage_limits,
+            model=model,
+        )
+
+    def to_cli_sync(
+        self,
+        deps: AgentDepsT = None,  # type: ignore[assignment]
+        prog_name: str = 'edgewise',
+        message_history: Sequence[ModelMessage] | None = None,
+        model_settings: ModelSettings | None = None,
+        usage_limits: UsageLimits | None = None,
+        model: Model | KnownModelName | str | None = None,
+    ) -> None:
+        """`to_cli` from synchronous code (in an event loop of its own)."""
+        run_in_new_loop(
+            partial(
+                self.to_cli,
+                deps=deps,
+                prog_name=prog_name,
+                message_history=message_history,
+                model_settings=model_settings,
+                usage_limits=usage_limits,
+                model=model,
+            )
+        )
 
     def _infer_name(self, frame: types.FrameType | None) -> None:
         """Name the agent after the variable holding it in the caller of `frame`, when it has no name."""

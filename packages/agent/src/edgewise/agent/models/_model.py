@@ -53,6 +53,7 @@ from ._request_scoped import scope_system_prompts
 from ._retry_feedback_history import render_retry_feedback
 from ._speech_history import convert_speech_parts
 from ._streamed_response import StreamedResponse
+from ._system_prompt_contexts import render_system_prompt_contexts
 from ._thinking import resolve_thinking
 from ._tool_announcements import TOOL_AVAILABILITY_ANNOUNCEMENT, announce_tool_availability
 from ._tool_call_ids import fit_tool_call_ids
@@ -629,7 +630,8 @@ class Model(AbstractModel):
         and that it has no authority (a lookalike note, in the application's voice). A request-scoped system prompt
         (`SystemPromptPart(scope='request')`) of an earlier request is left out and the current request's go to its
         end, unless the profile has `supports_request_scoped_system_prompts` (the API clears them itself: then only
-        one no later user turn follows is left out). When the profile sets
+        one no later user turn follows is left out). A system prompt registered with `on_change='append'` is sent in
+        its `<pyai:context>` element (`SystemPromptPart.context_id`). When the profile sets
         `tool_call_id_length`, tool call ids that do not fit it are replaced by stable hashes that do (`UserError`
         when the length is below 1). `messages` itself when nothing changes.
 
@@ -643,6 +645,7 @@ class Model(AbstractModel):
         inline_system = self.profile.get('supports_inline_system_prompts', False)
         noted = note_lookalikes(spoken, self.profile)
         projected = project_history_records(render_retry_feedback(noted), inline_system=inline_system)
+        projected = render_system_prompt_contexts(projected, inline_system=inline_system)
         announced = announce_tool_availability(projected, model_request_parameters)
         announced = scope_system_prompts(
             announced, cleared_by_api=self.profile.get('supports_request_scoped_system_prompts', False)
