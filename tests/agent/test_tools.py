@@ -199,7 +199,7 @@ async def test_the_run_contexts_of_a_run_hold_every_field_as_the_constructor_wou
     assert list(ctx.__dict__)[: len(fields)] == [f.name for f in fields]
     unset = {
         'model_settings', 'validation_context', 'partial_output', 'tool_call_approved', 'tool_call_metadata',
-        'capability_loaded',
+        'capability_active',
     }  # fmt: skip
     assert {f.name: getattr(ctx, f.name) for f in fields if f.name in unset} == {
         f.name: f.default for f in fields if f.name in unset

@@ -297,7 +297,7 @@ async def test_the_run_context_lists_the_capabilities_and_the_loaded_ones() -> N
         async def before_model_request(
             self, ctx: RunContext[None], request_context: ModelRequestContext
         ) -> ModelRequestContext:
-            views.append((list(ctx.capabilities), set(ctx.loaded_capability_ids), ctx.available_capability_ids))
+            views.append((list(ctx.capabilities), set(ctx.loaded_capability_ids), ctx.active_capability_ids))
             return request_context
 
     agent = Agent(
@@ -426,7 +426,7 @@ async def test_a_wrapped_deferred_capability_stays_deferred_under_the_wrappers_t
     assert looked_up.content == 'C3: refundable'
 
 
-async def test_hooks_of_a_loaded_capability_see_capability_loaded() -> None:
+async def test_hooks_of_a_loaded_capability_see_capability_active() -> None:
     from edgewise.agent.capabilities import Hooks
 
     hooks = Hooks[None](id='audit', description='Audit.', defer_loading=True)
@@ -434,7 +434,7 @@ async def test_hooks_of_a_loaded_capability_see_capability_loaded() -> None:
 
     @hooks.on.before_model_request
     async def record(ctx: RunContext[None], request_context: ModelRequestContext) -> ModelRequestContext:
-        flags.append(ctx.capability_loaded)
+        flags.append(ctx.capability_active)
         return request_context
 
     agent = Agent(scripted([load('audit')], [TextPart('ok')], seen=Seen()), capabilities=[hooks])
@@ -507,7 +507,7 @@ class Searching(AbstractCapability[None]):
         from edgewise.agent.native_tools import CodeExecutionTool, WebSearchTool
 
         def code_tool(ctx: RunContext[None]) -> CodeExecutionTool:
-            assert ctx.capability_loaded is True
+            assert ctx.capability_active is True
             return CodeExecutionTool()
 
         return [WebSearchTool(), code_tool]
@@ -674,7 +674,7 @@ def test_combined_settings_of_deferred_capabilities_count_once_loaded() -> None:
     seen_loaded: list[bool | None] = []
 
     def dynamic(ctx: RunContext[None]) -> ModelSettings:
-        seen_loaded.append(ctx.capability_loaded)
+        seen_loaded.append(ctx.capability_active)
         return ModelSettings(temperature=0.2)
 
     combined = CombinedCapability(
@@ -705,7 +705,7 @@ def test_combined_native_tools_of_deferred_capabilities_are_given_once_loaded() 
     made: list[bool | None] = []
 
     def per_request(ctx: RunContext[None]) -> WebSearchTool:
-        made.append(ctx.capability_loaded)
+        made.append(ctx.capability_active)
         return WebSearchTool(search_context_size='high')
 
     plain = CodeExecutionTool()

@@ -253,7 +253,7 @@ def _reveal(
     for name in tools:
         tool = step_tools.get(name)
         owner = None if tool is None else tool.capability_id
-        if owner is not None and owner in run_ctx.capabilities and owner not in run_ctx.available_capability_ids:
+        if owner is not None and owner in run_ctx.capabilities and owner not in run_ctx.active_capability_ids:
             raise UserError(
                 f'`ToolReturn.tools` cannot reveal {name!r}: it belongs to capability {owner!r}, which must be '
                 'loaded with `load_capability` so its instructions and hooks activate with it.'

@@ -112,6 +112,9 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
     """Whether the run makes spans."""
     instrumentation: InstrumentationSettings = field(default_factory=InstrumentationSettings)
     """The run's tracing options (its total usage goes on the run span as they say)."""
+    trace_include_content: bool = False
+    """Whether the run's spans record content: it makes spans and its `InstrumentationSettings.include_content` is on
+    (`RunContext.trace_include_content`)."""
     resumed_request: ModelRequest | None = None
     """The request of the given history the run sends again (run without a user prompt), not a new message."""
     resumed_request_index: int | None = None
@@ -258,7 +261,7 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
             'pending_messages': state.pending_messages,
             'capabilities': self.capabilities,
             'loaded_capability_ids': self.loaded_capability_ids,
-            'capability_loaded': None,
+            'capability_active': None,
             '_cancellation': self.cancellation,
             '_durable_operations': None if self.operation_journal is None else self.operation_journal.dispatchers,
             'deadline': self.deadline,
@@ -266,6 +269,9 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
             'discovered_tool_names': self.discovered_tool_names,
             'instrumentation_version': self.instrumentation.version,
             'workspace': self.workspace,
+            'root_capability': self.root_capability,
+            'trace_include_content': self.trace_include_content,
+            '_model_id': self.model_id,
         }
         return ctx
 

@@ -442,6 +442,8 @@ def configure_run(
             'function of the run context) to vary `tool_choice` per step.'
         )
     root = combined_or_none(caps)
+    tracing = (traced_as is not None or agent._tracing(caps)) and _instrument.TRACING  # (none without logfire)
+    instrumentation = _run_instrumentation(agent, caps, traced_as)
     graph_deps: GraphAgentDeps[Any, Any] = GraphAgentDeps(
         user_deps=deps,
         prompt=None,  # the run's, set by the caller
@@ -455,8 +457,9 @@ def configure_run(
         native_tools=run_native_tools(
             agent._overrides.get(), agent._native_tools, agent._capabilities, caps, native_tools
         ),
-        tracing=(traced_as is not None or agent._tracing(caps)) and _instrument.TRACING,  # (none without logfire)
-        instrumentation=_run_instrumentation(agent, caps, traced_as),
+        tracing=tracing,
+        instrumentation=instrumentation,
+        trace_include_content=tracing and instrumentation.include_content,
         validation_context=agent.validation_context,
         usage_limits=usage_limits or UsageLimits(),
         max_result_retries=retries.get('output', agent._max_output_retries),

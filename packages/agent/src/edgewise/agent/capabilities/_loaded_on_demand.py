@@ -230,7 +230,7 @@ class DeferredCapabilityGate(WrapperCapability[AgentDepsT]):
         def loaded_settings(ctx: RunContext[AgentDepsT]) -> Any:
             if not self._loaded(ctx):
                 return None
-            return settings(replace(ctx, capability_loaded=True)) if callable(settings) else settings
+            return settings(replace(ctx, capability_active=True)) if callable(settings) else settings
 
         return loaded_settings
 
@@ -242,7 +242,7 @@ class DeferredCapabilityGate(WrapperCapability[AgentDepsT]):
         def loaded_tool(ctx: RunContext[AgentDepsT]) -> Any:
             if not self._loaded(ctx):
                 return None
-            return tool(replace(ctx, capability_loaded=True)) if callable(tool) else tool
+            return tool(replace(ctx, capability_active=True)) if callable(tool) else tool
 
         return loaded_tool
 
@@ -257,7 +257,7 @@ class DeferredCapabilityGate(WrapperCapability[AgentDepsT]):
         """The events through the wrapped capability's `wrap_run_event_stream` once it is loaded."""
         if not self._loaded(ctx):
             return stream
-        return self.wrapped.wrap_run_event_stream(replace(ctx, capability_loaded=True), stream=stream)
+        return self.wrapped.wrap_run_event_stream(replace(ctx, capability_active=True), stream=stream)
 
 
 def _gated_hook(name: str) -> Callable[..., Any]:
@@ -265,7 +265,7 @@ def _gated_hook(name: str) -> Callable[..., Any]:
 
     async def gated(self: DeferredCapabilityGate[Any], ctx: RunContext[Any], *args: Any, **kwargs: Any) -> Any:
         if self._loaded(ctx):
-            return await getattr(self.wrapped, name)(replace(ctx, capability_loaded=True), *args, **kwargs)
+            return await getattr(self.wrapped, name)(replace(ctx, capability_active=True), *args, **kwargs)
         return await default(self, ctx, *args, **kwargs)
 
     gated.__name__ = gated.__qualname__ = name

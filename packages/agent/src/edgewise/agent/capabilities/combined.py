@@ -187,7 +187,7 @@ def _when_loaded(capability: AbstractCapability[Any], given: Any) -> Callable[[R
     def loaded_only(ctx: RunContext[Any]) -> Any:
         if capability.id not in ctx.loaded_capability_ids:
             return None
-        return given(replace(ctx, capability_loaded=True)) if callable(given) else given
+        return given(replace(ctx, capability_active=True)) if callable(given) else given
 
     return loaded_only
 

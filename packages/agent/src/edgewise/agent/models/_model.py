@@ -8,6 +8,7 @@ context), so they live in one module, below the tools and the model backends tha
 from __future__ import annotations as _annotations
 
 import dataclasses
+import functools
 import sys
 import warnings
 from abc import abstractmethod
@@ -90,6 +91,11 @@ def check_allow_model_requests() -> None:
 
 _EventT = TypeVar('_EventT', bound=CustomEvent | CapabilityEvent)
 
+_CAPABILITY_LOADED_DEPRECATION = (
+    '`capability_loaded` is deprecated, use `capability_active` instead: the value is `True` for an always-on '
+    'capability that was never loaded.'
+)
+
 AgentDepsT = TypeVar('AgentDepsT', default=object, contravariant=True)
 """Type of an agent's dependencies, as the things that use them see it: an agent, tool, toolset or capability
 typed for `object` takes any dependencies."""
@@ -159,8 +165,9 @@ class RunContext(Generic[RunContextAgentDepsT]):
     loaded_capability_ids: set[str] = field(default_factory=set)
     """The ids of the deferred capabilities the model has loaded (`load_capability`), read from the history before
     each model request; a load during a step adds to it (the run's one set, shared by its contexts)."""
-    capability_loaded: bool | None = None
-    """`True` in the hooks and settings functions of a loaded deferred capability; `None` elsewhere."""
+    capability_active: bool | None = None
+    """`True` in the hooks, settings and native-tool functions of a deferred capability the model has loaded (it
+    acts on the run now); `None` elsewhere. Was `capability_loaded`, which still works, with a deprecation warning."""
     _cancellation: RunCancellation | None = field(default=None, repr=False)
     """The run's cancellation (what `cancel()` goes through); `None` for a context of no running agent."""
     _durable_operations: dict[tuple[str, str], Any] | None = field(default=None, repr=False)
@@ -183,6 +190,33 @@ class RunContext(Generic[RunContextAgentDepsT]):
     """The run's workspace (files and commands): the first a capability's `get_workspace` supplies (`LocalWorkspace`,
     say). Without one, a workspace whose every operation raises `WorkspaceUnavailableError` saying how to attach
     one (its `attached` is `False`)."""
+    root_capability: Any = field(default=None, repr=False)
+    """The run's capabilities as one `CombinedCapability` (the agent's and the run's, as made for the run), which
+    runs their hooks; `None` when the run has none or the context belongs to no run. Typed loosely: capabilities
+    sit above this module."""
+    trace_include_content: bool = False
+    """Whether the run's spans record content (prompts, outputs, tool arguments): its
+    `InstrumentationSettings.include_content` when it makes spans, `False` when it makes none (the agent's
+    `instrument` is off, or logfire is not installed)."""
+    _model_id: str | None = field(default=None, repr=False)
+    """The model id the run's `model` was resolved from (what `model_id` gives)."""
+
+    @property
+    def model_id(self) -> str | None:
+        """The model id (`'openai:gpt-5'`, say) `model` was resolved from: the one the agent or the run was given, or
+        the one a capability picked for the step; `None` when the model was given as a `Model` instance."""
+        return self._model_id
+
+    @property
+    def capability_loaded(self) -> bool | None:
+        """Deprecated: use `capability_active`."""
+        warnings.warn(_CAPABILITY_LOADED_DEPRECATION, PydanticAIDeprecationWarning, stacklevel=2)
+        return self.capability_active
+
+    @capability_loaded.setter
+    def capability_loaded(self, value: bool | None) -> None:
+        warnings.warn(_CAPABILITY_LOADED_DEPRECATION, PydanticAIDeprecationWarning, stacklevel=2)
+        self.capability_active = value
 
     @property
     def tools(self) -> dict[str, ToolDefinition]:
@@ -239,14 +273,26 @@ class RunContext(Generic[RunContextAgentDepsT]):
             return True  # loading the capability revealed its tools
         if tool.name not in self.discovered_tool_names:
             return False
-        return owner is None or owner in self.available_capability_ids
+        return owner is None or owner in self.active_capability_ids
+
+    @property
+    def active_capability_ids(self) -> set[str]:
+        """The ids of the capabilities in effect now (their instructions, tools, settings and hooks apply): every
+        capability not loaded on demand, and the deferred ones loaded (`loaded_capability_ids`, which grows from the
+        step after a load)."""
+        always = {key for key, capability in self.capabilities.items() if not capability.defer_loading}
+        return always | self.loaded_capability_ids
 
     @property
     def available_capability_ids(self) -> set[str]:
-        """The ids of the capabilities in effect: every capability not loaded on demand, and the deferred ones the
-        model has loaded (`loaded_capability_ids`)."""
-        always = {key for key, capability in self.capabilities.items() if not capability.defer_loading}
-        return always | self.loaded_capability_ids
+        """Deprecated: use `active_capability_ids`."""
+        warnings.warn(
+            '`available_capability_ids` is deprecated, use `active_capability_ids` instead: a capability in effect '
+            'is "active"; "available" would name the deferred ones waiting to be loaded.',
+            PydanticAIDeprecationWarning,
+            stacklevel=2,
+        )
+        return self.active_capability_ids
 
     @property
     def last_attempt(self) -> bool:
@@ -290,6 +336,57 @@ class RunContext(Generic[RunContextAgentDepsT]):
             return None
         queue.append(pending)
         return pending.enqueue_id
+
+    def dequeue(self, enqueue_id: str) -> bool:
+        """Take content queued with `enqueue` out of the queue before it is delivered (no `EnqueuedMessagesEvent`
+        is given for it).
+
+        Args:
+            enqueue_id: What `enqueue` returned.
+
+        Returns:
+            `True` when the content was still queued and is now removed; `False` when it was delivered or dequeued
+            already, or was never queued in this run.
+
+        Raises:
+            UserError: this context belongs to no running agent.
+        """
+        queue = self._queue_to_change('dequeue')
+        for index, pending in enumerate(queue):
+            if pending.enqueue_id == enqueue_id:
+                del queue[index]
+                return True
+        return False
+
+    def set_enqueue_priority(self, enqueue_id: str, priority: PendingMessagePriority) -> bool:
+        """Change when content queued with `enqueue` is delivered; it keeps its place in the queue and its id.
+
+        Args:
+            enqueue_id: What `enqueue` returned.
+            priority: The new priority, as in `enqueue`: `'asap'` (with the next model request) or `'when_idle'`
+                (only when the run would end).
+
+        Returns:
+            `True` when the content was still queued; `False` when it was delivered or dequeued already, or was
+            never queued in this run.
+
+        Raises:
+            UserError: this context belongs to no running agent.
+        """
+        for pending in self._queue_to_change('set_enqueue_priority'):
+            if pending.enqueue_id == enqueue_id:
+                pending.priority = priority
+                return True
+        return False
+
+    def _queue_to_change(self, method: str) -> list[PendingMessage]:
+        queue = self.pending_messages
+        if queue is None:
+            raise UserError(
+                f'`{method}` is only available during an agent run (from tools, capability hooks, or '
+                f'`AgentRun.{method}`). This `RunContext` has no pending-message queue to change.'
+            )
+        return queue
 
     def remaining_time(self) -> float | None:
         """Seconds left until `deadline` (negative once it has passed); `None` when the run has no deadline."""
@@ -380,6 +477,24 @@ class RunContext(Generic[RunContextAgentDepsT]):
             f'RunContext(deps={self.deps!r}, model={self.model!r}, usage={self.usage!r}, run_step={self.run_step}, '
             f'tool_name={self.tool_name!r}, retry={self.retry})'
         )
+
+
+_dataclass_init = RunContext.__init__
+
+
+@functools.wraps(_dataclass_init)
+def _init_accepting_capability_loaded(
+    self: RunContext[Any], *args: Any, capability_loaded: bool | None = None, **kwargs: Any
+) -> None:
+    # `capability_loaded=` (the field's name before `capability_active`) is taken, with a warning. Not an `InitVar`:
+    # `dataclasses.replace` would pass it on (and warn) at each copy the run makes.
+    if capability_loaded is not None:
+        warnings.warn(_CAPABILITY_LOADED_DEPRECATION, PydanticAIDeprecationWarning, stacklevel=2)
+        kwargs.setdefault('capability_active', capability_loaded)
+    _dataclass_init(self, *args, **kwargs)
+
+
+RunContext.__init__ = _init_accepting_capability_loaded  # type: ignore[method-assign]
 
 
 class Model(AbstractModel):

@@ -219,7 +219,7 @@ class ToolSearchToolset(WrapperToolset[AgentDepsT]):
             if tool.tool_def.defer_loading:
                 if (owner := tool.tool_def.capability_id) is not None and owner in ctx.capabilities:
                     # a deferred capability's tool: shown once the capability is loaded, never searched
-                    shown = replace(tool.tool_def, defer_loading=owner not in ctx.available_capability_ids)
+                    shown = replace(tool.tool_def, defer_loading=owner not in ctx.active_capability_ids)
                     listed[name] = replace(tool, tool_def=shown)
                     continue
                 searchable = True
