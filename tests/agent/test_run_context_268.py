@@ -6,22 +6,28 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import AsyncIterable, AsyncIterator, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
+from pydantic import BaseModel
 
-from edgewise.agent import Agent, EnqueuedMessagesEvent, RunContext, UserError, _instrument
+from edgewise.agent import Agent, EnqueuedMessagesEvent, RunContext, ToolOutput, UserError, _instrument
 from edgewise.agent._warnings import PydanticAIDeprecationWarning
-from edgewise.agent.capabilities import AbstractCapability, CombinedCapability, Hooks
+from edgewise.agent.capabilities import AbstractCapability, Capability, CombinedCapability, Hooks
 from edgewise.agent.capabilities.instrumentation import Instrumentation
 from edgewise.agent.messages import (
     AgentStreamEvent,
+    CapabilityLoadDeltaEvent,
+    CapabilityLoadDeltaPart,
     ModelMessage,
     ModelRequest,
     ModelResponse,
     ModelResponsePart,
     TextPart,
+    ToolAvailabilityDeltaPart,
     ToolCallPart,
+    ToolReturnPart,
     UserPromptPart,
 )
 from edgewise.agent.models import ModelRequestContext
@@ -390,3 +396,278 @@ def test_a_run_context_of_no_running_agent_has_no_queue_to_change(method: str) -
         UserError, match=f'^`{method}` is only available during an agent run .* no pending-message queue to change'
     ):
         getattr(ctx, method)(*args)
+
+
+# -- load_capability ------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Seen:
+    """What each request of a run showed the model: its instructions and tools, and its last message's parts."""
+
+    instructions: list[str | None] = field(default_factory=list)
+    tools: list[list[str]] = field(default_factory=list)
+    last_parts: list[list[Any]] = field(default_factory=list)
+
+
+def watching(*responses: Sequence[ModelResponsePart], seen: Seen) -> FunctionModel:
+    def answer(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        seen.instructions.append(info.instructions)
+        seen.tools.append([t.name for t in info.function_tools])
+        seen.last_parts.append(list(messages[-1].parts))
+        return ModelResponse(list(responses[sum(isinstance(m, ModelResponse) for m in messages)]))
+
+    return FunctionModel(answer)
+
+
+def refunds_capability() -> Capability[None]:
+    refunds = Capability[None](
+        id='refunds', description='Refund policy tools.', instructions='Check the refund policy first.',
+        defer_loading=True,
+    )  # fmt: skip
+
+    @refunds.tool_plain
+    def lookup_refund(order_id: str) -> str:
+        """Look up whether an order can be refunded."""
+        return f'{order_id}: refundable'
+
+    return refunds
+
+
+async def test_a_tool_loads_a_capability_for_the_next_request_recorded_in_the_history() -> None:
+    seen = Seen()
+    answers: list[bool] = []
+    refunds = refunds_capability()
+    agent = Agent(
+        watching([call('triage')], [ToolCallPart('lookup_refund', {'order_id': 'A1'}, 'c2')], [TextPart('done')],
+                 seen=seen),
+        capabilities=[refunds],
+    )  # fmt: skip
+
+    @agent.tool
+    def triage(ctx: RunContext[None]) -> str:
+        answers.append(ctx.load_capability('refunds'))
+        answers.append(ctx.load_capability(refunds))  # already queued in this step
+        answers.append('refunds' in ctx.active_capability_ids)  # not before the next request
+        return 'routed'
+
+    result = await agent.run('refund A1')
+    assert answers == [True, False, False]
+    assert seen.tools == [
+        ['load_capability', 'triage'],
+        ['load_capability', 'triage', 'lookup_refund'],
+        ['load_capability', 'triage', 'lookup_refund'],
+    ]
+    assert seen.instructions[0] is not None
+    assert 'Check the refund policy first.' not in seen.instructions[0]
+    assert seen.instructions[1] is not None
+    assert 'Check the refund policy first.' in seen.instructions[1]
+    request = result.all_messages()[2]
+    assert isinstance(request, ModelRequest)
+    assert [type(p).__name__ for p in request.parts] == [
+        'ToolReturnPart', 'CapabilityLoadDeltaPart', 'ToolAvailabilityDeltaPart'
+    ]  # fmt: skip
+    load_part, reveal = request.parts[1:]
+    assert isinstance(load_part, CapabilityLoadDeltaPart)
+    assert (load_part.loaded, load_part.tool_call_id) == (['refunds'], 'c1')
+    assert isinstance(reveal, ToolAvailabilityDeltaPart)
+    assert (list(reveal.tools_added), reveal.tool_call_id) == (['lookup_refund'], 'c1')
+    assert seen.last_parts[2][0].content == 'A1: refundable'
+
+
+async def test_a_load_from_code_holds_in_a_run_given_the_history() -> None:
+    seen = Seen()
+    agent = Agent(watching([call('triage')], [TextPart('done')], seen=seen), capabilities=[refunds_capability()])
+
+    @agent.tool
+    def triage(ctx: RunContext[None]) -> str:
+        ctx.load_capability('refunds')
+        return 'routed'
+
+    first = await agent.run('refund A1')
+    later: list[list[str]] = []
+
+    def look_then_answer(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        later.append([t.name for t in info.function_tools])
+        if any(isinstance(part, ToolReturnPart) and part.tool_name == 'look' for part in messages[-1].parts):
+            return ModelResponse([TextPart('done')])
+        return ModelResponse([call('look', 'c9')])
+
+    actives: list[set[str]] = []
+    again = Agent(FunctionModel(look_then_answer), capabilities=[refunds_capability()])
+
+    @again.tool
+    def look(ctx: RunContext[None]) -> str:
+        actives.append(ctx.active_capability_ids)
+        assert ctx.load_capability('refunds') is False  # loaded already
+        return 'ok'
+
+    await again.run('and now?', message_history=first.all_messages())
+    assert 'refunds' in actives[0]
+    assert later[0] == ['load_capability', 'look', 'lookup_refund']
+
+
+async def test_the_load_events_follow_the_tool_results_in_the_stream() -> None:
+    agent = Agent(scripted([call('triage')], [TextPart('done')]), capabilities=[refunds_capability()])
+
+    @agent.tool
+    def triage(ctx: RunContext[None]) -> str:
+        ctx.load_capability('refunds')
+        return 'routed'
+
+    events: list[AgentStreamEvent] = []
+
+    async def handler(_: RunContext[None], stream: AsyncIterable[AgentStreamEvent]) -> None:
+        events.extend([event async for event in stream])
+
+    await agent.run('refund A1', event_stream_handler=handler)
+    kinds = [type(e).__name__ for e in events]
+    start = kinds.index('FunctionToolResultEvent')
+    assert kinds[start : start + 3] == [
+        'FunctionToolResultEvent',
+        'CapabilityLoadDeltaEvent',
+        'ToolAvailabilityDeltaEvent',
+    ]
+    load_event = events[start + 1]
+    assert isinstance(load_event, CapabilityLoadDeltaEvent)
+    assert load_event.part.loaded == ['refunds']
+
+
+class Answer(BaseModel):
+    text: str
+
+
+async def test_a_load_is_dropped_when_the_step_ends_the_run() -> None:
+    answers: list[bool] = []
+    agent = Agent(
+        scripted([call('triage'), ToolCallPart('final_result', {'text': 'done'}, 'c2')]),
+        output_type=Answer,
+        capabilities=[refunds_capability()],
+    )
+
+    @agent.tool
+    def triage(ctx: RunContext[None]) -> str:
+        answers.append(ctx.load_capability('refunds'))
+        return 'routed'
+
+    result = await agent.run('refund A1')
+    assert answers == [True]
+    assert result.output == Answer(text='done')
+    parts = [part for message in result.all_messages() for part in message.parts]
+    assert not any(isinstance(part, CapabilityLoadDeltaPart | ToolAvailabilityDeltaPart) for part in parts)
+
+
+async def test_loading_an_active_capability_or_one_the_model_is_loading_queues_nothing() -> None:
+    answers: list[bool] = []
+    always = Hooks[None](id='always')
+    agent = Agent(
+        scripted([load('refunds'), call('triage', 'c2')], [TextPart('done')]),
+        capabilities=[always, refunds_capability()],
+    )
+
+    @agent.tool
+    def triage(ctx: RunContext[None]) -> str:
+        answers.extend([ctx.load_capability('always'), ctx.load_capability('refunds')])
+        return 'routed'
+
+    result = await agent.run('refund A1')
+    assert answers == [False, False]
+    parts = [part for message in result.all_messages() for part in message.parts]
+    assert not any(isinstance(part, CapabilityLoadDeltaPart) for part in parts)
+
+
+async def test_loading_a_capability_the_run_does_not_have_is_refused() -> None:
+    errors: list[str] = []
+    agent = Agent(scripted([call('triage')], [TextPart('done')]), capabilities=[refunds_capability()])
+
+    @agent.tool
+    def triage(ctx: RunContext[None]) -> str:
+        for capability in ['billing', Hooks[None](id='stranger'), Hooks[None]()]:
+            with pytest.raises(UserError) as info:
+                ctx.load_capability(capability)
+            errors.append(str(info.value))
+        return 'routed'
+
+    await agent.run('x')
+    assert errors == [
+        "No capability with id 'billing' is registered in this run.",
+        "Capability Hooks(id='stranger') is not registered in this run.",
+        'Capability Hooks(id=None) is not registered in this run.',
+    ]
+
+
+async def test_a_capability_without_an_id_is_found_by_identity() -> None:
+    answers: list[bool] = []
+    plain = Hooks[None]()
+    agent = Agent(scripted([call('triage')], [TextPart('done')]), capabilities=[plain, refunds_capability()])
+
+    @agent.tool
+    def triage(ctx: RunContext[None]) -> str:
+        answers.append(ctx.load_capability(plain))  # always on: active already
+        return 'routed'
+
+    await agent.run('x')
+    assert answers == [False]
+
+
+async def test_a_load_outside_a_tool_call_is_refused() -> None:
+    errors: list[str] = []
+    hooks = Hooks[None]()
+
+    @hooks.on.before_model_request
+    async def early(ctx: RunContext[None], request_context: ModelRequestContext) -> ModelRequestContext:
+        with pytest.raises(UserError) as info:
+            ctx.load_capability('refunds')
+        errors.append(str(info.value))
+        return request_context
+
+    agent = Agent(scripted([TextPart('done')]), capabilities=[hooks, refunds_capability()])
+    await agent.run('x')
+    assert errors == [
+        '`ctx.load_capability()` can only be called from a tool function during an agent run, whose step is '
+        'followed by a model request the load goes on.'
+    ]
+    bare = RunContext[None](deps=None, model=TestModel(), usage=RunUsage(), tool_call_id='c1')
+    with pytest.raises(UserError, match='can only be called from a tool function'):
+        bare.load_capability('refunds')
+
+
+async def test_a_load_from_an_output_tool_is_refused() -> None:
+    errors: list[str] = []
+
+    def finish(ctx: RunContext[None], text: str) -> str:
+        with pytest.raises(UserError) as info:
+            ctx.load_capability('refunds')
+        errors.append(str(info.value))
+        return text
+
+    agent = Agent(
+        scripted([ToolCallPart('final_result', {'text': 'done'}, 'o1')]),
+        output_type=ToolOutput(finish),
+        capabilities=[refunds_capability()],
+    )
+    result = await agent.run('x')
+    assert result.output == 'done'
+    assert errors == ['`ctx.load_capability()` cannot be called from an output tool, which ends the run.']
+
+
+async def test_a_capability_without_tools_loaded_from_code_states_its_instruction_functions() -> None:
+    seen = Seen()
+
+    def policy(ctx: RunContext[None]) -> str:
+        return f'Policy for step {ctx.run_step}.'
+
+    tone = Capability[None](id='tone', description='Tone.', instructions=[policy, 'Be brief.'], defer_loading=True)
+    agent = Agent(watching([call('triage')], [TextPart('done')], seen=seen), capabilities=[tone])
+
+    @agent.tool
+    def triage(ctx: RunContext[None]) -> str:
+        assert ctx.load_capability(tone) is True
+        return 'routed'
+
+    result = await agent.run('x')
+    assert seen.instructions[0] is not None
+    assert seen.instructions[0].startswith('The following capabilities are deferred')
+    assert seen.instructions[1] == f'Policy for step 2.\n\nBe brief.\n\n{seen.instructions[0]}'
+    request = result.all_messages()[2]
+    assert [type(p).__name__ for p in request.parts] == ['ToolReturnPart', 'CapabilityLoadDeltaPart']

@@ -40,7 +40,13 @@ from .exceptions import (
     UnexpectedModelBehavior,
     UserError,
 )
-from .messages import RetryPromptPart, ToolCallPart, ToolReturnPart
+from .messages import (
+    CapabilityLoadDeltaPart,
+    RetryPromptPart,
+    ToolAvailabilityDeltaPart,
+    ToolCallPart,
+    ToolReturnPart,
+)
 from .tools import AgentDepsT, RunContext
 from .toolsets import AbstractToolset, ToolsetTool
 
@@ -118,6 +124,16 @@ class ToolManager(Generic[AgentDepsT]):
     this one counts one more retry, a tool that only succeeded starts again from none, and the others keep their
     count. An agent run sets `False`: it keeps the counts in its (persisted) state and passes them in the run
     context of each step."""
+
+    @property
+    def capability_loads(self) -> list[CapabilityLoadDeltaPart | ToolAvailabilityDeltaPart]:
+        """The records of the capabilities the step's tool calls loaded (`RunContext.load_capability`), waiting to go
+        on the next request; an agent run takes them when the step ends (dropping them when it ends the run)."""
+        # Not a field: no constructor argument, and no `init=False` field for `_copy_with` to mishandle.
+        found: list[CapabilityLoadDeltaPart | ToolAvailabilityDeltaPart] = self.__dict__.setdefault(
+            '_capability_loads', []
+        )
+        return found
 
     @classmethod
     @contextmanager

@@ -37,6 +37,8 @@ from .._tools.deferred_calls import DeferredToolRequests, DeferredToolResults
 from ..exceptions import ModelRetry, SkipModelRequest, UserError
 from ..messages import (
     BinaryImage,
+    CapabilityLoadDeltaEvent,
+    CapabilityLoadDeltaPart,
     DeferredToolRequestsEvent,
     DeferredToolResultsEvent,
     FunctionToolCallEvent,
@@ -588,6 +590,8 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
         for delta in request.parts:  # the tools the calls revealed, after their results (pydantic-ai 2.x)
             if isinstance(delta, ToolAvailabilityDeltaPart):
                 yield ToolAvailabilityDeltaEvent(part=delta)
+            elif isinstance(delta, CapabilityLoadDeltaPart):  # a load from a tool (`RunContext.load_capability`)
+                yield CapabilityLoadDeltaEvent(part=delta)
         if deferred is not None:
             yield DeferredToolRequestsEvent(deferred[0])
             if deferred[1] is not None:
@@ -697,6 +701,11 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
             failed = {n: prior.get(n, 0) + 1 for n in answering.failed_outputs}
             state.tool_retries = {**state.tool_retries, **failed}
         parts.extend(answering.parts)
+        # Capabilities the calls loaded (`RunContext.load_capability`): on the next request, or dropped with the run.
+        manager = deps.tool_manager
+        loads = [] if manager is None else manager.capability_loads[:]
+        if loads:
+            manager.capability_loads.clear()
         skipped_from = len(parts)
         parts.extend(outcome.parts)
         early = deps.end_strategy == 'early'
@@ -724,6 +733,8 @@ class CallToolsNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], FinalR
                         ModelRequest(parts, timestamp=now(), run_id=state.run_id, conversation_id=state.conversation_id)
                     )
                 return DeferredToolCallsNode(outcome.deferred)  # type: ignore[return-value]  # see _CallToolsNext
+        if final is None:
+            parts.extend(loads)
         if self.user_prompt is not None and final is None:
             parts.append(UserPromptPart(self.user_prompt))
         if final is not None:

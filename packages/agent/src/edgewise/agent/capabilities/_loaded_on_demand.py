@@ -22,7 +22,7 @@ from typing import Any, ClassVar
 from .._functions.runners import normalize_instructions
 from .._messages.tool_parts import TOOL_SEARCH_NATIVE_KIND
 from ..exceptions import UserError
-from ..messages import AgentStreamEvent
+from ..messages import AgentStreamEvent, CapabilityLoadDeltaPart
 from ..tools import AgentDepsT, AgentNativeTool, RunContext
 from ..toolsets import AbstractToolset
 from ..toolsets._capability_owned import CapabilityOwnedToolset
@@ -217,8 +217,25 @@ class DeferredCapabilityGate(WrapperCapability[AgentDepsT]):
         return self.wrapped.get_ordering()
 
     def get_instructions(self) -> Any:
-        """None: the `load_capability` return carries them."""
-        return None
+        """A function giving the wrapped capability's instructions once it is loaded from code
+        (`RunContext.load_capability`, recorded by a `CapabilityLoadDeltaPart`); `None` if it has none. A load by the
+        model's `load_capability` call states none here: the call's return carries them."""
+        runners = normalize_instructions(self.wrapped.get_instructions())
+        if not runners:
+            return None
+        capability_id = self.wrapped.id
+
+        async def loaded_from_code(ctx: RunContext[AgentDepsT]) -> str | None:
+            if capability_id not in ctx.loaded_capability_ids or not any(
+                isinstance(part, CapabilityLoadDeltaPart) and capability_id in part.loaded
+                for message in ctx.messages
+                for part in message.parts
+            ):
+                return None
+            texts = [item if isinstance(item, str) else await item.run(ctx) for item in runners]
+            return '\n\n'.join(text for text in texts if text) or None
+
+        return loaded_from_code
 
     def get_model_settings(self) -> Any:
         """A function giving the wrapped capability's settings once it is loaded (none before); `None` if it has
