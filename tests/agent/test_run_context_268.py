@@ -671,3 +671,20 @@ async def test_a_capability_without_tools_loaded_from_code_states_its_instructio
     assert seen.instructions[1] == f'Policy for step 2.\n\nBe brief.\n\n{seen.instructions[0]}'
     request = result.all_messages()[2]
     assert [type(p).__name__ for p in request.parts] == ['ToolReturnPart', 'CapabilityLoadDeltaPart']
+
+
+# -- in_durable_context (in a DBOS workflow: tests/agent/dbos/test_dbos_in_durable_context.py) ---------------------
+
+
+async def test_a_run_without_a_durability_capability_is_not_in_a_durable_context() -> None:
+    seen: list[bool] = []
+    agent = Agent(scripted([call('look')], [TextPart('done')]), capabilities=[Hooks[None](id='plain')])
+
+    @agent.tool
+    def look(ctx: RunContext[None]) -> str:
+        seen.append(ctx.in_durable_context)
+        return 'ok'
+
+    await agent.run('x')
+    assert seen == [False]
+    assert RunContext[None](deps=None, model=TestModel(), usage=RunUsage()).in_durable_context is False

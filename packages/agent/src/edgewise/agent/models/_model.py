@@ -212,6 +212,17 @@ class RunContext(Generic[RunContextAgentDepsT]):
         return self._model_id
 
     @property
+    def in_durable_context(self) -> bool:
+        """Whether this code runs inside a durable workflow, which replays it on recovery (so it must be
+        deterministic): in a DBOS workflow of an agent with `DBOSDurability`, outside its steps (model requests run in
+        steps; tools run in the workflow unless configured otherwise). `False` in a run without such a capability,
+        outside a workflow, inside a step, and for a context that belongs to no run."""
+        # Asked of the run's capabilities (typed loosely: they sit above this module); a durability capability says.
+        return any(
+            getattr(capability, 'in_durable_context', False) is True for capability in self.capabilities.values()
+        )
+
+    @property
     def capability_loaded(self) -> bool | None:
         """Deprecated: use `capability_active`."""
         warnings.warn(_CAPABILITY_LOADED_DEPRECATION, PydanticAIDeprecationWarning, stacklevel=2)
