@@ -129,7 +129,7 @@ class AnthropicModelSettings(ModelSettings, total=False):
     `AnthropicCompaction`): `{'edits': [{'type': 'compact_20260112', 'trigger': {...}}]}`."""
     anthropic_container: dict[str, Any] | str | Literal[False]
     """The code execution container to run in: an id, `{'id': ..., 'skills': [...]}`, or `False` for a new one.
-    By default the container of the last Anthropic response in the history is reused."""
+    By default the container of the last response in the history made at this endpoint is reused."""
     anthropic_cache_diagnostics: bool
     """Ask Anthropic where the prompt stopped matching the previous request's, for the prompt cache (default `False`).
 
