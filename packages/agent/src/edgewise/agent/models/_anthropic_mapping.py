@@ -129,7 +129,7 @@ class AnthropicModelSettings(ModelSettings, total=False):
     `AnthropicCompaction`): `{'edits': [{'type': 'compact_20260112', 'trigger': {...}}]}`."""
     anthropic_container: dict[str, Any] | str | Literal[False]
     """The code execution container to run in: an id, `{'id': ..., 'skills': [...]}`, or `False` for a new one.
-    By default the container of the last Anthropic response in the history is reused."""
+    By default the container of the last response in the history made at this endpoint is reused."""
     anthropic_cache_diagnostics: bool
     """Ask Anthropic where the prompt stopped matching the previous request's, for the prompt cache (default `False`).
 
@@ -430,14 +430,16 @@ def anthropic_request_body(
         provider_name: The `provider_name` of parts this API made (their server tools' blocks are sent back).
         accepts: Whose signed thinking and compaction blocks are sent back (`Model.accepts_stateless_artifacts`); by
             default the parts of `provider_name`.
-        ours: Whether a response of the history was made at this endpoint, for `anthropic_cache_diagnostics`; by
-            default a response of `provider_name`.
+        ours: Whether a response of the history was made at this endpoint (`Model.accepts_server_state`), for the
+            message `anthropic_cache_diagnostics` compares with and the code execution container reused; by default a
+            response of `provider_name`.
     """
     accepts = accepts or by_provider_name(provider_name)
     settings: AnthropicModelSettings = anthropic_settings(model_settings or {}, params, profile, model_name)
     settings = unified_cache_settings(settings, profile)
+    ours = ours or (lambda response: response.provider_name == provider_name)
     diagnostics = (
-        {'previous_message_id': _previous_message_id(messages, ours or (lambda r: r.provider_name == provider_name))}
+        {'previous_message_id': _previous_message_id(messages, ours)}
         if settings.get('anthropic_cache_diagnostics')
         else None
     )
@@ -484,7 +486,7 @@ def anthropic_request_body(
         tools, mcp_servers, _ = anthropic_native_tools(params, tools, model_name, settings)
         if mcp_servers:
             body['mcp_servers'] = mcp_servers
-    if (container := container_param(messages, settings, provider_name)) is not None:
+    if (container := container_param(messages, settings, ours)) is not None:
         body['container'] = container
     if tools:
         if cache := settings.get('anthropic_cache_tool_definitions'):

@@ -7,7 +7,7 @@ Tool search (`ToolSearchTool`) is read as parts of `tool_name='tool_search'` in 
 
 from __future__ import annotations as _annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import pydantic_core
@@ -367,10 +367,11 @@ def native_part_block(part: NativeToolCallPart | NativeToolReturnPart) -> dict[s
 
 
 def container_param(
-    messages: Sequence[ModelMessage], settings: Mapping[str, Any], provider_name: str
+    messages: Sequence[ModelMessage], settings: Mapping[str, Any], ours: Callable[[ModelResponse], bool]
 ) -> dict[str, Any] | str | None:
     """The request's code execution `container`: the `anthropic_container` setting, else the container of the last
-    response of this provider in the history (so that files made there are still there), else `None`."""
+    response in the history that `ours` accepts (one made at this endpoint, where the container lives: files made
+    there are still there), else `None`."""
     container: dict[str, Any] | str | bool | None = settings.get('anthropic_container')
     if container is not None:
         if container is False:
@@ -379,7 +380,7 @@ def container_param(
             return str(container['id'])  # the API takes a bare id only as a string
         if container is not True:
             return container
-    responses = (m for m in reversed(messages) if isinstance(m, ModelResponse) and m.provider_name == provider_name)
+    responses = (m for m in reversed(messages) if isinstance(m, ModelResponse) and ours(m))
     for response in responses:
         if container_id := (response.provider_details or {}).get('container_id'):
             return str(container_id)

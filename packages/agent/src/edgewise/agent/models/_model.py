@@ -702,6 +702,23 @@ class Model(AbstractModel):
             compatible_systems=self.compatible_systems,
         )
 
+    def accepts_server_state(self, response: ModelResponse) -> bool:
+        """Whether this model can send back the ids of state the API keeps for `response` and looks up by id:
+        the stored response (`previous_response_id`), its output item ids, its code execution container.
+
+        That is when the response's `provider_name` is this model's `system` and its provider
+        `shares_server_state_with` the endpoint the response was made at (its `provider_url`). A response that
+        recorded no endpoint, and any response of a model without a provider, are judged by the name alone. Data the
+        API verifies by its own key rather than by lookup (encrypted reasoning, thinking signatures) is judged by
+        `accepts_stateless_artifacts` instead, so it still goes back to another endpoint of the same service.
+        """
+        if response.provider_name != self.system:
+            return False
+        provider = self.provider
+        if provider is None or response.provider_url is None:
+            return True
+        return provider.shares_server_state_with(response.provider_url)
+
     @property
     def _canonical_system_stamp(self) -> str | None:
         """The `ModelResponse.canonical_system` of this model's responses: its `canonical_system` where that is not

@@ -210,20 +210,23 @@ def _response_items(
     tools: Mapping[str, dict[str, Any]],
     carried: list[str],
     accepts: StatelessArtifactCheck,
+    same_endpoint: bool,
 ) -> Iterator[dict[str, Any]]:
     """The input items of `message`; reasoning carried into a user message ahead of them goes to `carried`.
 
-    Item ids (stored state) go back only to this provider; encrypted reasoning and compaction items (data the API
-    verifies with its own key) go wherever `accepts` says, encrypted reasoning with the id it was issued under.
+    Item ids (stored state) go back only to this provider, and only when `message` was made at the endpoint the
+    request goes to (`same_endpoint`); encrypted reasoning and compaction items (data the API verifies with its own
+    key) go wherever `accepts` says, encrypted reasoning with the id it was issued under.
     """
     text_item: dict[str, Any] | None = None
     reasoning_item: dict[str, Any] | None = None
     native_calls = {p.tool_call_id for p in message.parts if isinstance(p, NativeToolCallPart)}
     native_items: dict[str, dict[str, Any]] = {}
     for part in message.parts:
-        ours = part.provider_name == provider_name or (
+        named = part.provider_name == provider_name or (
             part.provider_name is None and message.provider_name == provider_name
         )
+        ours = named and same_endpoint
         with_id = send_ids and ours
         if isinstance(part, TextPart):
             if part.id and with_id:
@@ -253,7 +256,7 @@ def _response_items(
                 call['id'] = part.id
             if profile.get('openai_responses_requires_function_call_status_none', False):
                 call['status'] = None
-            if ours and (namespace := (part.provider_details or {}).get('namespace')):
+            if named and (namespace := (part.provider_details or {}).get('namespace')):
                 call['namespace'] = namespace  # a tool its search loaded: OpenAI wants the namespace back
             yield call
         elif isinstance(part, CompactionPart):
@@ -314,10 +317,12 @@ def map_messages(
     model_name: str = '',
     tools: Mapping[str, dict[str, Any]] | None = None,
     accepts: StatelessArtifactCheck | None = None,
+    ours: Callable[[ModelResponse], bool] | None = None,
 ) -> list[dict[str, Any]]:
     """The `input` items of a request (`model_name` is named by the error for a file the API cannot take; `tools`
     holds the request's function tools as sent, by name, for the outputs of tool searches; `accepts` says whose
-    encrypted data is sent back, by default a part's of `provider_name`)."""
+    encrypted data is sent back, by default a part's of `provider_name`; `ours` says whether a response of
+    `provider_name` was made where the request goes, so that its item ids resolve: by default every one)."""
     accepts = accepts or by_provider_name(provider_name)
     items: list[dict[str, Any]] = []
     for message in messages:
@@ -325,8 +330,10 @@ def map_messages(
             items.extend(_request_items(message, profile, model_name))
         else:
             carried: list[str] = []
+            # Parts of this provider in another's response recorded no endpoint of their own: judged by name.
+            same_endpoint = ours is None or message.provider_name != provider_name or ours(message)
             response_items = list(
-                _response_items(message, profile, send_ids, provider_name, tools or {}, carried, accepts)
+                _response_items(message, profile, send_ids, provider_name, tools or {}, carried, accepts, same_endpoint)
             )
             if carried:  # `mimics_assistant_message_formatting`: the reasoning goes in a user message before the reply
                 items.append({'role': 'user', 'content': '\n\n'.join(carried)})
@@ -376,8 +383,9 @@ def responses_request_body(
             on (`False` for a compaction request, which is sent the system prompt again).
         accepts: Whose encrypted reasoning and compaction items are sent back (`Model.accepts_stateless_artifacts`);
             by default the parts of `provider_name`.
-        ours: Whether a response of the history is stored where this request goes, so that prompt cache diagnostics
-            can compare with it; by default a response of `provider_name`.
+        ours: Whether a response of the history was made where this request goes (`Model.accepts_server_state`), so
+            that its output item ids are sent back and prompt cache diagnostics can compare with it; by default a
+            response of `provider_name`.
     """
     accepts = accepts or by_provider_name(provider_name)
     openai_profile = cast(OpenAIModelProfile, profile)
@@ -396,7 +404,7 @@ def responses_request_body(
         'openai_send_reasoning_ids', openai_profile.get('openai_supports_encrypted_reasoning_content', False)
     )
     tools = _function_tools(params, openai_profile)
-    items = map_messages(messages, openai_profile, send_ids, provider_name, model_name, tools, accepts)
+    items = map_messages(messages, openai_profile, send_ids, provider_name, model_name, tools, accepts, ours)
     instructions = _cache.relocate_instructions(
         items, request_instructions(messages, params), messages=messages, settings=settings, profile=profile
     )

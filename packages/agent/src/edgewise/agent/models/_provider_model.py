@@ -167,14 +167,6 @@ class ProviderModel(Model):
         """`params` with the unified `thinking` setting resolved against the profile (`params.thinking`)."""
         return resolve_thinking(self._merged_settings(model_settings), params, self.profile)
 
-    def _from_this_endpoint(self, response: ModelResponse) -> bool:
-        """Whether `response` was made by this provider at this base URL (or at one it did not record), so that ids of
-        state the server keeps (stored responses, messages to compare a prompt with) can be sent back."""
-        return response.provider_name == self.system and response.provider_url in (
-            None,
-            self._provider.base_url.rstrip('/'),
-        )
-
     def _merged_settings(self, model_settings: ModelSettings | None) -> Mapping[str, Any]:
         return cast(Mapping[str, Any], merge_model_settings(self._settings, model_settings) or {})
 

@@ -86,7 +86,7 @@ class AnthropicModel(ProviderModel):
         return anthropic_request_body(
             self._model_name, messages, settings, params, self.profile, stream=stream,
             provider_name=self._provider.name, accepts=self.accepts_stateless_artifacts,
-            ours=self._from_this_endpoint,
+            ours=self.accepts_server_state,
         )  # fmt: skip
 
     def _native_tools(self) -> frozenset[type[AbstractNativeTool]]:

@@ -485,6 +485,10 @@ class FallbackModel(Model):
         """The first model's answer (see `canonical_system`)."""
         return self.models[0].accepts_stateless_artifacts(response, part)
 
+    def accepts_server_state(self, response: ModelResponse) -> bool:
+        """The first model's answer (see `canonical_system`)."""
+        return self.models[0].accepts_server_state(response)
+
     @property
     def model_id(self) -> str:
         """`fallback:` and the models' ids, comma-separated."""

@@ -388,7 +388,7 @@ class OpenAIResponsesModel(_OpenAIModel):
         self, setting: str, messages: list[ModelMessage], *, allow_empty: bool = False
     ) -> tuple[str | None, list[ModelMessage]]:
         return resolve_previous_response(
-            setting, messages, ours=self._from_this_endpoint, provider_name=self._provider.name,
+            setting, messages, ours=self.accepts_server_state, provider_name=self._provider.name,
             key=self._history_digest_key, allow_empty=allow_empty,
         )  # fmt: skip
 
@@ -406,7 +406,7 @@ class OpenAIResponsesModel(_OpenAIModel):
         body = responses_request_body(
             self._model_name, messages, settings, params, self.profile, stream=stream,
             provider_name=self._provider.name, accepts=self.accepts_stateless_artifacts,
-            ours=self._from_this_endpoint,
+            ours=self.accepts_server_state,
         )  # fmt: skip
         if cast(OpenAIModelProfile, self.profile).get('openai_responses_requires_store_false', False):
             body['store'] = False
@@ -442,7 +442,7 @@ class OpenAIResponsesModel(_OpenAIModel):
         typed = cast(OpenAIResponsesModelSettings, merged)
         full = responses_request_body(
             self._model_name, messages, typed, params, self.profile, provider_name=self._provider.name,
-            keeps_system=False, accepts=self.accepts_stateless_artifacts,
+            keeps_system=False, accepts=self.accepts_stateless_artifacts, ours=self.accepts_server_state,
         )  # fmt: skip
         body: dict[str, Any] = {
             k: full[k] for k in ('model', 'input', 'instructions', 'previous_response_id') if k in full

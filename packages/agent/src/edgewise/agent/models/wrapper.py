@@ -207,6 +207,10 @@ class WrapperModel(Model):
         """The wrapped model's answer (asked, not derived from its systems: it may decide otherwise)."""
         return self.wrapped.accepts_stateless_artifacts(response, part)
 
+    def accepts_server_state(self, response: ModelResponse) -> bool:
+        """The wrapped model's answer (asked, as `accepts_stateless_artifacts` is)."""
+        return self.wrapped.accepts_server_state(response)
+
     @property
     def model_id(self) -> str:
         """The wrapped model's id (which a wrapped `FallbackModel` makes from its models' ids)."""

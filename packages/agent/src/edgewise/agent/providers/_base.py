@@ -12,6 +12,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from types import TracebackType
 from typing import TYPE_CHECKING, Generic, Self
+from urllib.parse import urlsplit
 
 from typing_extensions import TypeVar
 
@@ -48,6 +49,24 @@ def own_http_client() -> httpx.AsyncClient:
     from ._pool import AsyncPoolTransport
 
     return httpx.AsyncClient(timeout=default_timeout(), transport=AsyncPoolTransport())
+
+
+_DEFAULT_PORTS = {'http': 80, 'https': 443}
+
+
+def _endpoint_key(url: str) -> str:
+    """`url` in a form where two spellings of one endpoint are equal: scheme and host in lowercase, the port always
+    written, the path without a trailing `/`. A URL that cannot be parsed (a bad port, an unclosed IPv6 bracket) is
+    compared as it is."""
+    try:
+        parts = urlsplit(url.strip())
+        scheme = parts.scheme.lower()
+        port = parts.port or _DEFAULT_PORTS.get(scheme)
+    except ValueError:
+        return url
+    host = parts.hostname or ''
+    query = f'?{parts.query}' if parts.query else ''
+    return f'{scheme}://{host}{f":{port}" if port else ""}{parts.path.rstrip("/")}{query}'
 
 
 class Provider(ABC, Generic[InterfaceClient]):
@@ -87,6 +106,18 @@ class Provider(ABC, Generic[InterfaceClient]):
     def compatible_systems(self) -> frozenset[str]:
         """Other canonical systems whose signed or encrypted data the provider also verifies (none by default)."""
         return frozenset()
+
+    def shares_server_state_with(self, provider_url: str) -> bool:
+        """Whether state the API keeps by id (stored responses for `previous_response_id`, output item ids, code
+        execution containers) made at the endpoint `provider_url` can be looked up through this provider.
+
+        Models ask it with a response's `ModelResponse.provider_url` (`Model.accepts_server_state`): ids go back only
+        where they resolve, while the rest of the response (text, tool calls, verified encrypted data) is sent
+        anyway. By default the endpoint is this provider's `base_url`, compared without regard to the case of the
+        scheme and host, an omitted default port or a trailing `/`. A provider reaching one API under two URLs (a
+        proxy's alias of it, say) overrides this.
+        """
+        return _endpoint_key(provider_url) == _endpoint_key(self.base_url)
 
     @property
     def _canonical_system_follows_client(self) -> bool:
