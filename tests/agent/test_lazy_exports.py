@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -16,6 +17,13 @@ import edgewise.agent.capabilities
 import edgewise.agent.toolsets
 
 INIT = Path(edgewise.agent.__file__)
+
+
+def _fresh_python(code: str) -> str:
+    """What `python -c code` prints in a fresh process, run as a program runs: without the coverage measurement that
+    `make test` starts in child processes (coverage imports `json`, `traceback`, ... of its own)."""
+    env = {k: v for k, v in os.environ.items() if k not in ('COVERAGE_PROCESS_CONFIG', 'COVERAGE_PROCESS_START')}
+    return subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, check=True, env=env).stdout
 
 
 def _typed_imports() -> dict[str, str]:
@@ -55,7 +63,7 @@ def test_importing_a_model_module_does_not_load_the_agent_engine() -> None:
         "print(sorted(m for m in sys.modules if m in ('edgewise.agent.agent', 'edgewise.agent._loop.nodes', "
         "'edgewise.agent.toolsets', 'edgewise.graph')))"
     )
-    out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, check=True).stdout
+    out = _fresh_python(code)
     assert out.strip() == '[]'
 
 
@@ -96,7 +104,7 @@ def test_lazy_capabilities_resolve_on_first_use(name: str) -> None:
         f'value = capabilities.{name}; '
         "print(loaded, getattr(value, '__module__', type(value).__name__))"
     )
-    out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, check=True).stdout.split()
+    out = _fresh_python(code).split()
     assert out[0] == '[]'
     from edgewise.agent import capabilities
 
@@ -128,7 +136,7 @@ def test_importing_the_agent_does_not_build_the_output_envelope_validator() -> N
         'from edgewise.agent import Agent; from edgewise.agent._output import envelope as e; '
         'print(e._envelope_adapter.cache_info().currsize)'
     )
-    out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, check=True).stdout
+    out = _fresh_python(code)
     assert out.strip() == '0'
 
 
@@ -165,7 +173,7 @@ def test_lazy_toolsets_resolve_on_first_use(name: str) -> None:
         f'loaded = module in sys.modules; value = toolsets.{name}; '
         'print(loaded, value is getattr(sys.modules[module], value.__name__))'
     )
-    out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, check=True).stdout
+    out = _fresh_python(code)
     assert out.split() == ['False', 'True']
 
 
@@ -177,7 +185,7 @@ def test_importing_the_agent_builds_no_schema_and_loads_no_stored_run_code() -> 
         "print(sorted(m for m in ('pydantic.plugin._loader', 'edgewise.graph.persistence.store', "
         "'edgewise.agent.agent._resume', 'edgewise.agent.stored_runs') if m in sys.modules))"
     )
-    out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, check=True).stdout
+    out = _fresh_python(code)
     assert out.strip() == '[]'
 
 
@@ -188,7 +196,7 @@ def test_wrapper_methods_import_their_wrapper_on_first_use() -> None:
         'in (t.filtered(lambda c, d: True), t.prefixed("p"), t.prepared(lambda c, d: d), t.renamed({}), '
         't.approval_required(), t.defer_loading(), t.include_return_schemas(), t.with_metadata(a=1))))'
     )
-    out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, check=True).stdout
+    out = _fresh_python(code)
     assert out.split() == [
         'FilteredToolset',
         'PrefixedToolset',
@@ -245,7 +253,7 @@ def test_importing_agent_does_not_load_what_only_some_runs_use() -> None:
         'edgewise.agent.profiles.openai',
     )
     code = f'import sys; from edgewise.agent import Agent; print(sorted(m for m in sys.modules if m in {modules!r}))'
-    out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, check=True).stdout
+    out = _fresh_python(code)
     assert out.strip() == '[]'
 
 
@@ -276,7 +284,7 @@ def test_importing_the_agent_compiles_no_special_token_or_lookalike_pattern() ->
         'print(s.restore_special_tokens(s.break_special_tokens("<|im_start|>")) == "<|im_start|>", '
         'l.lookalike_tags("&lt;system>") == ["system"], f.neutralize_tags("<system>") == "&lt;system>")'
     )
-    out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, check=True).stdout.split()
+    out = _fresh_python(code).split()
     assert out == ['0'] * 9 + ['True'] * 3
 
 
