@@ -101,6 +101,12 @@ def resolve_request_tools(
     Raises:
         UserError: a tool the model does not support is neither optional nor given a local fallback.
     """
+    if (
+        not params.native_tools
+        and params.tool_visibility is None
+        and not any(t.unless_native for t in params.function_tools)
+    ):  # nothing native and no fallbacks (most requests): every function tool goes as it is
+        return _with_visibility(params, {t.name: 'visible' for t in params.function_tools})
     checked = check_native_tools(params, supported, tool_deferral_mode)
     searched = any(isinstance(t, ToolSearchTool) for t in checked.native_tools)
     visibility: dict[str, ToolVisibility] = {
@@ -117,4 +123,13 @@ def resolve_request_tools(
             visibility.setdefault(name, earlier)
     if visibility == checked.tool_visibility:
         return checked
-    return dataclasses.replace(checked, tool_visibility=visibility)
+    return _with_visibility(checked, visibility)
+
+
+def _with_visibility(params: ModelRequestParameters, visibility: dict[str, ToolVisibility]) -> ModelRequestParameters:
+    """`dataclasses.replace(params, tool_visibility=visibility)` without its `__init__` (every request of a run comes
+    here): a shallow copy, as `replace` makes, whose cached `tool_defs` still holds (the same tools)."""
+    resolved: ModelRequestParameters = object.__new__(type(params))
+    resolved.__dict__.update(params.__dict__)
+    resolved.tool_visibility = visibility
+    return resolved
