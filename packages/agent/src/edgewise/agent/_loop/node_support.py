@@ -10,7 +10,8 @@ from typing import Any
 
 import anyio
 
-from .._cost import load_prices, priced_provider, prices_installed, prices_loaded
+from .._cost import fill_response_cost, load_prices, priced_provider, prices_installed, prices_loaded
+from .._messages.attempts import ModelRequestAttempt
 from .._run.deps import GraphAgentDeps
 from .._run.state import GraphAgentState
 from ..exceptions import UserError
@@ -22,8 +23,10 @@ from ..messages import (
     ModelSettingsDeltaEvent,
 )
 from ..models import Model
+from ..models._attempts import record_attempts_usage
 from ..models._instrumentation_settings import record_model_request
 from ..settings import ModelSettings
+from .call_tools_parts import tag_tool_calls
 
 __all__ = (
     'NEXT',
@@ -39,6 +42,7 @@ __all__ = (
     'load_prices_for',
     'is_suspended',
     'trace_exchange',
+    'record_model_response',
 )
 
 NEXT = '_edgewise_streamed_next'  # instance attribute (not a field: never persisted) holding a streamed result
@@ -138,3 +142,31 @@ def trace_exchange(
         health = detector.observe(model, settings, sent, response, final_segment=final_segment)
         record_cache_health(span, health, response)
     record_model_request(span, deps.instrumentation, sent, response)
+
+
+def record_model_response(
+    state: GraphAgentState,
+    deps: GraphAgentDeps[Any, Any],
+    response: ModelResponse,
+    counted: Sequence[ModelRequestAttempt] = (),
+) -> None:
+    """Add the model's response to the history and the usage (with that of the attempts that failed before it, but
+    those of `counted`, whose usage was added as they failed); check the token limits."""
+    # Ids a response already carries (a cached response of an earlier run) are kept, as pydantic-ai 2.x does.
+    response.run_id = response.run_id or state.run_id
+    response.conversation_id = response.conversation_id or state.conversation_id
+    response.workspace_ref = deps.workspace_ref
+    fill_response_cost(response)
+    state.usage.incr(response.usage)
+    if response.failed_attempts:
+        failed = [a for a in response.failed_attempts if not any(a is c for c in counted)]
+        record_attempts_usage(state.usage, failed)
+    if deps.tool_kinds:
+        tag_tool_calls(response, deps.tool_kinds)
+    state.message_history.append(response)
+    # The snapshot of the `CallToolsNode` that follows holds the response: its state need not hold it too.
+    state.response_in_node = deps.durable
+    if deps.usage_limits.has_token_limits():
+        deps.usage_limits.check_tokens(state.usage, state.message_history, response.usage)
+    # Later responses may still be priced: an unknown cost is reported once, as the run ends.
+    deps.usage_limits.check_cost(state.usage, warn_if_cost_unavailable=False, messages=state.message_history)

@@ -27,7 +27,6 @@ from typing_extensions import TypeVar
 from edgewise.graph import BaseNode, End, Graph, GraphRunContext
 
 from .. import _instrument
-from .._cost import fill_response_cost
 from .._functions.runners import system_prompt_parts
 from .._output.schema import validation_errors
 from .._run.deps import GraphAgentDeps, begin_node, stored_through, token_check
@@ -61,7 +60,7 @@ from ..messages import (
     UserPromptPart,
 )
 from ..models import ModelRequestContext, ModelRequestParameters
-from ..models._attempts import counting_group_usage, record_attempts_usage
+from ..models._attempts import counting_group_usage
 from ..models._request_scoped import drop_unanswered, dropping_unanswered
 from ..models._request_timeout import timed_request, timed_stream
 from ..output import PendingModelResponse
@@ -75,7 +74,6 @@ from .call_tools_parts import (
     output_args_valid,
     skipped_call,
     status_part,
-    tag_tool_calls,
     validate_output,
 )
 from .continuation import continue_turn, continued_stream
@@ -101,6 +99,7 @@ from .node_support import (
     is_suspended,
     leading_events,
     now,
+    record_model_response,
     take_streamed_next,
     trace_exchange,
     with_emitted,
@@ -450,27 +449,9 @@ class ModelRequestNode(BaseNode[GraphAgentState, GraphAgentDeps[DepsT, Any], Fin
         *,
         counted: Sequence[ModelRequestAttempt] = (),
     ) -> CallToolsNode[DepsT, NodeRunEndT]:
-        """Add the model's response to the history and the usage (with that of the attempts that failed before it,
-        but those of `counted`, whose usage was added as they failed); check the token limits."""
-        state, deps = ctx.state, ctx.deps
-        # Ids a response already carries (a cached response of an earlier run) are kept, as pydantic-ai 2.x does.
-        response.run_id = response.run_id or state.run_id
-        response.conversation_id = response.conversation_id or state.conversation_id
-        response.workspace_ref = deps.workspace_ref
-        fill_response_cost(response)
-        state.usage.incr(response.usage)
-        if response.failed_attempts:
-            failed = [a for a in response.failed_attempts if not any(a is c for c in counted)]
-            record_attempts_usage(state.usage, failed)
-        if deps.tool_kinds:
-            tag_tool_calls(response, deps.tool_kinds)
-        state.message_history.append(response)
-        # The snapshot of the `CallToolsNode` below holds the response: its state need not hold it too.
-        state.response_in_node = deps.durable
-        if deps.usage_limits.has_token_limits():
-            deps.usage_limits.check_tokens(state.usage, state.message_history, response.usage)
-        # Later responses may still be priced: an unknown cost is reported once, as the run ends.
-        deps.usage_limits.check_cost(state.usage, warn_if_cost_unavailable=False, messages=state.message_history)
+        """Add the model's response to the history and the usage (see `record_model_response`); the node that
+        handles it comes next."""
+        record_model_response(ctx.state, ctx.deps, response, counted)
         return CallToolsNode(response)
 
 
