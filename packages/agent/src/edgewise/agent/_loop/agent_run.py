@@ -20,6 +20,8 @@ from .._message_flow.pending import (
     PendingMessage,
     PendingMessagePriority,
     delivered_events,
+    remove_pending,
+    reprioritize_pending,
     take_pending,
 )
 from .._run.deps import GraphAgentDeps, end_node
@@ -289,6 +291,34 @@ class AgentRun(Generic[DepsT, OutputT]):
             return None
         self._graph_run.state.pending_messages.append(pending)
         return pending.enqueue_id
+
+    def dequeue(self, enqueue_id: str) -> bool:
+        """Take content queued with `enqueue` (here or by `RunContext.enqueue`) out of the queue before it is
+        delivered: it never reaches the model and no `EnqueuedMessagesEvent` is given for it.
+
+        Args:
+            enqueue_id: What `enqueue` returned.
+
+        Returns:
+            `True` when the content was still queued and is now removed; `False` when it was delivered or dequeued
+            already, was never queued in this run, or the run has ended.
+        """
+        return self.result is None and remove_pending(self._graph_run.state.pending_messages, enqueue_id)
+
+    def set_enqueue_priority(self, enqueue_id: str, priority: PendingMessagePriority) -> bool:
+        """Change when content queued with `enqueue` is delivered; it keeps its place in the queue and its id.
+
+        Args:
+            enqueue_id: What `enqueue` returned.
+            priority: The new priority, as in `enqueue`: `'asap'` (with the next model request) or `'when_idle'`
+                (only when the run would end).
+
+        Returns:
+            `True` when the content was still queued; `False` when it was delivered or dequeued already, was never
+            queued in this run, or the run has ended.
+        """
+        queue = self._graph_run.state.pending_messages
+        return self.result is None and reprioritize_pending(queue, enqueue_id, priority)
 
     @property
     def usage(self) -> CallableRunUsage:

@@ -28,7 +28,15 @@ from .._messages.model_messages import (
 from ..exceptions import UserError
 from .events import EnqueuedMessagesEvent
 
-__all__ = ('EnqueueContent', 'PendingMessage', 'PendingMessagePriority', 'delivered_events', 'take_pending')
+__all__ = (
+    'EnqueueContent',
+    'PendingMessage',
+    'PendingMessagePriority',
+    'delivered_events',
+    'remove_pending',
+    'reprioritize_pending',
+    'take_pending',
+)
 
 PendingMessagePriority: TypeAlias = Literal['asap', 'when_idle']
 """When queued content reaches the model.
@@ -140,6 +148,24 @@ def take_pending(
             message.run_id = message.run_id or run_id
             message.conversation_id = message.conversation_id or conversation_id
     return taken
+
+
+def remove_pending(queue: list[PendingMessage], enqueue_id: str) -> bool:
+    """Remove the item `enqueue_id` from `queue` (in place); `False` when it is not (or no longer) there."""
+    for index, item in enumerate(queue):
+        if item.enqueue_id == enqueue_id:
+            del queue[index]
+            return True
+    return False
+
+
+def reprioritize_pending(queue: list[PendingMessage], enqueue_id: str, priority: PendingMessagePriority) -> bool:
+    """Give the item `enqueue_id` of `queue` a new priority, keeping its place; `False` when it is not there."""
+    for item in queue:
+        if item.enqueue_id == enqueue_id:
+            item.priority = priority
+            return True
+    return False
 
 
 def delivered_events(delivered: Sequence[PendingMessage]) -> list[EnqueuedMessagesEvent]:

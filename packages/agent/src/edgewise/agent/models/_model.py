@@ -24,7 +24,13 @@ from typing_extensions import TypeVar
 from .._cost import lookup_context_window
 from .._message_flow.cancellation import RunCancellation
 from .._message_flow.custom_events import CapabilityEvent, CustomEvent
-from .._message_flow.pending import EnqueueContent, PendingMessage, PendingMessagePriority
+from .._message_flow.pending import (
+    EnqueueContent,
+    PendingMessage,
+    PendingMessagePriority,
+    remove_pending,
+    reprioritize_pending,
+)
 from .._messages.context_size import context_window_fraction
 from .._messages.model_messages import (
     CapabilityLoadDeltaPart,
@@ -366,12 +372,7 @@ class RunContext(Generic[RunContextAgentDepsT]):
         Raises:
             UserError: this context belongs to no running agent.
         """
-        queue = self._queue_to_change('dequeue')
-        for index, pending in enumerate(queue):
-            if pending.enqueue_id == enqueue_id:
-                del queue[index]
-                return True
-        return False
+        return remove_pending(self._queue_to_change('dequeue'), enqueue_id)
 
     def set_enqueue_priority(self, enqueue_id: str, priority: PendingMessagePriority) -> bool:
         """Change when content queued with `enqueue` is delivered; it keeps its place in the queue and its id.
@@ -388,11 +389,7 @@ class RunContext(Generic[RunContextAgentDepsT]):
         Raises:
             UserError: this context belongs to no running agent.
         """
-        for pending in self._queue_to_change('set_enqueue_priority'):
-            if pending.enqueue_id == enqueue_id:
-                pending.priority = priority
-                return True
-        return False
+        return reprioritize_pending(self._queue_to_change('set_enqueue_priority'), enqueue_id, priority)
 
     def load_capability(self, capability: str | Any) -> bool:
         """Load a deferred capability (`defer_loading=True`) from a tool function, as the model's `load_capability`
