@@ -17,6 +17,7 @@ from edgewise.graph import GraphRunContext
 from .._run.deps import GraphAgentDeps
 from .._run.state import GraphAgentState
 from ..capabilities._hook_table import hook_names
+from ..capabilities.combined import CombinedCapability, active_context
 from ..exceptions import ModelRetry, RetryModelRequest, SkipModelRequest, UserError
 from ..messages import ModelRequest, ModelResponse
 from ..models import ModelRequestContext, ModelRequestParameters, StreamedResponse
@@ -69,7 +70,9 @@ async def run_request_hooks(
     )
     request_context.model_id, request_context.streaming = deps.model_id, streaming
     for capability in deps.request_hooks:
-        request_context = await capability.before_model_request(run_ctx, request_context)
+        hook_ctx = run_ctx if capability.defer_loading or isinstance(capability, CombinedCapability) else None
+        hook_ctx = hook_ctx or active_context(run_ctx)  # an always-on capability is active in its hooks
+        request_context = await capability.before_model_request(hook_ctx, request_context)
     if request_context.model is not deps.model:
         deps.request_model = request_context.model
     before, messages = len(state.message_history), request_context.messages

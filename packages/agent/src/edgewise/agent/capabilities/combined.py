@@ -21,7 +21,7 @@ from .abstract import (
     AgentModel,
 )
 
-__all__ = ('CombinedCapability', 'combined_or_none')
+__all__ = ('CombinedCapability', 'active_context', 'combined_or_none')
 
 
 @dataclass
@@ -53,7 +53,7 @@ class CombinedCapability(AbstractCapability[AgentDepsT]):
         """The `hook` methods of the capabilities that implement it, in order (looked up once per hook)."""
         found = self._by_hook.get(hook)
         if found is None:
-            found = self._by_hook[hook] = [getattr(c, hook) for c in self.capabilities if c.overrides(hook)]
+            found = self._by_hook[hook] = [_as_active(c, hook) for c in self.capabilities if c.overrides(hook)]
         return found
 
     def overrides(self, hook: str) -> bool:
@@ -172,6 +172,32 @@ class CombinedCapability(AbstractCapability[AgentDepsT]):
             if found is not None:
                 wrapped = found
         return wrapped
+
+
+def _as_active(capability: AbstractCapability[Any], hook: str) -> Callable[..., Any]:
+    """`capability`'s `hook`, given a run context saying the capability is active (`capability_active=True`, as
+    pydantic-ai 2.68) when it is always on. A deferred one's gate says so itself once it is loaded, and a nested
+    `CombinedCapability` for each of its own."""
+    method: Callable[..., Any] = getattr(capability, hook)
+    if capability.defer_loading or isinstance(capability, CombinedCapability):
+        return method
+
+    def as_active(ctx: RunContext[Any], /, *args: Any, **kwargs: Any) -> Any:
+        # (sync, so one wrapper serves the async hooks, whose coroutine it returns, and the event stream hook)
+        return method(active_context(ctx), *args, **kwargs)
+
+    return as_active
+
+
+def active_context(ctx: RunContext[AgentDepsT]) -> RunContext[AgentDepsT]:
+    """`ctx` for the hook of a capability in effect: a copy with `capability_active=True` (`ctx` when it says so)."""
+    if ctx.capability_active is True:
+        return ctx
+    if type(ctx) is RunContext:  # a shallow copy, without a `replace`'s `__init__`
+        active = copy.copy(ctx)
+        active.capability_active = True
+        return active
+    return replace(ctx, capability_active=True)
 
 
 def _is_deferred(capability: AbstractCapability[Any]) -> bool:

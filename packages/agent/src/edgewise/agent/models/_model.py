@@ -176,8 +176,9 @@ class RunContext(Generic[RunContextAgentDepsT]):
     """The ids of the deferred capabilities the model has loaded (`load_capability`), read from the history before
     each model request; a load during a step adds to it (the run's one set, shared by its contexts)."""
     capability_active: bool | None = None
-    """`True` in the hooks, settings and native-tool functions of a deferred capability the model has loaded (it
-    acts on the run now); `None` elsewhere. Was `capability_loaded`, which still works, with a deprecation warning."""
+    """`True` in the hooks of a capability in effect: one always on (for the whole run) or a deferred one once loaded
+    (in its settings and native-tool functions too); `None` where no capability's hook runs (tools, say). Was
+    `capability_loaded`, which still works, with a deprecation warning."""
     _cancellation: RunCancellation | None = field(default=None, repr=False)
     """The run's cancellation (what `cancel()` goes through); `None` for a context of no running agent."""
     _durable_operations: dict[tuple[str, str], Any] | None = field(default=None, repr=False)
