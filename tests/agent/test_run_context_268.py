@@ -610,25 +610,26 @@ async def test_a_capability_without_an_id_is_found_by_identity() -> None:
     assert answers == [False]
 
 
-async def test_a_load_outside_a_tool_call_is_refused() -> None:
+async def test_a_load_where_no_model_request_follows_is_refused() -> None:
     errors: list[str] = []
     hooks = Hooks[None]()
 
-    @hooks.on.before_model_request
-    async def early(ctx: RunContext[None], request_context: ModelRequestContext) -> ModelRequestContext:
+    @hooks.on.after_run
+    async def late(ctx: RunContext[None], *, result: Any) -> Any:
         with pytest.raises(UserError) as info:
             ctx.load_capability('refunds')
         errors.append(str(info.value))
-        return request_context
+        return result
 
     agent = Agent(scripted([TextPart('done')]), capabilities=[hooks, refunds_capability()])
     await agent.run('x')
     assert errors == [
-        '`ctx.load_capability()` can only be called from a tool function during an agent run, whose step is '
-        'followed by a model request the load goes on.'
+        '`ctx.load_capability()` can only be called where a model request follows: from a `before_run` or '
+        '`before_model_request` hook, from `after_model_request` on a response with tool calls the run answers, '
+        'from a tool function, or from a tool hook such as `after_tool_execute`.'
     ]
     bare = RunContext[None](deps=None, model=TestModel(), usage=RunUsage(), tool_call_id='c1')
-    with pytest.raises(UserError, match='can only be called from a tool function'):
+    with pytest.raises(UserError, match='can only be called where a model request follows'):
         bare.load_capability('refunds')
 
 

@@ -51,9 +51,9 @@ DEFERRED = '_edgewise_deferred_batch'  # instance attribute: the deferred calls 
 ENQUEUED = '_edgewise_enqueued_events'  # instance attribute: the `EnqueuedMessagesEvent`s its stream gives first
 
 
-def add_enqueued_events(node: Any, events: Sequence[EnqueuedMessagesEvent | ModelSettingsDeltaEvent]) -> None:
+def add_enqueued_events(node: Any, events: Sequence[EnqueuedMessagesEvent | ModelSettingsDeltaEvent | Any]) -> None:
     """Have the stream of `node` give `events` before the model's response (queued messages it delivers, the
-    settings change its request records)."""
+    settings change and the capability loads its request records)."""
     node.__dict__[ENQUEUED] = [*node.__dict__.get(ENQUEUED, ()), *events]
 
 

@@ -21,6 +21,7 @@ from ..capabilities.combined import CombinedCapability, active_context
 from ..exceptions import ModelRetry, RetryModelRequest, SkipModelRequest, UserError
 from ..messages import ModelRequest, ModelResponse
 from ..models import ModelRequestContext, ModelRequestParameters, StreamedResponse
+from ..models._capability_loads import capability_load_window
 from ..models._completed_response import CompletedStreamedResponse
 from ..models._request_timeout import timed_stream
 from ..tools import RunContext
@@ -33,6 +34,7 @@ from .history import (
     resumed_index_after_hooks,
     sent_messages,
 )
+from .hook_loads import record_request_loads, response_load_window
 from .step_tool_manager import withhold_unevidenced_reveals
 
 __all__ = (
@@ -69,10 +71,11 @@ async def run_request_hooks(
         model=deps.model, messages=state.message_history[:], model_settings=settings, model_request_parameters=params
     )
     request_context.model_id, request_context.streaming = deps.model_id, streaming
-    for capability in deps.request_hooks:
-        hook_ctx = run_ctx if capability.defer_loading or isinstance(capability, CombinedCapability) else None
-        hook_ctx = hook_ctx or active_context(run_ctx)  # an always-on capability is active in its hooks
-        request_context = await capability.before_model_request(hook_ctx, request_context)
+    with capability_load_window(state.pending_messages, []) as loads:  # loads go on this request
+        for capability in deps.request_hooks:
+            hook_ctx = run_ctx if capability.defer_loading or isinstance(capability, CombinedCapability) else None
+            hook_ctx = hook_ctx or active_context(run_ctx)  # an always-on capability is active in its hooks
+            request_context = await capability.before_model_request(hook_ctx, request_context)
     if request_context.model is not deps.model:
         deps.request_model = request_context.model
     before, messages = len(state.message_history), request_context.messages
@@ -92,7 +95,10 @@ async def run_request_hooks(
     deps.tool_deltas = deps.tool_deltas or has_tool_deltas(messages)
     deps.resumed_request_index = resumed_index_after_hooks(deps.resumed_request_index, before, len(messages))
     deps.new_message_index = first_new_index(messages, state.run_id, deps.resumed_request, deps.resumed_request_index)
-    params = withhold_unevidenced_reveals(messages, request_context.model_request_parameters, deps)
+    params = request_context.model_request_parameters
+    if loads:
+        params = await record_request_loads(state, deps, run_ctx, last, loads, params)
+    params = withhold_unevidenced_reveals(messages, params, deps)
     return request_context.model_settings, params
 
 
@@ -122,7 +128,10 @@ async def after_response(
     """`response` through the `after_model_request` hooks (if any capability of the run has one)."""
     if 'after_model_request' not in deps.hooked:
         return response
-    found: ModelResponse = await root.after_model_request(run_ctx, request_context=request_context, response=response)
+    with response_load_window(deps, run_ctx, response):
+        found: ModelResponse = await root.after_model_request(
+            run_ctx, request_context=request_context, response=response
+        )
     return found
 
 

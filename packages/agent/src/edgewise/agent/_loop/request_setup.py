@@ -17,6 +17,7 @@ from ..models import ModelRequestParameters
 from ..toolsets._capability_owned import tool_defs_from_pre_definition_load_returns
 from ..toolsets._tool_search import discovered_tool_names
 from .history import has_tool_deltas, record_settings_change
+from .hook_loads import record_loads_ahead, reveal_loads_ahead
 from .node_support import add_enqueued_events, load_prices_for, now
 from .request_hooks import run_request_hooks
 from .step_tool_manager import (
@@ -61,7 +62,10 @@ async def prepare_request(
         request.conversation_id = request.conversation_id or state.conversation_id
     state.run_step += 1
     deps.request_model = None
+    loads_ahead = record_loads_ahead(deps, request) if deps.loads_ahead else None  # from `before_run` hooks
     await prepare_step_tools(state, deps)
+    if loads_ahead:
+        add_enqueued_events(node, reveal_loads_ahead(deps, request, loads_ahead))
     _backfill_capability_reveals(state, deps)
     instruction_parts = await request_instructions(state, deps, request)
     return await request_parameters(node, ctx, streaming, instruction_parts=instruction_parts)

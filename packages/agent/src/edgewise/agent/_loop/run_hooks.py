@@ -25,6 +25,7 @@ import anyio
 from .._run.result import AgentRunResult
 from ..capabilities._hook_table import hook_names
 from ..capabilities.abstract import AbstractCapability
+from ..models._capability_loads import capability_load_window
 from ..tools import RunContext
 from .agent_run import AgentRun
 
@@ -49,7 +50,10 @@ async def wrapped_run(
 
     async def handler() -> AgentRunResult[Any]:
         nonlocal started, hook_context
-        await capability.before_run(ctx)
+        with capability_load_window(ctx.pending_messages, []) as loads:  # loads go on the run's first request
+            await capability.before_run(ctx)
+        if loads:
+            agent_run.ctx.deps.loads_ahead = loads
         hook_context = contextvars.copy_context()
         started = True
         progress.set()

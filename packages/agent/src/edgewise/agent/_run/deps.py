@@ -19,10 +19,12 @@ from .._tools.deferred_calls import DeferredToolResults
 from ..exceptions import UserError
 from ..messages import (
     AgentInstructionSource,
+    CapabilityLoadDeltaPart,
     InstructionId,
     InstructionPart,
     ModelMessage,
     ModelRequest,
+    ToolAvailabilityDeltaPart,
     UserContent,
 )
 from ..models import Model
@@ -106,6 +108,8 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
     run: the run skips the others, at no cost per step."""
     tool_manager: Any = None
     """The current step's `ToolManager` (made at the first step; typed loosely: it sits above this module)."""
+    loads_ahead: list[CapabilityLoadDeltaPart | ToolAvailabilityDeltaPart] | None = None
+    """The capability loads `before_run` hooks made (`RunContext.load_capability`), for the run's first request."""
     native_tools: Sequence[AgentNativeTool[Any]] = ()
     """The native tools (run by the provider) of every request, or functions building them per step."""
     tracing: bool = True

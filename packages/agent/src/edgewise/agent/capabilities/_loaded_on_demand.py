@@ -22,7 +22,13 @@ from typing import Any, ClassVar
 from .._functions.runners import normalize_instructions
 from .._messages.tool_parts import TOOL_SEARCH_NATIVE_KIND
 from ..exceptions import UserError
-from ..messages import AgentStreamEvent, CapabilityLoadDeltaPart
+from ..messages import (
+    AgentStreamEvent,
+    CapabilityInstructionSource,
+    CapabilityLoadDeltaPart,
+    InstructionId,
+    InstructionPart,
+)
 from ..tools import AgentDepsT, AgentNativeTool, RunContext
 from ..toolsets import AbstractToolset
 from ..toolsets._capability_owned import CapabilityOwnedToolset
@@ -41,6 +47,7 @@ __all__ = (
     'DeferredCapabilityLoader',
     'capability_registry',
     'deferred_run_capabilities',
+    'loaded_capability_block',
     'validate_capability_ids',
 )
 
@@ -218,22 +225,21 @@ class DeferredCapabilityGate(WrapperCapability[AgentDepsT]):
 
     def get_instructions(self) -> Any:
         """A function giving the wrapped capability's instructions once it is loaded from code
-        (`RunContext.load_capability`, recorded by a `CapabilityLoadDeltaPart`); `None` if it has none. A load by the
-        model's `load_capability` call states none here: the call's return carries them."""
-        runners = normalize_instructions(self.wrapped.get_instructions())
-        if not runners:
+        (`RunContext.load_capability`, recorded by a `CapabilityLoadDeltaPart`), as the block `capability:<id>`
+        (pydantic-ai 2.68); `None` if it has none. A load by the model's `load_capability` call states none here:
+        the call's return carries them."""
+        if not normalize_instructions(self.wrapped.get_instructions()):
             return None
         capability_id = self.wrapped.id
 
-        async def loaded_from_code(ctx: RunContext[AgentDepsT]) -> str | None:
+        async def loaded_from_code(ctx: RunContext[AgentDepsT]) -> InstructionPart | None:
             if capability_id not in ctx.loaded_capability_ids or not any(
                 isinstance(part, CapabilityLoadDeltaPart) and capability_id in part.loaded
                 for message in ctx.messages
                 for part in message.parts
             ):
                 return None
-            texts = [item if isinstance(item, str) else await item.run(ctx) for item in runners]
-            return '\n\n'.join(text for text in texts if text) or None
+            return await loaded_capability_block(self.wrapped, ctx)
 
         return loaded_from_code
 
@@ -275,6 +281,22 @@ class DeferredCapabilityGate(WrapperCapability[AgentDepsT]):
         if not self._loaded(ctx):
             return stream
         return self.wrapped.wrap_run_event_stream(replace(ctx, capability_active=True), stream=stream)
+
+
+async def loaded_capability_block(capability: AbstractCapability[Any], ctx: RunContext[Any]) -> InstructionPart | None:
+    """The instructions of `capability`, a deferred capability loaded from code, as one block keyed
+    `capability:<id>` (its texts and its functions' results, in order, joined by blank lines); `None` when they are
+    blank."""
+    texts: list[str] = []
+    for item in normalize_instructions(capability.get_instructions()):
+        found = item if isinstance(item, str) else await item.run(ctx)
+        text = found.content if isinstance(found, InstructionPart) else found
+        if text and text.strip():
+            texts.append(text.strip())
+    if not texts:
+        return None
+    source = CapabilityInstructionSource(str(capability.id))
+    return InstructionPart('\n\n'.join(texts), id=InstructionId(source), dynamic=True)
 
 
 def _gated_hook(name: str) -> Callable[..., Any]:

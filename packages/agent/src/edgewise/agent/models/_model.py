@@ -33,13 +33,9 @@ from .._message_flow.pending import (
 )
 from .._messages.context_size import context_window_fraction
 from .._messages.model_messages import (
-    CapabilityLoadDeltaPart,
-    LoadCapabilityCallPart,
     ModelMessage,
     ModelResponse,
     ModelResponsePart,
-    ToolAvailabilityDeltaPart,
-    ToolCallPart,
     UserContent,
 )
 from .._messages.tool_parts import TOOL_SEARCH_NATIVE_KIND
@@ -54,6 +50,7 @@ from ..usage import UsageLimits
 from ..workspaces import Workspace
 from ._abstract import AbstractModel
 from ._canonical_system import accepts_stateless_artifact
+from ._capability_loads import load_capability
 from ._instruction_history import project_history_records
 from ._instrumentation_settings import DEFAULT_INSTRUMENTATION_VERSION
 from ._lookalike_notes import note_lookalikes
@@ -393,14 +390,17 @@ class RunContext(Generic[RunContextAgentDepsT]):
         return reprioritize_pending(self._queue_to_change('set_enqueue_priority'), enqueue_id, priority)
 
     def load_capability(self, capability: str | Any) -> bool:
-        """Load a deferred capability (`defer_loading=True`) from a tool function, as the model's `load_capability`
-        tool would, with no call of that tool (the run need not offer it).
+        """Load a deferred capability (`defer_loading=True`) from code, as the model's `load_capability` tool would,
+        with no call of that tool (the run need not offer it).
 
-        The load goes on the next model request of the run: a `CapabilityLoadDeltaPart` naming the capability, then a
-        `ToolAvailabilityDeltaPart` naming its tools (if it has some), at the end of that request, with a
-        `CapabilityLoadDeltaEvent` and a `ToolAvailabilityDeltaEvent` after the step's tool results in the event
-        stream. From that request on the capability is active: its instructions, tools, settings and hooks apply.
-        Being in the history, the load holds in a later run given that history and in a stored run resumed. When the
+        Call it where a model request follows: from a tool function or a tool hook (`after_tool_execute`, say), or
+        from `after_model_request` on a response with tool calls the run answers, for the next request; from a
+        `before_model_request` hook, for the request being prepared (which gets the capability's tools and
+        instructions; its settings, native tools and hooks apply from the next one); from `before_run`, for the
+        run's first request. The load goes on that request: a `CapabilityLoadDeltaPart` naming the capability, then a
+        `ToolAvailabilityDeltaPart` naming its tools (if it has some), with a `CapabilityLoadDeltaEvent` and a
+        `ToolAvailabilityDeltaEvent` in the event stream. Its instructions are the block `capability:<id>`. Being in
+        the history, the load holds in a later run given that history and in a stored run resumed. When a tool
         step ends the run instead (an output, a deferred call or one awaiting approval), the load is dropped.
 
         Args:
@@ -408,54 +408,14 @@ class RunContext(Generic[RunContextAgentDepsT]):
 
         Returns:
             `True` when the load is queued; `False` when the capability is already active (always on, or loaded), or
-            already being loaded (by an earlier call in this step, or by the model's `load_capability` call in the
-            response being handled).
+            already being loaded (by an earlier call, or by the model's `load_capability` call in the response being
+            handled).
 
         Raises:
-            UserError: the capability is not one of the run's; or this is not a function tool's call of a running
-                agent (Edgewise loads from tool functions only, not from hooks), or it is an output tool's.
+            UserError: the capability is not one of the run's; or no model request follows where it is called
+                (`after_run`, a hook of a final response, a context of no running agent), or it is an output tool's.
         """
-        manager = self.tool_manager
-        if self.tool_call_id is None or self.pending_messages is None or manager is None:
-            raise UserError(
-                '`ctx.load_capability()` can only be called from a tool function during an agent run, whose step '
-                'is followed by a model request the load goes on.'
-            )
-        response = next((m for m in reversed(self.messages) if isinstance(m, ModelResponse)), None)
-        handled = [] if response is None else response.parts
-        # Output tools are not among the step's function tools (which are listed by the names the model calls).
-        if any(
-            isinstance(p, ToolCallPart)
-            and p.tool_call_id == self.tool_call_id
-            and p.tool_name not in (manager.tools or {})
-            for p in handled
-        ):
-            raise UserError('`ctx.load_capability()` cannot be called from an output tool, which ends the run.')
-        registry = self.capabilities
-        if isinstance(capability, str):
-            capability_id: str | None = capability
-            if capability_id not in registry:
-                raise UserError(f'No capability with id {capability_id!r} is registered in this run.')
-        elif capability.id is not None and capability.id in registry:
-            capability_id = capability.id  # by id: a copy made for the run (`for_run`) is the same capability
-        else:
-            capability_id = next((key for key, found in registry.items() if found is capability), None)
-            if capability_id is None:
-                raise UserError(
-                    f'Capability {type(capability).__name__}(id={capability.id!r}) is not registered in this run.'
-                )
-        assert capability_id is not None
-        queued = manager.capability_loads
-        if (
-            capability_id in self.active_capability_ids
-            or any(isinstance(r, CapabilityLoadDeltaPart) and capability_id in r.loaded for r in queued)
-            or any(isinstance(p, LoadCapabilityCallPart) and p.capability_id == capability_id for p in handled)
-        ):
-            return False
-        queued.append(CapabilityLoadDeltaPart(loaded=[capability_id], tool_call_id=self.tool_call_id))
-        if owned := [name for name, tool_def in self.tools.items() if tool_def.capability_id == capability_id]:
-            queued.append(ToolAvailabilityDeltaPart(tools_added=owned, tool_call_id=self.tool_call_id))
-        return True
+        return load_capability(self, capability)
 
     def _queue_to_change(self, method: str) -> list[PendingMessage]:
         queue = self.pending_messages
