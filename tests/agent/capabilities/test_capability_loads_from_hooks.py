@@ -280,3 +280,28 @@ async def test_a_capability_without_instructions_loaded_from_code_adds_no_block(
 
     await agent.run('x')
     assert not any(block_id and block_id.startswith('capability:') for ids in seen.block_ids for block_id in ids)
+
+
+async def test_a_run_inside_a_hook_does_not_load_through_the_window_of_the_run_around_it() -> None:
+    errors: list[str] = []
+    inner_hooks = Hooks[None]()
+
+    @inner_hooks.on.after_run
+    async def inner_done(ctx: RunContext[None], *, result: Any) -> Any:
+        with pytest.raises(UserError, match='can only be called where a model request follows') as info:
+            ctx.load_capability('refunds')  # the inner run's own: no request of it follows
+        errors.append(str(info.value))
+        return result
+
+    inner = Agent(watching([TextPart('inner done')], seen=Seen()), capabilities=[inner_hooks, refunds_capability()])
+    outer_hooks = Hooks[None]()
+
+    @outer_hooks.on.before_model_request
+    async def prepare(ctx: RunContext[None], request_context: ModelRequestContext) -> ModelRequestContext:
+        await inner.run('inner')
+        return request_context
+
+    outer = Agent(watching([TextPart('done')], seen=Seen()), capabilities=[outer_hooks, refunds_capability()])
+    result = await outer.run('x')
+    assert len(errors) == 1
+    assert not any(isinstance(p, CapabilityLoadDeltaPart) for m in result.all_messages() for p in m.parts)
