@@ -108,6 +108,8 @@ def _as_read(text: str) -> str:
 def lookalike_tags(text: str) -> list[str]:
     """The framework tags `text` opens or closes, each once, in the order first found (`pyai:context_diff` is given
     as `pyai:context`); empty when it copies none."""
+    if text.isascii() and '<' not in text and '&' not in text:
+        return []  # plain text (most of it): no tag, no entity, nothing that folds to either
     found: list[str] = []
     for match in _tag_pattern().finditer(_as_read(text)):
         name = ''.join(match.group('name').lower().split()).removesuffix(_DIFF)

@@ -68,7 +68,15 @@ def note_lookalikes(messages: list[ModelMessage], profile: ModelProfile) -> list
 
 def holds_lookalike(message: ModelMessage) -> bool:
     """Whether `message` is a request with user, file, tool or retry text copying a framework tag."""
-    return isinstance(message, ModelRequest) and any(_lookalikes(part) for part in message.parts)
+    if not isinstance(message, ModelRequest):
+        return False
+    for part in message.parts:
+        if type(part) is UserPromptPart and type(part.content) is str:  # (most prompts: one text, no files)
+            if lookalike_tags(part.content):
+                return True
+        elif _lookalikes(part):
+            return True
+    return False
 
 
 def _noted_parts(

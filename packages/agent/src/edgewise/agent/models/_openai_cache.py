@@ -251,6 +251,7 @@ def relocate_instructions(
         or not profile.get('openai_supports_prompt_cache_breakpoints', False)
         or role == 'user'
         or 'openai_previous_response_id' in settings
+        or 'openai_conversation_id' in settings
         or any(item.get('type') == 'compaction' for item in items)
         or has_dynamic_system_prompt(messages)
     ):

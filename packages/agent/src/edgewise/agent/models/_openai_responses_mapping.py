@@ -140,6 +140,15 @@ class OpenAIResponsesModelSettings(ModelSettings, total=False):
     openai_context_management: list[dict[str, Any]]
     """Server-side context management (`context_management`): `[{'type': 'compaction', 'compact_threshold': N}]`
     compacts the conversation once its input passes N tokens (see `OpenAICompaction`)."""
+    openai_conversation_id: Literal['auto'] | str
+    """Continue a conversation kept on OpenAI's side (the `conversation` field), sending only what followed the
+    latest response made in it (each response names its conversation in `provider_details['conversation_id']`).
+
+    `'auto'` continues the conversation of the latest such response of this endpoint that belongs to the run's own
+    conversation (`conversation_id`), and sends no `conversation` while the history holds none; a conversation id
+    is continued from its latest response in the history, or given with every message while there is none. Cannot
+    be set with `openai_previous_response_id`. The messages before the response continued from are not sent, so a
+    change a history processor makes to them does not reach the model."""
 
 
 def _request_items(message: ModelRequest, profile: OpenAIModelProfile, model_name: str) -> Iterator[dict[str, Any]]:
@@ -429,7 +438,9 @@ def responses_request_body(
     if settings.get('openai_previous_response_id') == 'auto':
         # Resolved by the model against the history: `'auto'` left here found nothing to continue from.
         del settings['openai_previous_response_id']
-    if not items and 'openai_previous_response_id' not in settings:
+    if settings.get('openai_conversation_id') == 'auto':
+        del settings['openai_conversation_id']  # (as `'auto'` above: no conversation of the history to continue)
+    if not items and 'openai_previous_response_id' not in settings and 'openai_conversation_id' not in settings:
         items.append({'role': 'user', 'content': ''})  # the API rejects a request without input
     body['input'] = items
     if instructions:
@@ -458,6 +469,7 @@ def responses_request_body(
                 ('openai_prompt_cache_retention', 'prompt_cache_retention'),
                 ('openai_prompt_cache_options', 'prompt_cache_options'),
                 ('openai_previous_response_id', 'previous_response_id'),
+                ('openai_conversation_id', 'conversation'),
                 ('openai_context_management', 'context_management'),
             ),
         )
@@ -522,9 +534,12 @@ def responses_usage(usage: dict[str, Any] | None) -> RequestUsage:
 def _finish(response: dict[str, Any]) -> tuple[FinishReason | None, dict[str, Any]]:
     incomplete = response.get('incomplete_details') or {}
     raw = incomplete.get('reason') or response.get('status')
+    details: dict[str, Any] = {}
+    if isinstance(conversation := response.get('conversation'), dict) and conversation.get('id'):
+        details['conversation_id'] = conversation['id']  # the OpenAI conversation the response joined
     if not raw:
-        return None, {}
-    return _FINISH_REASONS.get(raw), {'finish_reason': raw}
+        return None, details
+    return _FINISH_REASONS.get(raw), {'finish_reason': raw, **details}
 
 
 def _output_parts(

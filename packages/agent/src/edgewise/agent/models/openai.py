@@ -42,6 +42,7 @@ from ._error_categories import openai_http_error, openai_stream_error
 from ._history_digest import HistoryHasher, continuation_digest, history_hasher, resolve_previous_response
 from ._mapping import EventStreamedResponse, transformed_schema, transformed_tool
 from ._openai_cache import OpenAIPromptCacheOptions
+from ._openai_conversation import check_one_continuation, resolve_conversation
 from ._openai_native_tools import MCP_SERVER_TOOL_CONNECTOR_URI_SCHEME, RESPONSES_NATIVE_TOOLS
 from ._openai_responses_mapping import (
     OpenAIResponsesModelSettings,
@@ -372,7 +373,13 @@ class OpenAIResponsesModel(_OpenAIModel):
     ) -> tuple[list[ModelMessage], ModelSettings | None, HistoryHasher | None]:
         """The messages to send, the settings naming the response they continue, and the hash of `messages` for the
         response's digest (`None` when no `openai_previous_response_id` is set: nothing is recorded)."""
-        setting = self._merged_settings(model_settings).get('openai_previous_response_id')
+        merged = self._merged_settings(model_settings)
+        check_one_continuation(merged)
+        if (conversation := merged.get('openai_conversation_id')) is not None:
+            conversation_id, sent = resolve_conversation(conversation, messages, ours=self.accepts_server_state)
+            resolved_conversation = {**(model_settings or {}), 'openai_conversation_id': conversation_id or 'auto'}
+            return sent, cast(ModelSettings, resolved_conversation), None
+        setting = merged.get('openai_previous_response_id')
         if setting is None:
             return messages, model_settings, None
         response_id, sent = self._continued(setting, messages)
