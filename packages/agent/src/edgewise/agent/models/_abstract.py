@@ -1,7 +1,8 @@
 """`AbstractModel`: what every kind of model is known by (its name, its provider, its id), as pydantic-ai 2.68's.
 
-`Model` (request and response) builds on it; a model of another kind (a realtime one, say) can too, and code that
-only names, logs or enters a model can take any `AbstractModel`.
+`Model` (request and response) builds on it, through `ConfiguredModel` (settings, profile, provider); a model of
+another kind (a realtime one, say) can too, and code that only names, logs or enters a model can take any
+`AbstractModel`.
 """
 
 from __future__ import annotations as _annotations
