@@ -53,7 +53,7 @@ def _params(fn: Callable[..., Any]) -> list[str]:
         (Agent.instructions, ['/func', '*name', '*on_change']),
         (Agent.output_validator, ['/func']),
         (Agent.override, ['*name', '*model', '*deps', '*tools', '*toolsets', '*instructions', '*model_settings',
-                          '*metadata', '*retries', '*native_tools', '*spec', '**deprecated_kwargs']),
+                          '*metadata', '*retries', '*native_tools', '*spec', '*workspace', '**deprecated_kwargs']),
         (Tool.__init__, ['function', '*takes_ctx', '*max_retries', '*name', '*description', '*prepare',
                          '*args_validator', '*docstring_format', '*require_parameter_descriptions',
                          '*schema_generator', '*strict', '*sequential', '*requires_approval', '*metadata', '*tool_kind',

@@ -142,7 +142,7 @@ async def test_streamed_run_result_of_a_run_result_answers_from_it() -> None:
     streamed = StreamedRunResult(all_messages=run.all_messages(), new_message_index=1, run_result=run)
 
     assert isinstance(streamed, StreamedRunResult)
-    assert repr(streamed) == '<StreamedRunResult is_complete=False>'
+    assert repr(streamed).endswith(f'_on_complete=None, _run_result={run!r}, is_complete=False)')
     assert streamed.metadata == {'from': 'run-result'}
     assert streamed.run_id == run.run_id
     assert streamed.conversation_id == run.conversation_id
@@ -155,7 +155,7 @@ async def test_streamed_run_result_of_a_run_result_answers_from_it() -> None:
     assert not streamed.is_complete
     assert await streamed.get_output() == 'final'
     assert streamed.is_complete
-    assert repr(streamed) == '<StreamedRunResult is_complete=True>'
+    assert repr(streamed).endswith('is_complete=True)')
 
 
 async def test_streamed_run_result_of_a_run_result_streams_its_output_once() -> None:

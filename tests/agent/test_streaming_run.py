@@ -55,7 +55,7 @@ async def test_text_streams_chunk_by_chunk_and_is_the_output() -> None:
     assert texts == ['Hello', 'Hello, ', 'Hello, world']
     assert [type(m).__name__ for m in result.all_messages()] == ['ModelRequest', 'ModelResponse']
     assert result.usage == snapshot(RunUsage(input_tokens=50, output_tokens=4, requests=1))
-    assert repr(result) == '<StreamedRunResult is_complete=True>'
+    assert repr(result).endswith('_on_complete=None, _run_result=None, is_complete=True)')
 
 
 async def test_text_deltas_are_the_pieces_as_they_come() -> None:

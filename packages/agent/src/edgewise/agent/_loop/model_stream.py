@@ -7,6 +7,7 @@ import warnings
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from copy import deepcopy
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, overload
 
 from typing_extensions import TypeVar
@@ -66,13 +67,37 @@ class _After:
         return await self._events.__anext__()
 
 
+def _no_max_tokens() -> int | None:
+    return None
+
+
+@dataclass(kw_only=True, init=False)
 class AgentStream(Generic[AgentDepsT, OutputDataT]):
     """The events of one streamed model response, and what they add up to.
 
     Iterate it for the raw events (`PartStartEvent`, `PartDeltaEvent`, `FinalResultEvent`, ...), or read the
     text (`stream_text`), the output (`stream_output`, `get_output`) or response snapshots (`stream_response`).
     Every reader shares one pass over the events: what one has read, another does not see again.
+
+    A dataclass, as in pydantic-ai 2.x: its fields are 2.x's constructor keywords, in 2.x's order (a stream made by
+    a run has them from its run); `dataclasses.replace` makes another stream of the same response, `==` compares
+    the fields, and the repr shows those 2.x shows.
     """
+
+    # pydantic-ai 2.x's fields (its keyword constructor's arguments): what `fields`, `replace`, `==` and the repr see.
+    _raw_stream_response: StreamedResponse
+    _output_schema: OutputSchema[Any]
+    _model_request_parameters: ModelRequestParameters
+    _output_validators: Sequence[OutputValidator]
+    _run_ctx: RunContext[Any]
+    _carried_workspace_ref: WorkspaceRef | None = field(default=None, repr=False)
+    _model_id: str | None = field(default=None, repr=False)
+    _usage_limits: UsageLimits | None
+    _tool_manager: ToolManager[Any]
+    _root_capability: AbstractCapability[Any]
+    _metadata_getter: Callable[[], dict[str, Any] | None] | None = field(default=None, repr=False)
+    _event_stream_buffer_getter: Callable[[], list[AgentStreamEvent]] = field(default=list, repr=False)
+    _max_tokens_getter: Callable[[], int | None] = field(default=_no_max_tokens, repr=False)
 
     @overload
     def __init__(
@@ -120,14 +145,27 @@ class AgentStream(Generic[AgentDepsT, OutputDataT]):
         Raises:
             TypeError: neither form's arguments are all given, or a keyword names nothing of either.
         """
-        self._metadata_getter: Callable[[], dict[str, Any] | None] | None = None
         if parts:
             if response is not None or ctx is not None:
                 raise TypeError("AgentStream takes either a response and a run's context, or pydantic-ai's keywords")
-            response, ctx, check_tokens, leading, self._metadata_getter = _from_fields(**parts)
+            response, ctx, check_tokens, leading = _from_fields(**parts)
+            self._max_tokens_getter = _no_max_tokens  # (an instance's: the class's default would be a method)
+            self.__dict__.update(parts)  # the fields as given, as 2.x's dataclass keeps them
         elif response is None or ctx is None:
             raise TypeError('AgentStream needs a streamed response and the run context of the graph run')
-        self._raw = response
+        else:
+            deps = ctx.deps  # the fields, from the run (once per response)
+            self._raw_stream_response = response
+            self._output_schema = deps.output_schema
+            self._model_request_parameters = response.model_request_parameters
+            self._output_validators = deps.output_validators
+            self._run_ctx = deps.run_context(ctx.state)
+            self._carried_workspace_ref = deps.carried_workspace_ref
+            self._model_id = deps.model_id
+            self._usage_limits = deps.usage_limits
+            self._tool_manager = deps.tool_manager
+            self._root_capability = deps.root_capability
+            self._max_tokens_getter = self._last_max_tokens
         self._leading = leading
         self._ctx = ctx
         self._check_tokens = check_tokens
@@ -140,9 +178,9 @@ class AgentStream(Generic[AgentDepsT, OutputDataT]):
 
     def __aiter__(self) -> AsyncIterator[ModelResponseStreamEvent]:
         if self._iterator is None:
-            events = self._raw.__aiter__()
+            events = self._raw_stream_response.__aiter__()
             if self._check_tokens is not None:
-                events = _TokenCheckedEvents(events, self._raw, self._check_tokens)
+                events = _TokenCheckedEvents(events, self._raw_stream_response, self._check_tokens)
             if self._leading:  # queued messages the request delivered, a settings change: before the response
                 events = _After(self._leading, events)
             self._iterator = events
@@ -209,7 +247,7 @@ class AgentStream(Generic[AgentDepsT, OutputDataT]):
         finally:
             await source.aclose()
             await partials.aclose()
-        if self._raw.final_result_event is not None:
+        if self._raw_stream_response.final_result_event is not None:
             self._cached_output = await self.validate_response_output(self.response)
             yield deepcopy(self._cached_output)
 
@@ -217,7 +255,7 @@ class AgentStream(Generic[AgentDepsT, OutputDataT]):
         """The `DeferredToolRequests` of the response so far, if it holds deferred calls and no text or output call
         and its final result event came: else `INVALID`."""
         response = self.response
-        if self._raw.final_result_event is None or any(
+        if self._raw_stream_response.final_result_event is None or any(
             (isinstance(part, TextPart) and part.content)
             or (isinstance(part, ToolCallPart) and part.tool_name in self._ctx.deps.output_schema.tools)
             for part in response.parts
@@ -270,7 +308,7 @@ class AgentStream(Generic[AgentDepsT, OutputDataT]):
             UnexpectedModelBehavior: the response holds no output of the run's output type.
             pydantic.ValidationError: (with `allow_partial`) the output does not validate yet.
         """
-        if self._raw.final_result_event is None:
+        if self._raw_stream_response.final_result_event is None:
             raise UnexpectedModelBehavior('Invalid response, unable to find output')
         output: OutputDataT = await validate_response(self._ctx, message, allow_partial=allow_partial)
         return output
@@ -280,38 +318,38 @@ class AgentStream(Generic[AgentDepsT, OutputDataT]):
     @property
     def response(self) -> ModelResponse:
         """The response so far (`state='incomplete'` while it streams)."""
-        return self._raw.get()
+        return self._raw_stream_response.get()
 
     @property
     def raw_response(self) -> StreamedResponse:
         """The model's streamed response itself."""
-        return self._raw
+        return self._raw_stream_response
 
     def get(self) -> ModelResponse:
         """The response so far (deprecated: use the `response` property)."""
         warnings.warn(
             '`AgentStream.get` is deprecated; use the `response` property instead.', PydanticAIDeprecationWarning, 2
         )
-        return self._raw.get()
+        return self._raw_stream_response.get()
 
     @property
     def usage(self) -> CallableRunUsage:
         """The run's usage including this response so far (callable too, the spelling before 1.107)."""
-        return CallableRunUsage.of(self._initial_usage + self._raw.usage)
+        return CallableRunUsage.of(self._initial_usage + self._raw_stream_response.usage)
 
     @property
     def timestamp(self) -> CallableDatetime:
         """When the response started (callable too, the spelling before 1.107)."""
-        return CallableDatetime.of(self._raw.timestamp)
+        return CallableDatetime.of(self._raw_stream_response.timestamp)
 
     async def cancel(self) -> None:
         """Stop the response: the model stops generating and the response is kept `'interrupted'`."""
-        await self._raw.cancel()
+        await self._raw_stream_response.cancel()
 
     @property
     def cancelled(self) -> bool:
         """Whether `cancel()` was called."""
-        return self._raw.cancelled
+        return self._raw_stream_response.cancelled
 
     @property
     def run_id(self) -> str:
@@ -330,8 +368,8 @@ class AgentStream(Generic[AgentDepsT, OutputDataT]):
             return self._metadata_getter()
         return self._ctx.deps.run_context(self._ctx.state).metadata
 
-    def __repr__(self) -> str:
-        return f'AgentStream(response={self.response!r})'
+    def _last_max_tokens(self) -> int | None:
+        return self._ctx.state.last_max_tokens
 
 
 def _from_fields(
@@ -354,7 +392,6 @@ def _from_fields(
     GraphRunContext[GraphAgentState, GraphAgentDeps[Any, Any]],
     Callable[[RequestUsage], None] | None,
     list[Any],
-    Callable[[], dict[str, Any] | None] | None,
 ]:
     """What an `AgentStream` made with pydantic-ai 2.x's keywords streams in: the run its fields describe."""
     run = _run_ctx
@@ -398,7 +435,7 @@ def _from_fields(
     leading = list(buffered)
     buffered.clear()  # taken, as 2.x's stream takes the events it delivers
     ctx = GraphRunContext(state=state, deps=deps)
-    return _raw_stream_response, ctx, token_check(state, deps), leading, _metadata_getter
+    return _raw_stream_response, ctx, token_check(state, deps), leading
 
 
 class _TokenCheckedEvents(AsyncIterator[ModelResponseStreamEvent]):

@@ -10,6 +10,7 @@ from __future__ import annotations as _annotations
 
 import copy
 import dataclasses
+import reprlib
 import warnings
 from collections import deque
 from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator, Awaitable, Callable
@@ -52,6 +53,7 @@ OutputDataT = TypeVar('OutputDataT', default=str, covariant=True)
 _T = TypeVar('_T')
 
 
+@dataclasses.dataclass(init=False, repr=False)
 class StreamedRunResult(Generic[AgentDepsT, OutputDataT]):
     """The result of `agent.run_stream(...)`: stream the text, the partial output or the responses, then read
     the output, the messages and the usage.
@@ -62,7 +64,20 @@ class StreamedRunResult(Generic[AgentDepsT, OutputDataT]):
     pydantic-ai 2.x's constructor works too, for code that builds one by hand: `StreamedRunResult(all_messages,
     new_message_index, stream_response, on_complete)` reads one `AgentStream`, and `StreamedRunResult(all_messages,
     new_message_index, run_result=...)` gives a finished run's result (see `GivenStreamedRunResult`).
+
+    A dataclass of 2.x's fields, as in 2.x (`==` compares them, the repr shows them, `dataclasses.replace` makes a
+    result of them); a run's are its messages, where its own start and the `AgentStream` of its latest response.
     """
+
+    # pydantic-ai 2.x's fields, in its order: what `dataclasses.fields`, `replace`, `==` and the repr see.
+    _all_messages: list[ModelMessage]
+    _new_message_index: int
+    _stream_response: AgentStream[AgentDepsT, OutputDataT] | None = None
+    _on_complete: Callable[[], Awaitable[None]] | None = None
+    _run_result: AgentRunResult[OutputDataT] | None = None
+    is_complete: bool = dataclasses.field(default=False, init=False)
+    """Whether the run has ended with its final result (for a run that ended before the `async with` block, on
+    deferred tool calls, once its output has been read; for a result made of a stream, once it was read whole)."""
 
     def __new__(cls, *args: Any, **kwargs: Any) -> Self:
         if cls is StreamedRunResult and not isinstance(args[0] if args else kwargs.get('agent_run'), AgentRun):
@@ -97,6 +112,8 @@ class StreamedRunResult(Generic[AgentDepsT, OutputDataT]):
         self, agent_run: AgentRun[Any, OutputDataT], event_stream_handler: EventStreamHandler | None = None
     ) -> None:
         self._run = agent_run
+        self._all_messages = agent_run.ctx.state.message_history
+        self._new_message_index = agent_run.ctx.deps.new_message_index
         self._handler = event_stream_handler
         self._handled: HandledEvents | None = None  # the node stream the event stream handler gets
         # The capabilities' `wrap_run_event_stream` gets each node's events (handed over as the handler's are).
@@ -109,9 +126,6 @@ class StreamedRunResult(Generic[AgentDepsT, OutputDataT]):
         self._responses = 0  # model responses started so far
         self._reader = OutputReader(agent_run.ctx, self._response_number)
         self._result: AgentRunResult[OutputDataT] | None = None
-        # A run that ended before the block (on deferred tool calls) is complete once its output is read, as in
-        # pydantic-ai: `is_complete` is `False` until then.
-        self._output_unread = False
         self._ended_before_block = False
         self._interrupted: ModelResponse | None = None  # the response cut off by `cancel()`
         self._cancelled = False
@@ -127,7 +141,9 @@ class StreamedRunResult(Generic[AgentDepsT, OutputDataT]):
         return generator
 
     def _read(self, events: NodeEvents) -> AsyncIterable[AgentStreamEvent]:
-        if isinstance(events, AgentStream):
+        if isinstance(events, AgentStream):  # the fields of 2.x's result made of the stream
+            self._stream_response = cast('AgentStream[AgentDepsT, OutputDataT]', events)
+            self._new_message_index = self._run.ctx.deps.new_message_index
             self._response = events.raw_response
             self._responses += 1
         if self._handler is not None or self._wraps:
@@ -147,6 +163,11 @@ class StreamedRunResult(Generic[AgentDepsT, OutputDataT]):
             self._stopped = True  # (`result` says so: the run has no settled output)
             raise
         self._result = run.result
+        self._settle()
+
+    def _settle(self) -> None:
+        """The run ended, or its output was read: it is complete once it has its result."""
+        self.is_complete = self._result is not None
 
     async def start(self) -> None:
         """Run up to the response that starts the final result (its `FinalResultEvent`), as pydantic-ai's
@@ -165,7 +186,10 @@ class StreamedRunResult(Generic[AgentDepsT, OutputDataT]):
                     self._wraps = False
                     await self._handled.hand_over()
                 return
-        self._ended_before_block = self._output_unread = self._result is not None
+        # A run that ended before the block (on deferred tool calls) is complete once its output is read, as in
+        # pydantic-ai.
+        self._ended_before_block = self._result is not None
+        self.is_complete = False
 
     async def _buffered(self) -> AsyncGenerator[AgentStreamEvent]:
         while self._buffer:
@@ -219,7 +243,7 @@ class StreamedRunResult(Generic[AgentDepsT, OutputDataT]):
     async def _read_out(self, values: AsyncGenerator[_T]) -> AsyncGenerator[_T]:
         async for value in values:
             yield value
-        self._output_unread = False
+        self._settle()
 
     def stream_output(self, *, debounce_by: float | None = 0.1) -> AsyncIterator[OutputDataT]:
         """Stream the output as it grows: partial values validated against the output type, then the output.
@@ -236,7 +260,7 @@ class StreamedRunResult(Generic[AgentDepsT, OutputDataT]):
     async def _outputs(self, debounce_by: float | None) -> AsyncGenerator[Any]:
         if self._result is not None:  # the run is over: its output, once, as a copy
             yield copy.deepcopy(self._result.output)
-            self._output_unread = False
+            self._settle()
             return
         partials = self._track(self._reader.partial_outputs(self._events))
         source = partials if debounce_by is None else self._track(_debounce(partials, debounce_by, None))
@@ -247,7 +271,7 @@ class StreamedRunResult(Generic[AgentDepsT, OutputDataT]):
         # The output is always the last value, even when it equals the last partial one (as in pydantic-ai): a
         # reader can take the last value for the validated output.
         yield self._result.output
-        self._output_unread = False
+        self._settle()
 
     def stream_response(self, *, debounce_by: float | None = 0.1) -> AsyncIterator[ModelResponse]:
         """Stream the model response being received, as a `ModelResponse` rebuilt on each event.
@@ -313,7 +337,7 @@ class StreamedRunResult(Generic[AgentDepsT, OutputDataT]):
             state = self._run.ctx.state
             last = dataclasses.replace(last, run_id=state.run_id, conversation_id=state.conversation_id)
         yield last
-        self._output_unread = False
+        self._settle()
 
     # -- cancelling -----------------------------------------------------------------------------------------------
 
@@ -350,7 +374,7 @@ class StreamedRunResult(Generic[AgentDepsT, OutputDataT]):
         assert self._result is not None
         # A copy each time: a caller changing what it got does not change what the next call gets.
         output: OutputDataT = copy.deepcopy(self._result.output)
-        self._output_unread = False
+        self._settle()
         return output
 
     @property
@@ -395,12 +419,6 @@ class StreamedRunResult(Generic[AgentDepsT, OutputDataT]):
             return ended
         output: OutputDataT = await validate_response(self._run.ctx, message, allow_partial=allow_partial)
         return output
-
-    @property
-    def is_complete(self) -> bool:
-        """Whether the run has ended with its final result (for a run that ended before the `async with` block,
-        on deferred tool calls, once its output has been read)."""
-        return self._result is not None and not self._output_unread
 
     @property
     def usage(self) -> CallableRunUsage:
@@ -504,8 +522,11 @@ class StreamedRunResult(Generic[AgentDepsT, OutputDataT]):
             raise UserError('The run is not complete yet: read the stream (or `await get_output()`) first.')
         return self._result
 
+    @reprlib.recursive_repr()
     def __repr__(self) -> str:
-        return f'<StreamedRunResult is_complete={self.is_complete}>'
+        # 2.x's dataclass repr, under the public name whichever way the result was made
+        shown = ', '.join(f'{f.name}={getattr(self, f.name)!r}' for f in dataclasses.fields(self) if f.repr)
+        return f'StreamedRunResult({shown})'
 
 
 class GivenStreamedRunResult(StreamedRunResult[AgentDepsT, OutputDataT]):
@@ -517,7 +538,11 @@ class GivenStreamedRunResult(StreamedRunResult[AgentDepsT, OutputDataT]):
     Made by `StreamedRunResult(...)` itself when given these arguments (it is a `StreamedRunResult`).
     """
 
-    def __init__(
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        # `dataclasses.replace` gives the fields by their own names (`_all_messages=...`)
+        self._take(*args, **{name.removeprefix('_'): value for name, value in kwargs.items()})
+
+    def _take(
         self,
         all_messages: list[ModelMessage],
         new_message_index: int,
@@ -530,7 +555,6 @@ class GivenStreamedRunResult(StreamedRunResult[AgentDepsT, OutputDataT]):
         self._stream_response = stream_response
         self._on_complete = on_complete
         self._run_result = run_result
-        self._complete = False
         self._cancelled = False
         self._settled: tuple[OutputDataT] | None = None  # the stream's output, once read whole
 
@@ -545,9 +569,9 @@ class GivenStreamedRunResult(StreamedRunResult[AgentDepsT, OutputDataT]):
 
     async def _completed(self, response: ModelResponse | None = None) -> None:
         """Mark the result complete (once): a streamed response is added to the messages, then `on_complete` runs."""
-        if self._complete:
+        if self.is_complete:
             return
-        self._complete = True
+        self.is_complete = True
         if response is not None:
             self._record(response)
         if self._on_complete is not None:
@@ -559,6 +583,9 @@ class GivenStreamedRunResult(StreamedRunResult[AgentDepsT, OutputDataT]):
         response.run_id = self._stream_response.run_id
         response.conversation_id = self._stream_response.conversation_id
         self._all_messages.append(response)
+
+    def _track(self, generator: AsyncGenerator[_T]) -> AsyncGenerator[_T]:
+        return generator  # nothing to close with the run: the stream given belongs to whoever made it
 
     async def start(self) -> None:
         """Nothing to run ahead: the response is read as the streams are."""
@@ -609,16 +636,6 @@ class GivenStreamedRunResult(StreamedRunResult[AgentDepsT, OutputDataT]):
         yield source.response
         await self._completed()
 
-    def stream_responses(self, *, debounce_by: float | None = 0.1) -> AsyncIterator[tuple[ModelResponse, bool]]:
-        """`stream_response()` as `(response, is_last)` pairs (deprecated, as for every `StreamedRunResult`)."""
-        warnings.warn(
-            '`StreamedRunResult.stream_responses()` is deprecated: use `stream_response()` and '
-            "`response.state != 'incomplete'` for `is_last`.",
-            PydanticAIDeprecationWarning,
-            stacklevel=2,
-        )
-        return self._pairs(self.stream_response(debounce_by=debounce_by))
-
     async def get_output(self) -> OutputDataT:
         """Read the whole response and return the validated output (a finished run's output)."""
         source = self._given()
@@ -643,7 +660,7 @@ class GivenStreamedRunResult(StreamedRunResult[AgentDepsT, OutputDataT]):
             return source
         if self._cancelled:
             raise UserError(_STOPPED_MESSAGE)
-        if not self._complete:
+        if not self.is_complete:
             raise UserError(_STREAMING_MESSAGE)
         if self._settled is None:
             raise UserError(
@@ -658,14 +675,14 @@ class GivenStreamedRunResult(StreamedRunResult[AgentDepsT, OutputDataT]):
             metadata=source.metadata,
         )
         result = AgentRunResult(self._settled[0], _state=state, _new_message_index=self._new_message_index)
-        result.__dict__['_workspace'] = _stream_workspace(source)
+        result.__dict__['_workspace'] = source._run_ctx.workspace
         return result
 
     @property
     def workspace(self) -> Workspace:
         """The workspace of the run: the finished run's, or that of the stream's run context."""
         source = self._given()
-        return source.workspace if isinstance(source, AgentRunResult) else _stream_workspace(source)
+        return source.workspace if isinstance(source, AgentRunResult) else source._run_ctx.workspace
 
     async def validate_response_output(self, message: ModelResponse, *, allow_partial: bool = False) -> OutputDataT:
         """The output `message` holds, validated (see `AgentStream.validate_response_output`); a finished run's
@@ -679,20 +696,10 @@ class GivenStreamedRunResult(StreamedRunResult[AgentDepsT, OutputDataT]):
         """Stop the streamed response (kept `'interrupted'` and added to the messages); after the stream is read, or
         for a finished run, this only sets `cancelled`."""
         self._cancelled = True
-        if self._stream_response is not None and not self._complete:
+        if self._stream_response is not None and not self.is_complete:
             await self._stream_response.cancel()
-            self._complete = True
+            self.is_complete = True
             self._record(self._stream_response.response)
-
-    @property
-    def cancelled(self) -> bool:
-        """Whether `cancel()` was called."""
-        return self._cancelled
-
-    @property
-    def is_complete(self) -> bool:
-        """Whether the response (or the finished run's output) has been read to its end, or cancelled."""
-        return self._complete
 
     @property
     def response(self) -> ModelResponse:
@@ -748,11 +755,6 @@ class GivenStreamedRunResult(StreamedRunResult[AgentDepsT, OutputDataT]):
     def new_messages(self, *, output_tool_return_content: str | None = None) -> list[ModelMessage]:
         """The messages from `new_message_index` on."""
         return self.all_messages(output_tool_return_content=output_tool_return_content)[self._new_message_index :]
-
-
-def _stream_workspace(stream: AgentStream[Any, Any]) -> Workspace:
-    workspace: Workspace = stream._ctx.deps.workspace  # (the run's, as its tools see it in `ctx.workspace`)
-    return workspace
 
 
 _STREAMING_MESSAGE = (

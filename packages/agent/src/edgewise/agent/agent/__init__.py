@@ -93,6 +93,7 @@ from ._model_choice import choose_model, model_for_agent_context, static_pick
 from ._options import IterOptions
 from ._registration import AgentRegistration
 from ._run_setup import new_run, open_run, resolve_model, stored_run
+from ._run_workspace import check_workspace_argument
 from ._toolsets import AgentFunctionToolset, AgentToolsets
 from .abstract import AbstractAgent
 from .wrapper import WrapperAgent
@@ -666,16 +667,20 @@ class Agent(AgentRegistration[AgentDepsT], AbstractAgent[AgentDepsT, OutputDataT
         retries: int | AgentRetries | None = _UNSET,
         native_tools: Sequence[AgentNativeTool[AgentDepsT]] = _UNSET,
         spec: dict[str, Any] | AgentSpec | None = None,
+        workspace: WorkspaceBackend | WorkspaceRef | Literal['new'] | None = _UNSET,
         **deprecated_kwargs: Any,
     ) -> Iterator[None]:
         """Replace the name, model, deps, tools, toolsets, instructions, model settings, metadata, output retry
-        budget or native tools of every run started inside the block (e.g. in tests); a run's own arguments for
-        them are then ignored. `builtin_tools=` is the deprecated spelling of `native_tools=`."""
+        budget, native tools or workspace (what a run's `workspace=` takes) of every run started inside the block
+        (e.g. in tests); a run's own arguments for them are then ignored. `builtin_tools=` is the deprecated spelling
+        of `native_tools=`."""
         legacy_native = pop_deprecated_builtin_tools(deprecated_kwargs, 'agent.override', has_native_tools=True)
         if deprecated_kwargs:
             raise UserError(f'Unknown keyword arguments: {", ".join(f"`{k}`" for k in deprecated_kwargs)}')
         if native_tools is _UNSET and legacy_native is not None:
             native_tools = legacy_native
+        if workspace is not _UNSET:
+            check_workspace_argument(workspace)
         spec_capabilities = None
         if spec is not None:  # the spec's fields stand in for the arguments not given
             from ._from_spec import override_from_spec
@@ -707,6 +712,7 @@ class Agent(AgentRegistration[AgentDepsT], AbstractAgent[AgentDepsT, OutputDataT
                 'metadata': metadata if metadata is _UNSET else [metadata],
                 'retries': retries if retries is _UNSET else run_retry_budgets(retries, {}, 'agent.override'),
                 'native_tools': native_tools if native_tools is _UNSET else list(native_tools),
+                'workspace': workspace,
                 'capabilities': _UNSET
                 if spec_capabilities is None
                 else [c.for_agent(self) for c in as_capabilities(spec_capabilities)],

@@ -335,6 +335,7 @@ async def new_run(
     metadata_layers = [m for m in metadata_layers if m is not None]
     if metadata_layers:  # before `for_run`, whose context carries it
         state.metadata = resolve_metadata(metadata_layers, graph_deps.run_context(state))
+    workspace = overrides.get('workspace', workspace)  # `agent.override(workspace=...)`'s wins over the run's
     check_workspace_argument(workspace)
     history_ref = history_workspace_ref(state)
     graph_deps.carried_workspace_ref = None if workspace == 'new' else history_ref
