@@ -54,7 +54,7 @@ from ._capability_loads import load_capability
 from ._instruction_history import project_history_records
 from ._instrumentation_settings import DEFAULT_INSTRUMENTATION_VERSION
 from ._lookalike_notes import note_lookalikes
-from ._native_support import resolve_request_tools
+from ._native_support import resolve_model_tools
 from ._prompt_cache import cache_retention
 from ._request_parameters import ModelRequestParameters
 from ._request_scoped import scope_system_prompts
@@ -842,10 +842,11 @@ class Model(AbstractModel):
         """
         settings = merge_model_settings(self.settings, model_settings)
         params = self.customize_request_parameters(model_request_parameters)
-        params = resolve_request_tools(
+        params = resolve_model_tools(
             params,
             lambda: self.supported_native_tools() & self.profile.get('supported_native_tools', SUPPORTED_NATIVE_TOOLS),
             self.tool_deferral_mode,
+            self.tool_addition_mode,
         )
         if settings and 'thinking' in settings:
             params = resolve_thinking(settings, params, self.profile)
