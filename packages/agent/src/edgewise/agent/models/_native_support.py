@@ -35,9 +35,7 @@ from ._request_parameters import ModelRequestParameters, ToolVisibility
 
 __all__ = ('check_native_tools', 'resolve_model_tools', 'resolve_request_tools')
 
-SupportedNativeTools: TypeAlias = (
-    Iterable[type[AbstractNativeTool]] | Callable[[], Iterable[type[AbstractNativeTool]]]
-)
+SupportedNativeTools: TypeAlias = Iterable[type[AbstractNativeTool]] | Callable[[], Iterable[type[AbstractNativeTool]]]
 """The native tool classes a model runs, or a function giving them (so that a request without native tools never
 works out the set)."""
 
@@ -166,8 +164,10 @@ def resolve_model_tools(
     cannot is sent a revealed tool as it is (the run announces it in the history). A hidden tool marked neither for
     a search (`with_native`) nor by a capability, as parameters written by hand hold, is taken as the search's."""
     tools = params.function_tools
-    if not params.native_tools and not params.revealed_tool_names and not any(
-        t.unless_native or t.defer_loading for t in tools
+    if (
+        not params.native_tools
+        and not params.revealed_tool_names
+        and not any(t.unless_native or t.defer_loading for t in tools)
     ):  # nothing native, hidden or revealed (most requests): every function tool goes as it is
         return _with_visibility(params, dict.fromkeys([t.name for t in tools], 'visible'))
     can_withhold: SchemaWithholding | None = None

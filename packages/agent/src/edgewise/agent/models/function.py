@@ -284,7 +284,9 @@ def _authored_deferral(params: ModelRequestParameters) -> list[ToolDefinition]:
     if not revealed:
         return declared
     return [
-        replace(t, defer_loading=True) if t.capability_id is not None and not t.defer_loading and t.name in revealed else t
+        replace(t, defer_loading=True)
+        if t.capability_id is not None and not t.defer_loading and t.name in revealed
+        else t
         for t in declared
     ]
 
