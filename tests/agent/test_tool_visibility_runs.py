@@ -12,7 +12,7 @@ import pytest
 from edgewise.agent import Agent, RunContext, ToolOrOutput, UserError
 from edgewise.agent.capabilities import AbstractCapability, Capability
 from edgewise.agent.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
-from edgewise.agent.models import ModelRequestContext, ModelRequestParameters, ToolVisibility
+from edgewise.agent.models import InstructionVisibility, ModelRequestContext, ModelRequestParameters, ToolVisibility
 from edgewise.agent.models.function import AgentInfo, FunctionModel
 from edgewise.agent.models.openai import OpenAIChatModel
 from edgewise.agent.models.test import TestModel
@@ -266,3 +266,49 @@ def test_a_native_tool_with_settings_the_model_cannot_apply_gives_way_to_its_fal
     alone = ModelRequestParameters(native_tools=[native])
     with pytest.raises(UserError, match=r"Native tool\(s\) \['WebSearchTool'\] not supported by this model"):
         resolve_request_tools(alone, supported, unsupported_settings=no_domains)
+
+
+class _InstructionRecorder(AbstractCapability[Any]):
+    """Records, in `before_model_request`, each instruction block of the request and where it reaches the model."""
+
+    def __init__(self) -> None:
+        self.seen: list[list[tuple[str, InstructionVisibility]]] = []
+
+    async def before_model_request(
+        self, ctx: RunContext[Any], request_context: ModelRequestContext
+    ) -> ModelRequestContext:
+        params = request_context.model_request_parameters
+        self.seen.append(
+            [(part.content, params.instruction_visibility_of(part)) for part in params.instruction_parts or ()]
+        )
+        return request_context
+
+
+async def test_the_hooks_see_a_loaded_capability_s_instructions_via_history_and_the_model_does_not() -> None:
+    capability = Capability[None](
+        id='refunds', description='Refund tools.', instructions='Check the refund policy first.', defer_loading=True
+    )
+    recorder = _InstructionRecorder()
+    seen = Seen([ToolCallPart('load_capability', {'id': 'refunds'}, tool_call_id='load')], [TextPart('done')])
+    agent = Agent(FunctionModel(seen), instructions='Be brief.', capabilities=[capability, recorder])
+    await agent.run('Refund order 7')
+
+    policy = ('Check the refund policy first.', 'via_history')
+    first, second = recorder.seen
+    assert first[0] == second[0] == ('Be brief.', 'prefix')
+    assert policy not in first
+    assert second[-1] == policy
+    assert {visibility for _, visibility in [*first, *second[:-1]]} == {'prefix'}
+    # the model is sent the prefix only: the capability's instructions came in its `load_capability` return
+    after = seen.params[1]
+    assert [part.content for part in after.instruction_parts or ()] == [content for content, _ in second[:-1]]
+    assert after.instruction_visibility is None
+
+
+async def test_without_request_hooks_nothing_is_added() -> None:
+    capability = Capability[None](id='refunds', description='Refunds.', instructions='Policy.', defer_loading=True)
+    seen = Seen([ToolCallPart('load_capability', {'id': 'refunds'}, tool_call_id='load')], [TextPart('done')])
+    await Agent(FunctionModel(seen), instructions='Be brief.', capabilities=[capability]).run('Refund order 7')
+    for params in seen.params:
+        assert 'Policy.' not in [part.content for part in params.instruction_parts or ()]
+        assert params.instruction_visibility is None
