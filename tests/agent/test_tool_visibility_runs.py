@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from edgewise.agent import Agent, RunContext, ToolOrOutput, UserError
-from edgewise.agent.capabilities import AbstractCapability, Capability
+from edgewise.agent.capabilities import AbstractCapability, Capability, Hooks
 from edgewise.agent.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
 from edgewise.agent.models import InstructionVisibility, ModelRequestContext, ModelRequestParameters, ToolVisibility
 from edgewise.agent.models.function import AgentInfo, FunctionModel
@@ -312,3 +312,23 @@ async def test_without_request_hooks_nothing_is_added() -> None:
     for params in seen.params:
         assert 'Policy.' not in [part.content for part in params.instruction_parts or ()]
         assert params.instruction_visibility is None
+
+
+async def test_a_capability_loaded_from_code_keeps_its_block_in_the_prefix() -> None:
+    # Loaded by a hook, the capability states its instructions in the prefix (`capability:refunds`): the hooks of the
+    # next request see that block once, `'prefix'`, and the model is sent it.
+    capability = Capability[None](id='refunds', description='Refunds.', instructions='Policy.', defer_loading=True)
+    recorder = _InstructionRecorder()
+    loader = Hooks[None]()
+
+    @loader.on.before_model_request
+    async def load(ctx: RunContext[None], request_context: ModelRequestContext) -> ModelRequestContext:
+        ctx.load_capability('refunds')
+        return request_context
+
+    seen = Seen([ToolCallPart('_time', {'city': 'Paris'}, tool_call_id='t')], [TextPart('done')])
+    agent = Agent(FunctionModel(seen), tools=[_time], capabilities=[loader, capability, recorder])
+    await agent.run('Time in Paris?')
+    assert recorder.seen[1].count(('Policy.', 'prefix')) == 1
+    assert ('Policy.', 'via_history') not in recorder.seen[1]
+    assert 'Policy.' in [part.content for part in seen.params[1].instruction_parts or ()]

@@ -184,11 +184,17 @@ async def _with_loaded_instructions(
     `instruction_visibility` (they reached the model in the capability's `load_capability` return), as pydantic-ai
     2.68 shows them to its hooks."""
     parts: list[InstructionPart] = []
+    stated = {str(part.id) for part in params.instruction_parts or () if part.id is not None}
     for capability_id, capability in run_ctx.capabilities.items():
-        if capability_id in deps.loaded_capability_ids and capability.defer_loading is True:
+        block = InstructionId(CapabilityInstructionSource(capability_id))
+        # (a capability loaded from code states its block in the prefix already)
+        if (
+            capability_id in deps.loaded_capability_ids
+            and capability.defer_loading is True
+            and str(block) not in stated
+        ):
             text = await capability_instructions(deps.toolset, capability, run_ctx)
             if text:
-                block = InstructionId(CapabilityInstructionSource(capability_id))
                 parts.append(InstructionPart(text, dynamic=True, id=block))
     if not parts:
         return params
