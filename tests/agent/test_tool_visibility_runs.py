@@ -188,9 +188,12 @@ PLAIN = ToolDefinition(name='plain')
 def _resolved(params: ModelRequestParameters, **abilities: Any) -> dict[str, ToolVisibility]:
     from edgewise.agent.models import resolve_request_tools
 
-    resolved = resolve_request_tools(params, frozenset({ToolSearchTool, WebSearchTool}), **abilities)
-    assert resolved.tool_visibility is not None
-    return resolved.tool_visibility
+    resolved: ModelRequestParameters = resolve_request_tools(
+        params, frozenset({ToolSearchTool, WebSearchTool}), **abilities
+    )
+    visibility = resolved.tool_visibility
+    assert visibility is not None
+    return visibility
 
 
 def _always(natives: Any) -> bool:
