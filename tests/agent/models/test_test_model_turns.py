@@ -99,8 +99,7 @@ async def test_calling_a_tool_the_request_does_not_offer_is_a_clear_error() -> N
     with pytest.raises(UserError) as raised:
         await agent.run('x')
     assert str(raised.value) == (
-        "TestModel was configured to call unknown tool 'missing': the request offers ['present'] (a tool with "
-        '`defer_loading=True` is offered only once a tool search has revealed it).'
+        "TestModel was configured to call unknown tool 'missing': the request offers ['present']."
     )
 
 

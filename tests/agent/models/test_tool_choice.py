@@ -217,3 +217,42 @@ def test_the_agent_refuses_static_forcing_and_accepts_tool_or_output() -> None:
         warnings.simplefilter('error')
         result = agent.run_sync('hi', model_settings={'tool_choice': ToolOrOutput(function_tools=['weather'])})
     assert isinstance(result.output, int)
+
+
+HIDDEN = weather_tool(name='hidden')
+"""A function tool the request withholds (a hidden tool, resolved `'withheld'`)."""
+
+
+def withholding(*, output: bool = False) -> ModelRequestParameters:
+    return ModelRequestParameters(
+        function_tools=[WEATHER, HIDDEN],
+        output_tools=[OUTPUT] if output else [],
+        tool_visibility={'weather': 'visible', 'hidden': 'withheld'},
+    )
+
+
+def test_a_withheld_tool_is_a_known_name_left_out_of_the_choice() -> None:
+    # as pydantic-ai 2.68: no warning of an unknown name, and the choice names only what reaches the wire
+    assert resolve_tool_choice({'tool_choice': ['weather', 'hidden']}, withholding()) == (
+        'required',
+        frozenset({'weather'}),
+    )
+    choice = ToolOrOutput(function_tools=['weather', 'hidden'])
+    assert resolve_tool_choice({'tool_choice': choice}, withholding(output=True)) == (
+        'auto',
+        frozenset({'weather', 'final_result'}),
+    )
+    # a choice of hidden tools only falls back on the output tools when there are some
+    only_hidden = ToolOrOutput(function_tools=['hidden'])
+    assert resolve_tool_choice({'tool_choice': only_hidden}, withholding(output=True)) == (
+        'auto',
+        frozenset({'final_result'}),
+    )
+
+
+def test_forcing_only_withheld_tools_is_refused() -> None:
+    with pytest.raises(UserError, match=r"No tool in `tool_choice` is currently available: \['hidden'\]"):
+        resolve_tool_choice({'tool_choice': ['hidden']}, withholding())
+    every_tool_hidden = ModelRequestParameters(function_tools=[HIDDEN], tool_visibility={'hidden': 'withheld'})
+    with pytest.raises(UserError, match='every function tool is hidden until it is revealed'):
+        resolve_tool_choice({'tool_choice': 'required'}, every_tool_hidden)

@@ -80,18 +80,24 @@ async def record_request_loads(
     loaded = [cid for record in loads if isinstance(record, CapabilityLoadDeltaPart) for cid in record.loaded]
     owned = [d for d in (deps.step_tools or {}).values() if d.capability_id in loaded]
     shown = {d.name for d in params.function_tools}
-    deps.discovered_tool_names.update(d.name for d in owned)
+    owned_names = {d.name for d in owned}
+    deps.discovered_tool_names.update(owned_names)
+    # the request holds the capability's tools hidden (`defer_loading=True`, to be `'withheld'`): shown from now on
     tools = [
-        *params.function_tools,
+        *(dataclasses.replace(d, defer_loading=False) if d.name in owned_names and d.defer_loading else d
+          for d in params.function_tools),
         *(dataclasses.replace(d, defer_loading=False) for d in owned if d.name not in shown),
-    ]
+    ]  # fmt: skip
     blocks = [
         block for cid in loaded if (block := await loaded_capability_block(deps.capabilities[cid], run_ctx)) is not None
     ]
     parts = params.instruction_parts
     if blocks:
         parts = [*(parts or []), *blocks]
-        request.instructions = InstructionPart.join(parts)
+        # (the blocks of capabilities loaded earlier that the hooks see `'via_history'` are not in the prefix)
+        request.instructions = InstructionPart.join(
+            [p for p in parts if params.instruction_visibility_of(p) == 'prefix']
+        )
     deps.event_buffer.extend(load_events(loads))
     return dataclasses.replace(
         params,

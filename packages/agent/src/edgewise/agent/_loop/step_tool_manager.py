@@ -40,8 +40,8 @@ async def prepare_step_tools(
     state: GraphAgentState, deps: GraphAgentDeps[Any, Any], step: int | None = None
 ) -> dict[str, ToolDefinition]:
     """The function tools of run step `step` (default: the current one) by name; `deps.tool_manager` becomes the
-    step's manager, and `deps.request_tools` the definitions the model is shown (those not hidden by
-    `defer_loading`).
+    step's manager, and `deps.request_tools` the definitions of the request's function tools (the hidden ones too,
+    `defer_loading=True`: the model resolves them `'withheld'` or `'deferred'`, and the request hooks see them).
 
     A step's toolsets are prepared once: asked again for the step last prepared, this returns its tools as they
     are. A toolset whose listing does not change (the same mapping as at the last step, as function tools without
@@ -83,8 +83,7 @@ async def prepare_step_tools(
         step_tools, deps.request_tools, deps.tool_kinds, defers = seen.derived
     else:
         step_tools = {name: resolve_return_schema(tool.tool_def) for name, tool in listing.items()}
-        # tools deferred and not found by a tool search yet can be called, but the model is not shown them
-        request_tools = [d for d in step_tools.values() if not d.defer_loading]
+        request_tools = list(step_tools.values())
         tool_kinds = {name: d.tool_kind for name, d in step_tools.items() if d.tool_kind is not None}
         _check_tool_kinds(tool_kinds)
         defers = any(d.defer_loading or d.with_native == TOOL_SEARCH_NATIVE_KIND for d in step_tools.values())
@@ -159,18 +158,12 @@ async def request_instructions(
 
 
 def offer_provider_tool_search(params: ModelRequestParameters, deps: GraphAgentDeps[Any, Any]) -> None:
-    """Offer the provider's tool search in a request of a step with deferred tools: with a `ToolSearchTool` among
-    `params.native_tools` (the implicit tool search adds an optional one), the tools the search covers that no
-    search found yet go in `params.function_tools` too, still `defer_loading=True`. The model's check of its
-    native tools then keeps them, schemas held back, when its provider runs the search, and drops them with the
-    search tool otherwise (leaving `search_tools`)."""
+    """Offer the provider's tool search in a request of a step with deferred tools (the implicit tool search adds
+    an optional `ToolSearchTool`): the model's check of its native tools keeps it when its provider runs the search,
+    with the hidden tools the search covers `'deferred'` (their schemas held back), and drops it otherwise (leaving
+    `search_tools`, the hidden tools `'withheld'`)."""
     if deps.implicit_tool_search and not any(isinstance(t, ToolSearchTool) for t in params.native_tools):
         params.native_tools = [*params.native_tools, ToolSearchTool(optional=True)]
-    if any(isinstance(t, ToolSearchTool) for t in params.native_tools):
-        step_tools = deps.step_tools or {}
-        params.function_tools = [
-            d for d in step_tools.values() if not d.defer_loading or d.with_native == TOOL_SEARCH_NATIVE_KIND
-        ]
 
 
 def withhold_unevidenced_reveals(
@@ -194,13 +187,10 @@ def withhold_unevidenced_reveals(
     if not lost:
         return params
     shown.difference_update(lost)
-    provider_search = any(isinstance(t, ToolSearchTool) for t in params.native_tools)
     tools: list[ToolDefinition] = []
     for t in params.function_tools:
         if t.name in lost and t.with_native == TOOL_SEARCH_NATIVE_KIND and not t.defer_loading:
-            if provider_search:  # back among the tools the provider's search covers
-                tools.append(dataclasses.replace(t, defer_loading=True))
-            continue
+            t = dataclasses.replace(t, defer_loading=True)  # hidden again, among the tools the search covers
         tools.append(t)
     return dataclasses.replace(params, function_tools=tools, revealed_tool_names=params.revealed_tool_names - lost)
 

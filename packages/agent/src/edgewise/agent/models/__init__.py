@@ -31,6 +31,7 @@ from ..exceptions import UserError
 from ._abstract import AbstractModel
 from ._completed_response import CompletedStreamedResponse
 from ._model import ALLOW_MODEL_REQUESTS, Model, check_allow_model_requests
+from ._native_support import resolve_request_tools
 from ._request_context import ModelRequestContext, ModelResolutionContext, ModelSelectionContext
 from ._request_parameters import (
     InstructionVisibility,
@@ -50,6 +51,7 @@ __all__ = (
     'ToolVisibility',
     'InstructionVisibility',
     'prepare_return_schemas',
+    'resolve_request_tools',
     'ModelRequestContext',
     'ModelResolutionContext',
     'ModelSelectionContext',

@@ -166,7 +166,7 @@ def anthropic_native_tools(
             )
             betas.add('web-fetch-2025-09-10')
         elif isinstance(tool, MemoryTool):
-            if 'memory' not in params.tool_defs:
+            if 'memory' not in params.declared_tool_defs:
                 raise UserError("Native `MemoryTool` requires a 'memory' tool to be defined.")
             tools = [t for t in tools if t.get('name') != 'memory']
             tools.append({'name': 'memory', 'type': 'memory_20250818'})

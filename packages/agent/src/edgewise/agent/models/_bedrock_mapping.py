@@ -339,7 +339,7 @@ def _tool_config(
 ) -> tuple[dict[str, Any] | None, bool]:
     """The `toolConfig` (if any tools go out), and whether `tool_choice='none'` must be said in model fields."""
     choice = resolve_tool_choice(settings, params)
-    definitions = params.tool_defs
+    definitions = params.declared_tool_defs
     say_none = False
     tool_choice: dict[str, Any] | None
     if choice == 'none':

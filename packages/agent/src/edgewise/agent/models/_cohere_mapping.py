@@ -204,7 +204,7 @@ def cohere_request_body(
         'messages': map_messages(messages, params, model_name=model_name),
         'stream': stream,
     }
-    tools = params.tool_defs
+    tools = params.declared_tool_defs
     resolved = resolve_tool_choice(settings, params)
     mode: str = resolved if isinstance(resolved, str) else resolved[0]
     if isinstance(resolved, tuple):

@@ -226,7 +226,7 @@ _MODES = {'auto': 'AUTO', 'none': 'NONE', 'required': 'ANY'}
 def _tool_choice(settings: GoogleModelSettings, params: ModelRequestParameters) -> tuple[list[Any], dict[str, Any]]:
     """The tools to declare and the `functionCallingConfig`. `ANY` can be limited to some functions; `AUTO`
     cannot, so an `auto` choice among some tools declares only those."""
-    tools = [*params.function_tools, *params.output_tools]
+    tools = [*params.declared_function_tools, *params.output_tools]
     resolved = resolve_tool_choice(settings, params)
     if isinstance(resolved, str):
         return tools, {'mode': _MODES[resolved]}
@@ -292,7 +292,7 @@ def google_request_body(
     if (thinking := settings.get('google_thinking_config')) is not None:
         config['thinkingConfig'] = {_camel(k): v for k, v in thinking.items()}
     if params.output_mode == 'native' and params.output_object is not None:
-        if params.function_tools and not cast(GoogleModelProfile, profile).get(
+        if params.declared_function_tools and not cast(GoogleModelProfile, profile).get(
             'google_supports_tool_combination', False
         ):
             raise UserError(

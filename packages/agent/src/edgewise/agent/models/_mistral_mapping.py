@@ -207,7 +207,7 @@ def _tool(tool: ToolDefinition) -> dict[str, Any]:
 def _tools(settings: Mapping[str, Any], params: ModelRequestParameters) -> tuple[list[ToolDefinition], Any]:
     """The tools to send and the `tool_choice` (no tools at all for `'none'`: Mistral garbles its answers when told
     not to use the tools it is given)."""
-    tools = params.tool_defs
+    tools = params.declared_tool_defs
     resolved = resolve_tool_choice(settings, params)
     choice: Any
     if resolved == 'none':

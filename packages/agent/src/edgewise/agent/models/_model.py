@@ -48,7 +48,7 @@ from ._capability_loads import load_capability
 from ._configured_model import ConfiguredModel
 from ._instrumentation_settings import DEFAULT_INSTRUMENTATION_VERSION
 from ._message_preparation import prepare_history
-from ._native_support import resolve_request_tools
+from ._native_support import resolve_model_tools
 from ._request_parameters import ModelRequestParameters
 from ._streamed_response import StreamedResponse
 from ._thinking import resolve_thinking
@@ -634,10 +634,11 @@ class Model(ConfiguredModel):
         """
         settings = merge_model_settings(self.settings, model_settings)
         params = self.customize_request_parameters(model_request_parameters)
-        params = resolve_request_tools(
+        params = resolve_model_tools(
             params,
             lambda: self.supported_native_tools() & self.profile.get('supported_native_tools', SUPPORTED_NATIVE_TOOLS),
             self.tool_deferral_mode,
+            self.tool_addition_mode,
         )
         if settings and 'thinking' in settings:
             params = resolve_thinking(settings, params, self.profile)

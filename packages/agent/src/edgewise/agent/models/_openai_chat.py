@@ -347,7 +347,7 @@ def _tool_choice(
 ) -> tuple[dict[str, ToolDefinition], Any]:
     """The tools to send and the `tool_choice`. Chat Completions cannot limit the tools in `tool_choice`, so a
     choice among some tools sends only those."""
-    tools: dict[str, ToolDefinition] = params.tool_defs
+    tools: dict[str, ToolDefinition] = params.declared_tool_defs
     resolved = resolve_tool_choice(settings, params)
     if resolved == 'auto' or resolved == 'none':
         return tools, resolved

@@ -25,7 +25,7 @@ from ._downloads import download_files
 from ._error_categories import generic_http_error
 from ._mapping import EventStreamedResponse, customize_request_parameters
 from ._model import Model, check_allow_model_requests
-from ._native_support import resolve_request_tools
+from ._native_support import resolve_model_tools
 from ._request_parameters import ModelRequestParameters
 from ._special_tokens import restore_special_tokens_in_response
 from ._speech_history import unprepared_speech_error
@@ -181,7 +181,7 @@ class ProviderModel(Model):
         check_allow_model_requests()
         if any(part.part_kind == 'speech' for message in messages for part in message.parts):
             raise unprepared_speech_error(self._model_name)
-        params = resolve_request_tools(params, self._native_tools, self.tool_deferral_mode)
+        params = resolve_model_tools(params, self._native_tools, self.tool_deferral_mode, self.tool_addition_mode)
         settings = self._merged_settings(model_settings)
         messages = wire_messages(
             messages, self.profile, params, settings.get('framing_announcement'), self.accepts_stateless_artifacts

@@ -81,13 +81,14 @@ class ModelRequestParameters:
     tool_visibility: dict[str, ToolVisibility] | None = None
     """How the request sends each function tool, by name (read it with `visibility_of`). `None` until a model
     resolves the request (`Model.prepare_request`, and every request a model sends): then every function tool has
-    an entry, so the dict is empty only without function tools. A hidden tool of a tool search that the model left
-    out of `function_tools` (its provider cannot hold a schema back) stays here as `'withheld'`. Output tools have no
-    entry: they are always sent as they are."""
+    an entry, so the dict is empty only without function tools. A hidden tool (`defer_loading=True`, not revealed)
+    stays in `function_tools`, `'withheld'` unless its provider holds its schema back (`'deferred'`). Output tools
+    have no entry: they are always sent as they are (see `models.resolve_request_tools`)."""
     instruction_visibility: dict[str, InstructionVisibility] | None = None
     """Where the instruction blocks of `instruction_parts` that are not in the instructions' prefix reach the
     model, by block id (as a string); `None` when every block is in the prefix, as it is for every request a model is
-    sent. Read it with `instruction_visibility_of`."""
+    sent (the `before_model_request` hooks also see the blocks of the deferred capabilities the model loaded,
+    `'via_history'`: they came in the `load_capability` returns). Read it with `instruction_visibility_of`."""
 
     @property
     def builtin_tools(self) -> list[AbstractNativeTool]:

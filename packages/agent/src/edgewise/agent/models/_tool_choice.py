@@ -79,14 +79,36 @@ def _check_names(chosen: set[str], available: set[str], label: str) -> None:
     )
 
 
+def _without_withheld(chosen: set[str], params: ModelRequestParameters, *, output_fallback: bool = False) -> set[str]:
+    """`chosen` without the names of the tools the request withholds (`'withheld'`: not sent at all; a `'deferred'`
+    or `'via_history'` tool reaches the model and may be chosen). Unknown names pass (see `_check_names`), but
+    one name the request sends must be left, unless the choice falls back on the output tools.
+
+    Raises:
+        UserError: every chosen tool is withheld or unknown.
+    """
+    if params.tool_visibility is None and not any(t.defer_loading for t in params.function_tools):
+        return chosen  # parameters as authored, nothing hidden (the common case costs one scan)
+    withheld = {t.name for t in params.function_tools if params.visibility_of(t.name) == 'withheld'}
+    kept = chosen - withheld
+    if chosen and not (kept & params.tool_defs.keys()) and not output_fallback:
+        raise UserError(
+            f'No tool in `tool_choice` is currently available: {sorted(chosen)}. A hidden tool can be forced only '
+            'once it is revealed (by a tool search, `load_capability` or `ToolReturn(tools=...)`).'
+        )
+    return kept
+
+
 def resolve_tool_choice(settings: Mapping[str, Any] | None, params: ModelRequestParameters) -> ResolvedToolChoice:
     """The request's `tool_choice`, with the output tools the run needs folded in.
 
     The setting speaks of function tools only; output tools are how a run ends, so they are kept available
-    unless the setting forces a function tool call.
+    unless the setting forces a function tool call. Tool names are checked against every tool of the request,
+    the hidden ones too, and a choice leaves out those the request withholds (`'withheld'`).
 
     Raises:
-        UserError: the setting names no tool that exists, or asks for `'required'` with no function tools.
+        UserError: the setting names no tool that exists, or only hidden ones, or asks for `'required'` with no
+            function tools (or only hidden ones).
     """
     choice = (settings or {}).get('tool_choice')
     direct_output = params.allow_text_output or params.allow_image_output  # an answer without a tool call
@@ -105,11 +127,17 @@ def resolve_tool_choice(settings: Mapping[str, Any] | None, params: ModelRequest
                 '`tool_choice` was set to "required", but no function tools are defined. '
                 'Please define function tools or change `tool_choice` to "auto" or "none".'
             )
+        if all(params.visibility_of(t.name) == 'withheld' for t in params.function_tools):
+            raise UserError(
+                '`tool_choice` was set to "required", but every function tool is hidden until it is revealed (by a '
+                'tool search, `load_capability` or `ToolReturn(tools=...)`). Reveal one or change `tool_choice`.'
+            )
         return 'required'
     if isinstance(choice, list):
         chosen = set(choice)
         available = set(params.tool_defs)
         _check_names(chosen, available, 'Available tools')
+        chosen = _without_withheld(chosen, params)
         return 'required' if chosen == available else ('required', frozenset(chosen))
     if isinstance(choice, ToolOrOutput):
         mode: Literal['auto', 'required'] = 'auto' if direct_output else 'required'
@@ -117,7 +145,7 @@ def resolve_tool_choice(settings: Mapping[str, Any] | None, params: ModelRequest
             return (mode, frozenset(output_names)) if output_names else 'none'
         chosen = set(choice.function_tools)
         _check_names(chosen, {t.name for t in params.function_tools}, 'Available function tools')
-        allowed = chosen | output_names
+        allowed = _without_withheld(chosen, params, output_fallback=bool(output_names)) | output_names
         return mode if allowed == set(params.tool_defs) else (mode, frozenset(allowed))
     raise UserError(
         f'`tool_choice` must be "auto", "none", "required", a list of tool names or a `ToolOrOutput`, not {choice!r}.'

@@ -20,7 +20,7 @@ from ..profiles import ModelProfileSpec
 from ..settings import ModelSettings
 from ._in_memory_batch import InMemoryBatchModel
 from ._model import RunContext
-from ._native_support import resolve_request_tools
+from ._native_support import resolve_model_tools
 from ._request_parameters import ModelRequestParameters, request_instructions
 from ._streamed_response import StreamedResponse
 from ._thinking import resolve_thinking
@@ -105,6 +105,9 @@ class FunctionModel(InMemoryBatchModel):
     supported_tool_deferral_modes = frozenset({'standalone', 'with_tool_search'})
     """Both, when a profile claims one: the function is then shown the hidden tools of a provider-run tool search
     (`defer_loading=True`) next to the `ToolSearchTool`, as a provider would get them."""
+    supported_tool_addition_modes = frozenset({'by_reference', 'with_definitions'})
+    """Both, when a profile claims one: the request's `tool_visibility` is then resolved as for a provider that takes
+    revealed tools natively (`'via_history'` with `'with_definitions'`)."""
 
     function: FunctionDef | None
     """Answers non-streamed requests."""
@@ -150,10 +153,11 @@ class FunctionModel(InMemoryBatchModel):
     def _checked(self, params: ModelRequestParameters, settings: ModelSettings | None) -> ModelRequestParameters:
         # As every model: the native tools its profile does not allow are swapped for their local fallbacks, and the
         # unified `thinking` setting is resolved for its profile (the function sees both in its `info`).
-        params = resolve_request_tools(
+        params = resolve_model_tools(
             params,
             lambda: self.supported_native_tools() & self.profile.get('supported_native_tools', SUPPORTED_NATIVE_TOOLS),
             self.tool_deferral_mode,
+            self.tool_addition_mode,
         )
         return resolve_thinking(settings or {}, params, self.profile)
 
@@ -270,17 +274,20 @@ def _agent_info(
 
 
 def _authored_deferral(params: ModelRequestParameters) -> list[ToolDefinition]:
-    # As pydantic-ai 2.x: the tools of a loaded deferred capability are shown still marked `defer_loading=True` (the
-    # capability deferred them); that they are visible is told by `revealed_tool_names`. The run itself marks them
-    # shown, so that the providers' mappings send them as ordinary tools.
+    # As pydantic-ai 2.x: the function is shown the tools among the request's tools (`declared_function_tools`: not
+    # those withheld, nor those whose definitions go in the history), and the tools of a loaded deferred capability
+    # still marked `defer_loading=True` (the capability deferred them); that they are visible is told by
+    # `revealed_tool_names`. The run itself marks them shown, so that the providers' mappings send them as ordinary
+    # tools.
+    declared = params.declared_function_tools
     revealed = params.revealed_tool_names
     if not revealed:
-        return params.function_tools
+        return declared
     return [
         replace(t, defer_loading=True)
         if t.capability_id is not None and not t.defer_loading and t.name in revealed
         else t
-        for t in params.function_tools
+        for t in declared
     ]
 
 

@@ -32,7 +32,7 @@ from ..profiles import ModelProfile, ModelProfileSpec
 from ..settings import ModelSettings
 from ._in_memory_batch import InMemoryBatchModel
 from ._model import RunContext
-from ._native_support import resolve_request_tools
+from ._native_support import resolve_model_tools
 from ._request_parameters import ModelRequestParameters
 from ._schema_data import _chars as _chars  # re-exported: tests written for pydantic-ai import it from here
 from ._schema_data import _JsonSchemaTestData as _JsonSchemaTestData  # also imported from here by tests
@@ -150,10 +150,11 @@ class TestModel(InMemoryBatchModel):
         self, messages: list[ModelMessage], settings: ModelSettings | None, params: ModelRequestParameters
     ) -> ModelResponse:
         """The answer to a request, with its estimated usage."""
-        params = resolve_request_tools(
+        params = resolve_model_tools(
             params,
             lambda: self.supported_native_tools() & self.profile.get('supported_native_tools', SUPPORTED_NATIVE_TOOLS),
             self.tool_deferral_mode,
+            self.tool_addition_mode,
         )
         params = resolve_thinking(settings or {}, params, self.profile)
         self.last_model_request_parameters = params
@@ -165,24 +166,31 @@ class TestModel(InMemoryBatchModel):
         response.usage = self._estimator.estimate(messages, response)
         return response
 
-    def _check_tools_to_call(self, params: ModelRequestParameters) -> None:
+    def _check_tools_to_call(self, params: ModelRequestParameters, callable_tools: list[ToolDefinition]) -> None:
         if self.call_tools == 'all':
             return
-        # A deferred tool not revealed yet is not among the request's tools either: it is unknown to the model.
-        known = {t.name for t in params.function_tools}
+        known = {t.name for t in callable_tools}
         if unknown := [name for name in self.call_tools if name not in known]:
+            name = unknown[0]
+            if any(t.name == name for t in params.function_tools):  # a hidden tool: the model is not sent it
+                raise UserError(
+                    f'TestModel was configured to call tool {name!r}, which the request withholds (visibility '
+                    f'{params.visibility_of(name)!r}): a tool with `defer_loading=True` can be called once a tool '
+                    'search, `load_capability` or `ToolReturn(tools=...)` has revealed it.'
+                )
             raise UserError(
-                f'TestModel was configured to call unknown tool {unknown[0]!r}: the request offers '
-                f'{sorted(known) or "no function tools"} (a tool with `defer_loading=True` is offered only once a '
-                'tool search has revealed it).'
+                f'TestModel was configured to call unknown tool {name!r}: the request offers '
+                f'{sorted(known) or "no function tools"}.'
             )
 
     def _parts(self, messages: list[ModelMessage], params: ModelRequestParameters) -> list[ModelResponsePart]:
-        tools = [t for t in params.function_tools if self.call_tools == 'all' or t.name in self.call_tools]
+        # Every tool the model is sent can be called: a `'via_history'` one too (its definition is in the history).
+        callable_tools = [t for t in params.function_tools if params.visibility_of(t.name) != 'withheld']
+        tools = [t for t in callable_tools if self.call_tools == 'all' or t.name in self.call_tools]
         # As pydantic-ai's TestModel: the tools are called once per conversation, before any response (so a
         # run continuing a message history answers at once), and a retried tool call gets a fresh call id.
         if not any(isinstance(m, ModelResponse) for m in messages):
-            self._check_tools_to_call(params)
+            self._check_tools_to_call(params, callable_tools)
             if tools:
                 return [self._call(t) for t in tools]
         last = messages[-1] if messages else None

@@ -211,7 +211,7 @@ class ModelProfile(TypedDict, total=False):
     of it that does, in the calls and their results alike; the stored history keeps the original ids."""
     tool_deferral_mode: ToolDeferralMode | None
     """When the provider takes a tool with its schema held back until a search or a reveal shows it (default
-    `None`: never, so a hidden tool is left out of the request). A model uses the mode only if its class renders
+    `None`: never, so a hidden tool is withheld from the request). A model uses the mode only if its class renders
     it (`Model.supported_tool_deferral_modes`); see `Model.tool_deferral_mode`."""
     tool_addition_mode: ToolAdditionMode | None
     """How the provider is told natively of tools revealed mid-run (default `None`: no native way, so

@@ -29,6 +29,7 @@ __all__ = (
     'LOAD_CAPABILITY_TOOL_DESCRIPTION',
     'LOAD_CAPABILITY_TOOL_NAME',
     'DeferredCapabilityLoaderToolset',
+    'capability_instructions',
 )
 
 LOAD_CAPABILITY_TOOL_DESCRIPTION = 'Load a capability to access its full instructions and tools.'
@@ -91,23 +92,29 @@ class DeferredCapabilityLoaderToolset(WrapperToolset[AgentDepsT]):
             raise ModelRetry(f'No capability found with id {capability_id!r}.')
         if capability_id in ctx.active_capability_ids:
             raise ModelRetry(LOAD_CAPABILITY_ALREADY_AVAILABLE_MESSAGE_TEMPLATE.format(capability_id=capability_id))
-        texts: list[str] = []
-        for item in normalize_instructions(capability.get_instructions()):
-            text = item if isinstance(item, str) else await item.run(ctx)
-            if text:
-                texts.append(text)
-        visited: list[AbstractToolset[AgentDepsT]] = []
-        self.apply(visited.append)
-        for toolset in visited:
-            if isinstance(toolset, CapabilityOwnedToolset) and toolset.capability is capability:
-                found: Any = await toolset.wrapped.get_instructions(ctx)
-                for item in [found] if isinstance(found, str) else found or ():
-                    text = item if isinstance(item, str) else getattr(item, 'content', None)  # an `InstructionPart`
-                    if text and text.strip():
-                        texts.append(text)
+        joined = await capability_instructions(self, capability, ctx)
         ctx.loaded_capability_ids.add(capability_id)
-        joined = '\n\n'.join(texts).strip()
         content: LoadCapabilityReturn = {'instructions': joined} if joined else {}
         # its tools are available from now on: the run records them in a `ToolAvailabilityDeltaPart` (pydantic-ai 2.x)
         owned = [name for name, tool_def in ctx.tools.items() if tool_def.capability_id == capability_id]
         return ToolReturn(return_value=content, tools=owned) if owned else content
+
+
+async def capability_instructions(toolset: AbstractToolset[Any], capability: Any, ctx: RunContext[Any]) -> str:
+    """The instructions of the deferred `capability` (its own, then those of its toolsets among `toolset`'s), joined
+    by blank lines: what its `load_capability` return carries (`''` for none)."""
+    texts: list[str] = []
+    for item in normalize_instructions(capability.get_instructions()):
+        text = item if isinstance(item, str) else await item.run(ctx)
+        if text:
+            texts.append(text)
+    visited: list[AbstractToolset[Any]] = []
+    toolset.apply(visited.append)
+    for owned in visited:
+        if isinstance(owned, CapabilityOwnedToolset) and owned.capability is capability:
+            found: Any = await owned.wrapped.get_instructions(ctx)
+            for item in [found] if isinstance(found, str) else found or ():
+                text = item if isinstance(item, str) else getattr(item, 'content', None)  # an `InstructionPart`
+                if text and text.strip():
+                    texts.append(text)
+    return '\n\n'.join(texts).strip()

@@ -7,8 +7,9 @@ the message history at every step (the `ToolReturnPart`s of `search_tools`, tagg
 so a run continued from a stored history keeps the tools it found.
 
 Deferred tools stay in the step's tool listing (marked `defer_loading=True` until found, with
-`with_native='tool_search'` for good): the run leaves the hidden ones out of the request it sends, and answers a
-call the model makes to one before searching with a retry prompt (as pydantic-ai 2.x), not by running it.
+`with_native='tool_search'` for good): the request a run sends holds the hidden ones, which the model resolves
+`'withheld'` (not sent) or `'deferred'` (`ModelRequestParameters.tool_visibility`), and the run answers a call the
+model makes to one before searching with a retry prompt (as pydantic-ai 2.x), not by running it.
 """
 
 from __future__ import annotations as _annotations
