@@ -309,17 +309,18 @@ class DecisionModel(Model):
         """
         self._check_request_limits(image_count=len(images), question_count=len(questions))
         resolved: list[BinaryContent] = []
-        downloaded: dict[str, BinaryContent] = {}
+        downloaded: list[tuple[ImageUrl, BinaryContent]] = []  # an image given twice (equal URLs) is fetched once
         for image in images:
             if isinstance(image, ImageUrl):
-                if image.url not in downloaded:
+                data = next((data for url, data in downloaded if url == image), None)
+                if data is None:
                     data = await self._download_image(image)
                     if not data.is_image:
                         raise UserError(
                             f'The image URL {image.url} answered with {data.media_type!r} data, not an image.'
                         )
-                    downloaded[image.url] = data
-                image = downloaded[image.url]
+                    downloaded.append((image, data))
+                image = data
             resolved.append(image)
         return DecisionRequest(state=state, questions=questions, images=tuple(resolved), messages=messages)
 
