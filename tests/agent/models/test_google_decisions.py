@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 from typing import Any, Literal
 
 import pytest
@@ -9,7 +10,7 @@ from pydantic import BaseModel, Field
 
 from edgewise.agent import Agent
 from edgewise.agent.exceptions import ModelHTTPError, UnexpectedModelBehavior, UserError
-from edgewise.agent.messages import ModelResponse
+from edgewise.agent.messages import BinaryContent, ImageUrl, ModelResponse
 from edgewise.agent.models import infer_model
 from edgewise.agent.models.decision import (
     ChoiceQuestion,
@@ -137,3 +138,65 @@ async def test_the_model_name_prefix(monkeypatch: pytest.MonkeyPatch) -> None:
     assert isinstance(model, GoogleDecisionsModel)
     assert (model.model_name, model.system) == ('gemini-decision-1', 'google-decisions')
     assert model.profile.get('supports_text_output') is False
+
+
+PNG = b'\x89PNG\r\n\x1a\n-a-red-square'
+JPEG = b'\xff\xd8\xff\xe0-a-receipt'
+
+
+class Posting(BaseModel):
+    """Whether to post a picture."""
+
+    safe: bool = Field(description='Is the picture safe to post?')
+
+
+async def test_images_go_as_blocks_after_their_labels(local_server: LocalServer) -> None:
+    local_server.files['/receipt.jpg'] = (200, 'image/jpeg', JPEG)
+    url = ImageUrl(local_server.url.removesuffix('/v1') + '/receipt.jpg', force_download='allow-local')
+    low = BinaryContent(
+        PNG, media_type='image/png', vendor_metadata={'media_resolution': {'level': 'media_resolution_low'}}
+    )
+    local_server.script(_answered({'q0': {'type': 'noul', 'noul': 0.125}}))
+    async with _model(local_server) as model:
+        result = await Agent(model, output_type=Posting).run(['Post these?', low, url])
+    assert result.output == Posting(safe=False)
+    assert local_server.downloads == ['/receipt.jpg']
+    body = local_server.received[0]['body']
+    assert body['input'] == [
+        {'type': 'text', 'text': 'Post these?\n\n<image 1>\n\n<image 2>'},
+        {'type': 'text', 'text': '<image 1>:'},
+        {'type': 'image', 'data': base64.b64encode(PNG).decode(), 'mime_type': 'image/png', 'resolution': 'low'},
+        {'type': 'text', 'text': '<image 2>:'},
+        {'type': 'image', 'data': base64.b64encode(JPEG).decode(), 'mime_type': 'image/jpeg'},
+    ]
+
+
+@pytest.mark.parametrize(
+    ('setting', 'resolution'),
+    [
+        ({'level': 'MEDIA_RESOLUTION_ULTRA_HIGH'}, 'ultra_high'),
+        ({'level': 'MEDIA_RESOLUTION_UNSPECIFIED'}, None),
+        ({'num_tokens': 64}, None),
+    ],
+)
+async def test_an_image_resolution_as_google_model_takes_it(
+    local_server: LocalServer, setting: dict[str, Any], resolution: str | None
+) -> None:
+    local_server.script(_answered({'q0': {'type': 'noul', 'noul': 0.5}}))
+    image = BinaryContent(PNG, media_type='image/png', vendor_metadata={'media_resolution': setting})
+    request = DecisionRequest(state='<image 1>', questions={'ok': NoulQuestion(instructions='Fine?')}, images=(image,))
+    async with _model(local_server) as model:
+        await model.decide(request, {})
+    block = local_server.received[0]['body']['input'][2]
+    assert (block['type'], block.get('resolution')) == ('image', resolution)
+
+
+async def test_files_that_are_not_images_are_refused(local_server: LocalServer) -> None:
+    question: dict[str, DecisionQuestion] = {'q': NoulQuestion(instructions='?')}
+    audio = (BinaryContent(b'RIFF', media_type='audio/wav'),)
+    with pytest.raises(UserError, match='The Gemini decisions endpoint takes images only'):
+        await _model(local_server).decide(DecisionRequest(state='x', questions=question, images=audio), {})
+    odd = (BinaryContent(PNG, media_type='image/png', vendor_metadata={'media_resolution': {'level': 3}}),)
+    with pytest.raises(UserError, match="`media_resolution` level must be a string such as 'MEDIA_RESOLUTION_LOW'"):
+        await _model(local_server).decide(DecisionRequest(state='x', questions=question, images=odd), {})
+    assert local_server.received == []

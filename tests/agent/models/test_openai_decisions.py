@@ -2,14 +2,24 @@
 
 from __future__ import annotations
 
+import base64
 from typing import Annotated, Any, Literal
 
 import pytest
 from pydantic import BaseModel, Field, WithJsonSchema
 
 from edgewise.agent import Agent
-from edgewise.agent.exceptions import ContentFilterError, ModelHTTPError, UnexpectedModelBehavior
+from edgewise.agent.exceptions import (
+    ContentFilterError,
+    ModelAPIError,
+    ModelHTTPError,
+    UnexpectedModelBehavior,
+    UserError,
+)
 from edgewise.agent.messages import (
+    BinaryContent,
+    FilePart,
+    ImageUrl,
     ModelMessage,
     ModelRequest,
     ModelResponse,
@@ -219,3 +229,150 @@ async def test_the_model_name_prefix(monkeypatch: pytest.MonkeyPatch) -> None:
     assert (model.model_name, model.system) == ('gpt-6-luna', 'openai-decisions')
     assert model.profile.get('supports_text_output') is False
     assert SECRET not in repr(model)
+
+
+PNG = b'\x89PNG\r\n\x1a\n-a-red-square'
+CHART = b'\x89PNG\r\n\x1a\n-a-chart'
+
+
+def _data_uri(data: bytes, media_type: str = 'image/png') -> str:
+    return f'data:{media_type};base64,{base64.b64encode(data).decode()}'
+
+
+class Posting(BaseModel):
+    """Whether to post a picture."""
+
+    safe: bool = Field(description='Is the picture safe to post?')
+
+
+async def test_an_agent_sends_prompt_images_in_place_and_downloads_image_urls(local_server: LocalServer) -> None:
+    local_server.files['/cat.png'] = (200, 'image/png', CHART)
+    url = ImageUrl(local_server.url.removesuffix('/v1') + '/cat.png', force_download='allow-local')
+    local_server.script(_decision({'type': 'predicate', 'name': 'safe', 'probability': 0.9}))
+    async with _model(local_server) as model:
+        result = await Agent(model, output_type=Posting).run(
+            ['Post these?', BinaryContent(PNG, media_type='image/png', vendor_metadata={'detail': 'high'}), url]
+        )
+    assert result.output == Posting(safe=True)
+    assert local_server.downloads == ['/cat.png']
+    (received,) = local_server.received
+    assert received['body']['input'] == [
+        {
+            'role': 'user',
+            'content': [
+                {'type': 'input_text', 'text': 'Post these?'},
+                {'type': 'input_image', 'image_url': _data_uri(PNG), 'detail': 'high'},
+                {'type': 'input_image', 'image_url': _data_uri(CHART), 'detail': 'auto'},
+            ],
+        }
+    ]
+
+
+async def test_a_state_alone_goes_with_each_image_after_its_label(local_server: LocalServer) -> None:
+    local_server.script(_decision({'type': 'predicate', 'name': 'same', 'probability': 0.2}))
+    images = (BinaryContent(PNG, media_type='image/png', vendor_metadata={'detail': 'low'}), _png(CHART))
+    request = DecisionRequest(
+        state='Is <image 1> the same room as <image 2>?',
+        questions={'same': NoulQuestion(instructions='Same room?')},
+        images=images,
+    )
+    async with _model(local_server) as model:
+        await model.decide(request, {})
+    assert local_server.received[0]['body']['input'] == [
+        {
+            'role': 'user',
+            'content': [
+                {'type': 'input_text', 'text': 'Is <image 1> the same room as <image 2>?'},
+                {'type': 'input_text', 'text': '<image 1>:'},
+                {'type': 'input_image', 'image_url': _data_uri(PNG), 'detail': 'low'},
+                {'type': 'input_text', 'text': '<image 2>:'},
+                {'type': 'input_image', 'image_url': _data_uri(CHART)},
+            ],
+        }
+    ]
+
+
+def _png(data: bytes) -> BinaryContent:
+    return BinaryContent(data, media_type='image/png')
+
+
+async def test_images_in_tool_outputs_and_model_files_go_where_the_api_takes_them(local_server: LocalServer) -> None:
+    local_server.script(_decision({'type': 'predicate', 'name': 'ok', 'probability': 0.6}))
+    images = [_png(b'\x89PNG-%d' % n) for n in range(4)]
+    messages: list[ModelMessage] = [
+        ModelRequest(parts=[UserPromptPart('Plot the sales')]),
+        ModelResponse(parts=[ToolCallPart('plot', {}, 'c1'), ToolCallPart('zoom', {}, 'c2')]),
+        ModelRequest(
+            parts=[
+                ToolReturnPart('plot', ['done', images[0]], 'c1'),
+                ToolReturnPart('zoom', images[1], 'c2', outcome='failed'),
+                ToolReturnPart('crop', images[2], 'c_gone'),
+            ]
+        ),
+        ModelResponse(parts=[FilePart(images[3])]),
+    ]
+    request = DecisionRequest(
+        state='-', questions={'ok': NoulQuestion(instructions='Good?')}, images=tuple(images), messages=messages
+    )
+    async with _model(local_server) as model:
+        await model.decide(request, {})
+    uris = [_data_uri(image.data) for image in images]
+    assert local_server.received[0]['body']['input'][3:] == [
+        {
+            'type': 'function_call_output',
+            'call_id': 'c1',
+            'output': [
+                {'type': 'input_text', 'text': 'done'},
+                {'type': 'input_image', 'image_url': uris[0], 'detail': 'auto'},
+            ],
+        },
+        {
+            'type': 'function_call_output',
+            'call_id': 'c2',
+            'output': [
+                {'type': 'input_text', 'text': '{"error":"[\\"<image 2>\\"]"}'},
+                {'type': 'input_text', 'text': '<image 2>:'},
+                {'type': 'input_image', 'image_url': uris[1], 'detail': 'auto'},
+            ],
+        },
+        {
+            'role': 'user',
+            'content': [
+                {'type': 'input_text', 'text': '<pyai:tool_result tool_name="crop" tool_call_id="c_gone">'},
+                {'type': 'input_image', 'image_url': uris[2], 'detail': 'auto'},
+                {'type': 'input_text', 'text': '</pyai:tool_result>'},
+            ],
+        },
+        {'role': 'assistant', 'content': '<image 4>'},
+        {
+            'role': 'user',
+            'content': [
+                {'type': 'input_text', 'text': '<image 4>:'},
+                {'type': 'input_image', 'image_url': uris[3], 'detail': 'auto'},
+            ],
+        },
+    ]
+
+
+async def test_images_that_do_not_match_the_conversation_are_refused(local_server: LocalServer) -> None:
+    messages: list[ModelMessage] = [ModelRequest(parts=[UserPromptPart(['Which?', _png(PNG)])])]
+    questions: dict[str, DecisionQuestion] = {'ok': NoulQuestion(instructions='Fine?')}
+    model = _model(local_server)
+    with pytest.raises(UserError, match=r'`request\.messages` refers to more images than `request\.images` holds'):
+        await model.decide(DecisionRequest(state='-', questions=questions, messages=messages), {})
+    extra = (_png(PNG), _png(CHART))
+    with pytest.raises(UserError, match=r'`request\.images` holds more images than `request\.messages` refers to'):
+        await model.decide(DecisionRequest(state='-', questions=questions, images=extra, messages=messages), {})
+    audio = (BinaryContent(b'RIFF', media_type='audio/wav'),)
+    with pytest.raises(UserError, match=r'takes images only: `request\.images` holds another file'):
+        await model.decide(DecisionRequest(state='-', questions=questions, images=audio), {})
+    assert local_server.received == []
+
+
+async def test_more_images_than_the_api_takes_fail_before_any_download(local_server: LocalServer) -> None:
+    base = local_server.url.removesuffix('/v1')
+    urls = [ImageUrl(f'{base}/{n}.png', force_download='allow-local') for n in range(129)]
+    with pytest.raises(ModelAPIError, match='gpt-6-luna accepts at most 128 images; got 129'):
+        async with _model(local_server) as model:
+            await Agent(model, output_type=Posting).run(['Any unsafe?', *urls])
+    assert (local_server.downloads, local_server.received) == ([], [])

@@ -1,5 +1,6 @@
 """`HTTPDecisionModel`: what the decision models reached over HTTP share (System One, OpenAI's and Gemini's decisions
-endpoints): the model name and provider, and the `HTTPCall` of one `decide`, sent through the shared HTTP layer.
+endpoints): the model name and provider, the `HTTPCall` of one `decide`, sent through the shared HTTP layer, and
+the downloads of image URLs, through the provider's client.
 
 Each backend adds its body, its answer's reading and its limits.
 """
@@ -8,10 +9,12 @@ from __future__ import annotations as _annotations
 
 from typing import Any
 
+from ..messages import BinaryContent, ImageUrl
 from ..profiles import ModelProfileSpec
 from ..providers import Provider
 from ..settings import ModelSettings
 from . import _http
+from ._downloads import download
 from ._error_categories import generic_http_error
 from .decision import DecisionModel, DecisionModelSettings
 
@@ -50,6 +53,10 @@ class HTTPDecisionModel(DecisionModel):
 
     def __repr__(self) -> str:
         return f'{type(self).__name__}(model_name={self._model_name!r}, provider={self._provider!r})'
+
+    async def _download_image(self, image: ImageUrl) -> BinaryContent:
+        # Through the provider's client (its pool, proxies and transport); the key goes only on the API's requests.
+        return await download(image, self._provider.client)
 
     def _call(
         self,

@@ -5,12 +5,17 @@ The latest user text alone is sent as that text. With a conversation before it, 
 `{'system': ...}`, `{'tool_call': {'name', 'args'}}`, `{'tool_return': {'name', 'content'}}`, `{'retry': ...}`,
 `{'thinking': ...}`, `{'summary': ...}`). Once a tool has returned or a retry was sent since the latest prompt, what
 was done since goes apart under `done`, so the text under judgement stays the user's. A prompt that is a single
-`StructuredContent` is judged as the value it holds (under `state` instead of `text`). Files are not sent: this
-mapping carries text only.
+`StructuredContent` is judged as the value it holds (under `state` instead of `text`).
+
+Files are refused, unless the backend takes images: then each image (`BinaryContent` or `ImageUrl`, in a prompt, a
+tool result or a file the model made) stands in the state as `<image N>`, numbered from 1 in the order the images
+appear (message by message, part by part), and is collected in that order for the request's `images`. Other files
+are still refused.
 """
 
 from __future__ import annotations as _annotations
 
+import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
@@ -20,8 +25,11 @@ from pydantic_core import to_jsonable_python
 from .._tools.definition import ToolDefinition
 from ..exceptions import UserError
 from ..messages import (
+    BinaryContent,
     CachePoint,
     CompactionPart,
+    FilePart,
+    ImageUrl,
     ModelMessage,
     ModelRequest,
     ModelResponse,
@@ -39,7 +47,10 @@ from ..messages import (
     UserPromptPart,
 )
 
-__all__ = ('judged_state', 'tools_left')
+__all__ = ('ImageInput', 'judged_state', 'tools_left')
+
+ImageInput = BinaryContent | ImageUrl
+"""An image as the conversation holds it: data, or a URL resolved to data once the request passed its limits."""
 
 _NO_FILES = 'Files are not supported by this model: it judges text, so {what} cannot be sent to it.'
 
@@ -73,72 +84,116 @@ def _structured(parts: Sequence[UserPromptPart]) -> StructuredContent | None:
     return items[0] if len(items) == 1 and isinstance(items[0], StructuredContent) else None
 
 
-def _prompt_text(part: UserPromptPart) -> str:
-    texts: list[str] = []
-    for item in [part.content] if isinstance(part.content, str) else part.content:
-        if isinstance(item, str):
-            texts.append(item)
-        elif isinstance(item, TextContent):
-            texts.append(item.content)
-        elif not isinstance(item, CachePoint):
-            raise UserError(_NO_FILES.format(what='images, audio, video and documents'))
-    return '\n\n'.join(texts)
+def _not_an_image(item: object) -> str:
+    if isinstance(item, BinaryContent):
+        return f'a file of type {item.media_type!r}'
+    return f'a file that is not an image ({type(item).__name__})'
 
 
-def _user_entry(part: UserPromptPart) -> JsonValue:
-    structured = _structured([part])
-    return {'user': _prompt_text(part) if structured is None else to_jsonable_python(structured.value)}
+class _StateReader:
+    """Reads messages into state entries, labelling images as `<image N>` into `images` (`None`: text only)."""
 
+    def __init__(self, images: list[ImageInput] | None) -> None:
+        self.images = images
 
-def _request_entry(part: Any) -> JsonValue | None:
-    if isinstance(part, SystemPromptPart):
-        return {'system': part.content}
-    if isinstance(part, UserPromptPart):
-        return _user_entry(part)
-    if isinstance(part, ToolReturnPart):
+    def _label(self, item: object, where: str, text_only: str) -> str:
+        if self.images is None:
+            raise UserError(_NO_FILES.format(what=text_only))
+        if not (isinstance(item, ImageUrl) or (isinstance(item, BinaryContent) and item.is_image)):
+            raise UserError(f'{where} holds {_not_an_image(item)}: this model takes text and images only.')
+        self.images.append(item)
+        return f'<image {len(self.images)}>'
+
+    def prompt_text(self, part: UserPromptPart) -> str:
+        texts: list[str] = []
+        for item in [part.content] if isinstance(part.content, str) else part.content:
+            if isinstance(item, str):
+                texts.append(item)
+            elif isinstance(item, TextContent):
+                texts.append(item.content)
+            elif not isinstance(item, CachePoint):
+                texts.append(self._label(item, 'A user prompt', 'images, audio, video and documents'))
+        return '\n\n'.join(texts)
+
+    def _user_entry(self, part: UserPromptPart) -> JsonValue:
+        structured = _structured([part])
+        return {'user': self.prompt_text(part) if structured is None else to_jsonable_python(structured.value)}
+
+    def _tool_return_entry(self, part: ToolReturnPart | NativeToolReturnPart) -> JsonValue:
         if part.files:
-            raise UserError(_NO_FILES.format(what='a file in a tool result'))
+            # The files' places in the result are kept, each as its label.
+            labelled = [
+                item if isinstance(item, str) else self._label(item, 'A tool result', 'a file in a tool result')
+                for item in part.content_items(mode='str', wrap_if_error=False)
+            ]
+            part = dataclasses.replace(part, content=labelled)
         return {'tool_return': {'name': part.tool_name, 'content': part.model_response_str()}}
-    if isinstance(part, (RetryPromptPart, RetryFeedbackPart)):
-        return {'retry': part.model_response()}
-    return None  # the history records a run keeps for itself (deltas, baselines) are nothing said or done
+
+    def request_entry(self, part: Any) -> JsonValue | None:
+        if isinstance(part, SystemPromptPart):
+            return {'system': part.content}
+        if isinstance(part, UserPromptPart):
+            return self._user_entry(part)
+        if isinstance(part, ToolReturnPart):
+            return self._tool_return_entry(part)
+        if isinstance(part, (RetryPromptPart, RetryFeedbackPart)):
+            return {'retry': part.model_response()}
+        return None  # the history records a run keeps for itself (deltas, baselines) are nothing said or done
+
+    def _response_entries(self, message: ModelResponse) -> list[JsonValue]:
+        entries: list[JsonValue] = []
+        for part in message.parts:
+            if isinstance(part, TextPart):
+                entries.append({'assistant': part.content})
+            elif isinstance(part, ThinkingPart):
+                if part.content:
+                    entries.append({'thinking': part.content})
+            elif isinstance(part, (ToolCallPart, NativeToolCallPart)):
+                entries.append({'tool_call': {'name': part.tool_name, 'args': part.args_as_dict()}})
+            elif isinstance(part, NativeToolReturnPart):
+                entries.append(self._tool_return_entry(part))
+            elif isinstance(part, CompactionPart):
+                if part.content:
+                    entries.append({'summary': part.content})
+            elif isinstance(part, FilePart):
+                label = self._label(part.content, 'The message history', 'a file in the message history')
+                entries.append({'assistant': label})
+            else:
+                raise UserError(_NO_FILES.format(what='a file in the message history'))
+        return entries
+
+    def entries(self, messages: Sequence[ModelMessage]) -> list[JsonValue]:
+        entries: list[JsonValue] = []
+        for message in messages:
+            if isinstance(message, ModelResponse):
+                entries.extend(self._response_entries(message))
+            else:
+                entries.extend(e for part in message.parts if (e := self.request_entry(part)) is not None)
+        return entries
+
+    def split(self, request: ModelRequest) -> tuple[list[JsonValue], str | None, list[JsonValue]]:
+        """A request's entries before its last prompt, its prompts' text (`None` for a structured prompt, judged as
+        its value) and its entries after the last prompt, read in the order of its parts."""
+        prompts = [part for part in request.parts if isinstance(part, UserPromptPart)]
+        structured = _structured(prompts) is not None
+        last = max((i for i, part in enumerate(request.parts) if isinstance(part, UserPromptPart)), default=-1)
+        before: list[JsonValue] = []
+        texts: list[str] = []
+        after: list[JsonValue] = []
+        for i, part in enumerate(request.parts):
+            if isinstance(part, UserPromptPart):
+                if not structured:
+                    texts.append(self.prompt_text(part))
+            elif (entry := self.request_entry(part)) is not None:
+                (before if i < last else after).append(entry)
+        return before, None if structured else '\n\n'.join(texts), after
 
 
-def _response_entries(message: ModelResponse) -> list[JsonValue]:
-    entries: list[JsonValue] = []
-    for part in message.parts:
-        if isinstance(part, TextPart):
-            entries.append({'assistant': part.content})
-        elif isinstance(part, ThinkingPart):
-            if part.content:
-                entries.append({'thinking': part.content})
-        elif isinstance(part, (ToolCallPart, NativeToolCallPart)):
-            entries.append({'tool_call': {'name': part.tool_name, 'args': part.args_as_dict()}})
-        elif isinstance(part, NativeToolReturnPart):
-            entries.append({'tool_return': {'name': part.tool_name, 'content': part.model_response_str()}})
-        elif isinstance(part, CompactionPart):
-            if part.content:
-                entries.append({'summary': part.content})
-        else:
-            raise UserError(_NO_FILES.format(what='a file in the message history'))
-    return entries
-
-
-def _entries(messages: Sequence[ModelMessage]) -> list[JsonValue]:
-    entries: list[JsonValue] = []
-    for message in messages:
-        if isinstance(message, ModelResponse):
-            entries.extend(_response_entries(message))
-        else:
-            entries.extend(e for part in message.parts if (e := _request_entry(part)) is not None)
-    return entries
-
-
-def _judged(prompts: list[UserPromptPart]) -> tuple[str, JsonValue]:
+def _judged(prompts: list[UserPromptPart], text: str | None) -> tuple[str, JsonValue]:
     """The key and value the latest prompt is judged under: `state` for a structured value, else `text`."""
-    if (structured := _structured(prompts)) is not None:
+    if text is None and (structured := _structured(prompts)) is not None:
         return 'state', to_jsonable_python(structured.value)
-    return 'text', '\n\n'.join(_prompt_text(part) for part in prompts)
+    return 'text', text or ''
 
 
 def _latest_prompt(messages: list[ModelMessage]) -> int | None:
@@ -150,45 +205,52 @@ def _latest_prompt(messages: list[ModelMessage]) -> int | None:
     return found[-1] if found else None
 
 
-def _turn_state(messages: list[ModelMessage], latest: int) -> JsonValue:
+def _prompts(message: ModelMessage) -> list[UserPromptPart]:
+    return [part for part in message.parts if isinstance(part, UserPromptPart)]
+
+
+def _turn_state(reader: _StateReader, messages: list[ModelMessage], latest: int) -> JsonValue:
     """The state split at the latest prompt: the `history` before it, the prompt, and what was `done` since."""
     request = messages[latest]
     assert isinstance(request, ModelRequest)
-    last = max(i for i, part in enumerate(request.parts) if isinstance(part, UserPromptPart))
-    history = _entries(messages[:latest])
-    history += _request_entries(request.parts[:last])
-    done = _request_entries(request.parts[last + 1 :]) + _entries(messages[latest + 1 :])
-    key, value = _judged([part for part in request.parts if isinstance(part, UserPromptPart)])
+    history = reader.entries(messages[:latest])
+    before, text, after = reader.split(request)
+    history += before
+    done = after + reader.entries(messages[latest + 1 :])
+    key, value = _judged(_prompts(request), text)
     state: dict[str, JsonValue] = {'history': history} if history else {}
     state[key] = value
     state['done'] = done
     return state
 
 
-def _request_entries(parts: Sequence[Any]) -> list[JsonValue]:
-    """The entries of request parts other than user prompts."""
-    return [e for part in parts if not isinstance(part, UserPromptPart) and (e := _request_entry(part)) is not None]
-
-
-def judged_state(messages: list[ModelMessage], *, turn: bool) -> JsonValue:
+def judged_state(messages: list[ModelMessage], *, turn: bool, images: list[ImageInput] | None = None) -> JsonValue:
     """The state to judge (see the module docstring); `turn`: something was done since the latest prompt.
 
+    Args:
+        messages: The conversation.
+        turn: Whether a tool returned or a retry was sent since the latest prompt.
+        images: Where to collect the images, each labelled `<image N>` in the state; `None` (text only) refuses them.
+
     Raises:
-        UserError: there is no user text to judge, or a file is in the conversation.
+        UserError: there is no user text to judge, or a file the model cannot take is in the conversation.
     """
+    reader = _StateReader(images)
     latest = _latest_prompt(messages)
     if turn and latest is not None:
-        return _turn_state(messages, latest)
+        return _turn_state(reader, messages, latest)
     last = messages[-1] if messages else None
     prompts: list[UserPromptPart] = []
+    text: str | None = ''
     history: list[JsonValue] = []
     for message in messages:
         if message is last and isinstance(message, ModelRequest):
-            prompts = [part for part in message.parts if isinstance(part, UserPromptPart)]
-            history += _request_entries(message.parts)
+            prompts = _prompts(message)
+            before, text, after = reader.split(message)
+            history += before + after
         else:
-            history += _entries([message])
-    key, value = _judged(prompts)
+            history += reader.entries([message])
+    key, value = _judged(prompts, text)
     if key == 'state':
         return {'history': history, 'state': value} if history else value
     if not (value or history):

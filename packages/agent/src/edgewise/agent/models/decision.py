@@ -27,12 +27,14 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any, ClassVar, cast
 
+from pydantic import JsonValue
+
 from .. import _instrument
 from .._messages.tool_parts import generate_tool_call_id
 from .._tools.definition import ToolDefinition
 from .._warnings import PydanticAIDeprecationWarning
 from ..exceptions import ModelAPIError, UnexpectedModelBehavior, UserError
-from ..messages import ModelMessage, ModelResponse, ToolCallPart
+from ..messages import BinaryContent, ImageUrl, ModelMessage, ModelResponse, ToolCallPart
 from ..profiles import ModelProfile, merge_profile
 from ..settings import ModelSettings
 from ..usage import RequestUsage
@@ -52,7 +54,8 @@ from ._decision_protocol import (
     ScoreQuestion,
 )
 from ._decision_routes import ROUTE_KEY, Speculation, fillable_outputs, route_labels, route_question
-from ._decision_state import judged_state, tools_left
+from ._decision_state import ImageInput, judged_state, tools_left
+from ._downloads import download
 from ._model import Model, RunContext, check_allow_model_requests
 from ._request_parameters import ModelRequestParameters, request_instructions
 from ._streamed_response import StreamedResponse
@@ -205,9 +208,12 @@ class DecisionModel(Model):
     """
 
     supports_image_input: ClassVar[bool] = False
-    """Whether the backend takes images. Edgewise's decision models send text only: `True` is not supported yet."""
+    """Whether the backend takes images in `DecisionRequest.images`. When set, each image of the conversation
+    (`BinaryContent` or `ImageUrl`) stands in the state as `<image N>` and goes in `images` in that order, image URLs
+    downloaded once the request passed its limits; other files are refused. Unset, any file is a `UserError`."""
     max_images: ClassVar[int | None] = None
-    """The most images one request takes (`None`: no limit)."""
+    """The most images one request takes (`None`: no limit); a request over it is a `ModelAPIError`, raised before
+    any image URL is downloaded."""
     max_questions: ClassVar[int | None] = None
     """The most questions one request takes (`None`: no limit); a request over it is a `ModelAPIError`."""
     max_choice_options: ClassVar[int | None] = None
@@ -231,7 +237,7 @@ class DecisionModel(Model):
     @property
     def profile(self) -> ModelProfile:
         """The profile, with what every decision model is: no text output, system prompts kept inline (they are
-        judged, not asked), and files only as the class takes them (none)."""
+        judged, not asked), images only as the class takes them (`supports_image_input`), and no other files."""
         if self._decision_profile is None:
             self._decision_profile = merge_profile(
                 self._undecided_profile(),
@@ -260,7 +266,8 @@ class DecisionModel(Model):
             ModelHTTPError: the backend answered with an error status.
             ModelAPIError: the backend could not be reached.
             UnexpectedModelBehavior: the answer cannot be read.
-            UserError: the request cannot be sent as given (images to a backend without image input).
+            UserError: the request cannot be sent as given (images to a backend without image input, a file that is
+                not an image to one with it).
         """
         raise NotImplementedError
 
@@ -280,6 +287,49 @@ class DecisionModel(Model):
         ):
             if limit is not None and count > limit:
                 raise ModelAPIError(self.model_name, f'{self.model_name} accepts at most {limit} {kind}; got {count}.')
+
+    def _decision_input(self, messages: list[ModelMessage], *, turn: bool) -> tuple[JsonValue, list[ImageInput]]:
+        """The state to judge and the images it labels (none unless the backend takes images), URLs unresolved."""
+        images: list[ImageInput] = []
+        state = judged_state(messages, turn=turn, images=images if self.supports_image_input else None)
+        return state, images
+
+    async def _prepared(
+        self,
+        state: JsonValue,
+        images: list[ImageInput],
+        questions: dict[str, DecisionQuestion],
+        messages: list[ModelMessage],
+    ) -> DecisionRequest:
+        """The request, once it is within the backend's limits: only then are its image URLs downloaded.
+
+        Raises:
+            ModelAPIError: more images or questions than the backend takes (nothing downloaded).
+            UserError: an image URL could not be downloaded, or its data is not an image.
+        """
+        self._check_request_limits(image_count=len(images), question_count=len(questions))
+        resolved: list[BinaryContent] = []
+        downloaded: list[tuple[ImageUrl, BinaryContent]] = []  # an image given twice (equal URLs) is fetched once
+        for image in images:
+            if isinstance(image, ImageUrl):
+                data = next((data for url, data in downloaded if url == image), None)
+                if data is None:
+                    data = await self._download_image(image)
+                    if not data.is_image:
+                        raise UserError(
+                            f'The image URL {image.url} answered with {data.media_type!r} data, not an image.'
+                        )
+                    downloaded.append((image, data))
+                image = data
+            resolved.append(image)
+        return DecisionRequest(state=state, questions=questions, images=tuple(resolved), messages=messages)
+
+    async def _download_image(self, image: ImageUrl) -> BinaryContent:
+        """The data of an image URL (a client of its own here; a backend behind a provider uses the provider's)."""
+        import httpx
+
+        async with httpx.AsyncClient() as client:
+            return await download(image, client)
 
     async def _send(self, request: DecisionRequest, settings: DecisionModelSettings) -> DecisionResponse:
         """One request through `decide`, in a `decide` span inside an instrumented run's model request."""
@@ -346,7 +396,8 @@ class DecisionModel(Model):
             fill = FieldQuestions.to_fill(forced, instructions, limits, label=label)
             if fill is None:
                 raise UnfillableRoute(self.model_name, label, 1.0)
-            template = DecisionRequest(state=judged_state(messages, turn=done), questions={}, messages=messages)
+            state, images = self._decision_input(messages, turn=done)
+            template = await self._prepared(state, images, fill.questions, messages)
             response, args, details = await self._fill(label, fill, template, settings, threshold)
             details['route'] = _certain(label)
             return self._response(forced, args, response.usage, response.model_name, details)
@@ -357,10 +408,10 @@ class DecisionModel(Model):
             )
 
         question = route_question(routes, output_tools, tools, instructions, limits)
-        state = judged_state(messages, turn=done)
+        state, images = self._decision_input(messages, turn=done)
         speculation = Speculation.about(routes, output_tools, state, instructions, limits)
         questions: dict[str, DecisionQuestion] = {**speculation.questions(), ROUTE_KEY: question}
-        template = DecisionRequest(state=state, questions=questions, messages=messages)
+        template = await self._prepared(state, images, questions, messages)
         response = await self._send(template, settings)
         route_details = _picked(response.answers.get(ROUTE_KEY), routes)
         label = route_details['choice']
@@ -399,7 +450,8 @@ class DecisionModel(Model):
         if not fillable:  # the other routes all returned this turn, and this one cannot be filled
             raise UnfillableRoute(self.model_name, next(iter(routes)), 1.0)
         asked = FieldQuestions.about(output_tool, instructions, limits, label=None)
-        request = DecisionRequest(state=judged_state(messages, turn=turn), questions=asked.questions, messages=messages)
+        state, images = self._decision_input(messages, turn=turn)
+        request = await self._prepared(state, images, asked.questions, messages)
         response = await self._send(request, settings)
         args, details = asked.read(response.answers, threshold)
         return self._response(output_tool, args, response.usage, response.model_name, details)

@@ -2,12 +2,14 @@
 `'google-decisions:gemini-decision-1'`), which runs a Gemini model as a decision model
 (`edgewise.agent.models.decision`).
 
-The body is `{'model', 'input', 'questions'}`: the judged state as text (the API takes no conversation turns), and
-each question in the protocol's shape with its instructions and meanings as text (a yes/no's as `true_description`
-/ `false_description`), under an id of its own (`q0`, `q1`, ...: the API takes ids of `[A-Za-z0-9_-]` only, which
-names such as `Ticket.urgent` are not). The answers come back in the protocol's shape, unrounded, so a distribution
-must sum to one within float error. The call goes through the shared HTTP layer with the `GoogleProvider`'s key
-(`x-goog-api-key`), retries and Gemini's error categories.
+The body is `{'model', 'input', 'questions'}`. The input is the judged state as text (the API takes no conversation
+turns), or, with images, a list of blocks: the state's text block, then each image as an `image` block (base64 `data`,
+`mime_type`, and a `resolution` from `GoogleModel`'s `media_resolution` vendor metadata) after an `<image N>:` text
+block. Each question goes in the protocol's shape with its instructions and meanings as text (a yes/no's as
+`true_description` / `false_description`), under an id of its own (`q0`, `q1`, ...: the API takes ids of
+`[A-Za-z0-9_-]` only, which names such as `Ticket.urgent` are not). The answers come back in the protocol's shape,
+unrounded, so a distribution must sum to one within float error. The call goes through the shared HTTP layer with the
+`GoogleProvider`'s key (`x-goog-api-key`), retries and Gemini's error categories.
 """
 
 from __future__ import annotations as _annotations
@@ -19,6 +21,7 @@ from typing import Annotated, Any, ClassVar, Literal
 from pydantic import Field, JsonValue, TypeAdapter, ValidationError
 
 from ..exceptions import UnexpectedModelBehavior, UserError
+from ..messages import BinaryContent
 from ..profiles import ModelProfile, ModelProfileSpec, resolve_profile
 from ..profiles.decision import decision_model_profile
 from ..providers import Provider, infer_provider
@@ -71,6 +74,45 @@ def _question(question: DecisionQuestion) -> dict[str, Any]:
     return sent
 
 
+_RESOLUTION_LEVELS = frozenset({'MEDIA_RESOLUTION_LOW', 'MEDIA_RESOLUTION_MEDIUM', 'MEDIA_RESOLUTION_HIGH'})
+_RESOLUTION_LEVELS |= {'MEDIA_RESOLUTION_ULTRA_HIGH', 'MEDIA_RESOLUTION_UNSPECIFIED'}
+
+
+def _resolution(image: BinaryContent) -> str | None:
+    """The `resolution` of an image block, from the `media_resolution` a `GoogleModel` part takes (`{'level':
+    'MEDIA_RESOLUTION_LOW'}`, case aside, or an SDK `PartMediaResolution`): `low`, `medium`, `high`, `ultra_high`."""
+    setting = (image.vendor_metadata or {}).get('media_resolution')
+    if setting is None:
+        return None
+    level = setting.get('level') if isinstance(setting, Mapping) else getattr(setting, 'level', None)
+    level = getattr(level, 'value', level)  # an SDK enum member
+    if level is None:
+        return None
+    if not isinstance(level, str):
+        raise UserError(
+            f"An image's `media_resolution` level must be a string such as 'MEDIA_RESOLUTION_LOW'; got {level!r}."
+        )
+    if level.upper() in _RESOLUTION_LEVELS:
+        level = level.upper()
+    if level == 'MEDIA_RESOLUTION_UNSPECIFIED':
+        return None
+    return level.removeprefix('MEDIA_RESOLUTION_').lower()
+
+
+def _input(request: DecisionRequest) -> str | list[dict[str, str]]:
+    """The state as text, and each image after its `<image N>:` label (the state already holds the conversation)."""
+    text = as_text(request.state)
+    if not request.images:
+        return text
+    blocks = [{'type': 'text', 'text': text}]
+    for index, image in enumerate(request.images, start=1):
+        block = {'type': 'image', 'data': image.base64, 'mime_type': image.media_type}
+        if (resolution := _resolution(image)) is not None:
+            block['resolution'] = resolution
+        blocks += [{'type': 'text', 'text': f'<image {index}>:'}, block]
+    return blocks
+
+
 def _sums_to_one(answer: DecisionAnswer) -> bool:
     """Whether an unrounded distribution sums to one within float error (the rounding slack `answer_fits` allows
     would let through one that sums to far less)."""
@@ -103,6 +145,8 @@ class GoogleDecisionsModel(HTTPDecisionModel):
     """The Gemini API's decisions endpoint as a decision model, through a `GoogleProvider` (key from
     `GOOGLE_API_KEY`)."""
 
+    supports_image_input: ClassVar[bool] = True
+    """The API takes images: each goes as an `image` block after its `<image N>:` label (see the module docstring)."""
     requires_instructions: ClassVar[bool] = True
     """The API refuses a question without `instructions`."""
     max_questions: ClassVar[int | None] = 1000
@@ -150,18 +194,19 @@ class GoogleDecisionsModel(HTTPDecisionModel):
         """Send one request to `decisions`.
 
         Raises:
-            UserError: images (Edgewise sends text only), or an `extra_body` that is not a mapping or sets `questions`.
+            UserError: a file that is not an image, an image's bad `media_resolution`, or an `extra_body` that is not
+                a mapping or sets `questions`.
             ModelHTTPError: the API answered with an error status (after the provider's retries).
             ModelAPIError: the API could not be reached, or more questions than it takes.
             UnexpectedModelBehavior: the answer is not of the API's shape, or does not fit its questions.
         """
         self._check_request_limits(image_count=len(request.images), question_count=len(request.questions))
-        if request.images:
-            raise UserError('Image input is not supported by this model in Edgewise: it sends the Gemini API text.')
+        if any(not image.is_image for image in request.images):
+            raise UserError('The Gemini decisions endpoint takes images only: `request.images` holds another file.')
         names = {f'q{index}': name for index, name in enumerate(request.questions)}
         body: dict[str, Any] = {
             'model': self._model_name,
-            'input': as_text(request.state),
+            'input': _input(request),
             'questions': {key: _question(request.questions[name]) for key, name in names.items()},
         }
         if (extra := model_settings.get('extra_body')) is not None:

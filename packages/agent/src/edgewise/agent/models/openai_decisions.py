@@ -3,14 +3,17 @@ a GPT model as a decision model (`edgewise.agent.models.decision`).
 
 A request sends the conversation as the Responses API's input items (`message`, `function_call`,
 `function_call_output`; a lone user text as plain text), or the judged `state` as text when `decide` is called without
-one, and the questions as a list: a yes/no is a `predicate` (what yes and no mean folded into its instructions), a
-pick-one a `choice` of `{value, description}`, a rubric a `score` of `{label, description}` levels. Each answer comes
-back under its question's `name`; a `refusal` is a `ContentFilterError`. The call goes through the shared HTTP layer
-with the `OpenAIProvider`'s key, retries and OpenAI's error categories.
+one. Images go as `input_image` data URIs with their `detail`: in place in the conversation's messages and tool
+outputs, or, with the state alone, in one user message after the state, each after an `<image N>:` label. The
+questions go as a list: a yes/no is a `predicate` (what yes and no mean folded into its instructions), a pick-one a
+`choice` of `{value, description}`, a rubric a `score` of `{label, description}` levels. Each answer comes back under
+its question's `name`; a `refusal` is a `ContentFilterError`. The call goes through the shared HTTP layer with the
+`OpenAIProvider`'s key, retries and OpenAI's error categories.
 """
 
 from __future__ import annotations as _annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Annotated, Any, ClassVar, Literal
@@ -20,8 +23,11 @@ from pydantic import Field, JsonValue, TypeAdapter, ValidationError
 from .._messages.framing import TOOL_RESULT_TAG, frame_tags
 from ..exceptions import ContentFilterError, UnexpectedModelBehavior, UserError
 from ..messages import (
+    BinaryContent,
     CachePoint,
     CompactionPart,
+    FilePart,
+    ImageUrl,
     ModelMessage,
     ModelRequest,
     ModelResponse,
@@ -102,11 +108,36 @@ def _question(name: str, question: DecisionQuestion) -> dict[str, Any]:
     return {'type': 'score', 'name': name, 'instructions': instructions_text, 'levels': levels}
 
 
-class _Conversation:
-    """A conversation as the Responses API input items the Decisions API reads (text only; no item ids)."""
+def _is_image(item: object) -> bool:
+    return isinstance(item, ImageUrl) or (isinstance(item, BinaryContent) and item.is_image)
 
-    def __init__(self) -> None:
+
+def _state_input(request: DecisionRequest) -> str | list[dict[str, Any]]:
+    """The state alone (no conversation): as text, or with images as one user message, each image after its label."""
+    text = _text(request.state)
+    if not request.images:
+        return text
+    content: list[dict[str, Any]] = [{'type': 'input_text', 'text': text}]
+    for index, image in enumerate(request.images, start=1):
+        sent: dict[str, Any] = {'type': 'input_image', 'image_url': image.data_uri}
+        if image.vendor_metadata:
+            sent['detail'] = image.vendor_metadata.get('detail', 'auto')
+        content += [{'type': 'input_text', 'text': f'<image {index}>:'}, sent]
+    return [{'role': 'user', 'content': content}]
+
+
+class _Conversation:
+    """A conversation as the Responses API input items the Decisions API reads (no item ids).
+
+    Each image the messages hold takes the next of the request's `images` (resolved, in the order they appear), sent
+    as an `input_image` data URI with its `detail` (`vendor_metadata`, default `'auto'`): in place in a user message or
+    a tool output; after its `<image N>` label where only text can refer to it (a failed tool output's error text,
+    an assistant message).
+    """
+
+    def __init__(self, images: Sequence[BinaryContent]) -> None:
         self.items: list[dict[str, Any]] = []
+        self._images = iter(enumerate(images, start=1))
 
     def read(self, messages: Sequence[ModelMessage]) -> str | list[dict[str, Any]]:
         calls = {
@@ -122,47 +153,88 @@ class _Conversation:
                     self._request_part(part, calls)
                 else:
                     self._response_part(part, calls)
+        if next(self._images, None) is not None:
+            raise UserError('`request.images` holds more images than `request.messages` refers to.')
         if len(self.items) == 1 and self.items[0]['role'] == 'user' and isinstance(self.items[0]['content'], str):
             return str(self.items[0]['content'])  # a lone text prompt goes as plain text
         return self.items
 
+    def _image(self, item: object, where: str) -> tuple[int, dict[str, Any]]:
+        """The next of the request's images, as an `input_image`, and its `<image N>` index."""
+        if not _is_image(item):
+            raise UserError(
+                f'{where} holds {type(item).__name__} content, neither text nor an image: the OpenAI Decisions API '
+                'takes text and images only.'
+            )
+        try:
+            index, image = next(self._images)
+        except StopIteration:
+            raise UserError('`request.messages` refers to more images than `request.images` holds.') from None
+        detail = (image.vendor_metadata or {}).get('detail', 'auto')
+        return index, {'type': 'input_image', 'image_url': image.data_uri, 'detail': detail}
+
     def _message(self, role: str, content: str) -> None:
         self.items.append({'role': role, 'content': content})
+
+    def _user(self, items: Sequence[object], where: str) -> None:
+        """A user message of text and images: plain text when it is one text."""
+        if len(items) == 1 and isinstance(items[0], str):
+            self._message('user', items[0])
+            return
+        content = [
+            {'type': 'input_text', 'text': item} if isinstance(item, str) else self._image(item, where)[1]
+            for item in items
+        ]
+        self.items.append({'role': 'user', 'content': content})
 
     def _request_part(self, part: Any, calls: set[str]) -> None:
         if isinstance(part, SystemPromptPart):
             self._message('system', part.content)
         elif isinstance(part, UserPromptPart):
-            texts: list[str] = []
+            items: list[object] = []
             for item in [part.content] if isinstance(part.content, str) else part.content:
-                if isinstance(item, str):
-                    texts.append(item)
-                elif isinstance(item, TextContent):
-                    texts.append(item.content)
+                if isinstance(item, TextContent):
+                    items.append(item.content)
                 elif not isinstance(item, CachePoint):
-                    raise UserError(
-                        'Files are not supported by this model: Edgewise sends the Decisions API text only.'
-                    )
-            if len(texts) == 1:
-                self._message('user', texts[0])
-            else:
-                self.items.append({'role': 'user', 'content': [{'type': 'input_text', 'text': text} for text in texts]})
+                    items.append(item)
+            self._user(items, 'A user prompt')
         elif isinstance(part, ToolReturnPart):
             self._tool_return(part, calls)
         elif isinstance(part, (RetryFeedbackPart, RetryPromptPart)):
             # The application speaking: as a user message it would read as a newer request, the one judged.
             self._message('developer', part.model_response())
 
+    def _output(self, part: ToolReturnPart | NativeToolReturnPart) -> list[dict[str, Any]]:
+        """A tool output holding files, as its text and images in order. A failed one's text is one error text that
+        refers to each image by its label, the labelled images after it."""
+        if part.outcome == 'failed':
+            labelled: list[str] = []
+            images: list[dict[str, Any]] = []
+            for item in part.content_items(mode='str', wrap_if_error=False):
+                if isinstance(item, str):
+                    labelled.append(item)
+                    continue
+                index, image = self._image(item, 'A tool result')
+                labelled.append(f'<image {index}>')
+                images += [{'type': 'input_text', 'text': f'<image {index}>:'}, image]
+            text = dataclasses.replace(part, content=labelled).model_response_str()
+            return [{'type': 'input_text', 'text': text}, *images]
+        return [
+            {'type': 'input_text', 'text': item} if isinstance(item, str) else self._image(item, 'A tool result')[1]
+            for item in part.content_items(mode='str')
+        ]
+
     def _tool_return(self, part: ToolReturnPart | NativeToolReturnPart, calls: set[str]) -> None:
-        if part.files:
-            raise UserError('Files are not supported by this model: a file in a tool result cannot be sent to it.')
         if part.tool_call_id in calls:
-            output = part.model_response_str()
+            output = self._output(part) if part.files else part.model_response_str()
             self.items.append({'type': 'function_call_output', 'call_id': part.tool_call_id, 'output': output})
             return
         # A result whose call was trimmed away: the API refuses it as an item, so it goes framed as the tool's.
         opening, closing = frame_tags(TOOL_RESULT_TAG, tool_name=part.tool_name, tool_call_id=part.tool_call_id)
-        self._message('user', f'{opening}{part.model_response_str()}{closing}')
+        if part.files:
+            self._user([opening, *part.content_items(mode='str'), closing], 'A tool result')
+        else:
+            self._message('user', f'{opening}{part.model_response_str()}{closing}')
 
     def _response_part(self, part: Any, calls: set[str]) -> None:
         if isinstance(part, TextPart):
@@ -181,10 +253,13 @@ class _Conversation:
             )
         elif isinstance(part, NativeToolReturnPart):
             self._tool_return(part, calls)
+        elif isinstance(part, FilePart):
+            # An assistant message takes text only: it refers to the image, which follows in a user message.
+            index, image = self._image(part.content, 'The message history')
+            self._message('assistant', f'<image {index}>')
+            self.items.append({'role': 'user', 'content': [{'type': 'input_text', 'text': f'<image {index}>:'}, image]})
         else:
-            raise UserError(
-                'Files are not supported by this model: a file in the message history cannot be sent to it.'
-            )
+            raise UserError('The message history holds a part the Decisions API cannot take.')
 
 
 @dataclass(kw_only=True)
@@ -274,8 +349,10 @@ def _answer(answer: _Predicate | _Choice | _Score) -> DecisionAnswer | None:
 class OpenAIDecisionsModel(HTTPDecisionModel):
     """OpenAI's Decisions API as a decision model, through an `OpenAIProvider` (key from `OPENAI_API_KEY`)."""
 
+    supports_image_input: ClassVar[bool] = True
+    """The API takes images: each is sent as an `input_image` data URI (see `decide`)."""
     max_images: ClassVar[int | None] = 128
-    """The API takes at most 128 images a request (Edgewise sends none: see `supports_image_input`)."""
+    """The API takes at most 128 images a request (a `ModelAPIError` before any image URL is downloaded)."""
     max_questions: ClassVar[int | None] = 200
     """The API takes at most 200 questions a request."""
     max_choice_options: ClassVar[int | None] = 255
@@ -321,16 +398,19 @@ class OpenAIDecisionsModel(HTTPDecisionModel):
         """Send one request to `/decisions`.
 
         Raises:
-            UserError: images, or files in the conversation (Edgewise sends text only).
+            UserError: a file that is not an image, or `images` that do not match the images `messages` holds.
             ModelHTTPError: the API answered with an error status (after the provider's retries).
             ModelAPIError: the API could not be reached, or more questions than it takes.
             ContentFilterError: the API declined to answer a question.
             UnexpectedModelBehavior: the answer is not of the API's shape, or does not fit its questions.
         """
         self._check_request_limits(image_count=len(request.images), question_count=len(request.questions))
-        if request.images:
-            raise UserError('Image input is not supported by this model in Edgewise: it sends the Decisions API text.')
-        decision_input = _Conversation().read(request.messages) if request.messages else _text(request.state)
+        if any(not image.is_image for image in request.images):
+            raise UserError('The OpenAI Decisions API takes images only: `request.images` holds another file.')
+        if request.messages:
+            decision_input = _Conversation(request.images).read(request.messages)
+        else:
+            decision_input = _state_input(request)
         body: dict[str, Any] = {
             'model': self._model_name,
             'input': decision_input,
