@@ -255,6 +255,13 @@ async def nap(seconds: float) -> str:
     return 'rested'
 
 
+@app.tool()
+def caller(ctx: Context[Any, Any, Any]) -> dict[str, str | None]:
+    """The `Authorization` and `X-User` headers of the HTTP request that called the tool."""
+    headers = getattr(ctx.request_context.request, 'headers', None) or {}
+    return {'authorization': headers.get('authorization'), 'user': headers.get('x-user')}
+
+
 if __name__ == '__main__':
     transport = sys.argv[1] if len(sys.argv) > 1 else 'stdio'
     if transport != 'stdio':

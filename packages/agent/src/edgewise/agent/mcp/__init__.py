@@ -44,7 +44,7 @@ except ImportError as _error:  # pragma: no cover - exercised in a subprocess by
 from ..exceptions import MCPError
 from ._config import load_mcp_servers, load_mcp_toolsets
 from ._server import CallToolFunc, ElicitationCallback, LogHandler, MCPServer, ProcessToolCallback, ToolResult
-from ._toolset import MCPToolset, MCPTransport
+from ._toolset import MCPAuthFunc, MCPHeadersFunc, MCPToolset, MCPToolsetClient, MCPTransport
 from ._transports import (
     MCPServerHTTP,
     MCPServerSSE,
@@ -79,13 +79,16 @@ __all__ = (
     'EmbeddedResource',
     'Icon',
     'LogHandler',
+    'MCPAuthFunc',
     'MCPError',
+    'MCPHeadersFunc',
     'MCPServer',
     'MCPServerHTTP',
     'MCPServerSSE',
     'MCPServerStdio',
     'MCPServerStreamableHTTP',
     'MCPToolset',
+    'MCPToolsetClient',
     'MCPTransport',
     'ProcessToolCallback',
     'Prompt',

@@ -179,6 +179,10 @@ class MCPServer(AbstractToolset[Any], ABC):
         self.include_return_schema = include_return_schema
         self.client_info = client_info
         self._id = id or tool_prefix
+        self._fresh_connection_state()
+
+    def _fresh_connection_state(self) -> None:
+        """No connection open, nothing cached: the state of a new server (and of a per-run copy of one)."""
         self._enter_lock = anyio.Lock()
         self._entered = 0
         self._task_group: anyio.abc.TaskGroup | None = None
