@@ -288,6 +288,7 @@ def test_mcp_all_is_pinned() -> None:
         'EmbeddedResource',
         'Icon',
         'LogHandler',
+        'MCPAppToolResult',
         'MCPAuthFunc',
         'MCPError',
         'MCPHeadersFunc',

@@ -623,7 +623,7 @@ PYDANTIC_AI_2_68_NAMES: dict[str, tuple[str, ...]] = {
     '': ('BANNER_ENABLED', 'SpeechTimestamp', 'SpeechTimestampGranularity'),
     'messages': ('SpeechTimestamp', 'SpeechTimestampGranularity'),
     'ui': ('DEFAULT_HTML_URL', 'OFFLINE_HTML_URL'),
-    'mcp': ('MCPAuthFunc', 'MCPHeadersFunc', 'MCPToolsetClient'),
+    'mcp': ('MCPAppToolResult', 'MCPAuthFunc', 'MCPHeadersFunc', 'MCPToolsetClient'),
 }
 """Public names of modules (or of their `__all__`) that pydantic-ai 2.68 added after 1.107, which Edgewise has."""
 
