@@ -99,6 +99,32 @@ async def test_a_hook_that_changes_the_result_keeps_the_raw_one_from_the_app() -
     assert record['result']['structuredContent'] == {'city': 'Bergen', 'visits': 3}
 
 
+async def test_the_vercel_ai_stream_carries_the_app_record_as_data_of_the_tool_call() -> None:
+    from edgewise.agent.ui.vercel_ai import VercelAIAdapter
+
+    result = await Agent(TestModel(call_tools=['dashboard']), toolsets=[MCPToolset(fastmcp_stdio(), id='stats')]).run(
+        'x'
+    )
+    parts = [p for m in VercelAIAdapter.dump_messages(result.all_messages()) for p in m.parts]
+    call_id = _returns(result)['dashboard'].tool_call_id
+    [data] = [p.model_dump(mode='json', by_alias=True, exclude_none=True) for p in parts if p.type == 'data-mcp-apps']
+    assert data == {
+        'type': 'data-mcp-apps',
+        'id': call_id,
+        'data': {
+            'resourceUri': DASHBOARD,
+            'toolInput': {'city': 'a'},
+            'result': {
+                'content': [{'type': 'text', 'text': '{\n  "city": "a",\n  "visits": 3\n}'}],
+                'structuredContent': {'city': 'a', 'visits': 3},
+                'isError': False,
+            },
+            'serverId': 'stats',
+            'serverHash': 'stats',
+        },
+    }
+
+
 def _usage() -> Any:
     from edgewise.agent.usage import RunUsage
 

@@ -13,30 +13,13 @@ from __future__ import annotations as _annotations
 
 import copy
 from collections.abc import Awaitable, Callable
-from typing import Any, Final, Literal, Protocol, TypedDict
+from typing import Any, Literal, Protocol
 
+from .._tools.mcp_apps import MCP_APP_METADATA_KEY, MCPAppToolResult
 from ..messages import ToolReturn
 from ..tools import RunContext, ToolDefinition
 
-__all__ = ('MCP_APP_METADATA_KEY', 'MCPAppToolResult', 'app_resource_uri', 'call_app_tool', 'visible_to', 'wire_result')
-
-MCP_APP_METADATA_KEY: Final = 'mcp_app'
-"""The key of `ToolReturnPart.metadata` under which an `MCPAppToolResult` is kept."""
-
-
-class MCPAppToolResult(TypedDict):
-    """What a front end needs to render the MCP App of one tool call (kept in `ToolReturnPart.metadata['mcp_app']`,
-    never sent to the model)."""
-
-    resource_uri: str
-    """The `ui://` URI of the app's page, read with `read_resource_for_app`."""
-    tool_input: dict[str, Any]
-    """The arguments the model called the tool with."""
-    result: dict[str, Any]
-    """The server's whole `CallToolResult` as sent (camelCase keys: `content`, `structuredContent`, `_meta`,
-    `isError`)."""
-    toolset_id: str | None
-    """The `id` given to the toolset that ran the tool, to send the page's requests to the right server."""
+__all__ = ('MCPAppToolResult', 'app_resource_uri', 'call_app_tool', 'visible_to', 'wire_result')
 
 
 class AppToolServer(Protocol):

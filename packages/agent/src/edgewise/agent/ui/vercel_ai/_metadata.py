@@ -14,6 +14,7 @@ from typing import Any
 import pydantic
 import pydantic_core
 
+from ..._tools.mcp_apps import MCPAppToolResult, mcp_app_record
 from ...messages import BaseToolReturnPart, ModelMessage, ToolReturnPart
 from .request_types import ProviderMetadata
 from .response_types import DataChunk, FileChunk, SourceDocumentChunk, SourceUrlChunk
@@ -29,10 +30,13 @@ __all__ = (
     'part_metadata',
     'read_metadata',
     'metadata_chunks',
+    'mcp_app_payload',
     'tool_output',
 )
 
 METADATA_KEY = 'pydantic_ai'
+MCP_APPS_DATA_TYPE = 'data-mcp-apps'
+"""The data chunk of an MCP App's tool call (its id is the tool call's), as pydantic-ai 2.68 sends it."""
 _TIMESTAMP: pydantic.TypeAdapter[datetime] = pydantic.TypeAdapter(datetime)
 
 
@@ -77,9 +81,24 @@ def tool_output(part: BaseToolReturnPart) -> Any:
 def metadata_chunks(part: ToolReturnPart) -> list[DataCarrier]:
     """The data, source and file chunks a tool returned in its metadata (or as its content), to stream after its
     result; other values, control chunks among them, are left out."""
+    if (app := mcp_app_record(part.metadata)) is not None:  # what the front end renders an MCP App from
+        return [DataChunk(type=MCP_APPS_DATA_TYPE, id=part.tool_call_id, data=mcp_app_payload(app))]
     value = part.metadata or part.content
     if isinstance(value, _CARRIERS):
         return [value]
     if isinstance(value, list | tuple):
         return [item for item in value if isinstance(item, _CARRIERS)]
     return []
+
+
+def mcp_app_payload(app: MCPAppToolResult) -> dict[str, Any]:
+    """The data sent for an MCP App's tool call, with the keys of AG-UI's MCP Apps activity (as 2.68 sends them), so
+    one renderer serves both protocols: the toolset's id, when it has one, names the server twice."""
+    payload: dict[str, Any] = {
+        'resourceUri': app['resource_uri'],
+        'toolInput': app['tool_input'],
+        'result': app['result'],
+    }
+    if app['toolset_id'] is not None:
+        payload['serverId'] = payload['serverHash'] = app['toolset_id']
+    return payload
