@@ -125,6 +125,31 @@ async def test_the_vercel_ai_stream_carries_the_app_record_as_data_of_the_tool_c
     }
 
 
+async def test_the_ag_ui_stream_sends_the_app_record_as_an_activity_from_ag_ui_0_1_19() -> None:
+    from edgewise.agent.messages import FunctionToolResultEvent
+    from edgewise.agent.ui.ag_ui import AGUIEventStream
+
+    record: MCPAppToolResult = {
+        'resource_uri': DASHBOARD,
+        'tool_input': {'city': 'Oslo'},
+        'result': {'content': [], 'isError': False},
+        'toolset_id': None,
+    }
+    event = FunctionToolResultEvent(part=ToolReturnPart('dashboard', 'shown', 'c1', metadata={'mcp_app': record}))
+    sent = [e async for e in AGUIEventStream[None, Any]().handle_function_tool_result(event)]
+    assert [e.type for e in sent] == ['TOOL_CALL_RESULT', 'ACTIVITY_SNAPSHOT']
+    assert (sent[1].activity_type, sent[1].content) == (
+        'mcp-apps',
+        {'resourceUri': DASHBOARD, 'toolInput': {'city': 'Oslo'}, 'result': {'content': [], 'isError': False}},
+    )
+    older = AGUIEventStream[None, Any](ag_ui_version='0.1.18')
+    assert [e.type for e in [e async for e in older.handle_function_tool_result(event)]] == ['TOOL_CALL_RESULT']
+    broken = FunctionToolResultEvent(part=ToolReturnPart('dashboard', 'x', 'c2', metadata={'mcp_app': {'no': 1}}))
+    assert [e.type for e in [e async for e in AGUIEventStream[None, Any]().handle_function_tool_result(broken)]] == [
+        'TOOL_CALL_RESULT'
+    ]
+
+
 def _usage() -> Any:
     from edgewise.agent.usage import RunUsage
 

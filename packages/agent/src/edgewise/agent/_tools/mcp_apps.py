@@ -9,10 +9,12 @@ from typing import Any, Final
 import pydantic
 from typing_extensions import TypedDict
 
-__all__ = ('MCP_APP_METADATA_KEY', 'MCPAppToolResult', 'mcp_app_record')
+__all__ = ('MCP_APPS_UI_TYPE', 'MCP_APP_METADATA_KEY', 'MCPAppToolResult', 'mcp_app_payload', 'mcp_app_record')
 
 MCP_APP_METADATA_KEY: Final = 'mcp_app'
 """The key of `ToolReturnPart.metadata` under which an `MCPAppToolResult` is kept."""
+MCP_APPS_UI_TYPE: Final = 'mcp-apps'
+"""What the UI protocols call the record: AG-UI's activity type, Vercel AI's data name (`data-mcp-apps`)."""
 
 
 class MCPAppToolResult(TypedDict):
@@ -44,3 +46,16 @@ def mcp_app_record(metadata: Any) -> MCPAppToolResult | None:
         return _RECORD.validate_python(value)
     except pydantic.ValidationError:
         return None
+
+
+def mcp_app_payload(app: MCPAppToolResult) -> dict[str, Any]:
+    """The data the UI protocols send for an MCP App's tool call, with the keys of AG-UI's MCP Apps activity in both
+    (as 2.68 does), so one renderer serves both: the toolset's id, when it has one, names the server twice."""
+    payload: dict[str, Any] = {
+        'resourceUri': app['resource_uri'],
+        'toolInput': app['tool_input'],
+        'result': app['result'],
+    }
+    if app['toolset_id'] is not None:
+        payload['serverId'] = payload['serverHash'] = app['toolset_id']
+    return payload

@@ -14,7 +14,7 @@ from typing import Any
 import pydantic
 import pydantic_core
 
-from ..._tools.mcp_apps import MCPAppToolResult, mcp_app_record
+from ..._tools.mcp_apps import MCP_APPS_UI_TYPE, mcp_app_payload, mcp_app_record
 from ...messages import BaseToolReturnPart, ModelMessage, ToolReturnPart
 from .request_types import ProviderMetadata
 from .response_types import DataChunk, FileChunk, SourceDocumentChunk, SourceUrlChunk
@@ -30,12 +30,11 @@ __all__ = (
     'part_metadata',
     'read_metadata',
     'metadata_chunks',
-    'mcp_app_payload',
     'tool_output',
 )
 
 METADATA_KEY = 'pydantic_ai'
-MCP_APPS_DATA_TYPE = 'data-mcp-apps'
+MCP_APPS_DATA_TYPE = f'data-{MCP_APPS_UI_TYPE}'
 """The data chunk of an MCP App's tool call (its id is the tool call's), as pydantic-ai 2.68 sends it."""
 _TIMESTAMP: pydantic.TypeAdapter[datetime] = pydantic.TypeAdapter(datetime)
 
@@ -89,16 +88,3 @@ def metadata_chunks(part: ToolReturnPart) -> list[DataCarrier]:
     if isinstance(value, list | tuple):
         return [item for item in value if isinstance(item, _CARRIERS)]
     return []
-
-
-def mcp_app_payload(app: MCPAppToolResult) -> dict[str, Any]:
-    """The data sent for an MCP App's tool call, with the keys of AG-UI's MCP Apps activity (as 2.68 sends them), so
-    one renderer serves both protocols: the toolset's id, when it has one, names the server twice."""
-    payload: dict[str, Any] = {
-        'resourceUri': app['resource_uri'],
-        'toolInput': app['tool_input'],
-        'result': app['result'],
-    }
-    if app['toolset_id'] is not None:
-        payload['serverId'] = payload['serverHash'] = app['toolset_id']
-    return payload
