@@ -1,6 +1,7 @@
 """An agent chatted with through `Agent.to_cli()` in a process of its own, by tests/agent/test_agent_cli_268.py.
 
     python -m tests.agent._chat_worker async asyncio|trio   # `await agent.to_cli(...)` on that backend
+    python -m tests.agent._chat_worker async asyncio no-banner  # the same with `BANNER_ENABLED = False`
     python -m tests.agent._chat_worker sync                 # `agent.to_cli_sync(...)` with every option set
     python -m tests.agent._chat_worker no-rich              # as if rich were not installed
 
@@ -57,6 +58,10 @@ def lookup() -> str:
 
 def main(mode: str, *args: str) -> None:
     if mode == 'async':
+        if args[1:] == ('no-banner',):
+            import edgewise.agent
+
+            edgewise.agent.BANNER_ENABLED = False
         anyio.run(partial(agent.to_cli, 'ann', prog_name='chat'), backend=args[0])
     elif mode == 'sync':
         history: list[ModelMessage] = [

@@ -164,3 +164,28 @@ def test_the_end_of_input_ends_a_multiline_prompt_and_the_chat() -> None:
     done = chat('async', 'asyncio', lines=['/multiline', 'last', 'words'])
     assert done.returncode == 0
     assert answers(done.stdout, 'chat ➤ ')[1].startswith("main prompt='last\\nwords'")
+
+
+def test_the_chat_starts_with_a_banner_unless_it_is_turned_off() -> None:
+    from edgewise.agent import __version__
+
+    done = chat('async', 'asyncio', lines=['/exit'], env={'EDGEWISE_NO_BANNER': '', 'PYDANTIC_AI_NO_BANNER': ''})
+    assert done.returncode == 0, done.stderr
+    # (set but empty still turns it off, as pydantic-ai's variable does)
+    assert done.stdout.startswith('chat ➤ ')
+    clean = {k: v for k, v in os.environ.items() if k not in ('EDGEWISE_NO_BANNER', 'PYDANTIC_AI_NO_BANNER')}
+    done = subprocess.run(
+        [sys.executable, '-m', worker.__name__, 'async', 'asyncio'],
+        input='/exit\n', capture_output=True, text=True, timeout=120, check=False,
+        env={**clean, 'COLUMNS': '200', 'NO_COLOR': '1', 'TERM': 'dumb'},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    banner, rest = done.stdout.split('\n', 1)
+    assert banner == f'chat · edgewise-agent {__version__} · model function:main · /exit to quit'
+    assert rest.startswith('chat ➤ ')
+    done = subprocess.run(
+        [sys.executable, '-m', worker.__name__, 'async', 'asyncio', 'no-banner'],
+        input='/exit\n', capture_output=True, text=True, timeout=120, check=False,
+        env={**clean, 'COLUMNS': '200', 'NO_COLOR': '1', 'TERM': 'dumb'},
+    )  # fmt: skip
+    assert done.stdout.startswith('chat ➤ '), done.stderr

@@ -617,9 +617,20 @@ PYDANTIC_AI_2_68_NAMES: dict[str, tuple[str, ...]] = {
     'exceptions': ('MessageHistoryMutatedWarning', 'SuspendedResponseExpired'),
     'embeddings': ('InstrumentedEmbeddingModel', 'instrument_embedding_model'),
     'images': ('InstrumentedImageGenerationModel', 'instrument_image_generation_model'),
-    'models.openai': ('DEPRECATED_OPENAI_MODELS', 'MCP_SERVER_TOOL_CONNECTOR_URI_SCHEME'),
+    'models.openai': (
+        'DEPRECATED_OPENAI_MODELS',
+        'MCP_SERVER_TOOL_CONNECTOR_URI_SCHEME',
+        'chat_annotation_ta',
+        'chat_annotations_ta',
+        'responses_output_text_annotation_ta',
+        'responses_output_text_annotations_ta',
+    ),
     'native_tools': ('ImageQuality', 'ImageSize'),
     'toolsets': ('DynamicToolset',),
+    '': ('BANNER_ENABLED', 'SpeechTimestamp', 'SpeechTimestampGranularity'),
+    'messages': ('SpeechTimestamp', 'SpeechTimestampGranularity'),
+    'ui': ('DEFAULT_HTML_URL', 'OFFLINE_HTML_URL'),
+    'mcp': ('MCPAppToolResult', 'MCPAuthFunc', 'MCPHeadersFunc', 'MCPToolsetClient'),
 }
 """Public names of modules (or of their `__all__`) that pydantic-ai 2.68 added after 1.107, which Edgewise has."""
 
@@ -630,7 +641,7 @@ _PINNED_ALL = ('framing', 'models.decision', 'models.system_one', 'models.openai
 
 @pytest.mark.parametrize('module_name', sorted(PYDANTIC_AI_2_68_NAMES))
 def test_every_2_68_name_exists(module_name: str) -> None:
-    module = importlib.import_module(f'edgewise.agent.{module_name}')
+    module = importlib.import_module('edgewise.agent' + (f'.{module_name}' if module_name else ''))
     assert [name for name in PYDANTIC_AI_2_68_NAMES[module_name] if not hasattr(module, name)] == []
     if module_name in _PINNED_ALL:
         assert tuple(module.__all__) == PYDANTIC_AI_2_68_NAMES[module_name]

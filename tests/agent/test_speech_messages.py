@@ -10,7 +10,7 @@ from typing import Any
 import pydantic
 import pytest
 
-from edgewise.agent import Agent, BinaryAudio, BinaryContent, SpeechPart, SpeechPartDelta
+from edgewise.agent import Agent, BinaryAudio, BinaryContent, SpeechPart, SpeechPartDelta, SpeechTimestamp
 from edgewise.agent.messages import (
     AgentStreamEvent,
     ModelMessage,
@@ -92,6 +92,7 @@ def test_spoken_parts_survive_serialization() -> None:
                 'identifier': '0ca623',
             },
             'interrupted_at_ms': None,
+            'timestamps': None,
             'id': 'item-1',
             'provider_name': 'openai',
             'provider_details': None,
@@ -285,3 +286,56 @@ def test_realtime_settings_are_typed_data() -> None:
     settings: RealtimeModelSettings = {'max_tokens': 100, 'turn_detection': detection, 'output_modality': 'text'}
     assert RealtimeModelSettings.__optional_keys__ >= {'max_tokens', 'turn_detection', 'reconnect', 'thinking'}
     assert settings['turn_detection'] == detection
+
+
+def test_speech_timestamps_are_kept_on_the_part_and_survive_serialization() -> None:
+    words = [
+        SpeechTimestamp(text='Hi', start_ms=0, duration_ms=180),
+        SpeechTimestamp(text='!', start_ms=180, duration_ms=20),
+    ]
+    segment = SpeechTimestamp(text='How are you?', start_ms=400, duration_ms=900, granularity='segment')
+    messages: list[ModelMessage] = [
+        ModelResponse(
+            parts=[SpeechPart(speaker='assistant', transcript='Hi! How are you?', timestamps=[*words, segment])]
+        )
+    ]
+    dumped = ModelMessagesTypeAdapter.dump_python(messages, mode='json')
+    assert dumped[0]['parts'][0]['timestamps'] == [
+        {'text': 'Hi', 'start_ms': 0, 'duration_ms': 180, 'granularity': 'word'},
+        {'text': '!', 'start_ms': 180, 'duration_ms': 20, 'granularity': 'word'},
+        {'text': 'How are you?', 'start_ms': 400, 'duration_ms': 900, 'granularity': 'segment'},
+    ]
+    assert ModelMessagesTypeAdapter.validate_json(ModelMessagesTypeAdapter.dump_json(messages)) == messages
+    # A history written before timestamps existed loads without them.
+    del dumped[0]['parts'][0]['timestamps']
+    [response] = ModelMessagesTypeAdapter.validate_python(dumped)
+    assert isinstance(response, ModelResponse)
+    assert response.parts == [SpeechPart(speaker='assistant', transcript='Hi! How are you?')]
+    dumped[0]['parts'][0]['timestamps'] = [{'text': 'x', 'start_ms': 0, 'duration_ms': 1, 'granularity': 'line'}]
+    with pytest.raises(pydantic.ValidationError, match='granularity'):
+        ModelMessagesTypeAdapter.validate_python(dumped)
+    assert repr(segment) == "SpeechTimestamp(text='How are you?', start_ms=400, duration_ms=900, granularity='segment')"
+    assert repr(words[0]) == "SpeechTimestamp(text='Hi', start_ms=0, duration_ms=180)"
+
+
+def test_speech_deltas_add_their_timestamps_to_the_parts() -> None:
+    first, second = (
+        SpeechTimestamp(text='Hi', start_ms=0, duration_ms=180),
+        SpeechTimestamp(text='there', start_ms=200, duration_ms=240),
+    )
+    part = SpeechPartDelta(speaker='assistant', transcript_delta='Hi', timestamps=[first])
+    grown = part.apply(SpeechPart(speaker='assistant'))
+    assert grown.timestamps == [first]
+    grown = SpeechPartDelta(transcript_delta=' there', timestamps=[second]).apply(grown)
+    assert (grown.transcript, grown.timestamps) == ('Hi there', [first, second])
+    # A delta without timestamps leaves the part's as they are (none stays none).
+    assert SpeechPartDelta(transcript_delta='!').apply(grown).timestamps == [first, second]
+    assert SpeechPartDelta(transcript_delta='!').apply(SpeechPart(speaker='assistant')).timestamps is None
+    assert 'timestamps=[SpeechTimestamp(' in repr(part)
+    adapter: pydantic.TypeAdapter[AgentStreamEvent] = pydantic.TypeAdapter(AgentStreamEvent)
+    event = PartDeltaEvent(index=0, delta=part)
+    assert adapter.validate_json(adapter.dump_json(event)) == event
+
+
+def test_realtime_settings_name_speech_timestamps() -> None:
+    assert 'output_speech_timestamps' in RealtimeModelSettings.__optional_keys__

@@ -255,6 +255,34 @@ async def nap(seconds: float) -> str:
     return 'rested'
 
 
+@app.tool()
+def caller(ctx: Context[Any, Any, Any]) -> dict[str, str | None]:
+    """The `Authorization` and `X-User` headers of the HTTP request that called the tool."""
+    headers = getattr(ctx.request_context.request, 'headers', None) or {}
+    return {'authorization': headers.get('authorization'), 'user': headers.get('x-user')}
+
+
+DASHBOARD = 'ui://dashboard/page.html'
+
+
+@app.resource(DASHBOARD, mime_type='text/html;profile=mcp-app', meta={'ui': {'prefersBorder': True}})
+def dashboard_page() -> str:
+    """The MCP App page of the `dashboard` tools."""
+    return '<p>dashboard</p>'
+
+
+@app.tool(meta={'ui': {'resourceUri': DASHBOARD}})
+def dashboard(city: str) -> dict[str, Any]:
+    """The visits of a city, shown on the dashboard page (an MCP App)."""
+    return {'city': city, 'visits': 3}
+
+
+@app.tool(meta={'ui': {'resourceUri': DASHBOARD, 'visibility': ['app']}})
+def refresh_dashboard(city: str) -> str:
+    """Called by the dashboard page only: the model is not shown it."""
+    return f'refreshed {city}'
+
+
 if __name__ == '__main__':
     transport = sys.argv[1] if len(sys.argv) > 1 else 'stdio'
     if transport != 'stdio':

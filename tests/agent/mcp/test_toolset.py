@@ -55,7 +55,7 @@ def test_2x_defaults_and_repr() -> None:
 def test_what_cannot_be_a_transport_is_a_user_error() -> None:
     with pytest.raises(UserError, match=r"`MCPToolset` cannot tell how to reach the MCP server 'server\.txt'"):
         MCPToolset('server.txt')
-    with pytest.raises(UserError, match=r'`headers` and `http_client` apply to an MCP server given by its URL'):
+    with pytest.raises(UserError, match=r'`headers`, `http_client` and `auth` apply to an MCP server given by its URL'):
         MCPToolset('server.py', headers={'a': 'b'})
 
 

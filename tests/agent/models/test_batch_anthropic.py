@@ -13,11 +13,14 @@ import anyio
 import pytest
 
 from edgewise.agent import Agent
-from edgewise.agent.capabilities import BatchModelRequests
+from edgewise.agent.capabilities import BatchModelRequests, NativeTool
+from edgewise.agent.direct import model_request_batch
 from edgewise.agent.exceptions import ModelAPIError, ModelHTTPError, UserError
-from edgewise.agent.messages import ModelRequest, UserPromptPart
+from edgewise.agent.messages import ModelRequest, ModelResponse, UserPromptPart
+from edgewise.agent.models import ModelRequestParameters
 from edgewise.agent.models.anthropic import AnthropicModel
 from edgewise.agent.models.batch import BatchRequest, EncodedBatchRequest
+from edgewise.agent.native_tools import WebFetchTool
 from edgewise.agent.profiles.anthropic import AnthropicModelProfile
 from edgewise.agent.providers.anthropic import AnthropicProvider
 
@@ -192,3 +195,75 @@ async def test_a_handle_from_elsewhere(fake: FakeAnthropic, model: AnthropicMode
         await model.batch_encode(
             BatchRequest(custom_id='x', messages=request('x', 'p').messages, model_settings={'max_tokens': 0})
         )
+
+
+def fetching(custom_id: str, prompt: str) -> BatchRequest:
+    """A request whose web fetch tool needs a beta flag: it goes in a group of its own."""
+    return replace(
+        request(custom_id, prompt), model_request_parameters=ModelRequestParameters(native_tools=[WebFetchTool()])
+    )
+
+
+async def test_model_request_batch_submits_each_group_as_its_own_batch(
+    fake: FakeAnthropic, model: AnthropicModel
+) -> None:
+    requests = [
+        request('a', 'prompt-a'),
+        fetching('b', 'prompt-b'),
+        request('c', 'prompt-c'),
+        fetching('d', 'prompt-d'),
+    ]
+    outcomes = await model_request_batch(model, requests, max_requests=3, poll_interval=TICK, max_poll_interval=TICK)
+    assert [outcome.text for outcome in outcomes if isinstance(outcome, ModelResponse)] == [
+        'answer to prompt-a',
+        'answer to prompt-b',
+        'answer to prompt-c',
+        'answer to prompt-d',
+    ]
+    # One batch per group (submitted together), each with the beta flag its requests need.
+    betas = [
+        headers.get('anthropic-beta')
+        for (method, path), headers in zip(fake.received, fake.headers, strict=True)
+        if (method, path) == ('POST', '/v1/messages/batches')
+    ]
+    batches = [tuple(r['custom_id'] for r in batch['requests']) for batch in fake.batches.values()]
+    assert dict(zip(batches, betas, strict=True)) == {('a', 'c'): None, ('b', 'd'): 'web-fetch-2025-09-10'}
+
+
+async def test_model_request_batch_splits_a_group_by_count_and_bytes(
+    fake: FakeAnthropic, model: AnthropicModel
+) -> None:
+    from edgewise.agent.models import _anthropic_batch
+
+    requests = [request(name, f'prompt-{name}') for name in 'abcde']
+    await model_request_batch(model, requests, max_requests=2, poll_interval=TICK, max_poll_interval=TICK)
+    assert sorted([r['custom_id'] for r in batch['requests']] for batch in fake.batches.values()) == [
+        ['a', 'b'],
+        ['c', 'd'],
+        ['e'],
+    ]
+    fake.batches.clear()
+    one = _anthropic_batch.request_size(await model.batch_encode(requests[0]))
+    with pytest.MonkeyPatch.context() as patch:  # room for two requests of this size in a batch
+        patch.setattr(_anthropic_batch, 'MAX_BATCH_BYTES', 2 * one + 1)
+        await model_request_batch(model, requests[:3], poll_interval=TICK, max_poll_interval=TICK)
+    assert sorted(len(batch['requests']) for batch in fake.batches.values()) == [1, 2]
+
+
+async def test_runs_whose_requests_need_different_beta_flags_share_a_queue_not_a_batch(
+    fake: FakeAnthropic, model: AnthropicModel
+) -> None:
+    outcomes: dict[str, str] = {}
+    shared = batching(3)
+    plain = Agent(model, capabilities=[shared])
+    fetcher = Agent(model, capabilities=[shared, NativeTool(WebFetchTool())])
+
+    async def run(agent: Agent[None, str], prompt: str) -> None:
+        outcomes[prompt] = (await agent.run(prompt)).output
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(run, plain, 'prompt-a')
+        tg.start_soon(run, fetcher, 'prompt-b')
+        tg.start_soon(run, plain, 'prompt-c')
+    assert outcomes == {p: f'answer to {p}' for p in ('prompt-a', 'prompt-b', 'prompt-c')}
+    assert sorted(len(batch['requests']) for batch in fake.batches.values()) == [1, 2]

@@ -3,6 +3,8 @@ a real SQLite file, and streaming through a real uvicorn server on 127.0.0.1."""
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 import re
 import threading
@@ -147,6 +149,34 @@ async def test_another_page_can_be_served_from_a_file_or_a_url(tmp_path: Path) -
             assert (await http.get('/')).text == '<p>remote</p>'
             assert (await http.get('/c1')).text == '<p>remote</p>'
     assert hits == ['/ui.html']  # fetched once
+
+
+async def test_the_page_urls_name_the_bundled_page_and_its_self_contained_variant() -> None:
+    from edgewise.agent.ui import DEFAULT_HTML_URL, OFFLINE_HTML_URL
+
+    async with client(create_web_app(streamed_agent(['x']))) as http:
+        default = await http.get(DEFAULT_HTML_URL)
+        offline = await http.get(OFFLINE_HTML_URL)
+    assert 'src="/assets/chat.js"' in default.text
+    assert offline.status_code == 200
+    assert offline.headers['content-type'].startswith('text/html')
+    # One document: the styles and script inline, nothing under /assets/ (nor anywhere else) to fetch.
+    assert '/assets/' not in offline.text
+    assert (STATIC / 'chat.js').read_text() in offline.text
+    assert (STATIC / 'chat.css').read_text() in offline.text
+    assert offline.text.index('<script>') > offline.text.index('<main id="log"')  # runs once the body exists
+    # The policy lets exactly the inlined script and styles run, by their hashes.
+    policy = offline.headers['content-security-policy']
+    script = re.search(r'<script>(.*)</script>', offline.text, re.S)
+    assert script is not None
+    digest = base64.b64encode(hashlib.sha256(script.group(1).encode()).digest()).decode()
+    assert f"script-src 'sha256-{digest}'" in policy
+    assert "default-src 'none'" in policy
+    assert "'unsafe-inline'" not in policy
+    for source, serves in ((DEFAULT_HTML_URL, default.text), (OFFLINE_HTML_URL, offline.text)):
+        async with client(create_web_app(streamed_agent(['x']), html_source=source)) as http:
+            assert (await http.get('/')).text == serves
+            assert (await http.get('/some-chat-id')).text == serves
 
 
 async def test_configure_lists_the_models_and_the_native_tools_each_supports() -> None:

@@ -149,6 +149,8 @@ if TYPE_CHECKING:
         RunInstructionSource,
         SpeechPart,
         SpeechPartDelta,
+        SpeechTimestamp,
+        SpeechTimestampGranularity,
         StructuredContent,
         SystemPromptPart,
         TextContent,
@@ -246,6 +248,7 @@ if TYPE_CHECKING:
 
 __all__ = (
     '__version__',
+    'BANNER_ENABLED',
     'AbstractModel',
     'DEFAULT_PROFILE',
     'AgentModelSettings',
@@ -277,6 +280,8 @@ __all__ = (
     'CompactionPart',
     'SpeechPart',
     'SpeechPartDelta',
+    'SpeechTimestamp',
+    'SpeechTimestampGranularity',
     'CachePoint',
     'CallDeferred',
     'CallToolsNode',
@@ -542,6 +547,8 @@ _EXPORTS: dict[str, str] = {
     'CompactionPart': '.messages',
     'SpeechPart': '.messages',
     'SpeechPartDelta': '.messages',
+    'SpeechTimestamp': '.messages',
+    'SpeechTimestampGranularity': '.messages',
     'CachePoint': '.messages',
     'DocumentFormat': '.messages',
     'DocumentMediaType': '.messages',
@@ -737,6 +744,12 @@ _EXPORTS: dict[str, str] = {
     'AgentModelSettings': '._run.options',
     '__version__': '._version',
 }
+
+BANNER_ENABLED = True
+"""Whether `Agent.to_cli()` starts the chat with a banner line naming the program, the Edgewise version and the
+model. Set it to `False` (or set the environment variable `EDGEWISE_NO_BANNER`, or pydantic-ai's
+`PYDANTIC_AI_NO_BANNER`) to start with the prompt. pydantic-ai 2.68 shows a banner on the first agent run of a
+process; Edgewise prints nothing during runs, so the flag governs the interactive chat only."""
 
 # pydantic-ai's names from before the built-in -> native rename, still importable (with a warning).
 _RENAMED: dict[str, str] = {

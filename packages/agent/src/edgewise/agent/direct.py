@@ -103,11 +103,12 @@ async def model_request_batch(
     """Send `requests` through the model's batch API (typically half the price; a result can take up to a day) and
     wait for their responses.
 
-    The requests are submitted at once, in as few batches as the provider (or `max_requests`) allows; each batch is
-    checked after `poll_interval`, then half as long again after each check, up to `max_poll_interval`. A request the
-    provider left unrun, or that failed with a rate limit, a timeout or a server error, is submitted again in a new
-    batch, up to `max_resubmissions` times. Cancelling the call cancels the batches still running. The requests are
-    not traced.
+    The requests are submitted at once, in as few batches as the provider (or `max_requests`) allows, grouped as in
+    pydantic-ai 2.68: requests go in one batch only when they can share it (the same endpoint and model, the same
+    Anthropic beta flags...). Each batch is checked after `poll_interval`, then half as long again after each check,
+    up to `max_poll_interval`. A request the provider left unrun, or that failed with a rate limit, a timeout or a
+    server error, is submitted again in a new batch, up to `max_resubmissions` times. Cancelling the call cancels
+    the batches still running. The requests are not traced.
 
     Args:
         model: The model, or its name (`'<provider>:<model>'`, or `'test'`); it must have a batch API.

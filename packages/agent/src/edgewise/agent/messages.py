@@ -142,7 +142,7 @@ from ._messages.model_messages import (
     messages_type_adapter,
 )
 from ._messages.retry_feedback import RetryFeedbackCause, RetryFeedbackPart, RetryInfo, ToolRetryCause
-from ._messages.speech import SpeechPart, SpeechPartDelta
+from ._messages.speech import SpeechPart, SpeechPartDelta, SpeechTimestamp, SpeechTimestampGranularity
 from ._messages.workspace_refs import Authority, WorkspaceRef
 from ._tools.tool_kinds import ToolKind, ToolKindLike, ToolPartKind, parse_tool_kind
 from ._warnings import PydanticAIDeprecationWarning
@@ -223,6 +223,8 @@ __all__ = (
     'FilePart',
     'CompactionPart',
     'SpeechPart',
+    'SpeechTimestamp',
+    'SpeechTimestampGranularity',
     'BaseToolCallPart',
     'ToolCallPart',
     'LoadCapabilityCallPart',

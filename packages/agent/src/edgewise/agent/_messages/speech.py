@@ -11,15 +11,41 @@ from __future__ import annotations as _annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal
 
+from typing_extensions import TypeAliasType
+
 from .content import BinaryContent
 
 if TYPE_CHECKING:
     from .otel import OtelMessagePart, TraceContentOptions
 
-__all__ = ('SpeechPart', 'SpeechPartDelta', 'Speaker')
+__all__ = ('SpeechPart', 'SpeechPartDelta', 'SpeechTimestamp', 'SpeechTimestampGranularity', 'Speaker')
 
 Speaker = Literal['user', 'assistant']
 """Who spoke: the end user (a part of a `ModelRequest`) or the model (a part of a `ModelResponse`)."""
+
+SpeechTimestampGranularity = TypeAliasType('SpeechTimestampGranularity', Literal['word', 'segment'])
+"""What one `SpeechTimestamp` times: one `'word'`, or a `'segment'` of several words (all some providers give)."""
+
+
+@dataclass(repr=False, kw_only=True)
+class SpeechTimestamp:
+    """Where a piece of the model's speech falls in the audio of its `SpeechPart`, as the provider reported it:
+    what lets an application show the words of a reply as they are played."""
+
+    text: str
+    """What is said there: a word (punctuation may be an entry of its own) or a stretch of the transcript."""
+    start_ms: int
+    """Where it starts, in milliseconds from the start of the part's own audio (like `interrupted_at_ms`)."""
+    duration_ms: int
+    """How long it takes to say, in milliseconds."""
+    granularity: SpeechTimestampGranularity = 'word'
+    """Whether it times one word or a segment of several."""
+
+    def __repr__(self) -> str:
+        shown = f'text={self.text!r}, start_ms={self.start_ms!r}, duration_ms={self.duration_ms!r}'
+        if self.granularity != 'word':
+            shown += f', granularity={self.granularity!r}'
+        return f'SpeechTimestamp({shown})'
 
 
 @dataclass(repr=False, kw_only=True)
@@ -40,6 +66,9 @@ class SpeechPart:
     interrupted_at_ms: int | None = None
     """Where playback of this part's audio was cut off, in milliseconds from its start; `None` if it was not (or
     the provider did not say where)."""
+    timestamps: list[SpeechTimestamp] | None = None
+    """Where each piece of the model's speech falls in the part's audio, when the provider reported it (asked for
+    with the realtime setting `output_speech_timestamps`)."""
     id: str | None = None
     """The provider's id of the item, to match the part with the provider's conversation."""
     provider_name: str | None = None
@@ -74,7 +103,10 @@ class SpeechPart:
         return parts
 
     def __repr__(self) -> str:
-        names = ('speaker', 'transcript', 'audio', 'interrupted_at_ms', 'id', 'provider_name', 'provider_details')
+        names = (
+            'speaker', 'transcript', 'audio', 'interrupted_at_ms', 'timestamps', 'id', 'provider_name',
+            'provider_details',
+        )  # fmt: skip
         shown = ', '.join(f'{n}={v!r}' for n in names if (v := getattr(self, n)) is not None)
         return f'SpeechPart({shown})'
 
@@ -96,6 +128,9 @@ class SpeechPartDelta:
     """The whole transcript of the turn so far, when this delta carries transcript text."""
     audio_chunk: bytes | None = None
     """A chunk of raw audio, for live playback; kept on the part only when the part keeps audio."""
+    timestamps: list[SpeechTimestamp] | None = None
+    """Timestamps of the speech this delta covers, new ones only (`apply` adds them to the part's). They may come
+    before the audio they time: match them with the playback position rather than showing them on arrival."""
     part_delta_kind: Literal['speech'] = 'speech'
     """Tag of this delta kind in serialized events."""
 
@@ -104,6 +139,7 @@ class SpeechPartDelta:
 
         `transcript` replaces the part's transcript; otherwise `transcript_delta` is appended to it. The audio
         chunk is appended to the part's audio only when the part has audio (a part without is not keeping any).
+        `timestamps` are appended to the part's.
 
         Raises:
             ValueError: `part` is not a `SpeechPart`.
@@ -118,9 +154,12 @@ class SpeechPartDelta:
         audio = part.audio
         if self.audio_chunk and audio is not None:
             audio = replace(audio, data=audio.data + self.audio_chunk)
-        return replace(part, transcript=transcript, audio=audio)
+        timestamps = part.timestamps
+        if self.timestamps:
+            timestamps = [*(timestamps or ()), *self.timestamps]
+        return replace(part, transcript=transcript, audio=audio, timestamps=timestamps)
 
     def __repr__(self) -> str:
-        names = ('speaker', 'transcript_delta', 'transcript', 'audio_chunk')
+        names = ('speaker', 'transcript_delta', 'transcript', 'audio_chunk', 'timestamps')
         shown = ', '.join(f'{n}={v!r}' for n in names if (v := getattr(self, n)) is not None)
         return f'SpeechPartDelta({shown})'

@@ -761,7 +761,8 @@ class Agent(AgentRegistration[AgentDepsT], AbstractAgent[AgentDepsT, OutputDataT
             model_settings: The model settings of every run.
             instructions: Instructions added to those of the agent in every run.
             html_source: Another page to serve instead of the bundled one: a file, or an `http(s)://` URL fetched
-                once.
+                once; `edgewise.agent.ui.OFFLINE_HTML_URL` serves the bundled page as one self-contained
+                document, `DEFAULT_HTML_URL` as the default does.
             allowed_hosts: Host names to answer under besides IP addresses and `localhost` (`'chat.example.com'`,
                 `'*.example.com'` for subdomains, `'*'` for any); any other `Host` is refused with a 421.
             native_tools: Native tools the user may switch on (Edgewise's addition).

@@ -10,8 +10,10 @@ ends the chat too. A run that fails prints its error, and the chat goes on.
 from __future__ import annotations as _annotations
 
 import json
+import os
 import shutil
 import subprocess
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -40,7 +42,7 @@ if TYPE_CHECKING:
     from ..settings import ModelSettings
     from ..usage import UsageLimits
 
-__all__ = ('CLIPBOARD_COMMANDS', 'run_chat')
+__all__ = ('CLIPBOARD_COMMANDS', 'NO_BANNER_ENV', 'banner_enabled', 'run_chat')
 
 CODE_THEME = 'monokai'
 
@@ -147,6 +149,34 @@ class _StreamedAnswer:
         if self.text:
             self.pieces.append(self.text)
             self.text = ''
+
+
+NO_BANNER_ENV = 'EDGEWISE_NO_BANNER'
+"""The environment variable that, when set (to anything), turns the chat's banner off like `BANNER_ENABLED`."""
+
+
+def banner_enabled() -> bool:
+    """Whether a chat starts with its banner: `edgewise.agent.BANNER_ENABLED` is true and neither `EDGEWISE_NO_BANNER`
+    nor pydantic-ai's `PYDANTIC_AI_NO_BANNER` is set."""
+    # The flag is an attribute of the package that users assign to (pydantic-ai's contract), so it is read there
+    # when the chat starts; the package is loaded by then (this module is reached through it).
+    package = sys.modules.get('edgewise.agent')
+    enabled = getattr(package, 'BANNER_ENABLED', True)
+    return bool(enabled) and NO_BANNER_ENV not in os.environ and 'PYDANTIC_AI_NO_BANNER' not in os.environ
+
+
+def _banner(prog_name: str, model: object) -> str:
+    """The line a chat starts with: the program, the Edgewise version, the model and how to leave."""
+    from .._version import __version__
+
+    if model is None:
+        shown = 'no model'
+    elif isinstance(model, str):
+        shown = model
+    else:
+        system, name = getattr(model, 'system', None), getattr(model, 'model_name', None)
+        shown = f'{system}:{name}' if system and name else str(name or type(model).__name__)
+    return f'{prog_name} · edgewise-agent {__version__} · model {shown} · /exit to quit'
 
 
 @dataclass
@@ -277,6 +307,8 @@ async def run_chat(
     if model is not None:
         options['model'] = model
     chat = _Chat(agent, rich, console, options, list(message_history or []))
+    if banner_enabled():
+        console.print(_banner(prog_name, model if model is not None else agent.model), highlight=False, markup=False)
     while True:
         try:
             text = await _read_prompt(f'{prog_name} ➤ ', chat.multiline)

@@ -19,7 +19,7 @@ from ..exceptions import ModelAPIError, ModelConnectionError, ModelHTTPError, Su
 from ..messages import ModelResponse
 from ..models import Model, ModelRequestContext
 from ..models._batch_codec import BatchJobError, unrun_error
-from ..models.batch import Batch, BatchRequest, BatchResult
+from ..models.batch import Batch, BatchRequest, BatchResult, EncodedBatchRequest
 from ..tools import RunContext
 from .abstract import AbstractCapability, WrapModelRequestHandler
 
@@ -53,6 +53,8 @@ class _Waiting:
     response: ModelResponse | None = None
     error: BaseException | None = None
     resubmissions: int = 0
+    encoded: EncodedBatchRequest | None = None
+    """The request in its provider's batch format, from its encoding until its batch is created."""
 
     def settle(self, *, response: ModelResponse | None = None, error: BaseException | None = None) -> None:
         self.response, self.error = response, error
@@ -184,13 +186,13 @@ class BatchModelRequests(AbstractCapability[Any]):
     async def _submit(self, queue: _Queue) -> None:
         queue.taken = True
         del self._queues[id(queue.model)]
-        entries = queue.waiting
+        model, entries = queue.model, queue.waiting
         try:
-            while entries:
-                entries = await self._run_batch(queue.model, entries)
-        except Exception as error:  # the submission or a check failed: every request of the batch fails with it
-            for entry in entries:
-                entry.settle(error=error)
+            # A request its model cannot encode fails alone; the others go on in batches of their group.
+            chunks = await _chunked(model, entries, self._batch_size(model), settle_errors=True)
+            async with anyio.create_task_group() as group:
+                for chunk in chunks:
+                    group.start_soon(self._send, model, chunk)
         finally:
             for entry in entries:  # cancelled while the batch ran: the others are not left waiting forever
                 if not entry.done.is_set():
@@ -198,19 +200,27 @@ class BatchModelRequests(AbstractCapability[Any]):
                         error=UserError('The batch of this request was abandoned: its submitter was cancelled.')
                     )
 
+    def _batch_size(self, model: Model) -> int:
+        return min(self.max_requests, model.batch_max_requests or self.max_requests)
+
+    async def _send(self, model: Model, entries: list[_Waiting]) -> None:
+        """Run `entries` (one group) as a batch, and new batches of what is to be submitted again."""
+        try:
+            while entries:
+                entries = await self._run_batch(model, entries)
+        except Exception as error:  # the submission or a check failed: every request of the batch fails with it
+            for entry in entries:
+                entry.settle(error=error)
+
     async def _run_batch(self, model: Model, entries: list[_Waiting]) -> list[_Waiting]:
-        """Submit `entries` as one batch and settle each from its result; the ones to submit again."""
-        encoded = [await model.batch_encode(entry.request) for entry in entries]
-        later: list[_Waiting] = []
-        if (limit := model.batch_max_bytes) is not None:  # what does not fit goes in the next batch
-            total, fits = 0, 0
-            for request in encoded:
-                total += model.batch_request_size(request)
-                if fits and total > limit:
-                    break
-                fits += 1
-            entries, later, encoded = entries[:fits], entries[fits:], encoded[:fits]
-        batch = await model.batch_create(encoded)
+        """Submit `entries` (encoded, of one group, within the provider's limits) as one batch and settle each from
+        its result; the ones to submit again."""
+        for entry in entries:  # a request submitted again is encoded again (an encoding may be good for one batch)
+            if entry.encoded is None:
+                entry.encoded = await model.batch_encode(entry.request)
+        batch = await model.batch_create([_encoded(entry) for entry in entries])
+        for entry in entries:
+            entry.encoded = None
         try:
             batch = await self._wait_for(model, batch)
         except BaseException:  # cancelled, or the checks failed: nobody will read the results, so stop the batch
@@ -225,7 +235,7 @@ class BatchModelRequests(AbstractCapability[Any]):
                 raise
             for entry in entries:
                 entry.resubmissions += 1
-            return entries + later
+            return entries
         results = {result.custom_id: result for result in listed}
         unlisted = model._batch_unlisted_status(batch) or 'expired'
         again: list[_Waiting] = []
@@ -252,7 +262,7 @@ class BatchModelRequests(AbstractCapability[Any]):
                 entry.settle(error=error)
             else:
                 entry.settle(response=response)
-        return again + later
+        return again
 
     async def _wait_for(self, model: Model, batch: Batch) -> Batch:
         """Check the batch until it ends, waiting `poll_interval` first, half as long again after each check (up to
@@ -332,6 +342,7 @@ async def send_in_batches(
     )  # fmt: skip
     sender._gone_is_expired = False
     entries = [_Waiting(request) for request in requests]
+    chunks = await _chunked(model, entries, batch_size, settle_errors=False)
     failures: list[Exception] = []
 
     async def send(chunk: list[_Waiting], scope: anyio.CancelScope) -> None:
@@ -348,8 +359,8 @@ async def send_in_batches(
             scope.cancel()
 
     async with anyio.create_task_group() as group:
-        for start in range(0, len(entries), batch_size):
-            group.start_soon(send, entries[start : start + batch_size], group.cancel_scope)
+        for chunk in chunks:
+            group.start_soon(send, chunk, group.cancel_scope)
     if failures:
         raise failures[0]
     outcomes: list[ModelResponse | BaseException] = []
@@ -358,3 +369,44 @@ async def send_in_batches(
         assert outcome is not None  # every request of a batch that ran is settled
         outcomes.append(outcome)
     return outcomes
+
+
+async def _chunked(
+    model: Model, entries: list[_Waiting], batch_size: int, *, settle_errors: bool
+) -> list[list[_Waiting]]:
+    """Encode `entries` and split them into the batches they go in, as pydantic-ai 2.68's `model_request_batch`
+    does: by the `group` of their encoding (what requests must share to go in one batch: the endpoint, the model, an
+    Anthropic request's beta flags...), in the order each group first comes, then into runs of at most `batch_size`
+    requests and the model's `batch_max_bytes`.
+
+    A request that cannot be encoded is settled with its error (`settle_errors`) or raises it.
+    """
+    groups: dict[str, list[_Waiting]] = {}
+    for entry in entries:
+        try:
+            entry.encoded = await model.batch_encode(entry.request)
+        except Exception as error:
+            if not settle_errors:
+                raise
+            entry.settle(error=error)
+            continue
+        groups.setdefault(entry.encoded.group, []).append(entry)
+    max_bytes = model.batch_max_bytes
+    chunks: list[list[_Waiting]] = []
+    for members in groups.values():
+        chunk: list[_Waiting] = []
+        size = 0
+        for entry in members:
+            entry_size = model.batch_request_size(_encoded(entry))
+            if chunk and (len(chunk) == batch_size or (max_bytes is not None and size + entry_size > max_bytes)):
+                chunks.append(chunk)
+                chunk, size = [], 0
+            chunk.append(entry)
+            size += entry_size
+        chunks.append(chunk)
+    return chunks
+
+
+def _encoded(entry: _Waiting) -> EncodedBatchRequest:
+    assert entry.encoded is not None, 'a request is encoded (by `_chunked`) before it is submitted'
+    return entry.encoded

@@ -24,10 +24,10 @@ connecting, or closes the connection raises `MCPError` naming the server (and th
 (`StdioTransport`, `StreamableHttpTransport` and `SSETransport` take the arguments of the 1.x classes, which
 still work and warn); `load_mcp_toolsets` reads a configuration file into them.
 
-The package: `_server` (`MCPServer`), `_toolset` (`MCPToolset`), `_transports` (stdio, streamable HTTP, SSE),
-`_connection` (JSON-RPC channels
-and session), `_server_requests` (sampling, logs), `_mapping` (MCP content to and from messages), `_types`
-(resources, prompts), `_config` (`load_mcp_servers`, `load_mcp_toolsets`).
+The package: `_server` (`MCPServer`), `_toolset` (`MCPToolset`), `_apps` (MCP Apps: tools with a UI page),
+`_transports` (stdio, streamable HTTP, SSE), `_connection` (JSON-RPC channels and session), `_server_requests`
+(sampling, logs), `_mapping` (MCP content to and from messages), `_types` (resources, prompts), `_config`
+(`load_mcp_servers`, `load_mcp_toolsets`).
 """
 
 from __future__ import annotations as _annotations
@@ -42,9 +42,10 @@ except ImportError as _error:  # pragma: no cover - exercised in a subprocess by
     ) from _error
 
 from ..exceptions import MCPError
+from ._apps import MCPAppToolResult
 from ._config import load_mcp_servers, load_mcp_toolsets
 from ._server import CallToolFunc, ElicitationCallback, LogHandler, MCPServer, ProcessToolCallback, ToolResult
-from ._toolset import MCPToolset, MCPTransport
+from ._toolset import MCPAuthFunc, MCPHeadersFunc, MCPToolset, MCPToolsetClient, MCPTransport
 from ._transports import (
     MCPServerHTTP,
     MCPServerSSE,
@@ -79,13 +80,17 @@ __all__ = (
     'EmbeddedResource',
     'Icon',
     'LogHandler',
+    'MCPAppToolResult',
+    'MCPAuthFunc',
     'MCPError',
+    'MCPHeadersFunc',
     'MCPServer',
     'MCPServerHTTP',
     'MCPServerSSE',
     'MCPServerStdio',
     'MCPServerStreamableHTTP',
     'MCPToolset',
+    'MCPToolsetClient',
     'MCPTransport',
     'ProcessToolCallback',
     'Prompt',

@@ -31,6 +31,7 @@ from ..models import Model
 from ..models._model import RunContext
 from ..tools import ToolDefinition
 from ..toolsets.abstract import AbstractToolset, ToolsetTool
+from ._apps import app_resource_uri, call_app_tool, visible_to, wire_result
 from ._connection import Channel, MCPConnectionClosed, MCPRequestError, MCPSession, open_sdk_channel
 from ._mapping import (
     UNSTRUCTURED,
@@ -55,6 +56,7 @@ __all__ = (
 
 _METHOD_NOT_FOUND = -32601
 _INVALID_REQUEST = -32600
+_INVALID_PARAMS = -32602
 # MCP tool arguments are whatever JSON object the server's schema allows: the server validates them.
 _ARGS_VALIDATOR: Any = SchemaValidator(core_schema.dict_schema(core_schema.str_schema(), core_schema.any_schema()))
 _ELICIT_PARAMS: pydantic.TypeAdapter[mcp_types.ElicitRequestParams] = pydantic.TypeAdapter(
@@ -179,6 +181,10 @@ class MCPServer(AbstractToolset[Any], ABC):
         self.include_return_schema = include_return_schema
         self.client_info = client_info
         self._id = id or tool_prefix
+        self._fresh_connection_state()
+
+    def _fresh_connection_state(self) -> None:
+        """No connection open, nothing cached: the state of a new server (and of a per-run copy of one)."""
         self._enter_lock = anyio.Lock()
         self._entered = 0
         self._task_group: anyio.abc.TaskGroup | None = None
@@ -448,6 +454,8 @@ class MCPServer(AbstractToolset[Any], ABC):
         self._run_model = ctx.model
         tools: dict[str, ToolsetTool[Any]] = {}
         for mcp_tool in await self.list_tools():
+            if not visible_to(mcp_tool.meta, 'model'):  # an MCP App's tool that only its page calls
+                continue
             name = f'{self.tool_prefix}_{mcp_tool.name}' if self.tool_prefix else mcp_tool.name
             tool_def = ToolDefinition(
                 name=name,
@@ -483,6 +491,8 @@ class MCPServer(AbstractToolset[Any], ABC):
         if self.tool_prefix:
             name = name.removeprefix(f'{self.tool_prefix}_')
             ctx = ctx.replace_with(tool_name=name)
+        if (resource_uri := app_resource_uri(tool.tool_def)) is not None:
+            return await call_app_tool(self, name, tool_args, ctx, resource_uri)
         if self.process_tool_call is not None:
             return await self.process_tool_call(ctx, self.direct_call_tool, name, tool_args)
         return await self.direct_call_tool(name, tool_args)
@@ -495,15 +505,21 @@ class MCPServer(AbstractToolset[Any], ABC):
                 `read_timeout`.
             MCPError: the server could not be reached or closed the connection.
         """
+        return await self._mapped_result(name, await self._call_raw(name, args, metadata))
+
+    async def _call_raw(self, name: str, args: dict[str, Any], metadata: dict[str, Any] | None) -> Any:
+        """The server's answer to a call of its tool `name`, as sent."""
         params: dict[str, Any] = {'name': name, 'arguments': args}
         if metadata:
             params['_meta'] = metadata
         session = self._session
         if session is not None and self._entered:
-            raw = await self._request(session, 'tools/call', params, name)
-        else:
-            async with self._connected() as session:
-                raw = await self._request(session, 'tools/call', params, name)
+            return await self._request(session, 'tools/call', params, name)
+        async with self._connected() as session:
+            return await self._request(session, 'tools/call', params, name)
+
+    async def _mapped_result(self, name: str, raw: Any) -> Any:
+        """A tool's result as the model gets it (see `direct_call_tool`)."""
         value = structured_result(raw)
         if value is not UNSTRUCTURED:
             return value
@@ -515,6 +531,40 @@ class MCPServer(AbstractToolset[Any], ABC):
         except ValueError as e:  # binary data that is not base64
             raise MCPError(f'MCP server {self.label} answered tool {name!r} with content that is not valid: {e}') from e
         return mapped[0] if len(mapped) == 1 else mapped
+
+    async def call_tool_for_app(self, name: str, arguments: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Call the tool `name` for an MCP App's page (the host relays the page's `tools/call`), and give the
+        server's `CallToolResult` as the page takes it (camelCase keys; an `isError` result is returned, not
+        raised; `process_tool_call` does not apply).
+
+        Raises:
+            MCPError: `arguments` is not an object, the tool is not there or not visible to apps (its
+                `_meta.ui.visibility` leaves out `'app'`), or the server answered with an error.
+        """
+        if arguments is None:
+            arguments = {}
+        if not isinstance(arguments, dict):
+            raise MCPError(f'MCP server {self.label}: tool arguments from an app must be an object.', _INVALID_PARAMS)
+        async with self._connected() as session:
+            tool = next((t for t in await self.list_tools() if t.name == name), None)
+            if tool is None or not visible_to(tool.meta, 'app'):
+                raise MCPError(f'MCP server {self.label}: tool {name!r} is not available to apps.', _INVALID_PARAMS)
+            raw = await self._request(session, 'tools/call', {'name': name, 'arguments': arguments}, None)
+        return wire_result(raw)
+
+    async def read_resource_for_app(self, uri: str) -> dict[str, Any]:
+        """Read the resource at `uri` for an MCP App (its page, or the page's own `resources/read`): the server's
+        `ReadResourceResult` as sent, each item keeping its MIME type and `_meta` (where `_meta.ui` holds the page's
+        content security policy). Any resource of the server can be read: check `uri` first to limit a page.
+
+        Raises:
+            MCPError: the server answered with an error, or could not be reached.
+        """
+        async with self._connected() as session:
+            raw = await self._request(session, 'resources/read', {'uri': uri}, None)
+        return mcp_types.ReadResourceResult.model_validate(raw).model_dump(
+            mode='json', by_alias=True, exclude_none=True
+        )
 
     async def _request(self, session: MCPSession, method: str, params: dict[str, Any] | None, tool: str | None) -> Any:
         try:

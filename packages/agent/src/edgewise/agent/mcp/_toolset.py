@@ -8,13 +8,22 @@ opens the connection through it.
 
 from __future__ import annotations as _annotations
 
+import copy
+import inspect
 import sys
+from collections.abc import Awaitable, Callable
 from contextlib import AbstractAsyncContextManager, _AsyncGeneratorContextManager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Self
 from urllib.parse import urlsplit
 
+import httpx
+from pydantic import AnyUrl
+from typing_extensions import TypeAliasType
+
 from ..exceptions import UserError
+from ..tools import AgentDepsT, RunContext
+from ._connection import MCPSession
 from ._server import ElicitationCallback, LogHandler, MCPServer, ProcessToolCallback
 from ._transports import (
     MCPServerSSE,
@@ -26,16 +35,34 @@ from ._transports import (
 )
 
 if TYPE_CHECKING:
-    import httpx
     from mcp import types as mcp_types
 
     from ..models import Model
     from ._connection import Channel
 
-__all__ = ('MCPToolset', 'MCPTransport')
+__all__ = ('MCPAuthFunc', 'MCPHeadersFunc', 'MCPToolset', 'MCPToolsetClient', 'MCPTransport')
 
 MCPTransport = MCPServerStdio | MCPServerStreamableHTTP | MCPServerSSE
 """How an `MCPToolset` reaches its server."""
+
+MCPToolsetClient = TypeAliasType('MCPToolsetClient', MCPTransport | AnyUrl | Path | str)
+"""What `MCPToolset` takes as its `client`: a transport object, a URL (a string or pydantic's `AnyUrl`), or the
+path of a server script (pydantic-ai 2.68 also takes FastMCP clients and servers, which Edgewise does not use)."""
+
+MCPAuthFunc = TypeAliasType(
+    'MCPAuthFunc',
+    Callable[[RunContext[AgentDepsT]], httpx.Auth | str | Awaitable[httpx.Auth | str | None] | None],
+    type_params=(AgentDepsT,),
+)
+"""A function (sync or async) of the run context giving the `auth` of that run's connection: an `httpx.Auth`, a
+bearer token, or `None` for none. Given as `MCPToolset(url, auth=...)`, each run connects as its own user."""
+
+MCPHeadersFunc = TypeAliasType(
+    'MCPHeadersFunc',
+    Callable[[RunContext[AgentDepsT]], dict[str, str] | Awaitable[dict[str, str] | None] | None],
+    type_params=(AgentDepsT,),
+)
+"""A function (sync or async) of the run context giving the HTTP `headers` of that run's connection."""
 
 
 class MCPToolset(MCPServer):
@@ -52,7 +79,7 @@ class MCPToolset(MCPServer):
 
     def __init__(
         self,
-        client: str | Path | MCPTransport,
+        client: MCPToolsetClient,
         *,
         id: str | None = None,
         max_retries: int | None = None,
@@ -71,8 +98,9 @@ class MCPToolset(MCPServer):
         client_info: mcp_types.Implementation | None = None,
         init_timeout: float = 5,
         read_timeout: float = 5 * 60,
-        headers: dict[str, str] | None = None,
+        headers: dict[str, str] | MCPHeadersFunc[Any] | None = None,
         http_client: httpx.AsyncClient | None = None,
+        auth: httpx.Auth | str | MCPAuthFunc[Any] | None = None,
     ) -> None:
         """Describe the server; nothing connects until the toolset is entered (`async with agent:`).
 
@@ -95,14 +123,42 @@ class MCPToolset(MCPServer):
             client_info: How the client introduces itself in the handshake.
             init_timeout: Seconds to start or reach the server and complete the handshake.
             read_timeout: Seconds to wait for the answer to one request.
-            headers: HTTP headers for a server given by its URL; exclusive with `http_client`.
-            http_client: The HTTP client for a server given by its URL; exclusive with `headers`.
+            headers: HTTP headers for a server given by its URL, or a function of the run context giving them
+                (`MCPHeadersFunc`); exclusive with `http_client`.
+            http_client: The HTTP client for a server given by its URL; exclusive with `headers` and `auth`.
+            auth: How a server given by its URL is authenticated to: an `httpx.Auth`, a bearer token, or a function
+                of the run context giving either (`MCPAuthFunc`).
+
+        With a function as `auth` or `headers`, each agent run connects with a copy of the toolset of its own
+        (`for_run`), made with what the function gives for the run: each run talks to the server as its own user.
+        Such a toolset connects only as part of a run (entering it, as `async with agent:` does, is a no-op), or
+        through the copy `await toolset.for_run(ctx)` gives.
 
         Raises:
-            UserError: `client` is none of the above, or `headers`/`http_client` are given for a server that is
-                not given by its URL.
+            UserError: `client` is none of the above, `headers`/`http_client`/`auth` are given for a server that
+                is not given by its URL, or `auth` is `'oauth'` (FastMCP's browser sign-in, not supported).
         """
-        self.transport = _transport(client, headers, http_client, init_timeout, read_timeout)
+        static_auth: httpx.Auth | str | None = None
+        static_headers: dict[str, str] | None = None
+        self._auth_func: MCPAuthFunc[Any] | None = None
+        self._headers_func: MCPHeadersFunc[Any] | None = None
+        if auth is None or isinstance(auth, httpx.Auth | str):
+            static_auth = auth
+        else:
+            self._auth_func = auth
+        if headers is None or isinstance(headers, dict):
+            static_headers = headers
+        else:
+            self._headers_func = headers
+        per_run = self._auth_func is not None or self._headers_func is not None
+        if per_run and not _is_url(client):
+            raise UserError(
+                f'`MCPToolset` takes `auth` or `headers` as a function of the run context only for a server given by '
+                f'its URL, not {client!r}.'
+            )
+        self.transport = _transport(
+            client, static_headers, http_client, static_auth, init_timeout, read_timeout, per_run=per_run
+        )
         super().__init__(
             tool_prefix,
             log_level,
@@ -128,6 +184,51 @@ class MCPToolset(MCPServer):
         """Seconds to start or reach the server and complete the handshake (`timeout` in 1.x)."""
         return self.timeout
 
+    @property
+    def _resolves_per_run(self) -> bool:
+        return self._auth_func is not None or self._headers_func is not None
+
+    async def for_run(self, ctx: RunContext[Any]) -> Self:
+        """This toolset; or, when `auth` or `headers` is a function, a copy of it for the run (its own connection,
+        with what the functions give for `ctx`)."""
+        if not self._resolves_per_run:
+            return self
+        transport = self.transport
+        assert isinstance(transport, MCPServerStreamableHTTP | MCPServerSSE), 'a per-run toolset has a URL'
+        auth: httpx.Auth | str | None = transport.auth
+        if self._auth_func is not None:
+            auth = await _maybe_awaited(self._auth_func(ctx))
+        headers = transport.headers
+        if self._headers_func is not None:
+            headers = await _maybe_awaited(self._headers_func(ctx))
+        for_run = copy.copy(self)
+        for_run._fresh_connection_state()
+        for_run._auth_func = for_run._headers_func = None
+        for_run.transport = _transport(
+            transport.url, headers, None, auth, transport.timeout, transport.read_timeout, per_run=False
+        )
+        return for_run
+
+    async def __aenter__(self) -> Self:
+        """Connect (see `MCPServer`); a toolset whose `auth` or `headers` is a function connects only through
+        the copy of each run, so entering it does nothing."""
+        if self._resolves_per_run:
+            return self
+        return await super().__aenter__()
+
+    async def __aexit__(self, *args: Any) -> bool | None:
+        if self._resolves_per_run:
+            return None
+        return await super().__aexit__(*args)
+
+    def _connected(self) -> AbstractAsyncContextManager[MCPSession]:
+        if self._resolves_per_run:
+            raise UserError(
+                f'{self!r} takes its `auth` or `headers` from the run context, so it connects only during an agent '
+                'run, or through the copy `await toolset.for_run(ctx)` gives.'
+            )
+        return super()._connected()
+
     def client_streams(self) -> AbstractAsyncContextManager[tuple[Any, Any]]:
         """The MCP SDK's client streams of the transport."""
         return self.transport.client_streams()
@@ -146,18 +247,28 @@ class MCPToolset(MCPServer):
 
 
 def _transport(
-    client: str | Path | MCPTransport,
+    client: MCPToolsetClient,
     headers: dict[str, str] | None,
     http_client: httpx.AsyncClient | None,
+    auth: httpx.Auth | str | None,
     init_timeout: float,
     read_timeout: float,
+    *,
+    per_run: bool,
 ) -> MCPTransport:
     timeouts: dict[str, Any] = {'timeout': init_timeout, 'read_timeout': read_timeout}
+    if isinstance(client, AnyUrl):
+        client = str(client)
     if isinstance(client, MCPServerStdio | MCPServerStreamableHTTP | MCPServerSSE):
         transport = client
     elif isinstance(client, str) and client.startswith(('http://', 'https://')):
+        if per_run and http_client is not None:
+            raise UserError(
+                '`http_client` cannot be shared by runs that each connect with `auth` or `headers` of their own: '
+                'leave it out (each run then opens its own client).'
+            )
         kind = SSETransport if urlsplit(client).path.rstrip('/').endswith('/sse') else StreamableHttpTransport
-        return kind(client, headers=headers, http_client=http_client, **timeouts)
+        return kind(client, headers=headers, http_client=http_client, auth=auth, **timeouts)
     elif isinstance(client, str | Path) and Path(client).suffix in ('.py', '.js'):
         command = sys.executable if Path(client).suffix == '.py' else 'node'
         transport = StdioTransport(command, [str(client)], **timeouts)
@@ -167,9 +278,17 @@ def _transport(
             '(`.py` or `.js`), or a transport (`StdioTransport(...)`, `StreamableHttpTransport(...)`, '
             '`SSETransport(...)`).'
         )
-    if headers is not None or http_client is not None:
+    if headers is not None or http_client is not None or auth is not None:
         raise UserError(
-            '`headers` and `http_client` apply to an MCP server given by its URL; give them to the transport '
+            '`headers`, `http_client` and `auth` apply to an MCP server given by its URL; give them to the transport '
             f'{transport!r} instead.'
         )
     return transport
+
+
+def _is_url(client: MCPToolsetClient) -> bool:
+    return isinstance(client, AnyUrl) or (isinstance(client, str) and client.startswith(('http://', 'https://')))
+
+
+async def _maybe_awaited(value: Any) -> Any:
+    return await value if inspect.isawaitable(value) else value

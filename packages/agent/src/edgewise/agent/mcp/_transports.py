@@ -4,7 +4,7 @@ from __future__ import annotations as _annotations
 
 import inspect
 import warnings
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Generator, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -135,7 +135,9 @@ class _MCPServerHTTP(MCPServer):
     headers: dict[str, str] | None
     """HTTP headers sent with every request (authentication, say); exclusive with `http_client`."""
     http_client: httpx.AsyncClient | None
-    """The HTTP client to use (custom TLS, proxies); exclusive with `headers`."""
+    """The HTTP client to use (custom TLS, proxies); exclusive with `headers` and `auth`."""
+    auth: httpx.Auth | None
+    """How every request authenticates (a bearer token given as a string is an `httpx.Auth` sending it)."""
 
     def __init__(
         self,
@@ -143,6 +145,7 @@ class _MCPServerHTTP(MCPServer):
         *,
         headers: dict[str, str] | None = None,
         http_client: httpx.AsyncClient | None = None,
+        auth: httpx.Auth | str | None = None,
         **options: Unpack[MCPServerOptions],
     ) -> None:
         """Describe the server's endpoint; nothing connects until the server is entered.
@@ -150,16 +153,26 @@ class _MCPServerHTTP(MCPServer):
         Args:
             url: The server's endpoint.
             headers: HTTP headers sent with every request; exclusive with `http_client`.
-            http_client: The HTTP client to use; exclusive with `headers`.
+            http_client: The HTTP client to use; exclusive with `headers` and `auth`.
+            auth: An `httpx.Auth`, or a bearer token (sent as `Authorization: Bearer <token>`); exclusive with
+                `http_client`.
             **options: The server's options (`MCPServerOptions`: `tool_prefix`, `timeout`, `read_timeout`,
                 `max_retries`, `process_tool_call`, `id`, ...), each as the attribute of `MCPServer` says.
         """
         _warn_if_1x_class(self)
         if headers is not None and http_client is not None:
             raise UserError('`http_client` and `headers` exclude each other: set the headers on the client.')
+        if auth is not None and http_client is not None:
+            raise UserError('`http_client` and `auth` exclude each other: set the auth on the client.')
+        if auth == 'oauth':
+            raise UserError(
+                "`auth='oauth'` (FastMCP's browser sign-in) is not supported: give an `httpx.Auth` that runs your "
+                'OAuth flow, or a bearer token.'
+            )
         self.url = url
         self.headers = headers
         self.http_client = http_client
+        self.auth = BearerToken(auth) if isinstance(auth, str) else auth
         super().__init__(**options)
 
     @classmethod
@@ -178,6 +191,20 @@ class _MCPServerHTTP(MCPServer):
         return f'{type(self).__name__}({", ".join(shown)})'
 
 
+class BearerToken(httpx.Auth):
+    """Sends a bearer token with each request (`auth='<token>'`); its repr hides the token."""
+
+    def __init__(self, token: str) -> None:
+        self._token = token
+
+    def auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
+        request.headers['Authorization'] = f'Bearer {self._token}'
+        yield request
+
+    def __repr__(self) -> str:
+        return 'BearerToken(***)'
+
+
 class MCPServerStreamableHTTP(_MCPServerHTTP):
     """An MCP server reached over the streamable HTTP transport (`http://host:port/mcp`)."""
 
@@ -186,7 +213,9 @@ class MCPServerStreamableHTTP(_MCPServerHTTP):
         """The MCP SDK's streamable HTTP transport to the server."""
         async with AsyncExitStack() as stack:
             client = self.http_client or await stack.enter_async_context(
-                httpx.AsyncClient(timeout=httpx.Timeout(self.timeout, read=self.read_timeout), headers=self.headers)
+                httpx.AsyncClient(
+                    timeout=httpx.Timeout(self.timeout, read=self.read_timeout), headers=self.headers, auth=self.auth
+                )
             )
             read_stream, write_stream, _ = await stack.enter_async_context(
                 streamable_http_client(self.url, http_client=client)
@@ -201,7 +230,7 @@ class MCPServerStreamableHTTP(_MCPServerHTTP):
             client = self.http_client
             if client is None:
                 timeout = httpx.Timeout(self.timeout, read=self.read_timeout)
-                client = httpx.AsyncClient(timeout=timeout, headers=self.headers)
+                client = httpx.AsyncClient(timeout=timeout, headers=self.headers, auth=self.auth)
                 await stack.enter_async_context(client)
             yield await stack.enter_async_context(open_streamable_http_channel(client, self.url))
 
@@ -227,6 +256,7 @@ class MCPServerSSE(_MCPServerHTTP):
             timeout=self.timeout,
             sse_read_timeout=self.read_timeout,
             httpx_client_factory=client_factory,
+            auth=self.auth,
         ) as (read_stream, write_stream):
             yield read_stream, write_stream
 

@@ -59,6 +59,12 @@ from ._streamed_response import StreamedResponse
 
 if TYPE_CHECKING:
     from ._model import RunContext
+    from ._openai_annotations import (
+        chat_annotation_ta,
+        chat_annotations_ta,
+        responses_output_text_annotation_ta,
+        responses_output_text_annotations_ta,
+    )
 
 __all__ = (
     'DEPRECATED_OPENAI_MODELS',
@@ -71,7 +77,14 @@ __all__ = (
     'OpenAIPromptCacheOptions',
     'OpenAIResponsesModel',
     'OpenAIResponsesModelSettings',
+    'chat_annotation_ta',
+    'chat_annotations_ta',
+    'responses_output_text_annotation_ta',
+    'responses_output_text_annotations_ta',
 )
+
+_ANNOTATION_ADAPTERS = frozenset(__all__[-4:])
+"""pydantic-ai 2.68's validators of OpenAI's text annotations (`_openai_annotations`), loaded on first use."""
 
 # Defined beside its request mapping; this module is its public home (and the one pydantic-ai names).
 OpenAIResponsesModelSettings.__module__ = __name__
@@ -700,4 +713,11 @@ def __getattr__(name: str) -> Any:
         from importlib import import_module
 
         return getattr(import_module('edgewise.agent.capabilities.compaction'), name)
+    if name in _ANNOTATION_ADAPTERS:
+        # Built on first use: a model's requests do not need them (the citations are mapped without validation).
+        from . import _openai_annotations
+
+        value = getattr(_openai_annotations, name)
+        globals()[name] = value
+        return value
     raise AttributeError(f'module {__name__!r} has no attribute {name!r}')

@@ -80,6 +80,9 @@ class RealtimeModelSettings(TypedDict, total=False):
     """The model that transcribes the user's audio (`'auto'`, a model name, or `None` for no transcription)."""
     output_modality: Literal['audio', 'text']
     """What the model answers in (`'audio'` by default)."""
+    output_speech_timestamps: bool
+    """Whether the model's speech is timed (`SpeechPartDelta.timestamps`, then `SpeechPart.timestamps` in the
+    history), to show its words as they are played; off by default."""
     thinking: ThinkingLevel
     """Reasoning, as `ModelSettings.thinking`."""
     turn_detection: bool | TurnDetection

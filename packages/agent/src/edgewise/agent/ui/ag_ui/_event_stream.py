@@ -11,6 +11,7 @@ from uuid import uuid4
 
 import pydantic_core
 
+from ..._tools.mcp_apps import MCP_APPS_UI_TYPE, mcp_app_payload, mcp_app_record
 from ...exceptions import RunCancelled
 from ...messages import (
     CustomEvent,
@@ -31,7 +32,7 @@ from ...output import OutputDataT
 from ...tools import AgentDepsT, DeferredToolRequests
 from .._event_stream import SSE_CONTENT_TYPE, NativeEvent, UIEventStream
 from ._interrupts import approval_interrupt
-from ._sdk import DEFAULT_AG_UI_VERSION, core, encoder
+from ._sdk import DEFAULT_AG_UI_VERSION, core, encoder, parse_ag_ui_version
 
 __all__ = ('NATIVE_TOOL_CALL_PREFIX', 'AGUIEventStream', 'tool_return_text')
 
@@ -45,6 +46,10 @@ def tool_return_text(part: ToolReturnPart | NativeToolReturnPart) -> str:
     if isinstance(content, str):
         return content
     return pydantic_core.to_json(content, bytes_mode='base64').decode()
+
+
+_ACTIVITY_EVENTS_VERSION = (0, 1, 19)
+"""The first AG-UI version with activity events (an MCP App's record is sent as one)."""
 
 
 def _now() -> int:
@@ -238,6 +243,11 @@ class AGUIEventStream(UIEventStream[Any, Any, AgentDepsT, OutputDataT]):
             message_id=self.new_message_id(), tool_call_id=part.tool_call_id, content=text, role='tool'
         )
         if isinstance(part, ToolReturnPart):
+            app = mcp_app_record(part.metadata)
+            if app is not None and parse_ag_ui_version(self.ag_ui_version) >= _ACTIVITY_EVENTS_VERSION:
+                yield core.ActivitySnapshotEvent(
+                    message_id=str(uuid4()), activity_type=MCP_APPS_UI_TYPE, content=mcp_app_payload(app)
+                )
             extra = part.metadata
             items = extra if isinstance(extra, list | tuple) else [extra]
             for item in items:

@@ -3,6 +3,7 @@
 from __future__ import annotations as _annotations
 
 import importlib.metadata
+import re
 
 try:
     import ag_ui.core as core
@@ -17,7 +18,23 @@ except ModuleNotFoundError as _error:  # pragma: no cover - exercised in a subpr
         name='ag_ui_protocol',
     ) from _error
 
-__all__ = ('DEFAULT_AG_UI_VERSION', 'core', 'encoder')
+from ...exceptions import UserError
+
+__all__ = ('DEFAULT_AG_UI_VERSION', 'core', 'encoder', 'parse_ag_ui_version')
 
 DEFAULT_AG_UI_VERSION: str = importlib.metadata.version('ag-ui-protocol')
 """The version of the installed AG-UI SDK."""
+
+_VERSION = re.compile(r'\d+(\.\d+)*')
+
+
+def parse_ag_ui_version(version: str) -> tuple[int, ...]:
+    """A version string as a tuple of numbers (`'0.1.13'` is `(0, 1, 13)`; a pre-release suffix is dropped).
+
+    Raises:
+        UserError: the string does not start with a dotted number.
+    """
+    found = _VERSION.match(version)
+    if found is None:
+        raise UserError(f'AG-UI version {version!r}: give a dotted number such as `1.0.0`.')
+    return tuple(int(part) for part in found.group(0).split('.'))

@@ -14,6 +14,7 @@ from typing import Any
 import pydantic
 import pydantic_core
 
+from ..._tools.mcp_apps import MCP_APPS_UI_TYPE, mcp_app_payload, mcp_app_record
 from ...messages import BaseToolReturnPart, ModelMessage, ToolReturnPart
 from .request_types import ProviderMetadata
 from .response_types import DataChunk, FileChunk, SourceDocumentChunk, SourceUrlChunk
@@ -33,6 +34,8 @@ __all__ = (
 )
 
 METADATA_KEY = 'pydantic_ai'
+MCP_APPS_DATA_TYPE = f'data-{MCP_APPS_UI_TYPE}'
+"""The data chunk of an MCP App's tool call (its id is the tool call's), as pydantic-ai 2.68 sends it."""
 _TIMESTAMP: pydantic.TypeAdapter[datetime] = pydantic.TypeAdapter(datetime)
 
 
@@ -77,6 +80,8 @@ def tool_output(part: BaseToolReturnPart) -> Any:
 def metadata_chunks(part: ToolReturnPart) -> list[DataCarrier]:
     """The data, source and file chunks a tool returned in its metadata (or as its content), to stream after its
     result; other values, control chunks among them, are left out."""
+    if (app := mcp_app_record(part.metadata)) is not None:  # what the front end renders an MCP App from
+        return [DataChunk(type=MCP_APPS_DATA_TYPE, id=part.tool_call_id, data=mcp_app_payload(app))]
     value = part.metadata or part.content
     if isinstance(value, _CARRIERS):
         return [value]

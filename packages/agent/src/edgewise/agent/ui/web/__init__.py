@@ -7,7 +7,8 @@ It offers the models and native tools given, asks for approval of tool calls tha
 chat's id in the URL. With `persistence=` each turn of a chat is a durable agent run: a reload shows the chat
 as stored, and approvals continue the waiting run even after a restart of the server.
 
-Routes: `/` and `/<chat id>` (the page), `/assets/<name>`, `POST /api/chat` (JSON only), `GET /api/configure`,
+Routes: `/` and `/<chat id>` (the page), `/offline.html` (the page as one self-contained document,
+`edgewise.agent.ui.OFFLINE_HTML_URL`), `/assets/<name>`, `POST /api/chat` (JSON only), `GET /api/configure`,
 `GET /api/chats/<chat id>` (a stored chat), `GET /api/health`. Every route answers only under a local `Host`
 or one of `allowed_hosts` (421 otherwise).
 """
@@ -55,7 +56,8 @@ def create_web_app(
         model_settings: The model settings of every run.
         instructions: Instructions added to every run.
         html_source: Another page to serve instead of the bundled one: a file, or an `http(s)://` URL fetched
-            once (the bundled page needs neither network nor CDN).
+            once (the bundled page needs neither network nor CDN); `edgewise.agent.ui.OFFLINE_HTML_URL` serves
+            the bundled page as one self-contained document, `DEFAULT_HTML_URL` as the default does.
         allowed_hosts: Host names to answer under besides IP addresses and `localhost` (`'chat.example.com'`,
             `'*.example.com'` for subdomains, `'*'` for any: only behind something that authenticates).
         persistence: Store each chat's turns as durable agent runs: a store URL (`'sqlite:///chats.db'`,

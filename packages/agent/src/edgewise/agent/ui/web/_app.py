@@ -2,6 +2,8 @@
 
 from __future__ import annotations as _annotations
 
+import base64
+import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib.resources import files
@@ -24,6 +26,7 @@ from ...models import KnownModelName, Model, infer_model
 from ...native_tools import SUPPORTED_NATIVE_TOOLS, AbstractNativeTool
 from ...settings import ModelSettings
 from ...tools import DeferredToolResults
+from .._page_urls import DEFAULT_HTML_URL, OFFLINE_HTML_URL
 from ..vercel_ai import VercelAIAdapter, VercelAIEventStream
 from ..vercel_ai.request_types import (
     SubmitMessage,
@@ -122,12 +125,19 @@ class _Chat:
         return self.page
 
     async def index(self, request: Request) -> Response:
-        if self.page_source is None:
+        if self.page_source is None or self.page_source == DEFAULT_HTML_URL:
             page = _asset('index.html')
             headers = {'content-security-policy': _PAGE_POLICY, 'cache-control': 'no-cache'}
+        elif self.page_source == OFFLINE_HTML_URL:
+            return await self.offline_page(request)
         else:
             page = await self.page_bytes()
             headers = {'cache-control': 'no-cache'}
+        return Response(page, media_type='text/html; charset=utf-8', headers=headers)
+
+    async def offline_page(self, request: Request) -> Response:
+        page, policy = _self_contained_page()
+        headers = {'content-security-policy': policy, 'cache-control': 'no-cache'}
         return Response(page, media_type='text/html; charset=utf-8', headers=headers)
 
     async def asset(self, request: Request) -> Response:
@@ -314,6 +324,29 @@ def _asset(name: str) -> bytes:
     return files(__package__ or 'edgewise.agent.ui.web').joinpath('static', name).read_bytes()
 
 
+_STYLESHEET_TAG = '<link rel="stylesheet" href="/assets/chat.css">'
+_SCRIPT_TAG = '<script src="/assets/chat.js" defer></script>'
+
+
+def _self_contained_page() -> tuple[bytes, str]:
+    """The page with its styles and script inlined (the script at the end of the body, where the deferred one ran),
+    and a policy that lets exactly those run, by their hashes."""
+    page = _asset('index.html').decode()
+    style, script = _asset('chat.css').decode(), _asset('chat.js').decode()
+    if _STYLESHEET_TAG not in page or _SCRIPT_TAG not in page or '</script' in script.lower():
+        raise RuntimeError('The packaged chat page cannot be inlined: its files do not have the expected shape.')
+    page = page.replace(_STYLESHEET_TAG, f'<style>{style}</style>').replace(_SCRIPT_TAG, '')
+    page = page.replace('</body>', f'<script>{script}</script>\n</body>')
+    policy = _PAGE_POLICY.replace("script-src 'self'", f'script-src {_csp_hash(script)}').replace(
+        "style-src 'self'", f'style-src {_csp_hash(style)}'
+    )
+    return page.encode(), policy
+
+
+def _csp_hash(source: str) -> str:
+    return "'sha256-" + base64.b64encode(hashlib.sha256(source.encode()).digest()).decode() + "'"
+
+
 def build_app(
     agent: Any,
     *,
@@ -346,6 +379,7 @@ def build_app(
         Route('/api/chats/{chat_id}', chat.stored_chat, methods=['GET']),
         Route('/api/configure', chat.configure, methods=['GET']),
         Route('/api/health', chat.health, methods=['GET']),
+        Route(OFFLINE_HTML_URL, chat.offline_page, methods=['GET']),
         Route('/{chat_id}', chat.index, methods=['GET']),
     ]
     return Starlette(routes=routes, middleware=[Middleware(HostCheck, allowed_hosts=hosts)])

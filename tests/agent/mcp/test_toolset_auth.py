@@ -1,0 +1,115 @@
+"""`MCPToolset`'s `auth` and `headers` (pydantic-ai 2.68): fixed, or functions of the run context that give each run
+a connection of its own, checked by what the FastMCP test server on 127.0.0.1 receives (its `caller` tool)."""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from typing import Any
+
+import anyio
+import httpx
+import pytest
+from pydantic import AnyUrl
+
+from edgewise.agent import Agent, RunContext, UserError
+from edgewise.agent.mcp import MCPAuthFunc, MCPHeadersFunc, MCPToolset, SSETransport, StreamableHttpTransport
+from edgewise.agent.messages import ModelRequest, ToolReturnPart
+from edgewise.agent.models.test import TestModel
+from edgewise.agent.usage import RunUsage
+
+pytestmark = [
+    pytest.mark.anyio,
+    # As in test_http.py: the MCP SDK's HTTP transports leave httpx's response iterators to the collector.
+    pytest.mark.filterwarnings('ignore:Async generator .* was garbage collected:ResourceWarning'),
+    pytest.mark.filterwarnings('ignore:Exception ignored in. <async_generator:pytest.PytestUnraisableExceptionWarning'),
+]
+
+
+def _caller_seen(result: Any) -> list[Any]:
+    """What the server's `caller` tool saw, for each of its calls in a run."""
+    parts = [p for m in result.all_messages() if isinstance(m, ModelRequest) for p in m.parts]
+    return [p.content for p in parts if isinstance(p, ToolReturnPart) and p.tool_name == 'caller']
+
+
+class _Signed(httpx.Auth):
+    def __init__(self, who: str) -> None:
+        self.who = who
+
+    def auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
+        request.headers['Authorization'] = f'Signed {self.who}'
+        yield request
+
+
+async def test_each_run_connects_with_the_auth_and_headers_its_functions_give(streamable_http_url: str) -> None:
+    def token(ctx: RunContext[str]) -> str:
+        return f'token-{ctx.deps}'
+
+    async def headers(ctx: RunContext[str]) -> dict[str, str]:
+        await anyio.lowlevel.checkpoint()
+        return {'X-User': ctx.deps}
+
+    auth_func: MCPAuthFunc[str] = token
+    headers_func: MCPHeadersFunc[str] = headers
+    toolset = MCPToolset(streamable_http_url, auth=auth_func, headers=headers_func, init_timeout=30)
+    agent = Agent(TestModel(call_tools=['caller']), deps_type=str, toolsets=[toolset])
+    results: dict[str, Any] = {}
+
+    async def run(user: str) -> None:
+        results[user] = await agent.run('who am I?', deps=user)
+
+    async with agent:  # entering the template connects nothing: each run connects with its own copy
+        assert not toolset.is_running
+        async with anyio.create_task_group() as group:
+            group.start_soon(run, 'ann')
+            group.start_soon(run, 'bob')
+    assert _caller_seen(results['ann']) == [{'authorization': 'Bearer token-ann', 'user': 'ann'}]
+    assert _caller_seen(results['bob']) == [{'authorization': 'Bearer token-bob', 'user': 'bob'}]
+    assert not toolset.is_running
+
+
+async def test_an_auth_function_may_give_an_httpx_auth_or_nothing(streamable_http_url: str) -> None:
+    async def auth(ctx: RunContext[str]) -> httpx.Auth | None:
+        return _Signed(ctx.deps) if ctx.deps else None
+
+    toolset = MCPToolset(streamable_http_url, auth=auth, headers={'X-User': 'fixed'}, init_timeout=30)
+    agent = Agent(TestModel(call_tools=['caller']), deps_type=str, toolsets=[toolset])
+    assert _caller_seen(await agent.run('hi', deps='cy')) == [{'authorization': 'Signed cy', 'user': 'fixed'}]
+    assert _caller_seen(await agent.run('hi', deps='')) == [{'authorization': None, 'user': 'fixed'}]
+
+
+async def test_a_fixed_auth_goes_with_every_request(streamable_http_url: str, sse_url: str) -> None:
+    async with MCPToolset(AnyUrl(streamable_http_url), auth='s3cret', init_timeout=30) as toolset:
+        assert await toolset.direct_call_tool('caller', {}) == {'authorization': 'Bearer s3cret', 'user': None}
+    async with SSETransport(sse_url, auth=_Signed('dee'), timeout=30) as server:
+        assert await server.direct_call_tool('caller', {}) == {'authorization': 'Signed dee', 'user': None}
+    assert 's3cret' not in repr(MCPToolset(streamable_http_url, auth='s3cret'))
+    assert repr(StreamableHttpTransport(streamable_http_url, auth='s3cret').auth) == 'BearerToken(***)'
+
+
+async def test_a_per_run_toolset_connects_only_for_a_run(streamable_http_url: str) -> None:
+    toolset = MCPToolset(streamable_http_url, headers=lambda ctx: {'X-User': 'eve'}, init_timeout=30)
+    with pytest.raises(UserError, match='connects only during an agent run'):
+        await toolset.list_tools()
+    ctx = RunContext[None](deps=None, model=TestModel(), usage=RunUsage())
+    for_run = await toolset.for_run(ctx)
+    assert for_run is not toolset
+    async with for_run:
+        assert await for_run.direct_call_tool('caller', {}) == {'authorization': None, 'user': 'eve'}
+    plain = MCPToolset(streamable_http_url)
+    assert await plain.for_run(ctx) is plain
+
+
+def test_what_auth_and_per_run_functions_cannot_be_given_with() -> None:
+    def per_run(ctx: RunContext[None]) -> str:
+        return 'x'
+
+    with pytest.raises(UserError, match='only for a server given by its URL'):
+        MCPToolset('server.py', auth=per_run)
+    with pytest.raises(UserError, match='`http_client` cannot be shared by runs'):
+        MCPToolset('http://127.0.0.1:1/mcp', headers=lambda ctx: {}, http_client=httpx.AsyncClient())
+    with pytest.raises(UserError, match='`http_client` and `auth` exclude each other'):
+        MCPToolset('http://127.0.0.1:1/mcp', auth='t', http_client=httpx.AsyncClient())
+    with pytest.raises(UserError, match=r"`auth='oauth'` \(FastMCP's browser sign-in\) is not supported"):
+        MCPToolset('http://127.0.0.1:1/mcp', auth='oauth')
+    with pytest.raises(UserError, match='`headers`, `http_client` and `auth` apply to an MCP server given by its URL'):
+        MCPToolset('server.py', auth='t')
