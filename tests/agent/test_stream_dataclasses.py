@@ -43,8 +43,10 @@ AGENT_STREAM_FIELDS = [
     '_max_tokens_getter',
 ]
 AGENT_STREAM_HIDDEN = [
+    '_run_ctx',  # (shown by 2.68: its deps may hold secrets)
     '_carried_workspace_ref',
     '_model_id',
+    '_tool_manager',  # (shown by 2.68: it holds the run context)
     '_metadata_getter',
     '_event_stream_buffer_getter',
     '_max_tokens_getter',
@@ -107,7 +109,7 @@ def test_streamed_run_result_is_a_dataclass_with_the_fields_of_2_68() -> None:
     fields = dataclasses.fields(StreamedRunResult)
     assert [f.name for f in fields] == RESULT_FIELDS
     assert [f.name for f in fields if not f.init] == ['is_complete']
-    assert all(f.repr for f in fields)
+    assert [f.name for f in fields if not f.repr] == ['_all_messages']  # (2.68 shows the whole history)
     assert fields[-1].default is False
     assert StreamedRunResult.__match_args__ == tuple(RESULT_FIELDS[:-1])
     params = StreamedRunResult.__dataclass_params__  # type: ignore[attr-defined]
@@ -212,7 +214,7 @@ async def test_a_run_streams_result_has_the_fields_of_2_68_from_its_run() -> Non
     assert fields['_on_complete'] is None
     assert fields['_run_result'] is None
     assert fields['is_complete'] is True
-    shown = ', '.join(f'{name}={value!r}' for name, value in fields.items())
+    shown = ', '.join(f'{name}={value!r}' for name, value in fields.items() if name != '_all_messages')
     assert repr(result) == f'StreamedRunResult({shown})'
 
 
@@ -266,7 +268,7 @@ async def test_results_made_with_2x_arguments_compare_by_their_fields() -> None:
     assert made.is_complete
     assert made != StreamedRunResult(messages, 1, run_result=run)  # `is_complete` is compared too
     assert repr(made) == (
-        f'StreamedRunResult(_all_messages={messages!r}, _new_message_index=1, _stream_response=None, '
+        'StreamedRunResult(_new_message_index=1, _stream_response=None, '
         f'_on_complete=None, _run_result={run!r}, is_complete=True)'
     )
 
@@ -292,3 +294,14 @@ async def test_replace_with_a_stream_reads_the_stream_given() -> None:
     with pytest.raises(UserError, match='neither a `stream_response` nor a `run_result`'):
         await nothing.get_output()
     assert isinstance(other.result, AgentRunResult)
+
+
+async def test_the_reprs_leave_out_the_run_deps_and_history() -> None:
+    agent = Agent(streamed(['Hel', 'lo']), deps_type=dict)
+    async with agent.run_stream('the secret question', deps={'api_key': 'sk-SECRET'}) as result:
+        stream = result._stream_response
+        assert stream is not None
+        assert 'sk-SECRET' not in repr(stream)
+        assert 'sk-SECRET' not in repr(result)
+        assert 'the secret question' not in repr(result)
+        assert await result.get_output() == 'Hello'

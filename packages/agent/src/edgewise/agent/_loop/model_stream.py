@@ -89,11 +89,11 @@ class AgentStream(Generic[AgentDepsT, OutputDataT]):
     _output_schema: OutputSchema[Any]
     _model_request_parameters: ModelRequestParameters
     _output_validators: Sequence[OutputValidator]
-    _run_ctx: RunContext[Any]
+    _run_ctx: RunContext[Any] = field(repr=False)  # (its deps may hold secrets: out of the repr, unlike 2.x's)
     _carried_workspace_ref: WorkspaceRef | None = field(default=None, repr=False)
     _model_id: str | None = field(default=None, repr=False)
     _usage_limits: UsageLimits | None
-    _tool_manager: ToolManager[Any]
+    _tool_manager: ToolManager[Any] = field(repr=False)  # (its context too)
     _root_capability: AbstractCapability[Any]
     _metadata_getter: Callable[[], dict[str, Any] | None] | None = field(default=None, repr=False)
     _event_stream_buffer_getter: Callable[[], list[AgentStreamEvent]] = field(default=list, repr=False)

@@ -70,7 +70,7 @@ class StreamedRunResult(Generic[AgentDepsT, OutputDataT]):
     """
 
     # pydantic-ai 2.x's fields, in its order: what `dataclasses.fields`, `replace`, `==` and the repr see.
-    _all_messages: list[ModelMessage]
+    _all_messages: list[ModelMessage] = dataclasses.field(repr=False)  # (the whole history: out of the repr)
     _new_message_index: int
     _stream_response: AgentStream[AgentDepsT, OutputDataT] | None = None
     _on_complete: Callable[[], Awaitable[None]] | None = None
