@@ -335,3 +335,23 @@ async def test_a_capability_loaded_from_code_keeps_its_block_in_the_prefix() -> 
     assert recorder.seen[1].count(('Policy.', 'prefix')) == 1
     assert ('Policy.', 'via_history') not in recorder.seen[1]
     assert 'Policy.' in [part.content for part in seen.params[1].instruction_parts or ()]
+
+
+def test_a_tool_the_search_found_already_is_shown_as_it_is() -> None:
+    from edgewise.agent.models import resolve_request_tools
+
+    found = ToolDefinition(name='found', with_native='tool_search')  # a member of the search, not hidden
+    params = ModelRequestParameters(function_tools=[found, COVERED], native_tools=[ToolSearchTool()])
+    resolved = resolve_request_tools(params, frozenset({ToolSearchTool}), can_withhold_tool_schemas=_always)
+    assert resolved.tool_visibility == {'found': 'visible', 'covered': 'deferred'}
+    assert [t.defer_loading for t in resolved.function_tools] == [False, True]  # the definitions as given
+
+
+def test_a_member_of_a_search_the_model_cannot_run_is_a_member_no_more() -> None:
+    from edgewise.agent.models import resolve_request_tools
+
+    params = ModelRequestParameters(function_tools=[COVERED], native_tools=[ToolSearchTool(optional=True)])
+    resolved = resolve_request_tools(params, frozenset({WebSearchTool}), can_withhold_tool_schemas=_always)
+    assert resolved.native_tools == []
+    assert [(t.name, t.with_native, t.defer_loading) for t in resolved.function_tools] == [('covered', None, True)]
+    assert resolved.tool_visibility == {'covered': 'deferred'}

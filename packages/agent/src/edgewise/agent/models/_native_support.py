@@ -85,10 +85,14 @@ def _kept_native_tools(
     supported: SupportedNativeTools,
     refuses: Callable[[AbstractNativeTool], bool] | None,
     can_withhold: SchemaWithholding | None,
+    *,
+    keep_unwithheld_search: bool = False,
 ) -> tuple[list[AbstractNativeTool], bool]:
     """The native tools the request sends (see `check_native_tools`), and whether it may hold a function tool's
     schema back next to them (`can_withhold` of them; never without it). `refuses`: whether the model cannot apply
-    some setting of a tool of a class it supports (then it is handled as a tool of a class it does not)."""
+    some setting of a tool of a class it supports (then it is handled as a tool of a class it does not).
+    `keep_unwithheld_search`: keep an optional tool search even where no schema can be held back (pydantic-ai's
+    rule; Edgewise's models leave it out, so that the agent's own `search_tools` stays)."""
     fallback_ids = {t.unless_native for t in params.function_tools if t.unless_native}
     supported_types = tuple(supported() if callable(supported) else supported)
 
@@ -111,7 +115,7 @@ def _kept_native_tools(
     corpus_ids = {t.with_native for t in params.function_tools if t.with_native}
     kept = [t for t in unique if runs(t) and not (_optional_search(t) and t.unique_id not in corpus_ids)]
     can_defer = can_withhold is not None and can_withhold(kept)
-    if not can_defer and any(_optional_search(t) for t in kept):
+    if not can_defer and not keep_unwithheld_search and any(_optional_search(t) for t in kept):
         kept = [t for t in kept if not _optional_search(t)]
         can_defer = can_withhold is not None and can_withhold(kept)
     return kept, can_defer
@@ -149,7 +153,44 @@ def resolve_request_tools(
         UserError: a native tool the model does not run is neither optional nor given a local fallback.
     """
     refuses = None if unsupported_settings is None else (lambda tool: bool(unsupported_settings(tool)))
-    return _resolve(params, supported_types, refuses, can_withhold_tool_schemas, tool_addition_mode, edgewise=False)
+    kept, can_defer = _kept_native_tools(
+        params, supported_types, refuses, can_withhold_tool_schemas, keep_unwithheld_search=True
+    )
+    kept_ids = {t.unique_id for t in kept}
+    search_sent = any(isinstance(t, ToolSearchTool) for t in kept)
+    with_definitions = tool_addition_mode == 'with_definitions'
+    function_tools: list[ToolDefinition] = []
+    visibility: dict[str, ToolVisibility] = {}
+    for t in params.function_tools:
+        if t.unless_native and t.unless_native in kept_ids:
+            continue  # its native tool goes instead
+        if t.with_native is not None and t.with_native not in kept_ids:
+            t = dataclasses.replace(t, with_native=None)  # a member of a search that is not sent is no member
+        visibility[t.name] = _visibility(
+            t, t.name in params.revealed_tool_names, can_defer, search_sent=search_sent, additions=with_definitions
+        )
+        function_tools.append(t)
+    if not kept and not params.output_tools and 'visible' not in visibility.values():
+        _declare_lone_newcomers(function_tools, visibility, params.revealed_tool_names)
+    return dataclasses.replace(params, native_tools=kept, function_tools=function_tools, tool_visibility=visibility)
+
+
+def _visibility(
+    tool: ToolDefinition, revealed: bool, can_defer: bool, *, search_sent: bool, additions: bool
+) -> ToolVisibility:
+    """How `tool` reaches the provider, by pydantic-ai 2.68's table. A tool neither hidden (`defer_loading`) nor
+    added mid-run is shown. A hidden one is held back for the search that covers it; once revealed, it goes through
+    the history (`additions`), held back, or shown; before, it is withheld next to a search or where additions go by
+    the history, and declared held back (to be revealed by reference) where schemas can be held back."""
+    if not (tool.defer_loading or revealed):  # (a tool shown from the start, or revealed: one that came mid-run)
+        return 'visible'
+    if tool.with_native is not None and can_defer:
+        return 'deferred'
+    if revealed:
+        return 'via_history' if additions else 'deferred' if can_defer else 'visible'
+    if tool.with_native is not None or search_sent or additions or not can_defer:
+        return 'withheld'
+    return 'deferred'
 
 
 def resolve_model_tools(
