@@ -50,6 +50,8 @@ class LocalServer:
     """What a GET of each path answers: status, content type, body (404 for other paths)."""
     downloads: list[str] = field(default_factory=list)
     """The paths of the GETs received."""
+    download_headers: list[dict[str, str]] = field(default_factory=list)
+    """The headers of each GET received (names in lower case)."""
 
     def script(self, *replies: Reply) -> None:
         self.replies.extend(replies)
@@ -79,6 +81,7 @@ def _handler(server: LocalServer) -> type[BaseHTTPRequestHandler]:
 
         def do_GET(self) -> None:
             server.downloads.append(self.path)
+            server.download_headers.append({name.lower(): value for name, value in self.headers.items()})
             status, content_type, data = server.files.get(self.path, (404, 'text/plain', b'not found'))
             self.send_response(status)
             if content_type:

@@ -224,3 +224,24 @@ async def test_urls_an_api_fetches_itself_are_not_downloaded(local_server: Local
         {'type': 'url', 'url': 'https://e.com/a.png'},
         {'type': 'url', 'url': 'https://e.com/a.pdf'},
     ]
+
+
+async def test_a_download_carries_none_of_the_clients_credentials(local_server: LocalServer) -> None:
+    local_server.files['/a.wav'] = (200, 'audio/wav', WAV)
+    local_server.script(Reply(200, completion('heard')))
+    client = httpx.AsyncClient(
+        headers={'x-gateway-key': 'gw-SECRET', 'user-agent': 'my-app/1'},
+        cookies={'session': 'cookie-SECRET'},
+        auth=('user', 'basic-SECRET'),
+    )
+    provider = OpenAIProvider(base_url=local_server.url, api_key='sk-test', http_client=client)
+    audio = AudioUrl(f'{root(local_server)}/a.wav', force_download='allow-local')
+    async with OpenAIChatModel('gpt-4o', provider=provider) as model:
+        response = await model.request(prompt('Listen', audio), None, PARAMS)
+    await client.aclose()
+    assert response.text == 'heard'
+    (headers,) = local_server.download_headers
+    assert not any('SECRET' in value for value in headers.values())
+    assert 'authorization' not in headers
+    assert 'cookie' not in headers
+    assert headers['user-agent'] == 'my-app/1'  # the client's own, not a credential

@@ -11,7 +11,7 @@ import dataclasses
 import ipaddress
 import socket
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import urlparse
 
 import anyio
@@ -77,6 +77,10 @@ async def download_files(
     return result if changed else messages
 
 
+_DOWNLOAD_HEADERS: Final = frozenset({'host', 'accept', 'accept-encoding', 'connection', 'user-agent'})
+"""The headers of the client that a download keeps (the others may carry the API's credentials)."""
+
+
 async def download(file: FileUrl, client: httpx.AsyncClient) -> BinaryContent:
     """The data of `file`, its media type from the response (or the file's when the response says none).
 
@@ -86,8 +90,12 @@ async def download(file: FileUrl, client: httpx.AsyncClient) -> BinaryContent:
     import httpx
 
     await _check_address(file)
+    # The client's pool, proxies and transport, but none of its own headers, cookies or auth: they are meant for the
+    # API (a gateway's key in `headers=`), and the file may be anywhere.
+    request = client.build_request('GET', file.url)
+    request.headers = httpx.Headers({k: v for k, v in request.headers.items() if k.lower() in _DOWNLOAD_HEADERS})
     try:
-        response = await client.get(file.url, follow_redirects=False)
+        response = await client.send(request, auth=None, follow_redirects=False)
     except httpx.HTTPError as exc:
         raise UserError(f'Could not download {file.url}: {exc!r}') from exc
     if response.status_code >= 400:
