@@ -127,3 +127,20 @@ async def test_after_the_run_has_ended_nothing_can_be_dequeued_or_reprioritized(
         assert late is not None
         assert run.dequeue(late) is False
         assert run.set_enqueue_priority(late, 'when_idle') is False
+
+
+async def test_an_unknown_priority_is_refused_not_queued_forever() -> None:
+    from edgewise.agent import UserError
+
+    sent: list[list[str]] = []
+    agent = Agent(recording(sent))
+    async with agent.iter('go') as run:
+        queued = run.enqueue('later', priority='when_idle')
+        assert queued is not None
+        with pytest.raises(UserError, match="Unknown enqueue priority 'soon'"):
+            run.set_enqueue_priority(queued, 'soon')  # type: ignore[arg-type]
+        with pytest.raises(UserError, match="Unknown enqueue priority 'now'"):
+            run.enqueue('never', priority='now')  # type: ignore[arg-type]
+        async for _ in run:
+            pass
+    assert sent == [['go'], ['go', 'later']]  # still delivered, at its priority

@@ -32,6 +32,7 @@ __all__ = (
     'EnqueueContent',
     'PendingMessage',
     'PendingMessagePriority',
+    'check_priority',
     'delivered_events',
     'remove_pending',
     'reprioritize_pending',
@@ -119,8 +120,10 @@ class PendingMessage:
         """The pending message the `enqueue` arguments make; `None` when they are none (nothing to deliver).
 
         Raises:
-            UserError: the content does not end with a request (a lone `ModelResponse`, say).
+            UserError: the content does not end with a request (a lone `ModelResponse`, say), or `priority` is not a
+                `PendingMessagePriority`.
         """
+        check_priority(priority)
         messages = _as_messages(content)
         if not messages:
             return None
@@ -159,8 +162,26 @@ def remove_pending(queue: list[PendingMessage], enqueue_id: str) -> bool:
     return False
 
 
+def check_priority(priority: object) -> None:
+    """Refuse a priority that is not a `PendingMessagePriority` (content queued with it would never be delivered).
+
+    Raises:
+        UserError: `priority` is neither `'asap'` nor `'when_idle'`.
+    """
+    if priority != 'asap' and priority != 'when_idle':
+        raise UserError(
+            f"Unknown enqueue priority {priority!r}: use 'asap' (delivered with the next model request) or "
+            "'when_idle' (delivered once the agent would otherwise end its run)."
+        )
+
+
 def reprioritize_pending(queue: list[PendingMessage], enqueue_id: str, priority: PendingMessagePriority) -> bool:
-    """Give the item `enqueue_id` of `queue` a new priority, keeping its place; `False` when it is not there."""
+    """Give the item `enqueue_id` of `queue` a new priority, keeping its place; `False` when it is not there.
+
+    Raises:
+        UserError: `priority` is not a `PendingMessagePriority`.
+    """
+    check_priority(priority)
     for item in queue:
         if item.enqueue_id == enqueue_id:
             item.priority = priority
