@@ -113,3 +113,23 @@ def test_what_auth_and_per_run_functions_cannot_be_given_with() -> None:
         MCPToolset('http://127.0.0.1:1/mcp', auth='oauth')
     with pytest.raises(UserError, match='`headers`, `http_client` and `auth` apply to an MCP server given by its URL'):
         MCPToolset('server.py', auth='t')
+
+
+@pytest.mark.parametrize(
+    ('given', 'returned', 'message'),
+    [
+        ('auth', '', r'`auth` function .* returned str: it must return an `httpx.Auth`, a non-empty bearer token'),
+        ('auth', {'token': 'x-SECRET'}, r'`auth` function .* returned dict'),
+        ('headers', ['X-User', 'eve'], r'`headers` function .* returned list: it must return a mapping'),
+        ('headers', {'X-Count': 3}, r'`headers` function .* returned dict'),
+    ],
+)
+async def test_a_per_run_function_giving_the_wrong_thing_is_refused_before_connecting(
+    given: str, returned: Any, message: str
+) -> None:
+    options: dict[str, Any] = {given: lambda ctx: returned}
+    toolset = MCPToolset('http://127.0.0.1:9/mcp', **options)
+    ctx = RunContext[None](deps=None, model=TestModel(), usage=RunUsage())
+    with pytest.raises(UserError, match=message) as raised:
+        await toolset.for_run(ctx)
+    assert 'SECRET' not in str(raised.value)

@@ -11,7 +11,7 @@ from __future__ import annotations as _annotations
 import copy
 import inspect
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from contextlib import AbstractAsyncContextManager, _AsyncGeneratorContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self
@@ -198,9 +198,19 @@ class MCPToolset(MCPServer):
         auth: httpx.Auth | str | None = transport.auth
         if self._auth_func is not None:
             auth = await _maybe_awaited(self._auth_func(ctx))
+            if not (isinstance(auth, httpx.Auth) or (isinstance(auth, str) and auth) or auth is None):
+                raise UserError(
+                    f'The `auth` function of {self!r} returned {type(auth).__name__}: it must return an `httpx.Auth`, '
+                    'a non-empty bearer token or `None` (no auth).'
+                )
         headers = transport.headers
         if self._headers_func is not None:
             headers = await _maybe_awaited(self._headers_func(ctx))
+            if headers is not None and not _string_mapping(headers):
+                raise UserError(
+                    f'The `headers` function of {self!r} returned {type(headers).__name__}: it must return a mapping '
+                    'of header names to string values, or `None`.'
+                )
         for_run = copy.copy(self)
         for_run._fresh_connection_state()
         for_run._auth_func = for_run._headers_func = None
@@ -292,3 +302,8 @@ def _is_url(client: MCPToolsetClient) -> bool:
 
 async def _maybe_awaited(value: Any) -> Any:
     return await value if inspect.isawaitable(value) else value
+
+
+def _string_mapping(value: object) -> bool:
+    """Whether `value` maps header names to string values."""
+    return isinstance(value, Mapping) and all(isinstance(k, str) and isinstance(v, str) for k, v in value.items())
