@@ -254,3 +254,22 @@ def test_settings_are_checked_and_specs_give_durations() -> None:
     ):
         with pytest.raises(UserError, match=match):
             BatchModelRequests(**kwargs)
+
+
+async def test_a_failure_splitting_the_queue_reaches_every_request_as_it_is() -> None:
+    class Unmeasurable(Batched):
+        def batch_request_size(self, request: EncodedBatchRequest) -> int:
+            raise ValueError('cannot size this request')
+
+    agent = Agent(Unmeasurable(), capabilities=[BatchModelRequests(max_requests=2, max_wait=None)])
+    errors: list[str] = []
+
+    async def run(prompt: str) -> None:
+        with pytest.raises(ValueError, match='cannot size') as caught:
+            await agent.run(prompt)
+        errors.append(str(caught.value))
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(run, 'a')
+        tg.start_soon(run, 'b')
+    assert errors == ['cannot size this request', 'cannot size this request']

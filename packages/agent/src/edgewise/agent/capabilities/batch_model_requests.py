@@ -189,7 +189,13 @@ class BatchModelRequests(AbstractCapability[Any]):
         model, entries = queue.model, queue.waiting
         try:
             # A request its model cannot encode fails alone; the others go on in batches of their group.
-            chunks = await _chunked(model, entries, self._batch_size(model), settle_errors=True)
+            try:
+                chunks = await _chunked(model, entries, self._batch_size(model), settle_errors=True)
+            except Exception as error:  # splitting them failed (not one request's encoding): each fails with it
+                for entry in entries:
+                    if not entry.done.is_set():
+                        entry.settle(error=error)
+                return
             async with anyio.create_task_group() as group:
                 for chunk in chunks:
                     group.start_soon(self._send, model, chunk)
