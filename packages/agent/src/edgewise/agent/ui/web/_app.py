@@ -3,6 +3,7 @@
 from __future__ import annotations as _annotations
 
 import base64
+import functools
 import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -328,6 +329,7 @@ _STYLESHEET_TAG = '<link rel="stylesheet" href="/assets/chat.css">'
 _SCRIPT_TAG = '<script src="/assets/chat.js" defer></script>'
 
 
+@functools.cache  # (the package's files do not change while it runs: made once, at the first request)
 def _self_contained_page() -> tuple[bytes, str]:
     """The page with its styles and script inlined (the script at the end of the body, where the deferred one ran),
     and a policy that lets exactly those run, by their hashes."""
