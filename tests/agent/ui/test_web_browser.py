@@ -72,3 +72,36 @@ def test_a_two_turn_chat_with_an_approval_and_a_denial_in_chromium(tmp_path: Pat
             browser.close()
     assert requested
     assert all(url.startswith(f'{base}/') for url in requested), [u for u in requested if not u.startswith(base)]
+
+
+def test_the_self_contained_page_runs_its_inlined_script_under_its_policy(tmp_path: Path) -> None:
+    from edgewise.agent.ui import OFFLINE_HTML_URL
+
+    sync_playwright = _playwright()
+    app = refund_agent().to_web(html_source=OFFLINE_HTML_URL)
+    requested: list[str] = []
+    refused: list[str] = []
+    with serving(app) as base, sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=str(CHROMIUM), args=['--no-sandbox', '--disable-dev-shm-usage'], headless=True
+        )
+        try:
+            page = browser.new_page()
+            page.on('request', lambda request: requested.append(request.url))
+            page.on(
+                'console',
+                lambda message: refused.append(message.text) if 'Content Security Policy' in message.text else None,
+            )
+            page.set_default_timeout(30_000)
+            page.goto(f'{base}/')
+            page.wait_for_selector('body[data-ready="true"]')  # the inlined script ran
+            page.fill('#prompt', 'Please refund my order')
+            page.click('#send')
+            page.wait_for_selector('.tool.approval-requested button.approve')
+            page.click('button.approve')
+            page.wait_for_selector('#log >> text=done: A1 refunded')
+        finally:
+            browser.close()
+    assert refused == []
+    assert not any('/assets/' in url for url in requested), requested  # styles and script came with the page
+    assert all(url.startswith(f'{base}/') for url in requested)
