@@ -117,7 +117,12 @@ class ModelRequestParameters:
     @property
     def declared_function_tools(self) -> list[ToolDefinition]:
         """The function tools among the request's tools: those neither `'withheld'` nor `'via_history'`."""
-        return [t for t in self.function_tools if self.visibility_of(t.name) not in ('withheld', 'via_history')]
+        table = self.tool_visibility or {}  # (`visibility_of` for each, without its lookup of every tool per name)
+        return [
+            t
+            for t in self.function_tools
+            if table.get(t.name, 'withheld' if t.defer_loading else 'visible') not in ('withheld', 'via_history')
+        ]
 
     @property
     def declared_tool_defs(self) -> dict[str, ToolDefinition]:
