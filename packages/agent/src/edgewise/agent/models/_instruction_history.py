@@ -83,8 +83,8 @@ def project_history_records(messages: list[ModelMessage], *, inline_system: bool
     projected: list[ModelMessage] = []
     for message_index, message in enumerate(messages):
         if not isinstance(message, ModelRequest):
-            for part in message.parts:
-                loaded.fold(part)
+            for response_part in message.parts:
+                loaded.fold(response_part)
             if any(isinstance(part, CompactionPart) for part in message.parts):
                 in_effect.clear()
             projected.append(message)

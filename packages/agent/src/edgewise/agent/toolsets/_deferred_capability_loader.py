@@ -112,8 +112,8 @@ async def capability_instructions(toolset: AbstractToolset[Any], capability: Any
     by blank lines: the text of its block `capability:<id>` once loaded (`''` for none)."""
     texts: list[str] = []
     for item in normalize_instructions(capability.get_instructions()):
-        found = item if isinstance(item, str) else await item.run(ctx)
-        text = found.content if isinstance(found, InstructionPart) else found
+        result = item if isinstance(item, str) else await item.run(ctx)
+        text = result.content if isinstance(result, InstructionPart) else result
         if text and text.strip():
             texts.append(text.strip())
     visited: list[AbstractToolset[Any]] = []
