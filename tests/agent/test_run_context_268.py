@@ -18,12 +18,16 @@ from edgewise.agent.capabilities import AbstractCapability, Capability, Combined
 from edgewise.agent.capabilities.instrumentation import Instrumentation
 from edgewise.agent.messages import (
     AgentStreamEvent,
+    CapabilityInstructionSource,
     CapabilityLoadDeltaEvent,
     CapabilityLoadDeltaPart,
+    InstructionDeltaPart,
+    InstructionId,
     ModelMessage,
     ModelRequest,
     ModelResponse,
     ModelResponsePart,
+    SystemPromptPart,
     TextPart,
     ToolAvailabilityDeltaPart,
     ToolCallPart,
@@ -458,16 +462,17 @@ async def test_a_tool_loads_a_capability_for_the_next_request_recorded_in_the_hi
         ['load_capability', 'triage', 'lookup_refund'],
         ['load_capability', 'triage', 'lookup_refund'],
     ]
-    assert seen.instructions[0] is not None
-    assert 'Check the refund policy first.' not in seen.instructions[0]
-    assert seen.instructions[1] is not None
-    assert 'Check the refund policy first.' in seen.instructions[1]
+    # the instructions are stated in the history (`capability:refunds`), never in the prefix
+    assert all('Check the refund policy first.' not in (i or '') for i in seen.instructions)
     request = result.all_messages()[2]
     assert isinstance(request, ModelRequest)
     assert [type(p).__name__ for p in request.parts] == [
-        'ToolReturnPart', 'CapabilityLoadDeltaPart', 'ToolAvailabilityDeltaPart'
+        'ToolReturnPart', 'CapabilityLoadDeltaPart', 'ToolAvailabilityDeltaPart', 'InstructionDeltaPart'
     ]  # fmt: skip
-    load_part, reveal = request.parts[1:]
+    assert [p.content for p in seen.last_parts[1] if isinstance(p, SystemPromptPart)][-1] == (
+        '<pyai:context id="capability:refunds">\nCheck the refund policy first.\n</pyai:context>'
+    )
+    load_part, reveal = request.parts[1:3]
     assert isinstance(load_part, CapabilityLoadDeltaPart)
     assert (load_part.loaded, load_part.tool_call_id) == (['refunds'], 'c1')
     assert isinstance(reveal, ToolAvailabilityDeltaPart)
@@ -669,9 +674,14 @@ async def test_a_capability_without_tools_loaded_from_code_states_its_instructio
     result = await agent.run('x')
     assert seen.instructions[0] is not None
     assert seen.instructions[0].startswith('The following capabilities are deferred')
-    assert seen.instructions[1] == f'Policy for step 2.\n\nBe brief.\n\n{seen.instructions[0]}'
+    assert seen.instructions[1] == seen.instructions[0]
     request = result.all_messages()[2]
-    assert [type(p).__name__ for p in request.parts] == ['ToolReturnPart', 'CapabilityLoadDeltaPart']
+    assert [type(p).__name__ for p in request.parts] == [
+        'ToolReturnPart', 'CapabilityLoadDeltaPart', 'InstructionDeltaPart'
+    ]  # fmt: skip
+    assert request.parts[-1] == InstructionDeltaPart(
+        id=InstructionId(CapabilityInstructionSource('tone')), content='Policy for step 2.\n\nBe brief.'
+    )
 
 
 # -- in_durable_context (in a DBOS workflow: tests/agent/dbos/test_dbos_in_durable_context.py) ---------------------

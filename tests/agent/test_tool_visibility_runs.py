@@ -302,7 +302,7 @@ async def test_the_hooks_see_a_loaded_capability_s_instructions_via_history_and_
     assert policy not in first
     assert second[-1] == policy
     assert {visibility for _, visibility in [*first, *second[:-1]]} == {'prefix'}
-    # the model is sent the prefix only: the capability's instructions came in its `load_capability` return
+    # the model is sent the prefix only: the capability's instructions are stated in the history
     after = seen.params[1]
     assert [part.content for part in after.instruction_parts or ()] == [content for content, _ in second[:-1]]
     assert after.instruction_visibility is None
@@ -317,9 +317,9 @@ async def test_without_request_hooks_nothing_is_added() -> None:
         assert params.instruction_visibility is None
 
 
-async def test_a_capability_loaded_from_code_keeps_its_block_in_the_prefix() -> None:
-    # Loaded by a hook, the capability states its instructions in the prefix (`capability:refunds`): the hooks of the
-    # next request see that block once, `'prefix'`, and the model is sent it.
+async def test_a_capability_loaded_from_code_states_its_block_in_the_history() -> None:
+    # Loaded by a hook, the capability states its instructions in the history (`capability:refunds`), as one the model
+    # loaded: the hooks of the next request see that block once, `'via_history'`, and it is not in the prefix.
     capability = Capability[None](id='refunds', description='Refunds.', instructions='Policy.', defer_loading=True)
     recorder = _InstructionRecorder()
     loader = Hooks[None]()
@@ -332,9 +332,9 @@ async def test_a_capability_loaded_from_code_keeps_its_block_in_the_prefix() -> 
     seen = Seen([ToolCallPart('_time', {'city': 'Paris'}, tool_call_id='t')], [TextPart('done')])
     agent = Agent(FunctionModel(seen), tools=[_time], capabilities=[loader, capability, recorder])
     await agent.run('Time in Paris?')
-    assert recorder.seen[1].count(('Policy.', 'prefix')) == 1
-    assert ('Policy.', 'via_history') not in recorder.seen[1]
-    assert 'Policy.' in [part.content for part in seen.params[1].instruction_parts or ()]
+    assert recorder.seen[1].count(('Policy.', 'via_history')) == 1
+    assert ('Policy.', 'prefix') not in recorder.seen[1]
+    assert 'Policy.' not in [part.content for part in seen.params[1].instruction_parts or ()]
 
 
 def test_a_tool_the_search_found_already_is_shown_as_it_is() -> None:

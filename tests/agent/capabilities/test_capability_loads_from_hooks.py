@@ -1,7 +1,7 @@
 """`RunContext.load_capability` from capability hooks (pydantic-ai 2.68): `before_run` for the first request,
 `before_model_request` for the request being prepared, `after_model_request` on a response whose tool calls the
 run answers, tool hooks for the next request; and the instruction block `capability:<id>` a load from code
-contributes."""
+states in the history."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ from edgewise.agent.messages import (
     ModelRequest,
     ModelResponse,
     ModelResponsePart,
+    SystemPromptPart,
     TextPart,
     ToolAvailabilityDeltaEvent,
     ToolAvailabilityDeltaPart,
@@ -34,6 +35,7 @@ from edgewise.agent.tools import ToolDefinition
 pytestmark = pytest.mark.anyio
 
 POLICY = 'Check the refund policy first.'
+STATED = f'<pyai:context id="capability:refunds">\n{POLICY}\n</pyai:context>'
 
 
 @dataclass
@@ -43,6 +45,8 @@ class Seen:
     tools: list[list[str]] = field(default_factory=list)
     instructions: list[str | None] = field(default_factory=list)
     block_ids: list[list[str | None]] = field(default_factory=list)
+    statements: list[list[str]] = field(default_factory=list)
+    """The loaded blocks stated in the request's last message, as the model reads them."""
 
 
 def watching(*responses: Sequence[ModelResponsePart], seen: Seen) -> FunctionModel:
@@ -51,6 +55,9 @@ def watching(*responses: Sequence[ModelResponsePart], seen: Seen) -> FunctionMod
         seen.instructions.append(info.instructions)
         parts = info.model_request_parameters.instruction_parts or []
         seen.block_ids.append([None if p.id is None else str(p.id) for p in parts])
+        seen.statements.append(
+            [p.content for p in messages[-1].parts if isinstance(p, SystemPromptPart) and 'capability:' in p.content]
+        )
         return ModelResponse(list(responses[sum(isinstance(m, ModelResponse) for m in messages)]))
 
     async def stream(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[str | DeltaToolCalls]:
@@ -104,10 +111,11 @@ async def test_a_load_from_before_run_goes_on_the_first_request_with_the_capabil
     result = await agent.run('refund A1', event_stream_handler=handler)
     assert answers == [True, False]  # the second: queued already
     assert seen.tools[0] == ['load_capability', 'lookup_refund']
-    assert seen.instructions[0] is not None
-    assert POLICY in seen.instructions[0]
+    assert seen.statements == [[STATED], []]
+    assert POLICY not in (seen.instructions[0] or '')
     first = result.all_messages()[0]
     assert [type(p).__name__ for p in load_parts(first)] == ['CapabilityLoadDeltaPart', 'ToolAvailabilityDeltaPart']
+    assert type(first.parts[-1]).__name__ == 'InstructionDeltaPart'
     load, reveal = load_parts(first)
     assert (load.loaded, load.tool_call_id) == (['refunds'], None)
     assert list(reveal.tools_added) == ['lookup_refund']
@@ -137,13 +145,11 @@ async def test_a_load_from_before_model_request_goes_on_the_request_being_prepar
     result = await agent.run('refund A1')
     assert answers == [True, False]  # at the second request the capability is active
     assert seen.tools == [['load_capability', 'lookup_refund'], ['load_capability', 'lookup_refund']]
-    assert seen.instructions[0] is not None
-    assert POLICY in seen.instructions[0]
-    assert 'capability:refunds' in seen.block_ids[0]
+    assert seen.statements == [[STATED], []]
+    assert 'capability:refunds' not in seen.block_ids[0]
     first = result.all_messages()[0]
     assert isinstance(first, ModelRequest)
-    assert first.instructions is not None
-    assert POLICY in first.instructions
+    assert POLICY not in (first.instructions or '')
     assert [type(p).__name__ for p in load_parts(first)] == ['CapabilityLoadDeltaPart', 'ToolAvailabilityDeltaPart']
     assert tool_returns(result.all_messages()[2]) == ['A1: refundable']
 
@@ -178,7 +184,9 @@ async def test_a_load_from_after_model_request_on_tool_calls_goes_on_the_next_re
         'ToolReturnPart',
         'CapabilityLoadDeltaPart',
         'ToolAvailabilityDeltaPart',
+        'InstructionDeltaPart',
     ]
+    assert seen.statements == [[], [STATED]]
 
 
 async def test_a_load_from_after_model_request_on_a_final_response_is_refused() -> None:
@@ -248,7 +256,7 @@ async def test_a_load_from_a_tool_hook_goes_on_the_next_request() -> None:
     assert (load.loaded, load.tool_call_id) == (['refunds'], 'c1')
 
 
-async def test_the_instructions_of_a_capability_loaded_from_code_are_the_block_capability_id() -> None:
+async def test_the_instructions_of_a_capability_loaded_from_code_are_stated_as_the_block_capability_id() -> None:
     seen = Seen()
     agent = Agent(
         watching([ToolCallPart('triage', {}, 'c1')], [TextPart('done')], seen=seen),
@@ -262,10 +270,9 @@ async def test_the_instructions_of_a_capability_loaded_from_code_are_the_block_c
         return 'routed'
 
     await agent.run('x')
-    assert 'capability:refunds' not in seen.block_ids[0]
-    assert seen.block_ids[1].count('capability:refunds') == 1
-    assert seen.instructions[1] is not None
-    assert POLICY in seen.instructions[1]
+    assert seen.block_ids == [[None, None], [None, None]]  # the agent's, the catalog: the block is not in the prefix
+    assert seen.statements == [[], [STATED]]
+    assert all(POLICY not in (i or '') for i in seen.instructions)
 
 
 async def test_a_capability_without_instructions_loaded_from_code_adds_no_block() -> None:

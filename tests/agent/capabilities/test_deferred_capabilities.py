@@ -15,6 +15,9 @@ from edgewise.agent import Agent, RunContext, UserError
 from edgewise.agent.capabilities import AbstractCapability, Capability, CombinedCapability
 from edgewise.agent.capabilities._loaded_on_demand import DeferredCapabilityGate
 from edgewise.agent.messages import (
+    CapabilityInstructionSource,
+    InstructionDeltaPart,
+    InstructionId,
     LoadCapabilityCallPart,
     LoadCapabilityReturnPart,
     ModelMessage,
@@ -147,7 +150,7 @@ async def test_an_agent_without_deferred_capabilities_has_no_catalog_and_no_load
 # -- loading -------------------------------------------------------------------------------------------------------
 
 
-async def test_loading_returns_the_instructions_and_shows_the_tools_from_the_next_request() -> None:
+async def test_loading_returns_a_confirmation_states_the_instructions_and_shows_the_tools_next() -> None:
     seen = Seen()
     agent = Agent(
         scripted(
@@ -168,10 +171,18 @@ async def test_loading_returns_the_instructions_and_shows_the_tools_from_the_nex
     call = result.all_messages()[1].parts[0]
     assert isinstance(call, LoadCapabilityCallPart)
     assert call.capability_id == 'refunds'
-    returned, announced = seen.last_parts[1]
+    returned, announced, stated = seen.last_parts[1]
     assert isinstance(returned, LoadCapabilityReturnPart)
-    assert returned.content == {'instructions': 'Check the refund policy first.'}
+    assert returned.content == {'message': "Capability 'refunds' loaded. Its instructions, if any, follow."}
     assert returned.tool_call_id == 'load-1'
+    # as pydantic-ai 2.68: the instructions follow the return as the block `capability:refunds`, in the system voice
+    assert stated == SystemPromptPart(
+        '<pyai:context id="capability:refunds">\nCheck the refund policy first.\n</pyai:context>',
+        timestamp=stated.timestamp,
+    )
+    assert result.all_messages()[2].parts[-1] == InstructionDeltaPart(
+        id=InstructionId(CapabilityInstructionSource('refunds')), content='Check the refund policy first.'
+    )
     # as pydantic-ai 2.x: the model is told which tools the load made available
     assert announced == SystemPromptPart(
         'The following tool(s) are now available: `lookup_refund`', timestamp=announced.timestamp
@@ -183,22 +194,26 @@ async def test_loading_returns_the_instructions_and_shows_the_tools_from_the_nex
     (looked_up,) = seen.last_parts[2]
     assert isinstance(looked_up, ToolReturnPart)
     assert looked_up.content == 'A1: refundable'
-    # the capability's instructions come with the return, never in the requests' instructions
+    # stated once, in the history: never in the requests' instructions, not again while they stay the same
     assert all(i is not None and 'refund policy first' not in i for i in seen.instructions)
+    assert [p for m in result.all_messages() for p in m.parts if isinstance(p, InstructionDeltaPart)] == [
+        result.all_messages()[2].parts[-1]
+    ]
 
 
-async def test_a_capability_without_instructions_returns_an_empty_object() -> None:
+async def test_a_capability_without_instructions_returns_the_confirmation_and_states_nothing() -> None:
     seen = Seen()
     agent = Agent(
         scripted([load('warm')], [TextPart('done')], seen=seen), capabilities=[Warm(id='warm', defer_loading=True)]
     )
-    await agent.run('hi')
+    result = await agent.run('hi')
     (returned,) = seen.last_parts[1]
     assert isinstance(returned, LoadCapabilityReturnPart)
-    assert returned.content == {}
+    assert returned.content == {'message': "Capability 'warm' loaded. Its instructions, if any, follow."}
+    assert not any(isinstance(p, InstructionDeltaPart) for m in result.all_messages() for p in m.parts)
 
 
-async def test_a_toolsets_instructions_come_back_with_the_load() -> None:
+async def test_a_toolsets_instructions_are_stated_with_the_capabilitys() -> None:
     from edgewise.agent.toolsets import FunctionToolset
 
     class Explained(FunctionToolset[None]):
@@ -211,8 +226,10 @@ async def test_a_toolsets_instructions_come_back_with_the_load() -> None:
     )
     agent = Agent(scripted([load('orders')], [TextPart('done')], seen=seen), capabilities=[capability])
     await agent.run('hi')
-    (returned,) = seen.last_parts[1]
-    assert returned.content == {'instructions': 'Orders first.\n\nQuote order ids exactly.'}
+    _, stated = seen.last_parts[1]
+    assert stated.content == (
+        '<pyai:context id="capability:orders">\nOrders first.\n\nQuote order ids exactly.\n</pyai:context>'
+    )
     assert all('Quote order ids' not in (i or '') for i in seen.instructions)
 
 
@@ -397,7 +414,10 @@ async def test_a_streamed_run_loads_a_capability() -> None:
     assert call.capability_id == 'refunds'
     returned = messages[2].parts[0]
     assert isinstance(returned, LoadCapabilityReturnPart)
-    assert returned.instructions == 'Check the refund policy first.'
+    assert returned.instructions is None
+    assert messages[2].parts[-1] == InstructionDeltaPart(
+        id=InstructionId(CapabilityInstructionSource('refunds')), content='Check the refund policy first.'
+    )
     looked_up = messages[4].parts[0]
     assert isinstance(looked_up, ToolReturnPart)
     assert looked_up.content == 'B2: refundable'

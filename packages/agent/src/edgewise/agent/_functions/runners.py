@@ -10,16 +10,24 @@ from typing import Any, TypeAlias
 
 from typing_extensions import TypeVar
 
-from ..messages import InstructionChangePolicy, InstructionPart, SystemPromptPart
+from ..messages import (
+    CapabilityInstructionSource,
+    InstructionChangePolicy,
+    InstructionId,
+    InstructionPart,
+    SystemPromptPart,
+)
 from ..models._model import AgentDepsT, RunContext
 
 __all__ = (
+    'CapabilityInstructionRunner',
     'InstructionsItem',
     'OutputDataT_inv',
     'OutputValidator',
     'OutputValidatorFunc',
     'SystemPromptRunner',
     'call_user_function',
+    'keyed_capability_instructions',
     'normalize_instructions',
     'system_prompt_parts',
 )
@@ -93,6 +101,52 @@ class NamedInstructionRunner(SystemPromptRunner):
                 on_change=found.on_change if found.on_change != 'rewrite' else self.on_change,
             )
         return InstructionPart(str(found), dynamic=True, name=self.name, on_change=self.on_change)
+
+
+@dataclass
+class CapabilityInstructionRunner(SystemPromptRunner):
+    """An instruction of an always-on capability that has an `id` (pydantic-ai 2.68): its text is the capability's
+    own block, `capability:<id>` (`capability:<id>:<name>` for a part the function returns with a `name`), rather
+    than part of the agent's."""
+
+    capability_id: str = ''
+    """The capability's id."""
+    text: str | None = None
+    """A literal text (the same every request; the function is not called), else `None`."""
+
+    def literal_part(self) -> InstructionPart:
+        """The literal text's block (`text` must be set)."""
+        assert self.text is not None
+        return InstructionPart(self.text.strip(), id=InstructionId(CapabilityInstructionSource(self.capability_id)))
+
+    async def run(self, ctx: RunContext[Any]) -> Any:
+        """The block: the literal text's, or the function's result keyed beneath the capability (`None` for none)."""
+        if self.text is not None:
+            return self.literal_part()
+        found = await call_user_function(self.function, *((ctx,) if self.takes_ctx else ()))
+        if found is None:
+            return None
+        source = CapabilityInstructionSource(self.capability_id)
+        if isinstance(found, InstructionPart):
+            return replace(found, id=InstructionId(source, name=found.name), dynamic=True)
+        return InstructionPart(str(found), id=InstructionId(source), dynamic=True)
+
+
+def keyed_capability_instructions(capability_id: str, items: Sequence[str | SystemPromptRunner]) -> list[Any]:
+    """`items`, the instructions of the capability `capability_id`, as `CapabilityInstructionRunner`s (blank texts
+    left out)."""
+    keyed: list[Any] = []
+    for item in items:
+        if isinstance(item, str):
+            if item.strip():
+                keyed.append(CapabilityInstructionRunner(_no_function, capability_id=capability_id, text=item))
+        else:
+            keyed.append(CapabilityInstructionRunner(item.function, capability_id=capability_id))
+    return keyed
+
+
+def _no_function() -> None:
+    return None
 
 
 async def system_prompt_parts(

@@ -6,6 +6,8 @@
 - `instruction_window`: the instruction baselines and changes a request records for `on_change='append'` blocks.
 - `request_hooks`: the capabilities' hooks around a model request.
 - `hook_loads`: the capability loads those hooks (and `before_run`) make, recorded on the request they go with.
+- `loaded_instructions`: the instructions of the loaded deferred capabilities, stated in the history
+  (`capability:<id>`).
 - `model_stream`: `AgentStream`, one streamed model response (`ModelRequestNode.stream`).
 - `debounce`: grouping the pieces of a stream that come faster than a reader wants them.
 - `output_reader`: the text and the partial output of streamed responses, read incrementally (for `AgentStream`

@@ -4,8 +4,9 @@
 - `before_run`: the loads wait in `GraphAgentDeps.loads_ahead` and go on the run's first request before its tools
   are listed (`record_loads_ahead`), so that request has the capability in full; the reveal of its tools follows
   once they are listed (`reveal_loads_ahead`).
-- `before_model_request`: on the request being prepared, whose tools and instructions then include the
-  capability's (`record_request_loads`); its settings, native tools and hooks apply from the next request.
+- `before_model_request`: on the request being prepared, whose tools then include the capability's and which
+  states its instructions (`record_request_loads`, `loaded_instructions`); its settings, native tools and hooks
+  apply from the next request.
 - `after_model_request` on a response with tool calls the run answers (`response_load_window`): into the step's
   `ToolManager.capability_loads`, as a tool's load, for the next request (dropped when the step ends the run).
 """
@@ -20,11 +21,9 @@ from typing import Any
 from .._messages.capability_loading import refresh_loaded_capabilities
 from .._run.deps import GraphAgentDeps
 from .._run.state import GraphAgentState
-from ..capabilities._loaded_on_demand import loaded_capability_block
 from ..messages import (
     CapabilityLoadDeltaEvent,
     CapabilityLoadDeltaPart,
-    InstructionPart,
     ModelRequest,
     ModelResponse,
     ToolAvailabilityDeltaEvent,
@@ -73,7 +72,8 @@ async def record_request_loads(
     params: ModelRequestParameters,
 ) -> ModelRequestParameters:
     """Put the loads `before_model_request` hooks made on `request`, the request being prepared: the capabilities'
-    tools are shown and their instruction blocks (`capability:<id>`) added. Returns the request's parameters."""
+    tools are shown (their instruction blocks, `capability:<id>`, are stated on it after the hooks). Returns the
+    request's parameters."""
     request.parts = [*request.parts, *loads]
     deps.tool_deltas = True
     refresh_loaded_capabilities(deps.capabilities, deps.loaded_capability_ids, state.message_history)
@@ -88,22 +88,10 @@ async def record_request_loads(
           for d in params.function_tools),
         *(dataclasses.replace(d, defer_loading=False) for d in owned if d.name not in shown),
     ]  # fmt: skip
-    blocks = [
-        block for cid in loaded if (block := await loaded_capability_block(deps.capabilities[cid], run_ctx)) is not None
-    ]
-    parts = params.instruction_parts
-    if blocks:
-        parts = [*(parts or []), *blocks]
-        # (the blocks of capabilities loaded earlier that the hooks see `'via_history'` are not in the prefix)
-        request.instructions = InstructionPart.join(
-            [p for p in parts if params.instruction_visibility_of(p) == 'prefix']
-        )
+    # (their instructions are stated on `request` once the hooks are done, as every loaded block: `loaded_instructions`)
     deps.event_buffer.extend(load_events(loads))
     return dataclasses.replace(
-        params,
-        function_tools=tools,
-        revealed_tool_names=params.revealed_tool_names | {d.name for d in owned},
-        instruction_parts=parts,
+        params, function_tools=tools, revealed_tool_names=params.revealed_tool_names | {d.name for d in owned}
     )
 
 

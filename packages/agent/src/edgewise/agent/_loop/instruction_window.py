@@ -16,6 +16,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
 
+from .._messages.capability_loading import LoadedBlocks
 from .._messages.compaction import CompactionPart
 from .._messages.instructions import (
     InstructionBaselinePart,
@@ -53,10 +54,13 @@ def _recorded_values(
         if isinstance(block, InstructionPart) and block.id is not None
     }
     seen = False
+    loaded = LoadedBlocks()  # a loaded capability's block is stated in the history, outside every window
     for message in messages:
         for part in message.parts:
             if part is baseline:
                 seen = True
+            elif loaded.fold(part):
+                continue
             elif seen and isinstance(part, InstructionDeltaPart) and part.id is not None:
                 values[part.id] = part.content
     return values

@@ -4,7 +4,6 @@ capabilities' `before_model_request` hooks)."""
 
 from __future__ import annotations as _annotations
 
-import dataclasses
 from typing import Any
 
 from edgewise.graph import GraphRunContext
@@ -14,20 +13,17 @@ from .._output.schema import output_template
 from .._run.deps import GraphAgentDeps, resolve_native_tools, stored_through
 from .._run.state import GraphAgentState
 from ..messages import (
-    CapabilityInstructionSource,
-    InstructionId,
     InstructionPart,
     ModelRequest,
     ModelResponse,
     ToolAvailabilityDeltaPart,
 )
 from ..models import ModelRequestParameters
-from ..tools import RunContext
 from ..toolsets._capability_owned import tool_defs_from_pre_definition_load_returns
-from ..toolsets._deferred_capability_loader import capability_instructions
 from ..toolsets._tool_search import discovered_tool_names
 from .history import has_tool_deltas, record_settings_change
 from .hook_loads import record_loads_ahead, reveal_loads_ahead
+from .loaded_instructions import blocks_after_hooks, blocks_for_hooks, loaded_blocks, state_loaded_blocks
 from .node_support import add_enqueued_events, load_prices_for, now
 from .request_hooks import run_request_hooks
 from .step_tool_manager import (
@@ -157,16 +153,21 @@ async def request_parameters(
         offer_provider_tool_search(params, deps)
     params = deps.model.customize_request_parameters(params)
     settings = deps.model_settings
-    if deps.settings_resolver is not None or deps.request_hooks:
+    if deps.settings_resolver is not None or deps.request_hooks or (hooks and loaded):
         run_ctx = deps.run_context(state)
         if deps.settings_resolver is not None:
             settings = deps.settings_resolver(run_ctx)
+        blocks = await loaded_blocks(deps, run_ctx) if hooks and loaded else {}
         if deps.request_hooks and hooks:
-            if loaded:
-                params = await _with_loaded_instructions(params, deps, run_ctx)
+            params = blocks_for_hooks(params, blocks)
             settings, params = await run_request_hooks(ctx, run_ctx, settings, params, streaming=streaming)
             if params.instruction_visibility:
-                params = _prefix_instructions_only(params)
+                params, blocks = blocks_after_hooks(params, blocks)
+            if loaded:  # (a hook may have loaded a capability)
+                blocks = await loaded_blocks(deps, run_ctx, known=blocks)
+        if blocks:
+            target = next(m for m in reversed(state.message_history) if isinstance(m, ModelRequest))
+            deps.tool_deltas = state_loaded_blocks(state.message_history, blocks, target) or deps.tool_deltas
     node.__dict__['_settings'] = settings
     state.last_max_tokens = (settings or {}).get('max_tokens')
     change = record_settings_change(state.message_history, deps.request_model or deps.model, settings, deps.tool_deltas)
@@ -174,39 +175,3 @@ async def request_parameters(
         deps.tool_deltas = True  # the history now holds a part `Model.prepare_messages` drops
         add_enqueued_events(node, [change])
     return params
-
-
-async def _with_loaded_instructions(
-    params: ModelRequestParameters, deps: GraphAgentDeps[Any, Any], run_ctx: RunContext[Any]
-) -> ModelRequestParameters:
-    """`params` for the `before_model_request` hooks: with the instructions of each deferred capability the history
-    has loaded, one block per capability (`capability:<id>`) after the request's own, marked `'via_history'` in
-    `instruction_visibility` (they reached the model in the capability's `load_capability` return), as pydantic-ai
-    2.68 shows them to its hooks."""
-    parts: list[InstructionPart] = []
-    stated = {str(part.id) for part in params.instruction_parts or () if part.id is not None}
-    for capability_id, capability in run_ctx.capabilities.items():
-        block = InstructionId(CapabilityInstructionSource(capability_id))
-        # (a capability loaded from code states its block in the prefix already)
-        if (
-            capability_id in deps.loaded_capability_ids
-            and capability.defer_loading is True
-            and str(block) not in stated
-        ):
-            text = await capability_instructions(deps.toolset, capability, run_ctx)
-            if text:
-                parts.append(InstructionPart(text, dynamic=True, id=block))
-    if not parts:
-        return params
-    return dataclasses.replace(
-        params,
-        instruction_parts=[*(params.instruction_parts or []), *parts],
-        instruction_visibility={str(part.id): 'via_history' for part in parts},
-    )
-
-
-def _prefix_instructions_only(params: ModelRequestParameters) -> ModelRequestParameters:
-    """`params` after the hooks, as the model is sent them: the blocks that reach it in the history taken out of
-    `instruction_parts` (a model reads the prefix only), and `instruction_visibility` back to `None`."""
-    prefix = [part for part in params.instruction_parts or () if params.instruction_visibility_of(part) == 'prefix']
-    return dataclasses.replace(params, instruction_parts=prefix or None, instruction_visibility=None)

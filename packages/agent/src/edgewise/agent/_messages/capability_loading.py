@@ -5,8 +5,11 @@ of this name). The capability side (catalog, tool, gating) is `capabilities._loa
 from __future__ import annotations as _annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
+from .compaction import CompactionPart
+from .instructions import CapabilityInstructionSource, InstructionDeltaPart, InstructionId
 from .model_messages import (
     CapabilityLoadDeltaPart,
     LoadCapabilityArgs,
@@ -25,6 +28,9 @@ __all__ = (
     'LoadCapabilityCallPart',
     'LoadCapabilityReturn',
     'LoadCapabilityReturnPart',
+    'LoadedBlocks',
+    'loaded_block_capability_id',
+    'loaded_block_id',
     'parse_loaded_capabilities',
     'refresh_loaded_capabilities',
 )
@@ -64,3 +70,68 @@ def refresh_loaded_capabilities(
         if found != loaded:
             loaded.clear()
             loaded.update(found)
+
+
+def loaded_block_id(capability_id: str) -> InstructionId:
+    """The id of the block a loaded deferred capability's instructions are stated as: `capability:<id>`."""
+    return InstructionId(CapabilityInstructionSource(capability_id))
+
+
+def loaded_block_capability_id(instruction_id: InstructionId | None) -> str | None:
+    """The capability whose loaded block `instruction_id` is (`capability:<id>`, no name), or `None`."""
+    if instruction_id is None or instruction_id.name is not None:
+        return None
+    source = instruction_id.source
+    return source.id if isinstance(source, CapabilityInstructionSource) else None
+
+
+@dataclass
+class LoadedBlocks:
+    """The blocks of the deferred capabilities a history loaded, as the model last got them (pydantic-ai 2.68): a
+    load opens the capability's block (`capability:<id>`), stated by the `InstructionDeltaPart`s of that id after it;
+    a `load_capability` return written by an earlier Edgewise carries the instructions itself, which then count as
+    stated. A compaction ends what the blocks stated (a load before it is stated again after it)."""
+
+    values: dict[str, str | None] = field(default_factory=dict[str, str | None])
+    """Each loaded capability's block text as the model last got it (`None`: not stated), in load order."""
+    by_change: set[str] = field(default_factory=set[str])
+    """The capabilities whose text an `InstructionDeltaPart` stated (rather than a load return)."""
+
+    _asked: dict[str, str] = field(default_factory=dict[str, str], repr=False)
+    """The capability each `load_capability` call seen so far asks for, by tool call id."""
+
+    @classmethod
+    def of(cls, messages: Sequence[ModelMessage]) -> LoadedBlocks:
+        """The blocks at the end of `messages`."""
+        blocks = cls()
+        for message in messages:
+            for part in message.parts:
+                blocks.fold(part)
+        return blocks
+
+    def fold(self, part: Any) -> bool:
+        """Take in `part`, the next part of the history; whether it states a loaded block (an `InstructionDeltaPart`
+        of a loaded capability's block, which is no change of the instructions' prefix)."""
+        if isinstance(part, CompactionPart):
+            self.values = dict.fromkeys(self.values)
+            self.by_change.clear()
+        elif isinstance(part, LoadCapabilityCallPart):
+            if (capability_id := part.capability_id) is not None:
+                self._asked[part.tool_call_id] = capability_id
+        elif isinstance(part, LoadCapabilityReturnPart) and (found := self._asked.get(part.tool_call_id)):
+            self._open(found, part.instructions)
+        elif isinstance(part, CapabilityLoadDeltaPart):
+            for capability_id in part.loaded:
+                self._open(capability_id, None)
+        elif isinstance(part, InstructionDeltaPart):
+            capability_id = loaded_block_capability_id(part.id)
+            if capability_id is not None and capability_id in self.values:
+                self.values[capability_id] = part.content
+                self.by_change.add(capability_id)
+                return True
+        return False
+
+    def _open(self, capability_id: str, text: str | None) -> None:
+        self.values.pop(capability_id, None)  # moved to the end: load order
+        self.values[capability_id] = text
+        self.by_change.discard(capability_id)

@@ -309,8 +309,11 @@ class LoadCapabilityArgs(TypedDict):
 class LoadCapabilityReturn(TypedDict):
     """What a successful `load_capability` call returns."""
 
+    message: NotRequired[str]
+    """The confirmation of the load the model reads (absent from histories of earlier Edgewise versions)."""
     instructions: NotRequired[str]
-    """The loaded capability's instructions (and its toolsets'), when it has any."""
+    """The loaded capability's instructions, in histories of earlier Edgewise versions only: they are now stated as
+    the block `capability:<id>` after the return (an `InstructionDeltaPart`), as in pydantic-ai 2.68."""
 
 
 TOOL_SEARCH_TOOL_KIND = 'tool-search'
@@ -350,7 +353,7 @@ class LoadCapabilityReturnPart(ToolReturnPart):
 
     _: KW_ONLY
     content: LoadCapabilityReturn
-    """The loaded capability's instructions, if any."""
+    """The load's confirmation (and, in histories of earlier Edgewise versions, the capability's instructions)."""
     tool_name: Literal['load_capability'] = 'load_capability'
     """Always `'load_capability'`."""
     tool_kind: Literal['capability-load'] = 'capability-load'
@@ -358,7 +361,7 @@ class LoadCapabilityReturnPart(ToolReturnPart):
 
     @property
     def instructions(self) -> str | None:
-        """The loaded capability's instructions, or `None`."""
+        """The loaded capability's instructions the return carries (a return of an earlier Edgewise), or `None`."""
         return self.content.get('instructions')
 
 

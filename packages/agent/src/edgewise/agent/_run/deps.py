@@ -8,11 +8,17 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeAlias
 
-from typing_extensions import TypeVar
+from typing_extensions import TypeIs, TypeVar
 
 from edgewise.graph import BaseStatePersistence, GraphRunContext
 
-from .._functions.runners import InstructionsItem, OutputValidator, SystemPromptRunner, call_user_function
+from .._functions.runners import (
+    CapabilityInstructionRunner,
+    InstructionsItem,
+    OutputValidator,
+    SystemPromptRunner,
+    call_user_function,
+)
 from .._message_flow.cancellation import RunCancellation
 from .._output.schema import OutputSchema
 from .._tools.deferred_calls import DeferredToolResults
@@ -289,7 +295,8 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
 
     async def instruction_parts(self, state: GraphAgentState) -> list[InstructionPart]:
         """The instruction blocks of the next request, as pydantic-ai 1.107 orders them: the texts joined by lines
-        (one literal block), then each function's result, then the toolsets' blocks (the prompted-output
+        (one literal block; those of a capability with an `id` are its own blocks, `capability:<id>`, after it, as in
+        pydantic-ai 2.68), then each function's result, then the toolsets' blocks (the prompted-output
         instructions are not among them: models add them, see `ModelRequestParameters.prompted_output_template`).
 
         A function may return an `InstructionPart` (pydantic-ai 2.68): a `name` without an `id` is qualified as the
@@ -304,12 +311,14 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
         else:
             texts = '\n'.join(item for item in self.instructions if isinstance(item, str) and item).strip()
             parts = [InstructionPart(texts)] if texts else []
+            # the literal blocks of capabilities with an id (`capability:<id>`) next, with the other literal text
+            parts += [item.literal_part() for item in self.instructions if _keyed_literal(item)]
             for item in self.instructions:
-                if not isinstance(item, str):
+                if not isinstance(item, str) and not _keyed_literal(item):
                     ctx = ctx or self.run_context(state)
                     if (part := _block(await item.run(ctx), agent=True)) is not None:
                         parts.append(part)
-            if all(isinstance(item, str) for item in self.instructions):
+            if all(isinstance(item, str) or _keyed_literal(item) for item in self.instructions):
                 # Texts only: the same for every request of the run.
                 self._static_instructions = tuple(parts)
         found = await self.toolset.get_instructions(ctx or self.run_context(state))
@@ -321,6 +330,10 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
     async def instructions_text(self, state: GraphAgentState) -> str | None:
         """The instructions of the next request as one text (`instruction_parts` joined by blank lines)."""
         return InstructionPart.join(await self.instruction_parts(state))
+
+
+def _keyed_literal(item: InstructionsItem) -> TypeIs[CapabilityInstructionRunner]:
+    return isinstance(item, CapabilityInstructionRunner) and item.text is not None
 
 
 def _block(found: str | InstructionPart | None, *, agent: bool) -> InstructionPart | None:

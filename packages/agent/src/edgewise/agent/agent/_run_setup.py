@@ -23,7 +23,12 @@ import anyio
 from edgewise.graph import BaseStatePersistence, GraphRun
 
 from .. import _instrument
-from .._functions.runners import OutputValidator, SystemPromptRunner, normalize_instructions
+from .._functions.runners import (
+    OutputValidator,
+    SystemPromptRunner,
+    keyed_capability_instructions,
+    normalize_instructions,
+)
 from .._loop.agent_run import AgentRun, bind_captured_messages
 from .._loop.history import (
     check_prompt_fits,
@@ -61,7 +66,7 @@ from ..capabilities import AgentCapability
 from ..capabilities._dynamic import as_capabilities, configured_for_run
 from ..capabilities._loaded_on_demand import deferred_run_capabilities
 from ..capabilities.abstract import LIFECYCLE_HOOKS, AbstractCapability
-from ..capabilities.combined import combined_or_none
+from ..capabilities.combined import CombinedCapability, combined_or_none
 from ..capabilities.durability import durability_of
 from ..capabilities.durable_operation import run_operations
 from ..capabilities.instrumentation import Instrumentation
@@ -423,7 +428,7 @@ def configure_run(
         if caps or instructions is not None:
             run_instructions = [*run_instructions]
             for cap in caps:
-                run_instructions += normalize_instructions(cap.get_instructions())
+                run_instructions += _capability_instructions(cap)
             run_instructions += normalize_instructions(instructions)
     layers: list[Any] = [c.get_model_settings() for c in caps]
     if 'model_settings' in overrides:
@@ -493,6 +498,20 @@ def _run_instrumentation(
     if traced_as is not None and not any(isinstance(c, Instrumentation) for c in caps):
         return traced_as
     return agent._instrumentation_settings(caps)
+
+
+def _capability_instructions(capability: AbstractCapability[Any]) -> list[Any]:
+    """The instructions of `capability` as items of the run's instructions: those of a capability with an `id` keyed
+    as its own block, `capability:<id>` (pydantic-ai 2.68), each capability of a plain `CombinedCapability` on its
+    own."""
+    if isinstance(capability, CombinedCapability) and (
+        type(capability).get_instructions is CombinedCapability.get_instructions
+    ):
+        return [item for inner in capability.capabilities for item in _capability_instructions(inner)]
+    items = normalize_instructions(capability.get_instructions())
+    if capability.id is None or not items:
+        return items
+    return keyed_capability_instructions(capability.id, items)
 
 
 def _run_capabilities(

@@ -4,8 +4,9 @@ A run with deferred capabilities gets a `DeferredCapabilityLoader`: its instruct
 (id and description) and it adds the `load_capability` tool. Each deferred capability stands in the run behind a
 `DeferredCapabilityGate`: until the model loads it, its instructions, native tools and model settings stay out of
 the requests, its tools are listed `defer_loading=True` (hidden from the model) and its hooks do not fire. Loading
-returns the capability's instructions (`LoadCapabilityReturn`); its tools, native tools and settings apply from the
-next request and its hooks from the next hook point. What is loaded is read from the history (the
+returns a confirmation (`LoadCapabilityReturn`) and the run states the capability's instructions after it, in the
+history (`_loop.loaded_instructions`); its tools, native tools and settings apply from the next request and its hooks
+from the next hook point. What is loaded is read from the history (the
 `LoadCapabilityCallPart` / `LoadCapabilityReturnPart` pairs), so a later run given the history, or a stored run
 resumed, has it loaded too. The tool and the toolset hiding a capability's tools sit with the toolsets
 (`toolsets._deferred_capability_loader`, `toolsets._capability_owned`); the message parts in
@@ -24,10 +25,6 @@ from .._messages.tool_parts import TOOL_SEARCH_NATIVE_KIND
 from ..exceptions import UserError
 from ..messages import (
     AgentStreamEvent,
-    CapabilityInstructionSource,
-    CapabilityLoadDeltaPart,
-    InstructionId,
-    InstructionPart,
 )
 from ..tools import AgentDepsT, AgentNativeTool, RunContext
 from ..toolsets import AbstractToolset
@@ -47,7 +44,6 @@ __all__ = (
     'DeferredCapabilityLoader',
     'capability_registry',
     'deferred_run_capabilities',
-    'loaded_capability_block',
     'validate_capability_ids',
 )
 
@@ -224,24 +220,10 @@ class DeferredCapabilityGate(WrapperCapability[AgentDepsT]):
         return self.wrapped.get_ordering()
 
     def get_instructions(self) -> Any:
-        """A function giving the wrapped capability's instructions once it is loaded from code
-        (`RunContext.load_capability`, recorded by a `CapabilityLoadDeltaPart`), as the block `capability:<id>`
-        (pydantic-ai 2.68); `None` if it has none. A load by the model's `load_capability` call states none here:
-        the call's return carries them."""
-        if not normalize_instructions(self.wrapped.get_instructions()):
-            return None
-        capability_id = self.wrapped.id
-
-        async def loaded_from_code(ctx: RunContext[AgentDepsT]) -> InstructionPart | None:
-            if capability_id not in ctx.loaded_capability_ids or not any(
-                isinstance(part, CapabilityLoadDeltaPart) and capability_id in part.loaded
-                for message in ctx.messages
-                for part in message.parts
-            ):
-                return None
-            return await loaded_capability_block(self.wrapped, ctx)
-
-        return loaded_from_code
+        """`None`: a deferred capability's instructions are never in the instructions' prefix. Once loaded (by the
+        model's `load_capability` call or from code) the run states them in the history, as the block
+        `capability:<id>` (pydantic-ai 2.68)."""
+        return None
 
     def get_model_settings(self) -> Any:
         """A function giving the wrapped capability's settings once it is loaded (none before); `None` if it has
@@ -281,22 +263,6 @@ class DeferredCapabilityGate(WrapperCapability[AgentDepsT]):
         if not self._loaded(ctx):
             return stream
         return self.wrapped.wrap_run_event_stream(replace(ctx, capability_active=True), stream=stream)
-
-
-async def loaded_capability_block(capability: AbstractCapability[Any], ctx: RunContext[Any]) -> InstructionPart | None:
-    """The instructions of `capability`, a deferred capability loaded from code, as one block keyed
-    `capability:<id>` (its texts and its functions' results, in order, joined by blank lines); `None` when they are
-    blank."""
-    texts: list[str] = []
-    for item in normalize_instructions(capability.get_instructions()):
-        found = item if isinstance(item, str) else await item.run(ctx)
-        text = found.content if isinstance(found, InstructionPart) else found
-        if text and text.strip():
-            texts.append(text.strip())
-    if not texts:
-        return None
-    source = CapabilityInstructionSource(str(capability.id))
-    return InstructionPart('\n\n'.join(texts), id=InstructionId(source), dynamic=True)
 
 
 def _gated_hook(name: str) -> Callable[..., Any]:

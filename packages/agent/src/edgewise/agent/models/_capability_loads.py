@@ -31,7 +31,7 @@ from .._messages.model_messages import (
 )
 from ..exceptions import UserError
 
-__all__ = ('CapabilityLoadRecord', 'capability_load_window', 'load_capability')
+__all__ = ('CapabilityLoadRecord', 'capability_load_window', 'durable_unit', 'load_capability')
 
 CapabilityLoadRecord: TypeAlias = CapabilityLoadDeltaPart | ToolAvailabilityDeltaPart
 """A part recording a load from code: the load, or the reveal of the capability's tools."""
@@ -48,6 +48,19 @@ class _LoadWindow:
 
 
 _window: ContextVar[_LoadWindow | None] = ContextVar('edgewise_capability_load_window', default=None)
+_in_durable_unit: ContextVar[bool] = ContextVar('edgewise_in_durable_unit', default=False)
+
+
+@contextmanager
+def durable_unit() -> Iterator[None]:
+    """Inside the block, code runs in a durable engine's recorded unit (a DBOS step): recovery replays the unit's
+    recorded result without running the code again, so a load made there would be lost and `load_capability`
+    refuses it."""
+    token = _in_durable_unit.set(True)
+    try:
+        yield
+    finally:
+        _in_durable_unit.reset(token)
 
 
 @contextmanager
@@ -80,6 +93,12 @@ def load_capability(ctx: Any, capability: Any) -> bool:
             '`ctx.load_capability()` can only be called where a model request follows: from a `before_run` or '
             '`before_model_request` hook, from `after_model_request` on a response with tool calls the run answers, '
             'from a tool function, or from a tool hook such as `after_tool_execute`.'
+        )
+    if _in_durable_unit.get():
+        raise UserError(
+            '`ctx.load_capability()` is not supported inside a durable execution activity, step, or task, '
+            'whose recorded result is replayed without re-running your code. '
+            'Load the capability from a tool hook such as `after_tool_execute` instead.'
         )
     if window is None:
         handled = _last_response_parts(ctx)

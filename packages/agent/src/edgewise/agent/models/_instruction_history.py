@@ -4,8 +4,10 @@
 An instruction window opens at an `InstructionBaselinePart` or a compaction: the changes recorded before it are
 superseded (the prefix was sent anew there). Each `InstructionDeltaPart` of the current window becomes a system
 prompt holding its `<pyai:context>` element, or a diff against the block's text as the model last got it (the
-window's baseline folded forward by the changes before it). The other records are dropped: a model sees a loaded
-capability through its instructions and tools, and a settings change through the request's settings.
+window's baseline folded forward by the changes before it). The statements of a loaded deferred capability's block
+(`capability:<id>`) are outside the windows: each one since the last compaction becomes such a system prompt. The
+other records are dropped: a model sees a loaded capability through its instructions and tools, and a settings
+change through the request's settings.
 """
 
 from __future__ import annotations as _annotations
@@ -14,6 +16,7 @@ import dataclasses
 from collections.abc import Sequence
 from datetime import datetime, timezone
 
+from .._messages.capability_loading import LoadedBlocks, loaded_block_capability_id
 from .._messages.compaction import CompactionPart
 from .._messages.deltas import CapabilityLoadDeltaPart, ModelSettingsDeltaPart
 from .._messages.instructions import (
@@ -40,6 +43,16 @@ def _window_start(messages: Sequence[ModelMessage]) -> tuple[int, int]:
     return -1, -1
 
 
+def _last_compaction(messages: Sequence[ModelMessage]) -> tuple[int, int]:
+    """Where the last compaction part is, as (message, part); `(-1, -1)` without one."""
+    for message_index in range(len(messages) - 1, -1, -1):
+        parts = messages[message_index].parts
+        for part_index in range(len(parts) - 1, -1, -1):
+            if isinstance(parts[part_index], CompactionPart):
+                return message_index, part_index
+    return -1, -1
+
+
 def _open_window(messages: Sequence[ModelMessage]) -> InstructionBaselinePart | None:
     """The baseline of the instruction window open at the end of `messages`, if any."""
     start = _window_start(messages)
@@ -62,19 +75,30 @@ def project_history_records(messages: list[ModelMessage], *, inline_system: bool
     if not any(isinstance(p, RECORD_PARTS) for m in messages if isinstance(m, ModelRequest) for p in m.parts):
         return messages
     start = _window_start(messages)
+    compacted = _last_compaction(messages)
     last = len(messages) - 1
     window = _open_window(messages)
     in_effect: dict[str, str] = {}  # a block's id -> its text as the model last got it
+    loaded = LoadedBlocks()  # the blocks of loaded capabilities: stated outside the windows, until a compaction
     projected: list[ModelMessage] = []
     for message_index, message in enumerate(messages):
         if not isinstance(message, ModelRequest):
+            for response_part in message.parts:
+                loaded.fold(response_part)
             if any(isinstance(part, CompactionPart) for part in message.parts):
                 in_effect.clear()
             projected.append(message)
             continue
         parts: list[ModelRequestPart] = []
         for part_index, part in enumerate(message.parts):
-            if isinstance(part, InstructionBaselinePart):
+            delta = part if isinstance(part, InstructionDeltaPart) else None
+            before = loaded.values.get(loaded_block_capability_id(delta.id) or '') if delta is not None else None
+            if loaded.fold(part):
+                assert delta is not None
+                if (message_index, part_index) > compacted:
+                    text = delta.render(inline_system=inline_system, previous=before)
+                    parts.append(SystemPromptPart(text, timestamp=message.timestamp or datetime.now(tz=timezone.utc)))
+            elif isinstance(part, InstructionBaselinePart):
                 in_effect = {
                     str(block.id): block.content
                     for block in part.instructions

@@ -400,7 +400,8 @@ class RunContext(Generic[RunContextAgentDepsT]):
 
         Raises:
             UserError: the capability is not one of the run's; or no model request follows where it is called
-                (`after_run`, a hook of a final response, a context of no running agent), or it is an output tool's.
+                (`after_run`, a hook of a final response, a context of no running agent), or it is an output tool's;
+                or it runs inside a durable engine's step (a DBOS step), whose result recovery replays without it.
         """
         return load_capability(self, capability)
 

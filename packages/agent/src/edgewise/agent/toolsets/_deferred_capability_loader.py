@@ -17,6 +17,7 @@ from .._messages.capability_loading import (
     LoadCapabilityReturn,
 )
 from .._messages.content import ToolReturn
+from .._messages.instructions import InstructionPart
 from .._tools.definition import ToolDefinition
 from ..exceptions import ModelRetry, UserError
 from ..models._model import AgentDepsT, RunContext
@@ -26,6 +27,7 @@ from .wrapper import WrapperToolset
 
 __all__ = (
     'LOAD_CAPABILITY_ALREADY_AVAILABLE_MESSAGE_TEMPLATE',
+    'LOAD_CAPABILITY_LOADED_MESSAGE_TEMPLATE',
     'LOAD_CAPABILITY_TOOL_DESCRIPTION',
     'LOAD_CAPABILITY_TOOL_NAME',
     'DeferredCapabilityLoaderToolset',
@@ -41,6 +43,10 @@ LOAD_CAPABILITY_ALREADY_AVAILABLE_MESSAGE_TEMPLATE = (
 )
 """What the model is told (as a retry) when it loads a capability already in effect."""
 
+LOAD_CAPABILITY_LOADED_MESSAGE_TEMPLATE = 'Capability {capability_id!r} loaded. Its instructions, if any, follow.'
+"""The `message` of a load's return (pydantic-ai 2.68's): the instructions follow as the block `capability:<id>`,
+stated after the return in the system voice, never in the tool output."""
+
 
 @cache
 def _args() -> tuple[Any, dict[str, Any]]:
@@ -52,7 +58,8 @@ def _args() -> tuple[Any, dict[str, Any]]:
 @dataclass
 class DeferredCapabilityLoaderToolset(WrapperToolset[AgentDepsT]):
     """The wrapped tools after the `load_capability` tool, which loads a deferred capability of the run: it adds
-    the id to `ctx.loaded_capability_ids` and returns the capability's instructions (and its toolsets')."""
+    the id to `ctx.loaded_capability_ids` and returns a confirmation (the run states the capability's instructions
+    after it, as the block `capability:<id>`)."""
 
     async def get_tools(self, ctx: RunContext[AgentDepsT]) -> dict[str, ToolsetTool[AgentDepsT]]:
         """`load_capability`, then the wrapped tools.
@@ -92,9 +99,9 @@ class DeferredCapabilityLoaderToolset(WrapperToolset[AgentDepsT]):
             raise ModelRetry(f'No capability found with id {capability_id!r}.')
         if capability_id in ctx.active_capability_ids:
             raise ModelRetry(LOAD_CAPABILITY_ALREADY_AVAILABLE_MESSAGE_TEMPLATE.format(capability_id=capability_id))
-        joined = await capability_instructions(self, capability, ctx)
         ctx.loaded_capability_ids.add(capability_id)
-        content: LoadCapabilityReturn = {'instructions': joined} if joined else {}
+        message = LOAD_CAPABILITY_LOADED_MESSAGE_TEMPLATE.format(capability_id=capability_id)
+        content: LoadCapabilityReturn = {'message': message}
         # its tools are available from now on: the run records them in a `ToolAvailabilityDeltaPart` (pydantic-ai 2.x)
         owned = [name for name, tool_def in ctx.tools.items() if tool_def.capability_id == capability_id]
         return ToolReturn(return_value=content, tools=owned) if owned else content
@@ -102,12 +109,13 @@ class DeferredCapabilityLoaderToolset(WrapperToolset[AgentDepsT]):
 
 async def capability_instructions(toolset: AbstractToolset[Any], capability: Any, ctx: RunContext[Any]) -> str:
     """The instructions of the deferred `capability` (its own, then those of its toolsets among `toolset`'s), joined
-    by blank lines: what its `load_capability` return carries (`''` for none)."""
+    by blank lines: the text of its block `capability:<id>` once loaded (`''` for none)."""
     texts: list[str] = []
     for item in normalize_instructions(capability.get_instructions()):
-        text = item if isinstance(item, str) else await item.run(ctx)
-        if text:
-            texts.append(text)
+        result = item if isinstance(item, str) else await item.run(ctx)
+        text = result.content if isinstance(result, InstructionPart) else result
+        if text and text.strip():
+            texts.append(text.strip())
     visited: list[AbstractToolset[Any]] = []
     toolset.apply(visited.append)
     for owned in visited:

@@ -23,6 +23,7 @@ from ...agent.wrapper import WrapperAgent, _Agent
 from ...exceptions import AgentRunError, ApprovalRequired, CallDeferred, ModelRetry, UserError
 from ...messages import ModelMessage, ModelMessagesTypeAdapter, ModelResponse
 from ...models import Model
+from ...models._capability_loads import durable_unit
 from ...models._completed_response import CompletedStreamedResponse
 from ...models.wrapper import WrapperModel
 from ...settings import ModelSettings
@@ -155,7 +156,8 @@ async def recorded_call(options: Any, call: Callable[[], Awaitable[Any]]) -> Any
 
     async def step() -> str:
         try:
-            result = await call()
+            with durable_unit():  # a capability load here would be lost on recovery: refused
+                result = await call()
         except ModelRetry as e:
             return _encode({'kind': 'retry', 'message': e.message})
         except CallDeferred as e:
