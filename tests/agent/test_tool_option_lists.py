@@ -111,7 +111,8 @@ def test_the_mcp_transports_show_the_servers_options_with_mcp_servers_defaults()
     assert set(defaults) == set(MCPServerOptions.__annotations__)
     assert _keyword_only(MCPServerStdio) == {'env': None, 'cwd': None, **defaults}
     for transport in (MCPServerSSE, MCPServerStreamableHTTP):
-        assert _keyword_only(transport) == {'headers': None, 'http_client': None, **defaults}
+        # (`auth`: 2.68's `MCPToolset(auth=...)`, which the HTTP transports take as well)
+        assert _keyword_only(transport) == {'headers': None, 'http_client': None, 'auth': None, **defaults}
 
 
 def test_the_mcp_transports_forward_their_options() -> None:
