@@ -9,7 +9,6 @@ opens the connection through it.
 from __future__ import annotations as _annotations
 
 import copy
-import inspect
 import sys
 from collections.abc import Awaitable, Callable, Mapping
 from contextlib import AbstractAsyncContextManager, _AsyncGeneratorContextManager
@@ -21,6 +20,7 @@ import httpx
 from pydantic import AnyUrl
 from typing_extensions import TypeAliasType
 
+from .._functions.runners import call_user_function
 from ..exceptions import UserError
 from ..tools import AgentDepsT, RunContext
 from ._connection import MCPSession
@@ -197,7 +197,7 @@ class MCPToolset(MCPServer):
         assert isinstance(transport, MCPServerStreamableHTTP | MCPServerSSE), 'a per-run toolset has a URL'
         auth: httpx.Auth | str | None = transport.auth
         if self._auth_func is not None:
-            auth = await _maybe_awaited(self._auth_func(ctx))
+            auth = await call_user_function(self._auth_func, ctx)
             if not (isinstance(auth, httpx.Auth) or (isinstance(auth, str) and auth) or auth is None):
                 raise UserError(
                     f'The `auth` function of {self!r} returned {type(auth).__name__}: it must return an `httpx.Auth`, '
@@ -205,7 +205,7 @@ class MCPToolset(MCPServer):
                 )
         headers = transport.headers
         if self._headers_func is not None:
-            headers = await _maybe_awaited(self._headers_func(ctx))
+            headers = await call_user_function(self._headers_func, ctx)
             if headers is not None and not _string_mapping(headers):
                 raise UserError(
                     f'The `headers` function of {self!r} returned {type(headers).__name__}: it must return a mapping '
@@ -298,10 +298,6 @@ def _transport(
 
 def _is_url(client: MCPToolsetClient) -> bool:
     return isinstance(client, AnyUrl) or (isinstance(client, str) and client.startswith(('http://', 'https://')))
-
-
-async def _maybe_awaited(value: Any) -> Any:
-    return await value if inspect.isawaitable(value) else value
 
 
 def _string_mapping(value: object) -> bool:

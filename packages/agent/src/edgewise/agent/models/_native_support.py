@@ -216,7 +216,7 @@ def resolve_model_tools(
         can_withhold = _always
     elif tool_deferral_mode is not None:
         can_withhold = _with_search
-    return _resolve(params, supported, None, can_withhold, tool_addition_mode, edgewise=True)
+    return _resolve(params, supported, can_withhold, tool_addition_mode)
 
 
 def _always(natives: Sequence[AbstractNativeTool]) -> bool:
@@ -230,15 +230,12 @@ def _with_search(natives: Sequence[AbstractNativeTool]) -> bool:
 def _resolve(
     params: ModelRequestParameters,
     supported: SupportedNativeTools,
-    refuses: Callable[[AbstractNativeTool], bool] | None,
     can_withhold: SchemaWithholding | None,
     tool_addition_mode: ToolAdditionMode | None,
-    *,
-    edgewise: bool,
 ) -> ModelRequestParameters:
-    # `edgewise`: the rules of `resolve_model_tools` where they differ from pydantic-ai 2.68's
-    defer_revealed = tool_addition_mode is not None or not edgewise
-    kept, can_defer = _kept_native_tools(params, supported, refuses, can_withhold)
+    """`resolve_model_tools`' table, past its fast path (where it differs from 2.68's, see its docstring)."""
+    defer_revealed = tool_addition_mode is not None
+    kept, can_defer = _kept_native_tools(params, supported, None, can_withhold)
     kept_ids = {t.unique_id for t in kept}
     search_sent = any(isinstance(t, ToolSearchTool) for t in kept)
     with_definitions = tool_addition_mode == 'with_definitions'
@@ -251,7 +248,7 @@ def _resolve(
         if t.with_native is not None:
             covered = t.with_native in kept_ids
         else:
-            covered = edgewise and search_sent and t.defer_loading and t.capability_id is None
+            covered = search_sent and t.defer_loading and t.capability_id is None
         seen: ToolVisibility
         if covered and can_defer:
             seen = 'deferred'
