@@ -19,6 +19,7 @@ from contextlib import AbstractContextManager, contextmanager, nullcontext, supp
 from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import datetime
+from types import TracebackType
 from typing import TYPE_CHECKING
 
 import anyio
@@ -181,30 +182,67 @@ class RunCancellation:
         with suppress(anyio.RunFinishedError):  # the loop may have stopped since (the run is over then)
             anyio.from_thread.run_sync(scope.cancel, token=token)
 
-    @contextmanager
-    def scope(self, *tokens: CancellationToken | None) -> Iterator[anyio.CancelScope]:
+    def scope(self, *tokens: CancellationToken | None) -> AbstractContextManager[anyio.CancelScope]:
         """The run's cancel scope (to enter in the run's event loop), following `tokens` (those not `None`) while
         it is open; once it is closed, the run is over and `cancel()` does nothing."""
+        return _OpenRunScope(self, tokens)
+
+    async def checkpoint(self) -> None:
+        """Inside the open scope: raise the cancellation now if a scope around this code (the run's own included)
+        was cancelled."""
+        assert self._loop_token is not None  # set as the scope opens
+        await self._loop_token.backend_class.checkpoint_if_cancelled()
+
+
+class _OpenRunScope:
+    """`RunCancellation.scope`: a class rather than a generator (every run opens one), and the event loop's anyio
+    backend looked up once for both the loop token and the scope."""
+
+    __slots__ = ('_cancellation', '_scope', '_tokens')
+
+    def __init__(self, cancellation: RunCancellation, tokens: tuple[CancellationToken | None, ...]) -> None:
+        self._cancellation = cancellation
+        self._tokens = tokens
+        self._scope: anyio.CancelScope | None = None
+
+    def __enter__(self) -> anyio.CancelScope:
         from anyio.lowlevel import current_token  # (loaded by the first run, not with the agent)
 
-        scope = anyio.CancelScope()
-        with self._lock:
-            self._scope = scope
-            self._loop_thread = threading.get_ident()
-            self._loop_token = current_token()
-            if self._requested:
+        cancellation = self._cancellation
+        loop_token = current_token()
+        scope = loop_token.backend_class.create_cancel_scope()
+        with cancellation._lock:
+            cancellation._scope = scope
+            cancellation._loop_thread = threading.get_ident()
+            cancellation._loop_token = loop_token
+            if cancellation._requested:
                 scope.cancel()
-        for token in tokens:
-            if token is not None:
-                self._tokens.append(token)
-                token.register(self)
         try:
-            with scope:
-                yield scope
+            for token in self._tokens:
+                if token is not None:
+                    cancellation._tokens.append(token)
+                    token.register(cancellation)
+            scope.__enter__()
+        except BaseException:
+            self._close()
+            raise
+        self._scope = scope
+        return scope
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, traceback: TracebackType | None
+    ) -> bool:
+        assert self._scope is not None  # entered
+        try:
+            return bool(self._scope.__exit__(exc_type, exc, traceback))
         finally:
-            with self._lock:
-                self._finished = True
-                self._scope = None
-            for held in self._tokens:
-                held.unregister(self)
-            self._tokens.clear()
+            self._close()
+
+    def _close(self) -> None:
+        cancellation = self._cancellation
+        with cancellation._lock:
+            cancellation._finished = True
+            cancellation._scope = None
+        for held in cancellation._tokens:
+            held.unregister(cancellation)
+        cancellation._tokens.clear()

@@ -191,9 +191,7 @@ async def open_run(
         ):
             if deadline is not None:
                 run_scope.deadline = deadline
-            from anyio.lowlevel import checkpoint_if_cancelled  # (loaded by the first run, not with the agent)
-
-            await checkpoint_if_cancelled()  # cancelled already: the run does not start
+            await cancellation.checkpoint()  # cancelled already: the run does not start
             limiter = agent._limiter
             async with concurrency_slot(
                 limiter, '' if limiter is None else f'agent:{agent.name or "agent"}', held=True
