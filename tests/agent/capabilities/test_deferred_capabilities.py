@@ -278,11 +278,70 @@ async def test_loading_a_loaded_or_eager_capability_asks_the_model_again() -> No
     assert isinstance(again, RetryPromptPart)
     assert isinstance(eager_retry, RetryPromptPart)
     assert again.content == (
-        "Capability 'refunds' is already available. "
-        'Use its existing instructions and tools; do not call `load_capability` for it again.'
+        "Capability 'refunds' is already active. "
+        'Use its existing instructions and any tools it provides; do not call `load_capability` for it again.'
     )
     assert isinstance(eager_retry.content, str)
-    assert eager_retry.content.startswith("Capability 'eager' is already available.")
+    assert eager_retry.content.startswith("Capability 'eager' is already active.")
+
+
+@pytest.mark.parametrize('sequential', [False, True])
+async def test_the_first_of_two_loads_in_one_response_loads_and_the_second_is_told_so(sequential: bool) -> None:
+    """Whichever runs first (in parallel the later call may), the model's first call loads the capability, once."""
+    seen = Seen()
+    agent = Agent(
+        scripted([load('refunds', 'first'), load('refunds', 'second')], [TextPart('done')], seen=seen),
+        capabilities=[refunds_capability()],
+    )
+    with agent.parallel_tool_call_execution_mode('sequential' if sequential else 'parallel'):
+        result = await agent.run('hi')
+    loaded, duplicate, reveal, stated = seen.last_parts[1]  # then the tools revealed and the block, once each
+    assert isinstance(reveal, SystemPromptPart)
+    assert 'lookup_refund' in reveal.content
+    assert isinstance(stated, SystemPromptPart)
+    assert 'capability:refunds' in stated.content
+    assert isinstance(loaded, ToolReturnPart)
+    assert (loaded.tool_call_id, loaded.content) == (
+        'first',
+        {'message': "Capability 'refunds' loaded. Its instructions, if any, follow."},
+    )
+    assert isinstance(duplicate, RetryPromptPart)
+    assert (duplicate.tool_call_id, duplicate.content) == (
+        'second',
+        "Capability 'refunds' is already being loaded by an earlier `load_capability` call in this response; "
+        'do not call `load_capability` for it again.',
+    )
+    assert 'lookup_refund' in seen.tools[1]
+    assert sum(isinstance(p, InstructionDeltaPart) for m in result.all_messages() for p in m.parts) == 1
+
+
+async def test_two_loads_of_a_capability_already_active_are_both_told_it_is_active() -> None:
+    seen = Seen()
+    agent = Agent(
+        scripted(
+            [load('refunds')],
+            [load('refunds', 'again-1'), load('refunds', 'again-2')],
+            [TextPart('done')],
+            seen=seen,
+        ),
+        capabilities=[refunds_capability()],
+    )
+    await agent.run('hi')
+    assert [type(p).__name__ for p in seen.last_parts[2]] == ['RetryPromptPart', 'RetryPromptPart']
+    assert all(str(p.content).startswith("Capability 'refunds' is already active.") for p in seen.last_parts[2])
+
+
+def test_the_loader_texts_and_the_older_constant_name() -> None:
+    from edgewise.agent.toolsets import _deferred_capability_loader as loader
+
+    assert loader.LOAD_CAPABILITY_TOOL_DESCRIPTION == (
+        'Load a listed capability whenever it is plausibly relevant to the task. '
+        'Loading makes the capability instructions and any tools it provides available.'
+    )
+    assert (
+        loader.LOAD_CAPABILITY_ALREADY_AVAILABLE_MESSAGE_TEMPLATE
+        is loader.LOAD_CAPABILITY_ALREADY_ACTIVE_MESSAGE_TEMPLATE
+    )
 
 
 async def test_ids_are_checked_when_the_agent_is_made_and_when_a_run_starts() -> None:
